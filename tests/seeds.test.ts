@@ -1,0 +1,68 @@
+// Every seed environment passes the same checklist in the real sandbox: valid meta, deterministic,
+// solvable at every level, rejects empty / echo / another instance's answer, and its levels scale.
+import { afterAll, describe, expect, it } from 'vitest';
+import { MetaSchema } from '../contract/schema.js';
+import { listSeeds } from '../library/seeds.js';
+import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
+import { SandboxPool } from '../sandbox/pool.js';
+
+const pool = new SandboxPool({ workers: 2 });
+afterAll(() => pool.close());
+
+const SEEDS_PER_LEVEL = 16;
+const seeds = listSeeds();
+
+it('ships at least 12 seeds, each with a distinct first skill', () => {
+  expect(seeds.length).toBeGreaterThanOrEqual(12);
+});
+
+describe.each(seeds)('seed $name', ({ name, source }) => {
+  let episodes: Episode[] = [];
+  let levels = 0;
+
+  it('has valid meta whose name matches its file', async () => {
+    const load = await pool.load(source);
+    expect(load.ok).toBe(true);
+    const meta = MetaSchema.parse(load.ok ? load.meta : null);
+    expect(meta.name).toBe(name);
+    levels = meta.levels;
+  });
+
+  it('is solvable at every level, and rejects empty, echoed and other instances\' answers', async () => {
+    const requests = [];
+    for (let level = 1; level <= levels; level++) for (let seed = 0; seed < SEEDS_PER_LEVEL; seed++) requests.push({ seed, level });
+    const first = await runEpisodes(pool, source, requests, { parallel: true });
+    for (const e of first.episodes) expect(e.ok, JSON.stringify(e)).toBe(true);
+    episodes = first.episodes as Episode[];
+    for (const e of episodes) expect(scoreOf(e.referenceVerdict), `reference at seed ${e.seed} level ${e.level}`).toBe(1);
+
+    const probes = episodes.map((e, i) => {
+      const other = episodes[i % SEEDS_PER_LEVEL === SEEDS_PER_LEVEL - 1 ? i - SEEDS_PER_LEVEL + 1 : i + 1] as Episode;
+      return { seed: e.seed, level: e.level, responses: ['', '   \n', e.instance.prompt, `<answer>${e.instance.prompt}</answer>`, '<answer></answer>', other.reference] };
+    });
+    const probed = (await runEpisodes(pool, source, probes, { parallel: true })).episodes as Episode[];
+    let otherPasses = 0;
+    for (const e of probed) {
+      const [empty, blank, echo, taggedEcho, formatOnly, other] = e.verdicts.map(scoreOf);
+      expect([empty, blank, echo, taggedEcho, formatOnly], `level ${e.level} seed ${e.seed}`).toEqual([0, 0, 0, 0, 0]);
+      if ((other ?? 0) >= 1) otherPasses++;
+    }
+    expect(otherPasses / probed.length).toBeLessThan(0.05);
+  });
+
+  it('is deterministic: a fresh isolate regenerates the same instances and references', async () => {
+    const sample = episodes.filter((_, i) => i % 5 === 0);
+    const again = await runEpisodes(pool, source, sample.map((e) => ({ seed: e.seed, level: e.level })), { fresh: true });
+    expect(again.episodes.map((e) => e.ok && [JSON.stringify(e.instance), e.reference])).toEqual(sample.map((e) => [JSON.stringify(e.instance), e.reference]));
+  });
+
+  it('scales with the level: instances grow and the top level is much bigger than level 1', () => {
+    const meanSize = (level: number) => {
+      const at = episodes.filter((e) => e.level === level);
+      return at.reduce((sum, e) => sum + JSON.stringify(e.instance).length, 0) / at.length;
+    };
+    const sizes = Array.from({ length: levels }, (_, i) => meanSize(i + 1));
+    for (let i = 1; i < sizes.length; i++) expect(sizes[i], `level ${i + 1} vs ${i}`).toBeGreaterThanOrEqual((sizes[i - 1] as number) * 0.9);
+    expect(sizes[levels - 1]).toBeGreaterThan((sizes[0] as number) * 1.4);
+  });
+});
