@@ -20,6 +20,31 @@ export const CODES = {
   E_INSTANCE: 'generate returned an instance that does not match the contract',
   E_REFERENCE: 'solve returned something other than a non-empty string',
   E_SCORE: 'verify returned something other than a number in [0, 1] or { score, feedback }',
+  // Validator: determinism.
+  E_NONDETERMINISTIC: 'the same (seed, level) gave different instances, references or scores',
+  E_STATE_LEAK: 'results depend on earlier calls: state leaks through module globals',
+  // Validator: solvability.
+  E_UNSOLVED: 'verify does not give the reference response (solve) a score of 1',
+  // Validator: hack resistance (zero-tolerance families first, then families judged against chance).
+  E_ACCEPTS_EMPTY: 'verify rewards an empty or whitespace-only response',
+  E_ACCEPTS_ECHO: 'verify rewards the prompt echoed back',
+  E_ACCEPTS_FORMAT_ONLY: 'verify rewards an answer tag with nothing (or only format) inside',
+  E_ACCEPTS_ENUMERATION: 'verify rewards a response that lists many candidate answers at once',
+  E_ACCEPTS_HUGE: 'verify rewards a huge response',
+  E_ACCEPTS_OTHER_ANSWER: "verify rewards another instance's reference more often than chance explains",
+  E_ACCEPTS_PERTURBED: 'verify rewards perturbed references (numbers ±1, reordered lists, case changes) more often than chance explains',
+  E_ACCEPTS_CONSTANT: 'one fixed answer (the most common one) scores well on many instances',
+  E_ANSWER_LEAK: 'the answer can be read off the prompt',
+  // Validator: diversity.
+  E_SEED_IGNORED: 'different seeds give the same prompt too often',
+  E_DEGENERATE_ANSWERS: 'the answer distribution is degenerate: one answer covers too many instances',
+  // Validator: difficulty.
+  E_LEVEL_IGNORED: 'levels do not change the task',
+  E_FLAT_DIFFICULTY: 'the top level is not measurably harder than level 1',
+  E_NON_MONOTONIC: 'difficulty measures do not grow with the level (beyond tolerance)',
+  // Validator: novelty.
+  E_DUPLICATE_CODE: 'the code is a near-duplicate of an admitted environment',
+  E_DUPLICATE_BEHAVIOUR: 'the generated tasks are near-duplicates of an admitted environment',
 } as const satisfies Record<string, string>;
 
 export type Code = keyof typeof CODES;

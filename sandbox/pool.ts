@@ -189,6 +189,7 @@ export class SandboxPool {
         (w) =>
           new Promise<void>((resolve) => {
             if (w.exited) return resolve();
+            w.setActive(true); // an unref'd child would let the process end before its exit arrives
             w.child.once('exit', () => resolve());
             w.child.kill('SIGKILL');
           }),

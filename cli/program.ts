@@ -1,0 +1,56 @@
+// The envforge command line: one commander program with a command per pipeline step; errors become a
+// message and an exit code (0 ok, 1 rejected or failed, 2 usage), never a bare stack trace.
+import { Command, CommanderError } from 'commander';
+import { EnvforgeError, UsageError } from '../contract/errors.js';
+import { CliFailure, processIo, type Io } from './io.js';
+import { registerSample } from './sample.js';
+import { registerValidate } from './validate.js';
+import { VERSION } from '../library/version.js';
+
+export function buildProgram(io: Io): Command {
+  const program = new Command('envforge')
+    .description('Grow a library of verifiable RL environments: architect -> generator -> sandboxed validator -> library.')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
+    .exitOverride();
+  registerSample(program, io);
+  registerValidate(program, io);
+  program
+    .command('run')
+    .description('the nightly synthesis batch (not built yet: see README, "Status")')
+    .allowUnknownOption()
+    .action(() => {
+      throw new CliFailure('envforge run is not built yet: the LLM agents, the library store and the batch are planned (README, "Status"). Today: `envforge sample` and `envforge validate`.', 2);
+    });
+  for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+  return program;
+}
+
+/** Runs the CLI and returns the exit code. */
+export async function runCli(argv: string[], io: Io = processIo()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return io.exitCode ?? 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      return 2; // commander already printed the message
+    }
+    if (error instanceof CliFailure) {
+      io.err(`envforge: ${error.message}`);
+      return error.exitCode;
+    }
+    if (error instanceof UsageError) {
+      io.err(`envforge: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof EnvforgeError) {
+      io.err(`envforge: ${error.code}: ${error.message}`);
+      return 1;
+    }
+    io.err(`envforge: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  }
+}

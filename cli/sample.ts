@@ -1,0 +1,72 @@
+// `envforge sample`: prints instances of an environment (prompt; with --reveal the hidden fields and
+// the reference response), as text or one JSON object per line.
+import type { Command } from 'commander';
+import { MetaSchema } from '../contract/schema.js';
+import { runEpisodes } from '../sandbox/episodes.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { integerOption } from './options.js';
+import { resolveEnv } from './resolve.js';
+import { CliFailure, type Io } from './io.js';
+
+interface SampleOptions {
+  level?: number;
+  seed: number;
+  n: number;
+  reveal: boolean;
+  json: boolean;
+}
+
+export function registerSample(program: Command, io: Io): void {
+  program
+    .command('sample')
+    .description('print instances of an environment (a module file, or the name of a seed)')
+    .argument('<env>', 'path to an environment module (.js) or a seed name')
+    .option('-l, --level <L>', 'difficulty level (default: 1)', integerOption('--level', 1, 1000))
+    .option('-s, --seed <S>', 'first seed', integerOption('--seed', 0), 0)
+    .option('-n, --n <N>', 'how many instances (seeds S, S+1, …)', integerOption('-n', 1, 10_000), 1)
+    .option('--reveal', 'also print the hidden fields and the reference response', false)
+    .option('--json', 'one JSON object per instance per line', false)
+    .addHelpText('after', '\nExamples:\n  envforge sample topological-order --level 5 -n 3\n  envforge sample ./my-env.js --reveal --json')
+    .action(async (target: string, options: SampleOptions) => sample(target, options, io));
+}
+
+async function sample(target: string, options: SampleOptions, io: Io): Promise<void> {
+  const env = resolveEnv(target);
+  const pool = new SandboxPool({ workers: 1 });
+  try {
+    const load = await pool.load(env.source);
+    if (!load.ok) throw new CliFailure(`${env.label}: ${load.code}: ${load.message}`);
+    const meta = MetaSchema.safeParse(load.meta);
+    const name = meta.success ? meta.data.name : '(invalid meta)';
+    const level = options.level ?? 1;
+    if (meta.success && level > meta.data.levels) throw new CliFailure(`${env.label}: --level ${level} is past the environment's ${meta.data.levels} levels`, 2);
+    const requests = Array.from({ length: options.n }, (_, i) => ({ seed: options.seed + i, level }));
+    const { episodes } = await runEpisodes(pool, env.source, requests);
+    let failed = 0;
+    for (const e of episodes) {
+      if (!e.ok) {
+        failed++;
+        if (options.json) io.out(JSON.stringify({ env: name, seed: e.seed, level: e.level, error: { code: e.code, fn: e.fn, message: e.message } }));
+        else io.err(`seed ${e.seed} level ${e.level}: ${e.code} in ${e.fn}: ${e.message}`);
+        continue;
+      }
+      const { prompt, ...hidden } = e.instance;
+      const score = e.referenceVerdict.ok ? e.referenceVerdict.score : null;
+      if (options.json) {
+        io.out(JSON.stringify({ env: name, seed: e.seed, level: e.level, prompt, ...(options.reveal ? { hidden, reference: e.reference, referenceScore: score } : {}) }));
+        continue;
+      }
+      io.out(`── ${name}  seed=${e.seed}  level=${e.level} ──`);
+      io.out(prompt);
+      if (options.reveal) {
+        io.out(`\n[hidden] ${JSON.stringify(hidden)}`);
+        io.out(`[reference] ${e.reference}`);
+        io.out(`[reference score] ${score ?? `${(e.referenceVerdict as { code: string }).code}`}`);
+      }
+      io.out('');
+    }
+    if (failed > 0) throw new CliFailure(`${failed} of ${episodes.length} instances failed`);
+  } finally {
+    await pool.close();
+  }
+}

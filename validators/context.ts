@@ -1,0 +1,55 @@
+// What the validator's stages share while judging one candidate: the sandbox, the options, and what
+// earlier stages learned (meta, sampled episodes, baseline scores).
+import type { Meta } from '../contract/schema.js';
+import type { Episode, EpisodeFailure } from '../sandbox/episodes.js';
+import type { SandboxPool } from '../sandbox/pool.js';
+import type { LoadInfo } from '../sandbox/protocol.js';
+import type { Fingerprint, NoveltyIndex } from './novelty.js';
+import type { ValidatorOptions } from './options.js';
+import type { StageReport } from './report.js';
+
+/** The LLM review stage's seam: implemented by the agents (LLM issue); absent means skipped. */
+export interface Reviewer {
+  review(input: { source: string; meta: Meta; samples: Array<{ prompt: string; reference: string; level: number }> }): Promise<Pick<StageReport, 'ok' | 'metrics' | 'problems'>>;
+}
+
+export interface StageContext {
+  pool: SandboxPool;
+  source: string;
+  hash: string;
+  options: ValidatorOptions;
+  novelty?: NoveltyIndex;
+  reviewer?: Reviewer;
+  load?: LoadInfo;
+  meta?: Meta;
+  /** Successful samples from the execution stage, ordered by level then seed. */
+  episodes: Episode[];
+  failures: EpisodeFailure[];
+  /** Per level: mean score of the most-common-answer and other-instance baselines (from the hack stage). */
+  baselines: Map<number, { common: number; other: number }>;
+  /** Set by the novelty stage; the library stores it with the environment. */
+  fingerprint?: Fingerprint;
+}
+
+export type Stage = (ctx: StageContext) => Promise<Omit<StageReport, 'stage' | 'ms'>>;
+
+/** Groups problems by code and keeps a few examples, so a report stays small whatever the count. */
+export function summarise<T>(items: T[], code: (t: T) => string, max = 3): Map<string, { count: number; examples: T[] }> {
+  const out = new Map<string, { count: number; examples: T[] }>();
+  for (const item of items) {
+    const key = code(item);
+    const entry = out.get(key) ?? { count: 0, examples: [] };
+    entry.count++;
+    if (entry.examples.length < max) entry.examples.push(item);
+    out.set(key, entry);
+  }
+  return out;
+}
+
+export function mean(values: number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+export function clip(text: string, max = 200): string {
+  return text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text;
+}

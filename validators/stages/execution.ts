@@ -1,0 +1,38 @@
+// Stage 2, execution: many instances at every level, each generated, solved and verified within the
+// sandbox's budgets; every failure is counted by code, with examples.
+import type { Problem } from '../report.js';
+import { runEpisodes, type EpisodeFailure } from '../../sandbox/episodes.js';
+import { summarise, type Stage } from '../context.js';
+
+export const executionStage: Stage = async (ctx) => {
+  const meta = ctx.meta;
+  if (!meta) throw new Error('execution needs meta from the static stage');
+  const perLevel = Math.max(ctx.options.seedsPerLevel, Math.ceil(ctx.options.minSamples / meta.levels));
+  const requests = [];
+  for (let level = 1; level <= meta.levels; level++) for (let seed = 0; seed < perLevel; seed++) requests.push({ seed, level });
+  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
+  const failures: EpisodeFailure[] = [];
+  for (const e of run.episodes) {
+    if (!e.ok) failures.push(e);
+    else if (!e.referenceVerdict.ok) failures.push({ ok: false, seed: e.seed, level: e.level, code: e.referenceVerdict.code, message: e.referenceVerdict.message, fn: 'verify' });
+    else ctx.episodes.push(e);
+  }
+  ctx.failures = failures;
+  const problems: Problem[] = [];
+  for (const [key, { count, examples }] of summarise(failures, (f) => `${f.code}|${f.fn}`)) {
+    const [code, fn] = key.split('|') as [EpisodeFailure['code'], string];
+    const first = examples[0] as EpisodeFailure;
+    const levels = [...new Set(failures.filter((f) => f.code === code && f.fn === fn).map((f) => f.level))].sort((a, b) => a - b);
+    problems.push({
+      code,
+      message: `${fn} failed on ${count} of ${requests.length} sampled instances (levels ${levels.join(', ')}): ${first.message}`,
+      evidence: examples.map((f) => ({ seed: f.seed, level: f.level, fn: f.fn, message: f.message })),
+    });
+  }
+  const promptChars = ctx.episodes.map((e) => e.instance.prompt.length);
+  return {
+    ok: problems.length === 0,
+    metrics: { samples: requests.length, perLevel, failed: failures.length, maxPromptChars: Math.max(0, ...promptChars), wallMs: Math.round(run.wallMs) },
+    problems,
+  };
+};

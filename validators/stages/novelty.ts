@@ -1,0 +1,56 @@
+// Stage 8, novelty: fingerprints of the code and of the behaviour (masked prompts, answer type), looked
+// up in the library's LSH index; a near-duplicate of another environment is rejected. A match with the
+// same name is a new version of that environment, not a duplicate (the library versions it).
+import { answerContent } from '../answers.js';
+import type { Stage, StageContext } from '../context.js';
+import { behaviourFingerprint, codeFingerprint, type Fingerprint } from '../novelty.js';
+import type { Problem } from '../report.js';
+
+/** Index ids are "name@hash": the stage needs both to tell a duplicate from a new version or the same code. */
+export function noveltyId(name: string, hash: string): string {
+  return `${name}@${hash}`;
+}
+
+export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes'>): Fingerprint {
+  // Two prompts per level keep the behaviour fingerprint comparable across environments with many levels.
+  const byLevel = new Map<number, number>();
+  const sample = ctx.episodes.filter((e) => {
+    const n = byLevel.get(e.level) ?? 0;
+    byLevel.set(e.level, n + 1);
+    return n < 4;
+  });
+  const { behaviour, answerType } = behaviourFingerprint(sample.map((e) => e.instance.prompt), sample.map((e) => e.reference));
+  return { code: codeFingerprint(ctx.source), behaviour, answerType };
+}
+
+export const noveltyStage: Stage = async (ctx) => {
+  const fingerprint = fingerprintOf(ctx);
+  ctx.fingerprint = fingerprint;
+  const problems: Problem[] = [];
+  if (!ctx.novelty) return { ok: true, metrics: { librarySize: 0, answerType: fingerprint.answerType }, problems };
+  const name = ctx.meta?.name ?? '';
+  const matches = ctx.novelty.query(fingerprint, 10).map((m) => ({ ...m, name: m.id.slice(0, m.id.lastIndexOf('@')), hash: m.id.slice(m.id.lastIndexOf('@') + 1) }));
+  const sameCode = matches.find((m) => m.hash === ctx.hash);
+  const versions = matches.filter((m) => m.name === name && m.hash !== ctx.hash);
+  const duplicates = matches.filter((m) => m.name !== name && m.hash !== ctx.hash);
+  for (const kind of ['code', 'behaviour'] as const) {
+    const hit = duplicates.find((m) => m.kind === kind);
+    if (!hit) continue;
+    problems.push({
+      code: kind === 'code' ? 'E_DUPLICATE_CODE' : 'E_DUPLICATE_BEHAVIOUR',
+      message: `near-duplicate of the admitted environment "${hit.name}" by ${kind} (code similarity ${hit.codeSimilarity.toFixed(2)}, behaviour similarity ${hit.behaviourSimilarity.toFixed(2)})`,
+      evidence: duplicates.filter((m) => m.kind === kind).slice(0, 3).map((m) => ({ env: m.name, codeSimilarity: m.codeSimilarity, behaviourSimilarity: m.behaviourSimilarity })),
+    });
+  }
+  return {
+    ok: problems.length === 0,
+    metrics: {
+      librarySize: ctx.novelty.size,
+      answerType: fingerprint.answerType,
+      nearest: matches.slice(0, 3).map((m) => ({ env: m.name, kind: m.kind, codeSimilarity: m.codeSimilarity, behaviourSimilarity: m.behaviourSimilarity })),
+      sameCodeAs: sameCode?.name ?? null,
+      versionOf: versions[0]?.name ?? null,
+    },
+    problems,
+  };
+};

@@ -1,0 +1,97 @@
+// The staged validator: runs the nine stages in order over one candidate and assembles its report.
+// Cheap stages first; a failed static or execution stage skips the expensive ones (sandbox probes, LLM
+// review), and any failure skips the review. A broken or hostile candidate is a report, never a throw.
+import { hashSource } from '../sandbox/pool.js';
+import type { SandboxPool } from '../sandbox/pool.js';
+import { VERSION } from '../library/version.js';
+import type { Reviewer, Stage, StageContext } from './context.js';
+import type { NoveltyIndex } from './novelty.js';
+import { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './options.js';
+import type { StageName, StageReport, ValidationReport } from './report.js';
+import { determinismStage } from './stages/determinism.js';
+import { difficultyStage, levelCurve } from './stages/difficulty.js';
+import { diversityStage } from './stages/diversity.js';
+import { executionStage } from './stages/execution.js';
+import { hackStage } from './stages/hack.js';
+import { noveltyStage } from './stages/novelty.js';
+import { reviewStage } from './stages/review.js';
+import { solvabilityStage } from './stages/solvability.js';
+import { staticStage } from './stages/static.js';
+
+/** Bump when a stage's rules change, so the library knows which environments to re-validate. */
+export const VALIDATOR_VERSION = `${VERSION}+v1`;
+
+export interface ValidateOptions {
+  pool: SandboxPool;
+  /** The library's novelty index; without it the novelty stage only fingerprints. */
+  novelty?: NoveltyIndex;
+  reviewer?: Reviewer;
+  options?: Partial<ValidatorOptions>;
+}
+
+/** Whether a stage is cheap (reads data already sampled) or costs sandbox or LLM time. */
+const PLAN: Array<{ name: StageName; run: Stage; cost: 'gate' | 'cheap' | 'sandbox' | 'llm' }> = [
+  { name: 'static', run: staticStage, cost: 'gate' },
+  { name: 'execution', run: executionStage, cost: 'gate' },
+  { name: 'determinism', run: determinismStage, cost: 'sandbox' },
+  { name: 'solvability', run: solvabilityStage, cost: 'cheap' },
+  { name: 'hack', run: hackStage, cost: 'sandbox' },
+  { name: 'diversity', run: diversityStage, cost: 'cheap' },
+  { name: 'difficulty', run: difficultyStage, cost: 'cheap' },
+  { name: 'novelty', run: noveltyStage, cost: 'cheap' },
+  { name: 'review', run: reviewStage, cost: 'llm' },
+];
+
+function skipReason(cost: string, gateFailed: StageName | null, anyFailed: boolean, haveEpisodes: boolean): string | null {
+  if (gateFailed === 'static') return 'skipped: the static stage failed';
+  if (gateFailed && (cost !== 'cheap' || !haveEpisodes)) return `skipped: the ${gateFailed} stage failed`;
+  if (cost === 'llm' && anyFailed) return 'skipped: an earlier stage failed';
+  return null;
+}
+
+export async function validateCandidate(source: string, opts: ValidateOptions): Promise<ValidationReport> {
+  const started = performance.now();
+  const options: ValidatorOptions = { ...DEFAULT_VALIDATOR_OPTIONS, ...opts.options, limits: { ...DEFAULT_VALIDATOR_OPTIONS.limits, ...opts.options?.limits } };
+  const ctx: StageContext = {
+    pool: opts.pool,
+    source,
+    hash: hashSource(source),
+    options,
+    ...(opts.novelty ? { novelty: opts.novelty } : {}),
+    ...(opts.reviewer ? { reviewer: opts.reviewer } : {}),
+    episodes: [],
+    failures: [],
+    baselines: new Map(),
+  };
+  const stages: StageReport[] = [];
+  let gateFailed: StageName | null = null;
+  let anyFailed = false;
+  for (const { name, run, cost } of PLAN) {
+    const skip = skipReason(cost, gateFailed, anyFailed, ctx.episodes.length > 0);
+    if (skip) {
+      stages.push({ stage: name, ok: false, skipped: skip, metrics: {}, problems: [], ms: 0 });
+      continue;
+    }
+    const t0 = performance.now();
+    const result = await run(ctx);
+    stages.push({ stage: name, ...result, ms: Math.round(performance.now() - t0) });
+    if (!result.ok && !result.skipped) {
+      anyFailed = true;
+      if (cost === 'gate') gateFailed = name;
+    }
+  }
+  const problems = stages.flatMap((s) => s.problems.map((p) => ({ ...p, stage: s.stage })));
+  const verdict = stages.every((s) => s.ok) && problems.length === 0 ? 'admit' : 'reject';
+  return {
+    verdict,
+    name: ctx.meta?.name ?? null,
+    hash: ctx.hash,
+    meta: ctx.meta ?? null,
+    stages,
+    problems,
+    curve: ctx.episodes.length > 0 ? levelCurve(ctx) : [],
+    fingerprint: ctx.fingerprint ?? null,
+    validatorVersion: VALIDATOR_VERSION,
+    ms: Math.round(performance.now() - started),
+  };
+}
