@@ -206,41 +206,66 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
 
   // ---------------------------------------------------------------- plain-JSON check and bounded serialisation
   // Walks a guest value inside the isolate (guest getters run here, under the call's timeout) and throws
-  // a tagged error naming the first thing that is not plain JSON data.
+  // a tagged error naming the first thing that is not plain JSON data. The fast walk keeps no paths; only
+  // on a failure is the walk repeated with paths, to name where the problem is.
   function notJson(path, what) {
     return runtimeError('E_NOT_JSON', path + ' is ' + what + ': instances and results must be plain JSON data');
   }
+  // Returns null for plain JSON data, else [code, what] for the first offending value.
+  function inspectNode(v, depth, maxDepth) {
+    if (v === null) return null;
+    var t = typeof v;
+    if (t === 'string' || t === 'boolean') return null;
+    if (t === 'number') return NumberIsFinite(v) ? null : ['E_NOT_JSON', 'a non-finite number (' + v + ')'];
+    if (t === 'undefined') return ['E_NOT_JSON', 'undefined'];
+    if (t === 'function') return ['E_NOT_JSON', 'a function'];
+    if (t === 'bigint') return ['E_NOT_JSON', 'a BigInt'];
+    if (t === 'symbol') return ['E_NOT_JSON', 'a symbol'];
+    if (depth >= maxDepth) return ['E_TOO_LARGE', 'nested deeper than ' + maxDepth + ' levels'];
+    var proto = ObjectGetPrototypeOf(v);
+    if (ArrayIsArray(v)) return proto === ArrayPrototype ? null : ['E_NOT_JSON', 'an array subclass'];
+    if (proto !== ObjectPrototype && proto !== null) return ['E_NOT_JSON', 'an object that is not a plain object (a class instance, Map, Set, Date…)'];
+    return null;
+  }
   function checkPlain(value, maxDepth, maxNodes) {
-    var stack = [value, '$', 0];
+    var values = [value];
+    var depths = [0];
     var nodes = 0;
-    while (stack.length > 0) {
-      var depth = stack.pop();
-      var path = stack.pop();
-      var v = stack.pop();
-      if (++nodes > maxNodes) {
-        throw runtimeError('E_TOO_LARGE', 'value has more than ' + maxNodes + ' nodes');
-      }
+    while (values.length > 0) {
+      var v = values.pop();
+      var depth = depths.pop();
+      if (++nodes > maxNodes) throw runtimeError('E_TOO_LARGE', 'value has more than ' + maxNodes + ' nodes');
       if (v === null) continue;
-      var t = typeof v;
-      if (t === 'string' || t === 'boolean') continue;
-      if (t === 'number') { if (!NumberIsFinite(v)) throw notJson(path, 'a non-finite number (' + v + ')'); continue; }
-      if (t === 'undefined') throw notJson(path, 'undefined');
-      if (t === 'function') throw notJson(path, 'a function');
-      if (t === 'bigint') throw notJson(path, 'a BigInt');
-      if (t === 'symbol') throw notJson(path, 'a symbol');
-      if (depth >= maxDepth) {
-        throw runtimeError('E_TOO_LARGE', path + ' is nested deeper than ' + maxDepth + ' levels');
+      if (typeof v !== 'object') {
+        if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && NumberIsFinite(v))) continue;
+        throw locate(value, maxDepth);
       }
+      if (inspectNode(v, depth, maxDepth) !== null) throw locate(value, maxDepth);
       if (ArrayIsArray(v)) {
-        if (ObjectGetPrototypeOf(v) !== ArrayPrototype) throw notJson(path, 'an array subclass');
-        for (var i = 0; i < v.length; i++) { stack[stack.length] = v[i]; stack[stack.length] = path + '[' + i + ']'; stack[stack.length] = depth + 1; }
-        continue;
+        for (var i = 0; i < v.length; i++) { values[values.length] = v[i]; depths[depths.length] = depth + 1; }
+      } else {
+        var keys = ObjectKeys(v);
+        for (var k = 0; k < keys.length; k++) { values[values.length] = v[keys[k]]; depths[depths.length] = depth + 1; }
       }
-      var proto = ObjectGetPrototypeOf(v);
-      if (proto !== ObjectPrototype && proto !== null) throw notJson(path, 'an object that is not a plain object (a class instance, Map, Set, Date…)');
-      var keys = ObjectKeys(v);
-      for (var k = 0; k < keys.length; k++) { stack[stack.length] = v[keys[k]]; stack[stack.length] = path + '.' + keys[k]; stack[stack.length] = depth + 1; }
     }
+  }
+  // The slow walk with paths, run only once a problem is known to exist.
+  function locate(value, maxDepth) {
+    var stack = [[value, '$', 0]];
+    while (stack.length > 0) {
+      var item = stack.pop();
+      var v = item[0], path = item[1], depth = item[2];
+      var problem = inspectNode(v, depth, maxDepth);
+      if (problem !== null) return runtimeError(problem[0], path + ' is ' + problem[1] + (problem[0] === 'E_NOT_JSON' ? ': instances and results must be plain JSON data' : ''));
+      if (v === null || typeof v !== 'object') continue;
+      if (ArrayIsArray(v)) {
+        for (var i = v.length - 1; i >= 0; i--) stack[stack.length] = [v[i], path + '[' + i + ']', depth + 1];
+      } else {
+        var keys = ObjectKeys(v);
+        for (var k = keys.length - 1; k >= 0; k--) stack[stack.length] = [v[keys[k]], path + '.' + keys[k], depth + 1];
+      }
+    }
+    return runtimeError('E_NOT_JSON', 'the value changed while it was inspected (a getter or proxy)');
   }
 
   // ---------------------------------------------------------------- trampoline
@@ -288,11 +313,15 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return fn.apply(undefined, args);
   }
 
-  // One call: returns the JSON text of its value. Instances are re-parsed from their canonical text for
-  // every function, as the reward service will do, so a solve() that mutates its instance changes nothing.
-  function generateText(call) {
+  // One call: returns the JSON text of its value. verify always gets a fresh copy parsed from the
+  // instance's canonical text, as the reward service will; solve may get the generated object itself
+  // once it has been serialised, since nothing downstream reads that object again.
+  function generateValue(call) {
     var s = call.s;
-    return serialise(callGuest('generate', [makeRng(s[0], s[1], s[2], s[3]), call.level]));
+    return callGuest('generate', [makeRng(s[0], s[1], s[2], s[3]), call.level]);
+  }
+  function generateText(call) {
+    return serialise(generateValue(call));
   }
   function verifyText(instanceText, response) {
     return serialise(callGuest('verify', [parse(instanceText), response]));
@@ -311,16 +340,18 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     var out = '{';
     try {
       var t0 = realNow();
-      var instanceText = generateText(call);
+      var instance = generateValue(call);
+      var instanceText = serialise(instance);
       var t1 = realNow();
       stage = 'solve';
-      var refText = call.solve === false ? 'null' : serialise(callGuest('solve', [parse(instanceText)]));
+      var reference = call.solve === false ? null : callGuest('solve', [instance]);
+      var refText = serialise(reference);
       var t2 = realNow();
       out += '"instance":' + (call.keepInstance === false ? 'null' : instanceText) + ',"reference":' + refText;
       var responses = call.responses || [];
       var verdicts = [];
       stage = 'verify';
-      if (call.solve !== false && call.verifyReference !== false) verdicts[verdicts.length] = verdictText(instanceText, parse(refText));
+      if (call.solve !== false) verdicts[verdicts.length] = verdictText(instanceText, reference);
       for (var i = 0; i < responses.length; i++) verdicts[verdicts.length] = verdictText(instanceText, responses[i]);
       var t3 = realNow();
       return out + ',"verdicts":[' + verdicts.join(',') + '],"ms":[' + (t1 - t0) + ',' + (t2 - t1) + ',' + (t3 - t2) + ']}';

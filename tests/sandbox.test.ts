@@ -189,3 +189,12 @@ describe('the supervisor stays bounded', () => {
     await expectServing();
   });
 });
+
+describe('plain JSON values pass the check untouched', () => {
+  it('accepts null, nested arrays and objects, empty containers, and names the path of the first bad value', async () => {
+    const ok = await generateWith("return { prompt: 'p', a: null, b: [1, [2, null, { c: [] }], {}], d: { e: { f: 'g' } }, t: true };");
+    expect(ok).toMatchObject({ ok: true, value: { a: null, b: [1, [2, null, { c: [] }], {}] } });
+    const { message } = failureOf(await generateWith("return { prompt: 'p', b: [1, [2, { c: [undefined] }]] };"));
+    expect(message).toContain('$.b[1][1].c[0] is undefined');
+  });
+});

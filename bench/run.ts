@@ -1,0 +1,28 @@
+// `npm run bench`: runs every benchmark and writes bench/results/latest.json, an object keyed by
+// benchmark name ({ value, unit, ...details }). Existing entries from other benchmarks are kept.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../library/paths.js';
+import { benchNovelty } from './novelty.js';
+import { benchSandbox } from './sandbox.js';
+import type { BenchEntries } from './types.js';
+import { benchValidate } from './validate.js';
+
+const BENCHES: Record<string, () => Promise<BenchEntries>> = { sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty };
+
+const only = process.argv.slice(2);
+const dir = join(PACKAGE_ROOT, 'bench', 'results');
+const file = join(dir, 'latest.json');
+mkdirSync(dir, { recursive: true });
+const results: BenchEntries = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as BenchEntries) : {};
+for (const [name, run] of Object.entries(BENCHES)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stderr.write(`bench ${name} …\n`);
+  const entries = await run();
+  for (const [key, entry] of Object.entries(entries)) {
+    results[key] = { ...entry, measuredAt: new Date().toISOString() };
+    process.stderr.write(`  ${key}: ${entry.value.toFixed(3)} ${entry.unit}\n`);
+  }
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+}
+process.stderr.write(`wrote ${file}\n`);

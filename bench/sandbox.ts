@@ -1,0 +1,95 @@
+// Sandbox throughput benchmarks: generate+solve+verify of the seeds inside the sandbox against the same
+// code in plain Node in this process (the physical limit), batched and single-call, one and two workers.
+import { pathToFileURL } from 'node:url';
+import { listSeeds } from '../library/seeds.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import type { Call } from '../sandbox/protocol.js';
+import { deriveRngState } from '../sandbox/rng.js';
+import { loadPlainRuntime, type PlainRng } from '../sandbox/runtime.js';
+import type { BenchEntries } from './types.js';
+
+interface PlainEnv {
+  meta: { name: string; levels: number };
+  generate(rng: PlainRng, level: number): { prompt: string };
+  solve(instance: unknown): string;
+  verify(instance: unknown, response: string): unknown;
+}
+
+const ITEMS_PER_SEED = 1_000;
+
+function items(levels: number, count: number): Array<{ seed: number; level: number }> {
+  return Array.from({ length: count }, (_, i) => ({ seed: i, level: (i % levels) + 1 }));
+}
+
+async function loadPlainSeeds(): Promise<PlainEnv[]> {
+  const runtime = loadPlainRuntime();
+  (globalThis as { kit?: unknown }).kit = runtime.kit;
+  const seeds = listSeeds();
+  return Promise.all(seeds.map(async (s) => (await import(pathToFileURL(s.file).href)) as PlainEnv));
+}
+
+function plainRound(envs: PlainEnv[]): number {
+  const runtime = loadPlainRuntime();
+  const start = performance.now();
+  let n = 0;
+  for (const env of envs) {
+    for (const { seed, level } of items(env.meta.levels, ITEMS_PER_SEED)) {
+      const instance = env.generate(runtime.makeRng(...deriveRngState(env.meta.name, seed, level)), level);
+      env.verify(instance, env.solve(instance));
+      n++;
+    }
+  }
+  return n / ((performance.now() - start) / 1000);
+}
+
+async function sandboxRound(pool: SandboxPool, sources: Array<{ source: string; levels: number }>, mode: 'batched' | 'single', parallel = false): Promise<number> {
+  const perSeed = mode === 'batched' ? ITEMS_PER_SEED : 100;
+  const start = performance.now();
+  let n = 0;
+  for (const { source, levels } of sources) {
+    const calls: Call[] = items(levels, perSeed).map(({ seed, level }) => ({ op: 'episode', seed, level, keepInstance: false }));
+    if (mode === 'batched') {
+      const { results } = await pool.run({ source, calls, parallel });
+      if (!results.every((r) => r.ok)) throw new Error('a seed failed in the sandbox benchmark');
+    } else {
+      for (const call of calls) await pool.run({ source, calls: [call] });
+    }
+    n += calls.length;
+  }
+  return n / ((performance.now() - start) / 1000);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+
+export async function benchSandbox(rounds = 5): Promise<BenchEntries> {
+  const envs = await loadPlainSeeds();
+  const sources = listSeeds().map((s, i) => ({ source: s.source, levels: (envs[i] as PlainEnv).meta.levels }));
+  const one = new SandboxPool({ workers: 1 });
+  const two = new SandboxPool({ workers: 2 });
+  try {
+    // Warm up JITs and compile caches on every path before measuring.
+    plainRound(envs);
+    await sandboxRound(one, sources, 'batched');
+    await sandboxRound(two, sources, 'batched', true);
+    await sandboxRound(one, sources, 'single');
+    const plain: number[] = [];
+    const batched: number[] = [];
+    const single: number[] = [];
+    const parallel: number[] = [];
+    // Interleaved rounds, so machine noise hits every path alike.
+    for (let r = 0; r < rounds; r++) {
+      plain.push(plainRound(envs));
+      batched.push(await sandboxRound(one, sources, 'batched'));
+      parallel.push(await sandboxRound(two, sources, 'batched', true));
+      single.push(await sandboxRound(one, sources, 'single'));
+    }
+    const p = median(plain);
+    return {
+      'sandbox.batchedPerCoreRatio': { value: median(batched) / p, unit: 'ratio', sandboxedPerSec: median(batched), plainNodePerSec: p, itemsPerCrossing: ITEMS_PER_SEED, note: 'generate+solve+verify(reference) of the 12 seeds, one worker, vs plain Node in-process' },
+      'sandbox.singleCallRatio': { value: median(single) / p, unit: 'ratio', sandboxedPerSec: median(single), plainNodePerSec: p, note: 'one episode per pool.run (IPC + crossing per item)' },
+      'sandbox.twoWorkerSpeedup': { value: median(parallel) / median(batched), unit: 'x', twoWorkersPerSec: median(parallel), oneWorkerPerSec: median(batched) },
+    };
+  } finally {
+    await Promise.all([one.close(), two.close()]);
+  }
+}

@@ -1,0 +1,32 @@
+// Validator latency: full validation per candidate over the seeds, p50 and p95.
+import { listSeeds } from '../library/seeds.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { buildNoveltyIndex } from '../validators/library-index.js';
+import { validateCandidate } from '../validators/validate.js';
+import type { BenchEntries } from './types.js';
+
+export async function benchValidate(rounds = 3): Promise<BenchEntries> {
+  const pool = new SandboxPool();
+  try {
+    const novelty = await buildNoveltyIndex(pool, null);
+    const seeds = listSeeds();
+    const times: number[] = [];
+    let rejected = 0;
+    await validateCandidate((seeds[0] as { source: string }).source, { pool, novelty }); // warm-up
+    for (let r = 0; r < rounds; r++) {
+      for (const seed of seeds) {
+        const report = await validateCandidate(seed.source, { pool, novelty });
+        if (report.verdict !== 'admit') rejected++;
+        times.push(report.ms);
+      }
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+    return {
+      'validate.p50Ms': { value: at(0.5), unit: 'ms', candidates: times.length, rejected, workers: pool.options.workers },
+      'validate.p95Ms': { value: at(0.95), unit: 'ms', candidates: times.length },
+    };
+  } finally {
+    await pool.close();
+  }
+}
