@@ -1,0 +1,16 @@
+// envforge's public API for programmatic use: the contract, the sandbox, the validator. Everything not
+// exported here is internal and may change.
+export { CODES, isCode, type Code } from './contract/codes.js';
+export { EnvforgeError, SandboxError, UsageError } from './contract/errors.js';
+export { CONTRACT_LIMITS, InstanceSchema, MetaSchema, ReferenceSchema, VerifyResultSchema, toVerdict, type Instance, type Meta, type Verdict, type VerifyResult } from './contract/schema.js';
+export { SandboxPool, DEFAULT_POOL_OPTIONS, hashSource, type RunRequest, type RunResult, type SandboxPoolOptions } from './sandbox/pool.js';
+export { DEFAULT_LIMITS, type Call, type CallResult, type LoadInfo, type SandboxLimits } from './sandbox/protocol.js';
+export { runEpisodes, scoreOf, type Episode, type EpisodeFailure, type EpisodeRequest, type EpisodeResult } from './sandbox/episodes.js';
+export { RNG_SCHEME, deriveRngState } from './sandbox/rng.js';
+export { validateCandidate, VALIDATOR_VERSION, type ValidateOptions } from './validators/validate.js';
+export { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './validators/options.js';
+export { STAGES, type LevelStats, type Problem, type StageName, type StageReport, type ValidationReport } from './validators/report.js';
+export type { Reviewer } from './validators/context.js';
+export { NoveltyIndex, type Fingerprint } from './validators/novelty.js';
+export { buildNoveltyIndex, fingerprintSource } from './validators/library-index.js';
+export { listSeeds, type SeedFile } from './library/seeds.js';

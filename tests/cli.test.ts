@@ -1,0 +1,105 @@
+// The envforge command line, through its real entry point (dist/cli/main.js, built by `npm test`):
+// help, sample, validate's fixed --json interface and exit codes, and clear usage errors.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { envSource } from './helpers/env-source.js';
+
+const MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const run = async (...args: string[]) => {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [MAIN, ...args], { maxBuffer: 64 * 2 ** 20 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+};
+const dir = mkdtempSync(join(tmpdir(), 'envforge-cli-'));
+const file = (name: string, source: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, source);
+  return path;
+};
+
+describe('envforge --help', () => {
+  it('lists the commands and exits 0', async () => {
+    const { code, stdout } = await run('--help');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/sample/);
+    expect(stdout).toMatch(/validate/);
+  });
+
+  it('rejects an unknown flag with exit 2 and says which', async () => {
+    const { code, stderr } = await run('sample', 'topological-order', '--bogus');
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown option '--bogus'/);
+  });
+});
+
+describe('envforge sample', () => {
+  it('prints a seed instance, and with --reveal --json the hidden fields and a reference that scores 1', async () => {
+    const text = await run('sample', 'topological-order', '--level', '3', '--seed', '5');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/topological-order {2}seed=5 {2}level=3/);
+    const json = await run('sample', 'expression-eval', '-n', '3', '--reveal', '--json');
+    const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(3);
+    expect(lines.map((l) => l.seed)).toEqual([0, 1, 2]);
+    for (const l of lines) expect(l).toMatchObject({ env: 'expression-eval', level: 1, referenceScore: 1, hidden: expect.any(Object) });
+  });
+
+  it('explains an unknown environment, a bad level and a broken module', async () => {
+    expect(await run('sample', 'no-such-env')).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown environment "no-such-env"/) });
+    expect(await run('sample', 'topological-order', '--level', '0')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--level needs an integer/) });
+    expect(await run('sample', 'topological-order', '--level', '11')).toMatchObject({ code: 2, stderr: expect.stringMatching(/past the environment's 10 levels/) });
+    const broken = file('broken.js', 'export const meta = {;');
+    expect(await run('sample', broken)).toMatchObject({ code: 1, stderr: expect.stringMatching(/E_SYNTAX/) });
+  });
+});
+
+describe('envforge validate', () => {
+  it('prints one JSON line per file with the fixed fields, exit 1 when any is rejected', async () => {
+    const good = file('good.js', envSource({
+      meta: "{ name: 'sum-of-many', title: 'Sum', description: 'Add up a list of numbers.', skills: ['arithmetic'], levels: 3 }",
+      generate: "const xs = Array.from({ length: 3 * level }, () => rng.int(1, 10 ** 6)); return { prompt: 'What is ' + xs.join(' + ') + '? Answer as <answer>N</answer>.', answer: xs.reduce((a, b) => a + b, 0) };",
+    }));
+    const bad = file('always-one.js', envSource({ verify: 'return 1;' }));
+    const { code, stdout } = await run('validate', good, bad, '--json', '--library', join(dir, 'empty-library'));
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.file, l.verdict])).toEqual([
+      [good, 'admit'],
+      [bad, 'reject'],
+    ]);
+    expect(lines[1].problems).toContainEqual(expect.objectContaining({ code: 'E_ACCEPTS_EMPTY', stage: 'hack', message: expect.any(String) }));
+    for (const p of lines[1].problems) expect(Object.keys(p).sort()).toEqual(['code', 'message', 'stage']);
+    expect(lines[0].stages.map((s: { stage: string }) => s.stage)).toEqual(['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review']);
+    expect(code).toBe(1);
+  });
+
+  it('exits 0 when every file is admitted, with a readable summary', async () => {
+    const { code, stdout } = await run('validate', 'seeds/knapsack-value.js', '--library', join(dir, 'none'));
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/✓ admit {3}seeds\/knapsack-value\.js/);
+    expect(stdout).toMatch(/level {2}prompt {2}instance/);
+  });
+
+  it('exits 2 naming a missing file, before validating anything', async () => {
+    const { code, stderr, stdout } = await run('validate', 'seeds/knapsack-value.js', join(dir, 'missing.js'), '--json');
+    expect(code).toBe(2);
+    expect(stderr).toContain(`no such file: ${join(dir, 'missing.js')}`);
+    expect(stdout).toBe('');
+  });
+
+  it('rejects a copy of a seed under another name as a duplicate', async () => {
+    const { readFileSync } = await import('node:fs');
+    const copy = file('copy.js', readFileSync('seeds/knapsack-value.js', 'utf8').replace("name: 'knapsack-value'", "name: 'backpack-best'"));
+    const { code, stdout } = await run('validate', copy, '--json', '--library', join(dir, 'none'));
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout).problems.map((p: { code: string }) => p.code)).toContain('E_DUPLICATE_CODE');
+  });
+});
