@@ -59,7 +59,8 @@ async function sandboxRound(pool: SandboxPool, sources: Array<{ source: string; 
   return n / ((performance.now() - start) / 1000);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+// Best of the interleaved rounds: on a shared machine, noise only ever slows a round down.
+const best = (xs: number[]) => Math.max(...xs);
 
 export async function benchSandbox(rounds = 5): Promise<BenchEntries> {
   const envs = await loadPlainSeeds();
@@ -83,11 +84,11 @@ export async function benchSandbox(rounds = 5): Promise<BenchEntries> {
       parallel.push(await sandboxRound(two, sources, 'batched', true));
       single.push(await sandboxRound(one, sources, 'single'));
     }
-    const p = median(plain);
+    const p = best(plain);
     return {
-      'sandbox.batchedPerCoreRatio': { value: median(batched) / p, unit: 'ratio', sandboxedPerSec: median(batched), plainNodePerSec: p, itemsPerCrossing: ITEMS_PER_SEED, note: 'generate+solve+verify(reference) of the 12 seeds, one worker, vs plain Node in-process' },
-      'sandbox.singleCallRatio': { value: median(single) / p, unit: 'ratio', sandboxedPerSec: median(single), plainNodePerSec: p, note: 'one episode per pool.run (IPC + crossing per item)' },
-      'sandbox.twoWorkerSpeedup': { value: median(parallel) / median(batched), unit: 'x', twoWorkersPerSec: median(parallel), oneWorkerPerSec: median(batched) },
+      'sandbox.batchedPerCoreRatio': { value: best(batched) / p, unit: 'ratio', sandboxedPerSec: best(batched), plainNodePerSec: p, itemsPerCrossing: ITEMS_PER_SEED, note: 'generate+solve+verify(reference) of the 12 seeds, one worker, vs plain Node in-process' },
+      'sandbox.singleCallRatio': { value: best(single) / p, unit: 'ratio', sandboxedPerSec: best(single), plainNodePerSec: p, note: 'one episode per pool.run (IPC + crossing per item)' },
+      'sandbox.twoWorkerSpeedup': { value: best(parallel) / best(batched), unit: 'x', twoWorkersPerSec: best(parallel), oneWorkerPerSec: best(batched) },
     };
   } finally {
     await Promise.all([one.close(), two.close()]);

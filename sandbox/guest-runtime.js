@@ -227,25 +227,38 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     if (proto !== ObjectPrototype && proto !== null) return ['E_NOT_JSON', 'an object that is not a plain object (a class instance, Map, Set, Date…)'];
     return null;
   }
+  // Fast walk: primitive children are checked in place; only containers go on the stack.
+  function isPlainPrimitive(c) {
+    var t = typeof c;
+    return t === 'string' || t === 'boolean' || (t === 'number' && c - c === 0);
+  }
   function checkPlain(value, maxDepth, maxNodes) {
+    if (value === null || typeof value !== 'object') {
+      if (value === null || isPlainPrimitive(value)) return;
+      throw locate(value, maxDepth);
+    }
     var values = [value];
     var depths = [0];
-    var nodes = 0;
+    var nodes = 1;
     while (values.length > 0) {
       var v = values.pop();
       var depth = depths.pop();
-      if (++nodes > maxNodes) throw runtimeError('E_TOO_LARGE', 'value has more than ' + maxNodes + ' nodes');
-      if (v === null) continue;
-      if (typeof v !== 'object') {
-        if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && NumberIsFinite(v))) continue;
-        throw locate(value, maxDepth);
-      }
-      if (inspectNode(v, depth, maxDepth) !== null) throw locate(value, maxDepth);
-      if (ArrayIsArray(v)) {
-        for (var i = 0; i < v.length; i++) { values[values.length] = v[i]; depths[depths.length] = depth + 1; }
-      } else {
+      if (depth >= maxDepth) throw locate(value, maxDepth);
+      var proto = ObjectGetPrototypeOf(v);
+      var isArray = ArrayIsArray(v);
+      var children;
+      if (isArray && proto === ArrayPrototype) children = v;
+      else if (!isArray && (proto === ObjectPrototype || proto === null)) {
         var keys = ObjectKeys(v);
-        for (var k = 0; k < keys.length; k++) { values[values.length] = v[keys[k]]; depths[depths.length] = depth + 1; }
+        children = new Array(keys.length);
+        for (var k = 0; k < keys.length; k++) children[k] = v[keys[k]];
+      } else throw locate(value, maxDepth);
+      nodes += children.length;
+      if (nodes > maxNodes) throw runtimeError('E_TOO_LARGE', 'value has more than ' + maxNodes + ' nodes');
+      for (var i = 0; i < children.length; i++) {
+        var c = children[i];
+        if (c !== null && typeof c === 'object') { values[values.length] = c; depths[depths.length] = depth + 1; }
+        else if (c !== null && !isPlainPrimitive(c)) throw locate(value, maxDepth);
       }
     }
   }
