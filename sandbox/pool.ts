@@ -282,6 +282,10 @@ export class SandboxPool {
   }
 
   private onMessage(worker: Worker, message: WorkerMessage): void {
+    if (message.type === 'batch') {
+      for (const m of message.messages) this.onMessage(worker, m);
+      return;
+    }
     const job = worker.job;
     if (message.type === 'ready' || !job || message.id !== job.id) return;
     worker.armDeadline(this.loadBudget(job));

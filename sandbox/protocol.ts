@@ -97,4 +97,6 @@ export type WorkerMessage =
   /** JSON array text of CallResult, as the trampoline wrote it (failures the worker adds are objects). */
   | { type: 'chunk'; id: number; text: string }
   | { type: 'failed'; id: number; from: number; count: number; code: Code; message: string; fn: string }
-  | { type: 'done'; id: number };
+  | { type: 'done'; id: number }
+  /** Several of the above in one IPC message. */
+  | { type: 'batch'; messages: WorkerMessage[] };

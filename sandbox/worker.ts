@@ -30,8 +30,23 @@ interface CacheEntry {
 
 const cache = new Map<string, CacheEntry>();
 
+// Messages are batched: one IPC message per small job, and at most every FLUSH_MS on long ones, so the
+// supervisor's deadline keeps being fed and results before a crash are still salvaged.
+const FLUSH_MS = 50;
+let outbox: WorkerMessage[] = [];
+let lastFlush = performance.now();
+
 function send(message: WorkerMessage): void {
-  process.send?.(message);
+  outbox.push(message);
+  if (message.type === 'done' || message.type === 'need-source' || performance.now() - lastFlush >= FLUSH_MS) flush();
+}
+
+function flush(): void {
+  if (outbox.length === 0) return;
+  const messages = outbox;
+  outbox = [];
+  lastFlush = performance.now();
+  process.send?.(messages.length === 1 ? messages[0] : { type: 'batch', messages });
 }
 
 class GuestFailure extends Error {
@@ -254,3 +269,4 @@ process.on('message', (raw: unknown) => {
 });
 
 send({ type: 'ready' });
+flush();
