@@ -337,7 +337,12 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return serialise(generateValue(call));
   }
   function verifyText(instanceText, response) {
-    return serialise(callGuest('verify', [parse(instanceText), response]));
+    var result = callGuest('verify', [parse(instanceText), response]);
+    var score = result !== null && typeof result === 'object' ? result.score : result;
+    if (typeof score === 'number' && !NumberIsFinite(score)) {
+      throw runtimeError('E_SCORE', 'verify returned the score ' + score + ': scores must be finite numbers in [0, 1]');
+    }
+    return serialise(result);
   }
   function runCall(call) {
     var op = call.op;
@@ -384,8 +389,10 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     }
   }
 
+  // "cursor|count|[results]": count says how many results the array holds, so the host can tell results
+  // lost in transit (a timeout that fires after next() returned, in pending promise jobs) from a call in flight.
   function collect() {
-    var text = cursor + '|[' + pending.join(',') + ']';
+    var text = cursor + '|' + pending.length + '|[' + pending.join(',') + ']';
     pending = [];
     return text;
   }
@@ -417,7 +424,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       cursor = 0;
       return batch.length;
     },
-    // Runs calls until the batch ends or sliceMs has passed; returns "cursor|[results…]" and forgets
+    // Runs calls until the batch ends or sliceMs has passed; returns collect()'s text and forgets
     // those results, so a hang loses only the call in flight (collect() fetches the rest after a timeout).
     next: function (sliceMs) {
       var start = realNow();

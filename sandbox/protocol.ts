@@ -60,6 +60,8 @@ export interface SandboxLimits {
   maxNodes: number;
   maxMessageChars: number;
   maxSourceChars: number;
+  /** After this many calls of one job time out (or exhaust memory), its remaining calls fail unrun. */
+  maxFailuresPerJob: number;
 }
 
 export const DEFAULT_LIMITS = {
@@ -72,6 +74,7 @@ export const DEFAULT_LIMITS = {
   maxNodes: 200_000,
   maxMessageChars: 2_000,
   maxSourceChars: 512 * 1024,
+  maxFailuresPerJob: 3,
 } satisfies SandboxLimits;
 
 export type LoadInfo =

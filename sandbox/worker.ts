@@ -175,9 +175,19 @@ function runJob(job: JobMessage, source: string): void {
   const prepared = prepareCalls(job.calls, entry.name);
   const limitsText = JSON.stringify(job.limits);
   let position = 0;
+  let failures = 0;
+  let lastCode: Code = 'E_TIMEOUT';
   // After an isolate dies of memory, the calls of its crossing are retried one per crossing to find the culprit.
   let careful = false;
+  const fail = (from: number, count: number, code: Code, message: string) => {
+    send({ type: 'failed', id: job.id, from, count, code, message, fn: 'call' });
+    failures += count;
+  };
   while (position < total) {
+    if (failures >= job.limits.maxFailuresPerJob) {
+      fail(position, total - position, lastCode, `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${job.limits.maxFailuresPerJob})`);
+      break;
+    }
     if (!entry.compiled || entry.compiled.isolate.isDisposed) {
       const recompiled = compile(job.hash, entry.source, job.limits);
       entry.compiled = recompiled.compiled;
@@ -188,42 +198,61 @@ function runJob(job: JobMessage, source: string): void {
       }
     }
     const compiled = entry.compiled;
-    const end = careful ? position + 1 : total;
     const crossingStart = position;
-    let done = 0;
+    const end = careful ? position + 1 : total;
+    let done = 0; // results of this crossing already forwarded
     try {
       compiled.begin.applySync(undefined, [JSON.stringify(prepared.slice(position, end)), limitsText], { timeout: job.limits.loadTimeoutMs });
-      while (position < end) {
-        const text = String(compiled.next.applySync(undefined, [job.limits.sliceMs], { timeout: job.limits.callTimeoutMs + job.limits.sliceMs }));
-        done = forward(job.id, text, done);
-        position = crossingStart + done;
+      while (crossingStart + done < end) {
+        const chunk = readChunk(String(compiled.next.applySync(undefined, [job.limits.sliceMs], { timeout: job.limits.callTimeoutMs + job.limits.sliceMs })));
+        forward(job.id, chunk);
+        done = chunk.cursor;
       }
+      position = crossingStart + done;
       compiled.calls += end - crossingStart;
     } catch (error) {
       const failure = classify(error, compiled.isolate, 'the call');
+      lastCode = failure.code;
       if (failure.code === 'E_MEMORY' || compiled.isolate.isDisposed) {
         dispose(compiled);
         entry.compiled = null;
+        position = crossingStart + done;
         if (!careful) {
           careful = true;
-          continue; // retry from `position`, the first call whose result was not received
+          continue; // retry from the first call whose result was not received
         }
-        send({ type: 'failed', id: job.id, from: position, count: 1, code: 'E_MEMORY', message: failure.message, fn: 'call' });
+        fail(position, 1, 'E_MEMORY', failure.message);
         position += 1;
         continue;
       }
-      // A timeout leaves the isolate usable long enough to collect what finished before the hang.
+      // A timeout leaves the isolate usable long enough to collect what finished before it.
+      let inFlight = crossingStart + done;
       if (failure.code === 'E_TIMEOUT') {
         try {
-          const text = String(compiled.collect.applySync(undefined, [], { timeout: 1_000 }));
-          done = forward(job.id, text, done);
-          position = crossingStart + done;
+          const chunk = readChunk(String(compiled.collect.applySync(undefined, [], { timeout: 1_000 })));
+          forward(job.id, chunk);
+          const received = done + chunk.count;
+          if (chunk.cursor > received) {
+            // Calls ran but their results were lost: the timeout hit promise jobs they left after next() returned.
+            // Re-run them one per crossing to find which one; a lone call that loses its result is the culprit.
+            dispose(compiled);
+            entry.compiled = null;
+            position = crossingStart + received;
+            if (!careful) {
+              careful = true;
+              continue;
+            }
+            fail(position, chunk.cursor - received, 'E_TIMEOUT', 'work this call scheduled (promise jobs) ran past the wall-clock budget');
+            position = crossingStart + chunk.cursor;
+            continue;
+          }
+          inFlight = crossingStart + chunk.cursor;
         } catch {
           // nothing more to salvage from this crossing
         }
       }
-      send({ type: 'failed', id: job.id, from: position, count: 1, code: failure.code, message: failure.message, fn: 'call' });
-      position += 1;
+      fail(inFlight, 1, failure.code, failure.message);
+      position = inFlight + 1;
       dispose(compiled);
       entry.compiled = null;
     }
@@ -234,13 +263,27 @@ function runJob(job: JobMessage, source: string): void {
   }
 }
 
-/** Sends one trampoline chunk ("cursor|[...]") on; returns the new count of results done in this crossing. */
-function forward(id: number, text: string, done: number): number {
-  const bar = text.indexOf('|');
-  const cursor = Number(text.slice(0, bar));
-  if (bar < 0 || !Number.isSafeInteger(cursor) || cursor < done) throw new GuestFailure('E_PROTOCOL', 'malformed trampoline chunk');
-  if (cursor > done) send({ type: 'chunk', id, text: text.slice(bar + 1) });
-  return cursor;
+
+interface Chunk {
+  /** Calls of this crossing finished so far. */
+  cursor: number;
+  /** Results in `text`. */
+  count: number;
+  text: string;
+}
+
+/** Reads the trampoline's "cursor|count|[results]". */
+function readChunk(raw: string): Chunk {
+  const a = raw.indexOf('|');
+  const b = raw.indexOf('|', a + 1);
+  const cursor = Number(raw.slice(0, a));
+  const count = Number(raw.slice(a + 1, b));
+  if (a < 0 || b < 0 || !Number.isSafeInteger(cursor) || !Number.isSafeInteger(count)) throw new GuestFailure('E_PROTOCOL', 'malformed trampoline chunk');
+  return { cursor, count, text: raw.slice(b + 1) };
+}
+
+function forward(id: number, chunk: Chunk): void {
+  if (chunk.count > 0) send({ type: 'chunk', id, text: chunk.text });
 }
 
 const waiting = new Map<number, JobMessage>();

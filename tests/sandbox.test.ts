@@ -198,3 +198,28 @@ describe('plain JSON values pass the check untouched', () => {
     expect(message).toContain('$.b[1][1].c[0] is undefined');
   });
 });
+
+describe('slow failures are bounded', () => {
+  it('stops a batch after a few calls time out, failing the rest unrun', async () => {
+    const source = envSource({ generate: 'for (;;) {}' });
+    const started = performance.now();
+    const { results } = await pool.run({ source, calls: generateCalls(Array.from({ length: 40 }, () => 1)) });
+    expect(results.every((r) => !r.ok && r.code === 'E_TIMEOUT')).toBe(true);
+    expect((results[39] as { message: string }).message).toMatch(/not run: 3 earlier calls/);
+    // 3 timeouts of 400 ms, not 40: the breaker spares the rest (a generous bound, not a benchmark).
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('accounts for results lost to promise jobs that run past the budget after a call returned', async () => {
+    const source = envSource({ generate: "if (level === 2) { const go = () => Promise.resolve().then(go); go(); } return { prompt: 'level ' + level };" });
+    const { results } = await pool.run({ source, calls: generateCalls([1, 2, 3, 1]) });
+    expect(results).toHaveLength(4);
+    expect(results.map((r) => (r.ok ? (r.value as { prompt: string }).prompt : r.code))).toEqual(['level 1', 'E_TIMEOUT', 'level 3', 'level 1']);
+  });
+
+  it('reports a non-finite score as E_SCORE', async () => {
+    const source = envSource({ verify: 'return { score: NaN };' });
+    const { results } = await pool.run({ source, calls: [{ op: 'verify', instance: '{"prompt":"p"}', response: 'x' }] });
+    expect(results[0]).toMatchObject({ ok: false, code: 'E_SCORE' });
+  });
+});
