@@ -32,6 +32,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   var TypeErrorCtor = TypeError;
   var RangeErrorCtor = RangeError;
   var ReflectConstruct = Reflect.construct;
+  var resolvedPromise = Promise.resolve();
+  var promiseThen = Promise.prototype.then;
   // Codes and stages are attached only to errors this runtime made: a guest cannot forge them.
   var errorCodes = new WeakMap();
   var wrappedStage = new WeakMap();
@@ -283,6 +285,11 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
 
   // ---------------------------------------------------------------- trampoline
   var guest = null;
+  // Top-level await detection: a marker module evaluated just before the guest queues a microtask. A
+  // synchronous module graph binds before any microtask runs; if it has run by bind time, the guest awaited.
+  var evaluationStarted = false;
+  var microtaskRan = false;
+  var boundAfterAwait = false;
   var limits = { maxDepth: 32, maxNodes: 200000, maxValueChars: 1 << 20, maxMessageChars: 2000 };
   var batch = null;
   var pending = [];
@@ -399,11 +406,18 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
 
   var api = ObjectFreeze({
     // Called once, by the host-written binder module, with the guest's namespace.
+    markEvaluationStart: function () {
+      if (evaluationStarted) return;
+      evaluationStarted = true;
+      promiseThen.call(resolvedPromise, function () { microtaskRan = true; });
+    },
     bind: function (namespace) {
       if (guest !== null) throw new ErrorCtor('envforge runtime already bound: the guest module tampered with the trampoline');
       guest = namespace;
+      boundAfterAwait = microtaskRan;
     },
     bound: function () { return guest !== null; },
+    boundAfterAwait: function () { return boundAfterAwait; },
     meta: function () {
       try { return '{"ok":true,"value":' + serialise(guest.meta) + '}'; } catch (e) {
         var d = describeThrown(e);

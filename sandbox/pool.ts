@@ -159,6 +159,8 @@ export class SandboxPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  /** Recent successful loads by source hash: a worker that dies before reporting a cached load still loaded it. */
+  private readonly knownLoads = new Map<string, LoadInfo>();
   private startFailures = 0;
 
   constructor(options: Partial<SandboxPoolOptions> = {}) {
@@ -295,6 +297,11 @@ export class SandboxPool {
         return;
       case 'loaded':
         job.load = message.load;
+        if (message.load.ok) {
+          this.knownLoads.delete(job.hash);
+          this.knownLoads.set(job.hash, message.load);
+          if (this.knownLoads.size > 256) this.knownLoads.delete(this.knownLoads.keys().next().value as string);
+        }
         worker.remember(job.hash, this.options.maxCachedPerWorker);
         return;
       case 'chunk':
@@ -368,7 +375,7 @@ export class SandboxPool {
 
   /** Resolves a job, filling calls that got no result (and a missing load) with the given failure. */
   private settle(job: Job, code: Code, message: string): void {
-    job.load ??= { ok: false, hash: job.hash, code, message };
+    job.load ??= this.knownLoads.get(job.hash) ?? { ok: false, hash: job.hash, code, message };
     while (job.results.length < job.calls.length) job.results.push({ ok: false, code, message, fn: job.load.ok ? 'call' : 'load', ms: 0 });
     job.resolve({ load: job.load, results: job.results, wallMs: job.started ? performance.now() - job.started : 0 });
   }

@@ -72,7 +72,8 @@ function dispose(compiled: Compiled | null): void {
   if (compiled && !compiled.isolate.isDisposed) compiled.isolate.dispose();
 }
 
-const BINDER = `import * as guest from 'envforge:guest'; __envforge.bind(guest);`;
+const START_MARKER = `__envforge.markEvaluationStart();`;
+const BINDER = `import 'envforge:start'; import * as guest from 'envforge:guest'; __envforge.bind(guest);`;
 
 function compile(hash: string, source: string, limits: SandboxLimits): { compiled: Compiled | null; load: LoadInfo; name: string } {
   if (source.length > limits.maxSourceChars) {
@@ -95,15 +96,19 @@ function compile(hash: string, source: string, limits: SandboxLimits): { compile
     guest.instantiateSync(context, () => {
       throw new Error('imports are not allowed');
     });
+    const start = isolate.compileModuleSync(START_MARKER, { filename: 'envforge-start.js' });
+    start.instantiateSync(context, () => {
+      throw new Error('the start marker imports nothing');
+    });
     const binder = isolate.compileModuleSync(BINDER, { filename: 'envforge-binder.js' });
-    binder.instantiateSync(context, () => guest);
+    binder.instantiateSync(context, (specifier) => (specifier === 'envforge:start' ? start : guest));
     try {
       binder.evaluateSync({ timeout: limits.loadTimeoutMs });
     } catch (error) {
       throw classify(error, isolate, 'evaluating the module');
     }
-    if (context.evalSync('__envforge.bound()') !== true) {
-      throw new GuestFailure('E_ASYNC', 'the module did not finish evaluating: top-level await is not allowed');
+    if (context.evalSync('__envforge.bound()') !== true || context.evalSync('__envforge.boundAfterAwait()') === true) {
+      throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
     }
     const ref = (name: string) => context.evalSync(`__envforge.${name}`, { reference: true }) as ivm.Reference;
     const metaText = String(ref('meta').applySync(undefined, [], { timeout: limits.callTimeoutMs }));
@@ -165,8 +170,11 @@ function prepareCalls(calls: Call[], name: string): unknown[] {
 }
 
 function runJob(job: JobMessage, source: string): void {
+  const cachedBefore = cache.has(job.hash) && !job.fresh;
   const entry = entryFor(job, source);
   send({ type: 'loaded', id: job.id, load: entry.load });
+  // A fresh compile is where loads fail; report it at once so a later crash is not mistaken for one.
+  if (!cachedBefore) flush();
   const total = job.calls.length;
   if (!entry.load.ok) {
     if (total > 0) send({ type: 'failed', id: job.id, from: 0, count: total, code: entry.load.code, message: entry.load.message, fn: 'load' });

@@ -1,0 +1,50 @@
+// The validator classifies a corpus of candidates as expected: good environments are admitted, broken
+// ones (one defect each) and hostile ones are rejected with the expected code; every seed is admitted.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listSeeds } from '../library/seeds.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { buildNoveltyIndex } from '../validators/library-index.js';
+import type { NoveltyIndex } from '../validators/novelty.js';
+import { validateCandidate } from '../validators/validate.js';
+
+interface Expectation {
+  file: string;
+  verdict: 'admit' | 'reject';
+  codes: string[];
+  why: string;
+}
+
+const CORPUS = new URL('./fixtures/candidates/', import.meta.url);
+const manifest = JSON.parse(readFileSync(new URL('manifest.json', CORPUS), 'utf8')) as Expectation[];
+const pool = new SandboxPool();
+let novelty: NoveltyIndex;
+beforeAll(async () => {
+  novelty = await buildNoveltyIndex(pool, null);
+});
+afterAll(() => pool.close());
+
+it('has a corpus of at least 45 candidates: good, broken and hostile', () => {
+  expect(manifest.length).toBeGreaterThanOrEqual(45);
+  for (const kind of ['good-', 'broken-', 'hostile-']) expect(manifest.filter((m) => m.file.startsWith(kind)).length).toBeGreaterThanOrEqual(8);
+});
+
+describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
+  it(`is ${verdict === 'admit' ? 'admitted' : `rejected with ${codes.join(' or ')}`}`, async () => {
+    const report = await validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty });
+    const found = report.problems.map((p) => `${p.code} [${p.stage}] ${p.message}`);
+    expect(report.verdict, `${why}\n${found.join('\n')}`).toBe(verdict);
+    if (verdict === 'reject') expect(report.problems.map((p) => p.code), why).toEqual(expect.arrayContaining([expect.toBeOneOf(codes)]));
+    // Every rejection explains itself; every admission carries its difficulty curve.
+    for (const p of report.problems) expect(p.message.length).toBeGreaterThan(10);
+    if (verdict === 'admit') expect(report.curve.length).toBe(report.meta?.levels);
+  });
+});
+
+describe('every seed is admitted', () => {
+  it.each(listSeeds().map((s) => [s.name, s.source]))('%s', async (_name, source) => {
+    const report = await validateCandidate(source, { pool, novelty });
+    expect(report.verdict, report.problems.map((p) => `${p.code}: ${p.message}`).join('\n')).toBe('admit');
+    expect(report.stages.find((s) => s.stage === 'review')?.skipped).toMatch(/no LLM reviewer/);
+  });
+});
