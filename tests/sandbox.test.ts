@@ -144,7 +144,8 @@ describe('modules that cannot load fail every call with the load problem', () =>
   const cases: Array<[string, string, string]> = [
     ['a syntax error', 'export const meta = {;', 'E_SYNTAX'],
     ['an import statement', "import fs from 'node:fs';\n" + envSource(), 'E_IMPORT'],
-    ['top-level await', 'await new Promise(() => {});\n' + envSource(), 'E_ASYNC'],
+    ['top-level await that never settles', 'await new Promise(() => {});\n' + envSource(), 'E_ASYNC'],
+    ['top-level await that settles at once', 'const table = await Promise.resolve([1, 2, 3]);\n' + envSource(), 'E_ASYNC'],
     ['a top-level infinite loop', 'for (;;) {}\n' + envSource(), 'E_TIMEOUT'],
     ['a top-level throw', "throw new Error('boom');\n" + envSource(), 'E_THROWN'],
     ['tampering with the trampoline', '__envforge.bind({ generate() { return { prompt: "fake" }; } });\n' + envSource(), 'E_TAMPER'],
