@@ -25,16 +25,19 @@ export interface SandboxPoolOptions {
   maxJobsPerWorker: number;
   /** Node heap of a worker process (isolates have their own limit). */
   workerHeapMb: number;
+  /** Extra Node flags for worker processes (e.g. --cpu-prof when profiling). */
+  execArgv: string[];
 }
 
 export const DEFAULT_POOL_OPTIONS = {
   workers: Math.max(1, availableParallelism()),
   limits: DEFAULT_LIMITS,
   graceMs: 1_500,
-  maxCachedPerWorker: 8,
+  maxCachedPerWorker: 32,
   maxCallsPerIsolate: 50_000,
   maxJobsPerWorker: 5_000,
   workerHeapMb: 512,
+  execArgv: [],
 } satisfies SandboxPoolOptions;
 
 export interface RunRequest {
@@ -82,7 +85,7 @@ class Worker {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(options: SandboxPoolOptions, onMessage: (w: Worker, m: WorkerMessage) => void, onExit: (w: Worker, code: number | null, signal: string | null) => void) {
-    const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`];
+    const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`, ...options.execArgv];
     if (WORKER_FILE.endsWith('.ts')) execArgv.push('--import', 'tsx');
     this.child = fork(WORKER_FILE, [], {
       execArgv,
@@ -193,7 +196,9 @@ export class SandboxPool {
             if (w.exited) return resolve();
             w.setActive(true); // an unref'd child would let the process end before its exit arrives
             w.child.once('exit', () => resolve());
-            w.child.kill('SIGKILL');
+            // Idle workers leave when their channel closes; busy or stuck ones are killed after a grace period.
+            if (w.job === null && w.child.connected) w.child.disconnect();
+            setTimeout(() => w.child.kill('SIGKILL'), w.job === null ? 1_000 : 0).unref();
           }),
       ),
     );

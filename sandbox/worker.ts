@@ -11,7 +11,7 @@ interface WorkerOptions {
   maxCached: number;
   maxCallsPerIsolate: number;
 }
-const options: WorkerOptions = { maxCached: 8, maxCallsPerIsolate: 50_000, ...JSON.parse(process.env.ENVFORGE_WORKER_OPTIONS ?? '{}') };
+const options: WorkerOptions = { maxCached: 32, maxCallsPerIsolate: 50_000, ...JSON.parse(process.env.ENVFORGE_WORKER_OPTIONS ?? '{}') };
 
 /** A compiled candidate: one isolate, one context, references to the trampoline's functions. */
 interface Compiled {
@@ -318,6 +318,9 @@ process.on('message', (raw: unknown) => {
   }
   send({ type: 'done', id: message.id });
 });
+
+// The supervisor closes the channel to let an idle worker leave.
+process.on('disconnect', () => process.exit(0));
 
 send({ type: 'ready' });
 flush();
