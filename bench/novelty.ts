@@ -1,4 +1,6 @@
 // Benchmarks stage 8 (novelty): one candidate's check against a library of 10,000 synthetic environment fingerprints, LSH query side by side with a full scan.
+import { deriveRngState } from '../sandbox/rng.js';
+import { loadPlainRuntime } from '../sandbox/runtime.js';
 import {
   NoveltyIndex,
   estimateSimilarity,
@@ -22,16 +24,10 @@ const SEED = 0x0e4f0e4f;
 
 type Rand = () => number;
 
-/** mulberry32: small, fast, seeded; the bench never uses Math.random. */
-function prng(seed: number): Rand {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** The product's own seeded rng (xoshiro128**), so synthetic libraries are reproducible. */
+function prng(seed: number): () => number {
+  const rng = loadPlainRuntime().makeRng(...deriveRngState('synthetic-library', seed, 1));
+  return () => rng.float();
 }
 
 const int = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));

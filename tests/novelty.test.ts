@@ -1,4 +1,6 @@
 // Stage 8 (novelty): fingerprints survive renames and constant changes, tell different tasks apart, and the LSH index finds what a full scan finds.
+import { deriveRngState } from '../sandbox/rng.js';
+import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { describe, it, expect } from 'vitest';
 import {
   DEFAULT_NOVELTY_OPTIONS,
@@ -150,16 +152,10 @@ const palindromePrompts = (seed: number): string[] =>
     return `Find the longest palindromic substring of "${text}". If several have the same length, give the leftmost. Answer as <answer>substring</answer>.`;
   });
 
-/** Small seeded PRNG (mulberry32) for synthetic libraries. */
+/** The product's own seeded rng (xoshiro128**), so synthetic libraries are reproducible. */
 function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = loadPlainRuntime().makeRng(...deriveRngState('synthetic-library', seed, 1));
+  return () => rng.float();
 }
 
 // ------------------------------------------------------------------------------------------ code

@@ -291,8 +291,8 @@ export function normaliseCode(source: string): string[] {
     }
     return false;
   };
-  const enterTemplateText = (): void => {
-    out.push('str');
+  // After a template chunk: either an interpolation opens (track its brace depth) or the template ended.
+  const continueTemplate = (): void => {
     if (scanTemplateText()) {
       templateStack.push(braceDepth);
       braceDepth++;
@@ -300,6 +300,10 @@ export function normaliseCode(source: string): string[] {
     } else {
       prevEndsExpression = true;
     }
+  };
+  const enterTemplateText = (): void => {
+    out.push('str');
+    continueTemplate();
   };
 
   while (i < n) {
@@ -341,13 +345,7 @@ export function normaliseCode(source: string): string[] {
       templateStack.pop();
       braceDepth--;
       i++;
-      if (scanTemplateText()) {
-        templateStack.push(braceDepth);
-        braceDepth++;
-        prevEndsExpression = false;
-      } else {
-        prevEndsExpression = true;
-      }
+      continueTemplate();
       continue;
     }
     if ((c >= 48 && c <= 57) || (c === 46 && s.charCodeAt(i + 1) >= 48 && s.charCodeAt(i + 1) <= 57)) {
