@@ -12,5 +12,9 @@ export { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './validators/o
 export { STAGES, type LevelStats, type Problem, type StageName, type StageReport, type ValidationReport } from './validators/report.js';
 export type { Reviewer } from './validators/context.js';
 export { NoveltyIndex, type Fingerprint } from './validators/novelty.js';
-export { buildNoveltyIndex, fingerprintSource } from './validators/library-index.js';
+export { buildNoveltyIndex, fingerprintSource, noveltyIndexOf, seedNoveltyIndex } from './validators/library-index.js';
 export { listSeeds, type SeedFile } from './library/seeds.js';
+export { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type Library, type LibraryStats, type Lineage, type ListFilter } from './library/contract.js';
+export { SqliteLibrary, DEFAULT_SQLITE_OPTIONS, type SqliteLibraryOptions } from './library/sqlite.js';
+export { openLibrary, resolveLibraryDir } from './library/open.js';
+export { revalidate, seedLibrary } from './library/maintenance.js';

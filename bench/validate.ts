@@ -1,14 +1,14 @@
 // Validator latency: full validation per candidate over the seeds, p50 and p95.
 import { listSeeds } from '../library/seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { buildNoveltyIndex } from '../validators/library-index.js';
+import { seedNoveltyIndex } from '../validators/library-index.js';
 import { validateCandidate } from '../validators/validate.js';
 import type { BenchEntries } from './types.js';
 
 export async function benchValidate(rounds = 3): Promise<BenchEntries> {
   const pool = new SandboxPool();
   try {
-    const novelty = await buildNoveltyIndex(pool, null);
+    const novelty = await seedNoveltyIndex(pool);
     const seeds = listSeeds();
     const times: number[] = [];
     let rejected = 0;

@@ -5,6 +5,7 @@ import { EnvforgeError, UsageError } from '../contract/errors.js';
 import { CliFailure, processIo, type Io } from './io.js';
 import { registerSample } from './sample.js';
 import { registerValidate } from './validate.js';
+import { registerLibrary } from './library.js';
 import { VERSION } from '../library/version.js';
 
 export function buildProgram(io: Io): Command {
@@ -16,14 +17,19 @@ export function buildProgram(io: Io): Command {
     .exitOverride();
   registerSample(program, io);
   registerValidate(program, io);
+  registerLibrary(program, io);
   program
     .command('run')
     .description('the nightly synthesis batch (not built yet: see README, "Status")')
     .allowUnknownOption()
     .action(() => {
-      throw new CliFailure('envforge run is not built yet: the LLM agents, the library store and the batch are planned (README, "Status"). Today: `envforge sample` and `envforge validate`.', 2);
+      throw new CliFailure('envforge run is not built yet: the LLM agents and the batch are planned (README, "Status"). Today: `envforge sample`, `envforge validate` and `envforge library`.', 2);
     });
-  for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+  const configure = (command: Command): void => {
+    command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+    command.commands.forEach(configure);
+  };
+  program.commands.forEach(configure);
   return program;
 }
 

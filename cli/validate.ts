@@ -3,6 +3,7 @@
 // rejected, 2 on a usage error.
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
+import { resolveLibraryDir } from '../library/open.js';
 import { DEFAULT_LIBRARY_DIR } from '../library/paths.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { buildNoveltyIndex } from '../validators/library-index.js';
@@ -23,7 +24,7 @@ export function registerValidate(program: Command, io: Io): void {
     .command('validate')
     .description('run the staged validator (static, execution, determinism, solvability, hack resistance, diversity, difficulty, novelty) on environment modules')
     .argument('<files...>', 'environment module files (.js)')
-    .option('--library <dir>', `library to check novelty against (a missing directory is an empty library; default: ${DEFAULT_LIBRARY_DIR}, or $ENVFORGE_LIBRARY)`)
+    .option('--library <dir>', `library to check novelty against (default: $ENVFORGE_LIBRARY, else ${DEFAULT_LIBRARY_DIR}); where no library exists yet, the seeds it would start with`)
     .option('--json', 'one JSON object per file per line', false)
     .option('--seeds <N>', 'instances sampled per level (default 20; at least 200 in all)', integerOption('--seeds', 2, 10_000))
     .addHelpText('after', '\nExit codes: 0 all admitted, 1 any rejected, 2 usage error.\n\nExample:\n  envforge validate seeds/*.js --json | jq .verdict')
@@ -32,8 +33,8 @@ export function registerValidate(program: Command, io: Io): void {
 
 async function validate(files: string[], options: ValidateCliOptions, io: Io): Promise<void> {
   const candidates = files.map((f) => ({ file: f, ...readEnvFile(f) })); // usage errors before any work
-  const libraryDir = options.library ?? process.env.ENVFORGE_LIBRARY ?? DEFAULT_LIBRARY_DIR;
   if (options.library === '') throw new UsageError('--library needs a directory');
+  const libraryDir = resolveLibraryDir(options.library);
   const pool = new SandboxPool();
   try {
     const novelty = await buildNoveltyIndex(pool, libraryDir);

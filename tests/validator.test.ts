@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listSeeds } from '../library/seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { buildNoveltyIndex } from '../validators/library-index.js';
+import { seedNoveltyIndex } from '../validators/library-index.js';
 import type { NoveltyIndex } from '../validators/novelty.js';
 import { validateCandidate } from '../validators/validate.js';
 
@@ -20,7 +20,7 @@ const manifest = JSON.parse(readFileSync(new URL('manifest.json', CORPUS), 'utf8
 const pool = new SandboxPool();
 let novelty: NoveltyIndex;
 beforeAll(async () => {
-  novelty = await buildNoveltyIndex(pool, null);
+  novelty = await seedNoveltyIndex(pool);
 });
 afterAll(() => pool.close());
 

@@ -1,8 +1,8 @@
-// Builds the novelty index the validator checks candidates against, from environment sources (the
-// seeds and a library folder's modules) by sampling each in the sandbox and fingerprinting it.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// Builds the novelty index the validator checks candidates against: from a library's stored fingerprints,
+// or, before a library exists, from the seeds sampled in the sandbox.
 import { MetaSchema } from '../contract/schema.js';
+import type { Library } from '../library/contract.js';
+import { libraryExists, openLibrary } from '../library/open.js';
 import { listSeeds } from '../library/seeds.js';
 import { runEpisodes, type Episode } from '../sandbox/episodes.js';
 import { hashSource, type SandboxPool } from '../sandbox/pool.js';
@@ -20,27 +20,33 @@ export async function fingerprintSource(pool: SandboxPool, source: string): Prom
   return { name: meta.data.name, fingerprint: fingerprintOf({ source, episodes: episodes.filter((e): e is Episode => e.ok) }) };
 }
 
-/** Every .js file under dir (missing dir: none), at most `max`. */
-export function listModules(dir: string, max = 100_000): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d).sort()) {
-      if (out.length >= max || entry.startsWith('.') || entry === 'node_modules') continue;
-      const path = join(d, entry);
-      const stat = statSync(path);
-      if (stat.isDirectory()) walk(path);
-      else if (entry.endsWith('.js')) out.push(path);
-    }
-  };
-  walk(dir);
-  return out;
+/** The novelty index of a library's active environments, from the fingerprints stored at admission. */
+export async function noveltyIndexOf(library: Library): Promise<NoveltyIndex> {
+  const index = new NoveltyIndex();
+  for (const env of await library.list()) if (env.fingerprint) index.add(noveltyId(env.name, env.hash), env.fingerprint);
+  return index;
 }
 
-export async function buildNoveltyIndex(pool: SandboxPool, libraryDir: string | null, includeSeeds = true): Promise<NoveltyIndex> {
+/** The seeds' index: what a library that does not exist yet would start with (`envforge library init`). */
+export async function seedNoveltyIndex(pool: SandboxPool): Promise<NoveltyIndex> {
   const index = new NoveltyIndex();
-  const sources = [...(includeSeeds ? listSeeds().map((s) => s.source) : []), ...(libraryDir ? listModules(libraryDir).map((f) => readFileSync(f, 'utf8')) : [])];
-  const prints = await Promise.all(sources.map(async (source) => ({ source, print: await fingerprintSource(pool, source) })));
-  for (const { source, print } of prints) if (print) index.add(noveltyId(print.name, hashSource(source)), print.fingerprint);
+  const seeds = listSeeds();
+  const prints = await Promise.all(seeds.map((s) => fingerprintSource(pool, s.source)));
+  prints.forEach((print, i) => {
+    if (print) index.add(noveltyId(print.name, hashSource((seeds[i] as { source: string }).source)), print.fingerprint);
+  });
   return index;
+}
+
+/** The index `validate --library DIR` checks against: the library's, or the seeds' when DIR holds no library yet. */
+export async function buildNoveltyIndex(pool: SandboxPool, libraryDir: string | null): Promise<NoveltyIndex> {
+  if (libraryDir && libraryExists(libraryDir)) {
+    const library = openLibrary(libraryDir, { readonly: true });
+    try {
+      return await noveltyIndexOf(library);
+    } finally {
+      await library.close();
+    }
+  }
+  return seedNoveltyIndex(pool);
 }

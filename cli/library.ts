@@ -1,0 +1,154 @@
+// `envforge library init|list|show|retire|revalidate|stats|check`: the library's own commands, each
+// with --json and --library DIR.
+import type { Command } from 'commander';
+import { UsageError } from '../contract/errors.js';
+import type { EnvRecord, Library } from '../library/contract.js';
+import { seedLibrary, revalidate } from '../library/maintenance.js';
+import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { CliFailure, type Io } from './io.js';
+
+interface Common {
+  library?: string;
+  json: boolean;
+}
+
+const LIBRARY_HELP = 'library folder (default: $ENVFORGE_LIBRARY, else the project\'s generated/)';
+
+/** Parses NAME or NAME@VERSION. */
+function parseRef(ref: string): { name: string; version?: number } {
+  const at = ref.lastIndexOf('@');
+  if (at < 0) return { name: ref };
+  const version = Number(ref.slice(at + 1));
+  if (!Number.isSafeInteger(version) || version < 1) throw new UsageError(`"${ref}": the version after @ must be a positive integer`);
+  return { name: ref.slice(0, at), version };
+}
+
+async function withLibrary<T>(options: Common, readonly: boolean, fn: (library: Library) => Promise<T>): Promise<T> {
+  const library = openLibrary(resolveLibraryDir(options.library), { readonly });
+  try {
+    return await fn(library);
+  } finally {
+    await library.close();
+  }
+}
+
+function summary(env: EnvRecord): string {
+  const status = env.status === 'retired' ? `  retired: ${env.retiredReason}` : '';
+  return `${`${env.name}@${env.version}`.padEnd(36)} ${env.meta.skills.join(',').padEnd(32)} levels 1-${String(env.meta.levels).padEnd(3)} ${env.lineage.author}${status}`;
+}
+
+function brief(env: EnvRecord): Record<string, unknown> {
+  return { name: env.name, version: env.version, hash: env.hash, status: env.status, retiredReason: env.retiredReason, skills: env.meta.skills, levels: env.meta.levels, author: env.lineage.author, createdAt: env.createdAt };
+}
+
+export function registerLibrary(program: Command, io: Io): void {
+  const library = program.command('library').description('the library of admitted environments: init, list, show, retire, revalidate, stats, check');
+  const common = (command: Command) => command.option('--library <dir>', LIBRARY_HELP).option('--json', 'machine-readable output', false);
+
+  common(library.command('init').description('create a library and admit the seed environments (validated first); safe to re-run')).action(async (options: Common) => {
+    const dir = resolveLibraryDir(options.library);
+    const created = !libraryExists(dir);
+    const lib = openLibrary(dir, { create: true });
+    const pool = new SandboxPool();
+    try {
+      const outcomes = await seedLibrary(lib, pool, (o) => {
+        if (!options.json) io.out(`${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`);
+      });
+      if (options.json) io.out(JSON.stringify({ library: dir, created, seeds: outcomes }));
+      else io.out(`${created ? 'created' : 'updated'} the library at ${dir}`);
+      if (outcomes.some((o) => o.status === 'rejected')) io.exitCode = 1;
+    } finally {
+      await pool.close();
+      await lib.close();
+    }
+  });
+
+  common(library.command('list').description('admitted environments, newest version of each'))
+    .option('--status <status>', 'active, retired or all', 'active')
+    .option('--skills <list>', 'only environments with one of these comma-separated skills')
+    .option('--all-versions', 'every version, not only the newest', false)
+    .action(async (options: Common & { status: string; skills?: string; allVersions: boolean }) => {
+      if (!['active', 'retired', 'all'].includes(options.status)) throw new UsageError(`--status must be active, retired or all, not "${options.status}"`);
+      await withLibrary(options, true, async (lib) => {
+        const envs = await lib.list({ status: options.status as 'active', allVersions: options.allVersions, ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()) } : {}) });
+        if (options.json) for (const env of envs) io.out(JSON.stringify(brief(env)));
+        else {
+          for (const env of envs) io.out(summary(env));
+          io.out(`${envs.length} environment${envs.length === 1 ? '' : 's'}`);
+        }
+      });
+    });
+
+  common(library.command('show').description('one environment: meta, lineage, status, difficulty curve').argument('<name[@version]>'))
+    .option('--source', 'print the module source instead', false)
+    .action(async (ref: string, options: Common & { source: boolean }) => {
+      const { name, version } = parseRef(ref);
+      await withLibrary(options, true, async (lib) => {
+        const env = await lib.get(name, version);
+        if (!env) throw new CliFailure(`unknown environment "${ref}"`, 1);
+        if (options.source) return io.out(await lib.source(env));
+        if (options.json) return io.out(JSON.stringify(env));
+        io.out(summary(env));
+        io.out(`  ${env.meta.title}: ${env.meta.description}`);
+        io.out(`  hash ${env.hash}  validator ${env.validatorVersion}  admitted ${env.createdAt}`);
+        io.out(`  lineage ${JSON.stringify(env.lineage)}`);
+        io.out('  level  prompt  instance  distinct answers');
+        for (const l of env.curve) io.out(`  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ${l.instanceChars.toFixed(0).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}`);
+      });
+    });
+
+  common(library.command('retire').description('retire an environment (every active version, or NAME@VERSION)').argument('<name[@version]>'))
+    .requiredOption('--reason <text>', 'why it is retired (kept with it)')
+    .action(async (ref: string, options: Common & { reason: string }) => {
+      const { name, version } = parseRef(ref);
+      await withLibrary(options, false, async (lib) => {
+        const changed = await lib.retire(name, options.reason, version);
+        if (options.json) io.out(JSON.stringify({ retired: changed.map(brief) }));
+        else io.out(changed.length ? changed.map((e) => `retired ${e.name}@${e.version}`).join('\n') : `nothing to retire: ${ref} is not active`);
+      });
+    });
+
+  common(library.command('revalidate').description('re-run the validator on active environments and retire those it now rejects').argument('[names...]'))
+    .action(async (names: string[], options: Common) => {
+      await withLibrary(options, false, async (lib) => {
+        const pool = new SandboxPool();
+        try {
+          const outcomes = await revalidate(lib, pool, names, (o) => {
+            if (options.json) io.out(JSON.stringify(o));
+            else io.out(`${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}  ${o.ms} ms`);
+          });
+          if (!options.json) io.out(`${outcomes.filter((o) => o.retired).length} of ${outcomes.length} retired`);
+        } finally {
+          await pool.close();
+        }
+      });
+    });
+
+  common(library.command('stats').description('counts by skill, status and author, and the level range (the architect\'s coverage input)')).action(async (options: Common) => {
+    await withLibrary(options, true, async (lib) => {
+      const stats = await lib.stats();
+      if (options.json) return io.out(JSON.stringify(stats));
+      io.out(`${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} rejections kept`);
+      io.out(`status: ${Object.entries(stats.byStatus).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
+      io.out(`authors: ${Object.entries(stats.byAuthor).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
+      io.out(`levels: ${stats.levels ? `${stats.levels.min}-${stats.levels.max}` : '-'}`);
+      io.out(`skills: ${Object.entries(stats.bySkill).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
+    });
+  });
+
+  common(library.command('check').description('integrity check: index, module files against their hashes, orphan files'))
+    .option('--gc', 'remove orphan files left by an interrupted admission', false)
+    .action(async (options: Common & { gc: boolean }) => {
+      await withLibrary(options, !options.gc, async (lib) => {
+        const report = await lib.integrityCheck();
+        const removed = options.gc ? await lib.gc() : [];
+        if (options.json) io.out(JSON.stringify({ ...report, removed }));
+        else {
+          io.out(report.ok ? `ok: ${report.checkedFiles} module files match their hashes` : `damaged:\n  ${report.problems.join('\n  ')}`);
+          if (report.orphanFiles.length) io.out(`${report.orphanFiles.length} orphan files${options.gc ? ' removed' : ' (remove with --gc)'}`);
+        }
+        if (!report.ok) io.exitCode = 1;
+      });
+    });
+}

@@ -1,0 +1,67 @@
+// Library jobs that need the validator: seeding a new library (init) and re-validating admitted
+// environments after a validator upgrade, retiring what no longer passes.
+import type { SandboxPool } from '../sandbox/pool.js';
+import { noveltyIndexOf } from '../validators/library-index.js';
+import type { ValidationReport } from '../validators/report.js';
+import { validateCandidate, VALIDATOR_VERSION } from '../validators/validate.js';
+import type { EnvRecord, Library } from './contract.js';
+import { LibraryError } from './contract.js';
+import { listSeeds } from './seeds.js';
+
+export interface SeedOutcome {
+  name: string;
+  status: 'admitted' | 'exists' | 'rejected';
+  version?: number;
+  problems?: string[];
+}
+
+/** Validates every seed against the library and admits it (lineage author 'seed'); idempotent. */
+export async function seedLibrary(library: Library, pool: SandboxPool, onProgress?: (outcome: SeedOutcome) => void): Promise<SeedOutcome[]> {
+  const outcomes: SeedOutcome[] = [];
+  for (const seed of listSeeds()) {
+    const novelty = await noveltyIndexOf(library);
+    const report = await validateCandidate(seed.source, { pool, novelty });
+    let outcome: SeedOutcome;
+    if (report.verdict === 'admit') {
+      const { status, env } = await library.admit({ source: seed.source, report, lineage: { author: 'seed', notes: { file: `seeds/${seed.name}.js` } } });
+      outcome = { name: seed.name, status, version: env.version };
+    } else {
+      outcome = { name: seed.name, status: 'rejected', problems: report.problems.map((p) => `${p.code}: ${p.message}`) };
+    }
+    outcomes.push(outcome);
+    onProgress?.(outcome);
+  }
+  return outcomes;
+}
+
+export interface RevalidationOutcome {
+  name: string;
+  version: number;
+  verdict: 'admit' | 'reject';
+  retired: boolean;
+  codes: string[];
+  ms: number;
+}
+
+/** Re-runs the validator on active environments (all, or the named ones) and retires those it rejects. */
+export async function revalidate(library: Library, pool: SandboxPool, names: string[] = [], onProgress?: (outcome: RevalidationOutcome) => void): Promise<RevalidationOutcome[]> {
+  const active = await library.list();
+  for (const name of names) if (!active.some((e) => e.name === name)) throw new LibraryError(`unknown or retired environment "${name}"`);
+  const targets: EnvRecord[] = names.length ? active.filter((e) => names.includes(e.name)) : active;
+  const novelty = await noveltyIndexOf(library);
+  const outcomes: RevalidationOutcome[] = [];
+  for (const env of targets) {
+    const report: ValidationReport = await validateCandidate(await library.source(env), { pool, novelty });
+    const codes = [...new Set(report.problems.map((p) => p.code))];
+    let retired = false;
+    if (report.verdict === 'reject') {
+      const first = report.problems[0];
+      await library.retire(env.name, `revalidation with validator ${VALIDATOR_VERSION} rejected it: ${codes.join(', ')}${first ? ` (${first.message})` : ''}`, env.version);
+      retired = true;
+    }
+    const outcome = { name: env.name, version: env.version, verdict: report.verdict, retired, codes, ms: report.ms };
+    outcomes.push(outcome);
+    onProgress?.(outcome);
+  }
+  return outcomes;
+}

@@ -1,0 +1,45 @@
+// Schema migrations of the SQLite library index, numbered by PRAGMA user_version. Append only: a shipped
+// migration never changes, and a library written by a newer envforge is refused, not rewritten.
+
+/** 'EFOR': marks a SQLite file as an envforge library, so a foreign database is never migrated. */
+export const APPLICATION_ID = 0x45464f52;
+
+export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE envs (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        meta TEXT NOT NULL,
+        skills TEXT NOT NULL,
+        levels INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'retired')),
+        retired_reason TEXT,
+        report TEXT NOT NULL,
+        curve TEXT NOT NULL,
+        fingerprint TEXT,
+        lineage TEXT NOT NULL,
+        author TEXT NOT NULL,
+        validator_version TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (name, version)
+      );
+      CREATE INDEX envs_status ON envs (status, name);
+      CREATE TABLE rejections (
+        id INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL,
+        name TEXT,
+        codes TEXT NOT NULL,
+        report TEXT NOT NULL,
+        lineage TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

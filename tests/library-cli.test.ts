@@ -1,0 +1,100 @@
+// The library's commands through the real binary: init admits the validated seeds, list/show/stats/check
+// read it, retire and revalidate change status with a reason, and validate checks novelty against it.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { hashSource } from '../sandbox/pool.js';
+import { SqliteLibrary } from '../library/sqlite.js';
+import type { ValidationReport } from '../validators/report.js';
+import { envSource } from './helpers/env-source.js';
+
+const MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const run = async (...args: string[]) => {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [MAIN, ...args], { maxBuffer: 64 * 2 ** 20 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+};
+const json = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l));
+const dir = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
+
+beforeAll(async () => {
+  const { code, stdout } = await run('library', 'init', '--library', dir, '--json');
+  expect(code).toBe(0);
+  const [result] = json(stdout);
+  expect(result.created).toBe(true);
+  expect(result.seeds.every((s: { status: string }) => s.status === 'admitted')).toBe(true);
+});
+
+describe('envforge library', () => {
+  it('init is idempotent: re-running admits nothing new', async () => {
+    const [result] = json((await run('library', 'init', '--library', dir, '--json')).stdout);
+    expect(result.created).toBe(false);
+    expect(new Set(result.seeds.map((s: { status: string }) => s.status))).toEqual(new Set(['exists']));
+  });
+
+  it('lists, shows and counts the seeds', async () => {
+    const list = json((await run('library', 'list', '--library', dir, '--json')).stdout);
+    expect(list.length).toBeGreaterThanOrEqual(12);
+    expect(list[0]).toMatchObject({ version: 1, status: 'active', author: 'seed' });
+    const shown = json((await run('library', 'show', 'planted-sat@1', '--library', dir, '--json')).stdout)[0];
+    expect(shown).toMatchObject({ name: 'planted-sat', version: 1, lineage: { author: 'seed' } });
+    expect(shown.curve).toHaveLength(10);
+    const source = (await run('library', 'show', 'planted-sat', '--source', '--library', dir)).stdout;
+    expect(hashSource(source.replace(/\n$/, ''))).toBe(shown.hash);
+    const stats = json((await run('library', 'stats', '--library', dir, '--json')).stdout)[0];
+    expect(stats).toMatchObject({ environments: list.length, byAuthor: { seed: list.length }, levels: { min: 1, max: 10 } });
+    expect((await run('library', 'check', '--library', dir)).stdout).toMatch(/^ok: \d+ module files match their hashes/);
+  });
+
+  it('validate checks novelty against the library: a renamed copy is a duplicate, an admitted module is itself', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'envforge-copy-'));
+    const copy = join(tmp, 'copy.js');
+    writeFileSync(copy, readFileSync('seeds/job-scheduling.js', 'utf8').replace("name: 'job-scheduling'", "name: 'task-picking'"));
+    const [rejected] = json((await run('validate', copy, '--json', '--library', dir)).stdout);
+    expect(rejected.problems.map((p: { code: string }) => p.code)).toContain('E_DUPLICATE_CODE');
+    const [same] = json((await run('validate', 'seeds/job-scheduling.js', '--json', '--library', dir)).stdout);
+    expect(same.verdict).toBe('admit');
+  });
+
+  it('revalidate retires what the validator now rejects, with the reason', async () => {
+    // Plant an environment whose verifier pays for anything, admitted under a forged report.
+    const source = envSource({ meta: "{ name: 'forged-admission', title: 'F', description: 'Admitted without a real validation.', skills: ['testing'], levels: 3 }", verify: 'return 1;' });
+    const seedReport = json((await run('library', 'show', 'expression-eval', '--library', dir, '--json')).stdout)[0].report as ValidationReport;
+    const library = SqliteLibrary.open(dir);
+    await library.admit({ source, report: { ...seedReport, fingerprint: null, hash: hashSource(source), name: 'forged-admission', meta: { name: 'forged-admission', title: 'F', description: 'x', skills: ['testing'], levels: 3 } }, lineage: { author: 'test' } });
+    await library.close();
+    const outcomes = json((await run('library', 'revalidate', 'forged-admission', 'expression-eval', '--library', dir, '--json')).stdout);
+    expect(outcomes.map((o: { name: string; retired: boolean }) => [o.name, o.retired])).toEqual([
+      ['expression-eval', false],
+      ['forged-admission', true],
+    ]);
+    const shown = json((await run('library', 'show', 'forged-admission', '--library', dir, '--json')).stdout)[0];
+    expect(shown.status).toBe('retired');
+    expect(shown.retiredReason).toMatch(/revalidation .* rejected it: .*E_ACCEPTS_EMPTY/);
+  });
+
+  it('retire needs a reason and names unknown environments', async () => {
+    expect(await run('library', 'retire', 'knapsack-value', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/--reason/) });
+    expect(await run('library', 'retire', 'no-such-env', '--reason', 'x', '--library', dir)).toMatchObject({ code: 1, stderr: expect.stringMatching(/unknown environment "no-such-env"/) });
+    const [result] = json((await run('library', 'retire', 'knapsack-value@1', '--reason', 'replaced by a harder variant', '--library', dir, '--json')).stdout);
+    expect(result.retired).toEqual([expect.objectContaining({ name: 'knapsack-value', version: 1, retiredReason: 'replaced by a harder variant' })]);
+    const retired = json((await run('library', 'list', '--status', 'retired', '--library', dir, '--json')).stdout).map((e: { name: string }) => e.name);
+    expect(retired).toContain('knapsack-value');
+  });
+
+  it('refuses a missing or corrupt library with a clear message and a non-zero exit', async () => {
+    expect(await run('library', 'list', '--library', join(dir, 'nope'))).toMatchObject({ code: 1, stderr: expect.stringMatching(/no library at .*envforge library init/) });
+    const bad = mkdtempSync(join(tmpdir(), 'envforge-bad-'));
+    writeFileSync(join(bad, 'library.sqlite'), 'this is not a database'.repeat(100));
+    expect(await run('library', 'stats', '--library', bad)).toMatchObject({ code: 1, stderr: expect.stringMatching(/not an envforge library index/) });
+    expect(await run('library', 'list', '--status', 'gone', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/--status must be/) });
+  });
+});
