@@ -6,7 +6,7 @@ import type { Call, CallResult, EpisodeValue, SandboxLimits } from '../sandbox/p
 import { envSource } from './helpers/env-source.js';
 
 // Short limits keep the suite fast; the deadline (kill) path still gets exercised.
-const pool = new SandboxPool({ workers: 2, graceMs: 500, limits: { callTimeoutMs: 400, loadTimeoutMs: 400, sliceMs: 50, memoryMb: 64 } });
+const pool = new SandboxPool({ workers: 2, graceMs: 500, limits: { callTimeoutMs: 400, loadTimeoutMs: 1_000, sliceMs: 50, memoryMb: 64 } });
 afterAll(() => pool.close());
 
 const generateCalls = (levels: number[]): Call[] => levels.map((level) => ({ op: 'generate', seed: 7, level }));
