@@ -62,7 +62,7 @@ export interface LibraryStats {
   byStatus: Record<string, number>;
   bySkill: Record<string, number>;
   byAuthor: Record<string, number>;
-  /** Levels of active environments: the range of difficulty the library covers. */
+  /** The fewest and the most levels among active environments. */
   levels: { min: number; max: number } | null;
   rejections: number;
 }

@@ -2,7 +2,7 @@
 // (envs/<sha256>.js). Admission writes the file (temp, fsync, rename) and the row inside one write
 // transaction, so a crash leaves at most an orphan file that no reader can see and gc() removes.
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Meta } from '../contract/schema.js';
 import { hashSource } from '../sandbox/pool.js';
@@ -81,8 +81,9 @@ function writeFileAtomic(path: string, text: string): void {
 
 function describeOpenError(error: unknown, where: string): LibraryError {
   const e = error as NodeJS.ErrnoException & { code?: string };
-  if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS' || e.code === 'SQLITE_READONLY' || e.code === 'SQLITE_CANTOPEN') {
-    return new LibraryError(`cannot open the library at ${where} for writing (${e.code}): check the folder's permissions, or pass --library DIR`, { cause: error });
+  const code = e.code ?? '';
+  if (['EACCES', 'EPERM', 'EROFS', 'ENOTDIR'].includes(code) || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) {
+    return new LibraryError(`cannot open the library at ${where} (${code}): check that the path is a folder you may write to, or pass --library DIR`, { cause: error });
   }
   if (e.code === 'SQLITE_NOTADB' || e.code === 'SQLITE_CORRUPT') {
     return new LibraryError(`${where} is not an envforge library index (the file is corrupt or not a SQLite database)`, { cause: error });
@@ -115,10 +116,8 @@ export class SqliteLibrary implements Library {
       } catch (error) {
         throw describeOpenError(error, dir);
       }
-    } else if (existsSync(dir) && !statSync(dir).isDirectory()) {
-      throw new LibraryError(`${dir} is not a folder`);
     }
-    let db: Database.Database;
+    let db: Database.Database | undefined;
     try {
       db = new Database(indexPath, { readonly: opts.readonly, fileMustExist: opts.readonly });
       db.pragma('busy_timeout = 10000');
@@ -143,6 +142,7 @@ export class SqliteLibrary implements Library {
         throw new LibraryError(`the library at ${dir} needs a schema upgrade; open it once for writing (e.g. envforge library stats)`);
       }
     } catch (error) {
+      if (db?.open) db.close();
       if (error instanceof LibraryError) throw error;
       throw describeOpenError(error, indexPath);
     }
@@ -177,7 +177,12 @@ export class SqliteLibrary implements Library {
     const select = this.db.prepare<[string], Row>('SELECT * FROM envs WHERE hash = ?');
     const run = this.db.transaction((): AdmitResult => {
       const existing = select.get(hash);
-      if (existing) return { status: 'exists', env: toRecord(existing) };
+      if (existing) {
+        // Same code again: a no-op, except that a missing or damaged module file is restored.
+        const path = this.filePath(hash);
+        if (!existsSync(path) || hashSource(readFileSync(path, 'utf8')) !== hash) writeFileAtomic(path, input.source);
+        return { status: 'exists', env: toRecord(existing) };
+      }
       const latest = this.db.prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM envs WHERE name = ?').get(meta.name);
       const version = (latest?.v ?? 0) + 1;
       // The file first, durably; the row makes it visible. A crash in between leaves only an orphan file.
@@ -300,7 +305,7 @@ export class SqliteLibrary implements Library {
       const meta = JSON.parse(row.meta) as Meta;
       for (const skill of meta.skills) count(bySkill, skill);
       count(byAuthor, (JSON.parse(row.lineage) as Lineage).author);
-      min = Math.min(min, 1);
+      min = Math.min(min, meta.levels);
       max = Math.max(max, meta.levels);
     }
     const rejections = (this.db.prepare('SELECT count(*) AS n FROM rejections').get() as { n: number }).n;
@@ -343,7 +348,7 @@ export class SqliteLibrary implements Library {
     return this.db.transaction(() => {
       const known = new Set(this.db.prepare<[], { hash: string }>('SELECT hash FROM envs').all().map((r) => r.hash));
       const orphans = this.orphans(known);
-      for (const path of orphans) rmSync(path, { force: true });
+      for (const path of orphans) rmSync(path, { force: true, recursive: true });
       return orphans;
     }).immediate();
   }

@@ -50,7 +50,7 @@ describe('envforge library', () => {
     const source = (await run('library', 'show', 'planted-sat', '--source', '--library', dir)).stdout;
     expect(hashSource(source.replace(/\n$/, ''))).toBe(shown.hash);
     const stats = json((await run('library', 'stats', '--library', dir, '--json')).stdout)[0];
-    expect(stats).toMatchObject({ environments: list.length, byAuthor: { seed: list.length }, levels: { min: 1, max: 10 } });
+    expect(stats).toMatchObject({ environments: list.length, byAuthor: { seed: list.length }, levels: { min: 10, max: 10 } });
     expect((await run('library', 'check', '--library', dir)).stdout).toMatch(/^ok: \d+ module files match their hashes/);
   });
 

@@ -1,0 +1,140 @@
+// A writer process for crash and concurrency tests: admits variant sources into a SQLite library in an
+// endless loop until it is killed. Run as
+//   node --import tsx tests/helpers/admit-loop.ts DIR START_INDEX
+// Every admission that returned is reported on stdout as `<status> <name> <version> <hash>` (written
+// synchronously: a reported line is committed), and `ready` follows the first one.
+// Imported (not run), it exports spawnAdmitLoop() for the tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { SqliteLibrary } from '../../library/sqlite.js';
+import { fakeAdmission, fakeRejection, sampleMeta, sampleSource, variantSource } from './library-fixtures.js';
+
+const SCRIPT = fileURLToPath(import.meta.url);
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Rejections the loop keeps, small so that the retention delete runs often. */
+export const LOOP_REJECTION_RETENTION = 25;
+export const LOOP_NAMES = ['crash-alpha', 'crash-beta', 'crash-gamma', 'crash-delta', 'crash-epsilon'] as const;
+/** A safety net: the loop stops by itself after this long even if nobody kills it. */
+const MAX_RUN_MS = 120_000;
+
+async function main(dir: string, start: number): Promise<void> {
+  const library = SqliteLibrary.open(dir, { create: true, rejectionRetention: LOOP_REJECTION_RETENTION });
+  const metas = LOOP_NAMES.map((name, k) => sampleMeta(name, { levels: 3 + k, skills: k % 2 ? ['graphs', 'search'] : ['arithmetic'] }));
+  const bases = metas.map((meta) => sampleSource(meta));
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const deadline = Date.now() + MAX_RUN_MS;
+  let ready = false;
+  for (let i = start; Date.now() < deadline; i++) {
+    const k = i % LOOP_NAMES.length;
+    const meta = metas[k]!;
+    const result = await library.admit(fakeAdmission(variantSource(bases[k]!, i), meta, `author-${i % 3}`));
+    say(`${result.status} ${result.env.name} ${result.env.version} ${result.env.hash}`);
+    if (!ready) {
+      say('ready');
+      ready = true;
+    }
+    // The no-op path: the same name's code from one round ago (admitted by this or an earlier writer,
+    // or, just after start, possibly never: then it is admitted now).
+    if (i % 3 === 1) {
+      const again = await library.admit(fakeAdmission(variantSource(bases[k]!, i - LOOP_NAMES.length), meta));
+      say(`${again.status} ${again.env.name} ${again.env.version} ${again.env.hash}`);
+    }
+    if (i % 4 === 2) await library.recordRejection(fakeRejection(`${variantSource(bases[k]!, i)}// rejected\n`, meta));
+  }
+  await library.close();
+}
+
+export interface AdmitLoop {
+  child: ChildProcess;
+  /** Resolves on the `ready` line; rejects if the child exits first or takes longer than the timeout. */
+  ready: Promise<void>;
+  /** Resolves when the child has exited and its output is read (never rejects). */
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** hash -> name@version of every admission the child reported as returned. */
+  committed: Map<string, string>;
+  stderr(): string;
+  /** SIGKILL (if still running) and wait for the exit, at most timeoutMs. */
+  kill(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnAdmitLoop(dir: string, start: number, readyTimeoutMs = 20_000): AdmitLoop {
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dir, String(start)], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const committed = new Map<string, string>();
+  let errText = '';
+  let pending = '';
+  let onReady: () => void = () => {};
+  let onFail: (e: Error) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    onReady = resolve;
+    onFail = reject;
+  });
+  const timer = setTimeout(() => onFail(new Error(`admit-loop was not ready within ${readyTimeoutMs} ms\n${errText}`)), readyTimeoutMs);
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === 'ready') {
+        clearTimeout(timer);
+        onReady();
+        continue;
+      }
+      const [status, name, version, hash] = line.split(' ');
+      if ((status === 'admitted' || status === 'exists') && hash) committed.set(hash, `${name}@${version}`);
+    }
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    errText += chunk;
+  });
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      onFail(new Error(`admit-loop exited before ready (code ${code}, signal ${signal})\n${errText}`));
+      resolve({ code, signal });
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      onFail(error);
+      resolve({ code: null, signal: null });
+    });
+  });
+  const kill = async (timeoutMs = 10_000) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    let t: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      t = setTimeout(() => reject(new Error(`admit-loop (pid ${child.pid}) did not exit within ${timeoutMs} ms of SIGKILL`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([closed, timeout]);
+    } finally {
+      clearTimeout(t);
+    }
+  };
+  // A caller that never awaits `ready` must not see an unhandled rejection.
+  ready.catch(() => {});
+  return { child, ready, closed, committed, stderr: () => errText, kill };
+}
+
+const isMain = (() => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(SCRIPT);
+  } catch {
+    return false;
+  }
+})();
+
+if (isMain) {
+  const [dir, start] = process.argv.slice(2);
+  if (!dir || start === undefined || !Number.isSafeInteger(Number(start))) {
+    process.stderr.write('usage: admit-loop.ts DIR START_INDEX\n');
+    process.exit(2);
+  }
+  main(dir, Number(start)).catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,359 @@
+// The Library contract as one shared suite: every implementation (SQLite now, PostgreSQL later) runs it
+// with its own factory, so they all behave the same for admission, versions, listing, retirement,
+// rejections, stats and integrity.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Meta } from '../contract/schema.js';
+import { LibraryError, type EnvRecord, type Library } from '../library/contract.js';
+import { hashSource } from '../sandbox/pool.js';
+import { fakeAdmission, fakeRejection, fakeReport, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
+
+export interface LibraryFixtureOptions {
+  /** Rejected candidates' reports kept at most (the factory must honour it). */
+  rejectionRetention?: number;
+}
+
+export interface LibraryFixture {
+  library: Library;
+  /** The folder the library keeps its module files under (`envs/<sha256>.js` unless modulePath says otherwise). */
+  dir: string;
+  cleanup(): Promise<void>;
+  /** Where the module file of a hash lives on disk; defaults to `<dir>/envs/<hash>.js`. */
+  modulePath?(hash: string): string;
+}
+
+const byNameVersion = (a: EnvRecord, b: EnvRecord) => a.name.localeCompare(b.name) || a.version - b.version;
+const ids = (envs: EnvRecord[]) => [...envs].sort(byNameVersion).map((e) => `${e.name}@${e.version}`);
+
+export function libraryContract(name: string, make: (options?: LibraryFixtureOptions) => Promise<LibraryFixture>): void {
+  describe(`${name} (Library contract)`, () => {
+    const open: LibraryFixture[] = [];
+    let f: LibraryFixture;
+    let lib: Library;
+
+    const fresh = async (options?: LibraryFixtureOptions) => {
+      const fixture = await make(options);
+      open.push(fixture);
+      return fixture;
+    };
+    const pathOf = (fixture: LibraryFixture, hash: string) => fixture.modulePath?.(hash) ?? join(fixture.dir, 'envs', `${hash}.js`);
+
+    /** Admits `source` (or a variant of the name's base source) under meta and returns the record. */
+    const admit = async (meta: Meta, variant?: number, author = 'test', library = lib) => {
+      const base = sampleSource(meta);
+      const source = variant === undefined ? base : variantSource(base, variant);
+      const result = await library.admit(fakeAdmission(source, meta, author));
+      return { ...result, source };
+    };
+
+    beforeEach(async () => {
+      f = await fresh();
+      lib = f.library;
+    });
+    afterEach(async () => {
+      for (const fixture of open.splice(0)) await fixture.cleanup();
+    });
+
+    describe('admit', () => {
+      it('admits new code as version 1 and stores the exact source on disk', async () => {
+        const meta = sampleMeta('first-env');
+        const { status, env, source } = await admit(meta);
+        expect(status).toBe('admitted');
+        expect(env).toMatchObject({ name: 'first-env', version: 1, hash: hashSource(source), status: 'active', retiredReason: null, meta, lineage: { author: 'test' }, validatorVersion: 'test', fingerprint: null });
+        expect(env.report.verdict).toBe('admit');
+        expect(env.report.hash).toBe(env.hash);
+        expect(env.curve).toEqual(env.report.curve);
+        expect(Number.isNaN(Date.parse(env.createdAt))).toBe(false);
+        expect(env.updatedAt).toBe(env.createdAt);
+        expect(readFileSync(pathOf(f, env.hash), 'utf8')).toBe(source);
+        expect(await lib.get('first-env')).toEqual(env);
+      });
+
+      it('admitting the identical source again is a no-op: "exists", no new row, version unchanged', async () => {
+        const meta = sampleMeta('same-env');
+        const first = await admit(meta, undefined, 'alice');
+        const again = await admit(meta, undefined, 'bob');
+        expect(again.status).toBe('exists');
+        expect(again.env).toEqual(first.env);
+        expect(again.env.lineage.author).toBe('alice');
+        expect(await lib.list({ status: 'all', allVersions: true })).toHaveLength(1);
+        expect((await lib.stats()).versions).toBe(1);
+        expect((await lib.integrityCheck()).orphanFiles).toEqual([]);
+      });
+
+      it('new code under the same name becomes the next version; get() gives the newest or the asked version', async () => {
+        const meta = sampleMeta('versioned-env');
+        const v1 = await admit(meta, 1);
+        const v2 = await admit(meta, 2);
+        expect(v1.env.version).toBe(1);
+        expect(v2).toMatchObject({ status: 'admitted', env: { name: 'versioned-env', version: 2 } });
+        expect(v2.env.hash).not.toBe(v1.env.hash);
+        expect((await lib.get('versioned-env'))?.hash).toBe(v2.env.hash);
+        expect((await lib.get('versioned-env', 1))?.hash).toBe(v1.env.hash);
+        expect((await lib.get('versioned-env', 2))?.hash).toBe(v2.env.hash);
+        expect(await lib.get('versioned-env', 3)).toBeUndefined();
+        expect(await lib.get('no-such-env')).toBeUndefined();
+        // Re-admitting old code does not make it newest again.
+        expect((await admit(meta, 1)).status).toBe('exists');
+        expect((await lib.get('versioned-env'))?.version).toBe(2);
+        expect((await admit(meta, 3)).env.version).toBe(3);
+        expect(await lib.source(v1.env)).toBe(v1.source);
+        expect(await lib.source(v2.env)).toBe(v2.source);
+      });
+
+      it('refuses a report for different code, leaving nothing behind', async () => {
+        const meta = sampleMeta('mismatch-env');
+        const source = sampleSource(meta);
+        const input = { source, report: fakeReport(variantSource(source, 1), meta), lineage: { author: 'test' } };
+        await expect(lib.admit(input)).rejects.toThrow(LibraryError);
+        expect(await lib.list({ status: 'all', allVersions: true })).toEqual([]);
+        expect(existsSync(pathOf(f, hashSource(source)))).toBe(false);
+        expect((await lib.integrityCheck()).orphanFiles).toEqual([]);
+      });
+
+      it('refuses a rejecting report', async () => {
+        const meta = sampleMeta('rejected-env');
+        const source = sampleSource(meta);
+        await expect(lib.admit({ source, report: fakeReport(source, meta, 'reject'), lineage: { author: 'test' } })).rejects.toThrow(LibraryError);
+        expect(await lib.get('rejected-env')).toBeUndefined();
+        expect(existsSync(pathOf(f, hashSource(source)))).toBe(false);
+      });
+    });
+
+    describe('list', () => {
+      let a1: EnvRecord;
+      let a2: EnvRecord;
+      let b1: EnvRecord;
+      const metaA = sampleMeta('list-a', { skills: ['arithmetic'] });
+      const metaB = sampleMeta('list-b', { skills: ['graphs', 'search'] });
+      beforeEach(async () => {
+        a1 = (await admit(metaA, 1)).env;
+        a2 = (await admit(metaA, 2)).env;
+        b1 = (await admit(metaB, 1)).env;
+      });
+
+      it('shows the newest active version of each name by default, every version with allVersions', async () => {
+        expect(ids(await lib.list())).toEqual(['list-a@2', 'list-b@1']);
+        expect(ids(await lib.list({ allVersions: true }))).toEqual(['list-a@1', 'list-a@2', 'list-b@1']);
+        expect((await lib.list()).find((e) => e.name === 'list-a')).toEqual(a2);
+        expect((await lib.list({ allVersions: true })).find((e) => e.version === 1 && e.name === 'list-a')).toEqual(a1);
+      });
+
+      it('filters by status: active by default, retired, all', async () => {
+        await lib.retire('list-b', 'superseded');
+        expect(ids(await lib.list())).toEqual(['list-a@2']);
+        expect(ids(await lib.list({ status: 'active' }))).toEqual(['list-a@2']);
+        expect(ids(await lib.list({ status: 'retired' }))).toEqual(['list-b@1']);
+        expect(ids(await lib.list({ status: 'all' }))).toEqual(['list-a@2', 'list-b@1']);
+        expect(ids(await lib.list({ status: 'all', allVersions: true }))).toEqual(['list-a@1', 'list-a@2', 'list-b@1']);
+        expect((await lib.list({ status: 'retired' }))[0]).toMatchObject({ hash: b1.hash, status: 'retired', retiredReason: 'superseded' });
+      });
+
+      it('when only the newest version is retired, the newest active one is listed', async () => {
+        await lib.retire('list-a', 'v2 is broken', 2);
+        expect(ids(await lib.list())).toEqual(['list-a@1', 'list-b@1']);
+        expect(ids(await lib.list({ status: 'retired' }))).toEqual(['list-a@2']);
+        expect(ids(await lib.list({ status: 'all' }))).toEqual(['list-a@2', 'list-b@1']);
+      });
+
+      it('filters by skills: any of the given tags', async () => {
+        expect(ids(await lib.list({ skills: ['graphs'] }))).toEqual(['list-b@1']);
+        expect(ids(await lib.list({ skills: ['search', 'arithmetic'] }))).toEqual(['list-a@2', 'list-b@1']);
+        expect(ids(await lib.list({ skills: ['arithmetic'], allVersions: true }))).toEqual(['list-a@1', 'list-a@2']);
+        expect(await lib.list({ skills: ['no-such-skill'] })).toEqual([]);
+      });
+
+      it('is empty for an empty library', async () => {
+        const other = (await fresh()).library;
+        expect(await other.list()).toEqual([]);
+        expect(await other.list({ status: 'all', allVersions: true })).toEqual([]);
+      });
+    });
+
+    describe('source', () => {
+      it('round-trips the admitted source', async () => {
+        const { env, source } = await admit(sampleMeta('source-env', { levels: 5 }), 7);
+        expect(await lib.source(env)).toBe(source);
+        expect(await lib.source({ hash: env.hash })).toBe(source);
+      });
+
+      it('throws LibraryError when the file was modified on disk', async () => {
+        const { env, source } = await admit(sampleMeta('tampered-env'));
+        writeFileSync(pathOf(f, env.hash), source.replace('+ 1', '+ 2'));
+        await expect(lib.source(env)).rejects.toThrow(LibraryError);
+        await expect(lib.source(env)).rejects.toThrow(env.hash);
+      });
+
+      it('throws LibraryError when the file is missing or the hash unknown', async () => {
+        const { env } = await admit(sampleMeta('missing-env'));
+        rmSync(pathOf(f, env.hash));
+        await expect(lib.source(env)).rejects.toThrow(LibraryError);
+        await expect(lib.source({ hash: 'ab'.repeat(32) })).rejects.toThrow(LibraryError);
+      });
+    });
+
+    describe('retire', () => {
+      it('retires every active version of the name, with the reason', async () => {
+        const meta = sampleMeta('retire-env');
+        const v1 = (await admit(meta, 1)).env;
+        await admit(meta, 2);
+        const changed = await lib.retire('retire-env', 'verifier accepts empty answers');
+        expect(ids(changed)).toEqual(['retire-env@1', 'retire-env@2']);
+        for (const env of changed) expect(env).toMatchObject({ status: 'retired', retiredReason: 'verifier accepts empty answers' });
+        expect(await lib.get('retire-env')).toMatchObject({ version: 2, status: 'retired', retiredReason: 'verifier accepts empty answers' });
+        const old = await lib.get('retire-env', 1);
+        expect(old).toMatchObject({ status: 'retired', retiredReason: 'verifier accepts empty answers', hash: v1.hash, createdAt: v1.createdAt });
+        expect(Date.parse(old?.updatedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(v1.updatedAt));
+        // Nothing active is left: retiring again changes nothing, and the first reason stays.
+        expect(await lib.retire('retire-env', 'again')).toEqual([]);
+        expect((await lib.get('retire-env'))?.retiredReason).toBe('verifier accepts empty answers');
+        // Retired code is still readable (reproducibility), and re-admitting it is a no-op.
+        expect(await lib.source(v1)).toBe(variantSource(sampleSource(meta), 1));
+        expect((await admit(meta, 1)).status).toBe('exists');
+      });
+
+      it('retires only the given version', async () => {
+        const meta = sampleMeta('retire-one');
+        await admit(meta, 1);
+        await admit(meta, 2);
+        expect(ids(await lib.retire('retire-one', 'too easy', 1))).toEqual(['retire-one@1']);
+        expect(await lib.get('retire-one', 1)).toMatchObject({ status: 'retired', retiredReason: 'too easy' });
+        expect(await lib.get('retire-one', 2)).toMatchObject({ status: 'active', retiredReason: null });
+      });
+
+      it('an unknown name throws LibraryError naming it', async () => {
+        await admit(sampleMeta('known-env'));
+        const error = await lib.retire('ghost-env', 'no reason').catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(LibraryError);
+        expect((error as Error).message).toContain('ghost-env');
+      });
+
+      it('an empty reason throws and retires nothing', async () => {
+        await admit(sampleMeta('reason-env'));
+        await expect(lib.retire('reason-env', '')).rejects.toThrow(LibraryError);
+        await expect(lib.retire('reason-env', '   ')).rejects.toThrow(LibraryError);
+        expect((await lib.get('reason-env'))?.status).toBe('active');
+      });
+    });
+
+    describe('rejections', () => {
+      it('are kept for analytics, not listed as environments', async () => {
+        const meta = sampleMeta('rejected-one');
+        await lib.recordRejection(fakeRejection(sampleSource(meta), meta));
+        await lib.recordRejection(fakeRejection(variantSource(sampleSource(meta), 1), meta));
+        expect((await lib.stats()).rejections).toBe(2);
+        expect(await lib.list({ status: 'all', allVersions: true })).toEqual([]);
+        expect(await lib.get('rejected-one')).toBeUndefined();
+      });
+
+      it('retention keeps only the newest N', async () => {
+        const small = (await fresh({ rejectionRetention: 3 })).library;
+        const meta = sampleMeta('rejected-many');
+        for (let i = 0; i < 7; i++) await small.recordRejection(fakeRejection(variantSource(sampleSource(meta), i), meta));
+        expect((await small.stats()).rejections).toBe(3);
+        // Admissions are unaffected by retention.
+        await admit(meta, 100, 'test', small);
+        expect((await small.stats()).rejections).toBe(3);
+        expect((await small.stats()).versions).toBe(1);
+      });
+    });
+
+    describe('stats', () => {
+      it('is empty for an empty library', async () => {
+        expect(await lib.stats()).toEqual({ environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 });
+      });
+
+      it('counts by status, by skill and author (of active versions) and gives the levels range of active environments', async () => {
+        const alpha = sampleMeta('stats-alpha', { skills: ['arithmetic', 'parsing'], levels: 4 });
+        const alpha2 = sampleMeta('stats-alpha', { skills: ['arithmetic'], levels: 6 });
+        const beta = sampleMeta('stats-beta', { skills: ['graphs'], levels: 5 });
+        const gamma = sampleMeta('stats-gamma', { skills: ['graphs', 'search'], levels: 20 });
+        await admit(alpha, 1, 'alice');
+        await admit(alpha2, 2, 'bob');
+        await admit(beta, 1, 'alice');
+        await admit(gamma, 1, 'carol');
+        await lib.retire('stats-gamma', 'too hard to verify');
+        await lib.recordRejection(fakeRejection(sampleSource(beta), beta));
+        const stats = await lib.stats();
+        expect(stats).toMatchObject({
+          environments: 2,
+          versions: 4,
+          byStatus: { active: 3, retired: 1 },
+          bySkill: { arithmetic: 2, parsing: 1, graphs: 1 },
+          byAuthor: { alice: 2, bob: 1 },
+          rejections: 1,
+        });
+        expect(stats.bySkill.search ?? 0).toBe(0);
+        expect(stats.byAuthor.carol ?? 0).toBe(0);
+        // Active levels are 4, 6 and 5; the retired 20 does not count.
+        expect(stats.levels).toEqual({ min: 4, max: 6 });
+      });
+    });
+
+    describe('integrity', () => {
+      let envs: Array<{ env: EnvRecord; source: string }>;
+      beforeEach(async () => {
+        envs = [await admit(sampleMeta('check-a'), 1), await admit(sampleMeta('check-a'), 2), await admit(sampleMeta('check-b'))];
+      });
+
+      it('is ok on a clean library (and on an empty one)', async () => {
+        expect(await lib.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 3, orphanFiles: [] });
+        expect(await (await fresh()).library.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 0, orphanFiles: [] });
+        expect(await lib.gc()).toEqual([]);
+        for (const { env, source } of envs) expect(await lib.source(env)).toBe(source);
+      });
+
+      it('reports a missing module file', async () => {
+        rmSync(pathOf(f, envs[1]!.env.hash));
+        const report = await lib.integrityCheck();
+        expect(report.ok).toBe(false);
+        expect(report.problems).toHaveLength(1);
+        expect(report.problems[0]).toContain('check-a@2');
+        expect(report.orphanFiles).toEqual([]);
+      });
+
+      it('reports a modified module file', async () => {
+        writeFileSync(pathOf(f, envs[2]!.env.hash), `${envs[2]!.source}\n// edited by hand\n`);
+        const report = await lib.integrityCheck();
+        expect(report.ok).toBe(false);
+        expect(report.problems).toHaveLength(1);
+        expect(report.problems[0]).toContain('check-b@1');
+      });
+
+      it('reports an orphan file, which gc() removes', async () => {
+        const stray = variantSource(sampleSource(sampleMeta('check-c')), 9);
+        const orphan = pathOf(f, hashSource(stray));
+        writeFileSync(orphan, stray);
+        const report = await lib.integrityCheck();
+        expect(report.ok).toBe(true);
+        expect(report.problems).toEqual([]);
+        expect(report.orphanFiles.map((p) => basename(p))).toEqual([basename(orphan)]);
+        const removed = await lib.gc();
+        expect(removed.map((p) => basename(p))).toEqual([basename(orphan)]);
+        expect(existsSync(orphan)).toBe(false);
+        expect(await lib.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 3, orphanFiles: [] });
+        for (const { env, source } of envs) expect(await lib.source(env)).toBe(source);
+      });
+
+      it('admitting code whose file a crash left behind adopts the file', async () => {
+        const meta = sampleMeta('check-c');
+        const source = sampleSource(meta);
+        writeFileSync(pathOf(f, hashSource(source)), source);
+        expect((await lib.integrityCheck()).orphanFiles).toHaveLength(1);
+        expect((await lib.admit(fakeAdmission(source, meta))).status).toBe('admitted');
+        expect(await lib.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 4, orphanFiles: [] });
+        expect(dirname(pathOf(f, hashSource(source)))).toBe(dirname(pathOf(f, envs[0]!.env.hash)));
+      });
+
+      it('admitting code whose file on disk is damaged rewrites the file', async () => {
+        const meta = sampleMeta('check-d');
+        const source = sampleSource(meta);
+        writeFileSync(pathOf(f, hashSource(source)), source.slice(0, 20));
+        const { env } = await lib.admit(fakeAdmission(source, meta));
+        expect(await lib.source(env)).toBe(source);
+        expect((await lib.integrityCheck()).ok).toBe(true);
+      });
+    });
+  });
+}
