@@ -1,5 +1,5 @@
-// Every stable problem code envforge reports, with its one-line meaning: the single place the sandbox,
-// the validator, the repair prompt and the dashboard read them from.
+// Every stable code envforge reports, with its one-line meaning: the single place the sandbox, the
+// validator, the LLM client, the repair prompt and the dashboard read them from.
 
 export const CODES = {
   // Sandbox: what running untrusted code can go wrong with.
@@ -52,3 +52,17 @@ export type Code = keyof typeof CODES;
 export function isCode(value: unknown): value is Code {
   return typeof value === 'string' && Object.hasOwn(CODES, value);
 }
+
+/** Failures of a remote LLM service (the agents' client): data for the batch, never a candidate's problem. */
+export const LLM_CODES = {
+  E_LLM_RATE_LIMIT: 'the provider answered 429 (rate limit or overload) on every attempt',
+  E_LLM_SERVER: 'the provider answered with a 5xx server error on every attempt',
+  E_LLM_TIMEOUT: 'no response within the per-call timeout on every attempt',
+  E_LLM_CONNECTION: 'the connection failed or was reset on every attempt',
+  E_LLM_BAD_OUTPUT: 'the model output did not parse or match the schema, even after re-asking',
+  E_LLM_AUTH: 'the provider rejected the credentials (401/403); not retried',
+  E_LLM_BAD_REQUEST: 'the provider rejected the request (400/404/422: unknown model, context too long…); not retried',
+  E_LLM_BUDGET: 'the call was not issued because it could exceed the token or dollar budget',
+  E_LLM_CANCELLED: "the caller's AbortSignal cancelled the call",
+  E_LLM_CONFIG: 'the LLM client is misconfigured (missing key, model or base URL)',
+} as const satisfies Record<string, string>;
