@@ -6,6 +6,7 @@ import { CliFailure, processIo, type Io } from './io.js';
 import { registerSample } from './sample.js';
 import { registerValidate } from './validate.js';
 import { registerLibrary } from './library.js';
+import { registerExport } from '../export/command.js';
 import { VERSION } from '../library/version.js';
 
 export function buildProgram(io: Io): Command {
@@ -18,6 +19,7 @@ export function buildProgram(io: Io): Command {
   registerSample(program, io);
   registerValidate(program, io);
   registerLibrary(program, io);
+  registerExport(program, io);
   program
     .command('run')
     .description('the nightly synthesis batch (not built yet: see README, "Status")')

@@ -1,0 +1,336 @@
+// The exporter contract: one row type that every trainer format writes, the writer shape each file in
+// formats/ implements, and the file plumbing those writers share (atomic output files, per-split JSONL
+// and parquet streams, the Python client the reward shims embed).
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { fileWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
+import { VERSION } from '../library/version.js';
+
+/** The export scheme (selection, splits, seeds, dedup: see select.ts). A change gets a new tag. */
+export const EXPORT_SCHEME = 'envforge-export-v1';
+
+export const FORMAT_NAMES = ['verl', 'openrlhf', 'trl', 'jsonl'] as const;
+export type FormatName = (typeof FORMAT_NAMES)[number];
+
+/** One exported instance, whatever the format. */
+export interface ExportRow {
+  env: string;
+  version: number;
+  seed: number;
+  level: number;
+  split: string;
+  /** Position within its split's file, from 0. */
+  index: number;
+  /** The text the policy sees. */
+  prompt: string;
+  /** The identity as a JSON string `{"env","version","seed","level"}`: what the reward service resolves. */
+  groundTruth: string;
+  /** meta.skills of the environment (verl's `ability` is the first). */
+  skills: readonly string[];
+}
+
+export interface Identity {
+  env: string;
+  version: number;
+  seed: number;
+  level: number;
+}
+
+/** The ground truth of a row: keys in exactly this order, so every writer and reader agrees byte for byte. */
+export function identityOf(id: Identity): string {
+  return JSON.stringify({ env: id.env, version: id.version, seed: id.seed, level: id.level });
+}
+
+export interface FormatContext {
+  /** The export's folder (final file names; writers get temporary paths from `files`). */
+  dir: string;
+  /** Split names in --split order; every split gets its files even when it ends up empty. */
+  splits: readonly string[];
+  /** The reward service base URL written into shims and READMEs (no trailing slash). */
+  serviceUrl: string;
+  files: OutputFiles;
+}
+
+/** An open export in one format: chunks of rows arrive in file order (splits mixed), then end() once. */
+export interface FormatWriter {
+  write(rows: readonly ExportRow[]): Promise<void>;
+  /** Finishes the data files and writes the format's extra files (reward shim, README). */
+  end(): Promise<void>;
+}
+
+/** A trainer format: every file in formats/ exports one of these. */
+export interface ExportFormat {
+  name: FormatName;
+  /** One line for --help and the README. */
+  description: string;
+  begin(context: FormatContext): Promise<FormatWriter>;
+}
+
+export interface WrittenFile {
+  name: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * The files of one export. Writers write `<name>.partial` beside the final name; commit() renames them all
+ * once every writer has ended, so a failed export never leaves a half-written dataset under a real name.
+ */
+export class OutputFiles {
+  private readonly names: string[] = [];
+
+  constructor(readonly dir: string) {}
+
+  /** Registers an output file and returns the temporary path to write it at. */
+  create(name: string): string {
+    if (this.names.includes(name)) throw new Error(`export file ${name} is written twice`);
+    this.names.push(name);
+    return this.partial(name);
+  }
+
+  text(name: string, content: string): void {
+    const fd = openSync(this.create(name), 'w');
+    try {
+      writeSync(fd, content);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  list(): readonly string[] {
+    return this.names;
+  }
+
+  /** Sizes and hashes of the files registered so far (read back from disk once they are closed). */
+  describe(): WrittenFile[] {
+    return this.names.map((name) => {
+      const bytes = readFileSync(this.partial(name));
+      return { name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+    });
+  }
+
+  /** Moves every file to its final name. */
+  commit(): void {
+    for (const name of this.names) renameSync(this.partial(name), join(this.dir, name));
+  }
+
+  abort(): void {
+    for (const name of this.names) rmSync(this.partial(name), { force: true });
+  }
+
+  private partial(name: string): string {
+    return join(this.dir, `${name}.partial`);
+  }
+}
+
+/** One JSONL file per split (`<split><suffix>`), written as rows arrive. */
+export class JsonlSplits {
+  private readonly fds = new Map<string, number>();
+
+  constructor(files: OutputFiles, splits: readonly string[], suffix = '.jsonl') {
+    for (const split of splits) this.fds.set(split, openSync(files.create(`${split}${suffix}`), 'w'));
+  }
+
+  write(rows: readonly ExportRow[], toRecord: (row: ExportRow) => unknown): void {
+    const text = new Map<string, string[]>();
+    for (const row of rows) {
+      const lines = text.get(row.split) ?? [];
+      lines.push(JSON.stringify(toRecord(row)));
+      text.set(row.split, lines);
+    }
+    for (const [split, lines] of text) writeSync(this.fd(split), `${lines.join('\n')}\n`);
+  }
+
+  close(): void {
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+  }
+
+  private fd(split: string): number {
+    const fd = this.fds.get(split);
+    if (fd === undefined) throw new Error(`row of unknown split "${split}"`);
+    return fd;
+  }
+}
+
+/** Rows per parquet row group: what a parquet writer holds in memory per split before writing it out. */
+export const ROW_GROUP_ROWS = 1_000;
+
+export interface ParquetLayout {
+  /** Flattened parquet schema, root first. */
+  schema: SchemaElement[];
+  /** One record per row, keyed by top-level column name (INT64 values as bigint). */
+  toRecord(row: ExportRow): Record<string, unknown>;
+}
+
+/**
+ * One parquet file per split (`<split>.parquet`), streamed: each split buffers at most ROW_GROUP_ROWS rows
+ * and writes them as one row group, so memory stays bounded whatever the export size.
+ */
+export class ParquetSplits {
+  private readonly writers = new Map<string, { writer: ParquetWriter; pending: Record<string, unknown>[] }>();
+  private readonly columns: string[];
+
+  constructor(files: OutputFiles, splits: readonly string[], private readonly layout: ParquetLayout) {
+    this.columns = topLevelColumns(layout.schema);
+    for (const split of splits) {
+      const writer = new ParquetWriter({
+        writer: fileWriter(files.create(`${split}.parquet`)),
+        schema: layout.schema,
+        createdBy: `envforge ${VERSION} (hyparquet-writer)`,
+        kvMetadata: [{ key: 'envforge.scheme', value: EXPORT_SCHEME }],
+      });
+      this.writers.set(split, { writer, pending: [] });
+    }
+  }
+
+  async write(rows: readonly ExportRow[]): Promise<void> {
+    for (const row of rows) {
+      const target = this.writers.get(row.split);
+      if (!target) throw new Error(`row of unknown split "${row.split}"`);
+      target.pending.push(this.layout.toRecord(row));
+      if (target.pending.length >= ROW_GROUP_ROWS) await this.flush(target);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const target of this.writers.values()) {
+      await this.flush(target);
+      await target.writer.finish();
+    }
+    this.writers.clear();
+  }
+
+  private async flush(target: { writer: ParquetWriter; pending: Record<string, unknown>[] }): Promise<void> {
+    if (target.pending.length === 0) return;
+    const rows = target.pending;
+    target.pending = [];
+    const columnData: ColumnSource[] = this.columns.map((name) => ({ name, data: rows.map((r) => r[name]) }));
+    await target.writer.write({ columnData, rowGroupSize: Number.MAX_SAFE_INTEGER });
+  }
+}
+
+function topLevelColumns(schema: SchemaElement[]): string[] {
+  const names: string[] = [];
+  // Walks the flattened tree: a child's subtree is skipped by counting the children still to visit.
+  let i = 1;
+  const skip = (): void => {
+    const element = schema[i++] as SchemaElement;
+    for (let c = 0; c < (element.num_children ?? 0); c++) skip();
+  };
+  while (i < schema.length) {
+    names.push((schema[i] as SchemaElement).name);
+    skip();
+  }
+  return names;
+}
+
+/** Parquet schema helpers: nullable (OPTIONAL) like the files pyarrow and HF datasets write. */
+export const pq = {
+  root: (fields: Field[]): SchemaElement[] => [{ name: 'root', num_children: fields.length }, ...fields.flat()],
+  string: (name: string): SchemaElement => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' }),
+  int64: (name: string): SchemaElement => ({ name, type: 'INT64', repetition_type: 'OPTIONAL' }),
+  struct: pqStruct,
+  /** A 3-level LIST of structs (`name.list.element`), as pyarrow writes it. */
+  listOfStructs: (name: string, fields: Field[]): SchemaElement[] => [
+    { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+    { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+    ...pqStruct('element', fields),
+  ],
+};
+
+/** A field is a leaf element or a group's flattened elements. */
+type Field = SchemaElement | SchemaElement[];
+
+function pqStruct(name: string, fields: Field[]): SchemaElement[] {
+  return [{ name, repetition_type: 'OPTIONAL', num_children: fields.length }, ...fields.flat()];
+}
+
+/** A Python string literal (JSON strings are valid Python literals). */
+export function pyString(text: string): string {
+  return JSON.stringify(text);
+}
+
+/**
+ * The HTTP client every Python shim embeds: POST /v1/verify in batches, with a timeout and retries on
+ * connection errors, 408, 429 and 5xx. Item errors from the service score 0; a service that stays down
+ * raises, since a silent 0 would train the policy on a broken reward.
+ */
+export function pythonClient(serviceUrl: string): string {
+  return `import json
+import os
+import threading
+import time
+
+import requests
+
+DEFAULT_URL = ${pyString(serviceUrl)}
+URL = os.environ.get("ENVFORGE_URL", DEFAULT_URL).rstrip("/")
+TIMEOUT = float(os.environ.get("ENVFORGE_TIMEOUT", "60"))
+RETRIES = int(os.environ.get("ENVFORGE_RETRIES", "5"))
+BACKOFF = float(os.environ.get("ENVFORGE_BACKOFF", "0.5"))
+BATCH = int(os.environ.get("ENVFORGE_BATCH", "256"))
+
+_local = threading.local()
+
+
+class EnvforgeServiceError(RuntimeError):
+    """The reward service could not be reached or answered something unusable."""
+
+
+def _session():
+    session = getattr(_local, "session", None)
+    if session is None:
+        session = _local.session = requests.Session()
+    return session
+
+
+def _post(path, body):
+    url = URL + path
+    delay = BACKOFF
+    error = None
+    for attempt in range(RETRIES + 1):
+        wait = delay
+        try:
+            response = _session().post(url, json=body, timeout=TIMEOUT)
+        except requests.RequestException as exc:
+            error = exc
+        else:
+            if response.status_code == 200:
+                try:
+                    return response.json()
+                except ValueError as exc:
+                    raise EnvforgeServiceError(f"{url} answered with invalid JSON: {response.text[:200]!r}") from exc
+            error = EnvforgeServiceError(f"{url} answered HTTP {response.status_code}: {response.text[:500]}")
+            if response.status_code not in (408, 429) and response.status_code < 500:
+                raise error
+            retry_after = response.headers.get("retry-after", "")
+            if retry_after.replace(".", "", 1).isdigit():
+                wait = max(wait, min(float(retry_after), 30.0))
+        if attempt < RETRIES:
+            time.sleep(wait)
+            delay = min(delay * 2, 8.0)
+    raise EnvforgeServiceError(f"the envforge reward service at {URL} failed {RETRIES + 1} times (set ENVFORGE_URL?): {error}")
+
+
+def _ground_truth(value):
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def verify(ground_truths, responses):
+    """Scores responses against envforge identities; one float in [0, 1] per item."""
+    items = [{"ground_truth": _ground_truth(g), "response": r if isinstance(r, str) else str(r)} for g, r in zip(ground_truths, responses)]
+    scores = []
+    for start in range(0, len(items), BATCH):
+        part = items[start:start + BATCH]
+        answer = _post("/v1/verify", {"items": part})
+        results = answer.get("results") if isinstance(answer, dict) else None
+        if not isinstance(results, list) or len(results) != len(part):
+            raise EnvforgeServiceError(f"/v1/verify answered {len(results) if isinstance(results, list) else 'no'} results for {len(part)} items")
+        for result in results:
+            score = result.get("score") if isinstance(result, dict) else None
+            scores.append(float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else 0.0)
+    return scores
+`;
+}

@@ -1,0 +1,262 @@
+// Which instances an export holds: the environments, their level ranges, how many rows each, which split
+// every row lands in and which seed it uses. Everything is a pure function of the library, the flags and
+// --seed, so the same command writes the same bytes.
+//
+// The scheme (envforge-export-v1; a change gets a new tag in format.ts):
+// 1. Environments: the newest active version of each selected name, sorted by name. Each gets
+//    --per-env N rows, or --total T spread evenly (floor(T/E) each; the first T mod E names get one more).
+// 2. Splits: rows are numbered g = 1, 2, … across environments in that order; row g goes to the split
+//    with the largest deficit weight·g − taken·10^6 (weights in millionths, ties to the split named
+//    first), so every prefix, and so every environment, holds the asked proportions to within a row.
+// 3. Levels: the i-th row of a split within an environment gets level lo + (i mod (hi − lo + 1)): each
+//    split covers the environment's range evenly.
+// 4. Seeds: the k-th row of environment e (k from 0, across its splits) takes its seeds from
+//    makeRng(deriveRngState('export:' + e, S, k)) with S = --seed: attempt a uses the (a+1)-th
+//    rng.int(0, 2^31 − 1). The instance is then generate(rng of (e, seed, level)) as everywhere else.
+// 5. Duplicates: rows are generated in chunks of CHUNK_SLOTS consecutive k of one environment. An attempt
+//    whose prompt equals a prompt already taken in that environment (any split), or that fails in
+//    generate, is retried with the next attempt, in rounds over the chunk in k order; a row still without
+//    a prompt after MAX_ATTEMPTS is dropped and counted. CHUNK_SLOTS is part of the scheme.
+import type { EnvRecord, Library } from '../library/contract.js';
+import { UsageError } from '../contract/errors.js';
+import { CONTRACT_LIMITS } from '../contract/schema.js';
+import { deriveRngState } from '../sandbox/rng.js';
+import { loadPlainRuntime, type PlainRuntime } from '../sandbox/runtime.js';
+
+export const CHUNK_SLOTS = 500;
+export const MAX_ATTEMPTS = 8;
+export const SEED_MAX = 2 ** 31 - 1;
+/** Rows one export may plan: keeps the split arithmetic exact in doubles (weight · g < 2^53). */
+export const MAX_ROWS = 100_000_000;
+export const DEFAULT_PER_ENV = 1_000;
+export const DEFAULT_SPLIT = 'train:0.95,test:0.05';
+const UNIT = 1_000_000;
+
+export interface EnvRef {
+  name: string;
+  version?: number;
+}
+export interface LevelRange {
+  lo: number;
+  hi: number;
+}
+export interface LevelSpec {
+  /** A range for every environment, clipped to each one's levels. */
+  all?: LevelRange;
+  /** `name:lo-hi`: must fit the named environment's levels. */
+  byEnv: Map<string, LevelRange>;
+}
+export interface SplitWeight {
+  name: string;
+  /** Millionths; the weights of one --split sum to 10^6. */
+  weight: number;
+}
+
+export interface SelectionOptions {
+  envs?: EnvRef[];
+  skills?: string[];
+  levels?: LevelSpec;
+}
+export type CountOptions = { perEnv: number; total?: undefined } | { total: number; perEnv?: undefined };
+
+export interface SelectedEnv {
+  record: EnvRecord;
+  levels: LevelRange;
+  rows: number;
+}
+
+/** One planned row: its position k in its environment, its split (an index into the splits) and level. */
+export interface Slot {
+  k: number;
+  split: number;
+  level: number;
+}
+
+// ---------------------------------------------------------------- flag parsers (each names its flag)
+
+function items(flag: string, text: string): string[] {
+  const parts = text.split(',').map((s) => s.trim());
+  if (parts.length === 0 || parts.some((p) => p === '')) throw new UsageError(`${flag} needs a comma-separated list without empty items, got "${text}"`);
+  return parts;
+}
+
+export function parseEnvRefs(text: string): EnvRef[] {
+  const refs = items('--env', text).map((item): EnvRef => {
+    const match = /^([a-z][a-z0-9-]*)(?:@(\d+))?$/.exec(item);
+    if (!match) throw new UsageError(`--env: "${item}" is not an environment name (NAME or NAME@VERSION)`);
+    return match[2] === undefined ? { name: match[1] as string } : { name: match[1] as string, version: Number(match[2]) };
+  });
+  const names = refs.map((r) => r.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new UsageError(`--env names "${twice}" twice`);
+  return refs;
+}
+
+export function parseSkills(text: string): string[] {
+  return items('--skills', text);
+}
+
+function parseRange(text: string): LevelRange | undefined {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(text);
+  if (!match) return undefined;
+  const lo = Number(match[1]);
+  const hi = match[2] === undefined ? lo : Number(match[2]);
+  if (lo < 1 || hi < lo || hi > CONTRACT_LIMITS.maxLevels) return undefined;
+  return { lo, hi };
+}
+
+/** `1-5`, `3`, `planted-sat:2-4`, or a mix: `1-5,planted-sat:2-4` (per-environment ranges win). */
+export function parseLevels(text: string): LevelSpec {
+  const spec: LevelSpec = { byEnv: new Map() };
+  for (const item of items('--levels', text)) {
+    const colon = item.indexOf(':');
+    const name = colon < 0 ? undefined : item.slice(0, colon).trim();
+    const range = parseRange(colon < 0 ? item : item.slice(colon + 1).trim());
+    if (!range) throw new UsageError(`--levels: "${item}" is not a level range (LO-HI or L, from 1 to ${CONTRACT_LIMITS.maxLevels}, optionally NAME:LO-HI)`);
+    if (name === undefined) {
+      if (spec.all) throw new UsageError(`--levels gives more than one range for every environment ("${text}")`);
+      spec.all = range;
+    } else {
+      if (spec.byEnv.has(name)) throw new UsageError(`--levels gives "${name}" two ranges`);
+      spec.byEnv.set(name, range);
+    }
+  }
+  return spec;
+}
+
+/** `train:0.95,test:0.05`: names (lowercase, used as file names) with fractions that sum to exactly 1. */
+export function parseSplit(text: string): SplitWeight[] {
+  const splits = items('--split', text).map((item): SplitWeight => {
+    const match = /^([a-z][a-z0-9_-]{0,31}):(\d*(?:\.\d*)?)$/.exec(item);
+    const fraction = match?.[2] ?? '';
+    if (!match || !/^(\d+(\.\d{0,6})?|\.\d{1,6})$/.test(fraction)) {
+      throw new UsageError(`--split: "${item}" is not NAME:FRACTION (a lowercase name and a fraction with at most 6 decimals, e.g. train:0.95)`);
+    }
+    const [whole = '0', decimals = ''] = fraction.split('.');
+    const weight = Number(whole || '0') * UNIT + Number(decimals.padEnd(6, '0'));
+    if (weight <= 0) throw new UsageError(`--split: "${item}" has no share; leave the split out instead`);
+    return { name: match[1] as string, weight };
+  });
+  const names = splits.map((s) => s.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new UsageError(`--split names "${twice}" twice`);
+  const sum = splits.reduce((a, s) => a + s.weight, 0);
+  if (sum !== UNIT) throw new UsageError(`--split fractions must sum to 1, got ${sum / UNIT} ("${text}")`);
+  return splits;
+}
+
+// ---------------------------------------------------------------- environments
+
+async function resolveRef(library: Library, ref: EnvRef, active: EnvRecord[]): Promise<EnvRecord> {
+  const label = ref.version === undefined ? ref.name : `${ref.name}@${ref.version}`;
+  const record = ref.version === undefined ? (active.find((e) => e.name === ref.name) ?? (await library.get(ref.name))) : await library.get(ref.name, ref.version);
+  if (record?.status === 'active') return record;
+  if (record) throw new UsageError(`--env: ${label} is retired (${record.retiredReason ?? 'no reason given'})`);
+  const newest = ref.version === undefined ? undefined : await library.get(ref.name);
+  if (newest) throw new UsageError(`--env: ${label} is not in the library (${ref.name} has versions 1-${newest.version})`);
+  const names = active.map((e) => e.name);
+  const shown = names.length > 20 ? `${names.slice(0, 20).join(', ')}, …` : names.join(', ');
+  throw new UsageError(`--env: unknown environment "${ref.name}" (the library has: ${shown || 'nothing yet'})`);
+}
+
+function levelsFor(record: EnvRecord, spec: LevelSpec | undefined): LevelRange {
+  const max = record.meta.levels;
+  const own = spec?.byEnv.get(record.name);
+  if (own) {
+    if (own.hi > max) throw new UsageError(`--levels ${record.name}:${own.lo}-${own.hi}: ${record.name} has levels 1-${max}`);
+    return own;
+  }
+  if (!spec?.all) return { lo: 1, hi: max };
+  const range = { lo: spec.all.lo, hi: Math.min(spec.all.hi, max) };
+  if (range.lo > range.hi) throw new UsageError(`--levels ${spec.all.lo}-${spec.all.hi}: ${record.name} has only levels 1-${max} (give it its own range with ${record.name}:LO-HI)`);
+  return range;
+}
+
+/** Resolves --env / --skills / --levels against the library: active versions only, sorted by name. */
+export async function selectEnvironments(library: Library, options: SelectionOptions): Promise<Array<Omit<SelectedEnv, 'rows'>>> {
+  const active = await library.list();
+  let records: EnvRecord[];
+  if (options.envs?.length) {
+    records = [];
+    for (const ref of options.envs) records.push(await resolveRef(library, ref, active));
+    if (options.skills) {
+      const skills = options.skills;
+      const off = records.find((r) => !skills.some((s) => r.meta.skills.includes(s)));
+      if (off) throw new UsageError(`--env ${off.name} has none of --skills ${skills.join(',')} (its skills: ${off.meta.skills.join(', ')})`);
+    }
+  } else {
+    const skills = options.skills;
+    records = skills ? active.filter((r) => skills.some((s) => r.meta.skills.includes(s))) : active;
+    if (records.length === 0) {
+      throw new UsageError(skills ? `--skills ${skills.join(',')}: no active environment has any of these skills` : `the library at ${library.dir} has no active environments`);
+    }
+  }
+  records.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version));
+  const chosen = new Set(records.map((r) => r.name));
+  for (const name of options.levels?.byEnv.keys() ?? []) {
+    if (!chosen.has(name)) throw new UsageError(`--levels names "${name}", which is not among the exported environments`);
+  }
+  return records.map((record) => ({ record, levels: levelsFor(record, options.levels) }));
+}
+
+/** Rows per environment (step 1 of the scheme). */
+export function assignRows<T extends object>(envs: T[], counts: CountOptions): Array<T & { rows: number }> {
+  const out = envs.map((env, i) => {
+    if (counts.total === undefined) return { ...env, rows: counts.perEnv };
+    const base = Math.floor(counts.total / envs.length);
+    return { ...env, rows: base + (i < counts.total % envs.length ? 1 : 0) };
+  });
+  const planned = out.reduce((a, e) => a + e.rows, 0);
+  if (planned > MAX_ROWS) throw new UsageError(`the export plans ${planned} rows, more than the ${MAX_ROWS} one export may hold: lower --per-env or --total`);
+  return out;
+}
+
+// ---------------------------------------------------------------- splits, levels, seeds
+
+/** Step 2 of the scheme: one instance for the whole export, called once per row in export order. */
+export class SplitSchedule {
+  private readonly taken: number[];
+  private g = 0;
+
+  constructor(private readonly splits: readonly SplitWeight[]) {
+    this.taken = splits.map(() => 0);
+  }
+
+  next(): number {
+    this.g++;
+    let best = 0;
+    let bestDeficit = -Infinity;
+    this.splits.forEach((split, s) => {
+      const deficit = split.weight * this.g - (this.taken[s] as number) * UNIT;
+      if (deficit > bestDeficit) {
+        best = s;
+        bestDeficit = deficit;
+      }
+    });
+    this.taken[best] = (this.taken[best] as number) + 1;
+    return best;
+  }
+}
+
+/** Steps 2 and 3 for one environment: its rows in order k = 0 … rows − 1. */
+export function* slotsOf(env: SelectedEnv, schedule: SplitSchedule, splitCount: number): Generator<Slot> {
+  const span = env.levels.hi - env.levels.lo + 1;
+  const perSplit = new Array<number>(splitCount).fill(0);
+  for (let k = 0; k < env.rows; k++) {
+    const split = schedule.next();
+    const i = perSplit[split] as number;
+    perSplit[split] = i + 1;
+    yield { k, split, level: env.levels.lo + (i % span) };
+  }
+}
+
+let runtime: PlainRuntime | undefined;
+
+/** Step 4: the seed of row k of an environment at a given attempt. */
+export function seedFor(env: string, exportSeed: number, k: number, attempt: number): number {
+  runtime ??= loadPlainRuntime();
+  const rng = runtime.makeRng(...deriveRngState(`export:${env}`, exportSeed, k));
+  let seed = 0;
+  for (let a = 0; a <= attempt; a++) seed = rng.int(0, SEED_MAX);
+  return seed;
+}
