@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../library/paths.js';
 import { benchNovelty } from './novelty.js';
 import { benchSandbox } from './sandbox.js';
+import { benchServe } from './serve.js';
 import type { BenchEntries } from './types.js';
 import { benchValidate } from './validate.js';
 
-const BENCHES: Record<string, () => Promise<BenchEntries>> = { sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty };
+const BENCHES: Record<string, () => Promise<BenchEntries>> = { sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe };
 
 const only = process.argv.slice(2);
 const dir = join(PACKAGE_ROOT, 'bench', 'results');

@@ -7,6 +7,7 @@ import { registerSample } from './sample.js';
 import { registerValidate } from './validate.js';
 import { registerLibrary } from './library.js';
 import { registerExport } from '../export/command.js';
+import { registerServe } from '../serve/command.js';
 import { VERSION } from '../library/version.js';
 
 export function buildProgram(io: Io): Command {
@@ -20,6 +21,7 @@ export function buildProgram(io: Io): Command {
   registerValidate(program, io);
   registerLibrary(program, io);
   registerExport(program, io);
+  registerServe(program, io);
   program
     .command('run')
     .description('the nightly synthesis batch (not built yet: see README, "Status")')

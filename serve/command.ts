@@ -1,0 +1,61 @@
+// `envforge serve`: the reward service over the library (see serve/server.ts for the endpoints). Prints
+// one line with the URL and the endpoints, then serves until SIGINT or SIGTERM and shuts down gracefully:
+// in-flight requests finish, then the sandbox pool and the library close.
+import type { Command } from 'commander';
+import { integerOption } from '../cli/options.js';
+import type { Io } from '../cli/io.js';
+import { resolveLibraryDir } from '../library/open.js';
+import { DEFAULT_SERVE_OPTIONS, ENDPOINTS, startServer } from './server.js';
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  library?: string;
+  maxQueue: number;
+}
+
+export function registerServe(program: Command, io: Io): void {
+  program
+    .command('serve')
+    .description('serve rewards over HTTP: verify responses against library environments (also the OpenRLHF remote reward protocol)')
+    .option('-p, --port <P>', 'TCP port (0 picks a free one)', integerOption('--port', 0, 65_535), DEFAULT_SERVE_OPTIONS.port)
+    .option('--host <H>', 'interface to listen on', DEFAULT_SERVE_OPTIONS.host)
+    .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--max-queue <N>', 'items in flight before requests get 503 + retry-after', integerOption('--max-queue', 1), DEFAULT_SERVE_OPTIONS.maxQueue)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Endpoints:',
+        '  POST /v1/verify   {"items":[{"env","version?","seed","level","response"} | {"ground_truth","response"}]}',
+        '  POST /v1/sample   {"items":[{"env","version?","seed","level"}]} or {"select":{"env?","skills?","levels?","n","seed?"}}, "reveal?"',
+        '  GET  /v1/envs, GET /health',
+        '  POST /get_reward  OpenRLHF: {"query","prompts","labels"} -> {"rewards","scores","extra_logs"}',
+        '',
+        'Examples:',
+        '  envforge serve --port 8787',
+        '  openrlhf ... --reward.remote_url http://127.0.0.1:8787/get_reward',
+      ].join('\n'),
+    )
+    .action(async (flags: ServeFlags) => serve(flags, io));
+}
+
+async function serve(flags: ServeFlags, io: Io): Promise<void> {
+  // A missing or unreadable library throws a LibraryError that says how to create one (exit 1).
+  const server = await startServer({ libraryDir: resolveLibraryDir(flags.library), host: flags.host, port: flags.port, maxQueue: flags.maxQueue });
+  io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')})`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      io.err(`envforge serve: ${signal}: finishing in-flight requests…`);
+      server.close().then(resolve, (error: unknown) => {
+        io.err(`envforge serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        io.exitCode = 1;
+        resolve();
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
