@@ -3,6 +3,7 @@
 // format's writer; the files appear under their names only when all are done. Memory holds one chunk of
 // prompts, at most ROW_GROUP_ROWS rows per split (parquet), and a 16-character prompt hash per row of the
 // environment being exported (the duplicate check): about 60 MB per million rows of one environment.
+import { identityString } from '../contract/identity.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,7 +16,7 @@ import { VERSION } from '../library/version.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { CliFailure, type Io } from '../cli/io.js';
 import { integerOption } from '../cli/options.js';
-import { EXPORT_SCHEME, FORMAT_NAMES, identityOf, OutputFiles, type ExportFormat, type ExportRow, type FormatName, type WrittenFile } from './format.js';
+import { EXPORT_SCHEME, FORMAT_NAMES, OutputFiles, type ExportFormat, type ExportRow, type FormatName, type WrittenFile } from './format.js';
 import { jsonl } from './formats/jsonl.js';
 import { openrlhf } from './formats/openrlhf.js';
 import { trl } from './formats/trl.js';
@@ -156,7 +157,7 @@ function toRow(env: SelectedEnv, splits: string[], nextIndex: number[], slot: Sl
   const { name, version, meta } = env.record;
   const index = nextIndex[slot.split] as number;
   nextIndex[slot.split] = index + 1;
-  return { env: name, version, seed, level: slot.level, split: splits[slot.split] as string, index, prompt, groundTruth: identityOf({ env: name, version, seed, level: slot.level }), skills: meta.skills };
+  return { env: name, version, seed, level: slot.level, split: splits[slot.split] as string, index, prompt, groundTruth: identityString({ env: name, version, seed, level: slot.level }), skills: meta.skills };
 }
 
 function take<T>(iterator: Iterator<T>, n: number): T[] {

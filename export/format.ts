@@ -1,7 +1,7 @@
 // The exporter contract: one row type that every trainer format writes, the writer shape each file in
 // formats/ implements, and the file plumbing those writers share (atomic output files, per-split JSONL
 // and parquet streams, the Python client the reward shims embed).
-import { identityString, type Identity } from '../contract/identity.js';
+import type { Identity } from '../contract/identity.js';
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -34,8 +34,7 @@ export interface ExportRow {
 export type { Identity };
 
 /** The ground truth of a row: keys in exactly this order, so every writer and reader agrees byte for byte. */
-/** The row's ground truth: the canonical identity string the reward service reads. */
-export const identityOf = (id: Identity): string => identityString(id);
+
 
 export interface FormatContext {
   /** The export's folder (final file names; writers get temporary paths from `files`). */

@@ -186,7 +186,6 @@ function parseIdentity(text: string, prefix: Array<string | number>): InstanceId
 }
 
 /** The ground-truth string exports write: the instance's identity as JSON, keys in this order. */
-export { identityString };
 
 // ---------------------------------------------------------------- the library, cached
 
