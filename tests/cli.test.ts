@@ -1,24 +1,13 @@
 // The envforge command line, through its real entry point (dist/cli/main.js, built by `npm test`):
 // help, sample, validate's fixed --json interface and exit codes, and clear usage errors.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runEnvforge } from './helpers/cli.js';
 import { envSource } from './helpers/env-source.js';
 
-const MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const run = async (...args: string[]) => {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [MAIN, ...args], { maxBuffer: 64 * 2 ** 20 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-};
+const run = runEnvforge;
 const dir = mkdtempSync(join(tmpdir(), 'envforge-cli-'));
 const file = (name: string, source: string) => {
   const path = join(dir, name);

@@ -1,27 +1,16 @@
 // The library's commands through the real binary: init admits the validated seeds, list/show/stats/check
 // read it, retire and revalidate change status with a reason, and validate checks novelty against it.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashSource } from '../sandbox/pool.js';
 import { SqliteLibrary } from '../library/sqlite.js';
 import type { ValidationReport } from '../validators/report.js';
+import { runEnvforge } from './helpers/cli.js';
 import { envSource } from './helpers/env-source.js';
 
-const MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const run = async (...args: string[]) => {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [MAIN, ...args], { maxBuffer: 64 * 2 ** 20 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-};
+const run = runEnvforge;
 const json = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l));
 const dir = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
 
