@@ -354,6 +354,16 @@ export class SqliteLibrary implements Library {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    // Leave the file in rollback-journal mode, so readers in a folder they cannot write to (no -shm
+    // possible) can still open it. It fails harmlessly while other connections are open; the last does it.
+    if (!this.options.readonly) {
+      try {
+        this.db.pragma('journal_mode = DELETE');
+      } catch {
+        // another connection is still using WAL
+      }
+    }
+    this.db.close();
   }
 }

@@ -1,13 +1,15 @@
 // The library's commands through the real binary: init admits the validated seeds, list/show/stats/check
 // read it, retire and revalidate change status with a reason, and validate checks novelty against it.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashSource } from '../sandbox/pool.js';
 import { SqliteLibrary } from '../library/sqlite.js';
 import type { ValidationReport } from '../validators/report.js';
-import { runEnvforge } from './helpers/cli.js';
+import { MAIN, runEnvforge } from './helpers/cli.js';
 import { envSource } from './helpers/env-source.js';
 
 const run = runEnvforge;
@@ -85,5 +87,34 @@ describe('envforge library', () => {
     writeFileSync(join(bad, 'library.sqlite'), 'this is not a database'.repeat(100));
     expect(await run('library', 'stats', '--library', bad)).toMatchObject({ code: 1, stderr: expect.stringMatching(/not an envforge library index/) });
     expect(await run('library', 'list', '--status', 'gone', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/--status must be/) });
+  });
+});
+
+describe('a library in a folder the user cannot write to', () => {
+  // Permissions do not bind root, so the commands run as an unprivileged user (setpriv, as root only).
+  const canDropPrivileges = process.getuid?.() === 0 && existsSync('/usr/bin/setpriv');
+  it.skipIf(!canDropPrivileges)('can be read but not changed, with a clear message', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'envforge-ro-'));
+    const ro = join(parent, 'library');
+    expect((await run('library', 'init', '--library', ro)).code).toBe(0);
+    chmodSync(parent, 0o755);
+    for (const f of readdirSync(ro)) chmodSync(join(ro, f), 0o755);
+    for (const f of readdirSync(join(ro, 'envs'))) chmodSync(join(ro, 'envs', f), 0o644);
+    chmodSync(join(ro, 'library.sqlite'), 0o644);
+    chmodSync(ro, 0o555);
+    const asNobody = async (...args: string[]) => {
+      try {
+        const { stdout, stderr } = await promisify(execFile)('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, MAIN, ...args]);
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+    const list = await asNobody('library', 'list', '--library', ro);
+    expect(list).toMatchObject({ code: 0, stdout: expect.stringMatching(/\d+ environments/) });
+    const retire = await asNobody('library', 'retire', 'knapsack-value', '--reason', 'x', '--library', ro);
+    expect(retire.code).toBe(1);
+    expect(retire.stderr).toMatch(/cannot open the library .*check that the path is a folder you may write to/);
   });
 });

@@ -258,11 +258,14 @@ describe('SqliteLibrary specifics', () => {
       }
     };
 
-    it('a fresh library has user_version = SCHEMA_VERSION and application_id = APPLICATION_ID, in WAL mode', async () => {
+    it('a fresh library has user_version = SCHEMA_VERSION and application_id = APPLICATION_ID, in WAL mode while a writer has it open', async () => {
       const dir = newDir();
-      await SqliteLibrary.open(dir, { create: true }).close();
+      const writer = SqliteLibrary.open(dir, { create: true });
       expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
       expect(pragmas(dir)).toEqual({ userVersion: SCHEMA_VERSION, applicationId: APPLICATION_ID, journal: 'wal' });
+      await writer.close();
+      // The last writer leaves rollback-journal mode, so readers without write access to the folder can open it.
+      expect(pragmas(dir)).toMatchObject({ journal: 'delete' });
     });
 
     it('reopening is idempotent and keeps the data', async () => {
