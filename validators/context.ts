@@ -10,7 +10,7 @@ import type { StageReport } from './report.js';
 
 /** The LLM review stage's seam: implemented by the agents (LLM issue); absent means skipped. */
 export interface Reviewer {
-  review(input: { source: string; meta: Meta; samples: Array<{ prompt: string; reference: string; level: number }> }): Promise<Pick<StageReport, 'ok' | 'metrics' | 'problems'>>;
+  review(input: { source: string; meta: Meta; samples: Array<{ seed: number; level: number; prompt: string; reference: string }> }): Promise<Pick<StageReport, 'ok' | 'metrics' | 'problems'>>;
 }
 
 export interface StageContext {

@@ -217,7 +217,7 @@ export const hackStage: Stage = async (ctx) => {
   for (const [family, code] of Object.entries(ZERO_TOLERANCE) as Array<[Family, Code]>) {
     const s = stats[family];
     if (s && s.maxScore > ctx.options.zeroToleranceMaxScore) {
-      problems.push({ code, message: `a ${family} response scores ${s.maxScore} (at most ${ctx.options.zeroToleranceMaxScore} allowed; the reference scores 1)`, evidence: s.worst });
+      problems.push({ code, message: `the ${family} probe scores ${s.maxScore} (at most ${ctx.options.zeroToleranceMaxScore} allowed; the reference scores 1)`, evidence: s.worst });
     }
   }
   for (const [family, code] of Object.entries(RATE) as Array<[Family, Code]>) {

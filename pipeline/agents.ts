@@ -1,0 +1,98 @@
+// The batch's four LLM agents: the architect proposes specs, the generator writes a module for a spec,
+// repair fixes a module from the validator's report, and the reviewer answers the validation checklist.
+// Each renders its prompt file, calls the LlmClient with its purpose (for cost accounting), and returns
+// typed output with the prompt's hash (for lineage). A module the model failed to write is data (a
+// `problem`), not an exception; failures of the LLM service itself are LlmErrors for the batch.
+import type { Meta } from '../contract/schema.js';
+import type { LlmClient, LlmResponseMeta } from '../agents/llm/contract.js';
+import { extractModule, PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, type ArchitectInput } from '../agents/prompts.js';
+import { ArchitectOutputSchema, dedupeSpecs, failedChecks, ReviewSchema, type DroppedSpec, type EnvSpec } from '../agents/spec.js';
+import type { Reviewer } from '../validators/context.js';
+import type { ValidationReport } from '../validators/report.js';
+
+/** What every agent call reports besides its output: lineage and accounting. */
+export interface AgentTrace {
+  promptHash: string;
+  costUsd: number;
+  cached: boolean;
+  model: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** The candidate the call works for (per-candidate cost accounting). */
+  candidateId?: string;
+}
+
+/** Output budget of a generated module: seeds are 3–10 kB, so this leaves room without inviting essays. */
+export const MODULE_MAX_TOKENS = 12_000;
+
+function trace(hash: string, meta: LlmResponseMeta): AgentTrace {
+  return { promptHash: hash, costUsd: meta.costUsd, cached: meta.cached, model: meta.model };
+}
+
+const request = (text: string, options: CallOptions) => ({
+  messages: [{ role: 'user' as const, content: text }],
+  ...(options.signal ? { signal: options.signal } : {}),
+  ...(options.candidateId ? { candidateId: options.candidateId } : {}),
+});
+
+export interface ProposedSpecs extends AgentTrace {
+  specs: EnvSpec[];
+  /** Specs dropped before any code was written (duplicates of the library or of each other), with why. */
+  dropped: DroppedSpec[];
+}
+
+/** The architect: N specs aimed at uncovered and weak skills, minus those that duplicate the library. */
+export async function proposeSpecs(client: LlmClient, input: ArchitectInput, options: CallOptions = {}): Promise<ProposedSpecs> {
+  const prompt = renderArchitect(input);
+  const response = await client.structured({ ...request(prompt.text, options), schema: ArchitectOutputSchema, schemaName: 'architect_specs', purpose: 'architect' });
+  const existing = input.environments ?? [];
+  const { kept, dropped } = dedupeSpecs(response.value.specs, existing.map((e) => e.name), existing.flatMap((e) => e.skills));
+  return { specs: kept, dropped, ...trace(prompt.hash, response) };
+}
+
+export interface WrittenModule extends AgentTrace {
+  /** The module source, or null when the reply held no usable module. */
+  source: string | null;
+  /** Why there is no module (no code block, several, truncated reply). */
+  problem?: string;
+}
+
+async function writeModule(client: LlmClient, prompt: { text: string; hash: string }, purpose: 'generator' | 'repair', options: CallOptions): Promise<WrittenModule> {
+  const response = await client.complete({ ...request(prompt.text, options), maxTokens: MODULE_MAX_TOKENS, purpose });
+  const base = trace(prompt.hash, response);
+  if (response.finishReason === 'length') return { ...base, source: null, problem: `the reply was cut off at the output limit (${MODULE_MAX_TOKENS} tokens) before the module ended` };
+  try {
+    return { ...base, source: extractModule(response.text) };
+  } catch (error) {
+    if (error instanceof PromptError) return { ...base, source: null, problem: error.message };
+    throw error;
+  }
+}
+
+/** The generator: one environment module for a spec, with seed environments as examples. */
+export function generateModule(client: LlmClient, spec: EnvSpec, options: CallOptions = {}): Promise<WrittenModule> {
+  return writeModule(client, renderGenerator({ spec }), 'generator', options);
+}
+
+/** Repair: a fixed module from the old one and the validator's problems. */
+export function repairModule(client: LlmClient, source: string, report: ValidationReport, options: CallOptions = {}): Promise<WrittenModule> {
+  return writeModule(client, renderRepair({ source, report }), 'repair', options);
+}
+
+/** The validator's review stage backed by an LLM: failed checklist items become E_REVIEW problems. */
+export function llmReviewer(client: LlmClient, options: CallOptions = {}): Reviewer {
+  return {
+    async review(input: { source: string; meta: Meta; samples: Array<{ seed: number; level: number; prompt: string; reference: string }> }) {
+      const prompt = renderReviewer(input);
+      const response = await client.structured({ ...request(prompt.text, options), schema: ReviewSchema, schemaName: 'review_checklist', purpose: 'reviewer' });
+      const failed = failedChecks(response.value);
+      return {
+        ok: failed.length === 0,
+        metrics: { checks: response.value.checks, promptHash: prompt.hash, costUsd: response.costUsd },
+        problems: failed.map((check) => ({ code: 'E_REVIEW' as const, message: `review check "${check}" failed: ${response.value.checks[check].note}`, evidence: { check } })),
+      };
+    },
+  };
+}
