@@ -75,6 +75,46 @@ export interface IntegrityReport {
   orphanFiles: string[];
 }
 
+export type BatchStatus = 'running' | 'finished' | 'failed';
+
+/**
+ * One run of `envforge run`. options, report and ledger are JSON values: stored as JSON and read back
+ * with JSON semantics (undefined becomes null, Dates become strings, …).
+ */
+export interface BatchRecord {
+  id: string;
+  status: BatchStatus;
+  /** The options of the first start; resuming does not change them. */
+  options: unknown;
+  createdAt: string;
+  updatedAt: string;
+  /** Set by finishBatch; null while running. */
+  finishedAt: string | null;
+  /** The end-of-batch report given to finishBatch; null while running. */
+  report: unknown | null;
+  /** The latest cost snapshot (saveBatchLedger, or appendJournal with a ledger); null until one is saved. */
+  ledger: unknown | null;
+}
+
+/** What a batch has durably done: one entry per (kind, key), numbered 1, 2, 3, … per batch. */
+export interface JournalEntry {
+  batchId: string;
+  /** 1-based, contiguous and increasing within the batch, in commit order. */
+  seq: number;
+  kind: string;
+  key: string;
+  payload: unknown;
+  createdAt: string;
+}
+
+export interface JournalInput {
+  /** Non-empty, e.g. 'call', 'admitted', 'rejected'. */
+  kind: string;
+  /** Non-empty; unique per (batch, kind): the identity that makes a replayed append a no-op. */
+  key: string;
+  payload: unknown;
+}
+
 export interface Library {
   /** The folder holding the index and the module files. */
   readonly dir: string;
@@ -93,6 +133,35 @@ export interface Library {
   integrityCheck(): Promise<IntegrityReport>;
   /** Removes orphan files. */
   gc(): Promise<string[]>;
+
+  // Batch bookkeeping: a journal that makes a killed `envforge run` resumable. For an unknown batch id,
+  // every method but getBatch throws a LibraryError naming it; writes need a running batch.
+  /**
+   * Starts batch `id`, or resumes it: a running batch is returned as it is (options unchanged); a failed
+   * one is reopened as running (finishedAt and report cleared, ledger and journal kept). A finished
+   * batch, or an empty id, is a LibraryError.
+   */
+  startBatch(id: string, options: unknown): Promise<BatchRecord>;
+  /**
+   * Appends entries to a running batch's journal, atomically: every entry of one call commits, with
+   * consecutive seqs in the given order, or none does. An entry whose (kind, key) the batch already has
+   * (from an earlier call or earlier in this one) is a no-op: its existing entry is returned instead, so
+   * replaying work on resume never duplicates it. Returns one entry per input, in input order.
+   * With `options.ledger`, the batch's ledger is replaced in the same transaction, so the recorded spend
+   * and the journal of what was paid for never disagree after a crash.
+   */
+  appendJournal(batchId: string, entries: JournalInput[], options?: { ledger?: unknown }): Promise<JournalEntry[]>;
+  /** The batch's journal (only entries of `kind` when given), ordered by seq. */
+  journal(batchId: string, kind?: string): Promise<JournalEntry[]>;
+  /** Replaces the running batch's ledger (the latest cost snapshot). */
+  saveBatchLedger(batchId: string, ledger: unknown): Promise<void>;
+  /** Ends a running batch with its report. Returns the finished record. */
+  finishBatch(batchId: string, status: 'finished' | 'failed', report: unknown): Promise<BatchRecord>;
+  /** undefined when unknown. */
+  getBatch(id: string): Promise<BatchRecord | undefined>;
+  /** Newest (most recently started) first; every batch unless a limit is given. */
+  listBatches(limit?: number): Promise<BatchRecord[]>;
+
   close(): Promise<void>;
 }
 

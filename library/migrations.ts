@@ -40,6 +40,34 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       );
     `,
   },
+  {
+    // Batch bookkeeping: one row per `envforge run`, and its journal of durable steps.
+    version: 2,
+    sql: `
+      CREATE TABLE batches (
+        n INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+        options TEXT NOT NULL,
+        report TEXT,
+        ledger TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        finished_at TEXT
+      );
+      CREATE TABLE journal (
+        id INTEGER PRIMARY KEY,
+        batch_id TEXT NOT NULL REFERENCES batches (id),
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (batch_id, kind, key),
+        UNIQUE (batch_id, seq)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../contract/schema.js';
-import { LibraryError, type EnvRecord, type Library } from '../library/contract.js';
+import { LibraryError, type EnvRecord, type JournalEntry, type Library } from '../library/contract.js';
 import { hashSource } from '../sandbox/pool.js';
 import { fakeAdmission, fakeRejection, fakeReport, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
 
@@ -288,6 +288,233 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect(stats.byAuthor.carol ?? 0).toBe(0);
         // Active levels are 4, 6 and 5; the retired 20 does not count.
         expect(stats.levels).toEqual({ min: 4, max: 6 });
+      });
+    });
+
+    describe('batches and journal', () => {
+      const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      const errorOf = async (promise: Promise<unknown>): Promise<Error> => {
+        const error = await promise.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(LibraryError);
+        return error as Error;
+      };
+      const entry = (kind: string, key: string, payload: unknown = { key }) => ({ kind, key, payload });
+      const summary = (entries: JournalEntry[]) => entries.map((e) => `${e.seq}:${e.kind}:${e.key}`);
+
+      it('startBatch creates a running batch with its options; getBatch and listBatches see it', async () => {
+        const options = { target: 10, budgetUsd: 2.5, skills: ['graphs'], nested: { model: 'openai:gpt-4.1' } };
+        const batch = await lib.startBatch('batch-1', options);
+        expect(batch).toEqual({ id: 'batch-1', status: 'running', options, createdAt: batch.createdAt, updatedAt: batch.createdAt, finishedAt: null, report: null, ledger: null });
+        expect(Number.isNaN(Date.parse(batch.createdAt))).toBe(false);
+        expect(await lib.getBatch('batch-1')).toEqual(batch);
+        expect(await lib.listBatches()).toEqual([batch]);
+        expect(await lib.journal('batch-1')).toEqual([]);
+        expect(await lib.getBatch('no-such-batch')).toBeUndefined();
+        // Batches are bookkeeping, not environments.
+        expect(await lib.list({ status: 'all', allVersions: true })).toEqual([]);
+      });
+
+      it('options are stored as JSON: undefined becomes null, dates become strings', async () => {
+        expect((await lib.startBatch('json-undefined', undefined)).options).toBeNull();
+        const at = new Date('2024-01-02T03:04:05.000Z');
+        expect((await lib.startBatch('json-date', { at, skip: undefined })).options).toEqual({ at: '2024-01-02T03:04:05.000Z' });
+        const cyclic: Record<string, unknown> = {};
+        cyclic.self = cyclic;
+        await errorOf(lib.startBatch('json-cyclic', cyclic));
+        expect(await lib.getBatch('json-cyclic')).toBeUndefined();
+      });
+
+      it('starting a running batch again resumes it: the same record, options and journal unchanged', async () => {
+        const first = await lib.startBatch('resume-me', { target: 3 });
+        await lib.appendJournal('resume-me', [entry('call', 'a'), entry('admitted', 'env-a')]);
+        const before = await lib.getBatch('resume-me');
+        const again = await lib.startBatch('resume-me', { target: 999 });
+        expect(again).toEqual(before);
+        expect(again).toMatchObject({ id: first.id, status: 'running', createdAt: first.createdAt, finishedAt: null });
+        expect(again.options).toEqual({ target: 3 });
+        expect(summary(await lib.journal('resume-me'))).toEqual(['1:call:a', '2:admitted:env-a']);
+        expect(await lib.listBatches()).toHaveLength(1);
+      });
+
+      it('a finished batch cannot be started again; a failed one is reopened with its journal and ledger', async () => {
+        await lib.startBatch('done-batch', {});
+        await lib.finishBatch('done-batch', 'finished', { admitted: 1 });
+        const error = await errorOf(lib.startBatch('done-batch', {}));
+        expect(error.message).toContain('done-batch');
+        expect(error.message).toContain('finished');
+        expect(await lib.getBatch('done-batch')).toMatchObject({ status: 'finished', report: { admitted: 1 } });
+
+        await lib.startBatch('failed-batch', { target: 5 });
+        await lib.appendJournal('failed-batch', [entry('call', 'x')]);
+        await lib.saveBatchLedger('failed-batch', { usd: 0.5 });
+        await lib.finishBatch('failed-batch', 'failed', { error: 'provider down' });
+        const reopened = await lib.startBatch('failed-batch', { target: 7 });
+        expect(reopened).toMatchObject({ id: 'failed-batch', status: 'running', options: { target: 5 }, finishedAt: null, report: null, ledger: { usd: 0.5 } });
+        expect(summary(await lib.journal('failed-batch'))).toEqual(['1:call:x']);
+        expect(summary(await lib.appendJournal('failed-batch', [entry('call', 'y')]))).toEqual(['2:call:y']);
+      });
+
+      it('appendJournal numbers entries 1, 2, 3, … per batch, in commit order, and returns them', async () => {
+        await lib.startBatch('seq-a', {});
+        await lib.startBatch('seq-b', {});
+        const [a1] = await lib.appendJournal('seq-a', [entry('call', 'k1', { tokens: 10, usd: 0.01 })]);
+        expect(a1).toEqual({ batchId: 'seq-a', seq: 1, kind: 'call', key: 'k1', payload: { tokens: 10, usd: 0.01 }, createdAt: a1!.createdAt });
+        expect(Number.isNaN(Date.parse(a1!.createdAt))).toBe(false);
+        expect(summary(await lib.appendJournal('seq-b', [entry('call', 'k1')]))).toEqual(['1:call:k1']);
+        expect(summary(await lib.appendJournal('seq-a', [entry('call', 'k2'), entry('admitted', 'k2')]))).toEqual(['2:call:k2', '3:admitted:k2']);
+        expect(summary(await lib.appendJournal('seq-b', [entry('rejected', 'k9')]))).toEqual(['2:rejected:k9']);
+        expect(await lib.appendJournal('seq-a', [])).toEqual([]);
+        const journal = await lib.journal('seq-a');
+        expect(summary(journal)).toEqual(['1:call:k1', '2:call:k2', '3:admitted:k2']);
+        expect(journal[0]).toEqual(a1);
+        expect(summary(await lib.journal('seq-b'))).toEqual(['1:call:k1', '2:rejected:k9']);
+      });
+
+      it('appending an existing (kind, key) is a no-op returning the existing entry, so replays never duplicate', async () => {
+        await lib.startBatch('idem', {});
+        const [first] = await lib.appendJournal('idem', [entry('call', 'req-1', { usd: 0.02 })]);
+        await sleep(5);
+        const [again] = await lib.appendJournal('idem', [entry('call', 'req-1', { usd: 99 })]);
+        expect(again).toEqual(first);
+        // The same key under another kind is a different entry.
+        expect(summary(await lib.appendJournal('idem', [entry('admitted', 'req-1')]))).toEqual(['2:admitted:req-1']);
+        // A replayed prefix and new work in one call: the old keep their seqs, the new continue after them.
+        const mixed = await lib.appendJournal('idem', [entry('call', 'req-1'), entry('call', 'req-2'), entry('admitted', 'req-1'), entry('call', 'req-3')]);
+        expect(summary(mixed)).toEqual(['1:call:req-1', '3:call:req-2', '2:admitted:req-1', '4:call:req-3']);
+        // A key twice within one call is one entry.
+        expect(summary(await lib.appendJournal('idem', [entry('call', 'req-4', 1), entry('call', 'req-4', 2)]))).toEqual(['5:call:req-4', '5:call:req-4']);
+        const journal = await lib.journal('idem');
+        expect(summary(journal)).toEqual(['1:call:req-1', '2:admitted:req-1', '3:call:req-2', '4:call:req-3', '5:call:req-4']);
+        expect(journal[0]!.payload).toEqual({ usd: 0.02 });
+        expect(journal[4]!.payload).toBe(1);
+      });
+
+      it('journal(kind) filters, still in seq order', async () => {
+        await lib.startBatch('kinds', {});
+        for (let i = 0; i < 6; i++) await lib.appendJournal('kinds', [entry(i % 2 ? 'admitted' : 'call', `k${i}`)]);
+        expect(summary(await lib.journal('kinds', 'call'))).toEqual(['1:call:k0', '3:call:k2', '5:call:k4']);
+        expect(summary(await lib.journal('kinds', 'admitted'))).toEqual(['2:admitted:k1', '4:admitted:k3', '6:admitted:k5']);
+        expect(await lib.journal('kinds', 'no-such-kind')).toEqual([]);
+      });
+
+      it('a multi-entry append is atomic: an invalid entry commits none of them', async () => {
+        await lib.startBatch('atomic', {});
+        await lib.appendJournal('atomic', [entry('call', 'before')]);
+        const cyclic: Record<string, unknown> = {};
+        cyclic.self = cyclic;
+        await errorOf(lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('call', 'bad', cyclic), entry('call', 'ok-2')]));
+        await errorOf(lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('', 'no-kind')]));
+        await errorOf(lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('call', '')]));
+        await errorOf(lib.appendJournal('atomic', [entry('call', 'ok-1')], { ledger: cyclic }));
+        expect(summary(await lib.journal('atomic'))).toEqual(['1:call:before']);
+        expect((await lib.getBatch('atomic'))?.ledger).toBeNull();
+        expect(summary(await lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('call', 'ok-2')]))).toEqual(['2:call:ok-1', '3:call:ok-2']);
+      });
+
+      it('the ledger is the latest snapshot: saveBatchLedger and appendJournal with a ledger overwrite it', async () => {
+        const started = await lib.startBatch('ledger', {});
+        await sleep(5);
+        await lib.saveBatchLedger('ledger', { usd: 0.1, tokens: 100, byStage: { generator: 0.1 } });
+        const saved = await lib.getBatch('ledger');
+        expect(saved?.ledger).toEqual({ usd: 0.1, tokens: 100, byStage: { generator: 0.1 } });
+        expect(Date.parse(saved!.updatedAt)).toBeGreaterThan(Date.parse(started.updatedAt));
+        expect(saved?.createdAt).toBe(started.createdAt);
+        await lib.saveBatchLedger('ledger', { usd: 0.3 });
+        expect((await lib.getBatch('ledger'))?.ledger).toEqual({ usd: 0.3 });
+        // Together with the entries that paid for it, in one transaction.
+        await lib.appendJournal('ledger', [entry('call', 'c1', { usd: 0.2 })], { ledger: { usd: 0.5 } });
+        expect((await lib.getBatch('ledger'))?.ledger).toEqual({ usd: 0.5 });
+        // Without a ledger option the ledger stays.
+        await lib.appendJournal('ledger', [entry('call', 'c2')]);
+        expect((await lib.getBatch('ledger'))?.ledger).toEqual({ usd: 0.5 });
+      });
+
+      it('finishBatch ends a batch with its report; a finished or failed batch takes no more writes', async () => {
+        const started = await lib.startBatch('finish-me', { target: 1 });
+        await lib.appendJournal('finish-me', [entry('admitted', 'env-a')]);
+        await lib.saveBatchLedger('finish-me', { usd: 1 });
+        const report = { funnel: { specs: 3, admitted: 1 }, markdown: '# Batch\n' };
+        const finished = await lib.finishBatch('finish-me', 'finished', report);
+        expect(finished).toMatchObject({ id: 'finish-me', status: 'finished', options: { target: 1 }, report, ledger: { usd: 1 }, createdAt: started.createdAt });
+        expect(finished.finishedAt).not.toBeNull();
+        expect(finished.updatedAt).toBe(finished.finishedAt);
+        expect(Date.parse(finished.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(started.createdAt));
+        expect(await lib.getBatch('finish-me')).toEqual(finished);
+        for (const write of [
+          () => lib.appendJournal('finish-me', [entry('admitted', 'env-b')]),
+          () => lib.saveBatchLedger('finish-me', { usd: 2 }),
+          () => lib.finishBatch('finish-me', 'failed', {}),
+        ]) {
+          const error = await errorOf(write());
+          expect(error.message).toContain('finish-me');
+        }
+        expect(await lib.getBatch('finish-me')).toEqual(finished);
+        expect(summary(await lib.journal('finish-me'))).toEqual(['1:admitted:env-a']);
+
+        await lib.startBatch('fail-me', {});
+        const failed = await lib.finishBatch('fail-me', 'failed', { error: 'budget file unreadable' });
+        expect(failed).toMatchObject({ status: 'failed', report: { error: 'budget file unreadable' } });
+        await errorOf(lib.appendJournal('fail-me', [entry('call', 'late')]));
+        await errorOf(lib.finishBatch('fail-me', 'finished', {}));
+        await errorOf(lib.finishBatch('finish-me', 'running' as 'finished', {}));
+      });
+
+      it('listBatches gives the newest first, up to a limit', async () => {
+        for (const id of ['list-1', 'list-2', 'list-3', 'list-4']) await lib.startBatch(id, { id });
+        await lib.finishBatch('list-2', 'finished', {});
+        expect((await lib.listBatches()).map((b) => b.id)).toEqual(['list-4', 'list-3', 'list-2', 'list-1']);
+        expect((await lib.listBatches(2)).map((b) => b.id)).toEqual(['list-4', 'list-3']);
+        expect(await lib.listBatches(0)).toEqual([]);
+        expect((await lib.listBatches(100)).map((b) => b.status)).toEqual(['running', 'running', 'finished', 'running']);
+        // Resuming does not reorder.
+        await lib.startBatch('list-1', {});
+        expect((await lib.listBatches(1)).map((b) => b.id)).toEqual(['list-4']);
+        await errorOf(lib.listBatches(-1));
+        await errorOf(lib.listBatches(1.5));
+        expect(await (await fresh()).library.listBatches()).toEqual([]);
+      });
+
+      it('unknown batch ids and empty ids are LibraryErrors naming the id', async () => {
+        await lib.startBatch('known-batch', {});
+        const calls: Array<[string, () => Promise<unknown>]> = [
+          ['appendJournal', () => lib.appendJournal('ghost-batch', [entry('call', 'a')])],
+          ['appendJournal (no entries)', () => lib.appendJournal('ghost-batch', [])],
+          ['journal', () => lib.journal('ghost-batch')],
+          ['journal (kind)', () => lib.journal('ghost-batch', 'call')],
+          ['saveBatchLedger', () => lib.saveBatchLedger('ghost-batch', {})],
+          ['finishBatch', () => lib.finishBatch('ghost-batch', 'finished', {})],
+        ];
+        for (const [what, call] of calls) {
+          const error = await call().catch((e: unknown) => e);
+          expect(error, what).toBeInstanceOf(LibraryError);
+          expect((error as Error).message, what).toContain('ghost-batch');
+        }
+        await errorOf(lib.startBatch('', {}));
+        await errorOf(lib.startBatch('   ', {}));
+        expect((await lib.listBatches()).map((b) => b.id)).toEqual(['known-batch']);
+      });
+
+      it('admit is unchanged beside batches, and keeps lineage.batchId', async () => {
+        await lib.startBatch('admit-batch', {});
+        const meta = sampleMeta('batch-env');
+        const source = sampleSource(meta);
+        const { status, env } = await lib.admit({ ...fakeAdmission(source, meta), lineage: { author: 'test', batchId: 'admit-batch' } });
+        expect(status).toBe('admitted');
+        expect(env.lineage).toEqual({ author: 'test', batchId: 'admit-batch' });
+        await lib.appendJournal('admit-batch', [entry('admitted', env.hash, { name: env.name, version: env.version })]);
+        expect((await lib.journal('admit-batch', 'admitted'))[0]?.payload).toEqual({ name: 'batch-env', version: 1 });
+        expect((await lib.stats()).versions).toBe(1);
+        expect((await lib.integrityCheck()).ok).toBe(true);
+      });
+
+      it('batches belong to their library: another library does not see them', async () => {
+        const other = (await fresh()).library;
+        await lib.startBatch('mine', {});
+        expect(await other.getBatch('mine')).toBeUndefined();
+        await errorOf(other.journal('mine'));
       });
     });
 

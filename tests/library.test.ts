@@ -248,6 +248,39 @@ describe('SqliteLibrary specifics', () => {
     });
   });
 
+  describe('read-only handles and batches', () => {
+    it('read batches and journals and refuse every batch write with LibraryError', async () => {
+      const { dir } = await seeded();
+      const writer = SqliteLibrary.open(dir);
+      await writer.startBatch('ro-batch', { target: 1 });
+      await writer.appendJournal('ro-batch', [{ kind: 'call', key: 'k1', payload: { usd: 0.1 } }], { ledger: { usd: 0.1 } });
+      await writer.close();
+      const reader = SqliteLibrary.open(dir, { readonly: true });
+      try {
+        expect(await reader.getBatch('ro-batch')).toMatchObject({ status: 'running', ledger: { usd: 0.1 } });
+        expect((await reader.listBatches()).map((b) => b.id)).toEqual(['ro-batch']);
+        expect((await reader.journal('ro-batch')).map((e) => e.key)).toEqual(['k1']);
+        const writes: Array<[string, () => Promise<unknown>]> = [
+          ['startBatch', () => reader.startBatch('ro-new', {})],
+          ['startBatch (resume)', () => reader.startBatch('ro-batch', {})],
+          ['appendJournal', () => reader.appendJournal('ro-batch', [{ kind: 'call', key: 'k2', payload: null }])],
+          ['saveBatchLedger', () => reader.saveBatchLedger('ro-batch', { usd: 9 })],
+          ['finishBatch', () => reader.finishBatch('ro-batch', 'finished', {})],
+        ];
+        for (const [what, write] of writes) {
+          const error = await write().catch((e: unknown) => e);
+          expect(error, what).toBeInstanceOf(LibraryError);
+          expect((error as Error).message, what).toContain('read-only');
+        }
+        expect(await reader.getBatch('ro-batch')).toMatchObject({ status: 'running', ledger: { usd: 0.1 } });
+        expect(await reader.getBatch('ro-new')).toBeUndefined();
+        expect(await reader.journal('ro-batch')).toHaveLength(1);
+      } finally {
+        await reader.close();
+      }
+    });
+  });
+
   describe('migrations', () => {
     const pragmas = (dir: string) => {
       const db = new Database(join(dir, INDEX_FILE), { readonly: true });
