@@ -8,6 +8,7 @@ import { registerValidate } from './validate.js';
 import { registerLibrary } from './library.js';
 import { registerExport } from '../export/command.js';
 import { registerServe } from '../serve/command.js';
+import { registerRun } from './run.js';
 import { VERSION } from '../library/version.js';
 
 export function buildProgram(io: Io): Command {
@@ -22,13 +23,7 @@ export function buildProgram(io: Io): Command {
   registerLibrary(program, io);
   registerExport(program, io);
   registerServe(program, io);
-  program
-    .command('run')
-    .description('the nightly synthesis batch (not built yet: see README, "Status")')
-    .allowUnknownOption()
-    .action(() => {
-      throw new CliFailure('envforge run is not built yet: the LLM agents and the batch are planned (README, "Status"). Today: `envforge sample`, `envforge validate` and `envforge library`.', 2);
-    });
+  registerRun(program, io);
   const configure = (command: Command): void => {
     command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
     command.commands.forEach(configure);

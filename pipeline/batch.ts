@@ -1,0 +1,265 @@
+// The nightly batch: architect → generator → validator → repair → admit, with LLM calls through a
+// bounded queue, budgets enforced by the cost ledger, and every paid step written to the library's
+// journal first, so a killed batch resumes without redoing admitted or paid work.
+import PQueue from 'p-queue';
+import type { LlmClient } from '../agents/llm/contract.js';
+import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
+import { isLlmError } from '../agents/llm/errors.js';
+import type { WeakSkill } from '../agents/prompts.js';
+import type { EnvSpec } from '../agents/spec.js';
+import type { Library } from '../library/contract.js';
+import type { SandboxPool } from '../sandbox/pool.js';
+import { noveltyIndexOf } from '../validators/library-index.js';
+import type { ValidationReport } from '../validators/report.js';
+import { validateCandidate } from '../validators/validate.js';
+import { generateModule, llmReviewer, proposeSpecs, repairModule, type WrittenModule } from './agents.js';
+import { buildReport, type BatchReport, type CandidateOutcome } from './report.js';
+
+export interface BatchOptions {
+  batchId: string;
+  /** Admitted environments wanted. */
+  target: number;
+  /** Specs worked on at most (each is one candidate with its repair rounds). */
+  maxCandidates: number;
+  /** Repair rounds after the first rejection. */
+  repairRounds: number;
+  /** Candidates in flight at once (their LLM calls share the client's queue). */
+  concurrency: number;
+  /** Specs the architect is asked for at a time. */
+  specsPerRound: number;
+  /** Trainer feedback: the frontier skills the architect should aim at. */
+  weakSkills: WeakSkill[];
+  /** Only these skills, when given (passed to the architect as the whole taxonomy). */
+  skills?: string[];
+  /** Run the LLM review stage in validation. */
+  review: boolean;
+}
+
+export const DEFAULT_BATCH_OPTIONS = {
+  target: 10,
+  maxCandidates: 40,
+  repairRounds: 2,
+  concurrency: 4,
+  specsPerRound: 6,
+  weakSkills: [],
+  review: true,
+} satisfies Omit<BatchOptions, 'batchId'>;
+
+export type BatchEvent =
+  | { type: 'specs'; proposed: number; kept: number }
+  | { type: 'candidate'; spec: string; attempt: number; step: 'written' | 'unwritten' | 'validated'; verdict?: 'admit' | 'reject'; codes?: string[] }
+  | { type: 'admitted'; spec: string; name: string; version: number }
+  | { type: 'stopped'; reason: string }
+  | { type: 'cost'; snapshot: LedgerSnapshot };
+
+export interface BatchDeps {
+  library: Library;
+  pool: SandboxPool;
+  llm: LlmClient;
+  ledger: CostLedger;
+  onEvent?: (event: BatchEvent) => void;
+  signal?: AbortSignal;
+}
+
+interface ModuleEntry {
+  source: string | null;
+  problem?: string;
+  promptHash: string;
+  model: string;
+  purpose: 'generator' | 'repair';
+}
+
+interface VerdictEntry {
+  verdict: 'admit' | 'reject';
+  hash: string;
+  codes: string[];
+  firstFailedStage: string | null;
+}
+
+/** Everything the journal already holds, so a resumed batch skips paid and finished work. */
+class JournalState {
+  specs: EnvSpec[] = [];
+  architectRounds = 0;
+  dropped = 0;
+  modules = new Map<string, ModuleEntry>();
+  verdicts = new Map<string, VerdictEntry>();
+  outcomes = new Map<string, CandidateOutcome>();
+
+  static async load(library: Library, batchId: string): Promise<JournalState> {
+    const state = new JournalState();
+    for (const entry of await library.journal(batchId)) {
+      const payload = entry.payload as Record<string, unknown>;
+      if (entry.kind === 'specs') {
+        state.architectRounds++;
+        state.specs.push(...(payload.specs as EnvSpec[]));
+        state.dropped += payload.dropped as number;
+      } else if (entry.kind === 'module') state.modules.set(entry.key, payload as unknown as ModuleEntry);
+      else if (entry.kind === 'verdict') state.verdicts.set(entry.key, payload as unknown as VerdictEntry);
+      else if (entry.kind === 'outcome') state.outcomes.set(entry.key, payload as unknown as CandidateOutcome);
+    }
+    return state;
+  }
+}
+
+const attemptKey = (spec: string, attempt: number) => `${spec}/${attempt}`;
+
+export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<BatchReport> {
+  const started = performance.now();
+  const { library, ledger } = deps;
+  await library.startBatch(options.batchId, options);
+  const state = await JournalState.load(library, options.batchId);
+  const emit = deps.onEvent ?? (() => {});
+  let stopReason: string | null = null;
+  const stop = (reason: string) => {
+    if (stopReason === null) {
+      stopReason = reason;
+      emit({ type: 'stopped', reason });
+    }
+  };
+  // The entry and the spend so far commit together: after a crash the journal and the ledger agree.
+  const journal = async (kind: string, key: string, payload: unknown) => {
+    await library.appendJournal(options.batchId, [{ kind, key, payload }], { ledger: ledger.snapshot() });
+  };
+  const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
+
+  /** One candidate: write (or replay) a module, validate, repair up to the bound, admit or reject. */
+  const work = async (spec: EnvSpec): Promise<void> => {
+    if (state.outcomes.has(spec.name)) return;
+    let parent: string | undefined;
+    let lastSource: string | null = null;
+    let lastReport: ValidationReport | null = null;
+    for (let attempt = 0; attempt <= options.repairRounds; attempt++) {
+      if (stopReason === 'budget' || deps.signal?.aborted) return;
+      const key = attemptKey(spec.name, attempt);
+      let module = state.modules.get(key);
+      if (!module) {
+        const purpose = attempt === 0 ? 'generator' : 'repair';
+        const written: WrittenModule =
+          attempt === 0 || !lastSource || !lastReport
+            ? await generateModule(deps.llm, spec, { candidateId: spec.name, ...(deps.signal ? { signal: deps.signal } : {}) })
+            : await repairModule(deps.llm, lastSource, lastReport, { candidateId: spec.name, ...(deps.signal ? { signal: deps.signal } : {}) });
+        module = { source: written.source, ...(written.problem ? { problem: written.problem } : {}), promptHash: written.promptHash, model: written.model, purpose };
+        state.modules.set(key, module);
+        await journal('module', key, module);
+      }
+      if (module.source === null) {
+        emit({ type: 'candidate', spec: spec.name, attempt, step: 'unwritten' });
+        // A reply without a module earns one more generation attempt, not a repair (there is nothing to repair).
+        lastSource = null;
+        continue;
+      }
+      emit({ type: 'candidate', spec: spec.name, attempt, step: 'written' });
+      const report = await validateCandidate(module.source, {
+        pool: deps.pool,
+        novelty: await noveltyIndexOf(library),
+        ...(options.review ? { reviewer: llmReviewer(deps.llm, { candidateId: spec.name }) } : {}),
+      });
+      const codes = [...new Set(report.problems.map((p) => p.code))];
+      const verdict: VerdictEntry = { verdict: report.verdict, hash: report.hash, codes, firstFailedStage: report.stages.find((s) => !s.ok && !s.skipped)?.stage ?? null };
+      state.verdicts.set(key, verdict);
+      await journal('verdict', key, verdict);
+      emit({ type: 'candidate', spec: spec.name, attempt, step: 'validated', verdict: report.verdict, codes });
+      const lineage = { author: `${deps.llm.provider}:${module.model}`, spec, promptHash: module.promptHash, batchId: options.batchId, ...(parent ? { parent } : {}) };
+      if (report.verdict === 'admit') {
+        const { env } = await library.admit({ source: module.source, report, lineage });
+        const outcome: CandidateOutcome = { spec: spec.name, status: 'admitted', attempts: attempt + 1, name: env.name, version: env.version };
+        state.outcomes.set(spec.name, outcome);
+        await journal('outcome', spec.name, outcome);
+        emit({ type: 'admitted', spec: spec.name, name: env.name, version: env.version });
+        if (admittedCount() >= options.target) stop('target');
+        return;
+      }
+      await library.recordRejection({ source: module.source, report, lineage });
+      parent = `${spec.name}#${attempt}`;
+      lastSource = module.source;
+      lastReport = report;
+    }
+    const outcome: CandidateOutcome = { spec: spec.name, status: lastReport ? 'rejected' : 'unwritten', attempts: options.repairRounds + 1 };
+    state.outcomes.set(spec.name, outcome);
+    await journal('outcome', spec.name, outcome);
+  };
+
+  const queue = new PQueue({ concurrency: options.concurrency });
+  const started_ = new Set<string>();
+  const failures: Array<{ spec: string; code: string; message: string }> = [];
+  const launch = (spec: EnvSpec) => {
+    if (started_.has(spec.name) || started_.size >= options.maxCandidates) return;
+    started_.add(spec.name);
+    void queue.add(async () => {
+      if (stopReason !== null || deps.signal?.aborted) return;
+      try {
+        await work(spec);
+      } catch (error) {
+        if (isLlmError(error, 'E_LLM_BUDGET')) return stop('budget');
+        if (isLlmError(error, 'E_LLM_CANCELLED') || deps.signal?.aborted) return stop('cancelled');
+        // A failure of the LLM service is data about this candidate, never the end of the batch.
+        if (isLlmError(error)) return void failures.push({ spec: spec.name, code: error.code, message: error.message });
+        throw error;
+      }
+    });
+  };
+
+  for (const spec of state.specs) launch(spec);
+  const maxArchitectRounds = Math.ceil((2 * options.maxCandidates) / options.specsPerRound) + 2;
+  while (stopReason === null) {
+    await queue.onEmpty();
+    if (deps.signal?.aborted) {
+      await queue.onIdle();
+      stop('cancelled');
+    } else if (admittedCount() >= options.target) stop('target');
+    else if (started_.size >= options.maxCandidates) {
+      await queue.onIdle();
+      stop('max-candidates');
+    } else if (queue.size === 0 && queue.pending < options.concurrency) {
+      if (state.architectRounds >= maxArchitectRounds) {
+        await queue.onIdle();
+        stop('specs-exhausted');
+        break;
+      }
+      try {
+        const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills }));
+        const taken = new Set([...environments.map((e) => e.name), ...state.specs.map((s) => s.name)]);
+        const proposal = await proposeSpecs(deps.llm, {
+          stats: await library.stats(),
+          n: options.specsPerRound,
+          environments: [...environments, ...state.specs.map((s) => ({ name: s.name, skills: s.skills }))],
+          weakSkills: options.weakSkills,
+          ...(options.skills ? { taxonomy: { requested: options.skills } } : {}),
+        });
+        const fresh = proposal.specs.filter((s) => !taken.has(s.name));
+        state.architectRounds++;
+        state.specs.push(...fresh);
+        state.dropped += proposal.dropped.length + (proposal.specs.length - fresh.length);
+        await journal('specs', `architect-${state.architectRounds}`, { specs: fresh, dropped: proposal.dropped.length + (proposal.specs.length - fresh.length), promptHash: proposal.promptHash });
+        emit({ type: 'specs', proposed: proposal.specs.length + proposal.dropped.length, kept: fresh.length });
+        for (const spec of fresh) launch(spec);
+      } catch (error) {
+        if (isLlmError(error, 'E_LLM_BUDGET')) stop('budget');
+        else if (isLlmError(error)) {
+          failures.push({ spec: `architect-${state.architectRounds + 1}`, code: error.code, message: error.message });
+          state.architectRounds++;
+        } else throw error;
+      }
+    } else {
+      await queue.onIdle();
+    }
+  }
+  await queue.onIdle();
+  emit({ type: 'cost', snapshot: ledger.snapshot() });
+  const report = buildReport({
+    batchId: options.batchId,
+    stopReason: stopReason ?? 'finished',
+    specs: state.specs,
+    dropped: state.dropped,
+    modules: state.modules,
+    verdicts: state.verdicts,
+    outcomes: [...state.outcomes.values()],
+    failures,
+    ledger: ledger.snapshot(),
+    wallMs: performance.now() - started,
+  });
+  await library.saveBatchLedger(options.batchId, ledger.snapshot());
+  // An interrupted batch stays running, so `envforge run --resume` can continue it.
+  if (stopReason !== 'cancelled') await library.finishBatch(options.batchId, 'finished', report);
+  return report;
+}

@@ -1,0 +1,153 @@
+// The batch report, built from the journal: the funnel (specs → modules → stages → admitted), rejection
+// reasons by code, repair success, tokens and dollars per admitted environment, wall time; as JSON and
+// as Markdown for people.
+import type { LedgerSnapshot } from '../agents/llm/cost.js';
+import type { EnvSpec } from '../agents/spec.js';
+
+export interface CandidateOutcome {
+  spec: string;
+  status: 'admitted' | 'rejected' | 'unwritten';
+  attempts: number;
+  name?: string;
+  version?: number;
+}
+
+export interface BatchReport {
+  batchId: string;
+  stopReason: string;
+  funnel: {
+    specs: number;
+    specsDropped: number;
+    candidates: number;
+    modulesAsked: number;
+    modulesWritten: number;
+    validations: number;
+    admitted: number;
+    rejected: number;
+    unwritten: number;
+    serviceFailures: number;
+  };
+  /** For each validation, the first stage that failed. */
+  firstFailedStage: Record<string, number>;
+  rejectionsByCode: Record<string, number>;
+  repair: { candidatesRepaired: number; admittedAfterRepair: number; successRate: number | null };
+  cost: { totalUsd: number; inputTokens: number; outputTokens: number; calls: number; cachedCalls: number; perAdmittedUsd: number | null; tokensPerAdmitted: number | null; byPurpose: LedgerSnapshot['byPurpose'] };
+  admitted: Array<{ name: string; version: number; attempts: number }>;
+  serviceFailures: Array<{ spec: string; code: string; message: string }>;
+  wallMs: number;
+}
+
+interface ReportInput {
+  batchId: string;
+  stopReason: string;
+  specs: EnvSpec[];
+  dropped: number;
+  modules: Map<string, { source: string | null }>;
+  verdicts: Map<string, { verdict: string; codes: string[]; firstFailedStage: string | null }>;
+  outcomes: CandidateOutcome[];
+  failures: Array<{ spec: string; code: string; message: string }>;
+  ledger: LedgerSnapshot;
+  wallMs: number;
+}
+
+const bump = (map: Record<string, number>, key: string) => {
+  map[key] = (map[key] ?? 0) + 1;
+};
+
+export function buildReport(input: ReportInput): BatchReport {
+  const firstFailedStage: Record<string, number> = {};
+  const rejectionsByCode: Record<string, number> = {};
+  for (const v of input.verdicts.values()) {
+    if (v.verdict === 'admit') continue;
+    bump(firstFailedStage, v.firstFailedStage ?? 'unknown');
+    for (const code of v.codes) bump(rejectionsByCode, code);
+  }
+  const admitted = input.outcomes.filter((o) => o.status === 'admitted');
+  const repaired = input.outcomes.filter((o) => o.attempts > 1 || [...input.verdicts.keys()].some((k) => k.startsWith(`${o.spec}/`) && !k.endsWith('/0')));
+  const admittedAfterRepair = admitted.filter((o) => o.attempts > 1).length;
+  const { total } = input.ledger;
+  const tokens = total.inputTokens + total.outputTokens;
+  return {
+    batchId: input.batchId,
+    stopReason: input.stopReason,
+    funnel: {
+      specs: input.specs.length,
+      specsDropped: input.dropped,
+      candidates: new Set([...input.modules.keys()].map((k) => k.slice(0, k.lastIndexOf('/')))).size,
+      modulesAsked: input.modules.size,
+      modulesWritten: [...input.modules.values()].filter((m) => m.source !== null).length,
+      validations: input.verdicts.size,
+      admitted: admitted.length,
+      rejected: input.outcomes.filter((o) => o.status === 'rejected').length,
+      unwritten: input.outcomes.filter((o) => o.status === 'unwritten').length,
+      serviceFailures: input.failures.length,
+    },
+    firstFailedStage,
+    rejectionsByCode,
+    repair: { candidatesRepaired: repaired.length, admittedAfterRepair, successRate: repaired.length ? admittedAfterRepair / repaired.length : null },
+    cost: {
+      totalUsd: total.costUsd,
+      inputTokens: total.inputTokens,
+      outputTokens: total.outputTokens,
+      calls: total.calls,
+      cachedCalls: total.cachedCalls,
+      perAdmittedUsd: admitted.length ? total.costUsd / admitted.length : null,
+      tokensPerAdmitted: admitted.length ? tokens / admitted.length : null,
+      byPurpose: input.ledger.byPurpose,
+    },
+    admitted: admitted.map((o) => ({ name: o.name as string, version: o.version as number, attempts: o.attempts })),
+    serviceFailures: input.failures,
+    wallMs: Math.round(input.wallMs),
+  };
+}
+
+export function reportMarkdown(report: BatchReport): string {
+  const f = report.funnel;
+  const rows = (map: Record<string, number>) =>
+    Object.entries(map)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `| ${k} | ${v} |`)
+      .join('\n') || '| (none) | |';
+  const usd = (n: number | null) => (n === null ? '-' : `$${n.toFixed(4)}`);
+  return `# envforge batch ${report.batchId}
+
+Stopped: **${report.stopReason}** after ${(report.wallMs / 1000).toFixed(1)} s.
+
+## Funnel
+
+| step | count |
+|---|---|
+| specs kept (dropped as duplicates) | ${f.specs} (${f.specsDropped}) |
+| candidates | ${f.candidates} |
+| modules asked / written | ${f.modulesAsked} / ${f.modulesWritten} |
+| validations | ${f.validations} |
+| admitted | ${f.admitted} |
+| rejected after repairs | ${f.rejected} |
+| no module written | ${f.unwritten} |
+| LLM service failures | ${f.serviceFailures} |
+
+## First failing stage of rejected validations
+
+| stage | count |
+|---|---|
+${rows(report.firstFailedStage)}
+
+## Rejections by code
+
+| code | count |
+|---|---|
+${rows(report.rejectionsByCode)}
+
+## Repair
+
+${report.repair.candidatesRepaired} candidates needed repair; ${report.repair.admittedAfterRepair} were admitted after it${report.repair.successRate === null ? '' : ` (${(100 * report.repair.successRate).toFixed(0)}%)`}.
+
+## Cost
+
+${usd(report.cost.totalUsd)} in ${report.cost.calls} calls (${report.cost.cachedCalls} from the cache), ${report.cost.inputTokens} input and ${report.cost.outputTokens} output tokens; per admitted environment ${usd(report.cost.perAdmittedUsd)} and ${report.cost.tokensPerAdmitted === null ? '-' : Math.round(report.cost.tokensPerAdmitted)} tokens.
+
+## Admitted
+
+${report.admitted.map((a) => `- ${a.name}@${a.version} (${a.attempts} attempt${a.attempts === 1 ? '' : 's'})`).join('\n') || '(none)'}
+`;
+}

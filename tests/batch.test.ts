@@ -1,0 +1,132 @@
+// The nightly batch end to end over a real library and sandbox, with a scripted LLM: good modules are
+// admitted, broken ones are repaired or rejected, garbage is data, budgets hold, and a batch interrupted
+// mid-run resumes from its journal without redoing admitted or paid work.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CostLedger, FakeLlm, reply } from '../agents/llm/index.js';
+import type { Library } from '../library/contract.js';
+import { seedLibrary } from '../library/maintenance.js';
+import { SqliteLibrary } from '../library/sqlite.js';
+import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchOptions } from '../pipeline/batch.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { alwaysOne, batchScript, fixture, spec, type ScriptPlan } from './helpers/batch-script.js';
+
+const pool = new SandboxPool();
+let seeded: string;
+beforeAll(async () => {
+  seeded = join(mkdtempSync(join(tmpdir(), 'envforge-batch-')), 'seeded');
+  const library = SqliteLibrary.open(seeded, { create: true });
+  await seedLibrary(library, pool);
+  await library.close();
+});
+afterAll(() => pool.close());
+
+/** A fresh copy of the seeded library per test (the seeds are validated once). */
+async function freshLibrary(): Promise<Library> {
+  const { cpSync } = await import('node:fs');
+  const dir = join(mkdtempSync(join(tmpdir(), 'envforge-batch-')), 'library');
+  cpSync(seeded, dir, { recursive: true });
+  return SqliteLibrary.open(dir);
+}
+
+const marked = (name: string, source: string) => `// spec-marker:${name}\n${source}`;
+const plan: ScriptPlan = {
+  specs: [spec('roman-total'), spec('coin-ways'), spec('never-fixed'), spec('no-code')],
+  modules: {
+    'roman-total': [fixture('good-roman-sum.js')],
+    'coin-ways': [marked('coin-ways', alwaysOne(fixture('good-coin-change-ways.js'))), fixture('good-coin-change-ways.js')],
+    'never-fixed': [marked('never-fixed', alwaysOne(fixture('good-gcd-pair-sum.js')))],
+    'no-code': [reply.text('Sorry, I would rather not.')],
+  },
+};
+const options = (overrides: Partial<BatchOptions> = {}): BatchOptions => ({ ...DEFAULT_BATCH_OPTIONS, batchId: 'b1', target: 2, maxCandidates: 4, concurrency: 2, repairRounds: 1, review: false, ...overrides });
+
+describe('a batch', () => {
+  it('admits good modules, repairs a broken one, rejects what never gets fixed, and reports the funnel', async () => {
+    const library = await freshLibrary();
+    const { script, calls } = batchScript(plan);
+    const ledger = new CostLedger({ batchId: 'b1' });
+    const report = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), ledger }, options({ target: 10 }));
+    expect(report.admitted.map((a) => [a.name, a.attempts]).sort()).toEqual([
+      ['coin-change-ways', 2],
+      ['roman-numeral-sum', 1],
+    ]);
+    expect(report.funnel).toMatchObject({ specs: 4, admitted: 2, rejected: 1, unwritten: 1 });
+    expect(report.rejectionsByCode.E_ACCEPTS_EMPTY).toBeGreaterThanOrEqual(2);
+    expect(report.repair).toMatchObject({ admittedAfterRepair: 1 });
+    expect(calls.repair).toBe(2); // coin-ways once, never-fixed once (repairRounds 1)
+    const admitted = await library.get('coin-change-ways');
+    expect(admitted?.lineage).toMatchObject({ author: 'fake:fake-model', batchId: 'b1', parent: 'coin-ways#0', spec: { name: 'coin-ways' } });
+    expect((await library.getBatch('b1'))?.status).toBe('finished');
+    expect(report.cost.calls).toBe(ledger.snapshot().total.calls);
+    await library.close();
+  });
+
+  it('stops at the target and leaves the rest unstarted', async () => {
+    const library = await freshLibrary();
+    const { script } = batchScript(plan);
+    const ledger = new CostLedger();
+    const report = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), ledger }, options({ target: 1, concurrency: 1 }));
+    expect(report.stopReason).toBe('target');
+    expect(report.funnel.admitted).toBe(1);
+    await library.close();
+  });
+
+  it('never exceeds a token budget: it stops issuing calls and reports why', async () => {
+    const library = await freshLibrary();
+    const { script } = batchScript(plan);
+    const ledger = new CostLedger({ budget: { maxTokens: 40_000 } });
+    const report = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), ledger }, options({ target: 10 }));
+    expect(report.stopReason).toBe('budget');
+    const total = ledger.snapshot().total;
+    expect(total.inputTokens + total.outputTokens).toBeLessThanOrEqual(40_000);
+    await library.close();
+  });
+
+  it('treats LLM service failures as data about the candidate, not the end of the batch', async () => {
+    const library = await freshLibrary();
+    const { script } = batchScript(plan);
+    let failed = 0;
+    const flaky = (request: Parameters<typeof script>[0]) => (request.messages[0]?.content.includes('The coin-ways task') && failed++ < 8 ? reply.status(401, 'bad key for this model') : script(request));
+    const ledger = new CostLedger();
+    const report = await runBatch({ library, pool, llm: new FakeLlm(flaky, { ledger }), ledger }, options({ target: 10 }));
+    expect(report.serviceFailures).toEqual([expect.objectContaining({ spec: 'coin-ways', code: 'E_LLM_AUTH' })]);
+    expect(report.admitted.map((a) => a.name)).toContain('roman-numeral-sum');
+    await library.close();
+  });
+
+  it('resumes an interrupted batch from its journal: same admitted set, no repeated generator calls', async () => {
+    const uninterrupted = await freshLibrary();
+    const full = batchScript(plan);
+    const fullLedger = new CostLedger();
+    const fullReport = await runBatch({ library: uninterrupted, pool, llm: new FakeLlm(full.script, { ledger: fullLedger }), ledger: fullLedger }, options({ target: 10, concurrency: 1 }));
+    await uninterrupted.close();
+
+    const library = await freshLibrary();
+    const first = batchScript(plan);
+    const controller = new AbortController();
+    let generated = 0;
+    // Interrupt after the second module is written (mid-batch, after paid work).
+    const interrupting = (request: Parameters<typeof first.script>[0]) => {
+      const answer = first.script(request);
+      if (!request.schema && ++generated === 2) setTimeout(() => controller.abort(), 0);
+      return answer;
+    };
+    const ledger1 = new CostLedger({ batchId: 'b1' });
+    await runBatch({ library, pool, llm: new FakeLlm(interrupting, { ledger: ledger1 }), ledger: ledger1, signal: controller.signal }, options({ target: 10, concurrency: 1 })).catch(() => undefined);
+    const journal = await library.journal('b1', 'module');
+    expect(journal.length).toBeGreaterThanOrEqual(2);
+
+    const second = batchScript(plan);
+    const saved = (await library.getBatch('b1'))?.ledger as ReturnType<CostLedger['snapshot']>;
+    const ledger2 = new CostLedger({ batchId: 'b1', previous: saved });
+    const resumed = await runBatch({ library, pool, llm: new FakeLlm(second.script, { ledger: ledger2 }), ledger: ledger2 }, options({ target: 10, concurrency: 1 }));
+    expect(resumed.admitted.map((a) => a.name).sort()).toEqual(fullReport.admitted.map((a) => a.name).sort());
+    // Modules written before the interruption were not paid for again.
+    expect(first.calls.generator + first.calls.repair + second.calls.generator + second.calls.repair).toBe(full.calls.generator + full.calls.repair);
+    expect(resumed.cost.calls).toBe(fullReport.cost.calls);
+    await library.close();
+  });
+});
