@@ -161,11 +161,12 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'validated', verdict: report.verdict, codes });
       const lineage = { author: `${deps.llm.provider}:${module.model}`, spec, promptHash: module.promptHash, batchId: options.batchId, ...(parent ? { parent } : {}) };
       if (report.verdict === 'admit') {
-        const { env } = await library.admit({ source: module.source, report, lineage });
-        const outcome: CandidateOutcome = { spec: spec.name, status: 'admitted', attempts: attempt + 1, name: env.name, version: env.version };
+        const { status, env } = await library.admit({ source: module.source, report, lineage });
+        // Code the library already holds is no new environment: it does not count toward the target.
+        const outcome: CandidateOutcome = { spec: spec.name, status: status === 'admitted' ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version };
         state.outcomes.set(spec.name, outcome);
         await journal('outcome', spec.name, outcome);
-        emit({ type: 'admitted', spec: spec.name, name: env.name, version: env.version });
+        if (status === 'admitted') emit({ type: 'admitted', spec: spec.name, name: env.name, version: env.version });
         if (admittedCount() >= options.target) stop('target');
         return;
       }

@@ -6,7 +6,8 @@ import type { EnvSpec } from '../agents/spec.js';
 
 export interface CandidateOutcome {
   spec: string;
-  status: 'admitted' | 'rejected' | 'unwritten';
+  /** existing: the module was identical to one the library already holds (admission was a no-op). */
+  status: 'admitted' | 'existing' | 'rejected' | 'unwritten';
   attempts: number;
   name?: string;
   version?: number;
@@ -23,6 +24,7 @@ export interface BatchReport {
     modulesWritten: number;
     validations: number;
     admitted: number;
+    existing: number;
     rejected: number;
     unwritten: number;
     serviceFailures: number;
@@ -78,6 +80,7 @@ export function buildReport(input: ReportInput): BatchReport {
       modulesWritten: [...input.modules.values()].filter((m) => m.source !== null).length,
       validations: input.verdicts.size,
       admitted: admitted.length,
+      existing: input.outcomes.filter((o) => o.status === 'existing').length,
       rejected: input.outcomes.filter((o) => o.status === 'rejected').length,
       unwritten: input.outcomes.filter((o) => o.status === 'unwritten').length,
       serviceFailures: input.failures.length,
@@ -122,6 +125,7 @@ Stopped: **${report.stopReason}** after ${(report.wallMs / 1000).toFixed(1)} s.
 | modules asked / written | ${f.modulesAsked} / ${f.modulesWritten} |
 | validations | ${f.validations} |
 | admitted | ${f.admitted} |
+| identical to an environment already held | ${f.existing} |
 | rejected after repairs | ${f.rejected} |
 | no module written | ${f.unwritten} |
 | LLM service failures | ${f.serviceFailures} |

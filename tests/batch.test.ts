@@ -130,3 +130,16 @@ describe('a batch', () => {
     await library.close();
   });
 });
+
+describe('a batch that regenerates code the library already holds', () => {
+  it('does not count it as admitted', async () => {
+    const library = await freshLibrary();
+    const seedSource = (await library.source((await library.get('knapsack-value'))!));
+    const { script } = batchScript({ specs: [spec('knapsack-again')], modules: { 'knapsack-again': [seedSource] } });
+    const ledger = new CostLedger();
+    const report = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), ledger }, options({ target: 5 }));
+    expect(report.funnel).toMatchObject({ admitted: 0, existing: 1 });
+    expect(report.admitted).toEqual([]);
+    await library.close();
+  });
+});
