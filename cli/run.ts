@@ -34,6 +34,8 @@ interface RunOptions {
   config?: string;
   cache: boolean;
   review: boolean;
+  solverModel?: string;
+  solverSamples: number;
 }
 
 function dollars(value: string): number {
@@ -62,6 +64,8 @@ export function registerRun(program: Command, io: Io): void {
     .option('--config <path>', 'config file (default: ./envforge.config.json when present)')
     .option('--no-cache', 'do not use the on-disk LLM response cache')
     .option('--no-review', 'skip the LLM review stage of validation')
+    .option('--solver-model <model>', 'calibrate candidates against this solver model: admit only with a level whose pass rate is in the learnable band (0.1–0.9)')
+    .option('--solver-samples <N>', 'solver samples per level', integerOption('--solver-samples', 1, 100), 4)
     .option('--json', 'print the report as JSON (progress goes to stderr as JSON lines)', false)
     .action(async (options: RunOptions) => run(options, io));
 }
@@ -84,6 +88,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const previous = options.resume ? ((await library.getBatch(batchId))?.ledger as LedgerSnapshot | null) : null;
     const ledger = new CostLedger({ batchId, budget: { ...(options.budgetUsd ? { maxUsd: options.budgetUsd } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) }, ...(previous ? { previous } : {}) });
     const llm = selection.create({ ledger });
+    // The solver shares the provider and the ledger, so the budget covers its calls too.
+    const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
     let weak: Array<{ skill: string; passRate: number; n: number }> = [];
     if (options.feedback) {
       const rows = await readFeedbackFile(options.feedback);
@@ -97,7 +103,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     process.once('SIGTERM', onSignal);
     try {
       const report = await runBatch(
-        { library, pool, llm, ledger, onEvent: progress(io, options.json), signal: controller.signal },
+        { library, pool, llm, ...(solver ? { solver } : {}), ledger, onEvent: progress(io, options.json), signal: controller.signal },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -107,6 +113,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           concurrency: options.concurrency,
           weakSkills: weak,
           review: options.review,
+          ...(options.solverModel ? { calibration: { samplesPerLevel: options.solverSamples, concurrency: options.concurrency } } : {}),
           ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
         },
       );

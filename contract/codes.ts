@@ -45,6 +45,8 @@ export const CODES = {
   // Validator: novelty.
   E_DUPLICATE_CODE: 'the code is a near-duplicate of an admitted environment',
   E_DUPLICATE_BEHAVIOUR: 'the generated tasks are near-duplicates of an admitted environment',
+  // Batch: solver calibration.
+  E_NOT_LEARNABLE: "no level's solver pass rate lies in the learnable band (everything too easy or too hard for the solver)",
   // Validator: LLM review.
   E_REVIEW: 'the LLM reviewer failed a checklist item (prompt ambiguous, format unstated, verifier inconsistent, valid answers rejected, or a leak)',
 } as const satisfies Record<string, string>;

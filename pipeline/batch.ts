@@ -14,6 +14,7 @@ import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 import { generateModule, llmReviewer, proposeSpecs, repairModule, type WrittenModule } from './agents.js';
 import { buildReport, type BatchReport, type CandidateOutcome } from './report.js';
+import { calibrate, type Calibration, type CalibrationOptions } from './calibration.js';
 
 export interface BatchOptions {
   batchId: string;
@@ -33,6 +34,8 @@ export interface BatchOptions {
   skills?: string[];
   /** Run the LLM review stage in validation. */
   review: boolean;
+  /** Solver calibration settings (used when a solver is given). */
+  calibration?: Partial<CalibrationOptions>;
 }
 
 export const DEFAULT_BATCH_OPTIONS = {
@@ -56,6 +59,8 @@ export interface BatchDeps {
   library: Library;
   pool: SandboxPool;
   llm: LlmClient;
+  /** A solver model: admission then needs a level whose pass rate lies in the learnable band. */
+  solver?: LlmClient;
   ledger: CostLedger;
   onEvent?: (event: BatchEvent) => void;
   signal?: AbortSignal;
@@ -84,6 +89,7 @@ class JournalState {
   modules = new Map<string, ModuleEntry>();
   verdicts = new Map<string, VerdictEntry>();
   outcomes = new Map<string, CandidateOutcome>();
+  calibrations = new Map<string, Calibration>();
 
   static async load(library: Library, batchId: string): Promise<JournalState> {
     const state = new JournalState();
@@ -94,8 +100,10 @@ class JournalState {
         state.specs.push(...(payload.specs as EnvSpec[]));
         state.dropped += payload.dropped as number;
       } else if (entry.kind === 'module') state.modules.set(entry.key, payload as unknown as ModuleEntry);
-      else if (entry.kind === 'verdict') state.verdicts.set(entry.key, payload as unknown as VerdictEntry);
+      // A calibration rejection is journaled as a second verdict for the same attempt: it replaces the first.
+      else if (entry.kind === 'verdict') state.verdicts.set(entry.key.replace(/\/calibrated$/, ''), payload as unknown as VerdictEntry);
       else if (entry.kind === 'outcome') state.outcomes.set(entry.key, payload as unknown as CandidateOutcome);
+      else if (entry.kind === 'calibration') state.calibrations.set(entry.key, payload as unknown as Calibration);
     }
     return state;
   }
@@ -160,6 +168,30 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       await journal('verdict', key, verdict);
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'validated', verdict: report.verdict, codes });
       const lineage = { author: `${deps.llm.provider}:${module.model}`, spec, promptHash: module.promptHash, batchId: options.batchId, ...(parent ? { parent } : {}) };
+      if (report.verdict === 'admit' && deps.solver) {
+        // Paid work, journaled before use, so a resumed batch does not ask the solver again.
+        const calKey = `${key}/calibration`;
+        const calibration =
+          state.calibrations.get(calKey) ??
+          (await calibrate(deps.solver, deps.pool, module.source, report.meta?.levels ?? 1, options.calibration, { candidateId: spec.name, ...(deps.signal ? { signal: deps.signal } : {}) }));
+        if (!state.calibrations.has(calKey)) {
+          state.calibrations.set(calKey, calibration);
+          await journal('calibration', calKey, calibration);
+        }
+        Object.assign(lineage, { notes: { calibration } });
+        if (!calibration.admitted) {
+          const message = `no level is learnable for the solver ${calibration.model}: pass rates ${calibration.curve.map((l) => `L${l.level} ${l.passRate.toFixed(2)}`).join(', ')} (band ${calibration.band.join('–')})`;
+          report.verdict = 'reject';
+          report.problems.push({ code: 'E_NOT_LEARNABLE', stage: 'review', message, evidence: calibration.curve });
+          const notLearnable: CandidateOutcome = { spec: spec.name, status: 'rejected', attempts: attempt + 1 };
+          await library.recordRejection({ source: module.source, report, lineage });
+          state.verdicts.set(key, { ...verdict, verdict: 'reject', codes: [...codes, 'E_NOT_LEARNABLE'] });
+          await journal('verdict', `${key}/calibrated`, state.verdicts.get(key));
+          state.outcomes.set(spec.name, notLearnable);
+          await journal('outcome', spec.name, notLearnable);
+          return; // the module is fine; the band is about the solver, so repair cannot help
+        }
+      }
       if (report.verdict === 'admit') {
         const { status, env } = await library.admit({ source: module.source, report, lineage });
         // Code the library already holds is no new environment: it does not count toward the target.

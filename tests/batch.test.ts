@@ -143,3 +143,42 @@ describe('a batch that regenerates code the library already holds', () => {
     await library.close();
   });
 });
+
+describe('a batch with a solver model', () => {
+  it('admits only environments with a learnable level and stores the calibration curve in the lineage', async () => {
+    const library = await freshLibrary();
+    const { script } = batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    // A solver that is always wrong: every level 0, nothing in the band [0.1, 0.9].
+    const hopeless = new FakeLlm(() => reply.text('<answer>0</answer>'));
+    const ledger = new CostLedger();
+    const rejected = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), solver: hopeless, ledger }, options({ target: 1, calibration: { samplesPerLevel: 2 } }));
+    expect(rejected.funnel.admitted).toBe(0);
+    expect(rejected.rejectionsByCode.E_NOT_LEARNABLE).toBe(1);
+
+    const again = await freshLibrary();
+    // Right on even seeds only: pass rate 0.5 at every level, so every level is learnable.
+    const halfRight = new FakeLlm((request) => {
+      const prompt = request.messages[0]?.content ?? '';
+      const total = /: ([MDCLXVI, ]+)\./.exec(prompt)?.[1]?.split(', ').reduce((sum, r) => sum + fromRoman(r), 0) ?? 0;
+      return reply.text(`<answer>${(request.seed ?? 0) % 2 === 0 ? total : total + 1}</answer>`);
+    });
+    const second = batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    const admitted = await runBatch({ library: again, pool, llm: new FakeLlm(second.script, { ledger: new CostLedger() }), solver: halfRight, ledger: new CostLedger() }, options({ target: 1, calibration: { samplesPerLevel: 2 } }));
+    expect(admitted.funnel.admitted).toBe(1);
+    const env = await again.get('roman-numeral-sum');
+    expect(env?.lineage.notes).toMatchObject({ calibration: { admitted: true, entryLevel: 1, learnableLevels: expect.arrayContaining([1]) } });
+    await library.close();
+    await again.close();
+  });
+});
+
+function fromRoman(text: string): number {
+  const value: Record<string, number> = { I: 1, V: 5, X: 10, L: 50, C: 100, D: 500, M: 1000 };
+  let total = 0;
+  for (let i = 0; i < text.length; i++) {
+    const v = value[text[i] as string] ?? 0;
+    const next = value[text[i + 1] as string] ?? 0;
+    total += v < next ? -v : v;
+  }
+  return total;
+}
