@@ -182,3 +182,22 @@ function fromRoman(text: string): number {
   }
   return total;
 }
+
+describe('a batch against a flaky LLM service', () => {
+  it('completes correctly through 429s with retry-after, 500s, resets and hangs past the timeout', async () => {
+    const library = await freshLibrary();
+    const { script } = batchScript(plan);
+    // Every odd call meets the next fault in turn; the retry that follows gets the real answer.
+    const faults = [reply.rateLimit({ ms: 20 }), reply.serverError(500), reply.reset(), reply.hang(), reply.serverError(503)];
+    let calls = 0;
+    let faulted = 0;
+    const flaky = (request: Parameters<typeof script>[0]) => (++calls % 2 === 1 ? (faults[faulted++ % faults.length] as ReturnType<typeof script>) : script(request));
+    const ledger = new CostLedger();
+    const llm = new FakeLlm(flaky, { ledger, retry: { timeoutMs: 300, baseDelayMs: 5, maxDelayMs: 20, maxAttempts: 4 } });
+    const report = await runBatch({ library, pool, llm, ledger }, options({ target: 10 }));
+    expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
+    expect(report.funnel).toMatchObject({ admitted: 2, rejected: 1, unwritten: 1, serviceFailures: 0 });
+    expect(faulted).toBeGreaterThanOrEqual(faults.length); // every kind of fault was met
+    await library.close();
+  });
+});
