@@ -8,16 +8,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvRecord } from '../library/contract.js';
 import { SqliteLibrary } from '../library/sqlite.js';
-import { deriveRngState } from '../sandbox/rng.js';
 import { hashSource } from '../sandbox/pool.js';
-import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { LOOP_REJECTION_RETENTION, spawnAdmitLoop, type AdmitLoop } from './helpers/admit-loop.js';
+import { killDelay, sleep } from './helpers/killable.js';
 
 const KILLS = 24;
-const runtime = loadPlainRuntime();
-/** The wait before the i-th kill: 5–150 ms, the same on every run. */
-const killDelay = (i: number) => runtime.makeRng(...deriveRngState('crash-test', i, 1)).int(5, 150);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const killDelayAt = (i: number) => killDelay('crash-test', i);
 
 describe('SqliteLibrary under SIGKILL', () => {
   let dir: string;
@@ -37,7 +33,7 @@ describe('SqliteLibrary under SIGKILL', () => {
     let killsWithOrphans = 0;
     let orphansRemoved = 0;
     for (let i = 0; i < KILLS; i++) {
-      const delay = killDelay(i);
+      const delay = killDelayAt(i);
       const loop = spawnAdmitLoop(dir, i * 1_000_000);
       loops.push(loop);
       try {

@@ -13,10 +13,9 @@ import { LibraryError, type JournalEntry } from '../library/contract.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from '../library/migrations.js';
 import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
 import { hashSource } from '../sandbox/pool.js';
-import { deriveRngState } from '../sandbox/rng.js';
-import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { fakeRejection, fakeReport, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
 import { JOURNAL_SHARED_BATCHES, OWN_BATCH_GROUPS, spawnJournalLoop, type JournalLoop, type LoopLedger, type LoopPayload } from './helpers/journal-loop.js';
+import { killDelay, sleep } from './helpers/killable.js';
 
 let root: string;
 let n = 0;
@@ -156,10 +155,7 @@ describe('schema 2 (batches and journal)', () => {
 });
 
 const KILLS = 10;
-const runtime = loadPlainRuntime();
-/** The wait before the i-th kill: 5–150 ms after ready, the same on every run. */
-const killDelay = (i: number) => runtime.makeRng(...deriveRngState('journal-crash-test', i, 1)).int(5, 150);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const killDelayAt = (i: number) => killDelay('journal-crash-test', i);
 
 describe('the batch journal under SIGKILL', () => {
   let dir: string;
@@ -179,7 +175,7 @@ describe('the batch journal under SIGKILL', () => {
     let previousTotal = 0;
     let replays = 0;
     for (let i = 0; i < KILLS; i++) {
-      const delay = killDelay(i);
+      const delay = killDelayAt(i);
       const loop = spawnJournalLoop(dir, i * 1_000_000);
       loops.push(loop);
       try {

@@ -9,6 +9,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SqliteLibrary } from '../../library/sqlite.js';
 import { fakeAdmission, fakeRejection, sampleMeta, sampleSource, variantSource } from './library-fixtures.js';
+import { killable } from './killable.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -90,30 +91,10 @@ export function spawnAdmitLoop(dir: string, start: number, readyTimeoutMs = 20_0
   child.stderr!.on('data', (chunk: string) => {
     errText += chunk;
   });
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      onFail(new Error(`admit-loop exited before ready (code ${code}, signal ${signal})\n${errText}`));
-      resolve({ code, signal });
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      onFail(error);
-      resolve({ code: null, signal: null });
-    });
-  });
-  const kill = async (timeoutMs = 10_000) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    let t: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      t = setTimeout(() => reject(new Error(`admit-loop (pid ${child.pid}) did not exit within ${timeoutMs} ms of SIGKILL`)), timeoutMs);
-    });
-    try {
-      return await Promise.race([closed, timeout]);
-    } finally {
-      clearTimeout(t);
-    }
-  };
+  const { closed, kill } = killable(child, 'admit-loop', (error) => {
+    clearTimeout(timer);
+    onFail(error);
+  }, () => errText);
   // A caller that never awaits `ready` must not see an unhandled rejection.
   ready.catch(() => {});
   return { child, ready, closed, committed, stderr: () => errText, kill };

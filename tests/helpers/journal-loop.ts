@@ -15,6 +15,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { JournalEntry } from '../../library/contract.js';
 import { SqliteLibrary } from '../../library/sqlite.js';
+import { killable } from './killable.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -154,30 +155,10 @@ export function spawnJournalLoop(dir: string, start: number, readyTimeoutMs = 20
   child.stderr!.on('data', (chunk: string) => {
     errText += chunk;
   });
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      onFail(new Error(`journal-loop exited before ready (code ${code}, signal ${signal})\n${errText}`));
-      resolve({ code, signal });
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      onFail(error);
-      resolve({ code: null, signal: null });
-    });
-  });
-  const kill = async (timeoutMs = 10_000) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    let t: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      t = setTimeout(() => reject(new Error(`journal-loop (pid ${child.pid}) did not exit within ${timeoutMs} ms of SIGKILL`)), timeoutMs);
-    });
-    try {
-      return await Promise.race([closed, timeout]);
-    } finally {
-      clearTimeout(t);
-    }
-  };
+  const { closed, kill } = killable(child, 'journal-loop', (error) => {
+    clearTimeout(timer);
+    onFail(error);
+  }, () => errText);
   // A caller that never awaits `ready` must not see an unhandled rejection.
   ready.catch(() => {});
   return { child, ready, closed, appended, groups, replayed, finished, stderr: () => errText, kill };
