@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAnthropicClient } from '../agents/llm/anthropic.js';
 import { CostLedger, FakeLlm, reply } from '../agents/llm/index.js';
 import type { Library } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
@@ -12,6 +13,7 @@ import { SqliteLibrary } from '../library/sqlite.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchOptions } from '../pipeline/batch.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec, type ScriptPlan } from './helpers/batch-script.js';
+import { startFakeAnthropic } from './helpers/fake-anthropic.js';
 
 const pool = new SandboxPool();
 let seeded: string;
@@ -199,5 +201,29 @@ describe('a batch against a flaky LLM service', () => {
     expect(report.funnel).toMatchObject({ admitted: 2, rejected: 1, unwritten: 1, serviceFailures: 0 });
     expect(faulted).toBeGreaterThanOrEqual(faults.length); // every kind of fault was met
     await library.close();
+  });
+});
+
+describe('a batch through the Anthropic messages protocol', () => {
+  it('admits and repairs with the real @anthropic-ai/sdk against a fake server (structured output as a forced tool)', async () => {
+    const { script } = batchScript(plan);
+    type Body = { messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>; tool_choice?: { name?: string } };
+    const text = (content: Body['messages'][number]['content']) => (typeof content === 'string' ? content : content.map((b) => b.text ?? '').join(''));
+    const server = await startFakeAnthropic({
+      script: (body: Body) =>
+        script({ messages: body.messages.map((m) => ({ role: m.role as 'user', content: text(m.content) })), maxTokens: 0, ...(body.tool_choice?.name ? { schema: { name: body.tool_choice.name, jsonSchema: {}, strict: true } } : {}) }),
+    });
+    try {
+      const library = await freshLibrary();
+      const ledger = new CostLedger();
+      const llm = createAnthropicClient({ apiKey: 'test', baseUrl: server.baseUrl, model: 'claude-fake', ledger, cache: false });
+      const report = await runBatch({ library, pool, llm, ledger }, options({ target: 10 }));
+      expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
+      expect(report.funnel).toMatchObject({ admitted: 2, rejected: 1, unwritten: 1 });
+      expect(server.requests.some((r) => JSON.stringify(r.body).includes('"tool_choice"'))).toBe(true);
+      await library.close();
+    } finally {
+      await server.close();
+    }
   });
 });
