@@ -10,7 +10,7 @@ import type { EnvRecord } from '../library/contract.js';
 import { SqliteLibrary } from '../library/sqlite.js';
 import { hashSource } from '../sandbox/pool.js';
 import { LOOP_REJECTION_RETENTION, spawnAdmitLoop, type AdmitLoop } from './helpers/admit-loop.js';
-import { killDelay, sleep } from './helpers/killable.js';
+import { killAfter, killDelay } from './helpers/killable.js';
 
 const KILLS = 24;
 const killDelayAt = (i: number) => killDelay('crash-test', i);
@@ -36,13 +36,7 @@ describe('SqliteLibrary under SIGKILL', () => {
       const delay = killDelayAt(i);
       const loop = spawnAdmitLoop(dir, i * 1_000_000);
       loops.push(loop);
-      try {
-        await loop.ready;
-        await sleep(delay);
-      } finally {
-        const exit = await loop.kill();
-        expect(exit.signal, `kill ${i}: the writer died by itself\n${loop.stderr()}`).toBe('SIGKILL');
-      }
+      await killAfter(loop, delay, i);
       const where = `after kill ${i} (${delay} ms after ready)`;
       for (const [hash, id] of loop.committed) durable.set(hash, id);
 

@@ -15,7 +15,7 @@ import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
 import { hashSource } from '../sandbox/pool.js';
 import { fakeRejection, fakeReport, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
 import { JOURNAL_SHARED_BATCHES, OWN_BATCH_GROUPS, spawnJournalLoop, type JournalLoop, type LoopLedger, type LoopPayload } from './helpers/journal-loop.js';
-import { killDelay, sleep } from './helpers/killable.js';
+import { killAfter, killDelay } from './helpers/killable.js';
 
 let root: string;
 let n = 0;
@@ -178,13 +178,7 @@ describe('the batch journal under SIGKILL', () => {
       const delay = killDelayAt(i);
       const loop = spawnJournalLoop(dir, i * 1_000_000);
       loops.push(loop);
-      try {
-        await loop.ready;
-        await sleep(delay);
-      } finally {
-        const exit = await loop.kill();
-        expect(exit.signal, `kill ${i}: the writer died by itself\n${loop.stderr()}`).toBe('SIGKILL');
-      }
+      await killAfter(loop, delay, i);
       const where = `after kill ${i} (${delay} ms after ready)`;
       expect(loop.stderr(), where).toBe('');
       // Replays returned the entries already there, with their seqs (no new ones).

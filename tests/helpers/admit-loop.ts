@@ -5,11 +5,10 @@
 // synchronously: a reported line is committed), and `ready` follows the first one.
 // Imported (not run), it exports spawnAdmitLoop() for the tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SqliteLibrary } from '../../library/sqlite.js';
 import { fakeAdmission, fakeRejection, sampleMeta, sampleSource, variantSource } from './library-fixtures.js';
-import { killable } from './killable.js';
+import { killable, runIfMain } from './killable.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -100,22 +99,4 @@ export function spawnAdmitLoop(dir: string, start: number, readyTimeoutMs = 20_0
   return { child, ready, closed, committed, stderr: () => errText, kill };
 }
 
-const isMain = (() => {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(SCRIPT);
-  } catch {
-    return false;
-  }
-})();
-
-if (isMain) {
-  const [dir, start] = process.argv.slice(2);
-  if (!dir || start === undefined || !Number.isSafeInteger(Number(start))) {
-    process.stderr.write('usage: admit-loop.ts DIR START_INDEX\n');
-    process.exit(2);
-  }
-  main(dir, Number(start)).catch((error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exit(1);
-  });
-}
+runIfMain(SCRIPT, main);

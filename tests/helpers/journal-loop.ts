@@ -11,11 +11,10 @@
 //   finished <batchId>
 // and `ready` follows the first appended group. Imported (not run), it exports spawnJournalLoop().
 import { spawn, type ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { JournalEntry } from '../../library/contract.js';
 import { SqliteLibrary } from '../../library/sqlite.js';
-import { killable } from './killable.js';
+import { killable, runIfMain } from './killable.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -164,22 +163,4 @@ export function spawnJournalLoop(dir: string, start: number, readyTimeoutMs = 20
   return { child, ready, closed, appended, groups, replayed, finished, stderr: () => errText, kill };
 }
 
-const isMain = (() => {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(SCRIPT);
-  } catch {
-    return false;
-  }
-})();
-
-if (isMain) {
-  const [dir, start] = process.argv.slice(2);
-  if (!dir || start === undefined || !Number.isSafeInteger(Number(start))) {
-    process.stderr.write('usage: journal-loop.ts DIR START_INDEX\n');
-    process.exit(2);
-  }
-  main(dir, Number(start)).catch((error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exit(1);
-  });
-}
+runIfMain(SCRIPT, main);

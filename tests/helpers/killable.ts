@@ -1,6 +1,8 @@
-// Supervision shared by the crash tests' child processes: a promise for their end, and a SIGKILL that
-// waits (bounded) for the process to be gone.
+// Supervision shared by the crash tests' writer processes: their entry point, a promise for their end,
+// a SIGKILL that waits (bounded) for the process to be gone, and the kill-at-a-random-moment round.
 import type { ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { basename } from 'node:path';
 import { deriveRngState } from '../../sandbox/rng.js';
 import { loadPlainRuntime } from '../../sandbox/runtime.js';
 
@@ -42,3 +44,35 @@ export function killDelay(test: string, i: number): number {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A loop script's entry point: when `script` is the file node was started with, run `main(DIR, START)`. */
+export function runIfMain(script: string, main: (dir: string, start: number) => Promise<void>): void {
+  let isMain = false;
+  try {
+    isMain = process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(script);
+  } catch {
+    isMain = false;
+  }
+  if (!isMain) return;
+  const [dir, start] = process.argv.slice(2);
+  if (!dir || start === undefined || !Number.isSafeInteger(Number(start))) {
+    process.stderr.write(`usage: ${basename(script)} DIR START_INDEX\n`);
+    process.exit(2);
+  }
+  main(dir, Number(start)).catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
+}
+
+/** One round of a crash test: start a writer, let it work `delayMs` past ready, SIGKILL it, check it died of that. */
+export async function killAfter<L extends { ready: Promise<unknown>; kill: Killable['kill']; stderr(): string }>(loop: L, delayMs: number, round: number): Promise<L> {
+  try {
+    await loop.ready;
+    await sleep(delayMs);
+  } finally {
+    const exit = await loop.kill();
+    if (exit.signal !== 'SIGKILL') throw new Error(`kill ${round}: the writer died by itself (${JSON.stringify(exit)})\n${loop.stderr()}`);
+  }
+  return loop;
+}
