@@ -1,7 +1,7 @@
 // Library jobs that need the validator: seeding a new library (init) and re-validating admitted
 // environments after a validator upgrade, retiring what no longer passes.
 import type { SandboxPool } from '../sandbox/pool.js';
-import { noveltyIndexOf } from '../validators/library-index.js';
+import { indexEnv, noveltyIndexOf } from '../validators/library-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate, VALIDATOR_VERSION } from '../validators/validate.js';
 import type { EnvRecord, Library } from './contract.js';
@@ -18,12 +18,13 @@ export interface SeedOutcome {
 /** Validates every seed against the library and admits it (lineage author 'seed'); idempotent. */
 export async function seedLibrary(library: Library, pool: SandboxPool, onProgress?: (outcome: SeedOutcome) => void): Promise<SeedOutcome[]> {
   const outcomes: SeedOutcome[] = [];
+  const novelty = await noveltyIndexOf(library);
   for (const seed of listSeeds()) {
-    const novelty = await noveltyIndexOf(library);
     const report = await validateCandidate(seed.source, { pool, novelty });
     let outcome: SeedOutcome;
     if (report.verdict === 'admit') {
       const { status, env } = await library.admit({ source: seed.source, report, lineage: { author: 'seed', notes: { file: `seeds/${seed.name}.js` } } });
+      indexEnv(novelty, env);
       outcome = { name: seed.name, status, version: env.version };
     } else {
       outcome = { name: seed.name, status: 'rejected', problems: report.problems.map((p) => `${p.code}: ${p.message}`) };

@@ -9,7 +9,7 @@ import type { WeakSkill } from '../agents/prompts.js';
 import type { EnvSpec } from '../agents/spec.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { noveltyIndexOf } from '../validators/library-index.js';
+import { indexEnv, noveltyIndexOf } from '../validators/library-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 import { generateModule, llmReviewer, proposeSpecs, repairModule, type WrittenModule } from './agents.js';
@@ -129,6 +129,8 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     await library.appendJournal(options.batchId, [{ kind, key, payload }], { ledger: ledger.snapshot() });
   };
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
+  // Built once; each admission is added to it, so validating a candidate costs no re-read of the library.
+  const novelty = await noveltyIndexOf(library);
 
   /** One candidate: write (or replay) a module, validate, repair up to the bound, admit or reject. */
   const work = async (spec: EnvSpec): Promise<void> => {
@@ -159,7 +161,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'written' });
       const report = await validateCandidate(module.source, {
         pool: deps.pool,
-        novelty: await noveltyIndexOf(library),
+        novelty,
         ...(options.review ? { reviewer: llmReviewer(deps.llm, { candidateId: spec.name }) } : {}),
       });
       const codes = [...new Set(report.problems.map((p) => p.code))];
@@ -194,6 +196,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       }
       if (report.verdict === 'admit') {
         const { status, env } = await library.admit({ source: module.source, report, lineage });
+        indexEnv(novelty, env);
         // Code the library already holds is no new environment: it does not count toward the target.
         const outcome: CandidateOutcome = { spec: spec.name, status: status === 'admitted' ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version };
         state.outcomes.set(spec.name, outcome);
@@ -213,11 +216,11 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   };
 
   const queue = new PQueue({ concurrency: options.concurrency });
-  const started_ = new Set<string>();
+  const launched = new Set<string>();
   const failures: Array<{ spec: string; code: string; message: string }> = [];
   const launch = (spec: EnvSpec) => {
-    if (started_.has(spec.name) || started_.size >= options.maxCandidates) return;
-    started_.add(spec.name);
+    if (launched.has(spec.name) || launched.size >= options.maxCandidates) return;
+    launched.add(spec.name);
     void queue.add(async () => {
       if (stopReason !== null || deps.signal?.aborted) return;
       try {
@@ -240,7 +243,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       await queue.onIdle();
       stop('cancelled');
     } else if (admittedCount() >= options.target) stop('target');
-    else if (started_.size >= options.maxCandidates) {
+    else if (launched.size >= options.maxCandidates) {
       await queue.onIdle();
       stop('max-candidates');
     } else if (queue.size === 0 && queue.pending < options.concurrency) {

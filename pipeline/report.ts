@@ -44,7 +44,7 @@ interface ReportInput {
   stopReason: string;
   specs: EnvSpec[];
   dropped: number;
-  modules: Map<string, { source: string | null }>;
+  modules: Map<string, { source: string | null; purpose: 'generator' | 'repair' }>;
   verdicts: Map<string, { verdict: string; codes: string[]; firstFailedStage: string | null }>;
   outcomes: CandidateOutcome[];
   failures: Array<{ spec: string; code: string; message: string }>;
@@ -65,8 +65,9 @@ export function buildReport(input: ReportInput): BatchReport {
     for (const code of v.codes) bump(rejectionsByCode, code);
   }
   const admitted = input.outcomes.filter((o) => o.status === 'admitted');
-  const repaired = input.outcomes.filter((o) => o.attempts > 1 || [...input.verdicts.keys()].some((k) => k.startsWith(`${o.spec}/`) && !k.endsWith('/0')));
-  const admittedAfterRepair = admitted.filter((o) => o.attempts > 1).length;
+  // A candidate needed repair when the repair agent was asked for one of its modules.
+  const repaired = new Set([...input.modules].filter(([, m]) => m.purpose === 'repair').map(([key]) => key.slice(0, key.lastIndexOf('/'))));
+  const admittedAfterRepair = admitted.filter((o) => repaired.has(o.spec)).length;
   const { total } = input.ledger;
   const tokens = total.inputTokens + total.outputTokens;
   return {
@@ -87,7 +88,7 @@ export function buildReport(input: ReportInput): BatchReport {
     },
     firstFailedStage,
     rejectionsByCode,
-    repair: { candidatesRepaired: repaired.length, admittedAfterRepair, successRate: repaired.length ? admittedAfterRepair / repaired.length : null },
+    repair: { candidatesRepaired: repaired.size, admittedAfterRepair, successRate: repaired.size ? admittedAfterRepair / repaired.size : null },
     cost: {
       totalUsd: total.costUsd,
       inputTokens: total.inputTokens,

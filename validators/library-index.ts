@@ -1,7 +1,7 @@
 // Builds the novelty index the validator checks candidates against: from a library's stored fingerprints,
 // or, before a library exists, from the seeds sampled in the sandbox.
 import { MetaSchema } from '../contract/schema.js';
-import type { Library } from '../library/contract.js';
+import type { EnvRecord, Library } from '../library/contract.js';
 import { libraryExists, openLibrary } from '../library/open.js';
 import { listSeeds } from '../library/seeds.js';
 import { runEpisodes, type Episode } from '../sandbox/episodes.js';
@@ -23,8 +23,13 @@ export async function fingerprintSource(pool: SandboxPool, source: string): Prom
 /** The novelty index of a library's active environments, from the fingerprints stored at admission. */
 export async function noveltyIndexOf(library: Library): Promise<NoveltyIndex> {
   const index = new NoveltyIndex();
-  for (const env of await library.list()) if (env.fingerprint) index.add(noveltyId(env.name, env.hash), env.fingerprint);
+  for (const env of await library.list()) indexEnv(index, env);
   return index;
+}
+
+/** Adds an admitted environment to an index kept in memory, so callers need not rebuild it per candidate. */
+export function indexEnv(index: NoveltyIndex, env: Pick<EnvRecord, 'name' | 'hash' | 'fingerprint'>): void {
+  if (env.fingerprint) index.add(noveltyId(env.name, env.hash), env.fingerprint);
 }
 
 /** The seeds' index: what a library that does not exist yet would start with (`envforge library init`). */
