@@ -228,6 +228,12 @@ export class SqliteLibrary implements Library {
     return join(this.dir, ENVS_DIR, `${hash}.js`);
   }
 
+  /** Writes the module file unless an intact one (matching its hash) is already there. */
+  private ensureModuleFile(hash: string, source: string): void {
+    const path = this.filePath(hash);
+    if (!existsSync(path) || hashSource(readFileSync(path, 'utf8')) !== hash) writeFileAtomic(path, source);
+  }
+
   private writable(): void {
     if (this.options.readonly) throw new LibraryError(`the library at ${this.dir} was opened read-only`);
   }
@@ -244,15 +250,13 @@ export class SqliteLibrary implements Library {
       const existing = select.get(hash);
       if (existing) {
         // Same code again: a no-op, except that a missing or damaged module file is restored.
-        const path = this.filePath(hash);
-        if (!existsSync(path) || hashSource(readFileSync(path, 'utf8')) !== hash) writeFileAtomic(path, input.source);
+        this.ensureModuleFile(hash, input.source);
         return { status: 'exists', env: toRecord(existing) };
       }
       const latest = this.db.prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM envs WHERE name = ?').get(meta.name);
       const version = (latest?.v ?? 0) + 1;
       // The file first, durably; the row makes it visible. A crash in between leaves only an orphan file.
-      const path = this.filePath(hash);
-      if (!existsSync(path) || hashSource(readFileSync(path, 'utf8')) !== hash) writeFileAtomic(path, input.source);
+      this.ensureModuleFile(hash, input.source);
       const at = now();
       this.db
         .prepare(

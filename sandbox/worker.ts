@@ -294,8 +294,6 @@ function forward(id: number, chunk: Chunk): void {
   if (chunk.count > 0) send({ type: 'chunk', id, text: chunk.text });
 }
 
-const waiting = new Map<number, JobMessage>();
-
 process.on('message', (raw: unknown) => {
   const message = raw as JobMessage & { source?: string };
   if (message.type !== 'job') return;
@@ -303,13 +301,11 @@ process.on('message', (raw: unknown) => {
   if (source === undefined) {
     const cached = cache.get(message.hash);
     if (!cached) {
-      waiting.set(message.id, message);
       send({ type: 'need-source', id: message.id });
       return;
     }
     source = cached.source;
   }
-  waiting.delete(message.id);
   try {
     runJob(message, source);
   } catch (error) {
