@@ -1,6 +1,7 @@
-// The nightly batch: architect → generator → validator → repair → admit, with LLM calls through a
-// bounded queue, budgets enforced by the cost ledger, and every paid step written to the library's
-// journal first, so a killed batch resumes without redoing admitted or paid work.
+// The nightly batch: architect → generator → validator → repair → admit, through an Author (an LLM or
+// the offline author), with candidates through a bounded queue, budgets enforced by the cost ledger, and
+// every paid step written to the library's journal first, so a killed batch resumes without redoing
+// admitted or paid work.
 import PQueue from 'p-queue';
 import type { LlmClient } from '../agents/llm/contract.js';
 import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
@@ -12,8 +13,9 @@ import type { SandboxPool } from '../sandbox/pool.js';
 import { indexEnv, noveltyIndexOf } from '../validators/library-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
-import { generateModule, llmReviewer, proposeSpecs, repairModule, type WrittenModule } from './agents.js';
-import { buildReport, type BatchReport, type CandidateOutcome } from './report.js';
+import type { WrittenModule } from './agents.js';
+import { llmAuthor, type Author } from './author.js';
+import { buildReport, type BatchReport, type CandidateOutcome, type ReportAuthor } from './report.js';
 import { calibrate, type Calibration, type CalibrationOptions } from './calibration.js';
 
 export interface BatchOptions {
@@ -32,10 +34,15 @@ export interface BatchOptions {
   weakSkills: WeakSkill[];
   /** Only these skills, when given (passed to the architect as the whole taxonomy). */
   skills?: string[];
-  /** Run the LLM review stage in validation. */
+  /** Run the LLM review stage in validation (only when the author has a reviewer). */
   review: boolean;
   /** Solver calibration settings (used when a solver is given). */
   calibration?: Partial<CalibrationOptions>;
+  /**
+   * Who writes the modules, for the record: stored with the batch's options (so `--resume` can reuse the
+   * offline author's seed) and copied into the report. The batch itself works through `deps.author`.
+   */
+  author?: ReportAuthor;
 }
 
 export const DEFAULT_BATCH_OPTIONS = {
@@ -58,7 +65,10 @@ export type BatchEvent =
 export interface BatchDeps {
   library: Library;
   pool: SandboxPool;
-  llm: LlmClient;
+  /** Architect, generator, repair and (when it has one) reviewer. */
+  author?: Author;
+  /** A convenience when there is no `author`: the LLM author over this client. */
+  llm?: LlmClient;
   /** A solver model: admission then needs a level whose pass rate lies in the learnable band. */
   solver?: LlmClient;
   ledger: CostLedger;
@@ -114,6 +124,8 @@ const attemptKey = (spec: string, attempt: number) => `${spec}/${attempt}`;
 export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<BatchReport> {
   const started = performance.now();
   const { library, ledger } = deps;
+  const author = deps.author ?? (deps.llm ? llmAuthor(deps.llm) : undefined);
+  if (!author) throw new TypeError('runBatch needs deps.author or deps.llm');
   await library.startBatch(options.batchId, options);
   const state = await JournalState.load(library, options.batchId);
   const emit = deps.onEvent ?? (() => {});
@@ -144,10 +156,11 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       let module = state.modules.get(key);
       if (!module) {
         const purpose = attempt === 0 ? 'generator' : 'repair';
+        const callOptions = { candidateId: spec.name, ...(deps.signal ? { signal: deps.signal } : {}) };
         const written: WrittenModule =
           attempt === 0 || !lastSource || !lastReport
-            ? await generateModule(deps.llm, spec, { candidateId: spec.name, ...(deps.signal ? { signal: deps.signal } : {}) })
-            : await repairModule(deps.llm, lastSource, lastReport, { candidateId: spec.name, ...(deps.signal ? { signal: deps.signal } : {}) });
+            ? await author.write(spec, callOptions)
+            : await author.repair(spec, lastSource, lastReport, attempt, callOptions);
         module = { source: written.source, ...(written.problem ? { problem: written.problem } : {}), promptHash: written.promptHash, model: written.model, purpose };
         state.modules.set(key, module);
         await journal('module', key, module);
@@ -162,14 +175,21 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       const report = await validateCandidate(module.source, {
         pool: deps.pool,
         novelty,
-        ...(options.review ? { reviewer: llmReviewer(deps.llm, { candidateId: spec.name }) } : {}),
+        ...(options.review && author.reviewer ? { reviewer: author.reviewer({ candidateId: spec.name }) } : {}),
       });
       const codes = [...new Set(report.problems.map((p) => p.code))];
       const verdict: VerdictEntry = { verdict: report.verdict, hash: report.hash, codes, firstFailedStage: report.stages.find((s) => !s.ok && !s.skipped)?.stage ?? null };
       state.verdicts.set(key, verdict);
       await journal('verdict', key, verdict);
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'validated', verdict: report.verdict, codes });
-      const lineage = { author: `${deps.llm.provider}:${module.model}`, spec, promptHash: module.promptHash, batchId: options.batchId, ...(parent ? { parent } : {}) };
+      const lineage = {
+        author: author.lineageAuthor(module),
+        spec,
+        promptHash: module.promptHash,
+        batchId: options.batchId,
+        ...(parent ? { parent } : {}),
+        ...(author.lineageNotes ? { notes: { ...author.lineageNotes } } : {}),
+      };
       if (report.verdict === 'admit' && deps.solver) {
         // Paid work, journaled before use, so a resumed batch does not ask the solver again.
         const calKey = `${key}/calibration`;
@@ -180,7 +200,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
           state.calibrations.set(calKey, calibration);
           await journal('calibration', calKey, calibration);
         }
-        Object.assign(lineage, { notes: { calibration } });
+        Object.assign(lineage, { notes: { ...author.lineageNotes, calibration } });
         if (!calibration.admitted) {
           const message = `no level is learnable for the solver ${calibration.model}: pass rates ${calibration.curve.map((l) => `L${l.level} ${l.passRate.toFixed(2)}`).join(', ')} (band ${calibration.band.join('–')})`;
           report.verdict = 'reject';
@@ -255,7 +275,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       try {
         const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills }));
         const taken = new Set([...environments.map((e) => e.name), ...state.specs.map((s) => s.name)]);
-        const proposal = await proposeSpecs(deps.llm, {
+        const proposal = await author.propose({
           stats: await library.stats(),
           n: options.specsPerRound,
           environments: [...environments, ...state.specs.map((s) => ({ name: s.name, skills: s.skills }))],
@@ -293,6 +313,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     failures,
     ledger: ledger.snapshot(),
     wallMs: performance.now() - started,
+    ...(options.author ? { author: options.author } : {}),
   });
   await library.saveBatchLedger(options.batchId, ledger.snapshot());
   // An interrupted batch stays running, so `envforge run --resume` can continue it.

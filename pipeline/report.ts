@@ -1,6 +1,6 @@
 // The batch report, built from the journal: the funnel (specs → modules → stages → admitted), rejection
-// reasons by code, repair success, tokens and dollars per admitted environment, wall time; as JSON and
-// as Markdown for people.
+// reasons by code, repair success, tokens and dollars per admitted environment, wall time, and who
+// authored the modules; as JSON and as Markdown for people.
 import type { LedgerSnapshot } from '../agents/llm/cost.js';
 import type { EnvSpec } from '../agents/spec.js';
 
@@ -13,9 +13,18 @@ export interface CandidateOutcome {
   version?: number;
 }
 
+/** Who wrote the batch's modules: an LLM provider, or the offline author with its version and seed. */
+export interface ReportAuthor {
+  provider: string;
+  version?: string;
+  seed?: number;
+}
+
 export interface BatchReport {
   batchId: string;
   stopReason: string;
+  /** The author, when the caller named it (the offline author's seed reproduces the run). */
+  author?: ReportAuthor;
   funnel: {
     specs: number;
     specsDropped: number;
@@ -50,6 +59,7 @@ interface ReportInput {
   failures: Array<{ spec: string; code: string; message: string }>;
   ledger: LedgerSnapshot;
   wallMs: number;
+  author?: ReportAuthor;
 }
 
 const bump = (map: Record<string, number>, key: string) => {
@@ -73,6 +83,7 @@ export function buildReport(input: ReportInput): BatchReport {
   return {
     batchId: input.batchId,
     stopReason: input.stopReason,
+    ...(input.author ? { author: { ...input.author } } : {}),
     funnel: {
       specs: input.specs.length,
       specsDropped: input.dropped,
@@ -105,6 +116,11 @@ export function buildReport(input: ReportInput): BatchReport {
   };
 }
 
+function authorLine(author: ReportAuthor): string {
+  const details = [author.version !== undefined ? `v${author.version}` : '', author.seed !== undefined ? `seed ${author.seed}` : ''].filter(Boolean);
+  return `${author.provider}${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
 export function reportMarkdown(report: BatchReport): string {
   const f = report.funnel;
   const rows = (map: Record<string, number>) =>
@@ -115,7 +131,7 @@ export function reportMarkdown(report: BatchReport): string {
   const usd = (n: number | null) => (n === null ? '-' : `$${n.toFixed(4)}`);
   return `# envforge batch ${report.batchId}
 
-Stopped: **${report.stopReason}** after ${(report.wallMs / 1000).toFixed(1)} s.
+Stopped: **${report.stopReason}** after ${(report.wallMs / 1000).toFixed(1)} s.${report.author ? `\n\nAuthor: ${authorLine(report.author)}.` : ''}
 
 ## Funnel
 

@@ -1,6 +1,7 @@
 // The nightly batch end to end over a real library and sandbox, with a scripted LLM: good modules are
 // admitted, broken ones are repaired or rejected, garbage is data, budgets hold, and a batch interrupted
-// mid-run resumes from its journal without redoing admitted or paid work.
+// mid-run resumes from its journal without redoing admitted or paid work. A hand-written Author (no LLM)
+// drives the same batch through the author seam.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,8 @@ import { CostLedger, FakeLlm, reply } from '../agents/llm/index.js';
 import type { Library } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite.js';
+import type { WrittenModule } from '../pipeline/agents.js';
+import type { Author } from '../pipeline/author.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchOptions } from '../pipeline/batch.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec, type ScriptPlan } from './helpers/batch-script.js';
@@ -225,5 +228,41 @@ describe('a batch through the Anthropic messages protocol', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('a batch with a non-LLM author', () => {
+  it('writes and repairs through the author, takes lineage author and notes from it, and skips review without a reviewer', async () => {
+    const library = await freshLibrary();
+    const written = (source: string): WrittenModule => ({ source, promptHash: 'dsl-hash', costUsd: 0, cached: false, model: 'dsl' });
+    const repairs: Array<[string, number]> = [];
+    let proposals = 0;
+    const author: Author = {
+      provider: 'offline',
+      lineageAuthor: () => 'offline',
+      lineageNotes: { offlineAuthor: 'test-1', seed: 7 },
+      propose: async () => ({ specs: proposals++ === 0 ? [spec('roman-total'), spec('coin-ways')] : [], dropped: [], promptHash: 'dsl-hash', costUsd: 0, cached: false, model: 'dsl' }),
+      write: async (s) => written(s.name === 'roman-total' ? fixture('good-roman-sum.js') : alwaysOne(fixture('good-coin-change-ways.js'))),
+      repair: async (s, _source, _report, attempt) => {
+        repairs.push([s.name, attempt]);
+        return written(fixture('good-coin-change-ways.js'));
+      },
+    };
+    const ledger = new CostLedger();
+    // review: true, but the author has no reviewer, so the review stage is skipped.
+    const report = await runBatch({ library, pool, author, ledger }, options({ target: 10, review: true, author: { provider: 'offline', version: 'test-1', seed: 7 } }));
+    expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
+    expect(report.author).toEqual({ provider: 'offline', version: 'test-1', seed: 7 });
+    expect(repairs).toEqual([['coin-ways', 1]]);
+    expect(report.cost.calls).toBe(0);
+    for (const name of ['roman-numeral-sum', 'coin-change-ways']) {
+      const env = await library.get(name);
+      expect(env?.lineage).toMatchObject({ author: 'offline', batchId: 'b1', promptHash: 'dsl-hash', notes: { offlineAuthor: 'test-1', seed: 7 } });
+      expect(env?.report.stages.find((s) => s.stage === 'review')?.skipped).toMatch(/no LLM reviewer/);
+    }
+    expect((await library.get('coin-change-ways'))?.lineage.parent).toBe('coin-ways#0');
+    expect(((await library.getBatch('b1'))?.options as BatchOptions).author).toEqual({ provider: 'offline', version: 'test-1', seed: 7 });
+    await expect(runBatch({ library, pool, ledger }, options({ batchId: 'b2' }))).rejects.toThrow(TypeError);
+    await library.close();
   });
 });
