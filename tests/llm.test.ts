@@ -313,6 +313,12 @@ describe('provider selection', () => {
     expect(select({ env, flags: { provider: 'offline' } })).toEqual({ provider: 'offline', source: 'flag' });
   });
 
+  it('builds no LLM client for the offline provider (the CLI uses the offline author instead)', () => {
+    const selection = selectProvider({ cwd, env: {}, flags: { provider: 'offline' } });
+    expect(() => selection.create()).toThrow(/the offline author is not an LLM client/);
+    expect(describeProvider(selection.description)).toBe('LLM: offline author (from flag)');
+  });
+
   it('takes a model only from a layer that names no provider or the chosen one', () => {
     writeConfig({ provider: 'anthropic', model: 'claude-from-config' });
     expect(select({ flags: { provider: 'openai' }, env: { OPENAI_API_KEY: 'k' } })).toMatchObject({ provider: 'openai', model: 'gpt-4.1-mini' });

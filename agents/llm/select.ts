@@ -1,5 +1,6 @@
 // Provider selection: flags, then environment variables, then the config file decide which LLM the
-// batch talks to; the result is a plain description to announce plus a factory for the client.
+// batch talks to ('offline' and 'none' mean the offline author, which the CLI builds itself); the result
+// is a plain description to announce plus a factory for LLM clients.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -76,7 +77,7 @@ export interface Selection {
   configPath: string | undefined;
   cache: { enabled: boolean; dir: string };
   prices: PriceTable;
-  /** Builds the client; UsageError (CLI exit 2) when nothing usable is configured. */
+  /** Builds an LLM client; UsageError (CLI exit 2) when no LLM is configured or the provider is 'offline'. */
   create(overrides?: CreateOverrides): LlmClient;
 }
 
@@ -123,7 +124,8 @@ export function selectProvider(input: SelectInput = {}): Selection {
   const create = (overrides: CreateOverrides = {}): LlmClient => {
     const { provider } = description;
     if (provider === 'none') throw new UsageError(NO_PROVIDER_MESSAGE);
-    if (provider === 'offline') throw new UsageError(`the offline author is not available yet.\n${NO_PROVIDER_MESSAGE}`);
+    // The offline author writes environments without a model; callers (envforge run) use it directly.
+    if (provider === 'offline') throw new UsageError(`the offline author is not an LLM client: it has no model to call (a solver or reviewer needs --provider openai|anthropic --model M, or --base-url URL)`);
     const useModel = overrides.model ?? description.model;
     if (!useModel) throw new UsageError(`set --model (or ENVFORGE_MODEL) for the server at ${baseUrl}`);
     const options = {
