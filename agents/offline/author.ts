@@ -1,0 +1,204 @@
+// The offline author: plays architect and generator (and repair) without a network. The architect reads
+// the library's skill counts and the trainer's weak skills like the LLM architect and aims specs at the
+// least covered skills the DSL can train; the generator compiles each spec's synthesised program to a v1
+// module; repair draws a new program for the same target. Everything is a function of the seed and the input.
+import { createHash } from 'node:crypto';
+import { UsageError } from '../../contract/errors.js';
+import type { ArchitectInput } from '../prompts.js';
+import { dedupeSpecs, taxonomySkills, SKILL_TAXONOMY, type EnvSpec } from '../spec.js';
+import type { Author } from '../../pipeline/author.js';
+import type { ProposedSpecs, WrittenModule } from '../../pipeline/agents.js';
+import { DEFAULT_NOVELTY_OPTIONS, estimateSimilarity, fingerprint, type Fingerprint } from '../../validators/novelty.js';
+import { textOf, type Ty } from './dsl.js';
+import { emitModule, FAMILIES, type Design, type EmitIdentity, type Family } from './emit.js';
+import { authorRng, designHash, designSkills, FAMILY_SKILL, SHAPES, shapeSkills, synthesise, type Shape, type Synthesised, type Target } from './synth.js';
+
+export const OFFLINE_AUTHOR_VERSION = '1';
+export const OFFLINE_MODEL = `offline-v${OFFLINE_AUTHOR_VERSION}`;
+
+export interface OfflineAuthorOptions {
+  /** Fixes every choice: the same seed and library give the same specs and modules. */
+  seed: number;
+}
+
+/** A spec from the offline architect carries its target and program, so the generator (also after a resume) needs nothing else. */
+export interface OfflineSpec extends EnvSpec {
+  offline: { version: string; target: Target; design: Design };
+}
+
+const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec => typeof (spec as Partial<OfflineSpec>).offline?.design === 'object';
+
+const FAMILY_TAG: Record<Family, string> = { trace: 'trace', 'pick-input': 'which-input', 'missing-step': 'missing-step', planted: 'find-input' };
+const DOMAIN_NOUN: Record<Ty, string> = { list: 'integer-list', int: 'integer', str: 'word', moves: 'grid-move' };
+const FAMILY_TITLE: Record<Family, string> = {
+  trace: 'Trace the output of',
+  'pick-input': 'Pick the input behind the output of',
+  'missing-step': 'Find the missing instruction of',
+  planted: 'Find an input that makes',
+};
+const FAMILY_IDEA: Record<Family, string> = {
+  trace: 'The prompt shows a program as numbered instructions and one input; the model must work out what the program outputs.',
+  'pick-input': 'The prompt shows a program, one output it produced and several candidate inputs; exactly one candidate produces that output and the model must pick it.',
+  'missing-step': 'The prompt shows a program with one instruction hidden, input/output examples of the full program and candidate instructions; exactly one candidate fits every example.',
+  planted: 'The prompt shows a program, a target output and rules for the input; the model must construct any valid input on which the program produces the target (a planted input guarantees one exists; the verifier runs the program on the answer).',
+};
+const ANSWER_FORMAT: Record<Family, string> = {
+  trace: 'The program output inside <answer>…</answer>: an integer, comma-separated integers, a word or a move string, depending on the program; exact match.',
+  'pick-input': 'One option letter, e.g. <answer>C</answer>.',
+  'missing-step': 'One option letter, e.g. <answer>B</answer>.',
+  planted: 'The input inside <answer>…</answer> in the stated form; any input on which the program outputs the target scores 1.',
+};
+
+const stepTag = (op: string) => op.replace(/^(list|int|str|moves)-/, '').split('-').slice(0, 2).join('-');
+
+/** Name, title, description and skills of a design; `name` is kept by repairs of the same spec. */
+function identityOf(design: Design, seed: number, target: Target, name?: string): EmitIdentity {
+  const endo = design.steps.slice(design.core);
+  const hash = createHash('sha256').update(`${seed}\u0000${designHash(design)}`).digest('hex').slice(0, 6);
+  const noun = DOMAIN_NOUN[design.domain];
+  const top = design.steps.length + 1;
+  const title = `${FAMILY_TITLE[design.family]} ${design.family === 'planted' ? `a ${noun} program produce a target` : `a ${noun} program`} (${design.steps[design.core] ? stepTag(design.steps[design.core]!.op).replace('-', ' ') : 'steps'}, up to ${top} instructions)`;
+  return {
+    name: name ?? `${FAMILY_TAG[design.family]}-${design.domain}-${endo.slice(0, 2).map((s) => stepTag(s.op)).join('-')}-${hash}`.slice(0, 64).replace(/-+$/, ''),
+    title: title.slice(0, 120),
+    description: `${FAMILY_IDEA[design.family]} Program: ${[...design.steps, design.finish].map(textOf).join('; ')}.`.slice(0, 2000),
+    skills: designSkills(design, target.skill),
+    provenance: `Written by the envforge offline author v${OFFLINE_AUTHOR_VERSION} (seed ${seed}) from its typed program DSL.`,
+  };
+}
+
+function specOf(design: Design, id: EmitIdentity, target: Target, why: string): OfflineSpec {
+  const first = design.levels[0]!;
+  const last = design.levels[design.levels.length - 1]!;
+  return {
+    name: id.name,
+    title: id.title,
+    skills: id.skills,
+    taskIdea: id.description.slice(0, 1500),
+    answerFormat: ANSWER_FORMAT[design.family],
+    difficultyScaling: `Levels 1–${design.levels.length}: the program grows from ${first.steps + 1} to ${last.steps + 1} instructions and the input from size ${first.size} to ${last.size}${design.family === 'pick-input' || design.family === 'missing-step' ? `; options grow from ${first.options} to ${last.options}` : ''}.`,
+    whyNew: why,
+    offline: { version: OFFLINE_AUTHOR_VERSION, target, design },
+  };
+}
+
+/** An integer target has too few values to plant: different inputs would share one prompt. */
+const shapesFor = (family: Family): Shape[] => SHAPES.filter((shape) => !(family === 'planted' && shape.domain === 'int'));
+
+/** Skills the offline author can train, in taxonomy order. */
+export function offlineSkills(): string[] {
+  const reachable = new Set<string>(Object.values(FAMILY_SKILL));
+  for (const family of FAMILIES) for (const shape of shapesFor(family)) for (const skill of shapeSkills(shape)) reachable.add(skill);
+  return taxonomySkills().filter((s) => reachable.has(s));
+}
+
+/**
+ * The offline author's memory of what it already designed, so it does not propose near-duplicates: the
+ * validator's own fingerprints (code, and behaviour over the design-time samples) with a safety margin
+ * below the validator's thresholds, since the validator samples other instances.
+ */
+class Designs {
+  /** Fingerprints by the spec they were designed for. */
+  private readonly entries: Array<{ spec: string; fp: Fingerprint }> = [];
+
+  add(spec: string, made: Omit<Synthesised, 'tries'>): void {
+    this.entries.push({ spec, fp: fingerprint(made.source, made.check.prompts, made.check.references) });
+  }
+
+  /** Too close to a design for another spec (a spec's own rejected designs never enter the library, so they do not count). */
+  tooClose(spec: string, made: Omit<Synthesised, 'tries'>): boolean {
+    const fp = fingerprint(made.source, made.check.prompts, made.check.references);
+    return this.entries.some(
+      ({ spec: other, fp: e }) =>
+        other !== spec &&
+        (estimateSimilarity(fp.code, e.code) >= NOVELTY_MARGIN * DEFAULT_NOVELTY_OPTIONS.codeThreshold ||
+          (fp.answerType === e.answerType && estimateSimilarity(fp.behaviour, e.behaviour) >= NOVELTY_MARGIN * DEFAULT_NOVELTY_OPTIONS.behaviourThreshold)),
+    );
+  }
+}
+
+/** How close to the validator's novelty thresholds the author lets its own designs come (its estimates use other samples). */
+const NOVELTY_MARGIN = 0.95;
+
+export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
+  const { seed } = options;
+  const designs = new Designs();
+  const trace = (design: Design | null) => ({ promptHash: design ? designHash(design).slice(0, 16) : 'none', costUsd: 0, cached: false, model: OFFLINE_MODEL });
+
+  function why(skill: string, input: ArchitectInput): string {
+    const weak = input.weakSkills?.find((w) => w.skill === skill);
+    if (weak) return `Aims at ${skill}, where the trainer is weak (pass rate ${weak.passRate.toFixed(2)} over ${weak.n} samples).`;
+    const count = input.stats.bySkill[skill] ?? 0;
+    return count === 0 ? `Aims at ${skill}: no environment in the library trains it yet.` : `Aims at ${skill}: only ${count} environment${count === 1 ? '' : 's'} in the library train${count === 1 ? 's' : ''} it.`;
+  }
+
+  /** Skills to aim at, most wanted first: the trainer's weak skills, then the least covered. */
+  function plan(input: ArchitectInput, rng: ReturnType<typeof authorRng>): string[] {
+    const reachable = new Set(offlineSkills());
+    const requested = taxonomySkills(input.taxonomy ?? SKILL_TAXONOMY);
+    const wanted = requested.filter((s) => reachable.has(s));
+    if (wanted.length === 0) {
+      throw new UsageError(`the offline author cannot train any of the requested skills (${requested.join(', ')}); it covers: ${offlineSkills().join(', ')}`);
+    }
+    const weak = (input.weakSkills ?? []).map((w) => w.skill).filter((s) => wanted.includes(s));
+    const rest = rng.shuffle(wanted.filter((s) => !weak.includes(s))).sort((a, b) => (input.stats.bySkill[a] ?? 0) - (input.stats.bySkill[b] ?? 0));
+    return [...weak, ...rest];
+  }
+
+  /** A family and shape that can train the skill; families rotate with `index` so a proposal mixes them. */
+  function targetFor(skill: string, index: number, rng: ReturnType<typeof authorRng>): Target {
+    const own = FAMILIES.find((f) => FAMILY_SKILL[f] === skill);
+    if (own) return { family: own, shape: rng.pick(shapesFor(own)) };
+    const start = index + rng.int(0, FAMILIES.length - 1);
+    for (let k = 0; k < FAMILIES.length; k++) {
+      const family = FAMILIES[(start + k) % FAMILIES.length] as Family;
+      const shapes = shapesFor(family).filter((shape) => shapeSkills(shape).has(skill));
+      if (shapes.length > 0) return { family, shape: rng.pick(shapes), skill };
+    }
+    throw new Error(`offline author: no family and shape train ${skill}`); // offlineSkills() only lists trainable skills
+  }
+
+  return {
+    provider: 'offline',
+    lineageAuthor: () => 'offline',
+    lineageNotes: { author: 'offline', version: OFFLINE_AUTHOR_VERSION, seed },
+
+    async propose(input: ArchitectInput): Promise<ProposedSpecs> {
+      // Keyed by what the library holds, so the same seed and library give the same proposal on every call.
+      const names = (input.environments ?? []).map((e) => e.name).sort();
+      const rng = authorRng(seed, 'architect', createHash('sha256').update(names.join('\n')).digest('hex'), input.n);
+      const skills = plan(input, rng);
+      const specs: OfflineSpec[] = [];
+      for (let i = 0; specs.length < input.n && i < input.n * 2; i++) {
+        const skill = skills[i % skills.length] as string;
+        const target = targetFor(skill, i, rng);
+        const made = await synthesise(rng, target, (d) => identityOf(d, seed, target), (m) => !designs.tooClose(identityOf(m.design, seed, target).name, m));
+        if (!made) continue;
+        const spec = specOf(made.design, identityOf(made.design, seed, target), target, why(skill, input));
+        designs.add(spec.name, made);
+        specs.push(spec);
+      }
+      const existing = input.environments ?? [];
+      const { kept, dropped } = dedupeSpecs(specs, existing.map((e) => e.name), existing.flatMap((e) => e.skills));
+      return { specs: kept, dropped, ...trace(null), promptHash: createHash('sha256').update(names.join('\n')).digest('hex').slice(0, 16) };
+    },
+
+    async write(spec: EnvSpec): Promise<WrittenModule> {
+      if (!isOfflineSpec(spec)) return { source: null, problem: `spec "${spec.name}" was not written by the offline author (it has no program design)`, ...trace(null) };
+      const { design, target } = spec.offline;
+      return { source: emitModule(design, identityOf(design, seed, target, spec.name)), ...trace(design) };
+    },
+
+    async repair(spec: EnvSpec, _source: string, report, attempt: number): Promise<WrittenModule> {
+      if (!isOfflineSpec(spec)) return { source: null, problem: `spec "${spec.name}" was not written by the offline author (it has no program design)`, ...trace(null) };
+      // A rejected program is not patched: a new program is drawn for the same target, away from earlier designs.
+      const { target } = spec.offline;
+      const rng = authorRng(seed, 'repair', spec.name, attempt);
+      const made = await synthesise(rng, target, (d) => identityOf(d, seed, target, spec.name), (m) => !designs.tooClose(spec.name, m));
+      if (!made) return { source: null, problem: `no new program for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`, ...trace(null) };
+      designs.add(spec.name, made);
+      return { source: made.source, ...trace(made.design) };
+    },
+  };
+}
+
