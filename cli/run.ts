@@ -1,17 +1,22 @@
-// `envforge run`: the nightly batch. Picks the LLM (flags > env > config), seeds a missing library,
-// reads trainer feedback, runs or resumes the batch with budgets, shows progress, and stores the report
-// (JSON and Markdown) with the batch. Exit 0 unless the run itself failed; rejected candidates are data.
+// `envforge run`: the nightly batch. Picks the author: an LLM (flags > env > config), or the offline
+// author when none is configured or --provider offline (seeded by --seed, else from the batch id; a
+// resumed batch keeps the seed stored with its options). Seeds a missing library, reads trainer
+// feedback, runs or resumes the batch with budgets, shows progress, and stores the report (JSON and
+// Markdown) with the batch. Exit 0 unless the run itself failed; rejected candidates are data.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
-import { describeProvider, selectProvider } from '../agents/llm/select.js';
+import { describeProvider, selectProvider, type ProviderDescription } from '../agents/llm/select.js';
+import { createOfflineAuthor, OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
 import { UsageError } from '../contract/errors.js';
+import type { BatchRecord } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
+import { llmAuthor, type Author } from '../pipeline/author.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
 import { envSkillsOf, readFeedbackFile, summariseFeedback, weakSkills } from '../pipeline/feedback.js';
-import { reportMarkdown } from '../pipeline/report.js';
+import { reportMarkdown, type ReportAuthor } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { integerOption } from './options.js';
@@ -36,7 +41,11 @@ interface RunOptions {
   review: boolean;
   solverModel?: string;
   solverSamples: number;
+  seed?: number;
 }
+
+/** Largest --seed: the offline author's seed is a 32-bit unsigned integer. */
+const MAX_SEED = 2 ** 32 - 1;
 
 function dollars(value: string): number {
   const n = Number(value);
@@ -47,7 +56,7 @@ function dollars(value: string): number {
 export function registerRun(program: Command, io: Io): void {
   program
     .command('run')
-    .description('the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget')
+    .description('the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget; with no LLM configured (or --provider offline) the offline author writes the environments, without a network')
     .option('--target <N>', 'admitted environments wanted', integerOption('--target', 1, 100_000), DEFAULT_BATCH_OPTIONS.target)
     .option('--max-candidates <N>', 'candidates (specs) worked on at most', integerOption('--max-candidates', 1, 1_000_000), DEFAULT_BATCH_OPTIONS.maxCandidates)
     .option('--budget-usd <X>', 'stop issuing LLM calls before this spend', dollars)
@@ -58,7 +67,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--feedback <file>', "trainer evaluations (JSONL or CSV rows {skill?, env?, level?, pass_rate, n}): aim at the weak skills")
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('--resume [batch-id]', 'continue a killed batch (the newest running one when no id is given)')
-    .option('--provider <name>', 'openai or anthropic')
+    .option('--provider <name>', 'openai, anthropic or offline')
     .option('--model <model>', 'model name')
     .option('--base-url <url>', 'an OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter)')
     .option('--config <path>', 'config file (default: ./envforge.config.json when present)')
@@ -66,28 +75,52 @@ export function registerRun(program: Command, io: Io): void {
     .option('--no-review', 'skip the LLM review stage of validation')
     .option('--solver-model <model>', 'calibrate candidates against this solver model: admit only with a level whose pass rate is in the learnable band (0.1–0.9)')
     .option('--solver-samples <N>', 'solver samples per level', integerOption('--solver-samples', 1, 100), 4)
+    .option('--seed <N>', "the offline author's seed (default: derived from the batch id; always printed; a resumed batch keeps its own)", integerOption('--seed', 0, MAX_SEED))
     .option('--json', 'print the report as JSON (progress goes to stderr as JSON lines)', false)
     .action(async (options: RunOptions) => run(options, io));
 }
 
 async function run(options: RunOptions, io: Io): Promise<void> {
   const selection = selectProvider({ flags: { ...(options.provider ? { provider: options.provider } : {}), ...(options.model ? { model: options.model } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), ...(options.config ? { config: options.config } : {}), noCache: !options.cache } });
-  // Fails with how to configure a model (exit 2) before any work when nothing usable is configured.
-  selection.create();
-  io.err(describeProvider(selection.description));
+  const offline = selection.description.provider === 'none' || selection.description.provider === 'offline';
+  if (offline && options.solverModel) {
+    throw new UsageError(
+      `--solver-model needs an LLM: calibration asks a solver model, and the offline author has none. Configure one with --provider openai|anthropic --model M, or --base-url URL (see envforge run --help)`,
+    );
+  }
+  if (!offline) {
+    // Fails with how to configure the model (exit 2) before any work when the LLM settings are unusable.
+    selection.create();
+    io.err(describeProvider(selection.description));
+  }
 
   const dir = resolveLibraryDir(options.library);
   const pool = new SandboxPool();
   const library = openLibrary(dir, { create: true });
   try {
+    const batchId = await pickBatchId(options, library);
+    const record = options.resume ? await library.getBatch(batchId) : undefined;
+    let offlineSeed: number | undefined;
+    if (offline) {
+      offlineSeed = seedFor(options.seed, batchId, record);
+      io.err(offlineLine(selection.description, offlineSeed));
+    } else checkAuthorOnResume(record, false);
     if (!libraryExists(dir) || (await library.stats()).versions === 0) {
       io.err(`seeding a new library at ${dir} …`);
       await seedLibrary(library, pool);
     }
-    const batchId = await pickBatchId(options, library);
-    const previous = options.resume ? ((await library.getBatch(batchId))?.ledger as LedgerSnapshot | null) : null;
+    const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
     const ledger = new CostLedger({ batchId, budget: { ...(options.budgetUsd ? { maxUsd: options.budgetUsd } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) }, ...(previous ? { previous } : {}) });
-    const llm = selection.create({ ledger });
+    let author: Author;
+    let authorInfo: ReportAuthor;
+    if (offlineSeed !== undefined) {
+      author = createOfflineAuthor({ seed: offlineSeed });
+      authorInfo = { provider: 'offline', version: OFFLINE_AUTHOR_VERSION, seed: offlineSeed };
+    } else {
+      const llm = selection.create({ ledger });
+      author = llmAuthor(llm);
+      authorInfo = { provider: llm.provider };
+    }
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
     let weak: Array<{ skill: string; passRate: number; n: number }> = [];
@@ -103,7 +136,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     process.once('SIGTERM', onSignal);
     try {
       const report = await runBatch(
-        { library, pool, llm, ...(solver ? { solver } : {}), ledger, onEvent: progress(io, options.json), signal: controller.signal },
+        { library, pool, author, ...(solver ? { solver } : {}), ledger, onEvent: progress(io, options.json), signal: controller.signal },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -113,6 +146,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           concurrency: options.concurrency,
           weakSkills: weak,
           review: options.review,
+          // Stored with the batch on its first start: a resume reads the offline author's seed back from here.
+          author: authorInfo,
           ...(options.solverModel ? { calibration: { samplesPerLevel: options.solverSamples, concurrency: options.concurrency } } : {}),
           ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
         },
@@ -134,6 +169,53 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     await pool.close();
     await library.close();
   }
+}
+
+/** The author a batch was started with, as stored in its options (absent for batches of older versions). */
+function storedAuthor(record: BatchRecord | undefined): ReportAuthor | undefined {
+  const author = (record?.options as { author?: unknown } | null | undefined)?.author;
+  return author && typeof author === 'object' && typeof (author as ReportAuthor).provider === 'string' ? (author as ReportAuthor) : undefined;
+}
+
+/** A resumed batch continues with the same kind of author: the journal holds that author's specs and modules. */
+function checkAuthorOnResume(record: BatchRecord | undefined, offline: boolean): void {
+  const stored = storedAuthor(record);
+  if (!record || !stored || (stored.provider === 'offline') === offline) return;
+  throw new UsageError(
+    offline
+      ? `--resume: batch ${record.id} was started with the LLM provider ${stored.provider}; resume it with an LLM configured (--provider, --model, --base-url)`
+      : `--resume: batch ${record.id} was started with the offline author; resume it with --provider offline (or with no LLM configured)`,
+  );
+}
+
+/**
+ * The offline author's seed: a resumed batch's own (stored in its options; a different --seed is a usage
+ * error), else --seed, else a 32-bit hash of the batch id (so nightly runs differ, and a batch started
+ * without --seed gets the same seed again when resumed even if its options hold none).
+ */
+function seedFor(flag: number | undefined, batchId: string, record: BatchRecord | undefined): number {
+  checkAuthorOnResume(record, true);
+  const stored = storedAuthor(record)?.seed;
+  if (typeof stored === 'number') {
+    if (flag !== undefined && flag !== stored) throw new UsageError(`--seed ${flag}: batch ${batchId} was started with seed ${stored}, and a resumed batch keeps its seed (drop --seed or pass --seed ${stored})`);
+    return stored;
+  }
+  return flag ?? hashSeed(batchId);
+}
+
+/** FNV-1a, 32 bits: a stable seed from the batch id. */
+function hashSeed(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash;
+}
+
+/** The one line a run with the offline author prints about it (with the seed, to reproduce the run). */
+function offlineLine(description: ProviderDescription, seed: number): string {
+  if (description.provider === 'none') {
+    return `LLM: none configured — using the offline author v${OFFLINE_AUTHOR_VERSION} (seed ${seed}). To use a model: --provider openai|anthropic --model M, or --base-url URL (see envforge run --help)`;
+  }
+  return `LLM: offline author v${OFFLINE_AUTHOR_VERSION} (seed ${seed}, from ${description.source})`;
 }
 
 async function pickBatchId(options: RunOptions, library: ReturnType<typeof openLibrary>): Promise<string> {

@@ -1,18 +1,43 @@
 // `envforge run` through the real binary and the real openai SDK against a fake OpenAI-compatible server
-// on 127.0.0.1: no LLM is a clear exit 2; a batch admits and reports; a batch killed with SIGKILL mid-run
-// and resumed admits the same set as an uninterrupted run, with no spend recorded twice.
+// on 127.0.0.1: a batch admits and reports; a batch killed with SIGKILL mid-run and resumed admits the
+// same set as an uninterrupted run, with no spend recorded twice. With no LLM configured the run uses the
+// offline author: its flags are checked here through the binary, and its wiring (the one-line notice, the
+// seed, the seed kept on --resume, the report's author) in-process with a stand-in offline author.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WireRequest } from '../agents/llm/contract.js';
+import { runCli } from '../cli/program.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec } from './helpers/batch-script.js';
 import { MAIN } from './helpers/cli.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from './helpers/fake-openai.js';
+
+// A stand-in for agents/offline (the real offline author is built elsewhere): it proposes one spec and
+// writes a known-good module for it, and records the seeds it was created with.
+const offline = vi.hoisted(() => ({ seeds: [] as number[] }));
+vi.mock('../agents/offline/author.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../agents/offline/author.js')>();
+  const helpers = await import('./helpers/batch-script.js');
+  const trace = { promptHash: 'stand-in', costUsd: 0, cached: false, model: 'dsl' };
+  const createOfflineAuthor: typeof actual.createOfflineAuthor = ({ seed }) => {
+    offline.seeds.push(seed);
+    let proposals = 0;
+    return {
+      provider: 'offline',
+      lineageAuthor: () => 'offline',
+      lineageNotes: { offlineAuthor: actual.OFFLINE_AUTHOR_VERSION, seed },
+      propose: async () => ({ specs: proposals++ === 0 ? [helpers.spec('roman-total')] : [], dropped: [], ...trace }),
+      write: async () => ({ source: helpers.fixture('good-roman-sum.js'), ...trace }),
+      repair: async () => ({ source: helpers.fixture('good-roman-sum.js'), ...trace }),
+    };
+  };
+  return { ...actual, createOfflineAuthor };
+});
 
 const root = mkdtempSync(join(tmpdir(), 'envforge-run-'));
 const seeded = join(root, 'seeded');
@@ -68,13 +93,101 @@ const libraryCopy = (name: string) => {
 };
 const runArgs = (library: string) => ['run', '--base-url', server.baseUrl, '--model', 'fake-model', '--target', '10', '--max-candidates', '3', '--repair-rounds', '1', '--concurrency', '1', '--no-review', '--library', library, '--json'];
 
-describe('envforge run', () => {
-  it('without an LLM configured exits 2 and says how to configure one', async () => {
-    const result = await envforge(['run', '--library', libraryCopy('none')], mkdtempSync(join(root, 'cwd-')));
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/No LLM is configured/);
-    expect(result.stderr).toMatch(/--base-url/);
+/** runCli in this process, with no LLM in the environment (the cwd stays: sandbox workers load tsx from it). */
+async function inProcess(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const saved = Object.entries(process.env).filter(([k]) => /^(OPENAI|ANTHROPIC|ENVFORGE)_/.test(k));
+  for (const [k] of saved) delete process.env[k];
+  try {
+    const code = await runCli(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
+    return { code, out, err };
+  } finally {
+    for (const [k, v] of saved) process.env[k] = v;
+  }
+}
+// An empty config file, so an envforge.config.json in the working directory cannot configure an LLM.
+const emptyConfig = join(root, 'empty.config.json');
+writeFileSync(emptyConfig, '{}');
+const offlineArgs = (library: string) => ['run', '--config', emptyConfig, '--target', '1', '--max-candidates', '2', '--concurrency', '1', '--library', library, '--json'];
+const llmLines = (err: string[]) => err.filter((line) => line.startsWith('LLM:'));
+
+describe('envforge run with the offline author', () => {
+  it('without an LLM configured uses the offline author, says so in one line, and reports its seed', async () => {
+    const result = await envforge(['run', '--target', '3', '--max-candidates', '8', '--library', libraryCopy('none'), '--json'], mkdtempSync(join(root, 'cwd-')));
+    expect(result.code, result.stderr).toBe(0);
+    const line = result.stderr.split('\n').filter((l) => l.startsWith('LLM:'));
+    expect(line).toEqual([expect.stringMatching(/^LLM: none configured — using the offline author v\d+ \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL/)]);
+    const report = JSON.parse(result.stdout);
+    expect(report.author).toMatchObject({ provider: 'offline', seed: Number(/seed (\d+)/.exec(line[0] as string)?.[1]) });
+    expect(report.funnel.admitted).toBeGreaterThanOrEqual(3);
+    expect(report.cost.totalUsd).toBe(0);
   });
+
+  it('--solver-model without an LLM exits 2: calibration needs an LLM solver', async () => {
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    for (const args of [['--solver-model', 'some-model'], ['--provider', 'offline', '--solver-model', 'some-model']]) {
+      const result = await envforge(['run', ...args, '--library', libraryCopy(`solver-${args.length}`)], cwd);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--solver-model needs an LLM/);
+      expect(result.stderr).toMatch(/offline author/);
+    }
+  });
+
+  it('--seed must be a non-negative integer (exit 2)', async () => {
+    for (const seed of ['abc', '-1', '1.5']) {
+      const result = await envforge(['run', '--seed', seed, '--library', libraryCopy(`seed-${seed}`)], mkdtempSync(join(root, 'cwd-')));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--seed needs an integer/);
+    }
+  });
+
+  it('(stand-in author) with no LLM: one line with the seed derived from the batch id, and the author in the report', async () => {
+    const result = await inProcess(offlineArgs(libraryCopy('stand-in-none')));
+    expect(result.code, result.err.join('\n')).toBe(0);
+    expect(llmLines(result.err)).toEqual([expect.stringMatching(/^LLM: none configured — using the offline author v1 \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL \(see envforge run --help\)$/)]);
+    const seed = Number(/seed (\d+)/.exec(llmLines(result.err)[0] as string)?.[1]);
+    expect(offline.seeds.at(-1)).toBe(seed);
+    const report = JSON.parse(result.out.join('\n'));
+    expect(report.author).toEqual({ provider: 'offline', version: '1', seed });
+    expect(report.admitted.map((a: { name: string }) => a.name)).toEqual(['roman-numeral-sum']);
+  });
+
+  it('(stand-in author) --provider offline --seed N: uses N and says where the offline choice came from', async () => {
+    const library = libraryCopy('stand-in-flag');
+    const result = await inProcess([...offlineArgs(library), '--provider', 'offline', '--seed', '42']);
+    expect(result.code, result.err.join('\n')).toBe(0);
+    expect(llmLines(result.err)).toEqual(['LLM: offline author v1 (seed 42, from flag)']);
+    expect(offline.seeds.at(-1)).toBe(42);
+    expect(JSON.parse(result.out.join('\n')).author).toEqual({ provider: 'offline', version: '1', seed: 42 });
+    const check = SqliteLibrary.open(library, { readonly: true });
+    const [batch] = await check.listBatches();
+    expect(batch?.options).toMatchObject({ author: { provider: 'offline', version: '1', seed: 42 } });
+    expect((await check.get('roman-numeral-sum'))?.lineage).toMatchObject({ author: 'offline', notes: { seed: 42 } });
+    await check.close();
+  });
+
+  it('(stand-in author) --resume keeps the seed the batch was started with', async () => {
+    const library = libraryCopy('stand-in-resume');
+    const setup = SqliteLibrary.open(library);
+    await setup.startBatch('batch-interrupted', { author: { provider: 'offline', version: '1', seed: 99 } });
+    await setup.startBatch('batch-by-llm', { author: { provider: 'openai' } });
+    await setup.close();
+    const differs = await inProcess([...offlineArgs(library), '--resume', 'batch-interrupted', '--seed', '5']);
+    expect(differs.code).toBe(2);
+    expect(differs.err.join('\n')).toMatch(/started with seed 99/);
+    const wrongAuthor = await inProcess([...offlineArgs(library), '--resume', 'batch-by-llm']);
+    expect(wrongAuthor.code).toBe(2);
+    expect(wrongAuthor.err.join('\n')).toMatch(/started with the LLM provider openai/);
+    const resumed = await inProcess([...offlineArgs(library), '--resume', 'batch-interrupted']);
+    expect(resumed.code, resumed.err.join('\n')).toBe(0);
+    expect(llmLines(resumed.err)).toEqual([expect.stringContaining('(seed 99)')]);
+    expect(offline.seeds.at(-1)).toBe(99);
+    expect(JSON.parse(resumed.out.join('\n'))).toMatchObject({ batchId: 'batch-interrupted', author: { seed: 99 } });
+  });
+});
+
+describe('envforge run', () => {
 
   it('runs a batch: admits, repairs, rejects, and prints the report', async () => {
     const result = await envforge(runArgs(libraryCopy('plain')), mkdtempSync(join(root, 'cwd-')));
