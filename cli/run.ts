@@ -100,27 +100,17 @@ async function run(options: RunOptions, io: Io): Promise<void> {
   try {
     const batchId = await pickBatchId(options, library);
     const record = options.resume ? await library.getBatch(batchId) : undefined;
-    let offlineSeed: number | undefined;
-    if (offline) {
-      offlineSeed = seedFor(options.seed, batchId, record);
-      io.err(offlineLine(selection.description, offlineSeed));
-    } else checkAuthorOnResume(record, false);
+    checkAuthorOnResume(record, offline);
+    const offlineSeed = offline ? seedFor(options.seed, batchId, record) : undefined;
+    if (offlineSeed !== undefined) io.err(offlineLine(selection.description, offlineSeed));
     if (!libraryExists(dir) || (await library.stats()).versions === 0) {
       io.err(`seeding a new library at ${dir} …`);
       await seedLibrary(library, pool);
     }
     const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
     const ledger = new CostLedger({ batchId, budget: { ...(options.budgetUsd ? { maxUsd: options.budgetUsd } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) }, ...(previous ? { previous } : {}) });
-    let author: Author;
-    let authorInfo: ReportAuthor;
-    if (offlineSeed !== undefined) {
-      author = createOfflineAuthor({ seed: offlineSeed });
-      authorInfo = { provider: 'offline', version: OFFLINE_AUTHOR_VERSION, seed: offlineSeed };
-    } else {
-      const llm = selection.create({ ledger });
-      author = llmAuthor(llm);
-      authorInfo = { provider: llm.provider };
-    }
+    // The batch stores the author's identity with its options: a resume reads the offline seed back.
+    const author: Author = offlineSeed !== undefined ? createOfflineAuthor({ seed: offlineSeed }) : llmAuthor(selection.create({ ledger }));
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
     let weak: Array<{ skill: string; passRate: number; n: number }> = [];
@@ -146,8 +136,6 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           concurrency: options.concurrency,
           weakSkills: weak,
           review: options.review,
-          // Stored with the batch on its first start: a resume reads the offline author's seed back from here.
-          author: authorInfo,
           ...(options.solverModel ? { calibration: { samplesPerLevel: options.solverSamples, concurrency: options.concurrency } } : {}),
           ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
         },
@@ -194,7 +182,6 @@ function checkAuthorOnResume(record: BatchRecord | undefined, offline: boolean):
  * without --seed gets the same seed again when resumed even if its options hold none).
  */
 function seedFor(flag: number | undefined, batchId: string, record: BatchRecord | undefined): number {
-  checkAuthorOnResume(record, true);
   const stored = storedAuthor(record)?.seed;
   if (typeof stored === 'number') {
     if (flag !== undefined && flag !== stored) throw new UsageError(`--seed ${flag}: batch ${batchId} was started with seed ${stored}, and a resumed batch keeps its seed (drop --seed or pass --seed ${stored})`);

@@ -5,16 +5,19 @@ import type { LlmClient } from '../agents/llm/contract.js';
 import type { ArchitectInput } from '../agents/prompts.js';
 import type { EnvSpec } from '../agents/spec.js';
 import type { Reviewer } from '../validators/context.js';
+import type { ReportAuthor } from './report.js';
 import type { ValidationReport } from '../validators/report.js';
 import { generateModule, llmReviewer, proposeSpecs, repairModule, type CallOptions, type ProposedSpecs, type WrittenModule } from './agents.js';
 
 export interface Author {
-  /** Provider part of the lineage author, e.g. 'openai' or 'offline'. */
-  readonly provider: string;
+  /**
+   * Who this is: the provider ('openai', 'offline', …) and, for the offline author, its version and seed.
+   * The batch stores it with its options (a resume reads the seed back), reports it, and puts version and
+   * seed in every module's lineage notes.
+   */
+  readonly identity: ReportAuthor;
   /** The lineage author of a module this author wrote (e.g. 'openai:gpt-4.1-mini', 'offline'). */
   lineageAuthor(module: { model: string }): string;
-  /** Extra lineage notes for every module (the offline author's version and seed); none for LLM authors. */
-  readonly lineageNotes?: Record<string, unknown>;
   /** The architect: specs aimed at uncovered and weak skills, minus duplicates of the library. */
   propose(input: ArchitectInput, options?: CallOptions): Promise<ProposedSpecs>;
   /** The generator: one module for a spec (attempt 0). */
@@ -28,7 +31,7 @@ export interface Author {
 /** The LLM author: the four prompt-driven agents over one client. */
 export function llmAuthor(client: LlmClient): Author {
   return {
-    provider: client.provider,
+    identity: { provider: client.provider },
     lineageAuthor: (module) => `${client.provider}:${module.model}`,
     propose: (input, options) => proposeSpecs(client, input, options),
     write: (spec, options) => generateModule(client, spec, options),

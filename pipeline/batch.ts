@@ -40,7 +40,7 @@ export interface BatchOptions {
   calibration?: Partial<CalibrationOptions>;
   /**
    * Who writes the modules, for the record: stored with the batch's options (so `--resume` can reuse the
-   * offline author's seed) and copied into the report. The batch itself works through `deps.author`.
+   * offline author's seed) and copied into the report. Filled in from the author's identity.
    */
   author?: ReportAuthor;
 }
@@ -126,6 +126,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   const { library, ledger } = deps;
   const author = deps.author ?? (deps.llm ? llmAuthor(deps.llm) : undefined);
   if (!author) throw new TypeError('runBatch needs deps.author or deps.llm');
+  options = { ...options, author: options.author ?? author.identity };
   await library.startBatch(options.batchId, options);
   const state = await JournalState.load(library, options.batchId);
   const emit = deps.onEvent ?? (() => {});
@@ -140,6 +141,9 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   const journal = async (kind: string, key: string, payload: unknown) => {
     await library.appendJournal(options.batchId, [{ kind, key, payload }], { ledger: ledger.snapshot() });
   };
+  // The offline author's version and seed go into every lineage; LLM authors have none (the author names the model).
+  const { version, seed } = author.identity;
+  const authorNotes = { ...(version !== undefined ? { version } : {}), ...(seed !== undefined ? { seed } : {}) };
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
   // Built once; each admission is added to it, so validating a candidate costs no re-read of the library.
   const novelty = await noveltyIndexOf(library);
@@ -188,7 +192,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         promptHash: module.promptHash,
         batchId: options.batchId,
         ...(parent ? { parent } : {}),
-        ...(author.lineageNotes ? { notes: { ...author.lineageNotes } } : {}),
+        ...(Object.keys(authorNotes).length > 0 ? { notes: { ...authorNotes } } : {}),
       };
       if (report.verdict === 'admit' && deps.solver) {
         // Paid work, journaled before use, so a resumed batch does not ask the solver again.
@@ -200,7 +204,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
           state.calibrations.set(calKey, calibration);
           await journal('calibration', calKey, calibration);
         }
-        Object.assign(lineage, { notes: { ...author.lineageNotes, calibration } });
+        Object.assign(lineage, { notes: { ...authorNotes, calibration } });
         if (!calibration.admitted) {
           const message = `no level is learnable for the solver ${calibration.model}: pass rates ${calibration.curve.map((l) => `L${l.level} ${l.passRate.toFixed(2)}`).join(', ')} (band ${calibration.band.join('–')})`;
           report.verdict = 'reject';

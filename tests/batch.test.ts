@@ -232,15 +232,14 @@ describe('a batch through the Anthropic messages protocol', () => {
 });
 
 describe('a batch with a non-LLM author', () => {
-  it('writes and repairs through the author, takes lineage author and notes from it, and skips review without a reviewer', async () => {
+  it('writes and repairs through the author, takes lineage author and notes and the report author from its identity, and skips review without a reviewer', async () => {
     const library = await freshLibrary();
     const written = (source: string): WrittenModule => ({ source, promptHash: 'dsl-hash', costUsd: 0, cached: false, model: 'dsl' });
     const repairs: Array<[string, number]> = [];
     let proposals = 0;
     const author: Author = {
-      provider: 'offline',
+      identity: { provider: 'offline', version: 'test-1', seed: 7 },
       lineageAuthor: () => 'offline',
-      lineageNotes: { offlineAuthor: 'test-1', seed: 7 },
       propose: async () => ({ specs: proposals++ === 0 ? [spec('roman-total'), spec('coin-ways')] : [], dropped: [], promptHash: 'dsl-hash', costUsd: 0, cached: false, model: 'dsl' }),
       write: async (s) => written(s.name === 'roman-total' ? fixture('good-roman-sum.js') : alwaysOne(fixture('good-coin-change-ways.js'))),
       repair: async (s, _source, _report, attempt) => {
@@ -250,14 +249,14 @@ describe('a batch with a non-LLM author', () => {
     };
     const ledger = new CostLedger();
     // review: true, but the author has no reviewer, so the review stage is skipped.
-    const report = await runBatch({ library, pool, author, ledger }, options({ target: 10, review: true, author: { provider: 'offline', version: 'test-1', seed: 7 } }));
+    const report = await runBatch({ library, pool, author, ledger }, options({ target: 10, review: true }));
     expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
     expect(report.author).toEqual({ provider: 'offline', version: 'test-1', seed: 7 });
     expect(repairs).toEqual([['coin-ways', 1]]);
     expect(report.cost.calls).toBe(0);
     for (const name of ['roman-numeral-sum', 'coin-change-ways']) {
       const env = await library.get(name);
-      expect(env?.lineage).toMatchObject({ author: 'offline', batchId: 'b1', promptHash: 'dsl-hash', notes: { offlineAuthor: 'test-1', seed: 7 } });
+      expect(env?.lineage).toMatchObject({ author: 'offline', batchId: 'b1', promptHash: 'dsl-hash', notes: { version: 'test-1', seed: 7 } });
       expect(env?.report.stages.find((s) => s.stage === 'review')?.skipped).toMatch(/no LLM reviewer/);
     }
     expect((await library.get('coin-change-ways'))?.lineage.parent).toBe('coin-ways#0');

@@ -28,9 +28,8 @@ vi.mock('../agents/offline/author.js', async (importOriginal) => {
     offline.seeds.push(seed);
     let proposals = 0;
     return {
-      provider: 'offline',
+      identity: { provider: 'offline', version: actual.OFFLINE_AUTHOR_VERSION, seed },
       lineageAuthor: () => 'offline',
-      lineageNotes: { offlineAuthor: actual.OFFLINE_AUTHOR_VERSION, seed },
       propose: async () => ({ specs: proposals++ === 0 ? [helpers.spec('roman-total')] : [], dropped: [], ...trace }),
       write: async () => ({ source: helpers.fixture('good-roman-sum.js'), ...trace }),
       repair: async () => ({ source: helpers.fixture('good-roman-sum.js'), ...trace }),

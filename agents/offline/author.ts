@@ -94,31 +94,29 @@ export function offlineSkills(): string[] {
 
 /**
  * The offline author's memory of what it already designed, so it does not propose near-duplicates: the
- * validator's own fingerprints (code, and behaviour over the design-time samples) with a safety margin
- * below the validator's thresholds, since the validator samples other instances.
+ * validator's own fingerprints and thresholds, over the design-time samples (the validator, sampling other
+ * instances, remains the judge).
  */
 class Designs {
   /** Fingerprints by the spec they were designed for. */
   private readonly entries: Array<{ spec: string; fp: Fingerprint }> = [];
 
-  add(spec: string, made: Omit<Synthesised, 'tries'>): void {
-    this.entries.push({ spec, fp: fingerprint(made.source, made.check.prompts, made.check.references) });
-  }
-
-  /** Too close to a design for another spec (a spec's own rejected designs never enter the library, so they do not count). */
-  tooClose(spec: string, made: Omit<Synthesised, 'tries'>): boolean {
+  /**
+   * Remembers the design for `spec` and returns true unless it is too close to a design for another spec
+   * (a spec's own rejected designs never enter the library, so they do not count).
+   */
+  claim(spec: string, made: Pick<Synthesised, 'source' | 'check'>): boolean {
     const fp = fingerprint(made.source, made.check.prompts, made.check.references);
-    return this.entries.some(
+    const { codeThreshold, behaviourThreshold } = DEFAULT_NOVELTY_OPTIONS;
+    const close = this.entries.some(
       ({ spec: other, fp: e }) =>
         other !== spec &&
-        (estimateSimilarity(fp.code, e.code) >= NOVELTY_MARGIN * DEFAULT_NOVELTY_OPTIONS.codeThreshold ||
-          (fp.answerType === e.answerType && estimateSimilarity(fp.behaviour, e.behaviour) >= NOVELTY_MARGIN * DEFAULT_NOVELTY_OPTIONS.behaviourThreshold)),
+        (estimateSimilarity(fp.code, e.code) >= codeThreshold || (fp.answerType === e.answerType && estimateSimilarity(fp.behaviour, e.behaviour) >= behaviourThreshold)),
     );
+    if (!close) this.entries.push({ spec, fp });
+    return !close;
   }
 }
-
-/** How close to the validator's novelty thresholds the author lets its own designs come: right up to them (the validator, sampling other instances, is the judge). */
-const NOVELTY_MARGIN = 1;
 
 export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
   const { seed } = options;
@@ -159,28 +157,25 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
   }
 
   return {
-    provider: 'offline',
+    identity: { provider: 'offline', version: OFFLINE_AUTHOR_VERSION, seed },
     lineageAuthor: () => 'offline',
-    lineageNotes: { author: 'offline', version: OFFLINE_AUTHOR_VERSION, seed },
 
     async propose(input: ArchitectInput): Promise<ProposedSpecs> {
       // Keyed by what the library holds, so the same seed and library give the same proposal on every call.
       const names = (input.environments ?? []).map((e) => e.name).sort();
-      const rng = authorRng(seed, 'architect', createHash('sha256').update(names.join('\n')).digest('hex'), input.n);
+      const libraryHash = createHash('sha256').update(names.join('\n')).digest('hex');
+      const rng = authorRng(seed, 'architect', libraryHash, input.n);
       const skills = plan(input, rng);
       const specs: OfflineSpec[] = [];
       for (let i = 0; specs.length < input.n && i < input.n * 2; i++) {
         const skill = skills[i % skills.length] as string;
         const target = targetFor(skill, i, rng);
-        const made = await synthesise(rng, target, (d) => identityOf(d, seed, target), (m) => !designs.tooClose(identityOf(m.design, seed, target).name, m));
-        if (!made) continue;
-        const spec = specOf(made.design, identityOf(made.design, seed, target), target, why(skill, input));
-        designs.add(spec.name, made);
-        specs.push(spec);
+        const made = await synthesise(rng, target, (d) => identityOf(d, seed, target), (m) => designs.claim(m.id.name, m));
+        if (made) specs.push(specOf(made.design, made.id, target, why(skill, input)));
       }
       const existing = input.environments ?? [];
       const { kept, dropped } = dedupeSpecs(specs, existing.map((e) => e.name), existing.flatMap((e) => e.skills));
-      return { specs: kept, dropped, ...trace(null), promptHash: createHash('sha256').update(names.join('\n')).digest('hex').slice(0, 16) };
+      return { specs: kept, dropped, ...trace(null), promptHash: libraryHash.slice(0, 16) };
     },
 
     async write(spec: EnvSpec): Promise<WrittenModule> {
@@ -194,9 +189,8 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       // A rejected program is not patched: a new program is drawn for the same target, away from earlier designs.
       const { target } = spec.offline;
       const rng = authorRng(seed, 'repair', spec.name, attempt);
-      const made = await synthesise(rng, target, (d) => identityOf(d, seed, target, spec.name), (m) => !designs.tooClose(spec.name, m));
+      const made = await synthesise(rng, target, (d) => identityOf(d, seed, target, spec.name), (m) => designs.claim(spec.name, m));
       if (!made) return { source: null, problem: `no new program for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`, ...trace(null) };
-      designs.add(spec.name, made);
       return { source: made.source, ...trace(made.design) };
     },
   };

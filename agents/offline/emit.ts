@@ -208,13 +208,28 @@ function drawCase(rng, k) {
 `;
 }
 
-/** The option letters and the parser of a letter answer, for the multiple-choice families. */
-const LETTER_CODE = `const LETTERS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
+/** The option letters, how to answer with one, and the parser of a letter answer (multiple-choice families). */
+const LETTER_OPTIONS = `const LETTERS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
+const LETTER_FORMAT = 'Answer with the letter of the option, as <answer>X</answer> where X is the letter.';
 
 function letterOf(text) {
   if (text.length > 40) return null;
   const t = text.replace(/[().:\\s]/g, '').toUpperCase();
   return t.length === 1 && LETTERS.includes(t) ? t : null;
+}
+`;
+
+/** solve and verify of the multiple-choice families: the instance's letter is the one right answer. */
+const letterAnswer = (wrong: string) => `export function solve(instance) {
+  return \`<answer>\${instance.answer}</answer>\`;
+}
+
+export function verify(instance, response) {
+  const text = kit.answer(response);
+  if (text === null) return { score: 0, feedback: 'no single <answer>…</answer> tag' };
+  const letter = letterOf(text);
+  if (letter === null) return { score: 0, feedback: 'the answer must be one option letter' };
+  return letter === instance.answer ? { score: 1, feedback: 'correct' } : { score: 0, feedback: \`option \${letter} ${wrong}\` };
 }
 `;
 
@@ -244,7 +259,7 @@ export function verify(instance, response) {
   return matches(text, instance.output) ? { score: 1, feedback: 'correct' } : { score: 0, feedback: 'that is not what the program outputs' };
 }
 `,
-  'pick-input': (design) => `${LETTER_CODE}
+  'pick-input': (design) => `${LETTER_OPTIONS}
 export function generate(rng, level) {
   const k = knobs(level);
   const { input, output } = drawCase(rng, k);
@@ -267,24 +282,13 @@ export function generate(rng, level) {
     \`The program output \${show(output)}. Exactly one of these inputs produces that output:\`,
     ...order.map((o, i) => \`\${LETTERS[i]}) \${showInput(options[o])}\`),
     '',
-    'Which input was it? Answer with the letter of the option, as <answer>X</answer> where X is the letter.',
+    'Which input was it? ' + LETTER_FORMAT,
   ].join('\\n');
   return { prompt, answer, optionCount: options.length };
 }
 
-export function solve(instance) {
-  return \`<answer>\${instance.answer}</answer>\`;
-}
-
-export function verify(instance, response) {
-  const text = kit.answer(response);
-  if (text === null) return { score: 0, feedback: 'no single <answer>…</answer> tag' };
-  const letter = letterOf(text);
-  if (letter === null) return { score: 0, feedback: 'the answer must be one option letter' };
-  return letter === instance.answer ? { score: 1, feedback: 'correct' } : { score: 0, feedback: \`option \${letter} gives a different output\` };
-}
-`,
-  'missing-step': (design) => `${LETTER_CODE}
+${letterAnswer('gives a different output')}`,
+  'missing-step': (design) => `${LETTER_OPTIONS}
 // Same-typed instructions offered as wrong options for the missing one.
 const ALTERNATIVES = [
 ${design.alternatives.map(stepEntry).join('\n')}
@@ -316,23 +320,12 @@ export function generate(rng, level) {
     'Which instruction is missing? Exactly one of these fits every example:',
     ...options.map((s, i) => \`\${LETTERS[i]}) \${s.text}\`),
     '',
-    'Answer with the letter of the option, as <answer>X</answer> where X is the letter.',
+    LETTER_FORMAT,
   ].join('\\n');
   return { prompt, answer, optionCount: options.length };
 }
 
-export function solve(instance) {
-  return \`<answer>\${instance.answer}</answer>\`;
-}
-
-export function verify(instance, response) {
-  const text = kit.answer(response);
-  if (text === null) return { score: 0, feedback: 'no single <answer>…</answer> tag' };
-  const letter = letterOf(text);
-  if (letter === null) return { score: 0, feedback: 'the answer must be one option letter' };
-  return letter === instance.answer ? { score: 1, feedback: 'correct' } : { score: 0, feedback: \`option \${letter} contradicts an example\` };
-}
-`,
+${letterAnswer('contradicts an example')}`,
   planted: (design) => `${PARSE_INPUT[design.domain]}
 
 export function generate(rng, level) {

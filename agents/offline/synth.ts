@@ -3,7 +3,8 @@
 // process on the author's own templates, never on LLM text) for what an author can know before submitting:
 // references score 1, outputs are varied and fair, levels grow. The validator still judges everything.
 import { createHash } from 'node:crypto';
-import { answerContent, perturbNumbers, withContent } from '../../validators/answers.js';
+import { toVerdict } from '../../contract/schema.js';
+import { answerContent, mostCommon, normalizeAnswer, perturbNumbers, withContent } from '../../validators/answers.js';
 import { deriveRngState } from '../../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../../sandbox/runtime.js';
 import { finalsFrom, instantiate, opById, stepsFrom, textOf, typeOf, type OpDef, type Step, type Ty } from './dsl.js';
@@ -146,8 +147,6 @@ export function loadHostModule(source: string): HostModule {
   return new Function('kit', `"use strict";\n${body}\nreturn { meta, generate, solve, verify };`)(plain().kit) as HostModule;
 }
 
-const scoreOf = (v: number | { score: number }) => (typeof v === 'number' ? v : v.score);
-
 export interface Precheck {
   ok: boolean;
   /** Why the design was not good enough, one line each. */
@@ -172,6 +171,8 @@ export function precheck(source: string, name: string, levels: number, perLevel 
   } catch (error) {
     return { ok: false, reasons: [`the module does not load: ${(error as Error).message}`], prompts: [], references: [] };
   }
+  // The contract's own normalisation: a verify result that breaks it throws, and counts as a failed check.
+  const score = (instance: unknown, response: string) => toVerdict(mod.verify(instance, response)).score;
   const promptChars: number[] = [];
   const prompts: string[] = [];
   const references: string[] = [];
@@ -186,17 +187,16 @@ export function precheck(source: string, name: string, levels: number, perLevel 
         const raw = mod.generate(plain().makeRng(...deriveRngState(name, seed, level)), level);
         const instance = JSON.parse(JSON.stringify(raw)) as { prompt: string };
         const reference = mod.solve(instance);
-        if (scoreOf(mod.verify(instance, reference)) !== 1) reasons.push(`level ${level} seed ${seed}: the reference does not score 1`);
-        if (scoreOf(mod.verify(instance, '<answer></answer>')) !== 0) reasons.push(`level ${level}: an empty answer scores`);
+        if (score(instance, reference) !== 1) reasons.push(`level ${level} seed ${seed}: the reference does not score 1`);
+        if (score(instance, '<answer></answer>') !== 0) reasons.push(`level ${level}: an empty answer scores`);
         cases.push({ instance, reference, content: answerContent(reference), prompt: instance.prompt });
       } catch (error) {
         reasons.push(`level ${level} seed ${seed}: ${(error as Error).message}`);
       }
     }
     if (reasons.length > 0) break;
-    const counts = new Map<string, number>();
-    for (const c of cases) counts.set(c.content, (counts.get(c.content) ?? 0) + 1);
-    const top = Math.max(...counts.values()) / cases.length;
+    // Judged as the validator's diversity stage judges it: on normalised answer contents.
+    const top = mostCommon(cases.map((c) => normalizeAnswer(c.content))).share;
     // Option letters are spread by a shuffle, so their share is noisier than a computed answer's.
     const letters = cases.every((c) => /^[A-H]$/.test(c.content));
     if (top > (letters ? 0.45 : 0.35)) reasons.push(`level ${level}: ${(100 * top).toFixed(0)}% of answers are the same`);
@@ -208,17 +208,21 @@ export function precheck(source: string, name: string, levels: number, perLevel 
       prompts.push(c.prompt);
       references.push(c.reference);
     }
-    cases.forEach((c, i) => {
-      const other = cases[(i + 1) % cases.length] as (typeof cases)[number];
-      if (other.content !== c.content) {
-        otherTries++;
-        if (scoreOf(mod.verify(c.instance, other.reference)) >= 1) otherPasses++;
-      }
-      for (const variant of perturbNumbers(c.content).slice(0, 4)) {
-        perturbedTries++;
-        if (scoreOf(mod.verify(c.instance, withContent(c.reference, variant))) >= 1) perturbedPasses++;
-      }
-    });
+    try {
+      cases.forEach((c, i) => {
+        const other = cases[(i + 1) % cases.length] as (typeof cases)[number];
+        if (other.content !== c.content) {
+          otherTries++;
+          if (score(c.instance, other.reference) >= 1) otherPasses++;
+        }
+        for (const variant of perturbNumbers(c.content).slice(0, 4)) {
+          perturbedTries++;
+          if (score(c.instance, withContent(c.reference, variant)) >= 1) perturbedPasses++;
+        }
+      });
+    } catch (error) {
+      reasons.push(`level ${level}: verify fails on a wrong answer: ${(error as Error).message}`);
+    }
   }
   if (reasons.length === 0) {
     if (otherTries > 0 && otherPasses / otherTries > 0.05) reasons.push(`another instance's answer passes ${(100 * otherPasses / otherTries).toFixed(0)}% of the time`);
@@ -233,6 +237,7 @@ export function precheck(source: string, name: string, levels: number, perLevel 
 
 export interface Synthesised {
   design: Design;
+  id: EmitIdentity;
   source: string;
   check: Precheck;
   tries: number;
@@ -240,7 +245,8 @@ export interface Synthesised {
 
 /**
  * Draws designs for the target until one passes the design-time checks and then `accept` (novelty against
- * the author's earlier designs); null after `maxTries`. Yields to the event loop between tries. `identity` names and describes a design.
+ * the author's earlier designs); null after `maxTries`. Yields to the event loop between tries.
+ * `identity` names and describes a design.
  */
 export async function synthesise(
   rng: PlainRng,
@@ -257,7 +263,7 @@ export async function synthesise(
     const id = identity(design);
     const source = emitModule(design, id);
     const check = precheck(source, id.name, design.levels.length);
-    if (check.ok && accept({ design, source, check })) return { design, source, check, tries };
+    if (check.ok && accept({ design, id, source, check })) return { design, id, source, check, tries };
   }
   return null;
 }
