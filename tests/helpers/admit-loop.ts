@@ -4,14 +4,12 @@
 // Every admission that returned is reported on stdout as `<status> <name> <version> <hash>` (written
 // synchronously: a reported line is committed), and `ready` follows the first one.
 // Imported (not run), it exports spawnAdmitLoop() for the tests.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SqliteLibrary } from '../../library/sqlite.js';
 import { fakeAdmission, fakeRejection, sampleMeta, sampleSource, variantSource } from './library-fixtures.js';
-import { killable, runIfMain } from './killable.js';
+import { runIfMain, spawnLoop, type Loop } from './killable.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Rejections the loop keeps, small so that the retention delete runs often. */
 export const LOOP_REJECTION_RETENTION = 25;
@@ -46,57 +44,18 @@ async function main(dir: string, start: number): Promise<void> {
   await library.close();
 }
 
-export interface AdmitLoop {
-  child: ChildProcess;
-  /** Resolves on the `ready` line; rejects if the child exits first or takes longer than the timeout. */
-  ready: Promise<void>;
-  /** Resolves when the child has exited and its output is read (never rejects). */
-  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+export interface AdmitLoop extends Loop {
   /** hash -> name@version of every admission the child reported as returned. */
   committed: Map<string, string>;
-  stderr(): string;
-  /** SIGKILL (if still running) and wait for the exit, at most timeoutMs. */
-  kill(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export function spawnAdmitLoop(dir: string, start: number, readyTimeoutMs = 20_000): AdmitLoop {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dir, String(start)], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const committed = new Map<string, string>();
-  let errText = '';
-  let pending = '';
-  let onReady: () => void = () => {};
-  let onFail: (e: Error) => void = () => {};
-  const ready = new Promise<void>((resolve, reject) => {
-    onReady = resolve;
-    onFail = reject;
+  const loop = spawnLoop(SCRIPT, dir, start, readyTimeoutMs, (line) => {
+    const [status, name, version, hash] = line.split(' ');
+    if ((status === 'admitted' || status === 'exists') && hash) committed.set(hash, `${name}@${version}`);
   });
-  const timer = setTimeout(() => onFail(new Error(`admit-loop was not ready within ${readyTimeoutMs} ms\n${errText}`)), readyTimeoutMs);
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    pending += chunk;
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) {
-      if (line === 'ready') {
-        clearTimeout(timer);
-        onReady();
-        continue;
-      }
-      const [status, name, version, hash] = line.split(' ');
-      if ((status === 'admitted' || status === 'exists') && hash) committed.set(hash, `${name}@${version}`);
-    }
-  });
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    errText += chunk;
-  });
-  const { closed, kill } = killable(child, 'admit-loop', (error) => {
-    clearTimeout(timer);
-    onFail(error);
-  }, () => errText);
-  // A caller that never awaits `ready` must not see an unhandled rejection.
-  ready.catch(() => {});
-  return { child, ready, closed, committed, stderr: () => errText, kill };
+  return { ...loop, committed };
 }
 
 runIfMain(SCRIPT, main);

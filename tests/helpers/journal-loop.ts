@@ -10,14 +10,12 @@
 //   replay <batchId> <seq> <kind> <key>                   (one per entry of a replayed group)
 //   finished <batchId>
 // and `ready` follows the first appended group. Imported (not run), it exports spawnJournalLoop().
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { JournalEntry } from '../../library/contract.js';
 import { SqliteLibrary } from '../../library/sqlite.js';
-import { killable, runIfMain } from './killable.js';
+import { runIfMain, spawnLoop, type Loop } from './killable.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export const JOURNAL_SHARED_BATCHES = ['journal-alpha', 'journal-beta'] as const;
 /** Groups a writer appends to one of its own batches before finishing it. */
@@ -95,12 +93,7 @@ async function main(dir: string, start: number): Promise<void> {
   await library.close();
 }
 
-export interface JournalLoop {
-  child: ChildProcess;
-  /** Resolves on the `ready` line; rejects if the child exits first or takes longer than the timeout. */
-  ready: Promise<void>;
-  /** Resolves when the child has exited and its output is read (never rejects). */
-  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+export interface JournalLoop extends Loop {
   /** `batchId|kind|key` -> seq of every entry the child reported as appended. */
   appended: Map<string, number>;
   /** Groups the child reported: `batchId|group` -> { size, seqs }. */
@@ -108,59 +101,27 @@ export interface JournalLoop {
   /** `batchId|kind|key` -> seq of every entry the child's replays returned. */
   replayed: Map<string, number>;
   finished: string[];
-  stderr(): string;
-  /** SIGKILL (if still running) and wait for the exit, at most timeoutMs. */
-  kill(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export function spawnJournalLoop(dir: string, start: number, readyTimeoutMs = 20_000): JournalLoop {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dir, String(start)], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const appended = new Map<string, number>();
   const groups = new Map<string, { size: number; seqs: number[] }>();
   const replayed = new Map<string, number>();
   const finished: string[] = [];
-  let errText = '';
-  let pending = '';
-  let onReady: () => void = () => {};
-  let onFail: (e: Error) => void = () => {};
-  const ready = new Promise<void>((resolve, reject) => {
-    onReady = resolve;
-    onFail = reject;
-  });
-  const timer = setTimeout(() => onFail(new Error(`journal-loop was not ready within ${readyTimeoutMs} ms\n${errText}`)), readyTimeoutMs);
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    pending += chunk;
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) {
-      const [what, batchId, seq, kind, key, group, size] = line.split(' ');
-      if (what === 'ready') {
-        clearTimeout(timer);
-        onReady();
-      } else if (what === 'entry' && group && size) {
-        appended.set(`${batchId}|${kind}|${key}`, Number(seq));
-        const g = groups.get(`${batchId}|${group}`) ?? { size: Number(size), seqs: [] };
-        g.seqs.push(Number(seq));
-        groups.set(`${batchId}|${group}`, g);
-      } else if (what === 'replay' && key) {
-        replayed.set(`${batchId}|${kind}|${key}`, Number(seq));
-      } else if (what === 'finished' && batchId) {
-        finished.push(batchId);
-      }
+  const loop = spawnLoop(SCRIPT, dir, start, readyTimeoutMs, (line) => {
+    const [what, batchId, seq, kind, key, group, size] = line.split(' ');
+    if (what === 'entry' && group && size) {
+      appended.set(`${batchId}|${kind}|${key}`, Number(seq));
+      const g = groups.get(`${batchId}|${group}`) ?? { size: Number(size), seqs: [] };
+      g.seqs.push(Number(seq));
+      groups.set(`${batchId}|${group}`, g);
+    } else if (what === 'replay' && key) {
+      replayed.set(`${batchId}|${kind}|${key}`, Number(seq));
+    } else if (what === 'finished' && batchId) {
+      finished.push(batchId);
     }
   });
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    errText += chunk;
-  });
-  const { closed, kill } = killable(child, 'journal-loop', (error) => {
-    clearTimeout(timer);
-    onFail(error);
-  }, () => errText);
-  // A caller that never awaits `ready` must not see an unhandled rejection.
-  ready.catch(() => {});
-  return { child, ready, closed, appended, groups, replayed, finished, stderr: () => errText, kill };
+  return { ...loop, appended, groups, replayed, finished };
 }
 
 runIfMain(SCRIPT, main);

@@ -1,6 +1,8 @@
-// Supervision shared by the crash tests' writer processes: their entry point, a promise for their end,
-// a SIGKILL that waits (bounded) for the process to be gone, and the kill-at-a-random-moment round.
-import type { ChildProcess } from 'node:child_process';
+// Supervision shared by the crash tests' writer processes: their entry point, spawning one and reading its
+// report lines up to its `ready` line, a promise for its end, a SIGKILL that waits (bounded) for the
+// process to be gone, and the kill-at-a-random-moment round.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import { deriveRngState } from '../../sandbox/rng.js';
@@ -36,6 +38,54 @@ export function killable(child: ChildProcess, name: string, onEnd: (error: Error
     }
   };
   return { closed, kill };
+}
+
+export interface Loop extends Killable {
+  child: ChildProcess;
+  /** Resolves on the `ready` line; rejects if the child exits first or takes longer than the timeout. */
+  ready: Promise<void>;
+  stderr(): string;
+}
+
+/**
+ * Starts `node --import tsx SCRIPT DIR START` from the repository root and hands each complete stdout line
+ * other than `ready` to `onLine` (the loop's own report format).
+ */
+export function spawnLoop(script: string, dir: string, start: number, readyTimeoutMs: number, onLine: (line: string) => void): Loop {
+  const name = basename(script, '.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, dir, String(start)], { cwd: fileURLToPath(new URL('../../', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] });
+  let errText = '';
+  let pending = '';
+  let onReady: () => void = () => {};
+  let onFail: (e: Error) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    onReady = resolve;
+    onFail = reject;
+  });
+  const timer = setTimeout(() => onFail(new Error(`${name} was not ready within ${readyTimeoutMs} ms\n${errText}`)), readyTimeoutMs);
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === 'ready') {
+        clearTimeout(timer);
+        onReady();
+      } else onLine(line);
+    }
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    errText += chunk;
+  });
+  const { closed, kill } = killable(child, name, (error) => {
+    clearTimeout(timer);
+    onFail(error);
+  }, () => errText);
+  // A caller that never awaits `ready` must not see an unhandled rejection.
+  ready.catch(() => {});
+  return { child, ready, closed, kill, stderr: () => errText };
 }
 
 /** The wait before the i-th kill of a crash test: 5–150 ms, from the project's rng, the same on every run. */
