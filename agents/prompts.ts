@@ -222,7 +222,7 @@ export function renderRepair(input: RepairInput, options: PromptOptions = {}): R
 function describeStages(stages: NonNullable<RepairInput['report']['stages']>): string {
   if (stages.length === 0) return '(no stage summary)';
   return stages
-    .map((s) => `- ${s.stage}: ${s.skipped !== undefined ? `skipped (${s.skipped})` : s.ok ? 'passed' : `FAILED (${s.problems.length} problem${s.problems.length === 1 ? '' : 's'})`}`)
+    .map((s) => `- ${s.stage}: ${s.skipped !== undefined ? `not run (${s.skipped})` : s.ok ? 'passed' : `FAILED (${s.problems.length} problem${s.problems.length === 1 ? '' : 's'})`}`)
     .join('\n');
 }
 

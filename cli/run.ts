@@ -121,7 +121,11 @@ async function run(options: RunOptions, io: Io): Promise<void> {
       io.err(`feedback: ${weak.length} weak skills on the frontier (${weak.map((w) => w.skill).join(', ') || 'none'})`);
     }
     const controller = new AbortController();
-    const onSignal = () => controller.abort();
+    let received: NodeJS.Signals | null = null;
+    const onSignal = (signal: NodeJS.Signals) => {
+      received = signal;
+      controller.abort();
+    };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
@@ -148,6 +152,10 @@ async function run(options: RunOptions, io: Io): Promise<void> {
       else {
         io.out(reportMarkdown(report));
         io.out(`report: ${join(out, `${batchId}.md`)}`);
+      }
+      if (report.stopReason === 'cancelled') {
+        io.err(`envforge run: interrupted (${received ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}`);
+        io.exitCode = received === 'SIGTERM' ? 143 : 130;
       }
     } finally {
       process.off('SIGINT', onSignal);

@@ -15,7 +15,7 @@ import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 import type { WrittenModule } from './agents.js';
 import { llmAuthor, type Author } from './author.js';
-import { buildReport, type BatchReport, type CandidateOutcome, type ReportAuthor } from './report.js';
+import { buildReport, type BatchReport, type CandidateOutcome, type FirstProblem, type ReportAuthor } from './report.js';
 import { calibrate, type Calibration, type CalibrationOptions } from './calibration.js';
 
 export interface BatchOptions {
@@ -89,6 +89,8 @@ interface VerdictEntry {
   hash: string;
   codes: string[];
   firstFailedStage: string | null;
+  /** The report's first problem, for the report's list of rejections (absent in journals of older versions). */
+  firstProblem?: FirstProblem | null;
 }
 
 /** Everything the journal already holds, so a resumed batch skips paid and finished work. */
@@ -181,8 +183,17 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         novelty,
         ...(options.review && author.reviewer ? { reviewer: author.reviewer({ candidateId: spec.name }) } : {}),
       });
+      // Ctrl-C reaches the sandbox workers too: what they report after it is a cancellation, not a verdict.
+      if (deps.signal?.aborted) return;
       const codes = [...new Set(report.problems.map((p) => p.code))];
-      const verdict: VerdictEntry = { verdict: report.verdict, hash: report.hash, codes, firstFailedStage: report.stages.find((s) => !s.ok && !s.skipped)?.stage ?? null };
+      const first = report.problems[0];
+      const verdict: VerdictEntry = {
+        verdict: report.verdict,
+        hash: report.hash,
+        codes,
+        firstFailedStage: report.stages.find((s) => !s.ok && !s.skipped)?.stage ?? null,
+        firstProblem: first ? { code: first.code, stage: first.stage, message: first.message } : null,
+      };
       state.verdicts.set(key, verdict);
       await journal('verdict', key, verdict);
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'validated', verdict: report.verdict, codes });
@@ -211,7 +222,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
           report.problems.push({ code: 'E_NOT_LEARNABLE', stage: 'review', message, evidence: calibration.curve });
           const notLearnable: CandidateOutcome = { spec: spec.name, status: 'rejected', attempts: attempt + 1 };
           await library.recordRejection({ source: module.source, report, lineage });
-          state.verdicts.set(key, { ...verdict, verdict: 'reject', codes: [...codes, 'E_NOT_LEARNABLE'] });
+          state.verdicts.set(key, { ...verdict, verdict: 'reject', codes: [...codes, 'E_NOT_LEARNABLE'], firstProblem: { code: 'E_NOT_LEARNABLE', stage: 'review', message } });
           await journal('verdict', `${key}/calibrated`, state.verdicts.get(key));
           state.outcomes.set(spec.name, notLearnable);
           await journal('outcome', spec.name, notLearnable);

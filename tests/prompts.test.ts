@@ -90,7 +90,7 @@ describe('rendered prompts', () => {
     expect(text).toContain('message: verify scored 1 for the reference with 7 changed to 8');
     expect(text).toContain('evidence: {"seed":3,"level":2,"response":"<answer>8</answer>","score":1}');
     expect(text).toContain('E_ANSWER_LEAK: the answer can be read off the prompt');
-    expect(text).toContain('- diversity: skipped (an earlier stage failed)');
+    expect(text).toContain('- diversity: not run (an earlier stage failed)');
     expect(text).toContain('export const meta = { name: "x" };');
   });
 
