@@ -65,6 +65,13 @@ describe('rendered prompts', () => {
     expect(renderReviewer(reviewerInput()).text).toContain(contract);
   });
 
+  it("tell the generator how the difficulty stage measures levels, and that a ±1 change that is still valid may be accepted", () => {
+    const text = renderGenerator({ spec: spec() }).text.replace(/\s+/g, ' ');
+    expect(text).toMatch(/rank correlation of the level with the instance's size .* reference work .* magnitude of the numbers/);
+    expect(text).toMatch(/small dip between two adjacent levels is fine/);
+    expect(text).toMatch(/changed by ±1 .* judged against chance .* still a correct answer .* accepting it is right/);
+  });
+
   it('include the chosen seeds in full as the generator\'s examples, preferring seeds that share a skill', () => {
     const seeds = listSeeds();
     const examples = pickExamples(spec({ skills: ['dynamic-programming'] }));
