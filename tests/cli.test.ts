@@ -101,6 +101,17 @@ describe('envforge validate', () => {
     expect(line.stages.slice(1).map((s: { ok: boolean; skipped?: string }) => [s.ok, s.skipped])).toEqual(Array(8).fill([false, expect.stringMatching(/failed|no LLM/)]));
   });
 
+  it('after a failed execution stage, a later stage that found nothing is "not run", not passed', async () => {
+    const { stdout } = await run('validate', 'tests/fixtures/candidates/broken-throws-high-levels.js', '--json', '--library', join(dir, 'none'));
+    const [line] = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const stages = Object.fromEntries(line.stages.map((s: { stage: string; ok: boolean; skipped?: string }) => [s.stage, s]));
+    expect(stages.execution).toMatchObject({ ok: false });
+    for (const stage of ['determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review']) {
+      expect(stages[stage].ok, stage).toBe(false);
+      if (stages[stage].problems.length === 0) expect(stages[stage].skipped, stage).toMatch(/failed/);
+    }
+  });
+
   it('rejects a copy of a seed under another name as a duplicate', async () => {
     const { readFileSync } = await import('node:fs');
     const copy = file('copy.js', readFileSync('seeds/knapsack-value.js', 'utf8').replace("name: 'knapsack-value'", "name: 'backpack-best'"));
