@@ -6,8 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
-import { describeProvider, selectProvider, type ProviderDescription } from '../agents/llm/select.js';
+import { CostLedger, priceFor, unpricedBudgetMessage, type LedgerSnapshot } from '../agents/llm/cost.js';
+import { describeProvider, selectProvider, type ProviderDescription, type Selection } from '../agents/llm/select.js';
 import { createOfflineAuthor, OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
 import { UsageError } from '../contract/errors.js';
 import type { BatchRecord } from '../library/contract.js';
@@ -93,6 +93,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     selection.create();
     io.err(describeProvider(selection.description));
   }
+  if (!offline) checkPrices(selection, options, io);
 
   const dir = resolveLibraryDir(options.library);
   const pool = new SandboxPool();
@@ -164,6 +165,20 @@ async function run(options: RunOptions, io: Io): Promise<void> {
   } finally {
     await pool.close();
     await library.close();
+  }
+}
+
+/**
+ * A dollar budget needs a price for every model it pays for: without one, it stops here (exit 2) before
+ * any call, cached or not; with --max-tokens too, the token budget bounds those calls and a warning says so.
+ */
+function checkPrices(selection: Selection, options: RunOptions, io: Io): void {
+  if (options.budgetUsd === undefined) return;
+  const models = [selection.description.model, options.solverModel].filter((m): m is string => m !== undefined);
+  for (const model of new Set(models)) {
+    if (priceFor(model, selection.prices)) continue;
+    if (options.maxTokens === undefined) throw new UsageError(`--budget-usd: ${unpricedBudgetMessage(model, options.budgetUsd)}`);
+    io.err(`warning: no price is known for "${model}": --budget-usd cannot bound its calls, --max-tokens ${options.maxTokens} does (set its price in envforge.config.json "prices")`);
   }
 }
 

@@ -216,6 +216,38 @@ describe('envforge run with the offline author', () => {
   });
 });
 
+describe('envforge run with a dollar budget and a model without a price', () => {
+  it('stops before the first call, with a cold and with a warm LLM cache, and says how to set prices', async () => {
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    // Warm the cache: with --max-tokens too, the tokens bound the run (they count without a price).
+    const warm = await envforge([...runArgs(libraryCopy('unpriced-warm')), '--budget-usd', '0.0001', '--max-tokens', '10000000'], cwd);
+    expect(warm.code, warm.stderr).toBe(0);
+    expect(warm.stderr).toMatch(/warning: no price is known for "fake-model"/);
+    expect(JSON.parse(warm.stdout).cost.calls).toBeGreaterThan(0);
+    for (const [name, dir] of [['cold', mkdtempSync(join(root, 'cwd-'))], ['warm', cwd]] as const) {
+      const library = libraryCopy(`unpriced-${name}-budget`);
+      const before = server.requests.length;
+      const result = await envforge([...runArgs(library), '--budget-usd', '0.0001'], dir);
+      expect(result.code, name).toBe(2);
+      expect(result.stderr).toMatch(/--budget-usd: no price is known for the model "fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens/);
+      expect(server.requests.length, name).toBe(before);
+      const check = SqliteLibrary.open(library, { readonly: true });
+      expect(await check.listBatches(), name).toEqual([]);
+      await check.close();
+    }
+  });
+
+  it('with a price in envforge.config.json the budget holds: a call that could pass it is never made', async () => {
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    writeFileSync(join(cwd, 'envforge.config.json'), JSON.stringify({ prices: { 'fake-model': { inputPerMTok: 1, outputPerMTok: 2 } } }));
+    const before = server.requests.length;
+    const result = await envforge([...runArgs(libraryCopy('priced-budget')), '--budget-usd', '0.0001'], cwd);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ stopReason: 'budget', cost: { calls: 0 } });
+    expect(server.requests.length).toBe(before);
+  });
+});
+
 describe('envforge run', () => {
 
   it('runs a batch: admits, repairs, rejects, and prints the report', async () => {
