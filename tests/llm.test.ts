@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAnthropicClient } from '../agents/llm/anthropic.js';
-import { cacheKey, DiskCache } from '../agents/llm/cache.js';
+import { cacheKey, DiskCache, MemoryCache } from '../agents/llm/cache.js';
 import type { WireRequest } from '../agents/llm/contract.js';
 import { CostLedger, costOf, priceFor } from '../agents/llm/cost.js';
 import { LlmError, parseRetryAfter } from '../agents/llm/errors.js';
@@ -237,6 +237,19 @@ describe('cost', () => {
     expect(() => resumed.reserve({ tokens: 1, usd: 0.3 })).toThrow(expect.objectContaining({ code: 'E_LLM_BUDGET' }));
     held.release();
     expect(resumed.remaining()).toEqual({ usd: 0.75, tokens: 8500 });
+  });
+
+  it('refuses every call to an unpriced model under a dollar budget alone, cached or not; a token budget lets it run', async () => {
+    const cache = new MemoryCache();
+    const warm = new FakeLlm([reply.text('warm')], { model: 'local-model', cache, ledger: new CostLedger({ budget: { maxUsd: 1, maxTokens: 1e9 } }) });
+    await warm.complete({ messages: [{ role: 'user', content: 'hi' }] });
+    const ledger = new CostLedger({ budget: { maxUsd: 1 } });
+    const llm = new FakeLlm([reply.text('never')], { model: 'local-model', cache, ledger });
+    await expect(llm.complete({ messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ code: 'E_LLM_BUDGET', message: expect.stringMatching(/no price is known for the model "local-model".*envforge\.config\.json.*--max-tokens/) });
+    expect(llm.requests).toHaveLength(0);
+    expect(ledger.snapshot().total.calls).toBe(0);
+    const priced = new FakeLlm([reply.text('paid')], { model: 'local-model', cache: false, prices: { 'local-model': { inputPerMTok: 1, outputPerMTok: 1 } }, ledger: new CostLedger({ budget: { maxUsd: 1 } }) });
+    expect((await priced.complete({ messages: [{ role: 'user', content: 'hi' }] })).text).toBe('paid');
   });
 });
 
