@@ -290,8 +290,17 @@ describe('structured output helpers', () => {
     ['{"a":1}', { a: 1 }],
     ['Here you go:\n```json\n{"a":1}\n```\nDone.', { a: 1 }],
     ['The answer is {"a": [1, 2]} as requested.', { a: [1, 2] }],
+    ['Sure! {"a": "x}"} (note: {b} is a placeholder)', { a: 'x}' }],
+    ['```\n{"a":1}\n```', { a: 1 }],
   ])('parses %j', (text, value) => {
     expect(parseJsonText(text)).toEqual({ ok: true, value });
+  });
+
+  it('judges every JSON value in prose against the schema, so a stray example before the answer does not fail it', async () => {
+    const llm = new FakeLlm([reply.text('Format: {"x": 1}. My answer:\n{"name": "ok", "n": 3}\nThanks!')], { nativeStructured: false });
+    const out = await llm.structured({ messages: [{ role: 'user', content: 'q' }], schema: z.object({ name: z.string(), n: z.number() }), schemaName: 'thing' });
+    expect(out.value).toEqual({ name: 'ok', n: 3 });
+    expect(llm.requests).toHaveLength(1);
   });
 
   it('marks a schema with optional fields as not strict-compatible', () => {

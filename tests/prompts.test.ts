@@ -211,18 +211,23 @@ describe('spec schemas', () => {
     expect(ArchitectOutputSchema.parse({ specs: [spec(), spec({ name: 'other' })] }).specs).toHaveLength(2);
   });
 
-  it.each(['Shortest-Path', 'shortest_path', '-path', 'path-', 'a--b', '1path', '', 'x'.repeat(65)])('reject the name %j', (name) => {
+  it.each(['shortest.path', '-path', 'path-', 'a--b', '1path', '', 'x'.repeat(65)])('reject the name %j', (name) => {
     expect(EnvSpecSchema.safeParse(spec({ name })).success).toBe(false);
   });
 
   it.each([
     ['no skills', { skills: [] }],
     ['six skills', { skills: ['a', 'b', 'c', 'd', 'e', 'f'] }],
-    ['a repeated skill', { skills: ['graphs', 'graphs'] }],
-    ['a non-kebab skill', { skills: ['Graphs'] }],
+    ['six distinct skills after normalising', { skills: ['a', 'B', 'c', 'd', 'e', 'f '] }],
+    ['a non-kebab skill', { skills: ['graphs!'] }],
     ['an empty task idea', { taskIdea: '   ' }],
   ])('reject %s', (_what, over) => {
     expect(EnvSpecSchema.safeParse(spec(over as Partial<EnvSpec>)).success).toBe(false);
+  });
+
+  it('normalise what is safe before judging: surrounding whitespace, case, word gaps, repeated tags', () => {
+    const sloppy = EnvSpecSchema.parse(spec({ name: ' Shortest_Path ', skills: ['Graphs', 'graphs ', 'Shortest Paths', 'graphs', 'shortest-paths'] }));
+    expect(sloppy).toEqual(spec({ name: 'shortest-path', skills: ['graphs', 'shortest-paths'] }));
   });
 
   it('check reviews and list failed checks in checklist order', () => {

@@ -248,6 +248,29 @@ describe('envforge run with a dollar budget and a model without a price', () => 
   });
 });
 
+describe('envforge run against a sloppy model', () => {
+  it('admits environments although its structured output repeats tags in other cases and wraps the JSON in prose or fences', async () => {
+    const sloppy = batchScript({ specs: [{ ...spec('roman-total'), skills: ['Arithmetic', 'arithmetic ', 'Number Theory', 'number-theory'] }], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    const wrap = (body: Parameters<typeof adapt>[0]) => {
+      const answer = sloppy.script({ messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'], maxTokens: 0, ...(body.response_format?.json_schema ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } } : {}) });
+      if (answer.kind !== 'json') return answer;
+      const json = JSON.stringify(answer.value, null, 2);
+      return body.response_format?.json_schema?.name === 'architect_specs' ? { kind: 'text' as const, text: `Sure! Here are the specs you asked for:\n${json}\nLet me know if you want changes.` } : { kind: 'text' as const, text: `\`\`\`json\n${json}\n\`\`\`` };
+    };
+    const sloppyServer = await startFakeOpenAi({ script: wrap });
+    try {
+      const args = ['run', '--base-url', sloppyServer.baseUrl, '--model', 'sloppy-model', '--target', '1', '--max-candidates', '2', '--concurrency', '1', '--library', libraryCopy('sloppy'), '--json'];
+      const result = await envforge(args, mkdtempSync(join(root, 'cwd-')));
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout);
+      expect(report).toMatchObject({ stopReason: 'target', funnel: { specs: 1, admitted: 1 }, serviceFailures: [] });
+      expect(sloppy.calls).toMatchObject({ architect: 1, reviewer: 1 });
+    } finally {
+      await sloppyServer.close();
+    }
+  });
+});
+
 describe('envforge run', () => {
 
   it('runs a batch: admits, repairs, rejects, and prints the report', async () => {

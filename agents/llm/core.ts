@@ -8,7 +8,7 @@ import { cacheKey, type ResponseCache } from './cache.js';
 import { costOf, mergePrices, priceFor, type CostLedger, type Estimate, type PriceTable } from './cost.js';
 import { classifyError, isLlmError, LlmError } from './errors.js';
 import { cancelledError, withRetry, type RetryOptions } from './retry.js';
-import { checkValue, parseJsonText, reaskMessage, schemaInstruction, toOutputSchema, type Parsed } from './structured.js';
+import { checkValue, jsonCandidates, reaskMessage, schemaInstruction, toOutputSchema, type Parsed } from './structured.js';
 
 export interface ClientOptions {
   /** Output token cap when a request does not set one. */
@@ -179,7 +179,15 @@ function joinSystem(system: string | undefined, extra: string): string {
   return system ? `${system}\n\n${extra}` : extra;
 }
 
+/** The reply checked against the schema: a native payload, else the first JSON value in the text that fits. */
 function checkOutput<T>(schema: z.ZodType<T>, response: WireResponse, wrapped: boolean): Parsed<T> {
-  const parsed = response.json !== undefined ? { ok: true as const, value: response.json } : parseJsonText(response.text);
-  return parsed.ok ? checkValue(schema, parsed.value, wrapped) : parsed;
+  if (response.json !== undefined) return checkValue(schema, response.json, wrapped);
+  const { values, problem } = jsonCandidates(response.text);
+  let first: Parsed<T> | undefined;
+  for (const value of values) {
+    const checked = checkValue(schema, value, wrapped);
+    if (checked.ok) return checked;
+    first ??= checked;
+  }
+  return first ?? { ok: false, problem };
 }
