@@ -3,6 +3,7 @@
 // authored the modules; as JSON and as Markdown for people.
 import type { LedgerSnapshot } from '../agents/llm/cost.js';
 import type { EnvSpec } from '../agents/spec.js';
+import type { FrontierReport } from './steering.js';
 
 export interface CandidateOutcome {
   spec: string;
@@ -62,6 +63,8 @@ export interface BatchReport {
   cost: { totalUsd: number; inputTokens: number; outputTokens: number; calls: number; cachedCalls: number; perAdmittedUsd: number | null; tokensPerAdmitted: number | null; byPurpose: LedgerSnapshot['byPurpose'] };
   admitted: Array<{ name: string; version: number; attempts: number }>;
   serviceFailures: Array<{ spec: string; code: string; message: string }>;
+  /** The trainer feedback the batch steered by (only with --feedback). */
+  frontier?: FrontierReport;
   wallMs: number;
 }
 
@@ -77,6 +80,7 @@ interface ReportInput {
   ledger: LedgerSnapshot;
   wallMs: number;
   author?: ReportAuthor;
+  frontier?: FrontierReport;
 }
 
 const bump = (map: Record<string, number>, key: string) => {
@@ -134,6 +138,7 @@ export function buildReport(input: ReportInput): BatchReport {
     },
     admitted: admitted.map((o) => ({ name: o.name as string, version: o.version as number, attempts: o.attempts })),
     serviceFailures: input.failures,
+    ...(input.frontier ? { frontier: input.frontier } : {}),
     wallMs: Math.round(input.wallMs),
   };
 }
@@ -141,6 +146,26 @@ export function buildReport(input: ReportInput): BatchReport {
 function authorLine(author: ReportAuthor): string {
   const details = [author.version !== undefined ? `v${author.version}` : '', author.seed !== undefined ? `seed ${author.seed}` : ''].filter(Boolean);
   return `${author.provider}${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
+const pct = (rate: number) => `${(100 * rate).toFixed(0)}%`;
+
+/** The frontier the batch steered by, and what it admitted for it. */
+export function frontierMarkdown(frontier: FrontierReport): string {
+  const weak = frontier.weak.map((w) => `| ${w.skill} | ${pct(w.passRate)} | ${w.wanted} | ${w.admitted} |`).join('\n') || '| (none the author can train) | | | |';
+  const others = [
+    frontier.untrainable.length ? `Weak skills this author cannot train (left out of the share): ${frontier.untrainable.map((w) => `${w.skill} (${pct(w.passRate)})`).join(', ')}.` : '',
+    frontier.saturated.length ? `Saturated skills (not aimed at): ${frontier.saturated.map((w) => `${w.skill} (${pct(w.passRate)})`).join(', ')}.` : '',
+    frontier.setAside ? `${frontier.setAside} specs that train no weak skill were set aside once the other admissions were taken.` : '',
+  ].filter(Boolean);
+  const perSkill = Object.entries(frontier.admittedPerSkill).map(([skill, n]) => `${skill} ${n}`).join(', ') || '(none)';
+  return `Weak share ${pct(frontier.weakShare)}: ${frontier.weakAdmitted} of the ${frontier.weakWanted} admissions wanted for weak skills train one.
+
+| weak skill | pass rate | wanted | admitted |
+|---|---|---|---|
+${weak}
+
+${others.length ? `${others.join('\n')}\n\n` : ''}Admitted per skill: ${perSkill}.`;
 }
 
 /** Markdown rows in a table cell or list item stay on one line. */
@@ -174,7 +199,7 @@ export function reportMarkdown(report: BatchReport): string {
 
 Stopped: **${report.stopReason}** after ${(report.wallMs / 1000).toFixed(1)} s.${report.author ? `\n\nAuthor: ${authorLine(report.author)}.` : ''}
 
-## Funnel
+${report.frontier ? `## Trainer feedback: the frontier\n\n${frontierMarkdown(report.frontier)}\n\n` : ''}## Funnel
 
 | step | count |
 |---|---|

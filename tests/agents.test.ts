@@ -36,7 +36,7 @@ describe('the architect', () => {
   });
 
   it('re-asks when the specs break the schema, then succeeds', async () => {
-    const llm = new FakeLlm([reply.json({ specs: [{ ...spec('x'), name: 'Not Kebab' }] }), reply.json({ specs: [spec('fine-name')] })]);
+    const llm = new FakeLlm([reply.json({ specs: [{ ...spec('x'), name: 'not.kebab!' }] }), reply.json({ specs: [spec('fine-name')] })]);
     const out = await proposeSpecs(llm, { stats, n: 1 });
     expect(out.specs.map((s) => s.name)).toEqual(['fine-name']);
     expect(llm.requests).toHaveLength(2);

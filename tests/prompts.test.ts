@@ -9,9 +9,10 @@ import type { LibraryStats } from '../library/contract.js';
 import { PROMPTS_DIR } from '../library/paths.js';
 import { listSeeds } from '../library/seeds.js';
 import {
-  contractText, extractModule, fillTemplate, loadPrompt, pickExamples, PROMPT_NAMES, PromptError, promptHash, renderArchitect,
+  contractText, fillTemplate, loadPrompt, pickExamples, PROMPT_NAMES, PromptError, promptHash, renderArchitect,
   renderGenerator, renderPrompt, renderRepair, renderReviewer, seedSkills,
 } from '../agents/prompts.js';
+import { extractModule } from '../agents/module-text.js';
 import {
   ArchitectOutputSchema, dedupeSpecs, EnvSpecSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, SKILL_TAXONOMY, taxonomySkills, type EnvSpec,
 } from '../agents/spec.js';

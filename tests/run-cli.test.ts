@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WireRequest } from '../agents/llm/contract.js';
+import type { FakeReply } from '../agents/llm/fake.js';
 import { runCli } from '../cli/program.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite.js';
@@ -51,8 +52,10 @@ const { script } = batchScript({
   },
 });
 // The server sees OpenAI request bodies; the script reads the same messages and the schema name.
-const adapt = (body: { messages: Array<{ role: string; content: string }>; response_format?: { json_schema?: { name: string } } }) =>
-  script({ messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'], maxTokens: 0, ...(body.response_format?.json_schema ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } } : {}) });
+type OpenAiBody = { messages: Array<{ role: string; content: string }>; response_format?: { json_schema?: { name: string } } };
+const adaptTo = (play: (request: WireRequest) => FakeReply) => (body: OpenAiBody) =>
+  play({ messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'], maxTokens: 0, ...(body.response_format?.json_schema ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } } : {}) });
+const adapt = adaptTo(script);
 
 beforeAll(async () => {
   const pool = new SandboxPool();
@@ -90,7 +93,7 @@ const libraryCopy = (name: string) => {
   cpSync(seeded, dir, { recursive: true });
   return dir;
 };
-const runArgs = (library: string) => ['run', '--base-url', server.baseUrl, '--model', 'fake-model', '--target', '10', '--max-candidates', '3', '--repair-rounds', '1', '--concurrency', '1', '--no-review', '--library', library, '--json'];
+const runArgs = (library: string, on = server) => ['run', '--base-url', on.baseUrl, '--model', 'fake-model', '--target', '10', '--max-candidates', '3', '--repair-rounds', '1', '--concurrency', '1', '--no-review', '--library', library, '--json'];
 
 /** runCli in this process, with no LLM in the environment (the cwd stays: sandbox workers load tsx from it). */
 async function inProcess(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -217,17 +220,24 @@ describe('envforge run with the offline author', () => {
 });
 
 describe('envforge run with a dollar budget and a model without a price', () => {
+  // A server of their own: these runs must not use up the shared script's answers.
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAi({ script: adaptTo(batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } }).script) });
+  });
+  afterAll(() => server.close());
+
   it('stops before the first call, with a cold and with a warm LLM cache, and says how to set prices', async () => {
     const cwd = mkdtempSync(join(root, 'cwd-'));
     // Warm the cache: with --max-tokens too, the tokens bound the run (they count without a price).
-    const warm = await envforge([...runArgs(libraryCopy('unpriced-warm')), '--budget-usd', '0.0001', '--max-tokens', '10000000'], cwd);
+    const warm = await envforge([...runArgs(libraryCopy('unpriced-warm'), server), '--budget-usd', '0.0001', '--max-tokens', '10000000'], cwd);
     expect(warm.code, warm.stderr).toBe(0);
     expect(warm.stderr).toMatch(/warning: no price is known for "fake-model"/);
     expect(JSON.parse(warm.stdout).cost.calls).toBeGreaterThan(0);
     for (const [name, dir] of [['cold', mkdtempSync(join(root, 'cwd-'))], ['warm', cwd]] as const) {
       const library = libraryCopy(`unpriced-${name}-budget`);
       const before = server.requests.length;
-      const result = await envforge([...runArgs(library), '--budget-usd', '0.0001'], dir);
+      const result = await envforge([...runArgs(library, server), '--budget-usd', '0.0001'], dir);
       expect(result.code, name).toBe(2);
       expect(result.stderr).toMatch(/--budget-usd: no price is known for the model "fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens/);
       expect(server.requests.length, name).toBe(before);
@@ -241,7 +251,7 @@ describe('envforge run with a dollar budget and a model without a price', () => 
     const cwd = mkdtempSync(join(root, 'cwd-'));
     writeFileSync(join(cwd, 'envforge.config.json'), JSON.stringify({ prices: { 'fake-model': { inputPerMTok: 1, outputPerMTok: 2 } } }));
     const before = server.requests.length;
-    const result = await envforge([...runArgs(libraryCopy('priced-budget')), '--budget-usd', '0.0001'], cwd);
+    const result = await envforge([...runArgs(libraryCopy('priced-budget'), server), '--budget-usd', '0.0001'], cwd);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ stopReason: 'budget', cost: { calls: 0 } });
     expect(server.requests.length).toBe(before);
@@ -251,8 +261,8 @@ describe('envforge run with a dollar budget and a model without a price', () => 
 describe('envforge run against a sloppy model', () => {
   it('admits environments although its structured output repeats tags in other cases and wraps the JSON in prose or fences', async () => {
     const sloppy = batchScript({ specs: [{ ...spec('roman-total'), skills: ['Arithmetic', 'arithmetic ', 'Number Theory', 'number-theory'] }], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
-    const wrap = (body: Parameters<typeof adapt>[0]) => {
-      const answer = sloppy.script({ messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'], maxTokens: 0, ...(body.response_format?.json_schema ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } } : {}) });
+    const wrap = (body: OpenAiBody) => {
+      const answer = adaptTo(sloppy.script)(body);
       if (answer.kind !== 'json') return answer;
       const json = JSON.stringify(answer.value, null, 2);
       return body.response_format?.json_schema?.name === 'architect_specs' ? { kind: 'text' as const, text: `Sure! Here are the specs you asked for:\n${json}\nLet me know if you want changes.` } : { kind: 'text' as const, text: `\`\`\`json\n${json}\n\`\`\`` };
