@@ -66,10 +66,12 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
   await validateFiles(files, { seeds: options.seeds, quiet: options.json }, (pool) => buildNoveltyIndex(pool, libraryDir), async ({ file }, report) => {
     if (report.verdict === 'reject') rejected++;
     if (options.json) io.out(JSON.stringify(toJsonLine(file, report)));
-    else printReport(file, report, io, 'would be admitted (validate admits nothing: envforge library add FILE does)');
+    else printReport(file, report, io, 'would be admitted');
   }, io);
-  if (!options.json && files.length > 1) io.out(`${files.length - rejected} would be admitted, ${rejected} rejected`);
   if (rejected > 0) io.exitCode = 1;
+  if (options.json) return;
+  if (files.length > 1) io.out(`${files.length - rejected} would be admitted, ${rejected} rejected`);
+  if (rejected < files.length) io.out('validate admits nothing: envforge library add FILE... validates and admits');
 }
 
 /** The sandbox names every module `environment.js`; a report about a file names the file instead. */
