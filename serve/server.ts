@@ -748,6 +748,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     address = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`;
   } catch (error) {
     clearInterval(timer);
+    itemErrors?.close();
     await app.close().catch(() => {});
     if (ownsPool) await pool.close();
     await library.close();
