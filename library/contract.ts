@@ -67,6 +67,27 @@ export interface LibraryStats {
   rejections: number;
 }
 
+export interface RejectionFilter {
+  /** Only rejections recorded by this batch (lineage.batchId). */
+  batchId?: string;
+  /** Only rejections with a problem of this code. */
+  code?: string;
+  /** At most this many, newest first (default 100). */
+  limit?: number;
+}
+
+/** A kept rejection: the candidate's report and lineage, with its first problem pulled out for listings. */
+export interface RejectionRecord {
+  hash: string;
+  /** meta.name when the candidate's meta was readable. */
+  name: string | null;
+  codes: string[];
+  firstProblem: { code: string; stage: string; message: string } | null;
+  report: ValidationReport;
+  lineage: Lineage;
+  createdAt: string;
+}
+
 export interface IntegrityReport {
   ok: boolean;
   problems: string[];
@@ -122,6 +143,8 @@ export interface Library {
   admit(input: AdmitInput): Promise<AdmitResult>;
   /** Keeps a rejected candidate's report for the funnel and repair analytics (bounded retention). */
   recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void>;
+  /** The kept rejections, newest first, optionally of one batch and/or one code. */
+  rejections(filter?: RejectionFilter): Promise<RejectionRecord[]>;
   /** The newest version (of any status) unless a version is given; undefined when unknown. */
   get(name: string, version?: number): Promise<EnvRecord | undefined>;
   list(filter?: ListFilter): Promise<EnvRecord[]>;
