@@ -1,0 +1,54 @@
+// Design-time judgement for the offline author: the validator's own guessing and leak checks, run in this
+// process on samples of the author's emitted module (its own templates only), with a margin so a design
+// that passes here passes the validator's larger, independently seeded samples too.
+import { answerContent, mostCommon, normalizeAnswer } from '../../validators/answers.js';
+import { informedGuessing, type ChoiceCase } from '../../validators/choice-rules.js';
+import { detectLeak, type LeakSample } from '../../validators/leak.js';
+import { chosenOption, parseChoices } from '../../validators/prompt-lists.js';
+
+/** Seeds per level sampled for these checks (multiple-choice designs get more: an informed rule's edge is small). */
+export const JUDGE_SEEDS = 60;
+export const JUDGE_CHOICE_SEEDS = 160;
+
+/** Stricter than the validator's limits (constant 0.2 above chance, leaks 0.5 / 0.8, informed rules 0.03 above 1/K plus noise). */
+const MAX_TOP_SHARE = 0.15;
+const MAX_CHOICE_EDGE = 0.05;
+const MAX_LEAK = 0.3;
+const MAX_LEVEL_LEAK = 0.5;
+
+export interface JudgedSample {
+  seed: number;
+  level: number;
+  prompt: string;
+  reference: string;
+}
+
+/** Why the samples would fail the validator's guessing or leak judgement; empty when they pass. */
+export function judgeSamples(samples: JudgedSample[]): string[] {
+  const reasons: string[] = [];
+  const levels = [...new Set(samples.map((s) => s.level))].sort((a, b) => a - b);
+  for (const level of levels) {
+    const at = samples.filter((s) => s.level === level);
+    const cases: ChoiceCase[] = at.flatMap((s) => {
+      const choices = parseChoices(s.prompt);
+      const truth = choices ? chosenOption(s.reference, choices) : -1;
+      return choices && truth >= 0 ? [{ choices, truth }] : [];
+    });
+    if (cases.length >= 0.8 * at.length) {
+      const guess = informedGuessing(cases);
+      const wins = guess.outcomes.reduce((a, b) => a + b, 0) / guess.outcomes.length;
+      if (wins > guess.nominal + MAX_CHOICE_EDGE) reasons.push(`level ${level}: "${guess.rules[0]}" guesses ${(100 * wins).toFixed(0)}% right (chance ${(100 * guess.nominal).toFixed(0)}%)`);
+      continue;
+    }
+    const top = mostCommon(at.map((s) => normalizeAnswer(answerContent(s.reference)))).share;
+    if (top > MAX_TOP_SHARE) reasons.push(`level ${level}: one answer covers ${(100 * top).toFixed(0)}% of instances`);
+  }
+  const leak = detectLeak(
+    samples.map((s): LeakSample => ({ seed: s.seed, level: s.level, reference: s.reference, instance: { prompt: s.prompt } })),
+    MAX_LEAK,
+    20,
+  );
+  if (leak.overall && leak.overall.rate - leak.overall.chance >= MAX_LEAK) reasons.push(`${leak.overall.rule} in ${(100 * leak.overall.rate).toFixed(0)}% of instances`);
+  if (leak.level && leak.level.rate - leak.level.chance >= MAX_LEVEL_LEAK) reasons.push(`at level ${leak.level.level}, ${leak.level.rule}`);
+  return reasons;
+}
