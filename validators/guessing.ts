@@ -40,10 +40,17 @@ function listProbe(episode: Episode): GuessProbe[] {
   return list ? [{ strategy: 'printed list', response: withContent(episode.reference, joinItems(shape, list)) }] : [];
 }
 
-/** Responses that need no solving, for every instance of a level (scored with the hack probes). */
+/** Per level sample: where each instance sits, and the constant fitted on each half. */
+const folds = new WeakMap<Episode[], { index: Map<Episode, number>; constants: Array<Episode | undefined> }>();
+
+/** Responses that need no solving, for every instance of a level: the other half's constant, the printed list. */
 export function guessProbes(episode: Episode, peers: Episode[]): GuessProbe[] {
-  const half = (peers.indexOf(episode) + 1) % 2;
-  const fitted = constantOf(peers.filter((_, i) => i % 2 === half));
+  let fold = folds.get(peers);
+  if (!fold) {
+    fold = { index: new Map(peers.map((e, i) => [e, i])), constants: [0, 1].map((h) => constantOf(peers.filter((_, i) => i % 2 === h))) };
+    folds.set(peers, fold);
+  }
+  const fitted = fold.constants[((fold.index.get(episode) ?? 0) + 1) % 2];
   return [...(fitted ? [{ strategy: 'constant' as const, response: fitted.reference }] : []), ...listProbe(episode)];
 }
 
@@ -55,22 +62,26 @@ function choiceCases(episodes: Episode[]): ChoiceCase[] {
   });
 }
 
-/** More instances at one level, with the level's constant and printed list scored on each. */
-async function extraSamples(ctx: StageContext, level: number, count: number, constant: string | undefined): Promise<{ episodes: Episode[]; outcomes: Map<Strategy, number[]> }> {
-  const requests = seededSeeds(ctx.hash, `guessing:${level}`, count).map((seed) => ({ seed, level, responses: constant === undefined ? [] : [constant] }));
+/** More instances at one level (their guesses are scored with the level's others, see scoreGuesses). */
+async function extraSamples(ctx: StageContext, level: number, count: number): Promise<Episode[]> {
+  if (count <= 0) return [];
+  const requests = seededSeeds(ctx.hash, `guessing:${level}`, count).map((seed) => ({ seed, level }));
   const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
-  const episodes = run.episodes.filter((e): e is Episode => e.ok);
-  const outcomes = new Map<Strategy, number[]>();
-  if (constant !== undefined) outcomes.set('constant', episodes.map((e) => scoreOf(e.verdicts[0])));
-  // The printed list depends on each new prompt, so it is scored in a second, batched crossing.
-  const listed = episodes.flatMap((episode) => listProbe(episode).map((p) => ({ episode, response: p.response })));
-  if (listed.length > 0) {
-    const calls = listed.map(({ episode, response }) => ({ op: 'verify' as const, instance: JSON.stringify(episode.instance), response }));
-    const verdicts = (await ctx.pool.run({ source: ctx.source, calls, parallel: true, limits: ctx.options.limits })).results;
-    const won = new Map(listed.map((p, i) => [p.episode, verdicts[i]?.ok ? scoreOf(checkVerdict({ ok: true, value: verdicts[i].value })) : 0]));
-    outcomes.set('printed list', episodes.map((e) => won.get(e) ?? 0));
-  }
-  return { episodes, outcomes };
+  return run.episodes.filter((e): e is Episode => e.ok);
+}
+
+/** Each instance's guesses (constants fitted on the other half of `episodes`, the printed list), scored in one batched crossing. */
+async function scoreGuesses(ctx: StageContext, episodes: Episode[]): Promise<Map<Strategy, number[]>> {
+  const probes = episodes.flatMap((episode) => guessProbes(episode, episodes).map((p) => ({ episode, ...p })));
+  const calls = probes.map(({ episode, response }) => ({ op: 'verify' as const, instance: JSON.stringify(episode.instance), response }));
+  const results = calls.length > 0 ? (await ctx.pool.run({ source: ctx.source, calls, parallel: true, limits: ctx.options.limits })).results : [];
+  const scores = new Map<Strategy, Map<Episode, number>>();
+  probes.forEach((p, i) => {
+    const r = results[i];
+    const score = r?.ok ? scoreOf(checkVerdict({ ok: true, value: r.value })) : 0;
+    scores.set(p.strategy, (scores.get(p.strategy) ?? new Map<Episode, number>()).set(p.episode, score));
+  });
+  return new Map([...scores].map(([s, won]) => [s, episodes.map((e) => won.get(e) ?? 0)]));
 }
 
 interface Tally {
@@ -125,9 +136,9 @@ export async function judgeGuessing(ctx: StageContext, byLevel: Map<number, Epis
     });
     let all = episodes;
     if (multipleChoice || undecided) {
-      const extra = await extraSamples(ctx, level, Math.max(0, (multipleChoice ? o.choiceSamplesPerLevel : o.guessSamplesPerLevel) - episodes.length), tallies.has('constant') ? constantOf(episodes)?.reference : undefined);
-      for (const [s, outcomes] of extra.outcomes) tallies.get(s)?.outcomes.push(...outcomes);
-      all = [...episodes, ...extra.episodes];
+      all = [...episodes, ...(await extraSamples(ctx, level, (multipleChoice ? o.choiceSamplesPerLevel : o.guessSamplesPerLevel) - episodes.length))];
+      // Constants are fitted again on halves of the larger sample, and every guess is scored afresh.
+      if (undecided) for (const [s, outcomes] of await scoreGuesses(ctx, all)) tallies.set(s, { outcomes, nominal: s === 'constant' ? nominal : 0 });
     }
     if (multipleChoice) {
       const guessing = informedGuessing(choiceCases(all));

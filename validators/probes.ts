@@ -31,8 +31,8 @@ export interface ProbeTarget {
   peers: Episode[];
   /** The instance's rank among probed ones: forms rotate with it, so every form is tried across instances. */
   index: number;
-  /** Also the long junk bands (30,000 characters to megabytes). */
-  huge: boolean;
+  /** Long junk bands this instance also gets (30,000 characters to a megabyte; each band once per sample). */
+  long: number[];
   /** The reference's items are a permutation of a list printed in the prompt (a repeated item is never valid). */
   permutation: boolean;
   /** Zero-tolerance ceiling for responses that hold no answer. */
@@ -64,8 +64,14 @@ const EACH: Record<string, (c: string) => string> = {
 const SCALAR_SEPARATORS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json'];
 const LIST_SEPARATORS = ['\n', ' | ', ' or ', '; ', '\n\n'];
 const KEYWORDS = 'answer answer the answer is correct final answer solution verified';
-const BANDS = [100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000];
-const SHORT_BANDS = BANDS.filter((b) => b <= 10_000);
+const SHORT_BANDS = [100, 300, 1_000, 3_000, 10_000];
+/** Long bands, each once per sample, with the junk that tests most at that length (backtracking bait first). */
+export const LONG_BANDS: Array<[number, string]> = [
+  [30_000, 'unclosed tag'],
+  [100_000, 'spaces'],
+  [300_000, 'a list in a tag'],
+  [1_000_000, 'letters'],
+];
 
 /** `count` of `forms`, a window that moves with the instance: each instance tries a few, the sample tries them all. */
 export function rotate<T>(forms: T[], count: number, index: number): T[] {
@@ -174,11 +180,12 @@ function hugeProbes(t: ProbeTarget, content: string): Probe[] {
     ['bold letters', (n) => `**${'a'.repeat(n)}**`],
     ...(digit ? ([[`digits in a tag`, (n: number) => `<answer>${digit.repeat(Math.max(1, n - 17))}</answer>`], ['a list in a tag', (n: number) => `<answer>${`${digit}, `.repeat(Math.ceil(n / 3))}</answer>`]] as Array<[string, (n: number) => string]>) : []),
   ];
-  const bands = t.huge ? BANDS : rotate(SHORT_BANDS, 2, t.index);
-  return bands.map((band, b) => {
-    const [name, make] = junk[(BANDS.indexOf(band) + b + t.index) % junk.length] as [string, (n: number) => string];
-    return { family: 'huge' as const, form: `${name}, ${band.toLocaleString('en')} characters`, response: make(band), ceiling: t.ceiling, coincident: false };
+  const short = rotate(SHORT_BANDS, 2, t.index).map((band, b) => [band, junk[(SHORT_BANDS.indexOf(band) + b + t.index) % junk.length] as [string, (n: number) => string]] as const);
+  const long = t.long.map((band) => {
+    const name = LONG_BANDS.find(([b]) => b === band)?.[1];
+    return [band, junk.find(([n]) => n === name) ?? (junk[0] as [string, (n: number) => string])] as const;
   });
+  return [...short, ...long].map(([band, [name, make]]) => ({ family: 'huge' as const, form: `${name}, ${band.toLocaleString('en')} characters`, response: make(band), ceiling: t.ceiling, coincident: false }));
 }
 
 function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {

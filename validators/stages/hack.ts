@@ -9,7 +9,7 @@ import { answerContent, excerpt, shapeOf } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../guessing.js';
 import { detectLeak } from '../leak.js';
-import { otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
+import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
 import { isArrangement } from '../prompt-lists.js';
 import type { Problem } from '../report.js';
 
@@ -38,7 +38,12 @@ type Planned = { kind: 'probe'; probe: Probe } | { kind: 'guess'; guess: GuessPr
 
 function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: EpisodeRequest[]; planned: Planned[][]; episodes: Episode[] } {
   const levels = [...byLevel.keys()].sort((a, b) => a - b);
-  const hugeLevels = new Set([levels[0], levels[levels.length >> 1], levels[levels.length - 1]]);
+  // The long junk bands go to the first instance of a few levels spread over the range, each band once.
+  const longAt = new Map<number, number[]>();
+  LONG_BANDS.forEach(([band], i) => {
+    const level = levels[Math.round((i * (levels.length - 1)) / Math.max(1, LONG_BANDS.length - 1))] as number;
+    longAt.set(level, [...(longAt.get(level) ?? []), band]);
+  });
   const requests: EpisodeRequest[] = [];
   const planned: Planned[][] = [];
   const episodes: Episode[] = [];
@@ -48,7 +53,7 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
     peers.forEach((episode, i) => {
       const probed = i < ctx.options.probedPerLevel;
       const probes = probed
-        ? probeBattery({ episode, peers, index: index++, huge: i === 0 && hugeLevels.has(level), permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling })
+        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling })
         : [];
       const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
       planned.push(list);
