@@ -59,35 +59,64 @@ export function encodings(answer: string): Map<string, string> {
 }
 
 type TokenClass = 'number' | 'word' | 'mixed';
-const classOf = (t: string): TokenClass => (/^[+-]?\d+(?:\.\d+)?$/.test(t) ? 'number' : /^[a-z]+$/.test(t) ? 'word' : 'mixed');
 
-interface Reading {
-  tokens: string[];
-  /** Per token: its rank among the prompt's tokens of its class, and that class's count. */
-  rank: number[];
-  classCount: Map<TokenClass, number>;
-  byClass: Map<TokenClass, number[]>;
-  after: Map<string, string>;
-  before: Map<string, string>;
-  joined: string;
+/** A token's kind, by a scan of its characters: a (signed, decimal) number, a word of letters, or mixed. */
+function classOf(t: string): TokenClass {
+  let digits = 0;
+  let letters = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+    else if (c >= 97 && c <= 122) letters++;
+  }
+  if (letters === t.length) return 'word';
+  return letters === 0 && digits > 0 ? 'number' : 'mixed';
 }
 
-function read(prompt: string, maxTokens: number): Reading {
-  const tokens = tokenize(prompt.toLowerCase(), maxTokens);
-  const byClass = new Map<TokenClass, number[]>();
-  const rank = tokens.map((t, i) => {
-    const list = byClass.get(classOf(t)) ?? [];
-    list.push(i);
-    byClass.set(classOf(t), list);
-    return list.length - 1;
-  });
-  const after = new Map<string, string>();
-  const before = new Map<string, string>();
-  for (let i = 1; i < tokens.length; i++) {
-    if (!after.has(tokens[i - 1] as string)) after.set(tokens[i - 1] as string, tokens[i] as string);
-    if (!before.has(tokens[i] as string)) before.set(tokens[i] as string, tokens[i - 1] as string);
+/** A prompt read as tokens, with what the reading rules need; the word-anchor maps are built on first use. */
+class Reading {
+  readonly tokens: string[];
+  /** Per token: its class, and its rank among the prompt's tokens of that class. */
+  readonly classes: TokenClass[];
+  readonly rank: number[];
+  readonly byClass = new Map<TokenClass, number[]>();
+  private anchors?: { after: Map<string, string>; before: Map<string, string> };
+  private text?: string;
+
+  constructor(prompt: string, maxTokens: number) {
+    this.tokens = tokenize(prompt.toLowerCase(), maxTokens);
+    this.classes = this.tokens.map(classOf);
+    this.rank = this.classes.map((c, i) => {
+      const list = this.byClass.get(c) ?? [];
+      list.push(i);
+      this.byClass.set(c, list);
+      return list.length - 1;
+    });
   }
-  return { tokens, rank, classCount: new Map([...byClass].map(([c, l]) => [c, l.length])), byClass, after, before, joined: ` ${tokens.join(' ')} ` };
+
+  /** The first token after each token, and the first token before each token. */
+  get after(): Map<string, string> {
+    return this.anchorMaps().after;
+  }
+  get before(): Map<string, string> {
+    return this.anchorMaps().before;
+  }
+  private anchorMaps() {
+    if (!this.anchors) {
+      const after = new Map<string, string>();
+      const before = new Map<string, string>();
+      for (let i = 1; i < this.tokens.length; i++) {
+        if (!after.has(this.tokens[i - 1] as string)) after.set(this.tokens[i - 1] as string, this.tokens[i] as string);
+        if (!before.has(this.tokens[i] as string)) before.set(this.tokens[i] as string, this.tokens[i - 1] as string);
+      }
+      this.anchors = { after, before };
+    }
+    return this.anchors;
+  }
+  /** The tokens joined by single spaces, with a space at each end (for whole-sequence search). */
+  get joined(): string {
+    return (this.text ??= ` ${this.tokens.join(' ')} `);
+  }
 }
 
 /** A rule reads one token (or, for "anywhere", tests a token sequence) from a prompt. */
@@ -95,13 +124,13 @@ type Selector = { kind: 'from start' | 'from end'; k: number; cls?: TokenClass }
 
 function selectors(r: Reading, i: number): Selector[] {
   const t = r.tokens[i] as string;
-  const cls = classOf(t);
+  const cls = r.classes[i] as TokenClass;
   const out: Selector[] = [];
   const n = r.tokens.length;
   if (i < 12) out.push({ kind: 'from start', k: i });
   if (n - 1 - i < 12) out.push({ kind: 'from end', k: n - 1 - i });
   const rank = r.rank[i] as number;
-  const count = r.classCount.get(cls) as number;
+  const count = (r.byClass.get(cls) as number[]).length;
   if (rank < 12) out.push({ kind: 'from start', k: rank, cls });
   if (count - 1 - rank < 12) out.push({ kind: 'from end', k: count - 1 - rank, cls });
   if (i > 0 && r.after.get(r.tokens[i - 1] as string) === t) out.push({ kind: 'after', word: r.tokens[i - 1] as string });
@@ -169,7 +198,7 @@ export interface LeakVerdict {
  * level). Rules that find the answer less often than `minRate` overall and at every level are not scored.
  */
 export function detectLeak(episodes: LeakSample[], minRate: number, minLevelSamples: number, peers = 3, maxTokens = 50_000): LeakVerdict {
-  const readings = episodes.map((e) => read(e.instance.prompt, maxTokens));
+  const readings = episodes.map((e) => new Reading(e.instance.prompt, maxTokens));
   const answers = episodes.map((e) => encodings(answerContent(e.reference)));
   const seqs = answers.map(sequences);
   const contents = episodes.map((e) => normalizeAnswer(answerContent(e.reference)));
