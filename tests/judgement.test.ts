@@ -209,4 +209,17 @@ describe('every parser of guest text is linear on megabyte adversarial input', (
     // Generous: linear work on a megabyte takes milliseconds; quadratic work would take minutes.
     expect(performance.now() - started).toBeLessThan(15_000);
   });
+
+  it('searches guest-written sequences in linear time, even where a plain string search is quadratic', () => {
+    const started = performance.now();
+    // A needle that matches all but its first token at every place (the worst case of Boyer-Moore-Horspool).
+    const answer = `b, ${Array.from({ length: 399 }, () => 'a').join(', ')}`;
+    const prompt = 'a '.repeat(MB / 2);
+    detectLeak([episode(prompt, answer), episode(prompt, answer, 1, 1), episode(prompt, 'c, d', 1, 2)], 0.3, 1);
+    const option = `y${'x'.repeat(399)}`;
+    const choices = { labels: ['A', 'B'], texts: [option, `z${'x'.repeat(399)}`], body: 'x'.repeat(MB) };
+    informedGuessing([{ choices, truth: 0 }, { choices, truth: 1 }]);
+    excerpt(`${'x'.repeat(MB)}`, [option]);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
 });

@@ -186,12 +186,38 @@ export function entropyBits<T>(values: T[]): number {
 }
 
 /**
+ * Where `needle` occurs in `hay` (characters of a string, or tokens of an array), at most `cap` places, in
+ * O(|hay| + |needle|) comparisons (Knuth-Morris-Pratt): a guest-written needle cannot make it quadratic.
+ */
+export function occurrences<T>(hay: ArrayLike<T>, needle: ArrayLike<T>, cap = Number.POSITIVE_INFINITY): number[] {
+  const m = needle.length;
+  if (m === 0 || m > hay.length) return [];
+  const fail = new Int32Array(m);
+  for (let i = 1, k = 0; i < m; i++) {
+    while (k > 0 && needle[i] !== needle[k]) k = fail[k - 1] as number;
+    if (needle[i] === needle[k]) k++;
+    fail[i] = k;
+  }
+  const out: number[] = [];
+  for (let i = 0, k = 0; i < hay.length && out.length < cap; i++) {
+    while (k > 0 && hay[i] !== needle[k]) k = fail[k - 1] as number;
+    if (hay[i] === needle[k]) k++;
+    if (k === m) {
+      out.push(i - m + 1);
+      k = fail[k - 1] as number;
+    }
+  }
+  return out;
+}
+
+/**
  * A bounded view of a long text for evidence: its head, its tail, and a window around `focus` (the first
  * place a tag or the answer occurs), so the part that decided a score is visible whatever the length.
  */
 export function excerpt(text: string, focus: string[] = [], side = 120): { chars: number; head: string; around?: string; tail?: string } {
   if (text.length <= 3 * side) return { chars: text.length, head: text };
-  const at = focus.map((f) => (f ? text.indexOf(f, side) : -1)).filter((i) => i >= 0).sort((a, b) => a - b)[0];
+  const rest = text.slice(side);
+  const at = focus.map((f) => (f ? (occurrences(rest, f.slice(0, 64), 1)[0] ?? -1) : -1)).filter((i) => i >= 0).map((i) => i + side).sort((a, b) => a - b)[0];
   const around = at !== undefined && at < text.length - side ? text.slice(Math.max(side, at - side / 2), at + side) : undefined;
   return { chars: text.length, head: text.slice(0, side), ...(around !== undefined ? { around } : {}), tail: text.slice(-side) };
 }

@@ -2,7 +2,7 @@
 // solving (an answer position, the option whose text the prompt already shows or never shows, the longest,
 // the least like the others, the text that was right most often before), fitted on half the instances and
 // scored on the other half, so what they win is an honest estimate to set against nominal chance 1/K.
-import { normalizeAnswer, tokenize } from './answers.js';
+import { normalizeAnswer, occurrences, tokenize } from './answers.js';
 import type { Choices } from './prompt-lists.js';
 
 export interface ChoiceCase {
@@ -16,14 +16,6 @@ interface Featured {
   truth: number;
   texts: string[];
   values: Map<string, number[]>;
-}
-
-/** Occurrences of `needle` in `hay`, counted up to a small cap. */
-function occurrences(hay: string, needle: string, cap = 8): number {
-  if (needle.length === 0) return 0;
-  let n = 0;
-  for (let at = hay.indexOf(needle); at >= 0 && n < cap; at = hay.indexOf(needle, at + needle.length)) n++;
-  return n;
 }
 
 function jaccard(a: Set<string>, b: Set<string>): number {
@@ -41,7 +33,7 @@ function featurise(c: ChoiceCase): Featured {
   const sorted = [...texts].sort();
   const shared = words.map((w) => [...w].filter((x) => bodyTokens.has(x)).length);
   const values = new Map<string, number[]>([
-    ['times its text appears elsewhere in the prompt', texts.map((t) => occurrences(body, t))],
+    ['times its text appears elsewhere in the prompt', texts.map((t) => occurrences(body, t, 8).length)],
     ['length', texts.map((t) => t.length)],
     ['words shared with the prompt', shared],
     ['share of its words in the prompt', shared.map((s, i) => s / Math.max(1, (words[i] as Set<string>).size))],

@@ -6,7 +6,7 @@
 // of another instance at the same level in the same place (chance). Answers of several words are also
 // searched as a whole token sequence.
 import type { Episode } from '../sandbox/episodes.js';
-import { answerContent, isIntegerAnswer, normalizeAnswer, tokenize } from './answers.js';
+import { answerContent, isIntegerAnswer, normalizeAnswer, occurrences, tokenize } from './answers.js';
 
 const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
@@ -81,7 +81,6 @@ class Reading {
   readonly rank: number[];
   readonly byClass = new Map<TokenClass, number[]>();
   private anchors?: { after: Map<string, string>; before: Map<string, string> };
-  private text?: string;
 
   constructor(prompt: string, maxTokens: number) {
     this.tokens = tokenize(prompt.toLowerCase(), maxTokens);
@@ -112,10 +111,6 @@ class Reading {
       this.anchors = { after, before };
     }
     return this.anchors;
-  }
-  /** The tokens joined by single spaces, with a space at each end (for whole-sequence search). */
-  get joined(): string {
-    return (this.text ??= ` ${this.tokens.join(' ')} `);
   }
 }
 
@@ -166,15 +161,18 @@ export interface Leak {
   examples: Array<{ seed: number; level: number; answer: string }>;
 }
 
-/** The encodings of several tokens, as token sequences to search whole (" a b c "), by encoding name. */
-function sequences(enc: Map<string, string>): Map<string, string> {
-  const out = new Map<string, string>();
+/** The encodings of several tokens, as token sequences to search whole, by encoding name. */
+function sequences(enc: Map<string, string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
   for (const [text, name] of enc) {
     const seq = tokenize(text, 400);
-    if (seq.length >= 2 && !out.has(name)) out.set(name, ` ${seq.join(' ')} `);
+    if (seq.length >= 2 && !out.has(name)) out.set(name, seq);
   }
   return out;
 }
+
+/** Whether the prompt's tokens hold `seq` as a run (linear, whatever the sequence). */
+const holds = (r: Reading, seq: string[]) => occurrences(r.tokens, seq, 1).length > 0;
 
 /** What the leak check reads of an instance. */
 export type LeakSample = Pick<Episode, 'seed' | 'level' | 'reference'> & { instance: { prompt: string } };
@@ -222,7 +220,7 @@ export function detectLeak(episodes: LeakSample[], minRate: number, minLevelSamp
       const encoding = enc.get(t);
       if (encoding !== undefined) for (const s of selectors(r, i)) hit(s, encoding);
     });
-    for (const [encoding, seq] of seqs[n] as Map<string, string>) if (r.joined.includes(seq)) hit({ kind: 'anywhere' }, encoding);
+    for (const [encoding, seq] of seqs[n] as Map<string, string[]>) if (holds(r, seq)) hit({ kind: 'anywhere' }, encoding);
   });
   const verdict: LeakVerdict = { overall: null, level: null };
   const keep = (slot: keyof LeakVerdict, leak: Leak) => {
@@ -242,8 +240,8 @@ export function detectLeak(episodes: LeakSample[], minRate: number, minLevelSamp
         const r = readings[n] as Reading;
         const value = apply(rule.selector, r);
         for (const o of others) {
-          const seq = (seqs[o] as Map<string, string>).get(rule.encoding);
-          const found = contents[o] === contents[n] || (rule.selector.kind === 'anywhere' ? seq !== undefined && r.joined.includes(seq) : value !== undefined && (answers[o] as Map<string, string>).get(value) === rule.encoding);
+          const seq = (seqs[o] as Map<string, string[]>).get(rule.encoding);
+          const found = contents[o] === contents[n] || (rule.selector.kind === 'anywhere' ? seq !== undefined && holds(r, seq) : value !== undefined && (answers[o] as Map<string, string>).get(value) === rule.encoding);
           if (found) chance += 1 / others.length;
         }
       });

@@ -41,7 +41,7 @@ export interface ValidatorOptions {
   choiceSamplesPerLevel: number;
   /** At least this share of sampled prompts must be distinct (overall), and half at every level. */
   minDistinctPromptShare: number;
-  /** No single answer may cover more than this share of a level's instances. */
+  /** No single answer may cover more than this share of a level's instances (judged at the lower confidence bound, `guessZ`). */
   maxTopAnswerShare: number;
   /** The top level must exceed level 1 by this factor on at least one size, magnitude or work signal… */
   minTopLevelGrowth: number;
