@@ -211,13 +211,15 @@ export function occurrences<T>(hay: ArrayLike<T>, needle: ArrayLike<T>, cap = Nu
 }
 
 /**
- * A bounded view of a long text for evidence: its head, its tail, and a window around `focus` (the first
- * place a tag or the answer occurs), so the part that decided a score is visible whatever the length.
+ * A bounded view of a long text for evidence: its head, its tail, and a window around the first of the
+ * `focus` strings (in priority order: the answer, then a tag) found past the head, so the part that decided
+ * a score is visible whatever the length.
  */
 export function excerpt(text: string, focus: string[] = [], side = 120): { chars: number; head: string; around?: string; tail?: string } {
   if (text.length <= 3 * side) return { chars: text.length, head: text };
   const rest = text.slice(side);
-  const at = focus.map((f) => (f ? (occurrences(rest, f.slice(0, 64), 1)[0] ?? -1) : -1)).filter((i) => i >= 0).map((i) => i + side).sort((a, b) => a - b)[0];
+  const found = focus.map((f) => (f ? (occurrences(rest, f.slice(0, 64), 1)[0] ?? -1) : -1)).find((i) => i >= 0);
+  const at = found === undefined ? undefined : found + side;
   const around = at !== undefined && at < text.length - side ? text.slice(Math.max(side, at - side / 2), at + side) : undefined;
   return { chars: text.length, head: text.slice(0, side), ...(around !== undefined ? { around } : {}), tail: text.slice(-side) };
 }

@@ -92,7 +92,7 @@ function evidenceOf(o: Outcome): Record<string, unknown> {
     ...(o.excess !== undefined && o.excess !== o.score ? { judged: Number(o.excess.toFixed(3)) } : {}),
     ...(o.feedback ? { feedback: o.feedback.slice(0, 160) } : {}),
     reference: content.slice(0, 80),
-    response: excerpt(o.probe.response, ['<answer>', '<b>', '**', content]),
+    response: excerpt(o.probe.response, [content, '<answer>', '<b>', '**']),
   };
 }
 
