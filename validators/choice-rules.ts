@@ -32,13 +32,16 @@ function featurise(c: ChoiceCase): Featured {
   const words = texts.map((t) => new Set(tokenize(t, 100)));
   const sorted = [...texts].sort();
   const shared = words.map((w) => [...w].filter((x) => bodyTokens.has(x)).length);
+  const numbers = texts.map((t) => Number(tokenize(t, 50).find((x) => !Number.isNaN(Number(x))) ?? Number.NaN));
   const values = new Map<string, number[]>([
     ['times its text appears elsewhere in the prompt', texts.map((t) => occurrences(body, t, 8).length)],
     ['length', texts.map((t) => t.length)],
     ['words shared with the prompt', shared],
     ['share of its words in the prompt', shared.map((s, i) => s / Math.max(1, (words[i] as Set<string>).size))],
     ['likeness to the other options', words.map((w, i) => words.reduce((a, o, j) => a + (j === i ? 0 : jaccard(w, o)), 0))],
-    ['first number in it', texts.map((t) => Number(tokenize(t, 50).find((x) => !Number.isNaN(Number(x))) ?? Number.NaN))],
+    ['first number in it', numbers],
+    // Distractors placed around the right value (right ± d) give it away as the middle one.
+    ['distance of its number from the options\' mean', numbers.map((v) => Math.abs(v - numbers.reduce((a, b) => a + b, 0) / numbers.length))],
     ['alphabetical rank', texts.map((t) => sorted.indexOf(t))],
   ]);
   return { k: texts.length, truth: c.truth, texts, values };
