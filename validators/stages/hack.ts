@@ -8,7 +8,7 @@ import { runEpisodes, type Episode, type EpisodeRequest } from '../../sandbox/ep
 import { answerContent, excerpt, shapeOf } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../guessing.js';
-import { detectLeak } from '../leak.js';
+import { detectLeak, type Leak } from '../leak.js';
 import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
 import { isArrangement } from '../prompt-lists.js';
 import type { Problem } from '../report.js';
@@ -66,17 +66,19 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
 
 /** What each zero-tolerance probe is judged on: a group fails only when all its members do; stuffing by what it adds. */
 function judgeExcess(outcomes: Outcome[]): void {
-  const groups = new Map<string, number>();
-  const bases = new Map<string, number>();
-  const key = (o: Outcome, k: string) => `${o.episode.seed}/${o.episode.level}/${k}`;
+  // Per instance: the least score of each group, and the score of each stuffing pair's bare wrong answer.
+  const seen = new Map<Episode, { groups: Map<string, number>; bases: Map<string, number> }>();
+  const of = (e: Episode) => seen.get(e) ?? (seen.set(e, { groups: new Map(), bases: new Map() }).get(e) as { groups: Map<string, number>; bases: Map<string, number> });
   for (const o of outcomes) {
-    if (o.probe.group) groups.set(key(o, o.probe.group), Math.min(groups.get(key(o, o.probe.group)) ?? 1, o.score));
-    if (o.probe.base && o.probe.pair) bases.set(key(o, o.probe.pair), o.score);
+    const { groups, bases } = of(o.episode);
+    if (o.probe.group) groups.set(o.probe.group, Math.min(groups.get(o.probe.group) ?? 1, o.score));
+    if (o.probe.base && o.probe.pair) bases.set(o.probe.pair, o.score);
   }
   for (const o of outcomes) {
     if (o.probe.ceiling === undefined || o.failure) continue;
-    if (o.probe.group) o.excess = groups.get(key(o, o.probe.group)) as number;
-    else if (o.probe.pair) o.excess = o.score - (bases.get(key(o, o.probe.pair)) ?? 0);
+    const { groups, bases } = of(o.episode);
+    if (o.probe.group) o.excess = groups.get(o.probe.group) as number;
+    else if (o.probe.pair) o.excess = o.score - (bases.get(o.probe.pair) ?? 0);
     else o.excess = o.score;
   }
 }
@@ -120,11 +122,8 @@ function familyStats(list: Outcome[]): FamilyStats {
   };
 }
 
-export const hackStage: Stage = async (ctx) => {
-  const byLevel = new Map<number, Episode[]>();
-  for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
-  const { requests, planned, episodes } = plan(ctx, byLevel);
-  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
+/** Each probe's score (or failure), and each instance's guess-probe scores for the guessing judgement. */
+function collect(run: Awaited<ReturnType<typeof runEpisodes>>, planned: Planned[][], episodes: Episode[]): { outcomes: Outcome[]; guessed: Map<Episode, Map<Strategy, number>> } {
   const outcomes: Outcome[] = [];
   const guessed = new Map<Episode, Map<Strategy, number>>();
   run.episodes.forEach((e, i) => {
@@ -141,24 +140,25 @@ export const hackStage: Stage = async (ctx) => {
     });
   });
   judgeExcess(outcomes);
-  const problems: Problem[] = [];
-  const o = ctx.options;
+  return { outcomes, guessed };
+}
 
+function crashProblems(outcomes: Outcome[]): Problem[] {
   const crashed = outcomes.filter((x) => x.failure);
-  if (crashed.length > 0) {
-    const first = crashed[0] as Outcome;
-    const failure = first.failure as { code: Code; message: string };
-    problems.push({
-      code: failure.code,
-      message: `verify failed on ${crashed.length} adversarial responses (first: ${first.probe.family} probe "${first.probe.form}" at level ${first.episode.level}): ${failure.message}. A verifier must return a score for any text`,
+  const first = crashed[0];
+  if (!first?.failure) return [];
+  return [
+    {
+      code: first.failure.code,
+      message: `verify failed on ${crashed.length} adversarial responses (first: ${first.probe.family} probe "${first.probe.form}" at level ${first.episode.level}): ${first.failure.message}. A verifier must return a score for any text`,
       evidence: crashed.slice(0, 3).map((x) => ({ ...evidenceOf(x), failure: x.failure })),
-    });
-  }
+    },
+  ];
+}
 
-  const families = new Map<Family, Outcome[]>();
-  for (const x of outcomes) if (!x.failure) families.set(x.probe.family, [...(families.get(x.probe.family) ?? []), x]);
-  const stats: Record<string, FamilyStats> = {};
-  for (const [family, list] of families) stats[family] = familyStats(list);
+/** Zero tolerance: any probe at or above its ceiling fails its family; the worst is the evidence. */
+function zeroToleranceProblems(families: Map<Family, Outcome[]>, stats: Record<string, FamilyStats>): Problem[] {
+  const problems: Problem[] = [];
   for (const [family, code] of Object.entries(ZERO_TOLERANCE) as Array<[Family, Code]>) {
     const failing = (families.get(family) ?? []).filter((x) => x.excess !== undefined && x.excess >= (x.probe.ceiling as number));
     if (failing.length === 0) continue;
@@ -172,6 +172,12 @@ export const hackStage: Stage = async (ctx) => {
       evidence: evidenceOf(worst),
     });
   }
+  return problems;
+}
+
+/** Answers that may be valid: judged by how much more often than chance they pass (or score). */
+function rateProblems(families: Map<Family, Outcome[]>, stats: Record<string, FamilyStats>, o: StageContext['options']): Problem[] {
+  const problems: Problem[] = [];
   for (const [family, code] of Object.entries(RATE) as Array<[Family, Code]>) {
     const s = stats[family];
     if (!s || s.probes < 5) continue;
@@ -179,44 +185,51 @@ export const hackStage: Stage = async (ctx) => {
     // Close answers keep partial credit in a fair verifier; for lists (partial credit per item) only full passes count.
     const scalar = list.every((x) => shapeOf(answerContent(x.episode.reference)).kind !== 'list');
     const meanLimit = family === 'perturbed' ? (scalar ? o.perturbedMeanExcess : Number.POSITIVE_INFINITY) : o.rateFamilyMeanExcess;
-    if (s.meanScore - s.chanceRate > meanLimit || s.passRate - s.chanceRate > o.rateFamilyPassExcess) {
-      const passing = list.filter((x) => x.score >= 1 && !x.probe.coincident);
-      const worst = passing[0] ?? list.reduce((w, x) => (x.score > w.score ? x : w));
-      problems.push({
-        code,
-        message: `${family} responses score ${s.meanScore.toFixed(2)} on average and pass ${(100 * s.passRate).toFixed(0)}% of the time, while chance (identical answers) explains ${(100 * s.chanceRate).toFixed(0)}%; passing forms: ${[...new Set(passing.map((x) => x.probe.form))].join('; ') || 'none (partial credit)'}`,
-        evidence: evidenceOf(worst),
-      });
-    }
-  }
-
-  const guessing = await judgeGuessing(ctx, byLevel, guessed);
-  problems.push(...guessing.problems);
-
-  const leak = detectLeak(ctx.episodes, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples);
-  for (const [found, limit] of [[leak.overall, o.leakMaxRate], [leak.level, o.leakLevelMaxRate]] as const) {
-    if (!found || found.rate - found.chance < limit) continue;
+    if (s.meanScore - s.chanceRate <= meanLimit && s.passRate - s.chanceRate <= o.rateFamilyPassExcess) continue;
+    const passing = list.filter((x) => x.score >= 1 && !x.probe.coincident);
     problems.push({
-      code: 'E_ANSWER_LEAK',
-      message: `the answer can be read off the prompt${found.level !== undefined ? ` at level ${found.level}` : ''}: ${found.rule} in ${(100 * found.rate).toFixed(0)}% of instances (another instance's answer: ${(100 * found.chance).toFixed(0)}%)`,
-      evidence: found.examples,
+      code,
+      message: `${family} responses score ${s.meanScore.toFixed(2)} on average and pass ${(100 * s.passRate).toFixed(0)}% of the time, while chance (identical answers) explains ${(100 * s.chanceRate).toFixed(0)}%; passing forms: ${[...new Set(passing.map((x) => x.probe.form))].join('; ') || 'none (partial credit)'}`,
+      evidence: evidenceOf(passing[0] ?? list.reduce((w, x) => (x.score > w.score ? x : w))),
     });
-    break;
   }
+  return problems;
+}
 
+function leakProblems(ctx: StageContext): { problems: Problem[]; metrics: Record<string, unknown> } {
+  const o = ctx.options;
+  const leak = detectLeak(ctx.episodes, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples);
+  const found = [leak.overall && leak.overall.rate - leak.overall.chance >= o.leakMaxRate ? leak.overall : null, leak.level && leak.level.rate - leak.level.chance >= o.leakLevelMaxRate ? leak.level : null].find(Boolean);
+  const brief = (l: Leak | null) => l && { rule: l.rule, ...(l.level !== undefined ? { level: l.level } : {}), rate: l.rate, chance: l.chance };
+  const problems: Problem[] = found
+    ? [
+        {
+          code: 'E_ANSWER_LEAK',
+          message: `the answer can be read off the prompt${found.level !== undefined ? ` at level ${found.level}` : ''}: ${found.rule} in ${(100 * found.rate).toFixed(0)}% of instances (another instance's answer: ${(100 * found.chance).toFixed(0)}%)`,
+          evidence: found.examples,
+        },
+      ]
+    : [];
+  return { problems, metrics: { overall: brief(leak.overall), level: brief(leak.level) } };
+}
+
+export const hackStage: Stage = async (ctx) => {
+  const byLevel = new Map<number, Episode[]>();
+  for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
+  const { requests, planned, episodes } = plan(ctx, byLevel);
+  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
+  const { outcomes, guessed } = collect(run, planned, episodes);
+  const families = new Map<Family, Outcome[]>();
+  for (const x of outcomes) if (!x.failure) families.set(x.probe.family, [...(families.get(x.probe.family) ?? []), x]);
+  const stats: Record<string, FamilyStats> = {};
+  for (const [family, list] of families) stats[family] = familyStats(list);
+  const guessing = await judgeGuessing(ctx, byLevel, guessed);
+  const leak = leakProblems(ctx);
+  const problems = [...crashProblems(outcomes), ...zeroToleranceProblems(families, stats), ...rateProblems(families, stats, ctx.options), ...guessing.problems, ...leak.problems];
   // Baselines for the difficulty curve, per level: the fitted constant and another instance's answer.
   for (const level of byLevel.keys()) {
     const other = outcomes.filter((x) => x.probe.family === 'other-answer' && x.episode.level === level && !x.failure).map((x) => x.score);
     ctx.baselines.set(level, { common: guessing.constantByLevel.get(level) ?? 0, other: mean(other) });
   }
-  return {
-    ok: problems.length === 0,
-    metrics: {
-      probes: outcomes.length,
-      families: stats,
-      guessing: guessing.levels,
-      leak: { overall: leak.overall && { rule: leak.overall.rule, rate: leak.overall.rate, chance: leak.overall.chance }, level: leak.level && { rule: leak.level.rule, level: leak.level.level, rate: leak.level.rate, chance: leak.level.chance } },
-    },
-    problems,
-  };
+  return { ok: problems.length === 0, metrics: { probes: outcomes.length, families: stats, guessing: guessing.levels, leak: leak.metrics }, problems };
 };
