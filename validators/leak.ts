@@ -73,14 +73,15 @@ function classOf(t: string): TokenClass {
   return letters === 0 && digits > 0 ? 'number' : 'mixed';
 }
 
-/** A prompt read as tokens, with what the reading rules need; the word-anchor maps are built on first use. */
+/** A prompt read as tokens, with what the reading rules need. */
 class Reading {
   readonly tokens: string[];
   /** Per token: its class, and its rank among the prompt's tokens of that class. */
   readonly classes: TokenClass[];
   readonly rank: number[];
   readonly byClass = new Map<TokenClass, number[]>();
-  private anchors?: { after: Map<string, string>; before: Map<string, string> };
+  /** Where each distinct token first occurs (a word anchors the token after or before its first occurrence). */
+  readonly first = new Map<string, number>();
 
   constructor(prompt: string, maxTokens: number) {
     this.tokens = tokenize(prompt.toLowerCase(), maxTokens);
@@ -89,28 +90,15 @@ class Reading {
       const list = this.byClass.get(c) ?? [];
       list.push(i);
       this.byClass.set(c, list);
+      if (!this.first.has(this.tokens[i] as string)) this.first.set(this.tokens[i] as string, i);
       return list.length - 1;
     });
   }
 
-  /** The first token after each token, and the first token before each token. */
-  get after(): Map<string, string> {
-    return this.anchorMaps().after;
-  }
-  get before(): Map<string, string> {
-    return this.anchorMaps().before;
-  }
-  private anchorMaps() {
-    if (!this.anchors) {
-      const after = new Map<string, string>();
-      const before = new Map<string, string>();
-      for (let i = 1; i < this.tokens.length; i++) {
-        if (!after.has(this.tokens[i - 1] as string)) after.set(this.tokens[i - 1] as string, this.tokens[i] as string);
-        if (!before.has(this.tokens[i] as string)) before.set(this.tokens[i] as string, this.tokens[i - 1] as string);
-      }
-      this.anchors = { after, before };
-    }
-    return this.anchors;
+  /** The token after (+1) or before (-1) the first occurrence of `word`. */
+  next(word: string, step: 1 | -1): string | undefined {
+    const at = this.first.get(word);
+    return at === undefined ? undefined : this.tokens[at + step];
   }
 }
 
@@ -118,7 +106,6 @@ class Reading {
 type Selector = { kind: 'from start' | 'from end'; k: number; cls?: TokenClass } | { kind: 'after'; word: string } | { kind: 'before'; word: string } | { kind: 'anywhere' };
 
 function selectors(r: Reading, i: number): Selector[] {
-  const t = r.tokens[i] as string;
   const cls = r.classes[i] as TokenClass;
   const out: Selector[] = [];
   const n = r.tokens.length;
@@ -128,14 +115,14 @@ function selectors(r: Reading, i: number): Selector[] {
   const count = (r.byClass.get(cls) as number[]).length;
   if (rank < 12) out.push({ kind: 'from start', k: rank, cls });
   if (count - 1 - rank < 12) out.push({ kind: 'from end', k: count - 1 - rank, cls });
-  if (i > 0 && r.after.get(r.tokens[i - 1] as string) === t) out.push({ kind: 'after', word: r.tokens[i - 1] as string });
-  if (i + 1 < n && r.before.get(r.tokens[i + 1] as string) === t) out.push({ kind: 'before', word: r.tokens[i + 1] as string });
+  if (i > 0 && r.first.get(r.tokens[i - 1] as string) === i - 1) out.push({ kind: 'after', word: r.tokens[i - 1] as string });
+  if (i + 1 < n && r.first.get(r.tokens[i + 1] as string) === i + 1) out.push({ kind: 'before', word: r.tokens[i + 1] as string });
   return out;
 }
 
 function apply(s: Selector, r: Reading): string | undefined {
-  if (s.kind === 'after') return r.after.get(s.word);
-  if (s.kind === 'before') return r.before.get(s.word);
+  if (s.kind === 'after') return r.next(s.word, 1);
+  if (s.kind === 'before') return r.next(s.word, -1);
   if (s.kind === 'anywhere') return undefined;
   const list = s.cls ? (r.byClass.get(s.cls) ?? []) : null;
   const n = list ? list.length : r.tokens.length;

@@ -8,11 +8,15 @@ import { chosenOption, parseChoices } from '../../validators/prompt-lists.js';
 
 /** Seeds per level sampled for these checks (multiple-choice designs get more: an informed rule's edge is small). */
 export const JUDGE_SEEDS = 60;
-export const JUDGE_CHOICE_SEEDS = 160;
+export const JUDGE_CHOICE_SEEDS = 120;
+/** A first screen on fewer seeds drops the clearly exploitable designs cheaply (and checks leaks). */
+export const JUDGE_SCREEN_SEEDS = 20;
 
-/** Stricter than the validator's limits (constant 0.2 above chance, leaks 0.5 / 0.8, informed rules 0.03 above 1/K plus noise). */
-const MAX_TOP_SHARE = 0.15;
-const MAX_CHOICE_EDGE = 0.05;
+/** Stricter than the validator's limits (constant 0.2 above chance, leaks 0.5 / 0.8, informed rules 0.03 above 1/K plus noise); the screen only drops the blatant. */
+const LIMITS = {
+  screen: { topShare: 0.35, choiceEdge: 0.2 },
+  full: { topShare: 0.15, choiceEdge: 0.05 },
+};
 const MAX_LEAK = 0.3;
 const MAX_LEVEL_LEAK = 0.5;
 
@@ -23,8 +27,9 @@ export interface JudgedSample {
   reference: string;
 }
 
-/** Why the samples would fail the validator's guessing or leak judgement; empty when they pass. */
-export function judgeSamples(samples: JudgedSample[]): string[] {
+/** Why the samples would fail the validator's guessing (and, on the screen, leak) judgement; empty when they pass. */
+export function judgeSamples(samples: JudgedSample[], pass: keyof typeof LIMITS): string[] {
+  const limits = LIMITS[pass];
   const reasons: string[] = [];
   const levels = [...new Set(samples.map((s) => s.level))].sort((a, b) => a - b);
   for (const level of levels) {
@@ -37,12 +42,13 @@ export function judgeSamples(samples: JudgedSample[]): string[] {
     if (cases.length >= 0.8 * at.length) {
       const guess = informedGuessing(cases);
       const wins = guess.outcomes.reduce((a, b) => a + b, 0) / guess.outcomes.length;
-      if (wins > guess.nominal + MAX_CHOICE_EDGE) reasons.push(`level ${level}: "${guess.rules[0]}" guesses ${(100 * wins).toFixed(0)}% right (chance ${(100 * guess.nominal).toFixed(0)}%)`);
+      if (wins > guess.nominal + limits.choiceEdge) reasons.push(`level ${level}: "${guess.rules[0]}" guesses ${(100 * wins).toFixed(0)}% right (chance ${(100 * guess.nominal).toFixed(0)}%)`);
       continue;
     }
     const top = mostCommon(at.map((s) => normalizeAnswer(answerContent(s.reference)))).share;
-    if (top > MAX_TOP_SHARE) reasons.push(`level ${level}: one answer covers ${(100 * top).toFixed(0)}% of instances`);
+    if (top > limits.topShare) reasons.push(`level ${level}: one answer covers ${(100 * top).toFixed(0)}% of instances`);
   }
+  if (pass === 'full') return reasons;
   const leak = detectLeak(
     samples.map((s): LeakSample => ({ seed: s.seed, level: s.level, reference: s.reference, instance: { prompt: s.prompt } })),
     MAX_LEAK,

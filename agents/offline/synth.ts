@@ -9,7 +9,7 @@ import { deriveRngState } from '../../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../../sandbox/runtime.js';
 import { finalsFrom, instantiate, opById, stepsFrom, textOf, typeOf, type OpDef, type Step, type Ty } from './dsl.js';
 import { emitModule, type Design, type EmitIdentity, type Family, type LevelKnobs } from './emit.js';
-import { JUDGE_CHOICE_SEEDS, JUDGE_SEEDS, judgeSamples, type JudgedSample } from './judge.js';
+import { JUDGE_CHOICE_SEEDS, JUDGE_SCREEN_SEEDS, JUDGE_SEEDS, judgeSamples, type JudgedSample } from './judge.js';
 
 export const LEVEL_COUNT = 6;
 
@@ -236,7 +236,9 @@ export function precheck(source: string, name: string, levels: number, perLevel 
   // Last, as the validator judges guessing and leaks: on more samples, from seeds the checks above did not use.
   if (reasons.length === 0) {
     try {
-      reasons.push(...judgeSamples(sampleModule(mod, name, levels, judgeSeeds, perLevel)));
+      const screen = sampleModule(mod, name, levels, JUDGE_SCREEN_SEEDS, perLevel);
+      reasons.push(...judgeSamples(screen, 'screen'));
+      if (reasons.length === 0) reasons.push(...judgeSamples([...screen, ...sampleModule(mod, name, levels, judgeSeeds - JUDGE_SCREEN_SEEDS, perLevel + JUDGE_SCREEN_SEEDS)], 'full'));
     } catch (error) {
       reasons.push(`a later seed fails: ${(error as Error).message}`);
     }
