@@ -15,7 +15,7 @@ export const JUDGE_SCREEN_SEEDS = 20;
 /** Stricter than the validator's limits (constant 0.2 above chance, leaks 0.5 / 0.8, informed rules 0.03 above 1/K plus noise); the screen only drops the blatant. */
 const LIMITS = {
   screen: { topShare: 0.35, choiceEdge: 0.2 },
-  full: { topShare: 0.15, choiceEdge: 0.05 },
+  full: { topShare: 0.12, choiceEdge: 0.05 },
 };
 const MAX_LEAK = 0.3;
 const MAX_LEVEL_LEAK = 0.5;
@@ -25,6 +25,20 @@ export interface JudgedSample {
   level: number;
   prompt: string;
   reference: string;
+  /** The module's verify on this instance. */
+  score(response: string): number;
+}
+
+/** What the most common answer of one half of a level wins on the other half, scored by verify (as the validator does). */
+function constantWins(at: JudgedSample[]): number {
+  let won = 0;
+  for (const h of [0, 1]) {
+    const half = at.filter((_, i) => i % 2 === h);
+    const top = mostCommon(half.map((s) => normalizeAnswer(answerContent(s.reference)))).value;
+    const constant = half.find((s) => normalizeAnswer(answerContent(s.reference)) === top)?.reference;
+    if (constant !== undefined) for (const s of at.filter((_, i) => i % 2 !== h)) won += s.score(constant);
+  }
+  return won / Math.max(1, at.length);
 }
 
 /** Why the samples would fail the validator's guessing (and, on the screen, leak) judgement; empty when they pass. */
@@ -45,8 +59,8 @@ export function judgeSamples(samples: JudgedSample[], pass: keyof typeof LIMITS)
       if (wins > guess.nominal + limits.choiceEdge) reasons.push(`level ${level}: "${guess.rules[0]}" guesses ${(100 * wins).toFixed(0)}% right (chance ${(100 * guess.nominal).toFixed(0)}%)`);
       continue;
     }
-    const top = mostCommon(at.map((s) => normalizeAnswer(answerContent(s.reference)))).share;
-    if (top > limits.topShare) reasons.push(`level ${level}: one answer covers ${(100 * top).toFixed(0)}% of instances`);
+    const wins = constantWins(at);
+    if (wins > limits.topShare) reasons.push(`level ${level}: one fixed answer wins ${(100 * wins).toFixed(0)}% of instances`);
   }
   if (pass === 'full') return reasons;
   const leak = detectLeak(

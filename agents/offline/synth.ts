@@ -246,13 +246,14 @@ export function precheck(source: string, name: string, levels: number, perLevel 
   return { ok: reasons.length === 0, reasons: [...new Set(reasons)].slice(0, 5), prompts, references };
 }
 
-/** `perLevel` instances per level from seeds `from`, `from + 1`, …, with their references. */
+/** `perLevel` instances per level from seeds `from`, `from + 1`, …, with their references and a scorer. */
 function sampleModule(mod: HostModule, name: string, levels: number, perLevel: number, from: number): JudgedSample[] {
   const out: JudgedSample[] = [];
   for (let level = 1; level <= levels; level++) {
     for (let seed = from; seed < from + perLevel; seed++) {
       const instance = JSON.parse(JSON.stringify(mod.generate(plain().makeRng(...deriveRngState(name, seed, level)), level))) as { prompt: string };
-      out.push({ seed, level, prompt: instance.prompt, reference: mod.solve(instance) });
+      const score = (response: string) => toVerdict(mod.verify(instance, response)).score;
+      out.push({ seed, level, prompt: instance.prompt, reference: mod.solve(instance), score });
     }
   }
   return out;
