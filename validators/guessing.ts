@@ -2,8 +2,9 @@
 // others): the best constant answer (fitted on half the level's instances, scored on the other half), the
 // list the prompt prints for list answers ("every option", or the input copied), and for multiple-choice
 // environments informed guessing (choice-rules.ts). Each is set against nominal chance: 1/K for K options,
-// else zero. The test is sequential: a level whose first sample neither clears nor condemns a strategy
-// gets more instances before its verdict, so the verdict rests on enough samples and costs little.
+// else zero. The test is sequential: the first sample condemns only an overwhelming guess; a level where
+// a guess merely looks strong gets more instances before its verdict, so the verdict rests on enough
+// samples (small ones overstate a learned guess) and honest levels cost nothing extra.
 import type { Code } from '../contract/codes.js';
 import { checkVerdict, runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { answerContent, joinItems, mostCommon, normalizeAnswer, shapeOf, withContent } from './answers.js';
@@ -129,16 +130,16 @@ export async function judgeGuessing(ctx: StageContext, byLevel: Map<number, Epis
       if (episodes.some((e) => scored.get(e)?.has(s))) tallies.set(s, { outcomes: episodes.map((e) => scored.get(e)?.get(s) ?? 0), nominal: s === 'constant' ? nominal : 0 });
     }
     verdict.constantByLevel.set(level, tallies.has('constant') ? mean((tallies.get('constant') as Tally).outcomes) : 0);
-    // Undecided on the first sample (or any multiple-choice level, whose informed rules need many): sample more.
-    const undecided = [...tallies].some(([s, t]) => {
-      const j = judge(t, level);
-      return !fails(s, j) && j.wins >= j.nominal + tolerance(s) / 2;
-    });
+    // The first sample decides only the overwhelming (a guess that wins 50 points above chance); a strategy
+    // that merely looks strong, and any multiple-choice level (informed rules need many), gets more instances
+    // and is judged on them all: small samples overstate a learned guess too often to reject on.
+    const overwhelming = (s: Strategy, t: Tally) => mean(t.outcomes) >= t.nominal + 0.5 && fails(s, judge(t, level));
+    const undecided = [...tallies].some(([s, t]) => !overwhelming(s, t) && mean(t.outcomes) >= t.nominal + tolerance(s) / 2);
     let all = episodes;
     if (multipleChoice || undecided) {
       all = [...episodes, ...(await extraSamples(ctx, level, (multipleChoice ? o.choiceSamplesPerLevel : o.guessSamplesPerLevel) - episodes.length))];
       // Constants are fitted again on halves of the larger sample, and every guess is scored afresh.
-      if (undecided) for (const [s, outcomes] of await scoreGuesses(ctx, all)) tallies.set(s, { outcomes, nominal: s === 'constant' ? nominal : 0 });
+      for (const [s, outcomes] of await scoreGuesses(ctx, all)) tallies.set(s, { outcomes, nominal: s === 'constant' ? nominal : 0 });
     }
     if (multipleChoice) {
       const guessing = informedGuessing(choiceCases(all));

@@ -39,8 +39,8 @@ export interface ValidatorOptions {
   guessSamplesPerLevel: number;
   /** Multiple-choice levels are sampled up to this many instances (informed rules need them to show a small edge). */
   choiceSamplesPerLevel: number;
-  /** At least this share of sampled prompts must be distinct (overall), and half at every level. */
-  minDistinctPromptShare: number;
+  /** Two seeds of a level may give the same prompt at most this often (an instance space of about 1/this or more). */
+  maxPromptCollision: number;
   /** No single answer may cover more than this share of a level's instances (judged at the lower confidence bound, `guessZ`). */
   maxTopAnswerShare: number;
   /** The top level must exceed level 1 by this factor on at least one size, magnitude or work signal… */
@@ -68,7 +68,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   guessMinSamples: 20,
   guessSamplesPerLevel: 200,
   choiceSamplesPerLevel: 300,
-  minDistinctPromptShare: 0.8,
+  maxPromptCollision: 0.1,
   maxTopAnswerShare: 0.5,
   minTopLevelGrowth: 1.25,
   minTrend: 0.6,
