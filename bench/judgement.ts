@@ -1,8 +1,9 @@
 // The validator's judgement under load: every good fixture and every seed validated two at a time (the
 // load `library init` and a batch put on the machine's cores), over several draws of their instances; it
 // must reject none of them. The broken fixtures whose defect is a hack, a leak or bad difficulty are run
-// the same way and must all be rejected with their expected code. ROUNDS=n sets the number of draws.
-import { readFileSync } from 'node:fs';
+// the same way and must all be rejected with their expected code. ROUNDS=n sets the number of draws;
+// GOOD_DIR=folder adds every module in it as a good candidate (a library's envs/, say).
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../library/paths.js';
 import { listSeeds } from '../library/seeds.js';
@@ -25,7 +26,8 @@ function candidates(): Candidate[] {
   const fixtures = manifest
     .filter((m) => m.verdict === 'admit' || m.codes.some((c) => JUDGED.test(c)))
     .map((m) => ({ label: m.file, source: readFileSync(join(dir, m.file), 'utf8'), verdict: m.verdict, codes: m.codes }));
-  return [...fixtures, ...listSeeds().map((s) => ({ label: `seed ${s.name}`, source: s.source, verdict: 'admit' as const, codes: [] }))];
+  const extra = process.env.GOOD_DIR ? readdirSync(process.env.GOOD_DIR).filter((f) => f.endsWith('.js')).map((f) => ({ label: f, source: readFileSync(join(process.env.GOOD_DIR as string, f), 'utf8'), verdict: 'admit' as const, codes: [] })) : [];
+  return [...fixtures, ...listSeeds().map((s) => ({ label: `seed ${s.name}`, source: s.source, verdict: 'admit' as const, codes: [] })), ...extra];
 }
 
 /** A new draw of every instance: the rng is seeded from the environment's name, so a renamed copy samples afresh. */
