@@ -41,6 +41,30 @@ describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
   });
 });
 
+describe('the judgement explains itself', () => {
+  const validate = (file: string) => validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty });
+
+  it('keeps the worst response of each failing probe family, bounded, with the part that decided its score', async () => {
+    const report = await validate('broken-accepts-echo.js');
+    for (const code of ['E_ACCEPTS_ECHO', 'E_ACCEPTS_ENUMERATION']) {
+      const problem = report.problems.find((p) => p.code === code);
+      const evidence = problem?.evidence as { reference: string; score: number; response: { chars: number; head: string; around?: string; tail?: string } };
+      expect(evidence.score).toBeGreaterThanOrEqual(0.1);
+      expect(JSON.stringify(evidence).length).toBeLessThan(1_500);
+      // The long echo is cut, but the window around the answer it contains is kept.
+      expect([evidence.response.head, evidence.response.around, evidence.response.tail].join('')).toContain(evidence.reference);
+    }
+  });
+
+  it('judges guessing level by level and names the levels where it pays', async () => {
+    const report = await validate('broken-constant-level-one.js');
+    const problem = report.problems.find((p) => p.code === 'E_ACCEPTS_CONSTANT');
+    expect(problem?.message).toMatch(/at level 1 /);
+    const levels = (report.stages.find((s) => s.stage === 'hack')?.metrics.guessing ?? []) as Array<{ level: number }>;
+    expect(levels.map((l) => l.level)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+});
+
 describe('every seed is admitted', () => {
   it.each(listSeeds().map((s) => [s.name, s.source]))('%s', async (_name, source) => {
     const report = await validateCandidate(source, { pool, novelty });

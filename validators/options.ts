@@ -7,28 +7,46 @@ export interface ValidatorOptions {
   minSamples: number;
   /** Sandbox limits while validating (a call budget well under the serving budget). */
   limits: Partial<SandboxLimits>;
-  /** Instances per level that get the adversarial probe battery. */
+  /** Instances per level that get the full adversarial battery (every instance gets the guessing probes). */
   probedPerLevel: number;
   /** Instances re-run for determinism (in fresh isolates, in another order). */
   determinismSamples: number;
-  /** Zero-tolerance probe families (empty, echo, format-only, enumeration, huge) may score at most this. */
-  zeroToleranceMaxScore: number;
-  /** Rate families (other instance's answer, ±1, most common answer): mean score beyond chance allowed… */
+  /**
+   * Responses that hold no answer, or several (empty, echo, format-only, keyword stuffing, lists of guesses,
+   * junk of any length) fail at this score or above: the threshold is inclusive.
+   */
+  zeroToleranceCeiling: number;
+  /** Rate families (another instance's answer, perturbed answers): mean score beyond chance allowed… */
   rateFamilyMeanExcess: number;
   /** …and share of full passes beyond chance allowed. */
   rateFamilyPassExcess: number;
-  /** Perturbed references may keep partial credit (half an answer is still right): a looser mean limit. */
+  /** A perturbed scalar answer may keep partial credit (close is partly right): a looser mean limit. */
   perturbedMeanExcess: number;
-  /** A fixed prompt-reading rule (e.g. "the last number in the prompt") may find the answer this often at most. */
+  /** A reading rule (an encoding of the answer at a fixed place) may find the answer this much more often than chance, over all instances… */
   leakMaxRate: number;
-  /** At least this share of sampled prompts must be distinct (overall), and half at every level. */
-  minDistinctPromptShare: number;
-  /** No single answer may cover more than this share of a level's instances. */
+  /** …and at any one level with at least `leakMinLevelSamples` instances. */
+  leakLevelMaxRate: number;
+  leakMinLevelSamples: number;
+  /** Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a level… */
+  guessTolerance: number;
+  /** …and a multiple-choice guess (a constant letter, an informed rule) this much above 1/K. */
+  choiceGuessTolerance: number;
+  /** A guessing strategy fails when the lower confidence bound of its win rate, at this many standard errors, reaches nominal + tolerance. */
+  guessZ: number;
+  /** Levels with fewer instances than this are not judged for guessing. */
+  guessMinSamples: number;
+  /** A level where a guess looks strong is sampled up to this many instances before the verdict. */
+  guessSamplesPerLevel: number;
+  /** Multiple-choice levels are sampled up to this many instances (informed rules need them to show a small edge). */
+  choiceSamplesPerLevel: number;
+  /** Two seeds of a level may give the same prompt at most this often (an instance space of about 1/this or more). */
+  maxPromptCollision: number;
+  /** No single answer may cover more than this share of a level's instances (judged at the lower confidence bound, `guessZ`). */
   maxTopAnswerShare: number;
-  /** A level may shrink by this much on the size measures and still count as monotone. */
-  monotoneTolerance: number;
-  /** The top level must exceed level 1 by this factor on at least one size or work measure. */
+  /** The top level must exceed level 1 by this factor on at least one size, magnitude or work signal… */
   minTopLevelGrowth: number;
+  /** …and that signal must rise with the level: Spearman rank correlation of level against it, at least this. */
+  minTrend: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -37,13 +55,21 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   limits: { callTimeoutMs: 1_000, loadTimeoutMs: 1_000, memoryMb: 128, sliceMs: 100 },
   probedPerLevel: 6,
   determinismSamples: 30,
-  zeroToleranceMaxScore: 0.1,
+  zeroToleranceCeiling: 0.1,
   rateFamilyMeanExcess: 0.25,
   rateFamilyPassExcess: 0.1,
   perturbedMeanExcess: 0.6,
   leakMaxRate: 0.5,
-  minDistinctPromptShare: 0.8,
+  leakLevelMaxRate: 0.8,
+  leakMinLevelSamples: 20,
+  guessTolerance: 0.2,
+  choiceGuessTolerance: 0.03,
+  guessZ: 3,
+  guessMinSamples: 20,
+  guessSamplesPerLevel: 200,
+  choiceSamplesPerLevel: 300,
+  maxPromptCollision: 0.1,
   maxTopAnswerShare: 0.5,
-  monotoneTolerance: 0.15,
   minTopLevelGrowth: 1.25,
+  minTrend: 0.6,
 } satisfies ValidatorOptions;

@@ -195,12 +195,12 @@ function programLines(count, hidden) {
 }
 
 // A fresh input whose output makes a fair question (the loop is bounded; the author checked that it succeeds).
-function drawCase(rng, k) {
+function drawCase(rng, k, swap) {
   let input = makeInput(rng, k);
-  let output = execute(k.steps, input);
+  let output = execute(k.steps, input, swap);
   for (let t = 0; t < 50 && !usable(output); t++) {
     input = makeInput(rng, k);
-    output = execute(k.steps, input);
+    output = execute(k.steps, input, swap);
   }
   return { input, output };
 }
@@ -289,7 +289,7 @@ export function generate(rng, level) {
 
 ${letterAnswer('gives a different output')}`,
   'missing-step': (design) => `${LETTER_OPTIONS}
-// Same-typed instructions offered as wrong options for the missing one.
+// Same-typed instructions that may fill the gap: the program's own steps and alternatives.
 const ALTERNATIVES = [
 ${design.alternatives.map(stepEntry).join('\n')}
 ];
@@ -297,15 +297,20 @@ ${design.alternatives.map(stepEntry).join('\n')}
 export function generate(rng, level) {
   const k = knobs(level);
   const hidden = rng.int(${design.core}, k.steps - 1);
+  const shown = new Set(STEPS.slice(0, k.steps).filter((_, i) => i !== hidden).map((s) => s.text));
+  // The missing instruction is drawn from every candidate the prompt does not show, so no option can be
+  // told apart by being in the program, by never being in one, or by being the usual one for this slot.
+  const candidates = [];
+  for (const s of [...STEPS.slice(${design.core}), ...ALTERNATIVES]) if (!shown.has(s.text) && !candidates.some((c) => c.text === s.text)) candidates.push(s);
+  const truth = rng.pick(candidates);
+  const swap = { at: hidden, step: truth };
   const examples = [];
-  for (let e = 0; e < k.examples; e++) examples.push(drawCase(rng, k));
-  const truth = STEPS[hidden];
+  for (let e = 0; e < k.examples; e++) examples.push(drawCase(rng, k, swap));
   // A wrong option must contradict at least one example, so exactly one option fits them all.
-  const pool = rng.shuffle([...ALTERNATIVES, ...STEPS.filter((_, i) => i >= ${design.core} && i !== hidden)]).filter((s) => s.text !== truth.text);
   const wrong = [];
-  for (const s of pool) {
+  for (const s of rng.shuffle(candidates)) {
     if (wrong.length >= k.options - 1) break;
-    if (wrong.some((w) => w.text === s.text)) continue;
+    if (s.text === truth.text) continue;
     if (examples.some((ex) => show(execute(k.steps, ex.input, { at: hidden, step: s })) !== show(ex.output))) wrong.push(s);
   }
   const options = rng.shuffle([truth, ...wrong]);

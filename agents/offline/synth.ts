@@ -9,6 +9,7 @@ import { deriveRngState } from '../../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../../sandbox/runtime.js';
 import { finalsFrom, instantiate, opById, stepsFrom, textOf, typeOf, type OpDef, type Step, type Ty } from './dsl.js';
 import { emitModule, type Design, type EmitIdentity, type Family, type LevelKnobs } from './emit.js';
+import { JUDGE_CHOICE_SEEDS, JUDGE_SCREEN_SEEDS, JUDGE_SEEDS, judgeSamples, type JudgedSample } from './judge.js';
 
 export const LEVEL_COUNT = 6;
 
@@ -163,7 +164,7 @@ export interface Precheck {
 export const PRECHECK_SEEDS = 10;
 
 /** Design-time checks on the emitted module, over `perLevel` seeds per level with the real rng scheme. */
-export function precheck(source: string, name: string, levels: number, perLevel = PRECHECK_SEEDS): Precheck {
+export function precheck(source: string, name: string, levels: number, perLevel = PRECHECK_SEEDS, judgeSeeds = JUDGE_SEEDS): Precheck {
   const reasons: string[] = [];
   let mod: HostModule;
   try {
@@ -232,7 +233,30 @@ export function precheck(source: string, name: string, levels: number, perLevel 
     if (last < 1.3 * first) reasons.push(`the top level's prompts are only ${(last / first).toFixed(2)}× as long as level 1's`);
     if (promptChars.some((c, i) => i > 0 && c < 0.9 * (promptChars[i - 1] as number))) reasons.push('prompt size shrinks from one level to the next');
   }
+  // Last, as the validator judges guessing and leaks: on more samples, from seeds the checks above did not use.
+  if (reasons.length === 0) {
+    try {
+      const screen = sampleModule(mod, name, levels, JUDGE_SCREEN_SEEDS, perLevel);
+      reasons.push(...judgeSamples(screen, 'screen'));
+      if (reasons.length === 0) reasons.push(...judgeSamples([...screen, ...sampleModule(mod, name, levels, judgeSeeds - JUDGE_SCREEN_SEEDS, perLevel + JUDGE_SCREEN_SEEDS)], 'full'));
+    } catch (error) {
+      reasons.push(`a later seed fails: ${(error as Error).message}`);
+    }
+  }
   return { ok: reasons.length === 0, reasons: [...new Set(reasons)].slice(0, 5), prompts, references };
+}
+
+/** `perLevel` instances per level from seeds `from`, `from + 1`, …, with their references and a scorer. */
+function sampleModule(mod: HostModule, name: string, levels: number, perLevel: number, from: number): JudgedSample[] {
+  const out: JudgedSample[] = [];
+  for (let level = 1; level <= levels; level++) {
+    for (let seed = from; seed < from + perLevel; seed++) {
+      const instance = JSON.parse(JSON.stringify(mod.generate(plain().makeRng(...deriveRngState(name, seed, level)), level))) as { prompt: string };
+      const score = (response: string) => toVerdict(mod.verify(instance, response)).score;
+      out.push({ seed, level, prompt: instance.prompt, reference: mod.solve(instance), score });
+    }
+  }
+  return out;
 }
 
 export interface Synthesised {
@@ -262,7 +286,8 @@ export async function synthesise(
     const design = drawDesign(rng, target);
     const id = identity(design);
     const source = emitModule(design, id);
-    const check = precheck(source, id.name, design.levels.length);
+    const multipleChoice = design.family === 'pick-input' || design.family === 'missing-step';
+    const check = precheck(source, id.name, design.levels.length, PRECHECK_SEEDS, multipleChoice ? JUDGE_CHOICE_SEEDS : JUDGE_SEEDS);
     if (check.ok && accept({ design, id, source, check })) return { design, id, source, check, tries };
   }
   return null;

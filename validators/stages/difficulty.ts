@@ -1,8 +1,14 @@
-// Stage 7, difficulty: per level, instance size, reference work and cheap-baseline scores; levels must
-// change the task, grow monotonically within tolerance, and the top level must differ from level 1.
-import { answerContent, mostCommon, normalizeAnswer } from '../answers.js';
+// Stage 7, difficulty: levels must change the task, and something that makes a task harder must rise
+// with the level. Signals per instance: prompt, instance and reference size, how many numbers the prompt
+// holds and how large they are, and (only where it is stable) the reference solver's time. A signal
+// carries the difficulty when the top level exceeds level 1 by a factor and its per-level means rise with
+// the level by rank correlation over every level; one signal that shrinks (a reference that gets shorter
+// as a base grows) or one noisy level does not reject a candidate whose other signals carry it.
+import { answerContent, mostCommon, normalizeAnswer, tokenize } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import type { LevelStats, Problem } from '../report.js';
+import { spearman } from '../stats.js';
+import type { Episode } from '../../sandbox/episodes.js';
 
 export function levelCurve(ctx: StageContext): LevelStats[] {
   const levels = [...new Set(ctx.episodes.map((e) => e.level))].sort((a, b) => a - b);
@@ -28,49 +34,92 @@ export function levelCurve(ctx: StageContext): LevelStats[] {
   });
 }
 
-const SIZE_MEASURES = ['instanceChars', 'promptChars', 'referenceChars'] as const;
+/** The numbers a text holds: how many, and log10 of the largest magnitude (plus one). */
+function numbersOf(text: string): { count: number; magnitude: number } {
+  const known = seen.get(text);
+  if (known) return known;
+  let count = 0;
+  let largest = 0;
+  for (const t of tokenize(text, 20_000)) {
+    const v = Number(t);
+    if (t.length > 0 && Number.isFinite(v) && /^[+-]?\d/.test(t)) {
+      count++;
+      largest = Math.max(largest, Math.abs(v));
+    }
+  }
+  const out = { count, magnitude: Math.log10(1 + largest) };
+  if (seen.size > 5_000) seen.clear();
+  seen.set(text, out);
+  return out;
+}
+const seen = new Map<string, { count: number; magnitude: number }>();
+
+const median = (v: number[]) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : ((s[(s.length - 1) >> 1] as number) + (s[s.length >> 1] as number)) / 2;
+};
+
+/** Per-instance signals; magnitudes are logarithms, so a growth factor is 10^(difference). */
+const SIGNALS: Record<string, { of: (e: Episode) => number; log?: boolean }> = {
+  promptChars: { of: (e) => e.instance.prompt.length },
+  instanceChars: { of: (e) => JSON.stringify(e.instance).length },
+  referenceChars: { of: (e) => e.reference.length },
+  promptNumbers: { of: (e) => numbersOf(e.instance.prompt).count },
+  promptMagnitude: { of: (e) => numbersOf(e.instance.prompt).magnitude, log: true },
+  answerMagnitude: { of: (e) => numbersOf(answerContent(e.reference)).magnitude, log: true },
+};
+
+interface Signal {
+  /** Top level over level 1 (a factor). */
+  growth: number;
+  /** Spearman correlation of level against the signal's per-level mean. */
+  trend: number;
+  perLevel: number[];
+}
+
+function signalOf(levels: number[], byLevel: Map<number, Episode[]>, of: (e: Episode) => number, log: boolean, centre: (v: number[]) => number): Signal {
+  const perLevel = levels.map((l) => centre((byLevel.get(l) as Episode[]).map(of)));
+  const first = perLevel[0] as number;
+  const last = perLevel[perLevel.length - 1] as number;
+  const growth = log ? 10 ** (last - first) : last / Math.max(1e-9, first);
+  return { growth, trend: spearman(levels, perLevel), perLevel: perLevel.map((v) => Number(v.toFixed(2))) };
+}
 
 export const difficultyStage: Stage = async (ctx) => {
   const curve = levelCurve(ctx);
   const problems: Problem[] = [];
-  const first = curve[0];
-  const last = curve[curve.length - 1];
-  if (!first || !last || curve.length < 2) return { ok: true, metrics: { curve }, problems };
-  const growth: Record<string, number> = {};
-  for (const m of SIZE_MEASURES) growth[m] = last[m] / Math.max(1e-9, first[m]);
-  // Solver work only counts when it is measurable at millisecond resolution.
-  growth.solveMs = last.solveMs >= 1 ? last.solveMs / Math.max(0.05, first.solveMs) : 1;
-  const best = Object.entries(growth).reduce((a, b) => (b[1] > a[1] ? b : a));
-  const unchanged = Object.values(growth).every((g) => g > 0.93 && g < 1.07);
+  if (curve.length < 2) return { ok: true, metrics: { curve }, problems };
+  const byLevel = new Map<number, Episode[]>();
+  for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
+  // Levels with too few instances (most failed to run) say nothing about a trend.
+  const levels = [...byLevel.keys()].filter((l) => (byLevel.get(l) as Episode[]).length >= 3).sort((a, b) => a - b);
+  const signals: Record<string, Signal> = {};
+  for (const [name, s] of Object.entries(SIGNALS)) signals[name] = signalOf(levels, byLevel, s.of, s.log ?? false, mean);
+  // Solve time: medians (load spikes move means), and counted only when it rises steadily and well above clock resolution.
+  const solve = signalOf(levels, byLevel, (e) => e.ms[1], false, median);
+  const timingStable = solve.trend >= 0.9 && (solve.perLevel[solve.perLevel.length - 1] as number) >= 2;
+  const judged = { ...signals, ...(timingStable ? { solveMs: solve } : {}) };
+  const o = ctx.options;
+  const carrying = Object.entries(judged).filter(([, s]) => s.growth >= o.minTopLevelGrowth && s.trend >= o.minTrend);
+  const growing = Object.entries(judged).filter(([, s]) => s.growth >= o.minTopLevelGrowth);
+  const summary = Object.entries(judged).map(([k, s]) => `${k} ×${s.growth.toFixed(2)} (trend ${s.trend.toFixed(2)})`).join(', ');
+  const evidence = Object.fromEntries(Object.entries(judged).map(([k, s]) => [k, { growth: Number(s.growth.toFixed(3)), trend: Number(s.trend.toFixed(3)), perLevel: s.perLevel }]));
+  const unchanged = Object.values(signals).every((s) => s.growth > 0.93 && s.growth < 1.07 && Math.abs(s.trend) < o.minTrend);
   if (unchanged) {
-    problems.push({
-      code: 'E_LEVEL_IGNORED',
-      message: `level ${last.level} instances look like level ${first.level} ones (size ratios ${Object.entries(growth).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}): generate must use its level argument`,
-      evidence: growth,
-    });
-  } else if (best[1] < ctx.options.minTopLevelGrowth) {
-    problems.push({
-      code: 'E_FLAT_DIFFICULTY',
-      message: `the top level is at most ${best[1].toFixed(2)}× level 1 on every measure (best: ${best[0]}); it must be at least ${ctx.options.minTopLevelGrowth}× bigger or harder`,
-      evidence: growth,
-    });
-  } else {
-    // Monotone on the measure that carries the difficulty, within tolerance.
-    const measure = best[0] as (typeof SIZE_MEASURES)[number] | 'solveMs';
-    const dips = curve.slice(1).filter((l, i) => l[measure] < (curve[i] as LevelStats)[measure] * (1 - ctx.options.monotoneTolerance));
-    if (dips.length > 0) {
-      problems.push({
-        code: 'E_NON_MONOTONIC',
-        message: `${measure} shrinks from one level to the next at levels ${dips.map((l) => l.level).join(', ')} (tolerance ${(100 * ctx.options.monotoneTolerance).toFixed(0)}%)`,
-        evidence: curve.map((l) => ({ level: l.level, [measure]: Number(l[measure].toFixed(1)) })),
-      });
-    }
-    const easier = ['baselineCommon', 'baselineOther'] as const;
-    for (const b of easier) {
-      if (Number.isFinite(first[b]) && Number.isFinite(last[b]) && last[b] > first[b] + 0.2 && last[b] > 0.3) {
-        problems.push({ code: 'E_NON_MONOTONIC', message: `the ${b} baseline scores ${last[b].toFixed(2)} at the top level but ${first[b].toFixed(2)} at level 1: higher levels are easier to guess`, evidence: { first: first[b], last: last[b] } });
-      }
+    problems.push({ code: 'E_LEVEL_IGNORED', message: `levels ${levels[0]} to ${levels[levels.length - 1]} look alike (${summary}): generate must use its level argument`, evidence });
+  } else if (growing.length === 0) {
+    problems.push({ code: 'E_FLAT_DIFFICULTY', message: `no signal of the top level is ${o.minTopLevelGrowth}× level 1 or more (${summary}): it must be measurably bigger or harder`, evidence });
+  } else if (carrying.length === 0) {
+    problems.push({ code: 'E_NON_MONOTONIC', message: `${growing.map(([k]) => k).join(', ')} grow${growing.length === 1 ? 's' : ''} from level 1 to the top but do${growing.length === 1 ? 'es' : ''} not rise with the level (rank correlation below ${o.minTrend}): ${summary}`, evidence });
+  }
+  // Guessing must not get easier as levels rise.
+  const first = curve[0] as LevelStats;
+  const last = curve[curve.length - 1] as LevelStats;
+  for (const b of ['baselineCommon', 'baselineOther'] as const) {
+    const trend = spearman(curve.map((l) => l.level), curve.map((l) => (Number.isFinite(l[b]) ? l[b] : 0)));
+    if (Number.isFinite(first[b]) && Number.isFinite(last[b]) && last[b] > first[b] + 0.2 && last[b] > 0.3 && trend >= o.minTrend) {
+      problems.push({ code: 'E_NON_MONOTONIC', message: `the ${b} baseline scores ${last[b].toFixed(2)} at the top level but ${first[b].toFixed(2)} at level 1 (trend ${trend.toFixed(2)}): higher levels are easier to guess`, evidence: curve.map((l) => ({ level: l.level, [b]: l[b] })) });
     }
   }
-  return { ok: problems.length === 0, metrics: { growth, curve }, problems };
+  return { ok: problems.length === 0, metrics: { signals: evidence, carrying: carrying.map(([k]) => k), timingStable, curve }, problems };
 };

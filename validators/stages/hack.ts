@@ -1,100 +1,101 @@
-// Stage 5, hack resistance: a battery of adversarial responses per instance. Empty, echo, format-only,
-// enumeration and huge responses are zero-tolerance; another instance's answer, perturbed references and
-// the most common answer are judged by their rate beyond what chance explains (shared answers, several
-// valid answers). Also: the answer must not be readable from the prompt by a fixed rule.
+// Stage 5, hack resistance: a verifier must pay only for the task being solved. Every sampled instance
+// gets guessing probes and another instance's answer; a few per level get the full battery (probes.ts):
+// responses that hold no answer or several must earn less than the ceiling (inclusive), keyword stuffing
+// must add nothing to a wrong answer, and answers that may be valid (perturbed) are judged by rate beyond
+// chance. Guessing is judged per level (guessing.ts) and the prompt must not give the answer away (leak.ts).
 import type { Code } from '../../contract/codes.js';
-import { runEpisodes, scoreOf, type Episode, type EpisodeRequest } from '../../sandbox/episodes.js';
-import { answerContent, flipCase, isIntegerAnswer, mostCommon, normalizeAnswer, perturbNumbers, reorderList, withContent } from '../answers.js';
-import { clip, mean, type Stage, type StageContext } from '../context.js';
+import { runEpisodes, type Episode, type EpisodeRequest } from '../../sandbox/episodes.js';
+import { answerContent, excerpt, shapeOf } from '../answers.js';
+import { mean, type Stage, type StageContext } from '../context.js';
+import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../guessing.js';
+import { detectLeak, type Leak } from '../leak.js';
+import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
+import { isArrangement } from '../prompt-lists.js';
 import type { Problem } from '../report.js';
-
-type Family = 'empty' | 'echo' | 'format-only' | 'enumeration' | 'huge' | 'other-answer' | 'perturbed' | 'common-answer' | 'reordered' | 'case-flipped';
 
 const ZERO_TOLERANCE: Partial<Record<Family, Code>> = {
   empty: 'E_ACCEPTS_EMPTY',
   echo: 'E_ACCEPTS_ECHO',
   'format-only': 'E_ACCEPTS_FORMAT_ONLY',
+  stuffing: 'E_ACCEPTS_STUFFING',
   enumeration: 'E_ACCEPTS_ENUMERATION',
   huge: 'E_ACCEPTS_HUGE',
+  'malformed-list': 'E_ACCEPTS_MALFORMED_LIST',
 };
-const RATE: Partial<Record<Family, Code>> = {
-  'other-answer': 'E_ACCEPTS_OTHER_ANSWER',
-  perturbed: 'E_ACCEPTS_PERTURBED',
-  'common-answer': 'E_ACCEPTS_CONSTANT',
-};
-/** Reordered lists and case flips are often still correct (any valid order, case-insensitive names): measured, not judged. */
-const MEASURED_ONLY: Family[] = ['reordered', 'case-flipped'];
+const RATE: Partial<Record<Family, Code>> = { 'other-answer': 'E_ACCEPTS_OTHER_ANSWER', perturbed: 'E_ACCEPTS_PERTURBED' };
 
-interface Probe {
-  family: Family;
-  response: string;
-  /** The probe's answer equals the reference's: a pass is a coincidence, not a hack. */
-  coincident: boolean;
-}
-interface ProbeOutcome extends Probe {
-  seed: number;
-  level: number;
+interface Outcome {
+  probe: Probe;
+  episode: Episode;
   score: number;
+  feedback?: string;
   failure?: { code: Code; message: string };
+  /** Zero tolerance: what the probe is judged on (its score, the least of its group, or what stuffing added). */
+  excess?: number;
 }
 
-const HUGE_RESPONSES = [
-  'a'.repeat(1_000_000),
-  `<answer>${'9'.repeat(100_000)}</answer>`,
-  // Bait for catastrophic backtracking in verifier regexes.
-  `<answer>${'a'.repeat(50_000)}!`,
-  `${' '.repeat(100_000)}x`,
-  `<answer>${'1,'.repeat(30_000)}</answer>`,
-];
+type Planned = { kind: 'probe'; probe: Probe } | { kind: 'guess'; guess: GuessProbe };
 
-function enumerationProbes(episode: Episode, peers: Episode[]): string[] {
-  const content = answerContent(episode.reference);
-  let candidates: string[];
-  if (isIntegerAnswer(content)) {
-    const n = Number(content);
-    candidates = Array.from({ length: 41 }, (_, i) => String(n - 20 + i));
-  } else {
-    const others = [...new Set(peers.map((p) => answerContent(p.reference)).filter((c) => c !== content))].slice(0, 20);
-    candidates = [...others.slice(0, others.length >> 1), content, ...others.slice(others.length >> 1)];
+function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: EpisodeRequest[]; planned: Planned[][]; episodes: Episode[] } {
+  const levels = [...byLevel.keys()].sort((a, b) => a - b);
+  // The long junk bands go to the first instance of a few levels spread over the range, each band once.
+  const longAt = new Map<number, number[]>();
+  LONG_BANDS.forEach(([band], i) => {
+    const level = levels[Math.round((i * (levels.length - 1)) / Math.max(1, LONG_BANDS.length - 1))] as number;
+    longAt.set(level, [...(longAt.get(level) ?? []), band]);
+  });
+  const requests: EpisodeRequest[] = [];
+  const planned: Planned[][] = [];
+  const episodes: Episode[] = [];
+  let index = 0;
+  for (const level of levels) {
+    const peers = byLevel.get(level) as Episode[];
+    peers.forEach((episode, i) => {
+      const probed = i < ctx.options.probedPerLevel;
+      const probes = probed
+        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling })
+        : [];
+      const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
+      planned.push(list);
+      episodes.push(episode);
+      requests.push({ seed: episode.seed, level, responses: list.map((p) => (p.kind === 'probe' ? p.probe.response : p.guess.response)) });
+    });
   }
-  // The right answer sits in the middle, so verifiers that read the first or last tag are not hit.
-  const separator = isIntegerAnswer(content) ? ', ' : '\n';
-  return [
-    candidates.map((c) => `<answer>${c}</answer>`).join('\n'),
-    `<answer>${candidates.join(separator)}</answer>`,
-    candidates.join(' '),
-  ];
+  return { requests, planned, episodes };
 }
 
-/** The two cheap baselines every sampled instance gets: another instance's answer and the level's most common one. */
-function baselineProbes(episode: Episode, peers: Episode[], common: string | undefined, others: number): Probe[] {
-  const content = normalizeAnswer(answerContent(episode.reference));
-  const same = (other: string) => normalizeAnswer(answerContent(other)) === content;
-  const index = peers.indexOf(episode);
-  const probes: Probe[] = [];
-  for (let k = 1; k <= Math.min(others, peers.length - 1); k++) {
-    const peer = peers[(index + k) % peers.length] as Episode;
-    probes.push({ family: 'other-answer', response: peer.reference, coincident: same(peer.reference) });
+/** What each zero-tolerance probe is judged on: a group fails only when all its members do; stuffing by what it adds. */
+function judgeExcess(outcomes: Outcome[]): void {
+  // Per instance: the least score of each group, and the score of each stuffing pair's bare wrong answer.
+  const seen = new Map<Episode, { groups: Map<string, number>; bases: Map<string, number> }>();
+  const of = (e: Episode) => seen.get(e) ?? (seen.set(e, { groups: new Map(), bases: new Map() }).get(e) as { groups: Map<string, number>; bases: Map<string, number> });
+  for (const o of outcomes) {
+    const { groups, bases } = of(o.episode);
+    if (o.probe.group) groups.set(o.probe.group, Math.min(groups.get(o.probe.group) ?? 1, o.score));
+    if (o.probe.base && o.probe.pair) bases.set(o.probe.pair, o.score);
   }
-  if (common !== undefined) probes.push({ family: 'common-answer', response: common, coincident: same(common) });
-  return probes;
+  for (const o of outcomes) {
+    if (o.probe.ceiling === undefined || o.failure) continue;
+    const { groups, bases } = of(o.episode);
+    if (o.probe.group) o.excess = groups.get(o.probe.group) as number;
+    else if (o.probe.pair) o.excess = o.score - (bases.get(o.probe.pair) ?? 0);
+    else o.excess = o.score;
+  }
 }
 
-function probesFor(episode: Episode, peers: Episode[], common: string | undefined, withHuge: boolean): Probe[] {
-  const content = answerContent(episode.reference);
-  const probes: Probe[] = [];
-  const add = (family: Family, responses: string[]) => {
-    for (const response of responses) probes.push({ family, response, coincident: false });
+function evidenceOf(o: Outcome): Record<string, unknown> {
+  const content = answerContent(o.episode.reference);
+  return {
+    family: o.probe.family,
+    form: o.probe.form,
+    seed: o.episode.seed,
+    level: o.episode.level,
+    score: o.score,
+    ...(o.excess !== undefined && o.excess !== o.score ? { judged: Number(o.excess.toFixed(3)) } : {}),
+    ...(o.feedback ? { feedback: o.feedback.slice(0, 160) } : {}),
+    reference: content.slice(0, 80),
+    response: excerpt(o.probe.response, [content, '<answer>', '<b>', '**']),
   };
-  add('empty', ['', '   ', '\n\t\n']);
-  add('echo', [episode.instance.prompt, `<answer>${episode.instance.prompt}</answer>`]);
-  add('format-only', ['<answer></answer>', '<answer>\n</answer>', 'The answer is <answer> </answer>']);
-  add('enumeration', enumerationProbes(episode, peers));
-  if (withHuge) add('huge', HUGE_RESPONSES);
-  add('perturbed', perturbNumbers(content).map((v) => withContent(episode.reference, v)));
-  add('reordered', reorderList(content).map((v) => withContent(episode.reference, v)));
-  add('case-flipped', flipCase(content).map((v) => withContent(episode.reference, v)));
-  return [...probes, ...baselineProbes(episode, peers, common, 3)];
 }
 
 interface FamilyStats {
@@ -103,165 +104,132 @@ interface FamilyStats {
   meanScore: number;
   passRate: number;
   chanceRate: number;
-  worst?: { seed: number; level: number; response: string; score: number };
+  failing?: number;
+  worst?: Record<string, unknown>;
 }
 
-function familyStats(outcomes: ProbeOutcome[]): FamilyStats {
-  const scores = outcomes.map((o) => o.score);
-  const worst = outcomes.reduce<ProbeOutcome | undefined>((w, o) => (!w || o.score > w.score ? o : w), undefined);
+function familyStats(list: Outcome[]): FamilyStats {
+  const judged = list.filter((o) => o.excess !== undefined);
+  const worst = [...(judged.length ? judged : list)].reduce<Outcome | undefined>((w, o) => (!w || (o.excess ?? o.score) > (w.excess ?? w.score) ? o : w), undefined);
+  const scores = list.map((o) => o.score);
   return {
-    probes: outcomes.length,
+    probes: list.length,
     maxScore: Math.max(0, ...scores),
     meanScore: mean(scores),
     passRate: mean(scores.map((s) => (s >= 1 ? 1 : 0))),
-    chanceRate: mean(outcomes.map((o) => (o.coincident ? 1 : 0))),
-    ...(worst ? { worst: { seed: worst.seed, level: worst.level, response: clip(worst.response, 160), score: worst.score } } : {}),
+    chanceRate: mean(list.map((o) => (o.probe.coincident ? 1 : 0))),
+    ...(worst ? { worst: evidenceOf(worst) } : {}),
   };
 }
 
-async function runProbes(ctx: StageContext): Promise<ProbeOutcome[]> {
-  const byLevel = new Map<number, Episode[]>();
-  for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
-  const levels = [...byLevel.keys()].sort((a, b) => a - b);
-  const hugeLevels = new Set([levels[0], levels[levels.length >> 1], levels[levels.length - 1]]);
-  const requests: EpisodeRequest[] = [];
-  const planned: Probe[][] = [];
-  for (const level of levels) {
-    const peers = byLevel.get(level) as Episode[];
-    const common = mostCommon(peers.map((p) => p.reference)).value;
-    peers.forEach((episode, i) => {
-      const probes = i < ctx.options.probedPerLevel ? probesFor(episode, peers, common, i === 0 && hugeLevels.has(level)) : baselineProbes(episode, peers, common, 1);
-      planned.push(probes);
-      requests.push({ seed: episode.seed, level, responses: probes.map((p) => p.response) });
-    });
-  }
-  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
-  const outcomes: ProbeOutcome[] = [];
+/** Each probe's score (or failure), and each instance's guess-probe scores for the guessing judgement. */
+function collect(run: Awaited<ReturnType<typeof runEpisodes>>, planned: Planned[][], episodes: Episode[]): { outcomes: Outcome[]; guessed: Map<Episode, Map<Strategy, number>> } {
+  const outcomes: Outcome[] = [];
+  const guessed = new Map<Episode, Map<Strategy, number>>();
   run.episodes.forEach((e, i) => {
-    const probes = planned[i] as Probe[];
-    probes.forEach((probe, j) => {
+    const episode = episodes[i] as Episode;
+    (planned[i] as Planned[]).forEach((p, j) => {
       const verdict = e.ok ? e.verdicts[j] : undefined;
-      const failure = !e.ok ? { code: e.code, message: e.message } : verdict && !verdict.ok ? { code: verdict.code, message: verdict.message } : undefined;
-      outcomes.push({ ...probe, seed: e.seed, level: e.level, score: scoreOf(verdict), ...(failure ? { failure } : {}) });
-    });
-  });
-  return outcomes;
-}
-
-/** Fixed rules that read a candidate answer off the prompt: the k-th number from either end, the last words. */
-function leakRules(prompt: string): Map<string, string> {
-  const rules = new Map<string, string>();
-  const numbers = prompt.match(/-?\d+(?:\.\d+)?(?:\/\d+)?/g) ?? [];
-  for (let k = 0; k < Math.min(10, numbers.length); k++) {
-    rules.set(`number #${k + 1}`, numbers[k] as string);
-    rules.set(`number #${k + 1} from the end`, numbers[numbers.length - 1 - k] as string);
-  }
-  const words = prompt.split(/\s+/).map((w) => w.replace(/^[^\w-]+|[^\w-]+$/g, '')).filter(Boolean);
-  for (let k = 1; k <= Math.min(5, words.length); k++) rules.set(`word #${k} from the end`, words[words.length - k] as string);
-  return rules;
-}
-
-function detectLeak(ctx: StageContext): { rule: string; rate: number; chance: number; examples: unknown[] } | null {
-  const hits = new Map<string, { hit: number; chance: number; examples: unknown[] }>();
-  const episodes = ctx.episodes;
-  episodes.forEach((e, i) => {
-    const answer = normalizeAnswer(answerContent(e.reference)).toLowerCase();
-    const peer = episodes[(i + 1) % episodes.length] as Episode;
-    const peerAnswer = normalizeAnswer(answerContent(peer.reference)).toLowerCase();
-    for (const [rule, value] of leakRules(e.instance.prompt)) {
-      const v = value.toLowerCase();
-      const entry = hits.get(rule) ?? { hit: 0, chance: 0, examples: [] };
-      if (v === answer) {
-        entry.hit++;
-        if (entry.examples.length < 2) entry.examples.push({ seed: e.seed, level: e.level, rule, answer: clip(answer, 80) });
+      const score = verdict?.ok ? verdict.score : 0;
+      if (p.kind === 'guess') {
+        guessed.set(episode, (guessed.get(episode) ?? new Map()).set(p.guess.strategy, score));
+        return;
       }
-      if (v === peerAnswer) entry.chance++;
-      hits.set(rule, entry);
-    }
-    // A whole multi-part answer printed in the prompt is a leak whatever its position.
-    if (answer.length >= 12 && /[\s,]/.test(answer)) {
-      const entry = hits.get('the answer verbatim') ?? { hit: 0, chance: 0, examples: [] };
-      if (normalizeAnswer(e.instance.prompt).toLowerCase().includes(answer)) entry.hit++;
-      if (peerAnswer.length >= 12 && normalizeAnswer(e.instance.prompt).toLowerCase().includes(peerAnswer)) entry.chance++;
-      hits.set('the answer verbatim', entry);
-    }
+      const failure = !e.ok ? { code: e.code, message: e.message } : verdict && !verdict.ok ? { code: verdict.code, message: verdict.message } : undefined;
+      outcomes.push({ probe: p.probe, episode, score, ...(verdict?.ok && verdict.feedback ? { feedback: verdict.feedback } : {}), ...(failure ? { failure } : {}) });
+    });
   });
-  let worst: { rule: string; rate: number; chance: number; examples: unknown[] } | null = null;
-  for (const [rule, { hit, chance, examples }] of hits) {
-    const rate = hit / episodes.length;
-    const chanceRate = chance / episodes.length;
-    if (!worst || rate - chanceRate > worst.rate - worst.chance) worst = { rule, rate, chance: chanceRate, examples };
-  }
-  return worst;
+  judgeExcess(outcomes);
+  return { outcomes, guessed };
 }
 
-export const hackStage: Stage = async (ctx) => {
-  const outcomes = await runProbes(ctx);
-  const problems: Problem[] = [];
-  const families = new Map<Family, ProbeOutcome[]>();
-  for (const o of outcomes) families.set(o.family, [...(families.get(o.family) ?? []), o]);
+function crashProblems(outcomes: Outcome[]): Problem[] {
+  const crashed = outcomes.filter((x) => x.failure);
+  const first = crashed[0];
+  if (!first?.failure) return [];
+  return [
+    {
+      code: first.failure.code,
+      message: `verify failed on ${crashed.length} adversarial responses (first: ${first.probe.family} probe "${first.probe.form}" at level ${first.episode.level}): ${first.failure.message}. A verifier must return a score for any text`,
+      evidence: crashed.slice(0, 3).map((x) => ({ ...evidenceOf(x), failure: x.failure })),
+    },
+  ];
+}
 
-  const crashed = outcomes.filter((o) => o.failure);
-  if (crashed.length > 0) {
-    const first = crashed[0] as ProbeOutcome;
-    const failure = first.failure as { code: Code; message: string };
+/** Zero tolerance: any probe at or above its ceiling fails its family; the worst is the evidence. */
+function zeroToleranceProblems(families: Map<Family, Outcome[]>, stats: Record<string, FamilyStats>): Problem[] {
+  const problems: Problem[] = [];
+  for (const [family, code] of Object.entries(ZERO_TOLERANCE) as Array<[Family, Code]>) {
+    const failing = (families.get(family) ?? []).filter((x) => x.excess !== undefined && x.excess >= (x.probe.ceiling as number));
+    if (failing.length === 0) continue;
+    const worst = failing.reduce((w, x) => ((x.excess as number) > (w.excess as number) ? x : w));
+    (stats[family] as FamilyStats).failing = failing.length;
+    const forms = [...new Set(failing.map((x) => x.probe.form))];
+    const judged = worst.probe.pair ? `adds ${(worst.excess as number).toFixed(2)} to a wrong answer's score` : `scores ${worst.score}`;
     problems.push({
-      code: failure.code,
-      message: `verify failed on ${crashed.length} adversarial responses (first: ${first.family} probe at level ${first.level}): ${failure.message}. A verifier must return a score for any text`,
-      evidence: crashed.slice(0, 3).map((o) => ({ family: o.family, seed: o.seed, level: o.level, response: clip(o.response, 120), failure: o.failure })),
+      code,
+      message: `${failing.length} ${family} probe${failing.length === 1 ? '' : 's'} reach the ceiling ${worst.probe.ceiling} (inclusive; the reference scores 1). Worst: "${worst.probe.form}" ${judged}. Failing forms: ${forms.slice(0, 6).join('; ')}${forms.length > 6 ? '; …' : ''}`,
+      evidence: evidenceOf(worst),
     });
   }
+  return problems;
+}
 
-  const stats: Record<string, FamilyStats> = {};
-  for (const [family, list] of families) stats[family] = familyStats(list.filter((o) => !o.failure));
-  for (const [family, code] of Object.entries(ZERO_TOLERANCE) as Array<[Family, Code]>) {
-    const s = stats[family];
-    if (s && s.maxScore > ctx.options.zeroToleranceMaxScore) {
-      problems.push({ code, message: `the ${family} probe scores ${s.maxScore} (at most ${ctx.options.zeroToleranceMaxScore} allowed; the reference scores 1)`, evidence: s.worst });
-    }
-  }
+/** Answers that may be valid: judged by how much more often than chance they pass (or score). */
+function rateProblems(families: Map<Family, Outcome[]>, stats: Record<string, FamilyStats>, o: StageContext['options']): Problem[] {
+  const problems: Problem[] = [];
   for (const [family, code] of Object.entries(RATE) as Array<[Family, Code]>) {
     const s = stats[family];
     if (!s || s.probes < 5) continue;
-    const meanExcess = s.meanScore - s.chanceRate;
-    const passExcess = s.passRate - s.chanceRate;
-    // A perturbed reference is still partly right, so partial credit for it is expected: judge full passes.
-    const meanLimit = family === 'perturbed' ? ctx.options.perturbedMeanExcess : ctx.options.rateFamilyMeanExcess;
-    if (meanExcess > meanLimit || passExcess > ctx.options.rateFamilyPassExcess) {
-      problems.push({
-        code,
-        message: `${family} responses score ${s.meanScore.toFixed(2)} on average and pass ${(100 * s.passRate).toFixed(0)}% of the time, while chance (identical answers) explains ${(100 * s.chanceRate).toFixed(0)}%`,
-        evidence: s.worst,
-      });
-    }
-  }
-
-  const leak = detectLeak(ctx);
-  if (leak && leak.rate - leak.chance >= ctx.options.leakMaxRate) {
+    const list = families.get(family) as Outcome[];
+    // Close answers keep partial credit in a fair verifier; for lists (partial credit per item) only full passes count.
+    const scalar = list.every((x) => shapeOf(answerContent(x.episode.reference)).kind !== 'list');
+    const meanLimit = family === 'perturbed' ? (scalar ? o.perturbedMeanExcess : Number.POSITIVE_INFINITY) : o.rateFamilyMeanExcess;
+    if (s.meanScore - s.chanceRate <= meanLimit && s.passRate - s.chanceRate <= o.rateFamilyPassExcess) continue;
+    const passing = list.filter((x) => x.score >= 1 && !x.probe.coincident);
     problems.push({
-      code: 'E_ANSWER_LEAK',
-      message: `the answer can be read off the prompt: "${leak.rule}" equals the answer in ${(100 * leak.rate).toFixed(0)}% of instances (chance ${(100 * leak.chance).toFixed(0)}%)`,
-      evidence: leak.examples,
+      code,
+      message: `${family} responses score ${s.meanScore.toFixed(2)} on average and pass ${(100 * s.passRate).toFixed(0)}% of the time, while chance (identical answers) explains ${(100 * s.chanceRate).toFixed(0)}%; passing forms: ${[...new Set(passing.map((x) => x.probe.form))].join('; ') || 'none (partial credit)'}`,
+      evidence: evidenceOf(passing[0] ?? list.reduce((w, x) => (x.score > w.score ? x : w))),
     });
   }
+  return problems;
+}
 
-  // Baselines for the difficulty curve: the most common answer and another instance's answer, per level.
-  for (const level of new Set(outcomes.map((o) => o.level))) {
-    const at = (family: Family) => mean(outcomes.filter((o) => o.level === level && o.family === family && !o.failure).map((o) => o.score));
-    ctx.baselines.set(level, { common: at('common-answer'), other: at('other-answer') });
+function leakProblems(ctx: StageContext): { problems: Problem[]; metrics: Record<string, unknown> } {
+  const o = ctx.options;
+  const leak = detectLeak(ctx.episodes, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples);
+  const found = [leak.overall && leak.overall.rate - leak.overall.chance >= o.leakMaxRate ? leak.overall : null, leak.level && leak.level.rate - leak.level.chance >= o.leakLevelMaxRate ? leak.level : null].find(Boolean);
+  const brief = (l: Leak | null) => l && { rule: l.rule, ...(l.level !== undefined ? { level: l.level } : {}), rate: l.rate, chance: l.chance };
+  const problems: Problem[] = found
+    ? [
+        {
+          code: 'E_ANSWER_LEAK',
+          message: `the answer can be read off the prompt${found.level !== undefined ? ` at level ${found.level}` : ''}: ${found.rule} in ${(100 * found.rate).toFixed(0)}% of instances (another instance's answer: ${(100 * found.chance).toFixed(0)}%)`,
+          evidence: found.examples,
+        },
+      ]
+    : [];
+  return { problems, metrics: { overall: brief(leak.overall), level: brief(leak.level) } };
+}
+
+export const hackStage: Stage = async (ctx) => {
+  const byLevel = new Map<number, Episode[]>();
+  for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
+  const { requests, planned, episodes } = plan(ctx, byLevel);
+  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
+  const { outcomes, guessed } = collect(run, planned, episodes);
+  const families = new Map<Family, Outcome[]>();
+  for (const x of outcomes) if (!x.failure) families.set(x.probe.family, [...(families.get(x.probe.family) ?? []), x]);
+  const stats: Record<string, FamilyStats> = {};
+  for (const [family, list] of families) stats[family] = familyStats(list);
+  const guessing = await judgeGuessing(ctx, byLevel, guessed);
+  const leak = leakProblems(ctx);
+  const problems = [...crashProblems(outcomes), ...zeroToleranceProblems(families, stats), ...rateProblems(families, stats, ctx.options), ...guessing.problems, ...leak.problems];
+  // Baselines for the difficulty curve, per level: the fitted constant and another instance's answer.
+  for (const level of byLevel.keys()) {
+    const other = outcomes.filter((x) => x.probe.family === 'other-answer' && x.episode.level === level && !x.failure).map((x) => x.score);
+    ctx.baselines.set(level, { common: guessing.constantByLevel.get(level) ?? 0, other: mean(other) });
   }
-
-  const worstFamily = Object.entries(stats)
-    .filter(([family]) => !MEASURED_ONLY.includes(family as Family))
-    .sort(([, a], [, b]) => b.maxScore - b.chanceRate - (a.maxScore - a.chanceRate))[0];
-  return {
-    ok: problems.length === 0,
-    metrics: {
-      probes: outcomes.length,
-      families: stats,
-      worstProbe: worstFamily ? { family: worstFamily[0], ...worstFamily[1].worst } : null,
-      leak: leak ? { rule: leak.rule, rate: leak.rate, chance: leak.chance } : null,
-    },
-    problems,
-  };
+  return { ok: problems.length === 0, metrics: { probes: outcomes.length, families: stats, guessing: guessing.levels, leak: leak.metrics }, problems };
 };

@@ -1,0 +1,262 @@
+// The hack stage's adversarial responses. For one sampled instance, a generator writes responses by
+// family (empty, echo, format-only, keyword stuffing, lists of guesses, junk of every length, perturbed
+// and malformed answers), each family in many forms: other tags and markup, separators, list sizes. Each
+// probe says how it is judged, from what it contains: a response that holds no answer, or more than one,
+// must earn nothing; a response that may be a valid answer is judged by rate against chance.
+import type { Episode } from '../sandbox/episodes.js';
+import { answerContent, caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, withContent, type Shape } from './answers.js';
+
+export type Family = 'empty' | 'echo' | 'format-only' | 'stuffing' | 'enumeration' | 'huge' | 'malformed-list' | 'other-answer' | 'perturbed' | 'reordered';
+
+export interface Probe {
+  family: Family;
+  /** How the response was built ("bold, 3 guesses joined by ' or '"). */
+  form: string;
+  response: string;
+  /** Zero tolerance: the probe fails when it scores this much or more (inclusive). Absent: judged by rate. */
+  ceiling?: number;
+  /** The probe's answer is the reference's: a pass is a coincidence, not a hack (rate families). */
+  coincident: boolean;
+  /** Probes that fail only together: one guess list in both orders (reading a fixed position is no hack). */
+  group?: string;
+  /** Keyword stuffing around a wrong answer: judged by how much it adds to the score of `pair` alone. */
+  pair?: string;
+  /** The unstuffed response a `pair` is measured against. */
+  base?: boolean;
+}
+
+export interface ProbeTarget {
+  episode: Episode;
+  /** Other instances at the same level (their answers are plausible wrong answers). */
+  peers: Episode[];
+  /** The instance's rank among probed ones: forms rotate with it, so every form is tried across instances. */
+  index: number;
+  /** Long junk bands this instance also gets (30,000 characters to a megabyte; each band once per sample). */
+  long: number[];
+  /** The reference's items are a permutation of a list printed in the prompt (a repeated item is never valid). */
+  permutation: boolean;
+  /** Zero-tolerance ceiling for responses that hold no answer. */
+  ceiling: number;
+}
+
+/** Markup a model might put an answer in, besides the reference's own. */
+const WRAP: Record<string, (content: string, reference: string) => string> = {
+  tag: (c, ref) => withContent(ref, c),
+  bare: (c) => c,
+  bold: (c) => `**${c}**`,
+  html: (c) => `<b>${c}</b>`,
+  label: (c) => `Final answer: ${c}`,
+  'last line': (c) => `I worked through every step.\n${c}`,
+  fence: (c) => `\`\`\`\n${c}\n\`\`\``,
+  boxed: (c) => `\\boxed{${c}}`,
+  json: (c) => JSON.stringify({ answer: c }),
+};
+const MARKUPS = Object.keys(WRAP);
+/** Markup that wraps each guess of a list on its own line. */
+const EACH: Record<string, (c: string) => string> = {
+  'a tag each': (c) => `<answer>${c}</answer>`,
+  'bold each': (c) => `**${c}**`,
+  'html bold each': (c) => `<b>${c}</b>`,
+  'one per line': (c) => c,
+  'labelled lines': (c) => `Answer: ${c}`,
+  'boxed each': (c) => `\\boxed{${c}}`,
+};
+const SCALAR_SEPARATORS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json'];
+const LIST_SEPARATORS = ['\n', ' | ', ' or ', '; ', '\n\n'];
+const KEYWORDS = 'answer answer the answer is correct final answer solution verified';
+const SHORT_BANDS = [100, 300, 1_000, 3_000, 10_000];
+/** Long bands, each once per sample, with the junk that tests most at that length (backtracking bait first). */
+export const LONG_BANDS: Array<[number, string]> = [
+  [30_000, 'unclosed tag'],
+  [100_000, 'spaces'],
+  [300_000, 'a list in a tag'],
+  [1_000_000, 'letters'],
+];
+
+/** `count` of `forms`, a window that moves with the instance: each instance tries a few, the sample tries them all. */
+export function rotate<T>(forms: T[], count: number, index: number): T[] {
+  if (forms.length <= count) return forms;
+  return Array.from({ length: count }, (_, j) => forms[(index * count + j) % forms.length] as T);
+}
+
+/** Wrong answers for a guess list, most plausible first: neighbours of a number, other instances' answers, variants. */
+function alternatives(content: string, shape: Shape, peers: Episode[], max: number): string[] {
+  const right = normalizeAnswer(content);
+  const out = new Set<string>();
+  const add = (v: string) => {
+    if (out.size < max && v.trim() && normalizeAnswer(v) !== right) out.add(v.trim());
+  };
+  if (shape.kind === 'integer') {
+    const n = Number(content);
+    for (let d = 1; out.size < max && d <= max; d++) for (const v of [n - d, n + d]) add(String(v));
+    return [...out];
+  }
+  for (const p of peers) add(answerContent(p.reference));
+  for (const v of [...perturbNumbers(content), ...negations(content), ...caseFlips(content)]) add(v);
+  if (shape.kind === 'list') for (const [i, item] of shape.items.entries()) add(joinItems(shape, shape.items.map((x, j) => (j === i ? `${item}x` : x))));
+  return [...out];
+}
+
+/** k guesses with the right one at `position`. */
+function guesses(right: string, wrong: string[], k: number, position: number): string[] {
+  const list = wrong.slice(0, k - 1);
+  list.splice(position, 0, right);
+  return list;
+}
+
+function joinGuesses(list: string[], separator: string): string {
+  if (separator !== 'json') return list.join(separator);
+  return `[${list.map((g) => (shapeOf(g).kind === 'integer' ? g : JSON.stringify(g))).join(', ')}]`;
+}
+
+function enumerationProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
+  const probes: Probe[] = [];
+  const ref = t.episode.reference;
+  // Long answers get fewer candidates, so a list stays a few thousand characters.
+  const many = alternatives(content, shape, t.peers, Math.max(4, Math.min(40, Math.floor(4_000 / (content.length + 4)))));
+  if (many.length >= 2) {
+    // Many candidates with the right one in the middle, so reading the first or the last one is not hit.
+    const list = guesses(content, many, many.length + 1, many.length >> 1);
+    const joiner = shape.kind === 'list' ? '\n' : ', ';
+    const forms: Array<[string, string]> = [
+      ...Object.entries(EACH).map(([form, each]): [string, string] => [`${list.length} candidates, ${form}`, list.map(each).join('\n')]),
+      ...['tag', 'bare', 'bold', 'fence'].map((markup): [string, string] => [`${list.length} candidates in one ${markup}`, WRAP[markup]!(list.join(markup === 'bare' ? ' ' : joiner), ref)]),
+    ];
+    for (const [form, response] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false });
+  }
+  // Short lists of 2 to 5 guesses: each separator in the answer tag (sizes rotate), and three guesses in another markup.
+  const separators = (shape.kind === 'list' ? LIST_SEPARATORS : SCALAR_SEPARATORS).filter((s) => s === 'json' || !content.includes(s.trim() || s));
+  rotate(separators, 4, t.index).forEach((separator, s) => {
+    const other = MARKUPS[1 + ((t.index + s) % (MARKUPS.length - 1))] as string;
+    for (const [markup, k] of [['tag', 2 + ((t.index + s) % 4)], [other, 3]] as const) {
+      if (many.length < k - 1) continue;
+      const form = `${markup}, ${k} guesses joined by ${JSON.stringify(separator)}`;
+      const orders = k === 2 ? [0, 1] : [1 + ((t.index + s) % (k - 2))];
+      for (const position of orders) {
+        const response = WRAP[markup]!(joinGuesses(guesses(content, many, k, position), separator), ref);
+        probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false, ...(k === 2 ? { group: `${form}#${t.index}` } : {}) });
+      }
+    }
+  });
+  return probes;
+}
+
+/** Text that holds no answer at all, or a wrong one, padded with words a lenient verifier may look for. */
+function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
+  const ref = t.episode.reference;
+  const right = normalizeAnswer(content).toLowerCase();
+  const promptWords = tokenize(t.episode.instance.prompt, 400).filter((w) => /^[A-Za-z]{3,}$/.test(w) && w.toLowerCase() !== right).slice(0, 40).join(' ');
+  const probes: Probe[] = rotate(
+    [
+      { family: 'stuffing', form: 'keywords only', response: `${KEYWORDS}. ${KEYWORDS}.`, ceiling: t.ceiling, coincident: false },
+      { family: 'stuffing', form: 'keywords around an empty tag', response: `${KEYWORDS}\n<answer></answer>\n${KEYWORDS}`, ceiling: t.ceiling, coincident: false },
+      { family: 'stuffing', form: "the prompt's words and keywords", response: `${promptWords} ${KEYWORDS}`, ceiling: t.ceiling, coincident: false },
+    ],
+    1,
+    t.index,
+  );
+  const wrong = alternatives(content, shape, t.peers, 3)[t.index % 3] ?? alternatives(content, shape, t.peers, 1)[0];
+  if (wrong === undefined) return probes;
+  const bare = withContent(ref, wrong);
+  const pair = `stuffing#${t.index}`;
+  probes.push({ family: 'stuffing', form: 'a wrong answer alone', response: bare, coincident: false, pair, base: true });
+  const stuffed = [`answer answer ${bare}`, `${bare}\nThe answer above is correct. answer answer`, `${KEYWORDS}\n${bare}\n${KEYWORDS}`, `${promptWords}\n${bare}`];
+  for (const [i, response] of rotate([...stuffed.entries()], 2, t.index)) probes.push({ family: 'stuffing', form: `keywords around a wrong answer (${i + 1})`, response, ceiling: t.ceiling, coincident: false, pair });
+  return probes;
+}
+
+/** Junk of every length band: none of it holds the answer, so none of it may earn anything. */
+function hugeProbes(t: ProbeTarget, content: string): Probe[] {
+  const digit = ['7', '9', '3', '0', '5', '1', '8', '2', '4', '6'].find((d) => !content.includes(d));
+  const prose = 'the reasoning continues carefully through every case ';
+  const junk: Array<[string, (n: number) => string]> = [
+    ['letters', (n) => 'a'.repeat(n)],
+    ['letters in a tag', (n) => `<answer>${'a'.repeat(Math.max(1, n - 17))}</answer>`],
+    ['prose', (n) => prose.repeat(Math.ceil(n / prose.length)).slice(0, n)],
+    ['prose and an empty tag', (n) => `${prose.repeat(Math.ceil(n / prose.length)).slice(0, n)}<answer></answer>`],
+    ['spaces', (n) => `${' '.repeat(n - 1)}x`],
+    ['unclosed tag', (n) => `<answer>${'a'.repeat(n)}!`],
+    ['open tags', (n) => '<answer>'.repeat(Math.ceil(n / 8))],
+    ['bold letters', (n) => `**${'a'.repeat(n)}**`],
+    ...(digit ? ([[`digits in a tag`, (n: number) => `<answer>${digit.repeat(Math.max(1, n - 17))}</answer>`], ['a list in a tag', (n: number) => `<answer>${`${digit}, `.repeat(Math.ceil(n / 3))}</answer>`]] as Array<[string, (n: number) => string]>) : []),
+  ];
+  const short = rotate(SHORT_BANDS, 2, t.index).map((band, b) => [band, junk[(SHORT_BANDS.indexOf(band) + b + t.index) % junk.length] as [string, (n: number) => string]] as const);
+  const long = t.long.map((band) => {
+    const name = LONG_BANDS.find(([b]) => b === band)?.[1];
+    return [band, junk.find(([n]) => n === name) ?? (junk[0] as [string, (n: number) => string])] as const;
+  });
+  return [...short, ...long].map(([band, [name, make]]) => ({ family: 'huge' as const, form: `${name}, ${band.toLocaleString('en')} characters`, response: make(band), ceiling: t.ceiling, coincident: false }));
+}
+
+function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
+  const ref = t.episode.reference;
+  const right = normalizeAnswer(content);
+  const probes: Probe[] = [];
+  const rate = (family: Family, form: string, variant: string) => probes.push({ family, form, response: withContent(ref, variant), coincident: normalizeAnswer(variant) === right });
+  for (const v of perturbNumbers(content)) rate('perturbed', 'a number ±1', v);
+  for (const v of negations(content)) rate('perturbed', 'a number negated', v);
+  for (const v of caseFlips(content)) rate('perturbed', 'letter case changed', v);
+  if (shape.kind !== 'list') return probes;
+  const items = shape.items;
+  const foreign = t.peers.flatMap((p) => shapeOf(answerContent(p.reference)).items).find((x) => !items.includes(x));
+  if (foreign !== undefined) rate('perturbed', 'one item swapped for another instance’s', joinItems(shape, items.map((x, i) => (i === items.length >> 1 ? foreign : x))));
+  if (items.length >= 3) {
+    rate('reordered', 'reversed', joinItems(shape, [...items].reverse()));
+    rate('reordered', 'rotated', joinItems(shape, [...items.slice(1), items[0] as string]));
+    rate('reordered', 'two neighbours swapped', joinItems(shape, items.map((x, i) => (i === 0 ? (items[1] as string) : i === 1 ? (items[0] as string) : x))));
+  }
+  // A permutation task's answer never repeats an item the reference lists once.
+  if (t.permutation && new Set(items).size === items.length) {
+    const malformed: Array<[string, string[]]> = [
+      ['one item repeated', items.map(() => items[t.index % items.length] as string)],
+      ['every item twice', [...items, ...items]],
+      ['one item replaced by its neighbour', items.map((x, i) => (i === 1 ? (items[0] as string) : x))],
+    ];
+    for (const [form, list] of malformed) probes.push({ family: 'malformed-list', form, response: withContent(ref, joinItems(shape, list)), ceiling: 1, coincident: false });
+  }
+  return probes;
+}
+
+/** The full battery for one instance. */
+export function probeBattery(t: ProbeTarget): Probe[] {
+  const content = answerContent(t.episode.reference);
+  const shape = shapeOf(content);
+  const prompt = t.episode.instance.prompt;
+  const peerContents = new Set(t.peers.map((p) => normalizeAnswer(answerContent(p.reference))));
+  const zero = (family: Family, form: string, response: string): Probe => ({ family, form, response, ceiling: t.ceiling, coincident: false });
+  const formats: Array<[string, string]> = [
+    ['empty tag', '<answer></answer>'],
+    ['blank tag', '<answer> </answer>'],
+    ['newline in a tag', '<answer>\n</answer>'],
+    ['sentence with a blank tag', 'The answer is <answer> </answer>'],
+    ['ellipsis in a tag', '<answer>...</answer>'],
+    ['the word answer in a tag', '<answer>answer</answer>'],
+    ['empty list in a tag', '<answer>[]</answer>'],
+    ['bold label', '**Answer:**'],
+    ['empty bold', '<b></b>'],
+    ['empty fence', '```\n```'],
+    ['empty box', '\\boxed{}'],
+  ];
+  return [
+    ...rotate([zero('empty', 'empty', ''), zero('empty', 'spaces', '   '), zero('empty', 'whitespace', '\n\t\n')], 2, t.index),
+    ...rotate(['bare', 'tag', 'bold', 'fence'], 2, t.index).map((m) => zero('echo', `the prompt, ${m}`, WRAP[m]!(prompt, m === 'tag' ? '<answer></answer>' : ''))),
+    // A format that can be a valid answer at this level (an empty list) is no probe.
+    ...rotate(formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))), 3, t.index).map(([form, r]) => zero('format-only', form, r)),
+    ...stuffingProbes(t, content, shape),
+    ...enumerationProbes(t, content, shape),
+    ...hugeProbes(t, content),
+    ...variantProbes(t, content, shape),
+  ];
+}
+
+/** Another instance's reference: every instance gets these, so the rate is measured on the whole sample. */
+export function otherAnswerProbes(episode: Episode, peers: Episode[], count: number): Probe[] {
+  const content = normalizeAnswer(answerContent(episode.reference));
+  const index = peers.indexOf(episode);
+  const probes: Probe[] = [];
+  for (let k = 1; k <= Math.min(count, peers.length - 1); k++) {
+    const peer = peers[(index + k) % peers.length] as Episode;
+    probes.push({ family: 'other-answer', form: 'another instance’s reference', response: peer.reference, coincident: normalizeAnswer(answerContent(peer.reference)) === content });
+  }
+  return probes;
+}

@@ -1,0 +1,136 @@
+// What a prompt offers a guesser without solving anything: the lists it prints (so "every option" and "the
+// input copied" can be tried) and its multiple-choice options. Prompts are guest text: everything here is a
+// linear scan over lines and fixed separators.
+import { answerContent, normalizeAnswer, shapeOf, tokenize, type Shape } from './answers.js';
+
+/** Items of a printed list, as written. */
+export type PromptList = string[];
+
+const MAX_ITEM_CHARS = 40;
+
+function cleanItem(item: string): string {
+  const s = item.trim();
+  let from = 0;
+  let to = s.length;
+  while (from < to && '[("\'`'.includes(s[from] as string)) from++;
+  while (to > from && '])"\'`.'.includes(s[to - 1] as string)) to--;
+  return s.slice(from, to).trim();
+}
+
+function isBullet(line: string): string | null {
+  const t = line.trim();
+  let i = 0;
+  if (t[0] === '-' || t[0] === '*' || t[0] === '•') i = 1;
+  else {
+    while (i < t.length && i < 3 && t.charCodeAt(i) >= 48 && t.charCodeAt(i) <= 57) i++;
+    if (i === 0 || (t[i] !== '.' && t[i] !== ')')) return null;
+    i++;
+  }
+  return t[i] === ' ' ? t.slice(i + 1).trim() : null;
+}
+
+/** Lists printed in a prompt: separated items on one line (after any colon), runs of numbers, runs of bullet lines. */
+export function promptLists(prompt: string): PromptList[] {
+  const lists: PromptList[] = [];
+  let bullets: string[] = [];
+  const flush = () => {
+    if (bullets.length >= 2) lists.push(bullets);
+    bullets = [];
+  };
+  for (const line of prompt.split('\n')) {
+    const bullet = isBullet(line);
+    if (bullet !== null && bullet.length <= MAX_ITEM_CHARS && tokenize(bullet, 4).length <= 3) bullets.push(cleanItem(bullet));
+    else flush();
+    for (const part of line.split(':')) {
+      const body = part.includes(',') ? part.split(',') : part.includes(';') ? part.split(';') : null;
+      if (body) {
+        const items = body.map(cleanItem);
+        if (items.length >= 2 && items.every((x) => x.length > 0 && x.length <= MAX_ITEM_CHARS)) lists.push(items);
+        continue;
+      }
+      const words = part.trim().split(/\s+/).map(cleanItem);
+      if (words.length >= 3 && words.every((w) => shapeOf(w).kind === 'integer')) lists.push(words);
+    }
+  }
+  flush();
+  return lists;
+}
+
+const key = (items: string[]) => items.map((x) => normalizeAnswer(x).toLowerCase());
+
+function counts(items: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const x of items) out.set(x, (out.get(x) ?? 0) + 1);
+  return out;
+}
+
+/**
+ * The guess a printed list allows for a list answer: the smallest list the prompt prints that holds every
+ * item of the answer (the input itself when the answer is an arrangement of it, or "every option").
+ */
+export function printedList(prompt: string, shape: Shape): string[] | undefined {
+  if (shape.kind !== 'list') return undefined;
+  const want = counts(key(shape.items));
+  let best: string[] | undefined;
+  for (const list of promptLists(prompt)) {
+    const have = counts(key(list));
+    if ([...want].every(([x, c]) => (have.get(x) ?? 0) >= c) && (!best || list.length < best.length)) best = list;
+  }
+  return best;
+}
+
+/** Whether the answer is an arrangement of a list the prompt prints (so a repeated item can never be right). */
+export function isArrangement(prompt: string, shape: Shape): boolean {
+  return printedList(prompt, shape)?.length === shape.items.length;
+}
+
+export interface Choices {
+  /** Option labels in order ("A", "B", … or "1", "2", …). */
+  labels: string[];
+  texts: string[];
+  /** The prompt without its option lines. */
+  body: string;
+}
+
+/** One option line: "A) text", "(b) text", "3. text", "[C] text". */
+function optionLine(line: string): { label: string; text: string } | null {
+  const t = line.trim();
+  let i = t[0] === '(' || t[0] === '[' ? 1 : 0;
+  const start = i;
+  const c = t.charCodeAt(i);
+  if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) i++;
+  else while (i < start + 2 && t.charCodeAt(i) >= 48 && t.charCodeAt(i) <= 57) i++;
+  if (i === start || !')].:'.includes(t[i] ?? 'x') || t[i + 1] !== ' ') return null;
+  const text = t.slice(i + 2).trim();
+  return text ? { label: t.slice(start, i), text } : null;
+}
+
+const successor = (label: string) => (/^\d+$/.test(label) ? String(Number(label) + 1) : String.fromCharCode(label.charCodeAt(0) + 1));
+
+/** The prompt's multiple-choice options: the last run of consecutive labels starting at A, a or 1. */
+export function parseChoices(prompt: string): Choices | null {
+  const lines = prompt.split('\n');
+  type Run = { from: number; to: number; labels: string[]; texts: string[] };
+  let best: Run | null = null;
+  let run: Run | null = null;
+  for (let n = 0; n <= lines.length; n++) {
+    const o = n < lines.length ? optionLine(lines[n] as string) : null;
+    if (o && run && o.label === successor(run.labels[run.labels.length - 1] as string)) {
+      run.labels.push(o.label);
+      run.texts.push(o.text);
+      run.to = n;
+      continue;
+    }
+    if (run && run.labels.length >= 2) best = run;
+    run = o && ['A', 'a', '1'].includes(o.label) ? { from: n, to: n, labels: [o.label], texts: [o.text] } : null;
+  }
+  if (!best) return null;
+  const { from, to, labels, texts } = best;
+  return { labels, texts, body: [...lines.slice(0, from), ...lines.slice(to + 1)].join('\n') };
+}
+
+/** The option a reference names, by index, or -1. */
+export function chosenOption(reference: string, choices: Choices): number {
+  const content = cleanItem(answerContent(reference).replace(/^\(|\)$/g, ''));
+  return choices.labels.findIndex((l) => l.toLowerCase() === content.toLowerCase());
+}
