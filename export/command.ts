@@ -186,7 +186,7 @@ async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string
   let pending: Pending[] = slots.map((slot) => ({ slot, attempt: 0, transient: 0 }));
   while (pending.length > 0) {
     const seeds = pending.map((p) => seedFor(name, exportSeed, p.slot.k, p.attempt));
-    const run = await pool.run({ source, calls: pending.map((p, i) => ({ op: 'generate' as const, seed: seeds[i] as number, level: p.slot.level })), parallel: true });
+    const run = await pool.run({ source, calls: pending.map((p, i) => ({ op: 'episode' as const, seed: seeds[i] as number, level: p.slot.level })), parallel: true });
     if (!run.load.ok) throw new CliFailure(`${name}@${version} does not load in the sandbox: ${run.load.code}: ${run.load.message}`);
     const next: Pending[] = [];
     pending.forEach((p, i) => {
@@ -199,7 +199,7 @@ async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string
         next.push(p);
         return;
       }
-      const instance = result?.ok ? InstanceSchema.safeParse(result.value) : undefined;
+      const instance = result?.ok ? InstanceSchema.safeParse((result.value as { instance?: unknown } | null)?.instance) : undefined;
       if (instance?.success) {
         const key = createHash('sha256').update(instance.data.prompt).digest('base64').slice(0, 16);
         if (!seen.has(key)) {

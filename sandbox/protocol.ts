@@ -2,22 +2,32 @@
 // environment, their results, the limits, and the supervisor<->worker messages.
 import type { Code } from '../contract/codes.js';
 
-/** One call into an environment. Instances travel as their canonical JSON text. */
-export type Call =
-  | { op: 'generate'; seed: number; level: number }
-  | { op: 'solve'; instance: string }
-  | { op: 'verify'; instance: string; response: string }
-  /** generate -> solve -> verify(reference) -> verify(each response), in one crossing. */
-  | {
-      op: 'episode';
-      seed: number;
-      level: number;
-      responses?: string[];
-      /** false: skip solve (and so the reference verdict): for reward serving. */
-      solve?: boolean;
-      /** false: do not return the instance (smaller results when only scores matter). */
-      keepInstance?: boolean;
-    };
+/**
+ * One call into an environment: generate -> solve -> verify(reference) -> verify(each response), in one
+ * crossing. It is the only call the sandbox makes, so a module sees the same sequence whether the
+ * validator, the reward service or an export calls it.
+ */
+export interface Call {
+  op: 'episode';
+  seed: number;
+  level: number;
+  responses?: string[];
+  /** false: do not return the instance (smaller results when only scores matter); invisible to the guest. */
+  keepInstance?: boolean;
+}
+
+/**
+ * Failure codes the runtime inside the isolate may report. Anything else arriving from there (E_TIMEOUT,
+ * E_MEMORY, E_CRASHED…) is forged or garbled and becomes E_PROTOCOL: resource codes are made only by the
+ * worker and the supervisor, which observe the resource.
+ */
+export const GUEST_CODES: ReadonlySet<Code> = new Set<Code>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE']);
+export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify']);
+
+/** The host's reading of a failure code reported from inside an isolate. */
+export function guestCode(code: unknown): Code {
+  return typeof code === 'string' && GUEST_CODES.has(code as Code) ? (code as Code) : 'E_PROTOCOL';
+}
 
 export interface CallFailure {
   ok: false;
@@ -35,11 +45,14 @@ export interface CallSuccess<T = unknown> {
 }
 export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
+/** The most calls of each guest function one isolate serves (see SandboxLimits.isolateCalls). */
+export const ISOLATE_CALL_BUDGET = 2_000;
+
 export type RawVerdict = { ok: true; value: unknown } | { ok: false; code: Code; message: string };
 export interface EpisodeValue {
   instance: unknown;
   reference: unknown;
-  /** verify(reference) first (unless solve was skipped), then one per response. */
+  /** verify(reference) first, then one per response. */
   verdicts: RawVerdict[];
   /** [generate, solve, verify] wall time in ms. */
   ms: [number, number, number];
@@ -59,9 +72,21 @@ export interface SandboxLimits {
   maxDepth: number;
   maxNodes: number;
   maxMessageChars: number;
+  /** Longest verify feedback; the runtime fails a longer one with E_SCORE before it crosses. */
+  maxFeedbackChars: number;
+  /** The runtime returns results to the worker in chunks of about this many characters. */
+  maxChunkChars: number;
   maxSourceChars: number;
   /** After this many calls of one job time out (or exhaust memory), its remaining calls fail unrun. */
   maxFailuresPerJob: number;
+  /**
+   * An isolate's lifetime: it serves at most this many calls of each guest function (generate, solve,
+   * verify) before it is replaced by a fresh one. The validator runs one whole lifetime and compares it
+   * with fresh isolates, so module state that changes behaviour within a lifetime is caught.
+   */
+  isolateCalls: number;
+  /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
+  jobTimeoutMs?: number;
 }
 
 export const DEFAULT_LIMITS = {
@@ -73,9 +98,17 @@ export const DEFAULT_LIMITS = {
   maxDepth: 32,
   maxNodes: 200_000,
   maxMessageChars: 2_000,
+  maxFeedbackChars: 2_000, // CONTRACT_LIMITS.maxFeedbackChars (kept zod-free for the worker; a test ties them)
+  maxChunkChars: 4 << 20,
   maxSourceChars: 512 * 1024,
   maxFailuresPerJob: 3,
+  isolateCalls: ISOLATE_CALL_BUDGET,
 } satisfies SandboxLimits;
+
+/** Characters one result of `call` can take at most (instance and reference at their limits, each verdict). */
+export function maxResultChars(call: Pick<Call, 'responses'>, limits: SandboxLimits): number {
+  return 2 * limits.maxValueChars + (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) + 1_024;
+}
 
 export type LoadInfo =
   | { ok: true; hash: string; meta: unknown; metaError?: { code: Code; message: string }; exports: Record<string, string> }
@@ -97,7 +130,7 @@ export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'need-source'; id: number }
   | { type: 'loaded'; id: number; load: LoadInfo }
-  /** JSON array text of CallResult, as the trampoline wrote it (failures the worker adds are objects). */
+  /** The runtime's JSON array of results, each naming its call by index ("id"); size-checked by the worker. */
   | { type: 'chunk'; id: number; text: string }
   | { type: 'failed'; id: number; from: number; count: number; code: Code; message: string; fn: string }
   | { type: 'done'; id: number }

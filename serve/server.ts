@@ -432,7 +432,7 @@ class Service {
       [...byModule.values()].map(async (groups) => {
         const record = (groups[0] as EpisodeGroup).record;
         const source = await this.source(record);
-        const calls = groups.map((g) => ({ call: { op: 'episode', seed: g.seed, level: g.level, responses: g.responses, solve: false, keepInstance: false } satisfies Call, chars: g.chars }));
+        const calls = groups.map((g) => ({ call: { op: 'episode', seed: g.seed, level: g.level, responses: g.responses, keepInstance: false } satisfies Call, chars: g.chars }));
         const callResults = await this.dispatcher.submit(record.hash, source, calls);
         callResults.forEach((result, k) => {
           const group = groups[k] as EpisodeGroup;
@@ -462,7 +462,7 @@ class Service {
         const source = await this.source(s.record);
         let result: CallResult;
         try {
-          const run = await this.pool.run({ source, calls: [{ op: 'episode', seed: s.seed, level: s.level, responses: [s.response], solve: false, keepInstance: false }], limits: { callTimeoutMs: this.options.callTimeoutMs } });
+          const run = await this.pool.run({ source, calls: [{ op: 'episode', seed: s.seed, level: s.level, responses: [s.response], keepInstance: false }], limits: { callTimeoutMs: this.options.callTimeoutMs } });
           result = run.results[0] ?? { ok: false, code: 'E_PROTOCOL', message: 'no result', fn: 'call', ms: 0 };
         } catch {
           return; // keep the first failure
@@ -493,7 +493,7 @@ class Service {
         const source = await this.source(record);
         const calls = indices.map((i) => {
           const { seed, level } = resolved[i]!.identity;
-          return { call: { op: 'episode', seed, level, responses: [], solve: reveal, keepInstance: true } satisfies Call, chars: 0 };
+          return { call: { op: 'episode', seed, level, responses: [], keepInstance: true } satisfies Call, chars: 0 };
         });
         const callResults = await this.dispatcher.submit(record.hash, source, calls);
         callResults.forEach((result, k) => {

@@ -1,0 +1,67 @@
+// The supervisor's side of a job's results: each result names its call by index ("id"), so results are
+// matched to calls by id, never by position; anything malformed, forged or duplicated fails only the call
+// it names (or none), and every code from inside an isolate is checked against the closed guest set.
+import type { Code } from '../contract/codes.js';
+import { parseBoundedJson } from './json.js';
+import { GUEST_FNS, guestCode, maxResultChars, type Call, type CallResult, type SandboxLimits } from './protocol.js';
+
+/** Results of one job, filled by id as they arrive. */
+export class ResultSlots {
+  private readonly slots: Array<CallResult | undefined>;
+  private filled = 0;
+
+  constructor(readonly calls: Call[]) {
+    this.slots = new Array(calls.length);
+  }
+
+  get complete(): boolean {
+    return this.filled === this.slots.length;
+  }
+
+  /** Sets call `id`'s result unless it already has one (the first result wins). */
+  put(id: number, result: CallResult): void {
+    if (!Number.isSafeInteger(id) || id < 0 || id >= this.slots.length || this.slots[id] !== undefined) return;
+    this.slots[id] = result;
+    this.filled++;
+  }
+
+  /** Fails calls from..from+count-1 that have no result yet. */
+  failRange(from: number, count: number, failure: Omit<Extract<CallResult, { ok: false }>, 'ok' | 'ms'>): void {
+    for (let id = Math.max(0, from); id < Math.min(this.slots.length, from + count); id++) this.put(id, { ok: false, ...failure, ms: 0 });
+  }
+
+  /** Fails every call still without a result. */
+  fillRest(failure: Omit<Extract<CallResult, { ok: false }>, 'ok' | 'ms'>): void {
+    this.failRange(0, this.slots.length, failure);
+  }
+
+  /** A chunk of results as the runtime wrote them: a JSON array of { id, ok, ms, value | code, message, fn }. */
+  acceptChunk(text: string, limits: SandboxLimits): void {
+    let parsed: unknown;
+    try {
+      const maxChars = limits.maxChunkChars + Math.max(0, ...this.calls.map((c) => maxResultChars(c, limits))) + 64;
+      parsed = parseBoundedJson(text, { maxChars, maxDepth: limits.maxDepth + 8 });
+    } catch {
+      return; // the calls it held stay empty and fail with E_PROTOCOL when the job settles
+    }
+    if (!Array.isArray(parsed)) return;
+    for (const item of parsed) {
+      const id = item !== null && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
+      if (typeof id === 'number') this.put(id, toCallResult(item as Record<string, unknown>, limits));
+    }
+  }
+
+  results(): CallResult[] {
+    return this.slots.map((r) => r ?? { ok: false, code: 'E_PROTOCOL' as Code, message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 });
+  }
+}
+
+/** Checks the shape of one result; a failure keeps only a guest code, a known function name and a clipped message. */
+function toCallResult(r: Record<string, unknown>, limits: SandboxLimits): CallResult {
+  const ms = typeof r.ms === 'number' && Number.isFinite(r.ms) ? r.ms : 0;
+  if (r.ok === true && 'value' in r) return { ok: true, value: r.value, ms };
+  if (r.ok === false && typeof r.message === 'string') {
+    return { ok: false, code: guestCode(r.code), message: r.message.slice(0, limits.maxMessageChars + 1), fn: typeof r.fn === 'string' && GUEST_FNS.has(r.fn) ? r.fn : 'call', ms };
+  }
+  return { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed result', fn: 'call', ms: 0 };
+}
