@@ -17,6 +17,7 @@ interface ValidateCliOptions {
   library?: string;
   json: boolean;
   seeds?: number;
+  validationSeed?: number;
 }
 
 export function registerValidate(program: Command, io: Io): void {
@@ -27,6 +28,7 @@ export function registerValidate(program: Command, io: Io): void {
     .option('--library <dir>', `library to check novelty against (default: $ENVFORGE_LIBRARY, else ${DEFAULT_LIBRARY_DIR}); where no library exists yet, the seeds it would start with`)
     .option('--json', 'one JSON object per file per line', false)
     .option('--seeds <N>', 'instances sampled per level (default 20; at least 200 in all)', integerOption('--seeds', 2, 10_000))
+    .option('--validation-seed <N>', "replay a report's draws: the validationSeed it recorded (default: random)", integerOption('--validation-seed', 0, Number.MAX_SAFE_INTEGER))
     .addHelpText('after', '\nExit codes: 0 all admitted, 1 any rejected, 2 usage error.\n\nExample:\n  envforge validate seeds/*.js --json | jq .verdict')
     .action(async (files: string[], options: ValidateCliOptions) => validate(files, options, io));
 }
@@ -41,7 +43,12 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
     let rejected = 0;
     for (const candidate of candidates) {
       if (!options.json && process.stderr.isTTY) io.err(`validating ${candidate.file} …`);
-      const report = await validateCandidate(candidate.source, { pool, novelty, ...(options.seeds ? { options: { seedsPerLevel: options.seeds, minSamples: 0 } } : {}) });
+      const report = await validateCandidate(candidate.source, {
+        pool,
+        novelty,
+        ...(options.seeds ? { options: { seedsPerLevel: options.seeds, minSamples: 0 } } : {}),
+        ...(options.validationSeed !== undefined ? { validationSeed: options.validationSeed } : {}),
+      });
       if (report.verdict === 'reject') rejected++;
       if (options.json) io.out(JSON.stringify(toJsonLine(candidate.file, report)));
       else printReport(candidate.file, report, io);
@@ -63,6 +70,7 @@ export function toJsonLine(file: string, report: ValidationReport): Record<strin
     hash: report.hash,
     ms: report.ms,
     validatorVersion: report.validatorVersion,
+    validationSeed: report.validationSeed,
     stages: report.stages,
     curve: report.curve,
   };

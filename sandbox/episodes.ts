@@ -60,7 +60,8 @@ export async function runEpisodes(pool: SandboxPool, source: string, requests: E
   return { load: run.load, episodes, wallMs: run.wallMs };
 }
 
-function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeResult {
+/** A raw result checked against the contract: an episode, or a failure with a stable code. */
+export function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeResult {
   const { seed, level } = request;
   if (!result.ok) return { ok: false, seed, level, code: result.code, message: result.message, fn: result.fn };
   const value = result.value as EpisodeValue | null;

@@ -14,6 +14,8 @@ export interface Call {
   responses?: string[];
   /** false: do not return the instance (smaller results when only scores matter); invisible to the guest. */
   keepInstance?: boolean;
+  /** The supervisor replaces the instance by the SHA-256 of its JSON text as results arrive (long runs compared by value). */
+  digest?: boolean;
 }
 
 /**
@@ -45,8 +47,10 @@ export interface CallSuccess<T = unknown> {
 }
 export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
-/** The most calls of each guest function one isolate serves (see SandboxLimits.isolateCalls). */
+/** An isolate's lifetime in calls (episodes); see SandboxLimits.isolateCalls. */
 export const ISOLATE_CALL_BUDGET = 2_000;
+/** …and in verify calls: this many per episode on average (the reference's and three responses'). */
+export const VERIFIES_PER_CALL = 4;
 
 export type RawVerdict = { ok: true; value: unknown } | { ok: false; code: Code; message: string };
 export interface EpisodeValue {
@@ -80,9 +84,10 @@ export interface SandboxLimits {
   /** After this many calls of one job time out (or exhaust memory), its remaining calls fail unrun. */
   maxFailuresPerJob: number;
   /**
-   * An isolate's lifetime: it serves at most this many calls of each guest function (generate, solve,
-   * verify) before it is replaced by a fresh one. The validator runs one whole lifetime and compares it
-   * with fresh isolates, so module state that changes behaviour within a lifetime is caught.
+   * An isolate's lifetime: it serves at most this many episodes (so as many generate and solve calls)
+   * and VERIFIES_PER_CALL times as many verify calls, then is replaced by a fresh one. The validator
+   * runs one whole lifetime, reaching both counts, and compares it with fresh isolates: module state that
+   * changes behaviour after N calls is caught, or never reached in production.
    */
   isolateCalls: number;
   /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
@@ -91,8 +96,8 @@ export interface SandboxLimits {
 
 export const DEFAULT_LIMITS = {
   memoryMb: 128,
-  callTimeoutMs: 2_000,
-  loadTimeoutMs: 2_000,
+  callTimeoutMs: 1_000,
+  loadTimeoutMs: 1_000,
   sliceMs: 100,
   maxValueChars: 1 << 20,
   maxDepth: 32,

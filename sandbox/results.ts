@@ -1,6 +1,7 @@
 // The supervisor's side of a job's results: each result names its call by index ("id"), so results are
 // matched to calls by id, never by position; anything malformed, forged or duplicated fails only the call
 // it names (or none), and every code from inside an isolate is checked against the closed guest set.
+import { createHash } from 'node:crypto';
 import type { Code } from '../contract/codes.js';
 import { parseBoundedJson } from './json.js';
 import { GUEST_FNS, guestCode, maxResultChars, type Call, type CallResult, type SandboxLimits } from './protocol.js';
@@ -47,13 +48,27 @@ export class ResultSlots {
     if (!Array.isArray(parsed)) return;
     for (const item of parsed) {
       const id = item !== null && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
-      if (typeof id === 'number') this.put(id, toCallResult(item as Record<string, unknown>, limits));
+      if (typeof id !== 'number') continue;
+      const result = toCallResult(item as Record<string, unknown>, limits);
+      this.put(id, this.calls[id]?.digest ? digested(result) : result);
     }
   }
 
   results(): CallResult[] {
     return this.slots.map((r) => r ?? { ok: false, code: 'E_PROTOCOL' as Code, message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 });
   }
+}
+
+/** The result with its instance replaced by the SHA-256 of the instance's JSON text. */
+function digested(result: CallResult): CallResult {
+  if (!result.ok || result.value === null || typeof result.value !== 'object') return result;
+  const value = result.value as { instance?: unknown };
+  return { ...result, value: { ...value, instance: instanceDigest(value.instance) } };
+}
+
+/** SHA-256 of an instance's JSON text (the text the isolate wrote: parse and stringify round-trip it exactly). */
+export function instanceDigest(instance: unknown): string {
+  return createHash('sha256').update(JSON.stringify(instance) ?? 'undefined').digest('hex');
 }
 
 /** Checks the shape of one result; a failure keeps only a guest code, a known function name and a clipped message. */

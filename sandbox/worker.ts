@@ -4,7 +4,7 @@
 import type { Code } from '../contract/codes.js';
 import { JsonLimitError, parseBoundedJson } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
-import { guestCode, maxResultChars, type Call, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
+import { guestCode, maxResultChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
 import { classify, GuestFailure, loadRealm, type Realm } from './realm.js';
 import { deriveRngState } from './rng.js';
 
@@ -139,15 +139,15 @@ function prepareCalls(calls: Call[], name: string): Prepared[] {
 }
 
 /**
- * End (exclusive) of the calls from `from` that the isolate can still serve within its lifetime, charging
- * them to it. A fresh isolate always takes at least one call.
+ * End (exclusive) of the calls from `from` that the isolate can still serve within its lifetime
+ * (protocol.ts: isolateCalls), charging them to it. A fresh isolate always takes at least one call.
  */
 function reserve(compiled: Compiled, calls: Prepared[], from: number, to: number, budget: number): number {
   let end = from;
   while (end < to) {
     const verify = compiled.verify + 1 + (calls[end] as Prepared).responses.length;
     const fresh = compiled.generate === 0;
-    if (!fresh && (compiled.generate + 1 > budget || verify > budget)) break;
+    if (!fresh && (compiled.generate + 1 > budget || verify > budget * VERIFIES_PER_CALL)) break;
     compiled.generate++;
     compiled.solve++;
     compiled.verify = verify;

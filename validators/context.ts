@@ -18,6 +18,10 @@ export interface StageContext {
   source: string;
   hash: string;
   options: ValidatorOptions;
+  /** Fixes every seed the validator samples (recorded in the report, so the verdict can be replayed). */
+  validationSeed: number;
+  /** (seed, level) pairs the execution stage must sample besides its draws (e.g. a production incident). */
+  include?: Array<{ seed: number; level: number }>;
   novelty?: NoveltyIndex;
   reviewer?: Reviewer;
   load?: LoadInfo;

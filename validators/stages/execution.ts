@@ -1,15 +1,18 @@
-// Stage 2, execution: many instances at every level, each generated, solved and verified within the
-// sandbox's budgets; every failure is counted by code, with examples.
+// Stage 2, execution: many instances at every level, at seeds drawn from the whole seed space (seeds.ts),
+// each generated, solved and verified within the sandbox's budgets; every failure is counted by code,
+// with examples. Instances a caller must see (a production incident's seed and level) are included.
 import type { Problem } from '../report.js';
-import { runEpisodes, type EpisodeFailure } from '../../sandbox/episodes.js';
+import { runEpisodes, type EpisodeFailure, type EpisodeRequest } from '../../sandbox/episodes.js';
+import { levelSeeds } from '../seeds.js';
 import { summarise, type Stage } from '../context.js';
 
 export const executionStage: Stage = async (ctx) => {
   const meta = ctx.meta;
   if (!meta) throw new Error('execution needs meta from the static stage');
   const perLevel = Math.max(ctx.options.seedsPerLevel, Math.ceil(ctx.options.minSamples / meta.levels));
-  const requests = [];
-  for (let level = 1; level <= meta.levels; level++) for (let seed = 0; seed < perLevel; seed++) requests.push({ seed, level });
+  const requests: EpisodeRequest[] = [];
+  for (let level = 1; level <= meta.levels; level++) for (const seed of levelSeeds(ctx.validationSeed, level, perLevel)) requests.push({ seed, level });
+  for (const { seed, level } of ctx.include ?? []) if (level >= 1 && level <= meta.levels) requests.push({ seed, level });
   const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   const failures: EpisodeFailure[] = [];
   for (const e of run.episodes) {
@@ -32,7 +35,7 @@ export const executionStage: Stage = async (ctx) => {
   const promptChars = ctx.episodes.map((e) => e.instance.prompt.length);
   return {
     ok: problems.length === 0,
-    metrics: { samples: requests.length, perLevel, failed: failures.length, maxPromptChars: Math.max(0, ...promptChars), wallMs: Math.round(run.wallMs) },
+    metrics: { samples: requests.length, perLevel, validationSeed: ctx.validationSeed, failed: failures.length, maxPromptChars: Math.max(0, ...promptChars), wallMs: Math.round(run.wallMs) },
     problems,
   };
 };
