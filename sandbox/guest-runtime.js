@@ -33,6 +33,9 @@ var envforgePrepareRealm = function envforgePrepareRealm(global) {
   delete global.SharedArrayBuffer;
   delete global.Atomics;
   delete global.WebAssembly;
+  // What the garbage collector did is not a function of (seed, level): no weak references to observe it.
+  delete global.WeakRef;
+  delete global.FinalizationRegistry;
 };
 
 var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
@@ -214,6 +217,17 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     FrozenDate.UTC = RealDate.UTC;
     FrozenDate.parse = RealDate.parse;
     var noop = function () {};
+    // SES leaves privileged helpers on the start compartment's global; getStackString and the causal
+    // console it builds would hand guest code the stack traces that errorTaming hides.
+    var privileged = ['getStackString', 'lockdown', 'repairIntrinsics', Symbol.for('MAKE_CAUSAL_CONSOLE_FROM_LOGGER_KEY_FOR_SES_AVA')];
+    for (var p = 0; p < privileged.length; p++) {
+      if (!delete global[privileged[p]]) throw new ErrorCtor('envforge runtime: cannot remove ' + StringCtor(privileged[p]));
+    }
+    // The start compartment's Error lets code install Error.prepareStackTrace and so read call sites;
+    // the Error that SES gives compartments ignores that. Same prototype, so instanceof still holds.
+    var SharedError = new global.Compartment().globalThis.Error;
+    if (SharedError.prototype !== ErrorCtor.prototype) throw new ErrorCtor('envforge runtime: unexpected SES Error');
+    defineGlobal('Error', SharedError);
     defineGlobal('Math', freezeDeep(SafeMath));
     defineGlobal('Date', freezeDeep(FrozenDate));
     if (typeof Intl !== 'undefined') freezeDeep(Intl);

@@ -55,7 +55,7 @@ export class ResultSlots {
   }
 
   results(): CallResult[] {
-    return this.slots.map((r) => r ?? { ok: false, code: 'E_PROTOCOL' as Code, message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 });
+    return Array.from(this.slots, (r) => r ?? { ok: false, code: 'E_PROTOCOL' as Code, message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 });
   }
 }
 
