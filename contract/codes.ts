@@ -47,6 +47,9 @@ export const CODES = {
   E_DUPLICATE_BEHAVIOUR: 'the generated tasks are near-duplicates of an admitted environment',
   // Batch: solver calibration.
   E_NOT_LEARNABLE: "no level's solver pass rate lies in the learnable band (everything too easy or too hard for the solver)",
+  // Production (serve, export): the runtime defence.
+  E_QUARANTINED: 'the environment misbehaved in production (a timeout, crash or invalid value) and is quarantined until `envforge library revalidate` re-examines it',
+  E_REQUEST_TIMEOUT: "the item was not scored within the reward service's per-request time budget",
   // Validator: LLM review.
   E_REVIEW: 'the LLM reviewer failed a checklist item (prompt ambiguous, format unstated, verifier inconsistent, valid answers rejected, or a leak)',
 } as const satisfies Record<string, string>;

@@ -12,6 +12,7 @@ interface ServeFlags {
   host: string;
   library?: string;
   maxQueue: number;
+  requestTimeout: number;
 }
 
 export function registerServe(program: Command, io: Io): void {
@@ -22,6 +23,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('--host <H>', 'interface to listen on', DEFAULT_SERVE_OPTIONS.host)
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('--max-queue <N>', 'items in flight before requests get 503 + retry-after', integerOption('--max-queue', 1), DEFAULT_SERVE_OPTIONS.maxQueue)
+    .option('--request-timeout <ms>', 'per-request budget: items not scored by then fail with E_REQUEST_TIMEOUT', integerOption('--request-timeout', 1), DEFAULT_SERVE_OPTIONS.requestTimeoutMs)
     .addHelpText(
       'after',
       [
@@ -31,6 +33,9 @@ export function registerServe(program: Command, io: Io): void {
         '  POST /v1/sample   {"items":[{"env","version?","seed","level"}]} or {"select":{"env?","skills?","levels?","n","seed?"}}, "reveal?"',
         '  GET  /v1/envs, GET /health',
         '  POST /get_reward  OpenRLHF: {"query","prompts","labels"} -> {"rewards","scores","extra_logs"}',
+        '',
+        'An environment that times out, crashes or returns invalid values is recorded as an incident in the',
+        'library and quarantined (its items fail with E_QUARANTINED) until `envforge library revalidate`.',
         '',
         'Examples:',
         '  envforge serve --port 8787',
@@ -42,7 +47,7 @@ export function registerServe(program: Command, io: Io): void {
 
 async function serve(flags: ServeFlags, io: Io): Promise<void> {
   // A missing or unreadable library throws a LibraryError that says how to create one (exit 1).
-  const server = await startServer({ libraryDir: resolveLibraryDir(flags.library), host: flags.host, port: flags.port, maxQueue: flags.maxQueue });
+  const server = await startServer({ libraryDir: resolveLibraryDir(flags.library), host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout });
   io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')})`);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

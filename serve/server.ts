@@ -18,8 +18,11 @@
 // environment's levels (E_LEVEL_RANGE), gives that item score 0 and an error while the rest of the batch is
 // scored, so one stale label never fails a trainer's batch. /v1/sample instead refuses the request: 404 for
 // an unknown environment or an empty selection, 400 for a level out of range. A verifier that fails
-// (E_TIMEOUT, E_MEMORY, E_THROWN, E_SCORE, …) gives its item score 0 and the error, with HTTP 200. Only the
-// sandbox itself failing (workers that cannot start) is a 503; a damaged library file is a 500.
+// (E_TIMEOUT, E_MEMORY, E_THROWN, E_SCORE, or a reference that does not score 1: E_UNSOLVED) gives its item
+// score 0 and the error, with HTTP 200, and is an incident: the environment is quarantined by the policy in
+// library/quarantine.ts (E_QUARANTINED per item) until revalidated (serve/defence.ts). Items not done within
+// requestTimeoutMs fail with E_REQUEST_TIMEOUT. Only the sandbox itself failing (workers that cannot
+// start) is a 503; a damaged library file is a 500.
 //
 // Throughput. Calls from concurrent requests are coalesced: a dispatcher keeps at most two sandbox jobs per
 // worker running and packs everything that arrived meanwhile for the same module into the next job, so
@@ -37,6 +40,7 @@ import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { DEFAULT_LIMITS, type Call, type CallResult, type RawVerdict } from '../sandbox/protocol.js';
+import { Defence, withinDeadline, type Misbehaviour } from './defence.js';
 
 export interface ServeOptions {
   /** The library folder (opened read-only). */
@@ -54,6 +58,10 @@ export interface ServeOptions {
   reloadIntervalMs: number;
   /** Wall-clock budget of one sandbox call (one episode: generate + the verifies of its responses). */
   callTimeoutMs: number;
+  /** Wall-clock budget of one request: items not scored by then fail with E_REQUEST_TIMEOUT. */
+  requestTimeoutMs: number;
+  /** The runtime defence (serve/defence.ts): incidents and quarantine. Off only for harnesses that handle failures themselves. */
+  quarantine: boolean;
 }
 
 export const DEFAULT_SERVE_OPTIONS = {
@@ -64,6 +72,8 @@ export const DEFAULT_SERVE_OPTIONS = {
   maxItemsPerRequest: 8_192,
   reloadIntervalMs: 1_000,
   callTimeoutMs: DEFAULT_LIMITS.callTimeoutMs,
+  requestTimeoutMs: 60_000,
+  quarantine: true,
 } satisfies Omit<ServeOptions, 'libraryDir' | 'pool'>;
 
 export interface RunningServer {
@@ -348,12 +358,31 @@ function isSuspect(result: Extract<CallResult, { ok: false }>, responses: number
   return responses > 1 || result.message.startsWith('not run:') || result.code === 'E_CRASHED' || result.code === 'E_PROTOCOL' || result.message.includes('worker was killed');
 }
 
-function verdictsOf(result: CallResult, responses: number): VerifyResult[] {
-  if (!result.ok) return Array.from({ length: responses }, () => failure(result.code, result.message));
+/**
+ * The failure of an episode for its responses' items: the call's own, or its reference not scoring 1 (the
+ * environment contradicts itself on this instance, so none of its scores here can be trusted).
+ */
+function episodeFailure(result: CallResult, responses: number): { code: string; message: string; fn: string } | null {
+  if (!result.ok) return { code: result.code, message: result.message, fn: result.fn };
   const verdicts = (result.value as { verdicts?: unknown } | null)?.verdicts;
-  if (!Array.isArray(verdicts) || verdicts.length !== responses) return Array.from({ length: responses }, () => failure('E_PROTOCOL', 'the sandbox returned a malformed episode'));
-  return verdicts.map((raw: RawVerdict | null) => {
-    if (raw === null || typeof raw !== 'object') return failure('E_PROTOCOL', 'the sandbox returned a malformed verdict');
+  if (!Array.isArray(verdicts) || verdicts.length !== responses + 1) return { code: 'E_PROTOCOL', message: 'the sandbox returned a malformed episode', fn: 'call' };
+  const reference = checkVerdict(verdicts[0] as RawVerdict);
+  if (!reference.ok) return { code: reference.code, message: `verify failed on the reference: ${reference.message}`, fn: 'verify' };
+  if (reference.score !== 1) return { code: 'E_UNSOLVED', message: `verify gives this instance's own reference ${reference.score}, not 1`, fn: 'verify' };
+  return null;
+}
+
+/** The code an episode failed with, for its call or any of its responses; null when it scored everything. */
+function failureCode(result: CallResult, responses: number): string | null {
+  const failed = verdictsOf(result, responses).find((v): v is Extract<VerifyResult, { error: unknown }> => 'error' in v);
+  return episodeFailure(result, responses)?.code ?? failed?.error.code ?? null;
+}
+
+function verdictsOf(result: CallResult, responses: number): VerifyResult[] {
+  const failed = episodeFailure(result, responses);
+  if (failed) return Array.from({ length: responses }, () => failure(failed.code, failed.message));
+  const verdicts = (result as { value: { verdicts: RawVerdict[] } }).value.verdicts.slice(1);
+  return verdicts.map((raw) => {
     const verdict = checkVerdict(raw);
     if (!verdict.ok) return failure(verdict.code, verdict.message);
     return verdict.feedback === undefined ? { score: verdict.score } : { score: verdict.score, feedback: verdict.feedback };
@@ -370,6 +399,7 @@ class Service {
     readonly library: SqliteLibrary,
     readonly pool: SandboxPool,
     readonly dispatcher: Dispatcher,
+    readonly defence: Defence,
   ) {}
 
   /** Admission control: reserves room for `units` items or throws a 503 (a request alone is always admitted). */
@@ -412,6 +442,11 @@ class Service {
         return;
       }
       const { record } = found;
+      const quarantined = this.defence.quarantined(record.hash);
+      if (quarantined) {
+        results[index] = failure('E_QUARANTINED', `${record.name}@${record.version} is ${quarantined}`);
+        return;
+      }
       const key = `${record.hash}\u0000${identity.seed}\u0000${identity.level}`;
       let group = open.get(key);
       if (group && (group.responses.length >= MAX_RESPONSES_PER_EPISODE || group.chars + response.length > MAX_EPISODE_CHARS)) group = undefined;
@@ -427,8 +462,9 @@ class Service {
       group.chars += response.length;
     });
     const suspects: Array<{ index: number; record: EnvRecord; seed: number; level: number; response: string }> = [];
+    const misbehaved = new Map<number, Misbehaviour>();
     let sandboxDown: string | null = null;
-    await Promise.all(
+    const work = Promise.all(
       [...byModule.values()].map(async (groups) => {
         const record = (groups[0] as EpisodeGroup).record;
         const source = await this.source(record);
@@ -438,16 +474,47 @@ class Service {
           const group = groups[k] as EpisodeGroup;
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
           const verdicts = verdictsOf(result, group.responses.length);
+          const fn = result.ok ? 'verify' : result.fn;
           group.items.forEach((index, j) => {
-            results[index] = verdicts[j] as VerifyResult;
-            if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ index, record, seed: group.seed, level: group.level, response: group.responses[j] as string });
+            const verdict = verdicts[j] as VerifyResult;
+            results[index] = verdict;
+            const response = group.responses[j] as string;
+            if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ index, record, seed: group.seed, level: group.level, response });
+            if ('error' in verdict && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response });
           });
         });
       }),
-    );
+    ).then(() => this.retrySuspects(suspects, results));
+    const inTime = await withinDeadline(work, this.options.requestTimeoutMs);
     if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
-    await this.retrySuspects(suspects, results);
-    return results;
+    const out = Array.from(results, (r) => r ?? failure('E_REQUEST_TIMEOUT', `not scored within the request budget of ${this.options.requestTimeoutMs} ms`));
+    // An item a retry scored is no incident; the rest are the environment's doing.
+    const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
+    const defending = this.defend(incidents);
+    if (inTime) await defending;
+    return out;
+  }
+
+  /**
+   * Runs each environment's first failing call of this request again, alone in a fresh isolate, and records
+   * the incident (confirmed when it fails the same way again); the quarantine policy takes it from there.
+   */
+  private async defend(incidents: Misbehaviour[]): Promise<void> {
+    const first = new Map<string, Misbehaviour>();
+    for (const m of incidents) if (!first.has(m.record.hash) && !this.defence.quarantined(m.record.hash)) first.set(m.record.hash, m);
+    await Promise.all(
+      [...first.values()].map(async (m) => {
+        const responses = m.response === undefined ? [] : [m.response];
+        let confirmed = false;
+        try {
+          const run = await this.pool.run({ source: await this.source(m.record), calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }], fresh: true, limits: { callTimeoutMs: this.options.callTimeoutMs } });
+          confirmed = failureCode(run.results[0] as CallResult, responses.length) === m.code;
+        } catch {
+          // the sandbox itself failed: record it unconfirmed
+        }
+        await this.defence.record(m, confirmed);
+      }),
+    );
   }
 
   /**
@@ -481,13 +548,20 @@ class Service {
     });
     const out: SampledItem[] = new Array(resolved.length);
     const byModule = new Map<string, number[]>();
-    resolved.forEach(({ record }, i) => {
+    const misbehaved: Misbehaviour[] = [];
+    resolved.forEach(({ identity, record }, i) => {
+      const quarantined = this.defence.quarantined(record.hash);
+      if (quarantined) {
+        const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
+        out[i] = { ...id, ground_truth: identityString(id), error: { code: 'E_QUARANTINED', message: `${record.name}@${record.version} is ${quarantined}` } };
+        return;
+      }
       const list = byModule.get(record.hash);
       if (list) list.push(i);
       else byModule.set(record.hash, [i]);
     });
     let sandboxDown: string | null = null;
-    await Promise.all(
+    const work = Promise.all(
       [...byModule.values()].map(async (indices) => {
         const record = resolved[indices[0] as number]!.record;
         const source = await this.source(record);
@@ -501,12 +575,14 @@ class Service {
           const { identity } = resolved[i]!;
           const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
           const base = { ...id, ground_truth: identityString(id) };
-          if (!result.ok) {
-            if (result.fn === SANDBOX_FN) sandboxDown = result.message;
-            out[i] = { ...base, error: { code: result.code, message: `${result.fn}: ${result.message}` } };
+          const failed = episodeFailure(result, 0);
+          if (failed) {
+            if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
+            else if (this.defence.isIncident(failed.code)) misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
+            out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
             return;
           }
-          const value = result.value as { instance?: unknown; reference?: unknown } | null;
+          const value = (result as { value?: unknown }).value as { instance?: unknown; reference?: unknown } | null;
           const instance = InstanceSchema.safeParse(value?.instance);
           if (!instance.success) {
             out[i] = { ...base, error: { code: 'E_INSTANCE', message: describeIssues(instance.error).join('; ') } };
@@ -526,8 +602,17 @@ class Service {
         });
       }),
     );
+    const inTime = await withinDeadline(work, this.options.requestTimeoutMs);
     if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
-    return out;
+    const items = Array.from(out, (item, i) => {
+      if (item) return item;
+      const { identity, record } = resolved[i]!;
+      const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
+      return { ...id, ground_truth: identityString(id), error: { code: 'E_REQUEST_TIMEOUT', message: `not sampled within the request budget of ${this.options.requestTimeoutMs} ms` } };
+    });
+    const defending = this.defend(misbehaved);
+    if (inTime) await defending;
+    return items;
   }
 
   /** Deterministic selection: the same seed and the same library give the same identities. */
@@ -574,7 +659,7 @@ function sendError(reply: FastifyReply, status: number, code: string, message: s
 export async function startServer(options: Partial<ServeOptions> & { libraryDir: string }): Promise<RunningServer> {
   const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'pool')) as Partial<ServeOptions>;
   const opts: Omit<ServeOptions, 'pool'> = { ...DEFAULT_SERVE_OPTIONS, ...given, libraryDir: options.libraryDir };
-  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs'] as const) {
+  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs'] as const) {
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1) throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
@@ -582,7 +667,8 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   const library = SqliteLibrary.open(opts.libraryDir, { readonly: true });
   const ownsPool = options.pool === undefined;
   const pool = options.pool ?? new SandboxPool({ maxJobsPerWorker: SERVE_MAX_JOBS_PER_WORKER });
-  const service = new Service(opts, library, pool, new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2));
+  const defence = new Defence(opts.libraryDir, opts.quarantine);
+  const service = new Service(opts, library, pool, new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2), defence);
 
   // Library loading and change polling.
   let stamp = '';
@@ -592,6 +678,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (next === stamp) return;
     const records = await library.list({ status: 'all', allVersions: true });
     service.catalog = new Catalog(records);
+    defence.refresh(await library.incidents({ open: true }));
     stamp = next;
   };
   try {
@@ -642,7 +729,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   });
   app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'E_NOT_FOUND', `no endpoint ${request.method} ${request.url.split('?')[0]}; endpoints: ${ENDPOINTS.join(', ')}`));
 
-  app.get('/health', async () => ({ status: 'ok', envs: service.catalog.active.length, inflight: service.inflight, maxQueue: opts.maxQueue }));
+  app.get('/health', async () => ({ status: 'ok', envs: service.catalog.active.length, quarantined: service.catalog.active.filter((e) => defence.quarantined(e.hash)).length, inflight: service.inflight, maxQueue: opts.maxQueue }));
 
   app.get('/v1/envs', async () => ({
     envs: service.catalog.active.map((env) => ({ name: env.name, version: env.version, skills: env.meta.skills, levels: env.meta.levels, title: env.meta.title, description: env.meta.description })),
@@ -734,6 +821,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
         await reloading;
         if (ownsPool) await pool.close();
         await library.close();
+        await defence.close();
       })()),
   };
 }

@@ -20,8 +20,8 @@ export interface StageContext {
   options: ValidatorOptions;
   /** Fixes every seed the validator samples (recorded in the report, so the verdict can be replayed). */
   validationSeed: number;
-  /** (seed, level) pairs the execution stage must sample besides its draws (e.g. a production incident). */
-  include?: Array<{ seed: number; level: number }>;
+  /** Instances the execution stage must sample besides its draws (a production incident's seed, level and response). */
+  include?: Array<{ seed: number; level: number; responses?: string[] }>;
   novelty?: NoveltyIndex;
   reviewer?: Reviewer;
   load?: LoadInfo;

@@ -31,8 +31,8 @@ export interface ValidateOptions {
   options?: Partial<ValidatorOptions>;
   /** Fixes the sampled seeds (a replay of a recorded report); random by default. */
   validationSeed?: number;
-  /** (seed, level) pairs to sample besides the random draws, e.g. where a module misbehaved in production. */
-  include?: Array<{ seed: number; level: number }>;
+  /** Instances to sample besides the random draws, e.g. where a module misbehaved in production. */
+  include?: Array<{ seed: number; level: number; responses?: string[] }>;
 }
 
 /** Whether a stage is cheap (reads data already sampled) or costs sandbox or LLM time. */

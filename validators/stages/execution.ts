@@ -12,13 +12,18 @@ export const executionStage: Stage = async (ctx) => {
   const perLevel = Math.max(ctx.options.seedsPerLevel, Math.ceil(ctx.options.minSamples / meta.levels));
   const requests: EpisodeRequest[] = [];
   for (let level = 1; level <= meta.levels; level++) for (const seed of levelSeeds(ctx.validationSeed, level, perLevel)) requests.push({ seed, level });
-  for (const { seed, level } of ctx.include ?? []) if (level >= 1 && level <= meta.levels) requests.push({ seed, level });
+  for (const extra of ctx.include ?? []) if (extra.level >= 1 && extra.level <= meta.levels) requests.push(extra);
   const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   const failures: EpisodeFailure[] = [];
   for (const e of run.episodes) {
     if (!e.ok) failures.push(e);
     else if (!e.referenceVerdict.ok) failures.push({ ok: false, seed: e.seed, level: e.level, code: e.referenceVerdict.code, message: e.referenceVerdict.message, fn: 'verify' });
-    else ctx.episodes.push(e);
+    else {
+      // An included response (a production incident's) must be scored too.
+      const failed = e.verdicts.find((v) => !v.ok);
+      if (failed && !failed.ok) failures.push({ ok: false, seed: e.seed, level: e.level, code: failed.code, message: failed.message, fn: 'verify' });
+      else ctx.episodes.push({ ...e, verdicts: [] });
+    }
   }
   ctx.failures = failures;
   const problems: Problem[] = [];
