@@ -1,6 +1,8 @@
 // When an admitted environment is quarantined, from its open production incidents: the one policy the
-// reward service, exports and `library list` apply, and that `library revalidate` lifts or confirms.
-import type { IncidentRecord } from './contract.js';
+// reward service and exports apply (through IncidentLog), and that `library revalidate` lifts or confirms.
+import type { Code } from '../contract/codes.js';
+import type { EnvRecord, IncidentInput, IncidentRecord } from './contract.js';
+import { SqliteLibrary } from './sqlite.js';
 
 /**
  * Quarantine at the first confirmed incident (the failure came back when the call ran alone in a fresh
@@ -29,4 +31,86 @@ export function quarantinedHashes(open: IncidentRecord[]): Map<string, string> {
     if (reason) out.set(hash, reason);
   }
   return out;
+}
+
+/** Failure codes that are the environment's own doing when an admitted module returns them in production. */
+const INCIDENT_CODES: ReadonlySet<string> = new Set<Code>([
+  'E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL', 'E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_REFERENCE', 'E_UNSOLVED',
+]);
+
+/** A call of an admitted environment that failed in production. */
+export interface Misbehaviour {
+  record: EnvRecord;
+  seed: number;
+  level: number;
+  code: string;
+  message: string;
+  fn: string;
+  response?: string;
+}
+
+type Evidence = Pick<IncidentRecord, 'code' | 'fn' | 'seed' | 'level' | 'confirmed' | 'origin'>;
+
+/**
+ * A production process's view of incidents: what the library holds (refreshed by the caller) plus what
+ * it recorded since, with the quarantine policy applied. Records go to the library when it can be
+ * written (a second, writable handle, opened on the first incident) and are kept in memory regardless.
+ */
+export class IncidentLog {
+  private stored = new Map<string, Evidence[]>();
+  private recent = new Map<string, Evidence[]>();
+  private writer: SqliteLibrary | null | undefined;
+
+  constructor(
+    private readonly libraryDir: string,
+    private readonly origin: IncidentInput['origin'],
+    readonly enabled = true,
+    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ) {}
+
+  isIncident(code: string): boolean {
+    return this.enabled && INCIDENT_CODES.has(code);
+  }
+
+  /** Replaces the view of the library's open incidents (those this process wrote included). */
+  refresh(open: IncidentRecord[]): void {
+    const stored = new Map<string, Evidence[]>();
+    for (const incident of open) stored.set(incident.hash, [...(stored.get(incident.hash) ?? []), incident]);
+    this.stored = stored;
+    this.recent = new Map([...this.recent].filter(([hash]) => !stored.has(hash)));
+  }
+
+  /** Why this environment version is refused, or null while it may be used. */
+  quarantined(hash: string): string | null {
+    if (!this.enabled) return null;
+    const evidence = [...(this.stored.get(hash) ?? []), ...(this.recent.get(hash) ?? [])];
+    return evidence.length === 0 ? null : quarantineReason(evidence);
+  }
+
+  async record(m: Misbehaviour, confirmed: boolean): Promise<void> {
+    const input: IncidentInput = { hash: m.record.hash, name: m.record.name, version: m.record.version, seed: m.seed, level: m.level, code: m.code, fn: m.fn, message: m.message, origin: this.origin, confirmed, ...(m.response === undefined ? {} : { response: m.response }) };
+    this.recent.set(input.hash, [...(this.recent.get(input.hash) ?? []), input]);
+    const writer = this.openWriter();
+    if (!writer) return;
+    try {
+      await writer.recordIncident(input);
+    } catch (error) {
+      this.warn(`envforge ${this.origin}: could not record an incident of ${m.record.name}@${m.record.version}: ${(error as Error).message}`);
+    }
+  }
+
+  private openWriter(): SqliteLibrary | null {
+    if (this.writer !== undefined) return this.writer;
+    try {
+      this.writer = SqliteLibrary.open(this.libraryDir);
+    } catch (error) {
+      this.writer = null;
+      this.warn(`envforge ${this.origin}: incidents are kept in memory only (the library cannot be written: ${(error as Error).message})`);
+    }
+    return this.writer;
+  }
+
+  async close(): Promise<void> {
+    await this.writer?.close();
+  }
 }

@@ -20,7 +20,7 @@
 // an unknown environment or an empty selection, 400 for a level out of range. A verifier that fails
 // (E_TIMEOUT, E_MEMORY, E_THROWN, E_SCORE, or a reference that does not score 1: E_UNSOLVED) gives its item
 // score 0 and the error, with HTTP 200, and is an incident: the environment is quarantined by the policy in
-// library/quarantine.ts (E_QUARANTINED per item) until revalidated (serve/defence.ts). Items not done within
+// library/quarantine.ts (E_QUARANTINED per item) until revalidated. Items not done within
 // requestTimeoutMs fail with E_REQUEST_TIMEOUT. Only the sandbox itself failing (workers that cannot
 // start) is a 503; a damaged library file is a 500.
 //
@@ -40,7 +40,8 @@ import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { DEFAULT_LIMITS, type Call, type CallResult, type RawVerdict } from '../sandbox/protocol.js';
-import { Defence, withinDeadline, type Misbehaviour } from './defence.js';
+import { IncidentLog, type Misbehaviour } from '../library/quarantine.js';
+import { withinDeadline } from './defence.js';
 
 export interface ServeOptions {
   /** The library folder (opened read-only). */
@@ -60,7 +61,7 @@ export interface ServeOptions {
   callTimeoutMs: number;
   /** Wall-clock budget of one request: items not scored by then fail with E_REQUEST_TIMEOUT. */
   requestTimeoutMs: number;
-  /** The runtime defence (serve/defence.ts): incidents and quarantine. Off only for harnesses that handle failures themselves. */
+  /** The runtime defence (incidents and quarantine, library/quarantine.ts). Off only for harnesses that handle failures themselves. */
   quarantine: boolean;
 }
 
@@ -399,7 +400,7 @@ class Service {
     readonly library: SqliteLibrary,
     readonly pool: SandboxPool,
     readonly dispatcher: Dispatcher,
-    readonly defence: Defence,
+    readonly defence: IncidentLog,
   ) {}
 
   /** Admission control: reserves room for `units` items or throws a 503 (a request alone is always admitted). */
@@ -667,7 +668,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   const library = SqliteLibrary.open(opts.libraryDir, { readonly: true });
   const ownsPool = options.pool === undefined;
   const pool = options.pool ?? new SandboxPool({ maxJobsPerWorker: SERVE_MAX_JOBS_PER_WORKER });
-  const defence = new Defence(opts.libraryDir, opts.quarantine);
+  const defence = new IncidentLog(opts.libraryDir, 'serve', opts.quarantine);
   const service = new Service(opts, library, pool, new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2), defence);
 
   // Library loading and change polling.

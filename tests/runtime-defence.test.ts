@@ -1,11 +1,14 @@
-// The reward service's runtime defence over a real library: a module admitted by the validator that hangs
-// only at one (seed, level) costs one timed-out item, not a wedged worker; it is recorded as an incident,
-// quarantined (E_QUARANTINED per item) while other environments keep scoring, and `library revalidate`
-// replays the incident and retires it. Requests also have a deadline of their own.
+// The runtime defence over a real library: a module admitted by the validator that hangs only at one
+// (seed, level) costs the reward service one timed-out item, not a wedged worker; it is recorded as an
+// incident, quarantined (E_QUARANTINED per item) while other environments keep scoring, and `library
+// revalidate` replays the incident and retires it. Requests have a deadline of their own, and an export
+// leaves out, and quarantines, an environment that fails while it generates.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExport } from '../export/command.js';
+import { jsonl } from '../export/formats/jsonl.js';
 import { revalidate } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -14,6 +17,7 @@ import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { validateCandidate } from '../validators/validate.js';
 import { envSource } from './helpers/env-source.js';
+import { fakeAdmission, sampleMeta } from './helpers/library-fixtures.js';
 
 /** Products of a few factors, more of them per level; `trap` is code run first in generate. */
 function productEnv(name: string, trap = ''): string {
@@ -109,6 +113,30 @@ describe('envforge serve: runtime defence', () => {
       expect(await response.json()).toMatchObject({ results: [{ score: 0, error: { code: 'E_REQUEST_TIMEOUT' } }] });
     } finally {
       await hurried.close();
+    }
+  });
+});
+
+describe('envforge export: runtime defence', () => {
+  it('an environment whose generate fails in production is recorded, quarantined and left out; the rest is exported', async () => {
+    const exportDir = join(mkdtempSync(join(tmpdir(), 'envforge-defence-export-')), 'lib');
+    const library = SqliteLibrary.open(exportDir, { create: true });
+    try {
+      // Admitted on a (test) report: a module that slipped through validation and throws at level 3.
+      const broken = productEnv('broken-product', "if (level === 3) throw new Error('level 3 is broken');");
+      const meta = sampleMeta('broken-product', { levels: 4 });
+      await library.admit(fakeAdmission(broken, meta));
+      const calm = productEnv('calm-product');
+      await library.admit(fakeAdmission(calm, sampleMeta('calm-product', { levels: 4 })));
+      const out = join(exportDir, '..', 'out');
+      const summary = await runExport(library, pool, { format: jsonl, out, selection: {}, counts: { perEnv: 40 }, splits: [{ name: 'train', weight: 1_000_000 }], seed: 3, serviceUrl: 'http://127.0.0.1:1' });
+      expect(summary.quarantined).toEqual([{ name: 'broken-product', version: 1, reason: expect.stringMatching(/E_THROWN in generate/) }]);
+      expect(summary.envs.find((e) => e.name === 'calm-product')?.rows).toEqual({ train: 40 });
+      const incidents = await library.incidents({ open: true });
+      expect(incidents.length).toBeGreaterThanOrEqual(1);
+      expect(incidents.every((i) => i.name === 'broken-product' && i.level === 3 && i.code === 'E_THROWN' && i.origin === 'export')).toBe(true);
+    } finally {
+      await library.close();
     }
   });
 });
