@@ -51,6 +51,9 @@ beforeAll(async () => {
     expect(report.problems).toEqual([]);
     await library.admit({ source, report, lineage: { author: 'test' } });
   }
+  // Slow but correct (tens of ms per verify), admitted on a test report: for the request deadline.
+  const slow = envSource({ meta: JSON.stringify(sampleMeta('slow-product')), verify: 'let x = 0; for (let i = 0; i < 5e7; i++) x += i; return x > 0 ? 0 : 1;' });
+  await library.admit(fakeAdmission(slow, sampleMeta('slow-product')));
   await library.close();
   server = await startServer({ libraryDir: dir, port: 0, pool, callTimeoutMs: 500, reloadIntervalMs: 100 });
 }, 120_000);
@@ -82,7 +85,7 @@ describe('envforge serve: runtime defence', () => {
     expect(performance.now() - quick).toBeLessThan(5_000); // no sandbox time spent on the quarantined module
     const sampled = await post('/v1/sample', { items: [{ env: 'wedge-product', seed: 3, level: 1 }] });
     expect(sampled.body.items[0].error.code).toBe('E_QUARANTINED');
-    expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({ envs: 2, quarantined: 1 });
+    expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({ envs: 3, quarantined: 1 });
   });
 
   it('records the incident in the library, and revalidation replays its seed and level and retires the module', async () => {
@@ -107,9 +110,9 @@ describe('envforge serve: runtime defence', () => {
   });
 
   it('fails items not scored within the per-request budget with E_REQUEST_TIMEOUT', async () => {
-    const hurried = await startServer({ libraryDir: dir, port: 0, pool, requestTimeoutMs: 1 });
+    const hurried = await startServer({ libraryDir: dir, port: 0, pool, requestTimeoutMs: 10 });
     try {
-      const response = await fetch(`${hurried.url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ env: 'calm-product', seed: 7, level: 3, response: 'x' }] }) });
+      const response = await fetch(`${hurried.url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ env: 'slow-product', seed: 7, level: 3, response: 'x' }] }) });
       expect(await response.json()).toMatchObject({ results: [{ score: 0, error: { code: 'E_REQUEST_TIMEOUT' } }] });
     } finally {
       await hurried.close();
