@@ -115,6 +115,13 @@ export function maxResultChars(call: Pick<Call, 'responses'>, limits: SandboxLim
   return 2 * limits.maxValueChars + (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) + 1_024;
 }
 
+/** The most characters one chunk of results for these calls can take (a loop: no argument-count limit). */
+export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses'>>, limits: SandboxLimits): number {
+  let most = 0;
+  for (const call of calls) most = Math.max(most, maxResultChars(call, limits));
+  return limits.maxChunkChars + most + 64;
+}
+
 export type LoadInfo =
   | { ok: true; hash: string; meta: unknown; metaError?: { code: Code; message: string }; exports: Record<string, string> }
   | { ok: false; hash: string; code: Code; message: string };

@@ -4,12 +4,13 @@
 import { createHash } from 'node:crypto';
 import type { Code } from '../contract/codes.js';
 import { parseBoundedJson } from './json.js';
-import { GUEST_FNS, guestCode, maxResultChars, type Call, type CallResult, type SandboxLimits } from './protocol.js';
+import { GUEST_FNS, guestCode, maxChunkChars, type Call, type CallResult, type SandboxLimits } from './protocol.js';
 
 /** Results of one job, filled by id as they arrive. */
 export class ResultSlots {
   private readonly slots: Array<CallResult | undefined>;
   private filled = 0;
+  private maxChars: number | null = null;
 
   constructor(readonly calls: Call[]) {
     this.slots = new Array(calls.length);
@@ -40,8 +41,8 @@ export class ResultSlots {
   acceptChunk(text: string, limits: SandboxLimits): void {
     let parsed: unknown;
     try {
-      const maxChars = limits.maxChunkChars + Math.max(0, ...this.calls.map((c) => maxResultChars(c, limits))) + 64;
-      parsed = parseBoundedJson(text, { maxChars, maxDepth: limits.maxDepth + 8 });
+      this.maxChars ??= maxChunkChars(this.calls, limits);
+      parsed = parseBoundedJson(text, { maxChars: this.maxChars, maxDepth: limits.maxDepth + 8 });
     } catch {
       return; // the calls it held stay empty and fail with E_PROTOCOL when the job settles
     }

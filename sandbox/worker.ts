@@ -4,7 +4,7 @@
 import type { Code } from '../contract/codes.js';
 import { JsonLimitError, parseBoundedJson } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
-import { guestCode, maxResultChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
+import { guestCode, maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
 import { classify, GuestFailure, loadRealm, type Realm } from './realm.js';
 import { deriveRngState } from './rng.js';
 
@@ -225,7 +225,7 @@ function runJob(job: JobMessage, source: string): void {
     const end = reserve(compiled, prepared, position, careful ? position + 1 : total, limits.isolateCalls);
     const crossing = end - crossingStart;
     const slice = prepared.slice(crossingStart, end);
-    const maxChunk = limits.maxChunkChars + Math.max(...slice.map((c) => maxResultChars(c, limits))) + 64;
+    const maxChunk = maxChunkChars(slice, limits);
     let done = 0; // calls of this crossing whose results were forwarded
     try {
       compiled.realm.begin.applySync(undefined, [JSON.stringify(slice), limitsText], { timeout: limits.loadTimeoutMs });

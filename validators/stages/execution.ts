@@ -37,10 +37,10 @@ export const executionStage: Stage = async (ctx) => {
       evidence: examples.map((f) => ({ seed: f.seed, level: f.level, fn: f.fn, message: f.message })),
     });
   }
-  const promptChars = ctx.episodes.map((e) => e.instance.prompt.length);
+  const maxPromptChars = ctx.episodes.reduce((most, e) => Math.max(most, e.instance.prompt.length), 0);
   return {
     ok: problems.length === 0,
-    metrics: { samples: requests.length, perLevel, validationSeed: ctx.validationSeed, failed: failures.length, maxPromptChars: Math.max(0, ...promptChars), wallMs: Math.round(run.wallMs) },
+    metrics: { samples: requests.length, perLevel, validationSeed: ctx.validationSeed, failed: failures.length, maxPromptChars, wallMs: Math.round(run.wallMs) },
     problems,
   };
 };
