@@ -5,7 +5,7 @@ export const CODES = {
   // Sandbox: what running untrusted code can go wrong with.
   E_SYNTAX: 'the module does not compile as JavaScript',
   E_IMPORT: 'the module imports something; environments must be self-contained',
-  E_TAMPER: 'the module interfered with the envforge runtime (for example by calling its trampoline)',
+  E_TAMPER: 'the module interfered with the envforge runtime (no longer produced: the runtime API is out of reach of guest code; kept for stored reports)',
   E_ASYNC: 'the module or one of its functions is asynchronous (top-level await or a returned Promise)',
   E_MISSING_EXPORT: 'a required export (meta, generate, solve, verify) is missing or not a function',
   E_THROWN: 'the environment code threw an error',
