@@ -7,42 +7,19 @@ export const INCIDENT_RETENTION = 10_000;
 const MAX_MESSAGE_CHARS = 2_000;
 const MAX_RESPONSE_CHARS = 64 * 1024;
 
-interface IncidentRow {
+/** A row as SQLite returns it: the input's fields, with SQL's null, 0/1 and snake_case where they differ. */
+type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed'> & {
   id: number;
-  hash: string;
-  name: string;
-  version: number;
-  seed: number;
-  level: number;
-  code: string;
-  fn: string;
-  message: string;
   response: string | null;
-  origin: 'serve' | 'export';
   confirmed: number;
   created_at: string;
   resolved_at: string | null;
   resolution: string | null;
-}
+};
 
 function toIncident(row: IncidentRow): IncidentRecord {
-  return {
-    id: row.id,
-    hash: row.hash,
-    name: row.name,
-    version: row.version,
-    seed: row.seed,
-    level: row.level,
-    code: row.code,
-    fn: row.fn,
-    message: row.message,
-    ...(row.response === null ? {} : { response: row.response }),
-    origin: row.origin,
-    confirmed: row.confirmed === 1,
-    createdAt: row.created_at,
-    resolvedAt: row.resolved_at,
-    resolution: row.resolution,
-  };
+  const { response, confirmed, created_at, resolved_at, resolution, ...rest } = row;
+  return { ...rest, ...(response === null ? {} : { response }), confirmed: confirmed === 1, createdAt: created_at, resolvedAt: resolved_at, resolution };
 }
 
 function check(input: IncidentInput): void {
