@@ -16,6 +16,13 @@ export interface Call {
   keepInstance?: boolean;
   /** The supervisor replaces the instance by the SHA-256 of its JSON text as results arrive (long runs compared by value). */
   digest?: boolean;
+  /**
+   * Host-side bookkeeping for long repeated runs, invisible to the guest: the runtime keeps the result of
+   * a `keep` call, and a later call with `sameAs` (that call's index) whose result is identical (timings
+   * aside) comes back as a reference to it instead of the whole value.
+   */
+  keep?: boolean;
+  sameAs?: number;
 }
 
 /**

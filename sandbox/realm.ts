@@ -1,5 +1,6 @@
-// Builds one hardened isolate for a worker: SES lockdown, the envforge runtime, then the guest module
-// bound to the runtime through isolated-vm References that only this process holds.
+// Builds hardened realms for a worker: a context with SES locked down, the envforge runtime, then the guest
+// module bound to the runtime through isolated-vm References that only this process holds. A realm is one
+// module lifetime; an isolate hosts realms one after another (a new context costs less than a new isolate).
 import ivm from 'isolated-vm';
 import vm from 'node:vm';
 import type { Code } from '../contract/codes.js';
@@ -12,9 +13,18 @@ export class GuestFailure extends Error {
   }
 }
 
-/** The trampoline's functions, as References into one isolate. */
+/** An isolate that hosts realms one after another; SES is compiled into it once. */
+export interface Host {
+  isolate: ivm.Isolate;
+  ses: ivm.Script;
+  /** Realms created in it so far. */
+  realms: number;
+}
+
+/** The trampoline's functions in one fresh context, as References. */
 export interface Realm {
   isolate: ivm.Isolate;
+  context: ivm.Context;
   meta: ivm.Reference;
   exportsList: ivm.Reference;
   begin: ivm.Reference;
@@ -66,28 +76,47 @@ function reject(): never {
 const START = 'const seen = []; Promise.resolve().then(() => { seen.push(1); }); export function awaited() { return seen.length > 0; }';
 const BINDER = "import { awaited } from 'envforge:start'; import * as guest from 'envforge:guest'; export const afterAwait = awaited(); export { guest };";
 
-/** A new isolate with SES locked down and the runtime installed; no guest code has run in it. */
-function createRealm(memoryMb: number, timeoutMs: number): { realm: Realm; context: ivm.Context; bind: ivm.Reference } {
+/** A new isolate to host realms; throws a GuestFailure('E_PROTOCOL') when SES does not compile. */
+export function newHost(memoryMb: number): Host {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   try {
-    const context = isolate.createContextSync();
     const cachedData = sesCodeCache();
-    isolate.compileScriptSync(SES_SOURCE, { filename: SES_FILENAME, ...(cachedData ? { cachedData } : {}) }).runSync(context, { timeout: timeoutMs });
-    const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: timeoutMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
-    const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
-    const realm: Realm = { isolate, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect') };
-    return { realm, context, bind: fn('bind') };
+    return { isolate, ses: isolate.compileScriptSync(SES_SOURCE, { filename: SES_FILENAME, ...(cachedData ? { cachedData } : {}) }), realms: 0 };
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
+    throw new GuestFailure('E_PROTOCOL', `the sandbox runtime did not compile: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Frees a realm's context and References (its isolate stays). */
+export function releaseRealm(realm: Realm): void {
+  if (realm.isolate.isDisposed) return;
+  for (const ref of [realm.meta, realm.exportsList, realm.begin, realm.next, realm.collect]) ref.release();
+  realm.context.release();
+}
+
+/** A new context in the host with SES locked down and the runtime installed; no guest code has run in it. */
+function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.Reference } {
+  const { isolate } = host;
+  host.realms++;
+  const context = isolate.createContextSync();
+  try {
+    host.ses.runSync(context, { timeout: timeoutMs });
+    const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: timeoutMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
+    const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
+    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect') };
+    return { realm, bind: fn('bind') };
+  } catch (error) {
+    if (!isolate.isDisposed) context.release();
     // No guest code has run yet: this is the sandbox's own failure (e.g. a memory limit too small for SES).
     throw new GuestFailure('E_PROTOCOL', `the sandbox runtime did not start: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
-/** Compiles, links and evaluates the guest module in a new realm; throws a GuestFailure when it cannot load. */
-export function loadRealm(source: string, memoryMb: number, timeoutMs: number): Realm {
-  const { realm, context, bind } = createRealm(memoryMb, timeoutMs);
-  const { isolate } = realm;
+/** Compiles, links and evaluates the guest module in a new realm of the host; when it cannot, disposes the host's isolate and throws a GuestFailure. */
+export function loadRealm(host: Host, source: string, timeoutMs: number): Realm {
+  const { realm, bind } = createRealm(host, timeoutMs);
+  const { isolate, context } = realm;
   try {
     let guest: ivm.Module;
     try {
@@ -121,6 +150,7 @@ export function loadRealm(source: string, memoryMb: number, timeoutMs: number): 
     return realm;
   } catch (error) {
     const failure = classify(error, isolate, 'loading the module');
+    // Whatever the failed load left behind (a pending promise job, a half-built heap) must not meet the next realm.
     if (!isolate.isDisposed) isolate.dispose();
     throw failure;
   }

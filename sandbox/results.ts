@@ -21,7 +21,12 @@ export class ResultSlots {
   }
 
   /** Sets call `id`'s result unless it already has one (the first result wins). */
-  put(id: number, result: CallResult): void {
+  put(id: number, result: CallResult | { ok: true; sameAs: number; ms: number }): void {
+    if ('sameAs' in result) {
+      // "Identical to the earlier call sameAs": valid only for the call the host marked so, pointing back.
+      const earlier = this.calls[id]?.sameAs === result.sameAs ? this.slots[result.sameAs] : undefined;
+      result = earlier?.ok ? { ok: true, value: earlier.value, ms: result.ms } : { ok: false, code: 'E_PROTOCOL', message: 'the sandbox referred to a result it did not return', fn: 'call', ms: 0 };
+    }
     if (!Number.isSafeInteger(id) || id < 0 || id >= this.slots.length || this.slots[id] !== undefined) return;
     this.slots[id] = result;
     this.filled++;
@@ -51,7 +56,7 @@ export class ResultSlots {
       const id = item !== null && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
       if (typeof id !== 'number') continue;
       const result = toCallResult(item as Record<string, unknown>, limits);
-      this.put(id, this.calls[id]?.digest ? digested(result) : result);
+      this.put(id, this.calls[id]?.digest && !('sameAs' in result) ? digested(result) : result);
     }
   }
 
@@ -73,9 +78,10 @@ export function instanceDigest(instance: unknown): string {
 }
 
 /** Checks the shape of one result; a failure keeps only a guest code, a known function name and a clipped message. */
-function toCallResult(r: Record<string, unknown>, limits: SandboxLimits): CallResult {
+function toCallResult(r: Record<string, unknown>, limits: SandboxLimits): CallResult | { ok: true; sameAs: number; ms: number } {
   const ms = typeof r.ms === 'number' && Number.isFinite(r.ms) ? r.ms : 0;
   if (r.ok === true && 'value' in r) return { ok: true, value: r.value, ms };
+  if (r.ok === true && Number.isSafeInteger(r.sameAs)) return { ok: true, sameAs: r.sameAs as number, ms };
   if (r.ok === false && typeof r.message === 'string') {
     return { ok: false, code: guestCode(r.code), message: r.message.slice(0, limits.maxMessageChars + 1), fn: typeof r.fn === 'string' && GUEST_FNS.has(r.fn) ? r.fn : 'call', ms };
   }

@@ -5,7 +5,7 @@ import type { Code } from '../contract/codes.js';
 import { JsonLimitError, parseBoundedJson } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
 import { guestCode, maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
-import { classify, GuestFailure, loadRealm, type Realm } from './realm.js';
+import { classify, GuestFailure, loadRealm, newHost, releaseRealm, type Host, type Realm } from './realm.js';
 import { deriveRngState } from './rng.js';
 
 interface WorkerOptions {
@@ -13,7 +13,7 @@ interface WorkerOptions {
 }
 const options: WorkerOptions = { maxCached: 32, ...JSON.parse(process.env.ENVFORGE_WORKER_OPTIONS ?? '{}') };
 
-/** A loaded candidate: its isolate and how many calls of each guest function it has served. */
+/** A loaded candidate: its realm (one module lifetime) and how many calls of each guest function it has served. */
 interface Compiled {
   realm: Realm;
   generate: number;
@@ -24,8 +24,13 @@ interface CacheEntry {
   source: string;
   load: LoadInfo;
   name: string;
+  /** The isolate its realms live in, one after another, until it has hosted MAX_REALMS_PER_ISOLATE. */
+  host: Host | null;
   compiled: Compiled | null;
 }
+
+/** Bounds what realms released into one isolate can leave behind (garbage, fragmentation) before it is replaced. */
+const MAX_REALMS_PER_ISOLATE = 64;
 
 const cache = new Map<string, CacheEntry>();
 
@@ -52,8 +57,17 @@ function flush(): void {
   process.send?.(messages.length === 1 ? messages[0] : { type: 'batch', messages });
 }
 
-function dispose(compiled: Compiled | null): void {
-  if (compiled && !compiled.realm.isolate.isDisposed) compiled.realm.isolate.dispose();
+/** Disposes the entry's isolate: after a failure, nothing of it is reused. */
+function dispose(entry: CacheEntry): void {
+  if (entry.host && !entry.host.isolate.isDisposed) entry.host.isolate.dispose();
+  entry.host = null;
+  entry.compiled = null;
+}
+
+/** Ends the current realm's lifetime; the next call gets a fresh realm in the same isolate. */
+function retire(entry: CacheEntry): void {
+  if (entry.compiled) releaseRealm(entry.compiled.realm);
+  entry.compiled = null;
 }
 
 /** Output of the runtime, parsed with the same size and depth limits as any guest value. */
@@ -87,39 +101,42 @@ function describe(realm: Realm, hash: string, limits: SandboxLimits): { load: Lo
   return { load: { ok: true, hash, meta: meta.value, exports }, name };
 }
 
-function compile(hash: string, source: string, limits: SandboxLimits): { compiled: Compiled | null; load: LoadInfo; name: string } {
+/** Loads the module into a fresh realm, in the given host while it may take one more, else in a new isolate. */
+function compile(hash: string, source: string, limits: SandboxLimits, reuse: Host | null): { host: Host | null; compiled: Compiled | null; load: LoadInfo; name: string } {
   if (source.length > limits.maxSourceChars) {
-    return { compiled: null, name: '', load: { ok: false, hash, code: 'E_TOO_LARGE', message: `the source has ${source.length} characters, over the limit of ${limits.maxSourceChars}` } };
+    return { host: reuse, compiled: null, name: '', load: { ok: false, hash, code: 'E_TOO_LARGE', message: `the source has ${source.length} characters, over the limit of ${limits.maxSourceChars}` } };
   }
+  let host: Host | null = null;
   let realm: Realm | undefined;
   try {
-    realm = loadRealm(source, limits.memoryMb, limits.loadTimeoutMs);
+    const usable = reuse && !reuse.isolate.isDisposed && reuse.realms < MAX_REALMS_PER_ISOLATE;
+    if (reuse && !usable && !reuse.isolate.isDisposed) reuse.isolate.dispose();
+    host = usable ? reuse : newHost(limits.memoryMb);
+    realm = loadRealm(host, source, limits.loadTimeoutMs);
     const { load, name } = describe(realm, hash, limits);
-    return { compiled: { realm, generate: 0, solve: 0, verify: 0 }, load, name };
+    return { host, compiled: { realm, generate: 0, solve: 0, verify: 0 }, load, name };
   } catch (error) {
     const failure = realm ? classify(error, realm.isolate, 'loading the module') : (error as GuestFailure);
-    if (realm && !realm.isolate.isDisposed) realm.isolate.dispose();
+    if (host && !host.isolate.isDisposed) host.isolate.dispose();
     const code = failure instanceof GuestFailure ? failure.code : 'E_PROTOCOL';
-    return { compiled: null, name: '', load: { ok: false, hash, code, message: failure.message } };
+    return { host: null, compiled: null, name: '', load: { ok: false, hash, code, message: failure.message } };
   }
 }
 
 function entryFor(job: JobMessage, source: string): CacheEntry {
   let entry = cache.get(job.hash);
-  if (entry && job.fresh) {
-    dispose(entry.compiled);
-    entry = undefined;
-  }
-  if (!entry) {
-    const { compiled, load, name } = compile(job.hash, source, job.limits);
-    entry = { source, load, name, compiled };
+  if (entry && job.fresh) retire(entry); // a fresh realm: module state starts over
+  // A load that failed stays failed (it is not retried per job); a realm is made again only when asked for.
+  if (!entry || job.fresh) {
+    const { host, compiled, load, name } = compile(job.hash, source, job.limits, entry?.host ?? null);
+    entry = { source, load, name, host, compiled };
   }
   // LRU: the most recently used entry is last.
   cache.delete(job.hash);
   cache.set(job.hash, entry);
   while (cache.size > options.maxCached) {
     const [oldest, old] = cache.entries().next().value as [string, CacheEntry];
-    dispose(old.compiled);
+    dispose(old);
     cache.delete(oldest);
   }
   return entry;
@@ -131,11 +148,21 @@ interface Prepared {
   level: number;
   responses: string[];
   keepInstance: boolean;
+  keep?: true;
+  sameAs?: number;
 }
 
 /** The calls as the runtime reads them: numbered by their index in the job, with the rng state derived here. */
 function prepareCalls(calls: Call[], name: string): Prepared[] {
-  return calls.map((call, id) => ({ id, s: deriveRngState(name, call.seed, call.level), level: call.level, responses: call.responses ?? [], keepInstance: call.keepInstance !== false }));
+  return calls.map((call, id) => ({
+    id,
+    s: deriveRngState(name, call.seed, call.level),
+    level: call.level,
+    responses: call.responses ?? [],
+    keepInstance: call.keepInstance !== false,
+    ...(call.keep ? { keep: true as const } : {}),
+    ...(call.sameAs !== undefined ? { sameAs: call.sameAs } : {}),
+  }));
 }
 
 /**
@@ -206,12 +233,10 @@ function runJob(job: JobMessage, source: string): void {
       fail(position, total - position, lastCode, `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${limits.maxFailuresPerJob})`);
       break;
     }
-    if (entry.compiled && reserve({ ...entry.compiled }, prepared, position, position + 1, limits.isolateCalls) === position) {
-      dispose(entry.compiled); // its lifetime is spent: the next call gets a fresh isolate
-      entry.compiled = null;
-    }
+    if (entry.compiled && reserve({ ...entry.compiled }, prepared, position, position + 1, limits.isolateCalls) === position) retire(entry); // its lifetime is spent
     if (!entry.compiled || entry.compiled.realm.isolate.isDisposed) {
-      const recompiled = compile(job.hash, entry.source, limits);
+      const recompiled = compile(job.hash, entry.source, limits, entry.host);
+      entry.host = recompiled.host;
       entry.compiled = recompiled.compiled;
       if (!entry.compiled) {
         const load = recompiled.load as Extract<LoadInfo, { ok: false }>;
@@ -242,13 +267,11 @@ function runJob(job: JobMessage, source: string): void {
       if (failure.code === 'E_PROTOCOL') {
         fail(crossingStart + done, crossing - done, 'E_PROTOCOL', failure.message);
         position = end;
-        dispose(compiled);
-        entry.compiled = null;
+        dispose(entry);
         continue;
       }
       if (failure.code === 'E_MEMORY' || isolate.isDisposed) {
-        dispose(compiled);
-        entry.compiled = null;
+        dispose(entry);
         position = crossingStart + done;
         if (!careful) {
           careful = true;
@@ -268,8 +291,7 @@ function runJob(job: JobMessage, source: string): void {
           if (chunk.cursor > received) {
             // Calls ran but their results were lost: the timeout hit promise jobs they left after next() returned.
             // Re-run them one per crossing to find which one; a lone call that loses its result is the culprit.
-            dispose(compiled);
-            entry.compiled = null;
+            dispose(entry);
             position = crossingStart + received;
             if (!careful) {
               careful = true;
@@ -286,8 +308,7 @@ function runJob(job: JobMessage, source: string): void {
       }
       fail(inFlight, 1, failure.code, failure.message);
       position = inFlight + 1;
-      dispose(compiled);
-      entry.compiled = null;
+      dispose(entry);
     }
   }
 }

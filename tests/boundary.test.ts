@@ -189,3 +189,18 @@ function fuzzModule(table: Array<{ fn: 'generate' | 'solve' | 'verify'; value: s
     verify: at('verify', 'return 1;', 'instance.level'),
   });
 }
+
+describe('repeated runs answer "same as" only when nothing changed', () => {
+  it('a call marked sameAs comes back as the earlier value when identical, in full when it diverged, and a forged reference fails', async () => {
+    const source = envSource({ prelude: 'let calls = 0;', generate: "calls++; return { prompt: calls > 3 ? 'changed' : 'level ' + level };", solve: "return '<answer>1</answer>';" });
+    const base = { op: 'episode', seed: 4, level: 2 } as const;
+    const calls: Call[] = [{ ...base, keep: true }, { ...base, sameAs: 0 }, { ...base, sameAs: 0 }, { ...base, sameAs: 0 }];
+    const { results } = await pool.run({ source, calls, fresh: true });
+    const prompts = results.map((r) => ((r as { value: EpisodeValue }).value.instance as { prompt: string }).prompt);
+    expect(prompts).toEqual(['level 2', 'level 2', 'level 2', 'changed']);
+    expect((results[1] as { value: unknown }).value).toBe((results[0] as { value: unknown }).value); // one shared value
+    const slots = new ResultSlots([{ ...base }, { ...base }]);
+    slots.acceptChunk(JSON.stringify([{ id: 0, ok: true, ms: 0, value: { x: 1 } }, { id: 1, ok: true, ms: 0, sameAs: 0 }]), DEFAULT_LIMITS);
+    expect(slots.results()[1]).toMatchObject({ ok: false, code: 'E_PROTOCOL' }); // call 1 was not marked sameAs
+  });
+});

@@ -29,9 +29,20 @@ function spread(episodes: Episode[], count: number): Episode[] {
   return Array.from({ length: count }, (_, i) => episodes[Math.floor(i * step)] as Episode);
 }
 
-async function run(ctx: StageContext, requests: EpisodeRequest[], digest = false): Promise<CallResult[]> {
-  const calls: Call[] = requests.map((r) => ({ op: 'episode', seed: r.seed, level: r.level, responses: r.responses ?? [], ...(digest ? { digest: true, keepInstance: true } : {}) }));
+async function run(ctx: StageContext, calls: Call[]): Promise<CallResult[]> {
   return (await ctx.pool.run({ source: ctx.source, calls, fresh: true, limits: ctx.options.limits })).results;
+}
+
+const episodeCall = (r: EpisodeRequest): Call => ({ op: 'episode', seed: r.seed, level: r.level, responses: r.responses ?? [] });
+
+/**
+ * One whole isolate lifetime: the n requests, then again and again up to `length` calls. The first n are
+ * a fresh run (kept in full); each later call answers "same as call k mod n" when nothing changed, so only
+ * a divergence crosses in full (its instance as a digest).
+ */
+function lifetimeCalls(requests: EpisodeRequest[], length: number): Call[] {
+  const n = requests.length;
+  return Array.from({ length }, (_, k) => ({ ...episodeCall(requests[k % n] as EpisodeRequest), ...(k < n ? { keep: true } : { sameAs: k % n, digest: true }) }));
 }
 
 export const determinismStage: Stage = async (ctx) => {
@@ -39,15 +50,17 @@ export const determinismStage: Stage = async (ctx) => {
   const n = picked.length;
   // Each item is also scored on two other instances' references and the empty response, so verify's
   // determinism is tested too, and a lifetime of these reaches the isolate's verify budget as well.
+  // Three fresh realms: the lifetime (whose first n calls are the fresh run), the same calls again, and
+  // the calls reversed and repeated.
   const requests: EpisodeRequest[] = picked.map((e, i) => ({
     seed: e.seed,
     level: e.level,
     responses: [(picked[(i + 1) % n] as Episode).reference, '', (picked[(i + n - 1) % n] as Episode).reference],
   }));
   const reversedTwice = [...requests].reverse().flatMap((r) => [r, r]);
-  const lifetimeCalls = { ...ctx.pool.options.limits, ...ctx.options.limits }.isolateCalls;
-  const lifetime = Array.from({ length: lifetimeCalls }, (_, k) => requests[k % n] as EpisodeRequest);
-  const [first, second, shuffled, long] = await Promise.all([run(ctx, requests), run(ctx, requests), run(ctx, reversedTwice), run(ctx, lifetime, true)]);
+  const lifetime = { ...ctx.pool.options.limits, ...ctx.options.limits }.isolateCalls;
+  const [long, second, shuffled] = await Promise.all([run(ctx, lifetimeCalls(requests, Math.max(lifetime, n))), run(ctx, requests.map(episodeCall)), run(ctx, reversedTwice.map(episodeCall))]);
+  const first = long.slice(0, n);
   const problems: Problem[] = [];
   const a = first.map(signature);
   const b = second.map(signature);
@@ -64,10 +77,10 @@ export const determinismStage: Stage = async (ctx) => {
   const firstEpisodes = first.map((r, i) => toEpisode(requests[i] as EpisodeRequest, r));
   picked.forEach((e, i) => {
     if (a[i] !== b[i]) return; // already reported as nondeterministic
-    const lateCall = long.findIndex((r, k) => k % n === i && signature(r) !== a[i]);
+    const lateCall = long.findIndex((r, k) => k >= n && k % n === i && signature(r) !== a[i]);
     if (signature(shuffled[2 * (n - 1 - i)]) !== a[i]) leaks.push({ seed: e.seed, level: e.level, how: 'differs when called after other instances (reversed order)' });
     else if (signature(shuffled[2 * (n - 1 - i) + 1]) !== a[i]) leaks.push({ seed: e.seed, level: e.level, how: 'differs when the same call is repeated' });
-    else if (lateCall >= 0) leaks.push({ seed: e.seed, level: e.level, how: `differs at call ${lateCall + 1} of an isolate's lifetime of ${lifetimeCalls} calls` });
+    else if (lateCall >= 0) leaks.push({ seed: e.seed, level: e.level, how: `differs at call ${lateCall + 1} of an isolate's lifetime of ${lifetime} calls` });
     else if (coreSignature(e) !== coreSignature(firstEpisodes[i] as EpisodeResult)) {
       leaks.push({ seed: e.seed, level: e.level, how: 'differs from the same call in a long-lived isolate' });
     }
@@ -79,5 +92,5 @@ export const determinismStage: Stage = async (ctx) => {
       evidence: leaks.slice(0, 3),
     });
   }
-  return { ok: problems.length === 0, metrics: { checked: n, nondeterministic: nondeterministic.length, leaking: leaks.length, lifetimeCalls }, problems };
+  return { ok: problems.length === 0, metrics: { checked: n, nondeterministic: nondeterministic.length, leaking: leaks.length, lifetimeCalls: lifetime }, problems };
 };
