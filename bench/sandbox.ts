@@ -65,10 +65,10 @@ const best = (xs: number[]) => Math.max(...xs);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 
 /**
- * What a new isolate costs (SES lockdown from the worker's code cache, the runtime, the module loaded and
- * its meta read): one-episode jobs in a fresh isolate against the same jobs in the cached one, interleaved.
+ * What a fresh realm costs (a new context: SES lockdown, the runtime, the module loaded and its meta read):
+ * one-episode jobs in a fresh realm against the same jobs in the cached one, interleaved.
  */
-async function isolateSetupMs(pool: SandboxPool, source: string, rounds = 30): Promise<{ fresh: number; cached: number }> {
+async function realmSetupMs(pool: SandboxPool, source: string, rounds = 30): Promise<{ fresh: number; cached: number }> {
   const call: Call = { op: 'episode', seed: 1, level: 1, keepInstance: false };
   const fresh: number[] = [];
   const cached: number[] = [];
@@ -107,16 +107,16 @@ export async function benchSandbox(rounds = 5): Promise<BenchEntries> {
       parallel.push(await sandboxRound(two, sources, 'batched', true));
       single.push(await sandboxRound(one, sources, 'single'));
     }
-    const setup = await isolateSetupMs(one, (sources[0] as { source: string }).source);
+    const setup = await realmSetupMs(one, (sources[0] as { source: string }).source);
     const p = best(plain);
     return {
-      'sandbox.isolateSetupMs': {
+      'sandbox.realmSetupMs': {
         value: setup.fresh - setup.cached,
         unit: 'ms',
         freshJobMs: setup.fresh,
         cachedJobMs: setup.cached,
         isolateCalls: ISOLATE_CALL_BUDGET,
-        note: 'a new isolate: SES lockdown (code cache built once per worker), runtime, module load; paid once per ISOLATE_CALL_BUDGET episodes',
+        note: 'a fresh realm (new context in a kept isolate): SES lockdown, runtime, module load; paid once per ISOLATE_CALL_BUDGET episodes',
       },
       'sandbox.batchedPerCoreRatio': { value: best(batched) / p, unit: 'ratio', sandboxedPerSec: best(batched), plainNodePerSec: p, itemsPerCrossing: ITEMS_PER_SEED, warmupRounds: WARMUP_ROUNDS, note: 'generate+solve+verify(reference) of the 12 seeds, one worker, vs plain Node in-process' },
       'sandbox.singleCallRatio': { value: best(single) / p, unit: 'ratio', sandboxedPerSec: best(single), plainNodePerSec: p, note: 'one episode per pool.run (IPC + crossing per item)' },
