@@ -37,7 +37,7 @@ const SES_FILENAME = 'envforge-ses.js';
 /**
  * A V8 code cache of SES with every function lockdown runs compiled in: produced once per worker by
  * running SES and lockdown in a throwaway node:vm context (isolated-vm's own cache holds only the top
- * level). It cuts the cost of a new isolate from ~40 ms to ~20 ms (bench: sandbox.isolateSetupMs).
+ * level). Measured here: running SES in a new isolate took ~20 ms with it and ~40 ms with the top level only.
  */
 let sesCache: ivm.ExternalCopy<ArrayBuffer> | undefined | null = null;
 function sesCodeCache(): ivm.ExternalCopy<ArrayBuffer> | undefined {
