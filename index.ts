@@ -14,7 +14,7 @@ export type { Reviewer } from './validators/context.js';
 export { NoveltyIndex, type Fingerprint } from './validators/novelty.js';
 export { buildNoveltyIndex, fingerprintSource, noveltyIndexOf, seedNoveltyIndex } from './validators/library-index.js';
 export { listSeeds, type SeedFile } from './library/seeds.js';
-export { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type Library, type LibraryStats, type Lineage, type ListFilter } from './library/contract.js';
+export { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type Library, type LibraryStats, type Lineage, type ListFilter, type RejectionFilter, type RejectionRecord } from './library/contract.js';
 export { SqliteLibrary, DEFAULT_SQLITE_OPTIONS, type SqliteLibraryOptions } from './library/sqlite.js';
 export { openLibrary, resolveLibraryDir } from './library/open.js';
 export { revalidate, seedLibrary } from './library/maintenance.js';

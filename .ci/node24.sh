@@ -10,12 +10,15 @@ if [ "${_envforge_major}" -lt 24 ]; then
     *) echo "node24.sh: no Node 24 package for $(uname -m); install Node 24 LTS yourself" >&2; return 1 ;;
   esac
   _envforge_dir="${_envforge_root}/.node24/node_modules/${_envforge_pkg}"
+  # npm finds its global npmrc (registry, cafile…) next to the running node; keep the machine's.
+  _envforge_gc=$(npm config get globalconfig 2>/dev/null)
+  [ -f "${_envforge_gc}" ] && export npm_config_globalconfig="${_envforge_gc}"
   if [ ! -x "${_envforge_dir}/bin/node" ]; then
     echo "node24.sh: installing ${_envforge_pkg}@24 from the npm registry into .node24/" >&2
     npm install --no-save --no-package-lock --no-audit --no-fund --prefix "${_envforge_root}/.node24" "${_envforge_pkg}@24" >&2 || return 1
   fi
   export PATH="${_envforge_dir}/bin:${PATH}"
   export npm_config_nodedir="${_envforge_dir}"
-  unset _envforge_root _envforge_pkg _envforge_dir
+  unset _envforge_root _envforge_pkg _envforge_dir _envforge_gc
 fi
 unset _envforge_major

@@ -99,6 +99,10 @@ export interface ArchitectInput {
   stats: LibraryStats;
   taxonomy?: SkillTaxonomy;
   weakSkills?: readonly WeakSkill[];
+  /** Skills the trainer has mastered: not worth new environments. */
+  saturatedSkills?: readonly WeakSkill[];
+  /** This round's share for the weak skills: `slots` of the n specs must each train one of `skills` (most wanted first). */
+  focus?: { skills: readonly string[]; slots: number };
   /** How many specs to ask for. */
   n: number;
   /** Environments already in the library, so the architect avoids their names and ideas (listed up to a cap). */
@@ -118,6 +122,7 @@ export function renderArchitect(input: ArchitectInput, options: PromptOptions = 
     taxonomy: Object.entries(taxonomy).map(([area, skills]) => `- ${area}: ${skills.join(', ')}`).join('\n'),
     uncovered: uncovered.length > 0 ? uncovered.join(', ') : '(every taxonomy skill has at least one environment)',
     weakSkills: describeWeakSkills(input.weakSkills ?? []),
+    focus: describeFocus(input),
   }, options);
 }
 
@@ -147,6 +152,16 @@ function describeWeakSkills(weak: readonly WeakSkill[]): string {
       return `- ${w.skill}: pass rate ${(w.passRate * 100).toFixed(1)}%${w.n === undefined ? '' : ` over ${w.n} samples`}${note}`;
     })
     .join('\n');
+}
+
+function describeFocus(input: ArchitectInput): string {
+  const saturated = input.saturatedSkills ?? [];
+  const lines = [];
+  if (input.focus && input.focus.slots > 0) {
+    lines.push(`This round's quota: at least ${input.focus.slots} of the ${input.n} specs must each train one of these weak skills (deal them round-robin, in this order): ${input.focus.skills.join(', ')}.`);
+  }
+  if (saturated.length > 0) lines.push(`Saturated skills (the model already solves them; aim no spec at them): ${saturated.map((w) => `${w.skill} (${(w.passRate * 100).toFixed(0)}%)`).join(', ')}.`);
+  return lines.join('\n') || '(no quota for weak skills this round)';
 }
 
 // ---- Generator ----
@@ -222,7 +237,7 @@ export function renderRepair(input: RepairInput, options: PromptOptions = {}): R
 function describeStages(stages: NonNullable<RepairInput['report']['stages']>): string {
   if (stages.length === 0) return '(no stage summary)';
   return stages
-    .map((s) => `- ${s.stage}: ${s.skipped !== undefined ? `skipped (${s.skipped})` : s.ok ? 'passed' : `FAILED (${s.problems.length} problem${s.problems.length === 1 ? '' : 's'})`}`)
+    .map((s) => `- ${s.stage}: ${s.skipped !== undefined ? `not run (${s.skipped})` : s.ok ? 'passed' : `FAILED (${s.problems.length} problem${s.problems.length === 1 ? '' : 's'})`}`)
     .join('\n');
 }
 
@@ -286,68 +301,6 @@ function describeSamples(samples: readonly ReviewSample[]): string {
 
 function clip(text: string): string {
   return text.length <= MAX_SAMPLE_CHARS ? text : `${text.slice(0, MAX_SAMPLE_CHARS)}\n… (${text.length - MAX_SAMPLE_CHARS} more characters)`;
-}
-
-// ---- Model output ----
-
-/**
- * The JavaScript module in a model's reply: the one ```js / ```javascript / ```mjs block; else a single
- * unlabelled block that holds an export; else the whole reply when it (after leading comments) starts
- * with `export`. Two or more js blocks are an error, not a guess: the prompt asks for exactly one.
- */
-export function extractModule(text: string): string {
-  const blocks = fencedBlocks(text);
-  const unterminated = blocks.find((b) => !b.closed);
-  const js = blocks.filter((b) => /^(js|javascript|mjs)$/i.test(b.lang));
-  if (js.length > 1) throw new PromptError(`the reply has ${js.length} \`\`\`js blocks; reply with exactly one block holding the complete module`);
-  const only = js[0];
-  if (only) {
-    if (!only.closed) throw new PromptError('the ```js block is not closed: the reply looks truncated; reply with the complete module');
-    return only.body;
-  }
-  // [ \t]*, not \s*: under /m, \s* would rescan every following blank line from every line start.
-  const bare = blocks.filter((b) => b.lang === '' && b.closed && /^[ \t]*export\s/m.test(b.body));
-  if (bare.length === 1 && blocks.length === 1) return (bare[0] as { body: string }).body;
-  if (blocks.length === 0 && startsWithExport(text)) return `${text.trim()}\n`;
-  if (unterminated) throw new PromptError('a code block is not closed: the reply looks truncated; reply with the complete module in one ```js block');
-  throw new PromptError('the reply holds no JavaScript module: reply with the complete module in one ```js fenced block and nothing else');
-}
-
-interface Block {
-  lang: string;
-  body: string;
-  closed: boolean;
-}
-
-/** Fenced blocks by lines, so backticks inside a line of code never open or close a block. */
-function fencedBlocks(text: string): Block[] {
-  const blocks: Block[] = [];
-  let open: { fence: string; lang: string; lines: string[] } | null = null;
-  for (const line of text.split(/\r?\n/)) {
-    if (open) {
-      const close = /^\s*(`{3,})\s*$/.exec(line);
-      if (close && (close[1] as string).length >= open.fence.length) {
-        blocks.push({ lang: open.lang, body: joinLines(open.lines), closed: true });
-        open = null;
-      } else {
-        open.lines.push(line);
-      }
-      continue;
-    }
-    const start = /^\s*(`{3,})\s*([\w+-]*)\s*$/.exec(line);
-    if (start) open = { fence: start[1] as string, lang: (start[2] as string).toLowerCase(), lines: [] };
-  }
-  if (open) blocks.push({ lang: open.lang, body: joinLines(open.lines), closed: false });
-  return blocks;
-}
-
-function joinLines(lines: string[]): string {
-  return `${lines.join('\n').trim()}\n`;
-}
-
-function startsWithExport(text: string): boolean {
-  const withoutComments = text.trimStart().replace(/^(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*/, '');
-  return /^export\s/.test(withoutComments);
 }
 
 // ---- Helpers ----

@@ -3,22 +3,40 @@
 import { z } from 'zod';
 import { CONTRACT_LIMITS, NAME_PATTERN } from '../contract/schema.js';
 
+/**
+ * What is safe to normalise in a model's name or tag before judging it: surrounding whitespace, case, and
+ * spaces or underscores between words ("Dynamic Programming " is "dynamic-programming"). Nothing else.
+ */
+export function normaliseTag(value: unknown): unknown {
+  return typeof value === 'string' ? value.trim().toLowerCase().replace(/[\s_]+/g, '-') : value;
+}
+
+/** A tag list as a sloppy model may write it: each tag normalised, repeats dropped (keeping the first). */
+export function normaliseTags(value: unknown): unknown {
+  return Array.isArray(value) ? [...new Set(value.map(normaliseTag))] : value;
+}
+
 const kebab = (what: string) =>
-  z
-    .string()
-    .max(CONTRACT_LIMITS.maxNameChars, `${what} must be at most ${CONTRACT_LIMITS.maxNameChars} characters`)
-    .regex(NAME_PATTERN, `${what} must be kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter (e.g. "interval-merge-count")`);
+  z.preprocess(
+    normaliseTag,
+    z
+      .string()
+      .max(CONTRACT_LIMITS.maxNameChars, `${what} must be at most ${CONTRACT_LIMITS.maxNameChars} characters`)
+      .regex(NAME_PATTERN, `${what} must be kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter (e.g. "interval-merge-count")`),
+  );
 
 const text = (what: string, max: number) => z.string().trim().min(1, `${what} must not be empty`).max(max, `${what} must be at most ${max} characters`);
 
 export const EnvSpecSchema = z.object({
   name: kebab('name'),
   title: text('title', CONTRACT_LIMITS.maxTitleChars),
-  skills: z
-    .array(kebab('each skill'))
-    .min(CONTRACT_LIMITS.minSkills, 'skills needs at least one tag')
-    .max(CONTRACT_LIMITS.maxSkills, `skills allows at most ${CONTRACT_LIMITS.maxSkills} tags`)
-    .refine((skills) => new Set(skills).size === skills.length, 'skills must not repeat a tag'),
+  skills: z.preprocess(
+    normaliseTags,
+    z
+      .array(kebab('each skill'))
+      .min(CONTRACT_LIMITS.minSkills, 'skills needs at least one tag')
+      .max(CONTRACT_LIMITS.maxSkills, `skills allows at most ${CONTRACT_LIMITS.maxSkills} tags`),
+  ),
   /** What an instance contains and what is asked, in a few sentences. */
   taskIdea: text('taskIdea', 1500),
   /** Exactly what goes inside <answer>…</answer>, and which equivalent forms the verifier accepts. */

@@ -1,12 +1,15 @@
-// `envforge library init|list|show|retire|revalidate|stats|check`: the library's own commands, each
-// with --json and --library DIR.
+// `envforge library init|add|list|show|rejections|retire|revalidate|stats|check`: the library's own
+// commands, each with --json and --library DIR (add and rejections live in their own files).
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { seedLibrary, revalidate } from '../library/maintenance.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { CliFailure, type Io } from './io.js';
+import type { Io } from './io.js';
+import { registerLibraryAdd } from './library-add.js';
+import { registerLibraryRejections } from './library-rejections.js';
+import { parseRef, requireEnv } from './resolve.js';
 
 interface Common {
   library?: string;
@@ -14,15 +17,6 @@ interface Common {
 }
 
 const LIBRARY_HELP = 'library folder (default: $ENVFORGE_LIBRARY, else the project\'s generated/)';
-
-/** Parses NAME or NAME@VERSION. */
-function parseRef(ref: string): { name: string; version?: number } {
-  const at = ref.lastIndexOf('@');
-  if (at < 0) return { name: ref };
-  const version = Number(ref.slice(at + 1));
-  if (!Number.isSafeInteger(version) || version < 1) throw new UsageError(`"${ref}": the version after @ must be a positive integer`);
-  return { name: ref.slice(0, at), version };
-}
 
 async function withLibrary<T>(options: Common, readonly: boolean, fn: (library: Library) => Promise<T>): Promise<T> {
   const library = openLibrary(resolveLibraryDir(options.library), { readonly });
@@ -43,7 +37,7 @@ function brief(env: EnvRecord): Record<string, unknown> {
 }
 
 export function registerLibrary(program: Command, io: Io): void {
-  const library = program.command('library').description('the library of admitted environments: init, list, show, retire, revalidate, stats, check');
+  const library = program.command('library').description('the library of admitted environments: init, add, list, show, rejections, retire, revalidate, stats, check');
   const common = (command: Command) => command.option('--library <dir>', LIBRARY_HELP).option('--json', 'machine-readable output', false);
 
   common(library.command('init').description('create a library and admit the seed environments (validated first); safe to re-run')).action(async (options: Common) => {
@@ -64,6 +58,9 @@ export function registerLibrary(program: Command, io: Io): void {
     }
   });
 
+  registerLibraryAdd(library, io);
+  registerLibraryRejections(library, io);
+
   common(library.command('list').description('admitted environments, newest version of each'))
     .option('--status <status>', 'active, retired or all', 'active')
     .option('--skills <list>', 'only environments with one of these comma-separated skills')
@@ -83,10 +80,8 @@ export function registerLibrary(program: Command, io: Io): void {
   common(library.command('show').description('one environment: meta, lineage, status, difficulty curve').argument('<name[@version]>'))
     .option('--source', 'print the module source instead', false)
     .action(async (ref: string, options: Common & { source: boolean }) => {
-      const { name, version } = parseRef(ref);
       await withLibrary(options, true, async (lib) => {
-        const env = await lib.get(name, version);
-        if (!env) throw new CliFailure(`unknown environment "${ref}"`, 1);
+        const env = await requireEnv(lib, ref);
         if (options.source) return io.out(await lib.source(env));
         if (options.json) return io.out(JSON.stringify(env));
         io.out(summary(env));
@@ -99,10 +94,12 @@ export function registerLibrary(program: Command, io: Io): void {
     });
 
   common(library.command('retire').description('retire an environment (every active version, or NAME@VERSION)').argument('<name[@version]>'))
-    .requiredOption('--reason <text>', 'why it is retired (kept with it)')
+    .requiredOption('--reason <text>', 'why it is retired, kept with it (required)')
     .action(async (ref: string, options: Common & { reason: string }) => {
       const { name, version } = parseRef(ref);
+      if (!options.reason.trim()) throw new UsageError('--reason needs a non-empty text: why the environment is retired');
       await withLibrary(options, false, async (lib) => {
+        await requireEnv(lib, ref);
         const changed = await lib.retire(name, options.reason, version);
         if (options.json) io.out(JSON.stringify({ retired: changed.map(brief) }));
         else io.out(changed.length ? changed.map((e) => `retired ${e.name}@${e.version}`).join('\n') : `nothing to retire: ${ref} is not active`);
@@ -112,6 +109,8 @@ export function registerLibrary(program: Command, io: Io): void {
   common(library.command('revalidate').description('re-run the validator on active environments (replaying their production incidents) and retire those it now rejects').argument('[names...]'))
     .action(async (names: string[], options: Common) => {
       await withLibrary(options, false, async (lib) => {
+        const active = new Set((await lib.list()).map((e) => e.name));
+        for (const name of names) if (!active.has(name)) throw new UsageError(`"${name}" is not an active environment of this library (envforge library list shows them)`);
         const pool = new SandboxPool();
         try {
           const outcomes = await revalidate(lib, pool, names, (o) => {

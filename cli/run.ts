@@ -5,12 +5,14 @@
 // Markdown) with the batch. Exit 0 unless the run itself failed; rejected candidates are data.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
-import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
-import { describeProvider, selectProvider, type ProviderDescription } from '../agents/llm/select.js';
+import { InvalidArgumentError, type Command } from 'commander';
+import { CostLedger, priceFor, unpricedBudgetMessage, type LedgerSnapshot } from '../agents/llm/cost.js';
+import { describeProvider, selectProvider, type ProviderDescription, type Selection } from '../agents/llm/select.js';
 import { createOfflineAuthor, OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
 import { UsageError } from '../contract/errors.js';
-import type { BatchRecord } from '../library/contract.js';
+import type { BatchRecord, Library } from '../library/contract.js';
+import type { WeakSkill } from '../agents/prompts.js';
+import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
 import { llmAuthor, type Author } from '../pipeline/author.js';
@@ -30,6 +32,7 @@ interface RunOptions {
   repairRounds: number;
   skills?: string;
   feedback?: string;
+  weakShare: number;
   library?: string;
   json: boolean;
   resume?: string | boolean;
@@ -46,6 +49,12 @@ interface RunOptions {
 
 /** Largest --seed: the offline author's seed is a 32-bit unsigned integer. */
 const MAX_SEED = 2 ** 32 - 1;
+
+function share(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`--weak-share needs a number from 0 to 1, got "${value}"`);
+  return n;
+}
 
 function dollars(value: string): number {
   const n = Number(value);
@@ -65,6 +74,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--repair-rounds <N>', 'repairs after a rejection', integerOption('--repair-rounds', 0, 10), DEFAULT_BATCH_OPTIONS.repairRounds)
     .option('--skills <list>', 'only these comma-separated skills')
     .option('--feedback <file>', "trainer evaluations (JSONL or CSV rows {skill?, env?, level?, pass_rate, n}): aim at the weak skills")
+    .option('--weak-share <X>', 'with --feedback: the share of --target wanted for environments that train a weak skill, round-robin over the weak skills (0 to 1)', share, DEFAULT_BATCH_OPTIONS.weakShare)
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('--resume [batch-id]', 'continue a killed batch (the newest running one when no id is given)')
     .option('--provider <name>', 'openai, anthropic or offline')
@@ -93,6 +103,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     selection.create();
     io.err(describeProvider(selection.description));
   }
+  if (!offline) checkPrices(selection, options, io);
 
   const dir = resolveLibraryDir(options.library);
   const pool = new SandboxPool();
@@ -113,15 +124,13 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const author: Author = offlineSeed !== undefined ? createOfflineAuthor({ seed: offlineSeed }) : llmAuthor(selection.create({ ledger }));
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
-    let weak: Array<{ skill: string; passRate: number; n: number }> = [];
-    if (options.feedback) {
-      const rows = await readFeedbackFile(options.feedback);
-      const frontier = weakSkills(summariseFeedback(rows, envSkillsOf(await library.list())));
-      weak = frontier.weak.map((s) => ({ skill: s.name, passRate: s.passRate, n: s.n }));
-      io.err(`feedback: ${weak.length} weak skills on the frontier (${weak.map((w) => w.skill).join(', ') || 'none'})`);
-    }
+    const feedback = options.feedback ? await readFrontier(options.feedback, library) : { weak: [], saturated: [] };
     const controller = new AbortController();
-    const onSignal = () => controller.abort();
+    let received: NodeJS.Signals | null = null;
+    const onSignal = (signal: NodeJS.Signals) => {
+      received = signal;
+      controller.abort();
+    };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
@@ -134,7 +143,9 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           maxCandidates: options.maxCandidates,
           repairRounds: options.repairRounds,
           concurrency: options.concurrency,
-          weakSkills: weak,
+          weakSkills: feedback.weak,
+          saturatedSkills: feedback.saturated,
+          weakShare: options.weakShare,
           review: options.review,
           ...(options.solverModel ? { calibration: { samplesPerLevel: options.solverSamples, concurrency: options.concurrency } } : {}),
           ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
@@ -149,6 +160,10 @@ async function run(options: RunOptions, io: Io): Promise<void> {
         io.out(reportMarkdown(report));
         io.out(`report: ${join(out, `${batchId}.md`)}`);
       }
+      if (report.stopReason === 'cancelled') {
+        io.err(`envforge run: interrupted (${received ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}`);
+        io.exitCode = received === 'SIGTERM' ? 143 : 130;
+      }
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -156,6 +171,20 @@ async function run(options: RunOptions, io: Io): Promise<void> {
   } finally {
     await pool.close();
     await library.close();
+  }
+}
+
+/**
+ * A dollar budget needs a price for every model it pays for: without one, it stops here (exit 2) before
+ * any call, cached or not; with --max-tokens too, the token budget bounds those calls and a warning says so.
+ */
+function checkPrices(selection: Selection, options: RunOptions, io: Io): void {
+  if (options.budgetUsd === undefined) return;
+  const models = [selection.description.model, options.solverModel].filter((m): m is string => m !== undefined);
+  for (const model of new Set(models)) {
+    if (priceFor(model, selection.prices)) continue;
+    if (options.maxTokens === undefined) throw new UsageError(`--budget-usd: ${unpricedBudgetMessage(model, options.budgetUsd)}`);
+    io.err(`warning: no price is known for "${model}": --budget-usd cannot bound its calls, --max-tokens ${options.maxTokens} does (set its price in envforge.config.json "prices")`);
   }
 }
 
@@ -219,17 +248,40 @@ async function pickBatchId(options: RunOptions, library: ReturnType<typeof openL
   return `batch-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${process.pid}`;
 }
 
-/** On a TTY a status line; otherwise one JSON line per event on stderr (for logs). */
+/** The trainer's frontier from a feedback file: weak and saturated skills with their pass rates. */
+async function readFrontier(file: string, library: Library): Promise<{ weak: WeakSkill[]; saturated: WeakSkill[] }> {
+  const frontier = weakSkills(summariseFeedback(await readFeedbackFile(file), envSkillsOf(await library.list())));
+  const of = (stats: typeof frontier.weak) => stats.map((s) => ({ skill: s.name, passRate: s.passRate, n: s.n }));
+  return { weak: of(frontier.weak), saturated: of(frontier.saturated) };
+}
+
+/** The frontier a batch steers by, in words: what it aims at, what it wants, what this author cannot train. */
+function frontierLines(f: FrontierReport): string[] {
+  const pct = (rate: number) => `${(100 * rate).toFixed(0)}%`;
+  const lines = [
+    `feedback: weak ${f.weak.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none trainable)'}; saturated ${f.saturated.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none)'}`,
+    f.weakWanted > 0
+      ? `feedback: weak share ${pct(f.weakShare)}: ${f.weakWanted} of the admissions should train a weak skill (${f.weak.map((w) => `${w.skill} ${w.wanted}`).join(', ')})`
+      : 'feedback: no weak skill this author can train: the batch is not steered',
+  ];
+  if (f.untrainable.length > 0) lines.push(`feedback: this author cannot train the weak skills ${f.untrainable.map((w) => w.skill).join(', ')}: they are left out of the share`);
+  return lines;
+}
+
+/** On a TTY a status line; otherwise one JSON line per event on stderr (for logs). The frontier is also said in words. */
 function progress(io: Io, json: boolean): (event: BatchEvent) => void {
   const tty = !json && process.stderr.isTTY;
   let admitted = 0;
   let validated = 0;
+  let weak = '';
   return (event) => {
     if (event.type === 'admitted') admitted++;
+    if (event.type === 'admitted' && event.weak) weak = `, weak skills ${event.weak.admitted}/${event.weak.wanted}`;
     if (event.type === 'candidate' && event.step === 'validated') validated++;
+    if (event.type === 'frontier') for (const line of frontierLines(event.frontier)) io.err(line);
     if (tty) {
-      if (event.type === 'cost') return;
-      process.stderr.write(`\r\x1b[Kvalidated ${validated}, admitted ${admitted}${event.type === 'stopped' ? `; stopped: ${event.reason}\n` : ''}`);
+      if (event.type === 'cost' || event.type === 'frontier') return;
+      process.stderr.write(`\r\x1b[Kvalidated ${validated}, admitted ${admitted}${weak}${event.type === 'stopped' ? `; stopped: ${event.reason}\n` : ''}`);
       return;
     }
     io.err(JSON.stringify({ at: new Date().toISOString(), ...event }));

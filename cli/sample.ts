@@ -14,24 +14,26 @@ interface SampleOptions {
   n: number;
   reveal: boolean;
   json: boolean;
+  library?: string;
 }
 
 export function registerSample(program: Command, io: Io): void {
   program
     .command('sample')
-    .description('print instances of an environment (a module file, or the name of a seed)')
-    .argument('<env>', 'path to an environment module (.js) or a seed name')
+    .description('print instances of an environment (a module file, a library environment NAME[@VERSION], or a seed)')
+    .argument('<env>', 'path to an environment module (.js), NAME or NAME@VERSION in the library, or a seed name')
+    .option('--library <dir>', "library to look NAME up in (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('-l, --level <L>', 'difficulty level (default: 1)', integerOption('--level', 1, 1000))
     .option('-s, --seed <S>', 'first seed', integerOption('--seed', 0), 0)
     .option('-n, --n <N>', 'how many instances (seeds S, S+1, …)', integerOption('-n', 1, 10_000), 1)
     .option('--reveal', 'also print the hidden fields and the reference response', false)
     .option('--json', 'one JSON object per instance per line', false)
-    .addHelpText('after', '\nExamples:\n  envforge sample topological-order --level 5 -n 3\n  envforge sample ./my-env.js --reveal --json')
+    .addHelpText('after', '\nExamples:\n  envforge sample topological-order --level 5 -n 3\n  envforge sample my-env@2 --library ./lib\n  envforge sample ./my-env.js --reveal --json')
     .action(async (target: string, options: SampleOptions) => sample(target, options, io));
 }
 
 async function sample(target: string, options: SampleOptions, io: Io): Promise<void> {
-  const env = resolveEnv(target);
+  const env = await resolveEnv(target, options.library);
   const pool = new SandboxPool({ workers: 1 });
   try {
     const load = await pool.load(env.source);

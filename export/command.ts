@@ -118,7 +118,8 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   const splitNames = plan.splits.map((s) => s.name);
   const files = new OutputFiles(plan.out);
   try {
-    const writer = await plan.format.begin({ dir: plan.out, splits: splitNames, serviceUrl: plan.serviceUrl, files });
+    const shimEnvs = envs.map(({ record }) => ({ name: record.name, version: record.version, hash: record.hash }));
+    const writer = await plan.format.begin({ dir: plan.out, splits: splitNames, serviceUrl: plan.serviceUrl, envs: shimEnvs, files });
     const schedule = new SplitSchedule(plan.splits);
     const nextIndex = splitNames.map(() => 0);
     const total = envs.reduce((a, e) => a + e.rows, 0);

@@ -43,7 +43,16 @@ export interface FormatContext {
   splits: readonly string[];
   /** The reward service base URL written into shims and READMEs (no trailing slash). */
   serviceUrl: string;
+  /** The environments (name, version, code hash) the rows come from: shims check the service serves them. */
+  envs: readonly ShimEnv[];
   files: OutputFiles;
+}
+
+/** One environment of an export, as the Python shims check it against the reward service. */
+export interface ShimEnv {
+  name: string;
+  version: number;
+  hash: string;
 }
 
 /** An open export in one format: chunks of rows arrive in file order (splits mixed), then end() once. */
@@ -239,92 +248,4 @@ type Field = SchemaElement | SchemaElement[];
 
 function pqStruct(name: string, fields: Field[]): SchemaElement[] {
   return [{ name, repetition_type: 'OPTIONAL', num_children: fields.length }, ...fields.flat()];
-}
-
-/** A Python string literal (JSON strings are valid Python literals). */
-export function pyString(text: string): string {
-  return JSON.stringify(text);
-}
-
-/**
- * The HTTP client every Python shim embeds: POST /v1/verify in batches, with a timeout and retries on
- * connection errors, 408, 429 and 5xx. Item errors from the service score 0; a service that stays down
- * raises, since a silent 0 would train the policy on a broken reward.
- */
-export function pythonClient(serviceUrl: string): string {
-  return `import json
-import os
-import threading
-import time
-
-import requests
-
-DEFAULT_URL = ${pyString(serviceUrl)}
-URL = os.environ.get("ENVFORGE_URL", DEFAULT_URL).rstrip("/")
-TIMEOUT = float(os.environ.get("ENVFORGE_TIMEOUT", "60"))
-RETRIES = int(os.environ.get("ENVFORGE_RETRIES", "5"))
-BACKOFF = float(os.environ.get("ENVFORGE_BACKOFF", "0.5"))
-BATCH = int(os.environ.get("ENVFORGE_BATCH", "256"))
-
-_local = threading.local()
-
-
-class EnvforgeServiceError(RuntimeError):
-    """The reward service could not be reached or answered something unusable."""
-
-
-def _session():
-    session = getattr(_local, "session", None)
-    if session is None:
-        session = _local.session = requests.Session()
-    return session
-
-
-def _post(path, body):
-    url = URL + path
-    delay = BACKOFF
-    error = None
-    for attempt in range(RETRIES + 1):
-        wait = delay
-        try:
-            response = _session().post(url, json=body, timeout=TIMEOUT)
-        except requests.RequestException as exc:
-            error = exc
-        else:
-            if response.status_code == 200:
-                try:
-                    return response.json()
-                except ValueError as exc:
-                    raise EnvforgeServiceError(f"{url} answered with invalid JSON: {response.text[:200]!r}") from exc
-            error = EnvforgeServiceError(f"{url} answered HTTP {response.status_code}: {response.text[:500]}")
-            if response.status_code not in (408, 429) and response.status_code < 500:
-                raise error
-            retry_after = response.headers.get("retry-after", "")
-            if retry_after.replace(".", "", 1).isdigit():
-                wait = max(wait, min(float(retry_after), 30.0))
-        if attempt < RETRIES:
-            time.sleep(wait)
-            delay = min(delay * 2, 8.0)
-    raise EnvforgeServiceError(f"the envforge reward service at {URL} failed {RETRIES + 1} times (set ENVFORGE_URL?): {error}")
-
-
-def _ground_truth(value):
-    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-
-
-def verify(ground_truths, responses):
-    """Scores responses against envforge identities; one float in [0, 1] per item."""
-    items = [{"ground_truth": _ground_truth(g), "response": r if isinstance(r, str) else str(r)} for g, r in zip(ground_truths, responses)]
-    scores = []
-    for start in range(0, len(items), BATCH):
-        part = items[start:start + BATCH]
-        answer = _post("/v1/verify", {"items": part})
-        results = answer.get("results") if isinstance(answer, dict) else None
-        if not isinstance(results, list) or len(results) != len(part):
-            raise EnvforgeServiceError(f"/v1/verify answered {len(results) if isinstance(results, list) else 'no'} results for {len(part)} items")
-        for result in results:
-            score = result.get("score") if isinstance(result, dict) else None
-            scores.append(float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else 0.0)
-    return scores
-`;
 }

@@ -97,6 +97,27 @@ export interface LibraryStats {
   rejections: number;
 }
 
+export interface RejectionFilter {
+  /** Only rejections recorded by this batch (lineage.batchId). */
+  batchId?: string;
+  /** Only rejections with a problem of this code. */
+  code?: string;
+  /** At most this many, newest first (default 100). */
+  limit?: number;
+}
+
+/** A kept rejection: the candidate's report and lineage, with its first problem pulled out for listings. */
+export interface RejectionRecord {
+  hash: string;
+  /** meta.name when the candidate's meta was readable. */
+  name: string | null;
+  codes: string[];
+  firstProblem: { code: string; stage: string; message: string } | null;
+  report: ValidationReport;
+  lineage: Lineage;
+  createdAt: string;
+}
+
 export interface IntegrityReport {
   ok: boolean;
   problems: string[];
@@ -152,6 +173,8 @@ export interface Library {
   admit(input: AdmitInput): Promise<AdmitResult>;
   /** Keeps a rejected candidate's report for the funnel and repair analytics (bounded retention). */
   recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void>;
+  /** The kept rejections, newest first, optionally of one batch and/or one code. */
+  rejections(filter?: RejectionFilter): Promise<RejectionRecord[]>;
   /** Records a production incident (bounded retention: the newest 10,000 are kept). */
   recordIncident(input: IncidentInput): Promise<IncidentRecord>;
   /** Incidents, oldest first: of one environment version (by hash) when given, only unresolved ones when open. */

@@ -24,6 +24,8 @@ import {
   type LibraryStats,
   type Lineage,
   type ListFilter,
+  type RejectionFilter,
+  type RejectionRecord,
 } from './contract.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { insertIncident, listIncidents, resolveOpenIncidents } from './sqlite-incidents.js';
@@ -301,6 +303,29 @@ export class SqliteLibrary implements Library {
         .run(hashSource(input.source), report.name, JSON.stringify([...new Set(report.problems.map((p) => p.code))]), toJson(boundDepth(report), 'the rejection report'), toJson(input.lineage, 'the lineage'), now());
       this.db.prepare('DELETE FROM rejections WHERE id <= (SELECT max(id) FROM rejections) - ?').run(this.options.rejectionRetention);
     }).immediate();
+  }
+
+  async rejections(filter: RejectionFilter = {}): Promise<RejectionRecord[]> {
+    const rows = this.db
+      .prepare<[{ batch: string | null; code: string | null; limit: number }], { hash: string; name: string | null; codes: string; report: string; lineage: string; created_at: string }>(
+        `SELECT hash, name, codes, report, lineage, created_at FROM rejections
+         WHERE (@batch IS NULL OR json_extract(lineage, '$.batchId') = @batch) AND (@code IS NULL OR EXISTS (SELECT 1 FROM json_each(codes) WHERE value = @code))
+         ORDER BY id DESC LIMIT @limit`,
+      )
+      .all({ batch: filter.batchId ?? null, code: filter.code ?? null, limit: filter.limit ?? 100 });
+    return rows.map((row) => {
+      const report = JSON.parse(row.report) as ValidationReport;
+      const first = report.problems[0];
+      return {
+        hash: row.hash,
+        name: row.name,
+        codes: JSON.parse(row.codes) as string[],
+        firstProblem: first ? { code: first.code, stage: first.stage, message: first.message } : null,
+        report,
+        lineage: JSON.parse(row.lineage) as Lineage,
+        createdAt: row.created_at,
+      };
+    });
   }
 
   async recordIncident(input: IncidentInput): Promise<IncidentRecord> {

@@ -5,7 +5,8 @@
 // `problem`), not an exception; failures of the LLM service itself are LlmErrors for the batch.
 import type { Meta } from '../contract/schema.js';
 import type { LlmClient, LlmResponseMeta } from '../agents/llm/contract.js';
-import { extractModule, PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, type ArchitectInput } from '../agents/prompts.js';
+import { extractModule } from '../agents/module-text.js';
+import { PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, type ArchitectInput } from '../agents/prompts.js';
 import { ArchitectOutputSchema, dedupeSpecs, failedChecks, ReviewSchema, type DroppedSpec, type EnvSpec } from '../agents/spec.js';
 import type { Reviewer } from '../validators/context.js';
 import type { ValidationReport } from '../validators/report.js';

@@ -26,6 +26,8 @@ export interface Author {
   repair(spec: EnvSpec, source: string, report: ValidationReport, attempt: number, options?: CallOptions): Promise<WrittenModule>;
   /** The validator's review stage, when this author can review (the offline author cannot). */
   reviewer?(options?: CallOptions): Reviewer;
+  /** Whether this author can write environments that train a skill; absent means every skill (an LLM). */
+  canTrain?(skill: string): boolean;
 }
 
 /** The LLM author: the four prompt-driven agents over one client. */

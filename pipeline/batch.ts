@@ -16,7 +16,9 @@ import { validateCandidate } from '../validators/validate.js';
 import type { WrittenModule } from './agents.js';
 import { llmAuthor, type Author } from './author.js';
 import { buildReport, type BatchReport, type CandidateOutcome, type ReportAuthor } from './report.js';
-import { calibrate, type Calibration, type CalibrationOptions } from './calibration.js';
+import { calibrate, type CalibrationOptions } from './calibration.js';
+import { WeakSteering, type FrontierReport } from './steering.js';
+import { JournalState, type VerdictEntry } from './journal-state.js';
 
 export interface BatchOptions {
   batchId: string;
@@ -32,6 +34,10 @@ export interface BatchOptions {
   specsPerRound: number;
   /** Trainer feedback: the frontier skills the architect should aim at. */
   weakSkills: WeakSkill[];
+  /** Share of the target wanted for environments that train a weak skill (round-robin over them); 0 turns it off. */
+  weakShare: number;
+  /** Trainer feedback: skills the model has mastered (reported, and the architect is told to leave them). */
+  saturatedSkills?: WeakSkill[];
   /** Only these skills, when given (passed to the architect as the whole taxonomy). */
   skills?: string[];
   /** Run the LLM review stage in validation (only when the author has a reviewer). */
@@ -52,13 +58,15 @@ export const DEFAULT_BATCH_OPTIONS = {
   concurrency: 4,
   specsPerRound: 6,
   weakSkills: [],
+  weakShare: 0.6,
   review: true,
 } satisfies Omit<BatchOptions, 'batchId'>;
 
 export type BatchEvent =
   | { type: 'specs'; proposed: number; kept: number }
   | { type: 'candidate'; spec: string; attempt: number; step: 'written' | 'unwritten' | 'validated'; verdict?: 'admit' | 'reject'; codes?: string[] }
-  | { type: 'admitted'; spec: string; name: string; version: number }
+  | { type: 'admitted'; spec: string; name: string; version: number; skills: string[]; weak?: { admitted: number; wanted: number } }
+  | { type: 'frontier'; frontier: FrontierReport }
   | { type: 'stopped'; reason: string }
   | { type: 'cost'; snapshot: LedgerSnapshot };
 
@@ -74,49 +82,6 @@ export interface BatchDeps {
   ledger: CostLedger;
   onEvent?: (event: BatchEvent) => void;
   signal?: AbortSignal;
-}
-
-interface ModuleEntry {
-  source: string | null;
-  problem?: string;
-  promptHash: string;
-  model: string;
-  purpose: 'generator' | 'repair';
-}
-
-interface VerdictEntry {
-  verdict: 'admit' | 'reject';
-  hash: string;
-  codes: string[];
-  firstFailedStage: string | null;
-}
-
-/** Everything the journal already holds, so a resumed batch skips paid and finished work. */
-class JournalState {
-  specs: EnvSpec[] = [];
-  architectRounds = 0;
-  dropped = 0;
-  modules = new Map<string, ModuleEntry>();
-  verdicts = new Map<string, VerdictEntry>();
-  outcomes = new Map<string, CandidateOutcome>();
-  calibrations = new Map<string, Calibration>();
-
-  static async load(library: Library, batchId: string): Promise<JournalState> {
-    const state = new JournalState();
-    for (const entry of await library.journal(batchId)) {
-      const payload = entry.payload as Record<string, unknown>;
-      if (entry.kind === 'specs') {
-        state.architectRounds++;
-        state.specs.push(...(payload.specs as EnvSpec[]));
-        state.dropped += payload.dropped as number;
-      } else if (entry.kind === 'module') state.modules.set(entry.key, payload as unknown as ModuleEntry);
-      // A calibration rejection is journaled as a second verdict for the same attempt: it replaces the first.
-      else if (entry.kind === 'verdict') state.verdicts.set(entry.key.replace(/\/calibrated$/, ''), payload as unknown as VerdictEntry);
-      else if (entry.kind === 'outcome') state.outcomes.set(entry.key, payload as unknown as CandidateOutcome);
-      else if (entry.kind === 'calibration') state.calibrations.set(entry.key, payload as unknown as Calibration);
-    }
-    return state;
-  }
 }
 
 const attemptKey = (spec: string, attempt: number) => `${spec}/${attempt}`;
@@ -147,6 +112,10 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
   // Built once; each admission is added to it, so validating a candidate costs no re-read of the library.
   const novelty = await noveltyIndexOf(library);
+  const steering = new WeakSteering({ weak: options.weakSkills, saturated: options.saturatedSkills ?? [], weakShare: options.weakShare, target: options.target, ...(author.canTrain ? { canTrain: author.canTrain } : {}) });
+  for (const o of state.outcomes.values()) if (o.status === 'admitted' && o.name) steering.admitted((await library.get(o.name, o.version))?.meta.skills ?? []);
+  const withFeedback = options.weakSkills.length > 0 || (options.saturatedSkills?.length ?? 0) > 0;
+  if (withFeedback) emit({ type: 'frontier', frontier: steering.report() });
 
   /** One candidate: write (or replay) a module, validate, repair up to the bound, admit or reject. */
   const work = async (spec: EnvSpec): Promise<void> => {
@@ -181,8 +150,17 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         novelty,
         ...(options.review && author.reviewer ? { reviewer: author.reviewer({ candidateId: spec.name }) } : {}),
       });
+      // Ctrl-C reaches the sandbox workers too: what they report after it is a cancellation, not a verdict.
+      if (deps.signal?.aborted) return;
       const codes = [...new Set(report.problems.map((p) => p.code))];
-      const verdict: VerdictEntry = { verdict: report.verdict, hash: report.hash, codes, firstFailedStage: report.stages.find((s) => !s.ok && !s.skipped)?.stage ?? null };
+      const first = report.problems[0];
+      const verdict: VerdictEntry = {
+        verdict: report.verdict,
+        hash: report.hash,
+        codes,
+        firstFailedStage: report.stages.find((s) => !s.ok && !s.skipped)?.stage ?? null,
+        firstProblem: first ? { code: first.code, stage: first.stage, message: first.message } : null,
+      };
       state.verdicts.set(key, verdict);
       await journal('verdict', key, verdict);
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'validated', verdict: report.verdict, codes });
@@ -211,7 +189,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
           report.problems.push({ code: 'E_NOT_LEARNABLE', stage: 'review', message, evidence: calibration.curve });
           const notLearnable: CandidateOutcome = { spec: spec.name, status: 'rejected', attempts: attempt + 1 };
           await library.recordRejection({ source: module.source, report, lineage });
-          state.verdicts.set(key, { ...verdict, verdict: 'reject', codes: [...codes, 'E_NOT_LEARNABLE'] });
+          state.verdicts.set(key, { ...verdict, verdict: 'reject', codes: [...codes, 'E_NOT_LEARNABLE'], firstProblem: { code: 'E_NOT_LEARNABLE', stage: 'review', message } });
           await journal('verdict', `${key}/calibrated`, state.verdicts.get(key));
           state.outcomes.set(spec.name, notLearnable);
           await journal('outcome', spec.name, notLearnable);
@@ -225,7 +203,11 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         const outcome: CandidateOutcome = { spec: spec.name, status: status === 'admitted' ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version };
         state.outcomes.set(spec.name, outcome);
         await journal('outcome', spec.name, outcome);
-        if (status === 'admitted') emit({ type: 'admitted', spec: spec.name, name: env.name, version: env.version });
+        if (status === 'admitted') {
+          steering.admitted(env.meta.skills);
+          const weak = steering.active ? { weak: { admitted: steering.report().weakAdmitted, wanted: steering.weakWanted } } : {};
+          emit({ type: 'admitted', spec: spec.name, name: env.name, version: env.version, skills: [...env.meta.skills], ...weak });
+        }
         if (admittedCount() >= options.target) stop('target');
         return;
       }
@@ -241,12 +223,17 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
 
   const queue = new PQueue({ concurrency: options.concurrency });
   const launched = new Set<string>();
+  const setAside = new Set<string>();
+  // Specs set aside by the steering never started: they do not use up --max-candidates.
+  const startedCount = () => launched.size - setAside.size;
   const failures: Array<{ spec: string; code: string; message: string }> = [];
   const launch = (spec: EnvSpec) => {
-    if (launched.has(spec.name) || launched.size >= options.maxCandidates) return;
+    if (launched.has(spec.name) || startedCount() >= options.maxCandidates) return;
     launched.add(spec.name);
     void queue.add(async () => {
       if (stopReason !== null || deps.signal?.aborted) return;
+      const fresh = !state.outcomes.has(spec.name);
+      if (fresh && !steering.start(spec)) return void setAside.add(spec.name);
       try {
         await work(spec);
       } catch (error) {
@@ -255,6 +242,8 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         // A failure of the LLM service is data about this candidate, never the end of the batch.
         if (isLlmError(error)) return void failures.push({ spec: spec.name, code: error.code, message: error.message });
         throw error;
+      } finally {
+        if (fresh) steering.finish(spec);
       }
     });
   };
@@ -267,7 +256,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       await queue.onIdle();
       stop('cancelled');
     } else if (admittedCount() >= options.target) stop('target');
-    else if (launched.size >= options.maxCandidates) {
+    else if (startedCount() >= options.maxCandidates) {
       await queue.onIdle();
       stop('max-candidates');
     } else if (queue.size === 0 && queue.pending < options.concurrency) {
@@ -279,11 +268,14 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       try {
         const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills }));
         const taken = new Set([...environments.map((e) => e.name), ...state.specs.map((s) => s.name)]);
+        const focus = steering.focus(options.specsPerRound);
         const proposal = await author.propose({
           stats: await library.stats(),
           n: options.specsPerRound,
           environments: [...environments, ...state.specs.map((s) => ({ name: s.name, skills: s.skills }))],
           weakSkills: options.weakSkills,
+          ...(options.saturatedSkills?.length ? { saturatedSkills: options.saturatedSkills } : {}),
+          ...(focus ? { focus } : {}),
           ...(options.skills ? { taxonomy: { requested: options.skills } } : {}),
         });
         const fresh = proposal.specs.filter((s) => !taken.has(s.name));
@@ -318,6 +310,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     ledger: ledger.snapshot(),
     wallMs: performance.now() - started,
     ...(options.author ? { author: options.author } : {}),
+    ...(withFeedback ? { frontier: steering.report() } : {}),
   });
   await library.saveBatchLedger(options.batchId, ledger.snapshot());
   // An interrupted batch stays running, so `envforge run --resume` can continue it.

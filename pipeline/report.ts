@@ -3,6 +3,7 @@
 // authored the modules; as JSON and as Markdown for people.
 import type { LedgerSnapshot } from '../agents/llm/cost.js';
 import type { EnvSpec } from '../agents/spec.js';
+import type { FrontierReport } from './steering.js';
 
 export interface CandidateOutcome {
   spec: string;
@@ -11,6 +12,21 @@ export interface CandidateOutcome {
   attempts: number;
   name?: string;
   version?: number;
+}
+
+/** A rejected validation's first problem: what the Markdown report and `library rejections` show first. */
+export interface FirstProblem {
+  code: string;
+  stage: string;
+  message: string;
+}
+
+/** One rejected validation of a candidate (attempt 1 is the generator's module, later ones repairs). */
+export interface RejectedValidation {
+  spec: string;
+  attempt: number;
+  codes: string[];
+  firstProblem: FirstProblem | null;
 }
 
 /** Who wrote the batch's modules: an LLM provider, or the offline author with its version and seed. */
@@ -41,10 +57,14 @@ export interface BatchReport {
   /** For each validation, the first stage that failed. */
   firstFailedStage: Record<string, number>;
   rejectionsByCode: Record<string, number>;
+  /** Every rejected validation, by candidate then attempt, with its first problem. */
+  rejections: RejectedValidation[];
   repair: { candidatesRepaired: number; admittedAfterRepair: number; successRate: number | null };
   cost: { totalUsd: number; inputTokens: number; outputTokens: number; calls: number; cachedCalls: number; perAdmittedUsd: number | null; tokensPerAdmitted: number | null; byPurpose: LedgerSnapshot['byPurpose'] };
   admitted: Array<{ name: string; version: number; attempts: number }>;
   serviceFailures: Array<{ spec: string; code: string; message: string }>;
+  /** The trainer feedback the batch steered by (only with --feedback). */
+  frontier?: FrontierReport;
   wallMs: number;
 }
 
@@ -54,12 +74,13 @@ interface ReportInput {
   specs: EnvSpec[];
   dropped: number;
   modules: Map<string, { source: string | null; purpose: 'generator' | 'repair' }>;
-  verdicts: Map<string, { verdict: string; codes: string[]; firstFailedStage: string | null }>;
+  verdicts: Map<string, { verdict: string; codes: string[]; firstFailedStage: string | null; firstProblem?: FirstProblem | null }>;
   outcomes: CandidateOutcome[];
   failures: Array<{ spec: string; code: string; message: string }>;
   ledger: LedgerSnapshot;
   wallMs: number;
   author?: ReportAuthor;
+  frontier?: FrontierReport;
 }
 
 const bump = (map: Record<string, number>, key: string) => {
@@ -69,11 +90,15 @@ const bump = (map: Record<string, number>, key: string) => {
 export function buildReport(input: ReportInput): BatchReport {
   const firstFailedStage: Record<string, number> = {};
   const rejectionsByCode: Record<string, number> = {};
-  for (const v of input.verdicts.values()) {
+  const rejections: RejectedValidation[] = [];
+  for (const [key, v] of input.verdicts) {
     if (v.verdict === 'admit') continue;
     bump(firstFailedStage, v.firstFailedStage ?? 'unknown');
     for (const code of v.codes) bump(rejectionsByCode, code);
+    const slash = key.lastIndexOf('/');
+    rejections.push({ spec: key.slice(0, slash), attempt: Number(key.slice(slash + 1)) + 1, codes: v.codes, firstProblem: v.firstProblem ?? null });
   }
+  rejections.sort((a, b) => (a.spec < b.spec ? -1 : a.spec > b.spec ? 1 : a.attempt - b.attempt));
   const admitted = input.outcomes.filter((o) => o.status === 'admitted');
   // A candidate needed repair when the repair agent was asked for one of its modules.
   const repaired = new Set([...input.modules].filter(([, m]) => m.purpose === 'repair').map(([key]) => key.slice(0, key.lastIndexOf('/'))));
@@ -99,6 +124,7 @@ export function buildReport(input: ReportInput): BatchReport {
     },
     firstFailedStage,
     rejectionsByCode,
+    rejections,
     repair: { candidatesRepaired: repaired.size, admittedAfterRepair, successRate: repaired.size ? admittedAfterRepair / repaired.size : null },
     cost: {
       totalUsd: total.costUsd,
@@ -112,6 +138,7 @@ export function buildReport(input: ReportInput): BatchReport {
     },
     admitted: admitted.map((o) => ({ name: o.name as string, version: o.version as number, attempts: o.attempts })),
     serviceFailures: input.failures,
+    ...(input.frontier ? { frontier: input.frontier } : {}),
     wallMs: Math.round(input.wallMs),
   };
 }
@@ -119,6 +146,45 @@ export function buildReport(input: ReportInput): BatchReport {
 function authorLine(author: ReportAuthor): string {
   const details = [author.version !== undefined ? `v${author.version}` : '', author.seed !== undefined ? `seed ${author.seed}` : ''].filter(Boolean);
   return `${author.provider}${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
+const pct = (rate: number) => `${(100 * rate).toFixed(0)}%`;
+
+/** The frontier the batch steered by, and what it admitted for it. */
+export function frontierMarkdown(frontier: FrontierReport): string {
+  const weak = frontier.weak.map((w) => `| ${w.skill} | ${pct(w.passRate)} | ${w.wanted} | ${w.admitted} |`).join('\n') || '| (none the author can train) | | | |';
+  const others = [
+    frontier.untrainable.length ? `Weak skills this author cannot train (left out of the share): ${frontier.untrainable.map((w) => `${w.skill} (${pct(w.passRate)})`).join(', ')}.` : '',
+    frontier.saturated.length ? `Saturated skills (not aimed at): ${frontier.saturated.map((w) => `${w.skill} (${pct(w.passRate)})`).join(', ')}.` : '',
+    frontier.setAside ? `${frontier.setAside} specs that train no weak skill were set aside once the other admissions were taken.` : '',
+  ].filter(Boolean);
+  const perSkill = Object.entries(frontier.admittedPerSkill).map(([skill, n]) => `${skill} ${n}`).join(', ') || '(none)';
+  return `Weak share ${pct(frontier.weakShare)}: ${frontier.weakAdmitted} of the ${frontier.weakWanted} admissions wanted for weak skills train one.
+
+| weak skill | pass rate | wanted | admitted |
+|---|---|---|---|
+${weak}
+
+${others.length ? `${others.join('\n')}\n\n` : ''}Admitted per skill: ${perSkill}.`;
+}
+
+/** Markdown rows in a table cell or list item stay on one line. */
+const oneLine = (text: string, max = 300) => {
+  const flat = text.replace(/\s+/g, ' ').replace(/\|/g, '\\|');
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+};
+
+/** Markdown lists show at most this many rejected validations; the JSON report has them all. */
+const MAX_LISTED_REJECTIONS = 100;
+
+function rejectionList(report: BatchReport): string {
+  if (report.rejections.length === 0) return '(none)';
+  const lines = report.rejections.slice(0, MAX_LISTED_REJECTIONS).map((r) => {
+    const first = r.firstProblem ? `${r.firstProblem.code} [${r.firstProblem.stage}] ${oneLine(r.firstProblem.message)}` : r.codes.join(', ') || '(no problem recorded)';
+    return `- ${r.spec}, attempt ${r.attempt}: ${first}${r.codes.length > 1 ? ` (${r.codes.length} codes: ${r.codes.join(', ')})` : ''}`;
+  });
+  if (report.rejections.length > MAX_LISTED_REJECTIONS) lines.push(`- … and ${report.rejections.length - MAX_LISTED_REJECTIONS} more (the JSON report lists them all)`);
+  return `${lines.join('\n')}\n\nEvery kept report: \`envforge library rejections --batch ${report.batchId}\`.`;
 }
 
 export function reportMarkdown(report: BatchReport): string {
@@ -133,7 +199,7 @@ export function reportMarkdown(report: BatchReport): string {
 
 Stopped: **${report.stopReason}** after ${(report.wallMs / 1000).toFixed(1)} s.${report.author ? `\n\nAuthor: ${authorLine(report.author)}.` : ''}
 
-## Funnel
+${report.frontier ? `## Trainer feedback: the frontier\n\n${frontierMarkdown(report.frontier)}\n\n` : ''}## Funnel
 
 | step | count |
 |---|---|
@@ -158,6 +224,10 @@ ${rows(report.firstFailedStage)}
 | code | count |
 |---|---|
 ${rows(report.rejectionsByCode)}
+
+## Rejected candidates
+
+${rejectionList(report)}
 
 ## Repair
 

@@ -94,7 +94,7 @@ export function generate(rng, level) {
     ...lines,
     '',
     `Choose a set of pairwise non-conflicting ${theme.item}s whose total ${theme.weight} is as large as possible.`,
-    `Give the ids of the chosen ${theme.item}s, separated by commas, in any order, in the form <answer>${theme.prefix}1, ${theme.prefix}4, …</answer>. If several sets are optimal, any one of them is accepted.`,
+    `Give the ids of the chosen ${theme.item}s, separated by commas, in any order, in the form <answer>ID, ID, …</answer>, writing each id exactly as the list does. If several sets are optimal, any one of them is accepted.`,
   ].join('\n');
   return { prompt, prefix: theme.prefix, jobs, best };
 }

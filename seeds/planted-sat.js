@@ -90,7 +90,7 @@ export function generate(rng, level) {
     '',
     'Find an assignment of true/false values to all variables that makes every clause true.',
     `Answer with every variable x1 … x${n} exactly once as name=value, writing 1 for true and 0 for false,`,
-    'separated by commas, in any order, for example <answer>x1=1, x2=0, x3=1</answer> for a three-variable formula.',
+    'separated by commas, in any order, in the form <answer>NAME=VALUE, NAME=VALUE, …</answer>.',
     'Any satisfying assignment is accepted; the answer scores only if all clauses are satisfied.',
   ].join('\n');
   return { prompt, n, clauses: order, planted: values.slice(1) };

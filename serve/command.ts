@@ -31,7 +31,10 @@ export function registerServe(program: Command, io: Io): void {
         'Endpoints:',
         '  POST /v1/verify   {"items":[{"env","version?","seed","level","response"} | {"ground_truth","response"}]}',
         '  POST /v1/sample   {"items":[{"env","version?","seed","level"}]} or {"select":{"env?","skills?","levels?","n","seed?"}}, "reveal?"',
-        '  GET  /v1/envs, GET /health',
+        '  GET  /v1/envs[?versions=all], GET /health',
+        '',
+        'Items that cannot be scored (an unknown environment, version or level; a failing verifier) score 0 with',
+        'an error; the first of each error code is logged on stderr, then the error rate every 10 s while they last.',
         '  POST /get_reward  OpenRLHF: {"query","prompts","labels"} -> {"rewards","scores","extra_logs"}',
         '',
         'An environment that times out, crashes or returns invalid values is recorded as an incident in the',
@@ -47,8 +50,9 @@ export function registerServe(program: Command, io: Io): void {
 
 async function serve(flags: ServeFlags, io: Io): Promise<void> {
   // A missing or unreadable library throws a LibraryError that says how to create one (exit 1).
-  const server = await startServer({ libraryDir: resolveLibraryDir(flags.library), host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout });
-  io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')})`);
+  const libraryDir = resolveLibraryDir(flags.library);
+  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, log: (line) => io.err(line) });
+  io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);

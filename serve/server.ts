@@ -6,7 +6,7 @@
 //                     -> { results: [{ score, feedback? } | { score: 0, error: { code, message } }] }
 //   POST /v1/sample   { items: [{ env, version?, seed, level }] | select: { env?, skills?, levels?, n, seed? }, reveal? }
 //                     -> { items: [{ env, version, seed, level, prompt, ground_truth, hidden?, reference? }], seed? }
-//   GET  /v1/envs     -> { envs: [{ name, version, skills, levels, title, description }] }
+//   GET  /v1/envs     -> { envs: [{ name, version, hash, skills, levels, title, description }] } (?versions=all: every version, with status)
 //   GET  /health      -> { status: 'ok', envs, inflight, maxQueue }
 //   POST /get_reward  OpenRLHF remote reward: { query, prompts, labels } -> { rewards, scores, extra_logs }
 //
@@ -42,6 +42,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { DEFAULT_LIMITS, type Call, type CallResult, type RawVerdict } from '../sandbox/protocol.js';
 import { IncidentLog, type Misbehaviour } from '../library/quarantine.js';
 import { withinDeadline } from './defence.js';
+import { ItemErrorLog } from './item-errors.js';
 
 export interface ServeOptions {
   /** The library folder (opened read-only). */
@@ -63,6 +64,10 @@ export interface ServeOptions {
   requestTimeoutMs: number;
   /** The runtime defence (incidents and quarantine, library/quarantine.ts). Off only for harnesses that handle failures themselves. */
   quarantine: boolean;
+  /** Where per-item errors of the scoring endpoints are logged (the first of each code, then a rate); none when absent. */
+  log?: (line: string) => void;
+  /** How often the per-item error rate is logged while errors occur. */
+  errorLogIntervalMs: number;
 }
 
 export const DEFAULT_SERVE_OPTIONS = {
@@ -75,7 +80,8 @@ export const DEFAULT_SERVE_OPTIONS = {
   callTimeoutMs: DEFAULT_LIMITS.callTimeoutMs,
   requestTimeoutMs: 60_000,
   quarantine: true,
-} satisfies Omit<ServeOptions, 'libraryDir' | 'pool'>;
+  errorLogIntervalMs: 10_000,
+} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log'>;
 
 export interface RunningServer {
   url: string;
@@ -208,6 +214,8 @@ type Lookup = Resolved | { error: { code: string; message: string } };
 /** An in-memory view of the library: every version by name, and the newest active version of each name. */
 class Catalog {
   readonly active: EnvRecord[];
+  /** Every version, active or retired, by name then version. */
+  readonly all: EnvRecord[];
   private readonly versions = new Map<string, Map<number, EnvRecord>>();
   private readonly newestActive = new Map<string, EnvRecord>();
 
@@ -219,6 +227,7 @@ class Catalog {
       if (record.status === 'active' && (this.newestActive.get(record.name)?.version ?? 0) < record.version) this.newestActive.set(record.name, record);
     }
     this.active = [...this.newestActive.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.all = [...records].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version));
   }
 
   /** The given version (active or retired: pinned data keeps scoring), else the newest active one. */
@@ -640,6 +649,25 @@ class Service {
   }
 }
 
+/**
+ * GET /v1/envs: the newest active version of each name, or with ?versions=all every version that still
+ * scores (retired ones too, with their status), each with its code hash, so a client can check that the
+ * service serves the environments its data came from.
+ */
+function listEnvs(catalog: Catalog, query: unknown): Array<Record<string, unknown>> {
+  const all = (query as { versions?: unknown } | null)?.versions === 'all';
+  return (all ? catalog.all : catalog.active).map((env) => ({
+    name: env.name,
+    version: env.version,
+    hash: env.hash,
+    ...(all ? { status: env.status } : {}),
+    skills: env.meta.skills,
+    levels: env.meta.levels,
+    title: env.meta.title,
+    description: env.meta.description,
+  }));
+}
+
 // ---------------------------------------------------------------- the HTTP server
 
 function stampOf(s: { mtimeMs: number; size: number; ino: number } | null): string {
@@ -660,7 +688,7 @@ function sendError(reply: FastifyReply, status: number, code: string, message: s
 export async function startServer(options: Partial<ServeOptions> & { libraryDir: string }): Promise<RunningServer> {
   const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'pool')) as Partial<ServeOptions>;
   const opts: Omit<ServeOptions, 'pool'> = { ...DEFAULT_SERVE_OPTIONS, ...given, libraryDir: options.libraryDir };
-  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs'] as const) {
+  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs', 'errorLogIntervalMs'] as const) {
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1) throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
@@ -701,6 +729,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   }, opts.reloadIntervalMs);
   timer.unref();
 
+  const itemErrors = opts.log ? new ItemErrorLog({ log: opts.log, intervalMs: opts.errorLogIntervalMs }) : null;
   const app: FastifyInstance = Fastify({ logger: false, bodyLimit: opts.bodyLimitBytes, return503OnClosing: false, forceCloseConnections: 'idle' });
 
   // Graceful close: Node closes only the connections idle when close() starts; a keep-alive connection whose
@@ -732,9 +761,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
 
   app.get('/health', async () => ({ status: 'ok', envs: service.catalog.active.length, quarantined: service.catalog.active.filter((e) => defence.quarantined(e.hash)).length, inflight: service.inflight, maxQueue: opts.maxQueue }));
 
-  app.get('/v1/envs', async () => ({
-    envs: service.catalog.active.map((env) => ({ name: env.name, version: env.version, skills: env.meta.skills, levels: env.meta.levels, title: env.meta.title, description: env.meta.description })),
-  }));
+  app.get('/v1/envs', async (request) => ({ envs: listEnvs(service.catalog, request.query) }));
 
   app.post('/v1/verify', async (request) => {
     const body = parse(ItemsBody, request.body);
@@ -749,7 +776,9 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     });
     const release = service.acquire(items.length);
     try {
-      return { results: await service.verify(items) };
+      const results = await service.verify(items);
+      itemErrors?.record('/v1/verify', results);
+      return { results };
     } finally {
       release();
     }
@@ -768,6 +797,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     const release = service.acquire(items.length);
     try {
       const results = await service.verify(items);
+      itemErrors?.record('/get_reward', results);
       const scores = results.map((r) => r.score);
       return { rewards: scores, scores, extra_logs: { envforge_error: results.map((r) => ('error' in r ? 1 : 0)) } };
     } finally {
@@ -806,6 +836,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     address = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`;
   } catch (error) {
     clearInterval(timer);
+    itemErrors?.close();
     await app.close().catch(() => {});
     if (ownsPool) await pool.close();
     await library.close();
@@ -819,6 +850,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
       (closing ??= (async () => {
         clearInterval(timer);
         await app.close(); // stops accepting; in-flight requests finish first
+        itemErrors?.close();
         await reloading;
         if (ownsPool) await pool.close();
         await library.close();

@@ -4,7 +4,7 @@
 // every new function that reads guest output: prompts, references, responses, meta, feedback, messages.
 import { describe, expect, it } from 'vitest';
 import { MetaSchema } from '../contract/schema.js';
-import { extractModule } from '../agents/prompts.js';
+import { extractModule } from '../agents/module-text.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import { jsonDepth, parseBoundedJson } from '../sandbox/json.js';
 import { DEFAULT_LIMITS, type Call } from '../sandbox/protocol.js';

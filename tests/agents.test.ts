@@ -36,7 +36,7 @@ describe('the architect', () => {
   });
 
   it('re-asks when the specs break the schema, then succeeds', async () => {
-    const llm = new FakeLlm([reply.json({ specs: [{ ...spec('x'), name: 'Not Kebab' }] }), reply.json({ specs: [spec('fine-name')] })]);
+    const llm = new FakeLlm([reply.json({ specs: [{ ...spec('x'), name: 'not.kebab!' }] }), reply.json({ specs: [spec('fine-name')] })]);
     const out = await proposeSpecs(llm, { stats, n: 1 });
     expect(out.specs.map((s) => s.name)).toEqual(['fine-name']);
     expect(llm.requests).toHaveLength(2);
@@ -85,6 +85,17 @@ describe('the reviewer as the validator review stage', () => {
     const report = await validateCandidate(seed.source, { pool, reviewer: llmReviewer(llm) });
     expect(report.verdict).toBe('admit');
     expect(report.stages.find((s) => s.stage === 'review')).toMatchObject({ ok: true });
+  });
+
+  it('shows the reviewer samples spread over the levels, level 1 and the top level among them', async () => {
+    const llm = new FakeLlm([reply.json({ checks: checks() })]);
+    await validateCandidate(seed.source, { pool, reviewer: llmReviewer(llm) });
+    const prompt = llm.requests[0]?.messages.map((m) => m.content).join('\n') ?? '';
+    const levels = [...prompt.matchAll(/### Sample \d+ \(level (\d+), seed \d+\)/g)].map((m) => Number(m[1]));
+    expect(levels).toHaveLength(6);
+    expect(levels[0]).toBe(1);
+    expect(levels.at(-1)).toBe(10);
+    expect(new Set(levels).size).toBe(6);
   });
 
   it('rejects with E_REVIEW naming the failed check and its note', async () => {

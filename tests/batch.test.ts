@@ -14,6 +14,7 @@ import { SqliteLibrary } from '../library/sqlite.js';
 import type { WrittenModule } from '../pipeline/agents.js';
 import type { Author } from '../pipeline/author.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchOptions } from '../pipeline/batch.js';
+import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec, type ScriptPlan } from './helpers/batch-script.js';
 import { startFakeAnthropic } from './helpers/fake-anthropic.js';
@@ -66,6 +67,12 @@ describe('a batch', () => {
     expect(admitted?.lineage).toMatchObject({ author: 'fake:fake-model', batchId: 'b1', parent: 'coin-ways#0', spec: { name: 'coin-ways' } });
     expect((await library.getBatch('b1'))?.status).toBe('finished');
     expect(report.cost.calls).toBe(ledger.snapshot().total.calls);
+    // Each rejected validation is listed with its first problem, in the JSON and the Markdown report.
+    expect(report.rejections.map((r) => [r.spec, r.attempt])).toEqual([['coin-ways', 1], ['never-fixed', 1], ['never-fixed', 2]]);
+    for (const r of report.rejections) expect(r.firstProblem).toMatchObject({ code: r.codes[0], stage: 'hack', message: expect.stringMatching(/probe scores/) });
+    expect(reportMarkdown(report)).toMatch(/## Rejected candidates\n\n- coin-ways, attempt 1: E_[A-Z_]+ \[hack\] the [a-z-]+ probe scores [^\n]+\n- never-fixed, attempt 1: E_[A-Z_]+ \[hack\][^\n]+\n- never-fixed, attempt 2: /);
+    expect(reportMarkdown(report)).toContain('envforge library rejections --batch b1');
+    expect((await library.rejections({ batchId: 'b1' })).map((r) => r.lineage.spec && (r.lineage.spec as { name: string }).name).sort()).toEqual(['coin-ways', 'never-fixed', 'never-fixed']);
     await library.close();
   });
 

@@ -23,6 +23,12 @@ describe('envforge --help', () => {
     expect(stdout).toMatch(/validate/);
   });
 
+  it.each(['sample', 'validate', 'export', 'serve', 'run', 'library', 'library add', 'library rejections', 'library retire'])('%s --help ends with one newline', async (command) => {
+    const { code, stdout } = await run(...command.split(' '), '--help');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\S\n$/);
+  });
+
   it('rejects an unknown flag with exit 2 and says which', async () => {
     const { code, stderr } = await run('sample', 'topological-order', '--bogus');
     expect(code).toBe(2);
@@ -65,7 +71,9 @@ describe('envforge validate', () => {
       [bad, 'reject'],
     ]);
     expect(lines[1].problems).toContainEqual(expect.objectContaining({ code: 'E_ACCEPTS_EMPTY', stage: 'hack', message: expect.any(String) }));
-    for (const p of lines[1].problems) expect(Object.keys(p).sort()).toEqual(['code', 'message', 'stage']);
+    // The fixed fields, plus each problem's evidence (what the batch's repair prompt sees too).
+    for (const p of lines[1].problems) expect(Object.keys(p).filter((k) => k !== 'evidence').sort()).toEqual(['code', 'message', 'stage']);
+    expect(lines[1].problems.find((p: { code: string }) => p.code === 'E_ACCEPTS_EMPTY').evidence).toMatchObject({ response: expect.any(String) });
     expect(lines[0].stages.map((s: { stage: string }) => s.stage)).toEqual(['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review']);
     expect(code).toBe(1);
   });
@@ -73,7 +81,8 @@ describe('envforge validate', () => {
   it('exits 0 when every file is admitted, with a readable summary', async () => {
     const { code, stdout } = await run('validate', 'seeds/knapsack-value.js', '--library', join(dir, 'none'));
     expect(code).toBe(0);
-    expect(stdout).toMatch(/✓ admit {3}seeds\/knapsack-value\.js/);
+    expect(stdout).toMatch(/^✓ would be admitted {2}seeds\/knapsack-value\.js/);
+    expect(stdout).toMatch(/validate admits nothing: envforge library add FILE\.\.\. validates and admits\n$/);
     expect(stdout).toMatch(/level {2}prompt {2}instance/);
   });
 
@@ -82,6 +91,26 @@ describe('envforge validate', () => {
     expect(code).toBe(2);
     expect(stderr).toContain(`no such file: ${join(dir, 'missing.js')}`);
     expect(stdout).toBe('');
+  });
+
+  it('blames the file it was given, not the sandbox\'s module name, and lists stages after a failed gate as not run', async () => {
+    const { code, stdout } = await run('validate', 'README.md', '--json', '--library', join(dir, 'none'));
+    expect(code).toBe(1);
+    const [line] = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(line.problems[0].message).toMatch(/\[README\.md:1:1\]$/);
+    expect(JSON.stringify(line)).not.toMatch(/environment\.js/);
+    expect(line.stages.slice(1).map((s: { ok: boolean; skipped?: string }) => [s.ok, s.skipped])).toEqual(Array(8).fill([false, expect.stringMatching(/failed|no LLM/)]));
+  });
+
+  it('after a failed execution stage, a later stage that found nothing is "not run", not passed', async () => {
+    const { stdout } = await run('validate', 'tests/fixtures/candidates/broken-throws-high-levels.js', '--json', '--library', join(dir, 'none'));
+    const [line] = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const stages = Object.fromEntries(line.stages.map((s: { stage: string; ok: boolean; skipped?: string }) => [s.stage, s]));
+    expect(stages.execution).toMatchObject({ ok: false });
+    for (const stage of ['determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review']) {
+      expect(stages[stage].ok, stage).toBe(false);
+      if (stages[stage].problems.length === 0) expect(stages[stage].skipped, stage).toMatch(/failed/);
+    }
   });
 
   it('rejects a copy of a seed under another name as a duplicate', async () => {

@@ -57,6 +57,11 @@ def error_of(fn):
 verl = load(os.environ["VERL_SHIM"], "envforge_verl_reward")
 trl = load(os.environ["TRL_SHIM"], "envforge_trl_reward")
 cases = json.load(open(sys.argv[1]))
+if sys.argv[2] == "other":
+    seed_case = next(c for c in cases if c["data_source"] != "envforge/partial-credit-sum")
+    print(json.dumps({"verl": error_of(lambda: verl.compute_score(seed_case["data_source"], "y", seed_case["ground_truth"])),
+                      "trl": error_of(lambda: trl.envforge_reward(["p"], ["y"], [seed_case["ground_truth"]]))}))
+    sys.exit(0)
 if sys.argv[2] == "down":
     print(json.dumps({"verl": error_of(lambda: verl.compute_score("envforge/x", "y", cases[0]["ground_truth"])),
                       "trl": error_of(lambda: trl.envforge_reward(["p"], ["y"], [cases[0]["ground_truth"]]))}))
@@ -72,7 +77,8 @@ out = {
                                     completions=[[{"role": "assistant", "content": r}] for r in column("response")],
                                     ground_truth=column("ground_truth")),
     "foreign": error_of(lambda: verl.compute_score("openai/gsm8k", "#### 42", "42")),
-    "unknown_env": verl.compute_score("envforge/no-such-env", "<answer>1</answer>", json.dumps({"env": "no-such-env", "version": 1, "seed": 1, "level": 1}, separators=(",", ":"))),
+    "unknown_env": error_of(lambda: verl.compute_score("envforge/no-such-env", "<answer>1</answer>", json.dumps({"env": "no-such-env", "version": 1, "seed": 1, "level": 1}, separators=(",", ":")))),
+    "item_errors": verl.item_errors(),
 }
 print(json.dumps(out))
 `;
@@ -180,7 +186,8 @@ describe.skipIf(!existsSync(SERVER))('reward parity: exported shims and the rewa
             return;
           }
         }
-        fetch(`${server.url}${request.url}`, { method: request.method ?? 'POST', headers: { 'content-type': 'application/json' }, body }).then(
+        const method = request.method ?? 'POST';
+        fetch(`${server.url}${request.url}`, { method, ...(method === 'GET' ? {} : { headers: { 'content-type': 'application/json' }, body }) }).then(
           async (answer) => response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()),
           (error: Error) => response.writeHead(502).end(error.message),
         );
@@ -197,7 +204,7 @@ describe.skipIf(!existsSync(SERVER))('reward parity: exported shims and the rewa
     await pool?.close();
   });
 
-  const python = async (mode: 'score' | 'down', env: Record<string, string>) => {
+  const python = async (mode: 'score' | 'down' | 'other', env: Record<string, string>) => {
     const casesFile = join(tmp, 'cases.json');
     const driver = join(tmp, 'driver.py');
     writeFileSync(casesFile, JSON.stringify(cases));
@@ -223,7 +230,8 @@ describe.skipIf(!existsSync(SERVER))('reward parity: exported shims and the rewa
     expect(out.verl_batch).toEqual(expected);
     expect(out.trl).toEqual(expected);
     expect(out.trl_chat).toEqual(expected);
-    expect(out.unknown_env).toBe(0);
+    expect(out.unknown_env).toMatch(/^EnvforgeItemError: .*could not score an item: E_UNKNOWN_ENV: unknown environment "no-such-env"/);
+    expect(out.item_errors).toEqual({ E_UNKNOWN_ENV: 1 });
     expect(out.foreign).toMatch(/ValueError: data_source 'openai\/gsm8k' is not an envforge row/);
     expect(seen.refused).toBe(1);
     expect(seen.maxItems).toBe(16);
@@ -254,6 +262,33 @@ describe.skipIf(!existsSync(SERVER))('reward parity: exported shims and the rewa
     expect(single).toEqual(cases.map((c) => c.expected));
     const batch = await post({ query: cases.map((c) => (labels.get(c.ground_truth) as string) + c.response), prompts: cases.map((c) => labels.get(c.ground_truth)), labels: cases.map((c) => c.ground_truth) });
     expect(batch.rewards).toEqual(cases.map((c) => c.expected));
+  });
+
+  it('a service of another library makes the shims refuse to run, and an unknown identity raises (no silent 0)', async () => {
+    // Another library: the export's partial-credit-sum under the same name and version but other code, and none of the seeds.
+    const otherDir = join(tmp, 'other-library');
+    const other = SqliteLibrary.open(otherDir, { create: true });
+    const exported = (await library.get('partial-credit-sum')) as EnvRecord;
+    const source = (await library.source(exported)).replace('d === 2 ? 1 / 3 : 0', 'd === 2 ? 1 / 4 : 0');
+    await other.admit({ source, report: { ...exported.report, hash: hashSource(source) }, lineage: { author: 'test' } });
+    await other.close();
+    const { startServer } = (await import(pathToFileURL(SERVER).href)) as { startServer: StartServer };
+    const wrong = await startServer({ libraryDir: otherDir, port: 0, host: '127.0.0.1' });
+    try {
+      const out = await python('other', { ENVFORGE_URL: wrong.url, ENVFORGE_RETRIES: '0' });
+      for (const shim of ['verl', 'trl']) {
+        expect(out[shim]).toMatch(/^EnvforgeManifestError: the reward service at http:\/\/127\.0\.0\.1:\d+ does not serve the environments this export was made from: /);
+        expect(out[shim]).toMatch(/dice-probability@1 is not served/);
+        expect(out[shim]).toMatch(/partial-credit-sum@1 is served with other code/);
+        expect(out[shim]).toMatch(/and \d+ more\. Start envforge serve --library/);
+      }
+      // Without the check, the first row of an environment the service lacks still raises instead of scoring 0.
+      const unchecked = await python('other', { ENVFORGE_URL: wrong.url, ENVFORGE_RETRIES: '0', ENVFORGE_CHECK_MANIFEST: '0' });
+      expect(unchecked.verl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV: unknown environment/);
+      expect(unchecked.trl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV/);
+    } finally {
+      await wrong.close();
+    }
   });
 
   it('a service that stays down makes the shims raise (a silent 0 would train on a broken reward)', async () => {

@@ -74,11 +74,18 @@ describe('envforge library', () => {
 
   it('retire needs a reason and names unknown environments', async () => {
     expect(await run('library', 'retire', 'knapsack-value', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/--reason/) });
-    expect(await run('library', 'retire', 'no-such-env', '--reason', 'x', '--library', dir)).toMatchObject({ code: 1, stderr: expect.stringMatching(/unknown environment "no-such-env"/) });
+    expect(await run('library', 'retire', 'no-such-env', '--reason', 'x', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown environment "no-such-env"/) });
+    expect((await run('library', 'retire', '--help')).stdout).toMatch(/--reason <text> .*\(required\)/);
     const [result] = json((await run('library', 'retire', 'knapsack-value@1', '--reason', 'replaced by a harder variant', '--library', dir, '--json')).stdout);
     expect(result.retired).toEqual([expect.objectContaining({ name: 'knapsack-value', version: 1, retiredReason: 'replaced by a harder variant' })]);
     const retired = json((await run('library', 'list', '--status', 'retired', '--library', dir, '--json')).stdout).map((e: { name: string }) => e.name);
     expect(retired).toContain('knapsack-value');
+  });
+
+  it('usage errors exit 2: show and revalidate of an unknown environment or version', async () => {
+    expect(await run('library', 'show', 'nope', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown environment "nope"/) });
+    expect(await run('library', 'show', 'planted-sat@7', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/planted-sat has versions 1-1/) });
+    expect(await run('library', 'revalidate', 'nope', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/"nope" is not an active environment/) });
   });
 
   it('refuses a missing or corrupt library with a clear message and a non-zero exit', async () => {
@@ -87,6 +94,61 @@ describe('envforge library', () => {
     writeFileSync(join(bad, 'library.sqlite'), 'this is not a database'.repeat(100));
     expect(await run('library', 'stats', '--library', bad)).toMatchObject({ code: 1, stderr: expect.stringMatching(/not an envforge library index/) });
     expect(await run('library', 'list', '--status', 'gone', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/--status must be/) });
+  });
+});
+
+describe('hand-written environments: library add, rejections, sample by name', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'envforge-add-'));
+  const good = join(tmp, 'roman.js');
+  const bad = join(tmp, 'echo.js');
+  writeFileSync(good, readFileSync('tests/fixtures/candidates/good-roman-sum.js', 'utf8'));
+  writeFileSync(bad, readFileSync('tests/fixtures/candidates/broken-accepts-echo.js', 'utf8'));
+
+  it('validate says a passing file would be admitted, and admits nothing', async () => {
+    const result = await run('validate', good, '--library', dir);
+    expect(result).toMatchObject({ code: 0, stdout: expect.stringMatching(/^✓ would be admitted {2}\S+roman\.js[\s\S]*\nvalidate admits nothing: envforge library add FILE\.\.\. validates and admits\n$/) });
+    expect((await run('library', 'show', 'roman-numeral-sum', '--library', dir)).code).toBe(2);
+  });
+
+  it('add admits a good file with author "hand" and its validation as lineage, and keeps a bad one as a rejection', async () => {
+    const missing = await run('library', 'add', good, join(tmp, 'missing.js'), '--library', dir);
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/no such file/) });
+    const result = await run('library', 'add', good, bad, '--library', dir, '--json');
+    expect(result.code).toBe(1);
+    const [admitted, rejected] = json(result.stdout);
+    expect(admitted).toMatchObject({ file: good, verdict: 'admit', admitted: { status: 'admitted', name: 'roman-numeral-sum', version: 1 } });
+    expect(rejected).toMatchObject({ file: bad, verdict: 'reject', admitted: null });
+    expect(rejected.problems[0]).toMatchObject({ code: 'E_ACCEPTS_ECHO', evidence: expect.any(Object) });
+    const shown = json((await run('library', 'show', 'roman-numeral-sum', '--library', dir, '--json')).stdout)[0];
+    expect(shown.lineage).toMatchObject({ author: 'hand', notes: { file: 'roman.js', validation: { verdict: 'admit', stages: { static: 'passed', hack: 'passed' } } } });
+    expect(shown.report.verdict).toBe('admit');
+    expect((await run('library', 'add', good, '--library', dir)).stdout).toMatch(/already in the library as roman-numeral-sum@1/);
+  });
+
+  it('rejections lists kept rejections with their first problem, by batch and by code', async () => {
+    const library = SqliteLibrary.open(dir);
+    await library.startBatch('batch-listed', {});
+    const report = { ...(json((await run('library', 'show', 'expression-eval', '--library', dir, '--json')).stdout)[0].report as ValidationReport), verdict: 'reject' as const };
+    report.problems = [{ code: 'E_SEED_IGNORED', stage: 'diversity', message: 'seeds 0 and 1 give the same prompt (planted for this test)' }];
+    await library.recordRejection({ source: 'export const meta = {};', report, lineage: { author: 'openai:m', batchId: 'batch-listed', spec: { name: 'same-prompt-spec' }, parent: 'same-prompt-spec#0' } });
+    await library.close();
+    const text = await run('library', 'rejections', '--library', dir);
+    expect(text.stdout).toMatch(/same-prompt-spec \(repair of same-prompt-spec#0\)\n {2}E_SEED_IGNORED \[diversity\] seeds 0 and 1/);
+    expect(text.stdout).toMatch(/courier-route-end\n {2}E_ACCEPTS_ECHO \[hack\]/);
+    const byBatch = json((await run('library', 'rejections', '--batch', 'batch-listed', '--json', '--library', dir)).stdout);
+    expect(byBatch).toEqual([expect.objectContaining({ candidate: 'same-prompt-spec (repair of same-prompt-spec#0)', batchId: 'batch-listed', firstProblem: expect.objectContaining({ code: 'E_SEED_IGNORED' }) })]);
+    const byCode = json((await run('library', 'rejections', '--code', 'E_ACCEPTS_ECHO', '--json', '--library', dir)).stdout);
+    expect(byCode.map((r: { author: string }) => r.author)).toEqual(['hand']);
+    expect(await run('library', 'rejections', '--batch', 'no-such-batch', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/no batch "no-such-batch"/) });
+    expect(await run('library', 'rejections', '--code', 'E_NOPE', '--library', dir)).toMatchObject({ code: 2 });
+  });
+
+  it('sample resolves library names like library show: NAME and NAME@VERSION', async () => {
+    const byName = json((await run('sample', 'roman-numeral-sum', '--library', dir, '--json', '--reveal')).stdout)[0];
+    expect(byName).toMatchObject({ env: 'roman-numeral-sum', referenceScore: 1 });
+    expect(json((await run('sample', 'roman-numeral-sum@1', '--library', dir, '--json')).stdout)[0].prompt).toBe(byName.prompt);
+    expect(await run('sample', 'roman-numeral-sum@2', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/roman-numeral-sum has versions 1-1/) });
+    expect(await run('sample', 'roman-numeral-sum', '--library', join(tmp, 'no-library'))).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown environment "roman-numeral-sum"/) });
   });
 });
 

@@ -247,6 +247,28 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect(await lib.get('rejected-one')).toBeUndefined();
       });
 
+      it('are listed newest first with their first problem, filtered by batch and by code', async () => {
+        const meta = sampleMeta('rejected-listed');
+        const one = fakeRejection(sampleSource(meta), meta);
+        await lib.recordRejection({ ...one, lineage: { author: 'test', batchId: 'batch-a' } });
+        const two = fakeRejection(variantSource(sampleSource(meta), 1), meta);
+        two.report.problems = [
+          { code: 'E_ACCEPTS_EMPTY', stage: 'hack', message: 'verify pays for an empty response (test fixture)', evidence: { response: '' } },
+          { code: 'E_UNSOLVED', stage: 'solvability', message: 'the reference scores 0 (test fixture)' },
+        ];
+        await lib.recordRejection({ ...two, lineage: { author: 'test', batchId: 'batch-b' } });
+        const all = await lib.rejections();
+        expect(all.map((r) => [r.name, r.lineage.batchId, r.firstProblem?.code])).toEqual([
+          ['rejected-listed', 'batch-b', 'E_ACCEPTS_EMPTY'],
+          ['rejected-listed', 'batch-a', 'E_MISSING_EXPORT'],
+        ]);
+        expect(all[0]).toMatchObject({ codes: ['E_ACCEPTS_EMPTY', 'E_UNSOLVED'], firstProblem: { stage: 'hack', message: expect.stringMatching(/empty response/) }, hash: hashSource(two.source) });
+        expect((await lib.rejections({ batchId: 'batch-a' })).map((r) => r.firstProblem?.code)).toEqual(['E_MISSING_EXPORT']);
+        expect((await lib.rejections({ code: 'E_UNSOLVED' })).map((r) => r.lineage.batchId)).toEqual(['batch-b']);
+        expect(await lib.rejections({ batchId: 'batch-a', code: 'E_UNSOLVED' })).toEqual([]);
+        expect(await lib.rejections({ limit: 1 })).toHaveLength(1);
+      });
+
       it('retention keeps only the newest N', async () => {
         const small = (await fresh({ rejectionRetention: 3 })).library;
         const meta = sampleMeta('rejected-many');

@@ -285,14 +285,30 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
         expect(ledger.totals).toMatchObject({ calls: 1, cachedCalls: 1, costUsd: 0, inputTokens: 0 });
       });
 
-      it('replays structured output with its re-asks for free', async () => {
-        h.script(reply.garbage(), reply.json(good));
+      it('never caches a response that failed its schema: a repeat asks again, and a good answer is cached', async () => {
+        h.script(reply.garbage(), reply.json(good), reply.json(good));
         const dir = tempDir();
         const request = { ...ask(), schema: Spec, schemaName: 'spec' };
-        await h.client(fast({ cache: new DiskCache(dir) })).structured(request);
+        const first = await h.client(fast({ cache: new DiskCache(dir) })).structured(request);
+        expect(first).toMatchObject({ value: good, cached: false });
+        expect(h.requests()).toHaveLength(2); // the garbage, then the re-ask
         const again = await h.client(fast({ cache: new DiskCache(dir) })).structured(request);
-        expect(again).toMatchObject({ value: good, cached: true, costUsd: 0 });
-        expect(h.requests()).toHaveLength(2);
+        expect(again).toMatchObject({ value: good, cached: false });
+        expect(h.requests()).toHaveLength(3); // the failed first answer was not replayed
+        const third = await h.client(fast({ cache: new DiskCache(dir) })).structured(request);
+        expect(third).toMatchObject({ value: good, cached: true, costUsd: 0 });
+        expect(h.requests()).toHaveLength(3);
+      });
+
+      it('never replays a cached failure (as a cache from an older version may hold)', async () => {
+        h.script(reply.json(good));
+        const stale = { text: 'Sorry, no JSON today.', usage: { inputTokens: 1, outputTokens: 1 }, model: 'm', finishReason: 'stop' };
+        const written: unknown[] = [];
+        const cache = { get: async () => stale, set: async (_key: string, response: unknown) => void written.push(response) };
+        const value = await h.client(fast({ cache })).structured({ ...ask(), schema: Spec, schemaName: 'spec' });
+        expect(value).toMatchObject({ value: good, cached: false });
+        expect(h.requests()).toHaveLength(1);
+        expect(written).toHaveLength(1);
       });
 
       it('keys on the full request: other parameters miss', async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAnthropicClient } from '../agents/llm/anthropic.js';
-import { cacheKey, DiskCache } from '../agents/llm/cache.js';
+import { cacheKey, DiskCache, MemoryCache } from '../agents/llm/cache.js';
 import type { WireRequest } from '../agents/llm/contract.js';
 import { CostLedger, costOf, priceFor } from '../agents/llm/cost.js';
 import { LlmError, parseRetryAfter } from '../agents/llm/errors.js';
@@ -238,6 +238,19 @@ describe('cost', () => {
     held.release();
     expect(resumed.remaining()).toEqual({ usd: 0.75, tokens: 8500 });
   });
+
+  it('refuses every call to an unpriced model under a dollar budget alone, cached or not; a token budget lets it run', async () => {
+    const cache = new MemoryCache();
+    const warm = new FakeLlm([reply.text('warm')], { model: 'local-model', cache, ledger: new CostLedger({ budget: { maxUsd: 1, maxTokens: 1e9 } }) });
+    await warm.complete({ messages: [{ role: 'user', content: 'hi' }] });
+    const ledger = new CostLedger({ budget: { maxUsd: 1 } });
+    const llm = new FakeLlm([reply.text('never')], { model: 'local-model', cache, ledger });
+    await expect(llm.complete({ messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ code: 'E_LLM_BUDGET', message: expect.stringMatching(/no price is known for the model "local-model".*envforge\.config\.json.*--max-tokens/) });
+    expect(llm.requests).toHaveLength(0);
+    expect(ledger.snapshot().total.calls).toBe(0);
+    const priced = new FakeLlm([reply.text('paid')], { model: 'local-model', cache: false, prices: { 'local-model': { inputPerMTok: 1, outputPerMTok: 1 } }, ledger: new CostLedger({ budget: { maxUsd: 1 } }) });
+    expect((await priced.complete({ messages: [{ role: 'user', content: 'hi' }] })).text).toBe('paid');
+  });
 });
 
 describe('cache', () => {
@@ -277,8 +290,17 @@ describe('structured output helpers', () => {
     ['{"a":1}', { a: 1 }],
     ['Here you go:\n```json\n{"a":1}\n```\nDone.', { a: 1 }],
     ['The answer is {"a": [1, 2]} as requested.', { a: [1, 2] }],
+    ['Sure! {"a": "x}"} (note: {b} is a placeholder)', { a: 'x}' }],
+    ['```\n{"a":1}\n```', { a: 1 }],
   ])('parses %j', (text, value) => {
     expect(parseJsonText(text)).toEqual({ ok: true, value });
+  });
+
+  it('judges every JSON value in prose against the schema, so a stray example before the answer does not fail it', async () => {
+    const llm = new FakeLlm([reply.text('Format: {"x": 1}. My answer:\n{"name": "ok", "n": 3}\nThanks!')], { nativeStructured: false });
+    const out = await llm.structured({ messages: [{ role: 'user', content: 'q' }], schema: z.object({ name: z.string(), n: z.number() }), schemaName: 'thing' });
+    expect(out.value).toEqual({ name: 'ok', n: 3 });
+    expect(llm.requests).toHaveLength(1);
   });
 
   it('marks a schema with optional fields as not strict-compatible', () => {

@@ -9,9 +9,10 @@ import type { LibraryStats } from '../library/contract.js';
 import { PROMPTS_DIR } from '../library/paths.js';
 import { listSeeds } from '../library/seeds.js';
 import {
-  contractText, extractModule, fillTemplate, loadPrompt, pickExamples, PROMPT_NAMES, PromptError, promptHash, renderArchitect,
+  contractText, fillTemplate, loadPrompt, pickExamples, PROMPT_NAMES, PromptError, promptHash, renderArchitect,
   renderGenerator, renderPrompt, renderRepair, renderReviewer, seedSkills,
 } from '../agents/prompts.js';
+import { extractModule } from '../agents/module-text.js';
 import {
   ArchitectOutputSchema, dedupeSpecs, EnvSpecSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, SKILL_TAXONOMY, taxonomySkills, type EnvSpec,
 } from '../agents/spec.js';
@@ -65,6 +66,13 @@ describe('rendered prompts', () => {
     expect(renderReviewer(reviewerInput()).text).toContain(contract);
   });
 
+  it("tell the generator how the difficulty stage measures levels, and that a ±1 change that is still valid may be accepted", () => {
+    const text = renderGenerator({ spec: spec() }).text.replace(/\s+/g, ' ');
+    expect(text).toMatch(/rank correlation of the level with the instance's size .* reference work .* magnitude of the numbers/);
+    expect(text).toMatch(/small dip between two adjacent levels is fine/);
+    expect(text).toMatch(/changed by ±1 .* judged against chance .* still a correct answer .* accepting it is right/);
+  });
+
   it('include the chosen seeds in full as the generator\'s examples, preferring seeds that share a skill', () => {
     const seeds = listSeeds();
     const examples = pickExamples(spec({ skills: ['dynamic-programming'] }));
@@ -90,7 +98,7 @@ describe('rendered prompts', () => {
     expect(text).toContain('message: verify scored 1 for the reference with 7 changed to 8');
     expect(text).toContain('evidence: {"seed":3,"level":2,"response":"<answer>8</answer>","score":1}');
     expect(text).toContain('E_ANSWER_LEAK: the answer can be read off the prompt');
-    expect(text).toContain('- diversity: skipped (an earlier stage failed)');
+    expect(text).toContain('- diversity: not run (an earlier stage failed)');
     expect(text).toContain('export const meta = { name: "x" };');
   });
 
@@ -204,18 +212,23 @@ describe('spec schemas', () => {
     expect(ArchitectOutputSchema.parse({ specs: [spec(), spec({ name: 'other' })] }).specs).toHaveLength(2);
   });
 
-  it.each(['Shortest-Path', 'shortest_path', '-path', 'path-', 'a--b', '1path', '', 'x'.repeat(65)])('reject the name %j', (name) => {
+  it.each(['shortest.path', '-path', 'path-', 'a--b', '1path', '', 'x'.repeat(65)])('reject the name %j', (name) => {
     expect(EnvSpecSchema.safeParse(spec({ name })).success).toBe(false);
   });
 
   it.each([
     ['no skills', { skills: [] }],
     ['six skills', { skills: ['a', 'b', 'c', 'd', 'e', 'f'] }],
-    ['a repeated skill', { skills: ['graphs', 'graphs'] }],
-    ['a non-kebab skill', { skills: ['Graphs'] }],
+    ['six distinct skills after normalising', { skills: ['a', 'B', 'c', 'd', 'e', 'f '] }],
+    ['a non-kebab skill', { skills: ['graphs!'] }],
     ['an empty task idea', { taskIdea: '   ' }],
   ])('reject %s', (_what, over) => {
     expect(EnvSpecSchema.safeParse(spec(over as Partial<EnvSpec>)).success).toBe(false);
+  });
+
+  it('normalise what is safe before judging: surrounding whitespace, case, word gaps, repeated tags', () => {
+    const sloppy = EnvSpecSchema.parse(spec({ name: ' Shortest_Path ', skills: ['Graphs', 'graphs ', 'Shortest Paths', 'graphs', 'shortest-paths'] }));
+    expect(sloppy).toEqual(spec({ name: 'shortest-path', skills: ['graphs', 'shortest-paths'] }));
   });
 
   it('check reviews and list failed checks in checklist order', () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WireRequest } from '../agents/llm/contract.js';
+import type { FakeReply } from '../agents/llm/fake.js';
 import { runCli } from '../cli/program.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite.js';
@@ -51,8 +52,10 @@ const { script } = batchScript({
   },
 });
 // The server sees OpenAI request bodies; the script reads the same messages and the schema name.
-const adapt = (body: { messages: Array<{ role: string; content: string }>; response_format?: { json_schema?: { name: string } } }) =>
-  script({ messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'], maxTokens: 0, ...(body.response_format?.json_schema ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } } : {}) });
+type OpenAiBody = { messages: Array<{ role: string; content: string }>; response_format?: { json_schema?: { name: string } } };
+const adaptTo = (play: (request: WireRequest) => FakeReply) => (body: OpenAiBody) =>
+  play({ messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'], maxTokens: 0, ...(body.response_format?.json_schema ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } } : {}) });
+const adapt = adaptTo(script);
 
 beforeAll(async () => {
   const pool = new SandboxPool();
@@ -90,7 +93,7 @@ const libraryCopy = (name: string) => {
   cpSync(seeded, dir, { recursive: true });
   return dir;
 };
-const runArgs = (library: string) => ['run', '--base-url', server.baseUrl, '--model', 'fake-model', '--target', '10', '--max-candidates', '3', '--repair-rounds', '1', '--concurrency', '1', '--no-review', '--library', library, '--json'];
+const runArgs = (library: string, on = server) => ['run', '--base-url', on.baseUrl, '--model', 'fake-model', '--target', '10', '--max-candidates', '3', '--repair-rounds', '1', '--concurrency', '1', '--no-review', '--library', library, '--json'];
 
 /** runCli in this process, with no LLM in the environment (the cwd stays: sandbox workers load tsx from it). */
 async function inProcess(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -121,6 +124,36 @@ describe('envforge run with the offline author', () => {
     expect(report.author).toMatchObject({ provider: 'offline', seed: Number(/seed (\d+)/.exec(line[0] as string)?.[1]) });
     expect(report.funnel.admitted).toBeGreaterThanOrEqual(3);
     expect(report.cost.totalUsd).toBe(0);
+  });
+
+  it('Ctrl-C mid-run (SIGINT to the process group, workers included) cancels: no E_CRASHED rejections, a resume hint, and the batch resumes', async () => {
+    const library = libraryCopy('interrupted');
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    const args = ['run', '--provider', 'offline', '--seed', '3', '--target', '6', '--max-candidates', '12', '--library', library, '--json'];
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stderr = '';
+    let validated = 0;
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      // As a terminal does: the signal goes to every process of the group, the sandbox workers too.
+      if ((validated += (String(d).match(/"step":"validated"/g) ?? []).length) >= 2 && validated < 100) {
+        validated = 100;
+        process.kill(-(child.pid as number), 'SIGINT');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted \(SIGINT\); the batch is kept\. Continue it with the same LLM settings and: envforge run --resume batch-\S+ --library /);
+    const check = SqliteLibrary.open(library, { readonly: true });
+    const [batch] = await check.listBatches();
+    expect(batch?.status).toBe('running');
+    expect((await check.rejections({ code: 'E_CRASHED' })).length).toBe(0);
+    const verdicts = (await check.journal(batch?.id as string, 'verdict')).map((e) => e.payload as { codes: string[] });
+    expect(verdicts.filter((v) => v.codes.includes('E_CRASHED'))).toEqual([]);
+    await check.close();
+    const resumed = await envforge([...args.slice(0, 1), '--resume', batch?.id as string, ...args.slice(1)], cwd);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ batchId: batch?.id, stopReason: 'target' });
   });
 
   it('--solver-model without an LLM exits 2: calibration needs an LLM solver', async () => {
@@ -183,6 +216,68 @@ describe('envforge run with the offline author', () => {
     expect(llmLines(resumed.err)).toEqual([expect.stringContaining('(seed 99)')]);
     expect(offline.seeds.at(-1)).toBe(99);
     expect(JSON.parse(resumed.out.join('\n'))).toMatchObject({ batchId: 'batch-interrupted', author: { seed: 99 } });
+  });
+});
+
+describe('envforge run with a dollar budget and a model without a price', () => {
+  // A server of their own: these runs must not use up the shared script's answers.
+  let server: FakeOpenAiServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAi({ script: adaptTo(batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } }).script) });
+  });
+  afterAll(() => server.close());
+
+  it('stops before the first call, with a cold and with a warm LLM cache, and says how to set prices', async () => {
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    // Warm the cache: with --max-tokens too, the tokens bound the run (they count without a price).
+    const warm = await envforge([...runArgs(libraryCopy('unpriced-warm'), server), '--budget-usd', '0.0001', '--max-tokens', '10000000'], cwd);
+    expect(warm.code, warm.stderr).toBe(0);
+    expect(warm.stderr).toMatch(/warning: no price is known for "fake-model"/);
+    expect(JSON.parse(warm.stdout).cost.calls).toBeGreaterThan(0);
+    for (const [name, dir] of [['cold', mkdtempSync(join(root, 'cwd-'))], ['warm', cwd]] as const) {
+      const library = libraryCopy(`unpriced-${name}-budget`);
+      const before = server.requests.length;
+      const result = await envforge([...runArgs(library, server), '--budget-usd', '0.0001'], dir);
+      expect(result.code, name).toBe(2);
+      expect(result.stderr).toMatch(/--budget-usd: no price is known for the model "fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens/);
+      expect(server.requests.length, name).toBe(before);
+      const check = SqliteLibrary.open(library, { readonly: true });
+      expect(await check.listBatches(), name).toEqual([]);
+      await check.close();
+    }
+  });
+
+  it('with a price in envforge.config.json the budget holds: a call that could pass it is never made', async () => {
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    writeFileSync(join(cwd, 'envforge.config.json'), JSON.stringify({ prices: { 'fake-model': { inputPerMTok: 1, outputPerMTok: 2 } } }));
+    const before = server.requests.length;
+    const result = await envforge([...runArgs(libraryCopy('priced-budget'), server), '--budget-usd', '0.0001'], cwd);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ stopReason: 'budget', cost: { calls: 0 } });
+    expect(server.requests.length).toBe(before);
+  });
+});
+
+describe('envforge run against a sloppy model', () => {
+  it('admits environments although its structured output repeats tags in other cases and wraps the JSON in prose or fences', async () => {
+    const sloppy = batchScript({ specs: [{ ...spec('roman-total'), skills: ['Arithmetic', 'arithmetic ', 'Number Theory', 'number-theory'] }], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    const wrap = (body: OpenAiBody) => {
+      const answer = adaptTo(sloppy.script)(body);
+      if (answer.kind !== 'json') return answer;
+      const json = JSON.stringify(answer.value, null, 2);
+      return body.response_format?.json_schema?.name === 'architect_specs' ? { kind: 'text' as const, text: `Sure! Here are the specs you asked for:\n${json}\nLet me know if you want changes.` } : { kind: 'text' as const, text: `\`\`\`json\n${json}\n\`\`\`` };
+    };
+    const sloppyServer = await startFakeOpenAi({ script: wrap });
+    try {
+      const args = ['run', '--base-url', sloppyServer.baseUrl, '--model', 'sloppy-model', '--target', '1', '--max-candidates', '2', '--concurrency', '1', '--library', libraryCopy('sloppy'), '--json'];
+      const result = await envforge(args, mkdtempSync(join(root, 'cwd-')));
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout);
+      expect(report).toMatchObject({ stopReason: 'target', funnel: { specs: 1, admitted: 1 }, serviceFailures: [] });
+      expect(sloppy.calls).toMatchObject({ architect: 1, reviewer: 1 });
+    } finally {
+      await sloppyServer.close();
+    }
   });
 });
 

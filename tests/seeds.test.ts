@@ -10,6 +10,30 @@ const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 
 const SEEDS_PER_LEVEL = 16;
+
+/**
+ * The contract's placeholder rule: an <answer> example in a prompt shows the format, never a value. So
+ * no token in it is a number, and none that holds a digit is taken from the instance (the prompt uses it
+ * outside the tag, as an id or a variable name).
+ */
+function concreteAnswerExamples(prompt: string): string[] {
+  const token = /[\p{L}\p{N}_]+/gu;
+  const outside = new Set(prompt.replace(/<answer>[\s\S]*?<\/answer>/g, ' ').match(token) ?? []);
+  const found: string[] = [];
+  for (const [whole, inner] of prompt.matchAll(/<answer>([\s\S]*?)<\/answer>/g)) {
+    for (const word of (inner as string).match(token) ?? []) {
+      if (/^\p{N}+$/u.test(word)) found.push(`${whole}: "${word}" is a number`);
+      else if (/\p{N}/u.test(word) && outside.has(word)) found.push(`${whole}: "${word}" is taken from the instance`);
+    }
+  }
+  return found;
+}
+
+it('the placeholder rule tells placeholders from concrete examples', () => {
+  expect(concreteAnswerExamples('Jobs J1, J4, J9. Answer as <answer>J1, J4, …</answer>.')).toHaveLength(2);
+  expect(concreteAnswerExamples('Variables x1, x2. For example <answer>x1=1, x2=0</answer>.')).toHaveLength(4);
+  expect(concreteAnswerExamples('Answer as <answer>N</answer>, or <answer>misses=M; keys=k1,k2</answer>, or <answer>p/q</answer>.')).toEqual([]);
+});
 const seeds = listSeeds();
 
 it('ships at least 12 seeds, each with a distinct first skill', () => {
@@ -48,6 +72,11 @@ describe.each(seeds)('seed $name', ({ name, source }) => {
       if ((other ?? 0) >= 1) otherPasses++;
     }
     expect(otherPasses / probed.length).toBeLessThan(0.05);
+  });
+
+  it('shows the answer format with placeholders only, never a concrete example (the contract\'s rule)', () => {
+    expect(episodes.length).toBeGreaterThan(0);
+    expect(episodes.flatMap((e) => concreteAnswerExamples(e.instance.prompt).map((p) => `level ${e.level} seed ${e.seed}: ${p}`)).slice(0, 5)).toEqual([]);
   });
 
   it('is deterministic: a fresh isolate regenerates the same instances and references', async () => {

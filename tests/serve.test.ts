@@ -105,9 +105,29 @@ describe('envforge serve: catalog', () => {
     expect(body.envs).toHaveLength(12);
     expect(body.envs.map((e: { name: string }) => e.name)).toContain('planted-sat');
     for (const env of body.envs) {
-      expect(Object.keys(env).sort()).toEqual(['description', 'levels', 'name', 'skills', 'title', 'version']);
+      expect(Object.keys(env).sort()).toEqual(['description', 'hash', 'levels', 'name', 'skills', 'title', 'version']);
       expect(env.version).toBe(1);
+      expect(env.hash).toBe((await libA.get(env.name))?.hash);
     }
+    const all = (await call(A.url, '/v1/envs?versions=all')).body.envs;
+    expect(all.map((e: { name: string; status: string }) => [e.name, e.status])).toEqual(body.envs.map((e: { name: string }) => [e.name, 'active']));
+  });
+
+  it('logs per-item errors of the scoring endpoints: the first of each code at once, then the rate', async () => {
+    const lines: string[] = [];
+    // A long interval: the rate line comes from close(), which flushes, so no timing is involved.
+    const C = await startServer({ libraryDir: dirB, port: 0, pool: poolB, log: (line) => lines.push(line), errorLogIntervalMs: 600_000 });
+    try {
+      const unknown = JSON.stringify({ env: 'not-in-this-library', version: 1, seed: 1, level: 1 });
+      const answer = await call(C.url, '/v1/verify', { items: [{ ground_truth: unknown, response: 'x' }, { ground_truth: unknown, response: 'y' }, { env: 'hang-env', seed: 1, level: 9, response: 'z' }] });
+      expect(answer.body.results.map((r: Result) => r.error?.code)).toEqual(['E_UNKNOWN_ENV', 'E_UNKNOWN_ENV', 'E_LEVEL_RANGE']);
+      await call(C.url, '/get_reward', { query: ['p!'], prompts: ['p'], labels: [unknown] });
+      expect(lines.filter((l) => /an item scored 0 with E_UNKNOWN_ENV: unknown environment "not-in-this-library"/.test(l))).toHaveLength(1);
+      expect(lines.filter((l) => /an item scored 0 with E_LEVEL_RANGE/.test(l))).toHaveLength(1);
+    } finally {
+      await C.close();
+    }
+    expect(lines.at(-1)).toMatch(/^envforge serve: 4 of 4 scored items \(100\.0%\) failed in the last \d+\.\d s: E_UNKNOWN_ENV 3, E_LEVEL_RANGE 1$/);
   });
 });
 
@@ -381,7 +401,7 @@ describe('envforge serve: the command', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d) => {
         stdout += d;
-        const match = /listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward\)/.exec(stdout);
+        const match = /listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward\), library \S+/.exec(stdout);
         if (match) resolve(match[1] as string);
       });
       child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));

@@ -1,6 +1,7 @@
 // The staged validator: runs the nine stages in order over one candidate and assembles its report.
 // Cheap stages first; a failed static or execution stage skips the expensive ones (sandbox probes, LLM
-// review), and any failure skips the review. A broken or hostile candidate is a report, never a throw.
+// review) and leaves the cheap ones unjudged ("not run" unless they found problems), and any failure
+// skips the review. A broken or hostile candidate is a report, never a throw.
 import { hashSource } from '../sandbox/pool.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { VERSION } from '../library/version.js';
@@ -48,10 +49,11 @@ const PLAN: Array<{ name: StageName; run: Stage; cost: 'gate' | 'cheap' | 'sandb
   { name: 'review', run: reviewStage, cost: 'llm' },
 ];
 
+/** Why a stage does not run (read after "not run: "), or null when it runs. */
 function skipReason(cost: string, gateFailed: StageName | null, anyFailed: boolean, haveEpisodes: boolean): string | null {
-  if (gateFailed === 'static') return 'skipped: the static stage failed';
-  if (gateFailed && (cost !== 'cheap' || !haveEpisodes)) return `skipped: the ${gateFailed} stage failed`;
-  if (cost === 'llm' && anyFailed) return 'skipped: an earlier stage failed';
+  if (gateFailed === 'static') return 'the static stage failed';
+  if (gateFailed && (cost !== 'cheap' || !haveEpisodes)) return `the ${gateFailed} stage failed`;
+  if (cost === 'llm' && anyFailed) return 'an earlier stage failed';
   return null;
 }
 
@@ -82,7 +84,10 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
     }
     const t0 = performance.now();
     const result = await run(ctx);
-    stages.push({ stage: name, ...result, ms: Math.round(performance.now() - t0) });
+    // After a failed gate a cheap stage sees only the instances that ran: its problems count, a pass does not.
+    const partial = gateFailed !== null && result.ok && !result.skipped;
+    const judged = partial ? { ...result, ok: false, skipped: `the ${gateFailed} stage failed (nothing was found in the instances that ran)` } : result;
+    stages.push({ stage: name, ...judged, ms: Math.round(performance.now() - t0) });
     if (!result.ok && !result.skipped) {
       anyFailed = true;
       if (cost === 'gate') gateFailed = name;

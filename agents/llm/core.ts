@@ -8,7 +8,7 @@ import { cacheKey, type ResponseCache } from './cache.js';
 import { costOf, mergePrices, priceFor, type CostLedger, type Estimate, type PriceTable } from './cost.js';
 import { classifyError, isLlmError, LlmError } from './errors.js';
 import { cancelledError, withRetry, type RetryOptions } from './retry.js';
-import { checkValue, parseJsonText, reaskMessage, schemaInstruction, toOutputSchema, type Parsed } from './structured.js';
+import { checkValue, jsonCandidates, reaskMessage, schemaInstruction, toOutputSchema, type Parsed } from './structured.js';
 
 export interface ClientOptions {
   /** Output token cap when a request does not set one. */
@@ -86,7 +86,8 @@ class CoreClient implements LlmClient {
         : this.toWire({ ...request, system: joinSystem(request.system, schemaInstruction(request.schemaName, out.jsonSchema)) }, messages);
       let result: CallResult;
       try {
-        result = await this.call(wire, request);
+        // Only output that passes the schema is cached or replayed: a bad answer stays a one-off.
+        result = await this.call(wire, request, (response) => checkOutput(request.schema, response, out.wrapped).ok);
       } catch (error) {
         if (native && mode === 'auto' && isLlmError(error, 'E_LLM_BAD_REQUEST')) {
           droppedNative = true;
@@ -128,15 +129,19 @@ class CoreClient implements LlmClient {
     return wire;
   }
 
-  /** One logical call: the cache first, else the budget check, the retried transport, the price and the record. */
-  private async call(wire: WireRequest, request: LlmRequest): Promise<CallResult> {
+  /**
+   * One logical call: the cache first, else the budget check, the retried transport, the price and the
+   * record. With `usable`, a response it refuses is neither replayed from the cache nor written to it.
+   */
+  private async call(wire: WireRequest, request: LlmRequest, usable?: (response: WireResponse) => boolean): Promise<CallResult> {
     if (request.signal?.aborted) throw cancelledError(request.signal);
     const { cache, ledger } = this.options;
+    ledger?.requirePrice(this.model, priceFor(this.model, this.prices));
     const keyed = { provider: this.provider, model: this.model, baseUrl: this.transport.baseUrl ?? null, request: wire };
     const key = cache ? cacheKey(keyed) : '';
     const hit = cache ? await cache.get(key) : undefined;
     const entry = { purpose: request.purpose, candidateId: request.candidateId };
-    if (hit) {
+    if (hit && (!usable || usable(hit))) {
       ledger?.record({ ...entry, model: hit.model, usage: hit.usage, costUsd: 0, cached: true });
       return { response: hit, cached: true, costUsd: 0 };
     }
@@ -150,7 +155,7 @@ class CoreClient implements LlmClient {
       );
       const costUsd = costOf(priceFor(response.model, this.prices) ? response.model : this.model, response.usage, this.prices);
       // A cache that cannot be written costs the replay, never the paid response.
-      if (cache) await cache.set(key, response, keyed).catch(() => undefined);
+      if (cache && (!usable || usable(response))) await cache.set(key, response, keyed).catch(() => undefined);
       ledger?.record({ ...entry, model: response.model, usage: response.usage, costUsd, cached: false });
       return { response, cached: false, costUsd };
     } finally {
@@ -174,7 +179,15 @@ function joinSystem(system: string | undefined, extra: string): string {
   return system ? `${system}\n\n${extra}` : extra;
 }
 
+/** The reply checked against the schema: a native payload, else the first JSON value in the text that fits. */
 function checkOutput<T>(schema: z.ZodType<T>, response: WireResponse, wrapped: boolean): Parsed<T> {
-  const parsed = response.json !== undefined ? { ok: true as const, value: response.json } : parseJsonText(response.text);
-  return parsed.ok ? checkValue(schema, parsed.value, wrapped) : parsed;
+  if (response.json !== undefined) return checkValue(schema, response.json, wrapped);
+  const { values, problem } = jsonCandidates(response.text);
+  let first: Parsed<T> | undefined;
+  for (const value of values) {
+    const checked = checkValue(schema, value, wrapped);
+    if (checked.ok) return checked;
+    first ??= checked;
+  }
+  return first ?? { ok: false, problem };
 }

@@ -51,6 +51,12 @@ export function costOf(model: string, usage: LlmUsage, prices: PriceTable = DEFA
   return (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1_000_000;
 }
 
+/** Why a dollar budget cannot hold for an unpriced model, and how to fix it (the config's `prices`, or --max-tokens). */
+export function unpricedBudgetMessage(model: string, maxUsd: number): string {
+  const example = JSON.stringify({ prices: { [model]: { inputPerMTok: 0.5, outputPerMTok: 1.5 } } });
+  return `no price is known for the model "${model}", so the $${maxUsd} budget cannot be enforced: its calls would count as $0. Set its price in dollars per million tokens in envforge.config.json, e.g. ${example}, or bound the run with --max-tokens N instead`;
+}
+
 export interface LedgerEntry {
   purpose?: string | undefined;
   candidateId?: string | undefined;
@@ -148,6 +154,15 @@ export class CostLedger {
     addTo(this.purposes, entry.purpose ?? 'other', entry);
     addTo(this.candidates, entry.candidateId, entry);
     addTo(this.models, entry.model, entry);
+  }
+
+  /**
+   * Refuses a call to an unpriced model under a dollar budget alone (it would be free to the ledger);
+   * with a token budget too, the tokens bound it. Checked before the cache: a replay is no exception.
+   */
+  requirePrice(model: string, price: ModelPrice | undefined): void {
+    const { maxUsd, maxTokens } = this.budget;
+    if (maxUsd !== undefined && maxTokens === undefined && price === undefined) throw new LlmError('E_LLM_BUDGET', unpricedBudgetMessage(model, maxUsd));
   }
 
   /** Holds worst-case spend for a call in flight; throws E_LLM_BUDGET if spent + in flight + this could pass a limit. */

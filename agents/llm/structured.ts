@@ -33,19 +33,64 @@ function isStrictCompatible(node: unknown): boolean {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-/** Model text to JSON: tolerates code fences and prose around one JSON object or array. */
+/** Places in a reply where one JSON value may start, tried in order: at most this many. */
+const MAX_JSON_STARTS = 32;
+
+/**
+ * Model text to JSON: the whole reply, else a fenced block (```json or bare), else the first balanced
+ * object or array in the prose around it, else the span from the first to the last bracket.
+ */
 export function parseJsonText(text: string): Parsed<unknown> {
-  const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text)?.[1];
-  const candidates = [text.trim(), fenced?.trim(), outermost(text)].filter((c): c is string => !!c);
+  const found = jsonCandidates(text);
+  return found.values.length > 0 ? { ok: true, value: found.values[0] } : { ok: false, problem: found.problem };
+}
+
+/** Every JSON value the reply may mean, most likely first (see parseJsonText), or why there is none. */
+export function jsonCandidates(text: string): { values: unknown[]; problem: string } {
+  const fenced = [...text.matchAll(/```[a-z]*[ \t]*\r?\n?([\s\S]*?)```/gi)].map((m) => m[1]?.trim());
+  const spans = [text.trim(), ...fenced, ...balancedSpans(text), outermost(text)].filter((c): c is string => !!c);
+  const values: unknown[] = [];
   let problem = 'the reply is empty';
-  for (const candidate of candidates) {
+  for (const span of new Set(spans)) {
     try {
-      return { ok: true, value: JSON.parse(candidate) as unknown };
+      values.push(JSON.parse(span) as unknown);
     } catch (error) {
       problem = `the reply is not valid JSON (${(error as Error).message})`;
     }
   }
-  return { ok: false, problem };
+  return { values, problem };
+}
+
+/** Bracket-balanced spans starting at a `{` or `[` (strings skipped), in order: prose may hold stray brackets. */
+function balancedSpans(text: string): string[] {
+  const spans: string[] = [];
+  let start = text.search(/[[{]/);
+  for (let tried = 0; start >= 0 && tried < MAX_JSON_STARTS; tried++) {
+    const end = matchingClose(text, start);
+    if (end > start) spans.push(text.slice(start, end + 1));
+    const next = text.slice(start + 1).search(/[[{]/);
+    start = next < 0 ? -1 : start + 1 + next;
+  }
+  return spans;
+}
+
+/** Index of the bracket closing the one at `start`, or -1. */
+function matchingClose(text: string, start: number): number {
+  const stack: string[] = [];
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i] as string;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
+    else if (c === '}' || c === ']') {
+      if (stack.pop() !== c) return -1;
+      if (stack.length === 0) return i;
+    }
+  }
+  return -1;
 }
 
 function outermost(text: string): string | undefined {

@@ -121,6 +121,7 @@ class Designs {
 export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
   const { seed } = options;
   const designs = new Designs();
+  const trainable = new Set(offlineSkills());
   const trace = (design: Design | null) => ({ promptHash: design ? designHash(design).slice(0, 16) : 'none', costUsd: 0, cached: false, model: OFFLINE_MODEL });
 
   function why(skill: string, input: ArchitectInput): string {
@@ -130,17 +131,23 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
     return count === 0 ? `Aims at ${skill}: no environment in the library trains it yet.` : `Aims at ${skill}: only ${count} environment${count === 1 ? '' : 's'} in the library train${count === 1 ? 's' : ''} it.`;
   }
 
-  /** Skills to aim at, most wanted first: the trainer's weak skills, then the least covered. */
+  /**
+   * Skills to aim at, slot by slot: the round's quota for weak skills (round-robin over them), else the
+   * trainer's weak skills; then the least covered ones, saturated skills last.
+   */
   function plan(input: ArchitectInput, rng: ReturnType<typeof authorRng>): string[] {
-    const reachable = new Set(offlineSkills());
     const requested = taxonomySkills(input.taxonomy ?? SKILL_TAXONOMY);
-    const wanted = requested.filter((s) => reachable.has(s));
+    const wanted = requested.filter((s) => trainable.has(s));
     if (wanted.length === 0) {
       throw new UsageError(`the offline author cannot train any of the requested skills (${requested.join(', ')}); it covers: ${offlineSkills().join(', ')}`);
     }
     const weak = (input.weakSkills ?? []).map((w) => w.skill).filter((s) => wanted.includes(s));
-    const rest = rng.shuffle(wanted.filter((s) => !weak.includes(s))).sort((a, b) => (input.stats.bySkill[a] ?? 0) - (input.stats.bySkill[b] ?? 0));
-    return [...weak, ...rest];
+    const saturated = new Set((input.saturatedSkills ?? []).map((w) => w.skill));
+    const coverage = (skill: string) => (input.stats.bySkill[skill] ?? 0) + (saturated.has(skill) ? 1e6 : 0);
+    const rest = rng.shuffle(wanted.filter((s) => !weak.includes(s))).sort((a, b) => coverage(a) - coverage(b));
+    const focus = (input.focus?.skills ?? []).filter((s) => wanted.includes(s));
+    const quota = focus.length > 0 ? Array.from({ length: input.focus?.slots ?? 0 }, (_, i) => focus[i % focus.length] as string) : [];
+    return quota.length > 0 ? [...quota, ...rest] : [...weak, ...rest];
   }
 
   /** A family and shape that can train the skill; families rotate with `index` so a proposal mixes them. */
@@ -159,6 +166,7 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
   return {
     identity: { provider: 'offline', version: OFFLINE_AUTHOR_VERSION, seed },
     lineageAuthor: () => 'offline',
+    canTrain: (skill) => trainable.has(skill),
 
     async propose(input: ArchitectInput): Promise<ProposedSpecs> {
       // Keyed by what the library holds, so the same seed and library give the same proposal on every call.
