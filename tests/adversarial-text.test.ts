@@ -4,7 +4,9 @@
 // every new function that reads guest output: prompts, references, responses, meta, feedback, messages.
 import { describe, expect, it } from 'vitest';
 import { MetaSchema } from '../contract/schema.js';
+import { jsonCandidates } from '../agents/llm/structured.js';
 import { extractModule } from '../agents/module-text.js';
+import { ideaTokens, normaliseTag } from '../agents/spec.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import { jsonDepth, parseBoundedJson } from '../sandbox/json.js';
 import { DEFAULT_LIMITS, type Call } from '../sandbox/protocol.js';
@@ -67,6 +69,8 @@ const SUBJECTS: Array<[string, (text: string) => unknown]> = [
       return null;
     }
   }],
+  ['llm jsonCandidates (structured replies)', jsonCandidates],
+  ['spec normaliseTag and ideaTokens (model specs)', (t) => [normaliseTag(t), ideaTokens(t)]],
   ['kit.answer (responses, in the isolate)', (t) => kit.answer(t)],
   ['kit.normalize (responses)', (t) => kit.normalize(t)],
   ['kit.number (responses)', (t) => kit.number(t)],
