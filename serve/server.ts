@@ -37,11 +37,10 @@ import { EnvforgeError } from '../contract/errors.js';
 import { CONTRACT_LIMITS, InstanceSchema, ReferenceSchema, describeIssues } from '../contract/schema.js';
 import type { EnvRecord } from '../library/contract.js';
 import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
-import { checkVerdict } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { DEFAULT_LIMITS, type Call, type CallResult, type RawVerdict } from '../sandbox/protocol.js';
+import { DEFAULT_LIMITS, type Call, type CallResult } from '../sandbox/protocol.js';
 import { IncidentLog, type Misbehaviour } from '../library/quarantine.js';
-import { withinDeadline } from './defence.js';
+import { confirmAndRecord, episodeFailure, failure, failureCode, verdictsOf, withinDeadline, type VerifyResult } from './defence.js';
 import { ItemErrorLog } from './item-errors.js';
 
 export interface ServeOptions {
@@ -331,7 +330,8 @@ class Dispatcher {
 
 // ---------------------------------------------------------------- scoring and sampling
 
-export type VerifyResult = { score: number; feedback?: string } | { score: 0; error: { code: string; message: string } };
+export type { VerifyResult };
+
 export interface VerifyRequestItem {
   identity: InstanceIdentity;
   response: string;
@@ -358,45 +358,10 @@ interface EpisodeGroup {
   chars: number;
 }
 
-function failure(code: string, message: string): VerifyResult {
-  return { score: 0, error: { code, message } };
-}
-
 /** Whether a failed call may have failed because of something else in its job or episode. */
 function isSuspect(result: Extract<CallResult, { ok: false }>, responses: number): boolean {
   if (!RESOURCE_CODES.has(result.code) || result.fn === 'load') return false;
   return responses > 1 || result.message.startsWith('not run:') || result.code === 'E_CRASHED' || result.code === 'E_PROTOCOL' || result.message.includes('worker was killed');
-}
-
-/**
- * The failure of an episode for its responses' items: the call's own, or its reference not scoring 1 (the
- * environment contradicts itself on this instance, so none of its scores here can be trusted).
- */
-function episodeFailure(result: CallResult, responses: number): { code: string; message: string; fn: string } | null {
-  if (!result.ok) return { code: result.code, message: result.message, fn: result.fn };
-  const verdicts = (result.value as { verdicts?: unknown } | null)?.verdicts;
-  if (!Array.isArray(verdicts) || verdicts.length !== responses + 1) return { code: 'E_PROTOCOL', message: 'the sandbox returned a malformed episode', fn: 'call' };
-  const reference = checkVerdict(verdicts[0] as RawVerdict);
-  if (!reference.ok) return { code: reference.code, message: `verify failed on the reference: ${reference.message}`, fn: 'verify' };
-  if (reference.score !== 1) return { code: 'E_UNSOLVED', message: `verify gives this instance's own reference ${reference.score}, not 1`, fn: 'verify' };
-  return null;
-}
-
-/** The code an episode failed with, for its call or any of its responses; null when it scored everything. */
-function failureCode(result: CallResult, responses: number): string | null {
-  const failed = verdictsOf(result, responses).find((v): v is Extract<VerifyResult, { error: unknown }> => 'error' in v);
-  return episodeFailure(result, responses)?.code ?? failed?.error.code ?? null;
-}
-
-function verdictsOf(result: CallResult, responses: number): VerifyResult[] {
-  const failed = episodeFailure(result, responses);
-  if (failed) return Array.from({ length: responses }, () => failure(failed.code, failed.message));
-  const verdicts = (result as { value: { verdicts: RawVerdict[] } }).value.verdicts.slice(1);
-  return verdicts.map((raw) => {
-    const verdict = checkVerdict(raw);
-    if (!verdict.ok) return failure(verdict.code, verdict.message);
-    return verdict.feedback === undefined ? { score: verdict.score } : { score: verdict.score, feedback: verdict.feedback };
-  });
 }
 
 class Service {
@@ -500,31 +465,16 @@ class Service {
     const out = Array.from(results, (r) => r ?? failure('E_REQUEST_TIMEOUT', `not scored within the request budget of ${this.options.requestTimeoutMs} ms`));
     // An item a retry scored is no incident; the rest are the environment's doing.
     const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
-    const defending = this.defend(incidents);
+    const defending = confirmAndRecord(this.defence, incidents, (m) => this.rerunAlone(m));
     if (inTime) await defending;
     return out;
   }
 
-  /**
-   * Runs each environment's first failing call of this request again, alone in a fresh isolate, and records
-   * the incident (confirmed when it fails the same way again); the quarantine policy takes it from there.
-   */
-  private async defend(incidents: Misbehaviour[]): Promise<void> {
-    const first = new Map<string, Misbehaviour>();
-    for (const m of incidents) if (!first.has(m.record.hash) && !this.defence.quarantined(m.record.hash)) first.set(m.record.hash, m);
-    await Promise.all(
-      [...first.values()].map(async (m) => {
-        const responses = m.response === undefined ? [] : [m.response];
-        let confirmed = false;
-        try {
-          const run = await this.pool.run({ source: await this.source(m.record), calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }], fresh: true, limits: { callTimeoutMs: this.options.callTimeoutMs } });
-          confirmed = failureCode(run.results[0] as CallResult, responses.length) === m.code;
-        } catch {
-          // the sandbox itself failed: record it unconfirmed
-        }
-        await this.defence.record(m, confirmed);
-      }),
-    );
+  /** The failing call again, alone, in a fresh realm: does it fail the same way? */
+  private async rerunAlone(m: Misbehaviour): Promise<string | null> {
+    const responses = m.response === undefined ? [] : [m.response];
+    const run = await this.pool.run({ source: await this.source(m.record), calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }], fresh: true, limits: { callTimeoutMs: this.options.callTimeoutMs } });
+    return failureCode(run.results[0] as CallResult, responses.length);
   }
 
   /**
@@ -620,7 +570,7 @@ class Service {
       const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
       return { ...id, ground_truth: identityString(id), error: { code: 'E_REQUEST_TIMEOUT', message: `not sampled within the request budget of ${this.options.requestTimeoutMs} ms` } };
     });
-    const defending = this.defend(misbehaved);
+    const defending = confirmAndRecord(this.defence, misbehaved, (m) => this.rerunAlone(m));
     if (inTime) await defending;
     return items;
   }
