@@ -17,7 +17,8 @@ export function extractModule(text: string): string {
     if (!only.closed) throw new PromptError('the ```js block is not closed: the reply looks truncated; reply with the complete module');
     return only.body;
   }
-  const bare = blocks.filter((b) => b.lang === '' && b.closed && /^\s*export\s/m.test(b.body));
+  // [ \t]*, not \s*: under /m, \s* would rescan every following blank line from every line start.
+  const bare = blocks.filter((b) => b.lang === '' && b.closed && /^[ \t]*export\s/m.test(b.body));
   if (bare.length === 1 && blocks.length === 1) return (bare[0] as { body: string }).body;
   if (blocks.length === 0 && startsWithExport(text)) return `${text.trim()}\n`;
   if (unterminated) throw new PromptError('a code block is not closed: the reply looks truncated; reply with the complete module in one ```js block');

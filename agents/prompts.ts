@@ -311,7 +311,8 @@ function sha256(text: string): string {
 
 /** A fenced block whose fence is longer than any backtick run inside, so the content cannot close it. */
 function fence(content: string, lang: string): string {
-  const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+  let longest = 0;
+  for (const run of content.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
   const ticks = '`'.repeat(Math.max(3, longest + 1));
   return `${ticks}${lang}\n${content}\n${ticks}`;
 }

@@ -106,7 +106,7 @@ export function registerLibrary(program: Command, io: Io): void {
       });
     });
 
-  common(library.command('revalidate').description('re-run the validator on active environments and retire those it now rejects').argument('[names...]'))
+  common(library.command('revalidate').description('re-run the validator on active environments (replaying their production incidents) and retire those it now rejects').argument('[names...]'))
     .action(async (names: string[], options: Common) => {
       await withLibrary(options, false, async (lib) => {
         const active = new Set((await lib.list()).map((e) => e.name));
@@ -115,7 +115,7 @@ export function registerLibrary(program: Command, io: Io): void {
         try {
           const outcomes = await revalidate(lib, pool, names, (o) => {
             if (options.json) io.out(JSON.stringify(o));
-            else io.out(`${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}  ${o.ms} ms`);
+            else io.out(`${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}${o.incidents ? `  (${o.incidents} incidents replayed, resolved)` : ''}  ${o.ms} ms`);
           });
           if (!options.json) io.out(`${outcomes.filter((o) => o.retired).length} of ${outcomes.length} retired`);
         } finally {

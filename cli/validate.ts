@@ -18,6 +18,7 @@ interface ValidateCliOptions {
   library?: string;
   json: boolean;
   seeds?: number;
+  validationSeed?: number;
 }
 
 export function registerValidate(program: Command, io: Io): void {
@@ -28,6 +29,7 @@ export function registerValidate(program: Command, io: Io): void {
     .option('--library <dir>', `library to check novelty against (default: $ENVFORGE_LIBRARY, else ${DEFAULT_LIBRARY_DIR}); where no library exists yet, the seeds it would start with`)
     .option('--json', 'one JSON object per file per line', false)
     .option('--seeds <N>', 'instances sampled per level (default 20; at least 200 in all)', integerOption('--seeds', 2, 10_000))
+    .option('--validation-seed <N>', "replay a report's draws: the validationSeed it recorded (default: random)", integerOption('--validation-seed', 0, Number.MAX_SAFE_INTEGER))
     .addHelpText('after', '\nExit codes: 0 all would be admitted, 1 any rejected, 2 usage error.\n\nExamples:\n  envforge validate seeds/*.js --json | jq .verdict\n  envforge library add my-env.js     # validate, then admit into the library')
     .action(async (files: string[], options: ValidateCliOptions) => validate(files, options, io));
 }
@@ -40,7 +42,7 @@ export interface FileCandidate {
 /** Reads every file first (a missing one is a usage error before any work), then validates each in order. */
 export async function validateFiles(
   files: string[],
-  options: { seeds?: number | undefined; quiet: boolean },
+  options: { seeds?: number | undefined; validationSeed?: number | undefined; quiet: boolean },
   index: (pool: SandboxPool) => Promise<NoveltyIndex>,
   each: (candidate: FileCandidate, report: ValidationReport, novelty: NoveltyIndex) => Promise<void>,
   io: Io,
@@ -51,7 +53,12 @@ export async function validateFiles(
     const novelty = await index(pool);
     for (const candidate of candidates) {
       if (!options.quiet && process.stderr.isTTY) io.err(`validating ${candidate.file} …`);
-      const report = await validateCandidate(candidate.source, { pool, novelty, ...(options.seeds ? { options: { seedsPerLevel: options.seeds, minSamples: 0 } } : {}) });
+      const report = await validateCandidate(candidate.source, {
+        pool,
+        novelty,
+        ...(options.seeds ? { options: { seedsPerLevel: options.seeds, minSamples: 0 } } : {}),
+        ...(options.validationSeed !== undefined ? { validationSeed: options.validationSeed } : {}),
+      });
       await each(candidate, blameFile(report, candidate.file), novelty);
     }
   } finally {
@@ -63,7 +70,7 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
   if (options.library === '') throw new UsageError('--library needs a directory');
   const libraryDir = resolveLibraryDir(options.library);
   let rejected = 0;
-  await validateFiles(files, { seeds: options.seeds, quiet: options.json }, (pool) => buildNoveltyIndex(pool, libraryDir), async ({ file }, report) => {
+  await validateFiles(files, { seeds: options.seeds, validationSeed: options.validationSeed, quiet: options.json }, (pool) => buildNoveltyIndex(pool, libraryDir), async ({ file }, report) => {
     if (report.verdict === 'reject') rejected++;
     if (options.json) io.out(JSON.stringify(toJsonLine(file, report)));
     else printReport(file, report, io, 'would be admitted');
@@ -90,6 +97,7 @@ export function toJsonLine(file: string, report: ValidationReport): Record<strin
     hash: report.hash,
     ms: report.ms,
     validatorVersion: report.validatorVersion,
+    validationSeed: report.validationSeed,
     stages: report.stages,
     curve: report.curve,
   };

@@ -5,7 +5,7 @@ export const CODES = {
   // Sandbox: what running untrusted code can go wrong with.
   E_SYNTAX: 'the module does not compile as JavaScript',
   E_IMPORT: 'the module imports something; environments must be self-contained',
-  E_TAMPER: 'the module interfered with the envforge runtime (for example by calling its trampoline)',
+  E_TAMPER: 'the module interfered with the envforge runtime (no longer produced: the runtime API is out of reach of guest code; kept for stored reports)',
   E_ASYNC: 'the module or one of its functions is asynchronous (top-level await or a returned Promise)',
   E_MISSING_EXPORT: 'a required export (meta, generate, solve, verify) is missing or not a function',
   E_THROWN: 'the environment code threw an error',
@@ -50,6 +50,9 @@ export const CODES = {
   E_DUPLICATE_BEHAVIOUR: 'the generated tasks are near-duplicates of an admitted environment',
   // Batch: solver calibration.
   E_NOT_LEARNABLE: "no level's solver pass rate lies in the learnable band (everything too easy or too hard for the solver)",
+  // Production (serve, export): the runtime defence.
+  E_QUARANTINED: 'the environment misbehaved in production (a timeout, crash or invalid value) and is quarantined until `envforge library revalidate` re-examines it',
+  E_REQUEST_TIMEOUT: "the item was not scored within the reward service's per-request time budget",
   // Validator: LLM review.
   E_REVIEW: 'the LLM reviewer failed a checklist item (prompt ambiguous, format unstated, verifier inconsistent, valid answers rejected, or a leak)',
 } as const satisfies Record<string, string>;

@@ -13,7 +13,10 @@ import { InstanceSchema } from '../contract/schema.js';
 import type { Library } from '../library/contract.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import { VERSION } from '../library/version.js';
+import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import { checkVerdict } from '../sandbox/episodes.js';
+import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
 import { CliFailure, type Io } from '../cli/io.js';
 import { integerOption } from '../cli/options.js';
 import { EXPORT_SCHEME, FORMAT_NAMES, OutputFiles, type ExportFormat, type ExportRow, type FormatName, type WrittenFile } from './format.js';
@@ -77,6 +80,8 @@ export interface EnvSummary {
 }
 
 export interface ExportSummary {
+  /** Environments left out because they are quarantined (before or during this export); absent when none. */
+  quarantined?: Array<{ name: string; version: number; reason: string }>;
   scheme: string;
   envforge: string;
   format: FormatName;
@@ -99,7 +104,16 @@ export interface ExportProgress {
 
 /** Runs one export into plan.out and returns its summary (also written there as envforge-export.json). */
 export async function runExport(library: Library, pool: SandboxPool, plan: ExportPlan, onProgress?: (p: ExportProgress) => void): Promise<ExportSummary> {
-  const envs = assignRows(await selectEnvironments(library, plan.selection), plan.counts);
+  // The runtime defence: quarantined environments are left out, and one that misbehaves now is quarantined.
+  const incidents = new IncidentLog(library.dir, 'export');
+  incidents.refresh(await library.incidents({ open: true }));
+  const quarantined: NonNullable<ExportSummary['quarantined']> = [];
+  const usable = (await selectEnvironments(library, plan.selection)).filter((env) => {
+    const reason = incidents.quarantined(env.record.hash);
+    if (reason) quarantined.push({ name: env.record.name, version: env.record.version, reason });
+    return !reason;
+  });
+  const envs = assignRows(usable, plan.counts);
   const previous = prepareOutDir(plan.out);
   const splitNames = plan.splits.map((s) => s.name);
   const files = new OutputFiles(plan.out);
@@ -117,7 +131,12 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
       const seen = new Set<string>();
       const slots = slotsOf(env, schedule, splitNames.length);
       for (let chunk = take(slots, CHUNK_SLOTS); chunk.length > 0; chunk = take(slots, CHUNK_SLOTS)) {
-        const found = await generateChunk(pool, env, source, chunk, plan.seed, seen, summary);
+        const found = await generateChunk(pool, env, source, chunk, plan.seed, seen, summary, incidents);
+        const reason = incidents.quarantined(env.record.hash);
+        if (reason) {
+          quarantined.push({ name: env.record.name, version: env.record.version, reason });
+          break; // rows written so far stay: they are instances that generated and validated
+        }
         const rows = found.map(({ slot, seed, prompt }) => toRow(env, splitNames, nextIndex, slot, seed, prompt));
         for (const row of rows) summary.rows[row.split] = (summary.rows[row.split] ?? 0) + 1;
         await writer.write(rows);
@@ -128,6 +147,7 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
     }
     await writer.end();
     const summary: ExportSummary = {
+      ...(quarantined.length ? { quarantined } : {}),
       scheme: EXPORT_SCHEME,
       envforge: VERSION,
       format: plan.format.name,
@@ -146,6 +166,8 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   } catch (error) {
     files.abort();
     throw error;
+  } finally {
+    await incidents.close();
   }
 }
 
@@ -175,21 +197,25 @@ interface Pending {
   slot: Slot;
   attempt: number;
   transient: number;
+  /** The code its last failed attempt had (a repeat on the same seed confirms an incident). */
+  lastCode?: string;
 }
 
 /**
  * Step 5 of the scheme: generates one chunk's prompts in rounds of one sandbox call each, redrawing
  * repeated prompts and failed attempts, and returns the rows found, in slot order.
  */
-async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string, slots: Slot[], exportSeed: number, seen: Set<string>, summary: EnvSummary): Promise<Array<{ slot: Slot; seed: number; prompt: string }>> {
+async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string, slots: Slot[], exportSeed: number, seen: Set<string>, summary: EnvSummary, incidents: IncidentLog): Promise<Array<{ slot: Slot; seed: number; prompt: string }>> {
   const { name, version } = env.record;
   const found: Array<{ slot: Slot; seed: number; prompt: string }> = [];
   let pending: Pending[] = slots.map((slot) => ({ slot, attempt: 0, transient: 0 }));
   while (pending.length > 0) {
     const seeds = pending.map((p) => seedFor(name, exportSeed, p.slot.k, p.attempt));
-    const run = await pool.run({ source, calls: pending.map((p, i) => ({ op: 'generate' as const, seed: seeds[i] as number, level: p.slot.level })), parallel: true });
+    const run = await pool.run({ source, calls: pending.map((p, i) => ({ op: 'episode' as const, seed: seeds[i] as number, level: p.slot.level })), parallel: true });
     if (!run.load.ok) throw new CliFailure(`${name}@${version} does not load in the sandbox: ${run.load.code}: ${run.load.message}`);
     const next: Pending[] = [];
+    for (const [i, p] of pending.entries()) await recordFailure(incidents, env, seeds[i] as number, p, run.results[i]);
+    if (incidents.quarantined(env.record.hash)) return found;
     pending.forEach((p, i) => {
       const result = run.results[i];
       const seed = seeds[i] as number;
@@ -200,7 +226,7 @@ async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string
         next.push(p);
         return;
       }
-      const instance = result?.ok ? InstanceSchema.safeParse(result.value) : undefined;
+      const instance = result?.ok ? InstanceSchema.safeParse((result.value as { instance?: unknown } | null)?.instance) : undefined;
       if (instance?.success) {
         const key = createHash('sha256').update(instance.data.prompt).digest('base64').slice(0, 16);
         if (!seen.has(key)) {
@@ -219,6 +245,25 @@ async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string
     pending = next;
   }
   return found.sort((a, b) => a.slot.k - b.slot.k);
+}
+
+/** A failed generation is an incident; one that failed the same way before on this seed is confirmed. */
+async function recordFailure(incidents: IncidentLog, env: SelectedEnv, seed: number, p: Pending, result: CallResult | undefined): Promise<void> {
+  const value = result?.ok ? (result.value as { instance?: unknown; verdicts?: RawVerdict[] } | null) : null;
+  const raw = value?.verdicts?.[0];
+  const reference = raw ? checkVerdict(raw) : null;
+  const failure = !result
+    ? null
+    : !result.ok
+      ? { code: result.code, message: result.message, fn: result.fn }
+      : !InstanceSchema.safeParse(value?.instance).success
+        ? { code: 'E_INSTANCE', message: 'generate returned an instance that breaks the contract', fn: 'generate' }
+        : !reference?.ok || reference.score !== 1
+          ? { code: 'E_UNSOLVED', message: "verify does not give this instance's reference a score of 1", fn: 'verify' }
+          : null;
+  if (!failure || !incidents.isIncident(failure.code)) return;
+  await incidents.record({ record: env.record, seed, level: p.slot.level, ...failure }, p.transient > 0 && p.lastCode === failure.code);
+  p.lastCode = failure.code;
 }
 
 // ---------------------------------------------------------------- the output folder
@@ -349,6 +394,7 @@ function report(summary: ExportSummary, out: string, json: boolean, io: Io): voi
     io.out(`  files: ${files.map((f) => f.name).join(', ')}`);
     if (redrawn || failed) io.out(`  ${redrawn} repeated prompts and ${failed} failed generations were redrawn`);
   }
+  for (const q of summary.quarantined ?? []) io.err(`warning: ${q.name}@${q.version} left out: ${q.reason}`);
   for (const e of summary.envs) if (e.dropped) io.err(`warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`);
   for (const [split, n] of Object.entries(summary.rows)) if (n === 0) io.err(`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);
 }

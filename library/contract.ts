@@ -56,6 +56,36 @@ export interface ListFilter {
   allVersions?: boolean;
 }
 
+/**
+ * Something an admitted environment did wrong in production (serve, export): a timeout, a crash, or a
+ * value that breaks the contract, at a (seed, level) and, for verify, a response. It is evidence for
+ * quarantine (library/quarantine.ts) and what `library revalidate` replays.
+ */
+export interface IncidentInput {
+  hash: string;
+  name: string;
+  version: number;
+  seed: number;
+  level: number;
+  code: string;
+  /** generate, solve, verify, or call (the whole episode). */
+  fn: string;
+  message: string;
+  /** The response being scored, when verify failed (stored up to 64 KB). */
+  response?: string;
+  origin: 'serve' | 'export';
+  /** The failure came back when the call was re-run alone in a fresh isolate. */
+  confirmed: boolean;
+}
+
+export interface IncidentRecord extends IncidentInput {
+  id: number;
+  createdAt: string;
+  /** Set when revalidation dealt with it (retired the environment, or admitted it again). */
+  resolvedAt: string | null;
+  resolution: string | null;
+}
+
 export interface LibraryStats {
   environments: number;
   versions: number;
@@ -145,6 +175,12 @@ export interface Library {
   recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void>;
   /** The kept rejections, newest first, optionally of one batch and/or one code. */
   rejections(filter?: RejectionFilter): Promise<RejectionRecord[]>;
+  /** Records a production incident (bounded retention: the newest 10,000 are kept). */
+  recordIncident(input: IncidentInput): Promise<IncidentRecord>;
+  /** Incidents, oldest first: of one environment version (by hash) when given, only unresolved ones when open. */
+  incidents(filter?: { hash?: string; open?: boolean }): Promise<IncidentRecord[]>;
+  /** Marks every open incident of the hash resolved with the given reason; returns how many. */
+  resolveIncidents(hash: string, resolution: string): Promise<number>;
   /** The newest version (of any status) unless a version is given; undefined when unknown. */
   get(name: string, version?: number): Promise<EnvRecord | undefined>;
   list(filter?: ListFilter): Promise<EnvRecord[]>;

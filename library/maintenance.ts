@@ -41,10 +41,16 @@ export interface RevalidationOutcome {
   verdict: 'admit' | 'reject';
   retired: boolean;
   codes: string[];
+  /** Open production incidents replayed in this validation (their seed, level and response) and then resolved. */
+  incidents: number;
   ms: number;
 }
 
-/** Re-runs the validator on active environments (all, or the named ones) and retires those it rejects. */
+/**
+ * Re-runs the validator on active environments (all, or the named ones) and retires those it rejects.
+ * Every open incident of an environment (quarantined or not) is replayed among the validator's samples,
+ * then resolved: by the retirement, or by the new admitting report.
+ */
 export async function revalidate(library: Library, pool: SandboxPool, names: string[] = [], onProgress?: (outcome: RevalidationOutcome) => void): Promise<RevalidationOutcome[]> {
   const active = await library.list();
   for (const name of names) if (!active.some((e) => e.name === name)) throw new LibraryError(`unknown or retired environment "${name}"`);
@@ -52,7 +58,9 @@ export async function revalidate(library: Library, pool: SandboxPool, names: str
   const novelty = await noveltyIndexOf(library);
   const outcomes: RevalidationOutcome[] = [];
   for (const env of targets) {
-    const report: ValidationReport = await validateCandidate(await library.source(env), { pool, novelty });
+    const open = await library.incidents({ hash: env.hash, open: true });
+    const include = open.map((i) => ({ seed: i.seed, level: i.level, ...(i.response === undefined ? {} : { responses: [i.response] }) }));
+    const report: ValidationReport = await validateCandidate(await library.source(env), { pool, novelty, include });
     const codes = [...new Set(report.problems.map((p) => p.code))];
     let retired = false;
     if (report.verdict === 'reject') {
@@ -60,7 +68,11 @@ export async function revalidate(library: Library, pool: SandboxPool, names: str
       await library.retire(env.name, `revalidation with validator ${VALIDATOR_VERSION} rejected it: ${codes.join(', ')}${first ? ` (${first.message})` : ''}`, env.version);
       retired = true;
     }
-    const outcome = { name: env.name, version: env.version, verdict: report.verdict, retired, codes, ms: report.ms };
+    if (open.length > 0) {
+      const how = retired ? `retired by revalidation (${codes.join(', ')})` : `revalidated with validator ${VALIDATOR_VERSION} (validation seed ${report.validationSeed}): admitted, the incidents did not recur`;
+      await library.resolveIncidents(env.hash, how);
+    }
+    const outcome = { name: env.name, version: env.version, verdict: report.verdict, retired, codes, incidents: open.length, ms: report.ms };
     outcomes.push(outcome);
     onProgress?.(outcome);
   }

@@ -68,6 +68,30 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       );
     `,
   },
+  {
+    // Production incidents of admitted environments (serve, export): quarantine evidence, replayed by revalidate.
+    version: 3,
+    sql: `
+      CREATE TABLE incidents (
+        id INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL,
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        level INTEGER NOT NULL,
+        code TEXT NOT NULL,
+        fn TEXT NOT NULL,
+        message TEXT NOT NULL,
+        response TEXT,
+        origin TEXT NOT NULL CHECK (origin IN ('serve', 'export')),
+        confirmed INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        resolved_at TEXT,
+        resolution TEXT
+      );
+      CREATE INDEX incidents_hash ON incidents (hash, resolved_at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -6,6 +6,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rea
 import { join } from 'node:path';
 import type { Meta } from '../contract/schema.js';
 import { hashSource } from '../sandbox/pool.js';
+import { boundDepth } from '../validators/bounded.js';
 import type { ValidationReport } from '../validators/report.js';
 import {
   LibraryError,
@@ -14,6 +15,8 @@ import {
   type BatchRecord,
   type BatchStatus,
   type EnvRecord,
+  type IncidentInput,
+  type IncidentRecord,
   type IntegrityReport,
   type JournalEntry,
   type JournalInput,
@@ -25,6 +28,7 @@ import {
   type RejectionRecord,
 } from './contract.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { insertIncident, listIncidents, resolveOpenIncidents } from './sqlite-incidents.js';
 
 export const INDEX_FILE = 'library.sqlite';
 const ENVS_DIR = 'envs';
@@ -272,7 +276,7 @@ export class SqliteLibrary implements Library {
           meta: JSON.stringify(meta),
           skills: JSON.stringify(meta.skills),
           levels: meta.levels,
-          report: JSON.stringify(report),
+          report: toJson(report, 'the validation report'),
           curve: JSON.stringify(report.curve),
           fingerprint: report.fingerprint ? JSON.stringify(report.fingerprint) : null,
           lineage: JSON.stringify(input.lineage),
@@ -296,7 +300,7 @@ export class SqliteLibrary implements Library {
     this.db.transaction(() => {
       this.db
         .prepare('INSERT INTO rejections (hash, name, codes, report, lineage, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(hashSource(input.source), report.name, JSON.stringify([...new Set(report.problems.map((p) => p.code))]), JSON.stringify(report), JSON.stringify(input.lineage), now());
+        .run(hashSource(input.source), report.name, JSON.stringify([...new Set(report.problems.map((p) => p.code))]), toJson(boundDepth(report), 'the rejection report'), toJson(input.lineage, 'the lineage'), now());
       this.db.prepare('DELETE FROM rejections WHERE id <= (SELECT max(id) FROM rejections) - ?').run(this.options.rejectionRetention);
     }).immediate();
   }
@@ -322,6 +326,18 @@ export class SqliteLibrary implements Library {
         createdAt: row.created_at,
       };
     });
+  }
+
+  async recordIncident(input: IncidentInput): Promise<IncidentRecord> {
+    return this.write('recording an incident', () => insertIncident(this.db, input, now()));
+  }
+
+  async incidents(filter: { hash?: string; open?: boolean } = {}): Promise<IncidentRecord[]> {
+    return listIncidents(this.db, filter);
+  }
+
+  async resolveIncidents(hash: string, resolution: string): Promise<number> {
+    return this.write('resolving incidents', () => resolveOpenIncidents(this.db, hash, resolution, now()));
   }
 
   async get(name: string, version?: number): Promise<EnvRecord | undefined> {

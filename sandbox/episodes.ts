@@ -4,7 +4,7 @@
 import type { Code } from '../contract/codes.js';
 import { InstanceSchema, ReferenceSchema, describeIssues, toVerdict, type Instance, type Verdict } from '../contract/schema.js';
 import type { SandboxPool } from './pool.js';
-import type { CallResult, EpisodeValue, LoadInfo, RawVerdict, SandboxLimits } from './protocol.js';
+import { guestCode, type CallResult, type EpisodeValue, type LoadInfo, type RawVerdict, type SandboxLimits } from './protocol.js';
 import { z } from 'zod';
 
 export interface EpisodeRequest {
@@ -60,20 +60,27 @@ export async function runEpisodes(pool: SandboxPool, source: string, requests: E
   return { load: run.load, episodes, wallMs: run.wallMs };
 }
 
-function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeResult {
+/** A raw result checked against the contract: an episode, or a failure with a stable code. */
+export function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeResult {
   const { seed, level } = request;
   if (!result.ok) return { ok: false, seed, level, code: result.code, message: result.message, fn: result.fn };
-  const value = result.value as EpisodeValue;
+  const value = result.value as EpisodeValue | null;
+  const expected = 1 + (request.responses?.length ?? 0);
+  if (value === null || typeof value !== 'object' || !Array.isArray(value.verdicts) || value.verdicts.length !== expected) {
+    return { ok: false, seed, level, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed episode', fn: 'call' };
+  }
   const instance = InstanceSchema.safeParse(value.instance);
   if (!instance.success) return { ok: false, seed, level, code: 'E_INSTANCE', message: describeIssues(instance.error).join('; '), fn: 'generate' };
   const reference = ReferenceSchema.safeParse(value.reference);
   if (!reference.success) return { ok: false, seed, level, code: 'E_REFERENCE', message: describeIssues(reference.error).join('; '), fn: 'solve' };
   const [referenceVerdict, ...verdicts] = value.verdicts.map(checkVerdict);
-  return { ok: true, seed, level, instance: instance.data, reference: reference.data, referenceVerdict: referenceVerdict as ScoredVerdict, verdicts, ms: value.ms };
+  return { ok: true, seed, level, instance: instance.data, reference: reference.data, referenceVerdict: referenceVerdict as ScoredVerdict, verdicts, ms: Array.isArray(value.ms) ? value.ms : [0, 0, 0] };
 }
 
+/** A verdict from inside the isolate, checked: failures keep only a guest code, successes must match the contract. */
 export function checkVerdict(raw: RawVerdict): ScoredVerdict {
-  if (!raw.ok) return raw;
+  if (raw === null || typeof raw !== 'object') return { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed verdict' };
+  if (!raw.ok) return { ok: false, code: guestCode(raw.code), message: typeof raw.message === 'string' ? raw.message : '' };
   try {
     return { ok: true, ...toVerdict(raw.value) };
   } catch (error) {

@@ -1,18 +1,51 @@
 // The code envforge installs in every isolate before the guest module: the seeded rng, the helper kit,
-// the determinism lock-down, and the trampoline through which the host calls the guest with strings only.
+// the determinism lock-down around SES, and the trampoline through which the host calls the guest.
 //
-// This file is evaluated as a plain script (inside isolated-vm, or in plain Node for benchmarks and
-// tests). It defines one function, `envforgeInstallRuntime(global, options)`, and never touches host
-// objects: everything that crosses the boundary is a string built with intrinsics captured here, before
-// any guest code has run.
+// This file is evaluated as a plain script (inside isolated-vm after SES, or in plain Node for benchmarks
+// and tests). It defines two functions and never touches host objects:
+// - `envforgePrepareRealm(global)`, run before SES `lockdown()`: tames what lockdown freezes but does not
+//   tame (Intl's clock) and removes shared memory and WebAssembly;
+// - `envforgeInstallRuntime(global, options)`, run after lockdown: installs the kit, a Math whose random
+//   throws and a Date with a frozen clock, and returns the trampoline `api`, which the host keeps as an
+//   isolated-vm Reference. No global names the api, so guest code cannot call it.
 /* eslint-disable no-var */
+var envforgePrepareRealm = function envforgePrepareRealm(global) {
+  'use strict';
+  var FIXED_TIME = 0;
+  // Intl date formatting without a date reads the clock; give it the frozen time instead. Lockdown does
+  // not freeze Intl, so this is hardened after lockdown by the runtime.
+  if (typeof Intl !== 'undefined' && Intl.DateTimeFormat) {
+    var dtfProto = Intl.DateTimeFormat.prototype;
+    var formatGetter = Object.getOwnPropertyDescriptor(dtfProto, 'format').get;
+    Object.defineProperty(dtfProto, 'format', {
+      configurable: false,
+      get: function () {
+        var bound = formatGetter.call(this);
+        return function (date) { return bound(date === undefined ? FIXED_TIME : date); };
+      },
+    });
+    var formatToParts = dtfProto.formatToParts;
+    Object.defineProperty(dtfProto, 'formatToParts', {
+      configurable: false, writable: false,
+      value: function (date) { return formatToParts.call(this, date === undefined ? FIXED_TIME : date); },
+    });
+  }
+  delete global.SharedArrayBuffer;
+  delete global.Atomics;
+  delete global.WebAssembly;
+  // What the garbage collector did is not a function of (seed, level): no weak references to observe it.
+  delete global.WeakRef;
+  delete global.FinalizationRegistry;
+};
+
 var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   'use strict';
   var opts = options || {};
-  var lockdown = opts.lockdown !== false;
+  // Hardened: running in an isolate after SES lockdown (intrinsics frozen, `harden` available).
+  var hardened = opts.hardened === true;
   var FIXED_TIME = 0;
 
-  // Intrinsics captured before guest code can replace them.
+  // Intrinsics captured before guest code runs (after lockdown they are frozen anyway).
   var stringify = JSON.stringify;
   var parse = JSON.parse;
   var ObjectFreeze = Object.freeze;
@@ -32,12 +65,10 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   var TypeErrorCtor = TypeError;
   var RangeErrorCtor = RangeError;
   var ReflectConstruct = Reflect.construct;
-  var resolvedPromise = Promise.resolve();
-  var promiseThen = Promise.prototype.then;
-  // Codes and stages are attached only to errors this runtime made: a guest cannot forge them.
-  var errorCodes = new WeakMap();
-  var wrappedStage = new WeakMap();
-  var wrappedInner = new WeakMap();
+  var WeakMapCtor = WeakMap;
+  var freezeDeep = hardened ? global.harden : ObjectFreeze;
+  // Codes are attached only to errors this runtime made: guest code cannot forge them.
+  var errorCodes = new WeakMapCtor();
   function runtimeError(code, message) {
     var e = new ErrorCtor(message);
     errorCodes.set(e, code);
@@ -154,16 +185,28 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     }
     return out;
   }
-  var kit = ObjectFreeze({ answer: answer, normalize: normalize, int: int, number: number, list: list });
+  var kit = freezeDeep({ answer: answer, normalize: normalize, int: int, number: number, list: list });
 
-  // ---------------------------------------------------------------- lock-down: determinism by construction
+  // ---------------------------------------------------------------- determinism on top of lockdown
+  // Lockdown freezes the start compartment's Math and Date but leaves them powerful (Math.random, the
+  // clock); the guest gets replacements under the same global names.
   function disabledRandom() {
     throw new ErrorCtor('Math.random is disabled in envforge environments: use the rng argument ' +
       '(rng.float(), rng.int(lo, hi), rng.pick(array), rng.shuffle(array)) so that (seed, level) fixes the instance');
   }
-  function installLockdown() {
-    ObjectDefineProperty(Math, 'random', { value: disabledRandom, writable: false, configurable: false });
-    // Date with a frozen clock: explicit dates still work, "now" is always the epoch.
+  function defineGlobal(name, value) {
+    ObjectDefineProperty(global, name, { value: value, writable: false, configurable: false, enumerable: false });
+  }
+  function installDeterminism() {
+    var SafeMath = {};
+    var names = Object.getOwnPropertyNames(Math);
+    for (var i = 0; i < names.length; i++) {
+      if (names[i] !== 'random') ObjectDefineProperty(SafeMath, names[i], Object.getOwnPropertyDescriptor(Math, names[i]));
+    }
+    ObjectDefineProperty(SafeMath, 'random', { value: disabledRandom, writable: false, enumerable: false, configurable: false });
+    ObjectDefineProperty(SafeMath, Symbol.toStringTag, { value: 'Math', configurable: false });
+    // Date with a frozen clock: explicit dates still work, "now" is always the epoch. Date.prototype's
+    // constructor is SES's shared Date, whose clock is already disabled.
     var FrozenDate = function Date() {
       if (!new.target) return new RealDate(FIXED_TIME).toString();
       if (arguments.length === 0) return new RealDate(FIXED_TIME);
@@ -173,37 +216,23 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     FrozenDate.now = function now() { return FIXED_TIME; };
     FrozenDate.UTC = RealDate.UTC;
     FrozenDate.parse = RealDate.parse;
-    ObjectDefineProperty(RealDate.prototype, 'constructor', { value: FrozenDate, writable: false, configurable: false });
-    ObjectDefineProperty(global, 'Date', { value: FrozenDate, writable: false, configurable: false });
-    // Intl date formatting without a date reads the clock; give it the frozen time instead.
-    if (typeof Intl !== 'undefined' && Intl.DateTimeFormat) {
-      var dtfProto = Intl.DateTimeFormat.prototype;
-      var formatGetter = Object.getOwnPropertyDescriptor(dtfProto, 'format').get;
-      ObjectDefineProperty(dtfProto, 'format', {
-        configurable: false,
-        get: function () {
-          var bound = formatGetter.call(this);
-          return function (date) { return bound(date === undefined ? FIXED_TIME : date); };
-        },
-      });
-      ['formatToParts'].forEach(function (name) {
-        var original = dtfProto[name];
-        ObjectDefineProperty(dtfProto, name, {
-          configurable: false, writable: false,
-          value: function (date) { return original.call(this, date === undefined ? FIXED_TIME : date); },
-        });
-      });
-    }
-    delete global.SharedArrayBuffer;
-    delete global.Atomics;
-    delete global.WebAssembly;
     var noop = function () {};
-    if (typeof global.console === 'undefined') {
-      ObjectDefineProperty(global, 'console', {
-        value: ObjectFreeze({ log: noop, info: noop, warn: noop, error: noop, debug: noop }),
-        writable: false, configurable: false,
-      });
+    // SES leaves privileged helpers on the start compartment's global; getStackString and the causal
+    // console it builds would hand guest code the stack traces that errorTaming hides.
+    var privileged = ['getStackString', 'lockdown', 'repairIntrinsics', Symbol.for('MAKE_CAUSAL_CONSOLE_FROM_LOGGER_KEY_FOR_SES_AVA')];
+    for (var p = 0; p < privileged.length; p++) {
+      if (!delete global[privileged[p]]) throw new ErrorCtor('envforge runtime: cannot remove ' + StringCtor(privileged[p]));
     }
+    // The start compartment's Error lets code install Error.prepareStackTrace and so read call sites;
+    // the Error that SES gives compartments ignores that. Same prototype, so instanceof still holds.
+    var SharedError = new global.Compartment().globalThis.Error;
+    if (SharedError.prototype !== ErrorCtor.prototype) throw new ErrorCtor('envforge runtime: unexpected SES Error');
+    defineGlobal('Error', SharedError);
+    defineGlobal('Math', freezeDeep(SafeMath));
+    defineGlobal('Date', freezeDeep(FrozenDate));
+    if (typeof Intl !== 'undefined') freezeDeep(Intl);
+    if (typeof global.console === 'undefined') defineGlobal('console', freezeDeep({ log: noop, info: noop, warn: noop, error: noop, debug: noop }));
+    defineGlobal('kit', kit);
   }
 
   // ---------------------------------------------------------------- plain-JSON check and bounded serialisation
@@ -252,6 +281,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       if (isArray && proto === ArrayPrototype) children = v;
       else if (!isArray && (proto === ObjectPrototype || proto === null)) {
         var keys = ObjectKeys(v);
+        // An own toJSON would make JSON.stringify write something other than what was checked.
+        for (var j = 0; j < keys.length; j++) if (keys[j] === 'toJSON') throw notJson('$', 'an object with a toJSON method');
         children = new Array(keys.length);
         for (var k = 0; k < keys.length; k++) children[k] = v[keys[k]];
       } else throw locate(value, maxDepth);
@@ -285,14 +316,12 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
 
   // ---------------------------------------------------------------- trampoline
   var guest = null;
-  // Top-level await detection: a marker module evaluated just before the guest queues a microtask. A
-  // synchronous module graph binds before any microtask runs; if it has run by bind time, the guest awaited.
-  var evaluationStarted = false;
-  var microtaskRan = false;
-  var boundAfterAwait = false;
-  var limits = { maxDepth: 32, maxNodes: 200000, maxValueChars: 1 << 20, maxMessageChars: 2000 };
-  var batch = null;
+  var limits = { maxDepth: 32, maxNodes: 200000, maxValueChars: 1 << 20, maxMessageChars: 2000, maxFeedbackChars: 2000, maxChunkChars: 4 << 20 };
+  var batch = [];
+  // Result texts (timings cut off) of calls marked keep, so a later identical call can answer "sameAs".
+  var kept = {};
   var pending = [];
+  var pendingChars = 0;
   var cursor = 0;
 
   function describeThrown(e) {
@@ -308,19 +337,23 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     } catch (inner) {
       message = 'threw a value that could not be described';
     }
+    if (typeof message !== 'string') message = 'threw a value that could not be described';
     if (message.length > limits.maxMessageChars) message = message.slice(0, limits.maxMessageChars) + '…';
     return { code: code, message: message };
   }
+  function failureText(d) {
+    return '"ok":false,"code":' + stringify(d.code) + ',"message":' + stringify(d.message);
+  }
 
-  function serialise(value) {
+  function serialise(value, maxChars) {
     if (value !== null && typeof value === 'object' && typeof value.then === 'function') {
       throw runtimeError('E_ASYNC', 'returned a Promise: environment functions must be synchronous');
     }
     checkPlain(value, limits.maxDepth, limits.maxNodes);
     var text = stringify(value);
     if (text === undefined) throw notJson('$', 'not serialisable');
-    if (text.length > limits.maxValueChars) {
-      throw runtimeError('E_TOO_LARGE', 'value serialises to ' + text.length + ' characters, over the limit of ' + limits.maxValueChars);
+    if (text.length > maxChars) {
+      throw runtimeError('E_TOO_LARGE', 'value serialises to ' + text.length + ' characters, over the limit of ' + maxChars);
     }
     return text;
   }
@@ -333,137 +366,127 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return fn.apply(undefined, args);
   }
 
-  // One call: returns the JSON text of its value. verify always gets a fresh copy parsed from the
-  // instance's canonical text, as the reward service will; solve may get the generated object itself
-  // once it has been serialised, since nothing downstream reads that object again.
-  function generateValue(call) {
-    var s = call.s;
-    return callGuest('generate', [makeRng(s[0], s[1], s[2], s[3]), call.level]);
-  }
-  function generateText(call) {
-    return serialise(generateValue(call));
-  }
-  function verifyText(instanceText, response) {
-    var result = callGuest('verify', [parse(instanceText), response]);
-    var score = result !== null && typeof result === 'object' ? result.score : result;
-    if (typeof score === 'number' && !NumberIsFinite(score)) {
-      throw runtimeError('E_SCORE', 'verify returned the score ' + score + ': scores must be finite numbers in [0, 1]');
-    }
-    return serialise(result);
-  }
-  function runCall(call) {
-    var op = call.op;
-    if (op === 'generate') return generateText(call);
-    if (op === 'solve') return serialise(callGuest('solve', [parse(call.instance)]));
-    if (op === 'verify') return verifyText(call.instance, call.response);
-    if (op === 'episode') return episode(call);
-    throw new ErrorCtor('unknown op ' + op);
-  }
-  // generate -> solve -> verify(reference) -> verify(each response), in one call.
-  function episode(call) {
-    var stage = 'generate';
-    var out = '{';
-    try {
-      var t0 = realNow();
-      var instance = generateValue(call);
-      var instanceText = serialise(instance);
-      var t1 = realNow();
-      stage = 'solve';
-      var reference = call.solve === false ? null : callGuest('solve', [instance]);
-      var refText = serialise(reference);
-      var t2 = realNow();
-      out += '"instance":' + (call.keepInstance === false ? 'null' : instanceText) + ',"reference":' + refText;
-      var responses = call.responses || [];
-      var verdicts = [];
-      stage = 'verify';
-      if (call.solve !== false) verdicts[verdicts.length] = verdictText(instanceText, reference);
-      for (var i = 0; i < responses.length; i++) verdicts[verdicts.length] = verdictText(instanceText, responses[i]);
-      var t3 = realNow();
-      return out + ',"verdicts":[' + verdicts.join(',') + '],"ms":[' + (t1 - t0) + ',' + (t2 - t1) + ',' + (t3 - t2) + ']}';
-    } catch (e) {
-      var wrapper = new ErrorCtor('episode failed');
-      wrappedStage.set(wrapper, stage);
-      wrappedInner.set(wrapper, e);
-      throw wrapper;
-    }
-  }
+  // A verdict is a finite number, or { score, feedback? } with a short string feedback; only those two
+  // fields cross, so a verifier cannot send megabytes per response (the host checks the range).
   function verdictText(instanceText, response) {
+    var result = callGuest('verify', [parse(instanceText), response]);
+    if (typeof result === 'number') {
+      if (!NumberIsFinite(result)) throw runtimeError('E_SCORE', 'verify returned the score ' + result + ': scores must be finite numbers in [0, 1]');
+      return stringify(result);
+    }
+    var proto = result !== null && typeof result === 'object' ? ObjectGetPrototypeOf(result) : undefined;
+    if ((proto !== ObjectPrototype && proto !== null) || ArrayIsArray(result)) {
+      throw runtimeError('E_SCORE', 'verify returned ' + (result === null ? 'null' : typeof result) + ': it must return a number in [0, 1] or a plain object { score, feedback }');
+    }
+    var score = result.score;
+    var feedback = result.feedback;
+    if (typeof score !== 'number' || !NumberIsFinite(score)) throw runtimeError('E_SCORE', 'verify returned a score that is not a finite number: scores must be numbers in [0, 1]');
+    if (feedback === undefined) return '{"score":' + stringify(score) + '}';
+    if (typeof feedback !== 'string') throw runtimeError('E_SCORE', 'verify returned feedback that is not a string');
+    if (feedback.length > limits.maxFeedbackChars) {
+      throw runtimeError('E_SCORE', 'verify returned feedback of ' + feedback.length + ' characters, over the limit of ' + limits.maxFeedbackChars);
+    }
+    return '{"score":' + stringify(score) + ',"feedback":' + stringify(feedback) + '}';
+  }
+  function scoredText(instanceText, response) {
     try {
-      return '{"ok":true,"value":' + verifyText(instanceText, response) + '}';
+      return '{"ok":true,"value":' + verdictText(instanceText, response) + '}';
     } catch (e) {
-      var d = describeThrown(e);
-      return '{"ok":false,"code":' + stringify(d.code) + ',"message":' + stringify(d.message) + '}';
+      return '{' + failureText(describeThrown(e)) + '}';
     }
   }
 
-  // "cursor|count|[results]": count says how many results the array holds, so the host can tell results
-  // lost in transit (a timeout that fires after next() returned, in pending promise jobs) from a call in flight.
+  // The only call there is: generate -> solve -> verify(reference) -> verify(each response). Every user
+  // of the sandbox (validator, service, export) makes exactly this call, so a module cannot tell them apart.
+  function episode(call, stage) {
+    var s = call.s;
+    var t0 = realNow();
+    var instance = callGuest('generate', [makeRng(s[0], s[1], s[2], s[3]), call.level]);
+    var instanceText = serialise(instance, limits.maxValueChars);
+    var t1 = realNow();
+    stage.name = 'solve';
+    var refText = serialise(callGuest('solve', [instance]), limits.maxValueChars);
+    var t2 = realNow();
+    stage.name = 'verify';
+    var reference = parse(refText);
+    var verdicts = scoredText(instanceText, reference);
+    var responses = call.responses;
+    for (var i = 0; i < responses.length; i++) verdicts += ',' + scoredText(instanceText, responses[i]);
+    var t3 = realNow();
+    return '{"instance":' + (call.keepInstance === false ? 'null' : instanceText) + ',"reference":' + refText +
+      ',"verdicts":[' + verdicts + '],"ms":[' + (t1 - t0) + ',' + (t2 - t1) + ',' + (t3 - t2) + ']}';
+  }
+
+  // "cursor|count|[results]": cursor counts the calls of this batch that have finished and count the
+  // results in this text, so the host can tell results lost in transit from a call in flight.
   function collect() {
     var text = cursor + '|' + pending.length + '|[' + pending.join(',') + ']';
     pending = [];
+    pendingChars = 0;
     return text;
   }
 
-  var api = ObjectFreeze({
-    // Called once, by the host-written binder module, with the guest's namespace.
-    markEvaluationStart: function () {
-      if (evaluationStarted) return;
-      evaluationStarted = true;
-      promiseThen.call(resolvedPromise, function () { microtaskRan = true; });
-    },
+  var api = {
+    // The guest module's namespace, given once by the worker (through an isolated-vm Reference).
     bind: function (namespace) {
-      if (guest !== null) throw new ErrorCtor('envforge runtime already bound: the guest module tampered with the trampoline');
+      if (guest !== null) throw new ErrorCtor('envforge runtime already bound');
       guest = namespace;
-      boundAfterAwait = microtaskRan;
     },
-    bound: function () { return guest !== null; },
-    boundAfterAwait: function () { return boundAfterAwait; },
     meta: function () {
-      try { return '{"ok":true,"value":' + serialise(guest.meta) + '}'; } catch (e) {
-        var d = describeThrown(e);
-        return '{"ok":false,"code":' + stringify(d.code) + ',"message":' + stringify(d.message) + '}';
+      try { return '{"ok":true,"value":' + serialise(guest.meta, limits.maxValueChars) + '}'; } catch (e) {
+        return '{' + failureText(describeThrown(e)) + '}';
       }
     },
     exportsList: function () {
       var names = ObjectKeys(guest).sort();
       var out = [];
-      for (var i = 0; i < names.length; i++) out[out.length] = names[i] + ':' + typeof guest[names[i]];
+      for (var i = 0; i < names.length; i++) {
+        var type;
+        try { type = typeof guest[names[i]]; } catch (e) { type = 'uninitialized'; }
+        out[out.length] = names[i] + ':' + type;
+      }
       return stringify(out);
     },
     begin: function (batchText, limitsText) {
       batch = parse(batchText);
       var l = parse(limitsText);
-      limits = { maxDepth: l.maxDepth, maxNodes: l.maxNodes, maxValueChars: l.maxValueChars, maxMessageChars: l.maxMessageChars };
+      limits = { maxDepth: l.maxDepth, maxNodes: l.maxNodes, maxValueChars: l.maxValueChars, maxMessageChars: l.maxMessageChars, maxFeedbackChars: l.maxFeedbackChars, maxChunkChars: l.maxChunkChars };
       pending = [];
+      pendingChars = 0;
       cursor = 0;
+      kept = {};
       return batch.length;
     },
-    // Runs calls until the batch ends or sliceMs has passed; returns collect()'s text and forgets
-    // those results, so a hang loses only the call in flight (collect() fetches the rest after a timeout).
+    // Runs calls until the batch ends, sliceMs has passed, or the results reach maxChunkChars; returns
+    // collect()'s text and forgets those results, so a hang loses only the call in flight.
     next: function (sliceMs) {
       var start = realNow();
       while (cursor < batch.length) {
         var call = batch[cursor];
         var t0 = realNow();
+        var stage = { name: 'generate' };
         var entry;
         try {
-          var text = runCall(call);
-          entry = '{"ok":true,"ms":' + (realNow() - t0) + ',"value":' + text + '}';
+          var text = episode(call, stage);
+          var head = '{"id":' + stringify(call.id) + ',"ok":true,"ms":' + (realNow() - t0);
+          // The same request as an earlier kept call, with the same outcome: only the index crosses.
+          var same = call.sameAs !== undefined || call.keep === true ? text.slice(0, text.lastIndexOf(',"ms":[')) : '';
+          if (call.keep === true) kept[call.id] = same;
+          if (call.sameAs !== undefined && kept[call.sameAs] === same) entry = head + ',"sameAs":' + stringify(call.sameAs) + '}';
+          else entry = head + ',"value":' + text + '}';
         } catch (e) {
-          var stage = call.op;
-          if (wrappedStage.has(e)) { stage = wrappedStage.get(e); e = wrappedInner.get(e); }
-          var d = describeThrown(e);
-          entry = '{"ok":false,"ms":' + (realNow() - t0) + ',"code":' + stringify(d.code) + ',"message":' + stringify(d.message) + ',"fn":' + stringify(stage) + '}';
+          entry = '{"id":' + stringify(call.id) + ',' + failureText(describeThrown(e)) + ',"ms":' + (realNow() - t0) + ',"fn":' + stringify(stage.name) + '}';
         }
         pending[pending.length] = entry;
+        pendingChars += entry.length;
         cursor++;
-        if (realNow() - start >= sliceMs) break;
+        if (realNow() - start >= sliceMs || pendingChars >= limits.maxChunkChars) break;
       }
       return collect();
     },
     collect: collect,
-  });
+  };
 
-  if (lockdown) installLockdown();
-  return { api: api, makeRng: makeRng, kit: kit, disabledRandom: disabledRandom };
+  if (hardened) installDeterminism();
+  return { api: freezeDeep(api), makeRng: makeRng, kit: kit, disabledRandom: disabledRandom };
 };

@@ -1,14 +1,13 @@
 // The sandbox supervisor: a pool of worker processes that run environment code in isolates. It queues
 // jobs, kills a worker that misses its wall-clock deadline, replaces dead workers, and turns every failure
 // of guest code into a typed result; only failures of the sandbox itself reject.
-import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { isCode, type Code } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
-import { parseBoundedJson } from './json.js';
 import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
+import { ResultSlots } from './results.js';
+import { SupervisedWorker, type KillReason } from './supervised-worker.js';
 
 export interface SandboxPoolOptions {
   /** Worker processes; one per core by default. */
@@ -19,12 +18,17 @@ export interface SandboxPoolOptions {
   graceMs: number;
   /** Compiled candidates one worker keeps ready (an isolate each). */
   maxCachedPerWorker: number;
-  /** Guest calls an isolate serves before it is disposed and rebuilt. */
-  maxCallsPerIsolate: number;
   /** Jobs a worker process runs before it is replaced, bounding any slow leak. */
   maxJobsPerWorker: number;
   /** Node heap of a worker process (isolates have their own limit). */
   workerHeapMb: number;
+  /**
+   * Resident memory of a busy worker process, read from /proc every rssCheckMs: past it the worker is
+   * killed and its job fails with E_MEMORY. Isolate limits alone let a worker grow far past them before
+   * isolated-vm disposes the isolate (1.4 GB measured for a 128 MB isolate).
+   */
+  workerRssMb: number;
+  rssCheckMs: number;
   /** Extra Node flags for worker processes (e.g. --cpu-prof when profiling). */
   execArgv: string[];
 }
@@ -33,10 +37,11 @@ export const DEFAULT_POOL_OPTIONS = {
   workers: Math.max(1, availableParallelism()),
   limits: DEFAULT_LIMITS,
   graceMs: 1_500,
-  maxCachedPerWorker: 32,
-  maxCallsPerIsolate: 50_000,
+  maxCachedPerWorker: 16,
   maxJobsPerWorker: 5_000,
   workerHeapMb: 512,
+  workerRssMb: 768,
+  rssCheckMs: 100,
   execArgv: [],
 } satisfies SandboxPoolOptions;
 
@@ -64,91 +69,10 @@ interface Job {
   limits: SandboxLimits;
   fresh: boolean;
   load?: LoadInfo;
-  results: CallResult[];
+  results: ResultSlots;
   started: number;
   resolve(result: RunResult): void;
   reject(error: Error): void;
-}
-
-const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url));
-const MEMORY_SIGNS = /is_heap_oom = 1|out of memory|allocation failed|heap limit/i;
-
-class Worker {
-  readonly child: ChildProcess;
-  readonly ready: Promise<void>;
-  job: Job | null = null;
-  jobsRun = 0;
-  cached: string[] = [];
-  stderrTail = '';
-  killedAtDeadline = false;
-  exited = false;
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(options: SandboxPoolOptions, onMessage: (w: Worker, m: WorkerMessage) => void, onExit: (w: Worker, code: number | null, signal: string | null) => void) {
-    const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`, ...options.execArgv];
-    if (WORKER_FILE.endsWith('.ts')) execArgv.push('--import', 'tsx');
-    this.child = fork(WORKER_FILE, [], {
-      execArgv,
-      env: {
-        ...process.env,
-        TZ: 'UTC',
-        ENVFORGE_WORKER_OPTIONS: JSON.stringify({ maxCached: options.maxCachedPerWorker, maxCallsPerIsolate: options.maxCallsPerIsolate }),
-      },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
-    this.child.stderr?.setEncoding('utf8');
-    this.child.stderr?.on('data', (chunk: string) => {
-      this.stderrTail = (this.stderrTail + chunk).slice(-8_192);
-    });
-    this.ready = new Promise((resolve, reject) => {
-      const onReady = (m: WorkerMessage) => {
-        if (m.type === 'ready') {
-          this.child.off('message', onReady);
-          resolve();
-        }
-      };
-      this.child.on('message', onReady);
-      this.child.once('exit', (code, signal) => reject(new SandboxError(`sandbox worker exited before it was ready (code ${code}, signal ${signal}): ${this.stderrTail.trim().slice(-2_000)}`)));
-      this.child.once('error', (error) => reject(new SandboxError(`could not start a sandbox worker: ${error.message}`, { cause: error })));
-    });
-    this.ready.catch(() => {}); // observed by the pool; avoid an unhandled rejection here
-    this.child.on('message', (m: WorkerMessage) => onMessage(this, m));
-    this.child.on('exit', (code, signal) => {
-      this.exited = true;
-      this.clearDeadline();
-      onExit(this, code, signal);
-    });
-    this.child.on('error', () => {}); // 'exit' follows and carries the consequences
-  }
-
-  /** (Re)starts the wall-clock deadline: a worker that sends nothing for `ms` is killed. */
-  armDeadline(ms: number): void {
-    this.clearDeadline();
-    this.timer = setTimeout(() => {
-      this.killedAtDeadline = true;
-      this.child.kill('SIGKILL');
-    }, ms);
-  }
-  clearDeadline(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-  }
-  /** Idle workers must not keep the host process alive. */
-  setActive(active: boolean): void {
-    const channel = this.child.channel as { ref?(): void; unref?(): void } | undefined;
-    if (active) {
-      this.child.ref();
-      channel?.ref?.();
-    } else {
-      this.child.unref();
-      channel?.unref?.();
-    }
-    (this.child.stderr as unknown as { ref?(): void; unref?(): void } | null)?.[active ? 'ref' : 'unref']?.();
-  }
-  remember(hash: string, max: number): void {
-    this.cached = [...this.cached.filter((h) => h !== hash), hash].slice(-max);
-  }
 }
 
 export function hashSource(source: string): string {
@@ -170,6 +94,11 @@ function cachedHash(source: string): string {
   return hash;
 }
 
+type Worker = SupervisedWorker<Job>;
+
+/** Recognises a worker that V8 aborted for heap exhaustion from its stderr. */
+const MEMORY_SIGNS = /is_heap_oom = 1|out of memory|allocation failed|heap limit/i;
+
 /** A pool of sandbox workers. Safe to share; close() it when done (idle workers never hold the process open). */
 export class SandboxPool {
   readonly options: SandboxPoolOptions;
@@ -180,6 +109,7 @@ export class SandboxPool {
   /** Recent successful loads by source hash: a worker that dies before reporting a cached load still loaded it. */
   private readonly knownLoads = new Map<string, LoadInfo>();
   private startFailures = 0;
+  private rssTimer: NodeJS.Timeout | null = null;
 
   constructor(options: Partial<SandboxPoolOptions> = {}) {
     this.options = { ...DEFAULT_POOL_OPTIONS, ...options, limits: { ...DEFAULT_LIMITS, ...options.limits } };
@@ -203,6 +133,7 @@ export class SandboxPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.watchMemory();
     for (const job of this.queue.splice(0)) job.reject(new SandboxError('the sandbox pool was closed'));
     await Promise.all(
       [...this.workers].map(
@@ -235,7 +166,7 @@ export class SandboxPool {
         calls,
         limits: { ...this.options.limits, ...request.limits },
         fresh: request.fresh ?? false,
-        results: [],
+        results: new ResultSlots(calls),
         started: 0,
         resolve,
         reject,
@@ -264,13 +195,27 @@ export class SandboxPool {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(
+    const worker: Worker = new SupervisedWorker<Job>(
       this.options,
-      (w, m) => this.onMessage(w, m),
-      (w, code, signal) => this.onExit(w, code, signal),
+      (m) => this.onMessage(worker, m),
+      (code, signal) => this.onExit(worker, code, signal),
     );
     this.workers.add(worker);
     return worker;
+  }
+
+  /** Reads busy workers' resident memory while any job runs (a cheap /proc read per worker). */
+  private watchMemory(): void {
+    const busy = !this.closed && [...this.workers].some((w) => w.job !== null);
+    if (busy && !this.rssTimer) {
+      this.rssTimer = setInterval(() => {
+        for (const w of this.workers) if (w.job !== null) w.checkMemory(this.options.workerRssMb);
+      }, this.options.rssCheckMs);
+      this.rssTimer.unref();
+    } else if (!busy && this.rssTimer) {
+      clearInterval(this.rssTimer);
+      this.rssTimer = null;
+    }
   }
 
   private async dispatch(worker: Worker, job: Job): Promise<void> {
@@ -293,13 +238,16 @@ export class SandboxPool {
     if (worker.exited) return; // onExit already settled the job
     job.started = performance.now();
     worker.setActive(true);
-    worker.armDeadline(this.loadBudget(job));
+    worker.armSilence(this.silenceBudget(job));
+    worker.armJob(jobBudgetMs(job.calls.length, job.limits, this.options.graceMs));
+    this.watchMemory();
     const cached = worker.cached.includes(job.hash);
     const message: JobMessage = { type: 'job', id: job.id, hash: job.hash, calls: job.calls, limits: job.limits, fresh: job.fresh, ...(cached ? {} : { source: job.source }) };
     worker.child.send(message);
   }
 
-  private loadBudget(job: Job): number {
+  /** The longest a busy worker may stay silent: a load, or one call, plus grace. */
+  private silenceBudget(job: Job): number {
     return job.limits.loadTimeoutMs * 2 + job.limits.callTimeoutMs + job.limits.sliceMs + this.options.graceMs;
   }
 
@@ -310,7 +258,7 @@ export class SandboxPool {
     }
     const job = worker.job;
     if (message.type === 'ready' || !job || message.id !== job.id) return;
-    worker.armDeadline(this.loadBudget(job));
+    worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':
         worker.child.send({ type: 'job', id: job.id, hash: job.hash, source: job.source, calls: job.calls, limits: job.limits, fresh: job.fresh } satisfies JobMessage);
@@ -325,12 +273,12 @@ export class SandboxPool {
         worker.remember(job.hash, this.options.maxCachedPerWorker);
         return;
       case 'chunk':
-        this.acceptChunk(job, message.text);
+        job.results.acceptChunk(message.text, job.limits);
         return;
       case 'failed': {
-        const count = message.from < 0 ? job.calls.length - job.results.length : message.count;
-        const code = isCode(message.code) ? message.code : 'E_PROTOCOL';
-        for (let i = 0; i < count && job.results.length < job.calls.length; i++) job.results.push({ ok: false, code, message: message.message, fn: message.fn, ms: 0 });
+        const failure = { code: isCode(message.code) ? message.code : ('E_PROTOCOL' as Code), message: message.message, fn: message.fn };
+        if (message.from < 0) job.results.fillRest(failure);
+        else job.results.failRange(message.from, message.count, failure);
         return;
       }
       case 'done':
@@ -338,32 +286,18 @@ export class SandboxPool {
     }
   }
 
-  private acceptChunk(job: Job, text: string): void {
-    let parsed: unknown;
-    try {
-      parsed = parseBoundedJson(text, { maxChars: job.limits.maxValueChars * 8 + 1_024 * job.calls.length, maxDepth: job.limits.maxDepth + 6 });
-    } catch (error) {
-      parsed = null;
-      void error;
-    }
-    const items = Array.isArray(parsed) ? parsed : [null];
-    for (const item of items) {
-      if (job.results.length >= job.calls.length) break;
-      job.results.push(toCallResult(item));
-    }
-  }
-
   private finish(worker: Worker, job: Job): void {
-    worker.clearDeadline();
+    worker.clearDeadlines();
     worker.job = null;
     worker.jobsRun++;
-    this.settle(job, 'E_PROTOCOL', 'the sandbox worker returned fewer results than calls');
+    this.settle(job, 'E_PROTOCOL', 'the sandbox worker returned no result for this call');
     if (worker.jobsRun >= this.options.maxJobsPerWorker) {
       this.workers.delete(worker);
       worker.child.kill('SIGKILL');
     } else {
       worker.setActive(false);
     }
+    this.watchMemory();
     this.pump();
   }
 
@@ -372,44 +306,43 @@ export class SandboxPool {
     const job = worker.job;
     worker.job = null;
     if (job && worker.child.pid !== undefined && !this.closed) {
-      const { code, message } = this.deathCause(worker, job, exitCode, signal);
+      const { code, message } = deathCause(worker.killed, worker.stderrTail, exitCode, signal);
       this.settle(job, code, message);
     } else if (job) {
       job.reject(new SandboxError('the sandbox pool was closed while a job was running'));
     }
+    this.watchMemory();
     if (!this.closed) this.pump();
-  }
-
-  private deathCause(worker: Worker, job: Job, exitCode: number | null, signal: string | null): { code: Code; message: string } {
-    if (worker.killedAtDeadline) {
-      return { code: 'E_TIMEOUT', message: `the environment code did not yield within ${this.loadBudget(job)} ms; its worker was killed (wall-clock deadline)` };
-    }
-    const tail = worker.stderrTail.trim().split('\n').slice(-3).join(' | ').slice(0, 500);
-    if (MEMORY_SIGNS.test(worker.stderrTail)) {
-      const heap = /heap_size_limit = (\d+)/.exec(worker.stderrTail);
-      const limit = heap ? ` (V8 heap limit ${Math.round(Number(heap[1]) / 2 ** 20)} MB)` : '';
-      return { code: 'E_MEMORY', message: `the environment code exhausted the isolate's memory and the V8 heap aborted its worker${limit}` };
-    }
-    return { code: 'E_CRASHED', message: `the sandbox worker died (exit code ${exitCode}, signal ${signal})${tail ? `: ${tail}` : ''}` };
   }
 
   /** Resolves a job, filling calls that got no result (and a missing load) with the given failure. */
   private settle(job: Job, code: Code, message: string): void {
     job.load ??= this.knownLoads.get(job.hash) ?? { ok: false, hash: job.hash, code, message };
-    while (job.results.length < job.calls.length) job.results.push({ ok: false, code, message, fn: job.load.ok ? 'call' : 'load', ms: 0 });
-    job.resolve({ load: job.load, results: job.results, wallMs: job.started ? performance.now() - job.started : 0 });
+    job.results.fillRest({ code, message, fn: job.load.ok ? 'call' : 'load' });
+    job.resolve({ load: job.load, results: job.results.results(), wallMs: job.started ? performance.now() - job.started : 0 });
   }
 }
 
-/** Checks the shape of one result the worker forwarded; anything else becomes E_PROTOCOL. */
-function toCallResult(item: unknown): CallResult {
-  if (item && typeof item === 'object') {
-    const r = item as Record<string, unknown>;
-    const ms = typeof r.ms === 'number' ? r.ms : 0;
-    if (r.ok === true && 'value' in r) return { ok: true, value: r.value, ms };
-    if (r.ok === false && isCode(r.code) && typeof r.message === 'string') {
-      return { ok: false, code: r.code, message: r.message, fn: typeof r.fn === 'string' ? r.fn : 'call', ms };
-    }
+/**
+ * A whole job's wall-clock budget, besides the silence deadline: loading twice (a recompile after a
+ * failure), every call at its full budget, and grace. Nothing a module does can make a job run longer.
+ */
+export function jobBudgetMs(calls: number, limits: SandboxLimits, graceMs: number): number {
+  return limits.jobTimeoutMs ?? limits.loadTimeoutMs * 2 + (calls + 1) * (limits.callTimeoutMs + limits.sliceMs) + graceMs;
+}
+
+/** Why a worker died, as a stable code: the supervisor's kills first, then V8's heap abort, else a crash. */
+function deathCause(killed: KillReason | null, stderrTail: string, exitCode: number | null, signal: string | null): { code: Code; message: string } {
+  if (killed?.kind === 'memory') {
+    return { code: 'E_MEMORY', message: `the environment code made its worker process use ${killed.rssMb} MB of memory (limit ${killed.limitMb} MB); the worker was killed` };
   }
-  return { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed result', fn: 'call', ms: 0 };
+  if (killed?.kind === 'silence') return { code: 'E_TIMEOUT', message: `the environment code did not yield within ${killed.ms} ms; its worker was killed (wall-clock deadline)` };
+  if (killed?.kind === 'job') return { code: 'E_TIMEOUT', message: `the job ran past its whole-job deadline of ${killed.ms} ms; its worker was killed` };
+  const tail = stderrTail.trim().split('\n').slice(-3).join(' | ').slice(0, 500);
+  if (MEMORY_SIGNS.test(stderrTail)) {
+    const heap = /heap_size_limit = (\d+)/.exec(stderrTail);
+    const limit = heap ? ` (V8 heap limit ${Math.round(Number(heap[1]) / 2 ** 20)} MB)` : '';
+    return { code: 'E_MEMORY', message: `the environment code exhausted the isolate's memory and the V8 heap aborted its worker${limit}` };
+  }
+  return { code: 'E_CRASHED', message: `the sandbox worker died (exit code ${exitCode}, signal ${signal})${tail ? `: ${tail}` : ''}` };
 }

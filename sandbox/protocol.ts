@@ -2,22 +2,41 @@
 // environment, their results, the limits, and the supervisor<->worker messages.
 import type { Code } from '../contract/codes.js';
 
-/** One call into an environment. Instances travel as their canonical JSON text. */
-export type Call =
-  | { op: 'generate'; seed: number; level: number }
-  | { op: 'solve'; instance: string }
-  | { op: 'verify'; instance: string; response: string }
-  /** generate -> solve -> verify(reference) -> verify(each response), in one crossing. */
-  | {
-      op: 'episode';
-      seed: number;
-      level: number;
-      responses?: string[];
-      /** false: skip solve (and so the reference verdict): for reward serving. */
-      solve?: boolean;
-      /** false: do not return the instance (smaller results when only scores matter). */
-      keepInstance?: boolean;
-    };
+/**
+ * One call into an environment: generate -> solve -> verify(reference) -> verify(each response), in one
+ * crossing. It is the only call the sandbox makes, so a module sees the same sequence whether the
+ * validator, the reward service or an export calls it.
+ */
+export interface Call {
+  op: 'episode';
+  seed: number;
+  level: number;
+  responses?: string[];
+  /** false: do not return the instance (smaller results when only scores matter); invisible to the guest. */
+  keepInstance?: boolean;
+  /** The supervisor replaces the instance by the SHA-256 of its JSON text as results arrive (long runs compared by value). */
+  digest?: boolean;
+  /**
+   * Host-side bookkeeping for long repeated runs, invisible to the guest: the runtime keeps the result of
+   * a `keep` call, and a later call with `sameAs` (that call's index) whose result is identical (timings
+   * aside) comes back as a reference to it instead of the whole value.
+   */
+  keep?: boolean;
+  sameAs?: number;
+}
+
+/**
+ * Failure codes the runtime inside the isolate may report. Anything else arriving from there (E_TIMEOUT,
+ * E_MEMORY, E_CRASHED…) is forged or garbled and becomes E_PROTOCOL: resource codes are made only by the
+ * worker and the supervisor, which observe the resource.
+ */
+export const GUEST_CODES: ReadonlySet<Code> = new Set<Code>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE']);
+export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify']);
+
+/** The host's reading of a failure code reported from inside an isolate. */
+export function guestCode(code: unknown): Code {
+  return typeof code === 'string' && GUEST_CODES.has(code as Code) ? (code as Code) : 'E_PROTOCOL';
+}
 
 export interface CallFailure {
   ok: false;
@@ -35,11 +54,16 @@ export interface CallSuccess<T = unknown> {
 }
 export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
+/** An isolate's lifetime in calls (episodes); see SandboxLimits.isolateCalls. */
+export const ISOLATE_CALL_BUDGET = 2_000;
+/** …and in verify calls: this many per episode on average (the reference's and three responses'). */
+export const VERIFIES_PER_CALL = 4;
+
 export type RawVerdict = { ok: true; value: unknown } | { ok: false; code: Code; message: string };
 export interface EpisodeValue {
   instance: unknown;
   reference: unknown;
-  /** verify(reference) first (unless solve was skipped), then one per response. */
+  /** verify(reference) first, then one per response. */
   verdicts: RawVerdict[];
   /** [generate, solve, verify] wall time in ms. */
   ms: [number, number, number];
@@ -59,23 +83,51 @@ export interface SandboxLimits {
   maxDepth: number;
   maxNodes: number;
   maxMessageChars: number;
+  /** Longest verify feedback; the runtime fails a longer one with E_SCORE before it crosses. */
+  maxFeedbackChars: number;
+  /** The runtime returns results to the worker in chunks of about this many characters. */
+  maxChunkChars: number;
   maxSourceChars: number;
   /** After this many calls of one job time out (or exhaust memory), its remaining calls fail unrun. */
   maxFailuresPerJob: number;
+  /**
+   * An isolate's lifetime: it serves at most this many episodes (so as many generate and solve calls)
+   * and VERIFIES_PER_CALL times as many verify calls, then is replaced by a fresh one. The validator
+   * runs one whole lifetime, reaching both counts, and compares it with fresh isolates: module state that
+   * changes behaviour after N calls is caught, or never reached in production.
+   */
+  isolateCalls: number;
+  /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
+  jobTimeoutMs?: number;
 }
 
 export const DEFAULT_LIMITS = {
   memoryMb: 128,
-  callTimeoutMs: 2_000,
-  loadTimeoutMs: 2_000,
+  callTimeoutMs: 1_000,
+  loadTimeoutMs: 1_000,
   sliceMs: 100,
   maxValueChars: 1 << 20,
   maxDepth: 32,
   maxNodes: 200_000,
   maxMessageChars: 2_000,
+  maxFeedbackChars: 2_000, // CONTRACT_LIMITS.maxFeedbackChars (kept zod-free for the worker; a test ties them)
+  maxChunkChars: 4 << 20,
   maxSourceChars: 512 * 1024,
   maxFailuresPerJob: 3,
+  isolateCalls: ISOLATE_CALL_BUDGET,
 } satisfies SandboxLimits;
+
+/** Characters one result of `call` can take at most (instance and reference at their limits, each verdict). */
+export function maxResultChars(call: Pick<Call, 'responses'>, limits: SandboxLimits): number {
+  return 2 * limits.maxValueChars + (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) + 1_024;
+}
+
+/** The most characters one chunk of results for these calls can take (a loop: no argument-count limit). */
+export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses'>>, limits: SandboxLimits): number {
+  let most = 0;
+  for (const call of calls) most = Math.max(most, maxResultChars(call, limits));
+  return limits.maxChunkChars + most + 64;
+}
 
 export type LoadInfo =
   | { ok: true; hash: string; meta: unknown; metaError?: { code: Code; message: string }; exports: Record<string, string> }
@@ -97,7 +149,7 @@ export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'need-source'; id: number }
   | { type: 'loaded'; id: number; load: LoadInfo }
-  /** JSON array text of CallResult, as the trampoline wrote it (failures the worker adds are objects). */
+  /** The runtime's JSON array of results, each naming its call by index ("id"); size-checked by the worker. */
   | { type: 'chunk'; id: number; text: string }
   | { type: 'failed'; id: number; from: number; count: number; code: Code; message: string; fn: string }
   | { type: 'done'; id: number }

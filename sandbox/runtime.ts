@@ -1,16 +1,39 @@
-// Loads the guest runtime (guest-runtime.js) as text: the setup script installed in every isolate, and
+// Loads the guest runtime (guest-runtime.js) and SES as text: the scripts installed in every isolate, and
 // the same rng and kit for plain Node, where benchmarks and tests need the identical behaviour.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 export const RUNTIME_SOURCE = readFileSync(new URL('./guest-runtime.js', import.meta.url), 'utf8');
 
-/** The script run in a fresh context before any guest code: installs `kit` and the trampoline. */
+/** SES (Hardened JavaScript, package `ses`) as one classic script that defines `lockdown` and `harden`. */
+export const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('ses/package.json')), 'dist', 'ses.umd.min.js'), 'utf8');
+
+/**
+ * lockdown() as every isolate runs it. errorTaming 'safe' hides stack traces from guest code (a module
+ * must not learn who calls it); overrideTaming 'moderate' keeps ordinary code such as `obj.toString = f`
+ * working on objects that inherit frozen methods; consoleTaming 'unsafe' because an isolate has no console.
+ */
+export const LOCKDOWN_OPTIONS = {
+  errorTaming: 'safe',
+  overrideTaming: 'moderate',
+  consoleTaming: 'unsafe',
+  evalTaming: 'safe-eval',
+  stackFiltering: 'concise',
+  domainTaming: 'unsafe',
+  reporting: 'none',
+} as const;
+
+/**
+ * The script run in a fresh context after SES: tames the realm, locks it down, installs the runtime, and
+ * evaluates to the trampoline api. Nothing global names the api: the host keeps it as a Reference.
+ */
 export const SETUP_SCRIPT = `(function () {
 ${RUNTIME_SOURCE}
-var rt = envforgeInstallRuntime(globalThis, {});
-Object.defineProperty(globalThis, 'kit', { value: rt.kit, writable: false, configurable: false, enumerable: false });
-Object.defineProperty(globalThis, '__envforge', { value: rt.api, writable: false, configurable: false, enumerable: false });
-})();`;
+envforgePrepareRealm(globalThis);
+lockdown(${JSON.stringify(LOCKDOWN_OPTIONS)});
+return envforgeInstallRuntime(globalThis, { hardened: true }).api;
+})()`;
 
 export interface PlainRng {
   float(): number;
@@ -34,5 +57,5 @@ export interface PlainRuntime {
 /** The runtime evaluated in this process without lock-down: for baselines and tests only, never for guests. */
 export function loadPlainRuntime(): PlainRuntime {
   const install = new Function(`${RUNTIME_SOURCE}; return envforgeInstallRuntime;`)() as (g: unknown, o: unknown) => PlainRuntime;
-  return install(globalThis, { lockdown: false });
+  return install(globalThis, { hardened: false });
 }

@@ -1,172 +1,208 @@
-// A sandbox worker process: compiles environment modules into isolated-vm isolates and runs batches of
-// calls through the trampoline, streaming results to the supervisor. Guest code may abort or wedge this
-// whole process; the supervisor then kills and replaces it.
-import ivm from 'isolated-vm';
+// A sandbox worker process: loads environment modules into hardened isolates (realm.ts) and runs batches
+// of calls through the trampoline, streaming size-checked results to the supervisor. Guest code may abort
+// or wedge this whole process; the supervisor then kills and replaces it.
 import type { Code } from '../contract/codes.js';
-import type { Call, JobMessage, LoadInfo, SandboxLimits, WorkerMessage } from './protocol.js';
+import { JsonLimitError, parseBoundedJson } from './json.js';
+import { guardAgainstOrphaning } from './orphan-guard.js';
+import { guestCode, maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
+import { classify, GuestFailure, loadRealm, newHost, releaseRealm, type Host, type Realm } from './realm.js';
 import { deriveRngState } from './rng.js';
-import { SETUP_SCRIPT } from './runtime.js';
 
 interface WorkerOptions {
   maxCached: number;
-  maxCallsPerIsolate: number;
 }
-const options: WorkerOptions = { maxCached: 32, maxCallsPerIsolate: 50_000, ...JSON.parse(process.env.ENVFORGE_WORKER_OPTIONS ?? '{}') };
+const options: WorkerOptions = { maxCached: 32, ...JSON.parse(process.env.ENVFORGE_WORKER_OPTIONS ?? '{}') };
 
-/** A compiled candidate: one isolate, one context, references to the trampoline's functions. */
+/** A loaded candidate: its realm (one module lifetime) and how many calls of each guest function it has served. */
 interface Compiled {
-  isolate: ivm.Isolate;
-  begin: ivm.Reference;
-  next: ivm.Reference;
-  collect: ivm.Reference;
-  calls: number;
+  realm: Realm;
+  generate: number;
+  solve: number;
+  verify: number;
 }
 interface CacheEntry {
   source: string;
   load: LoadInfo;
   name: string;
+  /** The isolate its realms live in, one after another, until it has hosted MAX_REALMS_PER_ISOLATE. */
+  host: Host | null;
   compiled: Compiled | null;
 }
 
+/** Bounds what realms released into one isolate can leave behind (garbage, fragmentation) before it is replaced. */
+const MAX_REALMS_PER_ISOLATE = 64;
+
 const cache = new Map<string, CacheEntry>();
 
-// Messages are batched: one IPC message per small job, and at most every FLUSH_MS on long ones, so the
-// supervisor's deadline keeps being fed and results before a crash are still salvaged.
+// Messages are batched: one IPC message per small job, and at most every FLUSH_MS (or FLUSH_CHARS) on long
+// ones, so the supervisor's deadline keeps being fed and results before a crash are still salvaged.
 const FLUSH_MS = 50;
+const FLUSH_CHARS = 4 << 20;
 let outbox: WorkerMessage[] = [];
+let outboxChars = 0;
 let lastFlush = performance.now();
 
 function send(message: WorkerMessage): void {
   outbox.push(message);
-  if (message.type === 'done' || message.type === 'need-source' || performance.now() - lastFlush >= FLUSH_MS) flush();
+  if (message.type === 'chunk') outboxChars += message.text.length;
+  if (message.type === 'done' || message.type === 'need-source' || outboxChars >= FLUSH_CHARS || performance.now() - lastFlush >= FLUSH_MS) flush();
 }
 
 function flush(): void {
   if (outbox.length === 0) return;
   const messages = outbox;
   outbox = [];
+  outboxChars = 0;
   lastFlush = performance.now();
   process.send?.(messages.length === 1 ? messages[0] : { type: 'batch', messages });
 }
 
-class GuestFailure extends Error {
-  constructor(readonly code: Code, message: string) {
-    super(message);
-  }
+/** Disposes the entry's isolate: after a failure, nothing of it is reused. */
+function dispose(entry: CacheEntry): void {
+  if (entry.host && !entry.host.isolate.isDisposed) entry.host.isolate.dispose();
+  entry.host = null;
+  entry.compiled = null;
 }
 
-const TIMEOUT_MESSAGE = 'Script execution timed out.';
-
-/** Maps an error thrown by isolated-vm while running guest code to a stable code. */
-function classify(error: unknown, isolate: ivm.Isolate, what: string): GuestFailure {
-  if (error instanceof GuestFailure) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  if (isolate.isDisposed || /memory limit/i.test(message)) return new GuestFailure('E_MEMORY', `${what} exceeded the isolate memory limit`);
-  if (message === TIMEOUT_MESSAGE) return new GuestFailure('E_TIMEOUT', `${what} ran past its wall-clock budget`);
-  if (/already bound/.test(message)) return new GuestFailure('E_TAMPER', message);
-  const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
-  return new GuestFailure('E_THROWN', `${what} threw ${name}${message}`.slice(0, 2000));
+/** Ends the current realm's lifetime; the next call gets a fresh realm in the same isolate. */
+function retire(entry: CacheEntry): void {
+  if (entry.compiled) releaseRealm(entry.compiled.realm);
+  entry.compiled = null;
 }
 
-function dispose(compiled: Compiled | null): void {
-  if (compiled && !compiled.isolate.isDisposed) compiled.isolate.dispose();
-}
-
-const START_MARKER = `__envforge.markEvaluationStart();`;
-const BINDER = `import 'envforge:start'; import * as guest from 'envforge:guest'; __envforge.bind(guest);`;
-
-function compile(hash: string, source: string, limits: SandboxLimits): { compiled: Compiled | null; load: LoadInfo; name: string } {
-  if (source.length > limits.maxSourceChars) {
-    return { compiled: null, name: '', load: { ok: false, hash, code: 'E_TOO_LARGE', message: `the source has ${source.length} characters, over the limit of ${limits.maxSourceChars}` } };
-  }
-  const isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
+/** Output of the runtime, parsed with the same size and depth limits as any guest value. */
+function parseRuntime(text: unknown, limits: SandboxLimits, what: string): unknown {
+  if (typeof text !== 'string') throw new GuestFailure('E_PROTOCOL', `the runtime returned no text for ${what}`);
   try {
-    const context = isolate.createContextSync();
-    context.evalSync(SETUP_SCRIPT, { timeout: limits.loadTimeoutMs });
-    let guest: ivm.Module;
-    try {
-      guest = isolate.compileModuleSync(source, { filename: 'environment.js' });
-    } catch (error) {
-      throw new GuestFailure('E_SYNTAX', `the module does not compile: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    if (guest.dependencySpecifiers.length > 0) {
-      const names = guest.dependencySpecifiers.map((s) => JSON.stringify(s)).join(', ');
-      throw new GuestFailure('E_IMPORT', `the module imports ${names}; environments must be self-contained (no import statements)`);
-    }
-    guest.instantiateSync(context, () => {
-      throw new Error('imports are not allowed');
-    });
-    const start = isolate.compileModuleSync(START_MARKER, { filename: 'envforge-start.js' });
-    start.instantiateSync(context, () => {
-      throw new Error('the start marker imports nothing');
-    });
-    const binder = isolate.compileModuleSync(BINDER, { filename: 'envforge-binder.js' });
-    binder.instantiateSync(context, (specifier) => (specifier === 'envforge:start' ? start : guest));
-    try {
-      binder.evaluateSync({ timeout: limits.loadTimeoutMs });
-    } catch (error) {
-      throw classify(error, isolate, 'evaluating the module');
-    }
-    if (context.evalSync('__envforge.bound()') !== true || context.evalSync('__envforge.boundAfterAwait()') === true) {
-      throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
-    }
-    const ref = (name: string) => context.evalSync(`__envforge.${name}`, { reference: true }) as ivm.Reference;
-    const metaText = String(ref('meta').applySync(undefined, [], { timeout: limits.callTimeoutMs }));
-    const exportsText = String(ref('exportsList').applySync(undefined, [], { timeout: limits.callTimeoutMs }));
-    const metaResult = parseBounded(metaText, limits) as { ok: boolean; value?: unknown; code?: Code; message?: string };
-    const exportList = parseBounded(exportsText, limits) as string[];
-    const exports: Record<string, string> = {};
-    for (const item of exportList) {
-      const at = item.lastIndexOf(':');
-      exports[item.slice(0, at)] = item.slice(at + 1);
-    }
-    const meta = metaResult.ok ? metaResult.value : undefined;
-    const name = meta && typeof meta === 'object' && typeof (meta as { name?: unknown }).name === 'string' ? (meta as { name: string }).name : '';
-    const load: LoadInfo = metaResult.ok
-      ? { ok: true, hash, meta, exports }
-      : { ok: true, hash, meta: undefined, metaError: { code: metaResult.code ?? 'E_THROWN', message: `reading meta: ${metaResult.message ?? ''}` }, exports };
-    const compiled: Compiled = { isolate, begin: ref('begin'), next: ref('next'), collect: ref('collect'), calls: 0 };
-    return { compiled, load, name };
+    return parseBoundedJson(text, { maxChars: limits.maxValueChars + 1_024, maxDepth: limits.maxDepth + 2 });
   } catch (error) {
-    const failure = classify(error, isolate, 'loading the module');
-    if (!isolate.isDisposed) isolate.dispose();
-    return { compiled: null, name: '', load: { ok: false, hash, code: failure.code, message: failure.message } };
+    if (error instanceof JsonLimitError) throw new GuestFailure('E_TOO_LARGE', `${what}: ${error.message}`);
+    throw new GuestFailure('E_PROTOCOL', `the runtime returned malformed JSON for ${what}`);
   }
 }
 
-function parseBounded(text: string, limits: SandboxLimits): unknown {
-  if (text.length > limits.maxValueChars * 4) throw new GuestFailure('E_TOO_LARGE', 'trampoline output over the size limit');
+/** meta and the export list, read through the trampoline and checked here before anything crosses IPC. */
+function describe(realm: Realm, hash: string, limits: SandboxLimits): { load: LoadInfo; name: string } {
+  const call = (ref: Realm['meta']) => ref.applySync(undefined, [], { timeout: limits.callTimeoutMs }) as unknown;
+  const meta = parseRuntime(call(realm.meta), limits, 'meta') as { ok?: unknown; value?: unknown; code?: unknown; message?: unknown };
+  const list = parseRuntime(call(realm.exportsList), limits, 'the export list');
+  const exports: Record<string, string> = {};
+  for (const item of Array.isArray(list) ? list.slice(0, 100) : []) {
+    if (typeof item !== 'string') continue;
+    const at = item.lastIndexOf(':');
+    exports[item.slice(0, Math.min(at, 100))] = item.slice(at + 1);
+  }
+  if (meta.ok !== true) {
+    const message = typeof meta.message === 'string' ? meta.message.slice(0, limits.maxMessageChars) : '';
+    return { load: { ok: true, hash, meta: undefined, metaError: { code: guestCode(meta.code), message: `reading meta: ${message}` }, exports }, name: '' };
+  }
+  const value = meta.value as { name?: unknown } | null;
+  const name = value && typeof value === 'object' && typeof value.name === 'string' ? value.name : '';
+  return { load: { ok: true, hash, meta: meta.value, exports }, name };
+}
+
+/** Loads the module into a fresh realm, in the given host while it may take one more, else in a new isolate. */
+function compile(hash: string, source: string, limits: SandboxLimits, reuse: Host | null): { host: Host | null; compiled: Compiled | null; load: LoadInfo; name: string } {
+  if (source.length > limits.maxSourceChars) {
+    return { host: reuse, compiled: null, name: '', load: { ok: false, hash, code: 'E_TOO_LARGE', message: `the source has ${source.length} characters, over the limit of ${limits.maxSourceChars}` } };
+  }
+  let host: Host | null = null;
+  let realm: Realm | undefined;
   try {
-    return JSON.parse(text);
-  } catch {
-    throw new GuestFailure('E_PROTOCOL', 'the trampoline returned malformed JSON');
+    const usable = reuse && !reuse.isolate.isDisposed && reuse.realms < MAX_REALMS_PER_ISOLATE;
+    if (reuse && !usable && !reuse.isolate.isDisposed) reuse.isolate.dispose();
+    host = usable ? reuse : newHost(limits.memoryMb);
+    realm = loadRealm(host, source, limits.loadTimeoutMs);
+    const { load, name } = describe(realm, hash, limits);
+    return { host, compiled: { realm, generate: 0, solve: 0, verify: 0 }, load, name };
+  } catch (error) {
+    const failure = realm ? classify(error, realm.isolate, 'loading the module') : (error as GuestFailure);
+    if (host && !host.isolate.isDisposed) host.isolate.dispose();
+    const code = failure instanceof GuestFailure ? failure.code : 'E_PROTOCOL';
+    return { host: null, compiled: null, name: '', load: { ok: false, hash, code, message: failure.message } };
   }
 }
 
 function entryFor(job: JobMessage, source: string): CacheEntry {
   let entry = cache.get(job.hash);
-  if (entry && job.fresh) {
-    dispose(entry.compiled);
-    entry = undefined;
-  }
-  if (!entry) {
-    const { compiled, load, name } = compile(job.hash, source, job.limits);
-    entry = { source, load, name, compiled };
+  if (entry && job.fresh) retire(entry); // a fresh realm: module state starts over
+  // A load that failed stays failed (it is not retried per job); a realm is made again only when asked for.
+  if (!entry || job.fresh) {
+    const { host, compiled, load, name } = compile(job.hash, source, job.limits, entry?.host ?? null);
+    entry = { source, load, name, host, compiled };
   }
   // LRU: the most recently used entry is last.
   cache.delete(job.hash);
   cache.set(job.hash, entry);
   while (cache.size > options.maxCached) {
     const [oldest, old] = cache.entries().next().value as [string, CacheEntry];
-    dispose(old.compiled);
+    dispose(old);
     cache.delete(oldest);
   }
   return entry;
 }
 
-/** Adds the rng state to every call that generates, so the isolate needs no hashing of its own. */
-function prepareCalls(calls: Call[], name: string): unknown[] {
-  return calls.map((call) => (call.op === 'generate' || call.op === 'episode' ? { ...call, s: deriveRngState(name, call.seed, call.level) } : call));
+interface Prepared {
+  id: number;
+  s: readonly number[];
+  level: number;
+  responses: string[];
+  keepInstance: boolean;
+  keep?: true;
+  sameAs?: number;
+}
+
+/** The calls as the runtime reads them: numbered by their index in the job, with the rng state derived here. */
+function prepareCalls(calls: Call[], name: string): Prepared[] {
+  return calls.map((call, id) => ({
+    id,
+    s: deriveRngState(name, call.seed, call.level),
+    level: call.level,
+    responses: call.responses ?? [],
+    keepInstance: call.keepInstance !== false,
+    ...(call.keep ? { keep: true as const } : {}),
+    ...(call.sameAs !== undefined ? { sameAs: call.sameAs } : {}),
+  }));
+}
+
+/**
+ * End (exclusive) of the calls from `from` that the isolate can still serve within its lifetime
+ * (protocol.ts: isolateCalls), charging them to it. A fresh isolate always takes at least one call.
+ */
+function reserve(compiled: Compiled, calls: Prepared[], from: number, to: number, budget: number): number {
+  let end = from;
+  while (end < to) {
+    const verify = compiled.verify + 1 + (calls[end] as Prepared).responses.length;
+    const fresh = compiled.generate === 0;
+    if (!fresh && (compiled.generate + 1 > budget || verify > budget * VERIFIES_PER_CALL)) break;
+    compiled.generate++;
+    compiled.solve++;
+    compiled.verify = verify;
+    end++;
+  }
+  return end;
+}
+
+interface Chunk {
+  /** Calls of this crossing finished so far. */
+  cursor: number;
+  /** Results in `text`. */
+  count: number;
+  text: string;
+}
+
+/** Reads the trampoline's "cursor|count|[results]", checking its size before anything is forwarded. */
+function readChunk(raw: unknown, crossing: number, maxChars: number): Chunk {
+  const text = typeof raw === 'string' ? raw : '';
+  const a = text.indexOf('|');
+  const b = a < 0 || a > 20 ? -1 : text.indexOf('|', a + 1);
+  const cursor = Number(text.slice(0, a));
+  const count = Number(text.slice(a + 1, b));
+  if (b < 0 || b > 40 || !Number.isSafeInteger(cursor) || !Number.isSafeInteger(count) || cursor < 0 || cursor > crossing || count < 0 || count > cursor) {
+    throw new GuestFailure('E_PROTOCOL', 'malformed trampoline chunk');
+  }
+  if (text.length > maxChars) throw new GuestFailure('E_PROTOCOL', `a chunk of ${text.length} characters from the runtime is over the limit of ${maxChars}`);
+  return { cursor, count, text: text.slice(b + 1) };
 }
 
 function runJob(job: JobMessage, source: string): void {
@@ -180,8 +216,9 @@ function runJob(job: JobMessage, source: string): void {
     if (total > 0) send({ type: 'failed', id: job.id, from: 0, count: total, code: entry.load.code, message: entry.load.message, fn: 'load' });
     return;
   }
+  const { limits } = job;
   const prepared = prepareCalls(job.calls, entry.name);
-  const limitsText = JSON.stringify(job.limits);
+  const limitsText = JSON.stringify(limits);
   let position = 0;
   let failures = 0;
   let lastCode: Code = 'E_TIMEOUT';
@@ -192,12 +229,14 @@ function runJob(job: JobMessage, source: string): void {
     failures += count;
   };
   while (position < total) {
-    if (failures >= job.limits.maxFailuresPerJob) {
-      fail(position, total - position, lastCode, `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${job.limits.maxFailuresPerJob})`);
+    if (failures >= limits.maxFailuresPerJob) {
+      fail(position, total - position, lastCode, `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${limits.maxFailuresPerJob})`);
       break;
     }
-    if (!entry.compiled || entry.compiled.isolate.isDisposed) {
-      const recompiled = compile(job.hash, entry.source, job.limits);
+    if (entry.compiled && reserve({ ...entry.compiled }, prepared, position, position + 1, limits.isolateCalls) === position) retire(entry); // its lifetime is spent
+    if (!entry.compiled || entry.compiled.realm.isolate.isDisposed) {
+      const recompiled = compile(job.hash, entry.source, limits, entry.host);
+      entry.host = recompiled.host;
       entry.compiled = recompiled.compiled;
       if (!entry.compiled) {
         const load = recompiled.load as Extract<LoadInfo, { ok: false }>;
@@ -206,24 +245,33 @@ function runJob(job: JobMessage, source: string): void {
       }
     }
     const compiled = entry.compiled;
+    const { isolate } = compiled.realm;
     const crossingStart = position;
-    const end = careful ? position + 1 : total;
-    let done = 0; // results of this crossing already forwarded
+    const end = reserve(compiled, prepared, position, careful ? position + 1 : total, limits.isolateCalls);
+    const crossing = end - crossingStart;
+    const slice = prepared.slice(crossingStart, end);
+    const maxChunk = maxChunkChars(slice, limits);
+    let done = 0; // calls of this crossing whose results were forwarded
     try {
-      compiled.begin.applySync(undefined, [JSON.stringify(prepared.slice(position, end)), limitsText], { timeout: job.limits.loadTimeoutMs });
-      while (crossingStart + done < end) {
-        const chunk = readChunk(String(compiled.next.applySync(undefined, [job.limits.sliceMs], { timeout: job.limits.callTimeoutMs + job.limits.sliceMs })));
+      compiled.realm.begin.applySync(undefined, [JSON.stringify(slice), limitsText], { timeout: limits.loadTimeoutMs });
+      while (done < crossing) {
+        const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk);
+        if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');
         forward(job.id, chunk);
         done = chunk.cursor;
       }
-      position = crossingStart + done;
-      compiled.calls += end - crossingStart;
+      position = end;
     } catch (error) {
-      const failure = classify(error, compiled.isolate, 'the call');
+      const failure = classify(error, isolate, 'the call');
       lastCode = failure.code;
-      if (failure.code === 'E_MEMORY' || compiled.isolate.isDisposed) {
-        dispose(compiled);
-        entry.compiled = null;
+      if (failure.code === 'E_PROTOCOL') {
+        fail(crossingStart + done, crossing - done, 'E_PROTOCOL', failure.message);
+        position = end;
+        dispose(entry);
+        continue;
+      }
+      if (failure.code === 'E_MEMORY' || isolate.isDisposed) {
+        dispose(entry);
         position = crossingStart + done;
         if (!careful) {
           careful = true;
@@ -237,14 +285,13 @@ function runJob(job: JobMessage, source: string): void {
       let inFlight = crossingStart + done;
       if (failure.code === 'E_TIMEOUT') {
         try {
-          const chunk = readChunk(String(compiled.collect.applySync(undefined, [], { timeout: 1_000 })));
+          const chunk = readChunk(compiled.realm.collect.applySync(undefined, [], { timeout: 1_000 }), crossing, maxChunk);
           forward(job.id, chunk);
           const received = done + chunk.count;
           if (chunk.cursor > received) {
             // Calls ran but their results were lost: the timeout hit promise jobs they left after next() returned.
             // Re-run them one per crossing to find which one; a lone call that loses its result is the culprit.
-            dispose(compiled);
-            entry.compiled = null;
+            dispose(entry);
             position = crossingStart + received;
             if (!careful) {
               careful = true;
@@ -261,33 +308,9 @@ function runJob(job: JobMessage, source: string): void {
       }
       fail(inFlight, 1, failure.code, failure.message);
       position = inFlight + 1;
-      dispose(compiled);
-      entry.compiled = null;
+      dispose(entry);
     }
   }
-  if (entry.compiled && entry.compiled.calls >= options.maxCallsPerIsolate) {
-    dispose(entry.compiled);
-    entry.compiled = null;
-  }
-}
-
-
-interface Chunk {
-  /** Calls of this crossing finished so far. */
-  cursor: number;
-  /** Results in `text`. */
-  count: number;
-  text: string;
-}
-
-/** Reads the trampoline's "cursor|count|[results]". */
-function readChunk(raw: string): Chunk {
-  const a = raw.indexOf('|');
-  const b = raw.indexOf('|', a + 1);
-  const cursor = Number(raw.slice(0, a));
-  const count = Number(raw.slice(a + 1, b));
-  if (a < 0 || b < 0 || !Number.isSafeInteger(cursor) || !Number.isSafeInteger(count)) throw new GuestFailure('E_PROTOCOL', 'malformed trampoline chunk');
-  return { cursor, count, text: raw.slice(b + 1) };
 }
 
 function forward(id: number, chunk: Chunk): void {
@@ -315,8 +338,9 @@ process.on('message', (raw: unknown) => {
   send({ type: 'done', id: message.id });
 });
 
-// The supervisor closes the channel to let an idle worker leave.
+// The supervisor closes the channel to let an idle worker leave; a wedged worker is killed by the guard.
 process.on('disconnect', () => process.exit(0));
+guardAgainstOrphaning();
 
 send({ type: 'ready' });
 flush();

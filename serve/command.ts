@@ -12,6 +12,7 @@ interface ServeFlags {
   host: string;
   library?: string;
   maxQueue: number;
+  requestTimeout: number;
 }
 
 export function registerServe(program: Command, io: Io): void {
@@ -22,6 +23,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('--host <H>', 'interface to listen on', DEFAULT_SERVE_OPTIONS.host)
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('--max-queue <N>', 'items in flight before requests get 503 + retry-after', integerOption('--max-queue', 1), DEFAULT_SERVE_OPTIONS.maxQueue)
+    .option('--request-timeout <ms>', 'per-request budget: items not scored by then fail with E_REQUEST_TIMEOUT', integerOption('--request-timeout', 1), DEFAULT_SERVE_OPTIONS.requestTimeoutMs)
     .addHelpText(
       'after',
       [
@@ -35,6 +37,9 @@ export function registerServe(program: Command, io: Io): void {
         'an error; the first of each error code is logged on stderr, then the error rate every 10 s while they last.',
         '  POST /get_reward  OpenRLHF: {"query","prompts","labels"} -> {"rewards","scores","extra_logs"}',
         '',
+        'An environment that times out, crashes or returns invalid values is recorded as an incident in the',
+        'library and quarantined (its items fail with E_QUARANTINED) until `envforge library revalidate`.',
+        '',
         'Examples:',
         '  envforge serve --port 8787',
         '  openrlhf ... --reward.remote_url http://127.0.0.1:8787/get_reward',
@@ -46,7 +51,7 @@ export function registerServe(program: Command, io: Io): void {
 async function serve(flags: ServeFlags, io: Io): Promise<void> {
   // A missing or unreadable library throws a LibraryError that says how to create one (exit 1).
   const libraryDir = resolveLibraryDir(flags.library);
-  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, log: (line) => io.err(line) });
+  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, log: (line) => io.err(line) });
   io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

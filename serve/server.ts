@@ -18,8 +18,11 @@
 // environment's levels (E_LEVEL_RANGE), gives that item score 0 and an error while the rest of the batch is
 // scored, so one stale label never fails a trainer's batch. /v1/sample instead refuses the request: 404 for
 // an unknown environment or an empty selection, 400 for a level out of range. A verifier that fails
-// (E_TIMEOUT, E_MEMORY, E_THROWN, E_SCORE, …) gives its item score 0 and the error, with HTTP 200. Only the
-// sandbox itself failing (workers that cannot start) is a 503; a damaged library file is a 500.
+// (E_TIMEOUT, E_MEMORY, E_THROWN, E_SCORE, or a reference that does not score 1: E_UNSOLVED) gives its item
+// score 0 and the error, with HTTP 200, and is an incident: the environment is quarantined by the policy in
+// library/quarantine.ts (E_QUARANTINED per item) until revalidated. Items not done within
+// requestTimeoutMs fail with E_REQUEST_TIMEOUT. Only the sandbox itself failing (workers that cannot
+// start) is a 503; a damaged library file is a 500.
 //
 // Throughput. Calls from concurrent requests are coalesced: a dispatcher keeps at most two sandbox jobs per
 // worker running and packs everything that arrived meanwhile for the same module into the next job, so
@@ -34,9 +37,10 @@ import { EnvforgeError } from '../contract/errors.js';
 import { CONTRACT_LIMITS, InstanceSchema, ReferenceSchema, describeIssues } from '../contract/schema.js';
 import type { EnvRecord } from '../library/contract.js';
 import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
-import { checkVerdict } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { DEFAULT_LIMITS, type Call, type CallResult, type RawVerdict } from '../sandbox/protocol.js';
+import { DEFAULT_LIMITS, type Call, type CallResult } from '../sandbox/protocol.js';
+import { IncidentLog, type Misbehaviour } from '../library/quarantine.js';
+import { confirmAndRecord, episodeFailure, failure, failureCode, verdictsOf, withinDeadline, type VerifyResult } from './defence.js';
 import { ItemErrorLog } from './item-errors.js';
 
 export interface ServeOptions {
@@ -55,6 +59,10 @@ export interface ServeOptions {
   reloadIntervalMs: number;
   /** Wall-clock budget of one sandbox call (one episode: generate + the verifies of its responses). */
   callTimeoutMs: number;
+  /** Wall-clock budget of one request: items not scored by then fail with E_REQUEST_TIMEOUT. */
+  requestTimeoutMs: number;
+  /** The runtime defence (incidents and quarantine, library/quarantine.ts). Off only for harnesses that handle failures themselves. */
+  quarantine: boolean;
   /** Where per-item errors of the scoring endpoints are logged (the first of each code, then a rate); none when absent. */
   log?: (line: string) => void;
   /** How often the per-item error rate is logged while errors occur. */
@@ -69,6 +77,8 @@ export const DEFAULT_SERVE_OPTIONS = {
   maxItemsPerRequest: 8_192,
   reloadIntervalMs: 1_000,
   callTimeoutMs: DEFAULT_LIMITS.callTimeoutMs,
+  requestTimeoutMs: 60_000,
+  quarantine: true,
   errorLogIntervalMs: 10_000,
 } satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log'>;
 
@@ -320,7 +330,8 @@ class Dispatcher {
 
 // ---------------------------------------------------------------- scoring and sampling
 
-export type VerifyResult = { score: number; feedback?: string } | { score: 0; error: { code: string; message: string } };
+export type { VerifyResult };
+
 export interface VerifyRequestItem {
   identity: InstanceIdentity;
   response: string;
@@ -347,26 +358,10 @@ interface EpisodeGroup {
   chars: number;
 }
 
-function failure(code: string, message: string): VerifyResult {
-  return { score: 0, error: { code, message } };
-}
-
 /** Whether a failed call may have failed because of something else in its job or episode. */
 function isSuspect(result: Extract<CallResult, { ok: false }>, responses: number): boolean {
   if (!RESOURCE_CODES.has(result.code) || result.fn === 'load') return false;
   return responses > 1 || result.message.startsWith('not run:') || result.code === 'E_CRASHED' || result.code === 'E_PROTOCOL' || result.message.includes('worker was killed');
-}
-
-function verdictsOf(result: CallResult, responses: number): VerifyResult[] {
-  if (!result.ok) return Array.from({ length: responses }, () => failure(result.code, result.message));
-  const verdicts = (result.value as { verdicts?: unknown } | null)?.verdicts;
-  if (!Array.isArray(verdicts) || verdicts.length !== responses) return Array.from({ length: responses }, () => failure('E_PROTOCOL', 'the sandbox returned a malformed episode'));
-  return verdicts.map((raw: RawVerdict | null) => {
-    if (raw === null || typeof raw !== 'object') return failure('E_PROTOCOL', 'the sandbox returned a malformed verdict');
-    const verdict = checkVerdict(raw);
-    if (!verdict.ok) return failure(verdict.code, verdict.message);
-    return verdict.feedback === undefined ? { score: verdict.score } : { score: verdict.score, feedback: verdict.feedback };
-  });
 }
 
 class Service {
@@ -379,6 +374,7 @@ class Service {
     readonly library: SqliteLibrary,
     readonly pool: SandboxPool,
     readonly dispatcher: Dispatcher,
+    readonly defence: IncidentLog,
   ) {}
 
   /** Admission control: reserves room for `units` items or throws a 503 (a request alone is always admitted). */
@@ -421,6 +417,11 @@ class Service {
         return;
       }
       const { record } = found;
+      const quarantined = this.defence.quarantined(record.hash);
+      if (quarantined) {
+        results[index] = failure('E_QUARANTINED', `${record.name}@${record.version} is ${quarantined}`);
+        return;
+      }
       const key = `${record.hash}\u0000${identity.seed}\u0000${identity.level}`;
       let group = open.get(key);
       if (group && (group.responses.length >= MAX_RESPONSES_PER_EPISODE || group.chars + response.length > MAX_EPISODE_CHARS)) group = undefined;
@@ -436,27 +437,44 @@ class Service {
       group.chars += response.length;
     });
     const suspects: Array<{ index: number; record: EnvRecord; seed: number; level: number; response: string }> = [];
+    const misbehaved = new Map<number, Misbehaviour>();
     let sandboxDown: string | null = null;
-    await Promise.all(
+    const work = Promise.all(
       [...byModule.values()].map(async (groups) => {
         const record = (groups[0] as EpisodeGroup).record;
         const source = await this.source(record);
-        const calls = groups.map((g) => ({ call: { op: 'episode', seed: g.seed, level: g.level, responses: g.responses, solve: false, keepInstance: false } satisfies Call, chars: g.chars }));
+        const calls = groups.map((g) => ({ call: { op: 'episode', seed: g.seed, level: g.level, responses: g.responses, keepInstance: false } satisfies Call, chars: g.chars }));
         const callResults = await this.dispatcher.submit(record.hash, source, calls);
         callResults.forEach((result, k) => {
           const group = groups[k] as EpisodeGroup;
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
           const verdicts = verdictsOf(result, group.responses.length);
+          const fn = result.ok ? 'verify' : result.fn;
           group.items.forEach((index, j) => {
-            results[index] = verdicts[j] as VerifyResult;
-            if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ index, record, seed: group.seed, level: group.level, response: group.responses[j] as string });
+            const verdict = verdicts[j] as VerifyResult;
+            results[index] = verdict;
+            const response = group.responses[j] as string;
+            if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ index, record, seed: group.seed, level: group.level, response });
+            if ('error' in verdict && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response });
           });
         });
       }),
-    );
+    ).then(() => this.retrySuspects(suspects, results));
+    const inTime = await withinDeadline(work, this.options.requestTimeoutMs);
     if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
-    await this.retrySuspects(suspects, results);
-    return results;
+    const out = Array.from(results, (r) => r ?? failure('E_REQUEST_TIMEOUT', `not scored within the request budget of ${this.options.requestTimeoutMs} ms`));
+    // An item a retry scored is no incident; the rest are the environment's doing.
+    const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
+    const defending = confirmAndRecord(this.defence, incidents, (m) => this.rerunAlone(m));
+    if (inTime) await defending;
+    return out;
+  }
+
+  /** The failing call again, alone, in a fresh realm: does it fail the same way? */
+  private async rerunAlone(m: Misbehaviour): Promise<string | null> {
+    const responses = m.response === undefined ? [] : [m.response];
+    const run = await this.pool.run({ source: await this.source(m.record), calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }], fresh: true, limits: { callTimeoutMs: this.options.callTimeoutMs } });
+    return failureCode(run.results[0] as CallResult, responses.length);
   }
 
   /**
@@ -471,7 +489,7 @@ class Service {
         const source = await this.source(s.record);
         let result: CallResult;
         try {
-          const run = await this.pool.run({ source, calls: [{ op: 'episode', seed: s.seed, level: s.level, responses: [s.response], solve: false, keepInstance: false }], limits: { callTimeoutMs: this.options.callTimeoutMs } });
+          const run = await this.pool.run({ source, calls: [{ op: 'episode', seed: s.seed, level: s.level, responses: [s.response], keepInstance: false }], limits: { callTimeoutMs: this.options.callTimeoutMs } });
           result = run.results[0] ?? { ok: false, code: 'E_PROTOCOL', message: 'no result', fn: 'call', ms: 0 };
         } catch {
           return; // keep the first failure
@@ -490,19 +508,26 @@ class Service {
     });
     const out: SampledItem[] = new Array(resolved.length);
     const byModule = new Map<string, number[]>();
-    resolved.forEach(({ record }, i) => {
+    const misbehaved: Misbehaviour[] = [];
+    resolved.forEach(({ identity, record }, i) => {
+      const quarantined = this.defence.quarantined(record.hash);
+      if (quarantined) {
+        const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
+        out[i] = { ...id, ground_truth: identityString(id), error: { code: 'E_QUARANTINED', message: `${record.name}@${record.version} is ${quarantined}` } };
+        return;
+      }
       const list = byModule.get(record.hash);
       if (list) list.push(i);
       else byModule.set(record.hash, [i]);
     });
     let sandboxDown: string | null = null;
-    await Promise.all(
+    const work = Promise.all(
       [...byModule.values()].map(async (indices) => {
         const record = resolved[indices[0] as number]!.record;
         const source = await this.source(record);
         const calls = indices.map((i) => {
           const { seed, level } = resolved[i]!.identity;
-          return { call: { op: 'episode', seed, level, responses: [], solve: reveal, keepInstance: true } satisfies Call, chars: 0 };
+          return { call: { op: 'episode', seed, level, responses: [], keepInstance: true } satisfies Call, chars: 0 };
         });
         const callResults = await this.dispatcher.submit(record.hash, source, calls);
         callResults.forEach((result, k) => {
@@ -510,12 +535,14 @@ class Service {
           const { identity } = resolved[i]!;
           const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
           const base = { ...id, ground_truth: identityString(id) };
-          if (!result.ok) {
-            if (result.fn === SANDBOX_FN) sandboxDown = result.message;
-            out[i] = { ...base, error: { code: result.code, message: `${result.fn}: ${result.message}` } };
+          const failed = episodeFailure(result, 0);
+          if (failed) {
+            if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
+            else if (this.defence.isIncident(failed.code)) misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
+            out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
             return;
           }
-          const value = result.value as { instance?: unknown; reference?: unknown } | null;
+          const value = (result as { value?: unknown }).value as { instance?: unknown; reference?: unknown } | null;
           const instance = InstanceSchema.safeParse(value?.instance);
           if (!instance.success) {
             out[i] = { ...base, error: { code: 'E_INSTANCE', message: describeIssues(instance.error).join('; ') } };
@@ -535,8 +562,17 @@ class Service {
         });
       }),
     );
+    const inTime = await withinDeadline(work, this.options.requestTimeoutMs);
     if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
-    return out;
+    const items = Array.from(out, (item, i) => {
+      if (item) return item;
+      const { identity, record } = resolved[i]!;
+      const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
+      return { ...id, ground_truth: identityString(id), error: { code: 'E_REQUEST_TIMEOUT', message: `not sampled within the request budget of ${this.options.requestTimeoutMs} ms` } };
+    });
+    const defending = confirmAndRecord(this.defence, misbehaved, (m) => this.rerunAlone(m));
+    if (inTime) await defending;
+    return items;
   }
 
   /** Deterministic selection: the same seed and the same library give the same identities. */
@@ -602,7 +638,7 @@ function sendError(reply: FastifyReply, status: number, code: string, message: s
 export async function startServer(options: Partial<ServeOptions> & { libraryDir: string }): Promise<RunningServer> {
   const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'pool')) as Partial<ServeOptions>;
   const opts: Omit<ServeOptions, 'pool'> = { ...DEFAULT_SERVE_OPTIONS, ...given, libraryDir: options.libraryDir };
-  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'errorLogIntervalMs'] as const) {
+  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs', 'errorLogIntervalMs'] as const) {
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1) throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
@@ -610,7 +646,8 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   const library = SqliteLibrary.open(opts.libraryDir, { readonly: true });
   const ownsPool = options.pool === undefined;
   const pool = options.pool ?? new SandboxPool({ maxJobsPerWorker: SERVE_MAX_JOBS_PER_WORKER });
-  const service = new Service(opts, library, pool, new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2));
+  const defence = new IncidentLog(opts.libraryDir, 'serve', opts.quarantine);
+  const service = new Service(opts, library, pool, new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2), defence);
 
   // Library loading and change polling.
   let stamp = '';
@@ -620,6 +657,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (next === stamp) return;
     const records = await library.list({ status: 'all', allVersions: true });
     service.catalog = new Catalog(records);
+    defence.refresh(await library.incidents({ open: true }));
     stamp = next;
   };
   try {
@@ -671,7 +709,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   });
   app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'E_NOT_FOUND', `no endpoint ${request.method} ${request.url.split('?')[0]}; endpoints: ${ENDPOINTS.join(', ')}`));
 
-  app.get('/health', async () => ({ status: 'ok', envs: service.catalog.active.length, inflight: service.inflight, maxQueue: opts.maxQueue }));
+  app.get('/health', async () => ({ status: 'ok', envs: service.catalog.active.length, quarantined: service.catalog.active.filter((e) => defence.quarantined(e.hash)).length, inflight: service.inflight, maxQueue: opts.maxQueue }));
 
   app.get('/v1/envs', async (request) => ({ envs: listEnvs(service.catalog, request.query) }));
 
@@ -766,6 +804,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
         await reloading;
         if (ownsPool) await pool.close();
         await library.close();
+        await defence.close();
       })()),
   };
 }

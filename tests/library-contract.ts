@@ -1,11 +1,11 @@
 // The Library contract as one shared suite: every implementation (SQLite now, PostgreSQL later) runs it
 // with its own factory, so they all behave the same for admission, versions, listing, retirement,
-// rejections, stats and integrity.
+// rejections, incidents, stats and integrity.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../contract/schema.js';
-import { LibraryError, type EnvRecord, type JournalEntry, type Library } from '../library/contract.js';
+import { LibraryError, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
 import { hashSource } from '../sandbox/pool.js';
 import { fakeAdmission, fakeRejection, fakeReport, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
 
@@ -278,6 +278,35 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await admit(meta, 100, 'test', small);
         expect((await small.stats()).rejections).toBe(3);
         expect((await small.stats()).versions).toBe(1);
+      });
+    });
+
+    describe('incidents', () => {
+      const incident = (hash: string, overrides: Partial<IncidentInput> = {}): IncidentInput => ({
+        hash, name: 'incident-env', version: 1, seed: 2 ** 40 + 3, level: 2, code: 'E_TIMEOUT', fn: 'verify', message: 'ran past its budget', origin: 'serve', confirmed: false, ...overrides,
+      });
+
+      it('are recorded with what replays them, listed oldest first, and resolved per module hash', async () => {
+        const a = hashSource('a');
+        const b = hashSource('b');
+        const first = await lib.recordIncident(incident(a, { response: 'r'.repeat(100_000), confirmed: true }));
+        expect(first).toMatchObject({ hash: a, seed: 2 ** 40 + 3, level: 2, code: 'E_TIMEOUT', confirmed: true, resolvedAt: null, resolution: null });
+        expect(first.response).toHaveLength(64 * 1024);
+        await lib.recordIncident(incident(b, { code: 'E_SCORE', origin: 'export' }));
+        await lib.recordIncident(incident(a, { code: 'E_THROWN' }));
+        expect((await lib.incidents()).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_SCORE', 'E_THROWN']);
+        expect((await lib.incidents({ hash: a })).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_THROWN']);
+        expect(await lib.resolveIncidents(a, 'retired by revalidation')).toBe(2);
+        expect(await lib.resolveIncidents(a, 'again')).toBe(0);
+        expect((await lib.incidents({ open: true })).map((i) => i.hash)).toEqual([b]);
+        expect((await lib.incidents({ hash: a }))[0]).toMatchObject({ resolution: 'retired by revalidation', resolvedAt: expect.any(String) });
+      });
+
+      it('refuses incidents that could not be replayed', async () => {
+        await expect(lib.recordIncident(incident('not-a-hash'))).rejects.toThrow(LibraryError);
+        await expect(lib.recordIncident(incident(hashSource('c'), { seed: -1 }))).rejects.toThrow(/seed/);
+        await expect(lib.recordIncident(incident(hashSource('c'), { origin: 'elsewhere' as 'serve' }))).rejects.toThrow(/origin/);
+        await expect(lib.resolveIncidents(hashSource('c'), ' ')).rejects.toThrow(/reason/);
       });
     });
 

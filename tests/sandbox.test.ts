@@ -9,11 +9,15 @@ import { envSource } from './helpers/env-source.js';
 const pool = new SandboxPool({ workers: 2, graceMs: 500, limits: { callTimeoutMs: 400, loadTimeoutMs: 1_000, sliceMs: 50, memoryMb: 64 } });
 afterAll(() => pool.close());
 
-const generateCalls = (levels: number[]): Call[] => levels.map((level) => ({ op: 'generate', seed: 7, level }));
+const generateCalls = (levels: number[]): Call[] => levels.map((level) => ({ op: 'episode', seed: 7, level }));
+/** The instance of an episode result (the call every user of the sandbox makes). */
+const instanceOf = (r: CallResult | undefined) => (r?.ok ? (r.value as EpisodeValue).instance : undefined) as { prompt: string; answer?: number } | undefined;
 
+/** One episode of a module whose generate is `body` (and whose solve returns a constant, so instances need no answer). */
 async function generateWith(body: string, limits: Partial<SandboxLimits> = {}): Promise<CallResult> {
-  const { results } = await pool.run({ source: envSource({ generate: body }), calls: generateCalls([1]), limits });
-  return results[0] as CallResult;
+  const { results } = await pool.run({ source: envSource({ generate: body, solve: "return '<answer>1</answer>';" }), calls: generateCalls([1]), limits });
+  const result = results[0] as CallResult;
+  return result.ok ? { ...result, value: (result.value as EpisodeValue).instance } : result;
 }
 
 function failureOf(result: CallResult | undefined): { code: string; message: string } {
@@ -29,31 +33,29 @@ async function expectServing(): Promise<void> {
 }
 
 describe('the sandbox runs a well-behaved environment', () => {
-  it('loads meta and exports, and runs generate, solve, verify and episodes', async () => {
+  it('loads meta and exports, and runs episodes: generate, solve, verify(reference), verify(responses)', async () => {
     const source = envSource();
     const { load, results } = await pool.run({ source, calls: [...generateCalls([1, 2]), { op: 'episode', seed: 3, level: 2, responses: ['', '<answer>nope</answer>'] }] });
     expect(load).toMatchObject({ ok: true, meta: { name: 'test-env', levels: 3 }, exports: { generate: 'function', meta: 'object', solve: 'function', verify: 'function' } });
-    const instance = (results[0] as { value: { prompt: string; answer: number } }).value;
-    expect(instance.prompt).toMatch(/^What is \d+ \+ 1\?/);
+    const instance = instanceOf(results[0]);
+    expect(instance?.prompt).toMatch(/^What is \d+ \+ 1\?/);
     const episode = (results[2] as { value: EpisodeValue }).value;
+    expect(episode.reference).toBe(`<answer>${(episode.instance as { answer: number }).answer}</answer>`);
     expect(episode.verdicts.map((v) => (v.ok ? v.value : v.code))).toEqual([1, 0, 0]);
-    const [solved, verified] = (await pool.run({ source, calls: [{ op: 'solve', instance: JSON.stringify(instance) }, { op: 'verify', instance: JSON.stringify(instance), response: `<answer>${instance.answer}</answer>` }] })).results;
-    expect(solved).toMatchObject({ ok: true, value: `<answer>${instance.answer}</answer>` });
-    expect(verified).toMatchObject({ ok: true, value: 1 });
   });
 
   it('gives the same instance for the same (seed, level) in any worker and after a fresh start', async () => {
     const source = envSource();
     const a = await pool.run({ source, calls: generateCalls([1, 2, 3]) });
     const b = await pool.run({ source, calls: generateCalls([3, 2, 1]), fresh: true });
-    expect(a.results.map((r) => JSON.stringify(r.ok && r.value))).toEqual(b.results.reverse().map((r) => JSON.stringify(r.ok && r.value)));
+    expect(a.results.map((r) => JSON.stringify(instanceOf(r)))).toEqual(b.results.reverse().map((r) => JSON.stringify(instanceOf(r))));
   });
 
   it('splits a large batch across workers when asked, keeping the order', async () => {
     const calls = generateCalls(Array.from({ length: 64 }, (_, i) => (i % 3) + 1));
     const serial = await pool.run({ source: envSource(), calls });
     const parallel = await pool.run({ source: envSource(), calls, parallel: true });
-    expect(parallel.results.map((r) => r.ok && r.value)).toEqual(serial.results.map((r) => r.ok && r.value));
+    expect(parallel.results.map(instanceOf)).toEqual(serial.results.map(instanceOf));
   });
 });
 
@@ -130,15 +132,15 @@ describe('hostile code is contained with a stable code', () => {
 
   it('times out a verifier with catastrophic regex backtracking on a long response, per call', async () => {
     const source = envSource({ verify: "return /^(a+)+$/.test(response) ? 1 : 0;" });
-    const instance = JSON.stringify({ prompt: 'p' });
-    const { results } = await pool.run({ source, calls: [{ op: 'verify', instance, response: 'aaaa' }, { op: 'verify', instance, response: `${'a'.repeat(40)}!` }, { op: 'verify', instance, response: 'b' }] });
-    expect(results.map((r) => (r.ok ? r.value : r.code))).toEqual([1, 'E_TIMEOUT', 0]);
+    const calls: Call[] = ['aaaa', `${'a'.repeat(40)}!`, 'b'].map((response) => ({ op: 'episode', seed: 1, level: 1, responses: [response] }));
+    const { results } = await pool.run({ source, calls });
+    expect(results.map((r) => (r.ok ? ((r.value as EpisodeValue).verdicts[1] as { value: number }).value : r.code))).toEqual([1, 'E_TIMEOUT', 0]);
   });
 
   it('keeps the results before and after a hanging call in the same batch', async () => {
     const source = envSource({ generate: "if (level === 2) for (;;) {} return { prompt: 'level ' + level };" });
     const { results } = await pool.run({ source, calls: generateCalls([1, 2, 3, 1]) });
-    expect(results.map((r) => (r.ok ? (r.value as { prompt: string }).prompt : r.code))).toEqual(['level 1', 'E_TIMEOUT', 'level 3', 'level 1']);
+    expect(results.map((r) => instanceOf(r)?.prompt ?? (r as { code: string }).code)).toEqual(['level 1', 'E_TIMEOUT', 'level 3', 'level 1']);
   });
 });
 
@@ -150,7 +152,7 @@ describe('modules that cannot load fail every call with the load problem', () =>
     ['top-level await that settles at once', 'const table = await Promise.resolve([1, 2, 3]);\n' + envSource(), 'E_ASYNC'],
     ['a top-level infinite loop', 'for (;;) {}\n' + envSource(), 'E_TIMEOUT'],
     ['a top-level throw', "throw new Error('boom');\n" + envSource(), 'E_THROWN'],
-    ['tampering with the trampoline', '__envforge.bind({ generate() { return { prompt: "fake" }; } });\n' + envSource(), 'E_TAMPER'],
+    ['reaching for the runtime by its old global name', '__envforge.bind({ generate() { return { prompt: "fake" }; } });\n' + envSource(), 'E_THROWN'],
   ];
   it.each(cases)('%s', async (_name, source, code) => {
     const { load, results } = await pool.run({ source, calls: generateCalls([1]) });
@@ -160,9 +162,9 @@ describe('modules that cannot load fail every call with the load problem', () =>
 
   it('reports a missing export as a call failure and meta getters that throw as a meta error', async () => {
     const source = "export const meta = { get name() { throw new Error('no'); } }; export function generate() { return { prompt: 'p' }; }";
-    const { load, results } = await pool.run({ source, calls: [{ op: 'solve', instance: '{"prompt":"p"}' }] });
+    const { load, results } = await pool.run({ source, calls: generateCalls([1]) });
     expect(load).toMatchObject({ ok: true, metaError: { code: 'E_THROWN' } });
-    expect(results[0]).toMatchObject({ ok: false, code: 'E_MISSING_EXPORT' });
+    expect(results[0]).toMatchObject({ ok: false, code: 'E_MISSING_EXPORT', fn: 'solve' });
   });
 });
 
@@ -217,12 +219,12 @@ describe('slow failures are bounded', () => {
     const source = envSource({ generate: "if (level === 2) { const go = () => Promise.resolve().then(go); go(); } return { prompt: 'level ' + level };" });
     const { results } = await pool.run({ source, calls: generateCalls([1, 2, 3, 1]) });
     expect(results).toHaveLength(4);
-    expect(results.map((r) => (r.ok ? (r.value as { prompt: string }).prompt : r.code))).toEqual(['level 1', 'E_TIMEOUT', 'level 3', 'level 1']);
+    expect(results.map((r) => instanceOf(r)?.prompt ?? (r as { code: string }).code)).toEqual(['level 1', 'E_TIMEOUT', 'level 3', 'level 1']);
   });
 
   it('reports a non-finite score as E_SCORE', async () => {
     const source = envSource({ verify: 'return { score: NaN };' });
-    const { results } = await pool.run({ source, calls: [{ op: 'verify', instance: '{"prompt":"p"}', response: 'x' }] });
-    expect(results[0]).toMatchObject({ ok: false, code: 'E_SCORE' });
+    const { results } = await pool.run({ source, calls: generateCalls([1]) });
+    expect((results[0] as { value: EpisodeValue }).value.verdicts[0]).toMatchObject({ ok: false, code: 'E_SCORE' });
   });
 });

@@ -78,7 +78,8 @@ beforeAll(async () => {
   await libB.admit({ source, report, lineage: { author: 'test' } });
   await libB.close();
   poolB = new SandboxPool({ workers: 1 });
-  B = await startServer({ libraryDir: dirB, port: 0, pool: poolB, maxQueue: 2, callTimeoutMs: 500 });
+  // These tests are about containment and backpressure: the runtime defence (quarantine) has its own below.
+  B = await startServer({ libraryDir: dirB, port: 0, pool: poolB, maxQueue: 2, callTimeoutMs: 500, quarantine: false });
 }, 120_000);
 
 afterAll(async () => {
@@ -371,7 +372,7 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
   });
 
   it('close() finishes in-flight requests, then refuses connections; a pool it was given stays open', async () => {
-    const C = await startServer({ libraryDir: dirB, port: 0, pool: poolB, callTimeoutMs: 500 });
+    const C = await startServer({ libraryDir: dirB, port: 0, pool: poolB, callTimeoutMs: 500, quarantine: false });
     const slow = call(C.url, '/v1/verify', { items: [item('hang'), item(hang.reference as string)] });
     await waitForInflight(C.url);
     await C.close();
@@ -405,7 +406,7 @@ describe('envforge serve: the command', () => {
       });
       child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));
     });
-    expect((await call(url, '/health')).body).toEqual({ status: 'ok', envs: 1, inflight: 0, maxQueue: 100 });
+    expect((await call(url, '/health')).body).toEqual({ status: 'ok', envs: 1, quarantined: 0, inflight: 0, maxQueue: 100 });
     const exited = exit(child);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -18,6 +18,10 @@ export interface StageContext {
   source: string;
   hash: string;
   options: ValidatorOptions;
+  /** Fixes every seed the validator samples (recorded in the report, so the verdict can be replayed). */
+  validationSeed: number;
+  /** Instances the execution stage must sample besides its draws (a production incident's seed, level and response). */
+  include?: Array<{ seed: number; level: number; responses?: string[] }>;
   novelty?: NoveltyIndex;
   reviewer?: Reviewer;
   load?: LoadInfo;

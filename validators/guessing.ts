@@ -6,13 +6,14 @@
 // a guess merely looks strong gets more instances before its verdict, so the verdict rests on enough
 // samples (small ones overstate a learned guess) and honest levels cost nothing extra.
 import type { Code } from '../contract/codes.js';
-import { checkVerdict, runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
+import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { answerContent, joinItems, mostCommon, normalizeAnswer, shapeOf, withContent } from './answers.js';
 import { informedGuessing, type ChoiceCase } from './choice-rules.js';
 import type { StageContext } from './context.js';
 import { chosenOption, parseChoices, printedList } from './prompt-lists.js';
 import type { Problem } from './report.js';
-import { lowerBound, seededSeeds } from './stats.js';
+import { levelSeeds } from './seeds.js';
+import { lowerBound } from './stats.js';
 
 export type Strategy = 'constant' | 'printed list' | 'informed guess';
 const CODE: Record<Strategy, Code> = { constant: 'E_ACCEPTS_CONSTANT', 'printed list': 'E_ACCEPTS_GUESSING', 'informed guess': 'E_ACCEPTS_GUESSING' };
@@ -66,21 +67,25 @@ function choiceCases(episodes: Episode[]): ChoiceCase[] {
 /** More instances at one level (their guesses are scored with the level's others, see scoreGuesses). */
 async function extraSamples(ctx: StageContext, level: number, count: number): Promise<Episode[]> {
   if (count <= 0) return [];
-  const requests = seededSeeds(ctx.hash, `guessing:${level}`, count).map((seed) => ({ seed, level }));
+  // The level's next draws from the recorded validation seed, after the ones the execution stage used.
+  const used = new Set(ctx.episodes.filter((e) => e.level === level).map((e) => e.seed));
+  const requests = levelSeeds(ctx.validationSeed, level, used.size + count).filter((seed) => !used.has(seed)).slice(0, count).map((seed) => ({ seed, level }));
   const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   return run.episodes.filter((e): e is Episode => e.ok);
 }
 
-/** Each instance's guesses (constants fitted on the other half of `episodes`, the printed list), scored in one batched crossing. */
+/** Each instance's guesses (constants fitted on the other half of `episodes`, the printed list), scored in one batched run of episodes. */
 async function scoreGuesses(ctx: StageContext, episodes: Episode[]): Promise<Map<Strategy, number[]>> {
-  const probes = episodes.flatMap((episode) => guessProbes(episode, episodes).map((p) => ({ episode, ...p })));
-  const calls = probes.map(({ episode, response }) => ({ op: 'verify' as const, instance: JSON.stringify(episode.instance), response }));
-  const results = calls.length > 0 ? (await ctx.pool.run({ source: ctx.source, calls, parallel: true, limits: ctx.options.limits })).results : [];
+  const planned = episodes.map((episode) => guessProbes(episode, episodes));
+  const requests = episodes.map((e, i) => ({ seed: e.seed, level: e.level, responses: (planned[i] as GuessProbe[]).map((p) => p.response) }));
+  const run = requests.some((r) => r.responses.length > 0) ? await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits }) : undefined;
   const scores = new Map<Strategy, Map<Episode, number>>();
-  probes.forEach((p, i) => {
-    const r = results[i];
-    const score = r?.ok ? scoreOf(checkVerdict({ ok: true, value: r.value })) : 0;
-    scores.set(p.strategy, (scores.get(p.strategy) ?? new Map<Episode, number>()).set(p.episode, score));
+  episodes.forEach((episode, i) => {
+    const ran = run?.episodes[i];
+    (planned[i] as GuessProbe[]).forEach((p, j) => {
+      const score = ran?.ok ? scoreOf(ran.verdicts[j]) : 0;
+      scores.set(p.strategy, (scores.get(p.strategy) ?? new Map<Episode, number>()).set(episode, score));
+    });
   });
   return new Map([...scores].map(([s, won]) => [s, episodes.map((e) => won.get(e) ?? 0)]));
 }

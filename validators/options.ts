@@ -5,11 +5,14 @@ export interface ValidatorOptions {
   /** Instances sampled per level; at least `minSamples` overall so rare failures (1 in 50) show. */
   seedsPerLevel: number;
   minSamples: number;
-  /** Sandbox limits while validating (a call budget well under the serving budget). */
+  /**
+   * Sandbox limits while validating. Empty by default: the validator runs modules under the same limits
+   * as the reward service and exports (the pool's), so a module cannot tell validation from use by them.
+   */
   limits: Partial<SandboxLimits>;
   /** Instances per level that get the full adversarial battery (every instance gets the guessing probes). */
   probedPerLevel: number;
-  /** Instances re-run for determinism (in fresh isolates, in another order). */
+  /** Instances re-run for determinism (in fresh isolates, in another order, and over a whole isolate lifetime). */
   determinismSamples: number;
   /**
    * Responses that hold no answer, or several (empty, echo, format-only, keyword stuffing, lists of guesses,
@@ -52,7 +55,7 @@ export interface ValidatorOptions {
 export const DEFAULT_VALIDATOR_OPTIONS = {
   seedsPerLevel: 20,
   minSamples: 200,
-  limits: { callTimeoutMs: 1_000, loadTimeoutMs: 1_000, memoryMb: 128, sliceMs: 100 },
+  limits: {},
   probedPerLevel: 6,
   determinismSamples: 30,
   zeroToleranceCeiling: 0.1,

@@ -57,5 +57,7 @@ export interface ValidationReport {
   /** Code and behaviour fingerprints, when the candidate got as far as the novelty stage. */
   fingerprint: Fingerprint | null;
   validatorVersion: string;
+  /** Fixes every seed the validator sampled: `envforge validate --validation-seed N` replays the verdict. */
+  validationSeed: number;
   ms: number;
 }

@@ -43,17 +43,3 @@ export function spearman(x: number[], y: number[]): number {
   return sxx === 0 || syy === 0 ? 0 : sxy / Math.sqrt(sxx * syy);
 }
 
-/** A 32-bit generator (mulberry32) seeded from a hex hash and a salt: extra validation seeds that reproduce. */
-export function seededSeeds(hash: string, salt: string, count: number): number[] {
-  let state = 0x9e3779b9;
-  for (const c of `${hash}:${salt}`) state = Math.imul(state ^ c.charCodeAt(0), 0x85ebca6b) >>> 0;
-  const out: number[] = [];
-  for (let i = 0; i < count; i++) {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out.push((t ^ (t >>> 14)) >>> 0);
-  }
-  return out;
-}

@@ -5,6 +5,8 @@
 import { hashSource } from '../sandbox/pool.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { VERSION } from '../library/version.js';
+import { boundDepth } from './bounded.js';
+import { newValidationSeed } from './seeds.js';
 import type { Reviewer, Stage, StageContext } from './context.js';
 import type { NoveltyIndex } from './novelty.js';
 import { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './options.js';
@@ -20,7 +22,7 @@ import { solvabilityStage } from './stages/solvability.js';
 import { staticStage } from './stages/static.js';
 
 /** Bump when a stage's rules change, so the library knows which environments to re-validate. */
-export const VALIDATOR_VERSION = `${VERSION}+v1`;
+export const VALIDATOR_VERSION = `${VERSION}+v2`;
 
 export interface ValidateOptions {
   pool: SandboxPool;
@@ -28,6 +30,10 @@ export interface ValidateOptions {
   novelty?: NoveltyIndex;
   reviewer?: Reviewer;
   options?: Partial<ValidatorOptions>;
+  /** Fixes the sampled seeds (a replay of a recorded report); random by default. */
+  validationSeed?: number;
+  /** Instances to sample besides the random draws, e.g. where a module misbehaved in production. */
+  include?: Array<{ seed: number; level: number; responses?: string[] }>;
 }
 
 /** Whether a stage is cheap (reads data already sampled) or costs sandbox or LLM time. */
@@ -59,6 +65,8 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
     source,
     hash: hashSource(source),
     options,
+    validationSeed: opts.validationSeed ?? newValidationSeed(),
+    ...(opts.include ? { include: opts.include } : {}),
     ...(opts.novelty ? { novelty: opts.novelty } : {}),
     ...(opts.reviewer ? { reviewer: opts.reviewer } : {}),
     episodes: [],
@@ -87,7 +95,8 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
   }
   const problems = stages.flatMap((s) => s.problems.map((p) => ({ ...p, stage: s.stage })));
   const verdict = stages.every((s) => s.ok) && problems.length === 0 ? 'admit' : 'reject';
-  return {
+  // Stages put guest-derived values (meta, evidence) in the report: bounded in depth, it always serialises.
+  return boundDepth({
     verdict,
     name: ctx.meta?.name ?? null,
     hash: ctx.hash,
@@ -97,6 +106,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
     curve: ctx.episodes.length > 0 ? levelCurve(ctx) : [],
     fingerprint: ctx.fingerprint ?? null,
     validatorVersion: VALIDATOR_VERSION,
+    validationSeed: ctx.validationSeed,
     ms: Math.round(performance.now() - started),
-  };
+  });
 }

@@ -59,6 +59,7 @@ export function fakeReport(source: string, meta: Meta, verdict: ValidationReport
     curve: sampleCurve(Math.min(meta.levels, 3)),
     fingerprint: null,
     validatorVersion: 'test',
+    validationSeed: 0,
     ms: 1,
   };
 }

@@ -1,13 +1,20 @@
 // Stage 3, determinism: the same (seed, level) gives the same instance, reference and scores in fresh
-// isolates (else E_NONDETERMINISTIC), and also after other calls, in another order, or repeated
-// (else E_STATE_LEAK: state is leaking through module globals).
-import { runEpisodes, scoreOf, type Episode, type EpisodeRequest, type EpisodeResult } from '../../sandbox/episodes.js';
+// isolates (else E_NONDETERMINISTIC), and also after other calls, in another order, repeated, or at any
+// point of a whole isolate lifetime, the one every production isolate has (else E_STATE_LEAK: state is
+// leaking through module globals, e.g. a module that counts its calls and changes after N of them).
+import { scoreOf, toEpisode, type Episode, type EpisodeRequest, type EpisodeResult } from '../../sandbox/episodes.js';
+import type { Call, CallResult, EpisodeValue } from '../../sandbox/protocol.js';
+import { instanceDigest } from '../../sandbox/results.js';
+import type { Stage, StageContext } from '../context.js';
 import type { Problem } from '../report.js';
-import type { Stage } from '../context.js';
 
-function signature(e: EpisodeResult): string {
-  if (!e.ok) return `failed:${e.code}:${e.fn}`;
-  return JSON.stringify([e.instance, e.reference, scoreOf(e.referenceVerdict), e.verdicts.map(scoreOf)]);
+/** Instance (by digest), reference and every verdict of one raw result: equal when the call behaved the same. */
+function signature(result: CallResult | undefined): string {
+  if (!result?.ok) return `failed:${result?.code}:${result?.fn}`;
+  const value = result.value as EpisodeValue;
+  const instance = typeof value.instance === 'string' ? value.instance : instanceDigest(value.instance);
+  const verdicts = (value.verdicts ?? []).map((v) => (v?.ok ? JSON.stringify(v.value) : `x:${v?.code}`));
+  return JSON.stringify([instance, value.reference, verdicts]);
 }
 
 /** Instance, reference and reference score only: what the execution stage sampled too. */
@@ -22,38 +29,59 @@ function spread(episodes: Episode[], count: number): Episode[] {
   return Array.from({ length: count }, (_, i) => episodes[Math.floor(i * step)] as Episode);
 }
 
+async function run(ctx: StageContext, calls: Call[]): Promise<CallResult[]> {
+  return (await ctx.pool.run({ source: ctx.source, calls, fresh: true, limits: ctx.options.limits })).results;
+}
+
+const episodeCall = (r: EpisodeRequest): Call => ({ op: 'episode', seed: r.seed, level: r.level, responses: r.responses ?? [] });
+
+/**
+ * One whole isolate lifetime: the n requests, then again and again up to `length` calls. The first n are
+ * a fresh run (kept in full); each later call answers "same as call k mod n" when nothing changed, so only
+ * a divergence crosses in full (its instance as a digest).
+ */
+function lifetimeCalls(requests: EpisodeRequest[], length: number): Call[] {
+  const n = requests.length;
+  return Array.from({ length }, (_, k) => ({ ...episodeCall(requests[k % n] as EpisodeRequest), ...(k < n ? { keep: true } : { sameAs: k % n, digest: true }) }));
+}
+
 export const determinismStage: Stage = async (ctx) => {
   const picked = spread(ctx.episodes, ctx.options.determinismSamples);
-  // Each item is also scored on another instance's reference, so verify's determinism is tested too.
-  const requests: EpisodeRequest[] = picked.map((e, i) => ({ seed: e.seed, level: e.level, responses: [(picked[(i + 1) % picked.length] as Episode).reference, ''] }));
+  const n = picked.length;
+  // Each item is also scored on two other instances' references and the empty response, so verify's
+  // determinism is tested too, and a lifetime of these reaches the isolate's verify budget as well.
+  // Three fresh realms: the lifetime (whose first n calls are the fresh run), the same calls again, and
+  // the calls reversed and repeated.
+  const requests: EpisodeRequest[] = picked.map((e, i) => ({
+    seed: e.seed,
+    level: e.level,
+    responses: [(picked[(i + 1) % n] as Episode).reference, '', (picked[(i + n - 1) % n] as Episode).reference],
+  }));
   const reversedTwice = [...requests].reverse().flatMap((r) => [r, r]);
-  const options = { fresh: true, limits: ctx.options.limits };
-  const [first, second, shuffled] = await Promise.all([
-    runEpisodes(ctx.pool, ctx.source, requests, options),
-    runEpisodes(ctx.pool, ctx.source, requests, options),
-    runEpisodes(ctx.pool, ctx.source, reversedTwice, options),
-  ]);
+  const lifetime = { ...ctx.pool.options.limits, ...ctx.options.limits }.isolateCalls;
+  const [long, second, shuffled] = await Promise.all([run(ctx, lifetimeCalls(requests, Math.max(lifetime, n))), run(ctx, requests.map(episodeCall)), run(ctx, reversedTwice.map(episodeCall))]);
+  const first = long.slice(0, n);
   const problems: Problem[] = [];
-  const a = first.episodes.map(signature);
-  const b = second.episodes.map(signature);
+  const a = first.map(signature);
+  const b = second.map(signature);
   const nondeterministic = picked.filter((_, i) => a[i] !== b[i]);
   if (nondeterministic.length > 0) {
     const e = nondeterministic[0] as Episode;
     problems.push({
       code: 'E_NONDETERMINISTIC',
-      message: `${nondeterministic.length} of ${picked.length} (seed, level) pairs gave different results in two fresh runs of the same calls (first: seed ${e.seed}, level ${e.level})`,
+      message: `${nondeterministic.length} of ${n} (seed, level) pairs gave different results in two fresh runs of the same calls (first: seed ${e.seed}, level ${e.level})`,
       evidence: nondeterministic.slice(0, 3).map((p) => ({ seed: p.seed, level: p.level })),
     });
   }
-  const n = picked.length;
   const leaks: Array<{ seed: number; level: number; how: string }> = [];
+  const firstEpisodes = first.map((r, i) => toEpisode(requests[i] as EpisodeRequest, r));
   picked.forEach((e, i) => {
     if (a[i] !== b[i]) return; // already reported as nondeterministic
-    const late = shuffled.episodes[2 * (n - 1 - i)] as EpisodeResult;
-    const repeated = shuffled.episodes[2 * (n - 1 - i) + 1] as EpisodeResult;
-    if (signature(late) !== a[i]) leaks.push({ seed: e.seed, level: e.level, how: 'differs when called after other instances (reversed order)' });
-    else if (signature(repeated) !== a[i]) leaks.push({ seed: e.seed, level: e.level, how: 'differs when the same call is repeated' });
-    else if (coreSignature(e) !== coreSignature(first.episodes[i] as EpisodeResult)) {
+    const lateCall = long.findIndex((r, k) => k >= n && k % n === i && signature(r) !== a[i]);
+    if (signature(shuffled[2 * (n - 1 - i)]) !== a[i]) leaks.push({ seed: e.seed, level: e.level, how: 'differs when called after other instances (reversed order)' });
+    else if (signature(shuffled[2 * (n - 1 - i) + 1]) !== a[i]) leaks.push({ seed: e.seed, level: e.level, how: 'differs when the same call is repeated' });
+    else if (lateCall >= 0) leaks.push({ seed: e.seed, level: e.level, how: `differs at call ${lateCall + 1} of an isolate's lifetime of ${lifetime} calls` });
+    else if (coreSignature(e) !== coreSignature(firstEpisodes[i] as EpisodeResult)) {
       leaks.push({ seed: e.seed, level: e.level, how: 'differs from the same call in a long-lived isolate' });
     }
   });
@@ -64,5 +92,5 @@ export const determinismStage: Stage = async (ctx) => {
       evidence: leaks.slice(0, 3),
     });
   }
-  return { ok: problems.length === 0, metrics: { checked: n, nondeterministic: nondeterministic.length, leaking: leaks.length }, problems };
+  return { ok: problems.length === 0, metrics: { checked: n, nondeterministic: nondeterministic.length, leaking: leaks.length, lifetimeCalls: lifetime }, problems };
 };

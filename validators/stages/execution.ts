@@ -1,21 +1,29 @@
-// Stage 2, execution: many instances at every level, each generated, solved and verified within the
-// sandbox's budgets; every failure is counted by code, with examples.
+// Stage 2, execution: many instances at every level, at seeds drawn from the whole seed space (seeds.ts),
+// each generated, solved and verified within the sandbox's budgets; every failure is counted by code,
+// with examples. Instances a caller must see (a production incident's seed and level) are included.
 import type { Problem } from '../report.js';
-import { runEpisodes, type EpisodeFailure } from '../../sandbox/episodes.js';
+import { runEpisodes, type EpisodeFailure, type EpisodeRequest } from '../../sandbox/episodes.js';
+import { levelSeeds } from '../seeds.js';
 import { summarise, type Stage } from '../context.js';
 
 export const executionStage: Stage = async (ctx) => {
   const meta = ctx.meta;
   if (!meta) throw new Error('execution needs meta from the static stage');
   const perLevel = Math.max(ctx.options.seedsPerLevel, Math.ceil(ctx.options.minSamples / meta.levels));
-  const requests = [];
-  for (let level = 1; level <= meta.levels; level++) for (let seed = 0; seed < perLevel; seed++) requests.push({ seed, level });
+  const requests: EpisodeRequest[] = [];
+  for (let level = 1; level <= meta.levels; level++) for (const seed of levelSeeds(ctx.validationSeed, level, perLevel)) requests.push({ seed, level });
+  for (const extra of ctx.include ?? []) if (extra.level >= 1 && extra.level <= meta.levels) requests.push(extra);
   const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   const failures: EpisodeFailure[] = [];
   for (const e of run.episodes) {
     if (!e.ok) failures.push(e);
     else if (!e.referenceVerdict.ok) failures.push({ ok: false, seed: e.seed, level: e.level, code: e.referenceVerdict.code, message: e.referenceVerdict.message, fn: 'verify' });
-    else ctx.episodes.push(e);
+    else {
+      // An included response (a production incident's) must be scored too.
+      const failed = e.verdicts.find((v) => !v.ok);
+      if (failed && !failed.ok) failures.push({ ok: false, seed: e.seed, level: e.level, code: failed.code, message: failed.message, fn: 'verify' });
+      else ctx.episodes.push({ ...e, verdicts: [] });
+    }
   }
   ctx.failures = failures;
   const problems: Problem[] = [];
@@ -29,10 +37,10 @@ export const executionStage: Stage = async (ctx) => {
       evidence: examples.map((f) => ({ seed: f.seed, level: f.level, fn: f.fn, message: f.message })),
     });
   }
-  const promptChars = ctx.episodes.map((e) => e.instance.prompt.length);
+  const maxPromptChars = ctx.episodes.reduce((most, e) => Math.max(most, e.instance.prompt.length), 0);
   return {
     ok: problems.length === 0,
-    metrics: { samples: requests.length, perLevel, failed: failures.length, maxPromptChars: Math.max(0, ...promptChars), wallMs: Math.round(run.wallMs) },
+    metrics: { samples: requests.length, perLevel, validationSeed: ctx.validationSeed, failed: failures.length, maxPromptChars, wallMs: Math.round(run.wallMs) },
     problems,
   };
 };

@@ -114,7 +114,7 @@ function familyStats(list: Outcome[]): FamilyStats {
   const scores = list.map((o) => o.score);
   return {
     probes: list.length,
-    maxScore: Math.max(0, ...scores),
+    maxScore: scores.reduce((a, b) => (b > a ? b : a), 0),
     meanScore: mean(scores),
     passRate: mean(scores.map((s) => (s >= 1 ? 1 : 0))),
     chanceRate: mean(list.map((o) => (o.probe.coincident ? 1 : 0))),

@@ -1,0 +1,138 @@
+// One sandbox worker process as the supervisor sees it: started with its flags, watched by a silence
+// deadline, a whole-job deadline and a resident-memory limit, and killed with SIGKILL when one is missed.
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { SandboxError } from '../contract/errors.js';
+import type { WorkerMessage } from './protocol.js';
+
+export interface SupervisedWorkerOptions {
+  maxCachedPerWorker: number;
+  workerHeapMb: number;
+  execArgv: string[];
+}
+
+const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url));
+
+/** Why the supervisor killed a worker, when it did. */
+export type KillReason = { kind: 'silence'; ms: number } | { kind: 'job'; ms: number } | { kind: 'memory'; rssMb: number; limitMb: number };
+
+/** Bytes per page of /proc/PID/statm, found once by comparing this process's statm with its RSS. */
+let pageBytes: number | null = null;
+function pageSize(): number {
+  if (pageBytes !== null) return pageBytes;
+  try {
+    const pages = Number(readFileSync('/proc/self/statm', 'utf8').split(' ')[1]);
+    pageBytes = 2 ** Math.round(Math.log2(process.memoryUsage.rss() / pages));
+  } catch {
+    pageBytes = 4_096;
+  }
+  return pageBytes;
+}
+
+/** Resident memory of a process in MB, from /proc (Linux); null where it cannot be read. */
+export function residentMb(pid: number): number | null {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return Number.isFinite(pages) ? (pages * pageSize()) / 2 ** 20 : null;
+  } catch {
+    return null;
+  }
+}
+
+export class SupervisedWorker<J = unknown> {
+  readonly child: ChildProcess;
+  /** The job it is running, if any (the pool's own type). */
+  job: J | null = null;
+  readonly ready: Promise<void>;
+  jobsRun = 0;
+  cached: string[] = [];
+  stderrTail = '';
+  killed: KillReason | null = null;
+  exited = false;
+  private silenceTimer: NodeJS.Timeout | null = null;
+  private jobTimer: NodeJS.Timeout | null = null;
+
+  constructor(options: SupervisedWorkerOptions, onMessage: (m: WorkerMessage) => void, onExit: (code: number | null, signal: string | null) => void) {
+    const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`, ...options.execArgv];
+    if (WORKER_FILE.endsWith('.ts')) execArgv.push('--import', 'tsx');
+    this.child = fork(WORKER_FILE, [], {
+      execArgv,
+      env: { ...process.env, TZ: 'UTC', ENVFORGE_WORKER_OPTIONS: JSON.stringify({ maxCached: options.maxCachedPerWorker }) },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-8_192);
+    });
+    this.ready = new Promise((resolve, reject) => {
+      const onReady = (m: WorkerMessage) => {
+        if (m.type === 'ready') {
+          this.child.off('message', onReady);
+          resolve();
+        }
+      };
+      this.child.on('message', onReady);
+      this.child.once('exit', (code, signal) => reject(new SandboxError(`sandbox worker exited before it was ready (code ${code}, signal ${signal}): ${this.stderrTail.trim().slice(-2_000)}`)));
+      this.child.once('error', (error) => reject(new SandboxError(`could not start a sandbox worker: ${error.message}`, { cause: error })));
+    });
+    this.ready.catch(() => {}); // observed by the pool; avoid an unhandled rejection here
+    this.child.on('message', onMessage);
+    this.child.on('exit', (code, signal) => {
+      this.exited = true;
+      this.clearDeadlines();
+      onExit(code, signal);
+    });
+    this.child.on('error', () => {}); // 'exit' follows and carries the consequences
+  }
+
+  kill(reason: KillReason): void {
+    this.killed ??= reason;
+    this.child.kill('SIGKILL');
+  }
+
+  /** (Re)starts the silence deadline: a worker that sends nothing for `ms` is killed. */
+  armSilence(ms: number): void {
+    if (this.silenceTimer) clearTimeout(this.silenceTimer);
+    this.silenceTimer = setTimeout(() => this.kill({ kind: 'silence', ms }), ms);
+  }
+
+  /** Starts the whole-job deadline, which messages do not renew. */
+  armJob(ms: number): void {
+    if (this.jobTimer) clearTimeout(this.jobTimer);
+    this.jobTimer = setTimeout(() => this.kill({ kind: 'job', ms }), ms);
+  }
+
+  clearDeadlines(): void {
+    if (this.silenceTimer) clearTimeout(this.silenceTimer);
+    if (this.jobTimer) clearTimeout(this.jobTimer);
+    this.silenceTimer = this.jobTimer = null;
+  }
+
+  /** Kills the worker when its resident memory is over the limit; returns whether it did. */
+  checkMemory(limitMb: number): boolean {
+    if (this.exited || this.child.pid === undefined) return false;
+    const rss = residentMb(this.child.pid);
+    if (rss === null || rss <= limitMb) return false;
+    this.kill({ kind: 'memory', rssMb: Math.ceil(rss), limitMb });
+    return true;
+  }
+
+  /** Idle workers must not keep the host process alive. */
+  setActive(active: boolean): void {
+    const channel = this.child.channel as { ref?(): void; unref?(): void } | undefined;
+    if (active) {
+      this.child.ref();
+      channel?.ref?.();
+    } else {
+      this.child.unref();
+      channel?.unref?.();
+    }
+    (this.child.stderr as unknown as { ref?(): void; unref?(): void } | null)?.[active ? 'ref' : 'unref']?.();
+  }
+
+  remember(hash: string, max: number): void {
+    this.cached = [...this.cached.filter((h) => h !== hash), hash].slice(-max);
+  }
+}

@@ -1,0 +1,77 @@
+// What the reward service makes of an episode's outcome, and its runtime defence: per-item verdicts (a
+// reference that does not score 1 voids the episode's scores), the confirmation of a failure by a re-run
+// in a fresh realm, incidents recorded through library/quarantine.ts's IncidentLog, and request deadlines.
+import type { IncidentLog, Misbehaviour } from '../library/quarantine.js';
+import { checkVerdict } from '../sandbox/episodes.js';
+import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
+
+export type VerifyResult = { score: number; feedback?: string } | { score: 0; error: { code: string; message: string } };
+
+export function failure(code: string, message: string): VerifyResult {
+  return { score: 0, error: { code, message } };
+}
+
+/**
+ * The failure of an episode for its responses' items: the call's own, or its reference not scoring 1 (the
+ * environment contradicts itself on this instance, so none of its scores here can be trusted).
+ */
+export function episodeFailure(result: CallResult, responses: number): { code: string; message: string; fn: string } | null {
+  if (!result.ok) return { code: result.code, message: result.message, fn: result.fn };
+  const verdicts = (result.value as { verdicts?: unknown } | null)?.verdicts;
+  if (!Array.isArray(verdicts) || verdicts.length !== responses + 1) return { code: 'E_PROTOCOL', message: 'the sandbox returned a malformed episode', fn: 'call' };
+  const reference = checkVerdict(verdicts[0] as RawVerdict);
+  if (!reference.ok) return { code: reference.code, message: `verify failed on the reference: ${reference.message}`, fn: 'verify' };
+  if (reference.score !== 1) return { code: 'E_UNSOLVED', message: `verify gives this instance's own reference ${reference.score}, not 1`, fn: 'verify' };
+  return null;
+}
+
+/** The code an episode failed with, for its call or any of its responses; null when it scored everything. */
+export function failureCode(result: CallResult, responses: number): string | null {
+  const failed = verdictsOf(result, responses).find((v): v is Extract<VerifyResult, { error: unknown }> => 'error' in v);
+  return episodeFailure(result, responses)?.code ?? failed?.error.code ?? null;
+}
+
+export function verdictsOf(result: CallResult, responses: number): VerifyResult[] {
+  const failed = episodeFailure(result, responses);
+  if (failed) return Array.from({ length: responses }, () => failure(failed.code, failed.message));
+  const verdicts = (result as { value: { verdicts: RawVerdict[] } }).value.verdicts.slice(1);
+  return verdicts.map((raw) => {
+    const verdict = checkVerdict(raw);
+    if (!verdict.ok) return failure(verdict.code, verdict.message);
+    return verdict.feedback === undefined ? { score: verdict.score } : { score: verdict.score, feedback: verdict.feedback };
+  });
+}
+
+/**
+ * Re-runs each environment's first failing call of a request alone (rerun says with what code it failed
+ * again, if it did) and records the incident, confirmed when the code is the same; the quarantine policy
+ * takes it from there. Environments already quarantined are left alone.
+ */
+export async function confirmAndRecord(log: IncidentLog, incidents: Misbehaviour[], rerun: (m: Misbehaviour) => Promise<string | null>): Promise<void> {
+  const first = new Map<string, Misbehaviour>();
+  for (const m of incidents) if (!first.has(m.record.hash) && !log.quarantined(m.record.hash)) first.set(m.record.hash, m);
+  await Promise.all(
+    [...first.values()].map(async (m) => {
+      let confirmed = false;
+      try {
+        confirmed = (await rerun(m)) === m.code;
+      } catch {
+        // the sandbox itself failed: record it unconfirmed
+      }
+      await log.record(m, confirmed);
+    }),
+  );
+}
+
+/** Runs `work` with a deadline; resolves true when it finished in time (it keeps running otherwise). */
+export async function withinDeadline(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,154 @@
+// Deadlines and budgets hold against modules written for these tests: a whole-job deadline, worker memory
+// bounded at the process level, no worker outliving a killed supervisor, isolate lifetimes that the
+// validator exercises in full, seeds a module cannot predict, and reports that always serialise.
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxPool } from '../sandbox/pool.js';
+import { ISOLATE_CALL_BUDGET, type Call, type CallResult, type EpisodeValue } from '../sandbox/protocol.js';
+import { deriveRngState } from '../sandbox/rng.js';
+import { loadPlainRuntime } from '../sandbox/runtime.js';
+import { validateCandidate } from '../validators/validate.js';
+import { envSource } from './helpers/env-source.js';
+import { spawnLoop } from './helpers/killable.js';
+import { patchedSeed } from './helpers/seed-patch.js';
+
+const pool = new SandboxPool({ workers: 2 });
+afterAll(() => pool.close());
+
+const codes = (report: { problems: Array<{ code: string }> }) => report.problems.map((p) => p.code);
+
+describe('deadlines', () => {
+  it('ends a job at its whole-job deadline even when every call stays within its own budget', async () => {
+    const source = envSource({ generate: "let x = 0; for (let i = 0; i < 3e8; i++) x += i; return { prompt: 'p' + x };" });
+    const calls: Call[] = Array.from({ length: 40 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
+    const started = performance.now();
+    const { results } = await pool.run({ source, calls, limits: { callTimeoutMs: 20_000, jobTimeoutMs: 1_500 } });
+    const failures = results.filter((r): r is Extract<CallResult, { ok: false }> => !r.ok);
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures.every((f) => f.code === 'E_TIMEOUT' && /whole-job deadline/.test(f.message))).toBe(true);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe('memory is bounded at the process level', () => {
+  it('kills a worker whose resident memory passes the limit and reports E_MEMORY, inside a generous isolate limit', async () => {
+    const small = new SandboxPool({ workers: 1, workerRssMb: 400, limits: { memoryMb: 2_048, callTimeoutMs: 30_000 } });
+    try {
+      const source = envSource({ generate: "const keep = []; for (let i = 0; i < 64; i++) keep.push(new Float64Array(2 ** 20).fill(i)); return { prompt: 'p' + keep.length };" });
+      const { results } = await small.run({ source, calls: [{ op: 'episode', seed: 1, level: 1 }] });
+      expect(results[0]).toMatchObject({ ok: false, code: 'E_MEMORY', message: expect.stringMatching(/MB of memory \(limit 400 MB\)/) });
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('no orphans', () => {
+  it('a worker wedged in a guest loop dies with its supervisor when the supervisor is SIGKILLed', async () => {
+    let worker = -1;
+    const loop = spawnLoop('tests/helpers/wedged-supervisor.ts', '-', 0, 30_000, (line) => {
+      if (line.startsWith('worker ')) worker = Number(line.slice(7));
+    });
+    await loop.ready;
+    expect(worker).toBeGreaterThan(0);
+    const cpu = () => readFileSync(`/proc/${worker}/stat`, 'utf8').split(') ')[1]?.split(' ').slice(11, 13).map(Number).reduce((a, b) => a + b, 0) ?? 0;
+    const before = cpu();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(cpu()).toBeGreaterThan(before); // it is spinning in the guest loop, deaf to IPC
+    await loop.kill();
+    const alive = () => {
+      try {
+        return !/^[^)]*\) Z/.test(readFileSync(`/proc/${worker}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    const deadline = performance.now() + 5_000;
+    while (alive() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(alive()).toBe(false);
+  });
+});
+
+describe('isolate lifetimes', () => {
+  it('an isolate serves at most ISOLATE_CALL_BUDGET episodes, then a fresh one takes over', async () => {
+    const source = envSource({ prelude: 'let served = 0;', generate: "served++; return { prompt: 'call ' + served, answer: 1 };" });
+    const calls: Call[] = Array.from({ length: 2 * ISOLATE_CALL_BUDGET + 500 }, (_, i) => ({ op: 'episode', seed: i, level: 1, keepInstance: true }));
+    const { results } = await pool.run({ source, calls, fresh: true });
+    const counts = results.map((r) => Number((((r as { value: EpisodeValue }).value.instance as { prompt: string }).prompt).slice(5)));
+    expect(Math.max(...counts)).toBe(ISOLATE_CALL_BUDGET);
+    expect(counts[ISOLATE_CALL_BUDGET]).toBe(1);
+    expect(counts[2 * ISOLATE_CALL_BUDGET + 499]).toBe(500);
+  });
+
+  it('counts verify calls too: an isolate is replaced before it verifies 4 × the budget', async () => {
+    const source = envSource({ prelude: 'let verified = 0;', verify: 'verified++; return { score: 0, feedback: String(verified) };' });
+    const calls: Call[] = Array.from({ length: 700 }, (_, i) => ({ op: 'episode', seed: i, level: 1, responses: Array.from({ length: 15 }, () => 'x') }));
+    const { results } = await pool.run({ source, calls, fresh: true });
+    const most = Math.max(...results.flatMap((r) => (r as { value: EpisodeValue }).value.verdicts.map((v) => Number((v as { value: { feedback: string } }).value.feedback))));
+    expect(most).toBeLessThanOrEqual(4 * ISOLATE_CALL_BUDGET);
+    expect(most).toBeGreaterThan(4 * ISOLATE_CALL_BUDGET - 16);
+  });
+
+  it.each([
+    ['pays for any answer after 1,500 episodes', 'let seen = 0;', { generate: 'seen++; return honestGenerate(rng, level);', verify: 'return seen > 1500 ? 1 : honestVerify(instance, response);' }],
+    ['leaks the answer into the prompt after 1,800 episodes', 'let seen = 0;', { generate: "seen++; const i = honestGenerate(rng, level); return seen > 1800 ? { ...i, prompt: i.prompt + ' (psst: ' + honestSolve(i) + ')' } : i;" }],
+    ['turns generous after 7,000 verify calls', 'let verified = 0;', { verify: 'verified++; return verified > 7000 ? 1 : honestVerify(instance, response);' }],
+  ])('the validator catches a module that %s (E_STATE_LEAK)', async (_what, prelude, patch) => {
+    const report = await validateCandidate(patchedSeed('modular-arithmetic', { prelude, ...patch }), { pool });
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.find((p) => p.code === 'E_STATE_LEAK')?.message).toMatch(/lifetime of 2000 calls/);
+  });
+
+  it('admits a module whose counter only turns hostile past the lifetime, which production never reaches', async () => {
+    const source = patchedSeed('modular-arithmetic', { prelude: 'let seen = 0;', generate: 'seen++; return honestGenerate(rng, level);', verify: 'return seen > 20000 ? 1 : honestVerify(instance, response);' });
+    const report = await validateCandidate(source, { pool });
+    expect(report.verdict, JSON.stringify(report.problems)).toBe('admit');
+  });
+});
+
+describe('validation seeds', () => {
+  it('catches a module that behaves only on the small seeds a fixed validator would use', async () => {
+    // The module knows the first rng output of seeds 0..63 at every level and pays for junk elsewhere.
+    const rt = loadPlainRuntime();
+    const watched = [];
+    for (let level = 1; level <= 10; level++) for (let seed = 0; seed < 64; seed++) watched.push(`${level}:${rt.makeRng(...deriveRngState('modular-arithmetic', seed, level)).int(0, 2 ** 31 - 1)}`);
+    const source = patchedSeed('modular-arithmetic', {
+      prelude: `const WATCHED = new Set(${JSON.stringify(watched)});`,
+      generate: "const probe = rng.int(0, 2 ** 31 - 1); return { ...honestGenerate(rng, level), watched: WATCHED.has(level + ':' + probe) };",
+      verify: 'return instance.watched ? honestVerify(instance, response) : 0.75;',
+    });
+    const report = await validateCandidate(source, { pool });
+    expect(report.verdict).toBe('reject');
+    expect(codes(report).some((c) => c.startsWith('E_ACCEPTS_') || c === 'E_UNSOLVED')).toBe(true);
+  });
+
+  it('records the validation seed, and replaying it reproduces the draws', async () => {
+    const source = patchedSeed('modular-arithmetic', { generate: "const i = honestGenerate(rng, level); if (rng.int(0, 39) === 0) throw new Error('rare'); return i;" });
+    const first = await validateCandidate(source, { pool });
+    const replay = await validateCandidate(source, { pool, validationSeed: first.validationSeed });
+    const other = await validateCandidate(source, { pool, validationSeed: first.validationSeed + 1 });
+    const evidence = (r: typeof first) => JSON.stringify(r.problems.find((p) => p.code === 'E_THROWN')?.evidence);
+    expect(codes(first)).toContain('E_THROWN');
+    expect(evidence(replay)).toBe(evidence(first));
+    expect(evidence(other)).not.toBe(evidence(first));
+    // Seeds come from the whole space: most draws are far past 32 bits.
+    const seeds = (first.problems.find((p) => p.code === 'E_THROWN')?.evidence as Array<{ seed: number }>).map((e) => e.seed);
+    expect(seeds.every((s) => Number.isSafeInteger(s) && s >= 0)).toBe(true);
+  });
+});
+
+describe('reports always serialise', () => {
+  it('a module that pollutes Object.prototype.toJSON and nests meta 100,000 deep gets a report, not a host crash', async () => {
+    const source = [
+      'let deep = []; for (let i = 0; i < 100000; i++) deep = [deep];',
+      "try { Object.prototype.toJSON = function () { return deep; }; } catch (e) { /* frozen */ }",
+      "export const meta = { name: 'deep-meta', title: 'Deep', description: 'Deep meta.', skills: ['testing'], levels: 3, extra: deep };",
+      "export function generate() { return { prompt: 'p' }; }",
+      "export function solve() { return '<answer>1</answer>'; }",
+      'export function verify() { return 1; }',
+    ].join('\n');
+    const report = await validateCandidate(source, { pool });
+    expect(report.verdict).toBe('reject');
+    expect(() => JSON.stringify(report)).not.toThrow();
+  });
+});

@@ -1,0 +1,35 @@
+// The seeds the validator samples instances at: drawn at random from the whole seed space (non-negative
+// safe integers) by a recorded validation seed, so a module cannot keep a table of the seeds it will be
+// judged on, and any verdict can be replayed (`envforge validate --validation-seed N`).
+import { createHash, randomInt } from 'node:crypto';
+
+/** A fresh validation seed: the one value a report needs to reproduce its draws. */
+export function newValidationSeed(): number {
+  return randomInt(0, 2 ** 48 - 1);
+}
+
+export function isValidationSeed(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * The k-th draw for a level. Seeds in use range from small counters (0, 1, 2…) to 32-bit and 53-bit
+ * values, so the bit length is drawn uniformly from 0..53 and the seed uniformly among seeds of that
+ * length: every scale of seed is sampled, and a rule gated on one range of seeds meets the validator.
+ */
+export function drawSeed(validationSeed: number, level: number, k: number): number {
+  const digest = createHash('sha256').update(`envforge-validation-v1\u0000${validationSeed}\u0000${level}\u0000${k}`).digest();
+  const bits = digest.readUInt8(0) % 54;
+  if (bits === 0) return 0;
+  // 53 random bits (21 + 32), reduced to the bucket [2^(bits-1), 2^bits).
+  const random = (digest.readUInt32LE(1) & 0x1f_ffff) * 2 ** 32 + digest.readUInt32LE(5);
+  const low = 2 ** (bits - 1);
+  return low + (random % low);
+}
+
+/** `count` distinct seeds for a level (a repeated draw is skipped, so small buckets cannot repeat an instance). */
+export function levelSeeds(validationSeed: number, level: number, count: number): number[] {
+  const seeds = new Set<number>();
+  for (let k = 0; seeds.size < count; k++) seeds.add(drawSeed(validationSeed, level, k));
+  return [...seeds];
+}
