@@ -73,7 +73,7 @@ describe('envforge validate', () => {
     expect(lines[1].problems).toContainEqual(expect.objectContaining({ code: 'E_ACCEPTS_EMPTY', stage: 'hack', message: expect.any(String) }));
     // The fixed fields, plus each problem's evidence (what the batch's repair prompt sees too).
     for (const p of lines[1].problems) expect(Object.keys(p).filter((k) => k !== 'evidence').sort()).toEqual(['code', 'message', 'stage']);
-    expect(lines[1].problems.find((p: { code: string }) => p.code === 'E_ACCEPTS_EMPTY').evidence).toMatchObject({ response: expect.any(String) });
+    expect(lines[1].problems.find((p: { code: string }) => p.code === 'E_ACCEPTS_EMPTY').evidence).toMatchObject({ family: 'empty', response: { chars: expect.any(Number), head: expect.any(String) } });
     expect(lines[0].stages.map((s: { stage: string }) => s.stage)).toEqual(['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review']);
     expect(code).toBe(1);
   });
