@@ -1,9 +1,10 @@
 // envforge's public API for programmatic use: the contract, the sandbox, the validator. Everything not
 // exported here is internal and may change.
 export { CODES, isCode, type Code } from './contract/codes.js';
+export { hashSource } from './contract/hash.js';
 export { EnvforgeError, SandboxError, UsageError } from './contract/errors.js';
 export { CONTRACT_LIMITS, InstanceSchema, MetaSchema, ReferenceSchema, VerifyResultSchema, toVerdict, type Instance, type Meta, type Verdict, type VerifyResult } from './contract/schema.js';
-export { SandboxPool, DEFAULT_POOL_OPTIONS, hashSource, type RunRequest, type RunResult, type SandboxPoolOptions } from './sandbox/pool.js';
+export { SandboxPool, DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolOptions } from './sandbox/pool.js';
 export { DEFAULT_LIMITS, ISOLATE_CALL_BUDGET, GUEST_CODES, type Call, type CallResult, type LoadInfo, type SandboxLimits } from './sandbox/protocol.js';
 export { runEpisodes, scoreOf, type Episode, type EpisodeFailure, type EpisodeRequest, type EpisodeResult } from './sandbox/episodes.js';
 export { RNG_SCHEME, deriveRngState } from './sandbox/rng.js';

@@ -7,7 +7,7 @@ import { CODES } from '../contract/codes.js';
 import { EnvforgeError } from '../contract/errors.js';
 import type { Meta } from '../contract/schema.js';
 import type { LibraryStats } from '../library/contract.js';
-import { PACKAGE_ROOT, PROMPTS_DIR } from '../library/paths.js';
+import { PACKAGE_ROOT, PROMPTS_DIR } from '../contract/paths.js';
 import { listSeeds, type SeedFile } from '../library/seeds.js';
 import type { ValidationReport } from '../validators/report.js';
 import { SKILL_TAXONOMY, taxonomySkills, type EnvSpec, type SkillTaxonomy } from './spec.js';

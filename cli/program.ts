@@ -9,7 +9,7 @@ import { registerLibrary } from './library.js';
 import { registerExport } from '../export/command.js';
 import { registerServe } from '../serve/command.js';
 import { registerRun } from './run.js';
-import { VERSION } from '../library/version.js';
+import { VERSION } from '../contract/version.js';
 
 export function buildProgram(io: Io): Command {
   const program = new Command('envforge')

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import { resolveLibraryDir } from '../library/open.js';
-import { DEFAULT_LIBRARY_DIR } from '../library/paths.js';
+import { DEFAULT_LIBRARY_DIR } from '../contract/paths.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { buildNoveltyIndex } from '../validators/library-index.js';
 import type { NoveltyIndex } from '../validators/novelty.js';

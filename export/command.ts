@@ -12,7 +12,7 @@ import { UsageError } from '../contract/errors.js';
 import { InstanceSchema } from '../contract/schema.js';
 import type { Library } from '../library/contract.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
-import { VERSION } from '../library/version.js';
+import { VERSION } from '../contract/version.js';
 import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { checkVerdict } from '../sandbox/episodes.js';

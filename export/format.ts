@@ -6,7 +6,7 @@ import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
-import { VERSION } from '../library/version.js';
+import { VERSION } from '../contract/version.js';
 
 /** The export scheme (selection, splits, seeds, dedup: see select.ts). A change gets a new tag. */
 export const EXPORT_SCHEME = 'envforge-export-v1';

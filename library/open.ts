@@ -2,7 +2,7 @@
 // project's generated/ folder.
 import { resolve } from 'node:path';
 import type { Library } from './contract.js';
-import { DEFAULT_LIBRARY_DIR } from './paths.js';
+import { DEFAULT_LIBRARY_DIR } from '../contract/paths.js';
 import { SqliteLibrary, type SqliteLibraryOptions } from './sqlite.js';
 
 export function resolveLibraryDir(flag?: string): string {

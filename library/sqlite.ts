@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Meta } from '../contract/schema.js';
-import { hashSource } from '../sandbox/pool.js';
+import { hashSource } from '../contract/hash.js';
 import { boundDepth } from '../validators/bounded.js';
 import type { ValidationReport } from '../validators/report.js';
 import {

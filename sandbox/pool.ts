@@ -1,7 +1,7 @@
 // The sandbox supervisor: a pool of worker processes that run environment code in isolates. It queues
 // jobs, kills a worker that misses its wall-clock deadline, replaces dead workers, and turns every failure
 // of guest code into a typed result; only failures of the sandbox itself reject.
-import { createHash } from 'node:crypto';
+import { hashSource } from '../contract/hash.js';
 import { availableParallelism } from 'node:os';
 import { isCode, type Code } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
@@ -73,10 +73,6 @@ interface Job {
   started: number;
   resolve(result: RunResult): void;
   reject(error: Error): void;
-}
-
-export function hashSource(source: string): string {
-  return createHash('sha256').update(source, 'utf8').digest('hex');
 }
 
 /**

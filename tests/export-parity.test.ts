@@ -17,8 +17,9 @@ import type { EnvRecord, Library } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite.js';
 import { runEpisodes, scoreOf } from '../sandbox/episodes.js';
-import { hashSource, SandboxPool } from '../sandbox/pool.js';
+import { SandboxPool } from '../sandbox/pool.js';
 import { envSource } from './helpers/env-source.js';
+import { hashSource } from '../contract/hash.js';
 
 const SERVER = fileURLToPath(new URL('../serve/server.ts', import.meta.url));
 type StartServer = (options: { libraryDir: string; port: number; host: string }) => Promise<{ url: string; close(): Promise<void> }>;

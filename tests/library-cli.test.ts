@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hashSource } from '../sandbox/pool.js';
+import { hashSource } from '../contract/hash.js';
 import { SqliteLibrary } from '../library/sqlite.js';
 import type { ValidationReport } from '../validators/report.js';
 import { MAIN, runEnvforge } from './helpers/cli.js';

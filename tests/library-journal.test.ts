@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryError, type JournalEntry } from '../library/contract.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from '../library/migrations.js';
 import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
-import { hashSource } from '../sandbox/pool.js';
+import { hashSource } from '../contract/hash.js';
 import { fakeRejection, fakeReport, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
 import { JOURNAL_SHARED_BATCHES, OWN_BATCH_GROUPS, spawnJournalLoop, type JournalLoop, type LoopLedger, type LoopPayload } from './helpers/journal-loop.js';
 import { killAfter, killDelay } from './helpers/killable.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryError, type EnvRecord } from '../library/contract.js';
 import { APPLICATION_ID, SCHEMA_VERSION } from '../library/migrations.js';
 import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
-import { hashSource } from '../sandbox/pool.js';
+import { hashSource } from '../contract/hash.js';
 import { spawnAdmitLoop, type AdmitLoop } from './helpers/admit-loop.js';
 import { fakeAdmission, fakeRejection, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
 import { libraryContract } from './library-contract.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LibraryStats } from '../library/contract.js';
-import { PROMPTS_DIR } from '../library/paths.js';
+import { PROMPTS_DIR } from '../contract/paths.js';
 import { listSeeds } from '../library/seeds.js';
 import {
   contractText, fillTemplate, loadPrompt, pickExamples, PROMPT_NAMES, PromptError, promptHash, renderArchitect,

@@ -5,9 +5,10 @@ import type { EnvRecord, Library } from '../library/contract.js';
 import { libraryExists, openLibrary } from '../library/open.js';
 import { listSeeds } from '../library/seeds.js';
 import { runEpisodes, type Episode } from '../sandbox/episodes.js';
-import { hashSource, type SandboxPool } from '../sandbox/pool.js';
+import type { SandboxPool } from '../sandbox/pool.js';
 import { NoveltyIndex, type Fingerprint } from './novelty.js';
 import { fingerprintOf, noveltyId } from './stages/novelty.js';
+import { hashSource } from '../contract/hash.js';
 
 /** Samples a module (4 seeds per level) and fingerprints it; null when it does not load. */
 export async function fingerprintSource(pool: SandboxPool, source: string): Promise<{ name: string; fingerprint: Fingerprint } | null> {

@@ -2,9 +2,9 @@
 // Cheap stages first; a failed static or execution stage skips the expensive ones (sandbox probes, LLM
 // review) and leaves the cheap ones unjudged ("not run" unless they found problems), and any failure
 // skips the review. A broken or hostile candidate is a report, never a throw.
-import { hashSource } from '../sandbox/pool.js';
+import { hashSource } from '../contract/hash.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { VERSION } from '../library/version.js';
+import { VERSION } from '../contract/version.js';
 import { boundDepth } from './bounded.js';
 import { newValidationSeed } from './seeds.js';
 import type { Reviewer, Stage, StageContext } from './context.js';
