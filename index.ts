@@ -13,7 +13,7 @@ export { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './validators/o
 export { STAGES, type LevelStats, type Problem, type StageName, type StageReport, type ValidationReport } from './validators/report.js';
 export type { Reviewer } from './validators/context.js';
 export { NoveltyIndex, type Fingerprint } from './validators/novelty.js';
-export { buildNoveltyIndex, fingerprintSource, noveltyIndexOf, seedNoveltyIndex } from './validators/library-index.js';
+export { buildNoveltyIndex, fingerprintSource, noveltyIndexOf, seedNoveltyIndex } from './library/novelty-index.js';
 export { listSeeds, type SeedFile } from './library/seeds.js';
 export { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type Library, type LibraryStats, type Lineage, type ListFilter, type RejectionFilter, type RejectionRecord, type IncidentInput, type IncidentRecord } from './library/contract.js';
 export { QUARANTINE_POLICY, quarantineReason } from './library/quarantine.js';

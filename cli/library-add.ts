@@ -5,7 +5,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Lineage } from '../library/contract.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
-import { indexEnv, noveltyIndexOf } from '../validators/library-index.js';
+import { indexEnv, noveltyIndexOf } from '../library/novelty-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import type { Io } from './io.js';
 import { integerOption } from './options.js';

@@ -10,7 +10,7 @@ import type { WeakSkill } from '../agents/prompts.js';
 import type { EnvSpec } from '../agents/spec.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { indexEnv, noveltyIndexOf } from '../validators/library-index.js';
+import { indexEnv, noveltyIndexOf } from '../library/novelty-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 import type { WrittenModule } from './agents.js';

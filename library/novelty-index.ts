@@ -1,13 +1,13 @@
 // Builds the novelty index the validator checks candidates against: from a library's stored fingerprints,
 // or, before a library exists, from the seeds sampled in the sandbox.
 import { MetaSchema } from '../contract/schema.js';
-import type { EnvRecord, Library } from '../library/contract.js';
-import { libraryExists, openLibrary } from '../library/open.js';
-import { listSeeds } from '../library/seeds.js';
+import type { EnvRecord, Library } from './contract.js';
+import { libraryExists, openLibrary } from './open.js';
+import { listSeeds } from './seeds.js';
 import { runEpisodes, type Episode } from '../sandbox/episodes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { NoveltyIndex, type Fingerprint } from './novelty.js';
-import { fingerprintOf, noveltyId } from './stages/novelty.js';
+import { NoveltyIndex, type Fingerprint } from '../validators/novelty.js';
+import { fingerprintOf, noveltyId } from '../validators/stages/novelty.js';
 import { hashSource } from '../contract/hash.js';
 
 /** Samples a module (4 seeds per level) and fingerprints it; null when it does not load. */
