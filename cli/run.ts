@@ -15,7 +15,7 @@ import type { WeakSkill } from '../agents/prompts.js';
 import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
-import { llmAuthor, type Author } from '../pipeline/author.js';
+import { llmAuthor, type Author } from '../agents/author.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
 import { envSkillsOf, readFeedbackFile, summariseFeedback, weakSkills } from '../pipeline/feedback.js';
 import { reportMarkdown, type ReportAuthor } from '../pipeline/report.js';

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CostLedger, FakeLlm, reply } from '../agents/llm/index.js';
 import type { EnvSpec } from '../agents/spec.js';
 import { listSeeds } from '../library/seeds.js';
-import { generateModule, llmReviewer, proposeSpecs, repairModule } from '../pipeline/agents.js';
+import { generateModule, llmReviewer, proposeSpecs, repairModule } from '../agents/llm-author.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';
 

@@ -1,13 +1,13 @@
 // The author seam of the batch: whoever plays architect and generator (and repair, and review). An LLM
 // author wraps an LlmClient and the prompt files; the offline author (agents/offline/) synthesises
 // environments from a typed DSL without a network. The batch only talks to this interface.
-import type { LlmClient } from '../agents/llm/contract.js';
-import type { ArchitectInput } from '../agents/prompts.js';
-import type { EnvSpec } from '../agents/spec.js';
+import type { LlmClient } from './llm/contract.js';
+import type { ArchitectInput } from './prompts.js';
+import type { EnvSpec } from './spec.js';
 import type { Reviewer } from '../validators/context.js';
-import type { ReportAuthor } from './report.js';
+import type { ReportAuthor } from '../pipeline/report.js';
 import type { ValidationReport } from '../validators/report.js';
-import { generateModule, llmReviewer, proposeSpecs, repairModule, type CallOptions, type ProposedSpecs, type WrittenModule } from './agents.js';
+import { generateModule, llmReviewer, proposeSpecs, repairModule, type CallOptions, type ProposedSpecs, type WrittenModule } from './llm-author.js';
 
 export interface Author {
   /**

@@ -4,10 +4,10 @@
 // typed output with the prompt's hash (for lineage). A module the model failed to write is data (a
 // `problem`), not an exception; failures of the LLM service itself are LlmErrors for the batch.
 import type { Meta } from '../contract/schema.js';
-import type { LlmClient, LlmResponseMeta } from '../agents/llm/contract.js';
-import { extractModule } from '../agents/module-text.js';
-import { PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, type ArchitectInput } from '../agents/prompts.js';
-import { ArchitectOutputSchema, dedupeSpecs, failedChecks, ReviewSchema, type DroppedSpec, type EnvSpec } from '../agents/spec.js';
+import type { LlmClient, LlmResponseMeta } from './llm/contract.js';
+import { extractModule } from './module-text.js';
+import { PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, type ArchitectInput } from './prompts.js';
+import { ArchitectOutputSchema, dedupeSpecs, failedChecks, ReviewSchema, type DroppedSpec, type EnvSpec } from './spec.js';
 import type { Reviewer } from '../validators/context.js';
 import type { ValidationReport } from '../validators/report.js';
 
