@@ -15,10 +15,11 @@ import type { WeakSkill } from '../agents/prompts.js';
 import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
-import { llmAuthor, type Author } from '../agents/author.js';
+import type { Author, AuthorIdentity } from '../agents/author.js';
+import { llmAuthor } from '../agents/llm-author.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
 import { envSkillsOf, readFeedbackFile, summariseFeedback, weakSkills } from '../pipeline/feedback.js';
-import { reportMarkdown, type ReportAuthor } from '../pipeline/report.js';
+import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { integerOption } from './options.js';
@@ -189,9 +190,9 @@ function checkPrices(selection: Selection, options: RunOptions, io: Io): void {
 }
 
 /** The author a batch was started with, as stored in its options (absent for batches of older versions). */
-function storedAuthor(record: BatchRecord | undefined): ReportAuthor | undefined {
+function storedAuthor(record: BatchRecord | undefined): AuthorIdentity | undefined {
   const author = (record?.options as { author?: unknown } | null | undefined)?.author;
-  return author && typeof author === 'object' && typeof (author as ReportAuthor).provider === 'string' ? (author as ReportAuthor) : undefined;
+  return author && typeof author === 'object' && typeof (author as AuthorIdentity).provider === 'string' ? (author as AuthorIdentity) : undefined;
 }
 
 /** A resumed batch continues with the same kind of author: the journal holds that author's specs and modules. */

@@ -13,9 +13,9 @@ import type { SandboxPool } from '../sandbox/pool.js';
 import { indexEnv, noveltyIndexOf } from '../library/novelty-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
-import type { WrittenModule } from '../agents/llm-author.js';
-import { llmAuthor, type Author } from '../agents/author.js';
-import { buildReport, type BatchReport, type CandidateOutcome, type ReportAuthor } from './report.js';
+import { llmAuthor } from '../agents/llm-author.js';
+import type { Author, AuthorIdentity, WrittenModule } from '../agents/author.js';
+import { buildReport, type BatchReport, type CandidateOutcome } from './report.js';
 import { calibrate, type CalibrationOptions } from './calibration.js';
 import { WeakSteering, type FrontierReport } from './steering.js';
 import { JournalState, type VerdictEntry } from './journal-state.js';
@@ -48,7 +48,7 @@ export interface BatchOptions {
    * Who writes the modules, for the record: stored with the batch's options (so `--resume` can reuse the
    * offline author's seed) and copied into the report. Filled in from the author's identity.
    */
-  author?: ReportAuthor;
+  author?: AuthorIdentity;
 }
 
 export const DEFAULT_BATCH_OPTIONS = {
