@@ -21,7 +21,7 @@ export { SqliteLibrary, DEFAULT_SQLITE_OPTIONS, type SqliteLibraryOptions } from
 export { openLibrary, resolveLibraryDir } from './library/open.js';
 export { revalidate, seedLibrary } from './library/maintenance.js';
 export { identityString, type Identity } from './contract/identity.js';
-export { runExport, FORMATS, type ExportPlan, type ExportSummary } from './export/command.js';
+export { runExport, FORMATS, type ExportPlan, type ExportSummary } from './export/run.js';
 export { FORMAT_NAMES, type ExportFormat, type ExportRow, type FormatName } from './export/format.js';
 export { startServer, DEFAULT_SERVE_OPTIONS, type ServeOptions } from './serve/server.js';
 export * from './agents/llm/index.js';

@@ -6,8 +6,8 @@ import { CliFailure, processIo, type Io } from './io.js';
 import { registerSample } from './sample.js';
 import { registerValidate } from './validate.js';
 import { registerLibrary } from './library.js';
-import { registerExport } from '../export/command.js';
-import { registerServe } from '../serve/command.js';
+import { registerExport } from '../export/run.js';
+import { registerServe } from './serve.js';
 import { registerRun } from './run.js';
 import { VERSION } from '../contract/version.js';
 

@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORMATS, runExport } from '../export/command.js';
+import { FORMATS, runExport } from '../export/run.js';
 import { parseSplit } from '../export/select.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExport } from '../export/command.js';
+import { runExport } from '../export/run.js';
 import { jsonl } from '../export/formats/jsonl.js';
 import { revalidate } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite.js';

@@ -2,10 +2,10 @@
 // one line with the URL and the endpoints, then serves until SIGINT or SIGTERM and shuts down gracefully:
 // in-flight requests finish, then the sandbox pool and the library close.
 import type { Command } from 'commander';
-import { integerOption } from '../cli/options.js';
-import type { Io } from '../cli/io.js';
+import { integerOption } from './options.js';
+import type { Io } from './io.js';
 import { resolveLibraryDir } from '../library/open.js';
-import { DEFAULT_SERVE_OPTIONS, ENDPOINTS, startServer } from './server.js';
+import { DEFAULT_SERVE_OPTIONS, ENDPOINTS, startServer } from '../serve/server.js';
 
 interface ServeFlags {
   port: number;
