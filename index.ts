@@ -21,7 +21,8 @@ export { SqliteLibrary, DEFAULT_SQLITE_OPTIONS, type SqliteLibraryOptions } from
 export { openLibrary, resolveLibraryDir } from './library/open.js';
 export { revalidate, seedLibrary } from './library/maintenance.js';
 export { identityString, type Identity } from './contract/identity.js';
-export { runExport, FORMATS, type ExportPlan, type ExportSummary } from './export/run.js';
-export { FORMAT_NAMES, type ExportFormat, type ExportRow, type FormatName } from './export/format.js';
+export { runExport, type ExportPlan, type ExportSummary } from './export/run.js';
+export { FORMATS, FORMAT_NAMES, type FormatName } from './export/registry.js';
+export type { ExportFormat, ExportRow } from './export/contract.js';
 export { startServer, DEFAULT_SERVE_OPTIONS, type ServeOptions } from './serve/server.js';
 export * from './agents/llm/index.js';

@@ -6,7 +6,7 @@ import { CliFailure, processIo, type Io } from './io.js';
 import { registerSample } from './sample.js';
 import { registerValidate } from './validate.js';
 import { registerLibrary } from './library.js';
-import { registerExport } from '../export/run.js';
+import { registerExport } from './export.js';
 import { registerServe } from './serve.js';
 import { registerRun } from './run.js';
 import { VERSION } from '../contract/version.js';

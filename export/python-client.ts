@@ -3,7 +3,7 @@
 // it raises when the service stays down or answers an item with an identity error (E_UNKNOWN_ENV,
 // E_LEVEL_RANGE: the dataset and the service disagree), and it logs every other per-item error code
 // once and counts it (item_errors()); ENVFORGE_STRICT=1 raises on those too.
-import type { ShimEnv } from './format.js';
+import type { ShimEnv } from './contract.js';
 
 /** A Python string literal (JSON strings are valid Python literals). */
 export function pyString(text: string): string {
