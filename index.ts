@@ -17,7 +17,7 @@ export { buildNoveltyIndex, fingerprintSource, noveltyIndexOf, seedNoveltyIndex 
 export { listSeeds, type SeedFile } from './library/seeds.js';
 export { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type Library, type LibraryStats, type Lineage, type ListFilter, type RejectionFilter, type RejectionRecord, type IncidentInput, type IncidentRecord } from './library/contract.js';
 export { QUARANTINE_POLICY, quarantineReason } from './library/quarantine.js';
-export { SqliteLibrary, DEFAULT_SQLITE_OPTIONS, type SqliteLibraryOptions } from './library/sqlite.js';
+export { SqliteLibrary, DEFAULT_SQLITE_OPTIONS, type SqliteLibraryOptions } from './library/sqlite/store.js';
 export { openLibrary, resolveLibraryDir } from './library/open.js';
 export { revalidate, seedLibrary } from './library/maintenance.js';
 export { identityString, type Identity } from './contract/identity.js';

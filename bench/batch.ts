@@ -10,7 +10,7 @@ import { CostLedger } from '../agents/llm/cost.js';
 import { createOpenAiClient } from '../agents/llm/openai.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { PACKAGE_ROOT } from '../contract/paths.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch } from '../pipeline/batch.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { BenchEntries } from './types.js';

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { Library } from './contract.js';
 import { DEFAULT_LIBRARY_DIR } from '../contract/paths.js';
-import { SqliteLibrary, type SqliteLibraryOptions } from './sqlite.js';
+import { SqliteLibrary, type SqliteLibraryOptions } from './sqlite/store.js';
 
 export function resolveLibraryDir(flag?: string): string {
   return resolve(flag ?? process.env.ENVFORGE_LIBRARY ?? DEFAULT_LIBRARY_DIR);

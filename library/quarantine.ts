@@ -2,7 +2,7 @@
 // reward service and exports apply (through IncidentLog), and that `library revalidate` lifts or confirms.
 import type { Code } from '../contract/codes.js';
 import type { EnvRecord, IncidentInput, IncidentRecord } from './contract.js';
-import { SqliteLibrary } from './sqlite.js';
+import { SqliteLibrary } from './sqlite/store.js';
 
 /**
  * Quarantine at the first confirmed incident (the failure came back when the call ran alone in a fresh

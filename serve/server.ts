@@ -36,7 +36,7 @@ import { z } from 'zod';
 import { EnvforgeError } from '../contract/errors.js';
 import { CONTRACT_LIMITS, InstanceSchema, ReferenceSchema, describeIssues } from '../contract/schema.js';
 import type { EnvRecord } from '../library/contract.js';
-import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
+import { INDEX_FILE, SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { DEFAULT_LIMITS, type Call, type CallResult } from '../sandbox/protocol.js';
 import { IncidentLog, type Misbehaviour } from '../library/quarantine.js';

@@ -10,7 +10,7 @@ import { createAnthropicClient } from '../agents/llm/anthropic.js';
 import { CostLedger, FakeLlm, reply } from '../agents/llm/index.js';
 import type { Library } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import type { WrittenModule } from '../agents/author.js';
 import type { Author } from '../agents/author.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchOptions } from '../pipeline/batch.js';

@@ -16,7 +16,7 @@ import { runExport } from '../export/run.js';
 import { parseSplit } from '../export/select.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes, scoreOf } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { envSource } from './helpers/env-source.js';

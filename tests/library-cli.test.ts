@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashSource } from '../contract/hash.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import type { ValidationReport } from '../validators/report.js';
 import { MAIN, runEnvforge } from './helpers/cli.js';
 import { envSource } from './helpers/env-source.js';

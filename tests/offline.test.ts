@@ -12,7 +12,7 @@ import { FAMILIES } from '../agents/offline/emit.js';
 import { authorRng, drawDesign, SHAPES, workType } from '../agents/offline/synth.js';
 import type { ArchitectInput } from '../agents/prompts.js';
 import { taxonomySkills } from '../agents/spec.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch } from '../pipeline/batch.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { NoveltyIndex } from '../validators/novelty.js';

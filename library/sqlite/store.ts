@@ -4,10 +4,10 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Meta } from '../contract/schema.js';
-import { hashSource } from '../contract/hash.js';
-import { boundDepth } from '../validators/bounded.js';
-import type { ValidationReport } from '../validators/report.js';
+import type { Meta } from '../../contract/schema.js';
+import { hashSource } from '../../contract/hash.js';
+import { boundDepth } from '../../validators/bounded.js';
+import type { ValidationReport } from '../../validators/report.js';
 import {
   LibraryError,
   type AdmitInput,
@@ -26,9 +26,9 @@ import {
   type ListFilter,
   type RejectionFilter,
   type RejectionRecord,
-} from './contract.js';
+} from '../contract.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
-import { insertIncident, listIncidents, resolveOpenIncidents } from './sqlite-incidents.js';
+import { insertIncident, listIncidents, resolveOpenIncidents } from './incidents.js';
 
 export const INDEX_FILE = 'library.sqlite';
 const ENVS_DIR = 'envs';
