@@ -1,6 +1,6 @@
 // When an admitted environment is quarantined, from its open production incidents: the one policy the
 // reward service and exports apply (through IncidentLog), and that `library revalidate` lifts or confirms.
-import type { Code } from '../contract/codes.js';
+import type { ProblemCode } from '../contract/codes.js';
 import type { EnvRecord, IncidentInput, IncidentRecord } from './contract.js';
 import { SqliteLibrary } from './sqlite/store.js';
 
@@ -34,7 +34,7 @@ export function quarantinedHashes(open: IncidentRecord[]): Map<string, string> {
 }
 
 /** Failure codes that are the environment's own doing when an admitted module returns them in production. */
-const INCIDENT_CODES: ReadonlySet<string> = new Set<Code>([
+const INCIDENT_CODES: ReadonlySet<string> = new Set<ProblemCode>([
   'E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL', 'E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_REFERENCE', 'E_UNSOLVED',
 ]);
 

@@ -5,7 +5,7 @@
 // else zero. The test is sequential: the first sample condemns only an overwhelming guess; a level where
 // a guess merely looks strong gets more instances before its verdict, so the verdict rests on enough
 // samples (small ones overstate a learned guess) and honest levels cost nothing extra.
-import type { Code } from '../contract/codes.js';
+import type { ProblemCode } from '../contract/codes.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { answerContent, joinItems, mostCommon, normalizeAnswer, shapeOf, withContent } from './answers.js';
 import { informedGuessing, type ChoiceCase } from './choice-rules.js';
@@ -16,7 +16,7 @@ import { levelSeeds } from './seeds.js';
 import { lowerBound } from './stats.js';
 
 export type Strategy = 'constant' | 'printed list' | 'informed guess';
-const CODE: Record<Strategy, Code> = { constant: 'E_ACCEPTS_CONSTANT', 'printed list': 'E_ACCEPTS_GUESSING', 'informed guess': 'E_ACCEPTS_GUESSING' };
+const CODE: Record<Strategy, ProblemCode> = { constant: 'E_ACCEPTS_CONSTANT', 'printed list': 'E_ACCEPTS_GUESSING', 'informed guess': 'E_ACCEPTS_GUESSING' };
 const WHAT: Record<Strategy, string> = {
   constant: 'one fixed answer (the most common reference of the other half of the instances)',
   'printed list': 'answering with the list the prompt prints (every option, or the input copied)',

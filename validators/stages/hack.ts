@@ -3,7 +3,7 @@
 // responses that hold no answer or several must earn less than the ceiling (inclusive), keyword stuffing
 // must add nothing to a wrong answer, and answers that may be valid (perturbed) are judged by rate beyond
 // chance. Guessing is judged per level (guessing.ts) and the prompt must not give the answer away (leak.ts).
-import type { Code } from '../../contract/codes.js';
+import type { ProblemCode } from '../../contract/codes.js';
 import { runEpisodes, type Episode, type EpisodeRequest } from '../../sandbox/episodes.js';
 import { answerContent, excerpt, shapeOf } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
@@ -13,7 +13,7 @@ import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } 
 import { isArrangement } from '../prompt-lists.js';
 import type { Problem } from '../report.js';
 
-const ZERO_TOLERANCE: Partial<Record<Family, Code>> = {
+const ZERO_TOLERANCE: Partial<Record<Family, ProblemCode>> = {
   empty: 'E_ACCEPTS_EMPTY',
   echo: 'E_ACCEPTS_ECHO',
   'format-only': 'E_ACCEPTS_FORMAT_ONLY',
@@ -22,14 +22,14 @@ const ZERO_TOLERANCE: Partial<Record<Family, Code>> = {
   huge: 'E_ACCEPTS_HUGE',
   'malformed-list': 'E_ACCEPTS_MALFORMED_LIST',
 };
-const RATE: Partial<Record<Family, Code>> = { 'other-answer': 'E_ACCEPTS_OTHER_ANSWER', perturbed: 'E_ACCEPTS_PERTURBED' };
+const RATE: Partial<Record<Family, ProblemCode>> = { 'other-answer': 'E_ACCEPTS_OTHER_ANSWER', perturbed: 'E_ACCEPTS_PERTURBED' };
 
 interface Outcome {
   probe: Probe;
   episode: Episode;
   score: number;
   feedback?: string;
-  failure?: { code: Code; message: string };
+  failure?: { code: ProblemCode; message: string };
   /** Zero tolerance: what the probe is judged on (its score, the least of its group, or what stuffing added). */
   excess?: number;
 }
@@ -159,7 +159,7 @@ function crashProblems(outcomes: Outcome[]): Problem[] {
 /** Zero tolerance: any probe at or above its ceiling fails its family; the worst is the evidence. */
 function zeroToleranceProblems(families: Map<Family, Outcome[]>, stats: Record<string, FamilyStats>): Problem[] {
   const problems: Problem[] = [];
-  for (const [family, code] of Object.entries(ZERO_TOLERANCE) as Array<[Family, Code]>) {
+  for (const [family, code] of Object.entries(ZERO_TOLERANCE) as Array<[Family, ProblemCode]>) {
     const failing = (families.get(family) ?? []).filter((x) => x.excess !== undefined && x.excess >= (x.probe.ceiling as number));
     if (failing.length === 0) continue;
     const worst = failing.reduce((w, x) => ((x.excess as number) > (w.excess as number) ? x : w));
@@ -178,7 +178,7 @@ function zeroToleranceProblems(families: Map<Family, Outcome[]>, stats: Record<s
 /** Answers that may be valid: judged by how much more often than chance they pass (or score). */
 function rateProblems(families: Map<Family, Outcome[]>, stats: Record<string, FamilyStats>, o: StageContext['options']): Problem[] {
   const problems: Problem[] = [];
-  for (const [family, code] of Object.entries(RATE) as Array<[Family, Code]>) {
+  for (const [family, code] of Object.entries(RATE) as Array<[Family, ProblemCode]>) {
     const s = stats[family];
     if (!s || s.probes < 5) continue;
     const list = families.get(family) as Outcome[];

@@ -1,6 +1,6 @@
 // Stage 1, static: the module compiles, imports nothing, exports meta/generate/solve/verify, meta
 // matches the contract, and the source is within size limits.
-import type { Code } from '../../contract/codes.js';
+import type { ProblemCode } from '../../contract/codes.js';
 import { MetaSchema, describeIssues } from '../../contract/schema.js';
 import type { Problem } from '../report.js';
 import type { Stage } from '../context.js';
@@ -18,7 +18,7 @@ export const staticStage: Stage = async (ctx) => {
   for (const [name, type] of Object.entries(REQUIRED)) {
     const actual = load.exports[name];
     if (actual !== type) {
-      const code: Code = name === 'meta' && actual !== undefined ? 'E_META' : 'E_MISSING_EXPORT';
+      const code: ProblemCode = name === 'meta' && actual !== undefined ? 'E_META' : 'E_MISSING_EXPORT';
       problems.push({ code, message: actual === undefined ? `the module must export ${name} (a ${type})` : `export ${name} must be a ${type}, not a ${actual}` });
     }
   }
