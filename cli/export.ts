@@ -7,7 +7,8 @@ import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { FORMAT_NAMES, FORMATS, type FormatName } from '../export/registry.js';
 import { DEFAULT_SERVICE_URL, MANIFEST_FILE, parseServiceUrl, runExport, type ExportPlan, type ExportSummary } from '../export/run.js';
-import { DEFAULT_PER_ENV, DEFAULT_SPLIT, MAX_ATTEMPTS, MAX_ROWS, parseEnvRefs, parseLevels, parseSkills, parseSplit, type EnvRef, type LevelSpec, type SplitWeight } from '../export/select.js';
+import { DEFAULT_PER_ENV, DEFAULT_SPLIT, MAX_ATTEMPTS, MAX_ROWS, parseEnvRefs, parseLevels, parseSkills, parseSplit, type SplitWeight } from '../export/select.js';
+import type { EnvRef, LevelSpec } from '../library/select.js';
 import type { Io } from './io.js';
 import { integerOption } from './options.js';
 

@@ -18,29 +18,8 @@ import { checkVerdict } from '../sandbox/episodes.js';
 import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
 import { EXPORT_SCHEME, ExportError, type ExportFormat, type ExportRow, type WrittenFile } from './contract.js';
 import { OutputFiles } from './files.js';
-import {
-  assignRows,
-  CHUNK_SLOTS,
-  DEFAULT_PER_ENV,
-  DEFAULT_SPLIT,
-  MAX_ATTEMPTS,
-  MAX_ROWS,
-  parseEnvRefs,
-  parseLevels,
-  parseSkills,
-  parseSplit,
-  seedFor,
-  selectEnvironments,
-  SplitSchedule,
-  slotsOf,
-  type CountOptions,
-  type EnvRef,
-  type LevelSpec,
-  type SelectedEnv,
-  type SelectionOptions,
-  type Slot,
-  type SplitWeight,
-} from './select.js';
+import { assignRows, CHUNK_SLOTS, MAX_ATTEMPTS, seedFor, SplitSchedule, slotsOf, type CountOptions, type PlannedEnv, type Slot, type SplitWeight } from './select.js';
+import { selectEnvironments, SelectionError, type Selection, type SelectedEnv } from '../library/select.js';
 
 export const MANIFEST_FILE = 'envforge-export.json';
 export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8787';
@@ -51,7 +30,7 @@ const TRANSIENT_RETRIES = 2;
 export interface ExportPlan {
   format: ExportFormat;
   out: string;
-  selection: SelectionOptions;
+  selection: Selection;
   counts: CountOptions;
   splits: SplitWeight[];
   seed: number;
@@ -101,7 +80,7 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   const incidents = new IncidentLog(library.dir, 'export');
   incidents.refresh(await library.incidents({ open: true }));
   const quarantined: NonNullable<ExportSummary['quarantined']> = [];
-  const usable = (await selectEnvironments(library, plan.selection)).filter((env) => {
+  const usable = (await selectFor(library, plan.selection)).filter((env) => {
     const reason = incidents.quarantined(env.record.hash);
     if (reason) quarantined.push({ name: env.record.name, version: env.record.version, reason });
     return !reason;
@@ -164,12 +143,23 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   }
 }
 
-function emptySummary(env: SelectedEnv, splits: string[]): EnvSummary {
+/** The flags' selection against the library; a selection it cannot satisfy is a usage error (exit 2). */
+async function selectFor(library: Library, selection: Selection): Promise<SelectedEnv[]> {
+  const records = await library.list({ status: 'all', allVersions: true });
+  try {
+    return selectEnvironments(records, selection, { labels: { env: '--env', skills: '--skills', levels: '--levels', selected: 'exported environments' }, where: library.dir, short: 'refuse' });
+  } catch (error) {
+    if (error instanceof SelectionError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+function emptySummary(env: PlannedEnv, splits: string[]): EnvSummary {
   const { record, levels } = env;
   return { name: record.name, version: record.version, hash: record.hash, levels: [levels.lo, levels.hi], rows: Object.fromEntries(splits.map((s) => [s, 0])), redrawn: 0, failed: 0, dropped: 0 };
 }
 
-function toRow(env: SelectedEnv, splits: string[], nextIndex: number[], slot: Slot, seed: number, prompt: string): ExportRow {
+function toRow(env: PlannedEnv, splits: string[], nextIndex: number[], slot: Slot, seed: number, prompt: string): ExportRow {
   const { name, version, meta } = env.record;
   const index = nextIndex[slot.split] as number;
   nextIndex[slot.split] = index + 1;
@@ -198,7 +188,7 @@ interface Pending {
  * Step 5 of the scheme: generates one chunk's prompts in rounds of one sandbox call each, redrawing
  * repeated prompts and failed attempts, and returns the rows found, in slot order.
  */
-async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string, slots: Slot[], exportSeed: number, seen: Set<string>, summary: EnvSummary, incidents: IncidentLog): Promise<Array<{ slot: Slot; seed: number; prompt: string }>> {
+async function generateChunk(pool: SandboxPool, env: PlannedEnv, source: string, slots: Slot[], exportSeed: number, seen: Set<string>, summary: EnvSummary, incidents: IncidentLog): Promise<Array<{ slot: Slot; seed: number; prompt: string }>> {
   const { name, version } = env.record;
   const found: Array<{ slot: Slot; seed: number; prompt: string }> = [];
   let pending: Pending[] = slots.map((slot) => ({ slot, attempt: 0, transient: 0 }));
@@ -241,7 +231,7 @@ async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string
 }
 
 /** A failed generation is an incident; one that failed the same way before on this seed is confirmed. */
-async function recordFailure(incidents: IncidentLog, env: SelectedEnv, seed: number, p: Pending, result: CallResult | undefined): Promise<void> {
+async function recordFailure(incidents: IncidentLog, env: PlannedEnv, seed: number, p: Pending, result: CallResult | undefined): Promise<void> {
   const value = result?.ok ? (result.value as { instance?: unknown; verdicts?: RawVerdict[] } | null) : null;
   const raw = value?.verdicts?.[0];
   const reference = raw ? checkVerdict(raw) : null;
