@@ -1,6 +1,7 @@
 // envforge's public API for programmatic use: the contract, the sandbox, the validator. Everything not
 // exported here is internal and may change.
-export { CODES, isCode, type Code } from './contract/codes.js';
+export { CODES, PROBLEM_CODES, isCode, isProblemCode, type Code, type ProblemCode } from './contract/codes.js';
+export { DEFAULT_SERVE_OPTIONS, type ServeOptions } from './serve/options.js';
 export { hashSource } from './contract/hash.js';
 export { EnvforgeError, SandboxError, UsageError } from './contract/errors.js';
 export { CONTRACT_LIMITS, InstanceSchema, MetaSchema, ReferenceSchema, VerifyResultSchema, toVerdict, type Instance, type Meta, type Verdict, type VerifyResult } from './contract/schema.js';
@@ -24,5 +25,5 @@ export { identityString, type Identity } from './contract/identity.js';
 export { runExport, type ExportPlan, type ExportSummary } from './export/run.js';
 export { FORMATS, FORMAT_NAMES, type FormatName } from './export/registry.js';
 export type { ExportFormat, ExportRow } from './export/contract.js';
-export { startServer, DEFAULT_SERVE_OPTIONS, type ServeOptions } from './serve/server.js';
+export { startServer } from './serve/server.js';
 export * from './agents/llm/index.js';

@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { integerOption } from './options.js';
 import type { Io } from './io.js';
 import { resolveLibraryDir } from '../library/open.js';
-import { DEFAULT_SERVE_OPTIONS, ENDPOINTS, startServer } from '../serve/server.js';
+import { startServer } from '../serve/server.js';
+import { DEFAULT_SERVE_OPTIONS, ENDPOINTS } from '../serve/options.js';
 
 interface ServeFlags {
   port: number;
