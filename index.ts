@@ -1,6 +1,7 @@
 // envforge's public API for programmatic use: the contract, the sandbox, the validator. Everything not
 // exported here is internal and may change.
 export { CODES, PROBLEM_CODES, isCode, isProblemCode, type Code, type ProblemCode } from './contract/codes.js';
+export type { Fingerprint } from './validators/novelty/fingerprint.js';
 export { DEFAULT_SERVE_OPTIONS, type ServeOptions } from './serve/options.js';
 export { hashSource } from './contract/hash.js';
 export { EnvforgeError, SandboxError, UsageError } from './contract/errors.js';
@@ -13,7 +14,7 @@ export { validateCandidate, VALIDATOR_VERSION, type ValidateOptions } from './va
 export { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './validators/options.js';
 export { STAGES, type LevelStats, type Problem, type StageName, type StageReport, type ValidationReport } from './validators/report.js';
 export type { Reviewer } from './validators/context.js';
-export { NoveltyIndex, type Fingerprint } from './validators/novelty.js';
+export { NoveltyIndex } from './validators/novelty/lsh.js';
 export { buildNoveltyIndex, fingerprintSource, noveltyIndexOf, seedNoveltyIndex } from './library/novelty-index.js';
 export { listSeeds, type SeedFile } from './library/seeds.js';
 export { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type Library, type LibraryStats, type Lineage, type ListFilter, type RejectionFilter, type RejectionRecord, type IncidentInput, type IncidentRecord } from './library/contract.js';

@@ -7,7 +7,7 @@ import { resolveLibraryDir } from '../library/open.js';
 import { DEFAULT_LIBRARY_DIR } from '../contract/paths.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { buildNoveltyIndex } from '../library/novelty-index.js';
-import type { NoveltyIndex } from '../validators/novelty.js';
+import type { NoveltyIndex } from '../validators/novelty/lsh.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 import type { Io } from './io.js';

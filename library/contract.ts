@@ -3,7 +3,7 @@
 // embedded default, sqlite/) and PostgreSQL; tests/library-contract.ts runs every store in stores.ts.
 import { EnvforgeError } from '../contract/errors.js';
 import type { Meta } from '../contract/schema.js';
-import type { Fingerprint } from '../validators/novelty.js';
+import type { Fingerprint } from '../validators/novelty/fingerprint.js';
 import type { LevelStats, ValidationReport } from '../validators/report.js';
 
 /** Where an environment came from. */

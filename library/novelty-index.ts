@@ -6,9 +6,10 @@ import { libraryExists, openLibrary } from './open.js';
 import { listSeeds } from './seeds.js';
 import { runEpisodes, type Episode } from '../sandbox/episodes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { NoveltyIndex, type Fingerprint } from '../validators/novelty.js';
+import { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { fingerprintOf, noveltyId } from '../validators/stages/novelty.js';
 import { hashSource } from '../contract/hash.js';
+import type { Fingerprint } from '../validators/novelty/fingerprint.js';
 
 /** Samples a module (4 seeds per level) and fingerprints it; null when it does not load. */
 export async function fingerprintSource(pool: SandboxPool, source: string): Promise<{ name: string; fingerprint: Fingerprint } | null> {

@@ -13,7 +13,8 @@ import { DEFAULT_LIMITS, type Call } from '../sandbox/protocol.js';
 import { ResultSlots } from '../sandbox/results.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { boundDepth } from '../validators/bounded.js';
-import { answerContent, answerTypeOf, behaviourFingerprint, codeFingerprint, maskPrompt, normaliseCode } from '../validators/novelty.js';
+import { answerContent, answerTypeOf, behaviourFingerprint, maskPrompt } from '../validators/novelty/behaviour.js';
+import { codeFingerprint, normaliseCode } from '../validators/novelty/code.js';
 
 const MB = 1 << 20;
 const times = (unit: string) => unit.repeat(Math.ceil(MB / unit.length));

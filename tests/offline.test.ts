@@ -15,7 +15,7 @@ import { taxonomySkills } from '../agents/spec.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch } from '../pipeline/batch.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { NoveltyIndex } from '../validators/novelty.js';
+import { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { validateCandidate } from '../validators/validate.js';
 
 const pool = new SandboxPool();

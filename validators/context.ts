@@ -4,9 +4,10 @@ import type { Meta } from '../contract/schema.js';
 import type { Episode, EpisodeFailure } from '../sandbox/episodes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { LoadInfo } from '../sandbox/protocol.js';
-import type { Fingerprint, NoveltyIndex } from './novelty.js';
+import type { NoveltyIndex } from './novelty/lsh.js';
 import type { ValidatorOptions } from './options.js';
 import type { StageReport } from './report.js';
+import type { Fingerprint } from './novelty/fingerprint.js';
 
 /** The LLM review stage's seam: implemented by the agents (LLM issue); absent means skipped. */
 export interface Reviewer {

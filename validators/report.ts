@@ -2,7 +2,7 @@
 // the library for admitted and rejected candidates alike, read by the repair prompt and the dashboard.
 import type { ProblemCode } from '../contract/codes.js';
 import type { Meta } from '../contract/schema.js';
-import type { Fingerprint } from './novelty.js';
+import type { Fingerprint } from './novelty/fingerprint.js';
 
 export const STAGES = ['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review'] as const;
 export type StageName = (typeof STAGES)[number];

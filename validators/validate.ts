@@ -8,7 +8,7 @@ import { VERSION } from '../contract/version.js';
 import { boundDepth } from './bounded.js';
 import { newValidationSeed } from './seeds.js';
 import type { Reviewer, Stage, StageContext } from './context.js';
-import type { NoveltyIndex } from './novelty.js';
+import type { NoveltyIndex } from './novelty/lsh.js';
 import { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './options.js';
 import type { StageName, StageReport, ValidationReport } from './report.js';
 import { determinismStage } from './stages/determinism.js';

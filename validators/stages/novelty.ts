@@ -3,8 +3,10 @@
 // same name is a new version of that environment, not a duplicate (the library versions it).
 import { answerContent } from '../answers.js';
 import type { Stage, StageContext } from '../context.js';
-import { behaviourFingerprint, codeFingerprint, type Fingerprint } from '../novelty.js';
+import type { Fingerprint } from '../novelty/fingerprint.js';
 import type { Problem } from '../report.js';
+import { codeFingerprint } from '../novelty/code.js';
+import { behaviourFingerprint } from '../novelty/behaviour.js';
 
 /** Index ids are "name@hash": the stage needs both to tell a duplicate from a new version or the same code. */
 export function noveltyId(name: string, hash: string): string {
