@@ -18,11 +18,12 @@ import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.j
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { llmAuthor } from '../agents/llm-author.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
-import { envSkillsOf, readFeedbackFile, summariseFeedback, weakSkills } from '../pipeline/feedback.js';
+import { readFeedbackFile } from '../pipeline/feedback/parse.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { integerOption } from './options.js';
+import { envSkillsOf, summariseFeedback, weakSkills } from '../pipeline/feedback/frontier.js';
 
 interface RunOptions {
   target: number;

@@ -6,11 +6,10 @@
 import { identityString } from '../contract/identity.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { UsageError } from '../contract/errors.js';
 import { InstanceSchema } from '../contract/schema.js';
 import type { Library } from '../library/contract.js';
-import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import { VERSION } from '../contract/version.js';
 import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';

@@ -1,7 +1,6 @@
 // Stage 8, novelty: fingerprints of the code and of the behaviour (masked prompts, answer type), looked
 // up in the library's LSH index; a near-duplicate of another environment is rejected. A match with the
 // same name is a new version of that environment, not a duplicate (the library versions it).
-import { answerContent } from '../answers.js';
 import type { Stage, StageContext } from '../context.js';
 import type { Fingerprint } from '../novelty/fingerprint.js';
 import type { Problem } from '../report.js';
