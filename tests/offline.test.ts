@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CostLedger } from '../agents/llm/index.js';
 import { createOfflineAuthor, offlineSkills, type OfflineSpec } from '../agents/offline/author.js';
 import { DslTypeError, jsOf, OPS, typeOf, instantiate, opById, type Ty } from '../agents/offline/dsl.js';
-import { FAMILIES } from '../agents/offline/emit.js';
+import { FAMILIES } from '../agents/offline/design.js';
 import { authorRng, drawDesign, SHAPES, workType } from '../agents/offline/synth.js';
 import type { ArchitectInput } from '../agents/prompts.js';
 import { taxonomySkills } from '../agents/spec.js';

@@ -9,9 +9,10 @@ import { dedupeSpecs, taxonomySkills, SKILL_TAXONOMY, type EnvSpec } from '../sp
 import type { Author, ProposedSpecs, WrittenModule } from '../author.js';
 import { fingerprint, type Fingerprint } from '../../validators/novelty/fingerprint.js';
 import { textOf, type Ty } from './dsl.js';
-import { emitModule, FAMILIES, type Design, type EmitIdentity, type Family } from './emit.js';
+import { emitModule } from './emit.js';
 import { authorRng, designHash, designSkills, FAMILY_SKILL, SHAPES, shapeSkills, synthesise, type Shape, type Synthesised, type Target } from './synth.js';
 import { DEFAULT_NOVELTY_OPTIONS, estimateSimilarity } from '../../validators/novelty/minhash.js';
+import { FAMILIES, type Design, type EmitIdentity, type Family } from './design.js';
 
 export const OFFLINE_AUTHOR_VERSION = '1';
 export const OFFLINE_MODEL = `offline-v${OFFLINE_AUTHOR_VERSION}`;

@@ -8,8 +8,9 @@ import { answerContent, mostCommon, normalizeAnswer, perturbNumbers, withContent
 import { deriveRngState } from '../../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../../sandbox/runtime.js';
 import { finalsFrom, instantiate, opById, stepsFrom, textOf, typeOf, type OpDef, type Step, type Ty } from './dsl.js';
-import { emitModule, type Design, type EmitIdentity, type Family, type LevelKnobs } from './emit.js';
+import { emitModule } from './emit.js';
 import { JUDGE_CHOICE_SEEDS, JUDGE_SCREEN_SEEDS, JUDGE_SEEDS, judgeSamples, type JudgedSample } from './judge.js';
+import type { Design, EmitIdentity, Family, LevelKnobs } from './design.js';
 
 export const LEVEL_COUNT = 6;
 
