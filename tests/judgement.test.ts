@@ -4,12 +4,13 @@
 // megabyte-sized adversarial strings and must stay fast (generous bounds: quadratic work would take minutes).
 import { describe, expect, it } from 'vitest';
 import type { Episode } from '../sandbox/episodes.js';
-import { answerContent, caseCarriesInformation, caseFlips, excerpt, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize } from '../validators/answers.js';
+import { caseCarriesInformation, caseFlips, excerpt, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize } from '../validators/answers.js';
 import { informedGuessing, type ChoiceCase } from '../validators/choice-rules.js';
 import { detectLeak, encodings, numberWords } from '../validators/leak.js';
 import { LONG_BANDS, probeBattery, rotate, type Probe } from '../validators/probes.js';
 import { chosenOption, isArrangement, parseChoices, printedList, promptLists } from '../validators/prompt-lists.js';
 import { lowerBound, spearman } from '../validators/stats.js';
+import { answerContent } from '../sandbox/answer.js';
 
 function episode(prompt: string, content: string, level = 1, seed = 0): Episode {
   const reference = `<answer>${content}</answer>`;

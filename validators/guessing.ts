@@ -7,13 +7,14 @@
 // samples (small ones overstate a learned guess) and honest levels cost nothing extra.
 import type { ProblemCode } from '../contract/codes.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
-import { answerContent, joinItems, mostCommon, normalizeAnswer, shapeOf, withContent } from './answers.js';
+import { joinItems, mostCommon, normalizeAnswer, shapeOf } from './answers.js';
 import { informedGuessing, type ChoiceCase } from './choice-rules.js';
 import type { StageContext } from './context.js';
 import { chosenOption, parseChoices, printedList } from './prompt-lists.js';
 import type { Problem } from './report.js';
 import { levelSeeds } from './seeds.js';
 import { lowerBound } from './stats.js';
+import { answerContent, withContent } from '../sandbox/answer.js';
 
 export type Strategy = 'constant' | 'printed list' | 'informed guess';
 const CODE: Record<Strategy, ProblemCode> = { constant: 'E_ACCEPTS_CONSTANT', 'printed list': 'E_ACCEPTS_GUESSING', 'informed guess': 'E_ACCEPTS_GUESSING' };

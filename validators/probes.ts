@@ -4,7 +4,8 @@
 // probe says how it is judged, from what it contains: a response that holds no answer, or more than one,
 // must earn nothing; a response that may be a valid answer is judged by rate against chance.
 import type { Episode } from '../sandbox/episodes.js';
-import { answerContent, caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, withContent, type Shape } from './answers.js';
+import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
+import { answerContent, withContent } from '../sandbox/answer.js';
 
 export type Family = 'empty' | 'echo' | 'format-only' | 'stuffing' | 'enumeration' | 'huge' | 'malformed-list' | 'other-answer' | 'perturbed' | 'reordered';
 

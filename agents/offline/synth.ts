@@ -4,13 +4,14 @@
 // references score 1, outputs are varied and fair, levels grow. The validator still judges everything.
 import { createHash } from 'node:crypto';
 import { toVerdict } from '../../contract/schema.js';
-import { answerContent, mostCommon, normalizeAnswer, perturbNumbers, withContent } from '../../validators/answers.js';
+import { mostCommon, normalizeAnswer, perturbNumbers } from '../../validators/answers.js';
 import { deriveRngState } from '../../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../../sandbox/runtime.js';
 import { finalsFrom, instantiate, opById, stepsFrom, textOf, typeOf, type OpDef, type Step, type Ty } from './dsl.js';
 import { emitModule } from './emit.js';
 import { JUDGE_CHOICE_SEEDS, JUDGE_SCREEN_SEEDS, JUDGE_SEEDS, judgeSamples, type JudgedSample } from './judge.js';
 import type { Design, EmitIdentity, Family, LevelKnobs } from './design.js';
+import { answerContent, withContent } from '../../sandbox/answer.js';
 
 export const LEVEL_COUNT = 6;
 

@@ -1,6 +1,7 @@
 // The behaviour fingerprint: generated prompts lowercased with numbers masked, shingled by words within a
 // prompt (only "template" shingles seen in two prompts once there are enough prompts), MinHashed, with the
 // coarse answer type of the reference responses beside it.
+import { answerContent } from '../../sandbox/answer.js';
 import { minhash, resolveOptions, shingleHashes, type NoveltyOptions } from './minhash.js';
 
 /** Words per behaviour shingle (within one prompt). */
@@ -45,27 +46,6 @@ const FRACTION_RE = /^[+-]?\d+\s*\/\s*[+-]?\d+$/;
 const BOOL_RE = /^(?:true|false|yes|no)$/i;
 const WORD_RE = /^[\p{L}_][\p{L}\p{N}_'-]*$/u;
 const NUMERIC = new Set(['int', 'decimal', 'fraction', 'number']);
-
-/** Content of the first <answer>…</answer> tag (trimmed), or the whole trimmed text when there is none. */
-export function answerContent(reference: string): string {
-  // A tag search, not a lazy regex: /<answer>([\s\S]*?)<\/answer>/ rescans to the end from every unclosed tag.
-  const open = findTag(reference, '<answer>', 0);
-  const close = open < 0 ? -1 : findTag(reference, '</answer>', open + 8);
-  return (close < 0 ? reference : reference.slice(open + 8, close)).trim();
-}
-
-/** Index of `tag` (lower-case ASCII) in `text` from `from`, ignoring ASCII case; -1 when absent. Linear. */
-function findTag(text: string, tag: string, from: number): number {
-  for (let i = text.indexOf('<', from); i >= 0 && i + tag.length <= text.length; i = text.indexOf('<', i + 1)) {
-    let k = 1;
-    for (; k < tag.length; k++) {
-      const c = text.charCodeAt(i + k);
-      if ((c >= 65 && c <= 90 ? c + 32 : c) !== tag.charCodeAt(k)) break;
-    }
-    if (k === tag.length) return i;
-  }
-  return -1;
-}
 
 function classify(text: string, depth: number): string {
   let s = text.trim();

@@ -4,11 +4,12 @@
 // carries the difficulty when the top level exceeds level 1 by a factor and its per-level means rise with
 // the level by rank correlation over every level; one signal that shrinks (a reference that gets shorter
 // as a base grows) or one noisy level does not reject a candidate whose other signals carry it.
-import { answerContent, mostCommon, normalizeAnswer, tokenize } from '../answers.js';
+import { mostCommon, normalizeAnswer, tokenize } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import type { LevelStats, Problem } from '../report.js';
 import { spearman } from '../stats.js';
 import type { Episode } from '../../sandbox/episodes.js';
+import { answerContent } from '../../sandbox/answer.js';
 
 export function levelCurve(ctx: StageContext): LevelStats[] {
   const levels = [...new Set(ctx.episodes.map((e) => e.level))].sort((a, b) => a - b);

@@ -5,13 +5,14 @@
 // chance. Guessing is judged per level (guessing.ts) and the prompt must not give the answer away (leak.ts).
 import type { ProblemCode } from '../../contract/codes.js';
 import { runEpisodes, type Episode, type EpisodeRequest } from '../../sandbox/episodes.js';
-import { answerContent, excerpt, shapeOf } from '../answers.js';
+import { excerpt, shapeOf } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../guessing.js';
 import { detectLeak, type Leak } from '../leak.js';
 import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
 import { isArrangement } from '../prompt-lists.js';
 import type { Problem } from '../report.js';
+import { answerContent } from '../../sandbox/answer.js';
 
 const ZERO_TOLERANCE: Partial<Record<Family, ProblemCode>> = {
   empty: 'E_ACCEPTS_EMPTY',
