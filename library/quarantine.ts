@@ -1,8 +1,8 @@
 // When an admitted environment is quarantined, from its open production incidents: the one policy the
 // reward service and exports apply (through IncidentLog), and that `library revalidate` lifts or confirms.
 import type { ProblemCode } from '../contract/codes.js';
-import type { EnvRecord, IncidentInput, IncidentRecord } from './contract.js';
-import { SqliteLibrary } from './sqlite/store.js';
+import type { EnvRecord, IncidentInput, IncidentRecord, Library } from './contract.js';
+import { openLibrary } from './open.js';
 
 /**
  * Quarantine at the first confirmed incident (the failure came back when the call ran alone in a fresh
@@ -59,7 +59,7 @@ type Evidence = Pick<IncidentRecord, 'code' | 'fn' | 'seed' | 'level' | 'confirm
 export class IncidentLog {
   private stored = new Map<string, Evidence[]>();
   private recent = new Map<string, Evidence[]>();
-  private writer: SqliteLibrary | null | undefined;
+  private writer: Library | null | undefined;
 
   constructor(
     private readonly libraryDir: string,
@@ -99,10 +99,10 @@ export class IncidentLog {
     }
   }
 
-  private openWriter(): SqliteLibrary | null {
+  private openWriter(): Library | null {
     if (this.writer !== undefined) return this.writer;
     try {
-      this.writer = SqliteLibrary.open(this.libraryDir);
+      this.writer = openLibrary(this.libraryDir);
     } catch (error) {
       this.writer = null;
       this.warn(`envforge ${this.origin}: incidents are kept in memory only (the library cannot be written: ${(error as Error).message})`);
