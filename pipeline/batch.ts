@@ -13,7 +13,7 @@ import type { SandboxPool } from '../sandbox/pool.js';
 import { indexEnv, noveltyIndexOf } from '../library/novelty-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
-import { llmAuthor } from '../agents/llm-author.js';
+import { AUTHORS } from '../agents/authors.js';
 import type { Author, AuthorIdentity, WrittenModule } from '../agents/author.js';
 import { buildReport, type BatchReport, type CandidateOutcome } from './report.js';
 import { calibrate, type CalibrationOptions } from './calibration.js';
@@ -89,7 +89,7 @@ const attemptKey = (spec: string, attempt: number) => `${spec}/${attempt}`;
 export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<BatchReport> {
   const started = performance.now();
   const { library, ledger } = deps;
-  const author = deps.author ?? (deps.llm ? llmAuthor(deps.llm) : undefined);
+  const author = deps.author ?? (deps.llm ? AUTHORS.llm({ llm: deps.llm }) : undefined);
   if (!author) throw new TypeError('runBatch needs deps.author or deps.llm');
   options = { ...options, author: options.author ?? author.identity };
   await library.startBatch(options.batchId, options);
