@@ -102,6 +102,7 @@ export const SERVICE_CODES = {
   E_CLOSING: 'the service is shutting down (503)',
   E_INTERNAL: 'an internal error of the service (500)',
   E_SERVE: 'the service cannot start (e.g. it cannot listen on the address)',
+  E_UNKNOWN: "a reward shim's name for an item error the service sent without a code",
 } as const satisfies Record<string, string>;
 
 /** The registry: every code, by group. */
