@@ -26,7 +26,7 @@ export function llmAuthor(client: LlmClient): Author {
 }
 
 /** Output budget of a generated module: seeds are 3–10 kB, so this leaves room without inviting essays. */
-export const MODULE_MAX_TOKENS = 12_000;
+const MODULE_MAX_TOKENS = 12_000;
 
 function trace(hash: string, meta: LlmResponseMeta): AgentTrace {
   return { promptHash: hash, costUsd: meta.costUsd, cached: meta.cached, model: meta.model };

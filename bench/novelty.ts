@@ -33,7 +33,7 @@ export async function benchNovelty(): Promise<BenchResult> {
 }
 
 /** The same measurement with other sizes or index options (for exploring the banding). */
-export async function runNoveltyBench(config: Partial<NoveltyBenchConfig>): Promise<BenchResult> {
+async function runNoveltyBench(config: Partial<NoveltyBenchConfig>): Promise<BenchResult> {
   const LIBRARY_SIZE = config.librarySize ?? DEFAULT_LIBRARY_SIZE;
   const CANDIDATES = config.candidates ?? DEFAULT_CANDIDATES;
   const ROUNDS = config.rounds ?? DEFAULT_ROUNDS;

@@ -82,7 +82,7 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
 }
 
 /** The sandbox names every module `environment.js`; a report about a file names the file instead. */
-export function blameFile(report: ValidationReport, file: string): ValidationReport {
+function blameFile(report: ValidationReport, file: string): ValidationReport {
   const rename = <T extends { message: string }>(p: T): T => (p.message.includes('environment.js') ? { ...p, message: p.message.replaceAll('environment.js:', `${file}:`) } : p);
   return { ...report, problems: report.problems.map(rename), stages: report.stages.map((s) => ({ ...s, problems: s.problems.map(rename) })) };
 }

@@ -25,7 +25,7 @@ import { loadPlainRuntime, type PlainRuntime } from '../sandbox/runtime.js';
 
 export const CHUNK_SLOTS = 500;
 export const MAX_ATTEMPTS = 8;
-export const SEED_MAX = 2 ** 31 - 1;
+const SEED_MAX = 2 ** 31 - 1;
 /** Rows one export may plan: keeps the split arithmetic exact in doubles (weight · g < 2^53). */
 export const MAX_ROWS = 100_000_000;
 export const DEFAULT_PER_ENV = 1_000;

@@ -21,18 +21,6 @@ export function quarantineReason(open: Pick<IncidentRecord, 'code' | 'fn' | 'see
   return `quarantined: ${what}; run \`envforge library revalidate\` to re-examine it`;
 }
 
-/** Open incidents grouped by module hash, mapped to their quarantine reason (only quarantined hashes). */
-export function quarantinedHashes(open: IncidentRecord[]): Map<string, string> {
-  const byHash = new Map<string, IncidentRecord[]>();
-  for (const incident of open) byHash.set(incident.hash, [...(byHash.get(incident.hash) ?? []), incident]);
-  const out = new Map<string, string>();
-  for (const [hash, list] of byHash) {
-    const reason = quarantineReason(list);
-    if (reason) out.set(hash, reason);
-  }
-  return out;
-}
-
 /** Failure codes that are the environment's own doing when an admitted module returns them in production. */
 const INCIDENT_CODES: ReadonlySet<string> = new Set<ProblemCode>([
   'E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL', 'E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_REFERENCE', 'E_UNSOLVED',

@@ -118,7 +118,7 @@ export const DEFAULT_LIMITS = {
 } satisfies SandboxLimits;
 
 /** Characters one result of `call` can take at most (instance and reference at their limits, each verdict). */
-export function maxResultChars(call: Pick<Call, 'responses'>, limits: SandboxLimits): number {
+function maxResultChars(call: Pick<Call, 'responses'>, limits: SandboxLimits): number {
   return 2 * limits.maxValueChars + (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) + 1_024;
 }
 

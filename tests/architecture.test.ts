@@ -174,6 +174,13 @@ describe('the architecture', () => {
     expect(big.map(([f, n]) => `${f}: ${n} lines`)).toEqual([]);
   });
 
+  it('the public API (index.ts) loads, names one thing per name, and re-exports no test double', async () => {
+    const api = await import('../index.js');
+    expect(Object.keys(api).length).toBeGreaterThan(50);
+    for (const name of ['validateCandidate', 'SandboxPool', 'openLibrary', 'runBatch', 'runExport', 'startServer', 'AUTHORS', 'CODES']) expect(api).toHaveProperty(name);
+    for (const double of ['FakeLlm', 'reply', 'FakeScriptPlayer']) expect(api).not.toHaveProperty(double);
+  });
+
   it('every source file opens with a comment that says what it is for', () => {
     const bare = files.filter((f) => !/^(#![^\n]*\n)?\/\/ \S/.test(texts.get(f) as string));
     expect(bare).toEqual([]);

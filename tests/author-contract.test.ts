@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Author } from '../agents/author.js';
 import { AUTHORS, type AuthorName } from '../agents/authors.js';
-import { FakeLlm, reply } from '../agents/llm/index.js';
+import { FakeLlm, reply } from '../agents/llm/fake.js';
 import type { WireRequest } from '../agents/llm/contract.js';
 import type { ArchitectInput } from '../agents/prompts.js';
 import { EnvSpecSchema, type EnvSpec } from '../agents/spec.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnthropicClient } from '../agents/llm/anthropic.js';
-import { CostLedger, FakeLlm, reply } from '../agents/llm/index.js';
+import { FakeLlm, reply } from '../agents/llm/fake.js';
 import type { Library } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
@@ -18,6 +18,7 @@ import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec, type ScriptPlan } from './helpers/batch-script.js';
 import { startFakeAnthropic } from './helpers/fake-anthropic.js';
+import { CostLedger } from '../agents/llm/cost.js';
 
 const pool = new SandboxPool();
 let seeded: string;

@@ -3,7 +3,7 @@ import { deriveRngState } from '../sandbox/rng.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { describe, it, expect } from 'vitest';
 import { NoveltyIndex } from '../validators/novelty/lsh.js';
-import { DEFAULT_NOVELTY_OPTIONS, EMPTY_SLOT, MINHASH_PRIME, estimateSimilarity, hashString, lshCandidateProbability, minhash } from '../validators/novelty/minhash.js';
+import { DEFAULT_NOVELTY_OPTIONS, EMPTY_SLOT, MINHASH_PRIME, estimateSimilarity, hashString, minhash } from '../validators/novelty/minhash.js';
 import { codeFingerprint, normaliseCode } from '../validators/novelty/code.js';
 import { answerTypeOf, behaviourFingerprint, maskPrompt } from '../validators/novelty/behaviour.js';
 import { fingerprint, type Fingerprint } from '../validators/novelty/fingerprint.js';
@@ -308,6 +308,8 @@ describe('NoveltyIndex', () => {
   });
 
   it('the S-curve of the default banding catches pairs at the thresholds', () => {
+    /** LSH with b bands of r rows makes a pair of Jaccard similarity s a candidate with probability 1 - (1 - s^r)^b. */
+    const lshCandidateProbability = (s: number, b: number, r: number) => 1 - Math.pow(1 - Math.pow(s, r), b);
     const { permutations, bands, codeThreshold, behaviourThreshold } = DEFAULT_NOVELTY_OPTIONS;
     expect(lshCandidateProbability(behaviourThreshold, bands, permutations / bands)).toBeGreaterThan(0.999);
     expect(lshCandidateProbability(codeThreshold, bands, permutations / bands)).toBeGreaterThan(0.99999);

@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CostLedger } from '../agents/llm/index.js';
+import { CostLedger } from '../agents/llm/cost.js';
 import { createOfflineAuthor, offlineSkills, type OfflineSpec } from '../agents/offline/author.js';
 import { DslTypeError, jsOf, OPS, typeOf, instantiate, opById, type Ty } from '../agents/offline/dsl.js';
 import { FAMILIES } from '../agents/offline/design.js';

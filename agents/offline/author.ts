@@ -15,7 +15,7 @@ import { DEFAULT_NOVELTY_OPTIONS, estimateSimilarity } from '../../validators/no
 import { FAMILIES, type Design, type EmitIdentity, type Family } from './design.js';
 
 export const OFFLINE_AUTHOR_VERSION = '1';
-export const OFFLINE_MODEL = `offline-v${OFFLINE_AUTHOR_VERSION}`;
+const OFFLINE_MODEL = `offline-v${OFFLINE_AUTHOR_VERSION}`;
 
 export interface OfflineAuthorOptions {
   /** Fixes every choice: the same seed and library give the same specs and modules. */

@@ -13,7 +13,7 @@ import { JUDGE_CHOICE_SEEDS, JUDGE_SCREEN_SEEDS, JUDGE_SEEDS, judgeSamples, type
 import type { Design, EmitIdentity, Family, LevelKnobs } from './design.js';
 import { answerContent, withContent } from '../../sandbox/answer.js';
 
-export const LEVEL_COUNT = 6;
+const LEVEL_COUNT = 6;
 
 /** Where a program starts and the type it works on: a domain, optionally through a type-changing first step. */
 export interface Shape {
@@ -145,7 +145,7 @@ export interface HostModule {
 }
 
 /** Loads an emitted module in this process (the author's own template output only). */
-export function loadHostModule(source: string): HostModule {
+function loadHostModule(source: string): HostModule {
   const body = source.replace(/^export (const|function) /gm, '$1 ');
   return new Function('kit', `"use strict";\n${body}\nreturn { meta, generate, solve, verify };`)(plain().kit) as HostModule;
 }
@@ -163,10 +163,10 @@ export interface Precheck {
  * Seeds per level the author samples at design time: enough to catch a program whose outputs collapse,
  * few enough that judging borderline programs is left to the validator (which samples more).
  */
-export const PRECHECK_SEEDS = 10;
+const PRECHECK_SEEDS = 10;
 
 /** Design-time checks on the emitted module, over `perLevel` seeds per level with the real rng scheme. */
-export function precheck(source: string, name: string, levels: number, perLevel = PRECHECK_SEEDS, judgeSeeds = JUDGE_SEEDS): Precheck {
+function precheck(source: string, name: string, levels: number, perLevel = PRECHECK_SEEDS, judgeSeeds = JUDGE_SEEDS): Precheck {
   const reasons: string[] = [];
   let mod: HostModule;
   try {

@@ -5,7 +5,7 @@ import { answerContent } from '../../sandbox/answer.js';
 import { minhash, resolveOptions, shingleHashes, type NoveltyOptions } from './minhash.js';
 
 /** Words per behaviour shingle (within one prompt). */
-export const BEHAVIOUR_SHINGLE = 4;
+const BEHAVIOUR_SHINGLE = 4;
 
 /** Prompt words after masking: lowercase; numbers and words containing digits -> '#'; runs of '#' -> one. */
 export function maskPrompt(prompt: string): string[] {
@@ -20,7 +20,7 @@ export function maskPrompt(prompt: string): string[] {
 }
 
 /** Minimum number of prompts before shingles must be seen in at least two prompts to count. */
-export const TEMPLATE_MIN_PROMPTS = 8;
+const TEMPLATE_MIN_PROMPTS = 8;
 
 /** MinHash of the masked prompt shingles plus the answer type of the references (see answerTypeOf). */
 export function behaviourFingerprint(prompts: string[], references: string[], options?: Partial<NoveltyOptions>): { behaviour: number[]; answerType: string } {
@@ -74,7 +74,7 @@ function classify(text: string, depth: number): string {
 }
 
 /** Least common generalisation of two answer types ('empty' is neutral, 'mixed' absorbs). */
-export function joinTypes(a: string, b: string): string {
+function joinTypes(a: string, b: string): string {
   if (a === b) return a;
   if (a === 'empty') return b;
   if (b === 'empty') return a;

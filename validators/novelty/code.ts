@@ -4,7 +4,7 @@
 import { minhash, resolveOptions, shingleHashes, type NoveltyOptions } from './minhash.js';
 
 /** Tokens per code shingle: 8 keeps copies with a few edited lines above 0.9 while common idioms shared by unrelated environments match less (seed-library background ~0.1 instead of ~0.17 at 6). */
-export const CODE_SHINGLE = 8;
+const CODE_SHINGLE = 8;
 
 const KEYWORDS: ReadonlySet<string> = new Set([
   'break', 'case', 'catch', 'class', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'export',
@@ -21,7 +21,7 @@ const VALUE_KEYWORDS: ReadonlySet<string> = new Set(['this', 'super', 'null', 't
  * Parameter and local names (`rng`, `instance`, `response`, `level`, `values`, `max`, ...) become 'id': they
  * are only conventions, and a renamed copy must fingerprint the same.
  */
-export const GLOBAL_NAMES: ReadonlySet<string> = new Set([
+const GLOBAL_NAMES: ReadonlySet<string> = new Set([
   'meta', 'generate', 'solve', 'verify', 'kit',
   'Math', 'JSON', 'Number', 'String', 'Array', 'Object', 'Set', 'Map', 'BigInt', 'Boolean', 'Error', 'RegExp',
   'Symbol', 'parseInt', 'parseFloat', 'isNaN', 'isFinite',
@@ -31,7 +31,7 @@ export const GLOBAL_NAMES: ReadonlySet<string> = new Set([
  * Names kept verbatim right after a '.': the instance fields `prompt`/`answer`, the methods of `kit` and
  * `rng`, and common built-in members. Other property names become 'id'.
  */
-export const MEMBER_NAMES: ReadonlySet<string> = new Set([
+const MEMBER_NAMES: ReadonlySet<string> = new Set([
   'prompt', 'answer', 'normalize', 'int', 'number', 'list', 'float', 'pick', 'shuffle',
   'length', 'push', 'pop', 'shift', 'unshift', 'slice', 'splice', 'map', 'filter', 'reduce', 'forEach', 'some',
   'every', 'find', 'findIndex', 'includes', 'indexOf', 'join', 'split', 'sort', 'reverse', 'concat', 'fill',

@@ -46,11 +46,6 @@ export function resolveOptions(options: Partial<NoveltyOptions> = {}): NoveltyOp
   return resolved;
 }
 
-/** Probability that LSH with `bands` bands of `rows` rows makes a pair of Jaccard similarity s a candidate. */
-export function lshCandidateProbability(s: number, bands: number, rows: number): number {
-  return 1 - Math.pow(1 - Math.pow(s, rows), bands);
-}
-
 /** 32-bit FNV-1a over UTF-16 code units, finished with murmur3's fmix32 for better avalanche. */
 export function hashString(text: string): number {
   let h = 0x811c9dc5;
@@ -169,7 +164,7 @@ export function isEmptySignature(sig: ArrayLike<number>): boolean {
 }
 
 /** murmur3_x86_32 (seed 0) over a run of 32-bit words: the hash of a shingle given its items' hashes. */
-export function hashWords(words: ArrayLike<number>, start: number, count: number): number {
+function hashWords(words: ArrayLike<number>, start: number, count: number): number {
   let h = 0;
   for (let j = start; j < start + count; j++) {
     let k1 = Math.imul(words[j] as number, 0xcc9e2d51);
