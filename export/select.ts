@@ -1,22 +1,6 @@
-// Which instances an export holds: the flags that select environments (resolved by library/select.ts),
-// how many rows each gets, which split every row lands in and which seed it uses. Everything is a pure
-// function of the library, the flags and --seed, so the same command writes the same bytes.
-//
-// The scheme (envforge-export-v1; a change gets a new tag in contract.ts):
-// 1. Environments: the newest active version of each selected name, sorted by name. Each gets
-//    --per-env N rows, or --total T spread evenly (floor(T/E) each; the first T mod E names get one more).
-// 2. Splits: rows are numbered g = 1, 2, … across environments in that order; row g goes to the split
-//    with the largest deficit weight·g − taken·10^6 (weights in millionths, ties to the split named
-//    first), so every prefix, and so every environment, holds the asked proportions to within a row.
-// 3. Levels: the i-th row of a split within an environment gets level lo + (i mod (hi − lo + 1)): each
-//    split covers the environment's range evenly.
-// 4. Seeds: the k-th row of environment e (k from 0, across its splits) takes its seeds from
-//    makeRng(deriveRngState('export:' + e, S, k)) with S = --seed: attempt a uses the (a+1)-th
-//    rng.int(0, 2^31 − 1). The instance is then generate(rng of (e, seed, level)) as everywhere else.
-// 5. Duplicates: rows are generated in chunks of CHUNK_SLOTS consecutive k of one environment. An attempt
-//    whose prompt equals a prompt already taken in that environment (any split), or that fails in
-//    generate, is retried with the next attempt, in rounds over the chunk in k order; a row still without
-//    a prompt after MAX_ATTEMPTS is dropped and counted. CHUNK_SLOTS is part of the scheme.
+// Which instances an export holds: how many rows each selected environment gets (library/select.ts picks
+// the environments), which split every row lands in and which seed it uses, by the envforge-export-v1
+// scheme (docs/export-scheme.md), so the same command writes the same bytes. Also the export flags' parsers.
 import { UsageError } from '../contract/errors.js';
 import type { EnvRef, LevelRange, LevelSpec, SelectedEnv } from '../library/select.js';
 import { CONTRACT_LIMITS } from '../contract/schema.js';

@@ -36,6 +36,8 @@ const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
 /** Lines a source file may have; seeds are environments (data), the guest runtime is one script by design. */
 const MAX_LINES = 350;
 const SIZE_EXEMPT = new Set(['sandbox/guest-runtime.js']);
+/** Lines of a file's opening comment. */
+const MAX_HEADER_LINES = 8;
 
 const layerOf = new Map<string, number>(LAYERS.flatMap((row, i) => row.map((part) => [part, i] as const)));
 const partOf = (file: string): string => file.split('/')[0] as string;
@@ -181,8 +183,10 @@ describe('the architecture', () => {
     for (const double of ['FakeLlm', 'reply', 'FakeScriptPlayer']) expect(api).not.toHaveProperty(double);
   });
 
-  it('every source file opens with a comment that says what it is for', () => {
+  it('every source file opens with a short comment that says what it is for (long explanations live in docs/)', () => {
     const bare = files.filter((f) => !/^(#![^\n]*\n)?\/\/ \S/.test(texts.get(f) as string));
     expect(bare).toEqual([]);
+    const headerLines = (text: string) => (/^(#![^\n]*\n)?((\/\/[^\n]*\n)+)/.exec(text)?.[2] ?? '').split('\n').length - 1;
+    expect(files.filter((f) => !SIZE_EXEMPT.has(f) && headerLines(texts.get(f) as string) > MAX_HEADER_LINES).map((f) => `${f}: ${headerLines(texts.get(f) as string)} lines`)).toEqual([]);
   });
 });
