@@ -17,6 +17,7 @@ import { checkVerdict } from '../sandbox/episodes.js';
 import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
 import { EXPORT_SCHEME, ExportError, type ExportFormat, type ExportRow, type WrittenFile } from './contract.js';
 import { OutputFiles } from './files.js';
+import { kindOf } from '../kinds/registry.js';
 import { assignRows, CHUNK_SLOTS, MAX_ATTEMPTS, seedFor, SplitSchedule, slotsOf, type CountOptions, type PlannedEnv, type Slot, type SplitWeight } from './select.js';
 import { selectEnvironments, SelectionError, type Selection, type SelectedEnv } from '../library/select.js';
 
@@ -189,6 +190,7 @@ interface Pending {
  */
 async function generateChunk(pool: SandboxPool, env: PlannedEnv, source: string, slots: Slot[], exportSeed: number, seen: Set<string>, summary: EnvSummary, incidents: IncidentLog): Promise<Array<{ slot: Slot; seed: number; prompt: string }>> {
   const { name, version } = env.record;
+  const kind = kindOf(env.record.meta);
   const found: Array<{ slot: Slot; seed: number; prompt: string }> = [];
   let pending: Pending[] = slots.map((slot) => ({ slot, attempt: 0, transient: 0 }));
   while (pending.length > 0) {
@@ -213,7 +215,7 @@ async function generateChunk(pool: SandboxPool, env: PlannedEnv, source: string,
         const key = createHash('sha256').update(instance.data.prompt).digest('base64').slice(0, 16);
         if (!seen.has(key)) {
           seen.add(key);
-          found.push({ slot: p.slot, seed, prompt: instance.data.prompt });
+          found.push({ slot: p.slot, seed, prompt: kind.exportView(instance.data).prompt });
           return;
         }
         summary.redrawn++;

@@ -13,6 +13,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LAYERS: readonly (readonly string[])[] = [
   ['contract'], // types, codes, identity, version, paths, hashing, the answer rule
   ['sandbox'],
+  ['kinds'], // what differs between single-turn and episodic environments (the kind plug)
   ['validators'],
   ['library'],
   ['agents'], // the authors: LLM client, prompts, offline author
@@ -144,7 +145,7 @@ describe('the architecture', () => {
     expect(layerViolation({ from: 'serve/a.ts', to: 'library/b.ts' })).toBeNull();
   });
 
-  it('every import points down a layer: contract → sandbox → validators → library → agents → pipeline → export/serve → cli', () => {
+  it('every import points down a layer: contract → sandbox → kinds → validators → library → agents → pipeline → export/serve → cli', () => {
     const bad = [...parsed.values()].flatMap((p) => p.local).flatMap((edge) => {
       const why = layerViolation(edge);
       return why ? [`${edge.from} imports '${edge.spec}': ${why}`] : [];

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CODES, HOST_CODES, isCode, LLM_CODES, PROBLEM_CODES, SELECTION_CODES, SERVICE_CODES } from '../contract/codes.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const PLACES = ['contract', 'sandbox', 'validators', 'library', 'agents', 'pipeline', 'export', 'serve', 'cli', 'bench', 'index.ts', 'prompts', 'docs', 'README.md'];
+const PLACES = ['contract', 'sandbox', 'kinds', 'validators', 'library', 'agents', 'pipeline', 'export', 'serve', 'cli', 'bench', 'index.ts', 'prompts', 'docs', 'README.md'];
 
 function files(path: string): string[] {
   const full = join(ROOT, path);

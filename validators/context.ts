@@ -1,6 +1,7 @@
 // What the validator's stages share while judging one candidate: the sandbox, the options, and what
 // earlier stages learned (meta, sampled episodes, baseline scores).
 import type { Meta } from '../contract/schema.js';
+import type { EnvKind } from '../kinds/contract.js';
 import type { Episode, EpisodeFailure } from '../sandbox/episodes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { LoadInfo } from '../sandbox/protocol.js';
@@ -26,6 +27,8 @@ export interface StageContext {
   novelty?: NoveltyIndex;
   reviewer?: Reviewer;
   load?: LoadInfo;
+  /** The candidate's kind (kinds/registry.ts), decided by the static stage from its meta. */
+  kind: EnvKind;
   meta?: Meta;
   /** Successful samples from the execution stage, ordered by level then seed. */
   episodes: Episode[];

@@ -6,7 +6,7 @@
 // a guess merely looks strong gets more instances before its verdict, so the verdict rests on enough
 // samples (small ones overstate a learned guess) and honest levels cost nothing extra.
 import type { ProblemCode } from '../contract/codes.js';
-import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
+import { scoreOf, type Episode } from '../sandbox/episodes.js';
 import { joinItems, mostCommon, normalizeAnswer, shapeOf } from './answers.js';
 import { informedGuessing, type ChoiceCase } from './choice-rules.js';
 import type { StageContext } from './context.js';
@@ -71,7 +71,7 @@ async function extraSamples(ctx: StageContext, level: number, count: number): Pr
   // The level's next draws from the recorded validation seed, after the ones the execution stage used.
   const used = new Set(ctx.episodes.filter((e) => e.level === level).map((e) => e.seed));
   const requests = levelSeeds(ctx.validationSeed, level, used.size + count).filter((seed) => !used.has(seed)).slice(0, count).map((seed) => ({ seed, level }));
-  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
+  const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   return run.episodes.filter((e): e is Episode => e.ok);
 }
 
@@ -79,7 +79,7 @@ async function extraSamples(ctx: StageContext, level: number, count: number): Pr
 async function scoreGuesses(ctx: StageContext, episodes: Episode[]): Promise<Map<Strategy, number[]>> {
   const planned = episodes.map((episode) => guessProbes(episode, episodes));
   const requests = episodes.map((e, i) => ({ seed: e.seed, level: e.level, responses: (planned[i] as GuessProbe[]).map((p) => p.response) }));
-  const run = requests.some((r) => r.responses.length > 0) ? await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits }) : undefined;
+  const run = requests.some((r) => r.responses.length > 0) ? await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits }) : undefined;
   const scores = new Map<Strategy, Map<Episode, number>>();
   episodes.forEach((episode, i) => {
     const ran = run?.episodes[i];

@@ -5,6 +5,7 @@
 import { hashSource } from '../contract/hash.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { VERSION } from '../contract/version.js';
+import { KINDS } from '../kinds/registry.js';
 import { boundDepth } from './bounded.js';
 import { newValidationSeed } from './seeds.js';
 import type { Reviewer, Stage, StageContext } from './context.js';
@@ -69,6 +70,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
     ...(opts.include ? { include: opts.include } : {}),
     ...(opts.novelty ? { novelty: opts.novelty } : {}),
     ...(opts.reviewer ? { reviewer: opts.reviewer } : {}),
+    kind: KINDS['single-turn'], // until the static stage reads the meta
     episodes: [],
     failures: [],
     baselines: new Map(),

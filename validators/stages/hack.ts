@@ -4,7 +4,7 @@
 // must add nothing to a wrong answer, and answers that may be valid (perturbed) are judged by rate beyond
 // chance. Guessing is judged per level (guessing.ts) and the prompt must not give the answer away (leak.ts).
 import type { ProblemCode } from '../../contract/codes.js';
-import { runEpisodes, type Episode, type EpisodeRequest } from '../../sandbox/episodes.js';
+import type { Episode, EpisodeRequest, EpisodeRun } from '../../sandbox/episodes.js';
 import { excerpt, shapeOf } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../guessing.js';
@@ -48,6 +48,7 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
   const requests: EpisodeRequest[] = [];
   const planned: Planned[][] = [];
   const episodes: Episode[] = [];
+  const applies = new Set<Family>(ctx.kind.probeFamilies);
   let index = 0;
   for (const level of levels) {
     const peers = byLevel.get(level) as Episode[];
@@ -56,7 +57,7 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
       const probes = probed
         ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling })
         : [];
-      const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
+      const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].filter((probe) => applies.has(probe.family)).map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
       planned.push(list);
       episodes.push(episode);
       requests.push({ seed: episode.seed, level, responses: list.map((p) => (p.kind === 'probe' ? p.probe.response : p.guess.response)) });
@@ -124,7 +125,7 @@ function familyStats(list: Outcome[]): FamilyStats {
 }
 
 /** Each probe's score (or failure), and each instance's guess-probe scores for the guessing judgement. */
-function collect(run: Awaited<ReturnType<typeof runEpisodes>>, planned: Planned[][], episodes: Episode[]): { outcomes: Outcome[]; guessed: Map<Episode, Map<Strategy, number>> } {
+function collect(run: EpisodeRun, planned: Planned[][], episodes: Episode[]): { outcomes: Outcome[]; guessed: Map<Episode, Map<Strategy, number>> } {
   const outcomes: Outcome[] = [];
   const guessed = new Map<Episode, Map<Strategy, number>>();
   run.episodes.forEach((e, i) => {
@@ -218,7 +219,7 @@ export const hackStage: Stage = async (ctx) => {
   const byLevel = new Map<number, Episode[]>();
   for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
   const { requests, planned, episodes } = plan(ctx, byLevel);
-  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
+  const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   const { outcomes, guessed } = collect(run, planned, episodes);
   const families = new Map<Family, Outcome[]>();
   for (const x of outcomes) if (!x.failure) families.set(x.probe.family, [...(families.get(x.probe.family) ?? []), x]);

@@ -12,7 +12,7 @@ export function noveltyId(name: string, hash: string): string {
   return `${name}@${hash}`;
 }
 
-export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes'>): Fingerprint {
+export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes' | 'kind'>): Fingerprint {
   // Two prompts per level keep the behaviour fingerprint comparable across environments with many levels.
   const byLevel = new Map<number, number>();
   const sample = ctx.episodes.filter((e) => {
@@ -20,7 +20,8 @@ export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes'>): F
     byLevel.set(e.level, n + 1);
     return n < 4;
   });
-  const { behaviour, answerType } = behaviourFingerprint(sample.map((e) => e.instance.prompt), sample.map((e) => e.reference));
+  const seen = sample.map((e) => ctx.kind.behaviour(e));
+  const { behaviour, answerType } = behaviourFingerprint(seen.map((b) => b.text), seen.map((b) => b.reference));
   return { code: codeFingerprint(ctx.source), behaviour, answerType };
 }
 
