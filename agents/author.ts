@@ -1,6 +1,6 @@
 // The Author contract: whoever plays architect, generator, repair (and review) for the batch. Two
 // implementations sit beside it, the LLM author (llm-author.ts, prompt files over an LlmClient) and the
-// offline author (offline/, a typed DSL, no network); tests/author-contract.ts runs both. The batch only
+// offline author (offline/, a typed DSL, no network); tests/author-contract.test.ts runs both. The batch only
 // talks to this interface.
 import type { ArchitectInput } from './prompts.js';
 import type { DroppedSpec, EnvSpec } from './spec.js';

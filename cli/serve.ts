@@ -1,4 +1,4 @@
-// `envforge serve`: the reward service over the library (see serve/server.ts for the endpoints). Prints
+// `envforge serve`: the reward service over the library (docs/reward-service.md lists the endpoints). Prints
 // one line with the URL and the endpoints, then serves until SIGINT or SIGTERM and shuts down gracefully:
 // in-flight requests finish, then the sandbox pool and the library close.
 import type { Command } from 'commander';

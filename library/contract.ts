@@ -1,6 +1,6 @@
 // The Library contract: where admitted environments live, versioned, with lineage, reports and status,
 // beside kept rejections, production incidents and the batch journal. Narrow enough for SQLite (the
-// embedded default, sqlite/) and PostgreSQL; tests/library-contract.ts runs every store in stores.ts.
+// embedded default, sqlite/) and PostgreSQL; tests/library-contract.test.ts runs every store in stores.ts.
 import { EnvforgeError } from '../contract/errors.js';
 import type { Meta } from '../contract/schema.js';
 import type { Fingerprint } from '../validators/novelty/fingerprint.js';
