@@ -124,8 +124,8 @@ export function reset(rng, level) {
     `${world.bookings.length} booking(s) are affected. You are the disruption desk agent; use the tools to handle every affected booking.`,
     '',
     'Fare policy:',
-    '1. Handle bookings in priority order: gold tier first, then silver, then the rest; within a tier, the earliest booked (lowest
-   booking sequence number) first.',
+    '1. Handle bookings in priority order: gold tier first, then silver, then the rest; within a tier, the earliest booked',
+    '   (lowest booking sequence number) first.',
     `2. Move each whole booking to the earliest-departing alternative flight from ${world.origin} to ${world.destination} that still has seats`,
     '   for the whole party in its cabin. If no flight does, use the earliest flight with room in the next cabin up (economy -> premium ->',
     '   business) at no charge. If neither exists, refund the booking. Never split a party or move a booking to a lower cabin.',
