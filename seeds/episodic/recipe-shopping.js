@@ -93,6 +93,9 @@ function makeWorld(rng, level) {
     }
     pantry[n] = lots;
   }
+  // The first ingredient of the first meal is always missing, so no week is solved by buying nothing.
+  const first = recipes[meals[0].recipe].items[0];
+  pantry[first.name === avoid ? first.alt : first.name] = [];
   const stores = rng.shuffle(STORES).slice(0, k.stores).sort().map((name) => ({ name, open: true, offers: {} }));
   rng.shuffle(stores).slice(0, k.closed).forEach((s) => { s.open = false; });
   for (const s of stores) for (const n of names) s.offers[n] = { pack: rng.pick(PACKS[UNITS[n]]), cents: rng.int(60, 900) };
