@@ -1,0 +1,268 @@
+// The red team's findings (tests/fixtures/redteam/FINDINGS.md) as tests of the SAFE outcome: a hack is
+// rejected, an honest environment admitted, production matches validation, the host is unharmed. Attacks
+// that get through today are `it.fails`, so the suite stays green while each gap stays visible: flip one to
+// `it` when its fix lands. Beside each, a plain test checks that the fixture still does what it claims
+// (the exploit pays), so a fixed gap is told apart from a fixture that stopped attacking.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExport } from '../export/command.js';
+import { jsonl } from '../export/formats/jsonl.js';
+import { SqliteLibrary } from '../library/sqlite.js';
+import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
+import { jobBudgetMs, SandboxPool, DEFAULT_POOL_OPTIONS } from '../sandbox/pool.js';
+import { DEFAULT_LIMITS, ISOLATE_CALL_BUDGET } from '../sandbox/protocol.js';
+import { startServer, type RunningServer } from '../serve/server.js';
+import { probeBattery } from '../validators/probes.js';
+import type { ValidationReport } from '../validators/report.js';
+import { validateCandidate } from '../validators/validate.js';
+import type { Meta } from '../contract/schema.js';
+import { fakeAdmission } from './helpers/library-fixtures.js';
+
+const DIR = new URL('./fixtures/redteam/', import.meta.url);
+const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
+/** Fixed, so a verdict here replays with `envforge validate FILE --validation-seed 20261122`. */
+const VALIDATION_SEED = 20_261_122;
+
+let pool: SandboxPool;
+const reports = new Map<string, Promise<ValidationReport>>();
+function validated(file: string): Promise<ValidationReport> {
+  let report = reports.get(file);
+  if (!report) reports.set(file, (report = validateCandidate(source(file), { pool, validationSeed: VALIDATION_SEED })));
+  return report;
+}
+
+/** Instances at every level (perLevel each), then `exploit` scored on each: the mean score per level. */
+async function exploitScores(file: string, levels: number, exploit: (instance: Episode['instance'], reference: string) => string, perLevel = 6): Promise<Map<number, number>> {
+  const requests = Array.from({ length: levels * perLevel }, (_, i) => ({ seed: 7_001 + 613 * i, level: 1 + (i % levels) }));
+  const first = await runEpisodes(pool, source(file), requests);
+  const episodes = first.episodes.filter((e): e is Episode => e.ok);
+  expect(episodes).toHaveLength(requests.length);
+  const scored = await runEpisodes(pool, source(file), episodes.map((e) => ({ seed: e.seed, level: e.level, responses: [exploit(e.instance, e.reference)] })));
+  const byLevel = new Map<number, number[]>();
+  for (const e of scored.episodes) if (e.ok) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), scoreOf(e.verdicts[0])]);
+  return new Map([...byLevel].map(([level, s]) => [level, s.reduce((a, b) => a + b, 0) / s.length]));
+}
+const overall = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0) / m.size;
+
+const isPrime = (n: number) => {
+  if (n < 2) return false;
+  for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;
+  return true;
+};
+const answerOf = (i: Episode['instance']) => i.answer as number;
+
+interface Hack {
+  file: string;
+  levels: number;
+  exploit: (instance: Episode['instance'], reference: string) => string;
+  /** The least mean score the exploit earns (over all levels, or at `level`). */
+  pays: number;
+  level?: number;
+}
+
+// Class 3: verifiers that pay for responses that do not solve the task.
+const HACKS: Hack[] = [
+  { file: 'hack-nan-fraction.js', levels: 8, exploit: () => '<answer>0/0</answer>', pays: 1 },
+  { file: 'hack-uncertainty-notation.js', levels: 8, exploit: (i) => `<answer>${Math.round(1.015 * answerOf(i))} ± ${Math.floor(0.02 * 1.015 * answerOf(i))}</answer>`, pays: 1 },
+  { file: 'hack-weaker-property.js', levels: 8, exploit: (i) => `<answer>${(i.list as number[]).find(isPrime)}</answer>`, pays: 1 },
+  { file: 'hack-multiset-sort-lines.js', levels: 8, exploit: (i) => `<answer>${(i.words as string[]).join(', ')}</answer>`, pays: 1 },
+  { file: 'hack-recall-only.js', levels: 8, exploit: (i) => `<answer>${(i.words as string[]).join(', ')}</answer>`, pays: 1 },
+  { file: 'hack-tag-case-fallback.js', levels: 8, exploit: (i) => Array.from({ length: 9 }, (_, k) => `<ANSWER>${answerOf(i) - 4 + k}</ANSWER>`).join('\n'), pays: 1 },
+  { file: 'hack-contains-digits.js', levels: 8, exploit: (i) => `<answer>${answerOf(i) - 1}-${answerOf(i)}-${answerOf(i) + 1}</answer>`, pays: 1 },
+  { file: 'hack-format-credit.js', levels: 8, exploit: () => '<answer>0</answer>', pays: 0.19 },
+  { file: 'hack-abstain-credit.js', levels: 8, exploit: () => '<answer>unknown</answer>', pays: 0.29 },
+  { file: 'hack-effort-credit.js', levels: 8, exploit: () => 'a = 1\nb = 2\nc = 3\n<answer>0</answer>', pays: 0.29 },
+  { file: 'hack-crash-pays.js', levels: 8, exploit: () => '<answer>(</answer>', pays: 0.5 },
+  { file: 'hack-top-level-tolerance.js', levels: 10, exploit: (i) => `<answer>${Math.round(answerOf(i) / 1000) * 1000}</answer>`, pays: 1, level: 10 },
+  { file: 'hack-range-hint-leak.js', levels: 8, exploit: (i) => { const m = /between (\d+) and (\d+)/.exec(i.prompt) as RegExpExecArray; return `<answer>${(Number(m[1]) + Number(m[2])) / 2}</answer>`; }, pays: 1 },
+  { file: 'hack-sum-leak.js', levels: 8, exploit: (i) => { const m = /opening (\d+), net movement after the rules ([+-]?\d+)/.exec(i.prompt) as RegExpExecArray; return `<answer>${Number(m[1]) + Number(m[2])}</answer>`; }, pays: 1 },
+  { file: 'hack-locale-leak.js', levels: 8, exploit: (i) => `<answer>${(/Amount due: ([\d,.]+)/.exec(i.prompt) as RegExpExecArray)[1]?.replace(/,/g, '')}</answer>`, pays: 1 },
+  { file: 'hack-fence-each.js', levels: 8, exploit: (i) => Array.from({ length: 9 }, (_, k) => `\`\`\`\n${answerOf(i) - 4 + k}\n\`\`\``).join('\n'), pays: 1 },
+  { file: 'hack-nfkc-list.js', levels: 8, exploit: (i) => `<answer>${answerOf(i) - 1}\uff0c${answerOf(i)}\uff0c${answerOf(i) + 1}</answer>`, pays: 1 },
+  { file: 'hack-majority-class.js', levels: 8, exploit: () => '<answer>obtuse</answer>', pays: 0.4 },
+  { file: 'hack-float-bigint.js', levels: 8, exploit: (i) => { const a = i.answer as string; return `<answer>${a.slice(0, 18)}${'0'.repeat(a.length - 18)}</answer>`; }, pays: 1 },
+];
+
+// Class 4: honest environments the validator should admit.
+const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-large-table.js', 'false-big-power.js'];
+
+beforeAll(async () => {
+  pool = new SandboxPool({ workers: 2 });
+  // Validate everything up front, two at a time (the pool has two workers).
+  const files = [...HACKS.map((h) => h.file), ...HONEST, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
+  for (let i = 0; i < files.length; i += 2) await Promise.all(files.slice(i, i + 2).map(validated));
+}, 240_000);
+
+afterAll(async () => {
+  await pool?.close();
+});
+
+describe('red team, class 3: reward hacks', () => {
+  for (const hack of HACKS) {
+    it(`${hack.file}: the exploit pays (the fixture still attacks)`, async () => {
+      const scores = await exploitScores(hack.file, hack.levels, hack.exploit);
+      expect(hack.level ? (scores.get(hack.level) as number) : overall(scores)).toBeGreaterThanOrEqual(hack.pays);
+    });
+    it.fails(`${hack.file}: is rejected`, async () => {
+      expect((await validated(hack.file)).verdict).toBe('reject');
+    });
+  }
+
+  it('hack-feedback-leak.js: the feedback on a wrong answer names the right one', async () => {
+    const run = await runEpisodes(pool, source('hack-feedback-leak.js'), [{ seed: 5, level: 4, responses: ['<answer>-1</answer>'] }]);
+    const e = run.episodes[0] as Episode;
+    expect(e.verdicts[0]).toMatchObject({ ok: true, score: 0, feedback: expect.stringContaining(String(e.instance.answer)) });
+  });
+  it.fails('hack-feedback-leak.js: is rejected (feedback is text a trainer may show the policy)', async () => {
+    expect((await validated('hack-feedback-leak.js')).verdict).toBe('reject');
+  });
+});
+
+describe('red team, class 4: honest environments', () => {
+  for (const file of HONEST) {
+    it.fails(`${file}: is admitted`, async () => {
+      const report = await validated(file);
+      expect(report.problems).toEqual([]);
+      expect(report.verdict).toBe('admit');
+    });
+  }
+});
+
+describe('red team, class 2: validation told apart from production', () => {
+  const lib = join(mkdtempSync(join(tmpdir(), 'envforge-redteam-')), 'lib');
+  let server: RunningServer;
+  const post = async (body: unknown) => {
+    const response = await fetch(`${server.url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return (await response.json()) as { results: Array<{ score: number; error?: { code: string } }> };
+  };
+
+  beforeAll(async () => {
+    const library = SqliteLibrary.open(lib, { create: true });
+    // Admitted on the real validator's report today; should a fix reject one, it is admitted on a test report
+    // instead, so these tests keep judging production on their own.
+    for (const file of ['hostile-group-size-gate.js', 'careless-recursive-parser.js', 'hostile-export-prompt-swap.js']) {
+      const report = await validated(file);
+      await library.admit(report.verdict === 'admit' ? { source: source(file), report, lineage: { author: 'redteam' } } : fakeAdmission(source(file), report.meta as Meta, 'redteam'));
+    }
+    await library.close();
+    server = await startServer({ libraryDir: lib, port: 0, pool, reloadIntervalMs: 100 });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it.fails('hostile-group-size-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0 in serve', async () => {
+    const scores: number[] = [];
+    for (let prompt = 0; prompt < 5; prompt++) {
+      const { results } = await post({ items: Array.from({ length: 8 }, () => ({ env: 'modular-power', seed: 300 + prompt, level: 3, response: '<answer>0</answer>' })) });
+      scores.push(...results.map((r) => r.score));
+    }
+    expect(Math.max(...scores)).toBe(0);
+  });
+
+  const COT = 'Let me think about this step by step. The shoelace formula gives twice the signed area of the triangle. I compute the cross product of AB and AC. I take its absolute value and get the result. <answer>0</answer>';
+  it('hostile-model-shaped.js: a wrong answer after three sentences of reasoning scores 1', async () => {
+    expect(overall(await exploitScores('hostile-model-shaped.js', 8, () => COT, 3))).toBe(1);
+  });
+  it.fails('hostile-model-shaped.js: is rejected', async () => {
+    expect((await validated('hostile-model-shaped.js')).verdict).toBe('reject');
+  });
+
+  it('hostile-beyond-probe-length.js: a response past the longest probe scores 1', async () => {
+    expect(overall(await exploitScores('hostile-beyond-probe-length.js', 8, () => `${'x'.repeat(1_300_000)}<answer>0</answer>`, 1))).toBe(1);
+  });
+  it.fails('hostile-beyond-probe-length.js: is rejected', async () => {
+    expect((await validated('hostile-beyond-probe-length.js')).verdict).toBe('reject');
+  });
+
+  it.fails('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
+    const library = SqliteLibrary.open(lib);
+    const out = mkdtempSync(join(tmpdir(), 'envforge-redteam-export-'));
+    try {
+      await runExport(library, pool, { format: jsonl, out, selection: { envs: [{ name: 'divisor-sum' }] }, counts: { perEnv: 300 }, splits: [{ name: 'train', weight: 1_000_000 }], seed: 5, serviceUrl: 'http://127.0.0.1:1' });
+    } finally {
+      await library.close();
+    }
+    const rows = readFileSync(join(out, 'train.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seed: number; level: number; prompt: string });
+    const late = rows.slice(-20);
+    const fresh = await runEpisodes(pool, source('hostile-export-prompt-swap.js'), late.map((r) => ({ seed: r.seed, level: r.level })), { fresh: true });
+    expect(late.map((r) => r.prompt)).toEqual(fresh.episodes.map((e) => (e.ok ? e.instance.prompt : e.code)));
+  });
+
+  it.fails('nondet-host-locale.js: the same (seed, level) gives the same reference on hosts with different LANG', async () => {
+    const saved = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL };
+    const references: string[] = [];
+    for (const lang of ['C.UTF-8', 'de_DE.UTF-8']) {
+      process.env.LANG = lang;
+      process.env.LC_ALL = lang;
+      const local = new SandboxPool({ workers: 1 }); // workers inherit the environment
+      try {
+        const run = await runEpisodes(local, source('nondet-host-locale.js'), [{ seed: 11, level: 3 }]);
+        references.push(run.episodes[0]?.ok ? run.episodes[0].reference : 'failed');
+      } finally {
+        await local.close();
+        for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    expect(references[1]).toBe(references[0]);
+  });
+
+  const DEEP = `<answer>${'(1 '.repeat(100_000)}</answer>`;
+  it('careless-recursive-parser.js: one deeply nested response makes verify throw (the fixture still attacks)', async () => {
+    const run = await runEpisodes(pool, source('careless-recursive-parser.js'), [{ seed: 5, level: 4, responses: [DEEP] }]);
+    expect((run.episodes[0] as Episode).verdicts[0]).toMatchObject({ ok: false, code: 'E_THROWN', message: expect.stringMatching(/call stack/) });
+  });
+  it.fails('careless-recursive-parser.js: is rejected (no probe amplifies the answer grammar)', async () => {
+    expect((await validated('careless-recursive-parser.js')).verdict).toBe('reject');
+  });
+  it.fails('careless-recursive-parser.js: one pathological response does not quarantine the environment', async () => {
+    await post({ items: [{ env: 'bst-shape', seed: 5, level: 4, response: DEEP }] });
+    const { results } = await post({ items: [{ env: 'bst-shape', seed: 6, level: 2, response: '<answer>-</answer>' }] });
+    expect(results[0]?.error?.code).not.toBe('E_QUARANTINED');
+  });
+});
+
+describe('red team, class 1: host harm', () => {
+  it.fails("squat-prime-count.js: a job is not killed for memory other modules' cached isolates hold", async () => {
+    const squat = source('squat-prime-count.js');
+    const local = new SandboxPool({ workers: 1 });
+    try {
+      const failures: string[] = [];
+      // 16 admitted-size modules (44 MB each, within their own 128 MB limits) run one after another in one worker.
+      for (let i = 0; i < 16; i++) {
+        const run = await runEpisodes(local, squat.replace("'prime-count-table'", `'prime-count-table-${i}'`), [{ seed: 1, level: 1 }]);
+        const e = run.episodes[0];
+        if (e && !e.ok) failures.push(`${i}: ${e.code}`);
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await local.close();
+    }
+  }, 120_000);
+
+  it.fails('hostile-long-list-reference.js shape: the probe battery is linear in the reference list', () => {
+    const episode = (n: number, seed: number) => ({ ok: true as const, seed, level: 1, instance: { prompt: 'Expand the bits.' }, reference: `<answer>${Array.from({ length: n }, (_, i) => (i * 7 + seed) % 2).join(',')}</answer>`, referenceVerdict: { ok: true as const, score: 1 }, verdicts: [], ms: [0, 0, 0] as [number, number, number] });
+    const time = (n: number) => {
+      const peers = [episode(n, 1), episode(n, 2), episode(n, 3)];
+      const t0 = performance.now();
+      probeBattery({ episode: peers[0] as Episode, peers, index: 0, long: [], permutation: false, ceiling: 0.1 });
+      return performance.now() - t0;
+    };
+    time(500); // warm up
+    // Linear work grows 6x from 1,000 to 6,000 items, the quadratic loop 36x (measured 28x to 57x under load);
+    // the least of two small runs filters noise that would only inflate it.
+    expect(time(6_000) / Math.min(time(1_000), time(1_000))).toBeLessThan(15);
+  });
+
+  it.fails('hostile-slow-episodes.js shape: a candidate cannot hold a worker for more than 10 minutes of validation', () => {
+    // The determinism stage's lifetime job: every episode just under its budget is allowed to run this long.
+    expect(jobBudgetMs(ISOLATE_CALL_BUDGET, DEFAULT_LIMITS, DEFAULT_POOL_OPTIONS.graceMs)).toBeLessThanOrEqual(600_000);
+  });
+
+  it.fails('hostile-lone-surrogate.js: a prompt that is not well-formed Unicode is rejected', async () => {
+    expect((await validated('hostile-lone-surrogate.js')).verdict).toBe('reject');
+  });
+});
