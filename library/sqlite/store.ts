@@ -1,6 +1,6 @@
 // The embedded Library: a SQLite index (better-sqlite3, WAL) beside content-addressed module files. This
 // file opens, migrates and closes it; the stores it is made of live beside it (envs.ts, rejections.ts,
-// incidents.ts, batches.ts) and share one connection (db.ts).
+// incidents.ts, batches.ts, scores.ts) and share one connection (db.ts).
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -23,6 +23,8 @@ import {
   type ListFilter,
   type RejectionFilter,
   type RejectionRecord,
+  type ScoreInput,
+  type ScoreTally,
 } from '../contract.js';
 import { SqliteBatches } from './batches.js';
 import { DEFAULT_SQLITE_OPTIONS, ENVS_DIR, INDEX_FILE, now, SqliteDb, type SqliteLibraryOptions } from './db.js';
@@ -30,6 +32,7 @@ import { SqliteEnvs } from './envs.js';
 import { insertIncident, listIncidents, resolveOpenIncidents } from './incidents.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { SqliteRejections } from './rejections.js';
+import { addScores, listScores } from './scores.js';
 
 export { DEFAULT_SQLITE_OPTIONS, INDEX_FILE, type SqliteLibraryOptions };
 
@@ -192,6 +195,13 @@ export class SqliteLibrary implements Library {
   }
   listBatches(limit?: number): Promise<BatchRecord[]> {
     return this.batches.listBatches(limit);
+  }
+
+  async recordScores(tallies: ScoreInput[]): Promise<void> {
+    if (tallies.length > 0) this.s.write('recording trainer scores', () => addScores(this.s.db, tallies, now()));
+  }
+  async scoreTallies(): Promise<ScoreTally[]> {
+    return listScores(this.s.db);
   }
 
   async close(): Promise<void> {
