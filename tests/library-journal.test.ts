@@ -108,7 +108,7 @@ describe('schema 2 (batches and journal)', () => {
     const { dir, meta, source, hash, at } = v1Library();
     const library = SqliteLibrary.open(dir);
     try {
-      expect(tablesOf(dir)).toEqual(['batches', 'envs', 'incidents', 'journal', 'rejections']);
+      expect(tablesOf(dir)).toEqual(['batches', 'envs', 'incidents', 'journal', 'rejections', 'trainer_scores']);
       expect(userVersionOf(dir)).toBe(SCHEMA_VERSION);
       expect(await library.incidents()).toEqual([]);
       const env = await library.get('old-env');
