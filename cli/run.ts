@@ -10,20 +10,18 @@ import { CostLedger, priceFor, unpricedBudgetMessage, type LedgerSnapshot } from
 import { describeProvider, selectProvider, type ProviderDescription, type Selection } from '../agents/llm/select.js';
 import { OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
 import { UsageError } from '../contract/errors.js';
-import type { BatchRecord, Library } from '../library/contract.js';
-import type { WeakSkill } from '../agents/prompts.js';
+import type { BatchRecord } from '../library/contract.js';
 import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
-import { readFeedbackFile } from '../pipeline/feedback/parse.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { integerOption } from './options.js';
-import { envSkillsOf, summariseFeedback, weakSkills } from '../pipeline/feedback/frontier.js';
+import { trainerFeedback } from '../pipeline/feedback/source.js';
 
 interface RunOptions {
   target: number;
@@ -126,7 +124,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const author: Author = offlineSeed !== undefined ? AUTHORS.offline({ seed: offlineSeed }) : AUTHORS.llm({ llm: selection.create({ ledger }) });
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
-    const feedback = options.feedback ? await readFrontier(options.feedback, library) : { weak: [], saturated: [] };
+    const feedback = await trainerFeedback(library, options.feedback);
+    if (feedback.source === 'scores') io.err(`feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`);
     const controller = new AbortController();
     let received: NodeJS.Signals | null = null;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -248,13 +247,6 @@ async function pickBatchId(options: RunOptions, library: ReturnType<typeof openL
     return running.id;
   }
   return `batch-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${process.pid}`;
-}
-
-/** The trainer's frontier from a feedback file: weak and saturated skills with their pass rates. */
-async function readFrontier(file: string, library: Library): Promise<{ weak: WeakSkill[]; saturated: WeakSkill[] }> {
-  const frontier = weakSkills(summariseFeedback(await readFeedbackFile(file), envSkillsOf(await library.list())));
-  const of = (stats: typeof frontier.weak) => stats.map((s) => ({ skill: s.name, passRate: s.passRate, n: s.n }));
-  return { weak: of(frontier.weak), saturated: of(frontier.saturated) };
 }
 
 /** The frontier a batch steers by, in words: what it aims at, what it wants, what this author cannot train. */
