@@ -51,15 +51,18 @@ export interface PageOptions {
   data?: unknown;
   /** The library location, shown in the header. */
   where: string;
+  /** The vendored libraries the page needs (each page loads only its own). */
+  uses?: Array<'chart' | 'table'>;
 }
 
 export function layout(o: PageOptions): string {
+  const uses = o.uses ?? ['chart'];
   const tabs: Array<[Tab, string, string]> = [['library', '/', 'Library'], ['batches', '/batches', 'Batches'], ['frontier', '/frontier', 'Frontier'], ['codes', '/codes', 'Codes']];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(o.title)} · envforge</title>
-<link rel="stylesheet" href="/assets/tabulator.min.css"><link rel="stylesheet" href="/assets/app.css">
-<script src="/assets/chart.umd.min.js" defer></script><script src="/assets/tabulator.min.js" defer></script><script src="/assets/app.js" defer></script>
+${uses.includes('table') ? '<link rel="stylesheet" href="/assets/tabulator.min.css">' : ''}<link rel="stylesheet" href="/assets/app.css">
+${uses.includes('chart') ? '<script src="/assets/chart.umd.min.js" defer></script>' : ''}${uses.includes('table') ? '<script src="/assets/tabulator.min.js" defer></script>' : ''}<script src="/assets/app.js" defer></script>
 </head><body data-page="${esc(o.page)}">
 <header><a class="brand" href="/">envforge</a><nav>${tabs.map(([t, href, label]) => `<a href="${href}"${t === o.tab ? ' class="active"' : ''}>${label}</a>`).join('')}</nav><span class="where" title="library">${esc(o.where)}</span></header>
 <main>${o.body}</main>

@@ -14,7 +14,7 @@ export function libraryPage(where: string, skills: string[], counts: { total: nu
 <select id="skill" aria-label="skill"><option value="">all skills</option>${skills.map((s) => `<option>${esc(s)}</option>`).join('')}</select>
 <span id="count" class="muted"></span></form>
 <div id="envs-table"></div>`;
-  return layout({ title: 'Library', tab: 'library', page: 'library', body, where });
+  return layout({ title: 'Library', tab: 'library', page: 'library', body, where, uses: ['table'] });
 }
 
 export function envPage(where: string, d: EnvDetail): string {
@@ -101,7 +101,7 @@ ${steered}`;
 export function codesPage(where: string): string {
   const rows = codeRegistry().map((c) => `<tr id="${esc(c.code)}"><td><code>${esc(c.code)}</code></td><td>${esc(c.meaning)}</td></tr>`).join('');
   const body = `<h1>Codes</h1><p class="muted">Every stable code envforge reports (contract/codes.ts).</p><table class="grid codes"><thead><tr><th>code</th><th>meaning</th></tr></thead><tbody>${rows}</tbody></table>`;
-  return layout({ title: 'Codes', tab: 'codes', page: 'codes', body, where });
+  return layout({ title: 'Codes', tab: 'codes', page: 'codes', body, where, uses: [] });
 }
 
 export function notFoundPage(where: string, what: string): string {

@@ -70,10 +70,17 @@ export async function startDashboard(options: Partial<DashboardOptions> & { loca
     throw error;
   }
   let reloading: Promise<void> | null = null;
+  // Reading the whole library blocks (10,000 environments: seconds), so reloads take at most a tenth of
+  // the time: after a load of t ms the next waits 10 t, however often the stamp moves (score flushes).
+  let nextLoadAt = 0;
   const timer = setInterval(() => {
+    if (Date.now() < nextLoadAt) return;
     reloading ??= (async () => {
       const next = await library.changeStamp();
-      if (next !== stamp) [snap, stamp] = [await loadSnapshot(library), next];
+      if (next === stamp) return;
+      const started = Date.now();
+      [snap, stamp] = [await loadSnapshot(library), next];
+      nextLoadAt = Date.now() + 10 * (Date.now() - started);
     })()
       .catch(() => {}) // a busy index: keep the last snapshot and try again next tick
       .finally(() => (reloading = null));

@@ -108,7 +108,7 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     }
     const dash = await startDashboard({ location: dir, port: 0, pool });
     running.push(dash);
-    const timings = await timePages(browser.context, dash.url, names[4_242] as string, null);
+    const timings = await timePages(browser.context, dash.url, names[4_242] as string, null, 5); // best of 5: a loaded machine only slows rounds down
     writeFileSync(join(SHOTS, 'timings-10k.json'), `${JSON.stringify(timings, null, 2)}\n`);
     const page = await browser.context.newPage();
     await page.goto(`${dash.url}/`);
