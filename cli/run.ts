@@ -190,7 +190,7 @@ function checkPrices(selection: Selection, options: RunOptions, io: Io): void {
 }
 
 /** The author a batch was started with, as stored in its options (absent for batches of older versions). */
-function storedAuthor(record: BatchRecord | undefined): AuthorIdentity | undefined {
+export function storedAuthor(record: BatchRecord | undefined): AuthorIdentity | undefined {
   const author = (record?.options as { author?: unknown } | null | undefined)?.author;
   return author && typeof author === 'object' && typeof (author as AuthorIdentity).provider === 'string' ? (author as AuthorIdentity) : undefined;
 }
@@ -211,7 +211,7 @@ function checkAuthorOnResume(record: BatchRecord | undefined, offline: boolean):
  * error), else --seed, else a 32-bit hash of the batch id (so nightly runs differ, and a batch started
  * without --seed gets the same seed again when resumed even if its options hold none).
  */
-function seedFor(flag: number | undefined, batchId: string, record: BatchRecord | undefined): number {
+export function seedFor(flag: number | undefined, batchId: string, record: BatchRecord | undefined): number {
   const stored = storedAuthor(record)?.seed;
   if (typeof stored === 'number') {
     if (flag !== undefined && flag !== stored) throw new UsageError(`--seed ${flag}: batch ${batchId} was started with seed ${stored}, and a resumed batch keeps its seed (drop --seed or pass --seed ${stored})`);

@@ -19,6 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['agents'], // the authors: LLM client, prompts, offline author
   ['pipeline'],
   ['export', 'serve', 'dashboard'], // trainer datasets · the reward service · the web page over the library
+  ['nightly'], // the night's work in one run: revalidate, retire, batch, export, report
   ['cli', 'bench', 'index.ts'],
 ];
 
