@@ -15,6 +15,7 @@ import { nightMarkdown } from '../nightly/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { seedFor } from './run.js';
+import { onInterrupt } from './signals.js';
 
 const DEFAULT_CONFIG = 'envforge.nightly.json';
 
@@ -56,14 +57,7 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
   const dir = resolveLibraryDir(config.library);
   const library = openLibrary(dir, { create: true });
   const pool = new SandboxPool();
-  const controller = new AbortController();
-  let received: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    received = signal;
-    controller.abort();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const interrupt = onInterrupt();
   try {
     if ((await library.stats()).versions === 0) {
       io.err(`seeding a new library at ${dir} …`);
@@ -75,7 +69,7 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
         library,
         pool,
         log: (line) => io.err(line),
-        signal: controller.signal,
+        signal: interrupt.signal,
         author: (batchId, record) => {
           const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
           const ledger = new CostLedger({ batchId, budget, ...(previous ? { previous } : {}) });
@@ -90,11 +84,10 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
     io.err(`report: ${nightlyDir(library)}/${night}.md`);
   } catch (error) {
     if (!(error instanceof NightInterrupted)) throw error;
-    io.err(`envforge nightly: interrupted (${received ?? 'cancelled'}): ${error.message}`);
-    io.exitCode = received === 'SIGTERM' ? 143 : 130;
+    io.err(`envforge nightly: interrupted (${interrupt.received() ?? 'cancelled'}): ${error.message}`);
+    io.exitCode = interrupt.exitCode();
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.dispose();
     await pool.close();
     await library.close();
   }

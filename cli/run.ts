@@ -21,6 +21,7 @@ import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { integerOption } from './options.js';
+import { onInterrupt } from './signals.js';
 import { trainerFeedback } from '../pipeline/feedback/source.js';
 
 interface RunOptions {
@@ -126,17 +127,10 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
     const feedback = await trainerFeedback(library, options.feedback);
     if (feedback.source === 'scores') io.err(`feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`);
-    const controller = new AbortController();
-    let received: NodeJS.Signals | null = null;
-    const onSignal = (signal: NodeJS.Signals) => {
-      received = signal;
-      controller.abort();
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    const interrupt = onInterrupt();
     try {
       const report = await runBatch(
-        { library, pool, author, ...(solver ? { solver } : {}), ledger, onEvent: progress(io, options.json), signal: controller.signal },
+        { library, pool, author, ...(solver ? { solver } : {}), ledger, onEvent: progress(io, options.json), signal: interrupt.signal },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -162,12 +156,11 @@ async function run(options: RunOptions, io: Io): Promise<void> {
         io.out(`report: ${join(out, `${batchId}.md`)}`);
       }
       if (report.stopReason === 'cancelled') {
-        io.err(`envforge run: interrupted (${received ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}`);
-        io.exitCode = received === 'SIGTERM' ? 143 : 130;
+        io.err(`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}`);
+        io.exitCode = interrupt.exitCode();
       }
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      interrupt.dispose();
     }
   } finally {
     await pool.close();

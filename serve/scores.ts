@@ -1,8 +1,8 @@
 // What the reward service learns about the learner: every score a trainer asks for, tallied per environment
 // version × level in memory and flushed to the library's score log (durable, windowed); `level: "auto"`
 // draws levels near a 0.5 pass rate from these tallies, as SCALER's controller aims its curriculum.
-import { PASS_SCORE, SCORE_WINDOW, type Library, type ScoreInput, type ScoreTally } from '../library/contract.js';
-import { openLibrary } from '../library/open.js';
+import { PASS_SCORE, SCORE_WINDOW, type ScoreInput, type ScoreTally } from '../library/contract.js';
+import { LazyWriter } from '../library/writer.js';
 
 /** The pass rate `level: "auto"` aims at. */
 export const TARGET_PASS_RATE = 0.5;
@@ -25,13 +25,15 @@ export function seededUniform(seed: number): () => number {
 export class ScoreBoard {
   private stored = new Map<string, Counts>();
   private pending = new Map<string, ScoreInput>();
-  private writer: Library | null | undefined;
+  private readonly writer: LazyWriter;
   private flushing: Promise<void> | null = null;
 
   constructor(
-    private readonly libraryDir: string,
+    libraryDir: string,
     private readonly warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-  ) {}
+  ) {
+    this.writer = new LazyWriter(libraryDir, (reason) => this.warn(`envforge serve: trainer scores are kept in memory only (the library cannot be written: ${reason})`));
+  }
 
   /** Replaces the view of what the library holds (this process's flushed counts included). */
   refresh(tallies: ScoreTally[]): void {
@@ -83,7 +85,7 @@ export class ScoreBoard {
     const batch = [...this.pending.values()];
     this.pending = new Map();
     this.flushing = (async () => {
-      const writer = this.openWriter();
+      const writer = this.writer.get();
       try {
         if (!writer) throw new Error('no writable library');
         await writer.recordScores(batch);
@@ -108,20 +110,9 @@ export class ScoreBoard {
     this.pending.set(key, p ? { ...p, n: p.n + t.n, passed: p.passed + t.passed, scoreSum: p.scoreSum + t.scoreSum } : t);
   }
 
-  private openWriter(): Library | null {
-    if (this.writer !== undefined) return this.writer;
-    try {
-      this.writer = openLibrary(this.libraryDir);
-    } catch (error) {
-      this.writer = null;
-      this.warn(`envforge serve: trainer scores are kept in memory only (the library cannot be written: ${(error as Error).message})`);
-    }
-    return this.writer;
-  }
-
   async close(): Promise<void> {
     await this.flushing;
     await this.flush();
-    await this.writer?.close();
+    await this.writer.close();
   }
 }
