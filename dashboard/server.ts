@@ -103,6 +103,7 @@ export async function startDashboard(options: Partial<DashboardOptions> & { loca
     return reply.header('content-type', asset.type).header('cache-control', 'max-age=3600').send(await readFile(asset.path()));
   });
 
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).send()); // no icon; keeps the console clean
   app.get('/', async (_request, reply) => {
     const retired = snap.view.rows.filter((r) => r.status === 'retired').length;
     return html(reply, libraryPage(where, snap.view.skills, { total: snap.view.rows.length, retired }));

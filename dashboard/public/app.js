@@ -147,10 +147,11 @@ function frontierPage() {
   const t = d.thresholds;
   const color = (s) => (s.n < t.minN ? '#9ca3af' : s.passRate <= t.low ? '#dc2626' : s.passRate >= t.saturatedAt ? '#16a34a' : s.passRate < t.high ? '#ea580c' : '#2563eb');
   const skills = [...d.skills].sort((a, b) => a.passRate - b.passRate);
+  document.getElementById('skills-chart').parentElement.style.height = `${Math.max(240, 20 * skills.length + 90)}px`; // a row per skill, every label shown
   chart('skills-chart', {
     type: 'bar',
     data: { labels: skills.map((s) => s.name), datasets: [{ label: 'pass rate', data: skills.map((s) => s.passRate), backgroundColor: skills.map(color) }] },
-    options: { indexAxis: 'y', scales: { x: { min: 0, max: 1, ticks: { callback: (v) => `${Math.round(v * 100)}%` } } }, plugins: { legend: { display: false }, title: { display: true, text: 'Pass rate per skill (orange: weak, green: saturated, red: unreachable, grey: too few attempts)' } } },
+    options: { indexAxis: 'y', scales: { y: { ticks: { autoSkip: false } }, x: { min: 0, max: 1, ticks: { callback: (v) => `${Math.round(v * 100)}%` } } }, plugins: { legend: { display: false }, title: { display: true, text: 'Pass rate per skill (orange: weak, green: saturated, red: unreachable, grey: too few attempts)' } } },
   });
 }
 
