@@ -11,6 +11,7 @@ import { LibraryView } from './view.js';
 
 /** The library as the dashboard holds it between reloads. */
 export interface Snapshot {
+  records: EnvRecord[];
   view: LibraryView;
   versions: Map<string, EnvRecord[]>;
   tallies: ScoreTally[];
@@ -21,7 +22,14 @@ export async function loadSnapshot(library: Library): Promise<Snapshot> {
   const versions = new Map<string, EnvRecord[]>();
   for (const r of records) versions.set(r.name, [...(versions.get(r.name) ?? []), r]);
   for (const list of versions.values()) list.sort((a, b) => a.version - b.version);
-  return { view: new LibraryView(records, tallies), versions, tallies };
+  return { records, view: new LibraryView(records, tallies), versions, tallies };
+}
+
+/** The same environments with newer trainer scores (cheap: the scores change every few seconds, the library seldom). */
+export function withTallies(snap: Snapshot, tallies: ScoreTally[]): Snapshot {
+  const sign = (ts: ScoreTally[]) => ts.map((t) => t.updatedAt).sort().at(-1) ?? '';
+  if (tallies.length === snap.tallies.length && sign(tallies) === sign(snap.tallies)) return snap;
+  return { ...snap, view: new LibraryView(snap.records, tallies), tallies };
 }
 
 export interface LevelRates {

@@ -10,7 +10,7 @@ import { EnvforgeError } from '../contract/errors.js';
 import type { Library } from '../library/contract.js';
 import { openLibrary } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { batchDetail, batchSummary, codeRegistry, envDetail, frontierDetail, loadSnapshot, rejectionDetail, type Snapshot } from './data.js';
+import { batchDetail, batchSummary, codeRegistry, envDetail, frontierDetail, loadSnapshot, rejectionDetail, withTallies, type Snapshot } from './data.js';
 import { batchesPage, batchPage, codesPage, envPage, frontierPage, libraryPage, notFoundPage, rejectionPage } from './pages.js';
 import { sampleLevel } from './samples.js';
 import { SORT_FIELDS, type EnvQuery, type SortField } from './view.js';
@@ -77,7 +77,10 @@ export async function startDashboard(options: Partial<DashboardOptions> & { loca
     if (Date.now() < nextLoadAt) return;
     reloading ??= (async () => {
       const next = await library.changeStamp();
-      if (next === stamp) return;
+      if (next === stamp) {
+        snap = withTallies(snap, await library.scoreTallies()); // scores do not move the stamp
+        return;
+      }
       const started = Date.now();
       [snap, stamp] = [await loadSnapshot(library), next];
       nextLoadAt = Date.now() + 10 * (Date.now() - started);

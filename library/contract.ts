@@ -257,9 +257,12 @@ export const PASS_SCORE = 0.5;
  */
 export const SCORE_WINDOW = 1_000;
 
-/** What the reward service saw a trainer score: pass rates per environment version × level (bounded, durable). */
+/**
+ * What the reward service saw a trainer score: pass rates per environment version × level (bounded, durable).
+ * Recording scores does not move changeStamp: readers reload the library on it, and scores come every few seconds.
+ */
 export interface ScoreLog {
-  /** Adds the counts, in one transaction; each tally keeps to SCORE_WINDOW. */
+  /** Adds the counts, in one transaction (all or none); each tally keeps to SCORE_WINDOW. */
   recordScores(tallies: ScoreInput[]): Promise<void>;
   /** Every tally, by name, version and level. */
   scoreTallies(): Promise<ScoreTally[]>;

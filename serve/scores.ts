@@ -89,11 +89,7 @@ export class ScoreBoard {
       try {
         if (!writer) throw new Error('no writable library');
         await writer.recordScores(batch);
-        for (const t of batch) {
-          const key = keyOf(t.name, t.version, t.level);
-          const s = this.stored.get(key) ?? { n: 0, passed: 0, scoreSum: 0 };
-          this.stored.set(key, { n: s.n + t.n, passed: s.passed + t.passed, scoreSum: s.scoreSum + t.scoreSum });
-        }
+        this.refresh(await writer.scoreTallies()); // what every service recorded, this one's flush included
       } catch (error) {
         for (const t of batch) this.merge(t); // kept for the next try
         if (writer) this.warn(`envforge serve: could not record trainer scores: ${(error as Error).message}`);

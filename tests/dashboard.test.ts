@@ -173,6 +173,18 @@ describe('batches and the frontier', () => {
     }
     expect(found).toBe(1);
   });
+
+  it('shows trainer scores recorded while it runs (they do not move the change stamp)', async () => {
+    const name = (await get('/api/envs?q=late-arrival')).body.data[0].name;
+    await library.recordScores([{ name, version: 1, level: 1, n: 10, passed: 7, scoreSum: 7 }]);
+    let rate: number | null = null;
+    for (let i = 0; i < 100 && rate === null; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      rate = (await get('/api/envs?q=late-arrival')).body.data[0].passRate;
+    }
+    expect(rate).toBeCloseTo(0.7);
+    expect((await get(`/api/envs/${name}`)).body.rates[0]).toMatchObject({ level: 1, trainer: 0.7, trainerScores: 10 });
+  });
 });
 
 describe('envforge dashboard flags', () => {

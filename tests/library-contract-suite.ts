@@ -615,6 +615,13 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect(u!.passed).toBeCloseTo(0);
       });
 
+      it('recording scores does not move the change stamp (readers reload the library on it)', async () => {
+        await admit(sampleMeta('stamp-scores'));
+        const before = await lib.changeStamp();
+        await lib.recordScores([tally('stamp-scores', 1, 5, 2)]);
+        expect(await lib.changeStamp()).toBe(before);
+      });
+
       it('refuses impossible counts, recording none of the call', async () => {
         for (const bad of [[tally('ok-env', 1, 2, 1), tally('bad-env', 1, 2, 3)], [tally('', 1, 2, 1)], [tally('lvl-env', 0, 2, 1)]]) {
           await expect(lib.recordScores(bad)).rejects.toBeInstanceOf(LibraryError);

@@ -92,22 +92,6 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX incidents_hash ON incidents (hash, resolved_at);
     `,
   },
-  {
-    // Trainer scores seen by the reward service, per environment version × level (windowed counts).
-    version: 4,
-    sql: `
-      CREATE TABLE trainer_scores (
-        name TEXT NOT NULL,
-        version INTEGER NOT NULL,
-        level INTEGER NOT NULL,
-        n REAL NOT NULL,
-        passed REAL NOT NULL,
-        score_sum REAL NOT NULL,
-        updated_at TEXT NOT NULL,
-        PRIMARY KEY (name, version, level)
-      );
-    `,
-  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -1,7 +1,13 @@
-// The SQLite store of trainer scores (migration 4): windowed per-(name, version, level) counts that the
-// reward service adds to and the dashboard, `level: "auto"` and the nightly run read.
-import type Database from 'better-sqlite3';
+// The SQLite store of trainer scores: windowed per-(name, version, level) counts that the reward service
+// adds to and the dashboard, `level: "auto"` and the nightly run read. They live in their own file
+// (scores.sqlite beside the index), so the reward service's frequent flushes do not move the library's
+// change stamp and make every reader reload the whole library.
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { LibraryError, SCORE_WINDOW, type ScoreInput, type ScoreTally } from '../contract.js';
+
+export const SCORES_FILE = 'scores.sqlite';
 
 interface ScoreRow {
   name: string;
@@ -13,6 +19,12 @@ interface ScoreRow {
   updated_at: string;
 }
 
+const SCHEMA = `CREATE TABLE IF NOT EXISTS trainer_scores (
+  name TEXT NOT NULL, version INTEGER NOT NULL, level INTEGER NOT NULL,
+  n REAL NOT NULL, passed REAL NOT NULL, score_sum REAL NOT NULL, updated_at TEXT NOT NULL,
+  PRIMARY KEY (name, version, level)
+)`;
+
 function check(t: ScoreInput): void {
   const ok =
     typeof t.name === 'string' && t.name !== '' && Number.isSafeInteger(t.version) && t.version >= 1 && Number.isSafeInteger(t.level) && t.level >= 1 &&
@@ -20,25 +32,70 @@ function check(t: ScoreInput): void {
   if (!ok) throw new LibraryError(`a score tally needs a name, version ≥ 1, level ≥ 1 and counts with 0 ≤ passed, scoreSum ≤ n, n > 0; got ${JSON.stringify(t).slice(0, 200)}`);
 }
 
-/** Inside the caller's write transaction. */
-export function addScores(db: Database.Database, tallies: ScoreInput[], at: string): void {
-  for (const t of tallies) check(t);
-  const get = db.prepare<[string, number, number], ScoreRow>('SELECT * FROM trainer_scores WHERE name = ? AND version = ? AND level = ?');
-  const put = db.prepare('INSERT OR REPLACE INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  for (const t of tallies) {
-    const row = get.get(t.name, t.version, t.level);
-    let [n, passed, sum] = row ? [row.n, row.passed, row.score_sum] : [0, 0, 0];
-    // Older counts shrink so the new ones fit in the window: a moving estimate of the learner as it is now.
-    const keep = Math.max(0, SCORE_WINDOW - Math.min(t.n, SCORE_WINDOW));
-    if (n > keep) [n, passed, sum] = keep === 0 ? [0, 0, 0] : [keep, (passed * keep) / n, (sum * keep) / n];
-    const scale = t.n > SCORE_WINDOW ? SCORE_WINDOW / t.n : 1;
-    put.run(t.name, t.version, t.level, n + t.n * scale, passed + t.passed * scale, sum + t.scoreSum * scale, at);
-  }
-}
+export class SqliteScores {
+  private db: Database.Database | null = null;
 
-export function listScores(db: Database.Database): ScoreTally[] {
-  return db
-    .prepare<[], ScoreRow>('SELECT * FROM trainer_scores ORDER BY name, version, level')
-    .all()
-    .map((r) => ({ name: r.name, version: r.version, level: r.level, n: r.n, passed: r.passed, scoreSum: r.score_sum, updatedAt: r.updated_at }));
+  constructor(
+    private readonly dir: string,
+    private readonly readonly: boolean,
+  ) {}
+
+  /** The scores file, opened on first use (created when writing; a reader of a library without one sees none). */
+  private open(write: boolean): Database.Database | null {
+    if (this.db) return this.db;
+    const path = join(this.dir, SCORES_FILE);
+    if (!write && !existsSync(path)) return null;
+    try {
+      const db = new Database(path, { readonly: this.readonly });
+      db.pragma('busy_timeout = 10000');
+      if (!this.readonly) {
+        db.pragma('journal_mode = WAL');
+        db.exec(SCHEMA);
+      }
+      this.db = db;
+      return db;
+    } catch (error) {
+      throw new LibraryError(`cannot open the trainer scores at ${path}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /** Adds the counts in one transaction; older counts shrink so each tally keeps to SCORE_WINDOW. */
+  record(tallies: ScoreInput[], at: string): void {
+    if (this.readonly) throw new LibraryError(`the library at ${this.dir} was opened read-only`);
+    for (const t of tallies) check(t);
+    if (tallies.length === 0) return;
+    const db = this.open(true) as Database.Database;
+    const get = db.prepare<[string, number, number], ScoreRow>('SELECT * FROM trainer_scores WHERE name = ? AND version = ? AND level = ?');
+    const put = db.prepare('INSERT OR REPLACE INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    db.transaction(() => {
+      for (const t of tallies) {
+        const row = get.get(t.name, t.version, t.level);
+        let [n, passed, sum] = row ? [row.n, row.passed, row.score_sum] : [0, 0, 0];
+        // A moving estimate of the learner as it is now: the old counts make room for the new ones.
+        const keep = Math.max(0, SCORE_WINDOW - Math.min(t.n, SCORE_WINDOW));
+        if (n > keep) [n, passed, sum] = keep === 0 ? [0, 0, 0] : [keep, (passed * keep) / n, (sum * keep) / n];
+        const scale = t.n > SCORE_WINDOW ? SCORE_WINDOW / t.n : 1;
+        put.run(t.name, t.version, t.level, n + t.n * scale, passed + t.passed * scale, sum + t.scoreSum * scale, at);
+      }
+    }).immediate();
+  }
+
+  list(): ScoreTally[] {
+    const db = this.open(false);
+    if (!db) return [];
+    try {
+      return db
+        .prepare<[], ScoreRow>('SELECT * FROM trainer_scores ORDER BY name, version, level')
+        .all()
+        .map((r) => ({ name: r.name, version: r.version, level: r.level, n: r.n, passed: r.passed, scoreSum: r.score_sum, updatedAt: r.updated_at }));
+    } catch (error) {
+      if ((error as Error).message.includes('no such table')) return []; // created by a writer that has not written yet
+      throw new LibraryError(`reading the trainer scores failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  close(): void {
+    this.db?.close();
+    this.db = null;
+  }
 }

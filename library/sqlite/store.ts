@@ -32,7 +32,7 @@ import { SqliteEnvs } from './envs.js';
 import { insertIncident, listIncidents, resolveOpenIncidents } from './incidents.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { SqliteRejections } from './rejections.js';
-import { addScores, listScores } from './scores.js';
+import { SqliteScores } from './scores.js';
 
 export { DEFAULT_SQLITE_OPTIONS, INDEX_FILE, type SqliteLibraryOptions };
 
@@ -58,6 +58,7 @@ export class SqliteLibrary implements Library {
   private readonly envs: SqliteEnvs;
   private readonly kept: SqliteRejections;
   private readonly batches: SqliteBatches;
+  private readonly scores: SqliteScores;
 
   private constructor(dir: string, db: Database.Database, options: SqliteLibraryOptions) {
     this.dir = dir;
@@ -65,6 +66,7 @@ export class SqliteLibrary implements Library {
     this.envs = new SqliteEnvs(this.s);
     this.kept = new SqliteRejections(this.s);
     this.batches = new SqliteBatches(this.s);
+    this.scores = new SqliteScores(dir, options.readonly);
   }
 
   static exists(dir: string): boolean {
@@ -198,13 +200,14 @@ export class SqliteLibrary implements Library {
   }
 
   async recordScores(tallies: ScoreInput[]): Promise<void> {
-    if (tallies.length > 0) this.s.write('recording trainer scores', () => addScores(this.s.db, tallies, now()));
+    this.scores.record(tallies, now());
   }
   async scoreTallies(): Promise<ScoreTally[]> {
-    return listScores(this.s.db);
+    return this.scores.list();
   }
 
   async close(): Promise<void> {
+    this.scores.close();
     if (!this.s.db.open) return;
     // Leave the file in rollback-journal mode, so readers in a folder they cannot write to (no -shm
     // possible) can still open it. It fails harmlessly while other connections are open; the last does it.
