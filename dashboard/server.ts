@@ -51,7 +51,9 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inl
 
 const int = (value: unknown): number | undefined => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : undefined);
 
-function envQuery(q: Record<string, string | undefined>): EnvQuery {
+/** The table's query string; a parameter given twice (an array) or missing counts as absent. */
+function envQuery(raw: Record<string, unknown>): EnvQuery {
+  const q = Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'string')) as Record<string, string | undefined>;
   const sort = SORT_FIELDS.includes(q.sort as SortField) ? (q.sort as SortField) : undefined;
   const status = q.status === 'active' || q.status === 'retired' ? q.status : 'all';
   return { q: (q.q ?? '').slice(0, 200), status, ...(q.skill ? { skill: q.skill } : {}), ...(sort ? { sort } : {}), dir: q.dir === 'desc' ? 'desc' : 'asc', page: int(q.page) ?? 1, size: int(q.size) ?? 50 };
@@ -130,7 +132,7 @@ export async function startDashboard(options: Partial<DashboardOptions> & { loca
   app.get('/frontier', async (_request, reply) => html(reply, frontierPage(where, await frontierDetail(library, snap, opts.feedback))));
   app.get('/codes', async (_request, reply) => html(reply, codesPage(where)));
 
-  app.get('/api/envs', async (request) => snap.view.query(envQuery(request.query as Record<string, string>)));
+  app.get('/api/envs', async (request) => snap.view.query(envQuery(request.query as Record<string, unknown>)));
   app.get('/api/envs/:name', async (request, reply) => {
     const { name } = request.params as { name: string };
     const d = envDetail(snap, name, int((request.query as { version?: string }).version));

@@ -83,6 +83,7 @@ describe('the library table API', () => {
     expect(retired.data.every((r: { status: string; retiredReason: string }) => r.status === 'retired' && r.retiredReason.includes('saturated'))).toBe(true);
     expect((await get('/api/envs?skill=geometry&size=200')).body.data.every((r: { skills: string[] }) => r.skills.includes('geometry'))).toBe(true);
     expect((await get('/api/envs?q=no-such-thing-anywhere')).body).toMatchObject({ total: 0, last_page: 1, data: [] });
+    expect((await get('/api/envs?q=a&q=b&size=x&sort=nonsense&page=-1')).body).toMatchObject({ total: 121, page: 1, size: 50 });
   });
 
   it('a view of 10,000 rows pages and searches in memory', () => {
