@@ -7,6 +7,7 @@ import { guardAgainstOrphaning } from './orphan-guard.js';
 import { guestCode, maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
 import { classify, GuestFailure, loadRealm, newHost, releaseRealm, type Host, type Realm } from './realm.js';
 import { deriveRngState } from './rng.js';
+import { rolloutFields } from './rollout-call.js';
 
 interface WorkerOptions {
   maxCached: number;
@@ -162,6 +163,7 @@ function prepareCalls(calls: Call[], name: string): Prepared[] {
     keepInstance: call.keepInstance !== false,
     ...(call.keep ? { keep: true as const } : {}),
     ...(call.sameAs !== undefined ? { sameAs: call.sameAs } : {}),
+    ...(call.op === 'rollout' && call.rollout ? rolloutFields(call, name) : {}),
   }));
 }
 
