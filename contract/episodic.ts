@@ -6,9 +6,9 @@ import { MetaSchema } from './schema.js';
 
 export const EPISODIC_LIMITS = {
   maxTurns: 100,
-  maxErrorsDefault: 3,
-  maxErrors: 10,
-  maxTools: 64,
+  /** Bad actions that end an episode (a host setting, not the module's). */
+  maxErrors: 3,
+  maxTools: 32,
   maxToolNameChars: 64,
   maxToolDescriptionChars: 1_024,
   maxSchemaDepth: 4,
@@ -103,7 +103,6 @@ export type Tool = { name: string; description: string; parameters: Record<strin
 export const EpisodicMetaSchema = MetaSchema.extend({
   kind: z.literal('episodic', { error: "meta.kind must be 'episodic' for a v2 module" }),
   maxTurns: z.number({ error: 'meta.maxTurns must be a number' }).int('meta.maxTurns must be an integer').min(1, 'meta.maxTurns must be at least 1').max(EPISODIC_LIMITS.maxTurns, `meta.maxTurns must be at most ${EPISODIC_LIMITS.maxTurns}`),
-  maxErrors: z.number().int().min(1).max(EPISODIC_LIMITS.maxErrors, `meta.maxErrors must be at most ${EPISODIC_LIMITS.maxErrors}`).optional(),
   tools: z
     .array(ToolSchema, { error: 'meta.tools must be an array of tools' })
     .min(1, 'meta.tools needs at least one tool')

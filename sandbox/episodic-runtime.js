@@ -164,7 +164,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     return toolsCache.tools;
   }
   function stateText(value, what) {
-    d.serialise(value, MAX_STATE_CHARS * 4);
+    d.checkPlain(value);
     var text = canonical(value);
     if (text.length > MAX_STATE_CHARS) throw runtimeError('E_STATE_TOO_LARGE', what + ' serialises to ' + text.length + ' characters of canonical JSON, over the limit of ' + MAX_STATE_CHARS);
     return text;
@@ -175,6 +175,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     return value;
   }
   function shaped(value, fields, fn) {
+    if (value !== null && typeof value === 'object' && typeof value.then === 'function') throw runtimeError('E_ASYNC', fn + ' returned a Promise: environment functions must be synchronous');
     if (!isObject(value)) throw runtimeError('E_INSTANCE', fn + ' must return an object { ' + fields + ' }');
     return value;
   }

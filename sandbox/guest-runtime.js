@@ -420,7 +420,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // Contract v2 rollouts (episodic-runtime.js, evaluated beside this file), with the helpers captured above.
   var episodic = typeof envforgeEpisodicRuntime === 'function' ? envforgeEpisodicRuntime({
     stringify: stringify, parse: parse, runtimeError: runtimeError, makeRng: makeRng, now: realNow,
-    callGuest: callGuest, serialise: serialise,
+    callGuest: callGuest, serialise: serialise, checkPlain: function (v) { checkPlain(v, limits.maxDepth, limits.maxNodes); },
   }) : null;
 
   // "cursor|count|[results]": cursor counts the calls of this batch that have finished and count the

@@ -53,7 +53,7 @@ export interface RolloutRun {
 
 /** The meta fields a rollout needs, as the runtime reads them. */
 export function rolloutShape(meta: EpisodicMeta): Pick<RolloutSpec, 'maxTurns' | 'maxErrors' | 'tools'> {
-  return { maxTurns: meta.maxTurns, maxErrors: meta.maxErrors ?? EPISODIC_LIMITS.maxErrorsDefault, tools: JSON.stringify(meta.tools) };
+  return { maxTurns: meta.maxTurns, maxErrors: EPISODIC_LIMITS.maxErrors, tools: JSON.stringify(meta.tools) };
 }
 
 export async function runRollouts(
