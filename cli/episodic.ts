@@ -78,7 +78,7 @@ export async function playEpisode(pool: SandboxPool, source: string, meta: Episo
       show({ event: 'input-error', message: parsed.error }, `! ${parsed.error}`);
       continue;
     }
-    r = await one(pool, source, meta, { ...base, policy: { type: 'replay', actions: [parsed.action] }, from: { state: JSON.stringify(r.state), turn: r.turns, errors: r.errors } });
+    r = await one(pool, source, meta, { ...base, policy: { type: 'replay', actions: [parsed.action] }, from: { state: r.stateText ?? 'null', turn: r.turns, errors: r.errors } });
     show({ event: 'step', turn: r.turns, action: parsed.action, observation: r.observations?.[0] ?? '' }, `${r.turns}. ${r.observations?.[0] ?? ''}`);
     if (r.end !== 'no-action') {
       end = r.end;

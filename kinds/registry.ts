@@ -11,3 +11,10 @@ export type KindName = keyof typeof KINDS;
 export function kindOf(meta: unknown): EnvKind {
   return Object.values(KINDS).find((kind: EnvKind) => kind.claims(meta)) ?? singleTurn;
 }
+
+/** The kind of a loaded module: by its meta, or, when meta could not be read, by the exports it has. */
+export function kindOfModule(meta: unknown, exports: Readonly<Record<string, string>>): EnvKind {
+  if (meta !== undefined) return kindOf(meta);
+  const has = (kind: EnvKind) => Object.keys(kind.exports).every((name) => name === 'meta' || exports[name] === 'function');
+  return Object.values(KINDS).find((kind: EnvKind) => has(kind)) ?? singleTurn;
+}

@@ -1,6 +1,6 @@
 // The episodic half of the guest runtime (contract v2): runs whole rollouts (reset, then act/replay/random
 // actions through step, then score) inside the isolate in one crossing, holding the state only as
-// canonical JSON text between calls, and checks every action against its tool's parameter schema.
+// JSON text between calls, and checks every action against its tool's parameter schema.
 //
 // Evaluated as a plain script beside guest-runtime.js (in the isolate, and in plain Node where the host
 // uses the same action check). It defines `envforgeEpisodicRuntime(d)`, called by envforgeInstallRuntime
@@ -163,9 +163,11 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     if (toolsCache.text !== text) { toolsCache.text = text; toolsCache.tools = parse(text); }
     return toolsCache.tools;
   }
+  // The state as JSON text: checked plain, then written by the native JSON.stringify (fast at 256 KB; the
+  // same length as the canonical text, which the host makes where it keeps a state).
   function stateText(value, what) {
     d.checkPlain(value);
-    var text = canonical(value);
+    var text = stringify(value);
     if (text.length > MAX_STATE_CHARS) throw runtimeError('E_STATE_TOO_LARGE', what + ' serialises to ' + text.length + ' characters of canonical JSON, over the limit of ' + MAX_STATE_CHARS);
     return text;
   }

@@ -5,7 +5,10 @@ import type { EpisodicMeta } from '../contract/episodic.js';
 import { EPISODIC_LIMITS } from '../contract/episodic.js';
 import { checkVerdict, type EpisodeFailure } from './episodes.js';
 import type { SandboxPool } from './pool.js';
+import { loadPlainRuntime } from './runtime.js';
 import type { CallResult, LoadInfo, RolloutPolicy, RolloutSpec, SandboxLimits } from './protocol.js';
+
+const episodicRuntime = loadPlainRuntime().episodic;
 
 export interface RolloutRequest {
   seed: number;
@@ -38,8 +41,9 @@ export interface Rollout {
   observations?: string[];
   /** Digest of the state before the first turn and after each. */
   hashes?: string[];
-  /** The final state (canonical JSON, parsed). */
+  /** The final state, and its canonical JSON text (keys sorted): what the host holds between turns. */
   state?: unknown;
+  stateText?: string;
   /** [reset, step, act, score] wall time in ms. */
   ms: number[];
 }
@@ -102,7 +106,7 @@ export function toRollout(request: RolloutRequest, result: CallResult): RolloutR
     maxStateChars: typeof v.maxStateChars === 'number' ? v.maxStateChars : 0,
     ...(v.observations ? { observations: v.observations as string[] } : {}),
     ...(v.hashes ? { hashes: v.hashes as string[] } : {}),
-    ...('state' in v ? { state: v.state } : {}),
+    ...('state' in v ? { state: v.state, stateText: episodicRuntime.canonical(v.state) } : {}),
     ms: Array.isArray(v.ms) ? (v.ms as number[]) : [0, 0, 0, 0],
   };
 }

@@ -57,6 +57,8 @@ export interface ValidatorOptions {
 export interface EpisodicOptions {
   /** Reference rollouts (act) per level; every one is replayed for determinism and probed. */
   seedsPerLevel: number;
+  /** Reference episodes per level whose every tool is tried repeated (the costliest probe: maxTurns steps each). */
+  repeatedPerLevel: number;
   /** Seeded random-policy rollouts per level. */
   randomPerLevel: number;
   /** Seeds on which the reference's finishing call alone is tried, over all levels. */
@@ -106,7 +108,8 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   minTrend: 0.6,
   episodic: {
     seedsPerLevel: 12,
-    randomPerLevel: 60,
+    repeatedPerLevel: 3,
+    randomPerLevel: 40,
     finishAloneSamples: 200,
     zeroToleranceCeiling: 0.1,
     rateMeanCeiling: 0.05,

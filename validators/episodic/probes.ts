@@ -71,9 +71,11 @@ export function buildProbes(meta: EpisodicMeta, references: Rollout[], options: 
       probes.push({ family: 'invalid-actions', of: i, request: replay(r.seed, level, invalid) });
       probes.push({ family: 'incomplete', of: i, request: replay(r.seed, level, r.actions.slice(0, -1)) });
       if (other !== r) probes.push({ family: 'other-episode', of: i, request: replay(r.seed, level, other.actions) });
+      if (k < options.repeatedPerLevel) {
+        const firstOfTool = [...new Map(r.actions.filter(isAction).map((a) => [a.tool, a])).values()];
+        for (const action of firstOfTool) probes.push({ family: 'repeated-action', of: i, request: { seed: r.seed, level, policy: { type: 'repeat', action } } });
+      }
       if (k >= options.probedPerLevel) return;
-      const firstOfTool = [...new Map(r.actions.filter(isAction).map((a) => [a.tool, a])).values()];
-      for (const action of firstOfTool) probes.push({ family: 'repeated-action', of: i, request: { seed: r.seed, level, policy: { type: 'repeat', action } } });
       const spelled = promptOnlyActions(meta, r, r.seed);
       probes.push({ family: 'prompt-replay', of: i, request: replay(r.seed, level, spelled) });
       if (other !== r) probes.push({ family: 'prompt-replay', of: -1 - i, request: replay(other.seed, level, spelled) });

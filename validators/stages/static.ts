@@ -3,7 +3,7 @@
 import type { ProblemCode } from '../../contract/codes.js';
 import type { Problem } from '../report.js';
 import type { Stage } from '../context.js';
-import { kindOf } from '../../kinds/registry.js';
+import { kindOfModule } from '../../kinds/registry.js';
 
 export const staticStage: Stage = async (ctx) => {
   const problems: Problem[] = [];
@@ -13,7 +13,7 @@ export const staticStage: Stage = async (ctx) => {
     problems.push({ code: load.code, message: load.message });
     return { ok: false, metrics: { sourceChars: ctx.source.length }, problems };
   }
-  ctx.kind = kindOf(load.meta);
+  ctx.kind = kindOfModule(load.metaError ? undefined : load.meta, load.exports);
   for (const [name, type] of Object.entries(ctx.kind.exports)) {
     const actual = load.exports[name];
     if (actual !== type) {
