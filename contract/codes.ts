@@ -97,6 +97,7 @@ export const HOST_CODES = {
 export const SELECTION_CODES = {
   E_UNKNOWN_ENV: 'no such environment or version in the library (or it has no active version)',
   E_LEVEL_RANGE: "a level past the environment's levels",
+  E_UNSUPPORTED_KIND: 'the environment is of a kind this command or service does not handle yet (episodic environments in exports and the reward service)',
   E_NO_MATCH: 'the selection (environments, skills, levels) matches no active environment',
 } as const satisfies Record<string, string>;
 

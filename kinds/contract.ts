@@ -29,6 +29,8 @@ export interface EnvKind {
   readonly probeFamilies: readonly ProbeFamily[];
   /** What the behaviour fingerprint reads of an episode: the text the policy sees, and the reference response. */
   behaviour(episode: Episode): { text: string; reference: string };
+  /** Whether trainer exports and the reward service carry this kind yet (episodic: a later issue). */
+  readonly exportable: boolean;
   /** What an exported row shows the policy of an instance. */
   exportView(instance: Instance): { prompt: string };
 }

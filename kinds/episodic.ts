@@ -62,6 +62,7 @@ export const episodic: EnvKind = {
   },
   probeFamilies: EPISODIC_PROBE_FAMILIES,
   behaviour: (episode) => ({ text: episodicText(episode.instance), reference: episode.reference }),
+  exportable: false,
   exportView: (instance) => ({ prompt: episodicText(instance) }),
 };
 

@@ -18,5 +18,6 @@ export const singleTurn: EnvKind = {
   runEpisodes,
   probeFamilies: PROBE_FAMILIES,
   behaviour: (episode) => ({ text: episode.instance.prompt, reference: episode.reference }),
+  exportable: true,
   exportView: (instance) => ({ prompt: instance.prompt }),
 };
