@@ -16,7 +16,7 @@ interface PlayOptions {
   library?: string;
 }
 
-export function registerPlay(program: Command, io: Io, input: NodeJS.ReadableStream = process.stdin): void {
+export function registerPlay(program: Command, io: Io): void {
   program
     .command('play')
     .description('play an episodic environment by hand: type tool calls, see observations and the final score (reads a pipe too)')
@@ -26,7 +26,7 @@ export function registerPlay(program: Command, io: Io, input: NodeJS.ReadableStr
     .option('-l, --level <L>', 'difficulty level', integerOption('--level', 1, 1000), 1)
     .option('--json', 'one JSON event per line (reset, step, input-error, end)', false)
     .addHelpText('after', '\nEach line is one tool call: NAME {"arg": value} (or NAME alone for no arguments); an empty line or "end" ends the episode.\n\nExamples:\n  envforge play warehouse-restock --seed 3 --level 2\n  envforge play ./my-env.js --json < transcript.txt')
-    .action(async (target: string, options: PlayOptions) => play(target, options, input, io));
+    .action(async (target: string, options: PlayOptions) => play(target, options, io.input ?? process.stdin, io));
 }
 
 async function play(target: string, options: PlayOptions, input: NodeJS.ReadableStream, io: Io): Promise<void> {

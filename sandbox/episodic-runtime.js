@@ -194,7 +194,8 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       state = stateText(r.state, 'the state from reset');
       ms[0] = d.now() - t;
     }
-    var actions = [], rejected = [], observations = [], hashes = call.hashes ? [digest(state)] : null;
+    // Digests of the canonical text: equal states hash equal however their keys were ordered (a resumed state).
+    var hashes = call.hashes ? [digest(canonical(parse(state)))] : null, actions = [], rejected = [], observations = [];
     var maxState = state.length, end = null, episode = { prompt: prompt || '', turn: turn, lastTokens: [], seen: [] };
     var next = policy.type === 'random' ? randomPolicy(d.makeRng(policy.s[0], policy.s[1], policy.s[2], policy.s[3]), tools, policy.avoid || [], maxTurns) : null;
     while (end === null) {
@@ -228,7 +229,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         if (out.done) end = 'done';
       }
       if (call.observations) observations[observations.length] = observation;
-      if (hashes) hashes[hashes.length] = digest(state);
+      if (hashes) hashes[hashes.length] = hashes[hashes.length - 1] !== undefined && problem !== null ? hashes[hashes.length - 1] : digest(canonical(parse(state)));
       if (next) { episode.lastTokens = tokensOf(observation); episode.seen = episode.seen.concat(episode.lastTokens).slice(-2000); }
     }
     stage.name = 'score';
