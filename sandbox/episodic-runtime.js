@@ -242,5 +242,5 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       (call.keepState ? ',"state":' + state : '') + ',"ms":' + stringify(ms) + '}';
   }
 
-  return { rollout: rollout, checkAction: checkAction, canonical: canonical };
+  return { rollout: rollout, checkAction: checkAction, canonical: canonical, turnRng: turnRng };
 };

@@ -52,6 +52,8 @@ export interface Kit {
 export interface EpisodicRuntime {
   checkAction(tools: unknown, action: unknown): string | null;
   canonical(value: unknown): string;
+  /** Turn `turn`'s rng from the base the worker derives (rng.ts: deriveTurnRngState). */
+  turnRng(base: readonly number[], turn: number): PlainRng;
 }
 export interface PlainRuntime {
   episodic: EpisodicRuntime;
