@@ -45,6 +45,7 @@ export const PROBLEM_CODES = {
   E_ACCEPTS_INCOMPLETE: "an episodic environment pays for the reference's actions minus the last one",
   E_ACCEPTS_OTHER_EPISODE: "an episodic environment pays for another episode's reference actions more often than chance explains",
   E_ACCEPTS_REPEATED_ACTION: 'an episodic environment pays for one action repeated (or the finishing call alone) more often than chance explains',
+  E_ACCEPTS_SHORTCUT: 'an episodic environment pays for a tool the reference never needs, called with values its description or the prompt suggest, then the finishing call',
   E_ACCEPTS_RANDOM_POLICY: 'an episodic environment pays a seeded random policy of schema-valid calls more often than chance explains',
   E_ACCEPTS_CONSTANT: 'one fixed answer (the most common reference of the other half of the instances) wins too often at some level, or over all levels',
   E_ACCEPTS_GUESSING: 'a strategy that does not solve the task (every option, the printed list copied, a multiple-choice rule learned from the instances) beats nominal chance at some level',

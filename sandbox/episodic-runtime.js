@@ -90,7 +90,11 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
 
   // ---------------------------------------------------------------- policies
   var TOKEN = /[A-Za-z0-9$][A-Za-z0-9_\-]*(?:\.[0-9]+)?/g;
-  function tokensOf(text) { var m = text.slice(0, 20000).match(TOKEN); return m === null ? [] : m.slice(0, 2000); }
+  function tokensOf(text) {
+    var m = text.slice(0, 20000).match(TOKEN), out = [];
+    for (var i = 0; m !== null && i < m.length && i < 2000; i++) out[i] = m[i].charAt(0) === '$' ? m[i].slice(1) : m[i]; // "$12.50" is the number 12.50
+    return out;
+  }
   // A seeded random policy of schema-valid calls whose strings and numbers come partly from what the agent saw.
   function randomPolicy(rng, tools, avoid, maxTurns) {
     var promptTokens = null;
@@ -136,7 +140,8 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       }
     }
     return function (episode) {
-      if (promptTokens === null) promptTokens = tokensOf(episode.prompt || '');
+      // What the agent reads before acting: the prompt and every tool's descriptions (a token printed there is fair game).
+      if (promptTokens === null) promptTokens = tokensOf((episode.prompt || '') + ' ' + stringify(tools)).slice(0, 4000);
       if (rng.float() < 0.03) return null;
       var tool = rng.pick(tools);
       // Tools that ended the reference's episodes are mostly kept for the end, so random rollouts run long.

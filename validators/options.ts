@@ -77,7 +77,7 @@ export interface EpisodicOptions {
   promptLeakMaxRate: number;
   /** An observation may show a computed value before the reference submits it in at most this share of episodes. */
   observationLeakMaxRate: number;
-  /** Distinct prompts and reference action logs per level, as a share of the seeds. */
+  /** Distinct prompts and reference action logs per level, as a share of the seeds (0.75: 12 draws from a space of ~200 instances collide about once). */
   minDistinctShare: number;
   /** The top level's mean reference turns or state size over level 1's. */
   minTopLevelGrowth: number;
@@ -118,7 +118,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     randomPassCeiling: 0.01,
     promptLeakMaxRate: 0.5,
     observationLeakMaxRate: 0.3,
-    minDistinctShare: 0.9,
+    minDistinctShare: 0.75,
     minTopLevelGrowth: 1.3,
   },
 } satisfies ValidatorOptions;

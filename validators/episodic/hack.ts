@@ -12,7 +12,7 @@ import { buildProbes, tokensOf, type Probe } from './probes.js';
 import { failureProblems, metaOf } from './stages.js';
 
 const ZERO: Partial<Record<EpisodicProbeFamily, ProblemCode>> = { 'no-action': 'E_ACCEPTS_NO_ACTION', 'invalid-actions': 'E_ACCEPTS_INVALID_ACTIONS', incomplete: 'E_ACCEPTS_INCOMPLETE' };
-const RATE: Partial<Record<EpisodicProbeFamily, ProblemCode>> = { 'other-episode': 'E_ACCEPTS_OTHER_EPISODE', 'repeated-action': 'E_ACCEPTS_REPEATED_ACTION', 'finish-alone': 'E_ACCEPTS_REPEATED_ACTION', 'random-policy': 'E_ACCEPTS_RANDOM_POLICY' };
+const RATE: Partial<Record<EpisodicProbeFamily, ProblemCode>> = { 'other-episode': 'E_ACCEPTS_OTHER_EPISODE', 'repeated-action': 'E_ACCEPTS_REPEATED_ACTION', shortcut: 'E_ACCEPTS_SHORTCUT', 'finish-alone': 'E_ACCEPTS_REPEATED_ACTION', 'random-policy': 'E_ACCEPTS_RANDOM_POLICY' };
 
 interface Scored {
   probe: Probe;
@@ -24,7 +24,8 @@ export const episodicHack: Stage = async (ctx) => {
   const refs = ctx.rollouts ?? [];
   const o = ctx.options.episodic;
   const probes = buildProbes(meta, refs, { ...o, probedPerLevel: ctx.options.probedPerLevel }, ctx.validationSeed);
-  const run = await runRollouts(ctx.pool, ctx.source, meta, probes.map((p) => p.request), { parallel: true, limits: ctx.options.limits });
+  // In fresh realms: a module whose first episodes in a new worker pay for anything meets the probes there.
+  const run = await runRollouts(ctx.pool, ctx.source, meta, probes.map((p) => p.request), { parallel: true, fresh: true, limits: ctx.options.limits });
   const scored: Scored[] = probes.map((probe, i) => ({ probe, result: run.rollouts[i] as RolloutResult }));
   const problems: Problem[] = failureProblems(scored.map((s) => s.result).filter((r): r is EpisodeFailure => !r.ok), probes.length);
   const score = (s: Scored) => (s.result.ok ? s.result.score : 0);
@@ -37,11 +38,11 @@ export const episodicHack: Stage = async (ctx) => {
     worst[f] = { mean: mean(list.map(score)), pass: share(list, score), max: top ? score(top) : 0 };
     if (top && score(top) >= o.zeroToleranceCeiling) problems.push({ code, message: `the ${f} probe scores ${score(top)} (zero tolerance: below ${o.zeroToleranceCeiling})`, evidence: evidenceOf(top) });
   }
-  // The repeat family's score per reference episode is its best repeated action.
-  const repeats = bestPerEpisode(family('repeated-action'), score);
+  // The repeat and shortcut families' score per reference episode is their best attempt.
+  const best: Partial<Record<EpisodicProbeFamily, Scored[]>> = { 'repeated-action': bestPerEpisode(family('repeated-action'), score), shortcut: bestPerEpisode(family('shortcut'), score) };
   const ceilings: Record<string, number> = { 'finish-alone': o.finishAlonePassCeiling, 'random-policy': o.randomPassCeiling };
   for (const [f, code] of Object.entries(RATE) as Array<[EpisodicProbeFamily, ProblemCode]>) {
-    const list = f === 'repeated-action' ? repeats : family(f);
+    const list = best[f] ?? family(f);
     if (list.length === 0) continue;
     const levelMeans = [...new Set(list.map((s) => s.probe.request.level))].map((level) => mean(list.filter((s) => s.probe.request.level === level).map(score)));
     const stats = { mean: Math.max(...levelMeans), pass: share(list, score), max: Math.max(...list.map(score)) };
@@ -64,7 +65,12 @@ export const episodicHack: Stage = async (ctx) => {
   }
   // …or shown by an observation before the reference sends it (an echo of the agent's own arguments aside).
   const noAction = new Map(family('no-action').map((s) => [s.probe.of, s.result]));
-  const observationLeak = share(refs, (r, i) => (observationLeaks(r, noAction.get(i)) ? 1 : 0));
+  const perturbed = new Map(family('perturbed').map((s) => [s.probe.of, s.result]));
+  const observationLeak = share(refs, (r, i) => {
+    const probe = perturbed.get(i);
+    // A refused wrong value must not be answered with the right one: the perturbed replay's observations count too.
+    return observationLeaks(r, r.observations, noAction.get(i)) || (probe?.ok === true && observationLeaks(r, probe.observations, noAction.get(i), probe.actions)) ? 1 : 0;
+  });
   if (refs.length > 0 && observationLeak >= o.observationLeakMaxRate) {
     problems.push({ code: 'E_ANSWER_LEAK', message: `in ${(100 * observationLeak).toFixed(0)}% of episodes an observation shows a computed value (not in the initial state or the prompt) before the reference submits it: a tool leaks the answer` });
   }
@@ -91,9 +97,9 @@ function evidenceOf(s: Scored): unknown {
   return { family: s.probe.family, seed: s.probe.request.seed, level: s.probe.request.level, score: r.ok ? r.score : null, end: r.ok ? r.end : null, actions: JSON.stringify(actions.slice(0, 5)).slice(0, 400) };
 }
 
-/** Whether an observation shows a number the reference later sends that neither the prompt nor the initial state holds. */
-function observationLeaks(r: Rollout, initial: RolloutResult | undefined): boolean {
-  if (!initial?.ok || initial.state === undefined || !r.observations) return false;
+/** Whether an observation (of `r` itself, or of a probe with `sent` actions) shows a number the reference sends that neither the prompt nor the initial state holds. */
+function observationLeaks(r: Rollout, observations: string[] | undefined, initial: RolloutResult | undefined, sent: unknown[] = r.actions): boolean {
+  if (!initial?.ok || initial.state === undefined || !observations) return false;
   const known = new Set<string>(tokensOf(r.prompt ?? ''));
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(walk);
@@ -105,7 +111,8 @@ function observationLeaks(r: Rollout, initial: RolloutResult | undefined): boole
   return r.actions.some((action, idx) =>
     argsOf(action).some((v) => {
       if (typeof v !== 'number' || (Number.isInteger(v) && Math.abs(v) < 100) || known.has(String(v))) return false;
-      return (r.observations as string[]).slice(0, idx).some((text, j) => !argsOf(r.actions[j]).includes(v) && tokensOf(text).some((w) => Number(w) === v));
+      const before = sent === r.actions ? observations.slice(0, idx) : observations;
+      return before.some((text, j) => !argsOf(sent[j]).includes(v) && tokensOf(text).some((w) => Number(w) === v));
     }),
   );
 }
