@@ -77,7 +77,7 @@ export interface EpisodicOptions {
   promptLeakMaxRate: number;
   /** An observation may show a computed value before the reference submits it in at most this share of episodes. */
   observationLeakMaxRate: number;
-  /** Distinct prompts and reference action logs per level, as a share of the seeds (0.75: 12 draws from a space of ~200 instances collide about once). */
+  /** Distinct prompts and reference action logs per level, as a share of the seeds (0.75: a few chance collisions among 12 draws are tolerated). */
   minDistinctShare: number;
   /** The top level's mean reference turns or state size over level 1's. */
   minTopLevelGrowth: number;
