@@ -5,26 +5,11 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
 import { listSeeds } from '../library/seeds.js';
-import { seedNoveltyIndex } from '../library/novelty-index.js';
-import { SandboxPool } from '../sandbox/pool.js';
-import type { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { validateCandidate } from '../validators/validate.js';
-
-interface Expectation {
-  file: string;
-  verdict: 'admit' | 'reject';
-  codes: string[];
-  why: string;
-}
+import { corpusSetup } from './helpers/manifest.js';
 
 const CORPUS = new URL('./fixtures/episodic/', import.meta.url);
-const manifest = JSON.parse(readFileSync(new URL('manifest.json', CORPUS), 'utf8')) as Expectation[];
-const pool = new SandboxPool();
-let novelty: NoveltyIndex;
-beforeAll(async () => {
-  novelty = await seedNoveltyIndex(pool);
-});
-afterAll(() => pool.close());
+const { manifest, pool, novelty: noveltyIndex } = corpusSetup(CORPUS, { beforeAll, afterAll });
 const LONG = 180_000;
 
 it('has a corpus of at least 30 episodic candidates: good, broken and hostile', () => {
@@ -34,7 +19,7 @@ it('has a corpus of at least 30 episodic candidates: good, broken and hostile', 
 
 describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
   it(`is ${verdict === 'admit' ? 'admitted' : `rejected with ${codes.join(' or ')}`}`, { timeout: LONG }, async () => {
-    const report = await validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty });
+    const report = await validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() });
     const found = report.problems.map((p) => `${p.code} [${p.stage}] ${p.message}`);
     expect(report.verdict, `${why}\n${found.join('\n')}`).toBe(verdict);
     if (verdict === 'reject') expect(report.problems.map((p) => p.code), `${why}\n${found.join('\n')}`).toEqual(expect.arrayContaining([expect.toBeOneOf(codes)]));
@@ -50,7 +35,7 @@ describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
 
 describe('every episodic seed is admitted', () => {
   it.each(listSeeds(EPISODIC_SEEDS_DIR).map((s) => [s.name, s.source]))('%s', { timeout: LONG }, async (_name, source) => {
-    const report = await validateCandidate(source, { pool, novelty });
+    const report = await validateCandidate(source, { pool, novelty: noveltyIndex() });
     expect(report.verdict, report.problems.map((p) => `${p.code} [${p.stage}] ${p.message}`).join('\n')).toBe('admit');
     const hack = report.stages.find((s) => s.stage === 'hack');
     expect(hack?.metrics.worstProbe).toEqual(expect.any(String));
