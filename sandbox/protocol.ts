@@ -138,14 +138,16 @@ export const DEFAULT_LIMITS = {
 } satisfies SandboxLimits;
 
 /** Characters one result of `call` can take at most (instance and reference at their limits, each verdict). */
-function maxResultChars(call: Pick<Call, 'responses' | 'rollout'>, limits: SandboxLimits): number {
-  // A rollout: the prompt, each turn's action (64 KB) and escaped observation (16,000 characters), the final state.
-  if (call.rollout) return (call.rollout.maxTurns + 1) * (6 * 16_000 + 65_536 + 64) + 6 * 262_144 + 8_192;
+function maxResultChars(call: Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number }, limits: SandboxLimits): number {
+  // A rollout (the host's call, or the worker's prepared one): the prompt, each turn's action (64 KB) and
+  // escaped observation (16,000 characters), the final state.
+  const turns = call.rollout?.maxTurns ?? call.maxTurns;
+  if (turns !== undefined) return (turns + 1) * (6 * 16_000 + 65_536 + 64) + 6 * 262_144 + 8_192;
   return 2 * limits.maxValueChars + (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) + 1_024;
 }
 
 /** The most characters one chunk of results for these calls can take (a loop: no argument-count limit). */
-export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rollout'>>, limits: SandboxLimits): number {
+export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number }>, limits: SandboxLimits): number {
   let most = 0;
   for (const call of calls) most = Math.max(most, maxResultChars(call, limits));
   return limits.maxChunkChars + most + 64;

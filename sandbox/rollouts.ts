@@ -9,6 +9,7 @@ import { loadPlainRuntime } from './runtime.js';
 import type { CallResult, LoadInfo, RolloutPolicy, RolloutSpec, SandboxLimits } from './protocol.js';
 
 const episodicRuntime = loadPlainRuntime().episodic;
+const JOB_CALLS = 200;
 
 export interface RolloutRequest {
   seed: number;
@@ -74,8 +75,13 @@ export async function runRollouts(
     level: r.level,
     rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true },
   }));
-  const run = await pool.run({ source, calls, ...options });
-  return { load: run.load, rollouts: run.results.map((result, i) => toRollout(requests[i] as RolloutRequest, result)), wallMs: run.wallMs };
+  // Jobs of at most JOB_CALLS rollouts: a job message stays small (each call carries its tools and action
+  // list), and the pool spreads the jobs over its workers.
+  const started = performance.now();
+  const jobs = Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) => calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS));
+  const runs = await Promise.all(jobs.map((part) => pool.run({ source, calls: part, ...options })));
+  const results = runs.flatMap((run) => run.results);
+  return { load: (runs[0] as (typeof runs)[number]).load, rollouts: results.map((result, i) => toRollout(requests[i] as RolloutRequest, result)), wallMs: performance.now() - started };
 }
 
 const ENDS = new Set(['done', 'no-action', 'turns', 'errors']);
