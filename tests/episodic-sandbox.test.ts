@@ -157,6 +157,14 @@ describe('envforge play and sample on an episodic environment', () => {
     expect(events.at(-1)).toMatchObject({ end: 'done', score: 0 });
   });
 
+  it('validate --json takes an episodic module like any other: one JSON line, exit 0 when admitted', { timeout: 180_000 }, async () => {
+    const run = await cli(['validate', 'tests/fixtures/episodic/good-course-enrollment.js', 'tests/fixtures/episodic/broken-minus-last-scores.js', '--json']);
+    const [good, broken] = run.out.split('\n').map((l) => JSON.parse(l) as { verdict: string; name: string; problems: Array<{ code: string }>; stages: Array<{ stage: string }> });
+    expect([good?.verdict, broken?.verdict, run.code]).toEqual(['admit', 'reject', 1]);
+    expect(good?.stages.map((s) => s.stage)).toEqual(['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review']);
+    expect(broken?.problems.map((p) => p.code)).toContain('E_ACCEPTS_INCOMPLETE');
+  });
+
   it('play refuses a single-turn environment as a usage error', async () => {
     const run = await cli(['play', 'topological-order']);
     expect(run.code).toBe(2);
