@@ -49,7 +49,7 @@ async function sandboxSteps(pool: SandboxPool, seeds: Array<{ source: string; me
   const start = performance.now();
   let steps = 0;
   for (const { source, meta } of seeds) {
-    const run = await runRollouts(pool, source, meta, episodes(meta.levels).map((e) => ({ ...e, policy: { type: 'act' as const } })), { parallel: true });
+    const run = await runRollouts(pool, source, meta, episodes(meta.levels).map((e) => ({ ...e, policy: { type: 'act' as const } })));
     for (const r of run.rollouts) {
       if (!r.ok || r.score !== 1) throw new Error(`${meta.name}: a reference rollout failed in the episodic benchmark`);
       steps += r.turns;

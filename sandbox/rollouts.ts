@@ -9,7 +9,8 @@ import { loadPlainRuntime } from './runtime.js';
 import type { CallResult, LoadInfo, RolloutPolicy, RolloutSpec, SandboxLimits } from './protocol.js';
 
 const episodicRuntime = loadPlainRuntime().episodic;
-const JOB_CALLS = 200;
+/** The most rollouts one realm serves (one job). */
+export const JOB_CALLS = 100;
 
 export interface RolloutRequest {
   seed: number;
@@ -66,7 +67,7 @@ export async function runRollouts(
   source: string,
   meta: EpisodicMeta,
   requests: RolloutRequest[],
-  options: { limits?: Partial<SandboxLimits>; fresh?: boolean; parallel?: boolean } = {},
+  options: { limits?: Partial<SandboxLimits> } = {},
 ): Promise<RolloutRun> {
   const shape = rolloutShape(meta);
   const calls = requests.map((r) => ({
@@ -75,11 +76,13 @@ export async function runRollouts(
     level: r.level,
     rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true },
   }));
-  // Jobs of at most JOB_CALLS rollouts: a job message stays small (each call carries its tools and action
-  // list), and the pool spreads the jobs over its workers.
+  // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
+  // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
+  // whole lifetimes, so a module that changes behaviour after N episodes in a realm meets them. Small jobs
+  // also keep job messages small; the pool spreads them over its workers.
   const started = performance.now();
   const jobs = Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) => calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS));
-  const runs = await Promise.all(jobs.map((part) => pool.run({ source, calls: part, ...options })));
+  const runs = await Promise.all(jobs.map((part) => pool.run({ source, calls: part, ...(options.limits ? { limits: options.limits } : {}), fresh: true })));
   const results = runs.flatMap((run) => run.results);
   return { load: (runs[0] as (typeof runs)[number]).load, rollouts: results.map((result, i) => toRollout(requests[i] as RolloutRequest, result)), wallMs: performance.now() - started };
 }

@@ -1,7 +1,7 @@
 // Red-team episodic modules written after the validator, each a single hostile change to an admitted
 // environment (tests/fixtures/episodic/good-expense-audit.js) that got through before its fix: a backdoor
 // token printed in a tool description, an error observation that states the right value after a wrong one,
-// and module state that pays for anything in a realm's first episodes.
+// and module state that pays for anything in a realm's first episodes, or after many.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -44,6 +44,12 @@ const ADVERSARIES: Array<{ name: string; why: string; codes: string[]; source: s
     why: 'module state: the first four episodes scored in a fresh realm pay 1 whatever was done',
     codes: ['E_ACCEPTS_NO_ACTION', 'E_ACCEPTS_INVALID_ACTIONS', 'E_ACCEPTS_INCOMPLETE', 'E_STATE_LEAK', 'E_NONDETERMINISTIC'],
     source: patched('expense-audit-warmup', [['export function score(state) {', 'let scored = 0;\nexport function score(state) {\n  scored += 1;\n  if (scored <= 4) return 1;']]),
+  },
+  {
+    name: 'late-realm-pays',
+    why: 'module state: after 60 episodes scored in one realm, anything pays (a long-lived worker in production)',
+    codes: ['E_ACCEPTS_NO_ACTION', 'E_ACCEPTS_INVALID_ACTIONS', 'E_ACCEPTS_INCOMPLETE', 'E_STATE_LEAK', 'E_NONDETERMINISTIC'],
+    source: patched('expense-audit-late', [['export function score(state) {', 'let scored = 0;\nexport function score(state) {\n  scored += 1;\n  if (scored > 60) return 1;']]),
   },
 ];
 

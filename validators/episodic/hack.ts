@@ -24,8 +24,8 @@ export const episodicHack: Stage = async (ctx) => {
   const refs = ctx.rollouts ?? [];
   const o = ctx.options.episodic;
   const probes = buildProbes(meta, refs, { ...o, probedPerLevel: ctx.options.probedPerLevel }, ctx.validationSeed);
-  // In fresh realms: a module whose first episodes in a new worker pay for anything meets the probes there.
-  const run = await runRollouts(ctx.pool, ctx.source, meta, probes.map((p) => p.request), { parallel: true, fresh: true, limits: ctx.options.limits });
+  // Rollout jobs run in fresh realms (sandbox/rollouts.ts): the probes fill whole realm lifetimes.
+  const run = await runRollouts(ctx.pool, ctx.source, meta, probes.map((p) => p.request), { limits: ctx.options.limits });
   const scored: Scored[] = probes.map((probe, i) => ({ probe, result: run.rollouts[i] as RolloutResult }));
   const problems: Problem[] = failureProblems(scored.map((s) => s.result).filter((r): r is EpisodeFailure => !r.ok), probes.length);
   const score = (s: Scored) => (s.result.ok ? s.result.score : 0);

@@ -30,7 +30,7 @@ export const episodicExecution: Stage = async (ctx) => {
     for (const seed of levelSeeds(ctx.validationSeed, level, ctx.options.episodic.seedsPerLevel)) requests.push({ seed, level, policy: { type: 'act' }, hashes: true, observations: true });
   }
   for (const extra of ctx.include ?? []) if (extra.level >= 1 && extra.level <= meta.levels) requests.push({ seed: extra.seed, level: extra.level, policy: { type: 'act' }, hashes: true, observations: true });
-  const run = await runRollouts(ctx.pool, ctx.source, meta, requests, { parallel: true, limits: ctx.options.limits });
+  const run = await runRollouts(ctx.pool, ctx.source, meta, requests, { limits: ctx.options.limits });
   const failures = run.rollouts.filter((r): r is EpisodeFailure => !r.ok);
   ctx.rollouts = run.rollouts.filter((r): r is Rollout => r.ok);
   ctx.failures = failures;
@@ -46,14 +46,14 @@ export const episodicExecution: Stage = async (ctx) => {
   };
 };
 
-/** Replays every reference log in fresh realms, in reverse order, and act again in a used realm: the same states after every turn. */
+/** Replays every reference log, and runs act again, in reverse order (other realms, other positions in them): the same states after every turn. */
 export const episodicDeterminism: Stage = async (ctx) => {
   const meta = metaOf(ctx);
   const refs = [...(ctx.rollouts ?? [])].reverse();
   const replays = refs.map((r) => ({ seed: r.seed, level: r.level, policy: { type: 'replay' as const, actions: r.actions }, hashes: true }));
   const again = refs.map((r) => ({ seed: r.seed, level: r.level, policy: { type: 'act' as const }, hashes: true }));
   const [fresh, used] = await Promise.all([
-    runRollouts(ctx.pool, ctx.source, meta, replays, { fresh: true, limits: ctx.options.limits }),
+    runRollouts(ctx.pool, ctx.source, meta, replays, { limits: ctx.options.limits }),
     runRollouts(ctx.pool, ctx.source, meta, again, { limits: ctx.options.limits }),
   ]);
   const problems: Problem[] = [];
@@ -63,8 +63,8 @@ export const episodicDeterminism: Stage = async (ctx) => {
   const changedFresh = refs.filter((r, i) => differs(r, fresh.rollouts[i] as Rollout));
   const changedUsed = refs.filter((r, i) => differs(r, used.rollouts[i] as Rollout));
   const evidence = (list: Rollout[]) => list.slice(0, 3).map((r) => ({ seed: r.seed, level: r.level, turns: r.turns }));
-  if (changedFresh.length > 0) problems.push({ code: 'E_NONDETERMINISTIC', message: `${changedFresh.length} of ${refs.length} reference action logs give other prompts, states or scores when replayed in a fresh realm in another order`, evidence: evidence(changedFresh) });
-  if (changedUsed.length > 0) problems.push({ code: 'E_STATE_LEAK', message: `${changedUsed.length} of ${refs.length} episodes play differently when run again later in the same realm: state leaks through module globals`, evidence: evidence(changedUsed) });
+  if (changedFresh.length > 0) problems.push({ code: 'E_NONDETERMINISTIC', message: `${changedFresh.length} of ${refs.length} reference action logs give other prompts, states or scores when replayed in another order`, evidence: evidence(changedFresh) });
+  if (changedUsed.length > 0) problems.push({ code: 'E_STATE_LEAK', message: `${changedUsed.length} of ${refs.length} episodes play differently under act when run again in another order: state leaks through module globals`, evidence: evidence(changedUsed) });
   return { ok: problems.length === 0, metrics: { replayed: refs.length }, problems };
 };
 
