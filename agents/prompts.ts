@@ -7,7 +7,7 @@ import { CODES } from '../contract/codes.js';
 import { EnvforgeError } from '../contract/errors.js';
 import type { Meta } from '../contract/schema.js';
 import type { LibraryStats } from '../library/contract.js';
-import { PACKAGE_ROOT, PROMPTS_DIR } from '../library/paths.js';
+import { PACKAGE_ROOT, PROMPTS_DIR } from '../contract/paths.js';
 import { listSeeds, type SeedFile } from '../library/seeds.js';
 import type { ValidationReport } from '../validators/report.js';
 import { SKILL_TAXONOMY, taxonomySkills, type EnvSpec, type SkillTaxonomy } from './spec.js';
@@ -15,7 +15,7 @@ import { SKILL_TAXONOMY, taxonomySkills, type EnvSpec, type SkillTaxonomy } from
 export const PROMPT_NAMES = ['architect', 'generator', 'repair', 'reviewer'] as const;
 export type PromptName = (typeof PROMPT_NAMES)[number];
 
-export const CONTRACT_FILE = join(PACKAGE_ROOT, 'docs', 'environment-contract.md');
+const CONTRACT_FILE = join(PACKAGE_ROOT, 'docs', 'environment-contract.md');
 
 /** A prompt template that cannot be read or rendered, or model output without a module in it. */
 export class PromptError extends EnvforgeError {
@@ -51,11 +51,6 @@ export function loadPrompt(name: PromptName, options: PromptOptions = {}): strin
 /** SHA-256 (hex) of the template file's content: the prompt version recorded in lineage. */
 export function promptHash(name: PromptName, options: PromptOptions = {}): string {
   return sha256(loadPrompt(name, options));
-}
-
-/** Fills {{placeholders}}; a placeholder without a value, a value without a placeholder and a malformed {{…}} are errors. */
-export function renderPrompt(name: PromptName, vars: PromptVars, options: PromptOptions = {}): string {
-  return fillTemplate(name, loadPrompt(name, options), vars);
 }
 
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;

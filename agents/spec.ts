@@ -12,7 +12,7 @@ export function normaliseTag(value: unknown): unknown {
 }
 
 /** A tag list as a sloppy model may write it: each tag normalised, repeats dropped (keeping the first). */
-export function normaliseTags(value: unknown): unknown {
+function normaliseTags(value: unknown): unknown {
   return Array.isArray(value) ? [...new Set(value.map(normaliseTag))] : value;
 }
 
@@ -49,7 +49,6 @@ export const EnvSpecSchema = z.object({
 export type EnvSpec = z.infer<typeof EnvSpecSchema>;
 
 export const ArchitectOutputSchema = z.object({ specs: z.array(EnvSpecSchema).min(1, 'propose at least one spec') });
-export type ArchitectOutput = z.infer<typeof ArchitectOutputSchema>;
 
 /** The reviewer's checklist, in the order the reviewer prompt asks it. */
 export const REVIEW_CHECKS = ['promptUnambiguous', 'formatStated', 'verifierConsistent', 'acceptsAllValid', 'noLeak'] as const;
@@ -107,7 +106,7 @@ export interface DedupeResult {
 }
 
 /** Task ideas at or above this token Jaccard similarity are the same idea. */
-export const IDEA_SIMILARITY = 0.8;
+const IDEA_SIMILARITY = 0.8;
 
 const STOPWORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'given', 'in', 'is', 'it', 'its', 'of', 'on', 'or', 'that', 'the', 'their', 'then', 'this', 'to', 'with']);
 

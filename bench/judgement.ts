@@ -5,7 +5,7 @@
 // GOOD_DIR=folder adds every module in it as a good candidate (a library's envs/, say).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../library/paths.js';
+import { PACKAGE_ROOT } from '../contract/paths.js';
 import { listSeeds } from '../library/seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';

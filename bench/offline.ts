@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CostLedger } from '../agents/llm/cost.js';
 import { createOfflineAuthor } from '../agents/offline/author.js';
 import { seedLibrary } from '../library/maintenance.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch } from '../pipeline/batch.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { BenchEntries } from './types.js';

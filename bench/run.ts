@@ -2,7 +2,7 @@
 // benchmark name ({ value, unit, ...details }). Existing entries from other benchmarks are kept.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../library/paths.js';
+import { PACKAGE_ROOT } from '../contract/paths.js';
 import { benchBatch } from './batch.js';
 import { benchJudgement } from './judgement.js';
 import { benchNovelty } from './novelty.js';

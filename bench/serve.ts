@@ -11,7 +11,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seedLibrary } from '../library/maintenance.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { startServer } from '../serve/server.js';
 import type { BenchEntries } from './types.js';

@@ -1,7 +1,7 @@
 // Validator latency: full validation per candidate over the seeds, p50 and p95.
 import { listSeeds } from '../library/seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { seedNoveltyIndex } from '../validators/library-index.js';
+import { seedNoveltyIndex } from '../library/novelty-index.js';
 import { validateCandidate } from '../validators/validate.js';
 import type { BenchEntries } from './types.js';
 

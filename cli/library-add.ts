@@ -5,7 +5,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Lineage } from '../library/contract.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
-import { indexEnv, noveltyIndexOf } from '../validators/library-index.js';
+import { indexEnv, noveltyIndexOf } from '../library/novelty-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import type { Io } from './io.js';
 import { integerOption } from './options.js';
@@ -18,7 +18,7 @@ interface AddOptions {
 }
 
 /** The lineage of a hand-written environment: where it came from and what the validator said. */
-export function handLineage(file: string, report: ValidationReport): Lineage {
+function handLineage(file: string, report: ValidationReport): Lineage {
   const stages = Object.fromEntries(report.stages.map((s) => [s.stage, s.skipped ? `not run: ${s.skipped}` : s.ok ? 'passed' : 'failed']));
   return { author: 'hand', notes: { file: basename(file), path: resolve(file), validation: { validatorVersion: report.validatorVersion, verdict: report.verdict, ms: report.ms, stages } } };
 }

@@ -1,7 +1,7 @@
 // `envforge library rejections [--batch ID] [--code CODE]`: the kept reports of rejected candidates,
 // newest first, each with its first problem; --json gives one line per rejection with every problem.
 import type { Command } from 'commander';
-import { isCode } from '../contract/codes.js';
+import { isProblemCode } from '../contract/codes.js';
 import { UsageError } from '../contract/errors.js';
 import type { RejectionRecord } from '../library/contract.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
@@ -37,7 +37,7 @@ export function registerLibraryRejections(library: Command, io: Io): void {
 }
 
 async function list(options: RejectionsOptions, io: Io): Promise<void> {
-  if (options.code !== undefined && !isCode(options.code)) throw new UsageError(`--code: unknown code "${options.code}" (the codes are listed in contract/codes.ts)`);
+  if (options.code !== undefined && !isProblemCode(options.code)) throw new UsageError(`--code: unknown code "${options.code}" (the codes are listed in contract/codes.ts)`);
   const lib = openLibrary(resolveLibraryDir(options.library), { readonly: true });
   try {
     if (options.batch !== undefined && !(await lib.getBatch(options.batch))) throw new UsageError(`--batch: no batch "${options.batch}" in this library`);

@@ -6,10 +6,10 @@ import { CliFailure, processIo, type Io } from './io.js';
 import { registerSample } from './sample.js';
 import { registerValidate } from './validate.js';
 import { registerLibrary } from './library.js';
-import { registerExport } from '../export/command.js';
-import { registerServe } from '../serve/command.js';
+import { registerExport } from './export.js';
+import { registerServe } from './serve.js';
 import { registerRun } from './run.js';
-import { VERSION } from '../library/version.js';
+import { VERSION } from '../contract/version.js';
 
 export function buildProgram(io: Io): Command {
   const program = new Command('envforge')

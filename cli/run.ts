@@ -8,20 +8,22 @@ import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { CostLedger, priceFor, unpricedBudgetMessage, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { describeProvider, selectProvider, type ProviderDescription, type Selection } from '../agents/llm/select.js';
-import { createOfflineAuthor, OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
+import { OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
 import { UsageError } from '../contract/errors.js';
 import type { BatchRecord, Library } from '../library/contract.js';
 import type { WeakSkill } from '../agents/prompts.js';
 import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
-import { llmAuthor, type Author } from '../pipeline/author.js';
+import type { Author, AuthorIdentity } from '../agents/author.js';
+import { AUTHORS } from '../agents/authors.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
-import { envSkillsOf, readFeedbackFile, summariseFeedback, weakSkills } from '../pipeline/feedback.js';
-import { reportMarkdown, type ReportAuthor } from '../pipeline/report.js';
+import { readFeedbackFile } from '../pipeline/feedback/parse.js';
+import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { integerOption } from './options.js';
+import { envSkillsOf, summariseFeedback, weakSkills } from '../pipeline/feedback/frontier.js';
 
 interface RunOptions {
   target: number;
@@ -121,7 +123,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
     const ledger = new CostLedger({ batchId, budget: { ...(options.budgetUsd ? { maxUsd: options.budgetUsd } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) }, ...(previous ? { previous } : {}) });
     // The batch stores the author's identity with its options: a resume reads the offline seed back.
-    const author: Author = offlineSeed !== undefined ? createOfflineAuthor({ seed: offlineSeed }) : llmAuthor(selection.create({ ledger }));
+    const author: Author = offlineSeed !== undefined ? AUTHORS.offline({ seed: offlineSeed }) : AUTHORS.llm({ llm: selection.create({ ledger }) });
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
     const feedback = options.feedback ? await readFrontier(options.feedback, library) : { weak: [], saturated: [] };
@@ -189,9 +191,9 @@ function checkPrices(selection: Selection, options: RunOptions, io: Io): void {
 }
 
 /** The author a batch was started with, as stored in its options (absent for batches of older versions). */
-function storedAuthor(record: BatchRecord | undefined): ReportAuthor | undefined {
+function storedAuthor(record: BatchRecord | undefined): AuthorIdentity | undefined {
   const author = (record?.options as { author?: unknown } | null | undefined)?.author;
-  return author && typeof author === 'object' && typeof (author as ReportAuthor).provider === 'string' ? (author as ReportAuthor) : undefined;
+  return author && typeof author === 'object' && typeof (author as AuthorIdentity).provider === 'string' ? (author as AuthorIdentity) : undefined;
 }
 
 /** A resumed batch continues with the same kind of author: the journal holds that author's specs and modules. */

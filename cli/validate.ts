@@ -4,10 +4,10 @@
 import type { Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import { resolveLibraryDir } from '../library/open.js';
-import { DEFAULT_LIBRARY_DIR } from '../library/paths.js';
+import { DEFAULT_LIBRARY_DIR } from '../contract/paths.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { buildNoveltyIndex } from '../validators/library-index.js';
-import type { NoveltyIndex } from '../validators/novelty.js';
+import { buildNoveltyIndex } from '../library/novelty-index.js';
+import type { NoveltyIndex } from '../validators/novelty/lsh.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 import type { Io } from './io.js';
@@ -82,7 +82,7 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
 }
 
 /** The sandbox names every module `environment.js`; a report about a file names the file instead. */
-export function blameFile(report: ValidationReport, file: string): ValidationReport {
+function blameFile(report: ValidationReport, file: string): ValidationReport {
   const rename = <T extends { message: string }>(p: T): T => (p.message.includes('environment.js') ? { ...p, message: p.message.replaceAll('environment.js:', `${file}:`) } : p);
   return { ...report, problems: report.problems.map(rename), stages: report.stages.map((s) => ({ ...s, problems: s.problems.map(rename) })) };
 }

@@ -1,7 +1,9 @@
 // Every stable code envforge reports, with its one-line meaning: the single place the sandbox, the
-// validator, the LLM client, the repair prompt and the dashboard read them from.
+// validator, the LLM client, the library, the CLI, the reward service, the repair prompt and the
+// dashboard read them from. tests/codes.test.ts checks that every code string in the source is here.
 
-export const CODES = {
+/** What a candidate or an admitted environment did wrong: a validation problem or a production failure. */
+export const PROBLEM_CODES = {
   // Sandbox: what running untrusted code can go wrong with.
   E_SYNTAX: 'the module does not compile as JavaScript',
   E_IMPORT: 'the module imports something; environments must be self-contained',
@@ -57,11 +59,7 @@ export const CODES = {
   E_REVIEW: 'the LLM reviewer failed a checklist item (prompt ambiguous, format unstated, verifier inconsistent, valid answers rejected, or a leak)',
 } as const satisfies Record<string, string>;
 
-export type Code = keyof typeof CODES;
-
-export function isCode(value: unknown): value is Code {
-  return typeof value === 'string' && Object.hasOwn(CODES, value);
-}
+export type ProblemCode = keyof typeof PROBLEM_CODES;
 
 /** Failures of a remote LLM service (the agents' client): data for the batch, never a candidate's problem. */
 export const LLM_CODES = {
@@ -76,3 +74,46 @@ export const LLM_CODES = {
   E_LLM_CANCELLED: "the caller's AbortSignal cancelled the call",
   E_LLM_CONFIG: 'the LLM client is misconfigured (missing key, model or base URL)',
 } as const satisfies Record<string, string>;
+
+/** Failures at envforge's own boundaries: the caller, the sandbox host, the library, the prompt files, an export. */
+export const HOST_CODES = {
+  E_USAGE: 'the caller asked for something impossible: a bad flag or option, a missing file, an unknown environment (CLI exit 2)',
+  E_SANDBOX: 'the sandbox itself failed (a worker could not start, or the pool was closed): not the candidate\'s fault',
+  E_LIBRARY: 'the library cannot be opened or used as asked (missing, damaged, read-only, written by a newer envforge)',
+  E_PROMPT: 'a prompt file is missing or malformed, or a model reply holds no usable module',
+  E_EXPORT: 'an export cannot finish: an environment does not load, or keeps failing to generate',
+} as const satisfies Record<string, string>;
+
+/** What a request named that the library does not hold: the reward service's per-item errors and selections. */
+export const SELECTION_CODES = {
+  E_UNKNOWN_ENV: 'no such environment or version in the library (or it has no active version)',
+  E_LEVEL_RANGE: "a level past the environment's levels",
+  E_NO_MATCH: 'the selection (environments, skills, levels) matches no active environment',
+} as const satisfies Record<string, string>;
+
+/** The reward service's answers to requests it refuses or cannot serve (with an HTTP status). */
+export const SERVICE_CODES = {
+  E_BAD_REQUEST: 'the body is not valid JSON or breaks the request schema (400, naming the field)',
+  E_BODY_TOO_LARGE: 'the body is over the service\'s size limit (413)',
+  E_TOO_MANY_ITEMS: 'more items than one request may carry (413)',
+  E_MEDIA_TYPE: 'the body was not sent as application/json (415)',
+  E_NOT_FOUND: 'no such endpoint (404)',
+  E_OVERLOADED: 'the service is at capacity; retry later (503 with retry-after)',
+  E_CLOSING: 'the service is shutting down (503)',
+  E_INTERNAL: 'an internal error of the service (500)',
+  E_SERVE: 'the service cannot start (e.g. it cannot listen on the address)',
+  E_UNKNOWN: "a reward shim's name for an item error the service sent without a code",
+} as const satisfies Record<string, string>;
+
+/** The registry: every code, by group. */
+export const CODES = { ...PROBLEM_CODES, ...LLM_CODES, ...HOST_CODES, ...SELECTION_CODES, ...SERVICE_CODES } as const;
+
+export type Code = keyof typeof CODES;
+
+export function isCode(value: unknown): value is Code {
+  return typeof value === 'string' && Object.hasOwn(CODES, value);
+}
+
+export function isProblemCode(value: unknown): value is ProblemCode {
+  return typeof value === 'string' && Object.hasOwn(PROBLEM_CODES, value);
+}

@@ -1,10 +1,11 @@
 // The error classes envforge throws across its own boundaries; failures of untrusted code are never
 // thrown but returned as data with a code from codes.ts.
+import type { Code } from './codes.js';
 
 /** Base class: every envforge error carries a machine-readable code. */
 export class EnvforgeError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: Code;
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;

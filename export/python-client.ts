@@ -3,15 +3,15 @@
 // it raises when the service stays down or answers an item with an identity error (E_UNKNOWN_ENV,
 // E_LEVEL_RANGE: the dataset and the service disagree), and it logs every other per-item error code
 // once and counts it (item_errors()); ENVFORGE_STRICT=1 raises on those too.
-import type { ShimEnv } from './format.js';
+import type { ShimEnv } from './contract.js';
 
 /** A Python string literal (JSON strings are valid Python literals). */
-export function pyString(text: string): string {
+function pyString(text: string): string {
   return JSON.stringify(text);
 }
 
 /** Item error codes that mean the row's identity does not exist on the service: never a score of 0. */
-export const IDENTITY_ERROR_CODES = ['E_UNKNOWN_ENV', 'E_LEVEL_RANGE'] as const;
+const IDENTITY_ERROR_CODES = ['E_UNKNOWN_ENV', 'E_LEVEL_RANGE'] as const;
 
 export function pythonClient(serviceUrl: string, envs: readonly ShimEnv[]): string {
   const manifest = JSON.stringify(envs.map(({ name, version, hash }) => ({ name, version, hash })));

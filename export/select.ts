@@ -1,67 +1,31 @@
-// Which instances an export holds: the environments, their level ranges, how many rows each, which split
-// every row lands in and which seed it uses. Everything is a pure function of the library, the flags and
-// --seed, so the same command writes the same bytes.
-//
-// The scheme (envforge-export-v1; a change gets a new tag in format.ts):
-// 1. Environments: the newest active version of each selected name, sorted by name. Each gets
-//    --per-env N rows, or --total T spread evenly (floor(T/E) each; the first T mod E names get one more).
-// 2. Splits: rows are numbered g = 1, 2, … across environments in that order; row g goes to the split
-//    with the largest deficit weight·g − taken·10^6 (weights in millionths, ties to the split named
-//    first), so every prefix, and so every environment, holds the asked proportions to within a row.
-// 3. Levels: the i-th row of a split within an environment gets level lo + (i mod (hi − lo + 1)): each
-//    split covers the environment's range evenly.
-// 4. Seeds: the k-th row of environment e (k from 0, across its splits) takes its seeds from
-//    makeRng(deriveRngState('export:' + e, S, k)) with S = --seed: attempt a uses the (a+1)-th
-//    rng.int(0, 2^31 − 1). The instance is then generate(rng of (e, seed, level)) as everywhere else.
-// 5. Duplicates: rows are generated in chunks of CHUNK_SLOTS consecutive k of one environment. An attempt
-//    whose prompt equals a prompt already taken in that environment (any split), or that fails in
-//    generate, is retried with the next attempt, in rounds over the chunk in k order; a row still without
-//    a prompt after MAX_ATTEMPTS is dropped and counted. CHUNK_SLOTS is part of the scheme.
-import type { EnvRecord, Library } from '../library/contract.js';
+// Which instances an export holds: how many rows each selected environment gets (library/select.ts picks
+// the environments), which split every row lands in and which seed it uses, by the envforge-export-v1
+// scheme (docs/export-scheme.md), so the same command writes the same bytes. Also the export flags' parsers.
 import { UsageError } from '../contract/errors.js';
+import type { EnvRef, LevelRange, LevelSpec, SelectedEnv } from '../library/select.js';
 import { CONTRACT_LIMITS } from '../contract/schema.js';
 import { deriveRngState } from '../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRuntime } from '../sandbox/runtime.js';
 
 export const CHUNK_SLOTS = 500;
 export const MAX_ATTEMPTS = 8;
-export const SEED_MAX = 2 ** 31 - 1;
+const SEED_MAX = 2 ** 31 - 1;
 /** Rows one export may plan: keeps the split arithmetic exact in doubles (weight · g < 2^53). */
 export const MAX_ROWS = 100_000_000;
 export const DEFAULT_PER_ENV = 1_000;
 export const DEFAULT_SPLIT = 'train:0.95,test:0.05';
 const UNIT = 1_000_000;
 
-export interface EnvRef {
-  name: string;
-  version?: number;
-}
-export interface LevelRange {
-  lo: number;
-  hi: number;
-}
-export interface LevelSpec {
-  /** A range for every environment, clipped to each one's levels. */
-  all?: LevelRange;
-  /** `name:lo-hi`: must fit the named environment's levels. */
-  byEnv: Map<string, LevelRange>;
-}
 export interface SplitWeight {
   name: string;
   /** Millionths; the weights of one --split sum to 10^6. */
   weight: number;
 }
 
-export interface SelectionOptions {
-  envs?: EnvRef[];
-  skills?: string[];
-  levels?: LevelSpec;
-}
 export type CountOptions = { perEnv: number; total?: undefined } | { total: number; perEnv?: undefined };
 
-export interface SelectedEnv {
-  record: EnvRecord;
-  levels: LevelRange;
+/** A selected environment with the rows it gets. */
+export interface PlannedEnv extends SelectedEnv {
   rows: number;
 }
 
@@ -145,60 +109,6 @@ export function parseSplit(text: string): SplitWeight[] {
   return splits;
 }
 
-// ---------------------------------------------------------------- environments
-
-async function resolveRef(library: Library, ref: EnvRef, active: EnvRecord[]): Promise<EnvRecord> {
-  const label = ref.version === undefined ? ref.name : `${ref.name}@${ref.version}`;
-  const record = ref.version === undefined ? (active.find((e) => e.name === ref.name) ?? (await library.get(ref.name))) : await library.get(ref.name, ref.version);
-  if (record?.status === 'active') return record;
-  if (record) throw new UsageError(`--env: ${label} is retired (${record.retiredReason ?? 'no reason given'})`);
-  const newest = ref.version === undefined ? undefined : await library.get(ref.name);
-  if (newest) throw new UsageError(`--env: ${label} is not in the library (${ref.name} has versions 1-${newest.version})`);
-  const names = active.map((e) => e.name);
-  const shown = names.length > 20 ? `${names.slice(0, 20).join(', ')}, …` : names.join(', ');
-  throw new UsageError(`--env: unknown environment "${ref.name}" (the library has: ${shown || 'nothing yet'})`);
-}
-
-function levelsFor(record: EnvRecord, spec: LevelSpec | undefined): LevelRange {
-  const max = record.meta.levels;
-  const own = spec?.byEnv.get(record.name);
-  if (own) {
-    if (own.hi > max) throw new UsageError(`--levels ${record.name}:${own.lo}-${own.hi}: ${record.name} has levels 1-${max}`);
-    return own;
-  }
-  if (!spec?.all) return { lo: 1, hi: max };
-  const range = { lo: spec.all.lo, hi: Math.min(spec.all.hi, max) };
-  if (range.lo > range.hi) throw new UsageError(`--levels ${spec.all.lo}-${spec.all.hi}: ${record.name} has only levels 1-${max} (give it its own range with ${record.name}:LO-HI)`);
-  return range;
-}
-
-/** Resolves --env / --skills / --levels against the library: active versions only, sorted by name. */
-export async function selectEnvironments(library: Library, options: SelectionOptions): Promise<Array<Omit<SelectedEnv, 'rows'>>> {
-  const active = await library.list();
-  let records: EnvRecord[];
-  if (options.envs?.length) {
-    records = [];
-    for (const ref of options.envs) records.push(await resolveRef(library, ref, active));
-    if (options.skills) {
-      const skills = options.skills;
-      const off = records.find((r) => !skills.some((s) => r.meta.skills.includes(s)));
-      if (off) throw new UsageError(`--env ${off.name} has none of --skills ${skills.join(',')} (its skills: ${off.meta.skills.join(', ')})`);
-    }
-  } else {
-    const skills = options.skills;
-    records = skills ? active.filter((r) => skills.some((s) => r.meta.skills.includes(s))) : active;
-    if (records.length === 0) {
-      throw new UsageError(skills ? `--skills ${skills.join(',')}: no active environment has any of these skills` : `the library at ${library.dir} has no active environments`);
-    }
-  }
-  records.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version));
-  const chosen = new Set(records.map((r) => r.name));
-  for (const name of options.levels?.byEnv.keys() ?? []) {
-    if (!chosen.has(name)) throw new UsageError(`--levels names "${name}", which is not among the exported environments`);
-  }
-  return records.map((record) => ({ record, levels: levelsFor(record, options.levels) }));
-}
-
 /** Rows per environment (step 1 of the scheme). */
 export function assignRows<T extends object>(envs: T[], counts: CountOptions): Array<T & { rows: number }> {
   const out = envs.map((env, i) => {
@@ -239,7 +149,7 @@ export class SplitSchedule {
 }
 
 /** Steps 2 and 3 for one environment: its rows in order k = 0 … rows − 1. */
-export function* slotsOf(env: SelectedEnv, schedule: SplitSchedule, splitCount: number): Generator<Slot> {
+export function* slotsOf(env: PlannedEnv, schedule: SplitSchedule, splitCount: number): Generator<Slot> {
   const span = env.levels.hi - env.levels.lo + 1;
   const perSplit = new Array<number>(splitCount).fill(0);
   for (let k = 0; k < env.rows; k++) {

@@ -1,9 +1,9 @@
-// The Library contract: where admitted environments live, versioned, with lineage, reports and status.
-// One interface, narrow enough for SQLite (the embedded default) and PostgreSQL; tests/library-contract.ts
-// checks any implementation against it.
+// The Library contract: where admitted environments live, versioned, with lineage, reports and status,
+// beside kept rejections, production incidents and the batch journal. Narrow enough for SQLite (the
+// embedded default, sqlite/) and PostgreSQL; tests/library-contract.test.ts runs every store in stores.ts.
 import { EnvforgeError } from '../contract/errors.js';
 import type { Meta } from '../contract/schema.js';
-import type { Fingerprint } from '../validators/novelty.js';
+import type { Fingerprint } from '../validators/novelty/fingerprint.js';
 import type { LevelStats, ValidationReport } from '../validators/report.js';
 
 /** Where an environment came from. */
@@ -166,21 +166,10 @@ export interface JournalInput {
   payload: unknown;
 }
 
-export interface Library {
-  /** The folder holding the index and the module files. */
-  readonly dir: string;
+/** The admitted environments: versions, lineage, status and the module files. */
+export interface EnvStore {
   /** Atomic: the file and the index row appear together or not at all. Same code again is a no-op. */
   admit(input: AdmitInput): Promise<AdmitResult>;
-  /** Keeps a rejected candidate's report for the funnel and repair analytics (bounded retention). */
-  recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void>;
-  /** The kept rejections, newest first, optionally of one batch and/or one code. */
-  rejections(filter?: RejectionFilter): Promise<RejectionRecord[]>;
-  /** Records a production incident (bounded retention: the newest 10,000 are kept). */
-  recordIncident(input: IncidentInput): Promise<IncidentRecord>;
-  /** Incidents, oldest first: of one environment version (by hash) when given, only unresolved ones when open. */
-  incidents(filter?: { hash?: string; open?: boolean }): Promise<IncidentRecord[]>;
-  /** Marks every open incident of the hash resolved with the given reason; returns how many. */
-  resolveIncidents(hash: string, resolution: string): Promise<number>;
   /** The newest version (of any status) unless a version is given; undefined when unknown. */
   get(name: string, version?: number): Promise<EnvRecord | undefined>;
   list(filter?: ListFilter): Promise<EnvRecord[]>;
@@ -192,9 +181,30 @@ export interface Library {
   integrityCheck(): Promise<IntegrityReport>;
   /** Removes orphan files. */
   gc(): Promise<string[]>;
+}
 
-  // Batch bookkeeping: a journal that makes a killed `envforge run` resumable. For an unknown batch id,
-  // every method but getBatch throws a LibraryError naming it; writes need a running batch.
+/** Rejected candidates' reports, kept for the funnel and repair analytics (bounded retention). */
+export interface RejectionLog {
+  recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void>;
+  /** The kept rejections, newest first, optionally of one batch and/or one code. */
+  rejections(filter?: RejectionFilter): Promise<RejectionRecord[]>;
+}
+
+/** What admitted environments did wrong in production: the evidence for quarantine. */
+export interface IncidentStore {
+  /** Records a production incident (bounded retention: the newest 10,000 are kept). */
+  recordIncident(input: IncidentInput): Promise<IncidentRecord>;
+  /** Incidents, oldest first: of one environment version (by hash) when given, only unresolved ones when open. */
+  incidents(filter?: { hash?: string; open?: boolean }): Promise<IncidentRecord[]>;
+  /** Marks every open incident of the hash resolved with the given reason; returns how many. */
+  resolveIncidents(hash: string, resolution: string): Promise<number>;
+}
+
+/**
+ * Batch bookkeeping: a journal that makes a killed `envforge run` resumable. For an unknown batch id,
+ * every method but getBatch throws a LibraryError naming it; writes need a running batch.
+ */
+export interface BatchJournal {
   /**
    * Starts batch `id`, or resumes it: a running batch is returned as it is (options unchanged); a failed
    * one is reopened as running (finishedAt and report cleared, ledger and journal kept). A finished
@@ -220,7 +230,17 @@ export interface Library {
   getBatch(id: string): Promise<BatchRecord | undefined>;
   /** Newest (most recently started) first; every batch unless a limit is given. */
   listBatches(limit?: number): Promise<BatchRecord[]>;
+}
 
+/** A library: the four stores over one location, opened by a factory in open.ts. */
+export interface Library extends EnvStore, RejectionLog, IncidentStore, BatchJournal {
+  /** The folder holding the index and the module files. */
+  readonly dir: string;
+  /**
+   * A cheap token that changes whenever what the library holds may have changed (an admission, a
+   * retirement, an incident), so a long-running reader such as the reward service knows when to reload.
+   */
+  changeStamp(): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 // Library jobs that need the validator: seeding a new library (init) and re-validating admitted
 // environments after a validator upgrade, retiring what no longer passes.
 import type { SandboxPool } from '../sandbox/pool.js';
-import { indexEnv, noveltyIndexOf } from '../validators/library-index.js';
+import { indexEnv, noveltyIndexOf } from './novelty-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate, VALIDATOR_VERSION } from '../validators/validate.js';
 import type { EnvRecord, Library } from './contract.js';

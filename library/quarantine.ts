@@ -1,8 +1,8 @@
 // When an admitted environment is quarantined, from its open production incidents: the one policy the
 // reward service and exports apply (through IncidentLog), and that `library revalidate` lifts or confirms.
-import type { Code } from '../contract/codes.js';
-import type { EnvRecord, IncidentInput, IncidentRecord } from './contract.js';
-import { SqliteLibrary } from './sqlite.js';
+import type { ProblemCode } from '../contract/codes.js';
+import type { EnvRecord, IncidentInput, IncidentRecord, Library } from './contract.js';
+import { openLibrary } from './open.js';
 
 /**
  * Quarantine at the first confirmed incident (the failure came back when the call ran alone in a fresh
@@ -21,20 +21,8 @@ export function quarantineReason(open: Pick<IncidentRecord, 'code' | 'fn' | 'see
   return `quarantined: ${what}; run \`envforge library revalidate\` to re-examine it`;
 }
 
-/** Open incidents grouped by module hash, mapped to their quarantine reason (only quarantined hashes). */
-export function quarantinedHashes(open: IncidentRecord[]): Map<string, string> {
-  const byHash = new Map<string, IncidentRecord[]>();
-  for (const incident of open) byHash.set(incident.hash, [...(byHash.get(incident.hash) ?? []), incident]);
-  const out = new Map<string, string>();
-  for (const [hash, list] of byHash) {
-    const reason = quarantineReason(list);
-    if (reason) out.set(hash, reason);
-  }
-  return out;
-}
-
 /** Failure codes that are the environment's own doing when an admitted module returns them in production. */
-const INCIDENT_CODES: ReadonlySet<string> = new Set<Code>([
+const INCIDENT_CODES: ReadonlySet<string> = new Set<ProblemCode>([
   'E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL', 'E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_REFERENCE', 'E_UNSOLVED',
 ]);
 
@@ -59,7 +47,7 @@ type Evidence = Pick<IncidentRecord, 'code' | 'fn' | 'seed' | 'level' | 'confirm
 export class IncidentLog {
   private stored = new Map<string, Evidence[]>();
   private recent = new Map<string, Evidence[]>();
-  private writer: SqliteLibrary | null | undefined;
+  private writer: Library | null | undefined;
 
   constructor(
     private readonly libraryDir: string,
@@ -99,10 +87,10 @@ export class IncidentLog {
     }
   }
 
-  private openWriter(): SqliteLibrary | null {
+  private openWriter(): Library | null {
     if (this.writer !== undefined) return this.writer;
     try {
-      this.writer = SqliteLibrary.open(this.libraryDir);
+      this.writer = openLibrary(this.libraryDir);
     } catch (error) {
       this.writer = null;
       this.warn(`envforge ${this.origin}: incidents are kept in memory only (the library cannot be written: ${(error as Error).message})`);

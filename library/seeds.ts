@@ -2,7 +2,7 @@
 // generator's few-shot examples.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { SEEDS_DIR } from './paths.js';
+import { SEEDS_DIR } from '../contract/paths.js';
 
 export interface SeedFile {
   /** File name without .js; equals the environment's meta.name. */

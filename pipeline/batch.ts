@@ -10,12 +10,12 @@ import type { WeakSkill } from '../agents/prompts.js';
 import type { EnvSpec } from '../agents/spec.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { indexEnv, noveltyIndexOf } from '../validators/library-index.js';
+import { indexEnv, noveltyIndexOf } from '../library/novelty-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
-import type { WrittenModule } from './agents.js';
-import { llmAuthor, type Author } from './author.js';
-import { buildReport, type BatchReport, type CandidateOutcome, type ReportAuthor } from './report.js';
+import { AUTHORS } from '../agents/authors.js';
+import type { Author, AuthorIdentity, WrittenModule } from '../agents/author.js';
+import { buildReport, type BatchReport, type CandidateOutcome } from './report.js';
 import { calibrate, type CalibrationOptions } from './calibration.js';
 import { WeakSteering, type FrontierReport } from './steering.js';
 import { JournalState, type VerdictEntry } from './journal-state.js';
@@ -48,7 +48,7 @@ export interface BatchOptions {
    * Who writes the modules, for the record: stored with the batch's options (so `--resume` can reuse the
    * offline author's seed) and copied into the report. Filled in from the author's identity.
    */
-  author?: ReportAuthor;
+  author?: AuthorIdentity;
 }
 
 export const DEFAULT_BATCH_OPTIONS = {
@@ -89,7 +89,7 @@ const attemptKey = (spec: string, attempt: number) => `${spec}/${attempt}`;
 export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<BatchReport> {
   const started = performance.now();
   const { library, ledger } = deps;
-  const author = deps.author ?? (deps.llm ? llmAuthor(deps.llm) : undefined);
+  const author = deps.author ?? (deps.llm ? AUTHORS.llm({ llm: deps.llm }) : undefined);
   if (!author) throw new TypeError('runBatch needs deps.author or deps.llm');
   options = { ...options, author: options.author ?? author.identity };
   await library.startBatch(options.batchId, options);

@@ -1,6 +1,7 @@
 // The batch report, built from the journal: the funnel (specs → modules → stages → admitted), rejection
 // reasons by code, repair success, tokens and dollars per admitted environment, wall time, and who
 // authored the modules; as JSON and as Markdown for people.
+import type { AuthorIdentity } from '../agents/author.js';
 import type { LedgerSnapshot } from '../agents/llm/cost.js';
 import type { EnvSpec } from '../agents/spec.js';
 import type { FrontierReport } from './steering.js';
@@ -29,18 +30,11 @@ export interface RejectedValidation {
   firstProblem: FirstProblem | null;
 }
 
-/** Who wrote the batch's modules: an LLM provider, or the offline author with its version and seed. */
-export interface ReportAuthor {
-  provider: string;
-  version?: string;
-  seed?: number;
-}
-
 export interface BatchReport {
   batchId: string;
   stopReason: string;
   /** The author, when the caller named it (the offline author's seed reproduces the run). */
-  author?: ReportAuthor;
+  author?: AuthorIdentity;
   funnel: {
     specs: number;
     specsDropped: number;
@@ -79,7 +73,7 @@ interface ReportInput {
   failures: Array<{ spec: string; code: string; message: string }>;
   ledger: LedgerSnapshot;
   wallMs: number;
-  author?: ReportAuthor;
+  author?: AuthorIdentity;
   frontier?: FrontierReport;
 }
 
@@ -143,7 +137,7 @@ export function buildReport(input: ReportInput): BatchReport {
   };
 }
 
-function authorLine(author: ReportAuthor): string {
+function authorLine(author: AuthorIdentity): string {
   const details = [author.version !== undefined ? `v${author.version}` : '', author.seed !== undefined ? `seed ${author.seed}` : ''].filter(Boolean);
   return `${author.provider}${details.length ? ` (${details.join(', ')})` : ''}`;
 }

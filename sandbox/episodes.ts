@@ -1,7 +1,7 @@
 // Typed episodes on top of the raw sandbox: generate -> solve -> verify runs whose values are checked
 // against the contract, so callers (validator, sample, serve) see instances, references and verdicts
 // or a failure with a stable code, never unchecked guest data.
-import type { Code } from '../contract/codes.js';
+import type { ProblemCode } from '../contract/codes.js';
 import { InstanceSchema, ReferenceSchema, describeIssues, toVerdict, type Instance, type Verdict } from '../contract/schema.js';
 import type { SandboxPool } from './pool.js';
 import { guestCode, type CallResult, type EpisodeValue, type LoadInfo, type RawVerdict, type SandboxLimits } from './protocol.js';
@@ -15,7 +15,7 @@ export interface EpisodeRequest {
 }
 
 /** A verdict, or the reason verify failed on that response. */
-export type ScoredVerdict = ({ ok: true } & Verdict) | { ok: false; code: Code; message: string };
+export type ScoredVerdict = ({ ok: true } & Verdict) | { ok: false; code: ProblemCode; message: string };
 
 export interface Episode {
   ok: true;
@@ -34,7 +34,7 @@ export interface EpisodeFailure {
   ok: false;
   seed: number;
   level: number;
-  code: Code;
+  code: ProblemCode;
   message: string;
   /** generate, solve, verify or load. */
   fn: string;

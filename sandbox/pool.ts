@@ -1,9 +1,9 @@
 // The sandbox supervisor: a pool of worker processes that run environment code in isolates. It queues
 // jobs, kills a worker that misses its wall-clock deadline, replaces dead workers, and turns every failure
 // of guest code into a typed result; only failures of the sandbox itself reject.
-import { createHash } from 'node:crypto';
+import { hashSource } from '../contract/hash.js';
 import { availableParallelism } from 'node:os';
-import { isCode, type Code } from '../contract/codes.js';
+import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
 import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
 import { ResultSlots } from './results.js';
@@ -73,10 +73,6 @@ interface Job {
   started: number;
   resolve(result: RunResult): void;
   reject(error: Error): void;
-}
-
-export function hashSource(source: string): string {
-  return createHash('sha256').update(source, 'utf8').digest('hex');
 }
 
 /**
@@ -276,7 +272,7 @@ export class SandboxPool {
         job.results.acceptChunk(message.text, job.limits);
         return;
       case 'failed': {
-        const failure = { code: isCode(message.code) ? message.code : ('E_PROTOCOL' as Code), message: message.message, fn: message.fn };
+        const failure = { code: isProblemCode(message.code) ? message.code : ('E_PROTOCOL' as ProblemCode), message: message.message, fn: message.fn };
         if (message.from < 0) job.results.fillRest(failure);
         else job.results.failRange(message.from, message.count, failure);
         return;
@@ -316,7 +312,7 @@ export class SandboxPool {
   }
 
   /** Resolves a job, filling calls that got no result (and a missing load) with the given failure. */
-  private settle(job: Job, code: Code, message: string): void {
+  private settle(job: Job, code: ProblemCode, message: string): void {
     job.load ??= this.knownLoads.get(job.hash) ?? { ok: false, hash: job.hash, code, message };
     job.results.fillRest({ code, message, fn: job.load.ok ? 'call' : 'load' });
     job.resolve({ load: job.load, results: job.results.results(), wallMs: job.started ? performance.now() - job.started : 0 });
@@ -332,7 +328,7 @@ export function jobBudgetMs(calls: number, limits: SandboxLimits, graceMs: numbe
 }
 
 /** Why a worker died, as a stable code: the supervisor's kills first, then V8's heap abort, else a crash. */
-function deathCause(killed: KillReason | null, stderrTail: string, exitCode: number | null, signal: string | null): { code: Code; message: string } {
+function deathCause(killed: KillReason | null, stderrTail: string, exitCode: number | null, signal: string | null): { code: ProblemCode; message: string } {
   if (killed?.kind === 'memory') {
     return { code: 'E_MEMORY', message: `the environment code made its worker process use ${killed.rssMb} MB of memory (limit ${killed.limitMb} MB); the worker was killed` };
   }

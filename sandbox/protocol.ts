@@ -1,6 +1,6 @@
 // The types that cross between callers, the supervisor and its worker processes: calls into an
 // environment, their results, the limits, and the supervisor<->worker messages.
-import type { Code } from '../contract/codes.js';
+import type { ProblemCode } from '../contract/codes.js';
 
 /**
  * One call into an environment: generate -> solve -> verify(reference) -> verify(each response), in one
@@ -30,17 +30,17 @@ export interface Call {
  * E_MEMORY, E_CRASHED…) is forged or garbled and becomes E_PROTOCOL: resource codes are made only by the
  * worker and the supervisor, which observe the resource.
  */
-export const GUEST_CODES: ReadonlySet<Code> = new Set<Code>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE']);
+export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE']);
 export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify']);
 
 /** The host's reading of a failure code reported from inside an isolate. */
-export function guestCode(code: unknown): Code {
-  return typeof code === 'string' && GUEST_CODES.has(code as Code) ? (code as Code) : 'E_PROTOCOL';
+export function guestCode(code: unknown): ProblemCode {
+  return typeof code === 'string' && GUEST_CODES.has(code as ProblemCode) ? (code as ProblemCode) : 'E_PROTOCOL';
 }
 
 export interface CallFailure {
   ok: false;
-  code: Code;
+  code: ProblemCode;
   message: string;
   /** Which environment function failed: generate, solve, verify, or load. */
   fn: string;
@@ -59,7 +59,7 @@ export const ISOLATE_CALL_BUDGET = 2_000;
 /** …and in verify calls: this many per episode on average (the reference's and three responses'). */
 export const VERIFIES_PER_CALL = 4;
 
-export type RawVerdict = { ok: true; value: unknown } | { ok: false; code: Code; message: string };
+export type RawVerdict = { ok: true; value: unknown } | { ok: false; code: ProblemCode; message: string };
 export interface EpisodeValue {
   instance: unknown;
   reference: unknown;
@@ -118,7 +118,7 @@ export const DEFAULT_LIMITS = {
 } satisfies SandboxLimits;
 
 /** Characters one result of `call` can take at most (instance and reference at their limits, each verdict). */
-export function maxResultChars(call: Pick<Call, 'responses'>, limits: SandboxLimits): number {
+function maxResultChars(call: Pick<Call, 'responses'>, limits: SandboxLimits): number {
   return 2 * limits.maxValueChars + (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) + 1_024;
 }
 
@@ -130,8 +130,8 @@ export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses'>>, lim
 }
 
 export type LoadInfo =
-  | { ok: true; hash: string; meta: unknown; metaError?: { code: Code; message: string }; exports: Record<string, string> }
-  | { ok: false; hash: string; code: Code; message: string };
+  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string> }
+  | { ok: false; hash: string; code: ProblemCode; message: string };
 
 // ---- supervisor <-> worker messages
 
@@ -151,7 +151,7 @@ export type WorkerMessage =
   | { type: 'loaded'; id: number; load: LoadInfo }
   /** The runtime's JSON array of results, each naming its call by index ("id"); size-checked by the worker. */
   | { type: 'chunk'; id: number; text: string }
-  | { type: 'failed'; id: number; from: number; count: number; code: Code; message: string; fn: string }
+  | { type: 'failed'; id: number; from: number; count: number; code: ProblemCode; message: string; fn: string }
   | { type: 'done'; id: number }
   /** Several of the above in one IPC message. */
   | { type: 'batch'; messages: WorkerMessage[] };

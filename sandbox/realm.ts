@@ -3,12 +3,12 @@
 // module lifetime; an isolate hosts realms one after another (a new context costs less than a new isolate).
 import ivm from 'isolated-vm';
 import vm from 'node:vm';
-import type { Code } from '../contract/codes.js';
+import type { ProblemCode } from '../contract/codes.js';
 import { SES_SOURCE, SETUP_SCRIPT } from './runtime.js';
 
 /** A failure of guest code while loading or calling, with the code the host assigns to it. */
 export class GuestFailure extends Error {
-  constructor(readonly code: Code, message: string) {
+  constructor(readonly code: ProblemCode, message: string) {
     super(message);
   }
 }

@@ -2,7 +2,7 @@
 // matched to calls by id, never by position; anything malformed, forged or duplicated fails only the call
 // it names (or none), and every code from inside an isolate is checked against the closed guest set.
 import { createHash } from 'node:crypto';
-import type { Code } from '../contract/codes.js';
+import type { ProblemCode } from '../contract/codes.js';
 import { parseBoundedJson } from './json.js';
 import { GUEST_FNS, guestCode, maxChunkChars, type Call, type CallResult, type SandboxLimits } from './protocol.js';
 
@@ -61,7 +61,7 @@ export class ResultSlots {
   }
 
   results(): CallResult[] {
-    return Array.from(this.slots, (r) => r ?? { ok: false, code: 'E_PROTOCOL' as Code, message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 });
+    return Array.from(this.slots, (r) => r ?? { ok: false, code: 'E_PROTOCOL' as ProblemCode, message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 });
   }
 }
 

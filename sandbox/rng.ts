@@ -17,7 +17,3 @@ export function deriveRngState(name: string, seed: number, level: number): RngSt
   if (words.every((w) => w === 0)) words[0] = 1;
   return words;
 }
-
-export function isValidSeed(seed: unknown): seed is number {
-  return typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0;
-}

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-export const RUNTIME_SOURCE = readFileSync(new URL('./guest-runtime.js', import.meta.url), 'utf8');
+const RUNTIME_SOURCE = readFileSync(new URL('./guest-runtime.js', import.meta.url), 'utf8');
 
 /** SES (Hardened JavaScript, package `ses`) as one classic script that defines `lockdown` and `harden`. */
 export const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('ses/package.json')), 'dist', 'ses.umd.min.js'), 'utf8');
@@ -14,7 +14,7 @@ export const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.ur
  * must not learn who calls it); overrideTaming 'moderate' keeps ordinary code such as `obj.toString = f`
  * working on objects that inherit frozen methods; consoleTaming 'unsafe' because an isolate has no console.
  */
-export const LOCKDOWN_OPTIONS = {
+const LOCKDOWN_OPTIONS = {
   errorTaming: 'safe',
   overrideTaming: 'moderate',
   consoleTaming: 'unsafe',

@@ -31,7 +31,7 @@ function pageSize(): number {
 }
 
 /** Resident memory of a process in MB, from /proc (Linux); null where it cannot be read. */
-export function residentMb(pid: number): number | null {
+function residentMb(pid: number): number | null {
   try {
     const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
     return Number.isFinite(pages) ? (pages * pageSize()) / 2 ** 20 : null;

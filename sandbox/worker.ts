@@ -1,7 +1,7 @@
 // A sandbox worker process: loads environment modules into hardened isolates (realm.ts) and runs batches
 // of calls through the trampoline, streaming size-checked results to the supervisor. Guest code may abort
 // or wedge this whole process; the supervisor then kills and replaces it.
-import type { Code } from '../contract/codes.js';
+import type { ProblemCode } from '../contract/codes.js';
 import { JsonLimitError, parseBoundedJson } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
 import { guestCode, maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
@@ -221,10 +221,10 @@ function runJob(job: JobMessage, source: string): void {
   const limitsText = JSON.stringify(limits);
   let position = 0;
   let failures = 0;
-  let lastCode: Code = 'E_TIMEOUT';
+  let lastCode: ProblemCode = 'E_TIMEOUT';
   // After an isolate dies of memory, the calls of its crossing are retried one per crossing to find the culprit.
   let careful = false;
-  const fail = (from: number, count: number, code: Code, message: string) => {
+  const fail = (from: number, count: number, code: ProblemCode, message: string) => {
     send({ type: 'failed', id: job.id, from, count, code, message, fn: 'call' });
     failures += count;
   };

@@ -13,7 +13,9 @@ import { DEFAULT_LIMITS, type Call } from '../sandbox/protocol.js';
 import { ResultSlots } from '../sandbox/results.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { boundDepth } from '../validators/bounded.js';
-import { answerContent, answerTypeOf, behaviourFingerprint, codeFingerprint, maskPrompt, normaliseCode } from '../validators/novelty.js';
+import { answerTypeOf, behaviourFingerprint, maskPrompt } from '../validators/novelty/behaviour.js';
+import { codeFingerprint, normaliseCode } from '../validators/novelty/code.js';
+import { answerContent } from '../sandbox/answer.js';
 
 const MB = 1 << 20;
 const times = (unit: string) => unit.repeat(Math.ceil(MB / unit.length));
@@ -49,7 +51,7 @@ const slotsFor = (n: number) => new ResultSlots(Array.from({ length: n }, (_, se
 
 /** Host functions that read guest text, each given one adversarial string. A throw is fine; slowness is not. */
 const SUBJECTS: Array<[string, (text: string) => unknown]> = [
-  ['novelty.answerContent (references)', answerContent],
+  ['answer.answerContent (references)', answerContent],
   ['novelty.answerTypeOf (references)', (t) => answerTypeOf([t, t.slice(0, MB >> 1)])],
   ['novelty.maskPrompt (prompts)', maskPrompt],
   ['novelty.behaviourFingerprint (prompts)', (t) => behaviourFingerprint([t], [t])],
@@ -96,9 +98,11 @@ describe('host work on guest text is linear', () => {
     expect(slow).toEqual([]);
   });
 
-  it('answerContent still reads the first closed tag, in any case, and the whole text without one', () => {
-    expect(answerContent('x <Answer> 42 </ANSWER> <answer>7</answer>')).toBe('42');
-    expect(answerContent('<answer><answer>5</answer>')).toBe('<answer>5');
+  it('answerContent reads the one answer tag by kit.answer\'s rule, and the whole text without one', () => {
+    expect(answerContent('x <Answer> 42 </ANSWER> <answer>7</answer>')).toBe('7');
+    expect(answerContent('  <answer> 42 </answer> because  ')).toBe('42');
+    expect(answerContent('<answer><answer>5</answer>')).toBe('<answer><answer>5</answer>');
+    expect(answerContent('<answer>1</answer><answer>2</answer>')).toBe('<answer>1</answer><answer>2</answer>');
     expect(answerContent('  no tag  ')).toBe('no tag');
     expect(answerContent('<answer>unclosed')).toBe('<answer>unclosed');
     expect(answerContent('<\u000fanswer>1</answer>')).toBe('<\u000fanswer>1</answer>');

@@ -3,12 +3,13 @@
 // validator's problems, and the reviewer turns failed checklist items into E_REVIEW rejections.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CostLedger, FakeLlm, reply } from '../agents/llm/index.js';
+import { FakeLlm, reply } from '../agents/llm/fake.js';
 import type { EnvSpec } from '../agents/spec.js';
 import { listSeeds } from '../library/seeds.js';
-import { generateModule, llmReviewer, proposeSpecs, repairModule } from '../pipeline/agents.js';
+import { generateModule, llmReviewer, proposeSpecs, repairModule } from '../agents/llm-author.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';
+import { CostLedger } from '../agents/llm/cost.js';
 
 const spec = (name: string, taskIdea = `Task ${name}: compute something distinctive about ${name}.`): EnvSpec => ({
   name,

@@ -2,10 +2,12 @@
 // solver failures as failed samples, distinct seeds per sample, and budget/cancel errors that propagate.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WireRequest } from '../agents/llm/contract.js';
-import { CostLedger, FakeLlm, MemoryCache, reply, type FakeReply } from '../agents/llm/index.js';
+import { MemoryCache } from '../agents/llm/cache.js';
 import { calibrate, DEFAULT_CALIBRATION_OPTIONS } from '../pipeline/calibration.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { envSource } from './helpers/env-source.js';
+import { CostLedger } from '../agents/llm/cost.js';
+import { FakeLlm, reply, type FakeReply } from '../agents/llm/fake.js';
 
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());

@@ -3,7 +3,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../cli/program.js';
 import { runEnvforge } from './helpers/cli.js';
 import { envSource } from './helpers/env-source.js';
 
@@ -15,15 +17,39 @@ const file = (name: string, source: string) => {
   return path;
 };
 
+/** Every command and subcommand the program defines, as "name" or "parent name", with its description. */
+const COMMANDS = (() => {
+  const program = buildProgram({ out: () => {}, err: () => {} });
+  const walk = (command: Command, prefix: string[]): Array<{ path: string[]; description: string }> =>
+    command.commands.flatMap((c) => [{ path: [...prefix, c.name()], description: c.description() }, ...walk(c, [...prefix, c.name()])]);
+  return walk(program, []);
+})();
+
+/** Help text with commander's wrapping undone, so a description reads as one line. */
+const unwrapped = (help: string) => help.replace(/\n {20,}/g, ' ').replace(/ +/g, ' ');
+
 describe('envforge --help', () => {
-  it('lists the commands and exits 0', async () => {
-    const { code, stdout } = await run('--help');
-    expect(code).toBe(0);
-    expect(stdout).toMatch(/sample/);
-    expect(stdout).toMatch(/validate/);
+  it('finds the program\'s commands (sample, validate, library and its subcommands, export, serve, run)', () => {
+    const names = COMMANDS.map((c) => c.path.join(' '));
+    for (const name of ['sample', 'validate', 'library', 'library init', 'library add', 'library rejections', 'export', 'serve', 'run']) expect(names).toContain(name);
   });
 
-  it.each(['sample', 'validate', 'export', 'serve', 'run', 'library', 'library add', 'library rejections', 'library retire'])('%s --help ends with one newline', async (command) => {
+  it('lists every command with its description and exits 0; library --help lists every subcommand', async () => {
+    for (const parent of [[], ['library']]) {
+      const { code, stdout } = await run(...parent, '--help');
+      expect(code).toBe(0);
+      const help = unwrapped(stdout);
+      const children = COMMANDS.filter((c) => c.path.length === parent.length + 1 && parent.every((p, i) => c.path[i] === p));
+      expect(children.length).toBeGreaterThan(parent.length === 0 ? 5 : 7);
+      for (const child of children) {
+        const name = child.path.at(-1) as string;
+        expect(stdout, `${[...parent, '--help'].join(' ')} lists ${name}`).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+        expect(help, `${name}'s description`).toContain(child.description.replace(/ +/g, ' '));
+      }
+    }
+  });
+
+  it.each(COMMANDS.map((c) => c.path.join(' ')))('%s --help ends with one newline', async (command) => {
     const { code, stdout } = await run(...command.split(' '), '--help');
     expect(code).toBe(0);
     expect(stdout).toMatch(/\S\n$/);

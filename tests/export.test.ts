@@ -11,10 +11,11 @@ import { promisify } from 'node:util';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { readParquet, wasmMemory } from 'parquet-wasm/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SPLIT, parseSplit, seedFor, slotsOf, SplitSchedule, type SelectedEnv } from '../export/select.js';
+import { FORMAT_NAMES } from '../export/registry.js';
+import { DEFAULT_SPLIT, parseSplit, seedFor, slotsOf, SplitSchedule, type PlannedEnv } from '../export/select.js';
 import type { EnvRecord } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 
@@ -230,7 +231,8 @@ const FILES: Record<string, string[]> = {
 // ---------------------------------------------------------------- the tests
 
 describe('envforge export: every format', () => {
-  it.each(Object.keys(FILES))('%s writes its files and a manifest, with the same rows as every other format', async (format) => {
+  it.each(FORMAT_NAMES)('%s writes its files and a manifest, with the same rows as every other format', async (format) => {
+    expect(FILES[format], 'list the files of a new format in FILES').toBeDefined();
     const dir = freshDir(format);
     const summary = await exportTo(dir, '--format', format, ...COMMON);
     expect(summary.files.map((f) => f.name)).toEqual(FILES[format]);
@@ -319,7 +321,7 @@ describe('envforge export: determinism and the scheme', () => {
     const expected: Array<Omit<Canonical, 'prompt' | 'ground_truth' | 'index'>> = [];
     for (const name of THREE.split(',')) {
       const record = recordOf(name);
-      const env: SelectedEnv = { record, levels: { lo: 1, hi: record.meta.levels }, rows: 20 };
+      const env: PlannedEnv = { record, levels: { lo: 1, hi: record.meta.levels }, rows: 20 };
       for (const slot of slotsOf(env, schedule, splits.length)) {
         expected.push({ env: name, version: record.version, seed: seedFor(name, 7, slot.k, 0), level: slot.level, split: splits[slot.split]!.name });
       }

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../contract/errors.js';
-import {
-  envSkillsOf, FeedbackError, feedbackFormat, parseCsvRecords, parseFeedback, readFeedbackFile, summariseFeedback, weakSkills,
-  type FeedbackRow, type FeedbackStat,
-} from '../pipeline/feedback.js';
+import { feedbackFormat, parseFeedback, readFeedbackFile, type FeedbackRow } from '../pipeline/feedback/parse.js';
+import { envSkillsOf, summariseFeedback, weakSkills, type FeedbackStat } from '../pipeline/feedback/frontier.js';
+import { parseCsvRecords } from '../pipeline/feedback/csv.js';
+import { FeedbackError } from '../pipeline/feedback/problems.js';
 
 /** The problems a parse reports (an empty list when it succeeds). */
 function problemsOf(text: string, format: 'jsonl' | 'csv', file: string): string[] {

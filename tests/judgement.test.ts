@@ -4,12 +4,13 @@
 // megabyte-sized adversarial strings and must stay fast (generous bounds: quadratic work would take minutes).
 import { describe, expect, it } from 'vitest';
 import type { Episode } from '../sandbox/episodes.js';
-import { answerContent, caseCarriesInformation, caseFlips, excerpt, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize } from '../validators/answers.js';
+import { caseCarriesInformation, caseFlips, excerpt, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize } from '../validators/answers.js';
 import { informedGuessing, type ChoiceCase } from '../validators/choice-rules.js';
 import { detectLeak, encodings, numberWords } from '../validators/leak.js';
 import { LONG_BANDS, probeBattery, rotate, type Probe } from '../validators/probes.js';
 import { chosenOption, isArrangement, parseChoices, printedList, promptLists } from '../validators/prompt-lists.js';
-import { lowerBound, spearman } from '../validators/stats.js';
+import { lowerBound, rankShift, spearman } from '../validators/stats.js';
+import { answerContent } from '../sandbox/answer.js';
 
 function episode(prompt: string, content: string, level = 1, seed = 0): Episode {
   const reference = `<answer>${content}</answer>`;
@@ -165,6 +166,16 @@ describe('statistics', () => {
     expect(lowerBound(1, 20, 3)).toBeGreaterThan(0.6);
     expect(spearman([1, 2, 3, 4, 5], [10, 30, 20, 40, 50])).toBeCloseTo(0.9);
     expect(spearman([1, 2, 3], [5, 5, 5])).toBe(0);
+  });
+
+  it('tells a real shift between two samples from noise', () => {
+    const noise = (k: number) => Array.from({ length: 20 }, (_, i) => ((i * 7919 + k * 104729) % 101) / 10);
+    expect(rankShift(noise(1), noise(2))).toBe(0);
+    expect(rankShift(noise(1), noise(2).map((v) => v + 20))).toBe(1);
+    expect(rankShift(noise(1), noise(2).map((v) => v - 20))).toBe(-1);
+    // Three against three, fully separated: as strong as such small samples can be.
+    expect(rankShift([1, 2, 3], [4, 5, 6])).toBe(1);
+    expect(rankShift([5, 5, 5], [5, 5, 5])).toBe(0);
   });
 });
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvRecord } from '../library/contract.js';
-import { SqliteLibrary } from '../library/sqlite.js';
-import { hashSource } from '../sandbox/pool.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
+import { hashSource } from '../contract/hash.js';
 import { LOOP_REJECTION_RETENTION, spawnAdmitLoop, type AdmitLoop } from './helpers/admit-loop.js';
 import { killAfter, killDelay } from './helpers/killable.js';
 

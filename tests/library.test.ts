@@ -1,4 +1,4 @@
-// The SQLite library: the shared Library contract, then what is specific to the embedded index: opening
+// The SQLite library beyond the shared contract (tests/library-contract.test.ts): what is specific to the embedded index: opening
 // missing, corrupt, foreign, newer and unwritable libraries, read-only handles, migrations, and a
 // read-only reader beside a writer in another process.
 import Database from 'better-sqlite3';
@@ -9,26 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryError, type EnvRecord } from '../library/contract.js';
-import { APPLICATION_ID, SCHEMA_VERSION } from '../library/migrations.js';
-import { INDEX_FILE, SqliteLibrary } from '../library/sqlite.js';
-import { hashSource } from '../sandbox/pool.js';
+import { APPLICATION_ID, SCHEMA_VERSION } from '../library/sqlite/migrations.js';
+import { INDEX_FILE, SqliteLibrary } from '../library/sqlite/store.js';
+import { hashSource } from '../contract/hash.js';
 import { spawnAdmitLoop, type AdmitLoop } from './helpers/admit-loop.js';
 import { fakeAdmission, fakeRejection, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
-import { libraryContract } from './library-contract.js';
-
-libraryContract('SqliteLibrary', async (options) => {
-  const dir = await mkdtemp(join(tmpdir(), 'envforge-lib-'));
-  const library = SqliteLibrary.open(dir, { create: true, ...options });
-  return {
-    library,
-    dir,
-    modulePath: (hash) => join(dir, 'envs', `${hash}.js`),
-    async cleanup() {
-      await library.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-});
 
 /** Whether this process can write into a folder with mode 0o555 (root can: permissions do not bind it). */
 function permissionsBypassed(): boolean {

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LibraryStats } from '../library/contract.js';
-import { PROMPTS_DIR } from '../library/paths.js';
+import { PROMPTS_DIR } from '../contract/paths.js';
 import { listSeeds } from '../library/seeds.js';
 import {
   contractText, fillTemplate, loadPrompt, pickExamples, PROMPT_NAMES, PromptError, promptHash, renderArchitect,
-  renderGenerator, renderPrompt, renderRepair, renderReviewer, seedSkills,
+  renderGenerator, renderRepair, renderReviewer, seedSkills,
 } from '../agents/prompts.js';
 import { extractModule } from '../agents/module-text.js';
 import {
@@ -137,7 +137,7 @@ describe('rendered prompts', () => {
   });
 });
 
-describe('renderPrompt', () => {
+describe('fillTemplate', () => {
   it.each([
     ['a placeholder without a value', '{{a}} and {{b}}', { a: '1' }, /missing variable "b"/],
     ['a value without a placeholder', '{{a}}', { a: '1', c: '2' }, /no placeholder for "c"/],
@@ -152,7 +152,7 @@ describe('renderPrompt', () => {
   });
 
   it('throws for a missing variable of a real template', () => {
-    expect(() => renderPrompt('generator', { contract: 'c', examples: 'e', spec: 's' })).toThrow(/missing variable "specName"/);
+    expect(() => fillTemplate('generator', loadPrompt('generator'), { contract: 'c', examples: 'e', spec: 's' })).toThrow(/missing variable "specName"/);
   });
 
   it('throws for an unknown prompt name', () => {

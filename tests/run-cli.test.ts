@@ -12,7 +12,7 @@ import type { WireRequest } from '../agents/llm/contract.js';
 import type { FakeReply } from '../agents/llm/fake.js';
 import { runCli } from '../cli/program.js';
 import { seedLibrary } from '../library/maintenance.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec } from './helpers/batch-script.js';
 import { MAIN } from './helpers/cli.js';

@@ -7,17 +7,18 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExport } from '../export/command.js';
+import { runExport } from '../export/run.js';
 import { jsonl } from '../export/formats/jsonl.js';
 import { revalidate } from '../library/maintenance.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { deriveRngState } from '../sandbox/rng.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
-import { startServer, type RunningServer } from '../serve/server.js';
+import { startServer } from '../serve/server.js';
 import { validateCandidate } from '../validators/validate.js';
 import { envSource } from './helpers/env-source.js';
 import { fakeAdmission, sampleMeta } from './helpers/library-fixtures.js';
+import type { RunningServer } from '../serve/options.js';
 
 /** Products of a few factors, more of them per level; `trap` is code run first in generate. */
 function productEnv(name: string, trap = ''): string {

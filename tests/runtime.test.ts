@@ -74,9 +74,27 @@ describe('kit', () => {
     expect(kit.normalize('  a \n\t b ')).toBe('a b');
   });
 
-  it('stays linear on adversarial input (a megabyte of bait is read once)', () => {
-    const bait = `<answer>${'<answer>'.repeat(100_000)}`;
-    expect(kit.answer(bait)).toBeNull();
-    expect(kit.int('1'.repeat(1_000_000))).toBeNull();
+  it.each([
+    ['answer: unclosed tags', (n: number) => `<answer>${'<answer>'.repeat(n / 8)}`, (t: string) => kit.answer(t)],
+    ['answer: closing tags first', (n: number) => `${'</answer>'.repeat(n / 9)}<answer>x`, (t: string) => kit.answer(t)],
+    ['int: a huge number', (n: number) => '1'.repeat(n), (t: string) => kit.int(t)],
+    ['list: many separators', (n: number) => 'a,'.repeat(n / 2), (t: string) => kit.list(t)],
+    ['normalize: whitespace runs', (n: number) => ' \t a'.repeat(n / 4), (t: string) => kit.normalize(t)],
+  ])('%s stays linear: 8 times the input costs less than 32 times the time (quadratic work would cost 64; allocation and GC push linear work past 8)', (_name, make, read) => {
+    const small = make(60_000);
+    const big = make(480_000);
+    expect(big.length / small.length).toBeCloseTo(8, 1);
+    // The fastest of several rounds of 10 calls: the cost of the work, not of the machine's other load.
+    const fastest = (text: string) => {
+      let best = Infinity;
+      for (let round = 0; round < 7; round++) {
+        const started = performance.now();
+        for (let i = 0; i < 10; i++) read(text);
+        best = Math.min(best, performance.now() - started);
+      }
+      return Math.max(best, 0.05);
+    };
+    fastest(big); // warm-up
+    expect(fastest(big) / fastest(small)).toBeLessThan(32);
   });
 });

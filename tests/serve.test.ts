@@ -7,13 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { runEpisodes, scoreOf } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { startServer, type RunningServer } from '../serve/server.js';
+import { startServer } from '../serve/server.js';
 import { validateCandidate } from '../validators/validate.js';
 import { envSource } from './helpers/env-source.js';
+import type { RunningServer } from '../serve/options.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderArchitect } from '../agents/prompts.js';
 import { runCli } from '../cli/program.js';
 import { seedLibrary } from '../library/maintenance.js';
-import { SqliteLibrary } from '../library/sqlite.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { WeakSteering } from '../pipeline/steering.js';
 import { SandboxPool } from '../sandbox/pool.js';
 

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listSeeds } from '../library/seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { seedNoveltyIndex } from '../validators/library-index.js';
-import type { NoveltyIndex } from '../validators/novelty.js';
+import { seedNoveltyIndex } from '../library/novelty-index.js';
+import type { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { validateCandidate } from '../validators/validate.js';
 
 interface Expectation {

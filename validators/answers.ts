@@ -1,25 +1,7 @@
-// Reading guest text as a person would: the content of the answer tag, its shape (integer, label, word,
-// list), tokens, and variants of it (numbers ±1 or negated, case flipped, list items). Every function here
+// Reading an answer as a person would (sandbox/answer.ts takes it out of its tag): its shape (integer,
+// label, word, list), tokens, and variants of it (numbers ±1 or negated, case flipped, list items). Every function here
 // reads prompts, references or responses written by guest code, so each one runs in linear time: scans
 // and splits on fixed strings, and no regex with nested or overlapping quantifiers.
-
-const OPEN = '<answer>';
-const CLOSE = '</answer>';
-
-/** The text inside the reference's last answer tag, or the whole reference when it has no tag. */
-export function answerContent(reference: string): string {
-  const start = reference.lastIndexOf(OPEN);
-  const end = start >= 0 ? reference.indexOf(CLOSE, start) : -1;
-  return (start >= 0 && end >= 0 ? reference.slice(start + OPEN.length, end) : reference).trim();
-}
-
-/** Replaces the content of the reference's answer tag (or the whole reference) with `content`. */
-export function withContent(reference: string, content: string): string {
-  const start = reference.lastIndexOf(OPEN);
-  const end = start >= 0 ? reference.indexOf(CLOSE, start) : -1;
-  if (start < 0 || end < 0) return content;
-  return reference.slice(0, start + OPEN.length) + content + reference.slice(end);
-}
 
 /** Whitespace-collapsed, for comparing answers as a person would. */
 export function normalizeAnswer(content: string): string {

@@ -1,7 +1,7 @@
 // Depth-bounded copies of report data: whatever a stage puts in a report (guest meta, evidence), the copy
 // nests at most MAX_DEPTH levels, so serialising a report (CLI, library store) can never overflow the stack.
 
-export const MAX_REPORT_DEPTH = 24;
+const MAX_REPORT_DEPTH = 24;
 
 /** A copy of `value` with anything nested deeper than `maxDepth` replaced by a short marker string. */
 export function boundDepth<T>(value: T, maxDepth = MAX_REPORT_DEPTH): T {

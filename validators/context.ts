@@ -1,12 +1,14 @@
 // What the validator's stages share while judging one candidate: the sandbox, the options, and what
 // earlier stages learned (meta, sampled episodes, baseline scores).
 import type { Meta } from '../contract/schema.js';
+import type { EnvKind } from '../kinds/contract.js';
 import type { Episode, EpisodeFailure } from '../sandbox/episodes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { LoadInfo } from '../sandbox/protocol.js';
-import type { Fingerprint, NoveltyIndex } from './novelty.js';
+import type { NoveltyIndex } from './novelty/lsh.js';
 import type { ValidatorOptions } from './options.js';
 import type { StageReport } from './report.js';
+import type { Fingerprint } from './novelty/fingerprint.js';
 
 /** The LLM review stage's seam: implemented by the agents (LLM issue); absent means skipped. */
 export interface Reviewer {
@@ -25,6 +27,8 @@ export interface StageContext {
   novelty?: NoveltyIndex;
   reviewer?: Reviewer;
   load?: LoadInfo;
+  /** The candidate's kind (kinds/registry.ts), decided by the static stage from its meta. */
+  kind: EnvKind;
   meta?: Meta;
   /** Successful samples from the execution stage, ordered by level then seed. */
   episodes: Episode[];

@@ -5,18 +5,19 @@
 // else zero. The test is sequential: the first sample condemns only an overwhelming guess; a level where
 // a guess merely looks strong gets more instances before its verdict, so the verdict rests on enough
 // samples (small ones overstate a learned guess) and honest levels cost nothing extra.
-import type { Code } from '../contract/codes.js';
-import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
-import { answerContent, joinItems, mostCommon, normalizeAnswer, shapeOf, withContent } from './answers.js';
+import type { ProblemCode } from '../contract/codes.js';
+import { scoreOf, type Episode } from '../sandbox/episodes.js';
+import { joinItems, mostCommon, normalizeAnswer, shapeOf } from './answers.js';
 import { informedGuessing, type ChoiceCase } from './choice-rules.js';
 import type { StageContext } from './context.js';
 import { chosenOption, parseChoices, printedList } from './prompt-lists.js';
 import type { Problem } from './report.js';
 import { levelSeeds } from './seeds.js';
 import { lowerBound } from './stats.js';
+import { answerContent, withContent } from '../sandbox/answer.js';
 
 export type Strategy = 'constant' | 'printed list' | 'informed guess';
-const CODE: Record<Strategy, Code> = { constant: 'E_ACCEPTS_CONSTANT', 'printed list': 'E_ACCEPTS_GUESSING', 'informed guess': 'E_ACCEPTS_GUESSING' };
+const CODE: Record<Strategy, ProblemCode> = { constant: 'E_ACCEPTS_CONSTANT', 'printed list': 'E_ACCEPTS_GUESSING', 'informed guess': 'E_ACCEPTS_GUESSING' };
 const WHAT: Record<Strategy, string> = {
   constant: 'one fixed answer (the most common reference of the other half of the instances)',
   'printed list': 'answering with the list the prompt prints (every option, or the input copied)',
@@ -70,7 +71,7 @@ async function extraSamples(ctx: StageContext, level: number, count: number): Pr
   // The level's next draws from the recorded validation seed, after the ones the execution stage used.
   const used = new Set(ctx.episodes.filter((e) => e.level === level).map((e) => e.seed));
   const requests = levelSeeds(ctx.validationSeed, level, used.size + count).filter((seed) => !used.has(seed)).slice(0, count).map((seed) => ({ seed, level }));
-  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
+  const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   return run.episodes.filter((e): e is Episode => e.ok);
 }
 
@@ -78,7 +79,7 @@ async function extraSamples(ctx: StageContext, level: number, count: number): Pr
 async function scoreGuesses(ctx: StageContext, episodes: Episode[]): Promise<Map<Strategy, number[]>> {
   const planned = episodes.map((episode) => guessProbes(episode, episodes));
   const requests = episodes.map((e, i) => ({ seed: e.seed, level: e.level, responses: (planned[i] as GuessProbe[]).map((p) => p.response) }));
-  const run = requests.some((r) => r.responses.length > 0) ? await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits }) : undefined;
+  const run = requests.some((r) => r.responses.length > 0) ? await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits }) : undefined;
   const scores = new Map<Strategy, Map<Episode, number>>();
   episodes.forEach((episode, i) => {
     const ran = run?.episodes[i];

@@ -6,7 +6,8 @@
 // of another instance at the same level in the same place (chance). Answers of several words are also
 // searched as a whole token sequence.
 import type { Episode } from '../sandbox/episodes.js';
-import { answerContent, isIntegerAnswer, normalizeAnswer, occurrences, tokenize } from './answers.js';
+import { isIntegerAnswer, normalizeAnswer, occurrences, tokenize } from './answers.js';
+import { answerContent } from '../sandbox/answer.js';
 
 const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];

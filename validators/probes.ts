@@ -3,10 +3,13 @@
 // and malformed answers), each family in many forms: other tags and markup, separators, list sizes. Each
 // probe says how it is judged, from what it contains: a response that holds no answer, or more than one,
 // must earn nothing; a response that may be a valid answer is judged by rate against chance.
+import type { ProbeFamily } from '../kinds/contract.js';
 import type { Episode } from '../sandbox/episodes.js';
-import { answerContent, caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, withContent, type Shape } from './answers.js';
+import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
+import { answerContent, withContent } from '../sandbox/answer.js';
 
-export type Family = 'empty' | 'echo' | 'format-only' | 'stuffing' | 'enumeration' | 'huge' | 'malformed-list' | 'other-answer' | 'perturbed' | 'reordered';
+/** A probe family; the kind of environment says which apply (kinds/contract.ts). */
+export type Family = ProbeFamily;
 
 export interface Probe {
   family: Family;

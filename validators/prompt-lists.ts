@@ -1,7 +1,8 @@
 // What a prompt offers a guesser without solving anything: the lists it prints (so "every option" and "the
 // input copied" can be tried) and its multiple-choice options. Prompts are guest text: everything here is a
 // linear scan over lines and fixed separators.
-import { answerContent, normalizeAnswer, shapeOf, tokenize, type Shape } from './answers.js';
+import { normalizeAnswer, shapeOf, tokenize, type Shape } from './answers.js';
+import { answerContent } from '../sandbox/answer.js';
 
 /** Items of a printed list, as written. */
 export type PromptList = string[];

@@ -1,14 +1,14 @@
 // The validator's report: one typed object per candidate, made of stage reports. It is data: stored by
 // the library for admitted and rejected candidates alike, read by the repair prompt and the dashboard.
-import type { Code } from '../contract/codes.js';
+import type { ProblemCode } from '../contract/codes.js';
 import type { Meta } from '../contract/schema.js';
-import type { Fingerprint } from './novelty.js';
+import type { Fingerprint } from './novelty/fingerprint.js';
 
 export const STAGES = ['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review'] as const;
 export type StageName = (typeof STAGES)[number];
 
 export interface Problem {
-  code: Code;
+  code: ProblemCode;
   message: string;
   /** Small, JSON-serialisable facts that show the problem (seed, level, a response, a score…). */
   evidence?: unknown;

@@ -8,16 +8,12 @@ export function newValidationSeed(): number {
   return randomInt(0, 2 ** 48 - 1);
 }
 
-export function isValidationSeed(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
 /**
  * The k-th draw for a level. Seeds in use range from small counters (0, 1, 2…) to 32-bit and 53-bit
  * values, so the bit length is drawn uniformly from 0..53 and the seed uniformly among seeds of that
  * length: every scale of seed is sampled, and a rule gated on one range of seeds meets the validator.
  */
-export function drawSeed(validationSeed: number, level: number, k: number): number {
+function drawSeed(validationSeed: number, level: number, k: number): number {
   const digest = createHash('sha256').update(`envforge-validation-v1\u0000${validationSeed}\u0000${level}\u0000${k}`).digest();
   const bits = digest.readUInt8(0) % 54;
   if (bits === 0) return 0;

@@ -2,13 +2,14 @@
 // Cheap stages first; a failed static or execution stage skips the expensive ones (sandbox probes, LLM
 // review) and leaves the cheap ones unjudged ("not run" unless they found problems), and any failure
 // skips the review. A broken or hostile candidate is a report, never a throw.
-import { hashSource } from '../sandbox/pool.js';
+import { hashSource } from '../contract/hash.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { VERSION } from '../library/version.js';
+import { VERSION } from '../contract/version.js';
+import { KINDS } from '../kinds/registry.js';
 import { boundDepth } from './bounded.js';
 import { newValidationSeed } from './seeds.js';
 import type { Reviewer, Stage, StageContext } from './context.js';
-import type { NoveltyIndex } from './novelty.js';
+import type { NoveltyIndex } from './novelty/lsh.js';
 import { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './options.js';
 import type { StageName, StageReport, ValidationReport } from './report.js';
 import { determinismStage } from './stages/determinism.js';
@@ -69,6 +70,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
     ...(opts.include ? { include: opts.include } : {}),
     ...(opts.novelty ? { novelty: opts.novelty } : {}),
     ...(opts.reviewer ? { reviewer: opts.reviewer } : {}),
+    kind: KINDS['single-turn'], // until the static stage reads the meta
     episodes: [],
     failures: [],
     baselines: new Map(),

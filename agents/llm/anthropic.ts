@@ -24,7 +24,7 @@ const FINISH: Record<string, FinishReason> = {
   end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', model_context_window_exceeded: 'length', tool_use: 'tool', refusal: 'filter',
 };
 
-export class AnthropicTransport implements Transport {
+class AnthropicTransport implements Transport {
   readonly provider = 'anthropic';
   readonly model: string;
   readonly baseUrl: string | undefined;

@@ -26,7 +26,7 @@ export function createOpenAiClient(options: OpenAiOptions): LlmClient {
 
 const FINISH: Record<string, FinishReason> = { stop: 'stop', length: 'length', tool_calls: 'tool', function_call: 'tool', content_filter: 'filter' };
 
-export class OpenAiTransport implements Transport {
+class OpenAiTransport implements Transport {
   readonly provider = 'openai';
   readonly model: string;
   readonly baseUrl: string | undefined;

@@ -33,7 +33,7 @@ export const RETRY_DEFAULTS = {
 } satisfies RetryOptions;
 
 /** Resolves after ms, or rejects with E_LLM_CANCELLED as soon as the signal aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(cancelledError(signal));
     const onAbort = () => {

@@ -43,7 +43,7 @@ const providerName = z.enum(['openai', 'anthropic', 'offline']);
 const price = z.object({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() });
 
 /** The LLM part of envforge.config.json; other top-level keys belong to other components and pass through. */
-export const LlmConfigSchema = z.looseObject({
+const LlmConfigSchema = z.looseObject({
   provider: providerName.optional(),
   model: z.string().min(1).optional(),
   baseUrl: z.url().optional(),

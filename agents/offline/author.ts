@@ -6,15 +6,16 @@ import { createHash } from 'node:crypto';
 import { UsageError } from '../../contract/errors.js';
 import type { ArchitectInput } from '../prompts.js';
 import { dedupeSpecs, taxonomySkills, SKILL_TAXONOMY, type EnvSpec } from '../spec.js';
-import type { Author } from '../../pipeline/author.js';
-import type { ProposedSpecs, WrittenModule } from '../../pipeline/agents.js';
-import { DEFAULT_NOVELTY_OPTIONS, estimateSimilarity, fingerprint, type Fingerprint } from '../../validators/novelty.js';
+import type { Author, ProposedSpecs, WrittenModule } from '../author.js';
+import { fingerprint, type Fingerprint } from '../../validators/novelty/fingerprint.js';
 import { textOf, type Ty } from './dsl.js';
-import { emitModule, FAMILIES, type Design, type EmitIdentity, type Family } from './emit.js';
+import { emitModule } from './emit.js';
 import { authorRng, designHash, designSkills, FAMILY_SKILL, SHAPES, shapeSkills, synthesise, type Shape, type Synthesised, type Target } from './synth.js';
+import { DEFAULT_NOVELTY_OPTIONS, estimateSimilarity } from '../../validators/novelty/minhash.js';
+import { FAMILIES, type Design, type EmitIdentity, type Family } from './design.js';
 
 export const OFFLINE_AUTHOR_VERSION = '1';
-export const OFFLINE_MODEL = `offline-v${OFFLINE_AUTHOR_VERSION}`;
+const OFFLINE_MODEL = `offline-v${OFFLINE_AUTHOR_VERSION}`;
 
 export interface OfflineAuthorOptions {
   /** Fixes every choice: the same seed and library give the same specs and modules. */

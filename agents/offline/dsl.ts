@@ -5,7 +5,6 @@
 
 /** Value types: integers, integer lists, lowercase words, and move strings over U, D, L, R (grid walks). */
 export type Ty = 'int' | 'list' | 'str' | 'moves';
-export const TYPES: readonly Ty[] = ['int', 'list', 'str', 'moves'];
 
 export type Params = Record<string, number | string>;
 

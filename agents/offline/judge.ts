@@ -1,10 +1,11 @@
 // Design-time judgement for the offline author: the validator's own guessing and leak checks, run in this
 // process on samples of the author's emitted module (its own templates only), with a margin so a design
 // that passes here passes the validator's larger, independently seeded samples too.
-import { answerContent, mostCommon, normalizeAnswer } from '../../validators/answers.js';
+import { mostCommon, normalizeAnswer } from '../../validators/answers.js';
 import { informedGuessing, type ChoiceCase } from '../../validators/choice-rules.js';
 import { detectLeak, type LeakSample } from '../../validators/leak.js';
 import { chosenOption, parseChoices } from '../../validators/prompt-lists.js';
+import { answerContent } from '../../sandbox/answer.js';
 
 /** Seeds per level sampled for these checks (multiple-choice designs get more: an informed rule's edge is small). */
 export const JUDGE_SEEDS = 60;

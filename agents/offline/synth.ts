@@ -4,14 +4,16 @@
 // references score 1, outputs are varied and fair, levels grow. The validator still judges everything.
 import { createHash } from 'node:crypto';
 import { toVerdict } from '../../contract/schema.js';
-import { answerContent, mostCommon, normalizeAnswer, perturbNumbers, withContent } from '../../validators/answers.js';
+import { mostCommon, normalizeAnswer, perturbNumbers } from '../../validators/answers.js';
 import { deriveRngState } from '../../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../../sandbox/runtime.js';
 import { finalsFrom, instantiate, opById, stepsFrom, textOf, typeOf, type OpDef, type Step, type Ty } from './dsl.js';
-import { emitModule, type Design, type EmitIdentity, type Family, type LevelKnobs } from './emit.js';
+import { emitModule } from './emit.js';
 import { JUDGE_CHOICE_SEEDS, JUDGE_SCREEN_SEEDS, JUDGE_SEEDS, judgeSamples, type JudgedSample } from './judge.js';
+import type { Design, EmitIdentity, Family, LevelKnobs } from './design.js';
+import { answerContent, withContent } from '../../sandbox/answer.js';
 
-export const LEVEL_COUNT = 6;
+const LEVEL_COUNT = 6;
 
 /** Where a program starts and the type it works on: a domain, optionally through a type-changing first step. */
 export interface Shape {
@@ -143,7 +145,7 @@ export interface HostModule {
 }
 
 /** Loads an emitted module in this process (the author's own template output only). */
-export function loadHostModule(source: string): HostModule {
+function loadHostModule(source: string): HostModule {
   const body = source.replace(/^export (const|function) /gm, '$1 ');
   return new Function('kit', `"use strict";\n${body}\nreturn { meta, generate, solve, verify };`)(plain().kit) as HostModule;
 }
@@ -161,10 +163,10 @@ export interface Precheck {
  * Seeds per level the author samples at design time: enough to catch a program whose outputs collapse,
  * few enough that judging borderline programs is left to the validator (which samples more).
  */
-export const PRECHECK_SEEDS = 10;
+const PRECHECK_SEEDS = 10;
 
 /** Design-time checks on the emitted module, over `perLevel` seeds per level with the real rng scheme. */
-export function precheck(source: string, name: string, levels: number, perLevel = PRECHECK_SEEDS, judgeSeeds = JUDGE_SEEDS): Precheck {
+function precheck(source: string, name: string, levels: number, perLevel = PRECHECK_SEEDS, judgeSeeds = JUDGE_SEEDS): Precheck {
   const reasons: string[] = [];
   let mod: HostModule;
   try {

@@ -1,6 +1,7 @@
 // Plain JSONL: the canonical rows, <split>.jsonl with {env, version, seed, level, split, index, prompt,
 // ground_truth}, for any trainer or pipeline that brings its own loader.
-import { JsonlSplits, type ExportFormat, type FormatContext } from '../format.js';
+import { JsonlSplits } from '../files.js';
+import type { ExportFormat, FormatContext } from '../contract.js';
 
 export const jsonl: ExportFormat = {
   name: 'jsonl',

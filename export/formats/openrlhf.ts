@@ -1,6 +1,7 @@
 // OpenRLHF: <split>.jsonl rows {input, label} (label = the instance's identity) for --input_key/--label_key,
 // and reward.txt with the remote reward URL the trainer posts to (the service's /get_reward).
-import { JsonlSplits, type ExportFormat, type FormatContext } from '../format.js';
+import { JsonlSplits } from '../files.js';
+import type { ExportFormat, FormatContext } from '../contract.js';
 
 export const openrlhf: ExportFormat = {
   name: 'openrlhf',

@@ -1,6 +1,7 @@
 // TRL (GRPOTrainer): the dataset as <split>.jsonl and <split>.parquet with a string `prompt` column and the
 // identity columns, and reward.py, whose envforge_reward scores a whole batch in one service request.
-import { JsonlSplits, ParquetSplits, pq, type ExportFormat, type ExportRow, type FormatContext, type ParquetLayout } from '../format.js';
+import { JsonlSplits, ParquetSplits, pq, type ParquetLayout } from '../files.js';
+import type { ExportFormat, ExportRow, FormatContext } from '../contract.js';
 import { pythonClient } from '../python-client.js';
 
 const record = (row: ExportRow) => ({ prompt: row.prompt, env: row.env, version: row.version, seed: row.seed, level: row.level, ground_truth: row.groundTruth });

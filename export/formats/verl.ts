@@ -1,6 +1,7 @@
 // verl: one parquet file per split with the columns verl's RLHFDataset reads, and compute_score.py, a
 // custom reward function that scores responses through the envforge reward service.
-import { ParquetSplits, pq, type ExportFormat, type FormatContext, type ParquetLayout } from '../format.js';
+import { ParquetSplits, pq, type ParquetLayout } from '../files.js';
+import type { ExportFormat, FormatContext } from '../contract.js';
 import { pythonClient } from '../python-client.js';
 
 const LAYOUT: ParquetLayout = {

@@ -5,7 +5,7 @@
 // synchronously: a reported line is committed), and `ready` follows the first one.
 // Imported (not run), it exports spawnAdmitLoop() for the tests.
 import { fileURLToPath } from 'node:url';
-import { SqliteLibrary } from '../../library/sqlite.js';
+import { SqliteLibrary } from '../../library/sqlite/store.js';
 import { fakeAdmission, fakeRejection, sampleMeta, sampleSource, variantSource } from './library-fixtures.js';
 import { runIfMain, spawnLoop, type Loop } from './killable.js';
 

@@ -12,7 +12,7 @@
 // and `ready` follows the first appended group. Imported (not run), it exports spawnJournalLoop().
 import { fileURLToPath } from 'node:url';
 import type { JournalEntry } from '../../library/contract.js';
-import { SqliteLibrary } from '../../library/sqlite.js';
+import { SqliteLibrary } from '../../library/sqlite/store.js';
 import { runIfMain, spawnLoop, type Loop } from './killable.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);

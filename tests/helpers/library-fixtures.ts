@@ -3,7 +3,7 @@
 // report admits and is for exactly this source).
 import type { Meta } from '../../contract/schema.js';
 import type { AdmitInput, Lineage } from '../../library/contract.js';
-import { hashSource } from '../../sandbox/pool.js';
+import { hashSource } from '../../contract/hash.js';
 import type { LevelStats, ValidationReport } from '../../validators/report.js';
 import { envSource } from './env-source.js';
 

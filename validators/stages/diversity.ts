@@ -3,10 +3,11 @@
 // honest environment: prompts by their collision rate (the chance that two seeds give the same prompt,
 // which a small but real instance space keeps low while ignored seeds push it to 1), answers on a lower
 // confidence bound of the top share (the hack stage's guessing judgement also scores the best constant).
-import { answerContent, entropyBits, mostCommon, normalizeAnswer } from '../answers.js';
+import { entropyBits, mostCommon, normalizeAnswer } from '../answers.js';
 import type { Problem } from '../report.js';
 import type { Stage } from '../context.js';
 import { lowerBound } from '../stats.js';
+import { answerContent } from '../../sandbox/answer.js';
 
 /** The share of pairs of samples that are equal: about 1/N for N equally likely values, 1 when all are the same. */
 function collision(values: string[]): number {

@@ -2,7 +2,7 @@
 // each generated, solved and verified within the sandbox's budgets; every failure is counted by code,
 // with examples. Instances a caller must see (a production incident's seed and level) are included.
 import type { Problem } from '../report.js';
-import { runEpisodes, type EpisodeFailure, type EpisodeRequest } from '../../sandbox/episodes.js';
+import type { EpisodeFailure, EpisodeRequest } from '../../sandbox/episodes.js';
 import { levelSeeds } from '../seeds.js';
 import { summarise, type Stage } from '../context.js';
 
@@ -13,7 +13,7 @@ export const executionStage: Stage = async (ctx) => {
   const requests: EpisodeRequest[] = [];
   for (let level = 1; level <= meta.levels; level++) for (const seed of levelSeeds(ctx.validationSeed, level, perLevel)) requests.push({ seed, level });
   for (const extra of ctx.include ?? []) if (extra.level >= 1 && extra.level <= meta.levels) requests.push(extra);
-  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
+  const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   const failures: EpisodeFailure[] = [];
   for (const e of run.episodes) {
     if (!e.ok) failures.push(e);

@@ -3,17 +3,18 @@
 // responses that hold no answer or several must earn less than the ceiling (inclusive), keyword stuffing
 // must add nothing to a wrong answer, and answers that may be valid (perturbed) are judged by rate beyond
 // chance. Guessing is judged per level (guessing.ts) and the prompt must not give the answer away (leak.ts).
-import type { Code } from '../../contract/codes.js';
-import { runEpisodes, type Episode, type EpisodeRequest } from '../../sandbox/episodes.js';
-import { answerContent, excerpt, shapeOf } from '../answers.js';
+import type { ProblemCode } from '../../contract/codes.js';
+import type { Episode, EpisodeRequest, EpisodeRun } from '../../sandbox/episodes.js';
+import { excerpt, shapeOf } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../guessing.js';
 import { detectLeak, type Leak } from '../leak.js';
 import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
 import { isArrangement } from '../prompt-lists.js';
 import type { Problem } from '../report.js';
+import { answerContent } from '../../sandbox/answer.js';
 
-const ZERO_TOLERANCE: Partial<Record<Family, Code>> = {
+const ZERO_TOLERANCE: Partial<Record<Family, ProblemCode>> = {
   empty: 'E_ACCEPTS_EMPTY',
   echo: 'E_ACCEPTS_ECHO',
   'format-only': 'E_ACCEPTS_FORMAT_ONLY',
@@ -22,14 +23,14 @@ const ZERO_TOLERANCE: Partial<Record<Family, Code>> = {
   huge: 'E_ACCEPTS_HUGE',
   'malformed-list': 'E_ACCEPTS_MALFORMED_LIST',
 };
-const RATE: Partial<Record<Family, Code>> = { 'other-answer': 'E_ACCEPTS_OTHER_ANSWER', perturbed: 'E_ACCEPTS_PERTURBED' };
+const RATE: Partial<Record<Family, ProblemCode>> = { 'other-answer': 'E_ACCEPTS_OTHER_ANSWER', perturbed: 'E_ACCEPTS_PERTURBED' };
 
 interface Outcome {
   probe: Probe;
   episode: Episode;
   score: number;
   feedback?: string;
-  failure?: { code: Code; message: string };
+  failure?: { code: ProblemCode; message: string };
   /** Zero tolerance: what the probe is judged on (its score, the least of its group, or what stuffing added). */
   excess?: number;
 }
@@ -47,6 +48,7 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
   const requests: EpisodeRequest[] = [];
   const planned: Planned[][] = [];
   const episodes: Episode[] = [];
+  const applies = new Set<Family>(ctx.kind.probeFamilies);
   let index = 0;
   for (const level of levels) {
     const peers = byLevel.get(level) as Episode[];
@@ -55,7 +57,7 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
       const probes = probed
         ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling })
         : [];
-      const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
+      const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].filter((probe) => applies.has(probe.family)).map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
       planned.push(list);
       episodes.push(episode);
       requests.push({ seed: episode.seed, level, responses: list.map((p) => (p.kind === 'probe' ? p.probe.response : p.guess.response)) });
@@ -123,7 +125,7 @@ function familyStats(list: Outcome[]): FamilyStats {
 }
 
 /** Each probe's score (or failure), and each instance's guess-probe scores for the guessing judgement. */
-function collect(run: Awaited<ReturnType<typeof runEpisodes>>, planned: Planned[][], episodes: Episode[]): { outcomes: Outcome[]; guessed: Map<Episode, Map<Strategy, number>> } {
+function collect(run: EpisodeRun, planned: Planned[][], episodes: Episode[]): { outcomes: Outcome[]; guessed: Map<Episode, Map<Strategy, number>> } {
   const outcomes: Outcome[] = [];
   const guessed = new Map<Episode, Map<Strategy, number>>();
   run.episodes.forEach((e, i) => {
@@ -159,7 +161,7 @@ function crashProblems(outcomes: Outcome[]): Problem[] {
 /** Zero tolerance: any probe at or above its ceiling fails its family; the worst is the evidence. */
 function zeroToleranceProblems(families: Map<Family, Outcome[]>, stats: Record<string, FamilyStats>): Problem[] {
   const problems: Problem[] = [];
-  for (const [family, code] of Object.entries(ZERO_TOLERANCE) as Array<[Family, Code]>) {
+  for (const [family, code] of Object.entries(ZERO_TOLERANCE) as Array<[Family, ProblemCode]>) {
     const failing = (families.get(family) ?? []).filter((x) => x.excess !== undefined && x.excess >= (x.probe.ceiling as number));
     if (failing.length === 0) continue;
     const worst = failing.reduce((w, x) => ((x.excess as number) > (w.excess as number) ? x : w));
@@ -178,7 +180,7 @@ function zeroToleranceProblems(families: Map<Family, Outcome[]>, stats: Record<s
 /** Answers that may be valid: judged by how much more often than chance they pass (or score). */
 function rateProblems(families: Map<Family, Outcome[]>, stats: Record<string, FamilyStats>, o: StageContext['options']): Problem[] {
   const problems: Problem[] = [];
-  for (const [family, code] of Object.entries(RATE) as Array<[Family, Code]>) {
+  for (const [family, code] of Object.entries(RATE) as Array<[Family, ProblemCode]>) {
     const s = stats[family];
     if (!s || s.probes < 5) continue;
     const list = families.get(family) as Outcome[];
@@ -217,7 +219,7 @@ export const hackStage: Stage = async (ctx) => {
   const byLevel = new Map<number, Episode[]>();
   for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
   const { requests, planned, episodes } = plan(ctx, byLevel);
-  const run = await runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
+  const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   const { outcomes, guessed } = collect(run, planned, episodes);
   const families = new Map<Family, Outcome[]>();
   for (const x of outcomes) if (!x.failure) families.set(x.probe.family, [...(families.get(x.probe.family) ?? []), x]);

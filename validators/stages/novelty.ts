@@ -1,17 +1,18 @@
 // Stage 8, novelty: fingerprints of the code and of the behaviour (masked prompts, answer type), looked
 // up in the library's LSH index; a near-duplicate of another environment is rejected. A match with the
 // same name is a new version of that environment, not a duplicate (the library versions it).
-import { answerContent } from '../answers.js';
 import type { Stage, StageContext } from '../context.js';
-import { behaviourFingerprint, codeFingerprint, type Fingerprint } from '../novelty.js';
+import type { Fingerprint } from '../novelty/fingerprint.js';
 import type { Problem } from '../report.js';
+import { codeFingerprint } from '../novelty/code.js';
+import { behaviourFingerprint } from '../novelty/behaviour.js';
 
 /** Index ids are "name@hash": the stage needs both to tell a duplicate from a new version or the same code. */
 export function noveltyId(name: string, hash: string): string {
   return `${name}@${hash}`;
 }
 
-export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes'>): Fingerprint {
+export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes' | 'kind'>): Fingerprint {
   // Two prompts per level keep the behaviour fingerprint comparable across environments with many levels.
   const byLevel = new Map<number, number>();
   const sample = ctx.episodes.filter((e) => {
@@ -19,7 +20,8 @@ export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes'>): F
     byLevel.set(e.level, n + 1);
     return n < 4;
   });
-  const { behaviour, answerType } = behaviourFingerprint(sample.map((e) => e.instance.prompt), sample.map((e) => e.reference));
+  const seen = sample.map((e) => ctx.kind.behaviour(e));
+  const { behaviour, answerType } = behaviourFingerprint(seen.map((b) => b.text), seen.map((b) => b.reference));
   return { code: codeFingerprint(ctx.source), behaviour, answerType };
 }
 

@@ -5,13 +5,13 @@ import type { Episode } from '../../sandbox/episodes.js';
 import type { Stage } from '../context.js';
 
 /** Samples the reviewer reads. */
-export const REVIEW_SAMPLES = 6;
+const REVIEW_SAMPLES = 6;
 
 /**
  * Samples spread over the levels, level 1 and the top level always among them (the hardest instances are
  * where prompts grow ambiguous); with fewer levels than samples, further seeds of the same levels.
  */
-export function reviewSamples(episodes: readonly Episode[], count = REVIEW_SAMPLES): Episode[] {
+function reviewSamples(episodes: readonly Episode[], count = REVIEW_SAMPLES): Episode[] {
   const byLevel = new Map<number, Episode[]>();
   for (const e of episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
   const levels = [...byLevel.keys()].sort((a, b) => a - b);

@@ -1,11 +1,10 @@
-// Stage 1, static: the module compiles, imports nothing, exports meta/generate/solve/verify, meta
+// Stage 1, static: the module compiles, imports nothing, has its kind's exports (v1: meta/generate/solve/verify), meta
 // matches the contract, and the source is within size limits.
-import type { Code } from '../../contract/codes.js';
+import type { ProblemCode } from '../../contract/codes.js';
 import { MetaSchema, describeIssues } from '../../contract/schema.js';
 import type { Problem } from '../report.js';
 import type { Stage } from '../context.js';
-
-const REQUIRED = { meta: 'object', generate: 'function', solve: 'function', verify: 'function' } as const;
+import { kindOf } from '../../kinds/registry.js';
 
 export const staticStage: Stage = async (ctx) => {
   const problems: Problem[] = [];
@@ -15,10 +14,11 @@ export const staticStage: Stage = async (ctx) => {
     problems.push({ code: load.code, message: load.message });
     return { ok: false, metrics: { sourceChars: ctx.source.length }, problems };
   }
-  for (const [name, type] of Object.entries(REQUIRED)) {
+  ctx.kind = kindOf(load.meta);
+  for (const [name, type] of Object.entries(ctx.kind.exports)) {
     const actual = load.exports[name];
     if (actual !== type) {
-      const code: Code = name === 'meta' && actual !== undefined ? 'E_META' : 'E_MISSING_EXPORT';
+      const code: ProblemCode = name === 'meta' && actual !== undefined ? 'E_META' : 'E_MISSING_EXPORT';
       problems.push({ code, message: actual === undefined ? `the module must export ${name} (a ${type})` : `export ${name} must be a ${type}, not a ${actual}` });
     }
   }

@@ -1,4 +1,4 @@
-// The Library contract as one shared suite: every implementation (SQLite now, PostgreSQL later) runs it
+// The Library contract as one shared suite: every store in library/stores.ts runs it (library-contract.test.ts)
 // with its own factory, so they all behave the same for admission, versions, listing, retirement,
 // rejections, incidents, stats and integrity.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../contract/schema.js';
 import { LibraryError, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
-import { hashSource } from '../sandbox/pool.js';
+import { hashSource } from '../contract/hash.js';
 import { fakeAdmission, fakeRejection, fakeReport, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
 
 export interface LibraryFixtureOptions {
@@ -307,6 +307,29 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await expect(lib.recordIncident(incident(hashSource('c'), { seed: -1 }))).rejects.toThrow(/seed/);
         await expect(lib.recordIncident(incident(hashSource('c'), { origin: 'elsewhere' as 'serve' }))).rejects.toThrow(/origin/);
         await expect(lib.resolveIncidents(hashSource('c'), ' ')).rejects.toThrow(/reason/);
+      });
+    });
+
+    describe('changeStamp', () => {
+      it('stays put while the library is only read, and changes with every admission, retirement and incident', async () => {
+        const seen = [await lib.changeStamp()];
+        const same = async () => expect(await lib.changeStamp()).toBe(seen.at(-1));
+        const changed = async () => {
+          const stamp = await lib.changeStamp();
+          expect(seen).not.toContain(stamp);
+          seen.push(stamp);
+        };
+        const meta = sampleMeta('stamped-env');
+        const { env } = await admit(meta);
+        await changed();
+        await lib.list({ status: 'all', allVersions: true });
+        await lib.get('stamped-env');
+        await lib.stats();
+        await same();
+        await lib.recordIncident({ hash: env.hash, name: env.name, version: 1, seed: 1, level: 1, code: 'E_TIMEOUT', fn: 'verify', message: 'slow', origin: 'serve', confirmed: false });
+        await changed();
+        await lib.retire('stamped-env', 'stamped');
+        await changed();
       });
     });
 

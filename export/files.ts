@@ -1,86 +1,17 @@
-// The exporter contract: one row type that every trainer format writes, the writer shape each file in
-// formats/ implements, and the file plumbing those writers share (atomic output files, per-split JSONL
-// and parquet streams, the Python client the reward shims embed).
-import type { Identity } from '../contract/identity.js';
+// The file plumbing every format in formats/ shares: atomic output files, per-split JSONL streams and
+// streamed per-split parquet files with pyarrow-compatible schemas.
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
-import { VERSION } from '../library/version.js';
-
-/** The export scheme (selection, splits, seeds, dedup: see select.ts). A change gets a new tag. */
-export const EXPORT_SCHEME = 'envforge-export-v1';
-
-export const FORMAT_NAMES = ['verl', 'openrlhf', 'trl', 'jsonl'] as const;
-export type FormatName = (typeof FORMAT_NAMES)[number];
-
-/** One exported instance, whatever the format. */
-export interface ExportRow {
-  env: string;
-  version: number;
-  seed: number;
-  level: number;
-  split: string;
-  /** Position within its split's file, from 0. */
-  index: number;
-  /** The text the policy sees. */
-  prompt: string;
-  /** The identity as a JSON string `{"env","version","seed","level"}`: what the reward service resolves. */
-  groundTruth: string;
-  /** meta.skills of the environment (verl's `ability` is the first). */
-  skills: readonly string[];
-}
-
-export type { Identity };
-
-/** The ground truth of a row: keys in exactly this order, so every writer and reader agrees byte for byte. */
-
-
-export interface FormatContext {
-  /** The export's folder (final file names; writers get temporary paths from `files`). */
-  dir: string;
-  /** Split names in --split order; every split gets its files even when it ends up empty. */
-  splits: readonly string[];
-  /** The reward service base URL written into shims and READMEs (no trailing slash). */
-  serviceUrl: string;
-  /** The environments (name, version, code hash) the rows come from: shims check the service serves them. */
-  envs: readonly ShimEnv[];
-  files: OutputFiles;
-}
-
-/** One environment of an export, as the Python shims check it against the reward service. */
-export interface ShimEnv {
-  name: string;
-  version: number;
-  hash: string;
-}
-
-/** An open export in one format: chunks of rows arrive in file order (splits mixed), then end() once. */
-export interface FormatWriter {
-  write(rows: readonly ExportRow[]): Promise<void>;
-  /** Finishes the data files and writes the format's extra files (reward shim, README). */
-  end(): Promise<void>;
-}
-
-/** A trainer format: every file in formats/ exports one of these. */
-export interface ExportFormat {
-  name: FormatName;
-  /** One line for --help and the README. */
-  description: string;
-  begin(context: FormatContext): Promise<FormatWriter>;
-}
-
-export interface WrittenFile {
-  name: string;
-  bytes: number;
-  sha256: string;
-}
+import { VERSION } from '../contract/version.js';
+import { EXPORT_SCHEME, type ExportRow, type OutputFileSet, type WrittenFile } from './contract.js';
 
 /**
  * The files of one export. Writers write `<name>.partial` beside the final name; commit() renames them all
  * once every writer has ended, so a failed export never leaves a half-written dataset under a real name.
  */
-export class OutputFiles {
+export class OutputFiles implements OutputFileSet {
   private readonly names: string[] = [];
 
   constructor(readonly dir: string) {}
@@ -131,7 +62,7 @@ export class OutputFiles {
 export class JsonlSplits {
   private readonly fds = new Map<string, number>();
 
-  constructor(files: OutputFiles, splits: readonly string[], suffix = '.jsonl') {
+  constructor(files: OutputFileSet, splits: readonly string[], suffix = '.jsonl') {
     for (const split of splits) this.fds.set(split, openSync(files.create(`${split}${suffix}`), 'w'));
   }
 
@@ -175,7 +106,7 @@ export class ParquetSplits {
   private readonly writers = new Map<string, { writer: ParquetWriter; pending: Record<string, unknown>[] }>();
   private readonly columns: string[];
 
-  constructor(files: OutputFiles, splits: readonly string[], private readonly layout: ParquetLayout) {
+  constructor(files: OutputFileSet, splits: readonly string[], private readonly layout: ParquetLayout) {
     this.columns = topLevelColumns(layout.schema);
     for (const split of splits) {
       const writer = new ParquetWriter({

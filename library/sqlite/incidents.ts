@@ -1,9 +1,9 @@
 // The SQLite store of production incidents (migration 3): insert with bounded retention, list, resolve.
 import type Database from 'better-sqlite3';
-import { LibraryError, type IncidentInput, type IncidentRecord } from './contract.js';
+import { LibraryError, type IncidentInput, type IncidentRecord } from '../contract.js';
 
 /** Incidents kept at most; the oldest go first. */
-export const INCIDENT_RETENTION = 10_000;
+const INCIDENT_RETENTION = 10_000;
 const MAX_MESSAGE_CHARS = 2_000;
 const MAX_RESPONSE_CHARS = 64 * 1024;
 

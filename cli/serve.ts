@@ -1,11 +1,12 @@
-// `envforge serve`: the reward service over the library (see serve/server.ts for the endpoints). Prints
+// `envforge serve`: the reward service over the library (docs/reward-service.md lists the endpoints). Prints
 // one line with the URL and the endpoints, then serves until SIGINT or SIGTERM and shuts down gracefully:
 // in-flight requests finish, then the sandbox pool and the library close.
 import type { Command } from 'commander';
-import { integerOption } from '../cli/options.js';
-import type { Io } from '../cli/io.js';
+import { integerOption } from './options.js';
+import type { Io } from './io.js';
 import { resolveLibraryDir } from '../library/open.js';
-import { DEFAULT_SERVE_OPTIONS, ENDPOINTS, startServer } from './server.js';
+import { startServer } from '../serve/server.js';
+import { DEFAULT_SERVE_OPTIONS, ENDPOINTS } from '../serve/options.js';
 
 interface ServeFlags {
   port: number;

@@ -1,13 +1,16 @@
 // Builds the novelty index the validator checks candidates against: from a library's stored fingerprints,
 // or, before a library exists, from the seeds sampled in the sandbox.
 import { MetaSchema } from '../contract/schema.js';
-import type { EnvRecord, Library } from '../library/contract.js';
-import { libraryExists, openLibrary } from '../library/open.js';
-import { listSeeds } from '../library/seeds.js';
-import { runEpisodes, type Episode } from '../sandbox/episodes.js';
-import { hashSource, type SandboxPool } from '../sandbox/pool.js';
-import { NoveltyIndex, type Fingerprint } from './novelty.js';
-import { fingerprintOf, noveltyId } from './stages/novelty.js';
+import type { EnvRecord, Library } from './contract.js';
+import { libraryExists, openLibrary } from './open.js';
+import { listSeeds } from './seeds.js';
+import { kindOf } from '../kinds/registry.js';
+import type { Episode } from '../sandbox/episodes.js';
+import type { SandboxPool } from '../sandbox/pool.js';
+import { NoveltyIndex } from '../validators/novelty/lsh.js';
+import { fingerprintOf, noveltyId } from '../validators/stages/novelty.js';
+import { hashSource } from '../contract/hash.js';
+import type { Fingerprint } from '../validators/novelty/fingerprint.js';
 
 /** Samples a module (4 seeds per level) and fingerprints it; null when it does not load. */
 export async function fingerprintSource(pool: SandboxPool, source: string): Promise<{ name: string; fingerprint: Fingerprint } | null> {
@@ -16,8 +19,9 @@ export async function fingerprintSource(pool: SandboxPool, source: string): Prom
   if (!meta?.success) return null;
   const requests = [];
   for (let level = 1; level <= meta.data.levels; level++) for (let seed = 0; seed < 4; seed++) requests.push({ seed, level });
-  const { episodes } = await runEpisodes(pool, source, requests);
-  return { name: meta.data.name, fingerprint: fingerprintOf({ source, episodes: episodes.filter((e): e is Episode => e.ok) }) };
+  const kind = kindOf(load.ok ? load.meta : null);
+  const { episodes } = await kind.runEpisodes(pool, source, requests);
+  return { name: meta.data.name, fingerprint: fingerprintOf({ source, kind, episodes: episodes.filter((e): e is Episode => e.ok) }) };
 }
 
 /** The novelty index of a library's active environments, from the fingerprints stored at admission. */

@@ -1,32 +1,32 @@
-// The batch's four LLM agents: the architect proposes specs, the generator writes a module for a spec,
-// repair fixes a module from the validator's report, and the reviewer answers the validation checklist.
-// Each renders its prompt file, calls the LlmClient with its purpose (for cost accounting), and returns
-// typed output with the prompt's hash (for lineage). A module the model failed to write is data (a
-// `problem`), not an exception; failures of the LLM service itself are LlmErrors for the batch.
+// The LLM author: four prompt-driven agents over one LlmClient. The architect proposes specs, the
+// generator writes a module for a spec, repair fixes a module from the validator's report, and the
+// reviewer answers the validation checklist. Each renders its prompt file, calls the client with its
+// purpose (for cost accounting), and returns typed output with the prompt's hash (for lineage). A module
+// the model failed to write is data (a `problem`), not an exception; failures of the LLM service itself
+// are LlmErrors for the batch.
 import type { Meta } from '../contract/schema.js';
-import type { LlmClient, LlmResponseMeta } from '../agents/llm/contract.js';
-import { extractModule } from '../agents/module-text.js';
-import { PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, type ArchitectInput } from '../agents/prompts.js';
-import { ArchitectOutputSchema, dedupeSpecs, failedChecks, ReviewSchema, type DroppedSpec, type EnvSpec } from '../agents/spec.js';
+import type { LlmClient, LlmResponseMeta } from './llm/contract.js';
+import { extractModule } from './module-text.js';
+import { PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, type ArchitectInput } from './prompts.js';
+import { ArchitectOutputSchema, dedupeSpecs, failedChecks, ReviewSchema, type EnvSpec } from './spec.js';
+import type { AgentTrace, Author, CallOptions, ProposedSpecs, WrittenModule } from './author.js';
 import type { Reviewer } from '../validators/context.js';
 import type { ValidationReport } from '../validators/report.js';
 
-/** What every agent call reports besides its output: lineage and accounting. */
-export interface AgentTrace {
-  promptHash: string;
-  costUsd: number;
-  cached: boolean;
-  model: string;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** The candidate the call works for (per-candidate cost accounting). */
-  candidateId?: string;
+/** The LLM author: the four prompt-driven agents over one client. */
+export function llmAuthor(client: LlmClient): Author {
+  return {
+    identity: { provider: client.provider },
+    lineageAuthor: (module) => `${client.provider}:${module.model}`,
+    propose: (input, options) => proposeSpecs(client, input, options),
+    write: (spec, options) => generateModule(client, spec, options),
+    repair: (_spec, source, report, _attempt, options) => repairModule(client, source, report, options),
+    reviewer: (options) => llmReviewer(client, options),
+  };
 }
 
 /** Output budget of a generated module: seeds are 3–10 kB, so this leaves room without inviting essays. */
-export const MODULE_MAX_TOKENS = 12_000;
+const MODULE_MAX_TOKENS = 12_000;
 
 function trace(hash: string, meta: LlmResponseMeta): AgentTrace {
   return { promptHash: hash, costUsd: meta.costUsd, cached: meta.cached, model: meta.model };
@@ -38,12 +38,6 @@ const request = (text: string, options: CallOptions) => ({
   ...(options.candidateId ? { candidateId: options.candidateId } : {}),
 });
 
-export interface ProposedSpecs extends AgentTrace {
-  specs: EnvSpec[];
-  /** Specs dropped before any code was written (duplicates of the library or of each other), with why. */
-  dropped: DroppedSpec[];
-}
-
 /** The architect: N specs aimed at uncovered and weak skills, minus those that duplicate the library. */
 export async function proposeSpecs(client: LlmClient, input: ArchitectInput, options: CallOptions = {}): Promise<ProposedSpecs> {
   const prompt = renderArchitect(input);
@@ -51,13 +45,6 @@ export async function proposeSpecs(client: LlmClient, input: ArchitectInput, opt
   const existing = input.environments ?? [];
   const { kept, dropped } = dedupeSpecs(response.value.specs, existing.map((e) => e.name), existing.flatMap((e) => e.skills));
   return { specs: kept, dropped, ...trace(prompt.hash, response) };
-}
-
-export interface WrittenModule extends AgentTrace {
-  /** The module source, or null when the reply held no usable module. */
-  source: string | null;
-  /** Why there is no module (no code block, several, truncated reply). */
-  problem?: string;
 }
 
 async function writeModule(client: LlmClient, prompt: { text: string; hash: string }, purpose: 'generator' | 'repair', options: CallOptions): Promise<WrittenModule> {

@@ -1,54 +1,26 @@
-// `envforge export`: writes a trainer dataset (verl, OpenRLHF, TRL or plain JSONL) and its reward shim
-// from the library. select.ts decides which rows; the sandbox generates them in chunks that stream to the
-// format's writer; the files appear under their names only when all are done. Memory holds one chunk of
-// prompts, at most ROW_GROUP_ROWS rows per split (parquet), and a 16-character prompt hash per row of the
-// environment being exported (the duplicate check): about 60 MB per million rows of one environment.
+// Writes a trainer dataset (verl, OpenRLHF, TRL or plain JSONL) and its reward shim from the library.
+// select.ts decides which rows; the sandbox generates them in chunks that stream to the format's writer;
+// the files appear under their names only when all are done. Memory holds one chunk of prompts, at most
+// ROW_GROUP_ROWS rows per split (parquet), and a 16-character prompt hash per row of the environment
+// being exported (the duplicate check): about 60 MB per million rows of one environment.
 import { identityString } from '../contract/identity.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { join } from 'node:path';
 import { UsageError } from '../contract/errors.js';
 import { InstanceSchema } from '../contract/schema.js';
 import type { Library } from '../library/contract.js';
-import { openLibrary, resolveLibraryDir } from '../library/open.js';
-import { VERSION } from '../library/version.js';
+import { VERSION } from '../contract/version.js';
 import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
-import { CliFailure, type Io } from '../cli/io.js';
-import { integerOption } from '../cli/options.js';
-import { EXPORT_SCHEME, FORMAT_NAMES, OutputFiles, type ExportFormat, type ExportRow, type FormatName, type WrittenFile } from './format.js';
-import { jsonl } from './formats/jsonl.js';
-import { openrlhf } from './formats/openrlhf.js';
-import { trl } from './formats/trl.js';
-import { verl } from './formats/verl.js';
-import {
-  assignRows,
-  CHUNK_SLOTS,
-  DEFAULT_PER_ENV,
-  DEFAULT_SPLIT,
-  MAX_ATTEMPTS,
-  MAX_ROWS,
-  parseEnvRefs,
-  parseLevels,
-  parseSkills,
-  parseSplit,
-  seedFor,
-  selectEnvironments,
-  SplitSchedule,
-  slotsOf,
-  type CountOptions,
-  type EnvRef,
-  type LevelSpec,
-  type SelectedEnv,
-  type SelectionOptions,
-  type Slot,
-  type SplitWeight,
-} from './select.js';
+import { EXPORT_SCHEME, ExportError, type ExportFormat, type ExportRow, type WrittenFile } from './contract.js';
+import { OutputFiles } from './files.js';
+import { kindOf } from '../kinds/registry.js';
+import { assignRows, CHUNK_SLOTS, MAX_ATTEMPTS, seedFor, SplitSchedule, slotsOf, type CountOptions, type PlannedEnv, type Slot, type SplitWeight } from './select.js';
+import { selectEnvironments, SelectionError, type Selection, type SelectedEnv } from '../library/select.js';
 
-export const FORMATS: Record<FormatName, ExportFormat> = { verl, openrlhf, trl, jsonl };
 export const MANIFEST_FILE = 'envforge-export.json';
 export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8787';
 /** Sandbox failures that say nothing about the seed (load, deadline, a dead worker): retried, never skipped. */
@@ -58,7 +30,7 @@ const TRANSIENT_RETRIES = 2;
 export interface ExportPlan {
   format: ExportFormat;
   out: string;
-  selection: SelectionOptions;
+  selection: Selection;
   counts: CountOptions;
   splits: SplitWeight[];
   seed: number;
@@ -84,7 +56,7 @@ export interface ExportSummary {
   quarantined?: Array<{ name: string; version: number; reason: string }>;
   scheme: string;
   envforge: string;
-  format: FormatName;
+  format: string;
   seed: number;
   serviceUrl: string;
   splits: Array<{ name: string; fraction: number }>;
@@ -108,7 +80,7 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   const incidents = new IncidentLog(library.dir, 'export');
   incidents.refresh(await library.incidents({ open: true }));
   const quarantined: NonNullable<ExportSummary['quarantined']> = [];
-  const usable = (await selectEnvironments(library, plan.selection)).filter((env) => {
+  const usable = (await selectFor(library, plan.selection)).filter((env) => {
     const reason = incidents.quarantined(env.record.hash);
     if (reason) quarantined.push({ name: env.record.name, version: env.record.version, reason });
     return !reason;
@@ -171,12 +143,23 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   }
 }
 
-function emptySummary(env: SelectedEnv, splits: string[]): EnvSummary {
+/** The flags' selection against the library; a selection it cannot satisfy is a usage error (exit 2). */
+async function selectFor(library: Library, selection: Selection): Promise<SelectedEnv[]> {
+  const records = await library.list({ status: 'all', allVersions: true });
+  try {
+    return selectEnvironments(records, selection, { labels: { env: '--env', skills: '--skills', levels: '--levels', selected: 'exported environments' }, where: library.dir, short: 'refuse' });
+  } catch (error) {
+    if (error instanceof SelectionError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+function emptySummary(env: PlannedEnv, splits: string[]): EnvSummary {
   const { record, levels } = env;
   return { name: record.name, version: record.version, hash: record.hash, levels: [levels.lo, levels.hi], rows: Object.fromEntries(splits.map((s) => [s, 0])), redrawn: 0, failed: 0, dropped: 0 };
 }
 
-function toRow(env: SelectedEnv, splits: string[], nextIndex: number[], slot: Slot, seed: number, prompt: string): ExportRow {
+function toRow(env: PlannedEnv, splits: string[], nextIndex: number[], slot: Slot, seed: number, prompt: string): ExportRow {
   const { name, version, meta } = env.record;
   const index = nextIndex[slot.split] as number;
   nextIndex[slot.split] = index + 1;
@@ -205,14 +188,15 @@ interface Pending {
  * Step 5 of the scheme: generates one chunk's prompts in rounds of one sandbox call each, redrawing
  * repeated prompts and failed attempts, and returns the rows found, in slot order.
  */
-async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string, slots: Slot[], exportSeed: number, seen: Set<string>, summary: EnvSummary, incidents: IncidentLog): Promise<Array<{ slot: Slot; seed: number; prompt: string }>> {
+async function generateChunk(pool: SandboxPool, env: PlannedEnv, source: string, slots: Slot[], exportSeed: number, seen: Set<string>, summary: EnvSummary, incidents: IncidentLog): Promise<Array<{ slot: Slot; seed: number; prompt: string }>> {
   const { name, version } = env.record;
+  const kind = kindOf(env.record.meta);
   const found: Array<{ slot: Slot; seed: number; prompt: string }> = [];
   let pending: Pending[] = slots.map((slot) => ({ slot, attempt: 0, transient: 0 }));
   while (pending.length > 0) {
     const seeds = pending.map((p) => seedFor(name, exportSeed, p.slot.k, p.attempt));
     const run = await pool.run({ source, calls: pending.map((p, i) => ({ op: 'episode' as const, seed: seeds[i] as number, level: p.slot.level })), parallel: true });
-    if (!run.load.ok) throw new CliFailure(`${name}@${version} does not load in the sandbox: ${run.load.code}: ${run.load.message}`);
+    if (!run.load.ok) throw new ExportError(`${name}@${version} does not load in the sandbox: ${run.load.code}: ${run.load.message}`);
     const next: Pending[] = [];
     for (const [i, p] of pending.entries()) await recordFailure(incidents, env, seeds[i] as number, p, run.results[i]);
     if (incidents.quarantined(env.record.hash)) return found;
@@ -221,7 +205,7 @@ async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string
       const seed = seeds[i] as number;
       if (result && !result.ok && TRANSIENT.has(result.code)) {
         if (++p.transient > TRANSIENT_RETRIES) {
-          throw new CliFailure(`${name}@${version} seed ${seed} level ${p.slot.level}: generate failed ${p.transient} times with ${result.code}: ${result.message} (an overloaded machine or a hanging environment; retry, or leave it out with --env)`);
+          throw new ExportError(`${name}@${version} seed ${seed} level ${p.slot.level}: generate failed ${p.transient} times with ${result.code}: ${result.message} (an overloaded machine or a hanging environment; retry, or leave it out with --env)`);
         }
         next.push(p);
         return;
@@ -231,7 +215,7 @@ async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string
         const key = createHash('sha256').update(instance.data.prompt).digest('base64').slice(0, 16);
         if (!seen.has(key)) {
           seen.add(key);
-          found.push({ slot: p.slot, seed, prompt: instance.data.prompt });
+          found.push({ slot: p.slot, seed, prompt: kind.exportView(instance.data).prompt });
           return;
         }
         summary.redrawn++;
@@ -248,7 +232,7 @@ async function generateChunk(pool: SandboxPool, env: SelectedEnv, source: string
 }
 
 /** A failed generation is an incident; one that failed the same way before on this seed is confirmed. */
-async function recordFailure(incidents: IncidentLog, env: SelectedEnv, seed: number, p: Pending, result: CallResult | undefined): Promise<void> {
+async function recordFailure(incidents: IncidentLog, env: PlannedEnv, seed: number, p: Pending, result: CallResult | undefined): Promise<void> {
   const value = result?.ok ? (result.value as { instance?: unknown; verdicts?: RawVerdict[] } | null) : null;
   const raw = value?.verdicts?.[0];
   const reference = raw ? checkVerdict(raw) : null;
@@ -294,35 +278,7 @@ function removeStale(out: string, previous: string[], current: readonly string[]
   for (const name of previous) if (!current.includes(name)) rmSync(join(out, name), { force: true });
 }
 
-// ---------------------------------------------------------------- the command
-
-interface ExportOptions {
-  format: FormatName;
-  out: string;
-  env?: EnvRef[];
-  skills?: string[];
-  levels?: LevelSpec;
-  perEnv?: number;
-  total?: number;
-  split: SplitWeight[];
-  seed: number;
-  serviceUrl: string;
-  library?: string;
-  json: boolean;
-}
-
-/** Adapts a select.ts parser to commander, which then names the flag and the value in its message. */
-function asParser<T>(parse: (text: string) => T): (text: string) => T {
-  return (text) => {
-    try {
-      return parse(text);
-    } catch (error) {
-      if (error instanceof UsageError) throw new InvalidArgumentError(error.message);
-      throw error;
-    }
-  };
-}
-
+/** --service-url: an http(s) base URL, written into shims and READMEs without a trailing slash. */
 export function parseServiceUrl(text: string): string {
   let url: URL;
   try {
@@ -332,69 +288,4 @@ export function parseServiceUrl(text: string): string {
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) throw new UsageError(`--service-url needs an http(s) base URL without query or fragment, got "${text}"`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
-
-export function registerExport(program: Command, io: Io): void {
-  program
-    .command('export')
-    .description('write a trainer dataset (verl, OpenRLHF, TRL or plain JSONL) from the library, with its reward shim')
-    .addOption(new Option('--format <format>', 'trainer format').choices(FORMAT_NAMES).makeOptionMandatory())
-    .requiredOption('--out <dir>', 'output folder (created when missing; an earlier envforge export there is replaced)')
-    .option('--env <names>', 'only these environments, comma-separated NAME or NAME@VERSION (default: every active one)', asParser(parseEnvRefs))
-    .option('--skills <list>', 'only environments with one of these comma-separated skills', asParser(parseSkills))
-    .option('--levels <ranges>', 'level range for all (1-5), per environment (planted-sat:2-4), or both (default: every level)', asParser(parseLevels))
-    .addOption(new Option('--per-env <N>', `rows per environment (default: ${DEFAULT_PER_ENV})`).argParser(integerOption('--per-env', 1, MAX_ROWS)).conflicts('total'))
-    .addOption(new Option('--total <N>', 'rows in all, spread evenly over the environments').argParser(integerOption('--total', 1, MAX_ROWS)))
-    .addOption(new Option('--split <spec>', 'split names and fractions summing to 1').argParser(asParser(parseSplit)).default(parseSplit(DEFAULT_SPLIT), DEFAULT_SPLIT))
-    .option('--seed <S>', 'export seed: every row\'s instance seed derives from it', integerOption('--seed', 0), 0)
-    .addOption(new Option('--service-url <url>', 'reward service URL written into the shims (they read $ENVFORGE_URL first)').argParser(asParser(parseServiceUrl)).default(DEFAULT_SERVICE_URL))
-    .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
-    .option('--json', 'print the summary as one JSON object', false)
-    .addHelpText(
-      'after',
-      '\nThe same command with the same --seed writes the same bytes. Every row carries its identity\n{"env","version","seed","level"} as ground truth; the reward service regenerates the instance from it.\n\nExamples:\n  envforge export --format verl --out data/verl --per-env 2000 --seed 1\n  envforge export --format trl --out data/trl --skills graphs --levels 3-8 --total 10000 --split train:0.9,test:0.1',
-    )
-    .action(async (options: ExportOptions) => exportCommand(options, io));
-}
-
-async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
-  const out = resolve(options.out);
-  const plan: ExportPlan = {
-    format: FORMATS[options.format],
-    out,
-    selection: { ...(options.env ? { envs: options.env } : {}), ...(options.skills ? { skills: options.skills } : {}), ...(options.levels ? { levels: options.levels } : {}) },
-    counts: options.total === undefined ? { perEnv: options.perEnv ?? DEFAULT_PER_ENV } : { total: options.total },
-    splits: options.split,
-    seed: options.seed,
-    serviceUrl: options.serviceUrl,
-  };
-  const library = openLibrary(resolveLibraryDir(options.library), { readonly: true });
-  const pool = new SandboxPool();
-  const tty = !options.json && process.stderr.isTTY === true;
-  try {
-    const summary = await runExport(library, pool, plan, tty ? (p) => process.stderr.write(`\r\x1b[Kexporting ${p.done}/${p.total} rows (${p.env})`) : undefined);
-    if (tty) process.stderr.write('\r\x1b[K');
-    report(summary, out, options.json, io);
-  } finally {
-    await pool.close();
-    await library.close();
-  }
-}
-
-function report(summary: ExportSummary, out: string, json: boolean, io: Io): void {
-  const files = [...summary.files.map((f) => ({ name: f.name, bytes: f.bytes })), { name: MANIFEST_FILE, bytes: statSync(join(out, MANIFEST_FILE)).size }];
-  const redrawn = summary.envs.reduce((a, e) => a + e.redrawn, 0);
-  const failed = summary.envs.reduce((a, e) => a + e.failed, 0);
-  const dropped = summary.envs.reduce((a, e) => a + e.dropped, 0);
-  if (json) {
-    io.out(JSON.stringify({ out, format: summary.format, seed: summary.seed, rows: summary.rows, total: summary.total, envs: summary.envs, redrawn, failed, dropped, files }));
-  } else {
-    io.out(`wrote ${summary.total} rows (${summary.format}, ${summary.envs.length} environments, seed ${summary.seed}) to ${out}`);
-    for (const [split, n] of Object.entries(summary.rows)) io.out(`  ${split.padEnd(12)} ${String(n).padStart(9)} rows`);
-    io.out(`  files: ${files.map((f) => f.name).join(', ')}`);
-    if (redrawn || failed) io.out(`  ${redrawn} repeated prompts and ${failed} failed generations were redrawn`);
-  }
-  for (const q of summary.quarantined ?? []) io.err(`warning: ${q.name}@${q.version} left out: ${q.reason}`);
-  for (const e of summary.envs) if (e.dropped) io.err(`warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`);
-  for (const [split, n] of Object.entries(summary.rows)) if (n === 0) io.err(`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);
 }

@@ -1,0 +1,55 @@
+// What the SQLite store's parts share: the open database with its folder and options, write
+// transactions that turn SQLite failures into LibraryErrors, and JSON columns.
+import type Database from 'better-sqlite3';
+import { LibraryError } from '../contract.js';
+
+export interface SqliteLibraryOptions {
+  /** Create the folder and index when missing (otherwise a missing library is an error). */
+  create: boolean;
+  /** Open for reading only: no migrations, no writes (readers such as the reward service). */
+  readonly: boolean;
+  /** Rejected candidates' reports kept at most. */
+  rejectionRetention: number;
+}
+
+export const DEFAULT_SQLITE_OPTIONS = { create: false, readonly: false, rejectionRetention: 10_000 } satisfies SqliteLibraryOptions;
+
+export const INDEX_FILE = 'library.sqlite';
+export const ENVS_DIR = 'envs';
+
+export const now = (): string => new Date().toISOString();
+
+export const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
+/** JSON text of a value (undefined is null); a value JSON cannot hold is a LibraryError. */
+export function toJson(value: unknown, what: string): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch (error) {
+    throw new LibraryError(`${what} cannot be stored as JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** One open library: its folder, its index connection and its options, shared by the store's parts. */
+export class SqliteDb {
+  constructor(
+    readonly dir: string,
+    readonly db: Database.Database,
+    readonly options: SqliteLibraryOptions,
+  ) {}
+
+  writable(): void {
+    if (this.options.readonly) throw new LibraryError(`the library at ${this.dir} was opened read-only`);
+  }
+
+  /** A write transaction (BEGIN IMMEDIATE); SQLite failures become LibraryErrors saying what failed. */
+  write<T>(what: string, fn: () => T): T {
+    this.writable();
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (error) {
+      if (error instanceof LibraryError) throw error;
+      throw new LibraryError(`${what} failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}

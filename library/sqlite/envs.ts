@@ -1,0 +1,250 @@
+// The SQLite store's environments: the envs table beside content-addressed module files
+// (envs/<sha256>.js). Admission writes the file (temp, fsync, rename) and the row inside one write
+// transaction, so a crash leaves at most an orphan file that no reader can see and gc() removes.
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { hashSource } from '../../contract/hash.js';
+import type { Meta } from '../../contract/schema.js';
+import type { ValidationReport } from '../../validators/report.js';
+import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type Lineage, type ListFilter } from '../contract.js';
+import { ENVS_DIR, now, toJson, type SqliteDb } from './db.js';
+
+interface Row {
+  name: string;
+  version: number;
+  hash: string;
+  meta: string;
+  status: 'active' | 'retired';
+  retired_reason: string | null;
+  report: string;
+  curve: string;
+  fingerprint: string | null;
+  lineage: string;
+  validator_version: string;
+  created_at: string;
+  updated_at: string;
+}
+
+function toRecord(row: Row): EnvRecord {
+  return {
+    name: row.name,
+    version: row.version,
+    hash: row.hash,
+    meta: JSON.parse(row.meta) as Meta,
+    status: row.status,
+    retiredReason: row.retired_reason,
+    report: JSON.parse(row.report) as ValidationReport,
+    curve: JSON.parse(row.curve) as EnvRecord['curve'],
+    fingerprint: row.fingerprint ? (JSON.parse(row.fingerprint) as EnvRecord['fingerprint']) : null,
+    lineage: JSON.parse(row.lineage) as Lineage,
+    validatorVersion: row.validator_version,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Writes a file so that it is either absent or complete and durable under its final name. */
+function writeFileAtomic(path: string, text: string): void {
+  const temp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(temp, 'w');
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+  const dir = openSync(join(path, '..'), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
+
+export class SqliteEnvs implements EnvStore {
+  constructor(private readonly s: SqliteDb) {}
+
+  private filePath(hash: string): string {
+    return join(this.s.dir, ENVS_DIR, `${hash}.js`);
+  }
+
+  /** Writes the module file unless an intact one (matching its hash) is already there. */
+  private ensureModuleFile(hash: string, source: string): void {
+    const path = this.filePath(hash);
+    if (!existsSync(path) || hashSource(readFileSync(path, 'utf8')) !== hash) writeFileAtomic(path, source);
+  }
+
+  async admit(input: AdmitInput): Promise<AdmitResult> {
+    this.s.writable();
+    const hash = hashSource(input.source);
+    const { report } = input;
+    if (report.verdict !== 'admit' || !report.meta) throw new LibraryError(`only admitted candidates enter the library (verdict: ${report.verdict})`);
+    if (report.hash !== hash) throw new LibraryError('the validation report is for different code than the source being admitted');
+    const meta = report.meta;
+    const select = this.s.db.prepare<[string], Row>('SELECT * FROM envs WHERE hash = ?');
+    const run = this.s.db.transaction((): AdmitResult => {
+      const existing = select.get(hash);
+      if (existing) {
+        // Same code again: a no-op, except that a missing or damaged module file is restored.
+        this.ensureModuleFile(hash, input.source);
+        return { status: 'exists', env: toRecord(existing) };
+      }
+      const latest = this.s.db.prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM envs WHERE name = ?').get(meta.name);
+      const version = (latest?.v ?? 0) + 1;
+      // The file first, durably; the row makes it visible. A crash in between leaves only an orphan file.
+      this.ensureModuleFile(hash, input.source);
+      const at = now();
+      this.s.db
+        .prepare(
+          `INSERT INTO envs (name, version, hash, meta, skills, levels, report, curve, fingerprint, lineage, author, validator_version, created_at, updated_at)
+           VALUES (@name, @version, @hash, @meta, @skills, @levels, @report, @curve, @fingerprint, @lineage, @author, @validatorVersion, @at, @at)`,
+        )
+        .run({
+          name: meta.name,
+          version,
+          hash,
+          meta: JSON.stringify(meta),
+          skills: JSON.stringify(meta.skills),
+          levels: meta.levels,
+          report: toJson(report, 'the validation report'),
+          curve: JSON.stringify(report.curve),
+          fingerprint: report.fingerprint ? JSON.stringify(report.fingerprint) : null,
+          lineage: JSON.stringify(input.lineage),
+          author: input.lineage.author,
+          validatorVersion: report.validatorVersion,
+          at,
+        });
+      return { status: 'admitted', env: toRecord(select.get(hash) as Row) };
+    });
+    try {
+      return run.immediate();
+    } catch (error) {
+      if (error instanceof LibraryError) throw error;
+      throw new LibraryError(`admitting ${meta.name} failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async get(name: string, version?: number): Promise<EnvRecord | undefined> {
+    const row =
+      version === undefined
+        ? this.s.db.prepare<[string], Row>('SELECT * FROM envs WHERE name = ? ORDER BY version DESC LIMIT 1').get(name)
+        : this.s.db.prepare<[string, number], Row>('SELECT * FROM envs WHERE name = ? AND version = ?').get(name, version);
+    return row ? toRecord(row) : undefined;
+  }
+
+  async list(filter: ListFilter = {}): Promise<EnvRecord[]> {
+    const status = filter.status ?? 'active';
+    const rows = this.s.db.prepare<[], Row>('SELECT * FROM envs ORDER BY name, version DESC').all();
+    const newest = new Set<string>();
+    const out: EnvRecord[] = [];
+    for (const row of rows) {
+      if (status !== 'all' && row.status !== status) continue;
+      if (!filter.allVersions) {
+        if (newest.has(row.name)) continue;
+        newest.add(row.name);
+      }
+      const record = toRecord(row);
+      if (filter.skills && !filter.skills.some((s) => record.meta.skills.includes(s))) continue;
+      out.push(record);
+    }
+    return out;
+  }
+
+  async source(env: Pick<EnvRecord, 'hash'>): Promise<string> {
+    const path = this.filePath(env.hash);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new LibraryError(`the module file ${path} is missing: the library is damaged (run envforge library stats to check it)`, { cause: error });
+    }
+    if (hashSource(text) !== env.hash) throw new LibraryError(`the module file ${path} does not match its hash: it was modified or corrupted`);
+    return text;
+  }
+
+  async retire(name: string, reason: string, version?: number): Promise<EnvRecord[]> {
+    this.s.writable();
+    if (!reason.trim()) throw new LibraryError('retiring needs a reason');
+    const known = this.s.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM envs WHERE name = ?').get(name);
+    if (!known?.n) throw new LibraryError(`unknown environment "${name}"`);
+    const at = now();
+    const changed = this.s.db.transaction(() => {
+      const rows = (
+        version === undefined
+          ? this.s.db.prepare<[string], Row>("SELECT * FROM envs WHERE name = ? AND status = 'active'").all(name)
+          : this.s.db.prepare<[string, number], Row>("SELECT * FROM envs WHERE name = ? AND version = ? AND status = 'active'").all(name, version)
+      ).map((r) => r.hash);
+      const update = this.s.db.prepare("UPDATE envs SET status = 'retired', retired_reason = ?, updated_at = ? WHERE hash = ?");
+      for (const hash of rows) update.run(reason, at, hash);
+      return rows;
+    }).immediate();
+    return changed.map((hash) => toRecord(this.s.db.prepare<[string], Row>('SELECT * FROM envs WHERE hash = ?').get(hash) as Row));
+  }
+
+  async stats(): Promise<LibraryStats> {
+    const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'status' | 'lineage' | 'meta'>>('SELECT name, status, lineage, meta FROM envs').all();
+    const count = (map: Record<string, number>, key: string) => {
+      map[key] = (map[key] ?? 0) + 1;
+    };
+    const byStatus: Record<string, number> = {};
+    const bySkill: Record<string, number> = {};
+    const byAuthor: Record<string, number> = {};
+    let min = Infinity;
+    let max = -Infinity;
+    const activeNames = new Set<string>();
+    for (const row of rows) {
+      count(byStatus, row.status);
+      if (row.status !== 'active') continue;
+      activeNames.add(row.name);
+      const meta = JSON.parse(row.meta) as Meta;
+      for (const skill of meta.skills) count(bySkill, skill);
+      count(byAuthor, (JSON.parse(row.lineage) as Lineage).author);
+      min = Math.min(min, meta.levels);
+      max = Math.max(max, meta.levels);
+    }
+    const rejections = (this.s.db.prepare('SELECT count(*) AS n FROM rejections').get() as { n: number }).n;
+    return {
+      environments: activeNames.size,
+      versions: rows.length,
+      byStatus,
+      bySkill,
+      byAuthor,
+      levels: Number.isFinite(max) ? { min, max } : null,
+      rejections,
+    };
+  }
+
+  async integrityCheck(): Promise<IntegrityReport> {
+    const problems: string[] = [];
+    const check = this.s.db.pragma('integrity_check', { simple: true });
+    if (check !== 'ok') problems.push(`SQLite integrity check: ${String(check)}`);
+    const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'version' | 'hash'>>('SELECT name, version, hash FROM envs').all();
+    for (const row of rows) {
+      const path = this.filePath(row.hash);
+      if (!existsSync(path)) problems.push(`${row.name}@${row.version}: module file missing (${path})`);
+      else if (hashSource(readFileSync(path, 'utf8')) !== row.hash) problems.push(`${row.name}@${row.version}: module file does not match its hash`);
+    }
+    const orphanFiles = this.orphans(new Set(rows.map((r) => r.hash)));
+    return { ok: problems.length === 0, problems, checkedFiles: rows.length, orphanFiles };
+  }
+
+  private orphans(known: Set<string>): string[] {
+    const dir = join(this.s.dir, ENVS_DIR);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((f) => !(f.endsWith('.js') && known.has(f.slice(0, -3))))
+      .map((f) => join(dir, f));
+  }
+
+  async gc(): Promise<string[]> {
+    this.s.writable();
+    // Under the write lock, so no admission is between its file and its row.
+    return this.s.db.transaction(() => {
+      const known = new Set(this.s.db.prepare<[], { hash: string }>('SELECT hash FROM envs').all().map((r) => r.hash));
+      const orphans = this.orphans(known);
+      for (const path of orphans) rmSync(path, { force: true, recursive: true });
+      return orphans;
+    }).immediate();
+  }
+}

@@ -1,0 +1,210 @@
+// The embedded Library: a SQLite index (better-sqlite3, WAL) beside content-addressed module files. This
+// file opens, migrates and closes it; the stores it is made of live beside it (envs.ts, rejections.ts,
+// incidents.ts, batches.ts) and share one connection (db.ts).
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ValidationReport } from '../../validators/report.js';
+import {
+  LibraryError,
+  type AdmitInput,
+  type AdmitResult,
+  type BatchRecord,
+  type EnvRecord,
+  type IncidentInput,
+  type IncidentRecord,
+  type IntegrityReport,
+  type JournalEntry,
+  type JournalInput,
+  type Library,
+  type LibraryStats,
+  type Lineage,
+  type ListFilter,
+  type RejectionFilter,
+  type RejectionRecord,
+} from '../contract.js';
+import { SqliteBatches } from './batches.js';
+import { DEFAULT_SQLITE_OPTIONS, ENVS_DIR, INDEX_FILE, now, SqliteDb, type SqliteLibraryOptions } from './db.js';
+import { SqliteEnvs } from './envs.js';
+import { insertIncident, listIncidents, resolveOpenIncidents } from './incidents.js';
+import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { SqliteRejections } from './rejections.js';
+
+export { DEFAULT_SQLITE_OPTIONS, INDEX_FILE, type SqliteLibraryOptions };
+
+function describeOpenError(error: unknown, where: string): LibraryError {
+  const e = error as NodeJS.ErrnoException & { code?: string };
+  const code = e.code ?? '';
+  if (['EACCES', 'EPERM', 'EROFS', 'ENOTDIR'].includes(code) || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) {
+    return new LibraryError(`cannot open the library at ${where} (${code}): check that the path is a folder you may write to, or pass --library DIR`, { cause: error });
+  }
+  if (e.code === 'SQLITE_NOTADB' || e.code === 'SQLITE_CORRUPT') {
+    return new LibraryError(`${where} is not an envforge library index (the file is corrupt or not a SQLite database)`, { cause: error });
+  }
+  return new LibraryError(`cannot open the library at ${where}: ${e.message}`, { cause: error });
+}
+
+function stampOf(s: { mtimeMs: number; size: number; ino: number } | null): string {
+  return s ? `${s.ino}:${s.mtimeMs}:${s.size}` : '-';
+}
+
+export class SqliteLibrary implements Library {
+  readonly dir: string;
+  private readonly s: SqliteDb;
+  private readonly envs: SqliteEnvs;
+  private readonly kept: SqliteRejections;
+  private readonly batches: SqliteBatches;
+
+  private constructor(dir: string, db: Database.Database, options: SqliteLibraryOptions) {
+    this.dir = dir;
+    this.s = new SqliteDb(dir, db, options);
+    this.envs = new SqliteEnvs(this.s);
+    this.kept = new SqliteRejections(this.s);
+    this.batches = new SqliteBatches(this.s);
+  }
+
+  static exists(dir: string): boolean {
+    return existsSync(join(dir, INDEX_FILE));
+  }
+
+  static open(dir: string, options: Partial<SqliteLibraryOptions> = {}): SqliteLibrary {
+    const opts = { ...DEFAULT_SQLITE_OPTIONS, ...options };
+    const indexPath = join(dir, INDEX_FILE);
+    if (!existsSync(indexPath)) {
+      if (!opts.create || opts.readonly) throw new LibraryError(`no library at ${dir}: create one with \`envforge library init --library ${dir}\``);
+      try {
+        mkdirSync(join(dir, ENVS_DIR), { recursive: true });
+      } catch (error) {
+        throw describeOpenError(error, dir);
+      }
+    }
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(indexPath, { readonly: opts.readonly, fileMustExist: opts.readonly });
+      db.pragma('busy_timeout = 10000');
+      const applicationId = db.pragma('application_id', { simple: true }) as number;
+      const userVersion = db.pragma('user_version', { simple: true }) as number;
+      const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n;
+      if (applicationId !== APPLICATION_ID && (tables > 0 || userVersion !== 0)) {
+        db.close();
+        throw new LibraryError(`${indexPath} is a SQLite database that envforge did not write; refusing to use it as a library`);
+      }
+      if (userVersion > SCHEMA_VERSION) {
+        db.close();
+        throw new LibraryError(`the library at ${dir} was written by a newer envforge (schema ${userVersion}; this version knows up to ${SCHEMA_VERSION}): upgrade envforge to use it`);
+      }
+      if (!opts.readonly) {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = FULL');
+        SqliteLibrary.migrate(db, userVersion);
+        mkdirSync(join(dir, ENVS_DIR), { recursive: true });
+      } else if (userVersion < SCHEMA_VERSION) {
+        db.close();
+        throw new LibraryError(`the library at ${dir} needs a schema upgrade; open it once for writing (e.g. envforge library stats)`);
+      }
+    } catch (error) {
+      if (db?.open) db.close();
+      if (error instanceof LibraryError) throw error;
+      throw describeOpenError(error, indexPath);
+    }
+    return new SqliteLibrary(dir, db, opts);
+  }
+
+  private static migrate(db: Database.Database, from: number): void {
+    if (!MIGRATIONS.some((m) => m.version > from)) return;
+    db.transaction(() => {
+      // Again under the write lock: another process may have migrated since `from` was read.
+      const current = db.pragma('user_version', { simple: true }) as number;
+      const pending = MIGRATIONS.filter((m) => m.version > current);
+      for (const m of pending) db.exec(m.sql);
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
+  }
+
+  /** The index file and its write-ahead log: any commit by any connection changes one of them. */
+  async changeStamp(): Promise<string> {
+    const index = join(this.dir, INDEX_FILE);
+    const [a, b] = await Promise.all([stat(index).catch(() => null), stat(`${index}-wal`).catch(() => null)]);
+    return `${stampOf(a)}|${stampOf(b)}`;
+  }
+
+  admit(input: AdmitInput): Promise<AdmitResult> {
+    return this.envs.admit(input);
+  }
+  get(name: string, version?: number): Promise<EnvRecord | undefined> {
+    return this.envs.get(name, version);
+  }
+  list(filter?: ListFilter): Promise<EnvRecord[]> {
+    return this.envs.list(filter);
+  }
+  source(env: Pick<EnvRecord, 'hash'>): Promise<string> {
+    return this.envs.source(env);
+  }
+  retire(name: string, reason: string, version?: number): Promise<EnvRecord[]> {
+    return this.envs.retire(name, reason, version);
+  }
+  stats(): Promise<LibraryStats> {
+    return this.envs.stats();
+  }
+  integrityCheck(): Promise<IntegrityReport> {
+    return this.envs.integrityCheck();
+  }
+  gc(): Promise<string[]> {
+    return this.envs.gc();
+  }
+
+  recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
+    return this.kept.recordRejection(input);
+  }
+  rejections(filter?: RejectionFilter): Promise<RejectionRecord[]> {
+    return this.kept.rejections(filter);
+  }
+
+  async recordIncident(input: IncidentInput): Promise<IncidentRecord> {
+    return this.s.write('recording an incident', () => insertIncident(this.s.db, input, now()));
+  }
+  async incidents(filter: { hash?: string; open?: boolean } = {}): Promise<IncidentRecord[]> {
+    return listIncidents(this.s.db, filter);
+  }
+  async resolveIncidents(hash: string, resolution: string): Promise<number> {
+    return this.s.write('resolving incidents', () => resolveOpenIncidents(this.s.db, hash, resolution, now()));
+  }
+
+  startBatch(id: string, options: unknown): Promise<BatchRecord> {
+    return this.batches.startBatch(id, options);
+  }
+  appendJournal(batchId: string, entries: JournalInput[], options?: { ledger?: unknown }): Promise<JournalEntry[]> {
+    return this.batches.appendJournal(batchId, entries, options);
+  }
+  journal(batchId: string, kind?: string): Promise<JournalEntry[]> {
+    return this.batches.journal(batchId, kind);
+  }
+  saveBatchLedger(batchId: string, ledger: unknown): Promise<void> {
+    return this.batches.saveBatchLedger(batchId, ledger);
+  }
+  finishBatch(batchId: string, status: 'finished' | 'failed', report: unknown): Promise<BatchRecord> {
+    return this.batches.finishBatch(batchId, status, report);
+  }
+  getBatch(id: string): Promise<BatchRecord | undefined> {
+    return this.batches.getBatch(id);
+  }
+  listBatches(limit?: number): Promise<BatchRecord[]> {
+    return this.batches.listBatches(limit);
+  }
+
+  async close(): Promise<void> {
+    if (!this.s.db.open) return;
+    // Leave the file in rollback-journal mode, so readers in a folder they cannot write to (no -shm
+    // possible) can still open it. It fails harmlessly while other connections are open; the last does it.
+    if (!this.s.options.readonly) {
+      try {
+        this.s.db.pragma('journal_mode = DELETE');
+      } catch {
+        // another connection is still using WAL
+      }
+    }
+    this.s.db.close();
+  }
+}

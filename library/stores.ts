@@ -1,0 +1,31 @@
+// Every library store, in one place: open.ts opens a library through the store that handles its location,
+// and tests/library-contract.test.ts runs the Library contract on each one listed here, so a store added
+// here (PostgreSQL, an episodic-aware store) cannot go untested.
+import type { Library } from './contract.js';
+import { SqliteLibrary } from './sqlite/store.js';
+
+/** How any store is opened; a store may take more options of its own. */
+export interface LibraryOpenOptions {
+  /** Create the library when missing (otherwise a missing library is an error). */
+  create: boolean;
+  /** Open for reading only: no migrations, no writes (readers such as the reward service). */
+  readonly: boolean;
+  /** Rejected candidates' reports kept at most. */
+  rejectionRetention: number;
+}
+
+export interface LibraryStore {
+  /** Whether this store keeps libraries at such a location (a folder path, a database URL…). */
+  handles(location: string): boolean;
+  exists(location: string): boolean;
+  open(location: string, options?: Partial<LibraryOpenOptions>): Library;
+}
+
+const isUrl = (location: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(location);
+
+export const STORES = {
+  /** The embedded default: a folder with a SQLite index and content-addressed module files. */
+  sqlite: { handles: (location) => !isUrl(location), exists: (dir) => SqliteLibrary.exists(dir), open: (dir, options) => SqliteLibrary.open(dir, options) },
+} as const satisfies Record<string, LibraryStore>;
+
+export type StoreName = keyof typeof STORES;

@@ -1,0 +1,60 @@
+// The reward service's options with their defaults, its endpoints, and the error it answers with (an
+// HTTP status beside the code). docs/reward-service.md describes the endpoints and the error policy.
+import { EnvforgeError } from '../contract/errors.js';
+import type { Code } from '../contract/codes.js';
+import type { SandboxPool } from '../sandbox/pool.js';
+import { DEFAULT_LIMITS } from '../sandbox/protocol.js';
+
+export interface ServeOptions {
+  /** The library folder (opened read-only). */
+  libraryDir: string;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** A sandbox pool to use (not closed by close()); by default the server creates one, one worker per core. */
+  pool?: SandboxPool;
+  /** Items (responses to score, instances to sample) in flight at once; past it requests get 503. */
+  maxQueue: number;
+  bodyLimitBytes: number;
+  maxItemsPerRequest: number;
+  /** How often the library files are checked for changes (new admissions, retirements). */
+  reloadIntervalMs: number;
+  /** Wall-clock budget of one sandbox call (one episode: generate + the verifies of its responses). */
+  callTimeoutMs: number;
+  /** Wall-clock budget of one request: items not scored by then fail with E_REQUEST_TIMEOUT. */
+  requestTimeoutMs: number;
+  /** The runtime defence (incidents and quarantine, library/quarantine.ts). Off only for harnesses that handle failures themselves. */
+  quarantine: boolean;
+  /** Where per-item errors of the scoring endpoints are logged (the first of each code, then a rate); none when absent. */
+  log?: (line: string) => void;
+  /** How often the per-item error rate is logged while errors occur. */
+  errorLogIntervalMs: number;
+}
+
+export const DEFAULT_SERVE_OPTIONS = {
+  host: '127.0.0.1',
+  port: 8787,
+  maxQueue: 32_768,
+  bodyLimitBytes: 32 * 2 ** 20,
+  maxItemsPerRequest: 8_192,
+  reloadIntervalMs: 1_000,
+  callTimeoutMs: DEFAULT_LIMITS.callTimeoutMs,
+  requestTimeoutMs: 60_000,
+  quarantine: true,
+  errorLogIntervalMs: 10_000,
+} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log'>;
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Endpoints, for the startup line and docs. */
+export const ENDPOINTS = ['POST /v1/verify', 'POST /v1/sample', 'GET /v1/envs', 'GET /health', 'POST /get_reward'] as const;
+
+/** A request the service refuses, or a failure of the service itself, with its HTTP status. */
+export class ServeError extends EnvforgeError {
+  constructor(readonly status: number, code: Code, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}

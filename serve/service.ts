@@ -1,0 +1,178 @@
+// The reward service's work: admission control, module sources cached by hash, and scoring. Responses to
+// one instance share an episode (one generate, one verify of the reference, then theirs); a hang or crash
+// gets its items one retry alone; failures are confirmed and recorded as incidents (defence.ts).
+import type { Library, EnvRecord } from '../library/contract.js';
+import type { IncidentLog, Misbehaviour } from '../library/quarantine.js';
+import type { SandboxPool } from '../sandbox/pool.js';
+import type { Call, CallResult } from '../sandbox/protocol.js';
+import { Catalog } from './catalog.js';
+import { confirmAndRecord, failure, failureCode, verdictsOf, withinDeadline, type VerifyResult } from './defence.js';
+import { SANDBOX_FN, type Dispatcher } from './dispatcher.js';
+import { ServeError, type ServeOptions } from './options.js';
+import type { InstanceIdentity } from './schemas.js';
+
+/** Responses scored in one episode call (they share one generate); more are split into further episodes. */
+const MAX_RESPONSES_PER_EPISODE = 64;
+/** Response characters in one episode call (at least one response always goes in). */
+const MAX_EPISODE_CHARS = 1 << 20;
+/** Items per request re-run alone after their job failed around them (see retrySuspects). */
+const MAX_RETRIES_PER_REQUEST = 16;
+const RESOURCE_CODES: ReadonlySet<string> = new Set(['E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL']);
+
+export type { VerifyResult };
+
+export interface VerifyRequestItem {
+  identity: InstanceIdentity;
+  response: string;
+}
+
+interface EpisodeGroup {
+  record: EnvRecord;
+  seed: number;
+  level: number;
+  responses: string[];
+  items: number[];
+  chars: number;
+}
+
+/** Whether a failed call may have failed because of something else in its job or episode. */
+function isSuspect(result: Extract<CallResult, { ok: false }>, responses: number): boolean {
+  if (!RESOURCE_CODES.has(result.code) || result.fn === 'load') return false;
+  return responses > 1 || result.message.startsWith('not run:') || result.code === 'E_CRASHED' || result.code === 'E_PROTOCOL' || result.message.includes('worker was killed');
+}
+
+export class Service {
+  catalog: Catalog = new Catalog([]);
+  private readonly sources = new Map<string, Promise<string>>();
+  inflight = 0;
+
+  constructor(
+    readonly options: Omit<ServeOptions, 'pool'>,
+    readonly library: Library,
+    readonly pool: SandboxPool,
+    readonly dispatcher: Dispatcher,
+    readonly defence: IncidentLog,
+  ) {}
+
+  /** Admission control: reserves room for `units` items or throws a 503 (a request alone is always admitted). */
+  acquire(units: number): () => void {
+    if (this.inflight > 0 && this.inflight + units > this.options.maxQueue) {
+      throw new ServeError(503, 'E_OVERLOADED', `the service is at capacity (${this.inflight} items in flight, at most ${this.options.maxQueue}); retry later`);
+    }
+    this.inflight += units;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inflight -= units;
+    };
+  }
+
+  async source(record: EnvRecord): Promise<string> {
+    let text = this.sources.get(record.hash);
+    if (!text) {
+      text = this.library.source(record);
+      this.sources.set(record.hash, text);
+      text.catch(() => this.sources.delete(record.hash));
+    }
+    try {
+      return await text;
+    } catch (error) {
+      throw new ServeError(500, 'E_LIBRARY', `${record.name}@${record.version}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+
+  async verify(items: VerifyRequestItem[]): Promise<VerifyResult[]> {
+    const results: VerifyResult[] = new Array(items.length);
+    const byModule = new Map<string, EpisodeGroup[]>();
+    const open = new Map<string, EpisodeGroup>();
+    const catalog = this.catalog;
+    items.forEach(({ identity, response }, index) => {
+      const found = catalog.resolve(identity);
+      if ('error' in found) {
+        results[index] = { score: 0, error: found.error };
+        return;
+      }
+      const { record } = found;
+      const quarantined = this.defence.quarantined(record.hash);
+      if (quarantined) {
+        results[index] = failure('E_QUARANTINED', `${record.name}@${record.version} is ${quarantined}`);
+        return;
+      }
+      const key = `${record.hash}\u0000${identity.seed}\u0000${identity.level}`;
+      let group = open.get(key);
+      if (group && (group.responses.length >= MAX_RESPONSES_PER_EPISODE || group.chars + response.length > MAX_EPISODE_CHARS)) group = undefined;
+      if (!group) {
+        group = { record, seed: identity.seed, level: identity.level, responses: [], items: [], chars: 0 };
+        open.set(key, group);
+        const list = byModule.get(record.hash);
+        if (list) list.push(group);
+        else byModule.set(record.hash, [group]);
+      }
+      group.responses.push(response);
+      group.items.push(index);
+      group.chars += response.length;
+    });
+    const suspects: Array<{ index: number; record: EnvRecord; seed: number; level: number; response: string }> = [];
+    const misbehaved = new Map<number, Misbehaviour>();
+    let sandboxDown: string | null = null;
+    const work = Promise.all(
+      [...byModule.values()].map(async (groups) => {
+        const record = (groups[0] as EpisodeGroup).record;
+        const source = await this.source(record);
+        const calls = groups.map((g) => ({ call: { op: 'episode', seed: g.seed, level: g.level, responses: g.responses, keepInstance: false } satisfies Call, chars: g.chars }));
+        const callResults = await this.dispatcher.submit(record.hash, source, calls);
+        callResults.forEach((result, k) => {
+          const group = groups[k] as EpisodeGroup;
+          if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
+          const verdicts = verdictsOf(result, group.responses.length);
+          const fn = result.ok ? 'verify' : result.fn;
+          group.items.forEach((index, j) => {
+            const verdict = verdicts[j] as VerifyResult;
+            results[index] = verdict;
+            const response = group.responses[j] as string;
+            if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ index, record, seed: group.seed, level: group.level, response });
+            if ('error' in verdict && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response });
+          });
+        });
+      }),
+    ).then(() => this.retrySuspects(suspects, results));
+    const inTime = await withinDeadline(work, this.options.requestTimeoutMs);
+    if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
+    const out = Array.from(results, (r) => r ?? failure('E_REQUEST_TIMEOUT', `not scored within the request budget of ${this.options.requestTimeoutMs} ms`));
+    // An item a retry scored is no incident; the rest are the environment's doing.
+    const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
+    const defending = confirmAndRecord(this.defence, incidents, (m) => this.rerunAlone(m));
+    if (inTime) await defending;
+    return out;
+  }
+
+  /** The failing call again, alone, in a fresh realm: does it fail the same way? */
+  async rerunAlone(m: Misbehaviour): Promise<string | null> {
+    const responses = m.response === undefined ? [] : [m.response];
+    const run = await this.pool.run({ source: await this.source(m.record), calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }], fresh: true, limits: { callTimeoutMs: this.options.callTimeoutMs } });
+    return failureCode(run.results[0] as CallResult, responses.length);
+  }
+
+  /**
+   * A hang or crash fails every response of its episode, and after limits.maxFailuresPerJob failures a
+   * job's remaining calls are not run. Items failed that way get one more try, alone in a job of their own
+   * (at most MAX_RETRIES_PER_REQUEST per request, so a batch of hostile responses costs a bounded time);
+   * the culprit fails again with its own error.
+   */
+  private async retrySuspects(suspects: Array<{ index: number; record: EnvRecord; seed: number; level: number; response: string }>, results: VerifyResult[]): Promise<void> {
+    await Promise.all(
+      suspects.slice(0, MAX_RETRIES_PER_REQUEST).map(async (s) => {
+        const source = await this.source(s.record);
+        let result: CallResult;
+        try {
+          const run = await this.pool.run({ source, calls: [{ op: 'episode', seed: s.seed, level: s.level, responses: [s.response], keepInstance: false }], limits: { callTimeoutMs: this.options.callTimeoutMs } });
+          result = run.results[0] ?? { ok: false, code: 'E_PROTOCOL', message: 'no result', fn: 'call', ms: 0 };
+        } catch {
+          return; // keep the first failure
+        }
+        results[s.index] = verdictsOf(result, 1)[0] as VerifyResult;
+      }),
+    );
+  }
+}

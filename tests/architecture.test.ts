@@ -1,0 +1,193 @@
+// The architecture as a test: imports point only down the declared layers, no file imports itself back
+// through a cycle, libraries with a side of their own stay in their layer, and source files stay small.
+// docs/architecture.md draws the same layers.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Bottom to top. A file may import its own folder and any folder on a lower row; folders on one row are siblings and may not import each other. */
+const LAYERS: readonly (readonly string[])[] = [
+  ['contract'], // types, codes, identity, version, paths, hashing, the answer rule
+  ['sandbox'],
+  ['kinds'], // what differs between single-turn and episodic environments (the kind plug)
+  ['validators'],
+  ['library'],
+  ['agents'], // the authors: LLM client, prompts, offline author
+  ['pipeline'],
+  ['export', 'serve'],
+  ['cli', 'bench', 'index.ts'],
+];
+
+/** Packages that belong to one part: importing them elsewhere means that part's job leaked. */
+const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
+  commander: (f) => f.startsWith('cli/'),
+  fastify: (f) => f.startsWith('serve/'),
+  'better-sqlite3': (f) => f.startsWith('library/sqlite/'),
+  'isolated-vm': (f) => f.startsWith('sandbox/'),
+  ses: (f) => f.startsWith('sandbox/'),
+  openai: (f) => f.startsWith('agents/llm/') || f.startsWith('bench/'),
+  '@anthropic-ai/sdk': (f) => f.startsWith('agents/llm/'),
+  'hyparquet-writer': (f) => f.startsWith('export/'),
+};
+
+/** Lines a source file may have; seeds are environments (data), the guest runtime is one script by design. */
+const MAX_LINES = 350;
+const SIZE_EXEMPT = new Set(['sandbox/guest-runtime.js']);
+/** Lines of a file's opening comment. */
+const MAX_HEADER_LINES = 8;
+
+const layerOf = new Map<string, number>(LAYERS.flatMap((row, i) => row.map((part) => [part, i] as const)));
+const partOf = (file: string): string => file.split('/')[0] as string;
+/** Lines as wc -l counts them. */
+const lineCount = (text: string): number => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+
+function sourceFiles(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(join(ROOT, dir))) {
+      const path = dir ? `${dir}/${name}` : name;
+      if (statSync(join(ROOT, path)).isDirectory()) walk(path);
+      else if (/\.(ts|js)$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
+    }
+  };
+  for (const part of layerOf.keys()) {
+    if (part.endsWith('.ts')) out.push(part);
+    else walk(part);
+  }
+  return out.sort();
+}
+
+interface Edge {
+  from: string;
+  to: string;
+  /** The specifier as written. */
+  spec: string;
+}
+
+/** Every import of a file (static, re-export, dynamic, type-only), relative ones resolved to files under ROOT. */
+function importsOf(file: string, text: string): { local: Edge[]; packages: string[] } {
+  const info = ts.preProcessFile(text, true, true);
+  const local: Edge[] = [];
+  const packages: string[] = [];
+  for (const { fileName: spec } of info.importedFiles) {
+    if (spec.startsWith('.')) {
+      const to = relative(ROOT, join(ROOT, dirname(file), spec)).split(sep).join('/').replace(/\.js$/, '.ts');
+      local.push({ from: file, to, spec });
+    } else if (!spec.startsWith('node:')) {
+      packages.push(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));
+    }
+  }
+  return { local, packages };
+}
+
+/** Why an edge breaks the layering, or null when it points down or stays in its folder. */
+export function layerViolation(edge: Pick<Edge, 'from' | 'to'>): string | null {
+  const from = partOf(edge.from);
+  const to = partOf(edge.to);
+  if (from === to) return null;
+  const a = layerOf.get(from);
+  const b = layerOf.get(to);
+  if (a === undefined || b === undefined) return `${to} is not a declared layer`;
+  if (b > a) return `${from} (layer ${a}) imports ${to} (layer ${b}), which is above it`;
+  if (b === a) return `${from} imports its sibling ${to}: move what they share down a layer`;
+  return null;
+}
+
+function cycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+const files = sourceFiles();
+const texts = new Map(files.map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]));
+const parsed = new Map(files.map((f) => [f, importsOf(f, texts.get(f) as string)]));
+
+describe('the architecture', () => {
+  it('finds the source files and their imports (the parser sees static, type-only, re-exported and dynamic imports)', () => {
+    expect(files.length).toBeGreaterThan(100);
+    const probe = importsOf('pipeline/x.ts', "import a from '../cli/a.js';\nimport type { B } from '../cli/b.js';\nexport { c } from './c.js';\nconst d = await import('../serve/d.js');\nimport 'commander';");
+    expect(probe.local.map((e) => e.to)).toEqual(['cli/a.ts', 'cli/b.ts', 'pipeline/c.ts', 'serve/d.ts']);
+    expect(probe.packages).toEqual(['commander']);
+    expect(probe.local.map(layerViolation)).toEqual([expect.stringContaining('above it'), expect.stringContaining('above it'), null, expect.stringContaining('above it')]);
+    expect(layerViolation({ from: 'export/a.ts', to: 'serve/b.ts' })).toContain('sibling');
+    expect(layerViolation({ from: 'serve/a.ts', to: 'library/b.ts' })).toBeNull();
+  });
+
+  it('every import points down a layer: contract → sandbox → kinds → validators → library → agents → pipeline → export/serve → cli', () => {
+    const bad = [...parsed.values()].flatMap((p) => p.local).flatMap((edge) => {
+      const why = layerViolation(edge);
+      return why ? [`${edge.from} imports '${edge.spec}': ${why}`] : [];
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it('every relative import names a file that exists', () => {
+    const known = new Set(files);
+    const missing = [...parsed.values()].flatMap((p) => p.local).filter((e) => !known.has(e.to) && !known.has(e.to.replace(/\.ts$/, '.js')));
+    expect(missing.map((e) => `${e.from} -> ${e.spec}`)).toEqual([]);
+  });
+
+  it('no file reaches itself through its imports', () => {
+    const graph = new Map(files.map((f) => [f, (parsed.get(f) as { local: Edge[] }).local.map((e) => e.to)]));
+    expect(cycles(graph)).toEqual([]);
+    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('packages with a job of their own are imported only by the part that does that job (commander only in cli/)', () => {
+    const bad = files.flatMap((file) =>
+      (parsed.get(file) as { packages: string[] }).packages.filter((pkg) => PACKAGE_HOMES[pkg] && !PACKAGE_HOMES[pkg](file)).map((pkg) => `${file} imports ${pkg}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it(`source files stay under ${MAX_LINES} lines (seeds and the guest runtime aside)`, () => {
+    const big = files.filter((f) => !SIZE_EXEMPT.has(f)).map((f) => [f, lineCount(texts.get(f) as string)] as const).filter(([, n]) => n > MAX_LINES);
+    expect(big.map(([f, n]) => `${f}: ${n} lines`)).toEqual([]);
+  });
+
+  it('the public API (index.ts) loads, names one thing per name, and re-exports no test double', async () => {
+    const api = await import('../index.js');
+    expect(Object.keys(api).length).toBeGreaterThan(50);
+    for (const name of ['validateCandidate', 'SandboxPool', 'openLibrary', 'runBatch', 'runExport', 'startServer', 'AUTHORS', 'CODES']) expect(api).toHaveProperty(name);
+    for (const double of ['FakeLlm', 'reply', 'FakeScriptPlayer']) expect(api).not.toHaveProperty(double);
+  });
+
+  it('every source file opens with a short comment that says what it is for (long explanations live in docs/)', () => {
+    const bare = files.filter((f) => !/^(#![^\n]*\n)?\/\/ \S/.test(texts.get(f) as string));
+    expect(bare).toEqual([]);
+    const headerLines = (text: string) => (/^(#![^\n]*\n)?((\/\/[^\n]*\n)+)/.exec(text)?.[2] ?? '').split('\n').length - 1;
+    expect(files.filter((f) => !SIZE_EXEMPT.has(f) && headerLines(texts.get(f) as string) > MAX_HEADER_LINES).map((f) => `${f}: ${headerLines(texts.get(f) as string)} lines`)).toEqual([]);
+  });
+});

@@ -1,0 +1,79 @@
+// The kind contract (kinds/contract.ts), run on every kind kinds/registry.ts lists (single-turn now; issue
+// 17 adds episodic and its fixture here): a kind claims its own modules, names the exports the static stage
+// checks, runs episodes deterministically with the reference scoring 1, applies only probe families the
+// validator generates, and fingerprints and exports what the policy sees.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROBE_FAMILIES, type EnvKind } from '../kinds/contract.js';
+import { KINDS, kindOf, type KindName } from '../kinds/registry.js';
+import { scoreOf, type Episode } from '../sandbox/episodes.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { probeBattery, otherAnswerProbes } from '../validators/probes.js';
+import { envSource } from './helpers/env-source.js';
+
+/** For each kind: a small module of that kind, as its raw meta. */
+const FIXTURES: Record<KindName, { source: string; meta: Record<string, unknown> }> = {
+  'single-turn': { source: envSource(), meta: { name: 'test-env', title: 'Test', description: 'A test environment.', skills: ['testing'], levels: 3 } },
+};
+
+describe('kinds', () => {
+  it('every registered kind has a fixture, so none skips the contract', () => {
+    expect(Object.keys(FIXTURES).sort()).toEqual(Object.keys(KINDS).sort());
+  });
+
+  it('a v1 module, which names no kind, is single-turn', () => {
+    expect(kindOf({ name: 'x', levels: 3 }).name).toBe('single-turn');
+    expect(kindOf({ name: 'x', kind: 'single-turn' }).name).toBe('single-turn');
+  });
+});
+
+for (const name of Object.keys(KINDS) as KindName[]) {
+  describe(`${name} (kind contract)`, () => {
+    const kind: EnvKind = KINDS[name];
+    const { source, meta } = FIXTURES[name];
+    let pool: SandboxPool;
+    let episodes: Episode[] = [];
+    const requests = [1, 2, 3].flatMap((level) => [0, 1, 2, 3].map((seed) => ({ seed, level })));
+
+    beforeAll(async () => {
+      pool = new SandboxPool({ workers: 1 });
+      episodes = (await kind.runEpisodes(pool, source, requests)).episodes.filter((e): e is Episode => e.ok);
+    });
+    afterAll(() => pool.close());
+
+    it('claims its own modules and is the kind kindOf finds for them', () => {
+      expect(kind.name).toBe(name);
+      expect(kind.claims(meta)).toBe(true);
+      expect(kindOf(meta)).toBe(kind);
+    });
+
+    it('names the exports its modules must have, and its fixture has them', async () => {
+      const load = await pool.load(source);
+      expect(load.ok).toBe(true);
+      expect(Object.keys(kind.exports).length).toBeGreaterThan(0);
+      for (const [exported, type] of Object.entries(kind.exports)) expect(load.ok && load.exports[exported], exported).toBe(type);
+    });
+
+    it('runs one episode per request, deterministically, with the reference scoring 1', async () => {
+      expect(episodes).toHaveLength(requests.length);
+      for (const e of episodes) expect(scoreOf(e.referenceVerdict)).toBe(1);
+      const again = (await kind.runEpisodes(pool, source, requests, { fresh: true })).episodes;
+      expect(again.map((e) => e.ok && JSON.stringify(e.instance))).toEqual(episodes.map((e) => JSON.stringify(e.instance)));
+    });
+
+    it('applies only probe families the validator knows, and the validator probes its fixture in them', () => {
+      expect(kind.probeFamilies.length).toBeGreaterThan(0);
+      for (const family of kind.probeFamilies) expect(PROBE_FAMILIES).toContain(family);
+      const probes = episodes.flatMap((episode, i) => [...probeBattery({ episode, peers: episodes, index: i, long: [], permutation: false, ceiling: 0.05 }), ...otherAnswerProbes(episode, episodes, 3)]);
+      expect(probes.filter((p) => kind.probeFamilies.includes(p.family)).length).toBeGreaterThan(episodes.length);
+    });
+
+    it('fingerprints and exports what the policy sees, with the reference beside it', () => {
+      for (const e of episodes) {
+        const seen = kind.behaviour(e);
+        expect(seen.text.length).toBeGreaterThan(0);
+        expect(seen.reference).toBe(e.reference);
+        expect(kind.exportView(e.instance).prompt).toBe(seen.text);
+      }
+    });
+  });
+}
