@@ -54,6 +54,14 @@ export interface CallSuccess<T = unknown> {
 }
 export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
+/**
+ * A module whose top level takes longer than this to evaluate shares one instance per realm (realm.ts).
+ * Timing varies with load, so the validator also runs the shared lifetime check for modules within
+ * SHARED_MARGIN of it: production on a busier machine may share where validation did not.
+ */
+export const INSTANCE_BUDGET_MS = 2;
+export const SHARED_MARGIN = 10;
+
 /** An isolate's lifetime in calls (episodes); see SandboxLimits.isolateCalls. */
 export const ISOLATE_CALL_BUDGET = 2_000;
 /** …and in verify calls: this many per episode on average (the reference's and three responses'). */
@@ -99,6 +107,11 @@ export interface SandboxLimits {
   isolateCalls: number;
   /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
   jobTimeoutMs?: number;
+  /**
+   * Run the calls in one shared module instance per realm, as production does for a module whose top level
+   * is too costly to repeat (realm.ts: instancing): the validator's lifetime run, for modules near that cost.
+   */
+  sharedInstance?: boolean;
 }
 
 export const DEFAULT_LIMITS = {
@@ -130,7 +143,8 @@ export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses'>>, lim
 }
 
 export type LoadInfo =
-  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string> }
+  /** instancing: 'episode' when every guest call gets a fresh module instance, 'shared' when calls share one per realm; loadMs: its top level's evaluation time. */
+  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string>; instancing?: 'episode' | 'shared'; loadMs?: number }
   | { ok: false; hash: string; code: ProblemCode; message: string };
 
 // ---- supervisor <-> worker messages

@@ -8,11 +8,33 @@ import type { WorkerMessage } from './protocol.js';
 
 export interface SupervisedWorkerOptions {
   maxCachedPerWorker: number;
+  /** The worker's resident-memory limit and the isolates' own, which bound what its cache may hold. */
+  workerRssMb: number;
+  limits: { memoryMb: number };
   workerHeapMb: number;
   execArgv: string[];
 }
 
 const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url));
+
+/**
+ * The host's environment with the ambient settings a guest can observe pinned: time zone and locale (ICU
+ * reads them for Intl defaults, Date.prototype.toString and time-zone names), so no value depends on the host.
+ */
+export const PINNED_LOCALE = 'en_US.UTF-8';
+export function workerEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^(LC_|LANG)/.test(key)) env[key] = value;
+  return { ...env, TZ: 'UTC', LANG: PINNED_LOCALE, LC_ALL: PINNED_LOCALE };
+}
+
+/**
+ * What a worker's idle cached isolates may hold: its RSS limit less room for the running job's isolate
+ * (twice its limit: isolated-vm enforces it loosely) and the process itself, so that job is never killed for them.
+ */
+export function cacheBudgetMb(options: Pick<SupervisedWorkerOptions, 'workerRssMb' | 'limits'>): number {
+  return Math.max(64, options.workerRssMb - 2 * options.limits.memoryMb - 192);
+}
 
 /** Why the supervisor killed a worker, when it did. */
 export type KillReason = { kind: 'silence'; ms: number } | { kind: 'job'; ms: number } | { kind: 'memory'; rssMb: number; limitMb: number };
@@ -58,7 +80,7 @@ export class SupervisedWorker<J = unknown> {
     if (WORKER_FILE.endsWith('.ts')) execArgv.push('--import', 'tsx');
     this.child = fork(WORKER_FILE, [], {
       execArgv,
-      env: { ...process.env, TZ: 'UTC', ENVFORGE_WORKER_OPTIONS: JSON.stringify({ maxCached: options.maxCachedPerWorker }) },
+      env: { ...workerEnvironment(), ENVFORGE_WORKER_OPTIONS: JSON.stringify({ maxCached: options.maxCachedPerWorker, cacheMb: cacheBudgetMb(options) }) },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });

@@ -86,12 +86,14 @@ const HACKS: Hack[] = [
 ];
 
 // Class 4: honest environments the validator should admit.
-const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-large-table.js', 'false-big-power.js'];
+const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js'];
+// Rejected for the sandbox's own limits before (F6, F7): a table that outlived its realm, a lifetime run's memory.
+const HONEST_FIXED = ['false-large-table.js', 'false-big-power.js'];
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   // Validate everything up front, two at a time (the pool has two workers).
-  const files = [...HACKS.map((h) => h.file), ...HONEST, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
+  const files = [...HACKS.map((h) => h.file), ...HONEST, ...HONEST_FIXED, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
   for (let i = 0; i < files.length; i += 2) await Promise.all(files.slice(i, i + 2).map(validated));
 }, 240_000);
 
@@ -121,6 +123,13 @@ describe('red team, class 3: reward hacks', () => {
 });
 
 describe('red team, class 4: honest environments', () => {
+  for (const file of HONEST_FIXED) {
+    it(`${file}: is admitted`, async () => {
+      const report = await validated(file);
+      expect(report.problems).toEqual([]);
+      expect(report.verdict).toBe('admit');
+    });
+  }
   for (const file of HONEST) {
     it.fails(`${file}: is admitted`, async () => {
       const report = await validated(file);
@@ -153,7 +162,7 @@ describe('red team, class 2: validation told apart from production', () => {
     await server?.close();
   });
 
-  it.fails('hostile-group-size-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0 in serve', async () => {
+  it('hostile-group-size-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0 in serve', async () => {
     const scores: number[] = [];
     for (let prompt = 0; prompt < 5; prompt++) {
       const { results } = await post({ items: Array.from({ length: 8 }, () => ({ env: 'modular-power', seed: 300 + prompt, level: 3, response: '<answer>0</answer>' })) });
@@ -177,7 +186,7 @@ describe('red team, class 2: validation told apart from production', () => {
     expect((await validated('hostile-beyond-probe-length.js')).verdict).toBe('reject');
   });
 
-  it.fails('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
+  it('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
     const library = SqliteLibrary.open(lib);
     const out = mkdtempSync(join(tmpdir(), 'envforge-redteam-export-'));
     try {
@@ -191,7 +200,7 @@ describe('red team, class 2: validation told apart from production', () => {
     expect(late.map((r) => r.prompt)).toEqual(fresh.episodes.map((e) => (e.ok ? e.instance.prompt : e.code)));
   });
 
-  it.fails('nondet-host-locale.js: the same (seed, level) gives the same reference on hosts with different LANG', async () => {
+  it('nondet-host-locale.js: the same (seed, level) gives the same reference on hosts with different LANG', async () => {
     const saved = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL };
     const references: string[] = [];
     for (const lang of ['C.UTF-8', 'de_DE.UTF-8']) {
@@ -226,7 +235,7 @@ describe('red team, class 2: validation told apart from production', () => {
 });
 
 describe('red team, class 1: host harm', () => {
-  it.fails("squat-prime-count.js: a job is not killed for memory other modules' cached isolates hold", async () => {
+  it("squat-prime-count.js: a job is not killed for memory other modules' cached isolates hold", async () => {
     const squat = source('squat-prime-count.js');
     const local = new SandboxPool({ workers: 1 });
     try {
