@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport } from '../export/run.js';
 import { jsonl } from '../export/formats/jsonl.js';
+import { RESPONSE_FN } from '../library/quarantine.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { jobBudgetMs, SandboxPool, DEFAULT_POOL_OPTIONS } from '../sandbox/pool.js';
@@ -227,10 +228,24 @@ describe('red team, class 2: validation told apart from production', () => {
   it.fails('careless-recursive-parser.js: is rejected (no probe amplifies the answer grammar)', async () => {
     expect((await validated('careless-recursive-parser.js')).verdict).toBe('reject');
   });
-  it.fails('careless-recursive-parser.js: one pathological response does not quarantine the environment', async () => {
+  it('careless-recursive-parser.js: one pathological response does not quarantine the environment', async () => {
     await post({ items: [{ env: 'bst-shape', seed: 5, level: 4, response: DEEP }] });
     const { results } = await post({ items: [{ env: 'bst-shape', seed: 6, level: 2, response: '<answer>-</answer>' }] });
     expect(results[0]?.error?.code).not.toBe('E_QUARANTINED');
+    // Recorded as the response's incident, with the whole response, so revalidation replays exactly it.
+    const library = SqliteLibrary.open(lib);
+    try {
+      const incidents = (await library.incidents()).filter((i) => i.name === 'bst-shape');
+      expect(incidents.map((i) => [i.fn, i.confirmed, i.response === DEEP])).toEqual([[RESPONSE_FN, true, true]]);
+    } finally {
+      await library.close();
+    }
+  });
+
+  it('hostile-beyond-probe-length.js shape: serve refuses a response longer than the validator probes (E_RESPONSE_TOO_LONG)', async () => {
+    const { results } = await post({ items: [{ env: 'modular-power', seed: 1, level: 1, response: `${'x'.repeat(1_300_000)}<answer>0</answer>` }, { env: 'modular-power', seed: 1, level: 1, response: '<answer>0</answer>' }] });
+    expect(results[0]).toMatchObject({ score: 0, error: { code: 'E_RESPONSE_TOO_LONG' } });
+    expect(results[1]?.error).toBeUndefined();
   });
 });
 
