@@ -82,7 +82,7 @@ export class SupervisedWorker<J = unknown> {
       execArgv,
       env: { ...workerEnvironment(), ENVFORGE_WORKER_OPTIONS: JSON.stringify({ maxCached: options.maxCachedPerWorker, cacheMb: cacheBudgetMb(options) }) },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
+      serialization: 'advanced',
     });
     this.child.stderr?.setEncoding('utf8');
     this.child.stderr?.on('data', (chunk: string) => {

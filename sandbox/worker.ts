@@ -2,6 +2,7 @@
 // of calls through the trampoline, streaming size-checked results to the supervisor. Guest code may abort
 // or wedge this whole process; the supervisor then kills and replaces it.
 import type { ProblemCode } from '../contract/codes.js';
+import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
 import { maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
 import { classify, GuestFailure } from './realm.js';
@@ -82,7 +83,7 @@ interface Chunk {
 }
 
 /** Reads the trampoline's "cursor|count|[results]", checking its size before anything is forwarded. */
-function readChunk(raw: unknown, crossing: number, maxChars: number): Chunk {
+function readChunk(raw: unknown, crossing: number, maxChars: number, maxDepth: number): Chunk {
   const text = typeof raw === 'string' ? raw : '';
   const a = text.indexOf('|');
   const b = a < 0 || a > 20 ? -1 : text.indexOf('|', a + 1);
@@ -92,7 +93,11 @@ function readChunk(raw: unknown, crossing: number, maxChars: number): Chunk {
     throw new GuestFailure('E_PROTOCOL', 'malformed trampoline chunk');
   }
   if (text.length > maxChars) throw new GuestFailure('E_PROTOCOL', `a chunk of ${text.length} characters from the runtime is over the limit of ${maxChars}`);
-  return { cursor, count, text: text.slice(b + 1) };
+  const results = text.slice(b + 1);
+  // Nesting is checked here, once, so the supervisor (results.ts) parses without scanning: every value in it
+  // was checked to maxDepth by the runtime, and a result adds at most a few levels around one.
+  if (jsonDepth(results, maxDepth + 8) > maxDepth + 8) throw new GuestFailure('E_PROTOCOL', `a chunk from the runtime is nested deeper than ${maxDepth + 8} levels`);
+  return { cursor, count, text: results };
 }
 
 function runJob(job: JobMessage, source: string): void {
@@ -145,7 +150,7 @@ function runJob(job: JobMessage, source: string): void {
     try {
       compiled.realm.begin.applySync(undefined, [JSON.stringify(slice), limitsText], { timeout: limits.loadTimeoutMs });
       while (done < crossing) {
-        const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk);
+        const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk, limits.maxDepth);
         if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');
         forward(job.id, chunk);
         done = chunk.cursor;
@@ -175,7 +180,7 @@ function runJob(job: JobMessage, source: string): void {
       let inFlight = crossingStart + done;
       if (failure.code === 'E_TIMEOUT') {
         try {
-          const chunk = readChunk(compiled.realm.collect.applySync(undefined, [], { timeout: 1_000 }), crossing, maxChunk);
+          const chunk = readChunk(compiled.realm.collect.applySync(undefined, [], { timeout: 1_000 }), crossing, maxChunk, limits.maxDepth);
           forward(job.id, chunk);
           const received = done + chunk.count;
           if (chunk.cursor > received) {
