@@ -99,10 +99,11 @@ export interface SandboxLimits {
   /** After this many calls of one job time out (or exhaust memory), its remaining calls fail unrun. */
   maxFailuresPerJob: number;
   /**
-   * An isolate's lifetime: it serves at most this many episodes (so as many generate and solve calls)
-   * and VERIFIES_PER_CALL times as many verify calls, then is replaced by a fresh one. The validator
-   * runs one whole lifetime, reaching both counts, and compares it with fresh isolates: module state that
-   * changes behaviour after N calls is caught, or never reached in production.
+   * A realm's lifetime when its calls share one module instance (realm.ts: instancing 'shared'; with a
+   * fresh instance per call nothing ages): at most this many episodes (so as many generate and solve
+   * calls) and VERIFIES_PER_CALL times as many verify calls, then a fresh realm takes over. The validator
+   * runs one whole shared lifetime and compares it with fresh realms: module state that changes behaviour
+   * after N calls is caught, or never reached in production.
    */
   isolateCalls: number;
   /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
