@@ -74,6 +74,9 @@ export class SupervisedWorker<J = unknown> {
   exited = false;
   private silenceTimer: NodeJS.Timeout | null = null;
   private jobTimer: NodeJS.Timeout | null = null;
+  /** Bumped at every arming and clearing, so a deadline that fired late knows whether it still stands. */
+  private silenceArmings = 0;
+  private jobArmings = 0;
 
   constructor(options: SupervisedWorkerOptions, onMessage: (m: WorkerMessage) => void, onExit: (code: number | null, signal: string | null) => void) {
     const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`, ...options.execArgv];
@@ -117,19 +120,36 @@ export class SupervisedWorker<J = unknown> {
   /** (Re)starts the silence deadline: a worker that sends nothing for `ms` is killed. */
   armSilence(ms: number): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
-    this.silenceTimer = setTimeout(() => this.kill({ kind: 'silence', ms }), ms);
+    const armed = ++this.silenceArmings;
+    this.silenceTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.silenceArmings, { kind: 'silence', ms }), ms);
   }
 
   /** Starts the whole-job deadline, which messages do not renew. */
   armJob(ms: number): void {
     if (this.jobTimer) clearTimeout(this.jobTimer);
-    this.jobTimer = setTimeout(() => this.kill({ kind: 'job', ms }), ms);
+    const armed = this.jobArmings;
+    this.jobTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.jobArmings, { kind: 'job', ms }), ms);
   }
 
   clearDeadlines(): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
     if (this.jobTimer) clearTimeout(this.jobTimer);
     this.silenceTimer = this.jobTimer = null;
+    this.silenceArmings++;
+    this.jobArmings++;
+  }
+
+  /**
+   * Kills for a missed deadline only after the messages that arrived meanwhile are read. Timers run before
+   * I/O in Node's loop: after the host's own thread was busy past a deadline, the worker's answers are
+   * still unread when the timer fires, and killing then would blame the job for the host's stall (a false
+   * E_TIMEOUT). setImmediate runs after the poll phase has delivered them; a message re-arms or clears the
+   * deadline, which `current` then reports.
+   */
+  private afterPendingMessages(current: () => boolean, reason: KillReason): void {
+    setImmediate(() => {
+      if (current() && !this.exited) this.kill(reason);
+    });
   }
 
   /** Kills the worker when its resident memory is over the limit; returns whether it did. */
