@@ -93,6 +93,8 @@ export function factorySource(source: string): string {
     at = e.end;
   }
   body += source.slice(at);
+  // A hashbang line is valid only at the very start of a module: inside the factory it becomes a comment.
+  if (body.startsWith('#!')) body = `//${body.slice(2)}`;
   const getters = [...exported].map(([name, local]) => `get ${JSON.stringify(name)}() { return ${local}; }`).join(', ');
   // A newline before the closing lines, so a trailing line comment in the guest cannot swallow them; no
   // global is named here, so a guest that shadows one cannot change what the instance returns.
