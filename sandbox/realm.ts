@@ -126,7 +126,7 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
 }
 
 /** The guest module rewritten as a factory of fresh instances (instance.ts), compiled and evaluated in the realm. */
-function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: string): ivm.Reference {
+function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: string, timeoutMs: number): ivm.Reference {
   let text: string;
   try {
     text = factorySource(source);
@@ -135,7 +135,7 @@ function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: str
   }
   const module = isolate.compileModuleSync(text, { filename: 'environment.js' });
   module.instantiateSync(context, reject);
-  module.evaluateSync({ timeout: 1_000 });
+  module.evaluateSync({ timeout: timeoutMs }); // defines the factory only: no guest code runs here
   return module.namespace.getSync(FACTORY_EXPORT, { reference: true }) as ivm.Reference;
 }
 
@@ -175,7 +175,7 @@ export function loadRealm(host: Host, source: string, timeoutMs: number, sharedI
     if (afterAwait !== false) throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
     const namespace = binder.namespace.getSync('guest', { reference: true }) as ivm.Reference;
     realm.instancing = realm.loadMs <= INSTANCE_BUDGET_MS && !sharedInstance ? 'episode' : 'shared';
-    const factory = realm.instancing === 'episode' ? instanceFactory(isolate, context, source) : undefined;
+    const factory = realm.instancing === 'episode' ? instanceFactory(isolate, context, source, timeoutMs) : undefined;
     bind.applySync(undefined, [namespace.derefInto(), factory?.derefInto()], { timeout: timeoutMs });
     return realm;
   } catch (error) {

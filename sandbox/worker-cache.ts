@@ -1,8 +1,7 @@
 // The worker's cache of loaded modules: one isolate per module, realms made in it one after another, kept
 // in LRU order within a memory budget, so a job never runs beside more cached memory than the budget allows.
-import type { JobMessage, LoadInfo, SandboxLimits } from './protocol.js';
-import { guestCode } from './protocol.js';
 import { JsonLimitError, parseBoundedJson } from './json.js';
+import { guestCode, type JobMessage, type LoadInfo, type SandboxLimits } from './protocol.js';
 import { classify, GuestFailure, loadRealm, newHost, releaseRealm, type Host, type Realm } from './realm.js';
 
 interface WorkerOptions {
