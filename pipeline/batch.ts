@@ -234,7 +234,9 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
 
   // Twice as many candidates as LLM calls in flight: while some validate (sandbox work), the others keep
   // the `concurrency` LLM slots (limited() above) busy, so the batch is bound by the LLM, not by turns.
-  const queue = new PQueue({ concurrency: deps.author ? options.concurrency : 2 * options.concurrency });
+  // Concurrency 1 stays a strictly sequential batch (one candidate at a time, the target exact).
+  const overlap = !deps.author && options.concurrency > 1;
+  const queue = new PQueue({ concurrency: overlap ? 2 * options.concurrency : options.concurrency });
   const launched = new Set<string>();
   const setAside = new Set<string>();
   // Specs set aside by the steering never started: they do not use up --max-candidates.
