@@ -252,7 +252,8 @@ describe('red team, class 2: validation told apart from production', () => {
 describe('red team, class 1: host harm', () => {
   it("squat-prime-count.js: a job is not killed for memory other modules' cached isolates hold", async () => {
     const squat = source('squat-prime-count.js');
-    const local = new SandboxPool({ workers: 1 });
+    // A long load budget: its 11-million sieve takes 0.3–1 s on a loaded machine, and this test is about memory.
+    const local = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
     try {
       const failures: string[] = [];
       // 16 admitted-size modules (44 MB each, within their own 128 MB limits) run one after another in one worker.
