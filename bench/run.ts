@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../contract/paths.js';
 import { benchBatch } from './batch.js';
+import { benchEpisodes } from './episodes.js';
 import { benchJudgement } from './judgement.js';
 import { benchNovelty } from './novelty.js';
 import { benchOffline } from './offline.js';
@@ -12,7 +13,7 @@ import { benchServe } from './serve.js';
 import type { BenchEntries } from './types.js';
 import { benchValidate } from './validate.js';
 
-const BENCHES: Record<string, () => Promise<BenchEntries>> = { sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, batch: benchBatch, offline: benchOffline, judgement: benchJudgement };
+const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, batch: benchBatch, offline: benchOffline, judgement: benchJudgement };
 
 const only = process.argv.slice(2);
 const dir = join(PACKAGE_ROOT, 'bench', 'results');

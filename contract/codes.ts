@@ -88,6 +88,7 @@ export const HOST_CODES = {
 export const SELECTION_CODES = {
   E_UNKNOWN_ENV: 'no such environment or version in the library (or it has no active version)',
   E_LEVEL_RANGE: "a level past the environment's levels",
+  E_RESPONSE_TOO_LONG: 'a response longer than any the validator probed: its score was never checked, so it is refused (item error, score 0)',
   E_NO_MATCH: 'the selection (environments, skills, levels) matches no active environment',
 } as const satisfies Record<string, string>;
 

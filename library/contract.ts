@@ -71,7 +71,7 @@ export interface IncidentInput {
   /** generate, solve, verify, or call (the whole episode). */
   fn: string;
   message: string;
-  /** The response being scored, when verify failed (stored up to 64 KB). */
+  /** The response being scored, when verify failed (stored whole, so revalidation replays it exactly). */
   response?: string;
   origin: 'serve' | 'export';
   /** The failure came back when the call was re-run alone in a fresh isolate. */

@@ -86,10 +86,21 @@ export interface BatchDeps {
 
 const attemptKey = (spec: string, attempt: number) => `${spec}/${attempt}`;
 
+/** The client with at most `slots` calls in flight at once (the batch's LLM concurrency). */
+function limited(llm: LlmClient, slots: number): LlmClient {
+  const calls = new PQueue({ concurrency: slots });
+  return {
+    provider: llm.provider,
+    model: llm.model,
+    complete: (request) => calls.add(() => llm.complete(request)),
+    structured: (request) => calls.add(() => llm.structured(request)),
+  };
+}
+
 export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<BatchReport> {
   const started = performance.now();
   const { library, ledger } = deps;
-  const author = deps.author ?? (deps.llm ? AUTHORS.llm({ llm: deps.llm }) : undefined);
+  const author = deps.author ?? (deps.llm ? AUTHORS.llm({ llm: limited(deps.llm, options.concurrency) }) : undefined);
   if (!author) throw new TypeError('runBatch needs deps.author or deps.llm');
   options = { ...options, author: options.author ?? author.identity };
   await library.startBatch(options.batchId, options);
@@ -221,7 +232,11 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     await journal('outcome', spec.name, outcome);
   };
 
-  const queue = new PQueue({ concurrency: options.concurrency });
+  // Twice as many candidates as LLM calls in flight: while some validate (sandbox work), the others keep
+  // the `concurrency` LLM slots (limited() above) busy, so the batch is bound by the LLM, not by turns.
+  // Concurrency 1 stays a strictly sequential batch (one candidate at a time, the target exact).
+  const overlap = !deps.author && options.concurrency > 1;
+  const queue = new PQueue({ concurrency: overlap ? 2 * options.concurrency : options.concurrency });
   const launched = new Set<string>();
   const setAside = new Set<string>();
   // Specs set aside by the steering never started: they do not use up --max-candidates.
@@ -259,7 +274,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     else if (startedCount() >= options.maxCandidates) {
       await queue.onIdle();
       stop('max-candidates');
-    } else if (queue.size === 0 && queue.pending < options.concurrency) {
+    } else if (queue.size === 0 && queue.pending < queue.concurrency) {
       if (state.architectRounds >= maxArchitectRounds) {
         await queue.onIdle();
         stop('specs-exhausted');

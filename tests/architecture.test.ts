@@ -29,6 +29,7 @@ const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
   'better-sqlite3': (f) => f.startsWith('library/sqlite/'),
   'isolated-vm': (f) => f.startsWith('sandbox/'),
   ses: (f) => f.startsWith('sandbox/'),
+  acorn: (f) => f.startsWith('sandbox/'),
   openai: (f) => f.startsWith('agents/llm/') || f.startsWith('bench/'),
   '@anthropic-ai/sdk': (f) => f.startsWith('agents/llm/'),
   'hyparquet-writer': (f) => f.startsWith('export/'),

@@ -289,12 +289,15 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('are recorded with what replays them, listed oldest first, and resolved per module hash', async () => {
         const a = hashSource('a');
         const b = hashSource('b');
-        const first = await lib.recordIncident(incident(a, { response: 'r'.repeat(100_000), confirmed: true }));
+        // A response is kept whole (revalidation replays exactly what production saw), also when it recurs.
+        const long = `${'(1 '.repeat(400_000)}\u{1F600}`;
+        const first = await lib.recordIncident(incident(a, { response: long, confirmed: true }));
         expect(first).toMatchObject({ hash: a, seed: 2 ** 40 + 3, level: 2, code: 'E_TIMEOUT', confirmed: true, resolvedAt: null, resolution: null });
-        expect(first.response).toHaveLength(64 * 1024);
+        expect(first.response === long).toBe(true);
         await lib.recordIncident(incident(b, { code: 'E_SCORE', origin: 'export' }));
-        await lib.recordIncident(incident(a, { code: 'E_THROWN' }));
+        await lib.recordIncident(incident(a, { code: 'E_THROWN', response: long }));
         expect((await lib.incidents()).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_SCORE', 'E_THROWN']);
+        expect((await lib.incidents({ hash: a })).every((i) => i.response === long)).toBe(true);
         expect((await lib.incidents({ hash: a })).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_THROWN']);
         expect(await lib.resolveIncidents(a, 'retired by revalidation')).toBe(2);
         expect(await lib.resolveIncidents(a, 'again')).toBe(0);

@@ -48,9 +48,9 @@ const userVersionOf = (dir: string): number => {
 };
 
 describe('schema 2 (batches and journal)', () => {
-  it('is appended after schema 1, which is unchanged (schema 3, incidents, comes after it)', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3]);
-    expect(SCHEMA_VERSION).toBe(3);
+  it('is appended after schema 1, which is unchanged (schemas 3 and 4, incidents, come after it)', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4]);
+    expect(SCHEMA_VERSION).toBe(4);
     expect(MIGRATIONS[0]!.sql).not.toMatch(/batches|journal/);
     expect(MIGRATIONS[2]!.sql).not.toMatch(/batches|journal|envs \(|rejections/);
     expect(MIGRATIONS[1]!.sql).toMatch(/UNIQUE \(batch_id, kind, key\)/);
@@ -107,7 +107,7 @@ describe('schema 2 (batches and journal)', () => {
     const { dir, meta, source, hash, at } = v1Library();
     const library = SqliteLibrary.open(dir);
     try {
-      expect(tablesOf(dir)).toEqual(['batches', 'envs', 'incidents', 'journal', 'rejections']);
+      expect(tablesOf(dir)).toEqual(['batches', 'envs', 'incident_responses', 'incidents', 'journal', 'rejections']);
       expect(userVersionOf(dir)).toBe(SCHEMA_VERSION);
       expect(await library.incidents()).toEqual([]);
       const env = await library.get('old-env');

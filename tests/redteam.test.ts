@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport } from '../export/run.js';
 import { jsonl } from '../export/formats/jsonl.js';
+import { RESPONSE_FN } from '../library/quarantine.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { jobBudgetMs, SandboxPool, DEFAULT_POOL_OPTIONS } from '../sandbox/pool.js';
@@ -86,12 +87,14 @@ const HACKS: Hack[] = [
 ];
 
 // Class 4: honest environments the validator should admit.
-const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-large-table.js', 'false-big-power.js'];
+const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js'];
+// Rejected for the sandbox's own limits before (F6, F7): a table that outlived its realm, a lifetime run's memory.
+const HONEST_FIXED = ['false-large-table.js', 'false-big-power.js'];
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   // Validate everything up front, two at a time (the pool has two workers).
-  const files = [...HACKS.map((h) => h.file), ...HONEST, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
+  const files = [...HACKS.map((h) => h.file), ...HONEST, ...HONEST_FIXED, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
   for (let i = 0; i < files.length; i += 2) await Promise.all(files.slice(i, i + 2).map(validated));
 }, 240_000);
 
@@ -121,6 +124,13 @@ describe('red team, class 3: reward hacks', () => {
 });
 
 describe('red team, class 4: honest environments', () => {
+  for (const file of HONEST_FIXED) {
+    it(`${file}: is admitted`, async () => {
+      const report = await validated(file);
+      expect(report.problems).toEqual([]);
+      expect(report.verdict).toBe('admit');
+    });
+  }
   for (const file of HONEST) {
     it.fails(`${file}: is admitted`, async () => {
       const report = await validated(file);
@@ -153,7 +163,7 @@ describe('red team, class 2: validation told apart from production', () => {
     await server?.close();
   });
 
-  it.fails('hostile-group-size-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0 in serve', async () => {
+  it('hostile-group-size-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0 in serve', async () => {
     const scores: number[] = [];
     for (let prompt = 0; prompt < 5; prompt++) {
       const { results } = await post({ items: Array.from({ length: 8 }, () => ({ env: 'modular-power', seed: 300 + prompt, level: 3, response: '<answer>0</answer>' })) });
@@ -177,7 +187,7 @@ describe('red team, class 2: validation told apart from production', () => {
     expect((await validated('hostile-beyond-probe-length.js')).verdict).toBe('reject');
   });
 
-  it.fails('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
+  it('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
     const library = SqliteLibrary.open(lib);
     const out = mkdtempSync(join(tmpdir(), 'envforge-redteam-export-'));
     try {
@@ -191,7 +201,7 @@ describe('red team, class 2: validation told apart from production', () => {
     expect(late.map((r) => r.prompt)).toEqual(fresh.episodes.map((e) => (e.ok ? e.instance.prompt : e.code)));
   });
 
-  it.fails('nondet-host-locale.js: the same (seed, level) gives the same reference on hosts with different LANG', async () => {
+  it('nondet-host-locale.js: the same (seed, level) gives the same reference on hosts with different LANG', async () => {
     const saved = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL };
     const references: string[] = [];
     for (const lang of ['C.UTF-8', 'de_DE.UTF-8']) {
@@ -218,17 +228,32 @@ describe('red team, class 2: validation told apart from production', () => {
   it.fails('careless-recursive-parser.js: is rejected (no probe amplifies the answer grammar)', async () => {
     expect((await validated('careless-recursive-parser.js')).verdict).toBe('reject');
   });
-  it.fails('careless-recursive-parser.js: one pathological response does not quarantine the environment', async () => {
+  it('careless-recursive-parser.js: one pathological response does not quarantine the environment', async () => {
     await post({ items: [{ env: 'bst-shape', seed: 5, level: 4, response: DEEP }] });
     const { results } = await post({ items: [{ env: 'bst-shape', seed: 6, level: 2, response: '<answer>-</answer>' }] });
     expect(results[0]?.error?.code).not.toBe('E_QUARANTINED');
+    // Recorded as the response's incident, with the whole response, so revalidation replays exactly it.
+    const library = SqliteLibrary.open(lib);
+    try {
+      const incidents = (await library.incidents()).filter((i) => i.name === 'bst-shape');
+      expect(incidents.map((i) => [i.fn, i.confirmed, i.response === DEEP])).toEqual([[RESPONSE_FN, true, true]]);
+    } finally {
+      await library.close();
+    }
+  });
+
+  it('hostile-beyond-probe-length.js shape: serve refuses a response longer than the validator probes (E_RESPONSE_TOO_LONG)', async () => {
+    const { results } = await post({ items: [{ env: 'modular-power', seed: 1, level: 1, response: `${'x'.repeat(1_300_000)}<answer>0</answer>` }, { env: 'modular-power', seed: 1, level: 1, response: '<answer>0</answer>' }] });
+    expect(results[0]).toMatchObject({ score: 0, error: { code: 'E_RESPONSE_TOO_LONG' } });
+    expect(results[1]?.error).toBeUndefined();
   });
 });
 
 describe('red team, class 1: host harm', () => {
-  it.fails("squat-prime-count.js: a job is not killed for memory other modules' cached isolates hold", async () => {
+  it("squat-prime-count.js: a job is not killed for memory other modules' cached isolates hold", async () => {
     const squat = source('squat-prime-count.js');
-    const local = new SandboxPool({ workers: 1 });
+    // A long load budget: its 11-million sieve takes 0.3–1 s on a loaded machine, and this test is about memory.
+    const local = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
     try {
       const failures: string[] = [];
       // 16 admitted-size modules (44 MB each, within their own 128 MB limits) run one after another in one worker.
