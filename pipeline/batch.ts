@@ -10,7 +10,7 @@ import type { WeakSkill } from '../agents/prompts.js';
 import type { EnvSpec } from '../agents/spec.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { indexEnv, noveltyIndexOf } from '../library/novelty-index.js';
+import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 import { AUTHORS } from '../agents/authors.js';
@@ -110,8 +110,9 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   const { version, seed } = author.identity;
   const authorNotes = { ...(version !== undefined ? { version } : {}), ...(seed !== undefined ? { seed } : {}) };
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
-  // Built once; each admission is added to it, so validating a candidate costs no re-read of the library.
-  const novelty = await noveltyIndexOf(library);
+  // Built once, then brought up to date before each validation with what anyone admitted since (other
+  // batches, workers); the admission re-checks whatever arrives after that, so concurrent writers stay novel.
+  const novelty = await LiveNoveltyIndex.of(library);
   const steering = new WeakSteering({ weak: options.weakSkills, saturated: options.saturatedSkills ?? [], weakShare: options.weakShare, target: options.target, ...(author.canTrain ? { canTrain: author.canTrain } : {}) });
   for (const o of state.outcomes.values()) if (o.status === 'admitted' && o.name) steering.admitted((await library.get(o.name, o.version))?.meta.skills ?? []);
   const withFeedback = options.weakSkills.length > 0 || (options.saturatedSkills?.length ?? 0) > 0;
@@ -145,9 +146,10 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         continue;
       }
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'written' });
+      const noveltyCursor = (await novelty.refresh(library)).cursor;
       const report = await validateCandidate(module.source, {
         pool: deps.pool,
-        novelty,
+        novelty: novelty.index,
         ...(options.review && author.reviewer ? { reviewer: author.reviewer({ candidateId: spec.name }) } : {}),
       });
       // Ctrl-C reaches the sandbox workers too: what they report after it is a cancellation, not a verdict.
@@ -196,9 +198,16 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
           return; // the module is fine; the band is about the solver, so repair cannot help
         }
       }
-      if (report.verdict === 'admit') {
-        const { status, env } = await library.admit({ source: module.source, report, lineage });
-        indexEnv(novelty, env);
+      const admission = report.verdict === 'admit' ? await library.admit({ source: module.source, report, lineage, noveltyCursor }) : null;
+      if (admission?.status === 'duplicate') {
+        // Another writer admitted a near-duplicate while this one was validated: a rejection like any other.
+        markDuplicate(report, admission.problems);
+        state.verdicts.set(key, { ...verdict, verdict: 'reject', codes: [...new Set([...codes, ...admission.problems.map((p) => p.code)])], firstFailedStage: 'novelty', firstProblem: { code: admission.problems[0]!.code, stage: 'novelty', message: admission.problems[0]!.message } });
+        await journal('verdict', `${key}/rechecked`, state.verdicts.get(key));
+      }
+      if (admission && admission.status !== 'duplicate') {
+        const { status, env } = admission;
+        novelty.add(env);
         // Code the library already holds is no new environment: it does not count toward the target.
         const outcome: CandidateOutcome = { spec: spec.name, status: status === 'admitted' ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version };
         state.outcomes.set(spec.name, outcome);

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../contract/schema.js';
 import { LibraryError, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
 import { hashSource } from '../contract/hash.js';
+import { fingerprint } from '../validators/novelty/fingerprint.js';
 import { fakeAdmission, fakeRejection, fakeReport, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
 
 export interface LibraryFixtureOptions {
@@ -19,6 +20,8 @@ export interface LibraryFixture {
   /** The folder the library keeps its module files under (`envs/<sha256>.js` unless modulePath says otherwise). */
   dir: string;
   cleanup(): Promise<void>;
+  /** Another handle (connection) on the same library, as a second writer would open it; closed by cleanup. */
+  peer(): Promise<Library>;
   /** Where the module file of a hash lives on disk; defaults to `<dir>/envs/<hash>.js`. */
   modulePath?(hash: string): string;
 }
@@ -589,6 +592,69 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.startBatch('mine', {});
         expect(await other.getBatch('mine')).toBeUndefined();
         await errorOf(other.journal('mine'));
+      });
+    });
+
+    describe('novelty across writers', () => {
+      /** An admission whose report carries the real fingerprint of its source (behaviour from its own prompts). */
+      const printed = (meta: Meta, variant?: number) => {
+        const base = sampleSource(meta);
+        const source = variant === undefined ? base : variantSource(base, variant);
+        const input = fakeAdmission(source, meta);
+        input.report.fingerprint = fingerprint(source, [`add 3 and 4 for ${meta.name}`], ['<answer>7</answer>']);
+        return input;
+      };
+
+      it('admissions are numbered in commit order: the cursor grows with each one, and admittedSince gives those after it', async () => {
+        expect(await lib.admissionCursor()).toBe(0);
+        expect(await lib.admittedSince(0)).toEqual({ envs: [], cursor: 0 });
+        const a = (await admit(sampleMeta('cursor-a'))).env;
+        const c1 = await lib.admissionCursor();
+        expect(c1).toBeGreaterThan(0);
+        const b = (await admit(sampleMeta('cursor-b'))).env;
+        await admit(sampleMeta('cursor-a')); // exists: no new admission
+        const c2 = await lib.admissionCursor();
+        expect(c2).toBeGreaterThan(c1);
+        expect(await lib.admittedSince(0)).toEqual({ envs: [a, b], cursor: c2 });
+        expect(await lib.admittedSince(c1)).toEqual({ envs: [b], cursor: c2 });
+        expect(await lib.admittedSince(c2)).toEqual({ envs: [], cursor: c2 });
+        await lib.retire('cursor-a', 'test');
+        expect((await lib.admittedSince(0)).envs.map((e) => `${e.name}:${e.status}`)).toEqual(['cursor-a:retired', 'cursor-b:active']);
+      });
+
+      it('with a novelty cursor, a near-duplicate of something admitted after it is refused and nothing is written', async () => {
+        const before = await lib.admissionCursor();
+        const first = await lib.admit({ ...printed(sampleMeta('twin-one')), noveltyCursor: before });
+        expect(first.status).toBe('admitted');
+        const twin = printed(sampleMeta('twin-two'));
+        const refused = await lib.admit({ ...twin, noveltyCursor: before });
+        expect(refused.status).toBe('duplicate');
+        expect(refused.env).toBeUndefined();
+        if (refused.status !== 'duplicate') return;
+        expect(refused.problems.map((p) => [p.code, p.stage])).toContainEqual(['E_DUPLICATE_CODE', 'novelty']);
+        expect(refused.problems[0]?.message).toContain('twin-one');
+        expect(await lib.get('twin-two')).toBeUndefined();
+        expect(await lib.admissionCursor()).toBe((await lib.admittedSince(before)).cursor);
+        expect((await lib.integrityCheck()).ok).toBe(true);
+        // A writer that had seen twin-one judged against it itself: only later admissions are re-checked.
+        expect((await lib.admit({ ...twin, noveltyCursor: await lib.admissionCursor() })).status).toBe('admitted');
+      });
+
+      it('a new version of the same name, the same code again, and an admission without a cursor are not duplicates', async () => {
+        const before = await lib.admissionCursor();
+        await lib.admit({ ...printed(sampleMeta('versioned'), 1), noveltyCursor: before });
+        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).env?.version).toBe(2);
+        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).status).toBe('exists');
+        expect((await lib.admit(printed(sampleMeta('uncursored')))).status).toBe('admitted');
+      });
+
+      it('concurrent writers with one snapshot admit exactly one of a family of near-duplicates', async () => {
+        const writers = [lib, ...(await Promise.all([1, 2, 3].map(() => f.peer())))];
+        const before = await lib.admissionCursor();
+        const results = await Promise.all(writers.map((w, i) => w.admit({ ...printed(sampleMeta(`family-${i}`)), noveltyCursor: before })));
+        expect(results.filter((r) => r.status === 'admitted')).toHaveLength(1);
+        expect(results.filter((r) => r.status === 'duplicate')).toHaveLength(writers.length - 1);
+        expect((await lib.list()).filter((e) => e.name.startsWith('family-'))).toHaveLength(1);
       });
     });
 

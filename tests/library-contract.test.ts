@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Library } from '../library/contract.js';
 import { STORES, type StoreName } from '../library/stores.js';
 import { libraryContract, type LibraryFixture, type LibraryFixtureOptions } from './library-contract-suite.js';
 
@@ -12,11 +13,17 @@ const FIXTURES: Record<StoreName, (options?: LibraryFixtureOptions) => Promise<L
   async sqlite(options) {
     const dir = await mkdtemp(join(tmpdir(), 'envforge-lib-'));
     const library = STORES.sqlite.open(dir, { create: true, ...options });
+    const peers: Library[] = [];
     return {
       library,
       dir,
       modulePath: (hash) => join(dir, 'envs', `${hash}.js`),
+      async peer() {
+        peers.push(STORES.sqlite.open(dir, options));
+        return peers[peers.length - 1] as Library;
+      },
       async cleanup() {
+        for (const peer of peers) await peer.close();
         await library.close();
         await rm(dir, { recursive: true, force: true });
       },

@@ -1,11 +1,7 @@
 // The SQLite store of production incidents (migration 3): insert with bounded retention, list, resolve.
 import type Database from 'better-sqlite3';
 import { LibraryError, type IncidentInput, type IncidentRecord } from '../contract.js';
-
-/** Incidents kept at most; the oldest go first. */
-const INCIDENT_RETENTION = 10_000;
-const MAX_MESSAGE_CHARS = 2_000;
-const MAX_RESPONSE_CHARS = 64 * 1024;
+import { checkIncident, INCIDENT_RETENTION } from '../store-kit.js';
 
 /** A row as SQLite returns it: the input's fields, with SQL's null, 0/1 and snake_case where they differ. */
 type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed'> & {
@@ -22,21 +18,12 @@ function toIncident(row: IncidentRow): IncidentRecord {
   return { ...rest, ...(response === null ? {} : { response }), confirmed: confirmed === 1, createdAt: created_at, resolvedAt: resolved_at, resolution };
 }
 
-function check(input: IncidentInput): void {
-  const bad = (what: string) => new LibraryError(`an incident needs ${what}`);
-  if (!/^[0-9a-f]{64}$/.test(input.hash)) throw bad('the SHA-256 hash of the module');
-  if (typeof input.name !== 'string' || input.name === '' || !Number.isSafeInteger(input.version) || input.version < 1) throw bad('the environment name and version');
-  if (!Number.isSafeInteger(input.seed) || input.seed < 0 || !Number.isSafeInteger(input.level) || input.level < 1) throw bad('a seed (a non-negative safe integer) and a level');
-  if (typeof input.code !== 'string' || input.code === '' || typeof input.fn !== 'string') throw bad('a code and a function name');
-  if (input.origin !== 'serve' && input.origin !== 'export') throw bad("an origin of 'serve' or 'export'");
-}
-
 /** Inside the caller's write transaction. */
 export function insertIncident(db: Database.Database, input: IncidentInput, at: string): IncidentRecord {
-  check(input);
+  const { message, response } = checkIncident(input);
   const info = db
       .prepare('INSERT INTO incidents (hash, name, version, seed, level, code, fn, message, response, origin, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(input.hash, input.name, input.version, input.seed, input.level, input.code, input.fn, String(input.message).slice(0, MAX_MESSAGE_CHARS), input.response === undefined ? null : input.response.slice(0, MAX_RESPONSE_CHARS), input.origin, input.confirmed ? 1 : 0, at);
+      .run(input.hash, input.name, input.version, input.seed, input.level, input.code, input.fn, message, response, input.origin, input.confirmed ? 1 : 0, at);
   db.prepare('DELETE FROM incidents WHERE id <= (SELECT max(id) FROM incidents) - ?').run(INCIDENT_RETENTION);
   return toIncident(db.prepare<[number | bigint], IncidentRow>('SELECT * FROM incidents WHERE id = ?').get(info.lastInsertRowid) as IncidentRow);
 }

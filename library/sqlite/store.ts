@@ -139,6 +139,12 @@ export class SqliteLibrary implements Library {
   list(filter?: ListFilter): Promise<EnvRecord[]> {
     return this.envs.list(filter);
   }
+  admissionCursor(): Promise<number> {
+    return this.envs.admissionCursor();
+  }
+  admittedSince(cursor: number): Promise<{ envs: EnvRecord[]; cursor: number }> {
+    return this.envs.admittedSince(cursor);
+  }
   source(env: Pick<EnvRecord, 'hash'>): Promise<string> {
     return this.envs.source(env);
   }
