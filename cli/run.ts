@@ -22,7 +22,7 @@ import { readFeedbackFile } from '../pipeline/feedback/parse.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
-import { integerOption } from './options.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 import { envSkillsOf, summariseFeedback, weakSkills } from '../pipeline/feedback/frontier.js';
 
 interface RunOptions {
@@ -36,6 +36,7 @@ interface RunOptions {
   feedback?: string;
   weakShare: number;
   library?: string;
+  database?: string;
   json: boolean;
   resume?: string | boolean;
   provider?: string;
@@ -78,6 +79,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--feedback <file>', "trainer evaluations (JSONL or CSV rows {skill?, env?, level?, pass_rate, n}): aim at the weak skills")
     .option('--weak-share <X>', 'with --feedback: the share of --target wanted for environments that train a weak skill, round-robin over the weak skills (0 to 1)', share, DEFAULT_BATCH_OPTIONS.weakShare)
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--database <url>', DATABASE_HELP)
     .option('--resume [batch-id]', 'continue a killed batch (the newest running one when no id is given)')
     .option('--provider <name>', 'openai, anthropic or offline')
     .option('--model <model>', 'model name')
@@ -107,7 +109,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
   }
   if (!offline) checkPrices(selection, options, io);
 
-  const dir = resolveLibraryDir(options.library);
+  const dir = resolveLibraryDir(options.library, options.database);
   const pool = new SandboxPool();
   const library = openLibrary(dir, { create: true });
   try {
@@ -116,7 +118,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     checkAuthorOnResume(record, offline);
     const offlineSeed = offline ? seedFor(options.seed, batchId, record) : undefined;
     if (offlineSeed !== undefined) io.err(offlineLine(selection.description, offlineSeed));
-    if (!libraryExists(dir) || (await library.stats()).versions === 0) {
+    if ((await library.stats()).versions === 0) {
       io.err(`seeding a new library at ${dir} …`);
       await seedLibrary(library, pool);
     }

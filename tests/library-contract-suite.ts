@@ -1,8 +1,6 @@
 // The Library contract as one shared suite: every store in library/stores.ts runs it (library-contract.test.ts)
 // with its own factory, so they all behave the same for admission, versions, listing, retirement,
 // rejections, incidents, stats and integrity.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../contract/schema.js';
 import { LibraryError, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
@@ -17,13 +15,20 @@ export interface LibraryFixtureOptions {
 
 export interface LibraryFixture {
   library: Library;
-  /** The folder the library keeps its module files under (`envs/<sha256>.js` unless modulePath says otherwise). */
-  dir: string;
+  /** The stored module sources, reached behind the library's back (to damage them, as a crash or a person would). */
+  modules: ModuleAccess;
   cleanup(): Promise<void>;
   /** Another handle (connection) on the same library, as a second writer would open it; closed by cleanup. */
   peer(): Promise<Library>;
-  /** Where the module file of a hash lives on disk; defaults to `<dir>/envs/<hash>.js`. */
-  modulePath?(hash: string): string;
+}
+
+export interface ModuleAccess {
+  /** The stored source of a hash; undefined when none is stored. */
+  read(hash: string): Promise<string | undefined>;
+  write(hash: string, text: string): Promise<void>;
+  remove(hash: string): Promise<void>;
+  /** How integrityCheck and gc name the stored module of a hash (a file path, a row). */
+  name(hash: string): string;
 }
 
 const byNameVersion = (a: EnvRecord, b: EnvRecord) => a.name.localeCompare(b.name) || a.version - b.version;
@@ -40,7 +45,6 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       open.push(fixture);
       return fixture;
     };
-    const pathOf = (fixture: LibraryFixture, hash: string) => fixture.modulePath?.(hash) ?? join(fixture.dir, 'envs', `${hash}.js`);
 
     /** Admits `source` (or a variant of the name's base source) under meta and returns the record. */
     const admit = async (meta: Meta, variant?: number, author = 'test', library = lib) => {
@@ -69,7 +73,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect(env.curve).toEqual(env.report.curve);
         expect(Number.isNaN(Date.parse(env.createdAt))).toBe(false);
         expect(env.updatedAt).toBe(env.createdAt);
-        expect(readFileSync(pathOf(f, env.hash), 'utf8')).toBe(source);
+        expect(await f.modules.read(env.hash)).toBe(source);
         expect(await lib.get('first-env')).toEqual(env);
       });
 
@@ -111,7 +115,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         const input = { source, report: fakeReport(variantSource(source, 1), meta), lineage: { author: 'test' } };
         await expect(lib.admit(input)).rejects.toThrow(LibraryError);
         expect(await lib.list({ status: 'all', allVersions: true })).toEqual([]);
-        expect(existsSync(pathOf(f, hashSource(source)))).toBe(false);
+        expect(await f.modules.read(hashSource(source))).toBeUndefined();
         expect((await lib.integrityCheck()).orphanFiles).toEqual([]);
       });
 
@@ -120,7 +124,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         const source = sampleSource(meta);
         await expect(lib.admit({ source, report: fakeReport(source, meta, 'reject'), lineage: { author: 'test' } })).rejects.toThrow(LibraryError);
         expect(await lib.get('rejected-env')).toBeUndefined();
-        expect(existsSync(pathOf(f, hashSource(source)))).toBe(false);
+        expect(await f.modules.read(hashSource(source))).toBeUndefined();
       });
     });
 
@@ -183,14 +187,14 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
 
       it('throws LibraryError when the file was modified on disk', async () => {
         const { env, source } = await admit(sampleMeta('tampered-env'));
-        writeFileSync(pathOf(f, env.hash), source.replace('+ 1', '+ 2'));
+        await f.modules.write(env.hash, source.replace('+ 1', '+ 2'));
         await expect(lib.source(env)).rejects.toThrow(LibraryError);
         await expect(lib.source(env)).rejects.toThrow(env.hash);
       });
 
       it('throws LibraryError when the file is missing or the hash unknown', async () => {
         const { env } = await admit(sampleMeta('missing-env'));
-        rmSync(pathOf(f, env.hash));
+        await f.modules.remove(env.hash);
         await expect(lib.source(env)).rejects.toThrow(LibraryError);
         await expect(lib.source({ hash: 'ab'.repeat(32) })).rejects.toThrow(LibraryError);
       });
@@ -672,7 +676,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       });
 
       it('reports a missing module file', async () => {
-        rmSync(pathOf(f, envs[1]!.env.hash));
+        await f.modules.remove(envs[1]!.env.hash);
         const report = await lib.integrityCheck();
         expect(report.ok).toBe(false);
         expect(report.problems).toHaveLength(1);
@@ -681,7 +685,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       });
 
       it('reports a modified module file', async () => {
-        writeFileSync(pathOf(f, envs[2]!.env.hash), `${envs[2]!.source}\n// edited by hand\n`);
+        await f.modules.write(envs[2]!.env.hash, `${envs[2]!.source}\n// edited by hand\n`);
         const report = await lib.integrityCheck();
         expect(report.ok).toBe(false);
         expect(report.problems).toHaveLength(1);
@@ -690,15 +694,15 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
 
       it('reports an orphan file, which gc() removes', async () => {
         const stray = variantSource(sampleSource(sampleMeta('check-c')), 9);
-        const orphan = pathOf(f, hashSource(stray));
-        writeFileSync(orphan, stray);
+        const orphan = f.modules.name(hashSource(stray));
+        await f.modules.write(hashSource(stray), stray);
         const report = await lib.integrityCheck();
         expect(report.ok).toBe(true);
         expect(report.problems).toEqual([]);
-        expect(report.orphanFiles.map((p) => basename(p))).toEqual([basename(orphan)]);
+        expect(report.orphanFiles).toEqual([orphan]);
         const removed = await lib.gc();
-        expect(removed.map((p) => basename(p))).toEqual([basename(orphan)]);
-        expect(existsSync(orphan)).toBe(false);
+        expect(removed).toEqual([orphan]);
+        expect(await f.modules.read(hashSource(stray))).toBeUndefined();
         expect(await lib.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 3, orphanFiles: [] });
         for (const { env, source } of envs) expect(await lib.source(env)).toBe(source);
       });
@@ -706,17 +710,17 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('admitting code whose file a crash left behind adopts the file', async () => {
         const meta = sampleMeta('check-c');
         const source = sampleSource(meta);
-        writeFileSync(pathOf(f, hashSource(source)), source);
+        await f.modules.write(hashSource(source), source);
         expect((await lib.integrityCheck()).orphanFiles).toHaveLength(1);
         expect((await lib.admit(fakeAdmission(source, meta))).status).toBe('admitted');
         expect(await lib.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 4, orphanFiles: [] });
-        expect(dirname(pathOf(f, hashSource(source)))).toBe(dirname(pathOf(f, envs[0]!.env.hash)));
+        expect(await f.modules.read(hashSource(source))).toBe(source);
       });
 
       it('admitting code whose file on disk is damaged rewrites the file', async () => {
         const meta = sampleMeta('check-d');
         const source = sampleSource(meta);
-        writeFileSync(pathOf(f, hashSource(source)), source.slice(0, 20));
+        await f.modules.write(hashSource(source), source.slice(0, 20));
         const { env } = await lib.admit(fakeAdmission(source, meta));
         expect(await lib.source(env)).toBe(source);
         expect((await lib.integrityCheck()).ok).toBe(true);
