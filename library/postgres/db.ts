@@ -92,7 +92,8 @@ export class PgDb {
   }
 
   private async schemaVersion(q: Query): Promise<number> {
-    const table = await q("SELECT to_regclass('envforge.schema_version') IS NOT NULL AS present");
+    // pg_tables, not to_regclass: a plain query sees what a concurrent migrator committed before our lock.
+    const table = await q("SELECT count(*) > 0 AS present FROM pg_catalog.pg_tables WHERE schemaname = 'envforge' AND tablename = 'schema_version'");
     if (!table.rows[0]?.present) return 0;
     return Number((await q('SELECT max(version) AS v FROM envforge.schema_version')).rows[0]?.v ?? 0);
   }
