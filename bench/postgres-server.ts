@@ -10,8 +10,8 @@ import pg from 'pg';
 export interface PostgresServer {
   /** postgres://postgres@127.0.0.1:PORT/postgres */
   url: string;
-  /** A new, empty database on this server; returns its URL. */
-  createDatabase(): Promise<string>;
+  /** A new database on this server, empty or a copy of `template` (a database URL of this server); returns its URL. */
+  createDatabase(template?: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -83,12 +83,13 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
   let databases = 0;
   return {
     url,
-    async createDatabase() {
+    async createDatabase(template?: string) {
       const name = `envforge_${process.pid}_${++databases}`;
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        await client.query(`CREATE DATABASE ${name}`);
+        const from = template ? ` TEMPLATE ${new URL(template).pathname.slice(1)}` : '';
+        await client.query(`CREATE DATABASE ${name}${from}`);
       } finally {
         await client.end();
       }

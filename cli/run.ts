@@ -22,6 +22,9 @@ import { readFeedbackFile } from '../pipeline/feedback/parse.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
+import type { ValidationJob } from '../library/postgres/queue.js';
+import { PostgresLibrary } from '../library/postgres/store.js';
+import { JOB_TIMEOUT_HELP, openQueue } from './worker.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 import { envSkillsOf, summariseFeedback, weakSkills } from '../pipeline/feedback/frontier.js';
 
@@ -48,6 +51,8 @@ interface RunOptions {
   solverModel?: string;
   solverSamples: number;
   seed?: number;
+  workers: string;
+  jobTimeout: number;
 }
 
 /** Largest --seed: the offline author's seed is a 32-bit unsigned integer. */
@@ -90,6 +95,8 @@ export function registerRun(program: Command, io: Io): void {
     .option('--solver-model <model>', 'calibrate candidates against this solver model: admit only with a level whose pass rate is in the learnable band (0.1–0.9)')
     .option('--solver-samples <N>', 'solver samples per level', integerOption('--solver-samples', 1, 100), 4)
     .option('--seed <N>', "the offline author's seed (default: derived from the batch id; always printed; a resumed batch keeps its own)", integerOption('--seed', 0, MAX_SEED))
+    .option('--workers <where>', "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for `envforge worker` processes", 'local')
+    .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
     .option('--json', 'print the report as JSON (progress goes to stderr as JSON lines)', false)
     .action(async (options: RunOptions) => run(options, io));
 }
@@ -108,6 +115,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     io.err(describeProvider(selection.description));
   }
   if (!offline) checkPrices(selection, options, io);
+  if (options.workers !== 'local' && options.workers !== 'remote') throw new UsageError(`--workers is local or remote, got "${options.workers}"`);
+  if (options.workers === 'remote' && options.solverModel) throw new UsageError('--solver-model runs in the batch process; it cannot be combined with --workers remote');
 
   const dir = resolveLibraryDir(options.library, options.database);
   const pool = new SandboxPool();
@@ -137,9 +146,11 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
+    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), controller.signal) } : undefined;
     try {
       const report = await runBatch(
-        { library, pool, author, ...(solver ? { solver } : {}), ledger, onEvent: progress(io, options.json), signal: controller.signal },
+        { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: progress(io, options.json), signal: controller.signal },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -155,14 +166,17 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
         },
       );
-      const out = join(dir, 'batches');
-      mkdirSync(out, { recursive: true });
-      writeFileSync(join(out, `${batchId}.json`), `${JSON.stringify(report, null, 2)}\n`);
-      writeFileSync(join(out, `${batchId}.md`), reportMarkdown(report));
+      // A folder library keeps the report files beside it; a database keeps the report with the batch.
+      const out = library instanceof PostgresLibrary ? null : join(dir, 'batches');
+      if (out) {
+        mkdirSync(out, { recursive: true });
+        writeFileSync(join(out, `${batchId}.json`), `${JSON.stringify(report, null, 2)}\n`);
+        writeFileSync(join(out, `${batchId}.md`), reportMarkdown(report));
+      }
       if (options.json) io.out(JSON.stringify(report));
       else {
         io.out(reportMarkdown(report));
-        io.out(`report: ${join(out, `${batchId}.md`)}`);
+        if (out) io.out(`report: ${join(out, `${batchId}.md`)}`);
       }
       if (report.stopReason === 'cancelled') {
         io.err(`envforge run: interrupted (${received ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}`);
@@ -171,6 +185,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      await queue?.close();
     }
   } finally {
     await pool.close();
