@@ -253,6 +253,11 @@ export interface Library extends EnvStore, RejectionLog, IncidentStore, BatchJou
    * retirement, an incident), so a long-running reader such as the reward service knows when to reload.
    */
   changeStamp(): Promise<string>;
+  /**
+   * Where the store can push changes (PostgreSQL's LISTEN/NOTIFY): calls `listener` soon after anyone
+   * commits a change; resolves to a function that stops listening. Absent where readers poll changeStamp.
+   */
+  onChange?(listener: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
