@@ -9,6 +9,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { DATABASE_HELP } from './options.js';
 import { registerLibraryAdd } from './library-add.js';
+import { registerLibraryMigrate } from './library-migrate.js';
 import { registerLibraryRejections } from './library-rejections.js';
 import { parseRef, requireEnv } from './resolve.js';
 
@@ -39,7 +40,7 @@ function brief(env: EnvRecord): Record<string, unknown> {
 }
 
 export function registerLibrary(program: Command, io: Io): void {
-  const library = program.command('library').description('the library of admitted environments: init, add, list, show, rejections, retire, revalidate, stats, check');
+  const library = program.command('library').description('the library of admitted environments: init, add, list, show, rejections, retire, revalidate, stats, check, migrate');
   const common = (command: Command) => command.option('--library <dir>', LIBRARY_HELP).option('--database <url>', DATABASE_HELP).option('--json', 'machine-readable output', false);
 
   common(library.command('init').description('create a library and admit the seed environments (validated first); safe to re-run')).action(async (options: Common) => {
@@ -62,6 +63,7 @@ export function registerLibrary(program: Command, io: Io): void {
 
   registerLibraryAdd(library, io);
   registerLibraryRejections(library, io);
+  registerLibraryMigrate(library, io);
 
   common(library.command('list').description('admitted environments, newest version of each'))
     .option('--status <status>', 'active, retired or all', 'active')
