@@ -14,7 +14,7 @@ import type { BatchRecord, Library } from '../library/contract.js';
 import type { WeakSkill } from '../agents/prompts.js';
 import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
-import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
+import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';

@@ -33,7 +33,7 @@ export function registerWorker(program: Command, io: Io): void {
     .command('worker')
     .description('take validation jobs from a PostgreSQL library\'s work queue (sent by `envforge run --workers remote`), validate them in a local sandbox pool and admit the passing ones; run as many as you like on as many machines as you like')
     .option('--database <url>', DATABASE_HELP)
-    .option('--concurrency <N>', 'jobs in flight at once', integerOption('--concurrency', 1, 256), 2)
+    .option('--concurrency <N>', 'jobs in flight at once, each with its own sandbox worker', integerOption('--concurrency', 1, 256), 1)
     .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
     .option('--max-jobs <N>', 'exit after this many jobs', integerOption('--max-jobs', 1))
     .option('--json', 'progress as JSON lines on stderr', false)
@@ -42,7 +42,8 @@ export function registerWorker(program: Command, io: Io): void {
 
 async function work(options: WorkerOptions, io: Io): Promise<void> {
   const library = openLibrary(resolveLibraryDir(undefined, options.database));
-  const pool = new SandboxPool();
+  // One sandbox worker per job in flight: a machine runs as many worker processes, or as much concurrency, as it has cores.
+  const pool = new SandboxPool({ workers: options.concurrency });
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);

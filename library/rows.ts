@@ -2,7 +2,7 @@
 // becomes a contract record, so SQLite and PostgreSQL read back exactly the same values.
 import type { Meta } from '../contract/schema.js';
 import type { ValidationReport } from '../validators/report.js';
-import type { BatchRecord, BatchStatus, EnvRecord, JournalEntry, LibraryStats, Lineage, ListFilter } from './contract.js';
+import type { BatchRecord, BatchStatus, EnvRecord, JournalEntry, LibraryStats, Lineage, ListFilter, RejectionRecord } from './contract.js';
 
 export interface EnvRow {
   name: string;
@@ -125,4 +125,27 @@ export function listOf(rows: readonly EnvRow[], filter: ListFilter = {}): EnvRec
     out.push(record);
   }
   return out;
+}
+
+export interface RejectionRow {
+  hash: string;
+  name: string | null;
+  codes: string;
+  report: string;
+  lineage: string;
+  created_at: string;
+}
+
+export function toRejection(row: RejectionRow): RejectionRecord {
+  const report = JSON.parse(row.report) as ValidationReport;
+  const first = report.problems[0];
+  return {
+    hash: row.hash,
+    name: row.name,
+    codes: JSON.parse(row.codes) as string[],
+    firstProblem: first ? { code: first.code, stage: first.stage, message: first.message } : null,
+    report,
+    lineage: JSON.parse(row.lineage) as Lineage,
+    createdAt: row.created_at,
+  };
 }

@@ -1,6 +1,8 @@
 // What every library store shares beside the contract: timestamps, JSON columns, and the rules an input
 // must meet before any store writes it (incidents), so the stores judge inputs alike.
-import { LibraryError, type IncidentInput } from './contract.js';
+import { hashSource } from '../contract/hash.js';
+import type { Meta } from '../contract/schema.js';
+import { LibraryError, type AdmitInput, type IncidentInput, type JournalInput } from './contract.js';
 
 export const now = (): string => new Date().toISOString();
 
@@ -29,4 +31,22 @@ export function checkIncident(input: IncidentInput): { message: string; response
   if (typeof input.code !== 'string' || input.code === '' || typeof input.fn !== 'string') throw bad('a code and a function name');
   if (input.origin !== 'serve' && input.origin !== 'export') throw bad("an origin of 'serve' or 'export'");
   return { message: String(input.message).slice(0, MAX_MESSAGE_CHARS), response: input.response === undefined ? null : input.response.slice(0, MAX_RESPONSE_CHARS) };
+}
+
+/** An admission's code hash and meta, once its report is known to admit exactly this source. */
+export function checkAdmission(input: AdmitInput): { hash: string; meta: Meta } {
+  const hash = hashSource(input.source);
+  const { report } = input;
+  if (report.verdict !== 'admit' || !report.meta) throw new LibraryError(`only admitted candidates enter the library (verdict: ${report.verdict})`);
+  if (report.hash !== hash) throw new LibraryError('the validation report is for different code than the source being admitted');
+  return { hash, meta: report.meta };
+}
+
+/** Journal entries checked (non-empty kind and key) with their payloads as JSON, and the ledger's JSON. */
+export function journalRows(batchId: string, entries: JournalInput[], ledger: unknown): { rows: Array<{ kind: string; key: string; payload: string }>; ledger: string | undefined } {
+  const rows = entries.map((entry, i) => {
+    if (!nonEmpty(entry.kind) || !nonEmpty(entry.key)) throw new LibraryError(`journal entry ${i} of batch "${batchId}" needs a non-empty kind and key`);
+    return { kind: entry.kind, key: entry.key, payload: toJson(entry.payload, `the payload of journal entry ${entry.kind} ${entry.key}`) };
+  });
+  return { rows, ledger: ledger === undefined ? undefined : toJson(ledger, `the ledger of batch "${batchId}"`) };
 }

@@ -16,12 +16,23 @@ import { postgresForTests } from './helpers/postgres.js';
 const server = postgresForTests();
 afterAll(() => server.stop());
 
+/** Second handles on one library, closed together. */
+function peersOf(open: () => Library) {
+  const peers: Library[] = [];
+  return {
+    peer: async () => (peers.push(open()), peers[peers.length - 1] as Library),
+    closeAll: async () => {
+      for (const peer of peers) await peer.close();
+    },
+  };
+}
+
 /** How each store gets a fresh, empty library for one test. */
 const FIXTURES: Record<StoreName, (options?: LibraryFixtureOptions) => Promise<LibraryFixture>> = {
   async sqlite(options) {
     const dir = await mkdtemp(join(tmpdir(), 'envforge-lib-'));
     const library = STORES.sqlite.open(dir, { create: true, ...options });
-    const peers: Library[] = [];
+    const peers = peersOf(() => STORES.sqlite.open(dir, options));
     const path = (hash: string) => join(dir, 'envs', `${hash}.js`);
     return {
       library,
@@ -31,12 +42,9 @@ const FIXTURES: Record<StoreName, (options?: LibraryFixtureOptions) => Promise<L
         remove: async (hash) => rmSync(path(hash)),
         name: path,
       },
-      async peer() {
-        peers.push(STORES.sqlite.open(dir, options));
-        return peers[peers.length - 1] as Library;
-      },
+      peer: peers.peer,
       async cleanup() {
-        for (const peer of peers) await peer.close();
+        await peers.closeAll();
         await library.close();
         await rm(dir, { recursive: true, force: true });
       },
@@ -46,7 +54,7 @@ const FIXTURES: Record<StoreName, (options?: LibraryFixtureOptions) => Promise<L
     const url = await (await server.ready()).createDatabase();
     const library = STORES.postgres.open(url, { create: true, ...options });
     await library.stats(); // creates the tables before the test reaches behind the library
-    const peers: Library[] = [];
+    const peers = peersOf(() => STORES.postgres.open(url, options));
     const sql = new pg.Client({ connectionString: url });
     await sql.connect();
     return {
@@ -57,12 +65,9 @@ const FIXTURES: Record<StoreName, (options?: LibraryFixtureOptions) => Promise<L
         remove: async (hash) => void (await sql.query('DELETE FROM envforge.modules WHERE hash = $1', [hash])),
         name: moduleName,
       },
-      async peer() {
-        peers.push(STORES.postgres.open(url, options));
-        return peers[peers.length - 1] as Library;
-      },
+      peer: peers.peer,
       async cleanup() {
-        for (const peer of peers) await peer.close();
+        await peers.closeAll();
         await library.close();
         await sql.end();
       },

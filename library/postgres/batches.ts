@@ -3,7 +3,7 @@
 // batch lock its row, so concurrent appenders (the batch and its workers) number entries without gaps.
 import { LibraryError, type BatchJournal, type BatchRecord, type JournalEntry, type JournalInput } from '../contract.js';
 import { toBatch, toEntry, type BatchRow, type JournalRow } from '../rows.js';
-import { nonEmpty, now, toJson } from '../store-kit.js';
+import { journalRows, nonEmpty, now, toJson } from '../store-kit.js';
 import type { PgDb, Query } from './db.js';
 
 /** The batch row, locked for this transaction; it must exist (and, for writes, be running). */
@@ -34,11 +34,7 @@ export class PostgresBatches implements BatchJournal {
 
   async appendJournal(batchId: string, entries: JournalInput[], options: { ledger?: unknown } = {}): Promise<JournalEntry[]> {
     this.s.writable();
-    const rows = entries.map((entry, i) => {
-      if (!nonEmpty(entry.kind) || !nonEmpty(entry.key)) throw new LibraryError(`journal entry ${i} of batch "${batchId}" needs a non-empty kind and key`);
-      return { kind: entry.kind, key: entry.key, payload: toJson(entry.payload, `the payload of journal entry ${entry.kind} ${entry.key}`) };
-    });
-    const ledger = options.ledger === undefined ? undefined : toJson(options.ledger, `the ledger of batch "${batchId}"`);
+    const { rows, ledger } = journalRows(batchId, entries, options.ledger);
     return this.s.write(`appending to the journal of batch "${batchId}"`, async (q) => {
       await lockBatch(q, batchId, true);
       const at = now();

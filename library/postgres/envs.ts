@@ -5,7 +5,7 @@ import { hashSource } from '../../contract/hash.js';
 import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type ListFilter } from '../contract.js';
 import { recheckNovelty } from '../novelty-guard.js';
 import { listOf, statsOf, toRecord, type EnvRow } from '../rows.js';
-import { now, toJson } from '../store-kit.js';
+import { checkAdmission, now, toJson } from '../store-kit.js';
 import { LOCKS, PgDb, type Query } from './db.js';
 
 /** How orphan module rows are named in integrity reports (as a folder store names its files). */
@@ -16,20 +16,15 @@ export class PostgresEnvs implements EnvStore {
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
     this.s.writable();
-    const hash = hashSource(input.source);
-    const { report } = input;
-    if (report.verdict !== 'admit' || !report.meta) throw new LibraryError(`only admitted candidates enter the library (verdict: ${report.verdict})`);
-    if (report.hash !== hash) throw new LibraryError('the validation report is for different code than the source being admitted');
-    const meta = report.meta;
-    const reportJson = toJson(report, 'the validation report');
-    return this.s.write(`admitting ${meta.name}`, (q) => this.admitIn(q, input, hash, reportJson));
+    const { meta } = checkAdmission(input);
+    return this.s.write(`admitting ${meta.name}`, (q) => this.admitIn(q, input));
   }
 
   /** The admission inside the caller's transaction (a queue worker commits its job with it). */
-  async admitIn(q: Query, input: AdmitInput, hash = hashSource(input.source), reportJson = toJson(input.report, 'the validation report')): Promise<AdmitResult> {
+  async admitIn(q: Query, input: AdmitInput): Promise<AdmitResult> {
+    const { hash, meta } = checkAdmission(input);
     const { report } = input;
-    const meta = report.meta;
-    if (!meta) throw new LibraryError('only admitted candidates enter the library');
+    const reportJson = toJson(report, 'the validation report');
     await q('SELECT pg_advisory_xact_lock($1)', [LOCKS.admit]);
     const existing = (await q('SELECT * FROM envforge.envs WHERE hash = $1', [hash])).rows[0] as EnvRow | undefined;
     // Same code again is a no-op, except that a missing or damaged module is restored.

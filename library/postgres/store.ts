@@ -5,24 +5,17 @@ import { hashSource } from '../../contract/hash.js';
 import { boundDepth } from '../../validators/bounded.js';
 import type { ValidationReport } from '../../validators/report.js';
 import type {
-  AdmitInput,
-  AdmitResult,
-  BatchRecord,
-  EnvRecord,
   IncidentInput,
   IncidentRecord,
-  IntegrityReport,
-  JournalEntry,
-  JournalInput,
   Library,
-  LibraryStats,
   Lineage,
-  ListFilter,
   RejectionFilter,
   RejectionRecord,
 } from '../contract.js';
 import { LibraryError } from '../contract.js';
 import { checkIncident, INCIDENT_RETENTION, now, toJson } from '../store-kit.js';
+import { ComposedLibrary } from '../composed.js';
+import { toRejection, type RejectionRow } from '../rows.js';
 import { PostgresBatches } from './batches.js';
 import { CHANGE_CHANNEL, DEFAULT_PG_OPTIONS, PgDb, type PostgresLibraryOptions, type Query } from './db.js';
 import { PostgresEnvs } from './envs.js';
@@ -36,17 +29,18 @@ function toIncident(row: IncidentRow): IncidentRecord {
   return { ...rest, seed: Number(seed), ...(response === null ? {} : { response }), createdAt: created_at, resolvedAt: resolved_at };
 }
 
-export class PostgresLibrary implements Library {
+export class PostgresLibrary extends ComposedLibrary implements Library {
   readonly dir: string;
   readonly db: PgDb;
   readonly envs: PostgresEnvs;
-  private readonly batches: PostgresBatches;
 
   private constructor(url: string, options: PostgresLibraryOptions) {
-    this.db = new PgDb(url, options);
-    this.dir = this.db.where;
-    this.envs = new PostgresEnvs(this.db);
-    this.batches = new PostgresBatches(this.db);
+    const db = new PgDb(url, options);
+    const envs = new PostgresEnvs(db);
+    super(envs, new PostgresBatches(db));
+    this.db = db;
+    this.envs = envs;
+    this.dir = db.where;
   }
 
   static handles(location: string): boolean {
@@ -87,36 +81,6 @@ export class PostgresLibrary implements Library {
     };
   }
 
-  admit(input: AdmitInput): Promise<AdmitResult> {
-    return this.envs.admit(input);
-  }
-  get(name: string, version?: number): Promise<EnvRecord | undefined> {
-    return this.envs.get(name, version);
-  }
-  list(filter?: ListFilter): Promise<EnvRecord[]> {
-    return this.envs.list(filter);
-  }
-  admissionCursor(): Promise<number> {
-    return this.envs.admissionCursor();
-  }
-  admittedSince(cursor: number): Promise<{ envs: EnvRecord[]; cursor: number }> {
-    return this.envs.admittedSince(cursor);
-  }
-  source(env: Pick<EnvRecord, 'hash'>): Promise<string> {
-    return this.envs.source(env);
-  }
-  retire(name: string, reason: string, version?: number): Promise<EnvRecord[]> {
-    return this.envs.retire(name, reason, version);
-  }
-  stats(): Promise<LibraryStats> {
-    return this.envs.stats();
-  }
-  integrityCheck(): Promise<IntegrityReport> {
-    return this.envs.integrityCheck();
-  }
-  gc(): Promise<string[]> {
-    return this.envs.gc();
-  }
 
   async recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
     this.db.writable();
@@ -139,19 +103,7 @@ export class PostgresLibrary implements Library {
        WHERE ($1::text IS NULL OR batch_id = $1) AND ($2::text IS NULL OR codes::jsonb ? $2) ORDER BY id DESC LIMIT $3`,
       [filter.batchId ?? null, filter.code ?? null, filter.limit ?? 100],
     );
-    return (rows as Array<{ hash: string; name: string | null; codes: string; report: string; lineage: string; created_at: string }>).map((row) => {
-      const report = JSON.parse(row.report) as ValidationReport;
-      const first = report.problems[0];
-      return {
-        hash: row.hash,
-        name: row.name,
-        codes: JSON.parse(row.codes) as string[],
-        firstProblem: first ? { code: first.code, stage: first.stage, message: first.message } : null,
-        report,
-        lineage: JSON.parse(row.lineage) as Lineage,
-        createdAt: row.created_at,
-      };
-    });
+    return (rows as RejectionRow[]).map(toRejection);
   }
 
   async recordIncident(input: IncidentInput): Promise<IncidentRecord> {
@@ -183,27 +135,6 @@ export class PostgresLibrary implements Library {
     });
   }
 
-  startBatch(id: string, options: unknown): Promise<BatchRecord> {
-    return this.batches.startBatch(id, options);
-  }
-  appendJournal(batchId: string, entries: JournalInput[], options?: { ledger?: unknown }): Promise<JournalEntry[]> {
-    return this.batches.appendJournal(batchId, entries, options);
-  }
-  journal(batchId: string, kind?: string): Promise<JournalEntry[]> {
-    return this.batches.journal(batchId, kind);
-  }
-  saveBatchLedger(batchId: string, ledger: unknown): Promise<void> {
-    return this.batches.saveBatchLedger(batchId, ledger);
-  }
-  finishBatch(batchId: string, status: 'finished' | 'failed', report: unknown): Promise<BatchRecord> {
-    return this.batches.finishBatch(batchId, status, report);
-  }
-  getBatch(id: string): Promise<BatchRecord | undefined> {
-    return this.batches.getBatch(id);
-  }
-  listBatches(limit?: number): Promise<BatchRecord[]> {
-    return this.batches.listBatches(limit);
-  }
 
   async close(): Promise<void> {
     await this.db.pool.end().catch(() => {});

@@ -2,6 +2,7 @@
 // what each has durably done, appended atomically and idempotently per (kind, key).
 import { LibraryError, type BatchJournal, type BatchRecord, type BatchStatus, type JournalEntry, type JournalInput } from '../contract.js';
 import { toBatch, toEntry, type BatchRow, type JournalRow } from '../rows.js';
+import { journalRows } from '../store-kit.js';
 import { nonEmpty, now, toJson, type SqliteDb } from './db.js';
 
 export class SqliteBatches implements BatchJournal {
@@ -39,11 +40,7 @@ export class SqliteBatches implements BatchJournal {
 
   async appendJournal(batchId: string, entries: JournalInput[], options: { ledger?: unknown } = {}): Promise<JournalEntry[]> {
     this.s.writable();
-    const rows = entries.map((entry, i) => {
-      if (!nonEmpty(entry.kind) || !nonEmpty(entry.key)) throw new LibraryError(`journal entry ${i} of batch "${batchId}" needs a non-empty kind and key`);
-      return { kind: entry.kind, key: entry.key, payload: toJson(entry.payload, `the payload of journal entry ${entry.kind} ${entry.key}`) };
-    });
-    const ledger = options.ledger === undefined ? undefined : toJson(options.ledger, `the ledger of batch "${batchId}"`);
+    const { rows, ledger } = journalRows(batchId, entries, options.ledger);
     const find = this.s.db.prepare<[string, string, string], JournalRow>('SELECT * FROM journal WHERE batch_id = ? AND kind = ? AND key = ?');
     const insert = this.s.db.prepare('INSERT INTO journal (batch_id, seq, kind, key, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)');
     return this.s.write(`appending to the journal of batch "${batchId}"`, () => {

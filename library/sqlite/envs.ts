@@ -5,8 +5,9 @@ import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, 
 import { join } from 'node:path';
 import { hashSource } from '../../contract/hash.js';
 import { listOf, statsOf, toRecord, type EnvRow as Row } from '../rows.js';
-import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type Lineage, type ListFilter } from '../contract.js';
+import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type ListFilter } from '../contract.js';
 import { recheckNovelty } from '../novelty-guard.js';
+import { checkAdmission } from '../store-kit.js';
 import { ENVS_DIR, now, toJson, type SqliteDb } from './db.js';
 
 /** Writes a file so that it is either absent or complete and durable under its final name. */
@@ -43,11 +44,8 @@ export class SqliteEnvs implements EnvStore {
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
     this.s.writable();
-    const hash = hashSource(input.source);
+    const { hash, meta } = checkAdmission(input);
     const { report } = input;
-    if (report.verdict !== 'admit' || !report.meta) throw new LibraryError(`only admitted candidates enter the library (verdict: ${report.verdict})`);
-    if (report.hash !== hash) throw new LibraryError('the validation report is for different code than the source being admitted');
-    const meta = report.meta;
     const select = this.s.db.prepare<[string], Row>('SELECT * FROM envs WHERE hash = ?');
     const run = this.s.db.transaction((): AdmitResult => {
       const existing = select.get(hash);
