@@ -76,13 +76,21 @@ async function validationsPerSec(server: PostgresServer, seeded: string, process
   const library = openLibrary(url) as PostgresLibrary;
   const queue = await PostgresWorkQueue.open(library);
   try {
+    const main = join(PACKAGE_ROOT, 'dist', 'cli', 'main.js');
+    const workers = Array.from({ length: processes }, () => spawn(process.execPath, [main, 'worker', '--database', url, '--concurrency', '1', '--json'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+    // Timed from when every worker is up (connected, novelty index loaded), so start-up is not counted.
+    await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
+      let err = '';
+      w.stderr?.on('data', (chunk: Buffer) => {
+        err += chunk.toString();
+        if (err.includes('"type":"ready"')) resolve();
+      });
+    })));
+    const t = performance.now();
     for (let i = 0; i < JOBS; i++) {
       const source = (modules[i % modules.length] as string).replace(/name: '([a-z0-9-]+)'/, `name: '$1-v${i}'`);
       await queue.send({ batchId: 'bench', key: `job-${i}`, source, lineage: { author: 'bench' } });
     }
-    const main = join(PACKAGE_ROOT, 'dist', 'cli', 'main.js');
-    const t = performance.now();
-    const workers = Array.from({ length: processes }, () => spawn(process.execPath, [main, 'worker', '--database', url, '--concurrency', '1'], { stdio: 'ignore' }));
     for (;;) {
       const { rows } = await library.db.query("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'envforge-validate' AND state = 'completed'");
       if ((rows[0] as { n: number }).n >= JOBS) break;

@@ -22,6 +22,7 @@ export interface WorkerDeps {
 }
 
 export type WorkerEvent =
+  | { type: 'ready' }
   | { type: 'taken'; job: string; batchId: string; key: string; retry: number }
   | { type: 'settled'; job: string; batchId: string; key: string; verdict: 'admit' | 'reject'; admission: string | null }
   | { type: 'lost'; job: string; key: string }
@@ -43,6 +44,7 @@ export async function runWorker(deps: WorkerDeps): Promise<WorkerSummary> {
   const { library, queue, signal } = deps;
   const emit = deps.onEvent ?? (() => {});
   const novelty = await LiveNoveltyIndex.of(library);
+  emit({ type: 'ready' });
   const summary: WorkerSummary = { settled: 0, lost: 0, failed: 0 };
   const running = new Set<Promise<void>>();
   let taken = 0;
