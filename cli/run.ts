@@ -179,7 +179,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
         if (out) io.out(`report: ${join(out, `${batchId}.md`)}`);
       }
       if (report.stopReason === 'cancelled') {
-        io.err(`envforge run: interrupted (${received ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}`);
+        io.err(`envforge run: interrupted (${received ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}${options.database ? ` --database ${library.dir}` : ''}`);
         io.exitCode = received === 'SIGTERM' ? 143 : 130;
       }
     } finally {

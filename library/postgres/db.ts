@@ -24,11 +24,14 @@ export const CHANGE_CHANNEL = 'envforge_library_changed';
 /** Advisory lock keys (one per purpose, in the envforge namespace). */
 export const LOCKS = { migrate: 0x454e5601, admit: 0x454e5602 } as const;
 
-/** The URL without its password, for messages and Library.dir. */
+/**
+ * The URL without its password, for messages and Library.dir: reopening it (a second, writable handle)
+ * then takes the password from PGPASSWORD or ~/.pgpass, as node-postgres does.
+ */
 export function redact(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password) u.password = '***';
+    u.password = '';
     return u.toString();
   } catch {
     return url;
