@@ -64,7 +64,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
   const run = (tool: string, args: string[]) => {
     const [cmd, argv] = user ? ['runuser', ['-u', user.name, '--', join(bin, tool), ...args]] : [join(bin, tool), args];
     const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: root });
-    if (result.status !== 0) throw new Error(`${tool} failed (${result.status}): ${result.stderr || result.stdout}`);
+    if (result.status !== 0) throw new Error(`starting the throwaway PostgreSQL server: ${cmd} ${tool} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr || result.stdout || ''}`);
   };
   run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
   const port = await freePort();
