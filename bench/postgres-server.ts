@@ -66,10 +66,15 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
     const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: root });
     if (result.status !== 0) throw new Error(`starting the throwaway PostgreSQL server: ${cmd} ${tool} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr || result.stdout || ''}`);
   };
-  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
   const port = await freePort();
   const settings = [`-c listen_addresses=127.0.0.1`, `-p ${port}`, `-c unix_socket_directories=${root}`, `-c max_connections=300`, `-c fsync=${options.fsync ? 'on' : 'off'}`, `-c synchronous_commit=${options.fsync ? 'on' : 'off'}`];
-  run('pg_ctl', ['-D', data, '-l', join(root, 'server.log'), '-w', '-t', '120', '-o', settings.join(' '), 'start']);
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    run('pg_ctl', ['-D', data, '-l', join(root, 'server.log'), '-w', '-t', '120', '-o', settings.join(' '), 'start']);
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
   const stopNow = () => {
     try {
       run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
