@@ -9,11 +9,12 @@ import { benchJudgement } from './judgement.js';
 import { benchNovelty } from './novelty.js';
 import { benchOffline } from './offline.js';
 import { benchSandbox } from './sandbox.js';
+import { benchScaleout } from './scaleout.js';
 import { benchServe } from './serve.js';
 import type { BenchEntries } from './types.js';
 import { benchValidate } from './validate.js';
 
-const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, batch: benchBatch, offline: benchOffline, judgement: benchJudgement };
+const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout };
 
 const only = process.argv.slice(2);
 const dir = join(PACKAGE_ROOT, 'bench', 'results');
