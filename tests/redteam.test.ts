@@ -28,9 +28,12 @@ const VALIDATION_SEED = 20_261_122;
 
 let pool: SandboxPool;
 const reports = new Map<string, Promise<ValidationReport>>();
+/** For F6/F7, which test memory: a 48 MB table's top level (~350 ms quiet) must not meet the 1 s load budget on a loaded machine. */
+let roomyPool: SandboxPool;
 function validated(file: string): Promise<ValidationReport> {
   let report = reports.get(file);
-  if (!report) reports.set(file, (report = validateCandidate(source(file), { pool, validationSeed: VALIDATION_SEED })));
+  const on = HONEST_FIXED.includes(file) ? roomyPool : pool;
+  if (!report) reports.set(file, (report = validateCandidate(source(file), { pool: on, validationSeed: VALIDATION_SEED })));
   return report;
 }
 
@@ -93,6 +96,7 @@ const HONEST_FIXED = ['false-large-table.js', 'false-big-power.js'];
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
+  roomyPool = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
   // Validate everything up front, two at a time (the pool has two workers).
   const files = [...HACKS.map((h) => h.file), ...HONEST, ...HONEST_FIXED, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
   for (let i = 0; i < files.length; i += 2) await Promise.all(files.slice(i, i + 2).map(validated));
@@ -100,6 +104,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.close();
+  await roomyPool?.close();
 });
 
 describe('red team, class 3: reward hacks', () => {
