@@ -1,9 +1,9 @@
 // Leaks by trivial arithmetic or formatting: the prompt's numbers are read with their formats normalised
-// (thousands separators of any kind), and simple relations of them at fixed places (a number itself, ±1,
-// the sum, difference or midpoint of two) are tested as reading rules. A relation is a leak when it gives
-// the answer far more often than it gives another instance's answer at the same level (chance), as the
-// encoding rules in leak.ts are judged. Two-number relations count only in prompts with other numbers
-// besides (a prompt that is just "a + b" is the task itself, not a leak).
+// (thousands separators of any kind, digits spelled one by one as in "4-0-9-3"), and simple relations of
+// them at fixed places (a number itself, ±1, ×k, ÷k, the sum, difference or midpoint of two) are tested as
+// reading rules. A relation is a leak when it gives the answer far more often than it gives another
+// instance's answer at the same level (chance), as leak.ts judges its encodings. Scaled and two-number
+// relations count only in prompts with four numbers or more ("a + b" alone is the task, not a leak).
 import { answerContent } from '../sandbox/answer.js';
 import type { Leak, LeakSample } from './leak.js';
 
@@ -21,6 +21,17 @@ export function promptNumbers(prompt: string, max = 2_000): number[] {
   return out;
 }
 
+/** Runs of single digits joined by one separator ("4-0-9-3", "4 0 9 3", "4.0.9.3"), read as one number each. */
+export function digitRuns(prompt: string, max = 200): number[] {
+  const out: number[] = [];
+  const text = prompt.length > 50_000 ? prompt.slice(0, 50_000) : prompt;
+  for (const m of text.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])/g)) {
+    out.push(Number(m[0].replace(/[^\d]/g, '')));
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
 /** Places a rule reads: the k-th number from the start and from the end (both names, so a rule names one place whatever the count). */
 function places(n: number): Array<[string, number]> {
   const out: Array<[string, number]> = [];
@@ -29,8 +40,9 @@ function places(n: number): Array<[string, number]> {
 }
 
 /** Every rule's value on one prompt's numbers, by rule name. */
-function ruleValues(nums: number[]): Map<string, number> {
+function ruleValues(nums: number[], runs: number[]): Map<string, number> {
   const out = new Map<string, number>();
+  for (const [name, i] of places(runs.length)) out.set(`${name.replace('number', 'run of single digits')}, joined`, runs[i] as number);
   const at = places(nums.length);
   for (const [name, i] of at) {
     const a = nums[i] as number;
@@ -39,6 +51,12 @@ function ruleValues(nums: number[]): Map<string, number> {
     out.set(`${name} - 1`, a - 1);
   }
   if (nums.length < 4) return out;
+  for (const [name, i] of at) {
+    for (let k = 2; k <= 10; k++) {
+      out.set(`${name} divided by ${k}`, (nums[i] as number) / k);
+      out.set(`${name} times ${k}`, (nums[i] as number) * k);
+    }
+  }
   for (const [x, i] of at) {
     for (const [y, j] of at) {
       if (j <= i) continue;
@@ -62,7 +80,7 @@ export function derivedLeak(episodes: LeakSample[], minRate: number, minLevelSam
   });
   const verdict: { overall: Leak | null; level: Leak | null } = { overall: null, level: null };
   if (answers.filter((a) => a !== null).length < 0.8 * episodes.length) return verdict;
-  const values = episodes.map((e, i) => (answers[i] === null ? new Map<string, number>() : ruleValues(promptNumbers(e.instance.prompt))));
+  const values = episodes.map((e, i) => (answers[i] === null ? new Map<string, number>() : ruleValues(promptNumbers(e.instance.prompt), digitRuns(e.instance.prompt))));
   const levels = new Map<number, number[]>();
   episodes.forEach((e, i) => levels.set(e.level, [...(levels.get(e.level) ?? []), i]));
   const hits = new Map<string, Map<number, number>>();

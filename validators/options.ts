@@ -79,7 +79,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   guessMinSamples: 20,
   guessSamplesPerLevel: 200,
   choiceSamplesPerLevel: 300,
-  candidateBudgetMs: 300_000,
+  candidateBudgetMs: 180_000,
   maxPromptCollision: 0.1,
   maxTopAnswerShare: 0.5,
   minTopLevelGrowth: 1.25,

@@ -79,8 +79,10 @@ export function reasoning(prompt: string, answerLike: string, right: string): Ar
   const lines = [`${a} + ${b} = ${a + b}`, `${b} * ${c} = ${b * c}`, `${a + b} - ${c} = ${a + b - c}`].filter((l) => !l.endsWith(` ${right}`));
   const short = `Let me think step by step. ${sentence} I work out each part and then combine them. I check the result once more.`;
   const long = `${short}\nFirst, I list what is given: ${numbers.join(', ') || 'the values above'}.\n${lines.join('\n')}\nThen I apply the rule to every part in turn, keeping track of the intermediate results. The numbers agree with the conditions in the prompt. So the final result follows from these steps.`;
+  const code = `\`\`\`python\nvalues = [${numbers.join(', ') || `${a}, ${b}`}]\nprint(sum(values))\n\`\`\`\nRunning this code gives the result.`;
   return [
     ['a short chain of thought before a wrong answer', `${short}\n${answerLike}`],
+    ['code that computes, then a wrong answer', `${short}\n${code}\n${answerLike}`],
     ['working with "=" lines before a wrong answer', `${long}\nTherefore the answer is:\n${answerLike}`],
     ['a wrong answer, then an explanation', `${answerLike}\n\nExplanation: ${long}`],
     ['a long derivation before a wrong answer', `${`${long}\n`.repeat(4)}${answerLike}`],
@@ -113,6 +115,7 @@ export const EACH_CARRIERS: Record<string, (c: string) => string> = {
   'an upper-case tag each': (c) => `<ANSWER>${c}</ANSWER>`,
   'a capitalised tag each': (c) => `<Answer>${c}</Answer>`,
   'a tag with an attribute each': (c) => `<answer id="1">${c}</answer>`,
+  'another tag name each': (c) => `<result>${c}</result>`,
   'a fence each': (c) => `\`\`\`\n${c}\n\`\`\``,
   'bold each': (c) => `**${c}**`,
   'html bold each': (c) => `<b>${c}</b>`,

@@ -129,6 +129,7 @@ function enumerationProbes(t: ProbeTarget, content: string, shape: Shape): Probe
     const forms: Array<[string, string]> = [
       ...Object.entries(EACH).map(([form, each]): [string, string] => [`${list.length} candidates, ${form}`, list.map(each).join('\n')]),
       ...['tag', 'bare', 'bold', 'fence'].map((markup): [string, string] => [`${list.length} candidates in one ${markup}`, WRAP[markup]!(list.join(markup === 'bare' ? ' ' : joiner), ref)]),
+      [`${list.length} candidates, one JSON object with a key each`, JSON.stringify(Object.fromEntries(list.map((g, i) => [`answer${i + 1}`, shape.kind === 'integer' ? Number(g) : g])))],
     ];
     for (const [form, response] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false, alone: many });
   }
@@ -216,6 +217,11 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
   const have = new Set(items);
   const foreign = t.peers.flatMap((p) => shapeOf(answerContent(p.reference)).items).find((x) => !have.has(x));
   if (foreign !== undefined) rate('perturbed', 'one item swapped for another instance’s', joinItems(shape, items.map((x, i) => (i === items.length >> 1 ? foreign : x))));
+  // A list that leaves items out is a different answer: a verifier that checks only what is listed pays it.
+  if (items.length >= 2) {
+    rate('perturbed', 'one item left out', joinItems(shape, items.slice(0, -1)));
+    rate('perturbed', 'one item left out', joinItems(shape, items.slice(1)));
+  }
   if (items.length >= 3) {
     rate('reordered', 'reversed', joinItems(shape, [...items].reverse()));
     rate('reordered', 'rotated', joinItems(shape, [...items.slice(1), items[0] as string]));

@@ -153,7 +153,9 @@ export function tokenGuesses(prompt: string, shape: Shape): { copied?: string[];
   if (!kind) return {};
   const first = new Map<string, number>();
   const every: string[] = [];
-  const [shortest, longest] = [Math.min(...shape.items.map((x) => x.length)), Math.max(...shape.items.map((x) => x.length))];
+  const lengths = shape.items.map((x) => x.length);
+  const [shortest, longest] = [lengths.reduce((a, b) => Math.min(a, b)), lengths.reduce((a, b) => Math.max(a, b))];
+  const tokens = tokenize(prompt, 20_000).map((t) => t.toLowerCase());
   tokenize(prompt, 20_000).forEach((t, i) => {
     const key = t.toLowerCase();
     if (first.has(key)) return;
@@ -163,9 +165,13 @@ export function tokenGuesses(prompt: string, shape: Shape): { copied?: string[];
   const out: { copied?: string[]; every?: string[] } = {};
   const answer = shape.items.join('\n').toLowerCase();
   const positions = shape.items.map((x) => first.get(x.toLowerCase()));
+  // The input copied: the answer's items printed together (nothing else between them), in the prompt's order.
   if (positions.every((p) => p !== undefined) && new Set(positions).size === positions.length) {
+    const at = positions as number[];
+    const run = tokens.slice(at.reduce((a, b) => Math.min(a, b)), at.reduce((a, b) => Math.max(a, b)) + 1);
+    const items = new Set(shape.items.map((x) => x.toLowerCase()));
     const copied = shape.items.map((x, i) => [x, positions[i] as number] as const).sort((a, b) => a[1] - b[1]).map(([x]) => x);
-    if (copied.join('\n').toLowerCase() !== answer) out.copied = copied;
+    if (run.length === shape.items.length && run.every((t) => items.has(t)) && copied.join('\n').toLowerCase() !== answer) out.copied = copied;
   }
   if (every.length > shape.items.length && every.join('\n').toLowerCase() !== answer) out.every = every;
   return out;

@@ -52,12 +52,13 @@ export const executionStage: Stage = async (ctx) => {
     const at = loneSurrogate(text);
     problems.push({ code: 'E_MALFORMED_TEXT', message: `${malformed.length} of ${ctx.episodes.length} instances have a ${what} that is not well-formed Unicode (a lone surrogate at character ${at}): UTF-8 consumers (tokenizers, parquet) fail on it or change it`, evidence: { seed: first.seed, level: first.level, what, around: text.slice(Math.max(0, at - 20), at + 20) } });
   }
-  // Speed: the validation ahead runs an isolate lifetime and several samples of episodes; at this pace it would overrun the candidate's budget.
+  // Speed: validation runs an isolate lifetime and a few more samples of episodes; at this pace, would it fit the candidate's budget?
   const perEpisode = median(ctx.episodes.map((e) => e.ms[0] + e.ms[1] + e.ms[2]));
   const lifetime = { ...ctx.pool.options.limits, ...ctx.options.limits }.isolateCalls;
-  const estimateMs = perEpisode * (lifetime + 4 * requests.length);
+  const episodes = lifetime + 3 * requests.length;
+  const estimateMs = perEpisode * episodes;
   if (ctx.episodes.length > 0 && estimateMs > ctx.options.candidateBudgetMs) {
-    problems.push({ code: 'E_TOO_SLOW', message: `an episode (generate, solve, verify) takes ${perEpisode.toFixed(0)} ms at the median; validation runs about ${lifetime + 4 * requests.length} episodes, about ${Math.round(estimateMs / 1000)} s, over the candidate budget of ${Math.round(ctx.options.candidateBudgetMs / 1000)} s. Make the reference solver and the generator faster`, evidence: { medianEpisodeMs: Number(perEpisode.toFixed(2)), episodes: lifetime + 4 * requests.length, budgetMs: ctx.options.candidateBudgetMs } });
+    problems.push({ code: 'E_TOO_SLOW', message: `an episode (generate, solve, verify) takes ${perEpisode.toFixed(0)} ms at the median; validation runs about ${episodes} episodes, about ${Math.round(estimateMs / 1000)} s, over the candidate budget of ${Math.round(ctx.options.candidateBudgetMs / 1000)} s. Make the reference solver and the generator faster`, evidence: { medianEpisodeMs: Number(perEpisode.toFixed(2)), episodes, budgetMs: ctx.options.candidateBudgetMs } });
   }
   const maxPromptChars = ctx.episodes.reduce((most, e) => Math.max(most, e.instance.prompt.length), 0);
   return {
