@@ -100,10 +100,11 @@ type RunEpisodes = (requests: EpisodeRequest[]) => Promise<EpisodeRun>;
 /**
  * Guess lists that earn part of the score: each wrong guess is scored alone, and the list is judged by what
  * it adds over the best of them (a documented per-position credit pays a list what its best guess earns).
- * Only lists at or above the ceiling and below full marks are re-run, so honest environments cost nothing.
+ * Only lists at or above the ceiling and below full marks (and hedges) are re-run: honest environments cost nothing.
  */
 export async function judgeListLift(outcomes: JudgedOutcome[], ceiling: number, run: RunEpisodes): Promise<void> {
-  const partial = outcomes.filter((o) => o.probe.family === 'enumeration' && o.probe.alone?.length && !o.failure && o.score >= ceiling && o.score < 1);
+  // A hedge (one wrong value with an interval) is judged against its value alone whatever it scores: a stated tolerance pays both.
+  const partial = outcomes.filter((o) => o.probe.family === 'enumeration' && o.probe.alone?.length && !o.failure && o.score >= ceiling && (o.score < 1 || o.probe.alone.length === 1));
   if (partial.length === 0) return;
   const byEpisode = new Map<Episode, string[]>();
   for (const o of partial) byEpisode.set(o.episode, [...new Set([...(byEpisode.get(o.episode) ?? []), ...(o.probe.alone as string[]).slice(0, 40)])]);

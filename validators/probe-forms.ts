@@ -16,22 +16,25 @@ export function nonAnswers(content: string, shape: Shape, taken: Set<string>): A
   const fresh = (v: string) => !taken.has(normalizeAnswer(v).toLowerCase());
   const out: Array<[string, string]> = ABSTAIN.filter(fresh).map((w) => [`abstains: "${w}"`, w]);
   if (shape.kind === 'integer' || shape.kind === 'number' || /^[+-]?\d/.test(content)) out.push(...NON_FINITE.filter(fresh).map((w): [string, string] => [`not a finite number: ${w}`, w]));
-  out.push(...malformed(content).filter(([, v]) => fresh(v)));
+  out.push(...malformed(content, shape).filter(([, v]) => fresh(v)));
   return out;
 }
 
-/** The reference's own notation, broken: an opening bracket alone, the text cut where its brackets do not balance. */
-function malformed(content: string): Array<[string, string]> {
+/**
+ * The reference's own notation, broken: an opening bracket alone, and (for an expression, not a list, where a
+ * cut list is a partial answer) the text cut where its brackets do not balance.
+ */
+function malformed(content: string, shape: Shape): Array<[string, string]> {
   const text = content.length > 400 ? content.slice(0, 400) : content;
   const open = [...text].find((c) => OPENERS.includes(c));
   if (open === undefined) return [];
   const out: Array<[string, string]> = [[`an opening "${open}" alone`, open]];
+  if (shape.kind === 'list') return out;
   // Prefixes whose brackets do not balance: they can parse as nothing.
   for (const cut of [Math.ceil(text.length / 2), text.length - 1]) {
     const prefix = text.slice(0, cut).trimEnd();
     if (prefix.length > 1 && depth(prefix) > 0) out.push([`the reference cut at ${cut} characters (unbalanced)`, prefix]);
   }
-  out.push([`the reference with an extra "${open}"`, `${open}${text}`]);
   return out;
 }
 

@@ -246,7 +246,8 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
 function numberVariants(content: string, shape: Shape): Array<[string, string]> {
   const t = content.trim();
   const decimal = shape.kind === 'number' && /^[+-]?\d*\.\d+$/.test(t);
-  if (!decimal) return perturbNumbers(content).map((v) => ['a number ±1', v]);
+  const far: Array<[string, string]> = shape.kind === 'integer' || decimal ? [['a number far off', String(Number(t) * 1000 + 7)]] : [];
+  if (!decimal) return [...perturbNumbers(content).map((v): [string, string] => ['a number ±1', v]), ...far];
   const places = t.length - t.indexOf('.') - 1;
   const value = Number(t);
   const unit = 10 ** -places;
@@ -255,6 +256,7 @@ function numberVariants(content: string, shape: Shape): Array<[string, string]> 
     ['a decimal moved by three units of its last place', (value - 3 * unit).toFixed(places)],
     ['a decimal ±1', (value + 1).toFixed(places)],
     ['a decimal ±1', (value - 1).toFixed(places)],
+    ...far,
   ];
 }
 
