@@ -21,15 +21,15 @@ export function nonAnswers(content: string, shape: Shape, taken: Set<string>): A
 }
 
 /**
- * The reference's own notation, broken: an opening bracket alone, and (for an expression, not a list, where a
- * cut list is a partial answer) the text cut where its brackets do not balance.
+ * The reference's own notation, broken: an opening bracket alone, and (for an expression, not a separated
+ * list, where a cut list is a partial answer) the text cut where its brackets do not balance.
  */
 function malformed(content: string, shape: Shape): Array<[string, string]> {
   const text = content.length > 400 ? content.slice(0, 400) : content;
   const open = [...text].find((c) => OPENERS.includes(c));
   if (open === undefined) return [];
   const out: Array<[string, string]> = [[`an opening "${open}" alone`, open]];
-  if (shape.kind === 'list') return out;
+  if (shape.kind === 'list' && shape.separator !== ' ') return out;
   // Prefixes whose brackets do not balance: they can parse as nothing.
   for (const cut of [Math.ceil(text.length / 2), text.length - 1]) {
     const prefix = text.slice(0, cut).trimEnd();
