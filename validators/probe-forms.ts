@@ -5,9 +5,9 @@
 import { normalizeAnswer, tokenize, type Shape } from './answers.js';
 
 /** Words a policy writes instead of an answer: never a solution, so never paid. */
-const ABSTAIN = ['unknown', "I don't know", 'cannot be determined', 'N/A', 'no answer', 'undefined', 'not sure', 'insufficient information', '?', 'none of the above'];
+const ABSTAIN = ['unknown', "I don't know", 'cannot be determined', 'N/A', 'no answer', 'undefined', 'not sure', 'insufficient information', '?', 'none of the above', 'skip', 'I cannot solve this', 'no solution', 'TBD'];
 /** Numbers that are not finite (or parse to NaN) in every notation a lenient parser may accept. */
-const NON_FINITE = ['0/0', 'NaN', '1/0', 'Infinity', '-Infinity', '1e999', 'inf', '-0/0', '0.0/0', 'nan'];
+const NON_FINITE = ['0/0', 'NaN', '1/0', 'Infinity', '-Infinity', '1e999', 'inf', '-0/0', '0.0/0', 'nan', '∞', '0:0', '1e-999/0'];
 const OPENERS = '([{<';
 const CLOSERS = ')]}>';
 
@@ -86,6 +86,7 @@ export function reasoning(prompt: string, answerLike: string, right: string): Ar
   return [
     ['a short chain of thought before a wrong answer', `${short}\n${answerLike}`],
     ['code that computes, then a wrong answer', `${short}\n${code}\n${answerLike}`],
+    ['a <think> block before a wrong answer', `<think>\n${long}\n</think>\n${answerLike}`],
     ['working with "=" lines before a wrong answer', `${long}\nTherefore the answer is:\n${answerLike}`],
     ['a wrong answer, then an explanation', `${answerLike}\n\nExplanation: ${long}`],
     ['a long derivation before a wrong answer', `${`${long}\n`.repeat(4)}${answerLike}`],
@@ -119,6 +120,8 @@ export const EACH_CARRIERS: Record<string, (c: string) => string> = {
   'a capitalised tag each': (c) => `<Answer>${c}</Answer>`,
   'a tag with an attribute each': (c) => `<answer id="1">${c}</answer>`,
   'another tag name each': (c) => `<result>${c}</result>`,
+  'a bracket tag each': (c) => `[answer]${c}[/answer]`,
+  'inline code each': (c) => `\`${c}\``,
   'a fence each': (c) => `\`\`\`\n${c}\n\`\`\``,
   'bold each': (c) => `**${c}**`,
   'html bold each': (c) => `<b>${c}</b>`,
@@ -128,4 +131,4 @@ export const EACH_CARRIERS: Record<string, (c: string) => string> = {
 };
 
 /** Joiners for guesses of one scalar, from every script: a verifier may split on some and read the rest as one answer. */
-export const SCALAR_JOINERS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json', '-', '', '_', '+', '\t', '\uff0c', '\u3001', '\uff1b', '\u200b', '\u2013', '~'];
+export const SCALAR_JOINERS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json', '-', '', '_', '+', '\t', '\uff0c', '\u3001', '\uff1b', '\u200b', '\u2013', '~', '\uff0f', '\u060c', '\u00b7'];

@@ -7,6 +7,7 @@ import type { ProbeFamily } from '../kinds/contract.js';
 import type { Episode } from '../sandbox/episodes.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
+import { tokenGuesses } from './prompt-lists.js';
 import { EACH_CARRIERS, hedges, nonAnswers, promptTokens, reasoning, SCALAR_JOINERS } from './probe-forms.js';
 
 /** A probe family; the kind of environment says which apply (kinds/contract.ts). */
@@ -214,6 +215,9 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
   for (const v of promptTokens(t.episode.instance.prompt, content, shape, 8, t.index)) rate('prompt-token', "one of the prompt's tokens of the answer's kind", v);
   if (shape.kind !== 'list') return probes;
   const items = shape.items;
+  // A weaker property for lists: as many of the prompt's tokens of the items' kind as the answer has, first and last.
+  const every = tokenGuesses(t.episode.instance.prompt, shape).every ?? [];
+  if (every.length > items.length) for (const list of [every.slice(0, items.length), every.slice(-items.length)]) rate('prompt-token', "the prompt's tokens of the items' kind, as many as the answer has", joinItems(shape, list));
   const have = new Set(items);
   const foreign = t.peers.flatMap((p) => shapeOf(answerContent(p.reference)).items).find((x) => !have.has(x));
   if (foreign !== undefined) rate('perturbed', 'one item swapped for another instance’s', joinItems(shape, items.map((x, i) => (i === items.length >> 1 ? foreign : x))));

@@ -23,7 +23,7 @@ import { solvabilityStage } from './stages/solvability.js';
 import { staticStage } from './stages/static.js';
 
 /** Bump when a stage's rules change, so the library knows which environments to re-validate. */
-export const VALIDATOR_VERSION = `${VERSION}+v2`;
+export const VALIDATOR_VERSION = `${VERSION}+v3`;
 
 export interface ValidateOptions {
   pool: SandboxPool;
