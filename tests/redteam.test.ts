@@ -93,7 +93,7 @@ const HACKS: Hack[] = [
 ];
 
 // Class 4: honest environments the validator should admit.
-const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-large-table.js', 'false-big-power.js'];
+const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-large-table.js', 'false-big-power.js', 'false-wide-tolerance.js'];
 /** Honest environments still lost (sandbox memory: findings F6, F7). */
 const STILL_REJECTED = new Set(['false-large-table.js', 'false-big-power.js']);
 

@@ -47,7 +47,10 @@ function depth(text: string): number {
   return d;
 }
 
-/** A wrong value with a stated interval that holds the truth: a hedge is many answers at once. */
+/**
+ * A wrong value with a stated interval that holds the truth: a hedge is many answers at once. Two widths:
+ * one unit of the last place ("1235 ± 1", which any "tight enough" rule accepts) and about 2% of the value.
+ */
 export function hedges(content: string, shape: Shape): Array<{ form: string; response: string; wrong: string }> {
   const t = content.trim();
   const value = Number(t);
@@ -55,21 +58,22 @@ export function hedges(content: string, shape: Shape): Array<{ form: string; res
   const decimals = t.includes('.') ? t.length - t.indexOf('.') - 1 : 0;
   const fmt = (v: number) => v.toFixed(decimals);
   const unit = 10 ** -decimals;
-  const off = Math.max(unit, Math.abs(value) * 0.015);
-  const v = Number(fmt(value + off));
-  const e = Math.max(Math.abs(v - value) + unit / 2, Math.abs(v) * 0.02);
-  const err = fmt(Math.ceil(e / unit) * unit);
-  const [lo, hi] = [fmt(v - Number(err)), fmt(v + Number(err))];
-  const wrong = fmt(v);
-  return [
-    ['a value ± its uncertainty', `${wrong} ± ${err}`],
-    ['a value +/- its uncertainty', `${wrong} +/- ${err}`],
-    ['an interval "between A and B"', `between ${lo} and ${hi}`],
-    ['an interval A-B', `${lo}-${hi}`],
-    ['an interval [A, B]', `[${lo}, ${hi}]`],
-    ['an approximate value', `approximately ${wrong}`],
-    ['a value with a tilde', `~${wrong}`],
-  ].map(([form, response]) => ({ form: form as string, response: response as string, wrong }));
+  const out: Array<{ form: string; response: string; wrong: string }> = [];
+  for (const [width, off] of [['tight', unit], ['about 2%', Math.max(unit, Math.abs(value) * 0.015)]] as const) {
+    const v = Number(fmt(value + off));
+    const err = fmt(Math.ceil((Math.abs(v - value) + unit / 2) / unit) * unit);
+    const [lo, hi] = [fmt(v - Number(err)), fmt(v + Number(err))];
+    const wrong = fmt(v);
+    const forms: Array<[string, string]> = [
+      ['a value ± its uncertainty', `${wrong} ± ${err}`],
+      ['a value +/- its uncertainty', `${wrong} +/- ${err}`],
+      ['an interval "between A and B"', `between ${lo} and ${hi}`],
+      ['an interval [A, B]', `[${lo}, ${hi}]`],
+      ...(width === 'tight' ? [] : ([['an interval A-B', `${lo}-${hi}`], ['an approximate value', `approximately ${wrong}`], ['a value with a tilde', `~${wrong}`]] as Array<[string, string]>)),
+    ];
+    for (const [form, response] of forms) out.push({ form: `${form} (${width})`, response, wrong });
+  }
+  return out;
 }
 
 /** Chains of thought a model writes before (or after) its answer, built from the prompt's own words and numbers. */
@@ -132,3 +136,8 @@ export const EACH_CARRIERS: Record<string, (c: string) => string> = {
 
 /** Joiners for guesses of one scalar, from every script: a verifier may split on some and read the rest as one answer. */
 export const SCALAR_JOINERS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json', '-', '', '_', '+', '\t', '\uff0c', '\u3001', '\uff1b', '\u200b', '\u2013', '~', '\uff0f', '\u060c', '\u00b7'];
+
+/** Whether a task's text states a numeric tolerance ("within 0.05", "to 2 decimals", "± 0.1", "rounded"). */
+export function statesTolerance(text: string): boolean {
+  return /\b(within|tolerance|accurate to|rounded|round to|decimal places|decimals)\b|±/i.test(text.slice(0, 20_000));
+}

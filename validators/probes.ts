@@ -48,6 +48,8 @@ export interface ProbeTarget {
   signMatters?: boolean;
   /** Some letter appears in both cases across the sample's references: case is information, so a case flip is wrong. */
   caseMatters?: boolean;
+  /** The prompt or the description states a numeric tolerance ("within 0.05"): small moves of a decimal are the task's own. */
+  statedTolerance?: boolean;
   /** Answers some instance of the sample has (lower case): a non-answer form that is one of them is no probe. */
   taken?: Set<string>;
 }
@@ -150,7 +152,7 @@ function enumerationProbes(t: ProbeTarget, content: string, shape: Shape): Probe
     }
   });
   // A wrong value with an interval or uncertainty wide enough to hold the truth: many answers at once.
-  for (const h of rotate(hedges(content, shape), 2, t.index)) probes.push({ family: 'enumeration', form: h.form, response: withContent(ref, h.response), ceiling: t.ceiling, coincident: false, alone: [h.wrong] });
+  for (const h of rotate(hedges(content, shape), 3, t.index)) probes.push({ family: 'enumeration', form: h.form, response: withContent(ref, h.response), ceiling: t.ceiling, coincident: false, alone: [h.wrong] });
   return probes;
 }
 
@@ -208,11 +210,12 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
   const right = normalizeAnswer(content);
   const probes: Probe[] = [];
   const rate = (family: Family, form: string, variant: string) => probes.push({ family, form, response: withContent(ref, variant), coincident: normalizeAnswer(variant) === right });
-  for (const [form, v] of numberVariants(content, shape)) rate('perturbed', form, v);
+  for (const [form, v] of numberVariants(content, shape, t.statedTolerance === true)) rate('perturbed', form, v);
   // Negation and case flips are wrong only where the sample shows sign or case carrying information.
   if (t.signMatters !== false) for (const v of negations(content)) rate('perturbed', 'a number negated', v);
   if (t.caseMatters !== false) for (const v of caseFlips(content)) rate('perturbed', 'letter case changed', v);
-  for (const v of promptTokens(t.episode.instance.prompt, content, shape, 8, t.index)) rate('prompt-token', "one of the prompt's tokens of the answer's kind", v);
+  // A token that is the answer in another case is the answer here (an option letter, a capitalised word).
+  for (const v of promptTokens(t.episode.instance.prompt, content, shape, 8, t.index)) probes.push({ family: 'prompt-token', form: "one of the prompt's tokens of the answer's kind", response: withContent(ref, v), coincident: normalizeAnswer(v).toLowerCase() === right.toLowerCase() });
   if (shape.kind !== 'list') return probes;
   const items = shape.items;
   // A weaker property for lists: as many of the prompt's tokens of the items' kind as the answer has, first and last.
@@ -245,9 +248,10 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
 
 /**
  * A number ±1 (the first and the last); a decimal is moved by three units of its last place instead of one
- * (a verifier within one unit is rounding as the task says), and by one in its integer part.
+ * (a verifier within one unit is rounding as the task says; none where the task states a tolerance), and by
+ * one in its integer part.
  */
-function numberVariants(content: string, shape: Shape): Array<[string, string]> {
+function numberVariants(content: string, shape: Shape, statedTolerance: boolean): Array<[string, string]> {
   const t = content.trim();
   const decimal = shape.kind === 'number' && /^[+-]?\d*\.\d+$/.test(t);
   const far: Array<[string, string]> = shape.kind === 'integer' || decimal ? [['a number far off', String(Number(t) * 1000 + 7)]] : [];
@@ -255,9 +259,10 @@ function numberVariants(content: string, shape: Shape): Array<[string, string]> 
   const places = t.length - t.indexOf('.') - 1;
   const value = Number(t);
   const unit = 10 ** -places;
+  // A tolerance the task states (in the prompt or the description) may span a few units of the last place.
+  const small: Array<[string, string]> = statedTolerance ? [] : [3, -3].map((k) => ['a decimal moved by three units of its last place', (value + k * unit).toFixed(places)]);
   return [
-    ['a decimal moved by three units of its last place', (value + 3 * unit).toFixed(places)],
-    ['a decimal moved by three units of its last place', (value - 3 * unit).toFixed(places)],
+    ...small,
     ['a decimal ±1', (value + 1).toFixed(places)],
     ['a decimal ±1', (value - 1).toFixed(places)],
     ...far,

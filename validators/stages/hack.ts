@@ -11,6 +11,7 @@ import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../g
 import { creditFloorProblem, feedbackLeakProblem, judgeListLift, sampleTraits, type JudgedOutcome } from '../hack-checks.js';
 import { detectLeak, type Leak } from '../leak.js';
 import { derivedLeak } from '../leak-derived.js';
+import { statesTolerance } from '../probe-forms.js';
 import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
 import { isArrangement } from '../prompt-lists.js';
 import type { Problem } from '../report.js';
@@ -49,13 +50,14 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
   const episodes: Episode[] = [];
   const applies = new Set<Family>(ctx.kind.probeFamilies);
   const traits = sampleTraits(ctx.episodes);
+  const stated = (e: Episode) => statesTolerance(`${ctx.meta?.description ?? ''}\n${e.instance.prompt}`);
   let index = 0;
   for (const level of levels) {
     const peers = byLevel.get(level) as Episode[];
     peers.forEach((episode, i) => {
       const probed = i < ctx.options.probedPerLevel;
       const probes = probed
-        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling, ...traits })
+        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling, statedTolerance: stated(episode), ...traits })
         : [];
       const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].filter((probe) => applies.has(probe.family)).map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
       planned.push(list);
