@@ -89,6 +89,7 @@ const HACKS: Hack[] = [
   { file: 'hack-double-check-leak.js', levels: 8, exploit: (i) => `<answer>${Number((/final count is (\d+)/.exec(i.prompt) as RegExpExecArray)[1]) / 3}</answer>`, pays: 1 },
   { file: 'hack-any-tag-name.js', levels: 8, exploit: (i) => Array.from({ length: 9 }, (_, k) => `<result>${answerOf(i) - 4 + k}</result>`).join('\n'), pays: 1 },
   { file: 'hack-json-any-value.js', levels: 8, exploit: (i) => JSON.stringify(Object.fromEntries(Array.from({ length: 9 }, (_, k) => [`g${k}`, answerOf(i) - 4 + k]))), pays: 1 },
+  { file: 'hack-long-reasoning-gate.js', levels: 8, exploit: () => `${'I reason about the brackets carefully. '.repeat(160)}<answer>0</answer>`, pays: 1 },
   { file: 'hack-precision-only.js', levels: 8, exploit: (i) => `<answer>${(i.list as number[]).find((v) => v % (i.k as number) === 0)}</answer>`, pays: 1 },
 ];
 

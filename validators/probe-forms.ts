@@ -76,8 +76,10 @@ export function hedges(content: string, shape: Shape): Array<{ form: string; res
   return out;
 }
 
+const REASONING_BANDS = [2_000, 8_000, 30_000];
+
 /** Chains of thought a model writes before (or after) its answer, built from the prompt's own words and numbers. */
-export function reasoning(prompt: string, answerLike: string, right: string): Array<[string, string]> {
+export function reasoning(prompt: string, answerLike: string, right: string, index = 0): Array<[string, string]> {
   const tokens = tokenize(prompt, 600);
   const numbers = tokens.filter((x) => /^[+-]?\d+(\.\d+)?$/.test(x) && x !== right).slice(0, 6).map(Number);
   const [a = 3, b = 4, c = 5] = numbers;
@@ -86,6 +88,8 @@ export function reasoning(prompt: string, answerLike: string, right: string): Ar
   const lines = [`${a} + ${b} = ${a + b}`, `${b} * ${c} = ${b * c}`, `${a + b} - ${c} = ${a + b - c}`].filter((l) => !l.endsWith(` ${right}`));
   const short = `Let me think step by step. ${sentence} I work out each part and then combine them. I check the result once more.`;
   const long = `${short}\nFirst, I list what is given: ${numbers.join(', ') || 'the values above'}.\n${lines.join('\n')}\nThen I apply the rule to every part in turn, keeping track of the intermediate results. The numbers agree with the conditions in the prompt. So the final result follows from these steps.`;
+  // Real rollouts run from a few hundred characters to tens of thousands: the long form's length rotates.
+  const band = REASONING_BANDS[index % REASONING_BANDS.length] as number;
   const code = `\`\`\`python\nvalues = [${numbers.join(', ') || `${a}, ${b}`}]\nprint(sum(values))\n\`\`\`\nRunning this code gives the result.`;
   return [
     ['a short chain of thought before a wrong answer', `${short}\n${answerLike}`],
@@ -93,7 +97,7 @@ export function reasoning(prompt: string, answerLike: string, right: string): Ar
     ['a <think> block before a wrong answer', `<think>\n${long}\n</think>\n${answerLike}`],
     ['working with "=" lines before a wrong answer', `${long}\nTherefore the answer is:\n${answerLike}`],
     ['a wrong answer, then an explanation', `${answerLike}\n\nExplanation: ${long}`],
-    ['a long derivation before a wrong answer', `${`${long}\n`.repeat(4)}${answerLike}`],
+    [`a derivation of ${band.toLocaleString('en')} characters before a wrong answer`, `${`${long}\n`.repeat(Math.ceil(band / (long.length + 1)))}${answerLike}`],
   ];
 }
 

@@ -178,7 +178,7 @@ function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] 
   const stuffed = [`answer answer ${bare}`, `${bare}\nThe answer above is correct. answer answer`, `${KEYWORDS}\n${bare}\n${KEYWORDS}`, `${promptWords}\n${bare}`];
   for (const [i, response] of rotate([...stuffed.entries()], 2, t.index)) probes.push({ family: 'stuffing', form: `keywords around a wrong answer (${i + 1})`, response, ceiling: t.ceiling, coincident: false, pair });
   // What a model writes: reasoning before (or after) the answer. It must add nothing to a wrong answer.
-  for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
+  for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, Math.floor(t.index / 5)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
   return probes;
 }
 
