@@ -4,7 +4,7 @@
 // over the best of their wrong guesses alone.
 import type { ProblemCode } from '../contract/codes.js';
 import type { Episode, EpisodeRequest, EpisodeRun } from '../sandbox/episodes.js';
-import { normalizeAnswer, occurrences, tokenize } from './answers.js';
+import { loneSurrogate, normalizeAnswer, occurrences, tokenize } from './answers.js';
 import type { Probe } from './probes.js';
 import type { Problem } from './report.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
@@ -93,6 +93,13 @@ export function feedbackLeakProblem(outcomes: JudgedOutcome[], byLevel: Map<numb
     message: `the feedback on ${hits} of ${n} wrong answers names the right answer (another instance's answer: ${chance}); feedback reaches trainers, and a policy shown it learns to ask rather than to solve`,
     evidence: { seed: example.episode.seed, level: example.episode.level, response: example.probe.response.slice(0, 120), feedback: (example.feedback as string).slice(0, 160), reference: answerContent(example.episode.reference).slice(0, 80) },
   };
+}
+
+/** Feedback is text trainers keep and show: like prompts, it must be well-formed Unicode. */
+export function malformedFeedbackProblem(outcomes: JudgedOutcome[]): Problem | null {
+  const bad = outcomes.find((o) => o.feedback !== undefined && loneSurrogate(o.feedback) >= 0);
+  if (!bad) return null;
+  return { code: 'E_MALFORMED_TEXT', message: `verify's feedback is not well-formed Unicode (a lone surrogate) on the ${bad.probe.family} probe "${bad.probe.form}" at level ${bad.episode.level}`, evidence: { seed: bad.episode.seed, level: bad.episode.level, form: bad.probe.form } };
 }
 
 type RunEpisodes = (requests: EpisodeRequest[]) => Promise<EpisodeRun>;

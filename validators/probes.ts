@@ -1,8 +1,9 @@
 // The hack stage's adversarial responses. For one sampled instance, a generator writes responses by
-// family (empty, echo, format-only, keyword stuffing, lists of guesses, junk of every length, perturbed
-// and malformed answers), each family in many forms: other tags and markup, separators, list sizes. Each
-// probe says how it is judged, from what it contains: a response that holds no answer, or more than one,
-// must earn nothing; a response that may be a valid answer is judged by rate against chance.
+// family (empty, echo, format-only, non-answers, keyword stuffing and model-shaped reasoning, lists of
+// guesses and hedges, junk of every length, perturbed and malformed answers, the prompt's own tokens), each
+// family in many forms (probe-forms.ts): tags of any spelling and other markup, joiners of any script, list
+// sizes. Each probe says how it is judged, from what it contains: a response that holds no answer, or more
+// than one, must earn nothing; a response that may be a valid answer is judged by rate against chance.
 import type { ProbeFamily } from '../kinds/contract.js';
 import type { Episode } from '../sandbox/episodes.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';

@@ -1,14 +1,16 @@
 // Stage 5, hack resistance: a verifier must pay only for the task being solved. Every sampled instance
 // gets guessing probes and another instance's answer; a few per level get the full battery (probes.ts):
-// responses that hold no answer or several must earn less than the ceiling (inclusive), keyword stuffing
-// must add nothing to a wrong answer, and answers that may be valid (perturbed) are judged by rate beyond
-// chance. Guessing is judged per level (guessing.ts) and the prompt must not give the answer away (leak.ts).
+// responses that hold no answer or several must earn less than the ceiling (inclusive), text around a
+// wrong answer (keywords, model-shaped reasoning) must add nothing to it, and answers that may be valid are
+// judged by rate beyond chance, pooled and per level. Sample-wide checks (hack-checks.ts): a credit floor,
+// feedback naming the answer, partial-credit lists by their lift. Guessing is judged per level
+// (guessing.ts); the prompt must not give the answer away (leak.ts, leak-derived.ts).
 import type { ProblemCode } from '../../contract/codes.js';
 import type { Episode, EpisodeRequest, EpisodeRun } from '../../sandbox/episodes.js';
 import { excerpt, shapeOf } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../guessing.js';
-import { creditFloorProblem, feedbackLeakProblem, judgeListLift, sampleTraits, type JudgedOutcome } from '../hack-checks.js';
+import { creditFloorProblem, feedbackLeakProblem, judgeListLift, malformedFeedbackProblem, sampleTraits, type JudgedOutcome } from '../hack-checks.js';
 import { detectLeak, type Leak } from '../leak.js';
 import { derivedLeak } from '../leak-derived.js';
 import { statesTolerance } from '../probe-forms.js';
@@ -248,7 +250,7 @@ export const hackStage: Stage = async (ctx) => {
   const leak = leakProblems(ctx);
   const zero = zeroToleranceProblems(families, stats);
   const floor = zero.some((p) => p.code === 'E_ACCEPTS_NON_ANSWER') ? null : creditFloorProblem(outcomes, ctx.options.zeroToleranceCeiling);
-  const extra = [floor, feedbackLeakProblem(outcomes, byLevel)].filter((p): p is Problem => p !== null);
+  const extra = [floor, feedbackLeakProblem(outcomes, byLevel), malformedFeedbackProblem(outcomes)].filter((p): p is Problem => p !== null);
   const problems = [...crashProblems(outcomes), ...zero, ...rateProblems(families, stats, ctx.options), ...extra, ...guessing.problems, ...leak.problems];
   // Baselines for the difficulty curve, per level: the fitted constant and another instance's answer.
   for (const level of byLevel.keys()) {
