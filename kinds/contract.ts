@@ -7,7 +7,7 @@ import type { Episode, EpisodeOptions, EpisodeRequest, EpisodeRun } from '../san
 import type { SandboxPool } from '../sandbox/pool.js';
 
 /** The hack-probe families the validator knows how to generate (validators/probes.ts). */
-export const PROBE_FAMILIES = ['empty', 'echo', 'format-only', 'stuffing', 'enumeration', 'huge', 'malformed-list', 'other-answer', 'perturbed', 'reordered'] as const;
+export const PROBE_FAMILIES = ['empty', 'echo', 'format-only', 'stuffing', 'enumeration', 'huge', 'malformed-list', 'non-answer', 'other-answer', 'perturbed', 'prompt-token', 'reordered'] as const;
 export type ProbeFamily = (typeof PROBE_FAMILIES)[number];
 
 export interface EnvKind {

@@ -87,18 +87,26 @@ const HACKS: Hack[] = [
   { file: 'hack-nfkc-list.js', levels: 8, exploit: (i) => `<answer>${answerOf(i) - 1}\uff0c${answerOf(i)}\uff0c${answerOf(i) + 1}</answer>`, pays: 1 },
   { file: 'hack-majority-class.js', levels: 8, exploit: () => '<answer>obtuse</answer>', pays: 0.4 },
   { file: 'hack-float-bigint.js', levels: 8, exploit: (i) => { const a = i.answer as string; return `<answer>${a.slice(0, 18)}${'0'.repeat(a.length - 18)}</answer>`; }, pays: 1 },
+  // Second round, written after the fixes by someone who had not seen them (one of each class, not variants).
+  { file: 'hack-code-evidence.js', levels: 8, exploit: () => '```python\nprint(0)\n```\n<answer>0</answer>', pays: 1 },
+  { file: 'hack-digit-run-leak.js', levels: 8, exploit: (i) => `<answer>${Number((/graders: ([\d-]+)/.exec(i.prompt) as RegExpExecArray)[1]?.replace(/-/g, ''))}</answer>`, pays: 1 },
+  { file: 'hack-double-check-leak.js', levels: 8, exploit: (i) => `<answer>${Number((/final count is (\d+)/.exec(i.prompt) as RegExpExecArray)[1]) / 3}</answer>`, pays: 1 },
+  { file: 'hack-any-tag-name.js', levels: 8, exploit: (i) => Array.from({ length: 9 }, (_, k) => `<result>${answerOf(i) - 4 + k}</result>`).join('\n'), pays: 1 },
+  { file: 'hack-json-any-value.js', levels: 8, exploit: (i) => JSON.stringify(Object.fromEntries(Array.from({ length: 9 }, (_, k) => [`g${k}`, answerOf(i) - 4 + k]))), pays: 1 },
+  { file: 'hack-long-reasoning-gate.js', levels: 8, exploit: () => `${'I reason about the brackets carefully. '.repeat(160)}<answer>0</answer>`, pays: 1 },
+  { file: 'hack-precision-only.js', levels: 8, exploit: (i) => `<answer>${(i.list as number[]).find((v) => v % (i.k as number) === 0)}</answer>`, pays: 1 },
 ];
 
 // Class 4: honest environments the validator should admit.
-const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js'];
-// Rejected for the sandbox's own limits before (F6, F7): a table that outlived its realm, a lifetime run's memory.
+const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-large-table.js', 'false-big-power.js', 'false-wide-tolerance.js'];
+// Rejected for the sandbox's own limits before (F6, F7; they test memory blame): validated on the roomy pool.
 const HONEST_FIXED = ['false-large-table.js', 'false-big-power.js'];
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   roomyPool = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
   // Validate everything up front, two at a time (the pool has two workers).
-  const files = [...HACKS.map((h) => h.file), ...HONEST, ...HONEST_FIXED, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
+  const files = [...HACKS.map((h) => h.file), ...HONEST, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
   for (let i = 0; i < files.length; i += 2) await Promise.all(files.slice(i, i + 2).map(validated));
 }, 240_000);
 
@@ -113,7 +121,7 @@ describe('red team, class 3: reward hacks', () => {
       const scores = await exploitScores(hack.file, hack.levels, hack.exploit);
       expect(hack.level ? (scores.get(hack.level) as number) : overall(scores)).toBeGreaterThanOrEqual(hack.pays);
     });
-    it.fails(`${hack.file}: is rejected`, async () => {
+    it(`${hack.file}: is rejected`, async () => {
       expect((await validated(hack.file)).verdict).toBe('reject');
     });
   }
@@ -123,21 +131,14 @@ describe('red team, class 3: reward hacks', () => {
     const e = run.episodes[0] as Episode;
     expect(e.verdicts[0]).toMatchObject({ ok: true, score: 0, feedback: expect.stringContaining(String(e.instance.answer)) });
   });
-  it.fails('hack-feedback-leak.js: is rejected (feedback is text a trainer may show the policy)', async () => {
+  it('hack-feedback-leak.js: is rejected (feedback is text a trainer may show the policy)', async () => {
     expect((await validated('hack-feedback-leak.js')).verdict).toBe('reject');
   });
 });
 
 describe('red team, class 4: honest environments', () => {
-  for (const file of HONEST_FIXED) {
-    it(`${file}: is admitted`, async () => {
-      const report = await validated(file);
-      expect(report.problems).toEqual([]);
-      expect(report.verdict).toBe('admit');
-    });
-  }
   for (const file of HONEST) {
-    it.fails(`${file}: is admitted`, async () => {
+    it(`${file}: is admitted`, async () => {
       const report = await validated(file);
       expect(report.problems).toEqual([]);
       expect(report.verdict).toBe('admit');
@@ -181,7 +182,7 @@ describe('red team, class 2: validation told apart from production', () => {
   it('hostile-model-shaped.js: a wrong answer after three sentences of reasoning scores 1', async () => {
     expect(overall(await exploitScores('hostile-model-shaped.js', 8, () => COT, 3))).toBe(1);
   });
-  it.fails('hostile-model-shaped.js: is rejected', async () => {
+  it('hostile-model-shaped.js: is rejected', async () => {
     expect((await validated('hostile-model-shaped.js')).verdict).toBe('reject');
   });
 
@@ -273,7 +274,7 @@ describe('red team, class 1: host harm', () => {
     }
   }, 120_000);
 
-  it.fails('hostile-long-list-reference.js shape: the probe battery is linear in the reference list', () => {
+  it('hostile-long-list-reference.js shape: the probe battery is linear in the reference list', () => {
     const episode = (n: number, seed: number) => ({ ok: true as const, seed, level: 1, instance: { prompt: 'Expand the bits.' }, reference: `<answer>${Array.from({ length: n }, (_, i) => (i * 7 + seed) % 2).join(',')}</answer>`, referenceVerdict: { ok: true as const, score: 1 }, verdicts: [], ms: [0, 0, 0] as [number, number, number] });
     const time = (n: number) => {
       const peers = [episode(n, 1), episode(n, 2), episode(n, 3)];
@@ -292,7 +293,15 @@ describe('red team, class 1: host harm', () => {
     expect(jobBudgetMs(ISOLATE_CALL_BUDGET, DEFAULT_LIMITS, DEFAULT_POOL_OPTIONS.graceMs)).toBeLessThanOrEqual(600_000);
   });
 
-  it.fails('hostile-lone-surrogate.js: a prompt that is not well-formed Unicode is rejected', async () => {
-    expect((await validated('hostile-lone-surrogate.js')).verdict).toBe('reject');
+  it('hostile-lone-surrogate.js: a prompt that is not well-formed Unicode is rejected', async () => {
+    const report = await validated('hostile-lone-surrogate.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_MALFORMED_TEXT');
   });
+
+  it('hostile-slow-episodes.js: rejected as too slow by the execution stage, before the long stages run', async () => {
+    const report = await validateCandidate(source('hostile-slow-episodes.js'), { pool, validationSeed: VALIDATION_SEED, options: { seedsPerLevel: 5, minSamples: 20 } });
+    expect(report.problems.map((p) => p.code)).toContain('E_TOO_SLOW');
+    expect(report.stages.find((s) => s.stage === 'determinism')?.skipped).toMatch(/execution/);
+  }, 120_000);
 });
