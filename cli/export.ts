@@ -10,7 +10,7 @@ import { DEFAULT_SERVICE_URL, MANIFEST_FILE, parseServiceUrl, runExport, type Ex
 import { DEFAULT_PER_ENV, DEFAULT_SPLIT, MAX_ATTEMPTS, MAX_ROWS, parseEnvRefs, parseLevels, parseSkills, parseSplit, type SplitWeight } from '../export/select.js';
 import type { EnvRef, LevelSpec } from '../library/select.js';
 import type { Io } from './io.js';
-import { integerOption } from './options.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 
 interface ExportOptions {
   format: FormatName;
@@ -24,6 +24,7 @@ interface ExportOptions {
   seed: number;
   serviceUrl: string;
   library?: string;
+  database?: string;
   json: boolean;
 }
 
@@ -54,6 +55,7 @@ export function registerExport(program: Command, io: Io): void {
     .option('--seed <S>', 'export seed: every row\'s instance seed derives from it', integerOption('--seed', 0), 0)
     .addOption(new Option('--service-url <url>', 'reward service URL written into the shims (they read $ENVFORGE_URL first)').argParser(asParser(parseServiceUrl)).default(DEFAULT_SERVICE_URL))
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--database <url>', DATABASE_HELP)
     .option('--json', 'print the summary as one JSON object', false)
     .addHelpText(
       'after',
@@ -73,7 +75,7 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
     seed: options.seed,
     serviceUrl: options.serviceUrl,
   };
-  const library = openLibrary(resolveLibraryDir(options.library), { readonly: true });
+  const library = openLibrary(resolveLibraryDir(options.library, options.database), { readonly: true });
   const pool = new SandboxPool();
   const tty = !options.json && process.stderr.isTTY === true;
   try {

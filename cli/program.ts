@@ -10,6 +10,7 @@ import { registerLibrary } from './library.js';
 import { registerExport } from './export.js';
 import { registerServe } from './serve.js';
 import { registerRun } from './run.js';
+import { registerWorker } from './worker.js';
 import { VERSION } from '../contract/version.js';
 
 export function buildProgram(io: Io): Command {
@@ -26,6 +27,7 @@ export function buildProgram(io: Io): Command {
   registerExport(program, io);
   registerServe(program, io);
   registerRun(program, io);
+  registerWorker(program, io);
   const configure = (command: Command): void => {
     command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
     command.commands.forEach(configure);

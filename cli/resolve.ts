@@ -44,11 +44,11 @@ export async function requireEnv(library: Library, ref: string): Promise<EnvReco
  * A module file when the target is a path; else NAME[@VERSION] in the library (--library, else
  * $ENVFORGE_LIBRARY, else generated/), when there is one; else a seed of that name.
  */
-export async function resolveEnv(target: string, libraryFlag?: string): Promise<ResolvedEnv> {
+export async function resolveEnv(target: string, libraryFlag?: string, databaseFlag?: string): Promise<ResolvedEnv> {
   if (existsSync(target) || /[/\\]|\.m?js$/.test(target)) return readEnvFile(target);
   const { name, version } = parseRef(target);
-  const dir = resolveLibraryDir(libraryFlag);
-  if (libraryExists(dir)) {
+  const dir = resolveLibraryDir(libraryFlag, databaseFlag);
+  if (await libraryExists(dir)) {
     const library = openLibrary(dir, { readonly: true });
     try {
       const env = await library.get(name, version);

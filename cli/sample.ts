@@ -7,7 +7,7 @@ import { kindOf } from '../kinds/registry.js';
 import { sampleEpisodic } from './episodic.js';
 import { runEpisodes } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { integerOption } from './options.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 import { resolveEnv } from './resolve.js';
 import { CliFailure, type Io } from './io.js';
 
@@ -18,6 +18,7 @@ interface SampleOptions {
   reveal: boolean;
   json: boolean;
   library?: string;
+  database?: string;
 }
 
 export function registerSample(program: Command, io: Io): void {
@@ -26,6 +27,7 @@ export function registerSample(program: Command, io: Io): void {
     .description('print instances of an environment (a module file, a library environment NAME[@VERSION], or a seed)')
     .argument('<env>', 'path to an environment module (.js), NAME or NAME@VERSION in the library, or a seed name')
     .option('--library <dir>', "library to look NAME up in (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--database <url>', DATABASE_HELP)
     .option('-l, --level <L>', 'difficulty level (default: 1)', integerOption('--level', 1, 1000))
     .option('-s, --seed <S>', 'first seed', integerOption('--seed', 0), 0)
     .option('-n, --n <N>', 'how many instances (seeds S, S+1, …)', integerOption('-n', 1, 10_000), 1)
@@ -36,7 +38,7 @@ export function registerSample(program: Command, io: Io): void {
 }
 
 async function sample(target: string, options: SampleOptions, io: Io): Promise<void> {
-  const env = await resolveEnv(target, options.library);
+  const env = await resolveEnv(target, options.library, options.database);
   const pool = new SandboxPool({ workers: 1 });
   try {
     const load = await pool.load(env.source);

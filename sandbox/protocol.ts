@@ -74,6 +74,14 @@ export interface CallSuccess<T = unknown> {
 }
 export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
+/**
+ * A module whose top level takes longer than this to evaluate shares one instance per realm (realm.ts).
+ * Timing varies with load, so the validator also runs the shared lifetime check for modules within
+ * SHARED_MARGIN of it: production on a busier machine may share where validation did not.
+ */
+export const INSTANCE_BUDGET_MS = 2;
+export const SHARED_MARGIN = 10;
+
 /** An isolate's lifetime in calls (episodes); see SandboxLimits.isolateCalls. */
 export const ISOLATE_CALL_BUDGET = 2_000;
 /** …and in verify calls: this many per episode on average (the reference's and three responses'). */
@@ -111,14 +119,20 @@ export interface SandboxLimits {
   /** After this many calls of one job time out (or exhaust memory), its remaining calls fail unrun. */
   maxFailuresPerJob: number;
   /**
-   * An isolate's lifetime: it serves at most this many episodes (so as many generate and solve calls)
-   * and VERIFIES_PER_CALL times as many verify calls, then is replaced by a fresh one. The validator
-   * runs one whole lifetime, reaching both counts, and compares it with fresh isolates: module state that
-   * changes behaviour after N calls is caught, or never reached in production.
+   * A realm's lifetime when its calls share one module instance (realm.ts: instancing 'shared'; with a
+   * fresh instance per call nothing ages): at most this many episodes (so as many generate and solve
+   * calls) and VERIFIES_PER_CALL times as many verify calls, then a fresh realm takes over. The validator
+   * runs one whole shared lifetime and compares it with fresh realms: module state that changes behaviour
+   * after N calls is caught, or never reached in production.
    */
   isolateCalls: number;
   /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
   jobTimeoutMs?: number;
+  /**
+   * Run the calls in one shared module instance per realm, as production does for a module whose top level
+   * is too costly to repeat (realm.ts: instancing): the validator's lifetime run, for modules near that cost.
+   */
+  sharedInstance?: boolean;
 }
 
 export const DEFAULT_LIMITS = {
@@ -154,7 +168,8 @@ export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rol
 }
 
 export type LoadInfo =
-  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string> }
+  /** instancing: 'episode' when every guest call gets a fresh module instance, 'shared' when calls share one per realm; loadMs: its top level's evaluation time. */
+  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string>; instancing?: 'episode' | 'shared'; loadMs?: number }
   | { ok: false; hash: string; code: ProblemCode; message: string };
 
 // ---- supervisor <-> worker messages

@@ -1,6 +1,6 @@
 // Seed derivation for the environment rng: (env name, seed, level) -> xoshiro128** state. Trainers
 // regenerate instances from that identity, so this scheme is versioned and never changes silently.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Bump only together with a new tag below; old libraries pin the version their instances were made with. */
 export const RNG_SCHEME = 'envforge-rng-v1';
@@ -21,7 +21,7 @@ export function deriveTurnRngState(name: string, seed: number, level: number): R
 }
 
 function stateOf(text: string): RngState {
-  const digest = createHash('sha256').update(text, 'utf8').digest();
+  const digest = hash('sha256', text, 'buffer'); // one-shot: no Hash object per call
   const words: [number, number, number, number] = [digest.readUInt32LE(0), digest.readUInt32LE(4), digest.readUInt32LE(8), digest.readUInt32LE(12)];
   if (words.every((w) => w === 0)) words[0] = 1;
   return words;

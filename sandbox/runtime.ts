@@ -12,13 +12,14 @@ export const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.ur
 /**
  * lockdown() as every isolate runs it. errorTaming 'safe' hides stack traces from guest code (a module
  * must not learn who calls it); overrideTaming 'moderate' keeps ordinary code such as `obj.toString = f`
- * working on objects that inherit frozen methods; consoleTaming 'unsafe' because an isolate has no console.
+ * working on objects that inherit frozen methods; consoleTaming 'unsafe' because an isolate has no console;
+ * evalTaming 'no-eval' because eval and Function could declare global lexical bindings, which outlive instances.
  */
 const LOCKDOWN_OPTIONS = {
   errorTaming: 'safe',
   overrideTaming: 'moderate',
   consoleTaming: 'unsafe',
-  evalTaming: 'safe-eval',
+  evalTaming: 'no-eval',
   stackFiltering: 'concise',
   domainTaming: 'unsafe',
   reporting: 'none',

@@ -80,7 +80,7 @@ describe('kit', () => {
     ['int: a huge number', (n: number) => '1'.repeat(n), (t: string) => kit.int(t)],
     ['list: many separators', (n: number) => 'a,'.repeat(n / 2), (t: string) => kit.list(t)],
     ['normalize: whitespace runs', (n: number) => ' \t a'.repeat(n / 4), (t: string) => kit.normalize(t)],
-  ])('%s stays linear: 8 times the input costs less than 24 times the time (quadratic work would cost 64)', (_name, make, read) => {
+  ])('%s stays linear: 8 times the input costs less than 32 times the time (quadratic work would cost 64; allocation and GC push linear work past 8)', (_name, make, read) => {
     const small = make(60_000);
     const big = make(480_000);
     expect(big.length / small.length).toBeCloseTo(8, 1);
@@ -95,6 +95,6 @@ describe('kit', () => {
       return Math.max(best, 0.05);
     };
     fastest(big); // warm-up
-    expect(fastest(big) / fastest(small)).toBeLessThan(24);
+    expect(fastest(big) / fastest(small)).toBeLessThan(32);
   });
 });

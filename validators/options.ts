@@ -32,6 +32,8 @@ export interface ValidatorOptions {
   leakMinLevelSamples: number;
   /** Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a level… */
   guessTolerance: number;
+  /** …a fixed answer among K ≤ 10 answer classes this much above 1/K (a majority class is a free reward)… */
+  classGuessTolerance: number;
   /** …and a multiple-choice guess (a constant letter, an informed rule) this much above 1/K. */
   choiceGuessTolerance: number;
   /** A guessing strategy fails when the lower confidence bound of its win rate, at this many standard errors, reaches nominal + tolerance. */
@@ -42,6 +44,11 @@ export interface ValidatorOptions {
   guessSamplesPerLevel: number;
   /** Multiple-choice levels are sampled up to this many instances (informed rules need them to show a small edge). */
   choiceSamplesPerLevel: number;
+  /**
+   * Wall-clock budget for one candidate's validation: the execution stage rejects a candidate whose episodes
+   * are too slow to validate within it (E_TOO_SLOW), and no sandbox stage starts once it is spent.
+   */
+  candidateBudgetMs: number;
   /** Two seeds of a level may give the same prompt at most this often (an instance space of about 1/this or more). */
   maxPromptCollision: number;
   /** No single answer may cover more than this share of a level's instances (judged at the lower confidence bound, `guessZ`). */
@@ -97,11 +104,13 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   leakLevelMaxRate: 0.8,
   leakMinLevelSamples: 20,
   guessTolerance: 0.2,
+  classGuessTolerance: 0.05,
   choiceGuessTolerance: 0.03,
   guessZ: 3,
   guessMinSamples: 20,
   guessSamplesPerLevel: 200,
   choiceSamplesPerLevel: 300,
+  candidateBudgetMs: 180_000,
   maxPromptCollision: 0.1,
   maxTopAnswerShare: 0.5,
   minTopLevelGrowth: 1.25,

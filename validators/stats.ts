@@ -43,3 +43,23 @@ export function spearman(x: number[], y: number[]): number {
   return sxx === 0 || syy === 0 ? 0 : sxy / Math.sqrt(sxx * syy);
 }
 
+
+/**
+ * Whether the values in `b` are reliably larger (or smaller) than those in `a` (Mann–Whitney U): +1 when
+ * larger at p < 0.01 (z ≥ 2.33) or every b exceeds every a, -1 when smaller in the same sense, 0 when the
+ * two samples are indistinguishable. A growth of the means that noise explains is not a trend.
+ */
+export function rankShift(a: number[], b: number[]): -1 | 0 | 1 {
+  const n1 = a.length;
+  const n2 = b.length;
+  if (n1 === 0 || n2 === 0) return 0;
+  const r = ranks([...a, ...b]);
+  let rankSumB = 0;
+  for (let i = n1; i < n1 + n2; i++) rankSumB += r[i] as number;
+  const u = rankSumB - (n2 * (n2 + 1)) / 2;
+  const sd = Math.sqrt((n1 * n2 * (n1 + n2 + 1)) / 12);
+  const z = (u - (n1 * n2) / 2) / sd;
+  if (z >= 2.33 || u === n1 * n2) return 1;
+  if (z <= -2.33 || u === 0) return -1;
+  return 0;
+}

@@ -64,15 +64,16 @@ export function jsonCandidates(text: string): { values: unknown[]; problem: stri
 /** Bracket-balanced spans starting at a `{` or `[` (strings skipped), in order: prose may hold stray brackets. */
 function balancedSpans(text: string): string[] {
   const spans: string[] = [];
-  let start = text.search(/[[{]/);
-  for (let tried = 0; start >= 0 && tried < MAX_JSON_STARTS; tried++) {
-    const end = matchingClose(text, start);
-    if (end > start) spans.push(text.slice(start, end + 1));
-    const next = text.slice(start + 1).search(/[[{]/);
-    start = next < 0 ? -1 : start + 1 + next;
+  const opening = /[[{]/g;
+  for (let tried = 0, m = opening.exec(text); m && tried < MAX_JSON_STARTS; tried++, m = opening.exec(text)) {
+    const end = matchingClose(text, m.index);
+    if (end > m.index) spans.push(text.slice(m.index, end + 1));
   }
   return spans;
 }
+
+/** Deeper than any reply a model means as JSON: a run of open brackets stops the scan here, not at the end. */
+const MAX_JSON_DEPTH = 512;
 
 /** Index of the bracket closing the one at `start`, or -1. */
 function matchingClose(text: string, start: number): number {
@@ -84,7 +85,9 @@ function matchingClose(text: string, start: number): number {
       if (c === '\\') i++;
       else if (c === '"') inString = false;
     } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
+    else if (c === '{' || c === '[') {
+      if (stack.push(c === '{' ? '}' : ']') > MAX_JSON_DEPTH) return -1;
+    }
     else if (c === '}' || c === ']') {
       if (stack.pop() !== c) return -1;
       if (stack.length === 0) return i;

@@ -7,7 +7,7 @@
 import { mostCommon, normalizeAnswer, tokenize } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import type { LevelStats, Problem } from '../report.js';
-import { spearman } from '../stats.js';
+import { rankShift, spearman } from '../stats.js';
 import type { Episode } from '../../sandbox/episodes.js';
 import { answerContent } from '../../sandbox/answer.js';
 
@@ -75,15 +75,30 @@ interface Signal {
   growth: number;
   /** Spearman correlation of level against the signal's per-level mean. */
   trend: number;
+  /** Whether the top level's values are reliably above (1) or below (-1) level 1's, or indistinguishable (0). */
+  shift: -1 | 0 | 1;
   perLevel: number[];
 }
 
 function signalOf(levels: number[], byLevel: Map<number, Episode[]>, of: (e: Episode) => number, log: boolean, centre: (v: number[]) => number): Signal {
-  const perLevel = levels.map((l) => centre((byLevel.get(l) as Episode[]).map(of)));
+  const values = levels.map((l) => (byLevel.get(l) as Episode[]).map(of));
+  const perLevel = values.map(centre);
   const first = perLevel[0] as number;
   const last = perLevel[perLevel.length - 1] as number;
   const growth = log ? 10 ** (last - first) : last / Math.max(1e-9, first);
-  return { growth, trend: spearman(levels, perLevel), perLevel: perLevel.map((v) => Number(v.toFixed(2))) };
+  const shift = rankShift(values[0] as number[], values[values.length - 1] as number[]);
+  return { growth, trend: spearman(levels, perLevel), shift, perLevel: perLevel.map((v) => Number(v.toFixed(2))) };
+}
+
+/**
+ * Structure, not size: a prompt of the same length that gives fewer numbers as the level rises (blanks in a
+ * fixed grid, fewer clues) is harder by what it leaves out. Its shrinking count is a signal of its own.
+ */
+function fewerGivens(signals: Record<string, Signal>): Record<string, Signal> {
+  const numbers = signals.promptNumbers;
+  const size = signals.promptChars;
+  if (!numbers || !size || size.growth < 0.8 || size.growth > 1.25 || numbers.growth <= 0) return {};
+  return { fewerGivens: { growth: 1 / numbers.growth, trend: -numbers.trend, shift: -numbers.shift as Signal['shift'], perLevel: numbers.perLevel } };
 }
 
 export const difficultyStage: Stage = async (ctx) => {
@@ -99,13 +114,17 @@ export const difficultyStage: Stage = async (ctx) => {
   // Solve time: medians (load spikes move means), and counted only when it rises steadily and well above clock resolution.
   const solve = signalOf(levels, byLevel, (e) => e.ms[1], false, median);
   const timingStable = solve.trend >= 0.9 && (solve.perLevel[solve.perLevel.length - 1] as number) >= 2;
-  const judged = { ...signals, ...(timingStable ? { solveMs: solve } : {}) };
+  const judged = { ...signals, ...(timingStable ? { solveMs: solve } : {}), ...fewerGivens(signals) };
   const o = ctx.options;
-  const carrying = Object.entries(judged).filter(([, s]) => s.growth >= o.minTopLevelGrowth && s.trend >= o.minTrend);
-  const growing = Object.entries(judged).filter(([, s]) => s.growth >= o.minTopLevelGrowth);
+  // Growth counts only where the top level's values are reliably above level 1's: noise in a heavy-tailed
+  // signal (answer magnitudes) can move its mean by 25% on levels that are identical.
+  const growing = Object.entries(judged).filter(([, s]) => s.growth >= o.minTopLevelGrowth && s.shift === 1);
+  const carrying = growing.filter(([, s]) => s.trend >= o.minTrend);
   const summary = Object.entries(judged).map(([k, s]) => `${k} ×${s.growth.toFixed(2)} (trend ${s.trend.toFixed(2)})`).join(', ');
   const evidence = Object.fromEntries(Object.entries(judged).map(([k, s]) => [k, { growth: Number(s.growth.toFixed(3)), trend: Number(s.trend.toFixed(3)), perLevel: s.perLevel }]));
-  const unchanged = Object.values(signals).every((s) => s.growth > 0.93 && s.growth < 1.07 && Math.abs(s.trend) < o.minTrend);
+  // Levels look alike when no signal tells the top level from level 1 (a rank trend over the level means
+  // swings past ±0.5 on identical levels, so it decides nothing here).
+  const unchanged = Object.values(signals).every((s) => s.shift === 0 || (s.growth > 0.93 && s.growth < 1.07));
   if (unchanged) {
     problems.push({ code: 'E_LEVEL_IGNORED', message: `levels ${levels[0]} to ${levels[levels.length - 1]} look alike (${summary}): generate must use its level argument`, evidence });
   } else if (growing.length === 0) {
