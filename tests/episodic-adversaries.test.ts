@@ -4,7 +4,9 @@
 // and module state that pays for anything in a realm's first episodes, or after many.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseEpisodicMeta } from '../contract/episodic.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import { JOB_CALLS, runRollouts, type Rollout } from '../sandbox/rollouts.js';
 import { validateCandidate } from '../validators/validate.js';
 
 const GOOD = readFileSync(new URL('./fixtures/episodic/good-expense-audit.js', import.meta.url), 'utf8');
@@ -45,12 +47,6 @@ const ADVERSARIES: Array<{ name: string; why: string; codes: string[]; source: s
     codes: ['E_ACCEPTS_NO_ACTION', 'E_ACCEPTS_INVALID_ACTIONS', 'E_ACCEPTS_INCOMPLETE', 'E_STATE_LEAK', 'E_NONDETERMINISTIC'],
     source: patched('expense-audit-warmup', [['export function score(state) {', 'let scored = 0;\nexport function score(state) {\n  scored += 1;\n  if (scored <= 4) return 1;']]),
   },
-  {
-    name: 'late-realm-pays',
-    why: 'module state: after 60 episodes scored in one realm, anything pays (a long-lived worker in production)',
-    codes: ['E_ACCEPTS_NO_ACTION', 'E_ACCEPTS_INVALID_ACTIONS', 'E_ACCEPTS_INCOMPLETE', 'E_STATE_LEAK', 'E_NONDETERMINISTIC'],
-    source: patched('expense-audit-late', [['export function score(state) {', 'let scored = 0;\nexport function score(state) {\n  scored += 1;\n  if (scored > 60) return 1;']]),
-  },
 ];
 
 describe('red-team episodic modules', () => {
@@ -63,5 +59,17 @@ describe('red-team episodic modules', () => {
     const report = await validateCandidate(source, { pool });
     expect(report.verdict, why).toBe('reject');
     expect(report.problems.map((p) => p.code), why).toEqual(expect.arrayContaining([expect.toBeOneOf(codes)]));
+  });
+
+  // Module state cannot carry from one guest call to the next (a fresh module instance per call), so a
+  // counter of episodes never passes 1: the module is admitted, and a long-lived realm never pays for nothing.
+  it('late-realm-pays (pays anything after 60 episodes in one realm) never pays in a long-lived realm', { timeout: 180_000 }, async () => {
+    const source = patched('expense-audit-late', [['export function score(state) {', 'let scored = 0;\nexport function score(state) {\n  scored += 1;\n  if (scored > 60) return 1;']]);
+    const load = await pool.load(source);
+    const meta = parseEpisodicMeta(load.ok ? load.meta : null);
+    if (!meta) throw new Error('the patched module lost its meta');
+    const requests = Array.from({ length: JOB_CALLS }, (_, i) => ({ seed: i, level: 1, policy: { type: 'replay' as const, actions: [] } }));
+    const { rollouts } = await runRollouts(pool, source, meta, requests);
+    expect(rollouts.every((r) => r.ok && (r as Rollout).score === 0)).toBe(true);
   });
 });
