@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { EnvforgeError, UsageError } from '../contract/errors.js';
 import { CliFailure, processIo, type Io } from './io.js';
+import { registerPlay } from './play.js';
 import { registerSample } from './sample.js';
 import { registerValidate } from './validate.js';
 import { registerLibrary } from './library.js';
@@ -20,6 +21,7 @@ export function buildProgram(io: Io): Command {
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .exitOverride();
   registerSample(program, io);
+  registerPlay(program, io);
   registerValidate(program, io);
   registerLibrary(program, io);
   registerExport(program, io);

@@ -4,6 +4,7 @@
 // admitted or paid work.
 import PQueue from 'p-queue';
 import type { LlmClient } from '../agents/llm/contract.js';
+import { limited } from '../agents/llm/limited.js';
 import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { isLlmError } from '../agents/llm/errors.js';
 import type { WeakSkill } from '../agents/prompts.js';
@@ -91,17 +92,6 @@ export interface BatchDeps {
 }
 
 const attemptKey = (spec: string, attempt: number) => `${spec}/${attempt}`;
-
-/** The client with at most `slots` calls in flight at once (the batch's LLM concurrency). */
-function limited(llm: LlmClient, slots: number): LlmClient {
-  const calls = new PQueue({ concurrency: slots });
-  return {
-    provider: llm.provider,
-    model: llm.model,
-    complete: (request) => calls.add(() => llm.complete(request)),
-    structured: (request) => calls.add(() => llm.structured(request)),
-  };
-}
 
 export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<BatchReport> {
   const started = performance.now();

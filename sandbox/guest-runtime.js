@@ -424,6 +424,12 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       ',"verdicts":[' + verdicts + '],"ms":[' + (t1 - t0) + ',' + (t2 - t1) + ',' + (t3 - t2) + ']}';
   }
 
+  // Contract v2 rollouts (episodic-runtime.js, evaluated beside this file), with the helpers captured above.
+  var episodic = typeof envforgeEpisodicRuntime === 'function' ? envforgeEpisodicRuntime({
+    stringify: stringify, parse: parse, runtimeError: runtimeError, makeRng: makeRng, now: realNow,
+    callGuest: callGuest, serialise: serialise, checkPlain: function (v) { checkPlain(v, limits.maxDepth, limits.maxNodes); },
+  }) : null;
+
   // "cursor|count|[results]": cursor counts the calls of this batch that have finished and count the
   // results in this text, so the host can tell results lost in transit from a call in flight.
   function collect() {
@@ -476,7 +482,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
         var stage = { name: 'generate' };
         var entry;
         try {
-          var text = episode(call, stage);
+          var text = call.op === 'rollout' && episodic !== null ? episodic.rollout(call, stage) : episode(call, stage);
           var head = '{"id":' + stringify(call.id) + ',"ok":true,"ms":' + (realNow() - t0);
           // The same request as an earlier kept call, with the same outcome: only the index crosses.
           var same = call.sameAs !== undefined || call.keep === true ? text.slice(0, text.lastIndexOf(',"ms":[')) : '';
@@ -497,5 +503,5 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   };
 
   if (hardened) installDeterminism();
-  return { api: freezeDeep(api), makeRng: makeRng, kit: kit, disabledRandom: disabledRandom };
+  return { api: freezeDeep(api), makeRng: makeRng, kit: kit, disabledRandom: disabledRandom, episodic: episodic };
 };

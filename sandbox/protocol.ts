@@ -8,7 +8,9 @@ import type { ProblemCode } from '../contract/codes.js';
  * validator, the reward service or an export calls it.
  */
 export interface Call {
-  op: 'episode';
+  /** 'rollout': one contract-v2 episode (reset, the policy's actions through step, score), described by `rollout`. */
+  op: 'episode' | 'rollout';
+  rollout?: RolloutSpec;
   seed: number;
   level: number;
   responses?: string[];
@@ -25,13 +27,31 @@ export interface Call {
   sameAs?: number;
 }
 
+/** Who chooses a rollout's actions: the module's act(), a fixed list (a replayed log, a probe), or a seeded random policy. */
+export type RolloutPolicy = { type: 'act' } | { type: 'replay'; actions: unknown[] } | { type: 'repeat'; action: unknown } | { type: 'random'; seed: number; avoid?: string[] };
+
+/** One episodic rollout (sandbox/episodic-runtime.js); the worker adds the rng states. */
+export interface RolloutSpec {
+  maxTurns: number;
+  maxErrors: number;
+  /** meta.tools as checked by the host, as JSON text: the runtime never reads the module's own copy. */
+  tools: string;
+  policy: RolloutPolicy;
+  /** Resume from a state the host holds (canonical JSON text) instead of reset. */
+  from?: { state: string; turn: number; errors: number };
+  /** Return every observation, the digest of the state after every turn, the final state. */
+  observations?: boolean;
+  hashes?: boolean;
+  keepState?: boolean;
+}
+
 /**
  * Failure codes the runtime inside the isolate may report. Anything else arriving from there (E_TIMEOUT,
  * E_MEMORY, E_CRASHED…) is forged or garbled and becomes E_PROTOCOL: resource codes are made only by the
  * worker and the supervisor, which observe the resource.
  */
-export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE']);
-export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify']);
+export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_STATE_TOO_LARGE']);
+export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify', 'reset', 'step', 'score', 'act']);
 
 /** The host's reading of a failure code reported from inside an isolate. */
 export function guestCode(code: unknown): ProblemCode {
@@ -132,12 +152,16 @@ export const DEFAULT_LIMITS = {
 } satisfies SandboxLimits;
 
 /** Characters one result of `call` can take at most (instance and reference at their limits, each verdict). */
-function maxResultChars(call: Pick<Call, 'responses'>, limits: SandboxLimits): number {
+function maxResultChars(call: Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number }, limits: SandboxLimits): number {
+  // A rollout (the host's call, or the worker's prepared one): the prompt, each turn's action (64 KB) and
+  // escaped observation (16,000 characters), the final state.
+  const turns = call.rollout?.maxTurns ?? call.maxTurns;
+  if (turns !== undefined) return (turns + 1) * (6 * 16_000 + 65_536 + 64) + 6 * 262_144 + 8_192;
   return 2 * limits.maxValueChars + (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) + 1_024;
 }
 
 /** The most characters one chunk of results for these calls can take (a loop: no argument-count limit). */
-export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses'>>, limits: SandboxLimits): number {
+export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number }>, limits: SandboxLimits): number {
   let most = 0;
   for (const call of calls) most = Math.max(most, maxResultChars(call, limits));
   return limits.maxChunkChars + most + 64;

@@ -7,6 +7,7 @@ import { guardAgainstOrphaning } from './orphan-guard.js';
 import { maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
 import { classify, GuestFailure } from './realm.js';
 import { deriveRngState } from './rng.js';
+import { rolloutFields } from './rollout-call.js';
 import { cache, cacheKey, compile, dispose, entryFor, retire, type Compiled } from './worker-cache.js';
 
 // Messages are batched: one IPC message per small job, and at most every FLUSH_MS (or FLUSH_CHARS) on long
@@ -52,6 +53,7 @@ function prepareCalls(calls: Call[], name: string): Prepared[] {
     keepInstance: call.keepInstance !== false,
     ...(call.keep ? { keep: true as const } : {}),
     ...(call.sameAs !== undefined ? { sameAs: call.sameAs } : {}),
+    ...(call.op === 'rollout' && call.rollout ? rolloutFields(call, name) : {}),
   }));
 }
 
