@@ -5,15 +5,18 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../contract/paths.js';
 import { benchBatch } from './batch.js';
 import { benchDashboard } from './dashboard.js';
+import { benchEpisodes } from './episodes.js';
+import { benchEpisodic } from './episodic.js';
 import { benchJudgement } from './judgement.js';
 import { benchNovelty } from './novelty.js';
 import { benchOffline } from './offline.js';
 import { benchSandbox } from './sandbox.js';
+import { benchScaleout } from './scaleout.js';
 import { benchServe } from './serve.js';
 import type { BenchEntries } from './types.js';
 import { benchValidate } from './validate.js';
 
-const BENCHES: Record<string, () => Promise<BenchEntries>> = { sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, dashboard: benchDashboard };
+const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
 
 const only = process.argv.slice(2);
 const dir = join(PACKAGE_ROOT, 'bench', 'results');

@@ -10,7 +10,7 @@ import { DEFAULT_SERVICE_URL, MANIFEST_FILE, parseServiceUrl, runExport, type Ex
 import { DEFAULT_PER_ENV, DEFAULT_SPLIT, MAX_ATTEMPTS, MAX_ROWS, parseEnvRefs, parseLevels, parseSkills, parseSplit, type SplitWeight } from '../export/select.js';
 import type { EnvRef, LevelSpec } from '../library/select.js';
 import type { Io } from './io.js';
-import { integerOption } from './options.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 
 interface ExportOptions {
   format: FormatName;
@@ -24,6 +24,7 @@ interface ExportOptions {
   seed: number;
   serviceUrl: string;
   library?: string;
+  database?: string;
   json: boolean;
 }
 
@@ -54,6 +55,7 @@ export function registerExport(program: Command, io: Io): void {
     .option('--seed <S>', 'export seed: every row\'s instance seed derives from it', integerOption('--seed', 0), 0)
     .addOption(new Option('--service-url <url>', 'reward service URL written into the shims (they read $ENVFORGE_URL first)').argParser(asParser(parseServiceUrl)).default(DEFAULT_SERVICE_URL))
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--database <url>', DATABASE_HELP)
     .option('--json', 'print the summary as one JSON object', false)
     .addHelpText(
       'after',
@@ -73,7 +75,7 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
     seed: options.seed,
     serviceUrl: options.serviceUrl,
   };
-  const library = openLibrary(resolveLibraryDir(options.library), { readonly: true });
+  const library = openLibrary(resolveLibraryDir(options.library, options.database), { readonly: true });
   const pool = new SandboxPool();
   const tty = !options.json && process.stderr.isTTY === true;
   try {
@@ -100,6 +102,7 @@ function report(summary: ExportSummary, out: string, json: boolean, io: Io): voi
     if (redrawn || failed) io.out(`  ${redrawn} repeated prompts and ${failed} failed generations were redrawn`);
   }
   for (const q of summary.quarantined ?? []) io.err(`warning: ${q.name}@${q.version} left out: ${q.reason}`);
+  for (const u of summary.unsupported ?? []) io.err(`warning: ${u.name}@${u.version} left out: ${u.kind} environments are not exported to trainers yet`);
   for (const e of summary.envs) if (e.dropped) io.err(`warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`);
   for (const [split, n] of Object.entries(summary.rows)) if (n === 0) io.err(`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);
 }

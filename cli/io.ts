@@ -3,6 +3,8 @@
 export interface Io {
   out(line: string): void;
   err(line: string): void;
+  /** Where interactive commands (play) read lines; process.stdin when absent. */
+  input?: NodeJS.ReadableStream;
   /** Set by a command that finished but must report failure (e.g. a rejected candidate). */
   exitCode?: number;
 }

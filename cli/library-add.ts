@@ -5,14 +5,15 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Lineage } from '../library/contract.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
-import { indexEnv, noveltyIndexOf } from '../library/novelty-index.js';
+import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
 import type { ValidationReport } from '../validators/report.js';
 import type { Io } from './io.js';
-import { integerOption } from './options.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 import { printReport, toJsonLine, validateFiles } from './validate.js';
 
 interface AddOptions {
   library?: string;
+  database?: string;
   json: boolean;
   seeds?: number;
 }
@@ -29,6 +30,7 @@ export function registerLibraryAdd(library: Command, io: Io): void {
     .description('validate hand-written environment modules and admit those that pass (lineage author "hand")')
     .argument('<files...>', 'environment module files (.js)')
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--database <url>', DATABASE_HELP)
     .option('--json', 'one JSON line per file: the validate --json fields plus "admitted"', false)
     .option('--seeds <N>', 'instances sampled per level (default 20; at least 200 in all)', integerOption('--seeds', 2, 10_000))
     .addHelpText('after', '\nExit codes: 0 all admitted (or already held), 1 any rejected, 2 usage error.\n\nExample:\n  envforge library add my-env.js --library ./lib')
@@ -36,16 +38,19 @@ export function registerLibraryAdd(library: Command, io: Io): void {
 }
 
 async function add(files: string[], options: AddOptions, io: Io): Promise<void> {
-  const lib = openLibrary(resolveLibraryDir(options.library));
+  const lib = openLibrary(resolveLibraryDir(options.library, options.database));
   let rejected = 0;
   try {
-    await validateFiles(files, { seeds: options.seeds, quiet: options.json }, () => noveltyIndexOf(lib), async ({ file, source }, report, novelty) => {
+    const live = await LiveNoveltyIndex.of(lib);
+    // The index is live.index itself: what this command admits is checked against by the next file too.
+    await validateFiles(files, { seeds: options.seeds, quiet: options.json }, async () => live.index, async ({ file, source }, report) => {
       const lineage = handLineage(file, report);
       let admitted: { status: 'admitted' | 'exists'; name: string; version: number } | null = null;
-      if (report.verdict === 'admit') {
-        const { status, env } = await lib.admit({ source, report, lineage });
-        indexEnv(novelty, env); // the next file is checked against this one too
-        admitted = { status, name: env.name, version: env.version };
+      const result = report.verdict === 'admit' ? await lib.admit({ source, report, lineage, noveltyCursor: live.cursor }) : null;
+      if (result?.status === 'duplicate') markDuplicate(report, result.problems);
+      if (result && result.status !== 'duplicate') {
+        live.add(result.env);
+        admitted = { status: result.status, name: result.env.name, version: result.env.version };
       } else {
         rejected++;
         await lib.recordRejection({ source, report, lineage });

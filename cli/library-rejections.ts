@@ -6,10 +6,11 @@ import { UsageError } from '../contract/errors.js';
 import type { RejectionRecord } from '../library/contract.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Io } from './io.js';
-import { integerOption } from './options.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 
 interface RejectionsOptions {
   library?: string;
+  database?: string;
   json: boolean;
   batch?: string;
   code?: string;
@@ -28,6 +29,7 @@ export function registerLibraryRejections(library: Command, io: Io): void {
     .command('rejections')
     .description('rejected candidates kept by the library, newest first, each with its first problem')
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--database <url>', DATABASE_HELP)
     .option('--json', 'one JSON line per rejection, with every problem', false)
     .option('--batch <id>', 'only the rejections of this batch')
     .option('--code <code>', 'only rejections with a problem of this code (see contract/codes.ts)')
@@ -38,7 +40,7 @@ export function registerLibraryRejections(library: Command, io: Io): void {
 
 async function list(options: RejectionsOptions, io: Io): Promise<void> {
   if (options.code !== undefined && !isProblemCode(options.code)) throw new UsageError(`--code: unknown code "${options.code}" (the codes are listed in contract/codes.ts)`);
-  const lib = openLibrary(resolveLibraryDir(options.library), { readonly: true });
+  const lib = openLibrary(resolveLibraryDir(options.library, options.database), { readonly: true });
   try {
     if (options.batch !== undefined && !(await lib.getBatch(options.batch))) throw new UsageError(`--batch: no batch "${options.batch}" in this library`);
     const found = await lib.rejections({ ...(options.batch ? { batchId: options.batch } : {}), ...(options.code ? { code: options.code } : {}), limit: options.limit });

@@ -7,19 +7,22 @@ import { seedLibrary, revalidate } from '../library/maintenance.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
+import { DATABASE_HELP } from './options.js';
 import { registerLibraryAdd } from './library-add.js';
+import { registerLibraryMigrate } from './library-migrate.js';
 import { registerLibraryRejections } from './library-rejections.js';
 import { parseRef, requireEnv } from './resolve.js';
 
 interface Common {
   library?: string;
+  database?: string;
   json: boolean;
 }
 
 const LIBRARY_HELP = 'library folder (default: $ENVFORGE_LIBRARY, else the project\'s generated/)';
 
 async function withLibrary<T>(options: Common, readonly: boolean, fn: (library: Library) => Promise<T>): Promise<T> {
-  const library = openLibrary(resolveLibraryDir(options.library), { readonly });
+  const library = openLibrary(resolveLibraryDir(options.library, options.database), { readonly });
   try {
     return await fn(library);
   } finally {
@@ -37,12 +40,12 @@ function brief(env: EnvRecord): Record<string, unknown> {
 }
 
 export function registerLibrary(program: Command, io: Io): void {
-  const library = program.command('library').description('the library of admitted environments: init, add, list, show, rejections, retire, revalidate, stats, check');
-  const common = (command: Command) => command.option('--library <dir>', LIBRARY_HELP).option('--json', 'machine-readable output', false);
+  const library = program.command('library').description('the library of admitted environments: init, add, list, show, rejections, retire, revalidate, stats, check, migrate');
+  const common = (command: Command) => command.option('--library <dir>', LIBRARY_HELP).option('--database <url>', DATABASE_HELP).option('--json', 'machine-readable output', false);
 
   common(library.command('init').description('create a library and admit the seed environments (validated first); safe to re-run')).action(async (options: Common) => {
-    const dir = resolveLibraryDir(options.library);
-    const created = !libraryExists(dir);
+    const dir = resolveLibraryDir(options.library, options.database);
+    const created = !(await libraryExists(dir));
     const lib = openLibrary(dir, { create: true });
     const pool = new SandboxPool();
     try {
@@ -60,6 +63,7 @@ export function registerLibrary(program: Command, io: Io): void {
 
   registerLibraryAdd(library, io);
   registerLibraryRejections(library, io);
+  registerLibraryMigrate(library, io);
 
   common(library.command('list').description('admitted environments, newest version of each'))
     .option('--status <status>', 'active, retired or all', 'active')

@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { EnvforgeError, UsageError } from '../contract/errors.js';
 import { CliFailure, processIo, type Io } from './io.js';
+import { registerPlay } from './play.js';
 import { registerSample } from './sample.js';
 import { registerValidate } from './validate.js';
 import { registerLibrary } from './library.js';
@@ -11,6 +12,7 @@ import { registerServe } from './serve.js';
 import { registerRun } from './run.js';
 import { registerDashboard } from './dashboard.js';
 import { registerNightly } from './nightly.js';
+import { registerWorker } from './worker.js';
 import { VERSION } from '../contract/version.js';
 
 export function buildProgram(io: Io): Command {
@@ -21,6 +23,7 @@ export function buildProgram(io: Io): Command {
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .exitOverride();
   registerSample(program, io);
+  registerPlay(program, io);
   registerValidate(program, io);
   registerLibrary(program, io);
   registerExport(program, io);
@@ -28,6 +31,7 @@ export function buildProgram(io: Io): Command {
   registerRun(program, io);
   registerDashboard(program, io);
   registerNightly(program, io);
+  registerWorker(program, io);
   const configure = (command: Command): void => {
     command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
     command.commands.forEach(configure);

@@ -5,6 +5,7 @@ import { UsageError } from '../contract/errors.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
 import { listSeeds } from '../library/seeds.js';
+import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
 
 export interface ResolvedEnv {
   label: string;
@@ -43,11 +44,11 @@ export async function requireEnv(library: Library, ref: string): Promise<EnvReco
  * A module file when the target is a path; else NAME[@VERSION] in the library (--library, else
  * $ENVFORGE_LIBRARY, else generated/), when there is one; else a seed of that name.
  */
-export async function resolveEnv(target: string, libraryFlag?: string): Promise<ResolvedEnv> {
+export async function resolveEnv(target: string, libraryFlag?: string, databaseFlag?: string): Promise<ResolvedEnv> {
   if (existsSync(target) || /[/\\]|\.m?js$/.test(target)) return readEnvFile(target);
   const { name, version } = parseRef(target);
-  const dir = resolveLibraryDir(libraryFlag);
-  if (libraryExists(dir)) {
+  const dir = resolveLibraryDir(libraryFlag, databaseFlag);
+  if (await libraryExists(dir)) {
     const library = openLibrary(dir, { readonly: true });
     try {
       const env = await library.get(name, version);
@@ -60,8 +61,9 @@ export async function resolveEnv(target: string, libraryFlag?: string): Promise<
   } else if (version !== undefined) {
     throw new UsageError(`"${target}" names a library version, but there is no library at ${dir} (give --library DIR)`);
   }
-  const seed = listSeeds().find((s) => s.name === name);
+  const seeds = [...listSeeds(), ...listSeeds(EPISODIC_SEEDS_DIR)];
+  const seed = seeds.find((s) => s.name === name);
   if (seed) return { label: seed.name, source: seed.source };
-  const names = listSeeds().map((s) => s.name).join(', ');
+  const names = seeds.map((s) => s.name).join(', ');
   throw new UsageError(`unknown environment "${target}": not a file, not in the library at ${dir}, and not a seed (${names})`);
 }

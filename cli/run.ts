@@ -13,14 +13,17 @@ import { UsageError } from '../contract/errors.js';
 import type { BatchRecord } from '../library/contract.js';
 import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
-import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
+import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
-import { integerOption } from './options.js';
+import type { ValidationJob } from '../library/postgres/queue.js';
+import { PostgresLibrary } from '../library/postgres/store.js';
+import { JOB_TIMEOUT_HELP, openQueue } from './worker.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 import { onInterrupt } from './signals.js';
 import { trainerFeedback } from '../pipeline/feedback/source.js';
 
@@ -35,6 +38,7 @@ interface RunOptions {
   feedback?: string;
   weakShare: number;
   library?: string;
+  database?: string;
   json: boolean;
   resume?: string | boolean;
   provider?: string;
@@ -46,6 +50,8 @@ interface RunOptions {
   solverModel?: string;
   solverSamples: number;
   seed?: number;
+  workers: string;
+  jobTimeout: number;
 }
 
 /** Largest --seed: the offline author's seed is a 32-bit unsigned integer. */
@@ -77,6 +83,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--feedback <file>', "trainer evaluations (JSONL or CSV rows {skill?, env?, level?, pass_rate, n}): aim at the weak skills")
     .option('--weak-share <X>', 'with --feedback: the share of --target wanted for environments that train a weak skill, round-robin over the weak skills (0 to 1)', share, DEFAULT_BATCH_OPTIONS.weakShare)
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--database <url>', DATABASE_HELP)
     .option('--resume [batch-id]', 'continue a killed batch (the newest running one when no id is given)')
     .option('--provider <name>', 'openai, anthropic or offline')
     .option('--model <model>', 'model name')
@@ -87,6 +94,8 @@ export function registerRun(program: Command, io: Io): void {
     .option('--solver-model <model>', 'calibrate candidates against this solver model: admit only with a level whose pass rate is in the learnable band (0.1–0.9)')
     .option('--solver-samples <N>', 'solver samples per level', integerOption('--solver-samples', 1, 100), 4)
     .option('--seed <N>', "the offline author's seed (default: derived from the batch id; always printed; a resumed batch keeps its own)", integerOption('--seed', 0, MAX_SEED))
+    .option('--workers <where>', "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for `envforge worker` processes", 'local')
+    .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
     .option('--json', 'print the report as JSON (progress goes to stderr as JSON lines)', false)
     .action(async (options: RunOptions) => run(options, io));
 }
@@ -105,8 +114,10 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     io.err(describeProvider(selection.description));
   }
   if (!offline) checkPrices(selection, options, io);
+  if (options.workers !== 'local' && options.workers !== 'remote') throw new UsageError(`--workers is local or remote, got "${options.workers}"`);
+  if (options.workers === 'remote' && options.solverModel) throw new UsageError('--solver-model runs in the batch process; it cannot be combined with --workers remote');
 
-  const dir = resolveLibraryDir(options.library);
+  const dir = resolveLibraryDir(options.library, options.database);
   const pool = new SandboxPool();
   const library = openLibrary(dir, { create: true });
   try {
@@ -115,7 +126,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     checkAuthorOnResume(record, offline);
     const offlineSeed = offline ? seedFor(options.seed, batchId, record) : undefined;
     if (offlineSeed !== undefined) io.err(offlineLine(selection.description, offlineSeed));
-    if (!libraryExists(dir) || (await library.stats()).versions === 0) {
+    if ((await library.stats()).versions === 0) {
       io.err(`seeding a new library at ${dir} …`);
       await seedLibrary(library, pool);
     }
@@ -128,9 +139,11 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const feedback = await trainerFeedback(library, options.feedback);
     if (feedback.source === 'scores') io.err(`feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`);
     const interrupt = onInterrupt();
+    const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
+    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), interrupt.signal) } : undefined;
     try {
       const report = await runBatch(
-        { library, pool, author, ...(solver ? { solver } : {}), ledger, onEvent: progress(io, options.json), signal: interrupt.signal },
+        { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: progress(io, options.json), signal: interrupt.signal },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -146,21 +159,25 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
         },
       );
-      const out = join(dir, 'batches');
-      mkdirSync(out, { recursive: true });
-      writeFileSync(join(out, `${batchId}.json`), `${JSON.stringify(report, null, 2)}\n`);
-      writeFileSync(join(out, `${batchId}.md`), reportMarkdown(report));
+      // A folder library keeps the report files beside it; a database keeps the report with the batch.
+      const out = library instanceof PostgresLibrary ? null : join(dir, 'batches');
+      if (out) {
+        mkdirSync(out, { recursive: true });
+        writeFileSync(join(out, `${batchId}.json`), `${JSON.stringify(report, null, 2)}\n`);
+        writeFileSync(join(out, `${batchId}.md`), reportMarkdown(report));
+      }
       if (options.json) io.out(JSON.stringify(report));
       else {
         io.out(reportMarkdown(report));
-        io.out(`report: ${join(out, `${batchId}.md`)}`);
+        if (out) io.out(`report: ${join(out, `${batchId}.md`)}`);
       }
       if (report.stopReason === 'cancelled') {
-        io.err(`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}`);
+        io.err(`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}${options.database ? ` --database ${library.dir}` : ''}`);
         io.exitCode = interrupt.exitCode();
       }
     } finally {
       interrupt.dispose();
+      await queue?.close();
     }
   } finally {
     await pool.close();

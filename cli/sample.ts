@@ -1,10 +1,13 @@
 // `envforge sample`: prints instances of an environment (prompt; with --reveal the hidden fields and
-// the reference response), as text or one JSON object per line.
+// the reference response; episodic: prompt, tools and a reference rollout), as text or one JSON object per line.
 import type { Command } from 'commander';
+import { parseEpisodicMeta } from '../contract/episodic.js';
 import { MetaSchema } from '../contract/schema.js';
+import { kindOf } from '../kinds/registry.js';
+import { sampleEpisodic } from './episodic.js';
 import { runEpisodes } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { integerOption } from './options.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 import { resolveEnv } from './resolve.js';
 import { CliFailure, type Io } from './io.js';
 
@@ -15,6 +18,7 @@ interface SampleOptions {
   reveal: boolean;
   json: boolean;
   library?: string;
+  database?: string;
 }
 
 export function registerSample(program: Command, io: Io): void {
@@ -23,21 +27,30 @@ export function registerSample(program: Command, io: Io): void {
     .description('print instances of an environment (a module file, a library environment NAME[@VERSION], or a seed)')
     .argument('<env>', 'path to an environment module (.js), NAME or NAME@VERSION in the library, or a seed name')
     .option('--library <dir>', "library to look NAME up in (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--database <url>', DATABASE_HELP)
     .option('-l, --level <L>', 'difficulty level (default: 1)', integerOption('--level', 1, 1000))
     .option('-s, --seed <S>', 'first seed', integerOption('--seed', 0), 0)
     .option('-n, --n <N>', 'how many instances (seeds S, S+1, …)', integerOption('-n', 1, 10_000), 1)
-    .option('--reveal', 'also print the hidden fields and the reference response', false)
+    .option('--reveal', 'also print the hidden fields and the reference response (episodic: a reference rollout turn by turn)', false)
     .option('--json', 'one JSON object per instance per line', false)
     .addHelpText('after', '\nExamples:\n  envforge sample topological-order --level 5 -n 3\n  envforge sample my-env@2 --library ./lib\n  envforge sample ./my-env.js --reveal --json')
     .action(async (target: string, options: SampleOptions) => sample(target, options, io));
 }
 
 async function sample(target: string, options: SampleOptions, io: Io): Promise<void> {
-  const env = await resolveEnv(target, options.library);
+  const env = await resolveEnv(target, options.library, options.database);
   const pool = new SandboxPool({ workers: 1 });
   try {
     const load = await pool.load(env.source);
     if (!load.ok) throw new CliFailure(`${env.label}: ${load.code}: ${load.message}`);
+    if (kindOf(load.meta).name === 'episodic') {
+      const episodicMeta = parseEpisodicMeta(load.meta);
+      if (!episodicMeta) throw new CliFailure(`${env.label}: meta does not match contract v2 (envforge validate says why)`);
+      const level = options.level ?? 1;
+      if (level > episodicMeta.levels) throw new CliFailure(`${env.label}: --level ${level} is past the environment's ${episodicMeta.levels} levels`, 2);
+      await sampleEpisodic(pool, env.source, episodicMeta, { seed: options.seed, n: options.n, level, reveal: options.reveal, json: options.json }, io);
+      return;
+    }
     const meta = MetaSchema.safeParse(load.meta);
     const name = meta.success ? meta.data.name : '(invalid meta)';
     const level = options.level ?? 1;

@@ -2,7 +2,7 @@
 // one line with the URL and the endpoints, then serves until SIGINT or SIGTERM and shuts down gracefully:
 // in-flight requests finish, then the sandbox pool and the library close.
 import type { Command } from 'commander';
-import { integerOption } from './options.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 import type { Io } from './io.js';
 import { resolveLibraryDir } from '../library/open.js';
 import { startServer } from '../serve/server.js';
@@ -12,6 +12,7 @@ interface ServeFlags {
   port: number;
   host: string;
   library?: string;
+  database?: string;
   maxQueue: number;
   requestTimeout: number;
 }
@@ -23,6 +24,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('-p, --port <P>', 'TCP port (0 picks a free one)', integerOption('--port', 0, 65_535), DEFAULT_SERVE_OPTIONS.port)
     .option('--host <H>', 'interface to listen on', DEFAULT_SERVE_OPTIONS.host)
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
+    .option('--database <url>', DATABASE_HELP)
     .option('--max-queue <N>', 'items in flight before requests get 503 + retry-after', integerOption('--max-queue', 1), DEFAULT_SERVE_OPTIONS.maxQueue)
     .option('--request-timeout <ms>', 'per-request budget: items not scored by then fail with E_REQUEST_TIMEOUT', integerOption('--request-timeout', 1), DEFAULT_SERVE_OPTIONS.requestTimeoutMs)
     .addHelpText(
@@ -51,7 +53,7 @@ export function registerServe(program: Command, io: Io): void {
 
 async function serve(flags: ServeFlags, io: Io): Promise<void> {
   // A missing or unreadable library throws a LibraryError that says how to create one (exit 1).
-  const libraryDir = resolveLibraryDir(flags.library);
+  const libraryDir = resolveLibraryDir(flags.library, flags.database);
   const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, log: (line) => io.err(line) });
   io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
   await new Promise<void>((resolve) => {

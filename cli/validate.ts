@@ -11,11 +11,12 @@ import type { NoveltyIndex } from '../validators/novelty/lsh.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 import type { Io } from './io.js';
-import { integerOption } from './options.js';
+import { DATABASE_HELP, integerOption } from './options.js';
 import { readEnvFile } from './resolve.js';
 
 interface ValidateCliOptions {
   library?: string;
+  database?: string;
   json: boolean;
   seeds?: number;
   validationSeed?: number;
@@ -27,6 +28,7 @@ export function registerValidate(program: Command, io: Io): void {
     .description('run the staged validator (static, execution, determinism, solvability, hack resistance, diversity, difficulty, novelty) on environment modules; admits nothing (envforge library add does)')
     .argument('<files...>', 'environment module files (.js)')
     .option('--library <dir>', `library to check novelty against (default: $ENVFORGE_LIBRARY, else ${DEFAULT_LIBRARY_DIR}); where no library exists yet, the seeds it would start with`)
+    .option('--database <url>', DATABASE_HELP)
     .option('--json', 'one JSON object per file per line', false)
     .option('--seeds <N>', 'instances sampled per level (default 20; at least 200 in all)', integerOption('--seeds', 2, 10_000))
     .option('--validation-seed <N>', "replay a report's draws: the validationSeed it recorded (default: random)", integerOption('--validation-seed', 0, Number.MAX_SAFE_INTEGER))
@@ -68,7 +70,7 @@ export async function validateFiles(
 
 async function validate(files: string[], options: ValidateCliOptions, io: Io): Promise<void> {
   if (options.library === '') throw new UsageError('--library needs a directory');
-  const libraryDir = resolveLibraryDir(options.library);
+  const libraryDir = resolveLibraryDir(options.library, options.database);
   let rejected = 0;
   await validateFiles(files, { seeds: options.seeds, validationSeed: options.validationSeed, quiet: options.json }, (pool) => buildNoveltyIndex(pool, libraryDir), async ({ file }, report) => {
     if (report.verdict === 'reject') rejected++;

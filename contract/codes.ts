@@ -16,17 +16,22 @@ export const PROBLEM_CODES = {
   E_CRASHED: 'the sandbox worker process died while running the environment code',
   E_NOT_JSON: 'a returned value is not plain JSON data (function, undefined, NaN, BigInt, cycle, class instance…)',
   E_TOO_LARGE: 'a returned value or the source is larger or deeper than the limits allow',
+  E_MALFORMED_TEXT: 'a prompt, reference or feedback is not well-formed Unicode (a lone surrogate), which breaks UTF-8 consumers downstream',
+  E_TOO_SLOW: "the candidate's episodes are so slow that validating it would exceed the per-candidate validation budget",
   E_PROTOCOL: 'the sandbox returned malformed output (a tampered trampoline or an internal fault)',
   // Contract: what the environment's own values must look like.
   E_META: 'meta is missing or does not match the contract',
   E_INSTANCE: 'generate returned an instance that does not match the contract',
   E_REFERENCE: 'solve returned something other than a non-empty string',
   E_SCORE: 'verify returned something other than a number in [0, 1] or { score, feedback }',
+  E_TOOL_SCHEMA: "an episodic module's tool declares parameters outside the supported JSON Schema subset (docs/environment-contract.md)",
+  E_STATE_TOO_LARGE: 'an episodic state serialises to more than 256 KB of canonical JSON',
+  E_BAD_ACTION: "the reference policy (act) chose an action the host's action check rejects (undeclared tool or arguments outside its schema)",
   // Validator: determinism.
   E_NONDETERMINISTIC: 'the same (seed, level) gave different instances, references or scores',
   E_STATE_LEAK: 'results depend on earlier calls: state leaks through module globals',
   // Validator: solvability.
-  E_UNSOLVED: 'verify does not give the reference response (solve) a score of 1',
+  E_UNSOLVED: 'verify does not give the reference response (solve) a score of 1; episodic: following act() does not reach done with score 1 within maxTurns',
   // Validator: hack resistance (zero-tolerance families first, then families judged against chance).
   E_ACCEPTS_EMPTY: 'verify rewards an empty or whitespace-only response',
   E_ACCEPTS_ECHO: 'verify rewards the prompt echoed back (bare or in any markup)',
@@ -35,11 +40,20 @@ export const PROBLEM_CODES = {
   E_ACCEPTS_ENUMERATION: 'verify rewards a response that lists several candidate answers (2 to 5 guesses or many, in any markup, with any separator)',
   E_ACCEPTS_HUGE: 'verify rewards junk of some length (the bands run from 100 characters to a megabyte)',
   E_ACCEPTS_MALFORMED_LIST: 'verify fully rewards a list that cannot be an answer (an item repeated where the answer is an arrangement of distinct items)',
+  E_ACCEPTS_NON_ANSWER: 'verify rewards a response that is no answer (an abstention, a non-finite number such as 0/0, text malformed in the answer\'s own notation), or every wrong answer earns a floor of credit',
   E_ACCEPTS_OTHER_ANSWER: "verify rewards another instance's reference more often than chance explains",
   E_ACCEPTS_PERTURBED: 'verify rewards perturbed references (a number ±1 or negated, letter case changed where case carries meaning, one list item swapped) more often than chance explains',
+  E_ACCEPTS_NO_ACTION: 'an episodic environment pays for an episode in which the agent took no action',
+  E_ACCEPTS_INVALID_ACTIONS: 'an episodic environment pays for an episode of rejected (invalid) actions only',
+  E_ACCEPTS_INCOMPLETE: "an episodic environment pays for the reference's actions minus the last one",
+  E_ACCEPTS_OTHER_EPISODE: "an episodic environment pays for another episode's reference actions more often than chance explains",
+  E_ACCEPTS_REPEATED_ACTION: 'an episodic environment pays for one action repeated (or the finishing call alone) more often than chance explains',
+  E_ACCEPTS_SHORTCUT: 'an episodic environment pays for a tool the reference never needs, called with values its description or the prompt suggest, then the finishing call',
+  E_ACCEPTS_RANDOM_POLICY: 'an episodic environment pays a seeded random policy of schema-valid calls more often than chance explains',
   E_ACCEPTS_CONSTANT: 'one fixed answer (the most common reference of the other half of the instances) wins too often at some level, or over all levels',
   E_ACCEPTS_GUESSING: 'a strategy that does not solve the task (every option, the printed list copied, a multiple-choice rule learned from the instances) beats nominal chance at some level',
-  E_ANSWER_LEAK: 'the answer can be read off the prompt (in some numeral system or simple encoding, at a fixed place)',
+  E_ANSWER_LEAK: 'the answer can be read off the prompt (in some numeral system or simple encoding, at a fixed place, after number formats are normalised, or by a simple relation of its numbers such as a sum or a midpoint)',
+  E_FEEDBACK_LEAK: "verify's feedback on a wrong answer names the right one (a trainer may show feedback to the policy)",
   // Validator: diversity.
   E_SEED_IGNORED: 'different seeds give the same prompt too often',
   E_DEGENERATE_ANSWERS: 'the answer distribution is degenerate: one answer covers too many instances',
@@ -88,6 +102,8 @@ export const HOST_CODES = {
 export const SELECTION_CODES = {
   E_UNKNOWN_ENV: 'no such environment or version in the library (or it has no active version)',
   E_LEVEL_RANGE: "a level past the environment's levels",
+  E_UNSUPPORTED_KIND: 'the environment is of a kind this command or service does not handle yet (episodic environments in exports and the reward service)',
+  E_RESPONSE_TOO_LONG: 'a response longer than any the validator probed: its score was never checked, so it is refused (item error, score 0)',
   E_NO_MATCH: 'the selection (environments, skills, levels) matches no active environment',
 } as const satisfies Record<string, string>;
 

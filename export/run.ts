@@ -54,6 +54,8 @@ export interface EnvSummary {
 export interface ExportSummary {
   /** Environments left out because they are quarantined (before or during this export); absent when none. */
   quarantined?: Array<{ name: string; version: number; reason: string }>;
+  /** Environments of a kind trainer exports do not carry yet (episodic, contract v2); absent when none. */
+  unsupported?: Array<{ name: string; version: number; kind: string }>;
   scheme: string;
   envforge: string;
   format: string;
@@ -80,7 +82,13 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   const incidents = new IncidentLog(library.dir, 'export');
   incidents.refresh(await library.incidents({ open: true }));
   const quarantined: NonNullable<ExportSummary['quarantined']> = [];
+  const unsupported: NonNullable<ExportSummary['unsupported']> = [];
   const usable = (await selectFor(library, plan.selection)).filter((env) => {
+    const kind = kindOf(env.record.meta);
+    if (!kind.exportable) {
+      unsupported.push({ name: env.record.name, version: env.record.version, kind: kind.name });
+      return false;
+    }
     const reason = incidents.quarantined(env.record.hash);
     if (reason) quarantined.push({ name: env.record.name, version: env.record.version, reason });
     return !reason;
@@ -120,6 +128,7 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
     await writer.end();
     const summary: ExportSummary = {
       ...(quarantined.length ? { quarantined } : {}),
+      ...(unsupported.length ? { unsupported } : {}),
       scheme: EXPORT_SCHEME,
       envforge: VERSION,
       format: plan.format.name,

@@ -2,19 +2,25 @@
 // "one pipeline for both kinds"): its exports, how an episode runs, which hack probes apply, what its
 // behaviour fingerprint reads and what an exported row shows. Stages, library, batch, exports and the
 // service stay shared. registry.ts lists the kinds; tests/kind-contract.test.ts runs the contract on each.
-import type { Instance } from '../contract/schema.js';
+import type { ProblemCode } from '../contract/codes.js';
+import type { Instance, Meta } from '../contract/schema.js';
 import type { Episode, EpisodeOptions, EpisodeRequest, EpisodeRun } from '../sandbox/episodes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 
 /** The hack-probe families the validator knows how to generate (validators/probes.ts). */
-export const PROBE_FAMILIES = ['empty', 'echo', 'format-only', 'stuffing', 'enumeration', 'huge', 'malformed-list', 'other-answer', 'perturbed', 'reordered'] as const;
-export type ProbeFamily = (typeof PROBE_FAMILIES)[number];
+export const PROBE_FAMILIES = ['empty', 'echo', 'format-only', 'stuffing', 'enumeration', 'huge', 'malformed-list', 'non-answer', 'other-answer', 'perturbed', 'prompt-token', 'reordered'] as const;
+/** The episodic hack probes (validators/episodic/probes.ts): action logs, not texts. */
+export const EPISODIC_PROBE_FAMILIES = ['no-action', 'invalid-actions', 'incomplete', 'other-episode', 'repeated-action', 'finish-alone', 'random-policy', 'prompt-replay', 'shortcut', 'perturbed'] as const;
+export type EpisodicProbeFamily = (typeof EPISODIC_PROBE_FAMILIES)[number];
+export type ProbeFamily = (typeof PROBE_FAMILIES)[number] | (typeof EPISODIC_PROBE_FAMILIES)[number];
 
 export interface EnvKind {
-  /** 'single-turn' (contract v1); 'episodic' (contract v2) joins in issue 17. */
+  /** 'single-turn' (contract v1) or 'episodic' (contract v2). */
   readonly name: string;
   /** Whether a module whose raw meta reads like this is of this kind (v1 modules say nothing; v2 say kind: 'episodic'). */
   claims(meta: unknown): boolean;
+  /** The module's meta checked against this kind's contract: the parsed meta, or the problems with their codes. */
+  checkMeta(raw: unknown): { meta?: Meta; problems: Array<{ code: ProblemCode; message: string }> };
   /** The exports a module of this kind must have, with their types. */
   readonly exports: Readonly<Record<string, 'object' | 'function'>>;
   /** One episode per request, in the sandbox, with the scores of the reference and the given responses. */
@@ -23,6 +29,8 @@ export interface EnvKind {
   readonly probeFamilies: readonly ProbeFamily[];
   /** What the behaviour fingerprint reads of an episode: the text the policy sees, and the reference response. */
   behaviour(episode: Episode): { text: string; reference: string };
+  /** Whether trainer exports and the reward service carry this kind yet (episodic: a later issue). */
+  readonly exportable: boolean;
   /** What an exported row shows the policy of an instance. */
   exportView(instance: Instance): { prompt: string };
 }

@@ -1,12 +1,20 @@
 // Every environment kind, in one place: the validator, the library and exports find a module's kind here,
-// and tests/kind-contract.test.ts runs the kind contract on each one listed. Issue 17 registers 'episodic'.
+// and tests/kind-contract.test.ts runs the kind contract on each one listed. 
 import type { EnvKind } from './contract.js';
+import { episodic } from './episodic.js';
 import { singleTurn } from './single-turn.js';
 
-export const KINDS = { 'single-turn': singleTurn } as const satisfies Record<string, EnvKind>;
+export const KINDS = { 'single-turn': singleTurn, episodic } as const satisfies Record<string, EnvKind>;
 export type KindName = keyof typeof KINDS;
 
 /** The kind a module's raw meta claims; single-turn when none does (it then fails that kind's checks). */
 export function kindOf(meta: unknown): EnvKind {
   return Object.values(KINDS).find((kind: EnvKind) => kind.claims(meta)) ?? singleTurn;
+}
+
+/** The kind of a loaded module: by its meta, or, when meta could not be read, by the exports it has. */
+export function kindOfModule(meta: unknown, exports: Readonly<Record<string, string>>): EnvKind {
+  if (meta !== undefined) return kindOf(meta);
+  const has = (kind: EnvKind) => Object.keys(kind.exports).every((name) => name === 'meta' || exports[name] === 'function');
+  return Object.values(KINDS).find((kind: EnvKind) => has(kind)) ?? singleTurn;
 }

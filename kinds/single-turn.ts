@@ -1,5 +1,6 @@
 // The single-turn kind (contract v1): generate an instance, the policy answers once, verify scores the
 // answer; every probe family applies; the prompt is what the policy sees and what an export row shows.
+import { MetaSchema, describeIssues } from '../contract/schema.js';
 import { runEpisodes } from '../sandbox/episodes.js';
 import { PROBE_FAMILIES, type EnvKind } from './contract.js';
 
@@ -9,9 +10,14 @@ export const singleTurn: EnvKind = {
     const kind = meta !== null && typeof meta === 'object' ? (meta as { kind?: unknown }).kind : undefined;
     return kind === undefined || kind === 'single-turn';
   },
+  checkMeta: (raw) => {
+    const parsed = MetaSchema.safeParse(raw);
+    return parsed.success ? { meta: parsed.data, problems: [] } : { problems: describeIssues(parsed.error).map((message) => ({ code: 'E_META' as const, message })) };
+  },
   exports: { meta: 'object', generate: 'function', solve: 'function', verify: 'function' },
   runEpisodes,
   probeFamilies: PROBE_FAMILIES,
   behaviour: (episode) => ({ text: episode.instance.prompt, reference: episode.reference }),
+  exportable: true,
   exportView: (instance) => ({ prompt: instance.prompt }),
 };

@@ -45,9 +45,17 @@ export interface AdmitInput {
   /** An admitting validation report of exactly this source. */
   report: ValidationReport;
   lineage: Lineage;
+  /**
+   * The admission cursor (`admissionCursor`) of the library the report's novelty stage was judged against.
+   * When given, the store re-checks the candidate, inside the admitting transaction (admissions serialised),
+   * against every environment admitted after it, with the novelty stage's own rule: two writers that each
+   * judged against an older snapshot can never both admit near-duplicates.
+   */
+  noveltyCursor?: number;
 }
 
-export type AdmitResult = { status: 'admitted' | 'exists'; env: EnvRecord };
+/** 'duplicate': a near-duplicate of an environment admitted since the candidate's novelty snapshot; nothing was written. */
+export type AdmitResult = { status: 'admitted' | 'exists'; env: EnvRecord } | { status: 'duplicate'; problems: ValidationReport['problems']; env?: undefined };
 
 export interface ListFilter {
   status?: EnvStatus | 'all';
@@ -71,7 +79,7 @@ export interface IncidentInput {
   /** generate, solve, verify, or call (the whole episode). */
   fn: string;
   message: string;
-  /** The response being scored, when verify failed (stored up to 64 KB). */
+  /** The response being scored, when verify failed (stored whole, so revalidation replays it exactly). */
   response?: string;
   origin: 'serve' | 'export';
   /** The failure came back when the call was re-run alone in a fresh isolate. */
@@ -173,6 +181,10 @@ export interface EnvStore {
   /** The newest version (of any status) unless a version is given; undefined when unknown. */
   get(name: string, version?: number): Promise<EnvRecord | undefined>;
   list(filter?: ListFilter): Promise<EnvRecord[]>;
+  /** The newest admission's sequence number (0 for an empty library): admissions are numbered in commit order. */
+  admissionCursor(): Promise<number>;
+  /** Every version (of any status) admitted after `cursor`, oldest first, with the cursor of the newest. */
+  admittedSince(cursor: number): Promise<{ envs: EnvRecord[]; cursor: number }>;
   /** The module source, checked against its hash. */
   source(env: Pick<EnvRecord, 'hash'>): Promise<string>;
   /** Retires the given version, or every active version of the name. Returns what changed. */
@@ -277,6 +289,11 @@ export interface Library extends EnvStore, RejectionLog, IncidentStore, BatchJou
    * retirement, an incident), so a long-running reader such as the reward service knows when to reload.
    */
   changeStamp(): Promise<string>;
+  /**
+   * Where the store can push changes (PostgreSQL's LISTEN/NOTIFY): calls `listener` soon after anyone
+   * commits a change; resolves to a function that stops listening. Absent where readers poll changeStamp.
+   */
+  onChange?(listener: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

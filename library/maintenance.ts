@@ -1,7 +1,8 @@
 // Library jobs that need the validator: seeding a new library (init) and re-validating admitted
 // environments after a validator upgrade, retiring what no longer passes.
 import type { SandboxPool } from '../sandbox/pool.js';
-import { indexEnv, noveltyIndexOf } from './novelty-index.js';
+import { LiveNoveltyIndex, markDuplicate } from './novelty-guard.js';
+import { noveltyIndexOf } from './novelty-index.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate, VALIDATOR_VERSION } from '../validators/validate.js';
 import type { EnvRecord, Library } from './contract.js';
@@ -18,14 +19,16 @@ export interface SeedOutcome {
 /** Validates every seed against the library and admits it (lineage author 'seed'); idempotent. */
 export async function seedLibrary(library: Library, pool: SandboxPool, onProgress?: (outcome: SeedOutcome) => void): Promise<SeedOutcome[]> {
   const outcomes: SeedOutcome[] = [];
-  const novelty = await noveltyIndexOf(library);
+  const novelty = await LiveNoveltyIndex.of(library);
   for (const seed of listSeeds()) {
-    const report = await validateCandidate(seed.source, { pool, novelty });
+    await novelty.refresh(library);
+    const report = await validateCandidate(seed.source, { pool, novelty: novelty.index });
+    const result = report.verdict === 'admit' ? await library.admit({ source: seed.source, report, lineage: { author: 'seed', notes: { file: `seeds/${seed.name}.js` } }, noveltyCursor: novelty.cursor }) : null;
+    if (result?.status === 'duplicate') markDuplicate(report, result.problems);
     let outcome: SeedOutcome;
-    if (report.verdict === 'admit') {
-      const { status, env } = await library.admit({ source: seed.source, report, lineage: { author: 'seed', notes: { file: `seeds/${seed.name}.js` } } });
-      indexEnv(novelty, env);
-      outcome = { name: seed.name, status, version: env.version };
+    if (result && result.status !== 'duplicate') {
+      novelty.add(result.env);
+      outcome = { name: seed.name, status: result.status, version: result.env.version };
     } else {
       outcome = { name: seed.name, status: 'rejected', problems: report.problems.map((p) => `${p.code}: ${p.message}`) };
     }

@@ -49,7 +49,7 @@ export async function seedNoveltyIndex(pool: SandboxPool): Promise<NoveltyIndex>
 
 /** The index `validate --library DIR` checks against: the library's, or the seeds' when DIR holds no library yet. */
 export async function buildNoveltyIndex(pool: SandboxPool, libraryDir: string | null): Promise<NoveltyIndex> {
-  if (libraryDir && libraryExists(libraryDir)) {
+  if (libraryDir && (await libraryExists(libraryDir))) {
     const library = openLibrary(libraryDir, { readonly: true });
     try {
       return await noveltyIndexOf(library);

@@ -12,8 +12,16 @@ import { LazyWriter } from './writer.js';
  */
 export const QUARANTINE_POLICY = { confirmed: 1, incidents: 3 } as const;
 
+/**
+ * The fn of an incident that only one response caused: verify failed on it, alone in a fresh realm, while
+ * the same instance's reference scored. It is the response's problem (recorded for revalidation to replay),
+ * never a reason to quarantine the environment for everyone.
+ */
+export const RESPONSE_FN = 'verify(response)';
+
 /** Why the environment version with these open incidents is quarantined, or null when it is not. */
-export function quarantineReason(open: Pick<IncidentRecord, 'code' | 'fn' | 'seed' | 'level' | 'confirmed' | 'origin'>[]): string | null {
+export function quarantineReason(evidence: Pick<IncidentRecord, 'code' | 'fn' | 'seed' | 'level' | 'confirmed' | 'origin'>[]): string | null {
+  const open = evidence.filter((i) => i.fn !== RESPONSE_FN);
   const confirmed = open.filter((i) => i.confirmed);
   const first = confirmed[0] ?? open[0];
   if (!first || (confirmed.length < QUARANTINE_POLICY.confirmed && open.length < QUARANTINE_POLICY.incidents)) return null;

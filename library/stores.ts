@@ -1,7 +1,8 @@
 // Every library store, in one place: open.ts opens a library through the store that handles its location,
 // and tests/library-contract.test.ts runs the Library contract on each one listed here, so a store added
-// here (PostgreSQL, an episodic-aware store) cannot go untested.
+// here cannot go untested.
 import type { Library } from './contract.js';
+import { PostgresLibrary } from './postgres/store.js';
 import { SqliteLibrary } from './sqlite/store.js';
 
 /** How any store is opened; a store may take more options of its own. */
@@ -17,7 +18,7 @@ export interface LibraryOpenOptions {
 export interface LibraryStore {
   /** Whether this store keeps libraries at such a location (a folder path, a database URL…). */
   handles(location: string): boolean;
-  exists(location: string): boolean;
+  exists(location: string): Promise<boolean>;
   open(location: string, options?: Partial<LibraryOpenOptions>): Library;
 }
 
@@ -25,7 +26,9 @@ const isUrl = (location: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(location);
 
 export const STORES = {
   /** The embedded default: a folder with a SQLite index and content-addressed module files. */
-  sqlite: { handles: (location) => !isUrl(location), exists: (dir) => SqliteLibrary.exists(dir), open: (dir, options) => SqliteLibrary.open(dir, options) },
+  sqlite: { handles: (location) => !isUrl(location), exists: async (dir) => SqliteLibrary.exists(dir), open: (dir, options) => SqliteLibrary.open(dir, options) },
+  /** The shared store: a PostgreSQL database (postgres://…), module sources included, for many writers on many machines. */
+  postgres: { handles: (url) => PostgresLibrary.handles(url), exists: (url) => PostgresLibrary.exists(url), open: (url, options) => PostgresLibrary.open(url, options) },
 } as const satisfies Record<string, LibraryStore>;
 
 export type StoreName = keyof typeof STORES;

@@ -4,14 +4,16 @@
 // admitted or paid work.
 import PQueue from 'p-queue';
 import type { LlmClient } from '../agents/llm/contract.js';
+import { limited } from '../agents/llm/limited.js';
 import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { isLlmError } from '../agents/llm/errors.js';
 import type { WeakSkill } from '../agents/prompts.js';
 import type { EnvSpec } from '../agents/spec.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { indexEnv, noveltyIndexOf } from '../library/novelty-index.js';
+import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
 import type { ValidationReport } from '../validators/report.js';
+import type { ValidationJob, ValidationOutcome } from '../library/postgres/queue.js';
 import { validateCandidate } from '../validators/validate.js';
 import { AUTHORS } from '../agents/authors.js';
 import type { Author, AuthorIdentity, WrittenModule } from '../agents/author.js';
@@ -82,6 +84,11 @@ export interface BatchDeps {
   ledger: CostLedger;
   onEvent?: (event: BatchEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Queue workers instead of this process: the candidate goes out as a job, and a worker validates it and
+   * admits it (or keeps its rejection) in the transaction that settles the job. No solver calibration.
+   */
+  remote?: { judge(job: ValidationJob): Promise<ValidationOutcome> };
 }
 
 const attemptKey = (spec: string, attempt: number) => `${spec}/${attempt}`;
@@ -89,7 +96,7 @@ const attemptKey = (spec: string, attempt: number) => `${spec}/${attempt}`;
 export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<BatchReport> {
   const started = performance.now();
   const { library, ledger } = deps;
-  const author = deps.author ?? (deps.llm ? AUTHORS.llm({ llm: deps.llm }) : undefined);
+  const author = deps.author ?? (deps.llm ? AUTHORS.llm({ llm: limited(deps.llm, options.concurrency) }) : undefined);
   if (!author) throw new TypeError('runBatch needs deps.author or deps.llm');
   options = { ...options, author: options.author ?? author.identity };
   await library.startBatch(options.batchId, options);
@@ -110,8 +117,9 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   const { version, seed } = author.identity;
   const authorNotes = { ...(version !== undefined ? { version } : {}), ...(seed !== undefined ? { seed } : {}) };
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
-  // Built once; each admission is added to it, so validating a candidate costs no re-read of the library.
-  const novelty = await noveltyIndexOf(library);
+  // Built once, then brought up to date before each validation with what anyone admitted since (other
+  // batches, workers); the admission re-checks whatever arrives after that, so concurrent writers stay novel.
+  const novelty = await LiveNoveltyIndex.of(library);
   const steering = new WeakSteering({ weak: options.weakSkills, saturated: options.saturatedSkills ?? [], weakShare: options.weakShare, target: options.target, ...(author.canTrain ? { canTrain: author.canTrain } : {}) });
   for (const o of state.outcomes.values()) if (o.status === 'admitted' && o.name) steering.admitted((await library.get(o.name, o.version))?.meta.skills ?? []);
   const withFeedback = options.weakSkills.length > 0 || (options.saturatedSkills?.length ?? 0) > 0;
@@ -145,11 +153,23 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         continue;
       }
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'written' });
-      const report = await validateCandidate(module.source, {
-        pool: deps.pool,
-        novelty,
-        ...(options.review && author.reviewer ? { reviewer: author.reviewer({ candidateId: spec.name }) } : {}),
-      });
+      const lineage = {
+        author: author.lineageAuthor(module),
+        spec,
+        promptHash: module.promptHash,
+        batchId: options.batchId,
+        ...(parent ? { parent } : {}),
+        ...(Object.keys(authorNotes).length > 0 ? { notes: { ...authorNotes } } : {}),
+      };
+      const noveltyCursor = (await novelty.refresh(library)).cursor;
+      const remote = deps.remote ? await deps.remote.judge({ batchId: options.batchId, key, source: module.source, lineage }) : null;
+      const report =
+        remote?.report ??
+        (await validateCandidate(module.source, {
+          pool: deps.pool,
+          novelty: novelty.index,
+          ...(options.review && author.reviewer ? { reviewer: author.reviewer({ candidateId: spec.name }) } : {}),
+        }));
       // Ctrl-C reaches the sandbox workers too: what they report after it is a cancellation, not a verdict.
       if (deps.signal?.aborted) return;
       const codes = [...new Set(report.problems.map((p) => p.code))];
@@ -164,14 +184,6 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       state.verdicts.set(key, verdict);
       await journal('verdict', key, verdict);
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'validated', verdict: report.verdict, codes });
-      const lineage = {
-        author: author.lineageAuthor(module),
-        spec,
-        promptHash: module.promptHash,
-        batchId: options.batchId,
-        ...(parent ? { parent } : {}),
-        ...(Object.keys(authorNotes).length > 0 ? { notes: { ...authorNotes } } : {}),
-      };
       if (report.verdict === 'admit' && deps.solver) {
         // Paid work, journaled before use, so a resumed batch does not ask the solver again.
         const calKey = `${key}/calibration`;
@@ -196,14 +208,23 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
           return; // the module is fine; the band is about the solver, so repair cannot help
         }
       }
-      if (report.verdict === 'admit') {
-        const { status, env } = await library.admit({ source: module.source, report, lineage });
-        indexEnv(novelty, env);
+      const admission = remote ? remote.admission : report.verdict === 'admit' ? await library.admit({ source: module.source, report, lineage, noveltyCursor }) : null;
+      if (admission?.status === 'duplicate' && !remote) {
+        // Another writer admitted a near-duplicate while this one was validated: a rejection like any other.
+        markDuplicate(report, admission.problems);
+        state.verdicts.set(key, { ...verdict, verdict: 'reject', codes: [...new Set([...codes, ...admission.problems.map((p) => p.code)])], firstFailedStage: 'novelty', firstProblem: { code: admission.problems[0]!.code, stage: 'novelty', message: admission.problems[0]!.message } });
+        await journal('verdict', `${key}/rechecked`, state.verdicts.get(key));
+      }
+      if (admission && admission.status !== 'duplicate') {
+        const { status, env } = admission;
+        novelty.add(env);
         // Code the library already holds is no new environment: it does not count toward the target.
-        const outcome: CandidateOutcome = { spec: spec.name, status: status === 'admitted' ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version };
+        // An 'exists' that this batch admitted for this spec is its own admission replayed after a kill.
+        const own = status === 'admitted' || (env.lineage.batchId === options.batchId && (env.lineage.spec as EnvSpec | undefined)?.name === spec.name);
+        const outcome: CandidateOutcome = { spec: spec.name, status: own ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version };
         state.outcomes.set(spec.name, outcome);
         await journal('outcome', spec.name, outcome);
-        if (status === 'admitted') {
+        if (own) {
           steering.admitted(env.meta.skills);
           const weak = steering.active ? { weak: { admitted: steering.report().weakAdmitted, wanted: steering.weakWanted } } : {};
           emit({ type: 'admitted', spec: spec.name, name: env.name, version: env.version, skills: [...env.meta.skills], ...weak });
@@ -211,7 +232,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         if (admittedCount() >= options.target) stop('target');
         return;
       }
-      await library.recordRejection({ source: module.source, report, lineage });
+      if (!remote) await library.recordRejection({ source: module.source, report, lineage });
       parent = `${spec.name}#${attempt}`;
       lastSource = module.source;
       lastReport = report;
@@ -221,7 +242,11 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     await journal('outcome', spec.name, outcome);
   };
 
-  const queue = new PQueue({ concurrency: options.concurrency });
+  // Twice as many candidates as LLM calls in flight: while some validate (sandbox work), the others keep
+  // the `concurrency` LLM slots (limited() above) busy, so the batch is bound by the LLM, not by turns.
+  // Concurrency 1 stays a strictly sequential batch (one candidate at a time, the target exact).
+  const overlap = !deps.author && options.concurrency > 1;
+  const queue = new PQueue({ concurrency: overlap ? 2 * options.concurrency : options.concurrency });
   const launched = new Set<string>();
   const setAside = new Set<string>();
   // Specs set aside by the steering never started: they do not use up --max-candidates.
@@ -259,7 +284,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     else if (startedCount() >= options.maxCandidates) {
       await queue.onIdle();
       stop('max-candidates');
-    } else if (queue.size === 0 && queue.pending < options.concurrency) {
+    } else if (queue.size === 0 && queue.pending < queue.concurrency) {
       if (state.architectRounds >= maxArchitectRounds) {
         await queue.onIdle();
         stop('specs-exhausted');

@@ -41,8 +41,9 @@ export class JournalState {
         state.specs.push(...(payload.specs as EnvSpec[]));
         state.dropped += payload.dropped as number;
       } else if (entry.kind === 'module') state.modules.set(entry.key, payload as unknown as ModuleEntry);
-      // A calibration rejection is journaled as a second verdict for the same attempt: it replaces the first.
-      else if (entry.kind === 'verdict') state.verdicts.set(entry.key.replace(/\/calibrated$/, ''), payload as unknown as VerdictEntry);
+      // A calibration rejection, or a duplicate found at admission, is journaled as a second verdict for the
+      // same attempt: it replaces the first.
+      else if (entry.kind === 'verdict') state.verdicts.set(entry.key.replace(/\/(calibrated|rechecked)$/, ''), payload as unknown as VerdictEntry);
       else if (entry.kind === 'outcome') state.outcomes.set(entry.key, payload as unknown as CandidateOutcome);
       else if (entry.kind === 'calibration') state.calibrations.set(entry.key, payload as unknown as Calibration);
     }

@@ -2,7 +2,7 @@
 // against the contract, so callers (validator, sample, serve) see instances, references and verdicts
 // or a failure with a stable code, never unchecked guest data.
 import type { ProblemCode } from '../contract/codes.js';
-import { InstanceSchema, ReferenceSchema, describeIssues, toVerdict, type Instance, type Verdict } from '../contract/schema.js';
+import { CONTRACT_LIMITS, InstanceSchema, ReferenceSchema, describeIssues, toVerdict, type Instance, type Verdict } from '../contract/schema.js';
 import type { SandboxPool } from './pool.js';
 import { guestCode, type CallResult, type EpisodeValue, type LoadInfo, type RawVerdict, type SandboxLimits } from './protocol.js';
 import { z } from 'zod';
@@ -69,18 +69,53 @@ export function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeR
   if (value === null || typeof value !== 'object' || !Array.isArray(value.verdicts) || value.verdicts.length !== expected) {
     return { ok: false, seed, level, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed episode', fn: 'call' };
   }
-  const instance = InstanceSchema.safeParse(value.instance);
-  if (!instance.success) return { ok: false, seed, level, code: 'E_INSTANCE', message: describeIssues(instance.error).join('; '), fn: 'generate' };
-  const reference = ReferenceSchema.safeParse(value.reference);
-  if (!reference.success) return { ok: false, seed, level, code: 'E_REFERENCE', message: describeIssues(reference.error).join('; '), fn: 'solve' };
+  // The common case is checked by hand (the same rules as the schemas); zod runs only to word a violation.
+  let instance = value.instance as Instance;
+  if (!isInstance(instance)) {
+    const parsed = InstanceSchema.safeParse(instance);
+    if (!parsed.success) return { ok: false, seed, level, code: 'E_INSTANCE', message: describeIssues(parsed.error).join('; '), fn: 'generate' };
+    instance = parsed.data;
+  }
+  const reference = value.reference;
+  if (!isReference(reference)) {
+    const parsed = ReferenceSchema.safeParse(reference);
+    if (!parsed.success) return { ok: false, seed, level, code: 'E_REFERENCE', message: describeIssues(parsed.error).join('; '), fn: 'solve' };
+  }
   const [referenceVerdict, ...verdicts] = value.verdicts.map(checkVerdict);
-  return { ok: true, seed, level, instance: instance.data, reference: reference.data, referenceVerdict: referenceVerdict as ScoredVerdict, verdicts, ms: Array.isArray(value.ms) ? value.ms : [0, 0, 0] };
+  return { ok: true, seed, level, instance, reference: reference as string, referenceVerdict: referenceVerdict as ScoredVerdict, verdicts, ms: Array.isArray(value.ms) ? value.ms : [0, 0, 0] };
+}
+
+const NOT_BLANK = /\S/; // \s is the whitespace String.prototype.trim removes
+
+/** InstanceSchema's rules without zod: a plain object whose prompt is a non-blank string within the limit. */
+function isInstance(value: unknown): value is Instance {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const prompt = (value as { prompt?: unknown }).prompt;
+  return typeof prompt === 'string' && prompt.length <= CONTRACT_LIMITS.maxPromptChars && NOT_BLANK.test(prompt);
+}
+
+/** ReferenceSchema's rules without zod. */
+function isReference(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= CONTRACT_LIMITS.maxReferenceChars && NOT_BLANK.test(value);
+}
+
+/** A verdict that VerifyResultSchema accepts as it is: a score in [0, 1], or { score, feedback? } with nothing else. */
+function plainVerdict(value: unknown): Verdict | null {
+  const inRange = (x: unknown): x is number => typeof x === 'number' && x >= 0 && x <= 1;
+  if (inRange(value)) return { score: value };
+  if (value === null || typeof value !== 'object') return null;
+  const { score, feedback } = value as { score?: unknown; feedback?: unknown };
+  if (!inRange(score)) return null;
+  if (feedback === undefined) return { score };
+  return typeof feedback === 'string' && feedback.length <= CONTRACT_LIMITS.maxFeedbackChars ? { score, feedback } : null;
 }
 
 /** A verdict from inside the isolate, checked: failures keep only a guest code, successes must match the contract. */
 export function checkVerdict(raw: RawVerdict): ScoredVerdict {
   if (raw === null || typeof raw !== 'object') return { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed verdict' };
   if (!raw.ok) return { ok: false, code: guestCode(raw.code), message: typeof raw.message === 'string' ? raw.message : '' };
+  const fast = plainVerdict(raw.value);
+  if (fast) return { ok: true, ...fast };
   try {
     return { ok: true, ...toVerdict(raw.value) };
   } catch (error) {

@@ -233,6 +233,9 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     if (typeof Intl !== 'undefined') freezeDeep(Intl);
     if (typeof global.console === 'undefined') defineGlobal('console', freezeDeep({ log: noop, info: noop, warn: noop, error: noop, debug: noop }));
     defineGlobal('kit', kit);
+    // Nothing on the global object may change after this: it is shared by every instance of the module,
+    // so writing to it would carry state from one episode to the next.
+    freezeDeep(global);
   }
 
   // ---------------------------------------------------------------- plain-JSON check and bounded serialisation
@@ -316,6 +319,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
 
   // ---------------------------------------------------------------- trampoline
   var guest = null;
+  var factory = null;
   var limits = { maxDepth: 32, maxNodes: 200000, maxValueChars: 1 << 20, maxMessageChars: 2000, maxFeedbackChars: 2000, maxChunkChars: 4 << 20 };
   var batch = [];
   // Result texts (timings cut off) of calls marked keep, so a later identical call can answer "sameAs".
@@ -358,8 +362,11 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return text;
   }
 
+  // Every guest call runs in a fresh instance of the module when the worker gave a factory (realm.ts:
+  // instancing 'episode'), so a call's result depends on its arguments only, never on earlier calls.
   function callGuest(name, args) {
-    var fn = guest[name];
+    var target = factory !== null ? factory() : guest;
+    var fn = target[name];
     if (typeof fn !== 'function') {
       throw runtimeError('E_MISSING_EXPORT', 'the module does not export a function named ' + name);
     }
@@ -417,6 +424,12 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       ',"verdicts":[' + verdicts + '],"ms":[' + (t1 - t0) + ',' + (t2 - t1) + ',' + (t3 - t2) + ']}';
   }
 
+  // Contract v2 rollouts (episodic-runtime.js, evaluated beside this file), with the helpers captured above.
+  var episodic = typeof envforgeEpisodicRuntime === 'function' ? envforgeEpisodicRuntime({
+    stringify: stringify, parse: parse, runtimeError: runtimeError, makeRng: makeRng, now: realNow,
+    callGuest: callGuest, serialise: serialise, checkPlain: function (v) { checkPlain(v, limits.maxDepth, limits.maxNodes); },
+  }) : null;
+
   // "cursor|count|[results]": cursor counts the calls of this batch that have finished and count the
   // results in this text, so the host can tell results lost in transit from a call in flight.
   function collect() {
@@ -428,9 +441,11 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
 
   var api = {
     // The guest module's namespace, given once by the worker (through an isolated-vm Reference).
-    bind: function (namespace) {
+    // With it, optionally, the factory of fresh instances (instance.ts).
+    bind: function (namespace, instanceFactory) {
       if (guest !== null) throw new ErrorCtor('envforge runtime already bound');
       guest = namespace;
+      factory = typeof instanceFactory === 'function' ? instanceFactory : null;
     },
     meta: function () {
       try { return '{"ok":true,"value":' + serialise(guest.meta, limits.maxValueChars) + '}'; } catch (e) {
@@ -467,7 +482,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
         var stage = { name: 'generate' };
         var entry;
         try {
-          var text = episode(call, stage);
+          var text = call.op === 'rollout' && episodic !== null ? episodic.rollout(call, stage) : episode(call, stage);
           var head = '{"id":' + stringify(call.id) + ',"ok":true,"ms":' + (realNow() - t0);
           // The same request as an earlier kept call, with the same outcome: only the index crosses.
           var same = call.sameAs !== undefined || call.keep === true ? text.slice(0, text.lastIndexOf(',"ms":[')) : '';
@@ -488,5 +503,5 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   };
 
   if (hardened) installDeterminism();
-  return { api: freezeDeep(api), makeRng: makeRng, kit: kit, disabledRandom: disabledRandom };
+  return { api: freezeDeep(api), makeRng: makeRng, kit: kit, disabledRandom: disabledRandom, episodic: episodic };
 };

@@ -8,7 +8,9 @@ import type { ProblemCode } from '../contract/codes.js';
  * validator, the reward service or an export calls it.
  */
 export interface Call {
-  op: 'episode';
+  /** 'rollout': one contract-v2 episode (reset, the policy's actions through step, score), described by `rollout`. */
+  op: 'episode' | 'rollout';
+  rollout?: RolloutSpec;
   seed: number;
   level: number;
   responses?: string[];
@@ -25,13 +27,31 @@ export interface Call {
   sameAs?: number;
 }
 
+/** Who chooses a rollout's actions: the module's act(), a fixed list (a replayed log, a probe), or a seeded random policy. */
+export type RolloutPolicy = { type: 'act' } | { type: 'replay'; actions: unknown[] } | { type: 'repeat'; action: unknown } | { type: 'random'; seed: number; avoid?: string[] };
+
+/** One episodic rollout (sandbox/episodic-runtime.js); the worker adds the rng states. */
+export interface RolloutSpec {
+  maxTurns: number;
+  maxErrors: number;
+  /** meta.tools as checked by the host, as JSON text: the runtime never reads the module's own copy. */
+  tools: string;
+  policy: RolloutPolicy;
+  /** Resume from a state the host holds (canonical JSON text) instead of reset. */
+  from?: { state: string; turn: number; errors: number };
+  /** Return every observation, the digest of the state after every turn, the final state. */
+  observations?: boolean;
+  hashes?: boolean;
+  keepState?: boolean;
+}
+
 /**
  * Failure codes the runtime inside the isolate may report. Anything else arriving from there (E_TIMEOUT,
  * E_MEMORY, E_CRASHED…) is forged or garbled and becomes E_PROTOCOL: resource codes are made only by the
  * worker and the supervisor, which observe the resource.
  */
-export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE']);
-export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify']);
+export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_STATE_TOO_LARGE']);
+export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify', 'reset', 'step', 'score', 'act']);
 
 /** The host's reading of a failure code reported from inside an isolate. */
 export function guestCode(code: unknown): ProblemCode {
@@ -53,6 +73,14 @@ export interface CallSuccess<T = unknown> {
   ms: number;
 }
 export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
+
+/**
+ * A module whose top level takes longer than this to evaluate shares one instance per realm (realm.ts).
+ * Timing varies with load, so the validator also runs the shared lifetime check for modules within
+ * SHARED_MARGIN of it: production on a busier machine may share where validation did not.
+ */
+export const INSTANCE_BUDGET_MS = 2;
+export const SHARED_MARGIN = 10;
 
 /** An isolate's lifetime in calls (episodes); see SandboxLimits.isolateCalls. */
 export const ISOLATE_CALL_BUDGET = 2_000;
@@ -91,14 +119,20 @@ export interface SandboxLimits {
   /** After this many calls of one job time out (or exhaust memory), its remaining calls fail unrun. */
   maxFailuresPerJob: number;
   /**
-   * An isolate's lifetime: it serves at most this many episodes (so as many generate and solve calls)
-   * and VERIFIES_PER_CALL times as many verify calls, then is replaced by a fresh one. The validator
-   * runs one whole lifetime, reaching both counts, and compares it with fresh isolates: module state that
-   * changes behaviour after N calls is caught, or never reached in production.
+   * A realm's lifetime when its calls share one module instance (realm.ts: instancing 'shared'; with a
+   * fresh instance per call nothing ages): at most this many episodes (so as many generate and solve
+   * calls) and VERIFIES_PER_CALL times as many verify calls, then a fresh realm takes over. The validator
+   * runs one whole shared lifetime and compares it with fresh realms: module state that changes behaviour
+   * after N calls is caught, or never reached in production.
    */
   isolateCalls: number;
   /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
   jobTimeoutMs?: number;
+  /**
+   * Run the calls in one shared module instance per realm, as production does for a module whose top level
+   * is too costly to repeat (realm.ts: instancing): the validator's lifetime run, for modules near that cost.
+   */
+  sharedInstance?: boolean;
 }
 
 export const DEFAULT_LIMITS = {
@@ -118,19 +152,24 @@ export const DEFAULT_LIMITS = {
 } satisfies SandboxLimits;
 
 /** Characters one result of `call` can take at most (instance and reference at their limits, each verdict). */
-function maxResultChars(call: Pick<Call, 'responses'>, limits: SandboxLimits): number {
+function maxResultChars(call: Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number }, limits: SandboxLimits): number {
+  // A rollout (the host's call, or the worker's prepared one): the prompt, each turn's action (64 KB) and
+  // escaped observation (16,000 characters), the final state.
+  const turns = call.rollout?.maxTurns ?? call.maxTurns;
+  if (turns !== undefined) return (turns + 1) * (6 * 16_000 + 65_536 + 64) + 6 * 262_144 + 8_192;
   return 2 * limits.maxValueChars + (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) + 1_024;
 }
 
 /** The most characters one chunk of results for these calls can take (a loop: no argument-count limit). */
-export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses'>>, limits: SandboxLimits): number {
+export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number }>, limits: SandboxLimits): number {
   let most = 0;
   for (const call of calls) most = Math.max(most, maxResultChars(call, limits));
   return limits.maxChunkChars + most + 64;
 }
 
 export type LoadInfo =
-  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string> }
+  /** instancing: 'episode' when every guest call gets a fresh module instance, 'shared' when calls share one per realm; loadMs: its top level's evaluation time. */
+  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string>; instancing?: 'episode' | 'shared'; loadMs?: number }
   | { ok: false; hash: string; code: ProblemCode; message: string };
 
 // ---- supervisor <-> worker messages

@@ -4,6 +4,8 @@
 import ivm from 'isolated-vm';
 import vm from 'node:vm';
 import type { ProblemCode } from '../contract/codes.js';
+import { FACTORY_EXPORT, factorySource } from './instance.js';
+import { INSTANCE_BUDGET_MS } from './protocol.js';
 import { SES_SOURCE, SETUP_SCRIPT } from './runtime.js';
 
 /** A failure of guest code while loading or calling, with the code the host assigns to it. */
@@ -30,7 +32,17 @@ export interface Realm {
   begin: ivm.Reference;
   next: ivm.Reference;
   collect: ivm.Reference;
+  /**
+   * 'episode': every episode runs in a fresh instance of the module (nothing carries between episodes);
+   * 'shared': the module's top level costs too much to repeat, so episodes share one instance per realm
+   * and the realm's lifetime is bounded (protocol.ts: isolateCalls) and checked by the validator.
+   */
+  instancing: Instancing;
+  /** Wall time of the module's top level when it was loaded, in ms. */
+  loadMs: number;
 }
+export type Instancing = 'episode' | 'shared';
+
 
 const SES_FILENAME = 'envforge-ses.js';
 
@@ -104,7 +116,7 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
     host.ses.runSync(context, { timeout: timeoutMs });
     const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: timeoutMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
-    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect') };
+    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect'), instancing: 'shared', loadMs: 0 };
     return { realm, bind: fn('bind') };
   } catch (error) {
     if (!isolate.isDisposed) context.release();
@@ -113,8 +125,22 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
   }
 }
 
+/** The guest module rewritten as a factory of fresh instances (instance.ts), compiled and evaluated in the realm. */
+function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: string, timeoutMs: number): ivm.Reference {
+  let text: string;
+  try {
+    text = factorySource(source);
+  } catch (error) {
+    throw new GuestFailure('E_SYNTAX', `the module could not be read as a factory of instances: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const module = isolate.compileModuleSync(text, { filename: 'environment.js' });
+  module.instantiateSync(context, reject);
+  module.evaluateSync({ timeout: timeoutMs }); // defines the factory only: no guest code runs here
+  return module.namespace.getSync(FACTORY_EXPORT, { reference: true }) as ivm.Reference;
+}
+
 /** Compiles, links and evaluates the guest module in a new realm of the host; when it cannot, disposes the host's isolate and throws a GuestFailure. */
-export function loadRealm(host: Host, source: string, timeoutMs: number): Realm {
+export function loadRealm(host: Host, source: string, timeoutMs: number, sharedInstance = false): Realm {
   const { realm, bind } = createRealm(host, timeoutMs);
   const { isolate, context } = realm;
   try {
@@ -133,11 +159,13 @@ export function loadRealm(host: Host, source: string, timeoutMs: number): Realm 
     start.instantiateSync(context, reject);
     const binder = isolate.compileModuleSync(BINDER, { filename: 'envforge-binder.js' });
     binder.instantiateSync(context, (specifier) => (specifier === 'envforge:start' ? start : guest));
+    const started = performance.now();
     try {
       binder.evaluateSync({ timeout: timeoutMs });
     } catch (error) {
       throw classify(error, isolate, 'evaluating the module');
     }
+    realm.loadMs = performance.now() - started;
     let afterAwait: unknown;
     try {
       afterAwait = binder.namespace.getSync('afterAwait');
@@ -146,7 +174,9 @@ export function loadRealm(host: Host, source: string, timeoutMs: number): Realm 
     }
     if (afterAwait !== false) throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
     const namespace = binder.namespace.getSync('guest', { reference: true }) as ivm.Reference;
-    bind.applySync(undefined, [namespace.derefInto()], { timeout: timeoutMs });
+    realm.instancing = realm.loadMs <= INSTANCE_BUDGET_MS && !sharedInstance ? 'episode' : 'shared';
+    const factory = realm.instancing === 'episode' ? instanceFactory(isolate, context, source, timeoutMs) : undefined;
+    bind.applySync(undefined, [namespace.derefInto(), factory?.derefInto()], { timeout: timeoutMs });
     return realm;
   } catch (error) {
     const failure = classify(error, isolate, 'loading the module');

@@ -3,7 +3,6 @@
 // it names (or none), and every code from inside an isolate is checked against the closed guest set.
 import { createHash } from 'node:crypto';
 import type { ProblemCode } from '../contract/codes.js';
-import { parseBoundedJson } from './json.js';
 import { GUEST_FNS, guestCode, maxChunkChars, type Call, type CallResult, type SandboxLimits } from './protocol.js';
 
 /** Results of one job, filled by id as they arrive. */
@@ -46,8 +45,11 @@ export class ResultSlots {
   acceptChunk(text: string, limits: SandboxLimits): void {
     let parsed: unknown;
     try {
+      // The worker checked the chunk's nesting (worker.ts: readChunk) before it crossed, in parallel with the
+      // other workers; here only its size is, so the supervisor's one thread does no per-character scan.
       this.maxChars ??= maxChunkChars(this.calls, limits);
-      parsed = parseBoundedJson(text, { maxChars: this.maxChars, maxDepth: limits.maxDepth + 8 });
+      if (text.length > this.maxChars) return;
+      parsed = JSON.parse(text);
     } catch {
       return; // the calls it held stay empty and fail with E_PROTOCOL when the job settles
     }

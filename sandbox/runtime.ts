@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-const RUNTIME_SOURCE = readFileSync(new URL('./guest-runtime.js', import.meta.url), 'utf8');
+const RUNTIME_SOURCE = `${readFileSync(new URL('./guest-runtime.js', import.meta.url), 'utf8')}\n${readFileSync(new URL('./episodic-runtime.js', import.meta.url), 'utf8')}`;
 
 /** SES (Hardened JavaScript, package `ses`) as one classic script that defines `lockdown` and `harden`. */
 export const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('ses/package.json')), 'dist', 'ses.umd.min.js'), 'utf8');
@@ -12,13 +12,14 @@ export const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.ur
 /**
  * lockdown() as every isolate runs it. errorTaming 'safe' hides stack traces from guest code (a module
  * must not learn who calls it); overrideTaming 'moderate' keeps ordinary code such as `obj.toString = f`
- * working on objects that inherit frozen methods; consoleTaming 'unsafe' because an isolate has no console.
+ * working on objects that inherit frozen methods; consoleTaming 'unsafe' because an isolate has no console;
+ * evalTaming 'no-eval' because eval and Function could declare global lexical bindings, which outlive instances.
  */
 const LOCKDOWN_OPTIONS = {
   errorTaming: 'safe',
   overrideTaming: 'moderate',
   consoleTaming: 'unsafe',
-  evalTaming: 'safe-eval',
+  evalTaming: 'no-eval',
   stackFiltering: 'concise',
   domainTaming: 'unsafe',
   reporting: 'none',
@@ -48,7 +49,15 @@ export interface Kit {
   number(text: string): number | null;
   list(text: string, separator?: string): string[];
 }
+/** The episodic runtime's host-visible helpers (episodic-runtime.js). */
+export interface EpisodicRuntime {
+  checkAction(tools: unknown, action: unknown): string | null;
+  canonical(value: unknown): string;
+  /** Turn `turn`'s rng from the base the worker derives (rng.ts: deriveTurnRngState). */
+  turnRng(base: readonly number[], turn: number): PlainRng;
+}
 export interface PlainRuntime {
+  episodic: EpisodicRuntime;
   makeRng(a: number, b: number, c: number, d: number): PlainRng;
   kit: Kit;
   disabledRandom(): never;

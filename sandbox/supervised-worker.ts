@@ -8,11 +8,33 @@ import type { WorkerMessage } from './protocol.js';
 
 export interface SupervisedWorkerOptions {
   maxCachedPerWorker: number;
+  /** The worker's resident-memory limit and the isolates' own, which bound what its cache may hold. */
+  workerRssMb: number;
+  limits: { memoryMb: number };
   workerHeapMb: number;
   execArgv: string[];
 }
 
 const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url));
+
+/**
+ * The host's environment with the ambient settings a guest can observe pinned: time zone and locale (ICU
+ * reads them for Intl defaults, Date.prototype.toString and time-zone names), so no value depends on the host.
+ */
+export const PINNED_LOCALE = 'en_US.UTF-8';
+export function workerEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^(LC_|LANG)/.test(key)) env[key] = value;
+  return { ...env, TZ: 'UTC', LANG: PINNED_LOCALE, LC_ALL: PINNED_LOCALE };
+}
+
+/**
+ * What a worker's idle cached isolates may hold: its RSS limit less room for the running job's isolate
+ * (twice its limit: isolated-vm enforces it loosely) and the process itself, so that job is never killed for them.
+ */
+export function cacheBudgetMb(options: Pick<SupervisedWorkerOptions, 'workerRssMb' | 'limits'>): number {
+  return Math.max(64, options.workerRssMb - 2 * options.limits.memoryMb - 192);
+}
 
 /** Why the supervisor killed a worker, when it did. */
 export type KillReason = { kind: 'silence'; ms: number } | { kind: 'job'; ms: number } | { kind: 'memory'; rssMb: number; limitMb: number };
@@ -52,15 +74,18 @@ export class SupervisedWorker<J = unknown> {
   exited = false;
   private silenceTimer: NodeJS.Timeout | null = null;
   private jobTimer: NodeJS.Timeout | null = null;
+  /** Bumped at every arming and clearing, so a deadline that fired late knows whether it still stands. */
+  private silenceArmings = 0;
+  private jobArmings = 0;
 
   constructor(options: SupervisedWorkerOptions, onMessage: (m: WorkerMessage) => void, onExit: (code: number | null, signal: string | null) => void) {
     const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`, ...options.execArgv];
     if (WORKER_FILE.endsWith('.ts')) execArgv.push('--import', 'tsx');
     this.child = fork(WORKER_FILE, [], {
       execArgv,
-      env: { ...process.env, TZ: 'UTC', ENVFORGE_WORKER_OPTIONS: JSON.stringify({ maxCached: options.maxCachedPerWorker }) },
+      env: { ...workerEnvironment(), ENVFORGE_WORKER_OPTIONS: JSON.stringify({ maxCached: options.maxCachedPerWorker, cacheMb: cacheBudgetMb(options) }) },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
+      serialization: 'advanced',
     });
     this.child.stderr?.setEncoding('utf8');
     this.child.stderr?.on('data', (chunk: string) => {
@@ -95,19 +120,36 @@ export class SupervisedWorker<J = unknown> {
   /** (Re)starts the silence deadline: a worker that sends nothing for `ms` is killed. */
   armSilence(ms: number): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
-    this.silenceTimer = setTimeout(() => this.kill({ kind: 'silence', ms }), ms);
+    const armed = ++this.silenceArmings;
+    this.silenceTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.silenceArmings, { kind: 'silence', ms }), ms);
   }
 
   /** Starts the whole-job deadline, which messages do not renew. */
   armJob(ms: number): void {
     if (this.jobTimer) clearTimeout(this.jobTimer);
-    this.jobTimer = setTimeout(() => this.kill({ kind: 'job', ms }), ms);
+    const armed = this.jobArmings;
+    this.jobTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.jobArmings, { kind: 'job', ms }), ms);
   }
 
   clearDeadlines(): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
     if (this.jobTimer) clearTimeout(this.jobTimer);
     this.silenceTimer = this.jobTimer = null;
+    this.silenceArmings++;
+    this.jobArmings++;
+  }
+
+  /**
+   * Kills for a missed deadline only after the messages that arrived meanwhile are read. Timers run before
+   * I/O in Node's loop: after the host's own thread was busy past a deadline, the worker's answers are
+   * still unread when the timer fires, and killing then would blame the job for the host's stall (a false
+   * E_TIMEOUT). setImmediate runs after the poll phase has delivered them; a message re-arms or clears the
+   * deadline, which `current` then reports.
+   */
+  private afterPendingMessages(current: () => boolean, reason: KillReason): void {
+    setImmediate(() => {
+      if (current() && !this.exited) this.kill(reason);
+    });
   }
 
   /** Kills the worker when its resident memory is over the limit; returns whether it did. */

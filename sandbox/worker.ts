@@ -2,37 +2,13 @@
 // of calls through the trampoline, streaming size-checked results to the supervisor. Guest code may abort
 // or wedge this whole process; the supervisor then kills and replaces it.
 import type { ProblemCode } from '../contract/codes.js';
-import { JsonLimitError, parseBoundedJson } from './json.js';
+import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
-import { guestCode, maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
-import { classify, GuestFailure, loadRealm, newHost, releaseRealm, type Host, type Realm } from './realm.js';
+import { maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
+import { classify, GuestFailure } from './realm.js';
 import { deriveRngState } from './rng.js';
-
-interface WorkerOptions {
-  maxCached: number;
-}
-const options: WorkerOptions = { maxCached: 32, ...JSON.parse(process.env.ENVFORGE_WORKER_OPTIONS ?? '{}') };
-
-/** A loaded candidate: its realm (one module lifetime) and how many calls of each guest function it has served. */
-interface Compiled {
-  realm: Realm;
-  generate: number;
-  solve: number;
-  verify: number;
-}
-interface CacheEntry {
-  source: string;
-  load: LoadInfo;
-  name: string;
-  /** The isolate its realms live in, one after another, until it has hosted MAX_REALMS_PER_ISOLATE. */
-  host: Host | null;
-  compiled: Compiled | null;
-}
-
-/** Bounds what realms released into one isolate can leave behind (garbage, fragmentation) before it is replaced. */
-const MAX_REALMS_PER_ISOLATE = 64;
-
-const cache = new Map<string, CacheEntry>();
+import { rolloutFields } from './rollout-call.js';
+import { cache, cacheKey, compile, dispose, entryFor, retire, type Compiled } from './worker-cache.js';
 
 // Messages are batched: one IPC message per small job, and at most every FLUSH_MS (or FLUSH_CHARS) on long
 // ones, so the supervisor's deadline keeps being fed and results before a crash are still salvaged.
@@ -57,91 +33,6 @@ function flush(): void {
   process.send?.(messages.length === 1 ? messages[0] : { type: 'batch', messages });
 }
 
-/** Disposes the entry's isolate: after a failure, nothing of it is reused. */
-function dispose(entry: CacheEntry): void {
-  if (entry.host && !entry.host.isolate.isDisposed) entry.host.isolate.dispose();
-  entry.host = null;
-  entry.compiled = null;
-}
-
-/** Ends the current realm's lifetime; the next call gets a fresh realm in the same isolate. */
-function retire(entry: CacheEntry): void {
-  if (entry.compiled) releaseRealm(entry.compiled.realm);
-  entry.compiled = null;
-}
-
-/** Output of the runtime, parsed with the same size and depth limits as any guest value. */
-function parseRuntime(text: unknown, limits: SandboxLimits, what: string): unknown {
-  if (typeof text !== 'string') throw new GuestFailure('E_PROTOCOL', `the runtime returned no text for ${what}`);
-  try {
-    return parseBoundedJson(text, { maxChars: limits.maxValueChars + 1_024, maxDepth: limits.maxDepth + 2 });
-  } catch (error) {
-    if (error instanceof JsonLimitError) throw new GuestFailure('E_TOO_LARGE', `${what}: ${error.message}`);
-    throw new GuestFailure('E_PROTOCOL', `the runtime returned malformed JSON for ${what}`);
-  }
-}
-
-/** meta and the export list, read through the trampoline and checked here before anything crosses IPC. */
-function describe(realm: Realm, hash: string, limits: SandboxLimits): { load: LoadInfo; name: string } {
-  const call = (ref: Realm['meta']) => ref.applySync(undefined, [], { timeout: limits.callTimeoutMs }) as unknown;
-  const meta = parseRuntime(call(realm.meta), limits, 'meta') as { ok?: unknown; value?: unknown; code?: unknown; message?: unknown };
-  const list = parseRuntime(call(realm.exportsList), limits, 'the export list');
-  const exports: Record<string, string> = {};
-  for (const item of Array.isArray(list) ? list.slice(0, 100) : []) {
-    if (typeof item !== 'string') continue;
-    const at = item.lastIndexOf(':');
-    exports[item.slice(0, Math.min(at, 100))] = item.slice(at + 1);
-  }
-  if (meta.ok !== true) {
-    const message = typeof meta.message === 'string' ? meta.message.slice(0, limits.maxMessageChars) : '';
-    return { load: { ok: true, hash, meta: undefined, metaError: { code: guestCode(meta.code), message: `reading meta: ${message}` }, exports }, name: '' };
-  }
-  const value = meta.value as { name?: unknown } | null;
-  const name = value && typeof value === 'object' && typeof value.name === 'string' ? value.name : '';
-  return { load: { ok: true, hash, meta: meta.value, exports }, name };
-}
-
-/** Loads the module into a fresh realm, in the given host while it may take one more, else in a new isolate. */
-function compile(hash: string, source: string, limits: SandboxLimits, reuse: Host | null): { host: Host | null; compiled: Compiled | null; load: LoadInfo; name: string } {
-  if (source.length > limits.maxSourceChars) {
-    return { host: reuse, compiled: null, name: '', load: { ok: false, hash, code: 'E_TOO_LARGE', message: `the source has ${source.length} characters, over the limit of ${limits.maxSourceChars}` } };
-  }
-  let host: Host | null = null;
-  let realm: Realm | undefined;
-  try {
-    const usable = reuse && !reuse.isolate.isDisposed && reuse.realms < MAX_REALMS_PER_ISOLATE;
-    if (reuse && !usable && !reuse.isolate.isDisposed) reuse.isolate.dispose();
-    host = usable ? reuse : newHost(limits.memoryMb);
-    realm = loadRealm(host, source, limits.loadTimeoutMs);
-    const { load, name } = describe(realm, hash, limits);
-    return { host, compiled: { realm, generate: 0, solve: 0, verify: 0 }, load, name };
-  } catch (error) {
-    const failure = realm ? classify(error, realm.isolate, 'loading the module') : (error as GuestFailure);
-    if (host && !host.isolate.isDisposed) host.isolate.dispose();
-    const code = failure instanceof GuestFailure ? failure.code : 'E_PROTOCOL';
-    return { host: null, compiled: null, name: '', load: { ok: false, hash, code, message: failure.message } };
-  }
-}
-
-function entryFor(job: JobMessage, source: string): CacheEntry {
-  let entry = cache.get(job.hash);
-  if (entry && job.fresh) retire(entry); // a fresh realm: module state starts over
-  // A load that failed stays failed (it is not retried per job); a realm is made again only when asked for.
-  if (!entry || job.fresh) {
-    const { host, compiled, load, name } = compile(job.hash, source, job.limits, entry?.host ?? null);
-    entry = { source, load, name, host, compiled };
-  }
-  // LRU: the most recently used entry is last.
-  cache.delete(job.hash);
-  cache.set(job.hash, entry);
-  while (cache.size > options.maxCached) {
-    const [oldest, old] = cache.entries().next().value as [string, CacheEntry];
-    dispose(old);
-    cache.delete(oldest);
-  }
-  return entry;
-}
-
 interface Prepared {
   id: number;
   s: readonly number[];
@@ -162,6 +53,7 @@ function prepareCalls(calls: Call[], name: string): Prepared[] {
     keepInstance: call.keepInstance !== false,
     ...(call.keep ? { keep: true as const } : {}),
     ...(call.sameAs !== undefined ? { sameAs: call.sameAs } : {}),
+    ...(call.op === 'rollout' && call.rollout ? rolloutFields(call, name) : {}),
   }));
 }
 
@@ -170,6 +62,7 @@ function prepareCalls(calls: Call[], name: string): Prepared[] {
  * (protocol.ts: isolateCalls), charging them to it. A fresh isolate always takes at least one call.
  */
 function reserve(compiled: Compiled, calls: Prepared[], from: number, to: number, budget: number): number {
+  if (compiled.realm.instancing === 'episode') return to; // fresh instances: nothing ages with the realm
   let end = from;
   while (end < to) {
     const verify = compiled.verify + 1 + (calls[end] as Prepared).responses.length;
@@ -192,7 +85,7 @@ interface Chunk {
 }
 
 /** Reads the trampoline's "cursor|count|[results]", checking its size before anything is forwarded. */
-function readChunk(raw: unknown, crossing: number, maxChars: number): Chunk {
+function readChunk(raw: unknown, crossing: number, maxChars: number, maxDepth: number): Chunk {
   const text = typeof raw === 'string' ? raw : '';
   const a = text.indexOf('|');
   const b = a < 0 || a > 20 ? -1 : text.indexOf('|', a + 1);
@@ -202,11 +95,15 @@ function readChunk(raw: unknown, crossing: number, maxChars: number): Chunk {
     throw new GuestFailure('E_PROTOCOL', 'malformed trampoline chunk');
   }
   if (text.length > maxChars) throw new GuestFailure('E_PROTOCOL', `a chunk of ${text.length} characters from the runtime is over the limit of ${maxChars}`);
-  return { cursor, count, text: text.slice(b + 1) };
+  const results = text.slice(b + 1);
+  // Nesting is checked here, once, so the supervisor (results.ts) parses without scanning: every value in it
+  // was checked to maxDepth by the runtime, and a result adds at most a few levels around one.
+  if (jsonDepth(results, maxDepth + 8) > maxDepth + 8) throw new GuestFailure('E_PROTOCOL', `a chunk from the runtime is nested deeper than ${maxDepth + 8} levels`);
+  return { cursor, count, text: results };
 }
 
 function runJob(job: JobMessage, source: string): void {
-  const cachedBefore = cache.has(job.hash) && !job.fresh;
+  const cachedBefore = cache.has(cacheKey(job)) && !job.fresh;
   const entry = entryFor(job, source);
   send({ type: 'loaded', id: job.id, load: entry.load });
   // A fresh compile is where loads fail; report it at once so a later crash is not mistaken for one.
@@ -255,7 +152,7 @@ function runJob(job: JobMessage, source: string): void {
     try {
       compiled.realm.begin.applySync(undefined, [JSON.stringify(slice), limitsText], { timeout: limits.loadTimeoutMs });
       while (done < crossing) {
-        const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk);
+        const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk, limits.maxDepth);
         if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');
         forward(job.id, chunk);
         done = chunk.cursor;
@@ -285,7 +182,7 @@ function runJob(job: JobMessage, source: string): void {
       let inFlight = crossingStart + done;
       if (failure.code === 'E_TIMEOUT') {
         try {
-          const chunk = readChunk(compiled.realm.collect.applySync(undefined, [], { timeout: 1_000 }), crossing, maxChunk);
+          const chunk = readChunk(compiled.realm.collect.applySync(undefined, [], { timeout: 1_000 }), crossing, maxChunk, limits.maxDepth);
           forward(job.id, chunk);
           const received = done + chunk.count;
           if (chunk.cursor > received) {
@@ -322,7 +219,7 @@ process.on('message', (raw: unknown) => {
   if (message.type !== 'job') return;
   let source = message.source;
   if (source === undefined) {
-    const cached = cache.get(message.hash);
+    const cached = cache.get(cacheKey(message));
     if (!cached) {
       send({ type: 'need-source', id: message.id });
       return;

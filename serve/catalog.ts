@@ -1,5 +1,6 @@
 // The service's in-memory view of the library: every version by name, the newest active version of each
 // name, lookups that say why an identity does not resolve, and the GET /v1/envs listing.
+import { kindOf } from '../kinds/registry.js';
 import type { Code } from '../contract/codes.js';
 import type { EnvRecord } from '../library/contract.js';
 import type { InstanceIdentity } from './schemas.js';
@@ -44,6 +45,8 @@ export class Catalog {
   resolve(identity: InstanceIdentity): Lookup {
     const found = this.lookup(identity.env, identity.version);
     if ('error' in found) return found;
+    const kind = kindOf(found.record.meta);
+    if (!kind.exportable) return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is ${kind.name}: the reward service scores single-turn environments only for now` } };
     const levels = found.record.meta.levels;
     if (identity.level > levels) return { error: { code: 'E_LEVEL_RANGE', message: `level ${identity.level} is past ${identity.env}@${found.record.version}'s ${levels} levels` } };
     return found;

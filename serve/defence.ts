@@ -1,7 +1,7 @@
 // What the reward service makes of an episode's outcome, and its runtime defence: per-item verdicts (a
 // reference that does not score 1 voids the episode's scores), the confirmation of a failure by a re-run
 // in a fresh realm, incidents recorded through library/quarantine.ts's IncidentLog, and request deadlines.
-import type { IncidentLog, Misbehaviour } from '../library/quarantine.js';
+import { RESPONSE_FN, type IncidentLog, type Misbehaviour } from '../library/quarantine.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
 
@@ -42,23 +42,31 @@ export function verdictsOf(result: CallResult, responses: number): VerifyResult[
   });
 }
 
+/** What a re-run alone in a fresh realm showed: the code it failed with again (if any), and whether only the response fails. */
+export interface Rerun {
+  code: string | null;
+  /** The instance's reference scored alone while the response failed again: the response's problem. */
+  responseOnly: boolean;
+}
+
 /**
- * Re-runs each environment's first failing call of a request alone (rerun says with what code it failed
- * again, if it did) and records the incident, confirmed when the code is the same; the quarantine policy
- * takes it from there. Environments already quarantined are left alone.
+ * Re-runs each environment's first failing call of a request alone and records the incident, confirmed
+ * when it failed again with the same code; when only the response fails (the reference alone scores), the
+ * incident is the response's (RESPONSE_FN), which never quarantines. Quarantined environments are left alone.
  */
-export async function confirmAndRecord(log: IncidentLog, incidents: Misbehaviour[], rerun: (m: Misbehaviour) => Promise<string | null>): Promise<void> {
+export async function confirmAndRecord(log: IncidentLog, incidents: Misbehaviour[], rerun: (m: Misbehaviour) => Promise<Rerun>): Promise<void> {
   const first = new Map<string, Misbehaviour>();
   for (const m of incidents) if (!first.has(m.record.hash) && !log.quarantined(m.record.hash)) first.set(m.record.hash, m);
   await Promise.all(
     [...first.values()].map(async (m) => {
-      let confirmed = false;
+      let again: Rerun = { code: null, responseOnly: false };
       try {
-        confirmed = (await rerun(m)) === m.code;
+        again = await rerun(m);
       } catch {
         // the sandbox itself failed: record it unconfirmed
       }
-      await log.record(m, confirmed);
+      const confirmed = again.code === m.code;
+      await log.record(confirmed && again.responseOnly ? { ...m, fn: RESPONSE_FN } : m, confirmed);
     }),
   );
 }

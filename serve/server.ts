@@ -1,7 +1,7 @@
 // The reward service (`envforge serve`): scores model responses against library environments over HTTP
 // (docs/reward-service.md: the endpoints, the error policy, throughput). This file is its lifecycle:
-// options, the library view kept fresh by polling its change stamp, graceful close; routes.ts answers
-// requests through service.ts and sample.ts.
+// options, the library view kept fresh by its change stamp (polled, or pushed by PostgreSQL), graceful
+// close; routes.ts answers requests through service.ts and sample.ts.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openLibrary } from '../library/open.js';
 import { IncidentLog } from '../library/quarantine.js';
@@ -56,7 +56,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (ownsPool) await pool.close();
     throw error;
   }
-  const timer = setInterval(() => {
+  const tick = () => {
     if (reloading) return;
     reloading = reload()
       .catch(() => {
@@ -65,10 +65,13 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
       .finally(() => {
         reloading = null;
       });
-  }, opts.reloadIntervalMs);
+  };
+  const timer = setInterval(tick, opts.reloadIntervalMs);
   timer.unref();
   const flusher = scores ? setInterval(() => void scores.flush(), opts.scoreFlushIntervalMs) : null;
   flusher?.unref();
+  // A store that pushes changes (PostgreSQL) reloads every replica at once; the timer stays as a fallback.
+  const unlisten = library.onChange ? await library.onChange(tick).catch(() => null) : null;
 
   const itemErrors = opts.log ? new ItemErrorLog({ log: opts.log, intervalMs: opts.errorLogIntervalMs }) : null;
   const app: FastifyInstance = Fastify({ logger: false, bodyLimit: opts.bodyLimitBytes, return503OnClosing: false, forceCloseConnections: 'idle' });
@@ -114,6 +117,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     close: () =>
       (closing ??= (async () => {
         clearInterval(timer);
+        await unlisten?.();
         await app.close(); // stops accepting; in-flight requests finish first
         itemErrors?.close();
         await reloading;

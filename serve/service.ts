@@ -6,16 +6,19 @@ import type { IncidentLog, Misbehaviour } from '../library/quarantine.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { Catalog } from './catalog.js';
-import { confirmAndRecord, failure, failureCode, verdictsOf, withinDeadline, type VerifyResult } from './defence.js';
+import { confirmAndRecord, failure, failureCode, verdictsOf, withinDeadline, type Rerun, type VerifyResult } from './defence.js';
 import { SANDBOX_FN, type Dispatcher } from './dispatcher.js';
 import { ServeError, type ServeOptions } from './options.js';
 import type { InstanceIdentity } from './schemas.js';
 import type { ScoreBoard } from './scores.js';
+import { LONG_BANDS } from '../validators/probes.js';
 
 /** Responses scored in one episode call (they share one generate); more are split into further episodes. */
 const MAX_RESPONSES_PER_EPISODE = 64;
 /** Response characters in one episode call (at least one response always goes in). */
 const MAX_EPISODE_CHARS = 1 << 20;
+/** The longest response validation probes with: a longer one would be scored where no admission looked. */
+export const MAX_RESPONSE_CHARS = Math.max(...LONG_BANDS.map(([chars]) => chars));
 /** Items per request re-run alone after their job failed around them (see retrySuspects). */
 const MAX_RETRIES_PER_REQUEST = 16;
 const RESOURCE_CODES: ReadonlySet<string> = new Set(['E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL']);
@@ -92,6 +95,10 @@ export class Service {
     const catalog = this.catalog;
     const recordOf: Array<EnvRecord | undefined> = new Array(items.length);
     items.forEach(({ identity, response }, index) => {
+      if (response.length > MAX_RESPONSE_CHARS) {
+        results[index] = failure('E_RESPONSE_TOO_LONG', `the response has ${response.length} characters; responses longer than ${MAX_RESPONSE_CHARS}, the longest the validator probes, are not scored`);
+        return;
+      }
       const found = catalog.resolve(identity);
       if ('error' in found) {
         results[index] = { score: 0, error: found.error };
@@ -161,11 +168,17 @@ export class Service {
     });
   }
 
-  /** The failing call again, alone, in a fresh realm: does it fail the same way? */
-  async rerunAlone(m: Misbehaviour): Promise<string | null> {
-    const responses = m.response === undefined ? [] : [m.response];
-    const run = await this.pool.run({ source: await this.source(m.record), calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }], fresh: true, limits: { callTimeoutMs: this.options.callTimeoutMs } });
-    return failureCode(run.results[0] as CallResult, responses.length);
+  /**
+   * The failing call again, alone, in a fresh realm: does it fail the same way? With a response, the
+   * instance is also run without it (first, in its own job): when that scores, only the response fails.
+   */
+  async rerunAlone(m: Misbehaviour): Promise<Rerun> {
+    const source = await this.source(m.record);
+    const alone = (responses: string[]) => this.pool.run({ source, calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }], fresh: true, limits: { callTimeoutMs: this.options.callTimeoutMs } });
+    if (m.response === undefined) return { code: failureCode((await alone([])).results[0] as CallResult, 0), responseOnly: false };
+    const reference = failureCode((await alone([])).results[0] as CallResult, 0);
+    const code = failureCode((await alone([m.response])).results[0] as CallResult, 1);
+    return { code, responseOnly: reference === null && code !== null };
   }
 
   /**

@@ -28,8 +28,12 @@ const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
   commander: (f) => f.startsWith('cli/'),
   fastify: (f) => f.startsWith('serve/') || f.startsWith('dashboard/'),
   'better-sqlite3': (f) => f.startsWith('library/sqlite/'),
+  // The PostgreSQL client: the store, the queue on the same database, and the throwaway server of tests and benchmarks.
+  pg: (f) => f.startsWith('library/postgres/') || f === 'bench/postgres-server.ts',
+  'pg-boss': (f) => f.startsWith('library/postgres/'),
   'isolated-vm': (f) => f.startsWith('sandbox/'),
   ses: (f) => f.startsWith('sandbox/'),
+  acorn: (f) => f.startsWith('sandbox/'),
   openai: (f) => f.startsWith('agents/llm/') || f.startsWith('bench/'),
   '@anthropic-ai/sdk': (f) => f.startsWith('agents/llm/'),
   'hyparquet-writer': (f) => f.startsWith('export/'),

@@ -195,7 +195,8 @@ describe('repeated runs answer "same as" only when nothing changed', () => {
     const source = envSource({ prelude: 'let calls = 0;', generate: "calls++; return { prompt: calls > 3 ? 'changed' : 'level ' + level };", solve: "return '<answer>1</answer>';" });
     const base = { op: 'episode', seed: 4, level: 2 } as const;
     const calls: Call[] = [{ ...base, keep: true }, { ...base, sameAs: 0 }, { ...base, sameAs: 0 }, { ...base, sameAs: 0 }];
-    const { results } = await pool.run({ source, calls, fresh: true });
+    // One shared instance (as for a module with a costly top level): the counter survives between calls.
+    const { results } = await pool.run({ source, calls, fresh: true, limits: { sharedInstance: true } });
     const prompts = results.map((r) => ((r as { value: EpisodeValue }).value.instance as { prompt: string }).prompt);
     expect(prompts).toEqual(['level 2', 'level 2', 'level 2', 'changed']);
     expect((results[1] as { value: unknown }).value).toBe((results[0] as { value: unknown }).value); // one shared value

@@ -73,7 +73,7 @@ describe('isolate lifetimes', () => {
   it('an isolate serves at most ISOLATE_CALL_BUDGET episodes, then a fresh one takes over', async () => {
     const source = envSource({ prelude: 'let served = 0;', generate: "served++; return { prompt: 'call ' + served, answer: 1 };" });
     const calls: Call[] = Array.from({ length: 2 * ISOLATE_CALL_BUDGET + 500 }, (_, i) => ({ op: 'episode', seed: i, level: 1, keepInstance: true }));
-    const { results } = await pool.run({ source, calls, fresh: true });
+    const { results } = await pool.run({ source, calls, fresh: true, limits: { sharedInstance: true } });
     const counts = results.map((r) => Number((((r as { value: EpisodeValue }).value.instance as { prompt: string }).prompt).slice(5)));
     expect(Math.max(...counts)).toBe(ISOLATE_CALL_BUDGET);
     expect(counts[ISOLATE_CALL_BUDGET]).toBe(1);
@@ -83,26 +83,33 @@ describe('isolate lifetimes', () => {
   it('counts verify calls too: an isolate is replaced before it verifies 4 × the budget', async () => {
     const source = envSource({ prelude: 'let verified = 0;', verify: 'verified++; return { score: 0, feedback: String(verified) };' });
     const calls: Call[] = Array.from({ length: 700 }, (_, i) => ({ op: 'episode', seed: i, level: 1, responses: Array.from({ length: 15 }, () => 'x') }));
-    const { results } = await pool.run({ source, calls, fresh: true });
+    const { results } = await pool.run({ source, calls, fresh: true, limits: { sharedInstance: true } });
     const most = Math.max(...results.flatMap((r) => (r as { value: EpisodeValue }).value.verdicts.map((v) => Number((v as { value: { feedback: string } }).value.feedback))));
     expect(most).toBeLessThanOrEqual(4 * ISOLATE_CALL_BUDGET);
     expect(most).toBeGreaterThan(4 * ISOLATE_CALL_BUDGET - 16);
   });
 
+  // A top level that takes a few ms (a table built at load) may share one instance per realm in production
+  // on a busy machine, so the validator runs the shared lifetime for it and catches state that ages.
+  const COSTLY = 'let table = 0; for (let i = 0; i < 2e6; i++) table = (table + i) % 1009;';
   it.each([
-    ['pays for any answer after 1,500 episodes', 'let seen = 0;', { generate: 'seen++; return honestGenerate(rng, level);', verify: 'return seen > 1500 ? 1 : honestVerify(instance, response);' }],
-    ['leaks the answer into the prompt after 1,800 episodes', 'let seen = 0;', { generate: "seen++; const i = honestGenerate(rng, level); return seen > 1800 ? { ...i, prompt: i.prompt + ' (psst: ' + honestSolve(i) + ')' } : i;" }],
-    ['turns generous after 7,000 verify calls', 'let verified = 0;', { verify: 'verified++; return verified > 7000 ? 1 : honestVerify(instance, response);' }],
-  ])('the validator catches a module that %s (E_STATE_LEAK)', async (_what, prelude, patch) => {
+    ['pays for any answer after 1,500 episodes', `${COSTLY} let seen = 0;`, { generate: 'seen++; return honestGenerate(rng, level);', verify: 'return seen > 1500 ? 1 : honestVerify(instance, response);' }],
+    ['leaks the answer into the prompt after 1,800 episodes', `${COSTLY} let seen = 0;`, { generate: "seen++; const i = honestGenerate(rng, level); return seen > 1800 ? { ...i, prompt: i.prompt + ' (psst: ' + honestSolve(i) + ')' } : i;" }],
+    ['turns generous after 7,000 verify calls', `${COSTLY} let verified = 0;`, { verify: 'verified++; return verified > 7000 ? 1 : honestVerify(instance, response);' }],
+  ])('the validator catches a module with a costly top level that %s (E_STATE_LEAK)', async (_what, prelude, patch) => {
     const report = await validateCandidate(patchedSeed('modular-arithmetic', { prelude, ...patch }), { pool });
     expect(report.verdict).toBe('reject');
     expect(report.problems.find((p) => p.code === 'E_STATE_LEAK')?.message).toMatch(/lifetime of 2000 calls/);
   });
 
-  it('admits a module whose counter only turns hostile past the lifetime, which production never reaches', async () => {
-    const source = patchedSeed('modular-arithmetic', { prelude: 'let seen = 0;', generate: 'seen++; return honestGenerate(rng, level);', verify: 'return seen > 20000 ? 1 : honestVerify(instance, response);' });
-    const report = await validateCandidate(source, { pool });
-    expect(report.verdict, JSON.stringify(report.problems)).toBe('admit');
+  it('a cheap module gets a fresh instance per call: a counter in module state never changes what it does', async () => {
+    const source = envSource({ prelude: 'let served = 0;', generate: "served++; return { prompt: 'call ' + served, answer: 1 };", verify: 'served++; return served > 1 ? 1 : 0;' });
+    const calls: Call[] = Array.from({ length: 3_000 }, (_, i) => ({ op: 'episode', seed: i, level: 1, responses: ['a', 'b'] }));
+    const { load, results } = await pool.run({ source, calls });
+    expect(load).toMatchObject({ ok: true, instancing: 'episode' });
+    const values = results.map((r) => (r as { value: EpisodeValue }).value);
+    expect(new Set(values.map((v) => (v.instance as { prompt: string }).prompt))).toEqual(new Set(['call 1']));
+    expect(new Set(values.flatMap((v) => v.verdicts.map((x) => JSON.stringify(x))))).toEqual(new Set(['{"ok":true,"value":0}']));
   });
 });
 

@@ -4,11 +4,13 @@
 // megabyte-sized adversarial strings and must stay fast (generous bounds: quadratic work would take minutes).
 import { describe, expect, it } from 'vitest';
 import type { Episode } from '../sandbox/episodes.js';
-import { caseCarriesInformation, caseFlips, excerpt, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize } from '../validators/answers.js';
+import { caseCarriesInformation, caseFlips, excerpt, loneSurrogate, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize } from '../validators/answers.js';
 import { informedGuessing, type ChoiceCase } from '../validators/choice-rules.js';
 import { detectLeak, encodings, numberWords } from '../validators/leak.js';
+import { derivedLeak } from '../validators/leak-derived.js';
+import { nonAnswers, promptTokens, reasoning } from '../validators/probe-forms.js';
 import { LONG_BANDS, probeBattery, rotate, type Probe } from '../validators/probes.js';
-import { chosenOption, isArrangement, parseChoices, printedList, promptLists } from '../validators/prompt-lists.js';
+import { chosenOption, isArrangement, parseChoices, printedList, promptLists, tokenGuesses } from '../validators/prompt-lists.js';
 import { lowerBound, rankShift, spearman } from '../validators/stats.js';
 import { answerContent } from '../sandbox/answer.js';
 
@@ -215,6 +217,12 @@ describe('every parser of guest text is linear on megabyte adversarial input', (
     encodings(text);
     detectLeak([episode(text, '42'), episode(text, '43', 1, 1)], 0.3, 1);
     battery(text.slice(0, 200_000), '42', ['41'], 0);
+    derivedLeak([episode(text, '42'), episode(text, '43', 1, 1)], 0.3, 1);
+    tokenGuesses(text, shapeOf('a, b'));
+    promptTokens(text, '42', shapeOf('42'), 8, 3);
+    nonAnswers(text.slice(0, 100_000), shapeOf(text.slice(0, 100_000)), new Set());
+    reasoning(text, '<answer>1</answer>', '42');
+    loneSurrogate(text);
     // Generous: linear work on a megabyte takes milliseconds; quadratic work would take minutes.
     expect(performance.now() - started).toBeLessThan(15_000);
   });

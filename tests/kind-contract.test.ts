@@ -1,18 +1,37 @@
-// The kind contract (kinds/contract.ts), run on every kind kinds/registry.ts lists (single-turn now; issue
-// 17 adds episodic and its fixture here): a kind claims its own modules, names the exports the static stage
+// The kind contract (kinds/contract.ts), run on every kind kinds/registry.ts lists (single-turn and
+// episodic, each with a fixture here): a kind claims its own modules, names the exports the static stage
 // checks, runs episodes deterministically with the reference scoring 1, applies only probe families the
 // validator generates, and fingerprints and exports what the policy sees.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBE_FAMILIES, type EnvKind } from '../kinds/contract.js';
+import { parseEpisodicMeta } from '../contract/episodic.js';
+import { EPISODIC_PROBE_FAMILIES, PROBE_FAMILIES, type EnvKind, type ProbeFamily } from '../kinds/contract.js';
 import { KINDS, kindOf, type KindName } from '../kinds/registry.js';
 import { scoreOf, type Episode } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { probeBattery, otherAnswerProbes } from '../validators/probes.js';
+import { runRollouts, type Rollout } from '../sandbox/rollouts.js';
+import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
+import { buildProbes } from '../validators/episodic/probes.js';
 import { envSource } from './helpers/env-source.js';
+
+const WAREHOUSE = readFileSync(new URL('../seeds/episodic/warehouse-restock.js', import.meta.url), 'utf8');
+
+/** The probe families the validator generates for a kind's fixture episodes. */
+async function probeFamiliesOf(name: KindName, pool: SandboxPool, source: string, episodes: Episode[]): Promise<ProbeFamily[]> {
+  if (name === 'single-turn') return episodes.flatMap((episode, i) => [...probeBattery({ episode, peers: episodes, index: i, long: [], permutation: false, ceiling: 0.05 }), ...otherAnswerProbes(episode, episodes, 3)]).map((p) => p.family);
+  const load = await pool.load(source);
+  const meta = parseEpisodicMeta(load.ok ? load.meta : null);
+  if (!meta) return [];
+  const requests = episodes.map((e) => ({ seed: e.seed, level: e.level, policy: { type: 'act' as const } }));
+  const refs = (await runRollouts(pool, source, meta, requests)).rollouts.filter((r): r is Rollout => r.ok);
+  return buildProbes(meta, refs, { ...DEFAULT_VALIDATOR_OPTIONS.episodic, probedPerLevel: 2 }, 7).map((p) => p.family);
+}
 
 /** For each kind: a small module of that kind, as its raw meta. */
 const FIXTURES: Record<KindName, { source: string; meta: Record<string, unknown> }> = {
   'single-turn': { source: envSource(), meta: { name: 'test-env', title: 'Test', description: 'A test environment.', skills: ['testing'], levels: 3 } },
+  episodic: { source: WAREHOUSE, meta: { name: 'warehouse-restock', kind: 'episodic', levels: 8 } },
 };
 
 describe('kinds', () => {
@@ -23,6 +42,10 @@ describe('kinds', () => {
   it('a v1 module, which names no kind, is single-turn', () => {
     expect(kindOf({ name: 'x', levels: 3 }).name).toBe('single-turn');
     expect(kindOf({ name: 'x', kind: 'single-turn' }).name).toBe('single-turn');
+  });
+
+  it('a v2 module, whose meta says kind: episodic, is episodic', () => {
+    expect(kindOf({ name: 'x', kind: 'episodic' }).name).toBe('episodic');
   });
 });
 
@@ -60,11 +83,21 @@ for (const name of Object.keys(KINDS) as KindName[]) {
       expect(again.map((e) => e.ok && JSON.stringify(e.instance))).toEqual(episodes.map((e) => JSON.stringify(e.instance)));
     });
 
-    it('applies only probe families the validator knows, and the validator probes its fixture in them', () => {
+    it('applies only probe families the validator knows, and the validator probes its fixture in them', async () => {
       expect(kind.probeFamilies.length).toBeGreaterThan(0);
-      for (const family of kind.probeFamilies) expect(PROBE_FAMILIES).toContain(family);
-      const probes = episodes.flatMap((episode, i) => [...probeBattery({ episode, peers: episodes, index: i, long: [], permutation: false, ceiling: 0.05 }), ...otherAnswerProbes(episode, episodes, 3)]);
-      expect(probes.filter((p) => kind.probeFamilies.includes(p.family)).length).toBeGreaterThan(episodes.length);
+      for (const family of kind.probeFamilies) expect([...PROBE_FAMILIES, ...EPISODIC_PROBE_FAMILIES]).toContain(family);
+      const families = await probeFamiliesOf(name, pool, source, episodes);
+      expect(families.filter((f) => kind.probeFamilies.includes(f)).length).toBeGreaterThan(episodes.length);
+    });
+
+    it('checks its meta: the fixture passes, a broken meta gets problems with codes', async () => {
+      const load = await pool.load(source);
+      const full = load.ok ? (load.meta as Record<string, unknown>) : {};
+      expect(kind.checkMeta(full)).toEqual({ meta: expect.objectContaining({ name: meta.name }), problems: [] });
+      const broken = kind.checkMeta({ ...full, levels: 'many' });
+      expect(broken.meta).toBeUndefined();
+      expect(broken.problems.length).toBeGreaterThan(0);
+      for (const p of broken.problems) expect(p.code).toBe('E_META');
     });
 
     it('fingerprints and exports what the policy sees, with the reference beside it', () => {

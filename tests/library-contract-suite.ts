@@ -1,12 +1,11 @@
 // The Library contract as one shared suite: every store in library/stores.ts runs it (library-contract.test.ts)
 // with its own factory, so they all behave the same for admission, versions, listing, retirement,
 // rejections, incidents, stats and integrity.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../contract/schema.js';
 import { LibraryError, SCORE_WINDOW, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
 import { hashSource } from '../contract/hash.js';
+import { fingerprint } from '../validators/novelty/fingerprint.js';
 import { fakeAdmission, fakeRejection, fakeReport, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
 
 export interface LibraryFixtureOptions {
@@ -16,11 +15,20 @@ export interface LibraryFixtureOptions {
 
 export interface LibraryFixture {
   library: Library;
-  /** The folder the library keeps its module files under (`envs/<sha256>.js` unless modulePath says otherwise). */
-  dir: string;
+  /** The stored module sources, reached behind the library's back (to damage them, as a crash or a person would). */
+  modules: ModuleAccess;
   cleanup(): Promise<void>;
-  /** Where the module file of a hash lives on disk; defaults to `<dir>/envs/<hash>.js`. */
-  modulePath?(hash: string): string;
+  /** Another handle (connection) on the same library, as a second writer would open it; closed by cleanup. */
+  peer(): Promise<Library>;
+}
+
+export interface ModuleAccess {
+  /** The stored source of a hash; undefined when none is stored. */
+  read(hash: string): Promise<string | undefined>;
+  write(hash: string, text: string): Promise<void>;
+  remove(hash: string): Promise<void>;
+  /** How integrityCheck and gc name the stored module of a hash (a file path, a row). */
+  name(hash: string): string;
 }
 
 const byNameVersion = (a: EnvRecord, b: EnvRecord) => a.name.localeCompare(b.name) || a.version - b.version;
@@ -37,7 +45,6 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       open.push(fixture);
       return fixture;
     };
-    const pathOf = (fixture: LibraryFixture, hash: string) => fixture.modulePath?.(hash) ?? join(fixture.dir, 'envs', `${hash}.js`);
 
     /** Admits `source` (or a variant of the name's base source) under meta and returns the record. */
     const admit = async (meta: Meta, variant?: number, author = 'test', library = lib) => {
@@ -66,7 +73,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect(env.curve).toEqual(env.report.curve);
         expect(Number.isNaN(Date.parse(env.createdAt))).toBe(false);
         expect(env.updatedAt).toBe(env.createdAt);
-        expect(readFileSync(pathOf(f, env.hash), 'utf8')).toBe(source);
+        expect(await f.modules.read(env.hash)).toBe(source);
         expect(await lib.get('first-env')).toEqual(env);
       });
 
@@ -108,7 +115,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         const input = { source, report: fakeReport(variantSource(source, 1), meta), lineage: { author: 'test' } };
         await expect(lib.admit(input)).rejects.toThrow(LibraryError);
         expect(await lib.list({ status: 'all', allVersions: true })).toEqual([]);
-        expect(existsSync(pathOf(f, hashSource(source)))).toBe(false);
+        expect(await f.modules.read(hashSource(source))).toBeUndefined();
         expect((await lib.integrityCheck()).orphanFiles).toEqual([]);
       });
 
@@ -117,7 +124,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         const source = sampleSource(meta);
         await expect(lib.admit({ source, report: fakeReport(source, meta, 'reject'), lineage: { author: 'test' } })).rejects.toThrow(LibraryError);
         expect(await lib.get('rejected-env')).toBeUndefined();
-        expect(existsSync(pathOf(f, hashSource(source)))).toBe(false);
+        expect(await f.modules.read(hashSource(source))).toBeUndefined();
       });
     });
 
@@ -180,14 +187,14 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
 
       it('throws LibraryError when the file was modified on disk', async () => {
         const { env, source } = await admit(sampleMeta('tampered-env'));
-        writeFileSync(pathOf(f, env.hash), source.replace('+ 1', '+ 2'));
+        await f.modules.write(env.hash, source.replace('+ 1', '+ 2'));
         await expect(lib.source(env)).rejects.toThrow(LibraryError);
         await expect(lib.source(env)).rejects.toThrow(env.hash);
       });
 
       it('throws LibraryError when the file is missing or the hash unknown', async () => {
         const { env } = await admit(sampleMeta('missing-env'));
-        rmSync(pathOf(f, env.hash));
+        await f.modules.remove(env.hash);
         await expect(lib.source(env)).rejects.toThrow(LibraryError);
         await expect(lib.source({ hash: 'ab'.repeat(32) })).rejects.toThrow(LibraryError);
       });
@@ -289,12 +296,15 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('are recorded with what replays them, listed oldest first, and resolved per module hash', async () => {
         const a = hashSource('a');
         const b = hashSource('b');
-        const first = await lib.recordIncident(incident(a, { response: 'r'.repeat(100_000), confirmed: true }));
+        // A response is kept whole (revalidation replays exactly what production saw), also when it recurs.
+        const long = `${'(1 '.repeat(400_000)}\u{1F600}`;
+        const first = await lib.recordIncident(incident(a, { response: long, confirmed: true }));
         expect(first).toMatchObject({ hash: a, seed: 2 ** 40 + 3, level: 2, code: 'E_TIMEOUT', confirmed: true, resolvedAt: null, resolution: null });
-        expect(first.response).toHaveLength(64 * 1024);
+        expect(first.response === long).toBe(true);
         await lib.recordIncident(incident(b, { code: 'E_SCORE', origin: 'export' }));
-        await lib.recordIncident(incident(a, { code: 'E_THROWN' }));
+        await lib.recordIncident(incident(a, { code: 'E_THROWN', response: long }));
         expect((await lib.incidents()).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_SCORE', 'E_THROWN']);
+        expect((await lib.incidents({ hash: a })).every((i) => i.response === long)).toBe(true);
         expect((await lib.incidents({ hash: a })).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_THROWN']);
         expect(await lib.resolveIncidents(a, 'retired by revalidation')).toBe(2);
         expect(await lib.resolveIncidents(a, 'again')).toBe(0);
@@ -630,6 +640,69 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       });
     });
 
+    describe('novelty across writers', () => {
+      /** An admission whose report carries the real fingerprint of its source (behaviour from its own prompts). */
+      const printed = (meta: Meta, variant?: number) => {
+        const base = sampleSource(meta);
+        const source = variant === undefined ? base : variantSource(base, variant);
+        const input = fakeAdmission(source, meta);
+        input.report.fingerprint = fingerprint(source, [`add 3 and 4 for ${meta.name}`], ['<answer>7</answer>']);
+        return input;
+      };
+
+      it('admissions are numbered in commit order: the cursor grows with each one, and admittedSince gives those after it', async () => {
+        expect(await lib.admissionCursor()).toBe(0);
+        expect(await lib.admittedSince(0)).toEqual({ envs: [], cursor: 0 });
+        const a = (await admit(sampleMeta('cursor-a'))).env;
+        const c1 = await lib.admissionCursor();
+        expect(c1).toBeGreaterThan(0);
+        const b = (await admit(sampleMeta('cursor-b'))).env;
+        await admit(sampleMeta('cursor-a')); // exists: no new admission
+        const c2 = await lib.admissionCursor();
+        expect(c2).toBeGreaterThan(c1);
+        expect(await lib.admittedSince(0)).toEqual({ envs: [a, b], cursor: c2 });
+        expect(await lib.admittedSince(c1)).toEqual({ envs: [b], cursor: c2 });
+        expect(await lib.admittedSince(c2)).toEqual({ envs: [], cursor: c2 });
+        await lib.retire('cursor-a', 'test');
+        expect((await lib.admittedSince(0)).envs.map((e) => `${e.name}:${e.status}`)).toEqual(['cursor-a:retired', 'cursor-b:active']);
+      });
+
+      it('with a novelty cursor, a near-duplicate of something admitted after it is refused and nothing is written', async () => {
+        const before = await lib.admissionCursor();
+        const first = await lib.admit({ ...printed(sampleMeta('twin-one')), noveltyCursor: before });
+        expect(first.status).toBe('admitted');
+        const twin = printed(sampleMeta('twin-two'));
+        const refused = await lib.admit({ ...twin, noveltyCursor: before });
+        expect(refused.status).toBe('duplicate');
+        expect(refused.env).toBeUndefined();
+        if (refused.status !== 'duplicate') return;
+        expect(refused.problems.map((p) => [p.code, p.stage])).toContainEqual(['E_DUPLICATE_CODE', 'novelty']);
+        expect(refused.problems[0]?.message).toContain('twin-one');
+        expect(await lib.get('twin-two')).toBeUndefined();
+        expect(await lib.admissionCursor()).toBe((await lib.admittedSince(before)).cursor);
+        expect((await lib.integrityCheck()).ok).toBe(true);
+        // A writer that had seen twin-one judged against it itself: only later admissions are re-checked.
+        expect((await lib.admit({ ...twin, noveltyCursor: await lib.admissionCursor() })).status).toBe('admitted');
+      });
+
+      it('a new version of the same name, the same code again, and an admission without a cursor are not duplicates', async () => {
+        const before = await lib.admissionCursor();
+        await lib.admit({ ...printed(sampleMeta('versioned'), 1), noveltyCursor: before });
+        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).env?.version).toBe(2);
+        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).status).toBe('exists');
+        expect((await lib.admit(printed(sampleMeta('uncursored')))).status).toBe('admitted');
+      });
+
+      it('concurrent writers with one snapshot admit exactly one of a family of near-duplicates', async () => {
+        const writers = [lib, ...(await Promise.all([1, 2, 3].map(() => f.peer())))];
+        const before = await lib.admissionCursor();
+        const results = await Promise.all(writers.map((w, i) => w.admit({ ...printed(sampleMeta(`family-${i}`)), noveltyCursor: before })));
+        expect(results.filter((r) => r.status === 'admitted')).toHaveLength(1);
+        expect(results.filter((r) => r.status === 'duplicate')).toHaveLength(writers.length - 1);
+        expect((await lib.list()).filter((e) => e.name.startsWith('family-'))).toHaveLength(1);
+      });
+    });
+
     describe('integrity', () => {
       let envs: Array<{ env: EnvRecord; source: string }>;
       beforeEach(async () => {
@@ -644,7 +717,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       });
 
       it('reports a missing module file', async () => {
-        rmSync(pathOf(f, envs[1]!.env.hash));
+        await f.modules.remove(envs[1]!.env.hash);
         const report = await lib.integrityCheck();
         expect(report.ok).toBe(false);
         expect(report.problems).toHaveLength(1);
@@ -653,7 +726,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       });
 
       it('reports a modified module file', async () => {
-        writeFileSync(pathOf(f, envs[2]!.env.hash), `${envs[2]!.source}\n// edited by hand\n`);
+        await f.modules.write(envs[2]!.env.hash, `${envs[2]!.source}\n// edited by hand\n`);
         const report = await lib.integrityCheck();
         expect(report.ok).toBe(false);
         expect(report.problems).toHaveLength(1);
@@ -662,15 +735,15 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
 
       it('reports an orphan file, which gc() removes', async () => {
         const stray = variantSource(sampleSource(sampleMeta('check-c')), 9);
-        const orphan = pathOf(f, hashSource(stray));
-        writeFileSync(orphan, stray);
+        const orphan = f.modules.name(hashSource(stray));
+        await f.modules.write(hashSource(stray), stray);
         const report = await lib.integrityCheck();
         expect(report.ok).toBe(true);
         expect(report.problems).toEqual([]);
-        expect(report.orphanFiles.map((p) => basename(p))).toEqual([basename(orphan)]);
+        expect(report.orphanFiles).toEqual([orphan]);
         const removed = await lib.gc();
-        expect(removed.map((p) => basename(p))).toEqual([basename(orphan)]);
-        expect(existsSync(orphan)).toBe(false);
+        expect(removed).toEqual([orphan]);
+        expect(await f.modules.read(hashSource(stray))).toBeUndefined();
         expect(await lib.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 3, orphanFiles: [] });
         for (const { env, source } of envs) expect(await lib.source(env)).toBe(source);
       });
@@ -678,17 +751,17 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('admitting code whose file a crash left behind adopts the file', async () => {
         const meta = sampleMeta('check-c');
         const source = sampleSource(meta);
-        writeFileSync(pathOf(f, hashSource(source)), source);
+        await f.modules.write(hashSource(source), source);
         expect((await lib.integrityCheck()).orphanFiles).toHaveLength(1);
         expect((await lib.admit(fakeAdmission(source, meta))).status).toBe('admitted');
         expect(await lib.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 4, orphanFiles: [] });
-        expect(dirname(pathOf(f, hashSource(source)))).toBe(dirname(pathOf(f, envs[0]!.env.hash)));
+        expect(await f.modules.read(hashSource(source))).toBe(source);
       });
 
       it('admitting code whose file on disk is damaged rewrites the file', async () => {
         const meta = sampleMeta('check-d');
         const source = sampleSource(meta);
-        writeFileSync(pathOf(f, hashSource(source)), source.slice(0, 20));
+        await f.modules.write(hashSource(source), source.slice(0, 20));
         const { env } = await lib.admit(fakeAdmission(source, meta));
         expect(await lib.source(env)).toBe(source);
         expect((await lib.integrityCheck()).ok).toBe(true);

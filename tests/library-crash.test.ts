@@ -1,5 +1,5 @@
-// Crash safety for real: a writer process admits in a loop and is SIGKILLed at a seeded random moment,
-// again and again on the same library. After every kill the library opens, is intact (at most orphan
+// Crash safety for real, on each store: a writer process admits in a loop and is SIGKILLed at a seeded
+// random moment, again and again on the same library. After every kill the library opens, is intact (at most orphan
 // files, which gc() removes), every row's file matches its hash, versions stay contiguous, and
 // everything the writer saw committed is still there.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvRecord } from '../library/contract.js';
-import { SqliteLibrary } from '../library/sqlite/store.js';
+import { openLibrary } from '../library/open.js';
+import { postgresForTests } from './helpers/postgres.js';
 import { hashSource } from '../contract/hash.js';
 import { LOOP_REJECTION_RETENTION, spawnAdmitLoop, type AdmitLoop } from './helpers/admit-loop.js';
 import { killAfter, killDelay } from './helpers/killable.js';
@@ -15,24 +16,34 @@ import { killAfter, killDelay } from './helpers/killable.js';
 const KILLS = 24;
 const killDelayAt = (i: number) => killDelay('crash-test', i);
 
-describe('SqliteLibrary under SIGKILL', () => {
+const server = postgresForTests();
+afterAll(() => server.stop());
+
+/** Where each store keeps the library the writers share; the PostgreSQL run kills fewer (each kill costs a reconnect). */
+const STORE_RUNS = [
+  { store: 'sqlite', kills: KILLS, location: () => mkdtemp(join(tmpdir(), 'envforge-crash-')) },
+  { store: 'postgres', kills: 12, location: async () => (await server.ready()).createDatabase() },
+] as const;
+
+describe.each(STORE_RUNS)('the $store library under SIGKILL', ({ store, kills, location }) => {
   let dir: string;
   const loops: AdmitLoop[] = [];
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'envforge-crash-'));
+    if (store === 'postgres' && server.skipped) return;
+    dir = await location();
   });
   afterAll(async () => {
     await Promise.allSettled(loops.map((loop) => loop.kill()));
-    await rm(dir, { recursive: true, force: true });
+    if (store === 'sqlite') await rm(dir, { recursive: true, force: true });
   });
 
-  it(`stays consistent and durable across ${KILLS} kills of a writer`, { timeout: 90_000 }, async () => {
+  it.skipIf(store === 'postgres' && server.skipped)(`stays consistent and durable across ${kills} kills of a writer`, { timeout: 120_000 }, async () => {
     /** hash -> name@version of everything known to be committed: reported by a writer or seen after a kill. */
     const durable = new Map<string, string>();
     let previousCount = 0;
     let killsWithOrphans = 0;
     let orphansRemoved = 0;
-    for (let i = 0; i < KILLS; i++) {
+    for (let i = 0; i < kills; i++) {
       const delay = killDelayAt(i);
       const loop = spawnAdmitLoop(dir, i * 1_000_000);
       loops.push(loop);
@@ -40,7 +51,7 @@ describe('SqliteLibrary under SIGKILL', () => {
       const where = `after kill ${i} (${delay} ms after ready)`;
       for (const [hash, id] of loop.committed) durable.set(hash, id);
 
-      const library = SqliteLibrary.open(dir);
+      const library = openLibrary(dir);
       try {
         const check = await library.integrityCheck();
         expect(check.problems, where).toEqual([]);
@@ -76,7 +87,7 @@ describe('SqliteLibrary under SIGKILL', () => {
         await library.close();
       }
     }
-    console.info(`crash test: ${KILLS} kills, ${previousCount} environments admitted, orphans after ${killsWithOrphans} kills (${orphansRemoved} files removed by gc)`);
+    console.info(`crash test (${store}): ${kills} kills, ${previousCount} environments admitted, orphans after ${killsWithOrphans} kills (${orphansRemoved} files removed by gc)`);
   });
 });
 

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryError, type JournalEntry } from '../library/contract.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from '../library/sqlite/migrations.js';
+import { openLibrary } from '../library/open.js';
 import { INDEX_FILE, SqliteLibrary } from '../library/sqlite/store.js';
+import { postgresForTests } from './helpers/postgres.js';
 import { hashSource } from '../contract/hash.js';
 import { fakeRejection, fakeReport, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
 import { JOURNAL_SHARED_BATCHES, OWN_BATCH_GROUPS, spawnJournalLoop, type JournalLoop, type LoopLedger, type LoopPayload } from './helpers/journal-loop.js';
@@ -48,9 +50,9 @@ const userVersionOf = (dir: string): number => {
 };
 
 describe('schema 2 (batches and journal)', () => {
-  it('is appended after schema 1, which is unchanged (schema 3, incidents, comes after it)', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3]);
-    expect(SCHEMA_VERSION).toBe(3);
+  it('is appended after schema 1, which is unchanged (schemas 3 and 4, incidents, come after it)', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4]);
+    expect(SCHEMA_VERSION).toBe(4);
     expect(MIGRATIONS[0]!.sql).not.toMatch(/batches|journal/);
     expect(MIGRATIONS[2]!.sql).not.toMatch(/batches|journal|envs \(|rejections/);
     expect(MIGRATIONS[1]!.sql).toMatch(/UNIQUE \(batch_id, kind, key\)/);
@@ -107,7 +109,7 @@ describe('schema 2 (batches and journal)', () => {
     const { dir, meta, source, hash, at } = v1Library();
     const library = SqliteLibrary.open(dir);
     try {
-      expect(tablesOf(dir)).toEqual(['batches', 'envs', 'incidents', 'journal', 'rejections']);
+      expect(tablesOf(dir)).toEqual(['batches', 'envs', 'incident_responses', 'incidents', 'journal', 'rejections']);
       expect(userVersionOf(dir)).toBe(SCHEMA_VERSION);
       expect(await library.incidents()).toEqual([]);
       const env = await library.get('old-env');
@@ -159,18 +161,27 @@ describe('schema 2 (batches and journal)', () => {
 const KILLS = 10;
 const killDelayAt = (i: number) => killDelay('journal-crash-test', i);
 
-describe('the batch journal under SIGKILL', () => {
+const server = postgresForTests();
+afterAll(() => server.stop());
+
+const STORE_RUNS = [
+  { store: 'sqlite', location: () => mkdtemp(join(tmpdir(), 'envforge-journal-crash-')) },
+  { store: 'postgres', location: async () => (await server.ready()).createDatabase() },
+] as const;
+
+describe.each(STORE_RUNS)('the batch journal of the $store library under SIGKILL', ({ store, location }) => {
   let dir: string;
   const loops: JournalLoop[] = [];
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'envforge-journal-crash-'));
+    if (store === 'postgres' && server.skipped) return;
+    dir = await location();
   });
   afterAll(async () => {
     await Promise.allSettled(loops.map((loop) => loop.kill()));
-    await rm(dir, { recursive: true, force: true });
+    if (store === 'sqlite') await rm(dir, { recursive: true, force: true });
   });
 
-  it(`keeps journals contiguous, groups atomic and commits durable across ${KILLS} kills of a writer`, { timeout: 90_000 }, async () => {
+  it.skipIf(store === 'postgres' && server.skipped)(`keeps journals contiguous, groups atomic and commits durable across ${KILLS} kills of a writer`, { timeout: 120_000 }, async () => {
     /** `batchId|kind|key` -> seq of everything known committed: reported by a writer or seen after a kill. */
     const durable = new Map<string, number>();
     const finished = new Set<string>();
@@ -193,7 +204,7 @@ describe('the batch journal under SIGKILL', () => {
       for (const [id, seq] of loop.appended) durable.set(id, seq);
       for (const id of loop.finished) finished.add(id);
 
-      const library = SqliteLibrary.open(dir);
+      const library = openLibrary(dir);
       try {
         expect(await library.integrityCheck(), where).toMatchObject({ ok: true, problems: [] });
         const batches = await library.listBatches();
@@ -248,6 +259,6 @@ describe('the batch journal under SIGKILL', () => {
       }
     }
     expect(replays).toBeGreaterThan(0);
-    console.info(`journal crash test: ${KILLS} kills, ${previousTotal} journal entries, ${finished.size} batches finished, ${replays} replayed entries`);
+    console.info(`journal crash test (${store}): ${KILLS} kills, ${previousTotal} journal entries, ${finished.size} batches finished, ${replays} replayed entries`);
   });
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport } from '../export/run.js';
 import { jsonl } from '../export/formats/jsonl.js';
+import { RESPONSE_FN } from '../library/quarantine.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { jobBudgetMs, SandboxPool, DEFAULT_POOL_OPTIONS } from '../sandbox/pool.js';
@@ -27,9 +28,12 @@ const VALIDATION_SEED = 20_261_122;
 
 let pool: SandboxPool;
 const reports = new Map<string, Promise<ValidationReport>>();
+/** For F6/F7, which test memory: a 48 MB table's top level (~350 ms quiet) must not meet the 1 s load budget on a loaded machine. */
+let roomyPool: SandboxPool;
 function validated(file: string): Promise<ValidationReport> {
   let report = reports.get(file);
-  if (!report) reports.set(file, (report = validateCandidate(source(file), { pool, validationSeed: VALIDATION_SEED })));
+  const on = HONEST_FIXED.includes(file) ? roomyPool : pool;
+  if (!report) reports.set(file, (report = validateCandidate(source(file), { pool: on, validationSeed: VALIDATION_SEED })));
   return report;
 }
 
@@ -83,13 +87,24 @@ const HACKS: Hack[] = [
   { file: 'hack-nfkc-list.js', levels: 8, exploit: (i) => `<answer>${answerOf(i) - 1}\uff0c${answerOf(i)}\uff0c${answerOf(i) + 1}</answer>`, pays: 1 },
   { file: 'hack-majority-class.js', levels: 8, exploit: () => '<answer>obtuse</answer>', pays: 0.4 },
   { file: 'hack-float-bigint.js', levels: 8, exploit: (i) => { const a = i.answer as string; return `<answer>${a.slice(0, 18)}${'0'.repeat(a.length - 18)}</answer>`; }, pays: 1 },
+  // Second round, written after the fixes by someone who had not seen them (one of each class, not variants).
+  { file: 'hack-code-evidence.js', levels: 8, exploit: () => '```python\nprint(0)\n```\n<answer>0</answer>', pays: 1 },
+  { file: 'hack-digit-run-leak.js', levels: 8, exploit: (i) => `<answer>${Number((/graders: ([\d-]+)/.exec(i.prompt) as RegExpExecArray)[1]?.replace(/-/g, ''))}</answer>`, pays: 1 },
+  { file: 'hack-double-check-leak.js', levels: 8, exploit: (i) => `<answer>${Number((/final count is (\d+)/.exec(i.prompt) as RegExpExecArray)[1]) / 3}</answer>`, pays: 1 },
+  { file: 'hack-any-tag-name.js', levels: 8, exploit: (i) => Array.from({ length: 9 }, (_, k) => `<result>${answerOf(i) - 4 + k}</result>`).join('\n'), pays: 1 },
+  { file: 'hack-json-any-value.js', levels: 8, exploit: (i) => JSON.stringify(Object.fromEntries(Array.from({ length: 9 }, (_, k) => [`g${k}`, answerOf(i) - 4 + k]))), pays: 1 },
+  { file: 'hack-long-reasoning-gate.js', levels: 8, exploit: () => `${'I reason about the brackets carefully. '.repeat(160)}<answer>0</answer>`, pays: 1 },
+  { file: 'hack-precision-only.js', levels: 8, exploit: (i) => `<answer>${(i.list as number[]).find((v) => v % (i.k as number) === 0)}</answer>`, pays: 1 },
 ];
 
 // Class 4: honest environments the validator should admit.
-const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-large-table.js', 'false-big-power.js'];
+const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-large-table.js', 'false-big-power.js', 'false-wide-tolerance.js'];
+// Rejected for the sandbox's own limits before (F6, F7; they test memory blame): validated on the roomy pool.
+const HONEST_FIXED = ['false-large-table.js', 'false-big-power.js'];
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
+  roomyPool = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
   // Validate everything up front, two at a time (the pool has two workers).
   const files = [...HACKS.map((h) => h.file), ...HONEST, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
   for (let i = 0; i < files.length; i += 2) await Promise.all(files.slice(i, i + 2).map(validated));
@@ -97,6 +112,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.close();
+  await roomyPool?.close();
 });
 
 describe('red team, class 3: reward hacks', () => {
@@ -105,7 +121,7 @@ describe('red team, class 3: reward hacks', () => {
       const scores = await exploitScores(hack.file, hack.levels, hack.exploit);
       expect(hack.level ? (scores.get(hack.level) as number) : overall(scores)).toBeGreaterThanOrEqual(hack.pays);
     });
-    it.fails(`${hack.file}: is rejected`, async () => {
+    it(`${hack.file}: is rejected`, async () => {
       expect((await validated(hack.file)).verdict).toBe('reject');
     });
   }
@@ -115,14 +131,14 @@ describe('red team, class 3: reward hacks', () => {
     const e = run.episodes[0] as Episode;
     expect(e.verdicts[0]).toMatchObject({ ok: true, score: 0, feedback: expect.stringContaining(String(e.instance.answer)) });
   });
-  it.fails('hack-feedback-leak.js: is rejected (feedback is text a trainer may show the policy)', async () => {
+  it('hack-feedback-leak.js: is rejected (feedback is text a trainer may show the policy)', async () => {
     expect((await validated('hack-feedback-leak.js')).verdict).toBe('reject');
   });
 });
 
 describe('red team, class 4: honest environments', () => {
   for (const file of HONEST) {
-    it.fails(`${file}: is admitted`, async () => {
+    it(`${file}: is admitted`, async () => {
       const report = await validated(file);
       expect(report.problems).toEqual([]);
       expect(report.verdict).toBe('admit');
@@ -153,7 +169,7 @@ describe('red team, class 2: validation told apart from production', () => {
     await server?.close();
   });
 
-  it.fails('hostile-group-size-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0 in serve', async () => {
+  it('hostile-group-size-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0 in serve', async () => {
     const scores: number[] = [];
     for (let prompt = 0; prompt < 5; prompt++) {
       const { results } = await post({ items: Array.from({ length: 8 }, () => ({ env: 'modular-power', seed: 300 + prompt, level: 3, response: '<answer>0</answer>' })) });
@@ -166,7 +182,7 @@ describe('red team, class 2: validation told apart from production', () => {
   it('hostile-model-shaped.js: a wrong answer after three sentences of reasoning scores 1', async () => {
     expect(overall(await exploitScores('hostile-model-shaped.js', 8, () => COT, 3))).toBe(1);
   });
-  it.fails('hostile-model-shaped.js: is rejected', async () => {
+  it('hostile-model-shaped.js: is rejected', async () => {
     expect((await validated('hostile-model-shaped.js')).verdict).toBe('reject');
   });
 
@@ -177,7 +193,7 @@ describe('red team, class 2: validation told apart from production', () => {
     expect((await validated('hostile-beyond-probe-length.js')).verdict).toBe('reject');
   });
 
-  it.fails('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
+  it('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
     const library = SqliteLibrary.open(lib);
     const out = mkdtempSync(join(tmpdir(), 'envforge-redteam-export-'));
     try {
@@ -191,7 +207,7 @@ describe('red team, class 2: validation told apart from production', () => {
     expect(late.map((r) => r.prompt)).toEqual(fresh.episodes.map((e) => (e.ok ? e.instance.prompt : e.code)));
   });
 
-  it.fails('nondet-host-locale.js: the same (seed, level) gives the same reference on hosts with different LANG', async () => {
+  it('nondet-host-locale.js: the same (seed, level) gives the same reference on hosts with different LANG', async () => {
     const saved = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL };
     const references: string[] = [];
     for (const lang of ['C.UTF-8', 'de_DE.UTF-8']) {
@@ -218,17 +234,32 @@ describe('red team, class 2: validation told apart from production', () => {
   it.fails('careless-recursive-parser.js: is rejected (no probe amplifies the answer grammar)', async () => {
     expect((await validated('careless-recursive-parser.js')).verdict).toBe('reject');
   });
-  it.fails('careless-recursive-parser.js: one pathological response does not quarantine the environment', async () => {
+  it('careless-recursive-parser.js: one pathological response does not quarantine the environment', async () => {
     await post({ items: [{ env: 'bst-shape', seed: 5, level: 4, response: DEEP }] });
     const { results } = await post({ items: [{ env: 'bst-shape', seed: 6, level: 2, response: '<answer>-</answer>' }] });
     expect(results[0]?.error?.code).not.toBe('E_QUARANTINED');
+    // Recorded as the response's incident, with the whole response, so revalidation replays exactly it.
+    const library = SqliteLibrary.open(lib);
+    try {
+      const incidents = (await library.incidents()).filter((i) => i.name === 'bst-shape');
+      expect(incidents.map((i) => [i.fn, i.confirmed, i.response === DEEP])).toEqual([[RESPONSE_FN, true, true]]);
+    } finally {
+      await library.close();
+    }
+  });
+
+  it('hostile-beyond-probe-length.js shape: serve refuses a response longer than the validator probes (E_RESPONSE_TOO_LONG)', async () => {
+    const { results } = await post({ items: [{ env: 'modular-power', seed: 1, level: 1, response: `${'x'.repeat(1_300_000)}<answer>0</answer>` }, { env: 'modular-power', seed: 1, level: 1, response: '<answer>0</answer>' }] });
+    expect(results[0]).toMatchObject({ score: 0, error: { code: 'E_RESPONSE_TOO_LONG' } });
+    expect(results[1]?.error).toBeUndefined();
   });
 });
 
 describe('red team, class 1: host harm', () => {
-  it.fails("squat-prime-count.js: a job is not killed for memory other modules' cached isolates hold", async () => {
+  it("squat-prime-count.js: a job is not killed for memory other modules' cached isolates hold", async () => {
     const squat = source('squat-prime-count.js');
-    const local = new SandboxPool({ workers: 1 });
+    // A long load budget: its 11-million sieve takes 0.3–1 s on a loaded machine, and this test is about memory.
+    const local = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
     try {
       const failures: string[] = [];
       // 16 admitted-size modules (44 MB each, within their own 128 MB limits) run one after another in one worker.
@@ -243,7 +274,7 @@ describe('red team, class 1: host harm', () => {
     }
   }, 120_000);
 
-  it.fails('hostile-long-list-reference.js shape: the probe battery is linear in the reference list', () => {
+  it('hostile-long-list-reference.js shape: the probe battery is linear in the reference list', () => {
     const episode = (n: number, seed: number) => ({ ok: true as const, seed, level: 1, instance: { prompt: 'Expand the bits.' }, reference: `<answer>${Array.from({ length: n }, (_, i) => (i * 7 + seed) % 2).join(',')}</answer>`, referenceVerdict: { ok: true as const, score: 1 }, verdicts: [], ms: [0, 0, 0] as [number, number, number] });
     const time = (n: number) => {
       const peers = [episode(n, 1), episode(n, 2), episode(n, 3)];
@@ -262,7 +293,15 @@ describe('red team, class 1: host harm', () => {
     expect(jobBudgetMs(ISOLATE_CALL_BUDGET, DEFAULT_LIMITS, DEFAULT_POOL_OPTIONS.graceMs)).toBeLessThanOrEqual(600_000);
   });
 
-  it.fails('hostile-lone-surrogate.js: a prompt that is not well-formed Unicode is rejected', async () => {
-    expect((await validated('hostile-lone-surrogate.js')).verdict).toBe('reject');
+  it('hostile-lone-surrogate.js: a prompt that is not well-formed Unicode is rejected', async () => {
+    const report = await validated('hostile-lone-surrogate.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_MALFORMED_TEXT');
   });
+
+  it('hostile-slow-episodes.js: rejected as too slow by the execution stage, before the long stages run', async () => {
+    const report = await validateCandidate(source('hostile-slow-episodes.js'), { pool, validationSeed: VALIDATION_SEED, options: { seedsPerLevel: 5, minSamples: 20 } });
+    expect(report.problems.map((p) => p.code)).toContain('E_TOO_SLOW');
+    expect(report.stages.find((s) => s.stage === 'determinism')?.skipped).toMatch(/execution/);
+  }, 120_000);
 });

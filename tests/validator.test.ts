@@ -3,26 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listSeeds } from '../library/seeds.js';
-import { SandboxPool } from '../sandbox/pool.js';
-import { seedNoveltyIndex } from '../library/novelty-index.js';
-import type { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { validateCandidate } from '../validators/validate.js';
-
-interface Expectation {
-  file: string;
-  verdict: 'admit' | 'reject';
-  codes: string[];
-  why: string;
-}
+import { corpusSetup } from './helpers/manifest.js';
 
 const CORPUS = new URL('./fixtures/candidates/', import.meta.url);
-const manifest = JSON.parse(readFileSync(new URL('manifest.json', CORPUS), 'utf8')) as Expectation[];
-const pool = new SandboxPool();
-let novelty: NoveltyIndex;
-beforeAll(async () => {
-  novelty = await seedNoveltyIndex(pool);
-});
-afterAll(() => pool.close());
+const { manifest, pool, novelty: noveltyIndex } = corpusSetup(CORPUS, { beforeAll, afterAll });
 
 it('has a corpus of at least 45 candidates: good, broken and hostile', () => {
   expect(manifest.length).toBeGreaterThanOrEqual(45);
@@ -31,7 +16,7 @@ it('has a corpus of at least 45 candidates: good, broken and hostile', () => {
 
 describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
   it(`is ${verdict === 'admit' ? 'admitted' : `rejected with ${codes.join(' or ')}`}`, async () => {
-    const report = await validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty });
+    const report = await validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() });
     const found = report.problems.map((p) => `${p.code} [${p.stage}] ${p.message}`);
     expect(report.verdict, `${why}\n${found.join('\n')}`).toBe(verdict);
     if (verdict === 'reject') expect(report.problems.map((p) => p.code), why).toEqual(expect.arrayContaining([expect.toBeOneOf(codes)]));
@@ -42,7 +27,7 @@ describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
 });
 
 describe('the judgement explains itself', () => {
-  const validate = (file: string) => validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty });
+  const validate = (file: string) => validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() });
 
   it('keeps the worst response of each failing probe family, bounded, with the part that decided its score', async () => {
     const report = await validate('broken-accepts-echo.js');
@@ -67,7 +52,7 @@ describe('the judgement explains itself', () => {
 
 describe('every seed is admitted', () => {
   it.each(listSeeds().map((s) => [s.name, s.source]))('%s', async (_name, source) => {
-    const report = await validateCandidate(source, { pool, novelty });
+    const report = await validateCandidate(source, { pool, novelty: noveltyIndex() });
     expect(report.verdict, report.problems.map((p) => `${p.code}: ${p.message}`).join('\n')).toBe('admit');
     expect(report.stages.find((s) => s.stage === 'review')?.skipped).toMatch(/no LLM reviewer/);
   });

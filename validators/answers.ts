@@ -87,26 +87,27 @@ export function joinItems(shape: Shape, items: string[]): string {
 
 /** Variants of `content` with one number moved by ±1: the first and the last number, up and down. */
 export function perturbNumbers(content: string): string[] {
-  return numberEdits(content, (n) => [n + 1, n - 1]);
+  return numberEdits(content, (n) => [n + 1n, n - 1n]);
 }
 
 /** Variants with one number negated (the first and the last nonzero one), and the whole answer negated. */
 export function negations(content: string): string[] {
-  const out = new Set(numberEdits(content, (n) => (n === 0 ? [] : [-n])));
+  const out = new Set(numberEdits(content, (n) => (n === 0n ? [] : [-n])));
   const t = content.trim();
   if (isIntegerAnswer(t) && Number(t) !== 0) out.add(t.startsWith('-') ? t.slice(1) : `-${t.replace(/^\+/, '')}`);
   out.delete(content);
   return [...out];
 }
 
-function numberEdits(content: string, edit: (n: number) => number[]): string[] {
-  const matches = [...content.matchAll(/-?\d+/g)].filter((m) => m[0].length <= 15);
+/** Edits of the first and the last number, in exact integer arithmetic (a 40-digit answer is edited in its last digit too). */
+function numberEdits(content: string, edit: (n: bigint) => bigint[]): string[] {
+  const matches = [...content.matchAll(/-?\d+/g)].filter((m) => m[0].length <= 400);
   if (matches.length === 0) return [];
   const chosen = [matches[0], matches[matches.length - 1]].filter((m, i, all) => all.indexOf(m) === i);
   const out = new Set<string>();
   for (const m of chosen) {
     if (!m || m.index === undefined) continue;
-    for (const value of edit(Number(m[0]))) {
+    for (const value of edit(BigInt(m[0]))) {
       const replaced = content.slice(0, m.index) + String(value) + content.slice(m.index + m[0].length);
       if (replaced !== content) out.add(replaced);
     }
@@ -220,4 +221,16 @@ export function excerpt(text: string, focus: string[] = [], side = 120): { chars
   const at = found === undefined ? undefined : found + side;
   const around = at !== undefined && at < text.length - side ? text.slice(Math.max(side, at - side / 2), at + side) : undefined;
   return { chars: text.length, head: text.slice(0, side), ...(around !== undefined ? { around } : {}), tail: text.slice(-side) };
+}
+
+/** Index of the first lone UTF-16 surrogate in `text` (not well-formed Unicode), or -1. */
+export function loneSurrogate(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+    else return i;
+  }
+  return -1;
 }

@@ -5,6 +5,7 @@ import type { EnvKind } from '../kinds/contract.js';
 import type { Episode, EpisodeFailure } from '../sandbox/episodes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { LoadInfo } from '../sandbox/protocol.js';
+import type { Rollout } from '../sandbox/rollouts.js';
 import type { NoveltyIndex } from './novelty/lsh.js';
 import type { ValidatorOptions } from './options.js';
 import type { StageReport } from './report.js';
@@ -35,6 +36,10 @@ export interface StageContext {
   failures: EpisodeFailure[];
   /** Per level: mean score of the most-common-answer and other-instance baselines (from the hack stage). */
   baselines: Map<number, { common: number; other: number }>;
+  /** Episodic candidates: the reference rollouts (act) of the execution stage, ordered by level then seed. */
+  rollouts?: Rollout[];
+  /** Episodic candidates: per level, the probes' mean scores (from the hack stage), for the difficulty stage. */
+  randomByLevel?: Map<number, number>;
   /** Set by the novelty stage; the library stores it with the environment. */
   fingerprint?: Fingerprint;
 }

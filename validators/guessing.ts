@@ -10,15 +10,19 @@ import { scoreOf, type Episode } from '../sandbox/episodes.js';
 import { joinItems, mostCommon, normalizeAnswer, shapeOf } from './answers.js';
 import { informedGuessing, type ChoiceCase } from './choice-rules.js';
 import type { StageContext } from './context.js';
-import { chosenOption, parseChoices, printedList } from './prompt-lists.js';
+import { chosenOption, parseChoices, printedList, tokenGuesses } from './prompt-lists.js';
 import type { Problem } from './report.js';
 import { levelSeeds } from './seeds.js';
 import { lowerBound } from './stats.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
 
-export type Strategy = 'constant' | 'printed list' | 'informed guess';
-const CODE: Record<Strategy, ProblemCode> = { constant: 'E_ACCEPTS_CONSTANT', 'printed list': 'E_ACCEPTS_GUESSING', 'informed guess': 'E_ACCEPTS_GUESSING' };
+export type Strategy = 'constant' | 'printed list' | 'input copied' | 'every prompt token' | 'informed guess';
+const CODE: Record<Strategy, ProblemCode> = { constant: 'E_ACCEPTS_CONSTANT', 'printed list': 'E_ACCEPTS_GUESSING', 'input copied': 'E_ACCEPTS_GUESSING', 'every prompt token': 'E_ACCEPTS_GUESSING', 'informed guess': 'E_ACCEPTS_GUESSING' };
+/** Guesses read from the prompt's tokens whatever its layout: only full passes count (partial credit for a copy is the task's own). */
+const TOKEN_GUESSES: Strategy[] = ['input copied', 'every prompt token'];
 const WHAT: Record<Strategy, string> = {
+  'input copied': "the answer's items copied in the order the prompt gives them",
+  'every prompt token': "every token of the prompt of the answer's kind, listed",
   constant: 'one fixed answer (the most common reference of the other half of the instances)',
   'printed list': 'answering with the list the prompt prints (every option, or the input copied)',
   'informed guess': 'a multiple-choice guessing rule learned from half the instances',
@@ -40,7 +44,11 @@ function constantOf(episodes: Episode[]): Episode | undefined {
 function listProbe(episode: Episode): GuessProbe[] {
   const shape = shapeOf(answerContent(episode.reference));
   const list = printedList(episode.instance.prompt, shape);
-  return list ? [{ strategy: 'printed list', response: withContent(episode.reference, joinItems(shape, list)) }] : [];
+  const tokens = tokenGuesses(episode.instance.prompt, shape);
+  const out: GuessProbe[] = list ? [{ strategy: 'printed list', response: withContent(episode.reference, joinItems(shape, list)) }] : [];
+  if (tokens.copied) out.push({ strategy: 'input copied', response: withContent(episode.reference, joinItems(shape, tokens.copied)) });
+  if (tokens.every) out.push({ strategy: 'every prompt token', response: withContent(episode.reference, joinItems(shape, tokens.every)) });
+  return out;
 }
 
 /** Per level sample: where each instance sits, and the constant fitted on each half. */
@@ -119,7 +127,9 @@ export async function judgeGuessing(ctx: StageContext, byLevel: Map<number, Epis
   const distinct = new Set(ctx.episodes.map(contentOf)).size;
   const nominalFree = distinct <= 10 ? 1 / distinct : 0;
   const multipleChoice = choiceCases(ctx.episodes).length >= 0.8 * ctx.episodes.length;
-  const tolerance = (s: Strategy) => (multipleChoice && s !== 'printed list' ? o.choiceGuessTolerance : o.guessTolerance);
+  // A fixed answer among a few classes may beat 1/K only by a little: a majority class is a free reward.
+  const tolerance = (s: Strategy) => (multipleChoice && s !== 'printed list' ? o.choiceGuessTolerance : s === 'constant' && nominalFree > 0 ? o.classGuessTolerance : o.guessTolerance);
+  const wins = (s: Strategy, scores: number[]) => (TOKEN_GUESSES.includes(s) ? scores.map((v) => (v >= 1 ? 1 : 0)) : scores);
   const judge = (t: Tally, level: number | null): Judged => {
     const wins = mean(t.outcomes);
     return { level, wins, n: t.outcomes.length, nominal: t.nominal, bound: lowerBound(wins, t.outcomes.length, o.guessZ), ...(t.detail ? { detail: t.detail } : {}) };
@@ -132,8 +142,8 @@ export async function judgeGuessing(ctx: StageContext, byLevel: Map<number, Epis
     const cases = multipleChoice ? choiceCases(episodes) : [];
     const nominal = multipleChoice ? cases.reduce((a, c) => a + 1 / c.choices.labels.length, 0) / Math.max(1, cases.length) : nominalFree;
     const tallies = new Map<Strategy, Tally>();
-    for (const s of ['constant', 'printed list'] as const) {
-      if (episodes.some((e) => scored.get(e)?.has(s))) tallies.set(s, { outcomes: episodes.map((e) => scored.get(e)?.get(s) ?? 0), nominal: s === 'constant' ? nominal : 0 });
+    for (const s of ['constant', 'printed list', ...TOKEN_GUESSES] as const) {
+      if (episodes.some((e) => scored.get(e)?.has(s))) tallies.set(s, { outcomes: wins(s, episodes.map((e) => scored.get(e)?.get(s) ?? 0)), nominal: s === 'constant' ? nominal : 0 });
     }
     verdict.constantByLevel.set(level, tallies.has('constant') ? mean((tallies.get('constant') as Tally).outcomes) : 0);
     // The first sample decides only the overwhelming (a guess that wins 50 points above chance); a strategy
@@ -145,7 +155,7 @@ export async function judgeGuessing(ctx: StageContext, byLevel: Map<number, Epis
     if (multipleChoice || undecided) {
       all = [...episodes, ...(await extraSamples(ctx, level, (multipleChoice ? o.choiceSamplesPerLevel : o.guessSamplesPerLevel) - episodes.length))];
       // Constants are fitted again on halves of the larger sample, and every guess is scored afresh.
-      for (const [s, outcomes] of await scoreGuesses(ctx, all)) tallies.set(s, { outcomes, nominal: s === 'constant' ? nominal : 0 });
+      for (const [s, outcomes] of await scoreGuesses(ctx, all)) tallies.set(s, { outcomes: wins(s, outcomes), nominal: s === 'constant' ? nominal : 0 });
     }
     if (multipleChoice) {
       const guessing = informedGuessing(choiceCases(all));

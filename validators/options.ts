@@ -32,6 +32,8 @@ export interface ValidatorOptions {
   leakMinLevelSamples: number;
   /** Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a level… */
   guessTolerance: number;
+  /** …a fixed answer among K ≤ 10 answer classes this much above 1/K (a majority class is a free reward)… */
+  classGuessTolerance: number;
   /** …and a multiple-choice guess (a constant letter, an informed rule) this much above 1/K. */
   choiceGuessTolerance: number;
   /** A guessing strategy fails when the lower confidence bound of its win rate, at this many standard errors, reaches nominal + tolerance. */
@@ -42,6 +44,11 @@ export interface ValidatorOptions {
   guessSamplesPerLevel: number;
   /** Multiple-choice levels are sampled up to this many instances (informed rules need them to show a small edge). */
   choiceSamplesPerLevel: number;
+  /**
+   * Wall-clock budget for one candidate's validation: the execution stage rejects a candidate whose episodes
+   * are too slow to validate within it (E_TOO_SLOW), and no sandbox stage starts once it is spent.
+   */
+  candidateBudgetMs: number;
   /** Two seeds of a level may give the same prompt at most this often (an instance space of about 1/this or more). */
   maxPromptCollision: number;
   /** No single answer may cover more than this share of a level's instances (judged at the lower confidence bound, `guessZ`). */
@@ -50,6 +57,37 @@ export interface ValidatorOptions {
   minTopLevelGrowth: number;
   /** …and that signal must rise with the level: Spearman rank correlation of level against it, at least this. */
   minTrend: number;
+  /** Episodic (contract v2) sampling and thresholds (validators/episodic/). */
+  episodic: EpisodicOptions;
+}
+
+export interface EpisodicOptions {
+  /** Reference rollouts (act) per level; every one is replayed for determinism and probed. */
+  seedsPerLevel: number;
+  /** Reference episodes per level whose every tool is tried repeated (the costliest probe: maxTurns steps each). */
+  repeatedPerLevel: number;
+  /** Seeded random-policy rollouts per level. */
+  randomPerLevel: number;
+  /** Seeds on which the reference's finishing call alone is tried, over all levels. */
+  finishAloneSamples: number;
+  /** No action, invalid actions only, the reference minus its last action: fail at this score or above. */
+  zeroToleranceCeiling: number;
+  /** Another episode's actions and one repeated action: the worst level's mean may not exceed this… */
+  rateMeanCeiling: number;
+  /** …nor their share of full passes, over all levels. */
+  ratePassCeiling: number;
+  /** The finishing call alone may fully pass at most this share of episodes. */
+  finishAlonePassCeiling: number;
+  /** The random policy may fully pass at most this share of episodes. */
+  randomPassCeiling: number;
+  /** Replaying only the reference actions the prompt spells out may solve at most this share more than on another instance. */
+  promptLeakMaxRate: number;
+  /** An observation may show a computed value before the reference submits it in at most this share of episodes. */
+  observationLeakMaxRate: number;
+  /** Distinct prompts and reference action logs per level, as a share of the seeds (0.75: a few chance collisions among 12 draws are tolerated). */
+  minDistinctShare: number;
+  /** The top level's mean reference turns or state size over level 1's. */
+  minTopLevelGrowth: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -66,13 +104,30 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   leakLevelMaxRate: 0.8,
   leakMinLevelSamples: 20,
   guessTolerance: 0.2,
+  classGuessTolerance: 0.05,
   choiceGuessTolerance: 0.03,
   guessZ: 3,
   guessMinSamples: 20,
   guessSamplesPerLevel: 200,
   choiceSamplesPerLevel: 300,
+  candidateBudgetMs: 180_000,
   maxPromptCollision: 0.1,
   maxTopAnswerShare: 0.5,
   minTopLevelGrowth: 1.25,
   minTrend: 0.6,
+  episodic: {
+    seedsPerLevel: 12,
+    repeatedPerLevel: 3,
+    randomPerLevel: 40,
+    finishAloneSamples: 200,
+    zeroToleranceCeiling: 0.1,
+    rateMeanCeiling: 0.05,
+    ratePassCeiling: 0.05,
+    finishAlonePassCeiling: 0.005,
+    randomPassCeiling: 0.01,
+    promptLeakMaxRate: 0.5,
+    observationLeakMaxRate: 0.3,
+    minDistinctShare: 0.75,
+    minTopLevelGrowth: 1.3,
+  },
 } satisfies ValidatorOptions;

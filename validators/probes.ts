@@ -1,12 +1,15 @@
 // The hack stage's adversarial responses. For one sampled instance, a generator writes responses by
-// family (empty, echo, format-only, keyword stuffing, lists of guesses, junk of every length, perturbed
-// and malformed answers), each family in many forms: other tags and markup, separators, list sizes. Each
-// probe says how it is judged, from what it contains: a response that holds no answer, or more than one,
-// must earn nothing; a response that may be a valid answer is judged by rate against chance.
+// family (empty, echo, format-only, non-answers, keyword stuffing and model-shaped reasoning, lists of
+// guesses and hedges, junk of every length, perturbed and malformed answers, the prompt's own tokens), each
+// family in many forms (probe-forms.ts): tags of any spelling and other markup, joiners of any script, list
+// sizes. Each probe says how it is judged, from what it contains: a response that holds no answer, or more
+// than one, must earn nothing; a response that may be a valid answer is judged by rate against chance.
 import type { ProbeFamily } from '../kinds/contract.js';
 import type { Episode } from '../sandbox/episodes.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
+import { tokenGuesses } from './prompt-lists.js';
+import { EACH_CARRIERS, hedges, nonAnswers, promptTokens, reasoning, SCALAR_JOINERS } from './probe-forms.js';
 
 /** A probe family; the kind of environment says which apply (kinds/contract.ts). */
 export type Family = ProbeFamily;
@@ -26,6 +29,8 @@ export interface Probe {
   pair?: string;
   /** The unstuffed response a `pair` is measured against. */
   base?: boolean;
+  /** The wrong guesses a list holds: where partial credit is paid, a list is judged by what it adds over the best of them alone. */
+  alone?: string[];
 }
 
 export interface ProbeTarget {
@@ -40,6 +45,14 @@ export interface ProbeTarget {
   permutation: boolean;
   /** Zero-tolerance ceiling for responses that hold no answer. */
   ceiling: number;
+  /** Some reference of the sample holds a negative number: a sign is information, so a negated answer is wrong. */
+  signMatters?: boolean;
+  /** Some letter appears in both cases across the sample's references: case is information, so a case flip is wrong. */
+  caseMatters?: boolean;
+  /** The prompt or the description states a numeric tolerance ("within 0.05"): small moves of a decimal are the task's own. */
+  statedTolerance?: boolean;
+  /** Answers some instance of the sample has (lower case): a non-answer form that is one of them is no probe. */
+  taken?: Set<string>;
 }
 
 /** Markup a model might put an answer in, besides the reference's own. */
@@ -55,16 +68,8 @@ const WRAP: Record<string, (content: string, reference: string) => string> = {
   json: (c) => JSON.stringify({ answer: c }),
 };
 const MARKUPS = Object.keys(WRAP);
-/** Markup that wraps each guess of a list on its own line. */
-const EACH: Record<string, (c: string) => string> = {
-  'a tag each': (c) => `<answer>${c}</answer>`,
-  'bold each': (c) => `**${c}**`,
-  'html bold each': (c) => `<b>${c}</b>`,
-  'one per line': (c) => c,
-  'labelled lines': (c) => `Answer: ${c}`,
-  'boxed each': (c) => `\\boxed{${c}}`,
-};
-const SCALAR_SEPARATORS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json'];
+const EACH = EACH_CARRIERS;
+const SCALAR_SEPARATORS = SCALAR_JOINERS;
 const LIST_SEPARATORS = ['\n', ' | ', ' or ', '; ', '\n\n'];
 const KEYWORDS = 'answer answer the answer is correct final answer solution verified';
 const SHORT_BANDS = [100, 300, 1_000, 3_000, 10_000];
@@ -96,7 +101,11 @@ function alternatives(content: string, shape: Shape, peers: Episode[], max: numb
   }
   for (const p of peers) add(answerContent(p.reference));
   for (const v of [...perturbNumbers(content), ...negations(content), ...caseFlips(content)]) add(v);
-  if (shape.kind === 'list') for (const [i, item] of shape.items.entries()) add(joinItems(shape, shape.items.map((x, j) => (j === i ? `${item}x` : x))));
+  // One item changed at a time, at most `max` of them: linear in the list's length whatever its size.
+  if (shape.kind === 'list') {
+    const items = shape.items;
+    for (let i = 0; i < items.length && out.size < max; i++) add(joinItems(shape, [...items.slice(0, i), `${items[i]}x`, ...items.slice(i + 1)]));
+  }
   return [...out];
 }
 
@@ -124,11 +133,12 @@ function enumerationProbes(t: ProbeTarget, content: string, shape: Shape): Probe
     const forms: Array<[string, string]> = [
       ...Object.entries(EACH).map(([form, each]): [string, string] => [`${list.length} candidates, ${form}`, list.map(each).join('\n')]),
       ...['tag', 'bare', 'bold', 'fence'].map((markup): [string, string] => [`${list.length} candidates in one ${markup}`, WRAP[markup]!(list.join(markup === 'bare' ? ' ' : joiner), ref)]),
+      [`${list.length} candidates, one JSON object with a key each`, JSON.stringify(Object.fromEntries(list.map((g, i) => [`answer${i + 1}`, shape.kind === 'integer' ? Number(g) : g])))],
     ];
-    for (const [form, response] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false });
+    for (const [form, response] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false, alone: many });
   }
   // Short lists of 2 to 5 guesses: each separator in the answer tag (sizes rotate), and three guesses in another markup.
-  const separators = (shape.kind === 'list' ? LIST_SEPARATORS : SCALAR_SEPARATORS).filter((s) => s === 'json' || !content.includes(s.trim() || s));
+  const separators = (shape.kind === 'list' ? LIST_SEPARATORS : SCALAR_SEPARATORS).filter((s) => s === 'json' || s === '' || !content.includes(s.trim() || s));
   rotate(separators, 4, t.index).forEach((separator, s) => {
     const other = MARKUPS[1 + ((t.index + s) % (MARKUPS.length - 1))] as string;
     for (const [markup, k] of [['tag', 2 + ((t.index + s) % 4)], [other, 3]] as const) {
@@ -136,11 +146,14 @@ function enumerationProbes(t: ProbeTarget, content: string, shape: Shape): Probe
       const form = `${markup}, ${k} guesses joined by ${JSON.stringify(separator)}`;
       const orders = k === 2 ? [0, 1] : [1 + ((t.index + s) % (k - 2))];
       for (const position of orders) {
-        const response = WRAP[markup]!(joinGuesses(guesses(content, many, k, position), separator), ref);
-        probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false, ...(k === 2 ? { group: `${form}#${t.index}` } : {}) });
+        const list = guesses(content, many, k, position);
+        const response = WRAP[markup]!(joinGuesses(list, separator), ref);
+        probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false, alone: list.filter((g) => g !== content), ...(k === 2 ? { group: `${form}#${t.index}` } : {}) });
       }
     }
   });
+  // A wrong value with an interval or uncertainty wide enough to hold the truth: many answers at once.
+  for (const h of rotate(hedges(content, shape), 3, t.index)) probes.push({ family: 'enumeration', form: h.form, response: withContent(ref, h.response), ceiling: t.ceiling, coincident: false, alone: [h.wrong] });
   return probes;
 }
 
@@ -165,6 +178,8 @@ function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] 
   probes.push({ family: 'stuffing', form: 'a wrong answer alone', response: bare, coincident: false, pair, base: true });
   const stuffed = [`answer answer ${bare}`, `${bare}\nThe answer above is correct. answer answer`, `${KEYWORDS}\n${bare}\n${KEYWORDS}`, `${promptWords}\n${bare}`];
   for (const [i, response] of rotate([...stuffed.entries()], 2, t.index)) probes.push({ family: 'stuffing', form: `keywords around a wrong answer (${i + 1})`, response, ceiling: t.ceiling, coincident: false, pair });
+  // What a model writes: reasoning before (or after) the answer. It must add nothing to a wrong answer.
+  for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, Math.floor(t.index / 5)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
   return probes;
 }
 
@@ -196,13 +211,25 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
   const right = normalizeAnswer(content);
   const probes: Probe[] = [];
   const rate = (family: Family, form: string, variant: string) => probes.push({ family, form, response: withContent(ref, variant), coincident: normalizeAnswer(variant) === right });
-  for (const v of perturbNumbers(content)) rate('perturbed', 'a number ±1', v);
-  for (const v of negations(content)) rate('perturbed', 'a number negated', v);
-  for (const v of caseFlips(content)) rate('perturbed', 'letter case changed', v);
+  for (const [form, v] of numberVariants(content, shape, t.statedTolerance === true)) rate('perturbed', form, v);
+  // Negation and case flips are wrong only where the sample shows sign or case carrying information.
+  if (t.signMatters !== false) for (const v of negations(content)) rate('perturbed', 'a number negated', v);
+  if (t.caseMatters !== false) for (const v of caseFlips(content)) rate('perturbed', 'letter case changed', v);
+  // A token that is the answer in another case is the answer here (an option letter, a capitalised word).
+  for (const v of promptTokens(t.episode.instance.prompt, content, shape, 8, t.index)) probes.push({ family: 'prompt-token', form: "one of the prompt's tokens of the answer's kind", response: withContent(ref, v), coincident: normalizeAnswer(v).toLowerCase() === right.toLowerCase() });
   if (shape.kind !== 'list') return probes;
   const items = shape.items;
-  const foreign = t.peers.flatMap((p) => shapeOf(answerContent(p.reference)).items).find((x) => !items.includes(x));
+  // A weaker property for lists: as many of the prompt's tokens of the items' kind as the answer has, first and last.
+  const every = tokenGuesses(t.episode.instance.prompt, shape).every ?? [];
+  if (every.length > items.length) for (const list of [every.slice(0, items.length), every.slice(-items.length)]) rate('prompt-token', "the prompt's tokens of the items' kind, as many as the answer has", joinItems(shape, list));
+  const have = new Set(items);
+  const foreign = t.peers.flatMap((p) => shapeOf(answerContent(p.reference)).items).find((x) => !have.has(x));
   if (foreign !== undefined) rate('perturbed', 'one item swapped for another instance’s', joinItems(shape, items.map((x, i) => (i === items.length >> 1 ? foreign : x))));
+  // A list that leaves items out is a different answer: a verifier that checks only what is listed pays it.
+  if (items.length >= 2) {
+    rate('perturbed', 'one item left out', joinItems(shape, items.slice(0, -1)));
+    rate('perturbed', 'one item left out', joinItems(shape, items.slice(1)));
+  }
   if (items.length >= 3) {
     rate('reordered', 'reversed', joinItems(shape, [...items].reverse()));
     rate('reordered', 'rotated', joinItems(shape, [...items.slice(1), items[0] as string]));
@@ -218,6 +245,29 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
     for (const [form, list] of malformed) probes.push({ family: 'malformed-list', form, response: withContent(ref, joinItems(shape, list)), ceiling: 1, coincident: false });
   }
   return probes;
+}
+
+/**
+ * A number ±1 (the first and the last); a decimal is moved by three units of its last place instead of one
+ * (a verifier within one unit is rounding as the task says; none where the task states a tolerance), and by
+ * one in its integer part.
+ */
+function numberVariants(content: string, shape: Shape, statedTolerance: boolean): Array<[string, string]> {
+  const t = content.trim();
+  const decimal = shape.kind === 'number' && /^[+-]?\d*\.\d+$/.test(t);
+  const far: Array<[string, string]> = shape.kind === 'integer' || decimal ? [['a number far off', String(Number(t) * 1000 + 7)]] : [];
+  if (!decimal) return [...perturbNumbers(content).map((v): [string, string] => ['a number ±1', v]), ...far];
+  const places = t.length - t.indexOf('.') - 1;
+  const value = Number(t);
+  const unit = 10 ** -places;
+  // A tolerance the task states (in the prompt or the description) may span a few units of the last place.
+  const small: Array<[string, string]> = statedTolerance ? [] : [3, -3].map((k) => ['a decimal moved by three units of its last place', (value + k * unit).toFixed(places)]);
+  return [
+    ...small,
+    ['a decimal ±1', (value + 1).toFixed(places)],
+    ['a decimal ±1', (value - 1).toFixed(places)],
+    ...far,
+  ];
 }
 
 /** The full battery for one instance. */
@@ -245,6 +295,7 @@ export function probeBattery(t: ProbeTarget): Probe[] {
     ...rotate(['bare', 'tag', 'bold', 'fence'], 2, t.index).map((m) => zero('echo', `the prompt, ${m}`, WRAP[m]!(prompt, m === 'tag' ? '<answer></answer>' : ''))),
     // A format that can be a valid answer at this level (an empty list) is no probe.
     ...rotate(formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))), 3, t.index).map(([form, r]) => zero('format-only', form, r)),
+    ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('non-answer', form, withContent(t.episode.reference, v))),
     ...stuffingProbes(t, content, shape),
     ...enumerationProbes(t, content, shape),
     ...hugeProbes(t, content),

@@ -135,3 +135,44 @@ export function chosenOption(reference: string, choices: Choices): number {
   const content = cleanItem(answerContent(reference).replace(/^\(|\)$/g, ''));
   return choices.labels.findIndex((l) => l.toLowerCase() === content.toLowerCase());
 }
+
+/** The kind of token a list's items are, so "every option" takes only the prompt's tokens of that kind. */
+function itemKind(items: string[]): RegExp | null {
+  for (const kind of [/^[a-z]+$/, /^[A-Z]+$/, /^[A-Za-z]+$/, /^[+-]?\d+$/, /^[A-Za-z0-9]+$/]) if (items.every((x) => kind.test(x))) return kind;
+  return null;
+}
+
+/**
+ * Guesses a prompt allows for a list answer whatever its layout (one per line, space-separated, prose): the
+ * answer's items in the order they first occur in the prompt ("the input copied"), and every distinct prompt
+ * token of the items' kind and length ("every option"). Either is omitted when it is the answer itself.
+ */
+export function tokenGuesses(prompt: string, shape: Shape): { copied?: string[]; every?: string[] } {
+  if (shape.kind !== 'list' || shape.items.length < 2) return {};
+  const kind = itemKind(shape.items);
+  if (!kind) return {};
+  const first = new Map<string, number>();
+  const every: string[] = [];
+  const lengths = shape.items.map((x) => x.length);
+  const [shortest, longest] = [lengths.reduce((a, b) => Math.min(a, b)), lengths.reduce((a, b) => Math.max(a, b))];
+  const tokens = tokenize(prompt, 20_000).map((t) => t.toLowerCase());
+  tokenize(prompt, 20_000).forEach((t, i) => {
+    const key = t.toLowerCase();
+    if (first.has(key)) return;
+    first.set(key, i);
+    if (kind.test(t) && t.length >= shortest && t.length <= longest && every.length < 400) every.push(t);
+  });
+  const out: { copied?: string[]; every?: string[] } = {};
+  const answer = shape.items.join('\n').toLowerCase();
+  const positions = shape.items.map((x) => first.get(x.toLowerCase()));
+  // The input copied: the answer's items printed together (nothing else between them), in the prompt's order.
+  if (positions.every((p) => p !== undefined) && new Set(positions).size === positions.length) {
+    const at = positions as number[];
+    const run = tokens.slice(at.reduce((a, b) => Math.min(a, b)), at.reduce((a, b) => Math.max(a, b)) + 1);
+    const items = new Set(shape.items.map((x) => x.toLowerCase()));
+    const copied = shape.items.map((x, i) => [x, positions[i] as number] as const).sort((a, b) => a[1] - b[1]).map(([x]) => x);
+    if (run.length === shape.items.length && run.every((t) => items.has(t)) && copied.join('\n').toLowerCase() !== answer) out.copied = copied;
+  }
+  if (every.length > shape.items.length && every.join('\n').toLowerCase() !== answer) out.every = every;
+  return out;
+}

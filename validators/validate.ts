@@ -21,9 +21,21 @@ import { noveltyStage } from './stages/novelty.js';
 import { reviewStage } from './stages/review.js';
 import { solvabilityStage } from './stages/solvability.js';
 import { staticStage } from './stages/static.js';
+import { episodicHack } from './episodic/hack.js';
+import { episodicDeterminism, episodicDifficulty, episodicDiversity, episodicExecution, episodicSolvability } from './episodic/stages.js';
+
+/** The stages an episodic candidate (contract v2) runs in place of the single-turn ones; the others are shared. */
+const EPISODIC_STAGES: Partial<Record<StageName, Stage>> = {
+  execution: episodicExecution,
+  determinism: episodicDeterminism,
+  solvability: episodicSolvability,
+  hack: episodicHack,
+  diversity: episodicDiversity,
+  difficulty: episodicDifficulty,
+};
 
 /** Bump when a stage's rules change, so the library knows which environments to re-validate. */
-export const VALIDATOR_VERSION = `${VERSION}+v2`;
+export const VALIDATOR_VERSION = `${VERSION}+v3`;
 
 export interface ValidateOptions {
   pool: SandboxPool;
@@ -58,9 +70,14 @@ function skipReason(cost: string, gateFailed: StageName | null, anyFailed: boole
   return null;
 }
 
+/** A sandbox stage that does not start: the candidate has used its validation budget. */
+function overBudget(spentMs: number, budgetMs: number): Awaited<ReturnType<Stage>> {
+  return { ok: false, metrics: { spentMs: Math.round(spentMs) }, problems: [{ code: 'E_TOO_SLOW', message: `validation has taken ${Math.round(spentMs / 1000)} s, past the candidate budget of ${Math.round(budgetMs / 1000)} s; the remaining sandbox stages did not run`, evidence: { spentMs: Math.round(spentMs), budgetMs } }] };
+}
+
 export async function validateCandidate(source: string, opts: ValidateOptions): Promise<ValidationReport> {
   const started = performance.now();
-  const options: ValidatorOptions = { ...DEFAULT_VALIDATOR_OPTIONS, ...opts.options, limits: { ...DEFAULT_VALIDATOR_OPTIONS.limits, ...opts.options?.limits } };
+  const options: ValidatorOptions = { ...DEFAULT_VALIDATOR_OPTIONS, ...opts.options, limits: { ...DEFAULT_VALIDATOR_OPTIONS.limits, ...opts.options?.limits }, episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...opts.options?.episodic } };
   const ctx: StageContext = {
     pool: opts.pool,
     source,
@@ -85,7 +102,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
       continue;
     }
     const t0 = performance.now();
-    const result = await run(ctx);
+    const result = cost === 'sandbox' && t0 - started > options.candidateBudgetMs ? overBudget(t0 - started, options.candidateBudgetMs) : await ((ctx.kind.name === 'episodic' ? EPISODIC_STAGES[name] : undefined) ?? run)(ctx);
     // After a failed gate a cheap stage sees only the instances that ran: its problems count, a pass does not.
     const partial = gateFailed !== null && result.ok && !result.skipped;
     const judged = partial ? { ...result, ok: false, skipped: `the ${gateFailed} stage failed (nothing was found in the instances that ran)` } : result;

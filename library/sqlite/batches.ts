@@ -1,45 +1,9 @@
 // The SQLite store's batch journal: batches with their options, report and ledger, and the journal of
 // what each has durably done, appended atomically and idempotently per (kind, key).
 import { LibraryError, type BatchJournal, type BatchRecord, type BatchStatus, type JournalEntry, type JournalInput } from '../contract.js';
+import { toBatch, toEntry, type BatchRow, type JournalRow } from '../rows.js';
+import { journalRows } from '../store-kit.js';
 import { nonEmpty, now, toJson, type SqliteDb } from './db.js';
-
-interface BatchRow {
-  n: number;
-  id: string;
-  status: BatchStatus;
-  options: string;
-  report: string | null;
-  ledger: string | null;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-}
-
-interface JournalRow {
-  batch_id: string;
-  seq: number;
-  kind: string;
-  key: string;
-  payload: string;
-  created_at: string;
-}
-
-function toBatch(row: BatchRow): BatchRecord {
-  return {
-    id: row.id,
-    status: row.status,
-    options: JSON.parse(row.options) as unknown,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    finishedAt: row.finished_at,
-    report: row.report === null ? null : (JSON.parse(row.report) as unknown),
-    ledger: row.ledger === null ? null : (JSON.parse(row.ledger) as unknown),
-  };
-}
-
-function toEntry(row: JournalRow): JournalEntry {
-  return { batchId: row.batch_id, seq: row.seq, kind: row.kind, key: row.key, payload: JSON.parse(row.payload) as unknown, createdAt: row.created_at };
-}
 
 export class SqliteBatches implements BatchJournal {
   constructor(private readonly s: SqliteDb) {}
@@ -76,11 +40,7 @@ export class SqliteBatches implements BatchJournal {
 
   async appendJournal(batchId: string, entries: JournalInput[], options: { ledger?: unknown } = {}): Promise<JournalEntry[]> {
     this.s.writable();
-    const rows = entries.map((entry, i) => {
-      if (!nonEmpty(entry.kind) || !nonEmpty(entry.key)) throw new LibraryError(`journal entry ${i} of batch "${batchId}" needs a non-empty kind and key`);
-      return { kind: entry.kind, key: entry.key, payload: toJson(entry.payload, `the payload of journal entry ${entry.kind} ${entry.key}`) };
-    });
-    const ledger = options.ledger === undefined ? undefined : toJson(options.ledger, `the ledger of batch "${batchId}"`);
+    const { rows, ledger } = journalRows(batchId, entries, options.ledger);
     const find = this.s.db.prepare<[string, string, string], JournalRow>('SELECT * FROM journal WHERE batch_id = ? AND kind = ? AND key = ?');
     const insert = this.s.db.prepare('INSERT INTO journal (batch_id, seq, kind, key, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)');
     return this.s.write(`appending to the journal of batch "${batchId}"`, () => {

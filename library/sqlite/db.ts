@@ -17,18 +17,7 @@ export const DEFAULT_SQLITE_OPTIONS = { create: false, readonly: false, rejectio
 export const INDEX_FILE = 'library.sqlite';
 export const ENVS_DIR = 'envs';
 
-export const now = (): string => new Date().toISOString();
-
-export const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
-
-/** JSON text of a value (undefined is null); a value JSON cannot hold is a LibraryError. */
-export function toJson(value: unknown, what: string): string {
-  try {
-    return JSON.stringify(value) ?? 'null';
-  } catch (error) {
-    throw new LibraryError(`${what} cannot be stored as JSON: ${(error as Error).message}`, { cause: error });
-  }
-}
+export { nonEmpty, now, toJson } from '../store-kit.js';
 
 /** One open library: its folder, its index connection and its options, shared by the store's parts. */
 export class SqliteDb {

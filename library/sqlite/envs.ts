@@ -4,44 +4,11 @@
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashSource } from '../../contract/hash.js';
-import type { Meta } from '../../contract/schema.js';
-import type { ValidationReport } from '../../validators/report.js';
-import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type Lineage, type ListFilter } from '../contract.js';
+import { listOf, statsOf, toRecord, type EnvRow as Row } from '../rows.js';
+import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type ListFilter } from '../contract.js';
+import { recheckNovelty } from '../novelty-guard.js';
+import { checkAdmission } from '../store-kit.js';
 import { ENVS_DIR, now, toJson, type SqliteDb } from './db.js';
-
-interface Row {
-  name: string;
-  version: number;
-  hash: string;
-  meta: string;
-  status: 'active' | 'retired';
-  retired_reason: string | null;
-  report: string;
-  curve: string;
-  fingerprint: string | null;
-  lineage: string;
-  validator_version: string;
-  created_at: string;
-  updated_at: string;
-}
-
-function toRecord(row: Row): EnvRecord {
-  return {
-    name: row.name,
-    version: row.version,
-    hash: row.hash,
-    meta: JSON.parse(row.meta) as Meta,
-    status: row.status,
-    retiredReason: row.retired_reason,
-    report: JSON.parse(row.report) as ValidationReport,
-    curve: JSON.parse(row.curve) as EnvRecord['curve'],
-    fingerprint: row.fingerprint ? (JSON.parse(row.fingerprint) as EnvRecord['fingerprint']) : null,
-    lineage: JSON.parse(row.lineage) as Lineage,
-    validatorVersion: row.validator_version,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 /** Writes a file so that it is either absent or complete and durable under its final name. */
 function writeFileAtomic(path: string, text: string): void {
@@ -77,11 +44,8 @@ export class SqliteEnvs implements EnvStore {
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
     this.s.writable();
-    const hash = hashSource(input.source);
+    const { hash, meta } = checkAdmission(input);
     const { report } = input;
-    if (report.verdict !== 'admit' || !report.meta) throw new LibraryError(`only admitted candidates enter the library (verdict: ${report.verdict})`);
-    if (report.hash !== hash) throw new LibraryError('the validation report is for different code than the source being admitted');
-    const meta = report.meta;
     const select = this.s.db.prepare<[string], Row>('SELECT * FROM envs WHERE hash = ?');
     const run = this.s.db.transaction((): AdmitResult => {
       const existing = select.get(hash);
@@ -89,6 +53,12 @@ export class SqliteEnvs implements EnvStore {
         // Same code again: a no-op, except that a missing or damaged module file is restored.
         this.ensureModuleFile(hash, input.source);
         return { status: 'exists', env: toRecord(existing) };
+      }
+      if (input.noveltyCursor !== undefined) {
+        // Under the write lock: nobody admits between this check and the insert below.
+        const since = this.s.db.prepare<[number], Row>('SELECT * FROM envs WHERE id > ? ORDER BY id').all(input.noveltyCursor).map(toRecord);
+        const problems = recheckNovelty(report, since);
+        if (problems.length > 0) return { status: 'duplicate', problems };
       }
       const latest = this.s.db.prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM envs WHERE name = ?').get(meta.name);
       const version = (latest?.v ?? 0) + 1;
@@ -133,22 +103,18 @@ export class SqliteEnvs implements EnvStore {
     return row ? toRecord(row) : undefined;
   }
 
+  async admissionCursor(): Promise<number> {
+    return this.s.db.prepare<[], { n: number | null }>('SELECT max(id) AS n FROM envs').get()?.n ?? 0;
+  }
+
+  async admittedSince(cursor: number): Promise<{ envs: EnvRecord[]; cursor: number }> {
+    // id is the rowid: SQLite writers are serialised, so ids grow in commit order.
+    const rows = this.s.db.prepare<[number], Row & { id: number }>('SELECT * FROM envs WHERE id > ? ORDER BY id').all(cursor);
+    return { envs: rows.map(toRecord), cursor: rows.length > 0 ? (rows[rows.length - 1] as { id: number }).id : cursor };
+  }
+
   async list(filter: ListFilter = {}): Promise<EnvRecord[]> {
-    const status = filter.status ?? 'active';
-    const rows = this.s.db.prepare<[], Row>('SELECT * FROM envs ORDER BY name, version DESC').all();
-    const newest = new Set<string>();
-    const out: EnvRecord[] = [];
-    for (const row of rows) {
-      if (status !== 'all' && row.status !== status) continue;
-      if (!filter.allVersions) {
-        if (newest.has(row.name)) continue;
-        newest.add(row.name);
-      }
-      const record = toRecord(row);
-      if (filter.skills && !filter.skills.some((s) => record.meta.skills.includes(s))) continue;
-      out.push(record);
-    }
-    return out;
+    return listOf(this.s.db.prepare<[], Row>('SELECT * FROM envs ORDER BY name, version DESC').all(), filter);
   }
 
   async source(env: Pick<EnvRecord, 'hash'>): Promise<string> {
@@ -184,35 +150,8 @@ export class SqliteEnvs implements EnvStore {
 
   async stats(): Promise<LibraryStats> {
     const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'status' | 'lineage' | 'meta'>>('SELECT name, status, lineage, meta FROM envs').all();
-    const count = (map: Record<string, number>, key: string) => {
-      map[key] = (map[key] ?? 0) + 1;
-    };
-    const byStatus: Record<string, number> = {};
-    const bySkill: Record<string, number> = {};
-    const byAuthor: Record<string, number> = {};
-    let min = Infinity;
-    let max = -Infinity;
-    const activeNames = new Set<string>();
-    for (const row of rows) {
-      count(byStatus, row.status);
-      if (row.status !== 'active') continue;
-      activeNames.add(row.name);
-      const meta = JSON.parse(row.meta) as Meta;
-      for (const skill of meta.skills) count(bySkill, skill);
-      count(byAuthor, (JSON.parse(row.lineage) as Lineage).author);
-      min = Math.min(min, meta.levels);
-      max = Math.max(max, meta.levels);
-    }
     const rejections = (this.s.db.prepare('SELECT count(*) AS n FROM rejections').get() as { n: number }).n;
-    return {
-      environments: activeNames.size,
-      versions: rows.length,
-      byStatus,
-      bySkill,
-      byAuthor,
-      levels: Number.isFinite(max) ? { min, max } : null,
-      rejections,
-    };
+    return statsOf(rows, rejections);
   }
 
   async integrityCheck(): Promise<IntegrityReport> {

@@ -1,16 +1,15 @@
-// The SQLite store of production incidents (migration 3): insert with bounded retention, list, resolve.
+// The SQLite store of production incidents (migrations 3, 4): insert with bounded retention, list, resolve;
+// responses are kept whole, once per SHA-256, while an incident refers to them.
 import type Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { LibraryError, type IncidentInput, type IncidentRecord } from '../contract.js';
-
-/** Incidents kept at most; the oldest go first. */
-const INCIDENT_RETENTION = 10_000;
-const MAX_MESSAGE_CHARS = 2_000;
-const MAX_RESPONSE_CHARS = 64 * 1024;
+import { checkIncident, INCIDENT_RETENTION } from '../store-kit.js';
 
 /** A row as SQLite returns it: the input's fields, with SQL's null, 0/1 and snake_case where they differ. */
 type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed'> & {
   id: number;
   response: string | null;
+  response_sha256?: string | null;
   confirmed: number;
   created_at: string;
   resolved_at: string | null;
@@ -18,38 +17,38 @@ type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed'> & {
 };
 
 function toIncident(row: IncidentRow): IncidentRecord {
-  const { response, confirmed, created_at, resolved_at, resolution, ...rest } = row;
+  const { response, response_sha256: _sha, confirmed, created_at, resolved_at, resolution, ...rest } = row;
   return { ...rest, ...(response === null ? {} : { response }), confirmed: confirmed === 1, createdAt: created_at, resolvedAt: resolved_at, resolution };
 }
 
-function check(input: IncidentInput): void {
-  const bad = (what: string) => new LibraryError(`an incident needs ${what}`);
-  if (!/^[0-9a-f]{64}$/.test(input.hash)) throw bad('the SHA-256 hash of the module');
-  if (typeof input.name !== 'string' || input.name === '' || !Number.isSafeInteger(input.version) || input.version < 1) throw bad('the environment name and version');
-  if (!Number.isSafeInteger(input.seed) || input.seed < 0 || !Number.isSafeInteger(input.level) || input.level < 1) throw bad('a seed (a non-negative safe integer) and a level');
-  if (typeof input.code !== 'string' || input.code === '' || typeof input.fn !== 'string') throw bad('a code and a function name');
-  if (input.origin !== 'serve' && input.origin !== 'export') throw bad("an origin of 'serve' or 'export'");
-}
+/** Rows with the whole response: from incident_responses, or (rows before migration 4) the stored prefix. */
+const SELECT = 'SELECT incidents.*, coalesce(incident_responses.text, incidents.response) AS response FROM incidents LEFT JOIN incident_responses ON incident_responses.sha256 = incidents.response_sha256';
 
 /** Inside the caller's write transaction. */
 export function insertIncident(db: Database.Database, input: IncidentInput, at: string): IncidentRecord {
-  check(input);
+  const { message, response } = checkIncident(input);
+  let sha: string | null = null;
+  if (response !== null) {
+    sha = createHash('sha256').update(response, 'utf8').digest('hex');
+    db.prepare('INSERT OR IGNORE INTO incident_responses (sha256, text) VALUES (?, ?)').run(sha, response);
+  }
   const info = db
-      .prepare('INSERT INTO incidents (hash, name, version, seed, level, code, fn, message, response, origin, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(input.hash, input.name, input.version, input.seed, input.level, input.code, input.fn, String(input.message).slice(0, MAX_MESSAGE_CHARS), input.response === undefined ? null : input.response.slice(0, MAX_RESPONSE_CHARS), input.origin, input.confirmed ? 1 : 0, at);
-  db.prepare('DELETE FROM incidents WHERE id <= (SELECT max(id) FROM incidents) - ?').run(INCIDENT_RETENTION);
-  return toIncident(db.prepare<[number | bigint], IncidentRow>('SELECT * FROM incidents WHERE id = ?').get(info.lastInsertRowid) as IncidentRow);
+    .prepare('INSERT INTO incidents (hash, name, version, seed, level, code, fn, message, response_sha256, origin, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(input.hash, input.name, input.version, input.seed, input.level, input.code, input.fn, message, sha, input.origin, input.confirmed ? 1 : 0, at);
+  const dropped = db.prepare('DELETE FROM incidents WHERE id <= (SELECT max(id) FROM incidents) - ?').run(INCIDENT_RETENTION).changes;
+  if (dropped > 0) db.prepare('DELETE FROM incident_responses WHERE sha256 NOT IN (SELECT response_sha256 FROM incidents WHERE response_sha256 IS NOT NULL)').run();
+  return toIncident(db.prepare<[number | bigint], IncidentRow>(`${SELECT} WHERE incidents.id = ?`).get(info.lastInsertRowid) as IncidentRow);
 }
 
 export function listIncidents(db: Database.Database, filter: { hash?: string; open?: boolean } = {}): IncidentRecord[] {
   const where: string[] = [];
   const params: string[] = [];
   if (filter.hash !== undefined) {
-    where.push('hash = ?');
+    where.push('incidents.hash = ?');
     params.push(filter.hash);
   }
   if (filter.open) where.push('resolved_at IS NULL');
-  const sql = `SELECT * FROM incidents${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id`;
+  const sql = `${SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY incidents.id`;
   return db.prepare<string[], IncidentRow>(sql).all(...params).map(toIncident);
 }
 

@@ -92,6 +92,18 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX incidents_hash ON incidents (hash, resolved_at);
     `,
   },
+  {
+    // Whole incident responses by SHA-256, stored once however often they recur, so revalidation replays
+    // exactly what production saw (migration 3 kept the first 64 KB in incidents.response).
+    version: 4,
+    sql: `
+      CREATE TABLE incident_responses (
+        sha256 TEXT PRIMARY KEY,
+        text TEXT NOT NULL
+      );
+      ALTER TABLE incidents ADD COLUMN response_sha256 TEXT REFERENCES incident_responses (sha256);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

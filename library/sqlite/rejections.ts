@@ -4,6 +4,7 @@ import { hashSource } from '../../contract/hash.js';
 import { boundDepth } from '../../validators/bounded.js';
 import type { ValidationReport } from '../../validators/report.js';
 import type { Lineage, RejectionFilter, RejectionLog, RejectionRecord } from '../contract.js';
+import { toRejection, type RejectionRow } from '../rows.js';
 import { now, toJson, type SqliteDb } from './db.js';
 
 export class SqliteRejections implements RejectionLog {
@@ -22,24 +23,12 @@ export class SqliteRejections implements RejectionLog {
 
   async rejections(filter: RejectionFilter = {}): Promise<RejectionRecord[]> {
     const rows = this.s.db
-      .prepare<[{ batch: string | null; code: string | null; limit: number }], { hash: string; name: string | null; codes: string; report: string; lineage: string; created_at: string }>(
+      .prepare<[{ batch: string | null; code: string | null; limit: number }], RejectionRow>(
         `SELECT hash, name, codes, report, lineage, created_at FROM rejections
          WHERE (@batch IS NULL OR json_extract(lineage, '$.batchId') = @batch) AND (@code IS NULL OR EXISTS (SELECT 1 FROM json_each(codes) WHERE value = @code))
          ORDER BY id DESC LIMIT @limit`,
       )
       .all({ batch: filter.batchId ?? null, code: filter.code ?? null, limit: filter.limit ?? 100 });
-    return rows.map((row) => {
-      const report = JSON.parse(row.report) as ValidationReport;
-      const first = report.problems[0];
-      return {
-        hash: row.hash,
-        name: row.name,
-        codes: JSON.parse(row.codes) as string[],
-        firstProblem: first ? { code: first.code, stage: first.stage, message: first.message } : null,
-        report,
-        lineage: JSON.parse(row.lineage) as Lineage,
-        createdAt: row.created_at,
-      };
-    });
+    return rows.map(toRejection);
   }
 }

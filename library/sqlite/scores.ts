@@ -5,7 +5,8 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { LibraryError, SCORE_WINDOW, type ScoreInput, type ScoreTally } from '../contract.js';
+import { LibraryError, type ScoreInput, type ScoreTally } from '../contract.js';
+import { addCounts, checkScore } from '../store-kit.js';
 
 export const SCORES_FILE = 'scores.sqlite';
 
@@ -24,13 +25,6 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS trainer_scores (
   n REAL NOT NULL, passed REAL NOT NULL, score_sum REAL NOT NULL, updated_at TEXT NOT NULL,
   PRIMARY KEY (name, version, level)
 )`;
-
-function check(t: ScoreInput): void {
-  const ok =
-    typeof t.name === 'string' && t.name !== '' && Number.isSafeInteger(t.version) && t.version >= 1 && Number.isSafeInteger(t.level) && t.level >= 1 &&
-    Number.isFinite(t.n) && t.n > 0 && Number.isFinite(t.passed) && t.passed >= 0 && t.passed <= t.n && Number.isFinite(t.scoreSum) && t.scoreSum >= 0 && t.scoreSum <= t.n;
-  if (!ok) throw new LibraryError(`a score tally needs a name, version ≥ 1, level ≥ 1 and counts with 0 ≤ passed, scoreSum ≤ n, n > 0; got ${JSON.stringify(t).slice(0, 200)}`);
-}
 
 export class SqliteScores {
   private db: Database.Database | null = null;
@@ -59,10 +53,10 @@ export class SqliteScores {
     }
   }
 
-  /** Adds the counts in one transaction; older counts shrink so each tally keeps to SCORE_WINDOW. */
+  /** Adds the counts in one transaction; older counts shrink so each tally keeps to SCORE_WINDOW (addCounts). */
   record(tallies: ScoreInput[], at: string): void {
     if (this.readonly) throw new LibraryError(`the library at ${this.dir} was opened read-only`);
-    for (const t of tallies) check(t);
+    for (const t of tallies) checkScore(t);
     if (tallies.length === 0) return;
     const db = this.open(true) as Database.Database;
     const get = db.prepare<[string, number, number], ScoreRow>('SELECT * FROM trainer_scores WHERE name = ? AND version = ? AND level = ?');
@@ -70,12 +64,8 @@ export class SqliteScores {
     db.transaction(() => {
       for (const t of tallies) {
         const row = get.get(t.name, t.version, t.level);
-        let [n, passed, sum] = row ? [row.n, row.passed, row.score_sum] : [0, 0, 0];
-        // A moving estimate of the learner as it is now: the old counts make room for the new ones.
-        const keep = Math.max(0, SCORE_WINDOW - Math.min(t.n, SCORE_WINDOW));
-        if (n > keep) [n, passed, sum] = keep === 0 ? [0, 0, 0] : [keep, (passed * keep) / n, (sum * keep) / n];
-        const scale = t.n > SCORE_WINDOW ? SCORE_WINDOW / t.n : 1;
-        put.run(t.name, t.version, t.level, n + t.n * scale, passed + t.passed * scale, sum + t.scoreSum * scale, at);
+        const [n, passed, sum] = addCounts(row ? [row.n, row.passed, row.score_sum] : null, t);
+        put.run(t.name, t.version, t.level, n, passed, sum, at);
       }
     }).immediate();
   }

@@ -8,24 +8,16 @@ import { join } from 'node:path';
 import type { ValidationReport } from '../../validators/report.js';
 import {
   LibraryError,
-  type AdmitInput,
-  type AdmitResult,
-  type BatchRecord,
-  type EnvRecord,
   type IncidentInput,
   type IncidentRecord,
-  type IntegrityReport,
-  type JournalEntry,
-  type JournalInput,
   type Library,
-  type LibraryStats,
   type Lineage,
-  type ListFilter,
   type RejectionFilter,
   type RejectionRecord,
   type ScoreInput,
   type ScoreTally,
 } from '../contract.js';
+import { ComposedLibrary } from '../composed.js';
 import { SqliteBatches } from './batches.js';
 import { DEFAULT_SQLITE_OPTIONS, ENVS_DIR, INDEX_FILE, now, SqliteDb, type SqliteLibraryOptions } from './db.js';
 import { SqliteEnvs } from './envs.js';
@@ -52,20 +44,18 @@ function stampOf(s: { mtimeMs: number; size: number; ino: number } | null): stri
   return s ? `${s.ino}:${s.mtimeMs}:${s.size}` : '-';
 }
 
-export class SqliteLibrary implements Library {
+export class SqliteLibrary extends ComposedLibrary implements Library {
   readonly dir: string;
   private readonly s: SqliteDb;
-  private readonly envs: SqliteEnvs;
   private readonly kept: SqliteRejections;
-  private readonly batches: SqliteBatches;
   private readonly scores: SqliteScores;
 
   private constructor(dir: string, db: Database.Database, options: SqliteLibraryOptions) {
+    const s = new SqliteDb(dir, db, options);
+    super(new SqliteEnvs(s), new SqliteBatches(s));
     this.dir = dir;
-    this.s = new SqliteDb(dir, db, options);
-    this.envs = new SqliteEnvs(this.s);
-    this.kept = new SqliteRejections(this.s);
-    this.batches = new SqliteBatches(this.s);
+    this.s = s;
+    this.kept = new SqliteRejections(s);
     this.scores = new SqliteScores(dir, options.readonly);
   }
 
@@ -135,30 +125,6 @@ export class SqliteLibrary implements Library {
     return `${stampOf(a)}|${stampOf(b)}`;
   }
 
-  admit(input: AdmitInput): Promise<AdmitResult> {
-    return this.envs.admit(input);
-  }
-  get(name: string, version?: number): Promise<EnvRecord | undefined> {
-    return this.envs.get(name, version);
-  }
-  list(filter?: ListFilter): Promise<EnvRecord[]> {
-    return this.envs.list(filter);
-  }
-  source(env: Pick<EnvRecord, 'hash'>): Promise<string> {
-    return this.envs.source(env);
-  }
-  retire(name: string, reason: string, version?: number): Promise<EnvRecord[]> {
-    return this.envs.retire(name, reason, version);
-  }
-  stats(): Promise<LibraryStats> {
-    return this.envs.stats();
-  }
-  integrityCheck(): Promise<IntegrityReport> {
-    return this.envs.integrityCheck();
-  }
-  gc(): Promise<string[]> {
-    return this.envs.gc();
-  }
 
   recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
     return this.kept.recordRejection(input);
@@ -177,27 +143,6 @@ export class SqliteLibrary implements Library {
     return this.s.write('resolving incidents', () => resolveOpenIncidents(this.s.db, hash, resolution, now()));
   }
 
-  startBatch(id: string, options: unknown): Promise<BatchRecord> {
-    return this.batches.startBatch(id, options);
-  }
-  appendJournal(batchId: string, entries: JournalInput[], options?: { ledger?: unknown }): Promise<JournalEntry[]> {
-    return this.batches.appendJournal(batchId, entries, options);
-  }
-  journal(batchId: string, kind?: string): Promise<JournalEntry[]> {
-    return this.batches.journal(batchId, kind);
-  }
-  saveBatchLedger(batchId: string, ledger: unknown): Promise<void> {
-    return this.batches.saveBatchLedger(batchId, ledger);
-  }
-  finishBatch(batchId: string, status: 'finished' | 'failed', report: unknown): Promise<BatchRecord> {
-    return this.batches.finishBatch(batchId, status, report);
-  }
-  getBatch(id: string): Promise<BatchRecord | undefined> {
-    return this.batches.getBatch(id);
-  }
-  listBatches(limit?: number): Promise<BatchRecord[]> {
-    return this.batches.listBatches(limit);
-  }
 
   async recordScores(tallies: ScoreInput[]): Promise<void> {
     this.scores.record(tallies, now());

@@ -1,11 +1,11 @@
-// A writer process for crash and concurrency tests: admits variant sources into a SQLite library in an
+// A writer process for crash and concurrency tests: admits variant sources into a library (a SQLite folder or a PostgreSQL URL) in an
 // endless loop until it is killed. Run as
 //   node --import tsx tests/helpers/admit-loop.ts DIR START_INDEX
 // Every admission that returned is reported on stdout as `<status> <name> <version> <hash>` (written
 // synchronously: a reported line is committed), and `ready` follows the first one.
 // Imported (not run), it exports spawnAdmitLoop() for the tests.
 import { fileURLToPath } from 'node:url';
-import { SqliteLibrary } from '../../library/sqlite/store.js';
+import { openLibrary } from '../../library/open.js';
 import { fakeAdmission, fakeRejection, sampleMeta, sampleSource, variantSource } from './library-fixtures.js';
 import { runIfMain, spawnLoop, type Loop } from './killable.js';
 
@@ -18,7 +18,7 @@ export const LOOP_NAMES = ['crash-alpha', 'crash-beta', 'crash-gamma', 'crash-de
 const MAX_RUN_MS = 120_000;
 
 async function main(dir: string, start: number): Promise<void> {
-  const library = SqliteLibrary.open(dir, { create: true, rejectionRetention: LOOP_REJECTION_RETENTION });
+  const library = openLibrary(dir, { create: true, rejectionRetention: LOOP_REJECTION_RETENTION });
   const metas = LOOP_NAMES.map((name, k) => sampleMeta(name, { levels: 3 + k, skills: k % 2 ? ['graphs', 'search'] : ['arithmetic'] }));
   const bases = metas.map((meta) => sampleSource(meta));
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -28,6 +28,7 @@ async function main(dir: string, start: number): Promise<void> {
     const k = i % LOOP_NAMES.length;
     const meta = metas[k]!;
     const result = await library.admit(fakeAdmission(variantSource(bases[k]!, i), meta, `author-${i % 3}`));
+    if (!result.env) throw new Error(`unexpected ${result.status}`);
     say(`${result.status} ${result.env.name} ${result.env.version} ${result.env.hash}`);
     if (!ready) {
       say('ready');
@@ -37,6 +38,7 @@ async function main(dir: string, start: number): Promise<void> {
     // or, just after start, possibly never: then it is admitted now).
     if (i % 3 === 1) {
       const again = await library.admit(fakeAdmission(variantSource(bases[k]!, i - LOOP_NAMES.length), meta));
+      if (!again.env) throw new Error(`unexpected ${again.status}`);
       say(`${again.status} ${again.env.name} ${again.env.version} ${again.env.hash}`);
     }
     if (i % 4 === 2) await library.recordRejection(fakeRejection(`${variantSource(bases[k]!, i)}// rejected\n`, meta));

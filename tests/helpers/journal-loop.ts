@@ -1,4 +1,4 @@
-// A batch-journal writer for crash tests: appends groups of journal entries to a SQLite library's batches
+// A batch-journal writer for crash tests: appends groups of journal entries to a library's batches (a SQLite folder or a PostgreSQL URL)
 // in an endless loop until it is killed. Run as
 //   node --import tsx tests/helpers/journal-loop.ts DIR START_INDEX
 // It resumes the shared batches (JOURNAL_SHARED_BATCHES) that earlier writers left running, first
@@ -12,7 +12,7 @@
 // and `ready` follows the first appended group. Imported (not run), it exports spawnJournalLoop().
 import { fileURLToPath } from 'node:url';
 import type { JournalEntry } from '../../library/contract.js';
-import { SqliteLibrary } from '../../library/sqlite/store.js';
+import { openLibrary } from '../../library/open.js';
 import { runIfMain, spawnLoop, type Loop } from './killable.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -38,7 +38,7 @@ export interface LoopLedger {
 }
 
 async function main(dir: string, start: number): Promise<void> {
-  const library = SqliteLibrary.open(dir, { create: true });
+  const library = openLibrary(dir, { create: true });
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const deadline = Date.now() + MAX_RUN_MS;
 

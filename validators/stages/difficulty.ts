@@ -90,6 +90,17 @@ function signalOf(levels: number[], byLevel: Map<number, Episode[]>, of: (e: Epi
   return { growth, trend: spearman(levels, perLevel), shift, perLevel: perLevel.map((v) => Number(v.toFixed(2))) };
 }
 
+/**
+ * Structure, not size: a prompt of the same length that gives fewer numbers as the level rises (blanks in a
+ * fixed grid, fewer clues) is harder by what it leaves out. Its shrinking count is a signal of its own.
+ */
+function fewerGivens(signals: Record<string, Signal>): Record<string, Signal> {
+  const numbers = signals.promptNumbers;
+  const size = signals.promptChars;
+  if (!numbers || !size || size.growth < 0.8 || size.growth > 1.25 || numbers.growth <= 0) return {};
+  return { fewerGivens: { growth: 1 / numbers.growth, trend: -numbers.trend, shift: -numbers.shift as Signal['shift'], perLevel: numbers.perLevel } };
+}
+
 export const difficultyStage: Stage = async (ctx) => {
   const curve = levelCurve(ctx);
   const problems: Problem[] = [];
@@ -103,7 +114,7 @@ export const difficultyStage: Stage = async (ctx) => {
   // Solve time: medians (load spikes move means), and counted only when it rises steadily and well above clock resolution.
   const solve = signalOf(levels, byLevel, (e) => e.ms[1], false, median);
   const timingStable = solve.trend >= 0.9 && (solve.perLevel[solve.perLevel.length - 1] as number) >= 2;
-  const judged = { ...signals, ...(timingStable ? { solveMs: solve } : {}) };
+  const judged = { ...signals, ...(timingStable ? { solveMs: solve } : {}), ...fewerGivens(signals) };
   const o = ctx.options;
   // Growth counts only where the top level's values are reliably above level 1's: noise in a heavy-tailed
   // signal (answer magnitudes) can move its mean by 25% on levels that are identical.

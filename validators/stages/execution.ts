@@ -4,7 +4,13 @@
 import type { Problem } from '../report.js';
 import type { EpisodeFailure, EpisodeRequest } from '../../sandbox/episodes.js';
 import { levelSeeds } from '../seeds.js';
+import { loneSurrogate } from '../answers.js';
 import { summarise, type Stage } from '../context.js';
+
+const median = (v: number[]) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : (s[s.length >> 1] as number);
+};
 
 export const executionStage: Stage = async (ctx) => {
   const meta = ctx.meta;
@@ -36,6 +42,23 @@ export const executionStage: Stage = async (ctx) => {
       message: `${fn} failed on ${count} of ${requests.length} sampled instances (levels ${levels.join(', ')}): ${first.message}`,
       evidence: examples.map((f) => ({ seed: f.seed, level: f.level, fn: f.fn, message: f.message })),
     });
+  }
+  // Text a trainer tokenises must be well-formed Unicode: a lone surrogate breaks UTF-8 encoders downstream.
+  const malformed = ctx.episodes.filter((e) => loneSurrogate(e.instance.prompt) >= 0 || loneSurrogate(e.reference) >= 0);
+  if (malformed.length > 0) {
+    const first = malformed[0] as (typeof malformed)[number];
+    const what = loneSurrogate(first.instance.prompt) >= 0 ? 'prompt' : 'reference';
+    const text = what === 'prompt' ? first.instance.prompt : first.reference;
+    const at = loneSurrogate(text);
+    problems.push({ code: 'E_MALFORMED_TEXT', message: `${malformed.length} of ${ctx.episodes.length} instances have a ${what} that is not well-formed Unicode (a lone surrogate at character ${at}): UTF-8 consumers (tokenizers, parquet) fail on it or change it`, evidence: { seed: first.seed, level: first.level, what, around: text.slice(Math.max(0, at - 20), at + 20) } });
+  }
+  // Speed: validation runs an isolate lifetime and a few more samples of episodes; at this pace, would it fit the candidate's budget?
+  const perEpisode = median(ctx.episodes.map((e) => e.ms[0] + e.ms[1] + e.ms[2]));
+  const lifetime = { ...ctx.pool.options.limits, ...ctx.options.limits }.isolateCalls;
+  const episodes = lifetime + 3 * requests.length;
+  const estimateMs = perEpisode * episodes;
+  if (ctx.episodes.length > 0 && estimateMs > ctx.options.candidateBudgetMs) {
+    problems.push({ code: 'E_TOO_SLOW', message: `an episode (generate, solve, verify) takes ${perEpisode.toFixed(0)} ms at the median; validation runs about ${episodes} episodes, about ${Math.round(estimateMs / 1000)} s, over the candidate budget of ${Math.round(ctx.options.candidateBudgetMs / 1000)} s. Make the reference solver and the generator faster`, evidence: { medianEpisodeMs: Number(perEpisode.toFixed(2)), episodes, budgetMs: ctx.options.candidateBudgetMs } });
   }
   const maxPromptChars = ctx.episodes.reduce((most, e) => Math.max(most, e.instance.prompt.length), 0);
   return {

@@ -1,14 +1,19 @@
 // Stage 5, hack resistance: a verifier must pay only for the task being solved. Every sampled instance
 // gets guessing probes and another instance's answer; a few per level get the full battery (probes.ts):
-// responses that hold no answer or several must earn less than the ceiling (inclusive), keyword stuffing
-// must add nothing to a wrong answer, and answers that may be valid (perturbed) are judged by rate beyond
-// chance. Guessing is judged per level (guessing.ts) and the prompt must not give the answer away (leak.ts).
+// responses that hold no answer or several must earn less than the ceiling (inclusive), text around a
+// wrong answer (keywords, model-shaped reasoning) must add nothing to it, and answers that may be valid are
+// judged by rate beyond chance, pooled and per level. Sample-wide checks (hack-checks.ts): a credit floor,
+// feedback naming the answer, partial-credit lists by their lift. Guessing is judged per level
+// (guessing.ts); the prompt must not give the answer away (leak.ts, leak-derived.ts).
 import type { ProblemCode } from '../../contract/codes.js';
 import type { Episode, EpisodeRequest, EpisodeRun } from '../../sandbox/episodes.js';
 import { excerpt, shapeOf } from '../answers.js';
 import { mean, type Stage, type StageContext } from '../context.js';
 import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../guessing.js';
+import { creditFloorProblem, feedbackLeakProblem, judgeListLift, malformedFeedbackProblem, sampleTraits, type JudgedOutcome } from '../hack-checks.js';
 import { detectLeak, type Leak } from '../leak.js';
+import { derivedLeak } from '../leak-derived.js';
+import { statesTolerance } from '../probe-forms.js';
 import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
 import { isArrangement } from '../prompt-lists.js';
 import type { Problem } from '../report.js';
@@ -22,18 +27,15 @@ const ZERO_TOLERANCE: Partial<Record<Family, ProblemCode>> = {
   enumeration: 'E_ACCEPTS_ENUMERATION',
   huge: 'E_ACCEPTS_HUGE',
   'malformed-list': 'E_ACCEPTS_MALFORMED_LIST',
+  'non-answer': 'E_ACCEPTS_NON_ANSWER',
 };
-const RATE: Partial<Record<Family, ProblemCode>> = { 'other-answer': 'E_ACCEPTS_OTHER_ANSWER', perturbed: 'E_ACCEPTS_PERTURBED' };
+const RATE: Partial<Record<Family, ProblemCode>> = { 'other-answer': 'E_ACCEPTS_OTHER_ANSWER', perturbed: 'E_ACCEPTS_PERTURBED', 'prompt-token': 'E_ACCEPTS_GUESSING' };
+/** A perturbed answer passing far above chance at one level is a hack whatever the other levels do. */
+const LEVEL_RATE_FAMILIES: Family[] = ['perturbed'];
+const LEVEL_PASS_EXCESS = 0.5;
 
-interface Outcome {
-  probe: Probe;
-  episode: Episode;
-  score: number;
-  feedback?: string;
-  failure?: { code: ProblemCode; message: string };
-  /** Zero tolerance: what the probe is judged on (its score, the least of its group, or what stuffing added). */
-  excess?: number;
-}
+/** `excess`, for zero tolerance: what the probe is judged on (its score, the least of its group, what stuffing added, or a list's lift). */
+type Outcome = JudgedOutcome;
 
 type Planned = { kind: 'probe'; probe: Probe } | { kind: 'guess'; guess: GuessProbe };
 
@@ -49,13 +51,15 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
   const planned: Planned[][] = [];
   const episodes: Episode[] = [];
   const applies = new Set<Family>(ctx.kind.probeFamilies);
+  const traits = sampleTraits(ctx.episodes);
+  const stated = (e: Episode) => statesTolerance(`${ctx.meta?.description ?? ''}\n${e.instance.prompt}`);
   let index = 0;
   for (const level of levels) {
     const peers = byLevel.get(level) as Episode[];
     peers.forEach((episode, i) => {
       const probed = i < ctx.options.probedPerLevel;
       const probes = probed
-        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling })
+        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling, statedTolerance: stated(episode), ...traits })
         : [];
       const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].filter((probe) => applies.has(probe.family)).map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
       planned.push(list);
@@ -73,7 +77,7 @@ function judgeExcess(outcomes: Outcome[]): void {
   const of = (e: Episode) => seen.get(e) ?? (seen.set(e, { groups: new Map(), bases: new Map() }).get(e) as { groups: Map<string, number>; bases: Map<string, number> });
   for (const o of outcomes) {
     const { groups, bases } = of(o.episode);
-    if (o.probe.group) groups.set(o.probe.group, Math.min(groups.get(o.probe.group) ?? 1, o.score));
+    if (o.probe.group) groups.set(o.probe.group, Math.min(groups.get(o.probe.group) ?? 1, o.lift ?? o.score));
     if (o.probe.base && o.probe.pair) bases.set(o.probe.pair, o.score);
   }
   for (const o of outcomes) {
@@ -81,7 +85,7 @@ function judgeExcess(outcomes: Outcome[]): void {
     const { groups, bases } = of(o.episode);
     if (o.probe.group) o.excess = groups.get(o.probe.group) as number;
     else if (o.probe.pair) o.excess = o.score - (bases.get(o.probe.pair) ?? 0);
-    else o.excess = o.score;
+    else o.excess = o.lift ?? o.score;
   }
 }
 
@@ -141,7 +145,6 @@ function collect(run: EpisodeRun, planned: Planned[][], episodes: Episode[]): { 
       outcomes.push({ probe: p.probe, episode, score, ...(verdict?.ok && verdict.feedback ? { feedback: verdict.feedback } : {}), ...(failure ? { failure } : {}) });
     });
   });
-  judgeExcess(outcomes);
   return { outcomes, guessed };
 }
 
@@ -195,13 +198,29 @@ function rateProblems(families: Map<Family, Outcome[]>, stats: Record<string, Fa
       evidence: evidenceOf(passing[0] ?? list.reduce((w, x) => (x.score > w.score ? x : w))),
     });
   }
+  // Per level as well: a tolerance that opens at one level only is hidden by the others when pooled.
+  for (const family of LEVEL_RATE_FAMILIES) {
+    if (problems.some((p) => p.code === RATE[family])) continue;
+    const byLevel = new Map<number, Outcome[]>();
+    for (const x of families.get(family) ?? []) byLevel.set(x.episode.level, [...(byLevel.get(x.episode.level) ?? []), x]);
+    const worst = [...byLevel].map(([level, list]) => ({ level, list, excess: mean(list.map((x) => (x.score >= 1 ? 1 : 0))) - mean(list.map((x) => (x.probe.coincident ? 1 : 0))) })).filter((l) => l.list.length >= 10).sort((a, b) => b.excess - a.excess)[0];
+    if (!worst || worst.excess <= LEVEL_PASS_EXCESS) continue;
+    const passing = worst.list.filter((x) => x.score >= 1 && !x.probe.coincident);
+    problems.push({
+      code: RATE[family] as ProblemCode,
+      message: `at level ${worst.level}, ${family} responses pass ${(100 * worst.excess).toFixed(0)} points more often than chance explains (${passing.length} of ${worst.list.length}); passing forms: ${[...new Set(passing.map((x) => x.probe.form))].join('; ')}`,
+      evidence: evidenceOf(passing[0] as Outcome),
+    });
+  }
   return problems;
 }
 
 function leakProblems(ctx: StageContext): { problems: Problem[]; metrics: Record<string, unknown> } {
   const o = ctx.options;
   const leak = detectLeak(ctx.episodes, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples);
-  const found = [leak.overall && leak.overall.rate - leak.overall.chance >= o.leakMaxRate ? leak.overall : null, leak.level && leak.level.rate - leak.level.chance >= o.leakLevelMaxRate ? leak.level : null].find(Boolean);
+  const derived = derivedLeak(ctx.episodes, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples);
+  const over = (l: Leak | null, limit: number) => (l && l.rate - l.chance >= limit ? l : null);
+  const found = [over(leak.overall, o.leakMaxRate), over(leak.level, o.leakLevelMaxRate), over(derived.overall, o.leakMaxRate), over(derived.level, o.leakLevelMaxRate)].find(Boolean);
   const brief = (l: Leak | null) => l && { rule: l.rule, ...(l.level !== undefined ? { level: l.level } : {}), rate: l.rate, chance: l.chance };
   const problems: Problem[] = found
     ? [
@@ -212,7 +231,7 @@ function leakProblems(ctx: StageContext): { problems: Problem[]; metrics: Record
         },
       ]
     : [];
-  return { problems, metrics: { overall: brief(leak.overall), level: brief(leak.level) } };
+  return { problems, metrics: { overall: brief(leak.overall), level: brief(leak.level), derived: brief(derived.overall) } };
 }
 
 export const hackStage: Stage = async (ctx) => {
@@ -221,13 +240,18 @@ export const hackStage: Stage = async (ctx) => {
   const { requests, planned, episodes } = plan(ctx, byLevel);
   const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   const { outcomes, guessed } = collect(run, planned, episodes);
+  await judgeListLift(outcomes, ctx.options.zeroToleranceCeiling, (requests) => ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits }));
+  judgeExcess(outcomes);
   const families = new Map<Family, Outcome[]>();
   for (const x of outcomes) if (!x.failure) families.set(x.probe.family, [...(families.get(x.probe.family) ?? []), x]);
   const stats: Record<string, FamilyStats> = {};
   for (const [family, list] of families) stats[family] = familyStats(list);
   const guessing = await judgeGuessing(ctx, byLevel, guessed);
   const leak = leakProblems(ctx);
-  const problems = [...crashProblems(outcomes), ...zeroToleranceProblems(families, stats), ...rateProblems(families, stats, ctx.options), ...guessing.problems, ...leak.problems];
+  const zero = zeroToleranceProblems(families, stats);
+  const floor = zero.some((p) => p.code === 'E_ACCEPTS_NON_ANSWER') ? null : creditFloorProblem(outcomes, ctx.options.zeroToleranceCeiling);
+  const extra = [floor, feedbackLeakProblem(outcomes, byLevel), malformedFeedbackProblem(outcomes)].filter((p): p is Problem => p !== null);
+  const problems = [...crashProblems(outcomes), ...zero, ...rateProblems(families, stats, ctx.options), ...extra, ...guessing.problems, ...leak.problems];
   // Baselines for the difficulty curve, per level: the fitted constant and another instance's answer.
   for (const level of byLevel.keys()) {
     const other = outcomes.filter((x) => x.probe.family === 'other-answer' && x.episode.level === level && !x.failure).map((x) => x.score);

@@ -6,6 +6,7 @@ import type { Fingerprint } from '../novelty/fingerprint.js';
 import type { Problem } from '../report.js';
 import { codeFingerprint } from '../novelty/code.js';
 import { behaviourFingerprint } from '../novelty/behaviour.js';
+import type { NoveltyIndex } from '../novelty/lsh.js';
 
 /** Index ids are "name@hash": the stage needs both to tell a duplicate from a new version or the same code. */
 export function noveltyId(name: string, hash: string): string {
@@ -25,16 +26,15 @@ export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes' | 'k
   return { code: codeFingerprint(ctx.source), behaviour, answerType };
 }
 
-export const noveltyStage: Stage = async (ctx) => {
-  const fingerprint = fingerprintOf(ctx);
-  ctx.fingerprint = fingerprint;
+/**
+ * The stage's rule: the matches of a fingerprint in an index that make a candidate named `name` with code
+ * `hash` a near-duplicate (another name; the same name is a new version, the same hash the same code).
+ * The library applies it again at admission (library/novelty-guard.ts), so both judge alike.
+ */
+export function noveltyVerdict(index: NoveltyIndex, fingerprint: Fingerprint, name: string, hash: string, limit = 10) {
+  const matches = index.query(fingerprint, limit).map((m) => ({ ...m, name: m.id.slice(0, m.id.lastIndexOf('@')), hash: m.id.slice(m.id.lastIndexOf('@') + 1) }));
+  const duplicates = matches.filter((m) => m.name !== name && m.hash !== hash);
   const problems: Problem[] = [];
-  if (!ctx.novelty) return { ok: true, metrics: { librarySize: 0, answerType: fingerprint.answerType }, problems };
-  const name = ctx.meta?.name ?? '';
-  const matches = ctx.novelty.query(fingerprint, 10).map((m) => ({ ...m, name: m.id.slice(0, m.id.lastIndexOf('@')), hash: m.id.slice(m.id.lastIndexOf('@') + 1) }));
-  const sameCode = matches.find((m) => m.hash === ctx.hash);
-  const versions = matches.filter((m) => m.name === name && m.hash !== ctx.hash);
-  const duplicates = matches.filter((m) => m.name !== name && m.hash !== ctx.hash);
   for (const kind of ['code', 'behaviour'] as const) {
     const hit = duplicates.find((m) => m.kind === kind);
     if (!hit) continue;
@@ -44,6 +44,17 @@ export const noveltyStage: Stage = async (ctx) => {
       evidence: duplicates.filter((m) => m.kind === kind).slice(0, 3).map((m) => ({ env: m.name, codeSimilarity: m.codeSimilarity, behaviourSimilarity: m.behaviourSimilarity })),
     });
   }
+  return { matches, problems };
+}
+
+export const noveltyStage: Stage = async (ctx) => {
+  const fingerprint = fingerprintOf(ctx);
+  ctx.fingerprint = fingerprint;
+  if (!ctx.novelty) return { ok: true, metrics: { librarySize: 0, answerType: fingerprint.answerType }, problems: [] };
+  const name = ctx.meta?.name ?? '';
+  const { matches, problems } = noveltyVerdict(ctx.novelty, fingerprint, name, ctx.hash);
+  const sameCode = matches.find((m) => m.hash === ctx.hash);
+  const versions = matches.filter((m) => m.name === name && m.hash !== ctx.hash);
   return {
     ok: problems.length === 0,
     metrics: {

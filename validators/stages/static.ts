@@ -1,10 +1,9 @@
 // Stage 1, static: the module compiles, imports nothing, has its kind's exports (v1: meta/generate/solve/verify), meta
 // matches the contract, and the source is within size limits.
 import type { ProblemCode } from '../../contract/codes.js';
-import { MetaSchema, describeIssues } from '../../contract/schema.js';
 import type { Problem } from '../report.js';
 import type { Stage } from '../context.js';
-import { kindOf } from '../../kinds/registry.js';
+import { kindOfModule } from '../../kinds/registry.js';
 
 export const staticStage: Stage = async (ctx) => {
   const problems: Problem[] = [];
@@ -14,7 +13,7 @@ export const staticStage: Stage = async (ctx) => {
     problems.push({ code: load.code, message: load.message });
     return { ok: false, metrics: { sourceChars: ctx.source.length }, problems };
   }
-  ctx.kind = kindOf(load.meta);
+  ctx.kind = kindOfModule(load.metaError ? undefined : load.meta, load.exports);
   for (const [name, type] of Object.entries(ctx.kind.exports)) {
     const actual = load.exports[name];
     if (actual !== type) {
@@ -24,9 +23,15 @@ export const staticStage: Stage = async (ctx) => {
   }
   if (load.metaError) problems.push({ code: load.metaError.code === 'E_THROWN' ? 'E_META' : load.metaError.code, message: load.metaError.message });
   else if (load.exports.meta !== undefined) {
-    const meta = MetaSchema.safeParse(load.meta);
-    if (meta.success) ctx.meta = meta.data;
-    else for (const message of describeIssues(meta.error)) problems.push({ code: 'E_META', message, evidence: { meta: load.meta } });
+    const checked = ctx.kind.checkMeta(load.meta);
+    if (checked.meta) ctx.meta = checked.meta;
+    for (const { code, message } of checked.problems) problems.push({ code, message, evidence: { meta: clipMeta(load.meta) } });
   }
   return { ok: problems.length === 0, metrics: { sourceChars: ctx.source.length, exports: load.exports }, problems };
 };
+
+/** A meta small enough to keep in a report as evidence (a hostile one may hold megabytes). */
+function clipMeta(meta: unknown): unknown {
+  const text = JSON.stringify(meta) ?? '';
+  return text.length <= 4_000 ? meta : `${text.slice(0, 4_000)}…(${text.length} chars)`;
+}

@@ -1,0 +1,110 @@
+// Schema migrations of the PostgreSQL library, numbered in envforge.schema_version. Append only, as for
+// SQLite: a shipped migration never changes, and a library written by a newer envforge is refused.
+// Tables live in their own schema (envforge), beside pg-boss's (pgboss) in the same database.
+
+export const SCHEMA = 'envforge';
+
+export const PG_MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE envforge.envs (
+        seq serial PRIMARY KEY,
+        name text NOT NULL,
+        version integer NOT NULL,
+        hash text NOT NULL UNIQUE,
+        meta text NOT NULL,
+        skills text NOT NULL,
+        levels integer NOT NULL,
+        status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'retired')),
+        retired_reason text,
+        report text NOT NULL,
+        curve text NOT NULL,
+        fingerprint text,
+        lineage text NOT NULL,
+        author text NOT NULL,
+        validator_version text NOT NULL,
+        created_at text NOT NULL,
+        updated_at text NOT NULL,
+        UNIQUE (name, version)
+      );
+      CREATE INDEX envs_status ON envforge.envs (status, name);
+      -- Module sources in the database, content-addressed: every worker on every machine reads them
+      -- without a shared folder, and a module commits in the admitting transaction.
+      CREATE TABLE envforge.modules (hash text PRIMARY KEY, source text NOT NULL);
+      CREATE TABLE envforge.rejections (
+        id serial PRIMARY KEY,
+        hash text NOT NULL,
+        name text,
+        codes text NOT NULL,
+        batch_id text,
+        report text NOT NULL,
+        lineage text NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE INDEX rejections_batch ON envforge.rejections (batch_id);
+      CREATE TABLE envforge.batches (
+        n serial PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        status text NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+        options text NOT NULL,
+        report text,
+        ledger text,
+        created_at text NOT NULL,
+        updated_at text NOT NULL,
+        finished_at text
+      );
+      CREATE TABLE envforge.journal (
+        id serial PRIMARY KEY,
+        batch_id text NOT NULL REFERENCES envforge.batches (id),
+        seq integer NOT NULL,
+        kind text NOT NULL,
+        key text NOT NULL,
+        payload text NOT NULL,
+        created_at text NOT NULL,
+        UNIQUE (batch_id, kind, key),
+        UNIQUE (batch_id, seq)
+      );
+      CREATE TABLE envforge.incidents (
+        id serial PRIMARY KEY,
+        hash text NOT NULL,
+        name text NOT NULL,
+        version integer NOT NULL,
+        seed bigint NOT NULL,
+        level integer NOT NULL,
+        code text NOT NULL,
+        fn text NOT NULL,
+        message text NOT NULL,
+        response text,
+        origin text NOT NULL CHECK (origin IN ('serve', 'export')),
+        confirmed boolean NOT NULL,
+        created_at text NOT NULL,
+        resolved_at text,
+        resolution text
+      );
+      CREATE INDEX incidents_hash ON envforge.incidents (hash, resolved_at);
+      -- Bumped by every change readers care about (admission, retirement, incident), with a NOTIFY.
+      CREATE TABLE envforge.changes (id integer PRIMARY KEY CHECK (id = 1), n bigint NOT NULL);
+      INSERT INTO envforge.changes VALUES (1, 0);
+    `,
+  },
+  {
+    version: 2,
+    sql: `
+      -- Trainer scores the reward service tallies (windowed counts); writing them does not bump envforge.changes.
+      CREATE TABLE envforge.trainer_scores (
+        name text NOT NULL,
+        version integer NOT NULL,
+        level integer NOT NULL,
+        n double precision NOT NULL,
+        passed double precision NOT NULL,
+        score_sum double precision NOT NULL,
+        updated_at text NOT NULL,
+        PRIMARY KEY (name, version, level)
+      );
+    `,
+  },
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;
+

@@ -1,0 +1,74 @@
+// What every library store shares beside the contract: timestamps, JSON columns, and the rules an input
+// must meet before any store writes it (incidents), so the stores judge inputs alike.
+import { hashSource } from '../contract/hash.js';
+import type { Meta } from '../contract/schema.js';
+import { LibraryError, SCORE_WINDOW, type AdmitInput, type IncidentInput, type JournalInput, type ScoreInput } from './contract.js';
+
+export const now = (): string => new Date().toISOString();
+
+export const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
+/** JSON text of a value (undefined is null); a value JSON cannot hold is a LibraryError. */
+export function toJson(value: unknown, what: string): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch (error) {
+    throw new LibraryError(`${what} cannot be stored as JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Incidents kept at most; the oldest go first. */
+export const INCIDENT_RETENTION = 10_000;
+const MAX_MESSAGE_CHARS = 2_000;
+
+/** Checks an incident and bounds its message (the response is kept whole: revalidation replays it exactly); a LibraryError says what is missing. */
+export function checkIncident(input: IncidentInput): { message: string; response: string | null } {
+  const bad = (what: string) => new LibraryError(`an incident needs ${what}`);
+  if (!/^[0-9a-f]{64}$/.test(input.hash)) throw bad('the SHA-256 hash of the module');
+  if (typeof input.name !== 'string' || input.name === '' || !Number.isSafeInteger(input.version) || input.version < 1) throw bad('the environment name and version');
+  if (!Number.isSafeInteger(input.seed) || input.seed < 0 || !Number.isSafeInteger(input.level) || input.level < 1) throw bad('a seed (a non-negative safe integer) and a level');
+  if (typeof input.code !== 'string' || input.code === '' || typeof input.fn !== 'string') throw bad('a code and a function name');
+  if (input.origin !== 'serve' && input.origin !== 'export') throw bad("an origin of 'serve' or 'export'");
+  return { message: String(input.message).slice(0, MAX_MESSAGE_CHARS), response: input.response ?? null };
+}
+
+/** An admission's code hash and meta, once its report is known to admit exactly this source. */
+export function checkAdmission(input: AdmitInput): { hash: string; meta: Meta } {
+  const hash = hashSource(input.source);
+  const { report } = input;
+  if (report.verdict !== 'admit' || !report.meta) throw new LibraryError(`only admitted candidates enter the library (verdict: ${report.verdict})`);
+  if (report.hash !== hash) throw new LibraryError('the validation report is for different code than the source being admitted');
+  return { hash, meta: report.meta };
+}
+
+/** Journal entries checked (non-empty kind and key) with their payloads as JSON, and the ledger's JSON. */
+export function journalRows(batchId: string, entries: JournalInput[], ledger: unknown): { rows: Array<{ kind: string; key: string; payload: string }>; ledger: string | undefined } {
+  const rows = entries.map((entry, i) => {
+    if (!nonEmpty(entry.kind) || !nonEmpty(entry.key)) throw new LibraryError(`journal entry ${i} of batch "${batchId}" needs a non-empty kind and key`);
+    return { kind: entry.kind, key: entry.key, payload: toJson(entry.payload, `the payload of journal entry ${entry.kind} ${entry.key}`) };
+  });
+  return { rows, ledger: ledger === undefined ? undefined : toJson(ledger, `the ledger of batch "${batchId}"`) };
+}
+
+/** Checks a score tally; a LibraryError says what is wrong. */
+export function checkScore(t: ScoreInput): void {
+  const ok =
+    typeof t.name === 'string' && t.name !== '' && Number.isSafeInteger(t.version) && t.version >= 1 && Number.isSafeInteger(t.level) && t.level >= 1 &&
+    Number.isFinite(t.n) && t.n > 0 && Number.isFinite(t.passed) && t.passed >= 0 && t.passed <= t.n && Number.isFinite(t.scoreSum) && t.scoreSum >= 0 && t.scoreSum <= t.n;
+  if (!ok) throw new LibraryError(`a score tally needs a name, version ≥ 1, level ≥ 1 and counts with 0 ≤ passed, scoreSum ≤ n, n > 0; got ${JSON.stringify(t).slice(0, 200)}`);
+}
+
+/** Counts of one tally: how many scores, how many passed, their sum. */
+export type Counts = [n: number, passed: number, sum: number];
+
+/**
+ * A stored tally with new counts added, kept to SCORE_WINDOW: a moving estimate of the learner as it is
+ * now, so the old counts shrink to make room for the new ones.
+ */
+export function addCounts(stored: Counts | null, t: ScoreInput): Counts {
+  let [n, passed, sum] = stored ?? [0, 0, 0];
+  const keep = Math.max(0, SCORE_WINDOW - Math.min(t.n, SCORE_WINDOW));
+  if (n > keep) [n, passed, sum] = keep === 0 ? [0, 0, 0] : [keep, (passed * keep) / n, (sum * keep) / n];
+  const scale = t.n > SCORE_WINDOW ? SCORE_WINDOW / t.n : 1;
+  return [n + t.n * scale, passed + t.passed * scale, sum + t.scoreSum * scale];
+}

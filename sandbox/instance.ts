@@ -1,0 +1,102 @@
+// The module as a factory of fresh instances: a host-side rewrite of the guest's ES module (parsed with acorn)
+// into a module exporting one function whose body is the guest's top level and which returns its exports,
+// so the runtime can evaluate a new instance per episode and no state carries from one episode to the next.
+import { parse, type Node, type Pattern } from 'acorn';
+
+/** The factory module's one export: a function returning a fresh instance of the guest module. */
+export const FACTORY_EXPORT = 'envforgeInstance';
+const DEFAULT_LOCAL = '__envforgeDefault';
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Binding names a declaration pattern introduces (`const { a, b: [c] } = …` → a, c). */
+function patternNames(pattern: Pattern, out: string[]): void {
+  switch (pattern.type) {
+    case 'Identifier':
+      out.push(pattern.name);
+      return;
+    case 'ObjectPattern':
+      for (const p of pattern.properties) patternNames(p.type === 'RestElement' ? p.argument : (p.value as Pattern), out);
+      return;
+    case 'ArrayPattern':
+      for (const p of pattern.elements) if (p) patternNames(p, out);
+      return;
+    case 'RestElement':
+      patternNames(pattern.argument, out);
+      return;
+    case 'AssignmentPattern':
+      patternNames(pattern.left, out);
+      return;
+    default:
+      return;
+  }
+}
+
+function declared(node: Node): string[] {
+  const names: string[] = [];
+  if (node.type === 'FunctionDeclaration' || node.type === 'ClassDeclaration') {
+    const id = (node as { id?: { name: string } | null }).id;
+    if (id) names.push(id.name);
+  } else if (node.type === 'VariableDeclaration') {
+    for (const d of (node as unknown as { declarations: Array<{ id: Pattern }> }).declarations) patternNames(d.id, names);
+  }
+  return names;
+}
+
+const nameOf = (n: { type: string; name?: string; value?: unknown }): string => (n.type === 'Identifier' ? (n.name as string) : String(n.value));
+
+/**
+ * The factory module for a guest module that has already compiled as a module without imports. Throws a
+ * SyntaxError when acorn cannot parse it (the caller reports E_SYNTAX). Exports are read through getters,
+ * so they stay live bindings as in a module namespace.
+ */
+export function factorySource(source: string): string {
+  const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+  const edits: Edit[] = [];
+  const exported = new Map<string, string>(); // exported name -> local binding
+  for (const node of program.body) {
+    if (node.type === 'ImportDeclaration' || node.type === 'ExportAllDeclaration' || (node.type === 'ExportNamedDeclaration' && node.source)) {
+      throw new SyntaxError('the module imports or re-exports another module');
+    }
+    if (node.type === 'ExportNamedDeclaration') {
+      if (node.declaration) {
+        edits.push({ start: node.start, end: node.declaration.start, text: '' });
+        for (const name of declared(node.declaration)) exported.set(name, name);
+      } else {
+        edits.push({ start: node.start, end: node.end, text: ';' });
+        for (const s of node.specifiers) exported.set(nameOf(s.exported), nameOf(s.local));
+      }
+    } else if (node.type === 'ExportDefaultDeclaration') {
+      const d = node.declaration;
+      const named = (d.type === 'FunctionDeclaration' || d.type === 'ClassDeclaration') && d.id;
+      if (named) {
+        edits.push({ start: node.start, end: d.start, text: '' });
+        exported.set('default', d.id.name);
+      } else if (d.type === 'FunctionDeclaration' || d.type === 'ClassDeclaration') {
+        // An anonymous default function or class becomes an expression bound to a name the instance returns.
+        edits.push({ start: node.start, end: d.start, text: `const ${DEFAULT_LOCAL} = ` });
+        exported.set('default', DEFAULT_LOCAL);
+      } else {
+        edits.push({ start: node.start, end: d.start, text: `const ${DEFAULT_LOCAL} = (` }, { start: d.end, end: d.end, text: ');' });
+        exported.set('default', DEFAULT_LOCAL);
+      }
+    }
+  }
+  let body = '';
+  let at = 0;
+  for (const e of edits.sort((a, b) => a.start - b.start)) {
+    body += source.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  body += source.slice(at);
+  // A hashbang line is valid only at the very start of a module: inside the factory it becomes a comment.
+  if (body.startsWith('#!')) body = `//${body.slice(2)}`;
+  const getters = [...exported].map(([name, local]) => `get ${JSON.stringify(name)}() { return ${local}; }`).join(', ');
+  // A newline before the closing lines, so a trailing line comment in the guest cannot swallow them; no
+  // global is named here, so a guest that shadows one cannot change what the instance returns.
+  return `export function ${FACTORY_EXPORT}() {\n${body}\n;return { __proto__: null, ${getters} };\n}\n`;
+}

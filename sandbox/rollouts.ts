@@ -1,0 +1,121 @@
+// Typed episodic rollouts (contract v2) on top of the raw sandbox: many episodes per crossing, whatever the
+// policy (act, a replayed action log, a seeded random policy), each checked on the host into a rollout or a
+// failure with a stable code. An episode is (env, version, seed, level) plus its action list.
+import type { EpisodicMeta } from '../contract/episodic.js';
+import { EPISODIC_LIMITS } from '../contract/episodic.js';
+import { checkVerdict, type EpisodeFailure } from './episodes.js';
+import type { SandboxPool } from './pool.js';
+import { loadPlainRuntime } from './runtime.js';
+import type { CallResult, LoadInfo, RolloutPolicy, RolloutSpec, SandboxLimits } from './protocol.js';
+
+const episodicRuntime = loadPlainRuntime().episodic;
+/** The most rollouts one realm serves (one job). */
+export const JOB_CALLS = 100;
+
+export interface RolloutRequest {
+  seed: number;
+  level: number;
+  policy: RolloutPolicy;
+  from?: RolloutSpec['from'];
+  observations?: boolean;
+  hashes?: boolean;
+  keepState?: boolean;
+}
+
+/** Why an episode ended: step said done, the policy sent no action, maxTurns, or maxErrors rejected actions. */
+export type EpisodeEnd = 'done' | 'no-action' | 'turns' | 'errors';
+
+export interface Rollout {
+  ok: true;
+  seed: number;
+  level: number;
+  /** reset's prompt; null for a rollout resumed from a held state. */
+  prompt: string | null;
+  actions: unknown[];
+  /** Turns (from 1) whose action the host's check rejected. */
+  rejected: number[];
+  end: EpisodeEnd;
+  turns: number;
+  errors: number;
+  score: number;
+  feedback?: string;
+  maxStateChars: number;
+  observations?: string[];
+  /** Digest of the state before the first turn and after each. */
+  hashes?: string[];
+  /** The final state, and its canonical JSON text (keys sorted): what the host holds between turns. */
+  state?: unknown;
+  stateText?: string;
+  /** [reset, step, act, score] wall time in ms. */
+  ms: number[];
+}
+export type RolloutResult = Rollout | EpisodeFailure;
+
+export interface RolloutRun {
+  load: LoadInfo;
+  rollouts: RolloutResult[];
+  wallMs: number;
+}
+
+/** The meta fields a rollout needs, as the runtime reads them. */
+export function rolloutShape(meta: EpisodicMeta): Pick<RolloutSpec, 'maxTurns' | 'maxErrors' | 'tools'> {
+  return { maxTurns: meta.maxTurns, maxErrors: EPISODIC_LIMITS.maxErrors, tools: JSON.stringify(meta.tools) };
+}
+
+export async function runRollouts(
+  pool: SandboxPool,
+  source: string,
+  meta: EpisodicMeta,
+  requests: RolloutRequest[],
+  options: { limits?: Partial<SandboxLimits> } = {},
+): Promise<RolloutRun> {
+  const shape = rolloutShape(meta);
+  const calls = requests.map((r) => ({
+    op: 'rollout' as const,
+    seed: r.seed,
+    level: r.level,
+    rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true },
+  }));
+  // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
+  // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
+  // whole lifetimes, so a module that changes behaviour after N episodes in a realm meets them. Small jobs
+  // also keep job messages small; the pool spreads them over its workers.
+  const started = performance.now();
+  const jobs = Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) => calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS));
+  const runs = await Promise.all(jobs.map((part) => pool.run({ source, calls: part, ...(options.limits ? { limits: options.limits } : {}), fresh: true })));
+  const results = runs.flatMap((run) => run.results);
+  return { load: (runs[0] as (typeof runs)[number]).load, rollouts: results.map((result, i) => toRollout(requests[i] as RolloutRequest, result)), wallMs: performance.now() - started };
+}
+
+const ENDS = new Set(['done', 'no-action', 'turns', 'errors']);
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** A raw rollout result checked on the host: a rollout, or a failure with a stable code. */
+export function toRollout(request: RolloutRequest, result: CallResult): RolloutResult {
+  const { seed, level } = request;
+  if (!result.ok) return { ok: false, seed, level, code: result.code, message: result.message, fn: result.fn };
+  const v = result.value as Record<string, unknown> | null;
+  const malformed = (): EpisodeFailure => ({ ok: false, seed, level, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed rollout', fn: 'call' });
+  if (v === null || typeof v !== 'object' || !Array.isArray(v.actions) || !ENDS.has(v.end as string) || typeof v.turns !== 'number' || typeof v.errors !== 'number') return malformed();
+  if (!(v.prompt === null || typeof v.prompt === 'string') || !Array.isArray(v.rejected) || (v.observations !== undefined && !strings(v.observations)) || (v.hashes !== undefined && !strings(v.hashes))) return malformed();
+  const verdict = checkVerdict({ ok: true, value: v.verdict });
+  if (!verdict.ok) return { ok: false, seed, level, code: verdict.code, message: verdict.message.replace(/^verify/, 'score'), fn: 'score' };
+  return {
+    ok: true,
+    seed,
+    level,
+    prompt: v.prompt as string | null,
+    actions: v.actions,
+    rejected: v.rejected as number[],
+    end: v.end as EpisodeEnd,
+    turns: v.turns,
+    errors: v.errors,
+    score: verdict.score,
+    ...(verdict.feedback !== undefined ? { feedback: verdict.feedback } : {}),
+    maxStateChars: typeof v.maxStateChars === 'number' ? v.maxStateChars : 0,
+    ...(v.observations ? { observations: v.observations as string[] } : {}),
+    ...(v.hashes ? { hashes: v.hashes as string[] } : {}),
+    ...('state' in v ? { state: v.state, stateText: episodicRuntime.canonical(v.state) } : {}),
+    ms: Array.isArray(v.ms) ? (v.ms as number[]) : [0, 0, 0, 0],
+  };
+}

@@ -1,0 +1,57 @@
+// The validator on episodic (contract v2) candidates: the tests/fixtures/episodic corpus classifies as its
+// manifest says (good ones admitted; broken and hostile ones rejected with an expected code), every
+// episodic seed is admitted, and a rejection carries evidence a repair prompt can act on.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
+import { listSeeds } from '../library/seeds.js';
+import { validateCandidate } from '../validators/validate.js';
+import { corpusSetup } from './helpers/manifest.js';
+
+const CORPUS = new URL('./fixtures/episodic/', import.meta.url);
+const { manifest, pool, novelty: noveltyIndex } = corpusSetup(CORPUS, { beforeAll, afterAll });
+const LONG = 180_000;
+
+it('has a corpus of at least 30 episodic candidates: good, broken and hostile', () => {
+  expect(manifest.length).toBeGreaterThanOrEqual(30);
+  for (const kind of ['good-', 'broken-', 'hostile-']) expect(manifest.filter((m) => m.file.startsWith(kind)).length).toBeGreaterThanOrEqual(8);
+});
+
+describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
+  it(`is ${verdict === 'admit' ? 'admitted' : `rejected with ${codes.join(' or ')}`}`, { timeout: LONG }, async () => {
+    const report = await validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() });
+    const found = report.problems.map((p) => `${p.code} [${p.stage}] ${p.message}`);
+    expect(report.verdict, `${why}\n${found.join('\n')}`).toBe(verdict);
+    if (verdict === 'reject') expect(report.problems.map((p) => p.code), `${why}\n${found.join('\n')}`).toEqual(expect.arrayContaining([expect.toBeOneOf(codes)]));
+    for (const p of report.problems) expect(p.message.length).toBeGreaterThan(10);
+    // The report always serialises and stays small, whatever a hostile module returned.
+    expect(JSON.stringify(report).length).toBeLessThan(200_000);
+    if (verdict === 'admit') {
+      expect(report.curve.length).toBe(report.meta?.levels);
+      expect(report.fingerprint).not.toBeNull();
+    }
+  });
+});
+
+describe('every episodic seed is admitted', () => {
+  it.each(listSeeds(EPISODIC_SEEDS_DIR).map((s) => [s.name, s.source]))('%s', { timeout: LONG }, async (_name, source) => {
+    const report = await validateCandidate(source, { pool, novelty: noveltyIndex() });
+    expect(report.verdict, report.problems.map((p) => `${p.code} [${p.stage}] ${p.message}`).join('\n')).toBe('admit');
+    const hack = report.stages.find((s) => s.stage === 'hack');
+    expect(hack?.metrics.worstProbe).toEqual(expect.any(String));
+  });
+});
+
+describe('an episodic rejection explains itself', () => {
+  it('names the probe, its scores and a replayable action log', { timeout: LONG }, async () => {
+    const report = await validateCandidate(readFileSync(new URL('broken-submit-alone-pays.js', CORPUS), 'utf8'), { pool, validationSeed: 42 });
+    const problem = report.problems.find((p) => p.code === 'E_ACCEPTS_REPEATED_ACTION');
+    expect(problem?.message).toMatch(/probe: worst level mean score/);
+    const evidence = problem?.evidence as { seed: number; level: number; actions: string; score: number };
+    expect(evidence.score).toBe(1);
+    expect(JSON.parse(evidence.actions)).toEqual(expect.any(Array));
+    // The same validation seed gives the same verdict and codes.
+    const again = await validateCandidate(readFileSync(new URL('broken-submit-alone-pays.js', CORPUS), 'utf8'), { pool, validationSeed: 42 });
+    expect(again.problems.map((p) => p.code)).toEqual(report.problems.map((p) => p.code));
+  });
+});

@@ -1,0 +1,44 @@
+// The module-to-factory rewrite (sandbox/instance.ts): every export form comes back as a live binding of a
+// fresh instance, the top level runs once per instance, and what is not a module without imports is refused.
+import { describe, expect, it } from 'vitest';
+import { FACTORY_EXPORT, factorySource } from '../sandbox/instance.js';
+
+/** Evaluates the factory module in this process (a data: URL) and returns its factory. */
+async function factoryOf(source: string): Promise<() => Record<string, unknown>> {
+  const module = (await import(`data:text/javascript,${encodeURIComponent(factorySource(source))}`)) as Record<string, () => Record<string, unknown>>;
+  return module[FACTORY_EXPORT] as () => Record<string, unknown>;
+}
+
+describe('factorySource', () => {
+  it('returns every export form, and each instance has its own top-level state', async () => {
+    const make = await factoryOf(`#!/usr/bin/env node
+      let calls = 0;
+      export const meta = { name: 'm' };
+      export let a = 1, { b, c: [d] } = { b: 2, c: [3] };
+      export function generate() { calls++; a++; return calls; }
+      export class Klass {}
+      const hidden = 5;
+      export { hidden as visible, hidden as 'quoted name' };
+      export default function () { return 'default'; }
+      // a trailing comment without a newline`);
+    const first = make();
+    expect(Object.keys(first).sort()).toEqual(['Klass', 'a', 'b', 'd', 'default', 'generate', 'meta', 'quoted name', 'visible']);
+    expect([(first.generate as () => number)(), (first.generate as () => number)(), first.a]).toEqual([1, 2, 3]); // live binding
+    const second = make();
+    expect([(second.generate as () => number)(), second.a, second.visible, (second.default as () => string)()]).toEqual([1, 2, 5, 'default']);
+  });
+
+  it('names an anonymous default class and wraps a default expression', async () => {
+    expect(typeof (await factoryOf('export default class {}'))().default).toBe('function');
+    expect((await factoryOf('export default 1 + 2;'))().default).toBe(3);
+  });
+
+  it('refuses imports, re-exports and text that is not a module', () => {
+    expect(() => factorySource("import x from 'y';")).toThrow(/imports/);
+    expect(() => factorySource("export * from 'y';")).toThrow(/imports/);
+    expect(() => factorySource("export { x } from 'y';")).toThrow(/imports/);
+    // Breaking out of the factory would need text that is not a module on its own.
+    expect(() => factorySource('}); globalThis.escaped = 1; (function () {')).toThrow(SyntaxError);
+    expect(() => factorySource('return 1;')).toThrow(SyntaxError);
+  });
+});

@@ -1,0 +1,68 @@
+// The red team's second round against episode isolation (after FINDINGS D1/D4 were fixed with fresh module
+// instances): modules that try to carry state from one call to the next through what every instance of a
+// realm shares (the global object and global scope, prototypes and intrinsics, RegExp statics,
+// Error.stackTraceLimit, promise jobs), and a module that buys a shared instance with a costly top level.
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
+import { SandboxPool } from '../sandbox/pool.js';
+
+const DIR = new URL('./fixtures/redteam/', import.meta.url);
+const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
+const pool = new SandboxPool({ workers: 2 });
+afterAll(() => pool.close());
+
+const CHANNELS = ['state-global-lexical-eval.js', 'state-shared-prototypes.js', 'state-regexp-statics.js', 'state-stack-trace-limit.js', 'state-microtask-carry.js'];
+
+describe('state across calls through what a realm shares', () => {
+  for (const file of CHANNELS) {
+    it(`${file}: every call reads a count of 1 and no wrong answer pays, over jobs and workers`, async () => {
+      const wrong = ['<answer>-1</answer>', '<answer>-2</answer>', '<answer>-3</answer>'];
+      const counts = new Set<string>();
+      const paid: number[] = [];
+      // Three jobs in a row (the same cached realm), one with GRPO-sized groups.
+      for (const responses of [wrong, wrong, Array.from({ length: 8 }, (_, k) => `<answer>-${k + 1}</answer>`)]) {
+        const run = await runEpisodes(pool, source(file), Array.from({ length: 60 }, (_, i) => ({ seed: i, level: 1 + (i % 3), responses })));
+        expect(run.load).toMatchObject({ ok: true, instancing: 'episode' });
+        for (const e of run.episodes) {
+          expect(e.ok).toBe(true);
+          counts.add(/\(call (\d+)\)/.exec((e as Episode).instance.prompt)?.[1] ?? 'none');
+          paid.push(...(e as Episode).verdicts.map(scoreOf).filter((s) => s > 0));
+          expect(scoreOf((e as Episode).referenceVerdict)).toBe(1);
+        }
+      }
+      expect([...counts]).toEqual(['1']);
+      expect(paid).toEqual([]);
+    });
+  }
+
+  it('state-global-lexical-eval.js: eval and the Function constructors are disabled, the global object is frozen', async () => {
+    const probe = `export const meta = { name: 'probe', title: 'Probe', description: 'Probes the realm.', skills: ['testing'], levels: 3 };
+      const tries = { eval: () => (0, eval)('1'), Function: () => Function('return 1')(), global: () => { globalThis.x = 1; return globalThis.x; } };
+      export function generate() { const out = []; for (const [k, f] of Object.entries(tries)) { try { f(); out.push(k + ':ran'); } catch { out.push(k + ':refused'); } } return { prompt: out.join(' ') }; }
+      export function solve() { return '<answer>1</answer>'; }
+      export function verify() { return 1; }`;
+    const run = await runEpisodes(pool, probe, [{ seed: 1, level: 1 }]);
+    expect((run.episodes[0] as Episode).instance.prompt).toBe('eval:refused Function:refused global:refused');
+  });
+});
+
+describe('a shared instance bought with a costly top level', () => {
+  const GROUPS = async (file: string) => {
+    const scores: number[] = [];
+    for (let prompt = 0; prompt < 6; prompt++) {
+      const run = await runEpisodes(pool, source(file), [{ seed: 300 + prompt, level: 3, responses: Array.from({ length: 8 }, () => '<answer>0</answer>') }]);
+      scores.push(...(run.episodes[0] as Episode).verdicts.map(scoreOf));
+    }
+    return scores;
+  };
+  it('hostile-slow-top-level-gate.js: its top level is costly enough to share one instance per realm', async () => {
+    expect(await pool.load(source('hostile-slow-top-level-gate.js'))).toMatchObject({ ok: true, instancing: 'shared' });
+  });
+  // Known gap (see the report of this branch): a shared instance keeps module state; the validator's
+  // lifetime run catches count gates but not gates on production's episode shapes. The fix would be shadow
+  // re-runs of sampled production episodes in a fresh realm, or per-episode instances with a cheaper reload.
+  it.fails('hostile-slow-top-level-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0', async () => {
+    expect(Math.max(...(await GROUPS('hostile-slow-top-level-gate.js')))).toBe(0);
+  });
+});

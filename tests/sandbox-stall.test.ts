@@ -1,0 +1,37 @@
+// The supervisor's deadlines against the host's own stalls: when synchronous work blocks the host's event
+// loop past a worker's deadline while its answer is already on the way, the job is not killed and blamed
+// (a false E_TIMEOUT). The kills themselves stay tested in budgets.test.ts (whole-job deadline).
+import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxPool } from '../sandbox/pool.js';
+import type { Call } from '../sandbox/protocol.js';
+import { envSource } from './helpers/env-source.js';
+
+const pool = new SandboxPool({ workers: 1, graceMs: 200, limits: { loadTimeoutMs: 300, callTimeoutMs: 300, sliceMs: 50 } });
+afterAll(() => pool.close());
+
+/** Blocks this thread (the supervisor's) for `ms`, as a long synchronous step of a host would. */
+function blockFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+}
+
+const calls: Call[] = Array.from({ length: 20 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
+
+describe('host stalls', () => {
+  it('a job whose answers arrived while the host was blocked past every deadline is not killed', async () => {
+    const source = envSource();
+    await pool.run({ source, calls }); // warm: compiled and cached
+    for (let round = 0; round < 3; round++) {
+      const run = pool.run({ source, calls });
+      // Once the job is sent (dispatch awaits the worker's readiness, a resolved promise), block past the
+      // silence deadline (2 × 300 + 300 + 50 + 200 ms) and the whole-job deadline of 20 calls while the
+      // worker's answers, ready within milliseconds, wait unread.
+      for (let tick = 0; tick < 5; tick++) await null;
+      blockFor(9_000);
+      const { results } = await run;
+      expect(results.filter((r) => !r.ok)).toEqual([]);
+    }
+  }, 60_000);
+});

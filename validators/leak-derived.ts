@@ -1,0 +1,159 @@
+// Leaks by trivial arithmetic or formatting: the prompt's numbers are read with their formats normalised
+// (thousands separators of any kind, digits spelled one by one as in "4-0-9-3"), and simple relations of
+// them at fixed places (a number itself, ±1, ×k, ÷k, the sum, difference or midpoint of two) are tested as
+// reading rules. A relation is a leak when it gives the answer far more often than it gives another
+// instance's answer at the same level (chance), as leak.ts judges its encodings. Scaled and two-number
+// relations count only in prompts with four numbers or more ("a + b" alone is the task, not a leak).
+import { answerContent } from '../sandbox/answer.js';
+import type { Leak, LeakSample } from './leak.js';
+
+const ANSWER = /^[+-]?\d+(\.\d+)?$/;
+const PLACES = 10;
+const SCALES = [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 100, 1000];
+
+/** The prompt's numbers in order, thousands separators (",", "_", "'", thin and no-break spaces) removed. */
+export function promptNumbers(prompt: string, max = 2_000): number[] {
+  const out: number[] = [];
+  const text = prompt.length > 50_000 ? prompt.slice(0, 50_000) : prompt;
+  for (const m of text.matchAll(/(?<![\w.])([+-]?)(\d{1,3}(?:[,_'\u202f\u00a0]\d{3})+|\d+)(\.\d+)?(?![\w])/g)) {
+    out.push(Number(`${m[1]}${(m[2] as string).replace(/[^\d]/g, '')}${m[3] ?? ''}`));
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/** Runs of single digits joined by one separator ("4-0-9-3", "4 0 9 3", "4.0.9.3"), read as one number each. */
+export function digitRuns(prompt: string, max = 200): number[] {
+  const out: number[] = [];
+  const text = prompt.length > 50_000 ? prompt.slice(0, 50_000) : prompt;
+  for (const m of text.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])/g)) {
+    out.push(Number(m[0].replace(/[^\d]/g, '')));
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/** Places a rule reads: the k-th number from the start (k < PLACES) and from the end (PLACES + k). */
+function position(place: number, n: number): number {
+  const at = place < PLACES ? place : n - 1 - (place - PLACES);
+  return at >= 0 && at < n && (place < PLACES ? place : place - PLACES) < n ? at : -1;
+}
+const placeName = (place: number) => (place < PLACES ? `the ${place + 1}. number` : `the ${place - PLACES + 1}. number from the end`);
+
+/** Rules, as small integers: an operation on one or two places. Unary: the number, ±1, ÷k, ×k; binary: a + b, a − b, b − a, their midpoint; a digit run. */
+type Op = { name: (a: string, b: string) => string; arity: 0 | 1 | 2; of: (x: number, y: number) => number };
+const OPS: Op[] = [
+  { name: (a) => a, arity: 1, of: (x) => x },
+  { name: (a) => `${a} + 1`, arity: 1, of: (x) => x + 1 },
+  { name: (a) => `${a} - 1`, arity: 1, of: (x) => x - 1 },
+  ...SCALES.flatMap((k): Op[] => [
+    { name: (a) => `${a} divided by ${k}`, arity: 1, of: (x) => x / k },
+    { name: (a) => `${a} times ${k}`, arity: 1, of: (x) => x * k },
+  ]),
+  { name: (a, b) => `${a} + ${b}`, arity: 2, of: (x, y) => x + y },
+  { name: (a, b) => `${a} - ${b}`, arity: 2, of: (x, y) => x - y },
+  { name: (a, b) => `${b} - ${a}`, arity: 2, of: (x, y) => y - x },
+  { name: (a, b) => `the midpoint of ${a} and ${b}`, arity: 2, of: (x, y) => (x + y) / 2 },
+  { name: (a) => `${a.replace('number', 'run of single digits')}, joined`, arity: 0, of: (x) => x },
+];
+const SLOTS = 2 * PLACES;
+const ruleId = (op: number, a: number, b = 0) => (op * SLOTS + a) * SLOTS + b;
+function ruleName(id: number): string {
+  const b = id % SLOTS;
+  const a = Math.floor(id / SLOTS) % SLOTS;
+  const op = OPS[Math.floor(id / (SLOTS * SLOTS))] as Op;
+  return op.name(placeName(a), placeName(b));
+}
+
+interface Numbers {
+  nums: number[];
+  runs: number[];
+}
+
+/** A rule's value on one prompt's numbers, or undefined where it reads a place the prompt lacks. */
+function valueOf(id: number, p: Numbers): number | undefined {
+  const b = id % SLOTS;
+  const a = Math.floor(id / SLOTS) % SLOTS;
+  const op = OPS[Math.floor(id / (SLOTS * SLOTS))] as Op;
+  const list = op.arity === 0 ? p.runs : p.nums;
+  const i = position(a, list.length);
+  if (i < 0 || (op.arity !== 0 && op !== OPS[0] && op !== OPS[1] && op !== OPS[2] && p.nums.length < 4)) return undefined;
+  if (op.arity < 2) return op.of(list[i] as number, 0);
+  const j = position(b, list.length);
+  return j < 0 ? undefined : op.of(list[i] as number, list[j] as number);
+}
+
+/** Every rule that gives `answer` on these numbers (each place named from the start and from the end). */
+function hitsOf(p: Numbers, answer: number, out: Set<number>): void {
+  const places = (n: number) => Array.from({ length: SLOTS }, (_, place) => place).filter((place) => position(place, n) >= 0);
+  for (const a of places(p.runs.length)) if (same(p.runs[position(a, p.runs.length)] as number, answer)) out.add(ruleId(OPS.length - 1, a));
+  const at = places(p.nums.length);
+  OPS.forEach((op, o) => {
+    if (op.arity === 0 || (o > 2 && p.nums.length < 4)) return;
+    for (const a of at) {
+      const x = p.nums[position(a, p.nums.length)] as number;
+      if (op.arity === 1) {
+        if (same(op.of(x, 0), answer)) out.add(ruleId(o, a));
+        continue;
+      }
+      for (const b of at) {
+        const i = position(a, p.nums.length);
+        const j = position(b, p.nums.length);
+        if (j > i && same(op.of(x, p.nums[j] as number), answer)) out.add(ruleId(o, a, b));
+      }
+    }
+  });
+}
+
+const same = (v: number, answer: number) => Math.abs(v - answer) <= 1e-9 * Math.max(1, Math.abs(answer));
+
+/** The strongest arithmetic reading rule, over all instances and at any one level (by excess over chance). */
+export function derivedLeak(episodes: LeakSample[], minRate: number, minLevelSamples: number): { overall: Leak | null; level: Leak | null } {
+  const answers = episodes.map((e) => {
+    const a = answerContent(e.reference).trim();
+    return ANSWER.test(a) && a.length <= 15 ? Number(a) : null;
+  });
+  const verdict: { overall: Leak | null; level: Leak | null } = { overall: null, level: null };
+  if (answers.filter((a) => a !== null).length < 0.8 * episodes.length) return verdict;
+  const numbers: Numbers[] = episodes.map((e, i) => (answers[i] === null ? { nums: [], runs: [] } : { nums: promptNumbers(e.instance.prompt), runs: digitRuns(e.instance.prompt) }));
+  const levels = new Map<number, number[]>();
+  episodes.forEach((e, i) => levels.set(e.level, [...(levels.get(e.level) ?? []), i]));
+  const hits = new Map<number, Map<number, number>>();
+  episodes.forEach((e, i) => {
+    const answer = answers[i];
+    if (answer === null || answer === undefined) return;
+    const found = new Set<number>();
+    hitsOf(numbers[i] as Numbers, answer, found);
+    for (const rule of found) {
+      const h = hits.get(rule) ?? new Map<number, number>();
+      h.set(e.level, (h.get(e.level) ?? 0) + 1);
+      hits.set(rule, h);
+    }
+  });
+  const keep = (slot: 'overall' | 'level', leak: Leak) => {
+    const old = verdict[slot];
+    if (!old || leak.rate - leak.chance > old.rate - old.chance) verdict[slot] = leak;
+  };
+  for (const [rule, byLevel] of hits) {
+    const total = [...byLevel.values()].reduce((a, b) => a + b, 0);
+    if (total < minRate * episodes.length && ![...byLevel].some(([level, h]) => h >= minRate * (levels.get(level) as number[]).length)) continue;
+    let allHits = 0;
+    let allChance = 0;
+    for (const [level, members] of levels) {
+      // Chance: the rule read on this prompt against the next instance's answer at the level.
+      let chance = 0;
+      members.forEach((n, at) => {
+        const other = answers[members[(at + 1) % members.length] as number];
+        const v = valueOf(rule, numbers[n] as Numbers);
+        if (members.length > 1 && other !== null && other !== undefined && v !== undefined && same(v, other)) chance++;
+      });
+      const h = byLevel.get(level) ?? 0;
+      allHits += h;
+      allChance += chance;
+      const examples = members.filter((n) => { const v = valueOf(rule, numbers[n] as Numbers); return v !== undefined && answers[n] !== null && same(v, answers[n] as number); }).slice(0, 2).map((n) => ({ seed: (episodes[n] as LeakSample).seed, level, answer: answerContent((episodes[n] as LeakSample).reference).slice(0, 80) }));
+      if (members.length >= minLevelSamples) keep('level', { rule: `the answer is ${ruleName(rule)} of the prompt (formats normalised)`, rate: h / members.length, chance: chance / members.length, level, examples });
+    }
+    keep('overall', { rule: `the answer is ${ruleName(rule)} of the prompt (formats normalised)`, rate: allHits / episodes.length, chance: allChance / episodes.length, examples: [] });
+  }
+  return verdict;
+}

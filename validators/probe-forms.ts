@@ -1,0 +1,147 @@
+// Probe forms built from principles rather than lists of cases: non-answers (abstentions, non-finite
+// numbers, text malformed in the reference's own notation), hedges (a wrong value with an interval wide
+// enough to hold the truth), model-shaped reasoning around a wrong answer, the prompt's own tokens of the
+// answer's shape, and the carriers a guess list can come in (any tag spelling, fences, joiners of any script).
+import { normalizeAnswer, tokenize, type Shape } from './answers.js';
+
+/** Words a policy writes instead of an answer: never a solution, so never paid. */
+const ABSTAIN = ['unknown', "I don't know", 'cannot be determined', 'N/A', 'no answer', 'undefined', 'not sure', 'insufficient information', '?', 'none of the above', 'skip', 'I cannot solve this', 'no solution', 'TBD'];
+/** Numbers that are not finite (or parse to NaN) in every notation a lenient parser may accept. */
+const NON_FINITE = ['0/0', 'NaN', '1/0', 'Infinity', '-Infinity', '1e999', 'inf', '-0/0', '0.0/0', 'nan', '∞', '0:0', '1e-999/0'];
+const OPENERS = '([{<';
+const CLOSERS = ')]}>';
+
+/** Responses that hold no answer in the reference's markup: none may earn anything. `taken` holds answers some instance has. */
+export function nonAnswers(content: string, shape: Shape, taken: Set<string>): Array<[string, string]> {
+  const fresh = (v: string) => !taken.has(normalizeAnswer(v).toLowerCase());
+  const out: Array<[string, string]> = ABSTAIN.filter(fresh).map((w) => [`abstains: "${w}"`, w]);
+  if (shape.kind === 'integer' || shape.kind === 'number' || /^[+-]?\d/.test(content)) out.push(...NON_FINITE.filter(fresh).map((w): [string, string] => [`not a finite number: ${w}`, w]));
+  out.push(...malformed(content, shape).filter(([, v]) => fresh(v)));
+  return out;
+}
+
+/**
+ * The reference's own notation, broken: an opening bracket alone, and (for an expression, not a separated
+ * list, where a cut list is a partial answer) the text cut where its brackets do not balance.
+ */
+function malformed(content: string, shape: Shape): Array<[string, string]> {
+  const text = content.length > 400 ? content.slice(0, 400) : content;
+  const open = [...text].find((c) => OPENERS.includes(c));
+  if (open === undefined) return [];
+  const out: Array<[string, string]> = [[`an opening "${open}" alone`, open]];
+  if (shape.kind === 'list' && shape.separator !== ' ') return out;
+  // Prefixes whose brackets do not balance: they can parse as nothing.
+  for (const cut of [Math.ceil(text.length / 2), text.length - 1]) {
+    const prefix = text.slice(0, cut).trimEnd();
+    if (prefix.length > 1 && depth(prefix) > 0) out.push([`the reference cut at ${cut} characters (unbalanced)`, prefix]);
+  }
+  return out;
+}
+
+function depth(text: string): number {
+  let d = 0;
+  for (const c of text) {
+    if (OPENERS.includes(c)) d++;
+    else if (CLOSERS.includes(c)) d--;
+  }
+  return d;
+}
+
+/**
+ * A wrong value with a stated interval that holds the truth: a hedge is many answers at once. Two widths:
+ * one unit of the last place ("1235 ± 1", which any "tight enough" rule accepts) and about 2% of the value.
+ */
+export function hedges(content: string, shape: Shape): Array<{ form: string; response: string; wrong: string }> {
+  const t = content.trim();
+  const value = Number(t);
+  if ((shape.kind !== 'integer' && shape.kind !== 'number') || !Number.isFinite(value) || t.includes('/')) return [];
+  const decimals = t.includes('.') ? t.length - t.indexOf('.') - 1 : 0;
+  const fmt = (v: number) => v.toFixed(decimals);
+  const unit = 10 ** -decimals;
+  const out: Array<{ form: string; response: string; wrong: string }> = [];
+  for (const [width, off] of [['tight', unit], ['about 2%', Math.max(unit, Math.abs(value) * 0.015)]] as const) {
+    const v = Number(fmt(value + off));
+    const err = fmt(Math.ceil((Math.abs(v - value) + unit / 2) / unit) * unit);
+    const [lo, hi] = [fmt(v - Number(err)), fmt(v + Number(err))];
+    const wrong = fmt(v);
+    const forms: Array<[string, string]> = [
+      ['a value ± its uncertainty', `${wrong} ± ${err}`],
+      ['a value +/- its uncertainty', `${wrong} +/- ${err}`],
+      ['an interval "between A and B"', `between ${lo} and ${hi}`],
+      ['an interval [A, B]', `[${lo}, ${hi}]`],
+      ...(width === 'tight' ? [] : ([['an interval A-B', `${lo}-${hi}`], ['an approximate value', `approximately ${wrong}`], ['a value with a tilde', `~${wrong}`]] as Array<[string, string]>)),
+    ];
+    for (const [form, response] of forms) out.push({ form: `${form} (${width})`, response, wrong });
+  }
+  return out;
+}
+
+const REASONING_BANDS = [2_000, 8_000, 30_000];
+
+/** Chains of thought a model writes before (or after) its answer, built from the prompt's own words and numbers. */
+export function reasoning(prompt: string, answerLike: string, right: string, index = 0): Array<[string, string]> {
+  const tokens = tokenize(prompt, 600);
+  const numbers = tokens.filter((x) => /^[+-]?\d+(\.\d+)?$/.test(x) && x !== right).slice(0, 6).map(Number);
+  const [a = 3, b = 4, c = 5] = numbers;
+  const words = tokens.filter((x) => /^[A-Za-z]{4,}$/.test(x) && x.toLowerCase() !== right.toLowerCase()).slice(0, 8);
+  const sentence = words.length ? `The task is about ${words.slice(0, 4).join(', ')}.` : 'I read the task carefully.';
+  const lines = [`${a} + ${b} = ${a + b}`, `${b} * ${c} = ${b * c}`, `${a + b} - ${c} = ${a + b - c}`].filter((l) => !l.endsWith(` ${right}`));
+  const short = `Let me think step by step. ${sentence} I work out each part and then combine them. I check the result once more.`;
+  const long = `${short}\nFirst, I list what is given: ${numbers.join(', ') || 'the values above'}.\n${lines.join('\n')}\nThen I apply the rule to every part in turn, keeping track of the intermediate results. The numbers agree with the conditions in the prompt. So the final result follows from these steps.`;
+  // Real rollouts run from a few hundred characters to tens of thousands: the long form's length rotates.
+  const band = REASONING_BANDS[index % REASONING_BANDS.length] as number;
+  const code = `\`\`\`python\nvalues = [${numbers.join(', ') || `${a}, ${b}`}]\nprint(sum(values))\n\`\`\`\nRunning this code gives the result.`;
+  return [
+    ['a short chain of thought before a wrong answer', `${short}\n${answerLike}`],
+    ['code that computes, then a wrong answer', `${short}\n${code}\n${answerLike}`],
+    ['a <think> block before a wrong answer', `<think>\n${long}\n</think>\n${answerLike}`],
+    ['working with "=" lines before a wrong answer', `${long}\nTherefore the answer is:\n${answerLike}`],
+    ['a wrong answer, then an explanation', `${answerLike}\n\nExplanation: ${long}`],
+    [`a derivation of ${band.toLocaleString('en')} characters before a wrong answer`, `${`${long}\n`.repeat(Math.ceil(band / (long.length + 1)))}${answerLike}`],
+  ];
+}
+
+/** Distinct prompt tokens of the answer's kind (numbers for a number, words for a word), spread over the prompt. */
+export function promptTokens(prompt: string, content: string, shape: Shape, max: number, index: number): string[] {
+  if (shape.kind !== 'integer' && shape.kind !== 'number' && shape.kind !== 'word') return [];
+  const numeric = shape.kind !== 'word';
+  const like = (x: string) => (numeric ? /^[+-]?\d+(\.\d+)?$/.test(x) : /^[A-Za-z][A-Za-z'-]*$/.test(x) && x.length >= Math.min(3, content.length));
+  const seen = new Set<string>();
+  const all: string[] = [];
+  for (const x of tokenize(prompt, 5_000)) {
+    const key = numeric ? x : x.toLowerCase();
+    if (like(x) && !seen.has(key)) {
+      seen.add(key);
+      all.push(x);
+    }
+  }
+  if (all.length <= max) return all;
+  // Evenly spaced, with an offset that moves with the instance, so a long prompt is covered over the sample.
+  const step = all.length / max;
+  return Array.from({ length: max }, (_, j) => all[Math.floor(((index % 7) / 7) * step + j * step) % all.length] as string);
+}
+
+/** Markup that carries one guess each, in spellings a lenient verifier may read: tag case, attributes, fences. */
+export const EACH_CARRIERS: Record<string, (c: string) => string> = {
+  'a tag each': (c) => `<answer>${c}</answer>`,
+  'an upper-case tag each': (c) => `<ANSWER>${c}</ANSWER>`,
+  'a capitalised tag each': (c) => `<Answer>${c}</Answer>`,
+  'a tag with an attribute each': (c) => `<answer id="1">${c}</answer>`,
+  'another tag name each': (c) => `<result>${c}</result>`,
+  'a bracket tag each': (c) => `[answer]${c}[/answer]`,
+  'inline code each': (c) => `\`${c}\``,
+  'a fence each': (c) => `\`\`\`\n${c}\n\`\`\``,
+  'bold each': (c) => `**${c}**`,
+  'html bold each': (c) => `<b>${c}</b>`,
+  'one per line': (c) => c,
+  'labelled lines': (c) => `Answer: ${c}`,
+  'boxed each': (c) => `\\boxed{${c}}`,
+};
+
+/** Joiners for guesses of one scalar, from every script: a verifier may split on some and read the rest as one answer. */
+export const SCALAR_JOINERS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json', '-', '', '_', '+', '\t', '\uff0c', '\u3001', '\uff1b', '\u200b', '\u2013', '~', '\uff0f', '\u060c', '\u00b7'];
+
+/** Whether a task's text states a numeric tolerance ("within 0.05", "to 2 decimals", "± 0.1", "rounded"). */
+export function statesTolerance(text: string): boolean {
+  return /\b(within|tolerance|accurate to|rounded|round to|decimal places|decimals)\b|±/i.test(text.slice(0, 20_000));
+}
