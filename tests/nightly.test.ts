@@ -10,16 +10,21 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/program.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import type { NightReport } from '../nightly/report.js';
-import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
+import { envSource } from './helpers/env-source.js';
+import { fakeAdmission, sampleMeta } from './helpers/library-fixtures.js';
 import { MAIN } from './helpers/cli.js';
 
-/** A library with environments admitted by an older validator (fake reports say validator 'test'). */
+/**
+ * A library with environments admitted by an older validator (fake reports say validator 'test'), each an
+ * honest product task the current validator readmits ("a + 1" would be a leak: a fixed rule of the prompt).
+ */
 async function libraryWith(dir: string, names: string[]): Promise<void> {
   const library = SqliteLibrary.open(dir, { create: true });
   try {
     for (const name of names) {
       const meta = sampleMeta(name, { levels: 4 });
-      await library.admit(fakeAdmission(sampleSource(meta), meta));
+      const generate = "const a = rng.int(2, 30 * level), b = rng.int(2, 30 * level); return { prompt: 'What is ' + a + ' times ' + b + '? Answer as <answer>N</answer>.', answer: a * b };";
+      await library.admit(fakeAdmission(envSource({ meta: JSON.stringify(meta), generate }), meta));
     }
   } finally {
     await library.close();
