@@ -58,3 +58,7 @@ export { FORMATS, FORMAT_NAMES, type FormatName } from './export/registry.js';
 export type { ExportFormat, ExportRow } from './export/contract.js';
 export { startServer } from './serve/server.js';
 export { DEFAULT_SERVE_OPTIONS, ServeError, type RunningServer, type ServeOptions } from './serve/options.js';
+export { startDashboard, DEFAULT_DASHBOARD_OPTIONS, type DashboardOptions, type RunningDashboard } from './dashboard/server.js';
+export { runNight, type NightDeps } from './nightly/night.js';
+export { loadNightlyConfig, type NightlyConfig } from './nightly/config.js';
+export type { NightReport } from './nightly/report.js';

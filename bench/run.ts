@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../contract/paths.js';
 import { benchBatch } from './batch.js';
+import { benchDashboard } from './dashboard.js';
 import { benchEpisodes } from './episodes.js';
 import { benchEpisodic } from './episodic.js';
 import { benchJudgement } from './judgement.js';
@@ -15,7 +16,7 @@ import { benchServe } from './serve.js';
 import type { BenchEntries } from './types.js';
 import { benchValidate } from './validate.js';
 
-const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic };
+const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
 
 const only = process.argv.slice(2);
 const dir = join(PACKAGE_ROOT, 'bench', 'results');

@@ -10,6 +10,8 @@ import { registerLibrary } from './library.js';
 import { registerExport } from './export.js';
 import { registerServe } from './serve.js';
 import { registerRun } from './run.js';
+import { registerDashboard } from './dashboard.js';
+import { registerNightly } from './nightly.js';
 import { registerWorker } from './worker.js';
 import { VERSION } from '../contract/version.js';
 
@@ -27,6 +29,8 @@ export function buildProgram(io: Io): Command {
   registerExport(program, io);
   registerServe(program, io);
   registerRun(program, io);
+  registerDashboard(program, io);
+  registerNightly(program, io);
   registerWorker(program, io);
   const configure = (command: Command): void => {
     command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });

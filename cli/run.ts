@@ -10,15 +10,13 @@ import { CostLedger, priceFor, unpricedBudgetMessage, type LedgerSnapshot } from
 import { describeProvider, selectProvider, type ProviderDescription, type Selection } from '../agents/llm/select.js';
 import { OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
 import { UsageError } from '../contract/errors.js';
-import type { BatchRecord, Library } from '../library/contract.js';
-import type { WeakSkill } from '../agents/prompts.js';
+import type { BatchRecord } from '../library/contract.js';
 import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
-import { readFeedbackFile } from '../pipeline/feedback/parse.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
@@ -26,7 +24,8 @@ import type { ValidationJob } from '../library/postgres/queue.js';
 import { PostgresLibrary } from '../library/postgres/store.js';
 import { JOB_TIMEOUT_HELP, openQueue } from './worker.js';
 import { DATABASE_HELP, integerOption } from './options.js';
-import { envSkillsOf, summariseFeedback, weakSkills } from '../pipeline/feedback/frontier.js';
+import { onInterrupt } from './signals.js';
+import { trainerFeedback } from '../pipeline/feedback/source.js';
 
 interface RunOptions {
   target: number;
@@ -137,20 +136,14 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const author: Author = offlineSeed !== undefined ? AUTHORS.offline({ seed: offlineSeed }) : AUTHORS.llm({ llm: selection.create({ ledger }) });
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
-    const feedback = options.feedback ? await readFrontier(options.feedback, library) : { weak: [], saturated: [] };
-    const controller = new AbortController();
-    let received: NodeJS.Signals | null = null;
-    const onSignal = (signal: NodeJS.Signals) => {
-      received = signal;
-      controller.abort();
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    const feedback = await trainerFeedback(library, options.feedback);
+    if (feedback.source === 'scores') io.err(`feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`);
+    const interrupt = onInterrupt();
     const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
-    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), controller.signal) } : undefined;
+    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), interrupt.signal) } : undefined;
     try {
       const report = await runBatch(
-        { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: progress(io, options.json), signal: controller.signal },
+        { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: progress(io, options.json), signal: interrupt.signal },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -179,12 +172,11 @@ async function run(options: RunOptions, io: Io): Promise<void> {
         if (out) io.out(`report: ${join(out, `${batchId}.md`)}`);
       }
       if (report.stopReason === 'cancelled') {
-        io.err(`envforge run: interrupted (${received ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}${options.database ? ` --database ${library.dir}` : ''}`);
-        io.exitCode = received === 'SIGTERM' ? 143 : 130;
+        io.err(`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}${options.database ? ` --database ${library.dir}` : ''}`);
+        io.exitCode = interrupt.exitCode();
       }
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      interrupt.dispose();
       await queue?.close();
     }
   } finally {
@@ -208,7 +200,7 @@ function checkPrices(selection: Selection, options: RunOptions, io: Io): void {
 }
 
 /** The author a batch was started with, as stored in its options (absent for batches of older versions). */
-function storedAuthor(record: BatchRecord | undefined): AuthorIdentity | undefined {
+export function storedAuthor(record: BatchRecord | undefined): AuthorIdentity | undefined {
   const author = (record?.options as { author?: unknown } | null | undefined)?.author;
   return author && typeof author === 'object' && typeof (author as AuthorIdentity).provider === 'string' ? (author as AuthorIdentity) : undefined;
 }
@@ -229,7 +221,7 @@ function checkAuthorOnResume(record: BatchRecord | undefined, offline: boolean):
  * error), else --seed, else a 32-bit hash of the batch id (so nightly runs differ, and a batch started
  * without --seed gets the same seed again when resumed even if its options hold none).
  */
-function seedFor(flag: number | undefined, batchId: string, record: BatchRecord | undefined): number {
+export function seedFor(flag: number | undefined, batchId: string, record: BatchRecord | undefined): number {
   const stored = storedAuthor(record)?.seed;
   if (typeof stored === 'number') {
     if (flag !== undefined && flag !== stored) throw new UsageError(`--seed ${flag}: batch ${batchId} was started with seed ${stored}, and a resumed batch keeps its seed (drop --seed or pass --seed ${stored})`);
@@ -265,13 +257,6 @@ async function pickBatchId(options: RunOptions, library: ReturnType<typeof openL
     return running.id;
   }
   return `batch-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${process.pid}`;
-}
-
-/** The trainer's frontier from a feedback file: weak and saturated skills with their pass rates. */
-async function readFrontier(file: string, library: Library): Promise<{ weak: WeakSkill[]; saturated: WeakSkill[] }> {
-  const frontier = weakSkills(summariseFeedback(await readFeedbackFile(file), envSkillsOf(await library.list())));
-  const of = (stats: typeof frontier.weak) => stats.map((s) => ({ skill: s.name, passRate: s.passRate, n: s.n }));
-  return { weak: of(frontier.weak), saturated: of(frontier.saturated) };
 }
 
 /** The frontier a batch steers by, in words: what it aims at, what it wants, what this author cannot train. */

@@ -244,8 +244,44 @@ export interface BatchJournal {
   listBatches(limit?: number): Promise<BatchRecord[]>;
 }
 
-/** A library: the four stores over one location, opened by a factory in open.ts. */
-export interface Library extends EnvStore, RejectionLog, IncidentStore, BatchJournal {
+/** Scores a trainer asked the reward service for, counted for one environment version at one level. */
+export interface ScoreInput {
+  name: string;
+  version: number;
+  level: number;
+  /** Scores counted. */
+  n: number;
+  /** Of them, scores at or above PASS_SCORE. */
+  passed: number;
+  /** Their sum (the mean score is scoreSum / n). */
+  scoreSum: number;
+}
+
+export interface ScoreTally extends ScoreInput {
+  updatedAt: string;
+}
+
+/** A score at or above this passes: the pass rate the frontier and `level: "auto"` read. */
+export const PASS_SCORE = 0.5;
+/**
+ * Scores a tally remembers: past this, its counts are scaled down to it before new ones are added, so the
+ * newest scores dominate (the learner improves) and counts stay bounded; rows are at most versions × levels.
+ */
+export const SCORE_WINDOW = 1_000;
+
+/**
+ * What the reward service saw a trainer score: pass rates per environment version × level (bounded, durable).
+ * Recording scores does not move changeStamp: readers reload the library on it, and scores come every few seconds.
+ */
+export interface ScoreLog {
+  /** Adds the counts, in one transaction (all or none); each tally keeps to SCORE_WINDOW. */
+  recordScores(tallies: ScoreInput[]): Promise<void>;
+  /** Every tally, by name, version and level. */
+  scoreTallies(): Promise<ScoreTally[]>;
+}
+
+/** A library: the five stores over one location, opened by a factory in open.ts. */
+export interface Library extends EnvStore, RejectionLog, IncidentStore, BatchJournal, ScoreLog {
   /** The folder holding the index and the module files. */
   readonly dir: string;
   /**

@@ -2,7 +2,7 @@
 // reward service and exports apply (through IncidentLog), and that `library revalidate` lifts or confirms.
 import type { ProblemCode } from '../contract/codes.js';
 import type { EnvRecord, IncidentInput, IncidentRecord, Library } from './contract.js';
-import { openLibrary } from './open.js';
+import { LazyWriter } from './writer.js';
 
 /**
  * Quarantine at the first confirmed incident (the failure came back when the call ran alone in a fresh
@@ -55,14 +55,16 @@ type Evidence = Pick<IncidentRecord, 'code' | 'fn' | 'seed' | 'level' | 'confirm
 export class IncidentLog {
   private stored = new Map<string, Evidence[]>();
   private recent = new Map<string, Evidence[]>();
-  private writer: Library | null | undefined;
+  private readonly writer: LazyWriter;
 
   constructor(
-    private readonly libraryDir: string,
+    libraryDir: string,
     private readonly origin: IncidentInput['origin'],
     readonly enabled = true,
     private readonly warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-  ) {}
+  ) {
+    this.writer = new LazyWriter(libraryDir, (reason) => this.warn(`envforge ${this.origin}: incidents are kept in memory only (the library cannot be written: ${reason})`));
+  }
 
   isIncident(code: string): boolean {
     return this.enabled && INCIDENT_CODES.has(code);
@@ -86,7 +88,7 @@ export class IncidentLog {
   async record(m: Misbehaviour, confirmed: boolean): Promise<void> {
     const input: IncidentInput = { hash: m.record.hash, name: m.record.name, version: m.record.version, seed: m.seed, level: m.level, code: m.code, fn: m.fn, message: m.message, origin: this.origin, confirmed, ...(m.response === undefined ? {} : { response: m.response }) };
     this.recent.set(input.hash, [...(this.recent.get(input.hash) ?? []), input]);
-    const writer = this.openWriter();
+    const writer = this.writer.get();
     if (!writer) return;
     try {
       await writer.recordIncident(input);
@@ -95,18 +97,7 @@ export class IncidentLog {
     }
   }
 
-  private openWriter(): Library | null {
-    if (this.writer !== undefined) return this.writer;
-    try {
-      this.writer = openLibrary(this.libraryDir);
-    } catch (error) {
-      this.writer = null;
-      this.warn(`envforge ${this.origin}: incidents are kept in memory only (the library cannot be written: ${(error as Error).message})`);
-    }
-    return this.writer;
-  }
-
   async close(): Promise<void> {
-    await this.writer?.close();
+    await this.writer.close();
   }
 }

@@ -2,7 +2,7 @@
 // must meet before any store writes it (incidents), so the stores judge inputs alike.
 import { hashSource } from '../contract/hash.js';
 import type { Meta } from '../contract/schema.js';
-import { LibraryError, type AdmitInput, type IncidentInput, type JournalInput } from './contract.js';
+import { LibraryError, SCORE_WINDOW, type AdmitInput, type IncidentInput, type JournalInput, type ScoreInput } from './contract.js';
 
 export const now = (): string => new Date().toISOString();
 
@@ -48,4 +48,27 @@ export function journalRows(batchId: string, entries: JournalInput[], ledger: un
     return { kind: entry.kind, key: entry.key, payload: toJson(entry.payload, `the payload of journal entry ${entry.kind} ${entry.key}`) };
   });
   return { rows, ledger: ledger === undefined ? undefined : toJson(ledger, `the ledger of batch "${batchId}"`) };
+}
+
+/** Checks a score tally; a LibraryError says what is wrong. */
+export function checkScore(t: ScoreInput): void {
+  const ok =
+    typeof t.name === 'string' && t.name !== '' && Number.isSafeInteger(t.version) && t.version >= 1 && Number.isSafeInteger(t.level) && t.level >= 1 &&
+    Number.isFinite(t.n) && t.n > 0 && Number.isFinite(t.passed) && t.passed >= 0 && t.passed <= t.n && Number.isFinite(t.scoreSum) && t.scoreSum >= 0 && t.scoreSum <= t.n;
+  if (!ok) throw new LibraryError(`a score tally needs a name, version ≥ 1, level ≥ 1 and counts with 0 ≤ passed, scoreSum ≤ n, n > 0; got ${JSON.stringify(t).slice(0, 200)}`);
+}
+
+/** Counts of one tally: how many scores, how many passed, their sum. */
+export type Counts = [n: number, passed: number, sum: number];
+
+/**
+ * A stored tally with new counts added, kept to SCORE_WINDOW: a moving estimate of the learner as it is
+ * now, so the old counts shrink to make room for the new ones.
+ */
+export function addCounts(stored: Counts | null, t: ScoreInput): Counts {
+  let [n, passed, sum] = stored ?? [0, 0, 0];
+  const keep = Math.max(0, SCORE_WINDOW - Math.min(t.n, SCORE_WINDOW));
+  if (n > keep) [n, passed, sum] = keep === 0 ? [0, 0, 0] : [keep, (passed * keep) / n, (sum * keep) / n];
+  const scale = t.n > SCORE_WINDOW ? SCORE_WINDOW / t.n : 1;
+  return [n + t.n * scale, passed + t.passed * scale, sum + t.scoreSum * scale];
 }

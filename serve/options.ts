@@ -29,6 +29,10 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** How often the per-item error rate is logged while errors occur. */
   errorLogIntervalMs: number;
+  /** Tally the scores trainers ask for per environment × level in the library (serve/scores.ts). */
+  recordScores: boolean;
+  /** How often those tallies are written to the library. */
+  scoreFlushIntervalMs: number;
 }
 
 export const DEFAULT_SERVE_OPTIONS = {
@@ -42,6 +46,8 @@ export const DEFAULT_SERVE_OPTIONS = {
   requestTimeoutMs: 60_000,
   quarantine: true,
   errorLogIntervalMs: 10_000,
+  recordScores: true,
+  scoreFlushIntervalMs: 5_000,
 } satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log'>;
 
 export interface RunningServer {

@@ -9,6 +9,7 @@ import type { Call } from '../sandbox/protocol.js';
 import { confirmAndRecord, episodeFailure, withinDeadline } from './defence.js';
 import { SANDBOX_FN } from './dispatcher.js';
 import { ServeError } from './options.js';
+import { ScoreBoard, seededUniform } from './scores.js';
 import type { InstanceIdentity } from './schemas.js';
 import type { Service } from './service.js';
 
@@ -105,6 +106,8 @@ export interface SampleSelect {
   env?: string | undefined;
   skills?: string[] | undefined;
   levels?: [number, number] | undefined;
+  /** 'auto': each draw's level is the one nearest a 0.5 pass rate in the service's score tallies (scores.ts). */
+  level?: 'auto' | undefined;
   n: number;
   seed: number;
 }
@@ -126,9 +129,11 @@ export function selectIdentities(service: Service, select: SampleSelect): Instan
     if (error instanceof SelectionError) throw new ServeError(error.code === 'E_LEVEL_RANGE' ? 400 : 404, error.code, error.message);
     throw error;
   }
+  const board = select.level === 'auto' ? (service.scores ?? new ScoreBoard('')) : null;
   return Array.from({ length: select.n }, (_, i) => {
     const digest = createHash('sha256').update(`envforge-select-v1\u0000${select.seed}\u0000${i}`).digest();
     const { record, levels } = candidates[digest.readUInt32LE(0) % candidates.length] as SelectedEnv;
-    return { env: record.name, version: record.version, level: levels.lo + (digest.readUInt32LE(4) % (levels.hi - levels.lo + 1)), seed: digest.readUInt32LE(8) };
+    const level = board ? board.pickLevel(record.name, record.version, levels.lo, levels.hi, seededUniform(digest.readUInt32LE(12))) : levels.lo + (digest.readUInt32LE(4) % (levels.hi - levels.lo + 1));
+    return { env: record.name, version: record.version, level, seed: digest.readUInt32LE(8) };
   });
 }

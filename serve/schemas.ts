@@ -36,10 +36,11 @@ export const SampleBody = z.object(
             .tuple([Level, Level], { error: 'must be [min, max]' })
             .refine(([lo, hi]) => lo <= hi, 'must be [min, max] with min <= max')
             .optional(),
+          level: z.literal('auto', { error: 'must be "auto" (levels near a 0.5 pass rate of the scores trainers asked for)' }).optional(),
           n: z.number({ error: required('a number (how many instances)') }).int('must be an integer').min(1, 'must be at least 1'),
           seed: Seed.optional(),
         },
-        { error: 'must be an object { env?, skills?, levels?, n, seed? }' },
+        { error: 'must be an object { env?, skills?, levels?, level?, n, seed? }' },
       )
       .optional(),
     reveal: z.boolean({ error: 'must be true or false' }).optional(),

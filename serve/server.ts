@@ -11,6 +11,7 @@ import { Dispatcher } from './dispatcher.js';
 import { ItemErrorLog } from './item-errors.js';
 import { DEFAULT_SERVE_OPTIONS, ServeError, type RunningServer, type ServeOptions } from './options.js';
 import { registerRoutes, sendError } from './routes.js';
+import { ScoreBoard } from './scores.js';
 import { Service } from './service.js';
 
 /**
@@ -23,7 +24,7 @@ const SERVE_MAX_JOBS_PER_WORKER = 200_000;
 export async function startServer(options: Partial<ServeOptions> & { libraryDir: string }): Promise<RunningServer> {
   const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'pool')) as Partial<ServeOptions>;
   const opts: Omit<ServeOptions, 'pool'> = { ...DEFAULT_SERVE_OPTIONS, ...given, libraryDir: options.libraryDir };
-  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs', 'errorLogIntervalMs'] as const) {
+  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs', 'errorLogIntervalMs', 'scoreFlushIntervalMs'] as const) {
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1) throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
@@ -33,6 +34,8 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   const pool = options.pool ?? new SandboxPool({ maxJobsPerWorker: SERVE_MAX_JOBS_PER_WORKER });
   const defence = new IncidentLog(opts.libraryDir, 'serve', opts.quarantine);
   const service = new Service(opts, library, pool, new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2), defence);
+  const scores = opts.recordScores ? new ScoreBoard(opts.libraryDir, opts.log) : null;
+  service.scores = scores;
 
   // Library loading and change polling.
   let stamp = '';
@@ -43,6 +46,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     const records = await library.list({ status: 'all', allVersions: true });
     service.catalog = new Catalog(records);
     defence.refresh(await library.incidents({ open: true }));
+    scores?.refresh(await library.scoreTallies());
     stamp = next;
   };
   try {
@@ -64,6 +68,8 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   };
   const timer = setInterval(tick, opts.reloadIntervalMs);
   timer.unref();
+  const flusher = scores ? setInterval(() => void scores.flush(), opts.scoreFlushIntervalMs) : null;
+  flusher?.unref();
   // A store that pushes changes (PostgreSQL) reloads every replica at once; the timer stays as a fallback.
   const unlisten = library.onChange ? await library.onChange(tick).catch(() => null) : null;
 
@@ -97,6 +103,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     address = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`;
   } catch (error) {
     clearInterval(timer);
+    if (flusher) clearInterval(flusher);
     itemErrors?.close();
     await app.close().catch(() => {});
     if (ownsPool) await pool.close();
@@ -116,6 +123,8 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
         await reloading;
         if (ownsPool) await pool.close();
         await library.close();
+        if (flusher) clearInterval(flusher);
+        await scores?.close();
         await defence.close();
       })()),
   };

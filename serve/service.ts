@@ -10,6 +10,7 @@ import { confirmAndRecord, failure, failureCode, verdictsOf, withinDeadline, typ
 import { SANDBOX_FN, type Dispatcher } from './dispatcher.js';
 import { ServeError, type ServeOptions } from './options.js';
 import type { InstanceIdentity } from './schemas.js';
+import type { ScoreBoard } from './scores.js';
 import { LONG_BANDS } from '../validators/probes.js';
 
 /** Responses scored in one episode call (they share one generate); more are split into further episodes. */
@@ -48,6 +49,8 @@ export class Service {
   catalog: Catalog = new Catalog([]);
   private readonly sources = new Map<string, Promise<string>>();
   inflight = 0;
+  /** Where scored items are tallied for the learner's frontier (none: not recorded). */
+  scores: ScoreBoard | null = null;
 
   constructor(
     readonly options: Omit<ServeOptions, 'pool'>,
@@ -90,6 +93,7 @@ export class Service {
     const byModule = new Map<string, EpisodeGroup[]>();
     const open = new Map<string, EpisodeGroup>();
     const catalog = this.catalog;
+    const recordOf: Array<EnvRecord | undefined> = new Array(items.length);
     items.forEach(({ identity, response }, index) => {
       if (response.length > MAX_RESPONSE_CHARS) {
         results[index] = failure('E_RESPONSE_TOO_LONG', `the response has ${response.length} characters; responses longer than ${MAX_RESPONSE_CHARS}, the longest the validator probes, are not scored`);
@@ -101,6 +105,7 @@ export class Service {
         return;
       }
       const { record } = found;
+      recordOf[index] = record;
       const quarantined = this.defence.quarantined(record.hash);
       if (quarantined) {
         results[index] = failure('E_QUARANTINED', `${record.name}@${record.version} is ${quarantined}`);
@@ -150,8 +155,17 @@ export class Service {
     // An item a retry scored is no incident; the rest are the environment's doing.
     const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
     const defending = confirmAndRecord(this.defence, incidents, (m) => this.rerunAlone(m));
+    if (this.scores) this.tally(items, recordOf, out);
     if (inTime) await defending;
     return out;
+  }
+
+  /** Scores the trainer got (errors are the environment's or the request's, not the learner's). */
+  private tally(items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[]): void {
+    out.forEach((result, i) => {
+      const record = recordOf[i];
+      if (record && !('error' in result)) this.scores?.add(record.name, record.version, (items[i] as VerifyRequestItem).identity.level, result.score);
+    });
   }
 
   /**

@@ -18,14 +18,15 @@ const LAYERS: readonly (readonly string[])[] = [
   ['library'],
   ['agents'], // the authors: LLM client, prompts, offline author
   ['pipeline'],
-  ['export', 'serve'],
+  ['export', 'serve', 'dashboard'], // trainer datasets · the reward service · the web page over the library
+  ['nightly'], // the night's work in one run: revalidate, retire, batch, export, report
   ['cli', 'bench', 'index.ts'],
 ];
 
 /** Packages that belong to one part: importing them elsewhere means that part's job leaked. */
 const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
   commander: (f) => f.startsWith('cli/'),
-  fastify: (f) => f.startsWith('serve/'),
+  fastify: (f) => f.startsWith('serve/') || f.startsWith('dashboard/'),
   'better-sqlite3': (f) => f.startsWith('library/sqlite/'),
   // The PostgreSQL client: the store, the queue on the same database, and the throwaway server of tests and benchmarks.
   pg: (f) => f.startsWith('library/postgres/') || f === 'bench/postgres-server.ts',

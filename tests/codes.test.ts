@@ -8,7 +8,7 @@ import { CODES, HOST_CODES, isCode, LLM_CODES, PROBLEM_CODES, SELECTION_CODES, S
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The source (product code, the guest runtime) and the prompts models read; docs describe codes but do not use them. */
-const PLACES = ['contract', 'sandbox', 'kinds', 'validators', 'library', 'agents', 'pipeline', 'export', 'serve', 'cli', 'bench', 'index.ts', 'prompts'];
+const PLACES = ['contract', 'sandbox', 'kinds', 'validators', 'library', 'agents', 'pipeline', 'export', 'serve', 'dashboard', 'nightly', 'cli', 'bench', 'index.ts', 'prompts'];
 
 function files(path: string): string[] {
   const full = join(ROOT, path);

@@ -3,7 +3,7 @@
 // rejections, incidents, stats and integrity.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../contract/schema.js';
-import { LibraryError, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
+import { LibraryError, SCORE_WINDOW, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
 import { hashSource } from '../contract/hash.js';
 import { fingerprint } from '../validators/novelty/fingerprint.js';
 import { fakeAdmission, fakeRejection, fakeReport, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
@@ -599,6 +599,44 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.startBatch('mine', {});
         expect(await other.getBatch('mine')).toBeUndefined();
         await errorOf(other.journal('mine'));
+      });
+    });
+
+    describe('trainer scores', () => {
+      const tally = (name: string, level: number, n: number, passed: number, version = 1) => ({ name, version, level, n, passed, scoreSum: passed });
+
+      it('adds counts per name, version and level, and lists them in order', async () => {
+        expect(await lib.scoreTallies()).toEqual([]);
+        await lib.recordScores([tally('b-env', 2, 10, 3), tally('a-env', 1, 4, 4)]);
+        await lib.recordScores([tally('b-env', 2, 10, 7), tally('b-env', 2, 5, 0, 2)]);
+        const got = (await lib.scoreTallies()).map(({ updatedAt, ...t }) => (expect(typeof updatedAt).toBe('string'), t));
+        expect(got).toEqual([tally('a-env', 1, 4, 4), tally('b-env', 2, 20, 10), tally('b-env', 2, 5, 0, 2)]);
+      });
+
+      it('keeps a window: old counts shrink so the newest scores dominate and counts stay bounded', async () => {
+        await lib.recordScores([tally('w-env', 1, SCORE_WINDOW, SCORE_WINDOW)]);
+        await lib.recordScores([tally('w-env', 1, SCORE_WINDOW / 2, 0)]);
+        const [t] = await lib.scoreTallies();
+        expect(t!.n).toBeCloseTo(SCORE_WINDOW);
+        expect(t!.passed / t!.n).toBeCloseTo(0.5);
+        await lib.recordScores([tally('w-env', 1, 3 * SCORE_WINDOW, 0)]);
+        const [u] = await lib.scoreTallies();
+        expect(u!.n).toBeCloseTo(SCORE_WINDOW);
+        expect(u!.passed).toBeCloseTo(0);
+      });
+
+      it('recording scores does not move the change stamp (readers reload the library on it)', async () => {
+        await admit(sampleMeta('stamp-scores'));
+        const before = await lib.changeStamp();
+        await lib.recordScores([tally('stamp-scores', 1, 5, 2)]);
+        expect(await lib.changeStamp()).toBe(before);
+      });
+
+      it('refuses impossible counts, recording none of the call', async () => {
+        for (const bad of [[tally('ok-env', 1, 2, 1), tally('bad-env', 1, 2, 3)], [tally('', 1, 2, 1)], [tally('lvl-env', 0, 2, 1)]]) {
+          await expect(lib.recordScores(bad)).rejects.toBeInstanceOf(LibraryError);
+        }
+        expect(await lib.scoreTallies()).toEqual([]);
       });
     });
 

@@ -88,6 +88,22 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       INSERT INTO envforge.changes VALUES (1, 0);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- Trainer scores the reward service tallies (windowed counts); writing them does not bump envforge.changes.
+      CREATE TABLE envforge.trainer_scores (
+        name text NOT NULL,
+        version integer NOT NULL,
+        level integer NOT NULL,
+        n double precision NOT NULL,
+        passed double precision NOT NULL,
+        score_sum double precision NOT NULL,
+        updated_at text NOT NULL,
+        PRIMARY KEY (name, version, level)
+      );
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;

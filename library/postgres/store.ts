@@ -11,9 +11,11 @@ import type {
   Lineage,
   RejectionFilter,
   RejectionRecord,
+  ScoreInput,
+  ScoreTally,
 } from '../contract.js';
 import { LibraryError } from '../contract.js';
-import { checkIncident, INCIDENT_RETENTION, now, toJson } from '../store-kit.js';
+import { addCounts, checkIncident, checkScore, INCIDENT_RETENTION, now, toJson } from '../store-kit.js';
 import { ComposedLibrary } from '../composed.js';
 import { toRejection, type RejectionRow } from '../rows.js';
 import { PostgresBatches } from './batches.js';
@@ -135,6 +137,29 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     });
   }
 
+  async recordScores(tallies: ScoreInput[]): Promise<void> {
+    this.db.writable();
+    for (const t of tallies) checkScore(t);
+    if (tallies.length === 0) return;
+    // No PgDb.changed: scores come every few seconds and readers reload the library on a change.
+    await this.db.write('recording trainer scores', async (q) => {
+      for (const t of tallies) {
+        const { rows } = await q('SELECT n, passed, score_sum FROM envforge.trainer_scores WHERE name = $1 AND version = $2 AND level = $3 FOR UPDATE', [t.name, t.version, t.level]);
+        const row = rows[0] as { n: number; passed: number; score_sum: number } | undefined;
+        const [n, passed, sum] = addCounts(row ? [row.n, row.passed, row.score_sum] : null, t);
+        await q(
+          `INSERT INTO envforge.trainer_scores (name, version, level, n, passed, score_sum, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (name, version, level) DO UPDATE SET n = EXCLUDED.n, passed = EXCLUDED.passed, score_sum = EXCLUDED.score_sum, updated_at = EXCLUDED.updated_at`,
+          [t.name, t.version, t.level, n, passed, sum, now()],
+        );
+      }
+    });
+  }
+
+  async scoreTallies(): Promise<ScoreTally[]> {
+    const { rows } = await this.db.query('SELECT * FROM envforge.trainer_scores ORDER BY name, version, level');
+    return (rows as Array<{ name: string; version: number; level: number; n: number; passed: number; score_sum: number; updated_at: string }>).map((r) => ({ name: r.name, version: r.version, level: r.level, n: r.n, passed: r.passed, scoreSum: r.score_sum, updatedAt: r.updated_at }));
+  }
 
   async close(): Promise<void> {
     await this.db.pool.end().catch(() => {});

@@ -1,6 +1,6 @@
 // The embedded Library: a SQLite index (better-sqlite3, WAL) beside content-addressed module files. This
 // file opens, migrates and closes it; the stores it is made of live beside it (envs.ts, rejections.ts,
-// incidents.ts, batches.ts) and share one connection (db.ts).
+// incidents.ts, batches.ts, scores.ts) and share one connection (db.ts).
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -14,6 +14,8 @@ import {
   type Lineage,
   type RejectionFilter,
   type RejectionRecord,
+  type ScoreInput,
+  type ScoreTally,
 } from '../contract.js';
 import { ComposedLibrary } from '../composed.js';
 import { SqliteBatches } from './batches.js';
@@ -22,6 +24,7 @@ import { SqliteEnvs } from './envs.js';
 import { insertIncident, listIncidents, resolveOpenIncidents } from './incidents.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { SqliteRejections } from './rejections.js';
+import { SqliteScores } from './scores.js';
 
 export { DEFAULT_SQLITE_OPTIONS, INDEX_FILE, type SqliteLibraryOptions };
 
@@ -45,6 +48,7 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
   readonly dir: string;
   private readonly s: SqliteDb;
   private readonly kept: SqliteRejections;
+  private readonly scores: SqliteScores;
 
   private constructor(dir: string, db: Database.Database, options: SqliteLibraryOptions) {
     const s = new SqliteDb(dir, db, options);
@@ -52,6 +56,7 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
     this.dir = dir;
     this.s = s;
     this.kept = new SqliteRejections(s);
+    this.scores = new SqliteScores(dir, options.readonly);
   }
 
   static exists(dir: string): boolean {
@@ -139,7 +144,15 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
   }
 
 
+  async recordScores(tallies: ScoreInput[]): Promise<void> {
+    this.scores.record(tallies, now());
+  }
+  async scoreTallies(): Promise<ScoreTally[]> {
+    return this.scores.list();
+  }
+
   async close(): Promise<void> {
+    this.scores.close();
     if (!this.s.db.open) return;
     // Leave the file in rollback-journal mode, so readers in a folder they cannot write to (no -shm
     // possible) can still open it. It fails harmlessly while other connections are open; the last does it.

@@ -1,0 +1,162 @@
+// The dashboard's page scripts: the library table (Tabulator, remote paging, sorting and filtering), the
+// charts (Chart.js) drawn from each page's JSON island, and an environment's samples with the reveal toggle.
+// Everything from the library is text: values go in with textContent, or escaped where a formatter builds HTML.
+'use strict';
+
+const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const pct = (r) => (r === null || r === undefined ? '–' : `${Math.round(100 * r)}%`);
+const pageData = () => JSON.parse(document.getElementById('page-data')?.textContent || 'null');
+const el = (tag, cls, text) => {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+const COLORS = ['#2563eb', '#db2777', '#16a34a', '#ea580c', '#7c3aed', '#0891b2'];
+
+function chart(id, config) {
+  const canvas = document.getElementById(id);
+  if (!canvas || !window.Chart) return null;
+  config.options = { responsive: true, maintainAspectRatio: false, animation: false, datasets: { bar: { maxBarThickness: 48 } }, ...config.options };
+  return new window.Chart(canvas, config);
+}
+
+function libraryPage() {
+  const q = document.getElementById('q');
+  const status = document.getElementById('status');
+  const skill = document.getElementById('skill');
+  const count = document.getElementById('count');
+  const table = new window.Tabulator('#envs-table', {
+    ajaxURL: '/api/envs',
+    ajaxURLGenerator: (url, _config, params) => {
+      const u = new URLSearchParams({ page: params.page ?? 1, size: params.size ?? 50, q: q.value, status: status.value, skill: skill.value });
+      const sort = params.sort && params.sort[0];
+      if (sort) u.set('sort', sort.field), u.set('dir', sort.dir);
+      return `${url}?${u}`;
+    },
+    ajaxResponse: (_url, _params, response) => {
+      count.textContent = `${response.total} match${response.total === 1 ? '' : 'es'}`;
+      return response;
+    },
+    pagination: true,
+    paginationMode: 'remote',
+    paginationSize: 50,
+    paginationSizeSelector: [25, 50, 100, 200],
+    sortMode: 'remote',
+    filterMode: 'remote',
+    layout: 'fitColumns',
+    placeholder: 'No environment matches.',
+    rowFormatter: (row) => row.getElement().classList.toggle('retired', row.getData().status === 'retired'),
+    columns: [
+      { title: 'name', field: 'name', minWidth: 200, formatter: (c) => `<a href="/envs/${encodeURIComponent(c.getValue())}">${esc(c.getValue())}</a><div class="sub">${esc(c.getData().title)}</div>` },
+      { title: 'kind', field: 'kind', width: 100 },
+      { title: 'skills', field: 'skills', headerSort: false, minWidth: 160, formatter: (c) => c.getValue().map((s) => `<span class="tag">${esc(s)}</span>`).join(' ') },
+      { title: 'versions', field: 'versions', width: 90, hozAlign: 'right' },
+      { title: 'admitted', field: 'admittedAt', width: 170, formatter: (c) => esc(c.getValue().replace('T', ' ').slice(0, 16)) },
+      { title: 'author', field: 'author', width: 140 },
+      { title: 'levels', field: 'levels', width: 75, hozAlign: 'right' },
+      { title: 'difficulty', field: 'difficulty', width: 120, formatter: (c) => (c.getValue() ? `${Math.round(c.getValue().from)} → ${Math.round(c.getValue().to)}` : '–'), tooltip: () => 'reference size (characters) at level 1 → the top level' },
+      { title: 'trainer pass', field: 'passRate', width: 110, hozAlign: 'right', formatter: (c) => pct(c.getValue()) },
+      { title: 'status', field: 'status', width: 90, formatter: (c) => `<span class="badge ${c.getValue() === 'retired' ? 'bad' : 'ok'}" title="${esc(c.getData().retiredReason ?? '')}">${esc(c.getValue())}</span>` },
+    ],
+  });
+  let timer = null;
+  const reload = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => table.setData(), 150);
+  };
+  q.addEventListener('input', reload);
+  status.addEventListener('change', reload);
+  skill.addEventListener('change', reload);
+}
+
+function envPage() {
+  const d = pageData();
+  const levels = d.curve.map((c) => `L${c.level}`);
+  const series = (label, values, i, axis) => ({ label, data: values, borderColor: COLORS[i], backgroundColor: COLORS[i], yAxisID: axis, spanGaps: true, tension: 0.2 });
+  chart('curve-size', {
+    type: 'line',
+    data: { labels: levels, datasets: [series('prompt chars', d.curve.map((c) => c.promptChars), 0, 'y'), series('instance chars', d.curve.map((c) => c.instanceChars), 1, 'y'), series('reference chars', d.curve.map((c) => c.referenceChars), 2, 'y'), series('solve ms', d.curve.map((c) => c.solveMs), 3, 'ms')] },
+    options: { plugins: { title: { display: true, text: 'Instance size and reference work' } }, scales: { y: { type: 'logarithmic', title: { display: true, text: 'characters' } }, ms: { position: 'right', title: { display: true, text: 'ms' }, grid: { drawOnChartArea: false } } } },
+  });
+  const byLevel = (key) => d.curve.map((c) => d.rates.find((r) => r.level === c.level)?.[key] ?? null);
+  chart('curve-rates', {
+    type: 'line',
+    data: { labels: levels, datasets: [series('baseline: most common answer', d.curve.map((c) => c.baselineCommon), 0, 'y'), series("baseline: another instance's answer", d.curve.map((c) => c.baselineOther), 1, 'y'), series('solver pass rate (calibration)', byLevel('solver'), 4, 'y'), series('trainer pass rate (reward service)', byLevel('trainer'), 2, 'y')] },
+    options: { plugins: { title: { display: true, text: 'Pass rates by level' } }, scales: { y: { min: 0, max: 1, ticks: { callback: (v) => `${Math.round(v * 100)}%` } } } },
+  });
+  const box = document.getElementById('samples');
+  const level = document.getElementById('sample-level');
+  const reveal = document.getElementById('reveal');
+  reveal.addEventListener('change', () => box.classList.toggle('revealed', reveal.checked));
+  const load = async () => {
+    box.textContent = 'loading…';
+    const response = await fetch(`/api/envs/${encodeURIComponent(d.name)}/samples?version=${d.version}&level=${level.value}&n=3`);
+    const body = await response.json();
+    box.textContent = '';
+    box.classList.remove('muted');
+    if (!response.ok) return box.append(el('p', 'error', `${body.error.code}: ${body.error.message}`));
+    for (const s of body.samples) box.append(renderSample(body.kind, s));
+  };
+  level.addEventListener('change', load);
+  load();
+}
+
+/** How a sample shows, by kind: a single-turn prompt and reference; an episodic reference rollout turn by turn. */
+function renderSample(kind, s) {
+  const card = el('article', 'sample');
+  card.append(el('h3', '', `seed ${s.seed}, level ${s.level}`));
+  if (s.error) return card.append(el('p', 'error', `${s.error.code} in ${s.error.fn}: ${s.error.message}`)), card;
+  if (s.prompt !== undefined) card.append(el('pre', 'prompt', s.prompt));
+  if (Array.isArray(s.turns)) {
+    const list = el('ol', 'turns secret');
+    for (const turn of s.turns) list.append(el('li', '', typeof turn === 'string' ? turn : JSON.stringify(turn, null, 2)));
+    card.append(el('h4', 'secret', 'reference rollout'), list);
+  }
+  const secret = el('div', 'secret');
+  secret.append(el('h4', '', `reference (scores ${s.referenceScore ?? '–'})`), el('pre', 'reference', s.reference ?? ''));
+  if (s.hidden && Object.keys(s.hidden).length) secret.append(el('h4', '', 'hidden fields'), el('pre', '', JSON.stringify(s.hidden, null, 2)));
+  card.append(secret, el('p', 'hint muted', kind === 'episodic' ? 'tick “reveal” to see the reference rollout' : 'tick “reveal” to see the reference'));
+  return card;
+}
+
+function batchesPage() {
+  const d = pageData();
+  chart('batches-chart', {
+    type: 'bar',
+    data: { labels: d.batches.map((b) => b.id), datasets: [{ label: 'admitted', data: d.batches.map((b) => b.admitted ?? 0), backgroundColor: COLORS[2] }, { label: 'rejected', data: d.batches.map((b) => b.rejected ?? 0), backgroundColor: COLORS[1] }] },
+    options: { scales: { x: { stacked: true, ticks: { display: d.batches.length <= 12 } }, y: { stacked: true } }, plugins: { title: { display: true, text: 'Candidates per batch' } } },
+  });
+}
+
+function batchPage() {
+  const d = pageData();
+  if (!d) return;
+  const f = d.funnel;
+  const steps = [['specs', f.specs], ['specs dropped (duplicates)', f.specsDropped], ['candidates', f.candidates], ['modules written', f.modulesWritten], ['validations', f.validations], ['rejected', f.rejected], ['admitted', f.admitted]];
+  chart('funnel', {
+    type: 'bar',
+    data: { labels: steps.map((s) => s[0]), datasets: [{ label: 'count', data: steps.map((s) => s[1]), backgroundColor: steps.map((s) => (s[0] === 'admitted' ? COLORS[2] : s[0].startsWith('rejected') || s[0].startsWith('specs dropped') ? COLORS[1] : COLORS[0])) }] },
+    options: { indexAxis: 'y', plugins: { legend: { display: false }, title: { display: true, text: 'From specs to admitted environments' } } },
+  });
+}
+
+function frontierPage() {
+  const d = pageData();
+  if (!d.skills.length) return;
+  const t = d.thresholds;
+  const color = (s) => (s.n < t.minN ? '#9ca3af' : s.passRate <= t.low ? '#dc2626' : s.passRate >= t.saturatedAt ? '#16a34a' : s.passRate < t.high ? '#ea580c' : '#2563eb');
+  const skills = [...d.skills].sort((a, b) => a.passRate - b.passRate);
+  document.getElementById('skills-chart').parentElement.style.height = `${Math.max(240, 20 * skills.length + 90)}px`; // a row per skill, every label shown
+  chart('skills-chart', {
+    type: 'bar',
+    data: { labels: skills.map((s) => s.name), datasets: [{ label: 'pass rate', data: skills.map((s) => s.passRate), backgroundColor: skills.map(color) }] },
+    options: { indexAxis: 'y', scales: { y: { ticks: { autoSkip: false } }, x: { min: 0, max: 1, ticks: { callback: (v) => `${Math.round(v * 100)}%` } } }, plugins: { legend: { display: false }, title: { display: true, text: 'Pass rate per skill (orange: weak, green: saturated, red: unreachable, grey: too few attempts)' } } },
+  });
+}
+
+const PAGES = { library: libraryPage, env: envPage, batches: batchesPage, batch: batchPage, frontier: frontierPage };
+document.addEventListener('DOMContentLoaded', () => {
+  for (const form of document.querySelectorAll('form')) form.addEventListener('submit', (e) => e.preventDefault());
+  PAGES[document.body.dataset.page]?.();
+});

@@ -1,0 +1,50 @@
+// Sample instances for an environment's page: a few per level, run in the sandbox through the module's
+// kind, shaped for the page (prompt; hidden fields and reference behind the reveal toggle). The hook for
+// episodic environments (contract v2): an episode that carries `turns` is shown as a reference rollout.
+import type { EnvRecord, Library } from '../library/contract.js';
+import { kindOf } from '../kinds/registry.js';
+import type { SandboxPool } from '../sandbox/pool.js';
+
+/** One sample as the page shows it. */
+export interface SampleView {
+  seed: number;
+  level: number;
+  prompt?: string;
+  hidden?: Record<string, unknown>;
+  reference?: string;
+  referenceScore?: number | null;
+  /** An episodic environment's reference rollout, turn by turn (when its kind's episodes carry turns). */
+  turns?: unknown[];
+  error?: { code: string; fn: string; message: string };
+}
+
+export interface SampleSet {
+  kind: string;
+  level: number;
+  samples: SampleView[];
+}
+
+export const MAX_SAMPLES = 10;
+
+/** n samples of one level, seeds 0..n-1, so a page shows the same instances every time. */
+export async function sampleLevel(library: Library, pool: SandboxPool, record: EnvRecord, level: number, n: number): Promise<SampleSet> {
+  const kind = kindOf(record.meta);
+  const source = await library.source(record);
+  const requests = Array.from({ length: Math.min(MAX_SAMPLES, Math.max(1, n)) }, (_, seed) => ({ seed, level }));
+  const { episodes } = await kind.runEpisodes(pool, source, requests);
+  const samples = episodes.map((e): SampleView => {
+    if (!e.ok) return { seed: e.seed, level: e.level, error: { code: e.code, fn: e.fn, message: e.message } };
+    const { prompt, ...hidden } = e.instance;
+    const turns = (e as { turns?: unknown }).turns;
+    return {
+      seed: e.seed,
+      level: e.level,
+      prompt: kind.exportView(e.instance).prompt ?? prompt,
+      hidden,
+      reference: e.reference,
+      referenceScore: e.referenceVerdict.ok ? e.referenceVerdict.score : null,
+      ...(Array.isArray(turns) ? { turns } : {}),
+    };
+  });
+  return { kind: kind.name, level, samples };
+}

@@ -1,0 +1,114 @@
+// What the reward service learns about the learner: every score a trainer asks for, tallied per environment
+// version × level in memory and flushed to the library's score log (durable, windowed); `level: "auto"`
+// draws levels near a 0.5 pass rate from these tallies, as SCALER's controller aims its curriculum.
+import { PASS_SCORE, SCORE_WINDOW, type ScoreInput, type ScoreTally } from '../library/contract.js';
+import { LazyWriter } from '../library/writer.js';
+
+/** The pass rate `level: "auto"` aims at. */
+export const TARGET_PASS_RATE = 0.5;
+
+type Counts = Pick<ScoreInput, 'n' | 'passed' | 'scoreSum'>;
+const keyOf = (name: string, version: number, level: number) => `${name}\u0000${version}\u0000${level}`;
+
+/** mulberry32: a small seeded generator, so a selection's levels follow from its seed and the tallies. */
+export function seededUniform(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class ScoreBoard {
+  private stored = new Map<string, Counts>();
+  private pending = new Map<string, ScoreInput>();
+  private readonly writer: LazyWriter;
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    libraryDir: string,
+    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ) {
+    this.writer = new LazyWriter(libraryDir, (reason) => this.warn(`envforge serve: trainer scores are kept in memory only (the library cannot be written: ${reason})`));
+  }
+
+  /** Replaces the view of what the library holds (this process's flushed counts included). */
+  refresh(tallies: ScoreTally[]): void {
+    this.stored = new Map(tallies.map((t) => [keyOf(t.name, t.version, t.level), { n: t.n, passed: t.passed, scoreSum: t.scoreSum }]));
+  }
+
+  add(name: string, version: number, level: number, score: number): void {
+    const key = keyOf(name, version, level);
+    const t = this.pending.get(key) ?? { name, version, level, n: 0, passed: 0, scoreSum: 0 };
+    t.n++;
+    if (score >= PASS_SCORE) t.passed++;
+    t.scoreSum += Math.min(1, Math.max(0, score));
+    this.pending.set(key, t);
+  }
+
+  /** Stored and pending counts together (the window applied to the sum). */
+  counts(name: string, version: number, level: number): Counts {
+    const key = keyOf(name, version, level);
+    const a = this.stored.get(key) ?? { n: 0, passed: 0, scoreSum: 0 };
+    const b = this.pending.get(key) ?? { n: 0, passed: 0, scoreSum: 0 };
+    const n = a.n + b.n;
+    const scale = n > SCORE_WINDOW ? SCORE_WINDOW / n : 1;
+    return { n: n * scale, passed: (a.passed + b.passed) * scale, scoreSum: (a.scoreSum + b.scoreSum) * scale };
+  }
+
+  /**
+   * A level in [lo, hi] whose pass rate is near TARGET_PASS_RATE: each level's rate is drawn from its
+   * posterior (a Beta(passed + 1, failed + 1), by its normal approximation) and the draw nearest the target
+   * wins. Unseen levels are drawn near 0.5, so they get tried; levels with many scores far from 0.5 stop
+   * being chosen; ties between equally good levels are spread by the draws.
+   */
+  pickLevel(name: string, version: number, lo: number, hi: number, uniform: () => number): number {
+    let best = lo;
+    let bestDistance = Infinity;
+    for (let level = lo; level <= hi; level++) {
+      const { n, passed } = this.counts(name, version, level);
+      const mean = (passed + 1) / (n + 2);
+      const sd = Math.sqrt((mean * (1 - mean)) / (n + 3));
+      const z = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+      const distance = Math.abs(mean + sd * z - TARGET_PASS_RATE);
+      if (distance < bestDistance) [best, bestDistance] = [level, distance];
+    }
+    return best;
+  }
+
+  /** Writes the pending counts to the library (one transaction); they stay counted in memory either way. */
+  flush(): Promise<void> {
+    if (this.flushing || this.pending.size === 0) return this.flushing ?? Promise.resolve();
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    this.flushing = (async () => {
+      const writer = this.writer.get();
+      try {
+        if (!writer) throw new Error('no writable library');
+        await writer.recordScores(batch);
+        this.refresh(await writer.scoreTallies()); // what every service recorded, this one's flush included
+      } catch (error) {
+        for (const t of batch) this.merge(t); // kept for the next try
+        if (writer) this.warn(`envforge serve: could not record trainer scores: ${(error as Error).message}`);
+      }
+    })().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  private merge(t: ScoreInput): void {
+    const key = keyOf(t.name, t.version, t.level);
+    const p = this.pending.get(key);
+    this.pending.set(key, p ? { ...p, n: p.n + t.n, passed: p.passed + t.passed, scoreSum: p.scoreSum + t.scoreSum } : t);
+  }
+
+  async close(): Promise<void> {
+    await this.flushing;
+    await this.flush();
+    await this.writer.close();
+  }
+}

@@ -1,0 +1,105 @@
+// The loop closes by itself: the reward service tallies the scores a trainer asks for per environment ×
+// level in the library, `level: "auto"` draws levels near a 0.5 pass rate from them, and the next batch
+// reads them as its trainer feedback when no feedback file is given.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteLibrary } from '../library/sqlite/store.js';
+import { feedbackFromScores, trainerFeedback } from '../pipeline/feedback/source.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import type { RunningServer } from '../serve/options.js';
+import { ScoreBoard, seededUniform } from '../serve/scores.js';
+import { startServer } from '../serve/server.js';
+import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
+
+/** The scripted learner's chance of passing each level: sure at 1–2, a coin at 4, hopeless from 6. */
+const PASS_CHANCE = [1, 1, 1, 0.75, 0.5, 0.25, 0, 0, 0];
+
+async function post(base: string, path: string, body: unknown) {
+  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+const dir = join(mkdtempSync(join(tmpdir(), 'envforge-scores-')), 'lib');
+let pool: SandboxPool;
+let server: RunningServer;
+
+beforeAll(async () => {
+  const library = SqliteLibrary.open(dir, { create: true });
+  for (const meta of [sampleMeta('ladder-env', { levels: 8, skills: ['graph-search'] }), sampleMeta('easy-env', { levels: 3, skills: ['arithmetic'] })]) {
+    await library.admit(fakeAdmission(sampleSource(meta), meta));
+  }
+  await library.close();
+  pool = new SandboxPool({ workers: 1 });
+  server = await startServer({ libraryDir: dir, port: 0, pool, scoreFlushIntervalMs: 100 });
+});
+afterAll(async () => {
+  await server?.close();
+  await pool?.close();
+});
+
+describe('level: "auto"', () => {
+  it('picks levels near a 0.5 pass rate as the learner is scored', { timeout: 120_000 }, async () => {
+    const rng = seededUniform(7);
+    const rounds: number[][] = [];
+    for (let round = 0; round < 16; round++) {
+      const sampled = await post(server.url, '/v1/sample', { select: { env: 'ladder-env', level: 'auto', n: 24, seed: round }, reveal: true });
+      expect(sampled.status).toBe(200);
+      const items = sampled.body.items as Array<{ ground_truth: string; level: number; reference: string }>;
+      rounds.push(items.map((i) => i.level));
+      const responses = items.map((i) => ({ ground_truth: i.ground_truth, response: rng() < (PASS_CHANCE[i.level] ?? 0) ? i.reference : '<answer>-1</answer>' }));
+      const scored = await post(server.url, '/v1/verify', { items: responses });
+      expect(scored.status).toBe(200);
+    }
+    const share = (levels: number[], ok: (l: number) => boolean) => levels.filter(ok).length / levels.length;
+    const first = rounds[0] as number[];
+    const last = rounds.slice(-5).flat();
+    // At first nothing is known: levels all over the range. At the end: around level 4, the coin.
+    expect(new Set(first).size).toBeGreaterThanOrEqual(4);
+    expect(share(last, (l) => l >= 3 && l <= 5)).toBeGreaterThanOrEqual(0.8);
+    expect(share(last, (l) => l === 4)).toBeGreaterThan(share(first, (l) => l === 4));
+    expect(share(last, (l) => l <= 2 || l >= 7)).toBeLessThanOrEqual(0.1);
+  });
+
+  it('is deterministic for a seed and the same tallies', () => {
+    const board = new ScoreBoard('');
+    for (let i = 0; i < 50; i++) board.add('x', 1, 1, 1);
+    const picks = (seed: number) => Array.from({ length: 20 }, (_, i) => board.pickLevel('x', 1, 1, 5, seededUniform(seed * 100 + i)));
+    expect(picks(3)).toEqual(picks(3));
+    expect(picks(3)).not.toContain(1);
+  });
+
+  it('refuses any other level word, naming the field', async () => {
+    const bad = await post(server.url, '/v1/sample', { select: { env: 'ladder-env', level: 'hard', n: 1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('select.level');
+  });
+});
+
+describe('the score log', () => {
+  it('holds the pass rates the service saw, and the next batch aims at the skills it saw failing', { timeout: 60_000 }, async () => {
+    const easy = Array.from({ length: 30 }, (_, seed) => ({ env: 'easy-env', seed, level: 1 }));
+    const sampled = await post(server.url, '/v1/sample', { items: easy, reveal: true });
+    await post(server.url, '/v1/verify', { items: sampled.body.items.map((i: { ground_truth: string; reference: string }) => ({ ground_truth: i.ground_truth, response: i.reference })) });
+    await server.close();
+    const library = SqliteLibrary.open(dir);
+    try {
+      const tallies = await library.scoreTallies();
+      const rate = (name: string, level: number) => {
+        const t = tallies.find((x) => x.name === name && x.level === level);
+        return t ? t.passed / t.n : undefined;
+      };
+      expect(rate('easy-env', 1)).toBe(1);
+      expect(rate('ladder-env', 7) ?? 0).toBe(0);
+      expect(feedbackFromScores(tallies).every((row) => row.n >= 1 && row.passRate >= 0 && row.passRate <= 1)).toBe(true);
+      const feedback = await trainerFeedback(library);
+      expect(feedback.source).toBe('scores');
+      expect(feedback.saturated.map((s) => s.skill)).toContain('arithmetic');
+      expect(feedback.weak.map((s) => s.skill)).toContain('graph-search');
+    } finally {
+      await library.close();
+    }
+  });
+});
