@@ -9,7 +9,7 @@ import { loadPlainRuntime, type PlainRng } from '../sandbox/runtime.js';
 import { GCD_SOURCE, GRID_SOURCE } from './episode-modules.js';
 import type { BenchEntries } from './types.js';
 
-interface PlainModule {
+export interface PlainModule {
   meta: { name: string; levels: number };
   generate(rng: PlainRng, level: number): unknown;
   solve(instance: unknown): string;
@@ -19,13 +19,13 @@ interface PlainModule {
 const ITEMS = 20_000;
 const requests = (levels: number) => Array.from({ length: ITEMS }, (_, i) => ({ seed: i, level: (i % levels) + 1 }));
 
-async function plainModule(source: string): Promise<PlainModule> {
+export async function plainModule(source: string): Promise<PlainModule> {
   (globalThis as { kit?: unknown }).kit ??= loadPlainRuntime().kit;
   return (await import(`data:text/javascript,${encodeURIComponent(source)}`)) as PlainModule;
 }
 
 /** Plain Node, this process, one core: the same items, rng states derived the same way. */
-function plainRate(module: PlainModule): number {
+export function plainRate(module: PlainModule): number {
   const runtime = loadPlainRuntime();
   const start = performance.now();
   for (const { seed, level } of requests(module.meta.levels)) {
@@ -35,7 +35,7 @@ function plainRate(module: PlainModule): number {
   return ITEMS / ((performance.now() - start) / 1000);
 }
 
-async function sandboxRate(pool: SandboxPool, source: string, levels: number): Promise<number> {
+export async function sandboxRate(pool: SandboxPool, source: string, levels: number): Promise<number> {
   const start = performance.now();
   const run = await runEpisodes(pool, source, requests(levels), { parallel: true });
   const rate = ITEMS / ((performance.now() - start) / 1000);
