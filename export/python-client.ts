@@ -20,8 +20,8 @@ import logging
 import os
 import threading
 import time
-
-import requests
+import urllib.error
+import urllib.request
 
 DEFAULT_URL = ${pyString(serviceUrl)}
 URL = os.environ.get("ENVFORGE_URL", DEFAULT_URL).rstrip("/")
@@ -36,7 +36,6 @@ STRICT = os.environ.get("ENVFORGE_STRICT", "0") == "1"
 MANIFEST = json.loads(${pyString(manifest)})
 IDENTITY_ERRORS = frozenset(${pyString(IDENTITY_ERROR_CODES.join(' '))}.split())
 
-_local = threading.local()
 _lock = threading.Lock()
 _checked = False
 _item_errors = {}
@@ -55,11 +54,15 @@ class EnvforgeItemError(EnvforgeServiceError):
     """The service could not score an item: its identity is unknown there (or any item error, with ENVFORGE_STRICT=1)."""
 
 
-def _session():
-    session = getattr(_local, "session", None)
-    if session is None:
-        session = _local.session = requests.Session()
-    return session
+def _send(method, url, body):
+    """One HTTP exchange (the standard library only: no package to install beside a trainer): status, headers, body."""
+    data = None if body is None else json.dumps(body).encode("utf-8")
+    request = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json", "accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            return response.status, response.headers, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers, exc.read().decode("utf-8", "replace")
 
 
 def _request(method, path, body=None):
@@ -69,19 +72,19 @@ def _request(method, path, body=None):
     for attempt in range(RETRIES + 1):
         wait = delay
         try:
-            response = _session().request(method, url, json=body, timeout=TIMEOUT)
-        except requests.RequestException as exc:
+            status, headers, text = _send(method, url, body)
+        except (urllib.error.URLError, OSError) as exc:
             error = exc
         else:
-            if response.status_code == 200:
+            if status == 200:
                 try:
-                    return response.json()
+                    return json.loads(text)
                 except ValueError as exc:
-                    raise EnvforgeServiceError(f"{url} answered with invalid JSON: {response.text[:200]!r}") from exc
-            error = EnvforgeServiceError(f"{url} answered HTTP {response.status_code}: {response.text[:500]}")
-            if response.status_code not in (408, 429) and response.status_code < 500:
+                    raise EnvforgeServiceError(f"{url} answered with invalid JSON: {text[:200]!r}") from exc
+            error = EnvforgeServiceError(f"{url} answered HTTP {status}: {text[:500]}")
+            if status not in (408, 429) and status < 500:
                 raise error
-            retry_after = response.headers.get("retry-after", "")
+            retry_after = (headers.get("retry-after", "") if headers is not None else "") or ""
             if retry_after.replace(".", "", 1).isdigit():
                 wait = max(wait, min(float(retry_after), 30.0))
         if attempt < RETRIES:

@@ -86,7 +86,7 @@ trainer = GRPOTrainer(model=..., reward_funcs=envforge_reward, args=GRPOConfig(.
 \`\`\`
 
 Start the reward service (\`envforge serve\`) first. Settings: ENVFORGE_URL, ENVFORGE_TIMEOUT (s, default 60),
-ENVFORGE_RETRIES (default 5), ENVFORGE_BATCH (items per request, default 256). The shim needs \`requests\`.
+ENVFORGE_RETRIES (default 5), ENVFORGE_BATCH (items per request, default 256). The shim needs only the Python standard library.
 
 It never scores a broken reward as 0 silently: on its first call it checks that the service serves this
 export's environments with the same code (ENVFORGE_CHECK_MANIFEST=0 skips the check), it raises on an item
