@@ -95,7 +95,8 @@ export async function startDashboard(options: Partial<DashboardOptions> & { loca
   const ownsPool = !pool;
   const where = opts.location;
 
-  const app: FastifyInstance = Fastify({ logger: false });
+  // Open pages keep connections (keep-alive, live reload): closing must not wait for the browser to leave.
+  const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
   const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', CSP).send(body);
   app.setErrorHandler((error: Error, _request, reply) => {
     const code = error instanceof EnvforgeError ? error.code : 'E_INTERNAL';

@@ -35,11 +35,11 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     pool = new SandboxPool({ workers: 1 });
   }, 60_000);
   afterAll(async () => {
+    await browser?.close(); // first: its open connections would otherwise hold the dashboards' close
     for (const d of running) await d.close();
-    await browser?.close();
     await pool?.close();
     for (const dir of scratch) rmSync(dir, { recursive: true, force: true }); // /dev/shm is memory
-  });
+  }, 60_000);
 
   it('clicks through the library, an environment and its reveal toggle, and a batch', { timeout: 300_000 }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-dash-e2e-'));
