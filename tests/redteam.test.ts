@@ -300,7 +300,9 @@ describe('red team, class 1: host harm', () => {
   });
 
   it('hostile-slow-episodes.js: rejected as too slow by the execution stage, before the long stages run', async () => {
-    const report = await validateCandidate(source('hostile-slow-episodes.js'), { pool, validationSeed: VALIDATION_SEED, options: { seedsPerLevel: 5, minSamples: 20 } });
+    // The budget is scaled down with the fixture (~50-200 ms an episode, by machine) so the verdict does not
+    // depend on the CPU: 30 s over ~2,060 episodes is ~15 ms an episode, several times under the fixture's cost.
+    const report = await validateCandidate(source('hostile-slow-episodes.js'), { pool, validationSeed: VALIDATION_SEED, options: { seedsPerLevel: 5, minSamples: 20, candidateBudgetMs: 30_000 } });
     expect(report.problems.map((p) => p.code)).toContain('E_TOO_SLOW');
     expect(report.stages.find((s) => s.stage === 'determinism')?.skipped).toMatch(/execution/);
   }, 120_000);
