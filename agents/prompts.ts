@@ -10,7 +10,7 @@ import type { LibraryStats } from '../library/contract.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../contract/paths.js';
 import { listSeeds, type SeedFile } from '../library/seeds.js';
 import type { ValidationReport } from '../validators/report.js';
-import { SKILL_TAXONOMY, taxonomySkills, type EnvSpec, type SkillTaxonomy } from './spec.js';
+import { SKILL_TAXONOMY, taxonomySkills, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
 
 export const PROMPT_NAMES = ['architect', 'generator', 'repair', 'reviewer'] as const;
 export type PromptName = (typeof PROMPT_NAMES)[number];
@@ -100,6 +100,8 @@ export interface ArchitectInput {
   focus?: { skills: readonly string[]; slots: number };
   /** How many specs to ask for. */
   n: number;
+  /** Which kinds of environment to propose; absent means 'single'. With 'mixed' the architect chooses by coverage. */
+  kind?: RunKind;
   /** Environments already in the library, so the architect avoids their names and ideas (listed up to a cap). */
   environments?: ReadonlyArray<{ name: string; skills: readonly string[] }>;
 }

@@ -27,7 +27,16 @@ const kebab = (what: string) =>
 
 const text = (what: string, max: number) => z.string().trim().min(1, `${what} must not be empty`).max(max, `${what} must be at most ${max} characters`);
 
+/** The environment kinds an author writes: one prompt and one answer, or a multi-turn tool-use episode (contract v2). */
+export const ENV_KINDS = ['single', 'episodic'] as const;
+export type EnvKind = (typeof ENV_KINDS)[number];
+/** What a batch asks its authors for: one kind, or `mixed` (the architect chooses by coverage). */
+export const RUN_KINDS = [...ENV_KINDS, 'mixed'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
 export const EnvSpecSchema = z.object({
+  /** The kind of environment to write; absent means 'single' (specs written before contract v2). */
+  kind: z.enum(ENV_KINDS).optional(),
   name: kebab('name'),
   title: text('title', CONTRACT_LIMITS.maxTitleChars),
   skills: z.preprocess(
@@ -47,6 +56,9 @@ export const EnvSpecSchema = z.object({
   whyNew: text('whyNew', 800),
 });
 export type EnvSpec = z.infer<typeof EnvSpecSchema>;
+
+/** The kind a spec asks for ('single' when it names none). */
+export const specKind = (spec: Pick<EnvSpec, 'kind'>): EnvKind => spec.kind ?? 'single';
 
 export const ArchitectOutputSchema = z.object({ specs: z.array(EnvSpecSchema).min(1, 'propose at least one spec') });
 

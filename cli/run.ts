@@ -16,6 +16,7 @@ import { seedLibrary } from '../library/maintenance.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
+import { RUN_KINDS, type RunKind } from '../agents/spec.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -28,6 +29,7 @@ import { onInterrupt } from './signals.js';
 import { trainerFeedback } from '../pipeline/feedback/source.js';
 
 interface RunOptions {
+  kind: RunKind;
   target: number;
   maxCandidates: number;
   budgetUsd?: number;
@@ -54,6 +56,11 @@ interface RunOptions {
   jobTimeout: number;
 }
 
+function runKind(value: string): RunKind {
+  if (!(RUN_KINDS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${RUN_KINDS.join(', ')}, got "${value}"`);
+  return value as RunKind;
+}
+
 /** Largest --seed: the offline author's seed is a 32-bit unsigned integer. */
 const MAX_SEED = 2 ** 32 - 1;
 
@@ -73,6 +80,7 @@ export function registerRun(program: Command, io: Io): void {
   program
     .command('run')
     .description('the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget; with no LLM configured (or --provider offline) the offline author writes the environments, without a network')
+    .option('--kind <kind>', 'which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract v2) or mixed (the architect chooses by coverage)', runKind, 'mixed')
     .option('--target <N>', 'admitted environments wanted', integerOption('--target', 1, 100_000), DEFAULT_BATCH_OPTIONS.target)
     .option('--max-candidates <N>', 'candidates (specs) worked on at most', integerOption('--max-candidates', 1, 1_000_000), DEFAULT_BATCH_OPTIONS.maxCandidates)
     .option('--budget-usd <X>', 'stop issuing LLM calls before this spend', dollars)
@@ -147,6 +155,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
+          kind: options.kind,
           target: options.target,
           maxCandidates: options.maxCandidates,
           repairRounds: options.repairRounds,

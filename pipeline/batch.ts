@@ -8,7 +8,7 @@ import { limited } from '../agents/llm/limited.js';
 import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { isLlmError } from '../agents/llm/errors.js';
 import type { WeakSkill } from '../agents/prompts.js';
-import type { EnvSpec } from '../agents/spec.js';
+import type { EnvSpec, RunKind } from '../agents/spec.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
@@ -34,6 +34,8 @@ export interface BatchOptions {
   concurrency: number;
   /** Specs the architect is asked for at a time. */
   specsPerRound: number;
+  /** Which kinds of environment the authors write ('mixed': the architect chooses by coverage); absent means 'single'. */
+  kind?: RunKind;
   /** Trainer feedback: the frontier skills the architect should aim at. */
   weakSkills: WeakSkill[];
   /** Share of the target wanted for environments that train a weak skill (round-robin over them); 0 turns it off. */
@@ -297,6 +299,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         const proposal = await author.propose({
           stats: await library.stats(),
           n: options.specsPerRound,
+          ...(options.kind ? { kind: options.kind } : {}),
           environments: [...environments, ...state.specs.map((s) => ({ name: s.name, skills: s.skills }))],
           weakSkills: options.weakSkills,
           ...(options.saturatedSkills?.length ? { saturatedSkills: options.saturatedSkills } : {}),
