@@ -97,6 +97,8 @@ export const SKILL_TAXONOMY = {
   'strings-and-languages': ['strings', 'parsing', 'pattern-matching', 'edit-distance', 'encoding', 'formal-languages'],
   'logic-and-constraints': ['logic', 'constraint-satisfaction', 'boolean-satisfiability', 'deduction', 'puzzles'],
   'simulation-and-programs': ['simulation', 'state-machines', 'program-tracing', 'cellular-automata', 'game-theory'],
+  // What multi-turn tool-use (episodic) environments train.
+  'tool-use-and-planning': ['tool-use', 'information-gathering', 'policy-following', 'multi-step-state-changes', 'tool-error-recovery', 'asking-before-acting', 'planning', 'exploration', 'web-navigation'],
 } as const satisfies Record<string, readonly string[]>;
 export type SkillTaxonomy = Readonly<Record<string, readonly string[]>>;
 
