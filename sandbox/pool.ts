@@ -247,8 +247,24 @@ export class SandboxPool {
     else worker.armJob(own);
     this.watchMemory();
     const cached = worker.cached.includes(job.hash);
-    const message: JobMessage = { type: 'job', id: job.id, hash: job.hash, calls: job.calls, limits: workerLimits(job.limits), fresh: job.fresh, ...(cached ? {} : { source: job.source }) };
-    worker.child.send(message);
+    this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, calls: job.calls, limits: workerLimits(job.limits), fresh: job.fresh, ...(cached ? {} : { source: job.source }) });
+  }
+
+  /**
+   * Sends a job to its worker. Serialising it can throw (a call's value nested thousands of levels deep
+   * overflows the stack): the job then fails with E_TOO_LARGE and the worker, which received nothing, is free.
+   */
+  private send(worker: Worker, job: Job, message: JobMessage): void {
+    try {
+      worker.child.send(message);
+    } catch (error) {
+      worker.clearDeadlines();
+      worker.job = null;
+      worker.setActive(false);
+      this.settle(job, 'E_TOO_LARGE', `the job could not be sent to the sandbox: ${(error as Error).message} (a value nested too deeply or too large to serialise)`);
+      this.watchMemory();
+      this.pump();
+    }
   }
 
   /** The longest a busy worker may stay silent: a load, or one call, plus grace. */
@@ -266,7 +282,7 @@ export class SandboxPool {
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':
-        worker.child.send({ type: 'job', id: job.id, hash: job.hash, source: job.source, calls: job.calls, limits: workerLimits(job.limits), fresh: job.fresh } satisfies JobMessage);
+        this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, source: job.source, calls: job.calls, limits: workerLimits(job.limits), fresh: job.fresh });
         return;
       case 'loaded':
         job.load = message.load;
