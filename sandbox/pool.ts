@@ -7,7 +7,10 @@ import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
 import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
 import { ResultSlots } from './results.js';
-import { SupervisedWorker, type KillReason } from './supervised-worker.js';
+import { SupervisedWorker } from './supervised-worker.js';
+import { budgetMessage, deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
+
+export { jobBudgetMs } from './job-limits.js';
 
 export interface SandboxPoolOptions {
   /** Worker processes; one per core by default. */
@@ -91,9 +94,6 @@ function cachedHash(source: string): string {
 }
 
 type Worker = SupervisedWorker<Job>;
-
-/** Recognises a worker that V8 aborted for heap exhaustion from its stderr. */
-const MEMORY_SIGNS = /is_heap_oom = 1|out of memory|allocation failed|heap limit/i;
 
 /** A pool of sandbox workers. Safe to share; close() it when done (idle workers never hold the process open). */
 export class SandboxPool {
@@ -343,38 +343,4 @@ export class SandboxPool {
     job.results.fillRest({ code, message, fn: job.load.ok ? 'call' : 'load' });
     job.resolve({ load: job.load, results: job.results.results(), wallMs: job.started ? performance.now() - job.started : 0 });
   }
-}
-
-/**
- * A whole job's wall-clock budget, besides the silence deadline: loading twice (a recompile after a
- * failure), every call at its full budget, and grace. Nothing a module does can make a job run longer.
- */
-export function jobBudgetMs(calls: number, limits: SandboxLimits, graceMs: number): number {
-  return limits.jobTimeoutMs ?? limits.loadTimeoutMs * 2 + (calls + 1) * (limits.callTimeoutMs + limits.sliceMs) + graceMs;
-}
-
-/** What a worker is sent: the limits without the host's own bookkeeping. */
-function workerLimits(limits: SandboxLimits): SandboxLimits {
-  if (!limits.workBudget) return limits;
-  const { workBudget: _, ...rest } = limits;
-  return rest;
-}
-
-const budgetMessage = (totalMs: number, when: string) => `the caller's sandbox time budget of ${Math.round(totalMs / 1000)} s ran out ${when} (the validator's per-candidate budget: an environment this slow costs too much to validate and to serve)`;
-
-/** Why a worker died, as a stable code: the supervisor's kills first, then V8's heap abort, else a crash. */
-function deathCause(killed: KillReason | null, stderrTail: string, exitCode: number | null, signal: string | null): { code: ProblemCode; message: string } {
-  if (killed?.kind === 'memory') {
-    return { code: 'E_MEMORY', message: `the environment code made its worker process use ${killed.rssMb} MB of memory (limit ${killed.limitMb} MB); the worker was killed` };
-  }
-  if (killed?.kind === 'silence') return { code: 'E_TIMEOUT', message: `the environment code did not yield within ${killed.ms} ms; its worker was killed (wall-clock deadline)` };
-  if (killed?.kind === 'budget') return { code: 'E_TOO_SLOW', message: budgetMessage(killed.totalMs, 'during this job; its worker was killed') };
-  if (killed?.kind === 'job') return { code: 'E_TIMEOUT', message: `the job ran past its whole-job deadline of ${killed.ms} ms; its worker was killed` };
-  const tail = stderrTail.trim().split('\n').slice(-3).join(' | ').slice(0, 500);
-  if (MEMORY_SIGNS.test(stderrTail)) {
-    const heap = /heap_size_limit = (\d+)/.exec(stderrTail);
-    const limit = heap ? ` (V8 heap limit ${Math.round(Number(heap[1]) / 2 ** 20)} MB)` : '';
-    return { code: 'E_MEMORY', message: `the environment code exhausted the isolate's memory and the V8 heap aborted its worker${limit}` };
-  }
-  return { code: 'E_CRASHED', message: `the sandbox worker died (exit code ${exitCode}, signal ${signal})${tail ? `: ${tail}` : ''}` };
 }
