@@ -6,6 +6,7 @@ import type { ExportFormat, FormatContext } from '../contract.js';
 export const jsonl: ExportFormat = {
   name: 'jsonl',
   description: 'JSONL: <split>.jsonl rows {env, version, seed, level, split, index, prompt, ground_truth}',
+  kinds: ['single-turn', 'episodic'],
   async begin(context) {
     const files = new JsonlSplits(context.files, context.splits);
     return {
