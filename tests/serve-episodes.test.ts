@@ -189,6 +189,45 @@ describe('limits and restarts', () => {
   });
 });
 
+describe('hostile load', () => {
+  it('a flood of malformed steps, unknown episodes and oversized args: 4xx each, while every reference rollout scores 1', { timeout: 120_000 }, async () => {
+    const plans = await Promise.all(seeds.map(async (seed, k) => ({ seed, k, rollout: (await reference(seed, [{ seed: 300 + k, level: 1, policy: { type: 'act' } }]))[0] as Rollout })));
+    const ids: string[] = [];
+    const references = plans.map(async ({ seed, k, rollout }) => {
+      const id = (await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: 300 + k, level: 1 })).body.episode as string;
+      ids.push(id);
+      return (await play(server.url, id, rollout.actions, 0, rollout)).score as number;
+    });
+    const forged = (n: number) => `ep1.${Buffer.from(JSON.stringify([(seeds[0] as EpisodicSeed).name, 1, n, 1])).toString('base64url')}.${n.toString(16).padStart(32, '0')}`;
+    const bad: Array<() => Promise<{ status: number }>> = [];
+    for (let i = 0; i < 60; i++) {
+      const live = () => ids[i % Math.max(1, ids.length)] ?? forged(i);
+      bad.push(
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, undefined, '{"tool": "x", "args": {'),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 7 }),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: 'nope' }),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: { big: 'z'.repeat(100_000 + i) } }),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', turn: 500 + i }),
+        () => call(server.url, 'POST', `/v1/episodes/${forged(i)}/step`, { tool: 'x' }),
+        () => call(server.url, 'GET', `/v1/episodes/${'ep1.'.repeat(200)}`),
+        () => call(server.url, 'DELETE', `/v1/episodes/garbage-${i}`),
+        () => call(server.url, 'POST', '/v1/episodes', { env: 'x'.repeat(300), seed: 1, level: 1 }),
+        () => call(server.url, 'POST', '/v1/episodes/score', { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 1, actions: 'no' }),
+        () => call(server.url, 'POST', `/openenv/${(seeds[0] as EpisodicSeed).name}/step`, { action: { tool: 'x' }, episode_id: forged(i) }),
+      );
+    }
+    const statuses = await Promise.all(
+      bad.map(async (send, i) => {
+        await new Promise((r) => setTimeout(r, i % 50)); // spread over the references' steps
+        return (await send()).status;
+      }),
+    );
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(statuses.every((s) => s >= 400 && s < 500)).toBe(true);
+    expect(await Promise.all(references)).toEqual(plans.map(() => 1));
+  });
+});
+
 /** A minimal OpenEnv-style WebSocket client: one message out, the next message in. */
 async function connect(base: string, env: string): Promise<{ send(message: object): Promise<Json>; close(): void }> {
   const socket = new WebSocket(`${base.replace('http', 'ws')}/openenv/${env}/ws`);
