@@ -19,7 +19,7 @@ export interface RouteContext {
 }
 
 export function sendError(reply: FastifyReply, status: number, code: Code, message: string): FastifyReply {
-  if (status === 503) reply.header('retry-after', '1');
+  if (status === 503 || status === 429) reply.header('retry-after', '1');
   return reply.code(status).send({ error: { code, message } });
 }
 

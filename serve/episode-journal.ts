@@ -1,0 +1,134 @@
+// The episode journal: one small append-only file per episode session (its identity, then one line per
+// action, then how it ended), so a restarted server, or another replica sharing the folder, rebuilds any
+// episode by replaying its actions; nothing else about a session is stored (docs/reward-service.md).
+import { createHash, randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
+export interface EpisodeIdentity {
+  env: string;
+  version: number;
+  seed: number;
+  level: number;
+}
+
+/** How an episode ended, as journaled: by the environment or the limits (done/turns/errors), the client (no-action), or a failure. */
+export interface JournalEnd {
+  end: string;
+  code?: string;
+}
+
+export interface JournalEntry {
+  identity: EpisodeIdentity & { hash: string };
+  actions: unknown[];
+  ended: JournalEnd | null;
+}
+
+const ID_PREFIX = 'ep1';
+const MAX_ID_CHARS = 600;
+
+/** A new episode id: `ep1.<base64url of [env, version, seed, level]>.<32 random hex>`; the identity is readable from it. */
+export function newEpisodeId(identity: EpisodeIdentity): string {
+  const body = Buffer.from(JSON.stringify([identity.env, identity.version, identity.seed, identity.level])).toString('base64url');
+  return `${ID_PREFIX}.${body}.${randomBytes(16).toString('hex')}`;
+}
+
+/** The identity an episode id carries, or null when the text is no episode id of ours. */
+export function parseEpisodeId(id: string): EpisodeIdentity | null {
+  if (id.length > MAX_ID_CHARS) return null;
+  const parts = id.split('.');
+  if (parts.length !== 3 || parts[0] !== ID_PREFIX || !/^[0-9a-f]{32}$/.test(parts[2] as string) || !/^[A-Za-z0-9_-]+$/.test(parts[1] as string)) return null;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(parts[1] as string, 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== 4) return null;
+    const [env, version, seed, level] = value as unknown[];
+    if (typeof env !== 'string' || ![version, seed, level].every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return null;
+    return { env, version: version as number, seed: seed as number, level: level as number };
+  } catch {
+    return null;
+  }
+}
+
+export class EpisodeJournal {
+  constructor(
+    readonly dir: string,
+    /** A journal untouched this long is deleted (its episode is then unknown). */
+    readonly ttlMs: number,
+  ) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  /** Files are named by a digest of the id, so no id can name a path. */
+  private fileOf(id: string): string {
+    return join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`);
+  }
+
+  create(id: string, identity: EpisodeIdentity & { hash: string }): void {
+    writeFileSync(this.fileOf(id), `${JSON.stringify({ id, ...identity })}\n`, { flag: 'wx' });
+  }
+
+  /** Appends turn `turn`'s action (synchronously: lines of one episode stay in order). */
+  append(id: string, turn: number, action: unknown): void {
+    appendFileSync(this.fileOf(id), `${JSON.stringify({ turn, action })}\n`);
+  }
+
+  end(id: string, ended: JournalEnd): void {
+    appendFileSync(this.fileOf(id), `${JSON.stringify(ended)}\n`);
+  }
+
+  /** The journaled episode, or null when none is (never created, expired, or not ours). A torn last line is ignored. */
+  read(id: string): JournalEntry | null {
+    let text: string;
+    try {
+      text = readFileSync(this.fileOf(id), 'utf8');
+    } catch {
+      return null;
+    }
+    const lines = text.split('\n');
+    let header: Record<string, unknown>;
+    try {
+      header = JSON.parse(lines[0] as string) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    if (header.id !== id || typeof header.hash !== 'string') return null;
+    const actions: unknown[] = [];
+    let ended: JournalEnd | null = null;
+    for (const line of lines.slice(1)) {
+      if (line === '') continue;
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        break;
+      }
+      if (typeof entry.end === 'string') {
+        ended = { end: entry.end, ...(typeof entry.code === 'string' ? { code: entry.code } : {}) };
+        break;
+      }
+      if (entry.turn !== actions.length + 1) break; // a line out of order: the journal is trusted up to here
+      actions.push(entry.action);
+    }
+    const identity = { env: String(header.env), version: Number(header.version), seed: Number(header.seed), level: Number(header.level), hash: header.hash };
+    return { identity, actions, ended };
+  }
+
+  /** Deletes journals untouched for ttlMs; returns how many. */
+  sweep(now = Date.now()): number {
+    let removed = 0;
+    for (const name of readdirSync(this.dir)) {
+      if (!name.endsWith('.jsonl')) continue;
+      const file = join(this.dir, name);
+      try {
+        if (now - statSync(file).mtimeMs > this.ttlMs) {
+          unlinkSync(file);
+          removed++;
+        }
+      } catch {
+        // removed by another replica meanwhile
+      }
+    }
+    return removed;
+  }
+}
