@@ -4,11 +4,8 @@
 // E_LEVEL_RANGE: the dataset and the service disagree), and it logs every other per-item error code
 // once and counts it (item_errors()); ENVFORGE_STRICT=1 raises on those too.
 import type { ShimEnv } from './contract.js';
+import { pyString } from './shims/python.js';
 
-/** A Python string literal (JSON strings are valid Python literals). */
-function pyString(text: string): string {
-  return JSON.stringify(text);
-}
 
 /** Item error codes that mean the row's identity does not exist on the service: never a score of 0. */
 const IDENTITY_ERROR_CODES = ['E_UNKNOWN_ENV', 'E_LEVEL_RANGE'] as const;

@@ -1,5 +1,6 @@
 // verl: one parquet file per split with the columns verl's RLHFDataset reads, and compute_score.py, a
 // custom reward function that scores responses through the envforge reward service.
+import type { SchemaElement } from 'hyparquet-writer';
 import { ParquetSplits, pq, type ParquetLayout } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
 import { pythonClient } from '../python-client.js';
@@ -17,8 +18,8 @@ function layoutOf(context: FormatContext): ParquetLayout {
   const tools = [...exportedTools(context.envs).entries()];
   const episodic = tools.length > 0;
   const toolsOf = new Map(context.envs.map((env) => [env.name, new Set(env.episodic?.tools.map((t) => t.name) ?? [])]));
-  const extra = [pq.string('split'), pq.int64('index'), ...IDENTITY_FIELDS];
-  if (episodic) extra.push(pq.boolean('need_tools_kwargs'), ...pq.struct('tools_kwargs', tools.map(([name]) => pq.struct(name, [pq.struct('create_kwargs', IDENTITY_FIELDS)]))));
+  const extra: Array<SchemaElement | SchemaElement[]> = [pq.string('split'), pq.int64('index'), ...IDENTITY_FIELDS];
+  if (episodic) extra.push(pq.boolean('need_tools_kwargs'), pq.struct('tools_kwargs', tools.map(([name]) => pq.struct(name, [pq.struct('create_kwargs', IDENTITY_FIELDS)]))));
   return {
     schema: pq.root([
       pq.string('data_source'),
