@@ -14,6 +14,10 @@ import { promisify } from 'node:util';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admitEpisodicSeeds, type EpisodicSeed } from '../bench/episodic-library.js';
+import { hashSource } from '../contract/hash.js';
+import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
+import type { Meta } from '../contract/schema.js';
+import { episodicMeta } from '../kinds/episodic.js';
 import { FORMATS } from '../export/registry.js';
 import { runExport, type ExportSummary } from '../export/run.js';
 import { parseSplit } from '../export/select.js';
@@ -201,5 +205,29 @@ describe('episodic exports: the generated Python shims against the live service'
     const lost = (await (await fetch(`${server.url}/v1/episodes/${encodeURIComponent(seen.lostAnswers[0] as string)}`)).json()) as { turns: Array<{ turn: number }>; env: string; seed: number; level: number };
     const owner = cases.find((c) => c.identity.env === lost.env && c.identity.seed === lost.seed && c.identity.level === lost.level) as Case;
     expect(lost.turns.map((t) => t.turn)).toEqual(Array.from({ length: owner.expected.turns }, (_, i) => i + 1));
+  });
+
+  it('TRL leaves out an environment whose tool cannot be a method of its class; verl still exports it', async () => {
+    // library-loans with its finishing tool renamed get_reward, a name TRL reserves for the environment's reward.
+    const source = readFileSync(join(EPISODIC_SEEDS_DIR, 'library-loans.js'), 'utf8').replaceAll('close_desk', 'get_reward').replace("name: 'library-loans'", "name: 'loans-variant'");
+    const meta = await episodicMeta(pool, source);
+    expect(meta?.tools.map((t) => t.name)).toContain('get_reward');
+    const dir = join(tmp, 'variant-library');
+    const writable = SqliteLibrary.open(dir, { create: true });
+    await writable.admit({ source, report: { verdict: 'admit', name: 'loans-variant', hash: hashSource(source), meta: meta as Meta, stages: [], problems: [], curve: [], fingerprint: null, validatorVersion: 'test', validationSeed: 0, ms: 1 }, lineage: { author: 'test' } });
+    await writable.close();
+    const library = SqliteLibrary.open(dir, { readonly: true });
+    try {
+      const plan = { selection: {}, counts: { perEnv: 1 }, splits: parseSplit('train:1'), seed: 1, serviceUrl: 'http://127.0.0.1:9' };
+      const trl = await runExport(library, pool, { ...plan, format: FORMATS.trl, out: join(tmp, 'variant-trl') });
+      expect(trl.unsupported).toEqual([{ name: 'loans-variant', version: 1, kind: 'episodic', reason: expect.stringMatching(/its tool "get_reward" cannot be a method of a TRL environment class/) }]);
+      expect(trl.total).toBe(0);
+      const verl = await runExport(library, pool, { ...plan, format: FORMATS.verl, out: join(tmp, 'variant-verl') });
+      expect(verl.unsupported).toBeUndefined();
+      expect(verl.total).toBe(1);
+      expect(readFileSync(join(tmp, 'variant-verl', 'tool_config.yaml'), 'utf8')).toMatch(/"class_name": "envforge_tools.GetRewardTool"/);
+    } finally {
+      await library.close();
+    }
   });
 });
