@@ -2,7 +2,7 @@
 // and reward.txt with the remote reward URL the trainer posts to (the service's /get_reward).
 import { JsonlSplits } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
-import { openrlhfAgentPy, openrlhfInput } from '../shims/openrlhf-agent.js';
+import { openrlhfAgentPy, openrlhfEpisodicReadme, openrlhfInput } from '../shims/openrlhf-agent.js';
 import { episodicEnvs } from '../shims/python.js';
 
 export const openrlhf: ExportFormat = {
@@ -51,5 +51,5 @@ python3 -m openrlhf.cli.train_ppo_ray \\
 
 The service answers \`{"query", "prompts", "labels"}\` with \`{"rewards", "scores", "extra_logs"}\`; it strips
 \`prompts[i]\` from the front of \`query[i]\` to find the response.
-`;
+${openrlhfEpisodicReadme(context)}`;
 }

@@ -4,7 +4,7 @@ import { JsonlSplits, ParquetSplits, pq, type ParquetLayout } from '../files.js'
 import type { ExportFormat, ExportRow, FormatContext } from '../contract.js';
 import { pythonClient } from '../python-client.js';
 import { episodicEnvs } from '../shims/python.js';
-import { trlEnvironmentPy, trlRefuses } from '../shims/trl-environment.js';
+import { trlEnvironmentPy, trlEpisodicReadme, trlRefuses } from '../shims/trl-environment.js';
 
 const IDENTITY = [pq.int64('version'), pq.int64('seed'), pq.int64('level'), pq.string('ground_truth')];
 
@@ -116,5 +116,5 @@ It never scores a broken reward as 0 silently: on its first call it checks that 
 export's environments with the same code (ENVFORGE_CHECK_MANIFEST=0 skips the check), it raises on an item
 whose environment, version or level the service does not know, and it logs any other per-item error once per
 code and counts it (\`item_errors()\`; ENVFORGE_STRICT=1 raises on those too).
-`;
+${trlEpisodicReadme(context)}`;
 }

@@ -5,7 +5,7 @@ import { ParquetSplits, pq, type ParquetLayout } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
 import { pythonClient } from '../python-client.js';
 import { episodicEnvs, pyString } from '../shims/python.js';
-import { exportedTools, TOOLS_MODULE, verlToolConfig, verlToolsPy } from '../shims/verl-tools.js';
+import { exportedTools, TOOLS_MODULE, verlEpisodicReadme, verlToolConfig, verlToolsPy } from '../shims/verl-tools.js';
 
 const IDENTITY_FIELDS = [pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level')];
 
@@ -180,5 +180,5 @@ It never scores a broken reward as 0 silently: on its first call it checks that 
 export's environments with the same code (ENVFORGE_CHECK_MANIFEST=0 skips the check), it raises on an item
 whose environment, version or level the service does not know, and it logs any other per-item error once per
 code and counts it (\`item_errors()\`; ENVFORGE_STRICT=1 raises on those too).
-`;
+${verlEpisodicReadme(context)}`;
 }

@@ -2,6 +2,7 @@
 // AgentInstance starts the row's episode on the service in reset and turns each model turn's tool call into
 // one step, and the text an episodic row's input shows (the task, the tools and how to call them).
 import type { ExportRow, FormatContext, ShimEnv } from '../contract.js';
+import { episodicEnvs } from './python.js';
 import { pythonEpisodeClient } from '../python-episodes.js';
 
 /** How the policy calls a tool in text (OpenRLHF hands the model's raw text to the agent): Hermes-style tags. */
@@ -96,5 +97,20 @@ class AgentInstance(AgentInstanceBase):
 class AgentExecutor(MultiTurnAgentExecutor):
     def __init__(self):
         super().__init__(AgentInstance)
+`;
+}
+
+/** The README's part on episodic rows; empty for an export without them. */
+export function openrlhfEpisodicReadme(context: FormatContext): string {
+  if (episodicEnvs(context.envs).length === 0) return '';
+  return `
+## Episodic environments (multi-turn tool use)
+
+Their \`input\` is the task, the tools with their parameter schemas and the call format; \`agent_func.py\`
+plays each row as one episode on the service: \`--train.agent_func_path agent_func.py\` (instead of
+\`--reward.remote_url\`). Each turn's \`<tool_call>{"name": ..., "arguments": {...}}</tool_call>\` is one step,
+a turn without one ends the episode, and the step that ends it carries the score as its reward.
+ENVFORGE_FEEDBACK_TEMPLATE (default \`<tool_response>{observation}</tool_response>\` on lines of their own)
+shapes the feedback text for the model's chat format.
 `;
 }

@@ -120,3 +120,24 @@ def envforge_episode_reward(completions, environments=None, **kwargs):
     return [e.get_reward() for e in environments]
 `;
 }
+
+/** The README's part on episodic rows; empty for an export without them. */
+export function trlEpisodicReadme(context: FormatContext): string {
+  if (episodicEnvs(context.envs).length === 0) return '';
+  return `
+## Episodic environments (multi-turn tool use)
+
+Their rows have a conversational \`prompt\` with an empty user message and an \`environment\` column;
+\`environment.py\` holds one class per environment, whose methods are its tools (needs transformers>=5.2):
+
+\`\`\`python
+from environment import environment_factory   # the class, or {name: class} for several environments
+trainer = GRPOTrainer(model=..., train_dataset=dataset, environment_factory=environment_factory, args=GRPOConfig(...))
+\`\`\`
+
+\`reset(**row)\` starts the row's episode on the service and returns its prompt (TRL appends it to the user
+message); \`get_reward()\` ends the episode if it still runs and returns its score (TRL adds it as a
+reward; \`envforge_episode_reward\` is the same as a reward function). Train single-turn and episodic rows
+in separate runs: \`environment_factory\` applies to every row.
+`;
+}

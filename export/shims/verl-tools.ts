@@ -129,3 +129,27 @@ class EnvforgeTool(BaseTool):
 
 ${classes}`;
 }
+
+/** The README's part on episodic rows; empty for an export without them. */
+export function verlEpisodicReadme(context: FormatContext): string {
+  if (episodicEnvs(context.envs).length === 0) return '';
+  return `
+## Episodic environments (multi-turn tool use)
+
+Their rows carry \`agent_name: "tool_agent"\` and \`extra_info.tools_kwargs.<tool>.create_kwargs\` = the
+identity; \`tool_config.yaml\` binds every tool to a class in \`${TOOLS_MODULE}.py\`, which plays each trajectory
+as one episode on the service (first tool call: a new episode; every call: one step; the call that ends it
+returns the score as its tool reward; \`compute_score\` reads that back).
+
+\`\`\`sh
+PYTHONPATH=$PWD:$PYTHONPATH python3 -m verl.trainer.main_ppo \\
+  actor_rollout_ref.rollout.multi_turn.enable=True \\
+  actor_rollout_ref.rollout.multi_turn.tool_config_path=tool_config.yaml \\
+  custom_reward_function.path=compute_score.py custom_reward_function.name=compute_score ...
+\`\`\`
+
+An episode the model leaves unfinished scores 0 in verl's agent loop (it has no end-of-trajectory hook for
+tools); a rollout that calls \`calc_reward\` gets the service's score of the episode as it stands.
+ENVFORGE_MAX_EPISODES (default 65536) bounds the episodes one process remembers.
+`;
+}
