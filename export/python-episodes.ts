@@ -34,6 +34,17 @@ def _score_of(answer, what):
     return float(score)
 
 
+def _refused_action(status, text):
+    """A step the service refuses for its size (413) is the policy's error, not the trainer's: it becomes the observation."""
+    if status != 413:
+        return None
+    try:
+        message = json.loads(text)["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        message = "the tool call is too large"
+    return f"error: {message}"
+
+
 class Episode:
     """One episode on the envforge service, from reset to its score. Blocking: async trainers call it through in_thread."""
 
@@ -56,7 +67,13 @@ class Episode:
         """One tool call; returns the observation. Once the episode has ended, nothing is sent."""
         if self.done:
             return EPISODE_OVER
-        answer = _request("POST", self._path + "/step", {"tool": tool, "args": args if args is not None else {}, "turn": self.turn + 1})
+        args = {} if args is None else args
+        if not isinstance(tool, str) or not 0 < len(tool) <= 200 or not isinstance(args, dict):
+            # The service refuses such a call outright (400): the policy hears why, and the episode stays where it was.
+            return "error: a tool call needs the name of a tool and an object of arguments"
+        answer = _request("POST", self._path + "/step", {"tool": tool, "args": args, "turn": self.turn + 1}, on_status=_refused_action)
+        if isinstance(answer, str):
+            return answer
         if not isinstance(answer, dict) or not isinstance(answer.get("turn"), int):
             raise EnvforgeServiceError(f"{URL}{self._path}/step answered without a turn: {str(answer)[:300]}")
         self.turn = answer["turn"]
