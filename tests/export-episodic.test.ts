@@ -26,6 +26,7 @@ import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollo
 import { SandboxPool } from '../sandbox/pool.js';
 import type { RunningServer } from '../serve/options.js';
 import { startServer } from '../serve/server.js';
+import { describeColumns, readWithArrow } from './helpers/arrow-reader.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'envforge-episodic-export-'));
@@ -162,7 +163,8 @@ describe('episodic exports: the generated Python shims against the live service'
       const tools = (byName.get(c.env) as EpisodicSeed).meta.tools.map((t) => t.name);
       // verl: the row's identity as create_kwargs for each of its environment's tools, null for the others.
       const kwargs = c.verl.tools_kwargs as Record<string, { create_kwargs: unknown } | null>;
-      for (const [tool, value] of Object.entries(kwargs)) expect(value, `${c.env} ${tool}`).toEqual(tools.includes(tool) ? { create_kwargs: c.identity } : null);
+      expect(Object.keys(kwargs).sort()).toEqual([...tools].sort()); // hyparquet leaves the other tools' nulls out
+      for (const [tool, value] of Object.entries(kwargs)) expect(value, `${c.env} ${tool}`).toEqual({ create_kwargs: c.identity });
       expect(c.verl.need_tools_kwargs).toBe(true);
       // TRL: an empty user message that reset() fills, and the row's environment class.
       expect(c.trl).toMatchObject({ prompt: [{ role: 'user', content: '' }], environment: c.env, ...c.identity });
@@ -175,6 +177,14 @@ describe('episodic exports: the generated Python shims against the live service'
     }
     const verlRows = await readParquet(join(dirs.verl, 'train.parquet'));
     expect(new Set(verlRows.map((r) => r.agent_name))).toEqual(new Set(['tool_agent']));
+    // arrow-rs reads the nested tools_kwargs (structs, nulls, a boolean) as hyparquet does.
+    const arrow = readWithArrow(join(dirs.verl, 'train.parquet'));
+    expect(describeColumns(arrow.schema)).toMatch(/^data_source:u\?,prompt:\+l\?<.*>,ability:u\?,reward_model:\+s\?<.*>,extra_info:\+s\?<split:u\?,index:l\?,env:u\?,version:l\?,seed:l\?,level:l\?,need_tools_kwargs:b\?,tools_kwargs:\+s\?<.*>>,agent_name:u\?$/);
+    // (hyparquet leaves a null struct field out; arrow-rs, like pyarrow, keeps it as null: every tool of the export.)
+    const allTools = [...new Set(seeds.flatMap((seed) => seed.meta.tools.map((t) => t.name)))].sort();
+    for (const row of arrow.rows) expect(Object.keys((row.extra_info as { tools_kwargs: object }).tools_kwargs).sort()).toEqual(allTools);
+    const withoutNulls = (value: unknown) => JSON.parse(JSON.stringify(plain(value), (_, v: unknown) => (v === null ? undefined : v))) as unknown;
+    expect(arrow.rows.map((r) => withoutNulls([r.extra_info, r.agent_name]))).toEqual(verlRows.map((r) => withoutNulls([r.extra_info, r.agent_name])));
     for (const row of verlRows) expect(cases.map((c) => c.expected.prompt)).toContain((row.prompt as Array<{ content: string }>)[0]?.content);
   });
 
