@@ -21,6 +21,8 @@ import { episodicMeta } from '../kinds/episodic.js';
 import { FORMATS } from '../export/registry.js';
 import { runExport, type ExportSummary } from '../export/run.js';
 import { parseSplit } from '../export/select.js';
+import { trlRefuses } from '../export/shims/trl-environment.js';
+import { verlRefuses } from '../export/shims/verl-tools.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollouts.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -249,5 +251,13 @@ describe('episodic exports: the generated Python shims against the live service'
     } finally {
       await library.close();
     }
+  });
+
+  it('each format names what it cannot express: a non-string enum for verl, a keyword parameter for TRL', () => {
+    const env = (properties: Record<string, unknown>) => ({ name: 'x', version: 1, hash: 'h', episodic: { maxTurns: 5, tools: [{ name: 'pick', description: 'Pick.', parameters: { type: 'object', properties } }] } });
+    expect(verlRefuses(env({ n: { type: 'integer', enum: [1, 2] } }))).toMatch(/the parameter "n" of its tool "pick" has a non-string enum/);
+    expect(verlRefuses(env({ n: { type: 'string', enum: ['a'] }, from: { type: 'string' } }))).toBeUndefined();
+    expect(trlRefuses(env({ from: { type: 'string' } }))).toMatch(/the parameter "from" of its tool "pick" cannot be a Python keyword argument/);
+    expect(trlRefuses(env({ n: { type: 'integer', enum: [1, 2] } }))).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import { ParquetSplits, pq, type ParquetLayout } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
 import { pythonClient } from '../python-client.js';
 import { episodicEnvs, pyString } from '../shims/python.js';
-import { exportedTools, TOOLS_MODULE, verlEpisodicReadme, verlToolConfig, verlToolsPy } from '../shims/verl-tools.js';
+import { exportedTools, TOOLS_MODULE, verlEpisodicReadme, verlRefuses, verlToolConfig, verlToolsPy } from '../shims/verl-tools.js';
 
 const IDENTITY_FIELDS = [pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level')];
 
@@ -54,6 +54,7 @@ export const verl: ExportFormat = {
   name: 'verl',
   description: 'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; episodic: tool_config.yaml and envforge_tools.py',
   kinds: ['single-turn', 'episodic'],
+  refuses: verlRefuses,
   async begin(context) {
     const parquet = new ParquetSplits(context.files, context.splits, layoutOf(context));
     return {

@@ -26,6 +26,16 @@ export function exportedTools(envs: readonly ShimEnv[]): Map<string, { envs: str
   return new Map([...tools].map(([name, { envs: owners, schema }]) => [name, { envs: owners, schema }]));
 }
 
+/** Why verl cannot carry an environment: its tool schema model takes string enums only (OpenAIFunctionPropertySchema). */
+export function verlRefuses(env: ShimEnv): string | undefined {
+  for (const tool of env.episodic?.tools ?? []) {
+    const properties = (tool.parameters as { properties?: Record<string, { enum?: unknown[] }> }).properties ?? {};
+    const bad = Object.entries(properties).find(([, p]) => p.enum?.some((v) => typeof v !== 'string'));
+    if (bad) return `the parameter "${bad[0]}" of its tool "${tool.name}" has a non-string enum, which verl's tool schema (enum: list[str]) refuses`;
+  }
+  return undefined;
+}
+
 /** tool_config.yaml, written as JSON (a YAML subset) so no YAML quoting rule can change a schema. */
 export function verlToolConfig(envs: readonly ShimEnv[]): string {
   const tools = [...exportedTools(envs)].map(([name, { schema }]) => ({ class_name: `${TOOLS_MODULE}.${className(name)}Tool`, config: { type: 'native' }, tool_schema: schema }));
