@@ -33,7 +33,7 @@ import { describeColumns, readWithArrow } from './helpers/arrow-reader.js';
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'envforge-episodic-export-'));
 const LIB = join(tmp, 'library');
-const dirs = { verl: join(tmp, 'verl'), trl: join(tmp, 'trl'), openrlhf: join(tmp, 'openrlhf') };
+const dirs = { verl: join(tmp, 'verl'), trl: join(tmp, 'trl'), openrlhf: join(tmp, 'openrlhf'), jsonl: join(tmp, 'jsonl') };
 type Row = Record<string, unknown>;
 
 interface Case {
@@ -160,6 +160,8 @@ describe('episodic exports: the generated Python shims against the live service'
     expect(summaries.get('verl')?.files.map((f) => f.name)).toEqual(expect.arrayContaining(['tool_config.yaml', 'envforge_tools.py', 'compute_score.py']));
     expect(summaries.get('trl')?.files.map((f) => f.name)).toContain('environment.py');
     expect(summaries.get('openrlhf')?.files.map((f) => f.name)).toContain('agent_func.py');
+    expect(readFileSync(join(dirs.jsonl, 'README.md'), 'utf8')).toMatch(/play\s+them as episodes: `POST \/v1\/episodes`/);
+    expect(jsonLines(join(dirs.jsonl, 'train.jsonl')).map((r) => r.ground_truth)).toEqual(cases.map((c) => JSON.stringify(c.identity)));
     const byName = new Map(seeds.map((s) => [s.name, s]));
     for (const c of cases) {
       const tools = (byName.get(c.env) as EpisodicSeed).meta.tools.map((t) => t.name);
