@@ -78,6 +78,8 @@ export class EpisodeSessions {
   private readonly loading = new Map<string, Promise<Session>>();
   private reserved = 0;
   private readonly timer: NodeJS.Timeout;
+  /** Parsed metas by module hash: checking a meta against contract v2 costs more than a step. */
+  private readonly metas = new Map<string, EpisodicMeta | null>();
 
   constructor(
     private readonly service: Service,
@@ -124,9 +126,14 @@ export class EpisodeSessions {
     if ('error' in found) throw new ServeError(found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400, found.error.code, found.error.message);
     const quarantined = this.service.defence.quarantined(found.record.hash);
     if (quarantined) throw new ServeError(409, 'E_QUARANTINED', `${found.record.name}@${found.record.version} is ${quarantined}`);
-    const meta = parseEpisodicMeta(found.record.meta);
-    if (!meta) throw new ServeError(500, 'E_META', `${found.record.name}@${found.record.version}'s meta does not match contract v2`);
-    return { record: found.record, meta };
+    return { record: found.record, meta: this.metaOf(found.record) };
+  }
+
+  private metaOf(record: EnvRecord): EpisodicMeta {
+    if (!this.metas.has(record.hash)) this.metas.set(record.hash, parseEpisodicMeta(record.meta));
+    const meta = this.metas.get(record.hash);
+    if (!meta) throw new ServeError(500, 'E_META', `${record.name}@${record.version}'s meta does not match contract v2`);
+    return meta;
   }
 
   /** One rollout in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures are 503. */
@@ -179,8 +186,7 @@ export class EpisodeSessions {
     const { env, version, seed, level, hash } = entry.identity;
     const found = this.service.catalog.lookup(env, version);
     if ('error' in found || found.record.hash !== hash) throw new ServeError(410, 'E_UNKNOWN_ENV', `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`);
-    const meta = parseEpisodicMeta(found.record.meta);
-    if (!meta) throw new ServeError(500, 'E_META', `${env}@${version}'s meta does not match contract v2`);
+    const meta = this.metaOf(found.record);
     const release = this.reserve();
     try {
       const r = await this.rollout(found.record, meta, seed, level, entry.actions);
