@@ -94,19 +94,20 @@ export class EpisodeSessions {
     return this.open.size;
   }
 
-  close(): void {
+  /** Stops the sweeps and waits for the journal's writes. */
+  async close(): Promise<void> {
     clearInterval(this.timer);
+    await this.journal.settle();
   }
 
   /** Evicts idle sessions from memory and expired journals from disk. */
   sweep(now = Date.now()): void {
     for (const [id, s] of this.open) if (now - s.lastUsed > this.options.idleMs) this.open.delete(id);
-    try {
-      this.journal.sweep(now);
-    } catch {
-      // the folder is unreadable for now: try again next sweep
-    }
+    if (now - this.sweptAt < Math.min(this.options.journalTtlMs / 4, 60_000)) return;
+    this.sweptAt = now;
+    this.journal.sweep(now).catch(() => {}); // the folder is unreadable for now: try again next sweep
   }
+  private sweptAt = 0;
 
   private reserve(): () => void {
     if (this.open.size + this.reserved >= this.options.maxSessions) {
@@ -129,6 +130,14 @@ export class EpisodeSessions {
     return { record: found.record, meta: this.metaOf(found.record) };
   }
 
+  private readonly shapes = new WeakMap<EpisodicMeta, ReturnType<typeof rolloutShape>>();
+  /** The rollout fields of a meta (its tools as JSON text), made once per meta. */
+  private shapeOf(meta: EpisodicMeta): ReturnType<typeof rolloutShape> {
+    let shape = this.shapes.get(meta);
+    if (!shape) this.shapes.set(meta, (shape = rolloutShape(meta)));
+    return shape;
+  }
+
   private metaOf(record: EnvRecord): EpisodicMeta {
     if (!this.metas.has(record.hash)) this.metas.set(record.hash, parseEpisodicMeta(record.meta));
     const meta = this.metas.get(record.hash);
@@ -139,11 +148,12 @@ export class EpisodeSessions {
   /** One rollout in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures are 503. */
   async rollout(record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], from?: { state: string; turn: number; errors: number }) {
     const source = await this.service.source(record);
-    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...rolloutShape(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
+    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
     const [result] = await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
     if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
-    return toRollout({ seed, level, policy: { type: 'replay', actions } }, result);
+    // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
+    return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
   }
 
   async create(identity: { env: string; version?: number | undefined; seed: number; level: number }): Promise<Session> {
@@ -181,7 +191,7 @@ export class EpisodeSessions {
   private async restore(id: string): Promise<Session> {
     const unknown = () => new ServeError(404, 'E_UNKNOWN_EPISODE', `no episode ${JSON.stringify(id.slice(0, 120))}: never issued, malformed, or expired (journals are kept ${this.options.journalTtlMs / 1000} s after their last use)`);
     if (!parseEpisodeId(id)) throw unknown();
-    const entry = this.journal.read(id);
+    const entry = await this.journal.read(id);
     if (!entry) throw unknown();
     const { env, version, seed, level, hash } = entry.identity;
     const found = this.service.catalog.lookup(env, version);
