@@ -8,6 +8,7 @@ import type { Call } from '../sandbox/protocol.js';
 import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { SANDBOX_FN } from './dispatcher.js';
+import { defendEpisode } from './episode-defence.js';
 import { EpisodeJournal, newEpisodeId, parseEpisodeId, type EpisodeIdentity } from './episode-journal.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
@@ -162,6 +163,7 @@ export class EpisodeSessions {
     try {
       const full: EpisodeIdentity = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
       const r = await this.rollout(record, meta, full.seed, full.level, []);
+      if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn });
       if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
       const id = newEpisodeId(full);
       this.journal.create(id, { ...full, hash: record.hash });
@@ -244,6 +246,7 @@ export class EpisodeSessions {
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
         this.journal.append(id, current + 1, action);
         this.journal.end(id, { end: 'failed', code: r.code });
+        void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn });
         return this.result(s, current + 1);
       }
       s.turns.push({ action, observation: r.observations?.[0] ?? '' });
@@ -303,7 +306,10 @@ export class EpisodeSessions {
     const { record, meta } = this.resolve(identity);
     const r = await this.rollout(record, meta, identity.seed, identity.level, actions);
     const head = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
-    if (!r.ok) return { ...head, score: 0, end: 'failed', error: { code: r.code, message: `${r.fn}: ${r.message}` } };
+    if (!r.ok) {
+      void defendEpisode(this.service, { record, meta, seed: identity.seed, level: identity.level, actions, code: r.code, message: r.message, fn: r.fn });
+      return { ...head, score: 0, end: 'failed', error: { code: r.code, message: `${r.fn}: ${r.message}` } };
+    }
     return { ...head, ...outcomeOf(r), turns: r.turns, rejected: r.rejected };
   }
 }

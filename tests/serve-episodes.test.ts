@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { admitEpisodicSeeds, type EpisodicSeed } from '../bench/episodic-library.js';
+import { readFileSync } from 'node:fs';
+import { admitEpisodic, admitEpisodicSeeds, type EpisodicSeed } from '../bench/episodic-library.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollouts.js';
@@ -31,6 +32,9 @@ beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   const library = SqliteLibrary.open(dir, { create: true });
   seeds = await admitEpisodicSeeds(library, pool);
+  // Two modules the validator rejects, served anyway to see the service survive them: step throws on an unknown plate; step hangs.
+  const fixture = (file: string) => ({ name: file, source: readFileSync(new URL(`./fixtures/episodic/${file}`, import.meta.url), 'utf8') });
+  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js')]);
   await library.close();
   server = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 64 });
 }, 60_000);
@@ -186,6 +190,29 @@ describe('limits and restarts', () => {
     } finally {
       await first.close();
     }
+  });
+});
+
+describe('failing environments', () => {
+  it('a step that throws or hangs ends its episode with score 0 and the error, is confirmed as an incident, and quarantines', { timeout: 60_000 }, async () => {
+    const throws = (await call(server.url, 'POST', '/v1/episodes', { env: 'fleet-maintenance', seed: 1, level: 1 })).body.episode as string;
+    const hangs = (await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 1, level: 5 })).body.episode as string;
+    const [thrown, hung] = await Promise.all([
+      call(server.url, 'POST', `/v1/episodes/${throws}/step`, { tool: 'log_service', args: { plate: 'NOPE-1', service: 'oil' }, turn: 1 }),
+      call(server.url, 'POST', `/v1/episodes/${hangs}/step`, { tool: 'optimize_route', args: {}, turn: 1 }),
+    ]);
+    expect(thrown.body).toMatchObject({ turn: 1, done: true, score: 0, end: 'failed', error: { code: 'E_THROWN' } });
+    expect(hung.body).toMatchObject({ turn: 1, done: true, score: 0, end: 'failed', error: { code: 'E_TIMEOUT' } });
+    // The journal says how it ended: the failure is answered again, and replays cannot step it.
+    expect((await call(server.url, 'GET', `/v1/episodes/${hangs}`)).body).toMatchObject({ done: true, end: 'failed' });
+    let refused: Json = null;
+    for (let i = 0; i < 100 && refused?.status !== 409; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      refused = await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 2, level: 1 });
+    }
+    expect(refused.body.error.code).toBe('E_QUARANTINED');
+    // Others play on.
+    expect((await call(server.url, 'POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 3, level: 1 })).status).toBe(200);
   });
 });
 
