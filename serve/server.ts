@@ -103,7 +103,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 
-  registerRoutes(app, { service, defence, options: opts, itemErrors });
+  registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });
   registerEpisodeRoutes(app, service, sessions, opts.maxActionsPerScore);
   const openenv = registerOpenEnv(app, service, sessions);
 

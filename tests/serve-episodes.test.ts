@@ -138,6 +138,29 @@ describe('steps', () => {
   });
 });
 
+describe('OpenEnv over HTTP', () => {
+  it('reset, step (also as MCP call_tool, idempotent by turn) and state, with OpenEnv shapes', { timeout: 60_000 }, async () => {
+    const seed = seeds[3] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 4, level: 1, policy: { type: 'act' } }])) as [Rollout];
+    const base = `/openenv/${seed.name}`;
+    const reset = await call(server.url, 'POST', `${base}/reset`, { seed: 4, level: 1, episode_id: 'my-run-7' });
+    expect(reset.body).toMatchObject({ observation: { text: r.prompt, turn: 0, tools: seed.meta.tools }, reward: null, done: false, metadata: { client_episode_id: 'my-run-7', seed: 4, level: 1 } });
+    const id = reset.body.metadata.episode_id as string;
+    let out: Json = null;
+    for (const [i, action] of (r.actions as Array<{ tool: string; args?: object }>).entries()) {
+      const mcp = i % 2 === 1 ? { type: 'call_tool', tool_name: action.tool, ...(action.args ? { arguments: action.args } : {}) } : action;
+      out = await call(server.url, 'POST', `${base}/step`, { action: mcp, episode_id: id, turn: i + 1 });
+      expect(out.body.observation).toEqual({ text: r.observations?.[i], turn: i + 1 });
+    }
+    expect(out.body).toMatchObject({ done: true, reward: 1, metadata: { episode_id: id, end: 'done' } });
+    const retried = await call(server.url, 'POST', `${base}/step`, { action: r.actions.at(-1), episode_id: id, turn: r.actions.length });
+    expect(retried.body).toEqual(out.body);
+    expect((await call(server.url, 'GET', `${base}/state?episode_id=${id}`)).body).toMatchObject({ episode_id: id, step_count: r.actions.length, done: true });
+    expect((await call(server.url, 'POST', `${base}/step`, { action: r.actions[0] })).body.error.message).toMatch(/episode_id: is required/);
+    expect((await call(server.url, 'GET', `/openenv/${(seeds[4] as EpisodicSeed).name}/state?episode_id=${id}`)).status).toBe(400);
+  });
+});
+
 describe('limits and restarts', () => {
   it('answers 429 + retry-after past the session limit', { timeout: 60_000 }, async () => {
     const small = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 2 });
