@@ -79,6 +79,7 @@ export function listEnvs(catalog: Catalog, query: unknown): Array<Record<string,
     ...(all ? { status: env.status } : {}),
     skills: env.meta.skills,
     levels: env.meta.levels,
+    kind: kindOf(env.meta).name,
     title: env.meta.title,
     description: env.meta.description,
   }));

@@ -2,7 +2,8 @@
 // action, then how it ended), so a restarted server, or another replica sharing the folder, rebuilds any
 // episode by replaying its actions; nothing else about a session is stored (docs/reward-service.md).
 import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { appendFile, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
@@ -50,7 +51,22 @@ export function parseEpisodeId(id: string): EpisodeIdentity | null {
   }
 }
 
+/** Lines waiting for a file, and the write that drains them. */
+interface Pending {
+  lines: string[];
+  flushing: Promise<void> | null;
+}
+
+/**
+ * Writes are appended in the background, in order per file (a synchronous write per step costs the event
+ * loop more than the step); reads wait for their file's writes. A step answered just before a crash may be
+ * missing from its journal: a retry with the same `turn` then plays it again, to the same result.
+ */
 export class EpisodeJournal {
+  private readonly pending = new Map<string, Pending>();
+  /** Appends that failed (a full or read-only disk): those episodes do not survive a restart. */
+  writeErrors = 0;
+
   constructor(
     readonly dir: string,
     /** A journal untouched this long is deleted (its episode is then unknown). */
@@ -64,24 +80,49 @@ export class EpisodeJournal {
     return join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`);
   }
 
-  create(id: string, identity: EpisodeIdentity & { hash: string }): void {
-    writeFileSync(this.fileOf(id), `${JSON.stringify({ id, ...identity })}\n`, { flag: 'wx' });
+  private write(id: string, line: string): void {
+    const file = this.fileOf(id);
+    let queue = this.pending.get(file);
+    if (!queue) this.pending.set(file, (queue = { lines: [], flushing: null }));
+    queue.lines.push(line);
+    queue.flushing ??= this.drain(file, queue);
   }
 
-  /** Appends turn `turn`'s action (synchronously: lines of one episode stay in order). */
+  private async drain(file: string, queue: Pending): Promise<void> {
+    while (queue.lines.length > 0) {
+      const text = queue.lines.join('');
+      queue.lines = [];
+      await appendFile(file, text).catch(() => void this.writeErrors++);
+    }
+    queue.flushing = null;
+    this.pending.delete(file);
+  }
+
+  /** Resolves once every write so far has landed. */
+  async settle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending.values()].map((q) => q.flushing));
+  }
+
+  create(id: string, identity: EpisodeIdentity & { hash: string }): void {
+    this.write(id, `${JSON.stringify({ id, ...identity })}\n`);
+  }
+
+  /** Appends turn `turn`'s action. */
   append(id: string, turn: number, action: unknown): void {
-    appendFileSync(this.fileOf(id), `${JSON.stringify({ turn, action })}\n`);
+    this.write(id, `${JSON.stringify({ turn, action })}\n`);
   }
 
   end(id: string, ended: JournalEnd): void {
-    appendFileSync(this.fileOf(id), `${JSON.stringify(ended)}\n`);
+    this.write(id, `${JSON.stringify(ended)}\n`);
   }
 
   /** The journaled episode, or null when none is (never created, expired, or not ours). A torn last line is ignored. */
-  read(id: string): JournalEntry | null {
+  async read(id: string): Promise<JournalEntry | null> {
+    const file = this.fileOf(id);
+    await this.pending.get(file)?.flushing;
     let text: string;
     try {
-      text = readFileSync(this.fileOf(id), 'utf8');
+      text = await readFile(file, 'utf8');
     } catch {
       return null;
     }
@@ -115,14 +156,14 @@ export class EpisodeJournal {
   }
 
   /** Deletes journals untouched for ttlMs; returns how many. */
-  sweep(now = Date.now()): number {
+  async sweep(now = Date.now()): Promise<number> {
     let removed = 0;
-    for (const name of readdirSync(this.dir)) {
+    for (const name of await readdir(this.dir)) {
       if (!name.endsWith('.jsonl')) continue;
       const file = join(this.dir, name);
       try {
-        if (now - statSync(file).mtimeMs > this.ttlMs) {
-          unlinkSync(file);
+        if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.pending.has(file)) {
+          await unlink(file);
           removed++;
         }
       } catch {

@@ -8,6 +8,7 @@ import type { Call } from '../sandbox/protocol.js';
 import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { SANDBOX_FN } from './dispatcher.js';
+import { defendEpisode } from './episode-defence.js';
 import { EpisodeJournal, newEpisodeId, parseEpisodeId, type EpisodeIdentity } from './episode-journal.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
@@ -78,6 +79,8 @@ export class EpisodeSessions {
   private readonly loading = new Map<string, Promise<Session>>();
   private reserved = 0;
   private readonly timer: NodeJS.Timeout;
+  /** Parsed metas by module hash: checking a meta against contract v2 costs more than a step. */
+  private readonly metas = new Map<string, EpisodicMeta | null>();
 
   constructor(
     private readonly service: Service,
@@ -92,19 +95,20 @@ export class EpisodeSessions {
     return this.open.size;
   }
 
-  close(): void {
+  /** Stops the sweeps and waits for the journal's writes. */
+  async close(): Promise<void> {
     clearInterval(this.timer);
+    await this.journal.settle();
   }
 
   /** Evicts idle sessions from memory and expired journals from disk. */
   sweep(now = Date.now()): void {
     for (const [id, s] of this.open) if (now - s.lastUsed > this.options.idleMs) this.open.delete(id);
-    try {
-      this.journal.sweep(now);
-    } catch {
-      // the folder is unreadable for now: try again next sweep
-    }
+    if (now - this.sweptAt < Math.min(this.options.journalTtlMs / 4, 60_000)) return;
+    this.sweptAt = now;
+    this.journal.sweep(now).catch(() => {}); // the folder is unreadable for now: try again next sweep
   }
+  private sweptAt = 0;
 
   private reserve(): () => void {
     if (this.open.size + this.reserved >= this.options.maxSessions) {
@@ -124,19 +128,33 @@ export class EpisodeSessions {
     if ('error' in found) throw new ServeError(found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400, found.error.code, found.error.message);
     const quarantined = this.service.defence.quarantined(found.record.hash);
     if (quarantined) throw new ServeError(409, 'E_QUARANTINED', `${found.record.name}@${found.record.version} is ${quarantined}`);
-    const meta = parseEpisodicMeta(found.record.meta);
-    if (!meta) throw new ServeError(500, 'E_META', `${found.record.name}@${found.record.version}'s meta does not match contract v2`);
-    return { record: found.record, meta };
+    return { record: found.record, meta: this.metaOf(found.record) };
+  }
+
+  private readonly shapes = new WeakMap<EpisodicMeta, ReturnType<typeof rolloutShape>>();
+  /** The rollout fields of a meta (its tools as JSON text), made once per meta. */
+  private shapeOf(meta: EpisodicMeta): ReturnType<typeof rolloutShape> {
+    let shape = this.shapes.get(meta);
+    if (!shape) this.shapes.set(meta, (shape = rolloutShape(meta)));
+    return shape;
+  }
+
+  private metaOf(record: EnvRecord): EpisodicMeta {
+    if (!this.metas.has(record.hash)) this.metas.set(record.hash, parseEpisodicMeta(record.meta));
+    const meta = this.metas.get(record.hash);
+    if (!meta) throw new ServeError(500, 'E_META', `${record.name}@${record.version}'s meta does not match contract v2`);
+    return meta;
   }
 
   /** One rollout in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures are 503. */
   async rollout(record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], from?: { state: string; turn: number; errors: number }) {
     const source = await this.service.source(record);
-    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...rolloutShape(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
+    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
     const [result] = await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
     if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
-    return toRollout({ seed, level, policy: { type: 'replay', actions } }, result);
+    // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
+    return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
   }
 
   async create(identity: { env: string; version?: number | undefined; seed: number; level: number }): Promise<Session> {
@@ -145,6 +163,7 @@ export class EpisodeSessions {
     try {
       const full: EpisodeIdentity = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
       const r = await this.rollout(record, meta, full.seed, full.level, []);
+      if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn });
       if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
       const id = newEpisodeId(full);
       this.journal.create(id, { ...full, hash: record.hash });
@@ -174,13 +193,12 @@ export class EpisodeSessions {
   private async restore(id: string): Promise<Session> {
     const unknown = () => new ServeError(404, 'E_UNKNOWN_EPISODE', `no episode ${JSON.stringify(id.slice(0, 120))}: never issued, malformed, or expired (journals are kept ${this.options.journalTtlMs / 1000} s after their last use)`);
     if (!parseEpisodeId(id)) throw unknown();
-    const entry = this.journal.read(id);
+    const entry = await this.journal.read(id);
     if (!entry) throw unknown();
     const { env, version, seed, level, hash } = entry.identity;
     const found = this.service.catalog.lookup(env, version);
     if ('error' in found || found.record.hash !== hash) throw new ServeError(410, 'E_UNKNOWN_ENV', `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`);
-    const meta = parseEpisodicMeta(found.record.meta);
-    if (!meta) throw new ServeError(500, 'E_META', `${env}@${version}'s meta does not match contract v2`);
+    const meta = this.metaOf(found.record);
     const release = this.reserve();
     try {
       const r = await this.rollout(found.record, meta, seed, level, entry.actions);
@@ -228,6 +246,7 @@ export class EpisodeSessions {
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
         this.journal.append(id, current + 1, action);
         this.journal.end(id, { end: 'failed', code: r.code });
+        void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn });
         return this.result(s, current + 1);
       }
       s.turns.push({ action, observation: r.observations?.[0] ?? '' });
@@ -287,7 +306,10 @@ export class EpisodeSessions {
     const { record, meta } = this.resolve(identity);
     const r = await this.rollout(record, meta, identity.seed, identity.level, actions);
     const head = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
-    if (!r.ok) return { ...head, score: 0, end: 'failed', error: { code: r.code, message: `${r.fn}: ${r.message}` } };
+    if (!r.ok) {
+      void defendEpisode(this.service, { record, meta, seed: identity.seed, level: identity.level, actions, code: r.code, message: r.message, fn: r.fn });
+      return { ...head, score: 0, end: 'failed', error: { code: r.code, message: `${r.fn}: ${r.message}` } };
+    }
     return { ...head, ...outcomeOf(r), turns: r.turns, rejected: r.rejected };
   }
 }

@@ -129,18 +129,16 @@ export class OpenEnvAdapter {
 export function registerOpenEnv(app: FastifyInstance, service: Service, sessions: EpisodeSessions): { close(): void } {
   const adapter = new OpenEnvAdapter(service, sessions);
   const envOf = (params: unknown) => String((params as { env?: unknown }).env ?? '');
-  const episodeOf = (value: unknown, where: string) => {
-    if (typeof value !== 'string' || value === '') throw new ServeError(400, 'E_BAD_REQUEST', `${where}: episode_id is required (the metadata.episode_id a reset returned)`);
-    return value;
-  };
-  const Step = z.object({ action: z.unknown(), episode_id: z.unknown(), turn: StepBody.shape.turn }, { error: 'the body must be a JSON object { action, episode_id, turn? }' }).loose();
+  const EpisodeId = z.string({ error: (issue) => (issue.input === undefined ? 'is required (the metadata.episode_id a reset returned)' : 'must be a string') }).min(1, 'must not be empty');
+  const Step = z.object({ action: z.unknown(), episode_id: EpisodeId, turn: StepBody.shape.turn }, { error: 'the body must be a JSON object { action, episode_id, turn? }' }).loose();
 
   app.post('/openenv/:env/reset', async (request) => admitted(service, () => adapter.reset(envOf(request.params), request.body)));
   app.post('/openenv/:env/step', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
     const body = parse(Step, request.body);
-    return admitted(service, () => adapter.step(envOf(request.params), episodeOf(body.episode_id, 'body'), body.action, body.turn));
+    return admitted(service, () => adapter.step(envOf(request.params), body.episode_id, body.action, body.turn));
   });
-  app.get('/openenv/:env/state', async (request) => admitted(service, () => adapter.state(envOf(request.params), episodeOf((request.query as { episode_id?: unknown } | null)?.episode_id, 'query'))));
+  const StateQuery = z.object({ episode_id: EpisodeId }, { error: 'the query must carry episode_id' });
+  app.get('/openenv/:env/state', async (request) => admitted(service, () => adapter.state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id)));
   app.get('/openenv/:env/health', async () => ({ status: 'healthy' }));
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: STEP_BODY_LIMIT });

@@ -103,7 +103,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 
-  registerRoutes(app, { service, defence, options: opts, itemErrors });
+  registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });
   registerEpisodeRoutes(app, service, sessions, opts.maxActionsPerScore);
   const openenv = registerOpenEnv(app, service, sessions);
 
@@ -116,7 +116,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   } catch (error) {
     clearInterval(timer);
     if (flusher) clearInterval(flusher);
-    sessions.close();
+    await sessions.close();
     openenv.close();
     itemErrors?.close();
     await app.close().catch(() => {});
@@ -134,7 +134,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
         await unlisten?.();
         openenv.close(); // WebSocket sessions hold their connections open; their episodes stay resumable
         await app.close(); // stops accepting; in-flight requests finish first
-        sessions.close();
+        await sessions.close();
         itemErrors?.close();
         await reloading;
         if (ownsPool) await pool.close();

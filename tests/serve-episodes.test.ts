@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { admitEpisodicSeeds, type EpisodicSeed } from '../bench/episodic-library.js';
+import { readFileSync } from 'node:fs';
+import { admitEpisodic, admitEpisodicSeeds, type EpisodicSeed } from '../bench/episodic-library.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollouts.js';
@@ -31,6 +32,9 @@ beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   const library = SqliteLibrary.open(dir, { create: true });
   seeds = await admitEpisodicSeeds(library, pool);
+  // Two modules the validator rejects, served anyway to see the service survive them: step throws on an unknown plate; step hangs.
+  const fixture = (file: string) => ({ name: file, source: readFileSync(new URL(`./fixtures/episodic/${file}`, import.meta.url), 'utf8') });
+  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js')]);
   await library.close();
   server = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 64 });
 }, 60_000);
@@ -124,13 +128,36 @@ describe('steps', () => {
       ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(70_000) } }, undefined, 413, /over the limit/],
       ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(300_000) } }, undefined, 413, /over the limit/],
       ['POST', '/v1/episodes/ep1.nope.0/step', { tool: 'x' }, undefined, 404, /no episode/],
-      ['GET', `/v1/episodes/${id.slice(0, -1)}0`, undefined, undefined, 404, /no episode/],
+      ['GET', `/v1/episodes/${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`, undefined, undefined, 404, /no episode/],
       ['POST', '/v1/episodes/score', { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 1 }, undefined, 400, /actions: is required/],
     ];
     for (const [method, path, body, raw, status, message] of cases) {
       const r = await call(server.url, method, path, body, raw);
       expect([r.status, r.body.error?.message], `${method} ${path}`).toEqual([status, expect.stringMatching(message)]);
     }
+  });
+});
+
+describe('OpenEnv over HTTP', () => {
+  it('reset, step (also as MCP call_tool, idempotent by turn) and state, with OpenEnv shapes', { timeout: 60_000 }, async () => {
+    const seed = seeds[3] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 4, level: 1, policy: { type: 'act' } }])) as [Rollout];
+    const base = `/openenv/${seed.name}`;
+    const reset = await call(server.url, 'POST', `${base}/reset`, { seed: 4, level: 1, episode_id: 'my-run-7' });
+    expect(reset.body).toMatchObject({ observation: { text: r.prompt, turn: 0, tools: seed.meta.tools }, reward: null, done: false, metadata: { client_episode_id: 'my-run-7', seed: 4, level: 1 } });
+    const id = reset.body.metadata.episode_id as string;
+    let out: Json = null;
+    for (const [i, action] of (r.actions as Array<{ tool: string; args?: object }>).entries()) {
+      const mcp = i % 2 === 1 ? { type: 'call_tool', tool_name: action.tool, ...(action.args ? { arguments: action.args } : {}) } : action;
+      out = await call(server.url, 'POST', `${base}/step`, { action: mcp, episode_id: id, turn: i + 1 });
+      expect(out.body.observation).toEqual({ text: r.observations?.[i], turn: i + 1 });
+    }
+    expect(out.body).toMatchObject({ done: true, reward: 1, metadata: { episode_id: id, end: 'done' } });
+    const retried = await call(server.url, 'POST', `${base}/step`, { action: r.actions.at(-1), episode_id: id, turn: r.actions.length });
+    expect(retried.body).toEqual(out.body);
+    expect((await call(server.url, 'GET', `${base}/state?episode_id=${id}`)).body).toMatchObject({ episode_id: id, step_count: r.actions.length, done: true });
+    expect((await call(server.url, 'POST', `${base}/step`, { action: r.actions[0] })).body.error.message).toMatch(/episode_id: is required/);
+    expect((await call(server.url, 'GET', `/openenv/${(seeds[4] as EpisodicSeed).name}/state?episode_id=${id}`)).status).toBe(400);
   });
 });
 
@@ -186,6 +213,29 @@ describe('limits and restarts', () => {
     } finally {
       await first.close();
     }
+  });
+});
+
+describe('failing environments', () => {
+  it('a step that throws or hangs ends its episode with score 0 and the error, is confirmed as an incident, and quarantines', { timeout: 60_000 }, async () => {
+    const throws = (await call(server.url, 'POST', '/v1/episodes', { env: 'fleet-maintenance', seed: 1, level: 1 })).body.episode as string;
+    const hangs = (await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 1, level: 5 })).body.episode as string;
+    const [thrown, hung] = await Promise.all([
+      call(server.url, 'POST', `/v1/episodes/${throws}/step`, { tool: 'log_service', args: { plate: 'NOPE-1', service: 'oil' }, turn: 1 }),
+      call(server.url, 'POST', `/v1/episodes/${hangs}/step`, { tool: 'optimize_route', args: {}, turn: 1 }),
+    ]);
+    expect(thrown.body).toMatchObject({ turn: 1, done: true, score: 0, end: 'failed', error: { code: 'E_THROWN' } });
+    expect(hung.body).toMatchObject({ turn: 1, done: true, score: 0, end: 'failed', error: { code: 'E_TIMEOUT' } });
+    // The journal says how it ended: the failure is answered again, and replays cannot step it.
+    expect((await call(server.url, 'GET', `/v1/episodes/${hangs}`)).body).toMatchObject({ done: true, end: 'failed' });
+    let refused: Json = null;
+    for (let i = 0; i < 100 && refused?.status !== 409; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      refused = await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 2, level: 1 });
+    }
+    expect(refused.body.error.code).toBe('E_QUARANTINED');
+    // Others play on.
+    expect((await call(server.url, 'POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 3, level: 1 })).status).toBe(200);
   });
 });
 

@@ -106,7 +106,7 @@ describe('envforge serve: catalog', () => {
     expect(body.envs).toHaveLength(12);
     expect(body.envs.map((e: { name: string }) => e.name)).toContain('planted-sat');
     for (const env of body.envs) {
-      expect(Object.keys(env).sort()).toEqual(['description', 'hash', 'levels', 'name', 'skills', 'title', 'version']);
+      expect(Object.keys(env).sort()).toEqual(['description', 'hash', 'kind', 'levels', 'name', 'skills', 'title', 'version']);
       expect(env.version).toBe(1);
       expect(env.hash).toBe((await libA.get(env.name))?.hash);
     }
