@@ -262,4 +262,20 @@ describe('episodic exports: the generated Python shims against the live service'
     expect(trlRefuses(env({ from: { type: 'string' } }))).toMatch(/the parameter "from" of its tool "pick" cannot be a Python keyword argument/);
     expect(trlRefuses(env({ n: { type: 'integer', enum: [1, 2] } }))).toBeUndefined();
   });
+
+  it('a service that is down stops each shim loudly (verl: past its tool loop, which catches every Exception)', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const casesFile = join(tmp, 'down.json');
+    writeFileSync(casesFile, JSON.stringify(cases.slice(0, 1)));
+    const { stdout } = await promisify(execFile)('python3', [join(FIXTURES, 'episodic-shims-driver.py'), casesFile, 'down'], {
+      env: { ...process.env, PYTHONPATH: join(FIXTURES, 'trainer-stand-ins'), VERL_DIR: dirs.verl, TRL_DIR: dirs.trl, OPENRLHF_DIR: dirs.openrlhf, ENVFORGE_URL: `http://127.0.0.1:${port}`, ENVFORGE_RETRIES: '1', ENVFORGE_BACKOFF: '0.01' },
+    });
+    const out = JSON.parse(stdout) as Record<string, string | null>;
+    expect(out.verl).toMatch(/^EnvforgeServiceFailure: the envforge reward service at http:\/\/127\.0\.0\.1:\d+ failed 2 times/);
+    expect(out.trl).toMatch(/^EnvforgeServiceError: the envforge reward service .* failed 2 times/);
+    expect(out.openrlhf).toMatch(/^EnvforgeServiceError: the envforge reward service .* failed 2 times/);
+  });
 });

@@ -98,6 +98,18 @@ def _episode(key, identity, start):
     return episode
 
 
+class EnvforgeServiceFailure(BaseException):
+    """The service is down, refuses the episode or serves other environments. verl shows a tool's Exception to
+    the model as text and goes on, which would train on a silent 0: this one is no Exception, so the run stops."""
+
+
+def _loud(fn, *args):
+    try:
+        return fn(*args)
+    except EnvforgeServiceError as exc:
+        raise EnvforgeServiceFailure(str(exc)) from exc
+
+
 class EnvforgeTool(BaseTool):
     """One envforge tool; the subclasses below pin which one."""
 
@@ -117,15 +129,15 @@ class EnvforgeTool(BaseTool):
         return instance_id, ToolResponse()
 
     async def execute(self, instance_id, parameters, **kwargs):
-        episode = await in_thread(_episode, _trajectory(instance_id, kwargs), _instances[instance_id], True)
+        episode = await in_thread(_loud, _episode, _trajectory(instance_id, kwargs), _instances[instance_id], True)
         ended = episode.done
-        observation = await in_thread(episode.step, self.name, parameters)
+        observation = await in_thread(_loud, episode.step, self.name, parameters)
         reward = episode.score if episode.done and not ended else 0.0
         return ToolResponse(text=observation), reward, {"turn": episode.turn, "done": episode.done}
 
     async def calc_reward(self, instance_id, **kwargs):
-        episode = _episode(_trajectory(instance_id, kwargs), _instances.get(instance_id), instance_id in _instances)
-        return 0.0 if episode is None else await in_thread(episode.finish)
+        episode = await in_thread(_loud, _episode, _trajectory(instance_id, kwargs), _instances.get(instance_id), instance_id in _instances)
+        return 0.0 if episode is None else await in_thread(_loud, episode.finish)
 
     async def release(self, instance_id, **kwargs):
         _instances.pop(instance_id, None)
@@ -134,7 +146,7 @@ class EnvforgeTool(BaseTool):
             with _episodes_lock:
                 episode = _episodes.pop(key, None)
             if episode is not None and not episode.done:
-                await in_thread(episode.finish)
+                await in_thread(_loud, episode.finish)
 
 
 ${classes}`;
