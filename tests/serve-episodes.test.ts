@@ -209,7 +209,14 @@ describe('limits and restarts', () => {
       expect((await again.send({ type: 'state' })).data).toMatchObject({ episode_id: wsId, step_count: r.actions.length, done: true });
       expect((await again.send({ type: 'bogus' })).data.code).toBe('UNKNOWN_TYPE');
       expect((await again.send('{not json' as unknown as object)).data.code).toBe('INVALID_JSON');
+      expect((await again.send({ type: 'step', data: { tool: 'x' } })).data.envforge_code).toBe('E_EPISODE_OVER');
       again.close();
+      // A frame over the size limit closes that connection only; the server goes on.
+      const big = await connect(first.url, seed.name);
+      const closed = new Promise((resolve) => big.socket.once('close', (code) => resolve(code)));
+      big.socket.send(JSON.stringify({ type: 'step', data: { tool: 'x', args: { s: 'y'.repeat(400_000) } } }));
+      expect(await closed).toBe(1009);
+      expect((await call(first.url, 'GET', '/health')).status).toBe(200);
     } finally {
       await first.close();
     }
@@ -279,10 +286,11 @@ describe('hostile load', () => {
 });
 
 /** A minimal OpenEnv-style WebSocket client: one message out, the next message in. */
-async function connect(base: string, env: string): Promise<{ send(message: object): Promise<Json>; close(): void }> {
+async function connect(base: string, env: string): Promise<{ socket: WebSocket; send(message: object): Promise<Json>; close(): void }> {
   const socket = new WebSocket(`${base.replace('http', 'ws')}/openenv/${env}/ws`);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   return {
+    socket,
     send: (message) =>
       new Promise((resolve) => {
         socket.once('message', (data) => resolve(JSON.parse(String(data))));
