@@ -129,6 +129,7 @@ describe('steps', () => {
       ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(300_000) } }, undefined, 413, /over the limit/],
       ['POST', '/v1/episodes/ep1.nope.0/step', { tool: 'x' }, undefined, 404, /no episode/],
       ['GET', `/v1/episodes/${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`, undefined, undefined, 404, /no episode/],
+      ['GET', `/v1/episodes/ep1.${Buffer.from(JSON.stringify(['n'.repeat(200), 1, 1, 1])).toString('base64url')}.${'0'.repeat(32)}`, undefined, undefined, 404, /no episode/],
       ['POST', '/v1/episodes/score', { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 1 }, undefined, 400, /actions: is required/],
     ];
     for (const [method, path, body, raw, status, message] of cases) {
