@@ -2,8 +2,9 @@
 // own process, driven over loopback by node:http clients:
 //   serve.episodes.concurrentSessions: sessions held open at once (created, then each stepped once) with <= 1% errors;
 //   serve.episodes.stepsPerSec: 256 concurrent sessions playing reference rollouts back to back (a finished one
-//   starts another); serve.episodes.stepP99Ms: the same 256 sessions offered half that rate (think time between steps); serve.episodes.replayStepsPerSec: the same turns each scored by replaying
-//   the whole action log so far (POST /v1/episodes/score), the O(turns²) design the sessions avoid.
+//   starts another); serve.episodes.stepP99Ms: the same 256 sessions offered half that rate (think time between
+//   steps); serve.episodes.replayStepsPerSec: the same turns each scored by replaying the whole action log so far
+//   (POST /v1/episodes/score), the O(turns²) design sessions avoid. These three: best of 3 interleaved 5 s rounds.
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -17,8 +18,8 @@ import type { BenchEntries } from './types.js';
 
 const HELD = [1_024, 2_048, 4_096];
 const CONCURRENT = 256;
-const DURATION_MS = 10_000;
-const REPLAY_DURATION_MS = 5_000;
+const DURATION_MS = 5_000;
+const ROUNDS = 3;
 
 interface Plan {
   env: string;
@@ -145,18 +146,33 @@ export async function benchServeEpisodes(): Promise<BenchEntries> {
       concurrent = r.held;
     }
     await play(url, plans, 2_000, false); // warm-up
-    const live = await play(url, plans, DURATION_MS, false);
-    // The same 256 sessions offered half the closed-loop rate: step latency with headroom, as trainers load it.
-    const thinkMs = (1000 * CONCURRENT) / (0.5 * Math.max(1, live.steps / (DURATION_MS / 1000)));
-    const paced = await play(url, plans, DURATION_MS, false, thinkMs);
-    const replay = await play(url, plans, REPLAY_DURATION_MS, true);
+    // Interleaved rounds, the best of each kept: noise on a shared machine only ever slows a round down.
+    type Played = Awaited<ReturnType<typeof play>>;
+    let live: Played | null = null;
+    let paced: Played | null = null;
+    let replay: Played | null = null;
+    let thinkMs = 0;
+    const rounds: Array<{ live: number; pacedP99Ms: number; replay: number }> = [];
+    for (let k = 0; k < ROUNDS; k++) {
+      const l = await play(url, plans, DURATION_MS, false);
+      // The same 256 sessions offered half the closed-loop rate: step latency with headroom, as trainers load it.
+      const think = (1000 * CONCURRENT) / (0.5 * Math.max(1, l.steps / (DURATION_MS / 1000)));
+      const p = await play(url, plans, DURATION_MS, false, think);
+      const r = await play(url, plans, DURATION_MS, true);
+      rounds.push({ live: l.steps / (DURATION_MS / 1000), pacedP99Ms: Math.round(percentile(p.latencies, 0.99)), replay: r.steps / (DURATION_MS / 1000) });
+      if (!live || l.steps > live.steps) live = l;
+      if (!paced || percentile(p.latencies, 0.99) < percentile(paced.latencies, 0.99)) [paced, thinkMs] = [p, think];
+      if (!replay || r.steps > replay.steps) replay = r;
+    }
+    if (!live || !paced || !replay) throw new Error('no rounds');
     const meanTurns = plans.reduce((a, p) => a + p.actions.length, 0) / plans.length;
     const common = { cores: availableParallelism(), sandboxWorkers: availableParallelism(), envs: new Set(plans.map((p) => p.env)).size, meanTurns: round(meanTurns), note: 'server in its own process; node:http keep-alive clients in the bench process; loopback; reference (act) rollouts' };
     const stepsPerSec = live.steps / (DURATION_MS / 1000);
-    const replayPerSec = replay.steps / (REPLAY_DURATION_MS / 1000);
+    const replayPerSec = replay.steps / (DURATION_MS / 1000);
     return {
       'serve.episodes.concurrentSessions': { value: concurrent, unit: 'sessions', ...common, tries, target: '>= 2000 held open with <= 1% errors' },
-      'serve.episodes.stepsPerSec': { value: round(stepsPerSec), unit: 'steps/s', ...common, sessions: CONCURRENT, durationS: DURATION_MS / 1000, errors: live.errors, episodesFinished: live.finished, finishedNotScoringOne: live.wrong, p50Ms: round(percentile(live.latencies, 0.5), 2) },
+      // rounds: every round's closed-loop and replay steps/s and paced p99, for the spread.
+      'serve.episodes.stepsPerSec': { value: round(stepsPerSec), unit: 'steps/s', ...common, sessions: CONCURRENT, durationS: DURATION_MS / 1000, rounds, errors: live.errors, episodesFinished: live.finished, finishedNotScoringOne: live.wrong, p50Ms: round(percentile(live.latencies, 0.5), 2) },
       'serve.episodes.stepP99Ms': {
         value: round(percentile(paced.latencies, 0.99), 2),
         unit: 'ms',

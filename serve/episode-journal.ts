@@ -3,7 +3,7 @@
 // episode by replaying its actions; nothing else about a session is stored (docs/reward-service.md).
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { appendFile, readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
@@ -27,6 +27,8 @@ export interface JournalEntry {
 }
 
 const ID_PREFIX = 'ep1';
+/** Journal files kept open for appending (the most recently written): opening and closing a file per step costs more than the step. */
+const OPEN_FILES = 256;
 const MAX_ID_CHARS = 600;
 
 /** A new episode id: `ep1.<base64url of [env, version, seed, level]>.<32 random hex>`; the identity is readable from it. */
@@ -64,6 +66,8 @@ interface Pending {
  */
 export class EpisodeJournal {
   private readonly pending = new Map<string, Pending>();
+  /** Open handles, least recently written first. */
+  private readonly handles = new Map<string, Promise<FileHandle>>();
   /** Appends that failed (a full or read-only disk): those episodes do not survive a restart. */
   writeErrors = 0;
 
@@ -92,15 +96,43 @@ export class EpisodeJournal {
     while (queue.lines.length > 0) {
       const text = queue.lines.join('');
       queue.lines = [];
-      await appendFile(file, text).catch(() => void this.writeErrors++);
+      try {
+        await (await this.handle(file)).write(text);
+      } catch {
+        this.writeErrors++;
+        this.handles.delete(file);
+      }
     }
     queue.flushing = null;
     this.pending.delete(file);
+    this.trim();
   }
 
-  /** Resolves once every write so far has landed. */
+  /** The file's open handle (O_APPEND: each write lands whole at the end, whoever else appends). */
+  private handle(file: string): Promise<FileHandle> {
+    let handle = this.handles.get(file);
+    if (handle) this.handles.delete(file);
+    else handle = open(file, 'a');
+    this.handles.set(file, handle);
+    return handle;
+  }
+
+  /** Closes the least recently written handles past OPEN_FILES (never one with a write under way). */
+  private trim(): void {
+    for (const [file, handle] of this.handles) {
+      if (this.handles.size <= OPEN_FILES) return;
+      if (this.pending.has(file)) continue;
+      this.handles.delete(file);
+      void handle.then((h) => h.close()).catch(() => {});
+    }
+  }
+
+  /** Resolves once every write so far has landed, and closes the files. */
   async settle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending.values()].map((q) => q.flushing));
+    const handles = [...this.handles.values()];
+    this.handles.clear();
+    await Promise.all(handles.map((h) => h.then((x) => x.close()).catch(() => {})));
   }
 
   create(id: string, identity: EpisodeIdentity & { hash: string }): void {
@@ -162,7 +194,7 @@ export class EpisodeJournal {
       if (!name.endsWith('.jsonl')) continue;
       const file = join(this.dir, name);
       try {
-        if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.pending.has(file)) {
+        if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.pending.has(file) && !this.handles.has(file)) {
           await unlink(file);
           removed++;
         }

@@ -16,6 +16,8 @@ import type { Service } from './service.js';
 const canonical = loadPlainRuntime().episodic.canonical;
 /** The largest action the sandbox accepts (episodic-runtime.js serialises actions up to 64 KB). */
 export const MAX_ACTION_CHARS = 65_536;
+/** Ended sessions kept in memory for their results. */
+const ENDED_KEPT = 1_024;
 
 export interface EpisodeOptions {
   /** Open sessions held in memory at once; past it new sessions get 429 + retry-after. */
@@ -77,6 +79,8 @@ export class EpisodeSessions {
   readonly journal: EpisodeJournal;
   private readonly open = new Map<string, Session>();
   private readonly loading = new Map<string, Promise<Session>>();
+  /** Ended sessions, oldest first (an LRU of at most ENDED_KEPT); older ones are rebuilt from their journal. */
+  private readonly ended = new Map<string, Session>();
   private reserved = 0;
   private readonly timer: NodeJS.Timeout;
   /** Parsed metas by module hash: checking a meta against contract v2 costs more than a step. */
@@ -177,7 +181,7 @@ export class EpisodeSessions {
 
   /** The session of an id: in memory, else rebuilt from its journal by replay; 404 when there is none. */
   private async session(id: string): Promise<Session> {
-    const held = this.open.get(id);
+    const held = this.open.get(id) ?? this.ended.get(id);
     if (held) {
       held.lastUsed = Date.now();
       return held;
@@ -212,7 +216,10 @@ export class EpisodeSessions {
         session.turns = r.actions.map((action, i) => ({ action, observation: r.observations?.[i] ?? '' }));
         if (r.end !== 'no-action') session.over = true;
       }
-      if (session.over) return session; // answered from here, never held: it takes no slot
+      if (session.over) {
+        this.remember(session); // answered from here, never held open: it takes no slot
+        return session;
+      }
       this.open.set(id, session);
       return session;
     } finally {
@@ -262,7 +269,15 @@ export class EpisodeSessions {
   private finish(s: Session, outcome: Outcome): void {
     s.now = outcome;
     s.over = true;
-    this.open.delete(s.id); // an ended session is answered from its journal from now on
+    this.open.delete(s.id);
+    this.remember(s);
+  }
+
+  /** Keeps the latest ended sessions (retries of a last step, reads of a result) from being replayed again. */
+  private remember(s: Session): void {
+    this.ended.delete(s.id);
+    this.ended.set(s.id, s);
+    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value as string);
   }
 
   private result(s: Session, turn: number): StepResult {

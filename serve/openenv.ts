@@ -118,6 +118,8 @@ export class OpenEnvAdapter {
         send('error', { message: error instanceof Error ? error.message : String(error), code: wsCode(status), envforge_code: code });
       }
     };
+    // A bad frame (over maxPayload, invalid UTF-8) emits 'error' and closes the socket; unheard, it would throw.
+    socket.on('error', () => socket.terminate());
     socket.on('message', (data, isBinary) => {
       const text = isBinary ? '' : String(data);
       chain = chain.then(() => handle(text));
@@ -127,6 +129,7 @@ export class OpenEnvAdapter {
 
 /** Registers OpenEnv's HTTP endpoints and WebSocket endpoint under /openenv/{env}/; close() ends the WebSocket connections. */
 export function registerOpenEnv(app: FastifyInstance, service: Service, sessions: EpisodeSessions): { close(): void } {
+  const maxConnections = sessions.options.maxSessions; // a connection plays one session at a time
   const adapter = new OpenEnvAdapter(service, sessions);
   const envOf = (params: unknown) => String((params as { env?: unknown }).env ?? '');
   const EpisodeId = z.string({ error: (issue) => (issue.input === undefined ? 'is required (the metadata.episode_id a reset returned)' : 'must be a string') }).min(1, 'must not be empty');
@@ -142,7 +145,12 @@ export function registerOpenEnv(app: FastifyInstance, service: Service, sessions
   app.get('/openenv/:env/health', async () => ({ status: 'healthy' }));
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: STEP_BODY_LIMIT });
+  wss.on('error', () => {}); // only reachable through handleUpgrade's sockets, which have their own handler
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (wss.clients.size >= maxConnections) {
+      socket.end('HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
     const match = WS_PATH.exec(request.url ?? '');
     if (!match) {
       socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');

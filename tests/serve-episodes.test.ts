@@ -129,6 +129,7 @@ describe('steps', () => {
       ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(300_000) } }, undefined, 413, /over the limit/],
       ['POST', '/v1/episodes/ep1.nope.0/step', { tool: 'x' }, undefined, 404, /no episode/],
       ['GET', `/v1/episodes/${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`, undefined, undefined, 404, /no episode/],
+      ['GET', `/v1/episodes/ep1.${Buffer.from(JSON.stringify(['n'.repeat(200), 1, 1, 1])).toString('base64url')}.${'0'.repeat(32)}`, undefined, undefined, 404, /no episode/],
       ['POST', '/v1/episodes/score', { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 1 }, undefined, 400, /actions: is required/],
     ];
     for (const [method, path, body, raw, status, message] of cases) {
@@ -209,7 +210,14 @@ describe('limits and restarts', () => {
       expect((await again.send({ type: 'state' })).data).toMatchObject({ episode_id: wsId, step_count: r.actions.length, done: true });
       expect((await again.send({ type: 'bogus' })).data.code).toBe('UNKNOWN_TYPE');
       expect((await again.send('{not json' as unknown as object)).data.code).toBe('INVALID_JSON');
+      expect((await again.send({ type: 'step', data: { tool: 'x' } })).data.envforge_code).toBe('E_EPISODE_OVER');
       again.close();
+      // A frame over the size limit closes that connection only; the server goes on.
+      const big = await connect(first.url, seed.name);
+      const closed = new Promise((resolve) => big.socket.once('close', (code) => resolve(code)));
+      big.socket.send(JSON.stringify({ type: 'step', data: { tool: 'x', args: { s: 'y'.repeat(400_000) } } }));
+      expect(await closed).toBe(1009);
+      expect((await call(first.url, 'GET', '/health')).status).toBe(200);
     } finally {
       await first.close();
     }
@@ -279,10 +287,11 @@ describe('hostile load', () => {
 });
 
 /** A minimal OpenEnv-style WebSocket client: one message out, the next message in. */
-async function connect(base: string, env: string): Promise<{ send(message: object): Promise<Json>; close(): void }> {
+async function connect(base: string, env: string): Promise<{ socket: WebSocket; send(message: object): Promise<Json>; close(): void }> {
   const socket = new WebSocket(`${base.replace('http', 'ws')}/openenv/${env}/ws`);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   return {
+    socket,
     send: (message) =>
       new Promise((resolve) => {
         socket.once('message', (data) => resolve(JSON.parse(String(data))));
