@@ -13,10 +13,11 @@ import { benchOffline } from './offline.js';
 import { benchSandbox } from './sandbox.js';
 import { benchScaleout } from './scaleout.js';
 import { benchServe } from './serve.js';
+import { benchServeEpisodes } from './serve-episodes.js';
 import type { BenchEntries } from './types.js';
 import { benchValidate } from './validate.js';
 
-const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
+const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, serveEpisodes: benchServeEpisodes, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
 
 const only = process.argv.slice(2);
 const dir = join(PACKAGE_ROOT, 'bench', 'results');

@@ -30,6 +30,8 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const CHILD_FLAG = 'ENVFORGE_BENCH_SERVE_LIBRARY';
+/** Server options beside the defaults below, as JSON (the episode benchmark's session limit). */
+const OPTIONS_FLAG = 'ENVFORGE_BENCH_SERVE_OPTIONS';
 const SELF = fileURLToPath(import.meta.url);
 
 const SINGLE = { connections: 64, durationS: 10, warmupS: 2, distinctBodies: 512 };
@@ -42,7 +44,8 @@ interface Item {
 
 /** The server process: started by benchServe, reports its URL over IPC, stops on 'stop' or disconnect. */
 async function serveChild(libraryDir: string): Promise<void> {
-  const server = await startServer({ libraryDir, port: 0, maxQueue: 1 << 20, maxItemsPerRequest: 10_000 });
+  const extra = JSON.parse(process.env[OPTIONS_FLAG] ?? '{}') as Record<string, unknown>;
+  const server = await startServer({ libraryDir, port: 0, maxQueue: 1 << 20, maxItemsPerRequest: 10_000, ...extra });
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -56,8 +59,9 @@ async function serveChild(libraryDir: string): Promise<void> {
 
 if (process.env[CHILD_FLAG] && process.send) void serveChild(process.env[CHILD_FLAG] as string);
 
-function startChild(libraryDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(SELF, [], { execArgv: SELF.endsWith('.ts') ? ['--import', 'tsx'] : [], env: { ...process.env, [CHILD_FLAG]: libraryDir }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** A server over `libraryDir` in a process of its own, so a load generator does not share its event loop. */
+export function startChild(libraryDir: string, options: Record<string, unknown> = {}): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(SELF, [], { execArgv: SELF.endsWith('.ts') ? ['--import', 'tsx'] : [], env: { ...process.env, [CHILD_FLAG]: libraryDir, [OPTIONS_FLAG]: JSON.stringify(options) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (m) => resolve({ child, url: (m as { url: string }).url }));
     child.once('exit', (code) => reject(new Error(`the bench server exited early (code ${code})`)));
@@ -130,10 +134,15 @@ export async function benchServe(): Promise<BenchEntries> {
       },
     };
   } finally {
-    const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
-    child.send('stop');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-    await exited;
+    await stopChild(child);
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** Stops a server process startChild started (killed after 10 s). */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+  child.send('stop');
+  setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  await exited;
 }

@@ -102,7 +102,7 @@ function report(summary: ExportSummary, out: string, json: boolean, io: Io): voi
     if (redrawn || failed) io.out(`  ${redrawn} repeated prompts and ${failed} failed generations were redrawn`);
   }
   for (const q of summary.quarantined ?? []) io.err(`warning: ${q.name}@${q.version} left out: ${q.reason}`);
-  for (const u of summary.unsupported ?? []) io.err(`warning: ${u.name}@${u.version} left out: ${u.kind} environments are not exported to trainers yet`);
+  for (const u of summary.unsupported ?? []) io.err(`warning: ${u.name}@${u.version} left out: ${u.reason}`);
   for (const e of summary.envs) if (e.dropped) io.err(`warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`);
   for (const [split, n] of Object.entries(summary.rows)) if (n === 0) io.err(`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);
 }

@@ -1,6 +1,7 @@
 // `envforge serve`: the reward service over the library (docs/reward-service.md lists the endpoints). Prints
 // one line with the URL and the endpoints, then serves until SIGINT or SIGTERM and shuts down gracefully:
 // in-flight requests finish, then the sandbox pool and the library close.
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DATABASE_HELP, integerOption } from './options.js';
 import type { Io } from './io.js';
@@ -15,6 +16,9 @@ interface ServeFlags {
   database?: string;
   maxQueue: number;
   requestTimeout: number;
+  maxSessions: number;
+  sessionIdle: number;
+  episodesDir?: string;
 }
 
 export function registerServe(program: Command, io: Io): void {
@@ -27,6 +31,9 @@ export function registerServe(program: Command, io: Io): void {
     .option('--database <url>', DATABASE_HELP)
     .option('--max-queue <N>', 'items in flight before requests get 503 + retry-after', integerOption('--max-queue', 1), DEFAULT_SERVE_OPTIONS.maxQueue)
     .option('--request-timeout <ms>', 'per-request budget: items not scored by then fail with E_REQUEST_TIMEOUT', integerOption('--request-timeout', 1), DEFAULT_SERVE_OPTIONS.requestTimeoutMs)
+    .option('--max-sessions <N>', 'episode sessions held open at once before new ones get 429 + retry-after', integerOption('--max-sessions', 1), DEFAULT_SERVE_OPTIONS.maxSessions)
+    .option('--session-idle <ms>', 'an idle episode session leaves memory after this long (its journal keeps it resumable)', integerOption('--session-idle', 1), DEFAULT_SERVE_OPTIONS.sessionIdleMs)
+    .option('--episodes-dir <dir>', 'episode journals, shared by replicas (default: <library>/serve-episodes)')
     .addHelpText(
       'after',
       [
@@ -39,6 +46,13 @@ export function registerServe(program: Command, io: Io): void {
         'Items that cannot be scored (an unknown environment, version or level; a failing verifier) score 0 with',
         'an error; the first of each error code is logged on stderr, then the error rate every 10 s while they last.',
         '  POST /get_reward  OpenRLHF: {"query","prompts","labels"} -> {"rewards","scores","extra_logs"}',
+        '',
+        'Episodic environments (multi-turn tool use; docs/reward-service.md):',
+        '  POST /v1/episodes {"env","version?","seed","level"} -> {"episode","prompt","tools","maxTurns"}',
+        '  POST /v1/episodes/{id}/step {"tool","args?","turn?"} -> {"observation","done","turn","score?"}',
+        '       (turn: the turn this step makes; a retried turn returns its stored answer, never steps twice)',
+        '  GET|DELETE /v1/episodes/{id}; POST /v1/episodes/score {"env","version","seed","level","actions"}',
+        '  OpenEnv: WS /openenv/{env}/ws, POST /openenv/{env}/reset|step, GET /openenv/{env}/state',
         '',
         'An environment that times out, crashes or returns invalid values is recorded as an incident in the',
         'library and quarantined (its items fail with E_QUARANTINED) until `envforge library revalidate`.',
@@ -54,7 +68,7 @@ export function registerServe(program: Command, io: Io): void {
 async function serve(flags: ServeFlags, io: Io): Promise<void> {
   // A missing or unreadable library throws a LibraryError that says how to create one (exit 1).
   const libraryDir = resolveLibraryDir(flags.library, flags.database);
-  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, log: (line) => io.err(line) });
+  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, maxSessions: flags.maxSessions, sessionIdleMs: flags.sessionIdle, ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}), log: (line) => io.err(line) });
   io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

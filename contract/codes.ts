@@ -102,7 +102,7 @@ export const HOST_CODES = {
 export const SELECTION_CODES = {
   E_UNKNOWN_ENV: 'no such environment or version in the library (or it has no active version)',
   E_LEVEL_RANGE: "a level past the environment's levels",
-  E_UNSUPPORTED_KIND: 'the environment is of a kind this command or service does not handle yet (episodic environments in exports and the reward service)',
+  E_UNSUPPORTED_KIND: 'the environment is of a kind this command or service does not handle yet (episodic environments in exports, or a single-turn one asked for as an episode)',
   E_RESPONSE_TOO_LONG: 'a response longer than any the validator probed: its score was never checked, so it is refused (item error, score 0)',
   E_NO_MATCH: 'the selection (environments, skills, levels) matches no active environment',
 } as const satisfies Record<string, string>;
@@ -119,6 +119,10 @@ export const SERVICE_CODES = {
   E_INTERNAL: 'an internal error of the service (500)',
   E_SERVE: 'the service cannot start (e.g. it cannot listen on the address)',
   E_UNKNOWN: "a reward shim's name for an item error the service sent without a code",
+  E_UNKNOWN_EPISODE: 'no such episode session: never issued, malformed, or expired from the episode journal (404)',
+  E_EPISODE_OVER: 'a step sent to an episode that has already ended (409)',
+  E_TURN_CONFLICT: 'a step whose `turn` does not follow the episode, or repeats a turn with a different action (409)',
+  E_TOO_MANY_SESSIONS: 'the service holds its limit of open episode sessions; retry later (429 with retry-after)',
 } as const satisfies Record<string, string>;
 
 /** The registry: every code, by group. */

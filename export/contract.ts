@@ -2,6 +2,7 @@
 // (registered in registry.ts), and the one error an export raises. tests/exporter-contract.test.ts runs
 // every registered format against it.
 import { EnvforgeError } from '../contract/errors.js';
+import type { Tool } from '../contract/episodic.js';
 
 /** The export scheme (selection, splits, seeds, dedup: see select.ts). A change gets a new tag. */
 export const EXPORT_SCHEME = 'envforge-export-v1';
@@ -21,6 +22,8 @@ export interface ExportRow {
   groundTruth: string;
   /** meta.skills of the environment (verl's `ability` is the first). */
   skills: readonly string[];
+  /** Episodic rows: reset's prompt alone (`prompt` adds the tool list), for formats that hand the tools over natively. */
+  task?: string;
 }
 
 export interface FormatContext {
@@ -48,6 +51,8 @@ export interface ShimEnv {
   name: string;
   version: number;
   hash: string;
+  /** Episodic environments: their tools (OpenAI function format) and turn limit, for tool configs and classes. */
+  episodic?: { tools: readonly Tool[]; maxTurns: number };
 }
 
 /** An open export in one format: chunks of rows arrive in file order (splits mixed), then end() once. */
@@ -63,6 +68,10 @@ export interface ExportFormat {
   name: string;
   /** One line for --help and the README. */
   description: string;
+  /** The environment kinds (kinds/registry.ts names) it exports; others are left out and listed as unsupported. */
+  kinds: readonly string[];
+  /** Why it cannot carry an environment of those kinds (a tool it cannot express), or undefined when it can. */
+  refuses?(env: ShimEnv): string | undefined;
   begin(context: FormatContext): Promise<FormatWriter>;
 }
 

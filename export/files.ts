@@ -165,6 +165,7 @@ export const pq = {
   root: (fields: Field[]): SchemaElement[] => [{ name: 'root', num_children: fields.length }, ...fields.flat()],
   string: (name: string): SchemaElement => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' }),
   int64: (name: string): SchemaElement => ({ name, type: 'INT64', repetition_type: 'OPTIONAL' }),
+  boolean: (name: string): SchemaElement => ({ name, type: 'BOOLEAN', repetition_type: 'OPTIONAL' }),
   struct: pqStruct,
   /** A 3-level LIST of structs (`name.list.element`), as pyarrow writes it. */
   listOfStructs: (name: string, fields: Field[]): SchemaElement[] => [

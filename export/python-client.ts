@@ -4,16 +4,20 @@
 // E_LEVEL_RANGE: the dataset and the service disagree), and it logs every other per-item error code
 // once and counts it (item_errors()); ENVFORGE_STRICT=1 raises on those too.
 import type { ShimEnv } from './contract.js';
+import { pyString } from './shims/python.js';
 
-/** A Python string literal (JSON strings are valid Python literals). */
-function pyString(text: string): string {
-  return JSON.stringify(text);
-}
 
 /** Item error codes that mean the row's identity does not exist on the service: never a score of 0. */
 const IDENTITY_ERROR_CODES = ['E_UNKNOWN_ENV', 'E_LEVEL_RANGE'] as const;
 
+/** The reward service's client with verify(): what the single-turn reward shims embed. */
 export function pythonClient(serviceUrl: string, envs: readonly ShimEnv[]): string {
+  return `${pythonTransport(serviceUrl, envs)}
+${PYTHON_VERIFY}`;
+}
+
+/** The transport every shim embeds: settings, retries with backoff (honouring retry-after), the manifest check. */
+export function pythonTransport(serviceUrl: string, envs: readonly ShimEnv[]): string {
   const manifest = JSON.stringify(envs.map(({ name, version, hash }) => ({ name, version, hash })));
   return `import json
 import logging
@@ -38,7 +42,6 @@ IDENTITY_ERRORS = frozenset(${pyString(IDENTITY_ERROR_CODES.join(' '))}.split())
 
 _lock = threading.Lock()
 _checked = False
-_item_errors = {}
 _log = logging.getLogger("envforge")
 
 
@@ -65,7 +68,8 @@ def _send(method, url, body):
         return exc.code, exc.headers, exc.read().decode("utf-8", "replace")
 
 
-def _request(method, path, body=None):
+def _request(method, path, body=None, on_status=None):
+    """A JSON request with retries on connection errors, 408, 429 and 5xx; on_status(status, text) may answer a non-200 itself."""
     url = URL + path
     delay = BACKOFF
     error = None
@@ -81,6 +85,9 @@ def _request(method, path, body=None):
                     return json.loads(text)
                 except ValueError as exc:
                     raise EnvforgeServiceError(f"{url} answered with invalid JSON: {text[:200]!r}") from exc
+            handled = on_status(status, text) if on_status is not None else None
+            if handled is not None:
+                return handled
             error = EnvforgeServiceError(f"{url} answered HTTP {status}: {text[:500]}")
             if status not in (408, 429) and status < 500:
                 raise error
@@ -122,6 +129,12 @@ def check_manifest():
                 "(ENVFORGE_CHECK_MANIFEST=0 skips this check)."
             )
         _checked = True
+`;
+}
+
+/** verify() and its per-item error accounting (IDENTITY_ERRORS and STRICT come from the transport). */
+const PYTHON_VERIFY = `
+_item_errors = {}
 
 
 def item_errors():
@@ -164,4 +177,3 @@ def verify(ground_truths, responses):
             scores.append(float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else 0.0)
     return scores
 `;
-}

@@ -4,28 +4,23 @@
 // ROW_GROUP_ROWS rows per split (parquet), and a 16-character prompt hash per row of the environment
 // being exported (the duplicate check): about 60 MB per million rows of one environment.
 import { identityString } from '../contract/identity.js';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../contract/errors.js';
-import { InstanceSchema } from '../contract/schema.js';
 import type { Library } from '../library/contract.js';
 import { VERSION } from '../contract/version.js';
 import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { checkVerdict } from '../sandbox/episodes.js';
-import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
-import { EXPORT_SCHEME, ExportError, type ExportFormat, type ExportRow, type WrittenFile } from './contract.js';
+import { EXPORT_SCHEME, ExportError, type ExportFormat, type ExportRow, type ShimEnv, type WrittenFile } from './contract.js';
+import { generateChunk, type Found } from './generate.js';
+import { episodicMeta } from '../kinds/episodic.js';
 import { OutputFiles } from './files.js';
 import { kindOf } from '../kinds/registry.js';
-import { assignRows, CHUNK_SLOTS, MAX_ATTEMPTS, seedFor, SplitSchedule, slotsOf, type CountOptions, type PlannedEnv, type Slot, type SplitWeight } from './select.js';
+import { assignRows, CHUNK_SLOTS, SplitSchedule, slotsOf, type CountOptions, type PlannedEnv, type SplitWeight } from './select.js';
 import { selectEnvironments, SelectionError, type Selection, type SelectedEnv } from '../library/select.js';
 
 export const MANIFEST_FILE = 'envforge-export.json';
 export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8787';
-/** Sandbox failures that say nothing about the seed (load, deadline, a dead worker): retried, never skipped. */
-const TRANSIENT = new Set(['E_TIMEOUT', 'E_CRASHED', 'E_PROTOCOL']);
-const TRANSIENT_RETRIES = 2;
 
 export interface ExportPlan {
   format: ExportFormat;
@@ -54,8 +49,8 @@ export interface EnvSummary {
 export interface ExportSummary {
   /** Environments left out because they are quarantined (before or during this export); absent when none. */
   quarantined?: Array<{ name: string; version: number; reason: string }>;
-  /** Environments of a kind trainer exports do not carry yet (episodic, contract v2); absent when none. */
-  unsupported?: Array<{ name: string; version: number; kind: string }>;
+  /** Environments this format cannot carry (their kind, or a tool it cannot express), with why; absent when none. */
+  unsupported?: Array<{ name: string; version: number; kind: string; reason: string }>;
   scheme: string;
   envforge: string;
   format: string;
@@ -83,12 +78,17 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   incidents.refresh(await library.incidents({ open: true }));
   const quarantined: NonNullable<ExportSummary['quarantined']> = [];
   const unsupported: NonNullable<ExportSummary['unsupported']> = [];
-  const usable = (await selectFor(library, plan.selection)).filter((env) => {
+  const shims = new Map<string, ShimEnv>();
+  const selected = await selectFor(library, plan.selection);
+  for (const env of selected) {
     const kind = kindOf(env.record.meta);
-    if (!kind.exportable) {
-      unsupported.push({ name: env.record.name, version: env.record.version, kind: kind.name });
-      return false;
-    }
+    const shim = plan.format.kinds.includes(kind.name) ? await shimEnvOf(library, pool, env) : undefined;
+    const reason = shim ? plan.format.refuses?.(shim) : `${kind.name} environments are not exported to ${plan.format.name}`;
+    if (shim && !reason) shims.set(env.record.hash, shim);
+    else unsupported.push({ name: env.record.name, version: env.record.version, kind: kind.name, reason: reason as string });
+  }
+  const usable = selected.filter((env) => {
+    if (!shims.has(env.record.hash)) return false;
     const reason = incidents.quarantined(env.record.hash);
     if (reason) quarantined.push({ name: env.record.name, version: env.record.version, reason });
     return !reason;
@@ -98,7 +98,7 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   const splitNames = plan.splits.map((s) => s.name);
   const files = new OutputFiles(plan.out);
   try {
-    const shimEnvs = envs.map(({ record }) => ({ name: record.name, version: record.version, hash: record.hash }));
+    const shimEnvs = envs.map((env) => shims.get(env.record.hash) as ShimEnv);
     const writer = await plan.format.begin({ dir: plan.out, splits: splitNames, serviceUrl: plan.serviceUrl, envs: shimEnvs, files });
     const schedule = new SplitSchedule(plan.splits);
     const nextIndex = splitNames.map(() => 0);
@@ -117,7 +117,7 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
           quarantined.push({ name: env.record.name, version: env.record.version, reason });
           break; // rows written so far stay: they are instances that generated and validated
         }
-        const rows = found.map(({ slot, seed, prompt }) => toRow(env, splitNames, nextIndex, slot, seed, prompt));
+        const rows = found.map((f) => toRow(env, splitNames, nextIndex, f));
         for (const row of rows) summary.rows[row.split] = (summary.rows[row.split] ?? 0) + 1;
         await writer.write(rows);
         done += chunk.length;
@@ -168,11 +168,21 @@ function emptySummary(env: PlannedEnv, splits: string[]): EnvSummary {
   return { name: record.name, version: record.version, hash: record.hash, levels: [levels.lo, levels.hi], rows: Object.fromEntries(splits.map((s) => [s, 0])), redrawn: 0, failed: 0, dropped: 0 };
 }
 
-function toRow(env: PlannedEnv, splits: string[], nextIndex: number[], slot: Slot, seed: number, prompt: string): ExportRow {
+function toRow(env: PlannedEnv, splits: string[], nextIndex: number[], { slot, seed, prompt, task }: Found): ExportRow {
   const { name, version, meta } = env.record;
   const index = nextIndex[slot.split] as number;
   nextIndex[slot.split] = index + 1;
-  return { env: name, version, seed, level: slot.level, split: splits[slot.split] as string, index, prompt, groundTruth: identityString({ env: name, version, seed, level: slot.level }), skills: meta.skills };
+  const row: ExportRow = { env: name, version, seed, level: slot.level, split: splits[slot.split] as string, index, prompt, groundTruth: identityString({ env: name, version, seed, level: slot.level }), skills: meta.skills };
+  return task === undefined ? row : { ...row, task };
+}
+
+/** What the shims know of an environment: its identity, and an episodic one's tools and turn limit (read from the module). */
+async function shimEnvOf(library: Library, pool: SandboxPool, env: SelectedEnv): Promise<ShimEnv> {
+  const { name, version, hash, meta } = env.record;
+  if (kindOf(meta).name !== 'episodic') return { name, version, hash };
+  const episodic = await episodicMeta(pool, await library.source(env.record));
+  if (!episodic) throw new ExportError(`${name}@${version}: its meta no longer matches contract v2 in the sandbox`);
+  return { name, version, hash, episodic: { tools: episodic.tools, maxTurns: episodic.maxTurns } };
 }
 
 function take<T>(iterator: Iterator<T>, n: number): T[] {
@@ -183,80 +193,6 @@ function take<T>(iterator: Iterator<T>, n: number): T[] {
     out.push(r.value);
   }
   return out;
-}
-
-interface Pending {
-  slot: Slot;
-  attempt: number;
-  transient: number;
-  /** The code its last failed attempt had (a repeat on the same seed confirms an incident). */
-  lastCode?: string;
-}
-
-/**
- * Step 5 of the scheme: generates one chunk's prompts in rounds of one sandbox call each, redrawing
- * repeated prompts and failed attempts, and returns the rows found, in slot order.
- */
-async function generateChunk(pool: SandboxPool, env: PlannedEnv, source: string, slots: Slot[], exportSeed: number, seen: Set<string>, summary: EnvSummary, incidents: IncidentLog): Promise<Array<{ slot: Slot; seed: number; prompt: string }>> {
-  const { name, version } = env.record;
-  const kind = kindOf(env.record.meta);
-  const found: Array<{ slot: Slot; seed: number; prompt: string }> = [];
-  let pending: Pending[] = slots.map((slot) => ({ slot, attempt: 0, transient: 0 }));
-  while (pending.length > 0) {
-    const seeds = pending.map((p) => seedFor(name, exportSeed, p.slot.k, p.attempt));
-    const run = await pool.run({ source, calls: pending.map((p, i) => ({ op: 'episode' as const, seed: seeds[i] as number, level: p.slot.level })), parallel: true });
-    if (!run.load.ok) throw new ExportError(`${name}@${version} does not load in the sandbox: ${run.load.code}: ${run.load.message}`);
-    const next: Pending[] = [];
-    for (const [i, p] of pending.entries()) await recordFailure(incidents, env, seeds[i] as number, p, run.results[i]);
-    if (incidents.quarantined(env.record.hash)) return found;
-    pending.forEach((p, i) => {
-      const result = run.results[i];
-      const seed = seeds[i] as number;
-      if (result && !result.ok && TRANSIENT.has(result.code)) {
-        if (++p.transient > TRANSIENT_RETRIES) {
-          throw new ExportError(`${name}@${version} seed ${seed} level ${p.slot.level}: generate failed ${p.transient} times with ${result.code}: ${result.message} (an overloaded machine or a hanging environment; retry, or leave it out with --env)`);
-        }
-        next.push(p);
-        return;
-      }
-      const instance = result?.ok ? InstanceSchema.safeParse((result.value as { instance?: unknown } | null)?.instance) : undefined;
-      if (instance?.success) {
-        const key = createHash('sha256').update(instance.data.prompt).digest('base64').slice(0, 16);
-        if (!seen.has(key)) {
-          seen.add(key);
-          found.push({ slot: p.slot, seed, prompt: kind.exportView(instance.data).prompt });
-          return;
-        }
-        summary.redrawn++;
-      } else {
-        summary.failed++;
-      }
-      p.attempt++;
-      if (p.attempt < MAX_ATTEMPTS) next.push(p);
-      else summary.dropped++;
-    });
-    pending = next;
-  }
-  return found.sort((a, b) => a.slot.k - b.slot.k);
-}
-
-/** A failed generation is an incident; one that failed the same way before on this seed is confirmed. */
-async function recordFailure(incidents: IncidentLog, env: PlannedEnv, seed: number, p: Pending, result: CallResult | undefined): Promise<void> {
-  const value = result?.ok ? (result.value as { instance?: unknown; verdicts?: RawVerdict[] } | null) : null;
-  const raw = value?.verdicts?.[0];
-  const reference = raw ? checkVerdict(raw) : null;
-  const failure = !result
-    ? null
-    : !result.ok
-      ? { code: result.code, message: result.message, fn: result.fn }
-      : !InstanceSchema.safeParse(value?.instance).success
-        ? { code: 'E_INSTANCE', message: 'generate returned an instance that breaks the contract', fn: 'generate' }
-        : !reference?.ok || reference.score !== 1
-          ? { code: 'E_UNSOLVED', message: "verify does not give this instance's reference a score of 1", fn: 'verify' }
-          : null;
-  if (!failure || !incidents.isIncident(failure.code)) return;
-  await incidents.record({ record: env.record, seed, level: p.slot.level, ...failure }, p.transient > 0 && p.lastCode === failure.code);
-  p.lastCode = failure.code;
 }
 
 // ---------------------------------------------------------------- the output folder

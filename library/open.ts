@@ -7,7 +7,7 @@ import { DEFAULT_LIBRARY_DIR } from '../contract/paths.js';
 import { LibraryError, type Library } from './contract.js';
 import { STORES, type LibraryOpenOptions, type LibraryStore } from './stores.js';
 
-const isDatabaseUrl = (location: string) => /^postgres(ql)?:\/\//i.test(location);
+export const isDatabaseUrl = (location: string) => /^postgres(ql)?:\/\//i.test(location);
 
 /** The library's location: a folder path (resolved) or a database URL (as given). */
 export function resolveLibraryDir(flag?: string, database?: string): string {

@@ -90,8 +90,8 @@ export async function runRollouts(
 const ENDS = new Set(['done', 'no-action', 'turns', 'errors']);
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
-/** A raw rollout result checked on the host: a rollout, or a failure with a stable code. */
-export function toRollout(request: RolloutRequest, result: CallResult): RolloutResult {
+/** A raw rollout result checked on the host: a rollout, or a failure with a stable code (stateText only when `canonicalState`). */
+export function toRollout(request: RolloutRequest, result: CallResult, canonicalState = true): RolloutResult {
   const { seed, level } = request;
   if (!result.ok) return { ok: false, seed, level, code: result.code, message: result.message, fn: result.fn };
   const v = result.value as Record<string, unknown> | null;
@@ -115,7 +115,7 @@ export function toRollout(request: RolloutRequest, result: CallResult): RolloutR
     maxStateChars: typeof v.maxStateChars === 'number' ? v.maxStateChars : 0,
     ...(v.observations ? { observations: v.observations as string[] } : {}),
     ...(v.hashes ? { hashes: v.hashes as string[] } : {}),
-    ...('state' in v ? { state: v.state, stateText: episodicRuntime.canonical(v.state) } : {}),
+    ...('state' in v ? { state: v.state, ...(canonicalState ? { stateText: episodicRuntime.canonical(v.state) } : {}) } : {}),
     ms: Array.isArray(v.ms) ? (v.ms as number[]) : [0, 0, 0, 0],
   };
 }

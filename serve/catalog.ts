@@ -46,7 +46,19 @@ export class Catalog {
     const found = this.lookup(identity.env, identity.version);
     if ('error' in found) return found;
     const kind = kindOf(found.record.meta);
-    if (!kind.exportable) return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is ${kind.name}: the reward service scores single-turn environments only for now` } };
+    if (!kind.exportable) return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is ${kind.name}: play it as an episode (POST /v1/episodes) or score its action log (POST /v1/episodes/score)` } };
+    return this.levelCheck(identity, found);
+  }
+
+  /** lookup() plus the level check, for an episodic environment (contract v2) only. */
+  resolveEpisodic(identity: InstanceIdentity): Lookup {
+    const found = this.lookup(identity.env, identity.version);
+    if ('error' in found) return found;
+    if (kindOf(found.record.meta).name !== 'episodic') return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is single-turn: score its responses with POST /v1/verify` } };
+    return this.levelCheck(identity, found);
+  }
+
+  private levelCheck(identity: InstanceIdentity, found: Resolved): Lookup {
     const levels = found.record.meta.levels;
     if (identity.level > levels) return { error: { code: 'E_LEVEL_RANGE', message: `level ${identity.level} is past ${identity.env}@${found.record.version}'s ${levels} levels` } };
     return found;
@@ -67,6 +79,7 @@ export function listEnvs(catalog: Catalog, query: unknown): Array<Record<string,
     ...(all ? { status: env.status } : {}),
     skills: env.meta.skills,
     levels: env.meta.levels,
+    kind: kindOf(env.meta).name,
     title: env.meta.title,
     description: env.meta.description,
   }));

@@ -33,6 +33,16 @@ export interface ServeOptions {
   recordScores: boolean;
   /** How often those tallies are written to the library. */
   scoreFlushIntervalMs: number;
+  /** Episode sessions (contract v2) held in memory at once; past it new ones get 429 + retry-after. */
+  maxSessions: number;
+  /** An open episode session untouched this long leaves memory; its journal keeps it resumable. */
+  sessionIdleMs: number;
+  /** An episode journal untouched this long is deleted (the episode is then unknown). */
+  journalTtlMs: number;
+  /** Where episode journals are kept (shared by replicas that serve the same episodes); default <library>/serve-episodes. */
+  episodesDir?: string;
+  /** Actions one POST /v1/episodes/score may carry. */
+  maxActionsPerScore: number;
 }
 
 export const DEFAULT_SERVE_OPTIONS = {
@@ -48,7 +58,11 @@ export const DEFAULT_SERVE_OPTIONS = {
   errorLogIntervalMs: 10_000,
   recordScores: true,
   scoreFlushIntervalMs: 5_000,
-} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log'>;
+  maxSessions: 4_096,
+  sessionIdleMs: 10 * 60_000,
+  journalTtlMs: 24 * 3_600_000,
+  maxActionsPerScore: 1_000,
+} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log' | 'episodesDir'>;
 
 export interface RunningServer {
   url: string;
@@ -56,7 +70,22 @@ export interface RunningServer {
 }
 
 /** Endpoints, for the startup line and docs. */
-export const ENDPOINTS = ['POST /v1/verify', 'POST /v1/sample', 'GET /v1/envs', 'GET /health', 'POST /get_reward'] as const;
+export const ENDPOINTS = [
+  'POST /v1/verify',
+  'POST /v1/sample',
+  'GET /v1/envs',
+  'GET /health',
+  'POST /get_reward',
+  'POST /v1/episodes',
+  'POST /v1/episodes/{id}/step',
+  'GET /v1/episodes/{id}',
+  'DELETE /v1/episodes/{id}',
+  'POST /v1/episodes/score',
+  'WS /openenv/{env}/ws',
+  'POST /openenv/{env}/reset',
+  'POST /openenv/{env}/step',
+  'GET /openenv/{env}/state',
+] as const;
 
 /** A request the service refuses, or a failure of the service itself, with its HTTP status. */
 export class ServeError extends EnvforgeError {

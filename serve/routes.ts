@@ -16,14 +16,16 @@ export interface RouteContext {
   defence: IncidentLog;
   options: Omit<ServeOptions, 'pool'>;
   itemErrors: ItemErrorLog | null;
+  /** Open episode sessions, for /health. */
+  sessions?: () => number;
 }
 
 export function sendError(reply: FastifyReply, status: number, code: Code, message: string): FastifyReply {
-  if (status === 503) reply.header('retry-after', '1');
+  if (status === 503 || status === 429) reply.header('retry-after', '1');
   return reply.code(status).send({ error: { code, message } });
 }
 
-export function registerRoutes(app: FastifyInstance, { service, defence, options: opts, itemErrors }: RouteContext): void {
+export function registerRoutes(app: FastifyInstance, { service, defence, options: opts, itemErrors, sessions }: RouteContext): void {
   app.setErrorHandler((error: FastifyError | ServeError, _request, reply) => {
     if (error instanceof ServeError) return sendError(reply, error.status, error.code, error.message);
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
@@ -34,7 +36,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
   });
   app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'E_NOT_FOUND', `no endpoint ${request.method} ${request.url.split('?')[0]}; endpoints: ${ENDPOINTS.join(', ')}`));
 
-  app.get('/health', async () => ({ status: 'ok', envs: service.catalog.active.length, quarantined: service.catalog.active.filter((e) => defence.quarantined(e.hash)).length, inflight: service.inflight, maxQueue: opts.maxQueue }));
+  app.get('/health', async () => ({ status: 'ok', envs: service.catalog.active.length, quarantined: service.catalog.active.filter((e) => defence.quarantined(e.hash)).length, inflight: service.inflight, maxQueue: opts.maxQueue, sessions: sessions?.() ?? 0, maxSessions: opts.maxSessions }));
 
   app.get('/v1/envs', async (request) => ({ envs: listEnvs(service.catalog, request.query) }));
 

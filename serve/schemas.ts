@@ -56,6 +56,17 @@ export const RewardBody = z.object(
   { error: 'the body must be a JSON object { query, prompts, labels }' },
 );
 
+/** A tool call of an episode: { tool, args?, turn? } (turn: the turn this action makes, for idempotent retries). */
+export const StepBody = z.object(
+  {
+    tool: z.string({ error: required('a string (the name of one of the environment\'s tools)') }).min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+    args: z.record(z.string(), z.unknown(), { error: 'must be an object (the tool\'s arguments)' }).optional(),
+    turn: z.number({ error: 'must be a number (the turn this action makes: 1 for the first step)' }).int('must be an integer').min(1, 'must be at least 1').optional(),
+  },
+  { error: 'the body must be a JSON object { tool, args?, turn? }' },
+);
+export const ScoreBody = Identity.extend({ actions: z.array(z.unknown(), { error: required('an array of actions ({ tool, args })') }) });
+
 function pathText(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`;

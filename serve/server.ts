@@ -2,12 +2,16 @@
 // (docs/reward-service.md: the endpoints, the error policy, throughput). This file is its lifecycle:
 // options, the library view kept fresh by its change stamp (polled, or pushed by PostgreSQL), graceful
 // close; routes.ts answers requests through service.ts and sample.ts.
+import { join, resolve } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { openLibrary } from '../library/open.js';
+import { isDatabaseUrl, openLibrary } from '../library/open.js';
 import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { Catalog } from './catalog.js';
 import { Dispatcher } from './dispatcher.js';
+import { registerEpisodeRoutes } from './episode-routes.js';
+import { EpisodeSessions } from './episodes.js';
+import { registerOpenEnv } from './openenv.js';
 import { ItemErrorLog } from './item-errors.js';
 import { DEFAULT_SERVE_OPTIONS, ServeError, type RunningServer, type ServeOptions } from './options.js';
 import { registerRoutes, sendError } from './routes.js';
@@ -21,10 +25,15 @@ import { Service } from './service.js';
  */
 const SERVE_MAX_JOBS_PER_WORKER = 200_000;
 
+/** Episode journals beside a library folder; a database URL names no folder, so they go in the working directory. */
+export function defaultEpisodesDir(libraryDir: string): string {
+  return isDatabaseUrl(libraryDir) ? resolve('.envforge-episodes') : join(libraryDir, 'serve-episodes');
+}
+
 export async function startServer(options: Partial<ServeOptions> & { libraryDir: string }): Promise<RunningServer> {
   const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'pool')) as Partial<ServeOptions>;
   const opts: Omit<ServeOptions, 'pool'> = { ...DEFAULT_SERVE_OPTIONS, ...given, libraryDir: options.libraryDir };
-  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs', 'errorLogIntervalMs', 'scoreFlushIntervalMs'] as const) {
+  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs', 'errorLogIntervalMs', 'scoreFlushIntervalMs', 'maxSessions', 'sessionIdleMs', 'journalTtlMs', 'maxActionsPerScore'] as const) {
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1) throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
@@ -34,6 +43,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   const pool = options.pool ?? new SandboxPool({ maxJobsPerWorker: SERVE_MAX_JOBS_PER_WORKER });
   const defence = new IncidentLog(opts.libraryDir, 'serve', opts.quarantine);
   const service = new Service(opts, library, pool, new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2), defence);
+  const sessions = new EpisodeSessions(service, { maxSessions: opts.maxSessions, idleMs: opts.sessionIdleMs, journalTtlMs: opts.journalTtlMs, journalDir: opts.episodesDir ?? defaultEpisodesDir(opts.libraryDir) });
   const scores = opts.recordScores ? new ScoreBoard(opts.libraryDir, opts.log) : null;
   service.scores = scores;
 
@@ -74,7 +84,8 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   const unlisten = library.onChange ? await library.onChange(tick).catch(() => null) : null;
 
   const itemErrors = opts.log ? new ItemErrorLog({ log: opts.log, intervalMs: opts.errorLogIntervalMs }) : null;
-  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: opts.bodyLimitBytes, return503OnClosing: false, forceCloseConnections: 'idle' });
+  // maxParamLength: episode ids carry their identity (up to 600 characters; the default allows 100).
+  const app: FastifyInstance = Fastify({ logger: false, maxParamLength: 1_000, bodyLimit: opts.bodyLimitBytes, return503OnClosing: false, forceCloseConnections: 'idle' });
 
   // Graceful close: Node closes only the connections idle when close() starts; a keep-alive connection whose
   // request was in flight would hold app.close() open forever. Tell those clients to go, and close what idles.
@@ -93,7 +104,9 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 
-  registerRoutes(app, { service, defence, options: opts, itemErrors });
+  registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });
+  registerEpisodeRoutes(app, service, sessions, opts.maxActionsPerScore);
+  const openenv = registerOpenEnv(app, service, sessions);
 
   let address: string;
   try {
@@ -104,6 +117,8 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   } catch (error) {
     clearInterval(timer);
     if (flusher) clearInterval(flusher);
+    await sessions.close();
+    openenv.close();
     itemErrors?.close();
     await app.close().catch(() => {});
     if (ownsPool) await pool.close();
@@ -118,7 +133,9 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
       (closing ??= (async () => {
         clearInterval(timer);
         await unlisten?.();
+        openenv.close(); // WebSocket sessions hold their connections open; their episodes stay resumable
         await app.close(); // stops accepting; in-flight requests finish first
+        await sessions.close();
         itemErrors?.close();
         await reloading;
         if (ownsPool) await pool.close();

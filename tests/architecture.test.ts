@@ -27,6 +27,8 @@ const LAYERS: readonly (readonly string[])[] = [
 const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
   commander: (f) => f.startsWith('cli/'),
   fastify: (f) => f.startsWith('serve/') || f.startsWith('dashboard/'),
+  // The WebSocket server of OpenEnv's session endpoint, and the benchmark's client.
+  ws: (f) => f.startsWith('serve/') || f.startsWith('bench/'),
   'better-sqlite3': (f) => f.startsWith('library/sqlite/'),
   // The PostgreSQL client: the store, the queue on the same database, and the throwaway server of tests and benchmarks.
   pg: (f) => f.startsWith('library/postgres/') || f === 'bench/postgres-server.ts',

@@ -106,7 +106,7 @@ describe('envforge serve: catalog', () => {
     expect(body.envs).toHaveLength(12);
     expect(body.envs.map((e: { name: string }) => e.name)).toContain('planted-sat');
     for (const env of body.envs) {
-      expect(Object.keys(env).sort()).toEqual(['description', 'hash', 'levels', 'name', 'skills', 'title', 'version']);
+      expect(Object.keys(env).sort()).toEqual(['description', 'hash', 'kind', 'levels', 'name', 'skills', 'title', 'version']);
       expect(env.version).toBe(1);
       expect(env.hash).toBe((await libA.get(env.name))?.hash);
     }
@@ -402,12 +402,12 @@ describe('envforge serve: the command', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d) => {
         stdout += d;
-        const match = /listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward\), library \S+/.exec(stdout);
+        const match = /listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward.*POST \/v1\/episodes.*WS \/openenv\/\{env\}\/ws.*\), library \S+/.exec(stdout);
         if (match) resolve(match[1] as string);
       });
       child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));
     });
-    expect((await call(url, '/health')).body).toEqual({ status: 'ok', envs: 1, quarantined: 0, inflight: 0, maxQueue: 100 });
+    expect((await call(url, '/health')).body).toEqual({ status: 'ok', envs: 1, quarantined: 0, inflight: 0, maxQueue: 100, sessions: 0, maxSessions: 4096 });
     const exited = exit(child);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -2,10 +2,12 @@
 // ground_truth}, for any trainer or pipeline that brings its own loader.
 import { JsonlSplits } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
+import { episodicEnvs } from '../shims/python.js';
 
 export const jsonl: ExportFormat = {
   name: 'jsonl',
   description: 'JSONL: <split>.jsonl rows {env, version, seed, level, split, index, prompt, ground_truth}',
+  kinds: ['single-turn', 'episodic'],
   async begin(context) {
     const files = new JsonlSplits(context.files, context.splits);
     return {
@@ -34,5 +36,11 @@ instance's identity as a JSON string; score a response with the reward service:
 curl -s ${context.serviceUrl}/v1/verify -H 'content-type: application/json' \\
   -d '{"items": [{"ground_truth": "<ground_truth>", "response": "<the model output>"}]}'
 \`\`\`
-`;
+${episodicEnvs(context.envs).length === 0 ? '' : `
+Rows of episodic environments (${episodicEnvs(context.envs).map((e) => e.name).join(', ')}) show the task with its tool list; play
+them as episodes: \`POST /v1/episodes\` with the identity's fields starts one (prompt, tools with their
+schemas, maxTurns), \`POST /v1/episodes/{id}/step {tool, args, turn}\` takes one tool call, and the step that
+ends the episode carries its score (\`DELETE\` ends it early and scores it); \`POST /v1/episodes/score\`
+scores a whole action log at once.
+`}`;
 }

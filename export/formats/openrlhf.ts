@@ -2,19 +2,24 @@
 // and reward.txt with the remote reward URL the trainer posts to (the service's /get_reward).
 import { JsonlSplits } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
+import { openrlhfAgentPy, openrlhfEpisodicReadme, openrlhfInput } from '../shims/openrlhf-agent.js';
+import { episodicEnvs } from '../shims/python.js';
 
 export const openrlhf: ExportFormat = {
   name: 'openrlhf',
-  description: 'OpenRLHF: <split>.jsonl rows {input, label} and reward.txt (the --reward.remote_url)',
+  description: 'OpenRLHF: <split>.jsonl rows {input, label} and reward.txt (the --reward.remote_url); episodic: agent_func.py',
+  kinds: ['single-turn', 'episodic'],
   async begin(context) {
     const jsonl = new JsonlSplits(context.files, context.splits);
+    const envs = new Map(context.envs.map((env) => [env.name, env]));
     return {
       async write(rows) {
-        jsonl.write(rows, (row) => ({ input: row.prompt, label: row.groundTruth }));
+        jsonl.write(rows, (row) => ({ input: openrlhfInput(row, envs.get(row.env)), label: row.groundTruth }));
       },
       async end() {
         jsonl.close();
         context.files.text('reward.txt', `${context.serviceUrl}/get_reward\n`);
+        if (episodicEnvs(context.envs).length > 0) context.files.text('agent_func.py', openrlhfAgentPy(context));
         context.files.text('README.md', readme(context));
       },
     };
@@ -46,5 +51,5 @@ python3 -m openrlhf.cli.train_ppo_ray \\
 
 The service answers \`{"query", "prompts", "labels"}\` with \`{"rewards", "scores", "extra_logs"}\`; it strips
 \`prompts[i]\` from the front of \`query[i]\` to find the response.
-`;
+${openrlhfEpisodicReadme(context)}`;
 }

@@ -3,29 +3,53 @@
 import { JsonlSplits, ParquetSplits, pq, type ParquetLayout } from '../files.js';
 import type { ExportFormat, ExportRow, FormatContext } from '../contract.js';
 import { pythonClient } from '../python-client.js';
+import { episodicEnvs } from '../shims/python.js';
+import { trlEnvironmentPy, trlEpisodicReadme, trlRefuses } from '../shims/trl-environment.js';
 
-const record = (row: ExportRow) => ({ prompt: row.prompt, env: row.env, version: row.version, seed: row.seed, level: row.level, ground_truth: row.groundTruth });
+const IDENTITY = [pq.int64('version'), pq.int64('seed'), pq.int64('level'), pq.string('ground_truth')];
 
-const LAYOUT: ParquetLayout = {
-  schema: pq.root([pq.string('prompt'), pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level'), pq.string('ground_truth')]),
-  toRecord: (row) => ({ ...record(row), version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) }),
-};
+/**
+ * The TRL columns. With episodic environments the prompt is conversational (environment_factory appends reset's
+ * prompt to the last user message, so episodic rows leave it empty) and `environment` names the row's
+ * environment class (null for single-turn rows).
+ */
+function layoutOf(context: FormatContext): { record: (row: ExportRow) => Record<string, unknown>; parquet: ParquetLayout } {
+  const episodic = new Set(episodicEnvs(context.envs).map((e) => e.name));
+  const record = (row: ExportRow): Record<string, unknown> => {
+    const identity = { env: row.env, version: row.version, seed: row.seed, level: row.level, ground_truth: row.groundTruth };
+    if (episodic.size === 0) return { prompt: row.prompt, ...identity };
+    const mine = episodic.has(row.env);
+    return { prompt: [{ role: 'user', content: mine ? '' : row.prompt }], ...identity, environment: mine ? row.env : null };
+  };
+  const prompt = episodic.size === 0 ? [pq.string('prompt')] : pq.listOfStructs('prompt', [pq.string('role'), pq.string('content')]);
+  return {
+    record,
+    parquet: {
+      schema: pq.root([prompt, pq.string('env'), ...IDENTITY, ...(episodic.size ? [pq.string('environment')] : [])]),
+      toRecord: (row) => ({ ...record(row), version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) }),
+    },
+  };
+}
 
 export const trl: ExportFormat = {
   name: 'trl',
   description: 'TRL: <split>.jsonl and <split>.parquet (prompt, env, version, seed, level, ground_truth) and reward.py',
+  kinds: ['single-turn', 'episodic'],
+  refuses: trlRefuses,
   async begin(context) {
+    const layout = layoutOf(context);
     const jsonl = new JsonlSplits(context.files, context.splits);
-    const parquet = new ParquetSplits(context.files, context.splits, LAYOUT);
+    const parquet = new ParquetSplits(context.files, context.splits, layout.parquet);
     return {
       async write(rows) {
-        jsonl.write(rows, record);
+        jsonl.write(rows, layout.record);
         await parquet.write(rows);
       },
       async end() {
         jsonl.close();
         await parquet.close();
         context.files.text('reward.py', rewardPy(context));
+        if (episodicEnvs(context.envs).length > 0) context.files.text('environment.py', trlEnvironmentPy(context));
         context.files.text('README.md', readme(context));
       },
     };
@@ -92,5 +116,5 @@ It never scores a broken reward as 0 silently: on its first call it checks that 
 export's environments with the same code (ENVFORGE_CHECK_MANIFEST=0 skips the check), it raises on an item
 whose environment, version or level the service does not know, and it logs any other per-item error once per
 code and counts it (\`item_errors()\`; ENVFORGE_STRICT=1 raises on those too).
-`;
+${trlEpisodicReadme(context)}`;
 }

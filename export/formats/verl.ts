@@ -1,36 +1,71 @@
 // verl: one parquet file per split with the columns verl's RLHFDataset reads, and compute_score.py, a
 // custom reward function that scores responses through the envforge reward service.
+import type { SchemaElement } from 'hyparquet-writer';
 import { ParquetSplits, pq, type ParquetLayout } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
 import { pythonClient } from '../python-client.js';
+import { episodicEnvs, pyString } from '../shims/python.js';
+import { exportedTools, TOOLS_MODULE, verlEpisodicReadme, verlRefuses, verlToolConfig, verlToolsPy } from '../shims/verl-tools.js';
 
-const LAYOUT: ParquetLayout = {
-  schema: pq.root([
-    pq.string('data_source'),
-    pq.listOfStructs('prompt', [pq.string('role'), pq.string('content')]),
-    pq.string('ability'),
-    pq.struct('reward_model', [pq.string('style'), pq.string('ground_truth')]),
-    pq.struct('extra_info', [pq.string('split'), pq.int64('index'), pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level')]),
-  ]),
-  toRecord: (row) => ({
-    data_source: `envforge/${row.env}`,
-    prompt: [{ role: 'user', content: row.prompt }],
-    ability: row.skills[0] ?? 'general',
-    reward_model: { style: 'rule', ground_truth: row.groundTruth },
-    extra_info: { split: row.split, index: BigInt(row.index), env: row.env, version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) },
-  }),
-};
+const IDENTITY_FIELDS = [pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level')];
+
+/**
+ * The columns verl's RLHFDataset reads. With episodic environments, extra_info also carries tools_kwargs (one
+ * field per tool of the export, the row's identity as create_kwargs for its environment's tools, null for the
+ * others) and agent_name picks verl's tool agent loop for episodic rows.
+ */
+function layoutOf(context: FormatContext): ParquetLayout {
+  const tools = [...exportedTools(context.envs).entries()];
+  const episodic = tools.length > 0;
+  const toolsOf = new Map(context.envs.map((env) => [env.name, new Set(env.episodic?.tools.map((t) => t.name) ?? [])]));
+  const extra: Array<SchemaElement | SchemaElement[]> = [pq.string('split'), pq.int64('index'), ...IDENTITY_FIELDS];
+  if (episodic) extra.push(pq.boolean('need_tools_kwargs'), pq.struct('tools_kwargs', tools.map(([name]) => pq.struct(name, [pq.struct('create_kwargs', IDENTITY_FIELDS)]))));
+  return {
+    schema: pq.root([
+      pq.string('data_source'),
+      pq.listOfStructs('prompt', [pq.string('role'), pq.string('content')]),
+      pq.string('ability'),
+      pq.struct('reward_model', [pq.string('style'), pq.string('ground_truth')]),
+      pq.struct('extra_info', extra),
+      ...(episodic ? [pq.string('agent_name')] : []),
+    ]),
+    toRecord: (row) => {
+      const identity = { env: row.env, version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) };
+      const own = toolsOf.get(row.env) ?? new Set<string>();
+      const record: Record<string, unknown> = {
+        data_source: `envforge/${row.env}`,
+        prompt: [{ role: 'user', content: row.task ?? row.prompt }],
+        ability: row.skills[0] ?? 'general',
+        reward_model: { style: 'rule', ground_truth: row.groundTruth },
+        extra_info: {
+          split: row.split,
+          index: BigInt(row.index),
+          ...identity,
+          ...(episodic ? { need_tools_kwargs: own.size > 0, tools_kwargs: Object.fromEntries(tools.map(([name]) => [name, own.has(name) ? { create_kwargs: identity } : null])) } : {}),
+        },
+      };
+      if (episodic) record.agent_name = own.size > 0 ? 'tool_agent' : 'single_turn_agent';
+      return record;
+    },
+  };
+}
 
 export const verl: ExportFormat = {
   name: 'verl',
-  description: 'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py',
+  description: 'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; episodic: tool_config.yaml and envforge_tools.py',
+  kinds: ['single-turn', 'episodic'],
+  refuses: verlRefuses,
   async begin(context) {
-    const parquet = new ParquetSplits(context.files, context.splits, LAYOUT);
+    const parquet = new ParquetSplits(context.files, context.splits, layoutOf(context));
     return {
       write: (rows) => parquet.write(rows),
       async end() {
         await parquet.close();
         context.files.text('compute_score.py', computeScorePy(context));
+        if (episodicEnvs(context.envs).length > 0) {
+          context.files.text('tool_config.yaml', verlToolConfig(context.envs));
+          context.files.text(`${TOOLS_MODULE}.py`, verlToolsPy(context));
+        }
         context.files.text('README.md', readme(context));
       },
     };
@@ -68,22 +103,44 @@ def _default_score(data_source, solution_str, ground_truth, extra_info=None, **k
     return default_compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
 
 
+# Episodic environments: envforge_tools.py scores their episodes during the rollout.
+EPISODIC = frozenset(json.loads(${pyString(JSON.stringify(episodicEnvs(context.envs).map((e) => e.name)))}))
+
+
+def _is_episodic(data_source):
+    return _is_envforge(data_source) and data_source[len(DATA_SOURCE_PREFIX):] in EPISODIC
+
+
+def episode_score(extra_info):
+    """An episodic row's score: the tool that ended the episode returned it as its reward (the rest return 0),
+    or, where the rollout called calc_reward, its result. An episode the rollout left unfinished scores 0."""
+    extra_info = extra_info or {}
+    scores = extra_info.get("rollout_reward_scores") or {}
+    if isinstance(scores, dict) and scores:
+        return float(next(iter(scores.values())))
+    return float(sum(extra_info.get("tool_rewards") or []))
+
+
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
     """verl's custom reward signature: the score in [0, 1] of one decoded response."""
     if not _is_envforge(data_source):
         return _default_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
+    if _is_episodic(data_source):
+        return episode_score(extra_info)
     return verify([ground_truth], [solution_str])[0]
 
 
 def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, **kwargs):
     """For reward_model.reward_manager=batch: every envforge row of the batch in one request."""
     extra_infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
-    mine = [i for i, source in enumerate(data_sources) if _is_envforge(source)]
+    mine = [i for i, source in enumerate(data_sources) if _is_envforge(source) and not _is_episodic(source)]
     scores = [None] * len(solution_strs)
     for i, score in zip(mine, verify([ground_truths[i] for i in mine], [solution_strs[i] for i in mine])):
         scores[i] = score
     for i, source in enumerate(data_sources):
-        if scores[i] is None:
+        if scores[i] is None and _is_episodic(source):
+            scores[i] = episode_score(extra_infos[i])
+        elif scores[i] is None:
             scores[i] = _default_score(source, solution_strs[i], ground_truths[i], extra_infos[i], **kwargs)
     return scores
 `;
@@ -124,5 +181,5 @@ It never scores a broken reward as 0 silently: on its first call it checks that 
 export's environments with the same code (ENVFORGE_CHECK_MANIFEST=0 skips the check), it raises on an item
 whose environment, version or level the service does not know, and it logs any other per-item error once per
 code and counts it (\`item_errors()\`; ENVFORGE_STRICT=1 raises on those too).
-`;
+${verlEpisodicReadme(context)}`;
 }

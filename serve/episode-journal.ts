@@ -1,0 +1,207 @@
+// The episode journal: one small append-only file per episode session (its identity, then one line per
+// action, then how it ended), so a restarted server, or another replica sharing the folder, rebuilds any
+// episode by replaying its actions; nothing else about a session is stored (docs/reward-service.md).
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { open, readdir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
+export interface EpisodeIdentity {
+  env: string;
+  version: number;
+  seed: number;
+  level: number;
+}
+
+/** How an episode ended, as journaled: by the environment or the limits (done/turns/errors), the client (no-action), or a failure. */
+export interface JournalEnd {
+  end: string;
+  code?: string;
+}
+
+export interface JournalEntry {
+  identity: EpisodeIdentity & { hash: string };
+  actions: unknown[];
+  ended: JournalEnd | null;
+}
+
+const ID_PREFIX = 'ep1';
+/** Journal files kept open for appending (the most recently written): opening and closing a file per step costs more than the step. */
+const OPEN_FILES = 256;
+const MAX_ID_CHARS = 600;
+
+/** A new episode id: `ep1.<base64url of [env, version, seed, level]>.<32 random hex>`; the identity is readable from it. */
+export function newEpisodeId(identity: EpisodeIdentity): string {
+  const body = Buffer.from(JSON.stringify([identity.env, identity.version, identity.seed, identity.level])).toString('base64url');
+  return `${ID_PREFIX}.${body}.${randomBytes(16).toString('hex')}`;
+}
+
+/** The identity an episode id carries, or null when the text is no episode id of ours. */
+export function parseEpisodeId(id: string): EpisodeIdentity | null {
+  if (id.length > MAX_ID_CHARS) return null;
+  const parts = id.split('.');
+  if (parts.length !== 3 || parts[0] !== ID_PREFIX || !/^[0-9a-f]{32}$/.test(parts[2] as string) || !/^[A-Za-z0-9_-]+$/.test(parts[1] as string)) return null;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(parts[1] as string, 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== 4) return null;
+    const [env, version, seed, level] = value as unknown[];
+    if (typeof env !== 'string' || ![version, seed, level].every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return null;
+    return { env, version: version as number, seed: seed as number, level: level as number };
+  } catch {
+    return null;
+  }
+}
+
+/** Lines waiting for a file, and the write that drains them. */
+interface Pending {
+  lines: string[];
+  flushing: Promise<void> | null;
+}
+
+/**
+ * Writes are appended in the background, in order per file (a synchronous write per step costs the event
+ * loop more than the step); reads wait for their file's writes. A step answered just before a crash may be
+ * missing from its journal: a retry with the same `turn` then plays it again, to the same result.
+ */
+export class EpisodeJournal {
+  private readonly pending = new Map<string, Pending>();
+  /** Open handles, least recently written first. */
+  private readonly handles = new Map<string, Promise<FileHandle>>();
+  /** Appends that failed (a full or read-only disk): those episodes do not survive a restart. */
+  writeErrors = 0;
+
+  constructor(
+    readonly dir: string,
+    /** A journal untouched this long is deleted (its episode is then unknown). */
+    readonly ttlMs: number,
+  ) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  /** Files are named by a digest of the id, so no id can name a path. */
+  private fileOf(id: string): string {
+    return join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`);
+  }
+
+  private write(id: string, line: string): void {
+    const file = this.fileOf(id);
+    let queue = this.pending.get(file);
+    if (!queue) this.pending.set(file, (queue = { lines: [], flushing: null }));
+    queue.lines.push(line);
+    queue.flushing ??= this.drain(file, queue);
+  }
+
+  private async drain(file: string, queue: Pending): Promise<void> {
+    while (queue.lines.length > 0) {
+      const text = queue.lines.join('');
+      queue.lines = [];
+      try {
+        await (await this.handle(file)).write(text);
+      } catch {
+        this.writeErrors++;
+        this.handles.delete(file);
+      }
+    }
+    queue.flushing = null;
+    this.pending.delete(file);
+    this.trim();
+  }
+
+  /** The file's open handle (O_APPEND: each write lands whole at the end, whoever else appends). */
+  private handle(file: string): Promise<FileHandle> {
+    let handle = this.handles.get(file);
+    if (handle) this.handles.delete(file);
+    else handle = open(file, 'a');
+    this.handles.set(file, handle);
+    return handle;
+  }
+
+  /** Closes the least recently written handles past OPEN_FILES (never one with a write under way). */
+  private trim(): void {
+    for (const [file, handle] of this.handles) {
+      if (this.handles.size <= OPEN_FILES) return;
+      if (this.pending.has(file)) continue;
+      this.handles.delete(file);
+      void handle.then((h) => h.close()).catch(() => {});
+    }
+  }
+
+  /** Resolves once every write so far has landed, and closes the files. */
+  async settle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending.values()].map((q) => q.flushing));
+    const handles = [...this.handles.values()];
+    this.handles.clear();
+    await Promise.all(handles.map((h) => h.then((x) => x.close()).catch(() => {})));
+  }
+
+  create(id: string, identity: EpisodeIdentity & { hash: string }): void {
+    this.write(id, `${JSON.stringify({ id, ...identity })}\n`);
+  }
+
+  /** Appends turn `turn`'s action. */
+  append(id: string, turn: number, action: unknown): void {
+    this.write(id, `${JSON.stringify({ turn, action })}\n`);
+  }
+
+  end(id: string, ended: JournalEnd): void {
+    this.write(id, `${JSON.stringify(ended)}\n`);
+  }
+
+  /** The journaled episode, or null when none is (never created, expired, or not ours). A torn last line is ignored. */
+  async read(id: string): Promise<JournalEntry | null> {
+    const file = this.fileOf(id);
+    await this.pending.get(file)?.flushing;
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      return null;
+    }
+    const lines = text.split('\n');
+    let header: Record<string, unknown>;
+    try {
+      header = JSON.parse(lines[0] as string) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    if (header.id !== id || typeof header.hash !== 'string') return null;
+    const actions: unknown[] = [];
+    let ended: JournalEnd | null = null;
+    for (const line of lines.slice(1)) {
+      if (line === '') continue;
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        break;
+      }
+      if (typeof entry.end === 'string') {
+        ended = { end: entry.end, ...(typeof entry.code === 'string' ? { code: entry.code } : {}) };
+        break;
+      }
+      if (entry.turn !== actions.length + 1) break; // a line out of order: the journal is trusted up to here
+      actions.push(entry.action);
+    }
+    const identity = { env: String(header.env), version: Number(header.version), seed: Number(header.seed), level: Number(header.level), hash: header.hash };
+    return { identity, actions, ended };
+  }
+
+  /** Deletes journals untouched for ttlMs; returns how many. */
+  async sweep(now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(this.dir)) {
+      if (!name.endsWith('.jsonl')) continue;
+      const file = join(this.dir, name);
+      try {
+        if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.pending.has(file) && !this.handles.has(file)) {
+          await unlink(file);
+          removed++;
+        }
+      } catch {
+        // removed by another replica meanwhile
+      }
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,57 @@
+// The episode endpoints of the reward service (/v1/episodes…): each parses its body (schemas.ts) and
+// answers through the session table (episodes.ts); docs/reward-service.md gives the wire shapes and the
+// idempotency rule of steps (`turn`).
+import type { FastifyInstance } from 'fastify';
+import { MAX_ACTION_CHARS, type EpisodeSessions } from './episodes.js';
+import { ServeError } from './options.js';
+import { checkCount, Identity, parse, ScoreBody, StepBody } from './schemas.js';
+import type { Service } from './service.js';
+
+/** The body limit of one step: an action is at most 64 KB; more is refused before it is parsed. */
+export const STEP_BODY_LIMIT = 4 * MAX_ACTION_CHARS;
+
+/** The action a step body names, as the sandbox replays it (args only when given); 400 past the size limit. */
+export function actionOf(body: { tool: string; args?: Record<string, unknown> | undefined }): { tool: string; args?: Record<string, unknown> } {
+  const action = body.args === undefined ? { tool: body.tool } : { tool: body.tool, args: body.args };
+  const chars = JSON.stringify(action).length;
+  if (chars > MAX_ACTION_CHARS) throw new ServeError(413, 'E_BODY_TOO_LARGE', `the action takes ${chars} characters of JSON, over the limit of ${MAX_ACTION_CHARS}`);
+  return action;
+}
+
+/** Runs `work` holding one unit of the service's queue (503 past maxQueue). */
+export async function admitted<T>(service: Service, work: () => Promise<T>): Promise<T> {
+  const release = service.acquire(1);
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
+export function registerEpisodeRoutes(app: FastifyInstance, service: Service, sessions: EpisodeSessions, maxActions: number): void {
+  const idOf = (params: unknown) => String((params as { id?: unknown }).id ?? '');
+
+  app.post('/v1/episodes', async (request) => {
+    const identity = parse(Identity, request.body);
+    return admitted(service, async () => {
+      const s = await sessions.create(identity);
+      return { episode: s.id, env: s.identity.env, version: s.identity.version, seed: s.identity.seed, level: s.identity.level, prompt: s.prompt, tools: s.meta.tools, maxTurns: s.meta.maxTurns };
+    });
+  });
+
+  app.post('/v1/episodes/score', async (request) => {
+    const body = parse(ScoreBody, request.body);
+    checkCount('actions', body.actions.length, maxActions);
+    return admitted(service, () => sessions.score(body, body.actions));
+  });
+
+  app.post('/v1/episodes/:id/step', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
+    const body = parse(StepBody, request.body);
+    const action = actionOf(body);
+    return admitted(service, () => sessions.step(idOf(request.params), action, body.turn));
+  });
+
+  app.get('/v1/episodes/:id', async (request) => admitted(service, () => sessions.get(idOf(request.params))));
+
+  app.delete('/v1/episodes/:id', async (request) => admitted(service, () => sessions.end(idOf(request.params))));
+}

@@ -1,0 +1,330 @@
+// Episode sessions of the reward service (contract v2): create, step, read, end and score episodes of
+// episodic environments. A session is its identity plus its action list (journaled, episode-journal.ts);
+// the state lives in memory while the session is open and is rebuilt by replay on a miss (a restart,
+// another replica, an idle eviction). Every action runs in the sandbox pool through the dispatcher.
+import { parseEpisodicMeta, type EpisodicMeta } from '../contract/episodic.js';
+import type { EnvRecord } from '../library/contract.js';
+import type { Call } from '../sandbox/protocol.js';
+import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
+import { loadPlainRuntime } from '../sandbox/runtime.js';
+import { SANDBOX_FN } from './dispatcher.js';
+import { defendEpisode } from './episode-defence.js';
+import { EpisodeJournal, newEpisodeId, parseEpisodeId, type EpisodeIdentity } from './episode-journal.js';
+import { ServeError } from './options.js';
+import type { Service } from './service.js';
+
+const canonical = loadPlainRuntime().episodic.canonical;
+/** The largest action the sandbox accepts (episodic-runtime.js serialises actions up to 64 KB). */
+export const MAX_ACTION_CHARS = 65_536;
+/** Ended sessions kept in memory for their results. */
+const ENDED_KEPT = 1_024;
+
+export interface EpisodeOptions {
+  /** Open sessions held in memory at once; past it new sessions get 429 + retry-after. */
+  maxSessions: number;
+  /** An open session untouched this long leaves memory (its journal keeps it resumable). */
+  idleMs: number;
+  /** A journal untouched this long is deleted: its episode is then unknown. */
+  journalTtlMs: number;
+  journalDir: string;
+}
+
+/** The end of an episode as the client sees it. */
+export interface Outcome {
+  end: string;
+  score: number;
+  feedback?: string;
+  error?: { code: string; message: string };
+}
+
+interface Turn {
+  action: unknown;
+  observation: string;
+}
+
+interface Session {
+  id: string;
+  record: EnvRecord;
+  meta: EpisodicMeta;
+  identity: EpisodeIdentity;
+  prompt: string;
+  turns: Turn[];
+  /** The state as the sandbox wrote it (JSON text, key order kept), what the next step resumes from. */
+  state: string;
+  errors: number;
+  /** The score of the current state (score() runs with every step), and the end once the episode is over. */
+  now: Outcome;
+  over: boolean;
+  lastUsed: number;
+  queue: Promise<unknown>;
+}
+
+export interface StepResult {
+  episode: string;
+  turn: number;
+  observation: string;
+  done: boolean;
+  replayed?: true;
+  score?: number;
+  feedback?: string;
+  end?: string;
+  error?: { code: string; message: string };
+}
+
+function outcomeOf(r: Rollout): Outcome {
+  return { end: r.end, score: r.score, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}) };
+}
+
+export class EpisodeSessions {
+  readonly journal: EpisodeJournal;
+  private readonly open = new Map<string, Session>();
+  private readonly loading = new Map<string, Promise<Session>>();
+  /** Ended sessions, oldest first (an LRU of at most ENDED_KEPT); older ones are rebuilt from their journal. */
+  private readonly ended = new Map<string, Session>();
+  private reserved = 0;
+  private readonly timer: NodeJS.Timeout;
+  /** Parsed metas by module hash: checking a meta against contract v2 costs more than a step. */
+  private readonly metas = new Map<string, EpisodicMeta | null>();
+
+  constructor(
+    private readonly service: Service,
+    readonly options: EpisodeOptions,
+  ) {
+    this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
+    this.timer = setInterval(() => this.sweep(), Math.min(30_000, Math.max(50, options.idleMs / 4)));
+    this.timer.unref();
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** Stops the sweeps and waits for the journal's writes. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.journal.settle();
+  }
+
+  /** Evicts idle sessions from memory and expired journals from disk. */
+  sweep(now = Date.now()): void {
+    for (const [id, s] of this.open) if (now - s.lastUsed > this.options.idleMs) this.open.delete(id);
+    if (now - this.sweptAt < Math.min(this.options.journalTtlMs / 4, 60_000)) return;
+    this.sweptAt = now;
+    this.journal.sweep(now).catch(() => {}); // the folder is unreadable for now: try again next sweep
+  }
+  private sweptAt = 0;
+
+  private reserve(): () => void {
+    if (this.open.size + this.reserved >= this.options.maxSessions) {
+      throw new ServeError(429, 'E_TOO_MANY_SESSIONS', `the service holds ${this.open.size} open episode sessions, its limit (${this.options.maxSessions}); end some (DELETE /v1/episodes/{id}) or retry later`);
+    }
+    this.reserved++;
+    let done = false;
+    return () => {
+      if (!done) this.reserved--;
+      done = true;
+    };
+  }
+
+  /** The library record and meta of an episodic identity, or a 4xx naming what is wrong. */
+  resolve(identity: { env: string; version?: number | undefined; seed: number; level: number }): { record: EnvRecord; meta: EpisodicMeta } {
+    const found = this.service.catalog.resolveEpisodic(identity);
+    if ('error' in found) throw new ServeError(found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400, found.error.code, found.error.message);
+    const quarantined = this.service.defence.quarantined(found.record.hash);
+    if (quarantined) throw new ServeError(409, 'E_QUARANTINED', `${found.record.name}@${found.record.version} is ${quarantined}`);
+    return { record: found.record, meta: this.metaOf(found.record) };
+  }
+
+  private readonly shapes = new WeakMap<EpisodicMeta, ReturnType<typeof rolloutShape>>();
+  /** The rollout fields of a meta (its tools as JSON text), made once per meta. */
+  private shapeOf(meta: EpisodicMeta): ReturnType<typeof rolloutShape> {
+    let shape = this.shapes.get(meta);
+    if (!shape) this.shapes.set(meta, (shape = rolloutShape(meta)));
+    return shape;
+  }
+
+  private metaOf(record: EnvRecord): EpisodicMeta {
+    if (!this.metas.has(record.hash)) this.metas.set(record.hash, parseEpisodicMeta(record.meta));
+    const meta = this.metas.get(record.hash);
+    if (!meta) throw new ServeError(500, 'E_META', `${record.name}@${record.version}'s meta does not match contract v2`);
+    return meta;
+  }
+
+  /** One rollout in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures are 503. */
+  async rollout(record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], from?: { state: string; turn: number; errors: number }) {
+    const source = await this.service.source(record);
+    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
+    const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
+    const [result] = await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
+    if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
+    // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
+    return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
+  }
+
+  async create(identity: { env: string; version?: number | undefined; seed: number; level: number }): Promise<Session> {
+    const { record, meta } = this.resolve(identity);
+    const release = this.reserve();
+    try {
+      const full: EpisodeIdentity = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
+      const r = await this.rollout(record, meta, full.seed, full.level, []);
+      if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn });
+      if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
+      const id = newEpisodeId(full);
+      this.journal.create(id, { ...full, hash: record.hash });
+      const session: Session = { id, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve() };
+      this.open.set(id, session);
+      return session;
+    } finally {
+      release();
+    }
+  }
+
+  /** The session of an id: in memory, else rebuilt from its journal by replay; 404 when there is none. */
+  private async session(id: string): Promise<Session> {
+    const held = this.open.get(id) ?? this.ended.get(id);
+    if (held) {
+      held.lastUsed = Date.now();
+      return held;
+    }
+    let pending = this.loading.get(id);
+    if (!pending) {
+      pending = this.restore(id).finally(() => this.loading.delete(id));
+      this.loading.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async restore(id: string): Promise<Session> {
+    const unknown = () => new ServeError(404, 'E_UNKNOWN_EPISODE', `no episode ${JSON.stringify(id.slice(0, 120))}: never issued, malformed, or expired (journals are kept ${this.options.journalTtlMs / 1000} s after their last use)`);
+    if (!parseEpisodeId(id)) throw unknown();
+    const entry = await this.journal.read(id);
+    if (!entry) throw unknown();
+    const { env, version, seed, level, hash } = entry.identity;
+    const found = this.service.catalog.lookup(env, version);
+    if ('error' in found || found.record.hash !== hash) throw new ServeError(410, 'E_UNKNOWN_ENV', `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`);
+    const meta = this.metaOf(found.record);
+    const release = this.reserve();
+    try {
+      const r = await this.rollout(found.record, meta, seed, level, entry.actions);
+      const session: Session = { id, record: found.record, meta, identity: { env, version, seed, level }, prompt: '', turns: [], state: '', errors: 0, now: { end: 'no-action', score: 0 }, over: entry.ended !== null, lastUsed: Date.now(), queue: Promise.resolve() };
+      if (!r.ok) {
+        session.now = { end: 'failed', score: 0, error: { code: r.code, message: r.message } };
+        session.over = true;
+        session.turns = entry.actions.map((action) => ({ action, observation: '' }));
+      } else {
+        Object.assign(session, { prompt: r.prompt ?? '', state: JSON.stringify(r.state), errors: r.errors, now: outcomeOf(r) });
+        session.turns = r.actions.map((action, i) => ({ action, observation: r.observations?.[i] ?? '' }));
+        if (r.end !== 'no-action') session.over = true;
+      }
+      if (session.over) {
+        this.remember(session); // answered from here, never held open: it takes no slot
+        return session;
+      }
+      this.open.set(id, session);
+      return session;
+    } finally {
+      release();
+    }
+  }
+
+  /** Runs `work` after the session's earlier requests: one step at a time per episode. */
+  private serial<T>(id: string, work: (s: Session) => Promise<T>): Promise<T> {
+    return this.session(id).then((s) => {
+      const next = s.queue.then(() => work(s));
+      s.queue = next.catch(() => {});
+      return next;
+    });
+  }
+
+  /** One action. `turn` (optional) is the turn this action makes; a repeat of a stored turn returns its stored result. */
+  step(id: string, action: { tool: string; args?: unknown }, turn?: number): Promise<StepResult> {
+    return this.serial(id, async (s) => {
+      const current = s.turns.length;
+      if (turn !== undefined && turn <= current) {
+        const stored = s.turns[turn - 1] as Turn;
+        if (canonical(stored.action) !== canonical(action)) throw new ServeError(409, 'E_TURN_CONFLICT', `turn ${turn} of episode ${id} was ${canonical(stored.action).slice(0, 200)}, not this action; the episode is at turn ${current}`);
+        return { ...this.result(s, turn), replayed: true };
+      }
+      if (s.over) throw new ServeError(409, 'E_EPISODE_OVER', `episode ${id} ended (${s.now.end}) after ${current} turns; start a new one`);
+      if (turn !== undefined && turn !== current + 1) throw new ServeError(409, 'E_TURN_CONFLICT', `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`);
+      const r = await this.rollout(s.record, s.meta, s.identity.seed, s.identity.level, [action], { state: s.state, turn: current, errors: s.errors });
+      if (!r.ok) {
+        s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
+        this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
+        this.journal.append(id, current + 1, action);
+        this.journal.end(id, { end: 'failed', code: r.code });
+        void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn });
+        return this.result(s, current + 1);
+      }
+      s.turns.push({ action, observation: r.observations?.[0] ?? '' });
+      s.state = JSON.stringify(r.state);
+      s.errors = r.errors;
+      s.now = outcomeOf(r);
+      this.journal.append(id, current + 1, action);
+      if (r.end !== 'no-action') this.finish(s, s.now);
+      return this.result(s, current + 1);
+    });
+  }
+
+  private finish(s: Session, outcome: Outcome): void {
+    s.now = outcome;
+    s.over = true;
+    this.open.delete(s.id);
+    this.remember(s);
+  }
+
+  /** Keeps the latest ended sessions (retries of a last step, reads of a result) from being replayed again. */
+  private remember(s: Session): void {
+    this.ended.delete(s.id);
+    this.ended.set(s.id, s);
+    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value as string);
+  }
+
+  private result(s: Session, turn: number): StepResult {
+    const done = s.over && turn === s.turns.length;
+    const t = s.turns[turn - 1] as Turn;
+    return { episode: s.id, turn, observation: t.observation, done, ...(done ? this.outcome(s) : {}) };
+  }
+
+  private outcome(s: Session): Omit<Outcome, 'end'> & { end: string } {
+    return { score: s.now.score, ...(s.now.feedback !== undefined ? { feedback: s.now.feedback } : {}), end: s.now.end, ...(s.now.error ? { error: s.now.error } : {}) };
+  }
+
+  /** The episode so far: identity, prompt, every turn, and the outcome once it is over. */
+  get(id: string) {
+    return this.serial(id, async (s) => ({
+      episode: s.id,
+      ...s.identity,
+      prompt: s.prompt,
+      tools: s.meta.tools,
+      maxTurns: s.meta.maxTurns,
+      turn: s.turns.length,
+      done: s.over,
+      turns: s.turns.map((t, i) => ({ turn: i + 1, action: t.action, observation: t.observation })),
+      ...(s.over ? this.outcome(s) : {}),
+    }));
+  }
+
+  /** Ends an episode early (the agent sent no action) and scores it; an ended one answers its outcome again. */
+  end(id: string) {
+    return this.serial(id, async (s) => {
+      if (!s.over) {
+        this.finish(s, { ...s.now, end: 'no-action' });
+        this.journal.end(id, { end: 'no-action' });
+      }
+      return { episode: s.id, turn: s.turns.length, done: true as const, ...this.outcome(s) };
+    });
+  }
+
+  /** Stateless scoring: an action log replayed from reset, as the validator's rollouts replay it. */
+  async score(identity: { env: string; version?: number | undefined; seed: number; level: number }, actions: unknown[]) {
+    const { record, meta } = this.resolve(identity);
+    const r = await this.rollout(record, meta, identity.seed, identity.level, actions);
+    const head = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
+    if (!r.ok) {
+      void defendEpisode(this.service, { record, meta, seed: identity.seed, level: identity.level, actions, code: r.code, message: r.message, fn: r.fn });
+      return { ...head, score: 0, end: 'failed', error: { code: r.code, message: `${r.fn}: ${r.message}` } };
+    }
+    return { ...head, ...outcomeOf(r), turns: r.turns, rejected: r.rejected };
+  }
+}

@@ -1,0 +1,67 @@
+// The episode journal on its own: ids carry their identity and refuse forgeries, lines come back in order,
+// a torn last line (a crash mid-write) or a line out of order ends what is trusted, and old journals expire.
+import { appendFileSync, mkdtempSync, readdirSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EpisodeJournal, newEpisodeId, parseEpisodeId } from '../serve/episode-journal.js';
+
+const identity = { env: 'warehouse-restock', version: 2, seed: 77, level: 3 };
+
+describe('episode ids', () => {
+  it('carry the identity and refuse anything else', () => {
+    const id = newEpisodeId(identity);
+    expect(parseEpisodeId(id)).toEqual(identity);
+    expect(newEpisodeId(identity)).not.toBe(id);
+    for (const bad of ['', 'ep1', `${id}x`, id.replace('ep1.', 'ep2.'), `ep1.${Buffer.from('[1,2]').toString('base64url')}.${'0'.repeat(32)}`, `ep1.!!.${'0'.repeat(32)}`, 'ep1.'.repeat(300)]) {
+      expect(parseEpisodeId(bad), bad.slice(0, 40)).toBeNull();
+    }
+  });
+});
+
+describe('the journal', () => {
+  it('reads back what was written, in order, up to a torn or out-of-order line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
+    const journal = new EpisodeJournal(dir, 60_000);
+    const id = newEpisodeId(identity);
+    journal.create(id, { ...identity, hash: 'abc' });
+    for (let turn = 1; turn <= 3; turn++) journal.append(id, turn, { tool: 'order', args: { qty: turn } });
+    expect(await journal.read(id)).toEqual({ identity: { ...identity, hash: 'abc' }, actions: [1, 2, 3].map((qty) => ({ tool: 'order', args: { qty } })), ended: null });
+    journal.end(id, { end: 'done' });
+    expect((await journal.read(id))?.ended).toEqual({ end: 'done' });
+    expect(await journal.read(newEpisodeId(identity))).toBeNull();
+
+    // A line that skips a turn (two writers raced) and a torn line (a crash mid-write) end what is trusted.
+    const other = new EpisodeJournal(mkdtempSync(join(tmpdir(), 'envforge-journal-')), 60_000);
+    const torn = newEpisodeId(identity);
+    other.create(torn, { ...identity, hash: 'abc' });
+    other.append(torn, 1, { tool: 'a' });
+    other.append(torn, 2, { tool: 'b' });
+    await other.settle();
+    appendFileSync(join(other.dir, readdirSync(other.dir)[0] as string), '{"turn":3,"act');
+    expect(await other.read(torn)).toMatchObject({ actions: [{ tool: 'a' }, { tool: 'b' }], ended: null });
+    const skips = newEpisodeId(identity);
+    other.create(skips, { ...identity, hash: 'abc' });
+    other.append(skips, 1, { tool: 'a' });
+    other.append(skips, 3, { tool: 'skipped a turn' });
+    other.end(skips, { end: 'done' });
+    expect(await other.read(skips)).toMatchObject({ actions: [{ tool: 'a' }], ended: null });
+  });
+
+  it('deletes journals untouched for longer than their time to live', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
+    const journal = new EpisodeJournal(dir, 1_000);
+    const [old, fresh] = [newEpisodeId(identity), newEpisodeId(identity)];
+    journal.create(old, { ...identity, hash: 'h' });
+    journal.create(fresh, { ...identity, hash: 'h' });
+    await journal.settle();
+    const files = readdirSync(dir);
+    const past = new Date(Date.now() - 10_000);
+    for (const f of files) utimesSync(join(dir, f), past, past);
+    journal.append(fresh, 1, { tool: 'x' });
+    await journal.settle();
+    expect(await journal.sweep()).toBe(1);
+    expect(await journal.read(old)).toBeNull();
+    expect((await journal.read(fresh))?.actions).toEqual([{ tool: 'x' }]);
+  });
+});

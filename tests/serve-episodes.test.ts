@@ -1,0 +1,302 @@
+// Episode sessions of the reward service over real sockets: sessions driven by reference (act) and random
+// rollouts of every episodic seed score exactly what in-process replay scores, observation by observation;
+// steps are idempotent by turn; an episode survives a server restart (HTTP and OpenEnv WebSocket); the
+// session limit answers 429 + retry-after; bad input is a 4xx naming the problem.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { readFileSync } from 'node:fs';
+import { admitEpisodic, admitEpisodicSeeds, type EpisodicSeed } from '../bench/episodic-library.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollouts.js';
+import { startServer } from '../serve/server.js';
+import type { RunningServer } from '../serve/options.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+async function call(base: string, method: string, path: string, body?: unknown, raw?: string): Promise<{ status: number; headers: Headers; body: Json }> {
+  const response = await fetch(base + path, { method, ...(body !== undefined || raw !== undefined ? { headers: { 'content-type': 'application/json' }, body: raw ?? JSON.stringify(body) } : {}) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'envforge-episodes-'));
+let pool: SandboxPool;
+let seeds: EpisodicSeed[];
+let server: RunningServer;
+
+beforeAll(async () => {
+  pool = new SandboxPool({ workers: 2 });
+  const library = SqliteLibrary.open(dir, { create: true });
+  seeds = await admitEpisodicSeeds(library, pool);
+  // Two modules the validator rejects, served anyway to see the service survive them: step throws on an unknown plate; step hangs.
+  const fixture = (file: string) => ({ name: file, source: readFileSync(new URL(`./fixtures/episodic/${file}`, import.meta.url), 'utf8') });
+  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js')]);
+  await library.close();
+  server = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 64 });
+}, 60_000);
+afterAll(async () => {
+  await server?.close();
+  await pool?.close();
+});
+
+/** In-process replay (the validator's rollouts) of a policy, with observations. */
+async function reference(seed: EpisodicSeed, requests: RolloutRequest[]): Promise<Rollout[]> {
+  const run = await runRollouts(pool, seed.source, seed.meta, requests.map((r) => ({ ...r, observations: true })));
+  return run.rollouts.map((r) => {
+    if (!r.ok) throw new Error(`${seed.name}: ${r.code} ${r.message}`);
+    return r;
+  });
+}
+
+/** Plays `actions` through a session from `from` (turns already taken); returns the last step's answer. */
+async function play(base: string, episode: string, actions: unknown[], from = 0, expected?: Rollout): Promise<Json> {
+  let last: Json = null;
+  for (let i = from; i < actions.length; i++) {
+    const action = actions[i] as { tool: string; args?: unknown };
+    const step = await call(base, 'POST', `/v1/episodes/${episode}/step`, { ...action, turn: i + 1 });
+    expect(step.status, JSON.stringify(step.body)).toBe(200);
+    expect(step.body.turn).toBe(i + 1);
+    if (expected) expect(step.body.observation).toBe(expected.observations?.[i]);
+    expect(step.body.done).toBe(i === actions.length - 1 && expected !== undefined && expected.end !== 'no-action');
+    last = step.body;
+  }
+  return last;
+}
+
+describe('sessions score exactly what replay scores', () => {
+  it('reference and random rollouts of every episodic seed', { timeout: 120_000 }, async () => {
+    expect(seeds.length).toBeGreaterThanOrEqual(8);
+    await Promise.all(
+      seeds.map(async (seed, k) => {
+        const level = 1 + (k % seed.meta.levels);
+        const [act, random] = await reference(seed, [
+          { seed: 100 + k, level, policy: { type: 'act' } },
+          { seed: 200 + k, level, policy: { type: 'random', seed: 7 + k } },
+        ]);
+        for (const [r, s] of [[act, 100 + k], [random, 200 + k]] as Array<[Rollout, number]>) {
+          const created = await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: s, level });
+          expect(created.status, JSON.stringify(created.body)).toBe(200);
+          expect(created.body).toMatchObject({ prompt: r.prompt, maxTurns: seed.meta.maxTurns, tools: seed.meta.tools, version: 1 });
+          const last = await play(server.url, created.body.episode, r.actions, 0, r);
+          const ended = r.end === 'no-action' ? (await call(server.url, 'DELETE', `/v1/episodes/${created.body.episode}`)).body : last;
+          expect(ended.score, `${seed.name} ${r.end}`).toBe(r.score);
+          expect(ended.end).toBe(r.end);
+          const stateless = await call(server.url, 'POST', '/v1/episodes/score', { env: seed.name, version: 1, seed: s, level, actions: r.actions });
+          expect(stateless.body).toMatchObject({ score: r.score, end: r.end, turns: r.turns });
+        }
+        expect(act.score).toBe(1);
+      }),
+    );
+  });
+});
+
+describe('steps', () => {
+  it('are idempotent by turn and refuse what does not follow', { timeout: 60_000 }, async () => {
+    const seed = seeds[0] as EpisodicSeed;
+    const [r] = await reference(seed, [{ seed: 5, level: 1, policy: { type: 'act' } }]);
+    const { body } = await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: 5, level: 1 });
+    const id = body.episode as string;
+    const first = r?.actions[0] as Json;
+    const a = await call(server.url, 'POST', `/v1/episodes/${id}/step`, { ...first, turn: 1 });
+    const again = await call(server.url, 'POST', `/v1/episodes/${id}/step`, { ...first, turn: 1 });
+    expect(again.body).toEqual({ ...a.body, replayed: true });
+    expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'nope', turn: 1 })).body.error.code).toBe('E_TURN_CONFLICT');
+    expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, { ...first, turn: 5 })).status).toBe(409);
+    const got = await call(server.url, 'GET', `/v1/episodes/${id}`);
+    expect(got.body).toMatchObject({ episode: id, turn: 1, done: false, turns: [{ turn: 1, action: first, observation: a.body.observation }] });
+    // An undeclared tool is a turn with an error observation (the contract's action check), not a 4xx.
+    const bad = await call(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'no_such_tool', args: {} });
+    expect(bad.body).toMatchObject({ turn: 2, done: false, observation: expect.stringMatching(/^error: unknown tool/) });
+    const ended = await call(server.url, 'DELETE', `/v1/episodes/${id}`);
+    expect(ended.body).toMatchObject({ done: true, end: 'no-action', turn: 2 });
+    expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, first)).body.error.code).toBe('E_EPISODE_OVER');
+  });
+
+  it('answer bad requests with a 4xx naming the problem', async () => {
+    const id = (await call(server.url, 'POST', '/v1/episodes', { env: (seeds[1] as EpisodicSeed).name, seed: 1, level: 1 })).body.episode as string;
+    const cases: Array<[string, string, unknown, string | undefined, number, RegExp]> = [
+      ['POST', '/v1/episodes', { env: 'nope', seed: 1, level: 1 }, undefined, 404, /unknown environment/],
+      ['POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: -1, level: 1 }, undefined, 400, /seed/],
+      ['POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 99 }, undefined, 400, /level/],
+      ['POST', `/v1/episodes/${id}/step`, { args: {} }, undefined, 400, /tool: is required/],
+      ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: [1] }, undefined, 400, /args: must be an object/],
+      ['POST', `/v1/episodes/${id}/step`, undefined, '{"tool":', 400, /not valid JSON/],
+      ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(70_000) } }, undefined, 413, /over the limit/],
+      ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(300_000) } }, undefined, 413, /over the limit/],
+      ['POST', '/v1/episodes/ep1.nope.0/step', { tool: 'x' }, undefined, 404, /no episode/],
+      ['GET', `/v1/episodes/${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`, undefined, undefined, 404, /no episode/],
+      ['GET', `/v1/episodes/ep1.${Buffer.from(JSON.stringify(['n'.repeat(200), 1, 1, 1])).toString('base64url')}.${'0'.repeat(32)}`, undefined, undefined, 404, /no episode/],
+      ['POST', '/v1/episodes/score', { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 1 }, undefined, 400, /actions: is required/],
+    ];
+    for (const [method, path, body, raw, status, message] of cases) {
+      const r = await call(server.url, method, path, body, raw);
+      expect([r.status, r.body.error?.message], `${method} ${path}`).toEqual([status, expect.stringMatching(message)]);
+    }
+  });
+});
+
+describe('OpenEnv over HTTP', () => {
+  it('reset, step (also as MCP call_tool, idempotent by turn) and state, with OpenEnv shapes', { timeout: 60_000 }, async () => {
+    const seed = seeds[3] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 4, level: 1, policy: { type: 'act' } }])) as [Rollout];
+    const base = `/openenv/${seed.name}`;
+    const reset = await call(server.url, 'POST', `${base}/reset`, { seed: 4, level: 1, episode_id: 'my-run-7' });
+    expect(reset.body).toMatchObject({ observation: { text: r.prompt, turn: 0, tools: seed.meta.tools }, reward: null, done: false, metadata: { client_episode_id: 'my-run-7', seed: 4, level: 1 } });
+    const id = reset.body.metadata.episode_id as string;
+    let out: Json = null;
+    for (const [i, action] of (r.actions as Array<{ tool: string; args?: object }>).entries()) {
+      const mcp = i % 2 === 1 ? { type: 'call_tool', tool_name: action.tool, ...(action.args ? { arguments: action.args } : {}) } : action;
+      out = await call(server.url, 'POST', `${base}/step`, { action: mcp, episode_id: id, turn: i + 1 });
+      expect(out.body.observation).toEqual({ text: r.observations?.[i], turn: i + 1 });
+    }
+    expect(out.body).toMatchObject({ done: true, reward: 1, metadata: { episode_id: id, end: 'done' } });
+    const retried = await call(server.url, 'POST', `${base}/step`, { action: r.actions.at(-1), episode_id: id, turn: r.actions.length });
+    expect(retried.body).toEqual(out.body);
+    expect((await call(server.url, 'GET', `${base}/state?episode_id=${id}`)).body).toMatchObject({ episode_id: id, step_count: r.actions.length, done: true });
+    expect((await call(server.url, 'POST', `${base}/step`, { action: r.actions[0] })).body.error.message).toMatch(/episode_id: is required/);
+    expect((await call(server.url, 'GET', `/openenv/${(seeds[4] as EpisodicSeed).name}/state?episode_id=${id}`)).status).toBe(400);
+  });
+});
+
+describe('limits and restarts', () => {
+  it('answers 429 + retry-after past the session limit', { timeout: 60_000 }, async () => {
+    const small = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 2 });
+    try {
+      const env = (seeds[0] as EpisodicSeed).name;
+      const a = await call(small.url, 'POST', '/v1/episodes', { env, seed: 1, level: 1 });
+      await call(small.url, 'POST', '/v1/episodes', { env, seed: 2, level: 1 });
+      const refused = await call(small.url, 'POST', '/v1/episodes', { env, seed: 3, level: 1 });
+      expect([refused.status, refused.headers.get('retry-after'), refused.body.error.code]).toEqual([429, '1', 'E_TOO_MANY_SESSIONS']);
+      await call(small.url, 'DELETE', `/v1/episodes/${a.body.episode}`);
+      expect((await call(small.url, 'POST', '/v1/episodes', { env, seed: 3, level: 1 })).status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('finishes an episode begun before a restart (HTTP and OpenEnv WebSocket)', { timeout: 90_000 }, async () => {
+    const seed = seeds[2] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 9, level: 2, policy: { type: 'act' } }])) as [Rollout];
+    const half = Math.floor(r.actions.length / 2);
+    let first = await startServer({ libraryDir: dir, port: 0, pool });
+    const http = (await call(first.url, 'POST', '/v1/episodes', { env: seed.name, seed: 9, level: 2 })).body.episode as string;
+    await play(first.url, http, r.actions.slice(0, half), 0);
+    const ws = await connect(first.url, seed.name);
+    const reset = await ws.send({ type: 'reset', data: { seed: 9, level: 2 } });
+    expect(reset).toMatchObject({ type: 'observation', data: { done: false, reward: null, observation: { text: r.prompt, turn: 0 } } });
+    const wsId = reset.data.metadata.episode_id as string;
+    for (const action of r.actions.slice(0, half)) expect((await ws.send({ type: 'step', data: action })).type).toBe('observation');
+    ws.close();
+    await first.close();
+
+    first = await startServer({ libraryDir: dir, port: 0, pool });
+    try {
+      // The same step retried after the restart returns its stored result instead of stepping again.
+      if (half > 0) expect((await call(first.url, 'POST', `/v1/episodes/${http}/step`, { ...(r.actions[half - 1] as Json), turn: half })).body.replayed).toBe(true);
+      const last = await play(first.url, http, r.actions, half, r);
+      expect(last).toMatchObject({ done: true, score: 1, end: 'done' });
+      expect((await call(first.url, 'GET', `/v1/episodes/${http}`)).body.turns).toHaveLength(r.actions.length);
+
+      const again = await connect(first.url, seed.name);
+      const resumed = await again.send({ type: 'reset', data: { episode_id: wsId } });
+      expect(resumed.data).toMatchObject({ done: false, observation: { turn: half }, metadata: { episode_id: wsId, resumed: true } });
+      let out: Json = null;
+      for (const action of r.actions.slice(half)) out = await again.send({ type: 'step', data: action });
+      expect(out.data).toMatchObject({ done: true, reward: 1, metadata: { episode_id: wsId, end: 'done' } });
+      expect((await again.send({ type: 'state' })).data).toMatchObject({ episode_id: wsId, step_count: r.actions.length, done: true });
+      expect((await again.send({ type: 'bogus' })).data.code).toBe('UNKNOWN_TYPE');
+      expect((await again.send('{not json' as unknown as object)).data.code).toBe('INVALID_JSON');
+      expect((await again.send({ type: 'step', data: { tool: 'x' } })).data.envforge_code).toBe('E_EPISODE_OVER');
+      again.close();
+      // A frame over the size limit closes that connection only; the server goes on.
+      const big = await connect(first.url, seed.name);
+      const closed = new Promise((resolve) => big.socket.once('close', (code) => resolve(code)));
+      big.socket.send(JSON.stringify({ type: 'step', data: { tool: 'x', args: { s: 'y'.repeat(400_000) } } }));
+      expect(await closed).toBe(1009);
+      expect((await call(first.url, 'GET', '/health')).status).toBe(200);
+    } finally {
+      await first.close();
+    }
+  });
+});
+
+describe('failing environments', () => {
+  it('a step that throws or hangs ends its episode with score 0 and the error, is confirmed as an incident, and quarantines', { timeout: 60_000 }, async () => {
+    const throws = (await call(server.url, 'POST', '/v1/episodes', { env: 'fleet-maintenance', seed: 1, level: 1 })).body.episode as string;
+    const hangs = (await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 1, level: 5 })).body.episode as string;
+    const [thrown, hung] = await Promise.all([
+      call(server.url, 'POST', `/v1/episodes/${throws}/step`, { tool: 'log_service', args: { plate: 'NOPE-1', service: 'oil' }, turn: 1 }),
+      call(server.url, 'POST', `/v1/episodes/${hangs}/step`, { tool: 'optimize_route', args: {}, turn: 1 }),
+    ]);
+    expect(thrown.body).toMatchObject({ turn: 1, done: true, score: 0, end: 'failed', error: { code: 'E_THROWN' } });
+    expect(hung.body).toMatchObject({ turn: 1, done: true, score: 0, end: 'failed', error: { code: 'E_TIMEOUT' } });
+    // The journal says how it ended: the failure is answered again, and replays cannot step it.
+    expect((await call(server.url, 'GET', `/v1/episodes/${hangs}`)).body).toMatchObject({ done: true, end: 'failed' });
+    let refused: Json = null;
+    for (let i = 0; i < 100 && refused?.status !== 409; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      refused = await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 2, level: 1 });
+    }
+    expect(refused.body.error.code).toBe('E_QUARANTINED');
+    // Others play on.
+    expect((await call(server.url, 'POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 3, level: 1 })).status).toBe(200);
+  });
+});
+
+describe('hostile load', () => {
+  it('a flood of malformed steps, unknown episodes and oversized args: 4xx each, while every reference rollout scores 1', { timeout: 120_000 }, async () => {
+    const plans = await Promise.all(seeds.map(async (seed, k) => ({ seed, k, rollout: (await reference(seed, [{ seed: 300 + k, level: 1, policy: { type: 'act' } }]))[0] as Rollout })));
+    const ids: string[] = [];
+    const references = plans.map(async ({ seed, k, rollout }) => {
+      const id = (await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: 300 + k, level: 1 })).body.episode as string;
+      ids.push(id);
+      return (await play(server.url, id, rollout.actions, 0, rollout)).score as number;
+    });
+    const forged = (n: number) => `ep1.${Buffer.from(JSON.stringify([(seeds[0] as EpisodicSeed).name, 1, n, 1])).toString('base64url')}.${n.toString(16).padStart(32, '0')}`;
+    const bad: Array<() => Promise<{ status: number }>> = [];
+    for (let i = 0; i < 60; i++) {
+      const live = () => ids[i % Math.max(1, ids.length)] ?? forged(i);
+      bad.push(
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, undefined, '{"tool": "x", "args": {'),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 7 }),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: 'nope' }),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: { big: 'z'.repeat(100_000 + i) } }),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', turn: 500 + i }),
+        () => call(server.url, 'POST', `/v1/episodes/${forged(i)}/step`, { tool: 'x' }),
+        () => call(server.url, 'GET', `/v1/episodes/${'ep1.'.repeat(200)}`),
+        () => call(server.url, 'DELETE', `/v1/episodes/garbage-${i}`),
+        () => call(server.url, 'POST', '/v1/episodes', { env: 'x'.repeat(300), seed: 1, level: 1 }),
+        () => call(server.url, 'POST', '/v1/episodes/score', { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 1, actions: 'no' }),
+        () => call(server.url, 'POST', `/openenv/${(seeds[0] as EpisodicSeed).name}/step`, { action: { tool: 'x' }, episode_id: forged(i) }),
+      );
+    }
+    const statuses = await Promise.all(
+      bad.map(async (send, i) => {
+        await new Promise((r) => setTimeout(r, i % 50)); // spread over the references' steps
+        return (await send()).status;
+      }),
+    );
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(statuses.every((s) => s >= 400 && s < 500)).toBe(true);
+    expect(await Promise.all(references)).toEqual(plans.map(() => 1));
+  });
+});
+
+/** A minimal OpenEnv-style WebSocket client: one message out, the next message in. */
+async function connect(base: string, env: string): Promise<{ socket: WebSocket; send(message: object): Promise<Json>; close(): void }> {
+  const socket = new WebSocket(`${base.replace('http', 'ws')}/openenv/${env}/ws`);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  return {
+    socket,
+    send: (message) =>
+      new Promise((resolve) => {
+        socket.once('message', (data) => resolve(JSON.parse(String(data))));
+        socket.send(typeof message === 'string' ? message : JSON.stringify(message));
+      }),
+    close: () => socket.close(),
+  };
+}
