@@ -3,9 +3,10 @@
 import type { PlainRng } from '../../../sandbox/runtime.js';
 import { drawRecords, recordsCode, recordsSkills, type RecordsDesign } from './records.js';
 import { drawGrid, gridCode, gridSkills, type GridDesign } from './grid.js';
+import { drawWebapp, webappCode, webappSkills, type WebappDesign } from './webapp.js';
 import type { EpisodicFamily, FamilyCode } from './skeleton.js';
 
-export type EpisodicDesign = RecordsDesign | GridDesign;
+export type EpisodicDesign = RecordsDesign | GridDesign | WebappDesign;
 
 export interface FamilyEntry {
   /** The skills every design of the family trains, the family's own first: what the architect aims it at. */
@@ -46,6 +47,22 @@ export const EPISODIC_FAMILY: Record<EpisodicFamily, FamilyEntry> = {
         title: `${x.goal === 'collect' ? 'Collect the named items' : 'Carry the named items to a place'} in a partially observed ${x.theme} ${x.topology === 'grid' ? 'grid' : 'room graph'}`,
         idea: `A hidden ${where} (${x.theme}) explored through move and look tools; the agent sees only its surroundings. The goal is to ${x.goal === 'collect' ? 'pick up the named items and return to the start' : 'carry the named items to a named place'} without picking up a decoy${x.hazards ? ' and without entering an unsafe place' : ''}; the score checks the items' places and the agent's in the final state.`,
         scaling: `Levels 1–${x.levels.length}: the world grows from ${x.levels[0]?.size} to ${x.levels.at(-1)?.size} ${x.topology === 'grid' ? 'cells a side' : 'rooms'} and the items from ${x.levels[0]?.items} to ${x.levels.at(-1)?.items}${x.hazards ? ', with more unsafe places' : ''}.`,
+      };
+    },
+  },
+  webapp: {
+    signature: ['web-navigation', 'planning'],
+    draw: drawWebapp,
+    code: (d) => webappCode(d as WebappDesign),
+    skills: (d) => webappSkills(d as WebappDesign),
+    words: (d) => {
+      const x = d as WebappDesign;
+      const pages = x.stages.map((s) => (s === 'find' ? x.find : s));
+      return {
+        tag: `${x.theme}-site-${pages.join('-')}`,
+        title: `Complete a ${x.theme} transaction on a generated web site (${pages.join(', ')} pages)`,
+        idea: `A finite-state web application (${x.theme}) whose pages are ${pages.join(' then ')}, driven by read, type and click tools. The agent must reach the committed state with the item, ${x.stages.includes('options') ? 'option ' : ''}and form details the prompt asks for; item codes are only shown on the site. The score checks what the site committed.`,
+        scaling: `Levels 1–${x.levels.length}: the catalogue grows from ${x.levels[0]?.items} to ${x.levels.at(-1)?.items} items and the form from ${x.levels[0]?.fields} to ${x.levels.at(-1)?.fields} fields.`,
       };
     },
   },
