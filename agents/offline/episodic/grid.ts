@@ -21,6 +21,10 @@ export interface GridDesign {
   topology: 'grid' | 'rooms';
   goal: 'collect' | 'deliver';
   hazards: boolean;
+  /** How the agent senses the world: look around the current place, scan along one way, or a detector's distance. */
+  sense: 'look' | 'scan' | 'detector';
+  /** Deliver goals: items carried at once (0 = no limit). */
+  capacity: number;
   /** Directions as the move tool names them (grid topology). */
   directions: string[];
   names: Record<string, string>;
@@ -37,11 +41,15 @@ export function drawGrid(rng: PlainRng): GridDesign {
     topology,
     goal: rng.pick(['collect', 'deliver'] as const),
     hazards,
+    sense: rng.pick(['look', 'scan', 'detector'] as const),
+    capacity: rng.float() < 0.5 ? 1 : 0,
     directions: rng.pick([['north', 'east', 'south', 'west'], ['up', 'right', 'down', 'left']]),
     names: {
       move: pickName(rng, ['move', 'walk', 'step', 'go']),
       go: pickName(rng, ['go_to', 'enter', 'walk_to']),
       look: pickName(rng, ['look', 'look_around', 'survey', 'inspect']),
+      scan: pickName(rng, ['scan', 'peer', 'search_ahead']),
+      detect: pickName(rng, ['detect', 'ping', 'sense']),
       take: pickName(rng, ['take', 'pick_up', 'grab', 'collect']),
       drop: pickName(rng, ['drop', 'put_down', 'leave']),
       finish: pickName(rng, ['finish', 'exit', 'report_done', 'end_run']),
@@ -90,6 +98,23 @@ const moves = (w, at) => exits(w, at).map((r) => [r, r]);
 const placeText = (p) => 'the ' + p;`;
 }
 
+/** The extra sensing tool's code (the look tool is always there). */
+const SENSE_CODE: Record<GridDesign['sense'], string> = {
+  look: '',
+  scan: `// A line of sight: the places one way leads to, one after another, until it is blocked.
+function scan(s, move) {
+  const seen = [];
+  for (let at = next(s.world, s.at, move); at !== null && !seen.includes(at) && seen.length < 12; at = next(s.world, at, move)) seen.push(at);
+  if (!seen.length) return 'Nothing that way.';
+  return seen.map((p) => placeText(p) + ': ' + (s.world.items.filter((i) => i.at === p).map((i) => i.name).join(', ') || 'empty')).join('; ') + '.';
+}`,
+  detector: `// The detector counts the moves of a safe shortest route to the nearest item still lying about that the task needs.
+function detect(s) {
+  const left = s.world.items.filter((i) => i.wanted && i.at !== 'carried' && i.at !== s.world.goalAt).map((i) => route(s.world, s.at, i.at).length);
+  return left.length ? 'The nearest item you need is ' + Math.min(...left) + ' moves away.' : 'The detector finds nothing more you need.';
+}`,
+};
+
 export function gridCode(x: GridDesign): FamilyCode {
   const t = THEMES[x.theme] as (typeof THEMES)[string];
   const N = x.names as Record<string, string>;
@@ -98,7 +123,9 @@ export function gridCode(x: GridDesign): FamilyCode {
   if (grid) blocks.push(tool(N.move as string, `Move one ${t.cell} ${x.directions.join(', ')}; a wall stops you.`, { direction: { type: 'string', enum: x.directions } }, `(s, a) => walk(s, a.direction)`));
   else blocks.push(tool(N.go as string, `Walk to a room next to the one you are in.`, { room: { type: 'string', minLength: 1, maxLength: 30 } }, `(s, a) => walk(s, a.room)`));
   blocks.push(tool(N.look as string, `Describe the ${grid ? t.cell : 'room'} you are in: what lies here and where you can go${x.hazards ? ' (and any danger next door)' : ''}.`, {}, `(s) => describe(s)`));
-  blocks.push(tool(N.take as string, `Pick up an item lying where you are.`, { item: { type: 'string', minLength: 1, maxLength: 40 } }, `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === s.at); if (!it) return \`There is no "\${a.item}" here.\`; it.at = 'carried'; s.taken.push(it.name); return \`You pick up the \${it.name}.\`; }`));
+  if (x.sense === 'scan') blocks.push(tool(N.scan as string, `Look along one way from where you are, as far as it goes, and list what lies there.`, grid ? { direction: { type: 'string', enum: x.directions } } : { room: { type: 'string', minLength: 1, maxLength: 30 } }, `(s, a) => scan(s, ${grid ? 'a.direction' : 'a.room'})`));
+  if (x.sense === 'detector') blocks.push(tool(N.detect as string, `Ask the detector how many moves away the nearest item you still need is.`, {}, `(s) => detect(s)`));
+  blocks.push(tool(N.take as string, `Pick up an item lying where you are.`, { item: { type: 'string', minLength: 1, maxLength: 40 } }, `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === s.at); if (!it) return \`There is no "\${a.item}" here.\`;${x.goal === 'deliver' && x.capacity === 1 ? " if (s.world.items.some((i) => i.at === 'carried')) return 'Your hands are full: you can carry one item at a time.';" : ''} it.at = 'carried'; s.taken.push(it.name); return \`You pick up the \${it.name}.\`; }`));
   if (x.goal === 'deliver') blocks.push(tool(N.drop as string, `Put down an item you carry where you are.`, { item: { type: 'string', minLength: 1, maxLength: 40 } }, `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === 'carried'); if (!it) return \`You do not carry "\${a.item}".\`; it.at = s.at; return \`You put down the \${it.name}.\`; }`));
   blocks.push(tool(N.finish as string, `End the run here; the world is then checked.`, {}, `(s) => { s.done = true; return 'The run is over.'; }`));
   const world = `
@@ -145,6 +172,7 @@ function promptOf(w) {
     \`You explore \${THEME.place}${grid ? ", a square of ${w.size} by ${w.size} \" + THEME.cell + \"s numbered (column,row) from (0,0) at the top left" : ''}. You start at \${placeText(w.start)} and see only what ${N.look} shows you.\`,
     '',
     ${x.goal === 'deliver' ? `\`Task: find \${wanted.join(', ')} and put each of them down at \${placeText(w.goalAt)} with ${N.drop}. Pick up nothing else.\`` : `\`Task: collect \${wanted.join(', ')} with ${N.take}, then come back to \${placeText(w.start)}. Pick up nothing else.\``},
+    ${x.goal === 'deliver' && x.capacity === 1 ? "'You can carry only one item at a time.'," : ''}
     ${x.hazards ? `\`Danger: some \${THEME.cell}s are unsafe; entering one ends the run at once, and it counts as a failure. ${N.look} warns of unsafe places next to you.\`,` : ''}
     \`When you are done, call ${N.finish}${x.goal === 'collect' ? ` at \${placeText(w.start)}` : ''}: that ends the run, and only then is the task checked, all or nothing. The run also ends after \${meta.maxTurns} tool calls.\`,
   ].join('\\n');
@@ -159,6 +187,7 @@ function walk(s, move) {
   return \`You are now at \${placeText(to)}.\`;
 }
 
+${SENSE_CODE[x.sense]}
 function describe(s) {
   const here = s.world.items.filter((i) => i.at === s.at).map((i) => i.name);
   const ways = moves(s.world, s.at).map(([move, p]) => move${x.hazards ? " + (s.world.hazards.includes(p) ? ' (unsafe)' : '')" : ''});
@@ -179,7 +208,7 @@ ${x.goal === 'collect' ? "  if (state.at !== w.start) return { score: 0, feedbac
 ${x.goal === 'deliver' ? `    if (it.at === w.goalAt) continue;
     if (it.at === 'carried') {
       if (state.at === w.goalAt) return { tool: ${js(N.drop)}, args: { item: it.name } };
-      continue;
+      ${x.capacity === 1 ? `return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, w.goalAt)[0] } };` : 'continue;'}
     }` : "    if (it.at === 'carried') continue;"}
     if (state.at === it.at) return { tool: ${js(N.take)}, args: { item: it.name } };
     return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, it.at)[0] } };
