@@ -88,10 +88,16 @@ function specOf(design: Design, id: EmitIdentity, target: Target, why: string): 
 /** An integer target has too few values to plant: different inputs would share one prompt. */
 const shapesFor = (family: Family): Shape[] => SHAPES.filter((shape) => !(family === 'planted' && shape.domain === 'int'));
 
-/** Skills the offline author can train, in taxonomy order. */
-export function offlineSkills(): string[] {
-  const reachable = new Set<string>([...Object.values(FAMILY_SKILL), ...episodicSkills()]);
+/** Skills the single-turn families can train, in taxonomy order. */
+function singleSkills(): string[] {
+  const reachable = new Set<string>(Object.values(FAMILY_SKILL));
   for (const family of FAMILIES) for (const shape of shapesFor(family)) for (const skill of shapeSkills(shape)) reachable.add(skill);
+  return taxonomySkills().filter((s) => reachable.has(s));
+}
+
+/** Skills the offline author can train (single-turn or episodic), in taxonomy order. */
+export function offlineSkills(): string[] {
+  const reachable = new Set([...singleSkills(), ...episodicSkills()]);
   return taxonomySkills().filter((s) => reachable.has(s));
 }
 
@@ -125,6 +131,7 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
   const { seed } = options;
   const designs = new Designs();
   const trainable = new Set(offlineSkills());
+  const singleTrainable = new Set(singleSkills());
   const trace = (design: Design | null) => ({ promptHash: design ? designHash(design).slice(0, 16) : 'none', costUsd: 0, cached: false, model: OFFLINE_MODEL });
 
   function why(skill: string, input: ArchitectInput): string {
@@ -140,9 +147,9 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
    */
   function plan(input: ArchitectInput, rng: ReturnType<typeof authorRng>): string[] {
     const requested = taxonomySkills(input.taxonomy ?? SKILL_TAXONOMY);
-    const wanted = requested.filter((s) => trainable.has(s));
+    const wanted = requested.filter((s) => singleTrainable.has(s));
     if (wanted.length === 0) {
-      throw new UsageError(`the offline author cannot train any of the requested skills (${requested.join(', ')}); it covers: ${offlineSkills().join(', ')}`);
+      throw new UsageError(`the offline author cannot train any of the requested skills (${requested.join(', ')}); it covers: ${singleSkills().join(', ')} (single-turn)`);
     }
     const weak = (input.weakSkills ?? []).map((w) => w.skill).filter((s) => wanted.includes(s));
     const saturated = new Set((input.saturatedSkills ?? []).map((w) => w.skill));
