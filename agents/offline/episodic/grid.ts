@@ -35,14 +35,16 @@ export function drawGrid(rng: PlainRng): GridDesign {
   const topology = rng.pick(['grid', 'rooms'] as const);
   const theme = rng.pick(Object.keys(THEMES));
   const hazards = rng.float() < 0.5;
+  const goal = rng.pick(['collect', 'deliver'] as const);
+  const capacity = goal === 'deliver' && rng.float() < 0.5 ? 1 : 0;
   return {
     family: 'grid',
     theme,
     topology,
-    goal: rng.pick(['collect', 'deliver'] as const),
+    goal,
     hazards,
     sense: rng.pick(['look', 'scan', 'detector'] as const),
-    capacity: rng.float() < 0.5 ? 1 : 0,
+    capacity,
     directions: rng.pick([['north', 'east', 'south', 'west'], ['up', 'right', 'down', 'left']]),
     names: {
       move: pickName(rng, ['move', 'walk', 'step', 'go']),
@@ -54,7 +56,7 @@ export function drawGrid(rng: PlainRng): GridDesign {
       drop: pickName(rng, ['drop', 'put_down', 'leave']),
       finish: pickName(rng, ['finish', 'exit', 'report_done', 'end_run']),
     },
-    levels: Array.from({ length: 6 }, (_, i) => ({ size: topology === 'grid' ? [4, 4, 5, 5, 6, 6][i] as number : [7, 8, 9, 10, 12, 12][i] as number, items: [2, 2, 3, 3, 4, 4][i] as number, hazards: hazards ? [1, 1, 2, 2, 3, 3][i] as number : 0 })),
+    levels: Array.from({ length: 6 }, (_, i) => ({ size: topology === 'grid' ? [4, 4, 5, 5, 6, 6][i] as number : [7, 8, 9, 10, 12, 12][i] as number, items: (capacity === 1 ? [2, 2, 2, 3, 3, 3] : [2, 2, 3, 3, 4, 4])[i] as number, hazards: hazards ? [1, 1, 2, 2, 3, 3][i] as number : 0 })),
   };
 }
 
@@ -215,5 +217,5 @@ ${x.goal === 'deliver' ? `    if (it.at === w.goalAt) continue;
   }
   if (state.at !== w.goalAt) return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, w.goalAt)[0] } };
   return { tool: ${js(N.finish)}, args: {} };`;
-  return { maxTurns: grid ? 90 : 80, levels: x.levels.length, tools: blocks, world, state: `at: world.start, visited: [], taken: [], lost: false`, score, act, knobs: x.levels };
+  return { maxTurns: 100, levels: x.levels.length, tools: blocks, world, state: `at: world.start, visited: [], taken: [], lost: false`, score, act, knobs: x.levels };
 }
