@@ -1,7 +1,8 @@
 // Which kind each slot of an offline proposal gets. 'single' and 'episodic' are what they say; 'mixed'
-// follows coverage: a trainer's weak skill that only one kind trains claims its slots for that kind first,
-// then every remaining slot goes to the kind with fewer active environments (counting the slots already
-// given out this round), episodic on a tie, so the library drifts toward an even split of the two kinds.
+// follows coverage: each of the trainer's weak skills claims one slot first (episodic when an episodic
+// family trains it, else single-turn), then every remaining slot goes to the kind with fewer active
+// environments (counting the slots already given out), episodic on a tie, so the library drifts toward
+// an even split of the two kinds.
 import type { ArchitectInput } from '../prompts.js';
 import type { EnvKind } from '../spec.js';
 import { episodicSkills } from './episodic/author.js';
