@@ -33,8 +33,10 @@ describe('the offline author and the run kind', () => {
     expect(slotKinds({ kind, n: 4, stats: stats(single, episodic) })).toEqual(want);
   });
 
-  it('mixed: a weak skill only episodic environments train claims an episodic slot first', () => {
+  it('mixed: the weak-skill quota goes first, each slot to a kind that trains the skill', () => {
     expect(slotKinds({ kind: 'mixed', n: 2, stats: stats(0, 9), weakSkills: [{ skill: 'web-navigation', passRate: 0.1, n: 50 }] })).toEqual(['episodic', 'single']);
+    const trainsSingle = (skill: string) => skill === 'sorting';
+    expect(slotKinds({ kind: 'mixed', n: 4, stats: stats(12, 0), focus: { skills: ['sorting'], slots: 3 } }, trainsSingle)).toEqual(['single', 'single', 'single', 'episodic']);
   });
 
   it('proposes episodic specs carrying their design for --kind episodic, single-turn ones otherwise, deterministically', async () => {

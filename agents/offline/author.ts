@@ -209,7 +209,7 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       const names = (input.environments ?? []).map((e) => e.name).sort();
       const libraryHash = createHash('sha256').update(names.join('\n')).digest('hex');
       const rng = authorRng(seed, 'architect', libraryHash, input.n, input.kind ?? 'single');
-      const kinds = slotKinds(input);
+      const kinds = slotKinds(input, (skill) => singleTrainable.has(skill));
       const want = (kind: EnvKind) => kinds.filter((k) => k === kind).length;
       // A kind that runs out of novel designs leaves its slots to the other one (when the run allows both).
       let specs: EnvSpec[] = [...(await proposeSingle(input, rng, want('single'))), ...(await proposeEpisodic(input, rng, want('episodic')))];

@@ -3,7 +3,7 @@
 // rules (look up before changing, locked records are escalated, changes are noted, the count is confirmed).
 // Levels add records, constraints and locked records; the score checks every record in the final state.
 import type { PlainRng } from '../../../sandbox/runtime.js';
-import { pickName, sample, tool, type FamilyCode, type ToolBlock } from './skeleton.js';
+import { pickName, tool, type FamilyCode, type ToolBlock } from './skeleton.js';
 
 interface Domain {
   noun: string;
