@@ -128,12 +128,13 @@ export function registerLibrary(program: Command, io: Io): void {
       });
     });
 
-  common(library.command('stats').description('counts by skill, status and author, and the level range (the architect\'s coverage input)')).action(async (options: Common) => {
+  common(library.command('stats').description('counts by kind, skill, status and author, and the level range (the architect\'s coverage input)')).action(async (options: Common) => {
     await withLibrary(options, true, async (lib) => {
       const stats = await lib.stats();
       if (options.json) return io.out(JSON.stringify(stats));
       io.out(`${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} rejections kept`);
       io.out(`status: ${Object.entries(stats.byStatus).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
+      io.out(`kinds: ${Object.entries(stats.byKind ?? {}).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
       io.out(`authors: ${Object.entries(stats.byAuthor).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
       io.out(`levels: ${stats.levels ? `${stats.levels.min}-${stats.levels.max}` : '-'}`);
       io.out(`skills: ${Object.entries(stats.bySkill).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);

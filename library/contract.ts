@@ -100,6 +100,8 @@ export interface LibraryStats {
   byStatus: Record<string, number>;
   bySkill: Record<string, number>;
   byAuthor: Record<string, number>;
+  /** Active environments by kind ('single', 'episodic'); absent in stats written before contract v2. */
+  byKind?: Record<string, number>;
   /** The fewest and the most levels among active environments. */
   levels: { min: number; max: number } | null;
   rejections: number;

@@ -85,6 +85,7 @@ export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'status' | 'li
   const byStatus: Record<string, number> = {};
   const bySkill: Record<string, number> = {};
   const byAuthor: Record<string, number> = {};
+  const kinds = new Map<string, string>();
   let min = Infinity;
   let max = -Infinity;
   const activeNames = new Set<string>();
@@ -95,6 +96,7 @@ export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'status' | 'li
     const meta = JSON.parse(row.meta) as Meta;
     for (const skill of meta.skills) count(bySkill, skill);
     count(byAuthor, (JSON.parse(row.lineage) as Lineage).author);
+    kinds.set(row.name, (meta as { kind?: unknown }).kind === 'episodic' ? 'episodic' : 'single');
     min = Math.min(min, meta.levels);
     max = Math.max(max, meta.levels);
   }
@@ -104,6 +106,7 @@ export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'status' | 'li
     byStatus,
     bySkill,
     byAuthor,
+    byKind: [...kinds.values()].reduce<Record<string, number>>((acc, kind) => ({ ...acc, [kind]: (acc[kind] ?? 0) + 1 }), { single: 0, episodic: 0 }),
     levels: Number.isFinite(max) ? { min, max } : null,
     rejections,
   };

@@ -3,7 +3,7 @@
 // authored the modules; as JSON and as Markdown for people.
 import type { AuthorIdentity } from '../agents/author.js';
 import type { LedgerSnapshot } from '../agents/llm/cost.js';
-import type { EnvSpec } from '../agents/spec.js';
+import { ENV_KINDS, specKind, type EnvKind, type EnvSpec } from '../agents/spec.js';
 import type { FrontierReport } from './steering.js';
 
 export interface CandidateOutcome {
@@ -48,6 +48,8 @@ export interface BatchReport {
     unwritten: number;
     serviceFailures: number;
   };
+  /** The funnel by environment kind (the spec's kind: single-turn or episodic). */
+  byKind: Record<EnvKind, KindCounts>;
   /** For each validation, the first stage that failed. */
   firstFailedStage: Record<string, number>;
   rejectionsByCode: Record<string, number>;
@@ -60,6 +62,13 @@ export interface BatchReport {
   /** The trainer feedback the batch steered by (only with --feedback). */
   frontier?: FrontierReport;
   wallMs: number;
+}
+
+export interface KindCounts {
+  specs: number;
+  candidates: number;
+  admitted: number;
+  rejected: number;
 }
 
 interface ReportInput {
@@ -80,6 +89,19 @@ interface ReportInput {
 const bump = (map: Record<string, number>, key: string) => {
   map[key] = (map[key] ?? 0) + 1;
 };
+
+/** Specs, candidates, admissions and rejections per kind, keyed by the specs' kinds. */
+function countByKind(input: ReportInput): Record<EnvKind, KindCounts> {
+  const kindOf = new Map(input.specs.map((s) => [s.name, specKind(s)]));
+  const out = Object.fromEntries(ENV_KINDS.map((k) => [k, { specs: 0, candidates: 0, admitted: 0, rejected: 0 }])) as Record<EnvKind, KindCounts>;
+  for (const spec of input.specs) out[specKind(spec)].specs++;
+  for (const name of new Set([...input.modules.keys()].map((k) => k.slice(0, k.lastIndexOf('/'))))) out[kindOf.get(name) ?? 'single'].candidates++;
+  for (const o of input.outcomes) {
+    if (o.status === 'admitted') out[kindOf.get(o.spec) ?? 'single'].admitted++;
+    if (o.status === 'rejected') out[kindOf.get(o.spec) ?? 'single'].rejected++;
+  }
+  return out;
+}
 
 export function buildReport(input: ReportInput): BatchReport {
   const firstFailedStage: Record<string, number> = {};
@@ -116,6 +138,7 @@ export function buildReport(input: ReportInput): BatchReport {
       unwritten: input.outcomes.filter((o) => o.status === 'unwritten').length,
       serviceFailures: input.failures.length,
     },
+    byKind: countByKind(input),
     firstFailedStage,
     rejectionsByCode,
     rejections,
@@ -206,6 +229,12 @@ ${report.frontier ? `## Trainer feedback: the frontier\n\n${frontierMarkdown(rep
 | rejected after repairs | ${f.rejected} |
 | no module written | ${f.unwritten} |
 | LLM service failures | ${f.serviceFailures} |
+
+## By kind
+
+| kind | specs | candidates | admitted | rejected |
+|---|---|---|---|---|
+${Object.entries(report.byKind ?? {}).map(([kind, c]) => `| ${kind} | ${c.specs} | ${c.candidates} | ${c.admitted} | ${c.rejected} |`).join('\n')}
 
 ## First failing stage of rejected validations
 

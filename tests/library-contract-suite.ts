@@ -345,7 +345,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
 
     describe('stats', () => {
       it('is empty for an empty library', async () => {
-        expect(await lib.stats()).toEqual({ environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 });
+        expect(await lib.stats()).toEqual({ environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, byKind: { single: 0, episodic: 0 }, levels: null, rejections: 0 });
       });
 
       it('counts by status, by skill and author (of active versions) and gives the levels range of active environments', async () => {

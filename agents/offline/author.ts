@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../../contract/errors.js';
 import type { ArchitectInput } from '../prompts.js';
-import { dedupeSpecs, taxonomySkills, SKILL_TAXONOMY, type EnvSpec } from '../spec.js';
+import { dedupeSpecs, taxonomySkills, SKILL_TAXONOMY, type EnvKind, type EnvSpec } from '../spec.js';
 import type { Author, ProposedSpecs, WrittenModule } from '../author.js';
 import { fingerprint, type Fingerprint } from '../../validators/novelty/fingerprint.js';
 import { textOf, type Ty } from './dsl.js';
@@ -13,6 +13,8 @@ import { emitModule } from './emit.js';
 import { authorRng, designHash, designSkills, FAMILY_SKILL, SHAPES, shapeSkills, synthesise, type Shape, type Synthesised, type Target } from './synth.js';
 import { DEFAULT_NOVELTY_OPTIONS, estimateSimilarity } from '../../validators/novelty/minhash.js';
 import { FAMILIES, type Design, type EmitIdentity, type Family } from './design.js';
+import { emitDesign, episodicIdentity, episodicSkills, episodicSpec, familyOrder, isOfflineEpisodicSpec, synthesiseEpisodic, type OfflineEpisodicSpec } from './episodic/author.js';
+import { slotKinds } from './kinds.js';
 
 export const OFFLINE_AUTHOR_VERSION = '1';
 const OFFLINE_MODEL = `offline-v${OFFLINE_AUTHOR_VERSION}`;
@@ -27,7 +29,7 @@ export interface OfflineSpec extends EnvSpec {
   offline: { version: string; target: Target; design: Design };
 }
 
-const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec => typeof (spec as Partial<OfflineSpec>).offline?.design === 'object';
+const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec => typeof (spec as Partial<OfflineSpec>).offline?.design === 'object' && spec.kind !== 'episodic';
 
 const FAMILY_TAG: Record<Family, string> = { trace: 'trace', 'pick-input': 'which-input', 'missing-step': 'missing-step', planted: 'find-input' };
 const DOMAIN_NOUN: Record<Ty, string> = { list: 'integer-list', int: 'integer', str: 'word', moves: 'grid-move' };
@@ -86,10 +88,16 @@ function specOf(design: Design, id: EmitIdentity, target: Target, why: string): 
 /** An integer target has too few values to plant: different inputs would share one prompt. */
 const shapesFor = (family: Family): Shape[] => SHAPES.filter((shape) => !(family === 'planted' && shape.domain === 'int'));
 
-/** Skills the offline author can train, in taxonomy order. */
-export function offlineSkills(): string[] {
+/** Skills the single-turn families can train, in taxonomy order. */
+function singleSkills(): string[] {
   const reachable = new Set<string>(Object.values(FAMILY_SKILL));
   for (const family of FAMILIES) for (const shape of shapesFor(family)) for (const skill of shapeSkills(shape)) reachable.add(skill);
+  return taxonomySkills().filter((s) => reachable.has(s));
+}
+
+/** Skills the offline author can train (single-turn or episodic), in taxonomy order. */
+export function offlineSkills(): string[] {
+  const reachable = new Set([...singleSkills(), ...episodicSkills()]);
   return taxonomySkills().filter((s) => reachable.has(s));
 }
 
@@ -123,6 +131,7 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
   const { seed } = options;
   const designs = new Designs();
   const trainable = new Set(offlineSkills());
+  const singleTrainable = new Set(singleSkills());
   const trace = (design: Design | null) => ({ promptHash: design ? designHash(design).slice(0, 16) : 'none', costUsd: 0, cached: false, model: OFFLINE_MODEL });
 
   function why(skill: string, input: ArchitectInput): string {
@@ -138,9 +147,9 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
    */
   function plan(input: ArchitectInput, rng: ReturnType<typeof authorRng>): string[] {
     const requested = taxonomySkills(input.taxonomy ?? SKILL_TAXONOMY);
-    const wanted = requested.filter((s) => trainable.has(s));
+    const wanted = requested.filter((s) => singleTrainable.has(s));
     if (wanted.length === 0) {
-      throw new UsageError(`the offline author cannot train any of the requested skills (${requested.join(', ')}); it covers: ${offlineSkills().join(', ')}`);
+      throw new UsageError(`the offline author cannot train any of the requested skills (${requested.join(', ')}); it covers: ${singleSkills().join(', ')} (single-turn)`);
     }
     const weak = (input.weakSkills ?? []).map((w) => w.skill).filter((s) => wanted.includes(s));
     const saturated = new Set((input.saturatedSkills ?? []).map((w) => w.skill));
@@ -164,6 +173,32 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
     throw new Error(`offline author: no family and shape train ${skill}`); // offlineSkills() only lists trainable skills
   }
 
+  async function proposeSingle(input: ArchitectInput, rng: ReturnType<typeof authorRng>, n: number): Promise<OfflineSpec[]> {
+    if (n === 0) return [];
+    const skills = plan(input, rng);
+    const specs: OfflineSpec[] = [];
+    for (let i = 0; specs.length < n && i < n * 2; i++) {
+      const skill = skills[i % skills.length] as string;
+      const target = targetFor(skill, i, rng);
+      const made = await synthesise(rng, target, (d) => identityOf(d, seed, target), (m) => designs.claim(m.id.name, m));
+      if (made) specs.push(specOf(made.design, made.id, target, why(skill, input)));
+    }
+    return specs;
+  }
+
+  /** Episodic specs: the families whose own skills are weakest or least covered first, in turn. */
+  async function proposeEpisodic(input: ArchitectInput, rng: ReturnType<typeof authorRng>, n: number): Promise<OfflineEpisodicSpec[]> {
+    if (n === 0) return [];
+    const order = familyOrder(input.stats.bySkill, (input.weakSkills ?? []).map((w) => w.skill), rng);
+    const specs: OfflineEpisodicSpec[] = [];
+    for (let i = 0; specs.length < n && i < n * 2; i++) {
+      const family = order[i % order.length] as (typeof order)[number];
+      const made = await synthesiseEpisodic(rng, family, (d) => episodicIdentity(d, seed, OFFLINE_AUTHOR_VERSION), (m) => designs.claim(m.id.name, m));
+      if (made) specs.push(episodicSpec(made, OFFLINE_AUTHOR_VERSION, why(made.id.skills[0] as string, input)));
+    }
+    return specs;
+  }
+
   return {
     identity: { provider: 'offline', version: OFFLINE_AUTHOR_VERSION, seed },
     lineageAuthor: () => 'offline',
@@ -173,14 +208,14 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       // Keyed by what the library holds, so the same seed and library give the same proposal on every call.
       const names = (input.environments ?? []).map((e) => e.name).sort();
       const libraryHash = createHash('sha256').update(names.join('\n')).digest('hex');
-      const rng = authorRng(seed, 'architect', libraryHash, input.n);
-      const skills = plan(input, rng);
-      const specs: OfflineSpec[] = [];
-      for (let i = 0; specs.length < input.n && i < input.n * 2; i++) {
-        const skill = skills[i % skills.length] as string;
-        const target = targetFor(skill, i, rng);
-        const made = await synthesise(rng, target, (d) => identityOf(d, seed, target), (m) => designs.claim(m.id.name, m));
-        if (made) specs.push(specOf(made.design, made.id, target, why(skill, input)));
+      const rng = authorRng(seed, 'architect', libraryHash, input.n, input.kind ?? 'single');
+      const kinds = slotKinds(input, (skill) => singleTrainable.has(skill));
+      const want = (kind: EnvKind) => kinds.filter((k) => k === kind).length;
+      // A kind that runs out of novel designs leaves its slots to the other one (when the run allows both).
+      let specs: EnvSpec[] = [...(await proposeSingle(input, rng, want('single'))), ...(await proposeEpisodic(input, rng, want('episodic')))];
+      if (input.kind === 'mixed' && specs.length < input.n) {
+        const episodic = specs.filter((spec) => spec.kind === 'episodic').length;
+        specs = [...specs, ...(episodic < want('episodic') ? await proposeSingle(input, rng, input.n - specs.length) : await proposeEpisodic(input, rng, input.n - specs.length))];
       }
       const existing = input.environments ?? [];
       const { kept, dropped } = dedupeSpecs(specs, existing.map((e) => e.name), existing.flatMap((e) => e.skills));
@@ -188,12 +223,23 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
     },
 
     async write(spec: EnvSpec): Promise<WrittenModule> {
+      if (isOfflineEpisodicSpec(spec)) {
+        const design = spec.offline.episodic;
+        return { source: emitDesign(design, episodicIdentity(design, seed, OFFLINE_AUTHOR_VERSION, spec.name)), ...trace(null), promptHash: createHash('sha256').update(JSON.stringify(design)).digest('hex').slice(0, 16) };
+      }
       if (!isOfflineSpec(spec)) return { source: null, problem: `spec "${spec.name}" was not written by the offline author (it has no program design)`, ...trace(null) };
       const { design, target } = spec.offline;
       return { source: emitModule(design, identityOf(design, seed, target, spec.name)), ...trace(design) };
     },
 
     async repair(spec: EnvSpec, _source: string, report, attempt: number): Promise<WrittenModule> {
+      if (isOfflineEpisodicSpec(spec)) {
+        // As for single-turn designs: a new design of the same family, away from earlier ones.
+        const rng = authorRng(seed, 'repair', spec.name, attempt);
+        const made = await synthesiseEpisodic(rng, spec.offline.family, (d) => episodicIdentity(d, seed, OFFLINE_AUTHOR_VERSION, spec.name), (m) => designs.claim(spec.name, m));
+        if (!made) return { source: null, problem: `no new ${spec.offline.family} design for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`, ...trace(null) };
+        return { source: made.source, ...trace(null), promptHash: createHash('sha256').update(JSON.stringify(made.design)).digest('hex').slice(0, 16) };
+      }
       if (!isOfflineSpec(spec)) return { source: null, problem: `spec "${spec.name}" was not written by the offline author (it has no program design)`, ...trace(null) };
       // A rejected program is not patched: a new program is drawn for the same target, away from earlier designs.
       const { target } = spec.offline;
