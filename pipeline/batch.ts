@@ -10,6 +10,7 @@ import { isLlmError } from '../agents/llm/errors.js';
 import type { WeakSkill } from '../agents/prompts.js';
 import { specKind, type EnvSpec, type RunKind } from '../agents/spec.js';
 import { kindOf } from '../kinds/registry.js';
+import { rejectWrongKind } from './kind-check.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
@@ -175,6 +176,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         }));
       // Ctrl-C reaches the sandbox workers too: what they report after it is a cancellation, not a verdict.
       if (deps.signal?.aborted) return;
+      if (!remote) rejectWrongKind(report, spec);
       const codes = [...new Set(report.problems.map((p) => p.code))];
       const first = report.problems[0];
       const verdict: VerdictEntry = {

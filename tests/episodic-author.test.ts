@@ -1,7 +1,8 @@
 // The LLM author's episodic path without a sandbox: the episodic part of a spec and its messages, the
 // architect's strict schema and its kind instructions (one kind, or mixed by coverage), the v2 generator
 // prompt with two episodic seeds and the v2 contract, repair showing a failed probe and its action log,
-// and the v2 reviewer checklist for episodic candidates only.
+// the v2 reviewer checklist for episodic candidates only, and the batch's check that a module is of its
+// spec's kind.
 import { describe, expect, it } from 'vitest';
 import { FakeLlm, reply } from '../agents/llm/fake.js';
 import { llmReviewer, proposeSpecs } from '../agents/llm-author.js';
@@ -10,6 +11,8 @@ import { contractText, pickExamples, promptHash, renderArchitect, renderGenerato
 import { ArchitectOutputSchema, EnvSpecSchema, EPISODIC_REVIEW_CHECKS, REVIEW_CHECKS, type EnvSpec } from '../agents/spec.js';
 import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
 import { listSeeds } from '../library/seeds.js';
+import { rejectWrongKind } from '../pipeline/kind-check.js';
+import type { ValidationReport } from '../validators/report.js';
 import { episodicReviewPasses, episodicSpec } from './helpers/episodic-spec.js';
 
 const stats = { environments: 3, versions: 3, byStatus: { active: 3 }, bySkill: { graphs: 2, 'tool-use': 1, planning: 1 }, byAuthor: { seed: 3 }, levels: { min: 8, max: 10 }, rejections: 0 };
@@ -136,5 +139,28 @@ describe('the reviewer', () => {
     expect(out.problems).toEqual([{ code: 'E_REVIEW', message: 'review check "scoresState" failed: score trusts the outcome argument of close_case', evidence: { check: 'scoresState' } }]);
     expect(llm.requests[0]?.schema?.name).toBe('episodic_review_checklist');
     expect((await llmReviewer(llm).review({ source: 'x', meta, samples })).ok).toBe(true);
+  });
+});
+
+describe('a module of another kind than its spec', () => {
+  const admitted = (kind?: string): ValidationReport =>
+    ({ verdict: 'admit', problems: [], stages: [{ stage: 'static', ok: true, metrics: {}, problems: [], ms: 1 }], meta: { name: 'x', title: 'X', description: 'x', skills: ['x'], levels: 3, ...(kind ? { kind } : {}) } }) as unknown as ValidationReport;
+
+  it('is rejected with E_WRONG_KIND in the static stage, either way round', () => {
+    const report = admitted();
+    rejectWrongKind(report, hotel);
+    expect(report.verdict).toBe('reject');
+    expect(report.problems).toEqual([{ code: 'E_WRONG_KIND', stage: 'static', message: 'the spec asks for an episodic (contract v2: reset, step, score, act) environment, but the module is single-turn (contract v1: generate, solve, verify)' }]);
+    expect(report.stages[0]).toMatchObject({ ok: false, problems: [{ code: 'E_WRONG_KIND' }] });
+    const reverse = admitted('episodic');
+    rejectWrongKind(reverse, { kind: 'single' });
+    expect(reverse.problems.map((p) => p.code)).toEqual(['E_WRONG_KIND']);
+  });
+
+  it('is left alone when it matches, and a spec that names no kind is not checked', () => {
+    for (const [report, spec] of [[admitted('episodic'), hotel], [admitted(), { kind: 'single' as const }], [admitted('episodic'), single], [admitted('episodic'), undefined]] as const) {
+      rejectWrongKind(report, spec);
+      expect(report.verdict).toBe('admit');
+    }
   });
 });
