@@ -1,4 +1,4 @@
-// Each agent's prompt, rendered from its template in prompts/ (agent/prompt-files.ts loads, fills and
+// Each agent's prompt, rendered from its template in prompts/ (agents/prompt-files.ts loads, fills and
 // hashes them): the architect's view of the library, the generator's spec and seed examples, the validator
 // report for repair, and the reviewer's samples. Episodic specs and candidates get their own templates.
 import { CODES } from '../contract/codes.js';
