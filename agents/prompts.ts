@@ -177,7 +177,7 @@ function describeSpec(spec: EnvSpec): string {
     `- title: ${spec.title}`,
     `- skills: ${spec.skills.join(', ')}`,
     `- task idea: ${spec.taskIdea}`,
-    `- answer format: ${spec.answerFormat}`,
+    `- ${spec.episodic ? 'how the agent acts and finishes' : 'answer format'}: ${spec.answerFormat}`,
     `- difficulty scaling: ${spec.difficultyScaling}`,
     `- why it is new: ${spec.whyNew}`,
     ...(spec.episodic ? describeEpisodic(spec.episodic) : []),

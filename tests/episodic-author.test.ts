@@ -86,7 +86,7 @@ describe('the generator for an episodic spec', () => {
     expect(prompt.text).toContain(contractText('episodic'));
     expect(contractText('episodic')).toContain('## Contract v2: episodic environments');
     expect(contractText('episodic')).not.toContain('export function verify(instance, response)');
-    for (const line of ['- finishing tool: finish_checkin', '  - get_reservation(id): The get reservation tool. Parameters: id (string): A record id such as AB-1234.', `- policy the agent must follow: ${hotel.episodic!.policy}`, `- goal checked on the final state: ${hotel.episodic!.goal}`]) expect(prompt.text).toContain(line);
+    for (const line of ['- how the agent acts and finishes: One tool call per turn; finish_checkin ends the episode.', '- finishing tool: finish_checkin', '  - get_reservation(id): The get reservation tool. Parameters: id (string): A record id such as AB-1234.', `- policy the agent must follow: ${hotel.episodic!.policy}`, `- goal checked on the final state: ${hotel.episodic!.goal}`]) expect(prompt.text).toContain(line);
   });
 
   it('shows two episodic seeds that share the most skills with the spec', () => {
