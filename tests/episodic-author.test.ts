@@ -66,6 +66,14 @@ describe('the architect', () => {
     expect(renderArchitect({ stats, n: 4, environments: [...environments, ...environments.slice(2), ...environments.slice(2)], kind: 'mixed' }).text).toContain('Make about 2 of the 4');
   });
 
+  it('re-asks an episodic spec without its episodic part, telling the model what the part holds', async () => {
+    const { episodic: _part, ...bare } = hotel;
+    const llm = new FakeLlm([reply.json({ specs: [bare] }), reply.json({ specs: [hotel] })]);
+    const out = await proposeSpecs(llm, { stats, n: 1, kind: 'episodic' });
+    expect(out.specs.map((s) => s.name)).toEqual(['hotel-checkin']);
+    expect(llm.requests[1]?.messages.at(-1)?.content).toMatch(/a spec of kind 'episodic' needs its episodic part: world, tools \(with parameters\), policy, goal and finishTool/);
+  });
+
   it('keeps only specs of the requested kind, saying why the others were dropped', async () => {
     const llm = new FakeLlm([reply.json({ specs: [single, hotel] })]);
     const out = await proposeSpecs(llm, { stats, n: 2, kind: 'episodic' });
