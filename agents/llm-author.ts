@@ -1,14 +1,18 @@
 // The LLM author: four prompt-driven agents over one LlmClient. The architect proposes specs, the
 // generator writes a module for a spec, repair fixes a module from the validator's report, and the
-// reviewer answers the validation checklist. Each renders its prompt file, calls the client with its
+// reviewer answers the validation checklist; each works in the spec's or candidate's kind (single-turn, or
+// episodic: contract v2 templates, examples and checklist). Each renders its prompt file, calls the client with its
 // purpose (for cost accounting), and returns typed output with the prompt's hash (for lineage). A module
 // the model failed to write is data (a `problem`), not an exception; failures of the LLM service itself
 // are LlmErrors for the batch.
 import type { Meta } from '../contract/schema.js';
 import type { LlmClient, LlmResponseMeta } from './llm/contract.js';
 import { extractModule } from './module-text.js';
-import { PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, type ArchitectInput } from './prompts.js';
-import { ArchitectOutputSchema, dedupeSpecs, failedChecks, ReviewSchema, type EnvSpec } from './spec.js';
+import { isEpisodicMeta, PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, type ArchitectInput } from './prompts.js';
+import {
+  ArchitectOutputSchema, dedupeSpecs, EPISODIC_REVIEW_CHECKS, EpisodicReviewSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, specKind, toEnvSpec,
+  type DroppedSpec, type EnvKind, type EnvSpec,
+} from './spec.js';
 import type { AgentTrace, Author, CallOptions, ProposedSpecs, WrittenModule } from './author.js';
 import type { Reviewer } from '../validators/context.js';
 import type { ValidationReport } from '../validators/report.js';
@@ -20,7 +24,7 @@ export function llmAuthor(client: LlmClient): Author {
     lineageAuthor: (module) => `${client.provider}:${module.model}`,
     propose: (input, options) => proposeSpecs(client, input, options),
     write: (spec, options) => generateModule(client, spec, options),
-    repair: (_spec, source, report, _attempt, options) => repairModule(client, source, report, options),
+    repair: (spec, source, report, _attempt, options) => repairModule(client, source, report, options, specKind(spec)),
     reviewer: (options) => llmReviewer(client, options),
   };
 }
@@ -43,8 +47,17 @@ export async function proposeSpecs(client: LlmClient, input: ArchitectInput, opt
   const prompt = renderArchitect(input);
   const response = await client.structured({ ...request(prompt.text, options), schema: ArchitectOutputSchema, schemaName: 'architect_specs', purpose: 'architect' });
   const existing = input.environments ?? [];
-  const { kept, dropped } = dedupeSpecs(response.value.specs, existing.map((e) => e.name), existing.flatMap((e) => e.skills));
-  return { specs: kept, dropped, ...trace(prompt.hash, response) };
+  const { wanted, unwanted } = byRequestedKind(response.value.specs.map(toEnvSpec), input.kind ?? 'single');
+  const { kept, dropped } = dedupeSpecs(wanted, existing.map((e) => e.name), existing.flatMap((e) => e.skills));
+  return { specs: kept, dropped: [...unwanted, ...dropped], ...trace(prompt.hash, response) };
+}
+
+/** Specs of a kind the batch did not ask for are dropped before any code is written ('mixed' takes both). */
+function byRequestedKind(specs: EnvSpec[], kind: NonNullable<ArchitectInput['kind']>): { wanted: EnvSpec[]; unwanted: DroppedSpec[] } {
+  if (kind === 'mixed') return { wanted: specs, unwanted: [] };
+  const wanted = specs.filter((s) => specKind(s) === kind);
+  const unwanted = specs.filter((s) => specKind(s) !== kind).map((spec) => ({ spec, reason: `kind ${specKind(spec)}, but the batch asked for ${kind} environments` }));
+  return { wanted, unwanted };
 }
 
 async function writeModule(client: LlmClient, prompt: { text: string; hash: string }, purpose: 'generator' | 'repair', options: CallOptions): Promise<WrittenModule> {
@@ -64,22 +77,29 @@ export function generateModule(client: LlmClient, spec: EnvSpec, options: CallOp
   return writeModule(client, renderGenerator({ spec }), 'generator', options);
 }
 
-/** Repair: a fixed module from the old one and the validator's problems. */
-export function repairModule(client: LlmClient, source: string, report: ValidationReport, options: CallOptions = {}): Promise<WrittenModule> {
-  return writeModule(client, renderRepair({ source, report }), 'repair', options);
+/** Repair: a fixed module from the old one and the validator's problems, for a module of the spec's kind. */
+export function repairModule(client: LlmClient, source: string, report: ValidationReport, options: CallOptions = {}, kind: EnvKind = 'single'): Promise<WrittenModule> {
+  return writeModule(client, renderRepair({ source, report, kind }), 'repair', options);
 }
 
-/** The validator's review stage backed by an LLM: failed checklist items become E_REVIEW problems. */
+/**
+ * The validator's review stage backed by an LLM: failed checklist items become E_REVIEW problems. An episodic
+ * candidate (its meta says so) gets the contract v2 checklist; a single-turn one the v1 checklist.
+ */
 export function llmReviewer(client: LlmClient, options: CallOptions = {}): Reviewer {
   return {
     async review(input: { source: string; meta: Meta; samples: Array<{ seed: number; level: number; prompt: string; reference: string }> }) {
       const prompt = renderReviewer(input);
-      const response = await client.structured({ ...request(prompt.text, options), schema: ReviewSchema, schemaName: 'review_checklist', purpose: 'reviewer' });
-      const failed = failedChecks(response.value);
+      const checklist = isEpisodicMeta(input.meta)
+        ? { schema: EpisodicReviewSchema, schemaName: 'episodic_review_checklist', checks: EPISODIC_REVIEW_CHECKS }
+        : { schema: ReviewSchema, schemaName: 'review_checklist', checks: REVIEW_CHECKS };
+      const response = await client.structured<{ checks: Record<string, { ok: boolean; note: string }> }>({ ...request(prompt.text, options), schema: checklist.schema, schemaName: checklist.schemaName, purpose: 'reviewer' });
+      const checks = response.value.checks;
+      const failed = failedChecks(response.value, checklist.checks as readonly string[]);
       return {
         ok: failed.length === 0,
-        metrics: { checks: response.value.checks, promptHash: prompt.hash, costUsd: response.costUsd },
-        problems: failed.map((check) => ({ code: 'E_REVIEW' as const, message: `review check "${check}" failed: ${response.value.checks[check].note}`, evidence: { check } })),
+        metrics: { checks, promptHash: prompt.hash, costUsd: response.costUsd },
+        problems: failed.map((check) => ({ code: 'E_REVIEW' as const, message: `review check "${check}" failed: ${checks[check]?.note ?? ''}`, evidence: { check } })),
       };
     },
   };

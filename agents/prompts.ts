@@ -1,84 +1,19 @@
-// Prompts are files: templates in prompts/ with {{placeholders}}, rendered here with the contract text,
-// seed examples, specs and validator reports; each template's content hash goes into lineage.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Each agent's prompt, rendered from its template in prompts/ (agents/prompt-files.ts loads, fills and
+// hashes them): the architect's view of the library, the generator's spec and seed examples, the validator
+// report for repair, and the reviewer's samples. Episodic specs and candidates get their own templates.
 import { CODES } from '../contract/codes.js';
-import { EnvforgeError } from '../contract/errors.js';
+import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
 import type { Meta } from '../contract/schema.js';
 import type { LibraryStats } from '../library/contract.js';
-import { PACKAGE_ROOT, PROMPTS_DIR } from '../contract/paths.js';
 import { listSeeds, type SeedFile } from '../library/seeds.js';
 import type { ValidationReport } from '../validators/report.js';
-import { SKILL_TAXONOMY, taxonomySkills, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
+import { contractText, fence, render, sha256, type PromptOptions, type RenderedPrompt } from './prompt-files.js';
+import { SKILL_TAXONOMY, specKind, taxonomySkills, type EnvKind, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
 
-export const PROMPT_NAMES = ['architect', 'generator', 'repair', 'reviewer'] as const;
-export type PromptName = (typeof PROMPT_NAMES)[number];
-
-const CONTRACT_FILE = join(PACKAGE_ROOT, 'docs', 'environment-contract.md');
-
-/** A prompt template that cannot be read or rendered, or model output without a module in it. */
-export class PromptError extends EnvforgeError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('E_PROMPT', message, options);
-  }
-}
-
-export interface PromptOptions {
-  /** The folder holding the templates; prompts/ of the package by default. */
-  dir?: string;
-}
-
-export interface RenderedPrompt {
-  name: PromptName;
-  text: string;
-  /** promptHash of the template this text was rendered from. */
-  hash: string;
-}
-
-export type PromptVars = Readonly<Record<string, string | number>>;
-
-export function loadPrompt(name: PromptName, options: PromptOptions = {}): string {
-  if (!(PROMPT_NAMES as readonly string[]).includes(name)) throw new PromptError(`unknown prompt "${String(name)}"; expected one of ${PROMPT_NAMES.join(', ')}`);
-  const file = join(options.dir ?? PROMPTS_DIR, `${name}.md`);
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (cause) {
-    throw new PromptError(`cannot read prompt template ${file}: ${(cause as Error).message}`, { cause });
-  }
-}
-
-/** SHA-256 (hex) of the template file's content: the prompt version recorded in lineage. */
-export function promptHash(name: PromptName, options: PromptOptions = {}): string {
-  return sha256(loadPrompt(name, options));
-}
-
-const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
-const IDENTIFIER = /^[a-zA-Z][a-zA-Z0-9_]*$/;
-
-/** Single pass over the template only: text inside values is never scanned for placeholders. */
-export function fillTemplate(name: string, template: string, vars: PromptVars): string {
-  const used = new Set<string>();
-  const text = template.replace(PLACEHOLDER, (whole, key: string) => {
-    if (!IDENTIFIER.test(key)) throw new PromptError(`prompt "${name}": malformed placeholder ${whole}; placeholders look like {{name}}`);
-    if (!Object.hasOwn(vars, key)) throw new PromptError(`prompt "${name}": missing variable "${key}" for placeholder {{${key}}}`);
-    used.add(key);
-    return String(vars[key]);
-  });
-  const unknown = Object.keys(vars).filter((key) => !used.has(key));
-  if (unknown.length > 0) throw new PromptError(`prompt "${name}": the template has no placeholder for ${unknown.map((k) => `"${k}"`).join(', ')}`);
-  return text;
-}
-
-function render(name: PromptName, vars: PromptVars, options: PromptOptions): RenderedPrompt {
-  const template = loadPrompt(name, options);
-  return { name, text: fillTemplate(name, template, vars), hash: sha256(template) };
-}
-
-/** The environment contract, verbatim, as every generator and repair prompt includes it. */
-export function contractText(): string {
-  return readFileSync(CONTRACT_FILE, 'utf8').trim();
-}
+export {
+  contractText, fillTemplate, loadPrompt, PROMPT_NAMES, PromptError, promptHash,
+  type PromptName, type PromptOptions, type PromptVars, type RenderedPrompt,
+} from './prompt-files.js';
 
 // ---- Architect ----
 
@@ -102,8 +37,8 @@ export interface ArchitectInput {
   n: number;
   /** Which kinds of environment to propose; absent means 'single'. With 'mixed' the architect chooses by coverage. */
   kind?: RunKind;
-  /** Environments already in the library, so the architect avoids their names and ideas (listed up to a cap). */
-  environments?: ReadonlyArray<{ name: string; skills: readonly string[] }>;
+  /** Environments already in the library, so the architect avoids their names and ideas (listed up to a cap); kind absent means single. */
+  environments?: ReadonlyArray<{ name: string; skills: readonly string[]; kind?: EnvKind }>;
 }
 
 const MAX_LISTED_ENVIRONMENTS = 150;
@@ -120,7 +55,33 @@ export function renderArchitect(input: ArchitectInput, options: PromptOptions = 
     uncovered: uncovered.length > 0 ? uncovered.join(', ') : '(every taxonomy skill has at least one environment)',
     weakSkills: describeWeakSkills(input.weakSkills ?? []),
     focus: describeFocus(input),
+    kinds: describeKinds(input, taxonomy),
   }, options);
+}
+
+/** The taxonomy area whose skills episodic (tool-use) environments train. */
+const EPISODIC_AREA = 'tool-use-and-planning';
+
+/** Which kinds to propose: one kind outright, or with 'mixed' the library's counts per kind and a suggested split. */
+function describeKinds(input: ArchitectInput, taxonomy: SkillTaxonomy): string {
+  const kind = input.kind ?? 'single';
+  if (kind === 'single') return 'Propose single-turn specs only: every spec has kind "single" and episodic null.';
+  if (kind === 'episodic') return 'Propose episodic specs only: every spec has kind "episodic" and its episodic part filled in.';
+  const envs = input.environments ?? [];
+  const episodic = envs.filter((e) => e.kind === 'episodic');
+  const single = envs.length - episodic.length;
+  const coveredByEpisodic = new Set(episodic.flatMap((e) => e.skills));
+  const toolSkills = taxonomy[EPISODIC_AREA] ?? [];
+  const uncovered = toolSkills.filter((s) => !coveredByEpisodic.has(s));
+  // The kind with fewer environments gets the larger share; each kind keeps at least one spec when n allows.
+  const share = envs.length === 0 ? 0.5 : single / envs.length;
+  const wanted = input.n < 2 ? Math.round(input.n * share) : Math.min(input.n - 1, Math.max(1, Math.round(input.n * share)));
+  return [
+    'Choose each spec\'s kind by coverage (kind "single" with episodic null, or kind "episodic" with its episodic part).',
+    `- The library holds ${single} single-turn and ${episodic.length} episodic environment${episodic.length === 1 ? '' : 's'}.`,
+    `- ${toolSkills.length > 0 ? `Skills of the ${EPISODIC_AREA} area with no episodic environment yet: ${uncovered.length > 0 ? uncovered.join(', ') : '(none)'}.` : 'The taxonomy has no tool-use area: aim episodic specs at skills that need several tool calls.'}`,
+    `- Make about ${wanted} of the ${input.n} specs episodic and the rest single-turn, aiming each at the skills its kind trains least.`,
+  ].join('\n');
 }
 
 function describeStats(stats: LibraryStats): string {
@@ -132,10 +93,10 @@ function describeStats(stats: LibraryStats): string {
   ].join('\n');
 }
 
-function describeEnvironments(envs: ReadonlyArray<{ name: string; skills: readonly string[] }>): string {
+function describeEnvironments(envs: NonNullable<ArchitectInput['environments']>): string {
   if (envs.length === 0) return '(none listed)';
   const sorted = [...envs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const lines = sorted.slice(0, MAX_LISTED_ENVIRONMENTS).map((e) => `- ${e.name} [${e.skills.join(', ')}]`);
+  const lines = sorted.slice(0, MAX_LISTED_ENVIRONMENTS).map((e) => `- ${e.name} [${e.skills.join(', ')}]${e.kind === 'episodic' ? ' (episodic)' : ''}`);
   if (sorted.length > MAX_LISTED_ENVIRONMENTS) lines.push(`- … and ${sorted.length - MAX_LISTED_ENVIRONMENTS} more`);
   return lines.join('\n');
 }
@@ -165,14 +126,24 @@ function describeFocus(input: ArchitectInput): string {
 
 export interface GeneratorInput {
   spec: EnvSpec;
-  /** Few-shot seed environments; pickExamples(spec) when absent. */
+  /** Few-shot seed environments; defaultExamples(spec) when absent. */
   examples?: readonly SeedFile[];
 }
 
+/** Episodic seeds are 11–15 kB each: two examples keep the prompt near 12k tokens with the v2 contract. */
+const EPISODIC_EXAMPLES = 2;
+
+/** The seeds a spec's generator sees: three v1 seeds, or two episodic seeds for an episodic spec. */
+export function defaultExamples(spec: EnvSpec): SeedFile[] {
+  return specKind(spec) === 'episodic' ? pickExamples(spec, listSeeds(EPISODIC_SEEDS_DIR), EPISODIC_EXAMPLES) : pickExamples(spec);
+}
+
+/** The generator's prompt: contract, examples and spec of the spec's kind. */
 export function renderGenerator(input: GeneratorInput, options: PromptOptions = {}): RenderedPrompt {
-  const examples = input.examples ?? pickExamples(input.spec);
-  return render('generator', {
-    contract: contractText(),
+  const kind = specKind(input.spec);
+  const examples = input.examples ?? defaultExamples(input.spec);
+  return render(kind === 'episodic' ? 'generator-episodic' : 'generator', {
+    contract: contractText(kind),
     examples: examples.map((seed, i) => `### Example ${i + 1}: ${seed.name}.js\n\n${fence(seed.source.trimEnd(), 'js')}`).join('\n\n'),
     spec: describeSpec(input.spec),
     specName: input.spec.name,
@@ -206,10 +177,19 @@ function describeSpec(spec: EnvSpec): string {
     `- title: ${spec.title}`,
     `- skills: ${spec.skills.join(', ')}`,
     `- task idea: ${spec.taskIdea}`,
-    `- answer format: ${spec.answerFormat}`,
+    `- ${spec.episodic ? 'how the agent acts and finishes' : 'answer format'}: ${spec.answerFormat}`,
     `- difficulty scaling: ${spec.difficultyScaling}`,
     `- why it is new: ${spec.whyNew}`,
+    ...(spec.episodic ? describeEpisodic(spec.episodic) : []),
   ].join('\n');
+}
+
+function describeEpisodic(part: NonNullable<EnvSpec['episodic']>): string[] {
+  const tools = part.tools.map((t) => {
+    const params = t.parameters.map((p) => `${p.name} (${p.type}): ${p.description}`).join('; ');
+    return `  - ${t.name}(${t.parameters.map((p) => p.name).join(', ')}): ${t.description}${params ? ` Parameters: ${params}` : ''}`;
+  });
+  return [`- world (the hidden state): ${part.world}`, '- tools:', ...tools, `- finishing tool: ${part.finishTool}`, `- policy the agent must follow: ${part.policy}`, `- goal checked on the final state: ${part.goal}`];
 }
 
 // ---- Repair ----
@@ -217,14 +197,17 @@ function describeSpec(spec: EnvSpec): string {
 export interface RepairInput {
   source: string;
   report: Pick<ValidationReport, 'problems'> & Partial<Pick<ValidationReport, 'stages'>>;
+  /** The kind the module must be (its spec's); 'single' when absent. */
+  kind?: EnvKind;
 }
 
 const MAX_PROBLEMS = 20;
 const MAX_EVIDENCE_CHARS = 1500;
 
 export function renderRepair(input: RepairInput, options: PromptOptions = {}): RenderedPrompt {
-  return render('repair', {
-    contract: contractText(),
+  const kind = input.kind ?? 'single';
+  return render(kind === 'episodic' ? 'repair-episodic' : 'repair', {
+    contract: contractText(kind),
     source: fence(input.source.trimEnd(), 'js'),
     stages: describeStages(input.report.stages ?? []),
     problems: describeProblems(input.report.problems),
@@ -242,12 +225,35 @@ function describeProblems(problems: RepairInput['report']['problems']): string {
   if (problems.length === 0) return '(the report lists no problems)';
   const lines = problems.slice(0, MAX_PROBLEMS).map((p, i) => {
     const parts = [`${i + 1}. [${p.stage}] ${p.code}: ${CODES[p.code] ?? 'no description'}`, `   message: ${p.message}`];
-    if (p.evidence !== undefined) parts.push(`   evidence: ${evidenceJson(p.evidence)}`);
+    if (p.evidence !== undefined) parts.push(...describeEvidence(p.evidence));
     return parts.join('\n');
   });
   if (problems.length > MAX_PROBLEMS) lines.push(`… and ${problems.length - MAX_PROBLEMS} more problems not shown.`);
   return lines.join('\n');
 }
+
+/** What an episodic hack probe reports (validators/episodic/hack.ts): the probe and the action log it replayed. */
+interface ProbeEvidence {
+  family: string;
+  seed: number;
+  level: number;
+  score: number | null;
+  end: string | null;
+  actions: string;
+}
+
+const isProbeEvidence = (e: unknown): e is ProbeEvidence =>
+  e !== null && typeof e === 'object' && typeof (e as ProbeEvidence).family === 'string' && typeof (e as ProbeEvidence).actions === 'string';
+
+/** Evidence lines: a probe as the episode it played (which probe, where, how it ended, its actions); anything else as JSON. */
+function describeEvidence(evidence: unknown): string[] {
+  if (!isProbeEvidence(evidence)) return [`   evidence: ${evidenceJson(evidence)}`];
+  const e = evidence;
+  const outcome = e.score === null ? 'the rollout failed before a score' : `score ${e.score}, the episode ended by ${e.end ?? 'an unknown cause'}`;
+  return [`   failed probe: ${e.family} (seed ${e.seed}, level ${e.level}): ${outcome}`, `   the probe's action log (its first actions): ${clipLine(e.actions)}`];
+}
+
+const clipLine = (text: string): string => (text.length <= MAX_EVIDENCE_CHARS ? text : `${text.slice(0, MAX_EVIDENCE_CHARS)}… (${text.length - MAX_EVIDENCE_CHARS} more characters)`);
 
 /** Evidence as one line of JSON, cut to a bounded length (it may quote megabyte responses). */
 function evidenceJson(evidence: unknown): string {
@@ -257,7 +263,7 @@ function evidenceJson(evidence: unknown): string {
   } catch {
     json = '"(evidence is not JSON-serialisable)"';
   }
-  return json.length <= MAX_EVIDENCE_CHARS ? json : `${json.slice(0, MAX_EVIDENCE_CHARS)}… (${json.length - MAX_EVIDENCE_CHARS} more characters)`;
+  return clipLine(json);
 }
 
 // ---- Reviewer ----
@@ -279,37 +285,28 @@ export interface ReviewerInput {
 const MAX_SAMPLES = 6;
 const MAX_SAMPLE_CHARS = 4000;
 
+/** Whether a candidate's meta is contract v2's: the reviewer then asks the episodic checklist. */
+export const isEpisodicMeta = (meta: Meta): boolean => (meta as { kind?: unknown }).kind === 'episodic';
+
+/** The reviewer's prompt; an episodic candidate's samples show its reference action log as the reference. */
 export function renderReviewer(input: ReviewerInput, options: PromptOptions = {}): RenderedPrompt {
-  return render('reviewer', {
-    contract: contractText(),
+  const kind: EnvKind = isEpisodicMeta(input.meta) ? 'episodic' : 'single';
+  return render(kind === 'episodic' ? 'reviewer-episodic' : 'reviewer', {
+    contract: contractText(kind),
     meta: fence(JSON.stringify(input.meta, null, 2), 'json'),
     source: fence(input.source.trimEnd(), 'js'),
-    samples: describeSamples(input.samples),
+    samples: describeSamples(input.samples, kind === 'episodic' ? 'Reference action log (what act() did, as JSON):' : 'Reference response:'),
   }, options);
 }
 
-function describeSamples(samples: readonly ReviewSample[]): string {
+function describeSamples(samples: readonly ReviewSample[], referenceLabel: string): string {
   if (samples.length === 0) return '(no samples)';
   return samples
     .slice(0, MAX_SAMPLES)
-    .map((s, i) => [`### Sample ${i + 1} (level ${s.level}, seed ${s.seed})`, 'Prompt:', fence(clip(s.prompt), 'text'), 'Reference response:', fence(clip(s.reference), 'text')].join('\n'))
+    .map((s, i) => [`### Sample ${i + 1} (level ${s.level}, seed ${s.seed})`, 'Prompt:', fence(clip(s.prompt), 'text'), referenceLabel, fence(clip(s.reference), 'text')].join('\n'))
     .join('\n\n');
 }
 
 function clip(text: string): string {
   return text.length <= MAX_SAMPLE_CHARS ? text : `${text.slice(0, MAX_SAMPLE_CHARS)}\n… (${text.length - MAX_SAMPLE_CHARS} more characters)`;
-}
-
-// ---- Helpers ----
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/** A fenced block whose fence is longer than any backtick run inside, so the content cannot close it. */
-function fence(content: string, lang: string): string {
-  let longest = 0;
-  for (const run of content.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
-  const ticks = '`'.repeat(Math.max(3, longest + 1));
-  return `${ticks}${lang}\n${content}\n${ticks}`;
 }

@@ -34,33 +34,108 @@ export type EnvKind = (typeof ENV_KINDS)[number];
 export const RUN_KINDS = [...ENV_KINDS, 'mixed'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
-export const EnvSpecSchema = z.object({
-  /** The kind of environment to write; absent means 'single' (specs written before contract v2). */
-  kind: z.enum(ENV_KINDS).optional(),
-  name: kebab('name'),
-  title: text('title', CONTRACT_LIMITS.maxTitleChars),
-  skills: z.preprocess(
-    normaliseTags,
-    z
-      .array(kebab('each skill'))
-      .min(CONTRACT_LIMITS.minSkills, 'skills needs at least one tag')
-      .max(CONTRACT_LIMITS.maxSkills, `skills allows at most ${CONTRACT_LIMITS.maxSkills} tags`),
-  ),
-  /** What an instance contains and what is asked, in a few sentences. */
-  taskIdea: text('taskIdea', 1500),
-  /** Exactly what goes inside <answer>…</answer>, and which equivalent forms the verifier accepts. */
-  answerFormat: text('answerFormat', 600),
-  /** What grows with the level, from level 1 to the top level. */
-  difficultyScaling: text('difficultyScaling', 800),
-  /** Which skill or reasoning pattern it adds that the library does not train yet. */
-  whyNew: text('whyNew', 800),
+/** Tool and parameter names as contract v2 accepts them (contract/episodic.ts checks the module's meta the same way). */
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/** The parameter types of the JSON-Schema subset contract v2 allows (objects nest only inside the module's schema). */
+export const TOOL_PARAMETER_TYPES = ['string', 'integer', 'number', 'boolean', 'array'] as const;
+
+const ToolParameterSpecSchema = z.object({
+  name: z.string().regex(PARAMETER_NAME, 'a parameter name must match /^[A-Za-z_][A-Za-z0-9_]{0,63}$/ (e.g. "item_id")').describe('The argument\'s name, e.g. "sku".'),
+  type: z.enum(TOOL_PARAMETER_TYPES).describe('The argument\'s JSON type.'),
+  description: text('a parameter description', 300).describe('What the value is and which values are allowed (an enum, a range, an id format).'),
 });
+
+const ToolSpecSchema = z.object({
+  name: z.string().regex(TOOL_NAME, 'a tool name must be snake_case: a lowercase letter, then lowercase letters, digits or _ (at most 64)').describe('snake_case tool name, e.g. "list_items".'),
+  description: text('a tool description', 1024).describe('What the tool shows or changes, as the agent will read it.'),
+  parameters: z.array(ToolParameterSpecSchema).max(32, 'a tool takes at most 32 parameters').describe('Every argument the tool takes; empty for none. All are required unless the description says otherwise.'),
+});
+
+/** The episodic part of a spec (kind 'episodic'): the world behind the tools, the tools, the policy and the goal. */
+export const EpisodicSpecSchema = z
+  .object({
+    world: text('episodic.world', 1500).describe('What the hidden state holds: the records, their fields and ids, and what varies with the seed. None of it is in the prompt; the agent finds it through the tools.'),
+    tools: z.array(ToolSpecSchema).min(2, 'an episodic spec needs at least two tools: one to look, one that finishes').max(32, 'at most 32 tools').describe('Every tool the agent may call, with its parameters: the tools that read the world, those that change it, and the finishing tool.'),
+    policy: text('episodic.policy', 1500).describe('The rules the agent must follow, stated in the prompt (e.g. "order from the preferred supplier unless it is on hold; never reorder discontinued items").'),
+    goal: text('episodic.goal', 1000).describe('What score() checks on the final state for a reward of 1 (every required change made, no forbidden change), never a claim made by the agent.'),
+    finishTool: z.string().regex(TOOL_NAME, 'episodic.finishTool must name a snake_case tool').describe('The tool that ends the episode; it is one of the tools, and calling it alone never pays.'),
+  })
+  .superRefine((part, ctx) => {
+    const names = part.tools.map((t) => t.name);
+    for (const name of new Set(names.filter((n, i) => names.indexOf(n) !== i))) ctx.addIssue({ code: 'custom', path: ['tools'], message: `the tool "${name}" is declared twice` });
+    if (!names.includes(part.finishTool)) ctx.addIssue({ code: 'custom', path: ['finishTool'], message: `episodic.finishTool "${part.finishTool}" is not one of the tools (${names.join(', ')})` });
+    part.tools.forEach((tool, i) => {
+      const params = tool.parameters.map((p) => p.name);
+      if (new Set(params).size !== params.length) ctx.addIssue({ code: 'custom', path: ['tools', i, 'parameters'], message: `the tool "${tool.name}" declares a parameter name twice` });
+    });
+  });
+export type EpisodicSpec = z.infer<typeof EpisodicSpecSchema>;
+
+/** The fields every spec has, whatever its kind. */
+const specFields = {
+  name: kebab('name').describe('kebab-case name of the task, e.g. "interval-merge-count"; never a name already in the library.'),
+  title: text('title', CONTRACT_LIMITS.maxTitleChars).describe('A short human title.'),
+  skills: z
+    .preprocess(
+      normaliseTags,
+      z
+        .array(kebab('each skill'))
+        .min(CONTRACT_LIMITS.minSkills, 'skills needs at least one tag')
+        .max(CONTRACT_LIMITS.maxSkills, `skills allows at most ${CONTRACT_LIMITS.maxSkills} tags`),
+    )
+    .describe('1 to 5 kebab-case skill tags, from the taxonomy whenever one fits.'),
+  /** What an instance contains and what is asked, in a few sentences. */
+  taskIdea: text('taskIdea', 1500).describe('Two to four sentences: what an instance (or episode) contains and exactly what is asked.'),
+  /** Single: exactly what goes inside <answer>…</answer>. Episodic: how the agent acts and ends the episode. */
+  answerFormat: text('answerFormat', 600).describe('Single-turn: exactly what goes inside the final <answer>…</answer> tag and which equivalent forms are accepted. Episodic: how the agent acts (one tool call per turn) and which call ends the episode.'),
+  /** What grows with the level, from level 1 to the top level. */
+  difficultyScaling: text('difficultyScaling', 800).describe('What grows with the level, with level 1 and the top level made concrete (episodic: more records, more rules in play, longer plans).'),
+  /** Which skill or reasoning pattern it adds that the library does not train yet. */
+  whyNew: text('whyNew', 800).describe('Which skill or reasoning pattern this adds that the library does not train yet.'),
+};
+
+const needsEpisodicPart = (spec: { kind?: EnvKind | undefined; episodic?: unknown }, ctx: z.RefinementCtx) => {
+  if (spec.kind === 'episodic' && !spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: "a spec of kind 'episodic' needs its episodic part: world, tools (with parameters), policy, goal and finishTool" });
+  if (spec.kind !== 'episodic' && spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: "only a spec of kind 'episodic' has an episodic part; set kind to 'episodic' or leave the part out" });
+};
+
+export const EnvSpecSchema = z
+  .object({
+    /** The kind of environment to write; absent means 'single' (specs written before contract v2). */
+    kind: z.enum(ENV_KINDS).optional(),
+    ...specFields,
+    /** The world, tools, policy and goal of an episodic spec; required when kind is 'episodic'. */
+    episodic: EpisodicSpecSchema.optional(),
+  })
+  .superRefine(needsEpisodicPart);
 export type EnvSpec = z.infer<typeof EnvSpecSchema>;
 
 /** The kind a spec asks for ('single' when it names none). */
 export const specKind = (spec: Pick<EnvSpec, 'kind'>): EnvKind => spec.kind ?? 'single';
 
-export const ArchitectOutputSchema = z.object({ specs: z.array(EnvSpecSchema).min(1, 'propose at least one spec') });
+/**
+ * A spec as the architect writes it: every field required (OpenAI's strict mode), `episodic` null for a
+ * single-turn spec. A reply that leaves out kind or episodic still parses (single-turn, no part).
+ */
+const ArchitectSpecSchema = z.preprocess(
+  (value) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? { kind: 'single', episodic: null, ...value } : value),
+  z
+    .object({
+      kind: z.enum(ENV_KINDS).describe('"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn tool-use episode over a hidden state (contract v2).'),
+      ...specFields,
+      episodic: EpisodicSpecSchema.nullable().describe('For kind "episodic": the world, tools, policy, goal and finishing tool. null for kind "single".'),
+    })
+    .superRefine(needsEpisodicPart),
+);
+
+export const ArchitectOutputSchema = z.object({ specs: z.array(ArchitectSpecSchema).min(1, 'propose at least one spec').describe('The proposed specs, one per new environment.') });
+
+/** An architect's spec as stored and written: kind always set, the episodic part only for episodic specs. */
+export function toEnvSpec(spec: z.infer<typeof ArchitectSpecSchema>): EnvSpec {
+  const { episodic, ...rest } = spec;
+  return { ...rest, ...(episodic ? { episodic } : {}) };
+}
 
 /** The reviewer's checklist, in the order the reviewer prompt asks it. */
 export const REVIEW_CHECKS = ['promptUnambiguous', 'formatStated', 'verifierConsistent', 'acceptsAllValid', 'noLeak'] as const;
@@ -80,9 +155,24 @@ export const ReviewSchema = z.object({
 export type Review = z.infer<typeof ReviewSchema>;
 
 /** The checks a review failed, in checklist order; empty when the review passes. */
-export function failedChecks(review: Review): ReviewCheck[] {
-  return REVIEW_CHECKS.filter((name) => !review.checks[name].ok);
+export function failedChecks<C extends string = ReviewCheck>(review: { checks: Record<C, { ok: boolean }> }, checklist: readonly C[] = REVIEW_CHECKS as readonly string[] as readonly C[]): C[] {
+  return checklist.filter((name) => !review.checks[name].ok);
 }
+
+/** The reviewer's checklist for an episodic (contract v2) candidate, in the order its prompt asks it. */
+export const EPISODIC_REVIEW_CHECKS = ['goalStated', 'toolsDescribed', 'onlyThroughTools', 'scoresState', 'noLeak'] as const;
+export type EpisodicReviewCheck = (typeof EPISODIC_REVIEW_CHECKS)[number];
+
+export const EpisodicReviewSchema = z.object({
+  checks: z.object({
+    goalStated: check.describe('The prompt states the goal, the policy, which tool finishes and the turn limit.'),
+    toolsDescribed: check.describe('Every tool and every parameter is described well enough to call it right.'),
+    onlyThroughTools: check.describe('The goal is reachable only through the tools: the facts it needs are not in the prompt.'),
+    scoresState: check.describe('score() checks the final state, never a claim of success in an argument.'),
+    noLeak: check.describe('No observation reveals the reward, whether the goal is met, or a value the agent must compute.'),
+  }),
+});
+export type EpisodicReview = z.infer<typeof EpisodicReviewSchema>;
 
 /** Skills by area: what the architect steers toward. Every seed's skills are here; each skill is in one area. */
 export const SKILL_TAXONOMY = {

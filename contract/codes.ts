@@ -64,13 +64,15 @@ export const PROBLEM_CODES = {
   // Validator: novelty.
   E_DUPLICATE_CODE: 'the code is a near-duplicate of an admitted environment',
   E_DUPLICATE_BEHAVIOUR: 'the generated tasks are near-duplicates of an admitted environment',
+  // Batch: what the spec asked for.
+  E_WRONG_KIND: 'the module is not of the kind its spec asked for (an episodic spec answered with a single-turn module, or the reverse)',
   // Batch: solver calibration.
   E_NOT_LEARNABLE: "no level's solver pass rate lies in the learnable band (everything too easy or too hard for the solver)",
   // Production (serve, export): the runtime defence.
   E_QUARANTINED: 'the environment misbehaved in production (a timeout, crash or invalid value) and is quarantined until `envforge library revalidate` re-examines it',
   E_REQUEST_TIMEOUT: "the item was not scored within the reward service's per-request time budget",
   // Validator: LLM review.
-  E_REVIEW: 'the LLM reviewer failed a checklist item (prompt ambiguous, format unstated, verifier inconsistent, valid answers rejected, or a leak)',
+  E_REVIEW: 'the LLM reviewer failed a checklist item (prompt ambiguous, format unstated, verifier inconsistent, valid answers rejected, or a leak; for an episodic candidate: goal unstated, a tool undescribed, the goal reachable without the tools, a score that trusts a claim)',
 } as const satisfies Record<string, string>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

@@ -8,7 +8,9 @@ import { limited } from '../agents/llm/limited.js';
 import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { isLlmError } from '../agents/llm/errors.js';
 import type { WeakSkill } from '../agents/prompts.js';
-import type { EnvSpec, RunKind } from '../agents/spec.js';
+import { specKind, type EnvSpec, type RunKind } from '../agents/spec.js';
+import { kindOf } from '../kinds/registry.js';
+import { rejectWrongKind } from './kind-check.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
@@ -174,6 +176,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         }));
       // Ctrl-C reaches the sandbox workers too: what they report after it is a cancellation, not a verdict.
       if (deps.signal?.aborted) return;
+      if (!remote) rejectWrongKind(report, spec);
       const codes = [...new Set(report.problems.map((p) => p.code))];
       const first = report.problems[0];
       const verdict: VerdictEntry = {
@@ -293,14 +296,14 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         break;
       }
       try {
-        const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills }));
+        const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills, kind: kindOf(e.meta).name === 'episodic' ? ('episodic' as const) : ('single' as const) }));
         const taken = new Set([...environments.map((e) => e.name), ...state.specs.map((s) => s.name)]);
         const focus = steering.focus(options.specsPerRound);
         const proposal = await author.propose({
           stats: await library.stats(),
           n: options.specsPerRound,
           ...(options.kind ? { kind: options.kind } : {}),
-          environments: [...environments, ...state.specs.map((s) => ({ name: s.name, skills: s.skills }))],
+          environments: [...environments, ...state.specs.map((s) => ({ name: s.name, skills: s.skills, kind: specKind(s) }))],
           weakSkills: options.weakSkills,
           ...(options.saturatedSkills?.length ? { saturatedSkills: options.saturatedSkills } : {}),
           ...(focus ? { focus } : {}),

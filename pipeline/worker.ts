@@ -6,6 +6,8 @@ import type { Library } from '../library/contract.js';
 import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';
+import type { EnvSpec } from '../agents/spec.js';
+import { rejectWrongKind } from './kind-check.js';
 
 export interface WorkerDeps {
   library: Library;
@@ -57,6 +59,7 @@ export async function runWorker(deps: WorkerDeps): Promise<WorkerSummary> {
       const noveltyCursor = (await novelty.refresh(library)).cursor;
       const report = await validateCandidate(source, { pool: deps.pool, novelty: novelty.index });
       if (signal.aborted) return; // a cancelled validation is no verdict: the job goes to another worker
+      rejectWrongKind(report, lineage.spec as EnvSpec | undefined);
       const held: { admission: ValidationOutcome['admission'] } = { admission: null };
       const result = await queue.settle(job, async (tx): Promise<ValidationOutcome> => {
         held.admission = report.verdict === 'admit' ? await tx.admit({ source, report, lineage, noveltyCursor }) : null;
