@@ -129,7 +129,8 @@ describe('envforge run with the offline author', () => {
   it('Ctrl-C mid-run (SIGINT to the process group, workers included) cancels: no E_CRASHED rejections, a resume hint, and the batch resumes', async () => {
     const library = libraryCopy('interrupted');
     const cwd = mkdtempSync(join(root, 'cwd-'));
-    const args = ['run', '--provider', 'offline', '--seed', '3', '--target', '6', '--max-candidates', '12', '--library', library, '--json'];
+    // Single-turn only: this test is about cancelling and resuming, and episodic validations would triple its time.
+    const args = ['run', '--provider', 'offline', '--kind', 'single', '--seed', '3', '--target', '6', '--max-candidates', '12', '--library', library, '--json'];
     const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stderr = '';
     let validated = 0;
