@@ -203,7 +203,7 @@ export class EpisodeSessions {
     const found = this.service.catalog.lookup(env, version);
     if ('error' in found || found.record.hash !== hash) throw new ServeError(410, 'E_UNKNOWN_ENV', `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`);
     const meta = this.metaOf(found.record);
-    const release = this.reserve();
+    const release = entry.ended ? () => {} : this.reserve(); // an ended episode is only read: it needs no slot
     try {
       const r = await this.rollout(found.record, meta, seed, level, entry.actions);
       const session: Session = { id, record: found.record, meta, identity: { env, version, seed, level }, prompt: '', turns: [], state: '', errors: 0, now: { end: 'no-action', score: 0 }, over: entry.ended !== null, lastUsed: Date.now(), queue: Promise.resolve() };
