@@ -179,6 +179,11 @@ export class SandboxPool {
         worker = this.spawn();
       }
       const job = this.pickJob(worker);
+      const budget = job.limits.workBudget;
+      if (budget && budget.spentMs >= budget.totalMs) {
+        this.settle(job, 'E_TOO_SLOW', budgetMessage(budget.totalMs, 'before this job started'));
+        continue;
+      }
       worker.job = job;
       void this.dispatch(worker, job);
     }
@@ -235,11 +240,31 @@ export class SandboxPool {
     job.started = performance.now();
     worker.setActive(true);
     worker.armSilence(this.silenceBudget(job));
-    worker.armJob(jobBudgetMs(job.calls.length, job.limits, this.options.graceMs));
+    const own = jobBudgetMs(job.calls.length, job.limits, this.options.graceMs);
+    const budget = job.limits.workBudget;
+    const left = budget ? budget.totalMs - budget.spentMs : Infinity;
+    if (left < own && budget) worker.armJob(Math.max(0, left), { kind: 'budget', ms: Math.max(0, Math.round(left)), totalMs: budget.totalMs });
+    else worker.armJob(own);
     this.watchMemory();
     const cached = worker.cached.includes(job.hash);
-    const message: JobMessage = { type: 'job', id: job.id, hash: job.hash, calls: job.calls, limits: job.limits, fresh: job.fresh, ...(cached ? {} : { source: job.source }) };
-    worker.child.send(message);
+    this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, calls: job.calls, limits: workerLimits(job.limits), fresh: job.fresh, ...(cached ? {} : { source: job.source }) });
+  }
+
+  /**
+   * Sends a job to its worker. Serialising it can throw (a call's value nested thousands of levels deep
+   * overflows the stack): the job then fails with E_TOO_LARGE and the worker, which received nothing, is free.
+   */
+  private send(worker: Worker, job: Job, message: JobMessage): void {
+    try {
+      worker.child.send(message);
+    } catch (error) {
+      worker.clearDeadlines();
+      worker.job = null;
+      worker.setActive(false);
+      this.settle(job, 'E_TOO_LARGE', `the job could not be sent to the sandbox: ${(error as Error).message} (a value nested too deeply or too large to serialise)`);
+      this.watchMemory();
+      this.pump();
+    }
   }
 
   /** The longest a busy worker may stay silent: a load, or one call, plus grace. */
@@ -257,7 +282,7 @@ export class SandboxPool {
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':
-        worker.child.send({ type: 'job', id: job.id, hash: job.hash, source: job.source, calls: job.calls, limits: job.limits, fresh: job.fresh } satisfies JobMessage);
+        this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, source: job.source, calls: job.calls, limits: workerLimits(job.limits), fresh: job.fresh });
         return;
       case 'loaded':
         job.load = message.load;
@@ -313,6 +338,7 @@ export class SandboxPool {
 
   /** Resolves a job, filling calls that got no result (and a missing load) with the given failure. */
   private settle(job: Job, code: ProblemCode, message: string): void {
+    if (job.started && job.limits.workBudget) job.limits.workBudget.spentMs += performance.now() - job.started;
     job.load ??= this.knownLoads.get(job.hash) ?? { ok: false, hash: job.hash, code, message };
     job.results.fillRest({ code, message, fn: job.load.ok ? 'call' : 'load' });
     job.resolve({ load: job.load, results: job.results.results(), wallMs: job.started ? performance.now() - job.started : 0 });
@@ -327,12 +353,22 @@ export function jobBudgetMs(calls: number, limits: SandboxLimits, graceMs: numbe
   return limits.jobTimeoutMs ?? limits.loadTimeoutMs * 2 + (calls + 1) * (limits.callTimeoutMs + limits.sliceMs) + graceMs;
 }
 
+/** What a worker is sent: the limits without the host's own bookkeeping. */
+function workerLimits(limits: SandboxLimits): SandboxLimits {
+  if (!limits.workBudget) return limits;
+  const { workBudget: _, ...rest } = limits;
+  return rest;
+}
+
+const budgetMessage = (totalMs: number, when: string) => `the caller's sandbox time budget of ${Math.round(totalMs / 1000)} s ran out ${when} (the validator's per-candidate budget: an environment this slow costs too much to validate and to serve)`;
+
 /** Why a worker died, as a stable code: the supervisor's kills first, then V8's heap abort, else a crash. */
 function deathCause(killed: KillReason | null, stderrTail: string, exitCode: number | null, signal: string | null): { code: ProblemCode; message: string } {
   if (killed?.kind === 'memory') {
     return { code: 'E_MEMORY', message: `the environment code made its worker process use ${killed.rssMb} MB of memory (limit ${killed.limitMb} MB); the worker was killed` };
   }
   if (killed?.kind === 'silence') return { code: 'E_TIMEOUT', message: `the environment code did not yield within ${killed.ms} ms; its worker was killed (wall-clock deadline)` };
+  if (killed?.kind === 'budget') return { code: 'E_TOO_SLOW', message: budgetMessage(killed.totalMs, 'during this job; its worker was killed') };
   if (killed?.kind === 'job') return { code: 'E_TIMEOUT', message: `the job ran past its whole-job deadline of ${killed.ms} ms; its worker was killed` };
   const tail = stderrTail.trim().split('\n').slice(-3).join(' | ').slice(0, 500);
   if (MEMORY_SIGNS.test(stderrTail)) {

@@ -129,10 +129,22 @@ export interface SandboxLimits {
   /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
   jobTimeoutMs?: number;
   /**
+   * Worker time shared by every job of one caller (the validator's candidate): each job may run only for
+   * what is left, is killed with E_TOO_SLOW past it, and a job that finds it spent does not start. Time
+   * queued behind other callers' jobs is not counted, so the budget does not shrink on a busy host. Host side only.
+   */
+  workBudget?: WorkBudget;
+  /**
    * Run the calls in one shared module instance per realm, as production does for a module whose top level
    * is too costly to repeat (realm.ts: instancing): the validator's lifetime run, for modules near that cost.
    */
   sharedInstance?: boolean;
+}
+
+/** Sandbox time granted to one caller across its jobs (see SandboxLimits.workBudget); the pool adds to spentMs. */
+export interface WorkBudget {
+  readonly totalMs: number;
+  spentMs: number;
 }
 
 export const DEFAULT_LIMITS = {

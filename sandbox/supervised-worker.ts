@@ -37,7 +37,7 @@ export function cacheBudgetMb(options: Pick<SupervisedWorkerOptions, 'workerRssM
 }
 
 /** Why the supervisor killed a worker, when it did. */
-export type KillReason = { kind: 'silence'; ms: number } | { kind: 'job'; ms: number } | { kind: 'memory'; rssMb: number; limitMb: number };
+export type KillReason = { kind: 'silence'; ms: number } | { kind: 'job'; ms: number } | { kind: 'budget'; ms: number; totalMs: number } | { kind: 'memory'; rssMb: number; limitMb: number };
 
 /** Bytes per page of /proc/PID/statm, found once by comparing this process's statm with its RSS. */
 let pageBytes: number | null = null;
@@ -124,11 +124,11 @@ export class SupervisedWorker<J = unknown> {
     this.silenceTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.silenceArmings, { kind: 'silence', ms }), ms);
   }
 
-  /** Starts the whole-job deadline, which messages do not renew. */
-  armJob(ms: number): void {
+  /** Starts the whole-job deadline, which messages do not renew; `reason` says which limit it is (default: the job's own). */
+  armJob(ms: number, reason: KillReason = { kind: 'job', ms }): void {
     if (this.jobTimer) clearTimeout(this.jobTimer);
     const armed = this.jobArmings;
-    this.jobTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.jobArmings, { kind: 'job', ms }), ms);
+    this.jobTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.jobArmings, reason), ms);
   }
 
   clearDeadlines(): void {

@@ -30,6 +30,32 @@ describe('deadlines', () => {
   });
 });
 
+describe('a work budget shared by the jobs of one caller', () => {
+  it('kills the job that runs it out with E_TOO_SLOW, starts no job after it, and does not count time queued behind others', async () => {
+    const one = new SandboxPool({ workers: 1 });
+    try {
+      const slow = envSource({ generate: "let x = 0; for (let i = 0; i < 1e8; i++) x += i; return { prompt: 'p' + x };" });
+      const calls: Call[] = Array.from({ length: 80 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
+      const workBudget = { totalMs: 3_000, spentMs: 0 };
+      // Another caller holds the only worker first: the budgeted job waits in the queue, and that wait is free.
+      const other = one.run({ source: slow, calls: calls.slice(0, 6), limits: { callTimeoutMs: 20_000 } });
+      const first = one.run({ source: slow, calls, limits: { callTimeoutMs: 20_000, workBudget } });
+      await other;
+      const { results } = await first;
+      const failures = results.filter((r): r is Extract<CallResult, { ok: false }> => !r.ok);
+      expect(failures.length).toBeGreaterThan(0);
+      expect(failures.every((f) => f.code === 'E_TOO_SLOW' && /budget of 3 s ran out during this job/.test(f.message))).toBe(true);
+      expect(results.some((r) => r.ok)).toBe(true); // it ran (the queue wait did not count) until the budget ran out
+      expect(workBudget.spentMs).toBeGreaterThanOrEqual(3_000);
+      expect(workBudget.spentMs).toBeLessThan(10_000);
+      const after = await one.run({ source: slow, calls: calls.slice(0, 2), limits: { workBudget } });
+      expect(after.results.every((r) => !r.ok && r.code === 'E_TOO_SLOW' && /before this job started/.test(r.message))).toBe(true);
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+});
+
 describe('memory is bounded at the process level', () => {
   it('kills a worker whose resident memory passes the limit and reports E_MEMORY, inside a generous isolate limit', async () => {
     const small = new SandboxPool({ workers: 1, workerRssMb: 400, limits: { memoryMb: 2_048, callTimeoutMs: 30_000 } });

@@ -12,8 +12,7 @@ import { jsonl } from '../export/formats/jsonl.js';
 import { RESPONSE_FN } from '../library/quarantine.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
-import { jobBudgetMs, SandboxPool, DEFAULT_POOL_OPTIONS } from '../sandbox/pool.js';
-import { DEFAULT_LIMITS, ISOLATE_CALL_BUDGET } from '../sandbox/protocol.js';
+import { SandboxPool } from '../sandbox/pool.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { probeBattery } from '../validators/probes.js';
 import type { ValidationReport } from '../validators/report.js';
@@ -288,10 +287,16 @@ describe('red team, class 1: host harm', () => {
     expect(time(6_000) / Math.min(time(1_000), time(1_000))).toBeLessThan(15);
   });
 
-  it.fails('hostile-slow-episodes.js shape: a candidate cannot hold a worker for more than 10 minutes of validation', () => {
-    // The determinism stage's lifetime job: every episode just under its budget is allowed to run this long.
-    expect(jobBudgetMs(ISOLATE_CALL_BUDGET, DEFAULT_LIMITS, DEFAULT_POOL_OPTIONS.graceMs)).toBeLessThanOrEqual(600_000);
-  });
+  it('hostile-slow-hidden.js: slowness the execution sample misses is cut off at the candidate budget of sandbox time', async () => {
+    // A small budget (5 s of worker time) so the test is short: without a bound on the candidate's whole
+    // sandbox time the determinism stage's lifetime job alone runs ~2,000 episodes (minutes).
+    const report = await validateCandidate(source('hostile-slow-hidden.js'), { pool, validationSeed: VALIDATION_SEED, options: { seedsPerLevel: 5, minSamples: 20, candidateBudgetMs: 5_000 } });
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_TOO_SLOW');
+    expect(report.stages.find((s) => s.stage === 'execution')?.ok).toBe(true);
+    // The budget counts worker time; the wall clock adds the stages' host work and the pool's grace only.
+    expect(report.ms).toBeLessThan(45_000);
+  }, 120_000);
 
   it('hostile-lone-surrogate.js: a prompt that is not well-formed Unicode is rejected', async () => {
     const report = await validated('hostile-lone-surrogate.js');

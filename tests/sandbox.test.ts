@@ -192,6 +192,16 @@ describe('the supervisor stays bounded', () => {
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 2 ** 20);
     expect(pool.workerPids().length).toBeLessThanOrEqual(2);
     await expectServing();
+  }, 180_000); // 15 rounds of 600 hostile calls: ~15 s alone, 60 s seen with another test file beside it under load 13
+});
+
+describe('a job that cannot be serialised', () => {
+  it('fails with E_TOO_LARGE (a value 20,000 levels deep overflows the IPC serialiser) and the pool keeps serving', async () => {
+    const deep: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    const calls = [{ op: 'episode', seed: 1, level: 1, responses: [deep] }] as unknown as Call[];
+    const { results } = await pool.run({ source: envSource(), calls });
+    expect(results[0]).toMatchObject({ ok: false, code: 'E_TOO_LARGE', message: expect.stringMatching(/could not be sent to the sandbox/) });
+    await expectServing();
   });
 });
 

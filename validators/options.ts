@@ -45,8 +45,10 @@ export interface ValidatorOptions {
   /** Multiple-choice levels are sampled up to this many instances (informed rules need them to show a small edge). */
   choiceSamplesPerLevel: number;
   /**
-   * Wall-clock budget for one candidate's validation: the execution stage rejects a candidate whose episodes
-   * are too slow to validate within it (E_TOO_SLOW), and no sandbox stage starts once it is spent.
+   * Sandbox worker time for one candidate's validation, summed over its jobs (time queued behind other
+   * candidates does not count): the execution stage rejects a candidate whose episodes are too slow to
+   * validate within it, a job running when it runs out is killed, and no sandbox stage starts once it is
+   * spent (all E_TOO_SLOW).
    */
   candidateBudgetMs: number;
   /** Two seeds of a level may give the same prompt at most this often (an instance space of about 1/this or more). */

@@ -2,6 +2,7 @@
 // Cheap stages first; a failed static or execution stage skips the expensive ones (sandbox probes, LLM
 // review) and leaves the cheap ones unjudged ("not run" unless they found problems), and any failure
 // skips the review. A broken or hostile candidate is a report, never a throw.
+import type { WorkBudget } from '../sandbox/protocol.js';
 import { hashSource } from '../contract/hash.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { VERSION } from '../contract/version.js';
@@ -72,12 +73,16 @@ function skipReason(cost: string, gateFailed: StageName | null, anyFailed: boole
 
 /** A sandbox stage that does not start: the candidate has used its validation budget. */
 function overBudget(spentMs: number, budgetMs: number): Awaited<ReturnType<Stage>> {
-  return { ok: false, metrics: { spentMs: Math.round(spentMs) }, problems: [{ code: 'E_TOO_SLOW', message: `validation has taken ${Math.round(spentMs / 1000)} s, past the candidate budget of ${Math.round(budgetMs / 1000)} s; the remaining sandbox stages did not run`, evidence: { spentMs: Math.round(spentMs), budgetMs } }] };
+  return { ok: false, metrics: { spentMs: Math.round(spentMs) }, problems: [{ code: 'E_TOO_SLOW', message: `validation has used ${Math.round(spentMs / 1000)} s of sandbox time, past the candidate budget of ${Math.round(budgetMs / 1000)} s; the remaining sandbox stages did not run`, evidence: { spentMs: Math.round(spentMs), budgetMs } }] };
 }
 
 export async function validateCandidate(source: string, opts: ValidateOptions): Promise<ValidationReport> {
   const started = performance.now();
-  const options: ValidatorOptions = { ...DEFAULT_VALIDATOR_OPTIONS, ...opts.options, limits: { ...DEFAULT_VALIDATOR_OPTIONS.limits, ...opts.options?.limits }, episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...opts.options?.episodic } };
+  const merged = { ...DEFAULT_VALIDATOR_OPTIONS, ...opts.options };
+  // Every sandbox job of this candidate draws on one budget of worker time: a stage in flight is cut off
+  // when it runs out (E_TOO_SLOW), so no candidate holds a worker past it, however its episodes pace themselves.
+  const workBudget: WorkBudget = { totalMs: merged.candidateBudgetMs, spentMs: 0 };
+  const options: ValidatorOptions = { ...merged, limits: { ...DEFAULT_VALIDATOR_OPTIONS.limits, ...opts.options?.limits, workBudget }, episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...opts.options?.episodic } };
   const ctx: StageContext = {
     pool: opts.pool,
     source,
@@ -102,7 +107,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
       continue;
     }
     const t0 = performance.now();
-    const result = cost === 'sandbox' && t0 - started > options.candidateBudgetMs ? overBudget(t0 - started, options.candidateBudgetMs) : await ((ctx.kind.name === 'episodic' ? EPISODIC_STAGES[name] : undefined) ?? run)(ctx);
+    const result = cost === 'sandbox' && workBudget.spentMs >= workBudget.totalMs ? overBudget(workBudget.spentMs, workBudget.totalMs) : await ((ctx.kind.name === 'episodic' ? EPISODIC_STAGES[name] : undefined) ?? run)(ctx);
     // After a failed gate a cheap stage sees only the instances that ran: its problems count, a pass does not.
     const partial = gateFailed !== null && result.ok && !result.skipped;
     const judged = partial ? { ...result, ok: false, skipped: `the ${gateFailed} stage failed (nothing was found in the instances that ran)` } : result;
