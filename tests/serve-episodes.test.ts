@@ -116,6 +116,31 @@ describe('steps', () => {
     expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, first)).body.error.code).toBe('E_EPISODE_OVER');
   });
 
+  it('refuse an action beyond the contract\'s limits at the host, as a rejected turn (never a failure, a 5xx or a stored copy)', { timeout: 60_000 }, async () => {
+    const seed = seeds[0] as EpisodicSeed;
+    const id = (await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: 8, level: 1 })).body.episode as string;
+    const nest = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const bodies = [`{"tool":"x","args":{"a":${nest(40)}},"turn":1}`, `{"tool":"x","args":{"a":${nest(20_000)}}}`, JSON.stringify({ tool: 'x', args: { s: 'y'.repeat(5_000) } })];
+    const answers = [];
+    for (const raw of bodies) answers.push(await call(server.url, 'POST', `/v1/episodes/${id}/step`, undefined, raw));
+    expect(answers.map((a) => [a.status, a.body.observation])).toEqual([
+      [200, expect.stringMatching(/^error: the action is nested deeper than 6 levels/)],
+      [200, expect.stringMatching(/^error: the action is nested deeper than 6 levels/)],
+      [200, expect.stringMatching(/^error: the arguments take 5008 characters, over the limit of 4096/)],
+    ]);
+    expect(answers[2]?.body).toMatchObject({ done: true, end: 'errors' });
+    // A retry of the refused turn is recognised; what is kept of each refused action is a short excerpt.
+    expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, undefined, bodies[0])).body).toMatchObject({ turn: 1, replayed: true });
+    const got = await call(server.url, 'GET', `/v1/episodes/${id}`);
+    expect(got.body.turns.map((t: Json) => JSON.stringify(t.action).length < 600)).toEqual([true, true, true]);
+    // /score refuses them the same way: the replay ends on the rejected actions, nothing fails.
+    const actions = [{ tool: 'x', args: { a: JSON.parse(nest(40)) } }, { tool: 'x', args: { s: 'y'.repeat(5_000) } }, { tool: 'x'.repeat(100) }];
+    const scored = await call(server.url, 'POST', '/v1/episodes/score', { env: seed.name, seed: 8, level: 1, actions });
+    expect(scored.body).toMatchObject({ end: 'errors', rejected: [1, 2, 3] });
+    const deep = await call(server.url, 'POST', '/v1/episodes/score', undefined, `{"env":"${seed.name}","seed":8,"level":1,"actions":[{"tool":"x","args":{"a":${nest(20_000)}}}]}`);
+    expect([deep.status, deep.body.end]).toEqual([200, 'no-action']);
+  });
+
   it('answer bad requests with a 4xx naming the problem', async () => {
     const id = (await call(server.url, 'POST', '/v1/episodes', { env: (seeds[1] as EpisodicSeed).name, seed: 1, level: 1 })).body.episode as string;
     const cases: Array<[string, string, unknown, string | undefined, number, RegExp]> = [
@@ -125,7 +150,6 @@ describe('steps', () => {
       ['POST', `/v1/episodes/${id}/step`, { args: {} }, undefined, 400, /tool: is required/],
       ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: [1] }, undefined, 400, /args: must be an object/],
       ['POST', `/v1/episodes/${id}/step`, undefined, '{"tool":', 400, /not valid JSON/],
-      ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(70_000) } }, undefined, 413, /over the limit/],
       ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(300_000) } }, undefined, 413, /over the limit/],
       ['POST', '/v1/episodes/ep1.nope.0/step', { tool: 'x' }, undefined, 404, /no episode/],
       ['GET', `/v1/episodes/${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`, undefined, undefined, 404, /no episode/],
@@ -264,7 +288,7 @@ describe('hostile load', () => {
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, undefined, '{"tool": "x", "args": {'),
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 7 }),
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: 'nope' }),
-        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: { big: 'z'.repeat(100_000 + i) } }),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: { big: 'z'.repeat(300_000 + i) } }),
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', turn: 500 + i }),
         () => call(server.url, 'POST', `/v1/episodes/${forged(i)}/step`, { tool: 'x' }),
         () => call(server.url, 'GET', `/v1/episodes/${'ep1.'.repeat(200)}`),
