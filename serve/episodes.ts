@@ -4,7 +4,7 @@
 // another replica, an idle eviction). Every action runs in the sandbox pool through the dispatcher.
 import { parseEpisodicMeta, type EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
-import type { Call } from '../sandbox/protocol.js';
+import type { Call, CallResult } from '../sandbox/protocol.js';
 import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
@@ -158,10 +158,23 @@ export class EpisodeSessions {
     const source = await this.service.source(record);
     const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
-    const [result] = await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
+    const [result] = !from && actions.length > 0 ? [await this.replay(source, call, Math.min(actions.length, meta.maxTurns))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
     if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
     // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
     return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
+  }
+
+  /**
+   * A replay of `turns` turns (a resume, /score) in a job of its own with a budget of callTimeoutMs per turn
+   * and one for reset and score: each step had a budget of its own when it was played live.
+   */
+  private async replay(source: string, call: Call, turns: number): Promise<CallResult> {
+    try {
+      const run = await this.service.pool.run({ source, calls: [call], limits: { callTimeoutMs: this.service.options.callTimeoutMs * (turns + 1) } });
+      return run.results[0] ?? { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned no result for this call', fn: SANDBOX_FN, ms: 0 };
+    } catch (error) {
+      return { ok: false, code: 'E_CRASHED', message: `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`, fn: SANDBOX_FN, ms: 0 };
+    }
   }
 
   async create(identity: { env: string; version?: number | undefined; seed: number; level: number }): Promise<Session> {
