@@ -271,6 +271,30 @@ describe('failing environments', () => {
   });
 });
 
+describe('OpenEnv over WebSocket', () => {
+  it('steps are idempotent by turn, a reset ends the episode before it, and a client that does not read is cut off', { timeout: 60_000 }, async () => {
+    const seed = seeds[0] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 14, level: 1, policy: { type: 'act' } }])) as [Rollout];
+    const ws = await connect(server.url, seed.name);
+    const first = (await ws.send({ type: 'reset', data: { seed: 14, level: 1 } })).data.metadata.episode_id as string;
+    const step = await ws.send({ type: 'step', data: { ...(r.actions[0] as object), turn: 1 } });
+    expect(step.data).toMatchObject({ observation: { text: r.observations?.[0], turn: 1 } });
+    expect((await ws.send({ type: 'step', data: { ...(r.actions[0] as object), turn: 1 } })).data).toEqual(step.data);
+    expect((await ws.send({ type: 'step', data: { tool: 'other', turn: 1 } })).data.envforge_code).toBe('E_TURN_CONFLICT');
+    expect((await ws.send({ type: 'step', data: { ...(r.actions[1] as object), turn: 0 } })).data.code).toBe('VALIDATION_ERROR');
+    // A second reset on the connection abandons the first episode: it ends (no-action) and holds no slot.
+    await ws.send({ type: 'reset', data: { seed: 15, level: 1 } });
+    expect((await call(server.url, 'GET', `/v1/episodes/${first}`)).body).toMatchObject({ done: true, end: 'no-action', turn: 1 });
+    ws.close();
+    // A client that sends without reading the answers: its connection closes once too many wait.
+    const flood = await connect(server.url, seed.name);
+    const closed = new Promise((resolve) => flood.socket.once('close', (code) => resolve(code)));
+    for (let i = 0; i < 200; i++) flood.socket.send(JSON.stringify({ type: 'state' }));
+    expect(await closed).toBe(1008);
+    expect((await call(server.url, 'GET', '/health')).status).toBe(200);
+  });
+});
+
 describe('hostile load', () => {
   it('a flood of malformed steps, unknown episodes and oversized args: 4xx each, while every reference rollout scores 1', { timeout: 120_000 }, async () => {
     const plans = await Promise.all(seeds.map(async (seed, k) => ({ seed, k, rollout: (await reference(seed, [{ seed: 300 + k, level: 1, policy: { type: 'act' } }]))[0] as Rollout })));
