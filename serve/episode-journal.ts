@@ -3,7 +3,7 @@
 // episode by replaying its actions; nothing else about a session is stored (docs/reward-service.md).
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { open, readdir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { open, opendir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
@@ -198,10 +198,21 @@ export class EpisodeJournal {
     return { identity, actions, ended };
   }
 
-  /** Deletes journals untouched for ttlMs; returns how many. */
-  async sweep(now = Date.now()): Promise<number> {
+  private sweeping: Promise<number> | null = null;
+
+  /**
+   * Deletes journals untouched for ttlMs; returns how many. The folder is read as a stream of entries, one
+   * stat at a time, so millions of journals cost the event loop nothing at once; one sweep runs at a time.
+   */
+  sweep(now = Date.now()): Promise<number> {
+    this.sweeping ??= this.sweepFolder(now).finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  private async sweepFolder(now: number): Promise<number> {
     let removed = 0;
-    for (const name of await readdir(this.dir)) {
+    for await (const entry of await opendir(this.dir, { bufferSize: 64 })) {
+      const name = entry.name;
       if (!name.endsWith('.jsonl')) continue;
       const file = join(this.dir, name);
       try {
