@@ -202,6 +202,24 @@ describe('limits and restarts', () => {
     }
   });
 
+  it('never evicts a session with requests queued (a rebuild would fork the live episode)', { timeout: 60_000 }, async () => {
+    const seed = seeds[0] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 12, level: 1, policy: { type: 'act' } }])) as [Rollout];
+    const eager = await startServer({ libraryDir: dir, port: 0, pool, sessionIdleMs: 1 });
+    try {
+      const id = (await call(eager.url, 'POST', '/v1/episodes', { env: seed.name, seed: 12, level: 1 })).body.episode as string;
+      // Steps queued on the session for far longer than its idle time, then a read while they run.
+      const steps = Promise.all(Array.from({ length: 40 }, () => call(eager.url, 'POST', `/v1/episodes/${id}/step`, r.actions[0])));
+      const reads = Promise.all(Array.from({ length: 10 }, (_, k) => new Promise((resolve) => setTimeout(resolve, 10 * (k + 1))).then(() => call(eager.url, 'GET', `/v1/episodes/${id}`))));
+      // One live copy: every step made a turn of its own, in order, and reads never rebuilt an older copy.
+      expect((await steps).map((s) => s.body.turn).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, k) => k + 1));
+      await reads;
+      expect((await call(eager.url, 'GET', `/v1/episodes/${id}`)).body.turn).toBe(40);
+    } finally {
+      await eager.close();
+    }
+  });
+
   it('finishes an episode begun before a restart (HTTP and OpenEnv WebSocket)', { timeout: 90_000 }, async () => {
     const seed = seeds[2] as EpisodicSeed;
     const [r] = (await reference(seed, [{ seed: 9, level: 2, policy: { type: 'act' } }])) as [Rollout];
