@@ -288,12 +288,14 @@ export class EpisodeSessions {
         void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn });
         return this.result(s, current + 1);
       }
-      await this.journaled(this.journal.append(id, current + 1, action));
+      // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
+      const ends = r.end !== 'no-action';
+      await this.journaled(Promise.all([this.journal.append(id, current + 1, action), ...(ends ? [this.journal.end(id, { end: r.end })] : [])]).then(() => {}));
       s.turns.push({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? '') });
       s.state = JSON.stringify(r.state);
       s.errors = r.errors;
       s.now = outcomeOf(r);
-      if (r.end !== 'no-action') this.finish(s, s.now);
+      if (ends) this.finish(s, s.now);
       return this.result(s, current + 1);
     });
   }

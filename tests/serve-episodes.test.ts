@@ -202,6 +202,22 @@ describe('limits and restarts', () => {
     }
   });
 
+  it('reads an episode that ended by itself, after a restart, without a session slot', { timeout: 60_000 }, async () => {
+    const seed = seeds[1] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 16, level: 1, policy: { type: 'act' } }])) as [Rollout];
+    const first = await startServer({ libraryDir: dir, port: 0, pool });
+    const id = (await call(first.url, 'POST', '/v1/episodes', { env: seed.name, seed: 16, level: 1 })).body.episode as string;
+    expect(await play(first.url, id, r.actions, 0, r)).toMatchObject({ done: true, end: 'done' });
+    await first.close();
+    const full = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 1 });
+    try {
+      expect((await call(full.url, 'POST', '/v1/episodes', { env: seed.name, seed: 17, level: 1 })).status).toBe(200);
+      expect((await call(full.url, 'GET', `/v1/episodes/${id}`)).body).toMatchObject({ done: true, end: 'done', turn: r.actions.length, score: r.score });
+    } finally {
+      await full.close();
+    }
+  });
+
   it('never evicts a session with requests queued (a rebuild would fork the live episode)', { timeout: 60_000 }, async () => {
     const seed = seeds[0] as EpisodicSeed;
     const [r] = (await reference(seed, [{ seed: 12, level: 1, policy: { type: 'act' } }])) as [Rollout];
