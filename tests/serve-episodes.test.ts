@@ -34,7 +34,8 @@ beforeAll(async () => {
   seeds = await admitEpisodicSeeds(library, pool);
   // Two modules the validator rejects, served anyway to see the service survive them: step throws on an unknown plate; step hangs.
   const fixture = (file: string) => ({ name: file, source: readFileSync(new URL(`./fixtures/episodic/${file}`, import.meta.url), 'utf8') });
-  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js')]);
+  // And one whose steps are slow but each within the budget (a replay of many of them is not).
+  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js'), fixture('slow-steps.js')]);
   await library.close();
   server = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 64 });
 }, 60_000);
@@ -199,6 +200,21 @@ describe('limits and restarts', () => {
       expect((await call(small.url, 'POST', '/v1/episodes', { env, seed: 3, level: 1 })).status).toBe(200);
     } finally {
       await small.close();
+    }
+  });
+
+  it('resumes an episode of slow steps: a replay has a budget per turn', { timeout: 90_000 }, async () => {
+    const first = await startServer({ libraryDir: dir, port: 0, pool });
+    const id = (await call(first.url, 'POST', '/v1/episodes', { env: 'slow-steps', seed: 1, level: 1 })).body.episode as string;
+    // Eleven steps of one unit each (a fraction of the per-call budget); their replay takes several budgets.
+    await play(first.url, id, Array.from({ length: 11 }, () => ({ tool: 'work', args: { units: 1 } })));
+    await first.close();
+    const second = await startServer({ libraryDir: dir, port: 0, pool });
+    try {
+      expect((await call(second.url, 'GET', `/v1/episodes/${id}`)).body).toMatchObject({ done: false, turn: 11 });
+      expect((await call(second.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'finish', turn: 12 })).body).toMatchObject({ done: true, end: 'done', score: 1 });
+    } finally {
+      await second.close();
     }
   });
 
