@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { open, opendir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ServeError } from './options.js';
 
 /** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
 export interface EpisodeIdentity {
@@ -50,6 +51,15 @@ export function parseEpisodeId(id: string): EpisodeIdentity | null {
     return { env, version: version as number, seed: seed as number, level: level as number };
   } catch {
     return null;
+  }
+}
+
+/** Waits for a journal write; one that fails is a 503 (retryable) and the caller changes nothing. */
+export async function journaled(write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    throw new ServeError(503, 'E_JOURNAL', `the episode journal could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing changed, retry later`);
   }
 }
 

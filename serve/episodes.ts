@@ -4,13 +4,13 @@
 // another replica, an idle eviction). Every action runs in the sandbox pool through the dispatcher.
 import { parseEpisodicMeta, type EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
-import type { Call, CallResult } from '../sandbox/protocol.js';
+import type { Call } from '../sandbox/protocol.js';
 import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
-import { SANDBOX_FN } from './dispatcher.js';
+import { runAlone, SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
-import { EpisodeJournal, newEpisodeId, parseEpisodeId, type EpisodeIdentity } from './episode-journal.js';
+import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, type EpisodeIdentity } from './episode-journal.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 
@@ -158,23 +158,11 @@ export class EpisodeSessions {
     const source = await this.service.source(record);
     const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
-    const [result] = !from && actions.length > 0 ? [await this.replay(source, call, Math.min(actions.length, meta.maxTurns))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
+    // A replay (resume, /score) runs alone with callTimeoutMs per turn plus one: each step had its own budget live.
+    const [result] = !from && actions.length > 0 ? [await runAlone(this.service.pool, source, call, this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
     if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
     // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
     return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
-  }
-
-  /**
-   * A replay of `turns` turns (a resume, /score) in a job of its own with a budget of callTimeoutMs per turn
-   * and one for reset and score: each step had a budget of its own when it was played live.
-   */
-  private async replay(source: string, call: Call, turns: number): Promise<CallResult> {
-    try {
-      const run = await this.service.pool.run({ source, calls: [call], limits: { callTimeoutMs: this.service.options.callTimeoutMs * (turns + 1) } });
-      return run.results[0] ?? { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned no result for this call', fn: SANDBOX_FN, ms: 0 };
-    } catch (error) {
-      return { ok: false, code: 'E_CRASHED', message: `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`, fn: SANDBOX_FN, ms: 0 };
-    }
   }
 
   async create(identity: { env: string; version?: number | undefined; seed: number; level: number }): Promise<Session> {
@@ -186,7 +174,7 @@ export class EpisodeSessions {
       if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn });
       if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
       const id = newEpisodeId(full);
-      await this.journaled(this.journal.create(id, { ...full, hash: record.hash }));
+      await journaled(this.journal.create(id, { ...full, hash: record.hash }));
       const session: Session = { id, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
       this.open.set(id, session);
       return session;
@@ -256,15 +244,6 @@ export class EpisodeSessions {
     });
   }
 
-  /** Waits for a journal write; one that fails is a 503 (retryable) and the session stays as it was. */
-  private async journaled(write: Promise<void>): Promise<void> {
-    try {
-      await write;
-    } catch (error) {
-      throw new ServeError(503, 'E_JOURNAL', `the episode journal could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing changed, retry later`);
-    }
-  }
-
   /**
    * One action. `turn` (optional) is the turn this action makes; a repeat of a stored turn returns its stored
    * result. An action beyond the contract's limits is refused at the host (action-limits.ts): a rejected turn.
@@ -282,7 +261,7 @@ export class EpisodeSessions {
       if (turn !== undefined && turn !== current + 1) throw new ServeError(409, 'E_TURN_CONFLICT', `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`);
       const r = await this.rollout(s.record, s.meta, s.identity.seed, s.identity.level, [action], { state: s.state, turn: current, errors: s.errors });
       if (!r.ok) {
-        await this.journaled(Promise.all([this.journal.append(id, current + 1, action), this.journal.end(id, { end: 'failed', code: r.code })]).then(() => {}));
+        await journaled(Promise.all([this.journal.append(id, current + 1, action), this.journal.end(id, { end: 'failed', code: r.code })]).then(() => {}));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
         void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn });
@@ -290,7 +269,7 @@ export class EpisodeSessions {
       }
       // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
       const ends = r.end !== 'no-action';
-      await this.journaled(Promise.all([this.journal.append(id, current + 1, action), ...(ends ? [this.journal.end(id, { end: r.end })] : [])]).then(() => {}));
+      await journaled(Promise.all([this.journal.append(id, current + 1, action), ...(ends ? [this.journal.end(id, { end: r.end })] : [])]).then(() => {}));
       s.turns.push({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? '') });
       s.state = JSON.stringify(r.state);
       s.errors = r.errors;
@@ -343,7 +322,7 @@ export class EpisodeSessions {
   end(id: string) {
     return this.serial(id, async (s) => {
       if (!s.over) {
-        await this.journaled(this.journal.end(id, { end: 'no-action' }));
+        await journaled(this.journal.end(id, { end: 'no-action' }));
         this.finish(s, { ...s.now, end: 'no-action' });
       }
       return { episode: s.id, turn: s.turns.length, done: true as const, ...this.outcome(s) };
