@@ -1,7 +1,9 @@
 // Episode sessions of the reward service over real sockets: sessions driven by reference (act) and random
 // rollouts of every episodic seed score exactly what in-process replay scores, observation by observation;
 // steps are idempotent by turn; an episode survives a server restart (HTTP and OpenEnv WebSocket); the
-// session limit answers 429 + retry-after; bad input is a 4xx naming the problem.
+// session limit answers 429 + retry-after; bad input is a 4xx naming the problem; an action beyond the
+// contract's limits is a rejected turn; a busy session is never evicted; a replay of slow steps resumes;
+// an OpenEnv WebSocket is idempotent by turn, ends its previous episode on reset, and cuts off a non-reader.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
