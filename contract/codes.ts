@@ -125,6 +125,7 @@ export const SERVICE_CODES = {
   E_EPISODE_OVER: 'a step sent to an episode that has already ended (409)',
   E_TURN_CONFLICT: 'a step whose `turn` does not follow the episode, or repeats a turn with a different action (409)',
   E_TOO_MANY_SESSIONS: 'the service holds its limit of open episode sessions; retry later (429 with retry-after)',
+  E_JOURNAL: 'the episode journal could not be written (a full disk, no file handles); the request changed nothing, retry later (503)',
 } as const satisfies Record<string, string>;
 
 /** The registry: every code, by group. */

@@ -11,6 +11,18 @@ const MAX_JOB_CHARS = 8 << 20;
 /** A failure of the sandbox itself (not of guest code): marks the call so the request can answer 503. */
 export const SANDBOX_FN = 'sandbox';
 
+const sandboxFailure = (error: unknown): CallResult => ({ ok: false, code: 'E_CRASHED', message: `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`, fn: SANDBOX_FN, ms: 0 });
+const noResult: CallResult = { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 };
+
+/** One call in a job of its own with its own per-call budget (a long replay), outside the batches. */
+export async function runAlone(pool: SandboxPool, source: string, call: Call, callTimeoutMs: number): Promise<CallResult> {
+  try {
+    return (await pool.run({ source, calls: [call], limits: { callTimeoutMs } })).results[0] ?? noResult;
+  } catch (error) {
+    return sandboxFailure(error);
+  }
+}
+
 interface PendingCall {
   call: Call;
   chars: number;
@@ -69,11 +81,8 @@ export class Dispatcher {
       this.pool
         .run({ source: queue.source, calls: batch.map((p) => p.call), limits: { callTimeoutMs: this.callTimeoutMs } })
         .then(
-          (run) => batch.forEach((p, i) => p.resolve(run.results[i] ?? { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 })),
-          (error: unknown) => {
-            const message = `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`;
-            batch.forEach((p) => p.resolve({ ok: false, code: 'E_CRASHED', message, fn: SANDBOX_FN, ms: 0 }));
-          },
+          (run) => batch.forEach((p, i) => p.resolve(run.results[i] ?? noResult)),
+          (error: unknown) => batch.forEach((p) => p.resolve(sandboxFailure(error))),
         )
         .finally(() => {
           this.running--;

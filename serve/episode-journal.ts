@@ -3,8 +3,9 @@
 // episode by replaying its actions; nothing else about a session is stored (docs/reward-service.md).
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { open, readdir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { open, opendir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ServeError } from './options.js';
 
 /** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
 export interface EpisodeIdentity {
@@ -53,16 +54,25 @@ export function parseEpisodeId(id: string): EpisodeIdentity | null {
   }
 }
 
-/** Lines waiting for a file, and the write that drains them. */
+/** Waits for a journal write; one that fails is a 503 (retryable) and the caller changes nothing. */
+export async function journaled(write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    throw new ServeError(503, 'E_JOURNAL', `the episode journal could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing changed, retry later`);
+  }
+}
+
+/** Lines waiting for a file, each with its writer's callbacks, and the write that drains them. */
 interface Pending {
-  lines: string[];
+  lines: Array<{ text: string; landed: () => void; failed: (error: Error) => void }>;
   flushing: Promise<void> | null;
 }
 
 /**
- * Writes are appended in the background, in order per file (a synchronous write per step costs the event
- * loop more than the step); reads wait for their file's writes. A step answered just before a crash may be
- * missing from its journal: a retry with the same `turn` then plays it again, to the same result.
+ * Writes are appended asynchronously, in order per file, lines queued meanwhile batched into one write (a
+ * synchronous write per step costs the event loop more than the step); each write resolves once its line
+ * has landed, so a step is answered only once it is journaled. Reads wait for their file's writes.
  */
 export class EpisodeJournal {
   private readonly pending = new Map<string, Pending>();
@@ -84,23 +94,33 @@ export class EpisodeJournal {
     return join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`);
   }
 
-  private write(id: string, line: string): void {
+  /** Files whose last write failed: it may have left a torn line, so the next write starts a new line. */
+  private readonly torn = new Set<string>();
+
+  private write(id: string, line: string): Promise<void> {
     const file = this.fileOf(id);
     let queue = this.pending.get(file);
     if (!queue) this.pending.set(file, (queue = { lines: [], flushing: null }));
-    queue.lines.push(line);
+    const written = new Promise<void>((landed, failed) => (queue as Pending).lines.push({ text: line, landed, failed }));
     queue.flushing ??= this.drain(file, queue);
+    return written;
   }
 
   private async drain(file: string, queue: Pending): Promise<void> {
     while (queue.lines.length > 0) {
-      const text = queue.lines.join('');
+      const batch = queue.lines;
       queue.lines = [];
       try {
-        await (await this.handle(file)).write(text);
-      } catch {
+        await (await this.handle(file)).write((this.torn.has(file) ? '\n' : '') + batch.map((l) => l.text).join(''));
+        this.torn.delete(file);
+        for (const l of batch) l.landed();
+      } catch (error) {
         this.writeErrors++;
+        this.torn.add(file);
+        const handle = this.handles.get(file);
         this.handles.delete(file);
+        void handle?.then((h) => h.close()).catch(() => {});
+        for (const l of batch) l.failed(error as Error);
       }
     }
     queue.flushing = null;
@@ -135,23 +155,24 @@ export class EpisodeJournal {
     await Promise.all(handles.map((h) => h.then((x) => x.close()).catch(() => {})));
   }
 
-  create(id: string, identity: EpisodeIdentity & { hash: string }): void {
-    this.write(id, `${JSON.stringify({ id, ...identity })}\n`);
+  /** Each write resolves once its line has landed and rejects when it could not be written (a full disk, no file handles). */
+  create(id: string, identity: EpisodeIdentity & { hash: string }): Promise<void> {
+    return this.write(id, `${JSON.stringify({ id, ...identity })}\n`);
   }
 
   /** Appends turn `turn`'s action. */
-  append(id: string, turn: number, action: unknown): void {
-    this.write(id, `${JSON.stringify({ turn, action })}\n`);
+  append(id: string, turn: number, action: unknown): Promise<void> {
+    return this.write(id, `${JSON.stringify({ turn, action })}\n`);
   }
 
-  end(id: string, ended: JournalEnd): void {
-    this.write(id, `${JSON.stringify(ended)}\n`);
+  end(id: string, ended: JournalEnd): Promise<void> {
+    return this.write(id, `${JSON.stringify(ended)}\n`);
   }
 
-  /** The journaled episode, or null when none is (never created, expired, or not ours). A torn last line is ignored. */
+  /** The journaled episode, or null when none is (never created, expired, or not ours). Torn lines are ignored. */
   async read(id: string): Promise<JournalEntry | null> {
     const file = this.fileOf(id);
-    await this.pending.get(file)?.flushing;
+    await this.pending.get(file)?.flushing?.catch(() => {});
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -174,7 +195,7 @@ export class EpisodeJournal {
       try {
         entry = JSON.parse(line) as Record<string, unknown>;
       } catch {
-        break;
+        continue; // a line torn by a failed write: its turn was refused and written again after it
       }
       if (typeof entry.end === 'string') {
         ended = { end: entry.end, ...(typeof entry.code === 'string' ? { code: entry.code } : {}) };
@@ -187,10 +208,21 @@ export class EpisodeJournal {
     return { identity, actions, ended };
   }
 
-  /** Deletes journals untouched for ttlMs; returns how many. */
-  async sweep(now = Date.now()): Promise<number> {
+  private sweeping: Promise<number> | null = null;
+
+  /**
+   * Deletes journals untouched for ttlMs; returns how many. The folder is read as a stream of entries, one
+   * stat at a time, so millions of journals cost the event loop nothing at once; one sweep runs at a time.
+   */
+  sweep(now = Date.now()): Promise<number> {
+    this.sweeping ??= this.sweepFolder(now).finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  private async sweepFolder(now: number): Promise<number> {
     let removed = 0;
-    for (const name of await readdir(this.dir)) {
+    for await (const entry of await opendir(this.dir, { bufferSize: 64 })) {
+      const name = entry.name;
       if (!name.endsWith('.jsonl')) continue;
       const file = join(this.dir, name);
       try {

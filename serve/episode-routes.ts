@@ -2,20 +2,17 @@
 // answers through the session table (episodes.ts); docs/reward-service.md gives the wire shapes and the
 // idempotency rule of steps (`turn`).
 import type { FastifyInstance } from 'fastify';
+import { EPISODIC_LIMITS } from '../contract/episodic.js';
 import { MAX_ACTION_CHARS, type EpisodeSessions } from './episodes.js';
-import { ServeError } from './options.js';
 import { checkCount, Identity, parse, ScoreBody, StepBody } from './schemas.js';
 import type { Service } from './service.js';
 
 /** The body limit of one step: an action is at most 64 KB; more is refused before it is parsed. */
 export const STEP_BODY_LIMIT = 4 * MAX_ACTION_CHARS;
 
-/** The action a step body names, as the sandbox replays it (args only when given); 400 past the size limit. */
+/** The action a step body names, as the sandbox replays it (args only when given); its limits are checked by the step (action-limits.ts). */
 export function actionOf(body: { tool: string; args?: Record<string, unknown> | undefined }): { tool: string; args?: Record<string, unknown> } {
-  const action = body.args === undefined ? { tool: body.tool } : { tool: body.tool, args: body.args };
-  const chars = JSON.stringify(action).length;
-  if (chars > MAX_ACTION_CHARS) throw new ServeError(413, 'E_BODY_TOO_LARGE', `the action takes ${chars} characters of JSON, over the limit of ${MAX_ACTION_CHARS}`);
-  return action;
+  return body.args === undefined ? { tool: body.tool } : { tool: body.tool, args: body.args };
 }
 
 /** Runs `work` holding one unit of the service's queue (503 past maxQueue). */
@@ -39,7 +36,9 @@ export function registerEpisodeRoutes(app: FastifyInstance, service: Service, se
     });
   });
 
-  app.post('/v1/episodes/score', async (request) => {
+  // Each action is at most maxArgsChars (and a little for its tool) once admitted; a body far past that many is refused unread.
+  const scoreBodyLimit = Math.min(service.options.bodyLimitBytes, 2 * maxActions * (EPISODIC_LIMITS.maxArgsChars + 512) + 64 * 1024);
+  app.post('/v1/episodes/score', { bodyLimit: scoreBodyLimit }, async (request) => {
     const body = parse(ScoreBody, request.body);
     checkCount('actions', body.actions.length, maxActions);
     return admitted(service, () => sessions.score(body, body.actions));

@@ -7,9 +7,10 @@ import type { EnvRecord } from '../library/contract.js';
 import type { Call } from '../sandbox/protocol.js';
 import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
-import { SANDBOX_FN } from './dispatcher.js';
+import { admitAction, isRefused, refusedObservation } from './action-limits.js';
+import { runAlone, SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
-import { EpisodeJournal, newEpisodeId, parseEpisodeId, type EpisodeIdentity } from './episode-journal.js';
+import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, type EpisodeIdentity } from './episode-journal.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 
@@ -57,6 +58,8 @@ interface Session {
   over: boolean;
   lastUsed: number;
   queue: Promise<unknown>;
+  /** Requests queued or running on this session: it is never evicted while any is (a rebuild would fork it). */
+  busy: number;
 }
 
 export interface StepResult {
@@ -107,7 +110,7 @@ export class EpisodeSessions {
 
   /** Evicts idle sessions from memory and expired journals from disk. */
   sweep(now = Date.now()): void {
-    for (const [id, s] of this.open) if (now - s.lastUsed > this.options.idleMs) this.open.delete(id);
+    for (const [id, s] of this.open) if (s.busy === 0 && now - s.lastUsed > this.options.idleMs) this.open.delete(id);
     if (now - this.sweptAt < Math.min(this.options.journalTtlMs / 4, 60_000)) return;
     this.sweptAt = now;
     this.journal.sweep(now).catch(() => {}); // the folder is unreadable for now: try again next sweep
@@ -155,7 +158,8 @@ export class EpisodeSessions {
     const source = await this.service.source(record);
     const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
-    const [result] = await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
+    // A replay (resume, /score) runs alone with callTimeoutMs per turn plus one: each step had its own budget live.
+    const [result] = !from && actions.length > 0 ? [await runAlone(this.service.pool, source, call, this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
     if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
     // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
     return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
@@ -170,8 +174,8 @@ export class EpisodeSessions {
       if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn });
       if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
       const id = newEpisodeId(full);
-      this.journal.create(id, { ...full, hash: record.hash });
-      const session: Session = { id, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve() };
+      await journaled(this.journal.create(id, { ...full, hash: record.hash }));
+      const session: Session = { id, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
       this.open.set(id, session);
       return session;
     } finally {
@@ -203,17 +207,17 @@ export class EpisodeSessions {
     const found = this.service.catalog.lookup(env, version);
     if ('error' in found || found.record.hash !== hash) throw new ServeError(410, 'E_UNKNOWN_ENV', `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`);
     const meta = this.metaOf(found.record);
-    const release = this.reserve();
+    const release = entry.ended ? () => {} : this.reserve(); // an ended episode is only read: it needs no slot
     try {
       const r = await this.rollout(found.record, meta, seed, level, entry.actions);
-      const session: Session = { id, record: found.record, meta, identity: { env, version, seed, level }, prompt: '', turns: [], state: '', errors: 0, now: { end: 'no-action', score: 0 }, over: entry.ended !== null, lastUsed: Date.now(), queue: Promise.resolve() };
+      const session: Session = { id, record: found.record, meta, identity: { env, version, seed, level }, prompt: '', turns: [], state: '', errors: 0, now: { end: 'no-action', score: 0 }, over: entry.ended !== null, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
       if (!r.ok) {
         session.now = { end: 'failed', score: 0, error: { code: r.code, message: r.message } };
         session.over = true;
         session.turns = entry.actions.map((action) => ({ action, observation: '' }));
       } else {
         Object.assign(session, { prompt: r.prompt ?? '', state: JSON.stringify(r.state), errors: r.errors, now: outcomeOf(r) });
-        session.turns = r.actions.map((action, i) => ({ action, observation: r.observations?.[i] ?? '' }));
+        session.turns = r.actions.map((action, i) => ({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? '') }));
         if (r.end !== 'no-action') session.over = true;
       }
       if (session.over) {
@@ -230,14 +234,22 @@ export class EpisodeSessions {
   /** Runs `work` after the session's earlier requests: one step at a time per episode. */
   private serial<T>(id: string, work: (s: Session) => Promise<T>): Promise<T> {
     return this.session(id).then((s) => {
-      const next = s.queue.then(() => work(s));
+      s.busy++;
+      const next = s.queue.then(() => work(s)).finally(() => {
+        s.busy--;
+        s.lastUsed = Date.now();
+      });
       s.queue = next.catch(() => {});
       return next;
     });
   }
 
-  /** One action. `turn` (optional) is the turn this action makes; a repeat of a stored turn returns its stored result. */
-  step(id: string, action: { tool: string; args?: unknown }, turn?: number): Promise<StepResult> {
+  /**
+   * One action. `turn` (optional) is the turn this action makes; a repeat of a stored turn returns its stored
+   * result. An action beyond the contract's limits is refused at the host (action-limits.ts): a rejected turn.
+   */
+  step(id: string, raw: unknown, turn?: number): Promise<StepResult> {
+    const action = admitAction(raw);
     return this.serial(id, async (s) => {
       const current = s.turns.length;
       if (turn !== undefined && turn <= current) {
@@ -249,19 +261,20 @@ export class EpisodeSessions {
       if (turn !== undefined && turn !== current + 1) throw new ServeError(409, 'E_TURN_CONFLICT', `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`);
       const r = await this.rollout(s.record, s.meta, s.identity.seed, s.identity.level, [action], { state: s.state, turn: current, errors: s.errors });
       if (!r.ok) {
+        await journaled(Promise.all([this.journal.append(id, current + 1, action), this.journal.end(id, { end: 'failed', code: r.code })]).then(() => {}));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
-        this.journal.append(id, current + 1, action);
-        this.journal.end(id, { end: 'failed', code: r.code });
         void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn });
         return this.result(s, current + 1);
       }
-      s.turns.push({ action, observation: r.observations?.[0] ?? '' });
+      // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
+      const ends = r.end !== 'no-action';
+      await journaled(Promise.all([this.journal.append(id, current + 1, action), ...(ends ? [this.journal.end(id, { end: r.end })] : [])]).then(() => {}));
+      s.turns.push({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? '') });
       s.state = JSON.stringify(r.state);
       s.errors = r.errors;
       s.now = outcomeOf(r);
-      this.journal.append(id, current + 1, action);
-      if (r.end !== 'no-action') this.finish(s, s.now);
+      if (ends) this.finish(s, s.now);
       return this.result(s, current + 1);
     });
   }
@@ -309,15 +322,16 @@ export class EpisodeSessions {
   end(id: string) {
     return this.serial(id, async (s) => {
       if (!s.over) {
+        await journaled(this.journal.end(id, { end: 'no-action' }));
         this.finish(s, { ...s.now, end: 'no-action' });
-        this.journal.end(id, { end: 'no-action' });
       }
       return { episode: s.id, turn: s.turns.length, done: true as const, ...this.outcome(s) };
     });
   }
 
   /** Stateless scoring: an action log replayed from reset, as the validator's rollouts replay it. */
-  async score(identity: { env: string; version?: number | undefined; seed: number; level: number }, actions: unknown[]) {
+  async score(identity: { env: string; version?: number | undefined; seed: number; level: number }, raw: unknown[]) {
+    const actions = raw.map(admitAction);
     const { record, meta } = this.resolve(identity);
     const r = await this.rollout(record, meta, identity.seed, identity.level, actions);
     const head = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };

@@ -29,6 +29,17 @@ const ResetData = z.object(
 );
 const Envelope = z.object({ type: z.string({ error: 'must be a string: reset, step, state or close' }), data: z.unknown().optional() }, { error: 'a message is { "type", "data"? }' });
 
+/** Messages and answers one WebSocket connection may have pending (unread by its client, or not yet answered); past it the connection closes with 1008. */
+const MAX_PENDING = 64;
+/** Bytes of answers a WebSocket client may leave unread before its connection closes with 1008. */
+const MAX_BUFFERED_BYTES = 4 << 20;
+
+/** The optional `turn` of a WebSocket step's data (the idempotency key, as an HTTP step's `turn`). */
+function turnOf(data: unknown): number | undefined {
+  if (data === null || typeof data !== 'object' || !('turn' in data)) return undefined;
+  return parse(StepBody.pick({ turn: true }), { turn: (data as { turn: unknown }).turn }, ['data']).turn;
+}
+
 /** OpenEnv's step action for a tool call: { tool, args } or MCP's { type: "call_tool", tool_name, arguments }. */
 function toolCall(action: unknown): { tool: string; args?: Record<string, unknown> } {
   const a = action as Record<string, unknown> | null;
@@ -89,10 +100,16 @@ export class OpenEnvAdapter {
   connection(socket: WebSocket, env: string): void {
     let episode: string | null = null;
     let chain: Promise<void> = Promise.resolve();
+    let pending = 0; // messages received and not yet answered
+    // A client that sends faster than it reads would have the server hold its answers without bound.
+    const overloaded = () => pending > MAX_PENDING || socket.bufferedAmount > MAX_BUFFERED_BYTES;
     const send = (type: string, data: unknown) => {
-      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type, data }));
+      if (socket.readyState !== socket.OPEN) return;
+      socket.send(JSON.stringify({ type, data }));
+      if (overloaded()) socket.close(1008, `more than ${MAX_PENDING} messages or ${MAX_BUFFERED_BYTES} bytes of answers unread`);
     };
     const handle = async (text: string) => {
+      if (socket.readyState !== socket.OPEN) return; // closed meanwhile: what it queued is not played
       let message: { type: string; data?: unknown };
       try {
         message = parse(Envelope, JSON.parse(text));
@@ -103,14 +120,20 @@ export class OpenEnvAdapter {
       try {
         if (message.type === 'reset') {
           const out = await admitted(this.service, () => this.reset(env, message.data));
+          const previous = episode;
           episode = out.metadata.episode_id as string;
+          // One open episode per connection: a reset abandons the one before it, which ends and frees its slot.
+          if (previous !== null && previous !== episode) await this.sessions.end(previous).catch(() => {});
           return send('observation', out);
         }
         if (message.type === 'close') return socket.close(1000, 'closed by the client');
         if (message.type !== 'step' && message.type !== 'state') return send('error', { message: `Unknown message type: ${message.type.slice(0, 40)}`, code: 'UNKNOWN_TYPE', envforge_code: 'E_BAD_REQUEST' });
         if (episode === null) throw new ServeError(400, 'E_BAD_REQUEST', `send a reset first: this connection has no episode to ${message.type}`);
         const id = episode;
-        if (message.type === 'step') return send('observation', await admitted(this.service, () => this.step(env, id, message.data)));
+        if (message.type === 'step') {
+          const turn = turnOf(message.data);
+          return send('observation', await admitted(this.service, () => this.step(env, id, message.data, turn)));
+        }
         return send('state', await admitted(this.service, () => this.state(env, id)));
       } catch (error) {
         const status = error instanceof ServeError ? error.status : 500;
@@ -121,8 +144,10 @@ export class OpenEnvAdapter {
     // A bad frame (over maxPayload, invalid UTF-8) emits 'error' and closes the socket; unheard, it would throw.
     socket.on('error', () => socket.terminate());
     socket.on('message', (data, isBinary) => {
+      if (socket.readyState !== socket.OPEN) return;
+      if (++pending > MAX_PENDING) return socket.close(1008, `more than ${MAX_PENDING} messages waiting for an answer; read the answers before sending more`);
       const text = isBinary ? '' : String(data);
-      chain = chain.then(() => handle(text));
+      chain = chain.then(() => handle(text)).finally(() => pending--);
     });
   }
 }

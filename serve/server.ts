@@ -85,7 +85,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
 
   const itemErrors = opts.log ? new ItemErrorLog({ log: opts.log, intervalMs: opts.errorLogIntervalMs }) : null;
   // maxParamLength: episode ids carry their identity (up to 600 characters; the default allows 100).
-  const app: FastifyInstance = Fastify({ logger: false, maxParamLength: 1_000, bodyLimit: opts.bodyLimitBytes, return503OnClosing: false, forceCloseConnections: 'idle' });
+  const app: FastifyInstance = Fastify({ logger: false, routerOptions: { maxParamLength: 1_000 }, bodyLimit: opts.bodyLimitBytes, return503OnClosing: false, forceCloseConnections: 'idle' });
 
   // Graceful close: Node closes only the connections idle when close() starts; a keep-alive connection whose
   // request was in flight would hold app.close() open forever. Tell those clients to go, and close what idles.

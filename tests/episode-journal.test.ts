@@ -1,6 +1,7 @@
 // The episode journal on its own: ids carry their identity and refuse forgeries, lines come back in order,
-// a torn last line (a crash mid-write) or a line out of order ends what is trusted, and old journals expire.
-import { appendFileSync, mkdtempSync, readdirSync, utimesSync } from 'node:fs';
+// a torn line (a crash or failed write) is skipped, a line out of order ends what is trusted, a write resolves
+// only once it has landed, and old journals expire.
+import { appendFileSync, mkdtempSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +47,28 @@ describe('the journal', () => {
     other.append(skips, 3, { tool: 'skipped a turn' });
     other.end(skips, { end: 'done' });
     expect(await other.read(skips)).toMatchObject({ actions: [{ tool: 'a' }], ended: null });
+  });
+
+  it('resolves a write once it has landed and rejects one that cannot land; a torn line then starts no trusted turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
+    const journal = new EpisodeJournal(dir, 60_000);
+    const id = newEpisodeId(identity);
+    await journal.create(id, { ...identity, hash: 'h' });
+    await journal.append(id, 1, { tool: 'a' });
+    expect((await journal.read(id))?.actions).toEqual([{ tool: 'a' }]);
+    // The folder is gone (as good as a full disk for a file not yet open): the write rejects and is counted.
+    const lost = newEpisodeId(identity);
+    renameSync(dir, `${dir}.away`);
+    writeFileSync(dir, '');
+    await expect(journal.create(lost, { ...identity, hash: 'h' })).rejects.toThrow();
+    expect(journal.writeErrors).toBe(1);
+    rmSync(dir);
+    renameSync(`${dir}.away`, dir);
+    // A line torn mid-write is skipped; the turn written again after it is trusted.
+    appendFileSync(join(dir, readdirSync(dir)[0] as string), '{"turn":2,"act\n');
+    await journal.append(id, 2, { tool: 'b' });
+    expect((await journal.read(id))?.actions).toEqual([{ tool: 'a' }, { tool: 'b' }]);
+    await journal.settle();
   });
 
   it('deletes journals untouched for longer than their time to live', async () => {

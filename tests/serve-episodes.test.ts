@@ -1,7 +1,9 @@
 // Episode sessions of the reward service over real sockets: sessions driven by reference (act) and random
 // rollouts of every episodic seed score exactly what in-process replay scores, observation by observation;
 // steps are idempotent by turn; an episode survives a server restart (HTTP and OpenEnv WebSocket); the
-// session limit answers 429 + retry-after; bad input is a 4xx naming the problem.
+// session limit answers 429 + retry-after; bad input is a 4xx naming the problem; an action beyond the
+// contract's limits is a rejected turn; a busy session is never evicted; a replay of slow steps resumes;
+// an OpenEnv WebSocket is idempotent by turn, ends its previous episode on reset, and cuts off a non-reader.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +36,8 @@ beforeAll(async () => {
   seeds = await admitEpisodicSeeds(library, pool);
   // Two modules the validator rejects, served anyway to see the service survive them: step throws on an unknown plate; step hangs.
   const fixture = (file: string) => ({ name: file, source: readFileSync(new URL(`./fixtures/episodic/${file}`, import.meta.url), 'utf8') });
-  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js')]);
+  // And one whose steps are slow but each within the budget (a replay of many of them is not).
+  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js'), fixture('slow-steps.js')]);
   await library.close();
   server = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 64 });
 }, 60_000);
@@ -116,6 +119,31 @@ describe('steps', () => {
     expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, first)).body.error.code).toBe('E_EPISODE_OVER');
   });
 
+  it('refuse an action beyond the contract\'s limits at the host, as a rejected turn (never a failure, a 5xx or a stored copy)', { timeout: 60_000 }, async () => {
+    const seed = seeds[0] as EpisodicSeed;
+    const id = (await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: 8, level: 1 })).body.episode as string;
+    const nest = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const bodies = [`{"tool":"x","args":{"a":${nest(40)}},"turn":1}`, `{"tool":"x","args":{"a":${nest(20_000)}}}`, JSON.stringify({ tool: 'x', args: { s: 'y'.repeat(5_000) } })];
+    const answers = [];
+    for (const raw of bodies) answers.push(await call(server.url, 'POST', `/v1/episodes/${id}/step`, undefined, raw));
+    expect(answers.map((a) => [a.status, a.body.observation])).toEqual([
+      [200, expect.stringMatching(/^error: the action is nested deeper than 6 levels/)],
+      [200, expect.stringMatching(/^error: the action is nested deeper than 6 levels/)],
+      [200, expect.stringMatching(/^error: the arguments take 5008 characters, over the limit of 4096/)],
+    ]);
+    expect(answers[2]?.body).toMatchObject({ done: true, end: 'errors' });
+    // A retry of the refused turn is recognised; what is kept of each refused action is a short excerpt.
+    expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, undefined, bodies[0])).body).toMatchObject({ turn: 1, replayed: true });
+    const got = await call(server.url, 'GET', `/v1/episodes/${id}`);
+    expect(got.body.turns.map((t: Json) => JSON.stringify(t.action).length < 600)).toEqual([true, true, true]);
+    // /score refuses them the same way: the replay ends on the rejected actions, nothing fails.
+    const actions = [{ tool: 'x', args: { a: JSON.parse(nest(40)) } }, { tool: 'x', args: { s: 'y'.repeat(5_000) } }, { tool: 'x'.repeat(100) }];
+    const scored = await call(server.url, 'POST', '/v1/episodes/score', { env: seed.name, seed: 8, level: 1, actions });
+    expect(scored.body).toMatchObject({ end: 'errors', rejected: [1, 2, 3] });
+    const deep = await call(server.url, 'POST', '/v1/episodes/score', undefined, `{"env":"${seed.name}","seed":8,"level":1,"actions":[{"tool":"x","args":{"a":${nest(20_000)}}}]}`);
+    expect([deep.status, deep.body.end]).toEqual([200, 'no-action']);
+  });
+
   it('answer bad requests with a 4xx naming the problem', async () => {
     const id = (await call(server.url, 'POST', '/v1/episodes', { env: (seeds[1] as EpisodicSeed).name, seed: 1, level: 1 })).body.episode as string;
     const cases: Array<[string, string, unknown, string | undefined, number, RegExp]> = [
@@ -125,7 +153,6 @@ describe('steps', () => {
       ['POST', `/v1/episodes/${id}/step`, { args: {} }, undefined, 400, /tool: is required/],
       ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: [1] }, undefined, 400, /args: must be an object/],
       ['POST', `/v1/episodes/${id}/step`, undefined, '{"tool":', 400, /not valid JSON/],
-      ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(70_000) } }, undefined, 413, /over the limit/],
       ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(300_000) } }, undefined, 413, /over the limit/],
       ['POST', '/v1/episodes/ep1.nope.0/step', { tool: 'x' }, undefined, 404, /no episode/],
       ['GET', `/v1/episodes/${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`, undefined, undefined, 404, /no episode/],
@@ -175,6 +202,55 @@ describe('limits and restarts', () => {
       expect((await call(small.url, 'POST', '/v1/episodes', { env, seed: 3, level: 1 })).status).toBe(200);
     } finally {
       await small.close();
+    }
+  });
+
+  it('resumes an episode of slow steps: a replay has a budget per turn', { timeout: 90_000 }, async () => {
+    const first = await startServer({ libraryDir: dir, port: 0, pool });
+    const id = (await call(first.url, 'POST', '/v1/episodes', { env: 'slow-steps', seed: 1, level: 1 })).body.episode as string;
+    // Eleven steps of one unit each (a fraction of the per-call budget); their replay takes several budgets.
+    await play(first.url, id, Array.from({ length: 11 }, () => ({ tool: 'work', args: { units: 1 } })));
+    await first.close();
+    const second = await startServer({ libraryDir: dir, port: 0, pool });
+    try {
+      expect((await call(second.url, 'GET', `/v1/episodes/${id}`)).body).toMatchObject({ done: false, turn: 11 });
+      expect((await call(second.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'finish', turn: 12 })).body).toMatchObject({ done: true, end: 'done', score: 1 });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('reads an episode that ended by itself, after a restart, without a session slot', { timeout: 60_000 }, async () => {
+    const seed = seeds[1] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 16, level: 1, policy: { type: 'act' } }])) as [Rollout];
+    const first = await startServer({ libraryDir: dir, port: 0, pool });
+    const id = (await call(first.url, 'POST', '/v1/episodes', { env: seed.name, seed: 16, level: 1 })).body.episode as string;
+    expect(await play(first.url, id, r.actions, 0, r)).toMatchObject({ done: true, end: 'done' });
+    await first.close();
+    const full = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 1 });
+    try {
+      expect((await call(full.url, 'POST', '/v1/episodes', { env: seed.name, seed: 17, level: 1 })).status).toBe(200);
+      expect((await call(full.url, 'GET', `/v1/episodes/${id}`)).body).toMatchObject({ done: true, end: 'done', turn: r.actions.length, score: r.score });
+    } finally {
+      await full.close();
+    }
+  });
+
+  it('never evicts a session with requests queued (a rebuild would fork the live episode)', { timeout: 60_000 }, async () => {
+    const seed = seeds[0] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 12, level: 1, policy: { type: 'act' } }])) as [Rollout];
+    const eager = await startServer({ libraryDir: dir, port: 0, pool, sessionIdleMs: 1 });
+    try {
+      const id = (await call(eager.url, 'POST', '/v1/episodes', { env: seed.name, seed: 12, level: 1 })).body.episode as string;
+      // Steps queued on the session for far longer than its idle time, then a read while they run.
+      const steps = Promise.all(Array.from({ length: 40 }, () => call(eager.url, 'POST', `/v1/episodes/${id}/step`, r.actions[0])));
+      const reads = Promise.all(Array.from({ length: 10 }, (_, k) => new Promise((resolve) => setTimeout(resolve, 10 * (k + 1))).then(() => call(eager.url, 'GET', `/v1/episodes/${id}`))));
+      // One live copy: every step made a turn of its own, in order, and reads never rebuilt an older copy.
+      expect((await steps).map((s) => s.body.turn).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, k) => k + 1));
+      await reads;
+      expect((await call(eager.url, 'GET', `/v1/episodes/${id}`)).body.turn).toBe(40);
+    } finally {
+      await eager.close();
     }
   });
 
@@ -247,6 +323,30 @@ describe('failing environments', () => {
   });
 });
 
+describe('OpenEnv over WebSocket', () => {
+  it('steps are idempotent by turn, a reset ends the episode before it, and a client that does not read is cut off', { timeout: 60_000 }, async () => {
+    const seed = seeds[0] as EpisodicSeed;
+    const [r] = (await reference(seed, [{ seed: 14, level: 1, policy: { type: 'act' } }])) as [Rollout];
+    const ws = await connect(server.url, seed.name);
+    const first = (await ws.send({ type: 'reset', data: { seed: 14, level: 1 } })).data.metadata.episode_id as string;
+    const step = await ws.send({ type: 'step', data: { ...(r.actions[0] as object), turn: 1 } });
+    expect(step.data).toMatchObject({ observation: { text: r.observations?.[0], turn: 1 } });
+    expect((await ws.send({ type: 'step', data: { ...(r.actions[0] as object), turn: 1 } })).data).toEqual(step.data);
+    expect((await ws.send({ type: 'step', data: { tool: 'other', turn: 1 } })).data.envforge_code).toBe('E_TURN_CONFLICT');
+    expect((await ws.send({ type: 'step', data: { ...(r.actions[1] as object), turn: 0 } })).data.code).toBe('VALIDATION_ERROR');
+    // A second reset on the connection abandons the first episode: it ends (no-action) and holds no slot.
+    await ws.send({ type: 'reset', data: { seed: 15, level: 1 } });
+    expect((await call(server.url, 'GET', `/v1/episodes/${first}`)).body).toMatchObject({ done: true, end: 'no-action', turn: 1 });
+    ws.close();
+    // A client that sends without reading the answers: its connection closes once too many wait.
+    const flood = await connect(server.url, seed.name);
+    const closed = new Promise((resolve) => flood.socket.once('close', (code) => resolve(code)));
+    for (let i = 0; i < 200; i++) flood.socket.send(JSON.stringify({ type: 'state' }));
+    expect(await closed).toBe(1008);
+    expect((await call(server.url, 'GET', '/health')).status).toBe(200);
+  });
+});
+
 describe('hostile load', () => {
   it('a flood of malformed steps, unknown episodes and oversized args: 4xx each, while every reference rollout scores 1', { timeout: 120_000 }, async () => {
     const plans = await Promise.all(seeds.map(async (seed, k) => ({ seed, k, rollout: (await reference(seed, [{ seed: 300 + k, level: 1, policy: { type: 'act' } }]))[0] as Rollout })));
@@ -264,7 +364,7 @@ describe('hostile load', () => {
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, undefined, '{"tool": "x", "args": {'),
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 7 }),
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: 'nope' }),
-        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: { big: 'z'.repeat(100_000 + i) } }),
+        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: { big: 'z'.repeat(300_000 + i) } }),
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', turn: 500 + i }),
         () => call(server.url, 'POST', `/v1/episodes/${forged(i)}/step`, { tool: 'x' }),
         () => call(server.url, 'GET', `/v1/episodes/${'ep1.'.repeat(200)}`),

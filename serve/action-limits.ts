@@ -1,0 +1,55 @@
+// The host's check of an agent's action against contract v2's limits, made before the action is
+// serialised, compared or sent to the sandbox: an action no tool schema can accept (nested deeper than any
+// schema reaches, arguments over maxArgsChars, an over-long tool name) becomes a bounded stand-in that the
+// sandbox rejects as a turn (the agent's mistake, never an environment failure), naming what was wrong.
+import { EPISODIC_LIMITS } from '../contract/episodic.js';
+import { boundDepth } from '../validators/bounded.js';
+
+/** Object params (1) nest at most maxSchemaDepth more containers; with the action object that is this many levels. */
+export const MAX_ACTION_DEPTH = EPISODIC_LIMITS.maxSchemaDepth + 2;
+/** Characters of a refused action kept (journal, memory, the episode's turns). */
+const EXCERPT_CHARS = 200;
+
+/** A refused action as journaled and replayed: no `tool`, so the sandbox rejects it without running the environment. */
+export interface RefusedAction {
+  refused: string;
+  excerpt: string;
+}
+
+export function isRefused(action: unknown): action is RefusedAction {
+  return action !== null && typeof action === 'object' && typeof (action as RefusedAction).refused === 'string' && !('tool' in action);
+}
+
+/** True when `value` nests arrays/objects deeper than `max` levels; never recurses past max + 1. */
+export function deeperThan(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (max <= 0) return true;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) if (deeperThan(v, max - 1)) return true;
+  return false;
+}
+
+/** Why `action` breaks the contract's limits (null when it is within them: the sandbox checks it against its tool). */
+export function actionProblem(action: unknown): string | null {
+  if (deeperThan(action, MAX_ACTION_DEPTH)) return `the action is nested deeper than ${MAX_ACTION_DEPTH} levels, deeper than any tool's parameters reach`;
+  if (action === null || typeof action !== 'object' || Array.isArray(action)) return null; // the sandbox names its shape
+  const { tool, args } = action as { tool?: unknown; args?: unknown };
+  if (typeof tool === 'string' && tool.length > EPISODIC_LIMITS.maxToolNameChars) return `the tool name has ${tool.length} characters, over the limit of ${EPISODIC_LIMITS.maxToolNameChars}`;
+  const argsChars = args === undefined ? 0 : (JSON.stringify(args)?.length ?? 0);
+  if (argsChars > EPISODIC_LIMITS.maxArgsChars) return `the arguments take ${argsChars} characters, over the limit of ${EPISODIC_LIMITS.maxArgsChars}`;
+  const chars = JSON.stringify(action)?.length ?? 0;
+  if (chars > EPISODIC_LIMITS.maxArgsChars + 512) return `the action takes ${chars} characters, over the limit of ${EPISODIC_LIMITS.maxArgsChars + 512}`;
+  return null;
+}
+
+/** `action` itself when it is within the limits, else its refused stand-in (a bounded excerpt and the reason). */
+export function admitAction(action: unknown): unknown {
+  const problem = actionProblem(action);
+  if (problem === null) return action;
+  const excerpt = (JSON.stringify(boundDepth(action, MAX_ACTION_DEPTH)) ?? String(action)).slice(0, EXCERPT_CHARS);
+  return { refused: problem, excerpt } satisfies RefusedAction;
+}
+
+/** The observation of a refused action's turn (the sandbox's own message would only say it has no tool). */
+export function refusedObservation(action: RefusedAction): string {
+  return `error: ${action.refused}`;
+}
