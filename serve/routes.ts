@@ -26,10 +26,10 @@ export function sendError(reply: FastifyReply, status: number, code: Code, messa
 }
 
 export function registerRoutes(app: FastifyInstance, { service, defence, options: opts, itemErrors, sessions }: RouteContext): void {
-  app.setErrorHandler((error: FastifyError | ServeError, _request, reply) => {
+  app.setErrorHandler((error: FastifyError | ServeError, request, reply) => {
     if (error instanceof ServeError) return sendError(reply, error.status, error.code, error.message);
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-    if (status === 413) return sendError(reply, 413, 'E_BODY_TOO_LARGE', `the request body is over the limit of ${opts.bodyLimitBytes} bytes`);
+    if (status === 413) return sendError(reply, 413, 'E_BODY_TOO_LARGE', `the request body is over the limit of ${request.routeOptions.bodyLimit ?? opts.bodyLimitBytes} bytes`);
     if (status === 415) return sendError(reply, 415, 'E_MEDIA_TYPE', 'send the body as JSON with content-type: application/json');
     if (status >= 400 && status < 500) return sendError(reply, status, 'E_BAD_REQUEST', error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError ? `the body is not valid JSON: ${error.message}` : error.message);
     return sendError(reply, 500, 'E_INTERNAL', `internal error: ${error.message}`);

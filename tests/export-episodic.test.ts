@@ -217,7 +217,7 @@ describe('episodic exports: the generated Python shims against the live service'
     expect((out.openrlhf[0] as unknown as { refused: unknown[] }).refused).toEqual([
       [expect.stringMatching(/error: the tool call is not JSON/), false, 0],
       [expect.stringMatching(/error: a tool call needs the name of a tool and an object of arguments/), false, 0],
-      [expect.stringMatching(/error: the action takes \d+ characters of JSON, over the limit/), false, 0],
+      [expect.stringMatching(/error: the request body is over the limit of 262144 bytes/), false, 0],
     ]);
     expect(out.factory).toEqual(seeds.map((s) => s.name).sort());
     // The faults happened, and the episode whose answer was lost holds each of its turns once.

@@ -33,7 +33,8 @@ function worker(url: string) {
   return { child, taken, exited, stderr: () => err };
 }
 
-const RUN = ['--provider', 'offline', '--seed', '11', '--target', '100', '--max-candidates', '3', '--repair-rounds', '0', '--concurrency', '3', '--json'];
+// Single-turn only: this test is about the queue and its workers; episodic validations made it 4x longer.
+const RUN = ['--provider', 'offline', '--kind', 'single', '--seed', '11', '--target', '100', '--max-candidates', '3', '--repair-rounds', '0', '--concurrency', '3', '--json'];
 
 /** What a rerun of the same seed must reproduce: everything but ids, timings and the order of completion. */
 const outcomesOf = (r: BatchReport) => ({
