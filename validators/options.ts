@@ -78,6 +78,12 @@ export interface EpisodicOptions {
   rateMeanCeiling: number;
   /** …nor their share of full passes, over all levels. */
   ratePassCeiling: number;
+  /**
+   * A level's mean is judged by its lower confidence bound at this many standard errors: with ~12 probes
+   * a level, one coincidental pass (a legit environment where another episode's plan also works) is not
+   * evidence of a hack, two are; the share of full passes over all levels is judged as measured.
+   */
+  rateMeanZ: number;
   /** The finishing call alone may fully pass at most this share of episodes. */
   finishAlonePassCeiling: number;
   /** The random policy may fully pass at most this share of episodes. */
@@ -125,6 +131,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     zeroToleranceCeiling: 0.1,
     rateMeanCeiling: 0.05,
     ratePassCeiling: 0.05,
+    rateMeanZ: 1.64,
     finishAlonePassCeiling: 0.005,
     randomPassCeiling: 0.01,
     promptLeakMaxRate: 0.5,

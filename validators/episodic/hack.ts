@@ -7,6 +7,7 @@ import type { EpisodicProbeFamily } from '../../kinds/contract.js';
 import type { EpisodeFailure } from '../../sandbox/episodes.js';
 import { runRollouts, type Rollout, type RolloutResult } from '../../sandbox/rollouts.js';
 import { mean, type Stage } from '../context.js';
+import { lowerBound } from '../stats.js';
 import type { Problem } from '../report.js';
 import { buildProbes, tokensOf, type Probe } from './probes.js';
 import { failureProblems, metaOf } from './stages.js';
@@ -44,14 +45,15 @@ export const episodicHack: Stage = async (ctx) => {
   for (const [f, code] of Object.entries(RATE) as Array<[EpisodicProbeFamily, ProblemCode]>) {
     const list = best[f] ?? family(f);
     if (list.length === 0) continue;
-    const levelMeans = [...new Set(list.map((s) => s.probe.request.level))].map((level) => mean(list.filter((s) => s.probe.request.level === level).map(score)));
-    const stats = { mean: Math.max(...levelMeans), pass: share(list, score), max: Math.max(...list.map(score)) };
+    const levels = [...new Set(list.map((s) => s.probe.request.level))].map((level) => list.filter((s) => s.probe.request.level === level).map(score));
+    const stats = { mean: Math.max(...levels.map(mean)), pass: share(list, score), max: Math.max(...list.map(score)) };
+    const judged = Math.max(...levels.map((scores) => lowerBound(mean(scores), scores.length, o.rateMeanZ)));
     worst[f] = stats;
     const passCeiling = ceilings[f] ?? o.ratePassCeiling;
     const meanCeiling = f === 'finish-alone' || f === 'random-policy' ? Math.max(o.rateMeanCeiling, passCeiling) : o.rateMeanCeiling;
-    if (stats.pass > passCeiling || stats.mean > meanCeiling) {
+    if (stats.pass > passCeiling || judged > meanCeiling) {
       const best = list.reduce((a, b) => (score(b) > score(a) ? b : a));
-      problems.push({ code, message: `the ${f} probe: worst level mean score ${stats.mean.toFixed(3)} (limit ${meanCeiling}), full passes ${(100 * stats.pass).toFixed(1)}% (limit ${(100 * passCeiling).toFixed(1)}%) of ${list.length}`, evidence: evidenceOf(best) });
+      problems.push({ code, message: `the ${f} probe: worst level mean score ${stats.mean.toFixed(3)} (lower bound ${judged.toFixed(3)}, limit ${meanCeiling}), full passes ${(100 * stats.pass).toFixed(1)}% (limit ${(100 * passCeiling).toFixed(1)}%) of ${list.length}`, evidence: evidenceOf(best) });
     }
   }
   ctx.randomByLevel = new Map([...new Set(family('random-policy').map((s) => s.probe.request.level))].map((level) => [level, mean(family('random-policy').filter((s) => s.probe.request.level === level).map(score))]));
