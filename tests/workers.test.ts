@@ -48,7 +48,8 @@ const outcomesOf = (r: BatchReport) => ({
 });
 
 describe.skipIf(server.skipped)('envforge run --workers remote with two envforge worker processes', () => {
-  it('survives a SIGKILLed worker: every environment admitted once, no job lost, the same outcomes as one process', { timeout: 480_000 }, async () => {
+  // ~325 s in CI since this stop's merges (77 s before; not yet explained): a wide timeout until it is.
+  it('survives a SIGKILLed worker: every environment admitted once, no job lost, the same outcomes as one process', { timeout: 720_000 }, async () => {
     const pgServer = await server.ready();
     const seeded = await pgServer.createDatabase();
     expect((await runEnvforge('library', 'init', '--database', seeded)).code).toBe(0);
