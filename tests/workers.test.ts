@@ -33,8 +33,7 @@ function worker(url: string) {
   return { child, taken, exited, stderr: () => err };
 }
 
-// Single-turn only: this test is about the queue and its workers; episodic validations made it 4x longer.
-const RUN = ['--provider', 'offline', '--kind', 'single', '--seed', '11', '--target', '100', '--max-candidates', '3', '--repair-rounds', '0', '--concurrency', '3', '--json'];
+const RUN = ['--provider', 'offline', '--seed', '11', '--target', '100', '--max-candidates', '3', '--repair-rounds', '0', '--concurrency', '3', '--json'];
 
 /** What a rerun of the same seed must reproduce: everything but ids, timings and the order of completion. */
 const outcomesOf = (r: BatchReport) => ({
@@ -48,7 +47,7 @@ const outcomesOf = (r: BatchReport) => ({
 });
 
 describe.skipIf(server.skipped)('envforge run --workers remote with two envforge worker processes', () => {
-  // ~325 s in CI since this stop's merges (77 s before; not yet explained): a wide timeout until it is.
+  // ~325 s in CI since --kind mixed became the default (episodic validations on the queue): a wide timeout.
   it('survives a SIGKILLed worker: every environment admitted once, no job lost, the same outcomes as one process', { timeout: 720_000 }, async () => {
     const pgServer = await server.ready();
     const seeded = await pgServer.createDatabase();
