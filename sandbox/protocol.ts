@@ -76,7 +76,8 @@ export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
 /**
  * A module whose top level takes longer than this to evaluate shares one instance per realm (realm.ts).
- * Timing varies with load, so the validator also runs the shared lifetime check for modules within
+ * Measured in the isolate's CPU time, which still varies a little (a collection, a cold cache), so the
+ * validator also runs the shared lifetime check for modules within
  * SHARED_MARGIN of it: production on a busier machine may share where validation did not.
  */
 export const INSTANCE_BUDGET_MS = 2;
@@ -180,7 +181,7 @@ export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rol
 }
 
 export type LoadInfo =
-  /** instancing: 'episode' when every guest call gets a fresh module instance, 'shared' when calls share one per realm; loadMs: its top level's evaluation time. */
+  /** instancing: 'episode' when every guest call gets a fresh module instance, 'shared' when calls share one per realm; loadMs: its top level's evaluation time (isolate CPU time, the least this worker has seen for the module). */
   | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string>; instancing?: 'episode' | 'shared'; loadMs?: number }
   | { ok: false; hash: string; code: ProblemCode; message: string };
 

@@ -38,7 +38,7 @@ export interface Realm {
    * and the realm's lifetime is bounded (protocol.ts: isolateCalls) and checked by the validator.
    */
   instancing: Instancing;
-  /** Wall time of the module's top level when it was loaded, in ms. */
+  /** CPU time of the module's top level when it was loaded, in ms. */
   loadMs: number;
 }
 export type Instancing = 'episode' | 'shared';
@@ -140,7 +140,7 @@ function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: str
 }
 
 /** Compiles, links and evaluates the guest module in a new realm of the host; when it cannot, disposes the host's isolate and throws a GuestFailure. */
-export function loadRealm(host: Host, source: string, timeoutMs: number, sharedInstance = false): Realm {
+export function loadRealm(host: Host, source: string, timeoutMs: number, sharedInstance = false, knownLoadMs = Infinity): Realm {
   const { realm, bind } = createRealm(host, timeoutMs);
   const { isolate, context } = realm;
   try {
@@ -159,13 +159,15 @@ export function loadRealm(host: Host, source: string, timeoutMs: number, sharedI
     start.instantiateSync(context, reject);
     const binder = isolate.compileModuleSync(BINDER, { filename: 'envforge-binder.js' });
     binder.instantiateSync(context, (specifier) => (specifier === 'envforge:start' ? start : guest));
-    const started = performance.now();
+    // The isolate's CPU time, not the wall clock: a busy host (other workers, a stalled thread) must not make
+    // a cheap module look costly, or its calls would share an instance only some of the time.
+    const started = isolate.cpuTime;
     try {
       binder.evaluateSync({ timeout: timeoutMs });
     } catch (error) {
       throw classify(error, isolate, 'evaluating the module');
     }
-    realm.loadMs = performance.now() - started;
+    realm.loadMs = Number(isolate.cpuTime - started) / 1e6;
     let afterAwait: unknown;
     try {
       afterAwait = binder.namespace.getSync('afterAwait');
@@ -174,7 +176,8 @@ export function loadRealm(host: Host, source: string, timeoutMs: number, sharedI
     }
     if (afterAwait !== false) throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
     const namespace = binder.namespace.getSync('guest', { reference: true }) as ivm.Reference;
-    realm.instancing = realm.loadMs <= INSTANCE_BUDGET_MS && !sharedInstance ? 'episode' : 'shared';
+    // A top level's cost is the module's own (it has no clock or entropy), so the least seen is the truest.
+    realm.instancing = Math.min(realm.loadMs, knownLoadMs) <= INSTANCE_BUDGET_MS && !sharedInstance ? 'episode' : 'shared';
     const factory = realm.instancing === 'episode' ? instanceFactory(isolate, context, source, timeoutMs) : undefined;
     bind.applySync(undefined, [namespace.derefInto(), factory?.derefInto()], { timeout: timeoutMs });
     return realm;
