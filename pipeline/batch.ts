@@ -17,6 +17,7 @@ import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
 import type { ValidationReport } from '../validators/report.js';
 import type { ValidationJob, ValidationOutcome } from '../library/postgres/queue.js';
 import { validateCandidate } from '../validators/validate.js';
+import { candidateValidationSeed, newValidationKey } from '../validators/seeds.js';
 import { AUTHORS } from '../agents/authors.js';
 import type { Author, AuthorIdentity, WrittenModule } from '../agents/author.js';
 import { buildReport, type BatchReport, type CandidateOutcome } from './report.js';
@@ -55,6 +56,11 @@ export interface BatchOptions {
    * offline author's seed) and copied into the report. Filled in from the author's identity.
    */
   author?: AuthorIdentity;
+  /**
+   * Fixes every candidate's validation seed (with its source: validators/seeds.ts), so a rerun or a resume
+   * reproduces verdicts. Default: derived from the offline author's seed, else random; journaled either way.
+   */
+  validationKey?: string;
 }
 
 export const DEFAULT_BATCH_OPTIONS = {
@@ -120,6 +126,9 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   // The offline author's version and seed go into every lineage; LLM authors have none (the author names the model).
   const { version, seed } = author.identity;
   const authorNotes = { ...(version !== undefined ? { version } : {}), ...(seed !== undefined ? { seed } : {}) };
+  // A resumed batch keeps the key its journal holds, so a candidate validated again gets the same verdict.
+  const validationKey = state.validationKey ?? options.validationKey ?? (seed !== undefined ? `offline-seed:${seed}` : newValidationKey());
+  if (state.validationKey === undefined) await journal('validation-key', 'batch', { key: validationKey });
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
   // Built once, then brought up to date before each validation with what anyone admitted since (other
   // batches, workers); the admission re-checks whatever arrives after that, so concurrent writers stay novel.
@@ -166,11 +175,13 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         ...(Object.keys(authorNotes).length > 0 ? { notes: { ...authorNotes } } : {}),
       };
       const noveltyCursor = (await novelty.refresh(library)).cursor;
-      const remote = deps.remote ? await deps.remote.judge({ batchId: options.batchId, key, source: module.source, lineage }) : null;
+      const validationSeed = candidateValidationSeed(validationKey, module.source);
+      const remote = deps.remote ? await deps.remote.judge({ batchId: options.batchId, key, source: module.source, lineage, validationSeed }) : null;
       const report =
         remote?.report ??
         (await validateCandidate(module.source, {
           pool: deps.pool,
+          validationSeed,
           novelty: novelty.index,
           ...(options.review && author.reviewer ? { reviewer: author.reviewer({ candidateId: spec.name }) } : {}),
         }));

@@ -31,6 +31,8 @@ export class JournalState {
   verdicts = new Map<string, VerdictEntry>();
   outcomes = new Map<string, CandidateOutcome>();
   calibrations = new Map<string, Calibration>();
+  /** The batch's validation key (pipeline/batch.ts), once journaled. */
+  validationKey: string | undefined;
 
   static async load(library: Library, batchId: string): Promise<JournalState> {
     const state = new JournalState();
@@ -46,6 +48,7 @@ export class JournalState {
       else if (entry.kind === 'verdict') state.verdicts.set(entry.key.replace(/\/(calibrated|rechecked)$/, ''), payload as unknown as VerdictEntry);
       else if (entry.kind === 'outcome') state.outcomes.set(entry.key, payload as unknown as CandidateOutcome);
       else if (entry.kind === 'calibration') state.calibrations.set(entry.key, payload as unknown as Calibration);
+      else if (entry.kind === 'validation-key' && typeof payload.key === 'string') state.validationKey = payload.key;
     }
     return state;
   }

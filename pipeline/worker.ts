@@ -53,11 +53,11 @@ export async function runWorker(deps: WorkerDeps): Promise<WorkerSummary> {
   let idleSince = Date.now();
 
   const handle = async (job: TakenJob): Promise<void> => {
-    const { batchId, key, source, lineage } = job.data;
+    const { batchId, key, source, lineage, validationSeed } = job.data;
     emit({ type: 'taken', job: job.id, batchId, key, retry: job.retryCount });
     try {
       const noveltyCursor = (await novelty.refresh(library)).cursor;
-      const report = await validateCandidate(source, { pool: deps.pool, novelty: novelty.index });
+      const report = await validateCandidate(source, { pool: deps.pool, novelty: novelty.index, ...(validationSeed !== undefined ? { validationSeed } : {}) });
       if (signal.aborted) return; // a cancelled validation is no verdict: the job goes to another worker
       rejectWrongKind(report, lineage.spec as EnvSpec | undefined);
       const held: { admission: ValidationOutcome['admission'] } = { admission: null };

@@ -19,6 +19,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec, type ScriptPlan } from './helpers/batch-script.js';
 import { startFakeAnthropic } from './helpers/fake-anthropic.js';
 import { CostLedger } from '../agents/llm/cost.js';
+import { candidateValidationSeed } from '../validators/seeds.js';
 
 const pool = new SandboxPool();
 let seeded: string;
@@ -140,6 +141,14 @@ describe('a batch', () => {
     // Modules written before the interruption were not paid for again.
     expect(first.calls.generator + first.calls.repair + second.calls.generator + second.calls.repair).toBe(full.calls.generator + full.calls.repair);
     expect(resumed.cost.calls).toBe(fullReport.cost.calls);
+    // One validation key for the whole batch, kept across the resume: each candidate's draws come from it
+    // and the candidate's own source, so validating a module again reproduces its verdict.
+    const keys = await library.journal('b1', 'validation-key');
+    expect(keys.map((e) => (e.payload as { key: string }).key)).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
+    const key = (keys[0]?.payload as { key: string }).key;
+    const ours = (await library.list()).filter((env) => env.lineage.batchId === 'b1');
+    expect(ours.length).toBe(resumed.admitted.length);
+    for (const env of ours) expect(env.report.validationSeed).toBe(candidateValidationSeed(key, await library.source(env)));
     await library.close();
   });
 });

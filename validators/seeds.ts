@@ -1,11 +1,25 @@
 // The seeds the validator samples instances at: drawn at random from the whole seed space (non-negative
 // safe integers) by a recorded validation seed, so a module cannot keep a table of the seeds it will be
 // judged on, and any verdict can be replayed (`envforge validate --validation-seed N`).
-import { createHash, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 
 /** A fresh validation seed: the one value a report needs to reproduce its draws. */
 export function newValidationSeed(): number {
   return randomInt(0, 2 ** 48 - 1);
+}
+
+/** A batch's secret: with each candidate's source it fixes the candidate's validation seed (candidateValidationSeed). */
+export function newValidationKey(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/**
+ * A candidate's validation seed within a batch: the batch's key and the module's own text, hashed. A rerun
+ * or a resume of the batch (same key) reproduces every verdict; a module cannot predict its draws, since
+ * it knows neither the key nor (short of a quine) a digest of itself.
+ */
+export function candidateValidationSeed(key: string, source: string): number {
+  return createHash('sha256').update(`envforge-candidate-v1\u0000${key}\u0000${source}`).digest().readUIntBE(0, 6);
 }
 
 /**

@@ -17,6 +17,8 @@ export interface ValidationJob {
   key: string;
   source: string;
   lineage: Lineage;
+  /** The validation seed the batch fixed for this candidate (absent in jobs of older versions: random). */
+  validationSeed?: number;
 }
 
 /** What a settled job holds: the report, and the admission when the candidate passed (null otherwise). */
