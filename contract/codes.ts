@@ -124,6 +124,7 @@ export const SERVICE_CODES = {
   E_UNKNOWN_EPISODE: 'no such episode session: never issued, malformed, or expired from the episode journal (404)',
   E_EPISODE_OVER: 'a step sent to an episode that has already ended (409)',
   E_TURN_CONFLICT: 'a step whose `turn` does not follow the episode, or repeats a turn with a different action (409)',
+  E_IDEMPOTENCY_KEY_REUSED: 'POST /v1/episodes with an Idempotency-Key that already created an episode of another identity (409)',
   E_TOO_MANY_SESSIONS: 'the service holds its limit of open episode sessions; retry later (429 with retry-after)',
   E_JOURNAL: 'the episode journal could not be written (a full disk, no file handles); the request changed nothing, retry later (503)',
 } as const satisfies Record<string, string>;

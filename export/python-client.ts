@@ -57,10 +57,10 @@ class EnvforgeItemError(EnvforgeServiceError):
     """The service could not score an item: its identity is unknown there (or any item error, with ENVFORGE_STRICT=1)."""
 
 
-def _send(method, url, body):
+def _send(method, url, body, headers=None):
     """One HTTP exchange (the standard library only: no package to install beside a trainer): status, headers, body."""
     data = None if body is None else json.dumps(body).encode("utf-8")
-    request = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json", "accept": "application/json"})
+    request = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json", "accept": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             return response.status, response.headers, response.read().decode("utf-8", "replace")
@@ -68,7 +68,7 @@ def _send(method, url, body):
         return exc.code, exc.headers, exc.read().decode("utf-8", "replace")
 
 
-def _request(method, path, body=None, on_status=None):
+def _request(method, path, body=None, on_status=None, headers=None):
     """A JSON request with retries on connection errors, 408, 429 and 5xx; on_status(status, text) may answer a non-200 itself."""
     url = URL + path
     delay = BACKOFF
@@ -76,7 +76,7 @@ def _request(method, path, body=None, on_status=None):
     for attempt in range(RETRIES + 1):
         wait = delay
         try:
-            status, headers, text = _send(method, url, body)
+            status, answer_headers, text = _send(method, url, body, headers)
         except (urllib.error.URLError, OSError) as exc:
             error = exc
         else:
@@ -91,7 +91,7 @@ def _request(method, path, body=None, on_status=None):
             error = EnvforgeServiceError(f"{url} answered HTTP {status}: {text[:500]}")
             if status not in (408, 429) and status < 500:
                 raise error
-            retry_after = (headers.get("retry-after", "") if headers is not None else "") or ""
+            retry_after = (answer_headers.get("retry-after", "") if answer_headers is not None else "") or ""
             if retry_after.replace(".", "", 1).isdigit():
                 wait = max(wait, min(float(retry_after), 30.0))
         if attempt < RETRIES:

@@ -1,6 +1,7 @@
 // The episode client the episodic Python shims (verl tools, TRL environments, OpenRLHF agents) embed after
 // the transport of python-client.ts: start an episode from a row's identity, step it one tool call at a time
-// (each step carries its turn number, so a retry after a lost answer is never stepped twice), end and score it.
+// (each step carries its turn number and each create an Idempotency-Key, so a retry after a lost answer is never
+// applied twice), end and score it.
 import type { ShimEnv } from './contract.js';
 import { pythonTransport } from './python-client.js';
 
@@ -13,6 +14,7 @@ ${PYTHON_EPISODES}`;
 const PYTHON_EPISODES = `
 import asyncio
 import urllib.parse
+import uuid
 
 EPISODE_OVER = "The episode is over: no more tool calls are taken."
 
@@ -51,7 +53,8 @@ class Episode:
     def __init__(self, identity):
         check_manifest()
         self.identity = identity_of(identity)
-        answer = _request("POST", "/v1/episodes", self.identity)
+        # One key per episode: a create retried after a lost answer gets the same episode, not a second one.
+        answer = _request("POST", "/v1/episodes", self.identity, headers={"Idempotency-Key": uuid.uuid4().hex})
         if not isinstance(answer, dict) or not isinstance(answer.get("episode"), str):
             raise EnvforgeServiceError(f"{URL}/v1/episodes answered without an episode id: {str(answer)[:300]}")
         self.id = answer["episode"]

@@ -32,6 +32,9 @@ const ID_PREFIX = 'ep1';
 const OPEN_FILES = 256;
 const MAX_ID_CHARS = 600;
 
+/** The journal name of an Idempotency-Key's record: never an episode id (those start with ID_PREFIX). */
+const keyName = (key: string): string => `key:${key}`;
+
 /** A new episode id: `ep1.<base64url of [env, version, seed, level]>.<32 random hex>`; the identity is readable from it. */
 export function newEpisodeId(identity: EpisodeIdentity): string {
   const body = Buffer.from(JSON.stringify([identity.env, identity.version, identity.seed, identity.level])).toString('base64url');
@@ -158,6 +161,26 @@ export class EpisodeJournal {
   /** Each write resolves once its line has landed and rejects when it could not be written (a full disk, no file handles). */
   create(id: string, identity: EpisodeIdentity & { hash: string }): Promise<void> {
     return this.write(id, `${JSON.stringify({ id, ...identity })}\n`);
+  }
+
+  /**
+   * Records that the client's Idempotency-Key `key` created episode `id`, in a file of its own (named by a
+   * digest of the key, swept with the journals), so a retried create finds the episode even after a restart.
+   */
+  bindKey(key: string, id: string): Promise<void> {
+    return this.write(keyName(key), `${JSON.stringify({ key: keyName(key), id })}\n`);
+  }
+
+  /** The episode id an Idempotency-Key created, or null when it created none (or its record expired). */
+  async keyed(key: string): Promise<string | null> {
+    const file = this.fileOf(keyName(key));
+    await this.pending.get(file)?.flushing?.catch(() => {});
+    try {
+      const record = JSON.parse((await readFile(file, 'utf8')).split('\n')[0] as string) as { key?: unknown; id?: unknown };
+      return record.key === keyName(key) && typeof record.id === 'string' ? record.id : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Appends turn `turn`'s action. */

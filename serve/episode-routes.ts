@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { EPISODIC_LIMITS } from '../contract/episodic.js';
 import { MAX_ACTION_CHARS, type EpisodeSessions } from './episodes.js';
 import { checkCount, Identity, parse, ScoreBody, StepBody } from './schemas.js';
+import { ServeError } from './options.js';
 import type { Service } from './service.js';
 
 /** The body limit of one step: an action is at most 64 KB; more is refused before it is parsed. */
@@ -13,6 +14,15 @@ export const STEP_BODY_LIMIT = 4 * MAX_ACTION_CHARS;
 /** The action a step body names, as the sandbox replays it (args only when given); its limits are checked by the step (action-limits.ts). */
 export function actionOf(body: { tool: string; args?: Record<string, unknown> | undefined }): { tool: string; args?: Record<string, unknown> } {
   return body.args === undefined ? { tool: body.tool } : { tool: body.tool, args: body.args };
+}
+
+/** An Idempotency-Key header (a client's unique string, e.g. a UUID: 1–200 printable ASCII characters), or undefined when none is sent. */
+export function idempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(header)) {
+    throw new ServeError(400, 'E_BAD_REQUEST', 'the Idempotency-Key header must be one value of 1–200 printable ASCII characters (no spaces), e.g. a UUID');
+  }
+  return header;
 }
 
 /** Runs `work` holding one unit of the service's queue (503 past maxQueue). */
@@ -30,8 +40,9 @@ export function registerEpisodeRoutes(app: FastifyInstance, service: Service, se
 
   app.post('/v1/episodes', async (request) => {
     const identity = parse(Identity, request.body);
+    const key = idempotencyKey(request.headers['idempotency-key']);
     return admitted(service, async () => {
-      const s = await sessions.create(identity);
+      const s = await sessions.create(identity, key);
       return { episode: s.id, env: s.identity.env, version: s.identity.version, seed: s.identity.seed, level: s.identity.level, prompt: s.prompt, tools: s.meta.tools, maxTurns: s.meta.maxTurns };
     });
   });

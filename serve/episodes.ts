@@ -20,6 +20,14 @@ export const MAX_ACTION_CHARS = 65_536;
 /** Ended sessions kept in memory for their results. */
 const ENDED_KEPT = 1_024;
 
+/** What a client asks to start: an environment (its latest version unless one is named), a seed and a level. */
+export interface EpisodeRequest {
+  env: string;
+  version?: number | undefined;
+  seed: number;
+  level: number;
+}
+
 export interface EpisodeOptions {
   /** Open sessions held in memory at once; past it new sessions get 429 + retry-after. */
   maxSessions: number;
@@ -130,7 +138,7 @@ export class EpisodeSessions {
   }
 
   /** The library record and meta of an episodic identity, or a 4xx naming what is wrong. */
-  resolve(identity: { env: string; version?: number | undefined; seed: number; level: number }): { record: EnvRecord; meta: EpisodicMeta } {
+  resolve(identity: EpisodeRequest): { record: EnvRecord; meta: EpisodicMeta } {
     const found = this.service.catalog.resolveEpisodic(identity);
     if ('error' in found) throw new ServeError(found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400, found.error.code, found.error.message);
     const quarantined = this.service.defence.quarantined(found.record.hash);
@@ -165,7 +173,38 @@ export class EpisodeSessions {
     return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
   }
 
-  async create(identity: { env: string; version?: number | undefined; seed: number; level: number }): Promise<Session> {
+  /** Creates under an Idempotency-Key in flight, so two concurrent retries of one create make one episode. */
+  private readonly creating = new Map<string, Promise<Session>>();
+
+  /**
+   * A new episode; with the client's Idempotency-Key, the episode that key already created (a retry after a
+   * lost answer), or 409 when the key created an episode of another identity.
+   */
+  async create(identity: EpisodeRequest, key?: string): Promise<Session> {
+    if (key === undefined) return this.createNew(identity);
+    const pending = this.creating.get(key);
+    if (pending) return this.sameIdentity(await pending.catch(() => this.createKeyed(identity, key)), identity, key);
+    const work = this.createKeyed(identity, key).finally(() => this.creating.delete(key));
+    this.creating.set(key, work);
+    return work;
+  }
+
+  private async createKeyed(identity: EpisodeRequest, key: string): Promise<Session> {
+    const known = await this.journal.keyed(key);
+    const held = known ? await this.session(known).catch(() => null) : null;
+    if (held) return this.sameIdentity(held, identity, key);
+    const session = await this.createNew(identity);
+    await journaled(this.journal.bindKey(key, session.id));
+    return session;
+  }
+
+  private sameIdentity(session: Session, identity: EpisodeRequest, key: string): Session {
+    const { env, version, seed, level } = session.identity;
+    if (identity.env === env && identity.seed === seed && identity.level === level && (identity.version === undefined || identity.version === version)) return session;
+    throw new ServeError(409, 'E_IDEMPOTENCY_KEY_REUSED', `Idempotency-Key ${JSON.stringify(key)} already created an episode of ${env}@${version} seed ${seed} level ${level}; use a new key for a new episode`);
+  }
+
+  private async createNew(identity: EpisodeRequest): Promise<Session> {
     const { record, meta } = this.resolve(identity);
     const release = this.reserve();
     try {

@@ -67,7 +67,7 @@ describe('episodic exports: the generated Python shims against the live service'
   const summaries = new Map<string, ExportSummary>();
   const cases: Case[] = [];
   // Faults the proxy injects, and what it saw: which episode each lost answer belonged to.
-  const seen = { steps: 0, creates: 0, lostAnswers: [] as string[], refusedSteps: 0, refusedCreates: 0 };
+  const seen = { steps: 0, creates: 0, lostAnswers: [] as string[], refusedSteps: 0, refusedCreates: 0, lostCreates: [] as string[], answeredCreates: [] as string[] };
 
   beforeAll(async () => {
     pool = new SandboxPool({ workers: 2 });
@@ -110,8 +110,8 @@ describe('episodic exports: the generated Python shims against the live service'
 
     server = await startServer({ libraryDir: LIB, port: 0, pool, maxSessions: 64 });
     // The proxy in front of the service: every 40th step from the 3rd is taken but its answer is lost (503), every
-    // 40th from the 23rd is refused before the service sees it (503), the 2nd episode creation is refused (429);
-    // all with retry-after 0. The shims take turns per case, so each meets these faults.
+    // 40th from the 23rd is refused before the service sees it (503), the 2nd episode creation is refused (429),
+    // the 3rd is made but its answer is lost (503); all with retry-after 0. The shims take turns per case, so each meets these faults.
     proxy = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (c: Buffer) => chunks.push(c));
@@ -127,9 +127,20 @@ describe('episodic exports: the generated Python shims against the live service'
           return;
         }
         const method = request.method ?? 'GET';
-        fetch(`${server.url}${request.url}`, { method, ...(body ? { headers: { 'content-type': 'application/json' }, body } : {}) }).then(
+        const key = request.headers['idempotency-key'];
+        const headers = { ...(body ? { 'content-type': 'application/json' } : {}), ...(typeof key === 'string' ? { 'idempotency-key': key } : {}) };
+        fetch(`${server.url}${request.url}`, { method, headers, ...(body ? { body } : {}) }).then(
           async (answer) => {
             const text = await answer.text();
+            if (!step && request.url === '/v1/episodes' && answer.ok) {
+              const id = (JSON.parse(text) as { episode: string }).episode;
+              if (n === 3) {
+                seen.lostCreates.push(id);
+                refuse(503);
+                return;
+              }
+              seen.answeredCreates.push(id);
+            }
             if (step && n % 40 === 3) {
               seen.lostAnswers.push(decodeURIComponent(step[1] as string));
               refuse(503);
@@ -222,6 +233,10 @@ describe('episodic exports: the generated Python shims against the live service'
     expect(out.factory).toEqual(seeds.map((s) => s.name).sort());
     // The faults happened, and the episode whose answer was lost holds each of its turns once.
     expect(seen.refusedCreates).toBe(1);
+    // The create whose answer was lost was retried under its Idempotency-Key: the shim got that very episode.
+    expect(seen.lostCreates).toHaveLength(1);
+    expect(seen.answeredCreates).toContain(seen.lostCreates[0]);
+    expect(new Set(seen.answeredCreates).size).toBe(seen.answeredCreates.length);
     expect(seen.refusedSteps).toBeGreaterThanOrEqual(5);
     expect(seen.lostAnswers.length).toBeGreaterThanOrEqual(5);
     for (const id of seen.lostAnswers) {

@@ -166,6 +166,47 @@ describe('steps', () => {
   });
 });
 
+describe('creates with an Idempotency-Key', () => {
+  const create = async (base: string, identity: unknown, key: string): Promise<{ status: number; body: Json }> => {
+    const response = await fetch(`${base}/v1/episodes`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(identity) });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('a retried create gets the episode the key made (also concurrently and after a restart); another identity under the key is 409', { timeout: 90_000 }, async () => {
+    const seed = seeds[0] as EpisodicSeed;
+    const identity = { env: seed.name, seed: 41, level: 1 };
+    const first = await startServer({ libraryDir: dir, port: 0, pool });
+    let id: string;
+    try {
+      const [a, b] = await Promise.all([create(first.url, identity, 'retry-key-1'), create(first.url, identity, 'retry-key-1')]);
+      expect(a.status, JSON.stringify(a.body)).toBe(200);
+      expect(b.body).toEqual(a.body);
+      id = a.body.episode as string;
+      const [r] = await reference(seed, [{ seed: 41, level: 1, policy: { type: 'act' } }]);
+      await play(first.url, id, (r as Rollout).actions.slice(0, 1));
+      // The retry answers with the episode as it stands, not a fresh one.
+      expect((await create(first.url, { ...identity, version: a.body.version }, 'retry-key-1')).body.episode).toBe(id);
+      const reused = await create(first.url, { ...identity, seed: 42 }, 'retry-key-1');
+      expect(reused.status).toBe(409);
+      expect(reused.body.error.code).toBe('E_IDEMPOTENCY_KEY_REUSED');
+      // Without a key, or with another key, every create is a new episode.
+      expect((await call(first.url, 'POST', '/v1/episodes', identity)).body.episode).not.toBe(id);
+      expect((await create(first.url, identity, 'retry-key-2')).body.episode).not.toBe(id);
+      for (const bad of ['', 'has space', 'x'.repeat(201)]) expect((await create(first.url, identity, bad)).status).toBe(400);
+    } finally {
+      await first.close();
+    }
+    const second = await startServer({ libraryDir: dir, port: 0, pool });
+    try {
+      const again = await create(second.url, identity, 'retry-key-1');
+      expect(again.body.episode).toBe(id);
+      expect((await call(second.url, 'GET', `/v1/episodes/${id}`)).body.turn).toBe(1);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 describe('OpenEnv over HTTP', () => {
   it('reset, step (also as MCP call_tool, idempotent by turn) and state, with OpenEnv shapes', { timeout: 60_000 }, async () => {
     const seed = seeds[3] as EpisodicSeed;
