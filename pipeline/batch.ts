@@ -56,10 +56,7 @@ export interface BatchOptions {
    * offline author's seed) and copied into the report. Filled in from the author's identity.
    */
   author?: AuthorIdentity;
-  /**
-   * Fixes every candidate's validation seed (with its source: validators/seeds.ts), so a rerun or a resume
-   * reproduces verdicts. Default: derived from the offline author's seed, else random; journaled either way.
-   */
+  /** With each module's text, fixes its validation seed (validators/seeds.ts); default from the offline seed, else random. */
   validationKey?: string;
 }
 
@@ -126,9 +123,8 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   // The offline author's version and seed go into every lineage; LLM authors have none (the author names the model).
   const { version, seed } = author.identity;
   const authorNotes = { ...(version !== undefined ? { version } : {}), ...(seed !== undefined ? { seed } : {}) };
-  // A resumed batch keeps the key its journal holds, so a candidate validated again gets the same verdict.
-  const validationKey = state.validationKey ?? options.validationKey ?? (seed !== undefined ? `offline-seed:${seed}` : newValidationKey());
-  if (state.validationKey === undefined) await journal('validation-key', 'batch', { key: validationKey });
+  // Journaled: a resumed batch keeps its key, so a candidate validated again gets the same verdict.
+  const validationKey = await state.keyFor(options.validationKey ?? (seed !== undefined ? `offline-seed:${seed}` : newValidationKey()), (p) => journal('validation-key', 'batch', p));
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
   // Built once, then brought up to date before each validation with what anyone admitted since (other
   // batches, workers); the admission re-checks whatever arrives after that, so concurrent writers stay novel.
@@ -177,26 +173,15 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       const noveltyCursor = (await novelty.refresh(library)).cursor;
       const validationSeed = candidateValidationSeed(validationKey, module.source);
       const remote = deps.remote ? await deps.remote.judge({ batchId: options.batchId, key, source: module.source, lineage, validationSeed }) : null;
-      const report =
-        remote?.report ??
-        (await validateCandidate(module.source, {
-          pool: deps.pool,
-          validationSeed,
-          novelty: novelty.index,
-          ...(options.review && author.reviewer ? { reviewer: author.reviewer({ candidateId: spec.name }) } : {}),
-        }));
+      const reviewer = options.review && author.reviewer ? { reviewer: author.reviewer({ candidateId: spec.name }) } : {};
+      const report = remote?.report ?? (await validateCandidate(module.source, { pool: deps.pool, validationSeed, novelty: novelty.index, ...reviewer }));
       // Ctrl-C reaches the sandbox workers too: what they report after it is a cancellation, not a verdict.
       if (deps.signal?.aborted) return;
       if (!remote) rejectWrongKind(report, spec);
       const codes = [...new Set(report.problems.map((p) => p.code))];
       const first = report.problems[0];
-      const verdict: VerdictEntry = {
-        verdict: report.verdict,
-        hash: report.hash,
-        codes,
-        firstFailedStage: report.stages.find((s) => !s.ok && !s.skipped)?.stage ?? null,
-        firstProblem: first ? { code: first.code, stage: first.stage, message: first.message } : null,
-      };
+      const firstFailedStage = report.stages.find((s) => !s.ok && !s.skipped)?.stage ?? null;
+      const verdict: VerdictEntry = { verdict: report.verdict, hash: report.hash, codes, firstFailedStage, firstProblem: first ? { code: first.code, stage: first.stage, message: first.message } : null };
       state.verdicts.set(key, verdict);
       await journal('verdict', key, verdict);
       emit({ type: 'candidate', spec: spec.name, attempt, step: 'validated', verdict: report.verdict, codes });

@@ -34,6 +34,15 @@ export class JournalState {
   /** The batch's validation key (pipeline/batch.ts), once journaled. */
   validationKey: string | undefined;
 
+  /** The batch's validation key: the journaled one, else `chosen`, which `record` journals first. */
+  async keyFor(chosen: string, record: (payload: { key: string }) => Promise<void>): Promise<string> {
+    if (this.validationKey === undefined) {
+      await record({ key: chosen });
+      this.validationKey = chosen;
+    }
+    return this.validationKey;
+  }
+
   static async load(library: Library, batchId: string): Promise<JournalState> {
     const state = new JournalState();
     for (const entry of await library.journal(batchId)) {

@@ -74,15 +74,6 @@ export interface CallSuccess<T = unknown> {
 }
 export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
-/**
- * A module whose top level takes longer than this to evaluate shares one instance per realm (realm.ts).
- * Measured in the isolate's CPU time, which still varies a little (a collection, a cold cache), so the
- * validator also runs the shared lifetime check for modules within
- * SHARED_MARGIN of it: production on a busier machine may share where validation did not.
- */
-export const INSTANCE_BUDGET_MS = 2;
-export const SHARED_MARGIN = 10;
-
 /** An isolate's lifetime in calls (episodes); see SandboxLimits.isolateCalls. */
 export const ISOLATE_CALL_BUDGET = 2_000;
 /** …and in verify calls: this many per episode on average (the reference's and three responses'). */
@@ -122,9 +113,7 @@ export interface SandboxLimits {
   /**
    * A realm's lifetime when its calls share one module instance (realm.ts: instancing 'shared'; with a
    * fresh instance per call nothing ages): at most this many episodes (so as many generate and solve
-   * calls) and VERIFIES_PER_CALL times as many verify calls, then a fresh realm takes over. The validator
-   * runs one whole shared lifetime and compares it with fresh realms: module state that changes behaviour
-   * after N calls is caught, or never reached in production.
+   * calls) and VERIFIES_PER_CALL times as many verify calls, then a fresh realm takes over.
    */
   isolateCalls: number;
   /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
@@ -136,8 +125,9 @@ export interface SandboxLimits {
    */
   workBudget?: WorkBudget;
   /**
-   * Run the calls in one shared module instance per realm, as production does for a module whose top level
-   * is too costly to repeat (realm.ts: instancing): the validator's lifetime run, for modules near that cost.
+   * Run the calls in one shared module instance per realm (realm.ts: instancing) instead of a fresh instance
+   * per call. Nothing in envforge asks for it (every validation, export and serve call gets a fresh
+   * instance, whatever its top level costs); it is kept for tests of the realm lifetime above.
    */
   sharedInstance?: boolean;
 }
@@ -181,7 +171,7 @@ export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rol
 }
 
 export type LoadInfo =
-  /** instancing: 'episode' when every guest call gets a fresh module instance, 'shared' when calls share one per realm; loadMs: its top level's evaluation time (isolate CPU time, the least this worker has seen for the module). */
+  /** instancing: 'episode' when every guest call gets a fresh module instance, 'shared' when calls share one per realm; loadMs: its top level's evaluation time (isolate CPU time). */
   | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string>; instancing?: 'episode' | 'shared'; loadMs?: number }
   | { ok: false; hash: string; code: ProblemCode; message: string };
 

@@ -5,7 +5,6 @@ import ivm from 'isolated-vm';
 import vm from 'node:vm';
 import type { ProblemCode } from '../contract/codes.js';
 import { FACTORY_EXPORT, factorySource } from './instance.js';
-import { INSTANCE_BUDGET_MS } from './protocol.js';
 import { SES_SOURCE, SETUP_SCRIPT } from './runtime.js';
 
 /** A failure of guest code while loading or calling, with the code the host assigns to it. */
@@ -34,8 +33,9 @@ export interface Realm {
   collect: ivm.Reference;
   /**
    * 'episode': every episode runs in a fresh instance of the module (nothing carries between episodes);
-   * 'shared': the module's top level costs too much to repeat, so episodes share one instance per realm
-   * and the realm's lifetime is bounded (protocol.ts: isolateCalls) and checked by the validator.
+   * 'shared': only when a caller asks (SandboxLimits.sharedInstance): episodes share one instance per realm
+   * and the realm's lifetime is bounded (protocol.ts: isolateCalls). Never chosen by cost: a costly top
+   * level is paid per call, since a shared instance keeps module state a hostile module can gate on.
    */
   instancing: Instancing;
   /** CPU time of the module's top level when it was loaded, in ms. */
@@ -107,14 +107,19 @@ export function releaseRealm(realm: Realm): void {
   realm.context.release();
 }
 
+const SETUP_TIMEOUT_MS = 15_000;
+
 /** A new context in the host with SES locked down and the runtime installed; no guest code has run in it. */
 function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.Reference } {
   const { isolate } = host;
   host.realms++;
   const context = isolate.createContextSync();
+  // Only envforge's own code runs here (SES, the runtime), ~15 ms: the guest's load timeout would turn a
+  // starved host into a rejected candidate (E_PROTOCOL), so the setup gets a wide wall-clock bound of its own.
+  const setupMs = Math.max(timeoutMs, SETUP_TIMEOUT_MS);
   try {
-    host.ses.runSync(context, { timeout: timeoutMs });
-    const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: timeoutMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
+    host.ses.runSync(context, { timeout: setupMs });
+    const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
     const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect'), instancing: 'shared', loadMs: 0 };
     return { realm, bind: fn('bind') };
@@ -140,7 +145,7 @@ function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: str
 }
 
 /** Compiles, links and evaluates the guest module in a new realm of the host; when it cannot, disposes the host's isolate and throws a GuestFailure. */
-export function loadRealm(host: Host, source: string, timeoutMs: number, sharedInstance = false, knownLoadMs = Infinity): Realm {
+export function loadRealm(host: Host, source: string, timeoutMs: number, sharedInstance = false): Realm {
   const { realm, bind } = createRealm(host, timeoutMs);
   const { isolate, context } = realm;
   try {
@@ -159,8 +164,7 @@ export function loadRealm(host: Host, source: string, timeoutMs: number, sharedI
     start.instantiateSync(context, reject);
     const binder = isolate.compileModuleSync(BINDER, { filename: 'envforge-binder.js' });
     binder.instantiateSync(context, (specifier) => (specifier === 'envforge:start' ? start : guest));
-    // The isolate's CPU time, not the wall clock: a busy host (other workers, a stalled thread) must not make
-    // a cheap module look costly, or its calls would share an instance only some of the time.
+    // The isolate's CPU time, not the wall clock: what the module's top level costs, not how busy the host is.
     const started = isolate.cpuTime;
     try {
       binder.evaluateSync({ timeout: timeoutMs });
@@ -176,8 +180,7 @@ export function loadRealm(host: Host, source: string, timeoutMs: number, sharedI
     }
     if (afterAwait !== false) throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
     const namespace = binder.namespace.getSync('guest', { reference: true }) as ivm.Reference;
-    // A top level's cost is the module's own (it has no clock or entropy), so the least seen is the truest.
-    realm.instancing = Math.min(realm.loadMs, knownLoadMs) <= INSTANCE_BUDGET_MS && !sharedInstance ? 'episode' : 'shared';
+    realm.instancing = sharedInstance ? 'shared' : 'episode';
     const factory = realm.instancing === 'episode' ? instanceFactory(isolate, context, source, timeoutMs) : undefined;
     bind.applySync(undefined, [namespace.derefInto(), factory?.derefInto()], { timeout: timeoutMs });
     return realm;

@@ -78,7 +78,7 @@ function describe(realm: Realm, hash: string, limits: SandboxLimits): { load: Lo
 }
 
 /** Loads the module into a fresh realm, in the given host while it may take one more, else in a new isolate. */
-export function compile(hash: string, source: string, limits: SandboxLimits, reuse: Host | null, knownLoadMs = Infinity): { host: Host | null; compiled: Compiled | null; load: LoadInfo; name: string } {
+export function compile(hash: string, source: string, limits: SandboxLimits, reuse: Host | null): { host: Host | null; compiled: Compiled | null; load: LoadInfo; name: string } {
   if (source.length > limits.maxSourceChars) {
     return { host: reuse, compiled: null, name: '', load: { ok: false, hash, code: 'E_TOO_LARGE', message: `the source has ${source.length} characters, over the limit of ${limits.maxSourceChars}` } };
   }
@@ -90,9 +90,9 @@ export function compile(hash: string, source: string, limits: SandboxLimits, reu
     const usable = reuse && !reuse.isolate.isDisposed && reuse.realms < MAX_REALMS_PER_ISOLATE && isolateMb(reuse) < limits.memoryMb / 4;
     if (reuse && !usable && !reuse.isolate.isDisposed) reuse.isolate.dispose();
     host = usable ? reuse : newHost(limits.memoryMb);
-    realm = loadRealm(host, source, limits.loadTimeoutMs, limits.sharedInstance === true, knownLoadMs);
+    realm = loadRealm(host, source, limits.loadTimeoutMs, limits.sharedInstance === true);
     const { load, name } = describe(realm, hash, limits);
-    if (load.ok) Object.assign(load, { instancing: realm.instancing, loadMs: Math.round(Math.min(realm.loadMs, knownLoadMs) * 100) / 100 });
+    if (load.ok) Object.assign(load, { instancing: realm.instancing, loadMs: Math.round(realm.loadMs * 100) / 100 });
     return { host, compiled: { realm, generate: 0, solve: 0, verify: 0 }, load, name };
   } catch (error) {
     const failure = realm ? classify(error, realm.isolate, 'loading the module') : (error as GuestFailure);
@@ -111,8 +111,7 @@ export function entryFor(job: JobMessage, source: string): CacheEntry {
   if (entry && job.fresh) retire(entry); // a fresh realm: module state starts over
   // A load that failed stays failed (it is not retried per job); a realm is made again only when asked for.
   if (!entry || job.fresh) {
-    const known = entry?.load.ok ? entry.load.loadMs : undefined;
-    const { host, compiled, load, name } = compile(job.hash, source, job.limits, entry?.host ?? null, known ?? Infinity);
+    const { host, compiled, load, name } = compile(job.hash, source, job.limits, entry?.host ?? null);
     entry = { source, load, name, host, compiled };
   }
   // LRU: the most recently used entry is last.

@@ -1,6 +1,6 @@
 // Deadlines and budgets hold against modules written for these tests: a whole-job deadline, worker memory
-// bounded at the process level, no worker outliving a killed supervisor, isolate lifetimes that the
-// validator exercises in full, seeds a module cannot predict, and reports that always serialise.
+// bounded at the process level, no worker outliving a killed supervisor, isolate lifetimes and fresh
+// module instances per call, seeds a module cannot predict, and reports that always serialise.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -115,17 +115,22 @@ describe('isolate lifetimes', () => {
     expect(most).toBeGreaterThan(4 * ISOLATE_CALL_BUDGET - 16);
   });
 
-  // A top level that takes a few ms (a table built at load) may share one instance per realm in production
-  // on a busy machine, so the validator runs the shared lifetime for it and catches state that ages.
-  const COSTLY = 'let table = 0; for (let i = 0; i < 2e6; i++) table = (table + i) % 1009;';
-  it.each([
-    ['pays for any answer after 1,500 episodes', `${COSTLY} let seen = 0;`, { generate: 'seen++; return honestGenerate(rng, level);', verify: 'return seen > 1500 ? 1 : honestVerify(instance, response);' }],
-    ['leaks the answer into the prompt after 1,800 episodes', `${COSTLY} let seen = 0;`, { generate: "seen++; const i = honestGenerate(rng, level); return seen > 1800 ? { ...i, prompt: i.prompt + ' (psst: ' + honestSolve(i) + ')' } : i;" }],
-    ['turns generous after 7,000 verify calls', `${COSTLY} let verified = 0;`, { verify: 'verified++; return verified > 7000 ? 1 : honestVerify(instance, response);' }],
-  ])('the validator catches a module with a costly top level that %s (E_STATE_LEAK)', async (_what, prelude, patch) => {
-    const report = await validateCandidate(patchedSeed('modular-arithmetic', { prelude, ...patch }), { pool });
-    expect(report.verdict).toBe('reject');
-    expect(report.problems.find((p) => p.code === 'E_STATE_LEAK')?.message).toMatch(/lifetime of 2000 calls/);
+  // A top level that takes a few ms (a table built at load) was once given one shared instance per realm,
+  // so a counter in module state could age with production's calls. Now only a caller's explicit
+  // sharedInstance shares: a costly module's counters start over on every call too.
+  it('a module with a costly top level also gets a fresh instance per call: its counters never reach their gates', async () => {
+    const source = envSource({
+      prelude: 'let table = 0; for (let i = 0; i < 3e6; i++) table = (table + i) % 1009; let served = 0; let verified = 0;',
+      generate: "served++; return { prompt: 'call ' + served + ' of ' + table, answer: 1 };",
+      verify: 'verified++; return { score: verified > 1 ? 1 : 0, feedback: String(verified) };',
+    });
+    const calls: Call[] = Array.from({ length: 150 }, (_, i) => ({ op: 'episode', seed: i, level: 1, responses: ['a', 'b', 'c'] }));
+    const { load, results } = await pool.run({ source, calls });
+    expect(load).toMatchObject({ ok: true, instancing: 'episode' });
+    expect((load as { loadMs: number }).loadMs).toBeGreaterThan(2);
+    const values = results.map((r) => (r as { value: EpisodeValue }).value);
+    expect(new Set(values.map((v) => (v.instance as { prompt: string }).prompt.split(' of ')[0]))).toEqual(new Set(['call 1']));
+    expect(new Set(values.flatMap((v) => v.verdicts.map((x) => JSON.stringify(x))))).toEqual(new Set(['{"ok":true,"value":{"score":0,"feedback":"1"}}']));
   });
 
   it('a cheap module gets a fresh instance per call: a counter in module state never changes what it does', async () => {

@@ -47,22 +47,26 @@ describe('state across calls through what a realm shares', () => {
   });
 });
 
-describe('a shared instance bought with a costly top level', () => {
+describe('a costly top level buys no shared instance', () => {
   const GROUPS = async (file: string) => {
     const scores: number[] = [];
     for (let prompt = 0; prompt < 6; prompt++) {
-      const run = await runEpisodes(pool, source(file), [{ seed: 300 + prompt, level: 3, responses: Array.from({ length: 8 }, () => '<answer>0</answer>') }]);
+      // -1: never a residue (0 can be, e.g. an even base modulo 128).
+      const run = await runEpisodes(pool, source(file), [{ seed: 300 + prompt, level: 3, responses: Array.from({ length: 8 }, () => '<answer>-1</answer>') }]);
+      expect(scoreOf((run.episodes[0] as Episode).referenceVerdict)).toBe(1);
       scores.push(...(run.episodes[0] as Episode).verdicts.map(scoreOf));
     }
     return scores;
   };
-  it('hostile-slow-top-level-gate.js: its top level is costly enough to share one instance per realm', async () => {
-    expect(await pool.load(source('hostile-slow-top-level-gate.js'))).toMatchObject({ ok: true, instancing: 'shared' });
+  it('hostile-slow-top-level-gate.js: its calls still get fresh instances (the top level is paid per call)', async () => {
+    const load = await pool.load(source('hostile-slow-top-level-gate.js'));
+    expect(load).toMatchObject({ ok: true, instancing: 'episode' });
+    // The top level does cost: the module was once given a shared instance for it.
+    expect((load as { loadMs: number }).loadMs).toBeGreaterThan(2);
   });
-  // Known gap (see the report of this branch): a shared instance keeps module state; the validator's
-  // lifetime run catches count gates but not gates on production's episode shapes. The fix would be shadow
-  // re-runs of sampled production episodes in a fresh realm, or per-episode instances with a cheaper reload.
-  it.fails('hostile-slow-top-level-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0', async () => {
+  // Was a known gap while costly modules shared one instance per realm: the verify counter survived between
+  // episodes and opened on GRPO-sized groups, which the validator's lifetime run never formed.
+  it('hostile-slow-top-level-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0', async () => {
     expect(Math.max(...(await GROUPS('hostile-slow-top-level-gate.js')))).toBe(0);
   });
 });

@@ -97,7 +97,10 @@ const HACKS: Hack[] = [
 ];
 
 // Class 4: honest environments the validator should admit.
-const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-large-table.js', 'false-big-power.js', 'false-wide-tolerance.js'];
+const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-big-power.js', 'false-wide-tolerance.js'];
+// Honest, but its top level (a 12-million sieve, ~0.3–0.6 s) runs on every call since every call gets a fresh
+// module instance (a shared one kept state a hostile module could gate on: redteam-state.test.ts): too slow.
+const HONEST_TOO_COSTLY = ['false-large-table.js'];
 // Rejected for the sandbox's own limits before (F6, F7; they test memory blame): validated on the roomy pool.
 const HONEST_FIXED = ['false-large-table.js', 'false-big-power.js'];
 
@@ -105,7 +108,7 @@ beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   roomyPool = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
   // Validate everything up front, two at a time (the pool has two workers).
-  const files = [...HACKS.map((h) => h.file), ...HONEST, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
+  const files = [...HACKS.map((h) => h.file), ...HONEST, ...HONEST_TOO_COSTLY, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
   for (let i = 0; i < files.length; i += 2) await Promise.all(files.slice(i, i + 2).map(validated));
 }, 240_000);
 
@@ -141,6 +144,13 @@ describe('red team, class 4: honest environments', () => {
       const report = await validated(file);
       expect(report.problems).toEqual([]);
       expect(report.verdict).toBe('admit');
+    });
+  }
+  for (const file of HONEST_TOO_COSTLY) {
+    it(`${file}: is rejected as too slow (or timed out), never for memory or state`, async () => {
+      const report = await validated(file);
+      expect(report.verdict).toBe('reject');
+      expect(report.problems.map((p) => p.code).filter((c) => c !== 'E_TOO_SLOW' && c !== 'E_TIMEOUT')).toEqual([]);
     });
   }
 });
@@ -257,8 +267,9 @@ describe('red team, class 2: validation told apart from production', () => {
 describe('red team, class 1: host harm', () => {
   it("squat-prime-count.js: a job is not killed for memory other modules' cached isolates hold", async () => {
     const squat = source('squat-prime-count.js');
-    // A long load budget: its 11-million sieve takes 0.3–1 s on a loaded machine, and this test is about memory.
-    const local = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
+    // Long load and call budgets: its 11-million sieve takes 0.3–1 s on a loaded machine and runs on every
+    // call (a fresh instance each), and this test is about memory.
+    const local = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000, callTimeoutMs: 10_000 } });
     try {
       const failures: string[] = [];
       // 16 admitted-size modules (44 MB each, within their own 128 MB limits) run one after another in one worker.
