@@ -15,6 +15,14 @@ export interface EpisodeIdentity {
   level: number;
 }
 
+/** What a client asks to start: an environment (its latest version unless one is named), a seed and a level. */
+export interface EpisodeRequest {
+  env: string;
+  version?: number | undefined;
+  seed: number;
+  level: number;
+}
+
 /** How an episode ended, as journaled: by the environment or the limits (done/turns/errors), the client (no-action), or a failure. */
 export interface JournalEnd {
   end: string;

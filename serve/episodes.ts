@@ -10,7 +10,8 @@ import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
 import { runAlone, SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
-import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, type EpisodeIdentity } from './episode-journal.js';
+import { KeyedCreates } from './episode-keys.js';
+import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 
@@ -19,14 +20,6 @@ const canonical = loadPlainRuntime().episodic.canonical;
 export const MAX_ACTION_CHARS = 65_536;
 /** Ended sessions kept in memory for their results. */
 const ENDED_KEPT = 1_024;
-
-/** What a client asks to start: an environment (its latest version unless one is named), a seed and a level. */
-export interface EpisodeRequest {
-  env: string;
-  version?: number | undefined;
-  seed: number;
-  level: number;
-}
 
 export interface EpisodeOptions {
   /** Open sessions held in memory at once; past it new sessions get 429 + retry-after. */
@@ -46,10 +39,7 @@ export interface Outcome {
   error?: { code: string; message: string };
 }
 
-interface Turn {
-  action: unknown;
-  observation: string;
-}
+type Turn = { action: unknown; observation: string };
 
 interface Session {
   id: string;
@@ -173,35 +163,11 @@ export class EpisodeSessions {
     return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
   }
 
-  /** Creates under an Idempotency-Key in flight, so two concurrent retries of one create make one episode. */
-  private readonly creating = new Map<string, Promise<Session>>();
-
-  /**
-   * A new episode; with the client's Idempotency-Key, the episode that key already created (a retry after a
-   * lost answer), or 409 when the key created an episode of another identity.
-   */
-  async create(identity: EpisodeRequest, key?: string): Promise<Session> {
+  private keyed?: KeyedCreates<Session>;
+  /** A new episode; with the client's Idempotency-Key, the episode that key already made (serve/episode-keys.ts). */
+  create(identity: EpisodeRequest, key?: string): Promise<Session> {
     if (key === undefined) return this.createNew(identity);
-    const pending = this.creating.get(key);
-    if (pending) return this.sameIdentity(await pending.catch(() => this.createKeyed(identity, key)), identity, key);
-    const work = this.createKeyed(identity, key).finally(() => this.creating.delete(key));
-    this.creating.set(key, work);
-    return work;
-  }
-
-  private async createKeyed(identity: EpisodeRequest, key: string): Promise<Session> {
-    const known = await this.journal.keyed(key);
-    const held = known ? await this.session(known).catch(() => null) : null;
-    if (held) return this.sameIdentity(held, identity, key);
-    const session = await this.createNew(identity);
-    await journaled(this.journal.bindKey(key, session.id));
-    return session;
-  }
-
-  private sameIdentity(session: Session, identity: EpisodeRequest, key: string): Session {
-    const { env, version, seed, level } = session.identity;
-    if (identity.env === env && identity.seed === seed && identity.level === level && (identity.version === undefined || identity.version === version)) return session;
-    throw new ServeError(409, 'E_IDEMPOTENCY_KEY_REUSED', `Idempotency-Key ${JSON.stringify(key)} already created an episode of ${env}@${version} seed ${seed} level ${level}; use a new key for a new episode`);
+    return (this.keyed ??= new KeyedCreates<Session>(this.journal, (i) => this.createNew(i), (id) => this.session(id))).create(identity, key);
   }
 
   private async createNew(identity: EpisodeRequest): Promise<Session> {
