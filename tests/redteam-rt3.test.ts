@@ -200,6 +200,13 @@ describe('rt3 single-turn: cheap answers', () => {
     expect(mean).toBe(1);
   });
 
+  it.fails('rt3-fraction-copy.js: is rejected (value equivalence accepts the unreduced fraction of the prompt)', async () => {
+    expect((await validated('rt3-fraction-copy.js')).verdict).toBe('reject');
+  });
+  it('rt3-fraction-copy.js: copying the fraction from the prompt scores 1', { timeout: 60_000 }, async () => {
+    expect(await singleTurn('rt3-fraction-copy.js', 8, (p) => `<answer>${/the fraction (\d+\/\d+)/.exec(p)?.[1] ?? ''}</answer>`)).toBe(1);
+  });
+
   it.fails('rt3-regex-match.js: is rejected (the answer is compiled into a RegExp)', async () => {
     expect((await validated('rt3-regex-match.js')).verdict).toBe('reject');
   });
