@@ -166,6 +166,21 @@ describe('rt3 episodic: paid without doing the task', () => {
   });
 });
 
+describe('rt3 episodic: enumeration inside a free-text argument', () => {
+  it.fails('rt3-ep-queue-includes.js: is rejected (a lenient `includes` on a free-text queue name)', async () => {
+    expect((await validated('rt3-ep-queue-includes.js')).verdict).toBe('reject');
+  });
+  it('rt3-ep-queue-includes.js: list, route every ticket unread to all five queue names at once, end: paid 1', { timeout: 120_000 }, async () => {
+    const games = await play('rt3-ep-queue-includes.js', (_p, obs, acts) => {
+      if (acts.length === 0) return { tool: 'list_tickets', args: {} };
+      const all = ids(obs[0]);
+      if (acts.length <= all.length) return { tool: 'route_ticket', args: { ticket_id: all[acts.length - 1], queue: 'billing shipping technical accounts returns' } };
+      return acts.length === all.length + 1 ? { tool: 'end_shift', args: {} } : null;
+    });
+    expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'read_ticket'))).toBe(true);
+  });
+});
+
 describe('rt3 episodic: behaves differently for a model than for the validator', () => {
   it.fails('rt3-ep-model-opening.js: is rejected (a model-like opening is paid whatever it charges)', async () => {
     expect((await validated('rt3-ep-model-opening.js')).verdict).toBe('reject');
@@ -205,6 +220,13 @@ describe('rt3 single-turn: cheap answers', () => {
   });
   it('rt3-fraction-copy.js: copying the fraction from the prompt scores 1', { timeout: 60_000 }, async () => {
     expect(await singleTurn('rt3-fraction-copy.js', 8, (p) => `<answer>${/the fraction (\d+\/\d+)/.exec(p)?.[1] ?? ''}</answer>`)).toBe(1);
+  });
+
+  it.fails('rt3-proto-key-lookup.js: is rejected (an object used as the answer set answers `constructor`)', async () => {
+    expect((await validated('rt3-proto-key-lookup.js')).verdict).toBe('reject');
+  });
+  it('rt3-proto-key-lookup.js: `constructor`, `toString` and `__proto__` score 1', { timeout: 60_000 }, async () => {
+    for (const key of ['constructor', 'toString', '__proto__']) expect(await singleTurn('rt3-proto-key-lookup.js', 8, () => `<answer>${key}</answer>`, 2)).toBe(1);
   });
 
   it.fails('rt3-regex-match.js: is rejected (the answer is compiled into a RegExp)', async () => {
