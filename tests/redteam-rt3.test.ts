@@ -229,6 +229,17 @@ describe('rt3 single-turn: cheap answers', () => {
     for (const key of ['constructor', 'toString', '__proto__']) expect(await singleTurn('rt3-proto-key-lookup.js', 8, () => `<answer>${key}</answer>`, 2)).toBe(1);
   });
 
+  it.fails('rt3-abbrev-prefix.js: is rejected (an "abbreviation" pays the whole word: the work paid for is flat across levels)', async () => {
+    expect((await validated('rt3-abbrev-prefix.js')).verdict).toBe('reject');
+  });
+  it('rt3-abbrev-prefix.js: decoding only the first three letters scores 1 at every level', { timeout: 60_000 }, async () => {
+    const firstThree = (p: string) => {
+      const [, coded, k] = /code word ([A-Z]+) was made by shifting each letter of a word forward by (\d+)/.exec(p) ?? [];
+      return [...(coded ?? '').slice(0, 3).toLowerCase()].map((c) => String.fromCharCode(((c.charCodeAt(0) - 97 - Number(k) + 26) % 26) + 97)).join('');
+    };
+    expect(await singleTurn('rt3-abbrev-prefix.js', 8, (p) => `<answer>${firstThree(p)}</answer>`)).toBe(1);
+  });
+
   it.fails('rt3-regex-match.js: is rejected (the answer is compiled into a RegExp)', async () => {
     expect((await validated('rt3-regex-match.js')).verdict).toBe('reject');
   });
