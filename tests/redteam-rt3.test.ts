@@ -188,6 +188,29 @@ describe('rt3 episodic: behaves differently for a model than for the validator',
   });
 });
 
+describe('rt3 episodic: sound only along the reference\'s own floats', () => {
+  it.fails('rt3-ep-float-artifact.js: is rejected (the reference pays unrounded doubles no model can type)', async () => {
+    expect((await validated('rt3-ep-float-artifact.js')).verdict).toBe('reject');
+  });
+  it('rt3-ep-float-artifact.js: an honest policy paying in dollars and cents, as the prompt asks, is mostly paid 0', { timeout: 180_000 }, async () => {
+    const games = await play('rt3-ep-float-artifact.js', (prompt, obs, acts) => {
+      if (acts.length === 0) return { tool: 'list_trips', args: {} };
+      const all = ids(obs[0]);
+      const n = all.length;
+      if (acts.length <= n) return { tool: 'get_trip', args: { trip_id: all[acts.length - 1] } };
+      if (acts.length <= 2 * n) {
+        const k = acts.length - n - 1;
+        const rate = Number(/rate of \$([\d.]+) per day/.exec(prompt)?.[1]);
+        const [, days, tolls] = /, (\d+) days, tolls \$([\d.]+)/.exec(obs[k + 1] ?? '') ?? [];
+        return { tool: 'pay_trip', args: { trip_id: all[k], amount: Math.round((Number(days) * rate + Number(tolls)) * 100) / 100 } };
+      }
+      return acts.length === 2 * n + 1 ? { tool: 'submit_run', args: {} } : null;
+    });
+    const mean = games.reduce((a, g) => a + g.score, 0) / games.length;
+    expect(mean).toBeLessThan(0.3);
+  });
+});
+
 /** Single-turn: `exploit(prompt)` scored on perLevel instances per level; the mean score. */
 async function singleTurn(file: string, levels: number, exploit: (prompt: string) => string, perLevel = 4): Promise<number> {
   const requests = Array.from({ length: levels * perLevel }, (_, i) => ({ seed: 50_003 + 911 * i, level: 1 + (i % levels) }));
