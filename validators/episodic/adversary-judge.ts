@@ -79,12 +79,13 @@ export async function judgeAdversaries(
   for (const i of episodes) {
     const ref = refs[i] as Rollout;
     const known = knownOf(ref, initial.get(i));
-    const mine = offPath.filter((s) => s.probe.of === i && s.probe.offPath && computed(s.probe.offPath.target, known));
+    // Only replies the agent can still act on count: a call that ends the episode leaks nothing usable.
+    const mine = offPath.filter((s) => s.probe.of === i && s.probe.offPath && s.result.ok && s.result.end !== 'done' && computed(s.probe.offPath.target, known));
     if (mine.length === 0) continue;
     withTargets++;
     const values = new Set(mine.map((s) => (s.probe.offPath as OffPath).target.value));
     const shows = (text: string, sent: number | null) => numbersOf(text).some((n) => values.has(n) || (sent !== null && (values.has(sent + n) || values.has(sent - n))));
-    const shortcuts = scored.filter((s) => s.probe.family === 'shortcut' && s.probe.of === i && s.result.ok);
+    const shortcuts = scored.filter((s) => s.probe.family === 'shortcut' && s.probe.of === i && s.result.ok && (s.result.observations?.length ?? 0) > 1);
     const hit = mine.find((s) => s.result.ok && shows(s.result.observations?.[0] ?? '', s.probe.offPath?.side === 'zero' ? s.probe.offPath.sent : null)) ?? shortcuts.find((s) => s.result.ok && shows(s.result.observations?.[0] ?? '', null));
     if (hit) leaked.push(hit);
     // A comparator: every value below the reference's gets one reply, every value above another.
@@ -114,24 +115,25 @@ async function bisection(list: Array<{ ref: Rollout; target: Target; low: string
   const open = list.map((c) => {
     const k = scale(c.target);
     const span = 2 ** Math.ceil(Math.log2(Math.abs(c.target.value) + 2) + 1);
-    return { ...c, lo: Math.ceil((c.target.min ?? -span) * k), hi: Math.floor((c.target.max ?? span) * k), calls: 0, found: null as number | null, done: false };
+    return { ...c, lo: Math.ceil((c.target.min ?? -span) * k), hi: Math.floor((c.target.max ?? span) * k), log: [] as unknown[], found: null as number | null, done: false };
   });
   for (let round = 0; round < 48 && open.some((c) => !c.done); round++) {
     const live = open.filter((c) => !c.done);
     const mids = live.map((c) => Math.floor((c.lo + c.hi) / 2));
-    const run = await runRollouts(env.pool, env.source, env.meta, live.map((c, i) => ({ seed: c.ref.seed, level: c.ref.level, policy: { type: 'replay' as const, actions: [offPathCall(c.ref, c.target, (mids[i] as number) / scale(c.target))] }, observations: true })), env.limits ? { limits: env.limits } : {});
+    // The policy retries within one episode, as an agent would: the log grows by one call a round.
+    live.forEach((c, i) => c.log.push(offPathCall(c.ref, c.target, (mids[i] as number) / scale(c.target))));
+    const run = await runRollouts(env.pool, env.source, env.meta, live.map((c) => ({ seed: c.ref.seed, level: c.ref.level, policy: { type: 'replay' as const, actions: c.log }, observations: true })), env.limits ? { limits: env.limits } : {});
     live.forEach((c, i) => {
       const r = run.rollouts[i];
       const m = mids[i] as number;
-      c.calls++;
-      const shape = r?.ok ? shapeOf(r.observations?.[0] ?? '') : null;
+      const shape = r?.ok && r.end !== 'done' ? shapeOf(r.observations?.at(-1) ?? '') : null;
       if (shape === c.low) c.lo = m + 1;
       else if (shape === c.high) c.hi = m - 1;
       else ((c.found = m), (c.done = true));
-      if (c.lo > c.hi) c.done = true;
+      if (c.lo > c.hi || c.log.length >= env.meta.maxTurns - 1) c.done = true;
     });
   }
   return open
     .filter((c) => c.found !== null && c.found / scale(c.target) === c.target.value)
-    .map((c) => ({ tool: (c.ref.actions[c.target.index] as { tool: string }).tool, arg: c.target.arg, low: c.low, high: c.high, calls: c.calls, seed: c.ref.seed, level: c.ref.level, value: c.target.value }));
+    .map((c) => ({ tool: (c.ref.actions[c.target.index] as { tool: string }).tool, arg: c.target.arg, low: c.low, high: c.high, calls: c.log.length, seed: c.ref.seed, level: c.ref.level, value: c.target.value }));
 }
