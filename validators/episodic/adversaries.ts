@@ -4,8 +4,20 @@
 // finish, one decision applied to every entity then the finish, and off-path calls of the reference's numeric
 // value-setting calls (a wrong value, values either side) whose observations adversaries.ts's judge reads.
 import type { EpisodicMeta } from '../../contract/episodic.js';
+import type { EpisodicProbeFamily } from '../../kinds/contract.js';
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
-import type { Probe } from './probes.js';
+
+/** One probe of the episodic hack stage (probes.ts builds the fixed families, this module the adversaries). */
+export interface Probe {
+  family: EpisodicProbeFamily;
+  /** The reference episode it was built from (index into the references), or -1. */
+  of: number;
+  request: RolloutRequest;
+  /** Adversary probes: judged only where one of these tools decides the reference's score (tool ablation). */
+  needs?: string[];
+  /** Off-path probes: the reference's value-setting argument and the wrong value sent. */
+  offPath?: OffPath;
+}
 
 export interface Action {
   tool: string;

@@ -3,22 +3,12 @@
 // action repeated, the finishing call alone on other seeds, a seeded random policy, a prompt replay, and the
 // adversary library of adversaries.ts on a few episodes per level.
 import type { EpisodicMeta } from '../../contract/episodic.js';
-import type { EpisodicProbeFamily } from '../../kinds/contract.js';
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { EpisodicOptions } from '../options.js';
 import { levelSeeds } from '../seeds.js';
-import { adversaryProbes, argValues, type OffPath } from './adversaries.js';
+import { adversaryProbes, argValues, type Probe } from './adversaries.js';
 
-export interface Probe {
-  family: EpisodicProbeFamily;
-  /** The reference episode it was built from (index into the references), or -1. */
-  of: number;
-  request: RolloutRequest;
-  /** Adversary probes: judged only where one of these tools decides the reference's score (tool ablation). */
-  needs?: string[];
-  /** Off-path probes: the reference's value-setting argument and the wrong value sent. */
-  offPath?: OffPath;
-}
+export type { Probe } from './adversaries.js';
 
 const replay = (seed: number, level: number, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({ seed, level, policy: { type: 'replay', actions }, ...extra });
 const isAction = (a: unknown): a is { tool: string; args?: Record<string, unknown> } => a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string';
