@@ -167,6 +167,7 @@ export function adversaryProbes(meta: EpisodicMeta, r: Rollout, of: number, valu
   // A model-like opening: the no-argument tools (listings) the reference does not finish with, then the first reads.
   const opening = meta.tools.filter((t) => t.name !== finish.tool && Object.keys(t.parameters.properties ?? {}).length === 0).map((t) => ({ tool: t.name, args: {} }));
   if (opening.length > 0) for (const k of [0, 1, 2, 3].filter((k) => k < body.length)) add('prefix-finish', [...opening, ...body.slice(0, k), finish], needsAfter(k));
+  let blankets = 0; // at most 16 blanket logs an episode: the family's cost stays bounded however many tools decide
   for (const tool of tools) {
     const calls = body.filter((a) => a.tool === tool);
     // One decision repeated as often as the reference decides, then the finish.
@@ -174,7 +175,7 @@ export function adversaryProbes(meta: EpisodicMeta, r: Rollout, of: number, valu
     const mine = new Set(calls.map(keyOf));
     for (const log of blanketLogs(meta, r, tool, values)) {
       const theirs = new Set(log.slice(0, -1).map(keyOf));
-      if (theirs.size !== mine.size || [...theirs].some((k) => !mine.has(k))) add('blanket', log, [tool]);
+      if (blankets < 16 && (theirs.size !== mine.size || [...theirs].some((k) => !mine.has(k)))) (add('blanket', log, [tool]), blankets++);
     }
   }
   // Off-path calls of each numeric value-setting argument: zero, and two values either side.
