@@ -365,8 +365,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // Every guest call runs in a fresh instance of the module when the worker gave a factory (realm.ts:
   // instancing 'episode'), so a call's result depends on its arguments only, never on earlier calls.
   function callGuest(name, args) {
-    var target = factory !== null ? factory() : guest;
-    var fn = target[name];
+    var fn = factory !== null ? factory()(name) : guest[name];
     if (typeof fn !== 'function') {
       throw runtimeError('E_MISSING_EXPORT', 'the module does not export a function named ' + name);
     }
