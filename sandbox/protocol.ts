@@ -1,6 +1,7 @@
 // The types that cross between callers, the supervisor and its worker processes: calls into an
 // environment, their results, the limits, and the supervisor<->worker messages.
 import type { ProblemCode } from '../contract/codes.js';
+import type { PackedCalls } from './packed-calls.js';
 
 /**
  * One call into an environment: generate -> solve -> verify(reference) -> verify(each response), in one
@@ -192,7 +193,9 @@ export interface JobMessage {
   hash: string;
   /** Omitted when the supervisor believes the worker has it cached; the worker then asks for it. */
   source?: string;
+  /** Empty when `packed` holds them (packed-calls.ts). */
   calls: Call[];
+  packed?: PackedCalls;
   limits: SandboxLimits;
   fresh: boolean;
 }

@@ -4,6 +4,7 @@
 import type { ProblemCode } from '../contract/codes.js';
 import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
+import { unpackCalls } from './packed-calls.js';
 import { maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
 import { classify, GuestFailure } from './realm.js';
 import { deriveRngState } from './rng.js';
@@ -215,8 +216,9 @@ function forward(id: number, chunk: Chunk): void {
 }
 
 process.on('message', (raw: unknown) => {
-  const message = raw as JobMessage & { source?: string };
-  if (message.type !== 'job') return;
+  const received = raw as JobMessage & { source?: string };
+  if (received.type !== 'job') return;
+  const message = received.packed ? { ...received, calls: unpackCalls(received.packed) } : received;
   let source = message.source;
   if (source === undefined) {
     const cached = cache.get(cacheKey(message));
