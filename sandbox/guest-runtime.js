@@ -438,6 +438,16 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return text;
   }
 
+  // Plain episode calls as the worker packs them (worker.ts: crossingText): [id, s0, s1, s2, s3, level, …].
+  var NO_RESPONSES = ObjectFreeze([]);
+  function plainEpisodes(rows) {
+    var calls = [];
+    for (var i = 0; i + 5 < rows.length; i += 6) {
+      calls[calls.length] = { id: rows[i], s: [rows[i + 1], rows[i + 2], rows[i + 3], rows[i + 4]], level: rows[i + 5], responses: NO_RESPONSES, keepInstance: true };
+    }
+    return calls;
+  }
+
   var api = {
     // The guest module's namespace, given once by the worker (through an isolated-vm Reference).
     // With it, optionally, the factory of fresh instances (instance.ts).
@@ -463,6 +473,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     },
     begin: function (batchText, limitsText) {
       batch = parse(batchText);
+      if (!ArrayIsArray(batch)) batch = plainEpisodes(batch.rows);
       var l = parse(limitsText);
       limits = { maxDepth: l.maxDepth, maxNodes: l.maxNodes, maxValueChars: l.maxValueChars, maxMessageChars: l.maxMessageChars, maxFeedbackChars: l.maxFeedbackChars, maxChunkChars: l.maxChunkChars };
       pending = [];

@@ -46,16 +46,26 @@ interface Prepared {
 
 /** The calls as the runtime reads them: numbered by their index in the job, with the rng state derived here. */
 function prepareCalls(calls: Call[], name: string): Prepared[] {
-  return calls.map((call, id) => ({
-    id,
-    s: deriveRngState(name, call.seed, call.level),
-    level: call.level,
-    responses: call.responses ?? [],
-    keepInstance: call.keepInstance !== false,
-    ...(call.keep ? { keep: true as const } : {}),
-    ...(call.sameAs !== undefined ? { sameAs: call.sameAs } : {}),
-    ...(call.op === 'rollout' && call.rollout ? rolloutFields(call, name) : {}),
-  }));
+  return calls.map((call, id) => {
+    const prepared: Prepared = { id, s: deriveRngState(name, call.seed, call.level), level: call.level, responses: call.responses ?? [], keepInstance: call.keepInstance !== false };
+    if (call.keep) prepared.keep = true;
+    if (call.sameAs !== undefined) prepared.sameAs = call.sameAs;
+    return call.op === 'rollout' && call.rollout ? { ...prepared, ...rolloutFields(call, name) } : prepared;
+  });
+}
+
+/**
+ * A crossing's calls as text for the runtime's begin(). Plain episodes (nothing but an rng state and a level,
+ * the bulk of every run) go as one flat array of numbers, [id, s0, s1, s2, s3, level, …], which costs a
+ * fraction of an array of objects to write here and to parse in the isolate; anything else goes as objects.
+ */
+function crossingText(slice: Prepared[]): string {
+  const rows: number[] = [];
+  for (const p of slice) {
+    if (p.responses.length > 0 || !p.keepInstance || p.keep || p.sameAs !== undefined || 'op' in p) return JSON.stringify(slice);
+    rows.push(p.id, p.s[0] as number, p.s[1] as number, p.s[2] as number, p.s[3] as number, p.level);
+  }
+  return `{"rows":${JSON.stringify(rows)}}`;
 }
 
 /**
@@ -151,7 +161,7 @@ function runJob(job: JobMessage, source: string): void {
     const maxChunk = maxChunkChars(slice, limits);
     let done = 0; // calls of this crossing whose results were forwarded
     try {
-      compiled.realm.begin.applySync(undefined, [JSON.stringify(slice), limitsText], { timeout: limits.loadTimeoutMs });
+      compiled.realm.begin.applySync(undefined, [crossingText(slice), limitsText], { timeout: limits.loadTimeoutMs });
       while (done < crossing) {
         const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk, limits.maxDepth);
         if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');

@@ -1,5 +1,6 @@
-// Calls packed for the pipe (sandbox/packed-calls.ts): only plain episode calls are packed, unpacking gives
-// back what the worker reads of them, and a packed job runs exactly as the same calls sent as objects.
+// Calls packed for the pipe (sandbox/packed-calls.ts) and for the crossing into the isolate (worker.ts:
+// crossingText): only plain episode calls are packed, unpacking gives back what the worker reads of them,
+// and packed calls run exactly as the same calls sent as objects.
 import { afterAll, describe, expect, it } from 'vitest';
 import { packCalls, unpackCalls } from '../sandbox/packed-calls.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -38,17 +39,22 @@ describe('packCalls', () => {
   });
 });
 
-describe('a packed job', () => {
+describe('packed calls in a job', () => {
   it('returns what the same calls return when they cross as objects', async () => {
     const source = envSource();
-    const calls: Call[] = Array.from({ length: 40 }, (_, i) => ({ op: 'episode', seed: i * 7919, level: (i % 3) + 1, ...(i % 5 === 0 ? { responses: ['<answer>1</answer>', 'no'] } : {}) }));
-    expect(packCalls(calls)).not.toBeNull();
-    // keepInstance: true changes nothing the worker does, but keeps the calls from being packed.
-    const asObjects = calls.map((c) => ({ ...c, keepInstance: true }));
-    expect(packCalls(asObjects)).toBeNull();
+    const plain: Call[] = Array.from({ length: 40 }, (_, i) => ({ op: 'episode', seed: i * 7919, level: (i % 3) + 1 }));
+    // With responses, calls are packed for the pipe but cross into the isolate as objects.
+    const withResponses: Call[] = plain.map((c, i) => (i % 5 === 0 ? { ...c, responses: ['<answer>1</answer>', 'no'] } : c));
     const withoutMs = (r: CallResult) => (r.ok ? { ...r, ms: 0, value: { ...(r.value as object), ms: null } } : { ...r, ms: 0 });
-    const [packed, objects] = await Promise.all([pool.run({ source, calls }), pool.run({ source, calls: asObjects })]);
-    expect(packed.results.every((r) => r.ok)).toBe(true);
-    expect(packed.results.map(withoutMs)).toEqual(objects.results.map(withoutMs));
+    for (const calls of [plain, withResponses]) {
+      expect(packCalls(calls)).not.toBeNull();
+      // keepInstance: true changes nothing the worker does but keeps the calls from being packed for the pipe;
+      // keep: true (the runtime remembers each result, which no later call asks for) also for the crossing.
+      const variants = [calls, calls.map((c) => ({ ...c, keepInstance: true })), calls.map((c) => ({ ...c, keep: true }))];
+      const runs = await Promise.all(variants.map((c) => pool.run({ source, calls: c })));
+      const [packed, ...others] = runs.map((run) => run.results.map(withoutMs));
+      expect(packed?.every((r) => r.ok)).toBe(true);
+      for (const other of others) expect(packed).toEqual(other);
+    }
   });
 });
