@@ -1,14 +1,18 @@
 // The module as a factory of fresh instances: a host-side rewrite of the guest's ES module (parsed with acorn)
 // into a module exporting one function whose body is the guest's top level and which returns its exports,
 // so the runtime can evaluate a new instance per episode and no state carries from one episode to the next.
-import { parse, type Node, type Pattern } from 'acorn';
+import { parse, tokTypes, type Node, type Pattern, type Token } from 'acorn';
 
 /**
  * The factory module's one export: a function that evaluates a fresh instance of the guest module and
  * returns its reader, `read(name)`, the current value of export `name` (undefined for a name not exported).
+ * It is the anonymous default export, so no name in the guest's code reaches it: a named function would be
+ * one object shared by every instance, on which a guest could keep state from call to call.
  */
-export const FACTORY_EXPORT = 'envforgeInstance';
+export const FACTORY_EXPORT = 'default';
 const DEFAULT_LOCAL = '__envforgeDefault';
+/** import.meta of the module a guest wrote is its own, mutable object: each instance gets a fresh one. */
+const META_LOCAL = '__envforgeImportMeta';
 
 interface Edit {
   start: number;
@@ -50,6 +54,16 @@ function declared(node: Node): string[] {
   return names;
 }
 
+/** Each `import.meta` (the keyword import, a dot, meta: nothing else in a module) becomes the instance's own object. */
+function metaEdits(source: string, tokens: Token[]): Edit[] {
+  const edits: Edit[] = [];
+  for (let i = 0; i + 2 < tokens.length; i++) {
+    const [a, dot, meta] = [tokens[i], tokens[i + 1], tokens[i + 2]] as [Token, Token, Token];
+    if (a.type === tokTypes._import && dot.type === tokTypes.dot && meta.type === tokTypes.name && source.slice(meta.start, meta.end) === 'meta') edits.push({ start: a.start, end: meta.end, text: META_LOCAL });
+  }
+  return edits;
+}
+
 const nameOf = (n: { type: string; name?: string; value?: unknown }): string => (n.type === 'Identifier' ? (n.name as string) : String(n.value));
 
 /**
@@ -58,8 +72,10 @@ const nameOf = (n: { type: string; name?: string; value?: unknown }): string => 
  * instance's reader, so they stay live bindings as in a module namespace.
  */
 export function factorySource(source: string): string {
-  const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
-  const edits: Edit[] = [];
+  const tokens: Token[] = [];
+  const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module', onToken: tokens });
+  const edits: Edit[] = metaEdits(source, tokens);
+  const usesMeta = edits.length > 0;
   const exported = new Map<string, string>(); // exported name -> local binding
   for (const node of program.body) {
     if (node.type === 'ImportDeclaration' || node.type === 'ExportAllDeclaration' || (node.type === 'ExportNamedDeclaration' && node.source)) {
@@ -105,5 +121,6 @@ export function factorySource(source: string): string {
   const cases = [...exported].map(([name, local]) => `case ${JSON.stringify(name)}: return ${local};`).join(' ');
   // A newline before the closing lines, so a trailing line comment in the guest cannot swallow them; no
   // global is named here, so a guest that shadows one cannot change what the instance returns.
-  return `export function ${FACTORY_EXPORT}() {\n${body}\n;return function () { switch (arguments[0]) { ${cases} } };\n}\n`;
+  const meta = usesMeta ? `const ${META_LOCAL} = { __proto__: null };\n` : '';
+  return `export default function () {\n${meta}${body}\n;return function () { switch (arguments[0]) { ${cases} } };\n}\n`;
 }

@@ -46,6 +46,15 @@ describe('factorySource', () => {
     expect([make()('read'), make()('name'), (make()('arg') as () => string)()]).toEqual([1, 2, 'object']);
   });
 
+  it('gives each instance its own import.meta and no name for the factory', async () => {
+    const make = await factoryOf(`const m = import  /* a comment */ . meta; m.n = (m.n ?? 0) + 1;
+      let reach = 'none'; try { reach = typeof envforgeInstance; } catch {}
+      export const n = m.n, proto = Object.getPrototypeOf(import.meta), r = reach;
+      export default import.meta;`);
+    expect([make()('n'), make()('n'), make()('proto'), make()('r')]).toEqual([1, 1, null, 'undefined']);
+    expect(make()('default')).not.toBe(make()('default'));
+  });
+
   it('refuses imports, re-exports and text that is not a module', () => {
     expect(() => factorySource("import x from 'y';")).toThrow(/imports/);
     expect(() => factorySource("export * from 'y';")).toThrow(/imports/);
