@@ -438,12 +438,14 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return text;
   }
 
-  // Plain episode calls as the worker packs them (worker.ts: crossingText): [id, s0, s1, s2, s3, level, …].
+  // Plain episode calls as the worker packs them (worker.ts: crossingArgs): ids from `from` up, a level each,
+  // and four words of rng state each in `states` (a Uint32Array).
   var NO_RESPONSES = ObjectFreeze([]);
-  function plainEpisodes(rows) {
+  function plainEpisodes(rows, states) {
     var calls = [];
-    for (var i = 0; i + 5 < rows.length; i += 6) {
-      calls[calls.length] = { id: rows[i], s: [rows[i + 1], rows[i + 2], rows[i + 3], rows[i + 4]], level: rows[i + 5], responses: NO_RESPONSES, keepInstance: true };
+    var levels = rows.levels;
+    for (var i = 0; i < levels.length; i++) {
+      calls[i] = { id: rows.from + i, s: [states[4 * i], states[4 * i + 1], states[4 * i + 2], states[4 * i + 3]], level: levels[i], responses: NO_RESPONSES, keepInstance: true };
     }
     return calls;
   }
@@ -471,9 +473,9 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       }
       return stringify(out);
     },
-    begin: function (batchText, limitsText) {
+    begin: function (batchText, limitsText, states) {
       batch = parse(batchText);
-      if (!ArrayIsArray(batch)) batch = plainEpisodes(batch.rows);
+      if (!ArrayIsArray(batch)) batch = plainEpisodes(batch, states);
       var l = parse(limitsText);
       limits = { maxDepth: l.maxDepth, maxNodes: l.maxNodes, maxValueChars: l.maxValueChars, maxMessageChars: l.maxMessageChars, maxFeedbackChars: l.maxFeedbackChars, maxChunkChars: l.maxChunkChars };
       pending = [];

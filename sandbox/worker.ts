@@ -1,6 +1,7 @@
 // A sandbox worker process: loads environment modules into hardened isolates (realm.ts) and runs batches
 // of calls through the trampoline, streaming size-checked results to the supervisor. Guest code may abort
 // or wedge this whole process; the supervisor then kills and replaces it.
+import ivm from 'isolated-vm';
 import type { ProblemCode } from '../contract/codes.js';
 import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
@@ -55,17 +56,22 @@ function prepareCalls(calls: Call[], name: string): Prepared[] {
 }
 
 /**
- * A crossing's calls as text for the runtime's begin(). Plain episodes (nothing but an rng state and a level,
- * the bulk of every run) go as one flat array of numbers, [id, s0, s1, s2, s3, level, …], which costs a
- * fraction of an array of objects to write here and to parse in the isolate; anything else goes as objects.
+ * A crossing's calls as the runtime's begin() takes them. Plain episodes (nothing but an rng state and a
+ * level, the bulk of every run) go as { from, levels } text, their ids counting up from `from`, with the rng
+ * states as one Uint32Array copied into the isolate: a fraction of the cost of an array of objects in JSON
+ * (uint32 words are not small integers to V8, so printing and parsing them dominated). Anything else goes as objects.
  */
-function crossingText(slice: Prepared[]): string {
-  const rows: number[] = [];
-  for (const p of slice) {
-    if (p.responses.length > 0 || !p.keepInstance || p.keep || p.sameAs !== undefined || 'op' in p) return JSON.stringify(slice);
-    rows.push(p.id, p.s[0] as number, p.s[1] as number, p.s[2] as number, p.s[3] as number, p.level);
+function crossingArgs(slice: Prepared[]): [string] | [string, ivm.Copy<Uint32Array>] {
+  const states = new Uint32Array(slice.length * 4);
+  const levels: number[] = [];
+  const from = slice[0]?.id ?? 0;
+  for (let k = 0; k < slice.length; k++) {
+    const p = slice[k] as Prepared;
+    if (p.id !== from + k || p.responses.length > 0 || !p.keepInstance || p.keep || p.sameAs !== undefined || 'op' in p) return [JSON.stringify(slice)];
+    states.set(p.s, k * 4);
+    levels.push(p.level);
   }
-  return `{"rows":${JSON.stringify(rows)}}`;
+  return [`{"from":${from},"levels":${JSON.stringify(levels)}}`, new ivm.ExternalCopy(states).copyInto({ release: true })];
 }
 
 /**
@@ -161,7 +167,8 @@ function runJob(job: JobMessage, source: string): void {
     const maxChunk = maxChunkChars(slice, limits);
     let done = 0; // calls of this crossing whose results were forwarded
     try {
-      compiled.realm.begin.applySync(undefined, [crossingText(slice), limitsText], { timeout: limits.loadTimeoutMs });
+      const [batchText, states] = crossingArgs(slice);
+      compiled.realm.begin.applySync(undefined, [batchText, limitsText, states], { timeout: limits.loadTimeoutMs });
       while (done < crossing) {
         const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk, limits.maxDepth);
         if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');

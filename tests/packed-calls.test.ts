@@ -1,5 +1,5 @@
 // Calls packed for the pipe (sandbox/packed-calls.ts) and for the crossing into the isolate (worker.ts:
-// crossingText): only plain episode calls are packed, unpacking gives back what the worker reads of them,
+// crossingArgs): only plain episode calls are packed, unpacking gives back what the worker reads of them,
 // and packed calls run exactly as the same calls sent as objects.
 import { afterAll, describe, expect, it } from 'vitest';
 import { packCalls, unpackCalls } from '../sandbox/packed-calls.js';
