@@ -2,14 +2,7 @@
 // writes as raw bytes, where an array of call objects costs ≈0.5 µs an item to write on the supervisor's
 // one thread and more to read. Only calls that carry nothing else are packed, so unpacking gives the worker
 // calls it cannot tell from the originals.
-import type { Call } from './protocol.js';
-
-export interface PackedCalls {
-  seeds: Float64Array;
-  levels: Float64Array;
-  /** Each call's responses, present when any call has some. */
-  responses?: Array<string[] | undefined>;
-}
+import type { Call, JobMessage, PackedCalls } from './protocol.js';
 
 /** Whether the worker reads nothing of the call but its seed, level and responses. */
 function plainEpisode(call: Call): boolean {
@@ -38,6 +31,12 @@ export function packCalls(calls: readonly Call[]): PackedCalls | null {
     if (call.responses !== undefined && call.responses.length > 0) withResponses = true;
   }
   return withResponses ? { seeds, levels, responses: calls.map((c) => c.responses) } : { seeds, levels };
+}
+
+/** A job's calls as they go down the pipe: packed when they can be (once per job: `job.packed` keeps it), else as they are. */
+export function callsForPipe(job: { calls: Call[]; packed?: PackedCalls | null }): Pick<JobMessage, 'calls' | 'packed'> {
+  if (job.packed === undefined) job.packed = packCalls(job.calls);
+  return job.packed ? { calls: [], packed: job.packed } : { calls: job.calls };
 }
 
 /** The calls as the worker runs them (digest is the supervisor's alone and never crosses). */

@@ -5,8 +5,8 @@ import { hashSource } from '../contract/hash.js';
 import { availableParallelism } from 'node:os';
 import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
-import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
-import { packCalls, type PackedCalls } from './packed-calls.js';
+import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadInfo, type PackedCalls, type SandboxLimits, type WorkerMessage } from './protocol.js';
+import { callsForPipe } from './packed-calls.js';
 import { ResultSlots } from './results.js';
 import { SupervisedWorker } from './supervised-worker.js';
 import { budgetMessage, deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
@@ -74,8 +74,7 @@ interface Job {
   fresh: boolean;
   load?: LoadInfo;
   results: ResultSlots;
-  /** The calls packed for the pipe (packed-calls.ts), once computed; null when they cross as objects. */
-  packed?: PackedCalls | null;
+  packed?: PackedCalls | null; // set by callsForPipe
   started: number;
   resolve(result: RunResult): void;
   reject(error: Error): void;
@@ -249,14 +248,8 @@ export class SandboxPool {
     if (left < own && budget) worker.armJob(Math.max(0, left), { kind: 'budget', ms: Math.max(0, Math.round(left)), totalMs: budget.totalMs });
     else worker.armJob(own);
     this.watchMemory();
-    this.send(worker, job, this.jobMessage(job, !worker.cached.includes(job.hash)));
-  }
-
-  /** The job as its worker receives it: plain episode calls packed, the source only when asked for. */
-  private jobMessage(job: Job, withSource: boolean): JobMessage {
-    if (job.packed === undefined) job.packed = packCalls(job.calls);
-    const calls = job.packed ? { calls: [], packed: job.packed } : { calls: job.calls };
-    return { type: 'job', id: job.id, hash: job.hash, ...calls, limits: workerLimits(job.limits), fresh: job.fresh, ...(withSource ? { source: job.source } : {}) };
+    const cached = worker.cached.includes(job.hash);
+    this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, ...callsForPipe(job), limits: workerLimits(job.limits), fresh: job.fresh, ...(cached ? {} : { source: job.source }) });
   }
 
   /**
@@ -291,7 +284,7 @@ export class SandboxPool {
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':
-        this.send(worker, job, this.jobMessage(job, true));
+        this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, source: job.source, ...callsForPipe(job), limits: workerLimits(job.limits), fresh: job.fresh });
         return;
       case 'loaded':
         job.load = message.load;

@@ -1,7 +1,6 @@
 // The types that cross between callers, the supervisor and its worker processes: calls into an
 // environment, their results, the limits, and the supervisor<->worker messages.
 import type { ProblemCode } from '../contract/codes.js';
-import type { PackedCalls } from './packed-calls.js';
 
 /**
  * One call into an environment: generate -> solve -> verify(reference) -> verify(each response), in one
@@ -186,6 +185,14 @@ export type LoadInfo =
   | { ok: false; hash: string; code: ProblemCode; message: string };
 
 // ---- supervisor <-> worker messages
+
+/** Plain episode calls packed for the pipe (packed-calls.ts): the V8 serialiser writes typed arrays as bytes. */
+export interface PackedCalls {
+  seeds: Float64Array;
+  levels: Float64Array;
+  /** Each call's responses, present when any call has some. */
+  responses?: Array<string[] | undefined>;
+}
 
 export interface JobMessage {
   type: 'job';
