@@ -81,8 +81,9 @@ export function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeR
     const parsed = ReferenceSchema.safeParse(reference);
     if (!parsed.success) return { ok: false, seed, level, code: 'E_REFERENCE', message: describeIssues(parsed.error).join('; '), fn: 'solve' };
   }
-  const [referenceVerdict, ...verdicts] = value.verdicts.map(checkVerdict);
-  return { ok: true, seed, level, instance, reference: reference as string, referenceVerdict: referenceVerdict as ScoredVerdict, verdicts, ms: Array.isArray(value.ms) ? value.ms : [0, 0, 0] };
+  const verdicts: ScoredVerdict[] = [];
+  for (let i = 1; i < expected; i++) verdicts.push(checkVerdict(value.verdicts[i] as RawVerdict));
+  return { ok: true, seed, level, instance, reference: reference as string, referenceVerdict: checkVerdict(value.verdicts[0] as RawVerdict), verdicts, ms: Array.isArray(value.ms) ? value.ms : [0, 0, 0] };
 }
 
 const NOT_BLANK = /\S/; // \s is the whitespace String.prototype.trim removes
@@ -99,15 +100,16 @@ function isReference(value: unknown): value is string {
   return typeof value === 'string' && value.length <= CONTRACT_LIMITS.maxReferenceChars && NOT_BLANK.test(value);
 }
 
+const inRange = (x: unknown): x is number => typeof x === 'number' && x >= 0 && x <= 1;
+
 /** A verdict that VerifyResultSchema accepts as it is: a score in [0, 1], or { score, feedback? } with nothing else. */
-function plainVerdict(value: unknown): Verdict | null {
-  const inRange = (x: unknown): x is number => typeof x === 'number' && x >= 0 && x <= 1;
-  if (inRange(value)) return { score: value };
+function plainVerdict(value: unknown): ScoredVerdict | null {
+  if (inRange(value)) return { ok: true, score: value };
   if (value === null || typeof value !== 'object') return null;
   const { score, feedback } = value as { score?: unknown; feedback?: unknown };
   if (!inRange(score)) return null;
-  if (feedback === undefined) return { score };
-  return typeof feedback === 'string' && feedback.length <= CONTRACT_LIMITS.maxFeedbackChars ? { score, feedback } : null;
+  if (feedback === undefined) return { ok: true, score };
+  return typeof feedback === 'string' && feedback.length <= CONTRACT_LIMITS.maxFeedbackChars ? { ok: true, score, feedback } : null;
 }
 
 /** A verdict from inside the isolate, checked: failures keep only a guest code, successes must match the contract. */
@@ -115,7 +117,7 @@ export function checkVerdict(raw: RawVerdict): ScoredVerdict {
   if (raw === null || typeof raw !== 'object') return { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed verdict' };
   if (!raw.ok) return { ok: false, code: guestCode(raw.code), message: typeof raw.message === 'string' ? raw.message : '' };
   const fast = plainVerdict(raw.value);
-  if (fast) return { ok: true, ...fast };
+  if (fast) return fast;
   try {
     return { ok: true, ...toVerdict(raw.value) };
   } catch (error) {

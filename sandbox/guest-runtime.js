@@ -365,8 +365,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // Every guest call runs in a fresh instance of the module when the worker gave a factory (realm.ts:
   // instancing 'episode'), so a call's result depends on its arguments only, never on earlier calls.
   function callGuest(name, args) {
-    var target = factory !== null ? factory() : guest;
-    var fn = target[name];
+    var fn = factory !== null ? factory()(name) : guest[name];
     if (typeof fn !== 'function') {
       throw runtimeError('E_MISSING_EXPORT', 'the module does not export a function named ' + name);
     }
@@ -439,6 +438,18 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return text;
   }
 
+  // Plain episode calls as the worker packs them (worker.ts: crossingArgs): ids from `from` up, a level each,
+  // and four words of rng state each in `states` (a Uint32Array).
+  var NO_RESPONSES = ObjectFreeze([]);
+  function plainEpisodes(rows, states) {
+    var calls = [];
+    var levels = rows.levels;
+    for (var i = 0; i < levels.length; i++) {
+      calls[i] = { id: rows.from + i, s: [states[4 * i], states[4 * i + 1], states[4 * i + 2], states[4 * i + 3]], level: levels[i], responses: NO_RESPONSES, keepInstance: true };
+    }
+    return calls;
+  }
+
   var api = {
     // The guest module's namespace, given once by the worker (through an isolated-vm Reference).
     // With it, optionally, the factory of fresh instances (instance.ts).
@@ -462,8 +473,9 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       }
       return stringify(out);
     },
-    begin: function (batchText, limitsText) {
+    begin: function (batchText, limitsText, states) {
       batch = parse(batchText);
+      if (!ArrayIsArray(batch)) batch = plainEpisodes(batch, states);
       var l = parse(limitsText);
       limits = { maxDepth: l.maxDepth, maxNodes: l.maxNodes, maxValueChars: l.maxValueChars, maxMessageChars: l.maxMessageChars, maxFeedbackChars: l.maxFeedbackChars, maxChunkChars: l.maxChunkChars };
       pending = [];

@@ -5,7 +5,8 @@ import { hashSource } from '../contract/hash.js';
 import { availableParallelism } from 'node:os';
 import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
-import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadInfo, type SandboxLimits, type WorkerMessage } from './protocol.js';
+import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadInfo, type PackedCalls, type SandboxLimits, type WorkerMessage } from './protocol.js';
+import { callsForPipe } from './packed-calls.js';
 import { ResultSlots } from './results.js';
 import { SupervisedWorker } from './supervised-worker.js';
 import { budgetMessage, deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
@@ -73,6 +74,7 @@ interface Job {
   fresh: boolean;
   load?: LoadInfo;
   results: ResultSlots;
+  packed?: PackedCalls | null; // set by callsForPipe
   started: number;
   resolve(result: RunResult): void;
   reject(error: Error): void;
@@ -247,7 +249,7 @@ export class SandboxPool {
     else worker.armJob(own);
     this.watchMemory();
     const cached = worker.cached.includes(job.hash);
-    this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, calls: job.calls, limits: workerLimits(job.limits), fresh: job.fresh, ...(cached ? {} : { source: job.source }) });
+    this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, ...callsForPipe(job), limits: workerLimits(job.limits), fresh: job.fresh, ...(cached ? {} : { source: job.source }) });
   }
 
   /**
@@ -282,7 +284,7 @@ export class SandboxPool {
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':
-        this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, source: job.source, calls: job.calls, limits: workerLimits(job.limits), fresh: job.fresh });
+        this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, source: job.source, ...callsForPipe(job), limits: workerLimits(job.limits), fresh: job.fresh });
         return;
       case 'loaded':
         job.load = message.load;

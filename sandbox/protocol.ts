@@ -177,13 +177,23 @@ export type LoadInfo =
 
 // ---- supervisor <-> worker messages
 
+/** Plain episode calls packed for the pipe (packed-calls.ts): the V8 serialiser writes typed arrays as bytes. */
+export interface PackedCalls {
+  seeds: Float64Array;
+  levels: Float64Array;
+  /** Each call's responses, present when any call has some. */
+  responses?: Array<string[] | undefined>;
+}
+
 export interface JobMessage {
   type: 'job';
   id: number;
   hash: string;
   /** Omitted when the supervisor believes the worker has it cached; the worker then asks for it. */
   source?: string;
+  /** Empty when `packed` holds them (packed-calls.ts). */
   calls: Call[];
+  packed?: PackedCalls;
   limits: SandboxLimits;
   fresh: boolean;
 }

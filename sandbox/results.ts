@@ -33,7 +33,8 @@ export class ResultSlots {
 
   /** Fails calls from..from+count-1 that have no result yet. */
   failRange(from: number, count: number, failure: Omit<Extract<CallResult, { ok: false }>, 'ok' | 'ms'>): void {
-    for (let id = Math.max(0, from); id < Math.min(this.slots.length, from + count); id++) this.put(id, { ok: false, ...failure, ms: 0 });
+    // Filled slots are skipped before a failure is built: settling a job of thousands of results fills none.
+    for (let id = Math.max(0, from); id < Math.min(this.slots.length, from + count); id++) if (this.slots[id] === undefined) this.put(id, { ok: false, ...failure, ms: 0 });
   }
 
   /** Fails every call still without a result. */

@@ -1,9 +1,11 @@
 // A sandbox worker process: loads environment modules into hardened isolates (realm.ts) and runs batches
 // of calls through the trampoline, streaming size-checked results to the supervisor. Guest code may abort
 // or wedge this whole process; the supervisor then kills and replaces it.
+import ivm from 'isolated-vm';
 import type { ProblemCode } from '../contract/codes.js';
 import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
+import { unpackCalls } from './packed-calls.js';
 import { maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
 import { classify, GuestFailure } from './realm.js';
 import { deriveRngState } from './rng.js';
@@ -45,16 +47,31 @@ interface Prepared {
 
 /** The calls as the runtime reads them: numbered by their index in the job, with the rng state derived here. */
 function prepareCalls(calls: Call[], name: string): Prepared[] {
-  return calls.map((call, id) => ({
-    id,
-    s: deriveRngState(name, call.seed, call.level),
-    level: call.level,
-    responses: call.responses ?? [],
-    keepInstance: call.keepInstance !== false,
-    ...(call.keep ? { keep: true as const } : {}),
-    ...(call.sameAs !== undefined ? { sameAs: call.sameAs } : {}),
-    ...(call.op === 'rollout' && call.rollout ? rolloutFields(call, name) : {}),
-  }));
+  return calls.map((call, id) => {
+    const prepared: Prepared = { id, s: deriveRngState(name, call.seed, call.level), level: call.level, responses: call.responses ?? [], keepInstance: call.keepInstance !== false };
+    if (call.keep) prepared.keep = true;
+    if (call.sameAs !== undefined) prepared.sameAs = call.sameAs;
+    return call.op === 'rollout' && call.rollout ? { ...prepared, ...rolloutFields(call, name) } : prepared;
+  });
+}
+
+/**
+ * A crossing's calls as the runtime's begin() takes them. Plain episodes (nothing but an rng state and a
+ * level, the bulk of every run) go as { from, levels } text, their ids counting up from `from`, with the rng
+ * states as one Uint32Array copied into the isolate: a fraction of the cost of an array of objects in JSON
+ * (uint32 words are not small integers to V8, so printing and parsing them dominated). Anything else goes as objects.
+ */
+function crossingArgs(slice: Prepared[]): [string] | [string, ivm.Copy<Uint32Array>] {
+  const states = new Uint32Array(slice.length * 4);
+  const levels: number[] = [];
+  const from = slice[0]?.id ?? 0;
+  for (let k = 0; k < slice.length; k++) {
+    const p = slice[k] as Prepared;
+    if (p.id !== from + k || p.responses.length > 0 || !p.keepInstance || p.keep || p.sameAs !== undefined || 'op' in p) return [JSON.stringify(slice)];
+    states.set(p.s, k * 4);
+    levels.push(p.level);
+  }
+  return [`{"from":${from},"levels":${JSON.stringify(levels)}}`, new ivm.ExternalCopy(states).copyInto({ release: true })];
 }
 
 /**
@@ -150,7 +167,8 @@ function runJob(job: JobMessage, source: string): void {
     const maxChunk = maxChunkChars(slice, limits);
     let done = 0; // calls of this crossing whose results were forwarded
     try {
-      compiled.realm.begin.applySync(undefined, [JSON.stringify(slice), limitsText], { timeout: limits.loadTimeoutMs });
+      const [batchText, states] = crossingArgs(slice);
+      compiled.realm.begin.applySync(undefined, [batchText, limitsText, states], { timeout: limits.loadTimeoutMs });
       while (done < crossing) {
         const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk, limits.maxDepth);
         if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');
@@ -215,8 +233,9 @@ function forward(id: number, chunk: Chunk): void {
 }
 
 process.on('message', (raw: unknown) => {
-  const message = raw as JobMessage & { source?: string };
-  if (message.type !== 'job') return;
+  const received = raw as JobMessage & { source?: string };
+  if (received.type !== 'job') return;
+  const message = received.packed ? { ...received, calls: unpackCalls(received.packed) } : received;
   let source = message.source;
   if (source === undefined) {
     const cached = cache.get(cacheKey(message));

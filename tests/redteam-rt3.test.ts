@@ -240,30 +240,38 @@ async function singleTurn(file: string, levels: number, exploit: (prompt: string
 }
 
 describe('rt3 single-turn: cheap answers', () => {
-  it.fails('rt3-expression-copy.js: is rejected (the prompt\'s expression copied into the tag is "an equivalent form")', async () => {
-    expect((await validated('rt3-expression-copy.js')).verdict).toBe('reject');
+  it('rt3-expression-copy.js: is rejected (the prompt\'s expression copied into the tag is "an equivalent form")', async () => {
+    const report = await validated('rt3-expression-copy.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK/);
   });
   it('rt3-expression-copy.js: copying the expression from the prompt scores 1', { timeout: 60_000 }, async () => {
     const mean = await singleTurn('rt3-expression-copy.js', 8, (p) => `<answer>${/Evaluate the expression (.*) \(integers;/.exec(p)?.[1] ?? ''}</answer>`);
     expect(mean).toBe(1);
   });
 
-  it.fails('rt3-fraction-copy.js: is rejected (value equivalence accepts the unreduced fraction of the prompt)', async () => {
-    expect((await validated('rt3-fraction-copy.js')).verdict).toBe('reject');
+  it('rt3-fraction-copy.js: is rejected (value equivalence accepts the unreduced fraction of the prompt)', async () => {
+    const report = await validated('rt3-fraction-copy.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK/);
   });
   it('rt3-fraction-copy.js: copying the fraction from the prompt scores 1', { timeout: 60_000 }, async () => {
     expect(await singleTurn('rt3-fraction-copy.js', 8, (p) => `<answer>${/the fraction (\d+\/\d+)/.exec(p)?.[1] ?? ''}</answer>`)).toBe(1);
   });
 
-  it.fails('rt3-proto-key-lookup.js: is rejected (an object used as the answer set answers `constructor`)', async () => {
-    expect((await validated('rt3-proto-key-lookup.js')).verdict).toBe('reject');
+  it('rt3-proto-key-lookup.js: is rejected (an object used as the answer set answers `constructor`)', async () => {
+    const report = await validated('rt3-proto-key-lookup.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_FORMAT_ONLY/);
   });
   it('rt3-proto-key-lookup.js: `constructor`, `toString` and `__proto__` score 1', { timeout: 60_000 }, async () => {
     for (const key of ['constructor', 'toString', '__proto__']) expect(await singleTurn('rt3-proto-key-lookup.js', 8, () => `<answer>${key}</answer>`, 2)).toBe(1);
   });
 
-  it.fails('rt3-abbrev-prefix.js: is rejected (an "abbreviation" pays the whole word: the work paid for is flat across levels)', async () => {
-    expect((await validated('rt3-abbrev-prefix.js')).verdict).toBe('reject');
+  it('rt3-abbrev-prefix.js: is rejected (an "abbreviation" pays the whole word: the work paid for is flat across levels)', async () => {
+    const report = await validated('rt3-abbrev-prefix.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_PERTURBED/);
   });
   it('rt3-abbrev-prefix.js: decoding only the first three letters scores 1 at every level', { timeout: 60_000 }, async () => {
     const firstThree = (p: string) => {
@@ -273,8 +281,10 @@ describe('rt3 single-turn: cheap answers', () => {
     expect(await singleTurn('rt3-abbrev-prefix.js', 8, (p) => `<answer>${firstThree(p)}</answer>`)).toBe(1);
   });
 
-  it.fails('rt3-regex-match.js: is rejected (the answer is compiled into a RegExp)', async () => {
-    expect((await validated('rt3-regex-match.js')).verdict).toBe('reject');
+  it('rt3-regex-match.js: is rejected (the answer is compiled into a RegExp)', async () => {
+    const report = await validated('rt3-regex-match.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_FORMAT_ONLY/);
   });
   it('rt3-regex-match.js: `.*` in the tag scores 1', { timeout: 60_000 }, async () => {
     expect(await singleTurn('rt3-regex-match.js', 8, () => '<answer>.*</answer>')).toBe(1);

@@ -1,7 +1,8 @@
 // The red team's second round against episode isolation (after FINDINGS D1/D4 were fixed with fresh module
 // instances): modules that try to carry state from one call to the next through what every instance of a
 // realm shares (the global object and global scope, prototypes and intrinsics, RegExp statics,
-// Error.stackTraceLimit, promise jobs), and a module that buys a shared instance with a costly top level.
+// Error.stackTraceLimit, promise jobs, the instance factory's own scope), and a module that buys a shared
+// instance with a costly top level.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
@@ -12,7 +13,7 @@ const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 
-const CHANNELS = ['state-global-lexical-eval.js', 'state-shared-prototypes.js', 'state-regexp-statics.js', 'state-stack-trace-limit.js', 'state-microtask-carry.js'];
+const CHANNELS = ['state-global-lexical-eval.js', 'state-shared-prototypes.js', 'state-regexp-statics.js', 'state-stack-trace-limit.js', 'state-microtask-carry.js', 'state-factory-scope.js'];
 
 describe('state across calls through what a realm shares', () => {
   for (const file of CHANNELS) {

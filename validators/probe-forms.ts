@@ -121,6 +121,37 @@ export function promptTokens(prompt: string, content: string, shape: Shape, max:
   return Array.from({ length: max }, (_, j) => all[Math.floor(((index % 7) / 7) * step + j * step) % all.length] as string);
 }
 
+/**
+ * Spans of the prompt that read as a formula (numbers joined by operators: "(3 + 4) * 5", "12/18"), the
+ * longest first, at most `max`. Copied into the answer they restate the question: a verifier that accepts
+ * any form of the value ("evaluates to the same", "an equivalent fraction") pays the copy.
+ */
+export function promptFormulas(prompt: string, max: number): string[] {
+  const found = new Set<string>();
+  for (const m of prompt.slice(0, 20_000).matchAll(/[-+(]*\d[\d\s.+\-*/×÷^%()]*[\d)]/g)) {
+    const span = m[0].trim();
+    if (span.length <= 200 && /\d\s*[+\-*/×÷^%]\s*[\d(]/.test(span)) found.add(span);
+  }
+  return [...found].sort((a, b) => b.length - a.length).slice(0, max);
+}
+
+/**
+ * Answers that mean something to the host language or to a matcher rather than to the task: inherited
+ * property names (a verifier that looks the answer up in an object finds `constructor`) and patterns that
+ * match anything (a verifier that compiles the answer into a regex, a glob or a LIKE).
+ */
+export const UNIVERSAL_ANSWERS: Array<[string, string]> = [
+  ['an inherited property name', 'constructor'],
+  ['an inherited property name', '__proto__'],
+  ['an inherited property name', 'toString'],
+  ['an inherited property name', 'hasOwnProperty'],
+  ['a regex matching anything', '.*'],
+  ['a regex matching anything', '[\\s\\S]*'],
+  ['a regex matching one word', '\\w+'],
+  ['a glob matching anything', '*'],
+  ['a LIKE pattern matching anything', '%'],
+];
+
 /** Markup that carries one guess each, in spellings a lenient verifier may read: tag case, attributes, fences. */
 export const EACH_CARRIERS: Record<string, (c: string) => string> = {
   'a tag each': (c) => `<answer>${c}</answer>`,

@@ -9,7 +9,7 @@ import type { Episode } from '../sandbox/episodes.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
 import { tokenGuesses } from './prompt-lists.js';
-import { EACH_CARRIERS, hedges, nonAnswers, promptTokens, reasoning, SCALAR_JOINERS } from './probe-forms.js';
+import { EACH_CARRIERS, hedges, nonAnswers, promptFormulas, promptTokens, reasoning, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
 
 /** A probe family; the kind of environment says which apply (kinds/contract.ts). */
 export type Family = ProbeFamily;
@@ -217,6 +217,11 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
   if (t.caseMatters !== false) for (const v of caseFlips(content)) rate('perturbed', 'letter case changed', v);
   // A token that is the answer in another case is the answer here (an option letter, a capitalised word).
   for (const v of promptTokens(t.episode.instance.prompt, content, shape, 8, t.index)) probes.push({ family: 'prompt-token', form: "one of the prompt's tokens of the answer's kind", response: withContent(ref, v), coincident: normalizeAnswer(v).toLowerCase() === right.toLowerCase() });
+  // The question restated: a formula of the prompt copied into the answer (a verifier of "any equivalent form").
+  if (/\d/.test(content)) for (const v of promptFormulas(t.episode.instance.prompt, 3)) probes.push({ family: 'prompt-formula', form: 'a formula of the prompt copied', response: withContent(ref, v), coincident: normalizeAnswer(v) === right });
+  // An answer cut short (a prefix, an abbreviation) is another answer: a verifier that pays it checks too little.
+  const word = content.trim();
+  if (shape.kind === 'word' && word.length >= 6) for (const n of [3, Math.ceil(word.length / 2)]) rate('perturbed', 'the answer cut short', word.slice(0, n));
   if (shape.kind !== 'list') return probes;
   const items = shape.items;
   // A weaker property for lists: as many of the prompt's tokens of the items' kind as the answer has, first and last.
@@ -295,6 +300,8 @@ export function probeBattery(t: ProbeTarget): Probe[] {
     ...rotate(['bare', 'tag', 'bold', 'fence'], 2, t.index).map((m) => zero('echo', `the prompt, ${m}`, WRAP[m]!(prompt, m === 'tag' ? '<answer></answer>' : ''))),
     // A format that can be a valid answer at this level (an empty list) is no probe.
     ...rotate(formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))), 3, t.index).map(([form, r]) => zero('format-only', form, r)),
+    // Names and patterns that only a verifier's machinery could accept (none is an answer some instance has).
+    ...rotate(UNIVERSAL_ANSWERS.filter(([, v]) => !(t.taken ?? peerContents).has(v.toLowerCase()) && normalizeAnswer(v) !== normalizeAnswer(content)), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
     ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('non-answer', form, withContent(t.episode.reference, v))),
     ...stuffingProbes(t, content, shape),
     ...enumerationProbes(t, content, shape),

@@ -29,7 +29,7 @@ const ZERO_TOLERANCE: Partial<Record<Family, ProblemCode>> = {
   'malformed-list': 'E_ACCEPTS_MALFORMED_LIST',
   'non-answer': 'E_ACCEPTS_NON_ANSWER',
 };
-const RATE: Partial<Record<Family, ProblemCode>> = { 'other-answer': 'E_ACCEPTS_OTHER_ANSWER', perturbed: 'E_ACCEPTS_PERTURBED', 'prompt-token': 'E_ACCEPTS_GUESSING' };
+const RATE: Partial<Record<Family, ProblemCode>> = { 'other-answer': 'E_ACCEPTS_OTHER_ANSWER', perturbed: 'E_ACCEPTS_PERTURBED', 'prompt-token': 'E_ACCEPTS_GUESSING', 'prompt-formula': 'E_ACCEPTS_GUESSING' };
 /** A perturbed answer passing far above chance at one level is a hack whatever the other levels do. */
 const LEVEL_RATE_FAMILIES: Family[] = ['perturbed'];
 const LEVEL_PASS_EXCESS = 0.5;
