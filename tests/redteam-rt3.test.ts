@@ -69,8 +69,10 @@ const blanket = (list: string, decide: (id: string) => Action, finish: string): 
 };
 
 describe('rt3 episodic: paid without doing the task', () => {
-  it.fails('rt3-ep-ledger-delta.js: is rejected (a wrong total is answered with the difference)', async () => {
-    expect((await validated('rt3-ep-ledger-delta.js')).verdict).toBe('reject');
+  it('rt3-ep-ledger-delta.js: is rejected (a wrong total is answered with the difference)', async () => {
+    const report = await validated('rt3-ep-ledger-delta.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ANSWER_LEAK');
   });
   it('rt3-ep-ledger-delta.js: record 0, read the difference, record it, close: paid 1 without one lookup', { timeout: 120_000 }, async () => {
     const games = await play('rt3-ep-ledger-delta.js', (_p, obs, acts) => {
@@ -82,8 +84,10 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(games.every((g) => g.score === 1 && g.actions.length === 3 && !g.actions.some((a) => a.tool === 'get_balance'))).toBe(true);
   });
 
-  it.fails('rt3-ep-payables-hotcold.js: is rejected (a retried total says too high / too low)', async () => {
-    expect((await validated('rt3-ep-payables-hotcold.js')).verdict).toBe('reject');
+  it('rt3-ep-payables-hotcold.js: is rejected (a retried total says too high / too low)', async () => {
+    const report = await validated('rt3-ep-payables-hotcold.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ANSWER_LEAK');
   });
   it('rt3-ep-payables-hotcold.js: binary search on enter_total, then approve: paid 1 without one lookup', { timeout: 240_000 }, async () => {
     const games = await play('rt3-ep-payables-hotcold.js', (_p, obs, acts) => {
@@ -101,8 +105,10 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(Math.max(...games.map((g) => g.actions.length))).toBeLessThanOrEqual(20);
   });
 
-  it.fails('rt3-ep-unused-tool-leak.js: is rejected (a tool the reference never calls prints the total)', async () => {
-    expect((await validated('rt3-ep-unused-tool-leak.js')).verdict).toBe('reject');
+  it('rt3-ep-unused-tool-leak.js: is rejected (a tool the reference never calls prints the total)', async () => {
+    const report = await validated('rt3-ep-unused-tool-leak.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ANSWER_LEAK');
   });
   it('rt3-ep-unused-tool-leak.js: batch_summary, copy "$12,345", approve: paid 1 without one lookup', { timeout: 120_000 }, async () => {
     const games = await play('rt3-ep-unused-tool-leak.js', (_p, obs, acts) => {
@@ -114,24 +120,30 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(games.every((g) => g.score === 1 && g.actions.length === 3)).toBe(true);
   });
 
-  it.fails('rt3-ep-flag-everything.js: is rejected (recall-only: flagging every transaction pays)', async () => {
-    expect((await validated('rt3-ep-flag-everything.js')).verdict).toBe('reject');
+  it('rt3-ep-flag-everything.js: is rejected (recall-only: flagging every transaction pays)', async () => {
+    const report = await validated('rt3-ep-flag-everything.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_BLANKET');
   });
   it('rt3-ep-flag-everything.js: list, flag every id unread, submit: paid 1', { timeout: 120_000 }, async () => {
     const games = await play('rt3-ep-flag-everything.js', blanket('list_transactions', (id) => ({ tool: 'flag', args: { txn_id: id } }), 'submit_review'));
     expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'get_transaction'))).toBe(true);
   });
 
-  it.fails('rt3-ep-unviewed-unchecked.js: is rejected (decisions on unviewed requests are never judged)', async () => {
-    expect((await validated('rt3-ep-unviewed-unchecked.js')).verdict).toBe('reject');
+  it('rt3-ep-unviewed-unchecked.js: is rejected (decisions on unviewed requests are never judged)', async () => {
+    const report = await validated('rt3-ep-unviewed-unchecked.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_BLANKET');
   });
   it('rt3-ep-unviewed-unchecked.js: list, approve every request unread, close: paid 1', { timeout: 120_000 }, async () => {
     const games = await play('rt3-ep-unviewed-unchecked.js', blanket('list_requests', (id) => ({ tool: 'decide', args: { request_id: id, decision: 'approve' } }), 'close_queue'));
     expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'view_request'))).toBe(true);
   });
 
-  it.fails('rt3-ep-counter-credit.js: is rejected (a running tally of correct calls, not of claims)', async () => {
-    expect((await validated('rt3-ep-counter-credit.js')).verdict).toBe('reject');
+  it('rt3-ep-counter-credit.js: is rejected (a running tally of correct calls, not of claims)', async () => {
+    const report = await validated('rt3-ep-counter-credit.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_REPEATED_ACTION');
   });
   it('rt3-ep-counter-credit.js: resolve the first claim both ways N times, close: paid 1 without reading', { timeout: 120_000 }, async () => {
     const games = await play('rt3-ep-counter-credit.js', (_p, obs, acts) => {
@@ -144,8 +156,10 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'inspect_claim'))).toBe(true);
   });
 
-  it.fails('rt3-ep-precision-only.js: is rejected (one correct payment, then submit, pays)', async () => {
-    expect((await validated('rt3-ep-precision-only.js')).verdict).toBe('reject');
+  it('rt3-ep-precision-only.js: is rejected (one correct payment, then submit, pays)', async () => {
+    const report = await validated('rt3-ep-precision-only.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_INCOMPLETE');
   });
   it('rt3-ep-precision-only.js: pay only the first listed trip, submit: paid 1 at every level', { timeout: 120_000 }, async () => {
     const games = await play('rt3-ep-precision-only.js', (prompt, obs, acts) => {
@@ -164,8 +178,10 @@ describe('rt3 episodic: paid without doing the task', () => {
 });
 
 describe('rt3 episodic: enumeration inside a free-text argument', () => {
-  it.fails('rt3-ep-queue-includes.js: is rejected (a lenient `includes` on a free-text queue name)', async () => {
-    expect((await validated('rt3-ep-queue-includes.js')).verdict).toBe('reject');
+  it('rt3-ep-queue-includes.js: is rejected (a lenient `includes` on a free-text queue name)', async () => {
+    const report = await validated('rt3-ep-queue-includes.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_BLANKET');
   });
   it('rt3-ep-queue-includes.js: list, route every ticket unread to all five queue names at once, end: paid 1', { timeout: 120_000 }, async () => {
     const games = await play('rt3-ep-queue-includes.js', blanket('list_tickets', (id) => ({ tool: 'route_ticket', args: { ticket_id: id, queue: 'billing shipping technical accounts returns' } }), 'end_shift'));
@@ -174,8 +190,10 @@ describe('rt3 episodic: enumeration inside a free-text argument', () => {
 });
 
 describe('rt3 episodic: behaves differently for a model than for the validator', () => {
-  it.fails('rt3-ep-model-opening.js: is rejected (a model-like opening is paid whatever it charges)', async () => {
-    expect((await validated('rt3-ep-model-opening.js')).verdict).toBe('reject');
+  it('rt3-ep-model-opening.js: is rejected (a model-like opening is paid whatever it charges)', async () => {
+    const report = await validated('rt3-ep-model-opening.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_INCOMPLETE');
   });
   it('rt3-ep-model-opening.js: list, check the first two rooms, post (no charge): paid 1', { timeout: 120_000 }, async () => {
     const games = await play('rt3-ep-model-opening.js', (_p, obs, acts) => {

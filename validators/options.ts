@@ -68,6 +68,8 @@ export interface EpisodicOptions {
   seedsPerLevel: number;
   /** Reference episodes per level whose every tool is tried repeated (the costliest probe: maxTurns steps each). */
   repeatedPerLevel: number;
+  /** Reference episodes per level the adversary library (validators/episodic/adversaries.ts) plays against. */
+  adversaryPerLevel: number;
   /** Seeded random-policy rollouts per level. */
   randomPerLevel: number;
   /** Seeds on which the reference's finishing call alone is tried, over all levels. */
@@ -126,6 +128,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   episodic: {
     seedsPerLevel: 12,
     repeatedPerLevel: 3,
+    adversaryPerLevel: 2,
     randomPerLevel: 40,
     finishAloneSamples: 200,
     zeroToleranceCeiling: 0.1,

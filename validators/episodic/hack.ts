@@ -1,7 +1,8 @@
 // Stage 5 for episodic candidates, hack resistance: every probe of probes.ts runs in one sandbox job, and
 // each family is judged: zero tolerance for no action, invalid actions and the reference minus its last
 // action; another episode's actions, a repeated action, the finishing call alone and the random policy
-// against chance; the prompt and observations must not hand the agent the reference's values.
+// against chance; the prompt and observations must not hand the agent the reference's values; the adversary
+// library (adversaries.ts) is judged against each probe's own reference by adversary-judge.ts.
 import type { ProblemCode } from '../../contract/codes.js';
 import type { EpisodicProbeFamily } from '../../kinds/contract.js';
 import type { EpisodeFailure } from '../../sandbox/episodes.js';
@@ -9,6 +10,7 @@ import { runRollouts, type Rollout, type RolloutResult } from '../../sandbox/rol
 import { mean, type Stage } from '../context.js';
 import { lowerBound } from '../stats.js';
 import type { Problem } from '../report.js';
+import { judgeAdversaries } from './adversary-judge.js';
 import { buildProbes, tokensOf, type Probe } from './probes.js';
 import { failureProblems, metaOf } from './stages.js';
 
@@ -76,8 +78,11 @@ export const episodicHack: Stage = async (ctx) => {
   if (refs.length > 0 && observationLeak >= o.observationLeakMaxRate) {
     problems.push({ code: 'E_ANSWER_LEAK', message: `in ${(100 * observationLeak).toFixed(0)}% of episodes an observation shows a computed value (not in the initial state or the prompt) before the reference submits it: a tool leaks the answer` });
   }
+  // The adversary library (adaptive policies judged against their own reference): adversary-judge.ts.
+  const adversaries = await judgeAdversaries(scored, refs, { pool: ctx.pool, source: ctx.source, meta, ...(ctx.options.limits ? { limits: ctx.options.limits } : {}), zeroTolerance: o.zeroToleranceCeiling, leakRate: o.observationLeakMaxRate });
+  problems.push(...adversaries.problems);
   const worstProbe = Object.entries(worst).reduce<[string, { mean: number }] | null>((a, b) => (a === null || b[1].mean > a[1].mean ? b : a), null);
-  return { ok: problems.length === 0, metrics: { probes: probes.length, families: worst, worstProbe: worstProbe?.[0] ?? null, promptLeak, observationLeak, wallMs: Math.round(run.wallMs) }, problems };
+  return { ok: problems.length === 0, metrics: { probes: probes.length, families: worst, worstProbe: worstProbe?.[0] ?? null, promptLeak, observationLeak, adversaries: adversaries.metrics, wallMs: Math.round(run.wallMs) }, problems };
 };
 
 function share<T>(list: T[], score: (t: T, i: number) => number, at = 1): number {

@@ -1,18 +1,14 @@
 // The episodic hack probes (DESIGN: the tau2-style holes), as action logs built from the reference rollouts:
 // no action, invalid actions only, the reference minus its last action, another episode's actions, one
-// action repeated, the finishing call alone on other seeds, a seeded random policy, and a prompt replay.
+// action repeated, the finishing call alone on other seeds, a seeded random policy, a prompt replay, and the
+// adversary library of adversaries.ts on a few episodes per level.
 import type { EpisodicMeta } from '../../contract/episodic.js';
-import type { EpisodicProbeFamily } from '../../kinds/contract.js';
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { EpisodicOptions } from '../options.js';
 import { levelSeeds } from '../seeds.js';
+import { adversaryProbes, argValues, type Probe } from './adversaries.js';
 
-export interface Probe {
-  family: EpisodicProbeFamily;
-  /** The reference episode it was built from (index into the references), or -1. */
-  of: number;
-  request: RolloutRequest;
-}
+export type { Probe } from './adversaries.js';
 
 const replay = (seed: number, level: number, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({ seed, level, policy: { type: 'replay', actions }, ...extra });
 const isAction = (a: unknown): a is { tool: string; args?: Record<string, unknown> } => a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string';
@@ -100,6 +96,7 @@ export function buildProbes(meta: EpisodicMeta, references: Rollout[], options: 
   const invalid = invalidActions(meta);
   const finishing = [...new Set(references.map((r) => r.actions[r.actions.length - 1]).filter(isAction).map((a) => a.tool))];
   const used = new Set(references.flatMap((r) => r.actions.filter(isAction).map((a) => a.tool)));
+  const values = argValues(references);
   for (let level = 1; level <= meta.levels; level++) {
     const at = references.map((r, i) => ({ r, i })).filter(({ r }) => r.level === level);
     at.forEach(({ r, i }, k) => {
@@ -113,9 +110,11 @@ export function buildProbes(meta: EpisodicMeta, references: Rollout[], options: 
         const firstOfTool = [...new Map(r.actions.filter(isAction).map((a) => [a.tool, a])).values()];
         for (const action of firstOfTool) probes.push({ family: 'repeated-action', of: i, request: { seed: r.seed, level, policy: { type: 'repeat', action } } });
       }
+      if (k < options.adversaryPerLevel) probes.push(...adversaryProbes(meta, r, i, values));
       if (k >= options.probedPerLevel) return;
       const last = r.actions.at(-1);
-      for (const call of last === undefined ? [] : shortcutCalls(meta, used, r.prompt ?? '')) probes.push({ family: 'shortcut', of: i, request: replay(r.seed, level, [call, last]) });
+      // Observations kept: the adversary judge reads what an unused tool prints (a grouped "$12,345" too).
+      for (const call of last === undefined ? [] : shortcutCalls(meta, used, r.prompt ?? '')) probes.push({ family: 'shortcut', of: i, request: replay(r.seed, level, [call, last], { observations: true }) });
       const spelled = promptOnlyActions(meta, r, r.seed);
       probes.push({ family: 'prompt-replay', of: i, request: replay(r.seed, level, spelled) });
       if (other !== r) probes.push({ family: 'prompt-replay', of: -1 - i, request: replay(other.seed, level, spelled) });
