@@ -163,7 +163,7 @@ describe('validation seeds', () => {
   });
 
   it('records the validation seed, and replaying it reproduces the draws', async () => {
-    const source = patchedSeed('modular-arithmetic', { generate: "const i = honestGenerate(rng, level); if (rng.int(0, 39) === 0) throw new Error('rare'); return i;" });
+    const source = patchedSeed('modular-arithmetic', { generate: "const i = honestGenerate(rng, level); if (rng.int(0, 9) === 0) throw new Error('rare'); return i;" });
     const first = await validateCandidate(source, { pool });
     const replay = await validateCandidate(source, { pool, validationSeed: first.validationSeed });
     const other = await validateCandidate(source, { pool, validationSeed: first.validationSeed + 1 });
