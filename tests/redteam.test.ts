@@ -292,11 +292,12 @@ describe('red team, class 1: host harm', () => {
       probeBattery({ episode: peers[0] as Episode, peers, index: 0, long: [], permutation: false, ceiling: 0.1 });
       return performance.now() - t0;
     };
-    time(500); // warm up
-    // Linear work grows 6x from 1,000 to 6,000 items, the quadratic loop 36x (measured 28x to 57x under load);
-    // the least of three runs of each size filters noise (preemption, GC), which only ever adds time.
-    const least = (n: number) => Math.min(time(n), time(n), time(n));
-    expect(least(6_000) / least(1_000)).toBeLessThan(15);
+    time(2_000); // warm up
+    // Linear work grows 6x from 2,000 to 12,000 items, the quadratic loop 36x (measured 28x to 57x under load);
+    // the least of five runs of each size filters noise (preemption, GC), which only ever adds time, and the
+    // sizes keep each run at several milliseconds (a CI run once read 25x off 2 ms timings).
+    const least = (n: number) => Math.min(...Array.from({ length: 5 }, () => time(n)));
+    expect(least(12_000) / least(2_000)).toBeLessThan(15);
   });
 
   it('hostile-slow-hidden.js: slowness the execution sample misses is cut off at the candidate budget of sandbox time', async () => {
