@@ -288,14 +288,16 @@ describe('red team, class 1: host harm', () => {
     const episode = (n: number, seed: number) => ({ ok: true as const, seed, level: 1, instance: { prompt: 'Expand the bits.' }, reference: `<answer>${Array.from({ length: n }, (_, i) => (i * 7 + seed) % 2).join(',')}</answer>`, referenceVerdict: { ok: true as const, score: 1 }, verdicts: [], ms: [0, 0, 0] as [number, number, number] });
     const time = (n: number) => {
       const peers = [episode(n, 1), episode(n, 2), episode(n, 3)];
-      const t0 = performance.now();
+      // CPU time, not wall time: beside other test files a long run is always preempted, a short one may not be.
+      const t0 = process.cpuUsage();
       probeBattery({ episode: peers[0] as Episode, peers, index: 0, long: [], permutation: false, ceiling: 0.1 });
-      return performance.now() - t0;
+      const used = process.cpuUsage(t0);
+      return used.user + used.system;
     };
     time(2_000); // warm up
     // Linear work grows 6x from 2,000 to 12,000 items, the quadratic loop 36x (measured 28x to 57x under load);
     // the least of five runs of each size filters noise (preemption, GC), which only ever adds time, and the
-    // sizes keep each run at several milliseconds (a CI run once read 25x off 2 ms timings).
+    // sizes keep each run at several milliseconds (CI runs read 25x and 32x off wall-clock timings).
     const least = (n: number) => Math.min(...Array.from({ length: 5 }, () => time(n)));
     expect(least(12_000) / least(2_000)).toBeLessThan(15);
   });
