@@ -1,0 +1,183 @@
+// Red team round rt4 (tests/fixtures/redteam/FINDINGS-rt4.md): environment modules the validator admits
+// although a cheap policy is paid without doing the task. Each finding asserts the SAFE outcome (rejected) as
+// `it.fails`, so the suite stays green while the gap stays visible: flip it to `it` when its fix lands. Beside
+// it, a plain test plays the cheap policy and checks that it is paid, so a fix is told apart from a fixture
+// that stopped attacking.
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseEpisodicMeta } from '../contract/episodic.js';
+import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { runRollouts, type Rollout } from '../sandbox/rollouts.js';
+import type { ValidationReport } from '../validators/report.js';
+import { validateCandidate } from '../validators/validate.js';
+
+const DIR = new URL('./fixtures/redteam/', import.meta.url);
+const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
+/** Fixed, so a verdict here replays with `envforge validate FILE --validation-seed 20261122`. */
+const VALIDATION_SEED = 20_261_122;
+const SLOW = { timeout: 240_000 };
+
+const pool = new SandboxPool({ workers: 2 });
+afterAll(() => pool.close());
+const reports = new Map<string, Promise<ValidationReport>>();
+function validated(file: string): Promise<ValidationReport> {
+  let report = reports.get(file);
+  if (!report) reports.set(file, (report = validateCandidate(source(file), { pool, validationSeed: VALIDATION_SEED })));
+  return report;
+}
+async function expectRejected(file: string): Promise<void> {
+  expect((await validated(file)).verdict).toBe('reject');
+}
+
+/** Single-turn: instances for `perLevel` seeds per level (offset `base`), all generated without failure. */
+async function instances(file: string, levels: number, perLevel: number, base = 50_003): Promise<Episode[]> {
+  const requests = Array.from({ length: levels * perLevel }, (_, i) => ({ seed: base + 911 * i, level: 1 + (i % levels) }));
+  const episodes = (await runEpisodes(pool, source(file), requests)).episodes.filter((e): e is Episode => e.ok);
+  expect(episodes).toHaveLength(requests.length);
+  return episodes;
+}
+/** Single-turn: the mean score of `exploit(prompt)` over `perLevel` instances per level. */
+async function singleTurn(file: string, levels: number, exploit: (prompt: string) => string, perLevel = 4): Promise<number> {
+  const first = await instances(file, levels, perLevel);
+  const scored = await runEpisodes(pool, source(file), first.map((e) => ({ seed: e.seed, level: e.level, responses: [exploit(String(e.instance.prompt))] })));
+  const scores = scored.episodes.map((e) => (e.ok ? scoreOf(e.verdicts[0]) : 0));
+  return scores.reduce((a, b) => a + b, 0) / scores.length;
+}
+
+type Action = { tool: string; args: Record<string, unknown> };
+/** A cheap policy: from the prompt, the observations so far and its own actions, the next action (null: stop). */
+type Policy = (prompt: string, observations: string[], actions: Action[]) => Action | null;
+/** Plays `policy` on `perLevel` episodes per level by replaying the growing action log; the mean score. */
+async function play(file: string, policy: Policy, perLevel = 2): Promise<number> {
+  const src = source(file);
+  const load = await pool.load(src);
+  const meta = parseEpisodicMeta(load.ok ? load.meta : null);
+  if (!meta) throw new Error('the fixture lost its meta');
+  const games = Array.from({ length: meta.levels * perLevel }, (_, i) => ({ seed: 90_001 + 7_919 * i, level: 1 + (i % meta.levels), actions: [] as Action[], done: null as Rollout | null }));
+  for (let round = 0; round <= meta.maxTurns && games.some((g) => !g.done); round++) {
+    const open = games.filter((g) => !g.done);
+    const { rollouts } = await runRollouts(pool, src, meta, open.map((g) => ({ seed: g.seed, level: g.level, policy: { type: 'replay' as const, actions: g.actions }, observations: true })));
+    open.forEach((g, i) => {
+      const r = rollouts[i];
+      if (!r?.ok) throw new Error(`episode ${g.seed} failed: ${JSON.stringify(r)}`);
+      const next = r.end === 'no-action' ? policy(r.prompt ?? '', r.observations ?? [], g.actions) : null;
+      if (next) g.actions = [...g.actions, next];
+      else g.done = r;
+    });
+  }
+  return games.reduce((a, g) => a + (g.done?.score ?? 0), 0) / games.length;
+}
+const listed = (observation: string | undefined) => (observation ?? '').replace(/^[^:]*:\s*/, '').split(/,\s*/).map((s) => s.trim()).filter(Boolean);
+
+/** English number words ("four thousand two hundred and seven") to a number. */
+function fromWords(text: string): number {
+  const units: Record<string, number> = {};
+  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' ').forEach((w, i) => (units[w] = i));
+  'twenty thirty forty fifty sixty seventy eighty ninety'.split(' ').forEach((w, i) => (units[w] = 20 + 10 * i));
+  let total = 0;
+  let group = 0;
+  for (const w of text.toLowerCase().split(/[\s-]+/)) {
+    if (w in units) group += units[w] as number;
+    else if (w === 'hundred') group *= 100;
+    else if (w === 'thousand' || w === 'million') { total += group * (w === 'thousand' ? 1_000 : 1_000_000); group = 0; }
+  }
+  return total + group;
+}
+
+describe('rt4 single-turn: cheap answers the validator does not send', () => {
+  it.fails('rt4-array-length-key.js: is rejected (an array indexed by the answer answers `length`)', SLOW, () => expectRejected('rt4-array-length-key.js'));
+  it('rt4-array-length-key.js: the constant `length` scores 1', SLOW, async () => {
+    expect(await singleTurn('rt4-array-length-key.js', 8, () => '<answer>length</answer>', 2)).toBe(1);
+  });
+
+  it.fails('rt4-words-leak.js: is rejected (the answer is in the prompt as number words)', SLOW, () => expectRejected('rt4-words-leak.js'));
+  it('rt4-words-leak.js: reading the cheque\'s words scores 1 without adding anything', SLOW, async () => {
+    expect(await singleTurn('rt4-words-leak.js', 8, (p) => `<answer>${fromWords(/it reads "(.*) dollars only"/.exec(p)?.[1] ?? '')}</answer>`)).toBe(1);
+  });
+
+  it.fails('rt4-probe-fingerprint.js: is rejected (any reasoned answer pays unless it is worded like the validator\'s probes)', SLOW, () => expectRejected('rt4-probe-fingerprint.js'));
+  it('rt4-probe-fingerprint.js: a wrong answer after three sentences of prose scores 1', SLOW, async () => {
+    const prose = 'I multiplied the factors one at a time. Then I added up every digit of the product. That total is my final answer. ';
+    expect(await singleTurn('rt4-probe-fingerprint.js', 8, () => `${prose}<answer>0</answer>`)).toBe(1);
+  });
+});
+
+describe('rt4 single-turn: diversity and difficulty that are not there', () => {
+  it.fails('rt4-cosmetic-pool.js: is rejected (12 problems per level behind cosmetic variation)', SLOW, () => expectRejected('rt4-cosmetic-pool.js'));
+  it('rt4-cosmetic-pool.js: answers memorised from other seeds (keyed by M) score 1 on fresh seeds', SLOW, async () => {
+    const memory = new Map<string, string>();
+    for (const e of await instances('rt4-cosmetic-pool.js', 8, 40, 7)) memory.set(`${e.level}:${/from 1 to (\d+)/.exec(String(e.instance.prompt))?.[1]}`, e.reference);
+    expect(memory.size).toBeLessThanOrEqual(8 * 12);
+    const fresh = await instances('rt4-cosmetic-pool.js', 8, 3, 900_001);
+    const hits = fresh.filter((e) => memory.get(`${e.level}:${/from 1 to (\d+)/.exec(String(e.instance.prompt))?.[1]}`) === e.reference).length;
+    expect(hits / fresh.length).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it.fails('rt4-padding-levels.js: is rejected (levels add only lines the prompt says to ignore)', SLOW, () => expectRejected('rt4-padding-levels.js'));
+  it('rt4-padding-levels.js: the level-1 program (max of the first five lines) scores 1 at every level', SLOW, async () => {
+    const top = (p: string) => {
+      const rows = p.split('\n').slice(1, 6).map((l) => l.split(': '));
+      return rows.reduce((a, b) => (Number(b[1]) > Number(a[1]) ? b : a))[0];
+    };
+    expect(await singleTurn('rt4-padding-levels.js', 8, (p) => `<answer>${top(p)}</answer>`)).toBe(1);
+  });
+});
+
+describe('rt4 episodic: paid without doing the task', () => {
+  it.fails('rt4-ep-batch-total.js: is rejected (the run total is reconciled, not each payment)', SLOW, () => expectRejected('rt4-ep-batch-total.js'));
+  it('rt4-ep-batch-total.js: the whole batch paid to the first trip scores 1', SLOW, async () => {
+    const mean = await play('rt4-ep-batch-total.js', (prompt, obs, acts) => {
+      if (acts.length === 0) return { tool: 'list_trips', args: {} };
+      const trips = listed(obs[0]);
+      if (acts.length <= trips.length) return { tool: 'get_trip', args: { trip_id: trips[acts.length - 1] } };
+      if (acts.length === trips.length + 1) {
+        const rate = Number(/\$(\d+\.\d\d) per mile/.exec(prompt)?.[1]);
+        const cents = obs.slice(1).reduce((a, o) => {
+          const [, miles, tolls] = /(\d+) miles, tolls \$(\d+)/.exec(o) ?? [];
+          return a + Math.round((Number(miles) * rate + Number(tolls)) * 100);
+        }, 0);
+        return { tool: 'pay_trip', args: { trip_id: trips[0], amount: cents / 100 } };
+      }
+      return acts.length === trips.length + 2 ? { tool: 'submit_run', args: {} } : null;
+    });
+    expect(mean).toBe(1);
+  });
+
+  it.fails('rt4-ep-last-only.js: is rejected (paying the last trip alone pays: a strict sub-sequence of the reference)', SLOW, () => expectRejected('rt4-ep-last-only.js'));
+  it('rt4-ep-last-only.js: list, look up and pay the last trip, submit: 4 actions at every level score 1', SLOW, async () => {
+    const mean = await play('rt4-ep-last-only.js', (prompt, obs, acts) => {
+      const last = listed(obs[0]).at(-1) as string;
+      if (acts.length === 0) return { tool: 'list_trips', args: {} };
+      if (acts.length === 1) return { tool: 'get_trip', args: { trip_id: last } };
+      if (acts.length === 2) {
+        const rate = Number(/\$(\d+\.\d\d) per mile/.exec(prompt)?.[1]);
+        const [, miles, tolls] = /(\d+) miles, tolls \$(\d+)/.exec(obs[1] ?? '') ?? [];
+        return { tool: 'pay_trip', args: { trip_id: last, amount: Math.round((Number(miles) * rate + Number(tolls)) * 100) / 100 } };
+      }
+      return acts.length === 3 ? { tool: 'submit_run', args: {} } : null;
+    });
+    expect(mean).toBe(1);
+  });
+
+  it.fails('rt4-ep-route-bounce.js: is rejected (a wrong queue bounces back, so trying each queue finds the right one)', SLOW, () => expectRejected('rt4-ep-route-bounce.js'));
+  it('rt4-ep-route-bounce.js: route every ticket unread, trying queues in turn until one accepts, scores 1', SLOW, async () => {
+    const QUEUES = ['billing', 'shipping', 'technical', 'accounts', 'returns'];
+    const mean = await play('rt4-ep-route-bounce.js', (_p, obs, acts) => {
+      if (acts.length === 0) return { tool: 'list_tickets', args: {} };
+      const tickets = listed(obs[0]);
+      const last = acts.at(-1) as Action;
+      const lastObs = obs.at(-1) ?? '';
+      let at = 0;
+      let tried = -1;
+      if (last.tool === 'route') {
+        at = tickets.indexOf(String(last.args.ticket_id));
+        tried = QUEUES.indexOf(String(last.args.queue));
+        if (!/bounced/.test(lastObs)) { at++; tried = -1; }
+      }
+      if (at >= tickets.length) return last.tool === 'end_shift' ? null : { tool: 'end_shift', args: {} };
+      return { tool: 'route', args: { ticket_id: tickets[at], queue: QUEUES[tried + 1] } };
+    });
+    expect(mean).toBe(1);
+  });
+});
