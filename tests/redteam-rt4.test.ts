@@ -101,6 +101,17 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     const prose = 'I multiplied the factors one at a time. Then I added up every digit of the product. That total is my final answer. ';
     expect(await singleTurn('rt4-probe-fingerprint.js', 8, () => `${prose}<answer>0</answer>`)).toBe(1);
   });
+
+  it.fails('rt4-padded-tag-gate.js: is rejected (any number with spaces inside the tag pays)', SLOW, () => expectRejected('rt4-padded-tag-gate.js'));
+  it('rt4-padded-tag-gate.js: the constant `<answer> 0 </answer>` scores 1', SLOW, async () => {
+    expect(await singleTurn('rt4-padded-tag-gate.js', 8, () => '<answer> 0 </answer>')).toBe(1);
+  });
+
+  it('rt4-caught-valueof-object.js: is rejected (an object used as a set also answers `constructor`)', SLOW, async () => {
+    const report = await validated('rt4-caught-valueof-object.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_FORMAT_ONLY');
+  });
 });
 
 describe('rt4 single-turn: diversity and difficulty that are not there', () => {
@@ -121,6 +132,18 @@ describe('rt4 single-turn: diversity and difficulty that are not there', () => {
       return rows.reduce((a, b) => (Number(b[1]) > Number(a[1]) ? b : a))[0];
     };
     expect(await singleTurn('rt4-padding-levels.js', 8, (p) => `<answer>${top(p)}</answer>`)).toBe(1);
+  });
+
+  it.fails('rt4-renamed-knapsack.js: is rejected (the seed knapsack-value retold as a gift budget)', SLOW, () => expectRejected('rt4-renamed-knapsack.js'));
+  it('rt4-renamed-knapsack.js: the library knapsack\'s answer function solves every instance', SLOW, async () => {
+    const knapsack = (p: string) => {
+      const items = [...p.matchAll(/\| \$(\d+) \| joy (\d+)/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
+      const budget = Number(/Spend at most \$(\d+)/.exec(p)?.[1]);
+      const best = new Array<number>(budget + 1).fill(0);
+      for (const [w, v] of items) for (let c = budget; c >= w; c--) best[c] = Math.max(best[c] as number, (best[c - w] as number) + v);
+      return best[budget];
+    };
+    expect(await singleTurn('rt4-renamed-knapsack.js', 10, (p) => `<answer>${knapsack(p)}</answer>`, 2)).toBe(1);
   });
 });
 
@@ -180,4 +203,17 @@ describe('rt4 episodic: paid without doing the task', () => {
     });
     expect(mean).toBe(1);
   });
+  it.fails('rt4-ep-history-leak.js: is rejected (an unused tool prints the hidden queue)', SLOW, () => expectRejected('rt4-ep-history-leak.js'));
+  it('rt4-ep-history-leak.js: copy each ticket\'s auto-tag from its history into route, unread, scores 1', SLOW, async () => {
+    const mean = await play('rt4-ep-history-leak.js', (_p, obs, acts) => {
+      if (acts.length === 0) return { tool: 'list_tickets', args: {} };
+      const tickets = listed(obs[0]);
+      const k = Math.floor((acts.length - 1) / 2);
+      if (k >= tickets.length) return acts.at(-1)?.tool === 'close_desk' ? null : { tool: 'close_desk', args: {} };
+      if ((acts.length - 1) % 2 === 0) return { tool: 'ticket_history', args: { ticket_id: tickets[k] } };
+      return { tool: 'route', args: { ticket_id: tickets[k], queue: /auto-tagged (\w+)/.exec(obs.at(-1) ?? '')?.[1] ?? 'billing' } };
+    });
+    expect(mean).toBe(1);
+  });
 });
+
