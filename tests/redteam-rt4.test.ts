@@ -107,6 +107,17 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     expect(await singleTurn('rt4-padded-tag-gate.js', 8, () => '<answer> 0 </answer>')).toBe(1);
   });
 
+  it.fails('rt4-repeated-tag-agree.js: is rejected (two agreeing tags are compared with each other, not the truth)', SLOW, () => expectRejected('rt4-repeated-tag-agree.js'));
+  it('rt4-repeated-tag-agree.js: a wrong answer stated twice scores 1', SLOW, async () => {
+    expect(await singleTurn('rt4-repeated-tag-agree.js', 8, () => 'The digit sum is <answer>0</answer>.\nFinal answer: <answer>0</answer>')).toBe(1);
+  });
+
+  it('rt4-caught-empty-list.js: is rejected (a vacuous `[]` and a list missing an item pay)', SLOW, async () => {
+    const report = await validated('rt4-caught-empty-list.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_FORMAT_ONLY');
+  });
+
   it('rt4-caught-valueof-object.js: is rejected (an object used as a set also answers `constructor`)', SLOW, async () => {
     const report = await validated('rt4-caught-valueof-object.js');
     expect(report.verdict).toBe('reject');
@@ -212,6 +223,18 @@ describe('rt4 episodic: paid without doing the task', () => {
       if (k >= tickets.length) return acts.at(-1)?.tool === 'close_desk' ? null : { tool: 'close_desk', args: {} };
       if ((acts.length - 1) % 2 === 0) return { tool: 'ticket_history', args: { ticket_id: tickets[k] } };
       return { tool: 'route', args: { ticket_id: tickets[k], queue: /auto-tagged (\w+)/.exec(obs.at(-1) ?? '')?.[1] ?? 'billing' } };
+    });
+    expect(mean).toBe(1);
+  });
+  it.fails('rt4-ep-writable-truth.js: is rejected (a generic update tool writes the hidden queue)', SLOW, () => expectRejected('rt4-ep-writable-truth.js'));
+  it('rt4-ep-writable-truth.js: set each ticket\'s queue to billing, route it to billing, unread: scores 1', SLOW, async () => {
+    const mean = await play('rt4-ep-writable-truth.js', (_p, obs, acts) => {
+      if (acts.length === 0) return { tool: 'list_tickets', args: {} };
+      const tickets = listed(obs[0]);
+      const k = Math.floor((acts.length - 1) / 2);
+      if (k >= tickets.length) return acts.at(-1)?.tool === 'close_desk' ? null : { tool: 'close_desk', args: {} };
+      if ((acts.length - 1) % 2 === 0) return { tool: 'update_ticket', args: { ticket_id: tickets[k], field: 'queue', value: 'billing' } };
+      return { tool: 'route', args: { ticket_id: tickets[k], queue: 'billing' } };
     });
     expect(mean).toBe(1);
   });
