@@ -112,6 +112,11 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     expect(await singleTurn('rt4-repeated-tag-agree.js', 8, () => 'The digit sum is <answer>0</answer>.\nFinal answer: <answer>0</answer>')).toBe(1);
   });
 
+  it.fails('rt4-mixed-carriers.js: is rejected (each answer convention is read as a separate guess)', SLOW, () => expectRejected('rt4-mixed-carriers.js'));
+  it('rt4-mixed-carriers.js: the four headings, one per convention, score 1', SLOW, async () => {
+    expect(await singleTurn('rt4-mixed-carriers.js', 8, () => '<answer>north</answer>\n\\boxed{east}\nFinal answer: south\n**west**')).toBe(1);
+  });
+
   it('rt4-caught-empty-list.js: is rejected (a vacuous `[]` and a list missing an item pay)', SLOW, async () => {
     const report = await validated('rt4-caught-empty-list.js');
     expect(report.verdict).toBe('reject');
@@ -235,6 +240,15 @@ describe('rt4 episodic: paid without doing the task', () => {
       if (k >= tickets.length) return acts.at(-1)?.tool === 'close_desk' ? null : { tool: 'close_desk', args: {} };
       if ((acts.length - 1) % 2 === 0) return { tool: 'update_ticket', args: { ticket_id: tickets[k], field: 'queue', value: 'billing' } };
       return { tool: 'route', args: { ticket_id: tickets[k], queue: 'billing' } };
+    });
+    expect(mean).toBe(1);
+  });
+  it.fails('rt4-ep-stop-autopay.js: is rejected (stopping after the reads, without the finishing call, is settled by the environment)', SLOW, () => expectRejected('rt4-ep-stop-autopay.js'));
+  it('rt4-ep-stop-autopay.js: list, open every trip, reply without a tool call: scores 1 with no amount computed', SLOW, async () => {
+    const mean = await play('rt4-ep-stop-autopay.js', (_p, obs, acts) => {
+      if (acts.length === 0) return { tool: 'list_trips', args: {} };
+      const trips = listed(obs[0]);
+      return acts.length <= trips.length ? { tool: 'get_trip', args: { trip_id: trips[acts.length - 1] } } : null;
     });
     expect(mean).toBe(1);
   });
