@@ -117,6 +117,12 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     expect(await singleTurn('rt4-mixed-carriers.js', 8, () => '<answer>north</answer>\n\\boxed{east}\nFinal answer: south\n**west**')).toBe(1);
   });
 
+  it('rt4-caught-microtask-storm.js: is rejected (endless promise jobs after long responses)', SLOW, async () => {
+    const report = await validated('rt4-caught-microtask-storm.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_TIMEOUT');
+  });
+
   it('rt4-caught-empty-list.js: is rejected (a vacuous `[]` and a list missing an item pay)', SLOW, async () => {
     const report = await validated('rt4-caught-empty-list.js');
     expect(report.verdict).toBe('reject');
