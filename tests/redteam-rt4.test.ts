@@ -123,6 +123,12 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     expect(report.problems.map((p) => p.code)).toContain('E_TIMEOUT');
   });
 
+  it('rt4-caught-csv-includes.js: is rejected (membership tested on the comma-joined answers)', SLOW, async () => {
+    const report = await validated('rt4-caught-csv-includes.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_ENUMERATION|E_ACCEPTS_GUESSING/);
+  });
+
   it('rt4-caught-empty-list.js: is rejected (a vacuous `[]` and a list missing an item pay)', SLOW, async () => {
     const report = await validated('rt4-caught-empty-list.js');
     expect(report.verdict).toBe('reject');
@@ -257,6 +263,33 @@ describe('rt4 episodic: paid without doing the task', () => {
       return acts.length <= trips.length ? { tool: 'get_trip', args: { trip_id: trips[acts.length - 1] } } : null;
     });
     expect(mean).toBe(1);
+  });
+  it.fails('rt4-ep-search-hidden.js: is rejected (the search tool matches the hidden queue)', SLOW, () => expectRejected('rt4-ep-search-hidden.js'));
+  it('rt4-ep-search-hidden.js: search each queue name, route the hits there, unread: scores 1', SLOW, async () => {
+    const QUEUES = ['billing', 'shipping', 'technical', 'accounts', 'returns'];
+    const mean = await play('rt4-ep-search-hidden.js', (_p, obs, acts) => {
+      if (acts.length < QUEUES.length) return { tool: 'search_tickets', args: { query: QUEUES[acts.length] } };
+      const plan = obs.slice(0, QUEUES.length).flatMap((o, q) => (/^Matches:/.test(o) ? listed(o).map((id) => ({ id, queue: QUEUES[q] })) : []));
+      const k = acts.length - QUEUES.length;
+      if (k < plan.length) return { tool: 'route', args: { ticket_id: plan[k]?.id, queue: plan[k]?.queue } };
+      return k === plan.length ? { tool: 'close_desk', args: {} } : null;
+    });
+    expect(mean).toBe(1);
+  });
+
+  it.fails('rt4-ep-hidden-decision.js: is rejected (the reference routes tickets whose text names no queue)', SLOW, () => expectRejected('rt4-ep-hidden-decision.js'));
+  it('rt4-ep-hidden-decision.js: an honest reader (keywords, a guess where the text has no cue) is paid far below the reference', SLOW, async () => {
+    const CUES: Array<[RegExp, string]> = [[/charged|invoice|late fee/, 'billing'], [/parcel|tracking|courier/, 'shipping'], [/crashes|error 500|will not load/, 'technical'], [/log in|email on the account|password/, 'accounts'], [/send back|return label|exchange/i, 'returns']];
+    const mean = await play('rt4-ep-hidden-decision.js', (_p, obs, acts) => {
+      if (acts.length === 0) return { tool: 'list_tickets', args: {} };
+      const tickets = listed(obs[0]);
+      const k = Math.floor((acts.length - 1) / 2);
+      if (k >= tickets.length) return acts.at(-1)?.tool === 'close_desk' ? null : { tool: 'close_desk', args: {} };
+      if ((acts.length - 1) % 2 === 0) return { tool: 'read_ticket', args: { ticket_id: tickets[k] } };
+      const body = obs.at(-1) ?? '';
+      return { tool: 'route', args: { ticket_id: tickets[k], queue: CUES.find(([re]) => re.test(body))?.[1] ?? 'billing' } };
+    }, 4);
+    expect(mean).toBeLessThan(0.5);
   });
 });
 
