@@ -117,6 +117,11 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     expect(await singleTurn('rt4-mixed-carriers.js', 8, () => '<answer>north</answer>\n\\boxed{east}\nFinal answer: south\n**west**')).toBe(1);
   });
 
+  it.fails('rt4-sorted-order-leak.js: is rejected (the cities are listed by distance, so the answer is the last one)', SLOW, () => expectRejected('rt4-sorted-order-leak.js'));
+  it('rt4-sorted-order-leak.js: the last listed city scores 1 without one distance', SLOW, async () => {
+    expect(await singleTurn('rt4-sorted-order-leak.js', 8, (p) => `<answer>${[...p.matchAll(/^- (\w+) at/gm)].at(-1)?.[1]}</answer>`)).toBe(1);
+  });
+
   it('rt4-caught-microtask-storm.js: is rejected (endless promise jobs after long responses)', SLOW, async () => {
     const report = await validated('rt4-caught-microtask-storm.js');
     expect(report.verdict).toBe('reject');
