@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseEpisodicMeta } from '../contract/episodic.js';
+import { seedNoveltyIndex } from '../library/novelty-index.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { runRollouts, type Rollout } from '../sandbox/rollouts.js';
@@ -21,13 +22,19 @@ const SLOW = { timeout: 240_000 };
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const reports = new Map<string, Promise<ValidationReport>>();
-function validated(file: string): Promise<ValidationReport> {
+/** The library `envforge validate` checks novelty against where none exists yet: the shipped seeds. */
+let seedIndex: ReturnType<typeof seedNoveltyIndex> | null = null;
+function validated(file: string, againstSeeds = false): Promise<ValidationReport> {
   let report = reports.get(file);
-  if (!report) reports.set(file, (report = validateCandidate(source(file), { pool, validationSeed: VALIDATION_SEED })));
+  if (!report) {
+    const novelty = againstSeeds ? (seedIndex ??= seedNoveltyIndex(pool)) : null;
+    report = (novelty ?? Promise.resolve(undefined)).then((index) => validateCandidate(source(file), { pool, validationSeed: VALIDATION_SEED, ...(index ? { novelty: index } : {}) }));
+    reports.set(file, report);
+  }
   return report;
 }
-async function expectRejected(file: string): Promise<void> {
-  expect((await validated(file)).verdict).toBe('reject');
+async function expectRejected(file: string, againstSeeds = false): Promise<void> {
+  expect((await validated(file, againstSeeds)).verdict).toBe('reject');
 }
 
 /** Single-turn: instances for `perLevel` seeds per level (offset `base`), all generated without failure. */
@@ -167,7 +174,12 @@ describe('rt4 single-turn: diversity and difficulty that are not there', () => {
     expect(await singleTurn('rt4-padding-levels.js', 8, (p) => `<answer>${top(p)}</answer>`)).toBe(1);
   });
 
-  it.fails('rt4-renamed-knapsack.js: is rejected (the seed knapsack-value retold as a gift budget)', SLOW, () => expectRejected('rt4-renamed-knapsack.js'));
+  it.fails('rt4-renamed-knapsack.js: is rejected (the seed knapsack-value retold as a gift budget)', SLOW, () => expectRejected('rt4-renamed-knapsack.js', true));
+  it('the seed knapsack-value with only its name changed is rejected as a duplicate (the index the finding evades works)', SLOW, async () => {
+    const copy = readFileSync(new URL('../seeds/knapsack-value.js', import.meta.url), 'utf8').replace("name: 'knapsack-value'", "name: 'knapsack-value-copy'");
+    const report = await validateCandidate(copy, { pool, validationSeed: VALIDATION_SEED, novelty: await (seedIndex ??= seedNoveltyIndex(pool)) });
+    expect(report.problems.map((p) => p.code)).toContain('E_DUPLICATE_CODE');
+  });
   it('rt4-renamed-knapsack.js: the library knapsack\'s answer function solves every instance', SLOW, async () => {
     const knapsack = (p: string) => {
       const items = [...p.matchAll(/\| \$(\d+) \| joy (\d+)/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
@@ -295,6 +307,12 @@ describe('rt4 episodic: paid without doing the task', () => {
       return { tool: 'route', args: { ticket_id: tickets[k], queue: CUES.find(([re]) => re.test(body))?.[1] ?? 'billing' } };
     }, 4);
     expect(mean).toBeLessThan(0.5);
+  });
+  it.fails('rt4-ep-renamed-seed.js: is rejected (the shipped episodic seed package-routing, nouns swapped)', SLOW, () => expectRejected('rt4-ep-renamed-seed.js', true));
+  it('rt4-ep-renamed-seed.js: its tools are the seed\'s (`forward` renamed `transmit`)', SLOW, async () => {
+    const seed = readFileSync(new URL('../seeds/episodic/package-routing.js', import.meta.url), 'utf8');
+    const tools = (src: string) => [...src.matchAll(/\{ name: '(\w+)'/g)].map((m) => m[1]);
+    expect(tools(source('rt4-ep-renamed-seed.js'))).toEqual(tools(seed).map((t) => (t === 'forward' ? 'transmit' : t)));
   });
 });
 
