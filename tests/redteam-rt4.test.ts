@@ -9,7 +9,7 @@ import { parseEpisodicMeta } from '../contract/episodic.js';
 import { seedNoveltyIndex } from '../library/novelty-index.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { runRollouts, type Rollout } from '../sandbox/rollouts.js';
+import { playPolicy, type Action, type Policy } from './helpers/redteam-play.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 
@@ -33,8 +33,18 @@ function validated(file: string, againstSeeds = false): Promise<ValidationReport
   }
   return report;
 }
-async function expectRejected(file: string, againstSeeds = false): Promise<void> {
-  expect((await validated(file, againstSeeds)).verdict).toBe('reject');
+/** Codes a loaded machine can cause on its own: a rejection for these alone says nothing about the finding. */
+const LOAD_CODES = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
+/** The safe verdict: rejected, for a reason other than the machine's load (so an `it.fails` cannot flip by chance). */
+async function expectRejected(file: string): Promise<void> {
+  const report = await validated(file);
+  expect(report.verdict).toBe('reject');
+  expect(report.problems.filter((p) => !LOAD_CODES.has(p.code))).not.toHaveLength(0);
+}
+/** The safe verdict of a retold library environment: rejected as a duplicate of it (validated against the seeds). */
+async function expectDuplicate(file: string): Promise<void> {
+  const codes = (await validated(file, true)).problems.map((p) => p.code);
+  expect(codes.filter((c) => c === 'E_DUPLICATE_CODE' || c === 'E_DUPLICATE_BEHAVIOUR')).not.toHaveLength(0);
 }
 
 /** Single-turn: instances for `perLevel` seeds per level (offset `base`), all generated without failure. */
@@ -52,28 +62,14 @@ async function singleTurn(file: string, levels: number, exploit: (prompt: string
   return scores.reduce((a, b) => a + b, 0) / scores.length;
 }
 
-type Action = { tool: string; args: Record<string, unknown> };
-/** A cheap policy: from the prompt, the observations so far and its own actions, the next action (null: stop). */
-type Policy = (prompt: string, observations: string[], actions: Action[]) => Action | null;
-/** Plays `policy` on `perLevel` episodes per level by replaying the growing action log; the mean score. */
+/** Plays `policy` on `perLevel` episodes per level: the mean score. */
 async function play(file: string, policy: Policy, perLevel = 2): Promise<number> {
   const src = source(file);
   const load = await pool.load(src);
   const meta = parseEpisodicMeta(load.ok ? load.meta : null);
   if (!meta) throw new Error('the fixture lost its meta');
-  const games = Array.from({ length: meta.levels * perLevel }, (_, i) => ({ seed: 90_001 + 7_919 * i, level: 1 + (i % meta.levels), actions: [] as Action[], done: null as Rollout | null }));
-  for (let round = 0; round <= meta.maxTurns && games.some((g) => !g.done); round++) {
-    const open = games.filter((g) => !g.done);
-    const { rollouts } = await runRollouts(pool, src, meta, open.map((g) => ({ seed: g.seed, level: g.level, policy: { type: 'replay' as const, actions: g.actions }, observations: true })));
-    open.forEach((g, i) => {
-      const r = rollouts[i];
-      if (!r?.ok) throw new Error(`episode ${g.seed} failed: ${JSON.stringify(r)}`);
-      const next = r.end === 'no-action' ? policy(r.prompt ?? '', r.observations ?? [], g.actions) : null;
-      if (next) g.actions = [...g.actions, next];
-      else g.done = r;
-    });
-  }
-  return games.reduce((a, g) => a + (g.done?.score ?? 0), 0) / games.length;
+  const games = await playPolicy(pool, src, meta, policy, perLevel);
+  return games.reduce((a, g) => a + g.score, 0) / games.length;
 }
 const listed = (observation: string | undefined) => (observation ?? '').replace(/^[^:]*:\s*/, '').split(/,\s*/).map((s) => s.trim()).filter(Boolean);
 
@@ -174,7 +170,7 @@ describe('rt4 single-turn: diversity and difficulty that are not there', () => {
     expect(await singleTurn('rt4-padding-levels.js', 8, (p) => `<answer>${top(p)}</answer>`)).toBe(1);
   });
 
-  it.fails('rt4-renamed-knapsack.js: is rejected (the seed knapsack-value retold as a gift budget)', SLOW, () => expectRejected('rt4-renamed-knapsack.js', true));
+  it.fails('rt4-renamed-knapsack.js: is rejected as a duplicate (the seed knapsack-value retold as a gift budget)', SLOW, () => expectDuplicate('rt4-renamed-knapsack.js'));
   it('the seed knapsack-value with only its name changed is rejected as a duplicate (the index the finding evades works)', SLOW, async () => {
     const copy = readFileSync(new URL('../seeds/knapsack-value.js', import.meta.url), 'utf8').replace("name: 'knapsack-value'", "name: 'knapsack-value-copy'");
     const report = await validateCandidate(copy, { pool, validationSeed: VALIDATION_SEED, novelty: await (seedIndex ??= seedNoveltyIndex(pool)) });
@@ -308,7 +304,7 @@ describe('rt4 episodic: paid without doing the task', () => {
     }, 4);
     expect(mean).toBeLessThan(0.5);
   });
-  it.fails('rt4-ep-renamed-seed.js: is rejected (the shipped episodic seed package-routing, nouns swapped)', SLOW, () => expectRejected('rt4-ep-renamed-seed.js', true));
+  it.fails('rt4-ep-renamed-seed.js: is rejected as a duplicate (the shipped episodic seed package-routing, nouns swapped)', SLOW, () => expectDuplicate('rt4-ep-renamed-seed.js'));
   it('rt4-ep-renamed-seed.js: its tools are the seed\'s (`forward` renamed `transmit`)', SLOW, async () => {
     const seed = readFileSync(new URL('../seeds/episodic/package-routing.js', import.meta.url), 'utf8');
     const tools = (src: string) => [...src.matchAll(/\{ name: '(\w+)'/g)].map((m) => m[1]);
