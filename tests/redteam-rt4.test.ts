@@ -41,6 +41,11 @@ async function expectRejected(file: string): Promise<void> {
   expect(report.verdict).toBe('reject');
   expect(report.problems.filter((p) => !LOAD_CODES.has(p.code))).not.toHaveLength(0);
 }
+/** Honest counterparts must stay admitted (a fix must not reject them); load alone does not count against them. */
+async function expectAdmitted(file: string): Promise<void> {
+  const report = await validated(file);
+  expect(report.problems.filter((p) => !LOAD_CODES.has(p.code)).map((p) => `${p.code}: ${p.message}`)).toEqual([]);
+}
 /** The safe verdict of a retold library environment: rejected as a duplicate of it (validated against the seeds). */
 async function expectDuplicate(file: string): Promise<void> {
   const codes = (await validated(file, true)).problems.map((p) => p.code);
@@ -312,3 +317,7 @@ describe('rt4 episodic: paid without doing the task', () => {
   });
 });
 
+describe('rt4 honest counterparts: what the fixes must not reject', () => {
+  it('rt4-honest-cheque-words.js: a task whose question IS number words is admitted (R2\'s fix must not call it a leak)', SLOW, () => expectAdmitted('rt4-honest-cheque-words.js'));
+  it('rt4-honest-route-first-time.js: corrective feedback that the reward charges for is admitted (R12\'s fix must not reject it)', SLOW, () => expectAdmitted('rt4-honest-route-first-time.js'));
+});
