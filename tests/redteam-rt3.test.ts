@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseEpisodicMeta, type EpisodicMeta } from '../contract/episodic.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { runRollouts, type Rollout } from '../sandbox/rollouts.js';
+import { playPolicy, type Action, type Policy } from './helpers/redteam-play.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
 
@@ -26,10 +26,6 @@ function validated(file: string): Promise<ValidationReport> {
   return report;
 }
 
-type Action = { tool: string; args: Record<string, unknown> };
-/** A cheap policy: from the prompt, the observations so far and its own actions, the next action (null: stop). */
-type Policy = (prompt: string, observations: string[], actions: Action[]) => Action | null;
-
 async function metaOf(src: string): Promise<EpisodicMeta> {
   const load = await pool.load(src);
   const meta = parseEpisodicMeta(load.ok ? load.meta : null);
@@ -37,26 +33,10 @@ async function metaOf(src: string): Promise<EpisodicMeta> {
   return meta;
 }
 
-/**
- * Plays `policy` on `perLevel` episodes per level by replaying the growing action log (episodes are pure
- * functions of their log), one turn per round: the score of each finished episode, and its actions.
- */
+/** Plays `policy` on `perLevel` episodes per level: the score of each finished episode, and its actions. */
 async function play(file: string, policy: Policy, perLevel = 3): Promise<Array<{ level: number; score: number; actions: Action[] }>> {
   const src = source(file);
-  const meta = await metaOf(src);
-  const games = Array.from({ length: meta.levels * perLevel }, (_, i) => ({ seed: 90_001 + 7_919 * i, level: 1 + (i % meta.levels), actions: [] as Action[], done: null as Rollout | null }));
-  for (let round = 0; round <= meta.maxTurns && games.some((g) => !g.done); round++) {
-    const open = games.filter((g) => !g.done);
-    const { rollouts } = await runRollouts(pool, src, meta, open.map((g) => ({ seed: g.seed, level: g.level, policy: { type: 'replay' as const, actions: g.actions }, observations: true })));
-    open.forEach((g, i) => {
-      const r = rollouts[i];
-      if (!r?.ok) throw new Error(`episode ${g.seed} failed: ${JSON.stringify(r)}`);
-      const next = r.end === 'no-action' ? policy(r.prompt ?? '', r.observations ?? [], g.actions) : null;
-      if (next) g.actions = [...g.actions, next];
-      else g.done = r;
-    });
-  }
-  return games.map((g) => ({ level: g.level, score: g.done?.score ?? 0, actions: g.actions }));
+  return playPolicy(pool, src, await metaOf(src), policy, perLevel);
 }
 const ids = (observation: string | undefined) => (observation ?? '').replace(/^[^:]*:\s*/, '').split(/,\s*/).map((s) => s.trim()).filter(Boolean);
 const lastObs = (o: string[]) => o[o.length - 1] ?? '';
