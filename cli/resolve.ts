@@ -4,8 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { UsageError } from '../contract/errors.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
-import { listSeeds } from '../library/seeds.js';
-import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
+import { listShippedSeeds } from '../library/seeds.js';
 
 export interface ResolvedEnv {
   label: string;
@@ -61,7 +60,7 @@ export async function resolveEnv(target: string, libraryFlag?: string, databaseF
   } else if (version !== undefined) {
     throw new UsageError(`"${target}" names a library version, but there is no library at ${dir} (give --library DIR)`);
   }
-  const seeds = [...listSeeds(), ...listSeeds(EPISODIC_SEEDS_DIR)];
+  const seeds = listShippedSeeds();
   const seed = seeds.find((s) => s.name === name);
   if (seed) return { label: seed.name, source: seed.source };
   const names = seeds.map((s) => s.name).join(', ');

@@ -5,6 +5,7 @@ import type { ValidationReport } from '../validators/report.js';
 import { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { noveltyId, noveltyVerdict } from '../validators/stages/novelty.js';
 import type { EnvRecord, Library } from './contract.js';
+import { addSeedReferences } from './seed-references.js';
 
 type Indexed = Pick<EnvRecord, 'name' | 'hash' | 'fingerprint'>;
 
@@ -30,10 +31,11 @@ export class LiveNoveltyIndex {
     private position: number,
   ) {}
 
-  /** The cursor is read first: an admission between the two reads is then seen twice, never missed. */
+  /** Starts from the shipped seeds' references. The cursor is read first: an admission between the two reads is then seen twice, never missed. */
   static async of(library: Library): Promise<LiveNoveltyIndex> {
     const cursor = await library.admissionCursor();
     const live = new LiveNoveltyIndex(new NoveltyIndex(), cursor);
+    addSeedReferences(live.index);
     for (const env of await library.list()) live.add(env);
     return live;
   }

@@ -3,13 +3,12 @@
 import { MetaSchema } from '../contract/schema.js';
 import type { EnvRecord, Library } from './contract.js';
 import { libraryExists, openLibrary } from './open.js';
-import { listSeeds } from './seeds.js';
+import { addSeedReferences, currentSeedReferences } from './seed-references.js';
 import { kindOf } from '../kinds/registry.js';
 import type { Episode } from '../sandbox/episodes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { fingerprintOf, noveltyId } from '../validators/stages/novelty.js';
-import { hashSource } from '../contract/hash.js';
 import type { Fingerprint } from '../validators/novelty/fingerprint.js';
 
 /** Samples a module (4 seeds per level) and fingerprints it; null when it does not load. */
@@ -24,9 +23,10 @@ export async function fingerprintSource(pool: SandboxPool, source: string): Prom
   return { name: meta.data.name, fingerprint: fingerprintOf({ source, kind, episodes: episodes.filter((e): e is Episode => e.ok) }) };
 }
 
-/** The novelty index of a library's active environments, from the fingerprints stored at admission. */
+/** The novelty index of a library's active environments (fingerprints stored at admission) and the shipped seeds. */
 export async function noveltyIndexOf(library: Library): Promise<NoveltyIndex> {
   const index = new NoveltyIndex();
+  addSeedReferences(index);
   for (const env of await library.list()) indexEnv(index, env);
   return index;
 }
@@ -36,14 +36,10 @@ export function indexEnv(index: NoveltyIndex, env: Pick<EnvRecord, 'name' | 'has
   if (env.fingerprint) index.add(noveltyId(env.name, env.hash), env.fingerprint);
 }
 
-/** The seeds' index: what a library that does not exist yet would start with (`envforge library init`). */
+/** The shipped seeds' index (both kinds): what every library's index starts with. */
 export async function seedNoveltyIndex(pool: SandboxPool): Promise<NoveltyIndex> {
   const index = new NoveltyIndex();
-  const seeds = listSeeds();
-  const prints = await Promise.all(seeds.map((s) => fingerprintSource(pool, s.source)));
-  prints.forEach((print, i) => {
-    if (print) index.add(noveltyId(print.name, hashSource((seeds[i] as { source: string }).source)), print.fingerprint);
-  });
+  addSeedReferences(index, await currentSeedReferences(pool));
   return index;
 }
 

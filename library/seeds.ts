@@ -2,7 +2,7 @@
 // generator's few-shot examples.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { SEEDS_DIR } from '../contract/paths.js';
+import { EPISODIC_SEEDS_DIR, SEEDS_DIR } from '../contract/paths.js';
 
 export interface SeedFile {
   /** File name without .js; equals the environment's meta.name. */
@@ -19,4 +19,9 @@ export function listSeeds(dir = SEEDS_DIR): SeedFile[] {
       const file = join(dir, f);
       return { name: basename(f, '.js'), file, source: readFileSync(file, 'utf8') };
     });
+}
+
+/** Every shipped seed, single-turn (seeds/) and episodic (seeds/episodic/). */
+export function listShippedSeeds(): SeedFile[] {
+  return [...listSeeds(), ...listSeeds(EPISODIC_SEEDS_DIR)];
 }

@@ -309,7 +309,7 @@ describe('rt4 episodic: paid without doing the task', () => {
     }, 4);
     expect(mean).toBeLessThan(0.5);
   });
-  it.fails('rt4-ep-renamed-seed.js: is rejected as a duplicate (the shipped episodic seed package-routing, nouns swapped)', SLOW, () => expectDuplicate('rt4-ep-renamed-seed.js'));
+  it('rt4-ep-renamed-seed.js: is rejected as a duplicate (the shipped episodic seed package-routing, nouns swapped)', SLOW, () => expectDuplicate('rt4-ep-renamed-seed.js'));
   it('rt4-ep-renamed-seed.js: its tools are the seed\'s (`forward` renamed `transmit`)', SLOW, async () => {
     const seed = readFileSync(new URL('../seeds/episodic/package-routing.js', import.meta.url), 'utf8');
     const tools = (src: string) => [...src.matchAll(/\{ name: '(\w+)'/g)].map((m) => m[1]);

@@ -1,0 +1,46 @@
+// The shipped seeds as novelty references: the written file matches the seeds, and a retold seed of either
+// kind is a duplicate in a library that does not hold it (red team rt4 R19).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hashSource } from '../contract/hash.js';
+import { noveltyIndexOf } from '../library/novelty-index.js';
+import { computeSeedReferences, seedReferences } from '../library/seed-references.js';
+import { listShippedSeeds } from '../library/seeds.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { validateCandidate } from '../validators/validate.js';
+
+const pool = new SandboxPool();
+const root = mkdtempSync(join(tmpdir(), 'envforge-seed-refs-'));
+afterAll(async () => {
+  await pool.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('seed references', () => {
+  it('seeds/fingerprints.json holds every shipped seed as it is now (else: npm run seeds:references)', async () => {
+    const seeds = listShippedSeeds();
+    expect(seeds.some((s) => s.file.includes('episodic'))).toBe(true);
+    expect(seedReferences().map((r) => r.hash).sort()).toEqual(seeds.map((s) => hashSource(s.source)).sort());
+    const sampled = await computeSeedReferences(pool);
+    const written = new Map(seedReferences().map((r) => [r.hash, r]));
+    for (const r of sampled) expect(written.get(r.hash)).toEqual(r);
+  }, 120_000);
+
+  it('an episodic seed with its name and nouns changed is a duplicate in an empty library', async () => {
+    const seed = readFileSync(new URL('../seeds/episodic/package-routing.js', import.meta.url), 'utf8');
+    const copy = seed.replace(/package-routing/g, 'parcel-dispatch').replace(/package/g, 'parcel');
+    const library = SqliteLibrary.open(join(root, 'lib'), { create: true });
+    try {
+      const report = await validateCandidate(copy, { pool, novelty: await noveltyIndexOf(library) });
+      expect(report.problems.map((p) => p.code).filter((c) => c.startsWith('E_DUPLICATE'))).not.toHaveLength(0);
+      // The seed itself (same name) is not a duplicate of its own reference.
+      const self = await validateCandidate(seed, { pool, novelty: await noveltyIndexOf(library) });
+      expect(self.problems.map((p) => p.code).filter((c) => c.startsWith('E_DUPLICATE'))).toEqual([]);
+    } finally {
+      await library.close();
+    }
+  }, 180_000);
+});
