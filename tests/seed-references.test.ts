@@ -24,9 +24,12 @@ describe('seed references', () => {
     const seeds = listShippedSeeds();
     expect(seeds.some((s) => s.file.includes('episodic'))).toBe(true);
     expect(seedReferences().map((r) => r.hash).sort()).toEqual(seeds.map((s) => hashSource(s.source)).sort());
-    const sampled = await computeSeedReferences(pool);
     const written = new Map(seedReferences().map((r) => [r.hash, r]));
-    for (const r of sampled) expect(written.get(r.hash)).toEqual(r);
+    const differ = (refs: Awaited<ReturnType<typeof computeSeedReferences>>) => refs.filter((r) => JSON.stringify(written.get(r.hash)) !== JSON.stringify(r));
+    // A sampled episode that timed out on a loaded machine changes a print: sample those once more before failing.
+    const first = differ(await computeSeedReferences(pool));
+    const again = first.length ? differ(await computeSeedReferences(pool, new Set(first.map((r) => r.hash)))) : [];
+    expect(again.map((r) => r.name)).toEqual([]);
   }, 120_000);
 
   it('an episodic seed with its name and nouns changed is a duplicate in an empty library', async () => {
