@@ -112,6 +112,7 @@ function readChunk(raw: unknown, crossing: number, maxChars: number, maxDepth: n
 }
 
 async function runJob(job: JobMessage, source: string): Promise<void> {
+  flushedInJob = false; // a turn of the loop is owed only for what this job sends
   const cachedBefore = cache.has(job.hash) && !job.fresh;
   const entry = entryFor(job, source);
   send({ type: 'loaded', id: job.id, load: entry.load });
@@ -226,23 +227,18 @@ function forward(id: number, chunk: Chunk): void {
 }
 
 async function onJob(received: JobMessage & { source?: string }): Promise<void> {
-  const message = received.packed ? { ...received, calls: unpackCalls(received.packed) } : received;
-  let source = message.source;
+  const source = received.source ?? cache.get(received.hash)?.source;
   if (source === undefined) {
-    const cached = cache.get(message.hash);
-    if (!cached) {
-      send({ type: 'need-source', id: message.id });
-      return;
-    }
-    source = cached.source;
+    send({ type: 'need-source', id: received.id });
+    return;
   }
   try {
-    await runJob(message, source);
+    await runJob(received.packed ? { ...received, calls: unpackCalls(received.packed) } : received, source);
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
-    send({ type: 'failed', id: message.id, from: -1, count: 0, code: 'E_PROTOCOL', message: `sandbox worker fault: ${text}`, fn: 'worker' });
+    send({ type: 'failed', id: received.id, from: -1, count: 0, code: 'E_PROTOCOL', message: `sandbox worker fault: ${text}`, fn: 'worker' });
   }
-  send({ type: 'done', id: message.id });
+  send({ type: 'done', id: received.id });
 }
 
 // Jobs run one after another: a job now yields between crossings (letWritesOut), so one must not start meanwhile.
