@@ -128,8 +128,7 @@ export class SandboxPool {
     if (shards <= 1) return this.enqueue(request, calls, convert);
     const size = Math.ceil(calls.length / shards);
     const parts = await Promise.all(Array.from({ length: shards }, (_, i) => this.enqueue(request, calls.slice(i * size, (i + 1) * size), convert)));
-    const first = parts[0] as RunResult<unknown>;
-    return { load: first.load, results: parts.flatMap((p) => p.results), wallMs: Math.max(...parts.map((p) => p.wallMs)) };
+    return { load: (parts[0] as RunResult<unknown>).load, results: parts.flatMap((p) => p.results), wallMs: Math.max(...parts.map((p) => p.wallMs)) };
   }
 
   async close(): Promise<void> {

@@ -33,7 +33,13 @@ export class ResultSlots<R = CallResult> {
   /** Sets call `id`'s result unless it already has one (the first result wins). */
   put(id: number, result: CallResult): void {
     if (!Number.isSafeInteger(id) || id < 0 || id >= this.slots.length || this.slots[id] !== undefined) return;
-    this.slots[id] = this.convert(result, this.calls[id] as Call);
+    const call = this.calls[id] as Call;
+    try {
+      this.slots[id] = this.convert(result, call);
+    } catch (error) {
+      // This runs in the supervisor's message handler: a throw here would take the host down, not fail the call.
+      this.slots[id] = this.convert({ ok: false, code: 'E_PROTOCOL', message: `the sandbox's result could not be read: ${error instanceof Error ? error.message : String(error)}`, fn: 'call', ms: 0 }, call);
+    }
     this.filled++;
   }
 
