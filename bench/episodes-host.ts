@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { toEpisode as ownToEpisode, type EpisodeResult } from '../sandbox/episodes.js';
 import { DEFAULT_LIMITS, type Call, type CallResult } from '../sandbox/protocol.js';
 import { ResultSlots as OwnSlots } from '../sandbox/results.js';
+import { baseDistAndRounds, median } from './episodes-args.js';
 
 const ITEMS = 10_000;
 /** Results per chunk: what one 100 ms slice of GCD episodes returns on a quiet core, roughly. */
@@ -35,15 +36,8 @@ function episodes(b: Build, calls: Call[], chunks: string[]): EpisodeResult[] {
   return results.map((r, i) => ('value' in r ? b.toEpisode(calls[i] as Call, r) : r) as EpisodeResult);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
 async function main(): Promise<void> {
-  const baseDist = process.argv[2];
-  const rounds = Number(process.argv[3] ?? 25);
-  if (!baseDist || !Number.isInteger(rounds) || rounds < 1) {
-    process.stderr.write('usage: node dist/bench/episodes-host.js BASE_DIST [ROUNDS]\n');
-    process.exit(2);
-  }
+  const { baseDist, rounds } = baseDistAndRounds('episodes-host.js', 25);
   const builds: Record<string, Build> = { base: await build(baseDist), this: await build(null) };
   const calls: Call[] = Array.from({ length: ITEMS }, (_, i) => ({ op: 'episode', seed: i, level: 1, responses: [] }));
   const chunks: string[] = [];

@@ -11,6 +11,7 @@ import { runEpisodes as ownRunEpisodes } from '../sandbox/episodes.js';
 import { SandboxPool as OwnPool } from '../sandbox/pool.js';
 import { GCD_SOURCE, GRID_SOURCE } from './episode-modules.js';
 import { plainModule, plainRate } from './episodes.js';
+import { baseDistAndRounds, median } from './episodes-args.js';
 
 const ITEMS = 20_000;
 const WORKERS = [1, 2];
@@ -49,15 +50,8 @@ async function side(dist: string | null): Promise<Side> {
   return { runEpisodes, pools: new Map(WORKERS.map((w) => [w, new Pool({ workers: w }) as Pool])) };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
 async function main(): Promise<void> {
-  const baseDist = process.argv[2];
-  const rounds = Number(process.argv[3] ?? 5);
-  if (!baseDist || !Number.isInteger(rounds) || rounds < 1) {
-    process.stderr.write('usage: node dist/bench/episodes-side-by-side.js BASE_DIST [ROUNDS]\n');
-    process.exit(2);
-  }
+  const { baseDist, rounds } = baseDistAndRounds('episodes-side-by-side.js', 5);
   const sides: Record<string, Side> = { base: await side(baseDist), this: await side(null) };
   const modules = [
     { key: 'gcd', source: GCD_SOURCE, plain: await plainModule(GCD_SOURCE) },
