@@ -10,7 +10,7 @@ export { hashSource } from './contract/hash.js';
 
 // The sandbox: worker pool, limits, episodes, the seeded rng and the answer rule.
 export { SandboxPool, DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolOptions } from './sandbox/pool.js';
-export { DEFAULT_LIMITS, ISOLATE_CALL_BUDGET, GUEST_CODES, type Call, type CallResult, type LoadInfo, type SandboxLimits } from './sandbox/protocol.js';
+export { DEFAULT_LIMITS, GUEST_CODES, type Call, type CallResult, type LoadInfo, type SandboxLimits } from './sandbox/protocol.js';
 export { runEpisodes, scoreOf, type Episode, type EpisodeFailure, type EpisodeRequest, type EpisodeResult } from './sandbox/episodes.js';
 export { RNG_SCHEME, deriveRngState } from './sandbox/rng.js';
 export { answerContent, answerTag } from './sandbox/answer.js';

@@ -1,7 +1,8 @@
 // `node dist/bench/episodes-side-by-side.js BASE_DIST [ROUNDS]` (issue 16): the users' path (runEpisodes on a
 // pool of 1 and 2 workers) of this build and of another build's dist/, in one process, rounds interleaved,
 // for the two modules of `sandbox.episodesRatio`. Besides episodes/s ÷ plain Node it reports CPU time per
-// episode (supervisor and workers, from /proc), which a machine loaded by others disturbs far less than wall time.
+// episode (supervisor and workers, from /proc; and the supervisor's alone), which a machine loaded by others
+// disturbs far less than wall time.
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -10,6 +11,7 @@ import { runEpisodes as ownRunEpisodes } from '../sandbox/episodes.js';
 import { SandboxPool as OwnPool } from '../sandbox/pool.js';
 import { GCD_SOURCE, GRID_SOURCE } from './episode-modules.js';
 import { plainModule, plainRate } from './episodes.js';
+import { baseDistAndRounds, median } from './episodes-args.js';
 
 const ITEMS = 20_000;
 const WORKERS = [1, 2];
@@ -20,6 +22,12 @@ interface Side {
 }
 
 const TICK_US = 1e6 / 100; // /proc/<pid>/stat counts CPU time in clock ticks of 1/100 s (USER_HZ)
+
+/** CPU time used so far by this process (the supervisor), in µs. */
+function ownCpuUs(): number {
+  const own = process.cpuUsage();
+  return own.user + own.system;
+}
 
 /** CPU time used so far by this process and the pool's workers, in µs. */
 function cpuUs(pool: Pool): number {
@@ -32,8 +40,7 @@ function cpuUs(pool: Pool): number {
       // a worker that has just exited: its time is lost to this round
     }
   }
-  const own = process.cpuUsage();
-  return us + own.user + own.system;
+  return us + ownCpuUs();
 }
 
 async function side(dist: string | null): Promise<Side> {
@@ -43,21 +50,14 @@ async function side(dist: string | null): Promise<Side> {
   return { runEpisodes, pools: new Map(WORKERS.map((w) => [w, new Pool({ workers: w }) as Pool])) };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
 async function main(): Promise<void> {
-  const baseDist = process.argv[2];
-  const rounds = Number(process.argv[3] ?? 5);
-  if (!baseDist || !Number.isInteger(rounds) || rounds < 1) {
-    process.stderr.write('usage: node dist/bench/episodes-side-by-side.js BASE_DIST [ROUNDS]\n');
-    process.exit(2);
-  }
+  const { baseDist, rounds } = baseDistAndRounds('episodes-side-by-side.js', 5);
   const sides: Record<string, Side> = { base: await side(baseDist), this: await side(null) };
   const modules = [
     { key: 'gcd', source: GCD_SOURCE, plain: await plainModule(GCD_SOURCE) },
     { key: 'grid', source: GRID_SOURCE, plain: await plainModule(GRID_SOURCE) },
   ];
-  const rows = new Map<string, { ratio: number[]; cpuUs: number[] }>();
+  const rows = new Map<string, { ratio: number[]; cpuUs: number[]; supervisorUs: number[] }>();
   const plainRows = new Map<string, { perSec: number[]; cpuUs: number[] }>();
   const loads: string[] = [];
   try {
@@ -81,15 +81,18 @@ async function main(): Promise<void> {
             const s = sides[name] as Side;
             const pool = s.pools.get(workers) as Pool;
             const cpu0 = cpuUs(pool);
+            const own0 = ownCpuUs();
             const start = performance.now();
             const run = await s.runEpisodes(pool as OwnPool, m.source, requests, { parallel: true });
             const rate = ITEMS / ((performance.now() - start) / 1000);
             const cpu = (cpuUs(pool) - cpu0) / ITEMS;
+            const supervisor = (ownCpuUs() - own0) / ITEMS;
             if (!run.episodes.every((e) => e.ok && e.referenceVerdict.ok && e.referenceVerdict.score === 1)) throw new Error(`${name}: an episode failed`);
             if (round < 0) continue; // the first round warms every JIT and cache
-            const row = rows.get(`${m.key} ${name} ${workers}w`) ?? { ratio: [], cpuUs: [] };
+            const row = rows.get(`${m.key} ${name} ${workers}w`) ?? { ratio: [], cpuUs: [], supervisorUs: [] };
             row.ratio.push(rate / plain);
             row.cpuUs.push(cpu);
+            row.supervisorUs.push(supervisor);
             rows.set(`${m.key} ${name} ${workers}w`, row);
           }
         }
@@ -100,7 +103,7 @@ async function main(): Promise<void> {
     for (const s of Object.values(sides)) for (const pool of s.pools.values()) await pool.close();
   }
   const plainOut = Object.fromEntries([...plainRows].map(([k, r]) => [k, { perSecMedian: Math.round(median(r.perSec)), cpuUsPerItemMedian: +median(r.cpuUs).toFixed(2) }]));
-  const out = Object.fromEntries([...rows].map(([k, r]) => [k, { ratioMedian: +median(r.ratio).toFixed(3), ratioBest: +Math.max(...r.ratio).toFixed(3), cpuUsPerItemMedian: +median(r.cpuUs).toFixed(2), cpuUsPerItemLeast: +Math.min(...r.cpuUs).toFixed(2) }]));
+  const out = Object.fromEntries([...rows].map(([k, r]) => [k, { ratioMedian: +median(r.ratio).toFixed(3), ratioBest: +Math.max(...r.ratio).toFixed(3), cpuUsPerItemMedian: +median(r.cpuUs).toFixed(2), cpuUsPerItemLeast: +Math.min(...r.cpuUs).toFixed(2), supervisorCpuUsPerItemMedian: +median(r.supervisorUs).toFixed(2) }]));
   process.stdout.write(`${JSON.stringify({ items: ITEMS, rounds, loadAverage: loads, plainNode: plainOut, sandbox: out }, null, 2)}\n`);
 }
 

@@ -3,7 +3,7 @@
 import { pathToFileURL } from 'node:url';
 import { listSeeds } from '../library/seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { ISOLATE_CALL_BUDGET, type Call } from '../sandbox/protocol.js';
+import type { Call } from '../sandbox/protocol.js';
 import { deriveRngState } from '../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../sandbox/runtime.js';
 import type { BenchEntries } from './types.js';
@@ -115,8 +115,7 @@ export async function benchSandbox(rounds = 5): Promise<BenchEntries> {
         unit: 'ms',
         freshJobMs: setup.fresh,
         cachedJobMs: setup.cached,
-        isolateCalls: ISOLATE_CALL_BUDGET,
-        note: 'a fresh realm (new context in a kept isolate): SES lockdown, runtime, module load; paid once per ISOLATE_CALL_BUDGET episodes only by modules whose calls share an instance (a costly top level), else once per cached module',
+        note: 'a fresh realm (new context in a kept isolate): SES lockdown, runtime, module load; paid once per cached module (every call then gets a fresh instance in that realm)',
       },
       'sandbox.batchedPerCoreRatio': { value: best(batched) / p, unit: 'ratio', sandboxedPerSec: best(batched), plainNodePerSec: p, itemsPerCrossing: ITEMS_PER_SEED, warmupRounds: WARMUP_ROUNDS, note: 'generate+solve+verify(reference) of the 12 seeds, one worker, vs plain Node in-process' },
       'sandbox.singleCallRatio': { value: best(single) / p, unit: 'ratio', sandboxedPerSec: best(single), plainNodePerSec: p, note: 'one episode per pool.run (IPC + crossing per item)' },

@@ -55,9 +55,9 @@ export interface EpisodeOptions {
 
 export async function runEpisodes(pool: SandboxPool, source: string, requests: EpisodeRequest[], options: EpisodeOptions = {}): Promise<EpisodeRun> {
   const calls = requests.map((r) => ({ op: 'episode' as const, seed: r.seed, level: r.level, responses: r.responses ?? [] }));
-  const run = await pool.run({ source, calls, ...options });
-  const episodes = run.results.map((result, i) => toEpisode(requests[i] as EpisodeRequest, result));
-  return { load: run.load, episodes, wallMs: run.wallMs };
+  // Each result becomes an episode as its chunk arrives (the call carries the request's seed, level and responses).
+  const run = await pool.run({ source, calls, ...options }, (result, call) => toEpisode(call, result));
+  return { load: run.load, episodes: run.results, wallMs: run.wallMs };
 }
 
 /** A raw result checked against the contract: an episode, or a failure with a stable code. */

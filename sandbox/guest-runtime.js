@@ -322,8 +322,6 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   var factory = null;
   var limits = { maxDepth: 32, maxNodes: 200000, maxValueChars: 1 << 20, maxMessageChars: 2000, maxFeedbackChars: 2000, maxChunkChars: 4 << 20 };
   var batch = [];
-  // Result texts (timings cut off) of calls marked keep, so a later identical call can answer "sameAs".
-  var kept = {};
   var pending = [];
   var pendingChars = 0;
   var cursor = 0;
@@ -481,7 +479,6 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       pending = [];
       pendingChars = 0;
       cursor = 0;
-      kept = {};
       return batch.length;
     },
     // Runs calls until the batch ends, sliceMs has passed, or the results reach maxChunkChars; returns
@@ -495,12 +492,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
         var entry;
         try {
           var text = call.op === 'rollout' && episodic !== null ? episodic.rollout(call, stage) : episode(call, stage);
-          var head = '{"id":' + stringify(call.id) + ',"ok":true,"ms":' + (realNow() - t0);
-          // The same request as an earlier kept call, with the same outcome: only the index crosses.
-          var same = call.sameAs !== undefined || call.keep === true ? text.slice(0, text.lastIndexOf(',"ms":[')) : '';
-          if (call.keep === true) kept[call.id] = same;
-          if (call.sameAs !== undefined && kept[call.sameAs] === same) entry = head + ',"sameAs":' + stringify(call.sameAs) + '}';
-          else entry = head + ',"value":' + text + '}';
+          entry = '{"id":' + stringify(call.id) + ',"ok":true,"ms":' + (realNow() - t0) + ',"value":' + text + '}';
         } catch (e) {
           entry = '{"id":' + stringify(call.id) + ',' + failureText(describeThrown(e)) + ',"ms":' + (realNow() - t0) + ',"fn":' + stringify(stage.name) + '}';
         }

@@ -12,8 +12,6 @@ function plainEpisode(call: Call): boolean {
     typeof call.level === 'number' &&
     call.rollout === undefined &&
     call.keepInstance === undefined &&
-    call.keep === undefined &&
-    call.sameAs === undefined &&
     (call.responses === undefined || Array.isArray(call.responses))
   );
 }
@@ -39,7 +37,7 @@ export function callsForPipe(job: { calls: Call[]; packed?: PackedCalls | null }
   return job.packed ? { calls: [], packed: job.packed } : { calls: job.calls };
 }
 
-/** The calls as the worker runs them (digest is the supervisor's alone and never crosses). */
+/** The calls as the worker runs them. */
 export function unpackCalls(packed: PackedCalls): Call[] {
   const { seeds, levels, responses } = packed;
   const calls = new Array<Call>(seeds.length);

@@ -7,7 +7,7 @@ import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
 import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadInfo, type PackedCalls, type SandboxLimits, type WorkerMessage } from './protocol.js';
 import { callsForPipe } from './packed-calls.js';
-import { ResultSlots } from './results.js';
+import { ResultSlots, type Convert } from './results.js';
 import { SupervisedWorker } from './supervised-worker.js';
 import { budgetMessage, deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
 
@@ -59,9 +59,9 @@ export interface RunRequest {
   /** Split the calls across idle workers (each compiles the module once). */
   parallel?: boolean;
 }
-export interface RunResult {
+export interface RunResult<R = CallResult> {
   load: LoadInfo;
-  results: CallResult[];
+  results: R[];
   wallMs: number;
 }
 
@@ -73,10 +73,10 @@ interface Job {
   limits: SandboxLimits;
   fresh: boolean;
   load?: LoadInfo;
-  results: ResultSlots;
+  results: ResultSlots<unknown>;
   packed?: PackedCalls | null; // set by callsForPipe
   started: number;
-  resolve(result: RunResult): void;
+  resolve(result: RunResult<unknown>): void;
   reject(error: Error): void;
 }
 
@@ -119,14 +119,16 @@ export class SandboxPool {
     return (await this.run({ source, calls: [], ...(limits ? { limits } : {}) })).load;
   }
 
-  async run(request: RunRequest): Promise<RunResult> {
+  /** Runs the calls; with `convert`, each result is handed to it as it arrives and the run returns what it made. */
+  async run(request: RunRequest): Promise<RunResult>;
+  async run<R>(request: RunRequest, convert: Convert<R>): Promise<RunResult<R>>;
+  async run(request: RunRequest, convert?: Convert<unknown>): Promise<RunResult<unknown>> {
     const calls = request.calls ?? [];
     const shards = request.parallel ? Math.min(this.options.workers, Math.floor(calls.length / 8)) : 1;
-    if (shards <= 1) return this.enqueue(request, calls);
+    if (shards <= 1) return this.enqueue(request, calls, convert);
     const size = Math.ceil(calls.length / shards);
-    const parts = await Promise.all(Array.from({ length: shards }, (_, i) => this.enqueue(request, calls.slice(i * size, (i + 1) * size))));
-    const first = parts[0] as RunResult;
-    return { load: first.load, results: parts.flatMap((p) => p.results), wallMs: Math.max(...parts.map((p) => p.wallMs)) };
+    const parts = await Promise.all(Array.from({ length: shards }, (_, i) => this.enqueue(request, calls.slice(i * size, (i + 1) * size), convert)));
+    return { load: (parts[0] as RunResult<unknown>).load, results: parts.flatMap((p) => p.results), wallMs: Math.max(...parts.map((p) => p.wallMs)) };
   }
 
   async close(): Promise<void> {
@@ -153,7 +155,7 @@ export class SandboxPool {
     return [...this.workers].map((w) => w.child.pid ?? -1);
   }
 
-  private enqueue(request: RunRequest, calls: Call[]): Promise<RunResult> {
+  private enqueue(request: RunRequest, calls: Call[], convert: Convert<unknown> | undefined): Promise<RunResult<unknown>> {
     if (this.closed) return Promise.reject(new SandboxError('the sandbox pool is closed'));
     if (typeof request.source !== 'string') return Promise.reject(new TypeError('source must be a string'));
     return new Promise((resolve, reject) => {
@@ -164,7 +166,7 @@ export class SandboxPool {
         calls,
         limits: { ...this.options.limits, ...request.limits },
         fresh: request.fresh ?? false,
-        results: new ResultSlots(calls),
+        results: new ResultSlots(calls, convert),
         started: 0,
         resolve,
         reject,

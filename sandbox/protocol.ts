@@ -16,15 +16,6 @@ export interface Call {
   responses?: string[];
   /** false: do not return the instance (smaller results when only scores matter); invisible to the guest. */
   keepInstance?: boolean;
-  /** The supervisor replaces the instance by the SHA-256 of its JSON text as results arrive (long runs compared by value). */
-  digest?: boolean;
-  /**
-   * Host-side bookkeeping for long repeated runs, invisible to the guest: the runtime keeps the result of
-   * a `keep` call, and a later call with `sameAs` (that call's index) whose result is identical (timings
-   * aside) comes back as a reference to it instead of the whole value.
-   */
-  keep?: boolean;
-  sameAs?: number;
 }
 
 /** Who chooses a rollout's actions: the module's act(), a fixed list (a replayed log, a probe), or a seeded random policy. */
@@ -74,11 +65,6 @@ export interface CallSuccess<T = unknown> {
 }
 export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
-/** An isolate's lifetime in calls (episodes); see SandboxLimits.isolateCalls. */
-export const ISOLATE_CALL_BUDGET = 2_000;
-/** …and in verify calls: this many per episode on average (the reference's and three responses'). */
-export const VERIFIES_PER_CALL = 4;
-
 export type RawVerdict = { ok: true; value: unknown } | { ok: false; code: ProblemCode; message: string };
 export interface EpisodeValue {
   instance: unknown;
@@ -110,12 +96,6 @@ export interface SandboxLimits {
   maxSourceChars: number;
   /** After this many calls of one job time out (or exhaust memory), its remaining calls fail unrun. */
   maxFailuresPerJob: number;
-  /**
-   * A realm's lifetime when its calls share one module instance (realm.ts: instancing 'shared'; with a
-   * fresh instance per call nothing ages): at most this many episodes (so as many generate and solve
-   * calls) and VERIFIES_PER_CALL times as many verify calls, then a fresh realm takes over.
-   */
-  isolateCalls: number;
   /** Wall-clock budget of a whole job; by default it grows with the number of calls (see jobBudgetMs). */
   jobTimeoutMs?: number;
   /**
@@ -124,12 +104,6 @@ export interface SandboxLimits {
    * queued behind other callers' jobs is not counted, so the budget does not shrink on a busy host. Host side only.
    */
   workBudget?: WorkBudget;
-  /**
-   * Run the calls in one shared module instance per realm (realm.ts: instancing) instead of a fresh instance
-   * per call. Nothing in envforge asks for it (every validation, export and serve call gets a fresh
-   * instance, whatever its top level costs); it is kept for tests of the realm lifetime above.
-   */
-  sharedInstance?: boolean;
 }
 
 /** Sandbox time granted to one caller across its jobs (see SandboxLimits.workBudget); the pool adds to spentMs. */
@@ -151,7 +125,6 @@ export const DEFAULT_LIMITS = {
   maxChunkChars: 4 << 20,
   maxSourceChars: 512 * 1024,
   maxFailuresPerJob: 3,
-  isolateCalls: ISOLATE_CALL_BUDGET,
 } satisfies SandboxLimits;
 
 /** Characters one result of `call` can take at most (instance and reference at their limits, each verdict). */
@@ -171,8 +144,8 @@ export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rol
 }
 
 export type LoadInfo =
-  /** instancing: 'episode' when every guest call gets a fresh module instance, 'shared' when calls share one per realm; loadMs: its top level's evaluation time (isolate CPU time). */
-  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string>; instancing?: 'episode' | 'shared'; loadMs?: number }
+  /** instancing: 'episode', every guest call gets a fresh module instance; loadMs: its top level's evaluation time (isolate CPU time). */
+  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string>; instancing?: 'episode'; loadMs?: number }
   | { ok: false; hash: string; code: ProblemCode; message: string };
 
 // ---- supervisor <-> worker messages

@@ -5,14 +5,25 @@ import { createHash } from 'node:crypto';
 import type { ProblemCode } from '../contract/codes.js';
 import { GUEST_FNS, guestCode, maxChunkChars, type Call, type CallResult, type SandboxLimits } from './protocol.js';
 
-/** Results of one job, filled by id as they arrive. */
-export class ResultSlots {
-  private readonly slots: Array<CallResult | undefined>;
+/** What a caller makes of each result as it arrives (runEpisodes: a checked episode), given the call it answers. */
+export type Convert<R> = (result: CallResult, call: Call) => R;
+
+/**
+ * Results of one job, filled by id as they arrive and converted at once: what a chunk's parse made beyond
+ * the converted value dies young, instead of staying live (and being copied by every scavenge) until the job ends.
+ */
+export class ResultSlots<R = CallResult> {
+  private readonly slots: Array<R | undefined>;
   private filled = 0;
   private maxChars: number | null = null;
+  private readonly convert: Convert<R>;
 
-  constructor(readonly calls: Call[]) {
+  constructor(
+    readonly calls: Call[],
+    convert?: Convert<R>,
+  ) {
     this.slots = new Array(calls.length);
+    this.convert = convert ?? ((result) => result as R);
   }
 
   get complete(): boolean {
@@ -20,14 +31,15 @@ export class ResultSlots {
   }
 
   /** Sets call `id`'s result unless it already has one (the first result wins). */
-  put(id: number, result: CallResult | { ok: true; sameAs: number; ms: number }): void {
-    if ('sameAs' in result) {
-      // "Identical to the earlier call sameAs": valid only for the call the host marked so, pointing back.
-      const earlier = this.calls[id]?.sameAs === result.sameAs ? this.slots[result.sameAs] : undefined;
-      result = earlier?.ok ? { ok: true, value: earlier.value, ms: result.ms } : { ok: false, code: 'E_PROTOCOL', message: 'the sandbox referred to a result it did not return', fn: 'call', ms: 0 };
-    }
+  put(id: number, result: CallResult): void {
     if (!Number.isSafeInteger(id) || id < 0 || id >= this.slots.length || this.slots[id] !== undefined) return;
-    this.slots[id] = result;
+    const call = this.calls[id] as Call;
+    try {
+      this.slots[id] = this.convert(result, call);
+    } catch (error) {
+      // This runs in the supervisor's message handler: a throw here would take the host down, not fail the call.
+      this.slots[id] = this.convert({ ok: false, code: 'E_PROTOCOL', message: `the sandbox's result could not be read: ${error instanceof Error ? error.message : String(error)}`, fn: 'call', ms: 0 }, call);
+    }
     this.filled++;
   }
 
@@ -58,21 +70,14 @@ export class ResultSlots {
     for (const item of parsed) {
       const id = item !== null && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
       if (typeof id !== 'number') continue;
-      const result = toCallResult(item as Record<string, unknown>, limits);
-      this.put(id, this.calls[id]?.digest && !('sameAs' in result) ? digested(result) : result);
+      this.put(id, toCallResult(item as Record<string, unknown>, limits));
     }
   }
 
-  results(): CallResult[] {
-    return Array.from(this.slots, (r) => r ?? { ok: false, code: 'E_PROTOCOL' as ProblemCode, message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 });
+  results(): R[] {
+    this.fillRest({ code: 'E_PROTOCOL' as ProblemCode, message: 'the sandbox returned no result for this call', fn: 'call' });
+    return this.slots as R[];
   }
-}
-
-/** The result with its instance replaced by the SHA-256 of the instance's JSON text. */
-function digested(result: CallResult): CallResult {
-  if (!result.ok || result.value === null || typeof result.value !== 'object') return result;
-  const value = result.value as { instance?: unknown };
-  return { ...result, value: { ...value, instance: instanceDigest(value.instance) } };
 }
 
 /** SHA-256 of an instance's JSON text (the text the isolate wrote: parse and stringify round-trip it exactly). */
@@ -81,10 +86,9 @@ export function instanceDigest(instance: unknown): string {
 }
 
 /** Checks the shape of one result; a failure keeps only a guest code, a known function name and a clipped message. */
-function toCallResult(r: Record<string, unknown>, limits: SandboxLimits): CallResult | { ok: true; sameAs: number; ms: number } {
+function toCallResult(r: Record<string, unknown>, limits: SandboxLimits): CallResult {
   const ms = typeof r.ms === 'number' && Number.isFinite(r.ms) ? r.ms : 0;
   if (r.ok === true && 'value' in r) return { ok: true, value: r.value, ms };
-  if (r.ok === true && Number.isSafeInteger(r.sameAs)) return { ok: true, sameAs: r.sameAs as number, ms };
   if (r.ok === false && typeof r.message === 'string') {
     return { ok: false, code: guestCode(r.code), message: r.message.slice(0, limits.maxMessageChars + 1), fn: typeof r.fn === 'string' && GUEST_FNS.has(r.fn) ? r.fn : 'call', ms };
   }

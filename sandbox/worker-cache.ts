@@ -11,12 +11,9 @@ interface WorkerOptions {
 }
 const options: WorkerOptions = { maxCached: 32, cacheMb: 320, ...JSON.parse(process.env.ENVFORGE_WORKER_OPTIONS ?? '{}') };
 
-/** A loaded candidate: its realm (one module lifetime) and how many calls of each guest function it has served. */
+/** A loaded candidate: its realm, in which every call gets a fresh module instance. */
 export interface Compiled {
   realm: Realm;
-  generate: number;
-  solve: number;
-  verify: number;
 }
 export interface CacheEntry {
   source: string;
@@ -40,8 +37,8 @@ export function dispose(entry: CacheEntry): void {
   entry.compiled = null;
 }
 
-/** Ends the current realm's lifetime; the next call gets a fresh realm in the same isolate. */
-export function retire(entry: CacheEntry): void {
+/** Ends the current realm; the next call gets a fresh realm in the same isolate. */
+function retire(entry: CacheEntry): void {
   if (entry.compiled) releaseRealm(entry.compiled.realm);
   entry.compiled = null;
 }
@@ -90,10 +87,12 @@ export function compile(hash: string, source: string, limits: SandboxLimits, reu
     const usable = reuse && !reuse.isolate.isDisposed && reuse.realms < MAX_REALMS_PER_ISOLATE && isolateMb(reuse) < limits.memoryMb / 4;
     if (reuse && !usable && !reuse.isolate.isDisposed) reuse.isolate.dispose();
     host = usable ? reuse : newHost(limits.memoryMb);
-    realm = loadRealm(host, source, limits.loadTimeoutMs, limits.sharedInstance === true);
+    realm = loadRealm(host, source, limits.loadTimeoutMs);
+    // Nothing here ages with the realm, so nothing counts its calls: that holds only with a fresh instance per call.
+    if (realm.instancing !== 'episode') throw new GuestFailure('E_PROTOCOL', 'the realm shares one module instance between calls');
     const { load, name } = describe(realm, hash, limits);
     if (load.ok) Object.assign(load, { instancing: realm.instancing, loadMs: Math.round(realm.loadMs * 100) / 100 });
-    return { host, compiled: { realm, generate: 0, solve: 0, verify: 0 }, load, name };
+    return { host, compiled: { realm }, load, name };
   } catch (error) {
     const failure = realm ? classify(error, realm.isolate, 'loading the module') : (error as GuestFailure);
     if (host && !host.isolate.isDisposed) host.isolate.dispose();
@@ -102,11 +101,8 @@ export function compile(hash: string, source: string, limits: SandboxLimits, reu
   }
 }
 
-/** Realms that share one instance (limits.sharedInstance) are cached apart from the usual ones. */
-export const cacheKey = (job: JobMessage): string => (job.limits.sharedInstance ? `${job.hash}#shared` : job.hash);
-
 export function entryFor(job: JobMessage, source: string): CacheEntry {
-  const key = cacheKey(job);
+  const key = job.hash;
   let entry = cache.get(key);
   if (entry && job.fresh) retire(entry); // a fresh realm: module state starts over
   // A load that failed stays failed (it is not retried per job); a realm is made again only when asked for.

@@ -6,11 +6,11 @@ import type { ProblemCode } from '../contract/codes.js';
 import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
 import { unpackCalls } from './packed-calls.js';
-import { maxChunkChars, VERIFIES_PER_CALL, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
+import { maxChunkChars, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
 import { classify, GuestFailure } from './realm.js';
 import { deriveRngState } from './rng.js';
 import { rolloutFields } from './rollout-call.js';
-import { cache, cacheKey, compile, dispose, entryFor, retire, type Compiled } from './worker-cache.js';
+import { cache, compile, dispose, entryFor } from './worker-cache.js';
 
 // Messages are batched: one IPC message per small job, and at most every FLUSH_MS (or FLUSH_CHARS) on long
 // ones, so the supervisor's deadline keeps being fed and results before a crash are still salvaged.
@@ -19,6 +19,8 @@ const FLUSH_CHARS = 4 << 20;
 let outbox: WorkerMessage[] = [];
 let outboxChars = 0;
 let lastFlush = performance.now();
+/** Whether a message went out since the job last let this process's event loop turn (see letWritesOut). */
+let flushedInJob = false;
 
 function send(message: WorkerMessage): void {
   outbox.push(message);
@@ -32,7 +34,20 @@ function flush(): void {
   outbox = [];
   outboxChars = 0;
   lastFlush = performance.now();
+  flushedInJob = true;
   process.send?.(messages.length === 1 ? messages[0] : { type: 'batch', messages });
+}
+
+/**
+ * Lets the event loop turn once after a flush. A message the pipe cannot take at once waits in this
+ * process's write queue, and every later one queues behind it, until the loop turns: without this, a
+ * long job whose supervisor was slow to read for a moment went silent until it ended and was killed
+ * at the silence deadline (a false E_TIMEOUT; tests/sandbox-stall.test.ts).
+ */
+async function letWritesOut(): Promise<void> {
+  if (!flushedInJob) return;
+  flushedInJob = false;
+  await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 interface Prepared {
@@ -41,16 +56,12 @@ interface Prepared {
   level: number;
   responses: string[];
   keepInstance: boolean;
-  keep?: true;
-  sameAs?: number;
 }
 
 /** The calls as the runtime reads them: numbered by their index in the job, with the rng state derived here. */
 function prepareCalls(calls: Call[], name: string): Prepared[] {
   return calls.map((call, id) => {
     const prepared: Prepared = { id, s: deriveRngState(name, call.seed, call.level), level: call.level, responses: call.responses ?? [], keepInstance: call.keepInstance !== false };
-    if (call.keep) prepared.keep = true;
-    if (call.sameAs !== undefined) prepared.sameAs = call.sameAs;
     return call.op === 'rollout' && call.rollout ? { ...prepared, ...rolloutFields(call, name) } : prepared;
   });
 }
@@ -67,30 +78,11 @@ function crossingArgs(slice: Prepared[]): [string] | [string, ivm.Copy<Uint32Arr
   const from = slice[0]?.id ?? 0;
   for (let k = 0; k < slice.length; k++) {
     const p = slice[k] as Prepared;
-    if (p.id !== from + k || p.responses.length > 0 || !p.keepInstance || p.keep || p.sameAs !== undefined || 'op' in p) return [JSON.stringify(slice)];
+    if (p.id !== from + k || p.responses.length > 0 || !p.keepInstance || 'op' in p) return [JSON.stringify(slice)];
     states.set(p.s, k * 4);
     levels.push(p.level);
   }
   return [`{"from":${from},"levels":${JSON.stringify(levels)}}`, new ivm.ExternalCopy(states).copyInto({ release: true })];
-}
-
-/**
- * End (exclusive) of the calls from `from` that the isolate can still serve within its lifetime
- * (protocol.ts: isolateCalls), charging them to it. A fresh isolate always takes at least one call.
- */
-function reserve(compiled: Compiled, calls: Prepared[], from: number, to: number, budget: number): number {
-  if (compiled.realm.instancing === 'episode') return to; // fresh instances: nothing ages with the realm
-  let end = from;
-  while (end < to) {
-    const verify = compiled.verify + 1 + (calls[end] as Prepared).responses.length;
-    const fresh = compiled.generate === 0;
-    if (!fresh && (compiled.generate + 1 > budget || verify > budget * VERIFIES_PER_CALL)) break;
-    compiled.generate++;
-    compiled.solve++;
-    compiled.verify = verify;
-    end++;
-  }
-  return end;
 }
 
 interface Chunk {
@@ -119,8 +111,9 @@ function readChunk(raw: unknown, crossing: number, maxChars: number, maxDepth: n
   return { cursor, count, text: results };
 }
 
-function runJob(job: JobMessage, source: string): void {
-  const cachedBefore = cache.has(cacheKey(job)) && !job.fresh;
+async function runJob(job: JobMessage, source: string): Promise<void> {
+  flushedInJob = false; // a turn of the loop is owed only for what this job sends
+  const cachedBefore = cache.has(job.hash) && !job.fresh;
   const entry = entryFor(job, source);
   send({ type: 'loaded', id: job.id, load: entry.load });
   // A fresh compile is where loads fail; report it at once so a later crash is not mistaken for one.
@@ -143,11 +136,11 @@ function runJob(job: JobMessage, source: string): void {
     failures += count;
   };
   while (position < total) {
+    await letWritesOut();
     if (failures >= limits.maxFailuresPerJob) {
       fail(position, total - position, lastCode, `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${limits.maxFailuresPerJob})`);
       break;
     }
-    if (entry.compiled && reserve({ ...entry.compiled }, prepared, position, position + 1, limits.isolateCalls) === position) retire(entry); // its lifetime is spent
     if (!entry.compiled || entry.compiled.realm.isolate.isDisposed) {
       const recompiled = compile(job.hash, entry.source, limits, entry.host);
       entry.host = recompiled.host;
@@ -161,7 +154,7 @@ function runJob(job: JobMessage, source: string): void {
     const compiled = entry.compiled;
     const { isolate } = compiled.realm;
     const crossingStart = position;
-    const end = reserve(compiled, prepared, position, careful ? position + 1 : total, limits.isolateCalls);
+    const end = careful ? position + 1 : total;
     const crossing = end - crossingStart;
     const slice = prepared.slice(crossingStart, end);
     const maxChunk = maxChunkChars(slice, limits);
@@ -174,6 +167,7 @@ function runJob(job: JobMessage, source: string): void {
         if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');
         forward(job.id, chunk);
         done = chunk.cursor;
+        await letWritesOut();
       }
       position = end;
     } catch (error) {
@@ -232,26 +226,27 @@ function forward(id: number, chunk: Chunk): void {
   if (chunk.count > 0) send({ type: 'chunk', id, text: chunk.text });
 }
 
+async function onJob(received: JobMessage & { source?: string }): Promise<void> {
+  const source = received.source ?? cache.get(received.hash)?.source;
+  if (source === undefined) {
+    send({ type: 'need-source', id: received.id });
+    return;
+  }
+  try {
+    await runJob(received.packed ? { ...received, calls: unpackCalls(received.packed) } : received, source);
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    send({ type: 'failed', id: received.id, from: -1, count: 0, code: 'E_PROTOCOL', message: `sandbox worker fault: ${text}`, fn: 'worker' });
+  }
+  send({ type: 'done', id: received.id });
+}
+
+// Jobs run one after another: a job now yields between crossings (letWritesOut), so one must not start meanwhile.
+let jobs = Promise.resolve();
 process.on('message', (raw: unknown) => {
   const received = raw as JobMessage & { source?: string };
   if (received.type !== 'job') return;
-  const message = received.packed ? { ...received, calls: unpackCalls(received.packed) } : received;
-  let source = message.source;
-  if (source === undefined) {
-    const cached = cache.get(cacheKey(message));
-    if (!cached) {
-      send({ type: 'need-source', id: message.id });
-      return;
-    }
-    source = cached.source;
-  }
-  try {
-    runJob(message, source);
-  } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
-    send({ type: 'failed', id: message.id, from: -1, count: 0, code: 'E_PROTOCOL', message: `sandbox worker fault: ${text}`, fn: 'worker' });
-  }
-  send({ type: 'done', id: message.id });
+  jobs = jobs.then(() => onJob(received));
 });
 
 // The supervisor closes the channel to let an idle worker leave; a wedged worker is killed by the guard.

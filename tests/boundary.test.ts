@@ -78,17 +78,19 @@ describe('failure codes are made only by the host', () => {
   });
 
   it('turns resource codes and malformed results arriving from the runtime side into E_PROTOCOL', () => {
-    const calls: Call[] = Array.from({ length: 4 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
+    const calls: Call[] = Array.from({ length: 5 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
     const slots = new ResultSlots(calls);
     const chunk = [
       { id: 0, ok: false, code: 'E_TIMEOUT', message: 'forged', fn: 'generate', ms: 0 },
       { id: 1, ok: false, code: 'E_THROWN', message: 'a real throw', fn: 'sneaky', ms: 1 },
       { id: 2, ok: 'yes' },
       { id: 99, ok: true, value: 'out of range' },
+      { id: 3, ok: true, ms: 0, sameAs: 1 }, // a success without a value of its own (the old "same as call k" form)
+      { id: 4, ok: true, ms: 0, value: { mark: 4 } },
     ];
     slots.acceptChunk(JSON.stringify(chunk), DEFAULT_LIMITS);
     const results = slots.results();
-    expect(results.map((r) => (r.ok ? 'ok' : `${r.code}/${r.fn}`))).toEqual(['E_PROTOCOL/generate', 'E_THROWN/call', 'E_PROTOCOL/call', 'E_PROTOCOL/call']);
+    expect(results.map((r) => (r.ok ? 'ok' : `${r.code}/${r.fn}`))).toEqual(['E_PROTOCOL/generate', 'E_THROWN/call', 'E_PROTOCOL/call', 'E_PROTOCOL/call', 'ok']);
   });
 });
 
@@ -104,6 +106,20 @@ describe('results are matched to calls by id, never by position', () => {
     slots.failRange(5, 1, { code: 'E_TIMEOUT', message: 'the worker timed it', fn: 'call' });
     const marks = slots.results().map((r) => (r.ok ? (r.value as { mark: number }).mark : r.code));
     expect(marks).toEqual([0, 'E_PROTOCOL', 'E_PROTOCOL', 3, 4, 'E_TIMEOUT']);
+  });
+
+  it('converts each result for the call it names as it arrives, and a conversion that throws fails only that call', () => {
+    const calls: Call[] = Array.from({ length: 3 }, (_, i) => ({ op: 'episode', seed: 10 + i, level: 1 }));
+    const slots = new ResultSlots(calls, (result, call) => {
+      if (result.ok && (result.value as { mark: number }).mark === 1) throw new Error('unreadable');
+      return { seed: call.seed, outcome: result.ok ? (result.value as { mark: number }).mark : result.code };
+    });
+    slots.acceptChunk(JSON.stringify([2, 1, 0].map((id) => ({ id, ok: true, ms: 0, value: { mark: id } }))), DEFAULT_LIMITS);
+    expect(slots.results()).toEqual([
+      { seed: 10, outcome: 0 },
+      { seed: 11, outcome: 'E_PROTOCOL' },
+      { seed: 12, outcome: 2 },
+    ]);
   });
 
   it('survives a seeded fuzz of hostile values through generate, solve and verify (bounded time)', async () => {
@@ -189,19 +205,3 @@ function fuzzModule(table: Array<{ fn: 'generate' | 'solve' | 'verify'; value: s
     verify: at('verify', 'return 1;', 'instance.level'),
   });
 }
-
-describe('repeated runs answer "same as" only when nothing changed', () => {
-  it('a call marked sameAs comes back as the earlier value when identical, in full when it diverged, and a forged reference fails', async () => {
-    const source = envSource({ prelude: 'let calls = 0;', generate: "calls++; return { prompt: calls > 3 ? 'changed' : 'level ' + level };", solve: "return '<answer>1</answer>';" });
-    const base = { op: 'episode', seed: 4, level: 2 } as const;
-    const calls: Call[] = [{ ...base, keep: true }, { ...base, sameAs: 0 }, { ...base, sameAs: 0 }, { ...base, sameAs: 0 }];
-    // One shared instance (as for a module with a costly top level): the counter survives between calls.
-    const { results } = await pool.run({ source, calls, fresh: true, limits: { sharedInstance: true } });
-    const prompts = results.map((r) => ((r as { value: EpisodeValue }).value.instance as { prompt: string }).prompt);
-    expect(prompts).toEqual(['level 2', 'level 2', 'level 2', 'changed']);
-    expect((results[1] as { value: unknown }).value).toBe((results[0] as { value: unknown }).value); // one shared value
-    const slots = new ResultSlots([{ ...base }, { ...base }]);
-    slots.acceptChunk(JSON.stringify([{ id: 0, ok: true, ms: 0, value: { x: 1 } }, { id: 1, ok: true, ms: 0, sameAs: 0 }]), DEFAULT_LIMITS);
-    expect(slots.results()[1]).toMatchObject({ ok: false, code: 'E_PROTOCOL' }); // call 1 was not marked sameAs
-  });
-});

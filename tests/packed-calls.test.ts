@@ -30,8 +30,6 @@ describe('packCalls', () => {
       { op: 'rollout', seed: 1, level: 1 },
       { ...plain, keepInstance: false },
       { ...plain, keepInstance: true },
-      { ...plain, keep: true },
-      { ...plain, sameAs: 0 },
       { ...plain, seed: '1' as unknown as number },
       { ...plain, responses: 'x' as unknown as string[] },
     ];
@@ -48,9 +46,9 @@ describe('packed calls in a job', () => {
     const withoutMs = (r: CallResult) => (r.ok ? { ...r, ms: 0, value: { ...(r.value as object), ms: null } } : { ...r, ms: 0 });
     for (const calls of [plain, withResponses]) {
       expect(packCalls(calls)).not.toBeNull();
-      // keepInstance: true changes nothing the worker does but keeps the calls from being packed for the pipe;
-      // keep: true (the runtime remembers each result, which no later call asks for) also for the crossing.
-      const variants = [calls, calls.map((c) => ({ ...c, keepInstance: true })), calls.map((c) => ({ ...c, keep: true }))];
+      // keepInstance: true changes nothing the worker does but keeps the calls from being packed for the pipe
+      // and from crossing into the isolate packed.
+      const variants = [calls, calls.map((c) => ({ ...c, keepInstance: true }))];
       const runs = await Promise.all(variants.map((c) => pool.run({ source, calls: c })));
       const [packed, ...others] = runs.map((run) => run.results.map(withoutMs));
       expect(packed?.every((r) => r.ok)).toBe(true);
