@@ -248,6 +248,13 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   // Concurrency 1 stays a strictly sequential batch (one candidate at a time, the target exact).
   const overlap = !deps.author && options.concurrency > 1;
   const queue = new PQueue({ concurrency: overlap ? 2 * options.concurrency : options.concurrency });
+  // Overlapped, the architect is asked for the next round while this one's candidates run (once fewer specs
+  // wait than can run), so the LLM slots never drain between rounds; not while the candidates launched could
+  // still reach the target, so no round is paid for that nobody needs. Otherwise it is asked when the queue
+  // has drained, so an author's batch (offline: reproducible by seed) proposes after seeing every verdict.
+  const lowWater = () => (overlap ? queue.onSizeLessThan(queue.concurrency) : queue.onEmpty());
+  const wantsSpecs = () => (overlap ? admittedCount() + queue.size + queue.pending < options.target : queue.size === 0 && queue.pending < queue.concurrency);
+  const settled = () => (overlap ? new Promise<void>((resolve) => queue.addEventListener('next', () => resolve(), { once: true })) : queue.onIdle());
   const launched = new Set<string>();
   const setAside = new Set<string>();
   // Specs set aside by the steering never started: they do not use up --max-candidates.
@@ -277,7 +284,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   for (const spec of state.specs) launch(spec);
   const maxArchitectRounds = Math.ceil((2 * options.maxCandidates) / options.specsPerRound) + 2;
   while (stopReason === null) {
-    await queue.onEmpty();
+    await lowWater();
     if (deps.signal?.aborted) {
       await queue.onIdle();
       stop('cancelled');
@@ -285,7 +292,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     else if (startedCount() >= options.maxCandidates) {
       await queue.onIdle();
       stop('max-candidates');
-    } else if (queue.size === 0 && queue.pending < queue.concurrency) {
+    } else if (wantsSpecs()) {
       if (state.architectRounds >= maxArchitectRounds) {
         await queue.onIdle();
         stop('specs-exhausted');
@@ -320,7 +327,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         } else throw error;
       }
     } else {
-      await queue.onIdle();
+      await settled();
     }
   }
   await queue.onIdle();
