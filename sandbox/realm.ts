@@ -130,11 +130,27 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
   }
 }
 
+/**
+ * factorySource for the worker's recent modules: a pure function of the text (an acorn parse, ~5-10 ms),
+ * while a validation builds five realms of one module (load, a second worker, three fresh for determinism).
+ * Only the rewritten text is kept; each realm still compiles and evaluates its own factory.
+ */
+const recentFactories = new Map<string, string>();
+function cachedFactorySource(source: string): string {
+  let text = recentFactories.get(source);
+  if (text === undefined) {
+    text = factorySource(source);
+    if (recentFactories.size >= 32) recentFactories.delete(recentFactories.keys().next().value as string);
+    recentFactories.set(source, text);
+  }
+  return text;
+}
+
 /** The guest module rewritten as a factory of fresh instances (instance.ts), compiled and evaluated in the realm. */
 function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: string, timeoutMs: number): ivm.Reference {
   let text: string;
   try {
-    text = factorySource(source);
+    text = cachedFactorySource(source);
   } catch (error) {
     throw new GuestFailure('E_SYNTAX', `the module could not be read as a factory of instances: ${error instanceof Error ? error.message : String(error)}`);
   }
