@@ -5,6 +5,7 @@ import ivm from 'isolated-vm';
 import vm from 'node:vm';
 import type { ProblemCode } from '../contract/codes.js';
 import { FACTORY_EXPORT, factorySource } from './instance.js';
+import { recentMemo } from './recent.js';
 import { SES_SOURCE, SETUP_SCRIPT } from './runtime.js';
 
 /** A failure of guest code while loading or calling, with the code the host assigns to it. */
@@ -132,19 +133,10 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
 
 /**
  * factorySource for the worker's recent modules: a pure function of the text (an acorn parse, ~5-10 ms),
- * while a validation builds five realms of one module (load, a second worker, three fresh for determinism).
+ * while a validation builds four realms of one module (load, a second worker, two fresh for determinism).
  * Only the rewritten text is kept; each realm still compiles and evaluates its own factory.
  */
-const recentFactories = new Map<string, string>();
-function cachedFactorySource(source: string): string {
-  let text = recentFactories.get(source);
-  if (text === undefined) {
-    text = factorySource(source);
-    if (recentFactories.size >= 32) recentFactories.delete(recentFactories.keys().next().value as string);
-    recentFactories.set(source, text);
-  }
-  return text;
-}
+const cachedFactorySource = recentMemo(factorySource, 32);
 
 /** The guest module rewritten as a factory of fresh instances (instance.ts), compiled and evaluated in the realm. */
 function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: string, timeoutMs: number): ivm.Reference {

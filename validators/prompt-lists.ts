@@ -3,6 +3,7 @@
 // linear scan over lines and fixed separators.
 import { normalizeAnswer, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent } from '../sandbox/answer.js';
+import { recentMemo } from '../sandbox/recent.js';
 
 /** Items of a printed list, as written. */
 export type PromptList = string[];
@@ -91,16 +92,7 @@ interface PrintedList {
  * promptLists with each list's counts, for recent prompts: the hack stage asks about one prompt several
  * times (its probes, its guesses) and the lists of a long prompt cost far more than a lookup.
  */
-const recentPrompts = new Map<string, PrintedList[]>();
-function printedLists(prompt: string): PrintedList[] {
-  let lists = recentPrompts.get(prompt);
-  if (lists === undefined) {
-    lists = promptLists(prompt).map((items) => ({ items, counts: counts(key(items)) }));
-    if (recentPrompts.size >= 64) recentPrompts.delete(recentPrompts.keys().next().value as string);
-    recentPrompts.set(prompt, lists);
-  }
-  return lists;
-}
+const printedLists = recentMemo((prompt: string): PrintedList[] => promptLists(prompt).map((items) => ({ items, counts: counts(key(items)) })), 64);
 
 /** Whether the answer is an arrangement of a list the prompt prints (so a repeated item can never be right). */
 export function isArrangement(prompt: string, shape: Shape): boolean {
