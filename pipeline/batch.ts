@@ -248,12 +248,9 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   // Concurrency 1 stays a strictly sequential batch (one candidate at a time, the target exact).
   const overlap = !deps.author && options.concurrency > 1;
   const queue = new PQueue({ concurrency: overlap ? 2 * options.concurrency : options.concurrency });
-  // Overlapped, the architect is asked for the next round while this one's candidates run (once fewer specs
-  // wait than can run), so the LLM slots never drain between rounds; not while the candidates launched could
-  // still reach the target, so no round is paid for that nobody needs. Otherwise it is asked when the queue
-  // has drained, so an author's batch (offline: reproducible by seed) proposes after seeing every verdict.
-  const lowWater = () => (overlap ? queue.onSizeLessThan(queue.concurrency) : queue.onEmpty());
-  const wantsSpecs = () => (overlap ? admittedCount() + queue.size + queue.pending < options.target : queue.size === 0 && queue.pending < queue.concurrency);
+  // Overlapped, the next round is asked for while this one runs (LLM slots never drain), unless the candidates launched
+  // could reach the target (no round paid for that nobody needs); an author's batch (offline: reproducible) asks once drained.
+  const [lowWater, wantsSpecs] = [() => (overlap ? queue.onSizeLessThan(queue.concurrency) : queue.onEmpty()), () => (overlap ? admittedCount() + queue.size + queue.pending < options.target : queue.size === 0 && queue.pending < queue.concurrency)];
   const settled = () => (overlap ? new Promise<void>((resolve) => queue.addEventListener('next', () => resolve(), { once: true })) : queue.onIdle());
   const launched = new Set<string>();
   const setAside = new Set<string>();
