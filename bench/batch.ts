@@ -39,7 +39,9 @@ async function fakeServer(modules: string[]): Promise<{ url: string; close(): Pr
         content = JSON.stringify({ specs });
       } else {
         const n = Number(/The bench-task-(\d+) task/.exec(request.messages.map((m) => m.content).join('\n'))?.[1] ?? 0);
-        content = `\`\`\`js\n${modules[n % modules.length]}\n\`\`\``;
+        // Each candidate's text differs (a header comment), as two LLM replies do: caches keyed on the source
+        // (the workers' compiled modules, recent factories) must not serve a candidate another one warmed.
+        content = `\`\`\`js\n// bench-task-${n}: generated for this spec\n${modules[n % modules.length]}\n\`\`\``;
       }
       setTimeout(() => {
         res.setHeader('content-type', 'application/json');
@@ -93,7 +95,7 @@ export async function benchBatch(): Promise<BenchEntries> {
         validationsPerSec: report.funnel.validations / (wallMs / 1000),
         // At LLM latencies above this, the LLM, not the sandbox, bounds the batch (same calls, same concurrency).
         breakEvenLatencyMs: Math.round(wallMs / (calls / CONCURRENCY)),
-        note: 'the generator cycles through the 14 good fixture modules, so later candidates are copies the library already holds; every candidate still costs a full validation',
+        note: 'the generator cycles through the 14 good fixture modules, each candidate with its own header comment (no two sources alike), so later candidates are near-copies the novelty stage rejects; every candidate costs a full validation',
       },
     };
   } finally {

@@ -248,6 +248,10 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   // Concurrency 1 stays a strictly sequential batch (one candidate at a time, the target exact).
   const overlap = !deps.author && options.concurrency > 1;
   const queue = new PQueue({ concurrency: overlap ? 2 * options.concurrency : options.concurrency });
+  // Overlapped, the next round is asked for while this one runs (LLM slots never drain), unless the candidates launched
+  // could reach the target (no round paid for that nobody needs); an author's batch (offline: reproducible) asks once drained.
+  const [lowWater, wantsSpecs] = [() => (overlap ? queue.onSizeLessThan(queue.concurrency) : queue.onEmpty()), () => (overlap ? admittedCount() + queue.size + queue.pending < options.target : queue.size === 0 && queue.pending < queue.concurrency)];
+  const settled = () => (overlap ? new Promise<void>((resolve) => queue.addEventListener('next', () => resolve(), { once: true })) : queue.onIdle());
   const launched = new Set<string>();
   const setAside = new Set<string>();
   // Specs set aside by the steering never started: they do not use up --max-candidates.
@@ -277,7 +281,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   for (const spec of state.specs) launch(spec);
   const maxArchitectRounds = Math.ceil((2 * options.maxCandidates) / options.specsPerRound) + 2;
   while (stopReason === null) {
-    await queue.onEmpty();
+    await lowWater();
     if (deps.signal?.aborted) {
       await queue.onIdle();
       stop('cancelled');
@@ -285,7 +289,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     else if (startedCount() >= options.maxCandidates) {
       await queue.onIdle();
       stop('max-candidates');
-    } else if (queue.size === 0 && queue.pending < queue.concurrency) {
+    } else if (wantsSpecs()) {
       if (state.architectRounds >= maxArchitectRounds) {
         await queue.onIdle();
         stop('specs-exhausted');
@@ -320,7 +324,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         } else throw error;
       }
     } else {
-      await queue.onIdle();
+      await settled();
     }
   }
   await queue.onIdle();

@@ -19,6 +19,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec, type ScriptPlan } from './helpers/batch-script.js';
 import { startFakeAnthropic } from './helpers/fake-anthropic.js';
 import { CostLedger } from '../agents/llm/cost.js';
+import type { LlmClient } from '../agents/llm/contract.js';
 import { candidateValidationSeed } from '../validators/seeds.js';
 
 const pool = new SandboxPool();
@@ -75,6 +76,31 @@ describe('a batch', () => {
     expect(reportMarkdown(report)).toMatch(/## Rejected candidates\n\n- coin-ways, attempt 1: E_[A-Z_]+ \[hack\] [^\n]+\n- never-fixed, attempt 1: E_[A-Z_]+ \[hack\][^\n]+\n- never-fixed, attempt 2: /);
     expect(reportMarkdown(report)).toContain('envforge library rejections --batch b1');
     expect((await library.rejections({ batchId: 'b1' })).map((r) => r.lineage.spec && (r.lineage.spec as { name: string }).name).sort()).toEqual(['coin-ways', 'never-fixed', 'never-fixed']);
+    await library.close();
+  });
+
+  it('asks the architect for the next round while this one validates, so the LLM slots never drain between rounds', async () => {
+    const library = await freshLibrary();
+    const { script } = batchScript(plan);
+    const ledger = new CostLedger();
+    const inner = new FakeLlm(script, { ledger });
+    // Ordering, not timing: the order in which architect calls reach the client and candidates finish validating.
+    const order: string[] = [];
+    const llm: LlmClient = {
+      provider: inner.provider,
+      model: inner.model,
+      complete: (request) => inner.complete(request),
+      structured: (request) => {
+        order.push('architect');
+        return inner.structured(request);
+      },
+    };
+    const report = await runBatch({ library, pool, llm, ledger, onEvent: (e) => void (e.type === 'candidate' && e.step === 'validated' && order.push('validated')) }, options({ target: 10, maxCandidates: 8 }));
+    // The second round was asked for before the first round's last validation ended (not after the queue drained).
+    expect(order.indexOf('architect', 1)).toBeGreaterThan(0);
+    expect(order.indexOf('architect', 1)).toBeLessThan(order.lastIndexOf('validated'));
+    expect(report.funnel).toMatchObject({ specs: 4, admitted: 2, rejected: 1, unwritten: 1 });
+    expect(report.stopReason).toBe('specs-exhausted');
     await library.close();
   });
 

@@ -146,6 +146,16 @@ describe('printed lists and options', () => {
     expect(chosenOption('<answer>(b)</answer>', good!)).toBe(1);
   });
 
+  it('picks the smallest covering list, the same on every asking of one prompt, and hands out copies', () => {
+    const prompt = 'All: 1, 2, 3, 4, 5, 6\nSome: 3, 1, 2\nFew: 1, 2';
+    const first = printedList(prompt, shapeOf('1, 2, 3'));
+    expect(first).toEqual(['3', '1', '2']); // not the longer list, nor the one missing an item
+    first!.push('mutated');
+    expect(printedList(prompt, shapeOf('2, 3, 1'))).toEqual(['3', '1', '2']);
+    expect(printedList(prompt, shapeOf('1, 1'))).toBeUndefined(); // an item twice needs a list that prints it twice
+    expect(printedList(prompt, shapeOf('6, 5, 4, 3, 2, 1'))).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+
   it('learns a guessing rule on half the instances and wins with it on the other half, but not where there is nothing to learn', () => {
     const biased: ChoiceCase[] = Array.from({ length: 200 }, (_, i) => {
       const texts = ['add 3', 'double it', 'reverse', 'sort'].map((t, j) => `${t} ${(i + j) % 5}`);

@@ -63,9 +63,9 @@ export function creditFloorProblem(outcomes: JudgedOutcome[], ceiling: number): 
   };
 }
 
-/** Whether `text` holds `answer` as a run of tokens (case-insensitive) that `response` does not. */
-function names(text: string, answer: string[], response: string[]): boolean {
-  return answer.length > 0 && occurrences(text.length ? tokenize(text.toLowerCase(), 400) : [], answer, 1).length > 0 && occurrences(response, answer, 1).length === 0;
+/** Whether `said` (feedback's tokens, lowercased) holds `answer` as a run of tokens that `response` does not. */
+function names(said: string[], answer: string[], response: string[]): boolean {
+  return answer.length > 0 && occurrences(said, answer, 1).length > 0 && occurrences(response, answer, 1).length === 0;
 }
 
 /** Feedback on wrong answers that names the right one, far more often than it names another instance's. */
@@ -74,18 +74,25 @@ export function feedbackLeakProblem(outcomes: JudgedOutcome[], byLevel: Map<numb
   let hits = 0;
   let chance = 0;
   let example: JudgedOutcome | undefined;
-  const tokensOf = (e: Episode) => tokenize(normalizeAnswer(answerContent(e.reference)).toLowerCase(), 200);
+  // Per episode, once: thousands of outcomes share a few hundred references.
+  const contents = new Map<Episode, string>();
+  const contentOf = (e: Episode) => contents.get(e) ?? (contents.set(e, normalizeAnswer(answerContent(e.reference))).get(e) as string);
+  const tokens = new Map<Episode, string[]>();
+  const tokensOf = (e: Episode) => tokens.get(e) ?? (tokens.set(e, tokenize(contentOf(e).toLowerCase(), 200)).get(e) as string[]);
+  const others = new Map<Episode, Episode[]>();
+  const peersOf = (e: Episode) => others.get(e) ?? (others.set(e, (byLevel.get(e.level) ?? []).filter((p) => contentOf(p) !== contentOf(e))).get(e) as Episode[]);
   for (const o of outcomes) {
     if (!o.feedback || o.failure || o.probe.coincident || o.score >= 1) continue;
     const response = tokenize(o.probe.response.slice(0, 20_000).toLowerCase(), 2_000);
-    const peers = (byLevel.get(o.episode.level) ?? []).filter((p) => normalizeAnswer(answerContent(p.reference)) !== normalizeAnswer(answerContent(o.episode.reference)));
+    const peers = peersOf(o.episode);
     const peer = peers[(peers.indexOf(o.episode) + 1 + n) % Math.max(1, peers.length)];
     n++;
-    if (names(o.feedback, tokensOf(o.episode), response)) {
+    const said = tokenize(o.feedback.toLowerCase(), 400);
+    if (names(said, tokensOf(o.episode), response)) {
       hits++;
       example ??= o;
     }
-    if (peer && names(o.feedback, tokensOf(peer), response)) chance++;
+    if (peer && names(said, tokensOf(peer), response)) chance++;
   }
   if (n < 10 || !example || hits / n - chance / n < 0.5) return null;
   return {

@@ -3,6 +3,7 @@
 // linear scan over lines and fixed separators.
 import { normalizeAnswer, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent } from '../sandbox/answer.js';
+import { recentMemo } from '../sandbox/recent.js';
 
 /** Items of a printed list, as written. */
 export type PromptList = string[];
@@ -72,13 +73,26 @@ function counts(items: string[]): Map<string, number> {
 export function printedList(prompt: string, shape: Shape): string[] | undefined {
   if (shape.kind !== 'list') return undefined;
   const want = counts(key(shape.items));
-  let best: string[] | undefined;
-  for (const list of promptLists(prompt)) {
-    const have = counts(key(list));
-    if ([...want].every(([x, c]) => (have.get(x) ?? 0) >= c) && (!best || list.length < best.length)) best = list;
+  let best: PrintedList | undefined;
+  for (const list of printedLists(prompt)) {
+    // A list shorter than the answer cannot hold all its items; one no shorter than the best cannot win.
+    if (list.items.length < shape.items.length || (best && list.items.length >= best.items.length)) continue;
+    if ([...want].every(([x, c]) => (list.counts.get(x) ?? 0) >= c)) best = list;
   }
-  return best;
+  return best ? [...best.items] : undefined;
 }
+
+interface PrintedList {
+  items: PromptList;
+  /** Items as compared: whitespace-collapsed and lowercased, with their counts. */
+  counts: Map<string, number>;
+}
+
+/**
+ * promptLists with each list's counts, for recent prompts: the hack stage asks about one prompt several
+ * times (its probes, its guesses) and the lists of a long prompt cost far more than a lookup.
+ */
+const printedLists = recentMemo((prompt: string): PrintedList[] => promptLists(prompt).map((items) => ({ items, counts: counts(key(items)) })), 64);
 
 /** Whether the answer is an arrangement of a list the prompt prints (so a repeated item can never be right). */
 export function isArrangement(prompt: string, shape: Shape): boolean {
@@ -155,8 +169,9 @@ export function tokenGuesses(prompt: string, shape: Shape): { copied?: string[];
   const every: string[] = [];
   const lengths = shape.items.map((x) => x.length);
   const [shortest, longest] = [lengths.reduce((a, b) => Math.min(a, b)), lengths.reduce((a, b) => Math.max(a, b))];
-  const tokens = tokenize(prompt, 20_000).map((t) => t.toLowerCase());
-  tokenize(prompt, 20_000).forEach((t, i) => {
+  const raw = tokenize(prompt, 20_000);
+  const tokens = raw.map((t) => t.toLowerCase());
+  raw.forEach((t, i) => {
     const key = t.toLowerCase();
     if (first.has(key)) return;
     first.set(key, i);

@@ -50,18 +50,24 @@ export interface ValidateOptions {
   include?: Array<{ seed: number; level: number; responses?: string[] }>;
 }
 
-/** Whether a stage is cheap (reads data already sampled) or costs sandbox or LLM time. */
-const PLAN: Array<{ name: StageName; run: Stage; cost: 'gate' | 'cheap' | 'sandbox' | 'llm' }> = [
-  { name: 'static', run: staticStage, cost: 'gate' },
-  { name: 'execution', run: executionStage, cost: 'gate' },
-  { name: 'determinism', run: determinismStage, cost: 'sandbox' },
-  { name: 'solvability', run: solvabilityStage, cost: 'cheap' },
-  { name: 'hack', run: hackStage, cost: 'sandbox' },
-  { name: 'diversity', run: diversityStage, cost: 'cheap' },
-  { name: 'difficulty', run: difficultyStage, cost: 'cheap' },
-  { name: 'novelty', run: noveltyStage, cost: 'cheap' },
-  { name: 'review', run: reviewStage, cost: 'llm' },
+/**
+ * Whether a stage is cheap (reads data already sampled) or costs sandbox or LLM time, and its wave: the
+ * stages of a wave run at once (each reads only what earlier waves left in the context: difficulty reads the
+ * hack stage's baselines, review needs every verdict), so one stage's sandbox jobs overlap another's host work
+ * and the workers stay busy. The report keeps this order whatever finishes first.
+ */
+const PLAN: Array<{ name: StageName; run: Stage; cost: 'gate' | 'cheap' | 'sandbox' | 'llm'; wave: number }> = [
+  { name: 'static', run: staticStage, cost: 'gate', wave: 0 },
+  { name: 'execution', run: executionStage, cost: 'gate', wave: 1 },
+  { name: 'determinism', run: determinismStage, cost: 'sandbox', wave: 2 },
+  { name: 'solvability', run: solvabilityStage, cost: 'cheap', wave: 2 },
+  { name: 'hack', run: hackStage, cost: 'sandbox', wave: 2 },
+  { name: 'diversity', run: diversityStage, cost: 'cheap', wave: 2 },
+  { name: 'difficulty', run: difficultyStage, cost: 'cheap', wave: 3 },
+  { name: 'novelty', run: noveltyStage, cost: 'cheap', wave: 2 },
+  { name: 'review', run: reviewStage, cost: 'llm', wave: 4 },
 ];
+const WAVES = [...new Set(PLAN.map((p) => p.wave))].sort((a, b) => a - b);
 
 /** Why a stage does not run (read after "not run: "), or null when it runs. */
 function skipReason(cost: string, gateFailed: StageName | null, anyFailed: boolean, haveEpisodes: boolean): string | null {
@@ -97,35 +103,44 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
     failures: [],
     baselines: new Map(),
   };
-  const stages: StageReport[] = [];
+  const stages = new Map<StageName, StageReport>();
   let gateFailed: StageName | null = null;
   let anyFailed = false;
-  for (const { name, run, cost } of PLAN) {
+  const runStage = async ({ name, run, cost }: (typeof PLAN)[number]): Promise<void> => {
     const skip = skipReason(cost, gateFailed, anyFailed, ctx.episodes.length > 0);
     if (skip) {
-      stages.push({ stage: name, ok: false, skipped: skip, metrics: {}, problems: [], ms: 0 });
-      continue;
+      stages.set(name, { stage: name, ok: false, skipped: skip, metrics: {}, problems: [], ms: 0 });
+      return;
     }
     const t0 = performance.now();
     const result = cost === 'sandbox' && workBudget.spentMs >= workBudget.totalMs ? overBudget(workBudget.spentMs, workBudget.totalMs) : await ((ctx.kind.name === 'episodic' ? EPISODIC_STAGES[name] : undefined) ?? run)(ctx);
     // After a failed gate a cheap stage sees only the instances that ran: its problems count, a pass does not.
     const partial = gateFailed !== null && result.ok && !result.skipped;
     const judged = partial ? { ...result, ok: false, skipped: `the ${gateFailed} stage failed (nothing was found in the instances that ran)` } : result;
-    stages.push({ stage: name, ...judged, ms: Math.round(performance.now() - t0) });
-    if (!result.ok && !result.skipped) {
-      anyFailed = true;
-      if (cost === 'gate') gateFailed = name;
+    stages.set(name, { stage: name, ...judged, ms: Math.round(performance.now() - t0) });
+  };
+  for (const wave of WAVES) {
+    const members = PLAN.filter((p) => p.wave === wave);
+    await Promise.all(members.map(runStage));
+    // Verdicts count from the next wave on: a gate is alone in its wave, and only review (last) reads anyFailed.
+    for (const { name, cost } of members) {
+      const report = stages.get(name) as StageReport;
+      if (!report.ok && !report.skipped) {
+        anyFailed = true;
+        if (cost === 'gate') gateFailed = name;
+      }
     }
   }
-  const problems = stages.flatMap((s) => s.problems.map((p) => ({ ...p, stage: s.stage })));
-  const verdict = stages.every((s) => s.ok) && problems.length === 0 ? 'admit' : 'reject';
+  const ordered = PLAN.map((p) => stages.get(p.name) as StageReport);
+  const problems = ordered.flatMap((s) => s.problems.map((p) => ({ ...p, stage: s.stage })));
+  const verdict = ordered.every((s) => s.ok) && problems.length === 0 ? 'admit' : 'reject';
   // Stages put guest-derived values (meta, evidence) in the report: bounded in depth, it always serialises.
   return boundDepth({
     verdict,
     name: ctx.meta?.name ?? null,
     hash: ctx.hash,
     meta: ctx.meta ?? null,
-    stages,
+    stages: ordered,
     problems,
     curve: ctx.episodes.length > 0 ? levelCurve(ctx) : [],
     fingerprint: ctx.fingerprint ?? null,
