@@ -360,10 +360,10 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return text;
   }
 
-  // Every guest call runs in a fresh instance of the module when the worker gave a factory (realm.ts:
-  // instancing 'episode'), so a call's result depends on its arguments only, never on earlier calls.
+  // Every guest call runs in a fresh instance of the module (realm.ts), so a call's result depends on its
+  // arguments only, never on earlier calls.
   function callGuest(name, args) {
-    var fn = factory !== null ? factory()(name) : guest[name];
+    var fn = factory()(name);
     if (typeof fn !== 'function') {
       throw runtimeError('E_MISSING_EXPORT', 'the module does not export a function named ' + name);
     }
@@ -450,11 +450,12 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
 
   var api = {
     // The guest module's namespace, given once by the worker (through an isolated-vm Reference).
-    // With it, optionally, the factory of fresh instances (instance.ts).
+    // With it, the factory of fresh instances (instance.ts): without one, no call runs.
     bind: function (namespace, instanceFactory) {
       if (guest !== null) throw new ErrorCtor('envforge runtime already bound');
+      if (typeof instanceFactory !== 'function') throw new ErrorCtor('envforge runtime bound without a factory of fresh instances');
       guest = namespace;
-      factory = typeof instanceFactory === 'function' ? instanceFactory : null;
+      factory = instanceFactory;
     },
     meta: function () {
       try { return '{"ok":true,"value":' + serialise(guest.meta, limits.maxValueChars) + '}'; } catch (e) {

@@ -32,17 +32,12 @@ export interface Realm {
   begin: ivm.Reference;
   next: ivm.Reference;
   collect: ivm.Reference;
-  /**
-   * 'episode': every episode runs in a fresh instance of the module (nothing carries between episodes);
-   * 'shared': only when a caller asks (SandboxLimits.sharedInstance): episodes share one instance per realm
-   * and the realm's lifetime is bounded (protocol.ts: isolateCalls). Never chosen by cost: a costly top
-   * level is paid per call, since a shared instance keeps module state a hostile module can gate on.
-   */
+  /** 'episode': every guest call runs in a fresh instance of the module (nothing carries between calls). */
   instancing: Instancing;
   /** CPU time of the module's top level when it was loaded, in ms. */
   loadMs: number;
 }
-export type Instancing = 'episode' | 'shared';
+export type Instancing = 'episode';
 
 
 const SES_FILENAME = 'envforge-ses.js';
@@ -122,7 +117,7 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
     host.ses.runSync(context, { timeout: setupMs });
     const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
-    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect'), instancing: 'shared', loadMs: 0 };
+    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect'), instancing: 'episode', loadMs: 0 };
     return { realm, bind: fn('bind') };
   } catch (error) {
     if (!isolate.isDisposed) context.release();
@@ -153,7 +148,7 @@ function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: str
 }
 
 /** Compiles, links and evaluates the guest module in a new realm of the host; when it cannot, disposes the host's isolate and throws a GuestFailure. */
-export function loadRealm(host: Host, source: string, timeoutMs: number, sharedInstance = false): Realm {
+export function loadRealm(host: Host, source: string, timeoutMs: number): Realm {
   const { realm, bind } = createRealm(host, timeoutMs);
   const { isolate, context } = realm;
   try {
@@ -188,9 +183,8 @@ export function loadRealm(host: Host, source: string, timeoutMs: number, sharedI
     }
     if (afterAwait !== false) throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
     const namespace = binder.namespace.getSync('guest', { reference: true }) as ivm.Reference;
-    realm.instancing = sharedInstance ? 'shared' : 'episode';
-    const factory = realm.instancing === 'episode' ? instanceFactory(isolate, context, source, timeoutMs) : undefined;
-    bind.applySync(undefined, [namespace.derefInto(), factory?.derefInto()], { timeout: timeoutMs });
+    const factory = instanceFactory(isolate, context, source, timeoutMs);
+    bind.applySync(undefined, [namespace.derefInto(), factory.derefInto()], { timeout: timeoutMs });
     return realm;
   } catch (error) {
     const failure = classify(error, isolate, 'loading the module');
