@@ -268,6 +268,18 @@ describe('rt3 single-turn: cheap answers', () => {
     for (const key of ['constructor', 'toString', '__proto__']) expect(await singleTurn('rt3-proto-key-lookup.js', 8, () => `<answer>${key}</answer>`, 2)).toBe(1);
   });
 
+  // After R13's fix, the lookups an author who denied the four names it was shown would still write: the family is the realm's.
+  for (const [file, cheap] of [['rt4-inherited-denylist.js', 'isPrototypeOf'], ['rt4-inherited-array.js', 'map']] as const) {
+    it(`${file}: is rejected (a name the lookup's container inherits, not among those first probed)`, async () => {
+      const report = await validated(file);
+      expect(report.verdict).toBe('reject');
+      expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_FORMAT_ONLY/);
+    });
+    it(`${file}: \`${cheap}\` scores 1`, { timeout: 60_000 }, async () => {
+      expect(await singleTurn(file, 6, () => `<answer>${cheap}</answer>`, 2)).toBe(1);
+    });
+  }
+
   it('rt3-abbrev-prefix.js: is rejected (an "abbreviation" pays the whole word: the work paid for is flat across levels)', async () => {
     const report = await validated('rt3-abbrev-prefix.js');
     expect(report.verdict).toBe('reject');
