@@ -44,7 +44,7 @@ const asAction = (a: unknown): Action | null =>
   a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string' ? { tool: (a as Action).tool, args: ((a as { args?: Record<string, unknown> }).args ?? {}) as Record<string, unknown> } : null;
 export const actionsOf = (r: Rollout): Action[] => r.actions.map(asAction).filter((a): a is Action => a !== null);
 export const keyOf = (a: Action): string => a.tool + JSON.stringify(Object.entries(a.args).sort(([x], [y]) => (x < y ? -1 : 1)));
-const propsOf = (meta: EpisodicMeta, tool: string) => (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
+export const propsOf = (meta: EpisodicMeta, tool: string) => (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
 const replay = (r: Rollout, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({ seed: r.seed, level: r.level, policy: { type: 'replay', actions }, ...extra });
 /** At most `n` of `list`, spread evenly, first and last kept. */
 const spread = <T>(list: T[], n: number): T[] => (list.length <= n ? list : Array.from({ length: n }, (_, i) => list[Math.round((i * (list.length - 1)) / (n - 1))] as T));

@@ -1,7 +1,8 @@
 // Judges the adversary probes of adversaries.ts against their own reference episode: a plan cut short, one
 // decision repeated or one decision applied to everything, then the finishing call, may not earn what the
 // reference earns (once ablation shows the dropped tool decides the score); a wrong value's observation may not
-// show the reference's computed value, nor sort values into "too high" / "too low" (confirmed by bisection).
+// show the reference's computed value, nor sort values into "too high" / "too low" (confirmed by bisection);
+// the reference shrunk (shrink.ts) must not be paid for a part that stays flat across levels.
 import type { ProblemCode } from '../../contract/codes.js';
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { SandboxLimits } from '../../sandbox/protocol.js';
@@ -10,6 +11,7 @@ import { runRollouts, type Rollout, type RolloutResult } from '../../sandbox/rol
 import type { Problem } from '../report.js';
 import { offPathCall, type OffPath, type Target } from './adversaries.js';
 import { tokensOf, type Probe } from './probes.js';
+import { judgeShrink } from './shrink.js';
 
 export interface Scored {
   probe: Probe;
@@ -58,6 +60,10 @@ export async function judgeAdversaries(
   // A tool decides the score of an episode when the reference without its calls earns less.
   const decisive = new Set(of('tool-ablation').filter((s) => score(s) < (refs[s.probe.of] as Rollout).score - 1e-9).map((s) => `${s.probe.of}|${s.probe.needs?.[0]}`));
   const metrics: Record<string, number> = { decisiveTools: decisive.size };
+  // The least paid part of the reference must grow with the level (shrink.ts): reads stay, decisions are dropped.
+  const shrink = await judgeShrink(refs, [...new Set(of('tool-ablation').map((s) => s.probe.of))], decisive, env);
+  problems.push(...shrink.problems);
+  Object.assign(metrics, shrink.metrics);
   for (const [family, code, what] of ZERO) {
     const judged = of(family).filter((s) => (s.probe.needs ?? []).some((t) => decisive.has(`${s.probe.of}|${t}`)) && (refs[s.probe.of] as Rollout).score >= env.zeroTolerance);
     const hits = judged.filter((s) => score(s) >= (refs[s.probe.of] as Rollout).score - 1e-6);
