@@ -72,7 +72,7 @@ const EACH = EACH_CARRIERS;
 const SCALAR_SEPARATORS = SCALAR_JOINERS;
 const LIST_SEPARATORS = ['\n', ' | ', ' or ', '; ', '\n\n'];
 const KEYWORDS = 'answer answer the answer is correct final answer solution verified';
-/** Inherited names per instance: 18 probed instances (6 a level, 3 levels) cover every class, 40 the whole family. */
+/** Inherited names per instance: 18 probed instances (6 a level, 3 levels) cover every class, the first 40 the whole family (later ones send none). */
 const INHERITED_WINDOW = 3;
 const SHORT_BANDS = [100, 300, 1_000, 3_000, 10_000];
 /** Long bands, each once per sample, with the junk that tests most at that length (backtracking bait first). */
@@ -306,8 +306,8 @@ export function probeBattery(t: ProbeTarget): Probe[] {
     ...rotate(formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))), 3, t.index).map(([form, r]) => zero('format-only', form, r)),
     // Patterns and inherited names that only a verifier's machinery could accept (none is an answer some instance has).
     ...rotate(UNIVERSAL_ANSWERS.filter(([, v]) => machineOnly(v)), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
-    // An inherited name's acceptance does not depend on the instance (every value of a kind inherits it): a window per instance covers the family over the sample.
-    ...rotate(INHERITED_NAMES.filter(machineOnly), INHERITED_WINDOW, t.index).map((v) => zero('format-only', `an inherited property name (${v})`, withContent(t.episode.reference, v))),
+    // An inherited name's acceptance does not depend on the instance (every value of a kind inherits it): a window per instance covers the family once over the sample.
+    ...(t.index * INHERITED_WINDOW < INHERITED_NAMES.length ? rotate(INHERITED_NAMES.filter(machineOnly), INHERITED_WINDOW, t.index) : []).map((v) => zero('format-only', `an inherited property name (${v})`, withContent(t.episode.reference, v))),
     ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('non-answer', form, withContent(t.episode.reference, v))),
     ...stuffingProbes(t, content, shape),
     ...enumerationProbes(t, content, shape),
