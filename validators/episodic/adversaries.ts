@@ -49,6 +49,11 @@ const replay = (r: Rollout, actions: unknown[], extra: Partial<RolloutRequest> =
 /** At most `n` of `list`, spread evenly, first and last kept. */
 const spread = <T>(list: T[], n: number): T[] => (list.length <= n ? list : Array.from({ length: n }, (_, i) => list[Math.round((i * (list.length - 1)) / (n - 1))] as T));
 
+/** Numbers in a text as a reader takes them: thousands separators and a leading $ dropped ("$12,345" is 12345). */
+export function numbersOf(text: string): number[] {
+  return (text.slice(0, 20_000).match(/-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?/g) ?? []).slice(0, 2_000).map((t) => Number(t.replace(/,/g, '')));
+}
+
 /** Whether the reference ended its episode with a finishing call: the families below need one. */
 export const finished = (r: Rollout): boolean => r.end === 'done' && actionsOf(r).length === r.actions.length && r.actions.length >= 2;
 

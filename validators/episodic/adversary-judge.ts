@@ -9,7 +9,7 @@ import type { SandboxLimits } from '../../sandbox/protocol.js';
 import type { SandboxPool } from '../../sandbox/pool.js';
 import { runRollouts, type Rollout, type RolloutResult } from '../../sandbox/rollouts.js';
 import type { Problem } from '../report.js';
-import { offPathCall, type OffPath, type Target } from './adversaries.js';
+import { numbersOf, offPathCall, type OffPath, type Target } from './adversaries.js';
 import { tokensOf, type Probe } from './probes.js';
 import { judgeShrink } from './shrink.js';
 
@@ -30,10 +30,6 @@ const ZERO: Array<[Probe['family'], ProblemCode, string]> = [
 const score = (s: Scored) => (s.result.ok ? s.result.score : 0);
 const actionsText = (s: Scored) => (s.probe.request.policy.type === 'replay' ? JSON.stringify(s.probe.request.policy.actions.slice(0, 6)).slice(0, 400) : '');
 
-/** Numbers in a text as a reader takes them: thousands separators and a leading $ dropped ("$12,345" is 12345). */
-export function numbersOf(text: string): number[] {
-  return (text.slice(0, 20_000).match(/-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?/g) ?? []).slice(0, 2_000).map((t) => Number(t.replace(/,/g, '')));
-}
 /** An observation with its numbers masked: what stays is what a value's side can change ("too high", "too low"). */
 export const shapeOf = (text: string) => text.replace(/-?\$?\d[\d,]*(?:\.\d+)?/g, '#');
 

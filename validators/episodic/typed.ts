@@ -5,8 +5,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Problem } from '../report.js';
-import { actionsOf, type Action } from './adversaries.js';
-import { numbersOf } from './adversary-judge.js';
+import { actionsOf, numbersOf, type Action } from './adversaries.js';
 
 const WORDS: Record<string, number> = { zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6 };
 const PLACES: Array<[RegExp, (m: RegExpMatchArray) => number]> = [
