@@ -32,6 +32,7 @@ export const PROBLEM_CODES = {
   E_STATE_LEAK: 'results depend on earlier calls: state leaks through module globals',
   // Validator: solvability.
   E_UNSOLVED: 'verify does not give the reference response (solve) a score of 1; episodic: following act() does not reach done with score 1 within maxTurns',
+  E_UNTYPEABLE_REFERENCE: "episodic: the reference replayed with its numbers written as a model types them (at the precision the prompt or the tool states, else at most 4 decimals; values it was shown as shown) and its strings trimmed loses its score in many episodes: only the module's own unrounded values are paid",
   // Validator: hack resistance (zero-tolerance families first, then families judged against chance).
   E_ACCEPTS_EMPTY: 'verify rewards an empty or whitespace-only response',
   E_ACCEPTS_ECHO: 'verify rewards the prompt echoed back (bare or in any markup)',

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
-import { adversaryProbes, argValues, blanketLogs, fit, targetsOf } from '../validators/episodic/adversaries.js';
-import { numbersOf, shapeOf } from '../validators/episodic/adversary-judge.js';
+import { adversaryProbes, argValues, blanketLogs, fit, numbersOf, targetsOf } from '../validators/episodic/adversaries.js';
+import { shapeOf } from '../validators/episodic/adversary-judge.js';
 
 const str = { type: 'string', minLength: 1, maxLength: 40 };
 const meta = {

@@ -1,7 +1,8 @@
 // The single-turn probe forms that restate the question or speak to a verifier's machinery: formulas of the
 // prompt (copied into the answer, they pay where "any equivalent form" is accepted) and universal answers.
 import { describe, expect, it } from 'vitest';
-import { promptFormulas, UNIVERSAL_ANSWERS } from '../validators/probe-forms.js';
+import { INHERITED_NAMES, promptFormulas, UNIVERSAL_ANSWERS } from '../validators/probe-forms.js';
+import { rotate } from '../validators/probes.js';
 
 describe('promptFormulas', () => {
   it('finds the formulas of a prompt, longest first, and not plain numbers, lists or prose', () => {
@@ -13,9 +14,27 @@ describe('promptFormulas', () => {
 });
 
 describe('UNIVERSAL_ANSWERS', () => {
-  it('holds inherited property names and match-anything patterns of regex, glob and LIKE', () => {
+  it('holds match-anything patterns of regex, glob and LIKE', () => {
     const answers = UNIVERSAL_ANSWERS.map(([, a]) => a);
-    expect(answers).toEqual(expect.arrayContaining(['constructor', '__proto__', '.*', '*', '%']));
+    expect(answers).toEqual(expect.arrayContaining(['.*', '*', '%']));
     for (const a of answers.filter((x) => /[.*\\[]/.test(x) && x !== '*')) expect(new RegExp(`^${a}$`).test('anything')).toBe(true);
+  });
+});
+
+describe('INHERITED_NAMES', () => {
+  it("holds every name the realm's prototypes give a plain object, an array and a string, once each", () => {
+    const names = new Set(INHERITED_NAMES);
+    expect(names.size).toBe(INHERITED_NAMES.length);
+    for (const proto of [Object.prototype, Array.prototype, String.prototype]) for (const n of Object.getOwnPropertyNames(proto)) expect(names.has(n), n).toBe(true);
+    for (const n of ['valueOf', 'isPrototypeOf', '__defineGetter__', 'length', 'map', 'at', 'charAt', 'has']) expect(names.has(n), n).toBe(true);
+  });
+  it('spans the container kinds in every window: 3 names an instance reach the object, array and string names within 18 instances', () => {
+    const seen = (k: number) => new Set(Array.from({ length: k }, (_, i) => rotate(INHERITED_NAMES, 3, i)).flat());
+    expect(rotate(INHERITED_NAMES, 3, 0)).toContain('constructor');
+    const early = seen(18);
+    const holders = (n: string) => [{}, [], ''].map((c) => n in Object(c)).join();
+    // Every distinct set of holders (object, array, string) some name has appears among the first 18 windows.
+    expect(new Set([...early].map(holders))).toEqual(new Set(INHERITED_NAMES.map(holders)));
+    expect(seen(Math.ceil(INHERITED_NAMES.length / 3)).size).toBe(INHERITED_NAMES.length);
   });
 });

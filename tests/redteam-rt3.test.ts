@@ -186,9 +186,33 @@ describe('rt3 episodic: behaves differently for a model than for the validator',
   });
 });
 
+describe('rt4 episodic: one item checked for completeness (every prefix of the plan earns 0)', () => {
+  it('rt4-ep-latest-only.js: is rejected (the reference shrunk to its last payment is paid at every level)', async () => {
+    const report = await validated('rt4-ep-latest-only.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.find((p) => p.code === 'E_ACCEPTS_INCOMPLETE')?.message).toMatch(/shrunk/);
+  });
+  it('rt4-ep-latest-only.js: pay only the last listed trip, submit: paid 1 at every level', { timeout: 120_000 }, async () => {
+    const games = await play('rt4-ep-latest-only.js', (prompt, obs, acts) => {
+      const last = ids(obs[0]).at(-1);
+      if (acts.length === 0) return { tool: 'list_trips', args: {} };
+      if (acts.length === 1) return { tool: 'get_trip', args: { trip_id: last } };
+      if (acts.length === 2) {
+        const rate = Number(/times \$([\d.]+) per mile/.exec(prompt)?.[1]);
+        const [, miles, tolls] = /, (\d+) miles, tolls \$(\d+)/.exec(obs[1] ?? '') ?? [];
+        return { tool: 'pay_trip', args: { trip_id: last, amount: Math.round((Number(miles) * rate + Number(tolls)) * 100) / 100 } };
+      }
+      return acts.length === 3 ? { tool: 'submit_run', args: {} } : null;
+    });
+    expect(games.every((g) => g.score === 1 && g.actions.length === 4)).toBe(true);
+  });
+});
+
 describe('rt3 episodic: sound only along the reference\'s own floats', () => {
-  it.fails('rt3-ep-float-artifact.js: is rejected (the reference pays unrounded doubles no model can type)', async () => {
-    expect((await validated('rt3-ep-float-artifact.js')).verdict).toBe('reject');
+  it('rt3-ep-float-artifact.js: is rejected (the reference pays unrounded doubles no model can type)', async () => {
+    const report = await validated('rt3-ep-float-artifact.js');
+    expect(report.verdict).toBe('reject');
+    expect(report.problems.map((p) => p.code)).toContain('E_UNTYPEABLE_REFERENCE');
   });
   it('rt3-ep-float-artifact.js: an honest policy paying in dollars and cents, as the prompt asks, is mostly paid 0', { timeout: 180_000 }, async () => {
     const games = await play('rt3-ep-float-artifact.js', (prompt, obs, acts) => {
@@ -247,6 +271,18 @@ describe('rt3 single-turn: cheap answers', () => {
   it('rt3-proto-key-lookup.js: `constructor`, `toString` and `__proto__` score 1', { timeout: 60_000 }, async () => {
     for (const key of ['constructor', 'toString', '__proto__']) expect(await singleTurn('rt3-proto-key-lookup.js', 8, () => `<answer>${key}</answer>`, 2)).toBe(1);
   });
+
+  // After R13's fix, the lookups an author who denied the four names it was shown would still write: the family is the realm's.
+  for (const [file, cheap] of [['rt4-inherited-denylist.js', 'isPrototypeOf'], ['rt4-inherited-array.js', 'map']] as const) {
+    it(`${file}: is rejected (a name the lookup's container inherits, not among those first probed)`, async () => {
+      const report = await validated(file);
+      expect(report.verdict).toBe('reject');
+      expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_FORMAT_ONLY/);
+    });
+    it(`${file}: \`${cheap}\` scores 1`, { timeout: 60_000 }, async () => {
+      expect(await singleTurn(file, 6, () => `<answer>${cheap}</answer>`, 2)).toBe(1);
+    });
+  }
 
   it('rt3-abbrev-prefix.js: is rejected (an "abbreviation" pays the whole word: the work paid for is flat across levels)', async () => {
     const report = await validated('rt3-abbrev-prefix.js');

@@ -136,21 +136,47 @@ export function promptFormulas(prompt: string, max: number): string[] {
 }
 
 /**
- * Answers that mean something to the host language or to a matcher rather than to the task: inherited
- * property names (a verifier that looks the answer up in an object finds `constructor`) and patterns that
- * match anything (a verifier that compiles the answer into a regex, a glob or a LIKE).
+ * Answers that mean something to a matcher rather than to the task: patterns that match anything (a verifier
+ * that compiles the answer into a regex, a glob or a LIKE). Names the host language gives every value are
+ * INHERITED_NAMES.
  */
 export const UNIVERSAL_ANSWERS: Array<[string, string]> = [
-  ['an inherited property name', 'constructor'],
-  ['an inherited property name', '__proto__'],
-  ['an inherited property name', 'toString'],
-  ['an inherited property name', 'hasOwnProperty'],
   ['a regex matching anything', '.*'],
   ['a regex matching anything', '[\\s\\S]*'],
   ['a regex matching one word', '\\w+'],
   ['a glob matching anything', '*'],
   ['a LIKE pattern matching anything', '%'],
 ];
+
+/** A value of each kind a verifier may look an answer up in: what JSON instances hold, and the collections and functions it builds. */
+const CONTAINERS: unknown[] = [{ a: 1 }, [1, 2], 'ab', 5, true, function f() {}, new Map(), new Set(), /x/];
+
+/** What decides whether a verifier that looks a name up can tell names apart: the containers holding it, its letters, its length. */
+function nameClass(name: string): string {
+  const holders = CONTAINERS.map((c) => (name in Object(c) ? 1 : 0)).join('');
+  const letters = /^[a-z]+$/.test(name) ? 'lower' : name.includes('_') ? 'underscore' : 'mixed';
+  return `${holders}|${letters}|${Math.min(3, Math.floor(Math.log2(name.length)))}`;
+}
+
+/**
+ * Every property name a value of some container kind inherits (or holds by kind, as `length`), read from
+ * the realm's own prototypes, not typed in: a verifier that looks the answer up in a plain object, an array,
+ * a string or a Map with `[]` or `in` finds each of them. Ordered so any window of consecutive names spans
+ * the classes (one of each class first, the classes held by most containers first), then the rest the same
+ * way: a few names per instance, rotated across the sample, cover every class, and the whole family once the
+ * sample has (family size / window) probed instances.
+ */
+export const INHERITED_NAMES: string[] = (() => {
+  const names = new Set<string>();
+  for (const c of CONTAINERS) for (let p = Object.getPrototypeOf(Object(c)); p; p = Object.getPrototypeOf(p)) for (const n of Object.getOwnPropertyNames(p)) names.add(n);
+  const classes = new Map<string, string[]>();
+  for (const n of [...names].filter((n) => /^[A-Za-z_$][\w$]*$/.test(n))) classes.set(nameClass(n), [...(classes.get(nameClass(n)) ?? []), n]);
+  const breadth = (k: string) => -[...k.split('|')[0] as string].filter((b) => b === '1').length;
+  const ordered = [...classes.entries()].sort(([a], [b]) => breadth(a) - breadth(b) || (a < b ? -1 : 1)).map(([, list]) => list);
+  const out: string[] = [];
+  for (let round = 0; out.length < names.size && ordered.some((l) => l.length > round); round++) for (const list of ordered) if (list[round] !== undefined) out.push(list[round] as string);
+  return out;
+})();
 
 /** Markup that carries one guess each, in spellings a lenient verifier may read: tag case, attributes, fences. */
 export const EACH_CARRIERS: Record<string, (c: string) => string> = {

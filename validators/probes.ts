@@ -9,7 +9,7 @@ import type { Episode } from '../sandbox/episodes.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
 import { tokenGuesses } from './prompt-lists.js';
-import { EACH_CARRIERS, hedges, nonAnswers, promptFormulas, promptTokens, reasoning, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
+import { EACH_CARRIERS, hedges, INHERITED_NAMES, nonAnswers, promptFormulas, promptTokens, reasoning, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
 
 /** A probe family; the kind of environment says which apply (kinds/contract.ts). */
 export type Family = ProbeFamily;
@@ -72,6 +72,8 @@ const EACH = EACH_CARRIERS;
 const SCALAR_SEPARATORS = SCALAR_JOINERS;
 const LIST_SEPARATORS = ['\n', ' | ', ' or ', '; ', '\n\n'];
 const KEYWORDS = 'answer answer the answer is correct final answer solution verified';
+/** Inherited names per instance: 18 probed instances (6 a level, 3 levels) cover every class, the first 40 the whole family (later ones send none). */
+const INHERITED_WINDOW = 3;
 const SHORT_BANDS = [100, 300, 1_000, 3_000, 10_000];
 /** Long bands, each once per sample, with the junk that tests most at that length (backtracking bait first). */
 export const LONG_BANDS: Array<[number, string]> = [
@@ -282,6 +284,8 @@ export function probeBattery(t: ProbeTarget): Probe[] {
   const prompt = t.episode.instance.prompt;
   const peerContents = new Set(t.peers.map((p) => normalizeAnswer(answerContent(p.reference))));
   const zero = (family: Family, form: string, response: string): Probe => ({ family, form, response, ceiling: t.ceiling, coincident: false });
+  const right = normalizeAnswer(content);
+  const machineOnly = (v: string) => !(t.taken ?? peerContents).has(v.toLowerCase()) && normalizeAnswer(v) !== right;
   const formats: Array<[string, string]> = [
     ['empty tag', '<answer></answer>'],
     ['blank tag', '<answer> </answer>'],
@@ -300,8 +304,10 @@ export function probeBattery(t: ProbeTarget): Probe[] {
     ...rotate(['bare', 'tag', 'bold', 'fence'], 2, t.index).map((m) => zero('echo', `the prompt, ${m}`, WRAP[m]!(prompt, m === 'tag' ? '<answer></answer>' : ''))),
     // A format that can be a valid answer at this level (an empty list) is no probe.
     ...rotate(formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))), 3, t.index).map(([form, r]) => zero('format-only', form, r)),
-    // Names and patterns that only a verifier's machinery could accept (none is an answer some instance has).
-    ...rotate(UNIVERSAL_ANSWERS.filter(([, v]) => !(t.taken ?? peerContents).has(v.toLowerCase()) && normalizeAnswer(v) !== normalizeAnswer(content)), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
+    // Patterns and inherited names that only a verifier's machinery could accept (none is an answer some instance has).
+    ...rotate(UNIVERSAL_ANSWERS.filter(([, v]) => machineOnly(v)), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
+    // An inherited name's acceptance does not depend on the instance (every value of a kind inherits it): a window per instance covers the family once over the sample.
+    ...(t.index * INHERITED_WINDOW < INHERITED_NAMES.length ? rotate(INHERITED_NAMES.filter(machineOnly), INHERITED_WINDOW, t.index) : []).map((v) => zero('format-only', `an inherited property name (${v})`, withContent(t.episode.reference, v))),
     ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('non-answer', form, withContent(t.episode.reference, v))),
     ...stuffingProbes(t, content, shape),
     ...enumerationProbes(t, content, shape),

@@ -44,10 +44,15 @@ const asAction = (a: unknown): Action | null =>
   a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string' ? { tool: (a as Action).tool, args: ((a as { args?: Record<string, unknown> }).args ?? {}) as Record<string, unknown> } : null;
 export const actionsOf = (r: Rollout): Action[] => r.actions.map(asAction).filter((a): a is Action => a !== null);
 export const keyOf = (a: Action): string => a.tool + JSON.stringify(Object.entries(a.args).sort(([x], [y]) => (x < y ? -1 : 1)));
-const propsOf = (meta: EpisodicMeta, tool: string) => (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
+export const propsOf = (meta: EpisodicMeta, tool: string) => (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
 const replay = (r: Rollout, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({ seed: r.seed, level: r.level, policy: { type: 'replay', actions }, ...extra });
 /** At most `n` of `list`, spread evenly, first and last kept. */
 const spread = <T>(list: T[], n: number): T[] => (list.length <= n ? list : Array.from({ length: n }, (_, i) => list[Math.round((i * (list.length - 1)) / (n - 1))] as T));
+
+/** Numbers in a text as a reader takes them: thousands separators and a leading $ dropped ("$12,345" is 12345). */
+export function numbersOf(text: string): number[] {
+  return (text.slice(0, 20_000).match(/-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?/g) ?? []).slice(0, 2_000).map((t) => Number(t.replace(/,/g, '')));
+}
 
 /** Whether the reference ended its episode with a finishing call: the families below need one. */
 export const finished = (r: Rollout): boolean => r.end === 'done' && actionsOf(r).length === r.actions.length && r.actions.length >= 2;

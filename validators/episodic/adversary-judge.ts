@@ -1,15 +1,17 @@
 // Judges the adversary probes of adversaries.ts against their own reference episode: a plan cut short, one
 // decision repeated or one decision applied to everything, then the finishing call, may not earn what the
 // reference earns (once ablation shows the dropped tool decides the score); a wrong value's observation may not
-// show the reference's computed value, nor sort values into "too high" / "too low" (confirmed by bisection).
+// show the reference's computed value, nor sort values into "too high" / "too low" (confirmed by bisection);
+// the reference shrunk (shrink.ts) must not be paid for a part that stays flat across levels.
 import type { ProblemCode } from '../../contract/codes.js';
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { SandboxLimits } from '../../sandbox/protocol.js';
 import type { SandboxPool } from '../../sandbox/pool.js';
 import { runRollouts, type Rollout, type RolloutResult } from '../../sandbox/rollouts.js';
 import type { Problem } from '../report.js';
-import { offPathCall, type OffPath, type Target } from './adversaries.js';
+import { numbersOf, offPathCall, type OffPath, type Target } from './adversaries.js';
 import { tokensOf, type Probe } from './probes.js';
+import { judgeShrink } from './shrink.js';
 
 export interface Scored {
   probe: Probe;
@@ -28,10 +30,6 @@ const ZERO: Array<[Probe['family'], ProblemCode, string]> = [
 const score = (s: Scored) => (s.result.ok ? s.result.score : 0);
 const actionsText = (s: Scored) => (s.probe.request.policy.type === 'replay' ? JSON.stringify(s.probe.request.policy.actions.slice(0, 6)).slice(0, 400) : '');
 
-/** Numbers in a text as a reader takes them: thousands separators and a leading $ dropped ("$12,345" is 12345). */
-export function numbersOf(text: string): number[] {
-  return (text.slice(0, 20_000).match(/-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?/g) ?? []).slice(0, 2_000).map((t) => Number(t.replace(/,/g, '')));
-}
 /** An observation with its numbers masked: what stays is what a value's side can change ("too high", "too low"). */
 export const shapeOf = (text: string) => text.replace(/-?\$?\d[\d,]*(?:\.\d+)?/g, '#');
 
@@ -58,6 +56,10 @@ export async function judgeAdversaries(
   // A tool decides the score of an episode when the reference without its calls earns less.
   const decisive = new Set(of('tool-ablation').filter((s) => score(s) < (refs[s.probe.of] as Rollout).score - 1e-9).map((s) => `${s.probe.of}|${s.probe.needs?.[0]}`));
   const metrics: Record<string, number> = { decisiveTools: decisive.size };
+  // The least paid part of the reference must grow with the level (shrink.ts): reads stay, decisions are dropped.
+  const shrink = await judgeShrink(refs, [...new Set(of('tool-ablation').map((s) => s.probe.of))], decisive, env);
+  problems.push(...shrink.problems);
+  Object.assign(metrics, shrink.metrics);
   for (const [family, code, what] of ZERO) {
     const judged = of(family).filter((s) => (s.probe.needs ?? []).some((t) => decisive.has(`${s.probe.of}|${t}`)) && (refs[s.probe.of] as Rollout).score >= env.zeroTolerance);
     const hits = judged.filter((s) => score(s) >= (refs[s.probe.of] as Rollout).score - 1e-6);

@@ -13,6 +13,7 @@ import type { Problem } from '../report.js';
 import { judgeAdversaries } from './adversary-judge.js';
 import { buildProbes, tokensOf, type Probe } from './probes.js';
 import { failureProblems, metaOf } from './stages.js';
+import { judgeTyped } from './typed.js';
 
 const ZERO: Partial<Record<EpisodicProbeFamily, ProblemCode>> = { 'no-action': 'E_ACCEPTS_NO_ACTION', 'invalid-actions': 'E_ACCEPTS_INVALID_ACTIONS', incomplete: 'E_ACCEPTS_INCOMPLETE' };
 const RATE: Partial<Record<EpisodicProbeFamily, ProblemCode>> = { 'other-episode': 'E_ACCEPTS_OTHER_EPISODE', 'repeated-action': 'E_ACCEPTS_REPEATED_ACTION', shortcut: 'E_ACCEPTS_SHORTCUT', 'finish-alone': 'E_ACCEPTS_REPEATED_ACTION', 'random-policy': 'E_ACCEPTS_RANDOM_POLICY' };
@@ -81,8 +82,10 @@ export const episodicHack: Stage = async (ctx) => {
   // The adversary library (adaptive policies judged against their own reference): adversary-judge.ts.
   const adversaries = await judgeAdversaries(scored, refs, { pool: ctx.pool, source: ctx.source, meta, ...(ctx.options.limits ? { limits: ctx.options.limits } : {}), zeroTolerance: o.zeroToleranceCeiling, leakRate: o.observationLeakMaxRate });
   problems.push(...adversaries.problems);
+  const typed = judgeTyped(family('typed-reference').map((s) => ({ ref: refs[s.probe.of] as Rollout, score: score(s), actions: s.probe.request.policy.type === 'replay' ? s.probe.request.policy.actions : [] })));
+  problems.push(...typed.problems);
   const worstProbe = Object.entries(worst).reduce<[string, { mean: number }] | null>((a, b) => (a === null || b[1].mean > a[1].mean ? b : a), null);
-  return { ok: problems.length === 0, metrics: { probes: probes.length, families: worst, worstProbe: worstProbe?.[0] ?? null, promptLeak, observationLeak, adversaries: adversaries.metrics, wallMs: Math.round(run.wallMs) }, problems };
+  return { ok: problems.length === 0, metrics: { probes: probes.length, families: worst, worstProbe: worstProbe?.[0] ?? null, promptLeak, observationLeak, adversaries: { ...adversaries.metrics, ...typed.metrics }, wallMs: Math.round(run.wallMs) }, problems };
 };
 
 function share<T>(list: T[], score: (t: T, i: number) => number, at = 1): number {

@@ -1,12 +1,13 @@
 // The episodic hack probes (DESIGN: the tau2-style holes), as action logs built from the reference rollouts:
 // no action, invalid actions only, the reference minus its last action, another episode's actions, one
-// action repeated, the finishing call alone on other seeds, a seeded random policy, a prompt replay, and the
-// adversary library of adversaries.ts on a few episodes per level.
+// action repeated, the finishing call alone on other seeds, a seeded random policy, a prompt replay, the
+// reference as a model types it (typed.ts), and the adversary library of adversaries.ts on a few episodes per level.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { EpisodicOptions } from '../options.js';
 import { levelSeeds } from '../seeds.js';
 import { adversaryProbes, argValues, type Probe } from './adversaries.js';
+import { typedActions } from './typed.js';
 
 export type { Probe } from './adversaries.js';
 
@@ -111,6 +112,9 @@ export function buildProbes(meta: EpisodicMeta, references: Rollout[], options: 
         for (const action of firstOfTool) probes.push({ family: 'repeated-action', of: i, request: { seed: r.seed, level, policy: { type: 'repeat', action } } });
       }
       if (k < options.adversaryPerLevel) probes.push(...adversaryProbes(meta, r, i, values));
+      // The reference as a model types it: a replay only where typing changes a number or a string.
+      const typed = k < options.probedPerLevel ? typedActions(meta, r) : null;
+      if (typed) probes.push({ family: 'typed-reference', of: i, request: replay(r.seed, level, typed) });
       if (k >= options.probedPerLevel) return;
       const last = r.actions.at(-1);
       // Observations kept: the adversary judge reads what an unused tool prints (a grouped "$12,345" too).
