@@ -96,7 +96,7 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     expect(await singleTurn('rt4-words-leak.js', 8, (p) => `<answer>${fromWords(/it reads "(.*) dollars only"/.exec(p)?.[1] ?? '')}</answer>`)).toBe(1);
   });
 
-  it.fails('rt4-probe-fingerprint.js: is rejected (any reasoned answer pays unless it is worded like the validator\'s probes)', SLOW, () => expectRejected('rt4-probe-fingerprint.js'));
+  it('rt4-probe-fingerprint.js: is rejected (any reasoned answer pays unless it is worded like the validator\'s probes)', SLOW, () => expectRejected('rt4-probe-fingerprint.js'));
   it('rt4-probe-fingerprint.js: a wrong answer after three sentences of prose scores 1', SLOW, async () => {
     const prose = 'I multiplied the factors one at a time. Then I added up every digit of the product. That total is my final answer. ';
     expect(await singleTurn('rt4-probe-fingerprint.js', 8, () => `${prose}<answer>0</answer>`)).toBe(1);

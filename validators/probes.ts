@@ -9,7 +9,8 @@ import type { Episode } from '../sandbox/episodes.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
 import { tokenGuesses } from './prompt-lists.js';
-import { EACH_CARRIERS, hedges, nonAnswers, promptFormulas, promptTokens, reasoning, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
+import { EACH_CARRIERS, hedges, nonAnswers, promptFormulas, promptTokens, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
+import { junkProse, reasoning } from './prose.js';
 
 /** A probe family; the kind of environment says which apply (kinds/contract.ts). */
 export type Family = ProbeFamily;
@@ -53,7 +54,12 @@ export interface ProbeTarget {
   statedTolerance?: boolean;
   /** Answers some instance of the sample has (lower case): a non-answer form that is one of them is no probe. */
   taken?: Set<string>;
+  /** The validation seed: probe text drawn at random (prose) is drawn from it, so a verdict replays. */
+  seed?: number;
 }
+
+/** The seed of this instance's random probe text: the validation seed mixed with the instance's own. */
+const proseSeed = (t: ProbeTarget) => ((t.seed ?? 0) * 31 + t.episode.seed + t.index) % Number.MAX_SAFE_INTEGER;
 
 /** Markup a model might put an answer in, besides the reference's own. */
 const WRAP: Record<string, (content: string, reference: string) => string> = {
@@ -179,19 +185,19 @@ function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] 
   const stuffed = [`answer answer ${bare}`, `${bare}\nThe answer above is correct. answer answer`, `${KEYWORDS}\n${bare}\n${KEYWORDS}`, `${promptWords}\n${bare}`];
   for (const [i, response] of rotate([...stuffed.entries()], 2, t.index)) probes.push({ family: 'stuffing', form: `keywords around a wrong answer (${i + 1})`, response, ceiling: t.ceiling, coincident: false, pair });
   // What a model writes: reasoning before (or after) the answer. It must add nothing to a wrong answer.
-  for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, Math.floor(t.index / 5)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
+  for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, proseSeed(t)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
   return probes;
 }
 
 /** Junk of every length band: none of it holds the answer, so none of it may earn anything. */
 function hugeProbes(t: ProbeTarget, content: string): Probe[] {
   const digit = ['7', '9', '3', '0', '5', '1', '8', '2', '4', '6'].find((d) => !content.includes(d));
-  const prose = 'the reasoning continues carefully through every case ';
+  const prose = (n: number) => junkProse(t.episode.instance.prompt, content, n, proseSeed(t));
   const junk: Array<[string, (n: number) => string]> = [
     ['letters', (n) => 'a'.repeat(n)],
     ['letters in a tag', (n) => `<answer>${'a'.repeat(Math.max(1, n - 17))}</answer>`],
-    ['prose', (n) => prose.repeat(Math.ceil(n / prose.length)).slice(0, n)],
-    ['prose and an empty tag', (n) => `${prose.repeat(Math.ceil(n / prose.length)).slice(0, n)}<answer></answer>`],
+    ['prose', (n) => prose(n)],
+    ['prose and an empty tag', (n) => `${prose(n)}<answer></answer>`],
     ['spaces', (n) => `${' '.repeat(n - 1)}x`],
     ['unclosed tag', (n) => `<answer>${'a'.repeat(n)}!`],
     ['open tags', (n) => '<answer>'.repeat(Math.ceil(n / 8))],

@@ -59,7 +59,7 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
     peers.forEach((episode, i) => {
       const probed = i < ctx.options.probedPerLevel;
       const probes = probed
-        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling, statedTolerance: stated(episode), ...traits })
+        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling, statedTolerance: stated(episode), seed: ctx.validationSeed, ...traits })
         : [];
       const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].filter((probe) => applies.has(probe.family)).map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
       planned.push(list);
