@@ -10,6 +10,8 @@ import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shape
 import { answerContent, withContent } from '../sandbox/answer.js';
 import { tokenGuesses } from './prompt-lists.js';
 import { EACH_CARRIERS, hedges, nonAnswers, promptFormulas, promptTokens, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
+import { instanceNameAnswers } from './instance-names.js';
+import { carrierSpreadProbes, surfaceProbes } from './metamorphic.js';
 import { junkProse, reasoning } from './prose.js';
 
 /** A probe family; the kind of environment says which apply (kinds/contract.ts). */
@@ -32,6 +34,10 @@ export interface Probe {
   base?: boolean;
   /** The wrong guesses a list holds: where partial credit is paid, a list is judged by what it adds over the best of them alone. */
   alone?: string[];
+  /** The reference alone in this carrier: not judged, it says whether the verifier reads the carrier (metamorphic.ts). */
+  calibrates?: string;
+  /** Guesses spread across carriers with the truth in this one: judged only where the verifier reads it (metamorphic.ts). */
+  truthIn?: string;
 }
 
 export interface ProbeTarget {
@@ -143,6 +149,7 @@ function enumerationProbes(t: ProbeTarget, content: string, shape: Shape): Probe
     ];
     for (const [form, response] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false, alone: many });
   }
+  probes.push(...carrierSpreadProbes(t, content, many));
   // Short lists of 2 to 5 guesses: each separator in the answer tag (sizes rotate), and three guesses in another markup.
   const separators = (shape.kind === 'list' ? LIST_SEPARATORS : SCALAR_SEPARATORS).filter((s) => s === 'json' || s === '' || !content.includes(s.trim() || s));
   rotate(separators, 4, t.index).forEach((separator, s) => {
@@ -186,6 +193,8 @@ function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] 
   for (const [i, response] of rotate([...stuffed.entries()], 2, t.index)) probes.push({ family: 'stuffing', form: `keywords around a wrong answer (${i + 1})`, response, ceiling: t.ceiling, coincident: false, pair });
   // What a model writes: reasoning before (or after) the answer. It must add nothing to a wrong answer.
   for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, proseSeed(t)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
+  // The same wrong answer in the other surface forms a model writes (padded, restated, another carrier).
+  probes.push(...surfaceProbes(t, wrong, pair));
   return probes;
 }
 
@@ -308,6 +317,7 @@ export function probeBattery(t: ProbeTarget): Probe[] {
     ...rotate(formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))), 3, t.index).map(([form, r]) => zero('format-only', form, r)),
     // Names and patterns that only a verifier's machinery could accept (none is an answer some instance has).
     ...rotate(UNIVERSAL_ANSWERS.filter(([, v]) => !(t.taken ?? peerContents).has(v.toLowerCase()) && normalizeAnswer(v) !== normalizeAnswer(content)), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
+    ...rotate(instanceNameAnswers(t.episode.instance, content, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
     ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('non-answer', form, withContent(t.episode.reference, v))),
     ...stuffingProbes(t, content, shape),
     ...enumerationProbes(t, content, shape),
