@@ -91,7 +91,7 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     expect(await singleTurn('rt4-array-length-key.js', 8, () => '<answer>length</answer>', 2)).toBe(1);
   });
 
-  it.fails('rt4-words-leak.js: is rejected (the answer is in the prompt as number words)', SLOW, () => expectRejected('rt4-words-leak.js'));
+  it('rt4-words-leak.js: is rejected (the answer is in the prompt as number words)', SLOW, () => expectRejected('rt4-words-leak.js'));
   it('rt4-words-leak.js: reading the cheque\'s words scores 1 without adding anything', SLOW, async () => {
     expect(await singleTurn('rt4-words-leak.js', 8, (p) => `<answer>${fromWords(/it reads "(.*) dollars only"/.exec(p)?.[1] ?? '')}</answer>`)).toBe(1);
   });
