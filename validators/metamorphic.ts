@@ -72,12 +72,14 @@ function distinctGuesses(content: string, candidates: string[], count: number): 
 /**
  * Guesses spread across carriers: the tag and `size - 1` other carriers (rotating with the instance), one
  * guess each, the truth in each carrier in turn (one group: it fails only when every rotation pays), and the
- * reference alone in each other carrier (`calibrates`), which says which rotations are judged.
+ * reference alone in each other carrier (`calibrates`), which says which rotations are judged. Every other
+ * instance only: a spread costs seven responses, and the sample still tries every carrier.
  */
 export function carrierSpreadProbes(t: ProbeTarget, content: string, wrong: string[], size = 4): Probe[] {
   const ref = t.episode.reference;
-  if (content.includes('\n') || content.length > 200) return [];
-  const carriers = ['tag', ...Array.from({ length: Math.min(size - 1, OTHER_CARRIERS.length) }, (_, j) => OTHER_CARRIERS[(t.index * (size - 1) + j) % OTHER_CARRIERS.length] as string)];
+  if (t.index % 2 === 1 || content.includes('\n') || content.length > 200) return [];
+  const turn = Math.floor(t.index / 2);
+  const carriers = ['tag', ...Array.from({ length: Math.min(size - 1, OTHER_CARRIERS.length) }, (_, j) => OTHER_CARRIERS[(turn * (size - 1) + j) % OTHER_CARRIERS.length] as string)];
   const guesses = distinctGuesses(content, wrong, carriers.length - 1);
   if (guesses.length < carriers.length - 1) return [];
   const group = `carriers#${t.index}`;

@@ -194,7 +194,7 @@ function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] 
   // What a model writes: reasoning before (or after) the answer. It must add nothing to a wrong answer.
   for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, proseSeed(t)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
   // The same wrong answer in the other surface forms a model writes (padded, restated, another carrier).
-  probes.push(...surfaceProbes(t, wrong, pair));
+  probes.push(...surfaceProbes(t, wrong, pair, 3));
   return probes;
 }
 
@@ -317,7 +317,7 @@ export function probeBattery(t: ProbeTarget): Probe[] {
     ...rotate(formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))), 3, t.index).map(([form, r]) => zero('format-only', form, r)),
     // Names and patterns that only a verifier's machinery could accept (none is an answer some instance has).
     ...rotate(UNIVERSAL_ANSWERS.filter(([, v]) => !(t.taken ?? peerContents).has(v.toLowerCase()) && normalizeAnswer(v) !== normalizeAnswer(content)), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
-    ...rotate(instanceNameAnswers(t.episode.instance, content, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
+    ...rotate(instanceNameAnswers(t.episode.instance, content, t.taken ?? peerContents), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
     ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('non-answer', form, withContent(t.episode.reference, v))),
     ...stuffingProbes(t, content, shape),
     ...enumerationProbes(t, content, shape),
