@@ -194,7 +194,7 @@ function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] 
   // What a model writes: reasoning before (or after) the answer. It must add nothing to a wrong answer.
   for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, proseSeed(t)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
   // The same wrong answer in the other surface forms a model writes (padded, restated, another carrier).
-  probes.push(...surfaceProbes(t, wrong, pair, 3));
+  probes.push(...surfaceProbes(t, wrong, pair, 2));
   return probes;
 }
 
