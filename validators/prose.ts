@@ -49,7 +49,7 @@ function material(prompt: string, right: string): Material {
   const text = prompt.slice(0, 20_000).replace(/<\/?[a-z][^>]{0,40}>/gi, ' ');
   const tokens = tokenize(text, 800);
   const low = right.trim().toLowerCase();
-  const sentences = text.split(/(?<=[.?!])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length >= 12 && s.length <= 300 && !s.toLowerCase().includes(low || '\u0000'));
+  const sentences = text.split(/(?<=[.?!])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length >= 12 && s.length <= 140 && !s.toLowerCase().includes(low || '\u0000'));
   const words = [...new Set(tokens.filter((x) => /^[A-Za-z]{3,}$/.test(x) && x.toLowerCase() !== low))];
   const numbers = [...new Set(tokens.filter((x) => /^[+-]?\d+(\.\d+)?$/.test(x) && x !== right.trim()).map(Number))].filter((n) => Number.isFinite(n) && Math.abs(n) < 1e12);
   return { sentences, words: words.length ? words : ['value', 'result', 'input', 'step'], numbers: numbers.length ? numbers : [2, 3, 5, 7] };
