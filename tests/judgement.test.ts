@@ -104,7 +104,11 @@ describe('the probe generator', () => {
     expect(probes.some((p) => p.form === 'empty list in a tag')).toBe(false);
     const stuffed = battery('What is 6 times 7?', '42', ['40', '41']).filter((p) => p.family === 'stuffing' && p.pair);
     expect(stuffed.filter((p) => p.base)).toHaveLength(1);
-    expect(stuffed.filter((p) => !p.base).every((p) => p.response.includes(stuffed.find((b) => b.base)!.response))).toBe(true);
+    const base = stuffed.find((b) => b.base)!;
+    // Text around the bare wrong answer keeps it verbatim; a surface transform (metamorphic.ts) rewrites its markup but keeps the wrong value.
+    const surface = (p: { form: string }) => /^a wrong answer (padded|on its own|restated|under|in )/.test(p.form);
+    expect(stuffed.filter((p) => !p.base && !surface(p)).every((p) => p.response.includes(base.response))).toBe(true);
+    expect(stuffed.filter(surface).every((p) => /\b4[01]\b/.test(p.response) && !p.response.includes('42'))).toBe(true);
     expect(rotate([1, 2, 3, 4, 5], 2, 1)).toEqual([3, 4]);
   });
 });

@@ -94,33 +94,33 @@ function fromWords(text: string): number {
 }
 
 describe('rt4 single-turn: cheap answers the validator does not send', () => {
-  it.fails('rt4-array-length-key.js: is rejected (an array indexed by the answer answers `length`)', SLOW, () => expectRejected('rt4-array-length-key.js'));
+  it('rt4-array-length-key.js: is rejected (an array indexed by the answer answers `length`)', SLOW, () => expectRejected('rt4-array-length-key.js'));
   it('rt4-array-length-key.js: the constant `length` scores 1', SLOW, async () => {
     expect(await singleTurn('rt4-array-length-key.js', 8, () => '<answer>length</answer>', 2)).toBe(1);
   });
 
-  it.fails('rt4-words-leak.js: is rejected (the answer is in the prompt as number words)', SLOW, () => expectRejected('rt4-words-leak.js'));
+  it('rt4-words-leak.js: is rejected (the answer is in the prompt as number words)', SLOW, () => expectRejected('rt4-words-leak.js'));
   it('rt4-words-leak.js: reading the cheque\'s words scores 1 without adding anything', SLOW, async () => {
     expect(await singleTurn('rt4-words-leak.js', 8, (p) => `<answer>${fromWords(/it reads "(.*) dollars only"/.exec(p)?.[1] ?? '')}</answer>`)).toBe(1);
   });
 
-  it.fails('rt4-probe-fingerprint.js: is rejected (any reasoned answer pays unless it is worded like the validator\'s probes)', SLOW, () => expectRejected('rt4-probe-fingerprint.js'));
+  it('rt4-probe-fingerprint.js: is rejected (any reasoned answer pays unless it is worded like the validator\'s probes)', SLOW, () => expectRejected('rt4-probe-fingerprint.js'));
   it('rt4-probe-fingerprint.js: a wrong answer after three sentences of prose scores 1', SLOW, async () => {
     const prose = 'I multiplied the factors one at a time. Then I added up every digit of the product. That total is my final answer. ';
     expect(await singleTurn('rt4-probe-fingerprint.js', 8, () => `${prose}<answer>0</answer>`)).toBe(1);
   });
 
-  it.fails('rt4-padded-tag-gate.js: is rejected (any number with spaces inside the tag pays)', SLOW, () => expectRejected('rt4-padded-tag-gate.js'));
+  it('rt4-padded-tag-gate.js: is rejected (any number with spaces inside the tag pays)', SLOW, () => expectRejected('rt4-padded-tag-gate.js'));
   it('rt4-padded-tag-gate.js: the constant `<answer> 0 </answer>` scores 1', SLOW, async () => {
     expect(await singleTurn('rt4-padded-tag-gate.js', 8, () => '<answer> 0 </answer>')).toBe(1);
   });
 
-  it.fails('rt4-repeated-tag-agree.js: is rejected (two agreeing tags are compared with each other, not the truth)', SLOW, () => expectRejected('rt4-repeated-tag-agree.js'));
+  it('rt4-repeated-tag-agree.js: is rejected (two agreeing tags are compared with each other, not the truth)', SLOW, () => expectRejected('rt4-repeated-tag-agree.js'));
   it('rt4-repeated-tag-agree.js: a wrong answer stated twice scores 1', SLOW, async () => {
     expect(await singleTurn('rt4-repeated-tag-agree.js', 8, () => 'The digit sum is <answer>0</answer>.\nFinal answer: <answer>0</answer>')).toBe(1);
   });
 
-  it.fails('rt4-mixed-carriers.js: is rejected (each answer convention is read as a separate guess)', SLOW, () => expectRejected('rt4-mixed-carriers.js'));
+  it('rt4-mixed-carriers.js: is rejected (each answer convention is read as a separate guess)', SLOW, () => expectRejected('rt4-mixed-carriers.js'));
   it('rt4-mixed-carriers.js: the four headings, one per convention, score 1', SLOW, async () => {
     expect(await singleTurn('rt4-mixed-carriers.js', 8, () => '<answer>north</answer>\n\\boxed{east}\nFinal answer: south\n**west**')).toBe(1);
   });

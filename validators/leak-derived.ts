@@ -1,11 +1,13 @@
 // Leaks by trivial arithmetic or formatting: the prompt's numbers are read with their formats normalised
-// (thousands separators of any kind, digits spelled one by one as in "4-0-9-3"), and simple relations of
+// (thousands separators of any kind, digits spelled one by one as in "4-0-9-3", numbers in words as in
+// "four thousand and seven": leak-words.ts), and simple relations of
 // them at fixed places (a number itself, ±1, ×k, ÷k, the sum, difference or midpoint of two) are tested as
 // reading rules. A relation is a leak when it gives the answer far more often than it gives another
 // instance's answer at the same level (chance), as leak.ts judges its encodings. Scaled and two-number
 // relations count only in prompts with four numbers or more ("a + b" alone is the task, not a leak).
 import { answerContent } from '../sandbox/answer.js';
 import type { Leak, LeakSample } from './leak.js';
+import { asksToConvertWords, wordNumbers } from './leak-words.js';
 
 const ANSWER = /^[+-]?\d+(\.\d+)?$/;
 const PLACES = 10;
@@ -40,8 +42,8 @@ function position(place: number, n: number): number {
 }
 const placeName = (place: number) => (place < PLACES ? `the ${place + 1}. number` : `the ${place - PLACES + 1}. number from the end`);
 
-/** Rules, as small integers: an operation on one or two places. Unary: the number, ±1, ÷k, ×k; binary: a + b, a − b, b − a, their midpoint; a digit run. */
-type Op = { name: (a: string, b: string) => string; arity: 0 | 1 | 2; of: (x: number, y: number) => number };
+/** Rules, as small integers: an operation on one or two places. Unary: the number, ±1, ÷k, ×k; binary: a + b, a − b, b − a, their midpoint; a digit run or a number in words (arity 0, read from `list`). */
+type Op = { name: (a: string, b: string) => string; arity: 0 | 1 | 2; of: (x: number, y: number) => number; list?: 'runs' | 'words' };
 const OPS: Op[] = [
   { name: (a) => a, arity: 1, of: (x) => x },
   { name: (a) => `${a} + 1`, arity: 1, of: (x) => x + 1 },
@@ -54,7 +56,8 @@ const OPS: Op[] = [
   { name: (a, b) => `${a} - ${b}`, arity: 2, of: (x, y) => x - y },
   { name: (a, b) => `${b} - ${a}`, arity: 2, of: (x, y) => y - x },
   { name: (a, b) => `the midpoint of ${a} and ${b}`, arity: 2, of: (x, y) => (x + y) / 2 },
-  { name: (a) => `${a.replace('number', 'run of single digits')}, joined`, arity: 0, of: (x) => x },
+  { name: (a) => `${a.replace('number', 'run of single digits')}, joined`, arity: 0, of: (x) => x, list: 'runs' },
+  { name: (a) => `${a.replace('number', 'number written in words')}, read as a number`, arity: 0, of: (x) => x, list: 'words' },
 ];
 const SLOTS = 2 * PLACES;
 const ruleId = (op: number, a: number, b = 0) => (op * SLOTS + a) * SLOTS + b;
@@ -68,6 +71,7 @@ function ruleName(id: number): string {
 interface Numbers {
   nums: number[];
   runs: number[];
+  words: number[];
 }
 
 /** A rule's value on one prompt's numbers, or undefined where it reads a place the prompt lacks. */
@@ -75,7 +79,7 @@ function valueOf(id: number, p: Numbers): number | undefined {
   const b = id % SLOTS;
   const a = Math.floor(id / SLOTS) % SLOTS;
   const op = OPS[Math.floor(id / (SLOTS * SLOTS))] as Op;
-  const list = op.arity === 0 ? p.runs : p.nums;
+  const list = op.arity === 0 ? p[op.list ?? 'runs'] : p.nums;
   const i = position(a, list.length);
   if (i < 0 || (op.arity !== 0 && op !== OPS[0] && op !== OPS[1] && op !== OPS[2] && p.nums.length < 4)) return undefined;
   if (op.arity < 2) return op.of(list[i] as number, 0);
@@ -86,7 +90,10 @@ function valueOf(id: number, p: Numbers): number | undefined {
 /** Every rule that gives `answer` on these numbers (each place named from the start and from the end). */
 function hitsOf(p: Numbers, answer: number, out: Set<number>): void {
   const places = (n: number) => Array.from({ length: SLOTS }, (_, place) => place).filter((place) => position(place, n) >= 0);
-  for (const a of places(p.runs.length)) if (same(p.runs[position(a, p.runs.length)] as number, answer)) out.add(ruleId(OPS.length - 1, a));
+  OPS.forEach((op, o) => {
+    const list = op.arity === 0 ? p[op.list ?? 'runs'] : [];
+    for (const a of places(list.length)) if (same(list[position(a, list.length)] as number, answer)) out.add(ruleId(o, a));
+  });
   const at = places(p.nums.length);
   OPS.forEach((op, o) => {
     if (op.arity === 0 || (o > 2 && p.nums.length < 4)) return;
@@ -115,7 +122,7 @@ export function derivedLeak(episodes: LeakSample[], minRate: number, minLevelSam
   });
   const verdict: { overall: Leak | null; level: Leak | null } = { overall: null, level: null };
   if (answers.filter((a) => a !== null).length < 0.8 * episodes.length) return verdict;
-  const numbers: Numbers[] = episodes.map((e, i) => (answers[i] === null ? { nums: [], runs: [] } : { nums: promptNumbers(e.instance.prompt), runs: digitRuns(e.instance.prompt) }));
+  const numbers: Numbers[] = episodes.map((e, i) => (answers[i] === null ? { nums: [], runs: [], words: [] } : { nums: promptNumbers(e.instance.prompt), runs: digitRuns(e.instance.prompt), words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt) }));
   const levels = new Map<number, number[]>();
   episodes.forEach((e, i) => levels.set(e.level, [...(levels.get(e.level) ?? []), i]));
   const hits = new Map<number, Map<number, number>>();

@@ -4,6 +4,8 @@
 // answer's shape, and the carriers a guess list can come in (any tag spelling, fences, joiners of any script).
 import { normalizeAnswer, tokenize, type Shape } from './answers.js';
 
+export { reasoning } from './prose.js';
+
 /** Words a policy writes instead of an answer: never a solution, so never paid. */
 const ABSTAIN = ['unknown', "I don't know", 'cannot be determined', 'N/A', 'no answer', 'undefined', 'not sure', 'insufficient information', '?', 'none of the above', 'skip', 'I cannot solve this', 'no solution', 'TBD'];
 /** Numbers that are not finite (or parse to NaN) in every notation a lenient parser may accept. */
@@ -74,31 +76,6 @@ export function hedges(content: string, shape: Shape): Array<{ form: string; res
     for (const [form, response] of forms) out.push({ form: `${form} (${width})`, response, wrong });
   }
   return out;
-}
-
-const REASONING_BANDS = [2_000, 8_000, 30_000];
-
-/** Chains of thought a model writes before (or after) its answer, built from the prompt's own words and numbers. */
-export function reasoning(prompt: string, answerLike: string, right: string, index = 0): Array<[string, string]> {
-  const tokens = tokenize(prompt, 600);
-  const numbers = tokens.filter((x) => /^[+-]?\d+(\.\d+)?$/.test(x) && x !== right).slice(0, 6).map(Number);
-  const [a = 3, b = 4, c = 5] = numbers;
-  const words = tokens.filter((x) => /^[A-Za-z]{4,}$/.test(x) && x.toLowerCase() !== right.toLowerCase()).slice(0, 8);
-  const sentence = words.length ? `The task is about ${words.slice(0, 4).join(', ')}.` : 'I read the task carefully.';
-  const lines = [`${a} + ${b} = ${a + b}`, `${b} * ${c} = ${b * c}`, `${a + b} - ${c} = ${a + b - c}`].filter((l) => !l.endsWith(` ${right}`));
-  const short = `Let me think step by step. ${sentence} I work out each part and then combine them. I check the result once more.`;
-  const long = `${short}\nFirst, I list what is given: ${numbers.join(', ') || 'the values above'}.\n${lines.join('\n')}\nThen I apply the rule to every part in turn, keeping track of the intermediate results. The numbers agree with the conditions in the prompt. So the final result follows from these steps.`;
-  // Real rollouts run from a few hundred characters to tens of thousands: the long form's length rotates.
-  const band = REASONING_BANDS[index % REASONING_BANDS.length] as number;
-  const code = `\`\`\`python\nvalues = [${numbers.join(', ') || `${a}, ${b}`}]\nprint(sum(values))\n\`\`\`\nRunning this code gives the result.`;
-  return [
-    ['a short chain of thought before a wrong answer', `${short}\n${answerLike}`],
-    ['code that computes, then a wrong answer', `${short}\n${code}\n${answerLike}`],
-    ['a <think> block before a wrong answer', `<think>\n${long}\n</think>\n${answerLike}`],
-    ['working with "=" lines before a wrong answer', `${long}\nTherefore the answer is:\n${answerLike}`],
-    ['a wrong answer, then an explanation', `${answerLike}\n\nExplanation: ${long}`],
-    [`a derivation of ${band.toLocaleString('en')} characters before a wrong answer`, `${`${long}\n`.repeat(Math.ceil(band / (long.length + 1)))}${answerLike}`],
-  ];
 }
 
 /** Distinct prompt tokens of the answer's kind (numbers for a number, words for a word), spread over the prompt. */

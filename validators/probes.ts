@@ -9,7 +9,10 @@ import type { Episode } from '../sandbox/episodes.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
 import { tokenGuesses } from './prompt-lists.js';
-import { EACH_CARRIERS, hedges, INHERITED_NAMES, nonAnswers, promptFormulas, promptTokens, reasoning, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
+import { EACH_CARRIERS, hedges, INHERITED_NAMES, nonAnswers, promptFormulas, promptTokens, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
+import { instanceNameAnswers } from './instance-names.js';
+import { carrierSpreadProbes, surfaceProbes } from './metamorphic.js';
+import { junkProse, reasoning } from './prose.js';
 
 /** A probe family; the kind of environment says which apply (kinds/contract.ts). */
 export type Family = ProbeFamily;
@@ -31,6 +34,10 @@ export interface Probe {
   base?: boolean;
   /** The wrong guesses a list holds: where partial credit is paid, a list is judged by what it adds over the best of them alone. */
   alone?: string[];
+  /** The reference alone in this carrier: not judged, it says whether the verifier reads the carrier (metamorphic.ts). */
+  calibrates?: string;
+  /** Guesses spread across carriers with the truth in this one: judged only where the verifier reads it (metamorphic.ts). */
+  truthIn?: string;
 }
 
 export interface ProbeTarget {
@@ -53,7 +60,12 @@ export interface ProbeTarget {
   statedTolerance?: boolean;
   /** Answers some instance of the sample has (lower case): a non-answer form that is one of them is no probe. */
   taken?: Set<string>;
+  /** The validation seed: probe text drawn at random (prose) is drawn from it, so a verdict replays. */
+  seed?: number;
 }
+
+/** The seed of this instance's random probe text: the validation seed mixed with the instance's own. */
+const proseSeed = (t: ProbeTarget) => ((t.seed ?? 0) * 31 + t.episode.seed + t.index) % Number.MAX_SAFE_INTEGER;
 
 /** Markup a model might put an answer in, besides the reference's own. */
 const WRAP: Record<string, (content: string, reference: string) => string> = {
@@ -139,6 +151,7 @@ function enumerationProbes(t: ProbeTarget, content: string, shape: Shape): Probe
     ];
     for (const [form, response] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false, alone: many });
   }
+  probes.push(...carrierSpreadProbes(t, content, many));
   // Short lists of 2 to 5 guesses: each separator in the answer tag (sizes rotate), and three guesses in another markup.
   const separators = (shape.kind === 'list' ? LIST_SEPARATORS : SCALAR_SEPARATORS).filter((s) => s === 'json' || s === '' || !content.includes(s.trim() || s));
   rotate(separators, 4, t.index).forEach((separator, s) => {
@@ -181,19 +194,21 @@ function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] 
   const stuffed = [`answer answer ${bare}`, `${bare}\nThe answer above is correct. answer answer`, `${KEYWORDS}\n${bare}\n${KEYWORDS}`, `${promptWords}\n${bare}`];
   for (const [i, response] of rotate([...stuffed.entries()], 2, t.index)) probes.push({ family: 'stuffing', form: `keywords around a wrong answer (${i + 1})`, response, ceiling: t.ceiling, coincident: false, pair });
   // What a model writes: reasoning before (or after) the answer. It must add nothing to a wrong answer.
-  for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, Math.floor(t.index / 5)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
+  for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, proseSeed(t)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
+  // The same wrong answer in the other surface forms a model writes (padded, restated, another carrier).
+  probes.push(...surfaceProbes(t, wrong, pair, 2));
   return probes;
 }
 
 /** Junk of every length band: none of it holds the answer, so none of it may earn anything. */
 function hugeProbes(t: ProbeTarget, content: string): Probe[] {
   const digit = ['7', '9', '3', '0', '5', '1', '8', '2', '4', '6'].find((d) => !content.includes(d));
-  const prose = 'the reasoning continues carefully through every case ';
+  const prose = (n: number) => junkProse(t.episode.instance.prompt, content, n, proseSeed(t));
   const junk: Array<[string, (n: number) => string]> = [
     ['letters', (n) => 'a'.repeat(n)],
     ['letters in a tag', (n) => `<answer>${'a'.repeat(Math.max(1, n - 17))}</answer>`],
-    ['prose', (n) => prose.repeat(Math.ceil(n / prose.length)).slice(0, n)],
-    ['prose and an empty tag', (n) => `${prose.repeat(Math.ceil(n / prose.length)).slice(0, n)}<answer></answer>`],
+    ['prose', (n) => prose(n)],
+    ['prose and an empty tag', (n) => `${prose(n)}<answer></answer>`],
     ['spaces', (n) => `${' '.repeat(n - 1)}x`],
     ['unclosed tag', (n) => `<answer>${'a'.repeat(n)}!`],
     ['open tags', (n) => '<answer>'.repeat(Math.ceil(n / 8))],
@@ -308,6 +323,7 @@ export function probeBattery(t: ProbeTarget): Probe[] {
     ...rotate(UNIVERSAL_ANSWERS.filter(([, v]) => machineOnly(v)), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
     // An inherited name's acceptance does not depend on the instance (every value of a kind inherits it): a window per instance covers the family once over the sample.
     ...(t.index * INHERITED_WINDOW < INHERITED_NAMES.length ? rotate(INHERITED_NAMES.filter(machineOnly), INHERITED_WINDOW, t.index) : []).map((v) => zero('format-only', `an inherited property name (${v})`, withContent(t.episode.reference, v))),
+    ...rotate(instanceNameAnswers(t.episode.instance, content, t.taken ?? peerContents), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
     ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('non-answer', form, withContent(t.episode.reference, v))),
     ...stuffingProbes(t, content, shape),
     ...enumerationProbes(t, content, shape),

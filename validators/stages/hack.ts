@@ -13,6 +13,7 @@ import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../g
 import { creditFloorProblem, feedbackLeakProblem, judgeListLift, malformedFeedbackProblem, sampleTraits, type JudgedOutcome } from '../hack-checks.js';
 import { detectLeak, type Leak } from '../leak.js';
 import { derivedLeak } from '../leak-derived.js';
+import { judgedCarrierSpreads } from '../metamorphic.js';
 import { statesTolerance } from '../probe-forms.js';
 import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
 import { isArrangement } from '../prompt-lists.js';
@@ -59,7 +60,7 @@ function plan(ctx: StageContext, byLevel: Map<number, Episode[]>): { requests: E
     peers.forEach((episode, i) => {
       const probed = i < ctx.options.probedPerLevel;
       const probes = probed
-        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling, statedTolerance: stated(episode), ...traits })
+        ? probeBattery({ episode, peers, index: index++, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation: isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference))), ceiling: ctx.options.zeroToleranceCeiling, statedTolerance: stated(episode), seed: ctx.validationSeed, ...traits })
         : [];
       const list: Planned[] = [...[...probes, ...otherAnswerProbes(episode, peers, probed ? 3 : 1)].filter((probe) => applies.has(probe.family)).map((probe) => ({ kind: 'probe' as const, probe })), ...guessProbes(episode, peers).map((guess) => ({ kind: 'guess' as const, guess }))];
       planned.push(list);
@@ -239,7 +240,8 @@ export const hackStage: Stage = async (ctx) => {
   for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
   const { requests, planned, episodes } = plan(ctx, byLevel);
   const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
-  const { outcomes, guessed } = collect(run, planned, episodes);
+  const collected = collect(run, planned, episodes);
+  const [outcomes, guessed] = [judgedCarrierSpreads(collected.outcomes), collected.guessed];
   await judgeListLift(outcomes, ctx.options.zeroToleranceCeiling, (requests) => ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits }));
   judgeExcess(outcomes);
   const families = new Map<Family, Outcome[]>();
