@@ -2,7 +2,7 @@
 // one tool's calls, followed by a reply with no tool call instead of the finishing call; with value transfers
 // between entities (R10): a numeric decision moved from one entity to another, the total kept.
 import type { EpisodicMeta } from '../../contract/episodic.js';
-import { actionsOf, keyOf, type Action } from './adversaries.js';
+import { actionsOf, keyOf, spread, type Action } from './adversaries.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 
 /** One adversary log and the tools whose calls it leaves out (judged only where one of them decides the score). */
@@ -10,9 +10,6 @@ export interface Cut {
   actions: Action[];
   needs: string[];
 }
-
-/** At most `n` of `list`, spread evenly, first and last kept. */
-export const spread = <T>(list: T[], n: number): T[] => (list.length <= n ? list : Array.from({ length: n }, (_, i) => list[Math.round((i * (list.length - 1)) / (n - 1))] as T));
 
 /** The tools of `body.slice(k)` whose calls are not already made (with the same arguments) before `k`. */
 export function leftOut(body: Action[], k: number): string[] {

@@ -102,11 +102,12 @@ function adaptiveJobs(meta: EpisodicMeta, r: Rollout, of: number, fixed: Job[], 
     if (!blankets.some((b) => scoreOf(b) < r.score - 1e-9)) continue;
     const replies = blankets.map((b) => decisions.map((d) => (b?.ok ? b.observations?.[d.index] : undefined)));
     const choices = oracleChoices(axis, decisions, replies);
-    if (choices.every((c) => c !== null)) jobs.push({ of, kind: 'oracle', axis, actions: oracleLog(r, axis, decisions, choices as Scalar[]) });
+    // Judged only where the replies single out the reference's own decisions (a refusal singled out is no oracle).
+    if (choices.every((c, k) => c !== null && c === decisions[k]?.value)) jobs.push({ of, kind: 'oracle', axis, actions: oracleLog(r, axis, decisions, choices as Scalar[]) });
     const readers = mine.find((x) => x.job.kind === 'readers' && x.job.axis === axis);
     if (!readers?.job.readings || !readers.result?.ok) continue;
     const predicted = predictions(axis, decisions, readers.job.readings, readers.result.observations ?? []);
-    if (predicted.every((p) => p !== null)) jobs.push({ of, kind: 'copy', axis, actions: copyLog(r, axis, decisions, readers.job.readings, predicted as Scalar[], meta.maxTurns) });
+    if (predicted.every((p, k) => p !== null && p === decisions[k]?.value)) jobs.push({ of, kind: 'copy', axis, actions: copyLog(r, axis, decisions, readers.job.readings, predicted as Scalar[], meta.maxTurns) });
   }
   return jobs;
 }

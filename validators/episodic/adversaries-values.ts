@@ -120,10 +120,10 @@ export function oracleLog(r: Rollout, axis: Axis, decisions: Decision[], choices
   });
 }
 
-/** A reader call and what it is about: one decision's entity, or one value sent as free text. */
+/** A reader call and what it is about: one decision's entity, one value sent as free text, or everything (a listing). */
 export interface Reading {
   call: Action;
-  about: { decision: number } | { value: Scalar };
+  about: { decision: number } | { value: Scalar } | { listing: true };
 }
 
 /**
@@ -140,7 +140,7 @@ export function readerCalls(meta: EpisodicMeta, r: Rollout, axis: Axis, decision
     const required = requiredOf(meta, tool.name);
     const names = Object.keys(props);
     if (names.length === 0) {
-      out.push({ call: { tool: tool.name, args: {} }, about: { value: '' } });
+      out.push({ call: { tool: tool.name, args: {} }, about: { listing: true } });
       continue;
     }
     decisions.forEach((d, k) => {
@@ -169,7 +169,7 @@ export function predictions(axis: Axis, decisions: Decision[], readings: Reading
       const reply = replies[j] ?? '';
       if ('decision' in reading.about) {
         if (reading.about.decision === k) for (const v of axis.values) if (mentions(reply, v)) found.add(v);
-      } else if (reading.about.value !== '') {
+      } else if ('value' in reading.about) {
         if (ids.some((id) => mentions(reply, id))) found.add(reading.about.value);
       } else {
         // A listing with no arguments: the sentences that name this entity.
