@@ -42,8 +42,8 @@ const CODES: Record<Kind, [ProblemCode, string]> = {
   copy: ['E_ANSWER_LEAK', "the values a tool the reference never calls names for each entity (or the entities its search for each value returns) copied into the decisions, then the finishing call"],
   injection: ['E_WRITABLE_TRUTH', "a free-text argument set to the state's own truth field with a chosen value, the decision sent that value, then the finishing call"],
 };
-/** Per reference episode at most this many axes, reader calls and fixed logs: the family's cost stays bounded. */
-const BUDGET = { axes: 2, readers: 24, logs: 40 };
+/** Per reference episode at most this many axes, reader calls, injections and fixed logs; the value families on one episode a level. */
+const BUDGET = { axes: 2, readers: 24, injections: 4, logs: 32 };
 
 const scoreOf = (r: RolloutResult | undefined) => (r?.ok ? r.score : 0);
 
@@ -52,15 +52,17 @@ export async function judgeValueAdversaries(scored: Scored[], refs: Rollout[], d
   const episodes = [...new Set(scored.filter((s) => s.probe.family === 'tool-ablation' && s.probe.of >= 0).map((s) => s.probe.of))].filter((i) => finished(refs[i] as Rollout) && (refs[i] as Rollout).score >= env.zeroTolerance);
   const initial = new Map(scored.filter((s) => s.probe.family === 'no-action').map((s) => [s.probe.of, s.result]));
   const axes = axesOf(env.meta, refs);
+  const started = performance.now();
+  const firstOfLevel = new Set([...new Map(episodes.map((i) => [(refs[i] as Rollout).level, i] as const).reverse()).values()]);
   const fixed: Job[] = [];
-  for (const i of episodes) fixed.push(...fixedJobs(env.meta, refs[i] as Rollout, i, axes, decisive, initial.get(i)));
+  for (const i of episodes) fixed.push(...fixedJobs(env.meta, refs[i] as Rollout, i, firstOfLevel.has(i) ? axes : [], decisive, initial.get(i)));
   const first = await run(env, refs, fixed);
   const adaptive: Job[] = [];
   for (const i of episodes) adaptive.push(...adaptiveJobs(env.meta, refs[i] as Rollout, i, fixed, first));
   const second = await run(env, refs, adaptive);
   const all = [...fixed.map((job, k) => ({ job, result: first[k] })), ...adaptive.map((job, k) => ({ job, result: second[k] }))];
   const problems: Problem[] = [];
-  const metrics: Record<string, number> = { rt4Logs: all.length };
+  const metrics: Record<string, number> = { rt4Logs: all.length, rt4Ms: Math.round(performance.now() - started) };
   for (const [kind, [code, what]] of Object.entries(CODES) as Array<[Kind, [ProblemCode, string]]>) {
     const judged = all.filter((x) => x.job.kind === kind && gate(x.job, all, refs));
     const hits = judged.filter((x) => scoreOf(x.result) >= (refs[x.job.of] as Rollout).score - 1e-6);
@@ -86,7 +88,8 @@ function fixedJobs(meta: EpisodicMeta, r: Rollout, of: number, axes: Axis[], dec
     const readings = readerCalls(meta, r, axis, decisions, Math.min(BUDGET.readers, meta.maxTurns - 1));
     if (readings.length > 0) jobs.push({ of, kind: 'readers', axis, readings, actions: readings.map((x) => x.call) });
     const keys = initial?.ok ? truthKeys(initial.state, new Set(decisions.map((d) => JSON.stringify(d.value)))) : [];
-    for (const value of axis.values.slice(0, 2)) for (const actions of injectionLogs(meta, r, axis, decisions, keys, value)) jobs.push({ of, kind: 'injection', axis, value, actions });
+    const value = axis.values[0] as Scalar;
+    for (const actions of injectionLogs(meta, r, axis, decisions, keys, value).slice(0, BUDGET.injections)) jobs.push({ of, kind: 'injection', axis, value, actions });
   }
   return jobs.slice(0, BUDGET.logs);
 }
