@@ -88,7 +88,10 @@ describe('rt4 values: the categorical oracle', () => {
     expect(playable(ref, axis, decisionsOf(ref, axis))).toBe(true);
     const m = rollout([{ tool: 'read', args: { ticket_id: 'T1' } }, { tool: 'route', args: { ticket_id: 'T1', queue: 'billing', agent: 'LX618' } }, close]);
     expect(playable(m, axis, decisionsOf(m, axis))).toBe(false);
-    expect(playable(rollout([{ tool: 'route', args: { ticket_id: 'T1', queue: 'billing' } }, close], { prompt: 'Route T1.' }), axis, [{ index: 0, value: 'billing', entity: { ticket_id: 'T1' } }])).toBe(true);
+    // An id the prompt prints is no read entity (a time "12:00" in the rules is a choice, not an id).
+    expect(playable(rollout([{ tool: 'route', args: { ticket_id: 'T1', queue: 'billing' } }, close], { prompt: 'Route T1.' }), axis, [{ index: 0, value: 'billing', entity: { ticket_id: 'T1' } }])).toBe(false);
+    const two = rollout([{ tool: 'read', args: { ticket_id: 'T1' } }, { tool: 'history', args: { agent: 'A7' } }, { tool: 'route', args: { ticket_id: 'T1', queue: 'billing', agent: 'A7' } }, close]);
+    expect(playable(two, axis, decisionsOf(two, axis))).toBe(false);
   });
 
   it('oracle: a reply that differs for one value singles it out; honest replies that only echo the value do not', () => {

@@ -69,14 +69,21 @@ export function decisionsOf(r: Rollout, axis: Axis): Decision[] {
 }
 
 /**
- * Whether a policy can play the axis without the reference: every other argument of its calls is an entity id,
- * one the reference also passes under the same name to another tool (a read) or the prompt names. A call that
- * also carries another decision (a flight beside a cabin) would hand the adversary the reference's choice.
+ * Whether a policy can play the axis without the reference: the decision names one entity beside the value, an
+ * id the reference also passes under the same name to another tool (a read). A call that carries more (a
+ * flight beside a cabin, a doctor and a time beside a day) would hand the adversary the reference's other
+ * choices, and a value the prompt happens to print ("12:00") is no entity.
  */
 export function playable(r: Rollout, axis: Axis, decisions: Decision[]): boolean {
   const acts = actionsOf(r);
-  const known = (name: string, v: unknown) => typeof v === 'string' && (acts.some((b) => b.tool !== axis.tool && b.args[name] === v) || (r.prompt ?? '').includes(v));
-  return decisions.length > 0 && decisions.every((d) => Object.entries((acts[d.index] as Action).args).every(([name, v]) => name === axis.arg || known(name, v)));
+  const read = (name: string, v: unknown) => typeof v === 'string' && acts.some((b) => b.tool !== axis.tool && b.args[name] === v);
+  return (
+    decisions.length > 0 &&
+    decisions.every((d) => {
+      const others = Object.entries((acts[d.index] as Action).args).filter(([name]) => name !== axis.arg);
+      return others.length === 1 && others.every(([name, v]) => read(name, v));
+    })
+  );
 }
 
 /** The reference with every call of the axis sent `v` (its reads kept), then the finishing call. */
