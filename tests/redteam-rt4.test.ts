@@ -36,10 +36,11 @@ function validated(file: string, againstSeeds = false): Promise<ValidationReport
 /** Codes a loaded machine can cause on its own: a rejection for these alone says nothing about the finding. */
 const LOAD_CODES = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
 /** The safe verdict: rejected, for a reason other than the machine's load (so an `it.fails` cannot flip by chance). */
-async function expectRejected(file: string): Promise<void> {
+async function expectRejected(file: string, code?: string): Promise<void> {
   const report = await validated(file);
   expect(report.verdict).toBe('reject');
   expect(report.problems.filter((p) => !LOAD_CODES.has(p.code))).not.toHaveLength(0);
+  if (code) expect(report.problems.map((p) => p.code)).toContain(code);
 }
 /** Honest counterparts must stay admitted (a fix must not reject them); load alone does not count against them. */
 async function expectAdmitted(file: string): Promise<void> {
@@ -194,7 +195,7 @@ describe('rt4 single-turn: diversity and difficulty that are not there', () => {
 });
 
 describe('rt4 episodic: paid without doing the task', () => {
-  it.fails('rt4-ep-batch-total.js: is rejected (the run total is reconciled, not each payment)', SLOW, () => expectRejected('rt4-ep-batch-total.js'));
+  it('rt4-ep-batch-total.js: is rejected (the run total is reconciled, not each payment)', SLOW, () => expectRejected('rt4-ep-batch-total.js', 'E_ACCEPTS_TRANSFER'));
   it('rt4-ep-batch-total.js: the whole batch paid to the first trip scores 1', SLOW, async () => {
     const mean = await play('rt4-ep-batch-total.js', (prompt, obs, acts) => {
       if (acts.length === 0) return { tool: 'list_trips', args: {} };
@@ -229,7 +230,7 @@ describe('rt4 episodic: paid without doing the task', () => {
     expect(mean).toBe(1);
   });
 
-  it.fails('rt4-ep-route-bounce.js: is rejected (a wrong queue bounces back, so trying each queue finds the right one)', SLOW, () => expectRejected('rt4-ep-route-bounce.js'));
+  it('rt4-ep-route-bounce.js: is rejected (a wrong queue bounces back, so trying each queue finds the right one)', SLOW, () => expectRejected('rt4-ep-route-bounce.js', 'E_ACCEPTS_RETRIES'));
   it('rt4-ep-route-bounce.js: route every ticket unread, trying queues in turn until one accepts, scores 1', SLOW, async () => {
     const QUEUES = ['billing', 'shipping', 'technical', 'accounts', 'returns'];
     const mean = await play('rt4-ep-route-bounce.js', (_p, obs, acts) => {
@@ -249,7 +250,7 @@ describe('rt4 episodic: paid without doing the task', () => {
     });
     expect(mean).toBe(1);
   });
-  it.fails('rt4-ep-history-leak.js: is rejected (an unused tool prints the hidden queue)', SLOW, () => expectRejected('rt4-ep-history-leak.js'));
+  it('rt4-ep-history-leak.js: is rejected (an unused tool prints the hidden queue)', SLOW, () => expectRejected('rt4-ep-history-leak.js', 'E_ANSWER_LEAK'));
   it('rt4-ep-history-leak.js: copy each ticket\'s auto-tag from its history into route, unread, scores 1', SLOW, async () => {
     const mean = await play('rt4-ep-history-leak.js', (_p, obs, acts) => {
       if (acts.length === 0) return { tool: 'list_tickets', args: {} };
@@ -261,7 +262,7 @@ describe('rt4 episodic: paid without doing the task', () => {
     });
     expect(mean).toBe(1);
   });
-  it.fails('rt4-ep-writable-truth.js: is rejected (a generic update tool writes the hidden queue)', SLOW, () => expectRejected('rt4-ep-writable-truth.js'));
+  it('rt4-ep-writable-truth.js: is rejected (a generic update tool writes the hidden queue)', SLOW, () => expectRejected('rt4-ep-writable-truth.js', 'E_WRITABLE_TRUTH'));
   it('rt4-ep-writable-truth.js: set each ticket\'s queue to billing, route it to billing, unread: scores 1', SLOW, async () => {
     const mean = await play('rt4-ep-writable-truth.js', (_p, obs, acts) => {
       if (acts.length === 0) return { tool: 'list_tickets', args: {} };
@@ -273,7 +274,7 @@ describe('rt4 episodic: paid without doing the task', () => {
     });
     expect(mean).toBe(1);
   });
-  it.fails('rt4-ep-stop-autopay.js: is rejected (stopping after the reads, without the finishing call, is settled by the environment)', SLOW, () => expectRejected('rt4-ep-stop-autopay.js'));
+  it('rt4-ep-stop-autopay.js: is rejected (stopping after the reads, without the finishing call, is settled by the environment)', SLOW, () => expectRejected('rt4-ep-stop-autopay.js', 'E_ACCEPTS_INCOMPLETE'));
   it('rt4-ep-stop-autopay.js: list, open every trip, reply without a tool call: scores 1 with no amount computed', SLOW, async () => {
     const mean = await play('rt4-ep-stop-autopay.js', (_p, obs, acts) => {
       if (acts.length === 0) return { tool: 'list_trips', args: {} };
@@ -282,7 +283,7 @@ describe('rt4 episodic: paid without doing the task', () => {
     });
     expect(mean).toBe(1);
   });
-  it.fails('rt4-ep-search-hidden.js: is rejected (the search tool matches the hidden queue)', SLOW, () => expectRejected('rt4-ep-search-hidden.js'));
+  it('rt4-ep-search-hidden.js: is rejected (the search tool matches the hidden queue)', SLOW, () => expectRejected('rt4-ep-search-hidden.js', 'E_ANSWER_LEAK'));
   it('rt4-ep-search-hidden.js: search each queue name, route the hits there, unread: scores 1', SLOW, async () => {
     const QUEUES = ['billing', 'shipping', 'technical', 'accounts', 'returns'];
     const mean = await play('rt4-ep-search-hidden.js', (_p, obs, acts) => {

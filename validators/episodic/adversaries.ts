@@ -47,7 +47,7 @@ export const keyOf = (a: Action): string => a.tool + JSON.stringify(Object.entri
 export const propsOf = (meta: EpisodicMeta, tool: string) => (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
 const replay = (r: Rollout, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({ seed: r.seed, level: r.level, policy: { type: 'replay', actions }, ...extra });
 /** At most `n` of `list`, spread evenly, first and last kept. */
-const spread = <T>(list: T[], n: number): T[] => (list.length <= n ? list : Array.from({ length: n }, (_, i) => list[Math.round((i * (list.length - 1)) / (n - 1))] as T));
+export const spread = <T>(list: T[], n: number): T[] => (list.length <= n ? list : Array.from({ length: n }, (_, i) => list[Math.round((i * (list.length - 1)) / (n - 1))] as T));
 
 /** Numbers in a text as a reader takes them: thousands separators and a leading $ dropped ("$12,345" is 12345). */
 export function numbersOf(text: string): number[] {

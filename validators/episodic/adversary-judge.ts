@@ -12,6 +12,7 @@ import type { Problem } from '../report.js';
 import { numbersOf, offPathCall, type OffPath, type Target } from './adversaries.js';
 import { tokensOf, type Probe } from './probes.js';
 import { judgeShrink } from './shrink.js';
+import { judgeValueAdversaries } from './adversaries-values-judge.js';
 
 export interface Scored {
   probe: Probe;
@@ -108,7 +109,9 @@ export async function judgeAdversaries(
     const f = found[0] as (typeof found)[number];
     problems.push({ code: 'E_ANSWER_LEAK', message: `in ${(100 * metrics.comparator).toFixed(0)}% of probed episodes the reply to a wrong ${f.tool}.${f.arg} says which side of the reference's value it lies ("${f.low.slice(0, 80)}" / "${f.high.slice(0, 80)}"): bisection finds the value in ${f.calls} calls without one lookup`, evidence: { seed: f.seed, level: f.level, value: f.value } });
   }
-  return { problems, metrics };
+  // The rt4 adversaries (cuts without the finish, transfers, categorical oracle, readers, truth writes).
+  const rt4 = await judgeValueAdversaries(scored, refs, decisive, env);
+  return { problems: [...problems, ...rt4.problems], metrics: { ...metrics, ...rt4.metrics } };
 }
 
 /** Bisection on each comparator target, one sandbox job per round (all targets at once): the targets it finds. */

@@ -1,0 +1,133 @@
+// Runs and judges the rt4 adversaries (adversaries-cuts.ts, adversaries-values.ts) against each probed
+// reference episode at zero tolerance: stops without the finish, value transfers, a categorical oracle, readers
+// of unused tools copied into the decisions, and ground truth written through free-text arguments. Two sandbox
+// jobs: the fixed logs (with the replies the adaptive ones read), then the adaptive logs.
+import type { ProblemCode } from '../../contract/codes.js';
+import type { EpisodicMeta } from '../../contract/episodic.js';
+import type { SandboxLimits } from '../../sandbox/protocol.js';
+import type { SandboxPool } from '../../sandbox/pool.js';
+import { runRollouts, type Rollout, type RolloutRequest, type RolloutResult } from '../../sandbox/rollouts.js';
+import type { Problem } from '../report.js';
+import { actionsOf, finished, type Action } from './adversaries.js';
+import { stopCuts, transferLogs } from './adversaries-cuts.js';
+import { axesOf, blanketValue, copyLog, decisionsOf, injectionLogs, oracleChoices, oracleLog, playable, predictions, readerCalls, truthKeys, type Axis, type Decision, type Reading, type Scalar } from './adversaries-values.js';
+import type { Probe } from './probes.js';
+
+interface Scored {
+  probe: Probe;
+  result: RolloutResult;
+}
+type Kind = 'stop-cut' | 'transfer' | 'oracle' | 'copy' | 'injection';
+/** A log to run: its reference episode, its family, what its judgement needs. */
+interface Job {
+  of: number;
+  kind: Kind | 'blanket-value' | 'readers';
+  actions: Action[];
+  axis?: Axis;
+  value?: Scalar;
+  readings?: Reading[];
+}
+export interface ValueEnv {
+  pool: SandboxPool;
+  source: string;
+  meta: EpisodicMeta;
+  limits?: Partial<SandboxLimits>;
+  zeroTolerance: number;
+}
+
+const CODES: Record<Kind, [ProblemCode, string]> = {
+  'stop-cut': ['E_ACCEPTS_INCOMPLETE', 'a cut of the reference plan (decisions left out) ended by a reply with no tool call, not the finishing call'],
+  transfer: ['E_ACCEPTS_TRANSFER', "one entity's amount moved onto another's (the total kept), then the finishing call"],
+  oracle: ['E_ACCEPTS_RETRIES', 'each decision retried over every value until the reply changes, then the finishing call'],
+  copy: ['E_ANSWER_LEAK', "the values a tool the reference never calls names for each entity (or the entities its search for each value returns) copied into the decisions, then the finishing call"],
+  injection: ['E_WRITABLE_TRUTH', "a free-text argument set to the state's own truth field with a chosen value, the decision sent that value, then the finishing call"],
+};
+/** Per reference episode at most this many axes, reader calls, injections and fixed logs; the value families on one episode a level. */
+const BUDGET = { axes: 2, readers: 24, injections: 4, logs: 32 };
+
+const scoreOf = (r: RolloutResult | undefined) => (r?.ok ? r.score : 0);
+
+/** The rt4 adversaries on the episodes the tool ablation probed; `decisive` holds `${episode}|${tool}` for the tools that decide its score. */
+export async function judgeValueAdversaries(scored: Scored[], refs: Rollout[], decisive: Set<string>, env: ValueEnv): Promise<{ problems: Problem[]; metrics: Record<string, number> }> {
+  const episodes = [...new Set(scored.filter((s) => s.probe.family === 'tool-ablation' && s.probe.of >= 0).map((s) => s.probe.of))].filter((i) => finished(refs[i] as Rollout) && (refs[i] as Rollout).score >= env.zeroTolerance);
+  const initial = new Map(scored.filter((s) => s.probe.family === 'no-action').map((s) => [s.probe.of, s.result]));
+  const axes = axesOf(env.meta, refs);
+  const started = performance.now();
+  const firstOfLevel = new Set([...new Map(episodes.map((i) => [(refs[i] as Rollout).level, i] as const).reverse()).values()]);
+  const fixed: Job[] = [];
+  for (const i of episodes) fixed.push(...fixedJobs(env.meta, refs[i] as Rollout, i, firstOfLevel.has(i) ? axes : [], decisive, initial.get(i)));
+  const first = await run(env, refs, fixed);
+  const adaptive: Job[] = [];
+  for (const i of episodes) adaptive.push(...adaptiveJobs(env.meta, refs[i] as Rollout, i, fixed, first));
+  const second = await run(env, refs, adaptive);
+  const all = [...fixed.map((job, k) => ({ job, result: first[k] })), ...adaptive.map((job, k) => ({ job, result: second[k] }))];
+  const problems: Problem[] = [];
+  const metrics: Record<string, number> = { rt4Logs: all.length, rt4Ms: Math.round(performance.now() - started) };
+  for (const [kind, [code, what]] of Object.entries(CODES) as Array<[Kind, [ProblemCode, string]]>) {
+    const judged = all.filter((x) => x.job.kind === kind && gate(x.job, all, refs));
+    const hits = judged.filter((x) => scoreOf(x.result) >= (refs[x.job.of] as Rollout).score - 1e-6);
+    metrics[kind] = judged.length === 0 ? 0 : hits.length / judged.length;
+    const top = hits[0];
+    if (!top) continue;
+    const ref = refs[top.job.of] as Rollout;
+    problems.push({ code, message: `${what} earns the reference's score ${ref.score} in ${hits.length} of ${judged.length} such logs (zero tolerance)`, evidence: { family: kind, seed: ref.seed, level: ref.level, score: scoreOf(top.result), actions: JSON.stringify(top.job.actions.slice(0, 6)).slice(0, 400) } });
+  }
+  return { problems, metrics };
+}
+
+/** The logs that need no reply: stop cuts and transfers of decisive tools, and per axis the value blankets, readers and injections. */
+function fixedJobs(meta: EpisodicMeta, r: Rollout, of: number, axes: Axis[], decisive: Set<string>, initial: RolloutResult | undefined): Job[] {
+  const decides = (tool: string) => decisive.has(`${of}|${tool}`);
+  const jobs: Job[] = stopCuts(r).filter((c) => c.needs.some(decides)).map((c) => ({ of, kind: 'stop-cut' as const, actions: c.actions }));
+  const tools = [...new Set(actionsOf(r).slice(0, -1).map((a) => a.tool))].filter(decides);
+  for (const tool of tools) jobs.push(...transferLogs(meta, r, tool).map((actions) => ({ of, kind: 'transfer' as const, actions })));
+  for (const axis of axes.filter((a) => decides(a.tool)).slice(0, BUDGET.axes)) {
+    const decisions = decisionsOf(r, axis);
+    if (!playable(r, axis, decisions)) continue;
+    for (const value of axis.values) jobs.push({ of, kind: 'blanket-value', axis, value, actions: blanketValue(r, axis, value) });
+    const readings = readerCalls(meta, r, axis, decisions, Math.min(BUDGET.readers, meta.maxTurns - 1));
+    if (readings.length > 0) jobs.push({ of, kind: 'readers', axis, readings, actions: readings.map((x) => x.call) });
+    const keys = initial?.ok ? truthKeys(initial.state, new Set(decisions.map((d) => JSON.stringify(d.value)))) : [];
+    const value = axis.values[0] as Scalar;
+    for (const actions of injectionLogs(meta, r, axis, decisions, keys, value).slice(0, BUDGET.injections)) jobs.push({ of, kind: 'injection', axis, value, actions });
+  }
+  return jobs.slice(0, BUDGET.logs);
+}
+
+/** The logs that read the first job's replies: the oracle's tries and the readers' copy policy. */
+function adaptiveJobs(meta: EpisodicMeta, r: Rollout, of: number, fixed: Job[], results: Array<RolloutResult | undefined>): Job[] {
+  const jobs: Job[] = [];
+  const mine = fixed.map((job, k) => ({ job, result: results[k] })).filter((x) => x.job.of === of);
+  for (const axis of [...new Set(mine.flatMap((x) => (x.job.axis ? [x.job.axis] : [])))]) {
+    const decisions: Decision[] = decisionsOf(r, axis);
+    const blankets = axis.values.map((v) => mine.find((x) => x.job.kind === 'blanket-value' && x.job.axis === axis && x.job.value === v)?.result);
+    // The oracle needs the argument to decide: some constant value must earn less than the reference.
+    if (!blankets.some((b) => scoreOf(b) < r.score - 1e-9)) continue;
+    const replies = blankets.map((b) => decisions.map((d) => (b?.ok ? b.observations?.[d.index] : undefined)));
+    const choices = oracleChoices(axis, decisions, replies);
+    // Judged only where the replies single out the reference's own decisions (a refusal singled out is no oracle).
+    if (choices.every((c, k) => c !== null && c === decisions[k]?.value)) jobs.push({ of, kind: 'oracle', axis, actions: oracleLog(r, axis, decisions, choices as Scalar[]) });
+    const readers = mine.find((x) => x.job.kind === 'readers' && x.job.axis === axis);
+    if (!readers?.job.readings || !readers.result?.ok) continue;
+    const predicted = predictions(axis, decisions, readers.job.readings, readers.result.observations ?? []);
+    if (predicted.every((p, k) => p !== null && p === decisions[k]?.value)) jobs.push({ of, kind: 'copy', axis, actions: copyLog(r, axis, decisions, readers.job.readings, predicted as Scalar[], meta.maxTurns) });
+  }
+  return jobs;
+}
+
+/** Whether a log is judged: an injection only where the same value without the injection earns less (the write is what pays). */
+function gate(job: Job, all: Array<{ job: Job; result: RolloutResult | undefined }>, refs: Rollout[]): boolean {
+  if (job.kind !== 'injection') return true;
+  const plain = all.find((x) => x.job.of === job.of && x.job.kind === 'blanket-value' && x.job.axis === job.axis && x.job.value === job.value);
+  return plain !== undefined && scoreOf(plain.result) < (refs[job.of] as Rollout).score - 1e-9;
+}
+
+async function run(env: ValueEnv, refs: Rollout[], jobs: Job[]): Promise<Array<RolloutResult | undefined>> {
+  if (jobs.length === 0) return [];
+  const requests: RolloutRequest[] = jobs.map((j) => {
+    const r = refs[j.of] as Rollout;
+    return { seed: r.seed, level: r.level, policy: { type: 'replay', actions: j.actions }, ...(j.kind === 'blanket-value' || j.kind === 'readers' ? { observations: true } : {}) };
+  });
+  const out = await runRollouts(env.pool, env.source, env.meta, requests, env.limits ? { limits: env.limits } : {});
+  return out.rollouts;
+}
