@@ -1,27 +1,13 @@
 // Builds the novelty index the validator checks candidates against: from a library's stored fingerprints,
-// or, before a library exists, from the seeds sampled in the sandbox.
-import { MetaSchema } from '../contract/schema.js';
+// always with the shipped seeds' references (seed-references.ts).
 import type { EnvRecord, Library } from './contract.js';
 import { libraryExists, openLibrary } from './open.js';
 import { addSeedReferences, currentSeedReferences } from './seed-references.js';
-import { kindOf } from '../kinds/registry.js';
-import type { Episode } from '../sandbox/episodes.js';
+export { fingerprintSource } from './fingerprint-source.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { NoveltyIndex } from '../validators/novelty/lsh.js';
-import { fingerprintOf, noveltyId } from '../validators/stages/novelty.js';
-import type { Fingerprint } from '../validators/novelty/fingerprint.js';
+import { noveltyId } from '../validators/stages/novelty.js';
 
-/** Samples a module (4 seeds per level) and fingerprints it; null when it does not load. */
-export async function fingerprintSource(pool: SandboxPool, source: string): Promise<{ name: string; fingerprint: Fingerprint } | null> {
-  const load = await pool.load(source);
-  const meta = load.ok ? MetaSchema.safeParse(load.meta) : null;
-  if (!meta?.success) return null;
-  const requests = [];
-  for (let level = 1; level <= meta.data.levels; level++) for (let seed = 0; seed < 4; seed++) requests.push({ seed, level });
-  const kind = kindOf(load.ok ? load.meta : null);
-  const { episodes } = await kind.runEpisodes(pool, source, requests);
-  return { name: meta.data.name, fingerprint: fingerprintOf({ source, kind, episodes: episodes.filter((e): e is Episode => e.ok) }) };
-}
 
 /** The novelty index of a library's active environments (fingerprints stored at admission) and the shipped seeds. */
 export async function noveltyIndexOf(library: Library): Promise<NoveltyIndex> {

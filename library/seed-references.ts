@@ -9,7 +9,7 @@ import type { SandboxPool } from '../sandbox/pool.js';
 import type { Fingerprint } from '../validators/novelty/fingerprint.js';
 import type { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { noveltyId } from '../validators/stages/novelty.js';
-import { fingerprintSource } from './novelty-index.js';
+import { fingerprintSource } from './fingerprint-source.js';
 import { listShippedSeeds } from './seeds.js';
 
 export const SEED_REFERENCES_FILE = join(SEEDS_DIR, 'fingerprints.json');

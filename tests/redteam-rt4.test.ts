@@ -214,7 +214,7 @@ describe('rt4 episodic: paid without doing the task', () => {
     expect(mean).toBe(1);
   });
 
-  it.fails('rt4-ep-last-only.js: is rejected (paying the last trip alone pays: a strict sub-sequence of the reference)', SLOW, () => expectRejected('rt4-ep-last-only.js'));
+  it('rt4-ep-last-only.js: is rejected (paying the last trip alone pays: a strict sub-sequence of the reference)', SLOW, () => expectRejected('rt4-ep-last-only.js'));
   it('rt4-ep-last-only.js: list, look up and pay the last trip, submit: 4 actions at every level score 1', SLOW, async () => {
     const mean = await play('rt4-ep-last-only.js', (prompt, obs, acts) => {
       const last = listed(obs[0]).at(-1) as string;

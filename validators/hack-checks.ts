@@ -5,7 +5,7 @@
 import type { ProblemCode } from '../contract/codes.js';
 import type { Episode, EpisodeRequest, EpisodeRun } from '../sandbox/episodes.js';
 import { loneSurrogate, normalizeAnswer, occurrences, tokenize } from './answers.js';
-import type { Probe } from './probes.js';
+import type { Probe } from './probe-types.js';
 import type { Problem } from './report.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
 

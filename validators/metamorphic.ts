@@ -10,7 +10,7 @@ import { scoreOf } from '../sandbox/episodes.js';
 import { answerTag, withContent } from '../sandbox/answer.js';
 import { normalizeAnswer } from './answers.js';
 import type { JudgedOutcome } from './hack-checks.js';
-import type { Probe, ProbeTarget } from './probes.js';
+import type { Probe, ProbeTarget } from './probe-types.js';
 
 /** Places a model puts its final answer, besides the reference's own (`tag`): one answer each. */
 export const CARRIERS: Record<string, (v: string, reference: string) => string> = {
