@@ -17,12 +17,12 @@ it('runs determinism and hack at once, with two fresh realms, and reports the st
   const spy = new Proxy(pool, {
     get(target, key, receiver) {
       if (key !== 'run') return Reflect.get(target, key, receiver);
-      return async (request: RunRequest) => {
+      return async (request: RunRequest, ...rest: unknown[]) => {
         const fresh = request.fresh === true;
         log.push({ fresh, calls: request.calls?.length ?? 0, overlappedFresh: freshInFlight > 0 });
         if (fresh) freshInFlight++;
         try {
-          return await target.run(request);
+          return await (target.run as (r: RunRequest, ...more: unknown[]) => ReturnType<SandboxPool['run']>)(request, ...rest);
         } finally {
           if (fresh) freshInFlight--;
         }
