@@ -2,6 +2,7 @@
 // jobs, kills a worker that misses its wall-clock deadline, replaces dead workers, and turns every failure
 // of guest code into a typed result; only failures of the sandbox itself reject.
 import { hashSource } from '../contract/hash.js';
+import { recentMemo } from './recent.js';
 import { availableParallelism } from 'node:os';
 import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
@@ -84,16 +85,7 @@ interface Job {
  * hashSource for the pool's hot path: a service runs the same few sources thousands of times, and a Map
  * lookup of a string V8 has already hashed costs far less than SHA-256 of it (≈0.02 µs vs ≈8 µs at 6 kB).
  */
-const recentHashes = new Map<string, string>();
-function cachedHash(source: string): string {
-  let hash = recentHashes.get(source);
-  if (hash === undefined) {
-    hash = hashSource(source);
-    if (recentHashes.size >= 256) recentHashes.delete(recentHashes.keys().next().value as string);
-    recentHashes.set(source, hash);
-  }
-  return hash;
-}
+const cachedHash = recentMemo(hashSource, 256);
 
 type Worker = SupervisedWorker<Job>;
 

@@ -32,12 +32,9 @@ export interface Realm {
   begin: ivm.Reference;
   next: ivm.Reference;
   collect: ivm.Reference;
-  /** 'episode': every guest call runs in a fresh instance of the module (nothing carries between calls). */
-  instancing: Instancing;
   /** CPU time of the module's top level when it was loaded, in ms. */
   loadMs: number;
 }
-export type Instancing = 'episode';
 
 
 const SES_FILENAME = 'envforge-ses.js';
@@ -117,7 +114,7 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
     host.ses.runSync(context, { timeout: setupMs });
     const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
-    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect'), instancing: 'episode', loadMs: 0 };
+    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect'), loadMs: 0 };
     return { realm, bind: fn('bind') };
   } catch (error) {
     if (!isolate.isDisposed) context.release();

@@ -88,10 +88,9 @@ export function compile(hash: string, source: string, limits: SandboxLimits, reu
     if (reuse && !usable && !reuse.isolate.isDisposed) reuse.isolate.dispose();
     host = usable ? reuse : newHost(limits.memoryMb);
     realm = loadRealm(host, source, limits.loadTimeoutMs);
-    // Nothing here ages with the realm, so nothing counts its calls: that holds only with a fresh instance per call.
-    if (realm.instancing !== 'episode') throw new GuestFailure('E_PROTOCOL', 'the realm shares one module instance between calls');
+    // Nothing here ages with the realm, so nothing counts its calls: every call gets a fresh instance (the runtime refuses a realm without a factory).
     const { load, name } = describe(realm, hash, limits);
-    if (load.ok) Object.assign(load, { instancing: realm.instancing, loadMs: Math.round(realm.loadMs * 100) / 100 });
+    if (load.ok) Object.assign(load, { instancing: 'episode' as const, loadMs: Math.round(realm.loadMs * 100) / 100 });
     return { host, compiled: { realm }, load, name };
   } catch (error) {
     const failure = realm ? classify(error, realm.isolate, 'loading the module') : (error as GuestFailure);
