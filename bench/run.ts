@@ -6,6 +6,7 @@ import { PACKAGE_ROOT } from '../contract/paths.js';
 import { benchBatch } from './batch.js';
 import { benchDashboard } from './dashboard.js';
 import { benchEpisodes } from './episodes.js';
+import { benchEpisodeLayers } from './episodes-floor.js';
 import { benchEpisodic } from './episodic.js';
 import { benchJudgement } from './judgement.js';
 import { benchNovelty } from './novelty.js';
@@ -17,7 +18,7 @@ import { benchServeEpisodes } from './serve-episodes.js';
 import type { BenchEntries } from './types.js';
 import { benchValidate } from './validate.js';
 
-const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, serveEpisodes: benchServeEpisodes, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
+const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, episodeLayers: benchEpisodeLayers, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, serveEpisodes: benchServeEpisodes, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
 
 const only = process.argv.slice(2);
 const dir = join(PACKAGE_ROOT, 'bench', 'results');
