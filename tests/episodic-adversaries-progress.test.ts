@@ -7,20 +7,13 @@ import type { Rollout } from '../sandbox/rollouts.js';
 import { readBackLog, readsOf, sweepChoices, sweepLogs, type Sweep } from '../validators/episodic/adversaries-progress.js';
 import { decisionsOf, type Axis } from '../validators/episodic/adversaries-values.js';
 
-const id = { type: 'string', minLength: 1, maxLength: 12 };
 const QUEUES = ['billing', 'shipping', 'technical'];
+/** A tool's declaration: its properties (a string id unless given) and the ones it requires. */
+const tool = (name: string, props: Record<string, object> = {}, required = Object.keys(props)) => ({ name, description: name, parameters: { type: 'object', properties: props, required } });
+const ticket = { ticket_id: { type: 'string' } };
 const meta = {
-  name: 'desk',
-  levels: 2,
-  maxTurns: 40,
-  tools: [
-    { name: 'read', description: 'Show one.', parameters: { type: 'object', properties: { ticket_id: id }, required: ['ticket_id'] } },
-    { name: 'progress', description: 'How far.', parameters: { type: 'object', properties: {} } },
-    { name: 'search', description: 'Search.', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
-    { name: 'pay', description: 'Pay one.', parameters: { type: 'object', properties: { ticket_id: id, amount: { type: 'number' } }, required: ['ticket_id', 'amount'] } },
-    { name: 'route', description: 'Route one.', parameters: { type: 'object', properties: { ticket_id: id, queue: { type: 'string', enum: QUEUES } }, required: ['ticket_id', 'queue'] } },
-    { name: 'close', description: 'Close. Ends the task.', parameters: { type: 'object', properties: {} } },
-  ],
+  name: 'desk', levels: 2, maxTurns: 40,
+  tools: [tool('read', ticket), tool('progress'), tool('search', { query: { type: 'string' } }), tool('pay', { ...ticket, amount: { type: 'number' } }), tool('route', { ...ticket, queue: { type: 'string', enum: QUEUES } }), tool('close')],
 } as unknown as EpisodicMeta;
 const close = { tool: 'close', args: {} };
 const ref: Rollout = {

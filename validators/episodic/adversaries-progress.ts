@@ -5,7 +5,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
-import type { Axis, Decision, Scalar } from './adversaries-values.js';
+import { escape, singledOut, type Axis, type Decision, type Scalar } from './adversaries-values.js';
 
 /** A read tool a policy can call after each try: its name and the arguments it takes from the decision's call. */
 export interface Read {
@@ -75,7 +75,6 @@ export function sweepLogs(r: Rollout, axis: Axis, decisions: Decision[], read: R
   return sweeps.slice(0, LIMIT.sweeps);
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A reply with every value of the axis masked: what stays differs only where the reply reads more than the values' echo. */
 const maskValues = (text: string, axis: Axis) => axis.values.reduce<string>((t, v) => t.replace(new RegExp(escape(String(v)), 'gi'), '\u00a7'), text);
 
@@ -87,15 +86,8 @@ const maskValues = (text: string, axis: Axis) => axis.values.reduce<string>((t, 
 export function sweepChoices(axis: Axis, decisions: Decision[], sweeps: Array<{ sweep: Sweep; observations: string[] | undefined }>): Array<Scalar | null> {
   return decisions.map((_, k) => {
     const found = sweeps.find((s) => s.sweep.at.has(k));
-    const at = found?.sweep.at.get(k);
-    if (!found || !at || axis.values.length < 3) return null;
-    const masked = at.map((i) => found.observations?.[i]).map((o) => (o === undefined ? null : maskValues(o, axis)));
-    if (masked.includes(null)) return null;
-    const counts = new Map<string, number>();
-    for (const m of masked) counts.set(m as string, (counts.get(m as string) ?? 0) + 1);
-    if (counts.size !== 2) return null;
-    const odd = masked.findIndex((m) => counts.get(m as string) === 1);
-    return odd < 0 ? null : (axis.values[odd] as Scalar);
+    const at = found?.sweep.at.get(k) ?? [];
+    return found ? singledOut(axis, at.map((i) => found.observations?.[i]).map((o) => (o === undefined ? null : maskValues(o, axis)))) : null;
   });
 }
 
