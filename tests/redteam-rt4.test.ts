@@ -126,7 +126,7 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     expect(await singleTurn('rt4-mixed-carriers.js', 8, () => '<answer>north</answer>\n\\boxed{east}\nFinal answer: south\n**west**')).toBe(1);
   });
 
-  it.fails('rt4-sorted-order-leak.js: is rejected (the cities are listed by distance, so the answer is the last one)', SLOW, () => expectRejected('rt4-sorted-order-leak.js'));
+  it('rt4-sorted-order-leak.js: is rejected (the cities are listed by distance, so the answer is the last one)', SLOW, () => expectRejected('rt4-sorted-order-leak.js', 'E_ANSWER_LEAK'));
   it('rt4-sorted-order-leak.js: the last listed city scores 1 without one distance', SLOW, async () => {
     expect(await singleTurn('rt4-sorted-order-leak.js', 8, (p) => `<answer>${[...p.matchAll(/^- (\w+) at/gm)].at(-1)?.[1]}</answer>`)).toBe(1);
   });
@@ -317,7 +317,7 @@ describe('rt4 episodic: paid without doing the task', () => {
     expect(tools(source('rt4-ep-renamed-seed.js'))).toEqual(tools(seed).map((t) => (t === 'forward' ? 'transmit' : t)));
   });
 
-  it.fails('rt4-ep-progress-oracle.js: is rejected (a read-only tool reports how many tickets are right)', SLOW, () => expectRejected('rt4-ep-progress-oracle.js'));
+  it('rt4-ep-progress-oracle.js: is rejected (a read-only tool reports how many tickets are right)', SLOW, () => expectRejected('rt4-ep-progress-oracle.js', 'E_ACCEPTS_RETRIES'));
   it('rt4-ep-progress-oracle.js: coordinate ascent on the progress count (route, check, keep what raised it), unread: scores 1', SLOW, async () => {
     const QUEUES = ['billing', 'shipping', 'technical', 'accounts', 'returns'];
     const mean = await play('rt4-ep-progress-oracle.js', (_p, obs, acts) => {
@@ -342,4 +342,6 @@ describe('rt4 episodic: paid without doing the task', () => {
 describe('rt4 honest counterparts: what the fixes must not reject', () => {
   it('rt4-honest-cheque-words.js: a task whose question IS number words is admitted (R2\'s fix must not call it a leak)', SLOW, () => expectAdmitted('rt4-honest-cheque-words.js'));
   it('rt4-honest-route-first-time.js: corrective feedback that the reward charges for is admitted (R12\'s fix must not reject it)', SLOW, () => expectAdmitted('rt4-honest-route-first-time.js'));
+  it('rt4-honest-shuffled-cities.js: the same cities printed in a shuffled order are admitted (R18\'s fix must not read a place in a list that holds the answer by chance)', SLOW, () => expectAdmitted('rt4-honest-shuffled-cities.js'));
+  it('rt4-honest-route-status.js: a status screen that echoes the agent\'s own routing (not whether it is right) is admitted (R20\'s fix must not reject it)', SLOW, () => expectAdmitted('rt4-honest-route-status.js'));
 });

@@ -1,7 +1,8 @@
 // Runs and judges the rt4 adversaries (adversaries-cuts.ts, adversaries-values.ts) against each probed
 // reference episode at zero tolerance: stops without the finish, value transfers, a categorical oracle, readers
-// of unused tools copied into the decisions, and ground truth written through free-text arguments. Two sandbox
-// jobs: the fixed logs (with the replies the adaptive ones read), then the adaptive logs.
+// of unused tools copied into the decisions, ground truth written through free-text arguments, and retries
+// steered by a read tool's reply (adversaries-progress.ts). Two sandbox jobs: the fixed logs (with the replies
+// the adaptive ones read), then the adaptive logs.
 import type { ProblemCode } from '../../contract/codes.js';
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { SandboxLimits } from '../../sandbox/protocol.js';
@@ -10,6 +11,7 @@ import { runRollouts, type Rollout, type RolloutRequest, type RolloutResult } fr
 import type { Problem } from '../report.js';
 import { actionsOf, finished, type Action } from './adversaries.js';
 import { stopCuts, transferLogs } from './adversaries-cuts.js';
+import { readBackLog, readsOf, sweepChoices, sweepLogs, type Sweep } from './adversaries-progress.js';
 import { axesOf, blanketValue, copyLog, decisionsOf, injectionLogs, oracleChoices, oracleLog, playable, predictions, readerCalls, truthKeys, type Axis, type Decision, type Reading, type Scalar } from './adversaries-values.js';
 import type { Probe } from './probes.js';
 
@@ -17,12 +19,13 @@ interface Scored {
   probe: Probe;
   result: RolloutResult;
 }
-type Kind = 'stop-cut' | 'transfer' | 'oracle' | 'copy' | 'injection';
+type Kind = 'stop-cut' | 'transfer' | 'oracle' | 'read-back' | 'copy' | 'injection';
 /** A log to run: its reference episode, its family, what its judgement needs. */
 interface Job {
   of: number;
-  kind: Kind | 'blanket-value' | 'readers';
+  kind: Kind | 'blanket-value' | 'readers' | 'sweep';
   actions: Action[];
+  sweep?: Sweep;
   axis?: Axis;
   value?: Scalar;
   readings?: Reading[];
@@ -39,6 +42,7 @@ const CODES: Record<Kind, [ProblemCode, string]> = {
   'stop-cut': ['E_ACCEPTS_INCOMPLETE', 'a cut of the reference plan (decisions left out) ended by a reply with no tool call, not the finishing call'],
   transfer: ['E_ACCEPTS_TRANSFER', "one entity's amount moved onto another's (the total kept), then the finishing call"],
   oracle: ['E_ACCEPTS_RETRIES', 'each decision retried over every value until the reply changes, then the finishing call'],
+  'read-back': ['E_ACCEPTS_RETRIES', "each decision retried over the values with a read tool called after each try, keeping the try whose reply stands out (a progress read-out), then the finishing call"],
   copy: ['E_ANSWER_LEAK', "the values a tool the reference never calls names for each entity (or the entities its search for each value returns) copied into the decisions, then the finishing call"],
   injection: ['E_WRITABLE_TRUTH', "a free-text argument set to the state's own truth field with a chosen value, the decision sent that value, then the finishing call"],
 };
@@ -90,6 +94,7 @@ function fixedJobs(meta: EpisodicMeta, r: Rollout, of: number, axes: Axis[], dec
     const keys = initial?.ok ? truthKeys(initial.state, new Set(decisions.map((d) => JSON.stringify(d.value)))) : [];
     const value = axis.values[0] as Scalar;
     for (const actions of injectionLogs(meta, r, axis, decisions, keys, value).slice(0, BUDGET.injections)) jobs.push({ of, kind: 'injection', axis, value, actions });
+    for (const read of readsOf(meta, r, axis, decisions)) for (const sweep of sweepLogs(r, axis, decisions, read, meta.maxTurns)) jobs.push({ of, kind: 'sweep', axis, sweep, actions: sweep.actions });
   }
   return jobs.slice(0, BUDGET.logs);
 }
@@ -107,6 +112,12 @@ function adaptiveJobs(meta: EpisodicMeta, r: Rollout, of: number, fixed: Job[], 
     const choices = oracleChoices(axis, decisions, replies);
     // Judged only where the replies single out the reference's own decisions (a refusal singled out is no oracle).
     if (choices.every((c, k) => c !== null && c === decisions[k]?.value)) jobs.push({ of, kind: 'oracle', axis, actions: oracleLog(r, axis, decisions, choices as Scalar[]) });
+    // The same judgement on the reply of a read after each try (a progress count), one read tool at a time.
+    const sweeps = mine.filter((x) => x.job.kind === 'sweep' && x.job.axis === axis && x.job.sweep);
+    for (const read of [...new Set(sweeps.map((x) => (x.job.sweep as Sweep).read))]) {
+      const picked = sweepChoices(axis, decisions, sweeps.filter((x) => x.job.sweep?.read === read).map((x) => ({ sweep: x.job.sweep as Sweep, observations: x.result?.ok ? x.result.observations : undefined })));
+      if (picked.every((c, k) => c !== null && c === decisions[k]?.value)) jobs.push({ of, kind: 'read-back', axis, actions: readBackLog(r, axis, decisions, read, picked as Scalar[]) });
+    }
     const readers = mine.find((x) => x.job.kind === 'readers' && x.job.axis === axis);
     if (!readers?.job.readings || !readers.result?.ok) continue;
     const predicted = predictions(axis, decisions, readers.job.readings, readers.result.observations ?? []);
@@ -126,7 +137,7 @@ async function run(env: ValueEnv, refs: Rollout[], jobs: Job[]): Promise<Array<R
   if (jobs.length === 0) return [];
   const requests: RolloutRequest[] = jobs.map((j) => {
     const r = refs[j.of] as Rollout;
-    return { seed: r.seed, level: r.level, policy: { type: 'replay', actions: j.actions }, ...(j.kind === 'blanket-value' || j.kind === 'readers' ? { observations: true } : {}) };
+    return { seed: r.seed, level: r.level, policy: { type: 'replay', actions: j.actions }, ...(j.kind === 'blanket-value' || j.kind === 'readers' || j.kind === 'sweep' ? { observations: true } : {}) };
   });
   const out = await runRollouts(env.pool, env.source, env.meta, requests, env.limits ? { limits: env.limits } : {});
   return out.rollouts;

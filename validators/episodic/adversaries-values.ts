@@ -92,11 +92,20 @@ export function blanketValue(r: Rollout, axis: Axis, v: Scalar): Action[] {
   return acts.map((a, i) => (i < acts.length - 1 && a.tool === axis.tool && axis.arg in a.args ? { tool: a.tool, args: { ...a.args, [axis.arg]: v } } : a));
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const word = (s: string) => new RegExp(`(^|[^A-Za-z0-9_])${escape(s)}(?=$|[^A-Za-z0-9_])`, 'i');
 export const mentions = (text: string, value: Scalar) => word(String(value)).test(text);
 /** A reply with the value sent and every number masked: what stays differs only if the reply depends on the truth. */
 export const maskReply = (text: string, v: Scalar) => text.replace(new RegExp(escape(String(v)), 'gi'), '\u00a7').replace(/\d+(?:\.\d+)?/g, '#');
+
+/** The value whose reply (one per value, masked; null where missing) alone differs while every other value gets one same reply; null if none. */
+export function singledOut(axis: Axis, masked: Array<string | null>): Scalar | null {
+  if (axis.values.length < 3 || masked.includes(null)) return null; // two replies that differ do not say which one means "accepted"
+  const counts = new Map<string, number>();
+  for (const m of masked) counts.set(m as string, (counts.get(m as string) ?? 0) + 1);
+  const odd = counts.size === 2 ? masked.findIndex((m) => counts.get(m as string) === 1) : -1;
+  return odd < 0 ? null : (axis.values[odd] as Scalar);
+}
 
 /**
  * The oracle's choice for each decision: given the reply to the call under each value (`replies[v][d]`), the one
@@ -104,16 +113,7 @@ export const maskReply = (text: string, v: Scalar) => text.replace(new RegExp(es
  * Null for a decision where the replies do not single out a value (no oracle there).
  */
 export function oracleChoices(axis: Axis, decisions: Decision[], replies: Array<Array<string | undefined>>): Array<Scalar | null> {
-  return decisions.map((_, d) => {
-    if (axis.values.length < 3) return null; // two replies that differ do not say which one means "accepted"
-    const masked = axis.values.map((v, k) => (replies[k]?.[d] === undefined ? null : maskReply(replies[k]?.[d] as string, v)));
-    if (masked.includes(null)) return null;
-    const counts = new Map<string, number>();
-    for (const m of masked) counts.set(m as string, (counts.get(m as string) ?? 0) + 1);
-    if (counts.size !== 2) return null;
-    const odd = masked.findIndex((m) => counts.get(m as string) === 1);
-    return odd < 0 ? null : (axis.values[odd] as Scalar);
-  });
+  return decisions.map((_, d) => singledOut(axis, axis.values.map((v, k) => (replies[k]?.[d] === undefined ? null : maskReply(replies[k]?.[d] as string, v)))));
 }
 
 /** The oracle's log: each decision tried over the values in order until its choice (the wrong tries first), then the finish. */

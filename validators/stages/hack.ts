@@ -13,6 +13,7 @@ import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../g
 import { creditFloorProblem, feedbackLeakProblem, judgeListLift, malformedFeedbackProblem, sampleTraits, type JudgedOutcome } from '../hack-checks.js';
 import { detectLeak, type Leak } from '../leak.js';
 import { derivedLeak } from '../leak-derived.js';
+import { listLeak } from '../leak-lists.js';
 import { judgedCarrierSpreads } from '../metamorphic.js';
 import { statesTolerance } from '../probe-forms.js';
 import { LONG_BANDS, otherAnswerProbes, probeBattery, type Family, type Probe } from '../probes.js';
@@ -220,8 +221,9 @@ function leakProblems(ctx: StageContext): { problems: Problem[]; metrics: Record
   const o = ctx.options;
   const leak = detectLeak(ctx.episodes, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples);
   const derived = derivedLeak(ctx.episodes, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples);
+  const lists = listLeak(ctx.episodes, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples);
   const over = (l: Leak | null, limit: number) => (l && l.rate - l.chance >= limit ? l : null);
-  const found = [over(leak.overall, o.leakMaxRate), over(leak.level, o.leakLevelMaxRate), over(derived.overall, o.leakMaxRate), over(derived.level, o.leakLevelMaxRate)].find(Boolean);
+  const found = [over(leak.overall, o.leakMaxRate), over(leak.level, o.leakLevelMaxRate), over(derived.overall, o.leakMaxRate), over(derived.level, o.leakLevelMaxRate), over(lists.overall, o.leakMaxRate), over(lists.level, o.leakLevelMaxRate)].find(Boolean);
   const brief = (l: Leak | null) => l && { rule: l.rule, ...(l.level !== undefined ? { level: l.level } : {}), rate: l.rate, chance: l.chance };
   const problems: Problem[] = found
     ? [
@@ -232,7 +234,7 @@ function leakProblems(ctx: StageContext): { problems: Problem[]; metrics: Record
         },
       ]
     : [];
-  return { problems, metrics: { overall: brief(leak.overall), level: brief(leak.level), derived: brief(derived.overall) } };
+  return { problems, metrics: { overall: brief(leak.overall), level: brief(leak.level), derived: brief(derived.overall), lists: brief(lists.overall) } };
 }
 
 export const hackStage: Stage = async (ctx) => {
