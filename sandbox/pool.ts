@@ -292,6 +292,9 @@ export class SandboxPool {
       case 'chunk':
         job.results.acceptChunk(message.text, job.limits);
         return;
+      case 'charged':
+        job.results.charge(message.call, message.verdicts);
+        return;
       case 'failed': {
         const failure = { code: isProblemCode(message.code) ? message.code : ('E_PROTOCOL' as ProblemCode), message: message.message, fn: message.fn };
         if (message.from < 0) job.results.fillRest(failure);

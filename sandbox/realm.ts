@@ -31,6 +31,8 @@ export interface Realm {
   exportsList: ivm.Reference;
   begin: ivm.Reference;
   next: ivm.Reference;
+  /** One guest function of the batch's only call per crossing (attribution of what a function leaves behind). */
+  step: ivm.Reference;
   collect: ivm.Reference;
   /** CPU time of the module's top level when it was loaded, in ms. */
   loadMs: number;
@@ -96,7 +98,7 @@ export function newHost(memoryMb: number): Host {
 /** Frees a realm's context and References (its isolate stays). */
 export function releaseRealm(realm: Realm): void {
   if (realm.isolate.isDisposed) return;
-  for (const ref of [realm.meta, realm.exportsList, realm.begin, realm.next, realm.collect]) ref.release();
+  for (const ref of [realm.meta, realm.exportsList, realm.begin, realm.next, realm.step, realm.collect]) ref.release();
   realm.context.release();
 }
 
@@ -114,7 +116,7 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
     host.ses.runSync(context, { timeout: setupMs });
     const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
-    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect'), loadMs: 0 };
+    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), step: fn('step'), collect: fn('collect'), loadMs: 0 };
     return { realm, bind: fn('bind') };
   } catch (error) {
     if (!isolate.isDisposed) context.release();
