@@ -29,6 +29,9 @@ export function deathCause(killed: KillReason | null, stderrTail: string, exitCo
   if (killed?.kind === 'memory') {
     return { code: 'E_MEMORY', message: `the environment code made its worker process use ${killed.rssMb} MB of memory (limit ${killed.limitMb} MB); the worker was killed` };
   }
+  if (killed?.kind === 'silence' && killed.setup) {
+    return { code: 'E_PROTOCOL', message: `the sandbox's own setup (SES and the runtime, before any environment code) did not finish within ${killed.ms} ms; its worker was killed (an overloaded host, not the environment)` };
+  }
   if (killed?.kind === 'silence') return { code: 'E_TIMEOUT', message: `the environment code did not yield within ${killed.ms} ms; its worker was killed (wall-clock deadline)` };
   if (killed?.kind === 'budget') return { code: 'E_TOO_SLOW', message: budgetMessage(killed.totalMs, 'during this job; its worker was killed') };
   if (killed?.kind === 'job') return { code: 'E_TIMEOUT', message: `the job ran past its whole-job deadline of ${killed.ms} ms; its worker was killed` };

@@ -77,6 +77,10 @@ interface Job {
   results: ResultSlots<unknown>;
   packed?: PackedCalls | null; // set by callsForPipe
   started: number;
+  /** Time its worker spent on envforge's own setup (no guest code), not counted against the caller's budget. */
+  setupMs: number;
+  /** When a setup it reported began, until its next message. */
+  setupSince?: number;
   resolve(result: RunResult<unknown>): void;
   reject(error: Error): void;
 }
@@ -160,6 +164,7 @@ export class SandboxPool {
         fresh: request.fresh ?? false,
         results: new ResultSlots(calls, convert),
         started: 0,
+        setupMs: 0,
         resolve,
         reject,
       });
@@ -275,6 +280,18 @@ export class SandboxPool {
     }
     const job = worker.job;
     if (message.type === 'ready' || !job || message.id !== job.id) return;
+    if (job.setupSince !== undefined) {
+      job.setupMs += performance.now() - job.setupSince;
+      job.setupSince = undefined;
+      worker.resumeJob();
+    }
+    if (message.type === 'progress' && message.setupMs !== undefined) {
+      // The sandbox's own setup, slow only on a loaded host: its own deadline, and the job's waits.
+      job.setupSince = performance.now();
+      worker.pauseJob();
+      worker.armSilence(message.setupMs + this.options.graceMs, true);
+      return;
+    }
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':
@@ -337,7 +354,7 @@ export class SandboxPool {
 
   /** Resolves a job, filling calls that got no result (and a missing load) with the given failure. */
   private settle(job: Job, code: ProblemCode, message: string): void {
-    if (job.started && job.limits.workBudget) job.limits.workBudget.spentMs += performance.now() - job.started;
+    if (job.started && job.limits.workBudget) job.limits.workBudget.spentMs += performance.now() - job.started - job.setupMs;
     job.load ??= this.knownLoads.get(job.hash) ?? { ok: false, hash: job.hash, code, message };
     job.results.fillRest({ code, message, fn: job.load.ok ? 'call' : 'load' });
     job.resolve({ load: job.load, results: job.results.results(), wallMs: job.started ? performance.now() - job.started : 0 });

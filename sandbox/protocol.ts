@@ -193,7 +193,11 @@ export type WorkerMessage =
   /** Verdicts of call `call` that the worker charged; sent before the chunk with the call's result. */
   | { type: 'charged'; id: number; call: number; verdicts: ChargedVerdict[] }
   | { type: 'done'; id: number }
-  /** Nothing but news that the worker is busy with the job (it re-arms the silence deadline): sent between long steps of the worker's own. */
-  | { type: 'progress'; id: number }
+  /**
+   * News that the worker is busy with the job (it re-arms the silence deadline), sent between long steps of
+   * its own; with setupMs: envforge's setup (no guest code) starts and may take that long, and the job's
+   * deadlines wait until the next message.
+   */
+  | { type: 'progress'; id: number; setupMs?: number }
   /** Several of the above in one IPC message. */
   | { type: 'batch'; messages: WorkerMessage[] };

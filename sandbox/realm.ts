@@ -62,6 +62,30 @@ function sesCodeCache(): ivm.ExternalCopy<ArrayBuffer> | undefined {
   return sesCache;
 }
 
+/**
+ * Told when envforge's own setup (SES and the runtime; no guest code runs) starts, with the most it may
+ * take, and when it ends: the worker tells the supervisor, whose silence deadline must not mistake a setup
+ * slowed by a loaded host for a wedged environment (worker.ts).
+ */
+const SETUP_TIMEOUT_MS = 15_000;
+let setupWatcher: (maxMs: number | null) => void = () => {};
+export function watchSetup(watcher: (maxMs: number | null) => void): void {
+  setupWatcher = watcher;
+}
+function duringSetup<T>(maxMs: number, run: () => T): T {
+  setupWatcher(maxMs);
+  try {
+    return run();
+  } finally {
+    setupWatcher(null);
+  }
+}
+
+/** Builds the SES code cache now (a worker does it before it reports ready, outside any job's deadline). */
+export function warmSetup(): void {
+  sesCodeCache();
+}
+
 const TIMEOUT_MESSAGE = 'Script execution timed out.';
 
 /** Maps an error thrown by isolated-vm while running guest code to a stable code. */
@@ -88,7 +112,8 @@ export function newHost(memoryMb: number): Host {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   try {
     const cachedData = sesCodeCache();
-    return { isolate, ses: isolate.compileScriptSync(SES_SOURCE, { filename: SES_FILENAME, ...(cachedData ? { cachedData } : {}) }), realms: 0 };
+    const ses = duringSetup(SETUP_TIMEOUT_MS, () => isolate.compileScriptSync(SES_SOURCE, { filename: SES_FILENAME, ...(cachedData ? { cachedData } : {}) }));
+    return { isolate, ses, realms: 0 };
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
     throw new GuestFailure('E_PROTOCOL', `the sandbox runtime did not compile: ${error instanceof Error ? error.message : String(error)}`);
@@ -102,7 +127,6 @@ export function releaseRealm(realm: Realm): void {
   realm.context.release();
 }
 
-const SETUP_TIMEOUT_MS = 15_000;
 
 /** A new context in the host with SES locked down and the runtime installed; no guest code has run in it. */
 function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.Reference } {
@@ -113,8 +137,10 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
   // starved host into a rejected candidate (E_PROTOCOL), so the setup gets a wide wall-clock bound of its own.
   const setupMs = Math.max(timeoutMs, SETUP_TIMEOUT_MS);
   try {
-    host.ses.runSync(context, { timeout: setupMs });
-    const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
+    const api = duringSetup(2 * setupMs, () => {
+      host.ses.runSync(context, { timeout: setupMs });
+      return context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
+    });
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
     const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), step: fn('step'), collect: fn('collect'), loadMs: 0 };
     return { realm, bind: fn('bind') };

@@ -8,7 +8,7 @@ import { guardAgainstOrphaning } from './orphan-guard.js';
 import { unpackCalls } from './packed-calls.js';
 import { maxChunkChars, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
 import { runStepped } from './left-behind.js';
-import { classify, GuestFailure, type Realm } from './realm.js';
+import { classify, GuestFailure, warmSetup, watchSetup, type Realm } from './realm.js';
 import { deriveRngState } from './rng.js';
 import { rolloutFields } from './rollout-call.js';
 import { cache, compile, dispose, entryFor, type Compiled } from './worker-cache.js';
@@ -278,18 +278,28 @@ function forward(id: number, chunk: Chunk): void {
   if (chunk.count > 0) send({ type: 'chunk', id, text: chunk.text });
 }
 
+/** The job running now, which a setup of the sandbox's own is reported to. */
+let current: number | null = null;
+watchSetup((maxMs) => {
+  if (current === null) return;
+  send(maxMs === null ? { type: 'progress', id: current } : { type: 'progress', id: current, setupMs: maxMs });
+  flush();
+});
+
 async function onJob(received: JobMessage & { source?: string }): Promise<void> {
   const source = received.source ?? cache.get(received.hash)?.source;
   if (source === undefined) {
     send({ type: 'need-source', id: received.id });
     return;
   }
+  current = received.id;
   try {
     await runJob(received.packed ? { ...received, calls: unpackCalls(received.packed) } : received, source);
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     send({ type: 'failed', id: received.id, from: -1, count: 0, code: 'E_PROTOCOL', message: `sandbox worker fault: ${text}`, fn: 'worker' });
   }
+  current = null;
   send({ type: 'done', id: received.id });
 }
 
@@ -305,5 +315,7 @@ process.on('message', (raw: unknown) => {
 process.on('disconnect', () => process.exit(0));
 guardAgainstOrphaning();
 
+// SES's code cache is built before the worker says it is ready: the supervisor's deadlines start with a job.
+warmSetup();
 send({ type: 'ready' });
 flush();
