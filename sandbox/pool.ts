@@ -79,8 +79,6 @@ interface Job {
   started: number;
   /** Time its worker spent on envforge's own setup (no guest code), not counted against the caller's budget. */
   setupMs: number;
-  /** When a setup it reported began, until its next message. */
-  setupSince?: number;
   resolve(result: RunResult<unknown>): void;
   reject(error: Error): void;
 }
@@ -280,18 +278,8 @@ export class SandboxPool {
     }
     const job = worker.job;
     if (message.type === 'ready' || !job || message.id !== job.id) return;
-    if (job.setupSince !== undefined) {
-      job.setupMs += performance.now() - job.setupSince;
-      job.setupSince = undefined;
-      worker.resumeJob();
-    }
-    if (message.type === 'progress' && message.setupMs !== undefined) {
-      // The sandbox's own setup, slow only on a loaded host: its own deadline, and the job's waits.
-      job.setupSince = performance.now();
-      worker.pauseJob();
-      worker.armSilence(message.setupMs + this.options.graceMs, true);
-      return;
-    }
+    job.setupMs += worker.endSetup();
+    if (message.type === 'progress' && message.setupMs !== undefined) return worker.beginSetup(message.setupMs + this.options.graceMs);
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':

@@ -77,8 +77,9 @@ export class SupervisedWorker<J = unknown> {
   /** Bumped at every arming and clearing, so a deadline that fired late knows whether it still stands. */
   private silenceArmings = 0;
   private jobArmings = 0;
-  /** The whole-job deadline: when it falls, and what is left of it while paused. */
+  /** The whole-job deadline: when it falls, and what is left of it while a setup pauses it. */
   private jobDeadline: { at: number; reason: KillReason; left: number | null } | null = null;
+  private setupSince: number | null = null;
 
   constructor(options: SupervisedWorkerOptions, onMessage: (m: WorkerMessage) => void, onExit: (code: number | null, signal: string | null) => void) {
     const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`, ...options.execArgv];
@@ -134,19 +135,30 @@ export class SupervisedWorker<J = unknown> {
     this.jobTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.jobArmings, reason), ms);
   }
 
-  /** Stops the whole-job clock (the worker is on envforge's own setup) until resumeJob. */
-  pauseJob(): void {
+  /**
+   * The worker reported envforge's own setup (no guest code; slow only on a loaded host): the whole-job clock
+   * stops, and only a setup deadline of `ms` stands until the next message (endSetup).
+   */
+  beginSetup(ms: number): void {
     const deadline = this.jobDeadline;
-    if (!deadline || deadline.left !== null || !this.jobTimer) return;
-    clearTimeout(this.jobTimer);
-    this.jobTimer = null;
-    this.jobArmings++;
-    deadline.left = Math.max(0, deadline.at - performance.now());
+    this.setupSince = performance.now();
+    if (deadline && deadline.left === null && this.jobTimer) {
+      clearTimeout(this.jobTimer);
+      this.jobTimer = null;
+      this.jobArmings++;
+      deadline.left = Math.max(0, deadline.at - performance.now());
+    }
+    this.armSilence(ms, true);
   }
 
-  resumeJob(): void {
+  /** Ends a setup under way, if any: the whole-job clock runs again. Returns how long the setup took (ms). */
+  endSetup(): number {
+    if (this.setupSince === null) return 0;
+    const took = performance.now() - this.setupSince;
+    this.setupSince = null;
     const deadline = this.jobDeadline;
     if (deadline?.left != null) this.armJob(deadline.left, deadline.reason);
+    return took;
   }
 
   clearDeadlines(): void {
@@ -154,6 +166,7 @@ export class SupervisedWorker<J = unknown> {
     if (this.jobTimer) clearTimeout(this.jobTimer);
     this.silenceTimer = this.jobTimer = null;
     this.jobDeadline = null;
+    this.setupSince = null;
     this.silenceArmings++;
     this.jobArmings++;
   }
