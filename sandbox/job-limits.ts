@@ -9,10 +9,11 @@ const MEMORY_SIGNS = /is_heap_oom = 1|out of memory|allocation failed|heap limit
 
 /**
  * A whole job's wall-clock budget, besides the silence deadline: loading twice (a recompile after a
- * failure), every call at its full budget, and grace. Nothing a module does can make a job run longer.
+ * failure), every call at its full budget, one more per failure the job may have (finding which function
+ * left work behind re-runs its call: left-behind.ts), and grace. Nothing a module does can make a job run longer.
  */
 export function jobBudgetMs(calls: number, limits: SandboxLimits, graceMs: number): number {
-  return limits.jobTimeoutMs ?? limits.loadTimeoutMs * 2 + (calls + 1) * (limits.callTimeoutMs + limits.sliceMs) + graceMs;
+  return limits.jobTimeoutMs ?? limits.loadTimeoutMs * 2 + (calls + 1 + limits.maxFailuresPerJob) * (limits.callTimeoutMs + limits.sliceMs) + graceMs;
 }
 
 /** What a worker is sent: the limits without the host's own bookkeeping. */
