@@ -130,8 +130,9 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
   let position = 0;
   let failures = 0;
   let lastCode: ProblemCode = 'E_TIMEOUT';
-  // After a crossing failed past the calls it had finished (memory, results lost), the calls up to here are
-  // re-run one per crossing to find the culprit; the calls after it go back to full crossings.
+  // After a crossing failed past the calls it had finished, the calls up to here are re-run one per crossing to
+  // find the culprit: those whose results were lost (the calls after them go back to full crossings), or after
+  // an isolate died of memory, the rest of the crossing.
   let carefulUntil = 0;
   const fail = (from: number, count: number, code: ProblemCode, message: string, fn = 'call') => {
     send({ type: 'failed', id: job.id, from, count, code, message, fn });
