@@ -18,6 +18,7 @@ function stepName(k: number): string {
 
 function chargedMessage(k: number, code: ProblemCode, message: string): string {
   if (code === 'E_TIMEOUT') return `${stepName(k)} ran past the call's wall-clock budget, counting the work it left behind (promise jobs that run after it returns)`;
+  if (code === 'E_MEMORY') return `${stepName(k)} exceeded the isolate memory limit, counting the work it left behind (promise jobs that run after it returns)`;
   return `${stepName(k)} returned, then ${message}`;
 }
 

@@ -196,7 +196,9 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
           carefulUntil = end;
           continue; // retry from the first call whose result was not received
         }
-        fail(position, 1, 'E_MEMORY', failure.message);
+        // A lone episode: which of its functions (or the work one left behind) exhausted the memory.
+        if ('op' in (prepared[position] as Prepared)) fail(position, 1, 'E_MEMORY', failure.message);
+        else failures += await chargeLeftBehind(job, prepared[position] as Prepared, failure, maxChunk, limitsText, limits.maxFailuresPerJob - failures, realm, () => dispose(entry));
         position += 1;
         continue;
       }

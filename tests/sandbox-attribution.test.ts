@@ -49,6 +49,16 @@ describe('work a guest function leaves behind is charged to it', () => {
     innocentAreTrue(run.episodes, 1);
   });
 
+  it('verify: a chain of promise jobs that exhausts the heap (16 MB a job) fails only its own response', async () => {
+    const hoard = 'const keep = []; const go = () => { keep.push(new Array(2e6).fill(1)); return Promise.resolve().then(go); }; go();';
+    const run = await runEpisodes(pool, envSource({ verify: verifying(hoard) }), REQUESTS);
+    const charged = episode(run.episodes[1]);
+    expect(charged.referenceVerdict).toMatchObject({ ok: true, score: 1 });
+    expect(scores(charged.verdicts)).toEqual([0, 0.02, expect.stringMatching(/^E_(TIMEOUT|MEMORY)$/), 0.04]);
+    expect((charged.verdicts[2] as { message: string }).message).toMatch(/^verify of response 2 /);
+    innocentAreTrue(run.episodes, 1);
+  });
+
   it('verify of the reference: its own verdict is charged, the responses keep theirs', async () => {
     const verify = `if (response.startsWith('<answer>')) { ${ENDLESS} } return response.length / 100;`;
     const run = await runEpisodes(pool, envSource({ verify }), [{ seed: 3, level: 1, responses: ['ab', 'abc'] }, { seed: 4, level: 2, responses: ['a'] }]);
