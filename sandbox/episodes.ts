@@ -4,7 +4,7 @@
 import type { ProblemCode } from '../contract/codes.js';
 import { CONTRACT_LIMITS, InstanceSchema, ReferenceSchema, describeIssues, toVerdict, type Instance, type Verdict } from '../contract/schema.js';
 import type { SandboxPool } from './pool.js';
-import { guestCode, type CallResult, type EpisodeValue, type LoadInfo, type RawVerdict, type SandboxLimits } from './protocol.js';
+import { guestCode, HOST_VERDICTS, type CallResult, type EpisodeValue, type LoadInfo, type RawVerdict, type SandboxLimits } from './protocol.js';
 import { z } from 'zod';
 
 export interface EpisodeRequest {
@@ -115,7 +115,7 @@ function plainVerdict(value: unknown): ScoredVerdict | null {
 /** A verdict from inside the isolate, checked: failures keep only a guest code, successes must match the contract. */
 export function checkVerdict(raw: RawVerdict): ScoredVerdict {
   if (raw === null || typeof raw !== 'object') return { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed verdict' };
-  if (!raw.ok) return { ok: false, code: guestCode(raw.code), message: typeof raw.message === 'string' ? raw.message : '' };
+  if (!raw.ok) return { ok: false, code: HOST_VERDICTS.has(raw) ? raw.code : guestCode(raw.code), message: typeof raw.message === 'string' ? raw.message : '' };
   const fast = plainVerdict(raw.value);
   if (fast) return fast;
   try {

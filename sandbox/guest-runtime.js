@@ -417,8 +417,40 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     var responses = call.responses;
     for (var i = 0; i < responses.length; i++) verdicts += ',' + scoredText(instanceText, responses[i]);
     var t3 = realNow();
+    return episodeText(call, instanceText, refText, verdicts, t1 - t0, t2 - t1, t3 - t2);
+  }
+  function episodeText(call, instanceText, refText, verdicts, generateMs, solveMs, verifyMs) {
     return '{"instance":' + (call.keepInstance === false ? 'null' : instanceText) + ',"reference":' + refText +
-      ',"verdicts":[' + verdicts + '],"ms":[' + (t1 - t0) + ',' + (t2 - t1) + ',' + (t3 - t2) + ']}';
+      ',"verdicts":[' + verdicts + '],"ms":[' + generateMs + ',' + solveMs + ',' + verifyMs + ']}';
+  }
+
+  // The same episode one guest function per crossing (worker.ts's attribution path, left-behind.ts): what a
+  // function leaves behind (promise jobs) runs in the microtask checkpoint that ends its own crossing, so a
+  // failure there is its own. `charged` maps a verify step (2: the reference, 3 + i: response i) that did so
+  // in an earlier realm to [code, message]: it is not run again, its verdict is that failure.
+  var steps = null;
+  function stepEpisode(call, charged, stage) {
+    var st = steps || (steps = { k: 0, instance: null, instanceText: '', refText: '', reference: null, verdicts: '', ms: [0, 0, 0], t0: realNow() });
+    var k = st.k;
+    var t = realNow();
+    var slot = k < 2 ? k : 2;
+    stage.name = k === 0 ? 'generate' : k === 1 ? 'solve' : 'verify';
+    if (k === 0) {
+      var s = call.s;
+      st.instance = callGuest('generate', [makeRng(s[0], s[1], s[2], s[3]), call.level]);
+      st.instanceText = serialise(st.instance, limits.maxValueChars);
+    } else if (k === 1) {
+      st.refText = serialise(callGuest('solve', [st.instance]), limits.maxValueChars);
+      st.reference = parse(st.refText);
+    } else {
+      var c = charged[k];
+      var verdict = c ? '{' + failureText({ code: c[0], message: c[1] }) + '}' : scoredText(st.instanceText, k === 2 ? st.reference : call.responses[k - 3]);
+      st.verdicts += (k === 2 ? '' : ',') + verdict;
+    }
+    st.ms[slot] += realNow() - t;
+    st.k = k + 1;
+    if (st.k < 3 + call.responses.length) return null;
+    return episodeText(call, st.instanceText, st.refText, st.verdicts, st.ms[0], st.ms[1], st.ms[2]);
   }
 
   // Contract v2 rollouts (episodic-runtime.js, evaluated beside this file), with the helpers captured above.
@@ -446,6 +478,18 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       calls[i] = { id: rows.from + i, s: [states[4 * i], states[4 * i + 1], states[4 * i + 2], states[4 * i + 3]], level: levels[i], responses: NO_RESPONSES, keepInstance: true };
     }
     return calls;
+  }
+
+  function okEntry(call, ms, text) {
+    return '{"id":' + stringify(call.id) + ',"ok":true,"ms":' + ms + ',"value":' + text + '}';
+  }
+  function failedEntry(call, e, ms, stage) {
+    return '{"id":' + stringify(call.id) + ',' + failureText(describeThrown(e)) + ',"ms":' + ms + ',"fn":' + stringify(stage.name) + '}';
+  }
+  function finishCall(entry) {
+    pending[pending.length] = entry;
+    pendingChars += entry.length;
+    cursor++;
   }
 
   var api = {
@@ -480,6 +524,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       pending = [];
       pendingChars = 0;
       cursor = 0;
+      steps = null;
       return batch.length;
     },
     // Runs calls until the batch ends, sliceMs has passed, or the results reach maxChunkChars; returns
@@ -493,15 +538,29 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
         var entry;
         try {
           var text = call.op === 'rollout' && episodic !== null ? episodic.rollout(call, stage) : episode(call, stage);
-          entry = '{"id":' + stringify(call.id) + ',"ok":true,"ms":' + (realNow() - t0) + ',"value":' + text + '}';
+          entry = okEntry(call, realNow() - t0, text);
         } catch (e) {
-          entry = '{"id":' + stringify(call.id) + ',' + failureText(describeThrown(e)) + ',"ms":' + (realNow() - t0) + ',"fn":' + stringify(stage.name) + '}';
+          entry = failedEntry(call, e, realNow() - t0, stage);
         }
-        pending[pending.length] = entry;
-        pendingChars += entry.length;
-        cursor++;
+        finishCall(entry);
         if (realNow() - start >= sliceMs || pendingChars >= limits.maxChunkChars) break;
       }
+      return collect();
+    },
+    // One step of the batch's only call (an episode; see stepEpisode): '+' while steps remain, then collect()'s text.
+    step: function (chargedText) {
+      var call = batch[0];
+      var stage = { name: 'generate' };
+      var entry;
+      try {
+        var text = stepEpisode(call, parse(chargedText), stage);
+        if (text === null) return '+';
+        entry = okEntry(call, realNow() - steps.t0, text);
+      } catch (e) {
+        entry = failedEntry(call, e, realNow() - steps.t0, stage);
+      }
+      steps = null;
+      finishCall(entry);
       return collect();
     },
     collect: collect,

@@ -9,10 +9,11 @@ const MEMORY_SIGNS = /is_heap_oom = 1|out of memory|allocation failed|heap limit
 
 /**
  * A whole job's wall-clock budget, besides the silence deadline: loading twice (a recompile after a
- * failure), every call at its full budget, and grace. Nothing a module does can make a job run longer.
+ * failure), every call at its full budget, one more per failure the job may have (finding which function
+ * left work behind re-runs its call: left-behind.ts), and grace. Nothing a module does can make a job run longer.
  */
 export function jobBudgetMs(calls: number, limits: SandboxLimits, graceMs: number): number {
-  return limits.jobTimeoutMs ?? limits.loadTimeoutMs * 2 + (calls + 1) * (limits.callTimeoutMs + limits.sliceMs) + graceMs;
+  return limits.jobTimeoutMs ?? limits.loadTimeoutMs * 2 + (calls + 1 + limits.maxFailuresPerJob) * (limits.callTimeoutMs + limits.sliceMs) + graceMs;
 }
 
 /** What a worker is sent: the limits without the host's own bookkeeping. */
@@ -28,6 +29,9 @@ export const budgetMessage = (totalMs: number, when: string) => `the caller's sa
 export function deathCause(killed: KillReason | null, stderrTail: string, exitCode: number | null, signal: string | null): { code: ProblemCode; message: string } {
   if (killed?.kind === 'memory') {
     return { code: 'E_MEMORY', message: `the environment code made its worker process use ${killed.rssMb} MB of memory (limit ${killed.limitMb} MB); the worker was killed` };
+  }
+  if (killed?.kind === 'silence' && killed.setup) {
+    return { code: 'E_PROTOCOL', message: `the sandbox's own setup (SES and the runtime, before any environment code) did not finish within ${killed.ms} ms; its worker was killed (an overloaded host, not the environment)` };
   }
   if (killed?.kind === 'silence') return { code: 'E_TIMEOUT', message: `the environment code did not yield within ${killed.ms} ms; its worker was killed (wall-clock deadline)` };
   if (killed?.kind === 'budget') return { code: 'E_TOO_SLOW', message: budgetMessage(killed.totalMs, 'during this job; its worker was killed') };

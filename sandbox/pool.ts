@@ -77,6 +77,8 @@ interface Job {
   results: ResultSlots<unknown>;
   packed?: PackedCalls | null; // set by callsForPipe
   started: number;
+  /** Time its worker spent on envforge's own setup (no guest code), not counted against the caller's budget. */
+  setupMs: number;
   resolve(result: RunResult<unknown>): void;
   reject(error: Error): void;
 }
@@ -160,6 +162,7 @@ export class SandboxPool {
         fresh: request.fresh ?? false,
         results: new ResultSlots(calls, convert),
         started: 0,
+        setupMs: 0,
         resolve,
         reject,
       });
@@ -275,6 +278,8 @@ export class SandboxPool {
     }
     const job = worker.job;
     if (message.type === 'ready' || !job || message.id !== job.id) return;
+    job.setupMs += worker.endSetup();
+    if (message.type === 'progress' && message.setupMs !== undefined) return worker.beginSetup(message.setupMs + this.options.graceMs);
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':
@@ -291,6 +296,9 @@ export class SandboxPool {
         return;
       case 'chunk':
         job.results.acceptChunk(message.text, job.limits);
+        return;
+      case 'charged':
+        job.results.charge(message.call, message.verdicts);
         return;
       case 'failed': {
         const failure = { code: isProblemCode(message.code) ? message.code : ('E_PROTOCOL' as ProblemCode), message: message.message, fn: message.fn };
@@ -334,7 +342,7 @@ export class SandboxPool {
 
   /** Resolves a job, filling calls that got no result (and a missing load) with the given failure. */
   private settle(job: Job, code: ProblemCode, message: string): void {
-    if (job.started && job.limits.workBudget) job.limits.workBudget.spentMs += performance.now() - job.started;
+    if (job.started && job.limits.workBudget) job.limits.workBudget.spentMs += performance.now() - job.started - job.setupMs;
     job.load ??= this.knownLoads.get(job.hash) ?? { ok: false, hash: job.hash, code, message };
     job.results.fillRest({ code, message, fn: job.load.ok ? 'call' : 'load' });
     job.resolve({ load: job.load, results: job.results.results(), wallMs: job.started ? performance.now() - job.started : 0 });

@@ -66,6 +66,19 @@ export interface CallSuccess<T = unknown> {
 export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
 export type RawVerdict = { ok: true; value: unknown } | { ok: false; code: ProblemCode; message: string };
+
+/** A verify the worker charged with a resource failure (left-behind.ts): index 0 is the reference's verdict, 1 + i response i's. */
+export interface ChargedVerdict {
+  index: number;
+  code: ProblemCode;
+  message: string;
+}
+/**
+ * Verdicts the supervisor put in place of what the runtime wrote (ResultSlots.charge): their codes were
+ * observed by the worker, not reported from the isolate, so they are kept as they are. Nothing parsed from
+ * a chunk is ever in this set.
+ */
+export const HOST_VERDICTS = new WeakSet<object>();
 export interface EpisodeValue {
   instance: unknown;
   reference: unknown;
@@ -177,6 +190,14 @@ export type WorkerMessage =
   /** The runtime's JSON array of results, each naming its call by index ("id"); size-checked by the worker. */
   | { type: 'chunk'; id: number; text: string }
   | { type: 'failed'; id: number; from: number; count: number; code: ProblemCode; message: string; fn: string }
+  /** Verdicts of call `call` that the worker charged; sent before the chunk with the call's result. */
+  | { type: 'charged'; id: number; call: number; verdicts: ChargedVerdict[] }
   | { type: 'done'; id: number }
+  /**
+   * News that the worker is busy with the job (it re-arms the silence deadline), sent between long steps of
+   * its own; with setupMs: envforge's setup (no guest code) starts and may take that long, and the job's
+   * deadlines wait until the next message.
+   */
+  | { type: 'progress'; id: number; setupMs?: number }
   /** Several of the above in one IPC message. */
   | { type: 'batch'; messages: WorkerMessage[] };

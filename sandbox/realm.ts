@@ -31,6 +31,8 @@ export interface Realm {
   exportsList: ivm.Reference;
   begin: ivm.Reference;
   next: ivm.Reference;
+  /** One guest function of the batch's only call per crossing (attribution of what a function leaves behind). */
+  step: ivm.Reference;
   collect: ivm.Reference;
   /** CPU time of the module's top level when it was loaded, in ms. */
   loadMs: number;
@@ -60,6 +62,30 @@ function sesCodeCache(): ivm.ExternalCopy<ArrayBuffer> | undefined {
   return sesCache;
 }
 
+/**
+ * Told when envforge's own setup (SES and the runtime; no guest code runs) starts, with the most it may
+ * take, and when it ends: the worker tells the supervisor, whose silence deadline must not mistake a setup
+ * slowed by a loaded host for a wedged environment (worker.ts).
+ */
+const SETUP_TIMEOUT_MS = 15_000;
+let setupWatcher: (maxMs: number | null) => void = () => {};
+export function watchSetup(watcher: (maxMs: number | null) => void): void {
+  setupWatcher = watcher;
+}
+function duringSetup<T>(maxMs: number, run: () => T): T {
+  setupWatcher(maxMs);
+  try {
+    return run();
+  } finally {
+    setupWatcher(null);
+  }
+}
+
+/** Builds the SES code cache now (a worker does it before it reports ready, outside any job's deadline). */
+export function warmSetup(): void {
+  sesCodeCache();
+}
+
 const TIMEOUT_MESSAGE = 'Script execution timed out.';
 
 /** Maps an error thrown by isolated-vm while running guest code to a stable code. */
@@ -86,7 +112,8 @@ export function newHost(memoryMb: number): Host {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   try {
     const cachedData = sesCodeCache();
-    return { isolate, ses: isolate.compileScriptSync(SES_SOURCE, { filename: SES_FILENAME, ...(cachedData ? { cachedData } : {}) }), realms: 0 };
+    const ses = duringSetup(SETUP_TIMEOUT_MS, () => isolate.compileScriptSync(SES_SOURCE, { filename: SES_FILENAME, ...(cachedData ? { cachedData } : {}) }));
+    return { isolate, ses, realms: 0 };
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
     throw new GuestFailure('E_PROTOCOL', `the sandbox runtime did not compile: ${error instanceof Error ? error.message : String(error)}`);
@@ -96,11 +123,10 @@ export function newHost(memoryMb: number): Host {
 /** Frees a realm's context and References (its isolate stays). */
 export function releaseRealm(realm: Realm): void {
   if (realm.isolate.isDisposed) return;
-  for (const ref of [realm.meta, realm.exportsList, realm.begin, realm.next, realm.collect]) ref.release();
+  for (const ref of [realm.meta, realm.exportsList, realm.begin, realm.next, realm.step, realm.collect]) ref.release();
   realm.context.release();
 }
 
-const SETUP_TIMEOUT_MS = 15_000;
 
 /** A new context in the host with SES locked down and the runtime installed; no guest code has run in it. */
 function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.Reference } {
@@ -111,10 +137,12 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
   // starved host into a rejected candidate (E_PROTOCOL), so the setup gets a wide wall-clock bound of its own.
   const setupMs = Math.max(timeoutMs, SETUP_TIMEOUT_MS);
   try {
-    host.ses.runSync(context, { timeout: setupMs });
-    const api = context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
+    const api = duringSetup(2 * setupMs, () => {
+      host.ses.runSync(context, { timeout: setupMs });
+      return context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
+    });
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
-    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), collect: fn('collect'), loadMs: 0 };
+    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), step: fn('step'), collect: fn('collect'), loadMs: 0 };
     return { realm, bind: fn('bind') };
   } catch (error) {
     if (!isolate.isDisposed) context.release();

@@ -2,8 +2,8 @@
 // matched to calls by id, never by position; anything malformed, forged or duplicated fails only the call
 // it names (or none), and every code from inside an isolate is checked against the closed guest set.
 import { createHash } from 'node:crypto';
-import type { ProblemCode } from '../contract/codes.js';
-import { GUEST_FNS, guestCode, maxChunkChars, type Call, type CallResult, type SandboxLimits } from './protocol.js';
+import { isProblemCode, type ProblemCode } from '../contract/codes.js';
+import { GUEST_FNS, guestCode, HOST_VERDICTS, maxChunkChars, type Call, type CallResult, type ChargedVerdict, type SandboxLimits } from './protocol.js';
 
 /** What a caller makes of each result as it arrives (runEpisodes: a checked episode), given the call it answers. */
 export type Convert<R> = (result: CallResult, call: Call) => R;
@@ -16,6 +16,8 @@ export class ResultSlots<R = CallResult> {
   private readonly slots: Array<R | undefined>;
   private filled = 0;
   private maxChars: number | null = null;
+  /** Verdicts the worker charged, by call id, put in place when the call's result arrives. */
+  private readonly charged = new Map<number, ChargedVerdict[]>();
   private readonly convert: Convert<R>;
 
   constructor(
@@ -49,6 +51,11 @@ export class ResultSlots<R = CallResult> {
     for (let id = Math.max(0, from); id < Math.min(this.slots.length, from + count); id++) if (this.slots[id] === undefined) this.put(id, { ok: false, ...failure, ms: 0 });
   }
 
+  /** Verdicts of call `id` that the worker charged with a resource failure (sent before its result). */
+  charge(id: number, verdicts: ChargedVerdict[]): void {
+    if (Number.isSafeInteger(id) && Array.isArray(verdicts)) this.charged.set(id, verdicts.map((v) => ({ ...v, code: isProblemCode(v.code) ? v.code : 'E_PROTOCOL' })));
+  }
+
   /** Fails every call still without a result. */
   fillRest(failure: Omit<Extract<CallResult, { ok: false }>, 'ok' | 'ms'>): void {
     this.failRange(0, this.slots.length, failure);
@@ -70,7 +77,10 @@ export class ResultSlots<R = CallResult> {
     for (const item of parsed) {
       const id = item !== null && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
       if (typeof id !== 'number') continue;
-      this.put(id, toCallResult(item as Record<string, unknown>, limits));
+      const result = toCallResult(item as Record<string, unknown>, limits);
+      const charged = this.charged.get(id);
+      if (charged && result.ok) withCharged(result.value, charged);
+      this.put(id, result);
     }
   }
 
@@ -83,6 +93,18 @@ export class ResultSlots<R = CallResult> {
 /** SHA-256 of an instance's JSON text (the text the isolate wrote: parse and stringify round-trip it exactly). */
 export function instanceDigest(instance: unknown): string {
   return createHash('sha256').update(JSON.stringify(instance) ?? 'undefined').digest('hex');
+}
+
+/** Puts the worker's charged verdicts in place of the runtime's, as HOST_VERDICTS. */
+function withCharged(value: unknown, charged: ChargedVerdict[]): void {
+  const verdicts = value !== null && typeof value === 'object' ? (value as { verdicts?: unknown }).verdicts : undefined;
+  if (!Array.isArray(verdicts)) return;
+  for (const { index, code, message } of charged) {
+    if (!Number.isSafeInteger(index) || index < 0 || index >= verdicts.length) continue;
+    const verdict = { ok: false, code, message };
+    HOST_VERDICTS.add(verdict);
+    verdicts[index] = verdict;
+  }
 }
 
 /** Checks the shape of one result; a failure keeps only a guest code, a known function name and a clipped message. */

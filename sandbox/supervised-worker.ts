@@ -37,7 +37,7 @@ export function cacheBudgetMb(options: Pick<SupervisedWorkerOptions, 'workerRssM
 }
 
 /** Why the supervisor killed a worker, when it did. */
-export type KillReason = { kind: 'silence'; ms: number } | { kind: 'job'; ms: number } | { kind: 'budget'; ms: number; totalMs: number } | { kind: 'memory'; rssMb: number; limitMb: number };
+export type KillReason = { kind: 'silence'; ms: number; setup?: boolean } | { kind: 'job'; ms: number } | { kind: 'budget'; ms: number; totalMs: number } | { kind: 'memory'; rssMb: number; limitMb: number };
 
 /** Bytes per page of /proc/PID/statm, found once by comparing this process's statm with its RSS. */
 let pageBytes: number | null = null;
@@ -77,6 +77,9 @@ export class SupervisedWorker<J = unknown> {
   /** Bumped at every arming and clearing, so a deadline that fired late knows whether it still stands. */
   private silenceArmings = 0;
   private jobArmings = 0;
+  /** The whole-job deadline: when it falls, and what is left of it while a setup pauses it. */
+  private jobDeadline: { at: number; reason: KillReason; left: number | null } | null = null;
+  private setupSince: number | null = null;
 
   constructor(options: SupervisedWorkerOptions, onMessage: (m: WorkerMessage) => void, onExit: (code: number | null, signal: string | null) => void) {
     const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`, ...options.execArgv];
@@ -117,24 +120,53 @@ export class SupervisedWorker<J = unknown> {
     this.child.kill('SIGKILL');
   }
 
-  /** (Re)starts the silence deadline: a worker that sends nothing for `ms` is killed. */
-  armSilence(ms: number): void {
+  /** (Re)starts the silence deadline: a worker that sends nothing for `ms` is killed (`setup`: during envforge's own setup). */
+  armSilence(ms: number, setup = false): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
     const armed = ++this.silenceArmings;
-    this.silenceTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.silenceArmings, { kind: 'silence', ms }), ms);
+    this.silenceTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.silenceArmings, setup ? { kind: 'silence', ms, setup } : { kind: 'silence', ms }), ms);
   }
 
   /** Starts the whole-job deadline, which messages do not renew; `reason` says which limit it is (default: the job's own). */
   armJob(ms: number, reason: KillReason = { kind: 'job', ms }): void {
     if (this.jobTimer) clearTimeout(this.jobTimer);
     const armed = this.jobArmings;
+    this.jobDeadline = { at: performance.now() + ms, reason, left: null };
     this.jobTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.jobArmings, reason), ms);
+  }
+
+  /**
+   * The worker reported envforge's own setup (no guest code; slow only on a loaded host): the whole-job clock
+   * stops, and only a setup deadline of `ms` stands until the next message (endSetup).
+   */
+  beginSetup(ms: number): void {
+    const deadline = this.jobDeadline;
+    this.setupSince = performance.now();
+    if (deadline && deadline.left === null && this.jobTimer) {
+      clearTimeout(this.jobTimer);
+      this.jobTimer = null;
+      this.jobArmings++;
+      deadline.left = Math.max(0, deadline.at - performance.now());
+    }
+    this.armSilence(ms, true);
+  }
+
+  /** Ends a setup under way, if any: the whole-job clock runs again. Returns how long the setup took (ms). */
+  endSetup(): number {
+    if (this.setupSince === null) return 0;
+    const took = performance.now() - this.setupSince;
+    this.setupSince = null;
+    const deadline = this.jobDeadline;
+    if (deadline?.left != null) this.armJob(deadline.left, deadline.reason);
+    return took;
   }
 
   clearDeadlines(): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
     if (this.jobTimer) clearTimeout(this.jobTimer);
     this.silenceTimer = this.jobTimer = null;
+    this.jobDeadline = null;
+    this.setupSince = null;
     this.silenceArmings++;
     this.jobArmings++;
   }

@@ -7,10 +7,11 @@ import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
 import { unpackCalls } from './packed-calls.js';
 import { maxChunkChars, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
-import { classify, GuestFailure } from './realm.js';
+import { runStepped } from './left-behind.js';
+import { classify, GuestFailure, warmSetup, watchSetup, type Realm } from './realm.js';
 import { deriveRngState } from './rng.js';
 import { rolloutFields } from './rollout-call.js';
-import { cache, compile, dispose, entryFor } from './worker-cache.js';
+import { cache, compile, dispose, entryFor, type Compiled } from './worker-cache.js';
 
 // Messages are batched: one IPC message per small job, and at most every FLUSH_MS (or FLUSH_CHARS) on long
 // ones, so the supervisor's deadline keeps being fed and results before a crash are still salvaged.
@@ -129,11 +130,22 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
   let position = 0;
   let failures = 0;
   let lastCode: ProblemCode = 'E_TIMEOUT';
-  // After an isolate dies of memory, the calls of its crossing are retried one per crossing to find the culprit.
-  let careful = false;
-  const fail = (from: number, count: number, code: ProblemCode, message: string) => {
-    send({ type: 'failed', id: job.id, from, count, code, message, fn: 'call' });
+  // After a crossing failed past the calls it had finished, the calls up to here are re-run one per crossing to
+  // find the culprit: those whose results were lost (the calls after them go back to full crossings), or after
+  // an isolate died of memory, the rest of the crossing.
+  let carefulUntil = 0;
+  const fail = (from: number, count: number, code: ProblemCode, message: string, fn = 'call') => {
+    send({ type: 'failed', id: job.id, from, count, code, message, fn });
     failures += count;
+  };
+  const realm = (): Realm => {
+    if (!entry.compiled || entry.compiled.realm.isolate.isDisposed) {
+      const recompiled = compile(job.hash, entry.source, limits, entry.host);
+      entry.host = recompiled.host;
+      entry.compiled = recompiled.compiled;
+      if (!entry.compiled) throw new LoadFailed(recompiled.load as Extract<LoadInfo, { ok: false }>);
+    }
+    return entry.compiled.realm;
   };
   while (position < total) {
     await letWritesOut();
@@ -141,19 +153,17 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
       fail(position, total - position, lastCode, `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${limits.maxFailuresPerJob})`);
       break;
     }
-    if (!entry.compiled || entry.compiled.realm.isolate.isDisposed) {
-      const recompiled = compile(job.hash, entry.source, limits, entry.host);
-      entry.host = recompiled.host;
-      entry.compiled = recompiled.compiled;
-      if (!entry.compiled) {
-        const load = recompiled.load as Extract<LoadInfo, { ok: false }>;
-        send({ type: 'failed', id: job.id, from: position, count: total - position, code: load.code, message: load.message, fn: 'load' });
-        return;
-      }
+    try {
+      realm();
+    } catch (error) {
+      if (!(error instanceof LoadFailed)) throw error;
+      fail(position, total - position, error.load.code, error.load.message, 'load');
+      return;
     }
-    const compiled = entry.compiled;
+    const compiled = entry.compiled as Compiled;
     const { isolate } = compiled.realm;
     const crossingStart = position;
+    const careful = position < carefulUntil;
     const end = careful ? position + 1 : total;
     const crossing = end - crossingStart;
     const slice = prepared.slice(crossingStart, end);
@@ -183,36 +193,40 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
         dispose(entry);
         position = crossingStart + done;
         if (!careful) {
-          careful = true;
+          carefulUntil = end;
           continue; // retry from the first call whose result was not received
         }
-        fail(position, 1, 'E_MEMORY', failure.message);
+        // A lone episode: which of its functions (or the work one left behind) exhausted the memory.
+        if ('op' in (prepared[position] as Prepared)) fail(position, 1, 'E_MEMORY', failure.message);
+        else failures += await chargeLeftBehind(job, prepared[position] as Prepared, failure, maxChunk, limitsText, limits.maxFailuresPerJob - failures, realm, () => dispose(entry));
         position += 1;
         continue;
       }
-      // A timeout leaves the isolate usable long enough to collect what finished before it.
+      // A timeout (or a promise job that threw) leaves the isolate usable long enough to collect what finished before it.
       let inFlight = crossingStart + done;
-      if (failure.code === 'E_TIMEOUT') {
+      if (failure.code === 'E_TIMEOUT' || failure.code === 'E_THROWN') {
+        let lost: Chunk | null = null;
         try {
           const chunk = readChunk(compiled.realm.collect.applySync(undefined, [], { timeout: 1_000 }), crossing, maxChunk, limits.maxDepth);
           forward(job.id, chunk);
-          const received = done + chunk.count;
-          if (chunk.cursor > received) {
-            // Calls ran but their results were lost: the timeout hit promise jobs they left after next() returned.
-            // Re-run them one per crossing to find which one; a lone call that loses its result is the culprit.
-            dispose(entry);
-            position = crossingStart + received;
-            if (!careful) {
-              careful = true;
-              continue;
-            }
-            fail(position, chunk.cursor - received, 'E_TIMEOUT', 'work this call scheduled (promise jobs) ran past the wall-clock budget');
-            position = crossingStart + chunk.cursor;
-            continue;
-          }
+          if (chunk.cursor > done + chunk.count) lost = { ...chunk, count: done + chunk.count };
           inFlight = crossingStart + chunk.cursor;
         } catch {
           // nothing more to salvage from this crossing
+        }
+        if (lost) {
+          // Calls ran but their results were lost: the failure hit work they left behind (promise jobs) after
+          // next() returned. Re-run them one per crossing; a lone call that loses its result is the culprit.
+          dispose(entry);
+          position = crossingStart + lost.count;
+          if (!careful && lost.cursor - lost.count > 1) {
+            carefulUntil = crossingStart + lost.cursor;
+            continue;
+          }
+          const charged = await chargeLeftBehind(job, prepared[position] as Prepared, failure, maxChunk, limitsText, limits.maxFailuresPerJob - failures, realm, () => dispose(entry));
+          failures += charged;
+          position += 1;
+          continue;
         }
       }
       fail(inFlight, 1, failure.code, failure.message);
@@ -222,9 +236,58 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
   }
 }
 
+class LoadFailed extends Error {
+  constructor(readonly load: Extract<LoadInfo, { ok: false }>) {
+    super(load.message);
+  }
+}
+
+/**
+ * The lone call `call` failed after it returned (`failure`): an episode is re-run one guest function per
+ * crossing (left-behind.ts) so the function that left the work is charged and the others keep their results;
+ * a rollout is charged whole. Sends the outcome; returns the failures it charged.
+ */
+async function chargeLeftBehind(job: JobMessage, call: Prepared, failure: GuestFailure, maxChunk: number, limitsText: string, allowance: number, realm: () => Realm, end: () => void): Promise<number> {
+  const whole = (code: ProblemCode, message: string, fn: string) => {
+    send({ type: 'failed', id: job.id, from: call.id, count: 1, code, message, fn });
+    return 1;
+  };
+  if ('op' in call) return whole(failure.code, `work this call left behind (promise jobs) ${failure.code === 'E_TIMEOUT' ? 'ran past the wall-clock budget' : `failed after it returned: ${failure.message}`}`, 'call');
+  // Each fresh realm starts a new attempt of up to one call's budget: the supervisor hears from the worker between them.
+  const attempt = () => {
+    send({ type: 'progress', id: job.id });
+    flush();
+    return realm();
+  };
+  try {
+    const outcome = runStepped(attempt, end, JSON.stringify([call]), limitsText, job.limits, call.responses.length, Math.max(1, allowance));
+    const charged = Math.min(outcome.charged.length, Math.max(1, allowance));
+    if ('failed' in outcome) return whole(outcome.failed.code, outcome.failed.message, outcome.failed.fn) + charged;
+    const chunk = readChunk(outcome.raw, 1, maxChunk, job.limits.maxDepth);
+    if (outcome.charged.length > 0) send({ type: 'charged', id: job.id, call: call.id, verdicts: outcome.charged });
+    forward(job.id, chunk);
+    return charged;
+  } catch (error) {
+    end();
+    if (error instanceof LoadFailed) return whole(error.load.code, error.load.message, 'load');
+    const lost = error instanceof GuestFailure ? error : new GuestFailure('E_PROTOCOL', String(error));
+    return whole(lost.code, lost.message, 'call');
+  } finally {
+    await letWritesOut();
+  }
+}
+
 function forward(id: number, chunk: Chunk): void {
   if (chunk.count > 0) send({ type: 'chunk', id, text: chunk.text });
 }
+
+/** The job running now, which a setup of the sandbox's own is reported to. */
+let current: number | null = null;
+watchSetup((maxMs) => {
+  if (current === null) return;
+  send(maxMs === null ? { type: 'progress', id: current } : { type: 'progress', id: current, setupMs: maxMs });
+  flush();
+});
 
 async function onJob(received: JobMessage & { source?: string }): Promise<void> {
   const source = received.source ?? cache.get(received.hash)?.source;
@@ -232,12 +295,14 @@ async function onJob(received: JobMessage & { source?: string }): Promise<void> 
     send({ type: 'need-source', id: received.id });
     return;
   }
+  current = received.id;
   try {
     await runJob(received.packed ? { ...received, calls: unpackCalls(received.packed) } : received, source);
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     send({ type: 'failed', id: received.id, from: -1, count: 0, code: 'E_PROTOCOL', message: `sandbox worker fault: ${text}`, fn: 'worker' });
   }
+  current = null;
   send({ type: 'done', id: received.id });
 }
 
@@ -253,5 +318,7 @@ process.on('message', (raw: unknown) => {
 process.on('disconnect', () => process.exit(0));
 guardAgainstOrphaning();
 
+// SES's code cache is built before the worker says it is ready: the supervisor's deadlines start with a job.
+warmSetup();
 send({ type: 'ready' });
 flush();

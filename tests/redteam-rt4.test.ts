@@ -131,10 +131,16 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
     expect(await singleTurn('rt4-sorted-order-leak.js', 8, (p) => `<answer>${[...p.matchAll(/^- (\w+) at/gm)].at(-1)?.[1]}</answer>`)).toBe(1);
   });
 
-  it('rt4-caught-microtask-storm.js: is rejected (endless promise jobs after long responses)', SLOW, async () => {
+  it('rt4-caught-microtask-storm.js: is rejected (endless promise jobs after long responses), the evidence naming long responses', SLOW, async () => {
     const report = await validated('rt4-caught-microtask-storm.js');
     expect(report.verdict).toBe('reject');
-    expect(report.problems.map((p) => p.code)).toContain('E_TIMEOUT');
+    const crash = report.problems.find((p) => p.code === 'E_TIMEOUT' && /^verify failed on/.test(p.message));
+    expect(crash, JSON.stringify(report.problems)).toBeDefined();
+    // The jobs are charged to the verify that started them: the first failure named is a response over 5,000 characters.
+    expect(crash?.message).toMatch(/verify of response \d+ ran past the call's wall-clock budget, counting the work it left behind/);
+    const evidence = crash?.evidence as Array<{ response: { chars: number }; failure: { message: string } }>;
+    expect(evidence[0]?.response.chars).toBeGreaterThan(5_000);
+    for (const e of evidence) if (!/^not run/.test(e.failure.message)) expect(e.response.chars).toBeGreaterThan(5_000);
   });
 
   it('rt4-caught-csv-includes.js: is rejected (membership tested on the comma-joined answers)', SLOW, async () => {
