@@ -468,15 +468,18 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return text;
   }
 
-  // Plain episode calls as the worker packs them (worker.ts: crossingArgs): ids from `from` up, a level each,
-  // and four words of rng state each in `states` (a Uint32Array).
+  // Episode calls as the worker packs them (crossing.ts: crossingArgs): ids from `from` up, a level each,
+  // four words of rng state each in `states` (a Uint32Array), the instance left out for the indices in
+  // `drop`, and each call's responses in `responses` (an array of string arrays) when any call has some.
   var NO_RESPONSES = ObjectFreeze([]);
-  function plainEpisodes(rows, states) {
+  function plainEpisodes(rows, states, responses) {
     var calls = [];
     var levels = rows.levels;
     for (var i = 0; i < levels.length; i++) {
-      calls[i] = { id: rows.from + i, s: [states[4 * i], states[4 * i + 1], states[4 * i + 2], states[4 * i + 3]], level: levels[i], responses: NO_RESPONSES, keepInstance: true };
+      calls[i] = { id: rows.from + i, s: [states[4 * i], states[4 * i + 1], states[4 * i + 2], states[4 * i + 3]], level: levels[i], responses: responses === undefined ? NO_RESPONSES : responses[i], keepInstance: true };
     }
+    var drop = rows.drop === undefined ? NO_RESPONSES : rows.drop;
+    for (var d = 0; d < drop.length; d++) calls[drop[d]].keepInstance = false;
     return calls;
   }
 
@@ -516,9 +519,9 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       }
       return stringify(out);
     },
-    begin: function (batchText, limitsText, states) {
+    begin: function (batchText, limitsText, states, responses) {
       batch = parse(batchText);
-      if (!ArrayIsArray(batch)) batch = plainEpisodes(batch, states);
+      if (!ArrayIsArray(batch)) batch = plainEpisodes(batch, states, responses);
       var l = parse(limitsText);
       limits = { maxDepth: l.maxDepth, maxNodes: l.maxNodes, maxValueChars: l.maxValueChars, maxMessageChars: l.maxMessageChars, maxFeedbackChars: l.maxFeedbackChars, maxChunkChars: l.maxChunkChars };
       pending = [];

@@ -10,6 +10,7 @@ import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadI
 import { callsForPipe } from './packed-calls.js';
 import { ResultSlots, type Convert } from './results.js';
 import { SupervisedWorker } from './supervised-worker.js';
+import { shardCount } from './shards.js';
 import { budgetMessage, deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
 
 export { jobBudgetMs } from './job-limits.js';
@@ -57,7 +58,7 @@ export interface RunRequest {
   limits?: Partial<SandboxLimits>;
   /** Start from a new isolate (module top level evaluated again) instead of a cached one. */
   fresh?: boolean;
-  /** Split the calls across idle workers (each compiles the module once). */
+  /** Split the calls across the workers that hold the module or stand idle (shards.ts: a busy one would load it for its share). */
   parallel?: boolean;
 }
 export interface RunResult<R = CallResult> {
@@ -118,7 +119,7 @@ export class SandboxPool {
   async run<R>(request: RunRequest, convert: Convert<R>): Promise<RunResult<R>>;
   async run(request: RunRequest, convert?: Convert<unknown>): Promise<RunResult<unknown>> {
     const calls = request.calls ?? [];
-    const shards = request.parallel ? Math.min(this.options.workers, Math.floor(calls.length / 8)) : 1;
+    const shards = request.parallel && typeof request.source === 'string' ? shardCount(calls.length, cachedHash(request.source), this.workers, this.options.workers) : 1;
     if (shards <= 1) return this.enqueue(request, calls, convert);
     const size = Math.ceil(calls.length / shards);
     const parts = await Promise.all(Array.from({ length: shards }, (_, i) => this.enqueue(request, calls.slice(i * size, (i + 1) * size), convert)));

@@ -1,7 +1,6 @@
 // A sandbox worker process: loads environment modules into hardened isolates (realm.ts) and runs batches
 // of calls through the trampoline, streaming size-checked results to the supervisor. Guest code may abort
 // or wedge this whole process; the supervisor then kills and replaces it.
-import ivm from 'isolated-vm';
 import type { ProblemCode } from '../contract/codes.js';
 import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
@@ -9,8 +8,7 @@ import { unpackCalls } from './packed-calls.js';
 import { maxChunkChars, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
 import { runStepped } from './left-behind.js';
 import { classify, GuestFailure, warmSetup, watchSetup, type Realm } from './realm.js';
-import { deriveRngState } from './rng.js';
-import { rolloutFields } from './rollout-call.js';
+import { crossingArgs, prepareCalls, type Prepared } from './crossing.js';
 import { cache, compile, dispose, entryFor, type Compiled } from './worker-cache.js';
 
 // Messages are batched: one IPC message per small job, and at most every FLUSH_MS (or FLUSH_CHARS) on long
@@ -49,41 +47,6 @@ async function letWritesOut(): Promise<void> {
   if (!flushedInJob) return;
   flushedInJob = false;
   await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-interface Prepared {
-  id: number;
-  s: readonly number[];
-  level: number;
-  responses: string[];
-  keepInstance: boolean;
-}
-
-/** The calls as the runtime reads them: numbered by their index in the job, with the rng state derived here. */
-function prepareCalls(calls: Call[], name: string): Prepared[] {
-  return calls.map((call, id) => {
-    const prepared: Prepared = { id, s: deriveRngState(name, call.seed, call.level), level: call.level, responses: call.responses ?? [], keepInstance: call.keepInstance !== false };
-    return call.op === 'rollout' && call.rollout ? { ...prepared, ...rolloutFields(call, name) } : prepared;
-  });
-}
-
-/**
- * A crossing's calls as the runtime's begin() takes them. Plain episodes (nothing but an rng state and a
- * level, the bulk of every run) go as { from, levels } text, their ids counting up from `from`, with the rng
- * states as one Uint32Array copied into the isolate: a fraction of the cost of an array of objects in JSON
- * (uint32 words are not small integers to V8, so printing and parsing them dominated). Anything else goes as objects.
- */
-function crossingArgs(slice: Prepared[]): [string] | [string, ivm.Copy<Uint32Array>] {
-  const states = new Uint32Array(slice.length * 4);
-  const levels: number[] = [];
-  const from = slice[0]?.id ?? 0;
-  for (let k = 0; k < slice.length; k++) {
-    const p = slice[k] as Prepared;
-    if (p.id !== from + k || p.responses.length > 0 || !p.keepInstance || 'op' in p) return [JSON.stringify(slice)];
-    states.set(p.s, k * 4);
-    levels.push(p.level);
-  }
-  return [`{"from":${from},"levels":${JSON.stringify(levels)}}`, new ivm.ExternalCopy(states).copyInto({ release: true })];
 }
 
 interface Chunk {
@@ -170,8 +133,8 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
     const maxChunk = maxChunkChars(slice, limits);
     let done = 0; // calls of this crossing whose results were forwarded
     try {
-      const [batchText, states] = crossingArgs(slice);
-      compiled.realm.begin.applySync(undefined, [batchText, limitsText, states], { timeout: limits.loadTimeoutMs });
+      const [batchText, ...copies] = crossingArgs(slice);
+      compiled.realm.begin.applySync(undefined, [batchText, limitsText, ...copies], { timeout: limits.loadTimeoutMs });
       while (done < crossing) {
         const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk, limits.maxDepth);
         if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');
