@@ -87,13 +87,18 @@ class Reading {
   constructor(prompt: string, maxTokens: number) {
     this.tokens = tokenize(prompt.toLowerCase(), maxTokens);
     this.classes = this.tokens.map(classOf);
-    this.rank = this.classes.map((c, i) => {
-      const list = this.byClass.get(c) ?? [];
+    this.rank = new Array<number>(this.tokens.length);
+    // Three classes: one list each, created in the order the classes first occur (as `byClass` is read).
+    const lists: Partial<Record<TokenClass, number[]>> = {};
+    for (let i = 0; i < this.tokens.length; i++) {
+      const c = this.classes[i] as TokenClass;
+      const token = this.tokens[i] as string;
+      let list = lists[c];
+      if (!list) this.byClass.set(c, (list = lists[c] = []));
       list.push(i);
-      this.byClass.set(c, list);
-      if (!this.first.has(this.tokens[i] as string)) this.first.set(this.tokens[i] as string, i);
-      return list.length - 1;
-    });
+      this.rank[i] = list.length - 1;
+      if (!this.first.has(token)) this.first.set(token, i);
+    }
   }
 
   /** The token after (+1) or before (-1) the first occurrence of `word`. */

@@ -156,6 +156,9 @@ function itemKind(items: string[]): RegExp | null {
   return null;
 }
 
+/** A prompt's tokens, for the last few prompts: one instance's probes and guesses read them in turn (callers never change the array). */
+const tokensOf = recentMemo((prompt: string) => tokenize(prompt, 20_000), 8);
+
 /**
  * Guesses a prompt allows for a list answer whatever its layout (one per line, space-separated, prose): the
  * answer's items in the order they first occur in the prompt ("the input copied"), and every distinct prompt
@@ -169,7 +172,7 @@ export function tokenGuesses(prompt: string, shape: Shape): { copied?: string[];
   const every: string[] = [];
   const lengths = shape.items.map((x) => x.length);
   const [shortest, longest] = [lengths.reduce((a, b) => Math.min(a, b)), lengths.reduce((a, b) => Math.max(a, b))];
-  const raw = tokenize(prompt, 20_000);
+  const raw = tokensOf(prompt);
   const tokens = raw.map((t) => t.toLowerCase());
   raw.forEach((t, i) => {
     const key = t.toLowerCase();
