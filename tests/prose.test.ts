@@ -2,7 +2,7 @@
 // verifier can look for, reproducible for a seed, and never stating the right answer.
 import { describe, expect, it } from 'vitest';
 import { rotate } from '../validators/probes.js';
-import { junkProse, reasoning, REASONING_FORMS } from '../validators/prose.js';
+import { characters, junkProse, reasoning, REASONING_FORMS } from '../validators/prose.js';
 
 const PROMPT = 'Let P = 123 x 457 x 89. What is the sum of the decimal digits of P? A careful reader multiplies first. Reply with <answer>n</answer>.';
 const sentences = (text: string) => text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length > 15);
@@ -60,5 +60,11 @@ describe('junkProse', () => {
       expect(text).toHaveLength(n);
       expect(text).not.toMatch(/\b89\b/);
     }
+  });
+});
+
+describe('characters', () => {
+  it('writes a count as toLocaleString("en") does', () => {
+    for (const n of [0, 7, 100, 1_500, 30_000, 1_000_000, 123_456_789]) expect(characters(n)).toBe(n.toLocaleString('en'));
   });
 });

@@ -12,7 +12,7 @@ import { tokenGuesses } from './prompt-lists.js';
 import { EACH_CARRIERS, hedges, INHERITED_NAMES, nonAnswers, promptFormulas, promptTokens, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
 import { instanceNameAnswers } from './instance-names.js';
 import { carrierSpreadProbes, surfaceProbes } from './metamorphic.js';
-import { junkProse, reasoning, REASONING_FORMS } from './prose.js';
+import { characters, junkProse, reasoning, REASONING_FORMS } from './prose.js';
 
 export type { Family, Probe, ProbeTarget } from './probe-types.js';
 
@@ -173,7 +173,7 @@ function hugeProbes(t: ProbeTarget, content: string): Probe[] {
     const name = LONG_BANDS.find(([b]) => b === band)?.[1];
     return [band, junk.find(([n]) => n === name) ?? (junk[0] as [string, (n: number) => string])] as const;
   });
-  return [...short, ...long].map(([band, [name, make]]) => ({ family: 'huge' as const, form: `${name}, ${band.toLocaleString('en')} characters`, response: make(band), ceiling: t.ceiling, coincident: false }));
+  return [...short, ...long].map(([band, [name, make]]) => ({ family: 'huge' as const, form: `${name}, ${characters(band)} characters`, response: make(band), ceiling: t.ceiling, coincident: false }));
 }
 
 function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {

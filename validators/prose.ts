@@ -37,6 +37,10 @@ const CLAUSES: Array<(w: string, v: string, n: string) => string> = [
 ];
 const ENDS = ['.', '.', '.', '!', '.', '...'];
 const REASONING_BANDS = [1_500, 4_000, 12_000, 30_000];
+/** One formatter for every probe label: `n.toLocaleString('en')` builds a new one per call, the slowest step of a probe. */
+const EN = new Intl.NumberFormat('en');
+/** A character count as a probe's form names it ("30,000"): what `n.toLocaleString('en')` writes. */
+export const characters = (n: number) => EN.format(n);
 
 /** Read-only: the last prompt's material is shared by the probes written from it. */
 interface Material {
@@ -92,7 +96,9 @@ function equation(rng: PlainRng, m: Material, right: string): string {
 
 /** `count` sentences mixing restated prompt text and composed sentences (`own`: prompt text only). */
 function paragraph(rng: PlainRng, m: Material, count: number, own = false): string {
-  return Array.from({ length: count }, () => (own || rng.float() < 0.35 ? restated(rng, m) : sentence(rng, m))).join(' ');
+  let text = '';
+  for (let i = 0; i < count; i++) text += `${i ? ' ' : ''}${own || rng.float() < 0.35 ? restated(rng, m) : sentence(rng, m)}`;
+  return text;
 }
 
 function working(rng: PlainRng, m: Material, right: string, sentences: number): string {
@@ -135,7 +141,7 @@ export function reasoning(prompt: string, answerLike: string, right: string, see
   forms.push(
     ['working with "=" lines before a wrong answer', `${long}\n${rng.pick(['Therefore', 'So', 'Thus', 'Hence', 'Finally'])}:\n${answerLike}`],
     ['a wrong answer, then an explanation', `${answerLike}\n\n${rng.pick(['Explanation:', 'Why:', 'Reasoning:', ''])} ${long}`],
-    [`a derivation of about ${band.toLocaleString('en')} characters before a wrong answer`, `${derivation}\n${answerLike}`],
+    [`a derivation of about ${characters(band)} characters before a wrong answer`, `${derivation}\n${answerLike}`],
     ['the prompt restated and reshuffled before a wrong answer', `${restatedOnly}\n${answerLike}`],
   );
   return keep.map((i) => forms[i] as [string, string]);
