@@ -50,12 +50,24 @@ export function promptLists(prompt: string): PromptList[] {
         if (items.length >= 2 && items.every((x) => x.length > 0 && x.length <= MAX_ITEM_CHARS)) lists.push(items);
         continue;
       }
-      const words = part.trim().split(/\s+/).map(cleanItem);
-      if (words.length >= 3 && words.every((w) => shapeOf(w).kind === 'integer')) lists.push(words);
+      // A run of numbers holds a digit: prose without one is not split into words at all.
+      const words = /\d/.test(part) ? part.trim().split(/\s+/) : [];
+      if (words.length >= 3) numberRun(words, lists);
     }
   }
   flush();
   return lists;
+}
+
+/** A run of three or more numbers on a line is a list: cleaned word by word, given up at the first that is not one (prose fails at once). */
+function numberRun(words: string[], lists: PromptList[]): void {
+  const items: string[] = [];
+  for (const w of words) {
+    const item = cleanItem(w);
+    if (shapeOf(item).kind !== 'integer') return;
+    items.push(item);
+  }
+  lists.push(items);
 }
 
 const key = (items: string[]) => items.map((x) => normalizeAnswer(x).toLowerCase());

@@ -50,8 +50,10 @@ function numbersOf(text: string): { count: number; magnitude: number } {
   let count = 0;
   let largest = 0;
   for (const t of tokenize(text, 20_000)) {
+    // Most tokens are words: the cheap test first, the conversion only for a token that starts like a number.
+    if (!/^[+-]?\d/.test(t)) continue;
     const v = Number(t);
-    if (t.length > 0 && Number.isFinite(v) && /^[+-]?\d/.test(t)) {
+    if (Number.isFinite(v)) {
       count++;
       largest = Math.max(largest, Math.abs(v));
     }
