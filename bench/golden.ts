@@ -75,6 +75,16 @@ export async function goldenRun(files: string[], opts: { workers?: number; onEnt
   return entries;
 }
 
+/** Runs (as file@seed) that differ from or are missing against `expected`, and the load-dependent ones left out. */
+export function compareGolden(expected: GoldenEntry[], entries: GoldenEntry[]): { clocked: string[]; differing: string[]; missing: string[] } {
+  const key = (e: GoldenEntry) => `${e.file}@${e.seed}`;
+  const want = new Map(expected.map((e) => [key(e), e]));
+  const clocked = entries.filter((e) => e.clocked || want.get(key(e))?.clocked).map(key);
+  const differing = entries.filter((e) => !clocked.includes(key(e)) && JSON.stringify(want.get(key(e))) !== JSON.stringify(e)).map(key);
+  const missing = expected.filter((e) => !entries.some((x) => key(x) === key(e))).map(key);
+  return { clocked, differing, missing };
+}
+
 async function main(): Promise<void> {
   const [mode, file, ...rest] = process.argv.slice(2);
   if ((mode !== 'write' && mode !== 'compare') || !file) {
@@ -91,12 +101,7 @@ async function main(): Promise<void> {
     process.stderr.write(`wrote ${entries.length} entries to ${file}\n`);
     return;
   }
-  const expected = JSON.parse(readFileSync(file, 'utf8')) as GoldenEntry[];
-  const key = (e: GoldenEntry) => `${e.file}@${e.seed}`;
-  const want = new Map(expected.map((e) => [key(e), e]));
-  const clocked = entries.filter((e) => e.clocked || want.get(key(e))?.clocked).map(key);
-  const differing = entries.filter((e) => !clocked.includes(key(e)) && JSON.stringify(want.get(key(e))) !== JSON.stringify(e)).map(key);
-  const missing = expected.filter((e) => !entries.some((x) => key(x) === key(e))).map(key);
+  const { clocked, differing, missing } = compareGolden(JSON.parse(readFileSync(file, 'utf8')) as GoldenEntry[], entries);
   process.stderr.write(`${entries.length} entries, ${differing.length} differ, ${missing.length} missing, ${clocked.length} load-dependent (not compared: ${clocked.join(', ') || 'none'})${differing.length ? `; differing: ${differing.join(', ')}` : ''}\n`);
   if (differing.length || missing.length) process.exit(1);
 }
