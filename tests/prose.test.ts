@@ -1,7 +1,8 @@
 // Reasoning probe text (validators/prose.ts): random per validation seed, so no sentence is a fingerprint a
 // verifier can look for, reproducible for a seed, and never stating the right answer.
 import { describe, expect, it } from 'vitest';
-import { junkProse, reasoning } from '../validators/prose.js';
+import { rotate } from '../validators/probes.js';
+import { characters, junkProse, reasoning, REASONING_FORMS } from '../validators/prose.js';
 
 const PROMPT = 'Let P = 123 x 457 x 89. What is the sum of the decimal digits of P? A careful reader multiplies first. Reply with <answer>n</answer>.';
 const sentences = (text: string) => text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length > 15);
@@ -10,6 +11,16 @@ describe('reasoning', () => {
   it('is the same for one seed and different across seeds', () => {
     expect(reasoning(PROMPT, '<answer>9</answer>', '27', 5)).toEqual(reasoning(PROMPT, '<answer>9</answer>', '27', 5));
     expect(reasoning(PROMPT, '<answer>9</answer>', '27', 5)).not.toEqual(reasoning(PROMPT, '<answer>9</answer>', '27', 6));
+  });
+
+  it('writes the forms a rotation keeps exactly as they read in the full list (the draws stop early, never change)', () => {
+    for (let seed = 0; seed < 4; seed++) {
+      const full = reasoning(PROMPT, '<answer>9</answer>', '27', seed);
+      for (let index = 0; index < REASONING_FORMS.length; index++) {
+        expect(reasoning(PROMPT, '<answer>9</answer>', '27', seed, rotate(REASONING_FORMS, 2, index))).toEqual(rotate(full, 2, index));
+      }
+      expect(reasoning(PROMPT, '<answer>9</answer>', '27', seed, [6, 0])).toEqual([full[6], full[0]]);
+    }
   });
 
   it('has no sentence that most seeds share (nothing to fingerprint)', () => {
@@ -49,5 +60,11 @@ describe('junkProse', () => {
       expect(text).toHaveLength(n);
       expect(text).not.toMatch(/\b89\b/);
     }
+  });
+});
+
+describe('characters', () => {
+  it('writes a count as toLocaleString("en") does', () => {
+    for (const n of [0, 7, 100, 1_500, 30_000, 1_000_000, 123_456_789]) expect(characters(n)).toBe(n.toLocaleString('en'));
   });
 });

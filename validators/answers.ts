@@ -101,9 +101,16 @@ export function negations(content: string): string[] {
 
 /** Edits of the first and the last number, in exact integer arithmetic (a 40-digit answer is edited in its last digit too). */
 function numberEdits(content: string, edit: (n: bigint) => bigint[]): string[] {
-  const matches = [...content.matchAll(/-?\d+/g)].filter((m) => m[0].length <= 400);
-  if (matches.length === 0) return [];
-  const chosen = [matches[0], matches[matches.length - 1]].filter((m, i, all) => all.indexOf(m) === i);
+  // Only the first and the last number are edited: a long list's other numbers are scanned, never kept.
+  let first: RegExpExecArray | undefined;
+  let last: RegExpExecArray | undefined;
+  for (const m of content.matchAll(/-?\d+/g)) {
+    if (m[0].length > 400) continue;
+    first ??= m;
+    last = m;
+  }
+  if (!first || !last) return [];
+  const chosen = first === last ? [first] : [first, last];
   const out = new Set<string>();
   for (const m of chosen) {
     if (!m || m.index === undefined) continue;

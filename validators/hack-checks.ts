@@ -63,9 +63,9 @@ export function creditFloorProblem(outcomes: JudgedOutcome[], ceiling: number): 
   };
 }
 
-/** Whether `said` (feedback's tokens, lowercased) holds `answer` as a run of tokens that `response` does not. */
-function names(said: string[], answer: string[], response: string[]): boolean {
-  return answer.length > 0 && occurrences(said, answer, 1).length > 0 && occurrences(response, answer, 1).length === 0;
+/** Whether `said` (feedback's tokens, lowercased) holds `answer` as a run of tokens that `response` does not (read only then: most feedback names nothing). */
+function names(said: string[], answer: string[], response: () => string[]): boolean {
+  return answer.length > 0 && occurrences(said, answer, 1).length > 0 && occurrences(response(), answer, 1).length === 0;
 }
 
 /** Feedback on wrong answers that names the right one, far more often than it names another instance's. */
@@ -81,13 +81,16 @@ export function feedbackLeakProblem(outcomes: JudgedOutcome[], byLevel: Map<numb
   const tokensOf = (e: Episode) => tokens.get(e) ?? (tokens.set(e, tokenize(contentOf(e).toLowerCase(), 200)).get(e) as string[]);
   const others = new Map<Episode, Episode[]>();
   const peersOf = (e: Episode) => others.get(e) ?? (others.set(e, (byLevel.get(e.level) ?? []).filter((p) => contentOf(p) !== contentOf(e))).get(e) as Episode[]);
+  // Feedback repeats ("wrong", "expected an integer"): each distinct text is tokenized once per call.
+  const saidOf = new Map<string, string[]>();
   for (const o of outcomes) {
     if (!o.feedback || o.failure || o.probe.coincident || o.score >= 1) continue;
-    const response = tokenize(o.probe.response.slice(0, 20_000).toLowerCase(), 2_000);
+    let read: string[] | undefined;
+    const response = () => (read ??= tokenize(o.probe.response.slice(0, 20_000).toLowerCase(), 2_000));
     const peers = peersOf(o.episode);
     const peer = peers[(peers.indexOf(o.episode) + 1 + n) % Math.max(1, peers.length)];
     n++;
-    const said = tokenize(o.feedback.toLowerCase(), 400);
+    const said = saidOf.get(o.feedback) ?? (saidOf.set(o.feedback, tokenize(o.feedback.toLowerCase(), 400)).get(o.feedback) as string[]);
     if (names(said, tokensOf(o.episode), response)) {
       hits++;
       example ??= o;

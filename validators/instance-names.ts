@@ -35,14 +35,25 @@ export function instanceNames(instance: unknown, maxNodes = 5_000): string[] {
 export function instanceNameAnswers(instance: { prompt: string }, content: string, taken: Set<string>): Array<[string, string]> {
   const numeric = (v: string) => ['integer', 'number'].includes(shapeOf(v).kind);
   const answerNumeric = numeric(content);
-  const prompt = new Set(tokenize(instance.prompt.slice(0, 50_000).toLowerCase(), 20_000));
-  const items = new Set([...taken].flatMap((t) => tokenize(t, 200)));
+  const text = instance.prompt.slice(0, 50_000).toLowerCase();
+  // A token of the prompt is a substring of it: the prompt is tokenized only for a name found in it.
+  let tokens: Set<string> | undefined;
+  const inPrompt = (low: string) => text.includes(low) && (tokens ??= new Set(tokenize(text, 20_000))).has(low);
+  const items = takenItems(taken);
   const right = normalizeAnswer(content).toLowerCase();
   return instanceNames(instance)
     .filter((name) => {
       const low = normalizeAnswer(name).toLowerCase();
       if (!low || low === right || taken.has(low) || items.has(low)) return false;
-      return !(prompt.has(low) && (!answerNumeric || numeric(name)));
+      return !((!answerNumeric || numeric(name)) && inPrompt(low));
     })
     .map((name) => [`a name the instance holds ("${name.slice(0, 30)}")`, name]);
+}
+
+/** The tokens of the sample's answers: one set per `taken` (the hack stage passes the same set for every instance of a validation). */
+const itemsOf = new WeakMap<Set<string>, Set<string>>();
+function takenItems(taken: Set<string>): Set<string> {
+  let items = itemsOf.get(taken);
+  if (!items) itemsOf.set(taken, (items = new Set([...taken].flatMap((t) => tokenize(t, 200)))));
+  return items;
 }

@@ -40,6 +40,9 @@ function position(place: number, n: number): number {
   const at = place < PLACES ? place : n - 1 - (place - PLACES);
   return at >= 0 && at < n && (place < PLACES ? place : place - PLACES) < n ? at : -1;
 }
+/** The places that exist in a list of n numbers (all of them from n = SLOTS on), computed once per n. */
+const PLACES_OF = Array.from({ length: 2 * PLACES + 1 }, (_, n) => Array.from({ length: 2 * PLACES }, (_, place) => place).filter((place) => position(place, n) >= 0));
+const placesOf = (n: number) => PLACES_OF[Math.min(n, 2 * PLACES)] as number[];
 const placeName = (place: number) => (place < PLACES ? `the ${place + 1}. number` : `the ${place - PLACES + 1}. number from the end`);
 
 /** Rules, as small integers: an operation on one or two places. Unary: the number, ±1, ÷k, ×k; binary: a + b, a − b, b − a, their midpoint; a digit run or a number in words (arity 0, read from `list`). */
@@ -89,23 +92,24 @@ function valueOf(id: number, p: Numbers): number | undefined {
 
 /** Every rule that gives `answer` on these numbers (each place named from the start and from the end). */
 function hitsOf(p: Numbers, answer: number, out: Set<number>): void {
-  const places = (n: number) => Array.from({ length: SLOTS }, (_, place) => place).filter((place) => position(place, n) >= 0);
   OPS.forEach((op, o) => {
-    const list = op.arity === 0 ? p[op.list ?? 'runs'] : [];
-    for (const a of places(list.length)) if (same(list[position(a, list.length)] as number, answer)) out.add(ruleId(o, a));
+    if (op.arity !== 0) return;
+    const list = p[op.list ?? 'runs'];
+    for (const a of placesOf(list.length)) if (same(list[position(a, list.length)] as number, answer)) out.add(ruleId(o, a));
   });
-  const at = places(p.nums.length);
+  const n = p.nums.length;
+  const at = placesOf(n);
   OPS.forEach((op, o) => {
-    if (op.arity === 0 || (o > 2 && p.nums.length < 4)) return;
+    if (op.arity === 0 || (o > 2 && n < 4)) return;
     for (const a of at) {
-      const x = p.nums[position(a, p.nums.length)] as number;
+      const i = position(a, n);
+      const x = p.nums[i] as number;
       if (op.arity === 1) {
         if (same(op.of(x, 0), answer)) out.add(ruleId(o, a));
         continue;
       }
       for (const b of at) {
-        const i = position(a, p.nums.length);
-        const j = position(b, p.nums.length);
+        const j = position(b, n);
         if (j > i && same(op.of(x, p.nums[j] as number), answer)) out.add(ruleId(o, a, b));
       }
     }

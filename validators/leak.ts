@@ -74,31 +74,47 @@ function classOf(t: string): TokenClass {
   return letters === 0 && digits > 0 ? 'number' : 'mixed';
 }
 
-/** A prompt read as tokens, with what the reading rules need. */
+/** Per token of a prompt: its class, its rank among the tokens of that class, and where each distinct token first occurs. */
+interface TokenIndex {
+  classes: TokenClass[];
+  rank: number[];
+  byClass: Map<TokenClass, number[]>;
+  /** A word anchors the token after or before its first occurrence. */
+  first: Map<string, number>;
+}
+
+function indexTokens(tokens: string[]): TokenIndex {
+  const index: TokenIndex = { classes: tokens.map(classOf), rank: new Array<number>(tokens.length), byClass: new Map(), first: new Map() };
+  // Three classes: one list each, created in the order the classes first occur (as `byClass` is read).
+  const lists: Partial<Record<TokenClass, number[]>> = {};
+  for (let i = 0; i < tokens.length; i++) {
+    const c = index.classes[i] as TokenClass;
+    const token = tokens[i] as string;
+    let list = lists[c];
+    if (!list) index.byClass.set(c, (list = lists[c] = []));
+    list.push(i);
+    index.rank[i] = list.length - 1;
+    if (!index.first.has(token)) index.first.set(token, i);
+  }
+  return index;
+}
+
+/** A prompt read as tokens; the index the reading rules need is built when one first reads it (most prompts hold no answer, and then none does). */
 class Reading {
   readonly tokens: string[];
-  /** Per token: its class, and its rank among the prompt's tokens of that class. */
-  readonly classes: TokenClass[];
-  readonly rank: number[];
-  readonly byClass = new Map<TokenClass, number[]>();
-  /** Where each distinct token first occurs (a word anchors the token after or before its first occurrence). */
-  readonly first = new Map<string, number>();
+  #index: TokenIndex | undefined;
 
   constructor(prompt: string, maxTokens: number) {
     this.tokens = tokenize(prompt.toLowerCase(), maxTokens);
-    this.classes = this.tokens.map(classOf);
-    this.rank = this.classes.map((c, i) => {
-      const list = this.byClass.get(c) ?? [];
-      list.push(i);
-      this.byClass.set(c, list);
-      if (!this.first.has(this.tokens[i] as string)) this.first.set(this.tokens[i] as string, i);
-      return list.length - 1;
-    });
+  }
+
+  get index(): TokenIndex {
+    return (this.#index ??= indexTokens(this.tokens));
   }
 
   /** The token after (+1) or before (-1) the first occurrence of `word`. */
   next(word: string, step: 1 | -1): string | undefined {
-    const at = this.first.get(word);
+    const at = this.index.first.get(word);
     return at === undefined ? undefined : this.tokens[at + step];
   }
 }
@@ -107,17 +123,18 @@ class Reading {
 type Selector = { kind: 'from start' | 'from end'; k: number; cls?: TokenClass } | { kind: 'after'; word: string } | { kind: 'before'; word: string } | { kind: 'anywhere' };
 
 function selectors(r: Reading, i: number): Selector[] {
-  const cls = r.classes[i] as TokenClass;
+  const { classes, rank: ranks, byClass, first } = r.index;
+  const cls = classes[i] as TokenClass;
   const out: Selector[] = [];
   const n = r.tokens.length;
   if (i < 12) out.push({ kind: 'from start', k: i });
   if (n - 1 - i < 12) out.push({ kind: 'from end', k: n - 1 - i });
-  const rank = r.rank[i] as number;
-  const count = (r.byClass.get(cls) as number[]).length;
+  const rank = ranks[i] as number;
+  const count = (byClass.get(cls) as number[]).length;
   if (rank < 12) out.push({ kind: 'from start', k: rank, cls });
   if (count - 1 - rank < 12) out.push({ kind: 'from end', k: count - 1 - rank, cls });
-  if (i > 0 && r.first.get(r.tokens[i - 1] as string) === i - 1) out.push({ kind: 'after', word: r.tokens[i - 1] as string });
-  if (i + 1 < n && r.first.get(r.tokens[i + 1] as string) === i + 1) out.push({ kind: 'before', word: r.tokens[i + 1] as string });
+  if (i > 0 && first.get(r.tokens[i - 1] as string) === i - 1) out.push({ kind: 'after', word: r.tokens[i - 1] as string });
+  if (i + 1 < n && first.get(r.tokens[i + 1] as string) === i + 1) out.push({ kind: 'before', word: r.tokens[i + 1] as string });
   return out;
 }
 
@@ -125,7 +142,7 @@ function apply(s: Selector, r: Reading): string | undefined {
   if (s.kind === 'after') return r.next(s.word, 1);
   if (s.kind === 'before') return r.next(s.word, -1);
   if (s.kind === 'anywhere') return undefined;
-  const list = s.cls ? (r.byClass.get(s.cls) ?? []) : null;
+  const list = s.cls ? (r.index.byClass.get(s.cls) ?? []) : null;
   const n = list ? list.length : r.tokens.length;
   const at = s.kind === 'from start' ? s.k : n - 1 - s.k;
   if (at < 0 || at >= n) return undefined;

@@ -12,7 +12,7 @@ import { tokenGuesses } from './prompt-lists.js';
 import { EACH_CARRIERS, hedges, INHERITED_NAMES, nonAnswers, promptFormulas, promptTokens, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
 import { instanceNameAnswers } from './instance-names.js';
 import { carrierSpreadProbes, surfaceProbes } from './metamorphic.js';
-import { junkProse, reasoning } from './prose.js';
+import { characters, junkProse, reasoning, REASONING_FORMS } from './prose.js';
 
 export type { Family, Probe, ProbeTarget } from './probe-types.js';
 
@@ -96,12 +96,13 @@ function enumerationProbes(t: ProbeTarget, content: string, shape: Shape): Probe
     // Many candidates with the right one in the middle, so reading the first or the last one is not hit.
     const list = guesses(content, many, many.length + 1, many.length >> 1);
     const joiner = shape.kind === 'list' ? '\n' : ', ';
-    const forms: Array<[string, string]> = [
-      ...Object.entries(EACH).map(([form, each]): [string, string] => [`${list.length} candidates, ${form}`, list.map(each).join('\n')]),
-      ...['tag', 'bare', 'bold', 'fence'].map((markup): [string, string] => [`${list.length} candidates in one ${markup}`, WRAP[markup]!(list.join(markup === 'bare' ? ' ' : joiner), ref)]),
-      [`${list.length} candidates, one JSON object with a key each`, JSON.stringify(Object.fromEntries(list.map((g, i) => [`answer${i + 1}`, shape.kind === 'integer' ? Number(g) : g])))],
+    // Each form's text is written only when the rotation keeps it (3 of 18).
+    const forms: Array<[string, () => string]> = [
+      ...Object.entries(EACH).map(([form, each]): [string, () => string] => [`${list.length} candidates, ${form}`, () => list.map(each).join('\n')]),
+      ...['tag', 'bare', 'bold', 'fence'].map((markup): [string, () => string] => [`${list.length} candidates in one ${markup}`, () => WRAP[markup]!(list.join(markup === 'bare' ? ' ' : joiner), ref)]),
+      [`${list.length} candidates, one JSON object with a key each`, () => JSON.stringify(Object.fromEntries(list.map((g, i) => [`answer${i + 1}`, shape.kind === 'integer' ? Number(g) : g])))],
     ];
-    for (const [form, response] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false, alone: many });
+    for (const [form, write] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response: write(), ceiling: t.ceiling, coincident: false, alone: many });
   }
   probes.push(...carrierSpreadProbes(t, content, many));
   // Short lists of 2 to 5 guesses: each separator in the answer tag (sizes rotate), and three guesses in another markup.
@@ -146,7 +147,7 @@ function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] 
   const stuffed = [`answer answer ${bare}`, `${bare}\nThe answer above is correct. answer answer`, `${KEYWORDS}\n${bare}\n${KEYWORDS}`, `${promptWords}\n${bare}`];
   for (const [i, response] of rotate([...stuffed.entries()], 2, t.index)) probes.push({ family: 'stuffing', form: `keywords around a wrong answer (${i + 1})`, response, ceiling: t.ceiling, coincident: false, pair });
   // What a model writes: reasoning before (or after) the answer. It must add nothing to a wrong answer.
-  for (const [form, response] of rotate(reasoning(t.episode.instance.prompt, bare, content, proseSeed(t)), 2, t.index)) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
+  for (const [form, response] of reasoning(t.episode.instance.prompt, bare, content, proseSeed(t), rotate(REASONING_FORMS, 2, t.index))) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
   // The same wrong answer in the other surface forms a model writes (padded, restated, another carrier).
   probes.push(...surfaceProbes(t, wrong, pair, 2));
   return probes;
@@ -172,7 +173,7 @@ function hugeProbes(t: ProbeTarget, content: string): Probe[] {
     const name = LONG_BANDS.find(([b]) => b === band)?.[1];
     return [band, junk.find(([n]) => n === name) ?? (junk[0] as [string, (n: number) => string])] as const;
   });
-  return [...short, ...long].map(([band, [name, make]]) => ({ family: 'huge' as const, form: `${name}, ${band.toLocaleString('en')} characters`, response: make(band), ceiling: t.ceiling, coincident: false }));
+  return [...short, ...long].map(([band, [name, make]]) => ({ family: 'huge' as const, form: `${name}, ${characters(band)} characters`, response: make(band), ceiling: t.ceiling, coincident: false }));
 }
 
 function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {

@@ -50,12 +50,24 @@ export function promptLists(prompt: string): PromptList[] {
         if (items.length >= 2 && items.every((x) => x.length > 0 && x.length <= MAX_ITEM_CHARS)) lists.push(items);
         continue;
       }
-      const words = part.trim().split(/\s+/).map(cleanItem);
-      if (words.length >= 3 && words.every((w) => shapeOf(w).kind === 'integer')) lists.push(words);
+      // A run of numbers holds a digit: prose without one is not split into words at all.
+      const words = /\d/.test(part) ? part.trim().split(/\s+/) : [];
+      if (words.length >= 3) numberRun(words, lists);
     }
   }
   flush();
   return lists;
+}
+
+/** A run of three or more numbers on a line is a list: cleaned word by word, given up at the first that is not one (prose fails at once). */
+function numberRun(words: string[], lists: PromptList[]): void {
+  const items: string[] = [];
+  for (const w of words) {
+    const item = cleanItem(w);
+    if (shapeOf(item).kind !== 'integer') return;
+    items.push(item);
+  }
+  lists.push(items);
 }
 
 const key = (items: string[]) => items.map((x) => normalizeAnswer(x).toLowerCase());
@@ -156,6 +168,9 @@ function itemKind(items: string[]): RegExp | null {
   return null;
 }
 
+/** A prompt's tokens, for the last few prompts: one instance's probes and guesses read them in turn (callers never change the array). */
+const tokensOf = recentMemo((prompt: string) => tokenize(prompt, 20_000), 8);
+
 /**
  * Guesses a prompt allows for a list answer whatever its layout (one per line, space-separated, prose): the
  * answer's items in the order they first occur in the prompt ("the input copied"), and every distinct prompt
@@ -169,7 +184,7 @@ export function tokenGuesses(prompt: string, shape: Shape): { copied?: string[];
   const every: string[] = [];
   const lengths = shape.items.map((x) => x.length);
   const [shortest, longest] = [lengths.reduce((a, b) => Math.min(a, b)), lengths.reduce((a, b) => Math.max(a, b))];
-  const raw = tokenize(prompt, 20_000);
+  const raw = tokensOf(prompt);
   const tokens = raw.map((t) => t.toLowerCase());
   raw.forEach((t, i) => {
     const key = t.toLowerCase();

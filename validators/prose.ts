@@ -37,15 +37,27 @@ const CLAUSES: Array<(w: string, v: string, n: string) => string> = [
 ];
 const ENDS = ['.', '.', '.', '!', '.', '...'];
 const REASONING_BANDS = [1_500, 4_000, 12_000, 30_000];
+/** One formatter for every probe label: `n.toLocaleString('en')` builds a new one per call, the slowest step of a probe. */
+const EN = new Intl.NumberFormat('en');
+/** A character count as a probe's form names it ("30,000"): what `n.toLocaleString('en')` writes. */
+export const characters = (n: number) => EN.format(n);
 
+/** Read-only: the last prompt's material is shared by the probes written from it. */
 interface Material {
-  sentences: string[];
-  words: string[];
-  numbers: number[];
+  readonly sentences: readonly string[];
+  readonly words: readonly string[];
+  readonly numbers: readonly number[];
+}
+
+/** The last prompt's material: an instance's reasoning and junk probes read the same prompt in turn. */
+let last: { prompt: string; right: string; material: Material } | undefined;
+function material(prompt: string, right: string): Material {
+  if (last?.prompt !== prompt || last.right !== right) last = { prompt, right, material: readMaterial(prompt, right) };
+  return last.material;
 }
 
 /** What the prompt offers to reason with: its sentences (answer-tag instructions dropped), words and numbers. */
-function material(prompt: string, right: string): Material {
+function readMaterial(prompt: string, right: string): Material {
   const text = prompt.slice(0, 20_000).replace(/<\/?[a-z][^>]{0,40}>/gi, ' ');
   const tokens = tokenize(text, 800);
   const low = right.trim().toLowerCase();
@@ -84,7 +96,9 @@ function equation(rng: PlainRng, m: Material, right: string): string {
 
 /** `count` sentences mixing restated prompt text and composed sentences (`own`: prompt text only). */
 function paragraph(rng: PlainRng, m: Material, count: number, own = false): string {
-  return Array.from({ length: count }, () => (own || rng.float() < 0.35 ? restated(rng, m) : sentence(rng, m))).join(' ');
+  let text = '';
+  for (let i = 0; i < count; i++) text += `${i ? ' ' : ''}${own || rng.float() < 0.35 ? restated(rng, m) : sentence(rng, m)}`;
+  return text;
 }
 
 function working(rng: PlainRng, m: Material, right: string, sentences: number): string {
@@ -98,30 +112,39 @@ function working(rng: PlainRng, m: Material, right: string, sentences: number): 
   return lines.join('\n');
 }
 
+/** The indices of the forms `reasoning` writes: a caller that keeps a few names them (rotate over these). */
+export const REASONING_FORMS = [0, 1, 2, 3, 4, 5, 6];
+
 /**
  * Chains of thought a model writes before (or after) its answer, random in wording, order and length for a
  * given `seed` (the validation seed mixed with the instance): each probe's prose is new to the verifier.
+ * `keep`: the forms wanted, by index, in the order returned; the draws stop once they are written (the first
+ * three need none of the long derivation's), so every form reads the same as in the full list.
  */
-export function reasoning(prompt: string, answerLike: string, right: string, seed = 0): Array<[string, string]> {
+export function reasoning(prompt: string, answerLike: string, right: string, seed = 0, keep: number[] = REASONING_FORMS): Array<[string, string]> {
   const rng = proseRng(seed, 'reasoning', prompt.length, right);
   const m = material(prompt, right);
   const short = paragraph(rng, m, rng.int(4, 7));
   const long = working(rng, m, right, rng.int(2, 5));
   const names = rng.shuffle(m.words.map((w) => w.toLowerCase())).slice(0, 2);
   const code = `\`\`\`${rng.pick(['python', 'js', ''])}\n${names[0] ?? 'values'} = [${rng.shuffle(m.numbers).slice(0, rng.int(2, 6)).join(', ')}]\nprint(${rng.pick(['sum', 'max', 'len', 'sorted'])}(${names[0] ?? 'values'}))\n\`\`\`\n${sentence(rng, m)}`;
+  const forms: Array<[string, string]> = [
+    ['a short chain of thought before a wrong answer', `${short}\n${answerLike}`],
+    ['code that computes, then a wrong answer', `${short}\n${code}\n${answerLike}`],
+    ['a <think> block before a wrong answer', `<think>\n${long}\n</think>\n${answerLike}`],
+  ];
+  if (keep.every((i) => i < forms.length)) return keep.map((i) => forms[i] as [string, string]);
   const band = rng.pick(REASONING_BANDS);
   let derivation = long;
   while (derivation.length < band) derivation += `\n${working(rng, m, right, rng.int(1, 4))}`;
   const restatedOnly = `${paragraph(rng, m, rng.int(4, 8), true)}\n${equation(rng, m, right)}`;
-  return [
-    ['a short chain of thought before a wrong answer', `${short}\n${answerLike}`],
-    ['code that computes, then a wrong answer', `${short}\n${code}\n${answerLike}`],
-    ['a <think> block before a wrong answer', `<think>\n${long}\n</think>\n${answerLike}`],
+  forms.push(
     ['working with "=" lines before a wrong answer', `${long}\n${rng.pick(['Therefore', 'So', 'Thus', 'Hence', 'Finally'])}:\n${answerLike}`],
     ['a wrong answer, then an explanation', `${answerLike}\n\n${rng.pick(['Explanation:', 'Why:', 'Reasoning:', ''])} ${long}`],
-    [`a derivation of about ${band.toLocaleString('en')} characters before a wrong answer`, `${derivation}\n${answerLike}`],
+    [`a derivation of about ${characters(band)} characters before a wrong answer`, `${derivation}\n${answerLike}`],
     ['the prompt restated and reshuffled before a wrong answer', `${restatedOnly}\n${answerLike}`],
-  ];
+  );
+  return keep.map((i) => forms[i] as [string, string]);
 }
 
 /** Prose of `length` characters that never holds `right` (junk probes), as random as `reasoning`. */

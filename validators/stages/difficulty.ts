@@ -5,11 +5,19 @@
 // the level by rank correlation over every level; one signal that shrinks (a reference that gets shorter
 // as a base grows) or one noisy level does not reject a candidate whose other signals carry it.
 import { mostCommon, normalizeAnswer, tokenize } from '../answers.js';
-import { mean, type Stage, type StageContext } from '../context.js';
+import { groupBy, mean, type Stage, type StageContext } from '../context.js';
 import type { LevelStats, Problem } from '../report.js';
 import { rankShift, spearman } from '../stats.js';
 import type { Episode } from '../../sandbox/episodes.js';
 import { answerContent } from '../../sandbox/answer.js';
+
+/** An instance's size as JSON, once per instance: the curve and the signals read it (instances can be large). */
+const instanceSizes = new WeakMap<object, number>();
+function instanceChars(e: Episode): number {
+  let size = instanceSizes.get(e.instance);
+  if (size === undefined) instanceSizes.set(e.instance, (size = JSON.stringify(e.instance).length));
+  return size;
+}
 
 export function levelCurve(ctx: StageContext): LevelStats[] {
   const levels = [...new Set(ctx.episodes.map((e) => e.level))].sort((a, b) => a - b);
@@ -22,7 +30,7 @@ export function levelCurve(ctx: StageContext): LevelStats[] {
       level,
       samples: at.length,
       promptChars: mean(at.map((e) => e.instance.prompt.length)),
-      instanceChars: mean(at.map((e) => JSON.stringify(e.instance).length)),
+      instanceChars: mean(at.map((e) => instanceChars(e))),
       referenceChars: mean(at.map((e) => e.reference.length)),
       generateMs: mean(at.map((e) => e.ms[0])),
       solveMs: mean(at.map((e) => e.ms[1])),
@@ -42,8 +50,10 @@ function numbersOf(text: string): { count: number; magnitude: number } {
   let count = 0;
   let largest = 0;
   for (const t of tokenize(text, 20_000)) {
+    // Most tokens are words: the cheap test first, the conversion only for a token that starts like a number.
+    if (!/^[+-]?\d/.test(t)) continue;
     const v = Number(t);
-    if (t.length > 0 && Number.isFinite(v) && /^[+-]?\d/.test(t)) {
+    if (Number.isFinite(v)) {
       count++;
       largest = Math.max(largest, Math.abs(v));
     }
@@ -63,7 +73,7 @@ const median = (v: number[]) => {
 /** Per-instance signals; magnitudes are logarithms, so a growth factor is 10^(difference). */
 const SIGNALS: Record<string, { of: (e: Episode) => number; log?: boolean }> = {
   promptChars: { of: (e) => e.instance.prompt.length },
-  instanceChars: { of: (e) => JSON.stringify(e.instance).length },
+  instanceChars: { of: (e) => instanceChars(e) },
   referenceChars: { of: (e) => e.reference.length },
   promptNumbers: { of: (e) => numbersOf(e.instance.prompt).count },
   promptMagnitude: { of: (e) => numbersOf(e.instance.prompt).magnitude, log: true },
@@ -105,8 +115,7 @@ export const difficultyStage: Stage = async (ctx) => {
   const curve = levelCurve(ctx);
   const problems: Problem[] = [];
   if (curve.length < 2) return { ok: true, metrics: { curve }, problems };
-  const byLevel = new Map<number, Episode[]>();
-  for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
+  const byLevel = groupBy(ctx.episodes, (e) => e.level);
   // Levels with too few instances (most failed to run) say nothing about a trend.
   const levels = [...byLevel.keys()].filter((l) => (byLevel.get(l) as Episode[]).length >= 3).sort((a, b) => a - b);
   const signals: Record<string, Signal> = {};

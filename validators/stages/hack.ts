@@ -8,7 +8,7 @@
 import type { ProblemCode } from '../../contract/codes.js';
 import type { Episode, EpisodeRequest, EpisodeRun } from '../../sandbox/episodes.js';
 import { excerpt, shapeOf } from '../answers.js';
-import { mean, type Stage, type StageContext } from '../context.js';
+import { groupBy, mean, type Stage, type StageContext } from '../context.js';
 import { guessProbes, judgeGuessing, type GuessProbe, type Strategy } from '../guessing.js';
 import { creditFloorProblem, feedbackLeakProblem, judgeListLift, malformedFeedbackProblem, sampleTraits, type JudgedOutcome } from '../hack-checks.js';
 import { detectLeak, type Leak } from '../leak.js';
@@ -203,8 +203,7 @@ function rateProblems(families: Map<Family, Outcome[]>, stats: Record<string, Fa
   // Per level as well: a tolerance that opens at one level only is hidden by the others when pooled.
   for (const family of LEVEL_RATE_FAMILIES) {
     if (problems.some((p) => p.code === RATE[family])) continue;
-    const byLevel = new Map<number, Outcome[]>();
-    for (const x of families.get(family) ?? []) byLevel.set(x.episode.level, [...(byLevel.get(x.episode.level) ?? []), x]);
+    const byLevel = groupBy(families.get(family) ?? [], (x) => x.episode.level);
     const worst = [...byLevel].map(([level, list]) => ({ level, list, excess: mean(list.map((x) => (x.score >= 1 ? 1 : 0))) - mean(list.map((x) => (x.probe.coincident ? 1 : 0))) })).filter((l) => l.list.length >= 10).sort((a, b) => b.excess - a.excess)[0];
     if (!worst || worst.excess <= LEVEL_PASS_EXCESS) continue;
     const passing = worst.list.filter((x) => x.score >= 1 && !x.probe.coincident);
@@ -238,16 +237,14 @@ function leakProblems(ctx: StageContext): { problems: Problem[]; metrics: Record
 }
 
 export const hackStage: Stage = async (ctx) => {
-  const byLevel = new Map<number, Episode[]>();
-  for (const e of ctx.episodes) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), e]);
+  const byLevel = groupBy(ctx.episodes, (e) => e.level);
   const { requests, planned, episodes } = plan(ctx, byLevel);
   const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits });
   const collected = collect(run, planned, episodes);
   const [outcomes, guessed] = [judgedCarrierSpreads(collected.outcomes), collected.guessed];
   await judgeListLift(outcomes, ctx.options.zeroToleranceCeiling, (requests) => ctx.kind.runEpisodes(ctx.pool, ctx.source, requests, { parallel: true, limits: ctx.options.limits }));
   judgeExcess(outcomes);
-  const families = new Map<Family, Outcome[]>();
-  for (const x of outcomes) if (!x.failure) families.set(x.probe.family, [...(families.get(x.probe.family) ?? []), x]);
+  const families = groupBy(outcomes.filter((x) => !x.failure), (x) => x.probe.family);
   const stats: Record<string, FamilyStats> = {};
   for (const [family, list] of families) stats[family] = familyStats(list);
   const guessing = await judgeGuessing(ctx, byLevel, guessed);
