@@ -4,12 +4,11 @@
 // verify gets, the result text) still in plain Node; that inside one hardened isolate (SES, one realm, no IPC);
 // and the whole path through a pool of one worker. Every layer derives the rng states (SHA-256) as plain Node
 // does. The isolate-alone figure bounds what any number of workers can reach on C cores: C × plain ÷ isolate.
-import ivm from 'isolated-vm';
 import { availableParallelism } from 'node:os';
+import { crossingArgs, prepareCalls } from '../sandbox/crossing.js';
 import { factorySource } from '../sandbox/instance.js';
-import { DEFAULT_LIMITS } from '../sandbox/protocol.js';
+import { DEFAULT_LIMITS, type Call } from '../sandbox/protocol.js';
 import { loadRealm, newHost, releaseRealm } from '../sandbox/realm.js';
-import { deriveRngState } from '../sandbox/rng.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { GCD_SOURCE, GRID_SOURCE } from './episode-modules.js';
@@ -18,16 +17,20 @@ import type { BenchEntries } from './types.js';
 
 const ITEMS = 20_000;
 
-/** The trampoline's begin() arguments for ITEMS plain episodes of `name`, as the worker packs them. */
-function packed(name: string, levels: number): { batch: string; states: Uint32Array } {
+/** ITEMS plain episode calls of a module with `levels` levels. */
+const calls = (levels: number): Call[] => Array.from({ length: ITEMS }, (_, i) => ({ op: 'episode', seed: i, level: (i % levels) + 1 }));
+
+/** The trampoline's begin() arguments for those calls as the worker packs them (rng states derived, SHA-256). */
+function packedForIsolate(name: string, levels: number): unknown[] {
+  return crossingArgs(prepareCalls(calls(levels), name));
+}
+
+/** The same, for the runtime in this process: the states as a plain Uint32Array instead of an isolate copy. */
+function packedForNode(name: string, levels: number): unknown[] {
+  const prepared = prepareCalls(calls(levels), name);
   const states = new Uint32Array(ITEMS * 4);
-  const list: number[] = [];
-  for (let i = 0; i < ITEMS; i++) {
-    const level = (i % levels) + 1;
-    states.set(deriveRngState(name, i, level), i * 4);
-    list.push(level);
-  }
-  return { batch: `{"from":0,"levels":${JSON.stringify(list)}}`, states };
+  prepared.forEach((p, k) => states.set(p.s, k * 4));
+  return [`{"from":0,"levels":${JSON.stringify(prepared.map((p) => p.level))}}`, states];
 }
 
 const LIMITS_TEXT = JSON.stringify(DEFAULT_LIMITS);
@@ -35,15 +38,15 @@ const LIMITS_TEXT = JSON.stringify(DEFAULT_LIMITS);
 const cursorOf = (chunk: string) => Number(chunk.slice(0, chunk.indexOf('|')));
 
 interface Trampoline {
-  begin(batch: string, limits: string, states: unknown): unknown;
+  begin(batch: unknown, limits: string, ...copies: unknown[]): unknown;
   next(sliceMs: number): string;
 }
 
-/** Derives and packs the rng states, then runs every episode through a trampoline in slices, as the worker does; µs per episode. */
-function drive(api: Trampoline, name: string, levels: number, states: (s: Uint32Array) => unknown): number {
+/** Packs the calls (`pack`), then runs every episode through a trampoline in slices, as the worker does; µs per episode. */
+function drive(api: Trampoline, pack: () => unknown[]): number {
   const start = performance.now();
-  const input = packed(name, levels);
-  api.begin(input.batch, LIMITS_TEXT, states(input.states));
+  const [batch, ...copies] = pack();
+  api.begin(batch, LIMITS_TEXT, ...copies);
   while (cursorOf(api.next(DEFAULT_LIMITS.sliceMs)) < ITEMS);
   return ((performance.now() - start) * 1000) / ITEMS;
 }
@@ -74,15 +77,15 @@ export async function benchEpisodeLayers(rounds = 5): Promise<BenchEntries> {
       const inProcess = await plainTrampoline(source);
       const realm = loadRealm(host, source, 5_000);
       const isolated: Trampoline = {
-        begin: (batch, limits, states) => realm.begin.applySync(undefined, [batch, limits, states]),
+        begin: (batch, limits, ...copies) => realm.begin.applySync(undefined, [batch, limits, ...copies]),
         next: (sliceMs) => realm.next.applySync(undefined, [sliceMs]) as string,
       };
       const t: Layers = { plain: [], runtime: [], isolate: [], pool: [] };
       for (let round = -1; round < rounds; round++) {
         // Interleaved so machine noise hits every layer alike; the first round warms every JIT up.
         const p = 1e6 / plainRate(plain);
-        const r = drive(inProcess, plain.meta.name, plain.meta.levels, (states) => states);
-        const i = drive(isolated, plain.meta.name, plain.meta.levels, (states) => new ivm.ExternalCopy(states).copyInto({ release: true }));
+        const r = drive(inProcess, () => packedForNode(plain.meta.name, plain.meta.levels));
+        const i = drive(isolated, () => packedForIsolate(plain.meta.name, plain.meta.levels));
         const w = 1e6 / (await sandboxRate(pool, source, plain.meta.levels));
         if (round < 0) continue;
         t.plain.push(p);

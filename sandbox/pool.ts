@@ -12,7 +12,6 @@ import { ResultSlots, type Convert } from './results.js';
 import { SupervisedWorker } from './supervised-worker.js';
 import { shardCount } from './shards.js';
 import { budgetMessage, deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
-
 export { jobBudgetMs } from './job-limits.js';
 
 export interface SandboxPoolOptions {
