@@ -208,14 +208,17 @@ class LoadFailed extends Error {
 /**
  * The lone call `call` failed after it returned (`failure`): an episode is re-run one guest function per
  * crossing (left-behind.ts) so the function that left the work is charged and the others keep their results;
- * a rollout is charged whole. Sends the outcome; returns the failures it charged.
+ * a rollout is charged whole, and so is an episode whose search charges no function (the failure stands:
+ * red-team rt6, a module that fails only while its functions share a crossing). Sends the outcome; returns
+ * the failures it charged.
  */
 async function chargeLeftBehind(job: JobMessage, call: Prepared, failure: GuestFailure, maxChunk: number, limitsText: string, allowance: number, realm: () => Realm, end: () => void): Promise<number> {
   const whole = (code: ProblemCode, message: string, fn: string) => {
     send({ type: 'failed', id: job.id, from: call.id, count: 1, code, message, fn });
     return 1;
   };
-  if ('op' in call) return whole(failure.code, `work this call left behind (promise jobs) ${failure.code === 'E_TIMEOUT' ? 'ran past the wall-clock budget' : `failed after it returned: ${failure.message}`}`, 'call');
+  const leftBehind = `work this call left behind (promise jobs) ${failure.code === 'E_TIMEOUT' ? 'ran past the wall-clock budget' : `failed after it returned: ${failure.message}`}`;
+  if ('op' in call) return whole(failure.code, leftBehind, 'call');
   // Each fresh realm starts a new attempt of up to one call's budget: the supervisor hears from the worker between them.
   const attempt = () => {
     send({ type: 'progress', id: job.id });
@@ -226,6 +229,9 @@ async function chargeLeftBehind(job: JobMessage, call: Prepared, failure: GuestF
     const outcome = runStepped(attempt, end, JSON.stringify([call]), limitsText, job.limits, call.responses.length, Math.max(1, allowance));
     const charged = Math.min(outcome.charged.length, Math.max(1, allowance));
     if ('failed' in outcome) return whole(outcome.failed.code, outcome.failed.message, outcome.failed.fn) + charged;
+    // The call failed when it ran alone and whole: that is its own failure. The search only names the function;
+    // one that finds none (the module behaves when its functions run apart) leaves the failure with the call.
+    if (outcome.charged.length === 0) return whole(failure.code, `${leftBehind}; run one function at a time it did not, so the failure is the whole call's`, 'call');
     const chunk = readChunk(outcome.raw, 1, maxChunk, job.limits.maxDepth);
     if (outcome.charged.length > 0) send({ type: 'charged', id: job.id, call: call.id, verdicts: outcome.charged });
     forward(job.id, chunk);
