@@ -28,4 +28,12 @@ describe('rt6: work left behind that fails only when the functions of an episode
     const run = await runEpisodes(pool, source('rt6-step-mode-escape.js'), REQUESTS);
     expect(run.episodes.filter((e) => e.ok)).toHaveLength(0);
   }, 120_000);
+
+  // Found: the same with a job that exhausts the isolate's memory instead of looping (E_MEMORY, fresh isolates).
+  it.fails('an episode whose every normal crossing exhausts memory is not reported ok with nothing charged', async () => {
+    const hoarding = source('rt6-step-mode-escape.js').replace('const go = () => { Promise.resolve().then(go); };', 'const keep = []; const go = () => { keep.push(new Array(2e6).fill(1)); Promise.resolve().then(go); };');
+    expect(hoarding).toContain('keep.push');
+    const run = await runEpisodes(pool, hoarding, REQUESTS);
+    expect(run.episodes.filter((e) => e.ok)).toHaveLength(0);
+  }, 120_000);
 });
