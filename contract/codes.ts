@@ -19,6 +19,7 @@ export const PROBLEM_CODES = {
   E_MALFORMED_TEXT: 'a prompt, reference or feedback is not well-formed Unicode (a lone surrogate), which breaks UTF-8 consumers downstream',
   E_TOO_SLOW: "the candidate's episodes are so slow that validating it would exceed the per-candidate validation budget",
   E_PROTOCOL: 'the sandbox returned malformed output (a tampered trampoline or an internal fault)',
+  E_ESCAPE_ATTEMPT: "the module reached for a capability outside the contract (code from a string: eval, a Function constructor, a Compartment; dynamic import() or import.meta; the stack, SES's set-up, a removed global, or an rng after its call returned), recorded by the sandbox's tripwires even when the module caught the refusal; production quarantines it at once",
   // Contract: what the environment's own values must look like.
   E_META: 'meta is missing or does not match the contract',
   E_INSTANCE: 'generate returned an instance that does not match the contract',

@@ -156,9 +156,13 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16;
     return h >>> 0;
   }
-  function turnRng(base, turn) {
+  function turnWords(base, turn) {
     var w = [0, 0, 0, 0];
     for (var i = 0; i < 4; i++) w[i] = fmix((base[i] ^ Math.imul(turn, 0x9e3779b9) ^ Math.imul(i + 1, 0x7f4a7c15)) >>> 0);
+    return w;
+  }
+  function turnRng(base, turn) {
+    var w = turnWords(base, turn);
     return d.makeRng(w[0], w[1], w[2], w[3]);
   }
 
@@ -193,7 +197,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     var ms = [0, 0, 0, 0], t = d.now(), state, prompt = null, turn = 0, errors = 0;
     if (call.from) { state = call.from.state; turn = call.from.turn; errors = call.from.errors; } else {
       stage.name = 'reset';
-      var r = shaped(d.callGuest('reset', [d.makeRng(call.s[0], call.s[1], call.s[2], call.s[3]), call.level]), 'state, prompt', 'reset');
+      var r = shaped(d.callWithRng('reset', [null, call.level], 0, call.s), 'state, prompt', 'reset');
       prompt = text(r.prompt, 'reset().prompt');
       if (prompt.trim().length === 0) throw runtimeError('E_INSTANCE', 'reset().prompt must not be empty');
       state = stateText(r.state, 'the state from reset');
@@ -225,7 +229,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       } else {
         stage.name = 'step';
         t = d.now();
-        var out = shaped(d.callGuest('step', [parse(state), { tool: action.tool, args: has(action, 'args') ? action.args : {} }, turnRng(call.t, turn)]), 'state, observation, done', 'step');
+        var out = shaped(d.callWithRng('step', [parse(state), { tool: action.tool, args: has(action, 'args') ? action.args : {} }, null], 2, turnWords(call.t, turn)), 'state, observation, done', 'step');
         observation = text(out.observation, 'step().observation');
         if (typeof out.done !== 'boolean') throw runtimeError('E_INSTANCE', 'step().done must be a boolean');
         state = stateText(out.state, 'the state after turn ' + turn);
