@@ -29,6 +29,7 @@ export function checkIncident(input: IncidentInput): { message: string; response
   if (!Number.isSafeInteger(input.seed) || input.seed < 0 || !Number.isSafeInteger(input.level) || input.level < 1) throw bad('a seed (a non-negative safe integer) and a level');
   if (typeof input.code !== 'string' || input.code === '' || typeof input.fn !== 'string') throw bad('a code and a function name');
   if (input.origin !== 'serve' && input.origin !== 'export') throw bad("an origin of 'serve' or 'export'");
+  if (input.client !== undefined && (typeof input.client !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(input.client))) throw bad('a client of 1 to 64 printable characters, when it names one');
   return { message: String(input.message).slice(0, MAX_MESSAGE_CHARS), response: input.response ?? null };
 }
 

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
+import { clientOf, requestClient, type Client } from './clients.js';
 import { actionOf, admitted, STEP_BODY_LIMIT } from './episode-routes.js';
 import { parseEpisodeId } from './episode-journal.js';
 import type { EpisodeSessions, StepResult } from './episodes.js';
@@ -66,38 +67,38 @@ export class OpenEnvAdapter {
   ) {}
 
   /** reset: resumes an episode this service issued (episode_id), else starts one (seed drawn when absent, level 1 by default). */
-  async reset(env: string, raw: unknown): Promise<Observation> {
+  async reset(env: string, raw: unknown, client: Client): Promise<Observation> {
     const data = parse(ResetData, raw ?? {}, ['data']);
     if (data.episode_id !== undefined && parseEpisodeId(data.episode_id)) {
-      const s = await this.sessions.get(data.episode_id);
+      const s = await this.sessions.get(data.episode_id, client);
       if (s.env !== env) throw new ServeError(400, 'E_BAD_REQUEST', `episode ${data.episode_id} is an episode of ${s.env}, not ${env}`);
       const last = s.turns[s.turns.length - 1];
       return { observation: { text: last ? last.observation : s.prompt, prompt: s.prompt, tools: s.tools, max_turns: s.maxTurns, turn: s.turn }, reward: s.done ? (s.score ?? 0) : null, done: s.done, metadata: { episode_id: s.episode, resumed: true, env: s.env, version: s.version, seed: s.seed, level: s.level } };
     }
-    const s = await this.sessions.create({ env, version: data.version, seed: data.seed ?? randomInt(0, 2 ** 31), level: data.level ?? 1 });
+    const s = await this.sessions.create({ env, version: data.version, seed: data.seed ?? randomInt(0, 2 ** 31), level: data.level ?? 1 }, client);
     const label = data.episode_id !== undefined ? { client_episode_id: data.episode_id } : {};
     return { observation: { text: s.prompt, prompt: s.prompt, tools: s.meta.tools, max_turns: s.meta.maxTurns, turn: 0 }, reward: null, done: false, metadata: { episode_id: s.id, ...s.identity, ...label } };
   }
 
-  async step(env: string, episode: string, action: unknown, turn?: number): Promise<Observation> {
+  async step(env: string, episode: string, action: unknown, turn: number | undefined, client: Client): Promise<Observation> {
     const call = toolCall(action);
-    await this.ownedBy(env, episode);
-    return stepObservation(await this.sessions.step(episode, call, turn));
+    await this.ownedBy(env, episode, client);
+    return stepObservation(await this.sessions.step(episode, call, turn, client));
   }
 
-  async state(env: string, episode: string): Promise<Record<string, unknown>> {
-    const s = await this.ownedBy(env, episode);
+  async state(env: string, episode: string, client: Client): Promise<Record<string, unknown>> {
+    const s = await this.ownedBy(env, episode, client);
     return { episode_id: s.episode, step_count: s.turn, env: s.env, version: s.version, seed: s.seed, level: s.level, done: s.done, max_turns: s.maxTurns };
   }
 
-  private async ownedBy(env: string, episode: string) {
-    const s = await this.sessions.get(episode);
+  private async ownedBy(env: string, episode: string, client: Client) {
+    const s = await this.sessions.get(episode, client);
     if (s.env !== env) throw new ServeError(400, 'E_BAD_REQUEST', `episode ${episode} is an episode of ${s.env}, not ${env}`);
     return s;
   }
 
   /** One WebSocket connection: its messages answered in order, one episode at a time. */
-  connection(socket: WebSocket, env: string): void {
+  connection(socket: WebSocket, env: string, client: Client): void {
     let episode: string | null = null;
     let chain: Promise<void> = Promise.resolve();
     let pending = 0; // messages received and not yet answered
@@ -119,11 +120,11 @@ export class OpenEnvAdapter {
       }
       try {
         if (message.type === 'reset') {
-          const out = await admitted(this.service, () => this.reset(env, message.data));
+          const out = await admitted(this.service, () => this.reset(env, message.data, client));
           const previous = episode;
           episode = out.metadata.episode_id as string;
           // One open episode per connection: a reset abandons the one before it, which ends and frees its slot.
-          if (previous !== null && previous !== episode) await this.sessions.end(previous).catch(() => {});
+          if (previous !== null && previous !== episode) await this.sessions.end(previous, client).catch(() => {});
           return send('observation', out);
         }
         if (message.type === 'close') return socket.close(1000, 'closed by the client');
@@ -132,9 +133,9 @@ export class OpenEnvAdapter {
         const id = episode;
         if (message.type === 'step') {
           const turn = turnOf(message.data);
-          return send('observation', await admitted(this.service, () => this.step(env, id, message.data, turn)));
+          return send('observation', await admitted(this.service, () => this.step(env, id, message.data, turn, client)));
         }
-        return send('state', await admitted(this.service, () => this.state(env, id)));
+        return send('state', await admitted(this.service, () => this.state(env, id, client)));
       } catch (error) {
         const status = error instanceof ServeError ? error.status : 500;
         const code = error instanceof ServeError ? error.code : 'E_INTERNAL';
@@ -160,13 +161,13 @@ export function registerOpenEnv(app: FastifyInstance, service: Service, sessions
   const EpisodeId = z.string({ error: (issue) => (issue.input === undefined ? 'is required (the metadata.episode_id a reset returned)' : 'must be a string') }).min(1, 'must not be empty');
   const Step = z.object({ action: z.unknown(), episode_id: EpisodeId, turn: StepBody.shape.turn }, { error: 'the body must be a JSON object { action, episode_id, turn? }' }).loose();
 
-  app.post('/openenv/:env/reset', async (request) => admitted(service, () => adapter.reset(envOf(request.params), request.body)));
+  app.post('/openenv/:env/reset', async (request) => admitted(service, () => adapter.reset(envOf(request.params), request.body, requestClient(request))));
   app.post('/openenv/:env/step', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
     const body = parse(Step, request.body);
-    return admitted(service, () => adapter.step(envOf(request.params), body.episode_id, body.action, body.turn));
+    return admitted(service, () => adapter.step(envOf(request.params), body.episode_id, body.action, body.turn, requestClient(request)));
   });
   const StateQuery = z.object({ episode_id: EpisodeId }, { error: 'the query must carry episode_id' });
-  app.get('/openenv/:env/state', async (request) => admitted(service, () => adapter.state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id)));
+  app.get('/openenv/:env/state', async (request) => admitted(service, () => adapter.state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id, requestClient(request))));
   app.get('/openenv/:env/health', async () => ({ status: 'healthy' }));
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: STEP_BODY_LIMIT });
@@ -188,7 +189,14 @@ export function registerOpenEnv(app: FastifyInstance, service: Service, sessions
       socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => adapter.connection(ws, env));
+    let client: Client;
+    try {
+      client = clientOf({ headers: request.headers, ip: request.socket.remoteAddress }, service.operator);
+    } catch {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => adapter.connection(ws, env, client));
   };
   app.server.on('upgrade', upgrade);
   return {
