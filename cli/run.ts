@@ -283,7 +283,7 @@ function frontierLines(f: FrontierReport): string[] {
 
 /** On a TTY a status line; otherwise one JSON line per event on stderr (for logs). The frontier is also said in words. */
 function progress(io: Io, json: boolean): (event: BatchEvent) => void {
-  const tty = !json && process.stderr.isTTY;
+  const status = json ? undefined : io.status;
   let admitted = 0;
   let validated = 0;
   let weak = '';
@@ -292,9 +292,9 @@ function progress(io: Io, json: boolean): (event: BatchEvent) => void {
     if (event.type === 'admitted' && event.weak) weak = `, weak skills ${event.weak.admitted}/${event.weak.wanted}`;
     if (event.type === 'candidate' && event.step === 'validated') validated++;
     if (event.type === 'frontier') for (const line of frontierLines(event.frontier)) io.err(line);
-    if (tty) {
+    if (status) {
       if (event.type === 'cost' || event.type === 'frontier') return;
-      process.stderr.write(`\r\x1b[Kvalidated ${validated}, admitted ${admitted}${weak}${event.type === 'stopped' ? `; stopped: ${event.reason}\n` : ''}`);
+      status(`validated ${validated}, admitted ${admitted}${weak}${event.type === 'stopped' ? `; stopped: ${event.reason}\n` : ''}`);
       return;
     }
     io.err(JSON.stringify({ at: new Date().toISOString(), ...event }));

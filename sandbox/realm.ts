@@ -97,7 +97,8 @@ export function classify(error: unknown, isolate: ivm.Isolate, what: string): Gu
   if (isolate.isDisposed || /memory limit/i.test(message)) return new GuestFailure('E_MEMORY', `${what} exceeded the isolate memory limit`);
   if (message === TIMEOUT_MESSAGE) return new GuestFailure('E_TIMEOUT', `${what} ran past its wall-clock budget`);
   const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
-  return new GuestFailure('E_THROWN', `${what} threw ${name}${message}`.slice(0, 2000));
+  // One line, as the runtime writes a call's failure: a line break in guest text could fake a report line.
+  return new GuestFailure('E_THROWN', `${what} threw ${name}${message}`.slice(0, 2000).replace(/[\r\n\u2028\u2029]+/g, ' '));
 }
 
 function reject(): never {
@@ -220,7 +221,9 @@ export function loadRealm(host: Host, source: string, timeoutMs: number): Realm 
     try {
       binder.evaluateSync({ timeout: timeoutMs });
     } catch (error) {
-      throw classify(error, isolate, 'evaluating the module');
+      // A top level that throws may be a file that is no module at all (a key): a short excerpt of what it said.
+      const failure = classify(error, isolate, 'evaluating the module');
+      throw failure.code === 'E_THROWN' && failure.message.length > 240 ? new GuestFailure('E_THROWN', `${failure.message.slice(0, 240)}…`) : failure;
     }
     realm.loadMs = Number(isolate.cpuTime - started) / 1e6;
     let afterAwait: unknown;

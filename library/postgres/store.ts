@@ -15,7 +15,7 @@ import type {
   ScoreTally,
 } from '../contract.js';
 import { LibraryError } from '../contract.js';
-import { addCounts, checkIncident, checkScore, INCIDENT_RETENTION, now, toJson } from '../store-kit.js';
+import { addCounts, checkIncident, checkScore, INCIDENT_RETENTION, keptReport, now, toJson } from '../store-kit.js';
 import { ComposedLibrary } from '../composed.js';
 import { toRejection, type RejectionRow } from '../rows.js';
 import { PostgresBatches } from './batches.js';
@@ -91,7 +91,7 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
 
   /** The rejection inside the caller's transaction (a queue worker commits its job with it). */
   async recordRejectionIn(q: Query, input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
-    const { report } = input;
+    const report = keptReport(input.report);
     const codes = JSON.stringify([...new Set(report.problems.map((p) => p.code))]);
     await q('INSERT INTO envforge.rejections (hash, name, codes, batch_id, report, lineage, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
       hashSource(input.source), report.name, codes, input.lineage.batchId ?? null, toJson(boundDepth(report), 'the rejection report'), toJson(input.lineage, 'the lineage'), now(),
