@@ -1,13 +1,20 @@
 // The sandbox's tripwires (sandbox/tripwires.js): a module that reaches for a capability outside the contract
 // (code from a string by any route, a new evaluator, the sandbox's set-up, the stack, a removed global, an rng
 // after its call, dynamic import(), import.meta) is rejected with E_ESCAPE_ATTEMPT even when it catches the
-// refusal and otherwise behaves, with the attempt as evidence; an honest module using ordinary features is admitted.
-import { readFileSync } from 'node:fs';
+// refusal and otherwise behaves, with the attempt as evidence; an honest module using ordinary features is admitted;
+// an export quarantines a module that trips (the reward service's case: tests/serve-roles.test.ts).
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashSource } from '../contract/hash.js';
+import { jsonl } from '../export/formats/jsonl.js';
+import { runExport } from '../export/run.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';
+import { fakeAdmission, sampleMeta } from './helpers/library-fixtures.js';
 
 const HONEST = readFileSync(new URL('./fixtures/tripwires/honest-ordinary-features.js', import.meta.url), 'utf8');
 const pool = new SandboxPool({ workers: 2 });
@@ -100,4 +107,21 @@ describe('the validator rejects every escape class with E_ESCAPE_ATTEMPT and adm
     expect(report.verdict).toBe('reject');
     expect(report.problems).toContainEqual(expect.objectContaining({ code: 'E_ESCAPE_ATTEMPT', message: expect.stringMatching(/Function constructor/) }));
   }, 180_000);
+});
+
+describe('in production', () => {
+  it('an export quarantines a module that trips a wire on one instance in eight, and leaves it out; the tripwire is its own incident', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'envforge-trip-export-')), 'lib');
+    const library = SqliteLibrary.open(dir, { create: true });
+    try {
+      // Admitted on a test report, as a module that slipped past an older validator would be.
+      const tripping = withAttempt('generate', "(0, eval)('1')", 'rng.int(1, 8) === 1');
+      await library.admit(fakeAdmission(tripping, sampleMeta('gcd-pair-total-features', { levels: 10, skills: ['number-theory', 'combinatorics'] })));
+      const summary = await runExport(library, pool, { format: jsonl, out: join(dir, '..', 'out'), selection: {}, counts: { perEnv: 40 }, splits: [{ name: 'train', weight: 1 }], seed: 5, serviceUrl: 'http://127.0.0.1:1' });
+      expect(summary.quarantined).toEqual([{ name: 'gcd-pair-total-features', version: 1, reason: expect.stringMatching(/reached for a capability outside the contract \(E_ESCAPE_ATTEMPT/) }]);
+      expect((await library.incidents({ open: true })).map((i) => [i.code, i.origin])).toContainEqual(['E_ESCAPE_ATTEMPT', 'export']);
+    } finally {
+      await library.close();
+    }
+  }, 60_000);
 });
