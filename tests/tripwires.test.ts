@@ -33,6 +33,7 @@ const ATTEMPTS: Array<[string, string, RegExp]> = [
   ['indirect eval under a computed name', "(0, globalThis['ev' + 'al'])('1 + 1')", /eval/],
   ['a new Compartment (an evaluator SES leaves open)', "new Compartment().evaluate('1 + 1')", /Compartment/],
   ["re-entering the sandbox's set-up", 'lockdown()', /set-up \(lockdown\)/],
+  ["SES's stack helper", "getStackString(new Error('where am I'))", /set-up \(getStackString\)/],
   ['walking the stack toward the runtime', '(function f() { return f.caller; })()', /the stack/],
   ['a removed global', "globalThis['Web' + 'Assembly'].Memory", /removed global \(WebAssembly\)/],
 ];
