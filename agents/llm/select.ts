@@ -40,7 +40,12 @@ export interface ProviderDescription {
 }
 
 const providerName = z.enum(['openai', 'anthropic', 'offline']);
-const price = z.object({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() });
+const price = z.object({
+  inputPerMTok: z.number().nonnegative(),
+  outputPerMTok: z.number().nonnegative(),
+  cachedInputPerMTok: z.number().nonnegative().optional(),
+  cacheWritePerMTok: z.number().nonnegative().optional(),
+});
 
 /** The LLM part of envforge.config.json; other top-level keys belong to other components and pass through. */
 const LlmConfigSchema = z.looseObject({
