@@ -71,6 +71,8 @@ export interface LlmStructuredRequest<T> extends LlmRequest {
 /** A parsed, schema-checked value; usage and cost include any re-asks it took. */
 export interface LlmStructuredResponse<T> extends LlmResponseMeta {
   value: T;
+  /** The JSON value the model sent, before the schema parsed it (defaults filled, unknown keys dropped). */
+  raw?: unknown;
 }
 
 export interface LlmClient {

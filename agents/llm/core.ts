@@ -100,7 +100,7 @@ class CoreClient implements LlmClient {
       if (droppedNative) this.nativeRejected = true;
       const checked = checkOutput(request.schema, response, out.wrapped);
       if (checked.ok) {
-        return { value: checked.value, usage, costUsd, model: response.model, cached, finishReason: response.finishReason };
+        return { value: checked.value, raw: checked.raw, usage, costUsd, model: response.model, cached, finishReason: response.finishReason };
       }
       const text = response.text || (response.json === undefined ? '' : JSON.stringify(response.json));
       last = { text, problem: checked.problem };

@@ -57,6 +57,8 @@ const LlmConfigSchema = z.looseObject({
   maxTokens: z.number().int().positive().optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxAttempts: z.number().int().positive().optional(),
+  /** The agents' prompt profile: auto (by the model's size), standard, or compact for 7–32B open models. */
+  promptProfile: z.enum(['auto', 'standard', 'compact']).optional(),
 });
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 
