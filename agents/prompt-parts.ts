@@ -7,8 +7,11 @@ import { fence } from './prompt-files.js';
 
 export type ReportPart = Pick<ValidationReport, 'problems'> & Partial<Pick<ValidationReport, 'stages'>>;
 
-const MAX_PROBLEMS = 20;
-const MAX_EVIDENCE_CHARS = 1500;
+/** How much of a validator report a repair prompt shows. */
+export interface ProblemLimits {
+  problems: number;
+  evidenceChars: number;
+}
 
 export function describeStages(stages: NonNullable<ReportPart['stages']>): string {
   if (stages.length === 0) return '(no stage summary)';
@@ -17,14 +20,14 @@ export function describeStages(stages: NonNullable<ReportPart['stages']>): strin
     .join('\n');
 }
 
-export function describeProblems(problems: ReportPart['problems']): string {
+export function describeProblems(problems: ReportPart['problems'], limits: ProblemLimits): string {
   if (problems.length === 0) return '(the report lists no problems)';
-  const lines = problems.slice(0, MAX_PROBLEMS).map((p, i) => {
-    const parts = [`${i + 1}. [${p.stage}] ${p.code}: ${CODES[p.code] ?? 'no description'}`, `   message: ${p.message}`];
-    if (p.evidence !== undefined) parts.push(...describeEvidence(p.evidence));
+  const lines = problems.slice(0, limits.problems).map((p, i) => {
+    const parts = [`${i + 1}. [${p.stage}] ${p.code}: ${CODES[p.code] ?? 'no description'}`, `   message: ${clipLine(p.message, limits.evidenceChars)}`];
+    if (p.evidence !== undefined) parts.push(...describeEvidence(p.evidence, limits.evidenceChars));
     return parts.join('\n');
   });
-  if (problems.length > MAX_PROBLEMS) lines.push(`… and ${problems.length - MAX_PROBLEMS} more problems not shown.`);
+  if (problems.length > limits.problems) lines.push(`… and ${problems.length - limits.problems} more problems not shown.`);
   return lines.join('\n');
 }
 
@@ -42,24 +45,24 @@ const isProbeEvidence = (e: unknown): e is ProbeEvidence =>
   e !== null && typeof e === 'object' && typeof (e as ProbeEvidence).family === 'string' && typeof (e as ProbeEvidence).actions === 'string';
 
 /** Evidence lines: a probe as the episode it played (which probe, where, how it ended, its actions); anything else as JSON. */
-function describeEvidence(evidence: unknown): string[] {
-  if (!isProbeEvidence(evidence)) return [`   evidence: ${evidenceJson(evidence)}`];
+function describeEvidence(evidence: unknown, max: number): string[] {
+  if (!isProbeEvidence(evidence)) return [`   evidence: ${evidenceJson(evidence, max)}`];
   const e = evidence;
   const outcome = e.score === null ? 'the rollout failed before a score' : `score ${e.score}, the episode ended by ${e.end ?? 'an unknown cause'}`;
-  return [`   failed probe: ${e.family} (seed ${e.seed}, level ${e.level}): ${outcome}`, `   the probe's action log (its first actions): ${clipLine(e.actions, MAX_EVIDENCE_CHARS)}`];
+  return [`   failed probe: ${e.family} (seed ${e.seed}, level ${e.level}): ${outcome}`, `   the probe's action log (its first actions): ${clipLine(e.actions, max)}`];
 }
 
 const clipLine = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`);
 
 /** Evidence as one line of JSON, cut to a bounded length (it may quote megabyte responses). */
-function evidenceJson(evidence: unknown): string {
+function evidenceJson(evidence: unknown, max: number): string {
   let json: string;
   try {
     json = JSON.stringify(evidence) ?? 'null';
   } catch {
     json = '"(evidence is not JSON-serialisable)"';
   }
-  return clipLine(json, MAX_EVIDENCE_CHARS);
+  return clipLine(json, max);
 }
 
 /** One sampled instance as the reviewer sees it: what the policy sees and what a perfect answer is. */

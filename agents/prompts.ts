@@ -7,7 +7,7 @@ import type { Meta } from '../contract/schema.js';
 import type { LibraryStats } from '../library/contract.js';
 import type { SeedFile } from '../library/seeds.js';
 import { defaultExamples } from './examples.js';
-import { describeProblems, describeSamples, describeStages, type ReportPart, type ReviewSample, type SampleLimits } from './prompt-parts.js';
+import { describeProblems, describeSamples, describeStages, type ProblemLimits, type ReportPart, type ReviewSample, type SampleLimits } from './prompt-parts.js';
 import { contractText, fence, render, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
 import { SKILL_TAXONOMY, specKind, taxonomySkills, type EnvKind, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
 
@@ -199,13 +199,16 @@ export interface RepairInput {
   kind?: EnvKind;
 }
 
+/** What a repair prompt shows of the report, per profile. */
+const PROBLEM_LIMITS: Record<PromptProfile, ProblemLimits> = { standard: { problems: 20, evidenceChars: 1500 }, compact: { problems: 8, evidenceChars: 400 } };
+
 export function renderRepair(input: RepairInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = input.kind ?? 'single';
   return render(kind === 'episodic' ? 'repair-episodic' : 'repair', {
     contract: contractText(kind, 'author', options),
     source: fence(input.source.trimEnd(), 'js'),
     stages: describeStages(input.report.stages ?? []),
-    problems: describeProblems(input.report.problems),
+    problems: describeProblems(input.report.problems, PROBLEM_LIMITS[options.profile ?? 'standard']),
   }, options);
 }
 

@@ -51,9 +51,12 @@ function paths(s, from) {
 export function reset(rng, level) {
   const k = knobs(level);
   const s = { size: k.size, walls: [], depot: { x: rng.int(0, k.size - 1), y: rng.int(0, k.size - 1) } };
+  // A wall stays only if every open cell can still be reached from the depot.
   for (let i = 0; i < Math.floor(k.size * k.size * 0.2); i++) {
-    const w = { x: rng.int(0, k.size - 1), y: rng.int(0, k.size - 1) };
-    if (key(w.x, w.y) !== key(s.depot.x, s.depot.y)) s.walls.push(key(w.x, w.y));
+    const w = key(rng.int(0, k.size - 1), rng.int(0, k.size - 1));
+    if (w === key(s.depot.x, s.depot.y) || s.walls.includes(w)) continue;
+    s.walls.push(w);
+    if (paths(s, s.depot).size !== k.size * k.size - s.walls.length) s.walls.pop();
   }
   const reachable = [...paths(s, s.depot).keys()].filter((c) => c !== key(s.depot.x, s.depot.y));
   const route = rng.pick(ROUTES);
