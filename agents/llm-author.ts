@@ -34,8 +34,8 @@ export function llmAuthor(client: LlmClient, options: LlmAuthorOptions = {}): Au
   };
 }
 
-/** Output budget of a generated module: seeds are 3–15 kB, so this leaves room without inviting essays. */
-const MODULE_MAX_TOKENS = 12_000;
+/** Output budget of a generated module: seeds are 3–15 kB, so this leaves room without inviting essays; the compact profile's fits a 16k context with its prompt. */
+const MODULE_MAX_TOKENS: Record<PromptProfile, number> = { standard: 12_000, compact: 8_192 };
 
 function trace(hash: string, meta: LlmResponseMeta): AgentTrace {
   return { promptHash: hash, costUsd: meta.costUsd, cached: meta.cached, model: meta.model };
@@ -65,10 +65,11 @@ export async function proposeSpecs(client: LlmClient, input: ArchitectInput, opt
   return { specs: kept, dropped: [...leftovers.dropped, ...dropped], ...(leftovers.warnings.length > 0 ? { warnings: leftovers.warnings } : {}), ...trace(prompt.hash, response) };
 }
 
-async function writeModule(client: LlmClient, prompt: RenderedPrompt, purpose: 'generator' | 'repair', options: CallOptions): Promise<WrittenModule> {
-  const response = await client.complete({ ...request(prompt, options), maxTokens: MODULE_MAX_TOKENS, purpose });
+async function writeModule(client: LlmClient, prompt: RenderedPrompt, purpose: 'generator' | 'repair', options: CallOptions, profile: PromptProfile): Promise<WrittenModule> {
+  const maxTokens = MODULE_MAX_TOKENS[profile];
+  const response = await client.complete({ ...request(prompt, options), maxTokens, purpose });
   const base = trace(prompt.hash, response);
-  if (response.finishReason === 'length') return { ...base, source: null, problem: `the reply was cut off at the output limit (${MODULE_MAX_TOKENS} tokens) before the module ended` };
+  if (response.finishReason === 'length') return { ...base, source: null, problem: `the reply was cut off at the output limit (${maxTokens} tokens) before the module ended` };
   try {
     return { ...base, source: extractModule(response.text) };
   } catch (error) {
@@ -79,12 +80,12 @@ async function writeModule(client: LlmClient, prompt: RenderedPrompt, purpose: '
 
 /** The generator: one environment module for a spec, with example environments of its kind and family. */
 export function generateModule(client: LlmClient, spec: EnvSpec, options: CallOptions = {}, profile: PromptProfile = 'standard'): Promise<WrittenModule> {
-  return writeModule(client, renderGenerator({ spec }, { profile }), 'generator', options);
+  return writeModule(client, renderGenerator({ spec }, { profile }), 'generator', options, profile);
 }
 
 /** Repair: a fixed module from the old one and the validator's problems, for a module of the spec's kind. */
 export function repairModule(client: LlmClient, source: string, report: ValidationReport, options: CallOptions = {}, kind: EnvKind = 'single', profile: PromptProfile = 'standard'): Promise<WrittenModule> {
-  return writeModule(client, renderRepair({ source, report, kind }, { profile }), 'repair', options);
+  return writeModule(client, renderRepair({ source, report, kind }, { profile }), 'repair', options, profile);
 }
 
 /**
