@@ -58,7 +58,7 @@ export function architectBudget(input: Pick<ArchitectInput, 'n' | 'kind' | 'envi
   const per = (n: number) => (kind === 'mixed' ? episodicShare(input, n) * ARCHITECT_TOKENS.episodic + (n - episodicShare(input, n)) * ARCHITECT_TOKENS.single : n * ARCHITECT_TOKENS[kind]);
   let n = Math.max(1, input.n);
   while (n > 1 && ARCHITECT_TOKENS.overhead + per(n) > cap) n--;
-  const perSpec = kind === 'mixed' ? `${ARCHITECT_TOKENS.single} per single-turn spec and ${ARCHITECT_TOKENS.episodic} per episodic one` : `${ARCHITECT_TOKENS[kind]}`;
+  const perSpec = kind === 'mixed' ? `${ARCHITECT_TOKENS.single} tokens per single-turn spec and ${ARCHITECT_TOKENS.episodic} per episodic one` : `${ARCHITECT_TOKENS[kind]} tokens per spec`;
   return { n, maxTokens: Math.min(cap, ARCHITECT_TOKENS.overhead + per(n)), perSpec };
 }
 

@@ -5,7 +5,7 @@
 export const meta = {
   name: 'rail-ticket-site',
   title: 'Buy the cheapest train on a ticket site',
-  description: 'Sign in, read the paged timetable, open the cheapest departure to the asked city, fill the passenger form and confirm with the code the site shows. Only what the site commits is scored, all or nothing.',
+  description: 'Sign in, find the cheapest departure to the asked city in the paged timetable, fill the passenger form and confirm. All or nothing.',
   skills: ['web-navigation', 'tool-use', 'information-gathering', 'policy-following'],
   levels: 5,
   kind: 'episodic',
@@ -22,7 +22,7 @@ export const meta = {
 };
 
 const CITIES = ['porto', 'lisbon', 'faro', 'braga', 'coimbra', 'evora', 'aveiro', 'viseu'];
-const DETAILS = { full_name: ['ana berg', 'ben costa', 'chloe dahl', 'dev eze', 'elif ito'], seat: ['window', 'aisle', 'table', 'quiet'], postcode: ['ab12', 'cd34', 'ef56', 'gh78', 'jk90'], phone_suffix: ['4821', '7730', '1196', '5402'] };
+const DETAILS = { full_name: ['ana berg', 'ben costa', 'chloe dahl', 'dev eze'], seat: ['window', 'aisle', 'table'], postcode: ['ab12', 'cd34', 'ef56'], phone_suffix: ['4821', '7730', '1196'] };
 const PAGE_SIZE = 4;
 const STAGES = ['login', 'timetable', 'form', 'confirm'];
 
@@ -48,8 +48,7 @@ export function reset(rng, level) {
   const prompt = [
     `You buy a train ticket on a rail site through a text browser. Sign in as ${world.user} with the password ${world.pass}.`,
     `Buy the cheapest departure to ${city} listed in the timetable, for the passenger ${Object.entries(world.details).map(([f, v]) => `${f} "${v}"`).join(', ')}.`,
-    'Read each page with view_page, type into its fields with type_text and press its buttons with click. The purchase is final once the site commits it; only what it commits is checked, all or nothing.',
-    `The session ends after ${meta.maxTurns} tool calls.`,
+    `Use view_page, type_text and click. Only what the site commits is checked, all or nothing. The session ends after ${meta.maxTurns} tool calls.`,
   ].join('\n');
   return { state: { world, stage: 0, page: 0, form: {}, order: {}, committed: null, done: false }, prompt };
 }
