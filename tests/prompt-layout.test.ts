@@ -6,10 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { architectOutputSchema } from '../agents/architect-schema.js';
 import { FakeLlm, reply } from '../agents/llm/fake.js';
 import { toOutputSchema } from '../agents/llm/structured.js';
-import { proposeSpecs } from '../agents/llm-author.js';
+import { createAnthropicClient } from '../agents/llm/anthropic.js';
+import { CostLedger } from '../agents/llm/cost.js';
+import { llmReviewer, proposeSpecs } from '../agents/llm-author.js';
 import { ARCHITECT_MAX_TOKENS, architectBudget, contractText, defaultExamples, pickExamples, renderArchitect, renderGenerator, renderRepair, renderReviewer } from '../agents/prompts.js';
-import type { EnvSpec } from '../agents/spec.js';
+import { EPISODIC_REVIEW_CHECKS, type EnvSpec } from '../agents/spec.js';
 import { episodicSpec } from './helpers/episodic-spec.js';
+import { startFakeAnthropic } from './helpers/fake-anthropic.js';
 
 const single = (name: string, skills: string[]): EnvSpec => ({
   kind: 'single', name, title: name, skills, taskIdea: `The ${name} task.`, answerFormat: 'One integer as <answer>N</answer>.', difficultyScaling: 'Grows.', whyNew: 'New.',
@@ -49,6 +52,25 @@ describe('stable prefixes', () => {
     expect(one.text.slice(0, one.cacheBreaks[1])).toBe(two.text.slice(0, two.cacheBreaks[1]));
     expect(one.text.slice(0, one.cacheBreaks[1])).toContain('`policyEnforced`');
     expect(one.text.indexOf('export const a = 1;')).toBeGreaterThan(one.cacheBreaks[1] as number);
+  });
+
+  it('let a second review of a kind read the contract and checklist from Anthropic\'s cache, and the cost report count it', async () => {
+    const server = await startFakeAnthropic();
+    try {
+      const ledger = new CostLedger();
+      const client = createAnthropicClient({ model: 'claude-sonnet-4-test', baseUrl: server.baseUrl, apiKey: 'k', ledger });
+      const pass = { checks: Object.fromEntries(EPISODIC_REVIEW_CHECKS.map((c) => [c, { ok: true, note: 'fine' }])) };
+      server.push(reply.json(pass), reply.json(pass));
+      await llmReviewer(client).review({ source: 'export const a = 1;', meta: episodicMeta, samples: [] });
+      await llmReviewer(client).review({ source: 'export const b = 2;', meta: episodicMeta, samples: [] });
+      const blocks = server.requests[1]?.body.messages[0].content as Array<{ cache_control?: unknown }>;
+      expect(blocks.map((b) => b.cache_control !== undefined)).toEqual([true, true, false]);
+      const { byPurpose } = ledger.snapshot();
+      expect(byPurpose['reviewer']?.cacheWriteTokens).toBeGreaterThan(1024);
+      expect(byPurpose['reviewer']?.cachedInputTokens).toBe(byPurpose['reviewer']?.cacheWriteTokens);
+    } finally {
+      await server.close();
+    }
   });
 
   it('are sent as the message\'s cache breaks', async () => {
