@@ -60,7 +60,9 @@ class EnvforgeItemError(EnvforgeServiceError):
 def _send(method, url, body, headers=None):
     """One HTTP exchange (the standard library only: no package to install beside a trainer): status, headers, body."""
     data = None if body is None else json.dumps(body).encode("utf-8")
-    request = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json", "accept": "application/json", **(headers or {})})
+    # A body type only with a body: a DELETE that names one and sends nothing is a malformed request.
+    kind = {} if data is None else {"content-type": "application/json"}
+    request = urllib.request.Request(url, data=data, method=method, headers={**kind, "accept": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             return response.status, response.headers, response.read().decode("utf-8", "replace")

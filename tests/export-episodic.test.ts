@@ -128,7 +128,9 @@ describe('episodic exports: the generated Python shims against the live service'
         }
         const method = request.method ?? 'GET';
         const key = request.headers['idempotency-key'];
-        const headers = { ...(body ? { 'content-type': 'application/json' } : {}), ...(typeof key === 'string' ? { 'idempotency-key': key } : {}) };
+        // The client's own headers go through as sent (a body type on a bodiless DELETE included), so the service meets them.
+        const type = request.headers['content-type'];
+        const headers = { ...(typeof type === 'string' ? { 'content-type': type } : {}), ...(typeof key === 'string' ? { 'idempotency-key': key } : {}) };
         fetch(`${server.url}${request.url}`, { method, headers, ...(body ? { body } : {}) }).then(
           async (answer) => {
             const text = await answer.text();
@@ -244,6 +246,25 @@ describe('episodic exports: the generated Python shims against the live service'
       const owner = cases.find((c) => c.identity.env === lost.env && c.identity.seed === lost.seed && c.identity.level === lost.level) as Case;
       expect(lost.turns.map((t) => t.action)).toEqual(owner.actions);
     }
+  });
+
+  it('the generated client ends an unfinished episode against the service itself, and it scores as replay scores', async () => {
+    const c = cases.find((x) => x.policy === 'act' && x.actions.length >= 2) as Case;
+    const taken = c.actions.slice(0, 1) as Array<{ tool: string; args?: Record<string, unknown> }>;
+    const script = [
+      'import json, os, sys',
+      'sys.path.insert(0, os.environ["TRL_DIR"])',
+      'import environment',
+      'row, action = json.loads(sys.argv[1]), json.loads(sys.argv[2])',
+      'env = environment.ENVIRONMENTS[row["environment"]]()',
+      'env.reset(**row)',
+      'getattr(env, action["tool"])(**action.get("args", {}))',
+      'print(json.dumps({"score": env.get_reward(), "turn": env._episode.turn}))',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)('python3', ['-c', script, JSON.stringify(c.trl), JSON.stringify(taken[0])], { env: { ...process.env, TRL_DIR: dirs.trl, ENVFORGE_URL: server.url, ENVFORGE_RETRIES: '0' } });
+    const replay = (await (await fetch(`${server.url}/v1/episodes/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...c.identity, actions: taken }) })).json()) as { score: number; turns: number };
+    expect(JSON.parse(stdout)).toEqual({ score: replay.score, turn: 1 });
+    expect(replay.turns).toBe(1);
   });
 
   it('TRL leaves out an environment whose tool cannot be a method of its class; verl still exports it', async () => {

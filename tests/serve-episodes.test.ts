@@ -114,6 +114,11 @@ describe('steps', () => {
     // An undeclared tool is a turn with an error observation (the contract's action check), not a 4xx.
     const bad = await call(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'no_such_tool', args: {} });
     expect(bad.body).toMatchObject({ turn: 2, done: false, observation: expect.stringMatching(/^error: unknown tool/) });
+    // A bodiless DELETE that names a body type anyway (as urllib clients did) ends the episode like a plain one.
+    const response = await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE', headers: { 'content-type': 'application/json' } });
+    expect([response.status, await response.json()]).toEqual([200, expect.objectContaining({ done: true, end: 'no-action', turn: 2 })]);
+    const again2 = await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE', headers: { 'content-type': 'text/x-anything' } });
+    expect(again2.status).toBe(200);
     const ended = await call(server.url, 'DELETE', `/v1/episodes/${id}`);
     expect(ended.body).toMatchObject({ done: true, end: 'no-action', turn: 2 });
     expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, first)).body.error.code).toBe('E_EPISODE_OVER');
