@@ -295,6 +295,7 @@ describe('episodic exports: the generated Python shims against the live service'
     const env = (properties: Record<string, unknown>) => ({ name: 'x', version: 1, hash: 'h', episodic: { maxTurns: 5, tools: [{ name: 'pick', description: 'Pick.', parameters: { type: 'object', properties } }] } });
     expect(trlRefuses(env({ from: { type: 'string' } }))).toMatch(/the parameter "from" of its tool "pick" cannot be a Python keyword argument/);
     expect(trlRefuses(env({ n: { type: 'integer', enum: [1, 2] } }))).toBeUndefined();
+    expect(trlRefuses(env({ s: { type: 'string', enum: ['a', 'b\u2029'] } }))).toMatch(/an enum value of the parameter "s" of its tool "pick" begins or ends with whitespace/);
     expect(FORMATS.verl.refuses).toBeUndefined();
   });
 

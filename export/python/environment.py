@@ -40,7 +40,9 @@ PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "ar
 RESERVED = frozenset(["reset", "get_reward"])
 # The words transformers' docstring reader treats as structure (section heads, the choices suffix): a word joiner
 # before their colon keeps a description's text from being read as structure.
-_DOC_MARKERS = re.compile(r"(Args|Returns|Raises|choices)(?=:)")
+_DOC_MARKERS = re.compile(r"(args|returns|raises|choices)(?=:)", re.IGNORECASE)
+# What str.strip() takes off: transformers strips every enum value it reads, so a value with such an end cannot be offered.
+_EDGE_SPACE = re.compile(r"^\s|\s$")
 
 
 def doc_text(text):
@@ -50,7 +52,7 @@ def doc_text(text):
 
 def choices_json(values):
     """The enum as the JSON list transformers reads back, its structure words written as JSON escapes (same values)."""
-    return re.sub(r"(Arg|Return|Raise|choice)s(?=:)", r"\1\\u0073", json.dumps(values))
+    return re.sub(r"(args|returns|raises|choices):", r"\1\\u003a", json.dumps(values), flags=re.IGNORECASE)
 
 
 class EnvforgeEnvironment:
@@ -99,9 +101,11 @@ def refusal(tool):
     name = tool.get("name")
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_") or name in RESERVED:
         return f"its tool {name!r} cannot be a method of a TRL environment class (a Python keyword or a name TRL reserves)"
-    for param in _parameters(tool):
-        if not param["name"].isidentifier() or keyword.iskeyword(param["name"]) or param["name"] == "self":
-            return f"the parameter {param['name']!r} of its tool {name!r} cannot be a Python keyword argument"
+    for pname, prop in ((tool.get("parameters") or {}).get("properties") or {}).items():
+        if not pname.isidentifier() or keyword.iskeyword(pname) or pname == "self":
+            return f"the parameter {pname!r} of its tool {name!r} cannot be a Python keyword argument"
+        if any(isinstance(v, str) and _EDGE_SPACE.search(v) for v in prop.get("enum") or []):
+            return f"an enum value of the parameter {pname!r} of its tool {name!r} begins or ends with whitespace, which transformers' reader strips"
     return None
 
 

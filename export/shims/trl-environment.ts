@@ -19,16 +19,22 @@ export function isPyName(name: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !KEYWORDS.has(name);
 }
 
-function parameterNames(tool: Tool): string[] {
-  return Object.keys((tool.parameters as { properties?: Record<string, unknown> }).properties ?? {});
+function parametersOf(tool: Tool): Array<[string, { enum?: unknown[] }]> {
+  return Object.entries((tool.parameters as { properties?: Record<string, { enum?: unknown[] }> }).properties ?? {});
 }
+
+/** Whitespace Python's str.strip() takes off an end (JavaScript's \s, and the separators Python also counts). */
+const EDGE_SPACE = /^[\s\x1c-\x1f\x85]|[\s\x1c-\x1f\x85]$/;
 
 /** Why TRL cannot carry an environment: a tool or parameter name that cannot be a Python method or keyword argument. */
 export function trlRefuses(env: ShimEnv): string | undefined {
   for (const tool of env.episodic?.tools ?? []) {
     if (!isPyName(tool.name) || tool.name.startsWith('_') || RESERVED.has(tool.name)) return `its tool "${tool.name}" cannot be a method of a TRL environment class (a Python keyword or a name TRL reserves)`;
-    const bad = parameterNames(tool).find((p) => !isPyName(p) || p === 'self');
-    if (bad) return `the parameter "${bad}" of its tool "${tool.name}" cannot be a Python keyword argument`;
+    const bad = parametersOf(tool).find(([p]) => !isPyName(p) || p === 'self');
+    if (bad) return `the parameter "${bad[0]}" of its tool "${tool.name}" cannot be a Python keyword argument`;
+    // transformers strips every enum value it reads from a docstring: the model would be offered a value the service refuses.
+    const spaced = parametersOf(tool).find(([, p]) => p.enum?.some((v) => typeof v === 'string' && EDGE_SPACE.test(v)));
+    if (spaced) return `an enum value of the parameter "${spaced[0]}" of its tool "${tool.name}" begins or ends with whitespace, which transformers' docstring reader strips`;
   }
   return undefined;
 }
