@@ -13,27 +13,13 @@ OpenRLHF stops a rollout whose token budget runs out without telling the agent: 
 A single-turn row is scored on its first turn (POST /v1/verify), so one file can mix both kinds.
 """
 import contextvars
-import hashlib
-import importlib.util
 import json
 import os
 import re
 import sys
 
-
-def _load_client():
-    """The export's own envforge_client.py, beside this file, under a name of its own (two exports can share a process)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    name = "envforge_client_" + hashlib.sha256(here.encode("utf-8")).hexdigest()[:12]
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, os.path.join(here, "envforge_client.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-client = _load_client()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
 
 try:
     from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor

@@ -10,9 +10,12 @@ with an identity error (E_UNKNOWN_ENV, E_LEVEL_RANGE: the dataset and the servic
 other per-item error code once and counts it (item_errors()); ENVFORGE_STRICT=1 raises on those too.
 """
 import asyncio
+import hashlib
+import importlib.util
 import json
 import logging
 import os
+import sys
 import threading
 import time
 import urllib.error
@@ -21,6 +24,21 @@ import urllib.request
 import uuid
 
 CONFIG_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "envforge.json")
+
+
+def client_for(path):
+    """The envforge_client.py beside `path`: this module, or another export's, loaded under a name of its own (so two
+    exports can share a process, each with its own envforge.json)."""
+    here = os.path.dirname(os.path.abspath(path))
+    if os.path.dirname(os.path.abspath(__file__)) == here:
+        return sys.modules[__name__]
+    name = "envforge_client_" + hashlib.sha256(here.encode("utf-8")).hexdigest()[:12]
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, os.path.join(here, "envforge_client.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def _load_config(path):

@@ -21,28 +21,14 @@ envforge service ($ENVFORGE_URL, else the export's default):
   stops instead of training on a silent 0.
 """
 import asyncio
-import hashlib
-import importlib.util
 import json
 import os
 import sys
 import threading
 import uuid
 
-
-def _load_client():
-    """The export's own envforge_client.py, beside this file, under a name of its own (two exports can share a process)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    name = "envforge_client_" + hashlib.sha256(here.encode("utf-8")).hexdigest()[:12]
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, os.path.join(here, "envforge_client.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-client = _load_client()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
 
 try:
     from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop

@@ -12,8 +12,6 @@ get_reward() ends the episode if the model left it running ("truncated": scored 
 and returns its score; TRL logs it under the class's name. Calls to tools the environment does not declare are
 answered by TRL itself ("Tool ... not found") and never reach the episode.
 """
-import hashlib
-import importlib.util
 import inspect
 import json
 import keyword
@@ -21,20 +19,8 @@ import os
 import re
 import sys
 
-
-def _load_client():
-    """The export's own envforge_client.py, beside this file, under a name of its own (two exports can share a process)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    name = "envforge_client_" + hashlib.sha256(here.encode("utf-8")).hexdigest()[:12]
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, os.path.join(here, "envforge_client.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-client = _load_client()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
 
 PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
 RESERVED = frozenset(["reset", "get_reward"])

@@ -7,25 +7,11 @@ TRL passes every dataset column to reward functions as a keyword argument; envfo
 (the identity {"env","version","seed","level"}) and scores the whole batch in one request to the envforge reward
 service (POST /v1/verify) at $ENVFORGE_URL, else the export's default.
 """
-import hashlib
-import importlib.util
 import os
 import sys
 
-
-def _load_client():
-    """The export's own envforge_client.py, beside this file, under a name of its own (two exports can share a process)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    name = "envforge_client_" + hashlib.sha256(here.encode("utf-8")).hexdigest()[:12]
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, os.path.join(here, "envforge_client.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-client = _load_client()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
 
 item_errors = client.item_errors
 
