@@ -85,6 +85,9 @@ export const ENDPOINTS = [
   'POST /openenv/{env}/reset',
   'POST /openenv/{env}/step',
   'GET /openenv/{env}/state',
+  'GET /openenv/{env}/schema',
+  'GET /openenv/{env}/metadata',
+  'POST /openenv/{env}/mcp',
 ] as const;
 
 /** A request the service refuses, or a failure of the service itself, with its HTTP status. */
