@@ -38,6 +38,7 @@ export { listSeeds, type SeedFile } from './library/seeds.js';
 export { AUTHORS, type AuthorName } from './agents/authors.js';
 export type { Author, AuthorIdentity, ProposedSpecs, WrittenModule } from './agents/author.js';
 export type { EnvSpec, EpisodicSpec } from './agents/spec.js';
+export { PROFILE_CHOICES, PROMPT_PROFILES, resolveProfile, type ProfileChoice, type PromptProfile } from './agents/prompt-files.js';
 export type { FinishReason, LlmClient, LlmMessage, LlmPurpose, LlmRequest, LlmResponse, LlmResponseMeta, LlmStructuredRequest, LlmStructuredResponse, LlmUsage, Transport, WireRequest, WireResponse } from './agents/llm/contract.js';
 export { LLM_CODES, LlmError, isLlmError, type LlmErrorCode } from './agents/llm/errors.js';
 export { createLlmClient, CLIENT_DEFAULTS, type ClientOptions } from './agents/llm/core.js';

@@ -32,6 +32,8 @@ export interface ProposedSpecs extends AgentTrace {
   specs: EnvSpec[];
   /** Specs dropped before any code was written (duplicates of the library or of each other), with why. */
   dropped: DroppedSpec[];
+  /** What was dropped from specs that were kept (an episodic part on a single-turn spec), one line each. */
+  warnings?: string[];
 }
 
 export interface WrittenModule extends AgentTrace {

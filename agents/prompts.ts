@@ -1,19 +1,22 @@
 // Each agent's prompt, rendered from its template in prompts/ (agents/prompt-files.ts loads, fills and
-// hashes them): the architect's view of the library, the generator's spec and seed examples, the validator
-// report for repair, and the reviewer's samples. Episodic specs and candidates get their own templates.
-import { CODES } from '../contract/codes.js';
-import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
+// hashes them) under a profile (standard, or compact for small open models): the architect's view of the
+// library and its output budget, the generator's spec and examples, the validator report for repair, and
+// the reviewer's samples. The contract and the examples come first, byte-identical across calls, so the
+// providers' prompt caches can reuse them.
 import type { Meta } from '../contract/schema.js';
 import type { LibraryStats } from '../library/contract.js';
-import { listSeeds, type SeedFile } from '../library/seeds.js';
-import type { ValidationReport } from '../validators/report.js';
-import { contractText, fence, render, sha256, type PromptOptions, type RenderedPrompt } from './prompt-files.js';
+import type { SeedFile } from '../library/seeds.js';
+import { defaultExamples } from './examples.js';
+import { describeProblems, describeSamples, describeStages, type ProblemLimits, type ReportPart, type ReviewSample, type SampleLimits } from './prompt-parts.js';
+import { contractText, fence, render, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
 import { SKILL_TAXONOMY, specKind, taxonomySkills, type EnvKind, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
 
 export {
-  contractText, fillTemplate, loadPrompt, PROMPT_NAMES, PromptError, promptHash,
-  type PromptName, type PromptOptions, type PromptVars, type RenderedPrompt,
+  contractText, fillTemplate, loadPrompt, modelBillions, PROFILE_CHOICES, PROMPT_NAMES, PROMPT_PROFILES, PromptError, promptHash, resolveProfile,
+  type ProfileChoice, type PromptName, type PromptOptions, type PromptProfile, type PromptVars, type RenderedPrompt,
 } from './prompt-files.js';
+export { defaultExamples, pickExamples, seedSkills } from './examples.js';
+export type { ReviewSample } from './prompt-parts.js';
 
 // ---- Architect ----
 
@@ -43,44 +46,68 @@ export interface ArchitectInput {
 
 const MAX_LISTED_ENVIRONMENTS = 150;
 
+/** Output tokens an architect reply may spend per spec of each kind (observed: ~550 per episodic spec, ~250 per single-turn one), and around them. */
+export const ARCHITECT_TOKENS = { single: 450, episodic: 1000, overhead: 300 } as const;
+/** The architect's output cap per call: specs beyond what it holds are left to the next call. */
+export const ARCHITECT_MAX_TOKENS: Record<PromptProfile, number> = { standard: 8192, compact: 4096 };
+
+/** How many specs one architect call asks for, and its output cap: fewer specs when the kind mix would not fit. */
+export function architectBudget(input: Pick<ArchitectInput, 'n' | 'kind' | 'environments'>, profile: PromptProfile = 'standard'): { n: number; maxTokens: number; perSpec: string } {
+  const kind = input.kind ?? 'single';
+  const cap = ARCHITECT_MAX_TOKENS[profile];
+  const per = (n: number) => (kind === 'mixed' ? episodicShare(input, n) * ARCHITECT_TOKENS.episodic + (n - episodicShare(input, n)) * ARCHITECT_TOKENS.single : n * ARCHITECT_TOKENS[kind]);
+  let n = Math.max(1, input.n);
+  while (n > 1 && ARCHITECT_TOKENS.overhead + per(n) > cap) n--;
+  const perSpec = kind === 'mixed' ? `${ARCHITECT_TOKENS.single} tokens per single-turn spec and ${ARCHITECT_TOKENS.episodic} per episodic one` : `${ARCHITECT_TOKENS[kind]} tokens per spec`;
+  return { n, maxTokens: Math.min(cap, ARCHITECT_TOKENS.overhead + per(n)), perSpec };
+}
+
 export function renderArchitect(input: ArchitectInput, options: PromptOptions = {}): RenderedPrompt {
   const taxonomy = input.taxonomy ?? SKILL_TAXONOMY;
   const covered = new Set(Object.keys(input.stats.bySkill));
   const uncovered = taxonomySkills(taxonomy).filter((s) => !covered.has(s));
+  const budget = architectBudget(input, options.profile);
+  const sized = { ...input, n: budget.n };
   return render('architect', {
-    n: input.n,
+    n: sized.n,
+    maxTokens: budget.maxTokens,
+    perSpec: budget.perSpec,
     stats: describeStats(input.stats),
     environments: describeEnvironments(input.environments ?? []),
     taxonomy: Object.entries(taxonomy).map(([area, skills]) => `- ${area}: ${skills.join(', ')}`).join('\n'),
     uncovered: uncovered.length > 0 ? uncovered.join(', ') : '(every taxonomy skill has at least one environment)',
     weakSkills: describeWeakSkills(input.weakSkills ?? []),
-    focus: describeFocus(input),
-    kinds: describeKinds(input, taxonomy),
+    focus: describeFocus(sized),
+    kinds: describeKinds(sized, taxonomy),
   }, options);
 }
 
 /** The taxonomy area whose skills episodic (tool-use) environments train. */
 const EPISODIC_AREA = 'tool-use-and-planning';
 
+/** With 'mixed', how many of n specs should be episodic: the kind with fewer environments gets the larger share; each kind keeps one when n allows. */
+function episodicShare(input: Pick<ArchitectInput, 'environments'>, n: number): number {
+  const envs = input.environments ?? [];
+  const single = envs.filter((e) => e.kind !== 'episodic').length;
+  const share = envs.length === 0 ? 0.5 : single / envs.length;
+  return n < 2 ? Math.round(n * share) : Math.min(n - 1, Math.max(1, Math.round(n * share)));
+}
+
 /** Which kinds to propose: one kind outright, or with 'mixed' the library's counts per kind and a suggested split. */
 function describeKinds(input: ArchitectInput, taxonomy: SkillTaxonomy): string {
   const kind = input.kind ?? 'single';
-  if (kind === 'single') return 'Propose single-turn specs only: every spec has kind "single" and episodic null.';
-  if (kind === 'episodic') return 'Propose episodic specs only: every spec has kind "episodic" and its episodic part filled in.';
+  if (kind === 'single') return 'Propose single-turn specs only (the requested format has no kind and no episodic part).';
+  if (kind === 'episodic') return 'Propose episodic specs only: every spec has its episodic part filled in.';
   const envs = input.environments ?? [];
   const episodic = envs.filter((e) => e.kind === 'episodic');
-  const single = envs.length - episodic.length;
   const coveredByEpisodic = new Set(episodic.flatMap((e) => e.skills));
   const toolSkills = taxonomy[EPISODIC_AREA] ?? [];
   const uncovered = toolSkills.filter((s) => !coveredByEpisodic.has(s));
-  // The kind with fewer environments gets the larger share; each kind keeps at least one spec when n allows.
-  const share = envs.length === 0 ? 0.5 : single / envs.length;
-  const wanted = input.n < 2 ? Math.round(input.n * share) : Math.min(input.n - 1, Math.max(1, Math.round(input.n * share)));
   return [
     'Choose each spec\'s kind by coverage (kind "single" with episodic null, or kind "episodic" with its episodic part).',
-    `- The library holds ${single} single-turn and ${episodic.length} episodic environment${episodic.length === 1 ? '' : 's'}.`,
+    `- The library holds ${envs.length - episodic.length} single-turn and ${episodic.length} episodic environment${episodic.length === 1 ? '' : 's'}.`,
     `- ${toolSkills.length > 0 ? `Skills of the ${EPISODIC_AREA} area with no episodic environment yet: ${uncovered.length > 0 ? uncovered.join(', ') : '(none)'}.` : 'The taxonomy has no tool-use area: aim episodic specs at skills that need several tool calls.'}`,
-    `- Make about ${wanted} of the ${input.n} specs episodic and the rest single-turn, aiming each at the skills its kind trains least.`,
+    `- Make about ${episodicShare(input, input.n)} of the ${input.n} specs episodic and the rest single-turn, aiming each at the skills its kind trains least.`,
   ].join('\n');
 }
 
@@ -116,7 +143,7 @@ function describeFocus(input: ArchitectInput): string {
   const saturated = input.saturatedSkills ?? [];
   const lines = [];
   if (input.focus && input.focus.slots > 0) {
-    lines.push(`This round's quota: at least ${input.focus.slots} of the ${input.n} specs must each train one of these weak skills (deal them round-robin, in this order): ${input.focus.skills.join(', ')}.`);
+    lines.push(`This round's quota: at least ${Math.min(input.focus.slots, input.n)} of the ${input.n} specs must each train one of these weak skills (deal them round-robin, in this order): ${input.focus.skills.join(', ')}.`);
   }
   if (saturated.length > 0) lines.push(`Saturated skills (the model already solves them; aim no spec at them): ${saturated.map((w) => `${w.skill} (${(w.passRate * 100).toFixed(0)}%)`).join(', ')}.`);
   return lines.join('\n') || '(no quota for weak skills this round)';
@@ -126,49 +153,20 @@ function describeFocus(input: ArchitectInput): string {
 
 export interface GeneratorInput {
   spec: EnvSpec;
-  /** Few-shot seed environments; defaultExamples(spec) when absent. */
+  /** Few-shot examples; defaultExamples(spec, profile) when absent. */
   examples?: readonly SeedFile[];
 }
 
-/** Episodic seeds are 11–15 kB each: two examples keep the prompt near 12k tokens with the v2 contract. */
-const EPISODIC_EXAMPLES = 2;
-
-/** The seeds a spec's generator sees: three v1 seeds, or two episodic seeds for an episodic spec. */
-export function defaultExamples(spec: EnvSpec): SeedFile[] {
-  return specKind(spec) === 'episodic' ? pickExamples(spec, listSeeds(EPISODIC_SEEDS_DIR), EPISODIC_EXAMPLES) : pickExamples(spec);
-}
-
-/** The generator's prompt: contract, examples and spec of the spec's kind. */
+/** The generator's prompt: the contract and examples of the spec's kind first (stable), then the task and the spec. */
 export function renderGenerator(input: GeneratorInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = specKind(input.spec);
-  const examples = input.examples ?? defaultExamples(input.spec);
+  const examples = input.examples ?? defaultExamples(input.spec, options.profile);
   return render(kind === 'episodic' ? 'generator-episodic' : 'generator', {
-    contract: contractText(kind),
+    contract: contractText(kind, 'author', options),
     examples: examples.map((seed, i) => `### Example ${i + 1}: ${seed.name}.js\n\n${fence(seed.source.trimEnd(), 'js')}`).join('\n\n'),
     spec: describeSpec(input.spec),
     specName: input.spec.name,
   }, options);
-}
-
-/**
- * Seeds as few-shot examples: the ones sharing the most skills with the spec first; ties are broken by a
- * hash of spec and seed names, so different specs see different examples while each choice is reproducible.
- */
-export function pickExamples(spec: Pick<EnvSpec, 'name' | 'skills'>, seeds: readonly SeedFile[] = listSeeds(), count = 3): SeedFile[] {
-  const wanted = new Set(spec.skills);
-  const ranked = seeds.map((seed) => ({
-    seed,
-    shared: seedSkills(seed.source).filter((s) => wanted.has(s)).length,
-    tie: sha256(`${spec.name}\n${seed.name}`),
-  }));
-  ranked.sort((a, b) => b.shared - a.shared || (a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0));
-  return ranked.slice(0, count).map((r) => r.seed);
-}
-
-/** meta.skills read from a seed's source text (seeds are trusted and written in one shape; nothing is run). */
-export function seedSkills(source: string): string[] {
-  const list = /\bskills\s*:\s*\[([^\]]*)\]/.exec(source)?.[1] ?? '';
-  return [...list.matchAll(/['"]([a-z0-9-]+)['"]/g)].map((m) => m[1] as string);
 }
 
 function describeSpec(spec: EnvSpec): string {
@@ -196,85 +194,25 @@ function describeEpisodic(part: NonNullable<EnvSpec['episodic']>): string[] {
 
 export interface RepairInput {
   source: string;
-  report: Pick<ValidationReport, 'problems'> & Partial<Pick<ValidationReport, 'stages'>>;
+  report: ReportPart;
   /** The kind the module must be (its spec's); 'single' when absent. */
   kind?: EnvKind;
 }
 
-const MAX_PROBLEMS = 20;
-const MAX_EVIDENCE_CHARS = 1500;
+/** What a repair prompt shows of the report, per profile. */
+const PROBLEM_LIMITS: Record<PromptProfile, ProblemLimits> = { standard: { problems: 20, evidenceChars: 1500 }, compact: { problems: 8, evidenceChars: 400 } };
 
 export function renderRepair(input: RepairInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = input.kind ?? 'single';
   return render(kind === 'episodic' ? 'repair-episodic' : 'repair', {
-    contract: contractText(kind),
+    contract: contractText(kind, 'author', options),
     source: fence(input.source.trimEnd(), 'js'),
     stages: describeStages(input.report.stages ?? []),
-    problems: describeProblems(input.report.problems),
+    problems: describeProblems(input.report.problems, PROBLEM_LIMITS[options.profile ?? 'standard']),
   }, options);
 }
 
-function describeStages(stages: NonNullable<RepairInput['report']['stages']>): string {
-  if (stages.length === 0) return '(no stage summary)';
-  return stages
-    .map((s) => `- ${s.stage}: ${s.skipped !== undefined ? `not run (${s.skipped})` : s.ok ? 'passed' : `FAILED (${s.problems.length} problem${s.problems.length === 1 ? '' : 's'})`}`)
-    .join('\n');
-}
-
-function describeProblems(problems: RepairInput['report']['problems']): string {
-  if (problems.length === 0) return '(the report lists no problems)';
-  const lines = problems.slice(0, MAX_PROBLEMS).map((p, i) => {
-    const parts = [`${i + 1}. [${p.stage}] ${p.code}: ${CODES[p.code] ?? 'no description'}`, `   message: ${p.message}`];
-    if (p.evidence !== undefined) parts.push(...describeEvidence(p.evidence));
-    return parts.join('\n');
-  });
-  if (problems.length > MAX_PROBLEMS) lines.push(`… and ${problems.length - MAX_PROBLEMS} more problems not shown.`);
-  return lines.join('\n');
-}
-
-/** What an episodic hack probe reports (validators/episodic/hack.ts): the probe and the action log it replayed. */
-interface ProbeEvidence {
-  family: string;
-  seed: number;
-  level: number;
-  score: number | null;
-  end: string | null;
-  actions: string;
-}
-
-const isProbeEvidence = (e: unknown): e is ProbeEvidence =>
-  e !== null && typeof e === 'object' && typeof (e as ProbeEvidence).family === 'string' && typeof (e as ProbeEvidence).actions === 'string';
-
-/** Evidence lines: a probe as the episode it played (which probe, where, how it ended, its actions); anything else as JSON. */
-function describeEvidence(evidence: unknown): string[] {
-  if (!isProbeEvidence(evidence)) return [`   evidence: ${evidenceJson(evidence)}`];
-  const e = evidence;
-  const outcome = e.score === null ? 'the rollout failed before a score' : `score ${e.score}, the episode ended by ${e.end ?? 'an unknown cause'}`;
-  return [`   failed probe: ${e.family} (seed ${e.seed}, level ${e.level}): ${outcome}`, `   the probe's action log (its first actions): ${clipLine(e.actions)}`];
-}
-
-const clipLine = (text: string): string => (text.length <= MAX_EVIDENCE_CHARS ? text : `${text.slice(0, MAX_EVIDENCE_CHARS)}… (${text.length - MAX_EVIDENCE_CHARS} more characters)`);
-
-/** Evidence as one line of JSON, cut to a bounded length (it may quote megabyte responses). */
-function evidenceJson(evidence: unknown): string {
-  let json: string;
-  try {
-    json = JSON.stringify(evidence) ?? 'null';
-  } catch {
-    json = '"(evidence is not JSON-serialisable)"';
-  }
-  return clipLine(json);
-}
-
 // ---- Reviewer ----
-
-/** One sampled instance as the reviewer sees it: what the policy sees and what a perfect answer is. */
-export interface ReviewSample {
-  seed: number;
-  level: number;
-  prompt: string;
-  reference: string;
-}
 
 export interface ReviewerInput {
   source: string;
@@ -282,31 +220,27 @@ export interface ReviewerInput {
   samples: readonly ReviewSample[];
 }
 
-const MAX_SAMPLES = 6;
-const MAX_SAMPLE_CHARS = 4000;
+/** What a reviewer prompt shows of the samples, per profile: the compact one fewer and shorter. */
+const SAMPLE_LIMITS: Record<PromptProfile, Record<EnvKind, SampleLimits>> = {
+  standard: {
+    single: { samples: 6, chars: 4000, observationChars: 0, transcriptChars: 0 },
+    episodic: { samples: 4, chars: 4000, observationChars: 300, transcriptChars: 5000 },
+  },
+  compact: {
+    single: { samples: 3, chars: 1500, observationChars: 0, transcriptChars: 0 },
+    episodic: { samples: 2, chars: 1500, observationChars: 200, transcriptChars: 2000 },
+  },
+};
 
 /** Whether a candidate's meta is contract v2's: the reviewer then asks the episodic checklist. */
 export const isEpisodicMeta = (meta: Meta): boolean => (meta as { kind?: unknown }).kind === 'episodic';
 
-/** The reviewer's prompt; an episodic candidate's samples show its reference action log as the reference. */
+/** The reviewer's prompt; an episodic candidate's samples show the reference's actions with the observations they got. */
 export function renderReviewer(input: ReviewerInput, options: PromptOptions = {}): RenderedPrompt {
   const kind: EnvKind = isEpisodicMeta(input.meta) ? 'episodic' : 'single';
   return render(kind === 'episodic' ? 'reviewer-episodic' : 'reviewer', {
-    contract: contractText(kind),
-    meta: fence(JSON.stringify(input.meta, null, 2), 'json'),
+    contract: contractText(kind, 'reviewer', options),
     source: fence(input.source.trimEnd(), 'js'),
-    samples: describeSamples(input.samples, kind === 'episodic' ? 'Reference action log (what act() did, as JSON):' : 'Reference response:'),
+    samples: describeSamples(input.samples, kind === 'episodic', SAMPLE_LIMITS[options.profile ?? 'standard'][kind]),
   }, options);
-}
-
-function describeSamples(samples: readonly ReviewSample[], referenceLabel: string): string {
-  if (samples.length === 0) return '(no samples)';
-  return samples
-    .slice(0, MAX_SAMPLES)
-    .map((s, i) => [`### Sample ${i + 1} (level ${s.level}, seed ${s.seed})`, 'Prompt:', fence(clip(s.prompt), 'text'), referenceLabel, fence(clip(s.reference), 'text')].join('\n'))
-    .join('\n\n');
-}
-
-function clip(text: string): string {
-  return text.length <= MAX_SAMPLE_CHARS ? text : `${text.slice(0, MAX_SAMPLE_CHARS)}\n… (${text.length - MAX_SAMPLE_CHARS} more characters)`;
 }

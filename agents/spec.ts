@@ -1,5 +1,6 @@
 // An environment spec is the architect's proposal for one new environment: what to build and why it is
-// new. This module holds the agents' structured-output schemas, the skill taxonomy and spec dedupe.
+// new. This module holds the spec and reviewer schemas, the skill taxonomy and spec dedupe (the architect's
+// reply schemas are in architect-schema.ts).
 import { z } from 'zod';
 import { CONTRACT_LIMITS, NAME_PATTERN } from '../contract/schema.js';
 
@@ -53,14 +54,17 @@ const ToolSpecSchema = z.object({
 });
 
 /** The episodic part of a spec (kind 'episodic'): the world behind the tools, the tools, the policy and the goal. */
-export const EpisodicSpecSchema = z
+/** What an episodic spec's part holds, for the message that says it is missing. */
+export const MISSING_PART = "a spec of kind 'episodic' needs its episodic part: world, tools (with parameters), policy, goal and finishTool";
+
+const episodicPart = (params?: { error?: (issue: { input?: unknown }) => string | undefined }) => z
   .object({
     world: text('episodic.world', 1500).describe('What the hidden state holds: the records, their fields and ids, and what varies with the seed. None of it is in the prompt; the agent finds it through the tools.'),
     tools: z.array(ToolSpecSchema).min(2, 'an episodic spec needs at least two tools: one to look, one that finishes').max(32, 'at most 32 tools').describe('Every tool the agent may call, with its parameters: the tools that read the world, those that change it, and the finishing tool.'),
     policy: text('episodic.policy', 1500).describe('The rules the agent must follow, stated in the prompt (e.g. "order from the preferred supplier unless it is on hold; never reorder discontinued items").'),
     goal: text('episodic.goal', 1000).describe('What score() checks on the final state for a reward of 1 (every required change made, no forbidden change), never a claim made by the agent.'),
     finishTool: z.string().regex(TOOL_NAME, 'episodic.finishTool must name a snake_case tool').describe('The tool that ends the episode; it is one of the tools, and calling it alone never pays.'),
-  })
+  }, params)
   .superRefine((part, ctx) => {
     const names = part.tools.map((t) => t.name);
     for (const name of new Set(names.filter((n, i) => names.indexOf(n) !== i))) ctx.addIssue({ code: 'custom', path: ['tools'], message: `the tool "${name}" is declared twice` });
@@ -70,10 +74,13 @@ export const EpisodicSpecSchema = z
       if (new Set(params).size !== params.length) ctx.addIssue({ code: 'custom', path: ['tools', i, 'parameters'], message: `the tool "${tool.name}" declares a parameter name twice` });
     });
   });
+export const EpisodicSpecSchema = episodicPart();
+/** The part where it is required: a reply without it is told what it holds. */
+export const RequiredEpisodicPart = episodicPart({ error: (issue) => (issue.input === undefined || issue.input === null ? MISSING_PART : undefined) });
 export type EpisodicSpec = z.infer<typeof EpisodicSpecSchema>;
 
 /** The fields every spec has, whatever its kind. */
-const specFields = {
+export const specFields = {
   name: kebab('name').describe('kebab-case name of the task, e.g. "interval-merge-count"; never a name already in the library.'),
   title: text('title', CONTRACT_LIMITS.maxTitleChars).describe('A short human title.'),
   skills: z
@@ -95,8 +102,8 @@ const specFields = {
   whyNew: text('whyNew', 800).describe('Which skill or reasoning pattern this adds that the library does not train yet.'),
 };
 
-const needsEpisodicPart = (spec: { kind?: EnvKind | undefined; episodic?: unknown }, ctx: z.RefinementCtx) => {
-  if (spec.kind === 'episodic' && !spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: "a spec of kind 'episodic' needs its episodic part: world, tools (with parameters), policy, goal and finishTool" });
+export const needsEpisodicPart = (spec: { kind?: EnvKind | undefined; episodic?: unknown }, ctx: z.RefinementCtx) => {
+  if (spec.kind === 'episodic' && !spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: MISSING_PART });
   if (spec.kind !== 'episodic' && spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: "only a spec of kind 'episodic' has an episodic part; set kind to 'episodic' or leave the part out" });
 };
 
@@ -114,31 +121,8 @@ export type EnvSpec = z.infer<typeof EnvSpecSchema>;
 /** The kind a spec asks for ('single' when it names none). */
 export const specKind = (spec: Pick<EnvSpec, 'kind'>): EnvKind => spec.kind ?? 'single';
 
-/**
- * A spec as the architect writes it: every field required (OpenAI's strict mode), `episodic` null for a
- * single-turn spec. A reply that leaves out kind or episodic still parses (single-turn, no part).
- */
-const ArchitectSpecSchema = z.preprocess(
-  (value) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? { kind: 'single', episodic: null, ...value } : value),
-  z
-    .object({
-      kind: z.enum(ENV_KINDS).describe('"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn tool-use episode over a hidden state (contract v2).'),
-      ...specFields,
-      episodic: EpisodicSpecSchema.nullable().describe('For kind "episodic": the world, tools, policy, goal and finishing tool. null for kind "single".'),
-    })
-    .superRefine(needsEpisodicPart),
-);
-
-export const ArchitectOutputSchema = z.object({ specs: z.array(ArchitectSpecSchema).min(1, 'propose at least one spec').describe('The proposed specs, one per new environment.') });
-
-/** An architect's spec as stored and written: kind always set, the episodic part only for episodic specs. */
-export function toEnvSpec(spec: z.infer<typeof ArchitectSpecSchema>): EnvSpec {
-  const { episodic, ...rest } = spec;
-  return { ...rest, ...(episodic ? { episodic } : {}) };
-}
-
 /** The reviewer's checklist, in the order the reviewer prompt asks it. */
-export const REVIEW_CHECKS = ['promptUnambiguous', 'formatStated', 'verifierConsistent', 'acceptsAllValid', 'noLeak'] as const;
+export const REVIEW_CHECKS = ['promptUnambiguous', 'formatStated', 'verifierConsistent', 'acceptsAllValid', 'noLeak', 'noShortcut'] as const;
 export type ReviewCheck = (typeof REVIEW_CHECKS)[number];
 
 const check = z.object({ ok: z.boolean(), note: z.string().max(1000) });
@@ -150,6 +134,7 @@ export const ReviewSchema = z.object({
     verifierConsistent: check,
     acceptsAllValid: check,
     noLeak: check,
+    noShortcut: check.describe('verify checks every requirement the prompt states, and nothing cheaper than solving pays (a constant, every option listed, a small-range guess).'),
   }),
 });
 export type Review = z.infer<typeof ReviewSchema>;
@@ -160,7 +145,7 @@ export function failedChecks<C extends string = ReviewCheck>(review: { checks: R
 }
 
 /** The reviewer's checklist for an episodic (contract v2) candidate, in the order its prompt asks it. */
-export const EPISODIC_REVIEW_CHECKS = ['goalStated', 'toolsDescribed', 'onlyThroughTools', 'scoresState', 'noLeak'] as const;
+export const EPISODIC_REVIEW_CHECKS = ['goalStated', 'toolsDescribed', 'onlyThroughTools', 'scoresState', 'policyEnforced', 'noLeak'] as const;
 export type EpisodicReviewCheck = (typeof EPISODIC_REVIEW_CHECKS)[number];
 
 export const EpisodicReviewSchema = z.object({
@@ -169,7 +154,8 @@ export const EpisodicReviewSchema = z.object({
     toolsDescribed: check.describe('Every tool and every parameter is described well enough to call it right.'),
     onlyThroughTools: check.describe('The goal is reachable only through the tools: the facts it needs are not in the prompt.'),
     scoresState: check.describe('score() checks the final state, never a claim of success in an argument.'),
-    noLeak: check.describe('No observation reveals the reward, whether the goal is met, or a value the agent must compute.'),
+    policyEnforced: check.describe('Every stated rule lowers the score when broken (a skipped read or rule never scores 1), and no cheaper strategy pays.'),
+    noLeak: check.describe('No observation reveals the reward, whether the goal is met, or a value the agent must derive (copied ids and stored values are fine).'),
   }),
 });
 export type EpisodicReview = z.infer<typeof EpisodicReviewSchema>;

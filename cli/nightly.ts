@@ -73,7 +73,7 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
         author: (batchId, record) => {
           const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
           const ledger = new CostLedger({ batchId, budget, ...(previous ? { previous } : {}) });
-          const author = offline ? AUTHORS.offline({ seed: seedFor(config.seed, batchId, record) }) : AUTHORS.llm({ llm: selection.create({ ledger }) });
+          const author = offline ? AUTHORS.offline({ seed: seedFor(config.seed, batchId, record) }) : AUTHORS.llm({ llm: selection.create({ ledger }), profile: selection.config.promptProfile ?? 'auto' });
           return { author, ledger };
         },
       },

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import type { LlmClient } from '../agents/llm/contract.js';
 import { CostLedger, priceFor, unpricedBudgetMessage, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { describeProvider, selectProvider, type ProviderDescription, type Selection } from '../agents/llm/select.js';
 import { OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
@@ -17,6 +18,7 @@ import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
 import { RUN_KINDS, type RunKind } from '../agents/spec.js';
+import { PROFILE_CHOICES, resolveProfile, type ProfileChoice } from '../agents/prompt-files.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -30,6 +32,7 @@ import { trainerFeedback } from '../pipeline/feedback/source.js';
 
 interface RunOptions {
   kind: RunKind;
+  promptProfile?: ProfileChoice;
   target: number;
   maxCandidates: number;
   budgetUsd?: number;
@@ -64,6 +67,11 @@ function runKind(value: string): RunKind {
 /** Largest --seed: the offline author's seed is a 32-bit unsigned integer. */
 const MAX_SEED = 2 ** 32 - 1;
 
+function profileChoice(value: string): ProfileChoice {
+  if (!(PROFILE_CHOICES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${PROFILE_CHOICES.join(', ')}, got "${value}"`);
+  return value as ProfileChoice;
+}
+
 function share(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`--weak-share needs a number from 0 to 1, got "${value}"`);
@@ -97,6 +105,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--model <model>', 'model name')
     .option('--base-url <url>', 'an OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter)')
     .option('--config <path>', 'config file (default: ./envforge.config.json when present)')
+    .option('--prompt-profile <profile>', "the agents' prompts: standard (the contract verbatim, full examples), compact (the contract's rules in under 20k characters, for 7–32B open models) or auto (compact when the model's name says 34B or fewer; default, or the config's promptProfile)", profileChoice)
     .option('--no-cache', 'do not use the on-disk LLM response cache')
     .option('--no-review', 'skip the LLM review stage of validation')
     .option('--solver-model <model>', 'calibrate candidates against this solver model: admit only with a level whose pass rate is in the learnable band (0.1–0.9)')
@@ -141,7 +150,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
     const ledger = new CostLedger({ batchId, budget: { ...(options.budgetUsd ? { maxUsd: options.budgetUsd } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) }, ...(previous ? { previous } : {}) });
     // The batch stores the author's identity with its options: a resume reads the offline seed back.
-    const author: Author = offlineSeed !== undefined ? AUTHORS.offline({ seed: offlineSeed }) : AUTHORS.llm({ llm: selection.create({ ledger }) });
+    const author: Author = offlineSeed !== undefined ? AUTHORS.offline({ seed: offlineSeed }) : llmAuthorFor(selection.create({ ledger }), options.promptProfile ?? selection.config.promptProfile ?? 'auto', io);
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
     const feedback = await trainerFeedback(library, options.feedback);
@@ -282,6 +291,13 @@ function frontierLines(f: FrontierReport): string[] {
 }
 
 /** On a TTY a status line; otherwise one JSON line per event on stderr (for logs). The frontier is also said in words. */
+/** The LLM author in the prompt profile asked for, saying which one it uses. */
+function llmAuthorFor(llm: LlmClient, choice: ProfileChoice, io: Io): Author {
+  const profile = resolveProfile(choice, llm.model);
+  io.err(`prompts: ${profile} profile${choice === 'auto' ? ` (auto, for ${llm.model}; --prompt-profile standard|compact to choose)` : ''}`);
+  return AUTHORS.llm({ llm, profile });
+}
+
 function progress(io: Io, json: boolean): (event: BatchEvent) => void {
   const status = json ? undefined : io.status;
   let admitted = 0;
@@ -292,6 +308,8 @@ function progress(io: Io, json: boolean): (event: BatchEvent) => void {
     if (event.type === 'admitted' && event.weak) weak = `, weak skills ${event.weak.admitted}/${event.weak.wanted}`;
     if (event.type === 'candidate' && event.step === 'validated') validated++;
     if (event.type === 'frontier') for (const line of frontierLines(event.frontier)) io.err(line);
+    // A warning clears the status line first (status('') writes only the clearing sequence), so it is not drawn over.
+    if (status && event.type === 'specs') for (const warning of event.warnings ?? []) (status(''), io.err(`warning: architect: ${warning}`));
     if (status) {
       if (event.type === 'cost' || event.type === 'frontier') return;
       status(`validated ${validated}, admitted ${admitted}${weak}${event.type === 'stopped' ? `; stopped: ${event.reason}\n` : ''}`);

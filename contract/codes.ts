@@ -17,7 +17,7 @@ export const PROBLEM_CODES = {
   E_NOT_JSON: 'a returned value is not plain JSON data (function, undefined, NaN, BigInt, cycle, class instance…)',
   E_TOO_LARGE: 'a returned value or the source is larger or deeper than the limits allow',
   E_MALFORMED_TEXT: 'a prompt, reference, feedback or meta text is not well-formed Unicode (a lone surrogate), which breaks UTF-8 consumers downstream',
-  E_CONTROL_CHARS: "a module's text (meta.title, a description, a tool's or parameter's description, an enum value, a prompt, an observation) holds a control character: C0 controls other than tab and newline in prose (none at all in one-line fields), DEL, C1 controls, bidi embeddings, overrides and isolates, U+FFFE or U+FFFF (contract/text.ts)",
+  E_CONTROL_CHARS: "a module's text (meta.title, a description, a tool's or parameter's description, an enum value, a prompt, an observation) holds a control character: C0 controls other than tab and newline (none at all in a title), DEL, C1 controls, bidi embeddings, overrides and isolates, U+FFFE or U+FFFF (contract/text.ts)",
   E_TOO_SLOW: "the candidate's episodes are so slow that validating it would exceed the per-candidate validation budget",
   E_PROTOCOL: 'the sandbox returned malformed output (a tampered trampoline or an internal fault)',
   E_ESCAPE_ATTEMPT: "the module reached for a capability outside the contract (code from a string: eval, a Function constructor, a Compartment; dynamic import() or import.meta; the stack, SES's set-up, a removed global, or an rng after its call returned), recorded by the sandbox's tripwires even when the module caught the refusal; production quarantines it at once",

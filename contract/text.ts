@@ -5,7 +5,7 @@ import type { ProblemCode } from './codes.js';
 
 /** Refused in prose (descriptions, prompts, observations): controls other than tab and newline. */
 export const PROSE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/;
-/** Refused in a one-line field (a title, an enum value): every control, tab and newline too. */
+/** Refused in a one-line field (a title): every control, tab and newline too. */
 export const LINE_CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/;
 
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
@@ -29,11 +29,11 @@ export function textProblem(text: string, what: string, prose: boolean): { code:
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The text problems of a parameter schema's descriptions (prose) and enum strings (one line each). */
+/** The text problems of a parameter schema's descriptions and enum strings (prose: an enum value may hold a line break). */
 function schemaTextProblems(schema: unknown, path: string, out: Array<{ code: ProblemCode; message: string }>, depth = 0): void {
   if (!isObject(schema) || depth > 8) return;
   if (typeof schema.description === 'string') push(out, textProblem(schema.description, `${path}.description`, true));
-  if (Array.isArray(schema.enum)) for (const v of schema.enum) if (typeof v === 'string') push(out, textProblem(v, `${path}.enum value`, false));
+  if (Array.isArray(schema.enum)) for (const v of schema.enum) if (typeof v === 'string') push(out, textProblem(v, `${path}.enum value`, true));
   if (isObject(schema.properties)) for (const [name, sub] of Object.entries(schema.properties)) schemaTextProblems(sub, `${path}.properties.${name.slice(0, 40)}`, out, depth + 1);
   if (schema.items !== undefined) schemaTextProblems(schema.items, `${path}.items`, out, depth + 1);
 }
@@ -43,8 +43,8 @@ function push(out: Array<{ code: ProblemCode; message: string }>, problem: { cod
 }
 
 /**
- * The text problems of a meta (v1 or v2): its title and each tool's enum values are one line, its description,
- * tools' and parameters' descriptions prose. Names, skills and tool names have patterns of their own.
+ * The text problems of a meta (v1 or v2): its title is one line; its description, tools' and parameters'
+ * descriptions and enum values are prose. Names, skills and tool names have patterns of their own.
  */
 export function metaTextProblems(meta: unknown): Array<{ code: ProblemCode; message: string }> {
   const out: Array<{ code: ProblemCode; message: string }> = [];

@@ -72,7 +72,7 @@ export const DEFAULT_BATCH_OPTIONS = {
 } satisfies Omit<BatchOptions, 'batchId'>;
 
 export type BatchEvent =
-  | { type: 'specs'; proposed: number; kept: number }
+  | { type: 'specs'; proposed: number; kept: number; /** What was dropped from kept specs. */ warnings?: string[] }
   | { type: 'candidate'; spec: string; attempt: number; step: 'written' | 'unwritten' | 'validated'; verdict?: 'admit' | 'reject'; codes?: string[] }
   | { type: 'admitted'; spec: string; name: string; version: number; skills: string[]; weak?: { admitted: number; wanted: number } }
   | { type: 'frontier'; frontier: FrontierReport }
@@ -314,7 +314,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         state.specs.push(...fresh);
         state.dropped += proposal.dropped.length + (proposal.specs.length - fresh.length);
         await journal('specs', `architect-${state.architectRounds}`, { specs: fresh, dropped: proposal.dropped.length + (proposal.specs.length - fresh.length), promptHash: proposal.promptHash });
-        emit({ type: 'specs', proposed: proposal.specs.length + proposal.dropped.length, kept: fresh.length });
+        emit({ type: 'specs', proposed: proposal.specs.length + proposal.dropped.length, kept: fresh.length, ...(proposal.warnings?.length ? { warnings: proposal.warnings } : {}) });
         for (const spec of fresh) launch(spec);
       } catch (error) {
         if (isLlmError(error, 'E_LLM_BUDGET')) stop('budget');

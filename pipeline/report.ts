@@ -56,7 +56,11 @@ export interface BatchReport {
   /** Every rejected validation, by candidate then attempt, with its first problem. */
   rejections: RejectedValidation[];
   repair: { candidatesRepaired: number; admittedAfterRepair: number; successRate: number | null };
-  cost: { totalUsd: number; inputTokens: number; outputTokens: number; calls: number; cachedCalls: number; perAdmittedUsd: number | null; tokensPerAdmitted: number | null; byPurpose: LedgerSnapshot['byPurpose'] };
+  /** inputTokens counts every input token; cachedInputTokens and cacheWriteTokens are the parts the provider's prompt cache read and wrote. */
+  cost: {
+    totalUsd: number; inputTokens: number; cachedInputTokens: number; cacheWriteTokens: number; outputTokens: number; calls: number; cachedCalls: number;
+    perAdmittedUsd: number | null; tokensPerAdmitted: number | null; byPurpose: LedgerSnapshot['byPurpose'];
+  };
   admitted: Array<{ name: string; version: number; attempts: number }>;
   serviceFailures: Array<{ spec: string; code: string; message: string }>;
   /** The trainer feedback the batch steered by (only with --feedback). */
@@ -146,6 +150,8 @@ export function buildReport(input: ReportInput): BatchReport {
     cost: {
       totalUsd: total.costUsd,
       inputTokens: total.inputTokens,
+      cachedInputTokens: total.cachedInputTokens ?? 0,
+      cacheWriteTokens: total.cacheWriteTokens ?? 0,
       outputTokens: total.outputTokens,
       calls: total.calls,
       cachedCalls: total.cachedCalls,
@@ -204,6 +210,20 @@ function rejectionList(report: BatchReport): string {
   return `${lines.join('\n')}\n\nEvery kept report: \`envforge library rejections --batch ${report.batchId}\`.`;
 }
 
+/** What the provider's prompt cache did with the input tokens. */
+function promptCache(cost: BatchReport['cost']): string {
+  const share = cost.inputTokens > 0 ? ` (${((100 * cost.cachedInputTokens) / cost.inputTokens).toFixed(0)}%)` : '';
+  return `${cost.cachedInputTokens} read from the provider's prompt cache${share}${cost.cacheWriteTokens > 0 ? `, ${cost.cacheWriteTokens} written to it` : ''}`;
+}
+
+/** Calls, tokens and dollars per agent (architect, generator, repair, reviewer, solver). */
+function purposeTable(byPurpose: BatchReport['cost']['byPurpose']): string {
+  const rows = Object.entries(byPurpose).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (rows.length === 0) return '';
+  const lines = rows.map(([purpose, t]) => `| ${purpose} | ${t.calls} | ${t.inputTokens} | ${t.cachedInputTokens ?? 0} | ${t.outputTokens} | $${t.costUsd.toFixed(4)} |`);
+  return ['| agent | calls | input tokens | of them cached | output tokens | cost |', '| --- | --- | --- | --- | --- | --- |', ...lines].join('\n');
+}
+
 export function reportMarkdown(report: BatchReport): string {
   const f = report.funnel;
   const rows = (map: Record<string, number>) =>
@@ -258,7 +278,9 @@ ${report.repair.candidatesRepaired} candidates needed repair; ${report.repair.ad
 
 ## Cost
 
-${usd(report.cost.totalUsd)} in ${report.cost.calls} calls (${report.cost.cachedCalls} from the cache), ${report.cost.inputTokens} input and ${report.cost.outputTokens} output tokens; per admitted environment ${usd(report.cost.perAdmittedUsd)} and ${report.cost.tokensPerAdmitted === null ? '-' : Math.round(report.cost.tokensPerAdmitted)} tokens.
+${usd(report.cost.totalUsd)} in ${report.cost.calls} calls (${report.cost.cachedCalls} from the cache), ${report.cost.inputTokens} input tokens (${promptCache(report.cost)}) and ${report.cost.outputTokens} output tokens; per admitted environment ${usd(report.cost.perAdmittedUsd)} and ${report.cost.tokensPerAdmitted === null ? '-' : Math.round(report.cost.tokensPerAdmitted)} tokens.
+
+${purposeTable(report.cost.byPurpose)}
 
 ## Admitted
 

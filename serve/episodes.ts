@@ -12,7 +12,7 @@ import type { Client } from './clients.js';
 import { runAlone, SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
 import { KeyedCreates } from './episode-keys.js';
-import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
+import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, TRUNCATED, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 import { SessionSlots } from './session-slots.js';
@@ -217,6 +217,7 @@ export class EpisodeSessions {
         session.turns = entry.actions.map((action) => ({ action, observation: '' }));
       } else {
         Object.assign(session, { prompt: r.prompt ?? '', state: JSON.stringify(r.state), errors: r.errors, now: outcomeOf(r) });
+        if (entry.ended && r.end === 'no-action') session.now.end = entry.ended.end; // ended by its client: the journal says how
         session.turns = r.actions.map((action, i) => ({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? '') }));
         if (r.end !== 'no-action') session.over = true;
       }
@@ -280,8 +281,7 @@ export class EpisodeSessions {
   }
 
   private finish(s: Session, outcome: Outcome): void {
-    s.now = outcome;
-    s.over = true;
+    Object.assign(s, { now: outcome, over: true });
     this.open.delete(s.id);
     this.remember(s);
   }
@@ -318,12 +318,12 @@ export class EpisodeSessions {
     }));
   }
 
-  /** Ends an episode early (the agent sent no action) and scores it; an ended one answers its outcome again. */
+  /** Ends an episode its client stops before it finished ("truncated") and scores it as its state stands; an ended one answers its outcome again. */
   end(id: string, client: Client) {
     return this.serial(id, client, async (s) => {
       if (!s.over) {
-        await journaled(this.journal.end(id, { end: 'no-action' }));
-        this.finish(s, { ...s.now, end: 'no-action' });
+        await journaled(this.journal.end(id, { end: TRUNCATED }));
+        this.finish(s, { ...s.now, end: TRUNCATED });
       }
       return { episode: s.id, turn: s.turns.length, done: true as const, ...this.outcome(s) };
     });

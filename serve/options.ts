@@ -91,6 +91,9 @@ export const ENDPOINTS = [
   'POST /openenv/{env}/reset',
   'POST /openenv/{env}/step',
   'GET /openenv/{env}/state',
+  'GET /openenv/{env}/schema',
+  'GET /openenv/{env}/metadata',
+  'POST /openenv/{env}/mcp',
   'GET /v1/admin/clients',
 ] as const;
 

@@ -8,6 +8,7 @@ import { listEnvs } from './catalog.js';
 import { requestClient, requireOperator } from './clients.js';
 import type { ItemErrorLog } from './item-errors.js';
 import { ENDPOINTS, ServeError, type ServeOptions } from './options.js';
+import { responseOf } from './reward-text.js';
 import { sampleItems, selectIdentities } from './sample.js';
 import { checkCount, GroundTruthItem, Identity, IdentityItem, ItemsBody, parse, parseIdentity, RewardBody, SampleBody, type InstanceIdentity } from './schemas.js';
 import type { Service, VerifyRequestItem } from './service.js';
@@ -70,7 +71,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     }
     const items = body.query.map((query, i): VerifyRequestItem => {
       const prompt = body.prompts[i] as string;
-      return { identity: parseIdentity(body.labels[i] as string, ['labels', i]), response: query.startsWith(prompt) ? query.slice(prompt.length) : query };
+      return { identity: parseIdentity(body.labels[i] as string, ['labels', i]), response: responseOf(query, prompt) };
     });
     const release = service.acquire(items.length);
     try {

@@ -76,6 +76,7 @@ function pathText(path: ReadonlyArray<PropertyKey>): string {
 /** Parses with zod, or throws a 400 whose message names the field (with the item index as a prefix). */
 export function parse<T>(schema: z.ZodType<T>, value: unknown, prefix: Array<string | number> = []): T {
   const result = schema.safeParse(value);
+  if (!result.success && value === undefined && prefix.length === 0) throw new ServeError(400, 'E_BAD_REQUEST', 'the request body is empty: send a JSON object (content-type: application/json)');
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 5).map((issue) => {
     const where = pathText([...prefix, ...issue.path]);

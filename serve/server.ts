@@ -2,6 +2,7 @@
 // (docs/reward-service.md: the endpoints, the error policy, throughput). This file is its lifecycle:
 // options, the library view kept fresh by its change stamp (polled, or pushed by PostgreSQL), graceful
 // close; routes.ts answers requests through service.ts and sample.ts.
+import type { IncomingHttpHeaders } from 'node:http';
 import { join, resolve } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { isDatabaseUrl, openLibrary } from '../library/open.js';
@@ -26,6 +27,11 @@ import { Service } from './service.js';
  * every module in it, every few seconds: a latency spike each time.
  */
 const SERVE_MAX_JOBS_PER_WORKER = 200_000;
+
+/** Whether a request carries a body: a chunked one, or a content-length above 0. */
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
 
 /** Episode journals beside a library folder; a database URL names no folder, so they go in the working directory. */
 export function defaultEpisodesDir(libraryDir: string): string {
@@ -93,11 +99,14 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   // Graceful close: Node closes only the connections idle when close() starts; a keep-alive connection whose
   // request was in flight would hold app.close() open forever. Tell those clients to go, and close what idles.
   let closing: Promise<void> | null = null;
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (closing) {
       reply.header('connection', 'close');
       return sendError(reply, 503, 'E_CLOSING', 'the service is shutting down');
     }
+    // A request without a body (a DELETE, a GET) is read as bodiless whatever content-type it names: fastify would
+    // otherwise run that type's parser on nothing and answer 400 "Body cannot be empty" (issue 30).
+    if (!hasBody(request.headers)) delete request.headers['content-type'];
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FakeLlm, reply } from '../agents/llm/fake.js';
-import type { EnvSpec } from '../agents/spec.js';
+import { REVIEW_CHECKS, type EnvSpec } from '../agents/spec.js';
 import { listSeeds } from '../library/seeds.js';
 import { generateModule, llmReviewer, proposeSpecs, repairModule } from '../agents/llm-author.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -78,7 +78,7 @@ const envWithAlwaysOne = good.replace(/export function verify\(instance, respons
 
 describe('the reviewer as the validator review stage', () => {
   const checks = (failing?: string) =>
-    Object.fromEntries(['promptUnambiguous', 'formatStated', 'verifierConsistent', 'acceptsAllValid', 'noLeak'].map((c) => [c, { ok: c !== failing, note: c === failing ? 'the prompt does not say which order to use' : 'fine' }]));
+    Object.fromEntries(REVIEW_CHECKS.map((c) => [c, { ok: c !== failing, note: c === failing ? 'the prompt does not say which order to use' : 'fine' }]));
   const seed = listSeeds()[0] as { source: string };
 
   it('admits when every check passes', async () => {

@@ -41,7 +41,7 @@ function standIn(rounds: EnvSpec[][]) {
     // The module of the wrong kind passes the validator's stages, v1 review included, before the batch checks its kind.
     if (schema === 'review_checklist') return reply.json({ checks: Object.fromEntries(REVIEW_CHECKS.map((c) => [c, { ok: true, note: 'fine' }])) });
     const text = userText(body);
-    if (text.startsWith('You are repairing')) return fenced(text.includes("name: 'roman-numeral-sum'") ? episodicFixture('good-hotel-checkin.js') : payrollSource);
+    if (text.includes('# Your task: repair')) return fenced(text.includes("name: 'roman-numeral-sum'") ? episodicFixture('good-hotel-checkin.js') : payrollSource);
     if (text.includes('- name: hotel-checkin')) return fenced(singleTurn);
     if (text.includes('- name: payroll-overtime')) return fenced(brokenPayroll);
     if (text.includes('- name: insurance-claims')) return fenced(episodicFixture('good-insurance-claims.js'));
@@ -79,10 +79,10 @@ describe('a batch with an LLM that writes episodic environments', () => {
     const architect = bodies.find((b) => b.response_format?.json_schema?.name === 'architect_specs') as Body;
     expect(architect.response_format?.json_schema?.strict).toBe(true);
     expect(userText(architect)).toContain('Propose episodic specs only');
-    const generator = bodies.find((b) => userText(b).includes('- name: payroll-overtime') && !userText(b).startsWith('You are repairing')) as Body;
+    const generator = bodies.find((b) => userText(b).includes('- name: payroll-overtime') && !userText(b).includes('# Your task: repair')) as Body;
     expect(userText(generator)).toContain('## Contract v2: episodic environments');
     expect(userText(generator)).toContain('- finishing tool: submit_payroll');
-    const repairs = bodies.filter((b) => userText(b).startsWith('You are repairing an envforge episodic environment')).map(userText);
+    const repairs = bodies.filter((b) => userText(b).includes('You are repairing an envforge episodic environment')).map(userText);
     expect(repairs).toHaveLength(2);
     expect(repairs.find((t) => t.includes(singleTurn.trimEnd()))).toMatch(/1\. \[static\] E_WRONG_KIND: .*\n {3}message: the spec asks for an episodic \(contract v2: reset, step, score, act\) environment, but the module is single-turn/);
     const repair = repairs.find((t) => t.includes(brokenPayroll.trimEnd())) as string;
@@ -92,6 +92,9 @@ describe('a batch with an LLM that writes episodic environments', () => {
     const reviews = bodies.filter((b) => b.response_format?.json_schema?.name === 'episodic_review_checklist');
     expect(reviews).toHaveLength(2);
     expect(userText(reviews[0] as Body)).toContain('`scoresState`');
+    expect(userText(reviews[0] as Body)).toContain('`policyEnforced`');
+    // The reviewer sees what the agent saw: each reference action with the observation it got back.
+    expect(userText(reviews[0] as Body)).toMatch(/Reference episode \(each action, then the observation it got\):\n`{3,}text\n1\. [a-z_]+\(\{.*\}\)\n {3}-> \S/);
   });
 });
 

@@ -133,6 +133,46 @@ describe('openai client on the wire', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(45);
   });
 
+  it('reads the cached input tokens from prompt_tokens_details and prices them at the cached price', async () => {
+    server.push(reply.text('ok', { inputTokens: 10_000, outputTokens: 100, cachedInputTokens: 8_192 }));
+    const ledger = new CostLedger();
+    const client = createOpenAiClient({ model: 'gpt-4.1', baseUrl: server.baseUrl, ledger });
+    const r = await client.complete(ask);
+    expect(r.usage).toEqual({ inputTokens: 10_000, outputTokens: 100, cachedInputTokens: 8_192 });
+    // 1,808 uncached at $2/M, 8,192 cached at $0.50/M, 100 out at $8/M.
+    expect(r.costUsd).toBeCloseTo((1_808 * 2 + 8_192 * 0.5 + 100 * 8) / 1e6, 12);
+    expect(ledger.totals).toMatchObject({ inputTokens: 10_000, cachedInputTokens: 8_192, cacheWriteTokens: 0 });
+  });
+
+  it('with a prefix cache on the stand-in, a second prompt sharing a long prefix reports it cached; another schema does not share it', async () => {
+    const cachingServer = await startFakeOpenAi({ prefixCache: true, script: [reply.text('a'), reply.text('b'), reply.json({ name: 'x', levels: 3 })] });
+    try {
+      const client = createOpenAiClient({ model: 'm', baseUrl: cachingServer.baseUrl });
+      const stable = 'The contract. '.repeat(600);
+      expect((await client.complete({ messages: [{ role: 'user', content: `${stable}first task` }] })).usage.cachedInputTokens).toBeUndefined();
+      const second = await client.complete({ messages: [{ role: 'user', content: `${stable}second task` }] });
+      expect(second.usage.cachedInputTokens).toBe(Math.floor(stable.length / 4 / 128) * 128);
+      const structured = await client.structured({ messages: [{ role: 'user', content: `${stable}third task` }], schema: Spec, schemaName: 'spec' });
+      expect(structured.usage.cachedInputTokens).toBeUndefined();
+    } finally {
+      await cachingServer.close();
+    }
+  });
+
+  it('sends prompt_cache_key from the first stable prefix only when asked (on for OpenAI itself, off behind a base URL)', async () => {
+    server.push(reply.text('one'), reply.text('two'), reply.text('three'));
+    const content = 'contract text, then the task';
+    const breaks = { messages: [{ role: 'user' as const, content, cacheBreaks: [13] }] };
+    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, promptCacheKey: true }).complete(breaks);
+    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, promptCacheKey: true }).complete({ messages: [{ role: 'user', content: 'contract text, another task', cacheBreaks: [13] }] });
+    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl }).complete(breaks);
+    const [first, second, third] = server.requests.map((r) => r.body);
+    expect(first.prompt_cache_key).toMatch(/^envforge-[0-9a-f]{24}$/);
+    expect(second.prompt_cache_key).toBe(first.prompt_cache_key);
+    expect(third.prompt_cache_key).toBeUndefined();
+    expect(first.messages).toEqual([{ role: 'user', content }]);
+  });
+
   it('uses max_completion_tokens against OpenAI itself', async () => {
     server.push(reply.text('ok'));
     await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, maxTokensParam: 'max_completion_tokens' }).complete({ ...ask, maxTokens: 5 });
@@ -158,6 +198,38 @@ describe('anthropic client on the wire', () => {
     expect(headers['anthropic-version']).toBeTruthy();
     expect(body).toMatchObject({ model: 'claude-x', system: 'be brief', tool_choice: { type: 'tool', name: 'spec' } });
     expect(body.tools).toEqual([{ name: 'spec', description: expect.any(String), input_schema: toOutputSchema(Spec).jsonSchema }]);
+  });
+
+  it('marks the stable prefixes cache_control, reads the cache on the next call, and counts and prices reads and writes', async () => {
+    server.push(reply.text('one'), reply.text('two'));
+    const ledger = new CostLedger();
+    const client = createAnthropicClient({ model: 'claude-sonnet-4-test', baseUrl: server.baseUrl, apiKey: 'k', ledger });
+    const contract = 'The contract. '.repeat(600);
+    const examples = 'An example. '.repeat(400);
+    const ask = (task: string) => ({ messages: [{ role: 'user' as const, content: `${contract}${examples}${task}`, cacheBreaks: [contract.length, contract.length + examples.length] }] });
+    const first = await client.complete(ask('first task'));
+    expect(server.requests[0]!.body.messages[0].content).toEqual([
+      { type: 'text', text: contract, cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: examples, cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: 'first task' },
+    ]);
+    const tokens = (text: string) => Math.ceil(text.length / 4);
+    expect(first.usage).toEqual({ inputTokens: tokens(`${contract}${examples}first task`), outputTokens: 1, cacheWriteTokens: tokens(contract + examples) });
+    const second = await client.complete(ask('second task'));
+    expect(second.usage).toMatchObject({ cachedInputTokens: tokens(contract + examples) });
+    expect(second.usage.cacheWriteTokens).toBeUndefined();
+    const plain = second.usage.inputTokens - tokens(contract + examples);
+    expect(second.costUsd).toBeCloseTo((plain * 3 + tokens(contract + examples) * 0.3 + 1 * 15) / 1e6, 12);
+    expect(ledger.totals).toMatchObject({ cachedInputTokens: tokens(contract + examples), cacheWriteTokens: tokens(contract + examples) });
+  });
+
+  it('keeps at most four cache breakpoints, the last ones', async () => {
+    server.push(reply.text('ok'));
+    const client = createAnthropicClient({ model: 'c', baseUrl: server.baseUrl, apiKey: 'k' });
+    await client.complete({ messages: [{ role: 'user', content: 'abcdefgh', cacheBreaks: [1, 2, 3, 4, 5, 6] }] });
+    const blocks = server.requests[0]!.body.messages[0].content as Array<{ text: string; cache_control?: unknown }>;
+    expect(blocks.filter((b) => b.cache_control).map((b) => b.text)).toEqual(['abc', 'd', 'e', 'f']);
+    expect(blocks.map((b) => b.text).join('')).toBe('abcdefgh');
   });
 
   it('retries 529 overloaded', async () => {
@@ -220,10 +292,24 @@ describe('cost', () => {
   it('prices dated snapshots and router-prefixed names by their base model', () => {
     expect(priceFor('gpt-4o-mini-2024-07-18')).toEqual(priceFor('gpt-4o-mini'));
     expect(priceFor('openai/gpt-4o')).toEqual(priceFor('gpt-4o'));
-    expect(priceFor('claude-opus-4-5-20251101')).toEqual({ inputPerMTok: 5, outputPerMTok: 25 });
+    expect(priceFor('claude-opus-4-5-20251101')).toEqual(priceFor('claude-opus-4-5'));
     expect(priceFor('qwen2.5-coder:7b')).toBeUndefined();
     expect(costOf('qwen2.5-coder:7b', { inputTokens: 1e6, outputTokens: 1e6 })).toBe(0);
     expect(costOf('local', { inputTokens: 1e6, outputTokens: 5e5 }, { local: { inputPerMTok: 1, outputPerMTok: 4 } })).toBe(3);
+  });
+
+  it('prices cache reads and writes apart from the rest of the input, at the table\'s cached prices', () => {
+    expect(priceFor('claude-sonnet-4-20250514')).toEqual({ inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3, cacheWritePerMTok: 3.75 });
+    expect(costOf('gpt-4o', { inputTokens: 2e6, outputTokens: 0, cachedInputTokens: 1e6 })).toBe(2.5 + 1.25);
+    expect(costOf('claude-sonnet-4', { inputTokens: 3e6, outputTokens: 0, cachedInputTokens: 1e6, cacheWriteTokens: 1e6 })).toBeCloseTo(3 + 0.3 + 3.75, 10);
+    // A price without cached rates bills cached input as input.
+    expect(costOf('local', { inputTokens: 1e6, outputTokens: 0, cachedInputTokens: 5e5 }, { local: { inputPerMTok: 1, outputPerMTok: 1 } })).toBe(1);
+  });
+
+  it('sums cached input per purpose, and restores a snapshot written before cached input was counted', () => {
+    const ledger = new CostLedger({ previous: { total: { calls: 1, cachedCalls: 0, inputTokens: 10, outputTokens: 5, costUsd: 0.1 }, byPurpose: { reviewer: { calls: 1, cachedCalls: 0, inputTokens: 10, outputTokens: 5, costUsd: 0.1 } }, byCandidate: {}, byModel: {} } as never });
+    ledger.record({ purpose: 'reviewer', model: 'm', usage: { inputTokens: 100, outputTokens: 1, cachedInputTokens: 64 }, costUsd: 0.01, cached: false });
+    expect(ledger.snapshot().byPurpose['reviewer']).toEqual({ calls: 2, cachedCalls: 0, inputTokens: 110, outputTokens: 6, cachedInputTokens: 64, cacheWriteTokens: 0, costUsd: 0.11 });
   });
 
   it('carries a batch ledger across a resume and reports what is left', () => {

@@ -13,9 +13,8 @@ import {
   renderGenerator, renderRepair, renderReviewer, seedSkills,
 } from '../agents/prompts.js';
 import { extractModule } from '../agents/module-text.js';
-import {
-  ArchitectOutputSchema, dedupeSpecs, EnvSpecSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, SKILL_TAXONOMY, taxonomySkills, type EnvSpec,
-} from '../agents/spec.js';
+import { ArchitectOutputSchema } from '../agents/architect-schema.js';
+import { dedupeSpecs, EnvSpecSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, SKILL_TAXONOMY, taxonomySkills, type EnvSpec } from '../agents/spec.js';
 import type { ValidationReport } from '../validators/report.js';
 
 const spec = (over: Partial<EnvSpec> = {}): EnvSpec => ({
@@ -76,7 +75,7 @@ describe('rendered prompts', () => {
   it('include the chosen seeds in full as the generator\'s examples, preferring seeds that share a skill', () => {
     const seeds = listSeeds();
     const examples = pickExamples(spec({ skills: ['dynamic-programming'] }));
-    expect(examples).toHaveLength(3);
+    expect(examples).toHaveLength(2);
     for (const seed of examples) expect(seedSkills(seed.source)).toContain('dynamic-programming');
     const text = renderGenerator({ spec: spec({ skills: ['dynamic-programming'] }) }).text;
     for (const seed of examples) expect(text).toContain(seed.source.trimEnd());
@@ -89,7 +88,7 @@ describe('rendered prompts', () => {
     const text = renderGenerator({ spec: spec() }).text;
     expect(text).toContain('shortest-path-length');
     expect(text).toContain(spec().taskIdea);
-    expect(text).toMatch(/ONE complete JavaScript module in a single ```js fenced block/);
+    expect(text).toMatch(/ONE complete JavaScript module, whose `meta.name` is exactly `shortest-path-length`, in a single ```js fenced block/);
   });
 
   it('give the repair model each problem\'s code, stage, meaning, message and evidence JSON', () => {
@@ -111,7 +110,7 @@ describe('rendered prompts', () => {
 
   it('steer the architect with stats, uncovered skills, weak skills and N', () => {
     const text = renderArchitect({ stats, n: 4, weakSkills: [{ skill: 'probability', passRate: 0.12, n: 200 }, { skill: 'logic', passRate: 0 }] }).text;
-    expect(text).toContain('propose 4 specs');
+    expect(text).toContain('Reply with exactly 4 specs');
     expect(text).toContain('dynamic-programming 3, graphs 1, strings 1');
     expect(text).toContain('10 to 10');
     expect(text).toMatch(/no environment yet: [^\n]*shortest-paths/);

@@ -89,6 +89,16 @@ describe('the batch report', () => {
     expect(report.author).toEqual({ provider: 'offline', version: '1', seed: 7 });
   });
 
+  it('shows the input the provider\'s prompt cache read and wrote, in all and per agent', () => {
+    const ledger = new CostLedger({ previous: input().ledger });
+    ledger.record({ purpose: 'reviewer', model: 'm', usage: { inputTokens: 1000, outputTokens: 10, cachedInputTokens: 768, cacheWriteTokens: 100 }, costUsd: 0.001, cached: false });
+    const report = buildReport({ ...input(), ledger: ledger.snapshot() });
+    expect(report.cost).toMatchObject({ inputTokens: 1500, cachedInputTokens: 768, cacheWriteTokens: 100 });
+    const markdown = reportMarkdown(report);
+    expect(markdown).toContain('1500 input tokens (768 read from the provider\'s prompt cache (51%), 100 written to it)');
+    expect(markdown).toContain('| reviewer | 1 | 1000 | 768 | 10 | $0.0010 |');
+  });
+
   it('has no per-admitted figures and no repair rate when nothing was admitted or repaired', () => {
     const empty = { ...input(), modules: new Map(), verdicts: new Map(), outcomes: [], specs: [] };
     const report = buildReport(empty);

@@ -16,6 +16,7 @@ import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec } from './helpers/batch-script.js';
 import { MAIN } from './helpers/cli.js';
+import { episodicSpec } from './helpers/episodic-spec.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from './helpers/fake-openai.js';
 
 // A stand-in for agents/offline (the real offline author is built elsewhere): it proposes one spec and
@@ -279,6 +280,50 @@ describe('envforge run against a sloppy model', () => {
     } finally {
       await sloppyServer.close();
     }
+  });
+});
+
+describe('envforge run against a sloppy model that fills every optional field', () => {
+  it('with --kind single, admits: the episodic part it adds to each spec is dropped with a warning', async () => {
+    const part = episodicSpec('unused', ['look', 'finish']).episodic;
+    const filled = batchScript({ specs: [{ ...spec('roman-total'), kind: 'single', episodic: part }], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    const sloppyServer = await startFakeOpenAi({ script: adaptTo(filled.script) });
+    try {
+      const args = ['run', '--base-url', sloppyServer.baseUrl, '--model', 'sloppy-model', '--kind', 'single', '--target', '1', '--max-candidates', '2', '--concurrency', '1', '--library', libraryCopy('sloppy-single'), '--json'];
+      const result = await envforge(args, mkdtempSync(join(root, 'cwd-')));
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ stopReason: 'target', funnel: { specs: 1, admitted: 1 } });
+      expect(filled.calls).toMatchObject({ architect: 1 });
+      expect(result.stderr).toContain('"warnings":["spec \\"roman-total\\": dropped the episodic part of a single-turn spec"]');
+      const architect = sloppyServer.requests.find((r) => r.body.response_format?.json_schema?.name === 'architect_specs');
+      expect(JSON.stringify(architect?.body.response_format.json_schema.schema)).not.toContain('"episodic"');
+    } finally {
+      await sloppyServer.close();
+    }
+  });
+});
+
+describe('envforge run --prompt-profile', () => {
+  it('compact: sends the compact prompts (each under 20k characters) and admits', async () => {
+    const plan = batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    const own = await startFakeOpenAi({ script: adaptTo(plan.script) });
+    try {
+      const result = await envforge([...runArgs(libraryCopy('compact'), own), '--prompt-profile', 'compact', '--kind', 'single'], mkdtempSync(join(root, 'cwd-')));
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('prompts: compact profile');
+      expect(JSON.parse(result.stdout).funnel).toMatchObject({ admitted: 1 });
+      const prompts = own.requests.map((r) => (r.body.messages as Array<{ content: string }>).map((m) => m.content).join('\n'));
+      expect(prompts.some((p) => p.includes('# The environment contract (single-turn): its rules'))).toBe(true);
+      for (const prompt of prompts) expect(prompt.length).toBeLessThan(20_000);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('refuses a profile it does not know (exit 2)', async () => {
+    const result = await envforge([...runArgs(libraryCopy('bad-profile')), '--prompt-profile', 'tiny'], mkdtempSync(join(root, 'cwd-')));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--prompt-profile.*expected one of auto, standard, compact, got "tiny"/);
   });
 });
 

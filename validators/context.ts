@@ -13,7 +13,8 @@ import type { Fingerprint } from './novelty/fingerprint.js';
 
 /** The LLM review stage's seam: implemented by the agents (LLM issue); absent means skipped. */
 export interface Reviewer {
-  review(input: { source: string; meta: Meta; samples: Array<{ seed: number; level: number; prompt: string; reference: string }> }): Promise<Pick<StageReport, 'ok' | 'metrics' | 'problems'>>;
+  /** A sample's reference is the reference response, or an episodic reference's action log with the observations it got. */
+  review(input: { source: string; meta: Meta; samples: Array<{ seed: number; level: number; prompt: string; reference: string; observations?: string[] }> }): Promise<Pick<StageReport, 'ok' | 'metrics' | 'problems'>>;
 }
 
 export interface StageContext {

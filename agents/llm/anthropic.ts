@@ -1,8 +1,8 @@
 // The Anthropic messages client: native structured output as a forced call of one tool whose
-// input_schema is the zod schema's JSON schema.
+// input_schema is the zod schema's JSON schema; a message's stable prefixes are marked cache_control.
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { FinishReason, LlmClient, Transport, WireRequest, WireResponse } from './contract.js';
+import type { Message, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { FinishReason, LlmClient, LlmMessage, LlmUsage, Transport, WireRequest, WireResponse } from './contract.js';
 import { createLlmClient, type ClientOptions } from './core.js';
 import { LlmError } from './errors.js';
 import { RETRY_DEFAULTS } from './retry.js';
@@ -18,6 +18,42 @@ export interface AnthropicOptions extends ClientOptions {
 
 export function createAnthropicClient(options: AnthropicOptions): LlmClient {
   return createLlmClient(new AnthropicTransport(options), options);
+}
+
+/** Anthropic takes at most four cache_control breakpoints in one request. */
+const MAX_CACHE_BREAKPOINTS = 4;
+
+/** Messages with their stable prefixes as text blocks marked cache_control (the last breakpoints when there are too many). */
+function withCacheControl(messages: readonly LlmMessage[]): MessageParam[] {
+  const breaks = messages.map((m) => [...new Set(m.cacheBreaks ?? [])].filter((at) => at > 0 && at <= m.content.length).sort((a, b) => a - b));
+  let skip = Math.max(0, breaks.reduce((n, b) => n + b.length, 0) - MAX_CACHE_BREAKPOINTS);
+  return messages.map((m, i) => {
+    const own = breaks[i] as number[];
+    const dropped = Math.min(skip, own.length);
+    skip -= dropped;
+    const kept = own.slice(dropped);
+    if (kept.length === 0) return { role: m.role, content: m.content };
+    const content: TextBlockParam[] = [];
+    let from = 0;
+    for (const at of kept) {
+      content.push({ type: 'text', text: m.content.slice(from, at), cache_control: { type: 'ephemeral' } });
+      from = at;
+    }
+    if (from < m.content.length) content.push({ type: 'text', text: m.content.slice(from) });
+    return { role: m.role, content };
+  });
+}
+
+/** Anthropic's input_tokens leaves out the cache reads and writes: envforge's inputTokens counts every input token. */
+function usageOf(usage: Message['usage'] | undefined): LlmUsage {
+  const read = usage?.cache_read_input_tokens ?? 0;
+  const written = usage?.cache_creation_input_tokens ?? 0;
+  return {
+    inputTokens: (usage?.input_tokens ?? 0) + read + written,
+    outputTokens: usage?.output_tokens ?? 0,
+    ...(read > 0 ? { cachedInputTokens: read } : {}),
+    ...(written > 0 ? { cacheWriteTokens: written } : {}),
+  };
 }
 
 const FINISH: Record<string, FinishReason> = {
@@ -50,7 +86,7 @@ class AnthropicTransport implements Transport {
     const body: MessageCreateParamsNonStreaming = {
       model: this.model,
       max_tokens: request.maxTokens,
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      messages: withCacheControl(request.messages),
     };
     if (request.system) body.system = request.system;
     // The current Messages API takes no temperature (the SDK dropped it): request.temperature only keys the cache here.
@@ -67,7 +103,7 @@ class AnthropicTransport implements Transport {
     return {
       text: text || (json === undefined ? '' : JSON.stringify(json)),
       ...(json === undefined ? {} : { json }),
-      usage: { inputTokens: message.usage?.input_tokens ?? 0, outputTokens: message.usage?.output_tokens ?? 0 },
+      usage: usageOf(message.usage),
       model: message.model || this.model,
       finishReason: FINISH[message.stop_reason ?? ''] ?? String(message.stop_reason),
     };

@@ -8,6 +8,12 @@ export type LlmPurpose = 'architect' | 'generator' | 'repair' | 'reviewer' | 'so
 export interface LlmMessage {
   role: 'user' | 'assistant';
   content: string;
+  /**
+   * Where stable prefixes of `content` end (character offsets: after the contract, after the examples). A
+   * provider with explicit prompt caching (Anthropic's cache_control) caches the prompt up to each; OpenAI's
+   * automatic prefix caching needs nothing but the stable text first.
+   */
+  cacheBreaks?: number[];
 }
 
 export interface LlmRequest {
@@ -26,8 +32,13 @@ export interface LlmRequest {
 }
 
 export interface LlmUsage {
+  /** Every input token of the call, those read from or written to the provider's prompt cache included. */
   inputTokens: number;
   outputTokens: number;
+  /** Of inputTokens, those read from the provider's prompt cache (billed at its cached price); absent when none. */
+  cachedInputTokens?: number;
+  /** Of inputTokens, those written to the provider's prompt cache (Anthropic; billed at its write price); absent when none. */
+  cacheWriteTokens?: number;
 }
 
 /**
@@ -60,6 +71,8 @@ export interface LlmStructuredRequest<T> extends LlmRequest {
 /** A parsed, schema-checked value; usage and cost include any re-asks it took. */
 export interface LlmStructuredResponse<T> extends LlmResponseMeta {
   value: T;
+  /** The JSON value the model sent, before the schema parsed it (defaults filled, unknown keys dropped). */
+  raw?: unknown;
 }
 
 export interface LlmClient {

@@ -5,7 +5,7 @@ import type {
   LlmClient, LlmRequest, LlmResponse, LlmStructuredRequest, LlmStructuredResponse, LlmUsage, Transport, WireRequest, WireResponse,
 } from './contract.js';
 import { cacheKey, type ResponseCache } from './cache.js';
-import { costOf, mergePrices, priceFor, type CostLedger, type Estimate, type PriceTable } from './cost.js';
+import { addUsage, costOf, mergePrices, priceFor, type CostLedger, type Estimate, type PriceTable } from './cost.js';
 import { classifyError, isLlmError, LlmError } from './errors.js';
 import { cancelledError, withRetry, type RetryOptions } from './retry.js';
 import { checkValue, jsonCandidates, reaskMessage, schemaInstruction, toOutputSchema, type Parsed } from './structured.js';
@@ -38,11 +38,6 @@ interface CallResult {
   cached: boolean;
   costUsd: number;
 }
-
-const addUsage = (a: LlmUsage, b: LlmUsage): LlmUsage => ({
-  inputTokens: a.inputTokens + b.inputTokens,
-  outputTokens: a.outputTokens + b.outputTokens,
-});
 
 export function createLlmClient(transport: Transport, options: ClientOptions = {}): LlmClient {
   return new CoreClient(transport, options);
@@ -105,7 +100,7 @@ class CoreClient implements LlmClient {
       if (droppedNative) this.nativeRejected = true;
       const checked = checkOutput(request.schema, response, out.wrapped);
       if (checked.ok) {
-        return { value: checked.value, usage, costUsd, model: response.model, cached, finishReason: response.finishReason };
+        return { value: checked.value, raw: checked.raw, usage, costUsd, model: response.model, cached, finishReason: response.finishReason };
       }
       const text = response.text || (response.json === undefined ? '' : JSON.stringify(response.json));
       last = { text, problem: checked.problem };
@@ -120,7 +115,10 @@ class CoreClient implements LlmClient {
   }
 
   private toWire(request: LlmRequest, messages: LlmRequest['messages']): WireRequest {
-    const wire: WireRequest = { messages: messages.map((m) => ({ role: m.role, content: m.content })), maxTokens: request.maxTokens ?? this.options.maxTokens };
+    const wire: WireRequest = {
+      messages: messages.map((m) => ({ role: m.role, content: m.content, ...(m.cacheBreaks?.length ? { cacheBreaks: [...m.cacheBreaks] } : {}) })),
+      maxTokens: request.maxTokens ?? this.options.maxTokens,
+    };
     if (request.system) wire.system = request.system;
     const temperature = request.temperature ?? this.options.temperature;
     if (temperature !== undefined) wire.temperature = temperature;

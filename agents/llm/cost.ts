@@ -7,23 +7,32 @@ import { LlmError } from './errors.js';
 export interface ModelPrice {
   inputPerMTok: number;
   outputPerMTok: number;
+  /** Input read from the provider's prompt cache; inputPerMTok when absent. */
+  cachedInputPerMTok?: number;
+  /** Input written to the provider's prompt cache (Anthropic's 5-minute cache); inputPerMTok when absent. */
+  cacheWritePerMTok?: number;
 }
 
 export type PriceTable = Record<string, ModelPrice>;
 
-/** List prices when this table was written; override per model from the config file's `prices`. */
+/** Anthropic bills a cache read at a tenth of the input price and a 5-minute cache write at 1.25 times it. */
+const anthropic = (inputPerMTok: number, outputPerMTok: number): ModelPrice => ({
+  inputPerMTok, outputPerMTok, cachedInputPerMTok: inputPerMTok / 10, cacheWritePerMTok: inputPerMTok * 1.25,
+});
+
+/** List prices when this table was written (OpenAI's cached input as listed per model); override per model from the config file's `prices`. */
 export const DEFAULT_PRICES: PriceTable = {
-  'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 },
-  'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 },
-  'gpt-4.1': { inputPerMTok: 2, outputPerMTok: 8 },
-  'gpt-4.1-mini': { inputPerMTok: 0.4, outputPerMTok: 1.6 },
-  'gpt-4.1-nano': { inputPerMTok: 0.1, outputPerMTok: 0.4 },
-  'o4-mini': { inputPerMTok: 1.1, outputPerMTok: 4.4 },
-  'claude-opus-4': { inputPerMTok: 15, outputPerMTok: 75 },
-  'claude-opus-4-5': { inputPerMTok: 5, outputPerMTok: 25 },
-  'claude-sonnet-4': { inputPerMTok: 3, outputPerMTok: 15 },
-  'claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5 },
-  'claude-3-5-haiku': { inputPerMTok: 0.8, outputPerMTok: 4 },
+  'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10, cachedInputPerMTok: 1.25 },
+  'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0.075 },
+  'gpt-4.1': { inputPerMTok: 2, outputPerMTok: 8, cachedInputPerMTok: 0.5 },
+  'gpt-4.1-mini': { inputPerMTok: 0.4, outputPerMTok: 1.6, cachedInputPerMTok: 0.1 },
+  'gpt-4.1-nano': { inputPerMTok: 0.1, outputPerMTok: 0.4, cachedInputPerMTok: 0.025 },
+  'o4-mini': { inputPerMTok: 1.1, outputPerMTok: 4.4, cachedInputPerMTok: 0.275 },
+  'claude-opus-4': anthropic(15, 75),
+  'claude-opus-4-5': anthropic(5, 25),
+  'claude-sonnet-4': anthropic(3, 15),
+  'claude-haiku-4-5': anthropic(1, 5),
+  'claude-3-5-haiku': anthropic(0.8, 4),
 };
 
 export function mergePrices(overrides?: PriceTable): PriceTable {
@@ -45,10 +54,27 @@ export function priceFor(model: string, prices: PriceTable = DEFAULT_PRICES): Mo
   return undefined;
 }
 
+/** Dollars of one call: uncached input, cache reads and cache writes each at their own price, then the output. */
 export function costOf(model: string, usage: LlmUsage, prices: PriceTable = DEFAULT_PRICES): number {
   const price = priceFor(model, prices);
   if (!price) return 0;
-  return (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1_000_000;
+  const read = usage.cachedInputTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  const plain = Math.max(0, usage.inputTokens - read - written);
+  const input = plain * price.inputPerMTok + read * (price.cachedInputPerMTok ?? price.inputPerMTok) + written * (price.cacheWritePerMTok ?? price.inputPerMTok);
+  return (input + usage.outputTokens * price.outputPerMTok) / 1_000_000;
+}
+
+/** Two calls' usage summed; the cache counts stay absent while both are. */
+export function addUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
+  const read = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
+  const written = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    ...(read > 0 ? { cachedInputTokens: read } : {}),
+    ...(written > 0 ? { cacheWriteTokens: written } : {}),
+  };
 }
 
 /** Why a dollar budget cannot hold for an unpriced model, and how to fix it (the config's `prices`, or --max-tokens). */
@@ -68,9 +94,14 @@ export interface LedgerEntry {
 
 export interface Totals {
   calls: number;
+  /** Calls replayed from envforge's own response cache (free). */
   cachedCalls: number;
   inputTokens: number;
   outputTokens: number;
+  /** Of inputTokens, those the provider read from its prompt cache (snapshots written before they were counted lack it). */
+  cachedInputTokens: number;
+  /** Of inputTokens, those the provider wrote to its prompt cache. */
+  cacheWriteTokens: number;
   costUsd: number;
 }
 
@@ -98,7 +129,7 @@ export interface Reservation {
   release(): void;
 }
 
-const zero = (): Totals => ({ calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 });
+const zero = (): Totals => ({ calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: 0 });
 
 /** Tokens and dollars are billed ones: a cached replay counts as a call and nothing more. */
 function add(into: Totals, entry: LedgerEntry | Totals): void {
@@ -110,6 +141,8 @@ function add(into: Totals, entry: LedgerEntry | Totals): void {
     }
     into.inputTokens += entry.usage.inputTokens;
     into.outputTokens += entry.usage.outputTokens;
+    into.cachedInputTokens += entry.usage.cachedInputTokens ?? 0;
+    into.cacheWriteTokens += entry.usage.cacheWriteTokens ?? 0;
     into.costUsd += entry.costUsd;
     return;
   }
@@ -117,6 +150,8 @@ function add(into: Totals, entry: LedgerEntry | Totals): void {
   into.cachedCalls += entry.cachedCalls;
   into.inputTokens += entry.inputTokens;
   into.outputTokens += entry.outputTokens;
+  into.cachedInputTokens += entry.cachedInputTokens ?? 0;
+  into.cacheWriteTokens += entry.cacheWriteTokens ?? 0;
   into.costUsd += entry.costUsd;
 }
 

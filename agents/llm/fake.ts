@@ -92,7 +92,12 @@ class FakeTransport implements Transport {
         return {
           text,
           ...(next.kind === 'json' && request.schema ? { json: next.value } : {}),
-          usage: { inputTokens: next.usage?.inputTokens ?? fakeTokens(prompt), outputTokens: next.usage?.outputTokens ?? fakeTokens(text) },
+          usage: {
+            inputTokens: next.usage?.inputTokens ?? fakeTokens(prompt),
+            outputTokens: next.usage?.outputTokens ?? fakeTokens(text),
+            ...(next.usage?.cachedInputTokens ? { cachedInputTokens: next.usage.cachedInputTokens } : {}),
+            ...(next.usage?.cacheWriteTokens ? { cacheWriteTokens: next.usage.cacheWriteTokens } : {}),
+          },
           model: next.model ?? this.model,
           finishReason: next.kind === 'truncated' ? 'length' : 'stop',
         };

@@ -40,7 +40,12 @@ export interface ProviderDescription {
 }
 
 const providerName = z.enum(['openai', 'anthropic', 'offline']);
-const price = z.object({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() });
+const price = z.object({
+  inputPerMTok: z.number().nonnegative(),
+  outputPerMTok: z.number().nonnegative(),
+  cachedInputPerMTok: z.number().nonnegative().optional(),
+  cacheWritePerMTok: z.number().nonnegative().optional(),
+});
 
 /** The LLM part of envforge.config.json; other top-level keys belong to other components and pass through. */
 const LlmConfigSchema = z.looseObject({
@@ -52,6 +57,8 @@ const LlmConfigSchema = z.looseObject({
   maxTokens: z.number().int().positive().optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxAttempts: z.number().int().positive().optional(),
+  /** The agents' prompt profile: auto (by the model's size), standard, or compact for 7–32B open models. */
+  promptProfile: z.enum(['auto', 'standard', 'compact']).optional(),
 });
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 

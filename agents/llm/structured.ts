@@ -31,7 +31,7 @@ function isStrictCompatible(node: unknown): boolean {
   return Object.values(n).every(isStrictCompatible);
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+export type Parsed<T> = { ok: true; value: T; raw?: unknown } | { ok: false; problem: string };
 
 /** Places in a reply where one JSON value may start, tried in order: at most this many. */
 const MAX_JSON_STARTS = 32;
@@ -106,7 +106,7 @@ function outermost(text: string): string | undefined {
 export function checkValue<T>(schema: z.ZodType<T>, raw: unknown, wrapped: boolean): Parsed<T> {
   const candidate = wrapped && raw && typeof raw === 'object' && 'value' in raw ? (raw as { value: unknown }).value : raw;
   const result = schema.safeParse(candidate);
-  if (result.success) return { ok: true, value: result.data };
+  if (result.success) return { ok: true, value: result.data, raw: candidate };
   return { ok: false, problem: `the JSON does not match the schema:\n${z.prettifyError(result.error)}` };
 }
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { reply, type FakeReply } from '../../agents/llm/fake.js';
 import type { WireRequest } from '../../agents/llm/contract.js';
-import type { EnvSpec } from '../../agents/spec.js';
+import { REVIEW_CHECKS, type EnvSpec } from '../../agents/spec.js';
 
 export const fixture = (file: string): string => readFileSync(new URL(`../fixtures/candidates/${file}`, import.meta.url), 'utf8');
 /** A module whose verifier pays for anything: the validator rejects it (E_ACCEPTS_EMPTY and more). */
@@ -48,10 +48,9 @@ export function batchScript(plan: ScriptPlan): { script: (request: WireRequest) 
     }
     if (request.schema?.name === 'review_checklist') {
       calls.reviewer = (calls.reviewer ?? 0) + 1;
-      const ok = { ok: true, note: 'fine' };
-      return reply.json({ checks: { promptUnambiguous: ok, formatStated: ok, verifierConsistent: ok, acceptsAllValid: ok, noLeak: ok } });
+      return reply.json({ checks: Object.fromEntries(REVIEW_CHECKS.map((check) => [check, { ok: true, note: 'fine' }])) });
     }
-    const repairing = text.startsWith('You are repairing');
+    const repairing = text.includes('## The rejected module');
     calls[repairing ? 'repair' : 'generator'] = (calls[repairing ? 'repair' : 'generator'] ?? 0) + 1;
     const name = plan.specs.map((s) => s.name).find((n) => text.includes(`spec-marker:${n}`) || text.includes(`The ${n} task`));
     return name ? take(name, repairing) : reply.text('no idea which spec this is');

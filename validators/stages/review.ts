@@ -1,6 +1,7 @@
 // Stage 9, review: an LLM reviewer answers a structured checklist (prompt unambiguous, format stated,
-// verifier consistent, every valid answer accepted). Runs only when a reviewer is configured; a failure of
-// the LLM service itself propagates (it is not the candidate's fault) for the batch to retry or record.
+// verifier consistent, every valid answer accepted; an episodic candidate's with the observations of its
+// reference episodes). Runs only when a reviewer is configured; a failure of the LLM service itself
+// propagates (it is not the candidate's fault) for the batch to retry or record.
 import type { Episode } from '../../sandbox/episodes.js';
 import type { Stage } from '../context.js';
 
@@ -33,5 +34,14 @@ function reviewSamples(episodes: readonly Episode[], count = REVIEW_SAMPLES): Ep
 export const reviewStage: Stage = async (ctx) => {
   if (!ctx.reviewer || !ctx.meta) return { ok: true, skipped: 'no LLM reviewer configured', metrics: {}, problems: [] };
   const samples = reviewSamples(ctx.episodes);
-  return ctx.reviewer.review({ source: ctx.source, meta: ctx.meta, samples: samples.map((e) => ({ seed: e.seed, level: e.level, prompt: e.instance.prompt, reference: e.reference })) });
+  // An episodic sample carries what the agent saw after each reference action: the reviewer judges leaks from it.
+  const observed = new Map((ctx.rollouts ?? []).map((r) => [`${r.seed}/${r.level}`, r.observations]));
+  return ctx.reviewer.review({
+    source: ctx.source,
+    meta: ctx.meta,
+    samples: samples.map((e) => {
+      const observations = observed.get(`${e.seed}/${e.level}`);
+      return { seed: e.seed, level: e.level, prompt: e.instance.prompt, reference: e.reference, ...(observations ? { observations } : {}) };
+    }),
+  });
 };
