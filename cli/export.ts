@@ -77,10 +77,10 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
   };
   const library = openLibrary(resolveLibraryDir(options.library, options.database), { readonly: true });
   const pool = new SandboxPool();
-  const tty = !options.json && process.stderr.isTTY === true;
+  const status = options.json ? undefined : io.status;
   try {
-    const summary = await runExport(library, pool, plan, tty ? (p) => process.stderr.write(`\r\x1b[Kexporting ${p.done}/${p.total} rows (${p.env})`) : undefined);
-    if (tty) process.stderr.write('\r\x1b[K');
+    const summary = await runExport(library, pool, plan, status ? (p) => status(`exporting ${p.done}/${p.total} rows (${p.env})`) : undefined);
+    status?.('');
     report(summary, out, options.json, io);
   } finally {
     await pool.close();

@@ -299,7 +299,7 @@ function llmAuthorFor(llm: LlmClient, choice: ProfileChoice, io: Io): Author {
 }
 
 function progress(io: Io, json: boolean): (event: BatchEvent) => void {
-  const tty = !json && process.stderr.isTTY;
+  const status = json ? undefined : io.status;
   let admitted = 0;
   let validated = 0;
   let weak = '';
@@ -308,10 +308,11 @@ function progress(io: Io, json: boolean): (event: BatchEvent) => void {
     if (event.type === 'admitted' && event.weak) weak = `, weak skills ${event.weak.admitted}/${event.weak.wanted}`;
     if (event.type === 'candidate' && event.step === 'validated') validated++;
     if (event.type === 'frontier') for (const line of frontierLines(event.frontier)) io.err(line);
-    if (tty && event.type === 'specs') for (const warning of event.warnings ?? []) io.err(`\r\x1b[Kwarning: architect: ${warning}`);
-    if (tty) {
+    // A warning clears the status line first (status('') writes only the clearing sequence), so it is not drawn over.
+    if (status && event.type === 'specs') for (const warning of event.warnings ?? []) (status(''), io.err(`warning: architect: ${warning}`));
+    if (status) {
       if (event.type === 'cost' || event.type === 'frontier') return;
-      process.stderr.write(`\r\x1b[Kvalidated ${validated}, admitted ${admitted}${weak}${event.type === 'stopped' ? `; stopped: ${event.reason}\n` : ''}`);
+      status(`validated ${validated}, admitted ${admitted}${weak}${event.type === 'stopped' ? `; stopped: ${event.reason}\n` : ''}`);
       return;
     }
     io.err(JSON.stringify({ at: new Date().toISOString(), ...event }));

@@ -2,7 +2,7 @@
 // rates per level), the batches and one batch (funnel, rejections by code with meanings, repair, cost), a
 // kept rejection, the trainer's frontier, and the code registry. pages.ts renders it; the API serves it.
 import { CODES, isCode } from '../contract/codes.js';
-import type { BatchRecord, EnvRecord, Library, RejectionRecord, ScoreTally } from '../library/contract.js';
+import { trustedTallies, type BatchRecord, type EnvRecord, type Library, type RejectionRecord, type ScoreTally } from '../library/contract.js';
 import { envSkillsOf } from '../pipeline/feedback/frontier.js';
 import { feedbackFromScores, frontierOf, type TrainerFeedback } from '../pipeline/feedback/source.js';
 import { readFeedbackFile } from '../pipeline/feedback/parse.js';
@@ -14,11 +14,12 @@ export interface Snapshot {
   records: EnvRecord[];
   view: LibraryView;
   versions: Map<string, EnvRecord[]>;
+  /** The trusted tallies (the operator's: serve/scores.ts); a client's scores are no pass rate to show. */
   tallies: ScoreTally[];
 }
 
 export async function loadSnapshot(library: Library): Promise<Snapshot> {
-  const [records, tallies] = await Promise.all([library.list({ status: 'all', allVersions: true }), library.scoreTallies()]);
+  const [records, tallies] = await Promise.all([library.list({ status: 'all', allVersions: true }), library.scoreTallies().then(trustedTallies)]);
   const versions = new Map<string, EnvRecord[]>();
   for (const r of records) versions.set(r.name, [...(versions.get(r.name) ?? []), r]);
   for (const list of versions.values()) list.sort((a, b) => a.version - b.version);
@@ -26,7 +27,8 @@ export async function loadSnapshot(library: Library): Promise<Snapshot> {
 }
 
 /** The same environments with newer trainer scores (cheap: the scores change every few seconds, the library seldom). */
-export function withTallies(snap: Snapshot, tallies: ScoreTally[]): Snapshot {
+export function withTallies(snap: Snapshot, all: ScoreTally[]): Snapshot {
+  const tallies = trustedTallies(all);
   const sign = (ts: ScoreTally[]) => ts.map((t) => t.updatedAt).sort().at(-1) ?? '';
   if (tallies.length === snap.tallies.length && sign(tallies) === sign(snap.tallies)) return snap;
   return { ...snap, view: new LibraryView(snap.records, tallies), tallies };

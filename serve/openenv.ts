@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
+import { clientOf, requestClient, type Client } from './clients.js';
 import { admitted, STEP_BODY_LIMIT } from './episode-routes.js';
 import type { EpisodeSessions } from './episodes.js';
 import { answerMcp, openEnvMetadata, openEnvSchema } from './openenv-mcp.js';
@@ -38,18 +39,19 @@ export function registerOpenEnv(app: FastifyInstance, service: Service, episodes
     return found.record;
   };
 
-  app.post('/openenv/:env/reset', async (request) => admitted(service, () => sessions.reset(envOf(request.params), parse(ResetData, request.body ?? {}))));
+  app.post('/openenv/:env/reset', async (request) => admitted(service, () => sessions.as(requestClient(request)).reset(envOf(request.params), parse(ResetData, request.body ?? {}))));
   app.post('/openenv/:env/step', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
     const body = parse(Step, request.body);
     const env = envOf(request.params);
     const action = parseAction(body.action);
-    return admitted(service, () => (body.episode_id === undefined ? sessions.once(env, action, parse(ResetData, body)) : sessions.step(env, body.episode_id, action, body.turn)));
+    const as = sessions.as(requestClient(request));
+    return admitted(service, () => (body.episode_id === undefined ? as.once(env, action, parse(ResetData, body)) : as.step(env, body.episode_id, action, body.turn)));
   });
-  app.get('/openenv/:env/state', async (request) => admitted(service, () => sessions.state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id ?? null)));
+  app.get('/openenv/:env/state', async (request) => admitted(service, () => sessions.as(requestClient(request)).state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id ?? null)));
   app.get('/openenv/:env/health', async () => ({ status: 'healthy' }));
   app.get('/openenv/:env/metadata', async (request) => openEnvMetadata(record(envOf(request.params))));
   app.get('/openenv/:env/schema', async (request) => openEnvSchema(envOf(request.params), sessions.tools(envOf(request.params))));
-  app.post('/openenv/:env/mcp', { bodyLimit: STEP_BODY_LIMIT }, async (request) => admitted(service, () => answerMcp(sessions, { env: envOf(request.params) }, request.body)));
+  app.post('/openenv/:env/mcp', { bodyLimit: STEP_BODY_LIMIT }, async (request) => admitted(service, () => answerMcp(sessions.as(requestClient(request)), { env: envOf(request.params) }, request.body)));
 
   let shuttingDown = false;
   const wss = new WebSocketServer({ noServer: true, maxPayload: STEP_BODY_LIMIT });
@@ -71,7 +73,14 @@ export function registerOpenEnv(app: FastifyInstance, service: Service, episodes
       socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => serveConnection(ws, env, service, sessions, () => shuttingDown));
+    let client: Client;
+    try {
+      client = clientOf({ headers: request.headers, ip: request.socket.remoteAddress }, service.operator);
+    } catch {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => serveConnection(ws, env, service, sessions.as(client), () => shuttingDown));
   };
   app.server.on('upgrade', upgrade);
   return {

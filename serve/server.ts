@@ -10,6 +10,8 @@ import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { Catalog } from './catalog.js';
 import { Dispatcher } from './dispatcher.js';
+import { registerAdminRoutes } from './admin.js';
+import { operatorCheck, registerClients } from './clients.js';
 import { registerEpisodeRoutes } from './episode-routes.js';
 import { EpisodeSessions } from './episodes.js';
 import { registerOpenEnv } from './openenv.js';
@@ -43,6 +45,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1) throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
+  operatorCheck(opts.operatorToken); // a token too short to be a secret is refused before anything opens
 
   const library = openLibrary(opts.libraryDir, { readonly: true });
   const ownsPool = options.pool === undefined;
@@ -113,7 +116,9 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 
+  registerClients(app, service.operator);
   registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });
+  registerAdminRoutes(app, service, sessions);
   registerEpisodeRoutes(app, service, sessions, opts.maxActionsPerScore);
   const openenv = registerOpenEnv(app, service, sessions);
 

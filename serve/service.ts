@@ -6,6 +6,7 @@ import type { IncidentLog, Misbehaviour } from '../library/quarantine.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { Catalog } from './catalog.js';
+import { incidentClient, operatorCheck, type Client } from './clients.js';
 import { confirmAndRecord, failure, failureCode, verdictsOf, withinDeadline, type Rerun, type VerifyResult } from './defence.js';
 import { SANDBOX_FN, type Dispatcher } from './dispatcher.js';
 import { ServeError, type ServeOptions } from './options.js';
@@ -51,6 +52,8 @@ export class Service {
   inflight = 0;
   /** Where scored items are tallied for the learner's frontier (none: not recorded). */
   scores: ScoreBoard | null = null;
+  /** Whether a presented bearer token is the operator's; null when the service has no operator token. */
+  readonly operator: ((presented: string) => boolean) | null;
 
   constructor(
     readonly options: Omit<ServeOptions, 'pool'>,
@@ -58,7 +61,9 @@ export class Service {
     readonly pool: SandboxPool,
     readonly dispatcher: Dispatcher,
     readonly defence: IncidentLog,
-  ) {}
+  ) {
+    this.operator = operatorCheck(options.operatorToken);
+  }
 
   /** Admission control: reserves room for `units` items or throws a 503 (a request alone is always admitted). */
   acquire(units: number): () => void {
@@ -88,7 +93,8 @@ export class Service {
     }
   }
 
-  async verify(items: VerifyRequestItem[]): Promise<VerifyResult[]> {
+  /** Scores the items for `client`; its scores are recorded as its own (trusted only for the operator). */
+  async verify(items: VerifyRequestItem[], client: Client): Promise<VerifyResult[]> {
     const results: VerifyResult[] = new Array(items.length);
     const byModule = new Map<string, EpisodeGroup[]>();
     const open = new Map<string, EpisodeGroup>();
@@ -144,7 +150,7 @@ export class Service {
             results[index] = verdict;
             const response = group.responses[j] as string;
             if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ index, record, seed: group.seed, level: group.level, response });
-            if ('error' in verdict && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response });
+            if ('error' in verdict && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response, client: incidentClient(client) });
           });
         });
       }),
@@ -155,16 +161,16 @@ export class Service {
     // An item a retry scored is no incident; the rest are the environment's doing.
     const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
     const defending = confirmAndRecord(this.defence, incidents, (m) => this.rerunAlone(m));
-    if (this.scores) this.tally(items, recordOf, out);
+    if (this.scores) this.tally(items, recordOf, out, client);
     if (inTime) await defending;
     return out;
   }
 
-  /** Scores the trainer got (errors are the environment's or the request's, not the learner's). */
-  private tally(items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[]): void {
+  /** Scores the trainer got (errors are the environment's or the request's, not the learner's), as `client`'s. */
+  private tally(items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[], client: Client): void {
     out.forEach((result, i) => {
       const record = recordOf[i];
-      if (record && !('error' in result)) this.scores?.add(record.name, record.version, (items[i] as VerifyRequestItem).identity.level, result.score);
+      if (record && !('error' in result)) this.scores?.add(record.name, record.version, (items[i] as VerifyRequestItem).identity.level, result.score, client);
     });
   }
 

@@ -16,8 +16,11 @@ import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtu
 /** The scripted learner's chance of passing each level: sure at 1–2, a coin at 4, hopeless from 6. */
 const PASS_CHANCE = [1, 1, 1, 0.75, 0.5, 0.25, 0, 0, 0];
 
+/** The operator runs this learner: its scores are trusted, so they steer (a client's do not: tests/serve-roles.test.ts). */
+const TOKEN = 'scores-test-operator-token';
+
 async function post(base: string, path: string, body: unknown) {
-  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(body) });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -33,7 +36,7 @@ beforeAll(async () => {
   }
   await library.close();
   pool = new SandboxPool({ workers: 1 });
-  server = await startServer({ libraryDir: dir, port: 0, pool, scoreFlushIntervalMs: 100 });
+  server = await startServer({ libraryDir: dir, port: 0, pool, scoreFlushIntervalMs: 100, operatorToken: TOKEN });
 });
 afterAll(async () => {
   await server?.close();
@@ -65,7 +68,7 @@ describe('level: "auto"', () => {
 
   it('is deterministic for a seed and the same tallies', () => {
     const board = new ScoreBoard('');
-    for (let i = 0; i < 50; i++) board.add('x', 1, 1, 1);
+    for (let i = 0; i < 50; i++) board.add('x', 1, 1, 1, { key: 'operator', trusted: true });
     const picks = (seed: number) => Array.from({ length: 20 }, (_, i) => board.pickLevel('x', 1, 1, 5, seededUniform(seed * 100 + i)));
     expect(picks(3)).toEqual(picks(3));
     expect(picks(3)).not.toContain(1);
@@ -87,6 +90,7 @@ describe('the score log', () => {
     const library = SqliteLibrary.open(dir);
     try {
       const tallies = await library.scoreTallies();
+      expect(tallies.every((t) => t.trusted)).toBe(true);
       const rate = (name: string, level: number) => {
         const t = tallies.find((x) => x.name === name && x.level === level);
         return t ? t.passed / t.n : undefined;
