@@ -165,6 +165,16 @@ describe('envforge play and sample on an episodic environment', () => {
     expect(broken?.problems.map((p) => p.code)).toContain('E_ACCEPTS_INCOMPLETE');
   });
 
+  it('text sample and play show each tool with its parameters, in the form play reads', async () => {
+    const sample = await cli(['sample', 'warehouse-restock']);
+    expect(sample.code).toBe(0);
+    expect(sample.out).toContain('place_order {"sku": string, "supplier_id": string, "packs": integer 1–50}');
+    expect(sample.out).toContain('list_items {"page": integer 1–10}');
+    expect(sample.out).toContain('submit_orders {}');
+    const play = await cli(['play', 'warehouse-restock'], '\n');
+    expect(play.out).toContain('get_item {"sku": string}');
+  });
+
   it('play refuses a single-turn environment as a usage error', async () => {
     const run = await cli(['play', 'topological-order']);
     expect(run.code).toBe(2);
