@@ -27,6 +27,7 @@ import { JOB_TIMEOUT_HELP, openQueue } from './worker.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 import { onInterrupt } from './signals.js';
 import { trainerFeedback } from '../pipeline/feedback/source.js';
+import { invocationOf, restoreOptions, storedFeedback, type KeptOption } from './run-resume.js';
 
 interface RunOptions {
   kind: RunKind;
@@ -81,7 +82,7 @@ export function registerRun(program: Command, io: Io): void {
     .command('run')
     .description('the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget; with no LLM configured (or --provider offline) the offline author writes the environments, without a network')
     .option('--kind <kind>', 'which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract v2) or mixed (the architect chooses by coverage)', runKind, 'mixed')
-    .option('--target <N>', 'admitted environments wanted', integerOption('--target', 1, 100_000), DEFAULT_BATCH_OPTIONS.target)
+    .option('--target <N>', 'admitted environments wanted, a hard cap: candidates still in flight when it is reached are not admitted; the report counts them as "extra" and their modules stay in the batch journal (with --workers remote, jobs already sent may still be admitted)', integerOption('--target', 1, 100_000), DEFAULT_BATCH_OPTIONS.target)
     .option('--max-candidates <N>', 'candidates (specs) worked on at most', integerOption('--max-candidates', 1, 1_000_000), DEFAULT_BATCH_OPTIONS.maxCandidates)
     .option('--budget-usd <X>', 'stop issuing LLM calls before this spend', dollars)
     .option('--max-tokens <N>', 'stop issuing LLM calls before this many tokens', integerOption('--max-tokens', 1))
@@ -92,7 +93,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--weak-share <X>', 'with --feedback: the share of --target wanted for environments that train a weak skill, round-robin over the weak skills (0 to 1)', share, DEFAULT_BATCH_OPTIONS.weakShare)
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('--database <url>', DATABASE_HELP)
-    .option('--resume [batch-id]', 'continue a killed batch (the newest running one when no id is given)')
+    .option('--resume [batch-id]', 'continue a killed batch (the newest running one when no id is given) with the options it was started with (--kind, --target, budgets, …: a flag given again with another value is an error)')
     .option('--provider <name>', 'openai, anthropic or offline')
     .option('--model <model>', 'model name')
     .option('--base-url <url>', 'an OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter)')
@@ -105,7 +106,19 @@ export function registerRun(program: Command, io: Io): void {
     .option('--workers <where>', "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for `envforge worker` processes", 'local')
     .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
     .option('--json', 'print the report as JSON (progress goes to stderr as JSON lines)', false)
-    .action(async (options: RunOptions) => run(options, io));
+    .action(async (options: RunOptions, command: Command) => run(await resumedOptions(options, (key) => command.getOptionValueSource(key) === 'cli'), io));
+}
+
+/** With --resume, the options the batch was started with (cli/run-resume.ts); else the command line's. */
+async function resumedOptions(options: RunOptions, given: (key: KeptOption) => boolean): Promise<RunOptions> {
+  if (!options.resume) return options;
+  const library = openLibrary(resolveLibraryDir(options.library, options.database));
+  try {
+    const record = await library.getBatch(await pickBatchId(options, library));
+    return record ? { ...restoreOptions(options, record, given), resume: record.id } : options;
+  } finally {
+    await library.close();
+  }
 }
 
 async function run(options: RunOptions, io: Io): Promise<void> {
@@ -144,7 +157,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const author: Author = offlineSeed !== undefined ? AUTHORS.offline({ seed: offlineSeed }) : AUTHORS.llm({ llm: selection.create({ ledger }) });
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
-    const feedback = await trainerFeedback(library, options.feedback);
+    // A resumed batch aims at the frontier it was started with, not at tonight's pass rates.
+    const feedback = record ? storedFeedback(record) : await trainerFeedback(library, options.feedback);
     if (feedback.source === 'scores') io.err(`feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`);
     const interrupt = onInterrupt();
     const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
@@ -166,6 +180,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           review: options.review,
           ...(options.solverModel ? { calibration: { samplesPerLevel: options.solverSamples, concurrency: options.concurrency } } : {}),
           ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+          invocation: invocationOf(options),
         },
       );
       // A folder library keeps the report files beside it; a database keeps the report with the batch.

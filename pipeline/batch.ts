@@ -24,6 +24,7 @@ import { buildReport, type BatchReport, type CandidateOutcome } from './report.j
 import { calibrate, type CalibrationOptions } from './calibration.js';
 import { WeakSteering, type FrontierReport } from './steering.js';
 import { JournalState, type VerdictEntry } from './journal-state.js';
+import { TargetGate } from './target-gate.js';
 
 export interface BatchOptions {
   batchId: string;
@@ -58,6 +59,8 @@ export interface BatchOptions {
   author?: AuthorIdentity;
   /** With each module's text, fixes its validation seed (validators/seeds.ts); default from the offline seed, else random. */
   validationKey?: string;
+  /** The caller's own settings (the command line's budgets, solver, feedback file), stored for `--resume`. */
+  invocation?: Record<string, unknown>;
 }
 
 export const DEFAULT_BATCH_OPTIONS = {
@@ -111,21 +114,18 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   const emit = deps.onEvent ?? (() => {});
   let stopReason: string | null = null;
   const stop = (reason: string) => {
-    if (stopReason === null) {
-      stopReason = reason;
-      emit({ type: 'stopped', reason });
-    }
+    if (stopReason === null) emit({ type: 'stopped', reason: (stopReason = reason) });
   };
   // The entry and the spend so far commit together: after a crash the journal and the ledger agree.
-  const journal = async (kind: string, key: string, payload: unknown) => {
-    await library.appendJournal(options.batchId, [{ kind, key, payload }], { ledger: ledger.snapshot() });
-  };
+  const journal = (kind: string, key: string, payload: unknown) => library.appendJournal(options.batchId, [{ kind, key, payload }], { ledger: ledger.snapshot() }).then(() => {});
   // The offline author's version and seed go into every lineage; LLM authors have none (the author names the model).
   const { version, seed } = author.identity;
   const authorNotes = { ...(version !== undefined ? { version } : {}), ...(seed !== undefined ? { seed } : {}) };
   // Journaled: a resumed batch keeps its key, so a candidate validated again gets the same verdict.
   const validationKey = await state.keyFor(options.validationKey ?? (seed !== undefined ? `offline-seed:${seed}` : newValidationKey()), (p) => journal('validation-key', 'batch', p));
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
+  const gate = new TargetGate(options.target, admittedCount);
+  const settle = (spec: string, outcome: CandidateOutcome) => state.settle(outcome, (o) => journal('outcome', spec, o));
   // Built once, then brought up to date before each validation with what anyone admitted since (other
   // batches, workers); the admission re-checks whatever arrives after that, so concurrent writers stay novel.
   const novelty = await LiveNoveltyIndex.of(library);
@@ -141,7 +141,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     let lastSource: string | null = null;
     let lastReport: ValidationReport | null = null;
     for (let attempt = 0; attempt <= options.repairRounds; attempt++) {
-      if (stopReason === 'budget' || deps.signal?.aborted) return;
+      if (stopReason === 'budget' || deps.signal?.aborted || gate.reached) return;
       const key = attemptKey(spec.name, attempt);
       let module = state.modules.get(key);
       if (!module) {
@@ -209,7 +209,11 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
           return; // the module is fine; the band is about the solver, so repair cannot help
         }
       }
+      // A place under the target first: a candidate admitted past it would break the cap (remote workers admit on their own).
+      const place = !remote && report.verdict === 'admit' ? gate.reserve() : null;
+      if (place === false) return void (await settle(spec.name, { spec: spec.name, status: 'extra', attempts: attempt + 1 }));
       const admission = remote ? remote.admission : report.verdict === 'admit' ? await library.admit({ source: module.source, report, lineage, noveltyCursor }) : null;
+      if (place) gate.release(); // the outcome below is set before the next await, so the count never dips
       if (admission?.status === 'duplicate' && !remote) {
         // Another writer admitted a near-duplicate while this one was validated: a rejection like any other.
         markDuplicate(report, admission.problems);
@@ -222,9 +226,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         // Code the library already holds is no new environment: it does not count toward the target.
         // An 'exists' that this batch admitted for this spec is its own admission replayed after a kill.
         const own = status === 'admitted' || (env.lineage.batchId === options.batchId && (env.lineage.spec as EnvSpec | undefined)?.name === spec.name);
-        const outcome: CandidateOutcome = { spec: spec.name, status: own ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version };
-        state.outcomes.set(spec.name, outcome);
-        await journal('outcome', spec.name, outcome);
+        await settle(spec.name, { spec: spec.name, status: own ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version });
         if (own) {
           steering.admitted(env.meta.skills);
           const weak = steering.active ? { weak: { admitted: steering.report().weakAdmitted, wanted: steering.weakWanted } } : {};
@@ -238,9 +240,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       lastSource = module.source;
       lastReport = report;
     }
-    const outcome: CandidateOutcome = { spec: spec.name, status: lastReport ? 'rejected' : 'unwritten', attempts: options.repairRounds + 1 };
-    state.outcomes.set(spec.name, outcome);
-    await journal('outcome', spec.name, outcome);
+    await settle(spec.name, { spec: spec.name, status: lastReport ? 'rejected' : 'unwritten', attempts: options.repairRounds + 1 });
   };
 
   // Twice as many candidates as LLM calls in flight: while some validate (sandbox work), the others keep

@@ -114,6 +114,28 @@ describe('a batch', () => {
     await library.close();
   });
 
+  it('treats --target as a hard cap: candidates in flight when it is reached are reported as extra, not admitted', async () => {
+    const library = await freshLibrary();
+    const before = (await library.list()).length;
+    const written = (source: string): WrittenModule => ({ source, promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' });
+    const sources: Record<string, string> = { 'roman-total': fixture('good-roman-sum.js'), 'coin-ways': fixture('good-coin-change-ways.js'), 'gcd-sum': fixture('good-gcd-pair-sum.js') };
+    let proposals = 0;
+    const author: Author = {
+      identity: { provider: 'offline', version: 'test-1', seed: 1 },
+      lineageAuthor: () => 'offline',
+      propose: async () => ({ specs: proposals++ === 0 ? Object.keys(sources).map((n) => spec(n)) : [], dropped: [], promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' }),
+      write: async (s) => written(sources[s.name] as string),
+      repair: async (s) => written(sources[s.name] as string),
+    };
+    const report = await runBatch({ library, pool, author, ledger: new CostLedger() }, options({ target: 1, concurrency: 3 }));
+    expect(report.stopReason).toBe('target');
+    expect(report.funnel.admitted).toBe(1);
+    expect(report.funnel.extra).toBe(2); // all three were in flight at once; two validated after the one place was taken
+    expect((await library.list()).length).toBe(before + 1);
+    expect(reportMarkdown(report)).toMatch(/\| extra: admissible after the target was reached, not admitted \| 2 \|/);
+    await library.close();
+  });
+
   it('never exceeds a token budget: it stops issuing calls and reports why', async () => {
     const library = await freshLibrary();
     const { script } = batchScript(plan);
