@@ -73,9 +73,8 @@ function describeKinds(input: ArchitectInput, taxonomy: SkillTaxonomy): string {
   const coveredByEpisodic = new Set(episodic.flatMap((e) => e.skills));
   const toolSkills = taxonomy[EPISODIC_AREA] ?? [];
   const uncovered = toolSkills.filter((s) => !coveredByEpisodic.has(s));
-  // The kind with fewer environments gets the larger share; each kind keeps at least one spec when n allows.
-  const share = envs.length === 0 ? 0.5 : single / envs.length;
-  const wanted = input.n < 2 ? Math.round(input.n * share) : Math.min(input.n - 1, Math.max(1, Math.round(input.n * share)));
+  // Half each (the batch keeps each kind's share of its target); the odd one to the kind the library holds fewer of.
+  const wanted = episodic.length < single ? Math.ceil(input.n / 2) : Math.floor(input.n / 2);
   return [
     'Choose each spec\'s kind by coverage (kind "single" with episodic null, or kind "episodic" with its episodic part).',
     `- The library holds ${single} single-turn and ${episodic.length} episodic environment${episodic.length === 1 ? '' : 's'}.`,

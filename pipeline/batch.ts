@@ -7,10 +7,8 @@ import type { LlmClient } from '../agents/llm/contract.js';
 import { limited } from '../agents/llm/limited.js';
 import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { isLlmError } from '../agents/llm/errors.js';
-import type { WeakSkill } from '../agents/prompts.js';
-import { specKind, type EnvSpec, type RunKind } from '../agents/spec.js';
-import { kindOf } from '../kinds/registry.js';
-import { rejectWrongKind } from './kind-check.js';
+import { specKind, type EnvSpec } from '../agents/spec.js';
+import { envKindOf, rejectWrongKind } from './kind-check.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
@@ -19,60 +17,17 @@ import type { ValidationJob, ValidationOutcome } from '../library/postgres/queue
 import { validateCandidate } from '../validators/validate.js';
 import { candidateValidationSeed, newValidationKey } from '../validators/seeds.js';
 import { AUTHORS } from '../agents/authors.js';
-import type { Author, AuthorIdentity, WrittenModule } from '../agents/author.js';
+import type { Author, WrittenModule } from '../agents/author.js';
+import type { BatchOptions } from './batch-options.js';
 import { buildReport, type BatchReport, type CandidateOutcome } from './report.js';
-import { calibrate, type CalibrationOptions } from './calibration.js';
+import { calibrate } from './calibration.js';
 import { WeakSteering, type FrontierReport } from './steering.js';
 import { JournalState, type VerdictEntry } from './journal-state.js';
 import { TargetGate } from './target-gate.js';
+import { KindShare } from './kind-share.js';
+import { architectRound } from './architect-round.js';
 
-export interface BatchOptions {
-  batchId: string;
-  /** Admitted environments wanted. */
-  target: number;
-  /** Specs worked on at most (each is one candidate with its repair rounds). */
-  maxCandidates: number;
-  /** Repair rounds after the first rejection. */
-  repairRounds: number;
-  /** Candidates in flight at once (their LLM calls share the client's queue). */
-  concurrency: number;
-  /** Specs the architect is asked for at a time. */
-  specsPerRound: number;
-  /** Which kinds of environment the authors write ('mixed': the architect chooses by coverage); absent means 'single'. */
-  kind?: RunKind;
-  /** Trainer feedback: the frontier skills the architect should aim at. */
-  weakSkills: WeakSkill[];
-  /** Share of the target wanted for environments that train a weak skill (round-robin over them); 0 turns it off. */
-  weakShare: number;
-  /** Trainer feedback: skills the model has mastered (reported, and the architect is told to leave them). */
-  saturatedSkills?: WeakSkill[];
-  /** Only these skills, when given (passed to the architect as the whole taxonomy). */
-  skills?: string[];
-  /** Run the LLM review stage in validation (only when the author has a reviewer). */
-  review: boolean;
-  /** Solver calibration settings (used when a solver is given). */
-  calibration?: Partial<CalibrationOptions>;
-  /**
-   * Who writes the modules, for the record: stored with the batch's options (so `--resume` can reuse the
-   * offline author's seed) and copied into the report. Filled in from the author's identity.
-   */
-  author?: AuthorIdentity;
-  /** With each module's text, fixes its validation seed (validators/seeds.ts); default from the offline seed, else random. */
-  validationKey?: string;
-  /** The caller's own settings (the command line's budgets, solver, feedback file), stored for `--resume`. */
-  invocation?: Record<string, unknown>;
-}
-
-export const DEFAULT_BATCH_OPTIONS = {
-  target: 10,
-  maxCandidates: 40,
-  repairRounds: 2,
-  concurrency: 4,
-  specsPerRound: 6,
-  weakSkills: [],
-  weakShare: 0.6,
-  review: true,
-} satisfies Omit<BatchOptions, 'batchId'>;
+export { DEFAULT_BATCH_OPTIONS, type BatchOptions } from './batch-options.js';
 
 export type BatchEvent =
   | { type: 'specs'; proposed: number; kept: number }
@@ -130,7 +85,15 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   // batches, workers); the admission re-checks whatever arrives after that, so concurrent writers stay novel.
   const novelty = await LiveNoveltyIndex.of(library);
   const steering = new WeakSteering({ weak: options.weakSkills, saturated: options.saturatedSkills ?? [], weakShare: options.weakShare, target: options.target, ...(author.canTrain ? { canTrain: author.canTrain } : {}) });
-  for (const o of state.outcomes.values()) if (o.status === 'admitted' && o.name) steering.admitted((await library.get(o.name, o.version))?.meta.skills ?? []);
+  const { byKind } = await library.stats();
+  const share = new KindShare(options.kind ?? 'single', options.target, { single: byKind?.single ?? 0, episodic: byKind?.episodic ?? 0 });
+  for (const o of state.outcomes.values()) {
+    const env = o.status === 'admitted' && o.name ? await library.get(o.name, o.version) : null;
+    if (env) {
+      steering.admitted(env.meta.skills);
+      share.admitted(envKindOf(env.meta));
+    }
+  }
   const withFeedback = options.weakSkills.length > 0 || (options.saturatedSkills?.length ?? 0) > 0;
   if (withFeedback) emit({ type: 'frontier', frontier: steering.report() });
 
@@ -229,6 +192,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         await settle(spec.name, { spec: spec.name, status: own ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version });
         if (own) {
           steering.admitted(env.meta.skills);
+          share.admitted(envKindOf(env.meta));
           const weak = steering.active ? { weak: { admitted: steering.report().weakAdmitted, wanted: steering.weakWanted } } : {};
           emit({ type: 'admitted', spec: spec.name, name: env.name, version: env.version, skills: [...env.meta.skills], ...weak });
         }
@@ -263,7 +227,11 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     void queue.add(async () => {
       if (stopReason !== null || deps.signal?.aborted) return;
       const fresh = !state.outcomes.has(spec.name);
-      if (fresh && !steering.start(spec)) return void setAside.add(spec.name);
+      if (fresh && !share.start(specKind(spec))) return void setAside.add(spec.name);
+      if (fresh && !steering.start(spec)) {
+        share.finish(specKind(spec));
+        return void setAside.add(spec.name);
+      }
       try {
         await work(spec);
       } catch (error) {
@@ -273,7 +241,10 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         if (isLlmError(error)) return void failures.push({ spec: spec.name, code: error.code, message: error.message });
         throw error;
       } finally {
-        if (fresh) steering.finish(spec);
+        if (fresh) {
+          steering.finish(spec);
+          share.finish(specKind(spec));
+        }
       }
     });
   };
@@ -296,25 +267,14 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         break;
       }
       try {
-        const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills, kind: kindOf(e.meta).name === 'episodic' ? ('episodic' as const) : ('single' as const) }));
-        const taken = new Set([...environments.map((e) => e.name), ...state.specs.map((s) => s.name)]);
-        const focus = steering.focus(options.specsPerRound);
-        const proposal = await author.propose({
-          stats: await library.stats(),
-          n: options.specsPerRound,
-          ...(options.kind ? { kind: options.kind } : {}),
-          environments: [...environments, ...state.specs.map((s) => ({ name: s.name, skills: s.skills, kind: specKind(s) }))],
-          weakSkills: options.weakSkills,
-          ...(options.saturatedSkills?.length ? { saturatedSkills: options.saturatedSkills } : {}),
-          ...(focus ? { focus } : {}),
-          ...(options.skills ? { taxonomy: { requested: options.skills } } : {}),
-        });
-        const fresh = proposal.specs.filter((s) => !taken.has(s.name));
+        const [asked, focus] = [share.ask(), steering.focus(options.specsPerRound)];
+        const { fresh, dropped, proposed, promptHash } = await architectRound({ library, author, specs: state.specs, n: options.specsPerRound, ...(options.kind ? { kind: asked } : {}), weakSkills: options.weakSkills, ...(options.saturatedSkills ? { saturatedSkills: options.saturatedSkills } : {}),  ...(focus ? { focus } : {}), ...(options.skills ? { skills: options.skills } : {}) });
+        share.roundBrought(asked, fresh.length);
         state.architectRounds++;
         state.specs.push(...fresh);
-        state.dropped += proposal.dropped.length + (proposal.specs.length - fresh.length);
-        await journal('specs', `architect-${state.architectRounds}`, { specs: fresh, dropped: proposal.dropped.length + (proposal.specs.length - fresh.length), promptHash: proposal.promptHash });
-        emit({ type: 'specs', proposed: proposal.specs.length + proposal.dropped.length, kept: fresh.length });
+        state.dropped += dropped;
+        await journal('specs', `architect-${state.architectRounds}`, { specs: fresh, dropped, promptHash });
+        emit({ type: 'specs', proposed, kept: fresh.length });
         for (const spec of fresh) launch(spec);
       } catch (error) {
         if (isLlmError(error, 'E_LLM_BUDGET')) stop('budget');

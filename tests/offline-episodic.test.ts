@@ -27,8 +27,9 @@ describe('the offline author and the run kind', () => {
   it.each([
     ['single', 12, 0, ['single', 'single', 'single', 'single']],
     ['episodic', 0, 12, ['episodic', 'episodic', 'episodic', 'episodic']],
-    ['mixed', 12, 0, ['episodic', 'episodic', 'episodic', 'episodic']],
+    ['mixed', 12, 0, ['episodic', 'single', 'episodic', 'single']],
     ['mixed', 5, 6, ['single', 'episodic', 'single', 'episodic']],
+    ['mixed', 6, 6, ['single', 'episodic', 'single', 'episodic']],
   ] as const)('%s with %i single-turn and %i episodic environments gives %j', (kind, single, episodic, want) => {
     expect(slotKinds({ kind, n: 4, stats: stats(single, episodic) })).toEqual(want);
   });

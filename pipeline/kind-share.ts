@@ -1,0 +1,66 @@
+// `--kind mixed` as a fair share of the target: each kind is wanted for half of it, the odd one going to
+// the kind the library holds fewer of. Each architect round asks for the kinds that still want admissions;
+// a spec of a kind whose share is admitted or running is set aside; a kind whose author runs out of
+// novel designs (a round asked for it alone brings none) leaves the rest of its share to the other.
+import type { EnvKind, RunKind } from '../agents/spec.js';
+
+export const MIXED_RULE = 'mixed: each kind gets half of --target (the odd one goes to the kind the library holds fewer of); a kind that runs out of new designs leaves the rest of its share to the other';
+
+const other = (kind: EnvKind): EnvKind => (kind === 'single' ? 'episodic' : 'single');
+
+export class KindShare {
+  readonly wanted: Record<EnvKind, number>;
+  private readonly admittedCount: Record<EnvKind, number> = { single: 0, episodic: 0 };
+  private readonly running: Record<EnvKind, number> = { single: 0, episodic: 0 };
+  private readonly exhausted = new Set<EnvKind>();
+  setAside = 0;
+
+  constructor(
+    readonly kind: RunKind,
+    target: number,
+    library: Record<EnvKind, number>,
+  ) {
+    const odd: EnvKind = library.episodic < library.single ? 'episodic' : 'single';
+    const half = Math.floor(target / 2);
+    this.wanted = kind !== 'mixed' ? { single: kind === 'single' ? target : 0, episodic: kind === 'episodic' ? target : 0 } : { ...{ single: half, episodic: half }, [odd]: target - half };
+  }
+
+  private full(kind: EnvKind): boolean {
+    return this.admittedCount[kind] + this.running[kind] >= this.wanted[kind];
+  }
+
+  /** The kind the next architect round asks for: both while both want more, else the one that does. */
+  ask(): RunKind {
+    if (this.kind !== 'mixed') return this.kind;
+    const open = (['single', 'episodic'] as const).filter((k) => !this.full(k) && !this.exhausted.has(k));
+    return open.length === 1 ? (open[0] as EnvKind) : 'mixed';
+  }
+
+  /** A round asked for one kind brought no new spec: that kind's unfilled share goes to the other kind. */
+  roundBrought(asked: RunKind, fresh: number): void {
+    if (this.kind !== 'mixed' || asked === 'mixed' || fresh > 0 || this.exhausted.has(asked)) return;
+    this.exhausted.add(asked);
+    const left = Math.max(0, this.wanted[asked] - this.admittedCount[asked] - this.running[asked]);
+    this.wanted[asked] -= left;
+    this.wanted[other(asked)] += left;
+  }
+
+  /** Called when a spec is about to start: false sets it aside (its kind's share is taken). */
+  start(kind: EnvKind): boolean {
+    if (this.kind !== 'mixed') return true;
+    if (this.full(kind)) {
+      this.setAside++;
+      return false;
+    }
+    this.running[kind]++;
+    return true;
+  }
+
+  finish(kind: EnvKind): void {
+    if (this.kind === 'mixed') this.running[kind]--;
+  }
+
+  admitted(kind: EnvKind): void {
+    this.admittedCount[kind]++;
+  }
+}
