@@ -8,9 +8,10 @@ import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { describeProvider, selectProvider } from '../agents/llm/select.js';
 import { UsageError } from '../contract/errors.js';
 import { seedLibrary } from '../library/maintenance.js';
+import { seedingLine, seedKindsFor } from '../library/seeds.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import { loadNightlyConfig } from '../nightly/config.js';
-import { NightInterrupted, nightlyDir, runNight } from '../nightly/night.js';
+import { NightFailed, NightInterrupted, nightlyDir, runNight } from '../nightly/night.js';
 import { nightMarkdown } from '../nightly/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
@@ -60,8 +61,8 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
   const interrupt = onInterrupt();
   try {
     if ((await library.stats()).versions === 0) {
-      io.err(`seeding a new library at ${dir} …`);
-      await seedLibrary(library, pool);
+      io.err(seedingLine(dir, seedKindsFor(config.kind)));
+      await seedLibrary(library, pool, undefined, seedKindsFor(config.kind));
     }
     const budget = { ...(config.budgetUsd ? { maxUsd: config.budgetUsd } : {}), ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}) };
     const report = await runNight(
@@ -83,6 +84,11 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
     io.out(flags.json ? JSON.stringify(report) : nightMarkdown(report));
     io.err(`report: ${nightlyDir(library)}/${night}.md`);
   } catch (error) {
+    if (error instanceof NightFailed) {
+      io.out(flags.json ? JSON.stringify(error.report) : nightMarkdown(error.report));
+      io.err(`report: ${nightlyDir(library)}/${night}.md`);
+      throw error.cause;
+    }
     if (!(error instanceof NightInterrupted)) throw error;
     io.err(`envforge nightly: interrupted (${interrupt.received() ?? 'cancelled'}): ${error.message}`);
     io.exitCode = interrupt.exitCode();

@@ -13,6 +13,7 @@ import { UsageError } from '../contract/errors.js';
 import type { BatchRecord } from '../library/contract.js';
 import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
+import { seedingLine, seedKindsFor } from '../library/seeds.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
@@ -149,8 +150,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const offlineSeed = offline ? seedFor(options.seed, batchId, record) : undefined;
     if (offlineSeed !== undefined) io.err(offlineLine(selection.description, offlineSeed));
     if ((await library.stats()).versions === 0) {
-      io.err(`seeding a new library at ${dir} …`);
-      await seedLibrary(library, pool);
+      io.err(seedingLine(dir, seedKindsFor(options.kind)));
+      await seedLibrary(library, pool, undefined, seedKindsFor(options.kind));
     }
     const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
     const ledger = new CostLedger({ batchId, budget: { ...(options.budgetUsd ? { maxUsd: options.budgetUsd } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) }, ...(previous ? { previous } : {}) });
