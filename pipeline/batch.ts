@@ -227,7 +227,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     void queue.add(async () => {
       if (stopReason !== null || deps.signal?.aborted) return;
       const fresh = !state.outcomes.has(spec.name);
-      if (fresh && !share.start(specKind(spec))) return void setAside.add(spec.name);
+      if (fresh && !share.start(specKind(spec), steering.active && steering.trainsWeak(spec.skills))) return void setAside.add(spec.name);
       if (fresh && !steering.start(spec)) {
         share.finish(specKind(spec));
         return void setAside.add(spec.name);
@@ -267,7 +267,9 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         break;
       }
       try {
-        const [asked, focus] = [share.ask(), steering.focus(options.specsPerRound)];
+        // While weak skills still want admissions, the round may hold both kinds (the weak share comes first).
+        const focus = steering.focus(options.specsPerRound);
+        const asked = focus && options.kind ? options.kind : share.ask();
         const { fresh, dropped, proposed, promptHash } = await architectRound({ library, author, specs: state.specs, n: options.specsPerRound, ...(options.kind ? { kind: asked } : {}), weakSkills: options.weakSkills, ...(options.saturatedSkills ? { saturatedSkills: options.saturatedSkills } : {}),  ...(focus ? { focus } : {}), ...(options.skills ? { skills: options.skills } : {}) });
         share.roundBrought(asked, fresh.length);
         state.architectRounds++;

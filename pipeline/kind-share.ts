@@ -2,9 +2,10 @@
 // the kind the library holds fewer of. Each architect round asks for the kinds that still want admissions;
 // a spec of a kind whose share is admitted or running is set aside; a kind whose author runs out of
 // novel designs (a round asked for it alone brings none) leaves the rest of its share to the other.
+// Trainer feedback comes first: specs aimed at a weak skill are never set aside for their kind.
 import type { EnvKind, RunKind } from '../agents/spec.js';
 
-export const MIXED_RULE = 'mixed: each kind gets half of --target (the odd one goes to the kind the library holds fewer of); a kind that runs out of new designs leaves the rest of its share to the other';
+export const MIXED_RULE = 'mixed: each kind gets half of --target (the odd one goes to the kind the library holds fewer of); a kind that runs out of new designs leaves the rest of its share to the other; with --feedback, environments aimed at a weak skill come first, whatever their kind';
 
 const other = (kind: EnvKind): EnvKind => (kind === 'single' ? 'episodic' : 'single');
 
@@ -45,10 +46,13 @@ export class KindShare {
     this.wanted[other(asked)] += left;
   }
 
-  /** Called when a spec is about to start: false sets it aside (its kind's share is taken). */
-  start(kind: EnvKind): boolean {
+  /**
+   * Called when a spec is about to start: false sets it aside (its kind's share is taken). A spec aimed at
+   * a weak skill of the trainer's feedback (`weak`) is never set aside: that share comes first.
+   */
+  start(kind: EnvKind, weak = false): boolean {
     if (this.kind !== 'mixed') return true;
-    if (this.full(kind)) {
+    if (this.full(kind) && !weak) {
       this.setAside++;
       return false;
     }

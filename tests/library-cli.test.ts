@@ -100,6 +100,10 @@ describe('envforge library', () => {
     expect(text).not.toMatch(/episodic/);
     expect(text).toContain(`\n${text.split('\n').filter((l) => / single /.test(l)).length} environments`);
     expect(await run('library', 'list', '--kind', 'multi', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/--kind.*single, episodic/) });
+    const out = mkdtempSync(join(tmpdir(), 'envforge-export-'));
+    const exported = await run('export', '--format', 'jsonl', '--kind', 'episodic', '--per-env', '1', '--out', out, '--library', dir, '--json');
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(json(exported.stdout)[0].envs.map((e: { name: string }) => e.name).sort()).toEqual(episodic.map((e: { name: string }) => e.name).sort());
   });
 
   it('stats counts skills, authors and kinds the same way: each active environment once, whatever its versions', async () => {
