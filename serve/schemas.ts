@@ -32,6 +32,7 @@ export const SampleBody = z.object(
         {
           env: EnvName.optional(),
           skills: z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' }).optional(),
+          kind: z.enum(['single', 'episodic'], { error: 'must be "single" or "episodic"' }).optional(),
           levels: z
             .tuple([Level, Level], { error: 'must be [min, max]' })
             .refine(([lo, hi]) => lo <= hi, 'must be [min, max] with min <= max')
@@ -40,7 +41,7 @@ export const SampleBody = z.object(
           n: z.number({ error: required('a number (how many instances)') }).int('must be an integer').min(1, 'must be at least 1'),
           seed: Seed.optional(),
         },
-        { error: 'must be an object { env?, skills?, levels?, level?, n, seed? }' },
+        { error: 'must be an object { env?, skills?, kind?, levels?, level?, n, seed? }' },
       )
       .optional(),
     reveal: z.boolean({ error: 'must be true or false' }).optional(),
