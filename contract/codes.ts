@@ -17,6 +17,7 @@ export const PROBLEM_CODES = {
   E_NOT_JSON: 'a returned value is not plain JSON data (function, undefined, NaN, BigInt, cycle, class instance…)',
   E_TOO_LARGE: 'a returned value or the source is larger or deeper than the limits allow',
   E_MALFORMED_TEXT: 'a prompt, reference or feedback is not well-formed Unicode (a lone surrogate), which breaks UTF-8 consumers downstream',
+  E_TEXT_RESIDUE: 'a prompt or observation carries template or source residue: code from the module (`" + x.y + "`, `=>`), an unfilled placeholder (`${x}`, `{{x}}`, `{name}`) or a value JavaScript prints for a bug (undefined, NaN, [object Object])',
   E_TOO_SLOW: "the candidate's episodes are so slow that validating it would exceed the per-candidate validation budget",
   E_PROTOCOL: 'the sandbox returned malformed output (a tampered trampoline or an internal fault)',
   // Contract: what the environment's own values must look like.

@@ -5,9 +5,8 @@ import { parseEpisodicMeta } from '../contract/episodic.js';
 import { identityString } from '../contract/identity.js';
 import type { EnvRecord } from '../library/contract.js';
 import { runRollouts } from '../sandbox/rollouts.js';
-import type { InstanceIdentity } from './schemas.js';
+import type { InstanceIdentity, SampledItem } from './schemas.js';
 import type { Service } from './service.js';
-import type { SampledItem } from './sample.js';
 
 export interface EpisodicEntry {
   index: number;

@@ -10,29 +10,12 @@ import { confirmAndRecord, episodeFailure, withinDeadline } from './defence.js';
 import { SANDBOX_FN } from './dispatcher.js';
 import { ServeError } from './options.js';
 import { ScoreBoard, seededUniform } from './scores.js';
-import type { InstanceIdentity } from './schemas.js';
+import type { InstanceIdentity, SampledItem } from './schemas.js';
 import type { Service } from './service.js';
 import { sampleEpisodic, type EpisodicEntry } from './sample-episodic.js';
 import { kindOf } from '../kinds/registry.js';
 
-export interface SampledItem {
-  env: string;
-  version: number;
-  seed: number;
-  level: number;
-  prompt?: string;
-  ground_truth: string;
-  hidden?: Record<string, unknown>;
-  reference?: string;
-  error?: { code: string; message: string };
-  /** Episodic items (contract v2): the episode's start; play it with POST /v1/episodes. */
-  kind?: 'episodic';
-  tools?: unknown[];
-  maxTurns?: number;
-  /** Revealed episodic items: the reference rollout turn by turn, and its score. */
-  referenceTurns?: Array<{ action: unknown; observation: string }>;
-  referenceScore?: number;
-}
+export type { SampledItem } from './schemas.js';
 
 export async function sampleItems(service: Service, identities: InstanceIdentity[], reveal: boolean): Promise<SampledItem[]> {
   const catalog = service.catalog;

@@ -99,3 +99,23 @@ export function parseIdentity(text: string, prefix: Array<string | number>): Ins
   }
   return parse(Identity, value, prefix);
 }
+
+/** One item of a POST /v1/sample answer. */
+export interface SampledItem {
+  env: string;
+  version: number;
+  seed: number;
+  level: number;
+  prompt?: string;
+  ground_truth: string;
+  hidden?: Record<string, unknown>;
+  reference?: string;
+  error?: { code: string; message: string };
+  /** Episodic items (contract v2): the episode's start; play it with POST /v1/episodes. */
+  kind?: 'episodic';
+  tools?: unknown[];
+  maxTurns?: number;
+  /** Revealed episodic items: the reference rollout turn by turn, and its score. */
+  referenceTurns?: Array<{ action: unknown; observation: string }>;
+  referenceScore?: number;
+}
