@@ -57,6 +57,7 @@ interface RunOptions {
   seed?: number;
   workers: string;
   jobTimeout: number;
+  waitTimeout: number;
 }
 
 function runKind(value: string): RunKind {
@@ -107,6 +108,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--seed <N>', "the offline author's seed (default: derived from the batch id; always printed; a resumed batch keeps its own)", integerOption('--seed', 0, MAX_SEED))
     .option('--workers <where>', "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for `envforge worker` processes", 'local')
     .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
+    .option('--wait-timeout <seconds>', 'with --workers remote: stop the batch (resumable) when no envforge worker has taken a job for this long; a line says so while it waits', integerOption('--wait-timeout', 1, 86_400), 300)
     .option('--json', 'print the report as JSON (progress goes to stderr as JSON lines)', false)
     .action(async (options: RunOptions, command: Command) => run(await resumedOptions(options, (key) => command.getOptionValueSource(key) === 'cli'), io));
 }
@@ -164,7 +166,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     if (feedback.source === 'scores') io.err(`feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`);
     const interrupt = onInterrupt();
     const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
-    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), interrupt.signal) } : undefined;
+    const waiting = waitNotice(io, library.dir);
+    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), interrupt.signal, { waitTimeoutMs: options.waitTimeout * 1000, onWaiting: waiting }) } : undefined;
     try {
       const report = await runBatch(
         { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: progress(io, options.json), signal: interrupt.signal },
@@ -196,6 +199,10 @@ async function run(options: RunOptions, io: Io): Promise<void> {
       else {
         io.out(reportMarkdown(report));
         if (out) io.out(`report: ${join(out, `${batchId}.md`)}`);
+      }
+      if (report.stopReason === 'no-worker') {
+        io.err(`envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the batch is kept. Start one (envforge worker --database URL) on any machine, then: envforge run --resume ${batchId} --database URL`);
+        io.exitCode = 1;
       }
       if (report.stopReason === 'cancelled') {
         io.err(`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}${options.database ? ` --database ${library.dir}` : ''}`);
@@ -315,5 +322,15 @@ function progress(io: Io, json: boolean): (event: BatchEvent) => void {
       return;
     }
     io.err(JSON.stringify({ at: new Date().toISOString(), ...event }));
+  };
+}
+
+/** While remote jobs wait with no worker taking them: one line after 5 s, then one a minute. */
+function waitNotice(io: Io, where: string): (waitedMs: number) => void {
+  let next = 5_000;
+  return (waited) => {
+    if (waited < next) return;
+    next = waited + 60_000;
+    io.err(`waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has taken it; start one with: envforge worker --database ${where}`);
   };
 }

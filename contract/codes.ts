@@ -102,6 +102,7 @@ export const HOST_CODES = {
   E_USAGE: 'the caller asked for something impossible: a bad flag or option, a missing file, an unknown environment (CLI exit 2)',
   E_SANDBOX: 'the sandbox itself failed (a worker could not start, or the pool was closed): not the candidate\'s fault',
   E_LIBRARY: 'the library cannot be opened or used as asked (missing, damaged, read-only, written by a newer envforge)',
+  E_NO_WORKER: 'envforge run --workers remote: no envforge worker took a job within --wait-timeout',
   E_PROMPT: 'a prompt file is missing or malformed, or a model reply holds no usable module',
   E_EXPORT: 'an export cannot finish: an environment does not load, or keeps failing to generate',
 } as const satisfies Record<string, string>;

@@ -7,6 +7,7 @@ import type { LlmClient } from '../agents/llm/contract.js';
 import { limited } from '../agents/llm/limited.js';
 import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { isLlmError } from '../agents/llm/errors.js';
+import { EnvforgeError } from '../contract/errors.js';
 import { specKind, type EnvSpec } from '../agents/spec.js';
 import { envKindOf, rejectWrongKind } from './kind-check.js';
 import type { Library } from '../library/contract.js';
@@ -237,6 +238,8 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       } catch (error) {
         if (isLlmError(error, 'E_LLM_BUDGET')) return stop('budget');
         if (isLlmError(error, 'E_LLM_CANCELLED') || deps.signal?.aborted) return stop('cancelled');
+        // Remote validation with no worker to take the jobs: the batch stops, resumable, once one runs.
+        if (error instanceof EnvforgeError && error.code === 'E_NO_WORKER') return stop('no-worker');
         // A failure of the LLM service is data about this candidate, never the end of the batch.
         if (isLlmError(error)) return void failures.push({ spec: spec.name, code: error.code, message: error.message });
         throw error;
@@ -306,7 +309,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     ...(withFeedback ? { frontier: steering.report() } : {}),
   });
   await library.saveBatchLedger(options.batchId, ledger.snapshot());
-  // An interrupted batch stays running, so `envforge run --resume` can continue it.
-  if (stopReason !== 'cancelled') await library.finishBatch(options.batchId, 'finished', report);
+  // An interrupted batch (or one no worker served) stays running, so `envforge run --resume` can continue it.
+  if (stopReason !== 'cancelled' && stopReason !== 'no-worker') await library.finishBatch(options.batchId, 'finished', report);
   return report;
 }
