@@ -17,6 +17,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { seedFor } from './run.js';
 import { onInterrupt } from './signals.js';
+import { batchProgress } from './progress.js';
 
 const DEFAULT_CONFIG = 'envforge.nightly.json';
 
@@ -59,6 +60,7 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
   const library = openLibrary(dir, { create: true });
   const pool = new SandboxPool();
   const interrupt = onInterrupt();
+  const progress = batchProgress(io, { json: flags.json, target: config.target });
   try {
     if ((await library.stats()).versions === 0) {
       io.err(seedingLine(dir, seedKindsFor(config.kind)));
@@ -69,7 +71,8 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
       {
         library,
         pool,
-        log: (line) => io.err(line),
+        log: (line) => progress.line(line),
+        onBatchEvent: (event) => progress.event(event),
         signal: interrupt.signal,
         author: (batchId, record) => {
           const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
@@ -81,9 +84,11 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
       config,
       night,
     );
+    progress.done();
     io.out(flags.json ? JSON.stringify(report) : nightMarkdown(report));
     io.err(`report: ${nightlyDir(library)}/${night}.md`);
   } catch (error) {
+    progress.done();
     if (error instanceof NightFailed) {
       io.out(flags.json ? JSON.stringify(error.report) : nightMarkdown(error.report));
       io.err(`report: ${nightlyDir(library)}/${night}.md`);

@@ -11,14 +11,14 @@ import { describeProvider, selectProvider, type ProviderDescription, type Select
 import { OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
 import { UsageError } from '../contract/errors.js';
 import type { BatchRecord } from '../library/contract.js';
-import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { seedingLine, seedKindsFor } from '../library/seeds.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
 import { RUN_KINDS, type RunKind } from '../agents/spec.js';
-import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
+import { DEFAULT_BATCH_OPTIONS, runBatch } from '../pipeline/batch.js';
+import { batchProgress } from './progress.js';
 import { MIXED_RULE } from '../pipeline/kind-share.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -109,7 +109,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--workers <where>', "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for `envforge worker` processes", 'local')
     .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
     .option('--wait-timeout <seconds>', 'with --workers remote: stop the batch (resumable) when no envforge worker has taken a job for this long; a line says so while it waits', integerOption('--wait-timeout', 1, 86_400), 300)
-    .option('--json', 'print the report as JSON (progress goes to stderr as JSON lines)', false)
+    .option('--json', 'print the report as JSON, and progress as one JSON event per line on stderr (without it: one status line on a terminal, a line per admission otherwise)', false)
     .action(async (options: RunOptions, command: Command) => run(await resumedOptions(options, (key) => command.getOptionValueSource(key) === 'cli'), io));
 }
 
@@ -166,11 +166,11 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     if (feedback.source === 'scores') io.err(`feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`);
     const interrupt = onInterrupt();
     const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
-    const waiting = waitNotice(io, library.dir);
-    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), interrupt.signal, { waitTimeoutMs: options.waitTimeout * 1000, onWaiting: waiting }) } : undefined;
+    const progress = batchProgress(io, { json: options.json, target: options.target });
+    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), interrupt.signal, { waitTimeoutMs: options.waitTimeout * 1000, onWaiting: (ms) => progress.waiting(ms, library.dir) }) } : undefined;
     try {
       const report = await runBatch(
-        { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: progress(io, options.json), signal: interrupt.signal },
+        { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: (event) => progress.event(event), signal: interrupt.signal },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -188,6 +188,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           invocation: invocationOf(options),
         },
       );
+      progress.done();
       // A folder library keeps the report files beside it; a database keeps the report with the batch.
       const out = library instanceof PostgresLibrary ? null : join(dir, 'batches');
       if (out) {
@@ -209,6 +210,7 @@ async function run(options: RunOptions, io: Io): Promise<void> {
         io.exitCode = interrupt.exitCode();
       }
     } finally {
+      progress.done();
       interrupt.dispose();
       await queue?.close();
     }
@@ -290,47 +292,4 @@ async function pickBatchId(options: RunOptions, library: ReturnType<typeof openL
     return running.id;
   }
   return `batch-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${process.pid}`;
-}
-
-/** The frontier a batch steers by, in words: what it aims at, what it wants, what this author cannot train. */
-function frontierLines(f: FrontierReport): string[] {
-  const pct = (rate: number) => `${(100 * rate).toFixed(0)}%`;
-  const lines = [
-    `feedback: weak ${f.weak.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none trainable)'}; saturated ${f.saturated.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none)'}`,
-    f.weakWanted > 0
-      ? `feedback: weak share ${pct(f.weakShare)}: ${f.weakWanted} of the admissions should train a weak skill (${f.weak.map((w) => `${w.skill} ${w.wanted}`).join(', ')})`
-      : 'feedback: no weak skill this author can train: the batch is not steered',
-  ];
-  if (f.untrainable.length > 0) lines.push(`feedback: this author cannot train the weak skills ${f.untrainable.map((w) => w.skill).join(', ')}: they are left out of the share`);
-  return lines;
-}
-
-/** On a TTY a status line; otherwise one JSON line per event on stderr (for logs). The frontier is also said in words. */
-function progress(io: Io, json: boolean): (event: BatchEvent) => void {
-  const tty = !json && process.stderr.isTTY;
-  let admitted = 0;
-  let validated = 0;
-  let weak = '';
-  return (event) => {
-    if (event.type === 'admitted') admitted++;
-    if (event.type === 'admitted' && event.weak) weak = `, weak skills ${event.weak.admitted}/${event.weak.wanted}`;
-    if (event.type === 'candidate' && event.step === 'validated') validated++;
-    if (event.type === 'frontier') for (const line of frontierLines(event.frontier)) io.err(line);
-    if (tty) {
-      if (event.type === 'cost' || event.type === 'frontier') return;
-      process.stderr.write(`\r\x1b[Kvalidated ${validated}, admitted ${admitted}${weak}${event.type === 'stopped' ? `; stopped: ${event.reason}\n` : ''}`);
-      return;
-    }
-    io.err(JSON.stringify({ at: new Date().toISOString(), ...event }));
-  };
-}
-
-/** While remote jobs wait with no worker taking them: one line after 5 s, then one a minute. */
-function waitNotice(io: Io, where: string): (waitedMs: number) => void {
-  let next = 5_000;
-  return (waited) => {
-    if (waited < next) return;
-    next = waited + 60_000;
-    io.err(`waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has taken it; start one with: envforge worker --database ${where}`);
-  };
 }

@@ -274,13 +274,14 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         const focus = steering.focus(options.specsPerRound);
         const asked = focus && options.kind ? options.kind : share.ask();
         const { fresh, dropped, proposed, promptHash } = await architectRound({ library, author, specs: state.specs, n: options.specsPerRound, ...(options.kind ? { kind: asked } : {}), weakSkills: options.weakSkills, ...(options.saturatedSkills ? { saturatedSkills: options.saturatedSkills } : {}),  ...(focus ? { focus } : {}), ...(options.skills ? { skills: options.skills } : {}) });
-        share.roundBrought(asked, fresh.length);
+        // A kind out of designs hands its share over: the other kind's specs set aside for it get their turn.
+        const moved = share.roundBrought(asked, fresh.length) ? state.specs.filter((s) => setAside.delete(s.name) && launched.delete(s.name)) : [];
         state.architectRounds++;
         state.specs.push(...fresh);
         state.dropped += dropped;
         await journal('specs', `architect-${state.architectRounds}`, { specs: fresh, dropped, promptHash });
         emit({ type: 'specs', proposed, kept: fresh.length });
-        for (const spec of fresh) launch(spec);
+        for (const spec of [...moved, ...fresh]) launch(spec);
       } catch (error) {
         if (isLlmError(error, 'E_LLM_BUDGET')) stop('budget');
         else if (isLlmError(error)) {

@@ -37,13 +37,17 @@ export class KindShare {
     return open.length === 1 ? (open[0] as EnvKind) : 'mixed';
   }
 
-  /** A round asked for one kind brought no new spec: that kind's unfilled share goes to the other kind. */
-  roundBrought(asked: RunKind, fresh: number): void {
-    if (this.kind !== 'mixed' || asked === 'mixed' || fresh > 0 || this.exhausted.has(asked)) return;
+  /**
+   * A round asked for one kind brought no new spec: that kind's unfilled share goes to the other kind.
+   * True when the share moved (specs of the other kind set aside earlier may start now).
+   */
+  roundBrought(asked: RunKind, fresh: number): boolean {
+    if (this.kind !== 'mixed' || asked === 'mixed' || fresh > 0 || this.exhausted.has(asked)) return false;
     this.exhausted.add(asked);
     const left = Math.max(0, this.wanted[asked] - this.admittedCount[asked] - this.running[asked]);
     this.wanted[asked] -= left;
     this.wanted[other(asked)] += left;
+    return left > 0;
   }
 
   /**

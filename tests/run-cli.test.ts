@@ -236,6 +236,14 @@ describe('envforge run --resume restores the options the batch was started with'
     expect(JSON.parse(same.out.join('\n'))).toMatchObject({ batchId: 'batch-single', stopReason: 'target', funnel: { admitted: 1 } });
   });
 
+  it('(stand-in author) without --json: the report in words and no JSON events on stderr', async () => {
+    const result = await inProcess(offlineArgs(libraryCopy('stand-in-words')).filter((a) => a !== '--json'));
+    expect(result.code, `${result.err.join('\n')}\n${result.out.join('\n')}`).toBe(0);
+    expect(result.err.filter((l) => l.trimStart().startsWith('{'))).toEqual([]);
+    expect(result.err).toContain('admitted roman-numeral-sum@1 (1/1)');
+    expect(result.out.join('\n')).toMatch(/^# envforge batch /);
+  });
+
   it('(stand-in author) a new batch journals its options with it, including the command line\'s own (budgets, feedback file)', async () => {
     const library = libraryCopy('stand-in-journaled');
     const result = await inProcess([...offlineArgs(library), '--kind', 'single', '--target', '3', '--max-tokens', '5000']);
