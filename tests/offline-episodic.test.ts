@@ -93,6 +93,8 @@ describe('the offline author and the run kind', () => {
 describe('envforge run --kind episodic', () => {
   it('admits episodic environments with no LLM, and library stats counts them by kind', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'envforge-episodic-run-')), 'lib');
+    // A library of the single-turn seeds first (seconds); a new one for --kind episodic would get the episodic seeds (a minute).
+    expect((await runEnvforge('library', 'init', '--kind', 'single', '--library', dir)).code).toBe(0);
     const run = await runEnvforge('run', '--kind', 'episodic', '--target', '2', '--provider', 'offline', '--seed', '7', '--library', dir);
     expect(run.stdout).toMatch(/\| episodic \| \d+ \| \d+ \| [2-9]/);
     const json = JSON.parse((await runEnvforge('library', 'stats', '--json', '--library', dir)).stdout) as LibraryStats;
