@@ -14,7 +14,7 @@ export const NightlyConfigSchema = z.strictObject({
   library: z.string().min(1).optional(),
   /** Trainer evaluations; without one, the pass rates the reward service recorded. */
   feedback: z.string().min(1).optional(),
-  /** Which environments the batch writes (as `envforge run --kind`; mixed: each kind gets half of the target). */
+  /** Which environments the batch writes (as `envforge run --kind`; mixed: each kind is kept half of the target). */
   kind: z.enum(RUN_KINDS).default('mixed'),
   target: z.number().int().min(1).max(10_000).default(10),
   maxCandidates: z.number().int().min(1).optional(),

@@ -86,8 +86,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   // batches, workers); the admission re-checks whatever arrives after that, so concurrent writers stay novel.
   const novelty = await LiveNoveltyIndex.of(library);
   const steering = new WeakSteering({ weak: options.weakSkills, saturated: options.saturatedSkills ?? [], weakShare: options.weakShare, target: options.target, ...(author.canTrain ? { canTrain: author.canTrain } : {}) });
-  const { byKind } = await library.stats();
-  const share = new KindShare(options.kind ?? 'single', options.target, { single: byKind?.single ?? 0, episodic: byKind?.episodic ?? 0 });
+  const share = new KindShare(options.kind ?? 'single', options.target);
   for (const o of state.outcomes.values()) {
     const env = o.status === 'admitted' && o.name ? await library.get(o.name, o.version) : null;
     if (env) {

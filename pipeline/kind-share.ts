@@ -1,16 +1,18 @@
-// `--kind mixed` as a fair share of the target: each kind is wanted for half of it, the odd one going to
-// the kind the library holds fewer of. Each architect round asks for the kinds that still want admissions;
+// `--kind mixed` as a fair share of the target: each kind is kept half of it (rounded down), and an odd last
+// place goes to whichever kind fills it first. Each architect round asks for the kinds that still want admissions;
 // a spec of a kind whose share is admitted or running is set aside; a kind whose author runs out of
 // novel designs (a round asked for it alone brings none) leaves the rest of its share to the other.
 // Trainer feedback comes first: specs aimed at a weak skill are never set aside for their kind.
 import type { EnvKind, RunKind } from '../agents/spec.js';
 
-export const MIXED_RULE = 'mixed: each kind gets half of --target (the odd one goes to the kind the library holds fewer of); a kind that runs out of new designs leaves the rest of its share to the other; with --feedback, environments aimed at a weak skill come first, whatever their kind';
+export const MIXED_RULE = 'mixed: each kind is kept half of --target (rounded down; an odd last place goes to whichever kind fills it first); a kind that runs out of new designs leaves the rest of its share to the other; with --feedback, environments aimed at a weak skill come first, whatever their kind';
 
 const other = (kind: EnvKind): EnvKind => (kind === 'single' ? 'episodic' : 'single');
 
 export class KindShare {
+  /** Places kept for each kind (the odd last place of a mixed target is kept for neither). */
   readonly wanted: Record<EnvKind, number>;
+  private readonly target: number;
   private readonly admittedCount: Record<EnvKind, number> = { single: 0, episodic: 0 };
   private readonly running: Record<EnvKind, number> = { single: 0, episodic: 0 };
   private readonly exhausted = new Set<EnvKind>();
@@ -19,15 +21,15 @@ export class KindShare {
   constructor(
     readonly kind: RunKind,
     target: number,
-    library: Record<EnvKind, number>,
   ) {
-    const odd: EnvKind = library.episodic < library.single ? 'episodic' : 'single';
     const half = Math.floor(target / 2);
-    this.wanted = kind !== 'mixed' ? { single: kind === 'single' ? target : 0, episodic: kind === 'episodic' ? target : 0 } : { ...{ single: half, episodic: half }, [odd]: target - half };
+    this.target = target;
+    this.wanted = kind !== 'mixed' ? { single: kind === 'single' ? target : 0, episodic: kind === 'episodic' ? target : 0 } : { single: half, episodic: half };
   }
 
+  /** A kind is full when one more of it would eat into the other kind's reserved half. */
   private full(kind: EnvKind): boolean {
-    return this.admittedCount[kind] + this.running[kind] >= this.wanted[kind];
+    return this.admittedCount[kind] + this.running[kind] >= this.target - this.wanted[other(kind)];
   }
 
   /** The kind the next architect round asks for: both while both want more, else the one that does. */

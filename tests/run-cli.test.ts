@@ -116,7 +116,8 @@ const llmLines = (err: string[]) => err.filter((line) => line.startsWith('LLM:')
 
 describe('envforge run with the offline author', () => {
   it('without an LLM configured uses the offline author, says so in one line, and reports its seed', async () => {
-    const result = await envforge(['run', '--target', '3', '--max-candidates', '8', '--library', libraryCopy('none'), '--json'], mkdtempSync(join(root, 'cwd-')));
+    // Single-turn only: this test is about choosing the author; episodic validations would triple its time.
+    const result = await envforge(['run', '--kind', 'single', '--target', '3', '--max-candidates', '8', '--library', libraryCopy('none'), '--json'], mkdtempSync(join(root, 'cwd-')));
     expect(result.code, result.stderr).toBe(0);
     const line = result.stderr.split('\n').filter((l) => l.startsWith('LLM:'));
     expect(line).toEqual([expect.stringMatching(/^LLM: none configured — using the offline author v\d+ \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL/)]);
