@@ -98,3 +98,6 @@ export async function resolveEnv(target: string, libraryFlag?: string, databaseF
   const names = seeds.map((s) => s.name).join(', ');
   throw new UsageError(`unknown environment "${target}": not a file, not in the library at ${dir}, and not a seed (${names})`);
 }
+
+/** The sandbox names every module `environment.js`; a message about a file or a library environment names it instead. */
+export const blame = (message: string, label: string): string => message.replaceAll('environment.js:', `${label}:`);

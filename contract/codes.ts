@@ -18,6 +18,7 @@ export const PROBLEM_CODES = {
   E_TOO_LARGE: 'a returned value or the source is larger or deeper than the limits allow',
   E_MALFORMED_TEXT: 'a prompt, reference, feedback or meta text is not well-formed Unicode (a lone surrogate), which breaks UTF-8 consumers downstream',
   E_CONTROL_CHARS: "a module's text (meta.title, a description, a tool's or parameter's description, an enum value, a prompt, an observation) holds a control character: C0 controls other than tab and newline (none at all in a title), DEL, C1 controls, bidi embeddings, overrides and isolates, U+FFFE or U+FFFF (contract/text.ts)",
+  E_TEXT_RESIDUE: 'a prompt or observation carries template or source residue: code from the module (`" + x.y + "`, `=>`), an unfilled placeholder (`${x}`, `{{x}}`, `{name}`) or a value JavaScript prints for a bug (undefined, NaN, [object Object])',
   E_TOO_SLOW: "the candidate's episodes are so slow that validating it would exceed the per-candidate validation budget",
   E_PROTOCOL: 'the sandbox returned malformed output (a tampered trampoline or an internal fault)',
   E_ESCAPE_ATTEMPT: "the module reached for a capability outside the contract (code from a string: eval, a Function constructor, a Compartment; dynamic import() or import.meta; the stack, SES's set-up, a removed global, or an rng after its call returned), recorded by the sandbox's tripwires even when the module caught the refusal; production quarantines it at once",
@@ -103,6 +104,7 @@ export const HOST_CODES = {
   E_USAGE: 'the caller asked for something impossible: a bad flag or option, a missing file, an unknown environment (CLI exit 2)',
   E_SANDBOX: 'the sandbox itself failed (a worker could not start, or the pool was closed): not the candidate\'s fault',
   E_LIBRARY: 'the library cannot be opened or used as asked (missing, damaged, read-only, written by a newer envforge)',
+  E_NO_WORKER: 'envforge run --workers remote: no envforge worker took a job within --wait-timeout',
   E_PROMPT: 'a prompt file is missing or malformed, or a model reply holds no usable module',
   E_EXPORT: 'an export cannot finish: an environment does not load, or keeps failing to generate',
 } as const satisfies Record<string, string>;

@@ -124,9 +124,33 @@ export async function rejectionDetail(library: Library, hash: string): Promise<R
   return (await library.rejections({ limit: 100_000 })).find((r) => r.hash === hash);
 }
 
+/** The learner's recorded pass rate over one kind's environments, with how many scores it rests on. */
+export interface KindRates {
+  kind: string;
+  environments: number;
+  /** Environments with at least one recorded score. */
+  scored: number;
+  scores: number;
+  passRate: number | null;
+}
+
+/** Pass rates per kind from the reward service's records (single-turn verdicts and finished episodes). */
+export function kindRates(snap: Snapshot): KindRates[] {
+  const kindOf = (name: string) => ((snap.versions.get(name)?.at(-1)?.meta as { kind?: unknown } | undefined)?.kind === 'episodic' ? 'episodic' : 'single-turn');
+  return ['single-turn', 'episodic'].map((kind) => {
+    const names = [...snap.versions.keys()].filter((n) => kindOf(n) === kind);
+    const tallies = snap.tallies.filter((t) => kindOf(t.name) === kind && snap.versions.has(t.name));
+    const scores = tallies.reduce((a, t) => a + t.n, 0);
+    const passed = tallies.reduce((a, t) => a + t.passed, 0);
+    return { kind, environments: names.length, scored: new Set(tallies.filter((t) => t.n > 0).map((t) => t.name)).size, scores, passRate: scores > 0 ? passed / scores : null };
+  });
+}
+
 export interface FrontierDetail {
   /** What the trainer's pass rates come from: the dashboard's --feedback file, else the reward service's records. */
   feedback: TrainerFeedback;
+  /** The recorded pass rates per kind, with their sample sizes. */
+  byKind: KindRates[];
   /** The newest batch that steered by feedback: what it wanted and admitted per weak skill. */
   lastSteered: { id: string; frontier: NonNullable<BatchReport['frontier']> } | null;
 }
@@ -143,7 +167,7 @@ export async function frontierDetail(library: Library, snap: Snapshot, feedbackF
       break;
     }
   }
-  return { feedback, lastSteered };
+  return { feedback, byKind: kindRates(snap), lastSteered };
 }
 
 export const codeRegistry = (): Array<{ code: string; meaning: string }> => Object.entries(CODES).map(([code, meaning]) => ({ code, meaning }));

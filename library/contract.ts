@@ -99,11 +99,16 @@ export interface IncidentRecord extends IncidentInput {
   resolution: string | null;
 }
 
+/** Counts of a library: by status over every version; by skill, author and kind over active environments (each counted once, by its newest active version). */
 export interface LibraryStats {
+  /** Names with an active version. */
   environments: number;
   versions: number;
+  /** Versions by status. */
   byStatus: Record<string, number>;
+  /** Active environments per skill. */
   bySkill: Record<string, number>;
+  /** Active environments per author. */
   byAuthor: Record<string, number>;
   /** Active environments by kind ('single', 'episodic'); absent in stats written before contract v2. */
   byKind?: Record<string, number>;

@@ -282,6 +282,7 @@ export class EpisodeSessions {
 
   private finish(s: Session, outcome: Outcome): void {
     Object.assign(s, { now: outcome, over: true });
+    if (!outcome.error && outcome.end !== 'failed') this.service.recordScore(s.record, s.identity.level, outcome.score, s.client); // a learner's score (an environment's failure is not)
     this.open.delete(s.id);
     this.remember(s);
   }
@@ -294,8 +295,7 @@ export class EpisodeSessions {
   }
 
   private result(s: Session, turn: number): StepResult {
-    const done = s.over && turn === s.turns.length;
-    const t = s.turns[turn - 1] as Turn;
+    const [done, t] = [s.over && turn === s.turns.length, s.turns[turn - 1] as Turn];
     return { episode: s.id, turn, observation: t.observation, done, ...(done ? this.outcome(s) : {}) };
   }
 
@@ -339,6 +339,7 @@ export class EpisodeSessions {
       void defendEpisode(this.service, { record, meta, seed: identity.seed, level: identity.level, actions, code: r.code, message: r.message, fn: r.fn, client });
       return { ...head, score: 0, end: 'failed', error: { code: r.code, message: `${r.fn}: ${r.message}` } };
     }
+    this.service.recordScore(record, identity.level, r.score, client);
     return { ...head, ...outcomeOf(r), turns: r.turns, rejected: r.rejected };
   }
 }

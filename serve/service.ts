@@ -170,8 +170,16 @@ export class Service {
   private tally(items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[], client: Client): void {
     out.forEach((result, i) => {
       const record = recordOf[i];
-      if (record && !('error' in result)) this.scores?.add(record.name, record.version, (items[i] as VerifyRequestItem).identity.level, result.score, client);
+      if (record && !('error' in result)) this.recordScore(record, (items[i] as VerifyRequestItem).identity.level, result.score, client);
     });
+  }
+
+  /**
+   * The one place a learner's score becomes a pass rate (single-turn verdicts and finished episodes alike),
+   * so whatever guards recording scores that steer nightly guards both kinds.
+   */
+  recordScore(record: Pick<EnvRecord, 'name' | 'version'>, level: number, score: number, client: Client): void {
+    this.scores?.add(record.name, record.version, level, score, client);
   }
 
   /**

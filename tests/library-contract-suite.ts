@@ -373,14 +373,17 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
           environments: 2,
           versions: 4,
           byStatus: { active: 3, retired: 1 },
-          bySkill: { arithmetic: 2, parsing: 1, graphs: 1 },
-          byAuthor: { alice: 2, bob: 1 },
+          // Skills, authors and kinds count each active environment once, by its newest active version.
+          bySkill: { arithmetic: 1, graphs: 1 },
+          byAuthor: { alice: 1, bob: 1 },
+          byKind: { single: 2, episodic: 0 },
           rejections: 1,
         });
         expect(stats.bySkill.search ?? 0).toBe(0);
+        expect(stats.bySkill.parsing ?? 0).toBe(0); // only stats-alpha@1, an older version, has it
         expect(stats.byAuthor.carol ?? 0).toBe(0);
-        // Active levels are 4, 6 and 5; the retired 20 does not count.
-        expect(stats.levels).toEqual({ min: 4, max: 6 });
+        // Active environments' levels are 6 (stats-alpha@2) and 5; the retired 20 does not count.
+        expect(stats.levels).toEqual({ min: 5, max: 6 });
       });
     });
 
