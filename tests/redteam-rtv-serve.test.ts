@@ -1,10 +1,11 @@
 // Red team rtv (around the sandbox): the reward service's clients. Each `it.fails` is an open finding of
 // tests/fixtures/redteam-rtv/FINDINGS.md, named by its id; each plain `it` is an attack that held.
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { admitEpisodic } from '../bench/episodic-library.js';
 import type { Meta } from '../contract/schema.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
@@ -183,6 +184,55 @@ describe('rtv-4: an Idempotency-Key is a capability for the episode it made, for
       // The second client now holds the first one's episode id: it may step it, read it or end it.
       expect(second.body.episode).not.toBe(first.body.episode);
     } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe("rtv-7: requests that hold no session slot still leave a journal file each, kept 24 h", () => {
+  it.fails('rtv-7: one client\'s stateless OpenEnv steps and MCP calls leave no more journal files than its share of sessions', async () => {
+    const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
+    const episodesDir = mkdtempSync(join(root, 'journal-'));
+    const server = await startServer({ libraryDir, port: 0, pool, maxSessions: 4, episodesDir });
+    try {
+      // OpenEnv's HTTP step without an episode_id and MCP's tools/call without a session play one-step episodes:
+      // no slot is held, so the fair shares never bound them, and each journals a file that lives journalTtlMs.
+      for (let i = 0; i < 60; i++) {
+        await send(server.url, 'POST', '/openenv/name-check/step', { action: { tool: 'finish', args: {} } }, { from: '127.0.0.71' });
+        await send(server.url, 'POST', '/openenv/name-check/mcp', { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'finish', arguments: {} } }, { from: '127.0.0.71' });
+      }
+      expect(readdirSync(episodesDir).length).toBeLessThanOrEqual(4);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+});
+
+describe('rtv-8: the WebSocket connection cap is global, not shared fairly', () => {
+  const connect = (url: string, from: string) =>
+    new Promise<{ opened: boolean; status?: number; socket: WebSocket }>((resolve) => {
+      const socket = new WebSocket(`${url.replace('http', 'ws')}/openenv/name-check/ws`, { localAddress: from });
+      socket.on('open', () => resolve({ opened: true, socket }));
+      socket.on('unexpected-response', (_req, res) => resolve({ opened: false, status: res.statusCode ?? 0, socket }));
+      socket.on('error', () => resolve({ opened: false, socket }));
+    });
+
+  it.fails('rtv-8: one client holding idle WebSocket connections (no episode, no slot) cannot lock every other client out', async () => {
+    const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
+    const server = await startServer({ libraryDir, port: 0, pool, maxSessions: 4 });
+    const held: WebSocket[] = [];
+    try {
+      for (let i = 0; i < 4; i++) {
+        const c = await connect(server.url, '127.0.0.81');
+        expect(c.opened).toBe(true);
+        held.push(c.socket);
+      }
+      // Nothing was reset: the attacker holds no session slot, so the fair shares see nothing to evict.
+      const other = await connect(server.url, '127.0.0.82');
+      held.push(other.socket);
+      expect(other).toMatchObject({ opened: true });
+    } finally {
+      for (const s of held) s.terminate();
       await server.close();
     }
   }, 60_000);
