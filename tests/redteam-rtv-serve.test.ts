@@ -1,6 +1,5 @@
 // Red team rtv (around the sandbox): the reward service's clients. Each `it.fails` is an open finding of
 // tests/fixtures/redteam-rtv/FINDINGS.md, named by its id; each plain `it` is an attack that held.
-import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,29 +12,10 @@ import { SandboxPool } from '../sandbox/pool.js';
 import type { RunningServer } from '../serve/options.js';
 import { startServer } from '../serve/server.js';
 import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
+import { send, type Json } from './helpers/send-from.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-rtv');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
-
-/** One request from a chosen loopback source address and client id. */
-function send(base: string, method: string, path: string, body?: unknown, opts: { from?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: Json }> {
-  const url = new URL(base + path);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent: false, ...(opts.from ? { localAddress: opts.from } : {}), headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function eventually(check: () => Promise<boolean>, tries = 100): Promise<boolean> {
@@ -233,6 +213,27 @@ describe('rtv-8: the WebSocket connection cap is global, not shared fairly', () 
       expect(other).toMatchObject({ opened: true });
     } finally {
       for (const s of held) s.terminate();
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe('rtv-10: the reward service takes WebSocket upgrades from any web page (no Origin check)', () => {
+  it.fails("rtv-10: an upgrade from a browser page on another origin is refused, so a page the operator opens cannot play or hold connections", async () => {
+    const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
+    const server = await startServer({ libraryDir, port: 0, pool });
+    try {
+      // WebSockets are outside CORS: a browser sends the page's Origin and lets the page talk if the server accepts.
+      // Python's websockets and Node's ws send no Origin unless told to, so refusing a foreign one costs real clients nothing.
+      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/openenv/name-check/ws`, { headers: { origin: 'https://attacker.example' } });
+      const opened = await new Promise<boolean>((resolve) => {
+        socket.on('open', () => resolve(true));
+        socket.on('unexpected-response', () => resolve(false));
+        socket.on('error', () => resolve(false));
+      });
+      socket.terminate();
+      expect(opened).toBe(false);
+    } finally {
       await server.close();
     }
   }, 60_000);
