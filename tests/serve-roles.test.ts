@@ -3,7 +3,6 @@
 // level:auto, the batch and nightly; session slots are shared fairly between client addresses and ids; an
 // action log that only one client sends fails only its own episode, while the same failure from independent
 // clients, or a module that trips a wire, quarantines the environment.
-import { request as httpRequest } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,29 +15,10 @@ import type { RunningServer } from '../serve/options.js';
 import { startServer } from '../serve/server.js';
 import { envSource } from './helpers/env-source.js';
 import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
+import { send, type Json } from './helpers/send-from.js';
 
 const TOKEN = 'roles-test-operator-token-0123456789';
 const OPERATOR = { authorization: `Bearer ${TOKEN}` };
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-/** One request from a chosen source address (127.0.0.x: each is another client to the service). */
-function send(base: string, method: string, path: string, body?: unknown, opts: { from?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: Json; retryAfter?: string }> {
-  const url = new URL(base + path);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent: false, ...(opts.from ? { localAddress: opts.from } : {}), headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null, ...(res.headers['retry-after'] ? { retryAfter: String(res.headers['retry-after']) } : {}) }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
 
 /** Polls until `ok` holds (the defence records in the background), at most a few seconds. */
 async function eventually(check: () => Promise<boolean>): Promise<boolean> {
