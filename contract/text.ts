@@ -1,6 +1,7 @@
 // The text a module may write (contracts v1 and v2): nothing a terminal, a YAML or Python reader or a web page
 // would act on (no C0 control but tab and newline in prose, DEL, C1, bidi controls, U+FFFE/U+FFFF, lone
-// surrogates); and the one Markdown encoder every Markdown writer uses for text that is not its own.
+// surrogates); the one Markdown encoder every Markdown writer uses for text that is not its own; and the one
+// terminal encoder every line written to a terminal or log passes.
 import type { ProblemCode } from './codes.js';
 
 /** Refused in prose (descriptions, prompts, observations): controls other than tab and newline. */
@@ -63,6 +64,18 @@ export function metaTextProblems(meta: unknown): Array<{ code: ProblemCode; mess
 }
 
 const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * What a terminal would act on, written as a JSON-style escape (\u001b): C0 controls other than newline and
+ * tab, DEL, C1 controls, bidi embeddings, overrides and isolates, U+FFFE/U+FFFF and lone surrogates. A JSON
+ * line stays valid JSON (these only occur inside its strings, where the escape means the same character).
+ */
+const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `text` with every character a terminal would act on escaped: the CLI's output boundary, and every log line a library or service writes itself. */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_UNSAFE, unicodeEscape);
+}
 
 /**
  * A word of letters and digits joined by single `_` or `-` (a name, a code): no CommonMark or GFM markup starts
