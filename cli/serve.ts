@@ -52,7 +52,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('--database <url>', DATABASE_HELP)
     .option('--max-queue <N>', 'items in flight before requests get 503 + retry-after', integerOption('--max-queue', 1), DEFAULT_SERVE_OPTIONS.maxQueue)
     .option('--request-timeout <ms>', 'per-request budget: items not scored by then fail with E_REQUEST_TIMEOUT', integerOption('--request-timeout', 1), DEFAULT_SERVE_OPTIONS.requestTimeoutMs)
-    .option('--max-sessions <N>', "episode sessions held open at once; when full they are shared fairly (by client address, then X-Envforge-Client id) and a client over its share gets 429 + retry-after", integerOption('--max-sessions', 1), DEFAULT_SERVE_OPTIONS.maxSessions)
+    .option('--max-sessions <N>', "episode sessions held open at once; when full they are shared fairly (by client: its --client-token, else its address, every local one being one client; then X-Envforge-Client id) and a client over its share gets 429 + retry-after", integerOption('--max-sessions', 1), DEFAULT_SERVE_OPTIONS.maxSessions)
     .option('--session-idle <ms>', 'an idle episode session leaves memory after this long (its journal keeps it resumable)', integerOption('--session-idle', 1), DEFAULT_SERVE_OPTIONS.sessionIdleMs)
     .option('--episodes-dir <dir>', 'episode journals, shared by replicas (default: <library>/serve-episodes)')
     .option('--client-token <NAME=T>', 'a client token you issue (repeatable; also $ENVFORGE_CLIENT_TOKENS, comma-separated): requests with "Authorization: Bearer T" are the client NAME. Clients are independent (for quarantine) and get fair shares only by token or by distinct address, and every local address is one client', collect, [])

@@ -137,7 +137,7 @@ export const SERVICE_CODES = {
   E_TOO_MANY_SESSIONS: "the service holds its limit of open episode sessions and this client its fair share of them (the slots divided among the clients: client tokens or normalised addresses, then a client's ids); end some or retry later (429 with retry-after)",
   E_TOO_MANY_CONNECTIONS: "the service holds its limit of OpenEnv WebSocket connections and this client its fair share of them; close some or retry later (429 with retry-after)",
   E_UNAUTHORIZED: 'the request carries an Authorization header that is neither the operator token nor a client token the operator issued (401)',
-  E_ORIGIN: 'a browser request (a WebSocket upgrade, a state-changing route) from an Origin the operator did not allow, or a dashboard request naming a Host it does not serve: refused against cross-site pages and DNS rebinding (403)',
+  E_ORIGIN: 'a request from a browser page (an Origin header: any route, a WebSocket upgrade included) whose origin the operator did not allow with --allow-origin: refused against cross-site pages (403)',
   E_NOT_RUN: "the sandbox job that held this call stopped after other calls failed, before it ran; nothing changed, retry (503 with retry-after)",
   E_FORBIDDEN: 'the request needs the operator token: revealing references, recording scores that steer, the admin routes (403)',
   E_JOURNAL: 'the episode journal could not be written (a full disk, no file handles); the request changed nothing, retry later (503)',
