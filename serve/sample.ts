@@ -7,6 +7,7 @@ import type { Misbehaviour } from '../library/quarantine.js';
 import { selectEnvironments, SelectionError, type SelectedEnv, type Selection } from '../library/select.js';
 import type { Call } from '../sandbox/protocol.js';
 import { confirmAndRecord, episodeFailure, withinDeadline } from './defence.js';
+import { isUnrun } from './job-attribution.js';
 import { SANDBOX_FN } from './dispatcher.js';
 import { ServeError } from './options.js';
 import { ScoreBoard, seededUniform } from './scores.js';
@@ -17,7 +18,8 @@ import { kindOf } from '../kinds/registry.js';
 
 export type { SampledItem } from './schemas.js';
 
-export async function sampleItems(service: Service, identities: InstanceIdentity[], reveal: boolean): Promise<SampledItem[]> {
+/** The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as `owner` (a client's key). */
+export async function sampleItems(service: Service, identities: InstanceIdentity[], reveal: boolean, owner: string): Promise<SampledItem[]> {
   const catalog = service.catalog;
   const resolved = identities.map((identity, i) => {
     const found = catalog.resolveAnyKind(identity);
@@ -50,7 +52,7 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
         const { seed, level } = resolved[i]!.identity;
         return { call: { op: 'episode', seed, level, responses: [], keepInstance: true } satisfies Call, chars: 0 };
       });
-      const callResults = await service.dispatcher.submit(record.hash, source, calls);
+      const callResults = await service.dispatcher.submit(record.hash, source, calls, owner);
       callResults.forEach((result, k) => {
         const i = indices[k] as number;
         const { identity } = resolved[i]!;
@@ -59,7 +61,7 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
         const failed = episodeFailure(result, 0);
         if (failed) {
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
-          else if (service.defence.isIncident(failed.code)) misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
+          else if (service.defence.isIncident(failed.code) && !isUnrun(result)) misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
           out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
           return;
         }
