@@ -87,6 +87,15 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     if (size !== undefined && size.length > MAX_ARGS_CHARS) return 'the arguments take ' + size.length + ' characters, over the limit of ' + MAX_ARGS_CHARS;
     return valueProblem(tool.parameters, args, 'args');
   }
+  // The one action check and normalisation every path shares (validation, play, serve, replay, scoring of logs):
+  // a call the check accepts reaches step canonical, { tool, args } with keys sorted at every depth and each
+  // value in its one JSON form, so nothing but the values (not key order, spacing or number spelling) can carry
+  // information. The log records the canonical call, so a replayed log is canonical too.
+  function normaliseAction(tools, action) {
+    var problem = checkAction(tools, action);
+    if (problem !== null) return { problem: problem, action: action };
+    return { problem: null, action: parse(canonical({ tool: action.tool, args: has(action, 'args') ? action.args : {} })) };
+  }
 
   // ---------------------------------------------------------------- policies
   var TOKEN = /[A-Za-z0-9$][A-Za-z0-9_\-]*(?:\.[0-9]+)?/g;
@@ -213,10 +222,10 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       else if (policy.type === 'replay') raw = turn - (call.from ? call.from.turn : 0) < policy.actions.length ? policy.actions[turn - (call.from ? call.from.turn : 0)] : null;
       else { episode.turn = turn; raw = next(episode); }
       if (raw === null || raw === undefined) { end = 'no-action'; break; }
-      var action = parse(d.serialise(raw, 65536));
+      var checked = normaliseAction(tools, parse(d.serialise(raw, 65536)));
+      var action = checked.action, problem = checked.problem;
       turn++;
       actions[actions.length] = action;
-      var problem = checkAction(tools, action);
       var observation;
       if (problem !== null) {
         errors++;
@@ -225,7 +234,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       } else {
         stage.name = 'step';
         t = d.now();
-        var out = shaped(d.callGuest('step', [parse(state), { tool: action.tool, args: has(action, 'args') ? action.args : {} }, turnRng(call.t, turn)]), 'state, observation, done', 'step');
+        var out = shaped(d.callGuest('step', [parse(state), parse(canonical(action)), turnRng(call.t, turn)]), 'state, observation, done', 'step');
         observation = text(out.observation, 'step().observation');
         if (typeof out.done !== 'boolean') throw runtimeError('E_INSTANCE', 'step().done must be a boolean');
         state = stateText(out.state, 'the state after turn ' + turn);
@@ -247,5 +256,5 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       (call.keepState ? ',"state":' + state : '') + ',"ms":' + stringify(ms) + '}';
   }
 
-  return { rollout: rollout, checkAction: checkAction, canonical: canonical, turnRng: turnRng };
+  return { rollout: rollout, checkAction: checkAction, normaliseAction: normaliseAction, canonical: canonical, turnRng: turnRng };
 };
