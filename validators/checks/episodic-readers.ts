@@ -1,0 +1,100 @@
+// Learned observation readers (validators/episodic/readers.ts): what predicts a decision without the task
+// being done. A field of the listings or the prompt's lines mapped one-to-one onto the decision about its
+// entity; the prompt's digits read as a value the agent was never shown (the single-turn leak readers, on
+// each argument's hidden values); and the oracle policy, every question a read tool allows asked with every
+// value, following the reply that marks the right one. Each is fitted on half the episodes and judged on the
+// other half against chance (a rate with a confidence bound, per level and pooled, as single-turn readers).
+import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
+import { detectLeak, type Leak, type LeakSample } from '../leak.js';
+import { listLeak } from '../leak-lists.js';
+import { actionsOf, finished } from '../episodic/adversaries.js';
+import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
+import { askLog, askSamples, asksOf, askTrials, fieldSamples, fieldTrials, hiddenValueSamples, listingLog, type Ask, type AskSample } from '../episodic/readers.js';
+import { replayOf, type EpisodicCheck } from './episodic.js';
+import type { Finding, Trial } from './rules.js';
+
+interface AskLog {
+  of: number;
+  axis: Axis;
+  asks: Array<Ask | undefined>;
+}
+
+/** A leak verdict's rule as trials: `n` samples, its rate of wins, its chance on each. */
+const leakTrials = (leak: Leak, n: number, level: number): Trial[] => Array.from({ length: n }, (_, i) => ({ level, win: i < Math.round(leak.rate * n) ? 1 : 0, chance: leak.chance }));
+
+export const episodicReaders: EpisodicCheck = {
+  name: 'episodic-readers',
+  codes: ['E_ANSWER_LEAK'],
+  kinds: ['episodic'],
+  plan(ctx) {
+    const refs = ctx.refs as Rollout[];
+    const axes = axesOf(ctx.meta, refs).filter((a) => refs.some((r) => decisionsOf(r, a).length > 0)).slice(0, 2);
+    const perLevel = new Map<number, number>();
+    const logs: AskLog[] = [];
+    refs.forEach((r, of) => {
+      const k = perLevel.get(r.level) ?? 0;
+      perLevel.set(r.level, k + 1);
+      if (k >= ctx.options.readerEpisodesPerLevel || !finished(r)) return;
+      const finish = actionsOf(r).at(-1)?.tool ?? '';
+      for (const axis of axes) {
+        const decisions = decisionsOf(r, axis).slice(0, Math.floor((ctx.meta.maxTurns - 1) / axis.values.length));
+        const asks = asksOf(ctx.meta, r, axis, decisions, finish);
+        for (const tool of [...new Set(asks.flatMap((a) => a.map((x) => x.tool)))].slice(0, 2)) logs.push({ of, axis, asks: asks.map((a) => a.find((x) => x.tool === tool)) });
+      }
+    });
+    // Every episode's opening (each listing once), whose replies the field readers read besides the reference's own.
+    const openings = refs.map((r) => listingLog(ctx.meta, actionsOf(r).at(-1)?.tool ?? ''));
+    const opened = refs.flatMap((r, i) => ((openings[i] as unknown[]).length > 0 ? [i] : []));
+    const requests: RolloutRequest[] = [...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })), ...opened.map((i) => replayOf(refs[i] as Rollout, openings[i] as unknown[], { observations: true }))];
+    const o = ctx.stage.options;
+    const rate = (policy: string, trials: { level: Trial[]; pooled: Trial[] }, evidence: () => unknown): Finding[] => [
+      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.level, tolerance: { level: o.leakLevelMaxRate }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
+      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.pooled, tolerance: { pooled: o.leakMaxRate }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
+    ];
+    return {
+      requests,
+      judge(outcomes) {
+        const findings: Finding[] = [];
+        const metrics: Record<string, unknown> = {};
+        // Fields of listings and prompt lines, one map per axis.
+        const listings: Array<string[] | undefined> = [];
+        opened.forEach((i, k) => {
+          const r = outcomes[logs.length + k];
+          listings[i] = r?.ok ? r.observations : undefined;
+        });
+        for (const axis of axesOf(ctx.meta, refs)) {
+          const samples = fieldSamples(ctx.meta, refs, axis, listings);
+          if (samples.length < ctx.options.readerMinSamples) continue;
+          const t = fieldTrials(samples);
+          metrics[`fields ${axis.tool}.${axis.arg}`] = t.rules;
+          findings.push(...rate(`a field read next to the entity (${axis.tool}.${axis.arg}), fitted on half the episodes and scored on the other half`, t, () => ({ axis: `${axis.tool}.${axis.arg}`, rules: t.rules })));
+        }
+        // The prompt's digits read as a value the agent never saw: the single-turn leak readers, per argument.
+        for (const [slot, samples] of hiddenValueSamples(refs)) {
+          if (samples.length < ctx.options.readerMinSamples) continue;
+          for (const verdict of [detectLeak(samples, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples), listLeak(samples as LeakSample[], Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples)]) {
+            const { overall, level } = verdict;
+            const policy = (l: Leak) => `reading ${slot}, a value the agent is never shown, off the prompt (${l.rule})`;
+            if (overall) findings.push({ rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy: policy(overall), trials: leakTrials(overall, samples.length, 0), tolerance: { pooled: o.leakMaxRate }, z: 0, minTrials: 1, evidence: () => ({ slot, rule: overall.rule, examples: overall.examples }) });
+            if (level) findings.push({ rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy: policy(level), trials: leakTrials(level, samples.filter((s) => s.level === level.level).length, level.level ?? 0), tolerance: { level: o.leakLevelMaxRate }, z: 0, minTrials: 1, evidence: () => ({ slot, rule: level.rule, examples: level.examples }) });
+          }
+        }
+        // The oracle policy: every question asked with every value, the reply that marks the right one followed.
+        const byTool = new Map<string, AskSample[]>();
+        logs.forEach((l, k) => {
+          const r = outcomes[k];
+          const key = `${l.axis.tool}.${l.axis.arg} by ${l.asks.find((a) => a)?.tool ?? ''}`;
+          const decisions = decisionsOf(refs[l.of] as Rollout, l.axis);
+          byTool.set(key, [...(byTool.get(key) ?? []), ...(r?.ok ? askSamples((refs[l.of] as Rollout).level, l.asks, decisions, l.axis, r.observations) : [])]);
+        });
+        for (const [key, samples] of byTool) {
+          if (samples.length < ctx.options.readerMinSamples) continue;
+          const t = askTrials(samples);
+          metrics[`asks ${key}`] = t.marks;
+          findings.push(...rate(`asking ${key} about every value and following the reply that marks the right one, fitted on half the episodes`, t, () => ({ asks: key, marks: t.marks.map((m) => m.slice(0, 120)) })));
+        }
+        return { findings, metrics };
+      },
+    };
+  },
+};

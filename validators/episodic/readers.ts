@@ -1,0 +1,240 @@
+// Learned observation readers, as pure functions over reference rollouts: what a cheap policy could learn to
+// read instead of doing the task. Fields of the listings (and the prompt's lines) that name an entity, at a
+// fixed place or after a fixed label, mapped one-to-one onto the decision made about it; the prompt's digits
+// read as a value the agent was never given (a ticket id made from a combination); and the replies of a read
+// tool asked about every value of a decision (an approver that answers truthfully).
+import type { EpisodicMeta } from '../../contract/episodic.js';
+import type { Rollout } from '../../sandbox/rollouts.js';
+import type { Trial } from '../checks/rules.js';
+import type { LeakSample } from '../leak.js';
+import { actionsOf, propsOf, type Action } from './adversaries.js';
+import { decisionsOf, maskReply, type Axis, type Decision } from './adversaries-values.js';
+import { tokensOf } from './probes.js';
+
+const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
+
+/** One decision of an axis and the fields of the lines that name its entity (in the prompt, and in listings before it). */
+export interface FieldSample {
+  level: number;
+  value: string;
+  fields: Set<string>;
+}
+
+/** The opening a cheap policy plays before anything else: every tool without arguments (a listing) once, the finish aside. */
+export const listingLog = (meta: EpisodicMeta, finish: string): Action[] => meta.tools.filter((t) => t.name !== finish && Object.keys(t.parameters.properties ?? {}).length === 0).map((t) => ({ tool: t.name, args: {} }));
+
+/**
+ * The field samples of an axis: for each reference decision, the words at fixed offsets from its entity's id
+ * and after each label word, in the prompt's lines and the lines of listings (observations naming two or more
+ * of the axis's entities: the opening's, `listings[i]` for reference i, and the reference's own before it). Words the prompt or the tools' text use (the rules' vocabulary:
+ * "pending", "gold", a queue's name) are left out: a policy that reads them applies a stated rule.
+ */
+export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, listings: ReadonlyArray<string[] | undefined> = []): FieldSample[] {
+  const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
+  return refs.flatMap((r, of) => {
+    const decisions = decisionsOf(r, axis);
+    const ids = new Set(decisions.flatMap((d) => Object.values(d.entity).map((v) => v.toLowerCase())));
+    const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
+    const listing = (text: string) => [...ids].filter((id) => words(text).includes(id)).length >= 2;
+    const texts = (upTo: number) => [r.prompt ?? '', ...(listings[of] ?? []), ...(r.observations ?? []).slice(0, upTo)].filter((t, i) => i === 0 || listing(t));
+    return decisions.flatMap((d) => {
+      const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
+      if (own.length === 0) return [];
+      const fields = new Set<string>();
+      for (const text of texts(d.index)) {
+        for (const line of text.split(/\n|;/)) {
+          const w = words(line);
+          const at = w.findIndex((x) => own.includes(x));
+          if (at < 0) continue;
+          for (const k of OFFSETS) {
+            const x = w[at + k];
+            if (x !== undefined && !rules.has(x) && !ids.has(x)) fields.add(`the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`);
+          }
+          w.forEach((x, i) => {
+            const label = w[i - 1];
+            if (i > 0 && label !== undefined && rules.has(label) && !rules.has(x) && !ids.has(x)) fields.add(`the word after "${label}": ${x}`);
+          });
+        }
+      }
+      return [{ level: r.level, value: String(d.value), fields }];
+    });
+  });
+}
+
+/** A field's place (everything before its word), and its word. */
+const split = (field: string): [string, string] => {
+  const at = field.lastIndexOf(': ');
+  return [field.slice(0, at), field.slice(at + 2)];
+};
+
+/**
+ * The best one-to-one map "a field's word → the decision" fitted on `fit`: per place, each word mapped to the
+ * value it went with (at least 90% of the time), each value reached by at most two words. Null where none.
+ */
+function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string; map: Map<string, string> } | null {
+  const seen = new Map<string, Map<string, Map<string, number>>>();
+  for (const i of fit) {
+    for (const f of (samples[i] as FieldSample).fields) {
+      const [place, word] = split(f);
+      const byWord = seen.get(place) ?? new Map<string, Map<string, number>>();
+      const counts = byWord.get(word) ?? new Map<string, number>();
+      counts.set((samples[i] as FieldSample).value, (counts.get((samples[i] as FieldSample).value) ?? 0) + 1);
+      seen.set(place, byWord.set(word, counts));
+    }
+  }
+  let best: { place: string; map: Map<string, string>; covered: number } | null = null;
+  for (const [place, byWord] of seen) {
+    const map = new Map<string, string>();
+    let covered = 0;
+    for (const [word, counts] of byWord) {
+      const total = [...counts.values()].reduce((a, b) => a + b, 0);
+      const [value, n] = [...counts].sort((a, b) => b[1] - a[1])[0] as [string, number];
+      if (total >= 2 && n >= 0.9 * total) (map.set(word, value), (covered += n));
+    }
+    const perValue = new Map<string, number>();
+    for (const v of map.values()) perValue.set(v, (perValue.get(v) ?? 0) + 1);
+    if (map.size >= 2 && [...perValue.values()].every((n) => n <= 2) && (!best || covered > best.covered)) best = { place, map, covered };
+  }
+  return best && { place: best.place, map: best.map };
+}
+
+/** The value a fitted map reads off a sample's fields, or null. */
+const readMap = (fitted: { place: string; map: Map<string, string> }, s: FieldSample) => {
+  for (const f of s.fields) {
+    const [place, word] = split(f);
+    if (place === fitted.place && fitted.map.has(word)) return fitted.map.get(word) as string;
+  }
+  return null;
+};
+
+/** Two-fold trials of the field reader (per level and pooled): fitted on one half, read on the other, chance its read against other samples' values. */
+export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
+  const levels = new Map<number, number[]>();
+  samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
+  const fold = (i: number) => (levels.get((samples[i] as FieldSample).level) as number[]).indexOf(i) % 2;
+  const rules: string[] = [];
+  const trial = (fitted: ReturnType<typeof fitMap>, i: number, members: number[]): Trial => {
+    const s = samples[i] as FieldSample;
+    const read = fitted ? readMap(fitted, s) : null;
+    const at = members.indexOf(i);
+    const others = [1, 2, 3].slice(0, Math.max(0, members.length - 1)).map((k) => samples[members[(at + k) % members.length] as number] as FieldSample);
+    return { level: s.level, win: read === s.value ? 1 : 0, chance: others.length && read !== null ? others.filter((o) => o.value === read).length / others.length : 0 };
+  };
+  const level: Trial[] = [];
+  for (const members of levels.values()) {
+    const halves = [0, 1].map((h) => fitMap(samples, members.filter((i) => fold(i) === h)));
+    for (const i of members) level.push(trial(halves[1 - fold(i)] ?? null, i, members));
+  }
+  const all = [...samples.keys()];
+  const pooledFits = [0, 1].map((h) => fitMap(samples, all.filter((i) => fold(i) === h)));
+  for (const f of pooledFits) if (f) rules.push(`${f.place}: ${[...f.map].slice(0, 6).map(([w, v]) => `${w} → ${v}`).join(', ')}`);
+  const pooled = all.map((i) => trial(pooledFits[1 - fold(i)] ?? null, i, levels.get((samples[i] as FieldSample).level) as number[]));
+  return { level, pooled, rules };
+}
+
+/**
+ * Values the reference sends that the agent was never shown (no token of the prompt or of an earlier
+ * observation) and that hold three digits or more, one sample per episode and argument, with the prompt's
+ * digits written out at its end (runs of digits inside other tokens, single digits joined: "TK-4-7-1-9").
+ */
+export function hiddenValueSamples(refs: readonly Rollout[]): Map<string, LeakSample[]> {
+  const out = new Map<string, LeakSample[]>();
+  for (const r of refs) {
+    const prompt = r.prompt ?? '';
+    const digits = [...(prompt.match(/\d{3,}/g) ?? []), ...[...prompt.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])/g)].map((m) => m[0].replace(/\D/g, ''))];
+    const text = `${prompt}\n${digits.slice(0, 200).join(' ')}`;
+    const shown = new Set(tokensOf(prompt).map((t) => t.toLowerCase()));
+    const done = new Set<string>();
+    actionsOf(r).forEach((a, i) => {
+      if (i > 0) for (const t of tokensOf(r.observations?.[i - 1] ?? '')) shown.add(t.toLowerCase());
+      for (const [arg, v] of Object.entries(a.args)) {
+        const value = typeof v === 'number' || typeof v === 'string' ? String(v) : null;
+        const slot = `${a.tool}.${arg}`;
+        if (value === null || done.has(slot) || (value.match(/\d/g) ?? []).length < 3 || tokensOf(value).every((t) => shown.has(t.toLowerCase()))) continue;
+        done.add(slot);
+        out.set(slot, [...(out.get(slot) ?? []), { seed: r.seed, level: r.level, reference: value, instance: { prompt: text } }]);
+      }
+    });
+  }
+  return out;
+}
+
+/** A question a read tool allows about one decision: the tool, the entity's arguments, and the argument the value goes in. */
+export interface Ask {
+  tool: string;
+  args: Record<string, unknown>;
+  arg: string;
+}
+
+/** The asks about an axis's decisions: every tool but the decision's and the finish whose required arguments the decision's entity fills, with one argument that takes the axis's values. */
+export function asksOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: Decision[], finish: string): Ask[][] {
+  const acts = actionsOf(r);
+  return decisions.map((d) => {
+    const call = acts[d.index] as Action;
+    return meta.tools.flatMap((tool) => {
+      if (tool.name === axis.tool || tool.name === finish) return [];
+      const props = propsOf(meta, tool.name);
+      const required = ((tool.parameters as { required?: string[] }).required ?? []) as string[];
+      const slot = Object.keys(props).find((n) => !(n in call.args && n !== axis.arg) && (props[n]?.enum ? axis.values.every((v) => props[n]?.enum?.includes(v)) : props[n]?.type === typeof axis.values[0]));
+      if (slot === undefined) return [];
+      const args = Object.fromEntries(Object.keys(props).filter((n) => n !== slot && n in call.args && n !== axis.arg).map((n) => [n, call.args[n]]));
+      return required.every((n) => n === slot || n in args) && Object.keys(args).length > 0 ? [{ tool: tool.name, args, arg: slot }] : [];
+    });
+  });
+}
+
+/** The oracle's log for one ask tool: each decision's question asked with every value of the axis, in order. */
+export const askLog = (asks: Array<Ask | undefined>, axis: Axis): Action[] => asks.flatMap((a) => (a ? axis.values.map((v) => ({ tool: a.tool, args: { ...a.args, [a.arg]: v } })) : []));
+
+/** One decision asked about: the reference's value, and each value's reply (masked: the value itself and numbers), null where missing. */
+export interface AskSample {
+  level: number;
+  value: string;
+  replies: Map<string, string | null>;
+}
+
+/** The ask samples of one ask log (`asks[k]` about decision k; null where the tool could not ask about it). */
+export function askSamples(level: number, asks: Array<Ask | undefined>, decisions: Decision[], axis: Axis, observations: string[] | undefined): AskSample[] {
+  let at = 0;
+  return asks.flatMap((a, k) => {
+    if (!a) return [];
+    const replies = new Map(axis.values.map((v, j) => [String(v), observations?.[at + j] === undefined ? null : maskReply(observations[at + j] as string, v)] as const));
+    at += axis.values.length;
+    return [{ level, value: String((decisions[k] as Decision).value), replies }];
+  });
+}
+
+/** The reply that marks the right value, fitted on `fit`: the right value's reply and no other value's, in 90% of the decisions where it appears. */
+function fitMark(samples: readonly AskSample[], fit: number[]): string | null {
+  const good = new Map<string, number>();
+  const seen = new Map<string, number>();
+  for (const i of fit) {
+    const s = samples[i] as AskSample;
+    const right = s.replies.get(s.value);
+    for (const reply of new Set([...s.replies.values()])) if (reply !== null) seen.set(reply, (seen.get(reply) ?? 0) + 1);
+    if (right && [...s.replies].every(([v, r]) => v === s.value || r !== right)) good.set(right, (good.get(right) ?? 0) + 1);
+  }
+  const [mark, n] = [...good].sort((a, b) => b[1] - a[1])[0] ?? [null, 0];
+  return mark !== null && n >= 2 && n >= 0.9 * (seen.get(mark) ?? 0) ? mark : null;
+}
+
+/** Two-fold trials of the oracle policy (ask every question, follow the reply that marks the right value): per level and pooled, chance 1/K. */
+export function askTrials(samples: readonly AskSample[]): { level: Trial[]; pooled: Trial[]; marks: string[] } {
+  const levels = new Map<number, number[]>();
+  samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
+  const fold = (i: number) => (levels.get((samples[i] as AskSample).level) as number[]).indexOf(i) % 2;
+  const trial = (mark: string | null, i: number): Trial => {
+    const s = samples[i] as AskSample;
+    const picked = mark === null ? [] : [...s.replies].filter(([, r]) => r === mark).map(([v]) => v);
+    return { level: s.level, win: picked.length === 1 && picked[0] === s.value ? 1 : 0, chance: 1 / Math.max(1, s.replies.size) };
+  };
+  const level: Trial[] = [];
+  for (const members of levels.values()) {
+    const marks = [0, 1].map((h) => fitMark(samples, members.filter((i) => fold(i) === h)));
+    for (const i of members) level.push(trial(marks[1 - fold(i)] ?? null, i));
+  }
+  const all = [...samples.keys()];
+  const marks = [0, 1].map((h) => fitMark(samples, all.filter((i) => fold(i) === h)));
+  return { level, pooled: all.map((i) => trial(marks[1 - fold(i)] ?? null, i)), marks: marks.filter((m): m is string => m !== null) };
+}
