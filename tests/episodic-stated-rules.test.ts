@@ -50,7 +50,7 @@ describe('records beyond bookkeeping', () => {
 describe('metamorphic variants of an argument', () => {
   const meta = { tools: [{ name: 'cancel', description: 'd', parameters: { type: 'object', properties: { code: { type: 'string', maxLength: 8 }, ids: { type: 'array', items: { type: 'string' }, minItems: 1 }, kind: { type: 'string', enum: ['a', 'b'] } } } }] } as unknown as EpisodicMeta;
   const acts = [{ tool: 'cancel', args: { code: 'ABC123', ids: ['X1', 'X2'], kind: 'a' } }, { tool: 'close', args: {} }];
-  it('varies strings (case, spaces, a look-alike, a placeholder) and arrays (an item repeated, one dropped), never an enum, each in its schema', () => {
+  it('varies strings (case, spaces, a look-alike, a placeholder) and arrays (an item repeated, one dropped, reversed), never an enum, each in its schema', () => {
     const variants = variantsOf(meta, acts, 0, new Map([['cancel.code', ['ABC123', 'XYZ789']]]));
     expect(variants.map((v) => [v.arg, v.kind, v.value])).toEqual([
       ['code', 'case', 'abc123'],
@@ -60,6 +60,7 @@ describe('metamorphic variants of an argument', () => {
       ['code', 'wrong', 'XYZ789'],
       ['ids', 'repeated-item', ['X1', 'X1']],
       ['ids', 'dropped-item', ['X1']],
+      ['ids', 'reordered-items', ['X2', 'X1']],
     ]);
     for (const v of variants) expect(v.actions[1]).toEqual(acts[1]);
   });

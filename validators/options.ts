@@ -100,8 +100,6 @@ export interface EpisodicOptions {
   minTopLevelGrowth: number;
   /** The reference typed as a model types it may lose its score in less than this share of episodes (a quarter unpayable is a broken environment). */
   typedMaxLost: number;
-  /** Metamorphic arguments vary the calls of tools whose removal costs the score in at least this share of the episodes that call them. */
-  decisiveShare: number;
   /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
   readerEpisodesPerLevel: number;
   /** Learned observation readers: decisions an axis needs before it is judged (pooled), and the standard errors of the bound (tolerances: leakMaxRate, leakLevelMaxRate). */
@@ -151,7 +149,6 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     minDistinctShare: 0.75,
     minTopLevelGrowth: 1.3,
     typedMaxLost: 0.25,
-    decisiveShare: 0.75,
     readerEpisodesPerLevel: 4,
     readerMinSamples: 12,
     readerZ: 2,

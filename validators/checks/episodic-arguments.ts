@@ -1,11 +1,12 @@
-// Metamorphic arguments: on the first adversary episode of each level, the calls of the tools ablation shows
-// decide the score are replayed with a variant of one argument (validators/episodic/variants.ts: letter case,
-// padding, a Unicode look-alike, a placeholder for free text, an array item repeated or dropped). Where step
-// stores the variant differently (the final state differs from the reference's) yet the episode earns the
-// reference's score, or more than a wrong decision earns, the score does not read what step wrote: zero
-// tolerance. An environment that canonicalises the variant to the reference's state is not judged.
+// Metamorphic arguments: on the first adversary episode of each level, calls of the tools ablation shows decide
+// the score, each of which matters alone (refused in its place, the episode earns less), are replayed with a
+// variant of one argument (validators/episodic/variants.ts: letter case, padding, a Unicode look-alike, a
+// placeholder for free text, an array item repeated where leaving it out costs the score). Where step stores the
+// variant differently (the final state differs from the reference's) yet the episode earns the reference's
+// score, or more than a wrong decision earns, the score does not read what step wrote: zero tolerance. An
+// environment that canonicalises the variant to the reference's state is not judged.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
-import { actionsOf, argValues, finished, spread } from '../episodic/adversaries.js';
+import { actionsOf, argValues, finished, spread, type Action } from '../episodic/adversaries.js';
 import { variantsOf, type Variant } from '../episodic/variants.js';
 import { adversaryFamily, decisiveTools } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
@@ -33,37 +34,51 @@ export const episodicArguments: EpisodicCheck = {
     return {
       requests: [...ablations.map((p) => p.request), ...states],
       async judge(outcomes, tools) {
-        // A tool decides where removing its calls costs the score in nearly every episode that calls it: a read
-        // whose removal only shifts the turns (an environment with chance in its steps) does not.
         const decisive = decisiveTools(ctx.refs, ablations, outcomes);
-        const tried = (tool: string) => ablations.filter((p) => p.needs?.[0] === tool);
-        const steady = new Set([...new Set(ablations.map((p) => p.needs?.[0] as string))].filter((t) => tried(t).filter((p) => decisive.has(`${p.of}|${t}`)).length >= ctx.options.decisiveShare * tried(t).length));
         const others = argValues([...ctx.refs]);
         const planned: Array<{ of: number; variant: Variant }> = [];
+        const gates: Array<{ of: number; index: number; actions: Action[] }> = [];
         episodes.forEach((i) => {
           const acts = actionsOf(ctx.refs[i] as Rollout);
           const body = acts.slice(0, -1);
-          const decides = [...new Set(body.map((a) => a.tool))].filter((t) => steady.has(t) && decisive.has(`${i}|${t}`)).slice(0, TOOLS);
+          const decides = [...new Set(body.map((a) => a.tool))].filter((t) => decisive.has(`${i}|${t}`)).slice(0, TOOLS);
           for (const tool of decides) {
-            const calls = spread(body.flatMap((a, k) => (a.tool === tool ? [k] : [])), CALLS);
-            for (const k of calls) for (const variant of variantsOf(ctx.meta, acts, k, others)) planned.push({ of: i, variant });
+            for (const k of spread(body.flatMap((a, j) => (a.tool === tool ? [j] : [])), CALLS)) {
+              const variants = variantsOf(ctx.meta, acts, k, others);
+              if (variants.length === 0) continue;
+              // The call in its place refused by the host (an undeclared argument): the turns stay aligned, so an
+              // environment with chance in its steps replays as the reference did, without this one call.
+              gates.push({ of: i, index: k, actions: acts.map((a, j) => (j === k ? { tool: a.tool, args: { ...a.args, undeclared_argument: true } } : a)) });
+              for (const variant of variants) planned.push({ of: i, variant });
+            }
           }
         });
-        const results = await tools.run(planned.map((p) => replayOf(ctx.refs[p.of] as Rollout, p.variant.actions, { keepState: true })));
+        const results = await tools.run([...planned.map((p) => replayOf(ctx.refs[p.of] as Rollout, p.variant.actions, { keepState: true })), ...gates.map((g) => replayOf(ctx.refs[g.of] as Rollout, g.actions))]);
         const reference = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
         const differs = (of: number, r: RolloutResult | undefined) => r?.ok === true && reference.get(of)?.ok === true && r.stateText !== (reference.get(of) as { stateText?: string }).stateText;
+        const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
+        // Only a call whose argument can matter is judged: the episode without it (refused in its place) earns less.
+        const matters = new Set(gates.flatMap((g, k) => (paid(g.of, results[planned.length + k]) ? [] : [`${g.of}|${g.index}`])));
+        const sibling = (p: { of: number; variant: Variant }, kind: Variant['kind']) => planned.findIndex((q) => q.of === p.of && q.variant.kind === kind && q.variant.index === p.variant.index && q.variant.arg === p.variant.arg);
         const findings: Finding[] = [];
         let varied = 0;
+        let reordered = 0;
         planned.forEach((p, k) => {
-          if (p.variant.kind === 'wrong') return;
           const ref = ctx.refs[p.of] as Rollout;
           const r = results[k];
+          if (p.variant.kind === 'wrong' || !matters.has(`${p.of}|${p.variant.index}`)) return;
+          // Another order of an array's items may be valid (a set): measured, not judged.
+          if (p.variant.kind === 'reordered-items') return void (differs(p.of, r) && paid(p.of, r) && reordered++);
+          // An item repeated in another's place is judged where that item left out costs the score (it was needed);
+          // an item left out alone is the gate, not a finding (a reference may read more than it needs).
+          if (p.variant.kind === 'dropped-item') return;
+          if (p.variant.kind === 'repeated-item' && paid(p.of, results[sibling(p, 'dropped-item')])) return;
           // The baseline: the same call with a wrong decision (another value the argument takes), where step stores it.
-          const w = planned.findIndex((q) => q.of === p.of && q.variant.kind === 'wrong' && q.variant.index === p.variant.index && q.variant.arg === p.variant.arg);
+          const w = sibling(p, 'wrong');
           const wrong = w >= 0 && differs(p.of, results[w]) ? scoreOf(results[w]) : null;
           const stored = differs(p.of, r);
           if (stored) varied++;
-          const hit = stored && (scoreOf(r) >= ref.score - 1e-6 || (wrong !== null && scoreOf(r) > wrong + 1e-6));
+          const hit = stored && (paid(p.of, r) || (wrong !== null && scoreOf(r) > wrong + 1e-6));
           findings.push({
             rule: 'zero', code: 'E_ARGUMENT_UNCHECKED', check: 'episodic-arguments', judged: hit ? 1 : 0, ceiling: 1, what: 'variants of the reference\'s own arguments, stored differently by step,',
             form: `${p.variant.tool}.${p.variant.arg} ${p.variant.kind} ${JSON.stringify(p.variant.value).slice(0, 40)} (seed ${ref.seed}, level ${ref.level})`,
@@ -71,7 +86,7 @@ export const episodicArguments: EpisodicCheck = {
             evidence: () => ({ tool: p.variant.tool, arg: p.variant.arg, variant: p.variant.kind, value: JSON.stringify(p.variant.value).slice(0, 80), reference: JSON.stringify((actionsOf(ref)[p.variant.index] as { args: Record<string, unknown> }).args[p.variant.arg]).slice(0, 80), seed: ref.seed, level: ref.level, score: scoreOf(r), wrong }),
           });
         });
-        return { findings, metrics: { variants: planned.length, storedDifferently: varied } };
+        return { findings, metrics: { variants: planned.length, storedDifferently: varied, reorderedPaid: reordered } };
       },
     };
   },

@@ -26,7 +26,16 @@ export function ablationsOf(r: Rollout, of: number, rule: StatedRule): Ablation[
   if (at.length === 0 || at.length === body.length) return [];
   const without = (drop: number[]) => [...body.filter((_, i) => !drop.includes(i)), finish];
   const out: Ablation[] = [{ of, rule, how: 'every call removed', actions: without(at) }];
-  if (at.length >= 2) for (const i of [at[0] as number, at.at(-1) as number]) out.push({ of, rule, how: 'one call removed', actions: without([i]) });
+  // One call removed alone: only a call a later call of another tool relies on (the same entity named: the
+  // look-up of the badge then changed) and the step's only call on it, so a reference that reads more than it
+  // needs is not judged for it.
+  const relied = at.filter((i) => {
+    const ids = new Set<unknown>(Object.values((body[i] as Action).args).filter((v) => typeof v === 'string'));
+    const named = (b: Action) => Object.values(b.args).some((v) => ids.has(v));
+    // The step's only call on that entity (another look-up of it, of another field, already satisfies the rule).
+    return body.slice(i + 1).some((b) => b.tool !== rule.tool && named(b)) && !at.some((j) => j !== i && named(body[j] as Action));
+  });
+  if (at.length >= 2 && relied.length > 0) for (const i of new Set([relied[0] as number, relied.at(-1) as number])) out.push({ of, rule, how: 'one call removed', actions: without([i]) });
   if (rule.before) {
     const before = rule.before;
     const entities = new Set<unknown>(at.flatMap((i) => Object.values((body[i] as Action).args).filter((v) => typeof v === 'string')));

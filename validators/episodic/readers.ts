@@ -219,22 +219,27 @@ function fitMark(samples: readonly AskSample[], fit: number[]): string | null {
   return mark !== null && n >= 2 && n >= 0.9 * (seen.get(mark) ?? 0) ? mark : null;
 }
 
-/** Two-fold trials of the oracle policy (ask every question, follow the reply that marks the right value): per level and pooled, chance 1/K. */
+/** Two-fold trials of the oracle policy (ask every question, follow the reply that marks the right value): per level and pooled. */
 export function askTrials(samples: readonly AskSample[]): { level: Trial[]; pooled: Trial[]; marks: string[] } {
   const levels = new Map<number, number[]>();
   samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
   const fold = (i: number) => (levels.get((samples[i] as AskSample).level) as number[]).indexOf(i) % 2;
-  const trial = (mark: string | null, i: number): Trial => {
+  // Chance: the value the policy picks, against other decisions' values at the level (a decision that is
+  // nearly always the same value is no secret, however its replies mark it).
+  const trial = (mark: string | null, i: number, members: number[]): Trial => {
     const s = samples[i] as AskSample;
     const picked = mark === null ? [] : [...s.replies].filter(([, r]) => r === mark).map(([v]) => v);
-    return { level: s.level, win: picked.length === 1 && picked[0] === s.value ? 1 : 0, chance: 1 / Math.max(1, s.replies.size) };
+    const pick = picked.length === 1 ? (picked[0] as string) : null;
+    const at = members.indexOf(i);
+    const peers = [1, 2, 3].slice(0, Math.max(0, members.length - 1)).map((k) => samples[members[(at + k) % members.length] as number] as AskSample);
+    return { level: s.level, win: pick === s.value ? 1 : 0, chance: pick === null || peers.length === 0 ? 0 : peers.filter((p) => p.value === pick).length / peers.length };
   };
   const level: Trial[] = [];
   for (const members of levels.values()) {
     const marks = [0, 1].map((h) => fitMark(samples, members.filter((i) => fold(i) === h)));
-    for (const i of members) level.push(trial(marks[1 - fold(i)] ?? null, i));
+    for (const i of members) level.push(trial(marks[1 - fold(i)] ?? null, i, members));
   }
   const all = [...samples.keys()];
   const marks = [0, 1].map((h) => fitMark(samples, all.filter((i) => fold(i) === h)));
-  return { level, pooled: all.map((i) => trial(marks[1 - fold(i)] ?? null, i)), marks: marks.filter((m): m is string => m !== null) };
+  return { level, pooled: all.map((i) => trial(marks[1 - fold(i)] ?? null, i, levels.get((samples[i] as AskSample).level) as number[])), marks: marks.filter((m): m is string => m !== null) };
 }

@@ -58,14 +58,22 @@ function orderOf(sentence: string, tool: string, at: number, others: string[]): 
   const opens = m.index === 0 || /^[\s"'(]*$/.test(sentence.slice(0, m.index));
   // "X before Y", "X, then Y": X comes first; "Y only after X", "not Y until X", "Before Y, X": X is named after
   // the word; "X first", "first X": only a step named next to the word (within a few words) comes first.
-  const firstIsBefore = (word === 'before' || word === 'prior to' || word === 'then') && !opens;
   const gap = (from: number, to: number) => (sentence.slice(from, to).match(/\S+/g) ?? []).length;
-  const isFirst = word === 'first' ? (at < m.index ? gap(at, m.index) <= 5 : gap(m.index, at) <= 3) : firstIsBefore ? at < m.index : at > m.index;
-  if (!isFirst) return null;
+  if (word === 'first') {
+    if (!(at < m.index ? gap(at, m.index) <= 5 : gap(m.index, at) <= 3)) return null;
+    return EVERYTHING.test(sentence) ? 'all' : others.length === 0 ? 'entity' : others;
+  }
+  // A sentence that opens with the word: "After X, Y" (X first), "Before Y, X" (X first), split at the comma.
+  const comma = sentence.indexOf(',', m.index);
+  const inCondition = (i: number) => comma < 0 || i < comma;
+  const leads = opens ? (word === 'after' || word === 'until' ? inCondition(at) : !inCondition(at)) : word === 'before' || word === 'prior to' || word === 'then' ? at < m.index : at > m.index;
+  if (!leads) return null;
   if (EVERYTHING.test(sentence)) return 'all';
-  if (word === 'first' && others.length === 0) return 'entity';
-  const after = word === 'first' ? others : others.filter((t) => (firstIsBefore ? mentionAt(sentence, t) > m.index : mentionAt(sentence, t) < m.index));
-  return after.length > 0 ? after : null;
+  const follows = others.filter((t) => {
+    const i = mentionAt(sentence, t);
+    return opens ? inCondition(i) !== inCondition(at) : word === 'before' || word === 'prior to' || word === 'then' ? i > m.index : i < m.index;
+  });
+  return follows.length > 0 ? follows : null;
 }
 
 /** The state paths (array items as *) that at least `share` of the accepted turns of `refs` change: bookkeeping. */

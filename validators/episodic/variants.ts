@@ -1,11 +1,12 @@
 // Metamorphic variants of the reference's own arguments: a string in the other letter case, padded with
 // spaces, with one letter swapped for a Unicode look-alike, or (free text) replaced by a placeholder; an array
-// with one item repeated in another's place or one item dropped; and, as the baseline they are judged against,
-// a wrong decision (the value the same argument takes in another call). Each fits its parameter's schema.
+// with one item repeated in another's place, one item dropped, or its items reversed (measured only: another
+// order may be valid); and, as the baseline they are judged against, a wrong decision (the value the same
+// argument takes in another call). Each fits its parameter's schema.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 
-export type VariantKind = 'case' | 'spaces' | 'look-alike' | 'placeholder' | 'repeated-item' | 'dropped-item' | 'wrong';
+export type VariantKind = 'case' | 'spaces' | 'look-alike' | 'placeholder' | 'repeated-item' | 'dropped-item' | 'reordered-items' | 'wrong';
 /** One variant log: the reference with argument `arg` of call `index` replaced by `value`. */
 export interface Variant {
   index: number;
@@ -36,6 +37,7 @@ function arrayVariants(v: unknown[], s: Schema): Array<[VariantKind, unknown[]]>
   if (v.length < 2 || new Set(v.map((x) => JSON.stringify(x))).size < 2) return [];
   const out: Array<[VariantKind, unknown[]]> = [['repeated-item', [v[0], ...v.slice(0, -1)]]];
   if (v.length - 1 >= (s.minItems ?? 0)) out.push(['dropped-item', v.slice(0, -1)]);
+  out.push(['reordered-items', [...v].reverse()]);
   return out;
 }
 
