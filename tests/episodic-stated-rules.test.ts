@@ -28,6 +28,13 @@ describe('stated rules', () => {
     expect(rule('Book each request into the earliest free slot of the week (Monday first, then by time).', 'book')?.before ?? null).toBeNull();
   });
 
+  it('reads a sentence that opens with its order word at the comma: "After X, Y" puts X first', () => {
+    const text = 'After issue_refund has run, you must record it with request_approval.';
+    expect(rule(text, 'request_approval')?.before ?? null).toBeNull();
+    expect(rule(text, 'issue_refund')?.before).toEqual(['request_approval']);
+    expect(rule('Before you patch_server, always drain_server.', 'drain_server')?.before).toEqual(['patch_server']);
+  });
+
   it('states nothing in a sentence without a modal or order word', () => {
     expect(statedRules('get_transaction shows whether a charge is still pending.', TOOLS)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 // Learned observation readers (validators/episodic/readers.ts): what predicts a decision without the task
-// being done. A field of the listings or the prompt's lines mapped one-to-one onto the decision about its
+// being done. A field of the observations or the prompt's lines mapped one-to-one onto the decision about its
 // entity; the prompt's digits read as a value the agent was never shown (the single-turn leak readers, on
 // each argument's hidden values); and the oracle policy, every question a read tool allows asked with every
 // value, following the reply that marks the right one. Each is fitted on half the episodes and judged on the

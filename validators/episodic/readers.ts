@@ -1,5 +1,5 @@
 // Learned observation readers, as pure functions over reference rollouts: what a cheap policy could learn to
-// read instead of doing the task. Fields of the listings (and the prompt's lines) that name an entity, at a
+// read instead of doing the task. Fields of the observations (and the prompt's lines) that name an entity, at a
 // fixed place or after a fixed label, mapped one-to-one onto the decision made about it; the prompt's digits
 // read as a value the agent was never given (a ticket id made from a combination); and the replies of a read
 // tool asked about every value of a decision (an approver that answers truthfully).
@@ -14,7 +14,7 @@ import { tokensOf } from './probes.js';
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
 
-/** One decision of an axis and the fields of the lines that name its entity (in the prompt, and in listings before it). */
+/** One decision of an axis and the fields of the lines that name its entity (in the prompt, and in observations before it). */
 export interface FieldSample {
   level: number;
   value: string;
@@ -26,8 +26,8 @@ export const listingLog = (meta: EpisodicMeta, finish: string): Action[] => meta
 
 /**
  * The field samples of an axis: for each reference decision, the words at fixed offsets from its entity's id
- * and after each label word, in the prompt's lines and the lines of listings (observations naming two or more
- * of the axis's entities: the opening's, `listings[i]` for reference i, and the reference's own before it). Words the prompt or the tools' text use (the rules' vocabulary:
+ * and after each label word, in the lines that name it: the prompt's, the opening's listings (`listings[i]`
+ * for reference i), and the reference's own observations before the decision. Words the prompt or the tools' text use (the rules' vocabulary:
  * "pending", "gold", a queue's name) are left out: a policy that reads them applies a stated rule.
  */
 export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, listings: ReadonlyArray<string[] | undefined> = []): FieldSample[] {
@@ -36,8 +36,7 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     const decisions = decisionsOf(r, axis);
     const ids = new Set(decisions.flatMap((d) => Object.values(d.entity).map((v) => v.toLowerCase())));
     const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
-    const listing = (text: string) => [...ids].filter((id) => words(text).includes(id)).length >= 2;
-    const texts = (upTo: number) => [r.prompt ?? '', ...(listings[of] ?? []), ...(r.observations ?? []).slice(0, upTo)].filter((t, i) => i === 0 || listing(t));
+    const texts = (upTo: number) => [r.prompt ?? '', ...(listings[of] ?? []), ...(r.observations ?? []).slice(0, upTo)];
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
       if (own.length === 0) return [];
