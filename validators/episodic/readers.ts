@@ -107,29 +107,38 @@ const readMap = (fitted: { place: string; map: Map<string, string> }, s: FieldSa
   return null;
 };
 
-/** Two-fold trials of the field reader (per level and pooled): fitted on one half, read on the other, chance its read against other samples' values. */
-export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
+/**
+ * Two-fold trials of a learned reader, per level and pooled: a rule fitted on one half of the samples (`fit`,
+ * null where none) reads each sample of the other (`read`: the value it picks, or null); chance is that pick
+ * against up to three other samples' values at the level, as the single-turn readers judge (a decision that is
+ * nearly always the same value is no secret, however it is read).
+ */
+function twoFold<S extends { level: number; value: string }, R>(samples: readonly S[], fit: (members: number[]) => R | null, read: (rule: R, s: S) => string | null): { level: Trial[]; pooled: Trial[]; rules: R[] } {
   const levels = new Map<number, number[]>();
   samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
-  const fold = (i: number) => (levels.get((samples[i] as FieldSample).level) as number[]).indexOf(i) % 2;
-  const rules: string[] = [];
-  const trial = (fitted: ReturnType<typeof fitMap>, i: number, members: number[]): Trial => {
-    const s = samples[i] as FieldSample;
-    const read = fitted ? readMap(fitted, s) : null;
+  const fold = (i: number) => (levels.get((samples[i] as S).level) as number[]).indexOf(i) % 2;
+  const trial = (rule: R | null, i: number): Trial => {
+    const s = samples[i] as S;
+    const members = levels.get(s.level) as number[];
+    const pick = rule === null ? null : read(rule, s);
     const at = members.indexOf(i);
-    const others = [1, 2, 3].slice(0, Math.max(0, members.length - 1)).map((k) => samples[members[(at + k) % members.length] as number] as FieldSample);
-    return { level: s.level, win: read === s.value ? 1 : 0, chance: others.length && read !== null ? others.filter((o) => o.value === read).length / others.length : 0 };
+    const peers = [1, 2, 3].slice(0, Math.max(0, members.length - 1)).map((k) => samples[members[(at + k) % members.length] as number] as S);
+    return { level: s.level, win: pick === s.value ? 1 : 0, chance: pick === null || peers.length === 0 ? 0 : peers.filter((p) => p.value === pick).length / peers.length };
   };
   const level: Trial[] = [];
   for (const members of levels.values()) {
-    const halves = [0, 1].map((h) => fitMap(samples, members.filter((i) => fold(i) === h)));
-    for (const i of members) level.push(trial(halves[1 - fold(i)] ?? null, i, members));
+    const halves = [0, 1].map((h) => fit(members.filter((i) => fold(i) === h)));
+    for (const i of members) level.push(trial(halves[1 - fold(i)] ?? null, i));
   }
   const all = [...samples.keys()];
-  const pooledFits = [0, 1].map((h) => fitMap(samples, all.filter((i) => fold(i) === h)));
-  for (const f of pooledFits) if (f) rules.push(`${f.place}: ${[...f.map].slice(0, 6).map(([w, v]) => `${w} → ${v}`).join(', ')}`);
-  const pooled = all.map((i) => trial(pooledFits[1 - fold(i)] ?? null, i, levels.get((samples[i] as FieldSample).level) as number[]));
-  return { level, pooled, rules };
+  const pooled = [0, 1].map((h) => fit(all.filter((i) => fold(i) === h)));
+  return { level, pooled: all.map((i) => trial(pooled[1 - fold(i)] ?? null, i)), rules: pooled.filter((r): r is R => r !== null) };
+}
+
+/** Two-fold trials of the field reader: a one-to-one map fitted on one half, read on the other. */
+export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
+  const t = twoFold(samples, (members) => fitMap(samples, members), readMap);
+  return { ...t, rules: t.rules.map((f) => `${f.place}: ${[...f.map].slice(0, 6).map(([w, v]) => `${w} → ${v}`).join(', ')}`) };
 }
 
 /**
@@ -218,27 +227,12 @@ function fitMark(samples: readonly AskSample[], fit: number[]): string | null {
   return mark !== null && n >= 2 && n >= 0.9 * (seen.get(mark) ?? 0) ? mark : null;
 }
 
-/** Two-fold trials of the oracle policy (ask every question, follow the reply that marks the right value): per level and pooled. */
+/** Two-fold trials of the oracle policy (ask every question, follow the reply that marks the right value). */
 export function askTrials(samples: readonly AskSample[]): { level: Trial[]; pooled: Trial[]; marks: string[] } {
-  const levels = new Map<number, number[]>();
-  samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
-  const fold = (i: number) => (levels.get((samples[i] as AskSample).level) as number[]).indexOf(i) % 2;
-  // Chance: the value the policy picks, against other decisions' values at the level (a decision that is
-  // nearly always the same value is no secret, however its replies mark it).
-  const trial = (mark: string | null, i: number, members: number[]): Trial => {
-    const s = samples[i] as AskSample;
-    const picked = mark === null ? [] : [...s.replies].filter(([, r]) => r === mark).map(([v]) => v);
-    const pick = picked.length === 1 ? (picked[0] as string) : null;
-    const at = members.indexOf(i);
-    const peers = [1, 2, 3].slice(0, Math.max(0, members.length - 1)).map((k) => samples[members[(at + k) % members.length] as number] as AskSample);
-    return { level: s.level, win: pick === s.value ? 1 : 0, chance: pick === null || peers.length === 0 ? 0 : peers.filter((p) => p.value === pick).length / peers.length };
+  const pick = (mark: string, s: AskSample) => {
+    const picked = [...s.replies].filter(([, r]) => r === mark).map(([v]) => v);
+    return picked.length === 1 ? (picked[0] as string) : null;
   };
-  const level: Trial[] = [];
-  for (const members of levels.values()) {
-    const marks = [0, 1].map((h) => fitMark(samples, members.filter((i) => fold(i) === h)));
-    for (const i of members) level.push(trial(marks[1 - fold(i)] ?? null, i, members));
-  }
-  const all = [...samples.keys()];
-  const marks = [0, 1].map((h) => fitMark(samples, all.filter((i) => fold(i) === h)));
-  return { level, pooled: all.map((i) => trial(marks[1 - fold(i)] ?? null, i, levels.get((samples[i] as AskSample).level) as number[])), marks: marks.filter((m): m is string => m !== null) };
+  const t = twoFold(samples, (members) => fitMark(samples, members), pick);
+  return { level: t.level, pooled: t.pooled, marks: t.rules };
 }
