@@ -80,7 +80,7 @@ export const episodicArguments: EpisodicCheck = {
           if (stored) varied++;
           const hit = stored && (paid(p.of, r) || (wrong !== null && scoreOf(r) > wrong + 1e-6));
           findings.push({
-            rule: 'zero', code: 'E_ARGUMENT_UNCHECKED', check: 'episodic-arguments', judged: hit ? 1 : 0, ceiling: 1, what: 'variants of the reference\'s own arguments, stored differently by step,',
+            rule: 'zero', code: 'E_ARGUMENT_UNCHECKED', check: 'episodic-arguments', judged: hit ? 1 : 0, ceiling: 1, what: 'argument variant',
             form: `${p.variant.tool}.${p.variant.arg} ${p.variant.kind} ${JSON.stringify(p.variant.value).slice(0, 40)} (seed ${ref.seed}, level ${ref.level})`,
             reads: `scores ${scoreOf(r)} (the reference ${ref.score}${wrong !== null ? `, a wrong decision ${wrong}` : ''})`,
             evidence: () => ({ tool: p.variant.tool, arg: p.variant.arg, variant: p.variant.kind, value: JSON.stringify(p.variant.value).slice(0, 80), reference: JSON.stringify((actionsOf(ref)[p.variant.index] as { args: Record<string, unknown> }).args[p.variant.arg]).slice(0, 80), seed: ref.seed, level: ref.level, score: scoreOf(r), wrong }),

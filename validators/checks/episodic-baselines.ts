@@ -57,7 +57,7 @@ export const episodicBaselines: EpisodicCheck = {
         const stats = (list: ScoredProbe[]) => ({ mean: mean(list.map((s) => scoreOf(s.result))), pass: list.length ? list.filter((s) => scoreOf(s.result) >= 1).length / list.length : 0, max: Math.max(0, ...list.map((s) => scoreOf(s.result))) });
         for (const [f, code] of Object.entries(ZERO) as Array<[EpisodicProbeFamily, ProblemCode]>) {
           families[f] = stats(family(f));
-          for (const s of family(f)) findings.push({ rule: 'zero', code, check: 'episodic-baselines', judged: scoreOf(s.result), ceiling: o.zeroToleranceCeiling, form: `${f} (seed ${s.probe.request.seed}, level ${s.probe.request.level})`, what: `${f} probes`, evidence: () => probeEvidence(s) });
+          for (const s of family(f)) findings.push({ rule: 'zero', code, check: 'episodic-baselines', judged: scoreOf(s.result), ceiling: o.zeroToleranceCeiling, form: `${f} (seed ${s.probe.request.seed}, level ${s.probe.request.level})`, what: `${f} probe`, evidence: () => probeEvidence(s) });
         }
         for (const [f, code] of Object.entries(RATE) as Array<[EpisodicProbeFamily, ProblemCode]>) {
           const list = f === 'repeated-action' || f === 'shortcut' ? bestPerEpisode(family(f)) : family(f);

@@ -10,10 +10,10 @@ import { scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
 const CUTS: Array<[Probe['family'], ProblemCode, string]> = [
-  ['prefix-finish', 'E_ACCEPTS_INCOMPLETE', 'prefixes of the reference plan (decisions left out), each then the finishing call,'],
-  ['repeat-finish', 'E_ACCEPTS_REPEATED_ACTION', 'logs of one reference decision repeated, then the finishing call,'],
-  ['repeat-reads', 'E_ACCEPTS_REPEATED_ACTION', 'logs of one call made k times, then the finishing call,'],
-  ['blanket', 'E_ACCEPTS_BLANKET', 'logs of one decision applied to every entity the episode names, then the finishing call,'],
+  ['prefix-finish', 'E_ACCEPTS_INCOMPLETE', 'adversary log'],
+  ['repeat-finish', 'E_ACCEPTS_REPEATED_ACTION', 'adversary log'],
+  ['repeat-reads', 'E_ACCEPTS_REPEATED_ACTION', 'adversary log'],
+  ['blanket', 'E_ACCEPTS_BLANKET', 'adversary log'],
 ];
 
 /** A finding at zero tolerance against the episode's own score: a log fails when it earns what the reference earns. */

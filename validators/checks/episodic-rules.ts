@@ -93,7 +93,7 @@ export const episodicRules: EpisodicCheck = {
           const score = scoreOf(outcomes[k]);
           const judged = a.how === 'one call removed' ? (singles.get(`${a.of}|${a.rule.tool}`) ? score : 0) : moved(a) && !sameEnd(a, k) ? 0 : score;
           findings.push({
-            rule: 'zero', code: 'E_RULE_IGNORED', check: 'episodic-rules', judged: judged + 1e-6, ceiling: ref.score, what: 'ablations of a step the prompt makes mandatory',
+            rule: 'zero', code: 'E_RULE_IGNORED', check: 'episodic-rules', judged: judged + 1e-6, ceiling: ref.score, what: 'stated-step ablation',
             form: `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; the prompt: "${a.rule.sentence.slice(0, 160)}")`,
             evidence: () => ({ step: a.rule.tool, ablation: a.how, rule: a.rule.sentence.slice(0, 300), seed: ref.seed, level: ref.level, score, reference: ref.score, actions: JSON.stringify(a.actions.slice(0, 6)).slice(0, 400) }),
           });

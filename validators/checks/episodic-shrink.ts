@@ -21,7 +21,7 @@ export const episodicShrink: EpisodicCheck = {
         const env = { pool: stage.pool, source: stage.source, meta: ctx.meta, zeroTolerance: ctx.options.zeroToleranceCeiling, ...(stage.options.limits ? { limits: stage.options.limits } : {}) };
         const { flat, metrics } = await judgeShrink([...ctx.refs] as Rollout[], ablatedEpisodes(ablations), decisiveTools(ctx.refs, ablations, outcomes), env);
         if (!flat) return { findings: [], metrics };
-        return { metrics, findings: [{ rule: 'zero', code: 'E_ACCEPTS_INCOMPLETE', check: 'episodic-shrink', judged: 1, ceiling: 1, form: flat.message, what: 'shrunk references whose paid part stays flat across levels', reads: 'is paid', evidence: () => flat.evidence }] };
+        return { metrics, findings: [{ rule: 'zero', code: 'E_ACCEPTS_INCOMPLETE', check: 'episodic-shrink', judged: 1, ceiling: 1, form: flat.message, what: 'shrunk reference', reads: 'is paid', evidence: () => flat.evidence }] };
       },
     };
   },

@@ -29,12 +29,12 @@ interface Job {
 }
 
 const CODES: Record<Kind, [ProblemCode, string]> = {
-  'stop-cut': ['E_ACCEPTS_INCOMPLETE', 'cuts of the reference plan (decisions left out) ended by a reply with no tool call, not the finishing call,'],
-  transfer: ['E_ACCEPTS_TRANSFER', "logs with one entity's amount moved onto another's (the total kept), then the finishing call,"],
-  oracle: ['E_ACCEPTS_RETRIES', 'logs retrying each decision over every value until the reply changes, then the finishing call,'],
-  'read-back': ['E_ACCEPTS_RETRIES', 'logs retrying each decision over the values with a read tool called after each try, keeping the try whose reply stands out (a progress read-out), then the finishing call,'],
-  copy: ['E_ANSWER_LEAK', 'logs copying into the decisions the values a tool the reference never calls names for each entity (or the entities its search for each value returns), then the finishing call,'],
-  injection: ['E_WRITABLE_TRUTH', "logs setting a free-text argument to the state's own truth field with a chosen value, the decision sent that value, then the finishing call,"],
+  'stop-cut': ['E_ACCEPTS_INCOMPLETE', 'adversary log'],
+  transfer: ['E_ACCEPTS_TRANSFER', 'adversary log'],
+  oracle: ['E_ACCEPTS_RETRIES', 'adversary log'],
+  'read-back': ['E_ACCEPTS_RETRIES', 'adversary log'],
+  copy: ['E_ANSWER_LEAK', 'adversary log'],
+  injection: ['E_WRITABLE_TRUTH', 'adversary log'],
 };
 /** Per reference episode at most this many axes, reader calls, injections and fixed logs; the value families on one episode a level. */
 const BUDGET = { axes: 2, readers: 24, injections: 4, logs: 32 };
