@@ -44,7 +44,7 @@ describe('records beyond bookkeeping', () => {
   const ref = (changes: string[][], tools: string[]) => ({ actions: tools.map((tool) => ({ tool, args: {} })), rejected: [], changes }) as unknown as Rollout;
   const refs = [ref([['$.turn', '$.approvals.A1'], ['$.turn'], ['$.turn', '$.refunds.A1']], ['request_approval', 'get_transaction', 'issue_refund'])];
   it('a path every turn changes is bookkeeping; a step that changes only it records nothing', () => {
-    const book = bookkeeping(refs);
+    const book = bookkeeping(refs, 0.9);
     expect([...book]).toEqual(['$.turn']);
     expect([records(refs[0] as Rollout, 'request_approval', book), records(refs[0] as Rollout, 'get_transaction', book)]).toEqual([true, false]);
   });

@@ -100,6 +100,8 @@ export interface EpisodicOptions {
   minTopLevelGrowth: number;
   /** The reference typed as a model types it may lose its score in less than this share of episodes (a quarter unpayable is a broken environment). */
   typedMaxLost: number;
+  /** A state path that at least this share of all accepted turns change is bookkeeping (a turn counter, an action log): a stated step that changes only such paths is not judged. */
+  bookkeepingShare: number;
   /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
   readerEpisodesPerLevel: number;
   /** Learned observation readers: decisions an axis needs before it is judged (pooled), and the standard errors of the bound (tolerances: leakMaxRate, leakLevelMaxRate). */
@@ -149,6 +151,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     minDistinctShare: 0.75,
     minTopLevelGrowth: 1.3,
     typedMaxLost: 0.25,
+    bookkeepingShare: 0.9,
     readerEpisodesPerLevel: 4,
     readerMinSamples: 12,
     readerZ: 2,

@@ -56,7 +56,7 @@ export const episodicRules: EpisodicCheck = {
   codes: ['E_RULE_IGNORED'],
   kinds: ['episodic'],
   plan(ctx) {
-    const book = bookkeeping(ctx.refs);
+    const book = bookkeeping(ctx.refs, ctx.options.bookkeepingShare);
     const names = ctx.meta.tools.map((t) => t.name);
     const ablations = ctx.adversaryEpisodes().flatMap((i) => {
       const r = ctx.refs[i] as Rollout;

@@ -77,7 +77,7 @@ function orderOf(sentence: string, tool: string, at: number, others: string[]): 
 }
 
 /** The state paths (array items as *) that at least `share` of the accepted turns of `refs` change: bookkeeping. */
-export function bookkeeping(refs: readonly Rollout[], share = 0.9): Set<string> {
+export function bookkeeping(refs: readonly Rollout[], share: number): Set<string> {
   const counts = new Map<string, number>();
   let turns = 0;
   for (const r of refs) {
