@@ -102,6 +102,8 @@ export interface EpisodicOptions {
   typedMaxLost: number;
   /** A state path that at least this share of all accepted turns change is bookkeeping (a turn counter, an action log): a stated step that changes only such paths is not judged. */
   bookkeepingShare: number;
+  /** Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided about). */
+  readerOpeningCalls: number;
   /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
   readerEpisodesPerLevel: number;
   /** Learned observation readers: decisions an axis needs before it is judged (pooled), and the standard errors of the bound (tolerances: leakMaxRate, leakLevelMaxRate). */
@@ -152,6 +154,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     minTopLevelGrowth: 1.3,
     typedMaxLost: 0.25,
     bookkeepingShare: 0.9,
+    readerOpeningCalls: 24,
     readerEpisodesPerLevel: 4,
     readerMinSamples: 12,
     readerZ: 2,

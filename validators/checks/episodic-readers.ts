@@ -9,7 +9,7 @@ import { detectLeak, type Leak, type LeakSample } from '../leak.js';
 import { listLeak } from '../leak-lists.js';
 import { actionsOf, finished } from '../episodic/adversaries.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
-import { askLog, askSamples, asksOf, askTrials, fieldSamples, fieldTrials, hiddenValueSamples, listingLog, type Ask, type AskSample } from '../episodic/readers.js';
+import { askLog, askSamples, asksOf, askTrials, fieldSamples, fieldTrials, hiddenValueSamples, openingLog, type Ask, type AskSample } from '../episodic/readers.js';
 import { replayOf, type EpisodicCheck } from './episodic.js';
 import type { Finding, Trial } from './rules.js';
 
@@ -42,8 +42,9 @@ export const episodicReaders: EpisodicCheck = {
         for (const tool of [...new Set(asks.flatMap((a) => a.map((x) => x.tool)))].slice(0, 2)) logs.push({ of, axis, asks: asks.map((a) => a.find((x) => x.tool === tool)) });
       }
     });
-    // Every episode's opening (each listing once), whose replies the field readers read besides the reference's own.
-    const openings = refs.map((r) => listingLog(ctx.meta, actionsOf(r).at(-1)?.tool ?? ''));
+    // Every episode's opening (each listing, each read of an entity decided about), whose replies the field readers read besides the reference's own.
+    const categorical = axesOf(ctx.meta, refs);
+    const openings = refs.map((r) => openingLog(ctx.meta, r, categorical, Math.min(ctx.options.readerOpeningCalls, ctx.meta.maxTurns - 1)));
     const opened = refs.flatMap((r, i) => ((openings[i] as unknown[]).length > 0 ? [i] : []));
     const requests: RolloutRequest[] = [...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })), ...opened.map((i) => replayOf(refs[i] as Rollout, openings[i] as unknown[], { observations: true }))];
     const o = ctx.stage.options;
@@ -56,14 +57,14 @@ export const episodicReaders: EpisodicCheck = {
       judge(outcomes) {
         const findings: Finding[] = [];
         const metrics: Record<string, unknown> = {};
-        // Fields of listings and prompt lines, one map per axis.
-        const listings: Array<string[] | undefined> = [];
+        // Fields of the lines that name each decided entity, one map per axis.
+        const opening: Array<string[] | undefined> = [];
         opened.forEach((i, k) => {
           const r = outcomes[logs.length + k];
-          listings[i] = r?.ok ? r.observations : undefined;
+          opening[i] = r?.ok ? r.observations : undefined;
         });
-        for (const axis of axesOf(ctx.meta, refs)) {
-          const samples = fieldSamples(ctx.meta, refs, axis, listings);
+        for (const axis of categorical) {
+          const samples = fieldSamples(ctx.meta, refs, axis, opening);
           if (samples.length < ctx.options.readerMinSamples) continue;
           const t = fieldTrials(samples);
           metrics[`fields ${axis.tool}.${axis.arg}`] = t.rules;

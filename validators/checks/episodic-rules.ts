@@ -62,7 +62,7 @@ export const episodicRules: EpisodicCheck = {
       const r = ctx.refs[i] as Rollout;
       if (!finished(r) || r.score < ctx.options.zeroToleranceCeiling) return [];
       const finish = actionsOf(r).at(-1)?.tool;
-      return statedRules(`${r.prompt ?? ''}\n${ctx.meta.description}`, names.filter((t) => t !== finish))
+      return statedRules(`${r.prompt ?? ''}\n${ctx.meta.description}\n${ctx.meta.tools.map((t) => t.description).join('\n')}`, names.filter((t) => t !== finish))
         .filter((rule) => records(r, rule.tool, book))
         .flatMap((rule) => ablationsOf(r, i, rule));
     });

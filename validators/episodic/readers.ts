@@ -21,22 +21,47 @@ export interface FieldSample {
   fields: Set<string>;
 }
 
-/** The opening a cheap policy plays before anything else: every tool without arguments (a listing) once, the finish aside. */
-export const listingLog = (meta: EpisodicMeta, finish: string): Action[] => meta.tools.filter((t) => t.name !== finish && Object.keys(t.parameters.properties ?? {}).length === 0).map((t) => ({ tool: t.name, args: {} }));
+/**
+ * The opening a cheap policy plays before deciding anything: every tool without arguments (a listing) once,
+ * then each tool whose required arguments the entity of a decision fills (a read of it), for every entity the
+ * reference decides about; the finish and the decisions' own tools aside, at most `limit` calls.
+ */
+export function openingLog(meta: EpisodicMeta, r: Rollout, axes: readonly Axis[], limit: number): Action[] {
+  const acts = actionsOf(r);
+  const finish = acts.at(-1)?.tool;
+  const deciding = new Set(axes.map((a) => a.tool));
+  const tools = meta.tools.filter((t) => t.name !== finish && !deciding.has(t.name));
+  const out: Action[] = tools.filter((t) => Object.keys(t.parameters.properties ?? {}).length === 0).map((t) => ({ tool: t.name, args: {} }));
+  const seen = new Set<string>();
+  for (const axis of axes) {
+    for (const d of decisionsOf(r, axis)) {
+      for (const tool of tools) {
+        const names = Object.keys(propsOf(meta, tool.name));
+        const required = ((tool.parameters as { required?: string[] }).required ?? []) as string[];
+        const args = Object.fromEntries(names.filter((n) => n in d.entity).map((n) => [n, d.entity[n]]));
+        const key = tool.name + JSON.stringify(args);
+        if (names.length === 0 || Object.keys(args).length === 0 || !required.every((n) => n in args) || seen.has(key)) continue;
+        seen.add(key);
+        out.push({ tool: tool.name, args });
+      }
+    }
+  }
+  return out.slice(0, limit);
+}
 
 /**
  * The field samples of an axis: for each reference decision, the words at fixed offsets from its entity's id
- * and after each label word, in the lines that name it: the prompt's, the opening's listings (`listings[i]`
- * for reference i), and the reference's own observations before the decision. Words the prompt or the tools' text use (the rules' vocabulary:
+ * and after each label word, in the lines that name it: the prompt's, the opening's (`openings[i]` for
+ * reference i: its listings and reads), and the reference's own observations before the decision. Words the prompt or the tools' text use (the rules' vocabulary:
  * "pending", "gold", a queue's name) are left out: a policy that reads them applies a stated rule.
  */
-export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, listings: ReadonlyArray<string[] | undefined> = []): FieldSample[] {
+export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, openings: ReadonlyArray<string[] | undefined> = []): FieldSample[] {
   const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
   return refs.flatMap((r, of) => {
     const decisions = decisionsOf(r, axis);
     const ids = new Set(decisions.flatMap((d) => Object.values(d.entity).map((v) => v.toLowerCase())));
     const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
-    const texts = (upTo: number) => [r.prompt ?? '', ...(listings[of] ?? []), ...(r.observations ?? []).slice(0, upTo)];
+    const texts = (upTo: number) => [r.prompt ?? '', ...(openings[of] ?? []), ...(r.observations ?? []).slice(0, upTo)];
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
       if (own.length === 0) return [];
