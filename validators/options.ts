@@ -106,9 +106,16 @@ export interface EpisodicOptions {
   readerOpeningCalls: number;
   /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
   readerEpisodesPerLevel: number;
-  /** Learned observation readers: decisions an axis needs before it is judged (pooled), and the standard errors of the bound (tolerances: leakMaxRate, leakLevelMaxRate). */
+  /**
+   * Learned observation readers of a categorical decision (a field, the oracle policy): decisions an axis needs
+   * before it is judged, the standard errors of the bound, and how far the bound may pass chance (the pick
+   * against other decisions' values) at a level and pooled: a binary decision's chance is about half, so the
+   * single-turn leak tolerance (50 points) could never be passed there.
+   */
   readerMinSamples: number;
   readerZ: number;
+  readerLevelTolerance: number;
+  readerPooledTolerance: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -157,6 +164,8 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     readerOpeningCalls: 24,
     readerEpisodesPerLevel: 4,
     readerMinSamples: 12,
-    readerZ: 2,
+    readerZ: 3,
+    readerLevelTolerance: 0.3,
+    readerPooledTolerance: 0.2,
   },
 } satisfies ValidatorOptions;

@@ -1,9 +1,9 @@
 // What the adversary checks share: the adversary library's logs for each adversary episode (made once per
-// stage, so a log several checks plan runs once), and tool ablation, which says which tools decide an
-// episode's score (the reference without every call of one tool earns less).
+// stage, so a log several checks plan runs once), tool ablation, which says which tools decide an episode's
+// score (the reference without every call of one tool earns less), and the reference replayed with its state.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { adversaryProbes, argValues, type Probe } from '../episodic/adversaries.js';
-import { scoreOf, type EpisodicContext } from './episodic.js';
+import { replayOf, scoreOf, type EpisodicContext } from './episodic.js';
 
 /** Every adversary probe of the stage's adversary episodes. */
 export const adversaryProbeList = (ctx: EpisodicContext): Probe[] =>
@@ -22,3 +22,6 @@ export function decisiveTools(refs: readonly Rollout[], ablations: readonly Prob
 
 /** The episodes the ablation probed (the adversary episodes that end with a finishing call). */
 export const ablatedEpisodes = (ablations: readonly Probe[]): number[] => [...new Set(ablations.map((p) => p.of))];
+
+/** The reference of episode `i` replayed once per stage with its final state and each turn's changed paths (the rules and arguments checks read both). */
+export const referenceState = (ctx: EpisodicContext, i: number) => ctx.shared(`reference-state:${i}`, () => replayOf(ctx.refs[i] as Rollout, (ctx.refs[i] as Rollout).actions, { keepState: true, changes: true }));

@@ -1,19 +1,18 @@
-// Metamorphic arguments: on the first adversary episode of each level, calls of the tools ablation shows decide
-// the score, each of which matters alone (refused in its place, the episode earns less), are replayed with a
-// variant of one argument (validators/episodic/variants.ts: letter case, padding, a Unicode look-alike, a
-// placeholder for free text, an array item repeated where leaving it out costs the score). Where step stores the
-// variant differently (the final state differs from the reference's) yet the episode earns the reference's
-// score, or more than a wrong decision earns, the score does not read what step wrote: zero tolerance. An
-// environment that canonicalises the variant to the reference's state is not judged.
+// Metamorphic arguments: on the first adversary episode of each level, the middle call of each tool that
+// ablation shows decides the score, where that call matters alone (refused in its place, the episode earns
+// less), is replayed with a variant of one argument (validators/episodic/variants.ts: letter case, padding, a
+// Unicode look-alike, a placeholder for free text, an array item repeated where leaving it out costs the
+// score). Where step stores the variant differently (the final state differs from the reference's) yet the
+// episode earns the reference's score, or more than a wrong decision, the score does not read what step wrote:
+// zero tolerance. An environment that canonicalises the variant to the reference's state is not judged.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
-import { actionsOf, argValues, finished, spread, type Action } from '../episodic/adversaries.js';
+import { actionsOf, argValues, finished, type Action } from '../episodic/adversaries.js';
 import { variantsOf, type Variant } from '../episodic/variants.js';
-import { adversaryFamily, decisiveTools } from './episodic-ablation.js';
+import { adversaryFamily, decisiveTools, referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
-/** Calls varied per decisive tool, and decisive tools per episode. */
-const CALLS = 2;
+/** Decisive tools varied per episode (the middle call of each). */
 const TOOLS = 3;
 
 export const episodicArguments: EpisodicCheck = {
@@ -30,35 +29,32 @@ export const episodicArguments: EpisodicCheck = {
       return first;
     });
     if (episodes.length === 0) return null;
-    const states = episodes.map((i) => ctx.shared(`reference-state:${i}`, () => replayOf(ctx.refs[i] as Rollout, (ctx.refs[i] as Rollout).actions, { keepState: true })));
+    const states = episodes.map((i) => referenceState(ctx, i));
     return {
       requests: [...ablations.map((p) => p.request), ...states],
       async judge(outcomes, tools) {
         const decisive = decisiveTools(ctx.refs, ablations, outcomes);
         const others = argValues([...ctx.refs]);
-        const planned: Array<{ of: number; variant: Variant }> = [];
+        // First the gates: each candidate call refused by the host in its place (an undeclared argument), so the
+        // turns stay aligned and an environment with chance in its steps replays as the reference did.
         const gates: Array<{ of: number; index: number; actions: Action[] }> = [];
         episodes.forEach((i) => {
           const acts = actionsOf(ctx.refs[i] as Rollout);
           const body = acts.slice(0, -1);
-          const decides = [...new Set(body.map((a) => a.tool))].filter((t) => decisive.has(`${i}|${t}`)).slice(0, TOOLS);
-          for (const tool of decides) {
-            for (const k of spread(body.flatMap((a, j) => (a.tool === tool ? [j] : [])), CALLS)) {
-              const variants = variantsOf(ctx.meta, acts, k, others);
-              if (variants.length === 0) continue;
-              // The call in its place refused by the host (an undeclared argument): the turns stay aligned, so an
-              // environment with chance in its steps replays as the reference did, without this one call.
-              gates.push({ of: i, index: k, actions: acts.map((a, j) => (j === k ? { tool: a.tool, args: { ...a.args, undeclared_argument: true } } : a)) });
-              for (const variant of variants) planned.push({ of: i, variant });
-            }
+          for (const tool of [...new Set(body.map((a) => a.tool))].filter((t) => decisive.has(`${i}|${t}`)).slice(0, TOOLS)) {
+            // The middle call of the tool.
+            const calls = body.flatMap((a, j) => (a.tool === tool ? [j] : []));
+            const k = calls[Math.floor(calls.length / 2)] as number;
+            if (variantsOf(ctx.meta, acts, k, others).length > 0) gates.push({ of: i, index: k, actions: acts.map((a, j) => (j === k ? { tool: a.tool, args: { ...a.args, undeclared_argument: true } } : a)) });
           }
         });
-        const results = await tools.run([...planned.map((p) => replayOf(ctx.refs[p.of] as Rollout, p.variant.actions, { keepState: true })), ...gates.map((g) => replayOf(ctx.refs[g.of] as Rollout, g.actions))]);
+        const refused = await tools.run(gates.map((g) => replayOf(ctx.refs[g.of] as Rollout, g.actions)));
+        const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
+        // Then the variants, of the calls that matter alone (the episode without the call earns less).
+        const planned: Array<{ of: number; variant: Variant }> = gates.flatMap((g, k) => (paid(g.of, refused[k]) ? [] : variantsOf(ctx.meta, actionsOf(ctx.refs[g.of] as Rollout), g.index, others).map((variant) => ({ of: g.of, variant }))));
+        const results = await tools.run(planned.map((p) => replayOf(ctx.refs[p.of] as Rollout, p.variant.actions, { keepState: true })));
         const reference = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
         const differs = (of: number, r: RolloutResult | undefined) => r?.ok === true && reference.get(of)?.ok === true && r.stateText !== (reference.get(of) as { stateText?: string }).stateText;
-        const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
-        // Only a call whose argument can matter is judged: the episode without it (refused in its place) earns less.
-        const matters = new Set(gates.flatMap((g, k) => (paid(g.of, results[planned.length + k]) ? [] : [`${g.of}|${g.index}`])));
         const sibling = (p: { of: number; variant: Variant }, kind: Variant['kind']) => planned.findIndex((q) => q.of === p.of && q.variant.kind === kind && q.variant.index === p.variant.index && q.variant.arg === p.variant.arg);
         const findings: Finding[] = [];
         let varied = 0;
@@ -66,7 +62,7 @@ export const episodicArguments: EpisodicCheck = {
         planned.forEach((p, k) => {
           const ref = ctx.refs[p.of] as Rollout;
           const r = results[k];
-          if (p.variant.kind === 'wrong' || !matters.has(`${p.of}|${p.variant.index}`)) return;
+          if (p.variant.kind === 'wrong') return;
           // Another order of an array's items may be valid (a set): measured, not judged.
           if (p.variant.kind === 'reordered-items') return void (differs(p.of, r) && paid(p.of, r) && reordered++);
           // An item repeated in another's place is judged where that item left out costs the score (it was needed);

@@ -28,7 +28,11 @@ export const episodicCuts: EpisodicCheck = {
   kinds: ['episodic'],
   plan(ctx) {
     const ablations = adversaryFamily(ctx, 'tool-ablation');
-    const cuts = CUTS.flatMap(([family]) => adversaryFamily(ctx, family));
+    // One call made k times: on the first adversary episode of each level (the cheapest family to leave to one).
+    const levels = new Map<number, number>();
+    for (const i of ctx.adversaryEpisodes()) if (!levels.has((ctx.refs[i] as Rollout).level)) levels.set((ctx.refs[i] as Rollout).level, i);
+    const first = new Set(levels.values());
+    const cuts = CUTS.flatMap(([family]) => adversaryFamily(ctx, family)).filter((p) => p.family !== 'repeat-reads' || first.has(p.of));
     if (ablations.length === 0) return null;
     return {
       requests: [...ablations, ...cuts].map((p) => p.request),

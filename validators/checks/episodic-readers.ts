@@ -7,9 +7,9 @@
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { detectLeak, type Leak, type LeakSample } from '../leak.js';
 import { listLeak } from '../leak-lists.js';
-import { actionsOf, finished } from '../episodic/adversaries.js';
+import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
-import { askLog, askSamples, asksOf, askTrials, fieldSamples, fieldTrials, hiddenValueSamples, openingLog, type Ask, type AskSample } from '../episodic/readers.js';
+import { askLog, askSamples, asksOf, askTrials, fieldSamples, fieldTrials, hiddenValueSamples, openingLog, type Ask, type AskSample, type Replies } from '../episodic/readers.js';
 import { replayOf, type EpisodicCheck } from './episodic.js';
 import type { Finding, Trial } from './rules.js';
 
@@ -49,8 +49,8 @@ export const episodicReaders: EpisodicCheck = {
     const requests: RolloutRequest[] = [...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })), ...opened.map((i) => replayOf(refs[i] as Rollout, openings[i] as unknown[], { observations: true }))];
     const o = ctx.stage.options;
     const rate = (policy: string, trials: { level: Trial[]; pooled: Trial[] }, evidence: () => unknown): Finding[] => [
-      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.level, tolerance: { level: o.leakLevelMaxRate }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
-      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.pooled, tolerance: { pooled: o.leakMaxRate }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
+      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.level, tolerance: { level: ctx.options.readerLevelTolerance }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
+      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.pooled, tolerance: { pooled: ctx.options.readerPooledTolerance }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
     ];
     return {
       requests,
@@ -58,10 +58,10 @@ export const episodicReaders: EpisodicCheck = {
         const findings: Finding[] = [];
         const metrics: Record<string, unknown> = {};
         // Fields of the lines that name each decided entity, one map per axis.
-        const opening: Array<string[] | undefined> = [];
+        const opening: Array<Replies | undefined> = [];
         opened.forEach((i, k) => {
           const r = outcomes[logs.length + k];
-          opening[i] = r?.ok ? r.observations : undefined;
+          opening[i] = r?.ok ? { tools: (openings[i] as Action[]).map((a) => a.tool), observations: r.observations ?? [] } : undefined;
         });
         for (const axis of categorical) {
           const samples = fieldSamples(ctx.meta, refs, axis, opening);

@@ -7,6 +7,7 @@
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
 import { bookkeeping, differingPaths, records, statedRules, type StatedRule } from '../episodic/stated-rules.js';
+import { referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
@@ -56,26 +57,35 @@ export const episodicRules: EpisodicCheck = {
   codes: ['E_RULE_IGNORED'],
   kinds: ['episodic'],
   plan(ctx) {
-    const book = bookkeeping(ctx.refs, ctx.options.bookkeepingShare);
     const names = ctx.meta.tools.map((t) => t.name);
     const ablations = ctx.adversaryEpisodes().flatMap((i) => {
       const r = ctx.refs[i] as Rollout;
       if (!finished(r) || r.score < ctx.options.zeroToleranceCeiling) return [];
       const finish = actionsOf(r).at(-1)?.tool;
-      return statedRules(`${r.prompt ?? ''}\n${ctx.meta.description}\n${ctx.meta.tools.map((t) => t.description).join('\n')}`, names.filter((t) => t !== finish))
-        .filter((rule) => records(r, rule.tool, book))
-        .flatMap((rule) => ablationsOf(r, i, rule));
+      const candidates = names.filter((t) => t !== finish);
+      // The prompt's and the description's rules, then each tool's description's rules about the other tools
+      // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule).
+      const rules = [...statedRules(`${r.prompt ?? ''}\n${ctx.meta.description}`, candidates), ...ctx.meta.tools.flatMap((t) => statedRules(t.description, candidates.filter((c) => c !== t.name)))];
+      return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) => ablationsOf(r, i, rule));
     });
-    // An order broken is judged on the final state too (an environment with chance in its steps may end the
-    // moved log elsewhere): it pays the violation where it ends where the reference ends, bookkeeping aside.
+    // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,
+    // and where the reference ends (an order broken is judged on the final state too: an environment with chance
+    // in its steps may end the moved log elsewhere).
     const moved = (a: Ablation) => a.how === 'moved after what it must precede';
-    const episodes = [...new Set(ablations.filter(moved).map((a) => a.of))];
-    const states = episodes.map((i) => ctx.shared(`reference-state:${i}`, () => replayOf(ctx.refs[i] as Rollout, (ctx.refs[i] as Rollout).actions, { keepState: true })));
+    const episodes = [...new Set(ablations.map((a) => a.of))];
+    const states = episodes.map((i) => referenceState(ctx, i));
     const requests: RolloutRequest[] = [...ablations.map((a) => replayOf(ctx.refs[a.of] as Rollout, a.actions, moved(a) ? { keepState: true } : {})), ...states];
     return {
       requests,
       judge(outcomes) {
         const finalOf = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
+        const replayed = [...finalOf.values()].filter((r): r is Rollout => r?.ok === true);
+        const book = bookkeeping(replayed, ctx.options.bookkeepingShare);
+        // A step that changes nothing, or only bookkeeping, cannot be required by a score of the final state.
+        const recorded = (a: Ablation) => {
+          const r = finalOf.get(a.of);
+          return r?.ok === true && records(r, a.rule.tool, book);
+        };
         const sameEnd = (a: Ablation, k: number) => {
           const [mine, theirs] = [outcomes[k], finalOf.get(a.of)];
           return mine?.ok === true && theirs?.ok === true && differingPaths(mine.state, theirs.state).every((p) => book.has(p));
@@ -84,11 +94,12 @@ export const episodicRules: EpisodicCheck = {
         // A removal of one call is judged only where every single removal of that step in the episode keeps the score.
         const singles = new Map<string, boolean>();
         ablations.forEach((a, k) => {
-          if (a.how !== 'one call removed') return;
+          if (a.how !== 'one call removed' || !recorded(a)) return;
           const key = `${a.of}|${a.rule.tool}`;
           singles.set(key, (singles.get(key) ?? true) && scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6);
         });
         ablations.forEach((a, k) => {
+          if (!recorded(a)) return;
           const ref = ctx.refs[a.of] as Rollout;
           const score = scoreOf(outcomes[k]);
           const judged = a.how === 'one call removed' ? (singles.get(`${a.of}|${a.rule.tool}`) ? score : 0) : moved(a) && !sameEnd(a, k) ? 0 : score;

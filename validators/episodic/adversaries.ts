@@ -175,7 +175,7 @@ export function adversaryProbes(meta: EpisodicMeta, r: Rollout, of: number, valu
   if (opening.length > 0) for (const k of [0, 1, 2, 3].filter((k) => k < body.length)) add('prefix-finish', [...opening, ...body.slice(0, k), finish], needsAfter(k));
   // One call made k times (each tool's first call, and each listing), then the finishing call: reads repeated
   // to a count instead of the plan (k = 2, 5, and as many calls as the plan has).
-  const once = [...new Map([...body, ...opening].map((a) => [a.tool, a] as const)).values()].slice(0, 4);
+  const once = [...new Map([...body, ...opening].map((a) => [a.tool, a] as const)).values()].slice(0, 3);
   const counts = [...new Set([2, 5, body.length])].filter((k) => k >= 2 && k <= meta.maxTurns - 1);
   const leftOut = (call: Action) => [...new Set(body.filter((a) => keyOf(a) !== keyOf(call)).map((a) => a.tool))];
   for (const call of once) for (const k of counts) add('repeat-reads', [...Array.from({ length: k }, () => call), finish], leftOut(call));

@@ -8,7 +8,7 @@ import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Trial } from '../checks/rules.js';
 import type { LeakSample } from '../leak.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
-import { decisionsOf, maskReply, type Axis, type Decision } from './adversaries-values.js';
+import { decisionsOf, escape, type Axis, type Decision } from './adversaries-values.js';
 import { tokensOf } from './probes.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
@@ -49,35 +49,49 @@ export function openingLog(meta: EpisodicMeta, r: Rollout, axes: readonly Axis[]
   return out.slice(0, limit);
 }
 
+/** Replies and the tool that gave each (the opening a reader played on one episode). */
+export interface Replies {
+  tools: string[];
+  observations: string[];
+}
+
 /**
  * The field samples of an axis: for each reference decision, the words at fixed offsets from its entity's id
  * and after each label word, in the lines that name it: the prompt's, the opening's (`openings[i]` for
- * reference i: its listings and reads), and the reference's own observations before the decision. Words the prompt or the tools' text use (the rules' vocabulary:
- * "pending", "gold", a queue's name) are left out: a policy that reads them applies a stated rule.
+ * reference i: its listings and reads), and the reference's own observations before the decision. A place is
+ * named with what printed it (the prompt, or a tool), so a listing's fields and a ticket's text stay apart.
+ * Words the prompt or the tools' text use (the rules' vocabulary: "pending", "gold", a queue's name) are left
+ * out: a policy that reads them applies a stated rule.
  */
-export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, openings: ReadonlyArray<string[] | undefined> = []): FieldSample[] {
+export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, openings: ReadonlyArray<Replies | undefined> = []): FieldSample[] {
   const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
   return refs.flatMap((r, of) => {
     const decisions = decisionsOf(r, axis);
     const ids = new Set(decisions.flatMap((d) => Object.values(d.entity).map((v) => v.toLowerCase())));
     const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
-    const texts = (upTo: number) => [r.prompt ?? '', ...(openings[of] ?? []), ...(r.observations ?? []).slice(0, upTo)];
+    const opened = openings[of];
+    const acts = actionsOf(r);
+    const texts = (upTo: number): Array<[string, string]> => [
+      ['the prompt', r.prompt ?? ''],
+      ...(opened?.observations ?? []).map((o, j): [string, string] => [`${opened?.tools[j] ?? '?'}'s reply`, o]),
+      ...(r.observations ?? []).slice(0, upTo).map((o, j): [string, string] => [`${acts[j]?.tool ?? '?'}'s reply`, o]),
+    ];
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
       if (own.length === 0) return [];
       const fields = new Set<string>();
-      for (const text of texts(d.index)) {
+      for (const [source, text] of texts(d.index)) {
         for (const line of text.split(/\n|;/)) {
           const w = words(line);
           const at = w.findIndex((x) => own.includes(x));
           if (at < 0) continue;
           for (const k of OFFSETS) {
             const x = w[at + k];
-            if (x !== undefined && !rules.has(x) && !ids.has(x)) fields.add(`the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`);
+            if (x !== undefined && !rules.has(x) && !ids.has(x)) fields.add(`in ${source}, the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`);
           }
           w.forEach((x, i) => {
             const label = w[i - 1];
-            if (i > 0 && label !== undefined && rules.has(label) && !rules.has(x) && !ids.has(x)) fields.add(`the word after "${label}": ${x}`);
+            if (i > 0 && label !== undefined && rules.has(label) && !rules.has(x) && !ids.has(x)) fields.add(`in ${source}, the word after "${label}": ${x}`);
           });
         }
       }
@@ -94,7 +108,9 @@ const split = (field: string): [string, string] => {
 
 /**
  * The best one-to-one map "a field's word → the decision" fitted on `fit`: per place, each word mapped to the
- * value it went with (at least 90% of the time), each value reached by at most two words. Null where none.
+ * value it went with (at least 90% of the time), each value reached by one word only, the map reading at least
+ * 80% of the half's decisions (a code field; a ticket's free text, whose words vary by template, is none).
+ * Null where no place has one.
  */
 function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string; map: Map<string, string> } | null {
   const seen = new Map<string, Map<string, Map<string, number>>>();
@@ -118,7 +134,7 @@ function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string
     }
     const perValue = new Map<string, number>();
     for (const v of map.values()) perValue.set(v, (perValue.get(v) ?? 0) + 1);
-    if (map.size >= 2 && [...perValue.values()].every((n) => n <= 2) && (!best || covered > best.covered)) best = { place, map, covered };
+    if (map.size >= 2 && [...perValue.values()].every((n) => n === 1) && covered >= 0.8 * fit.length && (!best || covered > best.covered)) best = { place, map, covered };
   }
   return best && { place: best.place, map: best.map };
 }
@@ -220,6 +236,9 @@ export function asksOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: De
 /** The oracle's log for one ask tool: each decision's question asked with every value of the axis, in order. */
 export const askLog = (asks: Array<Ask | undefined>, axis: Axis): Action[] => asks.flatMap((a) => (a ? axis.values.map((v) => ({ tool: a.tool, args: { ...a.args, [a.arg]: v } })) : []));
 
+/** A reply with the value asked about (as a whole word: "approve" is not masked in "Approved") and its numbers masked. */
+const maskAsked = (text: string, v: string) => text.replace(new RegExp(`(?<![A-Za-z0-9_])${escape(v)}(?![A-Za-z0-9_])`, 'gi'), '\u00a7').replace(/\d+(?:\.\d+)?/g, '#');
+
 /** One decision asked about: the reference's value, and each value's reply (masked: the value itself and numbers), null where missing. */
 export interface AskSample {
   level: number;
@@ -232,7 +251,7 @@ export function askSamples(level: number, asks: Array<Ask | undefined>, decision
   let at = 0;
   return asks.flatMap((a, k) => {
     if (!a) return [];
-    const replies = new Map(axis.values.map((v, j) => [String(v), observations?.[at + j] === undefined ? null : maskReply(observations[at + j] as string, v)] as const));
+    const replies = new Map(axis.values.map((v, j) => [String(v), observations?.[at + j] === undefined ? null : maskAsked(observations[at + j] as string, String(v))] as const));
     at += axis.values.length;
     return [{ level, value: String((decisions[k] as Decision).value), replies }];
   });

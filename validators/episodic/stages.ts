@@ -27,9 +27,9 @@ export const episodicExecution: Stage = async (ctx) => {
   const meta = metaOf(ctx);
   const requests: RolloutRequest[] = [];
   for (let level = 1; level <= meta.levels; level++) {
-    for (const seed of levelSeeds(ctx.validationSeed, level, ctx.options.episodic.seedsPerLevel)) requests.push({ seed, level, policy: { type: 'act' }, hashes: true, observations: true, changes: true });
+    for (const seed of levelSeeds(ctx.validationSeed, level, ctx.options.episodic.seedsPerLevel)) requests.push({ seed, level, policy: { type: 'act' }, hashes: true, observations: true });
   }
-  for (const extra of ctx.include ?? []) if (extra.level >= 1 && extra.level <= meta.levels) requests.push({ seed: extra.seed, level: extra.level, policy: { type: 'act' }, hashes: true, observations: true, changes: true });
+  for (const extra of ctx.include ?? []) if (extra.level >= 1 && extra.level <= meta.levels) requests.push({ seed: extra.seed, level: extra.level, policy: { type: 'act' }, hashes: true, observations: true });
   const run = await runRollouts(ctx.pool, ctx.source, meta, requests, { limits: ctx.options.limits });
   const failures = run.rollouts.filter((r): r is EpisodeFailure => !r.ok);
   ctx.rollouts = run.rollouts.filter((r): r is Rollout => r.ok);
