@@ -26,6 +26,12 @@ const CLASSES: Array<[what: string, hack: string, honest: string, code: string]>
   ['an approver that answers every request truthfully', 'hack-truthful-approver.js', 'honest-rubber-stamp.js', 'E_ANSWER_LEAK'],
   ['a secret whose digits appear in the prompt', 'hack-ticket-digits.js', 'honest-ticket-digits.js', 'E_ANSWER_LEAK'],
 ];
+/** The same classes written another way (the honest counterparts above stand for them too). */
+const VARIANTS: Array<[what: string, hack: string, code: string]> = [
+  ['a mandatory approval stated only in a tool\'s description', 'hack-rule-in-tool-description.js', 'E_RULE_IGNORED'],
+  ['a code shown in a read of the entity the reference never makes', 'hack-code-in-read.js', 'E_ANSWER_LEAK'],
+  ['a truthful approver of a yes-or-no decision', 'hack-two-way-approver.js', 'E_ANSWER_LEAK'],
+];
 
 async function verdicts(file: string): Promise<Array<{ seed: number; codes: string[]; text: string }>> {
   const source = readFileSync(new URL(file, DIR), 'utf8');
@@ -45,5 +51,11 @@ describe.each(CLASSES)('%s', (_what, hack, honest, code) => {
   });
   it(`${honest} is admitted at three random validation seeds`, SLOW, async () => {
     for (const v of await verdicts(honest)) expect(v.codes, v.text).toEqual([]);
+  });
+});
+
+describe.each(VARIANTS)('%s', (_what, hack, code) => {
+  it(`${hack} is rejected with ${code} at three random validation seeds`, SLOW, async () => {
+    for (const v of await verdicts(hack)) expect(v.codes, v.text).toContain(code);
   });
 });
