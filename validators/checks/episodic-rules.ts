@@ -91,18 +91,19 @@ export const episodicRules: EpisodicCheck = {
           return mine?.ok === true && theirs?.ok === true && differingPaths(mine.state, theirs.state).every((p) => book.has(p));
         };
         const findings: Finding[] = [];
-        // A removal of one call is judged only where every single removal of that step in the episode keeps the score.
+        // A removal of one call is judged only where every single removal of that step, in every episode, keeps the
+        // score (a look-up the reference makes before an action the rule does not cover, an escalation, may go).
         const singles = new Map<string, boolean>();
         ablations.forEach((a, k) => {
           if (a.how !== 'one call removed' || !recorded(a)) return;
-          const key = `${a.of}|${a.rule.tool}`;
+          const key = a.rule.tool;
           singles.set(key, (singles.get(key) ?? true) && scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6);
         });
         ablations.forEach((a, k) => {
           if (!recorded(a)) return;
           const ref = ctx.refs[a.of] as Rollout;
           const score = scoreOf(outcomes[k]);
-          const judged = a.how === 'one call removed' ? (singles.get(`${a.of}|${a.rule.tool}`) ? score : 0) : moved(a) && !sameEnd(a, k) ? 0 : score;
+          const judged = a.how === 'one call removed' ? (singles.get(a.rule.tool) ? score : 0) : moved(a) && !sameEnd(a, k) ? 0 : score;
           findings.push({
             rule: 'zero', code: 'E_RULE_IGNORED', check: 'episodic-rules', judged: judged + 1e-6, ceiling: ref.score, what: 'stated-step ablation',
             form: `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; the prompt: "${a.rule.sentence.slice(0, 160)}")`,
