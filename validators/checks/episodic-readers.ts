@@ -1,15 +1,13 @@
 // Learned observation readers (validators/episodic/readers.ts): what predicts a decision without the task
 // being done. A field of the observations or the prompt's lines mapped one-to-one onto the decision about its
-// entity; the prompt's digits read as a value the agent was never shown (the single-turn leak readers, on
-// each argument's hidden values); and the oracle policy, every question a read tool allows asked with every
-// value, following the reply that marks the right one. Each is fitted on half the episodes and judged on the
-// other half against chance (a rate with a confidence bound, per level and pooled, as single-turn readers).
+// entity; the prompt's digits read as a value it does not spell out (a digit run at a place, as written or
+// reversed); and the oracle policy, every question a read tool allows asked with every value, following the
+// reply that marks the right one. Each is fitted on half the episodes and judged on the other half against
+// chance (a rate with a confidence bound, per level and pooled, as the single-turn readers are judged).
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
-import { detectLeak, type Leak, type LeakSample } from '../leak.js';
-import { listLeak } from '../leak-lists.js';
 import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
-import { askLog, askSamples, asksOf, askTrials, fieldSamples, fieldTrials, hiddenValueSamples, openingLog, type Ask, type AskSample, type Replies } from '../episodic/readers.js';
+import { askLog, askSamples, asksOf, askTrials, digitSamples, digitTrials, fieldSamples, fieldTrials, openingLog, type Ask, type AskSample, type Replies } from '../episodic/readers.js';
 import { replayOf, type EpisodicCheck } from './episodic.js';
 import type { Finding, Trial } from './rules.js';
 
@@ -19,8 +17,6 @@ interface AskLog {
   asks: Array<Ask | undefined>;
 }
 
-/** A leak verdict's rule as trials: `n` samples, its rate of wins, its chance on each. */
-const leakTrials = (leak: Leak, n: number, level: number): Trial[] => Array.from({ length: n }, (_, i) => ({ level, win: i < Math.round(leak.rate * n) ? 1 : 0, chance: leak.chance }));
 
 export const episodicReaders: EpisodicCheck = {
   name: 'episodic-readers',
@@ -70,15 +66,17 @@ export const episodicReaders: EpisodicCheck = {
           metrics[`fields ${axis.tool}.${axis.arg}`] = t.rules;
           findings.push(...rate(`a field read next to the entity (${axis.tool}.${axis.arg}), fitted on half the episodes and scored on the other half`, t, () => ({ axis: `${axis.tool}.${axis.arg}`, rules: t.rules })));
         }
-        // The prompt's digits read as a value the agent never saw: the single-turn leak readers, per argument.
-        for (const [slot, samples] of hiddenValueSamples(refs)) {
+        // The prompt's digits read as a value it does not spell out, per argument (judged as single-turn leaks).
+        for (const [slot, samples] of digitSamples(refs)) {
           if (samples.length < ctx.options.readerMinSamples) continue;
-          for (const verdict of [detectLeak(samples, Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples), listLeak(samples as LeakSample[], Math.min(o.leakMaxRate, o.leakLevelMaxRate), o.leakMinLevelSamples)]) {
-            const { overall, level } = verdict;
-            const policy = (l: Leak) => `reading ${slot}, a value the agent is never shown, off the prompt (${l.rule})`;
-            if (overall) findings.push({ rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy: policy(overall), trials: leakTrials(overall, samples.length, 0), tolerance: { pooled: o.leakMaxRate }, z: 0, minTrials: 1, evidence: () => ({ slot, rule: overall.rule, examples: overall.examples }) });
-            if (level) findings.push({ rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy: policy(level), trials: leakTrials(level, samples.filter((s) => s.level === level.level).length, level.level ?? 0), tolerance: { level: o.leakLevelMaxRate }, z: 0, minTrials: 1, evidence: () => ({ slot, rule: level.rule, examples: level.examples }) });
-          }
+          const t = digitTrials(samples);
+          metrics[`digits ${slot}`] = t.rules;
+          const policy = `reading ${slot} off the prompt's digits, fitted on half the episodes and scored on the other half`;
+          const evidence = () => ({ slot, rules: t.rules });
+          findings.push(
+            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.level, tolerance: { level: o.leakLevelMaxRate }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
+            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.pooled, tolerance: { pooled: o.leakMaxRate }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
+          );
         }
         // The oracle policy: every question asked with every value, the reply that marks the right one followed.
         const byTool = new Map<string, AskSample[]>();
