@@ -54,7 +54,9 @@ export const episodicBaselines: EpisodicCheck = {
         const family = (f: EpisodicProbeFamily) => scored.filter((s) => s.probe.family === f);
         const findings: Finding[] = [];
         const families: Record<string, { mean: number; pass: number; max: number }> = {};
-        const stats = (list: ScoredProbe[]) => ({ mean: mean(list.map((s) => scoreOf(s.result))), pass: list.length ? list.filter((s) => scoreOf(s.result) >= 1).length / list.length : 0, max: Math.max(0, ...list.map((s) => scoreOf(s.result))) });
+        // A family's mean is its worst level's (the level a rate is judged at), its passes the share over all levels.
+        const worstLevel = (list: ScoredProbe[]) => Math.max(0, ...[...new Set(list.map((s) => s.probe.request.level))].map((l) => mean(list.filter((s) => s.probe.request.level === l).map((s) => scoreOf(s.result)))));
+        const stats = (list: ScoredProbe[]) => ({ mean: worstLevel(list), pass: list.length ? list.filter((s) => scoreOf(s.result) >= 1).length / list.length : 0, max: Math.max(0, ...list.map((s) => scoreOf(s.result))) });
         for (const [f, code] of Object.entries(ZERO) as Array<[EpisodicProbeFamily, ProblemCode]>) {
           families[f] = stats(family(f));
           for (const s of family(f)) findings.push({ rule: 'zero', code, check: 'episodic-baselines', judged: scoreOf(s.result), ceiling: o.zeroToleranceCeiling, form: `${f} (seed ${s.probe.request.seed}, level ${s.probe.request.level})`, what: `${f} probe`, evidence: () => probeEvidence(s) });
