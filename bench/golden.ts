@@ -60,9 +60,10 @@ export async function goldenRun(files: string[], opts: { workers?: number; onEnt
   const pool = new SandboxPool(opts.workers ? { workers: opts.workers } : {});
   // Episodic candidates reach the sandbox through rollouts: each job of them is recorded as it is sent.
   const run = pool.run.bind(pool);
-  pool.run = ((request: Parameters<SandboxPool['run']>[0]) => {
+  pool.run = ((...args: Parameters<SandboxPool['run']>) => {
+    const request = args[0];
     if (request.calls?.some((c) => c.op === 'rollout')) calls.push(request.calls.map((c) => ({ seed: c.seed, level: c.level, rollout: c.rollout }) as unknown as EpisodeRequest));
-    return run(request);
+    return run(...args);
   }) as SandboxPool['run'];
   const entries: GoldenEntry[] = [];
   try {
