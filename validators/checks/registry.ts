@@ -1,5 +1,38 @@
 // The registry of checks: every mechanism of every kind's hack stage, one file each beside this one. A
 // kind's stage runs the entries that name its kind (checksFor) and judges their findings with rules.ts.
 import type { AnyCheck } from './contract.js';
+import { grammarCheck } from './grammar.js';
+import { creditFloorCheck } from './credit-floor.js';
+import { echoCheck } from './echo.js';
+import { emptyCheck } from './empty.js';
+import { enumerationCheck } from './enumeration.js';
+import { feedbackCheck } from './feedback.js';
+import { formatOnlyCheck } from './format-only.js';
+import { guessingCheck } from './guessing.js';
+import { hugeCheck } from './huge.js';
+import { malformedListCheck } from './malformed-list.js';
+import { nonAnswerCheck } from './non-answer.js';
+import { otherAnswerCheck } from './other-answer.js';
+import { perturbedCheck } from './perturbed.js';
+import { promptTokensCheck } from './prompt-tokens.js';
+import { readersCheck } from './readers.js';
+import { stuffingCheck } from './stuffing.js';
 
-export const CHECKS: readonly AnyCheck[] = [];
+export const CHECKS: readonly AnyCheck[] = [
+  emptyCheck,
+  echoCheck,
+  formatOnlyCheck,
+  nonAnswerCheck,
+  stuffingCheck,
+  enumerationCheck,
+  hugeCheck,
+  malformedListCheck,
+  otherAnswerCheck,
+  perturbedCheck,
+  promptTokensCheck,
+  creditFloorCheck,
+  feedbackCheck,
+  grammarCheck,
+  guessingCheck,
+  readersCheck,
+];
