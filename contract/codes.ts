@@ -55,6 +55,7 @@ export const PROBLEM_CODES = {
   E_ACCEPTS_RETRIES: 'an episodic environment pays as much as the reference for retrying each decision over every value until the reply changes (the reply is an oracle and retries cost nothing)',
   E_WRITABLE_TRUTH: "an episodic environment lets the agent write the ground truth: a free-text argument naming the state's own truth field, with a value the agent then decides, pays the reference's score",
   E_ACCEPTS_RANDOM_POLICY: 'an episodic environment pays a seeded random policy of schema-valid calls more often than chance explains',
+  E_ACCEPTS_COARSE: "verify pays the answer written coarsely (fewer decimals, one or two significant figures, scientific, a small fraction, or a short constant) where the same value written at the reference's precision, or a value as close, is not paid: a tolerance read off the response itself",
   E_ACCEPTS_RESTATED: "verify pays the question restated in its answer language (the prompt's expression transcribed, or its numbers joined by its operator words in order): an answer that restates the question has solved nothing",
   E_ACCEPTS_CONSTANT: 'one fixed answer (the most common reference of the other half of the instances) wins too often at some level, or over all levels',
   E_ACCEPTS_GUESSING: 'a strategy that does not solve the task (every option, the printed list copied, a multiple-choice rule learned from the instances) beats nominal chance at some level',

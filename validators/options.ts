@@ -44,6 +44,10 @@ export interface ValidatorOptions {
   restatedTolerance: number;
   /** …and at one level. */
   restatedLevelTolerance: number;
+  /** A coarse rendering of the answer (fewer decimals, significant figures, scientific, 0, 1e6) may earn this much beyond its controls (the same value at the reference's precision, a value as close) over all levels… */
+  coarseTolerance: number;
+  /** …and at one level. */
+  coarseLevelTolerance: number;
   /** Candidates of the constant policy per level (references of the fitting half, their accepted variants, small constants). */
   constantCandidates: number;
   /** Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a level… */
@@ -136,6 +140,8 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   readerZ: 2,
   restatedTolerance: 0.1,
   restatedLevelTolerance: 0.4,
+  coarseTolerance: 0.1,
+  coarseLevelTolerance: 0.4,
   constantCandidates: 16,
   guessTolerance: 0.2,
   classGuessTolerance: 0.05,
