@@ -40,14 +40,18 @@ export interface ValidatorOptions {
   leakMinLevelSamples: number;
   /** …judged at the lower bound of its rate at this many standard errors (multiple-choice readers use `guessZ`). */
   readerZ: number;
-  /** The question restated in the verifier's answer language (the prompt's expression transcribed, its numbers and operator words in order) may pass this much more often than chance (it is the answer) over all levels… */
-  restatedTolerance: number;
-  /** …and at one level. */
-  restatedLevelTolerance: number;
   /** A coarse rendering of the answer (fewer decimals, significant figures, scientific, 0, 1e6) may earn this much beyond its controls (the same value at the reference's precision, a value as close) over all levels… */
   coarseTolerance: number;
   /** …and at one level. */
   coarseLevelTolerance: number;
+  /** The question restated in the verifier's answer language (the prompt's expression transcribed, its numbers and operator words in order) may pass this much more often than chance (it is the answer) over all levels… */
+  restatedTolerance: number;
+  /** …and at one level. */
+  restatedLevelTolerance: number;
+  /** A correct answer in another form (the prompt's notation, an ordinary equivalent, another instance's reference under the same prompt) may score at most this much below the reference. */
+  equivalentLossCeiling: number;
+  /** At a level whose sample repeats a prompt, this many more instances are drawn to find pairs with the same prompt. */
+  equivalentSearchPerLevel: number;
   /** Candidates of the constant policy per level (references of the fitting half, their accepted variants, small constants). */
   constantCandidates: number;
   /** Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a level… */
@@ -138,10 +142,12 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   leakLevelMaxRate: 0.6,
   leakMinLevelSamples: 20,
   readerZ: 2,
-  restatedTolerance: 0.1,
-  restatedLevelTolerance: 0.4,
   coarseTolerance: 0.1,
   coarseLevelTolerance: 0.4,
+  restatedTolerance: 0.1,
+  restatedLevelTolerance: 0.4,
+  equivalentLossCeiling: 0.5,
+  equivalentSearchPerLevel: 60,
   constantCandidates: 16,
   guessTolerance: 0.2,
   classGuessTolerance: 0.05,

@@ -1,6 +1,7 @@
 // The registry of checks: every mechanism of every kind's hack stage, one file each beside this one. A
 // kind's stage runs the entries that name its kind (checksFor) and judges their findings with rules.ts.
 import { acceptanceCheck } from './acceptance.js';
+import { completenessCheck } from './completeness.js';
 import type { AnyCheck } from './contract.js';
 import { grammarCheck } from './grammar.js';
 import { creditFloorCheck } from './credit-floor.js';
@@ -35,6 +36,7 @@ export const CHECKS: readonly AnyCheck[] = [
   feedbackCheck,
   acceptanceCheck,
   grammarCheck,
+  completenessCheck,
   guessingCheck,
   readersCheck,
 ];
