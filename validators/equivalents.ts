@@ -73,8 +73,8 @@ function joinsWith(prompt: string, items: string[], sep: string): boolean {
   return false;
 }
 
-/** Every correct rewriting of `content` this prompt makes expected, with how it was made. */
-export function equivalentForms(prompt: string, content: string): Array<[string, string]> {
+/** Every correct rewriting of `content` this prompt makes expected, with how it was made; the ordinary forms (whitespace in the tag) only where asked. */
+export function equivalentForms(prompt: string, content: string, ordinary = true): Array<[string, string]> {
   const text = content.trim();
   const shape = shapeOf(text);
   const out: Array<[string, string]> = [];
@@ -94,7 +94,7 @@ export function equivalentForms(prompt: string, content: string): Array<[string,
     const other = spaced ? mark : `${mark} `;
     add(joinsWith(prompt.slice(0, 50_000), shape.items, other) ? `the prompt's list separator (${JSON.stringify(other)})` : `the list's ${JSON.stringify(mark)} ${spaced ? 'without' : 'with'} a space after it`, shape.items.join(other));
   }
-  if (text.length > 0 && text.length <= 2_000) {
+  if (ordinary && text.length > 0 && text.length <= 2_000) {
     add('padded inside the tag', ` ${text} `);
     add('on its own line inside the tag', `\n${text}\n`);
   }

@@ -19,7 +19,12 @@ const OTHER = "another instance's reference with the same prompt";
 /** Pairs of instances with the same prompt and different answers: each reference is sent to the other. */
 function crossings(episodes: Episode[]): ProbeRequest[] {
   const byPrompt = new Map<string, Episode[]>();
-  for (const e of episodes) byPrompt.set(`${e.level}\u0000${e.instance.prompt}`, [...(byPrompt.get(`${e.level}\u0000${e.instance.prompt}`) ?? []), e]);
+  for (const e of episodes) {
+    const key = `${e.level}\u0000${e.instance.prompt}`;
+    const same = byPrompt.get(key);
+    if (same) same.push(e);
+    else byPrompt.set(key, [e]);
+  }
   const requests: ProbeRequest[] = [];
   for (const same of byPrompt.values()) {
     const answers = new Map(same.map((e) => [normalizeAnswer(answerContent(e.reference)), e]));
@@ -50,7 +55,7 @@ function findings(ctx: SingleTurnContext, outcomes: JudgedOutcome[]): ZeroFindin
         judged: loss,
         ceiling: ctx.stage.options.equivalentLossCeiling,
         form: o.probe.form,
-        what: 'correct answer in another form',
+        what: 'rewritten correct answer',
         reads: `scores ${o.score} where the reference scores ${scoreOf(o.episode.referenceVerdict)}${o.probe.form === OTHER ? ' (two instances show the same prompt: either the verifier rejects a valid answer, or the answer is not determined by what the policy sees)' : ''}`,
         evidence: () => ({ ...evidenceOf(o), ...(o.probe.form === OTHER ? { prompt: o.episode.instance.prompt.slice(0, 200) } : {}) }),
       };
@@ -63,11 +68,14 @@ export const completenessCheck: SingleTurnCheck = {
   codes: ['E_REJECTS_EQUIVALENT'],
   kinds: ['single-turn'],
   plan(ctx) {
+    // The prompt's notation on every instance (it may matter on a few only: negative answers, large ones); whitespace in the tag on the probed ones.
+    const probed = new Set(ctx.targets().map((t) => t.episode));
     const forms = ctx.stage.episodes.flatMap((e) => {
-      const probes = equivalentForms(e.instance.prompt, answerContent(e.reference)).map(([form, v]): Probe => ({ family: 'equivalent', form, response: withContent(e.reference, v), coincident: true, variant: true }));
+      const probes = equivalentForms(e.instance.prompt, answerContent(e.reference), probed.has(e)).map(([form, v]): Probe => ({ family: 'equivalent', form, response: withContent(e.reference, v), coincident: true, variant: true }));
       return probes.length ? [{ seed: e.seed, level: e.level, probes }] : [];
     });
-    const requests = [...forms, ...crossings(ctx.stage.episodes)];
+    const crossed = crossings(ctx.stage.episodes);
+    const requests = [...forms, ...crossed];
     return {
       requests,
       async judge(results, tools) {
@@ -78,8 +86,9 @@ export const completenessCheck: SingleTurnCheck = {
         if (levels.length) {
           const more = await Promise.all(levels.map((level) => ctx.moreInstances(level, ctx.stage.options.equivalentSearchPerLevel)));
           const all = [...levels.flatMap((level) => ctx.byLevel.get(level) ?? []), ...more.flat()];
-          const sampled = new Set(requests.map((r) => `${r.level}:${r.seed}`));
-          const fresh = crossings(all).filter((r) => !sampled.has(`${r.level}:${r.seed}`));
+          // Only the pairs not sent yet: a sampled instance may meet a new partner among the draws.
+          const sent = new Set(crossed.flatMap((r) => r.probes.map((p) => `${r.level}:${r.seed}:${p.response}`)));
+          const fresh = crossings(all).map((r) => ({ ...r, probes: r.probes.filter((p) => !sent.has(`${r.level}:${r.seed}:${p.response}`)) })).filter((r) => r.probes.length > 0);
           searched = all.length;
           if (fresh.length) outcomes.push(...(await tools.run(fresh)).flatMap((r) => r.outcomes));
         }

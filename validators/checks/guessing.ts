@@ -142,8 +142,10 @@ export const guessingCheck: SingleTurnCheck = {
   kinds: ['single-turn'],
   plan(ctx) {
     const listed = answerList(ctx.stage.episodes);
-    const unions = ctx.stage.episodes.every((e) => shapeOf(answerContent(e.reference)).kind !== 'list');
-    const guesses = (e: Episode) => promptGuesses(e, listed, unions ? otherAnswers(e, ctx.byLevel.get(e.level) ?? []) : undefined);
+    // Every answer of the level at once wins only where answers repeat: levels of distinct answers skip it.
+    const scalar = ctx.stage.episodes.every((e) => shapeOf(answerContent(e.reference)).kind !== 'list');
+    const repeats = new Set([...ctx.byLevel].filter(([, list]) => new Set(list.map(contentOf)).size < list.length).map(([level]) => level));
+    const guesses = (e: Episode) => promptGuesses(e, listed, scalar && repeats.has(e.level) ? otherAnswers(e, ctx.byLevel.get(e.level) ?? []) : undefined);
     const requests = ctx.stage.episodes.map((e) => ({ seed: e.seed, level: e.level, probes: guesses(e) })).filter((r) => r.probes.length > 0);
     return {
       requests,
