@@ -69,7 +69,7 @@ function quotingOf(prompt: string, content: string): [string, string] | null {
 
 /** Whether the prompt joins two of the answer's items with `sep` (its own spacing of the reference's separator). */
 function joinsWith(prompt: string, items: string[], sep: string): boolean {
-  for (let i = 0; i + 1 < Math.min(items.length, 20); i++) if (prompt.includes(`${items[i]}${sep}${items[i + 1]}`) || prompt.includes(`${items[i + 1]}${sep}${items[i]}`)) return true;
+  for (let i = 0; i + 1 < Math.min(items.length, 4); i++) if (prompt.includes(`${items[i]}${sep}${items[i + 1]}`) || prompt.includes(`${items[i + 1]}${sep}${items[i]}`)) return true;
   return false;
 }
 
@@ -92,7 +92,8 @@ export function equivalentForms(prompt: string, content: string, ordinary = true
     const mark = shape.separator.trim();
     const spaced = text.includes(`${mark} `);
     const other = spaced ? mark : `${mark} `;
-    add(joinsWith(prompt.slice(0, 50_000), shape.items, other) ? `the prompt's list separator (${JSON.stringify(other)})` : `the list's ${JSON.stringify(mark)} ${spaced ? 'without' : 'with'} a space after it`, shape.items.join(other));
+    if (joinsWith(prompt.slice(0, 20_000), shape.items, other)) add(`the prompt's list separator (${JSON.stringify(other)})`, shape.items.join(other));
+    else if (ordinary) add(`the list's ${JSON.stringify(mark)} ${spaced ? 'without' : 'with'} a space after it`, shape.items.join(other));
   }
   if (ordinary && text.length > 0 && text.length <= 2_000) {
     add('padded inside the tag', ` ${text} `);

@@ -8,6 +8,10 @@ import { answerContent, withContent } from '../sandbox/answer.js';
 import { joinItems, normalizeAnswer, shapeOf } from './answers.js';
 import type { Probe } from './probe-types.js';
 import { printedList, promptLists, tokenGuesses } from './prompt-lists.js';
+import { recentMemo } from '../sandbox/recent.js';
+
+/** The prompt's lists, once per prompt for a stage's sample (the plan reads each prompt twice). */
+const listsOf = recentMemo((prompt: string) => promptLists(prompt), 512);
 
 const MAX_ITEMS = 60;
 const key = (v: string) => normalizeAnswer(v).toLowerCase();
@@ -17,7 +21,7 @@ export type ListPlace = number;
 
 /** The items of the prompt's list at `place` (as written, once each, at most 60), or none. */
 export function listedItems(prompt: string, place: ListPlace): string[] {
-  const lists = promptLists(prompt);
+  const lists = listsOf(prompt);
   const list = place >= 0 ? lists[place] : lists[lists.length + place];
   const out: string[] = [];
   const seen = new Set<string>();
@@ -37,9 +41,11 @@ export function listedItems(prompt: string, place: ListPlace): string[] {
  */
 export function answerList(episodes: Episode[]): ListPlace | null {
   if (episodes.filter((e) => shapeOf(answerContent(e.reference)).kind !== 'list').length < 0.8 * episodes.length) return null;
+  // A few instances a level tell where the list is: the place is judged on all of them later.
+  const sample = episodes.filter((_, i) => i % 4 === 0);
   const counts = new Map<ListPlace, number>();
-  for (const e of episodes) {
-    const lists = promptLists(e.instance.prompt);
+  for (const e of sample) {
+    const lists = listsOf(e.instance.prompt);
     const answer = key(answerContent(e.reference));
     lists.forEach((list, k) => {
       if (!list.some((x) => key(x) === answer)) return;
@@ -47,7 +53,7 @@ export function answerList(episodes: Episode[]): ListPlace | null {
     });
   }
   const [place, n] = [...counts].reduce<[ListPlace | null, number]>((best, [p, c]) => (c > best[1] ? [p, c] : best), [null, 0]);
-  return n >= 0.5 * episodes.length ? place : null;
+  return n >= 0.5 * sample.length ? place : null;
 }
 
 const guess = (form: string, response: string, chance = 0): Probe => ({ family: 'guess', form, response, coincident: false, ...(chance ? { chance } : {}) });

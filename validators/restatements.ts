@@ -5,8 +5,9 @@
 // expression, a formula, a program) pays these without anything being solved. Guest text: linear scans.
 
 const OPERATOR_CHARS = '+-*/×÷−·^%²³';
-const INSIDE = /[\dA-Za-z.\s+\-−*/×÷·^%²³()]/;
-const OPERAND = /[\dA-Za-z]/;
+const OPERAND_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const INSIDE_CHARS = new Set([...OPERAND_CHARS, ...'.+-*/×÷−·^%²³() \t']);
+const isOperand = (c: string | undefined) => c !== undefined && OPERAND_CHARS.includes(c);
 
 /** Maximal runs of expression characters, trimmed to start at an operand, a sign or a bracket and end at an operand, a bracket or a power (one linear scan). */
 function runs(chunk: string): string[] {
@@ -15,13 +16,13 @@ function runs(chunk: string): string[] {
   const close = (to: number) => {
     let a = from;
     let b = to;
-    while (a < b && !OPERAND.test(chunk[a] as string) && !'-−+('.includes(chunk[a] as string)) a++;
-    while (b > a && !OPERAND.test(chunk[b - 1] as string) && !')²³'.includes(chunk[b - 1] as string)) b--;
+    while (a < b && !isOperand(chunk[a]) && !'-−+('.includes(chunk[a] as string)) a++;
+    while (b > a && !isOperand(chunk[b - 1]) && !')²³'.includes(chunk[b - 1] as string)) b--;
     if (b - a >= 3) out.push(chunk.slice(a, b));
     from = -1;
   };
   for (let i = 0; i < chunk.length; i++) {
-    if (INSIDE.test(chunk[i] as string)) {
+    if (INSIDE_CHARS.has(chunk[i] as string)) {
       if (from < 0) from = i;
     } else if (from >= 0) close(i);
   }
@@ -67,14 +68,15 @@ function balanced(span: string): boolean {
   return depth === 0;
 }
 
-const WORDS: Array<[RegExp, string]> = [
-  [/^(plus|add|added|adding|sum|increased|more|and)$/, '+'],
-  [/^(minus|subtract|subtracted|less|decreased|difference|fewer)$/, '-'],
-  [/^(times|multiplied|product|by)$/, '*'],
-  [/^(divided|over|quotient|per)$/, '/'],
-  [/^(mod|modulo|remainder)$/, '%'],
-  [/^(power|raised)$/, '^'],
-];
+/** Operator words, each to the operator it names. */
+const WORDS = new Map<string, string>([
+  ...'plus add added adding sum increased more and'.split(' ').map((w): [string, string] => [w, '+']),
+  ...'minus subtract subtracted less decreased difference fewer'.split(' ').map((w): [string, string] => [w, '-']),
+  ...'times multiplied product by'.split(' ').map((w): [string, string] => [w, '*']),
+  ...'divided over quotient per'.split(' ').map((w): [string, string] => [w, '/']),
+  ...'mod modulo remainder'.split(' ').map((w): [string, string] => [w, '%']),
+  ...'power raised'.split(' ').map((w): [string, string] => [w, '^']),
+]);
 
 /**
  * The prompt's numbers in order, joined by the operator each run of words between two of them names (its
@@ -99,7 +101,7 @@ export function numbersInOrder(prompt: string): string | null {
       continue;
     }
     // The first operator word of the run decides ("increased by" is +); "and" only where no other word does.
-    const op = WORDS.find(([w]) => w.test(t))?.[1];
+    const op = WORDS.get(t);
     if (op !== undefined && parts.length > 0 && (pending === null || (byAnd && t !== 'and'))) {
       pending = op;
       byAnd = t === 'and';

@@ -10,7 +10,7 @@ import { answerContent, withContent } from '../../sandbox/answer.js';
 import { normalizeAnswer, shapeOf } from '../answers.js';
 import { mean } from '../context.js';
 import type { Probe } from '../probe-types.js';
-import { parseChoices } from '../prompt-lists.js';
+import { choiceCases } from '../choice-rules.js';
 import { answerList, otherAnswers, promptGuesses } from '../prompt-guesses.js';
 import type { JudgedOutcome } from '../hack-checks.js';
 import { undecided, type Finding, type Trial } from './rules.js';
@@ -31,17 +31,36 @@ const WHAT: Record<string, string> = {
 /** Guesses read from the prompt's tokens whatever its layout: only full passes count (partial credit for a copy is the task's own). */
 const FULL_PASS_ONLY = new Set(['input copied', 'every prompt token']);
 
-const contentOf = (e: Episode) => normalizeAnswer(answerContent(e.reference));
+const contents = new WeakMap<Episode, string>();
+/** An instance's answer as compared (once per instance: the search compares it with every candidate). */
+function contentOf(e: Episode): string {
+  let c = contents.get(e);
+  if (c === undefined) contents.set(e, (c = normalizeAnswer(answerContent(e.reference))));
+  return c;
+}
 const guess = (strategy: string, response: string): Probe => ({ family: 'guess', form: strategy, response, coincident: false });
 
 type Run = (requests: readonly ProbeRequest[]) => Promise<ProbeResult[]>;
 
-/** Scores each candidate list (contents) on its episode, in one run for every level: one row per episode. */
+/** Fitting instances every candidate is scored on before the others are tried only with those that won there. */
+const SCREEN = 3;
+
+/**
+ * Scores each candidate list (contents) on its episode, in one run for every level: one row per episode. A
+ * candidate that is the episode's own answer wins what the reference wins, and is not sent.
+ */
 async function scoreConstants(run: Run, asks: Array<{ episode: Episode; candidates: string[] }>): Promise<number[][]> {
-  const wanted = asks.filter((a) => a.candidates.length > 0);
-  const results = wanted.length ? await run(wanted.map(({ episode: e, candidates }) => ({ seed: e.seed, level: e.level, probes: candidates.map((c) => guess('constant', withContent(e.reference, c))) }))) : [];
+  const keys = new Map<string, string>();
+  const own = (e: Episode, c: string) => (keys.get(c) ?? (keys.set(c, normalizeAnswer(c)).get(c) as string)) === contentOf(e);
+  const wanted = asks.map(({ episode: e, candidates }) => candidates.filter((c) => !own(e, c)));
+  const sent = asks.flatMap(({ episode: e }, i) => ((wanted[i] as string[]).length ? [{ seed: e.seed, level: e.level, probes: (wanted[i] as string[]).map((c) => guess('constant', withContent(e.reference, c))) }] : []));
+  const results = sent.length ? await run(sent) : [];
   let k = 0;
-  return asks.map((a) => (a.candidates.length ? (results[k++]?.outcomes ?? []).map((o) => (o.failure ? 0 : o.score)) : []));
+  return asks.map(({ episode: e, candidates }, i) => {
+    const scores = (wanted[i] as string[]).length ? (results[k++]?.outcomes ?? []).map((o) => (o.failure ? 0 : o.score)) : [];
+    let j = 0;
+    return candidates.map((c) => (own(e, c) ? scoreOf(e.referenceVerdict) : (scores[j++] ?? 0)));
+  });
 }
 
 /** The candidate that wins most over `rows`, ties to the earlier (more common) one; -1 when there is none. */
@@ -79,15 +98,27 @@ async function searchConstants(ctx: SingleTurnContext, run: Run, levels: Level[]
     const fit = l.episodes.filter((_, i) => i % 2 === 0);
     l.candidates = constantCandidates(fit, fit.flatMap((e) => variants.get(e) ?? []), max);
   }
-  const fitAsks = levels.flatMap((l) => l.episodes.filter((_, i) => i % 2 === 0).map((episode) => ({ episode, candidates: l.candidates })));
-  const fitRows = await scoreConstants(run, fitAsks);
+  // In two steps: every candidate on a few fitting instances, then only those that won something there (and the two
+  // most common answers) on the rest: a level of distinct answers costs a few responses per candidate.
+  const fitOf = (l: Level) => l.episodes.filter((_, i) => i % 2 === 0);
+  const screen = await scoreConstants(run, levels.flatMap((l) => fitOf(l).slice(0, SCREEN).map((episode) => ({ episode, candidates: l.candidates }))));
   let k = 0;
-  for (const l of levels) {
-    const rows = l.episodes.filter((_, i) => i % 2 === 0).map(() => fitRows[k++] as number[]);
-    const wins = l.candidates.map((_, c) => rows.reduce((a, r) => a + (r[c] ?? 0), 0));
-    l.ranked = l.candidates.map((_, c) => c).sort((a, b) => (wins[b] as number) - (wins[a] as number) || a - b);
+  const wins = levels.map((l) => {
+    const rows = fitOf(l).slice(0, SCREEN).map(() => screen[k++] as number[]);
+    return l.candidates.map((_, c) => rows.reduce((a, r) => a + (r[c] ?? 0), 0));
+  });
+  const survivors = levels.map((l, i) => l.candidates.flatMap((c, j) => (j < 2 || (wins[i]?.[j] ?? 0) > 0 ? [c] : [])));
+  const rest = await scoreConstants(run, levels.flatMap((l, i) => fitOf(l).slice(SCREEN).map((episode) => ({ episode, candidates: survivors[i] as string[] }))));
+  k = 0;
+  levels.forEach((l, i) => {
+    const rows = fitOf(l).slice(SCREEN).map(() => rest[k++] as number[]);
+    const total = l.candidates.map((c, j) => {
+      const at = (survivors[i] as string[]).indexOf(c);
+      return (wins[i]?.[j] ?? 0) + (at < 0 ? 0 : rows.reduce((a, r) => a + (r[at] ?? 0), 0));
+    });
+    l.ranked = l.candidates.map((_, c) => c).sort((a, b) => (total[b] as number) - (total[a] as number) || a - b);
     if (l.candidates.length) l.constant = l.candidates[l.ranked[0] as number];
-  }
+  });
   const testAsks = levels.flatMap((l) => l.episodes.filter((_, i) => i % 2 === 1).map((episode) => ({ episode, candidates: l.constant !== undefined ? [l.constant] : [] })));
   const testRows = await scoreConstants(run, testAsks);
   k = 0;
@@ -100,14 +131,14 @@ async function searchConstants(ctx: SingleTurnContext, run: Run, levels: Level[]
 }
 
 /**
- * Levels where a policy looks strong (or that are multiple choice) draw more instances: the three best
+ * Levels where a policy looks strong draw more instances: the two best
  * candidates are fitted on one half of them all and scored on the other, both ways (the candidates' own
  * instances left out), and the list guesses are scored on the new instances too.
  */
 async function extend(ctx: SingleTurnContext, run: Run, l: Level, listScores: Map<Episode, Map<string, { score: number; chance: number }>>, multipleChoice: boolean, guesses: (e: Episode) => Probe[]): Promise<void> {
   const o = ctx.stage.options;
   const more = await ctx.moreInstances(l.level, (multipleChoice ? o.choiceSamplesPerLevel : o.guessSamplesPerLevel) - l.episodes.length);
-  const top = l.ranked.slice(0, 3).map((c) => l.candidates[c] as string);
+  const top = l.ranked.slice(0, 2).map((c) => l.candidates[c] as string);
   const sources = new Set(top.map(normalizeAnswer));
   const all = [...l.episodes, ...more].filter((e) => !sources.has(contentOf(e)) || !l.episodes.includes(e) || l.episodes.indexOf(e) % 2 === 1);
   const [rows, lists] = await Promise.all([scoreConstants(run, all.map((episode) => ({ episode, candidates: top }))), run(more.map((e) => ({ seed: e.seed, level: e.level, probes: guesses(e) })))]);
@@ -156,19 +187,25 @@ export const guessingCheck: SingleTurnCheck = {
         // Nominal chance of a free answer: 1/K for a handful of answers seen (a few categories), else zero.
         const distinct = new Set(ctx.stage.episodes.map(contentOf)).size;
         const nominalFree = distinct <= 10 ? 1 / distinct : 0;
-        const isChoice = (e: Episode) => parseChoices(e.instance.prompt) !== null;
-        const multipleChoice = ctx.stage.episodes.filter(isChoice).length >= 0.8 * ctx.stage.episodes.length;
+        // Multiple choice: options the reference names (numbered steps of a task are no options).
+        const cases = choiceCases(ctx.stage.episodes);
+        const multipleChoice = cases.filter(Boolean).length >= 0.8 * ctx.stage.episodes.length;
+        const optionsOf = new Map(ctx.stage.episodes.map((e, i) => [e, cases[i]?.choices.labels.length ?? 1]));
         const tolerance = (s: string) => (multipleChoice && s !== 'printed list' ? o.choiceGuessTolerance : s === 'constant' && nominalFree > 0 ? o.classGuessTolerance : o.guessTolerance);
         const levels: Level[] = [...ctx.byLevel].map(([level, episodes]) => {
-          const nominal = multipleChoice ? mean(episodes.map((e) => 1 / (parseChoices(e.instance.prompt)?.labels.length ?? 1))) : nominalFree;
+          const nominal = multipleChoice ? mean(episodes.map((e) => 1 / (optionsOf.get(e) ?? 1))) : nominalFree;
           const trials = new Map<string, Trial[]>();
           for (const s of Object.keys(WHAT)) if (s !== 'constant' && episodes.some((e) => listScores.get(e)?.has(s))) trials.set(s, trialsOf(s, episodes, listScores));
           return { level, episodes, nominal, candidates: [], ranked: [], trials, first: 0 };
         });
         await searchConstants(ctx, tools.run, levels, acceptedVariants(tools.all()));
-        // A policy that only looks strong, and any multiple-choice level, is judged on more instances.
-        const strong = (l: Level) => [...l.trials].some(([s, t]) => undecided(t, tolerance(s), o.guessZ) || mean(t.map((x) => x.win - x.chance)) >= 0.5);
-        await Promise.all(levels.filter((l) => multipleChoice || strong(l)).map((l) => extend(ctx, tools.run, l, listScores, multipleChoice, guesses)));
+        // A policy that only looks strong is judged on more instances (a constant letter of multiple choice is also a
+        // position rule of the readers, judged there on more instances without sending anything).
+        const trigger = (s: string) => (multipleChoice ? o.guessTolerance : tolerance(s));
+        // One lucky win among ten is no sign: a policy looks strong on at least two wins beyond chance.
+        const beyond = (t: Trial[]) => t.reduce((a, x) => a + x.win - x.chance, 0);
+        const strong = (l: Level) => [...l.trials].some(([s, t]) => (undecided(t, trigger(s), o.guessZ) && beyond(t) >= 2) || mean(t.map((x) => x.win - x.chance)) >= 0.5);
+        await Promise.all(levels.filter(strong).map((l) => extend(ctx, tools.run, l, listScores, multipleChoice, guesses)));
         const findings: Finding[] = [];
         for (const s of Object.keys(WHAT)) {
           const trials = levels.flatMap((l) => l.trials.get(s) ?? []);
@@ -177,7 +214,7 @@ export const guessingCheck: SingleTurnCheck = {
           findings.push({ rule: 'rate', code: s === 'constant' ? 'E_ACCEPTS_CONSTANT' : 'E_ACCEPTS_GUESSING', check: 'guessing', policy: WHAT[s] as string, trials, tolerance: { level: tolerance(s), pooled: tolerance(s) }, z: o.guessZ, minTrials: o.guessMinSamples, evidence: (level) => ({ strategy: s, ...(s === 'constant' && level !== null ? { constant: (constants.get(level) ?? '').slice(0, 80) } : {}) }) });
         }
         const constantByLevel = Object.fromEntries(levels.map((l) => [l.level, l.first]));
-        const summary = levels.map((l) => ({ level: l.level, samples: Math.max(0, ...[...l.trials.values()].map((t) => t.length)), candidates: l.candidates.length, ...(l.constant !== undefined ? { constant: l.constant.slice(0, 40) } : {}) }));
+        const summary = levels.map((l) => ({ level: l.level, samples: Math.max(0, ...[...l.trials.values()].map((t) => t.length)), candidates: l.candidates.length, ...(l.constant !== undefined ? { constant: l.constant.slice(0, 40) } : {}), wins: Object.fromEntries([...l.trials].map(([s, t]) => [s, Number(mean(t.map((x) => x.win)).toFixed(3))])) }));
         return { findings, metrics: { levels: summary, constantByLevel } };
       },
     };

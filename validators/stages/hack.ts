@@ -43,13 +43,21 @@ export const hackStage: Stage = async (ctx) => {
   const results = await run(requests);
   let at = 0;
   const slices = plans.map((p) => results.slice(at, (at += p.plan?.requests.length ?? 0)));
-  const tools = { run, all: () => results };
+  // Responses each check sent, its follow-ups included (what it costs the sandbox).
+  const sent: Record<string, number> = Object.fromEntries(plans.map((p, i) => [p.check.name, (slices[i] as ProbeResult[]).reduce((a, r) => a + r.outcomes.length, 0)]));
+  const toolsOf = (name: string) => ({
+    run: (more: readonly ProbeRequest[]) => {
+      sent[name] = (sent[name] ?? 0) + more.reduce((a, r) => a + r.probes.length, 0);
+      return run(more);
+    },
+    all: () => results,
+  });
   // Judges run at once: one check's follow-up sandbox work overlaps another's host work (each judge's wall time is kept).
   const judgeMs: Record<string, number> = {};
   const verdicts = await Promise.all(
     plans.map(async (p, i) => {
       const t0 = performance.now();
-      const verdict = await p.plan?.judge(slices[i] as ProbeResult[], tools);
+      const verdict = await p.plan?.judge(slices[i] as ProbeResult[], toolsOf(p.check.name));
       judgeMs[p.check.name] = Math.round(performance.now() - t0);
       return verdict;
     }),
@@ -61,5 +69,5 @@ export const hackStage: Stage = async (ctx) => {
   const other = (metrics['other-answer'] as { meanByLevel?: Record<number, number> } | undefined)?.meanByLevel ?? {};
   for (const level of check.byLevel.keys()) ctx.baselines.set(level, { common: constant[level] ?? 0, other: other[level] ?? 0 });
   const probes = outcomesOf(results).length;
-  return { ok: problems.length === 0, metrics: { probes, referenceMean: mean(ctx.episodes.map((e) => scoreOf(e.referenceVerdict))), checks: metrics, planMs, judgeMs }, problems };
+  return { ok: problems.length === 0, metrics: { probes, referenceMean: mean(ctx.episodes.map((e) => scoreOf(e.referenceVerdict))), checks: metrics, sent, planMs, judgeMs }, problems };
 };
