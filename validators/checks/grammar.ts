@@ -6,30 +6,20 @@ import { answerContent, withContent } from '../../sandbox/answer.js';
 import { normalizeAnswer } from '../answers.js';
 import type { Probe } from '../probe-types.js';
 import { restatements } from '../restatements.js';
-import { familiesOf, outcomesOf, rateFindings } from './probe-findings.js';
-import type { SingleTurnCheck } from './single-turn.js';
+import { rateFamilyCheck } from './battery.js';
 
 const key = (v: string) => normalizeAnswer(v).replace(/\s+/g, '').toLowerCase();
 
-export const grammarCheck: SingleTurnCheck = {
+export const grammarCheck = rateFamilyCheck({
   name: 'grammar',
-  codes: ['E_ACCEPTS_RESTATED'],
-  kinds: ['single-turn'],
-  plan(ctx) {
-    const requests = ctx.targets().flatMap((t) => {
+  code: 'E_ACCEPTS_RESTATED',
+  requests: (ctx) =>
+    ctx.targets().flatMap((t) => {
       const content = answerContent(t.episode.reference);
       const probes = restatements(t.episode.instance.prompt).map(([form, text]): Probe => ({ family: 'restatement', form, response: withContent(t.episode.reference, text), coincident: key(text) === key(content) }));
       return probes.length ? [{ seed: t.episode.seed, level: t.episode.level, probes }] : [];
-    });
-    if (requests.length === 0) return null;
-    return {
-      requests,
-      judge(results) {
-        const o = ctx.stage.options;
-        const ran = outcomesOf(results).filter((x) => !x.failure);
-        const findings = [...new Set(ran.map((x) => x.probe.form))].flatMap((form) => rateFindings('grammar', 'E_ACCEPTS_RESTATED', form, ran.filter((x) => x.probe.form === form), { pass: { pooled: o.restatedTolerance, level: o.restatedLevelTolerance }, mean: o.rateFamilyMeanExcess, z: o.rateZ }));
-        return { findings, metrics: familiesOf(ran) };
-      },
-    };
-  },
-};
+    }),
+  // Each way of restating is a policy of its own.
+  groups: (ran) => [...new Set(ran.map((x) => x.probe.form))].map((form) => [form, ran.filter((x) => x.probe.form === form)]),
+  limits: (o) => ({ pass: { pooled: o.restatedTolerance, level: o.restatedLevelTolerance }, mean: o.rateFamilyMeanExcess, z: o.rateZ }),
+});

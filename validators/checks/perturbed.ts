@@ -4,28 +4,13 @@
 // at each level (a tolerance that opens at one level only). Reordered lists are measured only.
 import { shapeOf } from '../answers.js';
 import { answerContent } from '../../sandbox/answer.js';
-import { batteryRequests } from './battery.js';
-import { familiesOf, outcomesOf, rateFindings } from './probe-findings.js';
-import type { SingleTurnCheck } from './single-turn.js';
+import { batteryRequests, rateFamilyCheck } from './battery.js';
 
-export const perturbedCheck: SingleTurnCheck = {
+export const perturbedCheck = rateFamilyCheck({
   name: 'perturbed',
-  codes: ['E_ACCEPTS_PERTURBED'],
-  kinds: ['single-turn'],
-  plan(ctx) {
-    const requests = batteryRequests(ctx, ['perturbed', 'reordered']);
-    if (requests.length === 0) return null;
-    return {
-      requests,
-      judge(results) {
-        const o = ctx.stage.options;
-        const ran = outcomesOf(results).filter((x) => !x.failure);
-        const perturbed = ran.filter((x) => x.probe.family === 'perturbed');
-        // Close answers keep partial credit in a fair verifier; for lists (partial credit per item) only full passes count.
-        const scalar = perturbed.every((x) => shapeOf(answerContent(x.episode.reference)).kind !== 'list');
-        const limits = { pass: { pooled: o.rateFamilyPassExcess, level: o.perturbedLevelPassExcess }, ...(scalar ? { mean: o.perturbedMeanExcess } : {}), z: o.rateZ };
-        return { findings: rateFindings('perturbed', 'E_ACCEPTS_PERTURBED', 'perturbed', perturbed, limits), metrics: familiesOf(ran) };
-      },
-    };
-  },
-};
+  code: 'E_ACCEPTS_PERTURBED',
+  requests: (ctx) => batteryRequests(ctx, ['perturbed', 'reordered']),
+  groups: (ran) => [['perturbed', ran.filter((x) => x.probe.family === 'perturbed')]],
+  // Close answers keep partial credit in a fair verifier; for lists (partial credit per item) only full passes count.
+  limits: (o, judged) => ({ pass: { pooled: o.rateFamilyPassExcess, level: o.perturbedLevelPassExcess }, ...(judged.every((x) => shapeOf(answerContent(x.episode.reference)).kind !== 'list') ? { mean: o.perturbedMeanExcess } : {}), z: o.rateZ }),
+});
