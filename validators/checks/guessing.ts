@@ -148,22 +148,26 @@ async function extend(ctx: SingleTurnContext, run: Run, l: Level, listScores: Ma
     l.constant = top[halves[0] as number];
     l.first = mean((l.trials.get('constant') as Trial[]).map((t) => t.win));
   }
-  more.forEach((e, i) => record(listScores, lists[i]?.outcomes ?? []));
+  // A drawn instance comes back on an episode object of its own run: its outcomes are kept under the drawn one.
+  more.forEach((e, i) => record(listScores, lists[i]?.outcomes ?? [], e));
   const everyone = [...l.episodes, ...more];
   for (const s of l.trials.keys()) if (s !== 'constant') l.trials.set(s, trialsOf(s, everyone, listScores));
 }
 
 type Scores = Map<Episode, Map<string, { score: number; chance: number }>>;
 
-function record(scores: Scores, outcomes: readonly JudgedOutcome[]): void {
-  for (const x of outcomes) scores.set(x.episode, (scores.get(x.episode) ?? new Map()).set(x.probe.form, { score: x.failure ? 0 : FULL_PASS_ONLY.has(x.probe.form) ? (x.score >= 1 ? 1 : 0) : x.score, chance: x.probe.chance ?? 0 }));
+function record(scores: Scores, outcomes: readonly JudgedOutcome[], episode?: Episode): void {
+  for (const x of outcomes) scores.set(episode ?? x.episode, (scores.get(episode ?? x.episode) ?? new Map()).set(x.probe.form, { score: x.failure ? 0 : FULL_PASS_ONLY.has(x.probe.form) ? (x.score >= 1 ? 1 : 0) : x.score, chance: x.probe.chance ?? 0 }));
 }
 
-/** A prompt strategy's trials over `episodes` (those it applied to). */
+/**
+ * A prompt strategy's trials over every instance of `episodes`: a policy does not see the answer's shape, so an
+ * instance where the strategy was not sent (a single answer where it writes a list) is one it does not win.
+ */
 function trialsOf(s: string, episodes: Episode[], scores: Scores): Trial[] {
-  return episodes.flatMap((e) => {
+  return episodes.map((e) => {
     const got = scores.get(e)?.get(s);
-    return got ? [{ level: e.level, win: got.score, chance: got.chance }] : [];
+    return { level: e.level, win: got?.score ?? 0, chance: got?.chance ?? 0 };
   });
 }
 
