@@ -159,26 +159,30 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
     return quota.length > 0 ? [...quota, ...rest] : [...weak, ...rest];
   }
 
-  /** A family and shape that can train the skill; families rotate with `index` so a proposal mixes them. */
-  function targetFor(skill: string, index: number, rng: ReturnType<typeof authorRng>): Target {
+  /**
+   * A family and shape that can train the skill: of the families that can, the one this proposal has used least
+   * (its own family first among equals), so a proposal mixes the families whatever order its skills come in.
+   */
+  function targetFor(skill: string, used: Map<Family, number>, rng: ReturnType<typeof authorRng>): Target {
     const own = FAMILIES.find((f) => FAMILY_SKILL[f] === skill);
-    if (own) return { family: own, shape: rng.pick(shapesFor(own)) };
-    const start = index + rng.int(0, FAMILIES.length - 1);
-    for (let k = 0; k < FAMILIES.length; k++) {
-      const family = FAMILIES[(start + k) % FAMILIES.length] as Family;
-      const shapes = shapesFor(family).filter((shape) => shapeSkills(shape).has(skill));
-      if (shapes.length > 0) return { family, shape: rng.pick(shapes), skill };
-    }
-    throw new Error(`offline author: no family and shape train ${skill}`); // offlineSkills() only lists trainable skills
+    const able = FAMILIES.filter((f) => f === own || shapesFor(f).some((shape) => shapeSkills(shape).has(skill)));
+    if (able.length === 0) throw new Error(`offline author: no family and shape train ${skill}`); // offlineSkills() only lists trainable skills
+    const least = Math.min(...able.map((f) => used.get(f) ?? 0));
+    const ties = able.filter((f) => (used.get(f) ?? 0) === least);
+    const family = own !== undefined && ties.includes(own) ? own : (rng.pick(ties) as Family);
+    used.set(family, (used.get(family) ?? 0) + 1);
+    if (family === own) return { family, shape: rng.pick(shapesFor(family)) };
+    return { family, shape: rng.pick(shapesFor(family).filter((shape) => shapeSkills(shape).has(skill))), skill };
   }
 
   async function proposeSingle(input: ArchitectInput, rng: ReturnType<typeof authorRng>, n: number): Promise<OfflineSpec[]> {
     if (n === 0) return [];
     const skills = plan(input, rng);
     const specs: OfflineSpec[] = [];
+    const used = new Map<Family, number>();
     for (let i = 0; specs.length < n && i < n * 2; i++) {
       const skill = skills[i % skills.length] as string;
-      const target = targetFor(skill, i, rng);
+      const target = targetFor(skill, used, rng);
       const made = await synthesise(rng, target, (d) => identityOf(d, seed, target), (m) => designs.claim(m.id.name, m));
       if (made) specs.push(specOf(made.design, made.id, target, why(skill, input)));
     }
