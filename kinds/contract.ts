@@ -15,7 +15,7 @@ export type EpisodicProbeFamily = (typeof EPISODIC_PROBE_FAMILIES)[number];
 export type ProbeFamily = (typeof PROBE_FAMILIES)[number] | (typeof EPISODIC_PROBE_FAMILIES)[number];
 
 export interface EnvKind {
-  /** 'single-turn' (contract v1) or 'episodic' (contract v2). */
+  /** 'single-turn' (contract v1), 'episodic' (contract v2) or 'code' (contract v3). */
   readonly name: string;
   /** Whether a module whose raw meta reads like this is of this kind (v1 modules say nothing; v2 say kind: 'episodic'). */
   claims(meta: unknown): boolean;
@@ -31,6 +31,11 @@ export interface EnvKind {
   behaviour(episode: Episode): { text: string; reference: string };
   /** Whether trainer exports and the reward service carry this kind yet (episodic: a later issue). */
   readonly exportable: boolean;
+  /**
+   * Whether the host, not a module's verify, scores a response (code: the policy's program runs in the answer
+   * pool): the reward service then scores through runEpisodes instead of the sandbox's episode call.
+   */
+  readonly hostScored?: boolean;
   /** What an exported row shows the policy of an instance. */
   exportView(instance: Instance): { prompt: string };
 }
