@@ -3,14 +3,14 @@
 export const meta = {
   name: 'window-averages',
   title: 'Moving averages over a window',
-  description: 'Write a function that returns the mean of each window of k consecutive readings, in order. Outputs are compared with a relative tolerance of 1e-6. Scored by the share of hidden tests passed.',
+  description: 'Write a function that returns the mean of each window of k consecutive readings, in order. Outputs are compared with a relative tolerance of 1e-6. Scored 1 when every hidden test passes.',
   skills: ['sliding-window', 'arithmetic'],
   levels: 5,
   kind: 'code',
   entry: 'windowAverages',
   params: ['readings', 'k'],
   compare: 'float',
-  scoring: 'fraction',
+  scoring: 'all-pass',
 };
 
 function windowAverages(readings, k) {
