@@ -47,7 +47,7 @@ export interface ArchitectInput {
 const MAX_LISTED_ENVIRONMENTS = 150;
 
 /** Output tokens an architect reply may spend per spec of each kind (observed: ~550 per episodic spec, ~250 per single-turn one), and around them. */
-export const ARCHITECT_TOKENS = { single: 450, episodic: 1000, overhead: 300 } as const;
+export const ARCHITECT_TOKENS = { single: 450, episodic: 1000, code: 450, overhead: 300 } as const;
 /** The architect's output cap per call: specs beyond what it holds are left to the next call. */
 export const ARCHITECT_MAX_TOKENS: Record<PromptProfile, number> = { standard: 8192, compact: 4096 };
 
@@ -225,10 +225,12 @@ const SAMPLE_LIMITS: Record<PromptProfile, Record<EnvKind, SampleLimits>> = {
   standard: {
     single: { samples: 6, chars: 4000, observationChars: 0, transcriptChars: 0 },
     episodic: { samples: 4, chars: 4000, observationChars: 300, transcriptChars: 5000 },
+    code: { samples: 4, chars: 4000, observationChars: 0, transcriptChars: 0 },
   },
   compact: {
     single: { samples: 3, chars: 1500, observationChars: 0, transcriptChars: 0 },
     episodic: { samples: 2, chars: 1500, observationChars: 200, transcriptChars: 2000 },
+    code: { samples: 2, chars: 1500, observationChars: 0, transcriptChars: 0 },
   },
 };
 

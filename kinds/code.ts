@@ -75,6 +75,7 @@ const answerLimits = (limits: Partial<SandboxLimits> | undefined) => ({ ...(limi
 
 export const code: EnvKind = {
   name: 'code',
+  short: 'code',
   claims: (meta) => meta !== null && typeof meta === 'object' && (meta as { kind?: unknown }).kind === 'code',
   exports: { meta: 'object', generate: 'function', solve: 'function' },
   checkMeta: (raw) => {
@@ -102,14 +103,15 @@ export const code: EnvKind = {
         return specs.length - 1;
       });
     });
-    const t0 = performance.now();
     const results = await answerPoolFor(pool).run(specs, answerLimits(options.limits));
-    const perAnswer = specs.length === 0 ? 0 : (performance.now() - t0) / specs.length;
     const verdict = (slot: number | ScoredVerdict) => (typeof slot === 'number' ? scoreTests(meta, results[slot] as AnswerResult) : slot);
     const episodes = staged.map((p, i): EpisodeResult => {
       if (!('program' in p)) return p;
-      const [reference, ...verdicts] = (slots[i] as Array<number | ScoredVerdict>).map(verdict);
-      const episode: Episode = { ok: true, seed: p.request.seed, level: p.request.level, instance: p.instance, reference: fenceProgram(p.program), referenceVerdict: reference as ScoredVerdict, verdicts, ms: [p.ms[0], p.ms[1], perAnswer * (1 + verdicts.length)] };
+      const own = slots[i] as Array<number | ScoredVerdict>;
+      const [reference, ...verdicts] = own.map(verdict);
+      // The reference program's own run time stands for the verify step (the isolate's setup is envforge's).
+      const answerMs = typeof own[0] === 'number' ? (results[own[0]]?.ms ?? 0) : 0;
+      const episode: Episode = { ok: true, seed: p.request.seed, level: p.request.level, instance: p.instance, reference: fenceProgram(p.program), referenceVerdict: reference as ScoredVerdict, verdicts, ms: [p.ms[0], p.ms[1], answerMs] };
       return episode;
     });
     return { load: run.load, episodes, wallMs: performance.now() - started };

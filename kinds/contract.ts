@@ -17,6 +17,8 @@ export type ProbeFamily = (typeof PROBE_FAMILIES)[number] | (typeof EPISODIC_PRO
 export interface EnvKind {
   /** 'single-turn' (contract v1), 'episodic' (contract v2) or 'code' (contract v3). */
   readonly name: string;
+  /** The name specs, authors and batch reports use for the kind ('single', 'episodic', 'code': agents/spec.ts ENV_KINDS). */
+  readonly short: 'single' | 'episodic' | 'code';
   /** Whether a module whose raw meta reads like this is of this kind (v1 modules say nothing; v2 say kind: 'episodic'). */
   claims(meta: unknown): boolean;
   /** The module's meta checked against this kind's contract: the parsed meta, or the problems with their codes. */

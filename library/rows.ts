@@ -1,6 +1,7 @@
 // The library's tables as both stores hold them (snake_case columns, JSON in text columns) and how a row
 // becomes a contract record, so SQLite and PostgreSQL read back exactly the same values.
 import type { Meta } from '../contract/schema.js';
+import { kindOf } from '../kinds/registry.js';
 import type { ValidationReport } from '../validators/report.js';
 import type { BatchRecord, BatchStatus, EnvRecord, JournalEntry, LibraryStats, Lineage, ListFilter, RejectionRecord } from './contract.js';
 
@@ -96,7 +97,7 @@ export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'status' | 'li
     const meta = JSON.parse(row.meta) as Meta;
     for (const skill of meta.skills) count(bySkill, skill);
     count(byAuthor, (JSON.parse(row.lineage) as Lineage).author);
-    kinds.set(row.name, (meta as { kind?: unknown }).kind === 'episodic' ? 'episodic' : 'single');
+    kinds.set(row.name, kindOf(meta).short);
     min = Math.min(min, meta.levels);
     max = Math.max(max, meta.levels);
   }
@@ -106,7 +107,7 @@ export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'status' | 'li
     byStatus,
     bySkill,
     byAuthor,
-    byKind: [...kinds.values()].reduce<Record<string, number>>((acc, kind) => ({ ...acc, [kind]: (acc[kind] ?? 0) + 1 }), { single: 0, episodic: 0 }),
+    byKind: [...kinds.values()].reduce<Record<string, number>>((acc, kind) => ({ ...acc, [kind]: (acc[kind] ?? 0) + 1 }), { single: 0, episodic: 0, code: 0 }),
     levels: Number.isFinite(max) ? { min, max } : null,
     rejections,
   };

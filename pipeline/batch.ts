@@ -296,7 +296,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         break;
       }
       try {
-        const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills, kind: kindOf(e.meta).name === 'episodic' ? ('episodic' as const) : ('single' as const) }));
+        const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills, kind: kindOf(e.meta).short }));
         const taken = new Set([...environments.map((e) => e.name), ...state.specs.map((s) => s.name)]);
         const focus = steering.focus(options.specsPerRound);
         const proposal = await author.propose({

@@ -11,7 +11,7 @@ export function slotKinds(input: Pick<ArchitectInput, 'kind' | 'n' | 'stats' | '
   const kind = input.kind ?? 'single';
   if (kind !== 'mixed') return Array.from({ length: input.n }, () => kind);
   const episodic = new Set(episodicSkills());
-  const counts: Record<EnvKind, number> = { single: input.stats.byKind?.single ?? input.stats.environments, episodic: input.stats.byKind?.episodic ?? 0 };
+  const counts: Record<EnvKind, number> = { single: input.stats.byKind?.single ?? input.stats.environments, episodic: input.stats.byKind?.episodic ?? 0, code: input.stats.byKind?.code ?? 0 };
   const weak = input.focus ? Array.from({ length: input.focus.slots }, (_, i) => input.focus?.skills[i % input.focus.skills.length] as string) : (input.weakSkills ?? []).map((w) => w.skill);
   const slots: EnvKind[] = [];
   for (const skill of weak) {
