@@ -2,7 +2,7 @@
 // generator's few-shot examples.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { CODE_SEEDS_DIR, EPISODIC_SEEDS_DIR, SEEDS_DIR } from '../contract/paths.js';
+import { EPISODIC_SEEDS_DIR, SEEDS_DIR } from '../contract/paths.js';
 
 export interface SeedFile {
   /** File name without .js; equals the environment's meta.name. */
@@ -21,7 +21,7 @@ export function listSeeds(dir = SEEDS_DIR): SeedFile[] {
     });
 }
 
-/** Every shipped seed, single-turn (seeds/), episodic (seeds/episodic/) and code (seeds/code/). */
+/** Every shipped seed, single-turn (seeds/) and episodic (seeds/episodic/). */
 export function listShippedSeeds(): SeedFile[] {
-  return [...listSeeds(), ...listSeeds(EPISODIC_SEEDS_DIR), ...listSeeds(CODE_SEEDS_DIR)];
+  return [...listSeeds(), ...listSeeds(EPISODIC_SEEDS_DIR)];
 }

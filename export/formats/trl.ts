@@ -34,7 +34,7 @@ function layoutOf(context: FormatContext): { record: (row: ExportRow) => Record<
 export const trl: ExportFormat = {
   name: 'trl',
   description: 'TRL: <split>.jsonl and <split>.parquet (prompt, env, version, seed, level, ground_truth) and reward.py',
-  kinds: ['single-turn', 'episodic'],
+  kinds: ['single-turn', 'episodic', 'code'],
   refuses: trlRefuses,
   async begin(context) {
     const layout = layoutOf(context);

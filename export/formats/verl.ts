@@ -53,7 +53,7 @@ function layoutOf(context: FormatContext): ParquetLayout {
 export const verl: ExportFormat = {
   name: 'verl',
   description: 'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; episodic: tool_config.yaml and envforge_tools.py',
-  kinds: ['single-turn', 'episodic'],
+  kinds: ['single-turn', 'episodic', 'code'],
   refuses: verlRefuses,
   async begin(context) {
     const parquet = new ParquetSplits(context.files, context.splits, layoutOf(context));
