@@ -73,9 +73,9 @@ export interface CodeOptions {
   /** Mutants of the reference tried at most (spread over the program). */
   maxMutants: number;
   /**
-   * A mutant that some sampled instance's tests kill must be killed by every instance's tests: the share of
-   * such (mutant, instance) pairs that survive may stay below 1 - this (inclusive ceiling). Mutants no
-   * instance kills may be equivalent programs and are not counted here…
+   * A mutant that some sampled instance's tests kill must be killed on more than this share of the sampled
+   * instances (it fails when it survives on 1 - this or more: a wrong program those instances would pay).
+   * Mutants no instance kills may be equivalent programs and are not counted here…
    */
   minMutationScore: number;
   /** …but at least this share of all the mutants must be killed somewhere: tests that tell almost nothing apart are weak. */
@@ -169,7 +169,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     probedPerLevel: 12,
     mutantInstancesPerLevel: 3,
     maxMutants: 40,
-    minMutationScore: 0.8,
+    minMutationScore: 0.5,
     minMutantsKilled: 0.5,
     guessLevelTolerance: 0.05,
     guessPooledTolerance: 0.02,

@@ -1,7 +1,7 @@
 // Check (code kind): the hidden tests must tell the reference program from its mutants (one operator,
-// constant or boundary changed). A mutant some instance's tests kill must be killed by every instance's
-// tests (weak instances let wrong programs pass); mutants no instance kills may be equivalent programs, but
-// most of the mutants must be killed somewhere.
+// constant or boundary changed). A mutant some instance's tests kill must be killed on most instances (one
+// that survives on many is a wrong program those instances pay); mutants no instance kills may be
+// equivalent programs, but most of the mutants must be killed somewhere.
 import { mutantsOf } from '../../sandbox/code/mutants.js';
 import { extractProgram, fenceProgram } from '../../sandbox/code/program.js';
 import { scoreOf, type Episode } from '../../sandbox/episodes.js';
@@ -36,15 +36,17 @@ export const codeMutants: CodeCheck = {
         const killed = mutants.map((_, m) => ran.map((o) => (o.ok ? scoreOf(o.verdicts[m]) < 1 : false)));
         const somewhere = killed.map((row) => row.some(Boolean));
         const killable = killed.filter((_, m) => somewhere[m]);
-        const survival = killable.length === 0 ? 0 : killable.reduce((s, row) => s + row.filter((k) => !k).length / row.length, 0) / killable.length;
         const killedShare = somewhere.filter(Boolean).length / mutants.length;
         const survivors = mutants.filter((_, m) => !somewhere[m]).map((m) => m.change).slice(0, 5);
-        const weakest = killable.length === 0 ? null : mutants.filter((_, m) => somewhere[m])[killable.reduce((w, row, m, all) => (row.filter((k) => !k).length > (all[w] as boolean[]).filter((k) => !k).length ? m : w), 0)];
+        // Each killable mutant's share of instances it survives; the worst one is judged.
+        const survival = killed.map((row, m) => ({ m, share: somewhere[m] ? row.filter((k) => !k).length / row.length : 0 }));
+        const worst = survival.reduce((w, s) => (s.share > w.share ? s : w), { m: -1, share: 0 });
+        const change = worst.m >= 0 ? (mutants[worst.m]?.change ?? '') : '';
         const findings: Finding[] = [
-          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: survival, ceiling: 1 - options.minMutationScore, form: 'mutants killed on some instances survive the tests of others', what: 'mutant samples', reads: `lets ${(100 * survival).toFixed(0)}% of (mutant, instance) pairs survive where another instance's tests kill the mutant`, evidence: () => ({ mutants: mutants.length, instances: ran.length, weakest: weakest?.change }) },
+          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: worst.share, ceiling: 1 - options.minMutationScore, form: `the mutant ${change}`, what: 'mutants of the reference', reads: `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the sampled instances, though other instances' tests kill it`, evidence: () => ({ mutants: mutants.length, instances: ran.length, mutant: change, survivesOn: ran.filter((_, i) => !killed[worst.m]?.[i]).slice(0, 5).map((o) => ({ seed: o.seed, level: o.level })) }) },
           { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: 1 - killedShare, ceiling: 1 - options.minMutantsKilled, form: 'mutants no instance kills', what: 'mutant samples', reads: `leaves ${(100 * (1 - killedShare)).toFixed(0)}% of the mutants alive on every instance`, evidence: () => ({ mutants: mutants.length, survivors }) },
         ];
-        return { findings, metrics: { mutants: mutants.length, instances: ran.length, killedShare: Number(killedShare.toFixed(3)), survival: Number(survival.toFixed(3)), survivors } };
+        return { findings, metrics: { mutants: mutants.length, instances: ran.length, killedShare: Number(killedShare.toFixed(3)), worstSurvival: Number(worst.share.toFixed(3)), worstMutant: change, survivors } };
       },
     };
   },
