@@ -39,7 +39,7 @@ const MixedSpecSchema = z.preprocess(
   resolveKind,
   z
     .object({
-      kind: z.enum(ENV_KINDS).describe('"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn tool-use episode over a hidden state (contract v2).'),
+      kind: z.enum(ENV_KINDS).describe('"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn tool-use episode over a hidden state (contract v2). "code": the answer is a program the host runs on hidden tests (contract v3).'),
       ...specFields,
       episodic: EpisodicSpecSchema.nullable().describe('For kind "episodic": the world, tools, policy, goal and finishing tool. null for kind "single".'),
     })

@@ -6,9 +6,10 @@
 import type { Meta } from '../contract/schema.js';
 import type { LibraryStats } from '../library/contract.js';
 import type { SeedFile } from '../library/seeds.js';
+import { kindOf } from '../kinds/registry.js';
 import { defaultExamples } from './examples.js';
 import { describeProblems, describeSamples, describeStages, type ProblemLimits, type ReportPart, type ReviewSample, type SampleLimits } from './prompt-parts.js';
-import { contractText, fence, render, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
+import { contractText, fence, render, type PromptName, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
 import { SKILL_TAXONOMY, specKind, taxonomySkills, type EnvKind, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
 
 export {
@@ -149,6 +150,13 @@ function describeFocus(input: ArchitectInput): string {
   return lines.join('\n') || '(no quota for weak skills this round)';
 }
 
+/** Each kind's templates (a code module is reviewed with the single-turn checklist and its own contract). */
+const TEMPLATES: Record<EnvKind, { generator: PromptName; repair: PromptName; reviewer: PromptName }> = {
+  single: { generator: 'generator', repair: 'repair', reviewer: 'reviewer' },
+  episodic: { generator: 'generator-episodic', repair: 'repair-episodic', reviewer: 'reviewer-episodic' },
+  code: { generator: 'generator-code', repair: 'repair-code', reviewer: 'reviewer' },
+};
+
 // ---- Generator ----
 
 export interface GeneratorInput {
@@ -161,7 +169,7 @@ export interface GeneratorInput {
 export function renderGenerator(input: GeneratorInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = specKind(input.spec);
   const examples = input.examples ?? defaultExamples(input.spec, options.profile);
-  return render(kind === 'episodic' ? 'generator-episodic' : 'generator', {
+  return render(TEMPLATES[kind].generator, {
     contract: contractText(kind, 'author', options),
     examples: examples.map((seed, i) => `### Example ${i + 1}: ${seed.name}.js\n\n${fence(seed.source.trimEnd(), 'js')}`).join('\n\n'),
     spec: describeSpec(input.spec),
@@ -204,7 +212,7 @@ const PROBLEM_LIMITS: Record<PromptProfile, ProblemLimits> = { standard: { probl
 
 export function renderRepair(input: RepairInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = input.kind ?? 'single';
-  return render(kind === 'episodic' ? 'repair-episodic' : 'repair', {
+  return render(TEMPLATES[kind].repair, {
     contract: contractText(kind, 'author', options),
     source: fence(input.source.trimEnd(), 'js'),
     stages: describeStages(input.report.stages ?? []),
@@ -239,8 +247,8 @@ export const isEpisodicMeta = (meta: Meta): boolean => (meta as { kind?: unknown
 
 /** The reviewer's prompt; an episodic candidate's samples show the reference's actions with the observations they got. */
 export function renderReviewer(input: ReviewerInput, options: PromptOptions = {}): RenderedPrompt {
-  const kind: EnvKind = isEpisodicMeta(input.meta) ? 'episodic' : 'single';
-  return render(kind === 'episodic' ? 'reviewer-episodic' : 'reviewer', {
+  const kind: EnvKind = kindOf(input.meta).short;
+  return render(TEMPLATES[kind].reviewer, {
     contract: contractText(kind, 'reviewer', options),
     source: fence(input.source.trimEnd(), 'js'),
     samples: describeSamples(input.samples, kind === 'episodic', SAMPLE_LIMITS[options.profile ?? 'standard'][kind]),
