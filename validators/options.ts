@@ -167,7 +167,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   },
   code: {
     probedPerLevel: 12,
-    mutantInstancesPerLevel: 3,
+    mutantInstancesPerLevel: 4,
     maxMutants: 40,
     minMutationScore: 0.5,
     minMutantsKilled: 0.5,
