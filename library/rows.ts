@@ -107,7 +107,7 @@ export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'status' | 'li
     byStatus,
     bySkill,
     byAuthor,
-    byKind: [...kinds.values()].reduce<Record<string, number>>((acc, kind) => ({ ...acc, [kind]: (acc[kind] ?? 0) + 1 }), { single: 0, episodic: 0, code: 0 }),
+    byKind: [...kinds.values()].reduce<Record<string, number>>((acc, kind) => ({ ...acc, [kind]: (acc[kind] ?? 0) + 1 }), { single: 0, episodic: 0 }),
     levels: Number.isFinite(max) ? { min, max } : null,
     rejections,
   };
