@@ -1,6 +1,6 @@
 // Turns a FILE|NAME[@VERSION] argument into environment source: a path on disk, an environment of the
 // library (resolved like `library show`), or the name of a seed.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { UsageError } from '../contract/errors.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
@@ -11,13 +11,44 @@ export interface ResolvedEnv {
   source: string;
 }
 
+/** The largest module file read (the sandbox takes 512 K characters; a UTF-8 character is at most 4 bytes). */
+export const MAX_MODULE_BYTES = 4 * 512 * 1024;
+
+/** What a path that is not a regular file is, in words. */
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a named pipe (FIFO)';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * A module file's text. Only a regular file is read: the final path component must not be a symbolic link
+ * (opened with O_NOFOLLOW, so nothing can swap one in after a check), and a pipe, device, socket or directory
+ * is refused before anything is read (O_NONBLOCK: opening a pipe does not wait for a writer). No error quotes
+ * the file's text.
+ */
 export function readEnvFile(path: string): ResolvedEnv {
-  if (!existsSync(path)) throw new UsageError(`no such file: ${path}`);
-  if (!statSync(path).isFile()) throw new UsageError(`not a file: ${path}`);
+  let fd: number;
   try {
-    return { label: path, source: readFileSync(path, 'utf8') };
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UsageError(`no such file: ${path}`);
+    if (code === 'ELOOP') throw new UsageError(`${path} is a symbolic link: envforge reads a module only from a regular file (give the path of the file itself)`);
+    throw new UsageError(`cannot read ${path}: ${code ?? (error as Error).message}`, { cause: error });
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new UsageError(`${path} is ${kindOf(stats)}: envforge reads a module only from a regular file`);
+    if (stats.size > MAX_MODULE_BYTES) throw new UsageError(`${path} has ${stats.size} bytes, over the ${MAX_MODULE_BYTES} a module may have`);
+    return { label: path, source: readFileSync(fd, 'utf8') };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -44,7 +75,8 @@ export async function requireEnv(library: Library, ref: string): Promise<EnvReco
  * $ENVFORGE_LIBRARY, else generated/), when there is one; else a seed of that name.
  */
 export async function resolveEnv(target: string, libraryFlag?: string, databaseFlag?: string): Promise<ResolvedEnv> {
-  if (existsSync(target) || /[/\\]|\.m?js$/.test(target)) return readEnvFile(target);
+  // lstat: a symbolic link (even a dangling one) is a path on disk, refused by readEnvFile, never a name.
+  if (lstatSync(target, { throwIfNoEntry: false }) || /[/\\]|\.m?js$/.test(target)) return readEnvFile(target);
   const { name, version } = parseRef(target);
   const dir = resolveLibraryDir(libraryFlag, databaseFlag);
   if (await libraryExists(dir)) {
@@ -66,3 +98,6 @@ export async function resolveEnv(target: string, libraryFlag?: string, databaseF
   const names = seeds.map((s) => s.name).join(', ');
   throw new UsageError(`unknown environment "${target}": not a file, not in the library at ${dir}, and not a seed (${names})`);
 }
+
+/** The sandbox names every module `environment.js`; a message about a file or a library environment names it instead. */
+export const blame = (message: string, label: string): string => message.replaceAll('environment.js:', `${label}:`);

@@ -19,6 +19,7 @@ interface ServeFlags {
   maxSessions: number;
   sessionIdle: number;
   episodesDir?: string;
+  operatorToken?: string;
 }
 
 export function registerServe(program: Command, io: Io): void {
@@ -31,9 +32,10 @@ export function registerServe(program: Command, io: Io): void {
     .option('--database <url>', DATABASE_HELP)
     .option('--max-queue <N>', 'items in flight before requests get 503 + retry-after', integerOption('--max-queue', 1), DEFAULT_SERVE_OPTIONS.maxQueue)
     .option('--request-timeout <ms>', 'per-request budget: items not scored by then fail with E_REQUEST_TIMEOUT', integerOption('--request-timeout', 1), DEFAULT_SERVE_OPTIONS.requestTimeoutMs)
-    .option('--max-sessions <N>', 'episode sessions held open at once before new ones get 429 + retry-after', integerOption('--max-sessions', 1), DEFAULT_SERVE_OPTIONS.maxSessions)
+    .option('--max-sessions <N>', "episode sessions held open at once; when full they are shared fairly (by client address, then X-Envforge-Client id) and a client over its share gets 429 + retry-after", integerOption('--max-sessions', 1), DEFAULT_SERVE_OPTIONS.maxSessions)
     .option('--session-idle <ms>', 'an idle episode session leaves memory after this long (its journal keeps it resumable)', integerOption('--session-idle', 1), DEFAULT_SERVE_OPTIONS.sessionIdleMs)
     .option('--episodes-dir <dir>', 'episode journals, shared by replicas (default: <library>/serve-episodes)')
+    .option('--operator-token <T>', 'the operator token (default: $ENVFORGE_OPERATOR_TOKEN; prefer it, a flag shows in ps): requests with "Authorization: Bearer T" may reveal references, record scores that steer level:auto and nightly, and use /v1/admin; without one no request may')
     .addHelpText(
       'after',
       [
@@ -57,6 +59,10 @@ export function registerServe(program: Command, io: Io): void {
         'An environment that times out, crashes or returns invalid values is recorded as an incident in the',
         'library and quarantined (its items fail with E_QUARANTINED) until `envforge library revalidate`.',
         '',
+        'Clients are untrusted: sample, verify and play are open to any; reveal, scores that steer level:auto and',
+        'nightly, and GET /v1/admin/clients need the operator token (SECURITY.md). Without a token, every score is',
+        "recorded as an untrusted client's and steers nothing.",
+        '',
         'Examples:',
         '  envforge serve --port 8787',
         '  openrlhf ... --reward.remote_url http://127.0.0.1:8787/get_reward',
@@ -68,8 +74,10 @@ export function registerServe(program: Command, io: Io): void {
 async function serve(flags: ServeFlags, io: Io): Promise<void> {
   // A missing or unreadable library throws a LibraryError that says how to create one (exit 1).
   const libraryDir = resolveLibraryDir(flags.library, flags.database);
-  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, maxSessions: flags.maxSessions, sessionIdleMs: flags.sessionIdle, ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}), log: (line) => io.err(line) });
+  const operatorToken = flags.operatorToken ?? (process.env.ENVFORGE_OPERATOR_TOKEN || undefined);
+  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, maxSessions: flags.maxSessions, sessionIdleMs: flags.sessionIdle, ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}), ...(operatorToken ? { operatorToken } : {}), log: (line) => io.err(line) });
   io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
+  io.err(operatorToken ? 'envforge serve: operator token set: only requests bearing it may reveal, record scores that steer, or use /v1/admin' : 'envforge serve: no operator token (ENVFORGE_OPERATOR_TOKEN): reveal and /v1/admin are refused, and every score is recorded as an untrusted client\'s, steering nothing');
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);

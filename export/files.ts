@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
 import { VERSION } from '../contract/version.js';
+import { jsonText } from './encode.js';
 import { EXPORT_SCHEME, type ExportRow, type OutputFileSet, type WrittenFile } from './contract.js';
 
 /**
@@ -70,7 +71,7 @@ export class JsonlSplits {
     const text = new Map<string, string[]>();
     for (const row of rows) {
       const lines = text.get(row.split) ?? [];
-      lines.push(JSON.stringify(toRecord(row)));
+      lines.push(jsonText(toRecord(row)));
       text.set(row.split, lines);
     }
     for (const [split, lines] of text) writeSync(this.fd(split), `${lines.join('\n')}\n`);
@@ -106,11 +107,11 @@ export class ParquetSplits {
   private readonly writers = new Map<string, { writer: ParquetWriter; pending: Record<string, unknown>[] }>();
   private readonly columns: string[];
 
-  constructor(files: OutputFileSet, splits: readonly string[], private readonly layout: ParquetLayout) {
+  constructor(files: OutputFileSet, splits: readonly string[], private readonly layout: ParquetLayout, suffix = '.parquet') {
     this.columns = topLevelColumns(layout.schema);
     for (const split of splits) {
       const writer = new ParquetWriter({
-        writer: fileWriter(files.create(`${split}.parquet`)),
+        writer: fileWriter(files.create(`${split}${suffix}`)),
         schema: layout.schema,
         createdBy: `envforge ${VERSION} (hyparquet-writer)`,
         kvMetadata: [{ key: 'envforge.scheme', value: EXPORT_SCHEME }],

@@ -15,6 +15,7 @@ import { EXPORT_SCHEME, ExportError, type ExportFormat, type ExportRow, type Shi
 import { generateChunk, type Found } from './generate.js';
 import { episodicMeta } from '../kinds/episodic.js';
 import { OutputFiles } from './files.js';
+import { jsonText } from './encode.js';
 import { kindOf } from '../kinds/registry.js';
 import { assignRows, CHUNK_SLOTS, SplitSchedule, slotsOf, type CountOptions, type PlannedEnv, type SplitWeight } from './select.js';
 import { selectEnvironments, SelectionError, type Selection, type SelectedEnv } from '../library/select.js';
@@ -140,7 +141,7 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
       envs: summaries,
       files: files.describe(),
     };
-    files.text(MANIFEST_FILE, `${JSON.stringify(summary, null, 2)}\n`);
+    files.text(MANIFEST_FILE, `${jsonText(summary, 2)}\n`);
     files.commit();
     removeStale(plan.out, previous, files.list());
     return summary;

@@ -4,6 +4,8 @@ export interface NightReport {
   night: string;
   startedAt: string;
   finishedAt: string | null;
+  /** The step that failed in the latest run, with its error (cleared when it succeeds). */
+  failed?: { step: string; message: string };
   steps: {
     revalidate?: { validatorVersion: string; outcomes: Array<{ name: string; version: number; verdict: string; retired: boolean; codes: string[] }> };
     retire?: { source: string; retireAt: number; retired: Array<{ name: string; passRate: number; n: number }> };
@@ -17,6 +19,7 @@ const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 export function nightMarkdown(r: NightReport): string {
   const { revalidate, retire, batch, export: snapshot } = r.steps;
   const lines = [`# envforge nightly ${r.night}`, '', `started ${r.startedAt}, finished ${r.finishedAt ?? '(not yet)'}`, ''];
+  if (r.failed) lines.push(`**FAILED** in the ${r.failed.step} step: ${r.failed.message}`, '', 'Run envforge nightly again (same --night) to retry: the finished steps are kept.', '');
   lines.push('## 1. Revalidate', '');
   if (revalidate) {
     lines.push(revalidate.outcomes.length ? `${revalidate.outcomes.length} environments admitted by an older validator, revalidated with ${revalidate.validatorVersion}:` : `every active environment was admitted by validator ${revalidate.validatorVersion}: nothing to revalidate`);

@@ -8,8 +8,11 @@ import type { FrontierReport } from './steering.js';
 
 export interface CandidateOutcome {
   spec: string;
-  /** existing: the module was identical to one the library already holds (admission was a no-op). */
-  status: 'admitted' | 'existing' | 'rejected' | 'unwritten';
+  /**
+   * existing: the module was identical to one the library already holds (admission was a no-op); extra: it
+   * validated after --target was reached (it was in flight), so it was not admitted (pipeline/target-gate.ts).
+   */
+  status: 'admitted' | 'existing' | 'extra' | 'rejected' | 'unwritten';
   attempts: number;
   name?: string;
   version?: number;
@@ -44,6 +47,8 @@ export interface BatchReport {
     validations: number;
     admitted: number;
     existing: number;
+    /** Validated as admissible after the target was reached: not admitted, their modules stay in the journal. */
+    extra: number;
     rejected: number;
     unwritten: number;
     serviceFailures: number;
@@ -138,6 +143,7 @@ export function buildReport(input: ReportInput): BatchReport {
       validations: input.verdicts.size,
       admitted: admitted.length,
       existing: input.outcomes.filter((o) => o.status === 'existing').length,
+      extra: input.outcomes.filter((o) => o.status === 'extra').length,
       rejected: input.outcomes.filter((o) => o.status === 'rejected').length,
       unwritten: input.outcomes.filter((o) => o.status === 'unwritten').length,
       serviceFailures: input.failures.length,
@@ -246,6 +252,7 @@ ${report.frontier ? `## Trainer feedback: the frontier\n\n${frontierMarkdown(rep
 | validations | ${f.validations} |
 | admitted | ${f.admitted} |
 | identical to an environment already held | ${f.existing} |
+| extra: admissible after the target was reached, not admitted | ${f.extra ?? 0} |
 | rejected after repairs | ${f.rejected} |
 | no module written | ${f.unwritten} |
 | LLM service failures | ${f.serviceFailures} |

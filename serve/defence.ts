@@ -1,7 +1,7 @@
 // What the reward service makes of an episode's outcome, and its runtime defence: per-item verdicts (a
 // reference that does not score 1 voids the episode's scores), the confirmation of a failure by a re-run
 // in a fresh realm, incidents recorded through library/quarantine.ts's IncidentLog, and request deadlines.
-import { RESPONSE_FN, type IncidentLog, type Misbehaviour } from '../library/quarantine.js';
+import { neverTheClients, RESPONSE_FN, type IncidentLog, type Misbehaviour } from '../library/quarantine.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
 
@@ -51,14 +51,17 @@ export interface Rerun {
 
 /**
  * Re-runs each environment's first failing call of a request alone and records the incident, confirmed
- * when it failed again with the same code; when only the response fails (the reference alone scores), the
- * incident is the response's (RESPONSE_FN), which never quarantines. Quarantined environments are left alone.
+ * when it failed again with the same code; when only the client's input fails (the reference alone runs), the
+ * incident is that input's (`inputFn`: RESPONSE_FN, or ACTION_LOG_FN for an episode), which quarantines only
+ * when independent clients reach it (library/quarantine.ts). A tripwire (E_ESCAPE_ATTEMPT) is the module's
+ * own whoever's input reached it: recorded confirmed, without a re-run. Quarantined environments are left alone.
  */
-export async function confirmAndRecord(log: IncidentLog, incidents: Misbehaviour[], rerun: (m: Misbehaviour) => Promise<Rerun>): Promise<void> {
+export async function confirmAndRecord(log: IncidentLog, incidents: Misbehaviour[], rerun: (m: Misbehaviour) => Promise<Rerun>, inputFn = RESPONSE_FN): Promise<void> {
   const first = new Map<string, Misbehaviour>();
   for (const m of incidents) if (!first.has(m.record.hash) && !log.quarantined(m.record.hash)) first.set(m.record.hash, m);
   await Promise.all(
     [...first.values()].map(async (m) => {
+      if (neverTheClients(m.code)) return log.record(m, true);
       let again: Rerun = { code: null, responseOnly: false };
       try {
         again = await rerun(m);
@@ -66,7 +69,9 @@ export async function confirmAndRecord(log: IncidentLog, incidents: Misbehaviour
         // the sandbox itself failed: record it unconfirmed
       }
       const confirmed = again.code === m.code;
-      await log.record(confirmed && again.responseOnly ? { ...m, fn: RESPONSE_FN } : m, confirmed);
+      const { client, ...own } = m;
+      // The client is kept where only its input failed (the independent-clients rule); elsewhere the failure is the module's.
+      await log.record(confirmed && again.responseOnly ? { ...m, fn: inputFn } : own, confirmed);
     }),
   );
 }

@@ -23,7 +23,10 @@ export interface EpisodeRequest {
   level: number;
 }
 
-/** How an episode ended, as journaled: by the environment or the limits (done/turns/errors), the client (no-action), or a failure. */
+/** The end of an episode its client stopped before it finished (DELETE, an OpenEnv close): scored as its state stands. */
+export const TRUNCATED = 'truncated';
+
+/** How an episode ended, as journaled: by the environment or the limits (done/turns/errors), the client (truncated), or a failure. */
 export interface JournalEnd {
   end: string;
   code?: string;

@@ -3,32 +3,32 @@
 import { journaled, type EpisodeIdentity, type EpisodeJournal, type EpisodeRequest } from './episode-journal.js';
 import { ServeError } from './options.js';
 
-export class KeyedCreates<S extends { id: string; identity: EpisodeIdentity }> {
+export class KeyedCreates<S extends { id: string; identity: EpisodeIdentity }, C = void> {
   /** Creates under a key still in flight, so two concurrent retries of one create make one episode. */
   private readonly creating = new Map<string, Promise<S>>();
 
   constructor(
     private readonly journal: EpisodeJournal,
-    private readonly createNew: (identity: EpisodeRequest) => Promise<S>,
+    private readonly createNew: (identity: EpisodeRequest, context: C) => Promise<S>,
     /** The session of an id (rebuilt from its journal when not in memory); rejects when there is none. */
-    private readonly session: (id: string) => Promise<S>,
+    private readonly session: (id: string, context: C) => Promise<S>,
   ) {}
 
   /** The episode `key` made, or a new one bound to it; 409 when the key made an episode of another identity. */
-  async create(identity: EpisodeRequest, key: string): Promise<S> {
+  async create(identity: EpisodeRequest, key: string, context: C): Promise<S> {
     const pending = this.creating.get(key);
-    if (pending) return sameIdentity(await pending.catch(() => this.createKeyed(identity, key)), identity, key);
-    const work = this.createKeyed(identity, key).finally(() => this.creating.delete(key));
+    if (pending) return sameIdentity(await pending.catch(() => this.createKeyed(identity, key, context)), identity, key);
+    const work = this.createKeyed(identity, key, context).finally(() => this.creating.delete(key));
     this.creating.set(key, work);
     return work;
   }
 
-  private async createKeyed(identity: EpisodeRequest, key: string): Promise<S> {
+  private async createKeyed(identity: EpisodeRequest, key: string, context: C): Promise<S> {
     const known = await this.journal.keyed(key);
     // A key whose episode expired (or never got journaled) makes a new one.
-    const held = known ? await this.session(known).catch(() => null) : null;
+    const held = known ? await this.session(known, context).catch(() => null) : null;
     if (held) return sameIdentity(held, identity, key);
-    const session = await this.createNew(identity);
+    const session = await this.createNew(identity, context);
     await journaled(this.journal.bindKey(key, session.id));
     return session;
   }

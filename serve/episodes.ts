@@ -8,12 +8,14 @@ import type { Call } from '../sandbox/protocol.js';
 import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
+import type { Client } from './clients.js';
 import { runAlone, SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
 import { KeyedCreates } from './episode-keys.js';
-import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
+import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, TRUNCATED, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
+import { SessionSlots } from './session-slots.js';
 
 const canonical = loadPlainRuntime().episodic.canonical;
 /** The largest action the sandbox accepts (episodic-runtime.js serialises actions up to 64 KB). */
@@ -43,6 +45,8 @@ type Turn = { action: unknown; observation: string };
 
 interface Session {
   id: string;
+  /** Who holds its slot: the client that created it, or last restored it from its journal. */
+  client: Client;
   record: EnvRecord;
   meta: EpisodicMeta;
   identity: EpisodeIdentity;
@@ -82,7 +86,8 @@ export class EpisodeSessions {
   private readonly loading = new Map<string, Promise<Session>>();
   /** Ended sessions, oldest first (an LRU of at most ENDED_KEPT); older ones are rebuilt from their journal. */
   private readonly ended = new Map<string, Session>();
-  private reserved = 0;
+  /** Slots shared fairly between clients (session-slots.ts): evicting a session sends it back to its journal. */
+  readonly slots: SessionSlots;
   private readonly timer: NodeJS.Timeout;
   /** Parsed metas by module hash: checking a meta against contract v2 costs more than a step. */
   private readonly metas = new Map<string, EpisodicMeta | null>();
@@ -92,6 +97,7 @@ export class EpisodeSessions {
     readonly options: EpisodeOptions,
   ) {
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
+    this.slots = new SessionSlots(options.maxSessions, this.open, (id) => this.open.delete(id));
     this.timer = setInterval(() => this.sweep(), Math.min(30_000, Math.max(50, options.idleMs / 4)));
     this.timer.unref();
   }
@@ -115,17 +121,6 @@ export class EpisodeSessions {
   }
   private sweptAt = 0;
 
-  private reserve(): () => void {
-    if (this.open.size + this.reserved >= this.options.maxSessions) {
-      throw new ServeError(429, 'E_TOO_MANY_SESSIONS', `the service holds ${this.open.size} open episode sessions, its limit (${this.options.maxSessions}); end some (DELETE /v1/episodes/{id}) or retry later`);
-    }
-    this.reserved++;
-    let done = false;
-    return () => {
-      if (!done) this.reserved--;
-      done = true;
-    };
-  }
 
   /** The library record and meta of an episodic identity, or a 4xx naming what is wrong. */
   resolve(identity: EpisodeRequest): { record: EnvRecord; meta: EpisodicMeta } {
@@ -163,24 +158,24 @@ export class EpisodeSessions {
     return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
   }
 
-  private keyed?: KeyedCreates<Session>;
+  private keyed?: KeyedCreates<Session, Client>;
   /** A new episode; with the client's Idempotency-Key, the episode that key already made (serve/episode-keys.ts). */
-  create(identity: EpisodeRequest, key?: string): Promise<Session> {
-    if (key === undefined) return this.createNew(identity);
-    return (this.keyed ??= new KeyedCreates<Session>(this.journal, (i) => this.createNew(i), (id) => this.session(id))).create(identity, key);
+  create(identity: EpisodeRequest, client: Client, key?: string): Promise<Session> {
+    if (key === undefined) return this.createNew(identity, client);
+    return (this.keyed ??= new KeyedCreates<Session, Client>(this.journal, (i, c) => this.createNew(i, c), (id, c) => this.session(id, c))).create(identity, key, client);
   }
 
-  private async createNew(identity: EpisodeRequest): Promise<Session> {
+  private async createNew(identity: EpisodeRequest, client: Client): Promise<Session> {
     const { record, meta } = this.resolve(identity);
-    const release = this.reserve();
+    const release = this.slots.reserve(client);
     try {
       const full: EpisodeIdentity = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
       const r = await this.rollout(record, meta, full.seed, full.level, []);
-      if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn });
+      if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn, client });
       if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
       const id = newEpisodeId(full);
       await journaled(this.journal.create(id, { ...full, hash: record.hash }));
-      const session: Session = { id, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
+      const session: Session = { id, client, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
       this.open.set(id, session);
       return session;
     } finally {
@@ -188,8 +183,8 @@ export class EpisodeSessions {
     }
   }
 
-  /** The session of an id: in memory, else rebuilt from its journal by replay; 404 when there is none. */
-  private async session(id: string): Promise<Session> {
+  /** The session of an id: in memory, else rebuilt from its journal by replay (a slot of `client`'s); 404 when there is none. */
+  private async session(id: string, client: Client): Promise<Session> {
     const held = this.open.get(id) ?? this.ended.get(id);
     if (held) {
       held.lastUsed = Date.now();
@@ -197,13 +192,13 @@ export class EpisodeSessions {
     }
     let pending = this.loading.get(id);
     if (!pending) {
-      pending = this.restore(id).finally(() => this.loading.delete(id));
+      pending = this.restore(id, client).finally(() => this.loading.delete(id));
       this.loading.set(id, pending);
     }
     return pending;
   }
 
-  private async restore(id: string): Promise<Session> {
+  private async restore(id: string, client: Client): Promise<Session> {
     const unknown = () => new ServeError(404, 'E_UNKNOWN_EPISODE', `no episode ${JSON.stringify(id.slice(0, 120))}: never issued, malformed, or expired (journals are kept ${this.options.journalTtlMs / 1000} s after their last use)`);
     if (!parseEpisodeId(id)) throw unknown();
     const entry = await this.journal.read(id);
@@ -212,16 +207,17 @@ export class EpisodeSessions {
     const found = this.service.catalog.lookup(env, version);
     if ('error' in found || found.record.hash !== hash) throw new ServeError(410, 'E_UNKNOWN_ENV', `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`);
     const meta = this.metaOf(found.record);
-    const release = entry.ended ? () => {} : this.reserve(); // an ended episode is only read: it needs no slot
+    const release = entry.ended ? () => {} : this.slots.reserve(client); // an ended episode is only read: it needs no slot
     try {
       const r = await this.rollout(found.record, meta, seed, level, entry.actions);
-      const session: Session = { id, record: found.record, meta, identity: { env, version, seed, level }, prompt: '', turns: [], state: '', errors: 0, now: { end: 'no-action', score: 0 }, over: entry.ended !== null, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
+      const session: Session = { id, client, record: found.record, meta, identity: { env, version, seed, level }, prompt: '', turns: [], state: '', errors: 0, now: { end: 'no-action', score: 0 }, over: entry.ended !== null, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
       if (!r.ok) {
         session.now = { end: 'failed', score: 0, error: { code: r.code, message: r.message } };
         session.over = true;
         session.turns = entry.actions.map((action) => ({ action, observation: '' }));
       } else {
         Object.assign(session, { prompt: r.prompt ?? '', state: JSON.stringify(r.state), errors: r.errors, now: outcomeOf(r) });
+        if (entry.ended && r.end === 'no-action') session.now.end = entry.ended.end; // ended by its client: the journal says how
         session.turns = r.actions.map((action, i) => ({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? '') }));
         if (r.end !== 'no-action') session.over = true;
       }
@@ -237,8 +233,8 @@ export class EpisodeSessions {
   }
 
   /** Runs `work` after the session's earlier requests: one step at a time per episode. */
-  private serial<T>(id: string, work: (s: Session) => Promise<T>): Promise<T> {
-    return this.session(id).then((s) => {
+  private serial<T>(id: string, client: Client, work: (s: Session) => Promise<T>): Promise<T> {
+    return this.session(id, client).then((s) => {
       s.busy++;
       const next = s.queue.then(() => work(s)).finally(() => {
         s.busy--;
@@ -253,9 +249,9 @@ export class EpisodeSessions {
    * One action. `turn` (optional) is the turn this action makes; a repeat of a stored turn returns its stored
    * result. An action beyond the contract's limits is refused at the host (action-limits.ts): a rejected turn.
    */
-  step(id: string, raw: unknown, turn?: number): Promise<StepResult> {
+  step(id: string, raw: unknown, turn: number | undefined, client: Client): Promise<StepResult> {
     const action = admitAction(raw);
-    return this.serial(id, async (s) => {
+    return this.serial(id, client, async (s) => {
       const current = s.turns.length;
       if (turn !== undefined && turn <= current) {
         const stored = s.turns[turn - 1] as Turn;
@@ -269,7 +265,7 @@ export class EpisodeSessions {
         await journaled(Promise.all([this.journal.append(id, current + 1, action), this.journal.end(id, { end: 'failed', code: r.code })]).then(() => {}));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
-        void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn });
+        void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn, client });
         return this.result(s, current + 1);
       }
       // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
@@ -285,8 +281,8 @@ export class EpisodeSessions {
   }
 
   private finish(s: Session, outcome: Outcome): void {
-    s.now = outcome;
-    s.over = true;
+    Object.assign(s, { now: outcome, over: true });
+    if (!outcome.error && outcome.end !== 'failed') this.service.recordScore(s.record, s.identity.level, outcome.score, s.client); // a learner's score (an environment's failure is not)
     this.open.delete(s.id);
     this.remember(s);
   }
@@ -299,8 +295,7 @@ export class EpisodeSessions {
   }
 
   private result(s: Session, turn: number): StepResult {
-    const done = s.over && turn === s.turns.length;
-    const t = s.turns[turn - 1] as Turn;
+    const [done, t] = [s.over && turn === s.turns.length, s.turns[turn - 1] as Turn];
     return { episode: s.id, turn, observation: t.observation, done, ...(done ? this.outcome(s) : {}) };
   }
 
@@ -309,8 +304,8 @@ export class EpisodeSessions {
   }
 
   /** The episode so far: identity, prompt, every turn, and the outcome once it is over. */
-  get(id: string) {
-    return this.serial(id, async (s) => ({
+  get(id: string, client: Client) {
+    return this.serial(id, client, async (s) => ({
       episode: s.id,
       ...s.identity,
       prompt: s.prompt,
@@ -323,27 +318,28 @@ export class EpisodeSessions {
     }));
   }
 
-  /** Ends an episode early (the agent sent no action) and scores it; an ended one answers its outcome again. */
-  end(id: string) {
-    return this.serial(id, async (s) => {
+  /** Ends an episode its client stops before it finished ("truncated") and scores it as its state stands; an ended one answers its outcome again. */
+  end(id: string, client: Client) {
+    return this.serial(id, client, async (s) => {
       if (!s.over) {
-        await journaled(this.journal.end(id, { end: 'no-action' }));
-        this.finish(s, { ...s.now, end: 'no-action' });
+        await journaled(this.journal.end(id, { end: TRUNCATED }));
+        this.finish(s, { ...s.now, end: TRUNCATED });
       }
       return { episode: s.id, turn: s.turns.length, done: true as const, ...this.outcome(s) };
     });
   }
 
   /** Stateless scoring: an action log replayed from reset, as the validator's rollouts replay it. */
-  async score(identity: { env: string; version?: number | undefined; seed: number; level: number }, raw: unknown[]) {
+  async score(identity: { env: string; version?: number | undefined; seed: number; level: number }, raw: unknown[], client: Client) {
     const actions = raw.map(admitAction);
     const { record, meta } = this.resolve(identity);
     const r = await this.rollout(record, meta, identity.seed, identity.level, actions);
     const head = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
     if (!r.ok) {
-      void defendEpisode(this.service, { record, meta, seed: identity.seed, level: identity.level, actions, code: r.code, message: r.message, fn: r.fn });
+      void defendEpisode(this.service, { record, meta, seed: identity.seed, level: identity.level, actions, code: r.code, message: r.message, fn: r.fn, client });
       return { ...head, score: 0, end: 'failed', error: { code: r.code, message: `${r.fn}: ${r.message}` } };
     }
+    this.service.recordScore(record, identity.level, r.score, client);
     return { ...head, ...outcomeOf(r), turns: r.turns, rejected: r.rejected };
   }
 }

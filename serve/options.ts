@@ -43,6 +43,12 @@ export interface ServeOptions {
   episodesDir?: string;
   /** Actions one POST /v1/episodes/score may carry. */
   maxActionsPerScore: number;
+  /**
+   * The operator token (serve/clients.ts): a request bearing it (Authorization: Bearer …) may reveal references,
+   * record scores that steer `level: "auto"` and nightly, and use the admin routes. Without one, no request
+   * may: every client is a trainer client (sample, verify, play), and their scores are kept untrusted.
+   */
+  operatorToken?: string;
 }
 
 export const DEFAULT_SERVE_OPTIONS = {
@@ -85,6 +91,10 @@ export const ENDPOINTS = [
   'POST /openenv/{env}/reset',
   'POST /openenv/{env}/step',
   'GET /openenv/{env}/state',
+  'GET /openenv/{env}/schema',
+  'GET /openenv/{env}/metadata',
+  'POST /openenv/{env}/mcp',
+  'GET /v1/admin/clients',
 ] as const;
 
 /** A request the service refuses, or a failure of the service itself, with its HTTP status. */

@@ -2,6 +2,7 @@
 // (docs/reward-service.md: the endpoints, the error policy, throughput). This file is its lifecycle:
 // options, the library view kept fresh by its change stamp (polled, or pushed by PostgreSQL), graceful
 // close; routes.ts answers requests through service.ts and sample.ts.
+import type { IncomingHttpHeaders } from 'node:http';
 import { join, resolve } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { isDatabaseUrl, openLibrary } from '../library/open.js';
@@ -9,6 +10,8 @@ import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { Catalog } from './catalog.js';
 import { Dispatcher } from './dispatcher.js';
+import { registerAdminRoutes } from './admin.js';
+import { operatorCheck, registerClients } from './clients.js';
 import { registerEpisodeRoutes } from './episode-routes.js';
 import { EpisodeSessions } from './episodes.js';
 import { registerOpenEnv } from './openenv.js';
@@ -25,6 +28,11 @@ import { Service } from './service.js';
  */
 const SERVE_MAX_JOBS_PER_WORKER = 200_000;
 
+/** Whether a request carries a body: a chunked one, or a content-length above 0. */
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
+
 /** Episode journals beside a library folder; a database URL names no folder, so they go in the working directory. */
 export function defaultEpisodesDir(libraryDir: string): string {
   return isDatabaseUrl(libraryDir) ? resolve('.envforge-episodes') : join(libraryDir, 'serve-episodes');
@@ -37,6 +45,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1) throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
+  operatorCheck(opts.operatorToken); // a token too short to be a secret is refused before anything opens
 
   const library = openLibrary(opts.libraryDir, { readonly: true });
   const ownsPool = options.pool === undefined;
@@ -90,11 +99,14 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   // Graceful close: Node closes only the connections idle when close() starts; a keep-alive connection whose
   // request was in flight would hold app.close() open forever. Tell those clients to go, and close what idles.
   let closing: Promise<void> | null = null;
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (closing) {
       reply.header('connection', 'close');
       return sendError(reply, 503, 'E_CLOSING', 'the service is shutting down');
     }
+    // A request without a body (a DELETE, a GET) is read as bodiless whatever content-type it names: fastify would
+    // otherwise run that type's parser on nothing and answer 400 "Body cannot be empty" (issue 30).
+    if (!hasBody(request.headers)) delete request.headers['content-type'];
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');
@@ -104,7 +116,9 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 
+  registerClients(app, service.operator);
   registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });
+  registerAdminRoutes(app, service, sessions);
   registerEpisodeRoutes(app, service, sessions, opts.maxActionsPerScore);
   const openenv = registerOpenEnv(app, service, sessions);
 

@@ -8,6 +8,7 @@ import type { EnvKind } from '../kinds/contract.js';
 import { kindOf } from '../kinds/registry.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { Catalog } from './catalog.js';
+import { incidentClient, operatorCheck, type Client } from './clients.js';
 import { confirmAndRecord, failure, failureCode, verdictsOf, withinDeadline, type Rerun, type VerifyResult } from './defence.js';
 import { SANDBOX_FN, type Dispatcher } from './dispatcher.js';
 import { ServeError, type ServeOptions } from './options.js';
@@ -53,6 +54,8 @@ export class Service {
   inflight = 0;
   /** Where scored items are tallied for the learner's frontier (none: not recorded). */
   scores: ScoreBoard | null = null;
+  /** Whether a presented bearer token is the operator's; null when the service has no operator token. */
+  readonly operator: ((presented: string) => boolean) | null;
 
   constructor(
     readonly options: Omit<ServeOptions, 'pool'>,
@@ -60,7 +63,9 @@ export class Service {
     readonly pool: SandboxPool,
     readonly dispatcher: Dispatcher,
     readonly defence: IncidentLog,
-  ) {}
+  ) {
+    this.operator = operatorCheck(options.operatorToken);
+  }
 
   /** Admission control: reserves room for `units` items or throws a 503 (a request alone is always admitted). */
   acquire(units: number): () => void {
@@ -90,7 +95,8 @@ export class Service {
     }
   }
 
-  async verify(items: VerifyRequestItem[]): Promise<VerifyResult[]> {
+  /** Scores the items for `client`; its scores are recorded as its own (trusted only for the operator). */
+  async verify(items: VerifyRequestItem[], client: Client): Promise<VerifyResult[]> {
     const results: VerifyResult[] = new Array(items.length);
     const byModule = new Map<string, EpisodeGroup[]>();
     const open = new Map<string, EpisodeGroup>();
@@ -148,7 +154,7 @@ export class Service {
             results[index] = verdict;
             const response = group.responses[j] as string;
             if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ index, record, seed: group.seed, level: group.level, response });
-            if ('error' in verdict && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response });
+            if ('error' in verdict && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response, client: incidentClient(client) });
           });
         });
       }),
@@ -159,7 +165,7 @@ export class Service {
     // An item a retry scored is no incident; the rest are the environment's doing.
     const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
     const defending = confirmAndRecord(this.defence, incidents, (m) => this.rerunAlone(m));
-    if (this.scores) this.tally(items, recordOf, out);
+    if (this.scores) this.tally(items, recordOf, out, client);
     if (inTime) await defending;
     return out;
   }
@@ -179,12 +185,20 @@ export class Service {
     });
   }
 
-  /** Scores the trainer got (errors are the environment's or the request's, not the learner's). */
-  private tally(items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[]): void {
+  /** Scores the trainer got (errors are the environment's or the request's, not the learner's), as `client`'s. */
+  private tally(items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[], client: Client): void {
     out.forEach((result, i) => {
       const record = recordOf[i];
-      if (record && !('error' in result)) this.scores?.add(record.name, record.version, (items[i] as VerifyRequestItem).identity.level, result.score);
+      if (record && !('error' in result)) this.recordScore(record, (items[i] as VerifyRequestItem).identity.level, result.score, client);
     });
+  }
+
+  /**
+   * The one place a learner's score becomes a pass rate (single-turn verdicts and finished episodes alike),
+   * so whatever guards recording scores that steer nightly guards both kinds.
+   */
+  recordScore(record: Pick<EnvRecord, 'name' | 'version'>, level: number, score: number, client: Client): void {
+    this.scores?.add(record.name, record.version, level, score, client);
   }
 
   /**

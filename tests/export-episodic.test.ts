@@ -1,8 +1,9 @@
-// Episodic exports: the verl tools, TRL environment classes and OpenRLHF agent an export generates, run by
-// python3 against the live service (trainer base classes from tests/fixtures/trainer-stand-ins), drive
-// reference and random rollouts of every episodic seed to exactly the scores and turn counts of in-process
-// replay, with a 503 after a step was taken (the answer lost), a 503 before one, and a 429 retried without
-// a double step. Also the rows each format writes for episodic environments, and what TRL cannot carry.
+// Episodic exports: the verl agent loop, TRL environment classes and OpenRLHF agent an export writes, driven by
+// python3 as each trainer drives them (tests/fixtures/trainer-clients-driver.py, trainer code from
+// tests/fixtures/trainer-stand-ins) against the live service through a proxy that loses answers: reference and
+// random rollouts of every episodic seed score exactly what in-process replay scores, with a 503 after a step was
+// taken (the answer lost), a 503 before one, and a 429, each retried without a double step. Also the rows and files
+// each format writes for episodic environments, and what TRL cannot carry.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -22,13 +23,13 @@ import { FORMATS } from '../export/registry.js';
 import { runExport, type ExportSummary } from '../export/run.js';
 import { parseSplit } from '../export/select.js';
 import { trlRefuses } from '../export/shims/trl-environment.js';
-import { verlRefuses } from '../export/shims/verl-tools.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollouts.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { RunningServer } from '../serve/options.js';
 import { startServer } from '../serve/server.js';
 import { describeColumns, readWithArrow } from './helpers/arrow-reader.js';
+import { PYTHON } from './helpers/python.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'envforge-episodic-export-'));
@@ -85,7 +86,7 @@ describe('episodic exports: the generated Python shims against the live service'
       await library.close();
     }
     const verlRows = await readParquet(join(dirs.verl, 'train.parquet'));
-    const trlRows = jsonLines(join(dirs.trl, 'train.jsonl'));
+    const trlRows = jsonLines(join(dirs.trl, 'train.episodic.jsonl'));
     const openrlhfRows = jsonLines(join(dirs.openrlhf, 'train.jsonl'));
     for (const seed of seeds) {
       const mine = verlRows.map((row, i) => ({ row, i })).filter(({ row }) => (row.extra_info as Row).env === seed.name);
@@ -104,7 +105,7 @@ describe('episodic exports: the generated Python shims against the live service'
         const r = replayed[k] as Rollout;
         if (!r.ok) throw new Error(`${seed.name}: ${JSON.stringify(r)}`);
         const identity = JSON.parse((row.reward_model as { ground_truth: string }).ground_truth) as Case['identity'];
-        cases.push({ env: seed.name, policy: k === 0 ? 'act' : 'random', identity, actions: r.actions, expected: { score: r.score, turns: r.turns, end: r.end, prompt: r.prompt ?? '' }, verl: { ...(plain(row.extra_info) as Row), data_source: row.data_source, ground_truth: (row.reward_model as Row).ground_truth }, trl: trlRows[i] as Row, openrlhf: openrlhfRows[i] as Row });
+        cases.push({ env: seed.name, policy: k === 0 ? 'act' : 'random', identity, actions: r.actions, expected: { score: r.score, turns: r.turns, end: r.end, prompt: r.prompt ?? '' }, verl: plain(row) as Row, trl: trlRows[i] as Row, openrlhf: openrlhfRows[i] as Row });
       });
     }
 
@@ -128,7 +129,9 @@ describe('episodic exports: the generated Python shims against the live service'
         }
         const method = request.method ?? 'GET';
         const key = request.headers['idempotency-key'];
-        const headers = { ...(body ? { 'content-type': 'application/json' } : {}), ...(typeof key === 'string' ? { 'idempotency-key': key } : {}) };
+        // The client's own headers go through as sent (a body type on a bodiless DELETE included), so the service meets them.
+        const type = request.headers['content-type'];
+        const headers = { ...(typeof type === 'string' ? { 'content-type': type } : {}), ...(typeof key === 'string' ? { 'idempotency-key': key } : {}) };
         fetch(`${server.url}${request.url}`, { method, headers, ...(body ? { body } : {}) }).then(
           async (answer) => {
             const text = await answer.text();
@@ -168,19 +171,20 @@ describe('episodic exports: the generated Python shims against the live service'
       expect(summary.envs.map((e) => e.name).sort(), name).toEqual(seeds.map((s) => s.name).sort());
       expect(summary.total, name).toBe(2 * seeds.length);
     }
-    expect(summaries.get('verl')?.files.map((f) => f.name)).toEqual(expect.arrayContaining(['tool_config.yaml', 'envforge_tools.py', 'compute_score.py']));
-    expect(summaries.get('trl')?.files.map((f) => f.name)).toContain('environment.py');
-    expect(summaries.get('openrlhf')?.files.map((f) => f.name)).toContain('agent_func.py');
+    const files = (name: string) => summaries.get(name)?.files.map((f) => f.name);
+    expect(files('verl')).toEqual(expect.arrayContaining(['agent_loop.yaml', 'envforge_verl.py', 'compute_score.py', 'envforge_client.py', 'envforge.json']));
+    expect(files('verl')).not.toContain('tool_config.yaml');
+    expect(files('trl')).toEqual(expect.arrayContaining(['environment.py', 'reward.py', 'train.episodic.jsonl', 'train.episodic.parquet', 'envforge_client.py', 'envforge.json']));
+    expect(files('openrlhf')).toEqual(expect.arrayContaining(['agent_func.py', 'envforge_client.py', 'envforge.json']));
     expect(readFileSync(join(dirs.jsonl, 'README.md'), 'utf8')).toMatch(/play\s+them as episodes: `POST \/v1\/episodes`/);
     expect(jsonLines(join(dirs.jsonl, 'train.jsonl')).map((r) => r.ground_truth)).toEqual(cases.map((c) => JSON.stringify(c.identity)));
+    // TRL: no episodic row in the single-turn files, and every episodic row names its environment.
+    expect(jsonLines(join(dirs.trl, 'train.jsonl'))).toEqual([]);
     const byName = new Map(seeds.map((s) => [s.name, s]));
     for (const c of cases) {
       const tools = (byName.get(c.env) as EpisodicSeed).meta.tools.map((t) => t.name);
-      // verl: the row's identity as create_kwargs for each of its environment's tools, null for the others.
-      const kwargs = c.verl.tools_kwargs as Record<string, { create_kwargs: unknown } | null>;
-      expect(Object.keys(kwargs).sort()).toEqual([...tools].sort()); // hyparquet leaves the other tools' nulls out
-      for (const [tool, value] of Object.entries(kwargs)) expect(value, `${c.env} ${tool}`).toEqual({ create_kwargs: c.identity });
-      expect(c.verl.need_tools_kwargs).toBe(true);
+      // verl: the row names envforge's agent loop and carries its identity; no per-tool columns (the loop reads the tools from envforge.json).
+      expect(c.verl).toMatchObject({ agent_name: 'envforge_agent', data_source: `envforge/${c.env}`, reward_model: { style: 'rule', ground_truth: JSON.stringify(c.identity) }, extra_info: { ...c.identity, split: 'train' } });
       // TRL: an empty user message that reset() fills, and the row's environment class.
       expect(c.trl).toMatchObject({ prompt: [{ role: 'user', content: '' }], environment: c.env, ...c.identity });
       // OpenRLHF: the task, every tool with its parameters, and how to call one.
@@ -190,17 +194,13 @@ describe('episodic exports: the generated Python shims against the live service'
       expect(input).toMatch(/<tool_call>/);
       expect(JSON.parse(c.openrlhf.label as string)).toEqual(c.identity);
     }
-    const verlRows = await readParquet(join(dirs.verl, 'train.parquet'));
-    expect(new Set(verlRows.map((r) => r.agent_name))).toEqual(new Set(['tool_agent']));
-    // arrow-rs reads the nested tools_kwargs (structs, nulls, a boolean) as hyparquet does.
+    // arrow-rs reads the verl rows as hyparquet does.
     const arrow = readWithArrow(join(dirs.verl, 'train.parquet'));
-    expect(describeColumns(arrow.schema)).toMatch(/^data_source:u\?,prompt:\+l\?<.*>,ability:u\?,reward_model:\+s\?<.*>,extra_info:\+s\?<split:u\?,index:l\?,env:u\?,version:l\?,seed:l\?,level:l\?,need_tools_kwargs:b\?,tools_kwargs:\+s\?<.*>>,agent_name:u\?$/);
-    // (hyparquet leaves a null struct field out; arrow-rs, like pyarrow, keeps it as null: every tool of the export.)
-    const allTools = [...new Set(seeds.flatMap((seed) => seed.meta.tools.map((t) => t.name)))].sort();
-    for (const row of arrow.rows) expect(Object.keys((row.extra_info as { tools_kwargs: object }).tools_kwargs).sort()).toEqual(allTools);
-    const withoutNulls = (value: unknown) => JSON.parse(JSON.stringify(plain(value), (_, v: unknown) => (v === null ? undefined : v))) as unknown;
-    expect(arrow.rows.map((r) => withoutNulls([r.extra_info, r.agent_name]))).toEqual(verlRows.map((r) => withoutNulls([r.extra_info, r.agent_name])));
-    for (const row of verlRows) expect(cases.map((c) => c.expected.prompt)).toContain((row.prompt as Array<{ content: string }>)[0]?.content);
+    expect(describeColumns(arrow.schema)).toMatch(/^data_source:u\?,prompt:\+l\?<.*>,ability:u\?,reward_model:\+s\?<.*>,extra_info:\+s\?<split:u\?,index:l\?,env:u\?,version:l\?,seed:l\?,level:l\?>,agent_name:u\?$/);
+    expect(arrow.rows.map((r) => plain([r.extra_info, r.agent_name]))).toEqual(cases.map((c) => plain([c.verl.extra_info, c.verl.agent_name])));
+    for (const c of cases) expect(cases.map((x) => x.expected.prompt)).toContain((c.verl.prompt as Array<{ content: string }>)[0]?.content);
+    // The YAML verl loads with OmegaConf names the loop and holds no module text.
+    expect(readFileSync(join(dirs.verl, 'agent_loop.yaml'), 'utf8')).toMatch(/^- name: envforge_agent\n  _target_: envforge_verl\.EnvforgeAgentLoop\n$/m);
   });
 
   it('the cases are not vacuous: act scores 1, random rollouts mostly do not, and they run for turns', () => {
@@ -210,27 +210,28 @@ describe('episodic exports: the generated Python shims against the live service'
     expect(cases.filter((c) => c.actions.length >= 5).length).toBeGreaterThan(cases.length / 2);
   });
 
-  it('verl tools, the TRL environment and the OpenRLHF agent score every episode as in-process replay, retried without a double step', { timeout: 180_000 }, async () => {
+  it('verl\'s agent loop, the TRL environment and the OpenRLHF agent score every episode as in-process replay, retried without a double step', { timeout: 180_000 }, async () => {
+    const clients = { verl: (c: Case) => c.verl, trl: (c: Case) => c.trl, openrlhf: (c: Case) => c.openrlhf };
+    const driverCases = Object.entries(clients).flatMap(([client, row]) =>
+      cases.map((c, i) => ({ id: `${client}-${i}`, client, batch: 'all', row: row(c), turns: (c.actions as Array<{ tool: string; args?: object }>).map((a) => [{ name: a.tool, arguments: a.args ?? {} }]), ends: 'no-call' })),
+    );
     const casesFile = join(tmp, 'cases.json');
-    writeFileSync(casesFile, JSON.stringify(cases.map((c, i) => (i === 0 ? { ...c, noise: true } : c))));
-    const { stdout } = await promisify(execFile)('python3', [join(FIXTURES, 'episodic-shims-driver.py'), casesFile], {
-      env: { ...process.env, PYTHONPATH: join(FIXTURES, 'trainer-stand-ins'), VERL_DIR: dirs.verl, TRL_DIR: dirs.trl, OPENRLHF_DIR: dirs.openrlhf, ENVFORGE_URL: proxyUrl, ENVFORGE_BACKOFF: '0.01' },
-      maxBuffer: 64 * 2 ** 20,
-    });
-    const out = JSON.parse(stdout) as Record<'verl' | 'trl' | 'openrlhf', Array<{ score: number; turn: number; prompt?: string; compute_score?: number }>> & { executor: string; factory: unknown };
-    const expected = cases.map((c) => ({ score: c.expected.score, turn: c.expected.turns }));
-    for (const shim of ['verl', 'trl', 'openrlhf'] as const) expect(out[shim].map(({ score, turn }) => ({ score, turn })), shim).toEqual(expected);
-    expect(out.trl.map((r) => r.prompt)).toEqual(cases.map((c) => c.expected.prompt));
-    // compute_score reads the score from the tool rewards of an episode that ended (a left-running one scores 0).
-    expect(out.verl.map((r) => r.compute_score)).toEqual(cases.map((c) => (c.expected.end === 'no-action' ? 0 : c.expected.score)));
-    expect(out.executor).toBe('AgentExecutor');
-    // Tool calls the service cannot take become the policy's error, not the trainer's: no turn, no crash.
-    expect((out.openrlhf[0] as unknown as { refused: unknown[] }).refused).toEqual([
-      [expect.stringMatching(/error: the tool call is not JSON/), false, 0],
-      [expect.stringMatching(/error: a tool call needs the name of a tool and an object of arguments/), false, 0],
-      [expect.stringMatching(/error: the request body is over the limit of 262144 bytes/), false, 0],
-    ]);
-    expect(out.factory).toEqual(seeds.map((s) => s.name).sort());
+    writeFileSync(casesFile, JSON.stringify(driverCases));
+    for (const client of Object.keys(clients)) {
+      const { stdout } = await promisify(execFile)(PYTHON, [join(FIXTURES, 'trainer-clients-driver.py'), client, casesFile], {
+        env: { ...process.env, PYTHONPATH: join(FIXTURES, 'trainer-stand-ins'), EXPORT_DIR: dirs[client as keyof typeof clients], ENVFORGE_URL: proxyUrl, ENVFORGE_BACKOFF: '0.01' },
+        maxBuffer: 64 * 2 ** 20,
+      });
+      const out = JSON.parse(stdout) as Record<string, { episode: string; reward: number; prompt?: string }>;
+      for (const [i, c] of cases.entries()) {
+        const result = out[`${client}-${i}`] as { episode: string; reward: number; prompt?: string };
+        expect(result.reward, `${client} ${c.env} ${c.policy}`).toBe(c.expected.score);
+        const episode = (await (await fetch(`${server.url}/v1/episodes/${encodeURIComponent(result.episode)}`)).json()) as { turns: Array<{ action: unknown }>; end: string };
+        expect(episode.turns.map((t) => t.action), `${client} ${c.env} ${c.policy}`).toEqual(c.actions);
+        expect(episode.end).toBe(c.expected.end === 'no-action' ? 'truncated' : c.expected.end);
+        if (client === 'trl') expect(result.prompt).toBe(c.expected.prompt);
+      }
+    }
     // The faults happened, and the episode whose answer was lost holds each of its turns once.
     expect(seen.refusedCreates).toBe(1);
     // The create whose answer was lost was retried under its Idempotency-Key: the shim got that very episode.
@@ -244,6 +245,25 @@ describe('episodic exports: the generated Python shims against the live service'
       const owner = cases.find((c) => c.identity.env === lost.env && c.identity.seed === lost.seed && c.identity.level === lost.level) as Case;
       expect(lost.turns.map((t) => t.action)).toEqual(owner.actions);
     }
+  });
+
+  it('the generated client ends an unfinished episode against the service itself, and it scores as replay scores', async () => {
+    const c = cases.find((x) => x.policy === 'act' && x.actions.length >= 2) as Case;
+    const taken = c.actions.slice(0, 1) as Array<{ tool: string; args?: Record<string, unknown> }>;
+    const script = [
+      'import json, os, sys',
+      'sys.path.insert(0, os.environ["TRL_DIR"])',
+      'import environment',
+      'row, action = json.loads(sys.argv[1]), json.loads(sys.argv[2])',
+      'env = environment.ENVIRONMENTS[row["environment"]]()',
+      'env.reset(**row)',
+      'getattr(env, action["tool"])(**action.get("args", {}))',
+      'print(json.dumps({"score": env.get_reward(), "turn": env._episode.turn}))',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(PYTHON, ['-c', script, JSON.stringify(c.trl), JSON.stringify(taken[0])], { env: { ...process.env, TRL_DIR: dirs.trl, ENVFORGE_URL: server.url, ENVFORGE_RETRIES: '0' } });
+    const replay = (await (await fetch(`${server.url}/v1/episodes/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...c.identity, actions: taken }) })).json()) as { score: number; turns: number };
+    expect(JSON.parse(stdout)).toEqual({ score: replay.score, turn: 1 });
+    expect(replay.turns).toBe(1);
   });
 
   it('TRL leaves out an environment whose tool cannot be a method of its class; verl still exports it', async () => {
@@ -264,18 +284,19 @@ describe('episodic exports: the generated Python shims against the live service'
       const verl = await runExport(library, pool, { ...plan, format: FORMATS.verl, out: join(tmp, 'variant-verl') });
       expect(verl.unsupported).toBeUndefined();
       expect(verl.total).toBe(1);
-      expect(readFileSync(join(tmp, 'variant-verl', 'tool_config.yaml'), 'utf8')).toMatch(/"class_name": "envforge_tools.GetRewardTool"/);
+      const config = JSON.parse(readFileSync(join(tmp, 'variant-verl', 'envforge.json'), 'utf8')) as { envs: Record<string, { tools: Array<{ name: string }> }> };
+      expect(config.envs['loans-variant']?.tools.map((t) => t.name)).toContain('get_reward');
     } finally {
       await library.close();
     }
   });
 
-  it('each format names what it cannot express: a non-string enum for verl, a keyword parameter for TRL', () => {
+  it('TRL names what it cannot express: a keyword parameter; a non-string enum it can (and verl states it in words)', () => {
     const env = (properties: Record<string, unknown>) => ({ name: 'x', version: 1, hash: 'h', episodic: { maxTurns: 5, tools: [{ name: 'pick', description: 'Pick.', parameters: { type: 'object', properties } }] } });
-    expect(verlRefuses(env({ n: { type: 'integer', enum: [1, 2] } }))).toMatch(/the parameter "n" of its tool "pick" has a non-string enum/);
-    expect(verlRefuses(env({ n: { type: 'string', enum: ['a'] }, from: { type: 'string' } }))).toBeUndefined();
     expect(trlRefuses(env({ from: { type: 'string' } }))).toMatch(/the parameter "from" of its tool "pick" cannot be a Python keyword argument/);
     expect(trlRefuses(env({ n: { type: 'integer', enum: [1, 2] } }))).toBeUndefined();
+    expect(trlRefuses(env({ s: { type: 'string', enum: ['a', 'b\u2029'] } }))).toMatch(/an enum value of the parameter "s" of its tool "pick" begins or ends with whitespace/);
+    expect(FORMATS.verl.refuses).toBeUndefined();
   });
 
   it('a service that is down stops each shim loudly (verl: past its tool loop, which catches every Exception)', async () => {
@@ -283,14 +304,19 @@ describe('episodic exports: the generated Python shims against the live service'
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
+    const c = cases[0] as Case;
     const casesFile = join(tmp, 'down.json');
-    writeFileSync(casesFile, JSON.stringify(cases.slice(0, 1)));
-    const { stdout } = await promisify(execFile)('python3', [join(FIXTURES, 'episodic-shims-driver.py'), casesFile, 'down'], {
-      env: { ...process.env, PYTHONPATH: join(FIXTURES, 'trainer-stand-ins'), VERL_DIR: dirs.verl, TRL_DIR: dirs.trl, OPENRLHF_DIR: dirs.openrlhf, ENVFORGE_URL: `http://127.0.0.1:${port}`, ENVFORGE_RETRIES: '1', ENVFORGE_BACKOFF: '0.01' },
-    });
-    const out = JSON.parse(stdout) as Record<string, string | null>;
-    expect(out.verl).toMatch(/^EnvforgeServiceFailure: the envforge reward service at http:\/\/127\.0\.0\.1:\d+ failed 2 times/);
-    expect(out.trl).toMatch(/^EnvforgeServiceError: the envforge reward service .* failed 2 times/);
-    expect(out.openrlhf).toMatch(/^EnvforgeServiceError: the envforge reward service .* failed 2 times/);
+    const rows = { verl: c.verl, trl: c.trl, openrlhf: c.openrlhf };
+    writeFileSync(casesFile, JSON.stringify(Object.entries(rows).map(([client, row]) => ({ id: client, client, batch: 'down', row, turns: [], ends: 'no-call' }))));
+    const failure = async (client: string) =>
+      promisify(execFile)(PYTHON, [join(FIXTURES, 'trainer-clients-driver.py'), client, casesFile], {
+        env: { ...process.env, PYTHONPATH: join(FIXTURES, 'trainer-stand-ins'), EXPORT_DIR: dirs[client as keyof typeof rows], ENVFORGE_URL: `http://127.0.0.1:${port}`, ENVFORGE_RETRIES: '1', ENVFORGE_BACKOFF: '0.01' },
+      }).then(
+        () => 'no failure',
+        (error: { stderr: string }) => error.stderr.trim().split('\n').at(-1) as string,
+      );
+    expect(await failure('verl')).toMatch(/^envforge_verl\.EnvforgeServiceFailure: the envforge reward service at http:\/\/127\.0\.0\.1:\d+ failed 2 times/);
+    expect(await failure('trl')).toMatch(/^envforge_client\.EnvforgeServiceError: the envforge reward service .* failed 2 times/);
+    expect(await failure('openrlhf')).toMatch(/^envforge_client\.EnvforgeServiceError: the envforge reward service .* failed 2 times/);
   });
 });

@@ -20,6 +20,7 @@ import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes, scoreOf } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { envSource } from './helpers/env-source.js';
+import { PYTHON } from './helpers/python.js';
 import { hashSource } from '../contract/hash.js';
 
 const SERVER = fileURLToPath(new URL('../serve/server.ts', import.meta.url));
@@ -211,7 +212,7 @@ describe.skipIf(!existsSync(SERVER))('reward parity: exported shims and the rewa
     const driver = join(tmp, 'driver.py');
     writeFileSync(casesFile, JSON.stringify(cases));
     writeFileSync(driver, DRIVER);
-    const { stdout } = await promisify(execFile)('python3', [driver, casesFile, mode], {
+    const { stdout } = await promisify(execFile)(PYTHON, [driver, casesFile, mode], {
       env: { ...process.env, VERL_SHIM: join(dirs.verl, 'compute_score.py'), TRL_SHIM: join(dirs.trl, 'reward.py'), ...env },
       maxBuffer: 64 * 2 ** 20,
     });

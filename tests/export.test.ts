@@ -16,6 +16,7 @@ import type { EnvRecord } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes } from '../sandbox/episodes.js';
+import { PYTHON } from './helpers/python.js';
 import { describeColumns, readWithArrow } from './helpers/arrow-reader.js';
 import { SandboxPool } from '../sandbox/pool.js';
 
@@ -153,9 +154,9 @@ const readers: Record<string, (dir: string) => Promise<Canonical[]>> = {
 };
 
 const FILES: Record<string, string[]> = {
-  verl: ['train.parquet', 'test.parquet', 'compute_score.py', 'README.md', 'envforge-export.json'],
+  verl: ['train.parquet', 'test.parquet', 'envforge_client.py', 'compute_score.py', 'envforge.json', 'README.md', 'envforge-export.json'],
   openrlhf: ['train.jsonl', 'test.jsonl', 'reward.txt', 'README.md', 'envforge-export.json'],
-  trl: ['train.jsonl', 'test.jsonl', 'train.parquet', 'test.parquet', 'reward.py', 'README.md', 'envforge-export.json'],
+  trl: ['train.jsonl', 'test.jsonl', 'train.parquet', 'test.parquet', 'envforge_client.py', 'reward.py', 'envforge.json', 'README.md', 'envforge-export.json'],
   jsonl: ['train.jsonl', 'test.jsonl', 'README.md', 'envforge-export.json'],
 };
 
@@ -368,9 +369,11 @@ describe('envforge export: splits and selection', () => {
     await exportTo(trlDir, '--format', 'trl', '--env', 'planted-sat', '--per-env', '2', '--service-url', url);
     await exportTo(rlhfDir, '--format', 'openrlhf', '--env', 'planted-sat', '--per-env', '2', '--service-url', url);
     expect(readFileSync(join(rlhfDir, 'reward.txt'), 'utf8')).toBe('http://reward.internal:9000/envforge/get_reward\n');
-    for (const file of [join(verlDir, 'compute_score.py'), join(trlDir, 'reward.py')]) {
-      expect(readFileSync(file, 'utf8')).toContain('DEFAULT_URL = "http://reward.internal:9000/envforge"');
-      const compiled = await promisify(execFile)('python3', ['-m', 'py_compile', file]).then(
+    for (const dir of [verlDir, trlDir]) {
+      expect(JSON.parse(readFileSync(join(dir, 'envforge.json'), 'utf8')).service_url).toBe('http://reward.internal:9000/envforge');
+    }
+    for (const file of [join(verlDir, 'compute_score.py'), join(trlDir, 'reward.py'), join(trlDir, 'envforge_client.py')]) {
+      const compiled = await promisify(execFile)(PYTHON, ['-m', 'py_compile', file]).then(
         () => 0,
         (e: { stderr: string }) => e.stderr,
       );

@@ -114,8 +114,13 @@ describe('steps', () => {
     // An undeclared tool is a turn with an error observation (the contract's action check), not a 4xx.
     const bad = await call(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'no_such_tool', args: {} });
     expect(bad.body).toMatchObject({ turn: 2, done: false, observation: expect.stringMatching(/^error: unknown tool/) });
+    // A bodiless DELETE that names a body type anyway (as urllib clients did) ends the episode like a plain one.
+    const response = await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE', headers: { 'content-type': 'application/json' } });
+    expect([response.status, await response.json()]).toEqual([200, expect.objectContaining({ done: true, end: 'truncated', turn: 2 })]);
+    const again2 = await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE', headers: { 'content-type': 'text/x-anything' } });
+    expect(again2.status).toBe(200);
     const ended = await call(server.url, 'DELETE', `/v1/episodes/${id}`);
-    expect(ended.body).toMatchObject({ done: true, end: 'no-action', turn: 2 });
+    expect(ended.body).toMatchObject({ done: true, end: 'truncated', turn: 2 });
     expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, first)).body.error.code).toBe('E_EPISODE_OVER');
   });
 
@@ -213,20 +218,56 @@ describe('OpenEnv over HTTP', () => {
     const [r] = (await reference(seed, [{ seed: 4, level: 1, policy: { type: 'act' } }])) as [Rollout];
     const base = `/openenv/${seed.name}`;
     const reset = await call(server.url, 'POST', `${base}/reset`, { seed: 4, level: 1, episode_id: 'my-run-7' });
-    expect(reset.body).toMatchObject({ observation: { text: r.prompt, turn: 0, tools: seed.meta.tools }, reward: null, done: false, metadata: { client_episode_id: 'my-run-7', seed: 4, level: 1 } });
-    const id = reset.body.metadata.episode_id as string;
+    const listed = seed.meta.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+    expect(reset.body).toEqual({ observation: { text: r.prompt, prompt: r.prompt, turn: 0, max_turns: seed.meta.maxTurns, tools: listed, metadata: expect.objectContaining({ client_episode_id: 'my-run-7', seed: 4, level: 1, prompt: r.prompt }) }, reward: null, done: false });
+    const id = reset.body.observation.metadata.episode_id as string;
     let out: Json = null;
     for (const [i, action] of (r.actions as Array<{ tool: string; args?: object }>).entries()) {
       const mcp = i % 2 === 1 ? { type: 'call_tool', tool_name: action.tool, ...(action.args ? { arguments: action.args } : {}) } : action;
       out = await call(server.url, 'POST', `${base}/step`, { action: mcp, episode_id: id, turn: i + 1 });
-      expect(out.body.observation).toEqual({ text: r.observations?.[i], turn: i + 1 });
+      expect(out.body.observation).toMatchObject({ text: r.observations?.[i], turn: i + 1, metadata: { episode_id: id, turn: i + 1 } });
+      // OpenEnv's StepResponse has exactly these keys; a call_tool is answered as its CallToolObservation, the text as MCP content.
+      expect(Object.keys(out.body).sort()).toEqual(['done', 'observation', 'reward']);
+      if (i % 2 === 1) expect(out.body.observation).toMatchObject({ tool_name: action.tool, error: null, result: { content: [{ type: 'text', text: r.observations?.[i] }], data: r.observations?.[i], is_error: false } });
     }
-    expect(out.body).toMatchObject({ done: true, reward: 1, metadata: { episode_id: id, end: 'done' } });
+    expect(out.body).toMatchObject({ done: true, reward: 1, observation: { metadata: { episode_id: id, end: 'done' } } });
     const retried = await call(server.url, 'POST', `${base}/step`, { action: r.actions.at(-1), episode_id: id, turn: r.actions.length });
     expect(retried.body).toEqual(out.body);
     expect((await call(server.url, 'GET', `${base}/state?episode_id=${id}`)).body).toMatchObject({ episode_id: id, step_count: r.actions.length, done: true });
-    expect((await call(server.url, 'POST', `${base}/step`, { action: r.actions[0] })).body.error.message).toMatch(/episode_id: is required/);
     expect((await call(server.url, 'GET', `/openenv/${(seeds[4] as EpisodicSeed).name}/state?episode_id=${id}`)).status).toBe(400);
+    // OpenEnv's own request shapes: a step without an episode plays a one-step episode (a fresh environment per request, as
+    // OpenEnv's stateless HTTP step), scored as replay scores it; a state without one is an empty state.
+    const [one] = (await reference(seed, [{ seed: 4, level: 1, policy: { type: 'replay', actions: r.actions.slice(0, 1) } }])) as [Rollout];
+    const once = await call(server.url, 'POST', `${base}/step`, { action: r.actions[0], timeout_s: 5, request_id: 'r-1', seed: 4, level: 1 });
+    expect(once.body).toMatchObject({ observation: { text: one.observations?.[0], turn: 1, metadata: { end: one.end === 'no-action' ? 'truncated' : one.end } }, reward: one.score, done: true });
+    expect((await call(server.url, 'GET', `${base}/state`)).body).toEqual({ episode_id: null, step_count: 0, env: seed.name });
+  });
+
+  it('ends an episode on request (end_episode) with its reward, and describes itself: /schema, /metadata, MCP tools/list and tools/call', { timeout: 60_000 }, async () => {
+    const seed = seeds[1] as EpisodicSeed;
+    const base = `/openenv/${seed.name}`;
+    const [r] = (await reference(seed, [{ seed: 6, level: 2, policy: { type: 'act' } }])) as [Rollout];
+    const id = (await call(server.url, 'POST', `${base}/reset`, { seed: 6, level: 2 })).body.observation.metadata.episode_id as string;
+    await call(server.url, 'POST', `${base}/step`, { action: r.actions[0], episode_id: id });
+    const [half] = (await reference(seed, [{ seed: 6, level: 2, policy: { type: 'replay', actions: r.actions.slice(0, 1) } }])) as [Rollout];
+    const ended = await call(server.url, 'POST', `${base}/step`, { action: { type: 'end_episode' }, episode_id: id });
+    expect(ended.body).toEqual({ observation: { text: '', turn: 1, metadata: expect.objectContaining({ episode_id: id, end: 'truncated' }) }, reward: half.score, done: true });
+    // list_tools needs no episode and takes no turn.
+    expect((await call(server.url, 'POST', `${base}/step`, { action: { type: 'list_tools' } })).body).toEqual({ observation: { tools: seed.meta.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })), metadata: {} }, reward: null, done: false });
+    const schema = (await call(server.url, 'GET', `${base}/schema`)).body;
+    expect(Object.keys(schema).sort()).toEqual(['action', 'observation', 'state']);
+    expect(schema.action.oneOf.map((o: Json) => o.title)).toEqual([...seed.meta.tools.map((t) => t.name), 'call_tool', 'list_tools', 'end_episode']);
+    expect((await call(server.url, 'GET', `${base}/metadata`)).body).toEqual({ name: seed.name, description: seed.meta.description, version: '1' });
+    // MCP over HTTP: tools/list with inputSchema; a session as OpenEnv's MCP client makes one; tools/call answered with text content.
+    const rpc = async (method: string, params: object = {}) => (await call(server.url, 'POST', `${base}/mcp`, { jsonrpc: '2.0', id: 7, method, params })).body;
+    expect((await rpc('tools/list')).result.tools).toEqual(seed.meta.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })));
+    const session = (await rpc('openenv/session/create', { seed: 6, level: 2 })).result.session_id as string;
+    const first = r.actions[0] as { tool: string; args?: object };
+    const called = await rpc('tools/call', { name: first.tool, arguments: first.args ?? {}, session_id: session });
+    expect(called).toMatchObject({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: r.observations?.[0] }], is_error: false } });
+    expect((await rpc('openenv/session/close', { session_id: session })).result).toEqual({ session_id: session, closed: true, reward: half.score });
+    expect((await rpc('no/such')).error.code).toBe(-32601);
+    expect((await call(server.url, 'POST', `${base}/mcp`, { method: 'tools/list' })).body.error.code).toBe(-32600);
   });
 });
 
@@ -305,9 +346,9 @@ describe('limits and restarts', () => {
     const ws = await connect(first.url, seed.name);
     const reset = await ws.send({ type: 'reset', data: { seed: 9, level: 2 } });
     expect(reset).toMatchObject({ type: 'observation', data: { done: false, reward: null, observation: { text: r.prompt, turn: 0 } } });
-    const wsId = reset.data.metadata.episode_id as string;
+    const wsId = reset.data.observation.metadata.episode_id as string;
     for (const action of r.actions.slice(0, half)) expect((await ws.send({ type: 'step', data: action })).type).toBe('observation');
-    ws.close();
+    // The server goes down under the open connection: its episode stays resumable (a client that leaves ends its episode instead).
     await first.close();
 
     first = await startServer({ libraryDir: dir, port: 0, pool });
@@ -320,10 +361,10 @@ describe('limits and restarts', () => {
 
       const again = await connect(first.url, seed.name);
       const resumed = await again.send({ type: 'reset', data: { episode_id: wsId } });
-      expect(resumed.data).toMatchObject({ done: false, observation: { turn: half }, metadata: { episode_id: wsId, resumed: true } });
+      expect(resumed.data).toMatchObject({ done: false, observation: { turn: half, metadata: { episode_id: wsId, resumed: true } } });
       let out: Json = null;
       for (const action of r.actions.slice(half)) out = await again.send({ type: 'step', data: action });
-      expect(out.data).toMatchObject({ done: true, reward: 1, metadata: { episode_id: wsId, end: 'done' } });
+      expect(out.data).toMatchObject({ done: true, reward: 1, observation: { metadata: { episode_id: wsId, end: 'done' } } });
       expect((await again.send({ type: 'state' })).data).toMatchObject({ episode_id: wsId, step_count: r.actions.length, done: true });
       expect((await again.send({ type: 'bogus' })).data.code).toBe('UNKNOWN_TYPE');
       expect((await again.send('{not json' as unknown as object)).data.code).toBe('INVALID_JSON');
@@ -369,16 +410,27 @@ describe('OpenEnv over WebSocket', () => {
     const seed = seeds[0] as EpisodicSeed;
     const [r] = (await reference(seed, [{ seed: 14, level: 1, policy: { type: 'act' } }])) as [Rollout];
     const ws = await connect(server.url, seed.name);
-    const first = (await ws.send({ type: 'reset', data: { seed: 14, level: 1 } })).data.metadata.episode_id as string;
+    const first = (await ws.send({ type: 'reset', data: { seed: 14, level: 1 } })).data.observation.metadata.episode_id as string;
     const step = await ws.send({ type: 'step', data: { ...(r.actions[0] as object), turn: 1 } });
     expect(step.data).toMatchObject({ observation: { text: r.observations?.[0], turn: 1 } });
     expect((await ws.send({ type: 'step', data: { ...(r.actions[0] as object), turn: 1 } })).data).toEqual(step.data);
     expect((await ws.send({ type: 'step', data: { tool: 'other', turn: 1 } })).data.envforge_code).toBe('E_TURN_CONFLICT');
     expect((await ws.send({ type: 'step', data: { ...(r.actions[1] as object), turn: 0 } })).data.code).toBe('VALIDATION_ERROR');
-    // A second reset on the connection abandons the first episode: it ends (no-action) and holds no slot.
-    await ws.send({ type: 'reset', data: { seed: 15, level: 1 } });
-    expect((await call(server.url, 'GET', `/v1/episodes/${first}`)).body).toMatchObject({ done: true, end: 'no-action', turn: 1 });
+    // OpenEnv's "mcp" message: JSON-RPC on the connection's episode.
+    const listed = await ws.send({ type: 'mcp', data: { jsonrpc: '2.0', id: 'a', method: 'tools/list' } });
+    expect(listed).toEqual({ type: 'mcp', data: { jsonrpc: '2.0', id: 'a', result: { tools: seed.meta.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })) } } });
+    const second1 = r.actions[1] as { tool: string; args?: object };
+    const viaMcp = await ws.send({ type: 'mcp', data: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: second1.tool, arguments: second1.args ?? {} } } });
+    expect(viaMcp.data.result.content).toEqual([{ type: 'text', text: r.observations?.[1] }]);
+    expect((await ws.send({ type: 'state' })).data).toMatchObject({ step_count: 2 });
+    // A second reset on the connection abandons the first episode: it ends ("truncated") and holds no slot.
+    const second = (await ws.send({ type: 'reset', data: { seed: 15, level: 1 } })).data.observation.metadata.episode_id as string;
+    expect((await call(server.url, 'GET', `/v1/episodes/${first}`)).body).toMatchObject({ done: true, end: 'truncated', turn: 2 });
+    // The client leaving ends the connection's episode too, as OpenEnv destroys a closed session.
     ws.close();
+    let left: Json = null;
+    for (let i = 0; i < 100 && !left?.done; i++) left = (await call(server.url, 'GET', `/v1/episodes/${second}`)).body;
+    expect(left).toMatchObject({ done: true, end: 'truncated', turn: 0 });
     // A client that sends without reading the answers: its connection closes once too many wait.
     const flood = await connect(server.url, seed.name);
     const closed = new Promise((resolve) => flood.socket.once('close', (code) => resolve(code)));

@@ -2,7 +2,8 @@
 // ground_truth}, for any trainer or pipeline that brings its own loader.
 import { JsonlSplits } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
-import { episodicEnvs } from '../shims/python.js';
+import { markdownText } from '../encode.js';
+import { episodicEnvs } from '../python-files.js';
 
 export const jsonl: ExportFormat = {
   name: 'jsonl',
@@ -37,10 +38,10 @@ curl -s ${context.serviceUrl}/v1/verify -H 'content-type: application/json' \\
   -d '{"items": [{"ground_truth": "<ground_truth>", "response": "<the model output>"}]}'
 \`\`\`
 ${episodicEnvs(context.envs).length === 0 ? '' : `
-Rows of episodic environments (${episodicEnvs(context.envs).map((e) => e.name).join(', ')}) show the task with its tool list; play
+Rows of episodic environments (${episodicEnvs(context.envs).map((e) => markdownText(e.name)).join(', ')}) show the task with its tool list; play
 them as episodes: \`POST /v1/episodes\` with the identity's fields starts one (prompt, tools with their
 schemas, maxTurns), \`POST /v1/episodes/{id}/step {tool, args, turn}\` takes one tool call, and the step that
-ends the episode carries its score (\`DELETE\` ends it early and scores it); \`POST /v1/episodes/score\`
+ends the episode carries its score (\`DELETE\` ends it early, "truncated", and scores it); \`POST /v1/episodes/score\`
 scores a whole action log at once.
 `}`;
 }

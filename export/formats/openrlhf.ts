@@ -2,8 +2,8 @@
 // and reward.txt with the remote reward URL the trainer posts to (the service's /get_reward).
 import { JsonlSplits } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
-import { openrlhfAgentPy, openrlhfEpisodicReadme, openrlhfInput } from '../shims/openrlhf-agent.js';
-import { episodicEnvs } from '../shims/python.js';
+import { episodicEnvs, writePython } from '../python-files.js';
+import { openrlhfEpisodicReadme, openrlhfInput } from '../shims/openrlhf-agent.js';
 
 export const openrlhf: ExportFormat = {
   name: 'openrlhf',
@@ -19,7 +19,7 @@ export const openrlhf: ExportFormat = {
       async end() {
         jsonl.close();
         context.files.text('reward.txt', `${context.serviceUrl}/get_reward\n`);
-        if (episodicEnvs(context.envs).length > 0) context.files.text('agent_func.py', openrlhfAgentPy(context));
+        if (episodicEnvs(context.envs).length > 0) writePython(context, ['agent_func.py']);
         context.files.text('README.md', readme(context));
       },
     };
@@ -49,7 +49,7 @@ python3 -m openrlhf.cli.train_ppo_ray \\
 # older OpenRLHF releases: --remote_rm_url ${remote}
 \`\`\`
 
-The service answers \`{"query", "prompts", "labels"}\` with \`{"rewards", "scores", "extra_logs"}\`; it strips
-\`prompts[i]\` from the front of \`query[i]\` to find the response.
+The service answers \`{"query", "prompts", "labels"}\` with \`{"rewards", "scores", "extra_logs"}\`. It finds the
+response in \`query[i]\` after the end of \`prompts[i]\`, also when OpenRLHF cut the prompt's start to fit \`--max_len\`.
 ${openrlhfEpisodicReadme(context)}`;
 }

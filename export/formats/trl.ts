@@ -1,92 +1,60 @@
-// TRL (GRPOTrainer): the dataset as <split>.jsonl and <split>.parquet with a string `prompt` column and the
-// identity columns, and reward.py, whose envforge_reward scores a whole batch in one service request.
+// TRL (GRPOTrainer): single-turn rows as <split>.jsonl and <split>.parquet with a string `prompt` column and the
+// identity columns, scored by reward.py's envforge_reward; episodic rows apart, as <split>.episodic.jsonl/.parquet
+// with a conversational prompt and the `environment` column environment.py's classes are routed by, so no row
+// names a missing environment (TRL refuses `environment: null`).
 import { JsonlSplits, ParquetSplits, pq, type ParquetLayout } from '../files.js';
 import type { ExportFormat, ExportRow, FormatContext } from '../contract.js';
-import { pythonClient } from '../python-client.js';
-import { episodicEnvs } from '../shims/python.js';
-import { trlEnvironmentPy, trlEpisodicReadme, trlRefuses } from '../shims/trl-environment.js';
+import { episodicEnvs, writePython } from '../python-files.js';
+import { trlEpisodicReadme, trlRefuses } from '../shims/trl-environment.js';
 
-const IDENTITY = [pq.int64('version'), pq.int64('seed'), pq.int64('level'), pq.string('ground_truth')];
+const IDENTITY = [pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level'), pq.string('ground_truth')];
+const EPISODIC_SUFFIX = '.episodic';
 
-/**
- * The TRL columns. With episodic environments the prompt is conversational (environment_factory appends reset's
- * prompt to the last user message, so episodic rows leave it empty) and `environment` names the row's
- * environment class (null for single-turn rows).
- */
-function layoutOf(context: FormatContext): { record: (row: ExportRow) => Record<string, unknown>; parquet: ParquetLayout } {
-  const episodic = new Set(episodicEnvs(context.envs).map((e) => e.name));
-  const record = (row: ExportRow): Record<string, unknown> => {
-    const identity = { env: row.env, version: row.version, seed: row.seed, level: row.level, ground_truth: row.groundTruth };
-    if (episodic.size === 0) return { prompt: row.prompt, ...identity };
-    const mine = episodic.has(row.env);
-    return { prompt: [{ role: 'user', content: mine ? '' : row.prompt }], ...identity, environment: mine ? row.env : null };
-  };
-  const prompt = episodic.size === 0 ? [pq.string('prompt')] : pq.listOfStructs('prompt', [pq.string('role'), pq.string('content')]);
-  return {
-    record,
-    parquet: {
-      schema: pq.root([prompt, pq.string('env'), ...IDENTITY, ...(episodic.size ? [pq.string('environment')] : [])]),
-      toRecord: (row) => ({ ...record(row), version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) }),
-    },
-  };
-}
+const identityOf = (row: ExportRow) => ({ env: row.env, version: row.version, seed: row.seed, level: row.level, ground_truth: row.groundTruth });
+const withBigInts = (record: Record<string, unknown>, row: ExportRow) => ({ ...record, version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) });
+
+/** Single-turn rows: the prompt as a string. */
+const singleRecord = (row: ExportRow): Record<string, unknown> => ({ prompt: row.prompt, ...identityOf(row) });
+const SINGLE: ParquetLayout = { schema: pq.root([pq.string('prompt'), ...IDENTITY]), toRecord: (row) => withBigInts(singleRecord(row), row) };
+
+/** Episodic rows: environment_factory appends reset's prompt to the last user message, so it is left empty. */
+const episodicRecord = (row: ExportRow): Record<string, unknown> => ({ prompt: [{ role: 'user', content: '' }], ...identityOf(row), environment: row.env });
+const EPISODIC: ParquetLayout = {
+  schema: pq.root([pq.listOfStructs('prompt', [pq.string('role'), pq.string('content')]), ...IDENTITY, pq.string('environment')]),
+  toRecord: (row) => withBigInts(episodicRecord(row), row),
+};
 
 export const trl: ExportFormat = {
   name: 'trl',
-  description: 'TRL: <split>.jsonl and <split>.parquet (prompt, env, version, seed, level, ground_truth) and reward.py',
+  description: 'TRL: <split>.jsonl and <split>.parquet (prompt, env, version, seed, level, ground_truth) and reward.py; episodic: <split>.episodic.* and environment.py',
   kinds: ['single-turn', 'episodic', 'code'],
   refuses: trlRefuses,
   async begin(context) {
-    const layout = layoutOf(context);
-    const jsonl = new JsonlSplits(context.files, context.splits);
-    const parquet = new ParquetSplits(context.files, context.splits, layout.parquet);
+    const episodic = new Set(episodicEnvs(context.envs).map((e) => e.name));
+    const single = { jsonl: new JsonlSplits(context.files, context.splits), parquet: new ParquetSplits(context.files, context.splits, SINGLE) };
+    const episodes = episodic.size === 0 ? null : { jsonl: new JsonlSplits(context.files, context.splits, `${EPISODIC_SUFFIX}.jsonl`), parquet: new ParquetSplits(context.files, context.splits, EPISODIC, `${EPISODIC_SUFFIX}.parquet`) };
     return {
       async write(rows) {
-        jsonl.write(rows, layout.record);
-        await parquet.write(rows);
+        const mine = rows.filter((row) => !episodic.has(row.env));
+        single.jsonl.write(mine, singleRecord);
+        await single.parquet.write(mine);
+        if (episodes) {
+          const theirs = rows.filter((row) => episodic.has(row.env));
+          episodes.jsonl.write(theirs, episodicRecord);
+          await episodes.parquet.write(theirs);
+        }
       },
       async end() {
-        jsonl.close();
-        await parquet.close();
-        context.files.text('reward.py', rewardPy(context));
-        if (episodicEnvs(context.envs).length > 0) context.files.text('environment.py', trlEnvironmentPy(context));
+        for (const files of episodes ? [single, episodes] : [single]) {
+          files.jsonl.close();
+          await files.parquet.close();
+        }
+        writePython(context, episodes ? ['reward.py', 'environment.py'] : ['reward.py']);
         context.files.text('README.md', readme(context));
       },
     };
   },
 };
-
-function rewardPy(context: FormatContext): string {
-  return `"""envforge reward for TRL, generated by \`envforge export --format trl\`.
-
-    from reward import envforge_reward
-    trainer = GRPOTrainer(..., reward_funcs=envforge_reward, train_dataset=dataset)
-
-TRL passes every dataset column to reward functions as a keyword argument; envforge_reward reads
-\`ground_truth\` (the identity {"env","version","seed","level"}) and scores the whole batch in one request
-to the envforge reward service (POST /v1/verify) at $ENVFORGE_URL, else the default below.
-"""
-${pythonClient(context.serviceUrl, context.envs)}
-
-def _completion_text(completion):
-    """A completion is a string, or (conversational datasets) a list of messages: the assistant's text."""
-    if isinstance(completion, str):
-        return completion
-    parts = []
-    for message in completion or []:
-        if isinstance(message, dict) and message.get("role", "assistant") == "assistant":
-            content = message.get("content", "")
-            if isinstance(content, list):
-                content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            parts.append(content if isinstance(content, str) else str(content))
-    return "".join(parts)
-
-
-def envforge_reward(prompts, completions, ground_truth, **kwargs):
-    """TRL reward function: one float in [0, 1] per completion."""
-    return verify(list(ground_truth), [_completion_text(c) for c in completions])
-`;
-}
 
 function readme(context: FormatContext): string {
   const files = context.splits.map((s) => `\`${s}.jsonl\` / \`${s}.parquet\``);
@@ -96,7 +64,8 @@ function readme(context: FormatContext): string {
 Generated by \`envforge export --format trl\`; \`envforge-export.json\` records the environments (with
 versions and hashes), the selection and the seed.
 
-Files: ${files.join(', ')} (the same rows twice: load whichever suits) and \`reward.py\`.
+Files: ${files.join(', ')} (the single-turn rows, the same rows twice: load whichever suits) and \`reward.py\`,
+with the client it uses, \`envforge_client.py\`, and \`envforge.json\` (the service URL and the environments it expects).
 Columns: \`prompt\` (string), \`env\`, \`version\`, \`seed\`, \`level\` and \`ground_truth\`, the identity as the
 JSON string \`{"env","version","seed","level"}\`: the reward service regenerates the instance from it.
 
@@ -110,7 +79,8 @@ trainer = GRPOTrainer(model=..., reward_funcs=envforge_reward, args=GRPOConfig(.
 \`\`\`
 
 Start the reward service (\`envforge serve\`) first. Settings: ENVFORGE_URL, ENVFORGE_TIMEOUT (s, default 60),
-ENVFORGE_RETRIES (default 5), ENVFORGE_BATCH (items per request, default 256). The shim needs only the Python standard library.
+ENVFORGE_RETRIES (default 5), ENVFORGE_BATCH (items per request, default 256). The shims need only the Python
+standard library.
 
 It never scores a broken reward as 0 silently: on its first call it checks that the service serves this
 export's environments with the same code (ENVFORGE_CHECK_MANIFEST=0 skips the check), it raises on an item

@@ -1,50 +1,35 @@
-// verl: one parquet file per split with the columns verl's RLHFDataset reads, and compute_score.py, a
-// custom reward function that scores responses through the envforge reward service.
-import type { SchemaElement } from 'hyparquet-writer';
+// verl: one parquet file per split with the columns verl's RLHFDataset reads, and compute_score.py, a custom
+// reward function that scores responses through the envforge reward service; with episodic environments, also
+// envforge's agent loop (envforge_verl.py) and agent_loop.yaml, which registers it for the rows that name it.
 import { ParquetSplits, pq, type ParquetLayout } from '../files.js';
-import type { ExportFormat, FormatContext } from '../contract.js';
-import { pythonClient } from '../python-client.js';
-import { episodicEnvs, pyString } from '../shims/python.js';
-import { exportedTools, TOOLS_MODULE, verlEpisodicReadme, verlRefuses, verlToolConfig, verlToolsPy } from '../shims/verl-tools.js';
+import type { ExportFormat, ExportRow, FormatContext } from '../contract.js';
+import { jsonText } from '../encode.js';
+import { episodicEnvs, writePython } from '../python-files.js';
+import { AGENT_LOOP_FILE, AGENT_NAME, verlAgentLoopYaml, verlEpisodicReadme } from '../shims/verl-agent.js';
 
 const IDENTITY_FIELDS = [pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level')];
 
-/**
- * The columns verl's RLHFDataset reads. With episodic environments, extra_info also carries tools_kwargs (one
- * field per tool of the export, the row's identity as create_kwargs for its environment's tools, null for the
- * others) and agent_name picks verl's tool agent loop for episodic rows.
- */
+/** The columns verl's RLHFDataset reads; with episodic environments, agent_name picks envforge's agent loop for their rows. */
 function layoutOf(context: FormatContext): ParquetLayout {
-  const tools = [...exportedTools(context.envs).entries()];
-  const episodic = tools.length > 0;
-  const toolsOf = new Map(context.envs.map((env) => [env.name, new Set(env.episodic?.tools.map((t) => t.name) ?? [])]));
-  const extra: Array<SchemaElement | SchemaElement[]> = [pq.string('split'), pq.int64('index'), ...IDENTITY_FIELDS];
-  if (episodic) extra.push(pq.boolean('need_tools_kwargs'), pq.struct('tools_kwargs', tools.map(([name]) => pq.struct(name, [pq.struct('create_kwargs', IDENTITY_FIELDS)]))));
+  const episodic = new Set(episodicEnvs(context.envs).map((e) => e.name));
   return {
     schema: pq.root([
       pq.string('data_source'),
       pq.listOfStructs('prompt', [pq.string('role'), pq.string('content')]),
       pq.string('ability'),
       pq.struct('reward_model', [pq.string('style'), pq.string('ground_truth')]),
-      pq.struct('extra_info', extra),
-      ...(episodic ? [pq.string('agent_name')] : []),
+      pq.struct('extra_info', [pq.string('split'), pq.int64('index'), ...IDENTITY_FIELDS]),
+      ...(episodic.size > 0 ? [pq.string('agent_name')] : []),
     ]),
     toRecord: (row) => {
-      const identity = { env: row.env, version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) };
-      const own = toolsOf.get(row.env) ?? new Set<string>();
       const record: Record<string, unknown> = {
         data_source: `envforge/${row.env}`,
         prompt: [{ role: 'user', content: row.task ?? row.prompt }],
         ability: row.skills[0] ?? 'general',
         reward_model: { style: 'rule', ground_truth: row.groundTruth },
-        extra_info: {
-          split: row.split,
-          index: BigInt(row.index),
-          ...identity,
-          ...(episodic ? { need_tools_kwargs: own.size > 0, tools_kwargs: Object.fromEntries(tools.map(([name]) => [name, own.has(name) ? { create_kwargs: identity } : null])) } : {}),
-        },
+        extra_info: { split: row.split, index: BigInt(row.index), env: row.env, version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) },
       };
-      if (episodic) record.agent_name = own.size > 0 ? 'tool_agent' : 'single_turn_agent';
+      if (episodic.size > 0) record.agent_name = episodic.has(row.env) ? AGENT_NAME : 'single_turn_agent';
       return record;
     },
   };
@@ -52,101 +37,29 @@ function layoutOf(context: FormatContext): ParquetLayout {
 
 export const verl: ExportFormat = {
   name: 'verl',
-  description: 'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; episodic: tool_config.yaml and envforge_tools.py',
+  description: 'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; episodic: envforge_verl.py and agent_loop.yaml',
   kinds: ['single-turn', 'episodic', 'code'],
-  refuses: verlRefuses,
   async begin(context) {
     const parquet = new ParquetSplits(context.files, context.splits, layoutOf(context));
+    const toolsChars = new Map(episodicEnvs(context.envs).map((env) => [env.name, jsonText(env.episodic.tools).length]));
+    let longest = 0;
     return {
-      write: (rows) => parquet.write(rows),
+      async write(rows: readonly ExportRow[]) {
+        for (const row of rows) if (row.task !== undefined) longest = Math.max(longest, row.task.length + (toolsChars.get(row.env) ?? 0));
+        await parquet.write(rows);
+      },
       async end() {
         await parquet.close();
-        context.files.text('compute_score.py', computeScorePy(context));
-        if (episodicEnvs(context.envs).length > 0) {
-          context.files.text('tool_config.yaml', verlToolConfig(context.envs));
-          context.files.text(`${TOOLS_MODULE}.py`, verlToolsPy(context));
-        }
-        context.files.text('README.md', readme(context));
+        const episodic = episodicEnvs(context.envs).length > 0;
+        writePython(context, episodic ? ['compute_score.py', 'envforge_verl.py'] : ['compute_score.py']);
+        if (episodic) context.files.text(AGENT_LOOP_FILE, verlAgentLoopYaml());
+        context.files.text('README.md', readme(context, longest));
       },
     };
   },
 };
 
-function computeScorePy(context: FormatContext): string {
-  return `"""envforge reward for verl, generated by \`envforge export --format verl\`.
-
-Scores a response by asking the envforge reward service (POST /v1/verify), which regenerates the
-instance from the row's ground truth {"env","version","seed","level"} and runs the environment's
-verifier. The service URL is $ENVFORGE_URL, else the default below. Rows whose data_source does not
-start with "envforge/" go to verl's built-in scorer, so mixed datasets keep working.
-
-    custom_reward_function.path=compute_score.py custom_reward_function.name=compute_score
-    # or one HTTP request per batch:
-    reward_model.reward_manager=batch custom_reward_function.name=compute_score_batch
-"""
-${pythonClient(context.serviceUrl, context.envs)}
-DATA_SOURCE_PREFIX = "envforge/"
-
-
-def _is_envforge(data_source):
-    return isinstance(data_source, str) and data_source.startswith(DATA_SOURCE_PREFIX)
-
-
-def _default_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
-    try:
-        from verl.utils.reward_score import default_compute_score
-    except ImportError:
-        try:
-            from verl.utils.reward_score import _default_compute_score as default_compute_score
-        except ImportError as exc:
-            raise ValueError(f"data_source {data_source!r} is not an envforge row, and verl's default scorer cannot be imported") from exc
-    return default_compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
-
-
-# Episodic environments: envforge_tools.py scores their episodes during the rollout.
-EPISODIC = frozenset(json.loads(${pyString(JSON.stringify(episodicEnvs(context.envs).map((e) => e.name)))}))
-
-
-def _is_episodic(data_source):
-    return _is_envforge(data_source) and data_source[len(DATA_SOURCE_PREFIX):] in EPISODIC
-
-
-def episode_score(extra_info):
-    """An episodic row's score: the tool that ended the episode returned it as its reward (the rest return 0),
-    or, where the rollout called calc_reward, its result. An episode the rollout left unfinished scores 0."""
-    extra_info = extra_info or {}
-    scores = extra_info.get("rollout_reward_scores") or {}
-    if isinstance(scores, dict) and scores:
-        return float(next(iter(scores.values())))
-    return float(sum(extra_info.get("tool_rewards") or []))
-
-
-def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
-    """verl's custom reward signature: the score in [0, 1] of one decoded response."""
-    if not _is_envforge(data_source):
-        return _default_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
-    if _is_episodic(data_source):
-        return episode_score(extra_info)
-    return verify([ground_truth], [solution_str])[0]
-
-
-def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, **kwargs):
-    """For reward_model.reward_manager=batch: every envforge row of the batch in one request."""
-    extra_infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
-    mine = [i for i, source in enumerate(data_sources) if _is_envforge(source) and not _is_episodic(source)]
-    scores = [None] * len(solution_strs)
-    for i, score in zip(mine, verify([ground_truths[i] for i in mine], [solution_strs[i] for i in mine])):
-        scores[i] = score
-    for i, source in enumerate(data_sources):
-        if scores[i] is None and _is_episodic(source):
-            scores[i] = episode_score(extra_infos[i])
-        elif scores[i] is None:
-            scores[i] = _default_score(source, solution_strs[i], ground_truths[i], extra_infos[i], **kwargs)
-    return scores
-`;
-}
-
-function readme(context: FormatContext): string {
+function readme(context: FormatContext, longest: number): string {
   const files = context.splits.map((s) => `${s}.parquet`);
   const train = files[0] ?? 'train.parquet';
   const val = files[1] ?? train;
@@ -155,7 +68,8 @@ function readme(context: FormatContext): string {
 Generated by \`envforge export --format verl\`; \`envforge-export.json\` records the environments (with
 versions and hashes), the selection and the seed.
 
-Files: ${files.map((f) => `\`${f}\``).join(', ')} (one row per instance) and \`compute_score.py\` (the reward).
+Files: ${files.map((f) => `\`${f}\``).join(', ')} (one row per instance), \`compute_score.py\` (the reward), and the
+client it uses, \`envforge_client.py\`, with \`envforge.json\` (the service URL and the environments it expects).
 
 Each row: \`data_source\` = \`envforge/<env>\`, \`prompt\` = [{role: "user", content}], \`ability\` = the
 environment's first skill, \`reward_model\` = {style: "rule", ground_truth}, \`extra_info\` = {split, index,
@@ -166,20 +80,22 @@ stored in the dataset.
 Start the reward service (\`envforge serve\`) where the trainer can reach it, then:
 
 \`\`\`sh
-export ENVFORGE_URL=${context.serviceUrl}   # the default written into compute_score.py
+export ENVFORGE_URL=${context.serviceUrl}   # the default in envforge.json
 python3 -m verl.trainer.main_ppo \\
   data.train_files=${train} data.val_files=${val} \\
   custom_reward_function.path=compute_score.py custom_reward_function.name=compute_score \\
   ...
 \`\`\`
 
-With \`reward_model.reward_manager=batch\`, use \`custom_reward_function.name=compute_score_batch\` (one request
-per batch). Settings: ENVFORGE_URL, ENVFORGE_TIMEOUT (s, default 60), ENVFORGE_RETRIES (default 5),
+verl's default reward path (\`reward_model.use_reward_loop=True\` with \`reward_model.reward_manager=naive\`) calls
+\`compute_score\` once per response. verl's legacy batch manager (\`reward_model.use_reward_loop=False
+reward_model.reward_manager=batch\`) takes \`custom_reward_function.name=compute_score_batch\` (one request per batch;
+single-turn rows only). Settings: ENVFORGE_URL, ENVFORGE_TIMEOUT (s, default 60), ENVFORGE_RETRIES (default 5),
 ENVFORGE_BATCH (items per request, default 256). The shim needs only the Python standard library.
 
 It never scores a broken reward as 0 silently: on its first call it checks that the service serves this
 export's environments with the same code (ENVFORGE_CHECK_MANIFEST=0 skips the check), it raises on an item
 whose environment, version or level the service does not know, and it logs any other per-item error once per
 code and counts it (\`item_errors()\`; ENVFORGE_STRICT=1 raises on those too).
-${verlEpisodicReadme(context)}`;
+${verlEpisodicReadme(context, longest)}`;
 }

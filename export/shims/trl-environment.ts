@@ -1,143 +1,70 @@
-// TRL's side of an export with episodic environments: environment.py, one environment_factory class per
-// environment (GRPOTrainer exposes its public methods as tools: one per environment tool, with the typed
-// signature and Google-style docstring transformers reads), reset(**row) starting the row's episode on the
-// service and returning its prompt, get_reward() the episode's final score.
+// TRL's side of an export with episodic environments: which environments a TRL environment class can carry (each
+// tool becomes a method, each parameter a keyword argument) and the README's part on environment.py, the shim
+// (export/python/environment.py) that builds one environment_factory class per environment from envforge.json.
 import type { Tool } from '../../contract/episodic.js';
 import type { FormatContext, ShimEnv } from '../contract.js';
-import { pythonEpisodeClient } from '../python-episodes.js';
-import { className, episodicEnvs, isPyName, pyDoc, pyString, type EpisodicShimEnv } from './python.js';
+import { markdownText } from '../encode.js';
+import { episodicEnvs } from '../python-files.js';
 
-/** Method names the environment class keeps for itself (TRL's reserved ones and the class's own). */
-const RESERVED = new Set(['reset', 'get_reward', 'env', 'self']);
-const PY_TYPES: Record<string, string> = { string: 'str', integer: 'int', number: 'float', boolean: 'bool', array: 'list', object: 'dict' };
+/** Method names the environment class keeps for itself (TRL's reserved ones). */
+const RESERVED = new Set(['reset', 'get_reward']);
 
-interface Param {
-  name: string;
-  type: string;
-  required: boolean;
-  doc: string;
+/** Python's keywords (3.12, soft keywords included): no method or parameter may take these names. */
+const KEYWORDS = new Set(
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type _'.split(' '),
+);
+
+/** Whether a name can be a Python identifier that a shim defines (a method, a keyword argument). */
+export function isPyName(name: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !KEYWORDS.has(name);
 }
 
-function paramsOf(tool: Tool): Param[] {
-  const schema = tool.parameters as { properties?: Record<string, { type?: string; description?: string; enum?: unknown[] }>; required?: string[] };
-  const required = new Set(schema.required ?? []);
-  const params = Object.entries(schema.properties ?? {}).map(([name, p]) => {
-    const words = (p.description ?? name).replace(/\s+/g, ' ').trim();
-    return { name, type: PY_TYPES[p.type ?? ''] ?? 'str', required: required.has(name), doc: p.enum ? `${words} (choices: ${JSON.stringify(p.enum)})` : words };
-  });
-  return [...params.filter((p) => p.required), ...params.filter((p) => !p.required)];
+function parametersOf(tool: Tool): Array<[string, { enum?: unknown[] }]> {
+  return Object.entries((tool.parameters as { properties?: Record<string, { enum?: unknown[] }> }).properties ?? {});
 }
+
+/** Whitespace Python's str.strip() takes off an end (JavaScript's \s, and the separators Python also counts). */
+const EDGE_SPACE = /^[\s\x1c-\x1f\x85]|[\s\x1c-\x1f\x85]$/;
 
 /** Why TRL cannot carry an environment: a tool or parameter name that cannot be a Python method or keyword argument. */
 export function trlRefuses(env: ShimEnv): string | undefined {
   for (const tool of env.episodic?.tools ?? []) {
-    if (!isPyName(tool.name) || RESERVED.has(tool.name)) return `its tool "${tool.name}" cannot be a method of a TRL environment class (a Python keyword or a name TRL reserves)`;
-    const bad = paramsOf(tool).find((p) => !isPyName(p.name) || p.name === 'self');
-    if (bad) return `the parameter "${bad.name}" of its tool "${tool.name}" cannot be a Python keyword argument`;
+    if (!isPyName(tool.name) || tool.name.startsWith('_') || RESERVED.has(tool.name)) return `its tool "${tool.name}" cannot be a method of a TRL environment class (a Python keyword or a name TRL reserves)`;
+    const bad = parametersOf(tool).find(([p]) => !isPyName(p) || p === 'self');
+    if (bad) return `the parameter "${bad[0]}" of its tool "${tool.name}" cannot be a Python keyword argument`;
+    // transformers strips every enum value it reads from a docstring: the model would be offered a value the service refuses.
+    const spaced = parametersOf(tool).find(([, p]) => p.enum?.some((v) => typeof v === 'string' && EDGE_SPACE.test(v)));
+    if (spaced) return `an enum value of the parameter "${spaced[0]}" of its tool "${tool.name}" begins or ends with whitespace, which transformers' docstring reader strips`;
   }
   return undefined;
 }
 
-function methodPy(tool: Tool): string {
-  const params = paramsOf(tool);
-  const signature = ['self', ...params.map((p) => (p.required ? `${p.name}: ${p.type}` : `${p.name}: ${p.type} | None = None`))].join(', ');
-  const args = params.map((p) => `"${p.name}": ${p.name}`).join(', ');
-  const argsDoc = params.length ? `\n\n        Args:\n${params.map((p) => `            ${p.name}: ${pyDoc(p.doc)}`).join('\n')}` : '';
-  return `    def ${tool.name}(${signature}) -> str:
-        """${pyDoc(tool.description.replace(/\s+/g, ' ').trim())}${argsDoc}
-
-        Returns:
-            What the environment answers.
-        """
-        return self._step(${pyString(tool.name)}, {${args}})
-`;
-}
-
-function classPy(env: EpisodicShimEnv): string {
-  return `class ${className(env.name)}Env(EnvforgeEnvironment):
-    """${pyDoc(env.name)}@${env.version} on the envforge service: one episode per rollout, at most ${env.episodic.maxTurns} tool calls."""
-
-    env = ${pyString(env.name)}
-
-${env.episodic.tools.map(methodPy).join('\n')}`;
-}
-
-export function trlEnvironmentPy(context: FormatContext): string {
-  const envs = episodicEnvs(context.envs);
-  const factories = envs.map((env) => `${pyString(env.name)}: ${className(env.name)}Env`).join(', ');
-  const single = envs.length === 1 ? `${className((envs[0] as EpisodicShimEnv).name)}Env` : 'ENVIRONMENTS';
-  return `"""envforge environments for TRL's GRPOTrainer, generated by \`envforge export --format trl\`.
-
-    from environment import environment_factory
-    trainer = GRPOTrainer(..., train_dataset=dataset, environment_factory=environment_factory)
-
-Each rollout's reset(**row) starts the row's episode on the envforge service ($ENVFORGE_URL, else the default
-below) and returns its prompt (TRL appends it to the row's empty user message); every public method is one of
-the environment's tools and one step of the episode; get_reward() ends the episode if it still runs and returns
-its score, which TRL adds as a reward. envforge_episode_reward is the same score as a reward function.
-"""
-${pythonEpisodeClient(context.serviceUrl, context.envs)}
-
-class EnvforgeEnvironment:
-    """The part every environment class shares: the row's episode and its score."""
-
-    env = None
-
-    def __init__(self):
-        self._episode = None
-
-    def reset(self, **row):
-        """Starts the episode of the row (its env, version, seed and level columns) and returns its prompt."""
-        if self._episode is not None and not self._episode.done:
-            self._episode.finish()
-        identity = identity_of(row.get("ground_truth") or row)
-        if identity["env"] != self.env:
-            raise ValueError(f"a row of {identity['env']} reached the environment of {self.env}: route rows by their environment column")
-        self._episode = Episode(identity)
-        return self._episode.prompt
-
-    def get_reward(self):
-        """The episode's score in [0, 1]; an episode the model left running is ended and scored as it stands."""
-        return 0.0 if self._episode is None else self._episode.finish()
-
-    def _step(self, tool, args):
-        if self._episode is None:
-            raise RuntimeError("a tool was called before reset()")
-        return self._episode.step(tool, {k: v for k, v in args.items() if v is not None})
-
-
-${envs.map(classPy).join('\n\n')}
-
-ENVIRONMENTS = {${factories}}
-# One environment: its class; several: the name -> class mapping TRL routes by the rows' environment column.
-environment_factory = ${single}
-
-
-def envforge_episode_reward(completions, environments=None, **kwargs):
-    """A TRL reward function: each rollout's episode score (pass it when the environment's get_reward is not used)."""
-    if environments is None:
-        raise ValueError("envforge_episode_reward needs GRPOTrainer's environments (an environment_factory run)")
-    return [e.get_reward() for e in environments]
-`;
-}
-
 /** The README's part on episodic rows; empty for an export without them. */
 export function trlEpisodicReadme(context: FormatContext): string {
-  if (episodicEnvs(context.envs).length === 0) return '';
+  const envs = episodicEnvs(context.envs);
+  if (envs.length === 0) return '';
+  const first = context.splits[0] ?? 'train';
   return `
 ## Episodic environments (multi-turn tool use)
 
-Their rows have a conversational \`prompt\` with an empty user message and an \`environment\` column;
-\`environment.py\` holds one class per environment, whose methods are its tools (needs transformers>=5.2):
+Their rows are in \`<split>.episodic.jsonl\` / \`<split>.episodic.parquet\` (${envs.map((e) => markdownText(e.name)).join(', ')}), apart
+from single-turn rows: every one of them names its environment (the \`environment\` column TRL routes by) and has a
+conversational \`prompt\` whose user message is empty. \`environment.py\` holds one class per environment, whose
+methods are its tools (needs transformers>=5.2):
 
 \`\`\`python
+from datasets import load_dataset
+from trl import GRPOConfig, GRPOTrainer
 from environment import environment_factory   # the class, or {name: class} for several environments
+
+dataset = load_dataset("parquet", data_files={"${first}": "${first}.episodic.parquet"})["${first}"]
 trainer = GRPOTrainer(model=..., train_dataset=dataset, environment_factory=environment_factory, args=GRPOConfig(...))
 \`\`\`
 
 \`reset(**row)\` starts the row's episode on the service and returns its prompt (TRL appends it to the user
-message); \`get_reward()\` ends the episode if it still runs and returns its score (TRL adds it as a
-reward; \`envforge_episode_reward\` is the same as a reward function). Train single-turn and episodic rows
-in separate runs: \`environment_factory\` applies to every row.
+message; an instance TRL reuses ends its previous episode first); \`get_reward()\` ends the episode if the model left
+it running ("truncated": scored as its state stands) and returns its score, logged under the class's name
+(\`envforge_episode_reward\` is the same as a reward function). TRL answers a call to a tool the environment does not
+declare itself, so such calls never reach the episode. Train single-turn rows (\`reward.py\`) in a run of their own.
 `;
 }

@@ -8,7 +8,7 @@ import { listOf, statsOf, toRecord, type EnvRow as Row } from '../rows.js';
 import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type ListFilter } from '../contract.js';
 import { recheckNovelty } from '../novelty-guard.js';
 import { checkAdmission } from '../store-kit.js';
-import { ENVS_DIR, now, toJson, type SqliteDb } from './db.js';
+import { ENVS_DIR, INDEX_FILE, now, toJson, type SqliteDb } from './db.js';
 
 /** Writes a file so that it is either absent or complete and durable under its final name. */
 function writeFileAtomic(path: string, text: string): void {
@@ -149,23 +149,31 @@ export class SqliteEnvs implements EnvStore {
   }
 
   async stats(): Promise<LibraryStats> {
-    const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'status' | 'lineage' | 'meta'>>('SELECT name, status, lineage, meta FROM envs').all();
+    const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'version' | 'status' | 'lineage' | 'meta'>>('SELECT name, version, status, lineage, meta FROM envs').all();
     const rejections = (this.s.db.prepare('SELECT count(*) AS n FROM rejections').get() as { n: number }).n;
     return statsOf(rows, rejections);
   }
 
   async integrityCheck(): Promise<IntegrityReport> {
     const problems: string[] = [];
-    const check = this.s.db.pragma('integrity_check', { simple: true });
-    if (check !== 'ok') problems.push(`SQLite integrity check: ${String(check)}`);
-    const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'version' | 'hash'>>('SELECT name, version, hash FROM envs').all();
-    for (const row of rows) {
+    const index = join(this.s.dir, INDEX_FILE);
+    let rows: Array<Pick<Row, 'name' | 'version' | 'hash'>> | null = null;
+    try {
+      const check = this.s.db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+      for (const line of check.slice(0, 20)) if (line.integrity_check !== 'ok') problems.push(`${index}: SQLite integrity check: ${line.integrity_check}`);
+      rows = this.s.db.prepare<[], Pick<Row, 'name' | 'version' | 'hash'>>('SELECT name, version, hash FROM envs').all();
+    } catch (error) {
+      // A page too damaged for SQLite to read: that is the finding, not a crash of the check.
+      problems.push(`${index}: unreadable (${(error as { code?: string }).code ?? 'error'}: ${(error as Error).message}); restore the folder from a backup`);
+    }
+    for (const row of rows ?? []) {
       const path = this.filePath(row.hash);
       if (!existsSync(path)) problems.push(`${row.name}@${row.version}: module file missing (${path})`);
       else if (hashSource(readFileSync(path, 'utf8')) !== row.hash) problems.push(`${row.name}@${row.version}: module file does not match its hash`);
     }
-    const orphanFiles = this.orphans(new Set(rows.map((r) => r.hash)));
-    return { ok: problems.length === 0, problems, checkedFiles: rows.length, orphanFiles };
+    // Without the rows no file can be called an orphan (gc would remove every module).
+    const orphanFiles = rows ? this.orphans(new Set(rows.map((r) => r.hash))) : [];
+    return { ok: problems.length === 0, problems, checkedFiles: rows?.length ?? 0, orphanFiles };
   }
 
   private orphans(known: Set<string>): string[] {

@@ -1,0 +1,149 @@
+"""envforge environments for TRL's GRPOTrainer (environment_factory), written by `envforge export --format trl`.
+
+    from environment import environment_factory
+    trainer = GRPOTrainer(..., train_dataset=episodic_rows, environment_factory=environment_factory)
+
+One class per episodic environment of the export, made at import from envforge.json (no module text is spliced into
+Python): each public method is one of the environment's tools, with a typed signature and a Google-style docstring
+for transformers' schema reader, and one step of the episode. reset(**row) starts the row's episode on the envforge
+service ($ENVFORGE_URL, else the export's default) and returns its prompt, which TRL appends to the row's empty user
+message; an episode the instance still had running (TRL reuses instances across batches) is ended first.
+get_reward() ends the episode if the model left it running ("truncated": scored as its state stands, its slot freed)
+and returns its score; TRL logs it under the class's name. Calls to tools the environment does not declare are
+answered by TRL itself ("Tool ... not found") and never reach the episode.
+"""
+import inspect
+import json
+import keyword
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
+
+PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
+RESERVED = frozenset(["reset", "get_reward"])
+# The words transformers' docstring reader treats as structure (section heads, the choices suffix): a word joiner
+# before their colon keeps a description's text from being read as structure.
+_DOC_MARKERS = re.compile(r"(args|returns|raises|choices)(?=:)", re.IGNORECASE)
+# What str.strip() takes off: transformers strips every enum value it reads, so a value with such an end cannot be offered.
+_EDGE_SPACE = re.compile(r"^\s|\s$")
+
+
+def doc_text(text):
+    """A description as one line of docstring prose that transformers' reader takes as text only."""
+    return _DOC_MARKERS.sub("\\1\u2060", " ".join(str(text).split()))
+
+
+def choices_json(values):
+    """The enum as the JSON list transformers reads back, its structure words written as JSON escapes (same values)."""
+    return re.sub(r"(args|returns|raises|choices):", r"\1\\u003a", json.dumps(values), flags=re.IGNORECASE)
+
+
+class EnvforgeEnvironment:
+    """The part every environment class shares: the row's episode and its score."""
+
+    _env_name = None
+
+    def __init__(self):
+        self._episode = None
+
+    def reset(self, **row):
+        """Starts the episode of the row (its env, version, seed and level columns) and returns its prompt."""
+        if self._episode is not None and not self._episode.done:
+            self._episode.finish()
+        identity = client.identity_of(row.get("ground_truth") or row)
+        if identity["env"] != self._env_name:
+            raise ValueError(f"a row of {identity['env']} reached the environment of {self._env_name}: route rows by their environment column")
+        self._episode = client.Episode(identity)
+        return self._episode.prompt
+
+    def get_reward(self):
+        """The episode's score in [0, 1]; an episode the model left running is ended and scored as it stands."""
+        return 0.0 if self._episode is None else self._episode.finish()
+
+    def _step(self, tool, args):
+        if self._episode is None:
+            raise RuntimeError("a tool was called before reset()")
+        return self._episode.step(tool, {k: v for k, v in args.items() if v is not None})
+
+
+def _parameters(tool):
+    schema = tool.get("parameters") or {}
+    required = set(schema.get("required") or [])
+    params = []
+    for name, prop in (schema.get("properties") or {}).items():
+        bounds = client.bounds_of(prop)
+        words = doc_text((prop.get("description") or name) + (" (" + "; ".join(bounds) + ")" if bounds else ""))
+        if "enum" in prop:
+            words += " (choices: " + choices_json(prop["enum"]) + ")"
+        params.append({"name": name, "type": PY_TYPES.get(prop.get("type"), str), "required": name in required, "doc": words})
+    return [p for p in params if p["required"]] + [p for p in params if not p["required"]]
+
+
+def refusal(tool):
+    """Why a tool cannot be a method of a TRL environment class, or None when it can."""
+    name = tool.get("name")
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_") or name in RESERVED:
+        return f"its tool {name!r} cannot be a method of a TRL environment class (a Python keyword or a name TRL reserves)"
+    for pname, prop in ((tool.get("parameters") or {}).get("properties") or {}).items():
+        if not pname.isidentifier() or keyword.iskeyword(pname) or pname == "self":
+            return f"the parameter {pname!r} of its tool {name!r} cannot be a Python keyword argument"
+        if any(isinstance(v, str) and _EDGE_SPACE.search(v) for v in prop.get("enum") or []):
+            return f"an enum value of the parameter {pname!r} of its tool {name!r} begins or ends with whitespace, which transformers' reader strips"
+    return None
+
+
+def _method(tool):
+    """A tool as a method: signature and annotations from its parameters, docstring from its descriptions."""
+    params = _parameters(tool)
+    name = tool["name"]
+
+    def method(self, **kwargs):
+        return self._step(name, kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(p["name"], inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=p["type"] if p["required"] else p["type"] | None, **({} if p["required"] else {"default": None})) for p in params],
+        return_annotation=str,
+    )
+    method.__annotations__ = {**{p["name"]: (p["type"] if p["required"] else p["type"] | None) for p in params}, "return": str}
+    args = "".join(f"\n    {p['name']}: {p['doc']}" for p in params)
+    method.__doc__ = doc_text(tool.get("description") or name) + (f"\n\nArgs:{args}" if args else "") + "\n\nReturns:\n    What the environment answers."
+    return method
+
+
+def _environment_class(env_name, spec):
+    """The environment_factory class of one environment."""
+    methods = {tool["name"]: _method(tool) for tool in spec["tools"]}
+    doc = f"An envforge environment on the envforge service: one episode per rollout, at most {int(spec['max_turns'])} tool calls."
+    return type(spec["class_name"], (EnvforgeEnvironment,), {"_env_name": env_name, "__doc__": doc, "__module__": __name__, **methods})
+
+
+def _classes():
+    classes, names = {}, set()
+    for env_name, spec in client.episodic_envs().items():
+        class_name = spec.get("class_name")
+        if not isinstance(class_name, str) or not class_name.isidentifier() or keyword.iskeyword(class_name) or class_name in names or class_name in globals():
+            raise ImportError(f"envforge.json gives {env_name} the class name {class_name!r}, which is not a Python identifier or is taken")
+        problem = next((r for r in map(refusal, spec["tools"]) if r), None)
+        if problem:
+            raise ImportError(f"{env_name}: {problem}; the export should have left it out")
+        names.add(class_name)
+        classes[env_name] = _environment_class(env_name, spec)
+    return classes
+
+
+ENVIRONMENTS = _classes()
+globals().update({cls.__name__: cls for cls in ENVIRONMENTS.values()})
+# One environment: its class; several: the name -> class mapping TRL routes by the rows' environment column.
+environment_factory = next(iter(ENVIRONMENTS.values())) if len(ENVIRONMENTS) == 1 else ENVIRONMENTS
+
+
+def envforge_episode_reward(completions, environments=None, **kwargs):
+    """A TRL reward function: each rollout's episode score (pass it when the environment's get_reward is not used)."""
+    if environments is None:
+        raise ValueError("envforge_episode_reward needs GRPOTrainer's environments (an environment_factory run)")
+    return [e.get_reward() for e in environments]
