@@ -1,6 +1,7 @@
 // The reward service on a code environment (contract v3): /v1/sample shows the host's prompt, /v1/verify
 // runs JavaScript and TypeScript answers on the hidden tests (1 for a correct program, 0 for a wrong or
-// missing one) and answers a Python program with the item error E_LANGUAGE instead of a score.
+// missing one) and answers a Python program with the item error E_LANGUAGE instead of a score; hostile
+// programs score 0 each without touching their neighbours or the service.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,4 +66,21 @@ describe('envforge serve on a code environment', () => {
     expect(results.slice(0, 4).every((r) => r.error === undefined)).toBe(true);
     expect(results[4]?.error?.code).toBe('E_LANGUAGE');
   });
+
+  it('scores hostile programs 0 each in a batch beside correct ones, and keeps serving after them', async () => {
+    const ground_truth = JSON.stringify({ env: 'count-inversions', version: 1, seed: 4, level: 3 });
+    const hostile = [
+      'function countInversions() { for (;;) {} }',
+      'function countInversions() { const a = []; for (;;) a.push(new ArrayBuffer(1e8)); }',
+      "function countInversions() { throw new Proxy({}, { get() { throw Symbol('x'); } }); }",
+      'function countInversions() { return { get n() { for (;;) {} } }; }',
+      "function countInversions() { return Function('return this')().process.exit(1); }",
+    ];
+    const items = hostile.flatMap((program) => [program, SOLVED]).map((program) => ({ ground_truth, response: fenceProgram(program) }));
+    const first = await post('/v1/verify', { items });
+    expect(first.status).toBe(200);
+    expect((first.body.results as Array<{ score: number; error?: unknown }>).map((r) => [r.score, r.error])).toEqual(hostile.flatMap(() => [[0, undefined], [1, undefined]]));
+    const after = await post('/v1/verify', { items: [{ ground_truth, response: fenceProgram(SOLVED) }] });
+    expect(after.body.results[0].score).toBe(1);
+  }, 120_000);
 });
