@@ -1,6 +1,7 @@
 // Adversarial answers on the code kind's answer path: programs that loop, allocate without bound, throw
 // values that are not Errors, return objects with getters, toJSON or Proxy traps, reach for the host, or
-// plant state for the next answer each score 0 for themselves only; correct answers beside them score 1.
+// plant state for the next answer, or nest their output past the host's depth limit each score 0 for
+// themselves only; correct answers beside them score 1.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { code } from '../kinds/code.js';
@@ -89,6 +90,19 @@ describe('an adversarial program scores 0 for itself only', () => {
   });
 });
 
+describe('an output nested too deep for the host to compare', () => {
+  it("fails E_TOO_LARGE, never E_CRASHED (the host's comparators would exhaust the worker's stack), and the next answer is scored", async () => {
+    const answerPool = new AnswerPool({ workers: 1 });
+    try {
+      const nested = (depth: number) => `function f(x) { let o = []; for (let i = 0; i < ${depth}; i++) o = [o]; return o; }`;
+      const [deep, alsoDeep, after] = (await answerPool.run([nested(4000), nested(65), 'function f(x) { return 2 * x; }'].map(doubling))).map((r) => r.tests);
+      expect([deep, alsoDeep, after]).toEqual([['E_TOO_LARGE', 'E_TOO_LARGE'], ['E_TOO_LARGE', 'E_TOO_LARGE'], [null, null]]);
+    } finally {
+      await answerPool.close();
+    }
+  }, 60_000);
+});
+
 describe('the answer pool when a worker dies mid-batch', () => {
   it('runs the batch again one answer at a time, so every answer gets its own result', async () => {
     const answers = doublingAnswers();
@@ -107,7 +121,11 @@ describe('the answer pool when a worker dies mid-batch', () => {
   }, 120_000);
 });
 
+/** A program of f, to be run on two tests of doubling. */
+function doubling(program: string) {
+  return { program, language: 'javascript' as const, entry: 'f', compare: 'exact' as const, tests: [['[1]', '2'], ['[2]', '4']] as Array<[string, string]> };
+}
+
 function doublingAnswers() {
-  const spec = (program: string) => ({ program, language: 'javascript' as const, entry: 'f', compare: 'exact' as const, tests: [['[1]', '2'], ['[2]', '4']] as Array<[string, string]> });
-  return [spec('function f(x) { return 2 * x; }'), spec('function f() { for (;;) {} }'), spec('function f(x) { return x + x; }'), spec('function f() { return 0; }')];
+  return ['function f(x) { return 2 * x; }', 'function f() { for (;;) {} }', 'function f(x) { return x + x; }', 'function f() { return 0; }'].map(doubling);
 }

@@ -2,6 +2,7 @@
 // (answer-realm.ts), compares each output with the expected one here, and sends back pass or fail per
 // test. A program may wedge or abort this process; the answer pool then kills and replaces it.
 import { outputsMatch } from '../../contract/compare.js';
+import { jsonDepth } from '../json.js';
 import { guardAgainstOrphaning } from '../orphan-guard.js';
 import { warmSetup } from '../realm.js';
 import { callAnswer, newAnswerIsolate, type AnswerIsolate } from './answer-realm.js';
@@ -55,6 +56,10 @@ function runAnswer(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
       code = out.code === 'E_TIMEOUT' || out.code === 'E_MEMORY' ? out.code : 'E_THROWN';
       if (code === 'E_TIMEOUT') timeouts++;
       message ??= out.message;
+    } else if (out.text.startsWith('o') && jsonDepth(out.text, limits.maxOutputDepth) > limits.maxOutputDepth) {
+      // The comparators recurse: an output nested thousands deep would exhaust this process's stack.
+      code = 'E_TOO_LARGE';
+      message ??= `the output nests deeper than ${limits.maxOutputDepth} levels`;
     } else if (out.text.startsWith('o')) {
       code = outputsMatch(spec.compare, JSON.parse(expected), JSON.parse(out.text.slice(1))) ? null : 'E_WRONG';
       if (code) message ??= `for the arguments ${input.slice(0, 200)} the function returned ${out.text.slice(1, 201)}`;
@@ -70,10 +75,20 @@ function runAnswer(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
   return { ran: true, tests, ...(message !== undefined ? { message } : {}), ms: performance.now() - ran };
 }
 
+/** One answer's result; a failure of the host's own code on it fails that answer (E_CRASHED), not the job. */
+function guarded(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
+  try {
+    return runAnswer(spec, limits);
+  } catch (error) {
+    retire();
+    return { ran: true, tests: spec.tests.map(() => 'E_CRASHED'), message: `the host could not score the program: ${error instanceof Error ? error.message.slice(0, 200) : 'an unknown failure'}`, ms: 0 };
+  }
+}
+
 process.on('message', (raw: unknown) => {
   const job = raw as AnswerJobMessage;
   if (job?.type !== 'answers') return;
-  job.answers.forEach((spec, index) => send({ type: 'result', id: job.id, index, result: runAnswer(spec, job.limits) }));
+  job.answers.forEach((spec, index) => send({ type: 'result', id: job.id, index, result: guarded(spec, job.limits) }));
   send({ type: 'done', id: job.id });
 });
 process.on('disconnect', () => process.exit(0));

@@ -34,6 +34,8 @@ export interface AnswerLimits {
   memoryMb: number;
   /** Longest output, as JSON text. */
   maxOutputChars: number;
+  /** Deepest nesting of an output the host parses and compares (deeper fails E_TOO_LARGE; an expected output nests at most 34 deep). */
+  maxOutputDepth: number;
   /** After this many tests of one answer time out, its remaining tests fail unrun. */
   maxTimeouts: number;
   /** Answers one isolate runs before it is replaced (each in its own Compartment meanwhile). */
@@ -44,6 +46,7 @@ export const DEFAULT_ANSWER_LIMITS = {
   testTimeoutMs: 1_000,
   memoryMb: 128,
   maxOutputChars: 64 * 1024,
+  maxOutputDepth: 64,
   maxTimeouts: 2,
   answersPerIsolate: 500,
 } satisfies AnswerLimits;
