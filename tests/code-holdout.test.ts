@@ -39,20 +39,28 @@ const admitted: Array<{ name: string; source: string }> = [];
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   for (const file of readdirSync(SEEDS_DIR).filter((f) => f.endsWith('.js'))) admitted.push({ name: file, source: readFileSync(new URL(file, SEEDS_DIR), 'utf8') });
+  // The author's designs until two are admitted (about half are: the validator rejects the rest, mostly for weak tests), at most eight.
   const author = createOfflineAuthor({ seed: 35 });
-  const { specs } = await author.propose({ stats: { environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 } as never, n: 4, kind: 'code' });
-  for (const spec of specs) {
-    const { source } = await author.write(spec);
-    if (!source) continue;
-    const report = await validateCandidate(source, { pool, validationSeed: 35 });
-    if (report.verdict === 'admit') admitted.push({ name: spec.name, source });
+  const stats = { environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 } as never;
+  for (let tried = 0, found = 0; tried < 8 && found < 2; ) {
+    const { specs } = await author.propose({ stats, n: 2, kind: 'code' });
+    if (specs.length === 0) break;
+    for (const spec of specs) {
+      tried++;
+      const { source } = await author.write(spec);
+      if (!source || found >= 2) continue;
+      const report = await validateCandidate(source, { pool, validationSeed: 35 });
+      if (report.verdict !== 'admit') continue;
+      admitted.push({ name: spec.name, source });
+      found++;
+    }
   }
-}, 600_000);
+}, 900_000);
 afterAll(() => pool.close());
 
 describe('a hold-out of hacking programs', () => {
   it('scores 0 on every sampled instance of every admitted code environment', async () => {
-    expect(admitted.length).toBeGreaterThanOrEqual(5); // three seeds and at least two of the author's four
+    expect(admitted.length).toBe(5); // the three code seeds and two of the author's modules
     for (const env of admitted) {
       const load = await pool.load(env.source);
       const meta = parseCodeMeta(load.ok ? load.meta : null);
