@@ -98,6 +98,7 @@ function describeKinds(input: ArchitectInput, taxonomy: SkillTaxonomy): string {
   const kind = input.kind ?? 'single';
   if (kind === 'single') return 'Propose single-turn specs only (the requested format has no kind and no episodic part).';
   if (kind === 'episodic') return 'Propose episodic specs only: every spec has its episodic part filled in.';
+  if (kind === 'code') return 'Propose code specs only: each asks the policy to write a function that hidden tests check (contract v3); the requested format has no kind and no episodic part.';
   const envs = input.environments ?? [];
   const episodic = envs.filter((e) => e.kind === 'episodic');
   const coveredByEpisodic = new Set(episodic.flatMap((e) => e.skills));

@@ -1,10 +1,12 @@
-// Authors of code environments (contract v3): the LLM author's prompts for a code spec quote contract v3
-// and show code seeds, the episodic contract no longer runs into v3, and the offline author proposes and
-// writes code modules that the code kind claims, the same ones for the same seed.
+// Authors of code environments (contract v3): the architect of a code batch proposes code specs only, the
+// LLM author's prompts for a code spec quote contract v3 and show code seeds, the episodic contract no
+// longer runs into v3, and the offline author proposes and writes code modules that the code kind claims,
+// the same ones for the same seed.
 import { describe, expect, it } from 'vitest';
 import { createOfflineAuthor } from '../agents/offline/author.js';
 import { contractText } from '../agents/prompt-files.js';
-import { renderGenerator, renderRepair } from '../agents/prompts.js';
+import { renderArchitect, renderGenerator, renderRepair } from '../agents/prompts.js';
+import { architectLeftovers, architectOutputSchema, toEnvSpec } from '../agents/architect-schema.js';
 import type { EnvSpec } from '../agents/spec.js';
 import { parseCodeMeta } from '../contract/code.js';
 import { kindOf } from '../kinds/registry.js';
@@ -28,6 +30,16 @@ describe('the LLM author for code environments', () => {
     expect(renderRepair({ source: 'export const meta = {};', report, kind: 'code' }).name).toBe('repair-code');
     expect(renderGenerator({ spec: SPEC }, { profile: 'compact' }).text).toContain('Contract v3');
     expect(renderRepair({ source: 'x', report, kind: 'code' }, { profile: 'compact' }).text).toContain('E_WEAK_TESTS');
+  });
+
+  it('asks the architect for code specs only in a code batch: a spec without a kind is code, one of another kind is dropped with why', () => {
+    expect(renderArchitect({ stats: EMPTY_STATS, n: 2, kind: 'code' }).text).toContain('Propose code specs only');
+    expect(renderArchitect({ stats: EMPTY_STATS, n: 2, kind: 'code' }).text).not.toContain('episodic environment');
+    const { kind: _kind, ...plain } = SPEC;
+    const reply = { specs: [plain, { ...plain, name: 'tool-desk', kind: 'episodic' }] };
+    const parsed = architectOutputSchema('code').parse(reply);
+    expect(parsed.specs.map((s) => toEnvSpec(s, 'code'))).toEqual([SPEC]);
+    expect(architectLeftovers(reply, 'code').warnings).toEqual(['spec "tool-desk": dropped: kind episodic, but the batch asked for code environments']);
   });
 
   it('quotes contract v2 for episodic authors without the v3 section after it', () => {
