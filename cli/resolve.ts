@@ -1,7 +1,8 @@
 // Turns a FILE|NAME[@VERSION] argument into environment source: a path on disk, an environment of the
 // library (resolved like `library show`), or the name of a seed.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { UsageError } from '../contract/errors.js';
+import { MAX_MODULE_BYTES, ModuleFileError, readModuleFileSync } from '../contract/module-file.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
 import { listShippedSeeds } from '../library/seeds.js';
@@ -11,44 +12,17 @@ export interface ResolvedEnv {
   source: string;
 }
 
-/** The largest module file read (the sandbox takes 512 K characters; a UTF-8 character is at most 4 bytes). */
-export const MAX_MODULE_BYTES = 4 * 512 * 1024;
-
-/** What a path that is not a regular file is, in words. */
-function kindOf(stats: Stats): string {
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a named pipe (FIFO)';
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
-  if (stats.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
-
 /**
- * A module file's text. Only a regular file is read: the final path component must not be a symbolic link
- * (opened with O_NOFOLLOW, so nothing can swap one in after a check), and a pipe, device, socket or directory
- * is refused before anything is read (O_NONBLOCK: opening a pipe does not wait for a writer). No error quotes
- * the file's text.
+ * A module file's text (contract/module-file.ts): only a regular file, reached through no symbolic link in any
+ * component of the path (a handed folder may be a link to a folder of secrets), never a pipe, device, socket or
+ * directory, refused before anything is read. No error quotes the file's text; a usage error (exit 2).
  */
 export function readEnvFile(path: string): ResolvedEnv {
-  let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    return { label: path, source: readModuleFileSync(path, { maxBytes: MAX_MODULE_BYTES, noLinkComponents: true }) };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UsageError(`no such file: ${path}`);
-    if (code === 'ELOOP') throw new UsageError(`${path} is a symbolic link: envforge reads a module only from a regular file (give the path of the file itself)`);
-    throw new UsageError(`cannot read ${path}: ${code ?? (error as Error).message}`, { cause: error });
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new UsageError(`${path} is ${kindOf(stats)}: envforge reads a module only from a regular file`);
-    if (stats.size > MAX_MODULE_BYTES) throw new UsageError(`${path} has ${stats.size} bytes, over the ${MAX_MODULE_BYTES} a module may have`);
-    return { label: path, source: readFileSync(fd, 'utf8') };
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
-  } finally {
-    closeSync(fd);
+    if (error instanceof ModuleFileError) throw new UsageError(error.message, { cause: error });
+    throw error;
   }
 }
 

@@ -141,8 +141,11 @@ export const SERVICE_CODES = {
   E_EPISODE_OVER: 'a step sent to an episode that has already ended (409)',
   E_TURN_CONFLICT: 'a step whose `turn` does not follow the episode, or repeats a turn with a different action (409)',
   E_IDEMPOTENCY_KEY_REUSED: 'POST /v1/episodes with an Idempotency-Key that already created an episode of another identity (409)',
-  E_TOO_MANY_SESSIONS: "the service holds its limit of open episode sessions and this client its fair share of them (the slots divided among the addresses, then an address's client ids); end some or retry later (429 with retry-after)",
-  E_UNAUTHORIZED: 'the request carries an Authorization header that is not the operator token (401)',
+  E_TOO_MANY_SESSIONS: "the service holds its limit of open episode sessions and this client its fair share of them (the slots divided among the clients: client tokens or normalised addresses, then a client's ids); end some or retry later (429 with retry-after)",
+  E_TOO_MANY_CONNECTIONS: "the service holds its limit of OpenEnv WebSocket connections and this client its fair share of them; close some or retry later (429 with retry-after)",
+  E_UNAUTHORIZED: 'the request carries an Authorization header that is neither the operator token nor a client token the operator issued (401)',
+  E_ORIGIN: 'a request from a browser page (an Origin header: any route, a WebSocket upgrade included) whose origin the operator did not allow with --allow-origin: refused against cross-site pages (403)',
+  E_NOT_RUN: "the sandbox job that held this call stopped after other calls failed, before it ran; nothing changed, retry (503 with retry-after)",
   E_FORBIDDEN: 'the request needs the operator token: revealing references, recording scores that steer, the admin routes (403)',
   E_JOURNAL: 'the episode journal could not be written (a full disk, no file handles); the request changed nothing, retry later (503)',
 } as const satisfies Record<string, string>;

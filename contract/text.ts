@@ -1,6 +1,7 @@
 // The text a module may write (contracts v1 and v2): nothing a terminal, a YAML or Python reader or a web page
-// would act on. One rule for every field: no C0 control (prose keeps tab and newline), DEL, C1 control, bidi
-// embedding, override or isolate, U+FFFE or U+FFFF, and well-formed UTF-16 (no lone surrogate).
+// would act on (no C0 control but tab and newline in prose, DEL, C1, bidi controls, U+FFFE/U+FFFF, lone
+// surrogates); the one Markdown encoder every Markdown writer uses for text that is not its own; and the one
+// terminal encoder every line written to a terminal or log passes.
 import type { ProblemCode } from './codes.js';
 
 /** Refused in prose (descriptions, prompts, observations): controls other than tab and newline. */
@@ -60,4 +61,41 @@ export function metaTextProblems(meta: unknown): Array<{ code: ProblemCode; mess
     });
   }
   return out;
+}
+
+const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * What a terminal would act on, written as a JSON-style escape (\u001b): C0 controls other than newline and
+ * tab, DEL, C1 controls, bidi embeddings, overrides and isolates, U+FFFE/U+FFFF and lone surrogates. A JSON
+ * line stays valid JSON (these only occur inside its strings, where the escape means the same character).
+ */
+const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `text` with every character a terminal would act on escaped: the CLI's output boundary, and every log line a library or service writes itself. */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_UNSAFE, unicodeEscape);
+}
+
+/**
+ * A word of letters and digits joined by single `_` or `-` (a name, a code): no CommonMark or GFM markup starts
+ * inside one (an underscore between two letters or digits opens and closes no emphasis), so it is written as it is.
+ */
+const PLAIN_WORD = /^[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*$/;
+
+/**
+ * Markdown (and HTML) prose for any text, in CommonMark's own grammar: every ASCII punctuation mark is
+ * backslash-escaped (`<`, `>` and `&` become entities), line breaks and controls are shown as \u escapes. No
+ * character of the result starts markup: no element, comment, link, image, emphasis, code span or table cell.
+ * A plain word (PLAIN_WORD) is already so and is left as it is.
+ */
+export function markdownText(text: string): string {
+  if (PLAIN_WORD.test(text)) return text;
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, unicodeEscape).replace(/[!-/:-@[-`{-~]/g, (c) => (c === '<' ? '&lt;' : c === '&' ? '&amp;' : c === '>' ? '&gt;' : `\\${c}`));
+}
+
+/** markdownText of one line for a list item or table cell: whitespace runs made one space, cut to `max` characters first. */
+export function markdownLine(text: string, max = 300): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return markdownText(flat.length > max ? `${flat.slice(0, max)}…` : flat);
 }

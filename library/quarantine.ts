@@ -1,15 +1,17 @@
 // When an admitted environment is quarantined, from its open production incidents: the one policy the
 // reward service and exports apply (through IncidentLog), and that `library revalidate` lifts or confirms.
 import type { ProblemCode } from '../contract/codes.js';
+import { terminalSafe } from '../contract/text.js';
 import type { EnvRecord, IncidentInput, IncidentRecord, Library } from './contract.js';
 import { LazyWriter } from './writer.js';
 
 /**
- * Quarantine at the first confirmed incident (the failure came back when the call ran alone in a fresh
- * isolate: a contract violation on a valid input, which validation found zero of in thousands of calls),
- * or at the third incident of any kind (unconfirmed ones may be a loaded host's timeouts, which one or two
- * of do not prove; three on one environment version are no longer chance). A failure that only a client's
- * input reaches quarantines when that many independent clients (by address) reached it with one code.
+ * Quarantine at the environment's first confirmed incident (a failure no client input reached: the reference,
+ * a reset, generate, failing again alone in a fresh isolate; validation found zero in thousands of calls), or
+ * at its third such incident of any kind (unconfirmed ones may be a loaded host's timeouts, which one or two of
+ * do not prove; three on one environment version are no longer chance). A failure a client's input reached is
+ * that client's, confirmed or not (it never counts toward those); it quarantines only when that many
+ * independent clients (client tokens or normalised addresses, serve/clients.ts) reached it, confirmed, with one code.
  */
 export const QUARANTINE_POLICY = { confirmed: 1, incidents: 3, clients: 3 } as const;
 
@@ -71,7 +73,7 @@ export interface Misbehaviour {
   message: string;
   fn: string;
   response?: string;
-  /** Whose input reached the failure (a short hash of the client's address), for the independent-clients rule. */
+  /** Whose input reached the failure (a short hash of the client's token name or normalised address), for the independent-clients rule. */
   client?: string;
 }
 
@@ -89,7 +91,7 @@ export class IncidentLog {
     libraryDir: string,
     private readonly origin: IncidentInput['origin'],
     readonly enabled = true,
-    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${terminalSafe(line)}\n`),
   ) {
     this.writer = new LazyWriter(libraryDir, (reason) => this.warn(`envforge ${this.origin}: incidents are kept in memory only (the library cannot be written: ${reason})`));
   }

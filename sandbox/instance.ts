@@ -86,9 +86,9 @@ export function factorySource(source: string): string {
  * The factory module for a guest module that has already compiled as a module without imports, and the
  * syntax-only capabilities it reaches for (import(), import.meta). Throws a SyntaxError when acorn cannot
  * parse it (the caller reports E_SYNTAX). Exports are read through the instance's reader, so they stay live
- * bindings as in a module namespace.
+ * bindings as in a module namespace; their names are returned too, known before any of the module runs.
  */
-export function readModule(source: string): { factory: string; reaches: string[] } {
+export function readModule(source: string): { factory: string; reaches: string[]; exports: string[] } {
   const tokens: Token[] = [];
   const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module', onToken: tokens });
   const reaches: string[] = [];
@@ -140,5 +140,5 @@ export function readModule(source: string): { factory: string; reaches: string[]
   // A newline before the closing lines, so a trailing line comment in the guest cannot swallow them; no
   // global is named here, so a guest that shadows one cannot change what the instance returns.
   const meta = usesMeta ? `const ${META_LOCAL} = { __proto__: null };\n` : '';
-  return { factory: `export default function () {\n${meta}${body}\n;return function () { switch (arguments[0]) { ${cases} } };\n}\n`, reaches };
+  return { factory: `export default function () {\n${meta}${body}\n;return function () { switch (arguments[0]) { ${cases} } };\n}\n`, reaches, exports: [...exported.keys()] };
 }

@@ -161,7 +161,14 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
  */
 const cachedReadModule = recentMemo(readModule, 32);
 
-/** The module as read by acorn: its factory text, after refusing the syntax-only reaches (import(), import.meta). */
+/**
+ * The exports that make a text an environment module: meta and the entry point of a kind (contract v1's generate,
+ * v2's reset). A text without them is not evaluated at all: a file that is no module (a key, a token, a config)
+ * never runs, so no runtime error can quote it.
+ */
+const ENTRY_EXPORTS = ['generate', 'reset'];
+
+/** The module as read by acorn: its factory text, after refusing the syntax-only reaches (import(), import.meta) and a text that declares no environment's exports. */
 function readGuest(source: string): string {
   let read: ReturnType<typeof readModule>;
   try {
@@ -170,6 +177,9 @@ function readGuest(source: string): string {
     throw new GuestFailure('E_SYNTAX', `the module could not be read as a factory of instances: ${withoutText(error instanceof Error ? error.message : String(error))}`);
   }
   if (read.reaches.length > 0) throw new GuestFailure('E_ESCAPE_ATTEMPT', `the module reaches for ${read.reaches.join('; ')}: a capability outside the environment contract`);
+  if (!read.exports.includes('meta') || !ENTRY_EXPORTS.some((name) => read.exports.includes(name))) {
+    throw new GuestFailure('E_MISSING_EXPORT', `the module declares no export of meta and of ${ENTRY_EXPORTS.join(' or ')} (an environment's entry point), so none of it was run: is it an environment module at all?`);
+  }
   return read.factory;
 }
 

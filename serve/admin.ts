@@ -7,7 +7,7 @@ import type { Service } from './service.js';
 
 export function registerAdminRoutes(app: FastifyInstance, service: Service, sessions: EpisodeSessions): void {
   app.get('/v1/admin/clients', async (request) => {
-    requireOperator(requestClient(request), 'GET /v1/admin/clients', service.operator !== null);
+    requireOperator(requestClient(request), 'GET /v1/admin/clients', service.credentials.hasOperator);
     const held = sessions.slots.holdings();
     const scores = service.scores?.byClient ?? new Map();
     const keys = [...new Set([...held.keys(), ...scores.keys()])].sort();

@@ -194,6 +194,16 @@ export class EpisodeJournal {
     }
   }
 
+  /** Deletes an episode's journal, or with `key`, an Idempotency-Key's record, once its writes have landed. */
+  async remove(id: string, key = false): Promise<void> {
+    const file = this.fileOf(key ? keyName(id) : id);
+    await this.pending.get(file)?.flushing?.catch(() => {});
+    const handle = this.handles.get(file);
+    this.handles.delete(file);
+    await handle?.then((h) => h.close()).catch(() => {});
+    await unlink(file).catch(() => {}); // already swept, or removed by another replica
+  }
+
   /** Appends turn `turn`'s action. */
   append(id: string, turn: number, action: unknown): Promise<void> {
     return this.write(id, `${JSON.stringify({ turn, action })}\n`);

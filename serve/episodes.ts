@@ -8,10 +8,12 @@ import type { Call } from '../sandbox/protocol.js';
 import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
-import type { Client } from './clients.js';
+import { keyOwner, type Client } from './clients.js';
 import { runAlone, SANDBOX_FN } from './dispatcher.js';
+import { isUnrun } from './job-attribution.js';
 import { defendEpisode } from './episode-defence.js';
 import { KeyedCreates } from './episode-keys.js';
+import { JournalQuota } from './journal-quota.js';
 import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, TRUNCATED, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
@@ -31,6 +33,8 @@ export interface EpisodeOptions {
   /** A journal untouched this long is deleted: its episode is then unknown. */
   journalTtlMs: number;
   journalDir: string;
+  /** Ended episodes' journals kept, shared fairly between clients (journal-quota.ts). */
+  maxEndedJournals: number;
 }
 
 /** The end of an episode as the client sees it. */
@@ -62,6 +66,8 @@ interface Session {
   queue: Promise<unknown>;
   /** Requests queued or running on this session: it is never evicted while any is (a rebuild would fork it). */
   busy: number;
+  /** A one-step episode (no slot is held between requests, nothing resumes it): never journaled. */
+  ephemeral?: true;
 }
 
 export interface StepResult {
@@ -82,6 +88,7 @@ function outcomeOf(r: Rollout): Outcome {
 
 export class EpisodeSessions {
   readonly journal: EpisodeJournal;
+  private readonly quota: JournalQuota;
   private readonly open = new Map<string, Session>();
   private readonly loading = new Map<string, Promise<Session>>();
   /** Ended sessions, oldest first (an LRU of at most ENDED_KEPT); older ones are rebuilt from their journal. */
@@ -97,6 +104,7 @@ export class EpisodeSessions {
     readonly options: EpisodeOptions,
   ) {
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
+    this.quota = new JournalQuota(this.journal, options.maxEndedJournals);
     this.slots = new SessionSlots(options.maxSessions, this.open, (id) => this.open.delete(id));
     this.timer = setInterval(() => this.sweep(), Math.min(30_000, Math.max(50, options.idleMs / 4)));
     this.timer.unref();
@@ -120,7 +128,6 @@ export class EpisodeSessions {
     this.journal.sweep(now).catch(() => {}); // the folder is unreadable for now: try again next sweep
   }
   private sweptAt = 0;
-
 
   /** The library record and meta of an episodic identity, or a 4xx naming what is wrong. */
   resolve(identity: EpisodeRequest): { record: EnvRecord; meta: EpisodicMeta } {
@@ -146,36 +153,42 @@ export class EpisodeSessions {
     return meta;
   }
 
-  /** One rollout in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures are 503. */
-  async rollout(record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], from?: { state: string; turn: number; errors: number }) {
+  /** One rollout for `owner` in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures, and a call its job left unrun, are 503. */
+  async rollout(owner: Client, record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], from?: { state: string; turn: number; errors: number }) {
     const source = await this.service.source(record);
     const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
     // A replay (resume, /score) runs alone with callTimeoutMs per turn plus one: each step had its own budget live.
-    const [result] = !from && actions.length > 0 ? [await runAlone(this.service.pool, source, call, this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
+    const [result] = !from && actions.length > 0 ? [await runAlone(this.service.pool, source, call, this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }], owner.key);
     if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
+    if (isUnrun(result)) throw new ServeError(503, 'E_NOT_RUN', `the step was not run (${result.message}); nothing changed: send it again`); // never an episode's end
     // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
     return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
   }
 
   private keyed?: KeyedCreates<Session, Client>;
-  /** A new episode; with the client's Idempotency-Key, the episode that key already made (serve/episode-keys.ts). */
-  create(identity: EpisodeRequest, client: Client, key?: string): Promise<Session> {
-    if (key === undefined) return this.createNew(identity, client);
-    return (this.keyed ??= new KeyedCreates<Session, Client>(this.journal, (i, c) => this.createNew(i, c), (id, c) => this.session(id, c))).create(identity, key, client);
+  /** A new episode; with an Idempotency-Key, the one that key made for this client (episode-keys.ts); `ephemeral`: never journaled. */
+  create(identity: EpisodeRequest, client: Client, key?: string, ephemeral = false): Promise<Session> {
+    if (key === undefined) return this.createNew(identity, client, ephemeral);
+    return (this.keyed ??= new KeyedCreates<Session, Client>(this.journal, (i, c) => this.createNew(i, c), (id, c) => this.session(id, c), keyOwner, (id, scoped) => this.quota.bound(id, scoped))).create(identity, key, client);
   }
 
-  private async createNew(identity: EpisodeRequest, client: Client): Promise<Session> {
+  /** The journal's writes for `s`; none for a one-step episode. */
+  private journaled(s: { ephemeral?: true }, ...writes: Array<() => Promise<void>>): Promise<void> {
+    return s.ephemeral ? Promise.resolve() : journaled(Promise.all(writes.map((w) => w())));
+  }
+
+  private async createNew(identity: EpisodeRequest, client: Client, ephemeral = false): Promise<Session> {
     const { record, meta } = this.resolve(identity);
     const release = this.slots.reserve(client);
     try {
       const full: EpisodeIdentity = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
-      const r = await this.rollout(record, meta, full.seed, full.level, []);
+      const r = await this.rollout(client, record, meta, full.seed, full.level, []);
       if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn, client });
       if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
       const id = newEpisodeId(full);
-      await journaled(this.journal.create(id, { ...full, hash: record.hash }));
-      const session: Session = { id, client, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
+      if (!ephemeral) await journaled(this.journal.create(id, { ...full, hash: record.hash }));
+      const session: Session = { id, client, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0, ...(ephemeral ? { ephemeral } : {}) };
       this.open.set(id, session);
       return session;
     } finally {
@@ -209,7 +222,7 @@ export class EpisodeSessions {
     const meta = this.metaOf(found.record);
     const release = entry.ended ? () => {} : this.slots.reserve(client); // an ended episode is only read: it needs no slot
     try {
-      const r = await this.rollout(found.record, meta, seed, level, entry.actions);
+      const r = await this.rollout(client, found.record, meta, seed, level, entry.actions);
       const session: Session = { id, client, record: found.record, meta, identity: { env, version, seed, level }, prompt: '', turns: [], state: '', errors: 0, now: { end: 'no-action', score: 0 }, over: entry.ended !== null, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
       if (!r.ok) {
         session.now = { end: 'failed', score: 0, error: { code: r.code, message: r.message } };
@@ -260,9 +273,9 @@ export class EpisodeSessions {
       }
       if (s.over) throw new ServeError(409, 'E_EPISODE_OVER', `episode ${id} ended (${s.now.end}) after ${current} turns; start a new one`);
       if (turn !== undefined && turn !== current + 1) throw new ServeError(409, 'E_TURN_CONFLICT', `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`);
-      const r = await this.rollout(s.record, s.meta, s.identity.seed, s.identity.level, [action], { state: s.state, turn: current, errors: s.errors });
+      const r = await this.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [action], { state: s.state, turn: current, errors: s.errors });
       if (!r.ok) {
-        await journaled(Promise.all([this.journal.append(id, current + 1, action), this.journal.end(id, { end: 'failed', code: r.code })]).then(() => {}));
+        await this.journaled(s, () => this.journal.append(id, current + 1, action), () => this.journal.end(id, { end: 'failed', code: r.code }));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
         void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn, client });
@@ -270,7 +283,7 @@ export class EpisodeSessions {
       }
       // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
       const ends = r.end !== 'no-action';
-      await journaled(Promise.all([this.journal.append(id, current + 1, action), ...(ends ? [this.journal.end(id, { end: r.end })] : [])]).then(() => {}));
+      await this.journaled(s, () => this.journal.append(id, current + 1, action), ...(ends ? [() => this.journal.end(id, { end: r.end })] : []));
       s.turns.push({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? '') });
       s.state = JSON.stringify(r.state);
       s.errors = r.errors;
@@ -282,6 +295,7 @@ export class EpisodeSessions {
 
   private finish(s: Session, outcome: Outcome): void {
     Object.assign(s, { now: outcome, over: true });
+    if (!s.ephemeral) this.quota.endedBy(s.client, s.id);
     if (!outcome.error && outcome.end !== 'failed') this.service.recordScore(s.record, s.identity.level, outcome.score, s.client); // a learner's score (an environment's failure is not)
     this.open.delete(s.id);
     this.remember(s);
@@ -305,24 +319,15 @@ export class EpisodeSessions {
 
   /** The episode so far: identity, prompt, every turn, and the outcome once it is over. */
   get(id: string, client: Client) {
-    return this.serial(id, client, async (s) => ({
-      episode: s.id,
-      ...s.identity,
-      prompt: s.prompt,
-      tools: s.meta.tools,
-      maxTurns: s.meta.maxTurns,
-      turn: s.turns.length,
-      done: s.over,
-      turns: s.turns.map((t, i) => ({ turn: i + 1, action: t.action, observation: t.observation })),
-      ...(s.over ? this.outcome(s) : {}),
-    }));
+    const turns = (s: Session) => s.turns.map((t, i) => ({ turn: i + 1, action: t.action, observation: t.observation }));
+    return this.serial(id, client, async (s) => ({ episode: s.id, ...s.identity, prompt: s.prompt, tools: s.meta.tools, maxTurns: s.meta.maxTurns, turn: s.turns.length, done: s.over, turns: turns(s), ...(s.over ? this.outcome(s) : {}) }));
   }
 
   /** Ends an episode its client stops before it finished ("truncated") and scores it as its state stands; an ended one answers its outcome again. */
   end(id: string, client: Client) {
     return this.serial(id, client, async (s) => {
       if (!s.over) {
-        await journaled(this.journal.end(id, { end: TRUNCATED }));
+        await this.journaled(s, () => this.journal.end(id, { end: TRUNCATED }));
         this.finish(s, { ...s.now, end: TRUNCATED });
       }
       return { episode: s.id, turn: s.turns.length, done: true as const, ...this.outcome(s) };
@@ -333,7 +338,7 @@ export class EpisodeSessions {
   async score(identity: { env: string; version?: number | undefined; seed: number; level: number }, raw: unknown[], client: Client) {
     const actions = raw.map(admitAction);
     const { record, meta } = this.resolve(identity);
-    const r = await this.rollout(record, meta, identity.seed, identity.level, actions);
+    const r = await this.rollout(client, record, meta, identity.seed, identity.level, actions);
     const head = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
     if (!r.ok) {
       void defendEpisode(this.service, { record, meta, seed: identity.seed, level: identity.level, actions, code: r.code, message: r.message, fn: r.fn, client });

@@ -120,10 +120,13 @@ export class OpenEnvSessions {
     return { observation: { text: '', turn: r.turn, metadata: stepMetadata({ ...r, episode }) }, reward: r.score, done: true };
   }
 
-  /** A one-step episode, as OpenEnv's stateless HTTP step plays a fresh environment per request. */
+  /**
+   * A one-step episode, as OpenEnv's stateless HTTP step plays a fresh environment per request: never journaled
+   * (its answer carries its outcome and nothing resumes it), so such requests leave no file however many come.
+   */
   async once(env: string, action: OpenEnvAction, options: ResetOptions): Promise<OpenEnvResult> {
     if (action.type !== 'call') return this.step(env, null, action);
-    const s = await this.sessions.create({ env, version: options.version, seed: options.seed ?? randomInt(0, 2 ** 31), level: options.level ?? 1 }, this.who);
+    const s = await this.sessions.create({ env, version: options.version, seed: options.seed ?? randomInt(0, 2 ** 31), level: options.level ?? 1 }, this.who, undefined, true);
     const r = await this.sessions.step(s.id, action.args === undefined ? { tool: action.tool } : { tool: action.tool, args: action.args }, undefined, this.who);
     if (r.done) return stepResult(r, action);
     const ended = await this.end(env, s.id);

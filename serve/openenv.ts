@@ -10,12 +10,14 @@ import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { clientOf, requestClient, type Client } from './clients.js';
+import { Connections } from './openenv-connections.js';
 import { admitted, STEP_BODY_LIMIT } from './episode-routes.js';
 import type { EpisodeSessions } from './episodes.js';
 import { answerMcp, openEnvMetadata, openEnvSchema } from './openenv-mcp.js';
 import { OpenEnvSessions, parseAction, ResetData } from './openenv-session.js';
 import { serveConnection } from './openenv-ws.js';
 import { ServeError } from './options.js';
+import { originRefusal } from './origins.js';
 import { parse, StepBody } from './schemas.js';
 import type { Service } from './service.js';
 
@@ -28,9 +30,18 @@ const Step = z.looseObject(
 );
 const StateQuery = z.object({ episode_id: EpisodeId.optional() }, { error: 'the query may carry episode_id' });
 
-/** Registers OpenEnv's endpoints under /openenv/{env}/; close() ends the WebSocket connections (their episodes stay resumable). */
-export function registerOpenEnv(app: FastifyInstance, service: Service, episodes: EpisodeSessions): { close(): void } {
-  const maxConnections = episodes.options.maxSessions; // a connection plays one session at a time
+/** A bodiless HTTP answer to an upgrade the service refuses. */
+function refuse(socket: Duplex, status: string, headers = ''): void {
+  socket.end(`HTTP/1.1 ${status}\r\n${headers}connection: close\r\ncontent-length: 0\r\n\r\n`);
+}
+
+/**
+ * Registers OpenEnv's endpoints under /openenv/{env}/; close() ends the WebSocket connections (their episodes stay
+ * resumable). Connections are shared fairly between clients and close when idle (openenv-connections.ts).
+ */
+export function registerOpenEnv(app: FastifyInstance, service: Service, episodes: EpisodeSessions, allowed: ReadonlySet<string>): { close(): void; readonly connections: number } {
+  // A connection plays one session at a time: as many connections as sessions.
+  const connections = new Connections(episodes.options.maxSessions, episodes.options.idleMs);
   const sessions = new OpenEnvSessions(episodes);
   const envOf = (params: unknown) => String((params as { env?: unknown }).env ?? '');
   const record = (env: string) => {
@@ -57,38 +68,46 @@ export function registerOpenEnv(app: FastifyInstance, service: Service, episodes
   const wss = new WebSocketServer({ noServer: true, maxPayload: STEP_BODY_LIMIT });
   wss.on('error', () => {}); // only reachable through handleUpgrade's sockets, which have their own handler
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (wss.clients.size >= maxConnections) {
-      socket.end('HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
-    }
+    // A browser page of an origin the operator did not allow (WebSockets are outside CORS): refused first.
+    if (originRefusal(request.headers, allowed)) return refuse(socket, '403 Forbidden');
     const match = WS_PATH.exec(request.url ?? '');
-    if (!match) {
-      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
-    }
+    if (!match) return refuse(socket, '404 Not Found');
     let env: string;
     try {
       env = decodeURIComponent(match[1] as string);
     } catch {
-      socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
+      return refuse(socket, '400 Bad Request');
     }
     let client: Client;
     try {
-      client = clientOf({ headers: request.headers, ip: request.socket.remoteAddress }, service.operator);
+      client = clientOf({ headers: request.headers, ip: request.socket.remoteAddress }, service.credentials);
     } catch {
-      socket.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
+      return refuse(socket, '401 Unauthorized');
     }
-    wss.handleUpgrade(request, socket, head, (ws) => serveConnection(ws, env, service, sessions.as(client), () => shuttingDown));
+    let release: () => void;
+    try {
+      release = connections.slots.reserve(client);
+    } catch {
+      return refuse(socket, '429 Too Many Requests', 'retry-after: 1\r\n');
+    }
+    socket.once('close', release); // a handshake that never completes frees its reservation
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      release();
+      const connection = connections.add(ws, client);
+      serveConnection(ws, env, service, sessions.as(client), connection, () => shuttingDown || connection.closedByServer);
+    });
   };
   app.server.on('upgrade', upgrade);
   return {
     close: () => {
       shuttingDown = true;
       app.server.off('upgrade', upgrade);
+      connections.closeAll();
       for (const client of wss.clients) client.terminate();
       wss.close();
+    },
+    get connections() {
+      return connections.size;
     },
   };
 }

@@ -39,6 +39,11 @@ export interface ServeOptions {
   sessionIdleMs: number;
   /** An episode journal untouched this long is deleted (the episode is then unknown). */
   journalTtlMs: number;
+  /**
+   * Ended episodes' journals kept (to read an outcome again), shared fairly between clients: past it the client
+   * keeping the most loses its oldest (serve/journal-quota.ts). One-step episodes are never journaled.
+   */
+  maxEndedJournals: number;
   /** Where episode journals are kept (shared by replicas that serve the same episodes); default <library>/serve-episodes. */
   episodesDir?: string;
   /** Actions one POST /v1/episodes/score may carry. */
@@ -49,6 +54,17 @@ export interface ServeOptions {
    * may: every client is a trainer client (sample, verify, play), and their scores are kept untrusted.
    */
   operatorToken?: string;
+  /**
+   * Client tokens the operator issued, by client name (serve/clients.ts): a request bearing one is that named
+   * client, for independence (the quarantine's independent-clients rule) and fair shares. Without one a client is
+   * its normalised address, and every local client (any loopback address) is one client.
+   */
+  clientTokens?: Readonly<Record<string, string>>;
+  /**
+   * Origins whose browser pages may open WebSocket connections and use the state-changing routes (exact
+   * `scheme://host[:port]`); a request without an Origin header (no browser) is always allowed (serve/origins.ts).
+   */
+  allowOrigins?: readonly string[];
 }
 
 export const DEFAULT_SERVE_OPTIONS = {
@@ -67,8 +83,9 @@ export const DEFAULT_SERVE_OPTIONS = {
   maxSessions: 4_096,
   sessionIdleMs: 10 * 60_000,
   journalTtlMs: 24 * 3_600_000,
+  maxEndedJournals: 65_536,
   maxActionsPerScore: 1_000,
-} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log' | 'episodesDir'>;
+} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log' | 'episodesDir' | 'clientTokens' | 'allowOrigins'>;
 
 export interface RunningServer {
   url: string;

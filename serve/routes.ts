@@ -88,7 +88,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     const body = parse(SampleBody, request.body);
     if ((body.items === undefined) === (body.select === undefined)) throw new ServeError(400, 'E_BAD_REQUEST', 'send exactly one of items (identities) or select');
     // A revealed reference is the answer: a client holding it could record any pass rate it likes.
-    if (body.reveal) requireOperator(requestClient(request), 'reveal (the hidden fields and the reference)', service.operator !== null);
+    if (body.reveal) requireOperator(requestClient(request), 'reveal (the hidden fields and the reference)', service.credentials.hasOperator);
     let identities: InstanceIdentity[];
     let seed: number | undefined;
     if (body.items) {
@@ -102,7 +102,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     }
     const release = service.acquire(identities.length);
     try {
-      const items = await sampleItems(service, identities, body.reveal ?? false);
+      const items = await sampleItems(service, identities, body.reveal ?? false, requestClient(request).key);
       return seed === undefined ? { items } : { seed, items };
     } finally {
       release();

@@ -10,6 +10,7 @@ import type { EnvKind } from '../kinds/contract.js';
 import { kindOf } from '../kinds/registry.js';
 import type { EnvRecord } from '../library/contract.js';
 import { confirmAndRecord, episodeFailure, withinDeadline } from './defence.js';
+import { isUnrun } from './job-attribution.js';
 import { SANDBOX_FN } from './dispatcher.js';
 import { ServeError } from './options.js';
 import { ScoreBoard, seededUniform } from './scores.js';
@@ -19,7 +20,8 @@ import { sampleEpisodic, type EpisodicEntry } from './sample-episodic.js';
 
 export type { SampledItem } from './schemas.js';
 
-export async function sampleItems(service: Service, identities: InstanceIdentity[], reveal: boolean): Promise<SampledItem[]> {
+/** The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as `owner` (a client's key). */
+export async function sampleItems(service: Service, identities: InstanceIdentity[], reveal: boolean, owner: string): Promise<SampledItem[]> {
   const catalog = service.catalog;
   const resolved = identities.map((identity, i) => {
     const found = catalog.resolveAnyKind(identity);
@@ -57,7 +59,7 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
         const { seed, level } = resolved[i]!.identity;
         return { call: { op: 'episode', seed, level, responses: [], keepInstance: true } satisfies Call, chars: 0 };
       });
-      const callResults = await service.dispatcher.submit(record.hash, source, calls);
+      const callResults = await service.dispatcher.submit(record.hash, source, calls, owner);
       callResults.forEach((result, k) => {
         const i = indices[k] as number;
         const { identity } = resolved[i]!;
@@ -66,7 +68,7 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
         const failed = episodeFailure(result, 0);
         if (failed) {
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
-          else if (service.defence.isIncident(failed.code)) misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
+          else if (service.defence.isIncident(failed.code) && !isUnrun(result)) misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
           out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
           return;
         }

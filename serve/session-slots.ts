@@ -1,8 +1,8 @@
-// Episode session slots shared fairly between clients. While slots are free, anyone takes one. When the
-// service is full, a client below its fair share (the slots divided among the addresses holding sessions,
-// then an address's share among its client ids) takes the least recently used idle session of the client
-// furthest over its share: that session leaves memory, its journal keeps it resumable. A client at or over
-// its share gets 429 naming the limit. So one client (one address) can never starve the others.
+// Slots (episode sessions, WebSocket connections) shared fairly between clients. While slots are free, anyone
+// takes one. When all are taken, a client below its fair share (the slots divided among the principals holding
+// some: client tokens or normalised addresses, serve/clients.ts; then a principal's share among its client ids)
+// takes the least recently used idle slot of the client furthest over its share, which is evicted; a client at
+// or over its share gets 429 naming the limit. So one client can never starve the others.
 import type { Client } from './clients.js';
 import { ServeError } from './options.js';
 
@@ -17,11 +17,19 @@ export interface SlotHolder {
 
 interface Counts {
   total: number;
-  byAddress: Map<string, number>;
+  byPrincipal: Map<string, number>;
   byKey: Map<string, number>;
-  /** Client keys holding sessions, per address. */
+  /** Client keys holding slots, per principal. */
   keysAt: Map<string, Set<string>>;
 }
+
+export interface SlotKind {
+  code: 'E_TOO_MANY_SESSIONS' | 'E_TOO_MANY_CONNECTIONS';
+  what: string;
+  hint: string;
+}
+
+export const EPISODE_SLOTS: SlotKind = { code: 'E_TOO_MANY_SESSIONS', what: 'open episode sessions', hint: 'end some (DELETE /v1/episodes/{id}) or retry later' };
 
 export class SessionSlots {
   /** Slots reserved by requests still creating or restoring their session, by client key. */
@@ -32,6 +40,8 @@ export class SessionSlots {
     readonly max: number,
     private readonly open: { readonly size: number; values(): Iterable<SlotHolder> },
     private readonly evict: (id: string) => void,
+    /** What the slots hold, for the 429: its code, its name and what a client can do. */
+    private readonly kind: SlotKind = EPISODE_SLOTS,
   ) {}
 
   /** A slot for `client` (released by the function returned), or a 429 when it is at its share of a full service. */
@@ -57,12 +67,12 @@ export class SessionSlots {
   }
 
   private count(): Counts {
-    const counts: Counts = { total: 0, byAddress: new Map(), byKey: new Map(), keysAt: new Map() };
+    const counts: Counts = { total: 0, byPrincipal: new Map(), byKey: new Map(), keysAt: new Map() };
     const add = (client: Client, n: number) => {
       counts.total += n;
-      counts.byAddress.set(client.address, (counts.byAddress.get(client.address) ?? 0) + n);
+      counts.byPrincipal.set(client.principal, (counts.byPrincipal.get(client.principal) ?? 0) + n);
       counts.byKey.set(client.key, (counts.byKey.get(client.key) ?? 0) + n);
-      counts.keysAt.set(client.address, (counts.keysAt.get(client.address) ?? new Set()).add(client.key));
+      counts.keysAt.set(client.principal, (counts.keysAt.get(client.principal) ?? new Set()).add(client.key));
     };
     for (const s of this.open.values()) add(s.client, 1);
     for (const { client, n } of this.reserved.values()) add(client, n);
@@ -72,18 +82,18 @@ export class SessionSlots {
   /** Evicts one idle session of the client furthest over its share, for `client` below its own; else 429. */
   private makeRoom(client: Client): void {
     const counts = this.count();
-    const addresses = new Set([...counts.byAddress.keys(), client.address]).size;
-    const addressShare = Math.max(1, Math.floor(this.max / addresses));
-    const atAddress = counts.byAddress.get(client.address) ?? 0;
-    const keys = new Set([...(counts.keysAt.get(client.address) ?? []), client.key]).size;
-    const keyShare = Math.max(1, Math.floor(Math.min(this.max, Math.max(atAddress, addressShare)) / keys));
+    const principals = new Set([...counts.byPrincipal.keys(), client.principal]).size;
+    const principalShare = Math.max(1, Math.floor(this.max / principals));
+    const atPrincipal = counts.byPrincipal.get(client.principal) ?? 0;
+    const keys = new Set([...(counts.keysAt.get(client.principal) ?? []), client.key]).size;
+    const keyShare = Math.max(1, Math.floor(Math.min(this.max, Math.max(atPrincipal, principalShare)) / keys));
     const mine = counts.byKey.get(client.key) ?? 0;
     let victim: SlotHolder | null = null;
-    if (atAddress < addressShare) victim = this.victim(counts.byAddress, addressShare, (s) => s.client.address);
-    else if (mine < keyShare) victim = this.victim(counts.byKey, keyShare, (s) => (s.client.address === client.address ? s.client.key : null));
+    if (atPrincipal < principalShare) victim = this.victim(counts.byPrincipal, principalShare, (s) => s.client.principal);
+    else if (mine < keyShare) victim = this.victim(counts.byKey, keyShare, (s) => (s.client.principal === client.principal ? s.client.key : null));
     if (victim) return this.evict(victim.id);
-    const share = keys > 1 && mine >= keyShare ? `${keyShare} per client id while ${keys} ids share their address's` : `${addressShare} per address while ${addresses} share the ${this.max} slots`;
-    throw new ServeError(429, 'E_TOO_MANY_SESSIONS', `the service holds its limit of ${this.max} open episode sessions, and client ${client.key} holds ${mine} (its address ${atAddress}): its fair share is ${share}; end some (DELETE /v1/episodes/{id}) or retry later`);
+    const share = keys > 1 && mine >= keyShare ? `${keyShare} per client id while ${keys} ids share their client's` : `${principalShare} per client while ${principals} share the ${this.max}`;
+    throw new ServeError(429, this.kind.code, `the service holds its limit of ${this.max} ${this.kind.what}, and client ${client.key} holds ${mine} (${client.principal} ${atPrincipal}): its fair share is ${share}; ${this.kind.hint}`);
   }
 
   /**

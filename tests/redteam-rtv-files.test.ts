@@ -1,6 +1,6 @@
-// Red team rtv (around the sandbox): hostile files on the operator's disk, read by the real binary. Each
-// `it.fails` is an open finding of tests/fixtures/redteam-rtv/FINDINGS.md, named by its id; each plain `it`
-// is an attack that held.
+// Red team rtv (around the sandbox): hostile files on the operator's disk, read by the real binary. Each test
+// named by an id is a finding of tests/fixtures/redteam-rtv/FINDINGS.md (closed: its fix is there), with
+// variants of the same class written another way; each `held:` test is an attack that held.
 import { execFile, spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,16 +33,30 @@ describe('rtv-5: a module path whose directory is a symbolic link', () => {
   // A folder the operator was handed ("the candidates"), which is a link to a folder of theirs.
   symlinkSync(secrets, join(dir, 'candidates'));
 
-  it.fails('rtv-5: validate refuses a path through a symbolic link, as it refuses a link to the file itself', async () => {
+  it('rtv-5: validate refuses a path through a symbolic link, as it refuses a link to the file itself', async () => {
     const run = await envforge(['validate', join(dir, 'candidates', 'token')]);
     expect(run.out).not.toContain(SECRET);
     expect(run.code).toBe(2);
   });
 
-  it.fails('rtv-5: a file that declares none of the contract\'s exports is never evaluated, so no error names its text', async () => {
+  it('rtv-5: a file that declares none of the contract\'s exports is never evaluated, so no error names its text', async () => {
     // Hard links are regular files: no path check can see one. The text must not be run to be judged.
     linkSync(join(secrets, 'token'), join(dir, 'hard-link.js'));
     const run = await envforge(['validate', join(dir, 'hard-link.js')]);
+    expect(run.out).not.toContain(SECRET);
+  });
+
+  it('rtv-5 (another command): sample refuses the same path through the linked folder, naming the link', async () => {
+    const run = await envforge(['sample', join(dir, 'candidates', 'token')]);
+    expect([run.code, run.out]).toEqual([2, expect.stringContaining(`the symbolic link ${join(dir, 'candidates')}`)]);
+    expect(run.out).not.toContain(SECRET);
+  });
+
+  it('rtv-5 (another text): a file that exports something, but not an environment\'s entry points, is not evaluated either', async () => {
+    const file = join(dir, 'exports-other.js');
+    writeFileSync(file, `export const token = ${SECRET};\n`);
+    const run = await envforge(['validate', file]);
+    expect(run.out).toMatch(/E_MISSING_EXPORT/);
     expect(run.out).not.toContain(SECRET);
   });
 
@@ -55,8 +69,8 @@ describe('rtv-5: a module path whose directory is a symbolic link', () => {
 });
 
 describe("rtv-6: a library folder's module file that is not a regular file", () => {
-  /** A library holding one environment whose module file was swapped for a named pipe. */
-  async function libraryWithFifo(): Promise<string> {
+  /** A library holding one environment whose module file was swapped for a named pipe (or, with `link`, a link to it). */
+  async function libraryWithFifo(link?: string): Promise<string> {
     const dir = join(mkdtempSync(join(root, 'lib-')), 'lib');
     const meta = sampleMeta('plus-one');
     const source = sampleSource(meta);
@@ -65,15 +79,24 @@ describe("rtv-6: a library folder's module file that is not a regular file", () 
     await library.close();
     const file = join(dir, 'envs', `${hashSource(source)}.js`);
     rmSync(file);
-    expect(spawnSync('mkfifo', [file]).status).toBe(0);
+    if (link !== undefined) symlinkSync(link, file);
+    else expect(spawnSync('mkfifo', [file]).status).toBe(0);
     return dir;
   }
 
-  it.fails('rtv-6: a command that reads a library whose module file is a named pipe fails with an error instead of hanging', async () => {
+  it('rtv-6: a command that reads a library whose module file is a named pipe fails with an error instead of hanging', async () => {
     const dir = await libraryWithFifo();
     // readFileSync on a FIFO blocks the event loop until a writer comes: in serve, every client waits with it.
     const run = await envforge(['sample', 'plus-one', '--library', dir, '-n', '1'], 20_000);
     expect(run.killed).toBe(false);
     expect(run.code).not.toBe(0);
+    expect(run.out).toMatch(/named pipe/);
+  }, 40_000);
+
+  it('rtv-6 (another file): a module file that is a link to /dev/zero is refused, not read without end', async () => {
+    const dir = await libraryWithFifo('/dev/zero');
+    const run = await envforge(['sample', 'plus-one', '--library', dir, '-n', '1'], 20_000);
+    expect(run.killed).toBe(false);
+    expect([run.code, run.out]).toEqual([1, expect.stringMatching(/symbolic link/)]);
   }, 40_000);
 });

@@ -1,9 +1,10 @@
 // The SQLite store's environments: the envs table beside content-addressed module files
 // (envs/<sha256>.js). Admission writes the file (temp, fsync, rename) and the row inside one write
 // transaction, so a crash leaves at most an orphan file that no reader can see and gc() removes.
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashSource } from '../../contract/hash.js';
+import { MAX_MODULE_BYTES, readModuleFile, readModuleFileSync } from '../../contract/module-file.js';
 import { listOf, statsOf, toRecord, type EnvRow as Row } from '../rows.js';
 import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type ListFilter } from '../contract.js';
 import { recheckNovelty } from '../novelty-guard.js';
@@ -36,10 +37,21 @@ export class SqliteEnvs implements EnvStore {
     return join(this.s.dir, ENVS_DIR, `${hash}.js`);
   }
 
-  /** Writes the module file unless an intact one (matching its hash) is already there. */
+  /**
+   * Whether the module file of `hash` is intact: a regular file (no link, pipe or device: contract/module-file.ts)
+   * whose text has that hash. Read synchronously: for writers and checks, never for a serving process.
+   */
+  private intact(hash: string): boolean {
+    try {
+      return hashSource(readModuleFileSync(this.filePath(hash), { maxBytes: MAX_MODULE_BYTES })) === hash;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Writes the module file unless an intact one (matching its hash) is already there (the rename replaces whatever is). */
   private ensureModuleFile(hash: string, source: string): void {
-    const path = this.filePath(hash);
-    if (!existsSync(path) || hashSource(readFileSync(path, 'utf8')) !== hash) writeFileAtomic(path, source);
+    if (!this.intact(hash)) writeFileAtomic(this.filePath(hash), source);
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
@@ -117,13 +129,17 @@ export class SqliteEnvs implements EnvStore {
     return listOf(this.s.db.prepare<[], Row>('SELECT * FROM envs ORDER BY name, version DESC').all(), filter);
   }
 
+  /**
+   * The module's text, read without blocking (a serving process's every client waits on a blocked loop): only a
+   * regular file, never followed through a link, at most MAX_MODULE_BYTES; a bad file is this environment's error.
+   */
   async source(env: Pick<EnvRecord, 'hash'>): Promise<string> {
     const path = this.filePath(env.hash);
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      text = await readModuleFile(path, { maxBytes: MAX_MODULE_BYTES });
     } catch (error) {
-      throw new LibraryError(`the module file ${path} is missing: the library is damaged (run envforge library stats to check it)`, { cause: error });
+      throw new LibraryError(`${(error as Error).message}: the library's module file is damaged (run envforge library stats to check it)`, { cause: error });
     }
     if (hashSource(text) !== env.hash) throw new LibraryError(`the module file ${path} does not match its hash: it was modified or corrupted`);
     return text;
@@ -169,7 +185,7 @@ export class SqliteEnvs implements EnvStore {
     for (const row of rows ?? []) {
       const path = this.filePath(row.hash);
       if (!existsSync(path)) problems.push(`${row.name}@${row.version}: module file missing (${path})`);
-      else if (hashSource(readFileSync(path, 'utf8')) !== row.hash) problems.push(`${row.name}@${row.version}: module file does not match its hash`);
+      else if (!this.intact(row.hash)) problems.push(`${row.name}@${row.version}: module file is not a regular file or does not match its hash`);
     }
     // Without the rows no file can be called an orphan (gc would remove every module).
     const orphanFiles = rows ? this.orphans(new Set(rows.map((r) => r.hash))) : [];
