@@ -60,6 +60,8 @@ export const PROBLEM_CODES = {
   E_ACCEPTS_SHORTCUT: 'an episodic environment pays for a tool the reference never needs, called with values its description or the prompt suggest, then the finishing call',
   E_ACCEPTS_TRANSFER: "an episodic environment pays as much as the reference when one entity's amount is moved onto another's (the total kept): it checks an aggregate, not each entity",
   E_ACCEPTS_RETRIES: 'an episodic environment pays as much as the reference for retrying each decision over every value until the reply changes (the reply is an oracle and retries cost nothing)',
+  E_RULE_IGNORED: 'episodic: a step the prompt makes mandatory (a look-up, an approval, an order of steps) that the environment records in its state can be skipped or taken out of order and still earn the reference\'s score: the reward pays a policy violation',
+  E_ARGUMENT_UNCHECKED: 'episodic: a variant of the reference\'s own argument (another letter case, padded, a Unicode look-alike, a placeholder for free text, an array item repeated or dropped) is stored differently by step yet earns the reference\'s score (or more than a wrong decision): the score does not read what step wrote',
   E_WRITABLE_TRUTH: "an episodic environment lets the agent write the ground truth: a free-text argument naming the state's own truth field, with a value the agent then decides, pays the reference's score",
   E_ACCEPTS_RANDOM_POLICY: 'an episodic environment pays a seeded random policy of schema-valid calls more often than chance explains',
   E_ACCEPTS_CONSTANT: 'one fixed answer (the most common reference of the other half of the instances) wins too often at some level, or over all levels',

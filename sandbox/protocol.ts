@@ -34,6 +34,8 @@ export interface RolloutSpec {
   observations?: boolean;
   hashes?: boolean;
   keepState?: boolean;
+  /** Return, for every turn, the paths of the state that step changed (none for a refused action). */
+  changes?: boolean;
 }
 
 /**

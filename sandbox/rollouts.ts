@@ -20,6 +20,7 @@ export interface RolloutRequest {
   observations?: boolean;
   hashes?: boolean;
   keepState?: boolean;
+  changes?: boolean;
 }
 
 /** Why an episode ended: step said done, the policy sent no action, maxTurns, or maxErrors rejected actions. */
@@ -43,6 +44,8 @@ export interface Rollout {
   observations?: string[];
   /** Digest of the state before the first turn and after each. */
   hashes?: string[];
+  /** Per turn, the paths of the state its step changed ($.a.*.b; none for a refused action). */
+  changes?: string[][];
   /** The final state, and its canonical JSON text (keys sorted): what the host holds between turns. */
   state?: unknown;
   stateText?: string;
@@ -74,7 +77,7 @@ export async function runRollouts(
     op: 'rollout' as const,
     seed: r.seed,
     level: r.level,
-    rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true },
+    rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true, ...(r.changes ? { changes: true } : {}) },
   }));
   // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
   // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
@@ -115,6 +118,7 @@ export function toRollout(request: RolloutRequest, result: CallResult, canonical
     maxStateChars: typeof v.maxStateChars === 'number' ? v.maxStateChars : 0,
     ...(v.observations ? { observations: v.observations as string[] } : {}),
     ...(v.hashes ? { hashes: v.hashes as string[] } : {}),
+    ...(Array.isArray(v.changes) && v.changes.every(strings) ? { changes: v.changes as string[][] } : {}),
     ...('state' in v ? { state: v.state, ...(canonicalState ? { stateText: episodicRuntime.canonical(v.state) } : {}) } : {}),
     ms: Array.isArray(v.ms) ? (v.ms as number[]) : [0, 0, 0, 0],
   };

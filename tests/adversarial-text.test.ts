@@ -88,20 +88,27 @@ const SUBJECTS: Array<[string, (text: string) => unknown]> = [
 ];
 const leakSample = (prompt: string, answer: string, seed: number) => ({ seed, level: 1, reference: `<answer>${answer}</answer>`, instance: { prompt } });
 
-/** Seconds one call may take: linear work on a megabyte is milliseconds; quadratic is minutes. */
+/**
+ * CPU milliseconds one call may use: linear work on a megabyte is milliseconds, quadratic is minutes. CPU time
+ * (process.cpuUsage), not wall time, so other processes on a loaded machine do not count.
+ */
 const BOUND_MS = 3_000;
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 
 describe('host work on guest text is linear', () => {
   it.each(SUBJECTS)('%s stays fast on every megabyte adversarial string', (_name, fn) => {
     const slow: string[] = [];
     for (const [label, text] of Object.entries(ADVERSARIAL)) {
-      const started = performance.now();
+      const started = process.cpuUsage();
       try {
         fn(text);
       } catch {
         // a refusal is an answer; only time matters here
       }
-      const ms = performance.now() - started;
+      const ms = cpuMs(started);
       if (ms > BOUND_MS) slow.push(`${label}: ${Math.round(ms)} ms`);
     }
     expect(slow).toEqual([]);

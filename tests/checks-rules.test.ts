@@ -8,7 +8,7 @@ import { checksFor } from '../validators/checks/contract.js';
 import { CHECKS } from '../validators/checks/registry.js';
 import { judgeFindings, judgeRate, undecided, type RateFinding, type Trial, type ZeroFinding } from '../validators/checks/rules.js';
 
-const zero = (judged: number, form = 'a form', code: ZeroFinding['code'] = 'E_ACCEPTS_EMPTY'): ZeroFinding => ({ rule: 'zero', code, check: 'test', judged, ceiling: 0.1, form, what: 'empty probes', evidence: () => ({ form }) });
+const zero = (judged: number, form = 'a form', code: ZeroFinding['code'] = 'E_ACCEPTS_EMPTY'): ZeroFinding => ({ rule: 'zero', code, check: 'test', judged, ceiling: 0.1, form, what: 'empty probe', evidence: () => ({ form }) });
 const trials = (level: number, wins: number, n: number, chance = 0): Trial[] => Array.from({ length: n }, (_, i) => ({ level, win: i < wins ? 1 : 0, chance }));
 const rate = (list: Trial[], tolerance: RateFinding['tolerance'], policy = 'one fixed answer'): RateFinding => ({ rule: 'rate', code: 'E_ACCEPTS_CONSTANT', check: 'test', policy, trials: list, tolerance, z: 2, minTrials: 10, evidence: (level) => ({ level }) });
 

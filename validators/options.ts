@@ -121,6 +121,24 @@ export interface EpisodicOptions {
   minDistinctShare: number;
   /** The top level's mean reference turns or state size over level 1's. */
   minTopLevelGrowth: number;
+  /** The reference typed as a model types it may lose its score in less than this share of episodes (a quarter unpayable is a broken environment). */
+  typedMaxLost: number;
+  /** A state path that at least this share of all accepted turns change is bookkeeping (a turn counter, an action log): a stated step that changes only such paths is not judged. */
+  bookkeepingShare: number;
+  /** Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided about). */
+  readerOpeningCalls: number;
+  /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
+  readerEpisodesPerLevel: number;
+  /**
+   * Learned observation readers of a categorical decision (a field, the oracle policy): decisions an axis needs
+   * before it is judged, the standard errors of the bound, and how far the bound may pass chance (the pick
+   * against other decisions' values) at a level and pooled: a binary decision's chance is about half, so the
+   * single-turn leak tolerance (50 points) could never be passed there.
+   */
+  readerMinSamples: number;
+  readerZ: number;
+  readerLevelTolerance: number;
+  readerPooledTolerance: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -164,6 +182,14 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     observationLeakMaxRate: 0.3,
     minDistinctShare: 0.75,
     minTopLevelGrowth: 1.3,
+    typedMaxLost: 0.25,
+    bookkeepingShare: 0.9,
+    readerOpeningCalls: 24,
+    readerEpisodesPerLevel: 4,
+    readerMinSamples: 12,
+    readerZ: 3,
+    readerLevelTolerance: 0.3,
+    readerPooledTolerance: 0.2,
   },
   code: {
     probedPerLevel: 12,

@@ -64,8 +64,8 @@ export const codeMutants: CodeCheck = {
         if (total === 0) return { findings: [] };
         const killedShare = killedTotal / total;
         const findings: Finding[] = [
-          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: worst.share, ceiling: 1 - options.minMutationScore, form: `the mutant ${worst.change}`, what: 'mutants of the reference', reads: `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its reference solves, though others' tests kill it`, evidence: () => ({ mutant: worst.change, survivesOn: worst.where }) },
-          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: 1 - killedShare, ceiling: 1 - options.minMutantsKilled, form: 'mutants no instance kills', what: 'mutant samples', reads: `leaves ${(100 * (1 - killedShare)).toFixed(0)}% of the mutants alive on every instance`, evidence: () => ({ mutants: total, survivors: survivors.slice(0, 5) }) },
+          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: worst.share, ceiling: 1 - options.minMutationScore, form: `the mutant ${worst.change}`, what: 'mutant', reads: `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its reference solves, though others' tests kill it`, evidence: () => ({ mutant: worst.change, survivesOn: worst.where }) },
+          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: 1 - killedShare, ceiling: 1 - options.minMutantsKilled, form: 'mutants no instance kills', what: 'mutant sample', reads: `leaves ${(100 * (1 - killedShare)).toFixed(0)}% of the mutants alive on every instance`, evidence: () => ({ mutants: total, survivors: survivors.slice(0, 5) }) },
         ];
         return { findings, metrics: { references: groups.length, mutants: total, killedShare: Number(killedShare.toFixed(3)), worstSurvival: Number(worst.share.toFixed(3)), worstMutant: worst.change, survivors: survivors.slice(0, 5) } };
       },

@@ -82,7 +82,7 @@ export const codePrograms: CodeCheck = {
               f.trials.push({ level: p.episode.level, win: score, chance: 0 });
               return;
             }
-            findings.push({ rule: 'zero', code: ZERO[h.family], check: 'code-programs', judged: score, ceiling: ANY_PAY, form: h.form, what: `programs that do not solve the task (${h.family})`, evidence: () => ({ seed: p.episode.seed, level: p.episode.level, form: h.form, program: h.program.slice(0, 400), verdict: out.verdicts[k] }) });
+            findings.push({ rule: 'zero', code: ZERO[h.family], check: 'code-programs', judged: score, ceiling: ANY_PAY, form: h.form, what: 'wrong program', evidence: () => ({ seed: p.episode.seed, level: p.episode.level, form: h.form, program: h.program.slice(0, 400), verdict: out.verdicts[k] }) });
           });
         });
         findings.push(...rates.values());

@@ -16,7 +16,7 @@ export interface ZeroFinding {
   ceiling: number;
   /** How the response was built ("spaces", "5 guesses joined by ' or '"). */
   form: string;
-  /** What fails, in the plural, for the message ("empty probes"). */
+  /** What fails, in the singular, for the message ("empty probe"). */
   what: string;
   /** How `judged` reads in the message ("adds 0.50 to a wrong answer's score"); default "scores <judged>". */
   reads?: string;
@@ -100,8 +100,8 @@ function zeroProblem(code: ProblemCode, failing: ZeroFinding[]): Problem {
   const forms = [...new Set(failing.map((f) => f.form))];
   return {
     code,
-    message: `${failing.length} ${worst.what} reach the ceiling ${worst.ceiling} (inclusive; the reference scores 1). Worst: "${worst.form}" ${worst.reads ?? `scores ${round(worst.judged)}`}. Failing forms: ${forms.slice(0, 6).join('; ')}${forms.length > 6 ? '; …' : ''}`,
-    evidence: worst.evidence(),
+    message: `${failing.length} ${worst.what}${failing.length === 1 ? '' : 's'} reach the ceiling ${worst.ceiling} (inclusive; the reference scores 1). Worst: "${worst.form}" ${worst.reads ?? `scores ${round(worst.judged)}`}. Failing forms: ${forms.slice(0, 6).join('; ')}${forms.length > 6 ? '; …' : ''}`,
+    evidence: { check: worst.check, ...asObject(worst.evidence()) },
   };
 }
 
