@@ -115,7 +115,8 @@ function rateProblem(code: ProblemCode, failing: Array<{ f: RateFinding; s: Scop
   return {
     code,
     message: `${f.policy} wins ${pct(s.rate)} ${where} (${s.n} trials; at least ${pct(s.bound)} with confidence) while chance gives ${pct(s.chance)} (tolerance ${(100 * s.tolerance).toFixed(0)} points)${levels.length ? `; also at levels ${levels.join(', ')}` : ''}${others.length ? `; also: ${others.slice(0, 3).join('; ')}` : ''}`,
-    evidence: { check: f.check, ...scopeFacts(s), ...asObject(f.evidence(s.level)) },
+    // Every check whose finding failed under this code: the worst one speaks, the others are named.
+    evidence: { check: f.check, checks: [...new Set(failing.map((x) => x.f.check))], ...scopeFacts(s), ...asObject(f.evidence(s.level)) },
   };
 }
 
