@@ -21,6 +21,7 @@ const hasPart = (spec: Raw) => spec.episodic !== null && spec.episodic !== undef
  */
 export function kindOfReply(spec: Raw, batch: RunKind): string {
   if (typeof spec.kind === 'string') return spec.kind;
+  if (batch === 'code') return 'code';
   return batch !== 'single' && hasPart(spec) ? 'episodic' : 'single';
 }
 
@@ -39,14 +40,14 @@ const MixedSpecSchema = z.preprocess(
   resolveKind,
   z
     .object({
-      kind: z.enum(ENV_KINDS).describe('"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn tool-use episode over a hidden state (contract v2).'),
+      kind: z.enum(ENV_KINDS).describe('"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn tool-use episode over a hidden state (contract v2). "code": the answer is a program the host runs on hidden tests (contract v3).'),
       ...specFields,
       episodic: EpisodicSpecSchema.nullable().describe('For kind "episodic": the world, tools, policy, goal and finishing tool. null for kind "single".'),
     })
     .superRefine(needsEpisodicPart),
 );
 
-/** A spec of a single-turn batch: no kind and no episodic part in the schema at all. */
+/** A spec of a single-turn or a code batch: no kind and no episodic part in the schema at all. */
 const SingleSpecSchema = z.object(specFields);
 
 /** A spec of an episodic batch: the episodic part required. */
@@ -62,6 +63,7 @@ const atLeastOne = <T extends z.ZodType>(spec: T) => z.array(spec).min(1, 'propo
 export function architectOutputSchema(kind: RunKind = 'mixed'): z.ZodType<{ specs: ArchitectSpec[] }> {
   if (kind === 'single') return specList(z.preprocess(ofKind('single'), atLeastOne(SingleSpecSchema)));
   if (kind === 'episodic') return specList(z.preprocess(ofKind('episodic'), atLeastOne(EpisodicOnlySpecSchema)));
+  if (kind === 'code') return specList(z.preprocess(ofKind('code'), atLeastOne(SingleSpecSchema)));
   return specList(atLeastOne(MixedSpecSchema) as z.ZodType<ArchitectSpec[]>);
 }
 
@@ -89,8 +91,8 @@ export function architectLeftovers(raw: unknown, batch: RunKind): { dropped: Dro
       const parsed = EnvSpecSchema.safeParse({ ...spec, kind, ...(hasPart(spec) ? {} : { episodic: undefined }) });
       if (parsed.success) dropped.push({ spec: parsed.data, reason });
       else warnings.push(`${name}: dropped: ${reason}`);
-    } else if (kind === 'single' && hasPart(spec)) {
-      warnings.push(`${name}: dropped the episodic part of a single-turn spec`);
+    } else if (kind !== 'episodic' && hasPart(spec)) {
+      warnings.push(`${name}: dropped the episodic part of a ${kind === 'single' ? 'single-turn' : kind} spec`);
     }
   });
   return { dropped, warnings };

@@ -4,7 +4,7 @@
 // shared skills; ties are broken by a hash of spec and example names, so the choice is reproducible.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { EPISODIC_SEEDS_DIR, PROMPTS_DIR } from '../contract/paths.js';
+import { CODE_SEEDS_DIR, EPISODIC_SEEDS_DIR, PROMPTS_DIR } from '../contract/paths.js';
 import { listSeeds, type SeedFile } from '../library/seeds.js';
 import { sha256, type PromptProfile } from './prompt-files.js';
 import { SKILL_TAXONOMY, specKind, type EnvKind, type EnvSpec } from './spec.js';
@@ -21,7 +21,7 @@ const WORLD_TOOL = /^(move|go|walk|step|turn|look|scan|look_around|travel|explor
 export const EXAMPLES_DIR = join(PROMPTS_DIR, 'examples');
 
 /** How many examples a generator prompt shows: two of the spec's family (episodic seeds are 11–15 kB), one short one in the compact profile. */
-const EXAMPLE_COUNT: Record<PromptProfile, Record<EnvKind, number>> = { standard: { single: 2, episodic: 2 }, compact: { single: 1, episodic: 1 } };
+const EXAMPLE_COUNT: Record<PromptProfile, Record<EnvKind, number>> = { standard: { single: 2, episodic: 2, code: 2 }, compact: { single: 1, episodic: 1, code: 1 } };
 /** The compact profile's examples stay short enough that the whole prompt stays under 20k characters. */
 export const COMPACT_EXAMPLE_CHARS = 8_500;
 
@@ -51,10 +51,12 @@ export function seedTools(source: string): string[] {
   return [...source.matchAll(/\{\s*name:\s*['"]([a-z][a-z0-9_]*)['"]\s*,\s*description:/g)].map((m) => m[1] as string);
 }
 
+const SEED_DIRS: Record<EnvKind, string | undefined> = { single: undefined, episodic: EPISODIC_SEEDS_DIR, code: CODE_SEEDS_DIR };
+
 /** Every example module of a kind: the shipped seeds of that kind, then prompts/examples/<kind>/. */
 export function examplePool(kind: EnvKind): SeedFile[] {
   const extra = join(EXAMPLES_DIR, kind);
-  return [...listSeeds(kind === 'episodic' ? EPISODIC_SEEDS_DIR : undefined), ...(existsSync(extra) ? listSeeds(extra) : [])];
+  return [...listSeeds(SEED_DIRS[kind]), ...(existsSync(extra) ? listSeeds(extra) : [])];
 }
 
 export interface PickOptions {

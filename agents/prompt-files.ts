@@ -9,8 +9,8 @@ import { EnvforgeError } from '../contract/errors.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../contract/paths.js';
 import type { EnvKind } from './spec.js';
 
-/** Every template: the v1 agents' four, and the episodic (contract v2) generator, repair and reviewer. */
-export const PROMPT_NAMES = ['architect', 'generator', 'repair', 'reviewer', 'generator-episodic', 'repair-episodic', 'reviewer-episodic'] as const;
+/** Every template: the v1 agents' four, the episodic (contract v2) generator, repair and reviewer, and the code (contract v3) generator and repair. */
+export const PROMPT_NAMES = ['architect', 'generator', 'repair', 'reviewer', 'generator-episodic', 'repair-episodic', 'reviewer-episodic', 'generator-code', 'repair-code'] as const;
 export type PromptName = (typeof PROMPT_NAMES)[number];
 
 /**
@@ -133,6 +133,7 @@ export function render(name: PromptName, vars: PromptVars, options: PromptOption
 }
 
 const V2_HEADING = '## Contract v2: episodic environments';
+const V3_HEADING = '## Contract v3: code environments';
 /** Sections of contract v2 the reviewer does without: what the automated checks (already passed) test, the limits they enforce, and how to write a module. */
 const AUTHOR_ONLY_SECTIONS = ['### What the validator checks', '### Limits', '### A complete example'];
 
@@ -152,7 +153,12 @@ export function contractText(kind: EnvKind = 'single', reader: ContractReader = 
   if (v2 < 0 || v1 < 0) throw new PromptError(`${CONTRACT_FILE} has no "${V2_HEADING}" section to quote`);
   const opening = text.slice(0, v1).trim();
   if (kind === 'single') return `${opening}\n\n${text.slice(v1, v2).trim()}`;
-  const section = text.slice(v2).trim();
+  const v3 = text.indexOf(V3_HEADING);
+  if (kind === 'code') {
+    if (v3 < 0) throw new PromptError(`${CONTRACT_FILE} has no "${V3_HEADING}" section to quote`);
+    return `${opening}\n\n${text.slice(v3).trim()}`;
+  }
+  const section = text.slice(v2, v3 < 0 ? undefined : v3).trim();
   return `${opening}\n\n${reader === 'reviewer' ? withoutSections(section, AUTHOR_ONLY_SECTIONS) : section}`;
 }
 

@@ -6,9 +6,10 @@
 import type { Meta } from '../contract/schema.js';
 import type { LibraryStats } from '../library/contract.js';
 import type { SeedFile } from '../library/seeds.js';
+import { kindOf } from '../kinds/registry.js';
 import { defaultExamples } from './examples.js';
 import { describeProblems, describeSamples, describeStages, type ProblemLimits, type ReportPart, type ReviewSample, type SampleLimits } from './prompt-parts.js';
-import { contractText, fence, render, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
+import { contractText, fence, render, type PromptName, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
 import { SKILL_TAXONOMY, specKind, taxonomySkills, type EnvKind, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
 
 export {
@@ -47,7 +48,7 @@ export interface ArchitectInput {
 const MAX_LISTED_ENVIRONMENTS = 150;
 
 /** Output tokens an architect reply may spend per spec of each kind (observed: ~550 per episodic spec, ~250 per single-turn one), and around them. */
-export const ARCHITECT_TOKENS = { single: 450, episodic: 1000, overhead: 300 } as const;
+export const ARCHITECT_TOKENS = { single: 450, episodic: 1000, code: 450, overhead: 300 } as const;
 /** The architect's output cap per call: specs beyond what it holds are left to the next call. */
 export const ARCHITECT_MAX_TOKENS: Record<PromptProfile, number> = { standard: 8192, compact: 4096 };
 
@@ -97,6 +98,7 @@ function describeKinds(input: ArchitectInput, taxonomy: SkillTaxonomy): string {
   const kind = input.kind ?? 'single';
   if (kind === 'single') return 'Propose single-turn specs only (the requested format has no kind and no episodic part).';
   if (kind === 'episodic') return 'Propose episodic specs only: every spec has its episodic part filled in.';
+  if (kind === 'code') return 'Propose code specs only: each asks the policy to write a function that hidden tests check (contract v3); the requested format has no kind and no episodic part.';
   const envs = input.environments ?? [];
   const episodic = envs.filter((e) => e.kind === 'episodic');
   const coveredByEpisodic = new Set(episodic.flatMap((e) => e.skills));
@@ -148,6 +150,13 @@ function describeFocus(input: ArchitectInput): string {
   return lines.join('\n') || '(no quota for weak skills this round)';
 }
 
+/** Each kind's templates (a code module is reviewed with the single-turn checklist and its own contract). */
+const TEMPLATES: Record<EnvKind, { generator: PromptName; repair: PromptName; reviewer: PromptName }> = {
+  single: { generator: 'generator', repair: 'repair', reviewer: 'reviewer' },
+  episodic: { generator: 'generator-episodic', repair: 'repair-episodic', reviewer: 'reviewer-episodic' },
+  code: { generator: 'generator-code', repair: 'repair-code', reviewer: 'reviewer' },
+};
+
 // ---- Generator ----
 
 export interface GeneratorInput {
@@ -160,7 +169,7 @@ export interface GeneratorInput {
 export function renderGenerator(input: GeneratorInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = specKind(input.spec);
   const examples = input.examples ?? defaultExamples(input.spec, options.profile);
-  return render(kind === 'episodic' ? 'generator-episodic' : 'generator', {
+  return render(TEMPLATES[kind].generator, {
     contract: contractText(kind, 'author', options),
     examples: examples.map((seed, i) => `### Example ${i + 1}: ${seed.name}.js\n\n${fence(seed.source.trimEnd(), 'js')}`).join('\n\n'),
     spec: describeSpec(input.spec),
@@ -203,7 +212,7 @@ const PROBLEM_LIMITS: Record<PromptProfile, ProblemLimits> = { standard: { probl
 
 export function renderRepair(input: RepairInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = input.kind ?? 'single';
-  return render(kind === 'episodic' ? 'repair-episodic' : 'repair', {
+  return render(TEMPLATES[kind].repair, {
     contract: contractText(kind, 'author', options),
     source: fence(input.source.trimEnd(), 'js'),
     stages: describeStages(input.report.stages ?? []),
@@ -224,10 +233,12 @@ const SAMPLE_LIMITS: Record<PromptProfile, Record<EnvKind, SampleLimits>> = {
   standard: {
     single: { samples: 6, chars: 4000, observationChars: 0, transcriptChars: 0 },
     episodic: { samples: 4, chars: 4000, observationChars: 300, transcriptChars: 5000 },
+    code: { samples: 4, chars: 4000, observationChars: 0, transcriptChars: 0 },
   },
   compact: {
     single: { samples: 3, chars: 1500, observationChars: 0, transcriptChars: 0 },
     episodic: { samples: 2, chars: 1500, observationChars: 200, transcriptChars: 2000 },
+    code: { samples: 2, chars: 1500, observationChars: 0, transcriptChars: 0 },
   },
 };
 
@@ -236,8 +247,8 @@ export const isEpisodicMeta = (meta: Meta): boolean => (meta as { kind?: unknown
 
 /** The reviewer's prompt; an episodic candidate's samples show the reference's actions with the observations they got. */
 export function renderReviewer(input: ReviewerInput, options: PromptOptions = {}): RenderedPrompt {
-  const kind: EnvKind = isEpisodicMeta(input.meta) ? 'episodic' : 'single';
-  return render(kind === 'episodic' ? 'reviewer-episodic' : 'reviewer', {
+  const kind: EnvKind = kindOf(input.meta).short;
+  return render(TEMPLATES[kind].reviewer, {
     contract: contractText(kind, 'reviewer', options),
     source: fence(input.source.trimEnd(), 'js'),
     samples: describeSamples(input.samples, kind === 'episodic', SAMPLE_LIMITS[options.profile ?? 'standard'][kind]),

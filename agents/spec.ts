@@ -29,7 +29,7 @@ const kebab = (what: string) =>
 const text = (what: string, max: number) => z.string().trim().min(1, `${what} must not be empty`).max(max, `${what} must be at most ${max} characters`);
 
 /** The environment kinds an author writes: one prompt and one answer, or a multi-turn tool-use episode (contract v2). */
-export const ENV_KINDS = ['single', 'episodic'] as const;
+export const ENV_KINDS = ['single', 'episodic', 'code'] as const;
 export type EnvKind = (typeof ENV_KINDS)[number];
 /** What a batch asks its authors for: one kind, or `mixed` (the architect chooses by coverage). */
 export const RUN_KINDS = [...ENV_KINDS, 'mixed'] as const;

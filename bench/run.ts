@@ -15,10 +15,11 @@ import { benchSandbox } from './sandbox.js';
 import { benchScaleout } from './scaleout.js';
 import { benchServe } from './serve.js';
 import { benchServeEpisodes } from './serve-episodes.js';
+import { benchServeCode } from './serve-code.js';
 import type { BenchEntries } from './types.js';
 import { benchValidate } from './validate.js';
 
-const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, episodeLayers: benchEpisodeLayers, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, serveEpisodes: benchServeEpisodes, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
+const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, episodeLayers: benchEpisodeLayers, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, serveEpisodes: benchServeEpisodes, serveCode: benchServeCode, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
 
 const only = process.argv.slice(2);
 const dir = join(PACKAGE_ROOT, 'bench', 'results');

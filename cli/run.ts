@@ -92,7 +92,7 @@ export function registerRun(program: Command, io: Io): void {
   program
     .command('run')
     .description('the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget; with no LLM configured (or --provider offline) the offline author writes the environments, without a network')
-    .option('--kind <kind>', `which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract v2) or ${MIXED_RULE}`, runKind, 'mixed')
+    .option('--kind <kind>', `which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract v2), code (the answer is a program run on hidden tests, contract v3) or ${MIXED_RULE} (mixed writes single and episodic)`, runKind, 'mixed')
     .option('--target <N>', 'admitted environments wanted, a hard cap: candidates still in flight when it is reached are not admitted; the report counts them as "extra" and their modules stay in the batch journal (with --workers remote, jobs already sent may still be admitted)', integerOption('--target', 1, 100_000), DEFAULT_BATCH_OPTIONS.target)
     .option('--max-candidates <N>', 'candidates (specs) worked on at most', integerOption('--max-candidates', 1, 1_000_000), DEFAULT_BATCH_OPTIONS.maxCandidates)
     .option('--budget-usd <X>', 'stop issuing LLM calls before this spend', dollars)

@@ -5,7 +5,6 @@ import { parseEpisodicMeta } from '../contract/episodic.js';
 import { MetaSchema } from '../contract/schema.js';
 import { kindOf } from '../kinds/registry.js';
 import { sampleEpisodic } from './episodic.js';
-import { runEpisodes } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 import { blame, resolveEnv } from './resolve.js';
@@ -56,7 +55,7 @@ async function sample(target: string, options: SampleOptions, io: Io): Promise<v
     const level = options.level ?? 1;
     if (meta.success && level > meta.data.levels) throw new CliFailure(`${env.label}: --level ${level} is past the environment's ${meta.data.levels} levels`, 2);
     const requests = Array.from({ length: options.n }, (_, i) => ({ seed: options.seed + i, level }));
-    const { episodes } = await runEpisodes(pool, env.source, requests);
+    const { episodes } = await kindOf(load.meta).runEpisodes(pool, env.source, requests);
     let failed = 0;
     for (const e of episodes) {
       if (!e.ok) {

@@ -30,6 +30,10 @@ export const PROBLEM_CODES = {
   E_TOOL_SCHEMA: "an episodic module's tool declares parameters outside the supported JSON Schema subset (docs/environment-contract.md)",
   E_STATE_TOO_LARGE: 'an episodic state serialises to more than 256 KB of canonical JSON',
   E_BAD_ACTION: "the reference policy (act) chose an action the host's action check rejects (undeclared tool or arguments outside its schema)",
+  // Code kind (contract v3): what running a policy's program can go wrong with.
+  E_LANGUAGE: "a code answer is in a language this host does not run (today JavaScript and TypeScript): a clear error, never a score of 0",
+  E_NO_ENTRY: 'a code answer defines no function with the name the prompt asks for',
+  E_WRONG: "a code answer's output does not match a test's expected output under the environment's comparator",
   // Validator: determinism.
   E_NONDETERMINISTIC: 'the same (seed, level) gave different instances, references or scores',
   E_STATE_LEAK: 'results depend on earlier calls: state leaks through module globals',
@@ -67,6 +71,9 @@ export const PROBLEM_CODES = {
   E_ACCEPTS_GUESSING: 'a strategy that does not solve the task (every option, the printed list copied, a multiple-choice rule learned from the instances) beats nominal chance at some level',
   E_ANSWER_LEAK: 'the answer can be read off the prompt (in some numeral system or simple encoding, at a fixed place, after number formats are normalised, or by a simple relation of its numbers such as a sum or a midpoint); episodic: or off an observation (of a wrong value, of a tool the reference never calls), or found by bisection on replies that say too high / too low',
   E_FEEDBACK_LEAK: "verify's feedback on a wrong answer names the right one (a trainer may show feedback to the policy)",
+  E_WEAK_TESTS: "code: the hidden tests do not tell the reference program from its mutants (operators, constants, boundaries changed), so wrong programs pass",
+  E_ACCEPTS_EXAMPLES: 'code: a program that knows only the visible examples (a lookup table of them) passes hidden tests',
+  E_ACCEPTS_BROKEN_PROGRAM: 'code: a program that throws, loops, exits early, returns nothing, or probes its sandbox for the tests is paid',
   // Validator: diversity.
   E_SEED_IGNORED: 'different seeds give the same prompt too often',
   E_DEGENERATE_ANSWERS: 'the answer distribution is degenerate: one answer covers too many instances',

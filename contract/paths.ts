@@ -19,5 +19,6 @@ export const PACKAGE_ROOT = findPackageRoot();
 export const SEEDS_DIR = join(PACKAGE_ROOT, 'seeds');
 /** The episodic (contract v2) seeds. */
 export const EPISODIC_SEEDS_DIR = join(SEEDS_DIR, 'episodic');
+export const CODE_SEEDS_DIR = join(SEEDS_DIR, 'code');
 export const PROMPTS_DIR = join(PACKAGE_ROOT, 'prompts');
 export const DEFAULT_LIBRARY_DIR = join(PACKAGE_ROOT, 'generated');

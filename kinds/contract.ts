@@ -15,8 +15,10 @@ export type EpisodicProbeFamily = (typeof EPISODIC_PROBE_FAMILIES)[number];
 export type ProbeFamily = (typeof PROBE_FAMILIES)[number] | (typeof EPISODIC_PROBE_FAMILIES)[number];
 
 export interface EnvKind {
-  /** 'single-turn' (contract v1) or 'episodic' (contract v2). */
+  /** 'single-turn' (contract v1), 'episodic' (contract v2) or 'code' (contract v3). */
   readonly name: string;
+  /** The name specs, authors and batch reports use for the kind ('single', 'episodic', 'code': agents/spec.ts ENV_KINDS). */
+  readonly short: 'single' | 'episodic' | 'code';
   /** Whether a module whose raw meta reads like this is of this kind (v1 modules say nothing; v2 say kind: 'episodic'). */
   claims(meta: unknown): boolean;
   /** The module's meta checked against this kind's contract: the parsed meta, or the problems with their codes. */
@@ -31,6 +33,11 @@ export interface EnvKind {
   behaviour(episode: Episode): { text: string; reference: string };
   /** Whether trainer exports and the reward service carry this kind yet (episodic: a later issue). */
   readonly exportable: boolean;
+  /**
+   * Whether the host, not a module's verify, scores a response (code: the policy's program runs in the answer
+   * pool): the reward service then scores through runEpisodes instead of the sandbox's episode call.
+   */
+  readonly hostScored?: boolean;
   /** What an exported row shows the policy of an instance. */
   exportView(instance: Instance): { prompt: string };
 }

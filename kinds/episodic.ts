@@ -32,6 +32,7 @@ const verdictOf = (r: RolloutResult): ScoredVerdict => (r.ok ? { ok: true, score
 
 export const episodic: EnvKind = {
   name: 'episodic',
+  short: 'episodic',
   claims: (meta) => meta !== null && typeof meta === 'object' && (meta as { kind?: unknown }).kind === 'episodic',
   exports: { meta: 'object', reset: 'function', step: 'function', score: 'function', act: 'function' },
   checkMeta: (raw) => {

@@ -1,10 +1,11 @@
 // Every environment kind, in one place: the validator, the library and exports find a module's kind here,
 // and tests/kind-contract.test.ts runs the kind contract on each one listed. 
 import type { EnvKind } from './contract.js';
+import { code } from './code.js';
 import { episodic } from './episodic.js';
 import { singleTurn } from './single-turn.js';
 
-export const KINDS = { 'single-turn': singleTurn, episodic } as const satisfies Record<string, EnvKind>;
+export const KINDS = { 'single-turn': singleTurn, episodic, code } as const satisfies Record<string, EnvKind>;
 export type KindName = keyof typeof KINDS;
 
 /** The kind a module's raw meta claims; single-turn when none does (it then fails that kind's checks). */

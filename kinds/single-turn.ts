@@ -7,6 +7,7 @@ import { PROBE_FAMILIES, type EnvKind } from './contract.js';
 
 export const singleTurn: EnvKind = {
   name: 'single-turn',
+  short: 'single',
   claims: (meta) => {
     const kind = meta !== null && typeof meta === 'object' ? (meta as { kind?: unknown }).kind : undefined;
     return kind === undefined || kind === 'single-turn';

@@ -4,10 +4,10 @@ import { specKind, type EnvKind, type EnvSpec } from '../agents/spec.js';
 import { kindOf } from '../kinds/registry.js';
 import type { ValidationReport } from '../validators/report.js';
 
-const CONTRACTS = { single: 'single-turn (contract v1: generate, solve, verify)', episodic: 'episodic (contract v2: reset, step, score, act)' } as const;
+const CONTRACTS = { single: 'single-turn (contract v1: generate, solve, verify)', episodic: 'episodic (contract v2: reset, step, score, act)', code: 'code (contract v3: generate, solve; the answer is a program)' } as const;
 
 /** A module's kind as the batch counts kinds (by its meta). */
-export const envKindOf = (meta: unknown): EnvKind => (kindOf(meta).name === 'episodic' ? 'episodic' : 'single');
+export const envKindOf = (meta: unknown): EnvKind => kindOf(meta).short;
 
 /** Turns an admitting report into an E_WRONG_KIND rejection when the module is not of its spec's kind; specs without a kind are not checked. */
 export function rejectWrongKind(report: ValidationReport, spec: Pick<EnvSpec, 'kind'> | undefined): void {

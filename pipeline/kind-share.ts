@@ -13,8 +13,8 @@ export class KindShare {
   /** Places kept for each kind (the odd last place of a mixed target is kept for neither). */
   readonly wanted: Record<EnvKind, number>;
   private readonly target: number;
-  private readonly admittedCount: Record<EnvKind, number> = { single: 0, episodic: 0 };
-  private readonly running: Record<EnvKind, number> = { single: 0, episodic: 0 };
+  private readonly admittedCount: Record<EnvKind, number> = { single: 0, episodic: 0, code: 0 };
+  private readonly running: Record<EnvKind, number> = { single: 0, episodic: 0, code: 0 };
   private readonly exhausted = new Set<EnvKind>();
   setAside = 0;
 
@@ -24,7 +24,8 @@ export class KindShare {
   ) {
     const half = Math.floor(target / 2);
     this.target = target;
-    this.wanted = kind !== 'mixed' ? { single: kind === 'single' ? target : 0, episodic: kind === 'episodic' ? target : 0 } : { single: half, episodic: half };
+    // One kind asked for gets the whole target; mixed shares it between single-turn and episodic (code is asked for by name).
+    this.wanted = kind !== 'mixed' ? { single: 0, episodic: 0, code: 0, [kind]: target } : { single: half, episodic: half, code: 0 };
   }
 
   /** A kind is full when one more of it would eat into the other kind's reserved half. */

@@ -6,6 +6,9 @@ import { InstanceSchema, ReferenceSchema, describeIssues } from '../contract/sch
 import type { Misbehaviour } from '../library/quarantine.js';
 import { selectEnvironments, SelectionError, type SelectedEnv, type Selection } from '../library/select.js';
 import type { Call } from '../sandbox/protocol.js';
+import type { EnvKind } from '../kinds/contract.js';
+import { kindOf } from '../kinds/registry.js';
+import type { EnvRecord } from '../library/contract.js';
 import { confirmAndRecord, episodeFailure, withinDeadline } from './defence.js';
 import { isUnrun } from './job-attribution.js';
 import { SANDBOX_FN } from './dispatcher.js';
@@ -14,7 +17,6 @@ import { ScoreBoard, seededUniform } from './scores.js';
 import type { InstanceIdentity, SampledItem } from './schemas.js';
 import type { Service } from './service.js';
 import { sampleEpisodic, type EpisodicEntry } from './sample-episodic.js';
-import { kindOf } from '../kinds/registry.js';
 
 export type { SampledItem } from './schemas.js';
 
@@ -48,6 +50,11 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
     ...[...byModule.values()].map(async (indices) => {
       const record = resolved[indices[0] as number]!.record;
       const source = await service.source(record);
+      const kind = kindOf(record.meta);
+      if (kind.hostScored) {
+        await sampleInHost(service, kind, source, record, indices.map((i) => ({ i, identity: resolved[i]!.identity })), reveal, out);
+        return;
+      }
       const calls = indices.map((i) => {
         const { seed, level } = resolved[i]!.identity;
         return { call: { op: 'episode', seed, level, responses: [], keepInstance: true } satisfies Call, chars: 0 };
@@ -96,6 +103,21 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
   const defending = confirmAndRecord(service.defence, misbehaved, (m) => service.rerunAlone(m));
   if (inTime) await defending;
   return items;
+}
+
+/** Instances of a kind whose host composes what the policy sees (code: the prompt from the task): through its runEpisodes. */
+async function sampleInHost(service: Service, kind: EnvKind, source: string, record: EnvRecord, wanted: Array<{ i: number; identity: InstanceIdentity }>, reveal: boolean, out: SampledItem[]): Promise<void> {
+  const run = await kind.runEpisodes(service.pool, source, wanted.map(({ identity }) => ({ seed: identity.seed, level: identity.level })), { limits: { callTimeoutMs: service.options.callTimeoutMs } });
+  wanted.forEach(({ i, identity }, k) => {
+    const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
+    const e = run.episodes[k];
+    if (!e?.ok) {
+      out[i] = { ...id, ground_truth: identityString(id), error: { code: e?.code ?? 'E_PROTOCOL', message: `${e?.fn ?? 'call'}: ${e?.message ?? 'no result'}` } };
+      return;
+    }
+    const { prompt, ...hidden } = e.instance;
+    out[i] = reveal ? { ...id, prompt, ground_truth: identityString(id), hidden, reference: e.reference } : { ...id, prompt, ground_truth: identityString(id) };
+  });
 }
 
 /** A /v1/sample selection: the request's `select` with its seed decided. */

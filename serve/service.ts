@@ -5,6 +5,8 @@
 import type { Library, EnvRecord } from '../library/contract.js';
 import type { IncidentLog, Misbehaviour } from '../library/quarantine.js';
 import type { SandboxPool } from '../sandbox/pool.js';
+import type { EnvKind } from '../kinds/contract.js';
+import { kindOf } from '../kinds/registry.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { Catalog } from './catalog.js';
 import { credentials, incidentClient, type Client, type Credentials } from './clients.js';
@@ -156,6 +158,8 @@ export class Service {
       [...byModule.values()].map(async (groups) => {
         const record = (groups[0] as EpisodeGroup).record;
         const source = await this.source(record);
+        const kind = kindOf(record.meta);
+        if (kind.hostScored) return this.scoreInHost(kind, source, groups, results);
         const callResults = await this.dispatcher.submit(record.hash, source, groups.map((g) => ({ call: episodeCall(g), chars: g.chars })), client.key);
         callResults.forEach((result, k) => {
           const group = groups[k] as EpisodeGroup;
@@ -174,6 +178,21 @@ export class Service {
     if (this.scores) this.tally(items, recordOf, out, client);
     if (inTime) await defending;
     return out;
+  }
+
+  /**
+   * Scores responses the host runs itself (a code environment's programs, in the answer pool): through the
+   * kind's runEpisodes, with the service's per-call budget. A response in a language the host does not run is
+   * a clear error (E_LANGUAGE), never a score of 0.
+   */
+  private async scoreInHost(kind: EnvKind, source: string, groups: EpisodeGroup[], results: VerifyResult[]): Promise<void> {
+    const run = await kind.runEpisodes(this.pool, source, groups.map((g) => ({ seed: g.seed, level: g.level, responses: g.responses })), { limits: { callTimeoutMs: this.options.callTimeoutMs } });
+    run.episodes.forEach((e, k) => {
+      (groups[k] as EpisodeGroup).items.forEach((index, j) => {
+        const v = e.ok ? e.verdicts[j] : { ok: false as const, code: e.code, message: e.message };
+        results[index] = !v ? failure('E_PROTOCOL', 'the sandbox returned no verdict for this response') : v.ok ? (v.feedback === undefined ? { score: v.score } : { score: v.score, feedback: v.feedback }) : failure(v.code, v.message);
+      });
+    });
   }
 
   /** Scores the trainer got (errors are the environment's or the request's, not the learner's), as `client`'s. */

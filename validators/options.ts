@@ -85,6 +85,29 @@ export interface ValidatorOptions {
   minTrend: number;
   /** Episodic (contract v2) sampling and thresholds (validators/episodic/). */
   episodic: EpisodicOptions;
+  /** Code (contract v3) sampling and thresholds (validators/code/, validators/checks/code-*.ts). */
+  code: CodeOptions;
+}
+
+export interface CodeOptions {
+  /** Instances per level every hostile program is run on. */
+  probedPerLevel: number;
+  /** Instances per level the reference's mutants are run on. */
+  mutantInstancesPerLevel: number;
+  /** Mutants of the reference tried at most (spread over the program). */
+  maxMutants: number;
+  /**
+   * A mutant that some sampled instance's tests kill must be killed on more than this share of the sampled
+   * instances (it fails when it survives on 1 - this or more: a wrong program those instances would pay).
+   * Mutants no instance kills may be equivalent programs and are not counted here…
+   */
+  minMutationScore: number;
+  /** …but at least this share of all the mutants must be killed somewhere: tests that tell almost nothing apart are weak. */
+  minMutantsKilled: number;
+  /** A constant or input-echo program's mean score may exceed 0 by this much at a level (judged at the lower bound, guessZ)… */
+  guessLevelTolerance: number;
+  /** …and over all levels pooled. */
+  guessPooledTolerance: number;
 }
 
 export interface EpisodicOptions {
@@ -203,5 +226,14 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     readerZ: 3,
     readerLevelTolerance: 0.3,
     readerPooledTolerance: 0.2,
+  },
+  code: {
+    probedPerLevel: 12,
+    mutantInstancesPerLevel: 4,
+    maxMutants: 40,
+    minMutationScore: 0.5,
+    minMutantsKilled: 0.5,
+    guessLevelTolerance: 0.05,
+    guessPooledTolerance: 0.02,
   },
 } satisfies ValidatorOptions;

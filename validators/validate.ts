@@ -24,6 +24,7 @@ import { solvabilityStage } from './stages/solvability.js';
 import { staticStage } from './stages/static.js';
 import { episodicHack } from './episodic/hack.js';
 import { episodicDeterminism, episodicDifficulty, episodicDiversity, episodicExecution, episodicSolvability } from './episodic/stages.js';
+import { CODE_STAGES } from './code/stages.js';
 
 /** The stages an episodic candidate (contract v2) runs in place of the single-turn ones; the others are shared. */
 const EPISODIC_STAGES: Partial<Record<StageName, Stage>> = {
@@ -34,6 +35,9 @@ const EPISODIC_STAGES: Partial<Record<StageName, Stage>> = {
   diversity: episodicDiversity,
   difficulty: episodicDifficulty,
 };
+
+/** Each kind's own stages by the kind's name (EnvKind.name); a kind not listed runs the single-turn ones. */
+const KIND_STAGES: Readonly<Record<string, Partial<Record<StageName, Stage>>>> = { episodic: EPISODIC_STAGES, code: CODE_STAGES };
 
 /** Bump when a stage's rules change, so the library knows which environments to re-validate. */
 export const VALIDATOR_VERSION = `${VERSION}+v3`;
@@ -102,7 +106,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
   // Every sandbox job of this candidate draws on one budget of worker time: a stage in flight is cut off
   // when it runs out (E_TOO_SLOW), so no candidate holds a worker past it, however its episodes pace themselves.
   const workBudget: WorkBudget = { totalMs: merged.candidateBudgetMs, spentMs: 0 };
-  const options: ValidatorOptions = { ...merged, limits: { ...DEFAULT_VALIDATOR_OPTIONS.limits, ...opts.options?.limits, workBudget }, episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...opts.options?.episodic } };
+  const options: ValidatorOptions = { ...merged, limits: { ...DEFAULT_VALIDATOR_OPTIONS.limits, ...opts.options?.limits, workBudget }, episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...opts.options?.episodic }, code: { ...DEFAULT_VALIDATOR_OPTIONS.code, ...opts.options?.code } };
   const ctx: StageContext = {
     pool: opts.pool,
     source,
@@ -127,7 +131,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
       return;
     }
     const t0 = performance.now();
-    const result = cost === 'sandbox' && workBudget.spentMs >= workBudget.totalMs ? overBudget(workBudget.spentMs, workBudget.totalMs) : await ((ctx.kind.name === 'episodic' ? EPISODIC_STAGES[name] : undefined) ?? run)(ctx);
+    const result = cost === 'sandbox' && workBudget.spentMs >= workBudget.totalMs ? overBudget(workBudget.spentMs, workBudget.totalMs) : await (KIND_STAGES[ctx.kind.name]?.[name] ?? run)(ctx);
     // After a failed gate a cheap stage sees only the instances that ran: its problems count, a pass does not.
     const partial = gateFailed !== null && result.ok && !result.skipped;
     const judged = partial ? { ...result, ok: false, skipped: `the ${gateFailed} stage failed (nothing was found in the instances that ran)` } : result;

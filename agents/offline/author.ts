@@ -14,6 +14,8 @@ import { authorRng, designHash, designSkills, FAMILY_SKILL, SHAPES, shapeSkills,
 import { FAMILIES, type Design, type EmitIdentity, type Family } from './design.js';
 import { emitDesign, episodicIdentity, episodicSkills, episodicSpec, familyOrder, isOfflineEpisodicSpec, synthesiseEpisodic, type OfflineEpisodicSpec } from './episodic/author.js';
 import { slotKinds } from './kinds.js';
+import { emitCodeModule } from './code/emit.js';
+import { codeIdentity, codeShapes, codeSpec, isOfflineCodeSpec, synthesiseCode, type OfflineCodeSpec } from './code/author.js';
 
 export const OFFLINE_AUTHOR_VERSION = '1';
 const OFFLINE_MODEL = `offline-v${OFFLINE_AUTHOR_VERSION}`;
@@ -202,6 +204,19 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
     return specs;
   }
 
+  /** Code specs (contract v3): DSL programs to write as functions, the shapes in turn. */
+  async function proposeCode(input: ArchitectInput, rng: ReturnType<typeof authorRng>, n: number): Promise<OfflineCodeSpec[]> {
+    if (n === 0) return [];
+    const shapes = codeShapes(rng);
+    const specs: OfflineCodeSpec[] = [];
+    for (let i = 0; specs.length < n && i < n * 2; i++) {
+      const shape = shapes[i % shapes.length] as Shape;
+      const made = await synthesiseCode(rng, shape, (d) => codeIdentity(d, seed, OFFLINE_AUTHOR_VERSION), (m) => designs.claim(m.id.name, m));
+      if (made) specs.push(codeSpec(made, shape, OFFLINE_AUTHOR_VERSION, why(made.id.skills[1] ?? 'code-writing', input)));
+    }
+    return specs;
+  }
+
   return {
     identity: { provider: 'offline', version: OFFLINE_AUTHOR_VERSION, seed },
     lineageAuthor: () => 'offline',
@@ -215,7 +230,7 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       const kinds = slotKinds(input, (skill) => singleTrainable.has(skill));
       const want = (kind: EnvKind) => kinds.filter((k) => k === kind).length;
       // A kind that runs out of novel designs leaves its slots to the other one (when the run allows both).
-      let specs: EnvSpec[] = [...(await proposeSingle(input, rng, want('single'))), ...(await proposeEpisodic(input, rng, want('episodic')))];
+      let specs: EnvSpec[] = [...(await proposeSingle(input, rng, want('single'))), ...(await proposeEpisodic(input, rng, want('episodic'))), ...(await proposeCode(input, rng, want('code')))];
       if (input.kind === 'mixed' && specs.length < input.n) {
         const episodic = specs.filter((spec) => spec.kind === 'episodic').length;
         specs = [...specs, ...(episodic < want('episodic') ? await proposeSingle(input, rng, input.n - specs.length) : await proposeEpisodic(input, rng, input.n - specs.length))];
@@ -226,6 +241,11 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
     },
 
     async write(spec: EnvSpec): Promise<WrittenModule> {
+      if (isOfflineCodeSpec(spec)) {
+        const design = spec.offline.code;
+        const made = { design, id: codeIdentity(design, seed, OFFLINE_AUTHOR_VERSION, spec.name) };
+        return { source: emitCodeModule(made.design, made.id), ...trace(design) };
+      }
       if (isOfflineEpisodicSpec(spec)) {
         const design = spec.offline.episodic;
         return { source: emitDesign(design, episodicIdentity(design, seed, OFFLINE_AUTHOR_VERSION, spec.name)), ...trace(null), promptHash: createHash('sha256').update(JSON.stringify(design)).digest('hex').slice(0, 16) };
@@ -236,6 +256,12 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
     },
 
     async repair(spec: EnvSpec, _source: string, report, attempt: number): Promise<WrittenModule> {
+      if (isOfflineCodeSpec(spec)) {
+        // As for the other kinds: a new program for the same shape, away from earlier designs.
+        const made = await synthesiseCode(authorRng(seed, 'repair', spec.name, attempt), spec.offline.shape, (d) => codeIdentity(d, seed, OFFLINE_AUTHOR_VERSION, spec.name), (m) => designs.claim(spec.name, m));
+        if (!made) return { source: null, problem: `no new program for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`, ...trace(null) };
+        return { source: made.source, ...trace(made.design) };
+      }
       if (isOfflineEpisodicSpec(spec)) {
         // As for single-turn designs: a new design of the same family, away from earlier ones.
         const rng = authorRng(seed, 'repair', spec.name, attempt);

@@ -11,7 +11,7 @@ export function slotKinds(input: Pick<ArchitectInput, 'kind' | 'n' | 'stats' | '
   const kind = input.kind ?? 'single';
   if (kind !== 'mixed') return Array.from({ length: input.n }, () => kind);
   const episodic = new Set(episodicSkills());
-  const counts: Record<EnvKind, number> = { single: input.stats.byKind?.single ?? input.stats.environments, episodic: input.stats.byKind?.episodic ?? 0 };
+  const counts: Record<EnvKind, number> = { single: input.stats.byKind?.single ?? input.stats.environments, episodic: input.stats.byKind?.episodic ?? 0, code: input.stats.byKind?.code ?? 0 };
   const weak = input.focus ? Array.from({ length: input.focus.slots }, (_, i) => input.focus?.skills[i % input.focus.skills.length] as string) : (input.weakSkills ?? []).map((w) => w.skill);
   const slots: EnvKind[] = [];
   for (const skill of weak) {
@@ -20,7 +20,7 @@ export function slotKinds(input: Pick<ArchitectInput, 'kind' | 'n' | 'stats' | '
     else if (episodic.has(skill)) slots.push('episodic');
   }
   const fewer: EnvKind = counts.episodic < counts.single ? 'episodic' : 'single';
-  const inRound: Record<EnvKind, number> = { single: 0, episodic: 0 };
+  const inRound: Record<EnvKind, number> = { single: 0, episodic: 0, code: 0 };
   for (const k of slots) inRound[k]++;
   while (slots.length < input.n) {
     const next: EnvKind = inRound.episodic === inRound.single ? fewer : inRound.episodic < inRound.single ? 'episodic' : 'single';

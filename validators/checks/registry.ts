@@ -3,6 +3,8 @@
 import { acceptanceCheck } from './acceptance.js';
 import { completenessCheck } from './completeness.js';
 import type { AnyCheck } from './contract.js';
+import { codeMutants } from './code-mutants.js';
+import { codePrograms } from './code-programs.js';
 import { creditFloorCheck } from './credit-floor.js';
 import { echoCheck } from './echo.js';
 import { emptyCheck } from './empty.js';
@@ -61,4 +63,7 @@ export const CHECKS: readonly AnyCheck[] = [
   episodicRules,
   episodicArguments,
   episodicReaders,
+  // code
+  codePrograms,
+  codeMutants,
 ];

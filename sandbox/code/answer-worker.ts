@@ -1,0 +1,97 @@
+// An answer worker process: runs policies' programs against their tests in answer isolates
+// (answer-realm.ts), compares each output with the expected one here, and sends back pass or fail per
+// test. A program may wedge or abort this process; the answer pool then kills and replaces it.
+import { outputsMatch } from '../../contract/compare.js';
+import { jsonDepth } from '../json.js';
+import { guardAgainstOrphaning } from '../orphan-guard.js';
+import { warmSetup } from '../realm.js';
+import { callAnswer, newAnswerIsolate, type AnswerIsolate } from './answer-realm.js';
+import type { AnswerJobMessage, AnswerLimits, AnswerResult, AnswerSpec, AnswerWorkerMessage, TestCode } from './answers.js';
+import { normaliseProgram } from './normalise.js';
+
+let iso: AnswerIsolate | null = null;
+
+function send(message: AnswerWorkerMessage): void {
+  process.send?.(message);
+}
+
+function isolateFor(limits: AnswerLimits): AnswerIsolate {
+  if (iso && (iso.host.isolate.isDisposed || iso.answers >= limits.answersPerIsolate)) retire();
+  iso ??= newAnswerIsolate(limits.memoryMb);
+  iso.answers++;
+  return iso;
+}
+
+function retire(): void {
+  if (iso && !iso.host.isolate.isDisposed) iso.host.isolate.dispose();
+  iso = null;
+}
+
+const TEST_CODES = new Set(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC']);
+
+function runAnswer(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
+  const started = performance.now();
+  const unrun = (code: string, message: string): AnswerResult => ({ ran: false, code, message, tests: spec.tests.map(() => 'E_WRONG'), ms: performance.now() - started });
+  const normalised = normaliseProgram(spec.program, spec.language);
+  if (!normalised.ok) return unrun(normalised.code, normalised.message);
+  const realm = isolateFor(limits);
+  const ran = performance.now(); // the program's own time, without envforge's setup of the isolate
+  const loaded = callAnswer(realm, 'load', [normalised.script, spec.entry], limits.testTimeoutMs);
+  if ('code' in loaded || loaded.text !== '') {
+    const [code, message] = 'code' in loaded ? [loaded.code, loaded.message] : [loaded.text.slice(0, loaded.text.indexOf(':')), loaded.text.slice(loaded.text.indexOf(':') + 1)];
+    if (code === 'E_TIMEOUT' || code === 'E_MEMORY') retire();
+    return unrun(code, message);
+  }
+  const tests: Array<TestCode | null> = [];
+  let message: string | undefined;
+  let timeouts = 0;
+  for (const [input, expected] of spec.tests) {
+    if (timeouts >= limits.maxTimeouts || realm.host.isolate.isDisposed) {
+      tests.push(timeouts >= limits.maxTimeouts ? 'E_TIMEOUT' : 'E_MEMORY');
+      continue;
+    }
+    const out = callAnswer(realm, 'run', [input, limits.maxOutputChars], limits.testTimeoutMs);
+    let code: TestCode | null;
+    if ('code' in out) {
+      code = out.code === 'E_TIMEOUT' || out.code === 'E_MEMORY' ? out.code : 'E_THROWN';
+      if (code === 'E_TIMEOUT') timeouts++;
+      message ??= out.message;
+    } else if (out.text.startsWith('o') && jsonDepth(out.text, limits.maxOutputDepth) > limits.maxOutputDepth) {
+      // The comparators recurse: an output nested thousands deep would exhaust this process's stack.
+      code = 'E_TOO_LARGE';
+      message ??= `the output nests deeper than ${limits.maxOutputDepth} levels`;
+    } else if (out.text.startsWith('o')) {
+      code = outputsMatch(spec.compare, JSON.parse(expected), JSON.parse(out.text.slice(1))) ? null : 'E_WRONG';
+      if (code) message ??= `for the arguments ${input.slice(0, 200)} the function returned ${out.text.slice(1, 201)}`;
+    } else {
+      const at = out.text.indexOf(':');
+      const raw = out.text.slice(1, at);
+      code = (TEST_CODES.has(raw) ? raw : 'E_THROWN') as TestCode;
+      message ??= out.text.slice(at + 1, at + 301);
+    }
+    tests.push(code);
+  }
+  if (timeouts > 0 || realm.host.isolate.isDisposed) retire(); // a program that ran out of time or memory leaves nothing for the next
+  return { ran: true, tests, ...(message !== undefined ? { message } : {}), ms: performance.now() - ran };
+}
+
+/** One answer's result; a failure of the host's own code on it fails that answer (E_CRASHED), not the job. */
+function guarded(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
+  try {
+    return runAnswer(spec, limits);
+  } catch (error) {
+    retire();
+    return { ran: true, tests: spec.tests.map(() => 'E_CRASHED'), message: `the host could not score the program: ${error instanceof Error ? error.message.slice(0, 200) : 'an unknown failure'}`, ms: 0 };
+  }
+}
+
+process.on('message', (raw: unknown) => {
+  const job = raw as AnswerJobMessage;
+  if (job?.type !== 'answers') return;
+  job.answers.forEach((spec, index) => send({ type: 'result', id: job.id, index, result: guarded(spec, job.limits) }));
+  send({ type: 'done', id: job.id });
+});
+process.on('disconnect', () => process.exit(0));
+guardAgainstOrphaning();
+warmSetup();
+send({ type: 'ready' });

@@ -1,0 +1,55 @@
+// What crosses between the answer pool and its workers (contract v3): programs with their tests, and per
+// test whether it passed. Expected outputs travel as JSON text and are compared in the worker.
+import type { Comparator } from '../../contract/compare.js';
+import type { AnswerLanguage } from './program.js';
+
+export interface AnswerSpec {
+  program: string;
+  language: AnswerLanguage;
+  /** The function the program must define. */
+  entry: string;
+  compare: Comparator;
+  /** Each test as [arguments as JSON text, expected output as JSON text]. */
+  tests: Array<[string, string]>;
+}
+
+/** A test that did not pass: E_WRONG (an output that does not match), or what went wrong running it. */
+export type TestCode = 'E_WRONG' | 'E_THROWN' | 'E_TIMEOUT' | 'E_MEMORY' | 'E_NOT_JSON' | 'E_TOO_LARGE' | 'E_ASYNC' | 'E_CRASHED';
+
+export interface AnswerResult {
+  /** Whether the program could be run at all; when not, `code` says why (E_SYNTAX, E_IMPORT, E_NO_ENTRY, E_LANGUAGE…). */
+  ran: boolean;
+  code?: string;
+  /** Per test, null for a pass or the code of its failure. */
+  tests: Array<TestCode | null>;
+  /** The first failure, in words (its text may come from the program: data, never markup). */
+  message?: string;
+  ms: number;
+}
+
+export interface AnswerLimits {
+  /** Wall-clock budget of one test. */
+  testTimeoutMs: number;
+  /** Heap limit of the answer isolate. */
+  memoryMb: number;
+  /** Longest output, as JSON text. */
+  maxOutputChars: number;
+  /** Deepest nesting of an output the host parses and compares (deeper fails E_TOO_LARGE; an expected output nests at most 34 deep). */
+  maxOutputDepth: number;
+  /** After this many tests of one answer time out, its remaining tests fail unrun. */
+  maxTimeouts: number;
+  /** Answers one isolate runs before it is replaced (each in its own Compartment meanwhile). */
+  answersPerIsolate: number;
+}
+
+export const DEFAULT_ANSWER_LIMITS = {
+  testTimeoutMs: 1_000,
+  memoryMb: 128,
+  maxOutputChars: 64 * 1024,
+  maxOutputDepth: 64,
+  maxTimeouts: 2,
+  answersPerIsolate: 500,
+} satisfies AnswerLimits;
+
+export type AnswerJobMessage = { type: 'answers'; id: number; answers: AnswerSpec[]; limits: AnswerLimits };
+export type AnswerWorkerMessage = { type: 'ready' } | { type: 'result'; id: number; index: number; result: AnswerResult } | { type: 'done'; id: number };

@@ -1,0 +1,74 @@
+// Check (code kind): the hidden tests must tell the reference program from its mutants (one operator,
+// constant or boundary changed). Each reference program (one per level where the task changes with it) is
+// mutated and its mutants run on the instances it solves. A mutant some of them kill must be killed on most
+// (one that survives on many is a wrong program those instances pay); mutants no instance kills may be
+// equivalent programs, but most of the mutants must be killed somewhere.
+import { mutantsOf, type Mutant } from '../../sandbox/code/mutants.js';
+import { extractProgram, fenceProgram } from '../../sandbox/code/program.js';
+import { scoreOf, type Episode } from '../../sandbox/episodes.js';
+import { groupBy } from '../context.js';
+import type { CodeCheck } from '../code/check.js';
+import type { Finding } from './rules.js';
+
+interface Group {
+  episodes: Episode[];
+  mutants: Mutant[];
+}
+
+/** The mutants of one reference program, or none when it cannot be read as a script (nothing to mutate). */
+function mutate(reference: string, max: number): Mutant[] {
+  const found = extractProgram(reference);
+  if (!found.ok) return [];
+  try {
+    return mutantsOf(found.program, max);
+  } catch {
+    return [];
+  }
+}
+
+export const codeMutants: CodeCheck = {
+  name: 'code-mutants',
+  codes: ['E_WEAK_TESTS'],
+  kinds: ['code'],
+  plan(ctx) {
+    const { stage } = ctx;
+    const options = stage.options.code;
+    const sample = [...groupBy(stage.episodes, (e) => e.level).values()].flatMap((at) => at.slice(0, options.mutantInstancesPerLevel));
+    const groups: Group[] = [...groupBy(sample, (e) => e.reference).entries()].map(([reference, episodes]) => ({ episodes, mutants: mutate(reference, options.maxMutants) })).filter((g) => g.mutants.length > 0);
+    if (groups.length === 0) return null;
+    const requests = groups.flatMap((g) => g.episodes.map((e) => ({ seed: e.seed, level: e.level, responses: g.mutants.map((m) => fenceProgram(m.program)) })));
+    return {
+      requests,
+      judge(outcomes) {
+        let at = 0;
+        let total = 0;
+        let killedTotal = 0;
+        let worst = { share: 0, change: '', where: [] as Array<{ seed: number; level: number }> };
+        const survivors: string[] = [];
+        for (const g of groups) {
+          const ran = outcomes.slice(at, (at += g.episodes.length)).filter((o) => o.ok);
+          if (ran.length === 0) continue;
+          g.mutants.forEach((m, k) => {
+            // killed[i]: the mutant fails instance i (scores below 1).
+            const killed = ran.map((o) => (o.ok ? scoreOf(o.verdicts[k]) < 1 : false));
+            total++;
+            if (!killed.some(Boolean)) {
+              survivors.push(m.change);
+              return;
+            }
+            killedTotal++;
+            const share = killed.filter((x) => !x).length / killed.length;
+            if (share > worst.share) worst = { share, change: m.change, where: ran.filter((_, i) => !killed[i]).slice(0, 5).map((o) => ({ seed: o.seed, level: o.level })) };
+          });
+        }
+        if (total === 0) return { findings: [] };
+        const killedShare = killedTotal / total;
+        const findings: Finding[] = [
+          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: worst.share, ceiling: 1 - options.minMutationScore, form: `the mutant ${worst.change}`, what: 'mutant', reads: `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its reference solves, though others' tests kill it`, evidence: () => ({ mutant: worst.change, survivesOn: worst.where }) },
+          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: 1 - killedShare, ceiling: 1 - options.minMutantsKilled, form: 'mutants no instance kills', what: 'mutant sample', reads: `leaves ${(100 * (1 - killedShare)).toFixed(0)}% of the mutants alive on every instance`, evidence: () => ({ mutants: total, survivors: survivors.slice(0, 5) }) },
+        ];
+        return { findings, metrics: { references: groups.length, mutants: total, killedShare: Number(killedShare.toFixed(3)), worstSurvival: Number(worst.share.toFixed(3)), worstMutant: worst.change, survivors: survivors.slice(0, 5) } };
+      },
+    };
+  },
+};
