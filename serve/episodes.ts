@@ -5,13 +5,14 @@
 import { parseEpisodicMeta, type EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
 import type { Call } from '../sandbox/protocol.js';
-import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
+import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
 import { runAlone, SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
 import { KeyedCreates } from './episode-keys.js';
 import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, TRUNCATED, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
+import { outcomeOf, type Outcome, type Session, type StepResult, type Turn } from './episode-session.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 
@@ -31,50 +32,7 @@ export interface EpisodeOptions {
   journalDir: string;
 }
 
-/** The end of an episode as the client sees it. */
-export interface Outcome {
-  end: string;
-  score: number;
-  feedback?: string;
-  error?: { code: string; message: string };
-}
-
-type Turn = { action: unknown; observation: string };
-
-interface Session {
-  id: string;
-  record: EnvRecord;
-  meta: EpisodicMeta;
-  identity: EpisodeIdentity;
-  prompt: string;
-  turns: Turn[];
-  /** The state as the sandbox wrote it (JSON text, key order kept), what the next step resumes from. */
-  state: string;
-  errors: number;
-  /** The score of the current state (score() runs with every step), and the end once the episode is over. */
-  now: Outcome;
-  over: boolean;
-  lastUsed: number;
-  queue: Promise<unknown>;
-  /** Requests queued or running on this session: it is never evicted while any is (a rebuild would fork it). */
-  busy: number;
-}
-
-export interface StepResult {
-  episode: string;
-  turn: number;
-  observation: string;
-  done: boolean;
-  replayed?: true;
-  score?: number;
-  feedback?: string;
-  end?: string;
-  error?: { code: string; message: string };
-}
-
-function outcomeOf(r: Rollout): Outcome {
-  return { end: r.end, score: r.score, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}) };
-}
+export type { Outcome, StepResult } from './episode-session.js';
 
 export class EpisodeSessions {
   readonly journal: EpisodeJournal;
