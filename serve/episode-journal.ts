@@ -2,10 +2,11 @@
 // action, then how it ended), so a restarted server, or another replica sharing the folder, rebuilds any
 // episode by replaying its actions; nothing else about a session is stored (docs/reward-service.md).
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { opendir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recentMemo } from '../sandbox/recent.js';
+import { JournalWriter } from './journal-writer.js';
 import { ServeError } from './options.js';
 
 /** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
@@ -40,8 +41,6 @@ export interface JournalEntry {
 }
 
 const ID_PREFIX = 'ep1';
-/** The most journal files kept open for appending: opening and closing a file per step costs more than the step. */
-const MAX_OPEN_FILES = 8_192;
 const MAX_ID_CHARS = 600;
 
 /** The journal name of an Idempotency-Key's record: never an episode id (those start with ID_PREFIX). */
@@ -69,20 +68,6 @@ export function parseEpisodeId(id: string): EpisodeIdentity | null {
   }
 }
 
-/** Writes all of `text` at the end of the file (a regular file takes it in one write; a short one is continued). */
-function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text);
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed or its disk gone: nothing to keep
-  }
-}
-
 /** Waits for a journal write; one that fails is a 503 (retryable) and the caller changes nothing. */
 export async function journaled(write: Promise<unknown>): Promise<void> {
   try {
@@ -92,41 +77,13 @@ export async function journaled(write: Promise<unknown>): Promise<void> {
   }
 }
 
-/** A line waiting for its file, with its writer's callbacks. */
-interface Line {
-  text: string;
-  landed: () => void;
-  failed: (error: Error) => void;
-}
-
-/** Journal files kept open for appending (the most recently written): about one per open session, within a quarter of the process's descriptor limit. */
-function openFilesBudget(): number {
-  try {
-    const soft = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
-    if (soft) return Math.max(64, Math.min(MAX_OPEN_FILES, Math.floor(Number(soft) / 4)));
-  } catch {
-    // not Linux: the conservative default
-  }
-  return 256;
-}
-
 /**
- * Group commit: the lines every request of one turn of the event loop queued are written together at the
- * end of that turn, one write(2) per file on a descriptor kept open, before any of those requests is
- * answered (each write resolves once its line has landed). A line that has landed is in the kernel: it
- * survives a crash of this process, not of the machine (no fsync, as before). Writing in the loop's own
- * thread costs one system call per file; the thread pool's asynchronous writes cost a round trip each and
- * were a seventh of the server's CPU per step (bench/README.md). Reads wait for their file's writes.
+ * The journal's files: appends go through the writer (journal-writer.ts: group commit, one message per
+ * loop turn to a writer thread), each resolving once its line has landed, so a step is answered only once
+ * it is journaled; reads wait for their file's writes.
  */
 export class EpisodeJournal {
-  /** Lines queued this turn, by file, and the turn-end flush that writes them. */
-  private queued = new Map<string, Line[]>();
-  private flushing: Promise<void> | null = null;
-  /** Open descriptors, least recently written first. */
-  private readonly fds = new Map<string, number>();
-  private readonly openFiles = openFilesBudget();
-  /** Appends that failed (a full or read-only disk): those episodes do not survive a restart. */
-  writeErrors = 0;
+  private readonly writer = new JournalWriter();
   /** Files are named by a digest of the id, so no id can name a path; memoised, as a step names the same few thousand ids again and again. */
   private readonly fileOf = recentMemo((id: string) => join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`), 8_192);
 
@@ -138,75 +95,18 @@ export class EpisodeJournal {
     mkdirSync(dir, { recursive: true });
   }
 
-  /** Files whose last write failed: it may have left a torn line, so the next write starts a new line. */
-  private readonly torn = new Set<string>();
+  /** Appends that failed (a full or read-only disk): those episodes do not survive a restart. */
+  get writeErrors(): number {
+    return this.writer.writeErrors;
+  }
 
   private write(id: string, line: string): Promise<void> {
-    const file = this.fileOf(id);
-    let lines = this.queued.get(file);
-    if (!lines) this.queued.set(file, (lines = []));
-    const written = new Promise<void>((landed, failed) => (lines as Line[]).push({ text: line, landed, failed }));
-    // After the current I/O phase, so the lines of every request it handled go out together.
-    this.flushing ??= new Promise<void>((resolve) =>
-      setImmediate(() => {
-        this.flushing = null;
-        this.flush();
-        resolve();
-      }),
-    );
-    return written;
-  }
-
-  private flush(): void {
-    const groups = this.queued;
-    this.queued = new Map();
-    for (const [file, lines] of groups) {
-      try {
-        writeAll(this.fd(file), (this.torn.has(file) ? '\n' : '') + lines.map((l) => l.text).join(''));
-        this.torn.delete(file);
-        for (const l of lines) l.landed();
-      } catch (error) {
-        this.writeErrors++;
-        this.torn.add(file);
-        this.close(file);
-        for (const l of lines) l.failed(error as Error);
-      }
-    }
-    this.trim();
-  }
-
-  /** The file's open descriptor (O_APPEND: each write lands whole at the end, whoever else appends). */
-  private fd(file: string): number {
-    let fd = this.fds.get(file);
-    if (fd === undefined) fd = openSync(file, 'a');
-    else this.fds.delete(file);
-    this.fds.set(file, fd);
-    return fd;
-  }
-
-  private close(file: string): void {
-    const fd = this.fds.get(file);
-    this.fds.delete(file);
-    if (fd !== undefined) closeQuietly(fd);
-  }
-
-  /** Closes the least recently written descriptors past the budget. */
-  private trim(): void {
-    for (const file of this.fds.keys()) {
-      if (this.fds.size <= this.openFiles) return;
-      this.close(file);
-    }
+    return this.writer.write(this.fileOf(id), line);
   }
 
   /** Resolves once every write so far has landed, and closes the files. */
-  async settle(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    for (const file of [...this.fds.keys()]) this.close(file);
-  }
-
-  /** Waits for the lines queued for `file`, if any (a read sees every write made before it). */
-  private async landed(file: string): Promise<void> {
-    if (this.queued.has(file)) await this.flushing;
+  settle(): Promise<void> {
+    return this.writer.settle();
   }
 
   /** Each write resolves once its line has landed and rejects when it could not be written (a full disk, no file handles). */
@@ -225,7 +125,7 @@ export class EpisodeJournal {
   /** The episode id an Idempotency-Key created, or null when it created none (or its record expired). */
   async keyed(key: string): Promise<string | null> {
     const file = this.fileOf(keyName(key));
-    await this.landed(file);
+    await this.writer.landed(file);
     try {
       const record = JSON.parse((await readFile(file, 'utf8')).split('\n')[0] as string) as { key?: unknown; id?: unknown };
       return record.key === keyName(key) && typeof record.id === 'string' ? record.id : null;
@@ -246,7 +146,7 @@ export class EpisodeJournal {
   /** The journaled episode, or null when none is (never created, expired, or not ours). Torn lines are ignored. */
   async read(id: string): Promise<JournalEntry | null> {
     const file = this.fileOf(id);
-    await this.landed(file);
+    await this.writer.landed(file);
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -300,7 +200,7 @@ export class EpisodeJournal {
       if (!name.endsWith('.jsonl')) continue;
       const file = join(this.dir, name);
       try {
-        if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.queued.has(file) && !this.fds.has(file)) {
+        if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.writer.busy(file) && !this.writer.holds(file)) {
           await unlink(file);
           removed++;
         }
