@@ -11,6 +11,8 @@ export interface Outcome {
   score: number;
   feedback?: string;
   error?: { code: string; message: string };
+  /** An episode still going is not scored (rewards are terminal): ending it early scores it then. */
+  unscored?: true;
 }
 
 export type Turn = { action: unknown; observation: string };
@@ -25,7 +27,7 @@ export interface Session {
   /** The state as the sandbox wrote it (JSON text, key order kept), what the next step resumes from. */
   state: string;
   errors: number;
-  /** The score of the current state (score() runs with every step), and the end once the episode is over. */
+  /** Where the episode stands: unscored while it goes on, its end and score once it is over. */
   now: Outcome;
   over: boolean;
   lastUsed: number;
@@ -47,5 +49,11 @@ export interface StepResult {
 }
 
 export function outcomeOf(r: Rollout): Outcome {
-  return { end: r.end, score: r.score, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}) };
+  return { end: r.end, score: r.score, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(r.unscored ? { unscored: true as const } : {}) };
+}
+
+/** Where a rollout resumes (the state the sandbox last wrote), and whether the episode goes on after it (then unscored unless it ended). */
+export interface Resume {
+  from?: { state: string; turn: number; errors: number };
+  goesOn?: boolean;
 }

@@ -12,7 +12,7 @@ import { runAlone, SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
 import { KeyedCreates } from './episode-keys.js';
 import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, TRUNCATED, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
-import { outcomeOf, type Outcome, type Session, type StepResult, type Turn } from './episode-session.js';
+import { outcomeOf, type Outcome, type Resume, type Session, type StepResult, type Turn } from './episode-session.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 
@@ -110,15 +110,15 @@ export class EpisodeSessions {
   }
 
   /** One rollout in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures are 503. */
-  async rollout(record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], from?: { state: string; turn: number; errors: number }) {
+  async rollout(record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], { from, goesOn = false }: Resume = {}) {
     const source = await this.service.source(record);
-    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
+    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true, ...(goesOn ? { scoreAtEnd: true } : {}) } };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
     // A replay (resume, /score) runs alone with callTimeoutMs per turn plus one: each step had its own budget live.
     const [result] = !from && actions.length > 0 ? [await runAlone(this.service.pool, source, call, this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }]);
     if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
     // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
-    return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
+    return toRollout({ seed, level, policy: { type: 'replay', actions }, scoreAtEnd: goesOn }, result, false);
   }
 
   private keyed?: KeyedCreates<Session>;
@@ -133,7 +133,7 @@ export class EpisodeSessions {
     const release = this.reserve();
     try {
       const full: EpisodeIdentity = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
-      const r = await this.rollout(record, meta, full.seed, full.level, []);
+      const r = await this.rollout(record, meta, full.seed, full.level, [], { goesOn: true });
       if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn });
       if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
       const id = newEpisodeId(full);
@@ -223,7 +223,7 @@ export class EpisodeSessions {
       }
       if (s.over) throw new ServeError(409, 'E_EPISODE_OVER', `episode ${id} ended (${s.now.end}) after ${current} turns; start a new one`);
       if (turn !== undefined && turn !== current + 1) throw new ServeError(409, 'E_TURN_CONFLICT', `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`);
-      const r = await this.rollout(s.record, s.meta, s.identity.seed, s.identity.level, [action], { state: s.state, turn: current, errors: s.errors });
+      const r = await this.rollout(s.record, s.meta, s.identity.seed, s.identity.level, [action], { from: this.held(s), goesOn: true });
       if (!r.ok) {
         await journaled(Promise.all([this.journal.append(id, current + 1, action), this.journal.end(id, { end: 'failed', code: r.code })]).then(() => {}));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
@@ -241,6 +241,20 @@ export class EpisodeSessions {
       if (ends) this.finish(s, s.now);
       return this.result(s, current + 1);
     });
+  }
+
+  /** Where a session's next rollout starts: the state the sandbox last wrote. */
+  private held(s: Session): NonNullable<Resume['from']> {
+    return { state: s.state, turn: s.turns.length, errors: s.errors };
+  }
+
+  /** The score of a session's state as it stands (score() in the sandbox, unless the last rollout scored it). */
+  private async scoreNow(s: Session): Promise<Outcome> {
+    if (!s.now.unscored) return s.now;
+    const r = await this.rollout(s.record, s.meta, s.identity.seed, s.identity.level, [], { from: this.held(s) });
+    if (r.ok) return outcomeOf(r);
+    void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn });
+    return { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } };
   }
 
   private finish(s: Session, outcome: Outcome): void {
@@ -285,8 +299,9 @@ export class EpisodeSessions {
   end(id: string) {
     return this.serial(id, async (s) => {
       if (!s.over) {
-        await journaled(this.journal.end(id, { end: TRUNCATED }));
-        this.finish(s, { ...s.now, end: TRUNCATED });
+        const scored = await this.scoreNow(s);
+        await journaled(this.journal.end(id, scored.error ? { end: 'failed', code: scored.error.code } : { end: TRUNCATED }));
+        this.finish(s, scored.error ? scored : { ...scored, end: TRUNCATED });
       }
       return { episode: s.id, turn: s.turns.length, done: true as const, ...this.outcome(s) };
     });
