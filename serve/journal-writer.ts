@@ -1,48 +1,15 @@
-// The episode journal's writer: group commit off the event loop. The lines every request of one loop turn
-// queued go to a writer thread in one message, which appends them (one write(2) per file, on descriptors it
-// keeps open) and answers once they have landed; only then are those requests answered.
-import { readFileSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+// The episode journal's writer: appends off the event loop's thread, on descriptors kept open (about one per
+// open session), each line going out at once and the lines that queue meanwhile together; each request is
+// answered once its line has landed.
+import { close, open, readFileSync, write } from 'node:fs';
 
 /** The most journal files kept open for appending: opening and closing a file per step costs more than the step. */
 const MAX_OPEN_FILES = 8_192;
-
-/**
- * The writer thread's script (plain CommonJS, evaluated as given, so it runs the same from dist/ and under
- * the tests' loader). Each message: close these files, then append these texts; it answers which failed.
- */
-const WRITER_SCRIPT = `
-const { parentPort } = require('node:worker_threads');
-const { closeSync, openSync, writeSync } = require('node:fs');
-const fds = new Map();
-const close = (file) => { const fd = fds.get(file); fds.delete(file); if (fd !== undefined) try { closeSync(fd); } catch {} };
-parentPort.on('message', ({ seq, close: closing, writes }) => {
-  for (const file of closing) close(file);
-  const failed = [];
-  for (const [file, text] of writes) {
-    try {
-      let fd = fds.get(file);
-      if (fd === undefined) fds.set(file, (fd = openSync(file, 'a')));
-      const bytes = Buffer.from(text);
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
-    } catch (error) {
-      failed.push([file, String(error && (error.code || error.message))]);
-      close(file);
-    }
-  }
-  parentPort.postMessage({ seq, failed });
-});
-`;
 
 interface Line {
   text: string;
   landed: () => void;
   failed: (error: Error) => void;
-}
-
-interface Reply {
-  seq: number;
-  failed: Array<[string, string]>;
 }
 
 /** Journal files kept open: about one per open session, within a quarter of the process's descriptor limit. */
@@ -56,136 +23,109 @@ function openFilesBudget(): number {
   return 256;
 }
 
+const opened = (file: string) => new Promise<number>((resolve, reject) => open(file, 'a', (error, fd) => (error ? reject(error) : resolve(fd))));
+/** Appends all of `bytes` (O_APPEND: each write lands whole at the end, whoever else appends; a short one is continued). */
+function appended(fd: number, bytes: Buffer, at = 0): Promise<void> {
+  return new Promise((resolve, reject) =>
+    write(fd, bytes, at, bytes.length - at, null, (error, n) => {
+      if (error) reject(error);
+      else if (at + n < bytes.length) appended(fd, bytes, at + n).then(resolve, reject);
+      else resolve();
+    }),
+  );
+}
+const closeQuietly = (fd: Promise<number>) => void fd.then((n) => close(n, () => {})).catch(() => {});
+
 /**
  * Appends lines to files, each write resolving once its line has landed (in the kernel: it survives a crash
- * of this process, not of the machine; there is no fsync) and rejecting when it could not be written. The
- * loop's thread only hands lines over: a disk that stalls (another process's fsync on the same file system)
- * stalls the writer thread, never the service. Lines for one file land in the order they were written.
+ * of this process, not of the machine; there is no fsync) and rejecting when it could not be written. A line
+ * goes out at once, in the thread pool, so the loop's thread never waits on the disk (a synchronous write
+ * stalled it whenever another process's fsync held the file system, and writes held to the end of the loop
+ * turn answered a step one turn later); lines queued while their file's write is under way go out together
+ * in the next one, on a descriptor kept open. Lines for one file land in the order written.
  */
 export class JournalWriter {
   /** Appends that failed (a full or read-only disk): those episodes do not survive a restart. */
   writeErrors = 0;
-  private queued = new Map<string, Line[]>();
-  private scheduled = false;
-  /** Batches handed to the thread and not yet answered, by sequence number. */
-  private readonly inFlight = new Map<number, Map<string, Line[]>>();
-  private seq = 0;
-  /** Files the thread holds open, least recently written first (the thread follows this list). */
-  private readonly open = new Map<string, true>();
+  /** Per file with a write under way: the lines waiting for the next one, and the write's end. */
+  private readonly writing = new Map<string, { next: Line[]; done: Promise<void> }>();
+  /** Open descriptors, least recently written first. */
+  private readonly fds = new Map<string, Promise<number>>();
   private readonly openFiles = openFilesBudget();
   /** Files whose last write failed: it may have left a torn line, so the next write starts a new line. */
   private readonly torn = new Set<string>();
-  private thread: Worker | null = null;
-  /** Callers waiting for the next answer (landed, settle). */
-  private waiting: Array<() => void> = [];
 
   write(file: string, line: string): Promise<void> {
-    let lines = this.queued.get(file);
-    if (!lines) this.queued.set(file, (lines = []));
-    const written = new Promise<void>((landed, failed) => (lines as Line[]).push({ text: line, landed, failed }));
-    if (!this.scheduled) {
-      this.scheduled = true;
-      // After the current I/O phase, so the lines of every request it handled go out together.
-      setImmediate(() => this.flush());
-    }
-    return written;
+    return new Promise<void>((landed, failed) => {
+      const under = this.writing.get(file);
+      if (under) under.next.push({ text: line, landed, failed });
+      else this.start(file, [{ text: line, landed, failed }]);
+    });
   }
 
-  /** Whether lines for the file are queued or being written. */
+  /** Whether lines for the file are being written. */
   busy(file: string): boolean {
-    if (this.queued.has(file)) return true;
-    for (const batch of this.inFlight.values()) if (batch.has(file)) return true;
-    return false;
+    return this.writing.has(file);
   }
 
   /** Whether the writer holds the file open (a sweep must not delete it). */
   holds(file: string): boolean {
-    return this.open.has(file);
+    return this.fds.has(file);
   }
 
   /** Waits until every line written so far for the file has landed or failed. */
   async landed(file: string): Promise<void> {
-    while (this.busy(file)) await this.answer();
+    for (let under = this.writing.get(file); under; under = this.writing.get(file)) await under.done;
   }
 
-  /** Waits for every line written so far, then closes every file (the thread stays until it is needed again). */
+  /** Waits for every line written so far, then closes every file. */
   async settle(): Promise<void> {
-    while (this.queued.size > 0 || this.inFlight.size > 0) await this.answer();
-    if (this.open.size === 0 || !this.thread) return;
-    const closing = [...this.open.keys()];
-    this.open.clear();
-    this.post(new Map(), closing);
-    while (this.inFlight.size > 0) await this.answer();
-    const thread = this.thread;
-    this.thread = null;
-    await thread?.terminate();
+    while (this.writing.size > 0) await Promise.all([...this.writing.values()].map((w) => w.done));
+    for (const fd of this.fds.values()) closeQuietly(fd);
+    this.fds.clear();
   }
 
-  private answer(): Promise<void> {
-    return new Promise((resolve) => this.waiting.push(resolve));
+  private start(file: string, lines: Line[]): void {
+    const under = { next: [] as Line[], done: Promise.resolve() };
+    this.writing.set(file, under);
+    under.done = this.land(file, lines).then(() => {
+      if (under.next.length > 0) return this.start(file, under.next);
+      this.writing.delete(file);
+      this.trim();
+    });
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.queued;
-    this.queued = new Map();
-    if (batch.size === 0) return;
-    for (const file of batch.keys()) {
-      this.open.delete(file);
-      this.open.set(file, true);
-    }
-    const closing: string[] = [];
-    for (const file of this.open.keys()) {
-      if (this.open.size - closing.length <= this.openFiles) break;
-      if (!batch.has(file)) closing.push(file);
-    }
-    for (const file of closing) this.open.delete(file);
-    this.post(batch, closing);
-  }
-
-  private post(batch: Map<string, Line[]>, closing: string[]): void {
-    const seq = ++this.seq;
-    this.inFlight.set(seq, batch);
-    const writes = [...batch].map(([file, lines]) => [file, (this.torn.has(file) ? '\n' : '') + lines.map((l) => l.text).join('')]);
-    this.writer().postMessage({ seq, close: closing, writes });
-  }
-
-  private writer(): Worker {
-    if (this.thread) return this.thread;
-    const thread = new Worker(WRITER_SCRIPT, { eval: true });
-    thread.unref();
-    thread.on('message', (reply: Reply) => this.landedBatch(reply.seq, new Map(reply.failed)));
-    // A thread that dies takes its batches with it: their lines fail (retryable), and the next batch starts a new thread.
-    thread.on('error', (error) => this.lost(thread, error));
-    thread.on('exit', () => this.lost(thread, new Error('the journal writer thread exited')));
-    return (this.thread = thread);
-  }
-
-  private lost(thread: Worker, error: Error): void {
-    if (this.thread !== thread) return;
-    this.thread = null;
-    this.open.clear();
-    for (const [seq, batch] of [...this.inFlight]) this.landedBatch(seq, new Map([...batch.keys()].map((file) => [file, error.message])));
-  }
-
-  private landedBatch(seq: number, failed: Map<string, string>): void {
-    const batch = this.inFlight.get(seq);
-    this.inFlight.delete(seq);
-    for (const [file, lines] of batch ?? []) {
-      const code = failed.get(file);
-      if (code === undefined) {
-        this.torn.delete(file);
-        for (const l of lines) l.landed();
-        continue;
-      }
+  private async land(file: string, lines: Line[]): Promise<void> {
+    try {
+      await appended(await this.fd(file), Buffer.from((this.torn.has(file) ? '\n' : '') + lines.map((l) => l.text).join('')));
+      this.torn.delete(file);
+      for (const l of lines) l.landed();
+    } catch (error) {
       this.writeErrors++;
       this.torn.add(file);
-      this.open.delete(file);
-      const error = Object.assign(new Error(`the journal could not be appended to (${code})`), { code });
-      for (const l of lines) l.failed(error);
+      const fd = this.fds.get(file);
+      this.fds.delete(file);
+      if (fd) closeQuietly(fd);
+      for (const l of lines) l.failed(error as Error);
     }
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const resolve of waiting) resolve();
+  }
+
+  private fd(file: string): Promise<number> {
+    let fd = this.fds.get(file);
+    if (fd) this.fds.delete(file);
+    else fd = opened(file);
+    this.fds.set(file, fd);
+    return fd;
+  }
+
+  /** Closes the least recently written descriptors past the budget (never one with a write under way). */
+  private trim(): void {
+    if (this.fds.size <= this.openFiles) return;
+    for (const [file, fd] of this.fds) {
+      if (this.fds.size <= this.openFiles) return;
+      if (this.busy(file)) continue;
+      this.fds.delete(file);
+      closeQuietly(fd);
+    }
   }
 }
