@@ -85,12 +85,11 @@ export function renderArchitect(input: ArchitectInput, options: PromptOptions = 
 /** The taxonomy area whose skills episodic (tool-use) environments train. */
 const EPISODIC_AREA = 'tool-use-and-planning';
 
-/** With 'mixed', how many of n specs should be episodic: the kind with fewer environments gets the larger share; each kind keeps one when n allows. */
+/** With 'mixed', how many of n specs should be episodic: half each, as the batch keeps each kind half of its target; the odd one to the kind the library holds fewer of. */
 function episodicShare(input: Pick<ArchitectInput, 'environments'>, n: number): number {
   const envs = input.environments ?? [];
-  const single = envs.filter((e) => e.kind !== 'episodic').length;
-  const share = envs.length === 0 ? 0.5 : single / envs.length;
-  return n < 2 ? Math.round(n * share) : Math.min(n - 1, Math.max(1, Math.round(n * share)));
+  const episodic = envs.filter((e) => e.kind === 'episodic').length;
+  return episodic < envs.length - episodic ? Math.ceil(n / 2) : Math.floor(n / 2);
 }
 
 /** Which kinds to propose: one kind outright, or with 'mixed' the library's counts per kind and a suggested split. */

@@ -2,7 +2,7 @@
 // episode, a reference rollout turn by turn, and an interactive session whose state the host holds.
 import { createInterface } from 'node:readline';
 import type { EpisodicMeta } from '../contract/episodic.js';
-import { toolLines } from '../kinds/episodic.js';
+import { toolUsageLines } from '../kinds/tool-text.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollouts.js';
 import { CliFailure, type Io } from './io.js';
@@ -32,7 +32,7 @@ export async function sampleEpisodic(pool: SandboxPool, source: string, meta: Ep
     }
     io.out(`── ${meta.name}  seed=${r.seed}  level=${r.level}  (episodic, at most ${meta.maxTurns} turns) ──`);
     io.out(r.prompt ?? '');
-    io.out(`\n[tools]\n${toolLines(meta.tools)}`);
+    io.out(`\n[tools]\n${toolUsageLines(meta.tools)}`);
     if (o.reveal) {
       io.out('\n[reference rollout]');
       for (const t of turns) io.out(`${t.turn}. ${actionText(t.action)}\n   → ${t.observation.replace(/\n/g, '\n     ')}`);
@@ -68,7 +68,7 @@ export async function playEpisode(pool: SandboxPool, source: string, meta: Episo
   const base = { seed: o.seed, level: o.level, keepState: true, observations: true };
   let r = await one(pool, source, meta, { ...base, policy: { type: 'replay', actions: [] } });
   const show = (event: Record<string, unknown>, text: string) => io.out(o.json ? JSON.stringify(event) : text);
-  show({ event: 'reset', env: meta.name, seed: o.seed, level: o.level, prompt: r.prompt, tools: meta.tools, maxTurns: meta.maxTurns }, `── ${meta.name}  seed=${o.seed}  level=${o.level} ──\n${r.prompt}\n\n[tools]\n${toolLines(meta.tools)}\n\nType one call per line: tool {"arg": value}; an empty line or "end" ends the episode.`);
+  show({ event: 'reset', env: meta.name, seed: o.seed, level: o.level, prompt: r.prompt, tools: meta.tools, maxTurns: meta.maxTurns }, `── ${meta.name}  seed=${o.seed}  level=${o.level} ──\n${r.prompt}\n\n[tools]\n${toolUsageLines(meta.tools)}\n\nType one call per line: tool {"arg": value}; an empty line or "end" ends the episode.`);
   let end: string = 'no-action';
   const lines = createInterface({ input, terminal: false });
   for await (const line of lines) {

@@ -8,7 +8,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { FORMAT_NAMES, FORMATS, type FormatName } from '../export/registry.js';
 import { DEFAULT_SERVICE_URL, MANIFEST_FILE, parseServiceUrl, runExport, type ExportPlan, type ExportSummary } from '../export/run.js';
 import { DEFAULT_PER_ENV, DEFAULT_SPLIT, MAX_ATTEMPTS, MAX_ROWS, parseEnvRefs, parseLevels, parseSkills, parseSplit, type SplitWeight } from '../export/select.js';
-import type { EnvRef, LevelSpec } from '../library/select.js';
+import { SELECTABLE_KINDS, type EnvRef, type LevelSpec, type SelectableKind } from '../library/select.js';
 import type { Io } from './io.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 
@@ -17,6 +17,7 @@ interface ExportOptions {
   out: string;
   env?: EnvRef[];
   skills?: string[];
+  kind?: SelectableKind;
   levels?: LevelSpec;
   perEnv?: number;
   total?: number;
@@ -48,6 +49,7 @@ export function registerExport(program: Command, io: Io): void {
     .requiredOption('--out <dir>', 'output folder (created when missing; an earlier envforge export there is replaced)')
     .option('--env <names>', 'only these environments, comma-separated NAME or NAME@VERSION (default: every active one)', asParser(parseEnvRefs))
     .option('--skills <list>', 'only environments with one of these comma-separated skills', asParser(parseSkills))
+    .addOption(new Option('--kind <kind>', 'only environments of this kind: single (one prompt, one answer) or episodic (multi-turn tool use)').choices(SELECTABLE_KINDS))
     .option('--levels <ranges>', 'level range for all (1-5), per environment (planted-sat:2-4), or both (default: every level)', asParser(parseLevels))
     .addOption(new Option('--per-env <N>', `rows per environment (default: ${DEFAULT_PER_ENV})`).argParser(integerOption('--per-env', 1, MAX_ROWS)).conflicts('total'))
     .addOption(new Option('--total <N>', 'rows in all, spread evenly over the environments').argParser(integerOption('--total', 1, MAX_ROWS)))
@@ -69,7 +71,7 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
   const plan: ExportPlan = {
     format: FORMATS[options.format],
     out,
-    selection: { ...(options.env ? { envs: options.env } : {}), ...(options.skills ? { skills: options.skills } : {}), ...(options.levels ? { levels: options.levels } : {}) },
+    selection: { ...(options.env ? { envs: options.env } : {}), ...(options.skills ? { skills: options.skills } : {}), ...(options.kind ? { kind: options.kind } : {}), ...(options.levels ? { levels: options.levels } : {}) },
     counts: options.total === undefined ? { perEnv: options.perEnv ?? DEFAULT_PER_ENV } : { total: options.total },
     splits: options.split,
     seed: options.seed,
@@ -77,10 +79,10 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
   };
   const library = openLibrary(resolveLibraryDir(options.library, options.database), { readonly: true });
   const pool = new SandboxPool();
-  const tty = !options.json && process.stderr.isTTY === true;
+  const status = options.json ? undefined : io.status;
   try {
-    const summary = await runExport(library, pool, plan, tty ? (p) => process.stderr.write(`\r\x1b[Kexporting ${p.done}/${p.total} rows (${p.env})`) : undefined);
-    if (tty) process.stderr.write('\r\x1b[K');
+    const summary = await runExport(library, pool, plan, status ? (p) => status(`exporting ${p.done}/${p.total} rows (${p.env})`) : undefined);
+    status?.('');
     report(summary, out, options.json, io);
   } finally {
     await pool.close();

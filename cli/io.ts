@@ -1,8 +1,14 @@
-// Output and failure plumbing shared by the CLI commands, so commands are testable in-process.
+// Output and failure plumbing shared by the CLI commands, so commands are testable in-process. Every line the
+// process writes goes through terminalSafe (contract/text.ts): module text is data, never a terminal command.
+import { terminalSafe } from '../contract/text.js';
+
+export { terminalSafe };
 
 export interface Io {
   out(line: string): void;
   err(line: string): void;
+  /** A status line on a terminal that the next one overwrites (progress); absent where there is none to redraw. */
+  status?(text: string): void;
   /** Where interactive commands (play) read lines; process.stdin when absent. */
   input?: NodeJS.ReadableStream;
   /** Set by a command that finished but must report failure (e.g. a rejected candidate). */
@@ -11,8 +17,10 @@ export interface Io {
 
 export function processIo(): Io {
   return {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (line) => process.stdout.write(`${terminalSafe(line)}\n`),
+    err: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
+    // The clearing sequence is envforge's own; what follows it is escaped like any line.
+    ...(process.stderr.isTTY ? { status: (text: string) => process.stderr.write(`\r\x1b[K${terminalSafe(text)}`) } : {}),
   };
 }
 

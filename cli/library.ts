@@ -1,9 +1,11 @@
 // `envforge library init|add|list|show|rejections|retire|revalidate|stats|check`: the library's own
 // commands, each with --json and --library DIR (add and rejections live in their own files).
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { seedLibrary, revalidate } from '../library/maintenance.js';
+import { SEED_KINDS, type SeedKind } from '../library/seeds.js';
+import { recordKind, SELECTABLE_KINDS, type SelectableKind } from '../library/select.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
@@ -32,34 +34,38 @@ async function withLibrary<T>(options: Common, readonly: boolean, fn: (library: 
 
 function summary(env: EnvRecord): string {
   const status = env.status === 'retired' ? `  retired: ${env.retiredReason}` : '';
-  return `${`${env.name}@${env.version}`.padEnd(36)} ${env.meta.skills.join(',').padEnd(32)} levels 1-${String(env.meta.levels).padEnd(3)} ${env.lineage.author}${status}`;
+  return `${`${env.name}@${env.version}`.padEnd(36)} ${recordKind(env).padEnd(8)} ${env.meta.skills.join(',').padEnd(32)} levels 1-${String(env.meta.levels).padEnd(3)} ${env.lineage.author}${status}`;
 }
 
 function brief(env: EnvRecord): Record<string, unknown> {
-  return { name: env.name, version: env.version, hash: env.hash, status: env.status, retiredReason: env.retiredReason, skills: env.meta.skills, levels: env.meta.levels, author: env.lineage.author, createdAt: env.createdAt };
+  return { name: env.name, version: env.version, kind: recordKind(env), hash: env.hash, status: env.status, retiredReason: env.retiredReason, skills: env.meta.skills, levels: env.meta.levels, author: env.lineage.author, createdAt: env.createdAt };
 }
+
+const KIND_HELP = 'only environments of this kind: single (one prompt, one answer) or episodic (multi-turn tool use)';
 
 export function registerLibrary(program: Command, io: Io): void {
   const library = program.command('library').description('the library of admitted environments: init, add, list, show, rejections, retire, revalidate, stats, check, migrate');
   const common = (command: Command) => command.option('--library <dir>', LIBRARY_HELP).option('--database <url>', DATABASE_HELP).option('--json', 'machine-readable output', false);
 
-  common(library.command('init').description('create a library and admit the seed environments (validated first); safe to re-run')).action(async (options: Common) => {
-    const dir = resolveLibraryDir(options.library, options.database);
-    const created = !(await libraryExists(dir));
-    const lib = openLibrary(dir, { create: true });
-    const pool = new SandboxPool();
-    try {
-      const outcomes = await seedLibrary(lib, pool, (o) => {
-        if (!options.json) io.out(`${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`);
-      });
-      if (options.json) io.out(JSON.stringify({ library: dir, created, seeds: outcomes }));
-      else io.out(`${created ? 'created' : 'updated'} the library at ${dir}`);
-      if (outcomes.some((o) => o.status === 'rejected')) io.exitCode = 1;
-    } finally {
-      await pool.close();
-      await lib.close();
-    }
-  });
+  common(library.command('init').description('create a library and admit the seed environments of both kinds (validated first: the 8 episodic ones take about a minute); safe to re-run'))
+    .addOption(new Option('--kind <kind>', 'only the seeds of this kind: single or episodic (default: both)').choices(SEED_KINDS))
+    .action(async (options: Common & { kind?: SeedKind }) => {
+      const dir = resolveLibraryDir(options.library, options.database);
+      const created = !(await libraryExists(dir));
+      const lib = openLibrary(dir, { create: true });
+      const pool = new SandboxPool();
+      try {
+        const outcomes = await seedLibrary(lib, pool, (o) => {
+          if (!options.json) io.out(`${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`);
+        }, options.kind ? [options.kind] : SEED_KINDS);
+        if (options.json) io.out(JSON.stringify({ library: dir, created, seeds: outcomes }));
+        else io.out(`${created ? 'created' : 'updated'} the library at ${dir}`);
+        if (outcomes.some((o) => o.status === 'rejected')) io.exitCode = 1;
+      } finally {
+        await pool.close();
+        await lib.close();
+      }
+    });
 
   registerLibraryAdd(library, io);
   registerLibraryRejections(library, io);
@@ -68,11 +74,13 @@ export function registerLibrary(program: Command, io: Io): void {
   common(library.command('list').description('admitted environments, newest version of each'))
     .option('--status <status>', 'active, retired or all', 'active')
     .option('--skills <list>', 'only environments with one of these comma-separated skills')
+    .addOption(new Option('--kind <kind>', KIND_HELP).choices(SELECTABLE_KINDS))
     .option('--all-versions', 'every version, not only the newest', false)
-    .action(async (options: Common & { status: string; skills?: string; allVersions: boolean }) => {
+    .action(async (options: Common & { status: string; skills?: string; kind?: SelectableKind; allVersions: boolean }) => {
       if (!['active', 'retired', 'all'].includes(options.status)) throw new UsageError(`--status must be active, retired or all, not "${options.status}"`);
       await withLibrary(options, true, async (lib) => {
-        const envs = await lib.list({ status: options.status as 'active', allVersions: options.allVersions, ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()) } : {}) });
+        const listed = await lib.list({ status: options.status as 'active', allVersions: options.allVersions, ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()) } : {}) });
+        const envs = options.kind ? listed.filter((e) => recordKind(e) === options.kind) : listed;
         if (options.json) for (const env of envs) io.out(JSON.stringify(brief(env)));
         else {
           for (const env of envs) io.out(summary(env));
@@ -132,8 +140,8 @@ export function registerLibrary(program: Command, io: Io): void {
     await withLibrary(options, true, async (lib) => {
       const stats = await lib.stats();
       if (options.json) return io.out(JSON.stringify(stats));
-      io.out(`${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} rejections kept`);
-      io.out(`status: ${Object.entries(stats.byStatus).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
+      io.out(`${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} rejections kept (kinds, authors and skills count active environments)`);
+      io.out(`versions by status: ${Object.entries(stats.byStatus).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
       io.out(`kinds: ${Object.entries(stats.byKind ?? {}).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
       io.out(`authors: ${Object.entries(stats.byAuthor).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
       io.out(`levels: ${stats.levels ? `${stats.levels.min}-${stats.levels.max}` : '-'}`);

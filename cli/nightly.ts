@@ -8,14 +8,16 @@ import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { describeProvider, selectProvider } from '../agents/llm/select.js';
 import { UsageError } from '../contract/errors.js';
 import { seedLibrary } from '../library/maintenance.js';
+import { seedingLine, seedKindsFor } from '../library/seeds.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import { loadNightlyConfig } from '../nightly/config.js';
-import { NightInterrupted, nightlyDir, runNight } from '../nightly/night.js';
+import { NightFailed, NightInterrupted, nightlyDir, runNight } from '../nightly/night.js';
 import { nightMarkdown } from '../nightly/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import { seedFor } from './run.js';
 import { onInterrupt } from './signals.js';
+import { batchProgress } from './progress.js';
 
 const DEFAULT_CONFIG = 'envforge.nightly.json';
 
@@ -58,17 +60,19 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
   const library = openLibrary(dir, { create: true });
   const pool = new SandboxPool();
   const interrupt = onInterrupt();
+  const progress = batchProgress(io, { json: flags.json, target: config.target });
   try {
     if ((await library.stats()).versions === 0) {
-      io.err(`seeding a new library at ${dir} …`);
-      await seedLibrary(library, pool);
+      io.err(seedingLine(dir, seedKindsFor(config.kind)));
+      await seedLibrary(library, pool, undefined, seedKindsFor(config.kind));
     }
     const budget = { ...(config.budgetUsd ? { maxUsd: config.budgetUsd } : {}), ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}) };
     const report = await runNight(
       {
         library,
         pool,
-        log: (line) => io.err(line),
+        log: (line) => progress.line(line),
+        onBatchEvent: (event) => progress.event(event),
         signal: interrupt.signal,
         author: (batchId, record) => {
           const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
@@ -80,9 +84,16 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
       config,
       night,
     );
+    progress.done();
     io.out(flags.json ? JSON.stringify(report) : nightMarkdown(report));
     io.err(`report: ${nightlyDir(library)}/${night}.md`);
   } catch (error) {
+    progress.done();
+    if (error instanceof NightFailed) {
+      io.out(flags.json ? JSON.stringify(error.report) : nightMarkdown(error.report));
+      io.err(`report: ${nightlyDir(library)}/${night}.md`);
+      throw error.cause;
+    }
     if (!(error instanceof NightInterrupted)) throw error;
     io.err(`envforge nightly: interrupted (${interrupt.received() ?? 'cancelled'}): ${error.message}`);
     io.exitCode = interrupt.exitCode();

@@ -7,7 +7,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { playEpisode } from './episodic.js';
 import { CliFailure, type Io } from './io.js';
 import { integerOption } from './options.js';
-import { resolveEnv } from './resolve.js';
+import { blame, resolveEnv } from './resolve.js';
 
 interface PlayOptions {
   seed: number;
@@ -34,7 +34,7 @@ async function play(target: string, options: PlayOptions, input: NodeJS.Readable
   const pool = new SandboxPool({ workers: 1 });
   try {
     const load = await pool.load(env.source);
-    if (!load.ok) throw new CliFailure(`${env.label}: ${load.code}: ${load.message}`);
+    if (!load.ok) throw new CliFailure(`${env.label}: ${load.code}: ${blame(load.message, env.label)}`);
     const meta = parseEpisodicMeta(load.meta);
     if (!meta) throw new UsageError(`${env.label} is not an episodic environment that matches contract v2 (play needs meta.kind 'episodic'; envforge validate says what is wrong)`);
     if (options.level > meta.levels) throw new UsageError(`${env.label}: --level ${options.level} is past the environment's ${meta.levels} levels`);

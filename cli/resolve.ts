@@ -1,7 +1,8 @@
 // Turns a FILE|NAME[@VERSION] argument into environment source: a path on disk, an environment of the
 // library (resolved like `library show`), or the name of a seed.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { UsageError } from '../contract/errors.js';
+import { MAX_MODULE_BYTES, ModuleFileError, readModuleFileSync } from '../contract/module-file.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
 import { listShippedSeeds } from '../library/seeds.js';
@@ -11,13 +12,17 @@ export interface ResolvedEnv {
   source: string;
 }
 
+/**
+ * A module file's text (contract/module-file.ts): only a regular file, reached through no symbolic link in any
+ * component of the path (a handed folder may be a link to a folder of secrets), never a pipe, device, socket or
+ * directory, refused before anything is read. No error quotes the file's text; a usage error (exit 2).
+ */
 export function readEnvFile(path: string): ResolvedEnv {
-  if (!existsSync(path)) throw new UsageError(`no such file: ${path}`);
-  if (!statSync(path).isFile()) throw new UsageError(`not a file: ${path}`);
   try {
-    return { label: path, source: readFileSync(path, 'utf8') };
+    return { label: path, source: readModuleFileSync(path, { maxBytes: MAX_MODULE_BYTES, noLinkComponents: true }) };
   } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+    if (error instanceof ModuleFileError) throw new UsageError(error.message, { cause: error });
+    throw error;
   }
 }
 
@@ -44,7 +49,8 @@ export async function requireEnv(library: Library, ref: string): Promise<EnvReco
  * $ENVFORGE_LIBRARY, else generated/), when there is one; else a seed of that name.
  */
 export async function resolveEnv(target: string, libraryFlag?: string, databaseFlag?: string): Promise<ResolvedEnv> {
-  if (existsSync(target) || /[/\\]|\.m?js$/.test(target)) return readEnvFile(target);
+  // lstat: a symbolic link (even a dangling one) is a path on disk, refused by readEnvFile, never a name.
+  if (lstatSync(target, { throwIfNoEntry: false }) || /[/\\]|\.m?js$/.test(target)) return readEnvFile(target);
   const { name, version } = parseRef(target);
   const dir = resolveLibraryDir(libraryFlag, databaseFlag);
   if (await libraryExists(dir)) {
@@ -66,3 +72,6 @@ export async function resolveEnv(target: string, libraryFlag?: string, databaseF
   const names = seeds.map((s) => s.name).join(', ');
   throw new UsageError(`unknown environment "${target}": not a file, not in the library at ${dir}, and not a seed (${names})`);
 }
+
+/** The sandbox names every module `environment.js`; a message about a file or a library environment names it instead. */
+export const blame = (message: string, label: string): string => message.replaceAll('environment.js:', `${label}:`);

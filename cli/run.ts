@@ -12,14 +12,16 @@ import { describeProvider, selectProvider, type ProviderDescription, type Select
 import { OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
 import { UsageError } from '../contract/errors.js';
 import type { BatchRecord } from '../library/contract.js';
-import type { FrontierReport } from '../pipeline/steering.js';
 import { seedLibrary } from '../library/maintenance.js';
+import { seedingLine, seedKindsFor } from '../library/seeds.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
 import { RUN_KINDS, type RunKind } from '../agents/spec.js';
 import { PROFILE_CHOICES, resolveProfile, type ProfileChoice } from '../agents/prompt-files.js';
-import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchEvent } from '../pipeline/batch.js';
+import { DEFAULT_BATCH_OPTIONS, runBatch } from '../pipeline/batch.js';
+import { batchProgress } from './progress.js';
+import { MIXED_RULE } from '../pipeline/kind-share.js';
 import { reportMarkdown } from '../pipeline/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
@@ -29,6 +31,7 @@ import { JOB_TIMEOUT_HELP, openQueue } from './worker.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 import { onInterrupt } from './signals.js';
 import { trainerFeedback } from '../pipeline/feedback/source.js';
+import { invocationOf, restoreOptions, storedFeedback, type KeptOption } from './run-resume.js';
 
 interface RunOptions {
   kind: RunKind;
@@ -57,6 +60,7 @@ interface RunOptions {
   seed?: number;
   workers: string;
   jobTimeout: number;
+  waitTimeout: number;
 }
 
 function runKind(value: string): RunKind {
@@ -88,8 +92,8 @@ export function registerRun(program: Command, io: Io): void {
   program
     .command('run')
     .description('the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget; with no LLM configured (or --provider offline) the offline author writes the environments, without a network')
-    .option('--kind <kind>', 'which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract v2) or mixed (the architect chooses by coverage)', runKind, 'mixed')
-    .option('--target <N>', 'admitted environments wanted', integerOption('--target', 1, 100_000), DEFAULT_BATCH_OPTIONS.target)
+    .option('--kind <kind>', `which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract v2) or ${MIXED_RULE}`, runKind, 'mixed')
+    .option('--target <N>', 'admitted environments wanted, a hard cap: candidates still in flight when it is reached are not admitted; the report counts them as "extra" and their modules stay in the batch journal (with --workers remote, jobs already sent may still be admitted)', integerOption('--target', 1, 100_000), DEFAULT_BATCH_OPTIONS.target)
     .option('--max-candidates <N>', 'candidates (specs) worked on at most', integerOption('--max-candidates', 1, 1_000_000), DEFAULT_BATCH_OPTIONS.maxCandidates)
     .option('--budget-usd <X>', 'stop issuing LLM calls before this spend', dollars)
     .option('--max-tokens <N>', 'stop issuing LLM calls before this many tokens', integerOption('--max-tokens', 1))
@@ -100,7 +104,7 @@ export function registerRun(program: Command, io: Io): void {
     .option('--weak-share <X>', 'with --feedback: the share of --target wanted for environments that train a weak skill, round-robin over the weak skills (0 to 1)', share, DEFAULT_BATCH_OPTIONS.weakShare)
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('--database <url>', DATABASE_HELP)
-    .option('--resume [batch-id]', 'continue a killed batch (the newest running one when no id is given)')
+    .option('--resume [batch-id]', 'continue a killed batch (the newest running one when no id is given) with the options it was started with (--kind, --target, budgets, …: a flag given again with another value is an error)')
     .option('--provider <name>', 'openai, anthropic or offline')
     .option('--model <model>', 'model name')
     .option('--base-url <url>', 'an OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter)')
@@ -113,8 +117,21 @@ export function registerRun(program: Command, io: Io): void {
     .option('--seed <N>', "the offline author's seed (default: derived from the batch id; always printed; a resumed batch keeps its own)", integerOption('--seed', 0, MAX_SEED))
     .option('--workers <where>', "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for `envforge worker` processes", 'local')
     .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
-    .option('--json', 'print the report as JSON (progress goes to stderr as JSON lines)', false)
-    .action(async (options: RunOptions) => run(options, io));
+    .option('--wait-timeout <seconds>', 'with --workers remote: stop the batch (resumable) when no envforge worker has taken a job for this long; a line says so while it waits', integerOption('--wait-timeout', 1, 86_400), 300)
+    .option('--json', 'print the report as JSON, and progress as one JSON event per line on stderr (without it: one status line on a terminal, a line per admission otherwise)', false)
+    .action(async (options: RunOptions, command: Command) => run(await resumedOptions(options, (key) => command.getOptionValueSource(key) === 'cli'), io));
+}
+
+/** With --resume, the options the batch was started with (cli/run-resume.ts); else the command line's. */
+async function resumedOptions(options: RunOptions, given: (key: KeptOption) => boolean): Promise<RunOptions> {
+  if (!options.resume) return options;
+  const library = openLibrary(resolveLibraryDir(options.library, options.database));
+  try {
+    const record = await library.getBatch(await pickBatchId(options, library));
+    return record ? { ...restoreOptions(options, record, given), resume: record.id } : options;
+  } finally {
+    await library.close();
+  }
 }
 
 async function run(options: RunOptions, io: Io): Promise<void> {
@@ -144,8 +161,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const offlineSeed = offline ? seedFor(options.seed, batchId, record) : undefined;
     if (offlineSeed !== undefined) io.err(offlineLine(selection.description, offlineSeed));
     if ((await library.stats()).versions === 0) {
-      io.err(`seeding a new library at ${dir} …`);
-      await seedLibrary(library, pool);
+      io.err(seedingLine(dir, seedKindsFor(options.kind)));
+      await seedLibrary(library, pool, undefined, seedKindsFor(options.kind));
     }
     const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
     const ledger = new CostLedger({ batchId, budget: { ...(options.budgetUsd ? { maxUsd: options.budgetUsd } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) }, ...(previous ? { previous } : {}) });
@@ -153,14 +170,16 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     const author: Author = offlineSeed !== undefined ? AUTHORS.offline({ seed: offlineSeed }) : llmAuthorFor(selection.create({ ledger }), options.promptProfile ?? selection.config.promptProfile ?? 'auto', io);
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
-    const feedback = await trainerFeedback(library, options.feedback);
+    // A resumed batch aims at the frontier it was started with, not at tonight's pass rates.
+    const feedback = record ? storedFeedback(record) : await trainerFeedback(library, options.feedback);
     if (feedback.source === 'scores') io.err(`feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`);
     const interrupt = onInterrupt();
     const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
-    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), interrupt.signal) } : undefined;
+    const progress = batchProgress(io, { json: options.json, target: options.target });
+    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), interrupt.signal, { waitTimeoutMs: options.waitTimeout * 1000, onWaiting: (ms) => progress.waiting(ms, library.dir) }) } : undefined;
     try {
       const report = await runBatch(
-        { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: progress(io, options.json), signal: interrupt.signal },
+        { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: (event) => progress.event(event), signal: interrupt.signal },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -175,8 +194,10 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           review: options.review,
           ...(options.solverModel ? { calibration: { samplesPerLevel: options.solverSamples, concurrency: options.concurrency } } : {}),
           ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+          invocation: invocationOf(options),
         },
       );
+      progress.done();
       // A folder library keeps the report files beside it; a database keeps the report with the batch.
       const out = library instanceof PostgresLibrary ? null : join(dir, 'batches');
       if (out) {
@@ -189,11 +210,16 @@ async function run(options: RunOptions, io: Io): Promise<void> {
         io.out(reportMarkdown(report));
         if (out) io.out(`report: ${join(out, `${batchId}.md`)}`);
       }
+      if (report.stopReason === 'no-worker') {
+        io.err(`envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the batch is kept. Start one (envforge worker --database URL) on any machine, then: envforge run --resume ${batchId} --database URL`);
+        io.exitCode = 1;
+      }
       if (report.stopReason === 'cancelled') {
         io.err(`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}${options.database ? ` --database ${library.dir}` : ''}`);
         io.exitCode = interrupt.exitCode();
       }
     } finally {
+      progress.done();
       interrupt.dispose();
       await queue?.close();
     }
@@ -277,43 +303,9 @@ async function pickBatchId(options: RunOptions, library: ReturnType<typeof openL
   return `batch-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${process.pid}`;
 }
 
-/** The frontier a batch steers by, in words: what it aims at, what it wants, what this author cannot train. */
-function frontierLines(f: FrontierReport): string[] {
-  const pct = (rate: number) => `${(100 * rate).toFixed(0)}%`;
-  const lines = [
-    `feedback: weak ${f.weak.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none trainable)'}; saturated ${f.saturated.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none)'}`,
-    f.weakWanted > 0
-      ? `feedback: weak share ${pct(f.weakShare)}: ${f.weakWanted} of the admissions should train a weak skill (${f.weak.map((w) => `${w.skill} ${w.wanted}`).join(', ')})`
-      : 'feedback: no weak skill this author can train: the batch is not steered',
-  ];
-  if (f.untrainable.length > 0) lines.push(`feedback: this author cannot train the weak skills ${f.untrainable.map((w) => w.skill).join(', ')}: they are left out of the share`);
-  return lines;
-}
-
-/** On a TTY a status line; otherwise one JSON line per event on stderr (for logs). The frontier is also said in words. */
 /** The LLM author in the prompt profile asked for, saying which one it uses. */
 function llmAuthorFor(llm: LlmClient, choice: ProfileChoice, io: Io): Author {
   const profile = resolveProfile(choice, llm.model);
   io.err(`prompts: ${profile} profile${choice === 'auto' ? ` (auto, for ${llm.model}; --prompt-profile standard|compact to choose)` : ''}`);
   return AUTHORS.llm({ llm, profile });
-}
-
-function progress(io: Io, json: boolean): (event: BatchEvent) => void {
-  const tty = !json && process.stderr.isTTY;
-  let admitted = 0;
-  let validated = 0;
-  let weak = '';
-  return (event) => {
-    if (event.type === 'admitted') admitted++;
-    if (event.type === 'admitted' && event.weak) weak = `, weak skills ${event.weak.admitted}/${event.weak.wanted}`;
-    if (event.type === 'candidate' && event.step === 'validated') validated++;
-    if (event.type === 'frontier') for (const line of frontierLines(event.frontier)) io.err(line);
-    if (tty && event.type === 'specs') for (const warning of event.warnings ?? []) io.err(`\r\x1b[Kwarning: architect: ${warning}`);
-    if (tty) {
-      if (event.type === 'cost' || event.type === 'frontier') return;
-      process.stderr.write(`\r\x1b[Kvalidated ${validated}, admitted ${admitted}${weak}${event.type === 'stopped' ? `; stopped: ${event.reason}\n` : ''}`);
-      return;
-    }
-    io.err(JSON.stringify({ at: new Date().toISOString(), ...event }));
-  };
 }

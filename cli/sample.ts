@@ -8,7 +8,7 @@ import { sampleEpisodic } from './episodic.js';
 import { runEpisodes } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { DATABASE_HELP, integerOption } from './options.js';
-import { resolveEnv } from './resolve.js';
+import { blame, resolveEnv } from './resolve.js';
 import { CliFailure, type Io } from './io.js';
 
 interface SampleOptions {
@@ -42,7 +42,7 @@ async function sample(target: string, options: SampleOptions, io: Io): Promise<v
   const pool = new SandboxPool({ workers: 1 });
   try {
     const load = await pool.load(env.source);
-    if (!load.ok) throw new CliFailure(`${env.label}: ${load.code}: ${load.message}`);
+    if (!load.ok) throw new CliFailure(`${env.label}: ${load.code}: ${blame(load.message, env.label)}`);
     if (kindOf(load.meta).name === 'episodic') {
       const episodicMeta = parseEpisodicMeta(load.meta);
       if (!episodicMeta) throw new CliFailure(`${env.label}: meta does not match contract v2 (envforge validate says why)`);
@@ -62,7 +62,7 @@ async function sample(target: string, options: SampleOptions, io: Io): Promise<v
       if (!e.ok) {
         failed++;
         if (options.json) io.out(JSON.stringify({ env: name, seed: e.seed, level: e.level, error: { code: e.code, fn: e.fn, message: e.message } }));
-        else io.err(`seed ${e.seed} level ${e.level}: ${e.code} in ${e.fn}: ${e.message}`);
+        else io.err(`seed ${e.seed} level ${e.level}: ${e.code} in ${e.fn}: ${blame(e.message, env.label)}`);
         continue;
       }
       const { prompt, ...hidden } = e.instance;

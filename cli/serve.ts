@@ -3,6 +3,7 @@
 // in-flight requests finish, then the sandbox pool and the library close.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { UsageError } from '../contract/errors.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 import type { Io } from './io.js';
 import { resolveLibraryDir } from '../library/open.js';
@@ -19,6 +20,26 @@ interface ServeFlags {
   maxSessions: number;
   sessionIdle: number;
   episodesDir?: string;
+  operatorToken?: string;
+  clientToken: string[];
+  allowOrigin: string[];
+  maxJournals: number;
+}
+
+/** Repeatable flags collect their values. */
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** NAME=TOKEN pairs (from --client-token, and ENVFORGE_CLIENT_TOKENS: comma-separated) as a record; a malformed one is a usage error. */
+function clientTokens(pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new UsageError('--client-token takes NAME=TOKEN (a name for the client, then its token: e.g. trainer-a=$(openssl rand -hex 32))');
+    const name = pair.slice(0, at);
+    if (Object.hasOwn(out, name)) throw new UsageError(`--client-token names the client ${JSON.stringify(name.slice(0, 64))} twice`);
+    out[name] = pair.slice(at + 1);
+  }
+  return out;
 }
 
 export function registerServe(program: Command, io: Io): void {
@@ -31,9 +52,13 @@ export function registerServe(program: Command, io: Io): void {
     .option('--database <url>', DATABASE_HELP)
     .option('--max-queue <N>', 'items in flight before requests get 503 + retry-after', integerOption('--max-queue', 1), DEFAULT_SERVE_OPTIONS.maxQueue)
     .option('--request-timeout <ms>', 'per-request budget: items not scored by then fail with E_REQUEST_TIMEOUT', integerOption('--request-timeout', 1), DEFAULT_SERVE_OPTIONS.requestTimeoutMs)
-    .option('--max-sessions <N>', 'episode sessions held open at once before new ones get 429 + retry-after', integerOption('--max-sessions', 1), DEFAULT_SERVE_OPTIONS.maxSessions)
+    .option('--max-sessions <N>', "episode sessions held open at once; when full they are shared fairly (by client: its --client-token, else its address, every local one being one client; then X-Envforge-Client id) and a client over its share gets 429 + retry-after", integerOption('--max-sessions', 1), DEFAULT_SERVE_OPTIONS.maxSessions)
     .option('--session-idle <ms>', 'an idle episode session leaves memory after this long (its journal keeps it resumable)', integerOption('--session-idle', 1), DEFAULT_SERVE_OPTIONS.sessionIdleMs)
     .option('--episodes-dir <dir>', 'episode journals, shared by replicas (default: <library>/serve-episodes)')
+    .option('--client-token <NAME=T>', 'a client token you issue (repeatable; also $ENVFORGE_CLIENT_TOKENS, comma-separated): requests with "Authorization: Bearer T" are the client NAME. Clients are independent (for quarantine) and get fair shares only by token or by distinct address, and every local address is one client', collect, [])
+    .option('--allow-origin <ORIGIN>', 'a web origin (e.g. http://localhost:3000) whose pages may call the service and open WebSockets (repeatable); requests from any other browser page are refused, clients that send no Origin are always served', collect, [])
+    .option('--max-journals <N>', "ended episodes' journals kept on disk, shared fairly between clients (the client keeping the most loses its oldest)", integerOption('--max-journals', 1), DEFAULT_SERVE_OPTIONS.maxEndedJournals)
+    .option('--operator-token <T>', 'the operator token (default: $ENVFORGE_OPERATOR_TOKEN; prefer it, a flag shows in ps): requests with "Authorization: Bearer T" may reveal references, record scores that steer level:auto and nightly, and use /v1/admin; without one no request may')
     .addHelpText(
       'after',
       [
@@ -57,6 +82,11 @@ export function registerServe(program: Command, io: Io): void {
         'An environment that times out, crashes or returns invalid values is recorded as an incident in the',
         'library and quarantined (its items fail with E_QUARANTINED) until `envforge library revalidate`.',
         '',
+        'Clients are untrusted: sample, verify and play are open to any; reveal, scores that steer level:auto and',
+        'nightly, and GET /v1/admin/clients need the operator token (SECURITY.md). Without a token, every score is',
+        "recorded as an untrusted client's and steers nothing. A client is its --client-token name, else its address;",
+        'on the default host (127.0.0.1) every local trainer is one client: issue tokens to tell them apart.',
+        '',
         'Examples:',
         '  envforge serve --port 8787',
         '  openrlhf ... --reward.remote_url http://127.0.0.1:8787/get_reward',
@@ -68,8 +98,11 @@ export function registerServe(program: Command, io: Io): void {
 async function serve(flags: ServeFlags, io: Io): Promise<void> {
   // A missing or unreadable library throws a LibraryError that says how to create one (exit 1).
   const libraryDir = resolveLibraryDir(flags.library, flags.database);
-  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, maxSessions: flags.maxSessions, sessionIdleMs: flags.sessionIdle, ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}), log: (line) => io.err(line) });
+  const operatorToken = flags.operatorToken ?? (process.env.ENVFORGE_OPERATOR_TOKEN || undefined);
+  const tokens = clientTokens([...(process.env.ENVFORGE_CLIENT_TOKENS ?? '').split(',').filter((p) => p.trim() !== ''), ...flags.clientToken]);
+  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, maxSessions: flags.maxSessions, sessionIdleMs: flags.sessionIdle, maxEndedJournals: flags.maxJournals, ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}), ...(operatorToken ? { operatorToken } : {}), clientTokens: tokens, allowOrigins: flags.allowOrigin, log: (line) => io.err(line) });
   io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
+  io.err(operatorToken ? 'envforge serve: operator token set: only requests bearing it may reveal, record scores that steer, or use /v1/admin' : 'envforge serve: no operator token (ENVFORGE_OPERATOR_TOKEN): reveal and /v1/admin are refused, and every score is recorded as an untrusted client\'s, steering nothing');
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);

@@ -2,6 +2,7 @@
 // object per file per line (the interface in DESIGN.md); exit 0 when all are admitted, 1 when any is
 // rejected, 2 on a usage error. Validation admits nothing: `envforge library add` does (cli/library-add.ts).
 import type { Command } from 'commander';
+import { blame } from './resolve.js';
 import { UsageError } from '../contract/errors.js';
 import { resolveLibraryDir } from '../library/open.js';
 import { DEFAULT_LIBRARY_DIR } from '../contract/paths.js';
@@ -85,7 +86,7 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
 
 /** The sandbox names every module `environment.js`; a report about a file names the file instead. */
 function blameFile(report: ValidationReport, file: string): ValidationReport {
-  const rename = <T extends { message: string }>(p: T): T => (p.message.includes('environment.js') ? { ...p, message: p.message.replaceAll('environment.js:', `${file}:`) } : p);
+  const rename = <T extends { message: string }>(p: T): T => ({ ...p, message: blame(p.message, file) });
   return { ...report, problems: report.problems.map(rename), stages: report.stages.map((s) => ({ ...s, problems: s.problems.map(rename) })) };
 }
 

@@ -16,9 +16,12 @@ export const PROBLEM_CODES = {
   E_CRASHED: 'the sandbox worker process died while running the environment code',
   E_NOT_JSON: 'a returned value is not plain JSON data (function, undefined, NaN, BigInt, cycle, class instance…)',
   E_TOO_LARGE: 'a returned value or the source is larger or deeper than the limits allow',
-  E_MALFORMED_TEXT: 'a prompt, reference or feedback is not well-formed Unicode (a lone surrogate), which breaks UTF-8 consumers downstream',
+  E_MALFORMED_TEXT: 'a prompt, reference, feedback or meta text is not well-formed Unicode (a lone surrogate), which breaks UTF-8 consumers downstream',
+  E_CONTROL_CHARS: "a module's text (meta.title, a description, a tool's or parameter's description, an enum value, a prompt, an observation) holds a control character: C0 controls other than tab and newline (none at all in a title), DEL, C1 controls, bidi embeddings, overrides and isolates, U+FFFE or U+FFFF (contract/text.ts)",
+  E_TEXT_RESIDUE: 'a prompt or observation carries template or source residue: code from the module (`" + x.y + "`, `=>`), an unfilled placeholder (`${x}`, `{{x}}`, `{name}`) or a value JavaScript prints for a bug (undefined, NaN, [object Object])',
   E_TOO_SLOW: "the candidate's episodes are so slow that validating it would exceed the per-candidate validation budget",
   E_PROTOCOL: 'the sandbox returned malformed output (a tampered trampoline or an internal fault)',
+  E_ESCAPE_ATTEMPT: "the module reached for a capability outside the contract (code from a string: eval, a Function constructor, a Compartment; dynamic import() or import.meta; the stack, SES's set-up, a removed global, or an rng after its call returned), recorded by the sandbox's tripwires even when the module caught the refusal; production quarantines it at once",
   // Contract: what the environment's own values must look like.
   E_META: 'meta is missing or does not match the contract',
   E_INSTANCE: 'generate returned an instance that does not match the contract',
@@ -101,6 +104,7 @@ export const HOST_CODES = {
   E_USAGE: 'the caller asked for something impossible: a bad flag or option, a missing file, an unknown environment (CLI exit 2)',
   E_SANDBOX: 'the sandbox itself failed (a worker could not start, or the pool was closed): not the candidate\'s fault',
   E_LIBRARY: 'the library cannot be opened or used as asked (missing, damaged, read-only, written by a newer envforge)',
+  E_NO_WORKER: 'envforge run --workers remote: no envforge worker took a job within --wait-timeout',
   E_PROMPT: 'a prompt file is missing or malformed, or a model reply holds no usable module',
   E_EXPORT: 'an export cannot finish: an environment does not load, or keeps failing to generate',
 } as const satisfies Record<string, string>;
@@ -130,7 +134,12 @@ export const SERVICE_CODES = {
   E_EPISODE_OVER: 'a step sent to an episode that has already ended (409)',
   E_TURN_CONFLICT: 'a step whose `turn` does not follow the episode, or repeats a turn with a different action (409)',
   E_IDEMPOTENCY_KEY_REUSED: 'POST /v1/episodes with an Idempotency-Key that already created an episode of another identity (409)',
-  E_TOO_MANY_SESSIONS: 'the service holds its limit of open episode sessions; retry later (429 with retry-after)',
+  E_TOO_MANY_SESSIONS: "the service holds its limit of open episode sessions and this client its fair share of them (the slots divided among the clients: client tokens or normalised addresses, then a client's ids); end some or retry later (429 with retry-after)",
+  E_TOO_MANY_CONNECTIONS: "the service holds its limit of OpenEnv WebSocket connections and this client its fair share of them; close some or retry later (429 with retry-after)",
+  E_UNAUTHORIZED: 'the request carries an Authorization header that is neither the operator token nor a client token the operator issued (401)',
+  E_ORIGIN: 'a request from a browser page (an Origin header: any route, a WebSocket upgrade included) whose origin the operator did not allow with --allow-origin: refused against cross-site pages (403)',
+  E_NOT_RUN: "the sandbox job that held this call stopped after other calls failed, before it ran; nothing changed, retry (503 with retry-after)",
+  E_FORBIDDEN: 'the request needs the operator token: revealing references, recording scores that steer, the admin routes (403)',
   E_JOURNAL: 'the episode journal could not be written (a full disk, no file handles); the request changed nothing, retry later (503)',
 } as const satisfies Record<string, string>;
 

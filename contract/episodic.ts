@@ -2,7 +2,9 @@
 // subset a tool's parameters may use. Schemas are untrusted guest data: they are checked here and then
 // interpreted (sandbox/episodic-runtime.js), never compiled into code.
 import { z } from 'zod';
+import type { ProblemCode } from './codes.js';
 import { MetaSchema } from './schema.js';
+import { metaTextProblems } from './text.js';
 
 export const EPISODIC_LIMITS = {
   maxTurns: 100,
@@ -111,12 +113,14 @@ export const EpisodicMetaSchema = MetaSchema.extend({
 });
 export type EpisodicMeta = Omit<z.infer<typeof EpisodicMetaSchema>, 'tools'> & { tools: Tool[] };
 
-/** The problems of an episodic meta, each with its code: E_TOO_LARGE, E_META or E_TOOL_SCHEMA. */
-export function episodicMetaProblems(meta: unknown): Array<{ code: 'E_META' | 'E_TOO_LARGE' | 'E_TOOL_SCHEMA'; message: string }> {
+/** The problems of an episodic meta, each with its code: E_TOO_LARGE, E_META, E_CONTROL_CHARS (contract/text.ts) or E_TOOL_SCHEMA. */
+export function episodicMetaProblems(meta: unknown): Array<{ code: ProblemCode; message: string }> {
   const size = JSON.stringify(meta)?.length ?? 0;
   if (size > EPISODIC_LIMITS.maxMetaChars) return [{ code: 'E_TOO_LARGE', message: `meta serialises to ${size} characters, over the limit of ${EPISODIC_LIMITS.maxMetaChars}` }];
   const parsed = EpisodicMetaSchema.safeParse(meta);
   if (!parsed.success) return parsed.error.issues.slice(0, 10).map((issue) => ({ code: 'E_META' as const, message: `${issue.path.join('.') || 'meta'}: ${issue.message}` }));
+  const text = metaTextProblems(meta);
+  if (text.length > 0) return text;
   return parsed.data.tools.flatMap((tool) => {
     const problems = isObject(tool.parameters) && tool.parameters.type === 'object' ? schemaProblems(tool.parameters, `${tool.name}.parameters`) : [`${tool.name}.parameters must be an object schema ({ type: 'object', properties })`];
     return problems.slice(0, 5).map((message) => ({ code: 'E_TOOL_SCHEMA' as const, message }));

@@ -2,7 +2,7 @@
 // rates per level), the batches and one batch (funnel, rejections by code with meanings, repair, cost), a
 // kept rejection, the trainer's frontier, and the code registry. pages.ts renders it; the API serves it.
 import { CODES, isCode } from '../contract/codes.js';
-import type { BatchRecord, EnvRecord, Library, RejectionRecord, ScoreTally } from '../library/contract.js';
+import { trustedTallies, type BatchRecord, type EnvRecord, type Library, type RejectionRecord, type ScoreTally } from '../library/contract.js';
 import { envSkillsOf } from '../pipeline/feedback/frontier.js';
 import { feedbackFromScores, frontierOf, type TrainerFeedback } from '../pipeline/feedback/source.js';
 import { readFeedbackFile } from '../pipeline/feedback/parse.js';
@@ -14,11 +14,12 @@ export interface Snapshot {
   records: EnvRecord[];
   view: LibraryView;
   versions: Map<string, EnvRecord[]>;
+  /** The trusted tallies (the operator's: serve/scores.ts); a client's scores are no pass rate to show. */
   tallies: ScoreTally[];
 }
 
 export async function loadSnapshot(library: Library): Promise<Snapshot> {
-  const [records, tallies] = await Promise.all([library.list({ status: 'all', allVersions: true }), library.scoreTallies()]);
+  const [records, tallies] = await Promise.all([library.list({ status: 'all', allVersions: true }), library.scoreTallies().then(trustedTallies)]);
   const versions = new Map<string, EnvRecord[]>();
   for (const r of records) versions.set(r.name, [...(versions.get(r.name) ?? []), r]);
   for (const list of versions.values()) list.sort((a, b) => a.version - b.version);
@@ -26,7 +27,8 @@ export async function loadSnapshot(library: Library): Promise<Snapshot> {
 }
 
 /** The same environments with newer trainer scores (cheap: the scores change every few seconds, the library seldom). */
-export function withTallies(snap: Snapshot, tallies: ScoreTally[]): Snapshot {
+export function withTallies(snap: Snapshot, all: ScoreTally[]): Snapshot {
+  const tallies = trustedTallies(all);
   const sign = (ts: ScoreTally[]) => ts.map((t) => t.updatedAt).sort().at(-1) ?? '';
   if (tallies.length === snap.tallies.length && sign(tallies) === sign(snap.tallies)) return snap;
   return { ...snap, view: new LibraryView(snap.records, tallies), tallies };
@@ -122,9 +124,33 @@ export async function rejectionDetail(library: Library, hash: string): Promise<R
   return (await library.rejections({ limit: 100_000 })).find((r) => r.hash === hash);
 }
 
+/** The learner's recorded pass rate over one kind's environments, with how many scores it rests on. */
+export interface KindRates {
+  kind: string;
+  environments: number;
+  /** Environments with at least one recorded score. */
+  scored: number;
+  scores: number;
+  passRate: number | null;
+}
+
+/** Pass rates per kind from the reward service's records (single-turn verdicts and finished episodes). */
+export function kindRates(snap: Snapshot): KindRates[] {
+  const kindOf = (name: string) => ((snap.versions.get(name)?.at(-1)?.meta as { kind?: unknown } | undefined)?.kind === 'episodic' ? 'episodic' : 'single-turn');
+  return ['single-turn', 'episodic'].map((kind) => {
+    const names = [...snap.versions.keys()].filter((n) => kindOf(n) === kind);
+    const tallies = snap.tallies.filter((t) => kindOf(t.name) === kind && snap.versions.has(t.name));
+    const scores = tallies.reduce((a, t) => a + t.n, 0);
+    const passed = tallies.reduce((a, t) => a + t.passed, 0);
+    return { kind, environments: names.length, scored: new Set(tallies.filter((t) => t.n > 0).map((t) => t.name)).size, scores, passRate: scores > 0 ? passed / scores : null };
+  });
+}
+
 export interface FrontierDetail {
   /** What the trainer's pass rates come from: the dashboard's --feedback file, else the reward service's records. */
   feedback: TrainerFeedback;
+  /** The recorded pass rates per kind, with their sample sizes. */
+  byKind: KindRates[];
   /** The newest batch that steered by feedback: what it wanted and admitted per weak skill. */
   lastSteered: { id: string; frontier: NonNullable<BatchReport['frontier']> } | null;
 }
@@ -141,7 +167,7 @@ export async function frontierDetail(library: Library, snap: Snapshot, feedbackF
       break;
     }
   }
-  return { feedback, lastSteered };
+  return { feedback, byKind: kindRates(snap), lastSteered };
 }
 
 export const codeRegistry = (): Array<{ code: string; meaning: string }> => Object.entries(CODES).map(([code, meaning]) => ({ code, meaning }));

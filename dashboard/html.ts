@@ -40,7 +40,7 @@ export function stagesTable(stages: readonly StageReport[]): string {
   return table(['stage', 'verdict', 'time', 'problems and metrics'], rows, 'stages');
 }
 
-export type Tab = 'library' | 'batches' | 'frontier' | 'codes';
+export type Tab = 'library' | 'batches' | 'rejections' | 'frontier' | 'codes';
 
 export interface PageOptions {
   title: string;
@@ -57,7 +57,7 @@ export interface PageOptions {
 
 export function layout(o: PageOptions): string {
   const uses = o.uses ?? ['chart'];
-  const tabs: Array<[Tab, string, string]> = [['library', '/', 'Library'], ['batches', '/batches', 'Batches'], ['frontier', '/frontier', 'Frontier'], ['codes', '/codes', 'Codes']];
+  const tabs: Array<[Tab, string, string]> = [['library', '/', 'Library'], ['batches', '/batches', 'Batches'], ['rejections', '/rejections', 'Rejections'], ['frontier', '/frontier', 'Frontier'], ['codes', '/codes', 'Codes']];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(o.title)} · envforge</title>

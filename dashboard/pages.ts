@@ -11,6 +11,7 @@ export function libraryPage(where: string, skills: string[], counts: { total: nu
 <form class="filters" id="filters">
 <input type="search" id="q" placeholder="search name, title, skill, author…" aria-label="search" autofocus>
 <select id="status" aria-label="status"><option value="all">all statuses</option><option value="active">active</option><option value="retired">retired</option></select>
+<select id="kind" aria-label="kind"><option value="">all kinds</option><option value="single-turn">single-turn</option><option value="episodic">episodic</option></select>
 <select id="skill" aria-label="skill"><option value="">all skills</option>${skills.map((s) => `<option>${esc(s)}</option>`).join('')}</select>
 <span id="count" class="muted"></span></form>
 <div id="envs-table"></div>`;
@@ -80,7 +81,7 @@ export function rejectionPage(where: string, r: RejectionRecord): string {
   const body = `<h1>Rejected: ${esc(r.name ?? '(unreadable meta)')} <span class="muted">${esc(r.hash.slice(0, 12))}</span></h1>
 <p class="facts"><b>codes</b> ${r.codes.map(codeLink).join(' ')} · <b>author</b> ${esc(r.lineage.author)} · <b>batch</b> ${r.lineage.batchId ? `<a href="/batches/${encodeURIComponent(r.lineage.batchId)}">${esc(r.lineage.batchId)}</a>` : '–'} · <b>recorded</b> ${when(r.createdAt)}</p>
 <section><h2>Validation report</h2>${stagesTable(r.report.stages)}</section>${r.lineage.spec === undefined ? '' : details('spec', pre(r.lineage.spec))}`;
-  return layout({ title: 'Rejection', tab: 'batches', page: 'rejection', body, where });
+  return layout({ title: 'Rejection', tab: 'rejections', page: 'rejection', body, where });
 }
 
 export function frontierPage(where: string, d: FrontierDetail): string {
@@ -91,7 +92,13 @@ export function frontierPage(where: string, d: FrontierDetail): string {
   const steered = d.lastSteered
     ? `<section><h2>Last steered batch: <a href="/batches/${encodeURIComponent(d.lastSteered.id)}">${esc(d.lastSteered.id)}</a></h2>${table(['weak skill', 'pass rate', 'wanted', 'admitted'], d.lastSteered.frontier.weak.map((w) => [esc(w.skill), pct(w.passRate), String(w.wanted), String(w.admitted)]))}</section>`
     : '';
+  const kinds = table(
+    ['kind', 'environments', 'with recorded scores', 'scores recorded (n)', 'pass rate'],
+    d.byKind.map((k) => [esc(k.kind), String(k.environments), String(k.scored), String(Math.round(k.scores)), k.passRate === null ? '– (no scores yet)' : pct(k.passRate)]),
+    'kinds',
+  );
   const body = `<h1>Trainer frontier</h1><p class="muted">From ${esc(source)}.</p>
+<section><h2>Pass rates by kind</h2><p class="muted">The reward service's records: single-turn verdicts and finished episodes (a score of 0.5 or more passes).</p>${kinds}</section>
 ${f ? `<div class="chart wide tall"><canvas id="skills-chart"></canvas></div><div class="cols">${list('Weak (the frontier)', f.weak, 'weak')}${list('Saturated', f.saturated, 'saturated')}${list('Unreachable', f.unreachable, '')}${list('Too few attempts', f.undersampled, '')}</div>` : ''}
 ${steered}`;
   const data = f ? { skills: d.feedback.summary?.skills ?? [], thresholds: f.thresholds } : { skills: [] };
@@ -106,4 +113,20 @@ export function codesPage(where: string): string {
 
 export function notFoundPage(where: string, what: string): string {
   return layout({ title: 'Not found', tab: 'library', page: 'none', body: `<h1>Not found</h1><p>${esc(what)}</p><p><a href="/">Back to the library</a></p>`, where });
+}
+
+/** The kept rejections, newest first, each with its first problem and a link to its whole report. */
+export function rejectionsPage(where: string, rejections: RejectionRecord[], filter: { code?: string; batch?: string }, limit: number): string {
+  const rows = rejections.map((r) => [
+    when(r.createdAt),
+    r.hash ? `<a href="/rejections/${encodeURIComponent(r.hash)}">${esc(r.name ?? '(unreadable meta)')}</a>` : esc(r.name ?? '–'),
+    r.lineage.batchId ? `<a href="/batches/${encodeURIComponent(r.lineage.batchId)}">${esc(r.lineage.batchId)}</a>` : '–',
+    r.firstProblem ? `${codeLink(r.firstProblem.code)} <span class="muted">[${esc(r.firstProblem.stage)}]</span> ${esc(r.firstProblem.message.slice(0, 240))}` : '–',
+    r.codes.filter((c) => c !== r.firstProblem?.code).map(codeLink).join(' ') || '–',
+  ]);
+  const shown = [filter.code ? `code ${esc(filter.code)}` : '', filter.batch ? `batch ${esc(filter.batch)}` : ''].filter(Boolean).join(', ');
+  const body = `<h1>Rejections <span class="muted">${rejections.length}${rejections.length === limit ? '+' : ''} kept${shown ? `, ${shown}` : ''}</span></h1>
+<form class="filters" method="get" action="/rejections"><input name="code" placeholder="code, e.g. E_ACCEPTS_EMPTY" value="${esc(filter.code ?? '')}" aria-label="code"><input name="batch" placeholder="batch id" value="${esc(filter.batch ?? '')}" aria-label="batch"><button type="submit">filter</button></form>
+${rows.length ? table(['recorded (UTC)', 'candidate', 'batch', 'first problem', 'other codes'], rows, 'rejections') : '<p class="muted">No kept rejection matches.</p>'}`;
+  return layout({ title: 'Rejections', tab: 'rejections', page: 'rejections', body, where, uses: [] });
 }

@@ -11,7 +11,7 @@ import type { Library } from '../library/contract.js';
 import { openLibrary } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { batchDetail, batchSummary, codeRegistry, envDetail, frontierDetail, loadSnapshot, rejectionDetail, withTallies, type Snapshot } from './data.js';
-import { batchesPage, batchPage, codesPage, envPage, frontierPage, libraryPage, notFoundPage, rejectionPage } from './pages.js';
+import { batchesPage, batchPage, codesPage, envPage, frontierPage, libraryPage, notFoundPage, rejectionPage, rejectionsPage } from './pages.js';
 import { sampleLevel } from './samples.js';
 import { SORT_FIELDS, type EnvQuery, type SortField } from './view.js';
 
@@ -52,11 +52,15 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inl
 const int = (value: unknown): number | undefined => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : undefined);
 
 /** The table's query string; a parameter given twice (an array) or missing counts as absent. */
+/** Kept rejections the rejections page lists at most (newest first). */
+const REJECTIONS_SHOWN = 500;
+
 function envQuery(raw: Record<string, unknown>): EnvQuery {
   const q = Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'string')) as Record<string, string | undefined>;
   const sort = SORT_FIELDS.includes(q.sort as SortField) ? (q.sort as SortField) : undefined;
   const status = q.status === 'active' || q.status === 'retired' ? q.status : 'all';
-  return { q: (q.q ?? '').slice(0, 200), status, ...(q.skill ? { skill: q.skill } : {}), ...(sort ? { sort } : {}), dir: q.dir === 'desc' ? 'desc' : 'asc', page: int(q.page) ?? 1, size: int(q.size) ?? 50 };
+  const kind = q.kind === 'single-turn' || q.kind === 'episodic' ? q.kind : undefined;
+  return { q: (q.q ?? '').slice(0, 200), status, ...(q.skill ? { skill: q.skill } : {}), ...(kind ? { kind } : {}), ...(sort ? { sort } : {}), dir: q.dir === 'desc' ? 'desc' : 'asc', page: int(q.page) ?? 1, size: int(q.size) ?? 50 };
 }
 
 export async function startDashboard(options: Partial<DashboardOptions> & { location: string }): Promise<RunningDashboard> {
@@ -124,6 +128,12 @@ export async function startDashboard(options: Partial<DashboardOptions> & { loca
     const { id } = request.params as { id: string };
     const d = await batchDetail(library, id);
     return d ? html(reply, batchPage(where, d)) : html(reply, notFoundPage(where, `no batch ${id} in this library`), 404);
+  });
+  app.get('/rejections', async (request, reply) => {
+    const q = request.query as { code?: unknown; batch?: unknown };
+    const filter = { ...(typeof q.code === 'string' && q.code ? { code: q.code.slice(0, 80) } : {}), ...(typeof q.batch === 'string' && q.batch ? { batch: q.batch.slice(0, 200) } : {}) };
+    const rejections = await library.rejections({ limit: REJECTIONS_SHOWN, ...(filter.code ? { code: filter.code } : {}), ...(filter.batch ? { batchId: filter.batch } : {}) });
+    return html(reply, rejectionsPage(where, rejections, filter, REJECTIONS_SHOWN));
   });
   app.get('/rejections/:hash', async (request, reply) => {
     const { hash } = request.params as { hash: string };

@@ -31,6 +31,8 @@ export interface EnvQuery {
   q?: string;
   status?: 'active' | 'retired' | 'all';
   skill?: string;
+  /** Only this kind ('single-turn' or 'episodic'). */
+  kind?: string;
   sort?: SortField;
   dir?: 'asc' | 'desc';
   /** 1-based. */
@@ -110,6 +112,7 @@ export class LibraryView {
     this.rows.forEach((row, i) => {
       if (status !== 'all' && row.status !== status) return;
       if (query.skill && !row.skills.includes(query.skill)) return;
+      if (query.kind && row.kind !== query.kind) return;
       const hay = this.haystacks[i] as string;
       if (words.every((w) => hay.includes(w))) rows.push(row);
     });

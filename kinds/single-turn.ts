@@ -1,6 +1,7 @@
 // The single-turn kind (contract v1): generate an instance, the policy answers once, verify scores the
 // answer; every probe family applies; the prompt is what the policy sees and what an export row shows.
 import { MetaSchema, describeIssues } from '../contract/schema.js';
+import { metaTextProblems } from '../contract/text.js';
 import { runEpisodes } from '../sandbox/episodes.js';
 import { PROBE_FAMILIES, type EnvKind } from './contract.js';
 
@@ -12,7 +13,9 @@ export const singleTurn: EnvKind = {
   },
   checkMeta: (raw) => {
     const parsed = MetaSchema.safeParse(raw);
-    return parsed.success ? { meta: parsed.data, problems: [] } : { problems: describeIssues(parsed.error).map((message) => ({ code: 'E_META' as const, message })) };
+    if (!parsed.success) return { problems: describeIssues(parsed.error).map((message) => ({ code: 'E_META' as const, message })) };
+    const text = metaTextProblems(raw);
+    return text.length > 0 ? { problems: text } : { meta: parsed.data, problems: [] };
   },
   exports: { meta: 'object', generate: 'function', solve: 'function', verify: 'function' },
   runEpisodes,

@@ -84,6 +84,11 @@ export interface IncidentInput {
   origin: 'serve' | 'export';
   /** The failure came back when the call was re-run alone in a fresh isolate. */
   confirmed: boolean;
+  /**
+   * Whose input reached the failure, when only a client's input did (a response, an action log): a short hash
+   * of the reward service's client (its address). Quarantine needs the reference, or several independent clients.
+   */
+  client?: string;
 }
 
 export interface IncidentRecord extends IncidentInput {
@@ -94,11 +99,16 @@ export interface IncidentRecord extends IncidentInput {
   resolution: string | null;
 }
 
+/** Counts of a library: by status over every version; by skill, author and kind over active environments (each counted once, by its newest active version). */
 export interface LibraryStats {
+  /** Names with an active version. */
   environments: number;
   versions: number;
+  /** Versions by status. */
   byStatus: Record<string, number>;
+  /** Active environments per skill. */
   bySkill: Record<string, number>;
+  /** Active environments per author. */
   byAuthor: Record<string, number>;
   /** Active environments by kind ('single', 'episodic'); absent in stats written before contract v2. */
   byKind?: Record<string, number>;
@@ -257,10 +267,21 @@ export interface ScoreInput {
   passed: number;
   /** Their sum (the mean score is scoreSum / n). */
   scoreSum: number;
+  /**
+   * Asked for by the operator (the reward service's operator token), not by any client: only trusted scores
+   * steer `level: "auto"`, the batch and nightly's retirement. Default false.
+   */
+  trusted?: boolean;
 }
 
 export interface ScoreTally extends ScoreInput {
+  trusted: boolean;
   updatedAt: string;
+}
+
+/** The tallies that may steer (the operator's): `level: "auto"`, the batch's weak skills, nightly's retirement. */
+export function trustedTallies(tallies: readonly ScoreTally[]): ScoreTally[] {
+  return tallies.filter((t) => t.trusted);
 }
 
 /** A score at or above this passes: the pass rate the frontier and `level: "auto"` read. */
@@ -278,7 +299,7 @@ export const SCORE_WINDOW = 1_000;
 export interface ScoreLog {
   /** Adds the counts, in one transaction (all or none); each tally keeps to SCORE_WINDOW. */
   recordScores(tallies: ScoreInput[]): Promise<void>;
-  /** Every tally, by name, version and level. */
+  /** Every tally, by name, version, level and trust (a trusted and an untrusted tally per level at most). */
   scoreTallies(): Promise<ScoreTally[]>;
 }
 

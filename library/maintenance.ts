@@ -1,5 +1,8 @@
 // Library jobs that need the validator: seeding a new library (init) and re-validating admitted
 // environments after a validator upgrade, retiring what no longer passes.
+import { relative } from 'node:path';
+import { PACKAGE_ROOT } from '../contract/paths.js';
+import { hashSource } from '../contract/hash.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { LiveNoveltyIndex, markDuplicate } from './novelty-guard.js';
 import { noveltyIndexOf } from './novelty-index.js';
@@ -7,7 +10,7 @@ import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate, VALIDATOR_VERSION } from '../validators/validate.js';
 import type { EnvRecord, Library } from './contract.js';
 import { LibraryError } from './contract.js';
-import { listSeeds } from './seeds.js';
+import { listShippedSeeds, type SeedKind } from './seeds.js';
 
 export interface SeedOutcome {
   name: string;
@@ -16,14 +19,24 @@ export interface SeedOutcome {
   problems?: string[];
 }
 
-/** Validates every seed against the library and admits it (lineage author 'seed'); idempotent. */
-export async function seedLibrary(library: Library, pool: SandboxPool, onProgress?: (outcome: SeedOutcome) => void): Promise<SeedOutcome[]> {
+/**
+ * Validates every shipped seed of the given kinds against the library and admits it (lineage author
+ * 'seed'); idempotent: a seed whose exact code the library holds is not validated again.
+ */
+export async function seedLibrary(library: Library, pool: SandboxPool, onProgress?: (outcome: SeedOutcome) => void, kinds: readonly SeedKind[] = ['single']): Promise<SeedOutcome[]> {
   const outcomes: SeedOutcome[] = [];
   const novelty = await LiveNoveltyIndex.of(library);
-  for (const seed of listSeeds()) {
+  const held = new Map((await library.list({ status: 'all', allVersions: true })).map((e) => [e.hash, e]));
+  for (const seed of listShippedSeeds(kinds)) {
+    const same = held.get(hashSource(seed.source));
+    if (same) {
+      outcomes.push({ name: seed.name, status: 'exists', version: same.version });
+      onProgress?.(outcomes.at(-1) as SeedOutcome);
+      continue;
+    }
     await novelty.refresh(library);
     const report = await validateCandidate(seed.source, { pool, novelty: novelty.index });
-    const result = report.verdict === 'admit' ? await library.admit({ source: seed.source, report, lineage: { author: 'seed', notes: { file: `seeds/${seed.name}.js` } }, noveltyCursor: novelty.cursor }) : null;
+    const result = report.verdict === 'admit' ? await library.admit({ source: seed.source, report, lineage: { author: 'seed', notes: { file: relative(PACKAGE_ROOT, seed.file) } }, noveltyCursor: novelty.cursor }) : null;
     if (result?.status === 'duplicate') markDuplicate(report, result.problems);
     let outcome: SeedOutcome;
     if (result && result.status !== 'duplicate') {

@@ -78,25 +78,29 @@ export function toEntry(row: JournalRow): JournalEntry {
 
 /** The library's stats from every envs row (any status) and the number of kept rejections. */
 
-export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'status' | 'lineage' | 'meta'>>, rejections: number): LibraryStats {
+export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'version' | 'status' | 'lineage' | 'meta'>>, rejections: number): LibraryStats {
   const count = (map: Record<string, number>, key: string) => {
     map[key] = (map[key] ?? 0) + 1;
   };
   const byStatus: Record<string, number> = {};
   const bySkill: Record<string, number> = {};
   const byAuthor: Record<string, number> = {};
-  const kinds = new Map<string, string>();
-  let min = Infinity;
-  let max = -Infinity;
-  const activeNames = new Set<string>();
+  // Skills, authors, kinds and levels count each active environment once (its newest active version);
+  // statuses count versions (an environment can have an active and a retired version).
+  const newest = new Map<string, Pick<EnvRow, 'version' | 'lineage' | 'meta'>>();
   for (const row of rows) {
     count(byStatus, row.status);
-    if (row.status !== 'active') continue;
-    activeNames.add(row.name);
+    if (row.status === 'active' && (newest.get(row.name)?.version ?? -1) < row.version) newest.set(row.name, row);
+  }
+  const byKind: Record<string, number> = { single: 0, episodic: 0 };
+  let min = Infinity;
+  let max = -Infinity;
+  const activeNames = new Set(newest.keys());
+  for (const row of newest.values()) {
     const meta = JSON.parse(row.meta) as Meta;
     for (const skill of meta.skills) count(bySkill, skill);
     count(byAuthor, (JSON.parse(row.lineage) as Lineage).author);
-    kinds.set(row.name, (meta as { kind?: unknown }).kind === 'episodic' ? 'episodic' : 'single');
+    count(byKind, (meta as { kind?: unknown }).kind === 'episodic' ? 'episodic' : 'single');
     min = Math.min(min, meta.levels);
     max = Math.max(max, meta.levels);
   }
@@ -106,7 +110,7 @@ export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'status' | 'li
     byStatus,
     bySkill,
     byAuthor,
-    byKind: [...kinds.values()].reduce<Record<string, number>>((acc, kind) => ({ ...acc, [kind]: (acc[kind] ?? 0) + 1 }), { single: 0, episodic: 0 }),
+    byKind,
     levels: Number.isFinite(max) ? { min, max } : null,
     rejections,
   };

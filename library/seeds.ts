@@ -21,7 +21,20 @@ export function listSeeds(dir = SEEDS_DIR): SeedFile[] {
     });
 }
 
-/** Every shipped seed, single-turn (seeds/) and episodic (seeds/episodic/). */
-export function listShippedSeeds(): SeedFile[] {
-  return [...listSeeds(), ...listSeeds(EPISODIC_SEEDS_DIR)];
+/** The kinds of shipped seeds: single-turn (seeds/) and episodic (seeds/episodic/). */
+export const SEED_KINDS = ['single', 'episodic'] as const;
+export type SeedKind = (typeof SEED_KINDS)[number];
+
+/** Every shipped seed of the given kinds (both by default), single-turn first. */
+export function listShippedSeeds(kinds: readonly SeedKind[] = SEED_KINDS): SeedFile[] {
+  return [...(kinds.includes('single') ? listSeeds() : []), ...(kinds.includes('episodic') ? listSeeds(EPISODIC_SEEDS_DIR) : [])];
+}
+
+/** The seeds a new library gets for a batch of this kind ('mixed': both). */
+export const seedKindsFor = (kind: string): SeedKind[] => (kind === 'single' || kind === 'episodic' ? [kind] : [...SEED_KINDS]);
+
+/** What a command that seeds a new library says first (the episodic seeds take about a minute to validate). */
+export function seedingLine(dir: string, kinds: readonly SeedKind[]): string {
+  const count = listShippedSeeds(kinds).length;
+  return `seeding a new library at ${dir} with ${count} ${kinds.length === 1 ? `${kinds[0] === 'single' ? 'single-turn' : 'episodic'} ` : ''}seed environments (validated first${kinds.includes('episodic') ? ': about a minute' : ''}) …`;
 }

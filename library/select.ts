@@ -1,10 +1,16 @@
 // Which environments of the library a request means, at which levels: named ones (NAME or NAME@VERSION),
-// those with one of some skills, or every active one, each with its level range. The one selection both
+// those with one of some skills, those of one kind, or every active one, each with its level range. The one selection both
 // `envforge export` (--env, --skills, --levels) and the reward service's /v1/sample select use; errors
 // carry a stable code and name the caller's own field (labels), e.g. `--env` or `select.env`.
 import type { Code } from '../contract/codes.js';
 import { EnvforgeError } from '../contract/errors.js';
+import { kindOf } from '../kinds/registry.js';
 import type { EnvRecord } from './contract.js';
+
+/** The environment kinds a selection can ask for: single-turn (contract v1) or episodic (contract v2). */
+export const SELECTABLE_KINDS = ['single', 'episodic'] as const;
+export type SelectableKind = (typeof SELECTABLE_KINDS)[number];
+export const recordKind = (record: Pick<EnvRecord, 'meta'>): SelectableKind => (kindOf(record.meta).name === 'episodic' ? 'episodic' : 'single');
 
 export interface EnvRef {
   name: string;
@@ -24,6 +30,8 @@ export interface LevelSpec {
 export interface Selection {
   envs?: EnvRef[];
   skills?: string[];
+  /** Only environments of this kind. */
+  kind?: SelectableKind;
   levels?: LevelSpec;
 }
 
@@ -34,7 +42,7 @@ export interface SelectedEnv {
 
 export interface SelectOptions {
   /** How the caller names the selection's fields, and what it selects for, in its messages. */
-  labels: { env: string; skills: string; levels: string; selected: string };
+  labels: { env: string; skills: string; levels: string; selected: string; kind?: string };
   /** The library, as messages name it. */
   where: string;
   /**
@@ -98,17 +106,21 @@ function levelsFor(record: EnvRecord, spec: LevelSpec | undefined, options: Sele
  */
 export function selectEnvironments(records: readonly EnvRecord[], selection: Selection, options: SelectOptions): SelectedEnv[] {
   const { labels } = options;
-  const active = newestActive(records);
-  const skills = selection.skills;
+  const { skills, kind } = selection;
+  const kindLabel = labels.kind ?? 'kind';
+  const active = newestActive(records).filter((r) => !kind || recordKind(r) === kind);
   let chosen: EnvRecord[];
   if (selection.envs?.length) {
-    chosen = selection.envs.map((ref) => resolveRef(records, active, ref, labels.env));
+    chosen = selection.envs.map((ref) => resolveRef(records, newestActive(records), ref, labels.env));
     const off = skills && chosen.find((r) => !skills.some((s) => r.meta.skills.includes(s)));
     if (skills && off) throw new SelectionError('E_NO_MATCH', `${labels.env} ${off.name} has none of ${labels.skills} ${skills.join(',')} (its skills: ${off.meta.skills.join(', ')})`);
+    const other = kind && chosen.find((r) => recordKind(r) !== kind);
+    if (other) throw new SelectionError('E_NO_MATCH', `${labels.env} ${other.name} is ${recordKind(other)}, not ${kindLabel} ${kind}`);
   } else {
     chosen = skills ? active.filter((r) => skills.some((s) => r.meta.skills.includes(s))) : active;
     if (chosen.length === 0) {
-      throw new SelectionError('E_NO_MATCH', skills ? `${labels.skills} ${skills.join(',')}: no active environment has any of these skills` : `the library at ${options.where} has no active environments`);
+      const what = `${kind ? `${kind} ` : ''}environment`;
+      throw new SelectionError('E_NO_MATCH', skills ? `${labels.skills} ${skills.join(',')}: no active ${what} has any of these skills` : `the library at ${options.where} has no active ${what}s`);
     }
   }
   chosen.sort(byNameVersion);

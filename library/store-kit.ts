@@ -1,7 +1,9 @@
 // What every library store shares beside the contract: timestamps, JSON columns, and the rules an input
 // must meet before any store writes it (incidents), so the stores judge inputs alike.
+import { isProblemCode, PROBLEM_CODES } from '../contract/codes.js';
 import { hashSource } from '../contract/hash.js';
 import type { Meta } from '../contract/schema.js';
+import type { Problem, ValidationReport } from '../validators/report.js';
 import { LibraryError, SCORE_WINDOW, type AdmitInput, type IncidentInput, type JournalInput, type ScoreInput } from './contract.js';
 
 export const now = (): string => new Date().toISOString();
@@ -29,6 +31,7 @@ export function checkIncident(input: IncidentInput): { message: string; response
   if (!Number.isSafeInteger(input.seed) || input.seed < 0 || !Number.isSafeInteger(input.level) || input.level < 1) throw bad('a seed (a non-negative safe integer) and a level');
   if (typeof input.code !== 'string' || input.code === '' || typeof input.fn !== 'string') throw bad('a code and a function name');
   if (input.origin !== 'serve' && input.origin !== 'export') throw bad("an origin of 'serve' or 'export'");
+  if (input.client !== undefined && (typeof input.client !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(input.client))) throw bad('a client of 1 to 64 printable characters, when it names one');
   return { message: String(input.message).slice(0, MAX_MESSAGE_CHARS), response: input.response ?? null };
 }
 
@@ -71,4 +74,21 @@ export function addCounts(stored: Counts | null, t: ScoreInput): Counts {
   if (n > keep) [n, passed, sum] = keep === 0 ? [0, 0, 0] : [keep, (passed * keep) / n, (sum * keep) / n];
   const scale = t.n > SCORE_WINDOW ? SCORE_WINDOW / t.n : 1;
   return [n + t.n * scale, passed + t.passed * scale, sum + t.scoreSum * scale];
+}
+
+/**
+ * A rejection as the library keeps it. A candidate that never loaded as a module (it did not compile, or its
+ * top level failed: the static stage has no exports) may be any file an operator named (a key, a config):
+ * its problems keep their codes, meanings and positions, never its text, so none of it reaches the kept
+ * rejections or the dashboard. The report printed to the operator who ran the command is not touched.
+ */
+export function keptReport(report: ValidationReport): ValidationReport {
+  const staticStage = report.stages.find((s) => s.stage === 'static');
+  if (!staticStage || staticStage.ok || 'exports' in staticStage.metrics) return report;
+  const scrub = <P extends Problem>(p: P): P => {
+    const { evidence: _evidence, ...rest } = p;
+    const at = /(?:\[environment\.js:|\()(\d+):(\d+)[\])]\s*$/.exec(p.message);
+    return { ...rest, message: `${isProblemCode(p.code) ? PROBLEM_CODES[p.code] : 'a problem'}${at ? ` (line ${at[1]}, column ${at[2]})` : ''}` } as P;
+  };
+  return { ...report, name: null, meta: null, problems: report.problems.map(scrub), stages: report.stages.map((s) => ({ ...s, problems: s.problems.map(scrub) })) };
 }

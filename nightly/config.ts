@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { UsageError } from '../contract/errors.js';
 import { FORMAT_NAMES } from '../export/registry.js';
+import { RUN_KINDS } from '../agents/spec.js';
+import { SELECTABLE_KINDS } from '../library/select.js';
 
 const Formats = z.array(z.enum(FORMAT_NAMES as [string, ...string[]])).min(1);
 
@@ -12,6 +14,8 @@ export const NightlyConfigSchema = z.strictObject({
   library: z.string().min(1).optional(),
   /** Trainer evaluations; without one, the pass rates the reward service recorded. */
   feedback: z.string().min(1).optional(),
+  /** Which environments the batch writes (as `envforge run --kind`; mixed: each kind is kept half of the target). */
+  kind: z.enum(RUN_KINDS).default('mixed'),
   target: z.number().int().min(1).max(10_000).default(10),
   maxCandidates: z.number().int().min(1).optional(),
   budgetUsd: z.number().positive().optional(),
@@ -28,9 +32,11 @@ export const NightlyConfigSchema = z.strictObject({
   minAttempts: z.number().int().min(1).default(20),
   export: z
     .strictObject({
-      /** Snapshots go to OUT/<night>/<format>/. */
+      /** Snapshots go to OUT/<night>/<format>/; a relative OUT is beside the library (LIBRARY/snapshots by default). */
       out: z.string().min(1).default('snapshots'),
       formats: Formats.default(['jsonl']),
+      /** Only environments of this kind in the snapshot (default: both). */
+      kind: z.enum(SELECTABLE_KINDS).optional(),
       perEnv: z.number().int().min(1).max(1_000_000).default(100),
       seed: z.number().int().min(0).default(0),
     })

@@ -48,7 +48,17 @@ export async function runNight(deps: NightDeps, config: NightlyConfig, night: st
   const step = async <K extends keyof NightReport['steps']>(name: K, work: () => Promise<NonNullable<NightReport['steps'][K]>>) => {
     if (report.steps[name]) return log(`nightly ${night}: ${name}: done in an earlier run, skipped`);
     log(`nightly ${night}: ${name} …`);
-    report.steps[name] = await work();
+    try {
+      report.steps[name] = await work();
+    } catch (error) {
+      if (error instanceof NightInterrupted) throw error;
+      // The report of a failed night is written and handed up whole: the steps done, and the one that failed.
+      report.failed = { step: name, message: (error as Error).message ?? String(error) };
+      save(file, report);
+      writeFileSync(join(dir, `${night}.md`), nightMarkdown(report));
+      throw new NightFailed(report, error);
+    }
+    delete report.failed;
     save(file, report);
   };
 
@@ -78,6 +88,7 @@ export async function runNight(deps: NightDeps, config: NightlyConfig, night: st
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
+          kind: config.kind,
           target: config.target,
           ...(config.maxCandidates ? { maxCandidates: config.maxCandidates } : {}),
           repairRounds: config.repairRounds,
@@ -95,8 +106,8 @@ export async function runNight(deps: NightDeps, config: NightlyConfig, night: st
   await step('export', async () => {
     const snapshots: NonNullable<NightReport['steps']['export']>['snapshots'] = [];
     for (const format of config.export.formats as FormatName[]) {
-      const out = resolve(config.export.out, night, format);
-      const summary = await runExport(library, pool, { format: FORMATS[format], out, selection: {}, counts: { perEnv: config.export.perEnv }, splits: parseSplit(DEFAULT_SPLIT), seed: config.export.seed, serviceUrl: 'http://127.0.0.1:8787' });
+      const out = resolve(snapshotsHome(library), config.export.out, night, format);
+      const summary = await runExport(library, pool, { format: FORMATS[format], out, selection: config.export.kind ? { kind: config.export.kind } : {}, counts: { perEnv: config.export.perEnv }, splits: parseSplit(DEFAULT_SPLIT), seed: config.export.seed, serviceUrl: 'http://127.0.0.1:8787' });
       snapshots.push({ format, out, rows: summary.total, envs: summary.envs.length });
     }
     return { snapshots };
@@ -106,6 +117,19 @@ export async function runNight(deps: NightDeps, config: NightlyConfig, night: st
   save(file, report);
   writeFileSync(join(dir, `${night}.md`), nightMarkdown(report));
   return report;
+}
+
+/** A relative export.out is beside the library: its folder, or (a database library) the current folder. */
+const snapshotsHome = (library: Library) => (existsSync(library.dir) ? library.dir : process.cwd());
+
+/** A step failed: the report (written to the nightly folder too) says which, after the steps that finished. */
+export class NightFailed extends Error {
+  constructor(
+    readonly report: NightReport,
+    cause: unknown,
+  ) {
+    super(`the night ${report.night} failed in its ${report.failed?.step} step: ${report.failed?.message}`, { cause });
+  }
 }
 
 /** The batch was cancelled (SIGINT/SIGTERM): the night is kept and finishes when run again. */

@@ -7,10 +7,9 @@ import type { LlmClient } from '../agents/llm/contract.js';
 import { limited } from '../agents/llm/limited.js';
 import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
 import { isLlmError } from '../agents/llm/errors.js';
-import type { WeakSkill } from '../agents/prompts.js';
-import { specKind, type EnvSpec, type RunKind } from '../agents/spec.js';
-import { kindOf } from '../kinds/registry.js';
-import { rejectWrongKind } from './kind-check.js';
+import { EnvforgeError } from '../contract/errors.js';
+import { specKind, type EnvSpec } from '../agents/spec.js';
+import { envKindOf, rejectWrongKind } from './kind-check.js';
 import type { Library } from '../library/contract.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
@@ -19,57 +18,17 @@ import type { ValidationJob, ValidationOutcome } from '../library/postgres/queue
 import { validateCandidate } from '../validators/validate.js';
 import { candidateValidationSeed, newValidationKey } from '../validators/seeds.js';
 import { AUTHORS } from '../agents/authors.js';
-import type { Author, AuthorIdentity, WrittenModule } from '../agents/author.js';
+import type { Author, WrittenModule } from '../agents/author.js';
+import type { BatchOptions } from './batch-options.js';
 import { buildReport, type BatchReport, type CandidateOutcome } from './report.js';
-import { calibrate, type CalibrationOptions } from './calibration.js';
+import { calibrate } from './calibration.js';
 import { WeakSteering, type FrontierReport } from './steering.js';
 import { JournalState, type VerdictEntry } from './journal-state.js';
+import { TargetGate } from './target-gate.js';
+import { KindShare } from './kind-share.js';
+import { architectRound } from './architect-round.js';
 
-export interface BatchOptions {
-  batchId: string;
-  /** Admitted environments wanted. */
-  target: number;
-  /** Specs worked on at most (each is one candidate with its repair rounds). */
-  maxCandidates: number;
-  /** Repair rounds after the first rejection. */
-  repairRounds: number;
-  /** Candidates in flight at once (their LLM calls share the client's queue). */
-  concurrency: number;
-  /** Specs the architect is asked for at a time. */
-  specsPerRound: number;
-  /** Which kinds of environment the authors write ('mixed': the architect chooses by coverage); absent means 'single'. */
-  kind?: RunKind;
-  /** Trainer feedback: the frontier skills the architect should aim at. */
-  weakSkills: WeakSkill[];
-  /** Share of the target wanted for environments that train a weak skill (round-robin over them); 0 turns it off. */
-  weakShare: number;
-  /** Trainer feedback: skills the model has mastered (reported, and the architect is told to leave them). */
-  saturatedSkills?: WeakSkill[];
-  /** Only these skills, when given (passed to the architect as the whole taxonomy). */
-  skills?: string[];
-  /** Run the LLM review stage in validation (only when the author has a reviewer). */
-  review: boolean;
-  /** Solver calibration settings (used when a solver is given). */
-  calibration?: Partial<CalibrationOptions>;
-  /**
-   * Who writes the modules, for the record: stored with the batch's options (so `--resume` can reuse the
-   * offline author's seed) and copied into the report. Filled in from the author's identity.
-   */
-  author?: AuthorIdentity;
-  /** With each module's text, fixes its validation seed (validators/seeds.ts); default from the offline seed, else random. */
-  validationKey?: string;
-}
-
-export const DEFAULT_BATCH_OPTIONS = {
-  target: 10,
-  maxCandidates: 40,
-  repairRounds: 2,
-  concurrency: 4,
-  specsPerRound: 6,
-  weakSkills: [],
-  weakShare: 0.6,
-  review: true,
-} satisfies Omit<BatchOptions, 'batchId'>;
+export { DEFAULT_BATCH_OPTIONS, type BatchOptions } from './batch-options.js';
 
 export type BatchEvent =
   | { type: 'specs'; proposed: number; kept: number; /** What was dropped from kept specs. */ warnings?: string[] }
@@ -111,26 +70,30 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
   const emit = deps.onEvent ?? (() => {});
   let stopReason: string | null = null;
   const stop = (reason: string) => {
-    if (stopReason === null) {
-      stopReason = reason;
-      emit({ type: 'stopped', reason });
-    }
+    if (stopReason === null) emit({ type: 'stopped', reason: (stopReason = reason) });
   };
   // The entry and the spend so far commit together: after a crash the journal and the ledger agree.
-  const journal = async (kind: string, key: string, payload: unknown) => {
-    await library.appendJournal(options.batchId, [{ kind, key, payload }], { ledger: ledger.snapshot() });
-  };
+  const journal = (kind: string, key: string, payload: unknown) => library.appendJournal(options.batchId, [{ kind, key, payload }], { ledger: ledger.snapshot() }).then(() => {});
   // The offline author's version and seed go into every lineage; LLM authors have none (the author names the model).
   const { version, seed } = author.identity;
   const authorNotes = { ...(version !== undefined ? { version } : {}), ...(seed !== undefined ? { seed } : {}) };
   // Journaled: a resumed batch keeps its key, so a candidate validated again gets the same verdict.
   const validationKey = await state.keyFor(options.validationKey ?? (seed !== undefined ? `offline-seed:${seed}` : newValidationKey()), (p) => journal('validation-key', 'batch', p));
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
+  const gate = new TargetGate(options.target, admittedCount);
+  const settle = (spec: string, outcome: CandidateOutcome) => state.settle(outcome, (o) => journal('outcome', spec, o));
   // Built once, then brought up to date before each validation with what anyone admitted since (other
   // batches, workers); the admission re-checks whatever arrives after that, so concurrent writers stay novel.
   const novelty = await LiveNoveltyIndex.of(library);
   const steering = new WeakSteering({ weak: options.weakSkills, saturated: options.saturatedSkills ?? [], weakShare: options.weakShare, target: options.target, ...(author.canTrain ? { canTrain: author.canTrain } : {}) });
-  for (const o of state.outcomes.values()) if (o.status === 'admitted' && o.name) steering.admitted((await library.get(o.name, o.version))?.meta.skills ?? []);
+  const share = new KindShare(options.kind ?? 'single', options.target);
+  for (const o of state.outcomes.values()) {
+    const env = o.status === 'admitted' && o.name ? await library.get(o.name, o.version) : null;
+    if (env) {
+      steering.admitted(env.meta.skills);
+      share.admitted(envKindOf(env.meta));
+    }
+  }
   const withFeedback = options.weakSkills.length > 0 || (options.saturatedSkills?.length ?? 0) > 0;
   if (withFeedback) emit({ type: 'frontier', frontier: steering.report() });
 
@@ -141,7 +104,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     let lastSource: string | null = null;
     let lastReport: ValidationReport | null = null;
     for (let attempt = 0; attempt <= options.repairRounds; attempt++) {
-      if (stopReason === 'budget' || deps.signal?.aborted) return;
+      if (stopReason === 'budget' || deps.signal?.aborted || gate.reached) return;
       const key = attemptKey(spec.name, attempt);
       let module = state.modules.get(key);
       if (!module) {
@@ -209,7 +172,11 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
           return; // the module is fine; the band is about the solver, so repair cannot help
         }
       }
+      // A place under the target first: a candidate admitted past it would break the cap (remote workers admit on their own).
+      const place = !remote && report.verdict === 'admit' ? gate.reserve() : null;
+      if (place === false) return void (await settle(spec.name, { spec: spec.name, status: 'extra', attempts: attempt + 1 }));
       const admission = remote ? remote.admission : report.verdict === 'admit' ? await library.admit({ source: module.source, report, lineage, noveltyCursor }) : null;
+      if (place) gate.release(); // the outcome below is set before the next await, so the count never dips
       if (admission?.status === 'duplicate' && !remote) {
         // Another writer admitted a near-duplicate while this one was validated: a rejection like any other.
         markDuplicate(report, admission.problems);
@@ -222,11 +189,10 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         // Code the library already holds is no new environment: it does not count toward the target.
         // An 'exists' that this batch admitted for this spec is its own admission replayed after a kill.
         const own = status === 'admitted' || (env.lineage.batchId === options.batchId && (env.lineage.spec as EnvSpec | undefined)?.name === spec.name);
-        const outcome: CandidateOutcome = { spec: spec.name, status: own ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version };
-        state.outcomes.set(spec.name, outcome);
-        await journal('outcome', spec.name, outcome);
+        await settle(spec.name, { spec: spec.name, status: own ? 'admitted' : 'existing', attempts: attempt + 1, name: env.name, version: env.version });
         if (own) {
           steering.admitted(env.meta.skills);
+          share.admitted(envKindOf(env.meta));
           const weak = steering.active ? { weak: { admitted: steering.report().weakAdmitted, wanted: steering.weakWanted } } : {};
           emit({ type: 'admitted', spec: spec.name, name: env.name, version: env.version, skills: [...env.meta.skills], ...weak });
         }
@@ -238,9 +204,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
       lastSource = module.source;
       lastReport = report;
     }
-    const outcome: CandidateOutcome = { spec: spec.name, status: lastReport ? 'rejected' : 'unwritten', attempts: options.repairRounds + 1 };
-    state.outcomes.set(spec.name, outcome);
-    await journal('outcome', spec.name, outcome);
+    await settle(spec.name, { spec: spec.name, status: lastReport ? 'rejected' : 'unwritten', attempts: options.repairRounds + 1 });
   };
 
   // Twice as many candidates as LLM calls in flight: while some validate (sandbox work), the others keep
@@ -263,17 +227,26 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     void queue.add(async () => {
       if (stopReason !== null || deps.signal?.aborted) return;
       const fresh = !state.outcomes.has(spec.name);
-      if (fresh && !steering.start(spec)) return void setAside.add(spec.name);
+      if (fresh && !share.start(specKind(spec), steering.active && steering.trainsWeak(spec.skills))) return void setAside.add(spec.name);
+      if (fresh && !steering.start(spec)) {
+        share.finish(specKind(spec));
+        return void setAside.add(spec.name);
+      }
       try {
         await work(spec);
       } catch (error) {
         if (isLlmError(error, 'E_LLM_BUDGET')) return stop('budget');
         if (isLlmError(error, 'E_LLM_CANCELLED') || deps.signal?.aborted) return stop('cancelled');
+        // Remote validation with no worker to take the jobs: the batch stops, resumable, once one runs.
+        if (error instanceof EnvforgeError && error.code === 'E_NO_WORKER') return stop('no-worker');
         // A failure of the LLM service is data about this candidate, never the end of the batch.
         if (isLlmError(error)) return void failures.push({ spec: spec.name, code: error.code, message: error.message });
         throw error;
       } finally {
-        if (fresh) steering.finish(spec);
+        if (fresh) {
+          steering.finish(spec);
+          share.finish(specKind(spec));
+        }
       }
     });
   };
@@ -296,26 +269,18 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
         break;
       }
       try {
-        const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills, kind: kindOf(e.meta).name === 'episodic' ? ('episodic' as const) : ('single' as const) }));
-        const taken = new Set([...environments.map((e) => e.name), ...state.specs.map((s) => s.name)]);
+        // While weak skills still want admissions, the round may hold both kinds (the weak share comes first).
         const focus = steering.focus(options.specsPerRound);
-        const proposal = await author.propose({
-          stats: await library.stats(),
-          n: options.specsPerRound,
-          ...(options.kind ? { kind: options.kind } : {}),
-          environments: [...environments, ...state.specs.map((s) => ({ name: s.name, skills: s.skills, kind: specKind(s) }))],
-          weakSkills: options.weakSkills,
-          ...(options.saturatedSkills?.length ? { saturatedSkills: options.saturatedSkills } : {}),
-          ...(focus ? { focus } : {}),
-          ...(options.skills ? { taxonomy: { requested: options.skills } } : {}),
-        });
-        const fresh = proposal.specs.filter((s) => !taken.has(s.name));
+        const asked = focus && options.kind ? options.kind : share.ask();
+        const { fresh, dropped, proposed, promptHash, warnings } = await architectRound({ library, author, specs: state.specs, n: options.specsPerRound, ...(options.kind ? { kind: asked } : {}), weakSkills: options.weakSkills, ...(options.saturatedSkills ? { saturatedSkills: options.saturatedSkills } : {}),  ...(focus ? { focus } : {}), ...(options.skills ? { skills: options.skills } : {}) });
+        // A kind out of designs hands its share over: the other kind's specs set aside for it get their turn.
+        const moved = share.roundBrought(asked, fresh.length) ? state.specs.filter((s) => setAside.delete(s.name) && launched.delete(s.name)) : [];
         state.architectRounds++;
         state.specs.push(...fresh);
-        state.dropped += proposal.dropped.length + (proposal.specs.length - fresh.length);
-        await journal('specs', `architect-${state.architectRounds}`, { specs: fresh, dropped: proposal.dropped.length + (proposal.specs.length - fresh.length), promptHash: proposal.promptHash });
-        emit({ type: 'specs', proposed: proposal.specs.length + proposal.dropped.length, kept: fresh.length, ...(proposal.warnings?.length ? { warnings: proposal.warnings } : {}) });
-        for (const spec of fresh) launch(spec);
+        state.dropped += dropped;
+        await journal('specs', `architect-${state.architectRounds}`, { specs: fresh, dropped, promptHash });
+        emit({ type: 'specs', proposed, kept: fresh.length, ...(warnings?.length ? { warnings } : {}) });
+        for (const spec of [...moved, ...fresh]) launch(spec);
       } catch (error) {
         if (isLlmError(error, 'E_LLM_BUDGET')) stop('budget');
         else if (isLlmError(error)) {
@@ -344,7 +309,7 @@ export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<
     ...(withFeedback ? { frontier: steering.report() } : {}),
   });
   await library.saveBatchLedger(options.batchId, ledger.snapshot());
-  // An interrupted batch stays running, so `envforge run --resume` can continue it.
-  if (stopReason !== 'cancelled') await library.finishBatch(options.batchId, 'finished', report);
+  // An interrupted batch (or one no worker served) stays running, so `envforge run --resume` can continue it.
+  if (stopReason !== 'cancelled' && stopReason !== 'no-worker') await library.finishBatch(options.batchId, 'finished', report);
   return report;
 }

@@ -43,6 +43,12 @@ export class JournalState {
     return this.validationKey;
   }
 
+  /** A candidate's outcome: counted at once (before the journal write awaits), then journaled. */
+  async settle(outcome: CandidateOutcome, record: (outcome: CandidateOutcome) => Promise<void>): Promise<void> {
+    this.outcomes.set(outcome.spec, outcome);
+    await record(outcome);
+  }
+
   static async load(library: Library, batchId: string): Promise<JournalState> {
     const state = new JournalState();
     for (const entry of await library.journal(batchId)) {

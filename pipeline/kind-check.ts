@@ -1,15 +1,18 @@
 // A spec that names its kind must get a module of that kind: `envforge run --kind episodic` admits no
 // single-turn module, and the reverse. The batch and the queue worker both apply it to the validator's report.
-import { specKind, type EnvSpec } from '../agents/spec.js';
+import { specKind, type EnvKind, type EnvSpec } from '../agents/spec.js';
 import { kindOf } from '../kinds/registry.js';
 import type { ValidationReport } from '../validators/report.js';
 
 const CONTRACTS = { single: 'single-turn (contract v1: generate, solve, verify)', episodic: 'episodic (contract v2: reset, step, score, act)' } as const;
 
+/** A module's kind as the batch counts kinds (by its meta). */
+export const envKindOf = (meta: unknown): EnvKind => (kindOf(meta).name === 'episodic' ? 'episodic' : 'single');
+
 /** Turns an admitting report into an E_WRONG_KIND rejection when the module is not of its spec's kind; specs without a kind are not checked. */
 export function rejectWrongKind(report: ValidationReport, spec: Pick<EnvSpec, 'kind'> | undefined): void {
   if (!spec?.kind || !report.meta || report.verdict !== 'admit') return;
-  const got = kindOf(report.meta).name === 'episodic' ? 'episodic' : 'single';
+  const got = envKindOf(report.meta);
   const want = specKind(spec);
   if (got === want) return;
   const problem = { code: 'E_WRONG_KIND' as const, message: `the spec asks for ${want === 'episodic' ? 'an' : 'a'} ${CONTRACTS[want]} environment, but the module is ${CONTRACTS[got]}` };

@@ -1,15 +1,20 @@
 // The batch report, built from the journal: the funnel (specs → modules → stages → admitted), rejection
 // reasons by code, repair success, tokens and dollars per admitted environment, wall time, and who
-// authored the modules; as JSON and as Markdown for people.
+// authored the modules; as JSON and as Markdown for people, in which every value that is not the report's own
+// (names, codes, messages a module or an LLM wrote) passes contract/text.ts's Markdown encoder.
 import type { AuthorIdentity } from '../agents/author.js';
 import type { LedgerSnapshot } from '../agents/llm/cost.js';
+import { markdownLine, markdownText as md } from '../contract/text.js';
 import { ENV_KINDS, specKind, type EnvKind, type EnvSpec } from '../agents/spec.js';
 import type { FrontierReport } from './steering.js';
 
 export interface CandidateOutcome {
   spec: string;
-  /** existing: the module was identical to one the library already holds (admission was a no-op). */
-  status: 'admitted' | 'existing' | 'rejected' | 'unwritten';
+  /**
+   * existing: the module was identical to one the library already holds (admission was a no-op); extra: it
+   * validated after --target was reached (it was in flight), so it was not admitted (pipeline/target-gate.ts).
+   */
+  status: 'admitted' | 'existing' | 'extra' | 'rejected' | 'unwritten';
   attempts: number;
   name?: string;
   version?: number;
@@ -44,6 +49,8 @@ export interface BatchReport {
     validations: number;
     admitted: number;
     existing: number;
+    /** Validated as admissible after the target was reached: not admitted, their modules stay in the journal. */
+    extra: number;
     rejected: number;
     unwritten: number;
     serviceFailures: number;
@@ -138,6 +145,7 @@ export function buildReport(input: ReportInput): BatchReport {
       validations: input.verdicts.size,
       admitted: admitted.length,
       existing: input.outcomes.filter((o) => o.status === 'existing').length,
+      extra: input.outcomes.filter((o) => o.status === 'extra').length,
       rejected: input.outcomes.filter((o) => o.status === 'rejected').length,
       unwritten: input.outcomes.filter((o) => o.status === 'unwritten').length,
       serviceFailures: input.failures.length,
@@ -175,13 +183,13 @@ const pct = (rate: number) => `${(100 * rate).toFixed(0)}%`;
 
 /** The frontier the batch steered by, and what it admitted for it. */
 export function frontierMarkdown(frontier: FrontierReport): string {
-  const weak = frontier.weak.map((w) => `| ${w.skill} | ${pct(w.passRate)} | ${w.wanted} | ${w.admitted} |`).join('\n') || '| (none the author can train) | | | |';
+  const weak = frontier.weak.map((w) => `| ${md(w.skill)} | ${pct(w.passRate)} | ${w.wanted} | ${w.admitted} |`).join('\n') || '| (none the author can train) | | | |';
   const others = [
-    frontier.untrainable.length ? `Weak skills this author cannot train (left out of the share): ${frontier.untrainable.map((w) => `${w.skill} (${pct(w.passRate)})`).join(', ')}.` : '',
-    frontier.saturated.length ? `Saturated skills (not aimed at): ${frontier.saturated.map((w) => `${w.skill} (${pct(w.passRate)})`).join(', ')}.` : '',
+    frontier.untrainable.length ? `Weak skills this author cannot train (left out of the share): ${frontier.untrainable.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.` : '',
+    frontier.saturated.length ? `Saturated skills (not aimed at): ${frontier.saturated.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.` : '',
     frontier.setAside ? `${frontier.setAside} specs that train no weak skill were set aside once the other admissions were taken.` : '',
   ].filter(Boolean);
-  const perSkill = Object.entries(frontier.admittedPerSkill).map(([skill, n]) => `${skill} ${n}`).join(', ') || '(none)';
+  const perSkill = Object.entries(frontier.admittedPerSkill).map(([skill, n]) => `${md(skill)} ${n}`).join(', ') || '(none)';
   return `Weak share ${pct(frontier.weakShare)}: ${frontier.weakAdmitted} of the ${frontier.weakWanted} admissions wanted for weak skills train one.
 
 | weak skill | pass rate | wanted | admitted |
@@ -191,20 +199,15 @@ ${weak}
 ${others.length ? `${others.join('\n')}\n\n` : ''}Admitted per skill: ${perSkill}.`;
 }
 
-/** Markdown rows in a table cell or list item stay on one line. */
-const oneLine = (text: string, max = 300) => {
-  const flat = text.replace(/\s+/g, ' ').replace(/\|/g, '\\|');
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-};
-
 /** Markdown lists show at most this many rejected validations; the JSON report has them all. */
 const MAX_LISTED_REJECTIONS = 100;
 
 function rejectionList(report: BatchReport): string {
   if (report.rejections.length === 0) return '(none)';
   const lines = report.rejections.slice(0, MAX_LISTED_REJECTIONS).map((r) => {
-    const first = r.firstProblem ? `${r.firstProblem.code} [${r.firstProblem.stage}] ${oneLine(r.firstProblem.message)}` : r.codes.join(', ') || '(no problem recorded)';
-    return `- ${r.spec}, attempt ${r.attempt}: ${first}${r.codes.length > 1 ? ` (${r.codes.length} codes: ${r.codes.join(', ')})` : ''}`;
+    const codes = r.codes.map((c) => markdownLine(c, 80)).join(', ');
+    const first = r.firstProblem ? `${markdownLine(r.firstProblem.code, 80)} [${markdownLine(r.firstProblem.stage, 80)}] ${markdownLine(r.firstProblem.message)}` : codes || '(no problem recorded)';
+    return `- ${markdownLine(r.spec, 120)}, attempt ${r.attempt}: ${first}${r.codes.length > 1 ? ` (${r.codes.length} codes: ${codes})` : ''}`;
   });
   if (report.rejections.length > MAX_LISTED_REJECTIONS) lines.push(`- … and ${report.rejections.length - MAX_LISTED_REJECTIONS} more (the JSON report lists them all)`);
   return `${lines.join('\n')}\n\nEvery kept report: \`envforge library rejections --batch ${report.batchId}\`.`;
@@ -220,7 +223,7 @@ function promptCache(cost: BatchReport['cost']): string {
 function purposeTable(byPurpose: BatchReport['cost']['byPurpose']): string {
   const rows = Object.entries(byPurpose).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (rows.length === 0) return '';
-  const lines = rows.map(([purpose, t]) => `| ${purpose} | ${t.calls} | ${t.inputTokens} | ${t.cachedInputTokens ?? 0} | ${t.outputTokens} | $${t.costUsd.toFixed(4)} |`);
+  const lines = rows.map(([purpose, t]) => `| ${md(purpose)} | ${t.calls} | ${t.inputTokens} | ${t.cachedInputTokens ?? 0} | ${t.outputTokens} | $${t.costUsd.toFixed(4)} |`);
   return ['| agent | calls | input tokens | of them cached | output tokens | cost |', '| --- | --- | --- | --- | --- | --- |', ...lines].join('\n');
 }
 
@@ -229,12 +232,12 @@ export function reportMarkdown(report: BatchReport): string {
   const rows = (map: Record<string, number>) =>
     Object.entries(map)
       .sort((a, b) => b[1] - a[1])
-      .map(([k, v]) => `| ${k} | ${v} |`)
+      .map(([k, v]) => `| ${markdownLine(k, 120)} | ${v} |`)
       .join('\n') || '| (none) | |';
   const usd = (n: number | null) => (n === null ? '-' : `$${n.toFixed(4)}`);
   return `# envforge batch ${report.batchId}
 
-Stopped: **${report.stopReason}** after ${(report.wallMs / 1000).toFixed(1)} s.${report.author ? `\n\nAuthor: ${authorLine(report.author)}.` : ''}
+Stopped: **${markdownLine(report.stopReason, 200)}** after ${(report.wallMs / 1000).toFixed(1)} s.${report.author ? `\n\nAuthor: ${authorLine(report.author)}.` : ''}
 
 ${report.frontier ? `## Trainer feedback: the frontier\n\n${frontierMarkdown(report.frontier)}\n\n` : ''}## Funnel
 
@@ -246,6 +249,7 @@ ${report.frontier ? `## Trainer feedback: the frontier\n\n${frontierMarkdown(rep
 | validations | ${f.validations} |
 | admitted | ${f.admitted} |
 | identical to an environment already held | ${f.existing} |
+| extra: admissible after the target was reached, not admitted | ${f.extra ?? 0} |
 | rejected after repairs | ${f.rejected} |
 | no module written | ${f.unwritten} |
 | LLM service failures | ${f.serviceFailures} |
@@ -254,7 +258,7 @@ ${report.frontier ? `## Trainer feedback: the frontier\n\n${frontierMarkdown(rep
 
 | kind | specs | candidates | admitted | rejected |
 |---|---|---|---|---|
-${Object.entries(report.byKind ?? {}).map(([kind, c]) => `| ${kind} | ${c.specs} | ${c.candidates} | ${c.admitted} | ${c.rejected} |`).join('\n')}
+${Object.entries(report.byKind ?? {}).map(([kind, c]) => `| ${md(kind)} | ${c.specs} | ${c.candidates} | ${c.admitted} | ${c.rejected} |`).join('\n')}
 
 ## First failing stage of rejected validations
 
@@ -284,6 +288,6 @@ ${purposeTable(report.cost.byPurpose)}
 
 ## Admitted
 
-${report.admitted.map((a) => `- ${a.name}@${a.version} (${a.attempts} attempt${a.attempts === 1 ? '' : 's'})`).join('\n') || '(none)'}
+${report.admitted.map((a) => `- ${md(a.name)}@${a.version} (${a.attempts} attempt${a.attempts === 1 ? '' : 's'})`).join('\n') || '(none)'}
 `;
 }

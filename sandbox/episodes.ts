@@ -3,6 +3,7 @@
 // or a failure with a stable code, never unchecked guest data.
 import type { ProblemCode } from '../contract/codes.js';
 import { CONTRACT_LIMITS, InstanceSchema, ReferenceSchema, describeIssues, toVerdict, type Instance, type Verdict } from '../contract/schema.js';
+import { PROSE_CONTROL, textProblem } from '../contract/text.js';
 import type { SandboxPool } from './pool.js';
 import { guestCode, HOST_VERDICTS, type CallResult, type EpisodeValue, type LoadInfo, type RawVerdict, type SandboxLimits } from './protocol.js';
 import { z } from 'zod';
@@ -76,6 +77,8 @@ export function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeR
     if (!parsed.success) return { ok: false, seed, level, code: 'E_INSTANCE', message: describeIssues(parsed.error).join('; '), fn: 'generate' };
     instance = parsed.data;
   }
+  // A prompt holds no control character (contract/text.ts; lone surrogates are the validator's E_MALFORMED_TEXT).
+  if (PROSE_CONTROL.test(instance.prompt)) return { ok: false, seed, level, code: 'E_CONTROL_CHARS', message: `generate returned a prompt that ${(textProblem(instance.prompt, 'prompt', true) as { message: string }).message.replace(/^prompt /, '')}`, fn: 'generate' };
   const reference = value.reference;
   if (!isReference(reference)) {
     const parsed = ReferenceSchema.safeParse(reference);

@@ -12,6 +12,14 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   var ObjectKeys = Object.keys, ArrayIsArray = Array.isArray, NumberIsSafeInteger = Number.isSafeInteger;
   var NumberIsFinite = Number.isFinite, ObjectHasOwn = Object.prototype.hasOwnProperty, MathFloor = Math.floor;
   var MAX_ARGS_CHARS = 4096, MAX_STATE_CHARS = 262144, MAX_TEXT_CHARS = 16000;
+  // contract/text.ts PROSE_CONTROL (tests/contract-text.test.ts ties them): what a prompt or observation may not hold.
+  var CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/;
+  var CONTROL_ALL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
+  // A client's string shown in the host's own messages (an unknown tool, an undeclared argument), with every
+  // control written as an escape (\u001b), so a message never carries one.
+  function shown(s) {
+    return s.slice(0, 60).replace(CONTROL_ALL, function (c) { return '\\u' + ('000' + c.charCodeAt(0).toString(16)).slice(-4); });
+  }
   function forbidden(k) { return k === '__proto__' || k === 'constructor' || k === 'prototype'; }
 
   function has(o, k) { return ObjectHasOwn.call(o, k); }
@@ -66,7 +74,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       var props = s.properties || {}, keys = ObjectKeys(v), k;
       for (k = 0; k < keys.length; k++) {
         if (forbidden(keys[k])) return path + '.' + keys[k] + ' is a forbidden key';
-        if (!has(props, keys[k])) return path + '.' + keys[k].slice(0, 60) + ' is not a declared argument';
+        if (!has(props, keys[k])) return path + '.' + shown(keys[k]) + ' is not a declared argument';
       }
       var required = s.required || [];
       for (k = 0; k < required.length; k++) if (!has(v, required[k])) return path + '.' + required[k] + ' is required';
@@ -81,7 +89,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     for (var k = 0; k < keys.length; k++) if (keys[k] !== 'tool' && keys[k] !== 'args') return 'an action has only "tool" and "args"';
     var tool = null;
     for (var i = 0; i < tools.length; i++) if (tools[i].name === action.tool) tool = tools[i];
-    if (tool === null) return 'unknown tool "' + action.tool.slice(0, 60) + '"';
+    if (tool === null) return 'unknown tool "' + shown(action.tool) + '"';
     var args = has(action, 'args') ? action.args : {};
     var size = stringify(args);
     if (size !== undefined && size.length > MAX_ARGS_CHARS) return 'the arguments take ' + size.length + ' characters, over the limit of ' + MAX_ARGS_CHARS;
@@ -156,9 +164,13 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16;
     return h >>> 0;
   }
-  function turnRng(base, turn) {
+  function turnWords(base, turn) {
     var w = [0, 0, 0, 0];
     for (var i = 0; i < 4; i++) w[i] = fmix((base[i] ^ Math.imul(turn, 0x9e3779b9) ^ Math.imul(i + 1, 0x7f4a7c15)) >>> 0);
+    return w;
+  }
+  function turnRng(base, turn) {
+    var w = turnWords(base, turn);
     return d.makeRng(w[0], w[1], w[2], w[3]);
   }
 
@@ -179,6 +191,8 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   function text(value, what) {
     if (typeof value !== 'string') throw runtimeError('E_INSTANCE', what + ' must be a string');
     if (value.length > MAX_TEXT_CHARS) throw runtimeError('E_TOO_LARGE', what + ' has ' + value.length + ' characters, over the limit of ' + MAX_TEXT_CHARS);
+    var bad = CONTROL.exec(value);
+    if (bad !== null) throw runtimeError('E_CONTROL_CHARS', what + ' holds the control character U+' + ('000' + bad[0].charCodeAt(0).toString(16).toUpperCase()).slice(-4) + ' at character ' + bad.index + ': tab and newline are the only controls prose may hold');
     return value;
   }
   function shaped(value, fields, fn) {
@@ -193,7 +207,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     var ms = [0, 0, 0, 0], t = d.now(), state, prompt = null, turn = 0, errors = 0;
     if (call.from) { state = call.from.state; turn = call.from.turn; errors = call.from.errors; } else {
       stage.name = 'reset';
-      var r = shaped(d.callGuest('reset', [d.makeRng(call.s[0], call.s[1], call.s[2], call.s[3]), call.level]), 'state, prompt', 'reset');
+      var r = shaped(d.callWithRng('reset', [null, call.level], 0, call.s), 'state, prompt', 'reset');
       prompt = text(r.prompt, 'reset().prompt');
       if (prompt.trim().length === 0) throw runtimeError('E_INSTANCE', 'reset().prompt must not be empty');
       state = stateText(r.state, 'the state from reset');
@@ -225,7 +239,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       } else {
         stage.name = 'step';
         t = d.now();
-        var out = shaped(d.callGuest('step', [parse(state), { tool: action.tool, args: has(action, 'args') ? action.args : {} }, turnRng(call.t, turn)]), 'state, observation, done', 'step');
+        var out = shaped(d.callWithRng('step', [parse(state), { tool: action.tool, args: has(action, 'args') ? action.args : {} }, null], 2, turnWords(call.t, turn)), 'state, observation, done', 'step');
         observation = text(out.observation, 'step().observation');
         if (typeof out.done !== 'boolean') throw runtimeError('E_INSTANCE', 'step().done must be a boolean');
         state = stateText(out.state, 'the state after turn ' + turn);

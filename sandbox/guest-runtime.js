@@ -43,6 +43,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   var opts = options || {};
   // Hardened: running in an isolate after SES lockdown (intrinsics frozen, `harden` available).
   var hardened = opts.hardened === true;
+  // The tripwires armed during lockdown (tripwires.js); absent in plain Node (benchmarks, the host's own use).
+  var tripwires = opts.tripwires || null;
   var FIXED_TIME = 0;
 
   // Intrinsics captured before guest code runs (after lockdown they are frozen anyway).
@@ -77,10 +79,16 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
 
   // ---------------------------------------------------------------- rng: xoshiro128** (Blackman & Vigna)
   // The host derives the 128-bit state from (env name, seed, level) with SHA-256; see docs/rng.md.
-  function makeRng(a, b, c, d) {
+  // `lease` ({ live }) ends when the call the rng was given to returns: a draw after that is work left behind
+  // re-entering the runtime (a tripwire), not a draw of the call.
+  function makeRng(a, b, c, d, lease) {
     a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
     if ((a | b | c | d) === 0) a = 1;
     function next() {
+      if (lease !== undefined && lease.live !== true) {
+        if (tripwires !== null) tripwires.record('the rng of a call that had returned (work left behind re-entering the runtime)');
+        throw new ErrorCtor('this rng belongs to a call that has returned');
+      }
       var r = Math.imul(b, 5);
       r = Math.imul((r << 7) | (r >>> 25), 9) >>> 0;
       var t = b << 9;
@@ -217,16 +225,18 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     FrozenDate.UTC = RealDate.UTC;
     FrozenDate.parse = RealDate.parse;
     var noop = function () {};
-    // SES leaves privileged helpers on the start compartment's global; getStackString and the causal
-    // console it builds would hand guest code the stack traces that errorTaming hides.
-    var privileged = ['getStackString', 'lockdown', 'repairIntrinsics', Symbol.for('MAKE_CAUSAL_CONSOLE_FROM_LOGGER_KEY_FOR_SES_AVA')];
-    for (var p = 0; p < privileged.length; p++) {
-      if (!delete global[privileged[p]]) throw new ErrorCtor('envforge runtime: cannot remove ' + StringCtor(privileged[p]));
-    }
     // The start compartment's Error lets code install Error.prepareStackTrace and so read call sites;
     // the Error that SES gives compartments ignores that. Same prototype, so instanceof still holds.
     var SharedError = new global.Compartment().globalThis.Error;
     if (SharedError.prototype !== ErrorCtor.prototype) throw new ErrorCtor('envforge runtime: unexpected SES Error');
+    // SES leaves privileged helpers on the start compartment's global (getStackString and the causal console
+    // it builds would hand guest code the stack traces that errorTaming hides): the tripwires take their
+    // names, with eval, Function and Compartment (tripwires.js).
+    var privileged = ['getStackString', 'lockdown', 'repairIntrinsics', 'hardenIntrinsics', Symbol.for('MAKE_CAUSAL_CONSOLE_FROM_LOGGER_KEY_FOR_SES_AVA')];
+    for (var p = 0; p < privileged.length; p++) {
+      if (!delete global[privileged[p]]) throw new ErrorCtor('envforge runtime: cannot remove ' + StringCtor(privileged[p]));
+    }
+    if (tripwires !== null) tripwires.installGlobals(defineGlobal);
     defineGlobal('Error', SharedError);
     defineGlobal('Math', freezeDeep(SafeMath));
     defineGlobal('Date', freezeDeep(FrozenDate));
@@ -341,6 +351,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     }
     if (typeof message !== 'string') message = 'threw a value that could not be described';
     if (message.length > limits.maxMessageChars) message = message.slice(0, limits.maxMessageChars) + '…';
+    // One line: a guest's message is printed inside reports and logs, where a line break could fake a line of their own.
+    message = message.replace(/[\r\n\u2028\u2029]+/g, ' ');
     return { code: code, message: message };
   }
   function failureText(d) {
@@ -369,6 +381,38 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     }
     return fn.apply(undefined, args);
   }
+  // A guest call whose first argument `rngAt` is an rng of state `s`, leased for the call only.
+  function callWithRng(name, args, rngAt, s) {
+    var lease = { live: true };
+    args[rngAt] = makeRng(s[0], s[1], s[2], s[3], lease);
+    try {
+      return callGuest(name, args);
+    } finally {
+      lease.live = false;
+    }
+  }
+
+  // A call that tripped a wire fails with E_ESCAPE_ATTEMPT whatever it returned: the module caught the refusal,
+  // the attempt stays the evidence (tripwires.js). `run` makes the call's entry; `stage` names the running function.
+  function escapeMessage(fn) {
+    return fn + ' reached for ' + tripwires.log.what.join('; ') + ': a capability outside the environment contract (the attempt counts even when the module catches the refusal)';
+  }
+  function watched(call, stage, t0, run) {
+    if (tripwires === null) return run();
+    var log = tripwires.log;
+    var before = log.count - log.handled;
+    log.at = stage;
+    log.first = null;
+    var entry;
+    try {
+      entry = run();
+    } finally {
+      log.at = null;
+    }
+    if (log.count - log.handled === before) return entry;
+    var tripped = { name: log.first || stage.name };
+    return failedEntry(call, runtimeError('E_ESCAPE_ATTEMPT', escapeMessage(tripped.name)), realNow() - t0, tripped);
+  }
 
   // A verdict is a finite number, or { score, feedback? } with a short string feedback; only those two
   // fields cross, so a verifier cannot send megabytes per response (the host checks the range).
@@ -393,11 +437,17 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return '{"score":' + stringify(score) + ',"feedback":' + stringify(feedback) + '}';
   }
   function scoredText(instanceText, response) {
+    var before = tripwires === null ? 0 : tripwires.log.count;
+    var text;
     try {
-      return '{"ok":true,"value":' + verdictText(instanceText, response) + '}';
+      text = '{"ok":true,"value":' + verdictText(instanceText, response) + '}';
     } catch (e) {
-      return '{' + failureText(describeThrown(e)) + '}';
+      text = '{' + failureText(describeThrown(e)) + '}';
     }
+    if (tripwires === null || tripwires.log.count === before) return text;
+    // This verify tripped a wire: its verdict is the attempt (the episode's other verdicts stand).
+    tripwires.log.handled += tripwires.log.count - before;
+    return '{' + failureText({ code: 'E_ESCAPE_ATTEMPT', message: escapeMessage('verify') }) + '}';
   }
 
   // The only call there is: generate -> solve -> verify(reference) -> verify(each response). Every user
@@ -405,7 +455,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   function episode(call, stage) {
     var s = call.s;
     var t0 = realNow();
-    var instance = callGuest('generate', [makeRng(s[0], s[1], s[2], s[3]), call.level]);
+    var instance = callWithRng('generate', [null, call.level], 0, s);
     var instanceText = serialise(instance, limits.maxValueChars);
     var t1 = realNow();
     stage.name = 'solve';
@@ -437,7 +487,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     stage.name = k === 0 ? 'generate' : k === 1 ? 'solve' : 'verify';
     if (k === 0) {
       var s = call.s;
-      st.instance = callGuest('generate', [makeRng(s[0], s[1], s[2], s[3]), call.level]);
+      st.instance = callWithRng('generate', [null, call.level], 0, s);
       st.instanceText = serialise(st.instance, limits.maxValueChars);
     } else if (k === 1) {
       st.refText = serialise(callGuest('solve', [st.instance]), limits.maxValueChars);
@@ -456,7 +506,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // Contract v2 rollouts (episodic-runtime.js, evaluated beside this file), with the helpers captured above.
   var episodic = typeof envforgeEpisodicRuntime === 'function' ? envforgeEpisodicRuntime({
     stringify: stringify, parse: parse, runtimeError: runtimeError, makeRng: makeRng, now: realNow,
-    callGuest: callGuest, serialise: serialise, checkPlain: function (v) { checkPlain(v, limits.maxDepth, limits.maxNodes); },
+    callGuest: callGuest, callWithRng: callWithRng, serialise: serialise, checkPlain: function (v) { checkPlain(v, limits.maxDepth, limits.maxNodes); },
   }) : null;
 
   // "cursor|count|[results]": cursor counts the calls of this batch that have finished and count the
@@ -483,6 +533,18 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return calls;
   }
 
+  function runCall(call) {
+    var t0 = realNow();
+    var stage = { name: 'generate' };
+    return watched(call, stage, t0, function () {
+      try {
+        var text = call.op === 'rollout' && episodic !== null ? episodic.rollout(call, stage) : episode(call, stage);
+        return okEntry(call, realNow() - t0, text);
+      } catch (e) {
+        return failedEntry(call, e, realNow() - t0, stage);
+      }
+    });
+  }
   function okEntry(call, ms, text) {
     return '{"id":' + stringify(call.id) + ',"ok":true,"ms":' + ms + ',"value":' + text + '}';
   }
@@ -535,17 +597,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     next: function (sliceMs) {
       var start = realNow();
       while (cursor < batch.length) {
-        var call = batch[cursor];
-        var t0 = realNow();
-        var stage = { name: 'generate' };
-        var entry;
-        try {
-          var text = call.op === 'rollout' && episodic !== null ? episodic.rollout(call, stage) : episode(call, stage);
-          entry = okEntry(call, realNow() - t0, text);
-        } catch (e) {
-          entry = failedEntry(call, e, realNow() - t0, stage);
-        }
-        finishCall(entry);
+        finishCall(runCall(batch[cursor]));
         if (realNow() - start >= sliceMs || pendingChars >= limits.maxChunkChars) break;
       }
       return collect();
@@ -554,19 +606,26 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     step: function (chargedText) {
       var call = batch[0];
       var stage = { name: 'generate' };
-      var entry;
-      try {
-        var text = stepEpisode(call, parse(chargedText), stage);
-        if (text === null) return '+';
-        entry = okEntry(call, realNow() - steps.t0, text);
-      } catch (e) {
-        entry = failedEntry(call, e, realNow() - steps.t0, stage);
-      }
+      var t0 = steps === null ? realNow() : steps.t0;
+      var entry = watched(call, stage, t0, function () {
+        try {
+          var text = stepEpisode(call, parse(chargedText), stage);
+          return text === null ? null : okEntry(call, realNow() - steps.t0, text);
+        } catch (e) {
+          return failedEntry(call, e, realNow() - t0, stage);
+        }
+      });
+      if (entry === null) return '+';
       steps = null;
       finishCall(entry);
       return collect();
     },
     collect: collect,
+    // What the tripwires recorded since the last read (tripwires.js), as JSON text; the worker reads it after
+    // each crossing and at load, so a trip outside any call (a promise job, a getter) is seen too.
+    trips: function () {
+      return tripwires === null ? '{"count":0,"late":0,"what":[]}' : tripwires.take();
+    },
   };
 
   if (hardened) installDeterminism();

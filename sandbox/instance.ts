@@ -54,27 +54,45 @@ function declared(node: Node): string[] {
   return names;
 }
 
-/** Each `import.meta` (the keyword import, a dot, meta: nothing else in a module) becomes the instance's own object. */
-function metaEdits(source: string, tokens: Token[]): Edit[] {
+/**
+ * Each `import.meta` (the keyword import, a dot, meta: nothing else in a module) becomes the instance's own
+ * object; it and each dynamic `import(…)` (the keyword, a parenthesis) are reported as reaches: capabilities
+ * that exist only as syntax, so the parse (tokens, never comments or strings) finds every one of them, and
+ * code made from a string at run time is refused by a tripwire of its own (tripwires.js).
+ */
+function importTokens(source: string, tokens: Token[], reaches: string[]): Edit[] {
   const edits: Edit[] = [];
-  for (let i = 0; i + 2 < tokens.length; i++) {
-    const [a, dot, meta] = [tokens[i], tokens[i + 1], tokens[i + 2]] as [Token, Token, Token];
-    if (a.type === tokTypes._import && dot.type === tokTypes.dot && meta.type === tokTypes.name && source.slice(meta.start, meta.end) === 'meta') edits.push({ start: a.start, end: meta.end, text: META_LOCAL });
+  const line = (at: number) => source.slice(0, at).split('\n').length;
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    const [a, next, meta] = [tokens[i], tokens[i + 1], tokens[i + 2]] as [Token, Token, Token | undefined];
+    if (a.type !== tokTypes._import) continue;
+    if (next.type === tokTypes.parenL) reaches.push(`dynamic import() (line ${line(a.start)})`);
+    if (next.type === tokTypes.dot && meta?.type === tokTypes.name && source.slice(meta.start, meta.end) === 'meta') {
+      reaches.push(`import.meta (line ${line(a.start)})`);
+      edits.push({ start: a.start, end: meta.end, text: META_LOCAL });
+    }
   }
   return edits;
 }
 
 const nameOf = (n: { type: string; name?: string; value?: unknown }): string => (n.type === 'Identifier' ? (n.name as string) : String(n.value));
 
-/**
- * The factory module for a guest module that has already compiled as a module without imports. Throws a
- * SyntaxError when acorn cannot parse it (the caller reports E_SYNTAX). Exports are read through the
- * instance's reader, so they stay live bindings as in a module namespace.
- */
+/** The factory module for a guest module (see readModule). */
 export function factorySource(source: string): string {
+  return readModule(source).factory;
+}
+
+/**
+ * The factory module for a guest module that has already compiled as a module without imports, and the
+ * syntax-only capabilities it reaches for (import(), import.meta). Throws a SyntaxError when acorn cannot
+ * parse it (the caller reports E_SYNTAX). Exports are read through the instance's reader, so they stay live
+ * bindings as in a module namespace; their names are returned too, known before any of the module runs.
+ */
+export function readModule(source: string): { factory: string; reaches: string[]; exports: string[] } {
   const tokens: Token[] = [];
   const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module', onToken: tokens });
-  const edits: Edit[] = metaEdits(source, tokens);
+  const reaches: string[] = [];
+  const edits: Edit[] = importTokens(source, tokens, reaches);
   const usesMeta = edits.length > 0;
   const exported = new Map<string, string>(); // exported name -> local binding
   for (const node of program.body) {
@@ -122,5 +140,5 @@ export function factorySource(source: string): string {
   // A newline before the closing lines, so a trailing line comment in the guest cannot swallow them; no
   // global is named here, so a guest that shadows one cannot change what the instance returns.
   const meta = usesMeta ? `const ${META_LOCAL} = { __proto__: null };\n` : '';
-  return `export default function () {\n${meta}${body}\n;return function () { switch (arguments[0]) { ${cases} } };\n}\n`;
+  return { factory: `export default function () {\n${meta}${body}\n;return function () { switch (arguments[0]) { ${cases} } };\n}\n`, reaches, exports: [...exported.keys()] };
 }

@@ -2,7 +2,7 @@
 // jobs, kills a worker that misses its wall-clock deadline, replaces dead workers, and turns every failure
 // of guest code into a typed result; only failures of the sandbox itself reject.
 import { hashSource } from '../contract/hash.js';
-import { recentMemo } from './recent.js';
+import { recentMemo, setRecent } from './recent.js';
 import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
 import { DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolOptions } from './pool-options.js';
@@ -10,6 +10,7 @@ import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type JobsM
 import { callsForPipe } from './packed-calls.js';
 import { ResultSlots, type Convert } from './results.js';
 import { SupervisedWorker } from './supervised-worker.js';
+import { TripLog } from './trips.js';
 import { shardCount } from './shards.js';
 import { budgetMessage, deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
 export { jobBudgetMs } from './job-limits.js';
@@ -63,6 +64,7 @@ export class SandboxPool {
   private readonly knownLoads = new Map<string, LoadInfo>();
   private startFailures = 0;
   private rssTimer: NodeJS.Timeout | null = null;
+  readonly trips = new TripLog(); // modules that tripped a wire (tripwires.js) in any job of this pool
 
   constructor(options: Partial<SandboxPoolOptions> = {}) {
     this.options = { ...DEFAULT_POOL_OPTIONS, ...options, limits: { ...DEFAULT_LIMITS, ...options.limits } };
@@ -277,11 +279,7 @@ export class SandboxPool {
         return;
       case 'loaded':
         job.load = message.load;
-        if (message.load.ok) {
-          this.knownLoads.delete(job.hash);
-          this.knownLoads.set(job.hash, message.load);
-          if (this.knownLoads.size > 256) this.knownLoads.delete(this.knownLoads.keys().next().value as string);
-        }
+        if (message.load.ok) setRecent(this.knownLoads, job.hash, message.load, 256);
         worker.remember(job.hash, this.options.maxCachedPerWorker);
         return;
       case 'chunk':
@@ -290,6 +288,8 @@ export class SandboxPool {
       case 'charged':
         job.results.charge(message.call, message.verdicts);
         return;
+      case 'tripped':
+        return this.trips.record(job.hash, message.what);
       case 'failed': {
         const failure = { code: isProblemCode(message.code) ? message.code : ('E_PROTOCOL' as ProblemCode), message: message.message, fn: message.fn };
         if (message.from < 0) job.results.fillRest(failure);

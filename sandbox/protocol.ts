@@ -43,7 +43,7 @@ export interface RolloutSpec {
  * E_MEMORY, E_CRASHED…) is forged or garbled and becomes E_PROTOCOL: resource codes are made only by the
  * worker and the supervisor, which observe the resource.
  */
-export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_STATE_TOO_LARGE']);
+export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_STATE_TOO_LARGE', 'E_ESCAPE_ATTEMPT', 'E_CONTROL_CHARS']);
 export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify', 'reset', 'step', 'score', 'act']);
 
 /** The host's reading of a failure code reported from inside an isolate. */
@@ -201,6 +201,8 @@ export type WorkerMessage =
   | { type: 'failed'; id: number; from: number; count: number; code: ProblemCode; message: string; fn: string }
   /** Verdicts of call `call` that the worker charged; sent before the chunk with the call's result. */
   | { type: 'charged'; id: number; call: number; verdicts: ChargedVerdict[] }
+  /** The realm's tripwires fired (trips.ts): what the module reached for, kept by the supervisor per module. */
+  | { type: 'tripped'; id: number; what: string[] }
   | { type: 'done'; id: number }
   /**
    * News that the worker is busy with the job (it re-arms the silence deadline), sent between long steps of

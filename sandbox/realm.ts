@@ -4,7 +4,7 @@
 import ivm from 'isolated-vm';
 import vm from 'node:vm';
 import type { ProblemCode } from '../contract/codes.js';
-import { FACTORY_EXPORT, factorySource } from './instance.js';
+import { FACTORY_EXPORT, readModule } from './instance.js';
 import { recentMemo } from './recent.js';
 import { SES_SOURCE, SETUP_SCRIPT } from './runtime.js';
 
@@ -34,6 +34,8 @@ export interface Realm {
   /** One guest function of the batch's only call per crossing (attribution of what a function leaves behind). */
   step: ivm.Reference;
   collect: ivm.Reference;
+  /** What the tripwires recorded since the last read (tripwires.js), as JSON text. */
+  trips: ivm.Reference;
   /** CPU time of the module's top level when it was loaded, in ms. */
   loadMs: number;
 }
@@ -95,7 +97,8 @@ export function classify(error: unknown, isolate: ivm.Isolate, what: string): Gu
   if (isolate.isDisposed || /memory limit/i.test(message)) return new GuestFailure('E_MEMORY', `${what} exceeded the isolate memory limit`);
   if (message === TIMEOUT_MESSAGE) return new GuestFailure('E_TIMEOUT', `${what} ran past its wall-clock budget`);
   const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
-  return new GuestFailure('E_THROWN', `${what} threw ${name}${message}`.slice(0, 2000));
+  // One line, as the runtime writes a call's failure: a line break in guest text could fake a report line.
+  return new GuestFailure('E_THROWN', `${what} threw ${name}${message}`.slice(0, 2000).replace(/[\r\n\u2028\u2029]+/g, ' '));
 }
 
 function reject(): never {
@@ -123,7 +126,7 @@ export function newHost(memoryMb: number): Host {
 /** Frees a realm's context and References (its isolate stays). */
 export function releaseRealm(realm: Realm): void {
   if (realm.isolate.isDisposed) return;
-  for (const ref of [realm.meta, realm.exportsList, realm.begin, realm.next, realm.step, realm.collect]) ref.release();
+  for (const ref of [realm.meta, realm.exportsList, realm.begin, realm.next, realm.step, realm.collect, realm.trips]) ref.release();
   realm.context.release();
 }
 
@@ -142,7 +145,7 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
       return context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
     });
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
-    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), step: fn('step'), collect: fn('collect'), loadMs: 0 };
+    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), step: fn('step'), collect: fn('collect'), trips: fn('trips'), loadMs: 0 };
     return { realm, bind: fn('bind') };
   } catch (error) {
     if (!isolate.isDisposed) context.release();
@@ -152,20 +155,49 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
 }
 
 /**
- * factorySource for the worker's recent modules: a pure function of the text (an acorn parse, ~5-10 ms),
+ * readModule for the worker's recent modules: a pure function of the text (an acorn parse, ~5-10 ms),
  * while a validation builds four realms of one module (load, a second worker, two fresh for determinism).
  * Only the rewritten text is kept; each realm still compiles and evaluates its own factory.
  */
-const cachedFactorySource = recentMemo(factorySource, 32);
+const cachedReadModule = recentMemo(readModule, 32);
+
+/**
+ * The exports that make a text an environment module: meta and the entry point of a kind (contract v1's generate,
+ * v2's reset). A text without them is not evaluated at all: a file that is no module (a key, a token, a config)
+ * never runs, so no runtime error can quote it.
+ */
+const ENTRY_EXPORTS = ['generate', 'reset'];
+
+/** The module as read by acorn: its factory text, after refusing the syntax-only reaches (import(), import.meta) and a text that declares no environment's exports. */
+function readGuest(source: string): string {
+  let read: ReturnType<typeof readModule>;
+  try {
+    read = cachedReadModule(source);
+  } catch (error) {
+    throw new GuestFailure('E_SYNTAX', `the module could not be read as a factory of instances: ${withoutText(error instanceof Error ? error.message : String(error))}`);
+  }
+  if (read.reaches.length > 0) throw new GuestFailure('E_ESCAPE_ATTEMPT', `the module reaches for ${read.reaches.join('; ')}: a capability outside the environment contract`);
+  if (!read.exports.includes('meta') || !ENTRY_EXPORTS.some((name) => read.exports.includes(name))) {
+    throw new GuestFailure('E_MISSING_EXPORT', `the module declares no export of meta and of ${ENTRY_EXPORTS.join(' or ')} (an environment's entry point), so none of it was run: is it an environment module at all?`);
+  }
+  return read.factory;
+}
+
+/**
+ * A parser's message without the file's text: quoted fragments (a token, a regular expression) become "…",
+ * the position stays. A file that is not a module (a key, a config) must not be quoted into reports and logs.
+ */
+export function withoutText(message: string): string {
+  const position = /\s*(\[[^\]\n]*:\d+:\d+\]|\(\d+:\d+\))$/.exec(message);
+  let text = position ? message.slice(0, position.index) : message;
+  const regexp = text.indexOf(': /');
+  if (regexp >= 0) text = text.slice(0, regexp);
+  text = text.replace(/(['"`])[^'"`\n]*\1/g, '‹…›').replace(/['"`][^]*$/, '').slice(0, 160);
+  return position ? `${text} ${position[1]}` : text;
+}
 
 /** The guest module rewritten as a factory of fresh instances (instance.ts), compiled and evaluated in the realm. */
-function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, source: string, timeoutMs: number): ivm.Reference {
-  let text: string;
-  try {
-    text = cachedFactorySource(source);
-  } catch (error) {
-    throw new GuestFailure('E_SYNTAX', `the module could not be read as a factory of instances: ${error instanceof Error ? error.message : String(error)}`);
-  }
+function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, text: string, timeoutMs: number): ivm.Reference {
   const module = isolate.compileModuleSync(text, { filename: 'environment.js' });
   module.instantiateSync(context, reject);
   module.evaluateSync({ timeout: timeoutMs }); // defines the factory only: no guest code runs here
@@ -181,12 +213,14 @@ export function loadRealm(host: Host, source: string, timeoutMs: number): Realm 
     try {
       guest = isolate.compileModuleSync(source, { filename: 'environment.js' });
     } catch (error) {
-      throw new GuestFailure('E_SYNTAX', `the module does not compile: ${error instanceof Error ? error.message : String(error)}`);
+      const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
+      throw new GuestFailure('E_SYNTAX', `the module does not compile: ${name}${withoutText(error instanceof Error ? error.message : String(error))}`);
     }
     if (guest.dependencySpecifiers.length > 0) {
-      const names = guest.dependencySpecifiers.map((s) => JSON.stringify(s)).join(', ');
+      const names = guest.dependencySpecifiers.slice(0, 5).map((s) => JSON.stringify(s.slice(0, 60))).join(', ');
       throw new GuestFailure('E_IMPORT', `the module imports ${names}; environments must be self-contained (no import statements)`);
     }
+    const factoryText = readGuest(source);
     guest.instantiateSync(context, reject);
     const start = isolate.compileModuleSync(START, { filename: 'envforge-start.js' });
     start.instantiateSync(context, reject);
@@ -197,7 +231,9 @@ export function loadRealm(host: Host, source: string, timeoutMs: number): Realm 
     try {
       binder.evaluateSync({ timeout: timeoutMs });
     } catch (error) {
-      throw classify(error, isolate, 'evaluating the module');
+      // A top level that throws may be a file that is no module at all (a key): a short excerpt of what it said.
+      const failure = classify(error, isolate, 'evaluating the module');
+      throw failure.code === 'E_THROWN' && failure.message.length > 240 ? new GuestFailure('E_THROWN', `${failure.message.slice(0, 240)}…`) : failure;
     }
     realm.loadMs = Number(isolate.cpuTime - started) / 1e6;
     let afterAwait: unknown;
@@ -208,7 +244,7 @@ export function loadRealm(host: Host, source: string, timeoutMs: number): Realm 
     }
     if (afterAwait !== false) throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
     const namespace = binder.namespace.getSync('guest', { reference: true }) as ivm.Reference;
-    const factory = instanceFactory(isolate, context, source, timeoutMs);
+    const factory = instanceFactory(isolate, context, factoryText, timeoutMs);
     bind.applySync(undefined, [namespace.derefInto(), factory.derefInto()], { timeout: timeoutMs });
     return realm;
   } catch (error) {

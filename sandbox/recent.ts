@@ -12,3 +12,10 @@ export function recentMemo<T>(fn: (key: string) => T, size: number): (key: strin
     return value;
   };
 }
+
+/** Sets `key` in `map` as its newest entry, dropping the oldest past `size` (a Map keeps insertion order). */
+export function setRecent<K, V>(map: Map<K, V>, key: K, value: V, size: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > size) map.delete(map.keys().next().value as K);
+}

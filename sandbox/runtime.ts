@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-const RUNTIME_SOURCE = `${readFileSync(new URL('./guest-runtime.js', import.meta.url), 'utf8')}\n${readFileSync(new URL('./episodic-runtime.js', import.meta.url), 'utf8')}`;
+const RUNTIME_SOURCE = ['guest-runtime.js', 'episodic-runtime.js', 'tripwires.js'].map((file) => readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')).join('\n');
 
 /** SES (Hardened JavaScript, package `ses`) as one classic script that defines `lockdown` and `harden`. */
 export const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('ses/package.json')), 'dist', 'ses.umd.min.js'), 'utf8');
@@ -26,14 +26,17 @@ const LOCKDOWN_OPTIONS = {
 } as const;
 
 /**
- * The script run in a fresh context after SES: tames the realm, locks it down, installs the runtime, and
+ * The script run in a fresh context after SES: tames the realm, locks it down (arming the tripwires between
+ * SES's repairs and its hardening, while the function prototypes still take them), installs the runtime, and
  * evaluates to the trampoline api. Nothing global names the api: the host keeps it as a Reference.
  */
 export const SETUP_SCRIPT = `(function () {
 ${RUNTIME_SOURCE}
 envforgePrepareRealm(globalThis);
-lockdown(${JSON.stringify(LOCKDOWN_OPTIONS)});
-return envforgeInstallRuntime(globalThis, { hardened: true }).api;
+repairIntrinsics(${JSON.stringify(LOCKDOWN_OPTIONS)});
+var tripwires = envforgeArmTripwires(globalThis);
+hardenIntrinsics();
+return envforgeInstallRuntime(globalThis, { hardened: true, tripwires: tripwires }).api;
 })()`;
 
 export interface PlainRng {

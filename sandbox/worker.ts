@@ -10,6 +10,7 @@ import { runStepped } from './left-behind.js';
 import { classify, GuestFailure, warmSetup, watchSetup, type Realm } from './realm.js';
 import { crossingArgs, prepareCalls, type Prepared } from './crossing.js';
 import { cache, compile, dispose, entryFor, type Compiled } from './worker-cache.js';
+import { readTrips, tripMessage, type Trips } from './trips.js';
 
 // Messages are batched: one IPC message per small job, and at most every FLUSH_MS (or FLUSH_CHARS) on long
 // ones, so the supervisor's deadline keeps being fed and results before a crash are still salvaged.
@@ -80,6 +81,7 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
   const cachedBefore = cache.has(job.hash) && !job.fresh;
   const entry = entryFor(job, source);
   send({ type: 'loaded', id: job.id, load: entry.load });
+  if (!entry.load.ok && entry.load.code === 'E_ESCAPE_ATTEMPT') send({ type: 'tripped', id: job.id, what: [entry.load.message] });
   // A fresh compile is where loads fail; report it at once so a later crash is not mistaken for one.
   if (!cachedBefore) flush();
   const total = job.calls.length;
@@ -100,6 +102,16 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
   const fail = (from: number, count: number, code: ProblemCode, message: string, fn = 'call') => {
     send({ type: 'failed', id: job.id, from, count, code, message, fn });
     failures += count;
+  };
+  // A chunk's results go on unless a tripwire fired after its calls returned (work they left behind): then they fail.
+  const deliver = (chunk: Chunk, from: number, trips: Trips | null) => {
+    if (!trips || trips.late === 0) return forward(job.id, chunk);
+    lastCode = 'E_ESCAPE_ATTEMPT';
+    fail(from, chunk.count, 'E_ESCAPE_ATTEMPT', tripMessage(trips.what));
+  };
+  const endRealm = () => {
+    drainTrips(job, entry.compiled?.realm);
+    dispose(entry);
   };
   const realm = (): Realm => {
     if (!entry.compiled || entry.compiled.realm.isolate.isDisposed) {
@@ -138,7 +150,7 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
       while (done < crossing) {
         const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk, limits.maxDepth);
         if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');
-        forward(job.id, chunk);
+        deliver(chunk, crossingStart + done, drainTrips(job, compiled.realm));
         done = chunk.cursor;
         await letWritesOut();
       }
@@ -149,11 +161,11 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
       if (failure.code === 'E_PROTOCOL') {
         fail(crossingStart + done, crossing - done, 'E_PROTOCOL', failure.message);
         position = end;
-        dispose(entry);
+        endRealm();
         continue;
       }
       if (failure.code === 'E_MEMORY' || isolate.isDisposed) {
-        dispose(entry);
+        endRealm();
         position = crossingStart + done;
         if (!careful) {
           carefulUntil = end;
@@ -161,7 +173,7 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
         }
         // A lone episode: which of its functions (or the work one left behind) exhausted the memory.
         if ('op' in (prepared[position] as Prepared)) fail(position, 1, 'E_MEMORY', failure.message);
-        else failures += await chargeLeftBehind(job, prepared[position] as Prepared, failure, maxChunk, limitsText, limits.maxFailuresPerJob - failures, realm, () => dispose(entry));
+        else failures += await chargeLeftBehind(job, prepared[position] as Prepared, failure, maxChunk, limitsText, limits.maxFailuresPerJob - failures, realm, endRealm);
         position += 1;
         continue;
       }
@@ -171,7 +183,7 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
         let lost: Chunk | null = null;
         try {
           const chunk = readChunk(compiled.realm.collect.applySync(undefined, [], { timeout: 1_000 }), crossing, maxChunk, limits.maxDepth);
-          forward(job.id, chunk);
+          deliver(chunk, crossingStart + done, drainTrips(job, compiled.realm));
           if (chunk.cursor > done + chunk.count) lost = { ...chunk, count: done + chunk.count };
           inFlight = crossingStart + chunk.cursor;
         } catch {
@@ -180,13 +192,13 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
         if (lost) {
           // Calls ran but their results were lost: the failure hit work they left behind (promise jobs) after
           // next() returned. Re-run them one per crossing; a lone call that loses its result is the culprit.
-          dispose(entry);
+          endRealm();
           position = crossingStart + lost.count;
           if (!careful && lost.cursor - lost.count > 1) {
             carefulUntil = crossingStart + lost.cursor;
             continue;
           }
-          const charged = await chargeLeftBehind(job, prepared[position] as Prepared, failure, maxChunk, limitsText, limits.maxFailuresPerJob - failures, realm, () => dispose(entry));
+          const charged = await chargeLeftBehind(job, prepared[position] as Prepared, failure, maxChunk, limitsText, limits.maxFailuresPerJob - failures, realm, endRealm);
           failures += charged;
           position += 1;
           continue;
@@ -194,7 +206,7 @@ async function runJob(job: JobMessage, source: string): Promise<void> {
       }
       fail(inFlight, 1, failure.code, failure.message);
       position = inFlight + 1;
-      dispose(entry);
+      endRealm();
     }
   }
 }
@@ -244,6 +256,20 @@ async function chargeLeftBehind(job: JobMessage, call: Prepared, failure: GuestF
   } finally {
     await letWritesOut();
   }
+}
+
+/** What the realm's tripwires recorded since the last read (tripwires.js), told to the supervisor, which keeps it per module. */
+function drainTrips(job: JobMessage, realm: Realm | undefined): Trips | null {
+  if (!realm || realm.isolate.isDisposed) return null;
+  let trips: Trips;
+  try {
+    trips = readTrips(realm.trips.applySync(undefined, [], { timeout: 1_000 }));
+  } catch {
+    return null; // the isolate is past reading: what it recorded is lost with it
+  }
+  if (trips.count === 0) return null;
+  send({ type: 'tripped', id: job.id, what: trips.what });
+  return trips;
 }
 
 function forward(id: number, chunk: Chunk): void {

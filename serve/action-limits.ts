@@ -2,7 +2,10 @@
 // serialised, compared or sent to the sandbox: an action no tool schema can accept (nested deeper than any
 // schema reaches, arguments over maxArgsChars, an over-long tool name) becomes a bounded stand-in that the
 // sandbox rejects as a turn (the agent's mistake, never an environment failure), naming what was wrong.
+// A control character in a tool name, an argument name or a string argument is refused the same way: an
+// environment that echoes its input into an observation must never be made to carry one (contract/text.ts).
 import { EPISODIC_LIMITS } from '../contract/episodic.js';
+import { codePoint, LINE_CONTROL, PROSE_CONTROL } from '../contract/text.js';
 import { boundDepth } from '../validators/bounded.js';
 
 /** Object params (1) nest at most maxSchemaDepth more containers; with the action object that is this many levels. */
@@ -28,6 +31,17 @@ export function deeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+/** The first control character in the action's strings: tab and newline pass in string values only. */
+function controlIn(value: unknown, key = false): string | null {
+  if (typeof value === 'string') return (key ? LINE_CONTROL : PROSE_CONTROL).exec(value)?.[0] ?? null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    const found = (typeof k === 'string' ? controlIn(k, true) : null) ?? controlIn(v);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Why `action` breaks the contract's limits (null when it is within them: the sandbox checks it against its tool). */
 export function actionProblem(action: unknown): string | null {
   if (deeperThan(action, MAX_ACTION_DEPTH)) return `the action is nested deeper than ${MAX_ACTION_DEPTH} levels, deeper than any tool's parameters reach`;
@@ -38,6 +52,8 @@ export function actionProblem(action: unknown): string | null {
   if (argsChars > EPISODIC_LIMITS.maxArgsChars) return `the arguments take ${argsChars} characters, over the limit of ${EPISODIC_LIMITS.maxArgsChars}`;
   const chars = JSON.stringify(action)?.length ?? 0;
   if (chars > EPISODIC_LIMITS.maxArgsChars + 512) return `the action takes ${chars} characters, over the limit of ${EPISODIC_LIMITS.maxArgsChars + 512}`;
+  const control = (typeof tool === 'string' ? LINE_CONTROL.exec(tool)?.[0] : undefined) ?? controlIn(args);
+  if (control) return `the action holds the control character ${codePoint(control)}: tool names, argument names and string values may not (tab and newline only in string values)`;
   return null;
 }
 
@@ -45,7 +61,8 @@ export function actionProblem(action: unknown): string | null {
 export function admitAction(action: unknown): unknown {
   const problem = actionProblem(action);
   if (problem === null) return action;
-  const excerpt = (JSON.stringify(boundDepth(action, MAX_ACTION_DEPTH)) ?? String(action)).slice(0, EXCERPT_CHARS);
+  // JSON escapes C0 controls; the others (C1, bidi) are escaped here, so the excerpt never carries one.
+  const excerpt = (JSON.stringify(boundDepth(action, MAX_ACTION_DEPTH)) ?? String(action)).slice(0, EXCERPT_CHARS).replace(new RegExp(LINE_CONTROL.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return { refused: problem, excerpt } satisfies RefusedAction;
 }
 

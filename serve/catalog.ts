@@ -50,6 +50,12 @@ export class Catalog {
     return this.levelCheck(identity, found);
   }
 
+  /** lookup() plus the level check, for either kind (POST /v1/sample serves both). */
+  resolveAnyKind(identity: InstanceIdentity): Lookup {
+    const found = this.lookup(identity.env, identity.version);
+    return 'error' in found ? found : this.levelCheck(identity, found);
+  }
+
   /** lookup() plus the level check, for an episodic environment (contract v2) only. */
   resolveEpisodic(identity: InstanceIdentity): Lookup {
     const found = this.lookup(identity.env, identity.version);

@@ -1,7 +1,7 @@
 // What the reward service makes of an episode's outcome, and its runtime defence: per-item verdicts (a
 // reference that does not score 1 voids the episode's scores), the confirmation of a failure by a re-run
 // in a fresh realm, incidents recorded through library/quarantine.ts's IncidentLog, and request deadlines.
-import { RESPONSE_FN, type IncidentLog, type Misbehaviour } from '../library/quarantine.js';
+import { neverTheClients, RESPONSE_FN, type IncidentLog, type Misbehaviour } from '../library/quarantine.js';
 import { checkVerdict } from '../sandbox/episodes.js';
 import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
 
@@ -42,31 +42,39 @@ export function verdictsOf(result: CallResult, responses: number): VerifyResult[
   });
 }
 
-/** What a re-run alone in a fresh realm showed: the code it failed with again (if any), and whether only the response fails. */
+/** What the re-runs in a fresh realm showed: the codes the call failed with again, if any. */
 export interface Rerun {
-  code: string | null;
-  /** The instance's reference scored alone while the response failed again: the response's problem. */
-  responseOnly: boolean;
+  /** Without any client input (the instance's reference, or the reference rollout from reset): null when it ran. */
+  reference: string | null;
+  /** With the client's input alone (its response, its action log): null when it ran. */
+  input: string | null;
 }
 
 /**
- * Re-runs each environment's first failing call of a request alone and records the incident, confirmed
- * when it failed again with the same code; when only the response fails (the reference alone scores), the
- * incident is the response's (RESPONSE_FN), which never quarantines. Quarantined environments are left alone.
+ * Re-runs each environment's first failing call of a request and records the incident, its client always kept.
+ * A failure the reference reaches without any client input is the environment's own (its fn as it failed),
+ * confirmed when the reference fails with the same code. Any other is the input's (`inputFn`: RESPONSE_FN, or
+ * ACTION_LOG_FN for an episode), confirmed only when the input alone fails with the same code; such incidents
+ * quarantine only when independent clients reach one code, confirmed (library/quarantine.ts). An unconfirmed
+ * one (it failed only beside other inputs, or on a loaded host; or the re-run could not run) never counts.
+ * A tripwire (E_ESCAPE_ATTEMPT) is the module's own whoever's input reached it: recorded confirmed, without a
+ * re-run. Quarantined environments are left alone.
  */
-export async function confirmAndRecord(log: IncidentLog, incidents: Misbehaviour[], rerun: (m: Misbehaviour) => Promise<Rerun>): Promise<void> {
+export async function confirmAndRecord(log: IncidentLog, incidents: Misbehaviour[], rerun: (m: Misbehaviour) => Promise<Rerun>, inputFn = RESPONSE_FN): Promise<void> {
   const first = new Map<string, Misbehaviour>();
   for (const m of incidents) if (!first.has(m.record.hash) && !log.quarantined(m.record.hash)) first.set(m.record.hash, m);
   await Promise.all(
     [...first.values()].map(async (m) => {
-      let again: Rerun = { code: null, responseOnly: false };
+      if (neverTheClients(m.code)) return log.record(m, true);
+      let again: Rerun = { reference: null, input: null };
       try {
         again = await rerun(m);
       } catch {
-        // the sandbox itself failed: record it unconfirmed
+        // the sandbox itself failed: nothing is known, so the failure stays the input's, unconfirmed
       }
-      const confirmed = again.code === m.code;
-      await log.record(confirmed && again.responseOnly ? { ...m, fn: RESPONSE_FN } : m, confirmed);
+      // No client input (generate, a reset): the environment's own, whatever its re-run showed.
+      if (again.reference !== null || m.response === undefined) return log.record(m, again.reference === m.code);
+      await log.record({ ...m, fn: inputFn }, again.input === m.code);
     }),
   );
 }

@@ -1,8 +1,10 @@
-// Coalesces sandbox calls from concurrent requests: one job per module, the modules of a worker's share
-// travelling together, at most two such groups per worker at once; what arrives meanwhile goes into the
-// next group, so single-item requests under load cost one IPC round trip per batch rather than per item.
+// Coalesces sandbox calls from concurrent requests: one job per module, the jobs of a worker's share of
+// the modules travelling together, at most two such groups per worker at once; what arrives meanwhile goes
+// into the next group. Each call carries its client: every job's results reach its calls through
+// job-attribution.ts, so no client's call keeps a failure another's caused.
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
+import { attribute, type OwnedCall } from './job-attribution.js';
 
 /** Calls and response characters in one sandbox job. */
 const MAX_CALLS_PER_JOB = 256;
@@ -23,19 +25,20 @@ export async function runAlone(pool: SandboxPool, source: string, call: Call, ca
   }
 }
 
-interface PendingCall {
+interface PendingCall extends OwnedCall {
   call: Call;
   chars: number;
   resolve(result: CallResult): void;
 }
 
-/** One module's calls waiting. */
+/** A queue of calls for one module: shared by every client (keyed by the module's hash), or one client's re-runs alone. */
 interface Queue {
+  hash: string;
   source: string;
   calls: PendingCall[];
 }
 
-/** A share of the modules, pinned to it at first sight: their calls travel together, at most maxRunning groups at once. */
+/** A share of the modules, pinned to it at first sight: their jobs travel together, at most perSlot groups at once. */
 interface Slot {
   queues: Map<string, Queue>;
   modules: number;
@@ -46,11 +49,11 @@ interface Slot {
 const PINNED = 4_096;
 
 /**
- * Packs calls from concurrent requests into shared sandbox jobs: one job per module, and the jobs of the
- * modules of one slot travel together to one worker (pool.runTogether), so the steps that arrive together
- * cost one round trip per worker rather than one per module. A module stays in its slot, so the pool's
- * preference for a worker that holds the module keeps each module's isolate on one worker. What arrives
- * while a slot's groups run goes into its next group (adaptive batching).
+ * Packs calls from concurrent requests into shared sandbox jobs: one job per module queue, and the jobs of
+ * one slot's modules travel together to one worker (pool.runTogether), so steps that arrive together cost
+ * one round trip per worker rather than one per module. Each job keeps its own results, deadlines and
+ * attribution, so a job travelling with another never takes its failures. A module stays in its slot, so
+ * the pool's preference for a worker that holds the module keeps each module's isolate on one worker.
  */
 export class Dispatcher {
   private readonly slots: Slot[];
@@ -69,14 +72,22 @@ export class Dispatcher {
     this.perSlot = Math.max(1, Math.floor(maxRunning / count));
   }
 
-  submit(hash: string, source: string, calls: Array<{ call: Call; chars: number }>): Promise<CallResult[]> {
-    const slot = this.slotOf(hash);
-    let queue = slot.queues.get(hash);
-    if (!queue) slot.queues.set(hash, (queue = { source, calls: [] }));
-    const target = queue;
-    const promises = calls.map(({ call, chars }) => new Promise<CallResult>((resolve) => target.calls.push({ call, chars, resolve })));
-    this.schedule();
+  /** Runs `calls` of the module `hash` for the client `owner` (a client's key: serve/clients.ts), batched with other requests' calls. */
+  submit(hash: string, source: string, calls: Array<{ call: Call; chars: number }>, owner: string): Promise<CallResult[]> {
+    const pending: PendingCall[] = [];
+    const promises = calls.map(({ call, chars }) => new Promise<CallResult>((resolve) => pending.push({ call, chars, resolve, owner })));
+    this.enqueue(hash, source, hash, pending, false);
     return Promise.all(promises);
+  }
+
+  /** Adds calls to the queue `key` in the module's slot (at its front when `first`: calls that waited already go before new ones). */
+  private enqueue(key: string, source: string, hash: string, calls: PendingCall[], first: boolean): void {
+    const slot = this.slotOf(hash);
+    let queue = slot.queues.get(key);
+    if (!queue) slot.queues.set(key, (queue = { hash, source, calls: [] }));
+    if (first) queue.calls.unshift(...calls);
+    else queue.calls.push(...calls);
+    this.schedule();
   }
 
   /** The module's slot: the one it was pinned to, else the one with the fewest modules. */
@@ -88,12 +99,27 @@ export class Dispatcher {
     this.pinned.set(hash, slot);
     if (this.pinned.size > PINNED) {
       const [oldest, was] = this.pinned.entries().next().value as [string, Slot];
-      if (!was.queues.has(oldest)) {
+      if (![...was.queues.values()].some((q) => q.hash === oldest)) {
         this.pinned.delete(oldest);
         was.modules--;
       }
     }
     return slot;
+  }
+
+  /**
+   * Hands a job's results to its calls (job-attribution.ts): a call that did not run waits for the next shared
+   * job, and one that failed in a job shared with other clients runs again among its client's calls only.
+   */
+  private settle(queue: Queue, batch: PendingCall[], results: CallResult[]): void {
+    const { answered, requeue, isolate } = attribute(batch, results);
+    for (const { call, result } of answered) call.resolve(result);
+    if (requeue.length > 0) this.enqueue(queue.hash, queue.source, queue.hash, requeue, true);
+    for (const owner of new Set(isolate.map((c) => c.owner))) {
+      const own = isolate.filter((c) => c.owner === owner);
+      for (const c of own) c.alone = true;
+      this.enqueue(`${queue.hash}\u0000${owner}`, queue.source, queue.hash, own, true);
+    }
   }
 
   private schedule(): void {
@@ -110,11 +136,11 @@ export class Dispatcher {
     for (const slot of this.slots) while (slot.running < this.perSlot && slot.queues.size > 0) this.runGroup(slot);
   }
 
-  /** Takes a job's worth of calls from each waiting module of the slot (in turn, within the group's size) and runs them together. */
+  /** Takes a job's worth of calls from each waiting queue of the slot (in turn, within the group's size) and runs them together. */
   private runGroup(slot: Slot): void {
-    const jobs: Array<{ source: string; batch: PendingCall[] }> = [];
+    const jobs: Array<{ queue: Queue; batch: PendingCall[] }> = [];
     let chars = 0;
-    for (const [hash, queue] of [...slot.queues]) {
+    for (const [key, queue] of [...slot.queues]) {
       if (jobs.length > 0 && chars >= MAX_JOB_CHARS) break;
       const batch: PendingCall[] = [];
       while (queue.calls.length > 0 && batch.length < MAX_CALLS_PER_JOB) {
@@ -123,19 +149,19 @@ export class Dispatcher {
         batch.push(queue.calls.shift() as PendingCall);
         chars += next.chars;
       }
-      jobs.push({ source: queue.source, batch });
-      // Round robin between modules: a module with more waiting goes to the back.
-      slot.queues.delete(hash);
-      if (queue.calls.length > 0) slot.queues.set(hash, queue);
+      jobs.push({ queue, batch });
+      // Round robin between queues: one with more waiting goes to the back.
+      slot.queues.delete(key);
+      if (queue.calls.length > 0) slot.queues.set(key, queue);
     }
     slot.running++;
     let left = jobs.length;
-    const runs = this.pool.runTogether(jobs.map((j) => ({ source: j.source, calls: j.batch.map((p) => p.call), limits: { callTimeoutMs: this.callTimeoutMs } })));
+    const runs = this.pool.runTogether(jobs.map((j) => ({ source: j.queue.source, calls: j.batch.map((p) => p.call), limits: { callTimeoutMs: this.callTimeoutMs } })));
     runs.forEach((run, k) => {
-      const batch = (jobs[k] as { batch: PendingCall[] }).batch;
+      const { queue, batch } = jobs[k] as { queue: Queue; batch: PendingCall[] };
       run
         .then(
-          (r) => batch.forEach((p, i) => p.resolve(r.results[i] ?? noResult)),
+          (r) => this.settle(queue, batch, batch.map((_, i) => r.results[i] ?? noResult)),
           (error: unknown) => batch.forEach((p) => p.resolve(sandboxFailure(error))),
         )
         .finally(() => {

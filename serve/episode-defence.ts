@@ -1,10 +1,14 @@
 // The runtime defence for episode sessions: an environment that fails while an episode is played (a
 // timeout, a crash, an invalid value) is an incident, confirmed by replaying the action log alone in a
-// fresh realm, and recorded like /v1/verify's (defence.ts); the log is the response, as kinds/episodic.ts reads one.
+// fresh realm, and recorded like /v1/verify's (defence.ts); the log is the response, as kinds/episodic.ts
+// reads one. A failure that only the client's log reaches (the reference rollout of the same episode runs)
+// is that log's incident (ACTION_LOG_FN), never alone the environment's quarantine.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
+import { ACTION_LOG_FN } from '../library/quarantine.js';
 import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
-import type { CallResult } from '../sandbox/protocol.js';
+import type { CallResult, RolloutPolicy } from '../sandbox/protocol.js';
+import { incidentClient, type Client } from './clients.js';
 import { confirmAndRecord } from './defence.js';
 import type { Service } from './service.js';
 
@@ -17,18 +21,26 @@ export interface EpisodeFailure {
   code: string;
   message: string;
   fn: string;
+  /** The client whose actions these are. */
+  client: Client;
 }
 
 /** Records the failure as an incident when its code is one (in the background: the client has its answer). */
 export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void> {
   if (!service.defence.isIncident(f.code)) return Promise.resolve();
-  const misbehaviour = { record: f.record, seed: f.seed, level: f.level, code: f.code, message: f.message, fn: f.fn, response: JSON.stringify(f.actions) };
-  const rerun = async () => {
+  const misbehaviour = { record: f.record, seed: f.seed, level: f.level, code: f.code, message: f.message, fn: f.fn, ...(f.actions.length > 0 ? { response: JSON.stringify(f.actions) } : {}), client: incidentClient(f.client) };
+  const alone = async (policy: RolloutPolicy) => {
     const source = await service.source(f.record);
-    const call = { op: 'rollout' as const, seed: f.seed, level: f.level, keepInstance: false, rollout: { ...rolloutShape(f.meta), policy: { type: 'replay' as const, actions: f.actions } } };
+    const call = { op: 'rollout' as const, seed: f.seed, level: f.level, keepInstance: false, rollout: { ...rolloutShape(f.meta), policy } };
     const run = await service.pool.run({ source, calls: [call], fresh: true, limits: { callTimeoutMs: service.options.callTimeoutMs } });
-    const result = toRollout({ seed: f.seed, level: f.level, policy: call.rollout.policy }, run.results[0] as CallResult, false);
-    return { code: result.ok ? null : result.code, responseOnly: false };
+    const result = toRollout({ seed: f.seed, level: f.level, policy }, run.results[0] as CallResult, false);
+    return result.ok ? null : result.code;
   };
-  return confirmAndRecord(service.defence, [misbehaviour], rerun).catch(() => {});
+  const rerun = async () => {
+    // The reference policy from reset (no client input): when it runs, the failure is the client's log's (a reset
+    // that fails, with no actions at all, fails the reference too).
+    const reference = await alone({ type: 'act' });
+    return { reference, input: reference !== null || f.actions.length === 0 ? reference : await alone({ type: 'replay', actions: f.actions }) };
+  };
+  return confirmAndRecord(service.defence, [misbehaviour], rerun, ACTION_LOG_FN).catch(() => {});
 }

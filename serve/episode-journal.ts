@@ -134,6 +134,13 @@ export class EpisodeJournal {
     }
   }
 
+  /** Deletes an episode's journal, or with `key`, an Idempotency-Key's record, once its writes have landed. */
+  async remove(id: string, key = false): Promise<void> {
+    const file = this.fileOf(key ? keyName(id) : id);
+    await this.writer.close(file);
+    await unlink(file).catch(() => {}); // already swept, or removed by another replica
+  }
+
   /** Appends turn `turn`'s action. */
   append(id: string, turn: number, action: unknown): Promise<void> {
     return this.write(id, `${JSON.stringify({ turn, action })}\n`);

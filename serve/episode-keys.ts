@@ -1,35 +1,42 @@
-// Idempotent episode creation: a create retried under the same Idempotency-Key (after a lost answer, or
-// while the first is still running, or after a restart) answers with the episode that key made.
+// Idempotent episode creation: a create retried under the same Idempotency-Key by the same client (after a lost
+// answer, or while the first is still running, or after a restart) answers with the episode that key made. Keys
+// are scoped by client, as payment APIs scope them by account: another client's equal key is a key of its own.
 import { journaled, type EpisodeIdentity, type EpisodeJournal, type EpisodeRequest } from './episode-journal.js';
 import { ServeError } from './options.js';
 
-export class KeyedCreates<S extends { id: string; identity: EpisodeIdentity }> {
+export class KeyedCreates<S extends { id: string; identity: EpisodeIdentity }, C = void> {
   /** Creates under a key still in flight, so two concurrent retries of one create make one episode. */
   private readonly creating = new Map<string, Promise<S>>();
 
   constructor(
     private readonly journal: EpisodeJournal,
-    private readonly createNew: (identity: EpisodeRequest) => Promise<S>,
+    private readonly createNew: (identity: EpisodeRequest, context: C) => Promise<S>,
     /** The session of an id (rebuilt from its journal when not in memory); rejects when there is none. */
-    private readonly session: (id: string) => Promise<S>,
+    private readonly session: (id: string, context: C) => Promise<S>,
+    /** Whose keys these are: the client a context names (its keys are apart from every other client's). */
+    private readonly owner: (context: C) => string,
+    /** Told each key record written (journal-quota.ts deletes it with its episode's journal). */
+    private readonly bound: (id: string, scoped: string) => void = () => {},
   ) {}
 
-  /** The episode `key` made, or a new one bound to it; 409 when the key made an episode of another identity. */
-  async create(identity: EpisodeRequest, key: string): Promise<S> {
-    const pending = this.creating.get(key);
-    if (pending) return sameIdentity(await pending.catch(() => this.createKeyed(identity, key)), identity, key);
-    const work = this.createKeyed(identity, key).finally(() => this.creating.delete(key));
-    this.creating.set(key, work);
+  /** The episode `key` made for this client, or a new one bound to it; 409 when the key made an episode of another identity. */
+  async create(identity: EpisodeRequest, key: string, context: C): Promise<S> {
+    const scoped = `${this.owner(context)}\u0000${key}`;
+    const pending = this.creating.get(scoped);
+    if (pending) return sameIdentity(await pending.catch(() => this.createKeyed(identity, scoped, context)), identity, key);
+    const work = this.createKeyed(identity, scoped, context).then((s) => sameIdentity(s, identity, key)).finally(() => this.creating.delete(scoped));
+    this.creating.set(scoped, work);
     return work;
   }
 
-  private async createKeyed(identity: EpisodeRequest, key: string): Promise<S> {
-    const known = await this.journal.keyed(key);
+  private async createKeyed(identity: EpisodeRequest, scoped: string, context: C): Promise<S> {
+    const known = await this.journal.keyed(scoped);
     // A key whose episode expired (or never got journaled) makes a new one.
-    const held = known ? await this.session(known).catch(() => null) : null;
-    if (held) return sameIdentity(held, identity, key);
-    const session = await this.createNew(identity);
-    await journaled(this.journal.bindKey(key, session.id));
+    const held = known ? await this.session(known, context).catch(() => null) : null;
+    if (held) return held;
+    const session = await this.createNew(identity, context);
+    await journaled(this.journal.bindKey(scoped, session.id));
+    this.bound(session.id, scoped);
     return session;
   }
 }

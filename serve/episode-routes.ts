@@ -3,6 +3,7 @@
 // idempotency rule of steps (`turn`).
 import type { FastifyInstance } from 'fastify';
 import { EPISODIC_LIMITS } from '../contract/episodic.js';
+import { requestClient } from './clients.js';
 import { MAX_ACTION_CHARS, type EpisodeSessions } from './episodes.js';
 import { checkCount, Identity, parse, ScoreBody, StepBody } from './schemas.js';
 import { ServeError } from './options.js';
@@ -42,7 +43,7 @@ export function registerEpisodeRoutes(app: FastifyInstance, service: Service, se
     const identity = parse(Identity, request.body);
     const key = idempotencyKey(request.headers['idempotency-key']);
     return admitted(service, async () => {
-      const s = await sessions.create(identity, key);
+      const s = await sessions.create(identity, requestClient(request), key);
       return { episode: s.id, env: s.identity.env, version: s.identity.version, seed: s.identity.seed, level: s.identity.level, prompt: s.prompt, tools: s.meta.tools, maxTurns: s.meta.maxTurns };
     });
   });
@@ -52,16 +53,16 @@ export function registerEpisodeRoutes(app: FastifyInstance, service: Service, se
   app.post('/v1/episodes/score', { bodyLimit: scoreBodyLimit }, async (request) => {
     const body = parse(ScoreBody, request.body);
     checkCount('actions', body.actions.length, maxActions);
-    return admitted(service, () => sessions.score(body, body.actions));
+    return admitted(service, () => sessions.score(body, body.actions, requestClient(request)));
   });
 
   app.post('/v1/episodes/:id/step', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
     const body = parse(StepBody, request.body);
     const action = actionOf(body);
-    return admitted(service, () => sessions.step(idOf(request.params), action, body.turn));
+    return admitted(service, () => sessions.step(idOf(request.params), action, body.turn, requestClient(request)));
   });
 
-  app.get('/v1/episodes/:id', async (request) => admitted(service, () => sessions.get(idOf(request.params))));
+  app.get('/v1/episodes/:id', async (request) => admitted(service, () => sessions.get(idOf(request.params), requestClient(request))));
 
-  app.delete('/v1/episodes/:id', async (request) => admitted(service, () => sessions.end(idOf(request.params))));
+  app.delete('/v1/episodes/:id', async (request) => admitted(service, () => sessions.end(idOf(request.params), requestClient(request))));
 }

@@ -3,6 +3,7 @@
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
 import type { Rollout } from '../sandbox/rollouts.js';
+import type { Client } from './clients.js';
 import type { EpisodeIdentity } from './episode-journal.js';
 
 /** The end of an episode as the client sees it. */
@@ -19,6 +20,8 @@ export type Turn = { action: unknown; observation: string };
 
 export interface Session {
   id: string;
+  /** Who holds its slot: the client that created it, or last restored it from its journal. */
+  client: Client;
   record: EnvRecord;
   meta: EpisodicMeta;
   identity: EpisodeIdentity;
@@ -34,6 +37,8 @@ export interface Session {
   queue: Promise<unknown>;
   /** Requests queued or running on this session: it is never evicted while any is (a rebuild would fork it). */
   busy: number;
+  /** A one-step episode (no slot is held between requests, nothing resumes it): never journaled. */
+  ephemeral?: true;
 }
 
 export interface StepResult {

@@ -78,6 +78,14 @@ export class JournalWriter {
     for (let under = this.writing.get(file); under; under = this.writing.get(file)) await under.done;
   }
 
+  /** Waits until the file's lines so far have landed or failed, then closes its descriptor (before the file is deleted). */
+  async close(file: string): Promise<void> {
+    await this.landed(file);
+    const fd = this.fds.get(file);
+    this.fds.delete(file);
+    if (fd) closeQuietly(fd);
+  }
+
   /** Waits for every line written so far, then closes every file. */
   async settle(): Promise<void> {
     while (this.writing.size > 0) await Promise.all([...this.writing.values()].map((w) => w.done));

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Tool } from '../contract/episodic.js';
 import { actionOf } from './episode-routes.js';
 import { parseEpisodeId } from './episode-journal.js';
+import type { Client } from './clients.js';
 import type { EpisodeSessions, StepResult } from './episodes.js';
 import { ServeError } from './options.js';
 import { parse, StepBody } from './schemas.js';
@@ -66,7 +67,21 @@ export function callToolResult(r: StepResult): Record<string, unknown> {
 }
 
 export class OpenEnvSessions {
-  constructor(private readonly sessions: EpisodeSessions) {}
+  /** `client`: who plays (serve/clients.ts); the registered instance has none, and each request plays through `as(client)`. */
+  constructor(
+    private readonly sessions: EpisodeSessions,
+    private readonly client: Client | null = null,
+  ) {}
+
+  /** The same sessions, played as `client` (its slots, its incidents). */
+  as(client: Client): OpenEnvSessions {
+    return new OpenEnvSessions(this.sessions, client);
+  }
+
+  private get who(): Client {
+    if (!this.client) throw new Error('OpenEnvSessions: play through as(client)');
+    return this.client;
+  }
 
   /** The tools of an environment's served version (or of the episode being played). */
   tools(env: string, version?: number): Tool[] {
@@ -81,7 +96,7 @@ export class OpenEnvSessions {
       const metadata = { episode_id: s.episode, resumed: true, env: s.env, version: s.version, seed: s.seed, level: s.level, prompt: s.prompt, ...(s.done ? { end: s.end } : {}) };
       return { observation: { text: last ? last.observation : s.prompt, prompt: s.prompt, tools: listedTools(s.tools), max_turns: s.maxTurns, turn: s.turn, metadata }, reward: s.done ? (s.score ?? 0) : null, done: s.done };
     }
-    const s = await this.sessions.create({ env, version: data.version, seed: data.seed ?? randomInt(0, 2 ** 31), level: data.level ?? 1 });
+    const s = await this.sessions.create({ env, version: data.version, seed: data.seed ?? randomInt(0, 2 ** 31), level: data.level ?? 1 }, this.who);
     const metadata = { episode_id: s.id, ...s.identity, prompt: s.prompt, ...(data.episode_id !== undefined ? { client_episode_id: data.episode_id } : {}) };
     return { observation: { text: s.prompt, prompt: s.prompt, tools: listedTools(s.meta.tools), max_turns: s.meta.maxTurns, turn: 0, metadata }, reward: null, done: false };
   }
@@ -95,21 +110,24 @@ export class OpenEnvSessions {
     if (episode === null) throw new ServeError(400, 'E_BAD_REQUEST', `send a reset first: there is no episode to ${action.type === 'end_episode' ? 'end' : 'step'}`);
     await this.owned(env, episode);
     if (action.type === 'end_episode') return this.end(env, episode);
-    return stepResult(await this.sessions.step(episode, action.args === undefined ? { tool: action.tool } : { tool: action.tool, args: action.args }, turn), action);
+    return stepResult(await this.sessions.step(episode, action.args === undefined ? { tool: action.tool } : { tool: action.tool, args: action.args }, turn, this.who), action);
   }
 
   /** Ends an episode ("truncated" if it was still running) and answers its score. */
   async end(env: string, episode: string): Promise<OpenEnvResult> {
     await this.owned(env, episode);
-    const r = await this.sessions.end(episode);
+    const r = await this.sessions.end(episode, this.who);
     return { observation: { text: '', turn: r.turn, metadata: stepMetadata({ ...r, episode }) }, reward: r.score, done: true };
   }
 
-  /** A one-step episode, as OpenEnv's stateless HTTP step plays a fresh environment per request. */
+  /**
+   * A one-step episode, as OpenEnv's stateless HTTP step plays a fresh environment per request: never journaled
+   * (its answer carries its outcome and nothing resumes it), so such requests leave no file however many come.
+   */
   async once(env: string, action: OpenEnvAction, options: ResetOptions): Promise<OpenEnvResult> {
     if (action.type !== 'call') return this.step(env, null, action);
-    const s = await this.sessions.create({ env, version: options.version, seed: options.seed ?? randomInt(0, 2 ** 31), level: options.level ?? 1 });
-    const r = await this.sessions.step(s.id, action.args === undefined ? { tool: action.tool } : { tool: action.tool, args: action.args });
+    const s = await this.sessions.create({ env, version: options.version, seed: options.seed ?? randomInt(0, 2 ** 31), level: options.level ?? 1 }, this.who, undefined, true);
+    const r = await this.sessions.step(s.id, action.args === undefined ? { tool: action.tool } : { tool: action.tool, args: action.args }, undefined, this.who);
     if (r.done) return stepResult(r, action);
     const ended = await this.end(env, s.id);
     return { ...stepResult({ ...r, done: true, score: ended.reward ?? 0, end: String((ended.observation.metadata as { end?: string }).end) }, action) };
@@ -122,7 +140,7 @@ export class OpenEnvSessions {
   }
 
   private async owned(env: string, episode: string) {
-    const s = await this.sessions.get(episode);
+    const s = await this.sessions.get(episode, this.who);
     if (s.env !== env) throw new ServeError(400, 'E_BAD_REQUEST', `episode ${episode.slice(0, 120)} is an episode of ${s.env}, not ${env}`);
     return s;
   }

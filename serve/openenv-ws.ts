@@ -29,8 +29,11 @@ function wsCode(status: number): string {
   return status === 429 || status === 503 ? 'CAPACITY_REACHED' : status === 404 || status === 410 ? 'SESSION_ERROR' : status < 500 ? 'VALIDATION_ERROR' : 'EXECUTION_ERROR';
 }
 
-/** Serves one connection; `shuttingDown` tells a server's own close from the client's. */
-export function serveConnection(socket: WebSocket, env: string, service: Service, sessions: OpenEnvSessions, shuttingDown: () => boolean): void {
+/**
+ * Serves one connection, keeping `activity` (its messages waiting, its last message's time) for the connection
+ * table's fair shares and idle timeout; `keepEpisode` tells a server's own close (the episode stays resumable) from the client's.
+ */
+export function serveConnection(socket: WebSocket, env: string, service: Service, sessions: OpenEnvSessions, activity: { busy: number; lastUsed: number }, keepEpisode: () => boolean): void {
   let episode: string | null = null;
   let over = false; // the connection's episode ended (done, or end_episode)
   let chain: Promise<void> = Promise.resolve();
@@ -82,12 +85,17 @@ export function serveConnection(socket: WebSocket, env: string, service: Service
   socket.on('error', () => socket.terminate());
   socket.on('close', () => {
     // After what the connection queued: the client went away, so its episode ends (a shutting-down server keeps it resumable).
-    chain = chain.then(() => (shuttingDown() ? undefined : abandon(episode)));
+    chain = chain.then(() => (keepEpisode() ? undefined : abandon(episode)));
   });
   socket.on('message', (data, isBinary) => {
     if (socket.readyState !== socket.OPEN) return;
     if (++pending > MAX_PENDING) return socket.close(1008, `more than ${MAX_PENDING} messages waiting for an answer; read the answers before sending more`);
+    [activity.busy, activity.lastUsed] = [pending, Date.now()];
     const text = isBinary ? '' : String(data);
-    chain = chain.then(() => handle(text)).finally(() => pending--);
+    chain = chain
+      .then(() => handle(text))
+      .finally(() => {
+        [activity.busy, activity.lastUsed] = [--pending, Date.now()];
+      });
   });
 }

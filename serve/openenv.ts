@@ -9,12 +9,15 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
+import { clientOf, requestClient, type Client } from './clients.js';
+import { Connections } from './openenv-connections.js';
 import { admitted, STEP_BODY_LIMIT } from './episode-routes.js';
 import type { EpisodeSessions } from './episodes.js';
 import { answerMcp, openEnvMetadata, openEnvSchema } from './openenv-mcp.js';
 import { OpenEnvSessions, parseAction, ResetData } from './openenv-session.js';
 import { serveConnection } from './openenv-ws.js';
 import { ServeError } from './options.js';
+import { originRefusal } from './origins.js';
 import { parse, StepBody } from './schemas.js';
 import type { Service } from './service.js';
 
@@ -27,9 +30,18 @@ const Step = z.looseObject(
 );
 const StateQuery = z.object({ episode_id: EpisodeId.optional() }, { error: 'the query may carry episode_id' });
 
-/** Registers OpenEnv's endpoints under /openenv/{env}/; close() ends the WebSocket connections (their episodes stay resumable). */
-export function registerOpenEnv(app: FastifyInstance, service: Service, episodes: EpisodeSessions): { close(): void } {
-  const maxConnections = episodes.options.maxSessions; // a connection plays one session at a time
+/** A bodiless HTTP answer to an upgrade the service refuses. */
+function refuse(socket: Duplex, status: string, headers = ''): void {
+  socket.end(`HTTP/1.1 ${status}\r\n${headers}connection: close\r\ncontent-length: 0\r\n\r\n`);
+}
+
+/**
+ * Registers OpenEnv's endpoints under /openenv/{env}/; close() ends the WebSocket connections (their episodes stay
+ * resumable). Connections are shared fairly between clients and close when idle (openenv-connections.ts).
+ */
+export function registerOpenEnv(app: FastifyInstance, service: Service, episodes: EpisodeSessions, allowed: ReadonlySet<string>): { close(): void; readonly connections: number } {
+  // A connection plays one session at a time: as many connections as sessions.
+  const connections = new Connections(episodes.options.maxSessions, episodes.options.idleMs);
   const sessions = new OpenEnvSessions(episodes);
   const envOf = (params: unknown) => String((params as { env?: unknown }).env ?? '');
   const record = (env: string) => {
@@ -38,48 +50,64 @@ export function registerOpenEnv(app: FastifyInstance, service: Service, episodes
     return found.record;
   };
 
-  app.post('/openenv/:env/reset', async (request) => admitted(service, () => sessions.reset(envOf(request.params), parse(ResetData, request.body ?? {}))));
+  app.post('/openenv/:env/reset', async (request) => admitted(service, () => sessions.as(requestClient(request)).reset(envOf(request.params), parse(ResetData, request.body ?? {}))));
   app.post('/openenv/:env/step', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
     const body = parse(Step, request.body);
     const env = envOf(request.params);
     const action = parseAction(body.action);
-    return admitted(service, () => (body.episode_id === undefined ? sessions.once(env, action, parse(ResetData, body)) : sessions.step(env, body.episode_id, action, body.turn)));
+    const as = sessions.as(requestClient(request));
+    return admitted(service, () => (body.episode_id === undefined ? as.once(env, action, parse(ResetData, body)) : as.step(env, body.episode_id, action, body.turn)));
   });
-  app.get('/openenv/:env/state', async (request) => admitted(service, () => sessions.state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id ?? null)));
+  app.get('/openenv/:env/state', async (request) => admitted(service, () => sessions.as(requestClient(request)).state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id ?? null)));
   app.get('/openenv/:env/health', async () => ({ status: 'healthy' }));
   app.get('/openenv/:env/metadata', async (request) => openEnvMetadata(record(envOf(request.params))));
   app.get('/openenv/:env/schema', async (request) => openEnvSchema(envOf(request.params), sessions.tools(envOf(request.params))));
-  app.post('/openenv/:env/mcp', { bodyLimit: STEP_BODY_LIMIT }, async (request) => admitted(service, () => answerMcp(sessions, { env: envOf(request.params) }, request.body)));
+  app.post('/openenv/:env/mcp', { bodyLimit: STEP_BODY_LIMIT }, async (request) => admitted(service, () => answerMcp(sessions.as(requestClient(request)), { env: envOf(request.params) }, request.body)));
 
   let shuttingDown = false;
   const wss = new WebSocketServer({ noServer: true, maxPayload: STEP_BODY_LIMIT });
   wss.on('error', () => {}); // only reachable through handleUpgrade's sockets, which have their own handler
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (wss.clients.size >= maxConnections) {
-      socket.end('HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
-    }
+    // A browser page of an origin the operator did not allow (WebSockets are outside CORS): refused first.
+    if (originRefusal(request.headers, allowed)) return refuse(socket, '403 Forbidden');
     const match = WS_PATH.exec(request.url ?? '');
-    if (!match) {
-      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
-    }
+    if (!match) return refuse(socket, '404 Not Found');
     let env: string;
     try {
       env = decodeURIComponent(match[1] as string);
     } catch {
-      socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
+      return refuse(socket, '400 Bad Request');
     }
-    wss.handleUpgrade(request, socket, head, (ws) => serveConnection(ws, env, service, sessions, () => shuttingDown));
+    let client: Client;
+    try {
+      client = clientOf({ headers: request.headers, ip: request.socket.remoteAddress }, service.credentials);
+    } catch {
+      return refuse(socket, '401 Unauthorized');
+    }
+    let release: () => void;
+    try {
+      release = connections.slots.reserve(client);
+    } catch {
+      return refuse(socket, '429 Too Many Requests', 'retry-after: 1\r\n');
+    }
+    socket.once('close', release); // a handshake that never completes frees its reservation
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      release();
+      const connection = connections.add(ws, client);
+      serveConnection(ws, env, service, sessions.as(client), connection, () => shuttingDown || connection.closedByServer);
+    });
   };
   app.server.on('upgrade', upgrade);
   return {
     close: () => {
       shuttingDown = true;
       app.server.off('upgrade', upgrade);
+      connections.closeAll();
       for (const client of wss.clients) client.terminate();
       wss.close();
+    },
+    get connections() {
+      return connections.size;
     },
   };
 }

@@ -39,10 +39,32 @@ export interface ServeOptions {
   sessionIdleMs: number;
   /** An episode journal untouched this long is deleted (the episode is then unknown). */
   journalTtlMs: number;
+  /**
+   * Ended episodes' journals kept (to read an outcome again), shared fairly between clients: past it the client
+   * keeping the most loses its oldest (serve/journal-quota.ts). One-step episodes are never journaled.
+   */
+  maxEndedJournals: number;
   /** Where episode journals are kept (shared by replicas that serve the same episodes); default <library>/serve-episodes. */
   episodesDir?: string;
   /** Actions one POST /v1/episodes/score may carry. */
   maxActionsPerScore: number;
+  /**
+   * The operator token (serve/clients.ts): a request bearing it (Authorization: Bearer …) may reveal references,
+   * record scores that steer `level: "auto"` and nightly, and use the admin routes. Without one, no request
+   * may: every client is a trainer client (sample, verify, play), and their scores are kept untrusted.
+   */
+  operatorToken?: string;
+  /**
+   * Client tokens the operator issued, by client name (serve/clients.ts): a request bearing one is that named
+   * client, for independence (the quarantine's independent-clients rule) and fair shares. Without one a client is
+   * its normalised address, and every local client (any loopback address) is one client.
+   */
+  clientTokens?: Readonly<Record<string, string>>;
+  /**
+   * Origins whose browser pages may open WebSocket connections and use the state-changing routes (exact
+   * `scheme://host[:port]`); a request without an Origin header (no browser) is always allowed (serve/origins.ts).
+   */
+  allowOrigins?: readonly string[];
 }
 
 export const DEFAULT_SERVE_OPTIONS = {
@@ -61,8 +83,9 @@ export const DEFAULT_SERVE_OPTIONS = {
   maxSessions: 4_096,
   sessionIdleMs: 10 * 60_000,
   journalTtlMs: 24 * 3_600_000,
+  maxEndedJournals: 65_536,
   maxActionsPerScore: 1_000,
-} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log' | 'episodesDir'>;
+} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log' | 'episodesDir' | 'clientTokens' | 'allowOrigins'>;
 
 export interface RunningServer {
   url: string;
@@ -88,6 +111,7 @@ export const ENDPOINTS = [
   'GET /openenv/{env}/schema',
   'GET /openenv/{env}/metadata',
   'POST /openenv/{env}/mcp',
+  'GET /v1/admin/clients',
 ] as const;
 
 /** A request the service refuses, or a failure of the service itself, with its HTTP status. */

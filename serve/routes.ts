@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import type { Code } from '../contract/codes.js';
 import type { IncidentLog } from '../library/quarantine.js';
 import { listEnvs } from './catalog.js';
+import { requestClient, requireOperator } from './clients.js';
 import type { ItemErrorLog } from './item-errors.js';
 import { ENDPOINTS, ServeError, type ServeOptions } from './options.js';
 import { responseOf } from './reward-text.js';
@@ -54,7 +55,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     });
     const release = service.acquire(items.length);
     try {
-      const results = await service.verify(items);
+      const results = await service.verify(items, requestClient(request));
       itemErrors?.record('/v1/verify', results);
       return { results };
     } finally {
@@ -74,7 +75,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     });
     const release = service.acquire(items.length);
     try {
-      const results = await service.verify(items);
+      const results = await service.verify(items, requestClient(request));
       itemErrors?.record('/get_reward', results);
       const scores = results.map((r) => r.score);
       return { rewards: scores, scores, extra_logs: { envforge_error: results.map((r) => ('error' in r ? 1 : 0)) } };
@@ -86,6 +87,8 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
   app.post('/v1/sample', async (request) => {
     const body = parse(SampleBody, request.body);
     if ((body.items === undefined) === (body.select === undefined)) throw new ServeError(400, 'E_BAD_REQUEST', 'send exactly one of items (identities) or select');
+    // A revealed reference is the answer: a client holding it could record any pass rate it likes.
+    if (body.reveal) requireOperator(requestClient(request), 'reveal (the hidden fields and the reference)', service.credentials.hasOperator);
     let identities: InstanceIdentity[];
     let seed: number | undefined;
     if (body.items) {
@@ -99,7 +102,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     }
     const release = service.acquire(identities.length);
     try {
-      const items = await sampleItems(service, identities, body.reveal ?? false);
+      const items = await sampleItems(service, identities, body.reveal ?? false, requestClient(request).key);
       return seed === undefined ? { items } : { seed, items };
     } finally {
       release();

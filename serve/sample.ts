@@ -7,33 +7,28 @@ import type { Misbehaviour } from '../library/quarantine.js';
 import { selectEnvironments, SelectionError, type SelectedEnv, type Selection } from '../library/select.js';
 import type { Call } from '../sandbox/protocol.js';
 import { confirmAndRecord, episodeFailure, withinDeadline } from './defence.js';
+import { isUnrun } from './job-attribution.js';
 import { SANDBOX_FN } from './dispatcher.js';
 import { ServeError } from './options.js';
 import { ScoreBoard, seededUniform } from './scores.js';
-import type { InstanceIdentity } from './schemas.js';
+import type { InstanceIdentity, SampledItem } from './schemas.js';
 import type { Service } from './service.js';
+import { sampleEpisodic, type EpisodicEntry } from './sample-episodic.js';
+import { kindOf } from '../kinds/registry.js';
 
-export interface SampledItem {
-  env: string;
-  version: number;
-  seed: number;
-  level: number;
-  prompt?: string;
-  ground_truth: string;
-  hidden?: Record<string, unknown>;
-  reference?: string;
-  error?: { code: string; message: string };
-}
+export type { SampledItem } from './schemas.js';
 
-export async function sampleItems(service: Service, identities: InstanceIdentity[], reveal: boolean): Promise<SampledItem[]> {
+/** The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as `owner` (a client's key). */
+export async function sampleItems(service: Service, identities: InstanceIdentity[], reveal: boolean, owner: string): Promise<SampledItem[]> {
   const catalog = service.catalog;
   const resolved = identities.map((identity, i) => {
-    const found = catalog.resolve(identity);
+    const found = catalog.resolveAnyKind(identity);
     if ('error' in found) throw new ServeError(found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400, found.error.code, `items[${i}]: ${found.error.message}`);
     return { identity, record: found.record };
   });
   const out: SampledItem[] = new Array(resolved.length);
   const byModule = new Map<string, number[]>();
+  const episodic = new Map<string, EpisodicEntry[]>();
   const misbehaved: Misbehaviour[] = [];
   resolved.forEach(({ identity, record }, i) => {
     const quarantined = service.defence.quarantined(record.hash);
@@ -42,20 +37,22 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
       out[i] = { ...id, ground_truth: identityString(id), error: { code: 'E_QUARANTINED', message: `${record.name}@${record.version} is ${quarantined}` } };
       return;
     }
+    if (kindOf(record.meta).name === 'episodic') return void episodic.set(record.hash, [...(episodic.get(record.hash) ?? []), { index: i, identity, record }]);
     const list = byModule.get(record.hash);
     if (list) list.push(i);
     else byModule.set(record.hash, [i]);
   });
   let sandboxDown: string | null = null;
-  const work = Promise.all(
-    [...byModule.values()].map(async (indices) => {
+  const work = Promise.all([
+    ...[...episodic.values()].map((entries) => sampleEpisodic(service, entries, reveal, out)),
+    ...[...byModule.values()].map(async (indices) => {
       const record = resolved[indices[0] as number]!.record;
       const source = await service.source(record);
       const calls = indices.map((i) => {
         const { seed, level } = resolved[i]!.identity;
         return { call: { op: 'episode', seed, level, responses: [], keepInstance: true } satisfies Call, chars: 0 };
       });
-      const callResults = await service.dispatcher.submit(record.hash, source, calls);
+      const callResults = await service.dispatcher.submit(record.hash, source, calls, owner);
       callResults.forEach((result, k) => {
         const i = indices[k] as number;
         const { identity } = resolved[i]!;
@@ -64,7 +61,7 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
         const failed = episodeFailure(result, 0);
         if (failed) {
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
-          else if (service.defence.isIncident(failed.code)) misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
+          else if (service.defence.isIncident(failed.code) && !isUnrun(result)) misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
           out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
           return;
         }
@@ -87,7 +84,7 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
         out[i] = { env: id.env, version: id.version, seed: id.seed, level: id.level, prompt, ground_truth: base.ground_truth, hidden, reference: reference.data };
       });
     }),
-  );
+  ]);
   const inTime = await withinDeadline(work, service.options.requestTimeoutMs);
   if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
   const items = Array.from(out, (item, i) => {
@@ -105,6 +102,8 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
 export interface SampleSelect {
   env?: string | undefined;
   skills?: string[] | undefined;
+  /** Only environments of this kind (default: both). */
+  kind?: 'single' | 'episodic' | undefined;
   levels?: [number, number] | undefined;
   /** 'auto': each draw's level is the one nearest a 0.5 pass rate in the service's score tallies (scores.ts). */
   level?: 'auto' | undefined;
@@ -120,11 +119,12 @@ export function selectIdentities(service: Service, select: SampleSelect): Instan
   const selection: Selection = {
     ...(select.env === undefined ? {} : { envs: [{ name: select.env }] }),
     ...(select.skills ? { skills: select.skills } : {}),
+    ...(select.kind ? { kind: select.kind } : {}),
     ...(select.levels ? { levels: { all: { lo: select.levels[0], hi: select.levels[1] }, byEnv: new Map() } } : {}),
   };
   let candidates: SelectedEnv[];
   try {
-    candidates = selectEnvironments(service.catalog.all, selection, { labels: { env: 'select.env', skills: 'select.skills', levels: 'select.levels', selected: 'selected environments' }, where: service.options.libraryDir, short: 'skip' });
+    candidates = selectEnvironments(service.catalog.all, selection, { labels: { env: 'select.env', skills: 'select.skills', levels: 'select.levels', selected: 'selected environments', kind: 'select.kind' }, where: service.options.libraryDir, short: 'skip' });
   } catch (error) {
     if (error instanceof SelectionError) throw new ServeError(error.code === 'E_LEVEL_RANGE' ? 400 : 404, error.code, error.message);
     throw error;

@@ -32,6 +32,7 @@ export const SampleBody = z.object(
         {
           env: EnvName.optional(),
           skills: z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' }).optional(),
+          kind: z.enum(['single', 'episodic'], { error: 'must be "single" or "episodic"' }).optional(),
           levels: z
             .tuple([Level, Level], { error: 'must be [min, max]' })
             .refine(([lo, hi]) => lo <= hi, 'must be [min, max] with min <= max')
@@ -40,7 +41,7 @@ export const SampleBody = z.object(
           n: z.number({ error: required('a number (how many instances)') }).int('must be an integer').min(1, 'must be at least 1'),
           seed: Seed.optional(),
         },
-        { error: 'must be an object { env?, skills?, levels?, level?, n, seed? }' },
+        { error: 'must be an object { env?, skills?, kind?, levels?, level?, n, seed? }' },
       )
       .optional(),
     reveal: z.boolean({ error: 'must be true or false' }).optional(),
@@ -98,4 +99,24 @@ export function parseIdentity(text: string, prefix: Array<string | number>): Ins
     throw new ServeError(400, 'E_BAD_REQUEST', `${pathText(prefix)}: is not valid JSON; expected an identity like {"env":"name","version":1,"seed":123,"level":4}`);
   }
   return parse(Identity, value, prefix);
+}
+
+/** One item of a POST /v1/sample answer. */
+export interface SampledItem {
+  env: string;
+  version: number;
+  seed: number;
+  level: number;
+  prompt?: string;
+  ground_truth: string;
+  hidden?: Record<string, unknown>;
+  reference?: string;
+  error?: { code: string; message: string };
+  /** Episodic items (contract v2): the episode's start; play it with POST /v1/episodes. */
+  kind?: 'episodic';
+  tools?: unknown[];
+  maxTurns?: number;
+  /** Revealed episodic items: the reference rollout turn by turn, and its score. */
+  referenceTurns?: Array<{ action: unknown; observation: string }>;
+  referenceScore?: number;
 }

@@ -1,14 +1,27 @@
 // What the reward service learns about the learner: every score a trainer asks for, tallied per environment
 // version × level in memory and flushed to the library's score log (durable, windowed); `level: "auto"`
-// draws levels near a 0.5 pass rate from these tallies, as SCALER's controller aims its curriculum.
+// draws levels near a 0.5 pass rate from these tallies, as SCALER's controller aims its curriculum. Every
+// score is attributed: the operator's are trusted and steer, any other client's are kept apart and never do.
+import { terminalSafe } from '../contract/text.js';
 import { PASS_SCORE, SCORE_WINDOW, type ScoreInput, type ScoreTally } from '../library/contract.js';
 import { LazyWriter } from '../library/writer.js';
+import type { Client } from './clients.js';
 
 /** The pass rate `level: "auto"` aims at. */
 export const TARGET_PASS_RATE = 0.5;
 
 type Counts = Pick<ScoreInput, 'n' | 'passed' | 'scoreSum'>;
-const keyOf = (name: string, version: number, level: number) => `${name}\u0000${version}\u0000${level}`;
+const keyOf = (name: string, version: number, level: number, trusted = true) => `${name}\u0000${version}\u0000${level}\u0000${trusted ? 1 : 0}`;
+/** Clients whose scores this service remembers for the operator's view (oldest forgotten first). */
+const CLIENTS_KEPT = 1_024;
+
+/** What one client's scores came to since this service started. */
+export interface ClientScores {
+  trusted: boolean;
+  n: number;
+  passed: number;
+  lastAt: string;
+}
 
 /** mulberry32: a small seeded generator, so a selection's levels follow from its seed and the tallies. */
 export function seededUniform(seed: number): () => number {
@@ -27,29 +40,41 @@ export class ScoreBoard {
   private pending = new Map<string, ScoreInput>();
   private readonly writer: LazyWriter;
   private flushing: Promise<void> | null = null;
+  /** Per client (its key), what it had scored: the attribution the operator reads (GET /v1/admin/clients). */
+  readonly byClient = new Map<string, ClientScores>();
 
   constructor(
     libraryDir: string,
-    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    private readonly warn: (line: string) => void = (line) => process.stderr.write(`${terminalSafe(line)}\n`),
   ) {
     this.writer = new LazyWriter(libraryDir, (reason) => this.warn(`envforge serve: trainer scores are kept in memory only (the library cannot be written: ${reason})`));
   }
 
   /** Replaces the view of what the library holds (this process's flushed counts included). */
   refresh(tallies: ScoreTally[]): void {
-    this.stored = new Map(tallies.map((t) => [keyOf(t.name, t.version, t.level), { n: t.n, passed: t.passed, scoreSum: t.scoreSum }]));
+    this.stored = new Map(tallies.map((t) => [keyOf(t.name, t.version, t.level, t.trusted), { n: t.n, passed: t.passed, scoreSum: t.scoreSum }]));
   }
 
-  add(name: string, version: number, level: number, score: number): void {
-    const key = keyOf(name, version, level);
-    const t = this.pending.get(key) ?? { name, version, level, n: 0, passed: 0, scoreSum: 0 };
+  /**
+   * The one place a score is recorded (verify, get_reward, and any future path): as `client`'s. Only the
+   * operator's scores are trusted, and only trusted tallies steer `level: "auto"`, the batch and nightly.
+   */
+  add(name: string, version: number, level: number, score: number, client: Pick<Client, 'key' | 'trusted'>): void {
+    const trusted = client.trusted;
+    const key = keyOf(name, version, level, trusted);
+    const t = this.pending.get(key) ?? { name, version, level, n: 0, passed: 0, scoreSum: 0, trusted };
     t.n++;
-    if (score >= PASS_SCORE) t.passed++;
+    const passed = score >= PASS_SCORE;
+    if (passed) t.passed++;
     t.scoreSum += Math.min(1, Math.max(0, score));
     this.pending.set(key, t);
+    const seen = this.byClient.get(client.key) ?? { trusted, n: 0, passed: 0, lastAt: '' };
+    this.byClient.delete(client.key);
+    this.byClient.set(client.key, { trusted, n: seen.n + 1, passed: seen.passed + (passed ? 1 : 0), lastAt: new Date().toISOString() });
+    if (this.byClient.size > CLIENTS_KEPT) this.byClient.delete(this.byClient.keys().next().value as string);
   }
 
-  /** Stored and pending counts together (the window applied to the sum). */
+  /** Stored and pending trusted counts together (the window applied to the sum): what steers. */
   counts(name: string, version: number, level: number): Counts {
     const key = keyOf(name, version, level);
     const a = this.stored.get(key) ?? { n: 0, passed: 0, scoreSum: 0 };
@@ -101,7 +126,7 @@ export class ScoreBoard {
   }
 
   private merge(t: ScoreInput): void {
-    const key = keyOf(t.name, t.version, t.level);
+    const key = keyOf(t.name, t.version, t.level, t.trusted === true);
     const p = this.pending.get(key);
     this.pending.set(key, p ? { ...p, n: p.n + t.n, passed: p.passed + t.passed, scoreSum: p.scoreSum + t.scoreSum } : t);
   }

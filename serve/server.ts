@@ -10,9 +10,12 @@ import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { Catalog } from './catalog.js';
 import { Dispatcher } from './dispatcher.js';
+import { registerAdminRoutes } from './admin.js';
+import { credentials, registerClients } from './clients.js';
 import { registerEpisodeRoutes } from './episode-routes.js';
 import { EpisodeSessions } from './episodes.js';
 import { registerOpenEnv } from './openenv.js';
+import { allowedOrigins, registerOriginCheck } from './origins.js';
 import { ItemErrorLog } from './item-errors.js';
 import { DEFAULT_SERVE_OPTIONS, ServeError, type RunningServer, type ServeOptions } from './options.js';
 import { registerRoutes, sendError } from './routes.js';
@@ -39,17 +42,19 @@ export function defaultEpisodesDir(libraryDir: string): string {
 export async function startServer(options: Partial<ServeOptions> & { libraryDir: string }): Promise<RunningServer> {
   const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'pool')) as Partial<ServeOptions>;
   const opts: Omit<ServeOptions, 'pool'> = { ...DEFAULT_SERVE_OPTIONS, ...given, libraryDir: options.libraryDir };
-  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs', 'errorLogIntervalMs', 'scoreFlushIntervalMs', 'maxSessions', 'sessionIdleMs', 'journalTtlMs', 'maxActionsPerScore'] as const) {
+  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs', 'errorLogIntervalMs', 'scoreFlushIntervalMs', 'maxSessions', 'sessionIdleMs', 'journalTtlMs', 'maxEndedJournals', 'maxActionsPerScore'] as const) {
     if (!Number.isSafeInteger(opts[key]) || opts[key] < 1) throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
+  credentials(opts.operatorToken, opts.clientTokens); // a token too short to be a secret is refused before anything opens
+  const origins = allowedOrigins(opts.allowOrigins);
 
   const library = openLibrary(opts.libraryDir, { readonly: true });
   const ownsPool = options.pool === undefined;
   const pool = options.pool ?? new SandboxPool({ maxJobsPerWorker: SERVE_MAX_JOBS_PER_WORKER });
-  const defence = new IncidentLog(opts.libraryDir, 'serve', opts.quarantine);
+  const defence = new IncidentLog(opts.libraryDir, 'serve', opts.quarantine, ...(opts.log ? [opts.log] : []));
   const service = new Service(opts, library, pool, new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2), defence);
-  const sessions = new EpisodeSessions(service, { maxSessions: opts.maxSessions, idleMs: opts.sessionIdleMs, journalTtlMs: opts.journalTtlMs, journalDir: opts.episodesDir ?? defaultEpisodesDir(opts.libraryDir) });
+  const sessions = new EpisodeSessions(service, { maxSessions: opts.maxSessions, idleMs: opts.sessionIdleMs, journalTtlMs: opts.journalTtlMs, maxEndedJournals: opts.maxEndedJournals, journalDir: opts.episodesDir ?? defaultEpisodesDir(opts.libraryDir) });
   const scores = opts.recordScores ? new ScoreBoard(opts.libraryDir, opts.log) : null;
   service.scores = scores;
 
@@ -113,9 +118,12 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 
+  registerOriginCheck(app, origins);
+  registerClients(app, service.credentials);
   registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });
+  registerAdminRoutes(app, service, sessions);
   registerEpisodeRoutes(app, service, sessions, opts.maxActionsPerScore);
-  const openenv = registerOpenEnv(app, service, sessions);
+  const openenv = registerOpenEnv(app, service, sessions, origins);
 
   let address: string;
   try {

@@ -1,13 +1,16 @@
 // The reward service's work: admission control, module sources cached by hash, and scoring. Responses to
-// one instance share an episode (one generate, one verify of the reference, then theirs); a hang or crash
-// gets its items one retry alone; failures are confirmed and recorded as incidents (defence.ts).
+// one instance share an episode (one generate, one verify of the reference, then theirs); an episode that hangs
+// or crashes is run again in its shape with a budget per verify, then its items alone; failures are confirmed
+// and recorded as incidents, the client's whenever its input reached them (defence.ts).
 import type { Library, EnvRecord } from '../library/contract.js';
 import type { IncidentLog, Misbehaviour } from '../library/quarantine.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { Catalog } from './catalog.js';
+import { credentials, incidentClient, type Client, type Credentials } from './clients.js';
 import { confirmAndRecord, failure, failureCode, verdictsOf, withinDeadline, type Rerun, type VerifyResult } from './defence.js';
-import { SANDBOX_FN, type Dispatcher } from './dispatcher.js';
+import { runAlone, SANDBOX_FN, type Dispatcher } from './dispatcher.js';
+import { isUnrun } from './job-attribution.js';
 import { ServeError, type ServeOptions } from './options.js';
 import type { InstanceIdentity } from './schemas.js';
 import type { ScoreBoard } from './scores.js';
@@ -19,8 +22,10 @@ const MAX_RESPONSES_PER_EPISODE = 64;
 const MAX_EPISODE_CHARS = 1 << 20;
 /** The longest response validation probes with: a longer one would be scored where no admission looked. */
 export const MAX_RESPONSE_CHARS = Math.max(...LONG_BANDS.map(([chars]) => chars));
-/** Items per request re-run alone after their job failed around them (see retrySuspects). */
+/** Items per request re-run alone after their episode failed again in its shape (see retrySuspects). */
 const MAX_RETRIES_PER_REQUEST = 16;
+/** Call budgets per request that re-runs of failed episodes in their shape may take: four full groups. */
+const MAX_RERUN_BUDGETS_PER_REQUEST = 4 * (MAX_RESPONSES_PER_EPISODE + 1);
 const RESOURCE_CODES: ReadonlySet<string> = new Set(['E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL']);
 
 export type { VerifyResult };
@@ -39,6 +44,9 @@ interface EpisodeGroup {
   chars: number;
 }
 
+/** A scoring episode: the instance's generate and reference, then the responses. */
+const episodeCall = (g: Pick<EpisodeGroup, 'seed' | 'level' | 'responses'>): Call => ({ op: 'episode', seed: g.seed, level: g.level, responses: g.responses, keepInstance: false });
+
 /** Whether a failed call may have failed because of something else in its job or episode. */
 function isSuspect(result: Extract<CallResult, { ok: false }>, responses: number): boolean {
   if (!RESOURCE_CODES.has(result.code) || result.fn === 'load') return false;
@@ -51,6 +59,8 @@ export class Service {
   inflight = 0;
   /** Where scored items are tallied for the learner's frontier (none: not recorded). */
   scores: ScoreBoard | null = null;
+  /** The bearer tokens it knows: the operator's, and the client tokens the operator issued. */
+  readonly credentials: Credentials;
 
   constructor(
     readonly options: Omit<ServeOptions, 'pool'>,
@@ -58,7 +68,9 @@ export class Service {
     readonly pool: SandboxPool,
     readonly dispatcher: Dispatcher,
     readonly defence: IncidentLog,
-  ) {}
+  ) {
+    this.credentials = credentials(options.operatorToken, options.clientTokens);
+  }
 
   /** Admission control: reserves room for `units` items or throws a 503 (a request alone is always admitted). */
   acquire(units: number): () => void {
@@ -88,7 +100,8 @@ export class Service {
     }
   }
 
-  async verify(items: VerifyRequestItem[]): Promise<VerifyResult[]> {
+  /** Scores the items for `client`; its scores are recorded as its own (trusted only for the operator). */
+  async verify(items: VerifyRequestItem[], client: Client): Promise<VerifyResult[]> {
     const results: VerifyResult[] = new Array(items.length);
     const byModule = new Map<string, EpisodeGroup[]>();
     const open = new Map<string, EpisodeGroup>();
@@ -125,81 +138,105 @@ export class Service {
       group.items.push(index);
       group.chars += response.length;
     });
-    const suspects: Array<{ index: number; record: EnvRecord; seed: number; level: number; response: string }> = [];
+    const suspects: Suspect[] = [];
     const misbehaved = new Map<number, Misbehaviour>();
     let sandboxDown: string | null = null;
+    // An episode's outcome for its items; its failures (never a call left unrun) are incidents, the client's own.
+    const settle = (group: EpisodeGroup, result: CallResult) => {
+      const verdicts = verdictsOf(result, group.responses.length);
+      const fn = result.ok ? 'verify' : result.fn;
+      group.items.forEach((index, j) => {
+        const verdict = verdicts[j] as VerifyResult;
+        results[index] = verdict;
+        misbehaved.delete(index);
+        if ('error' in verdict && !isUnrun(result) && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record: group.record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response: group.responses[j] as string, client: incidentClient(client) });
+      });
+    };
     const work = Promise.all(
       [...byModule.values()].map(async (groups) => {
         const record = (groups[0] as EpisodeGroup).record;
         const source = await this.source(record);
-        const calls = groups.map((g) => ({ call: { op: 'episode', seed: g.seed, level: g.level, responses: g.responses, keepInstance: false } satisfies Call, chars: g.chars }));
-        const callResults = await this.dispatcher.submit(record.hash, source, calls);
+        const callResults = await this.dispatcher.submit(record.hash, source, groups.map((g) => ({ call: episodeCall(g), chars: g.chars })), client.key);
         callResults.forEach((result, k) => {
           const group = groups[k] as EpisodeGroup;
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
-          const verdicts = verdictsOf(result, group.responses.length);
-          const fn = result.ok ? 'verify' : result.fn;
-          group.items.forEach((index, j) => {
-            const verdict = verdicts[j] as VerifyResult;
-            results[index] = verdict;
-            const response = group.responses[j] as string;
-            if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ index, record, seed: group.seed, level: group.level, response });
-            if ('error' in verdict && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response });
-          });
+          settle(group, result);
+          if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ group, source });
         });
       }),
-    ).then(() => this.retrySuspects(suspects, results));
+    ).then(() => this.retrySuspects(suspects, settle));
     const inTime = await withinDeadline(work, this.options.requestTimeoutMs);
     if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
     const out = Array.from(results, (r) => r ?? failure('E_REQUEST_TIMEOUT', `not scored within the request budget of ${this.options.requestTimeoutMs} ms`));
     // An item a retry scored is no incident; the rest are the environment's doing.
     const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
     const defending = confirmAndRecord(this.defence, incidents, (m) => this.rerunAlone(m));
-    if (this.scores) this.tally(items, recordOf, out);
+    if (this.scores) this.tally(items, recordOf, out, client);
     if (inTime) await defending;
     return out;
   }
 
-  /** Scores the trainer got (errors are the environment's or the request's, not the learner's). */
-  private tally(items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[]): void {
+  /** Scores the trainer got (errors are the environment's or the request's, not the learner's), as `client`'s. */
+  private tally(items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[], client: Client): void {
     out.forEach((result, i) => {
       const record = recordOf[i];
-      if (record && !('error' in result)) this.scores?.add(record.name, record.version, (items[i] as VerifyRequestItem).identity.level, result.score);
+      if (record && !('error' in result)) this.recordScore(record, (items[i] as VerifyRequestItem).identity.level, result.score, client);
     });
   }
 
   /**
-   * The failing call again, alone, in a fresh realm: does it fail the same way? With a response, the
-   * instance is also run without it (first, in its own job): when that scores, only the response fails.
+   * The one place a learner's score becomes a pass rate (single-turn verdicts and finished episodes alike),
+   * so whatever guards recording scores that steer nightly guards both kinds.
+   */
+  recordScore(record: Pick<EnvRecord, 'name' | 'version'>, level: number, score: number, client: Client): void {
+    this.scores?.add(record.name, record.version, level, score, client);
+  }
+
+  /**
+   * The failing call again, in a fresh realm: the instance without any response (its reference: no client input),
+   * then with the client's response alone. Either failing with the incident's code confirms it, as the
+   * environment's own or as the response's.
    */
   async rerunAlone(m: Misbehaviour): Promise<Rerun> {
     const source = await this.source(m.record);
     const alone = (responses: string[]) => this.pool.run({ source, calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }], fresh: true, limits: { callTimeoutMs: this.options.callTimeoutMs } });
-    if (m.response === undefined) return { code: failureCode((await alone([])).results[0] as CallResult, 0), responseOnly: false };
     const reference = failureCode((await alone([])).results[0] as CallResult, 0);
-    const code = failureCode((await alone([m.response])).results[0] as CallResult, 1);
-    return { code, responseOnly: reference === null && code !== null };
+    if (reference !== null || m.response === undefined) return { reference, input: reference };
+    return { reference, input: failureCode((await alone([m.response])).results[0] as CallResult, 1) };
   }
 
   /**
-   * A hang or crash fails every response of its episode, and after limits.maxFailuresPerJob failures a
-   * job's remaining calls are not run. Items failed that way get one more try, alone in a job of their own
-   * (at most MAX_RETRIES_PER_REQUEST per request, so a batch of hostile responses costs a bounded time);
-   * the culprit fails again with its own error.
+   * An episode that hangs or crashes fails all its responses, though one verify of 64 may have spent the one
+   * budget they shared, and a call a job left unrun (its client's own failures stopped it) has no result.
+   * Such an episode runs again once in its shape, alone, with a call budget for each verify (callTimeoutMs
+   * per response, plus one), so honest responses that only shared a budget are scored; at most
+   * MAX_RERUN_BUDGETS_PER_REQUEST budgets per request. An episode that fails so again gets its items one more
+   * try each, alone (at most MAX_RETRIES_PER_REQUEST per request): the culprit fails again with its own error.
    */
-  private async retrySuspects(suspects: Array<{ index: number; record: EnvRecord; seed: number; level: number; response: string }>, results: VerifyResult[]): Promise<void> {
+  private async retrySuspects(suspects: Suspect[], settle: (group: EpisodeGroup, result: CallResult) => void): Promise<void> {
+    let budgets = MAX_RERUN_BUDGETS_PER_REQUEST;
+    const shaped = suspects.filter(({ group }) => (budgets -= group.responses.length + 1) >= 0);
+    const again: Suspect[] = [];
     await Promise.all(
-      suspects.slice(0, MAX_RETRIES_PER_REQUEST).map(async (s) => {
-        const source = await this.source(s.record);
-        let result: CallResult;
-        try {
-          const run = await this.pool.run({ source, calls: [{ op: 'episode', seed: s.seed, level: s.level, responses: [s.response], keepInstance: false }], limits: { callTimeoutMs: this.options.callTimeoutMs } });
-          result = run.results[0] ?? { ok: false, code: 'E_PROTOCOL', message: 'no result', fn: 'call', ms: 0 };
-        } catch {
-          return; // keep the first failure
-        }
-        results[s.index] = verdictsOf(result, 1)[0] as VerifyResult;
+      shaped.map(async (s) => {
+        const result = await runAlone(this.pool, s.source, episodeCall(s.group), this.options.callTimeoutMs * (s.group.responses.length + 1));
+        if (!result.ok && result.fn === SANDBOX_FN) return; // keep the first failure
+        settle(s.group, result);
+        if (!result.ok && RESOURCE_CODES.has(result.code) && s.group.responses.length > 1) again.push(s);
+      }),
+    );
+    const alone = [...again, ...suspects.slice(shaped.length)].flatMap(({ group, source }) => group.items.map((index, j) => ({ source, group: { ...group, responses: [group.responses[j] as string], items: [index] } })));
+    await Promise.all(
+      alone.slice(0, MAX_RETRIES_PER_REQUEST).map(async (s) => {
+        const result = await runAlone(this.pool, s.source, episodeCall(s.group), this.options.callTimeoutMs);
+        if (result.ok || result.fn !== SANDBOX_FN) settle(s.group, result);
       }),
     );
   }
+}
+
+/** An episode whose call failed around its items (a hang, a crash, a call left unrun), with its module's source. */
+interface Suspect {
+  group: EpisodeGroup;
+  source: string;
 }

@@ -26,6 +26,7 @@ const LAYERS: readonly (readonly string[])[] = [
 /** Packages that belong to one part: importing them elsewhere means that part's job leaked. */
 const PACKAGE_HOMES: Record<string, (file: string) => boolean> = {
   commander: (f) => f.startsWith('cli/'),
+  'log-update': (f) => f.startsWith('cli/'),
   fastify: (f) => f.startsWith('serve/') || f.startsWith('dashboard/'),
   // The WebSocket server of OpenEnv's session endpoint, and the benchmark's client.
   ws: (f) => f.startsWith('serve/') || f.startsWith('bench/'),

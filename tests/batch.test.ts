@@ -21,6 +21,7 @@ import { startFakeAnthropic } from './helpers/fake-anthropic.js';
 import { CostLedger } from '../agents/llm/cost.js';
 import type { LlmClient } from '../agents/llm/contract.js';
 import { candidateValidationSeed } from '../validators/seeds.js';
+import { episodicFixture, episodicSpec } from './helpers/episodic-spec.js';
 
 const pool = new SandboxPool();
 let seeded: string;
@@ -111,6 +112,51 @@ describe('a batch', () => {
     const report = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), ledger }, options({ target: 1, concurrency: 1 }));
     expect(report.stopReason).toBe('target');
     expect(report.funnel.admitted).toBe(1);
+    await library.close();
+  });
+
+  it('treats --target as a hard cap: candidates in flight when it is reached are reported as extra, not admitted', async () => {
+    const library = await freshLibrary();
+    const before = (await library.list()).length;
+    const written = (source: string): WrittenModule => ({ source, promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' });
+    const sources: Record<string, string> = { 'roman-total': fixture('good-roman-sum.js'), 'coin-ways': fixture('good-coin-change-ways.js'), 'gcd-sum': fixture('good-gcd-pair-sum.js') };
+    let proposals = 0;
+    const author: Author = {
+      identity: { provider: 'offline', version: 'test-1', seed: 1 },
+      lineageAuthor: () => 'offline',
+      propose: async () => ({ specs: proposals++ === 0 ? Object.keys(sources).map((n) => spec(n)) : [], dropped: [], promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' }),
+      write: async (s) => written(sources[s.name] as string),
+      repair: async (s) => written(sources[s.name] as string),
+    };
+    const report = await runBatch({ library, pool, author, ledger: new CostLedger() }, options({ target: 1, concurrency: 3 }));
+    expect(report.stopReason).toBe('target');
+    expect(report.funnel.admitted).toBe(1);
+    expect(report.funnel.extra).toBe(2); // all three were in flight at once; two validated after the one place was taken
+    expect((await library.list()).length).toBe(before + 1);
+    expect(reportMarkdown(report)).toMatch(/\| extra: admissible after the target was reached, not admitted \| 2 \|/);
+    await library.close();
+  });
+
+  it('--kind mixed gives each kind half of the target, though the library holds only single-turn environments', async () => {
+    const library = await freshLibrary();
+    const written = (source: string): WrittenModule => ({ source, promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' });
+    const sources: Record<string, string> = { 'roman-total': fixture('good-roman-sum.js'), 'coin-ways': fixture('good-coin-change-ways.js'), 'course-desk': episodicFixture('good-course-enrollment.js') };
+    const asked: unknown[] = [];
+    const author: Author = {
+      identity: { provider: 'offline', version: 'test-1', seed: 1 },
+      lineageAuthor: () => 'offline',
+      propose: async (input) => {
+        asked.push(input.kind);
+        const specs = asked.length === 1 ? [spec('roman-total'), spec('coin-ways'), episodicSpec('course-desk', ['list_courses', 'enroll', 'finish'])] : [];
+        return { specs, dropped: [], promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' };
+      },
+      write: async (s) => written(sources[s.name] as string),
+      repair: async (s) => written(sources[s.name] as string),
+    };
+    const report = await runBatch({ library, pool, author, ledger: new CostLedger() }, options({ kind: 'mixed', target: 2, concurrency: 1 }));
+    expect(report.funnel.admitted).toBe(2);
+    expect([report.byKind.single.admitted, report.byKind.episodic.admitted]).toEqual([1, 1]);
+    expect(asked[0]).toBe('mixed');
     await library.close();
   });
 

@@ -36,7 +36,7 @@ beforeAll(async () => {
   await library.recordRejection({ ...rejected, lineage: { author: 'test', batchId: 'night-1' } });
   await library.finishBatch('night-1', 'finished', {
     batchId: 'night-1', stopReason: 'target',
-    funnel: { specs: 4, specsDropped: 1, candidates: 3, modulesAsked: 4, modulesWritten: 4, validations: 4, admitted: 1, existing: 0, rejected: 2, unwritten: 0, serviceFailures: 0 },
+    funnel: { specs: 4, specsDropped: 1, candidates: 3, modulesAsked: 4, modulesWritten: 4, validations: 4, admitted: 1, existing: 0, extra: 0, rejected: 2, unwritten: 0, serviceFailures: 0 },
     firstFailedStage: { static: 1, hack: 1 }, rejectionsByCode: { E_MISSING_EXPORT: 1, E_ACCEPTS_EMPTY: 2 }, rejections: [],
     repair: { candidatesRepaired: 2, admittedAfterRepair: 1, successRate: 0.5 },
     cost: { totalUsd: 0.12, inputTokens: 1000, outputTokens: 2000, calls: 5, cachedCalls: 1, perAdmittedUsd: 0.12, tokensPerAdmitted: 3000, byPurpose: {} },
@@ -175,9 +175,10 @@ describe('batches and the frontier', () => {
     expect(found).toBe(1);
   });
 
-  it('shows trainer scores recorded while it runs (they do not move the change stamp)', async () => {
+  it("shows the operator's trainer scores recorded while it runs (they do not move the change stamp), never a client's", async () => {
     const name = (await get('/api/envs?q=late-arrival')).body.data[0].name;
-    await library.recordScores([{ name, version: 1, level: 1, n: 10, passed: 7, scoreSum: 7 }]);
+    // A client's (untrusted) perfect scores are no pass rate: only the operator's (trusted) are shown.
+    await library.recordScores([{ name, version: 1, level: 1, n: 90, passed: 90, scoreSum: 90 }, { name, version: 1, level: 1, n: 10, passed: 7, scoreSum: 7, trusted: true }]);
     let rate: number | null = null;
     for (let i = 0; i < 100 && rate === null; i++) {
       await new Promise((r) => setTimeout(r, 100));

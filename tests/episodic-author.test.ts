@@ -62,7 +62,8 @@ describe('the architect', () => {
     expect(mixed).toContain('The library holds 2 single-turn and 1 episodic environment.');
     expect(mixed).toMatch(/no episodic environment yet: information-gathering, policy-following, .*web-navigation\./);
     expect(mixed).not.toMatch(/yet: [^\n]*\btool-use\b/);
-    expect(mixed).toContain('Make about 3 of the 4 specs episodic'); // the kind with fewer environments gets more
+    expect(mixed).toContain('Make about 2 of the 4 specs episodic'); // half each, as the batch shares its target
+    expect(renderArchitect({ stats, n: 5, environments, kind: 'mixed' }).text).toContain('Make about 3 of the 5'); // the odd one to the kind the library holds fewer of
     expect(mixed).toContain('- warehouse-restock [tool-use, planning] (episodic)');
     expect(renderArchitect({ stats, n: 4, environments: [...environments, ...environments.slice(2), ...environments.slice(2)], kind: 'mixed' }).text).toContain('Make about 2 of the 4');
   });

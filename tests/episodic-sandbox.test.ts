@@ -1,5 +1,8 @@
 // Contract v2 in the sandbox: the tool-schema subset, the host's action check, and rollouts (act, replayed
 // logs, resumed states) in the same workers and isolates as v1, with the state held as JSON between calls.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { episodicMetaProblems, parseEpisodicMeta, schemaProblems, type EpisodicMeta } from '../contract/episodic.js';
@@ -182,6 +185,27 @@ describe('envforge play and sample on an episodic environment', () => {
     expect([good?.verdict, broken?.verdict, run.code]).toEqual(['admit', 'reject', 1]);
     expect(good?.stages.map((s) => s.stage)).toEqual(['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review']);
     expect(broken?.problems.map((p) => p.code)).toContain('E_ACCEPTS_INCOMPLETE');
+  });
+
+  it('text sample and play show each tool with its parameters, in the form play reads', async () => {
+    const sample = await cli(['sample', 'warehouse-restock']);
+    expect(sample.code).toBe(0);
+    expect(sample.out).toContain('place_order {"sku": string, "supplier_id": string, "packs": integer 1–50}');
+    expect(sample.out).toContain('list_items {"page": integer 1–10}');
+    expect(sample.out).toContain('submit_orders {}');
+    const play = await cli(['play', 'warehouse-restock'], '\n');
+    expect(play.out).toContain('get_item {"sku": string}');
+  });
+
+  it('sample FILE and play FILE name the file (not the sandbox\'s environment.js) in a syntax error', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'envforge-broken-')), 'broken-env.js');
+    writeFileSync(file, 'export const meta = {;\n');
+    for (const command of ['sample', 'play']) {
+      const run = await cli([command, file]);
+      expect(run.code).toBe(1);
+      expect(run.err).toContain(`${file}:1:`);
+      expect(run.err).not.toContain('environment.js');
+    }
   });
 
   it('play refuses a single-turn environment as a usage error', async () => {

@@ -1,7 +1,7 @@
 // The library's commands through the real binary: init admits the validated seeds, list/show/stats/check
 // read it, retire and revalidate change status with a reason, and validate checks novelty against it.
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { SqliteLibrary } from '../library/sqlite/store.js';
 import type { ValidationReport } from '../validators/report.js';
 import { MAIN, runEnvforge } from './helpers/cli.js';
 import { envSource } from './helpers/env-source.js';
+import { fakeAdmission } from './helpers/library-fixtures.js';
 
 const run = runEnvforge;
 const json = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -22,7 +23,7 @@ beforeAll(async () => {
   const [result] = json(stdout);
   expect(result.created).toBe(true);
   expect(result.seeds.every((s: { status: string }) => s.status === 'admitted')).toBe(true);
-});
+}, 240_000); // both kinds of seeds: the episodic ones take about a minute to validate
 
 describe('envforge library', () => {
   it('init is idempotent: re-running admits nothing new', async () => {
@@ -41,7 +42,7 @@ describe('envforge library', () => {
     const source = (await run('library', 'show', 'planted-sat', '--source', '--library', dir)).stdout;
     expect(hashSource(source.replace(/\n$/, ''))).toBe(shown.hash);
     const stats = json((await run('library', 'stats', '--library', dir, '--json')).stdout)[0];
-    expect(stats).toMatchObject({ environments: list.length, byAuthor: { seed: list.length }, levels: { min: 10, max: 10 } });
+    expect(stats).toMatchObject({ environments: list.length, byAuthor: { seed: list.length }, byKind: { single: 12, episodic: 8 }, levels: { min: expect.any(Number), max: 10 } });
     expect((await run('library', 'check', '--library', dir)).stdout).toMatch(/^ok: \d+ module files match their hashes/);
   });
 
@@ -86,6 +87,60 @@ describe('envforge library', () => {
     expect(await run('library', 'show', 'nope', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown environment "nope"/) });
     expect(await run('library', 'show', 'planted-sat@7', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/planted-sat has versions 1-1/) });
     expect(await run('library', 'revalidate', 'nope', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/"nope" is not an active environment/) });
+  });
+
+  it('init admits both kinds of seeds; list shows each environment\'s kind and filters by it (text and --json)', async () => {
+    const all = json((await run('library', 'list', '--library', dir, '--json')).stdout);
+    expect(all.filter((e: { kind: string }) => e.kind === 'episodic').map((e: { name: string }) => e.name)).toContain('warehouse-restock');
+    expect(new Set(all.map((e: { kind: string }) => e.kind))).toEqual(new Set(['single', 'episodic']));
+    const episodic = json((await run('library', 'list', '--kind', 'episodic', '--library', dir, '--json')).stdout);
+    expect(episodic).toHaveLength(8);
+    const text = (await run('library', 'list', '--kind', 'single', '--library', dir)).stdout;
+    expect(text).toMatch(/^topological-order@1 +single +/m);
+    expect(text).not.toMatch(/episodic/);
+    expect(text).toContain(`\n${text.split('\n').filter((l) => / single /.test(l)).length} environments`);
+    expect(await run('library', 'list', '--kind', 'multi', '--library', dir)).toMatchObject({ code: 2, stderr: expect.stringMatching(/--kind.*single, episodic/) });
+    const out = mkdtempSync(join(tmpdir(), 'envforge-export-'));
+    const exported = await run('export', '--format', 'jsonl', '--kind', 'episodic', '--per-env', '1', '--out', out, '--library', dir, '--json');
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(json(exported.stdout)[0].envs.map((e: { name: string }) => e.name).sort()).toEqual(episodic.map((e: { name: string }) => e.name).sort());
+  });
+
+  it('stats counts skills, authors and kinds the same way: each active environment once, whatever its versions', async () => {
+    const copy = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
+    cpSync(dir, copy, { recursive: true });
+    const before = json((await run('library', 'stats', '--library', copy, '--json')).stdout)[0];
+    const library = SqliteLibrary.open(copy);
+    const old = (await library.get('planted-sat')) as NonNullable<Awaited<ReturnType<typeof library.get>>>;
+    await library.admit(fakeAdmission(`${await library.source(old)}\n// a second version`, old.meta, 'hand'));
+    await library.close();
+    const after = json((await run('library', 'stats', '--library', copy, '--json')).stdout)[0];
+    expect(after.versions).toBe(before.versions + 1);
+    expect([after.environments, after.byKind, after.bySkill]).toEqual([before.environments, before.byKind, before.bySkill]);
+    expect(after.byAuthor).toEqual({ ...before.byAuthor, seed: before.byAuthor.seed - 1, hand: 1 });
+  });
+
+  it('a damaged index page: list, show and stats name the file and `library check` (no stack trace); check reports it and gc removes nothing', async () => {
+    const copy = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
+    cpSync(dir, copy, { recursive: true });
+    const index = join(copy, 'library.sqlite');
+    const bytes = readFileSync(index);
+    for (let page = 3; page * 4096 < bytes.length; page += 3) bytes.fill(0xa5, page * 4096, (page + 1) * 4096);
+    writeFileSync(index, bytes);
+    for (const args of [['list'], ['show', 'planted-sat'], ['stats']]) {
+      const result = await run('library', ...args, '--library', copy);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toContain(`the library index ${index} is damaged`);
+      expect(result.stderr).toContain(`envforge library check --library ${copy}`);
+      expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+    }
+    const check = await run('library', 'check', '--library', copy);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/damaged:\n {2}\S*library\.sqlite: /);
+    expect(check.stdout).not.toMatch(/orphan/);
+    const files = readdirSync(join(copy, 'envs')).length;
+    expect((await run('library', 'check', '--gc', '--library', copy)).code).toBe(1);
+    expect(readdirSync(join(copy, 'envs'))).toHaveLength(files);
   });
 
   it('refuses a missing or corrupt library with a clear message and a non-zero exit', async () => {
@@ -158,7 +213,7 @@ describe('a library in a folder the user cannot write to', () => {
   it.skipIf(!canDropPrivileges)('can be read but not changed, with a clear message', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'envforge-ro-'));
     const ro = join(parent, 'library');
-    expect((await run('library', 'init', '--library', ro)).code).toBe(0);
+    expect((await run('library', 'init', '--kind', 'single', '--library', ro)).code).toBe(0);
     chmodSync(parent, 0o755);
     for (const f of readdirSync(ro)) chmodSync(join(ro, f), 0o755);
     for (const f of readdirSync(join(ro, 'envs'))) chmodSync(join(ro, 'envs', f), 0o644);

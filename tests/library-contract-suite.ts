@@ -3,7 +3,7 @@
 // rejections, incidents, stats and integrity.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../contract/schema.js';
-import { LibraryError, SCORE_WINDOW, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
+import { LibraryError, SCORE_WINDOW, trustedTallies, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
 import { hashSource } from '../contract/hash.js';
 import { fingerprint } from '../validators/novelty/fingerprint.js';
 import { fakeAdmission, fakeRejection, fakeReport, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
@@ -312,6 +312,15 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect((await lib.incidents({ hash: a }))[0]).toMatchObject({ resolution: 'retired by revalidation', resolvedAt: expect.any(String) });
       });
 
+      it("keep whose input reached them (a client's hash), when only a client's did", async () => {
+        const c = hashSource('client-incident');
+        const kept = await lib.recordIncident(incident(c, { fn: 'step(action log)', client: 'client:0123456789ab', confirmed: true }));
+        expect(kept).toMatchObject({ fn: 'step(action log)', client: 'client:0123456789ab' });
+        expect(await lib.recordIncident(incident(c))).not.toHaveProperty('client');
+        expect((await lib.incidents({ hash: c })).map((i) => i.client ?? null)).toEqual(['client:0123456789ab', null]);
+        await expect(lib.recordIncident(incident(c, { client: 'two words' }))).rejects.toThrow(/client/);
+      });
+
       it('refuses incidents that could not be replayed', async () => {
         await expect(lib.recordIncident(incident('not-a-hash'))).rejects.toThrow(LibraryError);
         await expect(lib.recordIncident(incident(hashSource('c'), { seed: -1 }))).rejects.toThrow(/seed/);
@@ -364,14 +373,17 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
           environments: 2,
           versions: 4,
           byStatus: { active: 3, retired: 1 },
-          bySkill: { arithmetic: 2, parsing: 1, graphs: 1 },
-          byAuthor: { alice: 2, bob: 1 },
+          // Skills, authors and kinds count each active environment once, by its newest active version.
+          bySkill: { arithmetic: 1, graphs: 1 },
+          byAuthor: { alice: 1, bob: 1 },
+          byKind: { single: 2, episodic: 0 },
           rejections: 1,
         });
         expect(stats.bySkill.search ?? 0).toBe(0);
+        expect(stats.bySkill.parsing ?? 0).toBe(0); // only stats-alpha@1, an older version, has it
         expect(stats.byAuthor.carol ?? 0).toBe(0);
-        // Active levels are 4, 6 and 5; the retired 20 does not count.
-        expect(stats.levels).toEqual({ min: 4, max: 6 });
+        // Active environments' levels are 6 (stats-alpha@2) and 5; the retired 20 does not count.
+        expect(stats.levels).toEqual({ min: 5, max: 6 });
       });
     });
 
@@ -603,7 +615,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
     });
 
     describe('trainer scores', () => {
-      const tally = (name: string, level: number, n: number, passed: number, version = 1) => ({ name, version, level, n, passed, scoreSum: passed });
+      const tally = (name: string, level: number, n: number, passed: number, version = 1, trusted = false) => ({ name, version, level, n, passed, scoreSum: passed, trusted });
 
       it('adds counts per name, version and level, and lists them in order', async () => {
         expect(await lib.scoreTallies()).toEqual([]);
@@ -611,6 +623,14 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.recordScores([tally('b-env', 2, 10, 7), tally('b-env', 2, 5, 0, 2)]);
         const got = (await lib.scoreTallies()).map(({ updatedAt, ...t }) => (expect(typeof updatedAt).toBe('string'), t));
         expect(got).toEqual([tally('a-env', 1, 4, 4), tally('b-env', 2, 20, 10), tally('b-env', 2, 5, 0, 2)]);
+      });
+
+      it("keeps the operator's (trusted) tallies apart from any client's, and an unmarked score is a client's", async () => {
+        await lib.recordScores([tally('t-env', 1, 10, 10, 1, true), tally('t-env', 1, 30, 0)]);
+        await lib.recordScores([{ name: 't-env', version: 1, level: 1, n: 5, passed: 5, scoreSum: 5 }]);
+        const got = (await lib.scoreTallies()).map(({ updatedAt: _at, ...t }) => t);
+        expect(got).toEqual([tally('t-env', 1, 35, 5), tally('t-env', 1, 10, 10, 1, true)]);
+        expect(trustedTallies(await lib.scoreTallies()).map((t) => t.passed / t.n)).toEqual([1]);
       });
 
       it('keeps a window: old counts shrink so the newest scores dominate and counts stay bounded', async () => {

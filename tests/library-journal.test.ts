@@ -50,9 +50,9 @@ const userVersionOf = (dir: string): number => {
 };
 
 describe('schema 2 (batches and journal)', () => {
-  it('is appended after schema 1, which is unchanged (schemas 3 and 4, incidents, come after it)', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4]);
-    expect(SCHEMA_VERSION).toBe(4);
+  it('is appended after schema 1, which is unchanged (schemas 3 to 5 come after it)', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(SCHEMA_VERSION).toBe(5);
     expect(MIGRATIONS[0]!.sql).not.toMatch(/batches|journal/);
     expect(MIGRATIONS[2]!.sql).not.toMatch(/batches|journal|envs \(|rejections/);
     expect(MIGRATIONS[1]!.sql).toMatch(/UNIQUE \(batch_id, kind, key\)/);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryError, type EnvRecord } from '../library/contract.js';
 import { APPLICATION_ID, SCHEMA_VERSION } from '../library/sqlite/migrations.js';
+import { SCORES_FILE } from '../library/sqlite/scores.js';
 import { INDEX_FILE, SqliteLibrary } from '../library/sqlite/store.js';
 import { hashSource } from '../contract/hash.js';
 import { spawnAdmitLoop, type AdmitLoop } from './helpers/admit-loop.js';
@@ -297,6 +298,21 @@ describe('SqliteLibrary specifics', () => {
       const reader = SqliteLibrary.open(dir, { readonly: true });
       expect(await reader.get('seeded-env')).toEqual(env);
       await reader.close();
+    });
+
+    it("a scores file from before trusted scores is split once: its rows stay as untrusted, a reader sees them so", async () => {
+      const { dir } = await seeded();
+      const old = new Database(join(dir, SCORES_FILE));
+      old.exec('CREATE TABLE trainer_scores (name TEXT NOT NULL, version INTEGER NOT NULL, level INTEGER NOT NULL, n REAL NOT NULL, passed REAL NOT NULL, score_sum REAL NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (name, version, level))');
+      old.prepare('INSERT INTO trainer_scores VALUES (?, ?, ?, ?, ?, ?, ?)').run('seeded-env', 1, 1, 10, 10, 10, 'then');
+      old.close();
+      const reader = SqliteLibrary.open(dir, { readonly: true });
+      expect((await reader.scoreTallies()).map((t) => [t.n, t.trusted])).toEqual([[10, false]]);
+      await reader.close();
+      const writer = SqliteLibrary.open(dir);
+      await writer.recordScores([{ name: 'seeded-env', version: 1, level: 1, n: 4, passed: 0, scoreSum: 0, trusted: true }]);
+      expect((await writer.scoreTallies()).map((t) => [t.n, t.passed, t.trusted])).toEqual([[10, 10, false], [4, 0, true]]);
+      await writer.close();
     });
 
     it('an empty index file (zero bytes) is initialised as a library', async () => {

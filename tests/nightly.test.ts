@@ -121,4 +121,32 @@ describe('envforge nightly', () => {
     for (const name of before) expect(after).toContain(name);
     expect(again.report.steps.export!.snapshots[0]!.rows).toBeGreaterThan(0);
   });
+
+  it('keeps its snapshots beside the library (not in the current folder), honours the config\'s kind, and prints its report when a step fails', { timeout: 300_000 }, async () => {
+    const root = mkdtempSync(join(tmpdir(), 'envforge-nightly-'));
+    const dir = join(root, 'lib');
+    await libraryWith(dir, ['old-sum']);
+    const config = join(root, 'nightly.json');
+    writeFileSync(config, JSON.stringify({ kind: 'single', target: 1, concurrency: 1, seed: 5, export: { formats: ['jsonl'], perEnv: 2, kind: 'single' } }));
+    // (No chdir: the sandbox workers of a test run load tsx from the current folder.)
+    {
+      const ok = await night(['--config', config, '--library', dir, '--night', 'beside']);
+      expect(ok.code, ok.log).toBe(0);
+      expect(ok.report.steps.export!.snapshots[0]!.out).toBe(join(dir, 'snapshots', 'beside', 'jsonl'));
+      expect(existsSync(join(dir, 'snapshots', 'beside', 'jsonl', 'envforge-export.json'))).toBe(true);
+      expect(existsSync(join(process.cwd(), 'snapshots', 'beside'))).toBe(false);
+      const batch = SqliteLibrary.open(dir, { readonly: true });
+      expect((await batch.getBatch('nightly-beside'))?.options).toMatchObject({ kind: 'single' });
+      await batch.close();
+
+      // A snapshot folder that cannot be made (a file is in the way): the export step fails, and the report says so.
+      writeFileSync(join(root, 'blocker'), 'a file, not a folder');
+      writeFileSync(config, JSON.stringify({ kind: 'single', target: 1, concurrency: 1, seed: 6, export: { out: join(root, 'blocker'), formats: ['jsonl'], perEnv: 2 } }));
+      const failed = await night(['--config', config, '--library', dir, '--night', 'fails']);
+      expect(failed.code).not.toBe(0);
+      expect(failed.report.failed).toMatchObject({ step: 'export' });
+      expect(failed.report.steps.batch?.admitted).toBe(1);
+      expect(readFileSync(join(dir, 'nightly', 'fails.md'), 'utf8')).toMatch(/\*\*FAILED\*\* in the export step: /);
+    }
+  });
 });

@@ -27,8 +27,9 @@ describe('the offline author and the run kind', () => {
   it.each([
     ['single', 12, 0, ['single', 'single', 'single', 'single']],
     ['episodic', 0, 12, ['episodic', 'episodic', 'episodic', 'episodic']],
-    ['mixed', 12, 0, ['episodic', 'episodic', 'episodic', 'episodic']],
+    ['mixed', 12, 0, ['episodic', 'single', 'episodic', 'single']],
     ['mixed', 5, 6, ['single', 'episodic', 'single', 'episodic']],
+    ['mixed', 6, 6, ['single', 'episodic', 'single', 'episodic']],
   ] as const)('%s with %i single-turn and %i episodic environments gives %j', (kind, single, episodic, want) => {
     expect(slotKinds({ kind, n: 4, stats: stats(single, episodic) })).toEqual(want);
   });
@@ -67,13 +68,16 @@ describe('the offline author and the run kind', () => {
     }
   });
 
-  it('repairs an episodic spec with a new design of the same family, keeping the name', async () => {
+  it('repairs an episodic spec with a new design of the same family, named after that design (not the first one)', async () => {
     const author = createOfflineAuthor({ seed: 4 });
     const [spec] = (await author.propose(input('episodic', 1))).specs;
     const first = await author.write(spec!);
     const repaired = await author.repair(spec!, first.source!, { problems: [{ code: 'E_DUPLICATE_CODE' }] } as never, 1);
     expect(repaired.source).not.toBe(first.source);
-    expect(repaired.source).toContain(`"name": "${spec!.name}"`);
+    const name = /"name": "([^"]+)"/.exec(repaired.source!)?.[1];
+    expect(name).not.toBe(spec!.name);
+    // The name's first word (its domain) is the world the module's own text describes.
+    expect(repaired.source!.replace(/"name": "[^"]+"/, '').toLowerCase()).toContain((name as string).split('-')[0]);
     expect(checkEpisodic(repaired.source!).ok).toBe(true);
   });
 
@@ -89,6 +93,8 @@ describe('the offline author and the run kind', () => {
 describe('envforge run --kind episodic', () => {
   it('admits episodic environments with no LLM, and library stats counts them by kind', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'envforge-episodic-run-')), 'lib');
+    // A library of the single-turn seeds first (seconds); a new one for --kind episodic would get the episodic seeds (a minute).
+    expect((await runEnvforge('library', 'init', '--kind', 'single', '--library', dir)).code).toBe(0);
     const run = await runEnvforge('run', '--kind', 'episodic', '--target', '2', '--provider', 'offline', '--seed', '7', '--library', dir);
     expect(run.stdout).toMatch(/\| episodic \| \d+ \| \d+ \| [2-9]/);
     const json = JSON.parse((await runEnvforge('library', 'stats', '--json', '--library', dir)).stdout) as LibraryStats;

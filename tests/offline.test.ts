@@ -142,13 +142,15 @@ describe('the offline author', () => {
     expect(verdicts.filter((v) => v.includes(': admit')).length, verdicts.join('\n')).toBeGreaterThanOrEqual(6);
   });
 
-  it('repairs by drawing a new program for the same target, keeping the name', async () => {
+  it('repairs by drawing a new program for the same target, named after that program (not the first one)', async () => {
     const author = createOfflineAuthor({ seed: 5 });
     const [spec] = (await author.propose({ ...input, n: 1 })).specs;
     const first = await author.write(spec!);
     const repaired = await author.repair(spec!, first.source!, { problems: [{ code: 'E_DUPLICATE_BEHAVIOUR' }] } as never, 1);
     expect(repaired.source).not.toBe(first.source);
-    expect(repaired.source).toContain(`"name": "${spec!.name}"`);
+    const name = /"name": "([^"]+)"/.exec(repaired.source!)?.[1];
+    expect(name).not.toBe(spec!.name);
+    expect(name).toMatch(/-[0-9a-f]{6}$/); // its own tag words and design hash
   });
 });
 

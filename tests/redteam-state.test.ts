@@ -13,7 +13,10 @@ const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 
-const CHANNELS = ['state-global-lexical-eval.js', 'state-shared-prototypes.js', 'state-regexp-statics.js', 'state-stack-trace-limit.js', 'state-microtask-carry.js', 'state-factory-scope.js'];
+const CHANNELS = ['state-shared-prototypes.js', 'state-regexp-statics.js', 'state-stack-trace-limit.js', 'state-microtask-carry.js'];
+// Channels that reach for a capability outside the contract (eval and the Function constructors, import.meta):
+// the attempt itself trips a wire (sandbox/tripwires.js), so no call of theirs returns a result at all.
+const TRIPPING = ['state-global-lexical-eval.js', 'state-factory-scope.js'];
 
 describe('state across calls through what a realm shares', () => {
   for (const file of CHANNELS) {
@@ -37,14 +40,25 @@ describe('state across calls through what a realm shares', () => {
     });
   }
 
-  it('state-global-lexical-eval.js: eval and the Function constructors are disabled, the global object is frozen', async () => {
-    const probe = `export const meta = { name: 'probe', title: 'Probe', description: 'Probes the realm.', skills: ['testing'], levels: 3 };
-      const tries = { eval: () => (0, eval)('1'), Function: () => Function('return 1')(), global: () => { globalThis.x = 1; return globalThis.x; } };
+  for (const file of TRIPPING) {
+    it(`${file}: reaching for the evaluators or import.meta fails every call with E_ESCAPE_ATTEMPT, so nothing carries and nothing pays`, async () => {
+      const run = await runEpisodes(pool, source(file), Array.from({ length: 12 }, (_, i) => ({ seed: i, level: 1 + (i % 3), responses: ['<answer>-1</answer>'] })));
+      expect(run.episodes.map((e) => (e.ok ? 'ok' : e.code))).toEqual(Array(12).fill('E_ESCAPE_ATTEMPT'));
+    });
+  }
+
+  it('eval and the Function constructors are disabled and trip a wire; the global object is frozen', async () => {
+    const probe = (tries: string) => `export const meta = { name: 'probe', title: 'Probe', description: 'Probes the realm.', skills: ['testing'], levels: 3 };
+      const tries = { ${tries} };
       export function generate() { const out = []; for (const [k, f] of Object.entries(tries)) { try { f(); out.push(k + ':ran'); } catch { out.push(k + ':refused'); } } return { prompt: out.join(' ') }; }
       export function solve() { return '<answer>1</answer>'; }
       export function verify() { return 1; }`;
-    const run = await runEpisodes(pool, probe, [{ seed: 1, level: 1 }]);
-    expect((run.episodes[0] as Episode).instance.prompt).toBe('eval:refused Function:refused global:refused');
+    const frozen = await runEpisodes(pool, probe('global: () => { globalThis.x = 1; return globalThis.x; }'), [{ seed: 1, level: 1 }]);
+    expect((frozen.episodes[0] as Episode).instance.prompt).toBe('global:refused');
+    for (const tries of ["eval: () => (0, eval)('1')", "Function: () => Function('return 1')()"]) {
+      const run = await runEpisodes(pool, probe(tries), [{ seed: 1, level: 1 }]);
+      expect(run.episodes[0]).toMatchObject({ ok: false, code: 'E_ESCAPE_ATTEMPT' });
+    }
   });
 });
 

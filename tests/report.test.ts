@@ -67,7 +67,7 @@ describe('the batch report', () => {
   it('counts the funnel from the journal: specs, candidates, modules, validations and outcomes', () => {
     expect(buildReport(input()).funnel).toEqual({
       specs: 4, specsDropped: 2, candidates: 4, modulesAsked: 6, modulesWritten: 5, validations: 5,
-      admitted: 2, existing: 0, rejected: 1, unwritten: 1, serviceFailures: 1,
+      admitted: 2, existing: 0, extra: 0, rejected: 1, unwritten: 1, serviceFailures: 1,
     });
   });
 

@@ -21,7 +21,7 @@ import { startFakeOpenAi, type FakeOpenAiServer } from './helpers/fake-openai.js
 
 // A stand-in for agents/offline (the real offline author is built elsewhere): it proposes one spec and
 // writes a known-good module for it, and records the seeds it was created with.
-const offline = vi.hoisted(() => ({ seeds: [] as number[] }));
+const offline = vi.hoisted(() => ({ seeds: [] as number[], kinds: [] as unknown[] }));
 vi.mock('../agents/offline/author.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../agents/offline/author.js')>();
   const helpers = await import('./helpers/batch-script.js');
@@ -32,7 +32,7 @@ vi.mock('../agents/offline/author.js', async (importOriginal) => {
     return {
       identity: { provider: 'offline', version: actual.OFFLINE_AUTHOR_VERSION, seed },
       lineageAuthor: () => 'offline',
-      propose: async () => ({ specs: proposals++ === 0 ? [helpers.spec('roman-total')] : [], dropped: [], ...trace }),
+      propose: async (request) => (offline.kinds.push(request.kind), { specs: proposals++ === 0 ? [helpers.spec('roman-total')] : [], dropped: [], ...trace }),
       write: async () => ({ source: helpers.fixture('good-roman-sum.js'), ...trace }),
       repair: async () => ({ source: helpers.fixture('good-roman-sum.js'), ...trace }),
     };
@@ -117,7 +117,8 @@ const llmLines = (err: string[]) => err.filter((line) => line.startsWith('LLM:')
 
 describe('envforge run with the offline author', () => {
   it('without an LLM configured uses the offline author, says so in one line, and reports its seed', async () => {
-    const result = await envforge(['run', '--target', '3', '--max-candidates', '8', '--library', libraryCopy('none'), '--json'], mkdtempSync(join(root, 'cwd-')));
+    // Single-turn only: this test is about choosing the author; episodic validations would triple its time.
+    const result = await envforge(['run', '--kind', 'single', '--target', '3', '--max-candidates', '8', '--library', libraryCopy('none'), '--json'], mkdtempSync(join(root, 'cwd-')));
     expect(result.code, result.stderr).toBe(0);
     const line = result.stderr.split('\n').filter((l) => l.startsWith('LLM:'));
     expect(line).toEqual([expect.stringMatching(/^LLM: none configured — using the offline author v\d+ \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL/)]);
@@ -218,6 +219,41 @@ describe('envforge run with the offline author', () => {
     expect(llmLines(resumed.err)).toEqual([expect.stringContaining('(seed 99)')]);
     expect(offline.seeds.at(-1)).toBe(99);
     expect(JSON.parse(resumed.out.join('\n'))).toMatchObject({ batchId: 'batch-interrupted', author: { seed: 99 } });
+  });
+});
+
+describe('envforge run --resume restores the options the batch was started with', () => {
+  it('(stand-in author) a resumed batch keeps its --kind and --target; a flag given again with another value is refused, naming both', async () => {
+    const library = libraryCopy('stand-in-options');
+    const setup = SqliteLibrary.open(library);
+    const author = { provider: 'offline', version: '1', seed: 5 };
+    await setup.startBatch('batch-single', { author, kind: 'single', target: 1, invocation: { kind: 'single', target: 1, maxCandidates: 2, repairRounds: 2, concurrency: 1, weakShare: 0.6, review: true, solverSamples: 4, workers: 'local', jobTimeout: 300 } });
+    await setup.close();
+    const differs = await inProcess([...offlineArgs(library), '--resume', 'batch-single', '--kind', 'mixed', '--target', '10']);
+    expect(differs.code).toBe(2);
+    expect(differs.err.join('\n')).toMatch(/batch batch-single was started with --kind single \(given: --kind mixed\), --target 1 \(given: --target 10\)/);
+    const same = await inProcess([...offlineArgs(library), '--resume', 'batch-single', '--kind', 'single']);
+    expect(same.code, same.err.join('\n')).toBe(0);
+    expect(offline.kinds.at(-1)).toBe('single');
+    expect(JSON.parse(same.out.join('\n'))).toMatchObject({ batchId: 'batch-single', stopReason: 'target', funnel: { admitted: 1 } });
+  });
+
+  it('(stand-in author) without --json: the report in words and no JSON events on stderr', async () => {
+    const result = await inProcess(offlineArgs(libraryCopy('stand-in-words')).filter((a) => a !== '--json'));
+    expect(result.code, `${result.err.join('\n')}\n${result.out.join('\n')}`).toBe(0);
+    expect(result.err.filter((l) => l.trimStart().startsWith('{'))).toEqual([]);
+    expect(result.err).toContain('admitted roman-numeral-sum@1 (1/1)');
+    expect(result.out.join('\n')).toMatch(/^# envforge batch /);
+  });
+
+  it('(stand-in author) a new batch journals its options with it, including the command line\'s own (budgets, feedback file)', async () => {
+    const library = libraryCopy('stand-in-journaled');
+    const result = await inProcess([...offlineArgs(library), '--kind', 'single', '--target', '3', '--max-tokens', '5000']);
+    expect(result.code, result.err.join('\n')).toBe(0);
+    const check = SqliteLibrary.open(library, { readonly: true });
+    const [batch] = await check.listBatches();
+    expect(batch?.options).toMatchObject({ kind: 'single', target: 3, invocation: { kind: 'single', target: 3, maxTokens: 5000 } });
+    await check.close();
   });
 });
 

@@ -1,11 +1,13 @@
 // The loop closes by itself: the reward service tallies the scores a trainer asks for per environment ×
 // level in the library, `level: "auto"` draws levels near a 0.5 pass rate from them, and the next batch
 // reads them as its trainer feedback when no feedback file is given.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteLibrary } from '../library/sqlite/store.js';
+import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
+import type { Meta } from '../contract/schema.js';
 import { feedbackFromScores, trainerFeedback } from '../pipeline/feedback/source.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { RunningServer } from '../serve/options.js';
@@ -16,8 +18,11 @@ import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtu
 /** The scripted learner's chance of passing each level: sure at 1–2, a coin at 4, hopeless from 6. */
 const PASS_CHANCE = [1, 1, 1, 0.75, 0.5, 0.25, 0, 0, 0];
 
+/** The operator runs this learner: its scores are trusted, so they steer (a client's do not: tests/serve-roles.test.ts). */
+const TOKEN = 'scores-test-operator-token';
+
 async function post(base: string, path: string, body: unknown) {
-  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(body) });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -33,7 +38,7 @@ beforeAll(async () => {
   }
   await library.close();
   pool = new SandboxPool({ workers: 1 });
-  server = await startServer({ libraryDir: dir, port: 0, pool, scoreFlushIntervalMs: 100 });
+  server = await startServer({ libraryDir: dir, port: 0, pool, scoreFlushIntervalMs: 100, operatorToken: TOKEN });
 });
 afterAll(async () => {
   await server?.close();
@@ -65,7 +70,7 @@ describe('level: "auto"', () => {
 
   it('is deterministic for a seed and the same tallies', () => {
     const board = new ScoreBoard('');
-    for (let i = 0; i < 50; i++) board.add('x', 1, 1, 1);
+    for (let i = 0; i < 50; i++) board.add('x', 1, 1, 1, { key: 'operator', trusted: true });
     const picks = (seed: number) => Array.from({ length: 20 }, (_, i) => board.pickLevel('x', 1, 1, 5, seededUniform(seed * 100 + i)));
     expect(picks(3)).toEqual(picks(3));
     expect(picks(3)).not.toContain(1);
@@ -87,6 +92,7 @@ describe('the score log', () => {
     const library = SqliteLibrary.open(dir);
     try {
       const tallies = await library.scoreTallies();
+      expect(tallies.every((t) => t.trusted)).toBe(true);
       const rate = (name: string, level: number) => {
         const t = tallies.find((x) => x.name === name && x.level === level);
         return t ? t.passed / t.n : undefined;
@@ -101,5 +107,59 @@ describe('the score log', () => {
     } finally {
       await library.close();
     }
+  });
+});
+
+describe('a library of both kinds', () => {
+  const mixedDir = join(mkdtempSync(join(tmpdir(), 'envforge-scores-mixed-')), 'lib');
+  let mixed: RunningServer;
+  beforeAll(async () => {
+    const library = SqliteLibrary.open(mixedDir, { create: true });
+    const meta = sampleMeta('ladder-env', { levels: 8, skills: ['graph-search'] });
+    await library.admit(fakeAdmission(sampleSource(meta), meta));
+    const source = readFileSync(join(EPISODIC_SEEDS_DIR, 'warehouse-restock.js'), 'utf8');
+    const load = await pool.load(source);
+    if (!load.ok) throw new Error(load.message);
+    await library.admit(fakeAdmission(source, load.meta as Meta));
+    await library.close();
+    mixed = await startServer({ libraryDir: mixedDir, port: 0, pool, scoreFlushIntervalMs: 100, operatorToken: TOKEN });
+  });
+  afterAll(() => mixed?.close());
+
+  it('select draws from both kinds: an episodic item is its episode\'s start (prompt, tools), revealed with the reference turns', async () => {
+    const sampled = await post(mixed.url, '/v1/sample', { select: { n: 12, seed: 3, levels: [1, 2] }, reveal: true });
+    expect(sampled.status, JSON.stringify(sampled.body)).toBe(200);
+    const items = sampled.body.items as Array<{ env: string; kind?: string; prompt: string; tools?: unknown[]; referenceTurns?: Array<{ observation: string }>; referenceScore?: number; error?: unknown }>;
+    expect(items.every((i) => i.error === undefined)).toBe(true);
+    const episodic = items.filter((i) => i.env === 'warehouse-restock');
+    expect(episodic.length).toBeGreaterThan(0);
+    expect(items.some((i) => i.env === 'ladder-env')).toBe(true);
+    for (const item of episodic) {
+      expect(item).toMatchObject({ kind: 'episodic', referenceScore: 1 });
+      expect(item.prompt).toMatch(/restocking agent/);
+      expect(item.tools?.length).toBeGreaterThan(3);
+      expect(item.referenceTurns?.[0]?.observation).toBeTruthy();
+    }
+    const onlyEpisodic = await post(mixed.url, '/v1/sample', { select: { n: 4, seed: 1, level: 'auto', kind: 'episodic' } });
+    expect(onlyEpisodic.status, JSON.stringify(onlyEpisodic.body)).toBe(200);
+    expect(onlyEpisodic.body.items.map((i: { env: string }) => i.env)).toEqual(Array(4).fill('warehouse-restock'));
+  });
+
+  it('episode scores (a finished session, a scored action log) are recorded as the learner\'s pass rates', { timeout: 60_000 }, async () => {
+    const sampled = await post(mixed.url, '/v1/sample', { items: [{ env: 'warehouse-restock', seed: 5, level: 2 }], reveal: true });
+    const actions = JSON.parse(sampled.body.items[0].reference as string) as unknown[];
+    const scored = await post(mixed.url, '/v1/episodes/score', { env: 'warehouse-restock', seed: 5, level: 2, actions });
+    expect(scored.body.score).toBe(1);
+    const created = await post(mixed.url, '/v1/episodes', { env: 'warehouse-restock', seed: 6, level: 2 });
+    const ended = await fetch(`${mixed.url}/v1/episodes/${created.body.episode}`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(((await ended.json()) as { score: number }).score).toBe(0);
+    let tally: { n: number; passed: number } | undefined;
+    for (let i = 0; i < 50 && (tally?.n ?? 0) < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const reader = SqliteLibrary.open(mixedDir, { readonly: true });
+      tally = (await reader.scoreTallies()).find((t) => t.name === 'warehouse-restock' && t.level === 2);
+      await reader.close();
+    }
+    expect(tally).toMatchObject({ n: 2, passed: 1 });
   });
 });

@@ -45,10 +45,14 @@ interface Result {
   error?: { code: string; message: string };
 }
 
+/** The operator's token: these tests sample with reveal, which needs it (tests/serve-roles.test.ts tests the roles). */
+const TOKEN = 'serve-test-operator-token';
+const AS_OPERATOR = { authorization: `Bearer ${TOKEN}` };
+
 async function call(base: string, path: string, body?: unknown, init: { raw?: string; contentType?: string } = {}) {
   const response = await fetch(base + path, {
     method: body === undefined && init.raw === undefined ? 'GET' : 'POST',
-    ...(body === undefined && init.raw === undefined ? {} : { headers: { 'content-type': init.contentType ?? 'application/json' }, body: init.raw ?? JSON.stringify(body) }),
+    ...(body === undefined && init.raw === undefined ? { headers: AS_OPERATOR } : { headers: { ...AS_OPERATOR, 'content-type': init.contentType ?? 'application/json' }, body: init.raw ?? JSON.stringify(body) }),
   });
   const text = await response.text();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -69,7 +73,7 @@ beforeAll(async () => {
   libA = SqliteLibrary.open(dirA, { create: true });
   const outcomes = await seedLibrary(libA, pool);
   expect(outcomes.filter((o) => o.status !== 'admitted')).toEqual([]);
-  A = await startServer({ libraryDir: dirA, port: 0, bodyLimitBytes: 4 * 2 ** 20, maxItemsPerRequest: 2_000, reloadIntervalMs: 200 });
+  A = await startServer({ operatorToken: TOKEN, libraryDir: dirA, port: 0, bodyLimitBytes: 4 * 2 ** 20, maxItemsPerRequest: 2_000, reloadIntervalMs: 200 });
 
   // Library B: one environment whose verifier hangs on the response 'hang' (never probed, so admitted).
   const source = sumEnv('hang-env');
@@ -80,7 +84,7 @@ beforeAll(async () => {
   await libB.close();
   poolB = new SandboxPool({ workers: 1 });
   // These tests are about containment and backpressure: the runtime defence (quarantine) has its own below.
-  B = await startServer({ libraryDir: dirB, port: 0, pool: poolB, maxQueue: 2, callTimeoutMs: 500, quarantine: false });
+  B = await startServer({ operatorToken: TOKEN, libraryDir: dirB, port: 0, pool: poolB, maxQueue: 2, callTimeoutMs: 500, quarantine: false });
 }, 120_000);
 
 afterAll(async () => {
@@ -117,7 +121,7 @@ describe('envforge serve: catalog', () => {
   it('logs per-item errors of the scoring endpoints: the first of each code at once, then the rate', async () => {
     const lines: string[] = [];
     // A long interval: the rate line comes from close(), which flushes, so no timing is involved.
-    const C = await startServer({ libraryDir: dirB, port: 0, pool: poolB, log: (line) => lines.push(line), errorLogIntervalMs: 600_000 });
+    const C = await startServer({ operatorToken: TOKEN, libraryDir: dirB, port: 0, pool: poolB, log: (line) => lines.push(line), errorLogIntervalMs: 600_000 });
     try {
       const unknown = JSON.stringify({ env: 'not-in-this-library', version: 1, seed: 1, level: 1 });
       const answer = await call(C.url, '/v1/verify', { items: [{ ground_truth: unknown, response: 'x' }, { ground_truth: unknown, response: 'y' }, { env: 'hang-env', seed: 1, level: 9, response: 'z' }] });
@@ -373,7 +377,7 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
   });
 
   it('close() finishes in-flight requests, then refuses connections; a pool it was given stays open', async () => {
-    const C = await startServer({ libraryDir: dirB, port: 0, pool: poolB, callTimeoutMs: 500, quarantine: false });
+    const C = await startServer({ operatorToken: TOKEN, libraryDir: dirB, port: 0, pool: poolB, callTimeoutMs: 500, quarantine: false });
     const slow = call(C.url, '/v1/verify', { items: [item('hang'), item(hang.reference as string)] });
     await waitForInflight(C.url);
     await C.close();
@@ -391,7 +395,7 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
 describe('envforge serve: the command', () => {
   // The real binary (built by `npm test` before vitest runs).
   const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-  const start = (...args: string[]) => spawn(process.execPath, [MAIN, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const start = (...args: string[]) => spawn(process.execPath, [MAIN, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ENVFORGE_OPERATOR_TOKEN: TOKEN } });
   const exit = (child: ReturnType<typeof start>) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   it('prints the URL, serves, and shuts down gracefully on SIGTERM', async () => {
@@ -412,6 +416,7 @@ describe('envforge serve: the command', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr).toMatch(/SIGTERM: finishing in-flight requests/);
+    expect(stderr).toMatch(/operator token set/);
     expect(stdout.trim().split('\n')).toHaveLength(1);
   });
 

@@ -83,7 +83,8 @@ describe('envforge run --feedback with the offline author', () => {
     writeFileSync(config, '{}');
     const out: string[] = [];
     const err: string[] = [];
-    const args = ['run', '--provider', 'offline', '--config', config, '--seed', '11', '--target', '10', '--concurrency', '2', '--feedback', feedback, '--library', library, '--json'];
+    // Single-turn only (the weak skills here are single-turn ones): episodic validations would triple its time.
+    const args = ['run', '--provider', 'offline', '--kind', 'single', '--config', config, '--seed', '11', '--target', '10', '--concurrency', '2', '--feedback', feedback, '--library', library, '--json'];
     const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
     expect(code, err.join('\n')).toBe(0);
     expect(err).toContain('feedback: weak sorting 12%, graph-traversal 18%; saturated arithmetic 95%');

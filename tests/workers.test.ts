@@ -52,7 +52,7 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
   it('survives a SIGKILLed worker: every environment admitted once, no job lost, the same outcomes as one process', { timeout: 360_000 }, async () => {
     const pgServer = await server.ready();
     const seeded = await pgServer.createDatabase();
-    expect((await runEnvforge('library', 'init', '--database', seeded)).code).toBe(0);
+    expect((await runEnvforge('library', 'init', '--kind', 'single', '--database', seeded)).code).toBe(0);
     const [single, shared] = [await pgServer.createDatabase(seeded), await pgServer.createDatabase(seeded)];
 
     const alone = await runEnvforge('run', '--database', single, ...RUN);
@@ -97,5 +97,23 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
     }
     survivor.child.kill('SIGTERM');
     await survivor.exited;
+  });
+
+  it('with no worker running: says it is waiting, then stops at --wait-timeout with the batch kept for --resume', { timeout: 120_000 }, async () => {
+    const pgServer = await server.ready();
+    const url = await pgServer.createDatabase();
+    expect((await runEnvforge('library', 'init', '--kind', 'single', '--database', url)).code).toBe(0);
+    const result = await runEnvforge('run', '--database', url, '--workers', 'remote', '--wait-timeout', '7', ...RUN);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/waiting for workers: a job has waited \d+ s and no envforge worker has taken it; start one with: envforge worker --database /);
+    expect(result.stderr).toMatch(/no envforge worker took a job within --wait-timeout 7 s; the batch is kept\. .*envforge run --resume batch-\S+/);
+    const report = JSON.parse(result.stdout) as BatchReport;
+    expect(report.stopReason).toBe('no-worker');
+    const library = openLibrary(url);
+    try {
+      expect((await library.getBatch(report.batchId))?.status).toBe('running');
+    } finally {
+      await library.close();
+    }
   });
 });

@@ -82,6 +82,20 @@ function overBudget(spentMs: number, budgetMs: number): Awaited<ReturnType<Stage
   return { ok: false, metrics: { spentMs: Math.round(spentMs) }, problems: [{ code: 'E_TOO_SLOW', message: `validation has used ${Math.round(spentMs / 1000)} s of sandbox time, past the candidate budget of ${Math.round(budgetMs / 1000)} s; the remaining sandbox stages did not run`, evidence: { spentMs: Math.round(spentMs), budgetMs } }] };
 }
 
+/**
+ * A module that tripped a wire in any sandbox job (tripwires.js: a capability outside the contract, reached
+ * for even where the module caught the refusal) is rejected with the attempt as evidence, whatever the stages
+ * made of the calls that tripped: the first stage of the wave that saw it fails with E_ESCAPE_ATTEMPT.
+ */
+function noteTrips(stages: Map<StageName, StageReport>, stage: StageName, trips: readonly string[]): void {
+  if (trips.length === 0 || [...stages.values()].some((s) => s.problems.some((p) => p.code === 'E_ESCAPE_ATTEMPT'))) return;
+  const report = stages.get(stage);
+  if (!report) return;
+  const problem = { code: 'E_ESCAPE_ATTEMPT' as const, message: `the module reached for ${trips.join('; ')}: a capability outside the environment contract (the attempt counts even where the module caught the refusal)`, evidence: { reached: [...trips] } };
+  const { skipped: _ran, ...ran } = report;
+  stages.set(stage, { ...ran, ok: false, problems: [...report.problems, problem] });
+}
+
 export async function validateCandidate(source: string, opts: ValidateOptions): Promise<ValidationReport> {
   const started = performance.now();
   const merged = { ...DEFAULT_VALIDATOR_OPTIONS, ...opts.options };
@@ -122,6 +136,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
   for (const wave of WAVES) {
     const members = PLAN.filter((p) => p.wave === wave);
     await Promise.all(members.map(runStage));
+    noteTrips(stages, members[0]?.name as StageName, opts.pool.trips.of(ctx.hash));
     // Verdicts count from the next wave on: a gate is alone in its wave, and only review (last) reads anyFailed.
     for (const { name, cost } of members) {
       const report = stages.get(name) as StageReport;

@@ -54,7 +54,7 @@ const ANSWER_FORMAT: Record<Family, string> = {
 
 const stepTag = (op: string) => op.replace(/^(list|int|str|moves)-/, '').split('-').slice(0, 2).join('-');
 
-/** Name, title, description and skills of a design; `name` is kept by repairs of the same spec. */
+/** Name, title, description and skills of a design (a repair's new design gets a name of its own). */
 function identityOf(design: Design, seed: number, target: Target, name?: string): EmitIdentity {
   const endo = design.steps.slice(design.core);
   const hash = createHash('sha256').update(`${seed}\u0000${designHash(design)}`).digest('hex').slice(0, 6);
@@ -236,7 +236,8 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       if (isOfflineEpisodicSpec(spec)) {
         // As for single-turn designs: a new design of the same family, away from earlier ones.
         const rng = authorRng(seed, 'repair', spec.name, attempt);
-        const made = await synthesiseEpisodic(rng, spec.offline.family, (d) => episodicIdentity(d, seed, OFFLINE_AUTHOR_VERSION, spec.name), (m) => designs.claim(spec.name, m));
+        // Named after its own design (domain and mechanics), not the spec's first one: a name says what the module is.
+        const made = await synthesiseEpisodic(rng, spec.offline.family, (d) => episodicIdentity(d, seed, OFFLINE_AUTHOR_VERSION), (m) => designs.claim(spec.name, m));
         if (!made) return { source: null, problem: `no new ${spec.offline.family} design for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`, ...trace(null) };
         return { source: made.source, ...trace(null), promptHash: createHash('sha256').update(JSON.stringify(made.design)).digest('hex').slice(0, 16) };
       }
@@ -244,7 +245,7 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       // A rejected program is not patched: a new program is drawn for the same target, away from earlier designs.
       const { target } = spec.offline;
       const rng = authorRng(seed, 'repair', spec.name, attempt);
-      const made = await synthesise(rng, target, (d) => identityOf(d, seed, target, spec.name), (m) => designs.claim(spec.name, m));
+      const made = await synthesise(rng, target, (d) => identityOf(d, seed, target), (m) => designs.claim(spec.name, m));
       if (!made) return { source: null, problem: `no new program for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`, ...trace(null) };
       return { source: made.source, ...trace(made.design) };
     },

@@ -1,8 +1,8 @@
 // Which kind each slot of an offline proposal gets. 'single' and 'episodic' are what they say; 'mixed'
 // follows coverage: the round's slots for the trainer's weak skills (its focus quota, else one per weak
 // skill) go first, each to the kind that can train that skill (single-turn when both can, so the quota is
-// met by the families aimed at it); every remaining slot goes to the kind with fewer active environments
-// (counting the slots already given out), episodic on a tie, so the library drifts toward an even split.
+// met by the families aimed at it); the remaining slots are split evenly between the kinds (the batch keeps
+// each kind's share of the target: pipeline/kind-share.ts), the odd one to the kind the library holds fewer of.
 import type { ArchitectInput } from '../prompts.js';
 import type { EnvKind } from '../spec.js';
 import { episodicSkills } from './episodic/author.js';
@@ -19,10 +19,12 @@ export function slotKinds(input: Pick<ArchitectInput, 'kind' | 'n' | 'stats' | '
     if (trainsSingle(skill)) slots.push('single');
     else if (episodic.has(skill)) slots.push('episodic');
   }
-  for (const k of slots) counts[k]++;
+  const fewer: EnvKind = counts.episodic < counts.single ? 'episodic' : 'single';
+  const inRound: Record<EnvKind, number> = { single: 0, episodic: 0 };
+  for (const k of slots) inRound[k]++;
   while (slots.length < input.n) {
-    const next: EnvKind = counts.episodic <= counts.single ? 'episodic' : 'single';
-    counts[next]++;
+    const next: EnvKind = inRound.episodic === inRound.single ? fewer : inRound.episodic < inRound.single ? 'episodic' : 'single';
+    inRound[next]++;
     slots.push(next);
   }
   return slots;

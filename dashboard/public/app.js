@@ -25,11 +25,12 @@ function libraryPage() {
   const q = document.getElementById('q');
   const status = document.getElementById('status');
   const skill = document.getElementById('skill');
+  const kind = document.getElementById('kind');
   const count = document.getElementById('count');
   const table = new window.Tabulator('#envs-table', {
     ajaxURL: '/api/envs',
     ajaxURLGenerator: (url, _config, params) => {
-      const u = new URLSearchParams({ page: params.page ?? 1, size: params.size ?? 50, q: q.value, status: status.value, skill: skill.value });
+      const u = new URLSearchParams({ page: params.page ?? 1, size: params.size ?? 50, q: q.value, status: status.value, skill: skill.value, kind: kind.value });
       const sort = params.sort && params.sort[0];
       if (sort) u.set('sort', sort.field), u.set('dir', sort.dir);
       return `${url}?${u}`;
@@ -49,16 +50,16 @@ function libraryPage() {
     rowFormatter: (row) => row.getElement().classList.toggle('retired', row.getData().status === 'retired'),
     columns: [
       { title: 'name', field: 'name', minWidth: 200, formatter: (c) => `<a href="/envs/${encodeURIComponent(c.getValue())}">${esc(c.getValue())}</a><div class="sub">${esc(c.getData().title)}</div>` },
-      { title: 'kind', field: 'kind', width: 100 },
-      { title: 'skills', field: 'skills', headerSort: false, minWidth: 160, formatter: (c) => c.getValue().map((s) => `<span class="tag">${esc(s)}</span>`).join(' ') },
-      { title: 'versions', field: 'versions', width: 90, hozAlign: 'right' },
-      { title: 'admitted', field: 'admittedAt', width: 170, formatter: (c) => esc(c.getValue().replace('T', ' ').slice(0, 16)) },
-      { title: 'author', field: 'author', width: 140 },
-      { title: 'levels', field: 'levels', width: 75, hozAlign: 'right' },
-      { title: 'difficulty', field: 'difficulty', width: 120, formatter: (c) => (c.getValue() ? `${Math.round(c.getValue().from)} → ${Math.round(c.getValue().to)}` : '–'), tooltip: () => 'reference size (characters) at level 1 → the top level' },
-      { title: 'trainer pass', field: 'passRate', width: 110, hozAlign: 'right', formatter: (c) => pct(c.getValue()) },
+      { title: 'kind', field: 'kind', width: 105 },
+      { title: 'skills', field: 'skills', headerSort: false, minWidth: 200, formatter: (c) => c.getValue().map((s) => `<span class="tag">${esc(s)}</span>`).join(' ') },
+      { title: 'versions', field: 'versions', width: 110, hozAlign: 'right' },
+      { title: 'admitted (UTC)', field: 'admittedAt', width: 150, formatter: (c) => esc(c.getValue().replace('T', ' ').slice(0, 16)) },
+      { title: 'author', field: 'author', width: 120 },
+      { title: 'levels', field: 'levels', width: 80, hozAlign: 'right' },
+      { title: 'difficulty: reference chars, level 1 → top', field: 'difficulty', width: 150, formatter: (c) => (c.getValue() ? `${Math.round(c.getValue().from)} → ${Math.round(c.getValue().to)} chars` : '–'), tooltip: () => 'the reference answer (or rollout) size in characters at level 1 → at the top level' },
+      { title: 'trainer pass rate (scores)', field: 'passRate', width: 130, hozAlign: 'right', formatter: (c) => (c.getValue() === null ? '–' : `${pct(c.getValue())} (${Math.round(c.getData().scores)})`) },
       { title: 'status', field: 'status', width: 90, formatter: (c) => `<span class="badge ${c.getValue() === 'retired' ? 'bad' : 'ok'}" title="${esc(c.getData().retiredReason ?? '')}">${esc(c.getValue())}</span>` },
-    ],
+    ].map((column) => ({ headerWordWrap: true, ...column })),
   });
   let timer = null;
   const reload = () => {
@@ -68,6 +69,7 @@ function libraryPage() {
   q.addEventListener('input', reload);
   status.addEventListener('change', reload);
   skill.addEventListener('change', reload);
+  kind.addEventListener('change', reload);
 }
 
 function envPage() {
@@ -110,11 +112,16 @@ function renderSample(kind, s) {
   if (s.prompt !== undefined) card.append(el('pre', 'prompt', s.prompt));
   if (Array.isArray(s.turns)) {
     const list = el('ol', 'turns secret');
-    for (const turn of s.turns) list.append(el('li', '', typeof turn === 'string' ? turn : JSON.stringify(turn, null, 2)));
-    card.append(el('h4', 'secret', 'reference rollout'), list);
+    for (const turn of s.turns) {
+      const item = el('li');
+      item.append(el('code', 'action', `${turn.action?.tool ?? '?'} ${JSON.stringify(turn.action?.args ?? {})}`), el('pre', 'observation', `→ ${turn.observation ?? ''}`));
+      list.append(item);
+    }
+    card.append(el('h4', 'secret', `reference rollout, turn by turn (${s.turns.length} turns)`), list);
   }
   const secret = el('div', 'secret');
-  secret.append(el('h4', '', `reference (scores ${s.referenceScore ?? '–'})`), el('pre', 'reference', s.reference ?? ''));
+  // An episodic reference is its rollout above (actions with their observations), not the bare action list.
+  secret.append(el('h4', '', `reference (scores ${s.referenceScore ?? '–'})`), ...(Array.isArray(s.turns) ? [] : [el('pre', 'reference', s.reference ?? '')]));
   if (s.hidden && Object.keys(s.hidden).length) secret.append(el('h4', '', 'hidden fields'), el('pre', '', JSON.stringify(s.hidden, null, 2)));
   card.append(secret, el('p', 'hint muted', kind === 'episodic' ? 'tick “reveal” to see the reference rollout' : 'tick “reveal” to see the reference'));
   return card;
@@ -157,6 +164,6 @@ function frontierPage() {
 
 const PAGES = { library: libraryPage, env: envPage, batches: batchesPage, batch: batchPage, frontier: frontierPage };
 document.addEventListener('DOMContentLoaded', () => {
-  for (const form of document.querySelectorAll('form')) form.addEventListener('submit', (e) => e.preventDefault());
+  for (const form of document.querySelectorAll('form:not([action])')) form.addEventListener('submit', (e) => e.preventDefault());
   PAGES[document.body.dataset.page]?.();
 });

@@ -2,7 +2,7 @@
 // ground_truth}, for any trainer or pipeline that brings its own loader.
 import { JsonlSplits } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
-import { markdownText } from '../encode.js';
+import { markdownText } from '../../contract/text.js';
 import { episodicEnvs } from '../python-files.js';
 
 export const jsonl: ExportFormat = {

@@ -8,6 +8,10 @@ It fails loudly rather than train on a silent 0: once per process it checks that
 export's environments (name, version, code hash); it raises when the service stays down or answers an item
 with an identity error (E_UNKNOWN_ENV, E_LEVEL_RANGE: the dataset and the service disagree), and it logs every
 other per-item error code once and counts it (item_errors()); ENVFORGE_STRICT=1 raises on those too.
+
+Every request carries `Authorization: Bearer <token>` when ENVFORGE_TOKEN (a client token the operator issued
+with --client-token, so that trainers on one host are told apart) or else ENVFORGE_OPERATOR_TOKEN (scores
+recorded as the operator's, which steer level "auto" and the nightly loop) is set.
 """
 import asyncio
 import hashlib
@@ -98,7 +102,9 @@ def _send(method, url, body, headers=None):
     """One HTTP exchange: status, headers, body. A body type is named only when a body is sent."""
     data = None if body is None else json.dumps(body).encode("utf-8")
     kind = {} if data is None else {"content-type": "application/json"}
-    request = urllib.request.Request(url, data=data, method=method, headers={**kind, "accept": "application/json", **(headers or {})})
+    secret = os.environ.get("ENVFORGE_TOKEN") or os.environ.get("ENVFORGE_OPERATOR_TOKEN")  # read per request
+    token = {"authorization": "Bearer " + secret} if secret else {}
+    request = urllib.request.Request(url, data=data, method=method, headers={**kind, **token, "accept": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             return response.status, response.headers, response.read().decode("utf-8", "replace")

@@ -3,7 +3,7 @@
 // (export/python/environment.py) that builds one environment_factory class per environment from envforge.json.
 import type { Tool } from '../../contract/episodic.js';
 import type { FormatContext, ShimEnv } from '../contract.js';
-import { markdownText } from '../encode.js';
+import { markdownText } from '../../contract/text.js';
 import { episodicEnvs } from '../python-files.js';
 
 /** Method names the environment class keeps for itself (TRL's reserved ones). */

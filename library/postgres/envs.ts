@@ -97,7 +97,7 @@ export class PostgresEnvs implements EnvStore {
   }
 
   async stats(): Promise<LibraryStats> {
-    const rows = (await this.s.query('SELECT name, status, lineage, meta FROM envforge.envs')).rows as EnvRow[];
+    const rows = (await this.s.query('SELECT name, version, status, lineage, meta FROM envforge.envs')).rows as EnvRow[];
     const rejections = (await this.s.query('SELECT count(*)::int AS n FROM envforge.rejections')).rows[0] as { n: number };
     return statsOf(rows, rejections.n);
   }

@@ -104,6 +104,17 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       );
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- Whose input reached an incident (a short hash of the reward service's client), when only a client's did.
+      ALTER TABLE envforge.incidents ADD COLUMN client text;
+      -- Scores the operator asked for (trusted: they steer) apart from any client's; older rows are untrusted.
+      ALTER TABLE envforge.trainer_scores ADD COLUMN trusted boolean NOT NULL DEFAULT false;
+      ALTER TABLE envforge.trainer_scores DROP CONSTRAINT trainer_scores_pkey;
+      ALTER TABLE envforge.trainer_scores ADD PRIMARY KEY (name, version, level, trusted);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;

@@ -4,6 +4,7 @@
 import { PgBoss } from 'pg-boss';
 import type { AdmitInput, AdmitResult, Lineage } from '../contract.js';
 import { LibraryError } from '../contract.js';
+import { EnvforgeError } from '../../contract/errors.js';
 import type { ValidationReport } from '../../validators/report.js';
 import type { Query } from './db.js';
 import type { PostgresLibrary } from './store.js';
@@ -80,15 +81,25 @@ export class PostgresWorkQueue {
     return id;
   }
 
-  /** Waits until the job is settled and returns its outcome; a job that failed for good is an error. */
-  async outcome(id: string, signal?: AbortSignal, pollMs = 250): Promise<ValidationOutcome> {
+  /**
+   * Waits until the job is settled and returns its outcome; a job that failed for good is an error. While
+   * no worker has taken it, `onWaiting` hears how long it has waited (each poll), and past `waitTimeoutMs`
+   * (when given) the wait ends with an E_NO_WORKER error.
+   */
+  async outcome(id: string, signal?: AbortSignal, options: { pollMs?: number; waitTimeoutMs?: number; onWaiting?: (waitedMs: number) => void } = {}): Promise<ValidationOutcome> {
+    const started = Date.now();
     for (;;) {
       const job = await this.boss.getJobById<ValidationJob>(VALIDATE_QUEUE, id);
       if (!job) throw new LibraryError(`the job ${id} is gone from the work queue`);
       if (job.state === 'completed') return job.output as unknown as ValidationOutcome;
       if (job.state === 'failed' || job.state === 'cancelled') throw new LibraryError(`the job ${id} ${job.state} after ${job.retryCount} retries: ${JSON.stringify(job.output)}`);
       if (signal?.aborted) throw new LibraryError('cancelled while waiting for a worker');
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      if (job.state === 'created' || job.state === 'retry') {
+        const waited = Date.now() - started;
+        options.onWaiting?.(waited);
+        if (options.waitTimeoutMs !== undefined && waited > options.waitTimeoutMs) throw new NoWorkerError(`no worker took the job in ${Math.round(waited / 1000)} s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
     }
   }
 
@@ -123,6 +134,13 @@ export class PostgresWorkQueue {
 
   async close(): Promise<void> {
     await this.boss.stop({ graceful: false, close: true }).catch(() => {});
+  }
+}
+
+/** No worker took a job within the wait the caller allowed. */
+export class NoWorkerError extends EnvforgeError {
+  constructor(message: string) {
+    super('E_NO_WORKER', message);
   }
 }
 

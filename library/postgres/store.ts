@@ -15,7 +15,7 @@ import type {
   ScoreTally,
 } from '../contract.js';
 import { LibraryError } from '../contract.js';
-import { addCounts, checkIncident, checkScore, INCIDENT_RETENTION, now, toJson } from '../store-kit.js';
+import { addCounts, checkIncident, checkScore, INCIDENT_RETENTION, keptReport, now, toJson } from '../store-kit.js';
 import { ComposedLibrary } from '../composed.js';
 import { toRejection, type RejectionRow } from '../rows.js';
 import { PostgresBatches } from './batches.js';
@@ -24,11 +24,11 @@ import { PostgresEnvs } from './envs.js';
 
 export { CHANGE_CHANNEL, DEFAULT_PG_OPTIONS, type PostgresLibraryOptions };
 
-type IncidentRow = Omit<IncidentRecord, 'response' | 'createdAt' | 'resolvedAt' | 'seed'> & { seed: string; response: string | null; created_at: string; resolved_at: string | null };
+type IncidentRow = Omit<IncidentRecord, 'response' | 'createdAt' | 'resolvedAt' | 'seed' | 'client'> & { seed: string; response: string | null; client: string | null; created_at: string; resolved_at: string | null };
 
 function toIncident(row: IncidentRow): IncidentRecord {
-  const { response, created_at, resolved_at, seed, ...rest } = row;
-  return { ...rest, seed: Number(seed), ...(response === null ? {} : { response }), createdAt: created_at, resolvedAt: resolved_at };
+  const { response, created_at, resolved_at, seed, client, ...rest } = row;
+  return { ...rest, seed: Number(seed), ...(response === null ? {} : { response }), ...(client ? { client } : {}), createdAt: created_at, resolvedAt: resolved_at };
 }
 
 export class PostgresLibrary extends ComposedLibrary implements Library {
@@ -91,7 +91,7 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
 
   /** The rejection inside the caller's transaction (a queue worker commits its job with it). */
   async recordRejectionIn(q: Query, input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
-    const { report } = input;
+    const report = keptReport(input.report);
     const codes = JSON.stringify([...new Set(report.problems.map((p) => p.code))]);
     await q('INSERT INTO envforge.rejections (hash, name, codes, batch_id, report, lineage, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
       hashSource(input.source), report.name, codes, input.lineage.batchId ?? null, toJson(boundDepth(report), 'the rejection report'), toJson(input.lineage, 'the lineage'), now(),
@@ -113,8 +113,8 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     const { message, response } = checkIncident(input);
     return this.db.write('recording an incident', async (q) => {
       const { rows } = await q(
-        'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, origin, confirmed, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *',
-        [input.hash, input.name, input.version, input.seed, input.level, input.code, input.fn, message, response, input.origin, input.confirmed, now()],
+        'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, origin, confirmed, created_at, client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *',
+        [input.hash, input.name, input.version, input.seed, input.level, input.code, input.fn, message, response, input.origin, input.confirmed, now(), input.client ?? null],
       );
       await q('DELETE FROM envforge.incidents WHERE id <= (SELECT max(id) FROM envforge.incidents) - $1', [INCIDENT_RETENTION]);
       await PgDb.changed(q);
@@ -144,21 +144,22 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     // No PgDb.changed: scores come every few seconds and readers reload the library on a change.
     await this.db.write('recording trainer scores', async (q) => {
       for (const t of tallies) {
-        const { rows } = await q('SELECT n, passed, score_sum FROM envforge.trainer_scores WHERE name = $1 AND version = $2 AND level = $3 FOR UPDATE', [t.name, t.version, t.level]);
+        const trusted = t.trusted === true;
+        const { rows } = await q('SELECT n, passed, score_sum FROM envforge.trainer_scores WHERE name = $1 AND version = $2 AND level = $3 AND trusted = $4 FOR UPDATE', [t.name, t.version, t.level, trusted]);
         const row = rows[0] as { n: number; passed: number; score_sum: number } | undefined;
         const [n, passed, sum] = addCounts(row ? [row.n, row.passed, row.score_sum] : null, t);
         await q(
-          `INSERT INTO envforge.trainer_scores (name, version, level, n, passed, score_sum, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (name, version, level) DO UPDATE SET n = EXCLUDED.n, passed = EXCLUDED.passed, score_sum = EXCLUDED.score_sum, updated_at = EXCLUDED.updated_at`,
-          [t.name, t.version, t.level, n, passed, sum, now()],
+          `INSERT INTO envforge.trainer_scores (name, version, level, n, passed, score_sum, updated_at, trusted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+           ON CONFLICT (name, version, level, trusted) DO UPDATE SET n = EXCLUDED.n, passed = EXCLUDED.passed, score_sum = EXCLUDED.score_sum, updated_at = EXCLUDED.updated_at`,
+          [t.name, t.version, t.level, n, passed, sum, now(), trusted],
         );
       }
     });
   }
 
   async scoreTallies(): Promise<ScoreTally[]> {
-    const { rows } = await this.db.query('SELECT * FROM envforge.trainer_scores ORDER BY name, version, level');
-    return (rows as Array<{ name: string; version: number; level: number; n: number; passed: number; score_sum: number; updated_at: string }>).map((r) => ({ name: r.name, version: r.version, level: r.level, n: r.n, passed: r.passed, scoreSum: r.score_sum, updatedAt: r.updated_at }));
+    const { rows } = await this.db.query('SELECT * FROM envforge.trainer_scores ORDER BY name, version, level, trusted');
+    return (rows as Array<{ name: string; version: number; level: number; n: number; passed: number; score_sum: number; trusted: boolean; updated_at: string }>).map((r) => ({ name: r.name, version: r.version, level: r.level, n: r.n, passed: r.passed, scoreSum: r.score_sum, trusted: r.trusted === true, updatedAt: r.updated_at }));
   }
 
   async close(): Promise<void> {

@@ -1,14 +1,15 @@
 // The SQLite store's environments: the envs table beside content-addressed module files
 // (envs/<sha256>.js). Admission writes the file (temp, fsync, rename) and the row inside one write
 // transaction, so a crash leaves at most an orphan file that no reader can see and gc() removes.
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashSource } from '../../contract/hash.js';
+import { MAX_MODULE_BYTES, readModuleFile, readModuleFileSync } from '../../contract/module-file.js';
 import { listOf, statsOf, toRecord, type EnvRow as Row } from '../rows.js';
 import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type ListFilter } from '../contract.js';
 import { recheckNovelty } from '../novelty-guard.js';
 import { checkAdmission } from '../store-kit.js';
-import { ENVS_DIR, now, toJson, type SqliteDb } from './db.js';
+import { ENVS_DIR, INDEX_FILE, now, toJson, type SqliteDb } from './db.js';
 
 /** Writes a file so that it is either absent or complete and durable under its final name. */
 function writeFileAtomic(path: string, text: string): void {
@@ -36,10 +37,21 @@ export class SqliteEnvs implements EnvStore {
     return join(this.s.dir, ENVS_DIR, `${hash}.js`);
   }
 
-  /** Writes the module file unless an intact one (matching its hash) is already there. */
+  /**
+   * Whether the module file of `hash` is intact: a regular file (no link, pipe or device: contract/module-file.ts)
+   * whose text has that hash. Read synchronously: for writers and checks, never for a serving process.
+   */
+  private intact(hash: string): boolean {
+    try {
+      return hashSource(readModuleFileSync(this.filePath(hash), { maxBytes: MAX_MODULE_BYTES })) === hash;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Writes the module file unless an intact one (matching its hash) is already there (the rename replaces whatever is). */
   private ensureModuleFile(hash: string, source: string): void {
-    const path = this.filePath(hash);
-    if (!existsSync(path) || hashSource(readFileSync(path, 'utf8')) !== hash) writeFileAtomic(path, source);
+    if (!this.intact(hash)) writeFileAtomic(this.filePath(hash), source);
   }
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
@@ -117,13 +129,17 @@ export class SqliteEnvs implements EnvStore {
     return listOf(this.s.db.prepare<[], Row>('SELECT * FROM envs ORDER BY name, version DESC').all(), filter);
   }
 
+  /**
+   * The module's text, read without blocking (a serving process's every client waits on a blocked loop): only a
+   * regular file, never followed through a link, at most MAX_MODULE_BYTES; a bad file is this environment's error.
+   */
   async source(env: Pick<EnvRecord, 'hash'>): Promise<string> {
     const path = this.filePath(env.hash);
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      text = await readModuleFile(path, { maxBytes: MAX_MODULE_BYTES });
     } catch (error) {
-      throw new LibraryError(`the module file ${path} is missing: the library is damaged (run envforge library stats to check it)`, { cause: error });
+      throw new LibraryError(`${(error as Error).message}: the library's module file is damaged (run envforge library stats to check it)`, { cause: error });
     }
     if (hashSource(text) !== env.hash) throw new LibraryError(`the module file ${path} does not match its hash: it was modified or corrupted`);
     return text;
@@ -149,23 +165,31 @@ export class SqliteEnvs implements EnvStore {
   }
 
   async stats(): Promise<LibraryStats> {
-    const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'status' | 'lineage' | 'meta'>>('SELECT name, status, lineage, meta FROM envs').all();
+    const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'version' | 'status' | 'lineage' | 'meta'>>('SELECT name, version, status, lineage, meta FROM envs').all();
     const rejections = (this.s.db.prepare('SELECT count(*) AS n FROM rejections').get() as { n: number }).n;
     return statsOf(rows, rejections);
   }
 
   async integrityCheck(): Promise<IntegrityReport> {
     const problems: string[] = [];
-    const check = this.s.db.pragma('integrity_check', { simple: true });
-    if (check !== 'ok') problems.push(`SQLite integrity check: ${String(check)}`);
-    const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'version' | 'hash'>>('SELECT name, version, hash FROM envs').all();
-    for (const row of rows) {
+    const index = join(this.s.dir, INDEX_FILE);
+    let rows: Array<Pick<Row, 'name' | 'version' | 'hash'>> | null = null;
+    try {
+      const check = this.s.db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+      for (const line of check.slice(0, 20)) if (line.integrity_check !== 'ok') problems.push(`${index}: SQLite integrity check: ${line.integrity_check}`);
+      rows = this.s.db.prepare<[], Pick<Row, 'name' | 'version' | 'hash'>>('SELECT name, version, hash FROM envs').all();
+    } catch (error) {
+      // A page too damaged for SQLite to read: that is the finding, not a crash of the check.
+      problems.push(`${index}: unreadable (${(error as { code?: string }).code ?? 'error'}: ${(error as Error).message}); restore the folder from a backup`);
+    }
+    for (const row of rows ?? []) {
       const path = this.filePath(row.hash);
       if (!existsSync(path)) problems.push(`${row.name}@${row.version}: module file missing (${path})`);
-      else if (hashSource(readFileSync(path, 'utf8')) !== row.hash) problems.push(`${row.name}@${row.version}: module file does not match its hash`);
+      else if (!this.intact(row.hash)) problems.push(`${row.name}@${row.version}: module file is not a regular file or does not match its hash`);
     }
-    const orphanFiles = this.orphans(new Set(rows.map((r) => r.hash)));
-    return { ok: problems.length === 0, problems, checkedFiles: rows.length, orphanFiles };
+    // Without the rows no file can be called an orphan (gc would remove every module).
+    const orphanFiles = rows ? this.orphans(new Set(rows.map((r) => r.hash))) : [];
+    return { ok: problems.length === 0, problems, checkedFiles: rows?.length ?? 0, orphanFiles };
   }
 
   private orphans(known: Set<string>): string[] {

@@ -1,4 +1,4 @@
-// The SQLite store of production incidents (migrations 3, 4): insert with bounded retention, list, resolve;
+// The SQLite store of production incidents (migrations 3, 4, 5): insert with bounded retention, list, resolve;
 // responses are kept whole, once per SHA-256, while an incident refers to them.
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
@@ -6,8 +6,9 @@ import { LibraryError, type IncidentInput, type IncidentRecord } from '../contra
 import { checkIncident, INCIDENT_RETENTION } from '../store-kit.js';
 
 /** A row as SQLite returns it: the input's fields, with SQL's null, 0/1 and snake_case where they differ. */
-type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed'> & {
+type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed' | 'client'> & {
   id: number;
+  client?: string | null;
   response: string | null;
   response_sha256?: string | null;
   confirmed: number;
@@ -17,8 +18,8 @@ type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed'> & {
 };
 
 function toIncident(row: IncidentRow): IncidentRecord {
-  const { response, response_sha256: _sha, confirmed, created_at, resolved_at, resolution, ...rest } = row;
-  return { ...rest, ...(response === null ? {} : { response }), confirmed: confirmed === 1, createdAt: created_at, resolvedAt: resolved_at, resolution };
+  const { response, response_sha256: _sha, confirmed, created_at, resolved_at, resolution, client, ...rest } = row;
+  return { ...rest, ...(response === null ? {} : { response }), ...(client ? { client } : {}), confirmed: confirmed === 1, createdAt: created_at, resolvedAt: resolved_at, resolution };
 }
 
 /** Rows with the whole response: from incident_responses, or (rows before migration 4) the stored prefix. */
@@ -33,8 +34,8 @@ export function insertIncident(db: Database.Database, input: IncidentInput, at: 
     db.prepare('INSERT OR IGNORE INTO incident_responses (sha256, text) VALUES (?, ?)').run(sha, response);
   }
   const info = db
-    .prepare('INSERT INTO incidents (hash, name, version, seed, level, code, fn, message, response_sha256, origin, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(input.hash, input.name, input.version, input.seed, input.level, input.code, input.fn, message, sha, input.origin, input.confirmed ? 1 : 0, at);
+    .prepare('INSERT INTO incidents (hash, name, version, seed, level, code, fn, message, response_sha256, origin, confirmed, created_at, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(input.hash, input.name, input.version, input.seed, input.level, input.code, input.fn, message, sha, input.origin, input.confirmed ? 1 : 0, at, input.client ?? null);
   const dropped = db.prepare('DELETE FROM incidents WHERE id <= (SELECT max(id) FROM incidents) - ?').run(INCIDENT_RETENTION).changes;
   if (dropped > 0) db.prepare('DELETE FROM incident_responses WHERE sha256 NOT IN (SELECT response_sha256 FROM incidents WHERE response_sha256 IS NOT NULL)').run();
   return toIncident(db.prepare<[number | bigint], IncidentRow>(`${SELECT} WHERE incidents.id = ?`).get(info.lastInsertRowid) as IncidentRow);

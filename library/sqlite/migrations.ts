@@ -104,6 +104,13 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       ALTER TABLE incidents ADD COLUMN response_sha256 TEXT REFERENCES incident_responses (sha256);
     `,
   },
+  {
+    // Whose input reached an incident (a short hash of the reward service's client), when only a client's did.
+    version: 5,
+    sql: `
+      ALTER TABLE incidents ADD COLUMN client TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

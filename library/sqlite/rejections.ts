@@ -5,6 +5,7 @@ import { boundDepth } from '../../validators/bounded.js';
 import type { ValidationReport } from '../../validators/report.js';
 import type { Lineage, RejectionFilter, RejectionLog, RejectionRecord } from '../contract.js';
 import { toRejection, type RejectionRow } from '../rows.js';
+import { keptReport } from '../store-kit.js';
 import { now, toJson, type SqliteDb } from './db.js';
 
 export class SqliteRejections implements RejectionLog {
@@ -12,7 +13,7 @@ export class SqliteRejections implements RejectionLog {
 
   async recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
     this.s.writable();
-    const { report } = input;
+    const report = keptReport(input.report);
     this.s.db.transaction(() => {
       this.s.db
         .prepare('INSERT INTO rejections (hash, name, codes, report, lineage, created_at) VALUES (?, ?, ?, ?, ?, ?)')

@@ -25,6 +25,7 @@ import { insertIncident, listIncidents, resolveOpenIncidents } from './incidents
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { SqliteRejections } from './rejections.js';
 import { SqliteScores } from './scores.js';
+import { reportingDamage } from './damage.js';
 
 export { DEFAULT_SQLITE_OPTIONS, INDEX_FILE, type SqliteLibraryOptions };
 
@@ -103,7 +104,7 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
       if (error instanceof LibraryError) throw error;
       throw describeOpenError(error, indexPath);
     }
-    return new SqliteLibrary(dir, db, opts);
+    return reportingDamage(new SqliteLibrary(dir, db, opts), indexPath, dir);
   }
 
   private static migrate(db: Database.Database, from: number): void {

@@ -1,6 +1,7 @@
 // Where a batch's trainer feedback comes from: the feedback file when one is given, else the pass rates the
-// reward service recorded from the scores trainers asked for (the library's score log), else none.
-import type { Library, ScoreTally } from '../../library/contract.js';
+// reward service recorded from the scores the operator asked for (the library's trusted score log: no
+// untrusted client can steer a batch or nightly's retirement), else none.
+import { trustedTallies, type Library, type ScoreTally } from '../../library/contract.js';
 import type { WeakSkill } from '../../agents/prompts.js';
 import { envSkillsOf, summariseFeedback, weakSkills, type Frontier, type FeedbackSummary } from './frontier.js';
 import { readFeedbackFile, type FeedbackRow } from './parse.js';
@@ -16,9 +17,9 @@ export interface TrainerFeedback {
   scores: number;
 }
 
-/** The score log as feedback rows: one per environment × level, pass rate passed / n. */
+/** The trusted score log as feedback rows: one per environment × level, pass rate passed / n. */
 export function feedbackFromScores(tallies: readonly ScoreTally[]): FeedbackRow[] {
-  return tallies.filter((t) => t.n > 0).map((t) => ({ env: t.name, level: t.level, passRate: Math.min(1, t.passed / t.n), n: Math.max(1, Math.round(t.n)) }));
+  return trustedTallies(tallies).filter((t) => t.n > 0).map((t) => ({ env: t.name, level: t.level, passRate: Math.min(1, t.passed / t.n), n: Math.max(1, Math.round(t.n)) }));
 }
 
 export function frontierOf(rows: readonly FeedbackRow[], envSkills: ReadonlyMap<string, readonly string[]>, source: TrainerFeedback['source']): TrainerFeedback {

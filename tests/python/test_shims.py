@@ -122,6 +122,20 @@ class ClientTest(ShimTest):
         self.assertEqual((method, body), ("DELETE", None))
         self.assertNotIn("content-type", {k.lower() for k in headers})
 
+    def test_every_request_carries_the_token_it_is_given_and_none_without_one(self):
+        os.environ.pop("ENVFORGE_TOKEN", None)
+        os.environ.pop("ENVFORGE_OPERATOR_TOKEN", None)
+        self.load("compute_score").client.Episode({"env": "depot", "version": 1, "seed": 1, "level": 1}).finish()
+        self.assertTrue(all("authorization" not in {k.lower() for k in h} for _, _, h, _ in self.service.requests))
+        for variable, token in (("ENVFORGE_OPERATOR_TOKEN", "op-secret"), ("ENVFORGE_TOKEN", "trainer-a")):
+            os.environ[variable] = token
+            self.service.requests.clear()
+            self.load("compute_score").client.Episode({"env": "depot", "version": 1, "seed": 1, "level": 1}).finish()
+            sent = [{k.lower(): v for k, v in h.items()}.get("authorization") for _, _, h, _ in self.service.requests]
+            self.assertTrue(sent and all(a == "Bearer " + token for a in sent), sent)
+        os.environ.pop("ENVFORGE_TOKEN", None)
+        os.environ.pop("ENVFORGE_OPERATOR_TOKEN", None)
+
     def test_two_calls_at_once_are_two_steps_one_after_the_other(self):
         client = self.load("compute_score").client
         episode = client.Episode({"env": "depot", "version": 1, "seed": 1, "level": 1})

@@ -8,6 +8,7 @@ import { runRollouts, type Rollout, type RolloutRequest } from '../../sandbox/ro
 import { clip, mean, summarise, type Stage, type StageContext } from '../context.js';
 import type { Problem } from '../report.js';
 import { levelSeeds } from '../seeds.js';
+import { residueProblems } from '../residue.js';
 
 export const metaOf = (ctx: StageContext): EpisodicMeta => {
   if (!ctx.meta) throw new Error('episodic stages need meta from the static stage');
@@ -39,10 +40,12 @@ export const episodicExecution: Stage = async (ctx) => {
     if (episode.ok) ctx.episodes.push(episode);
   }
   const turns = ctx.rollouts.map((r) => r.turns);
+  const texts = ctx.rollouts.flatMap((r) => [{ seed: r.seed, level: r.level, where: 'prompt', text: r.prompt ?? '' }, ...(r.observations ?? []).map((text, i) => ({ seed: r.seed, level: r.level, where: `observation ${i + 1}`, text }))]);
+  const problems = [...failureProblems(failures, requests.length), ...residueProblems(ctx.source, texts)];
   return {
-    ok: failures.length === 0,
+    ok: problems.length === 0,
     metrics: { samples: requests.length, failed: failures.length, validationSeed: ctx.validationSeed, meanTurns: mean(turns), maxTurnsUsed: Math.max(0, ...turns), maxStateChars: Math.max(0, ...ctx.rollouts.map((r) => r.maxStateChars)), wallMs: Math.round(run.wallMs) },
-    problems: failureProblems(failures, requests.length),
+    problems,
   };
 };
 

@@ -6,6 +6,7 @@ import type { EpisodeFailure, EpisodeRequest } from '../../sandbox/episodes.js';
 import { levelSeeds } from '../seeds.js';
 import { loneSurrogate } from '../answers.js';
 import { summarise, type Stage } from '../context.js';
+import { residueProblems } from '../residue.js';
 
 /** Episodes the speed bar charges on top of the samples: the shared lifetime validation once ran, kept so the bar does not move. */
 const SPEED_BAR_EPISODES = 2_000;
@@ -55,6 +56,7 @@ export const executionStage: Stage = async (ctx) => {
     const at = loneSurrogate(text);
     problems.push({ code: 'E_MALFORMED_TEXT', message: `${malformed.length} of ${ctx.episodes.length} instances have a ${what} that is not well-formed Unicode (a lone surrogate at character ${at}): UTF-8 consumers (tokenizers, parquet) fail on it or change it`, evidence: { seed: first.seed, level: first.level, what, around: text.slice(Math.max(0, at - 20), at + 20) } });
   }
+  problems.push(...residueProblems(ctx.source, ctx.episodes.map((e) => ({ seed: e.seed, level: e.level, where: 'prompt', text: e.instance.prompt }))));
   // Speed: at this pace, would an isolate lifetime of episodes and a few more samples fit the candidate's budget?
   // (The bar from when validation ran a whole shared lifetime; it still bounds what production pays per episode.)
   const perEpisode = median(ctx.episodes.map((e) => e.ms[0] + e.ms[1] + e.ms[2]));

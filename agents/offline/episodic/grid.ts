@@ -171,7 +171,7 @@ function makeWorld(rng, k) {
 function promptOf(w) {
   const wanted = w.items.filter((i) => i.wanted).map((i) => i.name);
   return [
-    \`You explore \${THEME.place}${grid ? ", a square of ${w.size} by ${w.size} \" + THEME.cell + \"s numbered (column,row) from (0,0) at the top left" : ''}. You start at \${placeText(w.start)} and see only what ${N.look} shows you.\`,
+    \`You explore \${THEME.place}${grid ? ", a square of ${w.size} by ${w.size} ${THEME.cell}s numbered (column,row) from (0,0) at the top left" : ''}. You start at \${placeText(w.start)} and see only what ${N.look} shows you.\`,
     '',
     ${x.goal === 'deliver' ? `\`Task: find \${wanted.join(', ')} and put each of them down at \${placeText(w.goalAt)} with ${N.drop}. Pick up nothing else.\`` : `\`Task: collect \${wanted.join(', ')} with ${N.take}, then come back to \${placeText(w.start)}. Pick up nothing else.\``},
     ${x.goal === 'deliver' && x.capacity === 1 ? "'You can carry only one item at a time.'," : ''}

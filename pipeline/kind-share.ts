@@ -1,0 +1,76 @@
+// `--kind mixed` as a fair share of the target: each kind is kept half of it (rounded down), and an odd last
+// place goes to whichever kind fills it first. Each architect round asks for the kinds that still want admissions;
+// a spec of a kind whose share is admitted or running is set aside; a kind whose author runs out of
+// novel designs (a round asked for it alone brings none) leaves the rest of its share to the other.
+// Trainer feedback comes first: specs aimed at a weak skill are never set aside for their kind.
+import type { EnvKind, RunKind } from '../agents/spec.js';
+
+export const MIXED_RULE = 'mixed: each kind is kept half of --target (rounded down; an odd last place goes to whichever kind fills it first); a kind that runs out of new designs leaves the rest of its share to the other; with --feedback, environments aimed at a weak skill come first, whatever their kind';
+
+const other = (kind: EnvKind): EnvKind => (kind === 'single' ? 'episodic' : 'single');
+
+export class KindShare {
+  /** Places kept for each kind (the odd last place of a mixed target is kept for neither). */
+  readonly wanted: Record<EnvKind, number>;
+  private readonly target: number;
+  private readonly admittedCount: Record<EnvKind, number> = { single: 0, episodic: 0 };
+  private readonly running: Record<EnvKind, number> = { single: 0, episodic: 0 };
+  private readonly exhausted = new Set<EnvKind>();
+  setAside = 0;
+
+  constructor(
+    readonly kind: RunKind,
+    target: number,
+  ) {
+    const half = Math.floor(target / 2);
+    this.target = target;
+    this.wanted = kind !== 'mixed' ? { single: kind === 'single' ? target : 0, episodic: kind === 'episodic' ? target : 0 } : { single: half, episodic: half };
+  }
+
+  /** A kind is full when one more of it would eat into the other kind's reserved half. */
+  private full(kind: EnvKind): boolean {
+    return this.admittedCount[kind] + this.running[kind] >= this.target - this.wanted[other(kind)];
+  }
+
+  /** The kind the next architect round asks for: both while both want more, else the one that does. */
+  ask(): RunKind {
+    if (this.kind !== 'mixed') return this.kind;
+    const open = (['single', 'episodic'] as const).filter((k) => !this.full(k) && !this.exhausted.has(k));
+    return open.length === 1 ? (open[0] as EnvKind) : 'mixed';
+  }
+
+  /**
+   * A round asked for one kind brought no new spec: that kind's unfilled share goes to the other kind.
+   * True when the share moved (specs of the other kind set aside earlier may start now).
+   */
+  roundBrought(asked: RunKind, fresh: number): boolean {
+    if (this.kind !== 'mixed' || asked === 'mixed' || fresh > 0 || this.exhausted.has(asked)) return false;
+    this.exhausted.add(asked);
+    const left = Math.max(0, this.wanted[asked] - this.admittedCount[asked] - this.running[asked]);
+    this.wanted[asked] -= left;
+    this.wanted[other(asked)] += left;
+    return left > 0;
+  }
+
+  /**
+   * Called when a spec is about to start: false sets it aside (its kind's share is taken). A spec aimed at
+   * a weak skill of the trainer's feedback (`weak`) is never set aside: that share comes first.
+   */
+  start(kind: EnvKind, weak = false): boolean {
+    if (this.kind !== 'mixed') return true;
+    if (this.full(kind) && !weak) {
+      this.setAside++;
+      return false;
+    }
+    this.running[kind]++;
+    return true;
+  }
+
+  finish(kind: EnvKind): void {
+    if (this.kind === 'mixed') this.running[kind]--;
+  }
+
+  admitted(kind: EnvKind): void {
+    this.admittedCount[kind]++;
+  }
+}

@@ -1,0 +1,113 @@
+// Slots (episode sessions, WebSocket connections) shared fairly between clients. While slots are free, anyone
+// takes one. When all are taken, a client below its fair share (the slots divided among the principals holding
+// some: client tokens or normalised addresses, serve/clients.ts; then a principal's share among its client ids)
+// takes the least recently used idle slot of the client furthest over its share, which is evicted; a client at
+// or over its share gets 429 naming the limit. So one client can never starve the others.
+import type { Client } from './clients.js';
+import { ServeError } from './options.js';
+
+/** What the slots need to know of an open session. */
+export interface SlotHolder {
+  id: string;
+  client: Client;
+  /** Requests queued or running on it: a busy session is never evicted. */
+  busy: number;
+  lastUsed: number;
+}
+
+interface Counts {
+  total: number;
+  byPrincipal: Map<string, number>;
+  byKey: Map<string, number>;
+  /** Client keys holding slots, per principal. */
+  keysAt: Map<string, Set<string>>;
+}
+
+export interface SlotKind {
+  code: 'E_TOO_MANY_SESSIONS' | 'E_TOO_MANY_CONNECTIONS';
+  what: string;
+  hint: string;
+}
+
+export const EPISODE_SLOTS: SlotKind = { code: 'E_TOO_MANY_SESSIONS', what: 'open episode sessions', hint: 'end some (DELETE /v1/episodes/{id}) or retry later' };
+
+export class SessionSlots {
+  /** Slots reserved by requests still creating or restoring their session, by client key. */
+  private readonly reserved = new Map<string, { client: Client; n: number }>();
+  private reservedTotal = 0;
+
+  constructor(
+    readonly max: number,
+    private readonly open: { readonly size: number; values(): Iterable<SlotHolder> },
+    private readonly evict: (id: string) => void,
+    /** What the slots hold, for the 429: its code, its name and what a client can do. */
+    private readonly kind: SlotKind = EPISODE_SLOTS,
+  ) {}
+
+  /** A slot for `client` (released by the function returned), or a 429 when it is at its share of a full service. */
+  reserve(client: Client): () => void {
+    if (this.open.size + this.reservedTotal >= this.max) this.makeRoom(client);
+    const held = this.reserved.get(client.key) ?? { client, n: 0 };
+    held.n++;
+    this.reserved.set(client.key, held);
+    this.reservedTotal++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.reservedTotal--;
+      const entry = this.reserved.get(client.key);
+      if (entry && --entry.n === 0) this.reserved.delete(client.key);
+    };
+  }
+
+  /** Sessions (and reservations) per client key, for the operator's view. */
+  holdings(): Map<string, number> {
+    return this.count().byKey;
+  }
+
+  private count(): Counts {
+    const counts: Counts = { total: 0, byPrincipal: new Map(), byKey: new Map(), keysAt: new Map() };
+    const add = (client: Client, n: number) => {
+      counts.total += n;
+      counts.byPrincipal.set(client.principal, (counts.byPrincipal.get(client.principal) ?? 0) + n);
+      counts.byKey.set(client.key, (counts.byKey.get(client.key) ?? 0) + n);
+      counts.keysAt.set(client.principal, (counts.keysAt.get(client.principal) ?? new Set()).add(client.key));
+    };
+    for (const s of this.open.values()) add(s.client, 1);
+    for (const { client, n } of this.reserved.values()) add(client, n);
+    return counts;
+  }
+
+  /** Evicts one idle session of the client furthest over its share, for `client` below its own; else 429. */
+  private makeRoom(client: Client): void {
+    const counts = this.count();
+    const principals = new Set([...counts.byPrincipal.keys(), client.principal]).size;
+    const principalShare = Math.max(1, Math.floor(this.max / principals));
+    const atPrincipal = counts.byPrincipal.get(client.principal) ?? 0;
+    const keys = new Set([...(counts.keysAt.get(client.principal) ?? []), client.key]).size;
+    const keyShare = Math.max(1, Math.floor(Math.min(this.max, Math.max(atPrincipal, principalShare)) / keys));
+    const mine = counts.byKey.get(client.key) ?? 0;
+    let victim: SlotHolder | null = null;
+    if (atPrincipal < principalShare) victim = this.victim(counts.byPrincipal, principalShare, (s) => s.client.principal);
+    else if (mine < keyShare) victim = this.victim(counts.byKey, keyShare, (s) => (s.client.principal === client.principal ? s.client.key : null));
+    if (victim) return this.evict(victim.id);
+    const share = keys > 1 && mine >= keyShare ? `${keyShare} per client id while ${keys} ids share their client's` : `${principalShare} per client while ${principals} share the ${this.max}`;
+    throw new ServeError(429, this.kind.code, `the service holds its limit of ${this.max} ${this.kind.what}, and client ${client.key} holds ${mine} (${client.principal} ${atPrincipal}): its fair share is ${share}; ${this.kind.hint}`);
+  }
+
+  /**
+   * An idle session of a group (by `groupOf`; null: not a candidate) holding more than `share`: of the group
+   * holding the most, its least recently used session. Null when every such session is busy.
+   */
+  private victim(counts: Map<string, number>, share: number, groupOf: (s: SlotHolder) => string | null): SlotHolder | null {
+    let best: SlotHolder | null = null;
+    let bestHeld = share;
+    for (const s of this.open.values()) {
+      const group = s.busy === 0 ? groupOf(s) : null;
+      const held = group === null ? 0 : (counts.get(group) ?? 0);
+      if (held > bestHeld || (held === bestHeld && held > share && best !== null && s.lastUsed < best.lastUsed)) [best, bestHeld] = [s, held];
+    }
+    return best;
+  }
+}
