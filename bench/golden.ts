@@ -1,8 +1,8 @@
-// Golden check of the validator's decisions: over a fixed corpus (shipped seeds, candidate fixtures, a
-// sample of single-turn red-team fixtures) and fixed validation seeds, digests every sandbox request the
-// validator plans (each response text, in order) and the report minus its timings, so a speed change can be
-// shown to leave every probe and every decision byte-identical. `node dist/bench/golden.js write FILE`,
-// then `compare FILE` after the change (`--quick`: the small corpus the vitest test uses).
+// Golden check of the validator's decisions: over a fixed corpus (shipped seeds, single-turn and episodic,
+// candidate fixtures, episodic fixtures and a sample of red-team fixtures) and fixed validation seeds, digests
+// every sandbox request the validator plans (each response text, or each rollout's policy, in order) and the
+// report minus its timings, so a speed change can be shown to leave every probe and every decision
+// byte-identical. `node dist/bench/golden.js write FILE`, then `compare FILE` (`--quick`: the vitest corpus).
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,14 +13,17 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';
 
 export const GOLDEN_SEEDS = [1234567, 987654321];
-const QUICK = ['seeds/knapsack-value.js', 'seeds/topological-order.js', 'tests/fixtures/candidates/broken-accepts-echo.js', 'tests/fixtures/candidates/broken-json-list-guesses.js'];
+const QUICK = ['seeds/knapsack-value.js', 'seeds/topological-order.js', 'tests/fixtures/candidates/broken-accepts-echo.js', 'tests/fixtures/candidates/broken-json-list-guesses.js', 'seeds/episodic/warehouse-restock.js', 'tests/fixtures/episodic-classes/hack-unchecked-approval.js'];
 
 /** The corpus, as paths relative to the package root: every seed and candidate fixture, every third single-turn red-team fixture. */
 export function goldenCorpus(quick = false): string[] {
   if (quick) return QUICK;
   const list = (dir: string) => readdirSync(join(PACKAGE_ROOT, dir)).filter((f) => f.endsWith('.js')).sort().map((f) => `${dir}/${f}`);
-  const redteam = list('tests/fixtures/redteam').filter((f) => !/-ep-/.test(f) && !/episodic/.test(readFileSync(join(PACKAGE_ROOT, f), 'utf8').slice(0, 4000)));
-  return [...list('seeds'), ...list('tests/fixtures/candidates'), ...redteam.filter((_, i) => i % 3 === 0)];
+  const all = list('tests/fixtures/redteam');
+  const redteam = all.filter((f) => !/-ep-/.test(f) && !/episodic/.test(readFileSync(join(PACKAGE_ROOT, f), 'utf8').slice(0, 4000)));
+  const episodicRedteam = all.filter((f) => !redteam.includes(f) && /kind: 'episodic'/.test(readFileSync(join(PACKAGE_ROOT, f), 'utf8')));
+  const episodic = [...list('seeds/episodic'), ...list('tests/fixtures/episodic').filter((f) => !/\/(hostile|slow)-/.test(f)), ...list('tests/fixtures/episodic-classes')];
+  return [...list('seeds'), ...list('tests/fixtures/candidates'), ...redteam.filter((_, i) => i % 3 === 0), ...episodic, ...episodicRedteam.filter((_, i) => i % 3 === 0)];
 }
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
@@ -55,6 +58,13 @@ export async function goldenRun(files: string[], opts: { workers?: number; onEnt
     return original(pool, source, requests, options);
   };
   const pool = new SandboxPool(opts.workers ? { workers: opts.workers } : {});
+  // Episodic candidates reach the sandbox through rollouts: each job of them is recorded as it is sent.
+  const run = pool.run.bind(pool);
+  pool.run = ((...args: Parameters<SandboxPool['run']>) => {
+    const request = args[0];
+    if (request.calls?.some((c) => c.op === 'rollout')) calls.push(request.calls.map((c) => ({ seed: c.seed, level: c.level, rollout: c.rollout }) as unknown as EpisodeRequest));
+    return run(...args);
+  }) as SandboxPool['run'];
   const entries: GoldenEntry[] = [];
   try {
     for (const file of files) {

@@ -8,9 +8,9 @@ import type { Episode, EpisodeOptions, EpisodeRequest, EpisodeRun } from '../san
 import type { SandboxPool } from '../sandbox/pool.js';
 
 /** The hack-probe families the validator knows how to generate (validators/probes.ts). */
-export const PROBE_FAMILIES = ['empty', 'echo', 'format-only', 'stuffing', 'enumeration', 'huge', 'malformed-list', 'non-answer', 'other-answer', 'perturbed', 'prompt-token', 'prompt-formula', 'reordered'] as const;
+export const PROBE_FAMILIES = ['empty', 'echo', 'format-only', 'stuffing', 'enumeration', 'huge', 'malformed-list', 'non-answer', 'other-answer', 'perturbed', 'prompt-token', 'prompt-formula', 'reordered', 'guess', 'rendering', 'restatement', 'equivalent'] as const;
 /** The episodic hack probes (validators/episodic/probes.ts): action logs, not texts. */
-export const EPISODIC_PROBE_FAMILIES = ['no-action', 'invalid-actions', 'incomplete', 'other-episode', 'repeated-action', 'finish-alone', 'random-policy', 'prompt-replay', 'shortcut', 'perturbed', 'tool-ablation', 'prefix-finish', 'repeat-finish', 'blanket', 'off-path', 'typed-reference'] as const;
+export const EPISODIC_PROBE_FAMILIES = ['no-action', 'invalid-actions', 'incomplete', 'other-episode', 'repeated-action', 'finish-alone', 'random-policy', 'prompt-replay', 'shortcut', 'perturbed', 'tool-ablation', 'prefix-finish', 'repeat-finish', 'repeat-reads', 'blanket', 'off-path', 'typed-reference'] as const;
 export type EpisodicProbeFamily = (typeof EPISODIC_PROBE_FAMILIES)[number];
 export type ProbeFamily = (typeof PROBE_FAMILIES)[number] | (typeof EPISODIC_PROBE_FAMILIES)[number];
 

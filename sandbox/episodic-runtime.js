@@ -52,6 +52,22 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36) + ':' + text.length;
   }
 
+  // The places two states differ (paths of keys, array items as *, arrays of another length and depth 4 whole),
+  // at most 32: what one step changed, so the validator can tell a record a rule needs from bookkeeping.
+  function changedPaths(a, b, path, depth, out) {
+    if (a === b || out.length >= 32) return;
+    var ao = a !== null && typeof a === 'object', bo = b !== null && typeof b === 'object';
+    if (!ao || !bo || ArrayIsArray(a) !== ArrayIsArray(b) || depth >= 4 || (ArrayIsArray(a) && a.length !== b.length)) {
+      if (!(ao && bo && canonical(a) === canonical(b)) && out.indexOf(path) < 0) out[out.length] = path;
+      return;
+    }
+    var i, ak, bk;
+    if (ArrayIsArray(a)) { for (i = 0; i < a.length; i++) changedPaths(a[i], b[i], path + '.*', depth + 1, out); return; }
+    ak = ObjectKeys(a); bk = ObjectKeys(b);
+    for (i = 0; i < ak.length; i++) changedPaths(a[ak[i]], has(b, ak[i]) ? b[ak[i]] : undefined, path + '.' + ak[i], depth + 1, out);
+    for (i = 0; i < bk.length; i++) if (!has(a, bk[i])) changedPaths(undefined, b[bk[i]], path + '.' + bk[i], depth + 1, out);
+  }
+
   // ---------------------------------------------------------------- the action check (a schema interpreter)
   // Schemas were checked by the host to be inside the documented subset; this walks them, it compiles nothing.
   function valueProblem(s, v, path) {
@@ -94,6 +110,15 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     var size = stringify(args);
     if (size !== undefined && size.length > MAX_ARGS_CHARS) return 'the arguments take ' + size.length + ' characters, over the limit of ' + MAX_ARGS_CHARS;
     return valueProblem(tool.parameters, args, 'args');
+  }
+  // The one action check and normalisation every path shares (validation, play, serve, replay, scoring of logs):
+  // a call the check accepts reaches step canonical, { tool, args } with keys sorted at every depth and each
+  // value in its one JSON form, so nothing but the values (not key order, spacing or number spelling) can carry
+  // information. The log records the canonical call, so a replayed log is canonical too.
+  function normaliseAction(tools, action) {
+    var problem = checkAction(tools, action);
+    if (problem !== null) return { problem: problem, action: action };
+    return { problem: null, action: parse(canonical({ tool: action.tool, args: has(action, 'args') ? action.args : {} })) };
   }
 
   // ---------------------------------------------------------------- policies
@@ -214,7 +239,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       ms[0] = d.now() - t;
     }
     // Digests of the canonical text: equal states hash equal however their keys were ordered (a resumed state).
-    var hashes = call.hashes ? [digest(canonical(parse(state)))] : null, actions = [], rejected = [], observations = [];
+    var hashes = call.hashes ? [digest(canonical(parse(state)))] : null, actions = [], rejected = [], observations = [], changes = call.changes ? [] : null;
     var maxState = state.length, end = null, episode = { prompt: prompt || '', turn: turn, lastTokens: [], seen: [] };
     var next = policy.type === 'random' ? randomPolicy(d.makeRng(policy.s[0], policy.s[1], policy.s[2], policy.s[3]), tools, policy.avoid || [], maxTurns) : null;
     while (end === null) {
@@ -227,22 +252,25 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       else if (policy.type === 'replay') raw = turn - (call.from ? call.from.turn : 0) < policy.actions.length ? policy.actions[turn - (call.from ? call.from.turn : 0)] : null;
       else { episode.turn = turn; raw = next(episode); }
       if (raw === null || raw === undefined) { end = 'no-action'; break; }
-      var action = parse(d.serialise(raw, 65536));
+      var checked = normaliseAction(tools, parse(d.serialise(raw, 65536)));
+      var action = checked.action, problem = checked.problem;
       turn++;
       actions[actions.length] = action;
-      var problem = checkAction(tools, action);
       var observation;
       if (problem !== null) {
         errors++;
         rejected[rejected.length] = turn;
+        if (changes) changes[changes.length] = [];
         observation = 'error: ' + problem;
       } else {
         stage.name = 'step';
         t = d.now();
-        var out = shaped(d.callWithRng('step', [parse(state), { tool: action.tool, args: has(action, 'args') ? action.args : {} }, null], 2, turnWords(call.t, turn)), 'state, observation, done', 'step');
+        var out = shaped(d.callWithRng('step', [parse(state), parse(canonical(action)), null], 2, turnWords(call.t, turn)), 'state, observation, done', 'step');
         observation = text(out.observation, 'step().observation');
         if (typeof out.done !== 'boolean') throw runtimeError('E_INSTANCE', 'step().done must be a boolean');
+        var before = changes ? state : null;
         state = stateText(out.state, 'the state after turn ' + turn);
+        if (changes) { var changed = []; changedPaths(parse(before), parse(state), '$', 0, changed); changes[changes.length] = changed; }
         ms[1] += d.now() - t;
         if (state.length > maxState) maxState = state.length;
         if (out.done) end = 'done';
@@ -261,9 +289,9 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     }
     return '{"prompt":' + stringify(prompt) + ',"actions":' + stringify(actions) + ',"rejected":' + stringify(rejected) +
       ',"end":"' + end + '","turns":' + turn + ',"errors":' + errors + ',"verdict":' + verdict + (scored ? '' : ',"scored":false') + ',"maxStateChars":' + maxState +
-      (call.observations ? ',"observations":' + stringify(observations) : '') + (hashes ? ',"hashes":' + stringify(hashes) : '') +
+      (call.observations ? ',"observations":' + stringify(observations) : '') + (hashes ? ',"hashes":' + stringify(hashes) : '') + (changes ? ',"changes":' + stringify(changes) : '') +
       (call.keepState ? ',"state":' + state : '') + ',"ms":' + stringify(ms) + '}';
   }
 
-  return { rollout: rollout, checkAction: checkAction, canonical: canonical, turnRng: turnRng };
+  return { rollout: rollout, checkAction: checkAction, normaliseAction: normaliseAction, canonical: canonical, turnRng: turnRng };
 };

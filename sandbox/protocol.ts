@@ -36,6 +36,8 @@ export interface RolloutSpec {
   keepState?: boolean;
   /** Score only an episode that ended (done, turns, errors): one the replay left going comes back unscored. */
   scoreAtEnd?: boolean;
+  /** Return, for every turn, the paths of the state that step changed (none for a refused action). */
+  changes?: boolean;
 }
 
 /**

@@ -6,7 +6,7 @@ import { EPISODIC_LIMITS } from '../contract/episodic.js';
 import { checkVerdict, type EpisodeFailure, type ScoredVerdict } from './episodes.js';
 import type { SandboxPool } from './pool.js';
 import { loadPlainRuntime } from './runtime.js';
-import type { CallResult, LoadInfo, RolloutPolicy, RolloutSpec, SandboxLimits } from './protocol.js';
+import type { Call, CallResult, LoadInfo, RolloutPolicy, RolloutSpec, SandboxLimits } from './protocol.js';
 
 const episodicRuntime = loadPlainRuntime().episodic;
 /** The most rollouts one realm serves (one job). */
@@ -21,6 +21,7 @@ export interface RolloutRequest {
   hashes?: boolean;
   keepState?: boolean;
   scoreAtEnd?: boolean;
+  changes?: boolean;
 }
 
 /** Why an episode ended: step said done, the policy sent no action, maxTurns, or maxErrors rejected actions. */
@@ -46,6 +47,8 @@ export interface Rollout {
   observations?: string[];
   /** Digest of the state before the first turn and after each. */
   hashes?: string[];
+  /** Per turn, the paths of the state its step changed ($.a.*.b; none for a refused action). */
+  changes?: string[][];
   /** The final state, and its canonical JSON text (keys sorted): what the host holds between turns. */
   state?: unknown;
   stateText?: string;
@@ -73,11 +76,11 @@ export async function runRollouts(
   options: { limits?: Partial<SandboxLimits> } = {},
 ): Promise<RolloutRun> {
   const shape = rolloutShape(meta);
-  const calls = requests.map((r) => ({
+  const calls: Call[] = requests.map((r) => ({
     op: 'rollout' as const,
     seed: r.seed,
     level: r.level,
-    rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true, ...(r.scoreAtEnd ? { scoreAtEnd: true } : {}) },
+    rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true, ...(r.scoreAtEnd ? { scoreAtEnd: true } : {}), ...(r.changes ? { changes: true } : {}) },
   }));
   // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
   // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
@@ -87,7 +90,27 @@ export async function runRollouts(
   const jobs = Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) => calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS));
   const runs = await Promise.all(jobs.map((part) => pool.run({ source, calls: part, ...(options.limits ? { limits: options.limits } : {}), fresh: true })));
   const results = runs.flatMap((run) => run.results);
-  return { load: (runs[0] as (typeof runs)[number]).load, rollouts: results.map((result, i) => toRollout(requests[i] as RolloutRequest, result)), wallMs: performance.now() - started };
+  const rollouts = results.map((result, i) => toRollout(requests[i] as RolloutRequest, result));
+  await confirmTimeouts(pool, source, calls, requests, rollouts, options.limits);
+  return { load: (runs[0] as (typeof runs)[number]).load, rollouts, wallMs: performance.now() - started };
+}
+
+/** At most this many timed-out rollouts are run again alone; more than this is the module's, not the machine's. */
+export const CONFIRM_TIMEOUTS = 8;
+
+/**
+ * A wall-clock timeout is the module's only if it happens again: a few timed-out rollouts among many are run
+ * once more, each alone in a fresh realm, and take the result of that run (the same seed and policy replay the
+ * same episode, so a module that hangs on it hangs again; a loaded machine's stall does not repeat).
+ */
+async function confirmTimeouts(pool: SandboxPool, source: string, calls: readonly Call[], requests: readonly RolloutRequest[], rollouts: RolloutResult[], limits: Partial<SandboxLimits> | undefined): Promise<void> {
+  const timedOut = rollouts.flatMap((r, i) => (!r.ok && r.code === 'E_TIMEOUT' ? [i] : []));
+  if (timedOut.length === 0 || timedOut.length > CONFIRM_TIMEOUTS) return;
+  const again = await Promise.all(timedOut.map((i) => pool.run({ source, calls: [calls[i] as Call], ...(limits ? { limits } : {}), fresh: true })));
+  timedOut.forEach((i, k) => {
+    const result = again[k]?.results[0];
+    if (result) rollouts[i] = toRollout(requests[i] as RolloutRequest, result);
+  });
 }
 
 const ENDS = new Set(['done', 'no-action', 'turns', 'errors']);
@@ -121,6 +144,7 @@ export function toRollout(request: RolloutRequest, result: CallResult, canonical
     maxStateChars: typeof v.maxStateChars === 'number' ? v.maxStateChars : 0,
     ...(v.observations ? { observations: v.observations as string[] } : {}),
     ...(v.hashes ? { hashes: v.hashes as string[] } : {}),
+    ...(Array.isArray(v.changes) && v.changes.every(strings) ? { changes: v.changes as string[][] } : {}),
     ...('state' in v ? { state: v.state, ...(canonicalState ? { stateText: episodicRuntime.canonical(v.state) } : {}) } : {}),
     ms: Array.isArray(v.ms) ? (v.ms as number[]) : [0, 0, 0, 0],
   };

@@ -5,8 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { MetaSchema } from '../contract/schema.js';
 import { shapeOf } from '../validators/answers.js';
-import { derivedLeak } from '../validators/leak-derived.js';
-import { nonAnswers, promptFormulas, promptTokens, reasoning } from '../validators/probe-forms.js';
+import { judgeReaders } from '../validators/readers.js';
+import { READERS } from '../validators/checks/readers.js';
+import { nonAnswers, promptTokens, reasoning } from '../validators/probe-forms.js';
+import { restatements } from '../validators/restatements.js';
 import { tokenGuesses } from '../validators/prompt-lists.js';
 import { jsonCandidates } from '../agents/llm/structured.js';
 import { extractModule } from '../agents/module-text.js';
@@ -81,27 +83,34 @@ const SUBJECTS: Array<[string, (text: string) => unknown]> = [
   ['kit.normalize (responses)', (t) => kit.normalize(t)],
   ['kit.number (responses)', (t) => kit.number(t)],
   ['kit.list (responses)', (t) => kit.list(t)],
-  ['leak derivedLeak (prompts)', (t) => derivedLeak([leakSample(t, '42', 1), leakSample(t, '43', 2)], 0.3, 1)],
+  ['learned readers (prompts)', (t) => judgeReaders([leakSample(t, '42', 1), leakSample(t, '43', 2)], READERS)],
   ['guessing tokenGuesses and promptTokens (prompts)', (t) => [tokenGuesses(t, shapeOf('alpha, beta, gamma')), promptTokens(t, '42', shapeOf('42'), 8, 1)]],
-  ['probes promptFormulas (prompts)', (t) => promptFormulas(t, 3)],
+  ['restatements of the question (prompts)', (t) => restatements(t, 3)],
   ['probes nonAnswers and reasoning (references, prompts)', (t) => [nonAnswers(t, shapeOf(t), new Set()), reasoning(t, '<answer>1</answer>', '42')]],
 ];
 const leakSample = (prompt: string, answer: string, seed: number) => ({ seed, level: 1, reference: `<answer>${answer}</answer>`, instance: { prompt } });
 
-/** Seconds one call may take: linear work on a megabyte is milliseconds; quadratic is minutes. */
+/**
+ * CPU milliseconds one call may use: linear work on a megabyte is milliseconds, quadratic is minutes. CPU time
+ * (process.cpuUsage), not wall time, so other processes on a loaded machine do not count.
+ */
 const BOUND_MS = 3_000;
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 
 describe('host work on guest text is linear', () => {
   it.each(SUBJECTS)('%s stays fast on every megabyte adversarial string', (_name, fn) => {
     const slow: string[] = [];
     for (const [label, text] of Object.entries(ADVERSARIAL)) {
-      const started = performance.now();
+      const started = process.cpuUsage();
       try {
         fn(text);
       } catch {
         // a refusal is an answer; only time matters here
       }
-      const ms = performance.now() - started;
+      const ms = cpuMs(started);
       if (ms > BOUND_MS) slow.push(`${label}: ${Math.round(ms)} ms`);
     }
     expect(slow).toEqual([]);

@@ -173,6 +173,11 @@ describe('the architecture', () => {
     expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
   });
 
+  it('the offline author reaches the validator only through its screening API (validators/screen.ts)', () => {
+    const reach = files.filter((f) => f.startsWith('agents/offline/')).flatMap((f) => (parsed.get(f) as { local: Edge[] }).local.filter((e) => e.to.startsWith('validators/') && e.to !== 'validators/screen.ts').map((e) => `${f} imports '${e.spec}'`));
+    expect(reach).toEqual([]);
+  });
+
   it('packages with a job of their own are imported only by the part that does that job (commander only in cli/)', () => {
     const bad = files.flatMap((file) =>
       (parsed.get(file) as { packages: string[] }).packages.filter((pkg) => PACKAGE_HOMES[pkg] && !PACKAGE_HOMES[pkg](file)).map((pkg) => `${file} imports ${pkg}`),

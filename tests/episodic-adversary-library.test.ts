@@ -1,11 +1,11 @@
-// The adversary library of the episodic hack stage (validators/episodic/adversaries.ts, adversary-judge.ts)
+// The adversary library of the episodic hack stage (validators/episodic/adversaries.ts, judged by validators/checks/episodic-*.ts)
 // as pure functions: which logs it builds from a reference episode, and how it reads observations.
 // End-to-end verdicts on the red team's modules are in tests/redteam-rt3.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import { adversaryProbes, argValues, blanketLogs, fit, numbersOf, targetsOf } from '../validators/episodic/adversaries.js';
-import { shapeOf } from '../validators/episodic/adversary-judge.js';
+import { shapeOf } from '../validators/checks/episodic-off-path.js';
 
 const str = { type: 'string', minLength: 1, maxLength: 40 };
 const meta = {
@@ -57,10 +57,14 @@ describe('episodic adversary library: the logs', () => {
     expect(fit({ index: 0, arg: 'total', value: 0, integer: true, min: 0, max: 100 }, -3)).toBeNull();
   });
 
-  it('probes: ablations, prefixes + finish (with a listing opening), repeats + finish, blankets and off-path values on both sides', () => {
+  it('probes: ablations, prefixes + finish (with a listing opening), repeats + finish, one call k times + finish, blankets and off-path values on both sides', () => {
     const probes = adversaryProbes(meta, ref, 0, argValues([ref]));
     const families = new Set(probes.map((p) => p.family));
-    expect([...families].sort()).toEqual(['blanket', 'off-path', 'prefix-finish', 'repeat-finish', 'tool-ablation']);
+    expect([...families].sort()).toEqual(['blanket', 'off-path', 'prefix-finish', 'repeat-finish', 'repeat-reads', 'tool-ablation']);
+    // The same call 2, 5 and 6 times (as many calls as the plan has), then the finish; judged where the calls it leaves out (the other views too) decide.
+    const reads = probes.filter((p) => p.family === 'repeat-reads' && (p.request.policy as { actions: Array<{ tool: string }> }).actions[0]?.tool === 'view');
+    expect(reads.map((p) => (p.request.policy as { actions: unknown[] }).actions.length)).toEqual([3, 6, 7]);
+    for (const p of reads) expect([p.needs, (p.request.policy as { actions: Array<{ tool: string }> }).actions.at(-1)?.tool]).toEqual([['view', 'decide', 'set_total'], 'close']);
     for (const p of probes.filter((q) => q.family === 'prefix-finish')) {
       const actions = (p.request.policy as { actions: Array<{ tool: string }> }).actions;
       expect(actions.at(-1)?.tool).toBe('close');

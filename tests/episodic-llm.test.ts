@@ -86,7 +86,7 @@ describe('a batch with an LLM that writes episodic environments', () => {
     expect(repairs).toHaveLength(2);
     expect(repairs.find((t) => t.includes(singleTurn.trimEnd()))).toMatch(/1\. \[static\] E_WRONG_KIND: .*\n {3}message: the spec asks for an episodic \(contract v2: reset, step, score, act\) environment, but the module is single-turn/);
     const repair = repairs.find((t) => t.includes(brokenPayroll.trimEnd())) as string;
-    expect(repair).toMatch(/\d+\. \[hack\] E_ACCEPTS_INCOMPLETE: .*\n {3}message: the incomplete probe scores 1/);
+    expect(repair).toMatch(/\d+\. \[hack\] E_ACCEPTS_INCOMPLETE: .*\n {3}message: \d+ incomplete probes? reach the ceiling 0.1 .*Worst: "incomplete \(seed \d+, level \d+\)" scores 1/);
     expect(repair).toMatch(/ {3}failed probe: incomplete \(seed \d+, level \d+\): score 1, the episode ended by /);
     expect(repair).toMatch(/ {3}the probe's action log \(its first actions\): \[\{"tool":"list_employees","args":\{"page":1\}\}/);
     const reviews = bodies.filter((b) => b.response_format?.json_schema?.name === 'episodic_review_checklist');

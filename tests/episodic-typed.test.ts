@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
+import { judgeFindings } from '../validators/checks/rules.js';
 import { judgeTyped, statedPlaces, typedActions, typedNumber } from '../validators/episodic/typed.js';
 
 const meta = {
@@ -50,7 +51,7 @@ describe('typedActions', () => {
 describe('judgeTyped', () => {
   const ref = rollout([]);
   it('rejects when a quarter of the typed replays lose the score, and not for one edge case', () => {
-    expect(judgeTyped([{ ref, score: 0, actions: [] }, { ref, score: 0, actions: [] }, { ref, score: 1, actions: [] }]).problems[0]?.code).toBe('E_UNTYPEABLE_REFERENCE');
-    expect(judgeTyped([{ ref, score: 0, actions: [] }, ...Array.from({ length: 7 }, () => ({ ref, score: 1, actions: [] }))]).problems).toEqual([]);
+    expect(judgeFindings(judgeTyped([{ ref, score: 0, actions: [] }, { ref, score: 0, actions: [] }, { ref, score: 1, actions: [] }], 0.25).findings)[0]?.code).toBe('E_UNTYPEABLE_REFERENCE');
+    expect(judgeFindings(judgeTyped([{ ref, score: 0, actions: [] }, ...Array.from({ length: 7 }, () => ({ ref, score: 1, actions: [] }))], 0.25).findings)).toEqual([]);
   });
 });

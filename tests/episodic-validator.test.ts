@@ -39,7 +39,8 @@ describe('one coincidence is not a hack', () => {
     // other-episode probes of a level passes (level mean 0.083 over the 0.05 ceiling): judged by its lower
     // confidence bound, one pass in 12 is coincidence; the share of full passes over all levels is 1.4%.
     const report = await validateCandidate(readFileSync(new URL('good-restaurant-seating.js', CORPUS), 'utf8'), { pool, validationSeed: 733_103 });
-    const other = (report.stages.find((s) => s.stage === 'hack')?.metrics as { families: Record<string, { mean: number; pass: number }> }).families['other-episode'];
+    const baselines = (report.stages.find((s) => s.stage === 'hack')?.metrics as { checks: Record<string, { families: Record<string, { mean: number; pass: number }> }> }).checks['episodic-baselines'];
+    const other = baselines?.families['other-episode'];
     expect(other?.mean).toBeGreaterThan(0.05);
     expect(report.verdict, report.problems.map((p) => `${p.code} ${p.message}`).join('\n')).toBe('admit');
   });
@@ -50,7 +51,7 @@ describe('every episodic seed is admitted', () => {
     const report = await validateCandidate(source, { pool, novelty: noveltyIndex() });
     expect(report.verdict, report.problems.map((p) => `${p.code} [${p.stage}] ${p.message}`).join('\n')).toBe('admit');
     const hack = report.stages.find((s) => s.stage === 'hack');
-    expect(hack?.metrics.worstProbe).toEqual(expect.any(String));
+    expect((hack?.metrics.checks as Record<string, { worstProbe?: unknown }>)['episodic-baselines']?.worstProbe).toEqual(expect.any(String));
   });
 });
 
@@ -58,7 +59,7 @@ describe('an episodic rejection explains itself', () => {
   it('names the probe, its scores and a replayable action log', { timeout: LONG }, async () => {
     const report = await validateCandidate(readFileSync(new URL('broken-submit-alone-pays.js', CORPUS), 'utf8'), { pool, validationSeed: 42 });
     const problem = report.problems.find((p) => p.code === 'E_ACCEPTS_REPEATED_ACTION');
-    expect(problem?.message).toMatch(/probe: worst level mean score/);
+    expect(problem?.message).toMatch(/the (repeated-action|finish-alone) probe \(its (mean score|full passes)\) wins \d+% /);
     const evidence = problem?.evidence as { seed: number; level: number; actions: string; score: number };
     expect(evidence.score).toBe(1);
     expect(JSON.parse(evidence.actions)).toEqual(expect.any(Array));

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { loneSurrogate, negations, perturbNumbers, shapeOf } from '../validators/answers.js';
 import { sampleTraits } from '../validators/hack-checks.js';
-import { derivedLeak, digitRuns, promptNumbers } from '../validators/leak-derived.js';
+import { ARITHMETIC, digitRuns, promptNumbers } from '../validators/leak-derived.js';
+import { pooled } from './helpers/readers.js';
 import { hedges, nonAnswers, promptTokens, reasoning } from '../validators/probe-forms.js';
 import { probeBattery } from '../validators/probes.js';
 import { tokenGuesses } from '../validators/prompt-lists.js';
@@ -81,18 +82,18 @@ describe('leaks through formats and simple relations', () => {
     });
 
   it('finds the midpoint of two bounds, a sum, and a scaled check value', () => {
-    const mid = derivedLeak(sample((a, i) => `Values ${i} and ${i + 3} and ${2 * i}. The count is strictly between ${a - 1} and ${a + 1}.`), 0.5, 20);
-    expect(mid.overall?.rule).toMatch(/midpoint|from the end - 1|\+ 1/);
-    expect((mid.overall?.rate ?? 0) - (mid.overall?.chance ?? 0)).toBeGreaterThan(0.9);
-    const scaled = derivedLeak(sample((a, i) => `Stops ${i}, ${i + 1}, ${i + 2}. Three times the count is ${3 * a}.`), 0.5, 20);
-    expect(scaled.overall?.rule).toMatch(/divided by 3/);
+    const mid = pooled(sample((a, i) => `Values ${i} and ${i + 3} and ${2 * i}. The count is strictly between ${a - 1} and ${a + 1}.`), ARITHMETIC);
+    expect(mid?.rule).toMatch(/midpoint|from the end - 1|\+ 1/);
+    expect((mid?.rate ?? 0) - (mid?.chance ?? 0)).toBeGreaterThan(0.9);
+    const scaled = pooled(sample((a, i) => `Stops ${i}, ${i + 1}, ${i + 2}. Three times the count is ${3 * a}.`), ARITHMETIC);
+    expect(scaled?.rule).toMatch(/divided by 3/);
   });
 
   it('finds nothing in honest prompts, and leaves "a + b" tasks alone', () => {
-    const honest = derivedLeak(sample((_a, i) => `Values ${i * 13 + 5}, ${i * 17 + 2}, ${i * 3 + 1} and ${i * 29 + 4}.`), 0.5, 20);
-    expect((honest.overall?.rate ?? 0) - (honest.overall?.chance ?? 0)).toBeLessThan(0.3);
-    const sum = derivedLeak(sample((a) => `What is ${a - 40} + 40?`), 0.5, 20);
-    expect(sum.overall?.rule ?? '').not.toMatch(/\+ the/);
+    const honest = pooled(sample((_a, i) => `Values ${i * 13 + 5}, ${i * 17 + 2}, ${i * 3 + 1} and ${i * 29 + 4}.`), ARITHMETIC);
+    expect((honest?.rate ?? 0) - (honest?.chance ?? 0)).toBeLessThan(0.3);
+    const sum = pooled(sample((a) => `What is ${a - 40} + 40?`), ARITHMETIC);
+    expect(sum?.rule ?? '').not.toMatch(/\+ the/);
   });
 });
 

@@ -5,9 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Episode } from '../sandbox/episodes.js';
 import { caseCarriesInformation, caseFlips, excerpt, loneSurrogate, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize } from '../validators/answers.js';
-import { informedGuessing, type ChoiceCase } from '../validators/choice-rules.js';
-import { detectLeak, encodings, numberWords } from '../validators/leak.js';
-import { derivedLeak } from '../validators/leak-derived.js';
+import { OPTIONS } from '../validators/choice-rules.js';
+import { ENCODINGS, encodings, numberWords } from '../validators/leak.js';
+import { judgeReaders } from '../validators/readers.js';
+import { READERS } from '../validators/checks/readers.js';
+import { choiceSample, pooled } from './helpers/readers.js';
 import { nonAnswers, promptTokens, reasoning } from '../validators/probe-forms.js';
 import { LONG_BANDS, probeBattery, rotate, type Probe } from '../validators/probes.js';
 import { chosenOption, isArrangement, parseChoices, printedList, promptLists, tokenGuesses } from '../validators/prompt-lists.js';
@@ -124,16 +126,16 @@ describe('leaks', () => {
   it('finds an answer at a fixed place in some encoding, against chance from other instances', () => {
     const make = (n: number, i: number) => episode(`Ticket ${(n * 7).toString(16)}. Values: ${n}, ${n + 3}, 4, 9. What is seven times the first value?`, String(n * 7), 1, i);
     const leaky = Array.from({ length: 40 }, (_, i) => make(10 + i * 3, i));
-    const leak = detectLeak(leaky, 0.3, 20);
-    expect(leak.overall?.rule).toMatch(/hexadecimal|base 16/);
-    expect((leak.overall?.rate ?? 0) - (leak.overall?.chance ?? 0)).toBeGreaterThan(0.9);
+    const leak = pooled(leaky, ENCODINGS);
+    expect(leak?.rule).toMatch(/hexadecimal|base 16/);
+    expect((leak?.rate ?? 0) - (leak?.chance ?? 0)).toBeGreaterThan(0.9);
     // The answer among the prompt's values at a random place (a selection task) is no leak.
     const fair = Array.from({ length: 40 }, (_, i) => {
       const base = [i + 3, 2 * i + 50, 3 * i + 7, i + 90];
       const values = [...base.slice(i % 4), ...base.slice(0, i % 4)];
       return episode(`Values: ${values.join(', ')}. Which is the largest?`, String(Math.max(...values)), 1, i);
     });
-    const none = detectLeak(fair, 0.3, 20).overall;
+    const none = pooled(fair, ENCODINGS);
     expect((none?.rate ?? 0) - (none?.chance ?? 0)).toBeLessThan(0.5);
   });
 });
@@ -161,17 +163,16 @@ describe('printed lists and options', () => {
   });
 
   it('learns a guessing rule on half the instances and wins with it on the other half, but not where there is nothing to learn', () => {
-    const biased: ChoiceCase[] = Array.from({ length: 200 }, (_, i) => {
+    const biased = Array.from({ length: 200 }, (_, i) => {
       const texts = ['add 3', 'double it', 'reverse', 'sort'].map((t, j) => `${t} ${(i + j) % 5}`);
       // The right option is never one the program above already shows.
-      return { choices: { labels: ['A', 'B', 'C', 'D'], texts, body: `Program: ${texts[(i + 1) % 4]}; ${texts[(i + 2) % 4]}; ${texts[(i + 3) % 4]}` }, truth: i % 4 };
+      return choiceSample({ labels: ['A', 'B', 'C', 'D'], texts, body: `Program: ${texts[(i + 1) % 4]}; ${texts[(i + 2) % 4]}; ${texts[(i + 3) % 4]}` }, i % 4, i);
     });
-    const learned = informedGuessing(biased);
-    expect(learned.outcomes.reduce((a, b) => a + b, 0) / learned.outcomes.length).toBeGreaterThan(0.9);
-    const fair: ChoiceCase[] = Array.from({ length: 400 }, (_, i) => ({ choices: { labels: ['A', 'B', 'C', 'D'], texts: ['w', 'x', 'y', 'z'].map((t) => `${t}${(i * 37) % 11}`), body: 'Which?' }, truth: (i * 7 + (i >> 3)) % 4 }));
-    const none = informedGuessing(fair);
-    expect(none.outcomes.reduce((a, b) => a + b, 0) / none.outcomes.length).toBeLessThan(0.25 + 0.08);
-    expect(none.nominal).toBe(0.25);
+    expect(pooled(biased, OPTIONS)?.rate).toBeGreaterThan(0.9);
+    const fair = Array.from({ length: 400 }, (_, i) => choiceSample({ labels: ['A', 'B', 'C', 'D'], texts: ['w', 'x', 'y', 'z'].map((t) => `${t}${(i * 37) % 11}`), body: 'Which?' }, (i * 7 + (i >> 3)) % 4, i));
+    const none = pooled(fair, OPTIONS);
+    expect(none?.rate).toBeLessThan(0.25 + 0.08);
+    expect(none?.chance).toBe(0.25);
   });
 });
 
@@ -229,9 +230,8 @@ describe('every parser of guest text is linear on megabyte adversarial input', (
     parseChoices(text);
     printedList(text, shapeOf('a, b'));
     encodings(text);
-    detectLeak([episode(text, '42'), episode(text, '43', 1, 1)], 0.3, 1);
+    judgeReaders([episode(text, '42'), episode(text, '43', 1, 1)], READERS);
     battery(text.slice(0, 200_000), '42', ['41'], 0);
-    derivedLeak([episode(text, '42'), episode(text, '43', 1, 1)], 0.3, 1);
     tokenGuesses(text, shapeOf('a, b'));
     promptTokens(text, '42', shapeOf('42'), 8, 3);
     nonAnswers(text.slice(0, 100_000), shapeOf(text.slice(0, 100_000)), new Set());
@@ -246,10 +246,10 @@ describe('every parser of guest text is linear on megabyte adversarial input', (
     // A needle that matches all but its first token at every place (the worst case of Boyer-Moore-Horspool).
     const answer = `b, ${Array.from({ length: 399 }, () => 'a').join(', ')}`;
     const prompt = 'a '.repeat(MB / 2);
-    detectLeak([episode(prompt, answer), episode(prompt, answer, 1, 1), episode(prompt, 'c, d', 1, 2)], 0.3, 1);
+    judgeReaders([episode(prompt, answer), episode(prompt, answer, 1, 1), episode(prompt, 'c, d', 1, 2)], READERS);
     const option = `y${'x'.repeat(399)}`;
     const choices = { labels: ['A', 'B'], texts: [option, `z${'x'.repeat(399)}`], body: 'x'.repeat(MB) };
-    informedGuessing([{ choices, truth: 0 }, { choices, truth: 1 }]);
+    judgeReaders([choiceSample(choices, 0, 0), choiceSample(choices, 1, 1)], READERS);
     excerpt(`${'x'.repeat(MB)}`, [option]);
     expect(performance.now() - started).toBeLessThan(15_000);
   });

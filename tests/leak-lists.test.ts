@@ -1,8 +1,9 @@
-// Leaks by the prompt's structure (validators/leak-lists.ts, FINDINGS-rt4 R18): the lists a prompt is parsed
+// Leaks by the prompt's structure (validators/leak-lists.ts, a reader family): the lists a prompt is parsed
 // into, and the rule "the item at rank k of a list" judged on a held-out half against chance.
 import { describe, expect, it } from 'vitest';
-import { listLeak, promptLists } from '../validators/leak-lists.js';
-import type { LeakSample } from '../validators/leak.js';
+import { LISTS, promptLists } from '../validators/leak-lists.js';
+import type { ReaderSample } from '../validators/readers.js';
+import { pooled } from './helpers/readers.js';
 
 const CITIES = ['Avalon', 'Brixton', 'Cardale', 'Dunmore', 'Elmsford', 'Falkirk', 'Glenrock', 'Hartwell', 'Ironbridge', 'Jarrow', 'Kelso', 'Lydford'];
 /** A tiny seeded generator, so the instances below are fixed. */
@@ -11,7 +12,7 @@ function rng(seed: number) {
   return (n: number) => ((s = (s * 1664525 + 1013904223) >>> 0) % n);
 }
 /** Instances of "which city is farthest": the cities printed in `order`, a note of random length before the list. */
-function samples(order: 'by distance' | 'shuffled', count = 80): LeakSample[] {
+function samples(order: 'by distance' | 'shuffled', count = 80): ReaderSample[] {
   return Array.from({ length: count }, (_, i) => {
     const r = rng(i + 1);
     const cities = [...CITIES].sort(() => r(3) - 1).slice(0, 5).map((name) => ({ name, d: r(100) }));
@@ -40,22 +41,22 @@ describe('promptLists: the lists a prompt holds', () => {
   });
 });
 
-describe('listLeak: the item at a place in a list, judged on the held-out half', () => {
+describe('the lists reader: the item at a place in a list, judged on the held-out half', () => {
   it('items printed in the order the answer was computed: the last item is the answer, far above chance', () => {
-    const { overall } = listLeak(samples('by distance'), 0.5, 20);
+    const overall = pooled(samples('by distance'), LISTS);
     // Five cities a prompt: the 5th item and the last are the same place.
-    expect(overall?.rule).toMatch(/^the answer is the (last item|item 5) of the prompt's list 1, from its token 1$/);
+    expect(overall?.rule).toMatch(/^the answer is the (last item|item 5) of the prompt's list (1|-1|1 from the end|last list), from its token 1$/);
     expect(overall?.rate).toBe(1);
     expect(overall?.chance).toBeLessThan(0.4);
   });
 
   it('items printed in a random order: no place reads the answer more often than it reads another instance\'s', () => {
-    const { overall } = listLeak(samples('shuffled'), 0.5, 20);
+    const overall = pooled(samples('shuffled'), LISTS);
     expect((overall?.rate ?? 0) - (overall?.chance ?? 0)).toBeLessThan(0.3);
   });
 
   it('answers that are not short phrases (a long list, a paragraph) are not read', () => {
     const long = samples('by distance').map((s) => ({ ...s, reference: `<answer>${CITIES.join(' ')}</answer>` }));
-    expect(listLeak(long, 0.5, 20)).toEqual({ overall: null, level: null });
+    expect(pooled(long, LISTS)).toBeNull();
   });
 });

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Episode } from '../sandbox/episodes.js';
 import { numberWords } from '../validators/leak.js';
-import { derivedLeak } from '../validators/leak-derived.js';
+import { ARITHMETIC } from '../validators/leak-derived.js';
+import { pooled } from './helpers/readers.js';
 import { asksToConvertWords, wordNumbers } from '../validators/leak-words.js';
 
 const episode = (answer: number, prompt: string, seed: number, level: number): Episode => ({ ok: true, seed, level, instance: { prompt }, reference: `<answer>${answer}</answer>`, referenceVerdict: { ok: true, score: 1 }, verdicts: [], ms: [0, 0, 0] }) as Episode;
@@ -29,17 +30,17 @@ describe('wordNumbers', () => {
   });
 });
 
-describe('derivedLeak over number words', () => {
+describe('the arithmetic reader over number words', () => {
   const sample = (make: (answer: number, i: number) => string) => Array.from({ length: 60 }, (_, i) => { const a = 100 + ((i * 7919) % 9_000); return episode(a, make(a, i), i, 1 + (i % 3)); });
 
   it('finds an answer written in words beside the inputs', () => {
-    const leak = derivedLeak(sample((a, i) => `Lines: ${i + 2} x $${a - i - 2}, 1 x $${i + 2}. The cheque reads "${cheque(a)} dollars only". Compute the amount due.`), 0.5, 20);
-    expect(leak.overall?.rule).toMatch(/in words/);
-    expect(leak.overall?.rate).toBe(1);
+    const leak = pooled(sample((a, i) => `Lines: ${i + 2} x $${a - i - 2}, 1 x $${i + 2}. The cheque reads "${cheque(a)} dollars only". Compute the amount due.`), ARITHMETIC);
+    expect(leak?.rule).toMatch(/in words/);
+    expect(leak?.rate).toBe(1);
   });
 
   it('leaves a task that asks for the words as digits', () => {
-    const leak = derivedLeak(sample((a) => `Write "${cheque(a)}" in digits.`), 0.5, 20);
-    expect(leak.overall).toBeNull();
+    const leak = pooled(sample((a) => `Write "${cheque(a)}" in digits.`), ARITHMETIC);
+    expect(leak?.rate).toBe(0);
   });
 });

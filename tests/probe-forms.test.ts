@@ -1,15 +1,30 @@
-// The single-turn probe forms that restate the question or speak to a verifier's machinery: formulas of the
-// prompt (copied into the answer, they pay where "any equivalent form" is accepted) and universal answers.
+// The single-turn probe forms that restate the question or speak to a verifier's machinery: the prompt's own
+// expressions (transcribed into the answer, they pay where "any equivalent form" is accepted) and universal answers.
 import { describe, expect, it } from 'vitest';
-import { INHERITED_NAMES, promptFormulas, UNIVERSAL_ANSWERS } from '../validators/probe-forms.js';
+import { INHERITED_NAMES, UNIVERSAL_ANSWERS } from '../validators/probe-forms.js';
+import { expressionSpans, numbersInOrder, restatements, transcribe } from '../validators/restatements.js';
 import { rotate } from '../validators/probes.js';
 
-describe('promptFormulas', () => {
-  it('finds the formulas of a prompt, longest first, and not plain numbers, lists or prose', () => {
+describe('restatements', () => {
+  it('finds the expressions of a prompt, longest first, and not plain numbers, lists or prose', () => {
     const prompt = 'Evaluate the expression (3 + 4) * 5 - 2 (integers; * binds tighter). Reduce the fraction 12/18. In 2026, 7 people: 3, 4, 5.';
-    expect(promptFormulas(prompt, 3)).toEqual(['(3 + 4) * 5 - 2', '12/18']);
-    expect(promptFormulas(prompt, 1)).toEqual(['(3 + 4) * 5 - 2']);
-    expect(promptFormulas('List: 3, 4, 5 and -2. Year 2026.', 3)).toEqual([]);
+    expect(expressionSpans(prompt, 3)).toEqual(['(3 + 4) * 5 - 2', '12/18']);
+    expect(expressionSpans(prompt, 1)).toEqual(['(3 + 4) * 5 - 2']);
+    expect(expressionSpans('List: 3, 4, 5 and -2. Year 2026.', 3)).toEqual([]);
+  });
+
+  it('transcribes the notation a prompt prints into what a model types, and finds expressions in variables', () => {
+    expect(expressionSpans('Expand (x + 3)(x − 2) fully.', 3)).toEqual(['(x + 3)(x − 2)']);
+    expect(transcribe('(x + 3)(x − 2)')).toBe('(x + 3)*(x - 2)');
+    expect(transcribe('2(a + b)² ÷ 4 × c')).toBe('2*(a + b)^2 / 4 * c');
+    expect(transcribe('3²', '**')).toBe('3**2');
+  });
+
+  it('joins the numbers of a worded question by its operator words, in order', () => {
+    expect(numbersInOrder('What is 12 plus 7 times 3?')).toBe('12 + 7 * 3');
+    expect(numbersInOrder('Find the sum of 40 and 2.')).toBe('40 + 2');
+    expect(numbersInOrder('There are 3 boxes with 4 pens each.')).toBeNull();
+    expect(restatements('Compute 6 × 7 − 1.').map(([, text]) => text)).toEqual(['6 × 7 − 1', '6 * 7 - 1']);
   });
 });
 

@@ -45,7 +45,8 @@ describe('the judgement explains itself', () => {
     const report = await validate('broken-constant-level-one.js');
     const problem = report.problems.find((p) => p.code === 'E_ACCEPTS_CONSTANT');
     expect(problem?.message).toMatch(/at level 1 /);
-    const levels = (report.stages.find((s) => s.stage === 'hack')?.metrics.guessing ?? []) as Array<{ level: number }>;
+    const checks = report.stages.find((s) => s.stage === 'hack')?.metrics.checks as { guessing: { levels: Array<{ level: number }> } };
+    const levels = checks.guessing.levels;
     expect(levels.map((l) => l.level)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 });

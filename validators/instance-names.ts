@@ -1,5 +1,5 @@
-// Names a verifier can look up, read from the instance itself (red team rt4 R1): a verifier that indexes the
-// instance by the answer (`stock[given] > 0`, `valid[given]`) pays a name of the instance's own machinery,
+// Names a verifier can look up, read from the instance itself: a verifier that indexes the instance by the
+// answer (`stock[given] > 0`, `valid[given]`) pays a name of the instance's own machinery,
 // such as an array's `length` or a key of a nested record, which no fixed list of names holds. Every own key
 // at every depth of the instance's JSON, and `length` (the prompt is a string; arrays have it too), are sent
 // as format-only answers at zero tolerance, except names that may be honest answers.

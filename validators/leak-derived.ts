@@ -1,12 +1,10 @@
-// Leaks by trivial arithmetic or formatting: the prompt's numbers are read with their formats normalised
-// (thousands separators of any kind, digits spelled one by one as in "4-0-9-3", numbers in words as in
-// "four thousand and seven": leak-words.ts), and simple relations of
-// them at fixed places (a number itself, ±1, ×k, ÷k, the sum, difference or midpoint of two) are tested as
-// reading rules. A relation is a leak when it gives the answer far more often than it gives another
-// instance's answer at the same level (chance), as leak.ts judges its encodings. Scaled and two-number
+// A reader family (readers.ts) of trivial arithmetic or formatting: the prompt's numbers are read with their
+// formats normalised (thousands separators of any kind, digits spelled one by one as in "4-0-9-3", numbers in
+// words as in "four thousand and seven": leak-words.ts), and simple relations of them at fixed places (a
+// number itself, ±1, ×k, ÷k, the sum, difference or midpoint of two) are its rules. Scaled and two-number
 // relations count only in prompts with four numbers or more ("a + b" alone is the task, not a leak).
 import { answerContent } from '../sandbox/answer.js';
-import type { Leak, LeakSample } from './leak.js';
+import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 import { asksToConvertWords, wordNumbers } from './leak-words.js';
 
 const ANSWER = /^[+-]?\d+(\.\d+)?$/;
@@ -118,53 +116,35 @@ function hitsOf(p: Numbers, answer: number, out: Set<number>): void {
 
 const same = (v: number, answer: number) => Math.abs(v - answer) <= 1e-9 * Math.max(1, Math.abs(answer));
 
-/** The strongest arithmetic reading rule, over all instances and at any one level (by excess over chance). */
-export function derivedLeak(episodes: LeakSample[], minRate: number, minLevelSamples: number): { overall: Leak | null; level: Leak | null } {
-  const answers = episodes.map((e) => {
-    const a = answerContent(e.reference).trim();
-    return ANSWER.test(a) && a.length <= 15 ? Number(a) : null;
-  });
-  const verdict: { overall: Leak | null; level: Leak | null } = { overall: null, level: null };
-  if (answers.filter((a) => a !== null).length < 0.8 * episodes.length) return verdict;
-  const numbers: Numbers[] = episodes.map((e, i) => (answers[i] === null ? { nums: [], runs: [], words: [] } : { nums: promptNumbers(e.instance.prompt), runs: digitRuns(e.instance.prompt), words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt) }));
-  const levels = new Map<number, number[]>();
-  episodes.forEach((e, i) => levels.set(e.level, [...(levels.get(e.level) ?? []), i]));
-  const hits = new Map<number, Map<number, number>>();
-  episodes.forEach((e, i) => {
-    const answer = answers[i];
-    if (answer === null || answer === undefined) return;
-    const found = new Set<number>();
-    hitsOf(numbers[i] as Numbers, answer, found);
-    for (const rule of found) {
-      const h = hits.get(rule) ?? new Map<number, number>();
-      h.set(e.level, (h.get(e.level) ?? 0) + 1);
-      hits.set(rule, h);
-    }
-  });
-  const keep = (slot: 'overall' | 'level', leak: Leak) => {
-    const old = verdict[slot];
-    if (!old || leak.rate - leak.chance > old.rate - old.chance) verdict[slot] = leak;
-  };
-  for (const [rule, byLevel] of hits) {
-    const total = [...byLevel.values()].reduce((a, b) => a + b, 0);
-    if (total < minRate * episodes.length && ![...byLevel].some(([level, h]) => h >= minRate * (levels.get(level) as number[]).length)) continue;
-    let allHits = 0;
-    let allChance = 0;
-    for (const [level, members] of levels) {
-      // Chance: the rule read on this prompt against the next instance's answer at the level.
-      let chance = 0;
-      members.forEach((n, at) => {
-        const other = answers[members[(at + 1) % members.length] as number];
-        const v = valueOf(rule, numbers[n] as Numbers);
-        if (members.length > 1 && other !== null && other !== undefined && v !== undefined && same(v, other)) chance++;
-      });
-      const h = byLevel.get(level) ?? 0;
-      allHits += h;
-      allChance += chance;
-      const examples = members.filter((n) => { const v = valueOf(rule, numbers[n] as Numbers); return v !== undefined && answers[n] !== null && same(v, answers[n] as number); }).slice(0, 2).map((n) => ({ seed: (episodes[n] as LeakSample).seed, level, answer: answerContent((episodes[n] as LeakSample).reference).slice(0, 80) }));
-      if (members.length >= minLevelSamples) keep('level', { rule: `the answer is ${ruleName(rule)} of the prompt (formats normalised)`, rate: h / members.length, chance: chance / members.length, level, examples });
-    }
-    keep('overall', { rule: `the answer is ${ruleName(rule)} of the prompt (formats normalised)`, rate: allHits / episodes.length, chance: allChance / episodes.length, examples: [] });
-  }
-  return verdict;
-}
+/**
+ * The arithmetic reader: where most answers are numbers, every relation of the prompt's numbers at fixed
+ * places that gives the answer is a rule; it earns a sample whose numbers give the answer by that relation.
+ */
+export const ARITHMETIC: ReaderFamily = {
+  name: 'a simple relation of the prompt\'s numbers',
+  code: 'E_ANSWER_LEAK',
+  prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
+    const answers = samples.map((e) => {
+      const a = answerContent(e.reference).trim();
+      return ANSWER.test(a) && a.length <= 15 ? Number(a) : null;
+    });
+    if (answers.filter((a) => a !== null).length < 0.8 * samples.length) return null;
+    const numbers: Numbers[] = samples.map((e, i) => (answers[i] === null ? { nums: [], runs: [], words: [] } : { nums: promptNumbers(e.instance.prompt), runs: digitRuns(e.instance.prompt), words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt) }));
+    return {
+      *fit(i) {
+        const answer = answers[i];
+        if (answer === null || answer === undefined) return;
+        const found = new Set<number>();
+        hitsOf(numbers[i] as Numbers, answer, found);
+        for (const rule of found) yield [String(rule), 1];
+      },
+      credit(rule, i, j) {
+        const answer = answers[j];
+        if (answer === null || answer === undefined || answers[i] === null) return 0;
+        const v = valueOf(Number(rule), numbers[i] as Numbers);
+        return v !== undefined && same(v, answer) ? 1 : 0;
+      },
+      describe: (rule) => `the answer is ${ruleName(Number(rule))} of the prompt (formats normalised)`,
+    };
+  },
+};

@@ -1,19 +1,25 @@
-// Leaks by the prompt's structure (FINDINGS-rt4 R18): the prompt's lists are parsed (runs of bulleted,
-// numbered, table or plain lines; comma-separated lists inside a sentence), and a reading rule takes the item at
-// a rank (from the start or the end) of one list, at a token offset inside the item. A generator that prints its
+// A reader family (readers.ts) of the prompt's structure: the prompt's lists are parsed (runs of bulleted,
+// numbered, table or plain lines; comma-separated lists inside a sentence), and a rule takes the item at a rank
+// (from the start or the end) of one list, at a token offset inside the item. A generator that prints its
 // items in the order it computed ("sorted by distance, so the farthest is last") leaks the answer at a place
-// that word indices miss, as notes of random length move it. Rules are fitted on half the instances of each
-// level and measured on the other half, against chance (another instance's answer read by the same rule).
+// that word indices miss, as notes of random length move it.
 import { answerContent } from '../sandbox/answer.js';
 import { tokenize } from './answers.js';
-import type { Leak, LeakSample } from './leak.js';
+import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
 const RANKS = 12;
-const LISTS = 3;
+const MAX_LISTS = 3;
 const OFFSETS = [0, 1, 2, 3, -1, -2]; // from the item's start; negative: the answer ends that many tokens from its end
 const MAX_ANSWER_TOKENS = 6;
 const MARKER = /^\s*(?:[-*\u2022+]|\d{1,3}[.)]|[A-Za-z][.)]|\(\w{1,3}\)|\|)\s*/;
 const lower = (text: string) => tokenize(text.slice(0, 2_000), 200).map((t) => t.toLowerCase());
+
+/** A part without its closing stops, trimmed (a scan from the end: a pattern anchored at the end rescans from every start). */
+function trimStops(part: string): string {
+  let end = part.length;
+  while (end > 0 && '.?!'.includes(part[end - 1] as string)) end--;
+  return part.slice(0, end).trim();
+}
 
 /** The prompt's lists, in order, each a list of items as lowercase tokens: runs of two or more lines of one shape, and inline lists of three or more. */
 export function promptLists(prompt: string, max = 40): string[][][] {
@@ -33,8 +39,9 @@ export function promptLists(prompt: string, max = 40): string[][][] {
     kind = s;
     if (s !== null) run.push(line);
     // A list inside a sentence: the part after its last colon, split on commas or semicolons (and a final "and").
-    for (const sentence of line.split(/(?<=[.?!])\s+/)) {
-      const parts = (sentence.split(':').at(-1) ?? '').split(/\s*[,;]\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+/).map((p) => p.replace(/[.?!]+$/, '').trim()).filter(Boolean);
+    // Whitespace collapsed first: a split on "\s*[,;]" would rescan a long run of spaces from every position.
+    for (const sentence of line.replace(/\s+/g, ' ').split(/(?<=[.?!]) /)) {
+      const parts = (sentence.split(':').at(-1) ?? '').split(/ ?[,;] ?(?:and |or )?| (?:and|or) /).map(trimStops).filter(Boolean);
       if (parts.length >= 3) lists.push({ at: i, items: parts.map(lower) });
     }
   });
@@ -64,61 +71,36 @@ const name = (r: Rule) =>
 function hitsOf(lists: string[][][], answer: string[]): Rule[] {
   const out: Rule[] = [];
   const want = answer.join(' ');
-  for (const list of ranks(lists.length, LISTS)) {
+  for (const list of ranks(lists.length, MAX_LISTS)) {
     const items = pick(lists, list) ?? [];
     for (const item of ranks(items.length, RANKS)) for (const offset of OFFSETS) if (read({ list, item, offset }, lists, answer.length) === want) out.push({ list, item, offset });
   }
   return out;
 }
 
-/** The strongest structural reading rule, fitted on one half of each level's instances and measured on the other, overall and at any one level. */
-export function listLeak(episodes: LeakSample[], minRate: number, minLevelSamples: number): { overall: Leak | null; level: Leak | null } {
-  const verdict: { overall: Leak | null; level: Leak | null } = { overall: null, level: null };
-  const answers = episodes.map((e) => lower(answerContent(e.reference)));
-  const usable = answers.map((a) => a.length > 0 && a.length <= MAX_ANSWER_TOKENS);
-  if (usable.filter(Boolean).length < 0.8 * episodes.length) return verdict;
-  const lists = episodes.map((e, i) => (usable[i] ? promptLists(e.instance.prompt) : []));
-  const levels = new Map<number, number[]>();
-  episodes.forEach((e, i) => levels.set(e.level, [...(levels.get(e.level) ?? []), i]));
-  const fit = [...levels.values()].flatMap((m) => m.filter((_, k) => k % 2 === 0));
-  const test = new Map([...levels].map(([level, m]) => [level, m.filter((_, k) => k % 2 === 1)] as const));
-  // Fitting: the rules that read the answer in at least `minRate` of the fitting half, overall or at one level.
-  const counts = new Map<string, { rule: Rule; hits: Map<number, number> }>();
-  for (const i of fit) for (const rule of usable[i] ? hitsOf(lists[i] as string[][][], answers[i] as string[]) : []) {
-    const key = JSON.stringify(rule);
-    const c = counts.get(key) ?? { rule, hits: new Map<number, number>() };
-    const level = (episodes[i] as LeakSample).level;
-    counts.set(key, { rule, hits: c.hits.set(level, (c.hits.get(level) ?? 0) + 1) });
-  }
-  const fitted = (hits: Map<number, number>) => [...hits.values()].reduce((x, y) => x + y, 0) >= minRate * fit.length || [...hits].some(([level, h]) => h >= minRate * Math.ceil((levels.get(level) as number[]).length / 2));
-  const keep = (slot: 'overall' | 'level', leak: Leak) => {
-    const old = verdict[slot];
-    if (!old || leak.rate - leak.chance > old.rate - old.chance) verdict[slot] = leak;
-  };
-  const joined = (i: number) => (answers[i] as string[]).join(' ');
-  const reads = (rule: Rule, n: number, o: number) => read(rule, lists[n] as string[][][], (answers[o] as string[]).length) === joined(o);
-  for (const { rule, hits } of counts.values()) {
-    if (!fitted(hits)) continue;
-    let [allHits, allChance, all] = [0, 0, 0];
-    const shown: Leak['examples'] = [];
-    for (const [level, members] of test) {
-      let [h, chance] = [0, 0];
-      const examples: Leak['examples'] = [];
-      members.forEach((n, at) => {
-        if (!usable[n]) return;
-        if (reads(rule, n, n)) {
-          h++;
-          if (examples.length < 2) examples.push({ seed: (episodes[n] as LeakSample).seed, level, answer: answerContent((episodes[n] as LeakSample).reference).slice(0, 80) });
-        }
-        // Chance: the same rule on this prompt against up to three other instances' answers at the level.
-        const others = [1, 2, 3].slice(0, Math.max(0, members.length - 1)).map((k) => members[(at + k) % members.length] as number).filter((o) => usable[o]);
-        for (const o of others) if (joined(n) === joined(o) || reads(rule, n, o)) chance += 1 / others.length;
-      });
-      [allHits, allChance, all] = [allHits + h, allChance + chance, all + members.length];
-      shown.push(...examples.slice(0, 2 - shown.length));
-      if (members.length >= minLevelSamples) keep('level', { rule: `the answer is ${name(rule)}`, rate: h / members.length, chance: chance / members.length, level, examples });
-    }
-    if (all > 0) keep('overall', { rule: `the answer is ${name(rule)}`, rate: allHits / all, chance: allChance / all, examples: shown });
-  }
-  return verdict;
-}
+/**
+ * The lists reader: where most answers are a few tokens, every place in the prompt's lists (the list, the
+ * item's rank in it, the token offset in the item) that holds the answer is a rule.
+ */
+export const LISTS: ReaderFamily = {
+  name: "an item at a fixed place in the prompt's lists",
+  code: 'E_ANSWER_LEAK',
+  prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
+    const answers = samples.map((e) => lower(answerContent(e.reference)));
+    const usable = answers.map((a) => a.length > 0 && a.length <= MAX_ANSWER_TOKENS);
+    if (usable.filter(Boolean).length < 0.8 * samples.length) return null;
+    const lists = samples.map((e, i) => (usable[i] ? promptLists(e.instance.prompt) : []));
+    const joined = answers.map((a) => a.join(' '));
+    return {
+      *fit(i) {
+        if (!usable[i]) return;
+        for (const rule of hitsOf(lists[i] as string[][][], answers[i] as string[])) yield [JSON.stringify(rule), 1];
+      },
+      credit(rule, i, j) {
+        if (!usable[i] || !usable[j]) return 0;
+        return read(JSON.parse(rule) as Rule, lists[i] as string[][][], (answers[j] as string[]).length) === joined[j] ? 1 : 0;
+      },
+      describe: (rule) => `the answer is ${name(JSON.parse(rule) as Rule)}`,
+    };
+  },
+};

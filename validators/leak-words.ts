@@ -1,4 +1,4 @@
-// A number reader for the leak rules (red team rt4 R2): numbers written in English words ("four thousand two
+// A number reader for the arithmetic reader family: numbers written in English words ("four thousand two
 // hundred and seven", "twenty-one") read as numbers, so the arithmetic reading rules (leak-derived.ts) see a
 // second copy of the answer spelled out beside the task's inputs. A prompt that asks for words to be
 // converted (the words are the question itself) is not read this way: there the copy is the task.

@@ -1,13 +1,12 @@
-// The answer must not be readable off the prompt. The answer is written in every simple encoding (numeral
-// systems from base 2 to 36 with and without a prefix, number words, Roman numerals, reversed digits,
-// reversed or rot13 words, base64) and searched among the prompt's tokens; each place one is found gives a
-// candidate reading rule (the k-th token from either end, the k-th token of its kind, the token after or
-// before a fixed word). A rule is a leak when it finds the answer far more often than it finds the answer
-// of another instance at the same level in the same place (chance). Answers of several words are also
-// searched as a whole token sequence.
+// A reader family (readers.ts): the answer written in every simple encoding (numeral systems from base 2
+// to 36 with and without a prefix, number words, Roman numerals, reversed digits, reversed or rot13 words,
+// base64) and searched among the prompt's tokens; each place one is found gives a reading rule (the k-th
+// token from either end, the k-th token of its kind, the token after or before a fixed word, or an answer
+// of several words held anywhere as a whole token sequence).
 import type { Episode } from '../sandbox/episodes.js';
 import { isIntegerAnswer, normalizeAnswer, occurrences, tokenize } from './answers.js';
 import { answerContent } from '../sandbox/answer.js';
+import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
 export const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
 export const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
@@ -158,14 +157,6 @@ function describe(s: Selector, encoding: string): string {
   return `${what} is the ${ordinal(s.k)} ${s.cls ?? 'token'} ${s.kind === 'from start' ? 'from the start' : 'from the end'}`;
 }
 
-export interface Leak {
-  rule: string;
-  rate: number;
-  chance: number;
-  level?: number;
-  examples: Array<{ seed: number; level: number; answer: string }>;
-}
-
 /** The encodings of several tokens, as token sequences to search whole, by encoding name. */
 function sequences(enc: Map<string, string>): Map<string, string[]> {
   const out = new Map<string, string[]>();
@@ -179,82 +170,62 @@ function sequences(enc: Map<string, string>): Map<string, string[]> {
 /** Whether the prompt's tokens hold `seq` as a run (linear, whatever the sequence). */
 const holds = (r: Reading, seq: string[]) => occurrences(r.tokens, seq, 1).length > 0;
 
-/** What the leak check reads of an instance. */
-export type LeakSample = Pick<Episode, 'seed' | 'level' | 'reference'> & { instance: { prompt: string } };
-
-/** Per rule: how often it reads the answer, and how often another instance's answer, overall and per level. */
-interface Tally {
-  rule: string;
-  hits: number;
-  chance: number;
-  n: number;
-}
-
-export interface LeakVerdict {
-  /** The strongest rule over all instances, and the strongest at any one level (by excess over chance). */
-  overall: Leak | null;
-  level: Leak | null;
-}
+/** A rule's id: its selector and the encoding it reads, as a string (rules are compared and counted by it). */
+const ruleId = (s: Selector, encoding: string) => `${JSON.stringify(s)}|${encoding}`;
 
 /**
- * The strongest reading rules over `episodes` (each compared with up to `peers` other instances of its
- * level). Rules that find the answer less often than `minRate` overall and at every level are not scored.
+ * The encodings reader: each place in the prompt where an encoding of the answer appears proposes a rule
+ * (that place, that encoding); a rule earns a sample whose prompt holds, at its place, the answer in its
+ * encoding.
  */
-export function detectLeak(episodes: LeakSample[], minRate: number, minLevelSamples: number, peers = 3, maxTokens = 50_000): LeakVerdict {
-  const readings = episodes.map((e) => new Reading(e.instance.prompt, maxTokens));
-  const answers = episodes.map((e) => encodings(answerContent(e.reference)));
-  const seqs = answers.map(sequences);
-  const contents = episodes.map((e) => normalizeAnswer(answerContent(e.reference)));
-  const levels = new Map<number, number[]>();
-  episodes.forEach((e, i) => levels.set(e.level, [...(levels.get(e.level) ?? []), i]));
-  const rules = new Map<string, { selector: Selector; encoding: string; hits: Map<number, number>; examples: Leak['examples'] }>();
-  episodes.forEach((e, n) => {
-    const r = readings[n] as Reading;
-    const seen = new Set<string>();
-    const hit = (selector: Selector, encoding: string) => {
-      const id = `${JSON.stringify(selector)}|${encoding}`;
-      if (seen.has(id)) return;
-      seen.add(id);
-      const rule = rules.get(id) ?? { selector, encoding, hits: new Map<number, number>(), examples: [] };
-      rule.hits.set(e.level, (rule.hits.get(e.level) ?? 0) + 1);
-      if (rule.examples.length < 2) rule.examples.push({ seed: e.seed, level: e.level, answer: answerContent(e.reference).slice(0, 80) });
-      rules.set(id, rule);
+export const ENCODINGS: ReaderFamily = {
+  name: 'the answer in an encoding at a fixed place',
+  code: 'E_ANSWER_LEAK',
+  prepare(samples: readonly ReaderSample[]): PreparedFamily {
+    const readings = samples.map((e) => new Reading(e.instance.prompt, 50_000));
+    const answers = samples.map((e) => encodings(answerContent(e.reference)));
+    const seqs = answers.map(sequences);
+    const parsed = new Map<string, { selector: Selector; encoding: string }>();
+    const parse = (rule: string) => {
+      let p = parsed.get(rule);
+      if (!p) {
+        const bar = rule.lastIndexOf('|');
+        parsed.set(rule, (p = { selector: JSON.parse(rule.slice(0, bar)) as Selector, encoding: rule.slice(bar + 1) }));
+      }
+      return p;
     };
-    const enc = answers[n] as Map<string, string>;
-    r.tokens.forEach((t, i) => {
-      const encoding = enc.get(t);
-      if (encoding !== undefined) for (const s of selectors(r, i)) hit(s, encoding);
-    });
-    for (const [encoding, seq] of seqs[n] as Map<string, string[]>) if (holds(r, seq)) hit({ kind: 'anywhere' }, encoding);
-  });
-  const verdict: LeakVerdict = { overall: null, level: null };
-  const keep = (slot: keyof LeakVerdict, leak: Leak) => {
-    const old = verdict[slot];
-    if (!old || leak.rate - leak.chance > old.rate - old.chance) verdict[slot] = leak;
-  };
-  for (const rule of rules.values()) {
-    const total = [...rule.hits.values()].reduce((a, b) => a + b, 0);
-    const promising = total >= minRate * episodes.length || [...rule.hits].some(([level, h]) => h >= minRate * (levels.get(level) as number[]).length);
-    if (!promising) continue;
-    const tallies = new Map<number, Tally>();
-    for (const [level, members] of levels) {
-      // Chance: the same rule, read on this prompt, against other instances' answers at the same level.
-      let chance = 0;
-      members.forEach((n, at) => {
-        const others = [1, 2, 3].slice(0, Math.min(peers, members.length - 1)).map((k) => members[(at + k) % members.length] as number);
-        const r = readings[n] as Reading;
-        const value = apply(rule.selector, r);
-        for (const o of others) {
-          const seq = (seqs[o] as Map<string, string[]>).get(rule.encoding);
-          const found = contents[o] === contents[n] || (rule.selector.kind === 'anywhere' ? seq !== undefined && holds(r, seq) : value !== undefined && (answers[o] as Map<string, string>).get(value) === rule.encoding);
-          if (found) chance += 1 / others.length;
+    return {
+      *fit(i) {
+        const r = readings[i] as Reading;
+        const enc = answers[i] as Map<string, string>;
+        const seen = new Set<string>();
+        for (let p = 0; p < r.tokens.length; p++) {
+          const encoding = enc.get(r.tokens[p] as string);
+          if (encoding === undefined) continue;
+          for (const s of selectors(r, p)) {
+            const id = ruleId(s, encoding);
+            if (!seen.has(id)) {
+              seen.add(id);
+              yield [id, 1];
+            }
+          }
         }
-      });
-      tallies.set(level, { rule: describe(rule.selector, rule.encoding), hits: rule.hits.get(level) ?? 0, chance, n: members.length });
-    }
-    const all = [...tallies.values()].reduce((a, t) => ({ ...a, hits: a.hits + t.hits, chance: a.chance + t.chance, n: a.n + t.n }));
-    keep('overall', { rule: all.rule, rate: all.hits / all.n, chance: all.chance / all.n, examples: rule.examples });
-    for (const [level, t] of tallies) if (t.n >= minLevelSamples) keep('level', { rule: t.rule, rate: t.hits / t.n, chance: t.chance / t.n, level, examples: rule.examples.filter((x) => x.level === level) });
-  }
-  return verdict;
-}
+        for (const [encoding, seq] of seqs[i] as Map<string, string[]>) if (holds(r, seq)) yield [ruleId({ kind: 'anywhere' }, encoding), 1];
+      },
+      credit(rule, i, j) {
+        const { selector, encoding } = parse(rule);
+        const r = readings[i] as Reading;
+        if (selector.kind === 'anywhere') {
+          const seq = (seqs[j] as Map<string, string[]>).get(encoding);
+          return seq !== undefined && holds(r, seq) ? 1 : 0;
+        }
+        const value = apply(selector, r);
+        return value !== undefined && (answers[j] as Map<string, string>).get(value) === encoding ? 1 : 0;
+      },
+      describe(rule) {
+        const { selector, encoding } = parse(rule);
+        return describe(selector, encoding);
+      },
+    };
+  },
+};

@@ -1,4 +1,4 @@
-// Metamorphic closure of the wrong-answer probes (red team rt4 R4–R6). A verifier can be honest on exactly the
+// Metamorphic closure of the wrong-answer probes (the class: surface forms). A verifier can be honest on exactly the
 // surface form the probes write and pay on another a model writes. So (1) one wrong answer is sent through
 // each surface transform that keeps an answer's meaning (whitespace in and around the tag, the answer
 // restated, another carrier, markdown) and judged like the same wrong answer untransformed; (2) guesses are

@@ -25,11 +25,35 @@ export interface ValidatorOptions {
   rateFamilyPassExcess: number;
   /** A perturbed scalar answer may keep partial credit (close is partly right): a looser mean limit. */
   perturbedMeanExcess: number;
-  /** A reading rule (an encoding of the answer at a fixed place) may find the answer this much more often than chance, over all instances… */
+  /** …and at one level (with 10 probes or more), perturbed answers may pass this much more often than chance (a tolerance that opens at one level only). */
+  perturbedLevelPassExcess: number;
+  /** Rate families (another instance's answer, perturbed answers, prompt tokens, feedback naming the answer) are judged at the lower bound of their rate, at this many standard errors. */
+  rateZ: number;
+  /** A credit floor: the share of probed instances whose worst wrong answer still reaches the zero-tolerance ceiling may not reach this. */
+  creditFloorShare: number;
+  /** Feedback on wrong answers may name the right answer this much more often than it names another instance's. */
+  feedbackLeakExcess: number;
+  /** A learned reader (a rule "prompt features → answer" fitted on half the instances) may find the answer this much more often than chance on the other half, over all instances… */
   leakMaxRate: number;
-  /** …and at any one level with at least `leakMinLevelSamples` instances. */
+  /** …and at any one level with at least `leakMinLevelSamples` instances… */
   leakLevelMaxRate: number;
   leakMinLevelSamples: number;
+  /** …judged at the lower bound of its rate at this many standard errors (multiple-choice readers use `guessZ`). */
+  readerZ: number;
+  /** A coarse rendering of the answer (fewer decimals, significant figures, scientific, 0, 1e6) may earn this much beyond its controls (the same value at the reference's precision, a value as close) over all levels… */
+  coarseTolerance: number;
+  /** …and at one level. */
+  coarseLevelTolerance: number;
+  /** The question restated in the verifier's answer language (the prompt's expression transcribed, its numbers and operator words in order) may pass this much more often than chance (it is the answer) over all levels… */
+  restatedTolerance: number;
+  /** …and at one level. */
+  restatedLevelTolerance: number;
+  /** A correct answer in another form (the prompt's notation, an ordinary equivalent, another instance's reference under the same prompt) may score at most this much below the reference. */
+  equivalentLossCeiling: number;
+  /** At a level whose sample repeats a prompt, this many more instances are drawn to find pairs with the same prompt. */
+  equivalentSearchPerLevel: number;
+  /** Candidates of the constant policy per level (references of the fitting half, their accepted variants, small constants). */
+  constantCandidates: number;
   /** Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a level… */
   guessTolerance: number;
   /** …a fixed answer among K ≤ 10 answer classes this much above 1/K (a majority class is a free reward)… */
@@ -98,6 +122,24 @@ export interface EpisodicOptions {
   minDistinctShare: number;
   /** The top level's mean reference turns or state size over level 1's. */
   minTopLevelGrowth: number;
+  /** The reference typed as a model types it may lose its score in less than this share of episodes (a quarter unpayable is a broken environment). */
+  typedMaxLost: number;
+  /** A state path that at least this share of all accepted turns change is bookkeeping (a turn counter, an action log): a stated step that changes only such paths is not judged. */
+  bookkeepingShare: number;
+  /** Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided about). */
+  readerOpeningCalls: number;
+  /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
+  readerEpisodesPerLevel: number;
+  /**
+   * Learned observation readers of a categorical decision (a field, the oracle policy): decisions an axis needs
+   * before it is judged, the standard errors of the bound, and how far the bound may pass chance (the pick
+   * against other decisions' values) at a level and pooled: a binary decision's chance is about half, so the
+   * single-turn leak tolerance (50 points) could never be passed there.
+   */
+  readerMinSamples: number;
+  readerZ: number;
+  readerLevelTolerance: number;
+  readerPooledTolerance: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -110,9 +152,21 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   rateFamilyMeanExcess: 0.25,
   rateFamilyPassExcess: 0.1,
   perturbedMeanExcess: 0.6,
-  leakMaxRate: 0.5,
-  leakLevelMaxRate: 0.8,
+  perturbedLevelPassExcess: 0.3,
+  rateZ: 1.64,
+  creditFloorShare: 0.9,
+  feedbackLeakExcess: 0.5,
+  leakMaxRate: 0.4,
+  leakLevelMaxRate: 0.6,
   leakMinLevelSamples: 20,
+  readerZ: 2,
+  coarseTolerance: 0.1,
+  coarseLevelTolerance: 0.4,
+  restatedTolerance: 0.1,
+  restatedLevelTolerance: 0.4,
+  equivalentLossCeiling: 0.5,
+  equivalentSearchPerLevel: 60,
+  constantCandidates: 16,
   guessTolerance: 0.2,
   classGuessTolerance: 0.05,
   choiceGuessTolerance: 0.03,
@@ -141,5 +195,13 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     observationLeakMaxRate: 0.3,
     minDistinctShare: 0.75,
     minTopLevelGrowth: 1.3,
+    typedMaxLost: 0.25,
+    bookkeepingShare: 0.9,
+    readerOpeningCalls: 24,
+    readerEpisodesPerLevel: 4,
+    readerMinSamples: 12,
+    readerZ: 3,
+    readerLevelTolerance: 0.3,
+    readerPooledTolerance: 0.2,
   },
 } satisfies ValidatorOptions;

@@ -99,20 +99,6 @@ export function promptTokens(prompt: string, content: string, shape: Shape, max:
 }
 
 /**
- * Spans of the prompt that read as a formula (numbers joined by operators: "(3 + 4) * 5", "12/18"), the
- * longest first, at most `max`. Copied into the answer they restate the question: a verifier that accepts
- * any form of the value ("evaluates to the same", "an equivalent fraction") pays the copy.
- */
-export function promptFormulas(prompt: string, max: number): string[] {
-  const found = new Set<string>();
-  for (const m of prompt.slice(0, 20_000).matchAll(/[-+(]*\d[\d\s.+\-*/×÷^%()]*[\d)]/g)) {
-    const span = m[0].trim();
-    if (span.length <= 200 && /\d\s*[+\-*/×÷^%]\s*[\d(]/.test(span)) found.add(span);
-  }
-  return [...found].sort((a, b) => b.length - a.length).slice(0, max);
-}
-
-/**
  * Answers that mean something to a matcher rather than to the task: patterns that match anything (a verifier
  * that compiles the answer into a regex, a glob or a LIKE). Names the host language gives every value are
  * INHERITED_NAMES.

@@ -27,6 +27,10 @@ export interface Probe {
   calibrates?: string;
   /** Guesses spread across carriers with the truth in this one: judged only where the verifier reads it (metamorphic.ts). */
   truthIn?: string;
+  /** A form of the reference that may be valid (another order, another rendering): accepted on its own instance, the guessing check tries it as a constant. */
+  variant?: boolean;
+  /** What a random pick of the same kind wins by chance (1/K among K listed items): a guess is judged against it. */
+  chance?: number;
 }
 
 export interface ProbeTarget {

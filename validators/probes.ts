@@ -9,7 +9,7 @@ import type { Family, Probe, ProbeTarget } from './probe-types.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
 import { tokenGuesses } from './prompt-lists.js';
-import { EACH_CARRIERS, hedges, INHERITED_NAMES, nonAnswers, promptFormulas, promptTokens, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
+import { EACH_CARRIERS, hedges, INHERITED_NAMES, nonAnswers, promptTokens, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
 import { instanceNameAnswers } from './instance-names.js';
 import { carrierSpreadProbes, surfaceProbes } from './metamorphic.js';
 import { characters, junkProse, reasoning, REASONING_FORMS } from './prose.js';
@@ -187,8 +187,6 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
   if (t.caseMatters !== false) for (const v of caseFlips(content)) rate('perturbed', 'letter case changed', v);
   // A token that is the answer in another case is the answer here (an option letter, a capitalised word).
   for (const v of promptTokens(t.episode.instance.prompt, content, shape, 8, t.index)) probes.push({ family: 'prompt-token', form: "one of the prompt's tokens of the answer's kind", response: withContent(ref, v), coincident: normalizeAnswer(v).toLowerCase() === right.toLowerCase() });
-  // The question restated: a formula of the prompt copied into the answer (a verifier of "any equivalent form").
-  if (/\d/.test(content)) for (const v of promptFormulas(t.episode.instance.prompt, 3)) probes.push({ family: 'prompt-formula', form: 'a formula of the prompt copied', response: withContent(ref, v), coincident: normalizeAnswer(v) === right });
   // An answer cut short (a prefix, an abbreviation) is another answer: a verifier that pays it checks too little.
   const word = content.trim();
   if (shape.kind === 'word' && word.length >= 6) for (const n of [3, Math.ceil(word.length / 2)]) rate('perturbed', 'the answer cut short', word.slice(0, n));
@@ -206,9 +204,14 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
     rate('perturbed', 'one item left out', joinItems(shape, items.slice(1)));
   }
   if (items.length >= 3) {
-    rate('reordered', 'reversed', joinItems(shape, [...items].reverse()));
-    rate('reordered', 'rotated', joinItems(shape, [...items.slice(1), items[0] as string]));
-    rate('reordered', 'two neighbours swapped', joinItems(shape, items.map((x, i) => (i === 0 ? (items[1] as string) : i === 1 ? (items[0] as string) : x))));
+    const reorder = (form: string, list: string[]) => probes.push({ family: 'reordered', form, response: withContent(ref, joinItems(shape, list)), coincident: normalizeAnswer(joinItems(shape, list)) === right, variant: true });
+    reorder('reversed', [...items].reverse());
+    reorder('rotated', [...items.slice(1), items[0] as string]);
+    reorder('two neighbours swapped', items.map((x, i) => (i === 0 ? (items[1] as string) : i === 1 ? (items[0] as string) : x)));
+    // A canonical order is the constant a policy would try first where several arrangements are valid.
+    const sorted = [...items].sort((a, b) => (Number.isFinite(Number(a)) && Number.isFinite(Number(b)) ? Number(a) - Number(b) : a < b ? -1 : a > b ? 1 : 0));
+    reorder('sorted', sorted);
+    reorder('sorted, descending', [...sorted].reverse());
   }
   // A permutation task's answer never repeats an item the reference lists once.
   if (t.permutation && new Set(items).size === items.length) {

@@ -1,6 +1,6 @@
 // Model-shaped reasoning for the stuffing probes, drawn afresh for every validation from a seeded rng: no
-// fixed sentence a verifier could fingerprint (red team rt4 R3 paid any reasoned answer unless it carried the
-// validator's template). The material is the prompt's own sentences, words and numbers, reshuffled and
+// fixed sentence a verifier could fingerprint (a verifier that pays any reasoned answer unless it carries the
+// validator's template is caught only so). The material is the prompt's own sentences, words and numbers, reshuffled and
 // recombined with varied connectives, at varied lengths; one form uses prompt material alone, which a
 // verifier cannot tell from a model restating the task. The validation seed fixes every draw (replayable).
 import { deriveRngState } from '../sandbox/rng.js';

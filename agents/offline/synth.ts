@@ -4,7 +4,7 @@
 // references score 1, outputs are varied and fair, levels grow. The validator still judges everything.
 import { createHash } from 'node:crypto';
 import { toVerdict } from '../../contract/schema.js';
-import { mostCommon, normalizeAnswer, perturbNumbers } from '../../validators/answers.js';
+import { mostCommon, normalizeAnswer, perturbNumbers } from '../../validators/screen.js';
 import { deriveRngState } from '../../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../../sandbox/runtime.js';
 import { finalsFrom, instantiate, opById, stepsFrom, textOf, typeOf, type OpDef, type Step, type Ty } from './dsl.js';

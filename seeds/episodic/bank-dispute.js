@@ -165,6 +165,8 @@ const TOOLS = {
   open_chargeback(s, { txn_id }) {
     const t = s.verified ? findTxn(s, txn_id) : null;
     if (!t) return s.verified ? `No transaction "${txn_id}" on this account.` : 'Refused: verify the customer first.';
+    // The policy's order: a chargeback only once the merchant has refused (contacting it comes first).
+    if (s.contacts[t.id] !== 'refused') return `Refused: a chargeback on ${t.id} needs the merchant to have refused a refund first.`;
     s.chargebacks.push(t.id);
     return `Chargeback opened for ${t.id}.`;
   },

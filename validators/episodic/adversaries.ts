@@ -1,8 +1,9 @@
 // The adversarial policy library of the episodic hack stage (FINDINGS-rt3): action logs a cheap agent could
 // play, built from a reference episode: tool ablations (which tools decide the score), prefixes of the plan
 // then the finishing call (with a model-like opening of no-argument tools too), one decision repeated then the
-// finish, one decision applied to every entity then the finish, and off-path calls of the reference's numeric
-// value-setting calls (a wrong value, values either side) whose observations adversaries.ts's judge reads.
+// finish, one call made k times then the finish, one decision applied to every entity then the finish, and
+// off-path calls of the reference's numeric value-setting calls (a wrong value, values either side) whose
+// observations the off-path check (validators/checks/episodic-off-path.ts) reads.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { EpisodicProbeFamily } from '../../kinds/contract.js';
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
@@ -172,6 +173,12 @@ export function adversaryProbes(meta: EpisodicMeta, r: Rollout, of: number, valu
   // A model-like opening: the no-argument tools (listings) the reference does not finish with, then the first reads.
   const opening = meta.tools.filter((t) => t.name !== finish.tool && Object.keys(t.parameters.properties ?? {}).length === 0).map((t) => ({ tool: t.name, args: {} }));
   if (opening.length > 0) for (const k of [0, 1, 2, 3].filter((k) => k < body.length)) add('prefix-finish', [...opening, ...body.slice(0, k), finish], needsAfter(k));
+  // One call made k times (each tool's first call, and each listing), then the finishing call: reads repeated
+  // to a count instead of the plan (k = 2, 5, and as many calls as the plan has).
+  const once = [...new Map([...body, ...opening].map((a) => [a.tool, a] as const)).values()].slice(0, 3);
+  const counts = [...new Set([2, 5, body.length])].filter((k) => k >= 2 && k <= meta.maxTurns - 1);
+  const leftOut = (call: Action) => [...new Set(body.filter((a) => keyOf(a) !== keyOf(call)).map((a) => a.tool))];
+  for (const call of once) for (const k of counts) add('repeat-reads', [...Array.from({ length: k }, () => call), finish], leftOut(call));
   let blankets = 0; // at most 16 blanket logs an episode: the family's cost stays bounded however many tools decide
   for (const tool of tools) {
     const calls = body.filter((a) => a.tool === tool);

@@ -1,13 +1,12 @@
 // The episodic hack probes (DESIGN: the tau2-style holes), as action logs built from the reference rollouts:
 // no action, invalid actions only, the reference minus its last action, another episode's actions, one
-// action repeated, the finishing call alone on other seeds, a seeded random policy, a prompt replay, the
-// reference as a model types it (typed.ts), and the adversary library of adversaries.ts on a few episodes per level.
+// action repeated, the finishing call alone on other seeds, a seeded random policy, a prompt replay, a tool the
+// reference never uses, its values perturbed (the adversary library plans its own logs: validators/checks/).
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { EpisodicOptions } from '../options.js';
 import { levelSeeds } from '../seeds.js';
-import { adversaryProbes, argValues, type Probe } from './adversaries.js';
-import { typedActions } from './typed.js';
+import type { Probe } from './adversaries.js';
 
 export type { Probe } from './adversaries.js';
 
@@ -91,13 +90,12 @@ export function perturbedActions(meta: EpisodicMeta, actions: unknown[]): unknow
   });
 }
 
-/** The probes for a candidate's reference rollouts (grouped by level, in order). */
+/** The fixed probe families for a candidate's reference rollouts (grouped by level, in order). */
 export function buildProbes(meta: EpisodicMeta, references: Rollout[], options: EpisodicOptions & { probedPerLevel: number }, validationSeed: number): Probe[] {
   const probes: Probe[] = [];
   const invalid = invalidActions(meta);
   const finishing = [...new Set(references.map((r) => r.actions[r.actions.length - 1]).filter(isAction).map((a) => a.tool))];
   const used = new Set(references.flatMap((r) => r.actions.filter(isAction).map((a) => a.tool)));
-  const values = argValues(references);
   for (let level = 1; level <= meta.levels; level++) {
     const at = references.map((r, i) => ({ r, i })).filter(({ r }) => r.level === level);
     at.forEach(({ r, i }, k) => {
@@ -111,10 +109,6 @@ export function buildProbes(meta: EpisodicMeta, references: Rollout[], options: 
         const firstOfTool = [...new Map(r.actions.filter(isAction).map((a) => [a.tool, a])).values()];
         for (const action of firstOfTool) probes.push({ family: 'repeated-action', of: i, request: { seed: r.seed, level, policy: { type: 'repeat', action } } });
       }
-      if (k < options.adversaryPerLevel) probes.push(...adversaryProbes(meta, r, i, values));
-      // The reference as a model types it: a replay only where typing changes a number or a string.
-      const typed = k < options.probedPerLevel ? typedActions(meta, r) : null;
-      if (typed) probes.push({ family: 'typed-reference', of: i, request: replay(r.seed, level, typed) });
       if (k >= options.probedPerLevel) return;
       const last = r.actions.at(-1);
       // Observations kept: the adversary judge reads what an unused tool prints (a grouped "$12,345" too).

@@ -6,12 +6,17 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { SandboxLimits } from '../../sandbox/protocol.js';
 import type { SandboxPool } from '../../sandbox/pool.js';
 import { runRollouts, type Rollout } from '../../sandbox/rollouts.js';
-import type { Problem } from '../report.js';
 import { actionsOf, finished, propsOf, type Action } from './adversaries.js';
 
 /** Replay rounds an episode may take, and logs a round may try for it: where nothing can go, 2 rounds of 2 and 4 replays. */
 const ROUNDS = 8;
 const WIDTH = 4;
+
+/** A flat paid part: what it is, and the shrunk log (its last calls) as evidence. */
+export interface ShrinkVerdict {
+  message: string;
+  evidence: { family: 'shrink'; seed: number; level: number; actions: string };
+}
 
 interface Shrunk {
   ref: Rollout;
@@ -43,11 +48,11 @@ export async function judgeShrink(
   episodes: number[],
   decisive: ReadonlySet<string>,
   env: { pool: SandboxPool; source: string; meta: EpisodicMeta; limits?: Partial<SandboxLimits>; zeroTolerance: number },
-): Promise<{ problems: Problem[]; metrics: Record<string, number> }> {
+): Promise<{ flat: ShrinkVerdict | null; metrics: Record<string, number> }> {
   const usable = episodes.filter((i) => finished(refs[i] as Rollout) && (refs[i] as Rollout).score >= env.zeroTolerance);
   const levels = usable.map((i) => (refs[i] as Rollout).level);
   const [low, top] = [Math.min(...levels), Math.max(...levels)];
-  if (usable.length === 0 || low === top) return { problems: [], metrics: {} };
+  if (usable.length === 0 || low === top) return { flat: null, metrics: {} };
   const open = usable
     .filter((i) => [low, top].includes((refs[i] as Rollout).level))
     .map((i) => {
@@ -59,7 +64,7 @@ export async function judgeShrink(
     });
   // Flat needs a top level whose reference decides more than level 1's: else nothing to replay.
   const most = (level: number) => Math.max(0, ...open.filter((c) => c.ref.level === level).map((c) => c.decisions.length));
-  if (most(top) <= most(low)) return { problems: [], metrics: {} };
+  if (most(top) <= most(low)) return { flat: null, metrics: {} };
   const logOf = (c: (typeof open)[number], kept: number[]) => {
     const keep = new Set(kept);
     return [...c.body.filter((_, k) => keep.has(k) || !c.decisions.includes(k)), c.finish];
@@ -87,16 +92,13 @@ export async function judgeShrink(
   const metrics = { shrinkReplays: replays, shrinkLowKept: least, shrinkTopKept: Math.max(0, ...tops.map((s) => s.kept)), shrinkTopDecisions: Math.max(0, ...tops.map((s) => s.decisions)) };
   // Flat: every top-level episode is paid for no more decisions than level 1 needs, at most half of its reference's, and more than one default left out.
   const flat = tops.length > 0 && lows.length > 0 && metrics.shrinkTopDecisions > Math.max(...lows.map((s) => s.decisions)) && tops.every((s) => s.varied && s.kept <= least && 2 * s.kept <= s.decisions);
-  if (!flat) return { problems: [], metrics };
+  if (!flat) return { flat: null, metrics };
   const s = tops[0] as Shrunk;
   return {
     metrics,
-    problems: [
-      {
-        code: 'E_ACCEPTS_INCOMPLETE',
-        message: `the reference shrunk to ${s.kept} of its ${s.decisions} decision calls (the others left out, reads kept) still earns its score ${s.ref.score} at level ${top}, no more than level ${low} needs (${least}): the paid work does not grow with the level`,
-        evidence: { family: 'shrink', seed: s.ref.seed, level: s.ref.level, actions: JSON.stringify(s.log.slice(-6)).slice(0, 400) },
-      },
-    ],
+    flat: {
+      message: `the reference shrunk to ${s.kept} of its ${s.decisions} decision calls (the others left out, reads kept) still earns its score ${s.ref.score} at level ${top}, no more than level ${low} needs (${least}): the paid work does not grow with the level`,
+      evidence: { family: 'shrink', seed: s.ref.seed, level: s.ref.level, actions: JSON.stringify(s.log.slice(-6)).slice(0, 400) },
+    },
   };
 }

@@ -4,7 +4,7 @@
 // only its own unrounded doubles punishes correct work.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
-import type { Problem } from '../report.js';
+import type { Finding } from '../checks/rules.js';
 import { actionsOf, numbersOf, type Action } from './adversaries.js';
 
 const WORDS: Record<string, number> = { zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6 };
@@ -51,24 +51,17 @@ export function typedActions(meta: EpisodicMeta, r: Rollout): Action[] | null {
   return changed ? typed : null;
 }
 
-/** A quarter of the episodes unpayable for correct work is a broken environment; fewer may be rounding at a tolerance's edge. */
-const MAX_LOST = 0.25;
-
-/** Judges the typed replays: their own reference's score must stay, in all but a few episodes. */
-export function judgeTyped(pairs: Array<{ ref: Rollout; score: number; actions: unknown[] }>): { problems: Problem[]; metrics: Record<string, number> } {
+/**
+ * The typed replays judged as a rate: their own reference's score lost in a share of the episodes above
+ * `maxLost` (a quarter unpayable for correct work is a broken environment; fewer may be rounding at a
+ * tolerance's edge), and in at least two episodes.
+ */
+export function judgeTyped(pairs: Array<{ ref: Rollout; score: number; actions: unknown[] }>, maxLost: number): { findings: Finding[]; metrics: Record<string, number> } {
   const lost = pairs.filter((p) => p.score < p.ref.score - 0.01);
-  const rate = pairs.length === 0 ? 0 : lost.length / pairs.length;
-  const metrics = { typedReference: pairs.length, typedLost: rate };
+  const metrics = { typedReference: pairs.length, typedLost: pairs.length === 0 ? 0 : lost.length / pairs.length };
   const top = lost[0];
-  if (!top || lost.length < 2 || rate < MAX_LOST) return { problems: [], metrics };
-  return {
-    metrics,
-    problems: [
-      {
-        code: 'E_UNTYPEABLE_REFERENCE',
-        message: `the reference replayed with its numbers as a model types them (at the precision the prompt or the tool states, else at most 4 decimals) and its strings trimmed loses its score in ${lost.length} of ${pairs.length} episodes (${top.ref.score} → ${top.score}): the environment pays only values no model would send`,
-        evidence: { seed: top.ref.seed, level: top.ref.level, score: top.score, reference: JSON.stringify(top.ref.actions.slice(0, 4)).slice(0, 300), typed: JSON.stringify(top.actions.slice(0, 4)).slice(0, 300) },
-      },
-    ],
-  };
+  if (!top || lost.length < 2) return { findings: [], metrics };
+  const evidence = () => ({ seed: top.ref.seed, level: top.ref.level, score: top.score, reference: JSON.stringify(top.ref.actions.slice(0, 4)).slice(0, 300), typed: JSON.stringify(top.actions.slice(0, 4)).slice(0, 300) });
+  const policy = 'the reference replayed with its numbers as a model types them (at the precision the prompt or the tool states, else at most 4 decimals) and its strings trimmed, losing its score,';
+  return { metrics, findings: [{ rule: 'rate', code: 'E_UNTYPEABLE_REFERENCE', check: 'episodic-typed', policy, trials: pairs.map((p) => ({ level: p.ref.level, win: p.score < p.ref.score - 0.01 ? 1 : 0, chance: 0 })), tolerance: { pooled: maxLost - 1e-9 }, z: 0, minTrials: 1, evidence }] };
 }

@@ -54,12 +54,13 @@ function play(mod: Module, seed: number, level: number, policy: Policy): Played 
   for (let turn = 1; turn <= mod.meta.maxTurns && rejected < 3 && !done; turn++) {
     const action = policy(state, turn, observation);
     if (action === null || action === undefined) break;
-    actions.push(action);
-    if (rt.episodic.checkAction(mod.meta.tools, action) !== null) {
+    const checked = rt.episodic.normaliseAction(mod.meta.tools, JSON.parse(JSON.stringify(action)) as unknown);
+    actions.push(checked.action);
+    if (checked.problem !== null) {
       rejected++;
       continue;
     }
-    const out = mod.step(state, action, rt.makeRng(seed, level, turn, 7));
+    const out = mod.step(state, checked.action, rt.makeRng(seed, level, turn, 7));
     state = JSON.parse(JSON.stringify(out.state)) as unknown;
     observation = out.observation;
     done = out.done;

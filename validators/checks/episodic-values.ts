@@ -1,24 +1,21 @@
-// Runs and judges the rt4 adversaries (adversaries-cuts.ts, adversaries-values.ts) against each probed
-// reference episode at zero tolerance: stops without the finish, value transfers, a categorical oracle, readers
-// of unused tools copied into the decisions, ground truth written through free-text arguments, and retries
-// steered by a read tool's reply (adversaries-progress.ts). Two sandbox jobs: the fixed logs (with the replies
-// the adaptive ones read), then the adaptive logs.
+// The value adversaries (validators/episodic/adversaries-cuts.ts, adversaries-values.ts, adversaries-progress.ts)
+// against each ablated reference episode at zero tolerance: stops without the finish, value transfers, a
+// categorical oracle, readers of unused tools copied into the decisions, ground truth written through free-text
+// arguments, and retries steered by a read tool's reply. Besides the stage's batch (ablations and the initial
+// states), two rounds: the fixed logs (with the replies the adaptive ones read), then the adaptive logs.
 import type { ProblemCode } from '../../contract/codes.js';
 import type { EpisodicMeta } from '../../contract/episodic.js';
-import type { SandboxLimits } from '../../sandbox/protocol.js';
-import type { SandboxPool } from '../../sandbox/pool.js';
-import { runRollouts, type Rollout, type RolloutRequest, type RolloutResult } from '../../sandbox/rollouts.js';
-import type { Problem } from '../report.js';
-import { actionsOf, finished, type Action } from './adversaries.js';
-import { stopCuts, transferLogs } from './adversaries-cuts.js';
-import { readBackLog, readsOf, sweepChoices, sweepLogs, type Sweep } from './adversaries-progress.js';
-import { axesOf, blanketValue, copyLog, decisionsOf, injectionLogs, oracleChoices, oracleLog, playable, predictions, readerCalls, truthKeys, type Axis, type Decision, type Reading, type Scalar } from './adversaries-values.js';
-import type { Probe } from './probes.js';
+import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
+import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
+import { stopCuts, transferLogs } from '../episodic/adversaries-cuts.js';
+import { readBackLog, readsOf, sweepChoices, sweepLogs, type Sweep } from '../episodic/adversaries-progress.js';
+import { axesOf, blanketValue, copyLog, decisionsOf, injectionLogs, oracleChoices, oracleLog, playable, predictions, readerCalls, truthKeys, type Axis, type Decision, type Reading, type Scalar } from '../episodic/adversaries-values.js';
+import { ablatedEpisodes, adversaryFamily, decisiveTools } from './episodic-ablation.js';
+import { fixedProbes } from './episodic-baselines.js';
+import { earnsReference } from './episodic-cuts.js';
+import { scoreOf, type EpisodicCheck } from './episodic.js';
+import type { Finding } from './rules.js';
 
-interface Scored {
-  probe: Probe;
-  result: RolloutResult;
-}
 type Kind = 'stop-cut' | 'transfer' | 'oracle' | 'read-back' | 'copy' | 'injection';
 /** A log to run: its reference episode, its family, what its judgement needs. */
 interface Job {
@@ -30,53 +27,58 @@ interface Job {
   value?: Scalar;
   readings?: Reading[];
 }
-export interface ValueEnv {
-  pool: SandboxPool;
-  source: string;
-  meta: EpisodicMeta;
-  limits?: Partial<SandboxLimits>;
-  zeroTolerance: number;
-}
 
 const CODES: Record<Kind, [ProblemCode, string]> = {
-  'stop-cut': ['E_ACCEPTS_INCOMPLETE', 'a cut of the reference plan (decisions left out) ended by a reply with no tool call, not the finishing call'],
-  transfer: ['E_ACCEPTS_TRANSFER', "one entity's amount moved onto another's (the total kept), then the finishing call"],
-  oracle: ['E_ACCEPTS_RETRIES', 'each decision retried over every value until the reply changes, then the finishing call'],
-  'read-back': ['E_ACCEPTS_RETRIES', "each decision retried over the values with a read tool called after each try, keeping the try whose reply stands out (a progress read-out), then the finishing call"],
-  copy: ['E_ANSWER_LEAK', "the values a tool the reference never calls names for each entity (or the entities its search for each value returns) copied into the decisions, then the finishing call"],
-  injection: ['E_WRITABLE_TRUTH', "a free-text argument set to the state's own truth field with a chosen value, the decision sent that value, then the finishing call"],
+  'stop-cut': ['E_ACCEPTS_INCOMPLETE', 'adversary log'],
+  transfer: ['E_ACCEPTS_TRANSFER', 'adversary log'],
+  oracle: ['E_ACCEPTS_RETRIES', 'adversary log'],
+  'read-back': ['E_ACCEPTS_RETRIES', 'adversary log'],
+  copy: ['E_ANSWER_LEAK', 'adversary log'],
+  injection: ['E_WRITABLE_TRUTH', 'adversary log'],
 };
 /** Per reference episode at most this many axes, reader calls, injections and fixed logs; the value families on one episode a level. */
 const BUDGET = { axes: 2, readers: 24, injections: 4, logs: 32 };
 
-const scoreOf = (r: RolloutResult | undefined) => (r?.ok ? r.score : 0);
+export const episodicValues: EpisodicCheck = {
+  name: 'episodic-values',
+  codes: [...new Set(Object.values(CODES).map(([code]) => code))],
+  kinds: ['episodic'],
+  plan(ctx) {
+    const ablations = adversaryFamily(ctx, 'tool-ablation');
+    if (ablations.length === 0) return null;
+    const episodes = ablatedEpisodes(ablations).filter((i) => finished(ctx.refs[i] as Rollout) && (ctx.refs[i] as Rollout).score >= ctx.options.zeroToleranceCeiling);
+    const starts = fixedProbes(ctx).filter((p) => p.family === 'no-action' && episodes.includes(p.of));
+    return {
+      requests: [...ablations, ...starts].map((p) => p.request),
+      async judge(outcomes, tools) {
+        const refs = ctx.refs as Rollout[];
+        const decisive = decisiveTools(refs, ablations, outcomes);
+        const initial = new Map(starts.map((p, k) => [p.of, outcomes[ablations.length + k]]));
+        const axes = axesOf(ctx.meta, refs);
+        // The categorical families (blankets, readers, sweeps) on the first ablated episode of each level only.
+        const firstOfLevel = new Set([...new Map(episodes.map((i) => [(refs[i] as Rollout).level, i] as const).reverse()).values()]);
+        const fixed = episodes.flatMap((i) => fixedJobs(ctx.meta, refs[i] as Rollout, i, firstOfLevel.has(i) ? axes : [], decisive, initial.get(i)));
+        const first = await tools.run(fixed.map((j) => requestOf(refs, j)));
+        const adaptive = episodes.flatMap((i) => adaptiveJobs(ctx.meta, refs[i] as Rollout, i, fixed, first));
+        const second = await tools.run(adaptive.map((j) => requestOf(refs, j)));
+        const all = [...fixed.map((job, k) => ({ job, result: first[k] })), ...adaptive.map((job, k) => ({ job, result: second[k] }))];
+        const findings: Finding[] = [];
+        const metrics: Record<string, number> = { logs: all.length };
+        for (const [kind, [code, what]] of Object.entries(CODES) as Array<[Kind, [ProblemCode, string]]>) {
+          const judged = all.filter((x) => x.job.kind === kind && gate(x.job, all, refs));
+          metrics[kind] = judged.length === 0 ? 0 : judged.filter((x) => scoreOf(x.result) >= (refs[x.job.of] as Rollout).score - 1e-6).length / judged.length;
+          for (const x of judged) findings.push(earnsReference(code, 'episodic-values', what, refs[x.job.of] as Rollout, x.result, x.job.actions, kind));
+        }
+        return { findings, metrics };
+      },
+    };
+  },
+};
 
-/** The rt4 adversaries on the episodes the tool ablation probed; `decisive` holds `${episode}|${tool}` for the tools that decide its score. */
-export async function judgeValueAdversaries(scored: Scored[], refs: Rollout[], decisive: Set<string>, env: ValueEnv): Promise<{ problems: Problem[]; metrics: Record<string, number> }> {
-  const episodes = [...new Set(scored.filter((s) => s.probe.family === 'tool-ablation' && s.probe.of >= 0).map((s) => s.probe.of))].filter((i) => finished(refs[i] as Rollout) && (refs[i] as Rollout).score >= env.zeroTolerance);
-  const initial = new Map(scored.filter((s) => s.probe.family === 'no-action').map((s) => [s.probe.of, s.result]));
-  const axes = axesOf(env.meta, refs);
-  const started = performance.now();
-  const firstOfLevel = new Set([...new Map(episodes.map((i) => [(refs[i] as Rollout).level, i] as const).reverse()).values()]);
-  const fixed: Job[] = [];
-  for (const i of episodes) fixed.push(...fixedJobs(env.meta, refs[i] as Rollout, i, firstOfLevel.has(i) ? axes : [], decisive, initial.get(i)));
-  const first = await run(env, refs, fixed);
-  const adaptive: Job[] = [];
-  for (const i of episodes) adaptive.push(...adaptiveJobs(env.meta, refs[i] as Rollout, i, fixed, first));
-  const second = await run(env, refs, adaptive);
-  const all = [...fixed.map((job, k) => ({ job, result: first[k] })), ...adaptive.map((job, k) => ({ job, result: second[k] }))];
-  const problems: Problem[] = [];
-  const metrics: Record<string, number> = { rt4Logs: all.length, rt4Ms: Math.round(performance.now() - started) };
-  for (const [kind, [code, what]] of Object.entries(CODES) as Array<[Kind, [ProblemCode, string]]>) {
-    const judged = all.filter((x) => x.job.kind === kind && gate(x.job, all, refs));
-    const hits = judged.filter((x) => scoreOf(x.result) >= (refs[x.job.of] as Rollout).score - 1e-6);
-    metrics[kind] = judged.length === 0 ? 0 : hits.length / judged.length;
-    const top = hits[0];
-    if (!top) continue;
-    const ref = refs[top.job.of] as Rollout;
-    problems.push({ code, message: `${what} earns the reference's score ${ref.score} in ${hits.length} of ${judged.length} such logs (zero tolerance)`, evidence: { family: kind, seed: ref.seed, level: ref.level, score: scoreOf(top.result), actions: JSON.stringify(top.job.actions.slice(0, 6)).slice(0, 400) } });
-  }
-  return { problems, metrics };
+/** A job's rollout: a replay on its reference episode, with observations where an adaptive log reads them. */
+function requestOf(refs: Rollout[], j: Job): RolloutRequest {
+  const r = refs[j.of] as Rollout;
+  return { seed: r.seed, level: r.level, policy: { type: 'replay', actions: j.actions }, ...(j.kind === 'blanket-value' || j.kind === 'readers' || j.kind === 'sweep' ? { observations: true } : {}) };
 }
 
 /** The logs that need no reply: stop cuts and transfers of decisive tools, and per axis the value blankets, readers and injections. */
@@ -131,14 +133,4 @@ function gate(job: Job, all: Array<{ job: Job; result: RolloutResult | undefined
   if (job.kind !== 'injection') return true;
   const plain = all.find((x) => x.job.of === job.of && x.job.kind === 'blanket-value' && x.job.axis === job.axis && x.job.value === job.value);
   return plain !== undefined && scoreOf(plain.result) < (refs[job.of] as Rollout).score - 1e-9;
-}
-
-async function run(env: ValueEnv, refs: Rollout[], jobs: Job[]): Promise<Array<RolloutResult | undefined>> {
-  if (jobs.length === 0) return [];
-  const requests: RolloutRequest[] = jobs.map((j) => {
-    const r = refs[j.of] as Rollout;
-    return { seed: r.seed, level: r.level, policy: { type: 'replay', actions: j.actions }, ...(j.kind === 'blanket-value' || j.kind === 'readers' || j.kind === 'sweep' ? { observations: true } : {}) };
-  });
-  const out = await runRollouts(env.pool, env.source, env.meta, requests, env.limits ? { limits: env.limits } : {});
-  return out.rollouts;
 }

@@ -1,0 +1,89 @@
+// Metamorphic arguments: on the first adversary episode of each level, the middle call of each tool that
+// ablation shows decides the score, where that call matters alone (refused in its place, the episode earns
+// less), is replayed with a variant of one argument (validators/episodic/variants.ts: letter case, padding, a
+// Unicode look-alike, a placeholder for free text, an array item repeated where leaving it out costs the
+// score). Where step stores the variant differently (the final state differs from the reference's) yet the
+// episode earns the reference's score, or more than a wrong decision, the score does not read what step wrote:
+// zero tolerance. An environment that canonicalises the variant to the reference's state is not judged.
+import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
+import { actionsOf, argValues, finished, type Action } from '../episodic/adversaries.js';
+import { variantsOf, type Variant } from '../episodic/variants.js';
+import { adversaryFamily, decisiveTools, referenceState } from './episodic-ablation.js';
+import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
+import type { Finding } from './rules.js';
+
+/** Decisive tools varied per episode (the middle call of each). */
+const TOOLS = 3;
+
+export const episodicArguments: EpisodicCheck = {
+  name: 'episodic-arguments',
+  codes: ['E_ARGUMENT_UNCHECKED'],
+  kinds: ['episodic'],
+  plan(ctx) {
+    const ablations = adversaryFamily(ctx, 'tool-ablation');
+    const levels = new Set<number>();
+    const episodes = [...new Set(ablations.map((p) => p.of))].filter((i) => {
+      const r = ctx.refs[i] as Rollout;
+      const first = !levels.has(r.level) && finished(r) && r.score >= ctx.options.zeroToleranceCeiling;
+      if (first) levels.add(r.level);
+      return first;
+    });
+    if (episodes.length === 0) return null;
+    const states = episodes.map((i) => referenceState(ctx, i));
+    return {
+      requests: [...ablations.map((p) => p.request), ...states],
+      async judge(outcomes, tools) {
+        const decisive = decisiveTools(ctx.refs, ablations, outcomes);
+        const others = argValues([...ctx.refs]);
+        // First the gates: each candidate call refused by the host in its place (an undeclared argument), so the
+        // turns stay aligned and an environment with chance in its steps replays as the reference did.
+        const gates: Array<{ of: number; index: number; actions: Action[] }> = [];
+        episodes.forEach((i) => {
+          const acts = actionsOf(ctx.refs[i] as Rollout);
+          const body = acts.slice(0, -1);
+          for (const tool of [...new Set(body.map((a) => a.tool))].filter((t) => decisive.has(`${i}|${t}`)).slice(0, TOOLS)) {
+            // The middle call of the tool.
+            const calls = body.flatMap((a, j) => (a.tool === tool ? [j] : []));
+            const k = calls[Math.floor(calls.length / 2)] as number;
+            if (variantsOf(ctx.meta, acts, k, others).length > 0) gates.push({ of: i, index: k, actions: acts.map((a, j) => (j === k ? { tool: a.tool, args: { ...a.args, undeclared_argument: true } } : a)) });
+          }
+        });
+        const refused = await tools.run(gates.map((g) => replayOf(ctx.refs[g.of] as Rollout, g.actions)));
+        const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
+        // Then the variants, of the calls that matter alone (the episode without the call earns less).
+        const planned: Array<{ of: number; variant: Variant }> = gates.flatMap((g, k) => (paid(g.of, refused[k]) ? [] : variantsOf(ctx.meta, actionsOf(ctx.refs[g.of] as Rollout), g.index, others).map((variant) => ({ of: g.of, variant }))));
+        const results = await tools.run(planned.map((p) => replayOf(ctx.refs[p.of] as Rollout, p.variant.actions, { keepState: true })));
+        const reference = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
+        const differs = (of: number, r: RolloutResult | undefined) => r?.ok === true && reference.get(of)?.ok === true && r.stateText !== (reference.get(of) as { stateText?: string }).stateText;
+        const sibling = (p: { of: number; variant: Variant }, kind: Variant['kind']) => planned.findIndex((q) => q.of === p.of && q.variant.kind === kind && q.variant.index === p.variant.index && q.variant.arg === p.variant.arg);
+        const findings: Finding[] = [];
+        let varied = 0;
+        let reordered = 0;
+        planned.forEach((p, k) => {
+          const ref = ctx.refs[p.of] as Rollout;
+          const r = results[k];
+          if (p.variant.kind === 'wrong') return;
+          // Another order of an array's items may be valid (a set): measured, not judged.
+          if (p.variant.kind === 'reordered-items') return void (differs(p.of, r) && paid(p.of, r) && reordered++);
+          // An item repeated in another's place is judged where that item left out costs the score (it was needed);
+          // an item left out alone is the gate, not a finding (a reference may read more than it needs).
+          if (p.variant.kind === 'dropped-item') return;
+          if (p.variant.kind === 'repeated-item' && paid(p.of, results[sibling(p, 'dropped-item')])) return;
+          // The baseline: the same call with a wrong decision (another value the argument takes), where step stores it.
+          const w = sibling(p, 'wrong');
+          const wrong = w >= 0 && differs(p.of, results[w]) ? scoreOf(results[w]) : null;
+          const stored = differs(p.of, r);
+          if (stored) varied++;
+          const hit = stored && (paid(p.of, r) || (wrong !== null && scoreOf(r) > wrong + 1e-6));
+          findings.push({
+            rule: 'zero', code: 'E_ARGUMENT_UNCHECKED', check: 'episodic-arguments', judged: hit ? 1 : 0, ceiling: 1, what: 'argument variant',
+            form: `${p.variant.tool}.${p.variant.arg} ${p.variant.kind} ${JSON.stringify(p.variant.value).slice(0, 40)} (seed ${ref.seed}, level ${ref.level})`,
+            reads: `scores ${scoreOf(r)} (the reference ${ref.score}${wrong !== null ? `, a wrong decision ${wrong}` : ''})`,
+            evidence: () => ({ tool: p.variant.tool, arg: p.variant.arg, variant: p.variant.kind, value: JSON.stringify(p.variant.value).slice(0, 80), reference: JSON.stringify((actionsOf(ref)[p.variant.index] as { args: Record<string, unknown> }).args[p.variant.arg]).slice(0, 80), seed: ref.seed, level: ref.level, score: scoreOf(r), wrong }),
+          });
+        });
+        return { findings, metrics: { variants: planned.length, storedDifferently: varied, reorderedPaid: reordered } };
+      },
+    };
+  },
+};

@@ -1,0 +1,99 @@
+// Learned observation readers (validators/episodic/readers.ts): what predicts a decision without the task
+// being done. A field of the observations or the prompt's lines mapped one-to-one onto the decision about its
+// entity; the prompt's digits read as a value it does not spell out (a digit run at a place, as written or
+// reversed); and the oracle policy, every question a read tool allows asked with every value, following the
+// reply that marks the right one. Each is fitted on half the episodes and judged on the other half against
+// chance (a rate with a confidence bound, per level and pooled, as the single-turn readers are judged).
+import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
+import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
+import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
+import { askLog, askSamples, asksOf, askTrials, digitSamples, digitTrials, fieldSamples, fieldTrials, openingLog, type Ask, type AskSample, type Replies } from '../episodic/readers.js';
+import { replayOf, type EpisodicCheck } from './episodic.js';
+import type { Finding, Trial } from './rules.js';
+
+interface AskLog {
+  of: number;
+  axis: Axis;
+  asks: Array<Ask | undefined>;
+}
+
+
+export const episodicReaders: EpisodicCheck = {
+  name: 'episodic-readers',
+  codes: ['E_ANSWER_LEAK'],
+  kinds: ['episodic'],
+  plan(ctx) {
+    const refs = ctx.refs as Rollout[];
+    const axes = axesOf(ctx.meta, refs).filter((a) => refs.some((r) => decisionsOf(r, a).length > 0)).slice(0, 2);
+    const perLevel = new Map<number, number>();
+    const logs: AskLog[] = [];
+    refs.forEach((r, of) => {
+      const k = perLevel.get(r.level) ?? 0;
+      perLevel.set(r.level, k + 1);
+      if (k >= ctx.options.readerEpisodesPerLevel || !finished(r)) return;
+      const finish = actionsOf(r).at(-1)?.tool ?? '';
+      for (const axis of axes) {
+        const decisions = decisionsOf(r, axis).slice(0, Math.floor((ctx.meta.maxTurns - 1) / axis.values.length));
+        const asks = asksOf(ctx.meta, r, axis, decisions, finish);
+        for (const tool of [...new Set(asks.flatMap((a) => a.map((x) => x.tool)))].slice(0, 2)) logs.push({ of, axis, asks: asks.map((a) => a.find((x) => x.tool === tool)) });
+      }
+    });
+    // Every episode's opening (each listing, each read of an entity decided about), whose replies the field readers read besides the reference's own.
+    const categorical = axesOf(ctx.meta, refs);
+    const openings = refs.map((r) => openingLog(ctx.meta, r, categorical, Math.min(ctx.options.readerOpeningCalls, ctx.meta.maxTurns - 1)));
+    const opened = refs.flatMap((r, i) => ((openings[i] as unknown[]).length > 0 ? [i] : []));
+    const requests: RolloutRequest[] = [...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })), ...opened.map((i) => replayOf(refs[i] as Rollout, openings[i] as unknown[], { observations: true }))];
+    const o = ctx.stage.options;
+    const rate = (policy: string, trials: { level: Trial[]; pooled: Trial[] }, evidence: () => unknown): Finding[] => [
+      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.level, tolerance: { level: ctx.options.readerLevelTolerance }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
+      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.pooled, tolerance: { pooled: ctx.options.readerPooledTolerance }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
+    ];
+    return {
+      requests,
+      judge(outcomes) {
+        const findings: Finding[] = [];
+        const metrics: Record<string, unknown> = {};
+        // Fields of the lines that name each decided entity, one map per axis.
+        const opening: Array<Replies | undefined> = [];
+        opened.forEach((i, k) => {
+          const r = outcomes[logs.length + k];
+          opening[i] = r?.ok ? { tools: (openings[i] as Action[]).map((a) => a.tool), observations: r.observations ?? [] } : undefined;
+        });
+        for (const axis of categorical) {
+          const samples = fieldSamples(ctx.meta, refs, axis, opening);
+          if (samples.length < ctx.options.readerMinSamples) continue;
+          const t = fieldTrials(samples);
+          metrics[`fields ${axis.tool}.${axis.arg}`] = t.rules;
+          findings.push(...rate(`a field read next to the entity (${axis.tool}.${axis.arg}), fitted on half the episodes and scored on the other half`, t, () => ({ axis: `${axis.tool}.${axis.arg}`, rules: t.rules })));
+        }
+        // The prompt's digits read as a value it does not spell out, per argument (judged as single-turn leaks).
+        for (const [slot, samples] of digitSamples(refs)) {
+          if (samples.length < ctx.options.readerMinSamples) continue;
+          const t = digitTrials(samples);
+          metrics[`digits ${slot}`] = t.rules;
+          const policy = `reading ${slot} off the prompt's digits, fitted on half the episodes and scored on the other half`;
+          const evidence = () => ({ slot, rules: t.rules });
+          findings.push(
+            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.level, tolerance: { level: o.leakLevelMaxRate }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
+            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.pooled, tolerance: { pooled: o.leakMaxRate }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
+          );
+        }
+        // The oracle policy: every question asked with every value, the reply that marks the right one followed.
+        const byTool = new Map<string, AskSample[]>();
+        logs.forEach((l, k) => {
+          const r = outcomes[k];
+          const key = `${l.axis.tool}.${l.axis.arg} by ${l.asks.find((a) => a)?.tool ?? ''}`;
+          const decisions = decisionsOf(refs[l.of] as Rollout, l.axis);
+          byTool.set(key, [...(byTool.get(key) ?? []), ...(r?.ok ? askSamples((refs[l.of] as Rollout).level, l.asks, decisions, l.axis, r.observations) : [])]);
+        });
+        for (const [key, samples] of byTool) {
+          if (samples.length < ctx.options.readerMinSamples) continue;
+          const t = askTrials(samples);
+          metrics[`asks ${key}`] = t.marks;
+          findings.push(...rate(`asking ${key} about every value and following the reply that marks the right one, fitted on half the episodes`, t, () => ({ asks: key, marks: t.marks.map((m) => m.slice(0, 120)) })));
+        }
+        return { findings, metrics };
+      },
+    };
+  },
+};

@@ -1,0 +1,117 @@
+// Every stated rule must matter: each step the prompt makes mandatory (validators/episodic/stated-rules.ts)
+// that the reference takes and the environment records in its state is ablated on the adversary episodes:
+// every call of it removed, each of its first and last calls removed alone, and for an order rule its calls
+// moved after what they must precede. A log that still earns the reference's score (the moved log: and ends in
+// the reference's state) pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn changes, is not judged: a score
+// of the final state cannot require it.
+import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
+import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
+import { bookkeeping, differingPaths, records, statedRules, type StatedRule } from '../episodic/stated-rules.js';
+import { referenceState } from './episodic-ablation.js';
+import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
+import type { Finding } from './rules.js';
+
+interface Ablation {
+  of: number;
+  rule: StatedRule;
+  how: 'every call removed' | 'one call removed' | 'moved after what it must precede';
+  actions: Action[];
+}
+
+/** The ablations of one stated rule on a reference episode (nothing where the reference does not take the step). */
+export function ablationsOf(r: Rollout, of: number, rule: StatedRule): Ablation[] {
+  const acts = actionsOf(r);
+  const body = acts.slice(0, -1);
+  const finish = acts.at(-1) as Action;
+  const at = body.flatMap((a, i) => (a.tool === rule.tool ? [i] : []));
+  if (at.length === 0 || at.length === body.length) return [];
+  const without = (drop: number[]) => [...body.filter((_, i) => !drop.includes(i)), finish];
+  const out: Ablation[] = [{ of, rule, how: 'every call removed', actions: without(at) }];
+  // One call removed alone: only a call a later call of another tool relies on (the same entity named: the
+  // look-up of the badge then changed) and the step's only call on it, so a reference that reads more than it
+  // needs is not judged for it.
+  const relied = at.filter((i) => {
+    const ids = new Set<unknown>(Object.values((body[i] as Action).args).filter((v) => typeof v === 'string'));
+    const named = (b: Action) => Object.values(b.args).some((v) => ids.has(v));
+    // The step's only call on that entity (another look-up of it, of another field, already satisfies the rule).
+    return body.slice(i + 1).some((b) => b.tool !== rule.tool && named(b)) && !at.some((j) => j !== i && named(body[j] as Action));
+  });
+  if (at.length >= 2 && relied.length > 0) for (const i of new Set([relied[0] as number, relied.at(-1) as number])) out.push({ of, rule, how: 'one call removed', actions: without([i]) });
+  if (rule.before) {
+    const before = rule.before;
+    const entities = new Set<unknown>(at.flatMap((i) => Object.values((body[i] as Action).args).filter((v) => typeof v === 'string')));
+    const follows = (a: Action) => (before === 'all' ? true : before === 'entity' ? Object.values(a.args).some((v) => entities.has(v)) : before.includes(a.tool));
+    const partner = body.flatMap((a, i) => (a.tool !== rule.tool && follows(a) ? [i] : []));
+    const last = partner.at(-1);
+    if (last !== undefined && (at[0] as number) < last) {
+      const rest = body.filter((a) => a.tool !== rule.tool);
+      const cut = rest.indexOf(body[last] as Action) + 1;
+      out.push({ of, rule, how: 'moved after what it must precede', actions: [...rest.slice(0, cut), ...at.map((i) => body[i] as Action), ...rest.slice(cut), finish] });
+    }
+  }
+  return out;
+}
+
+export const episodicRules: EpisodicCheck = {
+  name: 'episodic-rules',
+  codes: ['E_RULE_IGNORED'],
+  kinds: ['episodic'],
+  plan(ctx) {
+    const names = ctx.meta.tools.map((t) => t.name);
+    const ablations = ctx.adversaryEpisodes().flatMap((i) => {
+      const r = ctx.refs[i] as Rollout;
+      if (!finished(r) || r.score < ctx.options.zeroToleranceCeiling) return [];
+      const finish = actionsOf(r).at(-1)?.tool;
+      const candidates = names.filter((t) => t !== finish);
+      // The prompt's and the description's rules, then each tool's description's rules about the other tools
+      // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule).
+      const rules = [...statedRules(`${r.prompt ?? ''}\n${ctx.meta.description}`, candidates), ...ctx.meta.tools.flatMap((t) => statedRules(t.description, candidates.filter((c) => c !== t.name)))];
+      return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) => ablationsOf(r, i, rule));
+    });
+    // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,
+    // and where the reference ends (an order broken is judged on the final state too: an environment with chance
+    // in its steps may end the moved log elsewhere).
+    const moved = (a: Ablation) => a.how === 'moved after what it must precede';
+    const episodes = [...new Set(ablations.map((a) => a.of))];
+    const states = episodes.map((i) => referenceState(ctx, i));
+    const requests: RolloutRequest[] = [...ablations.map((a) => replayOf(ctx.refs[a.of] as Rollout, a.actions, moved(a) ? { keepState: true } : {})), ...states];
+    return {
+      requests,
+      judge(outcomes) {
+        const finalOf = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
+        const replayed = [...finalOf.values()].filter((r): r is Rollout => r?.ok === true);
+        const book = bookkeeping(replayed, ctx.options.bookkeepingShare);
+        // A step that changes nothing, or only bookkeeping, cannot be required by a score of the final state.
+        const recorded = (a: Ablation) => {
+          const r = finalOf.get(a.of);
+          return r?.ok === true && records(r, a.rule.tool, book);
+        };
+        const sameEnd = (a: Ablation, k: number) => {
+          const [mine, theirs] = [outcomes[k], finalOf.get(a.of)];
+          return mine?.ok === true && theirs?.ok === true && differingPaths(mine.state, theirs.state).every((p) => book.has(p));
+        };
+        const findings: Finding[] = [];
+        // A removal of one call is judged only where every single removal of that step, in every episode, keeps the
+        // score (a look-up the reference makes before an action the rule does not cover, an escalation, may go).
+        const singles = new Map<string, boolean>();
+        ablations.forEach((a, k) => {
+          if (a.how !== 'one call removed' || !recorded(a)) return;
+          const key = a.rule.tool;
+          singles.set(key, (singles.get(key) ?? true) && scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6);
+        });
+        ablations.forEach((a, k) => {
+          if (!recorded(a)) return;
+          const ref = ctx.refs[a.of] as Rollout;
+          const score = scoreOf(outcomes[k]);
+          const judged = a.how === 'one call removed' ? (singles.get(a.rule.tool) ? score : 0) : moved(a) && !sameEnd(a, k) ? 0 : score;
+          findings.push({
+            rule: 'zero', code: 'E_RULE_IGNORED', check: 'episodic-rules', judged: judged + 1e-6, ceiling: ref.score, what: 'stated-step ablation',
+            form: `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; the prompt: "${a.rule.sentence.slice(0, 160)}")`,
+            evidence: () => ({ step: a.rule.tool, ablation: a.how, rule: a.rule.sentence.slice(0, 300), seed: ref.seed, level: ref.level, score, reference: ref.score, actions: JSON.stringify(a.actions.slice(0, 6)).slice(0, 400) }),
+          });
+        });
+        return { findings, metrics: { stated: [...new Set(ablations.map((a) => a.rule.tool))], ablations: ablations.length, kept: ablations.filter((a, k) => scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6).length } };
+      },
+    };
+  },
+};

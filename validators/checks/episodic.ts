@@ -1,0 +1,77 @@
+// How episodic checks meet the sandbox: a request is a rollout (a replayed log, a repeated action, a random
+// policy), the stage runs every check's requests in one batch (a request object planned by several checks,
+// made once through `shared`, runs once) and each check gets back its own outcomes; the context shares the
+// meta, the reference rollouts, the adversary episodes and the requests several checks read.
+import type { EpisodicMeta } from '../../contract/episodic.js';
+import { runRollouts, type Rollout, type RolloutRequest, type RolloutResult } from '../../sandbox/rollouts.js';
+import type { StageContext } from '../context.js';
+import type { EpisodicOptions } from '../options.js';
+import { judgeFindings, type Finding } from './rules.js';
+import { checksFor, type AnyCheck, type Check, type CheckContext } from './contract.js';
+
+export interface EpisodicContext extends CheckContext {
+  readonly meta: EpisodicMeta;
+  /** The reference rollouts (act) of the execution stage, by level then seed; checks name them by index. */
+  readonly refs: readonly Rollout[];
+  readonly options: EpisodicOptions & { probedPerLevel: number };
+  /** The references the adversary checks play against: the first `adversaryPerLevel` of each level that end with a finishing call. */
+  adversaryEpisodes(): number[];
+  /** One request object per key, so a request several checks plan runs once in the batch. */
+  shared(key: string, make: () => RolloutRequest): RolloutRequest;
+}
+
+export type EpisodicCheck = Check<EpisodicContext, RolloutRequest, RolloutResult>;
+
+/** The score of an outcome (0 where the episode failed). */
+export const scoreOf = (r: RolloutResult | undefined): number => (r?.ok ? r.score : 0);
+/** A replay of `actions` on reference `r`'s episode. */
+export const replayOf = (r: Rollout, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({ seed: r.seed, level: r.level, policy: { type: 'replay', actions }, ...extra });
+
+export function episodicContext(stage: StageContext, meta: EpisodicMeta, refs: readonly Rollout[]): EpisodicContext {
+  const memos = new Map<string, unknown>();
+  const memo = <T>(key: string, make: () => T): T => (memos.has(key) ? (memos.get(key) as T) : (memos.set(key, make()), memos.get(key) as T));
+  const options = { ...stage.options.episodic, probedPerLevel: stage.options.probedPerLevel };
+  return {
+    stage,
+    memo,
+    meta,
+    refs,
+    options,
+    adversaryEpisodes: () =>
+      memo('adversaryEpisodes', () => {
+        const seen = new Map<number, number>();
+        return refs.flatMap((r, i) => {
+          const k = seen.get(r.level) ?? 0;
+          seen.set(r.level, k + 1);
+          return k < options.adversaryPerLevel ? [i] : [];
+        });
+      }),
+    shared: (key, make) => memo(`request:${key}`, make),
+  };
+}
+
+/** Runs every registered episodic check: one batch of their planned requests, then their judges (which may run more). */
+export async function runEpisodicChecks(registry: readonly AnyCheck[], ctx: EpisodicContext, onBatch?: (outcomes: readonly RolloutResult[]) => void): Promise<{ findings: Finding[]; metrics: Record<string, unknown>; wallMs: number }> {
+  const stage = ctx.stage;
+  const run = async (requests: readonly RolloutRequest[]): Promise<RolloutResult[]> =>
+    requests.length === 0 ? [] : (await runRollouts(stage.pool, stage.source, ctx.meta, [...requests], stage.options.limits ? { limits: stage.options.limits } : {})).rollouts;
+  const plans = checksFor<EpisodicCheck>(registry, 'episodic').flatMap((check) => {
+    const plan = check.plan(ctx);
+    return plan ? [{ check, plan }] : [];
+  });
+  // One batch: a request object planned by several checks runs once.
+  const unique = new Map<RolloutRequest, number>();
+  const indices = plans.map(({ plan }) => plan.requests.map((r) => unique.get(r) ?? (unique.set(r, unique.size), unique.size - 1)));
+  const started = performance.now();
+  const outcomes = await run([...unique.keys()]);
+  const wallMs = performance.now() - started;
+  onBatch?.(outcomes);
+  const verdicts = await Promise.all(plans.map(({ plan }, k) => plan.judge((indices[k] as number[]).map((i) => outcomes[i] as RolloutResult), { run, all: () => outcomes })));
+  const metrics: Record<string, unknown> = {};
+  plans.forEach(({ check }, k) => {
+    if (verdicts[k]?.metrics) metrics[check.name] = verdicts[k]?.metrics;
+  });
+  return { findings: verdicts.flatMap((v) => v.findings), metrics, wallMs };
+}
+
+export { judgeFindings };

@@ -1,0 +1,25 @@
+// The verifier's grammar probed with the question itself: where a verifier accepts more than a bare value (it
+// evaluates an expression, a formula, a program), the prompt's own expressions transcribed into its answer
+// language, and the prompt's numbers joined by its operator words in order, must not pay: an answer that
+// restates the question has solved nothing. Judged by rate against chance (the restatement is the answer).
+import { answerContent, withContent } from '../../sandbox/answer.js';
+import { normalizeAnswer } from '../answers.js';
+import type { Probe } from '../probe-types.js';
+import { restatements } from '../restatements.js';
+import { rateFamilyCheck } from './battery.js';
+
+const key = (v: string) => normalizeAnswer(v).replace(/\s+/g, '').toLowerCase();
+
+export const grammarCheck = rateFamilyCheck({
+  name: 'grammar',
+  code: 'E_ACCEPTS_RESTATED',
+  requests: (ctx) =>
+    ctx.targets().flatMap((t) => {
+      const content = answerContent(t.episode.reference);
+      const probes = restatements(t.episode.instance.prompt).map(([form, text]): Probe => ({ family: 'restatement', form, response: withContent(t.episode.reference, text), coincident: key(text) === key(content) }));
+      return probes.length ? [{ seed: t.episode.seed, level: t.episode.level, probes }] : [];
+    }),
+  // Each way of restating is a policy of its own.
+  groups: (ran) => [...new Set(ran.map((x) => x.probe.form))].map((form) => [form, ran.filter((x) => x.probe.form === form)]),
+  limits: (o) => ({ pass: { pooled: o.restatedTolerance, level: o.restatedLevelTolerance }, mean: o.rateFamilyMeanExcess, z: o.rateZ }),
+});

@@ -1,0 +1,16 @@
+// Answers near the reference (a number ±1 in exact arithmetic, a decimal moved by more than rounding, a
+// number far off, negated or case-flipped where the sample shows those carry information, a list item
+// swapped or left out, a word cut short): a valid answer only by chance, judged by rate over all levels and
+// at each level (a tolerance that opens at one level only). Reordered lists are measured only.
+import { shapeOf } from '../answers.js';
+import { answerContent } from '../../sandbox/answer.js';
+import { batteryRequests, rateFamilyCheck } from './battery.js';
+
+export const perturbedCheck = rateFamilyCheck({
+  name: 'perturbed',
+  code: 'E_ACCEPTS_PERTURBED',
+  requests: (ctx) => batteryRequests(ctx, ['perturbed', 'reordered']),
+  groups: (ran) => [['perturbed', ran.filter((x) => x.probe.family === 'perturbed')]],
+  // Close answers keep partial credit in a fair verifier; for lists (partial credit per item) only full passes count.
+  limits: (o, judged) => ({ pass: { pooled: o.rateFamilyPassExcess, level: o.perturbedLevelPassExcess }, ...(judged.every((x) => shapeOf(answerContent(x.episode.reference)).kind !== 'list') ? { mean: o.perturbedMeanExcess } : {}), z: o.rateZ }),
+});

@@ -1,0 +1,64 @@
+// The registry of checks: every mechanism of every kind's hack stage, one file each beside this one. A
+// kind's stage runs the entries that name its kind (checksFor) and judges their findings with rules.ts.
+import { acceptanceCheck } from './acceptance.js';
+import { completenessCheck } from './completeness.js';
+import type { AnyCheck } from './contract.js';
+import { creditFloorCheck } from './credit-floor.js';
+import { echoCheck } from './echo.js';
+import { emptyCheck } from './empty.js';
+import { enumerationCheck } from './enumeration.js';
+import { episodicArguments } from './episodic-arguments.js';
+import { episodicBaselines } from './episodic-baselines.js';
+import { episodicCuts } from './episodic-cuts.js';
+import { episodicLeaks } from './episodic-leaks.js';
+import { episodicOffPath } from './episodic-off-path.js';
+import { episodicReaders } from './episodic-readers.js';
+import { episodicRules } from './episodic-rules.js';
+import { episodicShrink } from './episodic-shrink.js';
+import { episodicTyped } from './episodic-typed.js';
+import { episodicValues } from './episodic-values.js';
+import { feedbackCheck } from './feedback.js';
+import { formatOnlyCheck } from './format-only.js';
+import { grammarCheck } from './grammar.js';
+import { guessingCheck } from './guessing.js';
+import { hugeCheck } from './huge.js';
+import { malformedListCheck } from './malformed-list.js';
+import { nonAnswerCheck } from './non-answer.js';
+import { otherAnswerCheck } from './other-answer.js';
+import { perturbedCheck } from './perturbed.js';
+import { promptTokensCheck } from './prompt-tokens.js';
+import { readersCheck } from './readers.js';
+import { stuffingCheck } from './stuffing.js';
+
+export const CHECKS: readonly AnyCheck[] = [
+  // single-turn
+  emptyCheck,
+  echoCheck,
+  formatOnlyCheck,
+  nonAnswerCheck,
+  stuffingCheck,
+  enumerationCheck,
+  hugeCheck,
+  malformedListCheck,
+  otherAnswerCheck,
+  perturbedCheck,
+  promptTokensCheck,
+  creditFloorCheck,
+  feedbackCheck,
+  acceptanceCheck,
+  grammarCheck,
+  completenessCheck,
+  guessingCheck,
+  readersCheck,
+  // episodic
+  episodicBaselines,
+  episodicLeaks,
+  episodicCuts,
+  episodicOffPath,
+  episodicShrink,
+  episodicValues,
+  episodicTyped,
+  episodicRules,
+  episodicArguments,
+  episodicReaders,
+];

@@ -1,0 +1,311 @@
+// Learned observation readers, as pure functions over reference rollouts: what a cheap policy could learn to
+// read instead of doing the task. Fields of the observations (and the prompt's lines) that name an entity, at a
+// fixed place or after a fixed label, mapped one-to-one onto the decision made about it; the prompt's digits
+// read as a value the agent was never given (a ticket id made from a combination); and the replies of a read
+// tool asked about every value of a decision (an approver that answers truthfully).
+import type { EpisodicMeta } from '../../contract/episodic.js';
+import type { Rollout } from '../../sandbox/rollouts.js';
+import type { Trial } from '../checks/rules.js';
+import { actionsOf, propsOf, type Action } from './adversaries.js';
+import { decisionsOf, escape, type Axis, type Decision } from './adversaries-values.js';
+import { tokensOf } from './probes.js';
+
+const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
+
+/** One decision of an axis and the fields of the lines that name its entity (in the prompt, and in observations before it). */
+export interface FieldSample {
+  level: number;
+  value: string;
+  fields: Set<string>;
+}
+
+/**
+ * The opening a cheap policy plays before deciding anything: every tool without arguments (a listing) once,
+ * then each tool whose required arguments the entity of a decision fills (a read of it), for every entity the
+ * reference decides about; the finish and the decisions' own tools aside, at most `limit` calls.
+ */
+export function openingLog(meta: EpisodicMeta, r: Rollout, axes: readonly Axis[], limit: number): Action[] {
+  const acts = actionsOf(r);
+  const finish = acts.at(-1)?.tool;
+  const deciding = new Set(axes.map((a) => a.tool));
+  const tools = meta.tools.filter((t) => t.name !== finish && !deciding.has(t.name));
+  const out: Action[] = tools.filter((t) => Object.keys(t.parameters.properties ?? {}).length === 0).map((t) => ({ tool: t.name, args: {} }));
+  const seen = new Set<string>();
+  for (const axis of axes) {
+    for (const d of decisionsOf(r, axis)) {
+      for (const tool of tools) {
+        const names = Object.keys(propsOf(meta, tool.name));
+        const required = ((tool.parameters as { required?: string[] }).required ?? []) as string[];
+        const args = Object.fromEntries(names.filter((n) => n in d.entity).map((n) => [n, d.entity[n]]));
+        const key = tool.name + JSON.stringify(args);
+        if (names.length === 0 || Object.keys(args).length === 0 || !required.every((n) => n in args) || seen.has(key)) continue;
+        seen.add(key);
+        out.push({ tool: tool.name, args });
+      }
+    }
+  }
+  return out.slice(0, limit);
+}
+
+/** Replies and the tool that gave each (the opening a reader played on one episode). */
+export interface Replies {
+  tools: string[];
+  observations: string[];
+}
+
+/**
+ * The field samples of an axis: for each reference decision, the words at fixed offsets from its entity's id
+ * and after each label word, in the lines that name it: the prompt's, the opening's (`openings[i]` for
+ * reference i: its listings and reads), and the reference's own observations before the decision. A place is
+ * named with what printed it (the prompt, or a tool), so a listing's fields and a ticket's text stay apart.
+ * Words the prompt or the tools' text use (the rules' vocabulary: "pending", "gold", a queue's name) are left
+ * out: a policy that reads them applies a stated rule.
+ */
+export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, openings: ReadonlyArray<Replies | undefined> = []): FieldSample[] {
+  const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
+  return refs.flatMap((r, of) => {
+    const decisions = decisionsOf(r, axis);
+    const ids = new Set(decisions.flatMap((d) => Object.values(d.entity).map((v) => v.toLowerCase())));
+    const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
+    const opened = openings[of];
+    const acts = actionsOf(r);
+    const texts = (upTo: number): Array<[string, string]> => [
+      ['the prompt', r.prompt ?? ''],
+      ...(opened?.observations ?? []).map((o, j): [string, string] => [`${opened?.tools[j] ?? '?'}'s reply`, o]),
+      ...(r.observations ?? []).slice(0, upTo).map((o, j): [string, string] => [`${acts[j]?.tool ?? '?'}'s reply`, o]),
+    ];
+    return decisions.flatMap((d) => {
+      const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
+      if (own.length === 0) return [];
+      const fields = new Set<string>();
+      for (const [source, text] of texts(d.index)) {
+        for (const line of text.split(/\n|;/)) {
+          const w = words(line);
+          const at = w.findIndex((x) => own.includes(x));
+          if (at < 0) continue;
+          for (const k of OFFSETS) {
+            const x = w[at + k];
+            if (x !== undefined && !rules.has(x) && !ids.has(x)) fields.add(`in ${source}, the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`);
+          }
+          w.forEach((x, i) => {
+            const label = w[i - 1];
+            if (i > 0 && label !== undefined && rules.has(label) && !rules.has(x) && !ids.has(x)) fields.add(`in ${source}, the word after "${label}": ${x}`);
+          });
+        }
+      }
+      return [{ level: r.level, value: String(d.value), fields }];
+    });
+  });
+}
+
+/** A field's place (everything before its word), and its word. */
+const split = (field: string): [string, string] => {
+  const at = field.lastIndexOf(': ');
+  return [field.slice(0, at), field.slice(at + 2)];
+};
+
+/**
+ * The best one-to-one map "a field's word → the decision" fitted on `fit`: per place, each word mapped to the
+ * value it went with (at least 90% of the time), each value reached by one word only, the map reading at least
+ * 80% of the half's decisions (a code field; a ticket's free text, whose words vary by template, is none).
+ * Null where no place has one.
+ */
+function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string; map: Map<string, string> } | null {
+  const seen = new Map<string, Map<string, Map<string, number>>>();
+  for (const i of fit) {
+    for (const f of (samples[i] as FieldSample).fields) {
+      const [place, word] = split(f);
+      const byWord = seen.get(place) ?? new Map<string, Map<string, number>>();
+      const counts = byWord.get(word) ?? new Map<string, number>();
+      counts.set((samples[i] as FieldSample).value, (counts.get((samples[i] as FieldSample).value) ?? 0) + 1);
+      seen.set(place, byWord.set(word, counts));
+    }
+  }
+  let best: { place: string; map: Map<string, string>; covered: number } | null = null;
+  for (const [place, byWord] of seen) {
+    const map = new Map<string, string>();
+    let covered = 0;
+    for (const [word, counts] of byWord) {
+      const total = [...counts.values()].reduce((a, b) => a + b, 0);
+      const [value, n] = [...counts].sort((a, b) => b[1] - a[1])[0] as [string, number];
+      if (total >= 2 && n >= 0.9 * total) (map.set(word, value), (covered += n));
+    }
+    const perValue = new Map<string, number>();
+    for (const v of map.values()) perValue.set(v, (perValue.get(v) ?? 0) + 1);
+    if (map.size >= 2 && [...perValue.values()].every((n) => n === 1) && covered >= 0.8 * fit.length && (!best || covered > best.covered)) best = { place, map, covered };
+  }
+  return best && { place: best.place, map: best.map };
+}
+
+/** The value a fitted map reads off a sample's fields, or null. */
+const readMap = (fitted: { place: string; map: Map<string, string> }, s: FieldSample) => {
+  for (const f of s.fields) {
+    const [place, word] = split(f);
+    if (place === fitted.place && fitted.map.has(word)) return fitted.map.get(word) as string;
+  }
+  return null;
+};
+
+/**
+ * Two-fold trials of a learned reader, per level and pooled: a rule fitted on one half of the samples (`fit`,
+ * null where none) reads each sample of the other (`read`: the value it picks, or null); chance is that pick
+ * against up to three other samples' values at the level, as the single-turn readers judge (a decision that is
+ * nearly always the same value is no secret, however it is read).
+ */
+function twoFold<S extends { level: number; value: string }, R>(samples: readonly S[], fit: (members: number[]) => R | null, read: (rule: R, s: S) => string | null): { level: Trial[]; pooled: Trial[]; rules: R[] } {
+  const levels = new Map<number, number[]>();
+  samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
+  const fold = (i: number) => (levels.get((samples[i] as S).level) as number[]).indexOf(i) % 2;
+  const trial = (rule: R | null, i: number): Trial => {
+    const s = samples[i] as S;
+    const members = levels.get(s.level) as number[];
+    const pick = rule === null ? null : read(rule, s);
+    const at = members.indexOf(i);
+    const peers = [1, 2, 3].slice(0, Math.max(0, members.length - 1)).map((k) => samples[members[(at + k) % members.length] as number] as S);
+    return { level: s.level, win: pick === s.value ? 1 : 0, chance: pick === null || peers.length === 0 ? 0 : peers.filter((p) => p.value === pick).length / peers.length };
+  };
+  const level: Trial[] = [];
+  for (const members of levels.values()) {
+    const halves = [0, 1].map((h) => fit(members.filter((i) => fold(i) === h)));
+    for (const i of members) level.push(trial(halves[1 - fold(i)] ?? null, i));
+  }
+  const all = [...samples.keys()];
+  const pooled = [0, 1].map((h) => fit(all.filter((i) => fold(i) === h)));
+  return { level, pooled: all.map((i) => trial(pooled[1 - fold(i)] ?? null, i)), rules: pooled.filter((r): r is R => r !== null) };
+}
+
+/** Two-fold trials of the field reader: a one-to-one map fitted on one half, read on the other. */
+export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
+  const t = twoFold(samples, (members) => fitMap(samples, members), readMap);
+  return { ...t, rules: t.rules.map((f) => `${f.place}: ${[...f.map].slice(0, 6).map(([w, v]) => `${w} → ${v}`).join(', ')}`) };
+}
+
+/** A value the reference sends that the prompt does not spell out, and the prompt's digit runs it might be read from. */
+export interface DigitSample {
+  level: number;
+  value: string;
+  runs: string[];
+}
+
+/**
+ * Per argument, the values the reference sends that no token of the prompt spells out and that hold three
+ * digits or more (one a episode), each with the prompt's digit runs: runs inside other tokens ("TK-4719-B") and
+ * single digits joined ("4-7-1-9"). Values an observation shows count too: a tool may hand out the secret
+ * properly while the prompt gives it away.
+ */
+export function digitSamples(refs: readonly Rollout[]): Map<string, DigitSample[]> {
+  const out = new Map<string, DigitSample[]>();
+  for (const r of refs) {
+    const prompt = (r.prompt ?? '').slice(0, 20_000);
+    const runs = [...prompt.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])|\d+/g)].map((m) => m[0].replace(/\D/g, '')).slice(0, 200);
+    const spelled = new Set(tokensOf(prompt).map((t) => t.toLowerCase()));
+    const done = new Set<string>();
+    for (const a of actionsOf(r)) {
+      for (const [arg, v] of Object.entries(a.args)) {
+        const value = typeof v === 'number' || typeof v === 'string' ? String(v) : null;
+        const slot = `${a.tool}.${arg}`;
+        if (value === null || done.has(slot) || (value.match(/\d/g) ?? []).length < 3 || tokensOf(value).every((t) => spelled.has(t.toLowerCase()))) continue;
+        done.add(slot);
+        out.set(slot, [...(out.get(slot) ?? []), { level: r.level, value: value.replace(/\D/g, ''), runs }]);
+      }
+    }
+  }
+  return out;
+}
+
+/** A digit reader: the run at a place (from the start, or from the end when negative), as written or reversed. */
+type DigitRule = { at: number; reversed: boolean };
+const runAt = (rule: DigitRule, s: DigitSample): string | null => {
+  const run = rule.at >= 0 ? s.runs[rule.at] : s.runs[s.runs.length + rule.at];
+  return run === undefined ? null : rule.reversed ? [...run].reverse().join('') : run;
+};
+
+/** Two-fold trials of the digit reader: the place read on one half (reading at least half its values), read on the other. */
+export function digitTrials(samples: readonly DigitSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
+  const fit = (members: number[]): DigitRule | null => {
+    const hits = new Map<string, number>();
+    for (const i of members) {
+      const s = samples[i] as DigitSample;
+      s.runs.forEach((run, k) => {
+        for (const reversed of [false, true]) if ((reversed ? [...run].reverse().join('') : run) === s.value) for (const at of [k, k - s.runs.length]) hits.set(JSON.stringify({ at, reversed }), (hits.get(JSON.stringify({ at, reversed })) ?? 0) + 1);
+      });
+    }
+    const [best, n] = [...hits].sort((x, y) => y[1] - x[1])[0] ?? [null, 0];
+    return best !== null && n >= 0.5 * members.length ? (JSON.parse(best) as DigitRule) : null;
+  };
+  const t = twoFold(samples, fit, runAt);
+  return { ...t, rules: t.rules.map((r) => `the ${r.at >= 0 ? `${r.at + 1}th digit run` : `${-r.at}th digit run from the end`} of the prompt${r.reversed ? ', reversed' : ''}`) };
+}
+
+/** A question a read tool allows about one decision: the tool, the entity's arguments, and the argument the value goes in. */
+export interface Ask {
+  tool: string;
+  args: Record<string, unknown>;
+  arg: string;
+}
+
+/** The asks about an axis's decisions: every tool but the decision's and the finish whose required arguments the decision's entity fills, with one argument that takes the axis's values. */
+export function asksOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: Decision[], finish: string): Ask[][] {
+  const acts = actionsOf(r);
+  return decisions.map((d) => {
+    const call = acts[d.index] as Action;
+    return meta.tools.flatMap((tool) => {
+      if (tool.name === axis.tool || tool.name === finish) return [];
+      const props = propsOf(meta, tool.name);
+      const required = ((tool.parameters as { required?: string[] }).required ?? []) as string[];
+      const slot = Object.keys(props).find((n) => !(n in call.args && n !== axis.arg) && (props[n]?.enum ? axis.values.every((v) => props[n]?.enum?.includes(v)) : props[n]?.type === typeof axis.values[0]));
+      if (slot === undefined) return [];
+      const args = Object.fromEntries(Object.keys(props).filter((n) => n !== slot && n in call.args && n !== axis.arg).map((n) => [n, call.args[n]]));
+      return required.every((n) => n === slot || n in args) && Object.keys(args).length > 0 ? [{ tool: tool.name, args, arg: slot }] : [];
+    });
+  });
+}
+
+/** The oracle's log for one ask tool: each decision's question asked with every value of the axis, in order. */
+export const askLog = (asks: Array<Ask | undefined>, axis: Axis): Action[] => asks.flatMap((a) => (a ? axis.values.map((v) => ({ tool: a.tool, args: { ...a.args, [a.arg]: v } })) : []));
+
+/** A reply with the value asked about (as a whole word: "approve" is not masked in "Approved") and its numbers masked. */
+const maskAsked = (text: string, v: string) => text.replace(new RegExp(`(?<![A-Za-z0-9_])${escape(v)}(?![A-Za-z0-9_])`, 'gi'), '\u00a7').replace(/\d+(?:\.\d+)?/g, '#');
+
+/** One decision asked about: the reference's value, and each value's reply (masked: the value itself and numbers), null where missing. */
+export interface AskSample {
+  level: number;
+  value: string;
+  replies: Map<string, string | null>;
+}
+
+/** The ask samples of one ask log (`asks[k]` about decision k; null where the tool could not ask about it). */
+export function askSamples(level: number, asks: Array<Ask | undefined>, decisions: Decision[], axis: Axis, observations: string[] | undefined): AskSample[] {
+  let at = 0;
+  return asks.flatMap((a, k) => {
+    if (!a) return [];
+    const replies = new Map(axis.values.map((v, j) => [String(v), observations?.[at + j] === undefined ? null : maskAsked(observations[at + j] as string, String(v))] as const));
+    at += axis.values.length;
+    return [{ level, value: String((decisions[k] as Decision).value), replies }];
+  });
+}
+
+/** The reply that marks the right value, fitted on `fit`: the right value's reply and no other value's, in 90% of the decisions where it appears. */
+function fitMark(samples: readonly AskSample[], fit: number[]): string | null {
+  const good = new Map<string, number>();
+  const seen = new Map<string, number>();
+  for (const i of fit) {
+    const s = samples[i] as AskSample;
+    const right = s.replies.get(s.value);
+    for (const reply of new Set([...s.replies.values()])) if (reply !== null) seen.set(reply, (seen.get(reply) ?? 0) + 1);
+    if (right && [...s.replies].every(([v, r]) => v === s.value || r !== right)) good.set(right, (good.get(right) ?? 0) + 1);
+  }
+  const [mark, n] = [...good].sort((a, b) => b[1] - a[1])[0] ?? [null, 0];
+  return mark !== null && n >= 2 && n >= 0.9 * (seen.get(mark) ?? 0) ? mark : null;
+}
+
+/** Two-fold trials of the oracle policy (ask every question, follow the reply that marks the right value). */
+export function askTrials(samples: readonly AskSample[]): { level: Trial[]; pooled: Trial[]; marks: string[] } {
+  const pick = (mark: string, s: AskSample) => {
+    const picked = [...s.replies].filter(([, r]) => r === mark).map(([v]) => v);
+    return picked.length === 1 ? (picked[0] as string) : null;
+  };
+  const t = twoFold(samples, (members) => fitMark(samples, members), pick);
+  return { level: t.level, pooled: t.pooled, marks: t.rules };
+}
