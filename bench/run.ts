@@ -1,8 +1,10 @@
-// `npm run bench`: runs every benchmark and writes bench/results/latest.json, an object keyed by
-// benchmark name ({ value, unit, ...details }). Existing entries from other benchmarks are kept.
+// `npm run bench [NAMES…] [--base DIR]`: runs the benchmarks and writes bench/results/latest.json, an object
+// keyed by benchmark name ({ value, unit, ...details }); existing entries from other benchmarks are kept.
+// With --base (a built checkout of the base commit), the benchmarks that support it run it side by side.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../contract/paths.js';
+import { baseDir, benchNames } from './base.js';
 import { benchBatch } from './batch.js';
 import { benchDashboard } from './dashboard.js';
 import { benchEpisodes } from './episodes.js';
@@ -21,7 +23,8 @@ import { benchValidate } from './validate.js';
 
 const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, episodeLayers: benchEpisodeLayers, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, serveEpisodes: benchServeEpisodes, serveCode: benchServeCode, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
 
-const only = process.argv.slice(2);
+const only = benchNames(process.argv.slice(2));
+baseDir(); // a --base without a built checkout fails before anything runs
 const dir = join(PACKAGE_ROOT, 'bench', 'results');
 const file = join(dir, 'latest.json');
 mkdirSync(dir, { recursive: true });

@@ -1,197 +1,163 @@
-// Benchmark of the reward service's episode sessions (contract v2) over the episodic seeds, the server in its
-// own process, driven over loopback by node:http clients:
-//   serve.episodes.concurrentSessions: sessions held open at once (created, then each stepped once) with <= 1% errors;
-//   serve.episodes.stepsPerSec: 256 concurrent sessions playing reference rollouts back to back (a finished one
-//   starts another); serve.episodes.stepP99Ms: the same 256 sessions offered half that rate (think time between
-//   steps); serve.episodes.replayStepsPerSec: the same turns each scored by replaying the whole action log so far
-//   (POST /v1/episodes/score), the O(turns²) design sessions avoid. These three: best of 3 interleaved 5 s rounds.
-import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
+// Benchmark of the reward service's episode sessions (contract v2) over the episodic seeds, each server in its
+// own process, driven over loopback by node:http clients (episode-load.ts); with `--base DIR`, the base
+// build's server runs beside this one's and every figure is measured for both in interleaved rounds:
+//   serve.episodes.stepsPerSec: 256 sessions playing reference rollouts back to back (closed loop);
+//   serve.episodes.stepP99Ms: the same 256 sessions offered half that rate (a think time between steps);
+//   serve.episodes.replayStepsPerSec: each turn scored by replaying its log (the O(turns²) sessions avoid);
+//   serve.episodes.held*: 4,096 sessions open at once, all stepped closed loop, none finished; the server's memory.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { runRollouts } from '../sandbox/rollouts.js';
+import { baseDir, fromBase, loadNow, ratio } from './base.js';
+import { Client, holdAndStep, percentile, play, type Plan, type Played } from './episode-load.js';
 import { admitEpisodicSeeds } from './episodic-library.js';
 import { startChild, stopChild } from './serve.js';
 import type { BenchEntries } from './types.js';
 
-const HELD = [1_024, 2_048, 4_096];
-const CONCURRENT = 256;
+const SESSIONS = 256;
+const HELD = 4_096;
 const DURATION_MS = 5_000;
 const ROUNDS = 3;
 
-interface Plan {
-  env: string;
-  seed: number;
-  level: number;
-  actions: unknown[];
+type Start = typeof startChild;
+interface Server {
+  build: 'this' | 'base';
+  child: ChildProcess;
+  client: Client;
+}
+interface Round {
+  build: Server['build'];
+  loadAverage: number;
+  live: Played;
+  paced: Played;
+  thinkMs: number;
+  replay: Played;
 }
 
-/** Keep-alive connections: on 2 loaded cores fetch() itself tops out near 800 requests/s, node:http near 4,400. */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-
-function send(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const data = body === undefined ? '' : JSON.stringify(body);
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const headers = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) };
-    const request = http.request({ host: hostname, port, path, method, agent, headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> }));
-    });
-    request.on('error', reject);
-    request.end(data);
-  });
-}
-
-/** Runs `work(i)` for i < n with at most `width` at once. */
-async function spread(n: number, width: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, width) }, async () => {
-    while (next < n) await work(next++);
-  }));
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+const perSec = (p: { steps: number }, ms = DURATION_MS) => round(p.steps / (ms / 1000));
+const p = (played: Played, q: number) => round(percentile(played.latencies, q), 2);
 
-/** Opens `n` sessions (each stepped once) and reports how many answered both without error. */
-async function holdOpen(url: string, plans: Plan[], n: number): Promise<{ held: number; errors: number; ms: number }> {
-  const started = performance.now();
-  let errors = 0;
-  const ids: string[] = [];
-  await spread(n, 64, async (i) => {
-    const plan = plans[i % plans.length] as Plan;
-    const failed = { status: 0, body: {} as Record<string, unknown> };
-    const created = await send(url, 'POST', '/v1/episodes', { env: plan.env, seed: plan.seed, level: plan.level }).catch(() => failed);
-    if (created.status !== 200) return void errors++;
-    const step = await send(url, 'POST', `/v1/episodes/${created.body.episode as string}/step`, { ...(plan.actions[0] as object), turn: 1 }).catch(() => failed);
-    if (step.status !== 200) return void errors++;
-    ids.push(created.body.episode as string);
-  });
-  const ms = performance.now() - started;
-  const held = ids.length;
-  await spread(ids.length, 64, async (i) => void (await send(url, 'DELETE', `/v1/episodes/${ids[i] as string}`)));
-  return { held, errors, ms };
+/** Resident and peak resident memory of a process in MB, from /proc (Linux); nulls elsewhere. */
+function memoryMb(pid: number | undefined): { rssMb: number | null; peakRssMb: number | null } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1]);
+    return { rssMb: Math.round(kb('VmRSS') / 1024), peakRssMb: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return { rssMb: null, peakRssMb: null };
+  }
 }
 
-/** `CONCURRENT` loops, each playing reference rollouts one after another for `ms`; per-step latencies. */
-async function play(url: string, plans: Plan[], ms: number, replay: boolean, thinkMs = 0): Promise<{ steps: number; latencies: number[]; errors: number; finished: number; wrong: number }> {
-  const until = performance.now() + ms;
-  const latencies: number[] = [];
-  let errors = 0;
-  let finished = 0;
-  let wrong = 0;
-  await Promise.all(Array.from({ length: CONCURRENT }, async (_, loop) => {
-    for (let k = loop; performance.now() < until; k += CONCURRENT) {
-      const plan = plans[k % plans.length] as Plan;
-      const created = replay ? null : await send(url, 'POST', '/v1/episodes', { env: plan.env, seed: plan.seed, level: plan.level });
-      if (created && created.status !== 200) {
-        errors++;
-        continue;
-      }
-      let finishedThis = false;
-      for (let t = 0; t < plan.actions.length && performance.now() < until; t++) {
-        const t0 = performance.now();
-        const r = replay
-          ? await send(url, 'POST', '/v1/episodes/score', { env: plan.env, seed: plan.seed, level: plan.level, actions: plan.actions.slice(0, t + 1) })
-          : await send(url, 'POST', `/v1/episodes/${created?.body.episode as string}/step`, { ...(plan.actions[t] as object), turn: t + 1 });
-        latencies.push(performance.now() - t0);
-        // A trainer's policy thinks (generates) between steps: jittered so sessions do not step in lockstep.
-        if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs * (0.5 + Math.random())));
-        if (r.status !== 200) errors++;
-        if (t === plan.actions.length - 1) {
-          finished++;
-          finishedThis = true;
-          if (r.body.score !== 1) wrong++;
-        }
-      }
-      // An episode cut off by the clock is ended, so its session does not hold a slot into the next phase.
-      if (created && !finishedThis) await send(url, 'DELETE', `/v1/episodes/${created.body.episode as string}`);
+/** Reference rollouts of every episodic seed that finish with score 1, interleaved by environment. */
+async function referencePlans(libraryDir: string): Promise<Plan[]> {
+  const plans: Plan[] = [];
+  const library = SqliteLibrary.open(libraryDir, { create: true });
+  const pool = new SandboxPool();
+  try {
+    for (const seed of await admitEpisodicSeeds(library, pool)) {
+      const requests = Array.from({ length: 24 }, (_, i) => ({ seed: 1_000 + i, level: 1 + (i % Math.min(3, seed.meta.levels)), policy: { type: 'act' as const } }));
+      const run = await runRollouts(pool, seed.source, seed.meta, requests);
+      for (const r of run.rollouts) if (r.ok && r.score === 1 && r.end === 'done') plans.push({ env: seed.meta.name, seed: r.seed, level: r.level, actions: r.actions });
     }
-  }));
-  return { steps: latencies.length, latencies: latencies.sort((a, b) => a - b), errors, finished, wrong };
+  } finally {
+    await pool.close();
+    await library.close();
+  }
+  return plans.sort((a, b) => a.seed - b.seed || (a.env < b.env ? -1 : 1));
+}
+
+/** One round of one build: closed loop, then paced at half that rate, then replayed. */
+async function measure(server: Server, plans: Plan[]): Promise<Round> {
+  const loadAverage = loadNow();
+  const live = await play(server.client, plans, { ms: DURATION_MS, sessions: SESSIONS });
+  const thinkMs = (1000 * SESSIONS) / (0.5 * Math.max(1, perSec(live)));
+  const paced = await play(server.client, plans, { ms: DURATION_MS, sessions: SESSIONS, thinkMs });
+  const replay = await play(server.client, plans, { ms: DURATION_MS, sessions: SESSIONS, replay: true });
+  return { build: server.build, loadAverage, live, paced, thinkMs, replay };
+}
+
+/** The best round of a build by a figure (noise on a shared machine only ever slows a round down). */
+function best(rounds: Round[], build: Server['build'], score: (r: Round) => number): Round | null {
+  const mine = rounds.filter((r) => r.build === build);
+  return mine.length === 0 ? null : mine.reduce((a, b) => (score(b) > score(a) ? b : a));
 }
 
 export async function benchServeEpisodes(): Promise<BenchEntries> {
   const tmp = mkdtempSync(join(tmpdir(), 'envforge-bench-episodes-'));
   const libraryDir = join(tmp, 'library');
-  const plans: Plan[] = [];
-  {
-    const library = SqliteLibrary.open(libraryDir, { create: true });
-    const pool = new SandboxPool();
-    try {
-      for (const seed of await admitEpisodicSeeds(library, pool)) {
-        const requests = Array.from({ length: 24 }, (_, i) => ({ seed: 1_000 + i, level: 1 + (i % Math.min(3, seed.meta.levels)), policy: { type: 'act' as const } }));
-        const run = await runRollouts(pool, seed.source, seed.meta, requests);
-        for (const r of run.rollouts) if (r.ok && r.score === 1 && r.end === 'done') plans.push({ env: seed.meta.name, seed: r.seed, level: r.level, actions: r.actions });
-      }
-    } finally {
-      await pool.close();
-      await library.close();
-    }
-  }
-  plans.sort((a, b) => (a.seed - b.seed) || (a.env < b.env ? -1 : 1)); // interleave the environments
-  const { child, url } = await startChild(libraryDir, { maxSessions: Math.max(0, ...HELD) + CONCURRENT, maxQueue: 1 << 20 });
+  const plans = await referencePlans(libraryDir);
+  const base = baseDir();
+  const starts: Array<[Server['build'], Start]> = [['this', startChild]];
+  if (base) starts.push(['base', (await fromBase<{ startChild: Start }>(base, 'bench/serve.js')).startChild]);
+  const servers: Server[] = [];
   try {
-    let concurrent = 0;
-    const tries: Array<{ n: number; held: number; errors: number; ms: number }> = [];
-    for (const n of HELD) {
-      const r = await holdOpen(url, plans, n);
-      tries.push({ n, ...r, ms: Math.round(r.ms) });
-      if (r.errors > n * 0.01) break;
-      concurrent = r.held;
+    for (const [build, start] of starts) {
+      const { child, url } = await start(libraryDir, { maxSessions: HELD + SESSIONS + 64, maxQueue: 1 << 20, episodesDir: join(tmp, `episodes-${build}`) });
+      servers.push({ build, child, client: new Client(url) });
     }
-    await play(url, plans, 2_000, false); // warm-up
-    // Interleaved rounds, the best of each kept: noise on a shared machine only ever slows a round down.
-    type Played = Awaited<ReturnType<typeof play>>;
-    let live: Played | null = null;
-    let paced: Played | null = null;
-    let replay: Played | null = null;
-    let thinkMs = 0;
-    const rounds: Array<{ live: number; pacedP99Ms: number; replay: number }> = [];
-    for (let k = 0; k < ROUNDS; k++) {
-      const l = await play(url, plans, DURATION_MS, false);
-      // The same 256 sessions offered half the closed-loop rate: step latency with headroom, as trainers load it.
-      const think = (1000 * CONCURRENT) / (0.5 * Math.max(1, l.steps / (DURATION_MS / 1000)));
-      const p = await play(url, plans, DURATION_MS, false, think);
-      const r = await play(url, plans, DURATION_MS, true);
-      rounds.push({ live: l.steps / (DURATION_MS / 1000), pacedP99Ms: Math.round(percentile(p.latencies, 0.99)), replay: r.steps / (DURATION_MS / 1000) });
-      if (!live || l.steps > live.steps) live = l;
-      if (!paced || percentile(p.latencies, 0.99) < percentile(paced.latencies, 0.99)) [paced, thinkMs] = [p, think];
-      if (!replay || r.steps > replay.steps) replay = r;
+    for (const s of servers) await play(s.client, plans, { ms: 2_000, sessions: SESSIONS }); // warm-up
+    // Interleaved rounds, alternating which build goes first.
+    const rounds: Round[] = [];
+    for (let k = 0; k < ROUNDS; k++) for (const s of k % 2 === 0 ? servers : [...servers].reverse()) rounds.push(await measure(s, plans));
+    const held = new Map<Server['build'], Awaited<ReturnType<typeof holdAndStep>> & ReturnType<typeof memoryMb> & { loadAverage: number }>();
+    for (const s of servers) {
+      let memory = memoryMb(undefined);
+      const loadAverage = loadNow();
+      const r = await holdAndStep(s.client, plans, { ms: DURATION_MS, sessions: HELD, whileHeld: () => (memory = memoryMb(s.child.pid)) });
+      held.set(s.build, { ...r, ...memory, loadAverage });
     }
-    if (!live || !paced || !replay) throw new Error('no rounds');
-    const meanTurns = plans.reduce((a, p) => a + p.actions.length, 0) / plans.length;
-    const common = { cores: availableParallelism(), sandboxWorkers: availableParallelism(), envs: new Set(plans.map((p) => p.env)).size, meanTurns: round(meanTurns), note: 'server in its own process; node:http keep-alive clients in the bench process; loopback; reference (act) rollouts' };
-    const stepsPerSec = live.steps / (DURATION_MS / 1000);
-    const replayPerSec = replay.steps / (DURATION_MS / 1000);
-    return {
-      'serve.episodes.concurrentSessions': { value: concurrent, unit: 'sessions', ...common, tries, target: '>= 2000 held open with <= 1% errors' },
-      // rounds: every round's closed-loop and replay steps/s and paced p99, for the spread.
-      'serve.episodes.stepsPerSec': { value: round(stepsPerSec), unit: 'steps/s', ...common, sessions: CONCURRENT, durationS: DURATION_MS / 1000, rounds, errors: live.errors, episodesFinished: live.finished, finishedNotScoringOne: live.wrong, p50Ms: round(percentile(live.latencies, 0.5), 2) },
-      'serve.episodes.stepP99Ms': {
-        value: round(percentile(paced.latencies, 0.99), 2),
-        unit: 'ms',
-        ...common,
-        sessions: CONCURRENT,
-        offeredStepsPerSec: round(paced.steps / (DURATION_MS / 1000)),
-        meanThinkMs: round(thinkMs),
-        errors: paced.errors,
-        p50Ms: round(percentile(paced.latencies, 0.5), 2),
-        p90Ms: round(percentile(paced.latencies, 0.9), 2),
-        closedLoopP50Ms: round(percentile(live.latencies, 0.5), 2),
-        closedLoopP99Ms: round(percentile(live.latencies, 0.99), 2),
-        target: '<= 20 ms',
-        note: 'p99 of steps with 256 sessions offered half the closed-loop rate (each waits a jittered think time between steps); closedLoop*: the same sessions stepping back to back (pure queueing: 256 / steps per second)',
-      },
-      'serve.episodes.replayStepsPerSec': { value: round(replayPerSec), unit: 'steps/s', ...common, sessions: CONCURRENT, errors: replay.errors, p99Ms: round(percentile(replay.latencies, 0.99), 2), sessionSpeedup: round(stepsPerSec / Math.max(1e-9, replayPerSec), 2), note: 'each turn scored by replaying the whole log so far (stateless), side by side with the sessions above' },
-    };
+    return entries(rounds, held, plans, base);
   } finally {
-    await stopChild(child);
+    for (const s of servers) {
+      s.client.close();
+      await stopChild(s.child);
+    }
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+function entries(rounds: Round[], held: Map<Server['build'], Awaited<ReturnType<typeof holdAndStep>> & ReturnType<typeof memoryMb> & { loadAverage: number }>, plans: Plan[], base: string | null): BenchEntries {
+  const live = (b: Server['build']) => best(rounds, b, (r) => r.live.steps);
+  const paced = (b: Server['build']) => best(rounds, b, (r) => -percentile(r.paced.latencies, 0.99));
+  const replay = (b: Server['build']) => best(rounds, b, (r) => r.replay.steps);
+  const [liveThis, pacedThis, replayThis, heldThis] = [live('this'), paced('this'), replay('this'), held.get('this')];
+  if (!liveThis || !pacedThis || !replayThis || !heldThis) throw new Error('no rounds of this build');
+  const [liveBase, pacedBase, replayBase, heldBase] = [live('base'), paced('base'), replay('base'), held.get('base')];
+  const meanTurns = plans.reduce((a, x) => a + x.actions.length, 0) / plans.length;
+  const common = { cores: availableParallelism(), envs: new Set(plans.map((x) => x.env)).size, meanTurns: round(meanTurns), baseBuild: base, note: 'each server in its own process; node:http keep-alive clients in the bench process; loopback; reference (act) rollouts; with a base, rounds interleaved and the best round of each build kept' };
+  const spread = rounds.map((r) => ({ build: r.build, loadAverage: r.loadAverage, stepsPerSec: perSec(r.live), closedLoopP99Ms: p(r.live, 0.99), pacedP50Ms: p(r.paced, 0.5), pacedP99Ms: p(r.paced, 0.99), replayStepsPerSec: perSec(r.replay) }));
+  const heldView = (h: typeof heldThis | undefined) => h && { stepsPerSec: perSec(h, h.stepMs), p50Ms: p(h, 0.5), p99Ms: p(h, 0.99), held: h.held, createErrors: h.createErrors, stepErrors: h.errors, createMs: Math.round(h.createMs), serverRssMb: h.rssMb, serverPeakRssMb: h.peakRssMb, loadAverage: h.loadAverage };
+  const heldRate = (h: typeof heldThis | undefined) => (h ? perSec(h, h.stepMs) : null);
+  return {
+    'serve.episodes.stepsPerSec': { value: perSec(liveThis.live), unit: 'steps/s', base: liveBase && perSec(liveBase.live), ratio: ratio(perSec(liveThis.live), liveBase && perSec(liveBase.live)), ...common, sessions: SESSIONS, durationS: DURATION_MS / 1000, loadAverage: liveThis.loadAverage, errors: liveThis.live.errors, episodesFinished: liveThis.live.finished, finishedNotScoringOne: liveThis.live.wrong, p50Ms: p(liveThis.live, 0.5), rounds: spread },
+    'serve.episodes.stepP99Ms': {
+      value: p(pacedThis.paced, 0.99),
+      unit: 'ms',
+      base: pacedBase && p(pacedBase.paced, 0.99),
+      ratio: ratio(p(pacedThis.paced, 0.99), pacedBase && p(pacedBase.paced, 0.99)),
+      ...common,
+      sessions: SESSIONS,
+      loadAverage: pacedThis.loadAverage,
+      offeredStepsPerSec: perSec(pacedThis.paced),
+      meanThinkMs: round(pacedThis.thinkMs),
+      errors: pacedThis.paced.errors,
+      p50Ms: p(pacedThis.paced, 0.5),
+      p90Ms: p(pacedThis.paced, 0.9),
+      baseP50Ms: pacedBase && p(pacedBase.paced, 0.5),
+      closedLoopP50Ms: p(liveThis.live, 0.5),
+      closedLoopP99Ms: p(liveThis.live, 0.99),
+      target: '<= 20 ms',
+      note: 'p99 of steps with 256 sessions offered half their own closed-loop rate (a jittered think time between steps); closedLoop*: the same sessions stepping back to back (pure queueing: 256 / steps per second)',
+    },
+    'serve.episodes.replayStepsPerSec': { value: perSec(replayThis.replay), unit: 'steps/s', base: replayBase && perSec(replayBase.replay), ratio: ratio(perSec(replayThis.replay), replayBase && perSec(replayBase.replay)), ...common, sessions: SESSIONS, errors: replayThis.replay.errors, p99Ms: p(replayThis.replay, 0.99), sessionSpeedup: round(perSec(liveThis.live) / Math.max(1e-9, perSec(replayThis.replay)), 2), note: 'each turn scored by replaying the whole log so far (stateless), beside the sessions above' },
+    'serve.episodes.heldStepsPerSec': { value: heldRate(heldThis) as number, unit: 'steps/s', base: heldRate(heldBase), ratio: ratio(heldRate(heldThis) as number, heldRate(heldBase)), ...common, sessions: HELD, this: heldView(heldThis), baseRun: heldView(heldBase) ?? null, note: '4,096 sessions created (each stepped once), then all stepped closed loop for 5 s, none to its end; then truncated' },
+    'serve.episodes.heldStepP99Ms': { value: p(heldThis, 0.99), unit: 'ms', base: heldBase ? p(heldBase, 0.99) : null, ratio: ratio(p(heldThis, 0.99), heldBase && p(heldBase, 0.99)), ...common, sessions: HELD, p50Ms: p(heldThis, 0.5), baseP50Ms: heldBase ? p(heldBase, 0.5) : null },
+    'serve.episodes.heldServerRssMb': { value: heldThis.rssMb ?? -1, unit: 'MB', base: heldBase?.rssMb ?? null, ...common, sessions: heldThis.held, peakRssMb: heldThis.peakRssMb, basePeakRssMb: heldBase?.peakRssMb ?? null, target: '>= 4096 open sessions within 1 GiB (the server process; the sandbox workers are their own processes)' },
+    'serve.episodes.concurrentSessions': { value: heldThis.held, unit: 'sessions', ...common, tried: HELD, errors: heldThis.createErrors + heldThis.errors, target: '>= 2000 held open with <= 1% errors' },
+  };
 }

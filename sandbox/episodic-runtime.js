@@ -279,12 +279,16 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       if (hashes) hashes[hashes.length] = hashes[hashes.length - 1] !== undefined && problem !== null ? hashes[hashes.length - 1] : digest(canonical(parse(state)));
       if (next) { episode.lastTokens = tokensOf(observation); episode.seen = episode.seen.concat(episode.lastTokens).slice(-2000); }
     }
-    stage.name = 'score';
-    t = d.now();
-    var verdict = d.serialise(d.callGuest('score', [parse(state)]), 4096);
-    ms[3] = d.now() - t;
+    // A rollout the host goes on with (a served step) is scored only once it has ended: rewards are terminal.
+    var scored = !(call.scoreAtEnd && end === 'no-action'), verdict = 'null';
+    if (scored) {
+      stage.name = 'score';
+      t = d.now();
+      verdict = d.serialise(d.callGuest('score', [parse(state)]), 4096);
+      ms[3] = d.now() - t;
+    }
     return '{"prompt":' + stringify(prompt) + ',"actions":' + stringify(actions) + ',"rejected":' + stringify(rejected) +
-      ',"end":"' + end + '","turns":' + turn + ',"errors":' + errors + ',"verdict":' + verdict + ',"maxStateChars":' + maxState +
+      ',"end":"' + end + '","turns":' + turn + ',"errors":' + errors + ',"verdict":' + verdict + (scored ? '' : ',"scored":false') + ',"maxStateChars":' + maxState +
       (call.observations ? ',"observations":' + stringify(observations) : '') + (hashes ? ',"hashes":' + stringify(hashes) : '') + (changes ? ',"changes":' + stringify(changes) : '') +
       (call.keepState ? ',"state":' + state : '') + ',"ms":' + stringify(ms) + '}';
   }

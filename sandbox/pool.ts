@@ -3,10 +3,10 @@
 // of guest code into a typed result; only failures of the sandbox itself reject.
 import { hashSource } from '../contract/hash.js';
 import { recentMemo, setRecent } from './recent.js';
-import { availableParallelism } from 'node:os';
 import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
-import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type LoadInfo, type PackedCalls, type SandboxLimits, type WorkerMessage } from './protocol.js';
+import { DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolOptions } from './pool-options.js';
+import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type JobsMessage, type LoadInfo, type PackedCalls, type SandboxLimits, type WorkerMessage } from './protocol.js';
 import { callsForPipe } from './packed-calls.js';
 import { ResultSlots, type Convert } from './results.js';
 import { SupervisedWorker } from './supervised-worker.js';
@@ -15,57 +15,7 @@ import { shardCount } from './shards.js';
 import { budgetMessage, deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
 export { jobBudgetMs } from './job-limits.js';
 
-export interface SandboxPoolOptions {
-  /** Worker processes; one per core by default. */
-  workers: number;
-  /** Default limits for every job; a job may override them. */
-  limits: SandboxLimits;
-  /** Extra time a worker gets past its limits before the supervisor SIGKILLs it. */
-  graceMs: number;
-  /** Compiled candidates one worker keeps ready (an isolate each). */
-  maxCachedPerWorker: number;
-  /** Jobs a worker process runs before it is replaced, bounding any slow leak. */
-  maxJobsPerWorker: number;
-  /** Node heap of a worker process (isolates have their own limit). */
-  workerHeapMb: number;
-  /**
-   * Resident memory of a busy worker process, read from /proc every rssCheckMs: past it the worker is
-   * killed and its job fails with E_MEMORY. Isolate limits alone let a worker grow far past them before
-   * isolated-vm disposes the isolate (1.4 GB measured for a 128 MB isolate).
-   */
-  workerRssMb: number;
-  rssCheckMs: number;
-  /** Extra Node flags for worker processes (e.g. --cpu-prof when profiling). */
-  execArgv: string[];
-}
-
-export const DEFAULT_POOL_OPTIONS = {
-  workers: Math.max(1, availableParallelism()),
-  limits: DEFAULT_LIMITS,
-  graceMs: 1_500,
-  maxCachedPerWorker: 16,
-  maxJobsPerWorker: 5_000,
-  workerHeapMb: 512,
-  workerRssMb: 768,
-  rssCheckMs: 100,
-  execArgv: [],
-} satisfies SandboxPoolOptions;
-
-export interface RunRequest {
-  /** The environment module's source. */
-  source: string;
-  calls?: Call[];
-  limits?: Partial<SandboxLimits>;
-  /** Start from a new isolate (module top level evaluated again) instead of a cached one. */
-  fresh?: boolean;
-  /** Split the calls across the workers that hold the module or stand idle (shards.ts: a busy one would load it for its share). */
-  parallel?: boolean;
-}
-export interface RunResult<R = CallResult> {
-  load: LoadInfo;
-  results: R[];
-  wallMs: number;
-}
+export { DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolOptions } from './pool-options.js';
 
 interface Job {
   id: number;
@@ -78,6 +28,8 @@ interface Job {
   results: ResultSlots<unknown>;
   packed?: PackedCalls | null; // set by callsForPipe
   started: number;
+  /** Jobs that travel with this one to the same worker in one message and run there after it (runTogether). */
+  companions?: Job[];
   /** Time its worker spent on envforge's own setup (no guest code), not counted against the caller's budget. */
   setupMs: number;
   resolve(result: RunResult<unknown>): void;
@@ -91,6 +43,15 @@ interface Job {
 const cachedHash = recentMemo(hashSource, 256);
 
 type Worker = SupervisedWorker<Job>;
+
+/** A job and the companions travelling with it, in the order they run. */
+const alongWith = (job: Job): Job[] => [job, ...(job.companions ?? [])];
+/** The first job carrying the others as its companions. */
+function together(jobs: Job[]): Job {
+  const [head, ...rest] = jobs as [Job, ...Job[]];
+  head.companions = rest;
+  return head;
+}
 
 /** A pool of sandbox workers. Safe to share; close() it when done (idle workers never hold the process open). */
 export class SandboxPool {
@@ -127,10 +88,24 @@ export class SandboxPool {
     return { load: (parts[0] as RunResult<unknown>).load, results: parts.flatMap((p) => p.results), wallMs: Math.max(...parts.map((p) => p.wallMs)) };
   }
 
+  /**
+   * Runs each request as a job of its own (its own results, limits and deadlines), the jobs travelling to
+   * one worker in one message and running there back to back: calls for several modules that arrive
+   * together (the reward service's) cost one round trip between the processes instead of one each.
+   */
+  runTogether(requests: RunRequest[]): Array<Promise<RunResult>> {
+    if (this.closed || requests.some((r) => typeof r.source !== 'string')) return requests.map((r) => this.enqueue(r, r.calls ?? [], undefined) as Promise<RunResult>);
+    const jobs: Job[] = [];
+    const results = requests.map((r) => new Promise<RunResult>((resolve, reject) => jobs.push(this.newJob(r, r.calls ?? [], undefined, resolve as (result: RunResult<unknown>) => void, reject))));
+    this.queue.push(together(jobs));
+    this.pump();
+    return results;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.watchMemory();
-    for (const job of this.queue.splice(0)) job.reject(new SandboxError('the sandbox pool was closed'));
+    for (const job of this.queue.splice(0).flatMap(alongWith)) job.reject(new SandboxError('the sandbox pool was closed'));
     await Promise.all(
       [...this.workers].map(
         (w) =>
@@ -155,21 +130,14 @@ export class SandboxPool {
     if (this.closed) return Promise.reject(new SandboxError('the sandbox pool is closed'));
     if (typeof request.source !== 'string') return Promise.reject(new TypeError('source must be a string'));
     return new Promise((resolve, reject) => {
-      this.queue.push({
-        id: this.nextId++,
-        hash: cachedHash(request.source),
-        source: request.source,
-        calls,
-        limits: { ...this.options.limits, ...request.limits },
-        fresh: request.fresh ?? false,
-        results: new ResultSlots(calls, convert),
-        started: 0,
-        setupMs: 0,
-        resolve,
-        reject,
-      });
+      this.queue.push(this.newJob(request, calls, convert, resolve, reject));
       this.pump();
     });
+  }
+
+  private newJob(request: RunRequest, calls: Call[], convert: Convert<unknown> | undefined, resolve: Job['resolve'], reject: Job['reject']): Job {
+    const limits = { ...this.options.limits, ...request.limits };
+    return { id: this.nextId++, hash: cachedHash(request.source), source: request.source, calls, limits, fresh: request.fresh ?? false, results: new ResultSlots(calls, convert), started: 0, setupMs: 0, resolve, reject };
   }
 
   private pump(): void {
@@ -179,20 +147,21 @@ export class SandboxPool {
         if (this.workers.size >= this.options.workers) return;
         worker = this.spawn();
       }
-      const job = this.pickJob(worker);
-      const budget = job.limits.workBudget;
-      if (budget && budget.spentMs >= budget.totalMs) {
-        this.settle(job, 'E_TOO_SLOW', budgetMessage(budget.totalMs, 'before this job started'));
-        continue;
-      }
-      worker.job = job;
-      void this.dispatch(worker, job);
+      const jobs = alongWith(this.pickJob(worker)).filter((job) => {
+        const budget = job.limits.workBudget;
+        if (budget && budget.spentMs >= budget.totalMs) this.settle(job, 'E_TOO_SLOW', budgetMessage(budget.totalMs, 'before this job started'));
+        return !(budget && budget.spentMs >= budget.totalMs);
+      });
+      if (jobs.length === 0) continue;
+      worker.job = jobs[0] as Job;
+      worker.next = jobs.slice(1);
+      void this.dispatch(worker, jobs);
     }
   }
 
-  /** Prefers a queued job whose module this worker already has compiled. */
+  /** Prefers a queued job whose module (or a companion's) this worker already has compiled. */
   private pickJob(worker: Worker): Job {
-    const index = this.queue.findIndex((j) => worker.cached.includes(j.hash));
+    const index = this.queue.findIndex((j) => alongWith(j).some((c) => worker.cached.includes(c.hash)));
     return this.queue.splice(index >= 0 ? index : 0, 1)[0] as Job;
   }
 
@@ -220,24 +189,47 @@ export class SandboxPool {
     }
   }
 
-  private async dispatch(worker: Worker, job: Job): Promise<void> {
+  /** Sends a worker its job and the companions travelling with it (which start as each one before them ends). */
+  private async dispatch(worker: Worker, jobs: Job[]): Promise<void> {
+    const job = jobs[0] as Job;
     try {
       await worker.ready;
       this.startFailures = 0;
     } catch (error) {
       this.workers.delete(worker);
       worker.job = null;
+      worker.next = [];
       // A worker that cannot start is the sandbox's failure, not the candidate's: retry, then give up loudly.
       if (++this.startFailures >= 3) {
-        job.reject(error as Error);
-        for (const queued of this.queue.splice(0)) queued.reject(error as Error);
+        for (const queued of [...jobs, ...this.queue.splice(0).flatMap(alongWith)]) queued.reject(error as Error);
         return;
       }
-      this.queue.unshift(job);
+      this.queue.unshift(together(jobs));
       this.pump();
       return;
     }
     if (worker.exited) return; // onExit already settled the job
+    this.start(worker, job);
+    if (jobs.length === 1) return this.send(worker, job, this.jobMessage(worker, job));
+    try {
+      worker.child.send({ type: 'jobs', jobs: jobs.map((j) => this.jobMessage(worker, j)) } satisfies JobsMessage);
+    } catch {
+      // One of them cannot be serialised: each goes on its own, so only that one fails.
+      this.queue.unshift(together(worker.next));
+      worker.next = [];
+      this.send(worker, job, this.jobMessage(worker, job));
+      this.pump();
+    }
+  }
+
+  /** A job's message for its worker: its source only where the worker is not known to hold the module. */
+  private jobMessage(worker: Worker, job: Job): JobMessage {
+    const cached = worker.cached.includes(job.hash);
+    return { type: 'job', id: job.id, hash: job.hash, ...callsForPipe(job), limits: workerLimits(job.limits), fresh: job.fresh, ...(cached ? {} : { source: job.source }) };
+  }
+
+  /** Arms the deadlines of the job the worker runs now. */
+  private start(worker: Worker, job: Job): void {
     job.started = performance.now();
     worker.setActive(true);
     worker.armSilence(this.silenceBudget(job));
@@ -247,8 +239,6 @@ export class SandboxPool {
     if (left < own && budget) worker.armJob(Math.max(0, left), { kind: 'budget', ms: Math.max(0, Math.round(left)), totalMs: budget.totalMs });
     else worker.armJob(own);
     this.watchMemory();
-    const cached = worker.cached.includes(job.hash);
-    this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, ...callsForPipe(job), limits: workerLimits(job.limits), fresh: job.fresh, ...(cached ? {} : { source: job.source }) });
   }
 
   /**
@@ -285,7 +275,7 @@ export class SandboxPool {
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':
-        this.send(worker, job, { type: 'job', id: job.id, hash: job.hash, source: job.source, ...callsForPipe(job), limits: workerLimits(job.limits), fresh: job.fresh });
+        this.send(worker, job, { ...this.jobMessage(worker, job), source: job.source });
         return;
       case 'loaded':
         job.load = message.load;
@@ -316,6 +306,11 @@ export class SandboxPool {
     worker.job = null;
     worker.jobsRun++;
     this.settle(job, 'E_PROTOCOL', 'the sandbox worker returned no result for this call');
+    const next = worker.next.shift();
+    if (next) {
+      worker.job = next; // sent with this one: the worker starts it now
+      return this.start(worker, next);
+    }
     if (worker.jobsRun >= this.options.maxJobsPerWorker) {
       this.workers.delete(worker);
       worker.child.kill('SIGKILL');
@@ -330,6 +325,10 @@ export class SandboxPool {
     this.workers.delete(worker);
     const job = worker.job;
     worker.job = null;
+    // Companions that never started go back to the front of the queue, still together.
+    const unstarted = worker.next.splice(0);
+    if (unstarted.length > 0 && this.closed) for (const j of unstarted) j.reject(new SandboxError('the sandbox pool was closed'));
+    else if (unstarted.length > 0) this.queue.unshift(together(unstarted));
     if (job && worker.child.pid !== undefined && !this.closed) {
       const { code, message } = deathCause(worker.killed, worker.stderrTail, exitCode, signal);
       this.settle(job, code, message);

@@ -34,6 +34,8 @@ export interface RolloutSpec {
   observations?: boolean;
   hashes?: boolean;
   keepState?: boolean;
+  /** Score only an episode that ended (done, turns, errors): one the replay left going comes back unscored. */
+  scoreAtEnd?: boolean;
   /** Return, for every turn, the paths of the state that step changed (none for a refused action). */
   changes?: boolean;
 }
@@ -182,8 +184,15 @@ export interface JobMessage {
   /** Empty when `packed` holds them (packed-calls.ts). */
   calls: Call[];
   packed?: PackedCalls;
+  /** The tools text every rollout call shares, sent once (the calls carry an empty string: packed-calls.ts). */
+  tools?: string;
   limits: SandboxLimits;
   fresh: boolean;
+}
+/** Jobs sent to one worker in one message, run there in this order (pool.runTogether). */
+export interface JobsMessage {
+  type: 'jobs';
+  jobs: JobMessage[];
 }
 export type WorkerMessage =
   | { type: 'ready' }

@@ -3,7 +3,7 @@
 // failure with a stable code. An episode is (env, version, seed, level) plus its action list.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import { EPISODIC_LIMITS } from '../contract/episodic.js';
-import { checkVerdict, type EpisodeFailure } from './episodes.js';
+import { checkVerdict, type EpisodeFailure, type ScoredVerdict } from './episodes.js';
 import type { SandboxPool } from './pool.js';
 import { loadPlainRuntime } from './runtime.js';
 import type { Call, CallResult, LoadInfo, RolloutPolicy, RolloutSpec, SandboxLimits } from './protocol.js';
@@ -20,6 +20,7 @@ export interface RolloutRequest {
   observations?: boolean;
   hashes?: boolean;
   keepState?: boolean;
+  scoreAtEnd?: boolean;
   changes?: boolean;
 }
 
@@ -38,7 +39,9 @@ export interface Rollout {
   end: EpisodeEnd;
   turns: number;
   errors: number;
+  /** 0 with `unscored` when the request asked for scoreAtEnd and the episode goes on. */
   score: number;
+  unscored?: true;
   feedback?: string;
   maxStateChars: number;
   observations?: string[];
@@ -77,7 +80,7 @@ export async function runRollouts(
     op: 'rollout' as const,
     seed: r.seed,
     level: r.level,
-    rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true, ...(r.changes ? { changes: true } : {}) },
+    rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true, ...(r.scoreAtEnd ? { scoreAtEnd: true } : {}), ...(r.changes ? { changes: true } : {}) },
   }));
   // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
   // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
@@ -121,7 +124,9 @@ export function toRollout(request: RolloutRequest, result: CallResult, canonical
   const malformed = (): EpisodeFailure => ({ ok: false, seed, level, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed rollout', fn: 'call' });
   if (v === null || typeof v !== 'object' || !Array.isArray(v.actions) || !ENDS.has(v.end as string) || typeof v.turns !== 'number' || typeof v.errors !== 'number') return malformed();
   if (!(v.prompt === null || typeof v.prompt === 'string') || !Array.isArray(v.rejected) || (v.observations !== undefined && !strings(v.observations)) || (v.hashes !== undefined && !strings(v.hashes))) return malformed();
-  const verdict = checkVerdict({ ok: true, value: v.verdict });
+  // Only the runtime writes "scored": false (a module's score() returning null is still a bad verdict).
+  const unscored = request.scoreAtEnd === true && v.end === 'no-action' && v.scored === false;
+  const verdict: ScoredVerdict = unscored ? { ok: true, score: 0 } : checkVerdict({ ok: true, value: v.verdict });
   if (!verdict.ok) return { ok: false, seed, level, code: verdict.code, message: verdict.message.replace(/^verify/, 'score'), fn: 'score' };
   return {
     ok: true,
@@ -134,6 +139,7 @@ export function toRollout(request: RolloutRequest, result: CallResult, canonical
     turns: v.turns,
     errors: v.errors,
     score: verdict.score,
+    ...(unscored ? { unscored: true as const } : {}),
     ...(verdict.feedback !== undefined ? { feedback: verdict.feedback } : {}),
     maxStateChars: typeof v.maxStateChars === 'number' ? v.maxStateChars : 0,
     ...(v.observations ? { observations: v.observations as string[] } : {}),

@@ -66,6 +66,8 @@ export class SupervisedWorker<J = unknown> {
   readonly child: ChildProcess;
   /** The job it is running, if any (the pool's own type). */
   job: J | null = null;
+  /** Jobs sent with it, to start in turn as each one before them ends. */
+  next: J[] = [];
   readonly ready: Promise<void>;
   jobsRun = 0;
   cached: string[] = [];

@@ -4,8 +4,8 @@
 import type { ProblemCode } from '../contract/codes.js';
 import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
-import { unpackCalls } from './packed-calls.js';
-import { maxChunkChars, type Call, type JobMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
+import { unpackCalls, withTools } from './packed-calls.js';
+import { maxChunkChars, type Call, type JobMessage, type JobsMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
 import { runStepped } from './left-behind.js';
 import { classify, GuestFailure, warmSetup, watchSetup, type Realm } from './realm.js';
 import { crossingArgs, prepareCalls, type Prepared } from './crossing.js';
@@ -284,15 +284,26 @@ watchSetup((maxMs) => {
   flush();
 });
 
-async function onJob(received: JobMessage & { source?: string }): Promise<void> {
-  const source = received.source ?? cache.get(received.hash)?.source;
+/** Jobs waiting for the source they asked for (need-source), by id: the supervisor sends the job again with it. */
+const resent = new Map<number, (job: JobMessage) => void>();
+
+async function onJob(job: JobMessage): Promise<void> {
+  let received = job;
+  let source = received.source ?? cache.get(received.hash)?.source;
   if (source === undefined) {
+    // Jobs sent after this one wait: they run in the order they were sent.
+    const again = new Promise<JobMessage>((resolve) => resent.set(received.id, resolve));
     send({ type: 'need-source', id: received.id });
-    return;
+    received = await again;
+    source = received.source;
+    if (source === undefined) {
+      send({ type: 'failed', id: received.id, from: -1, count: 0, code: 'E_PROTOCOL', message: 'sandbox worker fault: the job came back without its source', fn: 'worker' });
+      return send({ type: 'done', id: received.id });
+    }
   }
   current = received.id;
   try {
-    await runJob(received.packed ? { ...received, calls: unpackCalls(received.packed) } : received, source);
+    await runJob({ ...received, calls: received.packed ? unpackCalls(received.packed) : withTools(received.calls, received.tools) }, source);
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     send({ type: 'failed', id: received.id, from: -1, count: 0, code: 'E_PROTOCOL', message: `sandbox worker fault: ${text}`, fn: 'worker' });
@@ -304,9 +315,14 @@ async function onJob(received: JobMessage & { source?: string }): Promise<void> 
 // Jobs run one after another: a job now yields between crossings (letWritesOut), so one must not start meanwhile.
 let jobs = Promise.resolve();
 process.on('message', (raw: unknown) => {
-  const received = raw as JobMessage & { source?: string };
-  if (received.type !== 'job') return;
-  jobs = jobs.then(() => onJob(received));
+  const received = raw as JobMessage | JobsMessage;
+  const each = received.type === 'jobs' ? received.jobs : received.type === 'job' ? [received] : [];
+  for (const job of each) {
+    const waiting = resent.get(job.id);
+    resent.delete(job.id);
+    if (waiting) waiting(job);
+    else jobs = jobs.then(() => onJob(job));
+  }
 });
 
 // The supervisor closes the channel to let an idle worker leave; a wedged worker is killed by the guard.

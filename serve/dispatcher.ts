@@ -1,7 +1,7 @@
-// Coalesces sandbox calls from concurrent requests: at most two jobs per worker run at once, and what
-// arrives for the same module meanwhile goes into the next job, so single-item requests under load cost
-// one IPC round trip per batch rather than per item. Each call carries its client (its owner): a job's
-// results reach the calls through job-attribution.ts, so no client's call keeps a failure another's caused.
+// Coalesces sandbox calls from concurrent requests: one job per module, the jobs of a worker's share of
+// the modules travelling together, at most two such groups per worker at once; what arrives meanwhile goes
+// into the next group. Each call carries its client: every job's results reach its calls through
+// job-attribution.ts, so no client's call keeps a failure another's caused.
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { attribute, type OwnedCall } from './job-attribution.js';
@@ -38,20 +38,39 @@ interface Queue {
   calls: PendingCall[];
 }
 
+/** A share of the modules, pinned to it at first sight: their jobs travel together, at most perSlot groups at once. */
+interface Slot {
+  queues: Map<string, Queue>;
+  modules: number;
+  running: number;
+}
+
+/** Modules whose slot is remembered (the oldest forgotten first; a forgotten one is pinned again when it returns). */
+const PINNED = 4_096;
+
 /**
- * Packs calls for the same module from concurrent requests into shared sandbox jobs, keeping at most
- * maxRunning jobs in the pool; what arrives while they run goes into the next job (adaptive batching).
+ * Packs calls from concurrent requests into shared sandbox jobs: one job per module queue, and the jobs of
+ * one slot's modules travel together to one worker (pool.runTogether), so steps that arrive together cost
+ * one round trip per worker rather than one per module. Each job keeps its own results, deadlines and
+ * attribution, so a job travelling with another never takes its failures. A module stays in its slot, so
+ * the pool's preference for a worker that holds the module keeps each module's isolate on one worker.
  */
 export class Dispatcher {
-  private readonly queues = new Map<string, Queue>();
-  private running = 0;
+  private readonly slots: Slot[];
+  private readonly pinned = new Map<string, Slot>();
+  private readonly perSlot: number;
   private scheduled = false;
 
   constructor(
     private readonly pool: SandboxPool,
     private readonly callTimeoutMs: number,
-    private readonly maxRunning: number,
-  ) {}
+    /** Groups in the pool at once, shared out between the slots (one slot per worker). */
+    maxRunning: number,
+  ) {
+    const count = Math.max(1, Math.min(pool.options.workers, maxRunning));
+    this.slots = Array.from({ length: count }, () => ({ queues: new Map(), modules: 0, running: 0 }));
+    this.perSlot = Math.max(1, Math.floor(maxRunning / count));
+  }
 
   /** Runs `calls` of the module `hash` for the client `owner` (a client's key: serve/clients.ts), batched with other requests' calls. */
   submit(hash: string, source: string, calls: Array<{ call: Call; chars: number }>, owner: string): Promise<CallResult[]> {
@@ -61,13 +80,31 @@ export class Dispatcher {
     return Promise.all(promises);
   }
 
-  /** Adds calls to the queue `key` (at its front when `first`: calls that waited already go before new ones). */
+  /** Adds calls to the queue `key` in the module's slot (at its front when `first`: calls that waited already go before new ones). */
   private enqueue(key: string, source: string, hash: string, calls: PendingCall[], first: boolean): void {
-    let queue = this.queues.get(key);
-    if (!queue) this.queues.set(key, (queue = { hash, source, calls: [] }));
+    const slot = this.slotOf(hash);
+    let queue = slot.queues.get(key);
+    if (!queue) slot.queues.set(key, (queue = { hash, source, calls: [] }));
     if (first) queue.calls.unshift(...calls);
     else queue.calls.push(...calls);
     this.schedule();
+  }
+
+  /** The module's slot: the one it was pinned to, else the one with the fewest modules. */
+  private slotOf(hash: string): Slot {
+    let slot = this.pinned.get(hash);
+    if (slot) return slot;
+    slot = this.slots.reduce((a, b) => (b.modules < a.modules ? b : a));
+    slot.modules++;
+    this.pinned.set(hash, slot);
+    if (this.pinned.size > PINNED) {
+      const [oldest, was] = this.pinned.entries().next().value as [string, Slot];
+      if (![...was.queues.values()].some((q) => q.hash === oldest)) {
+        this.pinned.delete(oldest);
+        was.modules--;
+      }
+    }
+    return slot;
   }
 
   /**
@@ -96,30 +133,42 @@ export class Dispatcher {
   }
 
   private pump(): void {
-    while (this.running < this.maxRunning && this.queues.size > 0) {
-      const [key, queue] = this.queues.entries().next().value as [string, Queue];
+    for (const slot of this.slots) while (slot.running < this.perSlot && slot.queues.size > 0) this.runGroup(slot);
+  }
+
+  /** Takes a job's worth of calls from each waiting queue of the slot (in turn, within the group's size) and runs them together. */
+  private runGroup(slot: Slot): void {
+    const jobs: Array<{ queue: Queue; batch: PendingCall[] }> = [];
+    let chars = 0;
+    for (const [key, queue] of [...slot.queues]) {
+      if (jobs.length > 0 && chars >= MAX_JOB_CHARS) break;
       const batch: PendingCall[] = [];
-      let chars = 0;
       while (queue.calls.length > 0 && batch.length < MAX_CALLS_PER_JOB) {
         const next = queue.calls[0] as PendingCall;
         if (batch.length > 0 && chars + next.chars > MAX_JOB_CHARS) break;
         batch.push(queue.calls.shift() as PendingCall);
         chars += next.chars;
       }
-      // Round robin between modules: a module with more waiting goes to the back.
-      this.queues.delete(key);
-      if (queue.calls.length > 0) this.queues.set(key, queue);
-      this.running++;
-      this.pool
-        .run({ source: queue.source, calls: batch.map((p) => p.call), limits: { callTimeoutMs: this.callTimeoutMs } })
+      jobs.push({ queue, batch });
+      // Round robin between queues: one with more waiting goes to the back.
+      slot.queues.delete(key);
+      if (queue.calls.length > 0) slot.queues.set(key, queue);
+    }
+    slot.running++;
+    let left = jobs.length;
+    const runs = this.pool.runTogether(jobs.map((j) => ({ source: j.queue.source, calls: j.batch.map((p) => p.call), limits: { callTimeoutMs: this.callTimeoutMs } })));
+    runs.forEach((run, k) => {
+      const { queue, batch } = jobs[k] as { queue: Queue; batch: PendingCall[] };
+      run
         .then(
-          (run) => this.settle(queue, batch, batch.map((_, i) => run.results[i] ?? noResult)),
+          (r) => this.settle(queue, batch, batch.map((_, i) => r.results[i] ?? noResult)),
           (error: unknown) => batch.forEach((p) => p.resolve(sandboxFailure(error))),
         )
         .finally(() => {
-          this.running--;
+          if (--left > 0) return;
+          slot.running--;
           this.pump();
         });
-    }
+    });
   }
 }

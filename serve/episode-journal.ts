@@ -3,8 +3,10 @@
 // episode by replaying its actions; nothing else about a session is stored (docs/reward-service.md).
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { open, opendir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { opendir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { recentMemo } from '../sandbox/recent.js';
+import { JournalWriter } from './journal-writer.js';
 import { ServeError } from './options.js';
 
 /** What an episode is: an environment version, a seed and a level (its module hash pins the code). */
@@ -39,8 +41,6 @@ export interface JournalEntry {
 }
 
 const ID_PREFIX = 'ep1';
-/** Journal files kept open for appending (the most recently written): opening and closing a file per step costs more than the step. */
-const OPEN_FILES = 256;
 const MAX_ID_CHARS = 600;
 
 /** The journal name of an Idempotency-Key's record: never an episode id (those start with ID_PREFIX). */
@@ -77,23 +77,15 @@ export async function journaled(write: Promise<unknown>): Promise<void> {
   }
 }
 
-/** Lines waiting for a file, each with its writer's callbacks, and the write that drains them. */
-interface Pending {
-  lines: Array<{ text: string; landed: () => void; failed: (error: Error) => void }>;
-  flushing: Promise<void> | null;
-}
-
 /**
- * Writes are appended asynchronously, in order per file, lines queued meanwhile batched into one write (a
- * synchronous write per step costs the event loop more than the step); each write resolves once its line
- * has landed, so a step is answered only once it is journaled. Reads wait for their file's writes.
+ * The journal's files: appends go through the writer (journal-writer.ts: group commit, one message per
+ * loop turn to a writer thread), each resolving once its line has landed, so a step is answered only once
+ * it is journaled; reads wait for their file's writes.
  */
 export class EpisodeJournal {
-  private readonly pending = new Map<string, Pending>();
-  /** Open handles, least recently written first. */
-  private readonly handles = new Map<string, Promise<FileHandle>>();
-  /** Appends that failed (a full or read-only disk): those episodes do not survive a restart. */
-  writeErrors = 0;
+  private readonly writer = new JournalWriter();
+  /** Files are named by a digest of the id, so no id can name a path; memoised, as a step names the same few thousand ids again and again. */
+  private readonly fileOf = recentMemo((id: string) => join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`), 8_192);
 
   constructor(
     readonly dir: string,
@@ -103,70 +95,18 @@ export class EpisodeJournal {
     mkdirSync(dir, { recursive: true });
   }
 
-  /** Files are named by a digest of the id, so no id can name a path. */
-  private fileOf(id: string): string {
-    return join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`);
+  /** Appends that failed (a full or read-only disk): those episodes do not survive a restart. */
+  get writeErrors(): number {
+    return this.writer.writeErrors;
   }
-
-  /** Files whose last write failed: it may have left a torn line, so the next write starts a new line. */
-  private readonly torn = new Set<string>();
 
   private write(id: string, line: string): Promise<void> {
-    const file = this.fileOf(id);
-    let queue = this.pending.get(file);
-    if (!queue) this.pending.set(file, (queue = { lines: [], flushing: null }));
-    const written = new Promise<void>((landed, failed) => (queue as Pending).lines.push({ text: line, landed, failed }));
-    queue.flushing ??= this.drain(file, queue);
-    return written;
-  }
-
-  private async drain(file: string, queue: Pending): Promise<void> {
-    while (queue.lines.length > 0) {
-      const batch = queue.lines;
-      queue.lines = [];
-      try {
-        await (await this.handle(file)).write((this.torn.has(file) ? '\n' : '') + batch.map((l) => l.text).join(''));
-        this.torn.delete(file);
-        for (const l of batch) l.landed();
-      } catch (error) {
-        this.writeErrors++;
-        this.torn.add(file);
-        const handle = this.handles.get(file);
-        this.handles.delete(file);
-        void handle?.then((h) => h.close()).catch(() => {});
-        for (const l of batch) l.failed(error as Error);
-      }
-    }
-    queue.flushing = null;
-    this.pending.delete(file);
-    this.trim();
-  }
-
-  /** The file's open handle (O_APPEND: each write lands whole at the end, whoever else appends). */
-  private handle(file: string): Promise<FileHandle> {
-    let handle = this.handles.get(file);
-    if (handle) this.handles.delete(file);
-    else handle = open(file, 'a');
-    this.handles.set(file, handle);
-    return handle;
-  }
-
-  /** Closes the least recently written handles past OPEN_FILES (never one with a write under way). */
-  private trim(): void {
-    for (const [file, handle] of this.handles) {
-      if (this.handles.size <= OPEN_FILES) return;
-      if (this.pending.has(file)) continue;
-      this.handles.delete(file);
-      void handle.then((h) => h.close()).catch(() => {});
-    }
+    return this.writer.write(this.fileOf(id), line);
   }
 
   /** Resolves once every write so far has landed, and closes the files. */
-  async settle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending.values()].map((q) => q.flushing));
-    const handles = [...this.handles.values()];
-    this.handles.clear();
-    await Promise.all(handles.map((h) => h.then((x) => x.close()).catch(() => {})));
+  settle(): Promise<void> {
+    return this.writer.settle();
   }
 
   /** Each write resolves once its line has landed and rejects when it could not be written (a full disk, no file handles). */
@@ -185,7 +125,7 @@ export class EpisodeJournal {
   /** The episode id an Idempotency-Key created, or null when it created none (or its record expired). */
   async keyed(key: string): Promise<string | null> {
     const file = this.fileOf(keyName(key));
-    await this.pending.get(file)?.flushing?.catch(() => {});
+    await this.writer.landed(file);
     try {
       const record = JSON.parse((await readFile(file, 'utf8')).split('\n')[0] as string) as { key?: unknown; id?: unknown };
       return record.key === keyName(key) && typeof record.id === 'string' ? record.id : null;
@@ -197,10 +137,7 @@ export class EpisodeJournal {
   /** Deletes an episode's journal, or with `key`, an Idempotency-Key's record, once its writes have landed. */
   async remove(id: string, key = false): Promise<void> {
     const file = this.fileOf(key ? keyName(id) : id);
-    await this.pending.get(file)?.flushing?.catch(() => {});
-    const handle = this.handles.get(file);
-    this.handles.delete(file);
-    await handle?.then((h) => h.close()).catch(() => {});
+    await this.writer.close(file);
     await unlink(file).catch(() => {}); // already swept, or removed by another replica
   }
 
@@ -216,7 +153,7 @@ export class EpisodeJournal {
   /** The journaled episode, or null when none is (never created, expired, or not ours). Torn lines are ignored. */
   async read(id: string): Promise<JournalEntry | null> {
     const file = this.fileOf(id);
-    await this.pending.get(file)?.flushing?.catch(() => {});
+    await this.writer.landed(file);
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -270,7 +207,7 @@ export class EpisodeJournal {
       if (!name.endsWith('.jsonl')) continue;
       const file = join(this.dir, name);
       try {
-        if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.pending.has(file) && !this.handles.has(file)) {
+        if (now - (await stat(file)).mtimeMs > this.ttlMs && !this.writer.busy(file) && !this.writer.holds(file)) {
           await unlink(file);
           removed++;
         }

@@ -5,7 +5,7 @@
 import { parseEpisodicMeta, type EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
 import type { Call } from '../sandbox/protocol.js';
-import { rolloutShape, toRollout, type Rollout } from '../sandbox/rollouts.js';
+import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
 import { keyOwner, type Client } from './clients.js';
@@ -15,6 +15,7 @@ import { defendEpisode } from './episode-defence.js';
 import { KeyedCreates } from './episode-keys.js';
 import { JournalQuota } from './journal-quota.js';
 import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, TRUNCATED, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
+import { outcomeOf, type Outcome, type Resume, type Session, type StepResult, type Turn } from './episode-session.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 import { SessionSlots } from './session-slots.js';
@@ -37,54 +38,7 @@ export interface EpisodeOptions {
   maxEndedJournals: number;
 }
 
-/** The end of an episode as the client sees it. */
-export interface Outcome {
-  end: string;
-  score: number;
-  feedback?: string;
-  error?: { code: string; message: string };
-}
-
-type Turn = { action: unknown; observation: string };
-
-interface Session {
-  id: string;
-  /** Who holds its slot: the client that created it, or last restored it from its journal. */
-  client: Client;
-  record: EnvRecord;
-  meta: EpisodicMeta;
-  identity: EpisodeIdentity;
-  prompt: string;
-  turns: Turn[];
-  /** The state as the sandbox wrote it (JSON text, key order kept), what the next step resumes from. */
-  state: string;
-  errors: number;
-  /** The score of the current state (score() runs with every step), and the end once the episode is over. */
-  now: Outcome;
-  over: boolean;
-  lastUsed: number;
-  queue: Promise<unknown>;
-  /** Requests queued or running on this session: it is never evicted while any is (a rebuild would fork it). */
-  busy: number;
-  /** A one-step episode (no slot is held between requests, nothing resumes it): never journaled. */
-  ephemeral?: true;
-}
-
-export interface StepResult {
-  episode: string;
-  turn: number;
-  observation: string;
-  done: boolean;
-  replayed?: true;
-  score?: number;
-  feedback?: string;
-  end?: string;
-  error?: { code: string; message: string };
-}
-
-function outcomeOf(r: Rollout): Outcome {
-  return { end: r.end, score: r.score, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}) };
-}
+export type { Outcome, StepResult } from './episode-session.js';
 
 export class EpisodeSessions {
   readonly journal: EpisodeJournal;
@@ -154,16 +108,16 @@ export class EpisodeSessions {
   }
 
   /** One rollout for `owner` in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures, and a call its job left unrun, are 503. */
-  async rollout(owner: Client, record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], from?: { state: string; turn: number; errors: number }) {
+  async rollout(owner: Client, record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], { from, goesOn = false }: Resume = {}) {
     const source = await this.service.source(record);
-    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true } };
+    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true, ...(goesOn ? { scoreAtEnd: true } : {}) } };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
     // A replay (resume, /score) runs alone with callTimeoutMs per turn plus one: each step had its own budget live.
     const [result] = !from && actions.length > 0 ? [await runAlone(this.service.pool, source, call, this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }], owner.key);
     if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
     if (isUnrun(result)) throw new ServeError(503, 'E_NOT_RUN', `the step was not run (${result.message}); nothing changed: send it again`); // never an episode's end
     // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
-    return toRollout({ seed, level, policy: { type: 'replay', actions } }, result, false);
+    return toRollout({ seed, level, policy: { type: 'replay', actions }, scoreAtEnd: goesOn }, result, false);
   }
 
   private keyed?: KeyedCreates<Session, Client>;
@@ -183,7 +137,7 @@ export class EpisodeSessions {
     const release = this.slots.reserve(client);
     try {
       const full: EpisodeIdentity = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
-      const r = await this.rollout(client, record, meta, full.seed, full.level, []);
+      const r = await this.rollout(client, record, meta, full.seed, full.level, [], { goesOn: true });
       if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn, client });
       if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
       const id = newEpisodeId(full);
@@ -273,7 +227,7 @@ export class EpisodeSessions {
       }
       if (s.over) throw new ServeError(409, 'E_EPISODE_OVER', `episode ${id} ended (${s.now.end}) after ${current} turns; start a new one`);
       if (turn !== undefined && turn !== current + 1) throw new ServeError(409, 'E_TURN_CONFLICT', `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`);
-      const r = await this.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [action], { state: s.state, turn: current, errors: s.errors });
+      const r = await this.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [action], { from: this.held(s), goesOn: true });
       if (!r.ok) {
         await this.journaled(s, () => this.journal.append(id, current + 1, action), () => this.journal.end(id, { end: 'failed', code: r.code }));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
@@ -291,6 +245,20 @@ export class EpisodeSessions {
       if (ends) this.finish(s, s.now);
       return this.result(s, current + 1);
     });
+  }
+
+  /** Where a session's next rollout starts: the state the sandbox last wrote. */
+  private held(s: Session): NonNullable<Resume['from']> {
+    return { state: s.state, turn: s.turns.length, errors: s.errors };
+  }
+
+  /** The score of a session's state as it stands, for `client` (score() in the sandbox, unless the last rollout scored it). */
+  private async scoreNow(s: Session, client: Client): Promise<Outcome> {
+    if (!s.now.unscored) return s.now;
+    const r = await this.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [], { from: this.held(s) });
+    if (r.ok) return outcomeOf(r);
+    void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn, client });
+    return { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } };
   }
 
   private finish(s: Session, outcome: Outcome): void {
@@ -327,8 +295,9 @@ export class EpisodeSessions {
   end(id: string, client: Client) {
     return this.serial(id, client, async (s) => {
       if (!s.over) {
-        await this.journaled(s, () => this.journal.end(id, { end: TRUNCATED }));
-        this.finish(s, { ...s.now, end: TRUNCATED });
+        const scored = await this.scoreNow(s, client);
+        await this.journaled(s, () => this.journal.end(id, scored.error ? { end: 'failed', code: scored.error.code } : { end: TRUNCATED }));
+        this.finish(s, scored.error ? scored : { ...scored, end: TRUNCATED });
       }
       return { episode: s.id, turn: s.turns.length, done: true as const, ...this.outcome(s) };
     });

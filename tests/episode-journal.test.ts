@@ -1,11 +1,12 @@
 // The episode journal on its own: ids carry their identity and refuse forgeries, lines come back in order,
 // a torn line (a crash or failed write) is skipped, a line out of order ends what is trusted, a write resolves
-// only once it has landed, and old journals expire.
-import { appendFileSync, mkdtempSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+// only once it has landed, and old journals expire; the writer keeps many files open and writes them at once.
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EpisodeJournal, newEpisodeId, parseEpisodeId } from '../serve/episode-journal.js';
+import { JournalWriter } from '../serve/journal-writer.js';
 
 const identity = { env: 'warehouse-restock', version: 2, seed: 77, level: 3 };
 
@@ -87,4 +88,25 @@ describe('the journal', () => {
     expect(await journal.read(old)).toBeNull();
     expect((await journal.read(fresh))?.actions).toEqual([{ tool: 'x' }]);
   });
+
+  it('writes many files at once: each line resolves once it is on disk, in order per file, and a file that cannot be written fails only its own lines', async () => {
+    const writer = new JournalWriter();
+    const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
+    const files = Array.from({ length: 300 }, (_, i) => join(dir, `f${i}.jsonl`));
+    const gone = join(dir, 'no-such-folder', 'x.jsonl');
+    const writes = files.flatMap((file) => [1, 2, 3].map((n) => writer.write(file, `${n}\n`).then(() => readFileSync(file, 'utf8'))));
+    const failed = writer.write(gone, 'lost\n').then(() => null, (error: unknown) => error);
+    const seen = await Promise.all(writes);
+    // Every write resolved only once its own line (and those before it) was on disk.
+    seen.forEach((text, k) => expect(text.startsWith(['1\n', '1\n2\n', '1\n2\n3\n'][k % 3] as string)).toBe(true));
+    expect(await failed).toMatchObject({ code: 'ENOENT' });
+    expect(writer.writeErrors).toBe(1);
+    // The failed file's next line starts a new line (its last write may have been torn); the others are untouched.
+    mkdirSync(join(dir, 'no-such-folder'));
+    await writer.write(gone, 'next\n');
+    expect(readFileSync(gone, 'utf8')).toBe('\nnext\n');
+    await writer.settle();
+    expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(files.map(() => '1\n2\n3\n'));
+  });
 });
+

@@ -141,6 +141,25 @@ describe('rollouts in the sandbox', () => {
   });
 });
 
+describe('a rollout the host goes on with (scoreAtEnd: a served step)', () => {
+  it('is not scored while its episode goes on, and is scored once it ends; only the runtime can say it was not scored', async () => {
+    const source = lockSource().replace('export function score(state) {', "export function score(state) { if (!state.submitted) throw new Error('scored before the end');");
+    const read = { tool: 'read_digit', args: { position: 1 } };
+    const [going, ended, asked] = await roll(source, [
+      { seed: 1, level: 1, policy: { type: 'replay', actions: [read] }, scoreAtEnd: true },
+      { seed: 1, level: 1, policy: { type: 'act' }, scoreAtEnd: true },
+      { seed: 1, level: 1, policy: { type: 'replay', actions: [read] } },
+    ]);
+    expect(going).toMatchObject({ ok: true, end: 'no-action', turns: 1, score: 0, unscored: true });
+    expect(ended).toMatchObject({ ok: true, end: 'done', score: 1 });
+    expect(ended).not.toHaveProperty('unscored');
+    expect(asked).toMatchObject({ ok: false, fn: 'score', code: 'E_THROWN' });
+    // A module's own null verdict stays a bad verdict, even where the host asked for scoreAtEnd.
+    const nulls = lockSource().replace('export function score(state) {', 'export function score(state) { return null;');
+    expect((await roll(nulls, [{ seed: 1, level: 1, policy: { type: 'act' }, scoreAtEnd: true }]))[0]).toMatchObject({ ok: false, fn: 'score' });
+  });
+});
+
 describe('envforge play and sample on an episodic environment', () => {
   const cli = async (args: string[], input = '') => {
     const out: string[] = [];

@@ -162,19 +162,19 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
     // A worker as sandbox/worker.ts behaves: a call with seed 666 times out, and after three failures the job's
     // remaining calls are "not run". Every job the dispatcher sends is recorded, with whose calls it held.
     const jobs: number[][] = [];
-    const fake = {
-      run: async ({ calls }: { calls: Array<{ seed: number }> }) => {
-        jobs.push(calls.map((c) => c.seed));
-        let failures = 0;
-        return {
-          results: calls.map((c) => {
-            if (failures >= 3) return { ok: false, code: 'E_TIMEOUT', fn: 'call', ms: 0, message: `not run: ${failures} earlier calls of this batch already failed with E_TIMEOUT (the limit is 3)` };
-            if (c.seed === 666) return (failures++, { ok: false, code: 'E_TIMEOUT', fn: 'verify', ms: 1000, message: 'the call ran past its wall-clock budget' });
-            return { ok: true, value: c.seed, ms: 1 };
-          }),
-        };
-      },
-    } as unknown as SandboxPool;
+    const run = async ({ calls }: { calls: Array<{ seed: number }> }) => {
+      jobs.push(calls.map((c) => c.seed));
+      let failures = 0;
+      return {
+        results: calls.map((c) => {
+          if (failures >= 3) return { ok: false, code: 'E_TIMEOUT', fn: 'call', ms: 0, message: `not run: ${failures} earlier calls of this batch already failed with E_TIMEOUT (the limit is 3)` };
+          if (c.seed === 666) return (failures++, { ok: false, code: 'E_TIMEOUT', fn: 'verify', ms: 1000, message: 'the call ran past its wall-clock budget' });
+          return { ok: true, value: c.seed, ms: 1 };
+        }),
+      };
+    };
+    // One worker; jobs that travel together (the dispatcher sends a slot's jobs so) each run as a job of their own.
+    const fake = { options: { workers: 1 }, run, runTogether: (requests: Array<{ calls: Array<{ seed: number }> }>) => requests.map(run) } as unknown as SandboxPool;
     const dispatcher = new Dispatcher(fake, 1000, 1);
     const call = (seed: number) => ({ call: { op: 'episode' as const, seed, level: 1, responses: [], keepInstance: false }, chars: 1 });
     // Submitted in one loop turn, so they share one job: the attacker's four failures go first.
@@ -184,6 +184,9 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
     // The attacker's own calls keep their own failures, their own "not run" included (a job of theirs alone).
     expect((await theirs).every((r) => !r.ok && r.code === 'E_TIMEOUT')).toBe(true);
     expect(jobs[0]).toEqual([666, 666, 666, 666, 1, 2, 3]);
+    // The unrun calls (the attacker's fourth and the victim's) go back into a shared job, the attacker's failures
+    // into a job of theirs alone: those travel together to the one worker, yet as jobs of their own.
+    expect(jobs.slice(1)).toEqual([[666, 1, 2, 3], [666, 666, 666], [666]]);
   });
 });
 

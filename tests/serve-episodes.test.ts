@@ -3,7 +3,8 @@
 // steps are idempotent by turn; an episode survives a server restart (HTTP and OpenEnv WebSocket); the
 // session limit answers 429 + retry-after; bad input is a 4xx naming the problem; an action beyond the
 // contract's limits is a rejected turn; a busy session is never evicted; a replay of slow steps resumes;
-// an OpenEnv WebSocket is idempotent by turn, ends its previous episode on reset, and cuts off a non-reader.
+// an OpenEnv WebSocket is idempotent by turn, ends its previous episode on reset, and cuts off a non-reader;
+// rewards are terminal: score() runs when an episode ends, not at every step.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +38,10 @@ beforeAll(async () => {
   // Two modules the validator rejects, served anyway to see the service survive them: step throws on an unknown plate; step hangs.
   const fixture = (file: string) => ({ name: file, source: readFileSync(new URL(`./fixtures/episodic/${file}`, import.meta.url), 'utf8') });
   // And one whose steps are slow but each within the budget (a replay of many of them is not).
-  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js'), fixture('slow-steps.js')]);
+  // And one whose score() fails before the episode is finished (quick steps: the slow work left out).
+  const slow = fixture('slow-steps.js');
+  const lateScore = slow.source.replace("name: 'slow-steps'", "name: 'late-score'").replace('25_000_000', '1').replace('export function score(state) {', "export function score(state) {\n  if (!state.finished) throw new Error('not finished');");
+  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js'), slow, { name: 'late-score', source: lateScore }]);
   await library.close();
   server = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 64 });
 }, 60_000);
@@ -402,6 +406,19 @@ describe('failing environments', () => {
     expect(refused.body.error.code).toBe('E_QUARANTINED');
     // Others play on.
     expect((await call(server.url, 'POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 3, level: 1 })).status).toBe(200);
+  });
+});
+
+describe('terminal rewards', () => {
+  it('a score() that fails before the end: steps go on unscored, a finished episode scores, one ended early fails with the error', { timeout: 60_000 }, async () => {
+    const work = { tool: 'work', args: { units: 1 } };
+    const finished = (await call(server.url, 'POST', '/v1/episodes', { env: 'late-score', seed: 1, level: 1 })).body.episode as string;
+    for (let turn = 1; turn <= 3; turn++) expect((await call(server.url, 'POST', `/v1/episodes/${finished}/step`, { ...work, turn })).body).toEqual({ episode: finished, turn, observation: `Done ${turn} unit(s).`, done: false });
+    expect((await call(server.url, 'POST', `/v1/episodes/${finished}/step`, { tool: 'finish', turn: 4 })).body).toMatchObject({ done: true, end: 'done', score: 1 });
+    const cut = (await call(server.url, 'POST', '/v1/episodes', { env: 'late-score', seed: 2, level: 1 })).body.episode as string;
+    expect((await call(server.url, 'POST', `/v1/episodes/${cut}/step`, { ...work, turn: 1 })).status).toBe(200);
+    expect((await call(server.url, 'DELETE', `/v1/episodes/${cut}`)).body).toMatchObject({ done: true, turn: 1, score: 0, end: 'failed', error: { code: 'E_THROWN' } });
+    expect((await call(server.url, 'GET', `/v1/episodes/${cut}`)).body).toMatchObject({ done: true, end: 'failed' });
   });
 });
 

@@ -1,0 +1,64 @@
+// An episode session as the reward service holds it in memory (serve/episodes.ts): its identity, its turns,
+// the state the sandbox last wrote, and where it stands; and what a step answers.
+import type { EpisodicMeta } from '../contract/episodic.js';
+import type { EnvRecord } from '../library/contract.js';
+import type { Rollout } from '../sandbox/rollouts.js';
+import type { Client } from './clients.js';
+import type { EpisodeIdentity } from './episode-journal.js';
+
+/** The end of an episode as the client sees it. */
+export interface Outcome {
+  end: string;
+  score: number;
+  feedback?: string;
+  error?: { code: string; message: string };
+  /** An episode still going is not scored (rewards are terminal): ending it early scores it then. */
+  unscored?: true;
+}
+
+export type Turn = { action: unknown; observation: string };
+
+export interface Session {
+  id: string;
+  /** Who holds its slot: the client that created it, or last restored it from its journal. */
+  client: Client;
+  record: EnvRecord;
+  meta: EpisodicMeta;
+  identity: EpisodeIdentity;
+  prompt: string;
+  turns: Turn[];
+  /** The state as the sandbox wrote it (JSON text, key order kept), what the next step resumes from. */
+  state: string;
+  errors: number;
+  /** Where the episode stands: unscored while it goes on, its end and score once it is over. */
+  now: Outcome;
+  over: boolean;
+  lastUsed: number;
+  queue: Promise<unknown>;
+  /** Requests queued or running on this session: it is never evicted while any is (a rebuild would fork it). */
+  busy: number;
+  /** A one-step episode (no slot is held between requests, nothing resumes it): never journaled. */
+  ephemeral?: true;
+}
+
+export interface StepResult {
+  episode: string;
+  turn: number;
+  observation: string;
+  done: boolean;
+  replayed?: true;
+  score?: number;
+  feedback?: string;
+  end?: string;
+  error?: { code: string; message: string };
+}
+
+export function outcomeOf(r: Rollout): Outcome {
+  return { end: r.end, score: r.score, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(r.unscored ? { unscored: true as const } : {}) };
+}
+
+/** Where a rollout resumes (the state the sandbox last wrote), and whether the episode goes on after it (then unscored unless it ended). */
+export interface Resume {
+  from?: { state: string; turn: number; errors: number };
+  goesOn?: boolean;
+}
