@@ -96,10 +96,10 @@ export const code: EnvKind = {
     const slots = staged.map((p) => {
       if (!('program' in p)) return [];
       const responses = [fenceProgram(p.program), ...(p.request.responses ?? [])];
-      return responses.map((response) => {
+      return responses.map((response, r) => {
         const spec = answerSpec(meta, p.instance, response);
         if (!('program' in spec)) return spec;
-        specs.push(spec);
+        specs.push(r === 0 ? { ...spec, ownIsolate: true } : spec); // the reference program: an isolate of its own
         return specs.length - 1;
       });
     });

@@ -117,3 +117,26 @@ describe('scoring programs in the answer pool', () => {
     expect((v as { feedback?: string }).feedback ?? '').not.toContain('INPUT=');
   });
 });
+
+describe('the reference program in the answer pool', () => {
+  it('runs in an isolate of its own, never one a policy program ran in or runs in next', async () => {
+    const { AnswerPool } = await import('../sandbox/code/answer-pool.js');
+    const pool = new AnswerPool({ workers: 1 });
+    try {
+      const spec = { program: SOLVED, language: 'javascript' as const, entry: 'countInversions', compare: 'exact' as const, tests: [['[[2,1]]', '1'] as [string, string]] };
+      const answers = [{ ...spec, ownIsolate: true }, spec, spec, { ...spec, ownIsolate: true }, spec, spec];
+      const results = await pool.run(answers);
+      expect(results.map((r) => r.tests)).toEqual(answers.map(() => [null]));
+      const isolates = results.map((r) => r.isolate);
+      const policies = new Set([isolates[1], isolates[2], isolates[4], isolates[5]]);
+      for (const reference of [isolates[0], isolates[3]]) {
+        expect(reference).toEqual(expect.any(String));
+        expect(policies.has(reference)).toBe(false);
+      }
+      expect(isolates[0]).not.toBe(isolates[3]);
+      expect(isolates[1]).toBe(isolates[2]); // policies still share one, as before: only the reference is set apart
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -10,6 +10,8 @@ import type { AnswerJobMessage, AnswerLimits, AnswerResult, AnswerSpec, AnswerWo
 import { normaliseProgram } from './normalise.js';
 
 let iso: AnswerIsolate | null = null;
+/** Isolates this process has made (names the current one in results). */
+let made = 0;
 
 function send(message: AnswerWorkerMessage): void {
   process.send?.(message);
@@ -17,7 +19,10 @@ function send(message: AnswerWorkerMessage): void {
 
 function isolateFor(limits: AnswerLimits): AnswerIsolate {
   if (iso && (iso.host.isolate.isDisposed || iso.answers >= limits.answersPerIsolate)) retire();
-  iso ??= newAnswerIsolate(limits.memoryMb);
+  if (!iso) {
+    iso = newAnswerIsolate(limits.memoryMb);
+    made++;
+  }
   iso.answers++;
   return iso;
 }
@@ -78,7 +83,11 @@ function runAnswer(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
 /** One answer's result; a failure of the host's own code on it fails that answer (E_CRASHED), not the job. */
 function guarded(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
   try {
-    return runAnswer(spec, limits);
+    if (spec.ownIsolate) retire(); // made for this answer alone, and retired after it
+    const result = runAnswer(spec, limits);
+    const isolate = `${process.pid}:${made}`;
+    if (spec.ownIsolate) retire();
+    return { ...result, isolate };
   } catch (error) {
     retire();
     return { ran: true, tests: spec.tests.map(() => 'E_CRASHED'), message: `the host could not score the program: ${error instanceof Error ? error.message.slice(0, 200) : 'an unknown failure'}`, ms: 0 };

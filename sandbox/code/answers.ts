@@ -11,6 +11,11 @@ export interface AnswerSpec {
   compare: Comparator;
   /** Each test as [arguments as JSON text, expected output as JSON text]. */
   tests: Array<[string, string]>;
+  /**
+   * Run in an isolate made for this answer alone and disposed after it: the environment's reference program,
+   * which never shares an isolate with a policy's program (their Compartments are not the boundary).
+   */
+  ownIsolate?: boolean;
 }
 
 /** A test that did not pass: E_WRONG (an output that does not match), or what went wrong running it. */
@@ -25,6 +30,8 @@ export interface AnswerResult {
   /** The first failure, in words (its text may come from the program: data, never markup). */
   message?: string;
   ms: number;
+  /** Which isolate ran it: the worker's process id and the isolate's ordinal there (for the tests of ownIsolate). */
+  isolate?: string;
 }
 
 export interface AnswerLimits {
