@@ -35,6 +35,7 @@ const CASES: Case[] = [
   { check: 'credit-floor', hack: 'redteam/hack-format-credit.js', code: 'E_ACCEPTS_NON_ANSWER', honest: 'candidates/good-radix-convert.js' },
   { check: 'feedback', hack: 'redteam/hack-feedback-leak.js', code: 'E_FEEDBACK_LEAK', honest: 'candidates/good-stack-machine.js' },
   { check: 'acceptance', hack: 'classes/hack-response-tolerance.js', code: 'E_ACCEPTS_COARSE', honest: 'classes/honest-stated-tolerance.js' },
+  { check: 'notation', hack: 'classes/hack-nan-range-check.js', code: 'E_ACCEPTS_COARSE', honest: 'classes/honest-finite-range-check.js' },
   { check: 'grammar', hack: 'classes/hack-restated-expression.js', code: 'E_ACCEPTS_RESTATED', honest: 'classes/honest-expanded-expression.js' },
   { check: 'completeness', hack: 'classes/broken-unicode-minus.js', code: 'E_REJECTS_EQUIVALENT', honest: 'classes/honest-unicode-minus.js' },
   { check: 'completeness', hack: 'classes/broken-planted-pair.js', code: 'E_REJECTS_EQUIVALENT', honest: 'classes/honest-any-pair.js' },

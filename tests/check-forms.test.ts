@@ -4,9 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Episode } from '../sandbox/episodes.js';
 import { OPTIONS } from '../validators/choice-rules.js';
-import { constantCandidates } from '../validators/constants.js';
+import { constantCandidates, surfaceForms } from '../validators/constants.js';
 import { equivalentForms } from '../validators/equivalents.js';
 import { answerList, listedItems, promptGuesses } from '../validators/prompt-guesses.js';
+import { notationForms } from '../validators/notations.js';
 import { coarseRenderings } from '../validators/renderings.js';
 import { choiceSample, pooled } from './helpers/readers.js';
 
@@ -65,6 +66,31 @@ describe('the constant candidates', () => {
     expect(constantCandidates(fit, ['07'], 16)).toEqual(['7', '9', '11', '07', '0', '1', '-1', '2']);
     expect(constantCandidates([{ reference: '<answer>b, a</answer>' }], ['a, b'], 16)).toEqual(['b, a', 'a, b']);
     expect(constantCandidates(fit, [], 2)).toHaveLength(2);
+  });
+
+  it('adds short forms of word answers in both cases, the letters that begin the most references first', () => {
+    expect(surfaceForms(['north', 'northeast', 'south', 'west', 'southwest', 'northwest'])).toEqual(['N', 'n', 'S', 's']);
+    expect(surfaceForms(['12', '7'])).toEqual([]);
+    const fit = ['north', 'northeast', 'east'].map((c) => ({ reference: `<answer>${c}</answer>` }));
+    expect(constantCandidates(fit, [], 16)).toEqual(['north', 'northeast', 'east', 'N', 'n', 'E', 'e']);
+  });
+});
+
+describe('the notation forms of a numeric answer', () => {
+  it('writes a wrong value in other digit scripts, with suffixes, in e-notation and grouped, each with its plain control', () => {
+    const byForm = new Map(notationForms('1234').map((f) => [f.form, f]));
+    expect(byForm.get('digit script Arabic-Indic, a wrong value')).toEqual({ form: 'digit script Arabic-Indic, a wrong value', text: '٢٤٧٥', controls: ['2475'], truth: false });
+    expect(byForm.get('digit script full-width, a wrong value')?.text).toBe('２４７５');
+    expect(byForm.get('suffix M, the value 0')).toMatchObject({ text: '0M', controls: ['0'] });
+    expect(byForm.get('e-notation, a wrong value')?.text).toBe('2.475e3');
+    expect(byForm.get('thousands separators, a wrong value')?.text).toBe('2,475');
+    expect(byForm.get('the truth with thousands separators')).toMatchObject({ text: '1,234', controls: [], truth: true });
+  });
+
+  it('sends no suffixed 0 where the truth is near 0, and nothing for an answer that is no plain number', () => {
+    expect(notationForms('0.4').some((f) => f.form.startsWith('suffix'))).toBe(false);
+    expect(notationForms('north')).toEqual([]);
+    expect(notationForms('1/2')).toEqual([]);
   });
 });
 

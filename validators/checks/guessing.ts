@@ -1,5 +1,5 @@
 // Cheap policies searched, not sampled, per level: the best constant over the level's references, the
-// variants of them the verifier accepted and a few small constants, fitted on half the level's instances
+// variants of them the verifier accepted, their short forms in both cases and a few small constants, fitted on half the level's instances
 // and scored on the other half (a verifier accepting several valid answers has a best constant that wins
 // far more than the most common reference); and the prompt strategies (prompt-guesses.ts: the printed list,
 // listed items one or all at once, every answer of the level at once). Each is judged per level and pooled
@@ -19,7 +19,7 @@ import { constantCandidates } from '../constants.js';
 
 /** The prompt strategies (prompt-guesses.ts) by form, and how the message names them. */
 const WHAT: Record<string, string> = {
-  constant: "one fixed answer (the best of the level's answers, their accepted variants and small constants, fitted on half the instances)",
+  constant: "one fixed answer (the best of the level's answers, their accepted variants, their short forms in either case and small constants, fitted on half the instances)",
   'printed list': 'answering with the list the prompt prints (every option, or the input copied)',
   'input copied': "the answer's items copied in the order the prompt gives them",
   'every prompt token': "every token of the prompt of the answer's kind, listed",

@@ -26,6 +26,7 @@ import { guessingCheck } from './guessing.js';
 import { hugeCheck } from './huge.js';
 import { malformedListCheck } from './malformed-list.js';
 import { nonAnswerCheck } from './non-answer.js';
+import { notationCheck } from './notation.js';
 import { otherAnswerCheck } from './other-answer.js';
 import { perturbedCheck } from './perturbed.js';
 import { promptTokensCheck } from './prompt-tokens.js';
@@ -48,6 +49,7 @@ export const CHECKS: readonly AnyCheck[] = [
   creditFloorCheck,
   feedbackCheck,
   acceptanceCheck,
+  notationCheck,
   grammarCheck,
   completenessCheck,
   guessingCheck,
