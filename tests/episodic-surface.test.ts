@@ -7,6 +7,7 @@ import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { surfaceLogs, usedSurface } from '../validators/episodic/surface.js';
+import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
 import { validateCandidate } from '../validators/validate.js';
 
 const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({ name, description: name, parameters: { type: 'object', properties, required, additionalProperties: false } });
@@ -58,6 +59,9 @@ describe('an unused optional argument of a tool the reference calls', () => {
     expect(source).toContain('it.checked = true');
     const report = await validateCandidate(source, { pool, validationSeed: 22 });
     expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_SHORTCUT');
+    // The surface search is what rejects it: without its logs, no shortcut is found.
+    const blind = await validateCandidate(source, { pool, validationSeed: 22, options: { episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, surfaceLogsPerEpisode: 0 } } });
+    expect(blind.problems.map((p) => p.code)).not.toContain('E_ACCEPTS_SHORTCUT');
   });
   it('is admitted where the score polices it', { timeout: 240_000 }, async () => {
     const report = await validateCandidate(readsFirst('honest-optional-argument-policed.js'), { pool, validationSeed: 22 });
