@@ -57,7 +57,7 @@ export const PROBLEM_CODES = {
   E_ACCEPTS_OTHER_EPISODE: "an episodic environment pays for another episode's reference actions more often than chance explains",
   E_ACCEPTS_REPEATED_ACTION: 'an episodic environment pays for one action repeated (or the finishing call alone) more often than chance explains, or as much as the reference for one reference decision repeated then the finishing call',
   E_ACCEPTS_BLANKET: "an episodic environment pays as much as the reference for one decision (a constant value, or every value the argument takes joined in one string) applied to every entity the episode names, then the finishing call",
-  E_ACCEPTS_SHORTCUT: 'an episodic environment pays for a tool the reference never needs, called with values its description or the prompt suggest, then the finishing call',
+  E_ACCEPTS_SHORTCUT: 'an episodic environment pays for the call surface the reference never uses (a tool it never needs, or an optional argument it never sends), called once or on every entity the episode names with the values its schema, description or the prompt suggest, then the finishing call',
   E_ACCEPTS_TRANSFER: "an episodic environment pays as much as the reference when one entity's amount is moved onto another's (the total kept): it checks an aggregate, not each entity",
   E_ACCEPTS_RETRIES: 'an episodic environment pays as much as the reference for retrying each decision over every value until the reply changes (the reply is an oracle and retries cost nothing)',
   E_RULE_IGNORED: 'episodic: a step the prompt makes mandatory (a look-up, an approval, an order of steps) that the environment records in its state can be skipped or taken out of order and still earn the reference\'s score: the reward pays a policy violation',

@@ -163,6 +163,9 @@ export interface EpisodicOptions {
   readerZ: number;
   readerLevelTolerance: number;
   readerPooledTolerance: number;
+  /** The unused call surface (validators/episodic/surface.ts): entities a policy applies a tool to, and its logs per adversary episode. */
+  surfaceEntities: number;
+  surfaceLogsPerEpisode: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -226,6 +229,8 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     readerZ: 3,
     readerLevelTolerance: 0.3,
     readerPooledTolerance: 0.2,
+    surfaceEntities: 12,
+    surfaceLogsPerEpisode: 8,
   },
   code: {
     probedPerLevel: 12,

@@ -17,6 +17,7 @@ import { episodicOffPath } from './episodic-off-path.js';
 import { episodicReaders } from './episodic-readers.js';
 import { episodicRules } from './episodic-rules.js';
 import { episodicShrink } from './episodic-shrink.js';
+import { episodicSurface } from './episodic-surface.js';
 import { episodicTyped } from './episodic-typed.js';
 import { episodicValues } from './episodic-values.js';
 import { feedbackCheck } from './feedback.js';
@@ -64,6 +65,7 @@ export const CHECKS: readonly AnyCheck[] = [
   episodicTyped,
   episodicRules,
   episodicArguments,
+  episodicSurface,
   episodicReaders,
   // code
   codePrograms,
