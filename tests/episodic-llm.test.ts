@@ -88,7 +88,8 @@ describe('a batch with an LLM that writes episodic environments', () => {
     const repair = repairs.find((t) => t.includes(brokenPayroll.trimEnd())) as string;
     expect(repair).toMatch(/\d+\. \[hack\] E_ACCEPTS_INCOMPLETE: .*\n {3}message: \d+ incomplete probes? reach the ceiling 0.1 .*Worst: "incomplete \(seed \d+, level \d+\)" scores 1/);
     expect(repair).toMatch(/ {3}failed probe: incomplete \(seed \d+, level \d+\): score 1, the episode ended by /);
-    expect(repair).toMatch(/ {3}the probe's action log \(its first actions\): \[\{"tool":"list_employees","args":\{"page":1\}\}/);
+    // Calls are logged in their canonical form (keys sorted: args before tool).
+    expect(repair).toMatch(/ {3}the probe's action log \(its first actions\): \[\{"args":\{"page":1\},"tool":"list_employees"\}/);
     const reviews = bodies.filter((b) => b.response_format?.json_schema?.name === 'episodic_review_checklist');
     expect(reviews).toHaveLength(2);
     expect(userText(reviews[0] as Body)).toContain('`scoresState`');

@@ -5,9 +5,9 @@ import { KindShare } from '../pipeline/kind-share.js';
 
 describe('the mixed kind share', () => {
   it.each([
-    [10, { single: 5, episodic: 5 }],
-    [3, { single: 1, episodic: 1 }],
-    [1, { single: 0, episodic: 0 }],
+    [10, { single: 5, episodic: 5, code: 0 }],
+    [3, { single: 1, episodic: 1, code: 0 }],
+    [1, { single: 0, episodic: 0, code: 0 }],
   ])('target %i keeps %j for the kinds', (target, wanted) => {
     expect(new KindShare('mixed', target).wanted).toEqual(wanted);
   });
@@ -42,12 +42,12 @@ describe('the mixed kind share', () => {
     share.finish('single');
     expect(share.ask()).toBe('episodic');
     expect(share.roundBrought('episodic', 0)).toBe(true); // the share moved: set-aside single-turn specs may start
-    expect(share.wanted).toEqual({ single: 4, episodic: 0 });
+    expect(share.wanted).toEqual({ single: 4, episodic: 0, code: 0 });
     expect([share.ask(), share.start('single')]).toEqual(['single', true]);
   });
 
   it('a single-kind batch is not shared', () => {
     const share = new KindShare('single', 3);
-    expect([share.ask(), share.start('episodic'), share.wanted]).toEqual(['single', true, { single: 3, episodic: 0 }]);
+    expect([share.ask(), share.start('episodic'), share.wanted]).toEqual(['single', true, { single: 3, episodic: 0, code: 0 }]);
   });
 });

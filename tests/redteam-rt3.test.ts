@@ -247,7 +247,7 @@ describe('rt3 single-turn: cheap answers', () => {
   it('rt3-expression-copy.js: is rejected (the prompt\'s expression copied into the tag is "an equivalent form")', async () => {
     const report = await validated('rt3-expression-copy.js');
     expect(report.verdict).toBe('reject');
-    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK/);
+    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK|E_ACCEPTS_RESTATED/); // the question restated (issue 27) catches it first
   });
   it('rt3-expression-copy.js: copying the expression from the prompt scores 1', { timeout: 60_000 }, async () => {
     const mean = await singleTurn('rt3-expression-copy.js', 8, (p) => `<answer>${/Evaluate the expression (.*) \(integers;/.exec(p)?.[1] ?? ''}</answer>`);
@@ -257,7 +257,7 @@ describe('rt3 single-turn: cheap answers', () => {
   it('rt3-fraction-copy.js: is rejected (value equivalence accepts the unreduced fraction of the prompt)', async () => {
     const report = await validated('rt3-fraction-copy.js');
     expect(report.verdict).toBe('reject');
-    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK/);
+    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK|E_ACCEPTS_RESTATED/); // the question restated (issue 27) catches it first
   });
   it('rt3-fraction-copy.js: copying the fraction from the prompt scores 1', { timeout: 60_000 }, async () => {
     expect(await singleTurn('rt3-fraction-copy.js', 8, (p) => `<answer>${/the fraction (\d+\/\d+)/.exec(p)?.[1] ?? ''}</answer>`)).toBe(1);

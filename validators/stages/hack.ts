@@ -11,9 +11,14 @@ import { judgeFindings } from '../checks/rules.js';
 import { runProbes, singleTurnContext, type ProbeRequest, type ProbeResult, type SingleTurnCheck } from '../checks/single-turn.js';
 import type { Problem } from '../report.js';
 
-/** Verify must return a score for any text: a probe it fails on is reported once, with the first few. */
+/**
+ * Verify must return a score for any text: a probe it fails on is reported once, with the first few. Failures
+ * that ran come first (a call left unrun after the batch's failure limit says nothing about the verifier).
+ */
 function crashProblems(all: readonly ProbeResult[]): Problem[] {
-  const crashed = outcomesOf(all).filter((x) => x.failure);
+  const failed = outcomesOf(all).filter((x) => x.failure);
+  const unrun = (x: (typeof failed)[number]) => /^not run/.test(x.failure?.message ?? '');
+  const crashed = [...failed.filter((x) => !unrun(x)), ...failed.filter(unrun)];
   const first = crashed[0];
   if (!first?.failure) return [];
   return [
