@@ -98,7 +98,7 @@ export const episodicArguments: EpisodicCheck = {
             evidence: () => ({ tool: p.variant.tool, arg: p.variant.arg, variant: p.variant.kind, value: JSON.stringify(p.variant.value).slice(0, 80), reference: JSON.stringify((actionsOf(ref)[p.variant.index] as { args: Record<string, unknown> }).args[p.variant.arg]).slice(0, 80), seed: ref.seed, level: ref.level, score: scoreOf(r), wrong }),
           });
         });
-        return { findings, metrics: { variants: planned.length, storedDifferently: varied, reorderedPaid: reordered, equivalentForms: equivalent.size } };
+        return { findings, metrics: { variants: planned.length, storedDifferently: varied, reorderedPaid: reordered } };
       },
     };
   },
