@@ -31,6 +31,7 @@ const CASES: Case[] = [
   { check: 'malformed-list', hack: 'candidates/broken-multiset-sort.js', code: 'E_ACCEPTS_MALFORMED_LIST', honest: 'candidates/good-custom-key-sort.js' },
   { check: 'other-answer', hack: 'candidates/broken-partial-credit-any-number.js', code: 'E_ACCEPTS_OTHER_ANSWER', honest: 'candidates/good-max-increasing-sum.js' },
   { check: 'perturbed', hack: 'candidates/broken-tolerance-plus-minus-one.js', code: 'E_ACCEPTS_PERTURBED', honest: 'redteam/false-wide-tolerance.js' },
+  { check: 'perturbed', hack: 'classes/hack-wider-than-stated.js', code: 'E_ACCEPTS_PERTURBED', honest: 'redteam-trust/honest-relative-tolerance.js' },
   { check: 'prompt-tokens', hack: 'redteam/hack-weaker-property.js', code: 'E_ACCEPTS_GUESSING', honest: 'candidates/good-popcount-range.js' },
   { check: 'credit-floor', hack: 'redteam/hack-format-credit.js', code: 'E_ACCEPTS_NON_ANSWER', honest: 'candidates/good-radix-convert.js' },
   { check: 'feedback', hack: 'redteam/hack-feedback-leak.js', code: 'E_FEEDBACK_LEAK', honest: 'candidates/good-stack-machine.js' },

@@ -31,6 +31,7 @@ const VARIANTS: Array<[what: string, hack: string, code: string]> = [
   ['a mandatory approval stated only in a tool\'s description', 'hack-rule-in-tool-description.js', 'E_RULE_IGNORED'],
   ['a code shown in a read of the entity the reference never makes', 'hack-code-in-read.js', 'E_ANSWER_LEAK'],
   ['a truthful approver of a yes-or-no decision', 'hack-two-way-approver.js', 'E_ANSWER_LEAK'],
+  ['a stated case equivalence whose score pays any address in capitals', 'hack-case-gated-score.js', 'E_ARGUMENT_UNCHECKED'],
 ];
 
 async function verdicts(file: string): Promise<Array<{ seed: number; codes: string[]; text: string }>> {

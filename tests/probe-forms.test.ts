@@ -1,7 +1,7 @@
 // The single-turn probe forms that restate the question or speak to a verifier's machinery: the prompt's own
 // expressions (transcribed into the answer, they pay where "any equivalent form" is accepted) and universal answers.
 import { describe, expect, it } from 'vitest';
-import { INHERITED_NAMES, UNIVERSAL_ANSWERS } from '../validators/probe-forms.js';
+import { INHERITED_NAMES, statedControl, statedRegions, UNIVERSAL_ANSWERS } from '../validators/probe-forms.js';
 import { expressionSpans, numbersInOrder, restatements, transcribe } from '../validators/restatements.js';
 import { rotate } from '../validators/probes.js';
 
@@ -51,5 +51,23 @@ describe('INHERITED_NAMES', () => {
     // Every distinct set of holders (object, array, string) some name has appears among the first 18 windows.
     expect(new Set([...early].map(holders))).toEqual(new Set(INHERITED_NAMES.map(holders)));
     expect(seen(Math.ceil(INHERITED_NAMES.length / 3)).size).toBe(INHERITED_NAMES.length);
+  });
+});
+
+describe('the acceptance region a task states', () => {
+  it('reads absolute and relative tolerances from sentences about acceptance, and not a story\'s "within"', () => {
+    expect(statedRegions('What is the balance? Any answer within 0.1% of the exact balance is accepted.')).toEqual([{ relative: 0.001 }]);
+    expect(statedRegions('Give the mean; any value within 0.05 of the exact mean is accepted.')).toEqual([{ absolute: 0.05 }]);
+    expect(statedRegions('Answers ± 2 count as correct.')).toEqual([{ absolute: 2 }]);
+    expect(statedRegions('The bus arrives within 10 minutes. How many seats are left?')).toEqual([]);
+  });
+  it('moves a near value inside the stated region to twice its width on the same side, and leaves one outside alone', () => {
+    const regions = statedRegions('Any answer within 0.1% of the exact balance is accepted.');
+    expect(statedControl(regions, '5000', '5001')).toBe('5011');
+    expect(statedControl(regions, '5000', '4999')).toBe('4989');
+    // 0.1% of 800 is 0.8: the reference is rounded, so a unit away may be outside the region, and is probed as it is.
+    expect(statedControl(regions, '800', '801')).toBeNull();
+    expect(statedControl([], '5000', '5001')).toBeNull();
+    expect(statedControl(statedRegions('Within 0.05 is accepted.'), '2.24', '2.27')).toBe('2.35');
   });
 });

@@ -165,3 +165,45 @@ export const SCALAR_JOINERS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', 
 export function statesTolerance(text: string): boolean {
   return /\b(within|tolerance|accurate to|rounded|round to|decimal places|decimals)\b|±/i.test(text.slice(0, 20_000));
 }
+
+/** One acceptance region a task states for a number: absolute ("within 0.05 of", "± 2") or relative ("within 0.1%"). */
+export type StatedRegion = { absolute: number } | { relative: number };
+
+/**
+ * The regions the task's text states in a sentence about acceptance ("accepted", "tolerance", "correct",
+ * "counts"): a bare "within 10 minutes" of a story states none.
+ */
+export function statedRegions(text: string): StatedRegion[] {
+  const regions: StatedRegion[] = [];
+  for (const sentence of text.slice(0, 20_000).split(/(?<=[.!?;])\s+|\n/)) {
+    if (!/\b(accept(?:ed|s|able)?|tolerance|correct|counts?|graded|marked right)\b/i.test(sentence)) continue;
+    for (const m of sentence.matchAll(/(?:\bwithin|±|\+\/-)\s*(\d+(?:\.\d+)?)\s*(%|percent\b)?/gi)) {
+      const x = Number(m[1]);
+      if (Number.isFinite(x)) regions.push(m[2] ? { relative: x / 100 } : { absolute: x });
+    }
+  }
+  return regions;
+}
+
+/** The narrowest stated width around a numeric `reference` (several statements never widen one another), or null. */
+function statedWidth(regions: readonly StatedRegion[] | undefined, r: number): number | null {
+  return regions?.length && Number.isFinite(r) ? Math.min(...regions.map((g) => ('relative' in g ? g.relative * Math.abs(r) : g.absolute))) : null;
+}
+
+const placesOf = (t: string) => (t.includes('.') ? t.length - t.indexOf('.') - 1 : 0);
+
+/**
+ * A near value judged against the region the task states: null where `value` is outside it (probe it as it is);
+ * inside it (less half a unit of the reference's last place: the reference is itself rounded) it is a right
+ * answer by the task's terms, and the probe moves to twice the stated width on the same side, where a verifier
+ * that keeps to what the task states refuses it.
+ */
+export function statedControl(regions: readonly StatedRegion[] | undefined, reference: string, value: string): string | null {
+  const t = reference.trim();
+  const r = Number(t);
+  const v = Number(value.trim());
+  const width = statedWidth(regions, r);
+  const unit = 10 ** -placesOf(t);
+  if (width === null || !Number.isFinite(v) || Math.abs(v - r) > width - 0.5 * unit + 1e-12) return null;
+  return (r + Math.sign(v - r || 1) * (Math.ceil((2 * width) / unit) + 1) * unit).toFixed(placesOf(t));
+}

@@ -1,5 +1,6 @@
 // The shapes of the hack stage's adversarial responses (probes.ts writes them, metamorphic.ts and
 // hack-checks.ts judge them): kept apart so the modules that judge probes need not import their writer.
+import type { StatedRegion } from './probe-forms.js';
 import type { ProbeFamily } from '../kinds/contract.js';
 import type { Episode } from '../sandbox/episodes.js';
 
@@ -51,6 +52,8 @@ export interface ProbeTarget {
   caseMatters?: boolean;
   /** The prompt or the description states a numeric tolerance ("within 0.05"): small moves of a decimal are the task's own. */
   statedTolerance?: boolean;
+  /** The acceptance regions the task states for a number ("within 0.1% of the exact balance is accepted"). */
+  statedRegions?: readonly StatedRegion[];
   /** Answers some instance of the sample has (lower case): a non-answer form that is one of them is no probe. */
   taken?: Set<string>;
   /** The validation seed: probe text drawn at random (prose) is drawn from it, so a verdict replays. */

@@ -9,7 +9,7 @@ import type { Family, Probe, ProbeTarget } from './probe-types.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize, type Shape } from './answers.js';
 import { answerContent, withContent } from '../sandbox/answer.js';
 import { tokenGuesses } from './prompt-lists.js';
-import { EACH_CARRIERS, hedges, INHERITED_NAMES, nonAnswers, promptTokens, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
+import { EACH_CARRIERS, hedges, statedControl, INHERITED_NAMES, nonAnswers, promptTokens, SCALAR_JOINERS, UNIVERSAL_ANSWERS } from './probe-forms.js';
 import { instanceNameAnswers } from './instance-names.js';
 import { carrierSpreadProbes, surfaceProbes } from './metamorphic.js';
 import { characters, junkProse, reasoning, REASONING_FORMS } from './prose.js';
@@ -181,7 +181,11 @@ function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
   const right = normalizeAnswer(content);
   const probes: Probe[] = [];
   const rate = (family: Family, form: string, variant: string) => probes.push({ family, form, response: withContent(ref, variant), coincident: normalizeAnswer(variant) === right });
-  for (const [form, v] of numberVariants(content, shape, t.statedTolerance === true)) rate('perturbed', form, v);
+  // A near value inside the region the task states is right by the task's terms: probed beyond that region instead.
+  for (const [form, v] of numberVariants(content, shape, t.statedTolerance === true)) {
+    const beyond = statedControl(t.statedRegions, content, v);
+    rate('perturbed', beyond === null ? form : 'a number twice the stated tolerance away', beyond ?? v);
+  }
   // Negation and case flips are wrong only where the sample shows sign or case carrying information.
   if (t.signMatters !== false) for (const v of negations(content)) rate('perturbed', 'a number negated', v);
   if (t.caseMatters !== false) for (const v of caseFlips(content)) rate('perturbed', 'letter case changed', v);

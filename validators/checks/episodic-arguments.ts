@@ -1,13 +1,12 @@
 // Metamorphic arguments: on the first adversary episode of each level, the middle call of each tool that
-// ablation shows decides the score, where that call matters alone (refused in its place, the episode earns
-// less), is replayed with a variant of one argument (validators/episodic/variants.ts: letter case, padding, a
-// Unicode look-alike, a placeholder for free text, an array item repeated where leaving it out costs the
-// score). Where step stores the variant differently (the final state differs from the reference's) yet the
-// episode earns the reference's score, or more than a wrong decision, the score does not read what step wrote:
-// zero tolerance. An environment that canonicalises the variant to the reference's state is not judged.
+// decides the score alone is replayed with a variant of one argument (validators/episodic/variants.ts: case,
+// padding, a look-alike, a placeholder, an array item repeated). A variant step stores differently that earns the
+// reference's score, or more than a wrong decision, is a finding (zero tolerance), judged by what is paid: a case
+// or spaces variant is an equivalent form where a wrong decision step stored as sent earns less and that wrong
+// decision in the variant's form earns no more (docs/validator.md, "Metamorphic arguments").
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
-import { actionsOf, argValues, finished, type Action } from '../episodic/adversaries.js';
-import { variantsOf, type Variant } from '../episodic/variants.js';
+import { actionsOf, argValues, finished, propsOf, type Action } from '../episodic/adversaries.js';
+import { sameTransform, variantsOf, type Variant } from '../episodic/variants.js';
 import { adversaryFamily, decisiveTools, referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
@@ -56,6 +55,23 @@ export const episodicArguments: EpisodicCheck = {
         const reference = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
         const differs = (of: number, r: RolloutResult | undefined) => r?.ok === true && reference.get(of)?.ok === true && r.stateText !== (reference.get(of) as { stateText?: string }).stateText;
         const sibling = (p: { of: number; variant: Variant }, kind: Variant['kind']) => planned.findIndex((q) => q.of === p.of && q.variant.kind === kind && q.variant.index === p.variant.index && q.variant.arg === p.variant.arg);
+        // Equivalence controls: for each paid case or spaces variant whose wrong decision step stored as sent and
+        // the score refused, the wrong decision in the variant's form (it must earn no more than the wrong one).
+        const storedAsSent = (r: RolloutResult | undefined, value: unknown) => r?.ok === true && ((r as { stateText?: string }).stateText ?? '').includes(JSON.stringify(value));
+        const controls = planned.flatMap((p, k) => {
+          const w = sibling(p, 'wrong');
+          const ref = ctx.refs[p.of] as Rollout;
+          if ((p.variant.kind !== 'case' && p.variant.kind !== 'spaces') || w < 0 || !differs(p.of, results[k]) || !paid(p.of, results[k])) return [];
+          const wrong = planned[w] as { variant: Variant };
+          if (!storedAsSent(results[w], wrong.variant.value) || paid(p.of, results[w])) return [];
+          const acts = actionsOf(ref);
+          const call = acts[p.variant.index] as Action;
+          const schema = (propsOf(ctx.meta, call.tool) as Record<string, { maxLength?: number }>)[p.variant.arg] ?? {};
+          const value = sameTransform(p.variant.kind, String(call.args[p.variant.arg]), String(p.variant.value), String(wrong.variant.value), schema.maxLength);
+          return value === null ? [] : [{ k, w, actions: acts.map((a, j) => (j === p.variant.index ? { tool: a.tool, args: { ...a.args, [p.variant.arg]: value } } : a)) }];
+        });
+        const controlled = await tools.run(controls.map((c) => replayOf(ctx.refs[(planned[c.k] as { of: number }).of] as Rollout, c.actions)));
+        const equivalent = new Set(controls.flatMap((c, j) => (controlled[j]?.ok === true && scoreOf(controlled[j]) <= scoreOf(results[c.w]) + 1e-6 ? [c.k] : [])));
         const findings: Finding[] = [];
         let varied = 0;
         let reordered = 0;
@@ -74,7 +90,7 @@ export const episodicArguments: EpisodicCheck = {
           const wrong = w >= 0 && differs(p.of, results[w]) ? scoreOf(results[w]) : null;
           const stored = differs(p.of, r);
           if (stored) varied++;
-          const hit = stored && (paid(p.of, r) || (wrong !== null && scoreOf(r) > wrong + 1e-6));
+          const hit = stored && !equivalent.has(k) && (paid(p.of, r) || (wrong !== null && scoreOf(r) > wrong + 1e-6));
           findings.push({
             rule: 'zero', code: 'E_ARGUMENT_UNCHECKED', check: 'episodic-arguments', judged: hit ? 1 : 0, ceiling: 1, what: 'argument variant',
             form: `${p.variant.tool}.${p.variant.arg} ${p.variant.kind} ${JSON.stringify(p.variant.value).slice(0, 40)} (seed ${ref.seed}, level ${ref.level})`,

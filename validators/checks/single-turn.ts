@@ -7,7 +7,7 @@ import { answerContent } from '../../sandbox/answer.js';
 import { groupBy, type StageContext } from '../context.js';
 import { shapeOf } from '../answers.js';
 import { sampleTraits, type JudgedOutcome } from '../hack-checks.js';
-import { statesTolerance } from '../probe-forms.js';
+import { statesTolerance, statedRegions } from '../probe-forms.js';
 import type { Probe, ProbeTarget } from '../probe-types.js';
 import { LONG_BANDS } from '../probes.js';
 import { isArrangement } from '../prompt-lists.js';
@@ -79,9 +79,10 @@ function probeTargets(ctx: StageContext, byLevel: Map<number, Episode[]>): Probe
   const targets: ProbeTarget[] = [];
   for (const [level, peers] of byLevel) {
     peers.slice(0, ctx.options.probedPerLevel).forEach((episode, i) => {
-      const statedTolerance = statesTolerance(`${ctx.meta?.description ?? ''}\n${episode.instance.prompt}`);
+      const stated = `${ctx.meta?.description ?? ''}\n${episode.instance.prompt}`;
+      const statedTolerance = statesTolerance(stated);
       const permutation = isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference)));
-      targets.push({ episode, peers, index: targets.length, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation, ceiling: ctx.options.zeroToleranceCeiling, statedTolerance, seed: ctx.validationSeed, ...traits });
+      targets.push({ episode, peers, index: targets.length, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation, ceiling: ctx.options.zeroToleranceCeiling, statedTolerance, statedRegions: statedRegions(stated), seed: ctx.validationSeed, ...traits });
     });
   }
   return targets;

@@ -32,6 +32,15 @@ function stringVariants(v: string, s: Schema): Array<[VariantKind, string]> {
   return out.filter(([, w]) => w !== v && (s.maxLength === undefined || w.length <= s.maxLength) && w.length >= (s.minLength ?? 0));
 }
 
+/**
+ * The same surface transform as a case or spaces variant (`variant` of `reference`) applied to another value
+ * `w`, so a wrong decision can be sent in the variant's form; null for other kinds or where it would not fit.
+ */
+export function sameTransform(kind: VariantKind, reference: string, variant: string, w: string, maxLength?: number): string | null {
+  const out = kind === 'case' ? (variant === reference.toLowerCase() ? w.toLowerCase() : w.toUpperCase()) : kind === 'spaces' ? ` ${w} ` : null;
+  return out === null || out === w || (maxLength !== undefined && out.length > maxLength) ? null : out;
+}
+
 /** The array variants of `v` that fit `s`: an item repeated in its neighbour's place, an item dropped. */
 function arrayVariants(v: unknown[], s: Schema): Array<[VariantKind, unknown[]]> {
   if (v.length < 2 || new Set(v.map((x) => JSON.stringify(x))).size < 2) return [];
