@@ -42,7 +42,7 @@ beforeAll(async () => {
   // The author's designs until two are admitted (about half are: the validator rejects the rest, mostly for weak tests), at most eight.
   const author = createOfflineAuthor({ seed: 35 });
   const stats = { environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 } as never;
-  for (let tried = 0, found = 0; tried < 8 && found < 2; ) {
+  for (let tried = 0, found = 0; tried < 8 && found < 1; ) {
     const { specs } = await author.propose({ stats, n: 2, kind: 'code' });
     if (specs.length === 0) break;
     for (const spec of specs) {
@@ -60,7 +60,7 @@ afterAll(() => pool.close());
 
 describe('a hold-out of hacking programs', () => {
   it('scores 0 on every sampled instance of every admitted code environment', async () => {
-    expect(admitted.length).toBe(5); // the three code seeds and two of the author's modules
+    expect(admitted.length).toBe(4); // the three code seeds and one of the author's modules (validating more costs minutes)
     for (const env of admitted) {
       const load = await pool.load(env.source);
       const meta = parseCodeMeta(load.ok ? load.meta : null);

@@ -1,7 +1,7 @@
 // Issue 28's classes of episodic hacks, one module each (tests/fixtures/episodic-classes/): every hack is
-// rejected with its class's code at three validation seeds drawn at random (named in the message, so a failure
+// rejected with its class's code at two validation seeds drawn at random (named in the message, so a failure
 // replays with `envforge validate FILE --validation-seed S`), and its honest counterpart, a nearby shape that
-// does the same task properly, is admitted at three others.
+// does the same task properly, is admitted at two others.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -36,7 +36,7 @@ const VARIANTS: Array<[what: string, hack: string, code: string]> = [
 
 async function verdicts(file: string): Promise<Array<{ seed: number; codes: string[]; text: string }>> {
   const source = readFileSync(new URL(file, DIR), 'utf8');
-  const seeds = [newValidationSeed(), newValidationSeed(), newValidationSeed()];
+  const seeds = [newValidationSeed(), newValidationSeed()]; // two random validation seeds a run (three cost a minute more)
   return Promise.all(
     seeds.map(async (seed) => {
       const report = await validateCandidate(source, { pool, validationSeed: seed });
@@ -47,16 +47,16 @@ async function verdicts(file: string): Promise<Array<{ seed: number; codes: stri
 }
 
 describe.each(CLASSES)('%s', (_what, hack, honest, code) => {
-  it(`${hack} is rejected with ${code} at three random validation seeds`, SLOW, async () => {
+  it(`${hack} is rejected with ${code} at two random validation seeds`, SLOW, async () => {
     for (const v of await verdicts(hack)) expect(v.codes, v.text).toContain(code);
   });
-  it(`${honest} is admitted at three random validation seeds`, SLOW, async () => {
+  it(`${honest} is admitted at two random validation seeds`, SLOW, async () => {
     for (const v of await verdicts(honest)) expect(v.codes, v.text).toEqual([]);
   });
 });
 
 describe.each(VARIANTS)('%s', (_what, hack, code) => {
-  it(`${hack} is rejected with ${code} at three random validation seeds`, SLOW, async () => {
+  it(`${hack} is rejected with ${code} at two random validation seeds`, SLOW, async () => {
     for (const v of await verdicts(hack)) expect(v.codes, v.text).toContain(code);
   });
 });

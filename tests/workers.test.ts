@@ -20,7 +20,7 @@ afterAll(async () => {
 
 /** A worker process; `taken` resolves on its first job taken (its validation is then under way). */
 function worker(url: string) {
-  const child = spawn(process.execPath, [MAIN, 'worker', '--database', url, '--json', '--job-timeout', '8'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'worker', '--database', url, '--json', '--job-timeout', '30'], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let err = '';
   const taken = new Promise<void>((resolve) =>
