@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { EnvforgeError } from '../contract/errors.js';
+import { allowedHosts, hostRefusal } from '../contract/hosts.js';
 import type { Library } from '../library/contract.js';
 import { openLibrary } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -24,6 +25,8 @@ export interface DashboardOptions {
   /** A trainer feedback file for the frontier page (else the reward service's recorded pass rates). */
   feedback?: string;
   reloadIntervalMs: number;
+  /** Host names the page answers to besides IP literals and localhost (contract/hosts.ts). */
+  allowHosts?: readonly string[];
   /** A pool for sample instances (not closed by close()); by default one worker of its own. */
   pool?: SandboxPool;
 }
@@ -65,6 +68,7 @@ function envQuery(raw: Record<string, unknown>): EnvQuery {
 
 export async function startDashboard(options: Partial<DashboardOptions> & { location: string }): Promise<RunningDashboard> {
   const opts: DashboardOptions = { ...DEFAULT_DASHBOARD_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)), location: options.location };
+  const hosts = allowedHosts(opts.allowHosts);
   const library: Library = openLibrary(opts.location, { readonly: true });
   let snap: Snapshot;
   let stamp: string;
@@ -105,6 +109,12 @@ export async function startDashboard(options: Partial<DashboardOptions> & { loca
   app.setErrorHandler((error: Error, _request, reply) => {
     const code = error instanceof EnvforgeError ? error.code : 'E_INTERNAL';
     return reply.code(500).send({ error: { code, message: error.message } });
+  });
+
+  // Before any route: a page re-pointed at this address by DNS rebinding would otherwise read the library as its own origin.
+  app.addHook('onRequest', async (request, reply) => {
+    const refusal = hostRefusal(request.headers.host, opts.host, hosts);
+    if (refusal) return reply.code(403).send({ error: { code: 'E_HOST', message: refusal } });
   });
 
   app.get('/assets/:file', async (request, reply) => {
