@@ -2,7 +2,7 @@
 // client among honest ones. Each open finding is an it.fails test named by its id: it states what should hold
 // and fails while the hole exists; a fix turns it red, then flip it to it.
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteLibrary } from '../library/sqlite/store.js';
@@ -47,19 +47,21 @@ afterAll(async () => {
 
 describe('rtv2-1: the code answer pool is one first-come queue for every client, and outlives the request', () => {
   it('held: the honest client alone is scored well within the request budget', async () => {
-    const honest = await verify(VICTIM, [item(3, SOLVED)]);
+    const honest = await verify(VICTIM, [item(1000, SOLVED)]);
     expect(honest.body.results[0]).toMatchObject({ score: 1 });
     expect(honest.body.results[0]?.error).toBeUndefined();
   }, 60_000);
 
   it.fails('an honest client is scored after another client\'s request of looping programs has been answered', async () => {
-    // One request of one client: two GRPO groups of 64 programs that loop (each stops after maxTimeouts tests).
-    const attack = await verify(ATTACKER, [1, 2].flatMap((seed) => Array.from({ length: 64 }, () => item(seed, LOOP))));
+    // One request of one client: GRPO groups of 64 programs that loop (each stops after maxTimeouts tests), two
+    // groups per answer worker (there is one per core), so the backlog outlasts the request's budget anywhere.
+    const seeds = Array.from({ length: 2 * Math.max(2, availableParallelism()) }, (_, i) => i + 1);
+    const attack = await verify(ATTACKER, seeds.flatMap((seed) => Array.from({ length: 64 }, () => item(seed, LOOP))));
     expect(attack.status).toBe(200);
     // The attacker has its answer (its items past the request budget) and holds nothing in flight...
     expect(attack.body.results.some((r) => r.error?.code === 'E_REQUEST_TIMEOUT')).toBe(true);
     // ...but its programs still run, first in the queue: the honest client's one correct program waits behind them.
-    const honest = await verify(VICTIM, [item(3, SOLVED)]);
+    const honest = await verify(VICTIM, [item(1000, SOLVED)]);
     expect(honest.status).toBe(200);
     expect(honest.body.results[0]).toMatchObject({ score: 1 });
     expect(honest.body.results[0]?.error).toBeUndefined();
