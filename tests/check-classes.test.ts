@@ -1,5 +1,5 @@
 // Every check of the single-turn registry against a module of its class: a hack (or a verifier that rejects
-// correct work) written for the class is rejected by that check, with its code, at two recorded (and, with ENVFORGE_RANDOM_SEEDS=1, one random) validation
+// correct work) written for the class is rejected by that check, with its code, at three recorded (and, with ENVFORGE_RANDOM_SEEDS=1, one random) validation
 // seeds; an honest module of a nearby shape is admitted at the same seeds. The seeds are printed with each
 // case, so a failure replays with `envforge validate FILE --validation-seed N`.
 import { readFileSync } from 'node:fs';
@@ -47,10 +47,10 @@ const CASES: Case[] = [
   { check: 'readers', hack: 'candidates/broken-answer-leak.js', code: 'E_ANSWER_LEAK', honest: 'redteam/rt4-honest-shuffled-cities.js' },
 ];
 
-// Two recorded validation seeds keep CI deterministic; ENVFORGE_RANDOM_SEEDS=1 adds a fresh random one (a maintainer's
-// search for a seed where a check misses: at 222731546620346 the completeness search drew no repeated prompt for the
-// planted pair and the difficulty stage found honest-relative-tolerance's levels alike).
-const SEEDS = [77115074208790, 274957457262869, ...(process.env.ENVFORGE_RANDOM_SEEDS ? [newValidationSeed()] : [])];
+// Three recorded validation seeds keep CI deterministic; ENVFORGE_RANDOM_SEEDS=1 adds a fresh random one (a maintainer's
+// search for a seed where a check misses: at 222731546620346 a fixed completeness search drew 19 repeated prompts,
+// each with one planted pair, and missed the planted pair's verifier).
+const SEEDS = [77115074208790, 274957457262869, 222731546620346, ...(process.env.ENVFORGE_RANDOM_SEEDS ? [newValidationSeed()] : [])];
 const source = (file: string) => readFileSync(new URL(`./fixtures/${file}`, import.meta.url), 'utf8');
 let pool: SandboxPool;
 const reports = new Map<string, Promise<ValidationReport>>();
