@@ -6,6 +6,7 @@ import { buildReport, type BatchReport } from './report.js';
 import { openBatch, type BatchDeps } from './batch-context.js';
 import { candidateAttempts } from './attempts.js';
 import { schedule } from './scheduling.js';
+import { localSeam, queueSeam } from './admission.js';
 import type { BatchOptions } from './batch-options.js';
 
 export { DEFAULT_BATCH_OPTIONS, type BatchOptions } from './batch-options.js';
@@ -13,7 +14,8 @@ export type { BatchDeps, BatchEvent } from './batch-context.js';
 
 export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<BatchReport> {
   const run = await openBatch(deps, options);
-  await schedule(run, candidateAttempts(run));
+  const seam = deps.remote ? queueSeam(deps.remote, deps.signal) : localSeam(deps.library, { pool: deps.pool, novelty: run.novelty.index }, deps.signal);
+  await schedule(run, candidateAttempts(run, seam));
   const { library, ledger } = deps;
   const { state, steering, withFeedback, emit, stopReason, started, failures } = run;
   options = run.options;
