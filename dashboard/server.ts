@@ -14,7 +14,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { batchDetail, batchSummary, codeRegistry, envDetail, frontierDetail, loadSnapshot, rejectionDetail, withTallies, type Snapshot } from './data.js';
 import { batchesPage, batchPage, codesPage, envPage, frontierPage, libraryPage, notFoundPage, rejectionPage, rejectionsPage } from './pages.js';
 import { sampleLevel } from './samples.js';
-import { SORT_FIELDS, type EnvQuery, type SortField } from './view.js';
+import { DASHBOARD_KINDS, SORT_FIELDS, type EnvQuery, type SortField } from './view.js';
 
 export interface DashboardOptions {
   /** A library folder or a database URL (what openLibrary takes). */
@@ -62,7 +62,7 @@ function envQuery(raw: Record<string, unknown>): EnvQuery {
   const q = Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'string')) as Record<string, string | undefined>;
   const sort = SORT_FIELDS.includes(q.sort as SortField) ? (q.sort as SortField) : undefined;
   const status = q.status === 'active' || q.status === 'retired' ? q.status : 'all';
-  const kind = q.kind === 'single-turn' || q.kind === 'episodic' ? q.kind : undefined;
+  const kind = DASHBOARD_KINDS.find((k) => k === q.kind);
   return { q: (q.q ?? '').slice(0, 200), status, ...(q.skill ? { skill: q.skill } : {}), ...(kind ? { kind } : {}), ...(sort ? { sort } : {}), dir: q.dir === 'desc' ? 'desc' : 'asc', page: int(q.page) ?? 1, size: int(q.size) ?? 50 };
 }
 
