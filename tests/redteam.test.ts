@@ -310,8 +310,8 @@ describe('red team, class 1: host harm', () => {
     const report = await validateCandidate(source('hostile-slow-hidden.js'), { pool, validationSeed: VALIDATION_SEED, options: { seedsPerLevel: 5, minSamples: 20, candidateBudgetMs: 1_500, limits: { callTimeoutMs: 5_000 } } });
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_TOO_SLOW');
-    // The budget counts worker time; the wall clock adds the stages' host work and the pool's grace only.
-    expect(report.ms).toBeLessThan(45_000);
+    // Cut off by the candidate budget of sandbox time (1.5 s, written rounded), not by a call's timeout.
+    expect(JSON.stringify(report.problems.find((p) => p.code === 'E_TOO_SLOW'))).toMatch(/budget of 2 s/);
   }, 120_000);
 
   it('hostile-lone-surrogate.js: a prompt that is not well-formed Unicode is rejected', async () => {
