@@ -6,7 +6,6 @@ import { canonicalJson } from '../contract/compare.js';
 import { CODE_LIMITS, codeMetaProblems, parseCodeMeta, parseCodeTask, type CodeMeta, type CodeTask } from '../contract/code.js';
 import type { Instance } from '../contract/schema.js';
 import type { Episode, EpisodeRequest, EpisodeResult, ScoredVerdict } from '../sandbox/episodes.js';
-import type { SandboxPool } from '../sandbox/pool.js';
 import type { CallResult, EpisodeValue, SandboxLimits } from '../sandbox/protocol.js';
 import { answerPoolFor } from '../sandbox/code/answer-pool.js';
 import type { AnswerResult, AnswerSpec } from '../sandbox/code/answers.js';

@@ -2,7 +2,7 @@
 // reward service and exports apply (through IncidentLog), and that `library revalidate` lifts or confirms.
 import type { ProblemCode } from '../contract/codes.js';
 import { terminalSafe } from '../contract/text.js';
-import type { EnvRecord, IncidentInput, IncidentRecord, Library } from './contract.js';
+import type { EnvRecord, IncidentInput, IncidentRecord } from './contract.js';
 import { LazyWriter } from './writer.js';
 
 /**

@@ -122,7 +122,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   }
 
   // ---------------------------------------------------------------- policies
-  var TOKEN = /[A-Za-z0-9$][A-Za-z0-9_\-]*(?:\.[0-9]+)?/g;
+  var TOKEN = /[A-Za-z0-9$][A-Za-z0-9_-]*(?:\.[0-9]+)?/g;
   function tokensOf(text) {
     var m = text.slice(0, 20000).match(TOKEN), out = [];
     for (var i = 0; m !== null && i < m.length && i < 2000; i++) out[i] = m[i].charAt(0) === '$' ? m[i].slice(1) : m[i]; // "$12.50" is the number 12.50

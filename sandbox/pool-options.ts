@@ -27,6 +27,9 @@ export interface SandboxPoolOptions {
   execArgv: string[];
 }
 
+/** What a caller passes to a new pool: any option, and any limit (the rest come from the defaults). */
+export type SandboxPoolInit = Partial<Omit<SandboxPoolOptions, 'limits'>> & { limits?: Partial<SandboxLimits> };
+
 export const DEFAULT_POOL_OPTIONS = {
   workers: Math.max(1, availableParallelism()),
   limits: DEFAULT_LIMITS,

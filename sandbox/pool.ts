@@ -5,8 +5,8 @@ import { hashSource } from '../contract/hash.js';
 import { recentMemo, setRecent } from './recent.js';
 import { isProblemCode, type ProblemCode } from '../contract/codes.js';
 import { SandboxError } from '../contract/errors.js';
-import { DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolOptions } from './pool-options.js';
-import { DEFAULT_LIMITS, type Call, type CallResult, type JobMessage, type JobsMessage, type LoadInfo, type PackedCalls, type SandboxLimits, type WorkerMessage } from './protocol.js';
+import { DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolInit, type SandboxPoolOptions } from './pool-options.js';
+import { DEFAULT_LIMITS, type Call, type JobMessage, type JobsMessage, type LoadInfo, type PackedCalls, type SandboxLimits, type WorkerMessage } from './protocol.js';
 import { callsForPipe } from './packed-calls.js';
 import { ResultSlots, type Convert } from './results.js';
 import { SupervisedWorker } from './supervised-worker.js';
@@ -15,7 +15,7 @@ import { shardCount } from './shards.js';
 import { budgetMessage, deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
 export { jobBudgetMs } from './job-limits.js';
 
-export { DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolOptions } from './pool-options.js';
+export { DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolInit, type SandboxPoolOptions } from './pool-options.js';
 
 interface Job {
   id: number;
@@ -66,7 +66,7 @@ export class SandboxPool {
   private rssTimer: NodeJS.Timeout | null = null;
   readonly trips = new TripLog(); // modules that tripped a wire (tripwires.js) in any job of this pool
 
-  constructor(options: Partial<SandboxPoolOptions> = {}) {
+  constructor(options: SandboxPoolInit = {}) {
     this.options = { ...DEFAULT_POOL_OPTIONS, ...options, limits: { ...DEFAULT_LIMITS, ...options.limits } };
     if (!Number.isInteger(this.options.workers) || this.options.workers < 1) throw new SandboxError(`workers must be a positive integer, got ${this.options.workers}`);
   }

@@ -192,7 +192,7 @@ export function withoutText(message: string): string {
   let text = position ? message.slice(0, position.index) : message;
   const regexp = text.indexOf(': /');
   if (regexp >= 0) text = text.slice(0, regexp);
-  text = text.replace(/(['"`])[^'"`\n]*\1/g, '‹…›').replace(/['"`][^]*$/, '').slice(0, 160);
+  text = text.replace(/(['"`])[^'"`\n]*\1/g, '‹…›').replace(/['"`][\s\S]*$/, '').slice(0, 160);
   return position ? `${text} ${position[1]}` : text;
 }
 

@@ -5,7 +5,7 @@ import type { ProblemCode } from '../contract/codes.js';
 import { jsonDepth } from './json.js';
 import { guardAgainstOrphaning } from './orphan-guard.js';
 import { unpackCalls, withTools } from './packed-calls.js';
-import { maxChunkChars, type Call, type JobMessage, type JobsMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
+import { maxChunkChars, type JobMessage, type JobsMessage, type LoadInfo, type WorkerMessage } from './protocol.js';
 import { runStepped } from './left-behind.js';
 import { classify, GuestFailure, warmSetup, watchSetup, type Realm } from './realm.js';
 import { crossingArgs, prepareCalls, type Prepared } from './crossing.js';

@@ -55,7 +55,7 @@ export function credentials(operatorToken?: string | null, clientTokens: Readonl
     known.push({ digest: d, who: { operator: false, name } });
   }
   return {
-    hasOperator: operatorToken ? true : false,
+    hasOperator: Boolean(operatorToken),
     who: (presented) => {
       const d = digest(presented);
       let found: { operator: true } | { operator: false; name: string } | null = null;

@@ -211,7 +211,7 @@ describe('a batch', () => {
     const resumed = await runBatch({ library, pool, llm: new FakeLlm(second.script, { ledger: ledger2 }), ledger: ledger2 }, options({ target: 10, concurrency: 1 }));
     expect(resumed.admitted.map((a) => a.name).sort()).toEqual(fullReport.admitted.map((a) => a.name).sort());
     // Modules written before the interruption were not paid for again.
-    expect(first.calls.generator + first.calls.repair + second.calls.generator + second.calls.repair).toBe(full.calls.generator + full.calls.repair);
+    expect(first.calls.generator! + first.calls.repair! + second.calls.generator! + second.calls.repair!).toBe(full.calls.generator! + full.calls.repair!);
     expect(resumed.cost.calls).toBe(fullReport.cost.calls);
     // One validation key for the whole batch, kept across the resume: each candidate's draws come from it
     // and the candidate's own source, so validating a module again reproduces its verdict.

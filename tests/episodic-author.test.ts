@@ -100,7 +100,7 @@ describe('the generator for an episodic spec', () => {
   });
 
   it('shows two episodic seeds that share the most skills with the spec', () => {
-    const examples = pickExamples(hotel, listSeeds(EPISODIC_SEEDS_DIR), 2);
+    const examples = pickExamples(hotel, listSeeds(EPISODIC_SEEDS_DIR), { count: 2 });
     expect(examples).toHaveLength(2);
     for (const seed of examples) {
       expect(seedSkills(seed.source)).toEqual(expect.arrayContaining(['tool-use', 'policy-following']));

@@ -52,8 +52,8 @@ async function metaOf(source: string): Promise<EpisodicMeta> {
   if (!meta) throw new Error(`bad meta: ${JSON.stringify(episodicMetaProblems(load.ok ? load.meta : null))}`);
   return meta;
 }
-async function roll(source: string, requests: RolloutRequest[], fresh = false) {
-  return (await runRollouts(pool, source, await metaOf(source), requests, { fresh })).rollouts;
+async function roll(source: string, requests: RolloutRequest[]) {
+  return (await runRollouts(pool, source, await metaOf(source), requests)).rollouts;
 }
 
 describe('the tool-schema subset', () => {
@@ -101,7 +101,7 @@ describe('rollouts in the sandbox', () => {
     const refs = (await roll(source, [1, 2, 3].flatMap((level) => [0, 1].map((seed) => ({ seed, level, policy: { type: 'act' as const }, hashes: true }))))) as Rollout[];
     for (const r of refs) expect([r.ok, r.end, r.score, r.rejected]).toEqual([true, 'done', 1, []]);
     expect(refs[5]?.turns).toBeGreaterThan(refs[0]?.turns ?? 99);
-    const replays = (await roll(source, [...refs].reverse().map((r) => ({ seed: r.seed, level: r.level, policy: { type: 'replay' as const, actions: r.actions }, hashes: true })), true)) as Rollout[];
+    const replays = (await roll(source, [...refs].reverse().map((r) => ({ seed: r.seed, level: r.level, policy: { type: 'replay' as const, actions: r.actions }, hashes: true })))) as Rollout[];
     expect(replays.map((r) => r.hashes).reverse()).toEqual(refs.map((r) => r.hashes));
   });
 

@@ -200,7 +200,7 @@ describe('episodic exports: the generated Python shims against the live service'
     expect(arrow.rows.map((r) => plain([r.extra_info, r.agent_name]))).toEqual(cases.map((c) => plain([c.verl.extra_info, c.verl.agent_name])));
     for (const c of cases) expect(cases.map((x) => x.expected.prompt)).toContain((c.verl.prompt as Array<{ content: string }>)[0]?.content);
     // The YAML verl loads with OmegaConf names the loop and holds no module text.
-    expect(readFileSync(join(dirs.verl, 'agent_loop.yaml'), 'utf8')).toMatch(/^- name: envforge_agent\n  _target_: envforge_verl\.EnvforgeAgentLoop\n$/m);
+    expect(readFileSync(join(dirs.verl, 'agent_loop.yaml'), 'utf8')).toMatch(/^- name: envforge_agent\n {2}_target_: envforge_verl\.EnvforgeAgentLoop\n$/m);
   });
 
   it('the cases are not vacuous: act scores 1, random rollouts mostly do not, and they run for turns', () => {

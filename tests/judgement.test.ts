@@ -198,6 +198,8 @@ describe('statistics', () => {
 
 describe('every parser of guest text is linear on megabyte adversarial input', () => {
   const MB = 1_000_000;
+  /** Milliseconds of this process's CPU since `from` (the work is synchronous, so all of it is this test's). */
+  const cpuMs = (from: NodeJS.CpuUsage) => { const used = process.cpuUsage(from); return (used.user + used.system) / 1_000; };
   const inputs: Record<string, string> = {
     letters: 'a'.repeat(MB),
     digits: '9'.repeat(MB),
@@ -216,7 +218,7 @@ describe('every parser of guest text is linear on megabyte adversarial input', (
     'numbers and words': 'forty-two 0x1f -7 3.5 '.repeat(MB / 22),
   };
   it.each(Object.entries(inputs))('%s', (_name, text) => {
-    const started = performance.now();
+    const started = process.cpuUsage();
     tokenize(text);
     shapeOf(text);
     normalizeAnswer(text);
@@ -237,12 +239,12 @@ describe('every parser of guest text is linear on megabyte adversarial input', (
     nonAnswers(text.slice(0, 100_000), shapeOf(text.slice(0, 100_000)), new Set());
     reasoning(text, '<answer>1</answer>', '42');
     loneSurrogate(text);
-    // Generous: linear work on a megabyte takes milliseconds; quadratic work would take minutes.
-    expect(performance.now() - started).toBeLessThan(15_000);
+    // Generous: linear work on a megabyte takes milliseconds of CPU; quadratic work would take minutes (CPU time, which a loaded machine does not inflate).
+    expect(cpuMs(started)).toBeLessThan(15_000);
   });
 
   it('searches guest-written sequences in linear time, even where a plain string search is quadratic', () => {
-    const started = performance.now();
+    const started = process.cpuUsage();
     // A needle that matches all but its first token at every place (the worst case of Boyer-Moore-Horspool).
     const answer = `b, ${Array.from({ length: 399 }, () => 'a').join(', ')}`;
     const prompt = 'a '.repeat(MB / 2);
@@ -251,6 +253,6 @@ describe('every parser of guest text is linear on megabyte adversarial input', (
     const choices = { labels: ['A', 'B'], texts: [option, `z${'x'.repeat(399)}`], body: 'x'.repeat(MB) };
     judgeReaders([choiceSample(choices, 0, 0), choiceSample(choices, 1, 1)], READERS);
     excerpt(`${'x'.repeat(MB)}`, [option]);
-    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(cpuMs(started)).toBeLessThan(15_000);
   });
 });

@@ -46,11 +46,12 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       return fixture;
     };
 
-    /** Admits `source` (or a variant of the name's base source) under meta and returns the record. */
+    /** Admits `source` (or a variant of the name's base source) under meta and returns the record; a refusal as a duplicate fails the test. */
     const admit = async (meta: Meta, variant?: number, author = 'test', library = lib) => {
       const base = sampleSource(meta);
       const source = variant === undefined ? base : variantSource(base, variant);
       const result = await library.admit(fakeAdmission(source, meta, author));
+      if (result.status === 'duplicate') throw new Error(`${meta.name} was refused as a duplicate: ${JSON.stringify(result.problems)}`);
       return { ...result, source };
     };
 
@@ -599,8 +600,8 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         const source = sampleSource(meta);
         const { status, env } = await lib.admit({ ...fakeAdmission(source, meta), lineage: { author: 'test', batchId: 'admit-batch' } });
         expect(status).toBe('admitted');
-        expect(env.lineage).toEqual({ author: 'test', batchId: 'admit-batch' });
-        await lib.appendJournal('admit-batch', [entry('admitted', env.hash, { name: env.name, version: env.version })]);
+        expect(env?.lineage).toEqual({ author: 'test', batchId: 'admit-batch' });
+        await lib.appendJournal('admit-batch', [entry('admitted', env!.hash, { name: env!.name, version: env!.version })]);
         expect((await lib.journal('admit-batch', 'admitted'))[0]?.payload).toEqual({ name: 'batch-env', version: 1 });
         expect((await lib.stats()).versions).toBe(1);
         expect((await lib.integrityCheck()).ok).toBe(true);
@@ -783,7 +784,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         const source = sampleSource(meta);
         await f.modules.write(hashSource(source), source.slice(0, 20));
         const { env } = await lib.admit(fakeAdmission(source, meta));
-        expect(await lib.source(env)).toBe(source);
+        expect(await lib.source(env!)).toBe(source);
         expect((await lib.integrityCheck()).ok).toBe(true);
       });
     });

@@ -49,6 +49,7 @@ describe('SqliteLibrary specifics', () => {
     const meta = sampleMeta('seeded-env');
     const { env } = await library.admit(fakeAdmission(sampleSource(meta), meta));
     await library.close();
+    if (!env) throw new Error('the seeded environment was not admitted');
     return { dir, env };
   };
 

@@ -1,7 +1,7 @@
 // Red team round rt4 (tests/fixtures/redteam/FINDINGS-rt4.md): environment modules the validator admits
-// although a cheap policy is paid without doing the task. Each finding asserts the SAFE outcome (rejected) as
-// `it.fails`, so the suite stays green while the gap stays visible: flip it to `it` when its fix lands. Beside
-// it, a plain test plays the cheap policy and checks that it is paid, so a fix is told apart from a fixture
+// although a cheap policy is paid without doing the task. Each open finding is an entry of
+// tests/fixtures/redteam/manifest.json (tests/redteam-trust.test.ts): close it when its fix lands. Beside it, a
+// plain test here plays the cheap policy and checks that it is paid, so a fix is told apart from a fixture
 // that stopped attacking.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,7 +35,7 @@ function validated(file: string, againstSeeds = false): Promise<ValidationReport
 }
 /** Codes a loaded machine can cause on its own: a rejection for these alone says nothing about the finding. */
 const LOAD_CODES = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
-/** The safe verdict: rejected, for a reason other than the machine's load (so an `it.fails` cannot flip by chance). */
+/** The safe verdict: rejected, for a reason other than the machine's load. */
 async function expectRejected(file: string, code?: string): Promise<void> {
   const report = await validated(file);
   expect(report.verdict).toBe('reject');
@@ -163,7 +163,6 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
 });
 
 describe('rt4 single-turn: diversity and difficulty that are not there', () => {
-  it.fails('rt4-cosmetic-pool.js: is rejected (12 problems per level behind cosmetic variation)', SLOW, () => expectRejected('rt4-cosmetic-pool.js'));
   it('rt4-cosmetic-pool.js: answers memorised from other seeds (keyed by M) score 1 on fresh seeds', SLOW, async () => {
     const memory = new Map<string, string>();
     for (const e of await instances('rt4-cosmetic-pool.js', 8, 40, 7)) memory.set(`${e.level}:${/from 1 to (\d+)/.exec(String(e.instance.prompt))?.[1]}`, e.reference);
@@ -173,7 +172,6 @@ describe('rt4 single-turn: diversity and difficulty that are not there', () => {
     expect(hits / fresh.length).toBeGreaterThanOrEqual(0.9);
   });
 
-  it.fails('rt4-padding-levels.js: is rejected (levels add only lines the prompt says to ignore)', SLOW, () => expectRejected('rt4-padding-levels.js'));
   it('rt4-padding-levels.js: the level-1 program (max of the first five lines) scores 1 at every level', SLOW, async () => {
     const top = (p: string) => {
       const rows = p.split('\n').slice(1, 6).map((l) => l.split(': '));
@@ -182,7 +180,6 @@ describe('rt4 single-turn: diversity and difficulty that are not there', () => {
     expect(await singleTurn('rt4-padding-levels.js', 8, (p) => `<answer>${top(p)}</answer>`)).toBe(1);
   });
 
-  it.fails('rt4-renamed-knapsack.js: is rejected as a duplicate (the seed knapsack-value retold as a gift budget)', SLOW, () => expectDuplicate('rt4-renamed-knapsack.js'));
   it('the seed knapsack-value with only its name changed is rejected as a duplicate (the index the finding evades works)', SLOW, async () => {
     const copy = readFileSync(new URL('../seeds/knapsack-value.js', import.meta.url), 'utf8').replace("name: 'knapsack-value'", "name: 'knapsack-value-copy'");
     const report = await validateCandidate(copy, { pool, validationSeed: VALIDATION_SEED, novelty: await (seedIndex ??= seedNoveltyIndex(pool)) });
@@ -302,7 +299,6 @@ describe('rt4 episodic: paid without doing the task', () => {
     expect(mean).toBe(1);
   });
 
-  it.fails('rt4-ep-hidden-decision.js: is rejected (the reference routes tickets whose text names no queue)', SLOW, () => expectRejected('rt4-ep-hidden-decision.js'));
   it('rt4-ep-hidden-decision.js: an honest reader (keywords, a guess where the text has no cue) is paid far below the reference', SLOW, async () => {
     const CUES: Array<[RegExp, string]> = [[/charged|invoice|late fee/, 'billing'], [/parcel|tracking|courier/, 'shipping'], [/crashes|error 500|will not load/, 'technical'], [/log in|email on the account|password/, 'accounts'], [/send back|return label|exchange/i, 'returns']];
     const mean = await play('rt4-ep-hidden-decision.js', (_p, obs, acts) => {

@@ -370,7 +370,7 @@ describe('held: identity and roles', () => {
     const dir = await libraryWith([{ source: sampleSource(sampleMeta('plus-one')), meta: sampleMeta('plus-one') }]);
     const server = await startServer({ libraryDir: dir, port: 0, pool, operatorToken: 'rtv-operator-token-0123456789abcdef' });
     try {
-      for (const headers of [{ 'x-envforge-client': 'operator' }, { 'x-forwarded-for': '10.0.0.1' }, { 'x-envforge-client': 'a b' }, { authorization: 'bearer rtv-operator-token-0123456789abcdef' }, { authorization: 'Bearer  rtv-operator-token-0123456789abcdef' }]) {
+      for (const headers of [{ 'x-envforge-client': 'operator' }, { 'x-forwarded-for': '10.0.0.1' }, { 'x-envforge-client': 'a b' }, { authorization: 'bearer rtv-operator-token-0123456789abcdef' }, { authorization: 'Bearer  rtv-operator-token-0123456789abcdef' }] as Array<Record<string, string>>) {
         const answer = await send(server.url, 'POST', '/v1/sample', { items: [{ env: 'plus-one', seed: 1, level: 1 }], reveal: true }, { headers });
         expect([400, 401, 403]).toContain(answer.status);
       }

@@ -1,7 +1,7 @@
 // The red team's findings (tests/fixtures/redteam/FINDINGS.md) as tests of the SAFE outcome: a hack is
 // rejected, an honest environment admitted, production matches validation, the host is unharmed. Attacks
-// that get through today are `it.fails`, so the suite stays green while each gap stays visible: flip one to
-// `it` when its fix lands. Beside each, a plain test checks that the fixture still does what it claims
+// that get through today are open entries of tests/fixtures/redteam/manifest.json (tests/redteam-trust.test.ts):
+// close one when its fix lands. Beside each, a plain test here checks that the fixture still does what it claims
 // (the exploit pays), so a fixed gap is told apart from a fixture that stopped attacking.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,8 @@ import { RESPONSE_FN } from '../library/quarantine.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes, scoreOf, type Episode } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { startServer, type RunningServer } from '../serve/server.js';
+import { startServer } from '../serve/server.js';
+import type { RunningServer } from '../serve/options.js';
 import { probeBattery } from '../validators/probes.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
@@ -198,9 +199,6 @@ describe('red team, class 2: validation told apart from production', () => {
   it('hostile-beyond-probe-length.js: a response past the longest probe scores 1', async () => {
     expect(overall(await exploitScores('hostile-beyond-probe-length.js', 8, () => `${'x'.repeat(1_300_000)}<answer>0</answer>`, 1))).toBe(1);
   });
-  it.fails('hostile-beyond-probe-length.js: is rejected', async () => {
-    expect((await validated('hostile-beyond-probe-length.js')).verdict).toBe('reject');
-  });
 
   it('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
     const library = SqliteLibrary.open(lib);
@@ -239,9 +237,6 @@ describe('red team, class 2: validation told apart from production', () => {
   it('careless-recursive-parser.js: one deeply nested response makes verify throw (the fixture still attacks)', async () => {
     const run = await runEpisodes(pool, source('careless-recursive-parser.js'), [{ seed: 5, level: 4, responses: [DEEP] }]);
     expect((run.episodes[0] as Episode).verdicts[0]).toMatchObject({ ok: false, code: 'E_THROWN', message: expect.stringMatching(/call stack/) });
-  });
-  it.fails('careless-recursive-parser.js: is rejected (no probe amplifies the answer grammar)', async () => {
-    expect((await validated('careless-recursive-parser.js')).verdict).toBe('reject');
   });
   it('careless-recursive-parser.js: one pathological response does not quarantine the environment', async () => {
     await post({ items: [{ env: 'bst-shape', seed: 5, level: 4, response: DEEP }] });
@@ -309,8 +304,8 @@ describe('red team, class 1: host harm', () => {
     const report = await validateCandidate(source('hostile-slow-hidden.js'), { pool, validationSeed: VALIDATION_SEED, options: { seedsPerLevel: 5, minSamples: 20, candidateBudgetMs: 1_500, limits: { callTimeoutMs: 5_000 } } });
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_TOO_SLOW');
-    // The budget counts worker time; the wall clock adds the stages' host work and the pool's grace only.
-    expect(report.ms).toBeLessThan(45_000);
+    // Cut off by the candidate budget of sandbox time (1.5 s, written rounded), not by a call's timeout.
+    expect(JSON.stringify(report.problems.find((p) => p.code === 'E_TOO_SLOW'))).toMatch(/budget of 2 s/);
   }, 120_000);
 
   it('hostile-lone-surrogate.js: a prompt that is not well-formed Unicode is rejected', async () => {

@@ -59,7 +59,7 @@ describe('the dispatcher', () => {
       const dispatcher = new Dispatcher(recording, 1_000, 4);
       const modules = ['m1', 'm2', 'm3', 'm4'].map((name) => ({ name, source: named(name) }));
       for (let round = 0; round < 3; round++) {
-        const answers = await Promise.all(modules.map((m, i) => dispatcher.submit(m.name, m.source, calls([1, 2]).map((call) => ({ call, chars: 10 * (i + 1) })))));
+        const answers = await Promise.all(modules.map((m, i) => dispatcher.submit(m.name, m.source, calls([1, 2]).map((call) => ({ call, chars: 10 * (i + 1) })), 'tests')));
         expect(answers.map((a) => prompts(a).map((p) => p.split(' ').slice(0, 2).join(' ')))).toEqual(modules.map((m) => [`${m.name} 1`, `${m.name} 2`]));
       }
       // Two slots of two modules each: every round is two groups, and a module never changes group.

@@ -224,12 +224,11 @@ describe('plain JSON values pass the check untouched', () => {
 describe('slow failures are bounded', () => {
   it('stops a batch after a few calls time out, failing the rest unrun', async () => {
     const source = envSource({ generate: 'for (;;) {}' });
-    const started = performance.now();
     const { results } = await pool.run({ source, calls: generateCalls(Array.from({ length: 40 }, () => 1)) });
     expect(results.every((r) => !r.ok && r.code === 'E_TIMEOUT')).toBe(true);
     expect((results[39] as { message: string }).message).toMatch(/not run: 3 earlier calls/);
-    // 3 timeouts of 400 ms, not 40: the breaker spares the rest (a generous bound, not a benchmark).
-    expect(performance.now() - started).toBeLessThan(10_000);
+    // 3 timeouts of 400 ms, not 40: the breaker spares the rest, unrun.
+    expect(results.filter((r) => !r.ok && r.message.startsWith('not run:'))).toHaveLength(37);
   });
 
   it('accounts for results lost to promise jobs that run past the budget after a call returned', async () => {

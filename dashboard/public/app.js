@@ -31,7 +31,7 @@ function libraryPage() {
     ajaxURL: '/api/envs',
     ajaxURLGenerator: (url, _config, params) => {
       const u = new URLSearchParams({ page: params.page ?? 1, size: params.size ?? 50, q: q.value, status: status.value, skill: skill.value, kind: kind.value });
-      const sort = params.sort && params.sort[0];
+      const sort = params.sort?.[0];
       if (sort) u.set('sort', sort.field), u.set('dir', sort.dir);
       return `${url}?${u}`;
     },

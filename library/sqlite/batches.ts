@@ -1,6 +1,6 @@
 // The SQLite store's batch journal: batches with their options, report and ledger, and the journal of
 // what each has durably done, appended atomically and idempotently per (kind, key).
-import { LibraryError, type BatchJournal, type BatchRecord, type BatchStatus, type JournalEntry, type JournalInput } from '../contract.js';
+import { LibraryError, type BatchJournal, type BatchRecord, type JournalEntry, type JournalInput } from '../contract.js';
 import { toBatch, toEntry, type BatchRow, type JournalRow } from '../rows.js';
 import { journalRows } from '../store-kit.js';
 import { nonEmpty, now, toJson, type SqliteDb } from './db.js';

@@ -122,6 +122,7 @@ export async function killAfter<L extends { ready: Promise<unknown>; kill: Killa
     await sleep(delayMs);
   } finally {
     const exit = await loop.kill();
+    // biome-ignore lint/correctness/noUnsafeFinally: a writer that died by itself is the failure to report, over a failed ready
     if (exit.signal !== 'SIGKILL') throw new Error(`kill ${round}: the writer died by itself (${JSON.stringify(exit)})\n${loop.stderr()}`);
   }
   return loop;

@@ -48,7 +48,7 @@ export interface CheckVerdict {
 }
 
 /** A check of any kind, as the registry lists it (each kind's stage narrows it to its own types). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds checks of every kind; each stage narrows them
 export type AnyCheck = Check<any, any, any>;
 
 /** The registered checks that apply to `kind`, in registry order. */
