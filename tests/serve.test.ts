@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteLibrary } from '../library/sqlite/store.js';
-import { seedLibrary } from '../library/maintenance.js';
 import { runEpisodes, scoreOf } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { startServer } from '../serve/server.js';
 import { validateCandidate } from '../validators/validate.js';
 import { envSource } from './helpers/env-source.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 import type { RunningServer } from '../serve/options.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -70,8 +70,9 @@ let B: RunningServer;
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
-  libA = SqliteLibrary.open(dirA, { create: true });
-  const outcomes = await seedLibrary(libA, pool);
+  // The single-turn seeds, validated once per test run (tests/helpers/seeded-library.ts).
+  const { outcomes } = await seededLibraryCopy('single', dirA);
+  libA = SqliteLibrary.open(dirA);
   expect(outcomes.filter((o) => o.status !== 'admitted')).toEqual([]);
   A = await startServer({ operatorToken: TOKEN, libraryDir: dirA, port: 0, bodyLimitBytes: 4 * 2 ** 20, maxItemsPerRequest: 2_000, reloadIntervalMs: 200 });
 
