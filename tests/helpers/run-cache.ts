@@ -26,8 +26,9 @@ const pending = new Map<string, Promise<unknown>>();
 /**
  * The value of `compute` for `key`, computed by the first caller of the run (a lock folder says who) and read
  * from the run folder by every other; a caller that finds the computing one failed (no value, no lock) computes.
+ * A value `keep` refuses is returned to its caller only, and the next caller computes again.
  */
-export function once<T>(key: string, compute: () => Promise<T>, waitMs = 600_000): Promise<T> {
+export function once<T>(key: string, compute: () => Promise<T>, waitMs = 600_000, keep: (value: T) => boolean = () => true): Promise<T> {
   const known = pending.get(key);
   if (known) return known as Promise<T>;
   const result = (async () => {
@@ -45,6 +46,7 @@ export function once<T>(key: string, compute: () => Promise<T>, waitMs = 600_000
       }
       try {
         const value = await compute();
+        if (!keep(value)) return value;
         writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(value));
         renameSync(`${file}.${process.pid}.tmp`, file);
         return value;
@@ -65,19 +67,25 @@ export function once<T>(key: string, compute: () => Promise<T>, waitMs = 600_000
  */
 export function validatedOnce(source: string, options: ValidateOptions & { validationSeed: number }): Promise<ValidationReport> {
   const { pool, ...rest } = options;
-  return once(reportKey(source, options), async () => {
-    const { validateCandidate } = await import('../../validators/validate.js');
-    return validateCandidate(source, { pool, ...rest });
-  });
+  // Only an admission is kept: a rejection may be the machine's (a pool closed under it, a timeout under load).
+  return once(
+    reportKey(source, options),
+    async () => {
+      const { validateCandidate } = await import('../../validators/validate.js');
+      return validateCandidate(source, { pool, ...rest });
+    },
+    600_000,
+    (report) => report.verdict === 'admit',
+  );
 }
 
 /**
- * Keeps a report that a test of the validation computed itself, for validatedOnce's later callers in the run
- * (the first report of a key stays).
+ * Keeps an admitting report that a test of the validation computed itself, for validatedOnce's later callers
+ * in the run (the first report of a key stays).
  */
 export function publishReport(source: string, options: ValidateOptions & { validationSeed: number }, report: ValidationReport): void {
   const file = join(runDir(), `${reportKey(source, options)}.json`);
-  if (existsSync(file)) return;
+  if (existsSync(file) || report.verdict !== 'admit') return;
   writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(report));
   renameSync(`${file}.${process.pid}.tmp`, file);
 }
