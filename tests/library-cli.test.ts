@@ -215,7 +215,7 @@ describe('a library in a folder the user cannot write to', () => {
   it.skipIf(!canDropPrivileges)('can be read but not changed, with a clear message', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'envforge-ro-'));
     const ro = join(parent, 'library');
-    expect((await run('library', 'init', '--kind', 'single', '--library', ro)).code).toBe(0);
+    expect((await seededLibraryCopy('single', ro)).init.code).toBe(0); // `library init --kind single`, once per test run
     chmodSync(parent, 0o755);
     for (const f of readdirSync(ro)) chmodSync(join(ro, f), 0o755);
     for (const f of readdirSync(join(ro, 'envs'))) chmodSync(join(ro, 'envs', f), 0o644);
