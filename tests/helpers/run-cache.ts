@@ -26,7 +26,8 @@ const pending = new Map<string, Promise<unknown>>();
 /**
  * The value of `compute` for `key`, computed by the first caller of the run (a lock folder says who) and read
  * from the run folder by every other; a caller that finds the computing one failed (no value, no lock) computes.
- * A value `keep` refuses is returned to its caller only, and the next caller computes again.
+ * A value `keep` refuses is returned to its caller only, and the next caller computes again; a lock whose
+ * process has ended is taken over.
  */
 export function once<T>(key: string, compute: () => Promise<T>, waitMs = 600_000, keep: (value: T) => boolean = () => true): Promise<T> {
   const known = pending.get(key);
@@ -39,14 +40,19 @@ export function once<T>(key: string, compute: () => Promise<T>, waitMs = 600_000
       if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
       try {
         mkdirSync(lock);
+        writeFileSync(join(lock, 'pid'), String(process.pid));
       } catch {
-        if (Date.now() > deadline) throw new Error(`waited ${waitMs} ms for ${key} in ${dir}`);
+        if (holderGone(lock)) rmSync(lock, { recursive: true, force: true });
+        else if (Date.now() > deadline) throw new Error(`waited ${waitMs} ms for ${key} in ${dir}`);
         await sleep(250);
         continue;
       }
       try {
         const value = await compute();
-        if (!keep(value)) return value;
+        if (!keep(value)) {
+          pending.delete(key);
+          return value;
+        }
         writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(value));
         renameSync(`${file}.${process.pid}.tmp`, file);
         return value;
@@ -58,6 +64,22 @@ export function once<T>(key: string, compute: () => Promise<T>, waitMs = 600_000
   pending.set(key, result);
   result.catch(() => pending.delete(key));
   return result;
+}
+
+/** Whether the process that took `lock` has ended without removing it (a test file's worker ended mid-computation). */
+function holderGone(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+  } catch {
+    return false; // taken this instant, its pid not written yet
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 /**

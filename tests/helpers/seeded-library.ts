@@ -26,7 +26,11 @@ export async function sharedSeededLibrary(kinds: SeededKinds): Promise<SeededIni
     const building = join(mkdtempSync(join(runDir(), `building-${kinds}-`)), 'library');
     const init = await runEnvforge('library', 'init', ...(kinds === 'single' ? ['--kind', 'single'] : []), '--library', building, '--json');
     if (init.code !== 0) throw new Error(`library init failed (${init.code}): ${init.stderr}`);
-    renameSync(building, dir);
+    try {
+      renameSync(building, dir);
+    } catch (error) {
+      if (!existsSync(dir)) throw error; // made meanwhile by a caller that took over a stale lock: the same seeds
+    }
     const outcomes = (JSON.parse(init.stdout.trim().split('\n').at(-1) as string) as { seeds: SeedOutcome[] }).seeds;
     return { init: { ...init, stdout: init.stdout.replaceAll(building, dir) }, outcomes };
   });
