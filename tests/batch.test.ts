@@ -28,7 +28,7 @@ let seeded: string;
 beforeAll(async () => {
   // The single-turn seeds, validated once per test run (tests/helpers/seeded-library.ts).
   seeded = (await seededLibraryCopy('single', join(mkdtempSync(join(tmpdir(), 'envforge-batch-')), 'seeded'))).dir;
-});
+}, 600_000); // the first file to ask makes it; the others wait (minutes under load)
 afterAll(() => pool.close());
 
 /** A fresh copy of the seeded library per test (the seeds are validated once). */

@@ -96,7 +96,7 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     await page.close();
   });
 
-  it('episodic references turn by turn, pass rates per kind with sample sizes, a rejections page, a kind filter, readable headers with units', { timeout: 300_000 }, async () => {
+  it('episodic references turn by turn, pass rates per kind with sample sizes, a rejections page, a kind filter, readable headers with units', { timeout: 600_000 }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-dash-kinds-'));
     scratch.push(root);
     const dir = join(root, 'lib');

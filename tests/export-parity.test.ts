@@ -199,7 +199,7 @@ describe.skipIf(!existsSync(SERVER))('reward parity: exported shims and the rewa
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  }, 240_000);
+  }, 600_000); // the seeded library: the first file to ask makes it, the others wait (minutes under load)
 
   afterAll(async () => {
     await new Promise((resolve) => proxy?.close(resolve));

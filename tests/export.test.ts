@@ -109,7 +109,7 @@ beforeAll(async () => {
   canonicalDir = freshDir('canonical');
   await exportTo(canonicalDir, '--format', 'jsonl', ...COMMON);
   canonical = ['train', 'test'].flatMap((s) => jsonLines(join(canonicalDir, `${s}.jsonl`)) as unknown as Canonical[]);
-}, 180_000);
+}, 600_000); // the seeded library: the first file to ask makes it, the others wait (minutes under load)
 
 afterAll(async () => {
   await pool?.close();

@@ -60,7 +60,7 @@ const adapt = adaptTo(script);
 beforeAll(async () => {
   await seededLibraryCopy('single', seeded); // validated once per test run (tests/helpers/seeded-library.ts)
   server = await startFakeOpenAi({ script: adapt });
-});
+}, 600_000); // the first file to ask makes the seeded library; the others wait (minutes under load)
 afterAll(() => server?.close());
 
 const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|ENVFORGE)_/.test(k)));

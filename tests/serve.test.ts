@@ -86,7 +86,7 @@ beforeAll(async () => {
   poolB = new SandboxPool({ workers: 1 });
   // These tests are about containment and backpressure: the runtime defence (quarantine) has its own below.
   B = await startServer({ operatorToken: TOKEN, libraryDir: dirB, port: 0, pool: poolB, maxQueue: 2, callTimeoutMs: 500, quarantine: false });
-}, 120_000);
+}, 600_000); // the seeded library: the first file to ask makes it, the others wait (minutes under load)
 
 afterAll(async () => {
   await A?.close();

@@ -67,7 +67,7 @@ describe('envforge run --feedback with the offline author', () => {
   const seeded = join(root, 'seeded');
   beforeAll(async () => {
     await seededLibraryCopy('single', seeded); // validated once per test run (tests/helpers/seeded-library.ts)
-  }, 120_000);
+  }, 600_000); // the first file to ask makes it; the others wait (minutes under load)
 
   it('admits at least the weak share for the weak skills, says what it cannot train, and reports the frontier', async () => {
     const library = join(root, 'run');
