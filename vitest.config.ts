@@ -1,5 +1,6 @@
 // Test runner settings: tests live in tests/, sandbox tests spawn worker processes and need time.
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './tests/setup/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -10,6 +11,9 @@ export default defineConfig({
     // Two test files at a time, also on 2 cores: many files wait on child processes, servers and sockets,
     // and the timing-dependent tests keep margins for a loaded machine (the suite passed under load 10).
     maxWorkers: 2,
-    globalSetup: ['tests/setup/runtime-banner.ts'],
+    // The run's shared folder (tests/helpers/run-cache.ts: the seeded libraries, shared validation reports).
+    globalSetup: ['tests/setup/runtime-banner.ts', 'tests/setup/run-cache.ts'],
+    // Longest files first (tests/setup/durations.json), so the last file to start is a short one.
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

@@ -44,6 +44,7 @@ export default defineConfig({
       'tests/report.test.ts',
       'tests/reward-text.test.ts',
       'tests/rollout-timeouts.test.ts',
+      'tests/run-cache.test.ts',
       'tests/shards.test.ts',
       'tests/transcripts.test.ts',
     ],

@@ -3,35 +3,37 @@
 import { Command, CommanderError } from 'commander';
 import { EnvforgeError, UsageError } from '../contract/errors.js';
 import { CliFailure, processIo, type Io } from './io.js';
-import { registerPlay } from './play.js';
-import { registerSample } from './sample.js';
-import { registerValidate } from './validate.js';
-import { registerLibrary } from './library.js';
-import { registerExport } from './export.js';
-import { registerServe } from './serve.js';
-import { registerRun } from './run.js';
-import { registerDashboard } from './dashboard.js';
-import { registerNightly } from './nightly.js';
-import { registerWorker } from './worker.js';
 import { VERSION } from '../contract/version.js';
 
-export function buildProgram(io: Io): Command {
+type Register = (program: Command, io: Io) => void;
+/**
+ * Each command's module, in the order --help lists them, loaded only when needed: a command line that names one
+ * loads that one (`library list` starts without the LLM clients, the server or the batch).
+ */
+const COMMANDS: Array<[string, () => Promise<Register>]> = [
+  ['sample', async () => (await import('./sample.js')).registerSample],
+  ['play', async () => (await import('./play.js')).registerPlay],
+  ['validate', async () => (await import('./validate.js')).registerValidate],
+  ['library', async () => (await import('./library.js')).registerLibrary],
+  ['export', async () => (await import('./export.js')).registerExport],
+  ['serve', async () => (await import('./serve.js')).registerServe],
+  ['run', async () => (await import('./run.js')).registerRun],
+  ['dashboard', async () => (await import('./dashboard.js')).registerDashboard],
+  ['nightly', async () => (await import('./nightly.js')).registerNightly],
+  ['worker', async () => (await import('./worker.js')).registerWorker],
+];
+
+/** The program: with every command, or, given the command line, only the command it names (every one when it names none). */
+export async function buildProgram(io: Io, argv?: readonly string[]): Promise<Command> {
   const program = new Command('envforge')
     .description('Grow a library of verifiable RL environments: architect -> generator -> sandboxed validator -> library.')
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .exitOverride();
-  registerSample(program, io);
-  registerPlay(program, io);
-  registerValidate(program, io);
-  registerLibrary(program, io);
-  registerExport(program, io);
-  registerServe(program, io);
-  registerRun(program, io);
-  registerDashboard(program, io);
-  registerNightly(program, io);
-  registerWorker(program, io);
+  const named = argv?.find((arg) => !arg.startsWith('-'));
+  const wanted = COMMANDS.filter(([name]) => name === named);
+  for (const [, load] of wanted.length > 0 ? wanted : COMMANDS) (await load())(program, io);
   const configure = (command: Command): void => {
     command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
     command.commands.forEach(configure);
@@ -42,7 +44,7 @@ export function buildProgram(io: Io): Command {
 
 /** Runs the CLI and returns the exit code. */
 export async function runCli(argv: string[], io: Io = processIo()): Promise<number> {
-  const program = buildProgram(io);
+  const program = await buildProgram(io, argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return io.exitCode ?? 0;

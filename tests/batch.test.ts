@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnthropicClient } from '../agents/llm/anthropic.js';
 import { FakeLlm, reply } from '../agents/llm/fake.js';
 import type { Library } from '../library/contract.js';
-import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import type { WrittenModule } from '../agents/author.js';
 import type { Author } from '../agents/author.js';
@@ -22,15 +21,14 @@ import { CostLedger } from '../agents/llm/cost.js';
 import type { LlmClient } from '../agents/llm/contract.js';
 import { candidateValidationSeed } from '../validators/seeds.js';
 import { episodicFixture, episodicSpec } from './helpers/episodic-spec.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 
 const pool = new SandboxPool();
 let seeded: string;
 beforeAll(async () => {
-  seeded = join(mkdtempSync(join(tmpdir(), 'envforge-batch-')), 'seeded');
-  const library = SqliteLibrary.open(seeded, { create: true });
-  await seedLibrary(library, pool);
-  await library.close();
-});
+  // The single-turn seeds, validated once per test run (tests/helpers/seeded-library.ts).
+  seeded = (await seededLibraryCopy('single', join(mkdtempSync(join(tmpdir(), 'envforge-batch-')), 'seeded'))).dir;
+}, 600_000); // the first file to ask makes it; the others wait (minutes under load)
 afterAll(() => pool.close());
 
 /** A fresh copy of the seeded library per test (the seeds are validated once). */

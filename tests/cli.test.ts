@@ -18,8 +18,8 @@ const file = (name: string, source: string) => {
 };
 
 /** Every command and subcommand the program defines, as "name" or "parent name", with its description. */
-const COMMANDS = (() => {
-  const program = buildProgram({ out: () => {}, err: () => {} });
+const COMMANDS = await (async () => {
+  const program = await buildProgram({ out: () => {}, err: () => {} });
   const walk = (command: Command, prefix: string[]): Array<{ path: string[]; description: string }> =>
     command.commands.flatMap((c) => [{ path: [...prefix, c.name()], description: c.description() }, ...walk(c, [...prefix, c.name()])]);
   return walk(program, []);

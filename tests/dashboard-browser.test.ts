@@ -12,6 +12,7 @@ import { runCli } from '../cli/program.js';
 import { startDashboard, type RunningDashboard } from '../dashboard/server.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 
 const SKIP = process.env.ENVFORGE_SKIP_BROWSER === '1';
 const SHOTS = join(process.cwd(), 'test-results', 'dashboard');
@@ -95,13 +96,13 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     await page.close();
   });
 
-  it('episodic references turn by turn, pass rates per kind with sample sizes, a rejections page, a kind filter, readable headers with units', { timeout: 300_000 }, async () => {
+  it('episodic references turn by turn, pass rates per kind with sample sizes, a rejections page, a kind filter, readable headers with units', { timeout: 600_000 }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-dash-kinds-'));
     scratch.push(root);
     const dir = join(root, 'lib');
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
-    expect(await runCli(['library', 'init', '--kind', 'single', '--library', dir], io), lines.join('\n')).toBe(0);
+    expect((await seededLibraryCopy('single', dir)).init.code).toBe(0); // `library init --kind single`, once per test run
     expect(await runCli(['library', 'add', 'seeds/episodic/warehouse-restock.js', '--library', dir], io), lines.join('\n')).toBe(0);
     expect(await runCli(['library', 'add', 'tests/fixtures/episodic/broken-minus-last-scores.js', '--library', dir], io)).toBe(1); // kept as a rejection
     const library = SqliteLibrary.open(dir);

@@ -16,8 +16,8 @@ import { fenceProgram } from '../sandbox/code/program.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { RunningServer } from '../serve/options.js';
 import { startServer } from '../serve/server.js';
-import { validateCandidate } from '../validators/validate.js';
 import { PYTHON } from './helpers/python.js';
+import { validatedOnce } from './helpers/run-cache.js';
 
 const SOURCE = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
 const SOLVED = 'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
@@ -52,7 +52,8 @@ const rows: Row[] = [];
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   const writable = SqliteLibrary.open(LIB, { create: true });
-  const report = await validateCandidate(SOURCE, { pool });
+  // Validated once per test run (tests/code-validator.test.ts tests this validation and shares its report).
+  const report = await validatedOnce(SOURCE, { pool, validationSeed: 7 });
   expect(report.verdict).toBe('admit');
   await writable.admit({ source: SOURCE, report, lineage: { author: 'test' } });
   await writable.close();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runEnvforge } from './helpers/cli.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 
 type Config = { envs: Record<string, { tools?: Array<{ name: string; parameters: unknown }> }> };
 
@@ -14,7 +15,8 @@ describe('a fresh library exports to verl', () => {
   const library = join(root, 'library');
 
   beforeAll(async () => {
-    expect((await runEnvforge('library', 'init', '--library', library)).code).toBe(0);
+    // `envforge library init`, run once per test run and copied (tests/helpers/seeded-library.ts).
+    expect((await seededLibraryCopy('all', library)).init.code).toBe(0);
     const run = await runEnvforge('run', '--library', library, '--kind', 'episodic', '--target', '3', '--max-candidates', '6', '--seed', '2', '--concurrency', '1', '--json');
     expect(run.code, run.stderr).toBe(0);
   }, 420_000);

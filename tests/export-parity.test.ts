@@ -15,12 +15,12 @@ import { FORMATS } from '../export/registry.js';
 import { runExport } from '../export/run.js';
 import { parseSplit } from '../export/select.js';
 import type { EnvRecord, Library } from '../library/contract.js';
-import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes, scoreOf } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { envSource } from './helpers/env-source.js';
 import { PYTHON } from './helpers/python.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 import { hashSource } from '../contract/hash.js';
 
 const SERVER = fileURLToPath(new URL('../serve/server.ts', import.meta.url));
@@ -97,9 +97,10 @@ describe.skipIf(!existsSync(SERVER))('reward parity: exported shims and the rewa
 
   beforeAll(async () => {
     pool = new SandboxPool();
-    const writable = SqliteLibrary.open(LIB, { create: true });
+    // The single-turn seeds, validated once per test run (tests/helpers/seeded-library.ts).
+    expect((await seededLibraryCopy('single', LIB)).outcomes.every((o) => o.status === 'admitted')).toBe(true);
+    const writable = SqliteLibrary.open(LIB);
     try {
-      expect((await seedLibrary(writable, pool)).every((o) => o.status === 'admitted')).toBe(true);
       // The seeds score 0 or 1; one environment with partial credit (1/2, 1/3) checks that fractional
       // scores cross every hop unchanged. Admitted under a borrowed report: parity is about the scores.
       const meta = { name: 'partial-credit-sum', title: 'Partial', description: 'Add one; near misses earn partial credit.', skills: ['arithmetic'], levels: 3 };
@@ -198,7 +199,7 @@ describe.skipIf(!existsSync(SERVER))('reward parity: exported shims and the rewa
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  }, 240_000);
+  }, 600_000); // the seeded library: the first file to ask makes it, the others wait (minutes under load)
 
   afterAll(async () => {
     await new Promise((resolve) => proxy?.close(resolve));

@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMAT_NAMES } from '../export/registry.js';
 import { DEFAULT_SPLIT, parseSplit, seedFor, slotsOf, SplitSchedule, type PlannedEnv } from '../export/select.js';
 import type { EnvRecord } from '../library/contract.js';
-import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { runEpisodes } from '../sandbox/episodes.js';
 import { PYTHON } from './helpers/python.js';
 import { describeColumns, readWithArrow } from './helpers/arrow-reader.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 import { SandboxPool } from '../sandbox/pool.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -97,9 +97,10 @@ let canonicalDir: string;
 
 beforeAll(async () => {
   pool = new SandboxPool();
-  const library = SqliteLibrary.open(LIB, { create: true });
+  // The single-turn seeds, validated once per test run (tests/helpers/seeded-library.ts).
+  const { outcomes } = await seededLibraryCopy('single', LIB);
+  const library = SqliteLibrary.open(LIB);
   try {
-    const outcomes = await seedLibrary(library, pool);
     expect(outcomes.every((o) => o.status === 'admitted')).toBe(true);
     records = await library.list();
   } finally {
@@ -108,7 +109,7 @@ beforeAll(async () => {
   canonicalDir = freshDir('canonical');
   await exportTo(canonicalDir, '--format', 'jsonl', ...COMMON);
   canonical = ['train', 'test'].flatMap((s) => jsonLines(join(canonicalDir, `${s}.jsonl`)) as unknown as Canonical[]);
-}, 180_000);
+}, 600_000); // the seeded library: the first file to ask makes it, the others wait (minutes under load)
 
 afterAll(async () => {
   await pool?.close();

@@ -12,18 +12,20 @@ import type { ValidationReport } from '../validators/report.js';
 import { MAIN, runEnvforge } from './helpers/cli.js';
 import { envSource } from './helpers/env-source.js';
 import { fakeAdmission } from './helpers/library-fixtures.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 
 const run = runEnvforge;
 const json = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l));
 const dir = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
 
 beforeAll(async () => {
-  const { code, stdout } = await run('library', 'init', '--library', dir, '--json');
-  expect(code).toBe(0);
-  const [result] = json(stdout);
+  // `envforge library init --json` on a fresh folder, run once per test run (tests/helpers/seeded-library.ts); this file works on a copy.
+  const { init } = await seededLibraryCopy('all', dir);
+  expect(init.code).toBe(0);
+  const [result] = json(init.stdout);
   expect(result.created).toBe(true);
   expect(result.seeds.every((s: { status: string }) => s.status === 'admitted')).toBe(true);
-}, 240_000); // both kinds of seeds: the episodic ones take about a minute to validate
+}, 600_000); // both kinds of seeds: the episodic ones take about a minute of CPU to validate, minutes under load
 
 describe('envforge library', () => {
   it('init is idempotent: re-running admits nothing new', async () => {
@@ -213,7 +215,7 @@ describe('a library in a folder the user cannot write to', () => {
   it.skipIf(!canDropPrivileges)('can be read but not changed, with a clear message', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'envforge-ro-'));
     const ro = join(parent, 'library');
-    expect((await run('library', 'init', '--kind', 'single', '--library', ro)).code).toBe(0);
+    expect((await seededLibraryCopy('single', ro)).init.code).toBe(0); // `library init --kind single`, once per test run
     chmodSync(parent, 0o755);
     for (const f of readdirSync(ro)) chmodSync(join(ro, f), 0o755);
     for (const f of readdirSync(join(ro, 'envs'))) chmodSync(join(ro, 'envs', f), 0o644);

@@ -16,6 +16,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { validateCandidate } from '../validators/validate.js';
 import { runEnvforge } from './helpers/cli.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 
 const pool = new SandboxPool();
 afterAll(() => pool.close());
@@ -94,12 +95,12 @@ describe('envforge run --kind episodic', () => {
   it('admits episodic environments with no LLM, and library stats counts them by kind', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'envforge-episodic-run-')), 'lib');
     // A library of the single-turn seeds first (seconds); a new one for --kind episodic would get the episodic seeds (a minute).
-    expect((await runEnvforge('library', 'init', '--kind', 'single', '--library', dir)).code).toBe(0);
+    expect((await seededLibraryCopy('single', dir)).init.code).toBe(0); // `library init --kind single`, once per test run
     const run = await runEnvforge('run', '--kind', 'episodic', '--target', '2', '--provider', 'offline', '--seed', '7', '--library', dir);
     expect(run.stdout).toMatch(/\| episodic \| \d+ \| \d+ \| [2-9]/);
     const json = JSON.parse((await runEnvforge('library', 'stats', '--json', '--library', dir)).stdout) as LibraryStats;
     expect(json.byKind?.episodic).toBeGreaterThanOrEqual(2);
     expect(json.byKind?.single).toBe(json.environments - (json.byKind?.episodic ?? 0));
     expect((await runEnvforge('library', 'stats', '--library', dir)).stdout).toMatch(/kinds: single \d+, episodic [2-9]/);
-  }, 240_000);
+  }, 600_000); // with the run's seeded library, made by the first file to ask (minutes under load)
 });

@@ -11,13 +11,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WireRequest } from '../agents/llm/contract.js';
 import type { FakeReply } from '../agents/llm/fake.js';
 import { runCli } from '../cli/program.js';
-import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
-import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec } from './helpers/batch-script.js';
 import { MAIN } from './helpers/cli.js';
 import { episodicSpec } from './helpers/episodic-spec.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from './helpers/fake-openai.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 
 // A stand-in for agents/offline (the real offline author is built elsewhere): it proposes one spec and
 // writes a known-good module for it, and records the seeds it was created with.
@@ -59,13 +58,9 @@ const adaptTo = (play: (request: WireRequest) => FakeReply) => (body: OpenAiBody
 const adapt = adaptTo(script);
 
 beforeAll(async () => {
-  const pool = new SandboxPool();
-  const library = SqliteLibrary.open(seeded, { create: true });
-  await seedLibrary(library, pool);
-  await library.close();
-  await pool.close();
+  await seededLibraryCopy('single', seeded); // validated once per test run (tests/helpers/seeded-library.ts)
   server = await startFakeOpenAi({ script: adapt });
-});
+}, 600_000); // the first file to ask makes the seeded library; the others wait (minutes under load)
 afterAll(() => server?.close());
 
 const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|ENVFORGE)_/.test(k)));

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteLibrary } from '../library/sqlite/store.js';
-import { seedLibrary } from '../library/maintenance.js';
 import { runEpisodes, scoreOf } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { startServer } from '../serve/server.js';
 import { validateCandidate } from '../validators/validate.js';
 import { envSource } from './helpers/env-source.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 import type { RunningServer } from '../serve/options.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -70,8 +70,9 @@ let B: RunningServer;
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
-  libA = SqliteLibrary.open(dirA, { create: true });
-  const outcomes = await seedLibrary(libA, pool);
+  // The single-turn seeds, validated once per test run (tests/helpers/seeded-library.ts).
+  const { outcomes } = await seededLibraryCopy('single', dirA);
+  libA = SqliteLibrary.open(dirA);
   expect(outcomes.filter((o) => o.status !== 'admitted')).toEqual([]);
   A = await startServer({ operatorToken: TOKEN, libraryDir: dirA, port: 0, bodyLimitBytes: 4 * 2 ** 20, maxItemsPerRequest: 2_000, reloadIntervalMs: 200 });
 
@@ -85,7 +86,7 @@ beforeAll(async () => {
   poolB = new SandboxPool({ workers: 1 });
   // These tests are about containment and backpressure: the runtime defence (quarantine) has its own below.
   B = await startServer({ operatorToken: TOKEN, libraryDir: dirB, port: 0, pool: poolB, maxQueue: 2, callTimeoutMs: 500, quarantine: false });
-}, 120_000);
+}, 600_000); // the seeded library: the first file to ask makes it, the others wait (minutes under load)
 
 afterAll(async () => {
   await A?.close();

@@ -5,13 +5,12 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { renderArchitect } from '../agents/prompts.js';
 import { runCli } from '../cli/program.js';
-import { seedLibrary } from '../library/maintenance.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { WeakSteering } from '../pipeline/steering.js';
-import { SandboxPool } from '../sandbox/pool.js';
+import { seededLibraryCopy } from './helpers/seeded-library.js';
 
 const weak = [
   { skill: 'sorting', passRate: 0.12, n: 200 },
@@ -66,13 +65,9 @@ describe('WeakSteering', () => {
 describe('envforge run --feedback with the offline author', () => {
   const root = mkdtempSync(join(tmpdir(), 'envforge-steer-'));
   const seeded = join(root, 'seeded');
-  const pool = new SandboxPool();
   beforeAll(async () => {
-    const library = SqliteLibrary.open(seeded, { create: true });
-    await seedLibrary(library, pool);
-    await library.close();
-  }, 120_000);
-  afterAll(() => pool.close());
+    await seededLibraryCopy('single', seeded); // validated once per test run (tests/helpers/seeded-library.ts)
+  }, 600_000); // the first file to ask makes it; the others wait (minutes under load)
 
   it('admits at least the weak share for the weak skills, says what it cannot train, and reports the frontier', async () => {
     const library = join(root, 'run');

@@ -48,12 +48,19 @@ const outcomesOf = (r: BatchReport) => ({
   cost: r.cost.totalUsd,
 });
 
+/** A database of the single-turn seeds (`library init --kind single`), made once for this file; tests work on copies. */
+let seededDatabase: Promise<string> | undefined;
+const seeded = () =>
+  (seededDatabase ??= (async () => {
+    const url = await (await server.ready()).createDatabase();
+    expect((await runEnvforge('library', 'init', '--kind', 'single', '--database', url)).code).toBe(0);
+    return url;
+  })());
+
 describe.skipIf(server.skipped)('envforge run --workers remote with two envforge worker processes', () => {
   it('survives a SIGKILLed worker: every environment admitted once, no job lost, the same outcomes as one process', { timeout: 360_000 }, async () => {
     const pgServer = await server.ready();
-    const seeded = await pgServer.createDatabase();
-    expect((await runEnvforge('library', 'init', '--kind', 'single', '--database', seeded)).code).toBe(0);
-    const [single, shared] = [await pgServer.createDatabase(seeded), await pgServer.createDatabase(seeded)];
+    const [single, shared] = [await pgServer.createDatabase(await seeded()), await pgServer.createDatabase(await seeded())];
 
     const alone = await runEnvforge('run', '--database', single, ...RUN);
     expect(alone.code, alone.stderr).toBe(0);
@@ -101,8 +108,7 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
 
   it('with no worker running: says it is waiting, then stops at --wait-timeout with the batch kept for --resume', { timeout: 120_000 }, async () => {
     const pgServer = await server.ready();
-    const url = await pgServer.createDatabase();
-    expect((await runEnvforge('library', 'init', '--kind', 'single', '--database', url)).code).toBe(0);
+    const url = await pgServer.createDatabase(await seeded());
     const result = await runEnvforge('run', '--database', url, '--workers', 'remote', '--wait-timeout', '7', ...RUN);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/waiting for workers: a job has waited \d+ s and no envforge worker has taken it; start one with: envforge worker --database /);

@@ -1,0 +1,119 @@
+// Work done once per test run and shared by the test files that need its result (a seeded library, a
+// validation report of a module that a test uses but does not test the validation of): a folder per run,
+// and `once`, which computes a JSON value under a key once, the other files' callers waiting for it.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashSource } from '../../contract/hash.js';
+import type { ValidateOptions } from '../../validators/validate.js';
+import type { ValidationReport } from '../../validators/report.js';
+
+/** Set by tests/setup/run-cache.ts (the global setup) for the whole run; a file run without it keeps its own. */
+export const RUN_DIR_VARIABLE = 'TEST_SHARED_RUN_DIR';
+let ownDir: string | undefined;
+
+export function runDir(): string {
+  const shared = process.env[RUN_DIR_VARIABLE];
+  if (shared && existsSync(shared)) return shared;
+  ownDir ??= mkdtempSync(join(tmpdir(), 'envforge-testrun-'));
+  return ownDir;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pending = new Map<string, Promise<unknown>>();
+
+/**
+ * The value of `compute` for `key`, computed by the first caller of the run (a lock folder says who) and read
+ * from the run folder by every other; a caller that finds the computing one failed (no value, no lock) computes.
+ * A value `keep` refuses is returned to its caller only, and the next caller computes again; a lock whose
+ * process has ended is taken over.
+ */
+export function once<T>(key: string, compute: () => Promise<T>, waitMs = 600_000, keep: (value: T) => boolean = () => true): Promise<T> {
+  const known = pending.get(key);
+  if (known) return known as Promise<T>;
+  const result = (async () => {
+    const dir = runDir();
+    const file = join(dir, `${key}.json`);
+    const lock = join(dir, `${key}.lock`);
+    for (const deadline = Date.now() + waitMs; ; ) {
+      if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
+      try {
+        mkdirSync(lock);
+        writeFileSync(join(lock, 'pid'), String(process.pid));
+      } catch {
+        if (holderGone(lock)) rmSync(lock, { recursive: true, force: true });
+        else if (Date.now() > deadline) throw new Error(`waited ${waitMs} ms for ${key} in ${dir}`);
+        await sleep(250);
+        continue;
+      }
+      try {
+        const value = await compute();
+        if (!keep(value)) {
+          pending.delete(key);
+          return value;
+        }
+        writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(value));
+        renameSync(`${file}.${process.pid}.tmp`, file);
+        return value;
+      } finally {
+        rmSync(lock, { recursive: true, force: true });
+      }
+    }
+  })();
+  pending.set(key, result);
+  result.catch(() => pending.delete(key));
+  return result;
+}
+
+/** Whether the process that took `lock` has ended without removing it (a test file's worker ended mid-computation). */
+function holderGone(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+  } catch {
+    return false; // taken this instant, its pid not written yet
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * The validator's report on `source` with a fixed validation seed, validated once per run: for tests that need an
+ * admitted report of a module (to put it in a library) and do not test its validation. The key is the source's
+ * hash, the validation seed and the options (the build does not change within a run).
+ */
+export function validatedOnce(source: string, options: ValidateOptions & { validationSeed: number }): Promise<ValidationReport> {
+  const { pool, ...rest } = options;
+  // Only an admission is kept: a rejection may be the machine's (a pool closed under it, a timeout under load).
+  return once(
+    reportKey(source, options),
+    async () => {
+      const { validateCandidate } = await import('../../validators/validate.js');
+      return validateCandidate(source, { pool, ...rest });
+    },
+    600_000,
+    (report) => report.verdict === 'admit',
+  );
+}
+
+/**
+ * Keeps an admitting report that a test of the validation computed itself, for validatedOnce's later callers
+ * in the run (the first report of a key stays).
+ */
+export function publishReport(source: string, options: ValidateOptions & { validationSeed: number }, report: ValidationReport): void {
+  const file = join(runDir(), `${reportKey(source, options)}.json`);
+  if (existsSync(file) || report.verdict !== 'admit') return;
+  writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(report));
+  renameSync(`${file}.${process.pid}.tmp`, file);
+}
+
+function reportKey(source: string, options: ValidateOptions): string {
+  const { pool: _pool, novelty, reviewer, ...rest } = options;
+  if (novelty || reviewer) throw new Error('a novelty index or a reviewer is not part of a report key: validate directly');
+  return `report-${createHash('sha256').update(JSON.stringify([hashSource(source), rest])).digest('hex').slice(0, 24)}`;
+}

@@ -1,0 +1,59 @@
+// A library of the shipped seeds made once per test run by the real `envforge library init` (validating every
+// seed), and copied for each test that needs one: the seeds' validation is tested where it is the subject
+// (tests/episodic-validator.test.ts, tests/validator.test.ts); the other files need only its result.
+import { cpSync, existsSync, mkdtempSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SeedOutcome } from '../../library/maintenance.js';
+import { SqliteLibrary } from '../../library/sqlite/store.js';
+import type { ValidationReport } from '../../validators/report.js';
+import { runEnvforge, type CliRun } from './cli.js';
+import { once, runDir } from './run-cache.js';
+
+/** `single`: the single-turn seeds (`library init --kind single`); `all`: both kinds (`library init`). */
+export type SeededKinds = 'single' | 'all';
+
+export interface SeededInit {
+  /** The init command's exit code, output and error output (--json: one line with the seeds' outcomes). */
+  init: CliRun;
+  outcomes: SeedOutcome[];
+}
+
+/** The run's shared library folder and its init result; read it, never write to it (copy it with seededLibraryCopy). */
+export async function sharedSeededLibrary(kinds: SeededKinds): Promise<SeededInit & { dir: string }> {
+  const dir = join(runDir(), `seeded-${kinds}`);
+  const result = await once(`seeded-${kinds}`, async () => {
+    const building = join(mkdtempSync(join(runDir(), `building-${kinds}-`)), 'library');
+    const init = await runEnvforge('library', 'init', ...(kinds === 'single' ? ['--kind', 'single'] : []), '--library', building, '--json');
+    if (init.code !== 0) throw new Error(`library init failed (${init.code}): ${init.stderr}`);
+    try {
+      renameSync(building, dir);
+    } catch (error) {
+      if (!existsSync(dir)) throw error; // made meanwhile by a caller that took over a stale lock: the same seeds
+    }
+    const outcomes = (JSON.parse(init.stdout.trim().split('\n').at(-1) as string) as { seeds: SeedOutcome[] }).seeds;
+    return { init: { ...init, stdout: init.stdout.replaceAll(building, dir) }, outcomes };
+  });
+  if (!existsSync(dir)) throw new Error(`the shared seeded library ${dir} is missing`);
+  return { ...result, dir };
+}
+
+/** A fresh copy of the run's seeded library at `dest` (a new temporary folder when not given). */
+export async function seededLibraryCopy(kinds: SeededKinds, dest?: string): Promise<SeededInit & { dir: string }> {
+  const shared = await sharedSeededLibrary(kinds);
+  const dir = dest ?? join(mkdtempSync(join(tmpdir(), 'envforge-seeded-')), 'library');
+  cpSync(shared.dir, dir, { recursive: true });
+  return { ...shared, dir };
+}
+
+/** Each seed's outcome in the run's seeded library and, when admitted, the validation report the library keeps for its source. */
+export async function seedReports(kinds: SeededKinds): Promise<Map<string, { outcome: SeedOutcome; report?: ValidationReport; hash?: string }>> {
+  const shared = await sharedSeededLibrary(kinds);
+  const library = SqliteLibrary.open(shared.dir, { readonly: true });
+  try {
+    const records = new Map((await library.list({ status: 'all', allVersions: true })).map((r) => [r.name, r]));
+    return new Map(shared.outcomes.map((outcome) => [outcome.name, { outcome, report: records.get(outcome.name)?.report, hash: records.get(outcome.name)?.hash }]));
+  } finally {
+    await library.close();
+  }
+}
