@@ -56,7 +56,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     const release = service.acquire(items.length);
     try {
       const results = await service.verify(items, requestClient(request));
-      itemErrors?.record('/v1/verify', results);
+      itemErrors?.record('/v1/verify', results, requestClient(request).key);
       return { results };
     } finally {
       release();
@@ -76,7 +76,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     const release = service.acquire(items.length);
     try {
       const results = await service.verify(items, requestClient(request));
-      itemErrors?.record('/get_reward', results);
+      itemErrors?.record('/get_reward', results, requestClient(request).key);
       const scores = results.map((r) => r.score);
       return { rewards: scores, scores, extra_logs: { envforge_error: results.map((r) => ('error' in r ? 1 : 0)) } };
     } finally {
