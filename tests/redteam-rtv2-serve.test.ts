@@ -24,13 +24,15 @@ let server: RunningServer;
 
 async function verify(token: string, items: unknown[]) {
   const response = await fetch(`${server.url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ items }) });
-  return { status: response.status, body: (await response.json()) as { results: Array<{ score: number; error?: { code: string } }> } };
+  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { results: Array<{ score: number; error?: { code: string } }>; error?: { code: string; message: string } } };
 }
 
 const item = (seed: number, program: string) => ({ ground_truth: JSON.stringify({ env: 'count-inversions', version: 1, seed, level: 2 }), response: fenceProgram(program) });
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
+  // A small bound on each client's waiting code answers, so the 503 past it costs one request's budget to show.
+  answerPoolFor(pool, { maxQueuedPerOwner: 300 });
   const dir = mkdtempSync(join(tmpdir(), 'envforge-rtv2-'));
   const library = SqliteLibrary.open(dir, { create: true });
   const report = await validateCandidate(SOURCE, { pool });
@@ -65,5 +67,19 @@ describe('rtv2-1: the code answer pool is one first-come queue for every client,
     expect(honest.status).toBe(200);
     expect(honest.body.results[0]).toMatchObject({ score: 1 });
     expect(honest.body.results[0]?.error).toBeUndefined();
+  }, 120_000);
+
+  it('a client past its bound of waiting code answers gets 503 E_OVERLOADED naming the limit, and others are served', async () => {
+    const loops = (seed: number) => Array.from({ length: 64 }, () => item(seed, LOOP));
+    const first = verify(ATTACKER, [...loops(11), ...loops(12), ...loops(13), ...loops(14)]); // 260 answers with the references: taken
+    while (answerPoolFor(pool).queued('token:attacker') === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const more = await verify(ATTACKER, loops(15));
+    expect(more.status).toBe(503);
+    expect(more.retryAfter).not.toBeNull();
+    expect(more.body.error?.code).toBe('E_OVERLOADED');
+    expect(more.body.error?.message).toMatch(/at most 300/);
+    const honest = await verify(VICTIM, [item(1001, SOLVED)]);
+    expect(honest.body.results[0]).toMatchObject({ score: 1 });
+    expect((await first).status).toBe(200);
   }, 120_000);
 });

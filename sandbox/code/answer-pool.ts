@@ -26,11 +26,14 @@ export interface AnswerPoolOptions {
 }
 
 export interface AnswerRunOptions {
-  /** Whose answers these are (the reward service: the client's key); each owner's jobs are served in turn. */
+  /** Whose answers these are (the reward service: the client's key); each owner's jobs are served in turn. Unnamed: the host's own (validation), unbounded. */
   owner?: string;
   /** Aborting it drops the run's waiting jobs and kills the workers running its others; run() then rejects (AnswersCancelled). */
   signal?: AbortSignal;
 }
+
+/** The owner of runs that name none: envforge's own work (validation, exports), not bounded. */
+const HOST = '\u0000host';
 
 /** The owner already has as many answers waiting as it may: retry when its earlier ones are scored. */
 export class AnswerQueueFull extends SandboxError {}
@@ -80,12 +83,13 @@ export class AnswerPool {
   }
 
   /** Every answer's result, in order. Answers go in contiguous jobs of at most answersPerJob, one per worker at least. */
-  async run(answers: AnswerSpec[], limits: Partial<AnswerLimits> = {}, { owner = 'host', signal }: AnswerRunOptions = {}): Promise<AnswerResult[]> {
+  async run(answers: AnswerSpec[], limits: Partial<AnswerLimits> = {}, { owner: named, signal }: AnswerRunOptions = {}): Promise<AnswerResult[]> {
     if (answers.length === 0) return [];
     if (signal?.aborted) throw cancelled();
+    const owner = named ?? HOST;
     const waiting = this.queued(owner);
     const { maxQueuedPerOwner, answersPerJob, workers } = this.options;
-    if (waiting > 0 && waiting + answers.length > maxQueuedPerOwner) {
+    if (named !== undefined && waiting > 0 && waiting + answers.length > maxQueuedPerOwner) {
       throw new AnswerQueueFull(`this client has ${waiting} code answers waiting or running, and may have at most ${maxQueuedPerOwner} (the answer pool's maxQueuedPerOwner): ${answers.length} more are refused; retry when its earlier requests are answered`);
     }
     this.pending.set(owner, waiting + answers.length);
