@@ -21,7 +21,10 @@ export interface AnswerPoolOptions {
   workerHeapMb: number;
   /** Answers one owner may have waiting or running at once; a run past it is refused (AnswerQueueFull), except an owner's only one. */
   maxQueuedPerOwner: number;
-  /** Answers in one job at most: a worker turns to the next owner's job after as many. */
+  /**
+   * Answers in one job at most: a worker turns to the next owner's job after as many (1: an owner waits for at
+   * most one answer of each other owner per worker; a run's isolate outlives its jobs, so small jobs cost only IPC).
+   */
   answersPerJob: number;
 }
 
@@ -74,7 +77,7 @@ export class AnswerPool {
   private closed = false;
 
   constructor(options: Partial<AnswerPoolOptions> = {}) {
-    this.options = { workers: Math.max(1, availableParallelism()), limits: DEFAULT_ANSWER_LIMITS, workerHeapMb: 256, maxQueuedPerOwner: 4_096, answersPerJob: 16, ...options };
+    this.options = { workers: Math.max(1, availableParallelism()), limits: DEFAULT_ANSWER_LIMITS, workerHeapMb: 256, maxQueuedPerOwner: 4_096, answersPerJob: 1, ...options };
   }
 
   /** Answers of `owner` waiting or running now. */
