@@ -13,6 +13,8 @@ const MAX_SEEN = 4_096;
 /** Distinct messages counted per code and interval (later new ones are only counted with the code). */
 const MAX_MESSAGES_PER_CODE = 16;
 const MESSAGE_CHARS = 200;
+/** First-message lines per interval at most (many clients' firsts cannot flood the log; the rest show in the rate line). */
+const MAX_FIRSTS_PER_INTERVAL = 32;
 
 interface CodeCount {
   n: number;
@@ -25,6 +27,7 @@ export class ItemErrorLog {
   private readonly seen = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private since = performance.now();
+  private firsts = 0;
 
   constructor(private readonly options: ItemErrorLogOptions) {
     this.timer = setInterval(() => this.flush(), options.intervalMs);
@@ -43,8 +46,9 @@ export class ItemErrorLog {
       const text = message.slice(0, MESSAGE_CHARS);
       if (count.messages.has(text) || count.messages.size < MAX_MESSAGES_PER_CODE) count.messages.set(text, (count.messages.get(text) ?? 0) + 1);
       const key = `${client}\u0000${code}`;
-      if (this.seen.has(key)) continue;
+      if (this.seen.has(key) || this.firsts >= MAX_FIRSTS_PER_INTERVAL) continue;
       this.seen.add(key);
+      this.firsts++;
       if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.values().next().value as string);
       this.options.log(`envforge serve: ${endpoint}: an item scored 0 with ${code}: ${message} (the first ${code} of client ${JSON.stringify(client)}; the error rate is logged every ${this.options.intervalMs / 1000} s while errors last)`);
     }
@@ -65,6 +69,7 @@ export class ItemErrorLog {
       this.options.log(`envforge serve: ${errors} of ${this.scored} scored items (${((100 * errors) / Math.max(1, this.scored)).toFixed(1)}%) failed in the last ${seconds} s: ${ranked.map(([code, { n }]) => `${code} ${n}`).join(', ')}`);
     }
     this.since = now;
+    this.firsts = 0;
     this.scored = 0;
     this.failed.clear();
   }

@@ -65,7 +65,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     // Admission is held until the request's work has stopped, not only until it is answered (verify releases it).
     const release = service.acquire(items.length);
     const results = await service.verify(items, requestClient(request), { signal: disconnected(reply), release });
-    itemErrors?.record('/v1/verify', results, requestClient(request).key);
+    itemErrors?.record('/v1/verify', results, requestClient(request).principal);
     return { results };
   });
 
@@ -81,7 +81,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     });
     const release = service.acquire(items.length);
     const results = await service.verify(items, requestClient(request), { signal: disconnected(reply), release });
-    itemErrors?.record('/get_reward', results, requestClient(request).key);
+    itemErrors?.record('/get_reward', results, requestClient(request).principal);
     const scores = results.map((r) => r.score);
     return { rewards: scores, scores, extra_logs: { envforge_error: results.map((r) => ('error' in r ? 1 : 0)) } };
   });

@@ -210,7 +210,7 @@ export class Service {
    */
   private async scoreInHost(kind: EnvKind, source: string, groups: EpisodeGroup[], results: VerifyResult[], client: Client, signal: AbortSignal): Promise<void> {
     const requests = groups.map((g) => ({ seed: g.seed, level: g.level, responses: g.responses }));
-    const run = await kind.runEpisodes(this.pool, source, requests, { limits: { callTimeoutMs: this.options.callTimeoutMs }, owner: client.key, signal }).catch((error: unknown) => {
+    const run = await kind.runEpisodes(this.pool, source, requests, { limits: { callTimeoutMs: this.options.callTimeoutMs }, owner: client.principal, signal }).catch((error: unknown) => {
       if (error instanceof AnswerQueueFull) throw new ServeError(503, 'E_OVERLOADED', error.message, { cause: error });
       throw error;
     });

@@ -30,9 +30,24 @@ describe('rtv2-3: one client chooses the only message the operator sees for each
   it('the first messages kept are bounded: a client naming itself anew each time cannot grow them without end', () => {
     const lines: string[] = [];
     const log = new ItemErrorLog({ log: (line) => lines.push(line), intervalMs: 60_000 });
-    for (let i = 0; i < 5_000; i++) log.record('/v1/verify', [{ score: 0, error: { code: 'E_UNKNOWN_ENV', message: 'x' } }], `id-${i}`);
+    for (let i = 0; i < 5_000; i++) {
+      log.record('/v1/verify', [{ score: 0, error: { code: 'E_UNKNOWN_ENV', message: 'x' } }], `id-${i}`);
+      if (i % 32 === 31) log.flush(); // at most 32 first lines an interval
+    }
+    expect(lines.filter((line) => line.includes('(the first E_UNKNOWN_ENV of client'))).toHaveLength(5_000);
     log.record('/v1/verify', [{ score: 0, error: { code: 'E_UNKNOWN_ENV', message: 'again' } }], 'id-0');
     expect(lines.at(-1)).toContain('again'); // id-0 was forgotten, so its next error is a first again
+    log.close();
+  });
+
+  it('writes at most 32 first-message lines an interval, however many clients send errors', () => {
+    const lines: string[] = [];
+    const log = new ItemErrorLog({ log: (line) => lines.push(line), intervalMs: 60_000 });
+    for (let i = 0; i < 100; i++) log.record('/v1/verify', [{ score: 0, error: { code: 'E_UNKNOWN_ENV', message: 'x' } }], `id-${i}`);
+    expect(lines).toHaveLength(32);
+    log.flush();
+    log.record('/v1/verify', [{ score: 0, error: { code: 'E_UNKNOWN_ENV', message: 'later' } }], 'id-99');
+    expect(lines.at(-1)).toContain('later'); // a first not logged then is logged in a later interval
     log.close();
   });
 });
