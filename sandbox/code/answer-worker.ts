@@ -9,9 +9,13 @@ import { callAnswer, newAnswerIsolate, type AnswerIsolate } from './answer-realm
 import type { AnswerJobMessage, AnswerLimits, AnswerResult, AnswerSpec, AnswerWorkerMessage, TestCode } from './answers.js';
 import { normaliseProgram } from './normalise.js';
 
-let iso: (AnswerIsolate & { tenant: number; baseline: number }) | null = null;
-/** Isolates this process has made (names the current one in results). */
+let iso: (AnswerIsolate & { tenant: number; baseline: number; ordinal: number }) | null = null;
+/** Isolates this process has made (each is named by its ordinal in results). */
 let made = 0;
+/** The ordinal of the isolate the last answer ran in. */
+let ranIn = 0;
+/** A fresh isolate made while the worker was idle, for the next run's first answer (an isolate with SES costs 100-300 ms). */
+let spare: { iso: AnswerIsolate; memoryMb: number; ordinal: number } | null = null;
 /** Whether the last answer's isolate was new for it (no other answer had run in it). */
 let fresh = false;
 
@@ -23,12 +27,13 @@ function send(message: AnswerWorkerMessage): void {
 function isolateFor(limits: AnswerLimits, tenant: number): AnswerIsolate {
   if (iso && (iso.host.isolate.isDisposed || iso.answers >= limits.answersPerIsolate || iso.tenant !== tenant)) retire();
   if (!iso) {
-    const created = newAnswerIsolate(limits.memoryMb);
-    iso = { ...created, tenant, baseline: usedHeap(created) };
-    made++;
+    const ready = spare?.memoryMb === limits.memoryMb ? spare : { iso: newAnswerIsolate(limits.memoryMb), ordinal: ++made };
+    if (ready === spare) spare = null;
+    iso = { ...ready.iso, tenant, baseline: usedHeap(ready.iso), ordinal: ready.ordinal };
   }
   iso.answers++;
   fresh = iso.answers === 1;
+  ranIn = iso.ordinal;
   return iso;
 }
 
@@ -50,6 +55,18 @@ function checkHeap(limits: AnswerLimits): void {
     if (over()) retire();
   } catch {
     retire(); // the answer is scored; only its isolate goes
+  }
+}
+
+/** Makes the spare isolate, if there is none of this size (a failure to make one is left to the next answer to meet). */
+function prepare(memoryMb: number): void {
+  if (spare?.memoryMb === memoryMb) return;
+  try {
+    if (spare && !spare.iso.host.isolate.isDisposed) spare.iso.host.isolate.dispose();
+    spare = null;
+    spare = { iso: newAnswerIsolate(memoryMb), memoryMb, ordinal: ++made };
+  } catch {
+    spare = null;
   }
 }
 
@@ -122,7 +139,7 @@ function guarded(spec: AnswerSpec, limits: AnswerLimits, tenant: number): Answer
       retire();
       result = { ...runAnswer(spec, limits, tenant), rerun: true };
     }
-    const isolate = `${process.pid}:${made}`;
+    const isolate = `${process.pid}:${ranIn}`;
     if (spec.ownIsolate) retire();
     else checkHeap(limits);
     return { ...result, isolate };
@@ -137,6 +154,7 @@ process.on('message', (raw: unknown) => {
   if (job?.type !== 'answers') return;
   job.answers.forEach((spec, index) => send({ type: 'result', id: job.id, index, result: guarded(spec, job.limits, job.tenant) }));
   send({ type: 'done', id: job.id });
+  setImmediate(() => prepare(job.limits.memoryMb)); // after the results are on their way
 });
 process.on('disconnect', () => process.exit(0));
 guardAgainstOrphaning();
