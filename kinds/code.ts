@@ -85,7 +85,7 @@ export const code: EnvKind = {
     const meta = parseCodeMeta(raw);
     return meta ? { meta, problems: [] } : { problems: codeMetaProblems(raw) };
   },
-  runEpisodes: async (pool, source, requests, options = {}) => {
+  runEpisodes: async (pool, source, requests, { owner, signal, ...options } = {}) => {
     const started = performance.now();
     const calls = requests.map((r) => ({ op: 'episode' as const, seed: r.seed, level: r.level, responses: [] }));
     const run = await pool.run({ source, calls, ...options });
@@ -106,7 +106,7 @@ export const code: EnvKind = {
         return specs.length - 1;
       });
     });
-    const results = await answerPoolFor(pool).run(specs, answerLimits(options.limits));
+    const results = await answerPoolFor(pool).run(specs, answerLimits(options.limits), { ...(owner !== undefined ? { owner } : {}), ...(signal ? { signal } : {}) });
     const verdict = (slot: number | ScoredVerdict) => (typeof slot === 'number' ? scoreTests(meta, results[slot] as AnswerResult) : slot);
     const episodes = staged.map((p, i): EpisodeResult => {
       if (!('program' in p)) return p;

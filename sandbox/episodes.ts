@@ -52,9 +52,12 @@ export interface EpisodeOptions {
   limits?: Partial<SandboxLimits>;
   fresh?: boolean;
   parallel?: boolean;
+  /** Whose episodes these are and when they are no longer wanted: the code kind's answer pool shares its workers by owner and drops what a signal cancels. */
+  owner?: string;
+  signal?: AbortSignal;
 }
 
-export async function runEpisodes(pool: SandboxPool, source: string, requests: EpisodeRequest[], options: EpisodeOptions = {}): Promise<EpisodeRun> {
+export async function runEpisodes(pool: SandboxPool, source: string, requests: EpisodeRequest[], { owner: _owner, signal: _signal, ...options }: EpisodeOptions = {}): Promise<EpisodeRun> {
   const calls = requests.map((r) => ({ op: 'episode' as const, seed: r.seed, level: r.level, responses: r.responses ?? [] }));
   // Each result becomes an episode as its chunk arrives (the call carries the request's seed, level and responses).
   const run = await pool.run({ source, calls, ...options }, (result, call) => toEpisode(call, result));

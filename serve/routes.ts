@@ -27,6 +27,15 @@ export function sendError(reply: FastifyReply, status: number, code: Code, messa
   return reply.code(status).send({ error: { code, message } });
 }
 
+/** Aborted when the client goes away before its answer was sent (its work is then no one's to wait for). */
+function disconnected(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
 export function registerRoutes(app: FastifyInstance, { service, defence, options: opts, itemErrors, sessions }: RouteContext): void {
   app.setErrorHandler((error: FastifyError | ServeError, request, reply) => {
     if (error instanceof ServeError) return sendError(reply, error.status, error.code, error.message);
@@ -42,7 +51,7 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
 
   app.get('/v1/envs', async (request) => ({ envs: listEnvs(service.catalog, request.query) }));
 
-  app.post('/v1/verify', async (request) => {
+  app.post('/v1/verify', async (request, reply) => {
     const body = parse(ItemsBody, request.body);
     checkCount('items', body.items.length, opts.maxItemsPerRequest);
     const items = body.items.map((raw, i): VerifyRequestItem => {
@@ -53,17 +62,14 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
       const item = parse(IdentityItem, raw, ['items', i]);
       return { identity: { env: item.env, version: item.version, seed: item.seed, level: item.level }, response: item.response };
     });
+    // Admission is held until the request's work has stopped, not only until it is answered (verify releases it).
     const release = service.acquire(items.length);
-    try {
-      const results = await service.verify(items, requestClient(request));
-      itemErrors?.record('/v1/verify', results);
-      return { results };
-    } finally {
-      release();
-    }
+    const results = await service.verify(items, requestClient(request), { signal: disconnected(reply), release });
+    itemErrors?.record('/v1/verify', results, requestClient(request).principal);
+    return { results };
   });
 
-  app.post('/get_reward', async (request) => {
+  app.post('/get_reward', async (request, reply) => {
     const body = parse(RewardBody, request.body);
     checkCount('query', body.query.length, opts.maxItemsPerRequest);
     for (const field of ['prompts', 'labels'] as const) {
@@ -74,14 +80,10 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
       return { identity: parseIdentity(body.labels[i] as string, ['labels', i]), response: responseOf(query, prompt) };
     });
     const release = service.acquire(items.length);
-    try {
-      const results = await service.verify(items, requestClient(request));
-      itemErrors?.record('/get_reward', results);
-      const scores = results.map((r) => r.score);
-      return { rewards: scores, scores, extra_logs: { envforge_error: results.map((r) => ('error' in r ? 1 : 0)) } };
-    } finally {
-      release();
-    }
+    const results = await service.verify(items, requestClient(request), { signal: disconnected(reply), release });
+    itemErrors?.record('/get_reward', results, requestClient(request).principal);
+    const scores = results.map((r) => r.score);
+    return { rewards: scores, scores, extra_logs: { envforge_error: results.map((r) => ('error' in r ? 1 : 0)) } };
   });
 
   app.post('/v1/sample', async (request) => {

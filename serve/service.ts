@@ -17,6 +17,7 @@ import { ServeError, type ServeOptions } from './options.js';
 import type { InstanceIdentity } from './schemas.js';
 import type { ScoreBoard } from './scores.js';
 import { LONG_BANDS } from '../validators/probes.js';
+import { AnswerQueueFull } from '../sandbox/code/answer-pool.js';
 
 /** Responses scored in one episode call (they share one generate); more are split into further episodes. */
 const MAX_RESPONSES_PER_EPISODE = 64;
@@ -31,6 +32,13 @@ const MAX_RERUN_BUDGETS_PER_REQUEST = 4 * (MAX_RESPONSES_PER_EPISODE + 1);
 const RESOURCE_CODES: ReadonlySet<string> = new Set(['E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL']);
 
 export type { VerifyResult };
+
+export interface VerifyOptions {
+  /** Aborted when the request's client has gone away: its work is dropped. */
+  signal?: AbortSignal;
+  /** Called once, when the request's work has really stopped (its admission units). */
+  release?: () => void;
+}
 
 export interface VerifyRequestItem {
   identity: InstanceIdentity;
@@ -102,91 +110,110 @@ export class Service {
     }
   }
 
-  /** Scores the items for `client`; its scores are recorded as its own (trusted only for the operator). */
-  async verify(items: VerifyRequestItem[], client: Client): Promise<VerifyResult[]> {
-    const results: VerifyResult[] = new Array(items.length);
-    const byModule = new Map<string, EpisodeGroup[]>();
-    const open = new Map<string, EpisodeGroup>();
-    const catalog = this.catalog;
-    const recordOf: Array<EnvRecord | undefined> = new Array(items.length);
-    items.forEach(({ identity, response }, index) => {
-      if (response.length > MAX_RESPONSE_CHARS) {
-        results[index] = failure('E_RESPONSE_TOO_LONG', `the response has ${response.length} characters; responses longer than ${MAX_RESPONSE_CHARS}, the longest the validator probes, are not scored`);
-        return;
-      }
-      const found = catalog.resolve(identity);
-      if ('error' in found) {
-        results[index] = { score: 0, error: found.error };
-        return;
-      }
-      const { record } = found;
-      recordOf[index] = record;
-      const quarantined = this.defence.quarantined(record.hash);
-      if (quarantined) {
-        results[index] = failure('E_QUARANTINED', `${record.name}@${record.version} is ${quarantined}`);
-        return;
-      }
-      const key = `${record.hash}\u0000${identity.seed}\u0000${identity.level}`;
-      let group = open.get(key);
-      if (group && (group.responses.length >= MAX_RESPONSES_PER_EPISODE || group.chars + response.length > MAX_EPISODE_CHARS)) group = undefined;
-      if (!group) {
-        group = { record, seed: identity.seed, level: identity.level, responses: [], items: [], chars: 0 };
-        open.set(key, group);
-        const list = byModule.get(record.hash);
-        if (list) list.push(group);
-        else byModule.set(record.hash, [group]);
-      }
-      group.responses.push(response);
-      group.items.push(index);
-      group.chars += response.length;
-    });
-    const suspects: Suspect[] = [];
-    const misbehaved = new Map<number, Misbehaviour>();
-    let sandboxDown: string | null = null;
-    // An episode's outcome for its items; its failures (never a call left unrun) are incidents, the client's own.
-    const settle = (group: EpisodeGroup, result: CallResult) => {
-      const verdicts = verdictsOf(result, group.responses.length);
-      const fn = result.ok ? 'verify' : result.fn;
-      group.items.forEach((index, j) => {
-        const verdict = verdicts[j] as VerifyResult;
-        results[index] = verdict;
-        misbehaved.delete(index);
-        if ('error' in verdict && !isUnrun(result) && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record: group.record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response: group.responses[j] as string, client: incidentClient(client) });
+  /**
+   * Scores the items for `client`; its scores are recorded as its own (trusted only for the operator). When the
+   * request ends (answered, past its budget, or `signal`: its client went away), its code answers still queued
+   * are dropped and running ones stopped; `release` (its admission) is called once its work has really stopped.
+   */
+  async verify(items: VerifyRequestItem[], client: Client, { signal, release }: VerifyOptions = {}): Promise<VerifyResult[]> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let work: Promise<unknown> = Promise.resolve();
+    try {
+      const results: VerifyResult[] = new Array(items.length);
+      const byModule = new Map<string, EpisodeGroup[]>();
+      const open = new Map<string, EpisodeGroup>();
+      const catalog = this.catalog;
+      const recordOf: Array<EnvRecord | undefined> = new Array(items.length);
+      items.forEach(({ identity, response }, index) => {
+        if (response.length > MAX_RESPONSE_CHARS) {
+          results[index] = failure('E_RESPONSE_TOO_LONG', `the response has ${response.length} characters; responses longer than ${MAX_RESPONSE_CHARS}, the longest the validator probes, are not scored`);
+          return;
+        }
+        const found = catalog.resolve(identity);
+        if ('error' in found) {
+          results[index] = { score: 0, error: found.error };
+          return;
+        }
+        const { record } = found;
+        recordOf[index] = record;
+        const quarantined = this.defence.quarantined(record.hash);
+        if (quarantined) {
+          results[index] = failure('E_QUARANTINED', `${record.name}@${record.version} is ${quarantined}`);
+          return;
+        }
+        const key = `${record.hash}\u0000${identity.seed}\u0000${identity.level}`;
+        let group = open.get(key);
+        if (group && (group.responses.length >= MAX_RESPONSES_PER_EPISODE || group.chars + response.length > MAX_EPISODE_CHARS)) group = undefined;
+        if (!group) {
+          group = { record, seed: identity.seed, level: identity.level, responses: [], items: [], chars: 0 };
+          open.set(key, group);
+          const list = byModule.get(record.hash);
+          if (list) list.push(group);
+          else byModule.set(record.hash, [group]);
+        }
+        group.responses.push(response);
+        group.items.push(index);
+        group.chars += response.length;
       });
-    };
-    const work = Promise.all(
-      [...byModule.values()].map(async (groups) => {
-        const record = (groups[0] as EpisodeGroup).record;
-        const source = await this.source(record);
-        const kind = kindOf(record.meta);
-        if (kind.hostScored) return this.scoreInHost(kind, source, groups, results);
-        const callResults = await this.dispatcher.submit(record.hash, source, groups.map((g) => ({ call: episodeCall(g), chars: g.chars })), client.key);
-        callResults.forEach((result, k) => {
-          const group = groups[k] as EpisodeGroup;
-          if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
-          settle(group, result);
-          if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ group, source });
+      const suspects: Suspect[] = [];
+      const misbehaved = new Map<number, Misbehaviour>();
+      let sandboxDown: string | null = null;
+      // An episode's outcome for its items; its failures (never a call left unrun) are incidents, the client's own.
+      const settle = (group: EpisodeGroup, result: CallResult) => {
+        const verdicts = verdictsOf(result, group.responses.length);
+        const fn = result.ok ? 'verify' : result.fn;
+        group.items.forEach((index, j) => {
+          const verdict = verdicts[j] as VerifyResult;
+          results[index] = verdict;
+          misbehaved.delete(index);
+          if ('error' in verdict && !isUnrun(result) && this.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record: group.record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response: group.responses[j] as string, client: incidentClient(client) });
         });
-      }),
-    ).then(() => this.retrySuspects(suspects, settle));
-    const inTime = await withinDeadline(work, this.options.requestTimeoutMs);
-    if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
-    const out = Array.from(results, (r) => r ?? failure('E_REQUEST_TIMEOUT', `not scored within the request budget of ${this.options.requestTimeoutMs} ms`));
-    // An item a retry scored is no incident; the rest are the environment's doing.
-    const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
-    const defending = confirmAndRecord(this.defence, incidents, (m) => this.rerunAlone(m));
-    if (this.scores) this.tally(items, recordOf, out, client);
-    if (inTime) await defending;
-    return out;
+      };
+      work = Promise.all(
+        [...byModule.values()].map(async (groups) => {
+          const record = (groups[0] as EpisodeGroup).record;
+          const source = await this.source(record);
+          const kind = kindOf(record.meta);
+          if (kind.hostScored) return this.scoreInHost(kind, source, groups, results, client, stop.signal);
+          const callResults = await this.dispatcher.submit(record.hash, source, groups.map((g) => ({ call: episodeCall(g), chars: g.chars })), client.key);
+          callResults.forEach((result, k) => {
+            const group = groups[k] as EpisodeGroup;
+            if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
+            settle(group, result);
+            if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ group, source });
+          });
+        }),
+      ).then(() => this.retrySuspects(suspects, settle));
+      const inTime = await withinDeadline(work, this.options.requestTimeoutMs);
+      if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
+      const out = Array.from(results, (r) => r ?? failure('E_REQUEST_TIMEOUT', `not scored within the request budget of ${this.options.requestTimeoutMs} ms`));
+      // An item a retry scored is no incident; the rest are the environment's doing.
+      const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
+      const defending = confirmAndRecord(this.defence, incidents, (m) => this.rerunAlone(m));
+      if (this.scores) this.tally(items, recordOf, out, client);
+      if (inTime) await defending;
+      return out;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      stop.abort();
+      if (release) void work.then(release, release);
+    }
   }
 
   /**
    * Scores responses the host runs itself (a code environment's programs, in the answer pool): through the
-   * kind's runEpisodes, with the service's per-call budget. A response in a language the host does not run is
+   * kind's runEpisodes, with the service's per-call budget, as the client's share of the pool (a 503 past its
+   * bound on waiting answers), cancelled by `signal`. A response in a language the host does not run is
    * a clear error (E_LANGUAGE), never a score of 0.
    */
-  private async scoreInHost(kind: EnvKind, source: string, groups: EpisodeGroup[], results: VerifyResult[]): Promise<void> {
-    const run = await kind.runEpisodes(this.pool, source, groups.map((g) => ({ seed: g.seed, level: g.level, responses: g.responses })), { limits: { callTimeoutMs: this.options.callTimeoutMs } });
+  private async scoreInHost(kind: EnvKind, source: string, groups: EpisodeGroup[], results: VerifyResult[], client: Client, signal: AbortSignal): Promise<void> {
+    const requests = groups.map((g) => ({ seed: g.seed, level: g.level, responses: g.responses }));
+    const run = await kind.runEpisodes(this.pool, source, requests, { limits: { callTimeoutMs: this.options.callTimeoutMs }, owner: client.principal, signal }).catch((error: unknown) => {
+      if (error instanceof AnswerQueueFull) throw new ServeError(503, 'E_OVERLOADED', error.message, { cause: error });
+      throw error;
+    });
     run.episodes.forEach((e, k) => {
       (groups[k] as EpisodeGroup).items.forEach((index, j) => {
         const v = e.ok ? e.verdicts[j] : { ok: false as const, code: e.code, message: e.message };

@@ -106,7 +106,8 @@ describe('an output nested too deep for the host to compare', () => {
 describe('the answer pool when a worker dies mid-batch', () => {
   it('runs the batch again one answer at a time, so every answer gets its own result', async () => {
     const answers = doublingAnswers();
-    const answerPool = new AnswerPool({ workers: 1 });
+    // Four answers a job (the pool's default is one, where a worker's death takes only the answer it ran).
+    const answerPool = new AnswerPool({ workers: 1, answersPerJob: 4 });
     try {
       const running = answerPool.run(answers);
       // Kill the worker once it holds the job (what a program that wedged or aborted its process does).

@@ -22,17 +22,17 @@ const honest: AnswerSpec = { ...base, program: 'function add(a, b) { const seen 
 const filler = (tag: string): AnswerSpec => ({ ...base, program: `function add(a, b) {\n  for (let i = 0; i < 40; i++) Symbol.for('${tag}' + i + '-'.repeat(1 << 20));\n  return a + b;\n}` });
 
 describe('rtv2-2: an answer isolate is shared by every client\'s programs, and keeps what one of them registers', () => {
-  it('held: the honest program passes, twice in one isolate', async () => {
-    const runs = [...(await pool.run([honest], LIMITS)), ...(await pool.run([honest], LIMITS))];
+  it('held: the honest program passes, twice in one isolate (one request\'s answers share theirs)', async () => {
+    const runs = await pool.run([honest, honest], LIMITS);
     expect(runs.map((r) => r.tests)).toEqual([[null], [null]]);
     expect(runs[0]?.isolate).toBe(runs[1]?.isolate);
   }, 120_000);
 
-  it.fails('an honest program passes after another request\'s programs, which all passed, filled the symbol registry', async () => {
+  it('an honest program passes after another request\'s programs, which all passed, filled the symbol registry', async () => {
     const attack = await pool.run([filler('a'), filler('b'), filler('c')], LIMITS);
     expect(attack.map((r) => r.tests)).toEqual([[null], [null], [null]]); // the attacker loses nothing
     const [victim] = await pool.run([honest], LIMITS);
-    expect(victim?.isolate).toBe(attack[0]?.isolate); // the next request's program ran in the same isolate...
-    expect(victim?.tests).toEqual([null]); // ...and fails E_MEMORY today: scored 0 (a verdict, recorded), not an error
+    expect(victim?.isolate).not.toBe(attack[0]?.isolate); // fixed: no isolate holds two requests' programs...
+    expect(victim?.tests).toEqual([null]); // ...so it passes (it failed E_MEMORY while they shared one: scored 0, recorded)
   }, 120_000);
 });

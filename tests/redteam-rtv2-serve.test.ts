@@ -24,13 +24,15 @@ let server: RunningServer;
 
 async function verify(token: string, items: unknown[]) {
   const response = await fetch(`${server.url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ items }) });
-  return { status: response.status, body: (await response.json()) as { results: Array<{ score: number; error?: { code: string } }> } };
+  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { results: Array<{ score: number; error?: { code: string } }>; error?: { code: string; message: string } } };
 }
 
 const item = (seed: number, program: string) => ({ ground_truth: JSON.stringify({ env: 'count-inversions', version: 1, seed, level: 2 }), response: fenceProgram(program) });
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
+  // A small bound on each client's waiting code answers, so the 503 past it costs one request's budget to show.
+  answerPoolFor(pool, { maxQueuedPerOwner: 300 });
   const dir = mkdtempSync(join(tmpdir(), 'envforge-rtv2-'));
   const library = SqliteLibrary.open(dir, { create: true });
   const report = await validateCandidate(SOURCE, { pool });
@@ -52,7 +54,7 @@ describe('rtv2-1: the code answer pool is one first-come queue for every client,
     expect(honest.body.results[0]?.error).toBeUndefined();
   }, 60_000);
 
-  it.fails('an honest client is scored after another client\'s request of looping programs has been answered', async () => {
+  it('an honest client is scored after another client\'s request of looping programs has been answered', async () => {
     // One request of one client: GRPO groups of 64 programs that loop (each stops after maxTimeouts tests), two
     // groups per answer worker (there is one per core), so the backlog outlasts the request's budget anywhere.
     const seeds = Array.from({ length: 2 * Math.max(2, availableParallelism()) }, (_, i) => i + 1);
@@ -60,10 +62,24 @@ describe('rtv2-1: the code answer pool is one first-come queue for every client,
     expect(attack.status).toBe(200);
     // The attacker has its answer (its items past the request budget) and holds nothing in flight...
     expect(attack.body.results.some((r) => r.error?.code === 'E_REQUEST_TIMEOUT')).toBe(true);
-    // ...but its programs still run, first in the queue: the honest client's one correct program waits behind them.
+    // ...and its programs were dropped or stopped with it (they ran on, first in the queue, while this was open).
     const honest = await verify(VICTIM, [item(1000, SOLVED)]);
     expect(honest.status).toBe(200);
     expect(honest.body.results[0]).toMatchObject({ score: 1 });
     expect(honest.body.results[0]?.error).toBeUndefined();
+  }, 120_000);
+
+  it('a client past its bound of waiting code answers gets 503 E_OVERLOADED naming the limit, and others are served', async () => {
+    const loops = (seed: number) => Array.from({ length: 64 }, () => item(seed, LOOP));
+    const first = verify(ATTACKER, [...loops(11), ...loops(12), ...loops(13), ...loops(14)]); // 260 answers with the references: taken
+    while (answerPoolFor(pool).queued('token:attacker') === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const more = await verify(ATTACKER, loops(15));
+    expect(more.status).toBe(503);
+    expect(more.retryAfter).not.toBeNull();
+    expect(more.body.error?.code).toBe('E_OVERLOADED');
+    expect(more.body.error?.message).toMatch(/at most 300/);
+    const honest = await verify(VICTIM, [item(1001, SOLVED)]);
+    expect(honest.body.results[0]).toMatchObject({ score: 1 });
+    expect((await first).status).toBe(200);
   }, 120_000);
 });

@@ -8,12 +8,15 @@ import { SES_SOURCE } from '../runtime.js';
 /**
  * The answer realm's setup, run once per isolate after SES: removes what a program could observe the host
  * or time through, locks down (evalTaming 'safe-eval': a Compartment evaluates the program with its own
- * global scope), and evaluates to { load, run }, which the host keeps as References and nothing global names.
+ * global scope), and evaluates to { load, run, collect }, which the host keeps as References and nothing global
+ * names. collect drops the last program and runs a full collection where V8's gc was exposed (answer workers).
  */
 const ANSWER_SETUP = `(function () {
   'use strict';
   delete globalThis.SharedArrayBuffer; delete globalThis.Atomics; delete globalThis.WebAssembly;
   delete globalThis.WeakRef; delete globalThis.FinalizationRegistry;
+  // V8's gc (answer workers run with --expose-gc) is not deletable; only this setup keeps it: a Compartment's global has none.
+  var gcNow = typeof globalThis.gc === 'function' ? globalThis.gc : null;
   lockdown({ errorTaming: 'safe', overrideTaming: 'moderate', consoleTaming: 'unsafe', evalTaming: 'safe-eval', stackFiltering: 'concise', domainTaming: 'unsafe', reporting: 'none' });
   var Comp = Compartment, hard = harden, stringify = JSON.stringify, parse = JSON.parse, Str = String;
   var noop = function () {};
@@ -47,13 +50,15 @@ const ANSWER_SETUP = `(function () {
       return 'eE_THROWN:' + describe(e);
     }
   }
-  return hard({ load: load, run: run });
+  function collect() { factory = null; if (gcNow) gcNow(); }
+  return hard({ load: load, run: run, collect: collect });
 })()`;
 
 export interface AnswerIsolate {
   host: Host;
   load: ivm.Reference;
   run: ivm.Reference;
+  collect: ivm.Reference;
   /** Answers run in it so far (it is recycled after a number of them). */
   answers: number;
 }
@@ -66,7 +71,7 @@ export function newAnswerIsolate(memoryMb: number): AnswerIsolate {
     host.ses.runSync(context, { timeout: 15_000 });
     const api = context.evalSync(ANSWER_SETUP, { reference: true, timeout: 15_000, filename: 'envforge-answer-runtime.js' }) as ivm.Reference;
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
-    return { host, load: fn('load'), run: fn('run'), answers: 0 };
+    return { host, load: fn('load'), run: fn('run'), collect: fn('collect'), answers: 0 };
   } catch (error) {
     if (!host.isolate.isDisposed) host.isolate.dispose();
     throw classify(error, host.isolate, `starting the answer runtime (${SES_SOURCE.length} characters of SES)`);

@@ -1,6 +1,6 @@
 // An answer worker process: runs policies' programs against their tests in answer isolates
-// (answer-realm.ts), compares each output with the expected one here, and sends back pass or fail per
-// test. A program may wedge or abort this process; the answer pool then kills and replaces it.
+// (answer-realm.ts) that never hold two runs' programs, compares each output with the expected one here, and
+// sends back pass or fail per test. A program may wedge or abort this process; the pool then replaces it.
 import { outputsMatch } from '../../contract/compare.js';
 import { jsonDepth } from '../json.js';
 import { guardAgainstOrphaning } from '../orphan-guard.js';
@@ -9,22 +9,65 @@ import { callAnswer, newAnswerIsolate, type AnswerIsolate } from './answer-realm
 import type { AnswerJobMessage, AnswerLimits, AnswerResult, AnswerSpec, AnswerWorkerMessage, TestCode } from './answers.js';
 import { normaliseProgram } from './normalise.js';
 
-let iso: AnswerIsolate | null = null;
-/** Isolates this process has made (names the current one in results). */
+let iso: (AnswerIsolate & { tenant: number; baseline: number; ordinal: number }) | null = null;
+/** Isolates this process has made (each is named by its ordinal in results). */
 let made = 0;
+/** The ordinal of the isolate the last answer ran in. */
+let ranIn = 0;
+/** A fresh isolate made while the worker was idle, for the next run's first answer (an isolate with SES costs 100-300 ms). */
+let spare: { iso: AnswerIsolate; memoryMb: number; ordinal: number } | null = null;
+/** Whether the last answer's isolate was new for it (no other answer had run in it). */
+let fresh = false;
 
 function send(message: AnswerWorkerMessage): void {
   process.send?.(message);
 }
 
-function isolateFor(limits: AnswerLimits): AnswerIsolate {
-  if (iso && (iso.host.isolate.isDisposed || iso.answers >= limits.answersPerIsolate)) retire();
+/** The isolate for the next answer of `tenant`: the current one if it is the tenant's and still usable, else a new one. */
+function isolateFor(limits: AnswerLimits, tenant: number): AnswerIsolate {
+  if (iso && (iso.host.isolate.isDisposed || iso.answers >= limits.answersPerIsolate || iso.tenant !== tenant)) retire();
   if (!iso) {
-    iso = newAnswerIsolate(limits.memoryMb);
-    made++;
+    const ready = spare?.memoryMb === limits.memoryMb ? spare : { iso: newAnswerIsolate(limits.memoryMb), ordinal: ++made };
+    if (ready === spare) spare = null;
+    iso = { ...ready.iso, tenant, baseline: usedHeap(ready.iso), ordinal: ready.ordinal };
   }
   iso.answers++;
+  fresh = iso.answers === 1;
+  ranIn = iso.ordinal;
   return iso;
+}
+
+const COLLECT_TIMEOUT_MS = 5_000;
+const usedHeap = (a: AnswerIsolate) => a.host.isolate.getHeapStatisticsSync().used_heap_size;
+
+/**
+ * Retires the isolate when the answer left its heap above the fresh level by more than the slack, after a full
+ * collection (only when over it: garbage is no one's burden): what stays is held by the isolate (the symbol
+ * registry, interned strings), and would be the next answer's.
+ */
+function checkHeap(limits: AnswerLimits): void {
+  const current = iso;
+  if (!current || current.host.isolate.isDisposed) return;
+  const over = () => usedHeap(current) > current.baseline + limits.heapSlackMb * 1024 * 1024;
+  if (!over()) return;
+  try {
+    current.collect.applySync(undefined, [], { timeout: COLLECT_TIMEOUT_MS });
+    if (over()) retire();
+  } catch {
+    retire(); // the answer is scored; only its isolate goes
+  }
+}
+
+/** Makes the spare isolate, if there is none of this size (a failure to make one is left to the next answer to meet). */
+function prepare(memoryMb: number): void {
+  if (spare?.memoryMb === memoryMb) return;
+  try {
+    if (spare && !spare.iso.host.isolate.isDisposed) spare.iso.host.isolate.dispose();
+    spare = null;
+    spare = { iso: newAnswerIsolate(memoryMb), memoryMb, ordinal: ++made };
+  } catch {
+    spare = null;
+  }
 }
 
 function retire(): void {
@@ -34,12 +77,13 @@ function retire(): void {
 
 const TEST_CODES = new Set(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC']);
 
-function runAnswer(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
+function runAnswer(spec: AnswerSpec, limits: AnswerLimits, tenant: number): AnswerResult {
+  fresh = true; // an answer that never reaches an isolate has no isolate to blame
   const started = performance.now();
   const unrun = (code: string, message: string): AnswerResult => ({ ran: false, code, message, tests: spec.tests.map(() => 'E_WRONG'), ms: performance.now() - started });
   const normalised = normaliseProgram(spec.program, spec.language);
   if (!normalised.ok) return unrun(normalised.code, normalised.message);
-  const realm = isolateFor(limits);
+  const realm = isolateFor(limits, tenant);
   const ran = performance.now(); // the program's own time, without envforge's setup of the isolate
   const loaded = callAnswer(realm, 'load', [normalised.script, spec.entry], limits.testTimeoutMs);
   if ('code' in loaded || loaded.text !== '') {
@@ -80,13 +124,24 @@ function runAnswer(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
   return { ran: true, tests, ...(message !== undefined ? { message } : {}), ms: performance.now() - ran };
 }
 
-/** One answer's result; a failure of the host's own code on it fails that answer (E_CRASHED), not the job. */
-function guarded(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
+const resourceFailure = (r: AnswerResult) => r.code === 'E_TIMEOUT' || r.code === 'E_MEMORY' || r.tests.some((t) => t === 'E_TIMEOUT' || t === 'E_MEMORY');
+
+/**
+ * One answer's result; a failure of the host's own code on it fails that answer (E_CRASHED), not the job. A
+ * resource failure in an isolate other answers had used is re-run once alone in a fresh one: only a failure
+ * that reproduces there is the program's.
+ */
+function guarded(spec: AnswerSpec, limits: AnswerLimits, tenant: number): AnswerResult {
   try {
     if (spec.ownIsolate) retire(); // made for this answer alone, and retired after it
-    const result = runAnswer(spec, limits);
-    const isolate = `${process.pid}:${made}`;
+    let result = runAnswer(spec, limits, tenant);
+    if (!fresh && resourceFailure(result)) {
+      retire();
+      result = { ...runAnswer(spec, limits, tenant), rerun: true };
+    }
+    const isolate = `${process.pid}:${ranIn}`;
     if (spec.ownIsolate) retire();
+    else checkHeap(limits);
     return { ...result, isolate };
   } catch (error) {
     retire();
@@ -97,8 +152,9 @@ function guarded(spec: AnswerSpec, limits: AnswerLimits): AnswerResult {
 process.on('message', (raw: unknown) => {
   const job = raw as AnswerJobMessage;
   if (job?.type !== 'answers') return;
-  job.answers.forEach((spec, index) => send({ type: 'result', id: job.id, index, result: guarded(spec, job.limits) }));
+  job.answers.forEach((spec, index) => send({ type: 'result', id: job.id, index, result: guarded(spec, job.limits, job.tenant) }));
   send({ type: 'done', id: job.id });
+  setImmediate(() => prepare(job.limits.memoryMb)); // after the results are on their way
 });
 process.on('disconnect', () => process.exit(0));
 guardAgainstOrphaning();

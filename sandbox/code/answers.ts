@@ -32,6 +32,8 @@ export interface AnswerResult {
   ms: number;
   /** Which isolate ran it: the worker's process id and the isolate's ordinal there (for the tests of ownIsolate). */
   isolate?: string;
+  /** It failed E_MEMORY or E_TIMEOUT in an isolate that had run other answers, and this is its re-run alone in a fresh one. */
+  rerun?: boolean;
 }
 
 export interface AnswerLimits {
@@ -45,8 +47,10 @@ export interface AnswerLimits {
   maxOutputDepth: number;
   /** After this many tests of one answer time out, its remaining tests fail unrun. */
   maxTimeouts: number;
-  /** Answers one isolate runs before it is replaced (each in its own Compartment meanwhile). */
+  /** Answers one isolate runs before it is replaced (each in its own Compartment meanwhile; only one run's answers ever share one). */
   answersPerIsolate: number;
+  /** Heap an answer may leave in use above the isolate's fresh level before the isolate is retired (garbage not yet collected counts). */
+  heapSlackMb: number;
 }
 
 export const DEFAULT_ANSWER_LIMITS = {
@@ -56,7 +60,9 @@ export const DEFAULT_ANSWER_LIMITS = {
   maxOutputDepth: 64,
   maxTimeouts: 2,
   answersPerIsolate: 500,
+  heapSlackMb: 24,
 } satisfies AnswerLimits;
 
-export type AnswerJobMessage = { type: 'answers'; id: number; answers: AnswerSpec[]; limits: AnswerLimits };
+/** `tenant` names the pool's run the answers belong to: an isolate never holds two tenants' programs. */
+export type AnswerJobMessage = { type: 'answers'; id: number; tenant: number; answers: AnswerSpec[]; limits: AnswerLimits };
 export type AnswerWorkerMessage = { type: 'ready' } | { type: 'result'; id: number; index: number; result: AnswerResult } | { type: 'done'; id: number };
