@@ -105,7 +105,11 @@ function fixedJobs(meta: EpisodicMeta, r: Rollout, of: number, axes: Axis[], dec
     const keys = initial?.ok ? truthKeys(initial.state, new Set(decisions.map((d) => JSON.stringify(d.value)))) : [];
     const value = axis.values[0] as Scalar;
     for (const actions of injectionLogs(meta, r, axis, decisions, keys, value).slice(0, BUDGET.injections)) jobs.push({ of, kind: 'injection', axis, value, actions });
-    for (const read of readsOf(meta, r, axis, decisions)) for (const sweep of sweepLogs(r, axis, decisions, read, meta.maxTurns)) jobs.push({ of, kind: 'sweep', axis, sweep, actions: sweep.actions });
+    // Each read after every try; again with the entity put back after each read (a final decision) by each of two other tools that may undo it.
+    const resets = resetsOf(meta, r, axis, decisions);
+    for (const read of readsOf(meta, r, axis, decisions)) {
+      for (const again of [undefined, ...resets.filter((x) => x.tool !== read.tool).slice(0, 2)]) for (const sweep of sweepLogs(r, axis, decisions, read, meta.maxTurns, again)) jobs.push({ of, kind: 'sweep', axis, sweep, actions: sweep.actions });
+    }
   }
   return jobs.slice(0, BUDGET.logs);
 }
@@ -132,9 +136,10 @@ function adaptiveJobs(meta: EpisodicMeta, r: Rollout, of: number, fixed: Job[], 
     }
     // The same judgement on the reply of a read after each try (a progress count), one read tool at a time.
     const sweeps = mine.filter((x) => x.job.kind === 'sweep' && x.job.axis === axis && x.job.sweep);
-    for (const read of [...new Set(sweeps.map((x) => (x.job.sweep as Sweep).read))]) {
-      const picked = sweepChoices(axis, decisions, sweeps.filter((x) => x.job.sweep?.read === read).map((x) => ({ sweep: x.job.sweep as Sweep, observations: x.result?.ok ? x.result.observations : undefined })));
-      if (picked.every((c, k) => c !== null && c === decisions[k]?.value)) jobs.push({ of, kind: 'read-back', axis, actions: readBackLog(r, axis, decisions, read, picked as Scalar[]) });
+    const pairs = [...new Map(sweeps.map((x) => [`${(x.job.sweep as Sweep).read.tool}|${(x.job.sweep as Sweep).reset?.tool ?? ''}`, x.job.sweep as Sweep])).values()];
+    for (const { read, reset } of pairs) {
+      const picked = sweepChoices(axis, decisions, sweeps.filter((x) => x.job.sweep?.read === read && x.job.sweep.reset === reset).map((x) => ({ sweep: x.job.sweep as Sweep, observations: x.result?.ok ? x.result.observations : undefined })));
+      if (picked.every((c, k) => c !== null && c === decisions[k]?.value)) jobs.push({ of, kind: 'read-back', axis, actions: readBackLog(r, axis, decisions, read, picked as Scalar[], reset) });
     }
     const readers = mine.find((x) => x.job.kind === 'readers' && x.job.axis === axis);
     if (!readers?.job.readings || !readers.result?.ok) continue;
