@@ -70,6 +70,9 @@ describe('the error-path calls', () => {
     expect(entitiesVisible(REF, AXIS, DECISIONS, [])).toBe(false);
     expect(entitiesVisible(REF, AXIS, DECISIONS, ['Open: T12, T34'])).toBe(true);
     expect(entitiesVisible(rollout(REF.actions, 'Tickets T12 and T34.'), AXIS, DECISIONS, [])).toBe(true);
+    // A value the prompt states is no issued id: trying fields for it finds what the task says.
+    const typed = rollout([{ tool: 'route', args: { id: 'omar', queue: 'a' } }, { tool: 'close', args: {} }], 'Type "omar" into a.');
+    expect(entitiesVisible(typed, AXIS, decisionsOf(typed, AXIS), [])).toBe(false);
   });
 });
 

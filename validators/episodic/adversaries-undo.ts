@@ -108,13 +108,18 @@ export function errorPathCalls(meta: EpisodicMeta, r: Rollout, opts: { limit?: n
 /** The error-path calls as readings about no entity (a listing): a reader takes from their replies what each names. */
 export const errorReadings = (meta: EpisodicMeta, r: Rollout, limit: number): Reading[] => errorPathCalls(meta, r, { limit, valid: true }).map((call) => ({ call, about: { listing: true } }));
 
+/** An identifier the world issued (a digit, or two capitals: `TK4821`, `O-17`), not a value the task states ("omar", "12:00" aside). */
+const issuedId = (v: string) => v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.test(v) && /\d|[A-Z]{2}/.test(v) && !/^\d+(?:[.:]\d+)?$/.test(v);
+
 /**
- * Whether every decision's entity is one a policy can name without the reference: each id appears in the
- * prompt, in a listing's reply (`seen`), or is passed by the reference to another tool under the same name.
+ * Whether every decision's entity is one a policy can name without the reference: each id is passed by the
+ * reference to another tool under the same name, or is an issued identifier that the prompt or a listing's reply
+ * (`seen`) names. A value the prompt states with the decision (type "omar" into a field it names) is no entity:
+ * finding that field by trial finds what the task says.
  */
 export function entitiesVisible(r: Rollout, axis: Axis, decisions: Decision[], seen: readonly string[]): boolean {
   const acts = actionsOf(r);
   const texts = [r.prompt ?? '', ...seen];
-  const read = (name: string, v: string) => acts.some((b) => b.tool !== axis.tool && b.args[name] === v) || texts.some((t) => mentions(t, v));
+  const read = (name: string, v: string) => acts.some((b) => b.tool !== axis.tool && b.args[name] === v) || (issuedId(v) && texts.some((t) => mentions(t, v)));
   return decisions.length > 0 && decisions.every((d) => Object.keys(d.entity).length > 0 && Object.entries(d.entity).every(([name, v]) => read(name, v)));
 }
