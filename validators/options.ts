@@ -154,6 +154,8 @@ export interface EpisodicOptions {
   bookkeepingShare: number;
   /** Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided about). */
   readerOpeningCalls: number;
+  /** Of those, at most this many at the end read each tool's error paths (an unknown id, an empty string, a wrong type, a missing argument). */
+  readerErrorCalls: number;
   /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
   readerEpisodesPerLevel: number;
   /**
@@ -229,6 +231,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     typedMaxLost: 0.25,
     bookkeepingShare: 0.9,
     readerOpeningCalls: 24,
+    readerErrorCalls: 6,
     readerEpisodesPerLevel: 4,
     readerMinSamples: 12,
     readerZ: 3,

@@ -7,6 +7,7 @@
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
+import { errorPathCalls } from '../episodic/adversaries-undo.js';
 import { askLog, askSamples, asksOf, askTrials, digitSamples, digitTrials, fieldSamples, fieldTrials, openingLog, type Ask, type AskSample, type Replies } from '../episodic/readers.js';
 import { replayOf, type EpisodicCheck } from './episodic.js';
 import type { Finding, Trial } from './rules.js';
@@ -38,9 +39,14 @@ export const episodicReaders: EpisodicCheck = {
         for (const tool of [...new Set(asks.flatMap((a) => a.map((x) => x.tool)))].slice(0, 2)) logs.push({ of, axis, asks: asks.map((a) => a.find((x) => x.tool === tool)) });
       }
     });
-    // Every episode's opening (each listing, each read of an entity decided about), whose replies the field readers read besides the reference's own.
+    // Every episode's opening (each listing, each read of an entity decided about, then each tool's error paths:
+    // calls naming no entity, refused ones last), whose replies the field readers read besides the reference's own.
     const categorical = axesOf(ctx.meta, refs);
-    const openings = refs.map((r) => openingLog(ctx.meta, r, categorical, Math.min(ctx.options.readerOpeningCalls, ctx.meta.maxTurns - 1)));
+    const openings = refs.map((r) => {
+      const limit = Math.min(ctx.options.readerOpeningCalls, ctx.meta.maxTurns - 1);
+      const errors = errorPathCalls(ctx.meta, r, { limit: Math.min(ctx.options.readerErrorCalls, limit) });
+      return [...openingLog(ctx.meta, r, categorical, limit - errors.length), ...errors];
+    });
     const opened = refs.flatMap((r, i) => ((openings[i] as unknown[]).length > 0 ? [i] : []));
     const requests: RolloutRequest[] = [...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })), ...opened.map((i) => replayOf(refs[i] as Rollout, openings[i] as unknown[], { observations: true }))];
     const o = ctx.stage.options;

@@ -1,7 +1,9 @@
 // The read-back oracle (FINDINGS-rt4 R20): a categorical decision retried over every value with a read tool
 // called after each try; where one value's reply stands out from the others' for every decision (a progress
 // count that rises, a status that flips), a policy that keeps the try the read singles out plays the task by
-// search. Pure builders and readers: the sweep logs, the choices their replies give, the retrying log.
+// search. Where a decision is final, a tool that may put the entity back (adversaries-undo.ts `resetsOf`) is
+// called after each read, so the next try starts over. Pure builders and readers: the sweep logs, the choices
+// their replies give, the retrying log.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
@@ -15,6 +17,8 @@ export interface Read {
 /** A sweep log: the decisions of `group` each tried over every value, `read` called after each try; `at[k][j]` is the index of the read after value j of decision k. */
 export interface Sweep {
   read: Read;
+  /** The call made after each read but the last, to put the entity back before the next try (none: the tries follow each other). */
+  reset?: Read;
   actions: Action[];
   at: Map<number, number[]>;
 }
@@ -47,9 +51,9 @@ export function readsOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: D
  * the read after each try. Decisions are grouped so each log fits the turn limit; a decision that fits no log is
  * left out (its choice stays unknown, so no oracle is judged).
  */
-export function sweepLogs(r: Rollout, axis: Axis, decisions: Decision[], read: Read, maxTurns: number): Sweep[] {
+export function sweepLogs(r: Rollout, axis: Axis, decisions: Decision[], read: Read, maxTurns: number, reset?: Read): Sweep[] {
   const acts = actionsOf(r);
-  const widen = 2 * axis.values.length - 1;
+  const widen = (reset ? 3 : 2) * axis.values.length - 1 - (reset ? 1 : 0);
   const sweeps: Sweep[] = [];
   let group: number[] = [];
   const flush = () => {
@@ -61,9 +65,17 @@ export function sweepLogs(r: Rollout, axis: Axis, decisions: Decision[], read: R
     acts.slice(0, last + 1).forEach((a, i) => {
       if (!mine.has(i)) return void actions.push(a);
       const k = decisions.findIndex((d) => d.index === i);
-      at.set(k, axis.values.map((v) => (actions.push({ tool: a.tool, args: { ...a.args, [axis.arg]: v } }, readCall(read, a)), actions.length - 1)));
+      at.set(
+        k,
+        axis.values.map((v, j) => {
+          actions.push({ tool: a.tool, args: { ...a.args, [axis.arg]: v } }, readCall(read, a));
+          const index = actions.length - 1;
+          if (reset && j < axis.values.length - 1) actions.push(readCall(reset, a));
+          return index;
+        }),
+      );
     });
-    sweeps.push({ read, actions, at });
+    sweeps.push({ read, ...(reset ? { reset } : {}), actions, at });
     group = [];
   };
   decisions.forEach((d, k) => {
@@ -92,14 +104,15 @@ export function sweepChoices(axis: Axis, decisions: Decision[], sweeps: Array<{ 
 }
 
 /** The retrying policy: each decision tried over the values in order until its choice, the read after every try but the last value (nothing is left to compare), then the rest of the reference. */
-export function readBackLog(r: Rollout, axis: Axis, decisions: Decision[], read: Read, choices: Scalar[]): Action[] {
+export function readBackLog(r: Rollout, axis: Axis, decisions: Decision[], read: Read, choices: Scalar[], reset?: Read): Action[] {
   const byIndex = new Map(decisions.map((d, k) => [d.index, choices[k] as Scalar]));
   return actionsOf(r).flatMap((a, i) => {
     const choice = byIndex.get(i);
     if (choice === undefined) return [a];
     return axis.values.slice(0, axis.values.indexOf(choice) + 1).flatMap((v, j) => {
       const tried = { tool: a.tool, args: { ...a.args, [axis.arg]: v } };
-      return j === axis.values.length - 1 ? [tried] : [tried, readCall(read, a)];
+      if (v === choice) return j === axis.values.length - 1 ? [tried] : [tried, readCall(read, a)];
+      return [tried, readCall(read, a), ...(reset ? [readCall(reset, a)] : [])];
     });
   });
 }

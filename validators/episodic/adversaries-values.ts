@@ -164,11 +164,23 @@ export function readerCalls(meta: EpisodicMeta, r: Rollout, axis: Axis, decision
   return out.slice(0, limit);
 }
 
+/** The part of a sentence that belongs to one entity: from its id to the next other entity's id (a line that lists several: "A1 (billing), B2 (shipping)"). */
+function ownPart(sentence: string, ids: string[], everyId: string[]): string {
+  const at = (id: string) => sentence.search(new RegExp(`(^|[^A-Za-z0-9_])${escape(id)}(?=$|[^A-Za-z0-9_])`, 'i'));
+  const starts = everyId.map(at).filter((x) => x >= 0);
+  const own = ids.map(at).filter((x) => x >= 0);
+  if (own.length === 0 || starts.length <= own.length) return sentence;
+  const from = Math.min(...own);
+  const to = Math.min(sentence.length, ...starts.filter((x) => x > from));
+  return sentence.slice(from, to);
+}
+
 /**
  * What the readers' replies say about each decision: the one axis value a reply about its entity names, or the
  * one value whose search reply names its entity. Null where the replies name no value, or several.
  */
 export function predictions(axis: Axis, decisions: Decision[], readings: Reading[], replies: Array<string | undefined>): Array<Scalar | null> {
+  const everyId = [...new Set(decisions.flatMap((d) => Object.values(d.entity)))];
   return decisions.map((d, k) => {
     const found = new Set<Scalar>();
     const ids = Object.values(d.entity);
@@ -176,11 +188,12 @@ export function predictions(axis: Axis, decisions: Decision[], readings: Reading
       const reply = replies[j] ?? '';
       if ('decision' in reading.about) {
         if (reading.about.decision === k) for (const v of axis.values) if (mentions(reply, v)) found.add(v);
-      } else if ('value' in reading.about) {
+      } else if ('value' in reading.about && (everyId.length < 2 || !everyId.every((id) => mentions(reply, id)))) {
+        // A search that names every entity singles out none: its reply is read as a listing instead.
         if (ids.some((id) => mentions(reply, id))) found.add(reading.about.value);
       } else {
         // A listing with no arguments: the sentences that name this entity.
-        for (const part of reply.split(/[\n;.]+/).filter((p) => ids.some((id) => mentions(p, id)))) for (const v of axis.values) if (mentions(part, v)) found.add(v);
+        for (const part of reply.split(/[\n;.]+/).filter((p) => ids.some((id) => mentions(p, id)))) for (const v of axis.values) if (mentions(ownPart(part, ids, everyId), v)) found.add(v);
       }
     });
     return found.size === 1 ? ([...found][0] as Scalar) : null;
