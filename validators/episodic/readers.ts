@@ -9,6 +9,7 @@ import type { Trial } from '../checks/rules.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
 import { decisionsOf, escape, type Axis, type Decision } from './adversaries-values.js';
 import { tokensOf } from './probes.js';
+import { idFields, parser, shapeOf, structuralFields } from './structure.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
@@ -60,7 +61,8 @@ export interface Replies {
  * reference i: its listings and reads), and the reference's own observations before the decision. A place is
  * named with what printed it (the prompt, or a tool), so a listing's fields and a ticket's text stay apart.
  * Words the prompt or the tools' text use (the rules' vocabulary: "pending", "gold", a queue's name) are left
- * out: a policy that reads them applies a stated rule.
+ * out: a policy that reads them applies a stated rule. Beside the words, each text's structure around the
+ * entity (its rank, mention count and layout: structure.ts) and its id's parity are fields too.
  */
 export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, openings: ReadonlyArray<Replies | undefined> = []): FieldSample[] {
   const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
@@ -68,6 +70,7 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     const decisions = decisionsOf(r, axis);
     const ids = new Set(decisions.flatMap((d) => Object.values(d.entity).map((v) => v.toLowerCase())));
     const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
+    const parsed = parser(new Set([...ids].map(shapeOf)));
     const opened = openings[of];
     const acts = actionsOf(r);
     const texts = (upTo: number): Array<[string, string]> => [
@@ -78,8 +81,9 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
       if (own.length === 0) return [];
-      const fields = new Set<string>();
+      const fields = new Set<string>(own.flatMap(idFields));
       for (const [source, text] of texts(d.index)) {
+        for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
         for (const line of text.split(/\n|;/)) {
           const w = words(line);
           const at = w.findIndex((x) => own.includes(x));
@@ -100,7 +104,7 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
 }
 
 /** A field's place (everything before its word), and its word. */
-const split = (field: string): [string, string] => {
+export const split = (field: string): [string, string] => {
   const at = field.lastIndexOf(': ');
   return [field.slice(0, at), field.slice(at + 2)];
 };
@@ -151,14 +155,21 @@ const readMap = (fitted: { place: string; map: Map<string, string> }, s: FieldSa
  * Two-fold trials of a learned reader, per level and pooled: a rule fitted on one half of the samples (`fit`,
  * null where none) reads each sample of the other (`read`: the value it picks, or null); chance is that pick
  * against up to three other samples' values at the level, as the single-turn readers judge (a decision that is
- * nearly always the same value is no secret, however it is read).
+ * nearly always the same value is no secret, however it is read). A reader that picks among a sample's own
+ * candidates (`judge`) scores its pick itself, against the chance of a random pick of the same size.
  */
-function twoFold<S extends { level: number; value: string }, R>(samples: readonly S[], fit: (members: number[]) => R | null, read: (rule: R, s: S) => string | null): { level: Trial[]; pooled: Trial[]; rules: R[] } {
+export function twoFold<S extends { level: number; value: string }, R>(
+  samples: readonly S[],
+  fit: (members: number[]) => R | null,
+  read: (rule: R, s: S) => string | null,
+  judge?: (rule: R, s: S) => { win: number; chance: number },
+): { level: Trial[]; pooled: Trial[]; rules: R[] } {
   const levels = new Map<number, number[]>();
   samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
   const fold = (i: number) => (levels.get((samples[i] as S).level) as number[]).indexOf(i) % 2;
   const trial = (rule: R | null, i: number): Trial => {
     const s = samples[i] as S;
+    if (judge) return { level: s.level, ...(rule === null ? { win: 0, chance: 0 } : judge(rule, s)) };
     const members = levels.get(s.level) as number[];
     const pick = rule === null ? null : read(rule, s);
     const at = members.indexOf(i);

@@ -1,0 +1,99 @@
+// Structural features of an entity in the texts a policy sees (the prompt, listings, logs): what an author can
+// encode a decision in besides words. Its rank among the entities the text names (from either end), how many
+// times the text names it, the layout of its cell (whitespace, punctuation, letter case, the id's own case with
+// every word and number masked), blank lines around it, and its id's parity; the learned readers fit them like words.
+
+/** The shape of an id (letters a, digits 9, other characters kept): tokens of a chosen id's shape are the entities. */
+export const shapeOf = (id: string): string => id.toLowerCase().replace(/[a-z]/g, 'a').replace(/[0-9]/g, '9');
+
+const TOKEN = /[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?/g;
+const caseOf = (w: string) => (/^[^a-z]*$/.test(w) ? 'A' : /^[^A-Z]*$/.test(w) ? 'a' : /^[A-Z][^A-Z]*$/.test(w) ? 'Aa' : 'aA');
+/** A cell's layout: each word by its letter case, each number as #, whitespace visible (␣, →), punctuation kept; the id as <id:case>. */
+const layoutOf = (cell: string, id: string) =>
+  cell
+    .replace(TOKEN, (w) => (w.toLowerCase() === id ? `<id:${caseOf(w)}>` : /^[0-9]+$/.test(w) ? '#' : /^[A-Za-z]+$/.test(w) ? caseOf(w) : `${caseOf(w)}#`))
+    .replace(/ /g, '\u2423')
+    .replace(/\t/g, '\u2192');
+
+/** One text parsed for the entities of some shapes: each entity's first mention, in order, with its cell and mention count. */
+interface Parsed {
+  order: string[];
+  cells: Map<string, { cell: string; count: number; blank: string }>;
+  sorted: boolean;
+}
+
+/**
+ * The entities of `shapes` a text names, in first-mention order. An entity's cell is the text from the end of
+ * the previous mention (or its line's start) to the next mention (or its line's end): its line in a listing,
+ * its item in a comma list. The text is visibly sorted when some column of the cells (the k-th number or word,
+ * the id) runs monotonically and not constantly: then its order is a field a policy may read, not a code.
+ */
+export function parse(text: string, shapes: ReadonlySet<string>): Parsed {
+  const order: string[] = [];
+  const cells = new Map<string, { cell: string; count: number; blank: string }>();
+  const lines = text.slice(0, 20_000).split('\n');
+  lines.forEach((line, n) => {
+    const hits = [...line.matchAll(TOKEN)].filter((m) => shapes.has(shapeOf(m[0])));
+    hits.forEach((m, k) => {
+      const id = m[0].toLowerCase();
+      const seen = cells.get(id);
+      if (seen) return void (seen.count += 1);
+      const prev = hits[k - 1];
+      const next = hits[k + 1];
+      const from = prev ? (prev.index as number) + prev[0].length : 0;
+      const blank = `${n > 0 && lines[n - 1]?.trim() === '' ? 'before' : ''}${n < lines.length - 1 && lines[n + 1]?.trim() === '' ? 'after' : ''}` || 'none';
+      cells.set(id, { cell: line.slice(from, next ? next.index : line.length), count: 1, blank });
+      order.push(id);
+    });
+  });
+  return { order: order.slice(0, 200), cells, sorted: visiblySorted(order.map((id) => [id, (cells.get(id) as { cell: string }).cell])) };
+}
+
+const monotone = (xs: Array<number | string>) => {
+  const up = xs.every((x, i) => i === 0 || (xs[i - 1] as number | string) <= x);
+  const down = xs.every((x, i) => i === 0 || (xs[i - 1] as number | string) >= x);
+  return (up || down) && new Set(xs).size > 1;
+};
+
+/** Whether some column of the cells (the id, its digits, the k-th number, the k-th word) runs monotonically. */
+function visiblySorted(cells: Array<[string, string]>): boolean {
+  if (cells.length < 2) return false;
+  const columns = cells.map(([id, cell]) => {
+    const tokens = (cell.match(TOKEN) ?? []).filter((t) => t.toLowerCase() !== id);
+    return { id, digits: Number(id.replace(/\D/g, '') || NaN), numbers: tokens.filter((t) => /^[0-9]+$/.test(t)).map(Number), words: tokens.filter((t) => !/^[0-9]+$/.test(t)).map((t) => t.toLowerCase()) };
+  });
+  const width = (k: 'numbers' | 'words') => Math.min(...columns.map((c) => c[k].length));
+  const candidates: Array<Array<number | string>> = [columns.map((c) => c.id), ...(columns.every((c) => Number.isFinite(c.digits)) ? [columns.map((c) => c.digits)] : [])];
+  for (const k of ['numbers', 'words'] as const) for (let j = 0; j < Math.min(width(k), 6); j += 1) candidates.push(columns.map((c) => c[k][j] as number | string));
+  return candidates.some(monotone);
+}
+
+const rank = (k: number) => (k < 8 ? String(k + 1) : 'later');
+
+/**
+ * The structural fields of entity `id` in one parsed text printed by `source`, as "place: value" strings (the
+ * value free of ": "): how often the text names it, its layout and blank lines, and, where the text is not
+ * visibly sorted and names two entities or more, its rank from the start and from the end.
+ */
+export function structuralFields(source: string, parsed: Parsed, id: string): string[] {
+  const at = parsed.cells.get(id);
+  if (!at) return [];
+  const out = [`in ${source}, times the id is named: ${at.count}`, `in ${source}, the layout of its cell: ${layoutOf(at.cell, id)}`, `in ${source}, blank lines around its line: ${at.blank}`];
+  const k = parsed.order.indexOf(id);
+  if (!parsed.sorted && parsed.order.length >= 2) out.push(`in ${source}, its rank from the start: ${rank(k)}`, `in ${source}, its rank from the end: ${rank(parsed.order.length - 1 - k)}`);
+  return out;
+}
+
+/** Fields of the id itself: the parity of its last digit and its number modulo 3 (an author's code in the id). */
+export function idFields(id: string): string[] {
+  const digits = id.match(/\d+/g)?.at(-1);
+  if (digits === undefined) return [];
+  const n = Number(digits.slice(-9));
+  return [`the id's last digit: ${n % 2 === 0 ? 'even' : 'odd'}`, `the id's number modulo 3: ${n % 3}`];
+}
+
+/** A cache of parsed texts for one shape set (a text is parsed once for all the entities it names). */
+export function parser(shapes: ReadonlySet<string>): (text: string) => Parsed {
+  const cache = new Map<string, Parsed>();
+  return (text) => cache.get(text) ?? (cache.set(text, parse(text, shapes)).get(text) as Parsed);
+}
