@@ -1,7 +1,8 @@
 // The learned reader of a selection: which of the entities a listing names the reference acts on (the two
-// servers it shuts down), read off the structure of the texts a policy sees before acting (the prompt and the
-// replies of tools without arguments): a rank, a layout, a mention count, the id's parity. Fitted on half the
-// episodes as a set of marking values at one place, judged on the other half against a random pick of as many.
+// servers it shuts down), read off the structure of the listings a policy sees before acting (the replies of
+// tools without arguments; the prompt states the task and names entities for it): a rank, a layout, a mention
+// count, the id's parity. Fitted on half the episodes as a set of marking values at one place, judged on the
+// other half against a random pick of as many.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Trial } from '../checks/rules.js';
@@ -23,7 +24,7 @@ export interface PickSample {
 
 /**
  * The selection samples, per (tool, argument) with a free string the reference sends (the finish aside): for
- * each episode, the entities of the sent ids' shapes that the prompt and the listings name (the opening's
+ * each episode, the entities of the sent ids' shapes that the listings name (the opening's
  * replies and the reference's own, before its first call of the tool, of tools called without arguments: a
  * reply about one entity is asked because of the choice), and the structural fields of each, with the words of
  * the rules (the prompt's and the tools' vocabulary) in its cell: a choice they explain is a stated rule.
@@ -46,7 +47,6 @@ export function pickSamples(meta: EpisodicMeta, refs: readonly Rollout[], openin
         const first = acts.findIndex((a) => a.tool === tool.name);
         const opened = openings[i];
         const texts: Array<[string, string]> = [
-          ['the prompt', r.prompt ?? ''],
           ...(opened?.observations ?? []).flatMap((o, j): Array<[string, string]> => (Object.keys(propsOf(meta, opened?.tools[j] ?? '')).length === 0 ? [[`${opened?.tools[j]}'s reply`, o]] : [])),
           ...(r.observations ?? []).slice(0, first).flatMap((o, j): Array<[string, string]> => (Object.keys(acts[j]?.args ?? { x: 1 }).length === 0 ? [[`${acts[j]?.tool}'s reply`, o]] : [])),
         ];

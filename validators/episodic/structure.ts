@@ -1,11 +1,14 @@
 // Structural features of an entity in the texts a policy sees (the prompt, listings, logs): what an author can
 // encode a decision in besides words. Its rank among the entities the text names (from either end), how many
 // times the text names it, the layout of its cell (whitespace, punctuation, letter case, the id's own case with
-// every word and number masked), blank lines around it, and its id's parity; the learned readers fit them like words.
+// every word and number masked), blank lines around it, and its id's parity; the learned readers fit them like
+// words. Only texts that name three entities or more (listings, logs) have a structure.
 
 /** The shape of an id (letters a, digits 9, other characters kept): tokens of a chosen id's shape are the entities. */
 export const shapeOf = (id: string): string => id.toLowerCase().replace(/[a-z]/g, 'a').replace(/[0-9]/g, '9');
 
+/** A token that can be an id: it holds a digit, or two capitals and no small letter ("SRV123", "LHR"; not "handle"). */
+const idLike = (t: string) => /\d/.test(t) || (t === t.toUpperCase() && /[A-Z].*[A-Z]/.test(t));
 const TOKEN = /[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?/g;
 const caseOf = (w: string) => (/^[^a-z]*$/.test(w) ? 'A' : /^[^A-Z]*$/.test(w) ? 'a' : /^[A-Z][^A-Z]*$/.test(w) ? 'Aa' : 'aA');
 /** A cell's layout: each word by its letter case, each number as #, whitespace visible (␣, →), punctuation kept; the id as <id:case>. */
@@ -16,9 +19,16 @@ const layoutOf = (cell: string, id: string) =>
     .replace(/\t/g, '\u2192');
 
 /** One text parsed for the entities of some shapes: each entity's first mention, in order, with its cell and mention count. */
+interface Cell {
+  cell: string;
+  /** Where the id stands in its cell. */
+  at: number;
+  count: number;
+  blank: string;
+}
 interface Parsed {
   order: string[];
-  cells: Map<string, { cell: string; count: number; blank: string }>;
+  cells: Map<string, Cell>;
   sorted: boolean;
 }
 
@@ -30,10 +40,10 @@ interface Parsed {
  */
 export function parse(text: string, shapes: ReadonlySet<string>): Parsed {
   const order: string[] = [];
-  const cells = new Map<string, { cell: string; count: number; blank: string }>();
+  const cells = new Map<string, Cell>();
   const lines = text.slice(0, 20_000).split('\n');
   lines.forEach((line, n) => {
-    const hits = [...line.matchAll(TOKEN)].filter((m) => shapes.has(shapeOf(m[0])));
+    const hits = [...line.matchAll(TOKEN)].filter((m) => idLike(m[0]) && shapes.has(shapeOf(m[0])));
     hits.forEach((m, k) => {
       const id = m[0].toLowerCase();
       const seen = cells.get(id);
@@ -42,7 +52,7 @@ export function parse(text: string, shapes: ReadonlySet<string>): Parsed {
       const next = hits[k + 1];
       const from = prev ? (prev.index as number) + prev[0].length : 0;
       const blank = `${n > 0 && lines[n - 1]?.trim() === '' ? 'before' : ''}${n < lines.length - 1 && lines[n + 1]?.trim() === '' ? 'after' : ''}` || 'none';
-      cells.set(id, { cell: line.slice(from, next ? next.index : line.length), count: 1, blank });
+      cells.set(id, { cell: line.slice(from, next ? next.index : line.length), at: (m.index as number) - from, count: 1, blank });
       order.push(id);
     });
   });
@@ -72,15 +82,23 @@ const rank = (k: number) => (k < 8 ? String(k + 1) : 'later');
 
 /**
  * The structural fields of entity `id` in one parsed text printed by `source`, as "place: value" strings (the
- * value free of ": "): how often the text names it, its layout and blank lines, and, where the text is not
- * visibly sorted and names two entities or more, its rank from the start and from the end.
+ * value free of ": "; none where the text names fewer than three entities): how often the text names it, the layout of its cell and of the cell's text before and
+ * after the id (a mark between two ids of a comma list belongs to one of them), blank lines around it, and, where the text is not
+ * visibly sorted, its rank from the start and from the end.
  */
 export function structuralFields(source: string, parsed: Parsed, id: string): string[] {
   const at = parsed.cells.get(id);
-  if (!at) return [];
-  const out = [`in ${source}, times the id is named: ${at.count}`, `in ${source}, the layout of its cell: ${layoutOf(at.cell, id)}`, `in ${source}, blank lines around its line: ${at.blank}`];
+  if (!at || parsed.order.length < 3) return [];
+  const around = (text: string) => layoutOf(text, id) || 'nothing';
+  const out = [
+    `in ${source}, times the id is named: ${at.count}`,
+    `in ${source}, the layout of its cell: ${around(at.cell)}`,
+    `in ${source}, the layout before its id: ${around(at.cell.slice(0, at.at))}`,
+    `in ${source}, the layout after its id: ${around(at.cell.slice(at.at + id.length))}`,
+    `in ${source}, blank lines around its line: ${at.blank}`,
+  ];
   const k = parsed.order.indexOf(id);
-  if (!parsed.sorted && parsed.order.length >= 2) out.push(`in ${source}, its rank from the start: ${rank(k)}`, `in ${source}, its rank from the end: ${rank(parsed.order.length - 1 - k)}`);
+  if (!parsed.sorted) out.push(`in ${source}, its rank from the start: ${rank(k)}`, `in ${source}, its rank from the end: ${rank(parsed.order.length - 1 - k)}`);
   return out;
 }
 
