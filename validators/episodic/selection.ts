@@ -104,9 +104,9 @@ function fitMarks(samples: readonly PickSample[], fit: number[]): Marks | null {
     const marks = [...byValue].filter(([, [n, total]]) => total >= 2 && n >= 0.9 * total);
     const covered = marks.reduce((a, [, [n]]) => a + n, 0);
     const others = [...byValue.values()].reduce((a, [n, total]) => a + total - n, 0);
-    if (covered < 0.8 * want || want === 0 || others === 0) continue;
+    if (covered < 0.8 * want || want === 0) continue;
     if (place.includes(STATED)) stated = Math.max(stated, covered);
-    else if (!best || covered > best.covered) best = { place, marks: new Set(marks.map(([v]) => v)), covered };
+    else if (others > 0 && (!best || covered > best.covered)) best = { place, marks: new Set(marks.map(([v]) => v)), covered };
   }
   return best && best.covered > stated ? { place: best.place, marks: best.marks } : null;
 }

@@ -21,6 +21,8 @@ const layoutOf = (cell: string, id: string) =>
 /** One text parsed for the entities of some shapes: each entity's first mention, in order, with its cell and mention count. */
 interface Cell {
   cell: string;
+  /** The id as the text prints it. */
+  printed: string;
   /** Where the id stands in its cell. */
   at: number;
   count: number;
@@ -52,7 +54,7 @@ export function parse(text: string, shapes: ReadonlySet<string>): Parsed {
       const next = hits[k + 1];
       const from = prev ? (prev.index as number) + prev[0].length : 0;
       const blank = `${n > 0 && lines[n - 1]?.trim() === '' ? 'before' : ''}${n < lines.length - 1 && lines[n + 1]?.trim() === '' ? 'after' : ''}` || 'none';
-      cells.set(id, { cell: line.slice(from, next ? next.index : line.length), at: (m.index as number) - from, count: 1, blank });
+      cells.set(id, { cell: line.slice(from, next ? next.index : line.length), printed: m[0], at: (m.index as number) - from, count: 1, blank });
       order.push(id);
     });
   });
@@ -92,6 +94,7 @@ export function structuralFields(source: string, parsed: Parsed, id: string): st
   const around = (text: string) => layoutOf(text, id) || 'nothing';
   const out = [
     `in ${source}, times the id is named: ${at.count}`,
+    `in ${source}, the letter case of its id: ${caseOf(at.printed)}`,
     `in ${source}, the layout of its cell: ${around(at.cell)}`,
     `in ${source}, the layout before its id: ${around(at.cell.slice(0, at.at))}`,
     `in ${source}, the layout after its id: ${around(at.cell.slice(at.at + id.length))}`,
