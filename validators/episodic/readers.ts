@@ -90,7 +90,7 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
           if (at < 0) continue;
           for (const k of OFFSETS) {
             const x = w[at + k];
-            if (x !== undefined && !rules.has(x) && !ids.has(x)) fields.add(`in ${source}, the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`);
+            if (x !== undefined && !ids.has(x)) fields.add(`in ${source}, ${rules.has(x) ? `${STATED} ` : ''}the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`);
           }
           w.forEach((x, i) => {
             const label = w[i - 1];
@@ -103,6 +103,11 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
   });
 }
 
+/** Where a field's place says a word of the rules (the prompt's, the tools') stands: a map of those is a stated rule the text shows. */
+export const STATED = 'a word of the rules';
+/** The text a place reads ("in the prompt", "in list_tickets's reply"). */
+export const sourceOf = (place: string) => place.slice(0, place.indexOf(', '));
+
 /** A field's place (everything before its word), and its word. */
 export const split = (field: string): [string, string] => {
   const at = field.lastIndexOf(': ');
@@ -113,7 +118,8 @@ export const split = (field: string): [string, string] => {
  * The best one-to-one map "a field's word → the decision" fitted on `fit`: per place, each word mapped to the
  * value it went with (at least 90% of the time), each value reached by one word only, the map reading at least
  * 80% of the half's decisions (a code field; a ticket's free text, whose words vary by template, is none).
- * Null where no place has one.
+ * Null where no place has one, or where the rules' own words in the same text map as much: the text then
+ * shows the decision by a stated rule, and a code or a layout beside them tells a policy nothing more.
  */
 function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string; map: Map<string, string> } | null {
   const seen = new Map<string, Map<string, Map<string, number>>>();
@@ -127,6 +133,7 @@ function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string
     }
   }
   let best: { place: string; map: Map<string, string>; covered: number } | null = null;
+  const stated = new Map<string, number>();
   for (const [place, byWord] of seen) {
     const map = new Map<string, string>();
     let covered = 0;
@@ -137,9 +144,11 @@ function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string
     }
     const perValue = new Map<string, number>();
     for (const v of map.values()) perValue.set(v, (perValue.get(v) ?? 0) + 1);
-    if (map.size >= 2 && [...perValue.values()].every((n) => n === 1) && covered >= 0.8 * fit.length && (!best || covered > best.covered)) best = { place, map, covered };
+    if (!(map.size >= 2 && [...perValue.values()].every((n) => n === 1) && covered >= 0.8 * fit.length)) continue;
+    if (place.includes(STATED)) stated.set(sourceOf(place), Math.max(stated.get(sourceOf(place)) ?? 0, covered));
+    else if (!best || covered > best.covered) best = { place, map, covered };
   }
-  return best && { place: best.place, map: best.map };
+  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0) ? { place: best.place, map: best.map } : null;
 }
 
 /** The value a fitted map reads off a sample's fields, or null. */

@@ -7,11 +7,10 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Trial } from '../checks/rules.js';
 import { actionsOf, propsOf } from './adversaries.js';
-import { split, twoFold, type Replies } from './readers.js';
+import { sourceOf, split, STATED, twoFold, type Replies } from './readers.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z]+/g) ?? [];
-const STATED = 'a word of the rules';
 
 /** One episode's selection by one (tool, argument): the entities its texts name, those the reference chose, each one's fields. */
 export interface PickSample {
@@ -79,8 +78,8 @@ export interface Marks {
 /**
  * The place whose marking values (each seen twice or more, 90% chosen) cover the most of the half's chosen
  * entities, at least 80% of them, where the place also describes entities not chosen (a listing of the chosen
- * alone is its subject, not a code). Null where none does, or where the rules' words mark as many: the choice
- * then follows a stated rule the text shows.
+ * alone is its subject, not a code). Null where none does, or where the rules' words in the same text mark
+ * as many: the choice then follows a stated rule the text shows.
  */
 function fitMarks(samples: readonly PickSample[], fit: number[]): Marks | null {
   const stats = new Map<string, Map<string, [number, number]>>();
@@ -99,16 +98,16 @@ function fitMarks(samples: readonly PickSample[], fit: number[]): Marks | null {
     }
   }
   let best: (Marks & { covered: number }) | null = null;
-  let stated = 0;
+  const stated = new Map<string, number>();
   for (const [place, byValue] of stats) {
     const marks = [...byValue].filter(([, [n, total]]) => total >= 2 && n >= 0.9 * total);
     const covered = marks.reduce((a, [, [n]]) => a + n, 0);
     const others = [...byValue.values()].reduce((a, [n, total]) => a + total - n, 0);
     if (covered < 0.8 * want || want === 0) continue;
-    if (place.includes(STATED)) stated = Math.max(stated, covered);
+    if (place.includes(STATED)) stated.set(sourceOf(place), Math.max(stated.get(sourceOf(place)) ?? 0, covered));
     else if (others > 0 && (!best || covered > best.covered)) best = { place, marks: new Set(marks.map(([v]) => v)), covered };
   }
-  return best && best.covered > stated ? { place: best.place, marks: best.marks } : null;
+  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0) ? { place: best.place, marks: best.marks } : null;
 }
 
 /** The entities a fitted selection picks on a sample: those with a marking value at its place. */
