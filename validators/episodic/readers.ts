@@ -61,8 +61,9 @@ export interface Replies {
  * reference i: its listings and reads), and the reference's own observations before the decision. A place is
  * named with what printed it (the prompt, or a tool), so a listing's fields and a ticket's text stay apart.
  * Words the prompt or the tools' text use (the rules' vocabulary: "pending", "gold", a queue's name) are left
- * out: a policy that reads them applies a stated rule. Beside the words, each text's structure around the
- * entity (its rank, mention count and layout: structure.ts) and its id's parity are fields too.
+ * out: a policy that reads them applies a stated rule. Beside the words, each observation's structure around
+ * the entity (its rank, mention count and layout: structure.ts) and its id's parity are fields too; the
+ * prompt's structure is not (it names entities to state the task: "log in as X with password Y").
  */
 export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, openings: ReadonlyArray<Replies | undefined> = []): FieldSample[] {
   const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
@@ -83,7 +84,7 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
       if (own.length === 0) return [];
       const fields = new Set<string>(own.flatMap(idFields));
       for (const [source, text] of texts(d.index)) {
-        for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
+        if (source !== 'the prompt') for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
         for (const line of text.split(/\n|;/)) {
           const w = words(line);
           const at = w.findIndex((x) => own.includes(x));

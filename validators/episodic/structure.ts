@@ -18,7 +18,7 @@ const layoutOf = (cell: string, id: string) =>
     .replace(/ /g, '\u2423')
     .replace(/\t/g, '\u2192');
 
-/** One text parsed for the entities of some shapes: each entity's first mention, in order, with its cell and mention count. */
+/** An entity's first mention in a text: its cell, the id as printed and where, its mentions, blank lines around its line. */
 interface Cell {
   cell: string;
   /** The id as the text prints it. */
@@ -28,6 +28,7 @@ interface Cell {
   count: number;
   blank: string;
 }
+/** One text parsed for the entities of some shapes: the entities in first-mention order, their cells, whether a visible column sorts them. */
 interface Parsed {
   order: string[];
   cells: Map<string, Cell>;
@@ -84,9 +85,10 @@ const rank = (k: number) => (k < 8 ? String(k + 1) : 'later');
 
 /**
  * The structural fields of entity `id` in one parsed text printed by `source`, as "place: value" strings (the
- * value free of ": "; none where the text names fewer than three entities): how often the text names it, the layout of its cell and of the cell's text before and
- * after the id (a mark between two ids of a comma list belongs to one of them), blank lines around it, and, where the text is not
- * visibly sorted, its rank from the start and from the end.
+ * value free of ": "; none where the text names fewer than three entities): how often the text names it, its
+ * id's printed case, the layout of its cell and of the cell's text before and after the id (a mark between two
+ * ids of a comma list belongs to one of them), blank lines around it, and, where the text is not visibly
+ * sorted, its rank from the start and from the end.
  */
 export function structuralFields(source: string, parsed: Parsed, id: string): string[] {
   const at = parsed.cells.get(id);
