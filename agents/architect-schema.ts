@@ -2,6 +2,7 @@
 // batch's has no kind and no episodic part, so guided decoding cannot fill one), and what does not belong
 // to the batch is dropped with a reason rather than failing the spec list: a spec of the other kind leaves
 // the list, an episodic part on a single-turn spec is cut off with a warning.
+import { kindByShort } from '../kinds/registry.js';
 import { z } from 'zod';
 import {
   ENV_KINDS, EnvSpecSchema, EpisodicSpecSchema, needsEpisodicPart, RequiredEpisodicPart, specFields,
@@ -14,6 +15,8 @@ export type ArchitectSpec = { [K in keyof typeof specFields]: z.infer<(typeof sp
 type Raw = { name?: unknown; kind?: unknown; episodic?: unknown };
 const isObject = (value: unknown): value is Raw => value !== null && typeof value === 'object' && !Array.isArray(value);
 const hasPart = (spec: Raw) => spec.episodic !== null && spec.episodic !== undefined;
+/** The kind a reply names (single-turn for a name no kind has). */
+const kindNamed = (name: string) => kindByShort(name as EnvKind);
 
 /**
  * The kind a reply's spec means: the kind it names; else, in a single-turn batch, single-turn (a part a sloppy
@@ -21,15 +24,16 @@ const hasPart = (spec: Raw) => spec.episodic !== null && spec.episodic !== undef
  */
 export function kindOfReply(spec: Raw, batch: RunKind): string {
   if (typeof spec.kind === 'string') return spec.kind;
-  if (batch === 'code') return 'code';
-  return batch !== 'single' && hasPart(spec) ? 'episodic' : 'single';
+  // A one-kind batch of a kind without rollouts: its kind (a part a sloppy model filled in is cut off).
+  if (batch !== 'mixed' && !kindByShort(batch).rollouts) return batch;
+  return hasPart(spec) ? 'episodic' : 'single';
 }
 
 /** A mixed batch's spec: kind resolved by kindOfReply, and a single-turn spec's episodic part cut off. */
 const resolveKind = (value: unknown): unknown => {
   if (!isObject(value)) return value;
   const kind = kindOfReply(value, 'mixed');
-  return { ...value, kind, episodic: kind === 'episodic' ? (value.episodic ?? null) : null };
+  return { ...value, kind, episodic: kindNamed(kind).rollouts ? (value.episodic ?? null) : null };
 };
 
 /**
@@ -61,9 +65,7 @@ const atLeastOne = <T extends z.ZodType>(spec: T) => z.array(spec).min(1, 'propo
 
 /** The architect's output schema for a batch of `kind`. */
 export function architectOutputSchema(kind: RunKind = 'mixed'): z.ZodType<{ specs: ArchitectSpec[] }> {
-  if (kind === 'single') return specList(z.preprocess(ofKind('single'), atLeastOne(SingleSpecSchema)));
-  if (kind === 'episodic') return specList(z.preprocess(ofKind('episodic'), atLeastOne(EpisodicOnlySpecSchema)));
-  if (kind === 'code') return specList(z.preprocess(ofKind('code'), atLeastOne(SingleSpecSchema)));
+  if (kind !== 'mixed') return specList(z.preprocess(ofKind(kind), atLeastOne(kindByShort(kind).rollouts ? EpisodicOnlySpecSchema : SingleSpecSchema)));
   return specList(atLeastOne(MixedSpecSchema) as z.ZodType<ArchitectSpec[]>);
 }
 
@@ -74,7 +76,7 @@ export const ArchitectOutputSchema = architectOutputSchema('mixed');
 export function toEnvSpec(spec: ArchitectSpec, batch: RunKind = 'mixed'): EnvSpec {
   const { episodic, kind, ...rest } = spec;
   const resolved: EnvKind = batch === 'mixed' ? (kind ?? 'single') : batch;
-  return { kind: resolved, ...rest, ...(resolved === 'episodic' && episodic ? { episodic } : {}) };
+  return { kind: resolved, ...rest, ...(kindByShort(resolved).rollouts && episodic ? { episodic } : {}) };
 }
 
 /** What the schema left out of the model's reply: specs of another kind (dropped, with why) and cut-off parts (warnings). */
@@ -91,8 +93,8 @@ export function architectLeftovers(raw: unknown, batch: RunKind): { dropped: Dro
       const parsed = EnvSpecSchema.safeParse({ ...spec, kind, ...(hasPart(spec) ? {} : { episodic: undefined }) });
       if (parsed.success) dropped.push({ spec: parsed.data, reason });
       else warnings.push(`${name}: dropped: ${reason}`);
-    } else if (kind !== 'episodic' && hasPart(spec)) {
-      warnings.push(`${name}: dropped the episodic part of a ${kind === 'single' ? 'single-turn' : kind} spec`);
+    } else if (!kindNamed(kind).rollouts && hasPart(spec)) {
+      warnings.push(`${name}: dropped the episodic part of a ${(ENV_KINDS as readonly string[]).includes(kind) ? kindNamed(kind).name : kind} spec`);
     }
   });
   return { dropped, warnings };

@@ -2,6 +2,7 @@
 // examples in prompts/examples/ for families no seed covers), chosen for a spec by kind, then by family (a
 // web flow for a web spec, a world for an exploration spec, a taxonomy area for a single-turn spec), then by
 // shared skills; ties are broken by a hash of spec and example names, so the choice is reproducible.
+import { kindByShort } from '../kinds/registry.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODE_SEEDS_DIR, EPISODIC_SEEDS_DIR, PROMPTS_DIR } from '../contract/paths.js';
@@ -36,7 +37,7 @@ const AREA_OF = new Map<string, string>(Object.entries(SKILL_TAXONOMY).flatMap((
 
 /** The families of a spec or module: its episodic family, or the taxonomy areas of its skills. */
 export function familiesOf(kind: EnvKind, skills: readonly string[], tools: readonly string[] = []): string[] {
-  if (kind === 'episodic') return [episodicFamily(skills, tools)];
+  if (kindByShort(kind).rollouts) return [episodicFamily(skills, tools)];
   return [...new Set(skills.flatMap((s) => (AREA_OF.has(s) ? [AREA_OF.get(s) as string] : [])))];
 }
 

@@ -2,6 +2,7 @@
 // this module loads them, fills them strictly (a missing or unknown variable is an error), marks where their
 // stable prefixes end (for the providers' prompt caches), hashes each template for lineage, and holds the
 // contract text the generator, repair and reviewer prompts quote. agents/prompts.ts renders each prompt.
+import { kindByShort } from '../kinds/registry.js';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -152,9 +153,10 @@ export function contractText(kind: EnvKind = 'single', reader: ContractReader = 
   const v1 = text.indexOf('\n## ');
   if (v2 < 0 || v1 < 0) throw new PromptError(`${CONTRACT_FILE} has no "${V2_HEADING}" section to quote`);
   const opening = text.slice(0, v1).trim();
-  if (kind === 'single') return `${opening}\n\n${text.slice(v1, v2).trim()}`;
+  const { contractVersion } = kindByShort(kind);
+  if (contractVersion === 1) return `${opening}\n\n${text.slice(v1, v2).trim()}`;
   const v3 = text.indexOf(V3_HEADING);
-  if (kind === 'code') {
+  if (contractVersion === 3) {
     if (v3 < 0) throw new PromptError(`${CONTRACT_FILE} has no "${V3_HEADING}" section to quote`);
     return `${opening}\n\n${text.slice(v3).trim()}`;
   }

@@ -6,7 +6,7 @@
 import type { Meta } from '../contract/schema.js';
 import type { LibraryStats } from '../library/contract.js';
 import type { SeedFile } from '../library/seeds.js';
-import { kindOf } from '../kinds/registry.js';
+import { kindByShort, kindOf } from '../kinds/registry.js';
 import { defaultExamples } from './examples.js';
 import { describeProblems, describeSamples, describeStages, type ProblemLimits, type ReportPart, type ReviewSample, type SampleLimits } from './prompt-parts.js';
 import { contractText, fence, render, type PromptName, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
@@ -89,18 +89,16 @@ const EPISODIC_AREA = 'tool-use-and-planning';
 /** With 'mixed', how many of n specs should be episodic: half each, as the batch keeps each kind half of its target; the odd one to the kind the library holds fewer of. */
 function episodicShare(input: Pick<ArchitectInput, 'environments'>, n: number): number {
   const envs = input.environments ?? [];
-  const episodic = envs.filter((e) => e.kind === 'episodic').length;
+  const episodic = envs.filter((e) => kindByShort(e.kind).rollouts).length;
   return episodic < envs.length - episodic ? Math.ceil(n / 2) : Math.floor(n / 2);
 }
 
 /** Which kinds to propose: one kind outright, or with 'mixed' the library's counts per kind and a suggested split. */
 function describeKinds(input: ArchitectInput, taxonomy: SkillTaxonomy): string {
   const kind = input.kind ?? 'single';
-  if (kind === 'single') return 'Propose single-turn specs only (the requested format has no kind and no episodic part).';
-  if (kind === 'episodic') return 'Propose episodic specs only: every spec has its episodic part filled in.';
-  if (kind === 'code') return 'Propose code specs only: each asks the policy to write a function that hidden tests check (contract v3); the requested format has no kind and no episodic part.';
+  if (kind !== 'mixed') return kindByShort(kind).architectAsk;
   const envs = input.environments ?? [];
-  const episodic = envs.filter((e) => e.kind === 'episodic');
+  const episodic = envs.filter((e) => kindByShort(e.kind).rollouts);
   const coveredByEpisodic = new Set(episodic.flatMap((e) => e.skills));
   const toolSkills = taxonomy[EPISODIC_AREA] ?? [];
   const uncovered = toolSkills.filter((s) => !coveredByEpisodic.has(s));
@@ -124,7 +122,7 @@ function describeStats(stats: LibraryStats): string {
 function describeEnvironments(envs: NonNullable<ArchitectInput['environments']>): string {
   if (envs.length === 0) return '(none listed)';
   const sorted = [...envs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const lines = sorted.slice(0, MAX_LISTED_ENVIRONMENTS).map((e) => `- ${e.name} [${e.skills.join(', ')}]${e.kind === 'episodic' ? ' (episodic)' : ''}`);
+  const lines = sorted.slice(0, MAX_LISTED_ENVIRONMENTS).map((e) => `- ${e.name} [${e.skills.join(', ')}]${kindByShort(e.kind).rollouts ? ' (episodic)' : ''}`);
   if (sorted.length > MAX_LISTED_ENVIRONMENTS) lines.push(`- … and ${sorted.length - MAX_LISTED_ENVIRONMENTS} more`);
   return lines.join('\n');
 }
@@ -243,14 +241,15 @@ const SAMPLE_LIMITS: Record<PromptProfile, Record<EnvKind, SampleLimits>> = {
 };
 
 /** Whether a candidate's meta is contract v2's: the reviewer then asks the episodic checklist. */
-export const isEpisodicMeta = (meta: Meta): boolean => (meta as { kind?: unknown }).kind === 'episodic';
+export const isEpisodicMeta = (meta: Meta): boolean => kindOf(meta).rollouts;
 
 /** The reviewer's prompt; an episodic candidate's samples show the reference's actions with the observations they got. */
 export function renderReviewer(input: ReviewerInput, options: PromptOptions = {}): RenderedPrompt {
-  const kind: EnvKind = kindOf(input.meta).short;
+  const plug = kindOf(input.meta);
+  const kind: EnvKind = plug.short;
   return render(TEMPLATES[kind].reviewer, {
     contract: contractText(kind, 'reviewer', options),
     source: fence(input.source.trimEnd(), 'js'),
-    samples: describeSamples(input.samples, kind === 'episodic', SAMPLE_LIMITS[options.profile ?? 'standard'][kind]),
+    samples: describeSamples(input.samples, plug.rollouts, SAMPLE_LIMITS[options.profile ?? 'standard'][kind]),
   }, options);
 }

@@ -1,6 +1,7 @@
 // An environment spec is the architect's proposal for one new environment: what to build and why it is
 // new. This module holds the spec and reviewer schemas, the skill taxonomy and spec dedupe (the architect's
 // reply schemas are in architect-schema.ts).
+import { kindByShort } from '../kinds/registry.js';
 import { z } from 'zod';
 import { CONTRACT_LIMITS, NAME_PATTERN } from '../contract/schema.js';
 
@@ -103,8 +104,9 @@ export const specFields = {
 };
 
 export const needsEpisodicPart = (spec: { kind?: EnvKind | undefined; episodic?: unknown }, ctx: z.RefinementCtx) => {
-  if (spec.kind === 'episodic' && !spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: MISSING_PART });
-  if (spec.kind !== 'episodic' && spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: "only a spec of kind 'episodic' has an episodic part; set kind to 'episodic' or leave the part out" });
+  const rollouts = spec.kind !== undefined && kindByShort(spec.kind).rollouts;
+  if (rollouts && !spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: MISSING_PART });
+  if (!rollouts && spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: "only a spec of kind 'episodic' has an episodic part; set kind to 'episodic' or leave the part out" });
 };
 
 export const EnvSpecSchema = z

@@ -42,7 +42,7 @@ async function sample(target: string, options: SampleOptions, io: Io): Promise<v
   try {
     const load = await pool.load(env.source);
     if (!load.ok) throw new CliFailure(`${env.label}: ${load.code}: ${blame(load.message, env.label)}`);
-    if (kindOf(load.meta).name === 'episodic') {
+    if (kindOf(load.meta).rollouts) {
       const episodicMeta = parseEpisodicMeta(load.meta);
       if (!episodicMeta) throw new CliFailure(`${env.label}: meta does not match contract v2 (envforge validate says why)`);
       const level = options.level ?? 1;

@@ -23,6 +23,7 @@ interface ServeFlags {
   operatorToken?: string;
   clientToken: string[];
   allowOrigin: string[];
+  allowHost: string[];
   maxJournals: number;
 }
 
@@ -57,6 +58,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('--episodes-dir <dir>', 'episode journals, shared by replicas (default: <library>/serve-episodes)')
     .option('--client-token <NAME=T>', 'a client token you issue (repeatable; also $ENVFORGE_CLIENT_TOKENS, comma-separated): requests with "Authorization: Bearer T" are the client NAME. Clients are independent (for quarantine) and get fair shares only by token or by distinct address, and every local address is one client', collect, [])
     .option('--allow-origin <ORIGIN>', 'a web origin (e.g. http://localhost:3000) whose pages may call the service and open WebSockets (repeatable); requests from any other browser page are refused, clients that send no Origin are always served', collect, [])
+    .option('--allow-host <NAME>', 'a host name the service answers to (repeatable; .example.org for it and its subdomains, * for any). Bound to loopback (the default) it answers only IP addresses and localhost, against DNS rebinding; bound to another interface it answers any name unless names are given', collect, [])
     .option('--max-journals <N>', "ended episodes' journals kept on disk, shared fairly between clients (the client keeping the most loses its oldest)", integerOption('--max-journals', 1), DEFAULT_SERVE_OPTIONS.maxEndedJournals)
     .option('--operator-token <T>', 'the operator token (default: $ENVFORGE_OPERATOR_TOKEN; prefer it, a flag shows in ps): requests with "Authorization: Bearer T" may reveal references, record scores that steer level:auto and nightly, and use /v1/admin; without one no request may')
     .addHelpText(
@@ -100,7 +102,7 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
   const libraryDir = resolveLibraryDir(flags.library, flags.database);
   const operatorToken = flags.operatorToken ?? (process.env.ENVFORGE_OPERATOR_TOKEN || undefined);
   const tokens = clientTokens([...(process.env.ENVFORGE_CLIENT_TOKENS ?? '').split(',').filter((p) => p.trim() !== ''), ...flags.clientToken]);
-  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, maxSessions: flags.maxSessions, sessionIdleMs: flags.sessionIdle, maxEndedJournals: flags.maxJournals, ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}), ...(operatorToken ? { operatorToken } : {}), clientTokens: tokens, allowOrigins: flags.allowOrigin, log: (line) => io.err(line) });
+  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, maxSessions: flags.maxSessions, sessionIdleMs: flags.sessionIdle, maxEndedJournals: flags.maxJournals, ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}), ...(operatorToken ? { operatorToken } : {}), clientTokens: tokens, allowOrigins: flags.allowOrigin, allowHosts: flags.allowHost, log: (line) => io.err(line) });
   io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
   io.err(operatorToken ? 'envforge serve: operator token set: only requests bearing it may reveal, record scores that steer, or use /v1/admin' : 'envforge serve: no operator token (ENVFORGE_OPERATOR_TOKEN): reveal and /v1/admin are refused, and every score is recorded as an untrusted client\'s, steering nothing');
   await new Promise<void>((resolve) => {

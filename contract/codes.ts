@@ -150,6 +150,7 @@ export const SERVICE_CODES = {
   E_TOO_MANY_CONNECTIONS: "the service holds its limit of OpenEnv WebSocket connections and this client its fair share of them; close some or retry later (429 with retry-after)",
   E_UNAUTHORIZED: 'the request carries an Authorization header that is neither the operator token nor a client token the operator issued (401)',
   E_ORIGIN: 'a request from a browser page (an Origin header: any route, a WebSocket upgrade included) whose origin the operator did not allow with --allow-origin: refused against cross-site pages (403)',
+  E_HOST: 'a request whose Host header names the service or dashboard by a name it does not answer to (not an IP address, not localhost, not one given with --allow-host): refused against DNS rebinding (403)',
   E_NOT_RUN: "the sandbox job that held this call stopped after other calls failed, before it ran; nothing changed, retry (503 with retry-after)",
   E_FORBIDDEN: 'the request needs the operator token: revealing references, recording scores that steer, the admin routes (403)',
   E_JOURNAL: 'the episode journal could not be written (a full disk, no file handles); the request changed nothing, retry later (503)',

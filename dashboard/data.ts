@@ -2,6 +2,7 @@
 // rates per level), the batches and one batch (funnel, rejections by code with meanings, repair, cost), a
 // kept rejection, the trainer's frontier, and the code registry. pages.ts renders it; the API serves it.
 import { CODES, isCode } from '../contract/codes.js';
+import { kindOf } from '../kinds/registry.js';
 import { trustedTallies, type BatchRecord, type EnvRecord, type Library, type RejectionRecord, type ScoreTally } from '../library/contract.js';
 import { envSkillsOf } from '../pipeline/feedback/frontier.js';
 import { feedbackFromScores, frontierOf, type TrainerFeedback } from '../pipeline/feedback/source.js';
@@ -45,10 +46,13 @@ export interface EnvDetail {
   env: EnvRecord;
   versions: Array<{ version: number; status: string; createdAt: string; hash: string }>;
   kind: string;
+  /** The kind's episodes are rollouts (the page shows reference rollouts, not sample instances). */
+  rollouts: boolean;
   rates: LevelRates[];
 }
 
-const kindOf = (meta: unknown) => ((meta as { kind?: unknown }).kind === 'episodic' ? 'episodic' : 'single-turn');
+/** The kind the dashboard shows: episodic for rollout kinds, else single-turn. */
+const kindLabel = (meta: unknown) => (kindOf(meta).rollouts ? 'episodic' : 'single-turn');
 
 /** The environment's given version (default its newest), or undefined when unknown. */
 export function envDetail(snap: Snapshot, name: string, version?: number): EnvDetail | undefined {
@@ -61,7 +65,7 @@ export function envDetail(snap: Snapshot, name: string, version?: number): EnvDe
     const solver = calibration.find((c) => c.level === i + 1);
     return { level: i + 1, trainer: t && t.n > 0 ? t.passed / t.n : null, trainerScores: Math.round(t?.n ?? 0), solver: solver ? solver.passRate : null };
   });
-  return { env, versions: list.map((r) => ({ version: r.version, status: r.status, createdAt: r.createdAt, hash: r.hash })), kind: kindOf(env.meta), rates };
+  return { env, versions: list.map((r) => ({ version: r.version, status: r.status, createdAt: r.createdAt, hash: r.hash })), kind: kindLabel(env.meta), rollouts: kindOf(env.meta).rollouts, rates };
 }
 
 export interface BatchSummary {
@@ -136,10 +140,10 @@ export interface KindRates {
 
 /** Pass rates per kind from the reward service's records (single-turn verdicts and finished episodes). */
 export function kindRates(snap: Snapshot): KindRates[] {
-  const kindOf = (name: string) => ((snap.versions.get(name)?.at(-1)?.meta as { kind?: unknown } | undefined)?.kind === 'episodic' ? 'episodic' : 'single-turn');
+  const kindOfName = (name: string) => kindLabel(snap.versions.get(name)?.at(-1)?.meta ?? {});
   return ['single-turn', 'episodic'].map((kind) => {
-    const names = [...snap.versions.keys()].filter((n) => kindOf(n) === kind);
-    const tallies = snap.tallies.filter((t) => kindOf(t.name) === kind && snap.versions.has(t.name));
+    const names = [...snap.versions.keys()].filter((n) => kindOfName(n) === kind);
+    const tallies = snap.tallies.filter((t) => kindOfName(t.name) === kind && snap.versions.has(t.name));
     const scores = tallies.reduce((a, t) => a + t.n, 0);
     const passed = tallies.reduce((a, t) => a + t.passed, 0);
     return { kind, environments: names.length, scored: new Set(tallies.filter((t) => t.n > 0).map((t) => t.name)).size, scores, passRate: scores > 0 ? passed / scores : null };

@@ -33,7 +33,7 @@ export function envPage(where: string, d: EnvDetail): string {
 <p class="facts"><b>kind</b> ${esc(d.kind)} · <b>levels</b> ${env.meta.levels} · <b>skills</b> ${env.meta.skills.map((s) => `<span class="tag">${esc(s)}</span>`).join(' ')} · <b>admitted</b> ${when(env.createdAt)} · <b>versions</b> ${versions}</p>
 <section><h2>Lineage</h2>${lineage}${l.spec === undefined ? '' : details('spec', pre(l.spec))}${l.notes === undefined ? '' : details('notes', pre(l.notes))}</section>
 <section><h2>Difficulty by level</h2><div class="charts"><div class="chart"><canvas id="curve-size"></canvas></div><div class="chart"><canvas id="curve-rates"></canvas></div></div></section>
-<section><h2>${d.kind === 'episodic' ? 'Reference rollouts' : 'Sample instances'}</h2>
+<section><h2>${d.rollouts ? 'Reference rollouts' : 'Sample instances'}</h2>
 <form class="filters"><select id="sample-level" aria-label="level">${levels}</select>
 <label><input type="checkbox" id="reveal"> reveal the reference</label></form>
 <div id="samples" class="samples muted">loading…</div></section>

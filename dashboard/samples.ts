@@ -23,6 +23,8 @@ export interface SampleView {
 
 export interface SampleSet {
   kind: string;
+  /** The kind's episodes are rollouts (the page shows them turn by turn). */
+  rollouts: boolean;
   level: number;
   samples: SampleView[];
 }
@@ -34,8 +36,8 @@ export async function sampleLevel(library: Library, pool: SandboxPool, record: E
   const kind = kindOf(record.meta);
   const source = await library.source(record);
   const requests = Array.from({ length: Math.min(MAX_SAMPLES, Math.max(1, n)) }, (_, seed) => ({ seed, level }));
-  const meta = kind.name === 'episodic' ? parseEpisodicMeta(record.meta) : null;
-  if (meta) return { kind: kind.name, level, samples: await episodicSamples(pool, source, meta, requests) };
+  const meta = kind.rollouts ? parseEpisodicMeta(record.meta) : null;
+  if (meta) return { kind: kind.name, rollouts: kind.rollouts, level, samples: await episodicSamples(pool, source, meta, requests) };
   const { episodes } = await kind.runEpisodes(pool, source, requests);
   const samples = episodes.map((e): SampleView => {
     if (!e.ok) return { seed: e.seed, level: e.level, error: { code: e.code, fn: e.fn, message: e.message } };
@@ -51,7 +53,7 @@ export async function sampleLevel(library: Library, pool: SandboxPool, record: E
       ...(Array.isArray(turns) ? { turns } : {}),
     };
   });
-  return { kind: kind.name, level, samples };
+  return { kind: kind.name, rollouts: kind.rollouts, level, samples };
 }
 
 /** An episodic environment's samples: the episode's prompt with its tools, and the reference rollout turn by turn with each observation. */

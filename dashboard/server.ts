@@ -7,13 +7,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { EnvforgeError } from '../contract/errors.js';
+import { allowedHosts, hostRefusal } from '../contract/hosts.js';
 import type { Library } from '../library/contract.js';
 import { openLibrary } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { batchDetail, batchSummary, codeRegistry, envDetail, frontierDetail, loadSnapshot, rejectionDetail, withTallies, type Snapshot } from './data.js';
 import { batchesPage, batchPage, codesPage, envPage, frontierPage, libraryPage, notFoundPage, rejectionPage, rejectionsPage } from './pages.js';
 import { sampleLevel } from './samples.js';
-import { SORT_FIELDS, type EnvQuery, type SortField } from './view.js';
+import { DASHBOARD_KINDS, SORT_FIELDS, type EnvQuery, type SortField } from './view.js';
 
 export interface DashboardOptions {
   /** A library folder or a database URL (what openLibrary takes). */
@@ -24,6 +25,8 @@ export interface DashboardOptions {
   /** A trainer feedback file for the frontier page (else the reward service's recorded pass rates). */
   feedback?: string;
   reloadIntervalMs: number;
+  /** Host names the page answers to besides IP literals and localhost (contract/hosts.ts). */
+  allowHosts?: readonly string[];
   /** A pool for sample instances (not closed by close()); by default one worker of its own. */
   pool?: SandboxPool;
 }
@@ -59,12 +62,13 @@ function envQuery(raw: Record<string, unknown>): EnvQuery {
   const q = Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'string')) as Record<string, string | undefined>;
   const sort = SORT_FIELDS.includes(q.sort as SortField) ? (q.sort as SortField) : undefined;
   const status = q.status === 'active' || q.status === 'retired' ? q.status : 'all';
-  const kind = q.kind === 'single-turn' || q.kind === 'episodic' ? q.kind : undefined;
+  const kind = DASHBOARD_KINDS.find((k) => k === q.kind);
   return { q: (q.q ?? '').slice(0, 200), status, ...(q.skill ? { skill: q.skill } : {}), ...(kind ? { kind } : {}), ...(sort ? { sort } : {}), dir: q.dir === 'desc' ? 'desc' : 'asc', page: int(q.page) ?? 1, size: int(q.size) ?? 50 };
 }
 
 export async function startDashboard(options: Partial<DashboardOptions> & { location: string }): Promise<RunningDashboard> {
   const opts: DashboardOptions = { ...DEFAULT_DASHBOARD_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)), location: options.location };
+  const hosts = allowedHosts(opts.allowHosts);
   const library: Library = openLibrary(opts.location, { readonly: true });
   let snap: Snapshot;
   let stamp: string;
@@ -105,6 +109,12 @@ export async function startDashboard(options: Partial<DashboardOptions> & { loca
   app.setErrorHandler((error: Error, _request, reply) => {
     const code = error instanceof EnvforgeError ? error.code : 'E_INTERNAL';
     return reply.code(500).send({ error: { code, message: error.message } });
+  });
+
+  // Before any route: a page re-pointed at this address by DNS rebinding would otherwise read the library as its own origin.
+  app.addHook('onRequest', async (request, reply) => {
+    const refusal = hostRefusal(request.headers.host, opts.host, hosts);
+    if (refusal) return reply.code(403).send({ error: { code: 'E_HOST', message: refusal } });
   });
 
   app.get('/assets/:file', async (request, reply) => {

@@ -51,6 +51,9 @@ export interface EnvPage {
 
 export const MAX_PAGE_SIZE = 200;
 
+/** The kinds the library page filters by. */
+export const DASHBOARD_KINDS = ['single-turn', 'episodic'] as const;
+
 const kindOfMeta = (meta: unknown): string => {
   const kind = (meta as { kind?: unknown }).kind;
   return typeof kind === 'string' ? kind : 'single-turn';

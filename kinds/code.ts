@@ -76,6 +76,10 @@ const answerLimits = (limits: Partial<SandboxLimits> | undefined) => ({ ...(limi
 export const code: EnvKind = {
   name: 'code',
   short: 'code',
+  contract: 'code (contract v3: generate, solve; the answer is a program)',
+  rollouts: false,
+  contractVersion: 3,
+  architectAsk: 'Propose code specs only: each asks the policy to write a function that hidden tests check (contract v3); the requested format has no kind and no episodic part.',
   claims: (meta) => meta !== null && typeof meta === 'object' && (meta as { kind?: unknown }).kind === 'code',
   exports: { meta: 'object', generate: 'function', solve: 'function' },
   checkMeta: (raw) => {

@@ -31,6 +31,17 @@ export interface EnvKind {
   readonly probeFamilies: readonly ProbeFamily[];
   /** What the behaviour fingerprint reads of an episode: the text the policy sees, and the reference response. */
   behaviour(episode: Episode): { text: string; reference: string };
+  /** How a message names the kind and its contract, e.g. 'episodic (contract v2: reset, step, score, act)'. */
+  readonly contract: string;
+  /**
+   * Whether an episode is a multi-step rollout through tools (contract v2): samples, the dashboard, exports and
+   * the reward service show and score such a kind's episodes as rollouts, not as one prompt and one response.
+   */
+  readonly rollouts: boolean;
+  /** The environment contract's version the kind implements (docs/contract.md quotes its section to authors). */
+  readonly contractVersion: 1 | 2 | 3;
+  /** What the architect is told when a batch asks for this kind alone. */
+  readonly architectAsk: string;
   /** Whether trainer exports and the reward service carry this kind yet (episodic: a later issue). */
   readonly exportable: boolean;
   /**

@@ -33,6 +33,10 @@ const verdictOf = (r: RolloutResult): ScoredVerdict => (r.ok ? { ok: true, score
 export const episodic: EnvKind = {
   name: 'episodic',
   short: 'episodic',
+  contract: 'episodic (contract v2: reset, step, score, act)',
+  rollouts: true,
+  contractVersion: 2,
+  architectAsk: 'Propose episodic specs only: every spec has its episodic part filled in.',
   claims: (meta) => meta !== null && typeof meta === 'object' && (meta as { kind?: unknown }).kind === 'episodic',
   exports: { meta: 'object', reset: 'function', step: 'function', score: 'function', act: 'function' },
   checkMeta: (raw) => {

@@ -19,3 +19,11 @@ export function kindOfModule(meta: unknown, exports: Readonly<Record<string, str
   const has = (kind: EnvKind) => Object.keys(kind.exports).every((name) => name === 'meta' || exports[name] === 'function');
   return Object.values(KINDS).find((kind: EnvKind) => has(kind)) ?? singleTurn;
 }
+
+/** The kind specs, authors and batch reports call by its short name ('single', 'episodic', 'code'); single-turn when none is named. */
+export function kindByShort(short: EnvKind['short'] | undefined): EnvKind {
+  return Object.values(KINDS).find((kind: EnvKind) => kind.short === short) ?? singleTurn;
+}
+
+/** The kind and its contract with its article, for messages: 'an episodic (contract v2: …)'. */
+export const describeKind = (kind: EnvKind): string => `${/^[aeiou]/i.test(kind.contract) ? 'an' : 'a'} ${kind.contract}`;

@@ -8,6 +8,10 @@ import { PROBE_FAMILIES, type EnvKind } from './contract.js';
 export const singleTurn: EnvKind = {
   name: 'single-turn',
   short: 'single',
+  contract: 'single-turn (contract v1: generate, solve, verify)',
+  rollouts: false,
+  contractVersion: 1,
+  architectAsk: 'Propose single-turn specs only (the requested format has no kind and no episodic part).',
   claims: (meta) => {
     const kind = meta !== null && typeof meta === 'object' ? (meta as { kind?: unknown }).kind : undefined;
     return kind === undefined || kind === 'single-turn';

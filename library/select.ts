@@ -10,7 +10,7 @@ import type { EnvRecord } from './contract.js';
 /** The environment kinds a selection can ask for: single-turn (contract v1) or episodic (contract v2). */
 export const SELECTABLE_KINDS = ['single', 'episodic'] as const;
 export type SelectableKind = (typeof SELECTABLE_KINDS)[number];
-export const recordKind = (record: Pick<EnvRecord, 'meta'>): SelectableKind => (kindOf(record.meta).name === 'episodic' ? 'episodic' : 'single');
+export const recordKind = (record: Pick<EnvRecord, 'meta'>): SelectableKind => (kindOf(record.meta).rollouts ? 'episodic' : 'single');
 
 export interface EnvRef {
   name: string;

@@ -1,10 +1,8 @@
 // A spec that names its kind must get a module of that kind: `envforge run --kind episodic` admits no
 // single-turn module, and the reverse. The batch and the queue worker both apply it to the validator's report.
 import { specKind, type EnvKind, type EnvSpec } from '../agents/spec.js';
-import { kindOf } from '../kinds/registry.js';
+import { describeKind, kindByShort, kindOf } from '../kinds/registry.js';
 import type { ValidationReport } from '../validators/report.js';
-
-const CONTRACTS = { single: 'single-turn (contract v1: generate, solve, verify)', episodic: 'episodic (contract v2: reset, step, score, act)', code: 'code (contract v3: generate, solve; the answer is a program)' } as const;
 
 /** A module's kind as the batch counts kinds (by its meta). */
 export const envKindOf = (meta: unknown): EnvKind => kindOf(meta).short;
@@ -12,10 +10,10 @@ export const envKindOf = (meta: unknown): EnvKind => kindOf(meta).short;
 /** Turns an admitting report into an E_WRONG_KIND rejection when the module is not of its spec's kind; specs without a kind are not checked. */
 export function rejectWrongKind(report: ValidationReport, spec: Pick<EnvSpec, 'kind'> | undefined): void {
   if (!spec?.kind || !report.meta || report.verdict !== 'admit') return;
-  const got = envKindOf(report.meta);
-  const want = specKind(spec);
+  const got = kindOf(report.meta);
+  const want = kindByShort(specKind(spec));
   if (got === want) return;
-  const problem = { code: 'E_WRONG_KIND' as const, message: `the spec asks for ${want === 'episodic' ? 'an' : 'a'} ${CONTRACTS[want]} environment, but the module is ${CONTRACTS[got]}` };
+  const problem = { code: 'E_WRONG_KIND' as const, message: `the spec asks for ${describeKind(want)} environment, but the module is ${got.contract}` };
   report.verdict = 'reject';
   report.problems.unshift({ ...problem, stage: 'static' });
   const stage = report.stages.find((s) => s.stage === 'static');

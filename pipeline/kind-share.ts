@@ -7,7 +7,9 @@ import type { EnvKind, RunKind } from '../agents/spec.js';
 
 export const MIXED_RULE = 'mixed: each kind is kept half of --target (rounded down; an odd last place goes to whichever kind fills it first); a kind that runs out of new designs leaves the rest of its share to the other; with --feedback, environments aimed at a weak skill come first, whatever their kind';
 
-const other = (kind: EnvKind): EnvKind => (kind === 'single' ? 'episodic' : 'single');
+/** The kinds `--kind mixed` shares the target between (code is asked for by name). */
+const MIXED: readonly EnvKind[] = ['single', 'episodic'];
+const other = (kind: EnvKind): EnvKind => MIXED.find((k) => k !== kind) ?? 'single';
 
 export class KindShare {
   /** Places kept for each kind (the odd last place of a mixed target is kept for neither). */
@@ -36,7 +38,7 @@ export class KindShare {
   /** The kind the next architect round asks for: both while both want more, else the one that does. */
   ask(): RunKind {
     if (this.kind !== 'mixed') return this.kind;
-    const open = (['single', 'episodic'] as const).filter((k) => !this.full(k) && !this.exhausted.has(k));
+    const open = MIXED.filter((k) => !this.full(k) && !this.exhausted.has(k));
     return open.length === 1 ? (open[0] as EnvKind) : 'mixed';
   }
 

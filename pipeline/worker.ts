@@ -3,11 +3,10 @@
 // transaction that admits the candidate or keeps its rejection. Start as many as you like, anywhere.
 import type { PostgresWorkQueue, TakenJob, ValidationOutcome } from '../library/postgres/queue.js';
 import type { Library } from '../library/contract.js';
-import { LiveNoveltyIndex, markDuplicate } from '../library/novelty-guard.js';
+import { LiveNoveltyIndex } from '../library/novelty-guard.js';
 import type { SandboxPool } from '../sandbox/pool.js';
-import { validateCandidate } from '../validators/validate.js';
 import type { EnvSpec } from '../agents/spec.js';
-import { rejectWrongKind } from './kind-check.js';
+import { judgeCandidate, settleJudged } from './admission.js';
 
 export interface WorkerDeps {
   library: Library;
@@ -57,15 +56,15 @@ export async function runWorker(deps: WorkerDeps): Promise<WorkerSummary> {
     emit({ type: 'taken', job: job.id, batchId, key, retry: job.retryCount });
     try {
       const noveltyCursor = (await novelty.refresh(library)).cursor;
-      const report = await validateCandidate(source, { pool: deps.pool, novelty: novelty.index, ...(validationSeed !== undefined ? { validationSeed } : {}) });
-      if (signal.aborted) return; // a cancelled validation is no verdict: the job goes to another worker
-      rejectWrongKind(report, lineage.spec as EnvSpec | undefined);
+      const options = { pool: deps.pool, novelty: novelty.index, ...(validationSeed !== undefined ? { validationSeed } : {}) };
+      // A cancelled validation is no verdict: the job goes to another worker.
+      const report = await judgeCandidate(source, options, lineage.spec as EnvSpec | undefined, signal);
+      if (!report) return;
       const held: { admission: ValidationOutcome['admission'] } = { admission: null };
-      const result = await queue.settle(job, async (tx): Promise<ValidationOutcome> => {
-        held.admission = report.verdict === 'admit' ? await tx.admit({ source, report, lineage, noveltyCursor }) : null;
-        if (held.admission?.status === 'duplicate') markDuplicate(report, held.admission.problems);
-        if (report.verdict === 'reject') await tx.recordRejection({ source, report, lineage });
-        return { report, admission: held.admission };
+      const result = await queue.settle(job, async (tx) => {
+        const outcome = await settleJudged(tx, { source, report, lineage, noveltyCursor });
+        held.admission = outcome.admission;
+        return outcome;
       });
       if (result === 'lost') {
         summary.lost++;

@@ -60,7 +60,7 @@ export class Catalog {
   resolveEpisodic(identity: InstanceIdentity): Lookup {
     const found = this.lookup(identity.env, identity.version);
     if ('error' in found) return found;
-    if (kindOf(found.record.meta).name !== 'episodic') return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is single-turn: score its responses with POST /v1/verify` } };
+    if (!kindOf(found.record.meta).rollouts) return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is single-turn: score its responses with POST /v1/verify` } };
     return this.levelCheck(identity, found);
   }
 

@@ -65,6 +65,8 @@ export interface ServeOptions {
    * `scheme://host[:port]`); a request without an Origin header (no browser) is always allowed (serve/origins.ts).
    */
   allowOrigins?: readonly string[];
+  /** Host names the service answers to besides IP literals and localhost (contract/hosts.ts); bound to loopback it answers no other. */
+  allowHosts?: readonly string[];
 }
 
 export const DEFAULT_SERVE_OPTIONS = {
@@ -85,7 +87,7 @@ export const DEFAULT_SERVE_OPTIONS = {
   journalTtlMs: 24 * 3_600_000,
   maxEndedJournals: 65_536,
   maxActionsPerScore: 1_000,
-} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log' | 'episodesDir' | 'clientTokens' | 'allowOrigins'>;
+} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log' | 'episodesDir' | 'clientTokens' | 'allowOrigins' | 'allowHosts'>;
 
 export interface RunningServer {
   url: string;

@@ -3,6 +3,7 @@
 // served only when the operator allowed that origin (--allow-origin). WebSockets are outside CORS, and a bodiless
 // POST needs no preflight, so without this any page the operator opens could play episodes and hold connections.
 import type { FastifyInstance } from 'fastify';
+import { hostRefusal } from '../contract/hosts.js';
 import { ServeError } from './options.js';
 
 /** An origin as browsers send it: `scheme://host[:port]`, lower case, default ports dropped; null when it is none. */
@@ -43,5 +44,13 @@ export function registerOriginCheck(app: FastifyInstance, allowed: ReadonlySet<s
   app.addHook('onRequest', async (request) => {
     const refusal = originRefusal(request.headers, allowed);
     if (refusal) throw new ServeError(403, 'E_ORIGIN', refusal);
+  });
+}
+
+/** Refuses every request whose Host header names this service by a name that could have been re-pointed at it (DNS rebinding): 403 E_HOST. */
+export function registerHostCheck(app: FastifyInstance, bindHost: string, allowed: ReadonlySet<string>): void {
+  app.addHook('onRequest', async (request) => {
+    const refusal = hostRefusal(request.headers.host, bindHost, allowed);
+    if (refusal) throw new ServeError(403, 'E_HOST', refusal);
   });
 }

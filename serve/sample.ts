@@ -39,7 +39,7 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
       out[i] = { ...id, ground_truth: identityString(id), error: { code: 'E_QUARANTINED', message: `${record.name}@${record.version} is ${quarantined}` } };
       return;
     }
-    if (kindOf(record.meta).name === 'episodic') return void episodic.set(record.hash, [...(episodic.get(record.hash) ?? []), { index: i, identity, record }]);
+    if (kindOf(record.meta).rollouts) return void episodic.set(record.hash, [...(episodic.get(record.hash) ?? []), { index: i, identity, record }]);
     const list = byModule.get(record.hash);
     if (list) list.push(i);
     else byModule.set(record.hash, [i]);

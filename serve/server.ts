@@ -15,7 +15,8 @@ import { credentials, registerClients } from './clients.js';
 import { registerEpisodeRoutes } from './episode-routes.js';
 import { EpisodeSessions } from './episodes.js';
 import { registerOpenEnv } from './openenv.js';
-import { allowedOrigins, registerOriginCheck } from './origins.js';
+import { allowedHosts } from '../contract/hosts.js';
+import { allowedOrigins, registerHostCheck, registerOriginCheck } from './origins.js';
 import { ItemErrorLog } from './item-errors.js';
 import { DEFAULT_SERVE_OPTIONS, ServeError, type RunningServer, type ServeOptions } from './options.js';
 import { registerRoutes, sendError } from './routes.js';
@@ -48,6 +49,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
   credentials(opts.operatorToken, opts.clientTokens); // a token too short to be a secret is refused before anything opens
   const origins = allowedOrigins(opts.allowOrigins);
+  const hosts = allowedHosts(opts.allowHosts);
 
   const library = openLibrary(opts.libraryDir, { readonly: true });
   const ownsPool = options.pool === undefined;
@@ -118,6 +120,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 
+  registerHostCheck(app, opts.host, hosts);
   registerOriginCheck(app, origins);
   registerClients(app, service.credentials);
   registerRoutes(app, { service, defence, options: opts, itemErrors, sessions: () => sessions.size });

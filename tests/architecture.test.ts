@@ -1,11 +1,13 @@
 // The architecture as a test: imports point only down the declared layers, no file imports itself back
-// through a cycle, libraries with a side of their own stay in their layer, and source files stay small.
+// through a cycle, libraries with a side of their own stay in their layer, source files stay small, and
+// only kinds/ compares kind names.
 // docs/architecture.md draws the same layers.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../kinds/registry.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -202,5 +204,38 @@ describe('the architecture', () => {
     expect(bare).toEqual([]);
     const headerLines = (text: string) => (/^(#![^\n]*\n)?((\/\/[^\n]*\n)+)/.exec(text)?.[2] ?? '').split('\n').length - 1;
     expect(files.filter((f) => !SIZE_EXEMPT.has(f) && headerLines(texts.get(f) as string) > MAX_HEADER_LINES).map((f) => `${f}: ${headerLines(texts.get(f) as string)} lines`)).toEqual([]);
+  });
+});
+
+/** Every name a kind goes by (its name and the short name specs use, kinds/registry.ts): only kinds/ compares them. */
+const KIND_NAMES = new Set(Object.values(KINDS).flatMap((kind) => [kind.name, kind.short]));
+
+/** Each place `text` compares a value to a kind name: `x === 'episodic'`, `'code' !== x`, `case 'single':`, `.includes('single-turn')`. */
+export function kindComparisons(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const isKind = (node: ts.Node | undefined): boolean => node !== undefined && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && KIND_NAMES.has(node.text);
+  const equality = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    const compares =
+      (ts.isBinaryExpression(node) && equality.has(node.operatorToken.kind) && (isKind(node.left) || isKind(node.right))) ||
+      (ts.isCaseClause(node) && isKind(node.expression)) ||
+      (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ['includes', 'indexOf'].includes(node.expression.name.text) && isKind(node.arguments[0]));
+    if (compares) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText().split('\n')[0]!.slice(0, 80)}`);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('the kind plug', () => {
+  it('finds a comparison to a kind name in each of its forms, and nothing else', () => {
+    const probe = "if (a === 'episodic' || 'single' !== b.kind) f();\nswitch (k) { case 'code': break; case 'other': break; }\nkinds.includes('single-turn');\nconst x = { kind: 'episodic' };\nif (s === 'mixed' || t.includes('words')) g();";
+    expect(kindComparisons('x.ts', probe).map((hit) => hit.split(': ')[0])).toEqual(['x.ts:1', 'x.ts:1', 'x.ts:2', 'x.ts:3']);
+  });
+
+  it('nothing outside kinds/ compares kind names: a kind says how it differs (kinds/contract.ts), the rest asks it', () => {
+    const hits = files.filter((f) => !f.startsWith('kinds/')).flatMap((f) => kindComparisons(f, texts.get(f) as string));
+    expect(hits).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 // Every check of the single-turn registry against a module of its class: a hack (or a verifier that rejects
-// correct work) written for the class is rejected by that check, with its code, at two recorded (and, with ENVFORGE_RANDOM_SEEDS=1, one random) validation
-// seeds; an honest module of a nearby shape is admitted at the same seeds. The seeds are printed with each
-// case, so a failure replays with `envforge validate FILE --validation-seed N`.
+// correct work) written for the class is rejected by that check, with its code, at three recorded (and, with
+// ENVFORGE_RANDOM_SEEDS=1, one random) validation seeds; an honest module of a nearby shape is admitted at the
+// first two of them (and the random one). The seeds are printed with each case, so a failure replays with
+// `envforge validate FILE --validation-seed N`.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -47,10 +48,14 @@ const CASES: Case[] = [
   { check: 'readers', hack: 'candidates/broken-answer-leak.js', code: 'E_ANSWER_LEAK', honest: 'redteam/rt4-honest-shuffled-cities.js' },
 ];
 
-// Two recorded validation seeds keep CI deterministic; ENVFORGE_RANDOM_SEEDS=1 adds a fresh random one (a maintainer's
-// search for a seed where a check misses: at 222731546620346 the completeness search drew no repeated prompt for the
-// planted pair and the difficulty stage found honest-relative-tolerance's levels alike).
-const SEEDS = [77115074208790, 274957457262869, ...(process.env.ENVFORGE_RANDOM_SEEDS ? [newValidationSeed()] : [])];
+// Three recorded validation seeds keep CI deterministic; ENVFORGE_RANDOM_SEEDS=1 adds a fresh random one (a maintainer's
+// search for a seed where a check misses: at 222731546620346 a fixed completeness search drew 19 repeated prompts,
+// each with one planted pair, and missed the planted pair's verifier).
+const RANDOM = process.env.ENVFORGE_RANDOM_SEEDS ? [newValidationSeed()] : [];
+const SEEDS = [77115074208790, 274957457262869, 222731546620346, ...RANDOM];
+// Honest counterparts at the first two recorded seeds (and the random one): every one was admitted at the third when it
+// was added, and leaving it out keeps this file's CPU time near what two seeds cost (a validation is ~0.45 s of CPU).
+const HONEST_SEEDS = [77115074208790, 274957457262869, ...RANDOM];
 const source = (file: string) => readFileSync(new URL(`./fixtures/${file}`, import.meta.url), 'utf8');
 let pool: SandboxPool;
 const reports = new Map<string, Promise<ValidationReport>>();
@@ -73,11 +78,11 @@ it('has a class of its own for every registered single-turn check', () => {
 });
 
 describe.each(CASES)('$check: $hack against $honest', ({ check, hack, code, honest }) => {
-  it.each(SEEDS)(`rejects the hack with ${code} from the ${check} check, and admits its honest counterpart (validation seed %i)`, { timeout: 600_000 }, async (seed) => {
-    const [bad, good] = await Promise.all([validated(hack, seed), validated(honest, seed)]);
+  it.each(SEEDS)(`rejects the hack with ${code} from the ${check} check, and admits its honest counterpart where judged (validation seed %i)`, { timeout: 600_000 }, async (seed) => {
+    const [bad, good] = await Promise.all([validated(hack, seed), HONEST_SEEDS.includes(seed) ? validated(honest, seed) : null]);
     // The check named as the problem's evidence, or among the checks whose findings failed under the same code.
     const by = (p: ValidationReport['problems'][number]) => ((p.evidence as { check?: string; checks?: string[] } | undefined)?.checks ?? [(p.evidence as { check?: string } | undefined)?.check]).includes(check);
     expect(bad.problems.filter((p) => p.code === code && by(p)), codes(bad)).not.toEqual([]);
-    expect(good.verdict, codes(good)).toBe('admit');
+    if (good) expect(good.verdict, codes(good)).toBe('admit');
   });
 });

@@ -50,8 +50,11 @@ export interface ValidatorOptions {
   restatedLevelTolerance: number;
   /** A correct answer in another form (the prompt's notation, an ordinary equivalent, another instance's reference under the same prompt) may score at most this much below the reference. */
   equivalentLossCeiling: number;
-  /** At a level whose sample repeats a prompt, this many more instances are drawn to find pairs with the same prompt. */
+  /** At a level whose sample repeats a prompt, more instances are drawn, this many a round, to find pairs with the same prompt and different references… */
   equivalentSearchPerLevel: number;
+  /** …until one such pair is found, or this many repeated prompts all agree on their answer (the prompt decides it), or this many instances have been drawn. */
+  equivalentSearchRepeats: number;
+  equivalentSearchMaxPerLevel: number;
   /** Candidates of the constant policy per level (references of the fitting half, their accepted variants, small constants). */
   constantCandidates: number;
   /** Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a level… */
@@ -192,6 +195,8 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   restatedLevelTolerance: 0.4,
   equivalentLossCeiling: 0.5,
   equivalentSearchPerLevel: 60,
+  equivalentSearchRepeats: 60,
+  equivalentSearchMaxPerLevel: 240,
   constantCandidates: 16,
   guessTolerance: 0.2,
   classGuessTolerance: 0.05,

@@ -2,6 +2,7 @@
 // the library's skill counts and the trainer's weak skills like the LLM architect and aims specs at the
 // least covered skills the DSL can train; the generator compiles each spec's synthesised program to a v1
 // module; repair draws a new program for the same target. Everything is a function of the seed and the input.
+import { kindByShort } from '../../kinds/registry.js';
 import { createHash } from 'node:crypto';
 import { UsageError } from '../../contract/errors.js';
 import type { ArchitectInput } from '../prompts.js';
@@ -30,7 +31,7 @@ export interface OfflineSpec extends EnvSpec {
   offline: { version: string; target: Target; design: Design };
 }
 
-const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec => typeof (spec as Partial<OfflineSpec>).offline?.design === 'object' && spec.kind !== 'episodic';
+const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec => typeof (spec as Partial<OfflineSpec>).offline?.design === 'object' && !kindByShort(spec.kind).rollouts;
 
 const FAMILY_TAG: Record<Family, string> = { trace: 'trace', 'pick-input': 'which-input', 'missing-step': 'missing-step', planted: 'find-input' };
 const DOMAIN_NOUN: Record<Ty, string> = { list: 'integer-list', int: 'integer', str: 'word', moves: 'grid-move' };
@@ -232,7 +233,7 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       // A kind that runs out of novel designs leaves its slots to the other one (when the run allows both).
       let specs: EnvSpec[] = [...(await proposeSingle(input, rng, want('single'))), ...(await proposeEpisodic(input, rng, want('episodic'))), ...(await proposeCode(input, rng, want('code')))];
       if (input.kind === 'mixed' && specs.length < input.n) {
-        const episodic = specs.filter((spec) => spec.kind === 'episodic').length;
+        const episodic = specs.filter((spec) => kindByShort(spec.kind).rollouts).length;
         specs = [...specs, ...(episodic < want('episodic') ? await proposeSingle(input, rng, input.n - specs.length) : await proposeEpisodic(input, rng, input.n - specs.length))];
       }
       const existing = input.environments ?? [];

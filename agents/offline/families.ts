@@ -58,25 +58,32 @@ export function verify(instance, response) {
   'pick-input': (design) => `${LETTER_OPTIONS}
 export function generate(rng, level) {
   const k = knobs(level);
-  const { input, output } = drawCase(rng, k);
-  // Wrong options: other inputs whose output differs, so exactly one option is right.
-  const options = [input];
-  const seen = new Set([showInput(input)]);
+  // The options are drawn alike, as inputs whose outputs differ pairwise (so exactly one option is right), and
+  // the right one is picked among them only afterwards: a wrong option drawn on the condition that its output
+  // differs from a chosen truth's is unlike the truth in ways a feature of the options can read (a program that
+  // keeps a running maximum makes the inputs that start with a late letter collide, so the truth was the
+  // alphabetically last option more often than chance).
+  const options = [];
+  const outputs = new Set();
+  const seen = new Set();
   for (let t = 0; t < 300 && options.length < k.options; t++) {
-    const other = makeInput(rng, k);
-    const key = showInput(other);
-    if (seen.has(key) || show(execute(k.steps, other)) === show(output)) continue;
+    const drawn = drawCase(rng, k);
+    const key = showInput(drawn.input);
+    const out = show(drawn.output);
+    if (seen.has(key) || outputs.has(out)) continue;
     seen.add(key);
-    options.push(other);
+    outputs.add(out);
+    options.push(drawn);
   }
   const order = rng.shuffle(options.map((_, i) => i));
-  const answer = LETTERS[order.indexOf(0)];
+  const truth = rng.pick(order);
+  const answer = LETTERS[order.indexOf(truth)];
   const prompt = [
     ${JSON.stringify(INTRO[design.domain])},
     ...programLines(k.steps, -1),
     '',
-    \`The program output \${show(output)}. Exactly one of these inputs produces that output:\`,
-    ...order.map((o, i) => \`\${LETTERS[i]}) \${showInput(options[o])}\`),
+    \`The program output \${show(options[truth].output)}. Exactly one of these inputs produces that output:\`,
+    ...order.map((o, i) => \`\${LETTERS[i]}) \${showInput(options[o].input)}\`),
     '',
     'Which input was it? ' + LETTER_FORMAT,
   ].join('\\n');

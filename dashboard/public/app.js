@@ -98,14 +98,14 @@ function envPage() {
     box.textContent = '';
     box.classList.remove('muted');
     if (!response.ok) return box.append(el('p', 'error', `${body.error.code}: ${body.error.message}`));
-    for (const s of body.samples) box.append(renderSample(body.kind, s));
+    for (const s of body.samples) box.append(renderSample(body.rollouts, s));
   };
   level.addEventListener('change', load);
   load();
 }
 
 /** How a sample shows, by kind: a single-turn prompt and reference; an episodic reference rollout turn by turn. */
-function renderSample(kind, s) {
+function renderSample(rollouts, s) {
   const card = el('article', 'sample');
   card.append(el('h3', '', `seed ${s.seed}, level ${s.level}`));
   if (s.error) return card.append(el('p', 'error', `${s.error.code} in ${s.error.fn}: ${s.error.message}`)), card;
@@ -123,7 +123,7 @@ function renderSample(kind, s) {
   // An episodic reference is its rollout above (actions with their observations), not the bare action list.
   secret.append(el('h4', '', `reference (scores ${s.referenceScore ?? '–'})`), ...(Array.isArray(s.turns) ? [] : [el('pre', 'reference', s.reference ?? '')]));
   if (s.hidden && Object.keys(s.hidden).length) secret.append(el('h4', '', 'hidden fields'), el('pre', '', JSON.stringify(s.hidden, null, 2)));
-  card.append(secret, el('p', 'hint muted', kind === 'episodic' ? 'tick “reveal” to see the reference rollout' : 'tick “reveal” to see the reference'));
+  card.append(secret, el('p', 'hint muted', rollouts ? 'tick “reveal” to see the reference rollout' : 'tick “reveal” to see the reference'));
   return card;
 }
 

@@ -43,6 +43,28 @@ function repeatingLevels(ctx: SingleTurnContext): number[] {
   return [...ctx.byLevel].filter(([, episodes]) => new Set(episodes.map((e) => e.instance.prompt)).size < episodes.length).map(([level]) => level);
 }
 
+/**
+ * The search for same-prompt pairs, in rounds over the levels that repeat: a level stops once it holds a pair
+ * whose references differ (the evidence), once enough of its prompts repeated with one answer each (the prompt
+ * decides the answer: no pair is owed), or at the draw limit. A fixed draw can miss: at one validation seed a
+ * level's 100 instances repeated 19 prompts, each with one planted pair, where two pairs were often valid.
+ */
+export async function searchPairs(ctx: Pick<SingleTurnContext, 'stage' | 'byLevel' | 'moreInstances'>, levels: number[]): Promise<Episode[][]> {
+  const o = ctx.stage.options;
+  const found = new Map<number, Episode[]>();
+  let open = levels;
+  for (let count = o.equivalentSearchPerLevel; open.length > 0 && count <= o.equivalentSearchMaxPerLevel; count += o.equivalentSearchPerLevel) {
+    const more = await Promise.all(open.map((level) => ctx.moreInstances(level, count)));
+    open = open.filter((level, i) => {
+      const all = [...(ctx.byLevel.get(level) ?? []), ...(more[i] ?? [])];
+      found.set(level, all);
+      const repeats = all.length - new Set(all.map((e) => e.instance.prompt)).size;
+      return crossings(all).length === 0 && repeats < o.equivalentSearchRepeats;
+    });
+  }
+  return [...found.values()];
+}
+
 function findings(ctx: SingleTurnContext, outcomes: JudgedOutcome[]): ZeroFinding[] {
   return outcomes
     .filter((o) => !o.failure)
@@ -81,11 +103,10 @@ export const completenessCheck: SingleTurnCheck = {
       async judge(results, tools) {
         const outcomes = results.flatMap((r) => r.outcomes);
         // The search: more draws where prompts repeat, for pairs the sample did not hold.
-        const levels = repeatingLevels(ctx);
+        const searchedAt = await searchPairs(ctx, repeatingLevels(ctx));
         let searched = 0;
-        if (levels.length) {
-          const more = await Promise.all(levels.map((level) => ctx.moreInstances(level, ctx.stage.options.equivalentSearchPerLevel)));
-          const all = [...levels.flatMap((level) => ctx.byLevel.get(level) ?? []), ...more.flat()];
+        if (searchedAt.length) {
+          const all = searchedAt.flat();
           // Only the pairs not sent yet: a sampled instance may meet a new partner among the draws.
           const sent = new Set(crossed.flatMap((r) => r.probes.map((p) => `${r.level}:${r.seed}:${p.response}`)));
           const fresh = crossings(all).map((r) => ({ ...r, probes: r.probes.filter((p) => !sent.has(`${r.level}:${r.seed}:${p.response}`)) })).filter((r) => r.probes.length > 0);

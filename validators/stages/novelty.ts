@@ -8,6 +8,9 @@ import { codeFingerprint } from '../novelty/code.js';
 import { behaviourFingerprint } from '../novelty/behaviour.js';
 import type { NoveltyIndex } from '../novelty/lsh.js';
 
+/** The problem code of a near-duplicate by each fingerprint. */
+const DUPLICATE_CODES = { code: 'E_DUPLICATE_CODE', behaviour: 'E_DUPLICATE_BEHAVIOUR' } as const;
+
 /** Index ids are "name@hash": the stage needs both to tell a duplicate from a new version or the same code. */
 export function noveltyId(name: string, hash: string): string {
   return `${name}@${hash}`;
@@ -39,7 +42,7 @@ export function noveltyVerdict(index: NoveltyIndex, fingerprint: Fingerprint, na
     const hit = duplicates.find((m) => m.kind === kind);
     if (!hit) continue;
     problems.push({
-      code: kind === 'code' ? 'E_DUPLICATE_CODE' : 'E_DUPLICATE_BEHAVIOUR',
+      code: DUPLICATE_CODES[kind],
       message: `near-duplicate of the admitted environment "${hit.name}" by ${kind} (code similarity ${hit.codeSimilarity.toFixed(2)}, behaviour similarity ${hit.behaviourSimilarity.toFixed(2)})`,
       evidence: duplicates.filter((m) => m.kind === kind).slice(0, 3).map((m) => ({ env: m.name, codeSimilarity: m.codeSimilarity, behaviourSimilarity: m.behaviourSimilarity })),
     });
