@@ -73,6 +73,8 @@ interface Numbers {
   nums: number[];
   runs: number[];
   words: number[];
+  /** Scaled and two-number relations count only where the prompt holds this many numbers. */
+  relations: number;
 }
 
 /** A rule's value on one prompt's numbers, or undefined where it reads a place the prompt lacks. */
@@ -82,7 +84,7 @@ function valueOf(id: number, p: Numbers): number | undefined {
   const op = OPS[Math.floor(id / (SLOTS * SLOTS))] as Op;
   const list = op.arity === 0 ? p[op.list ?? 'runs'] : p.nums;
   const i = position(a, list.length);
-  if (i < 0 || (op.arity !== 0 && op !== OPS[0] && op !== OPS[1] && op !== OPS[2] && p.nums.length < 4)) return undefined;
+  if (i < 0 || (op.arity !== 0 && op !== OPS[0] && op !== OPS[1] && op !== OPS[2] && p.nums.length < p.relations)) return undefined;
   if (op.arity < 2) return op.of(list[i] as number, 0);
   const j = position(b, list.length);
   return j < 0 ? undefined : op.of(list[i] as number, list[j] as number);
@@ -98,7 +100,7 @@ function hitsOf(p: Numbers, answer: number, out: Set<number>): void {
   const n = p.nums.length;
   const at = placesOf(n);
   OPS.forEach((op, o) => {
-    if (op.arity === 0 || (o > 2 && n < 4)) return;
+    if (op.arity === 0 || (o > 2 && n < p.relations)) return;
     for (const a of at) {
       const i = position(a, n);
       const x = p.nums[i] as number;
@@ -119,32 +121,39 @@ const same = (v: number, answer: number) => Math.abs(v - answer) <= 1e-9 * Math.
 /**
  * The arithmetic reader: where most answers are numbers, every relation of the prompt's numbers at fixed
  * places that gives the answer is a rule; it earns a sample whose numbers give the answer by that relation.
+ * Scaled and two-number relations count in prompts with `relations` numbers or more (a single-turn "a + b"
+ * with two numbers is the task; an episodic decision value the prompt alone fixes is not).
  */
-export const ARITHMETIC: ReaderFamily = {
-  name: 'a simple relation of the prompt\'s numbers',
-  code: 'E_ANSWER_LEAK',
-  prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
-    const answers = samples.map((e) => {
-      const a = answerContent(e.reference).trim();
-      return ANSWER.test(a) && a.length <= 15 ? Number(a) : null;
-    });
-    if (answers.filter((a) => a !== null).length < 0.8 * samples.length) return null;
-    const numbers: Numbers[] = samples.map((e, i) => (answers[i] === null ? { nums: [], runs: [], words: [] } : { nums: promptNumbers(e.instance.prompt), runs: digitRuns(e.instance.prompt), words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt) }));
-    return {
-      *fit(i) {
-        const answer = answers[i];
-        if (answer === null || answer === undefined) return;
-        const found = new Set<number>();
-        hitsOf(numbers[i] as Numbers, answer, found);
-        for (const rule of found) yield [String(rule), 1];
-      },
-      credit(rule, i, j) {
-        const answer = answers[j];
-        if (answer === null || answer === undefined || answers[i] === null) return 0;
-        const v = valueOf(Number(rule), numbers[i] as Numbers);
-        return v !== undefined && same(v, answer) ? 1 : 0;
-      },
-      describe: (rule) => `the answer is ${ruleName(Number(rule))} of the prompt (formats normalised)`,
-    };
-  },
-};
+export function arithmeticReader(relations: number): ReaderFamily {
+  return {
+    name: 'a simple relation of the prompt\'s numbers',
+    code: 'E_ANSWER_LEAK',
+    prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
+      const answers = samples.map((e) => {
+        const a = answerContent(e.reference).trim();
+        return ANSWER.test(a) && a.length <= 15 ? Number(a) : null;
+      });
+      if (answers.filter((a) => a !== null).length < 0.8 * samples.length) return null;
+      const numbers: Numbers[] = samples.map((e, i) => (answers[i] === null ? { nums: [], runs: [], words: [], relations } : { nums: promptNumbers(e.instance.prompt), runs: digitRuns(e.instance.prompt), words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt), relations }));
+      return {
+        *fit(i) {
+          const answer = answers[i];
+          if (answer === null || answer === undefined) return;
+          const found = new Set<number>();
+          hitsOf(numbers[i] as Numbers, answer, found);
+          for (const rule of found) yield [String(rule), 1];
+        },
+        credit(rule, i, j) {
+          const answer = answers[j];
+          if (answer === null || answer === undefined || answers[i] === null) return 0;
+          const v = valueOf(Number(rule), numbers[i] as Numbers);
+          return v !== undefined && same(v, answer) ? 1 : 0;
+        },
+        describe: (rule) => `the answer is ${ruleName(Number(rule))} of the prompt (formats normalised)`,
+      };
+    },
+  };
+}
+
+/** The single-turn arithmetic reader: relations of two numbers only in prompts with four numbers or more. */
+export const ARITHMETIC: ReaderFamily = arithmeticReader(4);

@@ -9,6 +9,9 @@ import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
 import { errorPathCalls } from '../episodic/adversaries-undo.js';
 import { askLog, askSamples, asksOf, askTrials, digitSamples, digitTrials, fieldSamples, fieldTrials, openingLog, type Ask, type AskSample, type Replies } from '../episodic/readers.js';
+import { arithmeticSamples, EPISODIC_ARITHMETIC } from '../episodic/arithmetic.js';
+import { pickSamples, pickTrials } from '../episodic/selection.js';
+import { judgeReaders } from '../readers.js';
 import { replayOf, type EpisodicCheck } from './episodic.js';
 import type { Finding, Trial } from './rules.js';
 
@@ -72,17 +75,32 @@ export const episodicReaders: EpisodicCheck = {
           metrics[`fields ${axis.tool}.${axis.arg}`] = t.rules;
           findings.push(...rate(`a field read next to the entity (${axis.tool}.${axis.arg}), fitted on half the episodes and scored on the other half`, t, () => ({ axis: `${axis.tool}.${axis.arg}`, rules: t.rules })));
         }
-        // The prompt's digits read as a value it does not spell out, per argument (judged as single-turn leaks).
+        // The entities a reference picks out of a listing, read off the listing's structure (rank, layout, counts).
+        for (const [slot, samples] of pickSamples(ctx.meta, refs, opening)) {
+          if (samples.length < ctx.options.readerMinSamples) continue;
+          const t = pickTrials(samples);
+          metrics[`picks ${slot}`] = t.rules;
+          findings.push(...rate(`picking the entities of ${slot} by where and how the listings print them, fitted on half the episodes and scored on the other half`, t, () => ({ slot, rules: t.rules })));
+        }
+        // The prompt's digits, or its numbers' simple arithmetic, read as a value it does not spell out, per argument (judged as single-turn leaks).
+        const leak = (policy: string, slot: string, t: { level: Trial[]; pooled: Trial[] }, rules: unknown): Finding[] => {
+          const evidence = () => ({ slot, rules });
+          return [
+            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.level, tolerance: { level: o.leakLevelMaxRate }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
+            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.pooled, tolerance: { pooled: o.leakMaxRate }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
+          ];
+        };
         for (const [slot, samples] of digitSamples(refs)) {
           if (samples.length < ctx.options.readerMinSamples) continue;
           const t = digitTrials(samples);
           metrics[`digits ${slot}`] = t.rules;
-          const policy = `reading ${slot} off the prompt's digits, fitted on half the episodes and scored on the other half`;
-          const evidence = () => ({ slot, rules: t.rules });
-          findings.push(
-            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.level, tolerance: { level: o.leakLevelMaxRate }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
-            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.pooled, tolerance: { pooled: o.leakMaxRate }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
-          );
+          findings.push(...leak(`reading ${slot} off the prompt's digits, fitted on half the episodes and scored on the other half`, slot, t, t.rules));
+        }
+        for (const [slot, samples] of arithmeticSamples(refs)) {
+          const [j] = samples.length < ctx.options.readerMinSamples ? [] : judgeReaders(samples, [EPISODIC_ARITHMETIC]);
+          if (!j) continue;
+          metrics[`arithmetic ${slot}`] = j.rules.get(null);
+          findings.push(...leak(`computing ${slot} from the prompt's numbers (${j.family}), fitted on half the episodes and scored on the other half`, slot, j, j.rules.get(null)));
         }
         // The oracle policy: every question asked with every value, the reply that marks the right one followed.
         const byTool = new Map<string, AskSample[]>();

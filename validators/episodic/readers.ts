@@ -9,6 +9,7 @@ import type { Trial } from '../checks/rules.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
 import { decisionsOf, escape, type Axis, type Decision } from './adversaries-values.js';
 import { tokensOf } from './probes.js';
+import { idFields, parser, shapeOf, structuralFields } from './structure.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
@@ -60,7 +61,9 @@ export interface Replies {
  * reference i: its listings and reads), and the reference's own observations before the decision. A place is
  * named with what printed it (the prompt, or a tool), so a listing's fields and a ticket's text stay apart.
  * Words the prompt or the tools' text use (the rules' vocabulary: "pending", "gold", a queue's name) are left
- * out: a policy that reads them applies a stated rule.
+ * out: a policy that reads them applies a stated rule. Beside the words, each observation's structure around
+ * the entity (its rank, mention count and layout: structure.ts) and its id's parity are fields too; the
+ * prompt's structure is not (it names entities to state the task: "log in as X with password Y").
  */
 export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, openings: ReadonlyArray<Replies | undefined> = []): FieldSample[] {
   const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
@@ -68,6 +71,7 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     const decisions = decisionsOf(r, axis);
     const ids = new Set(decisions.flatMap((d) => Object.values(d.entity).map((v) => v.toLowerCase())));
     const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
+    const parsed = parser(new Set([...ids].map(shapeOf)));
     const opened = openings[of];
     const acts = actionsOf(r);
     const texts = (upTo: number): Array<[string, string]> => [
@@ -78,15 +82,16 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
       if (own.length === 0) return [];
-      const fields = new Set<string>();
+      const fields = new Set<string>(own.flatMap(idFields));
       for (const [source, text] of texts(d.index)) {
+        if (source !== 'the prompt') for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
         for (const line of text.split(/\n|;/)) {
           const w = words(line);
           const at = w.findIndex((x) => own.includes(x));
           if (at < 0) continue;
           for (const k of OFFSETS) {
             const x = w[at + k];
-            if (x !== undefined && !rules.has(x) && !ids.has(x)) fields.add(`in ${source}, the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`);
+            if (x !== undefined && !ids.has(x)) fields.add(`in ${source}, ${rules.has(x) ? `${STATED} ` : ''}the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`);
           }
           w.forEach((x, i) => {
             const label = w[i - 1];
@@ -99,8 +104,13 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
   });
 }
 
+/** Where a field's place says a word of the rules (the prompt's, the tools') stands: a map of those is a stated rule the text shows. */
+export const STATED = 'a word of the rules';
+/** The text a place reads ("in the prompt", "in list_tickets's reply"). */
+export const sourceOf = (place: string) => place.slice(0, place.indexOf(', '));
+
 /** A field's place (everything before its word), and its word. */
-const split = (field: string): [string, string] => {
+export const split = (field: string): [string, string] => {
   const at = field.lastIndexOf(': ');
   return [field.slice(0, at), field.slice(at + 2)];
 };
@@ -109,7 +119,8 @@ const split = (field: string): [string, string] => {
  * The best one-to-one map "a field's word → the decision" fitted on `fit`: per place, each word mapped to the
  * value it went with (at least 90% of the time), each value reached by one word only, the map reading at least
  * 80% of the half's decisions (a code field; a ticket's free text, whose words vary by template, is none).
- * Null where no place has one.
+ * Null where no place has one, or where the rules' own words in the same text map as much: the text then
+ * shows the decision by a stated rule, and a code or a layout beside them tells a policy nothing more.
  */
 function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string; map: Map<string, string> } | null {
   const seen = new Map<string, Map<string, Map<string, number>>>();
@@ -123,6 +134,7 @@ function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string
     }
   }
   let best: { place: string; map: Map<string, string>; covered: number } | null = null;
+  const stated = new Map<string, number>();
   for (const [place, byWord] of seen) {
     const map = new Map<string, string>();
     let covered = 0;
@@ -133,9 +145,11 @@ function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string
     }
     const perValue = new Map<string, number>();
     for (const v of map.values()) perValue.set(v, (perValue.get(v) ?? 0) + 1);
-    if (map.size >= 2 && [...perValue.values()].every((n) => n === 1) && covered >= 0.8 * fit.length && (!best || covered > best.covered)) best = { place, map, covered };
+    if (!(map.size >= 2 && [...perValue.values()].every((n) => n === 1) && covered >= 0.8 * fit.length)) continue;
+    if (place.includes(STATED)) stated.set(sourceOf(place), Math.max(stated.get(sourceOf(place)) ?? 0, covered));
+    else if (!best || covered > best.covered) best = { place, map, covered };
   }
-  return best && { place: best.place, map: best.map };
+  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0) ? { place: best.place, map: best.map } : null;
 }
 
 /** The value a fitted map reads off a sample's fields, or null. */
@@ -151,14 +165,21 @@ const readMap = (fitted: { place: string; map: Map<string, string> }, s: FieldSa
  * Two-fold trials of a learned reader, per level and pooled: a rule fitted on one half of the samples (`fit`,
  * null where none) reads each sample of the other (`read`: the value it picks, or null); chance is that pick
  * against up to three other samples' values at the level, as the single-turn readers judge (a decision that is
- * nearly always the same value is no secret, however it is read).
+ * nearly always the same value is no secret, however it is read). A reader that picks among a sample's own
+ * candidates (`judge`) scores its pick itself, against the chance of a random pick of the same size.
  */
-function twoFold<S extends { level: number; value: string }, R>(samples: readonly S[], fit: (members: number[]) => R | null, read: (rule: R, s: S) => string | null): { level: Trial[]; pooled: Trial[]; rules: R[] } {
+export function twoFold<S extends { level: number; value: string }, R>(
+  samples: readonly S[],
+  fit: (members: number[]) => R | null,
+  read: (rule: R, s: S) => string | null,
+  judge?: (rule: R, s: S) => { win: number; chance: number },
+): { level: Trial[]; pooled: Trial[]; rules: R[] } {
   const levels = new Map<number, number[]>();
   samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
   const fold = (i: number) => (levels.get((samples[i] as S).level) as number[]).indexOf(i) % 2;
   const trial = (rule: R | null, i: number): Trial => {
     const s = samples[i] as S;
+    if (judge) return { level: s.level, ...(rule === null ? { win: 0, chance: 0 } : judge(rule, s)) };
     const members = levels.get(s.level) as number[];
     const pick = rule === null ? null : read(rule, s);
     const at = members.indexOf(i);

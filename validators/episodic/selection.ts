@@ -1,0 +1,129 @@
+// The learned reader of a selection: which of the entities a listing names the reference acts on (the two
+// servers it shuts down), read off the structure of the listings a policy sees before acting (the replies of
+// tools without arguments; the prompt states the task and names entities for it): a rank, a layout, a mention
+// count, the id's parity. Fitted on half the episodes as a set of marking values at one place, judged on the
+// other half against a random pick of as many.
+import type { EpisodicMeta } from '../../contract/episodic.js';
+import type { Rollout } from '../../sandbox/rollouts.js';
+import type { Trial } from '../checks/rules.js';
+import { actionsOf, propsOf } from './adversaries.js';
+import { sourceOf, split, STATED, twoFold, type Replies } from './readers.js';
+import { idFields, parser, shapeOf, structuralFields } from './structure.js';
+
+const words = (text: string): string[] => text.toLowerCase().match(/[a-z]+/g) ?? [];
+
+/** One episode's selection by one (tool, argument): the entities its texts name, those the reference chose, each one's fields. */
+export interface PickSample {
+  level: number;
+  value: string;
+  candidates: string[];
+  chosen: Set<string>;
+  fields: Map<string, string[]>;
+}
+
+/**
+ * The selection samples, per (tool, argument) with a free string the reference sends (the finish aside): for
+ * each episode, the entities of the sent ids' shapes that the listings name (the opening's
+ * replies and the reference's own, before its first call of the tool, of tools called without arguments: a
+ * reply about one entity is asked because of the choice), and the structural fields of each, with the words of
+ * the rules (the prompt's and the tools' vocabulary) in its cell: a choice they explain is a stated rule.
+ * Episodes where the reference chooses every entity named, or none, select nothing.
+ */
+export function pickSamples(meta: EpisodicMeta, refs: readonly Rollout[], openings: ReadonlyArray<Replies | undefined>): Map<string, PickSample[]> {
+  const out = new Map<string, PickSample[]>();
+  const finishes = new Set(refs.map((r) => actionsOf(r).at(-1)?.tool));
+  const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
+  for (const tool of meta.tools) {
+    if (finishes.has(tool.name)) continue;
+    for (const [arg, schema] of Object.entries(propsOf(meta, tool.name))) {
+      if (schema.type !== 'string' || schema.enum) continue;
+      const sent = refs.map((r) => new Set(actionsOf(r).slice(0, -1).flatMap((a) => (a.tool === tool.name && typeof a.args[arg] === 'string' ? [(a.args[arg] as string).toLowerCase()] : []))));
+      const parsed = parser(new Set(sent.flatMap((s) => [...s].map(shapeOf))));
+      const samples = refs.flatMap((r, i): PickSample[] => {
+        const chosen = sent[i] as Set<string>;
+        if (chosen.size === 0) return [];
+        const acts = actionsOf(r);
+        const first = acts.findIndex((a) => a.tool === tool.name);
+        const opened = openings[i];
+        const texts: Array<[string, string]> = [
+          ...(opened?.observations ?? []).flatMap((o, j): Array<[string, string]> => (Object.keys(propsOf(meta, opened?.tools[j] ?? '')).length === 0 ? [[`${opened?.tools[j]}'s reply`, o]] : [])),
+          ...(r.observations ?? []).slice(0, first).flatMap((o, j): Array<[string, string]> => (Object.keys(acts[j]?.args ?? { x: 1 }).length === 0 ? [[`${acts[j]?.tool}'s reply`, o]] : [])),
+        ];
+        const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
+        const fields = new Map<string, string[]>();
+        for (const [source, text] of texts) {
+          const p = parsed(text);
+          for (const id of p.order) {
+            const own = fields.get(id) ?? [...idFields(id)];
+            own.push(...structuralFields(source, p, id), ...words((p.cells.get(id) as { cell: string }).cell).filter((w) => rules.has(w)).map((w) => `in ${source}, ${STATED} in its cell: ${w}`));
+            fields.set(id, own);
+          }
+        }
+        const candidates = [...fields.keys()].slice(0, 200);
+        const listed = candidates.filter((c) => chosen.has(c)).length;
+        return listed === 0 || listed === candidates.length ? [] : [{ level: r.level, value: '', candidates, chosen, fields }];
+      });
+      if (samples.length > 0) out.set(`${tool.name}.${arg}`, samples);
+    }
+  }
+  return out;
+}
+
+/** A fitted selection: the place read and the values there that mark a chosen entity. */
+export interface Marks {
+  place: string;
+  marks: Set<string>;
+}
+
+/**
+ * The place whose marking values (each seen twice or more, 90% chosen) cover the most of the half's chosen
+ * entities, at least 80% of them, where the place also describes entities not chosen (a listing of the chosen
+ * alone is its subject, not a code). Null where none does, or where the rules' words in the same text mark
+ * as many: the choice then follows a stated rule the text shows.
+ */
+function fitMarks(samples: readonly PickSample[], fit: number[]): Marks | null {
+  const stats = new Map<string, Map<string, [number, number]>>();
+  let want = 0;
+  for (const i of fit) {
+    const s = samples[i] as PickSample;
+    for (const c of s.candidates) {
+      const hit = s.chosen.has(c) ? 1 : 0;
+      want += hit;
+      for (const f of new Set(s.fields.get(c))) {
+        const [place, value] = split(f);
+        const byValue = stats.get(place) ?? new Map<string, [number, number]>();
+        const [n, total] = byValue.get(value) ?? [0, 0];
+        stats.set(place, byValue.set(value, [n + hit, total + 1]));
+      }
+    }
+  }
+  let best: (Marks & { covered: number }) | null = null;
+  const stated = new Map<string, number>();
+  for (const [place, byValue] of stats) {
+    const marks = [...byValue].filter(([, [n, total]]) => total >= 2 && n >= 0.9 * total);
+    const covered = marks.reduce((a, [, [n]]) => a + n, 0);
+    const others = [...byValue.values()].reduce((a, [n, total]) => a + total - n, 0);
+    if (covered < 0.8 * want || want === 0) continue;
+    if (place.includes(STATED)) stated.set(sourceOf(place), Math.max(stated.get(sourceOf(place)) ?? 0, covered));
+    else if (others > 0 && (!best || covered > best.covered)) best = { place, marks: new Set(marks.map(([v]) => v)), covered };
+  }
+  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0) ? { place: best.place, marks: best.marks } : null;
+}
+
+/** The entities a fitted selection picks on a sample: those with a marking value at its place. */
+const picked = (m: Marks, s: PickSample) => s.candidates.filter((c) => (s.fields.get(c) ?? []).some((f) => split(f)[0] === m.place && m.marks.has(split(f)[1])));
+
+/** A pick scored as a set: its overlap with the choice over the larger of the two, against a random pick of as many from the candidates. */
+function judgePick(m: Marks, s: PickSample): { win: number; chance: number } {
+  const p = picked(m, s);
+  if (p.length === 0) return { win: 0, chance: 0 };
+  const size = Math.max(p.length, s.chosen.size);
+  const listed = s.candidates.filter((c) => s.chosen.has(c)).length;
+  return { win: p.filter((c) => s.chosen.has(c)).length / size, chance: (p.length * listed) / s.candidates.length / size };
+}
+
+/** Two-fold trials of the selection reader. */
+export function pickTrials(samples: readonly PickSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
+  const t = twoFold(samples, (members) => fitMarks(samples, members), () => null, judgePick);
+  return { ...t, rules: t.rules.map((m) => `${m.place}: ${[...m.marks].slice(0, 6).join(' | ')}`) };
+}
