@@ -94,10 +94,15 @@ describe('the selection reader', () => {
 });
 
 describe('the arithmetic samples of episodic values', () => {
+  const ref = (prompt: string, code: number) => ({ ok: true, seed: 1, level: 1, prompt, actions: [{ tool: 'enter', args: { code } }, { tool: 'out', args: {} }], rejected: [], end: 'done', turns: 2, errors: 0, score: 1, maxStateChars: 1, ms: [] }) as Rollout;
+
   it('take numeric values the prompt does not print, with the prompt, as the single-turn reader reads them', () => {
-    const ref = (prompt: string, code: number) => ({ ok: true, seed: 1, level: 1, prompt, actions: [{ tool: 'enter', args: { code } }, { tool: 'out', args: {} }], rejected: [], end: 'done', turns: 2, errors: 0, score: 1, maxStateChars: 1, ms: [] }) as Rollout;
     const samples = arithmeticSamples([ref('Case 1200, room 3400.', 4600), ref('Case 1,200, code 1200.', 1200)]).get('enter.code');
     expect(samples).toEqual([{ seed: 1, level: 1, reference: '4600', instance: { prompt: 'Case 1200, room 3400.' } }]);
+  });
+
+  it('take none from a prompt that asks for the arithmetic: "pay the sum of 1200 and 3400" is the task, not a shortcut', () => {
+    for (const prompt of ['Pay the sum of invoices 1200 and 3400.', 'Refund the total of orders 1200 and 3400.', 'Transfer 3400 - 1200 to savings.']) expect(arithmeticSamples([ref(prompt, 4600)]).get('enter.code'), prompt).toBeUndefined();
   });
 });
 
@@ -142,11 +147,14 @@ describe('hold-out variants of the class', () => {
     const { problems, text } = await verdict(HOLDOUT, file, newValidationSeed());
     expect(problems.some((p) => p.code === 'E_ANSWER_LEAK'), text).toBe(true);
   });
-  it.each([
-    ['honest-listing-sorted-visible.js', 'a listing sorted by the temperature it prints, as the task says to use'],
-    ['honest-listing-visible-queue.js', 'a listing that names each queue in the rules\' words, in layouts of their own'],
-  ])('%s (%s) is admitted at a random validation seed', SLOW, async (file) => {
-    const { problems, text } = await verdict(HOLDOUT, file, newValidationSeed());
+  it('honest-listing-sorted-visible.js (a listing sorted by the temperature it prints, as the task says to use) is admitted at a random validation seed', SLOW, async () => {
+    const { problems, text } = await verdict(HOLDOUT, 'honest-listing-sorted-visible.js', newValidationSeed());
     expect(problems, text).toEqual([]);
+  });
+  // The listing shows each ticket's queue itself: the copy policy (a reader copying the decision off a listing
+  // the reference never calls) may judge that a copy task, but no structure reader may fire where words show it.
+  it('honest-listing-visible-queue.js (a listing that names each queue in the rules\' words, in layouts of their own) gets no structure finding at a random validation seed', SLOW, async () => {
+    const { problems, text } = await verdict(HOLDOUT, 'honest-listing-visible-queue.js', newValidationSeed());
+    expect(problems.filter((p) => (p.evidence as { check?: string } | undefined)?.check === 'episodic-readers'), text).toEqual([]);
   });
 });

@@ -10,15 +10,20 @@ import { tokensOf } from './probes.js';
 /** The arithmetic reader of episodic prompts: two-number relations count in a prompt of two numbers. */
 export const EPISODIC_ARITHMETIC = arithmeticReader(2);
 
+/** Words by which a prompt asks for arithmetic of its numbers: then computing them is the task, not a shortcut. */
+const ASKS_ARITHMETIC = /\b(sum|total|add(s|ed|ing)?|plus|minus|subtract\w*|difference|product|multipl\w*|times|divide\w*|quotient|average|mean|combined|altogether|remainder|increase\w*|decrease\w*|double|triple|half)\b|[+\u2212×÷*/=-]\s*\d/i;
+
 /**
  * Per argument, the numeric values the reference sends (one an episode, three digits or more) that the
  * prompt neither spells out as a token nor prints as a number, each with its episode's prompt: the arithmetic
- * reader's samples, the value as the reference answer.
+ * reader's samples, the value as the reference answer. A prompt that asks for arithmetic ("pay the sum of
+ * invoices 120 and 340") gives none: computing the value is then the task being done.
  */
 export function arithmeticSamples(refs: readonly Rollout[]): Map<string, ReaderSample[]> {
   const out = new Map<string, ReaderSample[]>();
   for (const r of refs) {
     const prompt = (r.prompt ?? '').slice(0, 20_000);
+    if (ASKS_ARITHMETIC.test(prompt)) continue;
     const spelled = new Set(tokensOf(prompt).map((t) => t.toLowerCase()));
     const numbers = new Set(promptNumbers(prompt, 200));
     const done = new Set<string>();
