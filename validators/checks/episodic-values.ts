@@ -129,7 +129,8 @@ function adaptiveJobs(meta: EpisodicMeta, r: Rollout, of: number, fixed: Job[], 
     const replies = blankets.map((b) => decisions.map((d) => (b?.ok ? b.observations?.[d.index] : undefined)));
     const choices = oracleChoices(axis, decisions, replies);
     // Judged only where the replies single out the reference's own decisions (a refusal singled out is no oracle).
-    if (choices.every((c, k) => c !== null && c === decisions[k]?.value)) {
+    // ... and where some decision needs a wrong try first: a log whose first tries are all right is the reference itself.
+    if (choices.every((c, k) => c !== null && c === decisions[k]?.value) && choices.some((c) => axis.values.indexOf(c as Scalar) > 0)) {
       jobs.push({ of, kind: 'oracle', axis, actions: oracleLog(r, axis, decisions, choices as Scalar[]) });
       // The same tries with the entity put back between them, by each tool that might undo the decision.
       for (const reset of resetsOf(meta, r, axis, decisions)) jobs.push({ of, kind: 'undo-retry', axis, actions: undoRetryLog(r, axis, decisions, reset, choices as Scalar[]) });
