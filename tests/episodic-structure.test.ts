@@ -1,16 +1,16 @@
 // The learned observation readers read a text's structure as well as its words (issue 28, FINDINGS F8-F11): an
 // entity's rank in a listing, the layout of its line, how many times a log names it, and the prompt's numbers'
 // arithmetic. Units over synthetic rollouts first, then the red-team modules and hold-out variants of the class
-// validated in the sandbox (hacks rejected at three random validation seeds, their honest twins admitted).
+// validated in the sandbox (hacks rejected at three recorded validation seeds, their honest twins admitted).
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { validationSeeds } from './helpers/validation-seeds.js';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { arithmeticSamples } from '../validators/episodic/arithmetic.js';
 import { pickSamples, pickTrials } from '../validators/episodic/selection.js';
 import { idFields, parse, shapeOf, structuralFields } from '../validators/episodic/structure.js';
-import { newValidationSeed } from '../validators/seeds.js';
 import { validateCandidate } from '../validators/validate.js';
 
 const shapes = new Set([shapeOf('SRV100')]);
@@ -104,6 +104,10 @@ describe('the arithmetic samples of episodic values', () => {
   it('take none from a prompt that asks for the arithmetic: "pay the sum of 1200 and 3400" is the task, not a shortcut', () => {
     for (const prompt of ['Pay the sum of invoices 1200 and 3400.', 'Refund the total of orders 1200 and 3400.', 'Transfer 3400 - 1200 to savings.']) expect(arithmeticSamples([ref(prompt, 4600)]).get('enter.code'), prompt).toBeUndefined();
   });
+
+  it('still take them where an arithmetic word stands apart from the numbers, or a hyphen is an id\'s', () => {
+    for (const prompt of ['Case 1200, room 3400. Total memos: 5.', 'Case M-1200, room 3400.', 'Case 1200, room 3400.\nAdd nothing; log out when done.']) expect(arithmeticSamples([ref(prompt, 4600)]).get('enter.code'), prompt).toHaveLength(1);
+  });
 });
 
 const pool = new SandboxPool({ workers: 2 });
@@ -125,8 +129,8 @@ describe.each([
   ['hack-observation-count.js', TRUST],
   ['hack-prompt-arithmetic-secret.js', TRUST],
 ])('%s (an observation predicts the decision by its structure)', (file, dir) => {
-  it('is rejected by a learned observation reader at three random validation seeds', SLOW, async () => {
-    for (const seed of [newValidationSeed(), newValidationSeed(), newValidationSeed()]) {
+  it('is rejected by a learned observation reader at three recorded validation seeds', SLOW, async () => {
+    for (const seed of validationSeeds([11, 22, 33])) {
       const { problems, text } = await verdict(dir, file, seed);
       expect(problems.some((p) => p.code === 'E_ANSWER_LEAK' && (p.evidence as { check?: string } | undefined)?.check === 'episodic-readers'), text).toBe(true);
     }
@@ -134,8 +138,8 @@ describe.each([
 });
 
 describe.each(['honest-listing-order.js', 'honest-observation-count.js', 'honest-prompt-arithmetic-secret.js'])('%s (honest twin)', (file) => {
-  it('is admitted at three random validation seeds', SLOW, async () => {
-    for (const seed of [newValidationSeed(), newValidationSeed(), newValidationSeed()]) {
+  it('is admitted at three recorded validation seeds', SLOW, async () => {
+    for (const seed of validationSeeds([11, 22, 33])) {
       const { problems, text } = await verdict(TRUST, file, seed);
       expect(problems, text).toEqual([]);
     }
@@ -143,18 +147,18 @@ describe.each(['honest-listing-order.js', 'honest-observation-count.js', 'honest
 });
 
 describe('hold-out variants of the class', () => {
-  it.each(['hack-listing-case.js', 'hack-listing-mark.js', 'hack-listing-last.js', 'hack-prompt-difference.js'])('%s is rejected at a random validation seed', SLOW, async (file) => {
-    const { problems, text } = await verdict(HOLDOUT, file, newValidationSeed());
+  it.each(['hack-listing-case.js', 'hack-listing-mark.js', 'hack-listing-last.js', 'hack-prompt-difference.js'])('%s is rejected at a recorded validation seed', SLOW, async (file) => {
+    const { problems, text } = await verdict(HOLDOUT, file, 44);
     expect(problems.some((p) => p.code === 'E_ANSWER_LEAK'), text).toBe(true);
   });
-  it('honest-listing-sorted-visible.js (a listing sorted by the temperature it prints, as the task says to use) is admitted at a random validation seed', SLOW, async () => {
-    const { problems, text } = await verdict(HOLDOUT, 'honest-listing-sorted-visible.js', newValidationSeed());
+  it('honest-listing-sorted-visible.js (a listing sorted by the temperature it prints, as the task says to use) is admitted at a recorded validation seed', SLOW, async () => {
+    const { problems, text } = await verdict(HOLDOUT, 'honest-listing-sorted-visible.js', 44);
     expect(problems, text).toEqual([]);
   });
   // The listing shows each ticket's queue itself: the copy policy (a reader copying the decision off a listing
   // the reference never calls) may judge that a copy task, but no structure reader may fire where words show it.
-  it('honest-listing-visible-queue.js (a listing that names each queue in the rules\' words, in layouts of their own) gets no structure finding at a random validation seed', SLOW, async () => {
-    const { problems, text } = await verdict(HOLDOUT, 'honest-listing-visible-queue.js', newValidationSeed());
+  it('honest-listing-visible-queue.js (a listing that names each queue in the rules\' words, in layouts of their own) gets no structure finding at a recorded validation seed', SLOW, async () => {
+    const { problems, text } = await verdict(HOLDOUT, 'honest-listing-visible-queue.js', 44);
     expect(problems.filter((p) => (p.evidence as { check?: string } | undefined)?.check === 'episodic-readers'), text).toEqual([]);
   });
 });

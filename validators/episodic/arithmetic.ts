@@ -10,8 +10,16 @@ import { tokensOf } from './probes.js';
 /** The arithmetic reader of episodic prompts: two-number relations count in a prompt of two numbers. */
 export const EPISODIC_ARITHMETIC = arithmeticReader(2);
 
-/** Words by which a prompt asks for arithmetic of its numbers: then computing them is the task, not a shortcut. */
-const ASKS_ARITHMETIC = /\b(sum|total|add(s|ed|ing)?|plus|minus|subtract\w*|difference|product|multipl\w*|times|divide\w*|quotient|average|mean|combined|altogether|remainder|increase\w*|decrease\w*|double|triple|half)\b|[+\u2212×÷*/=-]\s*\d/i;
+/** Words and signs by which a sentence asks for arithmetic of its numbers ("3400 - 1200": a minus with spaces, not an id's hyphen). */
+const ARITHMETIC_WORDS = /\b(sum|total|add(s|ed|ing)?|plus|minus|subtract\w*|difference|product|multipl\w*|times|divide\w*|quotient|average|mean|combined|altogether|remainder|increase\w*|decrease\w*|double|triple|half)\b|\d\s*[+\u2212×÷*/=]\s*\d|\d\s+-\s+\d/i;
+
+/**
+ * Whether the prompt asks for arithmetic of its own numbers: one sentence holds an arithmetic word or sign and two
+ * numbers or more. Then computing the value is the task being done; a word elsewhere ("Total memos: 5") is not.
+ */
+export function asksArithmetic(prompt: string): boolean {
+  return prompt.split(/(?<=[.!?])\s+|\n+/).some((sentence) => ARITHMETIC_WORDS.test(sentence) && promptNumbers(sentence, 2).length >= 2);
+}
 
 /**
  * Per argument, the numeric values the reference sends (one an episode, three digits or more) that the
@@ -23,7 +31,7 @@ export function arithmeticSamples(refs: readonly Rollout[]): Map<string, ReaderS
   const out = new Map<string, ReaderSample[]>();
   for (const r of refs) {
     const prompt = (r.prompt ?? '').slice(0, 20_000);
-    if (ASKS_ARITHMETIC.test(prompt)) continue;
+    if (asksArithmetic(prompt)) continue;
     const spelled = new Set(tokensOf(prompt).map((t) => t.toLowerCase()));
     const numbers = new Set(promptNumbers(prompt, 200));
     const done = new Set<string>();
