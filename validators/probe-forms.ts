@@ -1,7 +1,9 @@
 // Probe forms built from principles rather than lists of cases: non-answers (abstentions, non-finite
 // numbers, text malformed in the reference's own notation), hedges (a wrong value with an interval wide
 // enough to hold the truth), model-shaped reasoning around a wrong answer, the prompt's own tokens of the
-// answer's shape, and the carriers a guess list can come in (any tag spelling, fences, joiners of any script).
+// answer's shape, and the carriers a guess list can come in (any tag spelling, fences, joiners of any script);
+// the markups an answer can come in, and the rotation that spreads a family's forms over the sample.
+import { withContent } from '../sandbox/answer.js';
 import { normalizeAnswer, tokenize, type Shape } from './answers.js';
 
 export { reasoning } from './prose.js';
@@ -206,4 +208,23 @@ export function statedControl(regions: readonly StatedRegion[] | undefined, refe
   const unit = 10 ** -placesOf(t);
   if (width === null || !Number.isFinite(v) || Math.abs(v - r) > width - 0.5 * unit + 1e-12) return null;
   return (r + Math.sign(v - r || 1) * (Math.ceil((2 * width) / unit) + 1) * unit).toFixed(placesOf(t));
+}
+
+/** Markup a model might put an answer in, besides the reference's own. */
+export const WRAP: Record<string, (content: string, reference: string) => string> = {
+  tag: (c, ref) => withContent(ref, c),
+  bare: (c) => c,
+  bold: (c) => `**${c}**`,
+  html: (c) => `<b>${c}</b>`,
+  label: (c) => `Final answer: ${c}`,
+  'last line': (c) => `I worked through every step.\n${c}`,
+  fence: (c) => `\`\`\`\n${c}\n\`\`\``,
+  boxed: (c) => `\\boxed{${c}}`,
+  json: (c) => JSON.stringify({ answer: c }),
+};
+
+/** `count` of `forms`, a window that moves with the instance: each instance tries a few, the sample tries them all. */
+export function rotate<T>(forms: T[], count: number, index: number): T[] {
+  if (forms.length <= count) return forms;
+  return Array.from({ length: count }, (_, j) => forms[(index * count + j) % forms.length] as T);
 }
