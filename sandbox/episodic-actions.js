@@ -142,7 +142,8 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
       }
     }
     return function (episode) {
-      // What the agent reads before acting: the prompt and every tool's descriptions (a token printed there is fair game).
+      // What the agent reads before acting: the prompt and every tool's descriptions (a token printed there is
+      // fair game).
       if (promptTokens === null) promptTokens = tokensOf((episode.prompt || '') + ' ' + stringify(tools)).slice(0, 4000);
       if (rng.float() < 0.03) return null;
       var tool = rng.pick(tools);

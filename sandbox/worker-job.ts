@@ -111,7 +111,8 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
         position += 1;
         continue;
       }
-      // A timeout (or a promise job that threw) leaves the isolate usable long enough to collect what finished before it.
+      // A timeout (or a promise job that threw) leaves the isolate usable long enough to collect what finished
+      // before it.
       let inFlight = crossingStart + done;
       if (failure.code === 'E_TIMEOUT' || failure.code === 'E_THROWN') {
         let lost: Chunk | null = null;
@@ -165,7 +166,8 @@ async function chargeLeftBehind(job: JobMessage, call: Prepared, failure: GuestF
   };
   const leftBehind = `work this call left behind (promise jobs) ${failure.code === 'E_TIMEOUT' ? 'ran past the wall-clock budget' : `failed after it returned: ${failure.message}`}`;
   if ('op' in call) return whole(failure.code, leftBehind, 'call');
-  // Each fresh realm starts a new attempt of up to one call's budget: the supervisor hears from the worker between them.
+  // Each fresh realm starts a new attempt of up to one call's budget: the supervisor hears from the worker
+  // between them.
   const attempt = () => {
     send({ type: 'progress', id: job.id });
     flush();
@@ -192,7 +194,10 @@ async function chargeLeftBehind(job: JobMessage, call: Prepared, failure: GuestF
   }
 }
 
-/** What the realm's tripwires recorded since the last read (tripwires.js), told to the supervisor, which keeps it per module. */
+/**
+ * What the realm's tripwires recorded since the last read (tripwires.js), told to the supervisor, which keeps it
+ * per module.
+ */
 function drainTrips(job: JobMessage, realm: Realm | undefined): Trips | null {
   if (!realm || realm.isolate.isDisposed) return null;
   let trips: Trips;

@@ -15,7 +15,10 @@ const NON_FINITE = ['0/0', 'NaN', '1/0', 'Infinity', '-Infinity', '1e999', 'inf'
 const OPENERS = '([{<';
 const CLOSERS = ')]}>';
 
-/** Responses that hold no answer in the reference's markup: none may earn anything. `taken` holds answers some instance has. */
+/**
+ * Responses that hold no answer in the reference's markup: none may earn anything. `taken` holds answers some
+ * instance has.
+ */
 export function nonAnswers(content: string, shape: Shape, taken: Set<string>): Array<[string, string]> {
   const fresh = (v: string) => !taken.has(normalizeAnswer(v).toLowerCase());
   const out: Array<[string, string]> = ABSTAIN.filter(fresh).map((w) => [`abstains: "${w}"`, w]);
@@ -113,10 +116,16 @@ export const UNIVERSAL_ANSWERS: Array<[string, string]> = [
   ['a LIKE pattern matching anything', '%'],
 ];
 
-/** A value of each kind a verifier may look an answer up in: what JSON instances hold, and the collections and functions it builds. */
+/**
+ * A value of each kind a verifier may look an answer up in: what JSON instances hold, and the collections and
+ * functions it builds.
+ */
 const CONTAINERS: unknown[] = [{ a: 1 }, [1, 2], 'ab', 5, true, function f() {}, new Map(), new Set(), /x/];
 
-/** What decides whether a verifier that looks a name up can tell names apart: the containers holding it, its letters, its length. */
+/**
+ * What decides whether a verifier that looks a name up can tell names apart: the containers holding it, its
+ * letters, its length.
+ */
 function nameClass(name: string): string {
   const holders = CONTAINERS.map((c) => (name in Object(c) ? 1 : 0)).join('');
   const letters = /^[a-z]+$/.test(name) ? 'lower' : name.includes('_') ? 'underscore' : 'mixed';
@@ -160,7 +169,10 @@ export const EACH_CARRIERS: Record<string, (c: string) => string> = {
   'boxed each': (c) => `\\boxed{${c}}`,
 };
 
-/** Joiners for guesses of one scalar, from every script: a verifier may split on some and read the rest as one answer. */
+/**
+ * Joiners for guesses of one scalar, from every script: a verifier may split on some and read the rest as one
+ * answer.
+ */
 export const SCALAR_JOINERS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json', '-', '', '_', '+', '\t', '\uff0c', '\u3001', '\uff1b', '\u200b', '\u2013', '~', '\uff0f', '\u060c', '\u00b7'];
 
 /** Whether a task's text states a numeric tolerance ("within 0.05", "to 2 decimals", "± 0.1", "rounded"). */
@@ -168,7 +180,10 @@ export function statesTolerance(text: string): boolean {
   return /\b(within|tolerance|accurate to|rounded|round to|decimal places|decimals)\b|±/i.test(text.slice(0, 20_000));
 }
 
-/** One acceptance region a task states for a number: absolute ("within 0.05 of", "± 2") or relative ("within 0.1%"). */
+/**
+ * One acceptance region a task states for a number: absolute ("within 0.05 of", "± 2") or relative ("within
+ * 0.1%").
+ */
 export type StatedRegion = { absolute: number } | { relative: number };
 
 /**

@@ -65,7 +65,8 @@ export function enumerationProbes(t: ProbeTarget, content: string, shape: Shape)
     for (const [form, write] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response: write(), ceiling: t.ceiling, coincident: false, alone: many });
   }
   probes.push(...carrierSpreadProbes(t, content, many));
-  // Short lists of 2 to 5 guesses: each separator in the answer tag (sizes rotate), and three guesses in another markup.
+  // Short lists of 2 to 5 guesses: each separator in the answer tag (sizes rotate), and three guesses in another
+  // markup.
   const separators = (shape.kind === 'list' ? LIST_SEPARATORS : SCALAR_SEPARATORS).filter((s) => s === 'json' || s === '' || !content.includes(s.trim() || s));
   rotate(separators, 4, t.index).forEach((separator, s) => {
     const other = MARKUPS[1 + ((t.index + s) % (MARKUPS.length - 1))] as string;

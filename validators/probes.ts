@@ -22,7 +22,10 @@ export { rotate } from './probe-forms.js';
 /** The seed of this instance's random probe text: the validation seed mixed with the instance's own. */
 const proseSeed = (t: ProbeTarget) => ((t.seed ?? 0) * 31 + t.episode.seed + t.index) % Number.MAX_SAFE_INTEGER;
 const KEYWORDS = 'answer answer the answer is correct final answer solution verified';
-/** Inherited names per instance: 18 probed instances (6 a level, 3 levels) cover every class, the first 40 the whole family (later ones send none). */
+/**
+ * Inherited names per instance: 18 probed instances (6 a level, 3 levels) cover every class, the first 40 the
+ * whole family (later ones send none).
+ */
 const INHERITED_WINDOW = 3;
 const SHORT_BANDS = [100, 300, 1_000, 3_000, 10_000];
 /** Long bands, each once per sample, with the junk that tests most at that length (backtracking bait first). */
@@ -113,7 +116,8 @@ export function probeBattery(t: ProbeTarget): Probe[] {
     ...rotate(formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))), 3, t.index).map(([form, r]) => zero('format-only', form, r)),
     // Patterns and inherited names that only a verifier's machinery could accept (none is an answer some instance has).
     ...rotate(UNIVERSAL_ANSWERS.filter(([, v]) => machineOnly(v)), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
-    // An inherited name's acceptance does not depend on the instance (every value of a kind inherits it): a window per instance covers the family once over the sample.
+    // An inherited name's acceptance does not depend on the instance (every value of a kind inherits it): a
+    // window per instance covers the family once over the sample.
     ...(t.index * INHERITED_WINDOW < INHERITED_NAMES.length ? rotate(INHERITED_NAMES.filter(machineOnly), INHERITED_WINDOW, t.index) : []).map((v) => zero('format-only', `an inherited property name (${v})`, withContent(t.episode.reference, v))),
     ...rotate(instanceNameAnswers(t.episode.instance, content, t.taken ?? peerContents), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
     ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('non-answer', form, withContent(t.episode.reference, v))),

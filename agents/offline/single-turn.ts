@@ -9,7 +9,10 @@ import { textOf, type Ty } from './dsl.js';
 import { designHash, designSkills, FAMILY_SKILL, SHAPES, shapeSkills, type Shape, type Target } from './synth.js';
 import { FAMILIES, type Design, type EmitIdentity, type Family } from './design.js';
 
-/** A spec from the offline architect carries its target and program, so the generator (also after a resume) needs nothing else. */
+/**
+ * A spec from the offline architect carries its target and program, so the generator (also after a resume) needs
+ * nothing else.
+ */
 export interface OfflineSpec extends EnvSpec {
   offline: { version: string; target: Target; design: Design };
 }

@@ -29,7 +29,10 @@ const WHAT: Record<string, string> = {
   'every listed item at once': 'every item the prompt lists, at once',
   "every answer of the level's other instances at once": "every answer the level's other instances have, at once",
 };
-/** Guesses read from the prompt's tokens whatever its layout: only full passes count (partial credit for a copy is the task's own). */
+/**
+ * Guesses read from the prompt's tokens whatever its layout: only full passes count (partial credit for a copy
+ * is the task's own).
+ */
 const FULL_PASS_ONLY = new Set(['input copied', 'every prompt token']);
 
 /**
