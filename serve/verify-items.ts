@@ -5,17 +5,32 @@
 import type { EnvRecord } from '../library/contract.js';
 import type { EnvKind } from '../kinds/contract.js';
 import { kindOf } from '../kinds/registry.js';
-import type { Misbehaviour } from '../library/quarantine.js';
+import type { IncidentLog, Misbehaviour } from '../library/quarantine.js';
+import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { AnswerQueueFull } from '../sandbox/code/answer-pool.js';
 import { LONG_BANDS } from '../validators/probes.js';
+import type { Catalog } from './catalog.js';
 import { incidentClient, type Client } from './clients.js';
-import { confirmAndRecord, failure, verdictsOf, withinDeadline, type VerifyResult } from './defence.js';
-import { runAlone, SANDBOX_FN } from './dispatcher.js';
+import { confirmAndRecord, failure, verdictsOf, withinDeadline, type Rerun, type VerifyResult } from './defence.js';
+import { runAlone, SANDBOX_FN, type Dispatcher } from './dispatcher.js';
 import { isUnrun } from './job-attribution.js';
-import { ServeError } from './options.js';
+import { ServeError, type ServeOptions } from './options.js';
 import type { InstanceIdentity } from './schemas.js';
-import type { Service } from './service.js';
+import type { ScoreBoard } from './scores.js';
+
+/** What scoring needs of the service (service.ts), named here so the two files do not import each other. */
+export interface Scoring {
+  readonly catalog: Catalog;
+  readonly defence: IncidentLog;
+  readonly dispatcher: Dispatcher;
+  readonly pool: SandboxPool;
+  readonly options: Omit<ServeOptions, 'pool'>;
+  readonly scores: ScoreBoard | null;
+  source(record: EnvRecord): Promise<string>;
+  recordScore(record: Pick<EnvRecord, 'name' | 'version'>, level: number, score: number, client: Client): void;
+  rerunAlone(m: Misbehaviour): Promise<Rerun>;
+}
 
 /** Responses scored in one episode call (they share one generate); more are split into further episodes. */
 const MAX_RESPONSES_PER_EPISODE = 64;
@@ -64,7 +79,7 @@ function isSuspect(result: Extract<CallResult, { ok: false }>, responses: number
  * request ends (answered, past its budget, or `signal`: its client went away), its code answers still queued
  * are dropped and running ones stopped; `release` (its admission) is called once its work has really stopped.
  */
-export async function verifyItems(service: Service, items: VerifyRequestItem[], client: Client, { signal, release }: VerifyOptions = {}): Promise<VerifyResult[]> {
+export async function verifyItems(service: Scoring, items: VerifyRequestItem[], client: Client, { signal, release }: VerifyOptions = {}): Promise<VerifyResult[]> {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -157,7 +172,7 @@ export async function verifyItems(service: Service, items: VerifyRequestItem[], 
  * bound on waiting answers), cancelled by `signal`. A response in a language the host does not run is
  * a clear error (E_LANGUAGE), never a score of 0.
  */
-async function scoreInHost(service: Service, kind: EnvKind, source: string, groups: EpisodeGroup[], results: VerifyResult[], client: Client, signal: AbortSignal): Promise<void> {
+async function scoreInHost(service: Scoring, kind: EnvKind, source: string, groups: EpisodeGroup[], results: VerifyResult[], client: Client, signal: AbortSignal): Promise<void> {
   const requests = groups.map((g) => ({ seed: g.seed, level: g.level, responses: g.responses }));
   const run = await kind.runEpisodes(service.pool, source, requests, { limits: { callTimeoutMs: service.options.callTimeoutMs }, owner: client.principal, signal }).catch((error: unknown) => {
     if (error instanceof AnswerQueueFull) throw new ServeError(503, 'E_OVERLOADED', error.message, { cause: error });
@@ -172,7 +187,7 @@ async function scoreInHost(service: Service, kind: EnvKind, source: string, grou
 }
 
 /** Scores the trainer got (errors are the environment's or the request's, not the learner's), as `client`'s. */
-function tally(service: Service, items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[], client: Client): void {
+function tally(service: Scoring, items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[], client: Client): void {
   out.forEach((result, i) => {
     const record = recordOf[i];
     if (record && !('error' in result)) service.recordScore(record, (items[i] as VerifyRequestItem).identity.level, result.score, client);
@@ -187,7 +202,7 @@ function tally(service: Service, items: VerifyRequestItem[], recordOf: Array<Env
  * MAX_RERUN_BUDGETS_PER_REQUEST budgets per request. An episode that fails so again gets its items one more
  * try each, alone (at most MAX_RETRIES_PER_REQUEST per request): the culprit fails again with its own error.
  */
-async function retrySuspects(service: Service, suspects: Suspect[], settle: (group: EpisodeGroup, result: CallResult) => void): Promise<void> {
+async function retrySuspects(service: Scoring, suspects: Suspect[], settle: (group: EpisodeGroup, result: CallResult) => void): Promise<void> {
   let budgets = MAX_RERUN_BUDGETS_PER_REQUEST;
   const shaped = suspects.filter(({ group }) => (budgets -= group.responses.length + 1) >= 0);
   const again: Suspect[] = [];
