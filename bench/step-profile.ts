@@ -39,14 +39,15 @@ const LAYERS: Array<[string, (s: Required<Stamps>) => number]> = [
   ['crossing: pool queue, IPC, worker (less the module)', (s) => s.back - s.sent - s.guestMs],
   ["the module's rollout in the isolate", (s) => s.guestMs],
   ['result back to the session', (s) => s.rolled - s.back],
-  ['journal (line landed)', (s) => s.journalOut - s.journalIn],
+  ['journal (line landed; beside the rollout where it goes out first)', (s) => s.journalOut - s.journalIn],
+  ['journal wait after the rollout', (s) => Math.max(0, s.journalOut - s.rolled)],
   ['answer built, encoded, written', (s) => s.done - s.answered],
   ['server total (arrival to response end)', (s) => s.done - s.arrive],
 ];
 
 /** The server process: patches the layers' entry points with stamps, then serves until told to report. */
 async function profileChild(libraryDir: string): Promise<void> {
-  const [{ startServer }, { EpisodeSessions }, { Dispatcher }, { EpisodeJournal }, { SandboxPool }] = await Promise.all([import('../serve/server.js'), import('../serve/episodes.js'), import('../serve/dispatcher.js'), import('../serve/episode-journal.js'), import('../sandbox/pool.js')]);
+  const [{ startServer }, { EpisodeSessions }, { EpisodeRunner }, { Dispatcher }, { EpisodeJournal }, { SandboxPool }] = await Promise.all([import('../serve/server.js'), import('../serve/episodes.js'), import('../serve/episode-runner.js'), import('../serve/dispatcher.js'), import('../serve/episode-journal.js'), import('../sandbox/pool.js')]);
   const store = new AsyncLocalStorage<Stamps>();
   let steps: Stamps[] = [];
   const gc: number[] = [];
@@ -77,7 +78,7 @@ async function profileChild(libraryDir: string): Promise<void> {
   };
   const byCall = new WeakMap<object, Stamps>();
   wrap(EpisodeSessions.prototype, 'step', (s) => (s.step = performance.now()), (s) => (s.answered = performance.now()));
-  wrap(EpisodeSessions.prototype, 'rollout' as never, (s) => (s.rollout = performance.now()), (s) => (s.rolled = performance.now()));
+  wrap(EpisodeRunner.prototype, 'rollout', (s) => (s.rollout = performance.now()), (s) => (s.rolled = performance.now()));
   wrap(Dispatcher.prototype, 'submit', (s, [, , calls]) => (calls as Array<{ call: object }>).forEach((c) => byCall.set(c.call, s)));
   wrap(EpisodeJournal.prototype, 'append', (s) => (s.journalIn = performance.now()), (s) => (s.journalOut = performance.now()));
   const together = SandboxPool.prototype.runTogether;

@@ -157,9 +157,19 @@ export class EpisodeSessions {
       }
       if (s.over) throw new ServeError(409, 'E_EPISODE_OVER', `episode ${id} ended (${s.now.end}) after ${current} turns; start a new one`);
       if (turn !== undefined && turn !== current + 1) throw new ServeError(409, 'E_TURN_CONFLICT', `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`);
-      const r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [action], { from: resumeFrom(s), goesOn: true });
+      // The action's line goes out with the rollout, not after it: a step waits for the longer of the two, not their sum.
+      const line = s.ephemeral ? null : this.journal.append(id, current + 1, action);
+      line?.catch(() => {}); // awaited below, where a failure is answered
+      let r: Awaited<ReturnType<EpisodeRunner['rollout']>>;
+      try {
+        r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [action], { from: resumeFrom(s), goesOn: true });
+      } catch (error) {
+        if (line) await this.retract(id, current + 1, line); // the step never ran (a 503): nothing changed, the journal included
+        throw error;
+      }
+      const landed = () => line ?? Promise.resolve();
       if (!r.ok) {
-        await this.journaled(s, () => this.journal.append(id, current + 1, action), () => this.journal.end(id, { end: 'failed', code: r.code }));
+        await this.journaled(s, landed, () => this.journal.end(id, { end: 'failed', code: r.code }));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
         void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn, client });
@@ -167,7 +177,7 @@ export class EpisodeSessions {
       }
       // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
       const ends = r.end !== 'no-action';
-      await this.journaled(s, () => this.journal.append(id, current + 1, action), ...(ends ? [() => this.journal.end(id, { end: r.end })] : []));
+      await this.journaled(s, landed, ...(ends ? [() => this.journal.end(id, { end: r.end })] : []));
       s.turns.push({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? '') });
       s.state = JSON.stringify(r.state);
       s.errors = r.errors;
@@ -175,6 +185,15 @@ export class EpisodeSessions {
       if (ends) this.finish(s, s.now);
       return stepResult(s, current + 1);
     });
+  }
+
+  /**
+   * Takes back the journal line of a step the sandbox did not run, before its 503 is answered. Where that cannot
+   * be written, the session's next step writes its turn again, and a later line for a turn replaces an earlier one.
+   */
+  private async retract(id: string, turn: number, line: Promise<void>): Promise<void> {
+    if (!(await line.then(() => true, () => false))) return; // not written (a torn line is never trusted)
+    await this.journal.retract(id, turn).catch(() => {});
   }
 
   /** The score of a session's state as it stands, for `client` (score() in the sandbox, unless the last rollout scored it). */
