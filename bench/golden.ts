@@ -4,7 +4,7 @@
 // report minus its timings, so a speed change can be shown to leave every probe and every decision
 // byte-identical. `node dist/bench/golden.js write FILE`, then `compare FILE` (`--quick`: the vitest corpus).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../contract/paths.js';
 import { KINDS } from '../kinds/registry.js';
@@ -95,14 +95,52 @@ export function compareGolden(expected: GoldenEntry[], entries: GoldenEntry[]): 
   return { clocked, differing, missing };
 }
 
+const USAGE = 'usage: node dist/bench/golden.js write|compare FILE [--quick] [--dump DIR]\n  --dump DIR: each run\'s report and planned calls as JSON files in DIR (made if missing)\n';
+
+/** The command line of golden.js, or the usage error it earns. */
+export function goldenArgs(argv: readonly string[]): { mode: 'write' | 'compare'; file: string; quick: boolean; dump?: string } | { help: true } | { error: string } {
+  if (argv.includes('--help') || argv.includes('-h')) return { help: true };
+  const [mode, file, ...rest] = argv;
+  if ((mode !== 'write' && mode !== 'compare') || !file || file.startsWith('--')) return { error: 'expected write or compare, then the FILE of digests' };
+  const at = rest.indexOf('--dump');
+  const dump = at >= 0 ? rest[at + 1] : undefined;
+  if (at >= 0 && (!dump || dump.startsWith('--'))) return { error: '--dump needs a directory' };
+  const unknown = rest.filter((a, i) => a !== '--quick' && a !== '--dump' && !(i === at + 1 && at >= 0));
+  if (unknown.length > 0) return { error: `unknown argument ${JSON.stringify(unknown[0])}` };
+  return { mode, file, quick: rest.includes('--quick'), ...(dump ? { dump } : {}) };
+}
+
+/** Makes the dump directory (and its parents) before any run, or throws naming why it cannot be one. */
+export function openDump(dir: string): string {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new Error(`--dump ${dir}: cannot make that directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (!statSync(dir).isDirectory()) throw new Error(`--dump ${dir}: that is a file, not a directory`);
+  return dir;
+}
+
 async function main(): Promise<void> {
-  const [mode, file, ...rest] = process.argv.slice(2);
-  if ((mode !== 'write' && mode !== 'compare') || !file) {
-    process.stderr.write('usage: node dist/bench/golden.js write|compare FILE [--quick] [--dump DIR]\n');
+  const args = goldenArgs(process.argv.slice(2));
+  if ('help' in args) return void process.stdout.write(USAGE);
+  if ('error' in args) {
+    process.stderr.write(`golden.js: ${args.error}\n${USAGE}`);
     process.exit(2);
   }
-  const dump = rest.includes('--dump') ? rest[rest.indexOf('--dump') + 1] : undefined;
-  const entries = await goldenRun(goldenCorpus(rest.includes('--quick')), { onEntry: (e, full) => {
+  const { mode, file } = args;
+  if (mode === 'compare' && !existsSync(file)) {
+    process.stderr.write(`golden.js: no file ${file} to compare with (write one first: node dist/bench/golden.js write ${file})\n`);
+    process.exit(2);
+  }
+  let dump: string | undefined;
+  try {
+    dump = args.dump === undefined ? undefined : openDump(args.dump);
+  } catch (error) {
+    process.stderr.write(`golden.js: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const entries = await goldenRun(goldenCorpus(args.quick), { onEntry: (e, full) => {
     process.stderr.write(`${e.file} @${e.seed}: report ${e.report}, ${e.calls.length} calls\n`);
     if (dump) writeFileSync(join(dump, `${e.file.replace(/\//g, '_')}@${e.seed}.json`), JSON.stringify(full, null, 1));
   } });

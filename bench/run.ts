@@ -4,27 +4,40 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../contract/paths.js';
-import { baseDir, benchNames } from './base.js';
-import { benchBatch } from './batch.js';
-import { benchDashboard } from './dashboard.js';
-import { benchEpisodes } from './episodes.js';
-import { benchEpisodeLayers } from './episodes-floor.js';
-import { benchEpisodic } from './episodic.js';
-import { benchJudgement } from './judgement.js';
-import { benchNovelty } from './novelty.js';
-import { benchOffline } from './offline.js';
-import { benchSandbox } from './sandbox.js';
-import { benchScaleout } from './scaleout.js';
-import { benchServe } from './serve.js';
-import { benchServeEpisodes } from './serve-episodes.js';
-import { benchServeCode } from './serve-code.js';
+import { baseDir, benchRequest, benchUsage } from './base.js';
 import type { BenchEntries } from './types.js';
-import { benchValidate } from './validate.js';
 
-const BENCHES: Record<string, () => Promise<BenchEntries>> = { episodes: benchEpisodes, episodeLayers: benchEpisodeLayers, sandbox: benchSandbox, validate: benchValidate, novelty: benchNovelty, serve: benchServe, serveEpisodes: benchServeEpisodes, serveCode: benchServeCode, batch: benchBatch, offline: benchOffline, judgement: benchJudgement, scaleout: benchScaleout, episodic: benchEpisodic, dashboard: benchDashboard };
+/** Each benchmark, loaded only when it runs (so --help and a refused name load none). */
+const BENCHES: Record<string, () => Promise<BenchEntries>> = {
+  episodes: () => import('./episodes.js').then((b) => b.benchEpisodes()),
+  episodeLayers: () => import('./episodes-floor.js').then((b) => b.benchEpisodeLayers()),
+  sandbox: () => import('./sandbox.js').then((b) => b.benchSandbox()),
+  validate: () => import('./validate.js').then((b) => b.benchValidate()),
+  novelty: () => import('./novelty.js').then((b) => b.benchNovelty()),
+  serve: () => import('./serve.js').then((b) => b.benchServe()),
+  serveEpisodes: () => import('./serve-episodes.js').then((b) => b.benchServeEpisodes()),
+  serveCode: () => import('./serve-code.js').then((b) => b.benchServeCode()),
+  batch: () => import('./batch.js').then((b) => b.benchBatch()),
+  offline: () => import('./offline.js').then((b) => b.benchOffline()),
+  judgement: () => import('./judgement.js').then((b) => b.benchJudgement()),
+  scaleout: () => import('./scaleout.js').then((b) => b.benchScaleout()),
+  episodic: () => import('./episodic.js').then((b) => b.benchEpisodic()),
+  dashboard: () => import('./dashboard.js').then((b) => b.benchDashboard()),
+};
 
-const only = benchNames(process.argv.slice(2));
-baseDir(); // a --base without a built checkout fails before anything runs
+let request: ReturnType<typeof benchRequest>;
+try {
+  request = benchRequest(process.argv.slice(2), Object.keys(BENCHES));
+  baseDir(); // a --base without a built checkout fails before anything runs
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(2);
+}
+if (request.help) {
+  process.stdout.write(benchUsage(Object.keys(BENCHES)));
+  process.exit(0);
+}
+const only = request.names;
 const dir = join(PACKAGE_ROOT, 'bench', 'results');
 const file = join(dir, 'latest.json');
 mkdirSync(dir, { recursive: true });

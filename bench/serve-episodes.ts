@@ -2,19 +2,18 @@
 // own process, driven over loopback by node:http clients (episode-load.ts); with `--base DIR`, the base
 // build's server runs beside this one's and every figure is measured for both in interleaved rounds:
 //   serve.episodes.stepsPerSec: 256 sessions playing reference rollouts back to back (closed loop);
+//   serve.episodes.cpuMsPerStep: CPU of the server and its workers per closed-loop step (steady under load);
 //   serve.episodes.stepP99Ms: the same 256 sessions offered half that rate (a think time between steps);
 //   serve.episodes.replayStepsPerSec: each turn scored by replaying its log (the O(turns²) sessions avoid);
 //   serve.episodes.held*: 4,096 sessions open at once, all stepped closed loop, none finished; the server's memory.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { SqliteLibrary } from '../library/sqlite/store.js';
-import { SandboxPool } from '../sandbox/pool.js';
-import { runRollouts } from '../sandbox/rollouts.js';
 import { baseDir, fromBase, loadNow, ratio } from './base.js';
 import { Client, holdAndStep, percentile, play, type Plan, type Played } from './episode-load.js';
-import { admitEpisodicSeeds } from './episodic-library.js';
+import { referencePlans } from './episode-plans.js';
+import { cpuMs, memoryMb } from './proc-stats.js';
 import { startChild, stopChild } from './serve.js';
 import type { BenchEntries } from './types.js';
 
@@ -22,8 +21,10 @@ const SESSIONS = 256;
 const HELD = 4_096;
 const DURATION_MS = 5_000;
 const ROUNDS = 3;
+const HELD_ROUNDS = 2;
 
 type Start = typeof startChild;
+type HeldRound = Awaited<ReturnType<typeof holdAndStep>> & ReturnType<typeof memoryMb> & { loadAverage: number; rounds: Array<{ stepsPerSec: number; loadAverage: number }> };
 interface Server {
   build: 'this' | 'base';
   child: ChildProcess;
@@ -33,6 +34,8 @@ interface Round {
   build: Server['build'];
   loadAverage: number;
   live: Played;
+  /** CPU ms per closed-loop step: the server's own, and its sandbox workers'. */
+  cpu: { serverMsPerStep: number; workersMsPerStep: number } | null;
   paced: Played;
   thinkMs: number;
   replay: Played;
@@ -42,43 +45,18 @@ const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** di
 const perSec = (p: { steps: number }, ms = DURATION_MS) => round(p.steps / (ms / 1000));
 const p = (played: Played, q: number) => round(percentile(played.latencies, q), 2);
 
-/** Resident and peak resident memory of a process in MB, from /proc (Linux); nulls elsewhere. */
-function memoryMb(pid: number | undefined): { rssMb: number | null; peakRssMb: number | null } {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1]);
-    return { rssMb: Math.round(kb('VmRSS') / 1024), peakRssMb: Math.round(kb('VmHWM') / 1024) };
-  } catch {
-    return { rssMb: null, peakRssMb: null };
-  }
-}
-
-/** Reference rollouts of every episodic seed that finish with score 1, interleaved by environment. */
-async function referencePlans(libraryDir: string): Promise<Plan[]> {
-  const plans: Plan[] = [];
-  const library = SqliteLibrary.open(libraryDir, { create: true });
-  const pool = new SandboxPool();
-  try {
-    for (const seed of await admitEpisodicSeeds(library, pool)) {
-      const requests = Array.from({ length: 24 }, (_, i) => ({ seed: 1_000 + i, level: 1 + (i % Math.min(3, seed.meta.levels)), policy: { type: 'act' as const } }));
-      const run = await runRollouts(pool, seed.source, seed.meta, requests);
-      for (const r of run.rollouts) if (r.ok && r.score === 1 && r.end === 'done') plans.push({ env: seed.meta.name, seed: r.seed, level: r.level, actions: r.actions });
-    }
-  } finally {
-    await pool.close();
-    await library.close();
-  }
-  return plans.sort((a, b) => a.seed - b.seed || (a.env < b.env ? -1 : 1));
-}
-
 /** One round of one build: closed loop, then paced at half that rate, then replayed. */
 async function measure(server: Server, plans: Plan[]): Promise<Round> {
   const loadAverage = loadNow();
+  const before = cpuMs(server.child.pid);
   const live = await play(server.client, plans, { ms: DURATION_MS, sessions: SESSIONS });
+  const after = cpuMs(server.child.pid);
+  const per = (ms: number) => round(ms / Math.max(1, live.steps), 3);
+  const cpu = before && after ? { serverMsPerStep: per(after.self - before.self), workersMsPerStep: per(after.children - before.children) } : null;
   const thinkMs = (1000 * SESSIONS) / (0.5 * Math.max(1, perSec(live)));
   const paced = await play(server.client, plans, { ms: DURATION_MS, sessions: SESSIONS, thinkMs });
   const replay = await play(server.client, plans, { ms: DURATION_MS, sessions: SESSIONS, replay: true });
-  return { build: server.build, loadAverage, live, paced, thinkMs, replay };
+  return { build: server.build, loadAverage, live, cpu, paced, thinkMs, replay };
 }
 
 /** The best round of a build by a figure (noise on a shared machine only ever slows a round down). */
@@ -104,12 +82,17 @@ export async function benchServeEpisodes(): Promise<BenchEntries> {
     // Interleaved rounds, alternating which build goes first.
     const rounds: Round[] = [];
     for (let k = 0; k < ROUNDS; k++) for (const s of k % 2 === 0 ? servers : [...servers].reverse()) rounds.push(await measure(s, plans));
-    const held = new Map<Server['build'], Awaited<ReturnType<typeof holdAndStep>> & ReturnType<typeof memoryMb> & { loadAverage: number }>();
-    for (const s of servers) {
-      let memory = memoryMb(undefined);
-      const loadAverage = loadNow();
-      const r = await holdAndStep(s.client, plans, { ms: DURATION_MS, sessions: HELD, whileHeld: () => (memory = memoryMb(s.child.pid)) });
-      held.set(s.build, { ...r, ...memory, loadAverage });
+    // The held case in interleaved rounds too (one round each would compare two moments of a shared machine); the best kept.
+    const held = new Map<Server['build'], HeldRound>();
+    for (let k = 0; k < HELD_ROUNDS; k++) {
+      for (const s of k % 2 === 0 ? servers : [...servers].reverse()) {
+        let memory = memoryMb(undefined);
+        const loadAverage = loadNow();
+        const r = await holdAndStep(s.client, plans, { ms: DURATION_MS, sessions: HELD, whileHeld: () => (memory = memoryMb(s.child.pid)) });
+        const was = held.get(s.build);
+        const rounds = [...(was?.rounds ?? []), { stepsPerSec: perSec(r, r.stepMs), loadAverage }];
+        held.set(s.build, was && perSec(was, was.stepMs) >= perSec(r, r.stepMs) ? { ...was, rounds } : { ...r, ...memory, loadAverage, rounds });
+      }
     }
     return entries(rounds, held, plans, base);
   } finally {
@@ -121,20 +104,25 @@ export async function benchServeEpisodes(): Promise<BenchEntries> {
   }
 }
 
-function entries(rounds: Round[], held: Map<Server['build'], Awaited<ReturnType<typeof holdAndStep>> & ReturnType<typeof memoryMb> & { loadAverage: number }>, plans: Plan[], base: string | null): BenchEntries {
+function entries(rounds: Round[], held: Map<Server['build'], HeldRound>, plans: Plan[], base: string | null): BenchEntries {
   const live = (b: Server['build']) => best(rounds, b, (r) => r.live.steps);
   const paced = (b: Server['build']) => best(rounds, b, (r) => -percentile(r.paced.latencies, 0.99));
   const replay = (b: Server['build']) => best(rounds, b, (r) => r.replay.steps);
   const [liveThis, pacedThis, replayThis, heldThis] = [live('this'), paced('this'), replay('this'), held.get('this')];
   if (!liveThis || !pacedThis || !replayThis || !heldThis) throw new Error('no rounds of this build');
   const [liveBase, pacedBase, replayBase, heldBase] = [live('base'), paced('base'), replay('base'), held.get('base')];
+  const leastCpu = (b: Server['build']) => {
+    const all = rounds.filter((r) => r.build === b && r.cpu).map((r) => (r.cpu?.serverMsPerStep ?? 0) + (r.cpu?.workersMsPerStep ?? 0));
+    return all.length > 0 ? round(Math.min(...all), 3) : null;
+  };
   const meanTurns = plans.reduce((a, x) => a + x.actions.length, 0) / plans.length;
   const common = { cores: availableParallelism(), envs: new Set(plans.map((x) => x.env)).size, meanTurns: round(meanTurns), baseBuild: base, note: 'each server in its own process; node:http keep-alive clients in the bench process; loopback; reference (act) rollouts; with a base, rounds interleaved and the best round of each build kept' };
-  const spread = rounds.map((r) => ({ build: r.build, loadAverage: r.loadAverage, stepsPerSec: perSec(r.live), closedLoopP99Ms: p(r.live, 0.99), pacedP50Ms: p(r.paced, 0.5), pacedP99Ms: p(r.paced, 0.99), replayStepsPerSec: perSec(r.replay) }));
-  const heldView = (h: typeof heldThis | undefined) => h && { stepsPerSec: perSec(h, h.stepMs), p50Ms: p(h, 0.5), p99Ms: p(h, 0.99), held: h.held, createErrors: h.createErrors, stepErrors: h.errors, createMs: Math.round(h.createMs), serverRssMb: h.rssMb, serverPeakRssMb: h.peakRssMb, loadAverage: h.loadAverage };
+  const spread = rounds.map((r) => ({ build: r.build, loadAverage: r.loadAverage, stepsPerSec: perSec(r.live), cpu: r.cpu, closedLoopP99Ms: p(r.live, 0.99), pacedP50Ms: p(r.paced, 0.5), pacedP99Ms: p(r.paced, 0.99), replayStepsPerSec: perSec(r.replay) }));
+  const heldView = (h: typeof heldThis | undefined) => h && { stepsPerSec: perSec(h, h.stepMs), p50Ms: p(h, 0.5), p99Ms: p(h, 0.99), held: h.held, createErrors: h.createErrors, stepErrors: h.errors, createMs: Math.round(h.createMs), serverRssMb: h.rssMb, serverPeakRssMb: h.peakRssMb, loadAverage: h.loadAverage, rounds: h.rounds };
   const heldRate = (h: typeof heldThis | undefined) => (h ? perSec(h, h.stepMs) : null);
   return {
     'serve.episodes.stepsPerSec': { value: perSec(liveThis.live), unit: 'steps/s', base: liveBase && perSec(liveBase.live), ratio: ratio(perSec(liveThis.live), liveBase && perSec(liveBase.live)), ...common, sessions: SESSIONS, durationS: DURATION_MS / 1000, loadAverage: liveThis.loadAverage, errors: liveThis.live.errors, episodesFinished: liveThis.live.finished, finishedNotScoringOne: liveThis.live.wrong, p50Ms: p(liveThis.live, 0.5), rounds: spread },
+    'serve.episodes.cpuMsPerStep': { value: leastCpu('this') ?? -1, unit: 'ms', base: leastCpu('base'), ratio: ratio(leastCpu('this') ?? 0, leastCpu('base')), ...common, sessions: SESSIONS, rounds: rounds.map((r) => ({ build: r.build, ...r.cpu })), note: 'CPU (user + system) per closed-loop step, the server process and its sandbox workers together, least of the rounds; -1: /proc unreadable. Steadier than wall time on a loaded machine' },
     'serve.episodes.stepP99Ms': {
       value: p(pacedThis.paced, 0.99),
       unit: 'ms',

@@ -146,6 +146,11 @@ export class EpisodeJournal {
     return this.write(id, `${JSON.stringify({ turn, action })}\n`);
   }
 
+  /** Takes back turn `turn`'s action (its step was never run): read as if it had not been written. */
+  retract(id: string, turn: number): Promise<void> {
+    return this.write(id, `${JSON.stringify({ retract: turn })}\n`);
+  }
+
   end(id: string, ended: JournalEnd): Promise<void> {
     return this.write(id, `${JSON.stringify(ended)}\n`);
   }
@@ -182,7 +187,14 @@ export class EpisodeJournal {
         ended = { end: entry.end, ...(typeof entry.code === 'string' ? { code: entry.code } : {}) };
         break;
       }
-      if (entry.turn !== actions.length + 1) break; // a line out of order: the journal is trusted up to here
+      if (typeof entry.retract === 'number') {
+        if (entry.retract === actions.length) actions.pop(); // a step written beside its rollout, which never ran
+        continue;
+      }
+      // A line that skips a turn (two writers raced) ends what is trusted; a later line for a turn already read
+      // replaces it and what followed it (a step sent again after its retraction could not be written).
+      if (typeof entry.turn !== 'number' || !Number.isSafeInteger(entry.turn) || entry.turn < 1 || entry.turn > actions.length + 1) break;
+      actions.length = entry.turn - 1;
       actions.push(entry.action);
     }
     const identity = { env: String(header.env), version: Number(header.version), seed: Number(header.seed), level: Number(header.level), hash: header.hash };

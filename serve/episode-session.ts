@@ -1,5 +1,5 @@
 // An episode session as the reward service holds it in memory (serve/episodes.ts): its identity, its turns,
-// the state the sandbox last wrote, and where it stands; and what a step answers.
+// the state the sandbox last wrote, and where it stands; what a step answers, and where the next resumes.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
 import type { Rollout } from '../sandbox/rollouts.js';
@@ -61,4 +61,20 @@ export function outcomeOf(r: Rollout): Outcome {
 export interface Resume {
   from?: { state: string; turn: number; errors: number };
   goesOn?: boolean;
+}
+
+/** Where a session's next rollout starts: the state the sandbox last wrote. */
+export function resumeFrom(s: Session): NonNullable<Resume['from']> {
+  return { state: s.state, turn: s.turns.length, errors: s.errors };
+}
+
+/** What a step answers for turn `turn` of a session: its observation, and the outcome when it ended the episode. */
+export function stepResult(s: Session, turn: number): StepResult {
+  const [done, t] = [s.over && turn === s.turns.length, s.turns[turn - 1] as Turn];
+  return { episode: s.id, turn, observation: t.observation, done, ...(done ? outcomeView(s) : {}) };
+}
+
+/** The outcome of a session that is over, as the client reads it. */
+export function outcomeView(s: Session): Omit<Outcome, 'end'> & { end: string } {
+  return { score: s.now.score, ...(s.now.feedback !== undefined ? { feedback: s.now.feedback } : {}), end: s.now.end, ...(s.now.error ? { error: s.now.error } : {}) };
 }

@@ -2,20 +2,18 @@
 // episodic environments. A session is its identity plus its action list (journaled, episode-journal.ts);
 // the state lives in memory while the session is open and is rebuilt by replay on a miss (a restart,
 // another replica, an idle eviction). Every action runs in the sandbox pool through the dispatcher.
-import { parseEpisodicMeta, type EpisodicMeta } from '../contract/episodic.js';
+import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
-import type { Call } from '../sandbox/protocol.js';
-import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { admitAction, isRefused, refusedObservation } from './action-limits.js';
 import { keyOwner, type Client } from './clients.js';
-import { runAlone, SANDBOX_FN } from './dispatcher.js';
-import { isUnrun } from './job-attribution.js';
 import { defendEpisode } from './episode-defence.js';
+import { createSession, restoreSession, type Opening } from './episode-open.js';
+import { EpisodeRunner } from './episode-runner.js';
 import { KeyedCreates } from './episode-keys.js';
 import { JournalQuota } from './journal-quota.js';
-import { EpisodeJournal, journaled, newEpisodeId, parseEpisodeId, TRUNCATED, type EpisodeIdentity, type EpisodeRequest } from './episode-journal.js';
-import { outcomeOf, type Outcome, type Resume, type Session, type StepResult, type Turn } from './episode-session.js';
+import { EpisodeJournal, journaled, TRUNCATED, type EpisodeRequest } from './episode-journal.js';
+import { outcomeOf, outcomeView, resumeFrom, stepResult, type Outcome, type Session, type StepResult, type Turn } from './episode-session.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 import { SessionSlots } from './session-slots.js';
@@ -50,13 +48,14 @@ export class EpisodeSessions {
   /** Slots shared fairly between clients (session-slots.ts): evicting a session sends it back to its journal. */
   readonly slots: SessionSlots;
   private readonly timer: NodeJS.Timeout;
-  /** Parsed metas by module hash: checking a meta against contract v2 costs more than a step. */
-  private readonly metas = new Map<string, EpisodicMeta | null>();
+  /** Records, metas and rollouts in the sandbox (episode-runner.ts). */
+  readonly runner: EpisodeRunner;
 
   constructor(
     private readonly service: Service,
     readonly options: EpisodeOptions,
   ) {
+    this.runner = new EpisodeRunner(service);
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
     this.quota = new JournalQuota(this.journal, options.maxEndedJournals);
     this.slots = new SessionSlots(options.maxSessions, this.open, (id) => this.open.delete(id));
@@ -85,46 +84,19 @@ export class EpisodeSessions {
 
   /** The library record and meta of an episodic identity, or a 4xx naming what is wrong. */
   resolve(identity: EpisodeRequest): { record: EnvRecord; meta: EpisodicMeta } {
-    const found = this.service.catalog.resolveEpisodic(identity);
-    if ('error' in found) throw new ServeError(found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400, found.error.code, found.error.message);
-    const quarantined = this.service.defence.quarantined(found.record.hash);
-    if (quarantined) throw new ServeError(409, 'E_QUARANTINED', `${found.record.name}@${found.record.version} is ${quarantined}`);
-    return { record: found.record, meta: this.metaOf(found.record) };
+    return this.runner.resolve(identity);
   }
 
-  private readonly shapes = new WeakMap<EpisodicMeta, ReturnType<typeof rolloutShape>>();
-  /** The rollout fields of a meta (its tools as JSON text), made once per meta. */
-  private shapeOf(meta: EpisodicMeta): ReturnType<typeof rolloutShape> {
-    let shape = this.shapes.get(meta);
-    if (!shape) this.shapes.set(meta, (shape = rolloutShape(meta)));
-    return shape;
-  }
-
-  private metaOf(record: EnvRecord): EpisodicMeta {
-    if (!this.metas.has(record.hash)) this.metas.set(record.hash, parseEpisodicMeta(record.meta));
-    const meta = this.metas.get(record.hash);
-    if (!meta) throw new ServeError(500, 'E_META', `${record.name}@${record.version}'s meta does not match contract v2`);
-    return meta;
-  }
-
-  /** One rollout for `owner` in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures, and a call its job left unrun, are 503. */
-  async rollout(owner: Client, record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], { from, goesOn = false }: Resume = {}) {
-    const source = await this.service.source(record);
-    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true, ...(goesOn ? { scoreAtEnd: true } : {}) } };
-    const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
-    // A replay (resume, /score) runs alone with callTimeoutMs per turn plus one: each step had its own budget live.
-    const [result] = !from && actions.length > 0 ? [await runAlone(this.service.pool, source, call, this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }], owner.key);
-    if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
-    if (isUnrun(result)) throw new ServeError(503, 'E_NOT_RUN', `the step was not run (${result.message}); nothing changed: send it again`); // never an episode's end
-    // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
-    return toRollout({ seed, level, policy: { type: 'replay', actions }, scoreAtEnd: goesOn }, result, false);
+  /** Stateless scoring: an action log replayed from reset, as the validator's rollouts replay it. */
+  score(identity: EpisodeRequest, actions: unknown[], client: Client) {
+    return this.runner.score(identity, actions, client);
   }
 
   private keyed?: KeyedCreates<Session, Client>;
   /** A new episode; with an Idempotency-Key, the one that key made for this client (episode-keys.ts); `ephemeral`: never journaled. */
   create(identity: EpisodeRequest, client: Client, key?: string, ephemeral = false): Promise<Session> {
-    if (key === undefined) return this.createNew(identity, client, ephemeral);
-    return (this.keyed ??= new KeyedCreates<Session, Client>(this.journal, (i, c) => this.createNew(i, c), (id, c) => this.session(id, c), keyOwner, (id, scoped) => this.quota.bound(id, scoped))).create(identity, key, client);
+    if (key === undefined) return createSession(this.opening, identity, client, ephemeral);
+    return (this.keyed ??= new KeyedCreates<Session, Client>(this.journal, (i, c) => createSession(this.opening, i, c), (id, c) => this.session(id, c), keyOwner, (id, scoped) => this.quota.bound(id, scoped))).create(identity, key, client);
   }
 
   /** The journal's writes for `s`; none for a one-step episode. */
@@ -132,23 +104,15 @@ export class EpisodeSessions {
     return s.ephemeral ? Promise.resolve() : journaled(Promise.all(writes.map((w) => w())));
   }
 
-  private async createNew(identity: EpisodeRequest, client: Client, ephemeral = false): Promise<Session> {
-    const { record, meta } = this.resolve(identity);
-    const release = this.slots.reserve(client);
-    try {
-      const full: EpisodeIdentity = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
-      const r = await this.rollout(client, record, meta, full.seed, full.level, [], { goesOn: true });
-      if (!r.ok) void defendEpisode(this.service, { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn, client });
-      if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
-      const id = newEpisodeId(full);
-      if (!ephemeral) await journaled(this.journal.create(id, { ...full, hash: record.hash }));
-      const session: Session = { id, client, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0, ...(ephemeral ? { ephemeral } : {}) };
-      this.open.set(id, session);
-      return session;
-    } finally {
-      release();
-    }
-  }
+  /** What making a session needs (episode-open.ts): a session over is remembered, one going on held open. */
+  private readonly opening: Opening = {
+    service: () => this.service,
+    journal: () => this.journal,
+    runner: () => this.runner,
+    reserve: (client) => this.slots.reserve(client),
+    place: (session) => (session.over ? this.remember(session) : this.open.set(session.id, session)),
+    ttlMs: () => this.options.journalTtlMs,
+  };
 
   /** The session of an id: in memory, else rebuilt from its journal by replay (a slot of `client`'s); 404 when there is none. */
   private async session(id: string, client: Client): Promise<Session> {
@@ -159,44 +123,10 @@ export class EpisodeSessions {
     }
     let pending = this.loading.get(id);
     if (!pending) {
-      pending = this.restore(id, client).finally(() => this.loading.delete(id));
+      pending = restoreSession(this.opening, id, client).finally(() => this.loading.delete(id));
       this.loading.set(id, pending);
     }
     return pending;
-  }
-
-  private async restore(id: string, client: Client): Promise<Session> {
-    const unknown = () => new ServeError(404, 'E_UNKNOWN_EPISODE', `no episode ${JSON.stringify(id.slice(0, 120))}: never issued, malformed, or expired (journals are kept ${this.options.journalTtlMs / 1000} s after their last use)`);
-    if (!parseEpisodeId(id)) throw unknown();
-    const entry = await this.journal.read(id);
-    if (!entry) throw unknown();
-    const { env, version, seed, level, hash } = entry.identity;
-    const found = this.service.catalog.lookup(env, version);
-    if ('error' in found || found.record.hash !== hash) throw new ServeError(410, 'E_UNKNOWN_ENV', `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`);
-    const meta = this.metaOf(found.record);
-    const release = entry.ended ? () => {} : this.slots.reserve(client); // an ended episode is only read: it needs no slot
-    try {
-      const r = await this.rollout(client, found.record, meta, seed, level, entry.actions);
-      const session: Session = { id, client, record: found.record, meta, identity: { env, version, seed, level }, prompt: '', turns: [], state: '', errors: 0, now: { end: 'no-action', score: 0 }, over: entry.ended !== null, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
-      if (!r.ok) {
-        session.now = { end: 'failed', score: 0, error: { code: r.code, message: r.message } };
-        session.over = true;
-        session.turns = entry.actions.map((action) => ({ action, observation: '' }));
-      } else {
-        Object.assign(session, { prompt: r.prompt ?? '', state: JSON.stringify(r.state), errors: r.errors, now: outcomeOf(r) });
-        if (entry.ended && r.end === 'no-action') session.now.end = entry.ended.end; // ended by its client: the journal says how
-        session.turns = r.actions.map((action, i) => ({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? '') }));
-        if (r.end !== 'no-action') session.over = true;
-      }
-      if (session.over) {
-        this.remember(session); // answered from here, never held open: it takes no slot
-        return session;
-      }
-      this.open.set(id, session);
-      return session;
-    } finally {
-      release();
-    }
   }
 
   /** Runs `work` after the session's earlier requests: one step at a time per episode. */
@@ -223,39 +153,53 @@ export class EpisodeSessions {
       if (turn !== undefined && turn <= current) {
         const stored = s.turns[turn - 1] as Turn;
         if (canonical(stored.action) !== canonical(action)) throw new ServeError(409, 'E_TURN_CONFLICT', `turn ${turn} of episode ${id} was ${canonical(stored.action).slice(0, 200)}, not this action; the episode is at turn ${current}`);
-        return { ...this.result(s, turn), replayed: true };
+        return { ...stepResult(s, turn), replayed: true };
       }
       if (s.over) throw new ServeError(409, 'E_EPISODE_OVER', `episode ${id} ended (${s.now.end}) after ${current} turns; start a new one`);
       if (turn !== undefined && turn !== current + 1) throw new ServeError(409, 'E_TURN_CONFLICT', `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`);
-      const r = await this.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [action], { from: this.held(s), goesOn: true });
+      // The action's line goes out with the rollout, not after it: a step waits for the longer of the two, not their sum.
+      const line = s.ephemeral ? null : this.journal.append(id, current + 1, action);
+      line?.catch(() => {}); // awaited below, where a failure is answered
+      let r: Awaited<ReturnType<EpisodeRunner['rollout']>>;
+      try {
+        r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [action], { from: resumeFrom(s), goesOn: true });
+      } catch (error) {
+        if (line) await this.retract(id, current + 1, line); // the step never ran (a 503): nothing changed, the journal included
+        throw error;
+      }
+      const landed = () => line ?? Promise.resolve();
       if (!r.ok) {
-        await this.journaled(s, () => this.journal.append(id, current + 1, action), () => this.journal.end(id, { end: 'failed', code: r.code }));
+        await this.journaled(s, landed, () => this.journal.end(id, { end: 'failed', code: r.code }));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
         void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn, client });
-        return this.result(s, current + 1);
+        return stepResult(s, current + 1);
       }
       // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
       const ends = r.end !== 'no-action';
-      await this.journaled(s, () => this.journal.append(id, current + 1, action), ...(ends ? [() => this.journal.end(id, { end: r.end })] : []));
+      await this.journaled(s, landed, ...(ends ? [() => this.journal.end(id, { end: r.end })] : []));
       s.turns.push({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? '') });
       s.state = JSON.stringify(r.state);
       s.errors = r.errors;
       s.now = outcomeOf(r);
       if (ends) this.finish(s, s.now);
-      return this.result(s, current + 1);
+      return stepResult(s, current + 1);
     });
   }
 
-  /** Where a session's next rollout starts: the state the sandbox last wrote. */
-  private held(s: Session): NonNullable<Resume['from']> {
-    return { state: s.state, turn: s.turns.length, errors: s.errors };
+  /**
+   * Takes back the journal line of a step the sandbox did not run, before its 503 is answered. Where that cannot
+   * be written, the session's next step writes its turn again, and a later line for a turn replaces an earlier one.
+   */
+  private async retract(id: string, turn: number, line: Promise<void>): Promise<void> {
+    if (!(await line.then(() => true, () => false))) return; // not written (a torn line is never trusted)
+    await this.journal.retract(id, turn).catch(() => {});
   }
 
   /** The score of a session's state as it stands, for `client` (score() in the sandbox, unless the last rollout scored it). */
   private async scoreNow(s: Session, client: Client): Promise<Outcome> {
     if (!s.now.unscored) return s.now;
-    const r = await this.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [], { from: this.held(s) });
+    const r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [], { from: resumeFrom(s) });
     if (r.ok) return outcomeOf(r);
     void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn, client });
     return { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } };
@@ -276,19 +220,10 @@ export class EpisodeSessions {
     if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value as string);
   }
 
-  private result(s: Session, turn: number): StepResult {
-    const [done, t] = [s.over && turn === s.turns.length, s.turns[turn - 1] as Turn];
-    return { episode: s.id, turn, observation: t.observation, done, ...(done ? this.outcome(s) : {}) };
-  }
-
-  private outcome(s: Session): Omit<Outcome, 'end'> & { end: string } {
-    return { score: s.now.score, ...(s.now.feedback !== undefined ? { feedback: s.now.feedback } : {}), end: s.now.end, ...(s.now.error ? { error: s.now.error } : {}) };
-  }
-
   /** The episode so far: identity, prompt, every turn, and the outcome once it is over. */
   get(id: string, client: Client) {
     const turns = (s: Session) => s.turns.map((t, i) => ({ turn: i + 1, action: t.action, observation: t.observation }));
-    return this.serial(id, client, async (s) => ({ episode: s.id, ...s.identity, prompt: s.prompt, tools: s.meta.tools, maxTurns: s.meta.maxTurns, turn: s.turns.length, done: s.over, turns: turns(s), ...(s.over ? this.outcome(s) : {}) }));
+    return this.serial(id, client, async (s) => ({ episode: s.id, ...s.identity, prompt: s.prompt, tools: s.meta.tools, maxTurns: s.meta.maxTurns, turn: s.turns.length, done: s.over, turns: turns(s), ...(s.over ? outcomeView(s) : {}) }));
   }
 
   /** Ends an episode its client stops before it finished ("truncated") and scores it as its state stands; an ended one answers its outcome again. */
@@ -299,21 +234,7 @@ export class EpisodeSessions {
         await this.journaled(s, () => this.journal.end(id, scored.error ? { end: 'failed', code: scored.error.code } : { end: TRUNCATED }));
         this.finish(s, scored.error ? scored : { ...scored, end: TRUNCATED });
       }
-      return { episode: s.id, turn: s.turns.length, done: true as const, ...this.outcome(s) };
+      return { episode: s.id, turn: s.turns.length, done: true as const, ...outcomeView(s) };
     });
-  }
-
-  /** Stateless scoring: an action log replayed from reset, as the validator's rollouts replay it. */
-  async score(identity: { env: string; version?: number | undefined; seed: number; level: number }, raw: unknown[], client: Client) {
-    const actions = raw.map(admitAction);
-    const { record, meta } = this.resolve(identity);
-    const r = await this.rollout(client, record, meta, identity.seed, identity.level, actions);
-    const head = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
-    if (!r.ok) {
-      void defendEpisode(this.service, { record, meta, seed: identity.seed, level: identity.level, actions, code: r.code, message: r.message, fn: r.fn, client });
-      return { ...head, score: 0, end: 'failed', error: { code: r.code, message: `${r.fn}: ${r.message}` } };
-    }
-    this.service.recordScore(record, identity.level, r.score, client);
-    return { ...head, ...outcomeOf(r), turns: r.turns, rejected: r.rejected };
   }
 }
