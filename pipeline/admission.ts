@@ -2,6 +2,7 @@
 // checked against its spec's kind, then admitted (a near-duplicate found at admission rejected) or its
 // rejection kept, in this process (`localSeam`) or by an `envforge worker` through the work queue (`queueSeam`).
 import type { EnvSpec } from '../agents/spec.js';
+import type { ProblemCode } from '../contract/codes.js';
 import type { AdmitInput, AdmitResult, Library } from '../library/contract.js';
 import { markDuplicate } from '../library/novelty-guard.js';
 import type { ValidationJob, ValidationOutcome } from '../library/postgres/queue.js';
@@ -12,9 +13,23 @@ import { rejectWrongKind } from './kind-check.js';
 /** Where a judged candidate goes: the library, or a queue job's transaction. */
 export type AdmissionStore = Pick<Library, 'admit' | 'recordRejection'>;
 
-/** The validator's report, with a module not of its spec's kind rejected; null when cancelled mid-way. */
-export async function judgeCandidate(source: string, options: ValidateOptions, spec: Pick<EnvSpec, 'kind'> | undefined, signal?: AbortSignal): Promise<ValidationReport | null> {
-  const report = await validateCandidate(source, options);
+/** Codes a loaded machine can cause in an honest module: wall-clock deadlines and the per-candidate time budget. */
+const LOAD_SENSITIVE: ReadonlySet<ProblemCode> = new Set(['E_TIMEOUT', 'E_TOO_SLOW']);
+
+/** Whether a rejection rests only on wall-clock limits (which a busy machine, not the module, may have hit). */
+export const onlyLoadSensitive = (report: ValidationReport): boolean =>
+  report.verdict === 'reject' && report.problems.length > 0 && report.problems.every((p) => LOAD_SENSITIVE.has(p.code));
+
+/**
+ * The validator's report, with a module not of its spec's kind rejected; null when cancelled mid-way. A
+ * rejection that rests only on wall-clock limits is validated once more at the same validation seed and the
+ * second report stands: the sandbox gives a module no clock or state that survives a run, so a module that
+ * hangs hangs again, while a stall of the machine (a batch's other candidates, a nightly's neighbours) rarely
+ * repeats; without this, an honest candidate costs the batch a repair round of the LLM.
+ */
+export async function judgeCandidate(source: string, options: ValidateOptions, spec: Pick<EnvSpec, 'kind'> | undefined, signal?: AbortSignal, validate: typeof validateCandidate = validateCandidate): Promise<ValidationReport | null> {
+  let report = await validate(source, options);
+  if (!signal?.aborted && onlyLoadSensitive(report)) report = await validate(source, options);
   // Ctrl-C reaches the sandbox workers too: what they report after it is a cancellation, not a verdict.
   if (signal?.aborted) return null;
   rejectWrongKind(report, spec);

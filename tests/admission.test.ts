@@ -1,10 +1,11 @@
 // The admission seam the batch and the queue worker share (pipeline/admission.ts): an admitting report is
 // admitted, a near-duplicate found at admission becomes a kept rejection, and a rejection is kept once.
 import { describe, expect, it } from 'vitest';
-import { admitJudged, keepRejection, settleJudged, type AdmissionStore } from '../pipeline/admission.js';
+import { admitJudged, judgeCandidate, keepRejection, settleJudged, type AdmissionStore } from '../pipeline/admission.js';
 import { rejectWrongKind } from '../pipeline/kind-check.js';
 import type { AdmitResult, EnvRecord, Lineage } from '../library/contract.js';
 import type { ValidationReport } from '../validators/report.js';
+import type { ValidateOptions } from '../validators/validate.js';
 
 const lineage = { author: 'test', spec: { name: 'x' }, promptHash: 'h', batchId: 'b' } as unknown as Lineage;
 const report = (verdict: 'admit' | 'reject'): ValidationReport =>
@@ -59,5 +60,39 @@ describe('the admission seam', () => {
     (code as { meta: unknown }).meta = { kind: 'code' };
     rejectWrongKind(code, { kind: 'episodic' });
     expect(code.problems[0]?.message).toMatch(/^the spec asks for an episodic \(contract v2/);
+  });
+});
+
+describe('a rejection that rests only on wall-clock limits', () => {
+  const rejected = (...codes: string[]) => ({ ...report('reject'), problems: codes.map((code) => ({ code, stage: 'execution', message: code })) }) as unknown as ValidationReport;
+  const options = {} as ValidateOptions; // the stand-in validator reads none
+  /** A validator that answers the given reports in turn, counting its calls. */
+  const validator = (...reports: ValidationReport[]) => {
+    const v = Object.assign(async () => reports[Math.min(v.calls++, reports.length - 1)] as ValidationReport, { calls: 0 });
+    return v;
+  };
+
+  it('is validated once more and the second report stands (a stall of the machine does not repeat)', async () => {
+    const validate = validator(rejected('E_TIMEOUT'), report('admit'));
+    const judged = await judgeCandidate('src', options, undefined, undefined, validate);
+    expect([judged?.verdict, validate.calls]).toEqual(['admit', 2]);
+  });
+
+  it('stays rejected when the module times out again (a module that hangs hangs at the same seed)', async () => {
+    const validate = validator(rejected('E_TOO_SLOW'), rejected('E_TOO_SLOW'));
+    const judged = await judgeCandidate('src', options, undefined, undefined, validate);
+    expect([judged?.verdict, validate.calls]).toEqual(['reject', 2]);
+  });
+
+  it('is not validated again when any other problem rejects it too', async () => {
+    const validate = validator(rejected('E_TIMEOUT', 'E_THROWN'), report('admit'));
+    const judged = await judgeCandidate('src', options, undefined, undefined, validate);
+    expect([judged?.verdict, validate.calls]).toEqual(['reject', 1]);
+  });
+
+  it('is not validated again once the batch is cancelled', async () => {
+    const controller = new AbortController();
+    const validate = Object.assign(async () => (controller.abort(), rejected('E_TIMEOUT')), {});
+    expect(await judgeCandidate('src', options, undefined, controller.signal, validate)).toBeNull();
   });
 });

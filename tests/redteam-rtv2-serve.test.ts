@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { answerPoolFor } from '../sandbox/code/answer-pool.js';
 import { fenceProgram } from '../sandbox/code/program.js';
@@ -21,6 +21,7 @@ const VICTIM = 'victim-token-rtv2-00000000000000000002';
 
 let pool: SandboxPool;
 let server: RunningServer;
+let dir: string;
 
 async function verify(token: string, items: unknown[]) {
   const response = await fetch(`${server.url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ items }) });
@@ -33,7 +34,7 @@ beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   // A small bound on each client's waiting code answers, so the 503 past it costs one request's budget to show.
   answerPoolFor(pool, { maxQueuedPerOwner: 300 });
-  const dir = mkdtempSync(join(tmpdir(), 'envforge-rtv2-'));
+  dir = mkdtempSync(join(tmpdir(), 'envforge-rtv2-'));
   const library = SqliteLibrary.open(dir, { create: true });
   const report = await validateCandidate(SOURCE, { pool });
   expect(report.verdict).toBe('admit');
@@ -81,5 +82,26 @@ describe('rtv2-1: the code answer pool is one first-come queue for every client,
     const honest = await verify(VICTIM, [item(1001, SOLVED)]);
     expect(honest.body.results[0]).toMatchObject({ score: 1 });
     expect((await first).status).toBe(200);
+  }, 120_000);
+});
+
+describe('a client that goes away: its code answers stop with it', () => {
+  it('a disconnected request\'s waiting answers leave the queue long before its budget would end them', async () => {
+    // A server whose request budget (2 minutes) cannot be what ends the attack: only the disconnect can.
+    const patient = await startServer({ libraryDir: dir, port: 0, pool, callTimeoutMs: 300, requestTimeoutMs: 120_000, clientTokens: { attacker: ATTACKER, victim: VICTIM } });
+    try {
+      const controller = new AbortController();
+      const loops = Array.from({ length: 64 }, () => item(21, LOOP));
+      const sent = fetch(`${patient.url}/v1/verify`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${ATTACKER}` }, body: JSON.stringify({ items: [...loops, ...loops, ...loops, ...loops] }) }).catch((error: unknown) => error);
+      await vi.waitFor(() => expect(answerPoolFor(pool).queued('token:attacker')).toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
+      controller.abort();
+      expect(await sent).toBeInstanceOf(Error);
+      // 256 looping programs (two 300 ms timeouts each) would hold the workers over a minute; dropped and stopped, they leave at once.
+      await vi.waitFor(() => expect(answerPoolFor(pool).queued('token:attacker')).toBe(0), { timeout: 20_000, interval: 50 });
+      const honest = await fetch(`${patient.url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${VICTIM}` }, body: JSON.stringify({ items: [item(1002, SOLVED)] }) });
+      expect(((await honest.json()) as { results: Array<{ score: number }> }).results[0]).toMatchObject({ score: 1 });
+    } finally {
+      await patient.close();
+    }
   }, 120_000);
 });
