@@ -11,7 +11,7 @@ import { fenceProgram } from '../sandbox/code/program.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { startServer } from '../serve/server.js';
 import type { RunningServer } from '../serve/options.js';
-import { validatedOnce } from './helpers/run-cache.js';
+import { validateCandidate } from '../validators/validate.js';
 
 const SOURCE = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
 const SOLVED = 'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
@@ -35,8 +35,7 @@ beforeAll(async () => {
   answerPoolFor(pool, { maxQueuedPerOwner: 300 });
   const dir = mkdtempSync(join(tmpdir(), 'envforge-rtv2-'));
   const library = SqliteLibrary.open(dir, { create: true });
-  // Validated once per test run (tests/helpers/run-cache.ts): tests/code-validator.test.ts, export-code and serve-code share it.
-  const report = await validatedOnce(SOURCE, { pool, validationSeed: 7 });
+  const report = await validateCandidate(SOURCE, { pool });
   expect(report.verdict).toBe('admit');
   await library.admit({ source: SOURCE, report, lineage: { author: 'test' } });
   await library.close();
