@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCodeMeta } from '../contract/code.js';
 import { createOfflineAuthor } from '../agents/offline/author.js';
 import { code, type CodeInstance } from '../kinds/code.js';
+import { answerPoolFor } from '../sandbox/code/answer-pool.js';
+import { DEFAULT_ANSWER_LIMITS } from '../sandbox/code/answers.js';
 import { fenceProgram } from '../sandbox/code/program.js';
 import type { Episode } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -34,10 +36,14 @@ function holdout(entry: string, task: CodeInstance): Array<[string, string]> {
 
 const SEEDS_DIR = new URL('../seeds/code/', import.meta.url);
 let pool: SandboxPool;
+/** Scores the hold-out: a test budget of 250 ms (the default is 1 s), so the program that hangs costs a quarter. */
+let scoring: SandboxPool;
 const admitted: Array<{ name: string; source: string }> = [];
 
 beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
+  scoring = new SandboxPool({ workers: 1 });
+  answerPoolFor(scoring, { limits: { ...DEFAULT_ANSWER_LIMITS, testTimeoutMs: 250 } });
   for (const file of readdirSync(SEEDS_DIR).filter((f) => f.endsWith('.js'))) admitted.push({ name: file, source: readFileSync(new URL(file, SEEDS_DIR), 'utf8') });
   // The author's designs until one is admitted (about half are: the validator rejects the rest, mostly for weak tests), at most eight.
   const author = createOfflineAuthor({ seed: 35 });
@@ -56,18 +62,22 @@ beforeAll(async () => {
     }
   }
 }, 900_000);
-afterAll(() => pool.close());
+afterAll(async () => {
+  await pool.close();
+  await answerPoolFor(scoring).close();
+  await scoring.close();
+});
 
 describe('a hold-out of hacking programs', () => {
   it('scores 0 on every sampled instance of every admitted code environment', async () => {
     expect(admitted.length).toBe(4); // the three code seeds and one of the author's modules (validating more costs minutes)
     for (const env of admitted) {
-      const load = await pool.load(env.source);
+      const load = await scoring.load(env.source);
       const meta = parseCodeMeta(load.ok ? load.meta : null);
       if (!meta) throw new Error(`${env.name}: no code meta`);
-      const instances = (await code.runEpisodes(pool, env.source, [1, 2, meta.levels].flatMap((level) => [1, 2].map((seed) => ({ seed, level }))))).episodes.filter((e): e is Episode => e.ok);
+      const instances = (await code.runEpisodes(scoring, env.source, [1, 2, meta.levels].flatMap((level) => [1, 2].map((seed) => ({ seed, level }))))).episodes.filter((e): e is Episode => e.ok);
       const requests = instances.map((e) => ({ seed: e.seed, level: e.level, responses: holdout(meta.entry, e.instance as CodeInstance).map(([, p]) => fenceProgram(p)) }));
-      const scored = (await code.runEpisodes(pool, env.source, requests)).episodes;
+      const scored = (await code.runEpisodes(scoring, env.source, requests)).episodes;
       scored.forEach((e, i) => {
         if (!e.ok) throw new Error(`${env.name}: ${e.code} ${e.message}`);
         const names = holdout(meta.entry, instances[i]?.instance as CodeInstance).map(([name]) => name);

@@ -8,6 +8,7 @@ import { mutantsOf } from '../sandbox/code/mutants.js';
 import { extractProgram, fenceProgram } from '../sandbox/code/program.js';
 import { scoreOf, type Episode } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
 import { validateCandidate } from '../validators/validate.js';
 import { publishReport } from './helpers/run-cache.js';
 
@@ -15,6 +16,12 @@ const SEEDS_DIR = new URL('../seeds/code/', import.meta.url);
 const seed = (file: string) => readFileSync(new URL(file, SEEDS_DIR), 'utf8');
 const INVERSIONS = seed('count-inversions.js');
 const codes = (report: { problems: Array<{ code: string }> }) => [...new Set(report.problems.map((p) => p.code))];
+/**
+ * A rejection test validates at fewer samples than the defaults (the seeds' admission above uses the defaults):
+ * 6 instances a level for execution and the hack probes, 12 determinism pairs; at these options the unchanged
+ * count-inversions seed is admitted at validation seed 7, so each code below comes from the test's change.
+ */
+const SMALL = { seedsPerLevel: 6, minSamples: 36, determinismSamples: 12, code: { ...DEFAULT_VALIDATOR_OPTIONS.code, probedPerLevel: 6 } };
 
 let pool: SandboxPool;
 beforeAll(() => {
@@ -35,14 +42,14 @@ describe('code seeds', () => {
 describe('code environments the validator rejects', () => {
   it('hidden tests that repeat the visible examples, under fraction scoring: a table of the examples is paid', async () => {
     const source = INVERSIONS.replace("scoring: 'all-pass'", "scoring: 'fraction'").replace('const tests = [test([]),', 'const tests = [...examples, test([]),');
-    const report = await validateCandidate(source, { pool, validationSeed: 7 });
+    const report = await validateCandidate(source, { pool, validationSeed: 7, options: SMALL });
     expect(codes(report)).toContain('E_ACCEPTS_EXAMPLES');
   }, 240_000);
 
   it('hidden outputs one constant mostly matches: returning 0 is paid', async () => {
     // Lists of distinct increasing values have no inversions: nearly every test expects 0.
     const source = INVERSIONS.replace('while (tests.length < 12) tests.push(test(list(rng, rng.int(2, longest), hi)));', 'while (tests.length < 12) tests.push(test(list(rng, rng.int(2, longest), hi).sort((a, b) => a - b)));').replace('test(list(rng, longest, 3))', 'test([1, 2, 3 + level])');
-    const report = await validateCandidate(source, { pool, validationSeed: 7 });
+    const report = await validateCandidate(source, { pool, validationSeed: 7, options: SMALL });
     expect(report.verdict).toBe('reject');
     expect(codes(report)).toContain('E_ACCEPTS_CONSTANT');
   }, 240_000);
@@ -50,7 +57,7 @@ describe('code environments the validator rejects', () => {
   it('hidden tests too weak to tell the reference from its mutants', async () => {
     // Lists of distinct values but for a rare repeat: most instances never tell > from >=.
     const source = INVERSIONS.replace('const tests = [test([]), test([rng.int(0, hi)]), test(list(rng, longest, 3))];', 'const tests = [test([]), test([rng.int(0, hi)]), ...(rng.int(0, 3) === 0 ? [test(list(rng, longest, 3))] : [])];').replace('test(list(rng, rng.int(2, longest), hi))', 'test(rng.shuffle(Array.from({ length: rng.int(2, longest) }, (_, i) => i * 3)))');
-    const report = await validateCandidate(source, { pool, validationSeed: 7 });
+    const report = await validateCandidate(source, { pool, validationSeed: 7, options: SMALL });
     expect(report.verdict).toBe('reject');
     expect(codes(report)).toContain('E_WEAK_TESTS');
   }, 240_000);

@@ -48,6 +48,8 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     const dir = join(root, 'lib');
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
+    // The run's library starts as the seeds' (validated once per test run), as a run on a new folder would seed it.
+    expect((await seededLibraryCopy('single', dir)).init.code).toBe(0);
     expect(await runCli(['run', '--provider', 'offline', '--kind', 'single', '--seed', '3', '--target', '3', '--concurrency', '1', '--library', dir], io), lines.join('\n')).toBe(0);
     const dash = await startDashboard({ location: dir, port: 0, pool });
     running.push(dash);

@@ -110,7 +110,9 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
 describe("rtv-2: one client's slow steps end another client's episode as failed (shared sandbox jobs)", () => {
   it("rtv-2: a victim's ordinary steps, played while another client sends steps that time out, are all played", async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
-    const server = await startServer({ libraryDir, port: 0, pool, quarantine: false, clientTokens: TOKENS });
+    // A call budget of 500 ms, half the default: the attacker's 42 steps each burn their budget in the sandbox (the
+    // name takes seconds), and the mechanism under test (a job stops after three failed calls) is the same.
+    const server = await startServer({ libraryDir, port: 0, pool, quarantine: false, clientTokens: TOKENS, callTimeoutMs: 500 });
     try {
       const attacker = as('attacker');
       const victim = as('victim');
@@ -148,7 +150,7 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
 
   it('held: a step that runs past its budget ends only its own episode when it runs alone', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
-    const server = await startServer({ libraryDir, port: 0, pool, quarantine: false });
+    const server = await startServer({ libraryDir, port: 0, pool, quarantine: false, callTimeoutMs: 500 });
     try {
       const id = (await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 3, level: 1 }, { from: '127.0.0.33' })).body.episode;
       const step = await send(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'rename', args: { name: REDOS_NAME } }, { from: '127.0.0.33' });
@@ -193,7 +195,8 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
 describe('rtv-3: on the default host (127.0.0.1) an address is whatever the client binds', () => {
   it('rtv-3: one local process cannot count as three independent clients by binding three loopback addresses', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
-    const server = await startServer({ libraryDir, port: 0, pool });
+    // Half the default call budget: each replay and its confirming re-runs burn their budget on the name.
+    const server = await startServer({ libraryDir, port: 0, pool, callTimeoutMs: 500 });
     try {
       // The same process, three source addresses of 127.0.0.0/8 (every one of them is this machine).
       for (const from of ['127.3.0.1', '127.3.0.2', '127.3.0.3']) {

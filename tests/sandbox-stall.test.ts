@@ -18,7 +18,7 @@ function blockFor(ms: number): void {
   }
 }
 
-const calls: Call[] = Array.from({ length: 20 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
+const calls: Call[] = Array.from({ length: 4 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
 
 describe('host stalls', () => {
   it('a job whose answers arrived while the host was blocked past every deadline is not killed', async () => {
@@ -27,10 +27,11 @@ describe('host stalls', () => {
     for (let round = 0; round < 3; round++) {
       const run = pool.run({ source, calls });
       // Once the job is sent (dispatch awaits the worker's readiness, a resolved promise), block past the
-      // silence deadline (2 × 300 + 300 + 50 + 200 ms) and the whole-job deadline of 20 calls while the
-      // worker's answers, ready within milliseconds, wait unread.
+      // silence deadline (2 × 300 + 300 + 50 + 200 = 1,150 ms) and the whole-job deadline of 4 calls
+      // (2 × 300 + (4 + 1 + 3) × 350 + 200 = 3,600 ms: job-limits.ts) while the worker's answers, ready within
+      // milliseconds, wait unread.
       for (let tick = 0; tick < 5; tick++) await null;
-      blockFor(9_000);
+      blockFor(4_000);
       const { results } = await run;
       expect(results.filter((r) => !r.ok)).toEqual([]);
     }

@@ -10,6 +10,7 @@ import { computeSeedReferences, seedReferences } from '../library/seed-reference
 import { listShippedSeeds } from '../library/seeds.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
 import { validateCandidate } from '../validators/validate.js';
 
 const pool = new SandboxPool();
@@ -36,11 +37,14 @@ describe('seed references', () => {
     const seed = readFileSync(new URL('../seeds/episodic/package-routing.js', import.meta.url), 'utf8');
     const copy = seed.replace(/package-routing/g, 'parcel-dispatch').replace(/package/g, 'parcel');
     const library = SqliteLibrary.open(join(root, 'lib'), { create: true });
+    // Novelty reads the sampled episodes and the code, not the hack stage's probes: those are cut to a few (half the CPU).
+    const fewProbes = { repeatedPerLevel: 0, adversaryPerLevel: 0, randomPerLevel: 2, finishAloneSamples: 2, readerEpisodesPerLevel: 0 };
+    const options = { episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...fewProbes, surfaceEntities: 0, surfaceLogsPerEpisode: 0 } };
     try {
-      const report = await validateCandidate(copy, { pool, novelty: await noveltyIndexOf(library) });
+      const report = await validateCandidate(copy, { pool, novelty: await noveltyIndexOf(library), options });
       expect(report.problems.map((p) => p.code).filter((c) => c.startsWith('E_DUPLICATE'))).not.toHaveLength(0);
       // The seed itself (same name) is not a duplicate of its own reference.
-      const self = await validateCandidate(seed, { pool, novelty: await noveltyIndexOf(library) });
+      const self = await validateCandidate(seed, { pool, novelty: await noveltyIndexOf(library), options });
       expect(self.problems.map((p) => p.code).filter((c) => c.startsWith('E_DUPLICATE'))).toEqual([]);
     } finally {
       await library.close();

@@ -10,6 +10,7 @@ import { openLibrary } from '../library/open.js';
 import type { BatchReport } from '../pipeline/report.js';
 import { MAIN, runEnvforge } from './helpers/cli.js';
 import { postgresForTests } from './helpers/postgres.js';
+import { sharedSeededLibrary } from './helpers/seeded-library.js';
 
 const server = postgresForTests();
 const children: ChildProcess[] = [];
@@ -48,12 +49,16 @@ const outcomesOf = (r: BatchReport) => ({
   cost: r.cost.totalUsd,
 });
 
-/** A database of the single-turn seeds (`library init --kind single`), made once for this file; tests work on copies. */
+/**
+ * A database of the single-turn seeds, made once for this file (tests work on copies): the run's seeded library
+ * (`library init --kind single`, validated once per test run: tests/helpers/seeded-library.ts) copied by `library migrate`.
+ */
 let seededDatabase: Promise<string> | undefined;
 const seeded = () =>
   (seededDatabase ??= (async () => {
     const url = await (await server.ready()).createDatabase();
-    expect((await runEnvforge('library', 'init', '--kind', 'single', '--database', url)).code).toBe(0);
+    const migrated = await runEnvforge('library', 'migrate', '--from', (await sharedSeededLibrary('single')).dir, '--to', url);
+    expect(migrated.code, migrated.stderr).toBe(0);
     return url;
   })());
 
