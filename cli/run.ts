@@ -18,6 +18,7 @@ import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Author, AuthorIdentity } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
 import { RUN_KINDS, type RunKind } from '../agents/spec.js';
+import { canonicalKind } from '../kinds/registry.js';
 import { PROFILE_CHOICES, resolveProfile, type ProfileChoice } from '../agents/prompt-files.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch } from '../pipeline/batch.js';
 import { batchProgress } from './progress.js';
@@ -63,9 +64,11 @@ interface RunOptions {
   waitTimeout: number;
 }
 
+/** A kind's canonical name, or mixed; a kind's label ('single-turn') is accepted as an alias of its name. */
 function runKind(value: string): RunKind {
-  if (!(RUN_KINDS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${RUN_KINDS.join(', ')}, got "${value}"`);
-  return value as RunKind;
+  const kind = canonicalKind(value) ?? value;
+  if (!(RUN_KINDS as readonly string[]).includes(kind)) throw new InvalidArgumentError(`expected one of ${RUN_KINDS.join(', ')}, got "${value}"`);
+  return kind as RunKind;
 }
 
 /** Largest --seed: the offline author's seed is a 32-bit unsigned integer. */

@@ -30,7 +30,7 @@ describe('the derived stage order', () => {
 
 describe("each kind's plan", () => {
   it('runs a single-turn candidate through static, execution, the sampling stages, the baselines, difficulty and review', () => {
-    expect(names(planFor(KINDS['single-turn']))).toEqual([['static'], ['execution'], ['determinism', 'solvability', 'hack', 'diversity', 'novelty'], ['baselines'], ['difficulty'], ['review']]);
+    expect(names(planFor(KINDS.single))).toEqual([['static'], ['execution'], ['determinism', 'solvability', 'hack', 'diversity', 'novelty'], ['baselines'], ['difficulty'], ['review']]);
   });
 
   it('gives episodic difficulty the hack stage’s random-policy floor and no text baselines', () => {

@@ -74,7 +74,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
     ...(opts.include ? { include: opts.include } : {}),
     ...(opts.novelty ? { novelty: opts.novelty } : {}),
     ...(opts.reviewer ? { reviewer: opts.reviewer } : {}),
-    kind: KINDS['single-turn'], // until the static stage reads the meta
+    kind: KINDS.single, // until the static stage reads the meta
     episodes: [],
     failures: [],
     baselines: new Map(),
