@@ -15,7 +15,7 @@ import { NightFailed, NightInterrupted, nightlyDir, runNight } from '../nightly/
 import { nightMarkdown } from '../nightly/report.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
-import { seedFor } from './run.js';
+import { seedFor } from './run-author.js';
 import { onInterrupt } from './signals.js';
 import { batchProgress } from './progress.js';
 

@@ -1,25 +1,19 @@
-// `envforge run`: the nightly batch. Picks the author: an LLM (flags > env > config), or the offline
+// `envforge run`: the nightly batch. Picks the author (run-author.ts): an LLM (flags > env > config), or the offline
 // author when none is configured or --provider offline (seeded by --seed, else from the batch id; a
 // resumed batch keeps the seed stored with its options). Seeds a missing library, reads trainer
 // feedback, runs or resumes the batch with budgets, shows progress, and stores the report (JSON and
 // Markdown) with the batch. Exit 0 unless the run itself failed; rejected candidates are data.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
-import type { LlmClient } from '../agents/llm/contract.js';
-import { CostLedger, priceFor, unpricedBudgetMessage, type LedgerSnapshot } from '../agents/llm/cost.js';
-import { describeProvider, selectProvider, type ProviderDescription, type Selection } from '../agents/llm/select.js';
-import { OFFLINE_AUTHOR_VERSION } from '../agents/offline/author.js';
+import type { Command } from 'commander';
+import { CostLedger, type LedgerSnapshot } from '../agents/llm/cost.js';
+import { describeProvider, selectProvider } from '../agents/llm/select.js';
 import { UsageError } from '../contract/errors.js';
-import type { BatchRecord } from '../library/contract.js';
 import { seedLibrary } from '../library/maintenance.js';
 import { seedingLine, seedKindsFor } from '../library/seeds.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
-import type { Author, AuthorIdentity } from '../agents/author.js';
+import type { Author } from '../agents/author.js';
 import { AUTHORS } from '../agents/authors.js';
-import { RUN_KINDS, type RunKind } from '../agents/spec.js';
-import { canonicalKind } from '../kinds/registry.js';
-import { PROFILE_CHOICES, resolveProfile, type ProfileChoice } from '../agents/prompt-files.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch } from '../pipeline/batch.js';
 import { batchProgress } from './progress.js';
 import { MIXED_RULE } from '../pipeline/kind-share.js';
@@ -33,63 +27,8 @@ import { DATABASE_HELP, integerOption } from './options.js';
 import { onInterrupt } from './signals.js';
 import { trainerFeedback } from '../pipeline/feedback/source.js';
 import { invocationOf, restoreOptions, storedFeedback, type KeptOption } from './run-resume.js';
-
-interface RunOptions {
-  kind: RunKind;
-  promptProfile?: ProfileChoice;
-  target: number;
-  maxCandidates: number;
-  budgetUsd?: number;
-  maxTokens?: number;
-  concurrency: number;
-  repairRounds: number;
-  skills?: string;
-  feedback?: string;
-  weakShare: number;
-  library?: string;
-  database?: string;
-  json: boolean;
-  resume?: string | boolean;
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  config?: string;
-  cache: boolean;
-  review: boolean;
-  solverModel?: string;
-  solverSamples: number;
-  seed?: number;
-  workers: string;
-  jobTimeout: number;
-  waitTimeout: number;
-}
-
-/** A kind's canonical name, or mixed; a kind's label ('single-turn') is accepted as an alias of its name. */
-function runKind(value: string): RunKind {
-  const kind = canonicalKind(value) ?? value;
-  if (!(RUN_KINDS as readonly string[]).includes(kind)) throw new InvalidArgumentError(`expected one of ${RUN_KINDS.join(', ')}, got "${value}"`);
-  return kind as RunKind;
-}
-
-/** Largest --seed: the offline author's seed is a 32-bit unsigned integer. */
-const MAX_SEED = 2 ** 32 - 1;
-
-function profileChoice(value: string): ProfileChoice {
-  if (!(PROFILE_CHOICES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${PROFILE_CHOICES.join(', ')}, got "${value}"`);
-  return value as ProfileChoice;
-}
-
-function share(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`--weak-share needs a number from 0 to 1, got "${value}"`);
-  return n;
-}
-
-function dollars(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--budget-usd needs a positive number of dollars, got "${value}"`);
-  return n;
-}
+import { checkAuthorOnResume, checkPrices, llmAuthorFor, offlineLine, seedFor } from './run-author.js';
+import { dollars, MAX_SEED, profileChoice, runKind, share, type RunOptions } from './run-options.js';
 
 export function registerRun(program: Command, io: Io): void {
   program
@@ -232,66 +171,6 @@ async function run(options: RunOptions, io: Io): Promise<void> {
   }
 }
 
-/**
- * A dollar budget needs a price for every model it pays for: without one, it stops here (exit 2) before
- * any call, cached or not; with --max-tokens too, the token budget bounds those calls and a warning says so.
- */
-function checkPrices(selection: Selection, options: RunOptions, io: Io): void {
-  if (options.budgetUsd === undefined) return;
-  const models = [selection.description.model, options.solverModel].filter((m): m is string => m !== undefined);
-  for (const model of new Set(models)) {
-    if (priceFor(model, selection.prices)) continue;
-    if (options.maxTokens === undefined) throw new UsageError(`--budget-usd: ${unpricedBudgetMessage(model, options.budgetUsd)}`);
-    io.err(`warning: no price is known for "${model}": --budget-usd cannot bound its calls, --max-tokens ${options.maxTokens} does (set its price in envforge.config.json "prices")`);
-  }
-}
-
-/** The author a batch was started with, as stored in its options (absent for batches of older versions). */
-export function storedAuthor(record: BatchRecord | undefined): AuthorIdentity | undefined {
-  const author = (record?.options as { author?: unknown } | null | undefined)?.author;
-  return author && typeof author === 'object' && typeof (author as AuthorIdentity).provider === 'string' ? (author as AuthorIdentity) : undefined;
-}
-
-/** A resumed batch continues with the same kind of author: the journal holds that author's specs and modules. */
-function checkAuthorOnResume(record: BatchRecord | undefined, offline: boolean): void {
-  const stored = storedAuthor(record);
-  if (!record || !stored || (stored.provider === 'offline') === offline) return;
-  throw new UsageError(
-    offline
-      ? `--resume: batch ${record.id} was started with the LLM provider ${stored.provider}; resume it with an LLM configured (--provider, --model, --base-url)`
-      : `--resume: batch ${record.id} was started with the offline author; resume it with --provider offline (or with no LLM configured)`,
-  );
-}
-
-/**
- * The offline author's seed: a resumed batch's own (stored in its options; a different --seed is a usage
- * error), else --seed, else a 32-bit hash of the batch id (so nightly runs differ, and a batch started
- * without --seed gets the same seed again when resumed even if its options hold none).
- */
-export function seedFor(flag: number | undefined, batchId: string, record: BatchRecord | undefined): number {
-  const stored = storedAuthor(record)?.seed;
-  if (typeof stored === 'number') {
-    if (flag !== undefined && flag !== stored) throw new UsageError(`--seed ${flag}: batch ${batchId} was started with seed ${stored}, and a resumed batch keeps its seed (drop --seed or pass --seed ${stored})`);
-    return stored;
-  }
-  return flag ?? hashSeed(batchId);
-}
-
-/** FNV-1a, 32 bits: a stable seed from the batch id. */
-function hashSeed(text: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
-  return hash;
-}
-
-/** The one line a run with the offline author prints about it (with the seed, to reproduce the run). */
-function offlineLine(description: ProviderDescription, seed: number): string {
-  if (description.provider === 'none') {
-    return `LLM: none configured — using the offline author v${OFFLINE_AUTHOR_VERSION} (seed ${seed}). To use a model: --provider openai|anthropic --model M, or --base-url URL (see envforge run --help)`;
-  }
-  return `LLM: offline author v${OFFLINE_AUTHOR_VERSION} (seed ${seed}, from ${description.source})`;
-}
-
 async function pickBatchId(options: RunOptions, library: ReturnType<typeof openLibrary>): Promise<string> {
   if (typeof options.resume === 'string') {
     const batch = await library.getBatch(options.resume);
@@ -304,11 +183,4 @@ async function pickBatchId(options: RunOptions, library: ReturnType<typeof openL
     return running.id;
   }
   return `batch-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${process.pid}`;
-}
-
-/** The LLM author in the prompt profile asked for, saying which one it uses. */
-function llmAuthorFor(llm: LlmClient, choice: ProfileChoice, io: Io): Author {
-  const profile = resolveProfile(choice, llm.model);
-  io.err(`prompts: ${profile} profile${choice === 'auto' ? ` (auto, for ${llm.model}; --prompt-profile standard|compact to choose)` : ''}`);
-  return AUTHORS.llm({ llm, profile });
 }

@@ -62,7 +62,7 @@ export function layout(o: PageOptions): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(o.title)} · envforge</title>
 ${uses.includes('table') ? '<link rel="stylesheet" href="/assets/tabulator.min.css">' : ''}<link rel="stylesheet" href="/assets/app.css">
-${uses.includes('chart') ? '<script src="/assets/chart.umd.min.js" defer></script>' : ''}${uses.includes('table') ? '<script src="/assets/tabulator.min.js" defer></script>' : ''}<script src="/assets/app.js" defer></script>
+${uses.includes('chart') ? '<script src="/assets/chart.umd.min.js" defer></script>' : ''}${uses.includes('table') ? '<script src="/assets/tabulator.min.js" defer></script>' : ''}<script src="/assets/env.js" defer></script><script src="/assets/app.js" defer></script>
 </head><body data-page="${esc(o.page)}">
 <header><a class="brand" href="/">envforge</a><nav>${tabs.map(([t, href, label]) => `<a href="${href}"${t === o.tab ? ' class="active"' : ''}>${label}</a>`).join('')}</nav><span class="where" title="library">${esc(o.where)}</span></header>
 <main>${o.body}</main>

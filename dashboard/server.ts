@@ -47,6 +47,7 @@ const ASSETS: Record<string, { path: () => string; type: string }> = {
   'tabulator.min.js': { path: () => require.resolve('tabulator-tables/dist/js/tabulator.min.js'), type: 'text/javascript' },
   'tabulator.min.css': { path: () => require.resolve('tabulator-tables/dist/css/tabulator_simple.min.css'), type: 'text/css' },
   'app.js': { path: () => join(PUBLIC, 'app.js'), type: 'text/javascript' },
+  'env.js': { path: () => join(PUBLIC, 'env.js'), type: 'text/javascript' },
   'app.css': { path: () => join(PUBLIC, 'app.css'), type: 'text/css' },
 };
 /** Scripts only from here, and no inline script: a prompt or a description that holds markup stays text. */

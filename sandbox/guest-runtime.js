@@ -474,7 +474,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       ',"verdicts":[' + verdicts + '],"ms":[' + generateMs + ',' + solveMs + ',' + verifyMs + ']}';
   }
 
-  // The same episode one guest function per crossing (worker.ts's attribution path, left-behind.ts): what a
+  // The same episode one guest function per crossing (worker-job.ts's attribution path, left-behind.ts): what a
   // function leaves behind (promise jobs) runs in the microtask checkpoint that ends its own crossing, so a
   // failure there is its own. `charged` maps a verify step (2: the reference, 3 + i: response i) that did so
   // in an earlier realm to [code, message]: it is not run again, its verdict is that failure.

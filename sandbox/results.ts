@@ -65,7 +65,7 @@ export class ResultSlots<R = CallResult> {
   acceptChunk(text: string, limits: SandboxLimits): void {
     let parsed: unknown;
     try {
-      // The worker checked the chunk's nesting (worker.ts: readChunk) before it crossed, in parallel with the
+      // The worker checked the chunk's nesting (worker-outbox.ts: readChunk) before it crossed, in parallel with the
       // other workers; here only its size is, so the supervisor's one thread does no per-character scan.
       this.maxChars ??= maxChunkChars(this.calls, limits);
       if (text.length > this.maxChars) return;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-const RUNTIME_SOURCE = ['guest-runtime.js', 'episodic-runtime.js', 'tripwires.js'].map((file) => readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')).join('\n');
+const RUNTIME_SOURCE = ['guest-runtime.js', 'episodic-actions.js', 'episodic-runtime.js', 'tripwires.js'].map((file) => readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')).join('\n');
 
 /** SES (Hardened JavaScript, package `ses`) as one classic script that defines `lockdown` and `harden`. */
 export const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('ses/package.json')), 'dist', 'ses.umd.min.js'), 'utf8');

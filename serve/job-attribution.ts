@@ -9,7 +9,7 @@ import type { CallResult } from '../sandbox/protocol.js';
 /** Failures a call may get for what another call of its job did (the worker's deaths and limits). */
 const SHARED_FAILURE_CODES: ReadonlySet<string> = new Set(['E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL', 'E_ESCAPE_ATTEMPT']);
 
-/** The worker's answer for a call it did not run: its job had already failed maxFailuresPerJob calls (sandbox/worker.ts). */
+/** The worker's answer for a call it did not run: its job had already failed maxFailuresPerJob calls (sandbox/worker-job.ts). */
 const UNRUN = /^not run: \d+ earlier calls of this batch already failed/;
 
 /** Whether the sandbox left this call unrun (nothing of it ran, so running it again changes nothing). */

@@ -155,7 +155,7 @@ describe('batches and the frontier', () => {
   });
 
   it('serves the chart and table libraries itself', async () => {
-    for (const file of ['chart.umd.min.js', 'tabulator.min.js', 'tabulator.min.css', 'app.js', 'app.css']) {
+    for (const file of ['chart.umd.min.js', 'tabulator.min.js', 'tabulator.min.css', 'app.js', 'env.js', 'app.css']) {
       const asset = await get(`/assets/${file}`);
       expect(asset.status, file).toBe(200);
       expect(asset.text.length, file).toBeGreaterThan(1000);

@@ -14,7 +14,8 @@ import {
 } from '../agents/prompts.js';
 import { extractModule } from '../agents/module-text.js';
 import { ArchitectOutputSchema } from '../agents/architect-schema.js';
-import { dedupeSpecs, EnvSpecSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, SKILL_TAXONOMY, taxonomySkills, type EnvSpec } from '../agents/spec.js';
+import { EnvSpecSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, SKILL_TAXONOMY, taxonomySkills, type EnvSpec } from '../agents/spec.js';
+import { dedupeSpecs } from '../agents/spec-dedupe.js';
 import type { ValidationReport } from '../validators/report.js';
 
 const spec = (over: Partial<EnvSpec> = {}): EnvSpec => ({

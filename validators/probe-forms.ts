@@ -1,7 +1,9 @@
 // Probe forms built from principles rather than lists of cases: non-answers (abstentions, non-finite
 // numbers, text malformed in the reference's own notation), hedges (a wrong value with an interval wide
 // enough to hold the truth), model-shaped reasoning around a wrong answer, the prompt's own tokens of the
-// answer's shape, and the carriers a guess list can come in (any tag spelling, fences, joiners of any script).
+// answer's shape, and the carriers a guess list can come in (any tag spelling, fences, joiners of any script);
+// the markups an answer can come in, and the rotation that spreads a family's forms over the sample.
+import { withContent } from '../sandbox/answer.js';
 import { normalizeAnswer, tokenize, type Shape } from './answers.js';
 
 export { reasoning } from './prose.js';
@@ -13,7 +15,10 @@ const NON_FINITE = ['0/0', 'NaN', '1/0', 'Infinity', '-Infinity', '1e999', 'inf'
 const OPENERS = '([{<';
 const CLOSERS = ')]}>';
 
-/** Responses that hold no answer in the reference's markup: none may earn anything. `taken` holds answers some instance has. */
+/**
+ * Responses that hold no answer in the reference's markup: none may earn anything. `taken` holds answers some
+ * instance has.
+ */
 export function nonAnswers(content: string, shape: Shape, taken: Set<string>): Array<[string, string]> {
   const fresh = (v: string) => !taken.has(normalizeAnswer(v).toLowerCase());
   const out: Array<[string, string]> = ABSTAIN.filter(fresh).map((w) => [`abstains: "${w}"`, w]);
@@ -111,10 +116,16 @@ export const UNIVERSAL_ANSWERS: Array<[string, string]> = [
   ['a LIKE pattern matching anything', '%'],
 ];
 
-/** A value of each kind a verifier may look an answer up in: what JSON instances hold, and the collections and functions it builds. */
+/**
+ * A value of each kind a verifier may look an answer up in: what JSON instances hold, and the collections and
+ * functions it builds.
+ */
 const CONTAINERS: unknown[] = [{ a: 1 }, [1, 2], 'ab', 5, true, function f() {}, new Map(), new Set(), /x/];
 
-/** What decides whether a verifier that looks a name up can tell names apart: the containers holding it, its letters, its length. */
+/**
+ * What decides whether a verifier that looks a name up can tell names apart: the containers holding it, its
+ * letters, its length.
+ */
 function nameClass(name: string): string {
   const holders = CONTAINERS.map((c) => (name in Object(c) ? 1 : 0)).join('');
   const letters = /^[a-z]+$/.test(name) ? 'lower' : name.includes('_') ? 'underscore' : 'mixed';
@@ -158,7 +169,10 @@ export const EACH_CARRIERS: Record<string, (c: string) => string> = {
   'boxed each': (c) => `\\boxed{${c}}`,
 };
 
-/** Joiners for guesses of one scalar, from every script: a verifier may split on some and read the rest as one answer. */
+/**
+ * Joiners for guesses of one scalar, from every script: a verifier may split on some and read the rest as one
+ * answer.
+ */
 export const SCALAR_JOINERS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json', '-', '', '_', '+', '\t', '\uff0c', '\u3001', '\uff1b', '\u200b', '\u2013', '~', '\uff0f', '\u060c', '\u00b7'];
 
 /** Whether a task's text states a numeric tolerance ("within 0.05", "to 2 decimals", "± 0.1", "rounded"). */
@@ -166,7 +180,10 @@ export function statesTolerance(text: string): boolean {
   return /\b(within|tolerance|accurate to|rounded|round to|decimal places|decimals)\b|±/i.test(text.slice(0, 20_000));
 }
 
-/** One acceptance region a task states for a number: absolute ("within 0.05 of", "± 2") or relative ("within 0.1%"). */
+/**
+ * One acceptance region a task states for a number: absolute ("within 0.05 of", "± 2") or relative ("within
+ * 0.1%").
+ */
 export type StatedRegion = { absolute: number } | { relative: number };
 
 /**
@@ -206,4 +223,23 @@ export function statedControl(regions: readonly StatedRegion[] | undefined, refe
   const unit = 10 ** -placesOf(t);
   if (width === null || !Number.isFinite(v) || Math.abs(v - r) > width - 0.5 * unit + 1e-12) return null;
   return (r + Math.sign(v - r || 1) * (Math.ceil((2 * width) / unit) + 1) * unit).toFixed(placesOf(t));
+}
+
+/** Markup a model might put an answer in, besides the reference's own. */
+export const WRAP: Record<string, (content: string, reference: string) => string> = {
+  tag: (c, ref) => withContent(ref, c),
+  bare: (c) => c,
+  bold: (c) => `**${c}**`,
+  html: (c) => `<b>${c}</b>`,
+  label: (c) => `Final answer: ${c}`,
+  'last line': (c) => `I worked through every step.\n${c}`,
+  fence: (c) => `\`\`\`\n${c}\n\`\`\``,
+  boxed: (c) => `\\boxed{${c}}`,
+  json: (c) => JSON.stringify({ answer: c }),
+};
+
+/** `count` of `forms`, a window that moves with the instance: each instance tries a few, the sample tries them all. */
+export function rotate<T>(forms: T[], count: number, index: number): T[] {
+  if (forms.length <= count) return forms;
+  return Array.from({ length: count }, (_, j) => forms[(index * count + j) % forms.length] as T);
 }

@@ -6,17 +6,20 @@ import { kindNamed, type KindName } from '../../kinds/registry.js';
 import { createHash } from 'node:crypto';
 import { UsageError } from '../../contract/errors.js';
 import type { ArchitectInput } from '../prompts.js';
-import { dedupeSpecs, taxonomySkills, SKILL_TAXONOMY, type EnvSpec } from '../spec.js';
+import { taxonomySkills, SKILL_TAXONOMY, type EnvSpec } from '../spec.js';
+import { dedupeSpecs } from '../spec-dedupe.js';
 import type { Author, ProposedSpecs, WrittenModule } from '../author.js';
-import { DEFAULT_NOVELTY_OPTIONS, estimateSimilarity, fingerprint, type Fingerprint } from '../../validators/screen.js';
-import { textOf, type Ty } from './dsl.js';
 import { emitModule } from './emit.js';
-import { authorRng, designHash, designSkills, FAMILY_SKILL, SHAPES, shapeSkills, synthesise, type Shape, type Synthesised, type Target } from './synth.js';
-import { FAMILIES, type Design, type EmitIdentity, type Family } from './design.js';
+import { authorRng, designHash, FAMILY_SKILL, shapeSkills, synthesise, type Shape, type Target } from './synth.js';
+import { FAMILIES, type Design, type Family } from './design.js';
 import { emitDesign, episodicIdentity, episodicSkills, episodicSpec, familyOrder, isOfflineEpisodicSpec, synthesiseEpisodic, type OfflineEpisodicSpec } from './episodic/author.js';
 import { slotKinds } from './kinds.js';
 import { emitCodeModule } from './code/emit.js';
 import { codeIdentity, codeShapes, codeSpec, isOfflineCodeSpec, synthesiseCode, type OfflineCodeSpec } from './code/author.js';
+import { Designs } from './designs.js';
+import { identityOf, isOfflineSpec, shapesFor, singleSkills, specOf, type OfflineSpec } from './single-turn.js';
+
+export type { OfflineSpec } from './single-turn.js';
 
 export const OFFLINE_AUTHOR_VERSION = '1';
 const OFFLINE_MODEL = `offline-v${OFFLINE_AUTHOR_VERSION}`;
@@ -26,107 +29,10 @@ export interface OfflineAuthorOptions {
   seed: number;
 }
 
-/** A spec from the offline architect carries its target and program, so the generator (also after a resume) needs nothing else. */
-export interface OfflineSpec extends EnvSpec {
-  offline: { version: string; target: Target; design: Design };
-}
-
-const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec => typeof (spec as Partial<OfflineSpec>).offline?.design === 'object' && !kindNamed(spec.kind).rollouts;
-
-const FAMILY_TAG: Record<Family, string> = { trace: 'trace', 'pick-input': 'which-input', 'missing-step': 'missing-step', planted: 'find-input' };
-const DOMAIN_NOUN: Record<Ty, string> = { list: 'integer-list', int: 'integer', str: 'word', moves: 'grid-move' };
-const FAMILY_TITLE: Record<Family, string> = {
-  trace: 'Trace the output of',
-  'pick-input': 'Pick the input behind the output of',
-  'missing-step': 'Find the missing instruction of',
-  planted: 'Find an input that makes',
-};
-const FAMILY_IDEA: Record<Family, string> = {
-  trace: 'The prompt shows a program as numbered instructions and one input; the model must work out what the program outputs.',
-  'pick-input': 'The prompt shows a program, one output it produced and several candidate inputs; exactly one candidate produces that output and the model must pick it.',
-  'missing-step': 'The prompt shows a program with one instruction hidden, input/output examples of the full program and candidate instructions; exactly one candidate fits every example.',
-  planted: 'The prompt shows a program, a target output and rules for the input; the model must construct any valid input on which the program produces the target (a planted input guarantees one exists; the verifier runs the program on the answer).',
-};
-const ANSWER_FORMAT: Record<Family, string> = {
-  trace: 'The program output inside <answer>…</answer>: an integer, comma-separated integers, a word or a move string, depending on the program; exact match.',
-  'pick-input': 'One option letter, e.g. <answer>C</answer>.',
-  'missing-step': 'One option letter, e.g. <answer>B</answer>.',
-  planted: 'The input inside <answer>…</answer> in the stated form; any input on which the program outputs the target scores 1.',
-};
-
-const stepTag = (op: string) => op.replace(/^(list|int|str|moves)-/, '').split('-').slice(0, 2).join('-');
-
-/** Name, title, description and skills of a design (a repair's new design gets a name of its own). */
-function identityOf(design: Design, seed: number, target: Target, name?: string): EmitIdentity {
-  const endo = design.steps.slice(design.core);
-  const hash = createHash('sha256').update(`${seed}\u0000${designHash(design)}`).digest('hex').slice(0, 6);
-  const noun = DOMAIN_NOUN[design.domain];
-  const top = design.steps.length + 1;
-  const title = `${FAMILY_TITLE[design.family]} ${design.family === 'planted' ? `a ${noun} program produce a target` : `a ${noun} program`} (${design.steps[design.core] ? stepTag(design.steps[design.core]!.op).replace('-', ' ') : 'steps'}, up to ${top} instructions)`;
-  return {
-    name: name ?? `${FAMILY_TAG[design.family]}-${design.domain}-${endo.slice(0, 2).map((s) => stepTag(s.op)).join('-')}-${hash}`.slice(0, 64).replace(/-+$/, ''),
-    title: title.slice(0, 120),
-    description: `${FAMILY_IDEA[design.family]} Program: ${[...design.steps, design.finish].map(textOf).join('; ')}.`.slice(0, 2000),
-    skills: designSkills(design, target.skill),
-    provenance: `Written by the envforge offline author v${OFFLINE_AUTHOR_VERSION} (seed ${seed}) from its typed program DSL.`,
-  };
-}
-
-function specOf(design: Design, id: EmitIdentity, target: Target, why: string): OfflineSpec {
-  const first = design.levels[0]!;
-  const last = design.levels[design.levels.length - 1]!;
-  return {
-    name: id.name,
-    title: id.title,
-    skills: id.skills,
-    taskIdea: id.description.slice(0, 1500),
-    answerFormat: ANSWER_FORMAT[design.family],
-    difficultyScaling: `Levels 1–${design.levels.length}: the program grows from ${first.steps + 1} to ${last.steps + 1} instructions and the input from size ${first.size} to ${last.size}${design.family === 'pick-input' || design.family === 'missing-step' ? `; options grow from ${first.options} to ${last.options}` : ''}.`,
-    whyNew: why,
-    offline: { version: OFFLINE_AUTHOR_VERSION, target, design },
-  };
-}
-
-/** An integer target has too few values to plant: different inputs would share one prompt. */
-const shapesFor = (family: Family): Shape[] => SHAPES.filter((shape) => !(family === 'planted' && shape.domain === 'int'));
-
-/** Skills the single-turn families can train, in taxonomy order. */
-function singleSkills(): string[] {
-  const reachable = new Set<string>(Object.values(FAMILY_SKILL));
-  for (const family of FAMILIES) for (const shape of shapesFor(family)) for (const skill of shapeSkills(shape)) reachable.add(skill);
-  return taxonomySkills().filter((s) => reachable.has(s));
-}
-
 /** Skills the offline author can train (single-turn or episodic), in taxonomy order. */
 export function offlineSkills(): string[] {
   const reachable = new Set([...singleSkills(), ...episodicSkills()]);
   return taxonomySkills().filter((s) => reachable.has(s));
-}
-
-/**
- * The offline author's memory of what it already designed, so it does not propose near-duplicates: the
- * validator's own fingerprints and thresholds, over the design-time samples (the validator, sampling other
- * instances, remains the judge).
- */
-class Designs {
-  /** Fingerprints by the spec they were designed for. */
-  private readonly entries: Array<{ spec: string; fp: Fingerprint }> = [];
-
-  /**
-   * Remembers the design for `spec` and returns true unless it is too close to a design for another spec
-   * (a spec's own rejected designs never enter the library, so they do not count).
-   */
-  claim(spec: string, made: Pick<Synthesised, 'source' | 'check'>): boolean {
-    const fp = fingerprint(made.source, made.check.prompts, made.check.references);
-    const { codeThreshold, behaviourThreshold } = DEFAULT_NOVELTY_OPTIONS;
-    const close = this.entries.some(
-      ({ spec: other, fp: e }) =>
-        other !== spec &&
-        (estimateSimilarity(fp.code, e.code) >= codeThreshold || (fp.answerType === e.answerType && estimateSimilarity(fp.behaviour, e.behaviour) >= behaviourThreshold)),
-    );
-    if (!close) this.entries.push({ spec, fp });
-    return !close;
-  }
 }
 
 export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
@@ -186,8 +92,8 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
     for (let i = 0; specs.length < n && i < n * 2; i++) {
       const skill = skills[i % skills.length] as string;
       const target = targetFor(skill, used, rng);
-      const made = await synthesise(rng, target, (d) => identityOf(d, seed, target), (m) => designs.claim(m.id.name, m));
-      if (made) specs.push(specOf(made.design, made.id, target, why(skill, input)));
+      const made = await synthesise(rng, target, (d) => identityOf(d, seed, OFFLINE_AUTHOR_VERSION, target), (m) => designs.claim(m.id.name, m));
+      if (made) specs.push(specOf(made.design, made.id, target, OFFLINE_AUTHOR_VERSION, why(skill, input)));
     }
     return specs;
   }
@@ -253,7 +159,7 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       }
       if (!isOfflineSpec(spec)) return { source: null, problem: `spec "${spec.name}" was not written by the offline author (it has no program design)`, ...trace(null) };
       const { design, target } = spec.offline;
-      return { source: emitModule(design, identityOf(design, seed, target, spec.name)), ...trace(design) };
+      return { source: emitModule(design, identityOf(design, seed, OFFLINE_AUTHOR_VERSION, target, spec.name)), ...trace(design) };
     },
 
     async repair(spec: EnvSpec, _source: string, report, attempt: number): Promise<WrittenModule> {
@@ -275,7 +181,7 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       // A rejected program is not patched: a new program is drawn for the same target, away from earlier designs.
       const { target } = spec.offline;
       const rng = authorRng(seed, 'repair', spec.name, attempt);
-      const made = await synthesise(rng, target, (d) => identityOf(d, seed, target), (m) => designs.claim(spec.name, m));
+      const made = await synthesise(rng, target, (d) => identityOf(d, seed, OFFLINE_AUTHOR_VERSION, target), (m) => designs.claim(spec.name, m));
       if (!made) return { source: null, problem: `no new program for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`, ...trace(null) };
       return { source: made.source, ...trace(made.design) };
     },
