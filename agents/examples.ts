@@ -2,13 +2,13 @@
 // examples in prompts/examples/ for families no seed covers), chosen for a spec by kind, then by family (a
 // web flow for a web spec, a world for an exploration spec, a taxonomy area for a single-turn spec), then by
 // shared skills; ties are broken by a hash of spec and example names, so the choice is reproducible.
-import { kindByShort } from '../kinds/registry.js';
+import { kindNamed, type KindName } from '../kinds/registry.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CODE_SEEDS_DIR, EPISODIC_SEEDS_DIR, PROMPTS_DIR } from '../contract/paths.js';
+import { PROMPTS_DIR } from '../contract/paths.js';
 import { listSeeds, type SeedFile } from '../library/seeds.js';
 import { sha256, type PromptProfile } from './prompt-files.js';
-import { SKILL_TAXONOMY, specKind, type EnvKind, type EnvSpec } from './spec.js';
+import { SKILL_TAXONOMY, specKind, type EnvSpec } from './spec.js';
 
 /** The three families of episodic environments: policy over hidden records, a world to explore, a web site's pages. */
 export const EPISODIC_FAMILIES = ['records', 'world', 'web'] as const;
@@ -21,8 +21,8 @@ const WORLD_TOOL = /^(move|go|walk|step|turn|look|scan|look_around|travel|explor
 /** Example modules per kind beyond the seeds: prompts/examples/<kind>/. */
 export const EXAMPLES_DIR = join(PROMPTS_DIR, 'examples');
 
-/** How many examples a generator prompt shows: two of the spec's family (episodic seeds are 11–15 kB), one short one in the compact profile. */
-const EXAMPLE_COUNT: Record<PromptProfile, Record<EnvKind, number>> = { standard: { single: 2, episodic: 2, code: 2 }, compact: { single: 1, episodic: 1, code: 1 } };
+/** How many examples a generator prompt shows, of any kind: two of the spec's family (episodic seeds are 11–15 kB), one short one in the compact profile. */
+const EXAMPLE_COUNT: Record<PromptProfile, number> = { standard: 2, compact: 1 };
 /** The compact profile's examples stay short enough that the whole prompt stays under 20k characters. */
 export const COMPACT_EXAMPLE_CHARS = 8_500;
 
@@ -36,8 +36,8 @@ export function episodicFamily(skills: readonly string[], tools: readonly string
 const AREA_OF = new Map<string, string>(Object.entries(SKILL_TAXONOMY).flatMap(([area, skills]) => skills.map((s): [string, string] => [s, area])));
 
 /** The families of a spec or module: its episodic family, or the taxonomy areas of its skills. */
-export function familiesOf(kind: EnvKind, skills: readonly string[], tools: readonly string[] = []): string[] {
-  if (kindByShort(kind).rollouts) return [episodicFamily(skills, tools)];
+export function familiesOf(kind: KindName, skills: readonly string[], tools: readonly string[] = []): string[] {
+  if (kindNamed(kind).rollouts) return [episodicFamily(skills, tools)];
   return [...new Set(skills.flatMap((s) => (AREA_OF.has(s) ? [AREA_OF.get(s) as string] : [])))];
 }
 
@@ -52,12 +52,10 @@ export function seedTools(source: string): string[] {
   return [...source.matchAll(/\{\s*name:\s*['"]([a-z][a-z0-9_]*)['"]\s*,\s*description:/g)].map((m) => m[1] as string);
 }
 
-const SEED_DIRS: Record<EnvKind, string | undefined> = { single: undefined, episodic: EPISODIC_SEEDS_DIR, code: CODE_SEEDS_DIR };
-
-/** Every example module of a kind: the shipped seeds of that kind, then prompts/examples/<kind>/. */
-export function examplePool(kind: EnvKind): SeedFile[] {
+/** Every example module of a kind: its seeds (the plug's seeds.dir), then prompts/examples/<kind>/. */
+export function examplePool(kind: KindName): SeedFile[] {
   const extra = join(EXAMPLES_DIR, kind);
-  return [...listSeeds(SEED_DIRS[kind]), ...(existsSync(extra) ? listSeeds(extra) : [])];
+  return [...listSeeds(kindNamed(kind).seeds.dir), ...(existsSync(extra) ? listSeeds(extra) : [])];
 }
 
 export interface PickOptions {
@@ -87,12 +85,12 @@ export function pickExamples(spec: Pick<EnvSpec, 'name' | 'skills'> & Partial<Pi
       };
     });
   ranked.sort((a, b) => b.family - a.family || b.shared - a.shared || (a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0));
-  const chosen = ranked.slice(0, options.count ?? EXAMPLE_COUNT.standard[kind]).map((r) => r.seed);
+  const chosen = ranked.slice(0, options.count ?? EXAMPLE_COUNT.standard).map((r) => r.seed);
   return chosen.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The examples a spec's generator sees under a profile. */
 export function defaultExamples(spec: EnvSpec, profile: PromptProfile = 'standard'): SeedFile[] {
   const kind = specKind(spec);
-  return pickExamples(spec, examplePool(kind), { count: EXAMPLE_COUNT[profile][kind], ...(profile === 'compact' ? { maxChars: COMPACT_EXAMPLE_CHARS } : {}) });
+  return pickExamples(spec, examplePool(kind), { count: EXAMPLE_COUNT[profile], ...(profile === 'compact' ? { maxChars: COMPACT_EXAMPLE_CHARS } : {}) });
 }

@@ -11,8 +11,9 @@ import type { LlmClient, LlmResponseMeta } from './llm/contract.js';
 import { extractModule } from './module-text.js';
 import { isEpisodicMeta, PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, architectBudget, type ArchitectInput, type PromptProfile, type RenderedPrompt, type ReviewSample } from './prompts.js';
 import { architectLeftovers, architectOutputSchema, toEnvSpec } from './architect-schema.js';
-import { EPISODIC_REVIEW_CHECKS, EpisodicReviewSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, specKind, type EnvKind, type EnvSpec } from './spec.js';
+import { EPISODIC_REVIEW_CHECKS, EpisodicReviewSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, specKind, type EnvSpec } from './spec.js';
 import { dedupeSpecs } from './spec-dedupe.js';
+import type { KindName } from '../kinds/registry.js';
 import type { AgentTrace, Author, CallOptions, ProposedSpecs, WrittenModule } from './author.js';
 import type { Reviewer } from '../validators/context.js';
 import type { ValidationReport } from '../validators/report.js';
@@ -85,7 +86,7 @@ export function generateModule(client: LlmClient, spec: EnvSpec, options: CallOp
 }
 
 /** Repair: a fixed module from the old one and the validator's problems, for a module of the spec's kind. */
-export function repairModule(client: LlmClient, source: string, report: ValidationReport, options: CallOptions = {}, kind: EnvKind = 'single', profile: PromptProfile = 'standard'): Promise<WrittenModule> {
+export function repairModule(client: LlmClient, source: string, report: ValidationReport, options: CallOptions = {}, kind: KindName = 'single', profile: PromptProfile = 'standard'): Promise<WrittenModule> {
   return writeModule(client, renderRepair({ source, report, kind }, { profile }), 'repair', options, profile);
 }
 

@@ -2,13 +2,13 @@
 // this module loads them, fills them strictly (a missing or unknown variable is an error), marks where their
 // stable prefixes end (for the providers' prompt caches), hashes each template for lineage, and holds the
 // contract text the generator, repair and reviewer prompts quote. agents/prompts.ts renders each prompt.
-import { kindByShort } from '../kinds/registry.js';
+import { kindNamed } from '../kinds/registry.js';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EnvforgeError } from '../contract/errors.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../contract/paths.js';
-import type { EnvKind } from './spec.js';
+import type { KindName } from '../kinds/registry.js';
 
 /** Every template: the v1 agents' four, the episodic (contract v2) generator, repair and reviewer, and the code (contract v3) generator and repair. */
 export const PROMPT_NAMES = ['architect', 'generator', 'repair', 'reviewer', 'generator-episodic', 'repair-episodic', 'reviewer-episodic', 'generator-code', 'repair-code'] as const;
@@ -146,14 +146,14 @@ export type ContractReader = 'author' | 'reviewer';
  * section (the reviewer of an episodic module without the validator's checks, the limits and the example). Compact:
  * the kind's digest (prompts/compact/contract-<kind>.md), its rules one line each.
  */
-export function contractText(kind: EnvKind = 'single', reader: ContractReader = 'author', options: PromptOptions = {}): string {
+export function contractText(kind: KindName = 'single', reader: ContractReader = 'author', options: PromptOptions = {}): string {
   if (options.profile === 'compact') return readText(join(templateDir(options), `contract-${kind}.md`)).trim();
   const text = readText(CONTRACT_FILE).trim();
   const v2 = text.indexOf(V2_HEADING);
   const v1 = text.indexOf('\n## ');
   if (v2 < 0 || v1 < 0) throw new PromptError(`${CONTRACT_FILE} has no "${V2_HEADING}" section to quote`);
   const opening = text.slice(0, v1).trim();
-  const { contractVersion } = kindByShort(kind);
+  const { contractVersion } = kindNamed(kind);
   if (contractVersion === 1) return `${opening}\n\n${text.slice(v1, v2).trim()}`;
   const v3 = text.indexOf(V3_HEADING);
   if (contractVersion === 3) {

@@ -1,6 +1,7 @@
 // The variable parts of the repair and reviewer prompts, as text: the validator's stages and problems (an
 // episodic hack probe as the episode it played), and the reviewer's samples (an episodic sample as the
 // reference's actions with the observations the agent got back), each clipped to a bounded length.
+import type { SampleLimits } from '../kinds/contract.js';
 import { CODES } from '../contract/codes.js';
 import type { ValidationReport } from '../validators/report.js';
 import { fence } from './prompt-files.js';
@@ -76,16 +77,8 @@ export interface ReviewSample {
   observations?: readonly string[];
 }
 
-/** How much of the samples a reviewer prompt shows. */
-export interface SampleLimits {
-  samples: number;
-  /** Each prompt and each single-turn reference is cut here. */
-  chars: number;
-  /** Each observation is cut here. */
-  observationChars: number;
-  /** An episodic sample's whole transcript (actions and observations) is cut here. */
-  transcriptChars: number;
-}
+/** How much of the samples a reviewer prompt shows: each kind's plug says (kinds/contract.ts). */
+export type { SampleLimits };
 
 /** At most `count` samples spread over the list (it runs from level 1 to the top level): the first and the last always among them. */
 function spread<T>(items: readonly T[], count: number): T[] {

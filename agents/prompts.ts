@@ -6,11 +6,12 @@
 import type { Meta } from '../contract/schema.js';
 import type { LibraryStats } from '../library/contract.js';
 import type { SeedFile } from '../library/seeds.js';
-import { kindByShort, kindOf } from '../kinds/registry.js';
+import type { EnvKind } from '../kinds/contract.js';
+import { kindNamed, kindOf, type KindName } from '../kinds/registry.js';
 import { defaultExamples } from './examples.js';
-import { describeProblems, describeSamples, describeStages, type ProblemLimits, type ReportPart, type ReviewSample, type SampleLimits } from './prompt-parts.js';
-import { contractText, fence, render, type PromptName, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
-import { SKILL_TAXONOMY, specKind, taxonomySkills, type EnvKind, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
+import { describeProblems, describeSamples, describeStages, type ProblemLimits, type ReportPart, type ReviewSample } from './prompt-parts.js';
+import { contractText, fence, PROMPT_NAMES, PromptError, render, type PromptName, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
+import { SKILL_TAXONOMY, specKind, taxonomySkills, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
 
 export {
   contractText, fillTemplate, loadPrompt, modelBillions, PROFILE_CHOICES, PROMPT_NAMES, PROMPT_PROFILES, PromptError, promptHash, resolveProfile,
@@ -42,13 +43,13 @@ export interface ArchitectInput {
   /** Which kinds of environment to propose; absent means 'single'. With 'mixed' the architect chooses by coverage. */
   kind?: RunKind;
   /** Environments already in the library, so the architect avoids their names and ideas (listed up to a cap); kind absent means single. */
-  environments?: ReadonlyArray<{ name: string; skills: readonly string[]; kind?: EnvKind }>;
+  environments?: ReadonlyArray<{ name: string; skills: readonly string[]; kind?: KindName }>;
 }
 
 const MAX_LISTED_ENVIRONMENTS = 150;
 
-/** Output tokens an architect reply may spend per spec of each kind (observed: ~550 per episodic spec, ~250 per single-turn one), and around them. */
-export const ARCHITECT_TOKENS = { single: 450, episodic: 1000, code: 450, overhead: 300 } as const;
+/** Output tokens an architect reply spends around its specs (each kind's per spec is its plug's architectTokens). */
+export const ARCHITECT_OVERHEAD_TOKENS = 300;
 /** The architect's output cap per call: specs beyond what it holds are left to the next call. */
 export const ARCHITECT_MAX_TOKENS: Record<PromptProfile, number> = { standard: 8192, compact: 4096 };
 
@@ -56,11 +57,12 @@ export const ARCHITECT_MAX_TOKENS: Record<PromptProfile, number> = { standard: 8
 export function architectBudget(input: Pick<ArchitectInput, 'n' | 'kind' | 'environments'>, profile: PromptProfile = 'standard'): { n: number; maxTokens: number; perSpec: string } {
   const kind = input.kind ?? 'single';
   const cap = ARCHITECT_MAX_TOKENS[profile];
-  const per = (n: number) => (kind === 'mixed' ? episodicShare(input, n) * ARCHITECT_TOKENS.episodic + (n - episodicShare(input, n)) * ARCHITECT_TOKENS.single : n * ARCHITECT_TOKENS[kind]);
+  const [single, episodic] = [kindNamed('single').architectTokens, kindNamed('episodic').architectTokens];
+  const per = (n: number) => (kind === 'mixed' ? episodicShare(input, n) * episodic + (n - episodicShare(input, n)) * single : n * kindNamed(kind).architectTokens);
   let n = Math.max(1, input.n);
-  while (n > 1 && ARCHITECT_TOKENS.overhead + per(n) > cap) n--;
-  const perSpec = kind === 'mixed' ? `${ARCHITECT_TOKENS.single} tokens per single-turn spec and ${ARCHITECT_TOKENS.episodic} per episodic one` : `${ARCHITECT_TOKENS[kind]} tokens per spec`;
-  return { n, maxTokens: Math.min(cap, ARCHITECT_TOKENS.overhead + per(n)), perSpec };
+  while (n > 1 && ARCHITECT_OVERHEAD_TOKENS + per(n) > cap) n--;
+  const perSpec = kind === 'mixed' ? `${single} tokens per single-turn spec and ${episodic} per episodic one` : `${kindNamed(kind).architectTokens} tokens per spec`;
+  return { n, maxTokens: Math.min(cap, ARCHITECT_OVERHEAD_TOKENS + per(n)), perSpec };
 }
 
 export function renderArchitect(input: ArchitectInput, options: PromptOptions = {}): RenderedPrompt {
@@ -89,16 +91,16 @@ const EPISODIC_AREA = 'tool-use-and-planning';
 /** With 'mixed', how many of n specs should be episodic: half each, as the batch keeps each kind half of its target; the odd one to the kind the library holds fewer of. */
 function episodicShare(input: Pick<ArchitectInput, 'environments'>, n: number): number {
   const envs = input.environments ?? [];
-  const episodic = envs.filter((e) => kindByShort(e.kind).rollouts).length;
+  const episodic = envs.filter((e) => kindNamed(e.kind).rollouts).length;
   return episodic < envs.length - episodic ? Math.ceil(n / 2) : Math.floor(n / 2);
 }
 
 /** Which kinds to propose: one kind outright, or with 'mixed' the library's counts per kind and a suggested split. */
 function describeKinds(input: ArchitectInput, taxonomy: SkillTaxonomy): string {
   const kind = input.kind ?? 'single';
-  if (kind !== 'mixed') return kindByShort(kind).architectAsk;
+  if (kind !== 'mixed') return kindNamed(kind).architectAsk;
   const envs = input.environments ?? [];
-  const episodic = envs.filter((e) => kindByShort(e.kind).rollouts);
+  const episodic = envs.filter((e) => kindNamed(e.kind).rollouts);
   const coveredByEpisodic = new Set(episodic.flatMap((e) => e.skills));
   const toolSkills = taxonomy[EPISODIC_AREA] ?? [];
   const uncovered = toolSkills.filter((s) => !coveredByEpisodic.has(s));
@@ -122,7 +124,7 @@ function describeStats(stats: LibraryStats): string {
 function describeEnvironments(envs: NonNullable<ArchitectInput['environments']>): string {
   if (envs.length === 0) return '(none listed)';
   const sorted = [...envs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const lines = sorted.slice(0, MAX_LISTED_ENVIRONMENTS).map((e) => `- ${e.name} [${e.skills.join(', ')}]${kindByShort(e.kind).rollouts ? ' (episodic)' : ''}`);
+  const lines = sorted.slice(0, MAX_LISTED_ENVIRONMENTS).map((e) => `- ${e.name} [${e.skills.join(', ')}]${kindNamed(e.kind).rollouts ? ' (episodic)' : ''}`);
   if (sorted.length > MAX_LISTED_ENVIRONMENTS) lines.push(`- … and ${sorted.length - MAX_LISTED_ENVIRONMENTS} more`);
   return lines.join('\n');
 }
@@ -148,12 +150,12 @@ function describeFocus(input: ArchitectInput): string {
   return lines.join('\n') || '(no quota for weak skills this round)';
 }
 
-/** Each kind's templates (a code module is reviewed with the single-turn checklist and its own contract). */
-const TEMPLATES: Record<EnvKind, { generator: PromptName; repair: PromptName; reviewer: PromptName }> = {
-  single: { generator: 'generator', repair: 'repair', reviewer: 'reviewer' },
-  episodic: { generator: 'generator-episodic', repair: 'repair-episodic', reviewer: 'reviewer-episodic' },
-  code: { generator: 'generator-code', repair: 'repair-code', reviewer: 'reviewer' },
-};
+/** A kind's template for one role (its plug's prompts), checked against the templates shipped in prompts/. */
+function templateOf(kind: KindName, role: keyof EnvKind['prompts']): PromptName {
+  const name = kindNamed(kind).prompts[role];
+  if (!(PROMPT_NAMES as readonly string[]).includes(name)) throw new PromptError(`the ${kind} kind's ${role} template "${name}" is not one of the prompt templates (${PROMPT_NAMES.join(', ')})`);
+  return name as PromptName;
+}
 
 // ---- Generator ----
 
@@ -167,7 +169,7 @@ export interface GeneratorInput {
 export function renderGenerator(input: GeneratorInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = specKind(input.spec);
   const examples = input.examples ?? defaultExamples(input.spec, options.profile);
-  return render(TEMPLATES[kind].generator, {
+  return render(templateOf(kind, 'generator'), {
     contract: contractText(kind, 'author', options),
     examples: examples.map((seed, i) => `### Example ${i + 1}: ${seed.name}.js\n\n${fence(seed.source.trimEnd(), 'js')}`).join('\n\n'),
     spec: describeSpec(input.spec),
@@ -202,7 +204,7 @@ export interface RepairInput {
   source: string;
   report: ReportPart;
   /** The kind the module must be (its spec's); 'single' when absent. */
-  kind?: EnvKind;
+  kind?: KindName;
 }
 
 /** What a repair prompt shows of the report, per profile. */
@@ -210,7 +212,7 @@ const PROBLEM_LIMITS: Record<PromptProfile, ProblemLimits> = { standard: { probl
 
 export function renderRepair(input: RepairInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = input.kind ?? 'single';
-  return render(TEMPLATES[kind].repair, {
+  return render(templateOf(kind, 'repair'), {
     contract: contractText(kind, 'author', options),
     source: fence(input.source.trimEnd(), 'js'),
     stages: describeStages(input.report.stages ?? []),
@@ -226,30 +228,16 @@ export interface ReviewerInput {
   samples: readonly ReviewSample[];
 }
 
-/** What a reviewer prompt shows of the samples, per profile: the compact one fewer and shorter. */
-const SAMPLE_LIMITS: Record<PromptProfile, Record<EnvKind, SampleLimits>> = {
-  standard: {
-    single: { samples: 6, chars: 4000, observationChars: 0, transcriptChars: 0 },
-    episodic: { samples: 4, chars: 4000, observationChars: 300, transcriptChars: 5000 },
-    code: { samples: 4, chars: 4000, observationChars: 0, transcriptChars: 0 },
-  },
-  compact: {
-    single: { samples: 3, chars: 1500, observationChars: 0, transcriptChars: 0 },
-    episodic: { samples: 2, chars: 1500, observationChars: 200, transcriptChars: 2000 },
-    code: { samples: 2, chars: 1500, observationChars: 0, transcriptChars: 0 },
-  },
-};
-
 /** Whether a candidate's meta is contract v2's: the reviewer then asks the episodic checklist. */
 export const isEpisodicMeta = (meta: Meta): boolean => kindOf(meta).rollouts;
 
 /** The reviewer's prompt; an episodic candidate's samples show the reference's actions with the observations they got. */
 export function renderReviewer(input: ReviewerInput, options: PromptOptions = {}): RenderedPrompt {
   const plug = kindOf(input.meta);
-  const kind: EnvKind = plug.short;
-  return render(TEMPLATES[kind].reviewer, {
+  const kind: KindName = plug.name;
+  return render(templateOf(kind, 'reviewer'), {
     contract: contractText(kind, 'reviewer', options),
     source: fence(input.source.trimEnd(), 'js'),
-    samples: describeSamples(input.samples, plug.rollouts, SAMPLE_LIMITS[options.profile ?? 'standard'][kind]),
+    samples: describeSamples(input.samples, plug.rollouts, plug.sampleLimits[options.profile ?? 'standard']),
   }, options);
 }

@@ -1,7 +1,7 @@
 // An environment spec is the architect's proposal for one new environment: what to build and why it is
 // new. This module holds the spec and reviewer schemas and the skill taxonomy (spec dedupe is spec-dedupe.ts,
 // the architect's reply schemas are in architect-schema.ts).
-import { kindByShort } from '../kinds/registry.js';
+import { KIND_NAMES, kindNamed, type KindName } from '../kinds/registry.js';
 import { z } from 'zod';
 import { CONTRACT_LIMITS, NAME_PATTERN } from '../contract/schema.js';
 
@@ -29,11 +29,8 @@ const kebab = (what: string) =>
 
 const text = (what: string, max: number) => z.string().trim().min(1, `${what} must not be empty`).max(max, `${what} must be at most ${max} characters`);
 
-/** The environment kinds an author writes: one prompt and one answer, or a multi-turn tool-use episode (contract v2). */
-export const ENV_KINDS = ['single', 'episodic', 'code'] as const;
-export type EnvKind = (typeof ENV_KINDS)[number];
-/** What a batch asks its authors for: one kind, or `mixed` (the architect chooses by coverage). */
-export const RUN_KINDS = [...ENV_KINDS, 'mixed'] as const;
+/** What a batch asks its authors for: one kind (kinds/contract.ts KIND_NAMES), or `mixed` (the architect chooses by coverage). */
+export const RUN_KINDS = [...KIND_NAMES, 'mixed'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 /** Tool and parameter names as contract v2 accepts them (contract/episodic.ts checks the module's meta the same way). */
@@ -103,8 +100,8 @@ export const specFields = {
   whyNew: text('whyNew', 800).describe('Which skill or reasoning pattern this adds that the library does not train yet.'),
 };
 
-export const needsEpisodicPart = (spec: { kind?: EnvKind | undefined; episodic?: unknown }, ctx: z.RefinementCtx) => {
-  const rollouts = spec.kind !== undefined && kindByShort(spec.kind).rollouts;
+export const needsEpisodicPart = (spec: { kind?: KindName | undefined; episodic?: unknown }, ctx: z.RefinementCtx) => {
+  const rollouts = spec.kind !== undefined && kindNamed(spec.kind).rollouts;
   if (rollouts && !spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: MISSING_PART });
   if (!rollouts && spec.episodic) ctx.addIssue({ code: 'custom', path: ['episodic'], message: "only a spec of kind 'episodic' has an episodic part; set kind to 'episodic' or leave the part out" });
 };
@@ -112,7 +109,7 @@ export const needsEpisodicPart = (spec: { kind?: EnvKind | undefined; episodic?:
 export const EnvSpecSchema = z
   .object({
     /** The kind of environment to write; absent means 'single' (specs written before contract v2). */
-    kind: z.enum(ENV_KINDS).optional(),
+    kind: z.enum(KIND_NAMES).optional(),
     ...specFields,
     /** The world, tools, policy and goal of an episodic spec; required when kind is 'episodic'. */
     episodic: EpisodicSpecSchema.optional(),
@@ -121,7 +118,7 @@ export const EnvSpecSchema = z
 export type EnvSpec = z.infer<typeof EnvSpecSchema>;
 
 /** The kind a spec asks for ('single' when it names none). */
-export const specKind = (spec: Pick<EnvSpec, 'kind'>): EnvKind => spec.kind ?? 'single';
+export const specKind = (spec: Pick<EnvSpec, 'kind'>): KindName => spec.kind ?? 'single';
 
 /** The reviewer's checklist, in the order the reviewer prompt asks it. */
 export const REVIEW_CHECKS = ['promptUnambiguous', 'formatStated', 'verifierConsistent', 'acceptsAllValid', 'noLeak', 'noShortcut'] as const;

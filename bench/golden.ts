@@ -50,7 +50,7 @@ export interface GoldenEntry {
 
 /** Validates each file of the corpus at each golden seed, one at a time, recording what the validator asked of the sandbox. */
 export async function goldenRun(files: string[], opts: { workers?: number; onEntry?: (e: GoldenEntry, full: { report: unknown; calls: EpisodeRequest[][] }) => void } = {}): Promise<GoldenEntry[]> {
-  const kind = KINDS['single-turn'] as { runEpisodes: (typeof KINDS)['single-turn']['runEpisodes'] };
+  const kind = KINDS.single as { runEpisodes: (typeof KINDS)['single']['runEpisodes'] };
   const original = kind.runEpisodes;
   let calls: EpisodeRequest[][] = [];
   kind.runEpisodes = (pool, source, requests, options) => {

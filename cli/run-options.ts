@@ -3,6 +3,7 @@
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../contract/errors.js';
 import { RUN_KINDS, type RunKind } from '../agents/spec.js';
+import { canonicalKind } from '../kinds/registry.js';
 import { PROFILE_CHOICES, type ProfileChoice } from '../agents/prompt-files.js';
 
 export interface RunOptions {
@@ -35,9 +36,11 @@ export interface RunOptions {
   waitTimeout: number;
 }
 
+/** A kind's canonical name, or mixed; a kind's label ('single-turn') is accepted as an alias of its name. */
 export function runKind(value: string): RunKind {
-  if (!(RUN_KINDS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${RUN_KINDS.join(', ')}, got "${value}"`);
-  return value as RunKind;
+  const kind = canonicalKind(value) ?? value;
+  if (!(RUN_KINDS as readonly string[]).includes(kind)) throw new InvalidArgumentError(`expected one of ${RUN_KINDS.join(', ')}, got "${value}"`);
+  return kind as RunKind;
 }
 
 /** Largest --seed: the offline author's seed is a 32-bit unsigned integer. */

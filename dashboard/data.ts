@@ -2,7 +2,7 @@
 // rates per level), the batches and one batch (funnel, rejections by code with meanings, repair, cost), a
 // kept rejection, the trainer's frontier, and the code registry. pages.ts renders it; the API serves it.
 import { CODES, isCode } from '../contract/codes.js';
-import { kindOf } from '../kinds/registry.js';
+import { ALL_KINDS, kindOf } from '../kinds/registry.js';
 import { trustedTallies, type BatchRecord, type EnvRecord, type Library, type RejectionRecord, type ScoreTally } from '../library/contract.js';
 import { envSkillsOf } from '../pipeline/feedback/frontier.js';
 import { feedbackFromScores, frontierOf, type TrainerFeedback } from '../pipeline/feedback/source.js';
@@ -51,8 +51,8 @@ export interface EnvDetail {
   rates: LevelRates[];
 }
 
-/** The kind the dashboard shows: episodic for rollout kinds, else single-turn. */
-const kindLabel = (meta: unknown) => (kindOf(meta).rollouts ? 'episodic' : 'single-turn');
+/** The kind the dashboard shows: its plug's label ('single-turn', 'episodic', 'code'). */
+const kindLabel = (meta: unknown) => kindOf(meta).label;
 
 /** The environment's given version (default its newest), or undefined when unknown. */
 export function envDetail(snap: Snapshot, name: string, version?: number): EnvDetail | undefined {
@@ -138,10 +138,10 @@ export interface KindRates {
   passRate: number | null;
 }
 
-/** Pass rates per kind from the reward service's records (single-turn verdicts and finished episodes). */
+/** Pass rates per kind, every registered kind in registry order, from the reward service's records (verdicts and finished episodes). */
 export function kindRates(snap: Snapshot): KindRates[] {
   const kindOfName = (name: string) => kindLabel(snap.versions.get(name)?.at(-1)?.meta ?? {});
-  return ['single-turn', 'episodic'].map((kind) => {
+  return ALL_KINDS.map(({ label: kind }) => {
     const names = [...snap.versions.keys()].filter((n) => kindOfName(n) === kind);
     const tallies = snap.tallies.filter((t) => kindOfName(t.name) === kind && snap.versions.has(t.name));
     const scores = tallies.reduce((a, t) => a + t.n, 0);

@@ -4,6 +4,7 @@
 import type { RejectionRecord } from '../library/contract.js';
 import type { BatchDetail, BatchSummary, EnvDetail, FrontierDetail } from './data.js';
 import { codeRegistry } from './data.js';
+import { DASHBOARD_KINDS } from './view.js';
 import { codeLink, details, envLink, esc, layout, pct, pre, stagesTable, table, usd, when } from './html.js';
 
 export function libraryPage(where: string, skills: string[], counts: { total: number; retired: number }): string {
@@ -11,7 +12,7 @@ export function libraryPage(where: string, skills: string[], counts: { total: nu
 <form class="filters" id="filters">
 <input type="search" id="q" placeholder="search name, title, skill, author…" aria-label="search" autofocus>
 <select id="status" aria-label="status"><option value="all">all statuses</option><option value="active">active</option><option value="retired">retired</option></select>
-<select id="kind" aria-label="kind"><option value="">all kinds</option><option value="single-turn">single-turn</option><option value="episodic">episodic</option></select>
+<select id="kind" aria-label="kind"><option value="">all kinds</option>${DASHBOARD_KINDS.map((kind) => `<option value="${esc(kind)}">${esc(kind)}</option>`).join('')}</select>
 <select id="skill" aria-label="skill"><option value="">all skills</option>${skills.map((s) => `<option>${esc(s)}</option>`).join('')}</select>
 <span id="count" class="muted"></span></form>
 <div id="envs-table"></div>`;

@@ -37,7 +37,7 @@ export async function sampleLevel(library: Library, pool: SandboxPool, record: E
   const source = await library.source(record);
   const requests = Array.from({ length: Math.min(MAX_SAMPLES, Math.max(1, n)) }, (_, seed) => ({ seed, level }));
   const meta = kind.rollouts ? parseEpisodicMeta(record.meta) : null;
-  if (meta) return { kind: kind.name, rollouts: kind.rollouts, level, samples: await episodicSamples(pool, source, meta, requests) };
+  if (meta) return { kind: kind.label, rollouts: kind.rollouts, level, samples: await episodicSamples(pool, source, meta, requests) };
   const { episodes } = await kind.runEpisodes(pool, source, requests);
   const samples = episodes.map((e): SampleView => {
     if (!e.ok) return { seed: e.seed, level: e.level, error: { code: e.code, fn: e.fn, message: e.message } };
@@ -53,7 +53,7 @@ export async function sampleLevel(library: Library, pool: SandboxPool, record: E
       ...(Array.isArray(turns) ? { turns } : {}),
     };
   });
-  return { kind: kind.name, rollouts: kind.rollouts, level, samples };
+  return { kind: kind.label, rollouts: kind.rollouts, level, samples };
 }
 
 /** An episodic environment's samples: the episode's prompt with its tools, and the reference rollout turn by turn with each observation. */

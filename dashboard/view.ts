@@ -1,5 +1,6 @@
 // The dashboard's in-memory view of the library: one summary row per environment name, with the paging,
 // filtering and sorting the library table asks for, done on the server so 10,000 environments stay fast.
+import { ALL_KINDS, kindOf } from '../kinds/registry.js';
 import type { EnvRecord, ScoreTally } from '../library/contract.js';
 
 /** One environment name in the library table (its newest version, with counts over every version). */
@@ -31,7 +32,7 @@ export interface EnvQuery {
   q?: string;
   status?: 'active' | 'retired' | 'all';
   skill?: string;
-  /** Only this kind ('single-turn' or 'episodic'). */
+  /** Only this kind, by its label ('single-turn', 'episodic', 'code': DASHBOARD_KINDS). */
   kind?: string;
   sort?: SortField;
   dir?: 'asc' | 'desc';
@@ -52,12 +53,9 @@ export interface EnvPage {
 export const MAX_PAGE_SIZE = 200;
 
 /** The kinds the library page filters by. */
-export const DASHBOARD_KINDS = ['single-turn', 'episodic'] as const;
+export const DASHBOARD_KINDS: readonly string[] = ALL_KINDS.map((kind) => kind.label);
 
-const kindOfMeta = (meta: unknown): string => {
-  const kind = (meta as { kind?: unknown }).kind;
-  return typeof kind === 'string' ? kind : 'single-turn';
-};
+const kindOfMeta = (meta: unknown): string => kindOf(meta).label;
 
 const compare = (a: unknown, b: unknown): number => {
   if (a === b) return 0;

@@ -1,6 +1,7 @@
 // The exporter contract: the row every trainer format writes, the writer each file in formats/ implements
 // (registered in registry.ts), and the one error an export raises. tests/exporter-contract.test.ts runs
 // every registered format against it.
+import type { KindName } from '../kinds/contract.js';
 import { EnvforgeError } from '../contract/errors.js';
 import type { Tool } from '../contract/episodic.js';
 
@@ -68,8 +69,8 @@ export interface ExportFormat {
   name: string;
   /** One line for --help and the README. */
   description: string;
-  /** The environment kinds (kinds/registry.ts names) it exports; others are left out and listed as unsupported. */
-  kinds: readonly string[];
+  /** The environment kinds it exports, by canonical name (kinds/contract.ts KIND_NAMES); others are left out and listed as unsupported. */
+  kinds: readonly KindName[];
   /** Why it cannot carry an environment of those kinds (a tool it cannot express), or undefined when it can. */
   refuses?(env: ShimEnv): string | undefined;
   begin(context: FormatContext): Promise<FormatWriter>;

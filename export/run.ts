@@ -84,9 +84,9 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   for (const env of selected) {
     const kind = kindOf(env.record.meta);
     const shim = plan.format.kinds.includes(kind.name) ? await shimEnvOf(library, pool, env) : undefined;
-    const reason = shim ? plan.format.refuses?.(shim) : `${kind.name} environments are not exported to ${plan.format.name}`;
+    const reason = shim ? plan.format.refuses?.(shim) : `${kind.label} environments are not exported to ${plan.format.name}`;
     if (shim && !reason) shims.set(env.record.hash, shim);
-    else unsupported.push({ name: env.record.name, version: env.record.version, kind: kind.name, reason: reason as string });
+    else unsupported.push({ name: env.record.name, version: env.record.version, kind: kind.label, reason: reason as string });
   }
   const usable = selected.filter((env) => {
     if (!shims.has(env.record.hash)) return false;

@@ -3,6 +3,7 @@
 // fenced block in the answer pool (never beside the environment's code) and comparing outputs itself.
 import type { ProblemCode } from '../contract/codes.js';
 import { canonicalJson } from '../contract/compare.js';
+import { CODE_SEEDS_DIR } from '../contract/paths.js';
 import { CODE_LIMITS, codeMetaProblems, parseCodeMeta, parseCodeTask, type CodeMeta, type CodeTask } from '../contract/code.js';
 import type { Instance } from '../contract/schema.js';
 import type { Episode, EpisodeRequest, EpisodeResult, ScoredVerdict } from '../sandbox/episodes.js';
@@ -74,7 +75,7 @@ const answerLimits = (limits: Partial<SandboxLimits> | undefined) => ({ ...(limi
 
 export const code: EnvKind = {
   name: 'code',
-  short: 'code',
+  label: 'code',
   contract: 'code (contract v3: generate, solve; the answer is a program)',
   rollouts: false,
   contractVersion: 3,
@@ -124,4 +125,13 @@ export const code: EnvKind = {
   exportable: true,
   hostScored: true,
   exportView: (instance) => ({ prompt: instance.prompt }),
+  // A code module is reviewed with the single-turn checklist and its own contract.
+  prompts: { generator: 'generator-code', repair: 'repair-code', reviewer: 'reviewer' },
+  architectTokens: 450,
+  sampleLimits: {
+    standard: { samples: 4, chars: 4000, observationChars: 0, transcriptChars: 0 },
+    compact: { samples: 2, chars: 1500, observationChars: 0, transcriptChars: 0 },
+  },
+  seeds: { dir: CODE_SEEDS_DIR, library: false, slow: false },
+  mixed: false,
 };

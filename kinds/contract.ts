@@ -14,11 +14,29 @@ export const EPISODIC_PROBE_FAMILIES = ['no-action', 'invalid-actions', 'incompl
 export type EpisodicProbeFamily = (typeof EPISODIC_PROBE_FAMILIES)[number];
 export type ProbeFamily = (typeof PROBE_FAMILIES)[number] | (typeof EPISODIC_PROBE_FAMILIES)[number];
 
+/** Every kind's canonical name, the one the code, specs, batch reports, stats and the CLI use (registry.ts lists the plugs by it). */
+export const KIND_NAMES = ['single', 'episodic', 'code'] as const;
+export type KindName = (typeof KIND_NAMES)[number];
+
+/** How much of the samples a reviewer prompt shows. */
+export interface SampleLimits {
+  samples: number;
+  /** Each prompt and each single-turn reference is cut here. */
+  chars: number;
+  /** Each observation is cut here. */
+  observationChars: number;
+  /** An episodic sample's whole transcript (actions and observations) is cut here. */
+  transcriptChars: number;
+}
+
 export interface EnvKind {
-  /** 'single-turn' (contract v1), 'episodic' (contract v2) or 'code' (contract v3). */
-  readonly name: string;
-  /** The name specs, authors and batch reports use for the kind ('single', 'episodic', 'code': agents/spec.ts ENV_KINDS). */
-  readonly short: 'single' | 'episodic' | 'code';
+  /** The canonical name: 'single' (contract v1), 'episodic' (contract v2) or 'code' (contract v3). */
+  readonly name: KindName;
+  /**
+   * What people read, and what the fixed interfaces show (module meta's kind, the reward service, the dashboard,
+   * export reports, shim configs): 'single-turn', 'episodic', 'code'. The CLI and the contract accept it as an alias.
+   */
+  readonly label: string;
   /** Whether a module whose raw meta reads like this is of this kind (v1 modules say nothing; v2 say kind: 'episodic'). */
   claims(meta: unknown): boolean;
   /** The module's meta checked against this kind's contract: the parsed meta, or the problems with their codes. */
@@ -51,4 +69,14 @@ export interface EnvKind {
   readonly hostScored?: boolean;
   /** What an exported row shows the policy of an instance. */
   exportView(instance: Instance): { prompt: string };
+  /** The kind's prompt templates (prompts/<name>.md; agents/prompt-files.ts PROMPT_NAMES lists them). */
+  readonly prompts: { readonly generator: string; readonly repair: string; readonly reviewer: string };
+  /** Output tokens an architect reply may spend per spec of this kind (observed: ~550 per episodic spec, ~250 per single-turn one). */
+  readonly architectTokens: number;
+  /** What a reviewer prompt shows of the samples, per prompt profile: the compact one fewer and shorter. */
+  readonly sampleLimits: { readonly standard: SampleLimits; readonly compact: SampleLimits };
+  /** The kind's hand-written seeds (few-shot examples); `library`: a new library starts with them; `slow`: they take about a minute to validate. */
+  readonly seeds: { readonly dir: string; readonly library: boolean; readonly slow: boolean };
+  /** Whether `--kind mixed` shares the batch's target with this kind (code is asked for by name). */
+  readonly mixed: boolean;
 }

@@ -1,6 +1,7 @@
 // The episodic kind (contract v2): reset, then tool calls through step, scored on the final state. An episode
 // here is the reference rollout (act) shown as a single-turn episode: the prompt and tools are what the
 // policy sees, the reference is the action log as JSON, and a response is an action log replayed.
+import { EPISODIC_SEEDS_DIR } from '../contract/paths.js';
 import { parseEpisodicMeta, episodicMetaProblems, type EpisodicMeta } from '../contract/episodic.js';
 import type { Episode, EpisodeRequest, EpisodeResult, ScoredVerdict } from '../sandbox/episodes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
@@ -32,7 +33,7 @@ const verdictOf = (r: RolloutResult): ScoredVerdict => (r.ok ? { ok: true, score
 
 export const episodic: EnvKind = {
   name: 'episodic',
-  short: 'episodic',
+  label: 'episodic',
   contract: 'episodic (contract v2: reset, step, score, act)',
   rollouts: true,
   contractVersion: 2,
@@ -69,6 +70,14 @@ export const episodic: EnvKind = {
   behaviour: (episode) => ({ text: episodicText(episode.instance), reference: episode.reference }),
   exportable: false,
   exportView: (instance) => ({ prompt: episodicText(instance) }),
+  prompts: { generator: 'generator-episodic', repair: 'repair-episodic', reviewer: 'reviewer-episodic' },
+  architectTokens: 1000,
+  sampleLimits: {
+    standard: { samples: 4, chars: 4000, observationChars: 300, transcriptChars: 5000 },
+    compact: { samples: 2, chars: 1500, observationChars: 200, transcriptChars: 2000 },
+  },
+  seeds: { dir: EPISODIC_SEEDS_DIR, library: true, slow: true },
+  mixed: true,
 };
 
 /** The prompt with the tools below it: the whole text an episodic policy starts from. */

@@ -1,7 +1,7 @@
 // The library's tables as both stores hold them (snake_case columns, JSON in text columns) and how a row
 // becomes a contract record, so SQLite and PostgreSQL read back exactly the same values.
 import type { Meta } from '../contract/schema.js';
-import { kindOf } from '../kinds/registry.js';
+import { countsPerKind, kindOf } from '../kinds/registry.js';
 import type { ValidationReport } from '../validators/report.js';
 import type { BatchRecord, BatchStatus, EnvRecord, JournalEntry, LibraryStats, Lineage, ListFilter, RejectionRecord } from './contract.js';
 
@@ -93,7 +93,7 @@ export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'version' | 's
     count(byStatus, row.status);
     if (row.status === 'active' && (newest.get(row.name)?.version ?? -1) < row.version) newest.set(row.name, row);
   }
-  const byKind: Record<string, number> = { single: 0, episodic: 0 };
+  const byKind: Record<string, number> = countsPerKind(() => 0);
   let min = Infinity;
   let max = -Infinity;
   const activeNames = new Set(newest.keys());
@@ -101,7 +101,7 @@ export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'version' | 's
     const meta = JSON.parse(row.meta) as Meta;
     for (const skill of meta.skills) count(bySkill, skill);
     count(byAuthor, (JSON.parse(row.lineage) as Lineage).author);
-    count(byKind, kindOf(meta).short);
+    count(byKind, kindOf(meta).name);
     min = Math.min(min, meta.levels);
     max = Math.max(max, meta.levels);
   }

@@ -3,21 +3,22 @@
 // a spec of a kind whose share is admitted or running is set aside; a kind whose author runs out of
 // novel designs (a round asked for it alone brings none) leaves the rest of its share to the other.
 // Trainer feedback comes first: specs aimed at a weak skill are never set aside for their kind.
-import type { EnvKind, RunKind } from '../agents/spec.js';
+import type { RunKind } from '../agents/spec.js';
+import { ALL_KINDS, countsPerKind, type KindName } from '../kinds/registry.js';
 
 export const MIXED_RULE = 'mixed: each kind is kept half of --target (rounded down; an odd last place goes to whichever kind fills it first); a kind that runs out of new designs leaves the rest of its share to the other; with --feedback, environments aimed at a weak skill come first, whatever their kind';
 
-/** The kinds `--kind mixed` shares the target between (code is asked for by name). */
-const MIXED: readonly EnvKind[] = ['single', 'episodic'];
-const other = (kind: EnvKind): EnvKind => MIXED.find((k) => k !== kind) ?? 'single';
+/** The kinds `--kind mixed` shares the target between (a plug's `mixed`: single-turn and episodic; code is asked for by name). */
+const MIXED: readonly KindName[] = ALL_KINDS.filter((k) => k.mixed).map((k) => k.name);
+const other = (kind: KindName): KindName => MIXED.find((k) => k !== kind) ?? (MIXED[0] as KindName);
 
 export class KindShare {
   /** Places kept for each kind (the odd last place of a mixed target is kept for neither). */
-  readonly wanted: Record<EnvKind, number>;
+  readonly wanted: Record<KindName, number>;
   private readonly target: number;
-  private readonly admittedCount: Record<EnvKind, number> = { single: 0, episodic: 0, code: 0 };
-  private readonly running: Record<EnvKind, number> = { single: 0, episodic: 0, code: 0 };
-  private readonly exhausted = new Set<EnvKind>();
+  private readonly admittedCount: Record<KindName, number> = countsPerKind(() => 0);
+  private readonly running: Record<KindName, number> = countsPerKind(() => 0);
+  private readonly exhausted = new Set<KindName>();
   setAside = 0;
 
   constructor(
@@ -27,11 +28,11 @@ export class KindShare {
     const half = Math.floor(target / 2);
     this.target = target;
     // One kind asked for gets the whole target; mixed shares it between single-turn and episodic (code is asked for by name).
-    this.wanted = kind !== 'mixed' ? { single: 0, episodic: 0, code: 0, [kind]: target } : { single: half, episodic: half, code: 0 };
+    this.wanted = kind !== 'mixed' ? { ...countsPerKind(() => 0), [kind]: target } : countsPerKind((k) => (k.mixed ? half : 0));
   }
 
   /** A kind is full when one more of it would eat into the other kind's reserved half. */
-  private full(kind: EnvKind): boolean {
+  private full(kind: KindName): boolean {
     return this.admittedCount[kind] + this.running[kind] >= this.target - this.wanted[other(kind)];
   }
 
@@ -39,7 +40,7 @@ export class KindShare {
   ask(): RunKind {
     if (this.kind !== 'mixed') return this.kind;
     const open = MIXED.filter((k) => !this.full(k) && !this.exhausted.has(k));
-    return open.length === 1 ? (open[0] as EnvKind) : 'mixed';
+    return open.length === 1 ? (open[0] as KindName) : 'mixed';
   }
 
   /**
@@ -59,7 +60,7 @@ export class KindShare {
    * Called when a spec is about to start: false sets it aside (its kind's share is taken). A spec aimed at
    * a weak skill of the trainer's feedback (`weak`) is never set aside: that share comes first.
    */
-  start(kind: EnvKind, weak = false): boolean {
+  start(kind: KindName, weak = false): boolean {
     if (this.kind !== 'mixed') return true;
     if (this.full(kind) && !weak) {
       this.setAside++;
@@ -69,11 +70,11 @@ export class KindShare {
     return true;
   }
 
-  finish(kind: EnvKind): void {
+  finish(kind: KindName): void {
     if (this.kind === 'mixed') this.running[kind]--;
   }
 
-  admitted(kind: EnvKind): void {
+  admitted(kind: KindName): void {
     this.admittedCount[kind]++;
   }
 }

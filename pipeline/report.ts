@@ -5,7 +5,8 @@
 import type { AuthorIdentity } from '../agents/author.js';
 import type { LedgerSnapshot } from '../agents/llm/cost.js';
 import { markdownLine, markdownText as md } from '../contract/text.js';
-import { ENV_KINDS, specKind, type EnvKind, type EnvSpec } from '../agents/spec.js';
+import { specKind, type EnvSpec } from '../agents/spec.js';
+import { KIND_NAMES, type KindName } from '../kinds/registry.js';
 import type { FrontierReport } from './steering.js';
 
 export interface CandidateOutcome {
@@ -56,7 +57,7 @@ export interface BatchReport {
     serviceFailures: number;
   };
   /** The funnel by environment kind (the spec's kind: single-turn or episodic). */
-  byKind: Record<EnvKind, KindCounts>;
+  byKind: Record<KindName, KindCounts>;
   /** For each validation, the first stage that failed. */
   firstFailedStage: Record<string, number>;
   rejectionsByCode: Record<string, number>;
@@ -102,9 +103,9 @@ const bump = (map: Record<string, number>, key: string) => {
 };
 
 /** Specs, candidates, admissions and rejections per kind, keyed by the specs' kinds. */
-function countByKind(input: ReportInput): Record<EnvKind, KindCounts> {
+function countByKind(input: ReportInput): Record<KindName, KindCounts> {
   const kindOf = new Map(input.specs.map((s) => [s.name, specKind(s)]));
-  const out = Object.fromEntries(ENV_KINDS.map((k) => [k, { specs: 0, candidates: 0, admitted: 0, rejected: 0 }])) as Record<EnvKind, KindCounts>;
+  const out = Object.fromEntries(KIND_NAMES.map((k) => [k, { specs: 0, candidates: 0, admitted: 0, rejected: 0 }])) as Record<KindName, KindCounts>;
   for (const spec of input.specs) out[specKind(spec)].specs++;
   for (const name of new Set([...input.modules.keys()].map((k) => k.slice(0, k.lastIndexOf('/'))))) out[kindOf.get(name) ?? 'single'].candidates++;
   for (const o of input.outcomes) {

@@ -46,7 +46,7 @@ export class Catalog {
     const found = this.lookup(identity.env, identity.version);
     if ('error' in found) return found;
     const kind = kindOf(found.record.meta);
-    if (!kind.exportable) return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is ${kind.name}: play it as an episode (POST /v1/episodes) or score its action log (POST /v1/episodes/score)` } };
+    if (!kind.exportable) return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is ${kind.label}: play it as an episode (POST /v1/episodes) or score its action log (POST /v1/episodes/score)` } };
     return this.levelCheck(identity, found);
   }
 
@@ -85,7 +85,7 @@ export function listEnvs(catalog: Catalog, query: unknown): Array<Record<string,
     ...(all ? { status: env.status } : {}),
     skills: env.meta.skills,
     levels: env.meta.levels,
-    kind: kindOf(env.meta).name,
+    kind: kindOf(env.meta).label,
     title: env.meta.title,
     description: env.meta.description,
   }));

@@ -207,8 +207,8 @@ describe('the architecture', () => {
   });
 });
 
-/** Every name a kind goes by (its name and the short name specs use, kinds/registry.ts): only kinds/ compares them. */
-const KIND_NAMES = new Set(Object.values(KINDS).flatMap((kind) => [kind.name, kind.short]));
+/** Every name a kind goes by (its canonical name and its label, kinds/registry.ts): only kinds/ compares them. */
+const KIND_NAMES = new Set(Object.values(KINDS).flatMap((kind) => [kind.name, kind.label]));
 
 /** Each place `text` compares a value to a kind name: `x === 'episodic'`, `'code' !== x`, `case 'single':`, `.includes('single-turn')`. */
 export function kindComparisons(file: string, text: string): string[] {
@@ -228,6 +228,29 @@ export function kindComparisons(file: string, text: string): string[] {
   return found;
 }
 
+/**
+ * Each table keyed by kind names in `text`: an object literal or type with two or more keys that are kind
+ * names (`{ single: 2, episodic: 4 }`, `Record<'single' | 'episodic', …>`). One such key alone is a field
+ * (a spec's `episodic` part), not a table: a kind's own values belong in its plug (kinds/<kind>.ts).
+ */
+export function kindTables(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const keyName = (name: ts.PropertyName | undefined): string | undefined => (name && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) ? name.text : undefined);
+  const kindKeys = (names: Array<string | undefined>) => names.filter((n): n is string => n !== undefined && KIND_NAMES.has(n)).length;
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    const keys = ts.isObjectLiteralExpression(node) ? kindKeys(node.properties.map((p) => keyName(p.name))) : ts.isTypeLiteralNode(node) ? kindKeys(node.members.map((m) => keyName(m.name))) : 0;
+    const union = ts.isTypeReferenceNode(node) && node.typeName.getText() === 'Record' && node.typeArguments?.[0] && ts.isUnionTypeNode(node.typeArguments[0]) ? kindKeys(node.typeArguments[0].types.map((t) => (ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal) ? t.literal.text : undefined))) : 0;
+    if (keys >= 2 || union >= 2) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText().split('\n')[0]!.slice(0, 80)}`);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The validator's options keep a section per kind's stages: thresholds live in validators/options.ts (house rule), not in plugs. */
+const KIND_TABLE_EXEMPT = new Set(['validators/options.ts', 'validators/validate.ts']);
+
 describe('the kind plug', () => {
   it('finds a comparison to a kind name in each of its forms, and nothing else', () => {
     const probe = "if (a === 'episodic' || 'single' !== b.kind) f();\nswitch (k) { case 'code': break; case 'other': break; }\nkinds.includes('single-turn');\nconst x = { kind: 'episodic' };\nif (s === 'mixed' || t.includes('words')) g();";
@@ -236,6 +259,16 @@ describe('the kind plug', () => {
 
   it('nothing outside kinds/ compares kind names: a kind says how it differs (kinds/contract.ts), the rest asks it', () => {
     const hits = files.filter((f) => !f.startsWith('kinds/')).flatMap((f) => kindComparisons(f, texts.get(f) as string));
+    expect(hits).toEqual([]);
+  });
+
+  it('finds a table keyed by kind names as an object, a type or a Record of names, and not a lone field named after a kind', () => {
+    const probe = "const a = { single: 1, episodic: 2 };\ntype B = { 'single-turn': string; code: string };\nconst c: Record<'single' | 'code', number> = f();\nconst d = { episodic: part, name: 'x' };";
+    expect(kindTables('x.ts', probe).map((hit) => hit.split(': ')[0])).toEqual(['x.ts:1', 'x.ts:2', 'x.ts:3']);
+  });
+
+  it('nothing outside kinds/ keeps a table keyed by kind names: each kind supplies its values through its plug, the rest iterates the registry', () => {
+    const hits = files.filter((f) => !f.startsWith('kinds/') && !KIND_TABLE_EXEMPT.has(f)).flatMap((f) => kindTables(f, texts.get(f) as string));
     expect(hits).toEqual([]);
   });
 });

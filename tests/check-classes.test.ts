@@ -73,7 +73,7 @@ afterAll(async () => {
 });
 
 it('has a class of its own for every registered single-turn check', () => {
-  expect(checksFor(CHECKS, 'single-turn').map((c) => c.name).filter((name) => !CASES.some((c) => c.check === name))).toEqual([]);
+  expect(checksFor(CHECKS, 'single').map((c) => c.name).filter((name) => !CASES.some((c) => c.check === name))).toEqual([]);
 });
 
 describe.each(CASES)('$check: $hack against $honest', ({ check, hack, code, honest }) => {

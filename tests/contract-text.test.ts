@@ -54,9 +54,9 @@ describe('the rule', () => {
 
 describe('meta', () => {
   it('refuses a control character in the title or description of a single-turn module, with E_CONTROL_CHARS', () => {
-    expect(KINDS['single-turn'].checkMeta(sampleMeta('clean-name', { title: 'Sum \u001b]0;pwned\u0007' })).problems).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS', message: expect.stringMatching(/^meta\.title/) })]);
-    expect(KINDS['single-turn'].checkMeta(sampleMeta('clean-name', { description: 'Adds.\u009b2J' })).problems).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS' })]);
-    expect(KINDS['single-turn'].checkMeta(sampleMeta('clean-name', { description: 'Adds two numbers.\nExact answers only.' })).problems).toEqual([]);
+    expect(KINDS.single.checkMeta(sampleMeta('clean-name', { title: 'Sum \u001b]0;pwned\u0007' })).problems).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS', message: expect.stringMatching(/^meta\.title/) })]);
+    expect(KINDS.single.checkMeta(sampleMeta('clean-name', { description: 'Adds.\u009b2J' })).problems).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS' })]);
+    expect(KINDS.single.checkMeta(sampleMeta('clean-name', { description: 'Adds two numbers.\nExact answers only.' })).problems).toEqual([]);
   });
 
   it("refuses one in an episodic module's tool description, a parameter's description or an enum value", () => {

@@ -151,6 +151,7 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     expect(byKind).toEqual([
       ['single-turn', '12', '1', '60', '75%'],
       ['episodic', '1', '1', '40', '25%'],
+      ['code', '0', '0', '0', '– (no scores yet)'],
     ]);
     await page.screenshot({ path: join(SHOTS, 'frontier-kinds.png'), fullPage: true });
 

@@ -2,11 +2,12 @@
 // episodic, each with a fixture here): a kind claims its own modules, names the exports the static stage
 // checks, runs episodes deterministically with the reference scoring 1, applies only probe families the
 // validator generates, and fingerprints and exports what the policy sees.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEpisodicMeta } from '../contract/episodic.js';
 import { EPISODIC_PROBE_FAMILIES, PROBE_FAMILIES, type EnvKind, type ProbeFamily } from '../kinds/contract.js';
-import { KINDS, kindOf, type KindName } from '../kinds/registry.js';
+import { canonicalKind, KIND_NAMES, KINDS, kindNamed, kindOf, type KindName } from '../kinds/registry.js';
+import { PROMPT_NAMES } from '../agents/prompt-files.js';
 import { scoreOf, type Episode } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { probeBattery, otherAnswerProbes } from '../validators/probes.js';
@@ -21,7 +22,7 @@ const INVERSIONS = readFileSync(new URL('../seeds/code/count-inversions.js', imp
 
 /** The probe families the validator generates for a kind's fixture episodes. */
 async function probeFamiliesOf(name: KindName, pool: SandboxPool, source: string, episodes: Episode[]): Promise<ProbeFamily[]> {
-  if (name === 'single-turn') return episodes.flatMap((episode, i) => [...probeBattery({ episode, peers: episodes, index: i, long: [], permutation: false, ceiling: 0.05 }), ...otherAnswerProbes(episode, episodes, 3)]).map((p) => p.family);
+  if (!KINDS[name].rollouts && !KINDS[name].hostScored) return episodes.flatMap((episode, i) => [...probeBattery({ episode, peers: episodes, index: i, long: [], permutation: false, ceiling: 0.05 }), ...otherAnswerProbes(episode, episodes, 3)]).map((p) => p.family);
   const load = await pool.load(source);
   const meta = parseEpisodicMeta(load.ok ? load.meta : null);
   if (!meta) return [];
@@ -32,7 +33,7 @@ async function probeFamiliesOf(name: KindName, pool: SandboxPool, source: string
 
 /** For each kind: a small module of that kind, as its raw meta. */
 const FIXTURES: Record<KindName, { source: string; meta: Record<string, unknown> }> = {
-  'single-turn': { source: envSource(), meta: { name: 'test-env', title: 'Test', description: 'A test environment.', skills: ['testing'], levels: 3 } },
+  single: { source: envSource(), meta: { name: 'test-env', title: 'Test', description: 'A test environment.', skills: ['testing'], levels: 3 } },
   episodic: { source: WAREHOUSE, meta: { name: 'warehouse-restock', kind: 'episodic', levels: 8 } },
   code: { source: INVERSIONS, meta: { name: 'count-inversions', kind: 'code', levels: 6 } },
 };
@@ -43,8 +44,13 @@ describe('kinds', () => {
   });
 
   it('a v1 module, which names no kind, is single-turn', () => {
-    expect(kindOf({ name: 'x', levels: 3 }).name).toBe('single-turn');
-    expect(kindOf({ name: 'x', kind: 'single-turn' }).name).toBe('single-turn');
+    expect(kindOf({ name: 'x', levels: 3 }).name).toBe('single');
+    expect(kindOf({ name: 'x', kind: 'single-turn' }).name).toBe('single');
+  });
+
+  it("a kind goes by one canonical name; its label ('single-turn') is an alias only canonicalKind accepts", () => {
+    expect(KIND_NAMES.map((name) => [name, kindNamed(name).name, kindNamed(name).label])).toEqual([['single', 'single', 'single-turn'], ['episodic', 'episodic', 'episodic'], ['code', 'code', 'code']]);
+    expect(['single', 'single-turn', 'episodic', 'code', 'mixed', 'Single'].map(canonicalKind)).toEqual(['single', 'single', 'episodic', 'code', undefined, undefined]);
   });
 
   it('a v2 module, whose meta says kind: episodic, is episodic', () => {
@@ -69,6 +75,12 @@ for (const name of Object.keys(KINDS) as KindName[]) {
       episodes = (await kind.runEpisodes(pool, source, requests)).episodes.filter((e): e is Episode => e.ok);
     });
     afterAll(() => pool.close());
+
+    it('names prompt templates that exist, and seeds in a folder of modules', () => {
+      expect(Object.values(kind.prompts).filter((template) => !(PROMPT_NAMES as readonly string[]).includes(template))).toEqual([]);
+      expect(readdirSync(kind.seeds.dir).some((f) => f.endsWith('.js'))).toBe(true);
+      expect(kind.sampleLimits.compact.samples).toBeLessThanOrEqual(kind.sampleLimits.standard.samples);
+    });
 
     it('claims its own modules and is the kind kindOf finds for them', () => {
       expect(kind.name).toBe(name);

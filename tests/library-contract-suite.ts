@@ -355,7 +355,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
 
     describe('stats', () => {
       it('is empty for an empty library', async () => {
-        expect(await lib.stats()).toEqual({ environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, byKind: { single: 0, episodic: 0 }, levels: null, rejections: 0 });
+        expect(await lib.stats()).toEqual({ environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, byKind: { single: 0, episodic: 0, code: 0 }, levels: null, rejections: 0 });
       });
 
       it('counts by status, by skill and author (of active versions) and gives the levels range of active environments', async () => {
@@ -377,7 +377,7 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
           // Skills, authors and kinds count each active environment once, by its newest active version.
           bySkill: { arithmetic: 1, graphs: 1 },
           byAuthor: { alice: 1, bob: 1 },
-          byKind: { single: 2, episodic: 0 },
+          byKind: { single: 2, episodic: 0, code: 0 },
           rejections: 1,
         });
         expect(stats.bySkill.search ?? 0).toBe(0);

@@ -10,7 +10,8 @@ import { reply } from '../agents/llm/fake.js';
 import { createOpenAiClient } from '../agents/llm/openai.js';
 import { generateModule, llmReviewer, proposeSpecs, repairModule } from '../agents/llm-author.js';
 import { PROMPT_PROFILES, renderArchitect, renderGenerator, renderRepair, renderReviewer } from '../agents/prompts.js';
-import type { EnvKind, RunKind } from '../agents/spec.js';
+import type { RunKind } from '../agents/spec.js';
+import type { KindName } from '../kinds/registry.js';
 import { PACKAGE_ROOT } from '../contract/paths.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from './helpers/fake-openai.js';
 
@@ -24,7 +25,7 @@ interface Turn {
   source?: string;
   server?: 'no-json-schema';
   reply: string;
-  expect: { specs?: Array<[string, EnvKind]>; module?: string; failed?: string[] };
+  expect: { specs?: Array<[string, KindName]>; module?: string; failed?: string[] };
 }
 
 const { turns } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tests', 'fixtures', 'transcripts', 'replies.json'), 'utf8')) as { turns: Turn[] };
@@ -66,7 +67,7 @@ describe.each(PROMPT_PROFILES)('recorded replies against today\'s %s prompts', (
       expect(out.source?.trim()).toBe(file(turn.expect.module as string).trim());
     } else if (turn.agent === 'repair') {
       const source = file(turn.source as string);
-      const kind = (turn.kind ?? 'single') as EnvKind;
+      const kind = (turn.kind ?? 'single') as KindName;
       const out = await repairModule(client, source, report as never, {}, kind, profile);
       rendered = renderRepair({ source, report, kind }, { profile }).text;
       expect(out.source?.trim()).toBe(file(turn.expect.module as string).trim());

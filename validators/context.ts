@@ -35,7 +35,7 @@ export interface StageContext {
   /** Successful samples from the execution stage, ordered by level then seed. */
   episodes: Episode[];
   failures: EpisodeFailure[];
-  /** Per level: mean score of the most-common-answer and other-instance baselines (from the hack stage). */
+  /** Per level: mean score of the most-common-answer and other-instance baselines (baselines.ts, from the hack stage's report). */
   baselines: Map<number, { common: number; other: number }>;
   /** Episodic candidates: the reference rollouts (act) of the execution stage, ordered by level then seed. */
   rollouts?: Rollout[];

@@ -12,32 +12,9 @@ import { newValidationSeed } from './seeds.js';
 import type { Reviewer, Stage, StageContext } from './context.js';
 import type { NoveltyIndex } from './novelty/lsh.js';
 import { DEFAULT_VALIDATOR_OPTIONS, type ValidatorOptions } from './options.js';
-import type { StageName, StageReport, ValidationReport } from './report.js';
-import { determinismStage } from './stages/determinism.js';
-import { difficultyStage, levelCurve } from './stages/difficulty.js';
-import { diversityStage } from './stages/diversity.js';
-import { executionStage } from './stages/execution.js';
-import { hackStage } from './stages/hack.js';
-import { noveltyStage } from './stages/novelty.js';
-import { reviewStage } from './stages/review.js';
-import { solvabilityStage } from './stages/solvability.js';
-import { staticStage } from './stages/static.js';
-import { episodicHack } from './episodic/hack.js';
-import { episodicDeterminism, episodicDifficulty, episodicDiversity, episodicExecution, episodicSolvability } from './episodic/stages.js';
-import { CODE_STAGES } from './code/stages.js';
-
-/** The stages an episodic candidate (contract v2) runs in place of the single-turn ones; the others are shared. */
-const EPISODIC_STAGES: Partial<Record<StageName, Stage>> = {
-  execution: episodicExecution,
-  determinism: episodicDeterminism,
-  solvability: episodicSolvability,
-  hack: episodicHack,
-  diversity: episodicDiversity,
-  difficulty: episodicDifficulty,
-};
-
-/** Each kind's own stages by the kind's name (EnvKind.name); a kind not listed runs the single-turn ones. */
-const KIND_STAGES: Readonly<Record<string, Partial<Record<StageName, Stage>>>> = { episodic: EPISODIC_STAGES, code: CODE_STAGES };
+import { STAGES, type StageName, type StageReport, type ValidationReport } from './report.js';
+import { planFor, type StageStep } from './plan.js';
+import { levelCurve } from './stages/difficulty.js';
 
 /** Bump when a stage's rules change, so the library knows which environments to re-validate. */
 export const VALIDATOR_VERSION = `${VERSION}+v3`;
@@ -53,25 +30,6 @@ export interface ValidateOptions {
   /** Instances to sample besides the random draws, e.g. where a module misbehaved in production. */
   include?: Array<{ seed: number; level: number; responses?: string[] }>;
 }
-
-/**
- * Whether a stage is cheap (reads data already sampled) or costs sandbox or LLM time, and its wave: the
- * stages of a wave run at once (each reads only what earlier waves left in the context: difficulty reads the
- * hack stage's baselines, review needs every verdict), so one stage's sandbox jobs overlap another's host work
- * and the workers stay busy. The report keeps this order whatever finishes first.
- */
-const PLAN: Array<{ name: StageName; run: Stage; cost: 'gate' | 'cheap' | 'sandbox' | 'llm'; wave: number }> = [
-  { name: 'static', run: staticStage, cost: 'gate', wave: 0 },
-  { name: 'execution', run: executionStage, cost: 'gate', wave: 1 },
-  { name: 'determinism', run: determinismStage, cost: 'sandbox', wave: 2 },
-  { name: 'solvability', run: solvabilityStage, cost: 'cheap', wave: 2 },
-  { name: 'hack', run: hackStage, cost: 'sandbox', wave: 2 },
-  { name: 'diversity', run: diversityStage, cost: 'cheap', wave: 2 },
-  { name: 'difficulty', run: difficultyStage, cost: 'cheap', wave: 3 },
-  { name: 'novelty', run: noveltyStage, cost: 'cheap', wave: 2 },
-  { name: 'review', run: reviewStage, cost: 'llm', wave: 4 },
-];
-const WAVES = [...new Set(PLAN.map((p) => p.wave))].sort((a, b) => a - b);
 
 /** Why a stage does not run (read after "not run: "), or null when it runs. */
 function skipReason(cost: string, gateFailed: StageName | null, anyFailed: boolean, haveEpisodes: boolean): string | null {
@@ -116,7 +74,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
     ...(opts.include ? { include: opts.include } : {}),
     ...(opts.novelty ? { novelty: opts.novelty } : {}),
     ...(opts.reviewer ? { reviewer: opts.reviewer } : {}),
-    kind: KINDS['single-turn'], // until the static stage reads the meta
+    kind: KINDS.single, // until the static stage reads the meta
     episodes: [],
     failures: [],
     baselines: new Map(),
@@ -124,23 +82,27 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
   const stages = new Map<StageName, StageReport>();
   let gateFailed: StageName | null = null;
   let anyFailed = false;
-  const runStage = async ({ name, run, cost }: (typeof PLAN)[number]): Promise<void> => {
+  const runStage = async ({ name, run, cost }: StageStep): Promise<void> => {
     const skip = skipReason(cost, gateFailed, anyFailed, ctx.episodes.length > 0);
     if (skip) {
       stages.set(name, { stage: name, ok: false, skipped: skip, metrics: {}, problems: [], ms: 0 });
       return;
     }
     const t0 = performance.now();
-    const result = cost === 'sandbox' && workBudget.spentMs >= workBudget.totalMs ? overBudget(workBudget.spentMs, workBudget.totalMs) : await (KIND_STAGES[ctx.kind.name]?.[name] ?? run)(ctx);
+    const result = cost === 'sandbox' && workBudget.spentMs >= workBudget.totalMs ? overBudget(workBudget.spentMs, workBudget.totalMs) : await run(ctx);
     // After a failed gate a cheap stage sees only the instances that ran: its problems count, a pass does not.
     const partial = gateFailed !== null && result.ok && !result.skipped;
     const judged = partial ? { ...result, ok: false, skipped: `the ${gateFailed} stage failed (nothing was found in the instances that ran)` } : result;
     stages.set(name, { stage: name, ...judged, ms: Math.round(performance.now() - t0) });
   };
-  for (const wave of WAVES) {
-    const members = PLAN.filter((p) => p.wave === wave);
+  // The waves come from what each stage reads and produces (plan.ts); static, the only step of wave 0,
+  // decides the kind, and with it the plan of the waves after it.
+  for (let wave = 0; wave < planFor(ctx.kind).length; wave++) {
+    const steps = planFor(ctx.kind)[wave] ?? [];
+    const members = steps.filter((s): s is StageStep => 'run' in s);
+    for (const step of steps) if ('derive' in step) step.derive(ctx, stages);
     await Promise.all(members.map(runStage));
-    noteTrips(stages, members[0]?.name as StageName, opts.pool.trips.of(ctx.hash));
+    if (members[0]) noteTrips(stages, members[0].name, opts.pool.trips.of(ctx.hash));
     // Verdicts count from the next wave on: a gate is alone in its wave, and only review (last) reads anyFailed.
     for (const { name, cost } of members) {
       const report = stages.get(name) as StageReport;
@@ -150,7 +112,7 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
       }
     }
   }
-  const ordered = PLAN.map((p) => stages.get(p.name) as StageReport);
+  const ordered = STAGES.map((name) => stages.get(name) as StageReport);
   const problems = ordered.flatMap((s) => s.problems.map((p) => ({ ...p, stage: s.stage })));
   const verdict = ordered.every((s) => s.ok) && problems.length === 0 ? 'admit' : 'reject';
   // Stages put guest-derived values (meta, evidence) in the report: bounded in depth, it always serialises.

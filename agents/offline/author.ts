@@ -2,11 +2,11 @@
 // the library's skill counts and the trainer's weak skills like the LLM architect and aims specs at the
 // least covered skills the DSL can train; the generator compiles each spec's synthesised program to a v1
 // module; repair draws a new program for the same target. Everything is a function of the seed and the input.
-import { kindByShort } from '../../kinds/registry.js';
+import { kindNamed, type KindName } from '../../kinds/registry.js';
 import { createHash } from 'node:crypto';
 import { UsageError } from '../../contract/errors.js';
 import type { ArchitectInput } from '../prompts.js';
-import { taxonomySkills, SKILL_TAXONOMY, type EnvKind, type EnvSpec } from '../spec.js';
+import { taxonomySkills, SKILL_TAXONOMY, type EnvSpec } from '../spec.js';
 import { dedupeSpecs } from '../spec-dedupe.js';
 import type { Author, ProposedSpecs, WrittenModule } from '../author.js';
 import { emitModule } from './emit.js';
@@ -135,11 +135,11 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       const libraryHash = createHash('sha256').update(names.join('\n')).digest('hex');
       const rng = authorRng(seed, 'architect', libraryHash, input.n, input.kind ?? 'single');
       const kinds = slotKinds(input, (skill) => singleTrainable.has(skill));
-      const want = (kind: EnvKind) => kinds.filter((k) => k === kind).length;
+      const want = (kind: KindName) => kinds.filter((k) => k === kind).length;
       // A kind that runs out of novel designs leaves its slots to the other one (when the run allows both).
       let specs: EnvSpec[] = [...(await proposeSingle(input, rng, want('single'))), ...(await proposeEpisodic(input, rng, want('episodic'))), ...(await proposeCode(input, rng, want('code')))];
       if (input.kind === 'mixed' && specs.length < input.n) {
-        const episodic = specs.filter((spec) => kindByShort(spec.kind).rollouts).length;
+        const episodic = specs.filter((spec) => kindNamed(spec.kind).rollouts).length;
         specs = [...specs, ...(episodic < want('episodic') ? await proposeSingle(input, rng, input.n - specs.length) : await proposeEpisodic(input, rng, input.n - specs.length))];
       }
       const existing = input.environments ?? [];

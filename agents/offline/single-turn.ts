@@ -3,7 +3,7 @@
 // difficulty scaling and the design itself, so write and repair need nothing else), and the skills the
 // single-turn families can train.
 import { createHash } from 'node:crypto';
-import { kindByShort } from '../../kinds/registry.js';
+import { kindNamed } from '../../kinds/registry.js';
 import { taxonomySkills, type EnvSpec } from '../spec.js';
 import { textOf, type Ty } from './dsl.js';
 import { designHash, designSkills, FAMILY_SKILL, SHAPES, shapeSkills, type Shape, type Target } from './synth.js';
@@ -17,7 +17,7 @@ export interface OfflineSpec extends EnvSpec {
   offline: { version: string; target: Target; design: Design };
 }
 
-export const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec => typeof (spec as Partial<OfflineSpec>).offline?.design === 'object' && !kindByShort(spec.kind).rollouts;
+export const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec => typeof (spec as Partial<OfflineSpec>).offline?.design === 'object' && !kindNamed(spec.kind).rollouts;
 
 const FAMILY_TAG: Record<Family, string> = { trace: 'trace', 'pick-input': 'which-input', 'missing-step': 'missing-step', planted: 'find-input' };
 const DOMAIN_NOUN: Record<Ty, string> = { list: 'integer-list', int: 'integer', str: 'word', moves: 'grid-move' };

@@ -8,7 +8,7 @@ import { episodicEnvs } from '../python-files.js';
 export const jsonl: ExportFormat = {
   name: 'jsonl',
   description: 'JSONL: <split>.jsonl rows {env, version, seed, level, split, index, prompt, ground_truth}',
-  kinds: ['single-turn', 'episodic', 'code'],
+  kinds: ['single', 'episodic', 'code'],
   async begin(context) {
     const files = new JsonlSplits(context.files, context.splits);
     return {

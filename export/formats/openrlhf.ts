@@ -8,7 +8,7 @@ import { openrlhfEpisodicReadme, openrlhfInput } from '../shims/openrlhf-agent.j
 export const openrlhf: ExportFormat = {
   name: 'openrlhf',
   description: 'OpenRLHF: <split>.jsonl rows {input, label} and reward.txt (the --reward.remote_url); episodic: agent_func.py',
-  kinds: ['single-turn', 'episodic', 'code'],
+  kinds: ['single', 'episodic', 'code'],
   async begin(context) {
     const jsonl = new JsonlSplits(context.files, context.splits);
     const envs = new Map(context.envs.map((env) => [env.name, env]));

@@ -27,7 +27,7 @@ const EPISODIC: ParquetLayout = {
 export const trl: ExportFormat = {
   name: 'trl',
   description: 'TRL: <split>.jsonl and <split>.parquet (prompt, env, version, seed, level, ground_truth) and reward.py; episodic: <split>.episodic.* and environment.py',
-  kinds: ['single-turn', 'episodic', 'code'],
+  kinds: ['single', 'episodic', 'code'],
   refuses: trlRefuses,
   async begin(context) {
     const episodic = new Set(episodicEnvs(context.envs).map((e) => e.name));

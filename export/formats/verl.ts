@@ -38,7 +38,7 @@ function layoutOf(context: FormatContext): ParquetLayout {
 export const verl: ExportFormat = {
   name: 'verl',
   description: 'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; episodic: envforge_verl.py and agent_loop.yaml',
-  kinds: ['single-turn', 'episodic', 'code'],
+  kinds: ['single', 'episodic', 'code'],
   async begin(context) {
     const parquet = new ParquetSplits(context.files, context.splits, layoutOf(context));
     const toolsChars = new Map(episodicEnvs(context.envs).map((env) => [env.name, jsonText(env.episodic.tools).length]));

@@ -14,7 +14,7 @@ import type { ProbeRequest, SingleTurnCheck } from './single-turn.js';
 export const acceptanceCheck: SingleTurnCheck = {
   name: 'acceptance',
   codes: ['E_ACCEPTS_COARSE'],
-  kinds: ['single-turn'],
+  kinds: ['single'],
   plan(ctx) {
     const planned = ctx.targets().flatMap((t) => {
       const renderings = coarseRenderings(answerContent(t.episode.reference));

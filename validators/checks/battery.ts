@@ -38,7 +38,7 @@ export function zeroFamilyCheck(spec: ZeroFamily): SingleTurnCheck {
   return {
     name: spec.name,
     codes: [spec.code],
-    kinds: ['single-turn'],
+    kinds: ['single'],
     plan(ctx) {
       const requests = batteryRequests(ctx, [spec.family]);
       if (requests.length === 0) return null;
@@ -70,7 +70,7 @@ export function rateFamilyCheck(spec: RateFamily): SingleTurnCheck {
   return {
     name: spec.name,
     codes: [spec.code],
-    kinds: ['single-turn'],
+    kinds: ['single'],
     plan(ctx) {
       const requests = spec.requests(ctx);
       if (requests.length === 0) return null;

@@ -88,7 +88,7 @@ function findings(ctx: SingleTurnContext, outcomes: JudgedOutcome[]): ZeroFindin
 export const completenessCheck: SingleTurnCheck = {
   name: 'completeness',
   codes: ['E_REJECTS_EQUIVALENT'],
-  kinds: ['single-turn'],
+  kinds: ['single'],
   plan(ctx) {
     // The prompt's notation on every instance (it may matter on a few only: negative answers, large ones); whitespace in the tag on the probed ones.
     const probed = new Set(ctx.targets().map((t) => t.episode));

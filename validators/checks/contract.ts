@@ -1,6 +1,7 @@
 // The checks registry's contract: a check is one mechanism of a hack stage (what it asks of the sandbox,
 // and what the answers show), written for any environment kind; its findings are decided by the two shared
 // rules of rules.ts, never by the check itself. Each kind's hack stage runs the checks that name its kind.
+import type { KindName } from '../../kinds/contract.js';
 import type { ProblemCode } from '../../contract/codes.js';
 import type { StageContext } from '../context.js';
 import type { Finding } from './rules.js';
@@ -14,8 +15,8 @@ export interface Check<Ctx extends CheckContext = CheckContext, Req = unknown, O
   readonly name: string;
   /** Every code its findings may carry. */
   readonly codes: readonly ProblemCode[];
-  /** The kinds (EnvKind.name) it applies to. */
-  readonly kinds: readonly string[];
+  /** The kinds it applies to, by canonical name (kinds/contract.ts KIND_NAMES). */
+  readonly kinds: readonly KindName[];
   /** Its sandbox requests for this candidate and the judge of their outcomes; null where it does not apply. */
   plan(ctx: Ctx): CheckPlan<Req, Out> | null;
 }
@@ -52,6 +53,6 @@ export interface CheckVerdict {
 export type AnyCheck = Check<any, any, any>;
 
 /** The registered checks that apply to `kind`, in registry order. */
-export function checksFor<C extends AnyCheck>(registry: readonly AnyCheck[], kind: string): C[] {
+export function checksFor<C extends AnyCheck>(registry: readonly AnyCheck[], kind: KindName): C[] {
   return registry.filter((c) => c.kinds.includes(kind)) as C[];
 }

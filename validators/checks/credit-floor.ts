@@ -12,7 +12,7 @@ const WRONG = new Set(['other-answer', 'perturbed', 'prompt-token']);
 export const creditFloorCheck: SingleTurnCheck = {
   name: 'credit-floor',
   codes: ['E_ACCEPTS_NON_ANSWER'],
-  kinds: ['single-turn'],
+  kinds: ['single'],
   plan(ctx) {
     return {
       requests: [],

@@ -44,7 +44,7 @@ function namingTrials(outcomes: JudgedOutcome[], byLevel: Map<number, Episode[]>
 export const feedbackCheck: SingleTurnCheck = {
   name: 'feedback',
   codes: ['E_FEEDBACK_LEAK', 'E_MALFORMED_TEXT'],
-  kinds: ['single-turn'],
+  kinds: ['single'],
   plan(ctx) {
     return {
       requests: [],

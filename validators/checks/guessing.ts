@@ -79,7 +79,7 @@ function trialsOf(s: string, episodes: Episode[], scores: Scores): Trial[] {
 export const guessingCheck: SingleTurnCheck = {
   name: 'guessing',
   codes: ['E_ACCEPTS_CONSTANT', 'E_ACCEPTS_GUESSING'],
-  kinds: ['single-turn'],
+  kinds: ['single'],
   plan(ctx) {
     const listed = answerList(ctx.stage.episodes);
     // Every answer of the level at once wins only where answers repeat: levels of distinct answers skip it.

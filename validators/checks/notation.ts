@@ -13,7 +13,7 @@ import type { ProbeRequest, SingleTurnCheck } from './single-turn.js';
 export const notationCheck: SingleTurnCheck = {
   name: 'notation',
   codes: ['E_ACCEPTS_COARSE'],
-  kinds: ['single-turn'],
+  kinds: ['single'],
   plan(ctx) {
     const planned = ctx.targets().flatMap((t) => {
       const forms = notationForms(answerContent(t.episode.reference));

@@ -9,7 +9,7 @@ import type { SingleTurnCheck } from './single-turn.js';
 export const otherAnswerCheck: SingleTurnCheck = {
   name: 'other-answer',
   codes: ['E_ACCEPTS_OTHER_ANSWER'],
-  kinds: ['single-turn'],
+  kinds: ['single'],
   plan(ctx) {
     if (!ctx.stage.kind.probeFamilies.includes('other-answer')) return null;
     const probed = ctx.stage.options.probedPerLevel;

@@ -16,7 +16,7 @@ export const READERS: readonly ReaderFamily[] = [ENCODINGS, ARITHMETIC, LISTS, O
 export const readersCheck: SingleTurnCheck = {
   name: 'readers',
   codes: ['E_ANSWER_LEAK', 'E_ACCEPTS_GUESSING'],
-  kinds: ['single-turn'],
+  kinds: ['single'],
   plan(ctx) {
     return {
       requests: [],

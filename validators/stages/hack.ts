@@ -69,10 +69,6 @@ export const hackStage: Stage = async (ctx) => {
   );
   const problems = [...crashProblems(results), ...judgeFindings(verdicts.flatMap((v) => v?.findings ?? []))];
   const metrics = Object.fromEntries(plans.map((p, i) => [p.check.name, verdicts[i]?.metrics ?? {}]));
-  // Baselines for the difficulty curve, per level: the fitted constant and another instance's answer.
-  const constant = (metrics.guessing as { constantByLevel?: Record<number, number> } | undefined)?.constantByLevel ?? {};
-  const other = (metrics['other-answer'] as { meanByLevel?: Record<number, number> } | undefined)?.meanByLevel ?? {};
-  for (const level of check.byLevel.keys()) ctx.baselines.set(level, { common: constant[level] ?? 0, other: other[level] ?? 0 });
   const probes = outcomesOf(results).length;
   return { ok: problems.length === 0, metrics: { probes, referenceMean: mean(ctx.episodes.map((e) => scoreOf(e.referenceVerdict))), checks: metrics, sent, planMs, judgeMs }, problems };
 };

@@ -1,7 +1,7 @@
 // The offline author's code half (contract v3): a program of the DSL drawn for a shape, written as "write
 // a function that runs these instructions"; kept away from the author's earlier designs by the same
 // fingerprints as the other kinds, and carried in its spec so write (after a resume too) and repair need nothing else.
-import { kindByShort } from '../../../kinds/registry.js';
+import { kindNamed } from '../../../kinds/registry.js';
 import { createHash } from 'node:crypto';
 import type { PlainRng } from '../../../sandbox/runtime.js';
 import type { EnvSpec } from '../../spec.js';
@@ -15,7 +15,7 @@ export interface OfflineCodeSpec extends EnvSpec {
   offline: { version: string; shape: Shape; code: Design };
 }
 
-export const isOfflineCodeSpec = (spec: EnvSpec): spec is OfflineCodeSpec => kindByShort(spec.kind).hostScored === true && typeof (spec as Partial<OfflineCodeSpec>).offline?.code === 'object';
+export const isOfflineCodeSpec = (spec: EnvSpec): spec is OfflineCodeSpec => kindNamed(spec.kind).hostScored === true && typeof (spec as Partial<OfflineCodeSpec>).offline?.code === 'object';
 
 const VERBS = ['transform', 'process', 'compute', 'evaluate', 'reduce', 'convert', 'digest', 'encode'];
 const NOUNS: Record<Shape['domain'], string[]> = { list: ['List', 'Numbers', 'Values', 'Series'], int: ['Number', 'Integer', 'Value'], str: ['Word', 'Text', 'Letters'], moves: ['Moves', 'Path', 'Walk'] };

@@ -1,7 +1,7 @@
 // The offline author's episodic half: designs from the episodic families, aimed at the least covered (or
 // weakest) skill a family trains, checked at design time and kept away from the author's earlier designs;
 // specs carry their design so write (also after a resume) and repair need nothing else.
-import { kindByShort } from '../../../kinds/registry.js';
+import { kindNamed } from '../../../kinds/registry.js';
 import { createHash } from 'node:crypto';
 import type { EnvSpec } from '../../spec.js';
 import type { PlainRng } from '../../../sandbox/runtime.js';
@@ -14,7 +14,7 @@ export interface OfflineEpisodicSpec extends EnvSpec {
   offline: { version: string; family: EpisodicFamily; episodic: EpisodicDesign };
 }
 
-export const isOfflineEpisodicSpec = (spec: EnvSpec): spec is OfflineEpisodicSpec => kindByShort(spec.kind).rollouts && typeof (spec as Partial<OfflineEpisodicSpec>).offline?.episodic === 'object';
+export const isOfflineEpisodicSpec = (spec: EnvSpec): spec is OfflineEpisodicSpec => kindNamed(spec.kind).rollouts && typeof (spec as Partial<OfflineEpisodicSpec>).offline?.episodic === 'object';
 
 const familiesAvailable = (): EpisodicFamily[] => EPISODIC_FAMILIES.filter((f) => EPISODIC_FAMILY[f] !== undefined);
 
