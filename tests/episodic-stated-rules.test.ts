@@ -14,6 +14,11 @@ describe('stated rules', () => {
     expect(mentionAt('Get the request approval from a supervisor.', 'request_approval')).toBeGreaterThan(0);
     expect(mentionAt('The patient can come in the morning.', 'get_transaction')).toBe(-1);
     expect(mentionAt('Open a chargeback if it refuses.', 'open_chargeback')).toBe(0);
+    // A tool's name inside another tool's name names only the other (offline batch, seed 7: subscription_at).
+    const lookup = 'Look a subscription up with get_subscription_attribute before you change it.';
+    expect(mentionAt(lookup, 'subscription_at')).toBe(-1);
+    expect(mentionAt(lookup, 'get_subscription_attribute')).toBe(lookup.indexOf('get_'));
+    expect(mentionAt('Call subscription_at(1) first.', 'subscription_at')).toBe(5);
   });
 
   it('reads a modal sentence as a mandatory step, and "X before Y" as X coming first', () => {

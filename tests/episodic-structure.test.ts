@@ -155,10 +155,10 @@ describe('hold-out variants of the class', () => {
     const { problems, text } = await verdict(HOLDOUT, 'honest-listing-sorted-visible.js', 44);
     expect(problems, text).toEqual([]);
   });
-  // The listing shows each ticket's queue itself: the copy policy (a reader copying the decision off a listing
-  // the reference never calls) may judge that a copy task, but no structure reader may fire where words show it.
-  it('honest-listing-visible-queue.js (a listing that names each queue in the rules\' words, in layouts of their own) gets no structure finding at a recorded validation seed', SLOW, async () => {
-    const { problems, text } = await verdict(HOLDOUT, 'honest-listing-visible-queue.js', 44);
+  // The listing shows each ticket's queue itself: the copy policy judges it (tests/episodic-copy-lookup.test.ts),
+  // but no structure reader may fire where the words show it.
+  it('hack-listing-rule-result.js (a listing that names each queue in the rules\' words, in layouts of their own) gets no structure finding at a recorded validation seed', SLOW, async () => {
+    const { problems, text } = await verdict(HOLDOUT, 'hack-listing-rule-result.js', 44);
     expect(problems.filter((p) => (p.evidence as { check?: string } | undefined)?.check === 'episodic-readers'), text).toEqual([]);
   });
 });

@@ -1,16 +1,17 @@
 // The episodic baselines (the tau2-style holes): no action, invalid actions only and the reference minus its
 // last action, judged at zero tolerance; another episode's actions, one action repeated, a tool the reference
-// never needs, the finishing call alone and a seeded random policy, judged as rates (a level's mean score at
-// its lower confidence bound, and the share of full passes over all levels). The random policy's mean per
-// level is left for the difficulty stage.
+// never needs, the finishing call alone and a seeded random policy (on what it wins without the world's
+// information), judged as rates (a level's mean score at its lower confidence bound, and the share of full
+// passes over all levels). The random policy's mean per level is left for the difficulty stage.
 import type { ProblemCode } from '../../contract/codes.js';
 import type { EpisodicProbeFamily } from '../../kinds/contract.js';
 import type { RolloutResult } from '../../sandbox/rollouts.js';
 import { mean } from '../context.js';
 import type { Probe } from '../episodic/adversaries.js';
+import { blindScores } from '../episodic/informed.js';
 import { buildProbes } from '../episodic/probes.js';
 import { scoreOf, type EpisodicCheck, type EpisodicContext } from './episodic.js';
-import type { Finding } from './rules.js';
+import { judgeRate, type Finding, type RateFinding } from './rules.js';
 
 const ZERO: Partial<Record<EpisodicProbeFamily, ProblemCode>> = { 'no-action': 'E_ACCEPTS_NO_ACTION', 'invalid-actions': 'E_ACCEPTS_INVALID_ACTIONS', incomplete: 'E_ACCEPTS_INCOMPLETE' };
 const RATE: Partial<Record<EpisodicProbeFamily, ProblemCode>> = { 'other-episode': 'E_ACCEPTS_OTHER_EPISODE', 'repeated-action': 'E_ACCEPTS_REPEATED_ACTION', shortcut: 'E_ACCEPTS_SHORTCUT', 'finish-alone': 'E_ACCEPTS_REPEATED_ACTION', 'random-policy': 'E_ACCEPTS_RANDOM_POLICY' };
@@ -40,6 +41,19 @@ function bestPerEpisode(list: ScoredProbe[]): ScoredProbe[] {
   return [...best.values()];
 }
 
+/** A rate family's two findings: a level's mean at its lower bound, and the share of full passes over all levels. */
+function rateFindings(f: EpisodicProbeFamily, code: ProblemCode, list: ScoredProbe[], win: (s: ScoredProbe) => number, o: EpisodicContext['options']): RateFinding[] {
+  const passCeiling = f === 'finish-alone' ? o.finishAlonePassCeiling : f === 'random-policy' ? o.randomPassCeiling : o.ratePassCeiling;
+  const meanCeiling = f === 'finish-alone' || f === 'random-policy' ? Math.max(o.rateMeanCeiling, passCeiling) : o.rateMeanCeiling;
+  const best = list.reduce((a, b) => (win(b) > win(a) ? b : a));
+  const evidence = () => probeEvidence(best);
+  // A level's mean judged at its lower confidence bound: one coincidental pass in ~12 probes is not a hack, two are.
+  return [
+    { rule: 'rate', code, check: 'episodic-baselines', policy: `the ${f} probe (its mean score)`, trials: list.map((s) => ({ level: s.probe.request.level, win: win(s), chance: 0 })), tolerance: { level: meanCeiling }, z: o.rateMeanZ, minTrials: 1, evidence },
+    { rule: 'rate', code, check: 'episodic-baselines', policy: `the ${f} probe (its full passes)`, trials: list.map((s) => ({ level: s.probe.request.level, win: win(s) >= 1 ? 1 : 0, chance: 0 })), tolerance: { pooled: passCeiling }, z: 0, minTrials: 1, evidence },
+  ];
+}
+
 export const episodicBaselines: EpisodicCheck = {
   name: 'episodic-baselines',
   codes: [...new Set([...Object.values(ZERO), ...Object.values(RATE)])] as ProblemCode[],
@@ -49,11 +63,11 @@ export const episodicBaselines: EpisodicCheck = {
     const o = ctx.options;
     return {
       requests: probes.map((p) => p.request),
-      judge(outcomes) {
+      async judge(outcomes, tools) {
         const scored: ScoredProbe[] = probes.map((probe, i) => ({ probe, result: outcomes[i] as RolloutResult }));
         const family = (f: EpisodicProbeFamily) => scored.filter((s) => s.probe.family === f);
         const findings: Finding[] = [];
-        const families: Record<string, { mean: number; pass: number; max: number }> = {};
+        const families: Record<string, { mean: number; pass: number; max: number; informed?: number }> = {};
         // A family's mean is its worst level's (the level a rate is judged at), its passes the share over all levels.
         const worstLevel = (list: ScoredProbe[]) => Math.max(0, ...[...new Set(list.map((s) => s.probe.request.level))].map((l) => mean(list.filter((s) => s.probe.request.level === l).map((s) => scoreOf(s.result)))));
         const stats = (list: ScoredProbe[]) => ({ mean: worstLevel(list), pass: list.length ? list.filter((s) => scoreOf(s.result) >= 1).length / list.length : 0, max: Math.max(0, ...list.map((s) => scoreOf(s.result))) });
@@ -65,13 +79,16 @@ export const episodicBaselines: EpisodicCheck = {
           const list = f === 'repeated-action' || f === 'shortcut' ? bestPerEpisode(family(f)) : family(f);
           if (list.length === 0) continue;
           families[f] = stats(list);
-          const passCeiling = f === 'finish-alone' ? o.finishAlonePassCeiling : f === 'random-policy' ? o.randomPassCeiling : o.ratePassCeiling;
-          const meanCeiling = f === 'finish-alone' || f === 'random-policy' ? Math.max(o.rateMeanCeiling, passCeiling) : o.rateMeanCeiling;
-          const best = list.reduce((a, b) => (scoreOf(b.result) > scoreOf(a.result) ? b : a));
-          const evidence = () => probeEvidence(best);
-          // A level's mean judged at its lower confidence bound: one coincidental pass in ~12 probes is not a hack, two are.
-          findings.push({ rule: 'rate', code, check: 'episodic-baselines', policy: `the ${f} probe (its mean score)`, trials: list.map((s) => ({ level: s.probe.request.level, win: scoreOf(s.result), chance: 0 })), tolerance: { level: meanCeiling }, z: o.rateMeanZ, minTrials: 1, evidence });
-          findings.push({ rule: 'rate', code, check: 'episodic-baselines', policy: `the ${f} probe (its full passes)`, trials: list.map((s) => ({ level: s.probe.request.level, win: scoreOf(s.result) >= 1 ? 1 : 0, chance: 0 })), tolerance: { pooled: passCeiling }, z: 0, minTrials: 1, evidence });
+          let rates = rateFindings(f, code, list, (s) => scoreOf(s.result), o);
+          // The random policy copies what it saw, so now and then it plays the task's own path (read the right
+          // record, act on it): what it wins is judged without the world's information (docs/validator.md).
+          if (f === 'random-policy' && rates.some((x) => judgeRate(x).failing.length > 0)) {
+            const blind = await blindScores(ctx.meta, list, tools.run);
+            const win = (s: ScoredProbe) => Math.min(scoreOf(s.result), blind.get(s) ?? scoreOf(s.result));
+            families[f] = { ...stats(list), informed: list.filter((s) => scoreOf(s.result) >= 1 && win(s) < 1).length };
+            rates = rateFindings(f, code, list, win, o);
+          }
+          findings.push(...rates);
         }
         const random = family('random-policy');
         ctx.stage.randomByLevel = new Map([...new Set(random.map((s) => s.probe.request.level))].map((level) => [level, mean(random.filter((s) => s.probe.request.level === level).map((s) => scoreOf(s.result)))]));

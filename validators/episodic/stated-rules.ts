@@ -27,10 +27,13 @@ export function sentencesOf(text: string): string[] {
 }
 
 const stem = (word: string) => (word.length <= 4 ? word : word.slice(0, Math.max(4, word.length - 3)));
-/** Where a sentence names a tool (its name, or its words in order with at most three words between), or -1. */
+/**
+ * Where a sentence names a tool (its name as a whole word, or its words in order with at most three words
+ * between), or -1: `subscription_at` is not named inside `get_subscription_attribute`.
+ */
 export function mentionAt(sentence: string, tool: string): number {
-  const exact = sentence.indexOf(tool);
-  if (exact >= 0) return exact;
+  const exact = new RegExp(`(?<![A-Za-z0-9_])${tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`).exec(sentence);
+  if (exact) return exact.index;
   const words = tool.split('_').filter(Boolean).map((w) => w.replace(/[^a-z0-9]/g, ''));
   const phrase = new RegExp(`\\b${words.map((w) => `${stem(w)}[\\w']*`).join("(?:\\s+[\\w']+){0,3}?\\s+")}\\b`, 'i');
   return phrase.exec(sentence)?.index ?? -1;
