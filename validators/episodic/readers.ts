@@ -82,7 +82,7 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
       if (own.length === 0) return [];
-      const fields = new Set<string>(own.flatMap(idFields));
+      const fields = new Set<string>(own.flatMap((id) => idFields(id, [...ids])));
       for (const [source, text] of texts(d.index)) {
         if (source !== 'the prompt') for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
         for (const line of text.split(/\n|;/)) {
