@@ -10,6 +10,7 @@ import { actionsOf, propsOf, type Action } from './adversaries.js';
 import { decisionsOf, escape, type Axis, type Decision } from './adversaries-values.js';
 import { tokensOf } from './probes.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
+import { nearMissCalls } from './near-miss.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
@@ -24,7 +25,8 @@ export interface FieldSample {
 /**
  * The opening a cheap policy plays before deciding anything: every tool without arguments (a listing) once,
  * then each tool whose required arguments the entity of a decision fills (a read of it), for every entity the
- * reference decides about; the finish and the decisions' own tools aside, at most `limit` calls.
+ * reference decides about (the finish and the decisions' own tools aside); then the reference's calls that name
+ * only entities again, each id a near miss (near-miss.ts). At most `limit` calls.
  */
 export function openingLog(meta: EpisodicMeta, r: Rollout, axes: readonly Axis[], limit: number): Action[] {
   const acts = actionsOf(r);
@@ -46,13 +48,15 @@ export function openingLog(meta: EpisodicMeta, r: Rollout, axes: readonly Axis[]
       }
     }
   }
-  return out.slice(0, limit);
+  return [...out, ...nearMissCalls(acts.slice(0, -1), (tool, arg) => propsOf(meta, tool)[arg]?.maxLength)].slice(0, limit);
 }
 
 /** Replies and the tool that gave each (the opening a reader played on one episode). */
 export interface Replies {
   tools: string[];
   observations: string[];
+  /** Where each reply is printed, where it is not the tool's plain reply (near-miss.ts `openingSources`). */
+  sources?: string[];
 }
 
 /**
@@ -76,7 +80,7 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     const acts = actionsOf(r);
     const texts = (upTo: number): Array<[string, string]> => [
       ['the prompt', r.prompt ?? ''],
-      ...(opened?.observations ?? []).map((o, j): [string, string] => [`${opened?.tools[j] ?? '?'}'s reply`, o]),
+      ...(opened?.observations ?? []).map((o, j): [string, string] => [opened?.sources?.[j] ?? `${opened?.tools[j] ?? '?'}'s reply`, o]),
       ...(r.observations ?? []).slice(0, upTo).map((o, j): [string, string] => [`${acts[j]?.tool ?? '?'}'s reply`, o]),
     ];
     return decisions.flatMap((d) => {
