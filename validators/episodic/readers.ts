@@ -13,6 +13,7 @@ import { decisionsOf, escape, type Axis, type Decision } from './adversaries-val
 import { tokensOf } from './probes.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
 import type { Replies } from './opening.js';
+import { AFTER_A_CALL } from './differential.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
@@ -45,13 +46,13 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     const acts = actionsOf(r);
     const texts = (upTo: number): Array<[string, string]> => [
       ['the prompt', r.prompt ?? ''],
-      ...(opened?.observations ?? []).map((o, j): [string, string] => [opened?.sources?.[j] ?? `${opened?.tools[j] ?? '?'}'s reply`, o]),
+      ...(opened?.observations ?? []).flatMap((o, j): Array<[string, string]> => (opened?.sources?.[j]?.includes(AFTER_A_CALL) ? [] : [[opened?.sources?.[j] ?? `${opened?.tools[j] ?? '?'}'s reply`, o]])),
       ...(r.observations ?? []).slice(0, upTo).map((o, j): [string, string] => [`${acts[j]?.tool ?? '?'}'s reply`, o]),
     ];
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
       if (own.length === 0) return [];
-      const fields = new Set<string>(own.flatMap((id) => idFields(id, [...ids])));
+      const fields = new Set<string>(own.flatMap((id) => [...idFields(id, [...ids]), ...(opened?.diffs?.get(id) ?? [])]));
       for (const [source, text] of texts(d.index)) {
         if (source !== 'the prompt') for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
         for (const line of text.split(/\n|;/)) {
