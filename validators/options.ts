@@ -152,7 +152,7 @@ export interface EpisodicOptions {
   typedMaxLost: number;
   /** A state path that at least this share of all accepted turns change is bookkeeping (a turn counter, an action log): a stated step that changes only such paths is not judged. */
   bookkeepingShare: number;
-  /** Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided about). */
+  /** Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided about, those reads with near-miss ids). */
   readerOpeningCalls: number;
   /** Of those, at most this many at the end read each tool's error paths (an unknown id, an empty string, a wrong type, a missing argument). */
   readerErrorCalls: number;
@@ -230,7 +230,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     minTopLevelGrowth: 1.3,
     typedMaxLost: 0.25,
     bookkeepingShare: 0.9,
-    readerOpeningCalls: 24,
+    readerOpeningCalls: 48,
     readerErrorCalls: 6,
     readerEpisodesPerLevel: 4,
     readerMinSamples: 12,

@@ -11,6 +11,7 @@ import { errorPathCalls } from '../episodic/adversaries-undo.js';
 import { askLog, askSamples, asksOf, askTrials, digitSamples, digitTrials, fieldSamples, fieldTrials, openingLog, type Ask, type AskSample, type Replies } from '../episodic/readers.js';
 import { arithmeticSamples, EPISODIC_ARITHMETIC } from '../episodic/arithmetic.js';
 import { pickSamples, pickTrials } from '../episodic/selection.js';
+import { readOpening } from '../episodic/differential.js';
 import { judgeReaders } from '../readers.js';
 import { replayOf, type EpisodicCheck } from './episodic.js';
 import type { Finding, Trial } from './rules.js';
@@ -66,7 +67,7 @@ export const episodicReaders: EpisodicCheck = {
         const opening: Array<Replies | undefined> = [];
         opened.forEach((i, k) => {
           const r = outcomes[logs.length + k];
-          opening[i] = r?.ok ? { tools: (openings[i] as Action[]).map((a) => a.tool), observations: r.observations ?? [] } : undefined;
+          opening[i] = r?.ok ? readOpening(openings[i] as Action[], r.observations ?? [], refs[i] as Rollout) : undefined;
         });
         for (const axis of categorical) {
           const samples = fieldSamples(ctx.meta, refs, axis, opening);

@@ -7,9 +7,13 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Trial } from '../checks/rules.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
+
+export { openingLog, type Replies } from './opening.js';
 import { decisionsOf, escape, type Axis, type Decision } from './adversaries-values.js';
 import { tokensOf } from './probes.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
+import type { Replies } from './opening.js';
+import { AFTER_A_CALL } from './differential.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
@@ -19,40 +23,6 @@ export interface FieldSample {
   level: number;
   value: string;
   fields: Set<string>;
-}
-
-/**
- * The opening a cheap policy plays before deciding anything: every tool without arguments (a listing) once,
- * then each tool whose required arguments the entity of a decision fills (a read of it), for every entity the
- * reference decides about; the finish and the decisions' own tools aside, at most `limit` calls.
- */
-export function openingLog(meta: EpisodicMeta, r: Rollout, axes: readonly Axis[], limit: number): Action[] {
-  const acts = actionsOf(r);
-  const finish = acts.at(-1)?.tool;
-  const deciding = new Set(axes.map((a) => a.tool));
-  const tools = meta.tools.filter((t) => t.name !== finish && !deciding.has(t.name));
-  const out: Action[] = tools.filter((t) => Object.keys(t.parameters.properties ?? {}).length === 0).map((t) => ({ tool: t.name, args: {} }));
-  const seen = new Set<string>();
-  for (const axis of axes) {
-    for (const d of decisionsOf(r, axis)) {
-      for (const tool of tools) {
-        const names = Object.keys(propsOf(meta, tool.name));
-        const required = ((tool.parameters as { required?: string[] }).required ?? []) as string[];
-        const args = Object.fromEntries(names.filter((n) => n in d.entity).map((n) => [n, d.entity[n]]));
-        const key = tool.name + JSON.stringify(args);
-        if (names.length === 0 || Object.keys(args).length === 0 || !required.every((n) => n in args) || seen.has(key)) continue;
-        seen.add(key);
-        out.push({ tool: tool.name, args });
-      }
-    }
-  }
-  return out.slice(0, limit);
-}
-
-/** Replies and the tool that gave each (the opening a reader played on one episode). */
-export interface Replies {
-  tools: string[];
-  observations: string[];
 }
 
 /**
@@ -76,13 +46,13 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     const acts = actionsOf(r);
     const texts = (upTo: number): Array<[string, string]> => [
       ['the prompt', r.prompt ?? ''],
-      ...(opened?.observations ?? []).map((o, j): [string, string] => [`${opened?.tools[j] ?? '?'}'s reply`, o]),
+      ...(opened?.observations ?? []).flatMap((o, j): Array<[string, string]> => (opened?.sources?.[j]?.includes(AFTER_A_CALL) ? [] : [[opened?.sources?.[j] ?? `${opened?.tools[j] ?? '?'}'s reply`, o]])),
       ...(r.observations ?? []).slice(0, upTo).map((o, j): [string, string] => [`${acts[j]?.tool ?? '?'}'s reply`, o]),
     ];
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
       if (own.length === 0) return [];
-      const fields = new Set<string>(own.flatMap(idFields));
+      const fields = new Set<string>(own.flatMap((id) => [...idFields(id, [...ids]), ...(opened?.diffs?.get(id) ?? [])]));
       for (const [source, text] of texts(d.index)) {
         if (source !== 'the prompt') for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
         for (const line of text.split(/\n|;/)) {

@@ -9,6 +9,7 @@ import type { Trial } from '../checks/rules.js';
 import { actionsOf, propsOf } from './adversaries.js';
 import { sourceOf, split, STATED, twoFold, type Replies } from './readers.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
+import { AFTER_A_CALL } from './differential.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z]+/g) ?? [];
 
@@ -46,7 +47,7 @@ export function pickSamples(meta: EpisodicMeta, refs: readonly Rollout[], openin
         const first = acts.findIndex((a) => a.tool === tool.name);
         const opened = openings[i];
         const texts: Array<[string, string]> = [
-          ...(opened?.observations ?? []).flatMap((o, j): Array<[string, string]> => (Object.keys(propsOf(meta, opened?.tools[j] ?? '')).length === 0 ? [[`${opened?.tools[j]}'s reply`, o]] : [])),
+          ...(opened?.observations ?? []).flatMap((o, j): Array<[string, string]> => (Object.keys(propsOf(meta, opened?.tools[j] ?? '')).length === 0 && !opened?.sources?.[j]?.includes(AFTER_A_CALL) ? [[`${opened?.tools[j]}'s reply`, o]] : [])),
           ...(r.observations ?? []).slice(0, first).flatMap((o, j): Array<[string, string]> => (Object.keys(acts[j]?.args ?? { x: 1 }).length === 0 ? [[`${acts[j]?.tool}'s reply`, o]] : [])),
         ];
         const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);

@@ -1,8 +1,8 @@
 // Structural features of an entity in the texts a policy sees (the prompt, listings, logs): what an author can
 // encode a decision in besides words. Its rank among the entities the text names (from either end), how many
 // times the text names it, the layout of its cell (whitespace, punctuation, letter case, the id's own case with
-// every word and number masked), blank lines around it, and its id's parity; the learned readers fit them like
-// words. Only texts that name three entities or more (listings, logs) have a structure.
+// every word and number masked), blank lines around it, and its id's own characters; the learned readers fit them
+// like words. Only texts that name three entities or more (listings, logs) have a structure.
 
 /** The shape of an id (letters a, digits 9, other characters kept): tokens of a chosen id's shape are the entities. */
 export const shapeOf = (id: string): string => id.toLowerCase().replace(/[a-z]/g, 'a').replace(/[0-9]/g, '9');
@@ -107,12 +107,25 @@ export function structuralFields(source: string, parsed: Parsed, id: string): st
   return out;
 }
 
-/** Fields of the id itself: the parity of its last digit and its number modulo 3 (an author's code in the id). */
-export function idFields(id: string): string[] {
+/**
+ * Fields of the id itself, a text like any observation (an author's code in the id: ids numbered in blocks per
+ * decision, a check letter): its characters at each of the first and last three positions, the prefixes and
+ * suffixes of what follows its leading letters, its last digit's parity and its number modulo 3 (its digit sum
+ * too), and, among `peers` (the ids of the same episode, four or more), the quartile its number falls in.
+ */
+export function idFields(id: string, peers: readonly string[] = []): string[] {
+  const out: string[] = [];
+  const chars = [...id.toLowerCase()];
+  for (let k = 0; k < Math.min(3, chars.length); k += 1) out.push(`the id's character ${k + 1} from the start: ${chars[k]}`, `the id's character ${k + 1} from the end: ${chars[chars.length - 1 - k]}`);
+  const body = id.toLowerCase().replace(/^[a-z]+/, '');
+  for (let k = 1; k < Math.min(4, body.length); k += 1) out.push(`the id's first ${k} after its letters: ${body.slice(0, k)}`, `the id's last ${k}: ${body.slice(-k)}`);
   const digits = id.match(/\d+/g)?.at(-1);
-  if (digits === undefined) return [];
+  if (digits === undefined) return out;
   const n = Number(digits.slice(-9));
-  return [`the id's last digit: ${n % 2 === 0 ? 'even' : 'odd'}`, `the id's number modulo 3: ${n % 3}`];
+  out.push(`the id's last digit: ${n % 2 === 0 ? 'even' : 'odd'}`, `the id's number modulo 3: ${n % 3}`);
+  const numbers = [...new Set(peers.map((p) => Number(p.match(/\d+/g)?.at(-1)?.slice(-9) ?? NaN)).filter(Number.isFinite))].sort((a, b) => a - b);
+  if (numbers.length >= 4 && numbers.includes(n)) out.push(`the id's number among the episode's ids: quartile ${Math.floor((4 * numbers.indexOf(n)) / numbers.length) + 1}`);
+  return out;
 }
 
 /** A cache of parsed texts for one shape set (a text is parsed once for all the entities it names). */
