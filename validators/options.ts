@@ -173,6 +173,8 @@ export interface EpisodicOptions {
   surfaceLogsPerEpisode: number;
   /** Words the prompt and the tools' text name for a free-string decision argument, each tried as a blanket (validators/episodic/suggested.ts). */
   suggestedWords: number;
+  /** Cuts an adversary episode replays padded to the turn limit beside its padded empty plan (validators/checks/episodic-padding.ts). */
+  paddedPerEpisode: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -242,6 +244,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     surfaceEntities: 12,
     surfaceLogsPerEpisode: 8,
     suggestedWords: 5,
+    paddedPerEpisode: 3,
   },
   code: {
     probedPerLevel: 12,

@@ -1,8 +1,9 @@
-// Reads are score-neutral (redteam-trust4 F1, F2): every judged cut of the adversary library (a prefix, a repeat,
-// a blanket) and the empty plan (the finishing call alone) is replayed once more with neutral calls inserted
-// before its finish up to the turn limit (validators/episodic/padding.ts). A padded log that earns more than the
-// log itself — the padded empty plan, a stall, more than the finish alone — is paid for time, not decisions: a
-// fallback that acts after enough turns, a bounded history the violations scroll out of (zero tolerance).
+// Reads are score-neutral (redteam-trust4 F1, F2): the empty plan (the finishing call alone) and the judged cuts of
+// the adversary library (a blanket, a prefix, a repeat: `paddedPerEpisode` an episode, in turn by family) are
+// replayed once more with neutral calls inserted before the finish up to the turn limit (validators/episodic/
+// padding.ts). A padded log that earns more than the log itself — the padded empty plan, a stall, more than the
+// finish alone — is paid for time, not decisions: a fallback that acts after enough turns or reads, a bounded
+// history the violations scroll out of (zero tolerance).
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
 import { neutralCalls, padded } from '../episodic/padding.js';
@@ -10,6 +11,9 @@ import { adversaryFamily, decisiveTools } from './episodic-ablation.js';
 import { cutProbes, judgedCut } from './episodic-cuts.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
+
+/** The families padded in turn: decisions made then time let pass first, a stall made of reads last. */
+const ORDER = ['blanket', 'repeat-finish', 'prefix-finish', 'repeat-reads'] as const;
 
 interface Padded {
   of: number;
@@ -42,12 +46,20 @@ export const episodicPadding: EpisodicCheck = {
           if (actions) logs.push({ of, family, unpadded, actions });
         };
         episodes.forEach((of, k) => add(of, 'the empty plan (a stall)', scoreOf(outcomes[ablations.length + cuts.length + k]), [actionsOf(ctx.refs[of] as Rollout).at(-1) as Action]));
-        cuts.forEach((p, k) => {
+        // A cut that already earns the reference's score fails as it is (episodic-cuts): padding adds nothing.
+        const candidates = cuts.flatMap((p, k) => {
           const score = scoreOf(outcomes[ablations.length + k]);
-          // A cut that already earns the reference's score fails as it is (episodic-cuts): padding adds nothing.
-          if (!neutral.has(p.of) || !judgedCut(ctx, decisive, p) || score >= (ctx.refs[p.of] as Rollout).score - 1e-6 || p.request.policy.type !== 'replay') return;
-          add(p.of, p.family, score, p.request.policy.actions as Action[]);
+          const policy = p.request.policy;
+          return neutral.has(p.of) && judgedCut(ctx, decisive, p) && score < (ctx.refs[p.of] as Rollout).score - 1e-6 && policy.type === 'replay' ? [{ p, score, actions: policy.actions as Action[] }] : [];
         });
+        // At most `paddedPerEpisode` cuts an episode, taken in turn from each family (a blanket, a prefix, a repeat…).
+        for (const of of episodes) {
+          const mine = candidates.filter((c) => c.p.of === of);
+          const families = ORDER.map((f) => mine.filter((c) => c.p.family === f)).filter((f) => f.length > 0);
+          const turns = Math.max(0, ...families.map((f) => f.length));
+          const chosen = Array.from({ length: turns }, (_, i) => families.flatMap((f) => (f[i] ? [f[i]] : []))).flat().slice(0, o.paddedPerEpisode);
+          for (const { p, score, actions } of chosen) add(of, p.family, score, actions);
+        }
         const results = await tools.run(logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions)));
         const findings: Finding[] = logs.map((l, k) => {
           const r = ctx.refs[l.of] as Rollout;
