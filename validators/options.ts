@@ -171,6 +171,10 @@ export interface EpisodicOptions {
   /** The unused call surface (validators/episodic/surface.ts): entities a policy applies a tool to, and its logs per adversary episode. */
   surfaceEntities: number;
   surfaceLogsPerEpisode: number;
+  /** Words the prompt and the tools' text name for a free-string decision argument, each tried as a blanket (validators/episodic/suggested.ts). */
+  suggestedWords: number;
+  /** Cuts an adversary episode replays padded to the turn limit beside its padded empty plan (validators/checks/episodic-padding.ts). */
+  paddedPerEpisode: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -239,6 +243,8 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     readerPooledTolerance: 0.2,
     surfaceEntities: 12,
     surfaceLogsPerEpisode: 8,
+    suggestedWords: 5,
+    paddedPerEpisode: 3,
   },
   code: {
     probedPerLevel: 12,

@@ -1,11 +1,13 @@
 // Every stated rule must matter: each step the prompt makes mandatory (validators/episodic/stated-rules.ts)
 // that the reference takes and the environment records in its state is ablated on the adversary episodes:
-// every call of it removed, each of its first and last calls removed alone, and for an order rule its calls
-// moved after what they must precede. A log that still earns the reference's score (the moved log: and ends in
-// the reference's state) pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn changes, is not judged: a score
-// of the final state cannot require it.
+// every call of it removed (and with the calls it guards reshaped: validators/episodic/reshape.ts, amounts split
+// or merged), each of its first and last calls removed alone, and for an order rule its calls moved after what
+// they must precede. A log that still earns the reference's score (the moved log: and ends in the reference's
+// state) pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn
+// changes, is not judged: a score of the final state cannot require it.
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
+import { reshapings } from '../episodic/reshape.js';
 import { bookkeeping, differingPaths, records, statedRules, type StatedRule } from '../episodic/stated-rules.js';
 import { referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
@@ -14,7 +16,8 @@ import type { Finding } from './rules.js';
 interface Ablation {
   of: number;
   rule: StatedRule;
-  how: 'every call removed' | 'one call removed' | 'moved after what it must precede';
+  /** 'every call removed', 'one call removed', 'moved after what it must precede', or every call removed and the guarded calls reshaped. */
+  how: string;
   actions: Action[];
 }
 
@@ -68,6 +71,11 @@ export const episodicRules: EpisodicCheck = {
       const rules = [...statedRules(`${r.prompt ?? ''}\n${ctx.meta.description}`, candidates), ...ctx.meta.tools.flatMap((t) => statedRules(t.description, candidates.filter((c) => c !== t.name)))];
       return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) => ablationsOf(r, i, rule));
     });
+    // A rule matters for every plan that reaches the same final state: the step removed and the calls it guards
+    // reshaped (an amount split into parts that sum to it, in turn or interleaved; calls merged).
+    for (const a of ablations.filter((x) => x.how === 'every call removed')) {
+      for (const re of reshapings(ctx.meta, a.actions, ctx.meta.maxTurns)) ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions });
+    }
     // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,
     // and where the reference ends (an order broken is judged on the final state too: an environment with chance
     // in its steps may end the moved log elsewhere).

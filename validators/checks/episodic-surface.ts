@@ -1,8 +1,10 @@
 // The unused call surface searched as a whole: each cheap policy of validators/episodic/surface.ts (an unused
 // tool, or an unused optional argument, applied to every entity, then the finish) is played on the adversary
 // episodes beside the finishing call alone; it wins an episode where it earns the reference's score and more
-// than the finish alone, and a policy that wins above chance (the rate rule) is a shortcut.
+// than the finish alone, and a policy that wins above chance (the rate rule) is a shortcut. The words the text
+// names for a used free-string argument (validators/episodic/suggested.ts) are judged the same way.
 import type { Rollout } from '../../sandbox/rollouts.js';
+import { suggestedLogs } from '../episodic/suggested.js';
 import { surfaceLogs, usedSurface, type SurfaceLog } from '../episodic/surface.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
@@ -14,7 +16,10 @@ export const episodicSurface: EpisodicCheck = {
   plan(ctx) {
     const o = ctx.options;
     const used = usedSurface(ctx.refs);
-    const logs = ctx.adversaryEpisodes().flatMap((of) => surfaceLogs(ctx.meta, ctx.refs[of] as Rollout, used, o.surfaceEntities, o.surfaceLogsPerEpisode).map((log) => ({ of, log })));
+    // The unused surface, and the values the text names for a used free-string argument that nobody sends.
+    const logs = ctx.adversaryEpisodes().flatMap((of) =>
+      [...surfaceLogs(ctx.meta, ctx.refs[of] as Rollout, used, o.surfaceEntities, o.surfaceLogsPerEpisode), ...suggestedLogs(ctx.meta, ctx.refs[of] as Rollout, used.values, o.suggestedWords)].map((log) => ({ of, log })),
+    );
     if (logs.length === 0) return null;
     const episodes = [...new Set(logs.map((l) => l.of))];
     const control = (of: number) => ctx.shared(`surface-finish:${of}`, () => {

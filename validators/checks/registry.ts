@@ -12,6 +12,7 @@ import { enumerationCheck } from './enumeration.js';
 import { episodicArguments } from './episodic-arguments.js';
 import { episodicBaselines } from './episodic-baselines.js';
 import { episodicCuts } from './episodic-cuts.js';
+import { episodicPadding } from './episodic-padding.js';
 import { episodicLeaks } from './episodic-leaks.js';
 import { episodicOffPath } from './episodic-off-path.js';
 import { episodicReaders } from './episodic-readers.js';
@@ -59,6 +60,7 @@ export const CHECKS: readonly AnyCheck[] = [
   episodicBaselines,
   episodicLeaks,
   episodicCuts,
+  episodicPadding,
   episodicOffPath,
   episodicShrink,
   episodicValues,
