@@ -3,7 +3,8 @@
 // not; the reply that marks the right value of every question asked is learned, a reply that marks nothing is
 // not; chance is the pick against other decisions' values.
 import { describe, expect, it } from 'vitest';
-import { askTrials, fieldTrials, type AskSample, type FieldSample } from '../validators/episodic/readers.js';
+import { askTrials, type AskSample } from '../validators/episodic/asks.js';
+import { fieldTrials, type FieldSample } from '../validators/episodic/readers.js';
 
 const QUEUES = ['billing', 'shipping', 'technical', 'accounts'];
 const rate = (trials: Array<{ win: number }>) => trials.reduce((a, t) => a + t.win, 0) / trials.length;
@@ -13,7 +14,11 @@ describe('field readers', () => {
   const samples = (code: (queue: string, i: number) => string): FieldSample[] =>
     Array.from({ length: 80 }, (_, i) => {
       const value = QUEUES[((i * 37 + 11) % 13) % 4] as string;
-      return { level: 1 + (i % 4), value, fields: new Set([`the word 2 after the id: ${code(value, i)}`, `the word 3 after the id: n${i}`]) };
+      return {
+        level: 1 + (i % 4),
+        value,
+        fields: new Set([`the word 2 after the id: ${code(value, i)}`, `the word 3 after the id: n${i}`]),
+      };
     });
   it('reads a code that maps one-to-one onto the decision, far above chance', () => {
     const t = fieldTrials(samples((q) => `k${QUEUES.indexOf(q)}`));

@@ -8,7 +8,8 @@ import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
 import { errorPathCalls } from '../episodic/adversaries-undo.js';
-import { askLog, askSamples, asksOf, askTrials, digitSamples, digitTrials, fieldSamples, fieldTrials, openingLog, type Ask, type AskSample, type Replies } from '../episodic/readers.js';
+import { askLog, askSamples, asksOf, askTrials, type Ask, type AskSample } from '../episodic/asks.js';
+import { digitSamples, digitTrials, fieldSamples, fieldTrials, openingLog, type Replies } from '../episodic/readers.js';
 import { arithmeticSamples, EPISODIC_ARITHMETIC } from '../episodic/arithmetic.js';
 import { pickSamples, pickTrials } from '../episodic/selection.js';
 import { readOpening } from '../episodic/differential.js';
@@ -22,14 +23,15 @@ interface AskLog {
   asks: Array<Ask | undefined>;
 }
 
-
 export const episodicReaders: EpisodicCheck = {
   name: 'episodic-readers',
   codes: ['E_ANSWER_LEAK'],
   kinds: ['episodic'],
   plan(ctx) {
     const refs = ctx.refs as Rollout[];
-    const axes = axesOf(ctx.meta, refs).filter((a) => refs.some((r) => decisionsOf(r, a).length > 0)).slice(0, 2);
+    const axes = axesOf(ctx.meta, refs)
+      .filter((a) => refs.some((r) => decisionsOf(r, a).length > 0))
+      .slice(0, 2);
     const perLevel = new Map<number, number>();
     const logs: AskLog[] = [];
     refs.forEach((r, of) => {
@@ -40,7 +42,8 @@ export const episodicReaders: EpisodicCheck = {
       for (const axis of axes) {
         const decisions = decisionsOf(r, axis).slice(0, Math.floor((ctx.meta.maxTurns - 1) / axis.values.length));
         const asks = asksOf(ctx.meta, r, axis, decisions, finish);
-        for (const tool of [...new Set(asks.flatMap((a) => a.map((x) => x.tool)))].slice(0, 2)) logs.push({ of, axis, asks: asks.map((a) => a.find((x) => x.tool === tool)) });
+        for (const tool of [...new Set(asks.flatMap((a) => a.map((x) => x.tool)))].slice(0, 2))
+          logs.push({ of, axis, asks: asks.map((a) => a.find((x) => x.tool === tool)) });
       }
     });
     // Every episode's opening (each listing, each read of an entity decided about, then each tool's error paths:
@@ -52,11 +55,34 @@ export const episodicReaders: EpisodicCheck = {
       return [...openingLog(ctx.meta, r, categorical, limit - errors.length), ...errors];
     });
     const opened = refs.flatMap((r, i) => ((openings[i] as unknown[]).length > 0 ? [i] : []));
-    const requests: RolloutRequest[] = [...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })), ...opened.map((i) => replayOf(refs[i] as Rollout, openings[i] as unknown[], { observations: true }))];
+    const requests: RolloutRequest[] = [
+      ...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })),
+      ...opened.map((i) => replayOf(refs[i] as Rollout, openings[i] as unknown[], { observations: true })),
+    ];
     const o = ctx.stage.options;
     const rate = (policy: string, trials: { level: Trial[]; pooled: Trial[] }, evidence: () => unknown): Finding[] => [
-      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.level, tolerance: { level: ctx.options.readerLevelTolerance }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
-      { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: trials.pooled, tolerance: { pooled: ctx.options.readerPooledTolerance }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
+      {
+        rule: 'rate',
+        code: 'E_ANSWER_LEAK',
+        check: 'episodic-readers',
+        policy,
+        trials: trials.level,
+        tolerance: { level: ctx.options.readerLevelTolerance },
+        z: ctx.options.readerZ,
+        minTrials: o.leakMinLevelSamples,
+        evidence,
+      },
+      {
+        rule: 'rate',
+        code: 'E_ANSWER_LEAK',
+        check: 'episodic-readers',
+        policy,
+        trials: trials.pooled,
+        tolerance: { pooled: ctx.options.readerPooledTolerance },
+        z: ctx.options.readerZ,
+        minTrials: ctx.options.readerMinSamples,
+        evidence,
+      },
     ];
     return {
       requests,
@@ -67,41 +93,94 @@ export const episodicReaders: EpisodicCheck = {
         const opening: Array<Replies | undefined> = [];
         opened.forEach((i, k) => {
           const r = outcomes[logs.length + k];
-          opening[i] = r?.ok ? readOpening(openings[i] as Action[], r.observations ?? [], refs[i] as Rollout) : undefined;
+          opening[i] = r?.ok
+            ? readOpening(openings[i] as Action[], r.observations ?? [], refs[i] as Rollout)
+            : undefined;
         });
         for (const axis of categorical) {
           const samples = fieldSamples(ctx.meta, refs, axis, opening);
           if (samples.length < ctx.options.readerMinSamples) continue;
           const t = fieldTrials(samples);
           metrics[`fields ${axis.tool}.${axis.arg}`] = t.rules;
-          findings.push(...rate(`a field read next to the entity (${axis.tool}.${axis.arg}), fitted on half the episodes and scored on the other half`, t, () => ({ axis: `${axis.tool}.${axis.arg}`, rules: t.rules })));
+          findings.push(
+            ...rate(
+              `a field read next to the entity (${axis.tool}.${axis.arg}), fitted on half the episodes and scored on the other half`,
+              t,
+              () => ({ axis: `${axis.tool}.${axis.arg}`, rules: t.rules }),
+            ),
+          );
         }
         // The entities a reference picks out of a listing, read off the listing's structure (rank, layout, counts).
         for (const [slot, samples] of pickSamples(ctx.meta, refs, opening)) {
           if (samples.length < ctx.options.readerMinSamples) continue;
           const t = pickTrials(samples);
           metrics[`picks ${slot}`] = t.rules;
-          findings.push(...rate(`picking the entities of ${slot} by where and how the listings print them, fitted on half the episodes and scored on the other half`, t, () => ({ slot, rules: t.rules })));
+          findings.push(
+            ...rate(
+              `picking the entities of ${slot} by where and how the listings print them, fitted on half the episodes and scored on the other half`,
+              t,
+              () => ({ slot, rules: t.rules }),
+            ),
+          );
         }
         // The prompt's digits, or its numbers' simple arithmetic, read as a value it does not spell out, per argument (judged as single-turn leaks).
-        const leak = (policy: string, slot: string, t: { level: Trial[]; pooled: Trial[] }, rules: unknown): Finding[] => {
+        const leak = (
+          policy: string,
+          slot: string,
+          t: { level: Trial[]; pooled: Trial[] },
+          rules: unknown,
+        ): Finding[] => {
           const evidence = () => ({ slot, rules });
           return [
-            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.level, tolerance: { level: o.leakLevelMaxRate }, z: ctx.options.readerZ, minTrials: o.leakMinLevelSamples, evidence },
-            { rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-readers', policy, trials: t.pooled, tolerance: { pooled: o.leakMaxRate }, z: ctx.options.readerZ, minTrials: ctx.options.readerMinSamples, evidence },
+            {
+              rule: 'rate',
+              code: 'E_ANSWER_LEAK',
+              check: 'episodic-readers',
+              policy,
+              trials: t.level,
+              tolerance: { level: o.leakLevelMaxRate },
+              z: ctx.options.readerZ,
+              minTrials: o.leakMinLevelSamples,
+              evidence,
+            },
+            {
+              rule: 'rate',
+              code: 'E_ANSWER_LEAK',
+              check: 'episodic-readers',
+              policy,
+              trials: t.pooled,
+              tolerance: { pooled: o.leakMaxRate },
+              z: ctx.options.readerZ,
+              minTrials: ctx.options.readerMinSamples,
+              evidence,
+            },
           ];
         };
         for (const [slot, samples] of digitSamples(refs)) {
           if (samples.length < ctx.options.readerMinSamples) continue;
           const t = digitTrials(samples);
           metrics[`digits ${slot}`] = t.rules;
-          findings.push(...leak(`reading ${slot} off the prompt's digits, fitted on half the episodes and scored on the other half`, slot, t, t.rules));
+          findings.push(
+            ...leak(
+              `reading ${slot} off the prompt's digits, fitted on half the episodes and scored on the other half`,
+              slot,
+              t,
+              t.rules,
+            ),
+          );
         }
         for (const [slot, samples] of arithmeticSamples(refs)) {
           const [j] = samples.length < ctx.options.readerMinSamples ? [] : judgeReaders(samples, [EPISODIC_ARITHMETIC]);
           if (!j) continue;
           metrics[`arithmetic ${slot}`] = j.rules.get(null);
-          findings.push(...leak(`computing ${slot} from the prompt's numbers (${j.family}), fitted on half the episodes and scored on the other half`, slot, j, j.rules.get(null)));
+          findings.push(
+            ...leak(
+              `computing ${slot} from the prompt's numbers (${j.family}), fitted on half the episodes and scored on the other half`,
+              slot,
+              j,
+              j.rules.get(null),
+            ),
+          );
         }
         // The oracle policy: every question asked with every value, the reply that marks the right one followed.
         const byTool = new Map<string, AskSample[]>();
@@ -109,13 +188,22 @@ export const episodicReaders: EpisodicCheck = {
           const r = outcomes[k];
           const key = `${l.axis.tool}.${l.axis.arg} by ${l.asks.find((a) => a)?.tool ?? ''}`;
           const decisions = decisionsOf(refs[l.of] as Rollout, l.axis);
-          byTool.set(key, [...(byTool.get(key) ?? []), ...(r?.ok ? askSamples((refs[l.of] as Rollout).level, l.asks, decisions, l.axis, r.observations) : [])]);
+          byTool.set(key, [
+            ...(byTool.get(key) ?? []),
+            ...(r?.ok ? askSamples((refs[l.of] as Rollout).level, l.asks, decisions, l.axis, r.observations) : []),
+          ]);
         });
         for (const [key, samples] of byTool) {
           if (samples.length < ctx.options.readerMinSamples) continue;
           const t = askTrials(samples);
           metrics[`asks ${key}`] = t.marks;
-          findings.push(...rate(`asking ${key} about every value and following the reply that marks the right one, fitted on half the episodes`, t, () => ({ asks: key, marks: t.marks.map((m) => m.slice(0, 120)) })));
+          findings.push(
+            ...rate(
+              `asking ${key} about every value and following the reply that marks the right one, fitted on half the episodes`,
+              t,
+              () => ({ asks: key, marks: t.marks.map((m) => m.slice(0, 120)) }),
+            ),
+          );
         }
         return { findings, metrics };
       },

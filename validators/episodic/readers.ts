@@ -1,15 +1,15 @@
 // Learned observation readers, as pure functions over reference rollouts: what a cheap policy could learn to
 // read instead of doing the task. Fields of the observations (and the prompt's lines) that name an entity, at a
-// fixed place or after a fixed label, mapped one-to-one onto the decision made about it; the prompt's digits
-// read as a value the agent was never given (a ticket id made from a combination); and the replies of a read
-// tool asked about every value of a decision (an approver that answers truthfully).
+// fixed place or after a fixed label, mapped one-to-one onto the decision made about it; and the prompt's digits
+// read as a value the agent was never given (a ticket id made from a combination). The oracle reader (a read tool
+// asked about every value of a decision) is asks.ts.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Trial } from '../checks/rules.js';
-import { actionsOf, propsOf, type Action } from './adversaries.js';
+import { actionsOf } from './adversaries.js';
 
 export { openingLog, type Replies } from './opening.js';
-import { decisionsOf, escape, type Axis, type Decision } from './adversaries-values.js';
+import { decisionsOf, type Axis } from './adversaries-values.js';
 import { tokensOf } from './probes.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
 import type { Replies } from './opening.js';
@@ -35,7 +35,12 @@ export interface FieldSample {
  * the entity (its rank, mention count and layout: structure.ts) and its id's parity are fields too; the
  * prompt's structure is not (it names entities to state the task: "log in as X with password Y").
  */
-export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis: Axis, openings: ReadonlyArray<Replies | undefined> = []): FieldSample[] {
+export function fieldSamples(
+  meta: EpisodicMeta,
+  refs: readonly Rollout[],
+  axis: Axis,
+  openings: ReadonlyArray<Replies | undefined> = [],
+): FieldSample[] {
   const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
   return refs.flatMap((r, of) => {
     const decisions = decisionsOf(r, axis);
@@ -46,26 +51,40 @@ export function fieldSamples(meta: EpisodicMeta, refs: readonly Rollout[], axis:
     const acts = actionsOf(r);
     const texts = (upTo: number): Array<[string, string]> => [
       ['the prompt', r.prompt ?? ''],
-      ...(opened?.observations ?? []).flatMap((o, j): Array<[string, string]> => (opened?.sources?.[j]?.includes(AFTER_A_CALL) ? [] : [[opened?.sources?.[j] ?? `${opened?.tools[j] ?? '?'}'s reply`, o]])),
+      ...(opened?.observations ?? []).flatMap(
+        (o, j): Array<[string, string]> =>
+          opened?.sources?.[j]?.includes(AFTER_A_CALL)
+            ? []
+            : [[opened?.sources?.[j] ?? `${opened?.tools[j] ?? '?'}'s reply`, o]],
+      ),
       ...(r.observations ?? []).slice(0, upTo).map((o, j): [string, string] => [`${acts[j]?.tool ?? '?'}'s reply`, o]),
     ];
     return decisions.flatMap((d) => {
-      const own = Object.values(d.entity).map((v) => v.toLowerCase()).filter((id) => /^[a-z0-9]+$/.test(id));
+      const own = Object.values(d.entity)
+        .map((v) => v.toLowerCase())
+        .filter((id) => /^[a-z0-9]+$/.test(id));
       if (own.length === 0) return [];
-      const fields = new Set<string>(own.flatMap((id) => [...idFields(id, [...ids]), ...(opened?.diffs?.get(id) ?? [])]));
+      const fields = new Set<string>(
+        own.flatMap((id) => [...idFields(id, [...ids]), ...(opened?.diffs?.get(id) ?? [])]),
+      );
       for (const [source, text] of texts(d.index)) {
-        if (source !== 'the prompt') for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
+        if (source !== 'the prompt')
+          for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
         for (const line of text.split(/\n|;/)) {
           const w = words(line);
           const at = w.findIndex((x) => own.includes(x));
           if (at < 0) continue;
           for (const k of OFFSETS) {
             const x = w[at + k];
-            if (x !== undefined && !ids.has(x)) fields.add(`in ${source}, ${rules.has(x) ? `${STATED} ` : ''}the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`);
+            if (x !== undefined && !ids.has(x))
+              fields.add(
+                `in ${source}, ${rules.has(x) ? `${STATED} ` : ''}the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`,
+              );
           }
           w.forEach((x, i) => {
             const label = w[i - 1];
-            if (i > 0 && label !== undefined && rules.has(label) && !rules.has(x) && !ids.has(x)) fields.add(`in ${source}, the word after "${label}": ${x}`);
+            if (i > 0 && label !== undefined && rules.has(label) && !rules.has(x) && !ids.has(x))
+              fields.add(`in ${source}, the word after "${label}": ${x}`);
           });
         }
       }
@@ -111,7 +130,7 @@ function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string
     for (const [word, counts] of byWord) {
       const total = [...counts.values()].reduce((a, b) => a + b, 0);
       const [value, n] = [...counts].sort((a, b) => b[1] - a[1])[0] as [string, number];
-      if (total >= 2 && n >= 0.9 * total) (map.set(word, value), (covered += n));
+      if (total >= 2 && n >= 0.9 * total) map.set(word, value), (covered += n);
     }
     const perValue = new Map<string, number>();
     for (const v of map.values()) perValue.set(v, (perValue.get(v) ?? 0) + 1);
@@ -153,8 +172,14 @@ export function twoFold<S extends { level: number; value: string }, R>(
     const members = levels.get(s.level) as number[];
     const pick = rule === null ? null : read(rule, s);
     const at = members.indexOf(i);
-    const peers = [1, 2, 3].slice(0, Math.max(0, members.length - 1)).map((k) => samples[members[(at + k) % members.length] as number] as S);
-    return { level: s.level, win: pick === s.value ? 1 : 0, chance: pick === null || peers.length === 0 ? 0 : peers.filter((p) => p.value === pick).length / peers.length };
+    const peers = [1, 2, 3]
+      .slice(0, Math.max(0, members.length - 1))
+      .map((k) => samples[members[(at + k) % members.length] as number] as S);
+    return {
+      level: s.level,
+      win: pick === s.value ? 1 : 0,
+      chance: pick === null || peers.length === 0 ? 0 : peers.filter((p) => p.value === pick).length / peers.length,
+    };
   };
   const level: Trial[] = [];
   for (const members of levels.values()) {
@@ -163,13 +188,26 @@ export function twoFold<S extends { level: number; value: string }, R>(
   }
   const all = [...samples.keys()];
   const pooled = [0, 1].map((h) => fit(all.filter((i) => fold(i) === h)));
-  return { level, pooled: all.map((i) => trial(pooled[1 - fold(i)] ?? null, i)), rules: pooled.filter((r): r is R => r !== null) };
+  return {
+    level,
+    pooled: all.map((i) => trial(pooled[1 - fold(i)] ?? null, i)),
+    rules: pooled.filter((r): r is R => r !== null),
+  };
 }
 
 /** Two-fold trials of the field reader: a one-to-one map fitted on one half, read on the other. */
 export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
   const t = twoFold(samples, (members) => fitMap(samples, members), readMap);
-  return { ...t, rules: t.rules.map((f) => `${f.place}: ${[...f.map].slice(0, 6).map(([w, v]) => `${w} → ${v}`).join(', ')}`) };
+  return {
+    ...t,
+    rules: t.rules.map(
+      (f) =>
+        `${f.place}: ${[...f.map]
+          .slice(0, 6)
+          .map(([w, v]) => `${w} → ${v}`)
+          .join(', ')}`,
+    ),
+  };
 }
 
 /** A value the reference sends that the prompt does not spell out, and the prompt's digit runs it might be read from. */
@@ -189,14 +227,22 @@ export function digitSamples(refs: readonly Rollout[]): Map<string, DigitSample[
   const out = new Map<string, DigitSample[]>();
   for (const r of refs) {
     const prompt = (r.prompt ?? '').slice(0, 20_000);
-    const runs = [...prompt.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])|\d+/g)].map((m) => m[0].replace(/\D/g, '')).slice(0, 200);
+    const runs = [...prompt.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])|\d+/g)]
+      .map((m) => m[0].replace(/\D/g, ''))
+      .slice(0, 200);
     const spelled = new Set(tokensOf(prompt).map((t) => t.toLowerCase()));
     const done = new Set<string>();
     for (const a of actionsOf(r)) {
       for (const [arg, v] of Object.entries(a.args)) {
         const value = typeof v === 'number' || typeof v === 'string' ? String(v) : null;
         const slot = `${a.tool}.${arg}`;
-        if (value === null || done.has(slot) || (value.match(/\d/g) ?? []).length < 3 || tokensOf(value).every((t) => spelled.has(t.toLowerCase()))) continue;
+        if (
+          value === null ||
+          done.has(slot) ||
+          (value.match(/\d/g) ?? []).length < 3 ||
+          tokensOf(value).every((t) => spelled.has(t.toLowerCase()))
+        )
+          continue;
         done.add(slot);
         out.set(slot, [...(out.get(slot) ?? []), { level: r.level, value: value.replace(/\D/g, ''), runs }]);
       }
@@ -219,84 +265,21 @@ export function digitTrials(samples: readonly DigitSample[]): { level: Trial[]; 
     for (const i of members) {
       const s = samples[i] as DigitSample;
       s.runs.forEach((run, k) => {
-        for (const reversed of [false, true]) if ((reversed ? [...run].reverse().join('') : run) === s.value) for (const at of [k, k - s.runs.length]) hits.set(JSON.stringify({ at, reversed }), (hits.get(JSON.stringify({ at, reversed })) ?? 0) + 1);
+        for (const reversed of [false, true])
+          if ((reversed ? [...run].reverse().join('') : run) === s.value)
+            for (const at of [k, k - s.runs.length])
+              hits.set(JSON.stringify({ at, reversed }), (hits.get(JSON.stringify({ at, reversed })) ?? 0) + 1);
       });
     }
     const [best, n] = [...hits].sort((x, y) => y[1] - x[1])[0] ?? [null, 0];
     return best !== null && n >= 0.5 * members.length ? (JSON.parse(best) as DigitRule) : null;
   };
   const t = twoFold(samples, fit, runAt);
-  return { ...t, rules: t.rules.map((r) => `the ${r.at >= 0 ? `${r.at + 1}th digit run` : `${-r.at}th digit run from the end`} of the prompt${r.reversed ? ', reversed' : ''}`) };
-}
-
-/** A question a read tool allows about one decision: the tool, the entity's arguments, and the argument the value goes in. */
-export interface Ask {
-  tool: string;
-  args: Record<string, unknown>;
-  arg: string;
-}
-
-/** The asks about an axis's decisions: every tool but the decision's and the finish whose required arguments the decision's entity fills, with one argument that takes the axis's values. */
-export function asksOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: Decision[], finish: string): Ask[][] {
-  const acts = actionsOf(r);
-  return decisions.map((d) => {
-    const call = acts[d.index] as Action;
-    return meta.tools.flatMap((tool) => {
-      if (tool.name === axis.tool || tool.name === finish) return [];
-      const props = propsOf(meta, tool.name);
-      const required = ((tool.parameters as { required?: string[] }).required ?? []) as string[];
-      const slot = Object.keys(props).find((n) => !(n in call.args && n !== axis.arg) && (props[n]?.enum ? axis.values.every((v) => props[n]?.enum?.includes(v)) : props[n]?.type === typeof axis.values[0]));
-      if (slot === undefined) return [];
-      const args = Object.fromEntries(Object.keys(props).filter((n) => n !== slot && n in call.args && n !== axis.arg).map((n) => [n, call.args[n]]));
-      return required.every((n) => n === slot || n in args) && Object.keys(args).length > 0 ? [{ tool: tool.name, args, arg: slot }] : [];
-    });
-  });
-}
-
-/** The oracle's log for one ask tool: each decision's question asked with every value of the axis, in order. */
-export const askLog = (asks: Array<Ask | undefined>, axis: Axis): Action[] => asks.flatMap((a) => (a ? axis.values.map((v) => ({ tool: a.tool, args: { ...a.args, [a.arg]: v } })) : []));
-
-/** A reply with the value asked about (as a whole word: "approve" is not masked in "Approved") and its numbers masked. */
-const maskAsked = (text: string, v: string) => text.replace(new RegExp(`(?<![A-Za-z0-9_])${escape(v)}(?![A-Za-z0-9_])`, 'gi'), '\u00a7').replace(/\d+(?:\.\d+)?/g, '#');
-
-/** One decision asked about: the reference's value, and each value's reply (masked: the value itself and numbers), null where missing. */
-export interface AskSample {
-  level: number;
-  value: string;
-  replies: Map<string, string | null>;
-}
-
-/** The ask samples of one ask log (`asks[k]` about decision k; null where the tool could not ask about it). */
-export function askSamples(level: number, asks: Array<Ask | undefined>, decisions: Decision[], axis: Axis, observations: string[] | undefined): AskSample[] {
-  let at = 0;
-  return asks.flatMap((a, k) => {
-    if (!a) return [];
-    const replies = new Map(axis.values.map((v, j) => [String(v), observations?.[at + j] === undefined ? null : maskAsked(observations[at + j] as string, String(v))] as const));
-    at += axis.values.length;
-    return [{ level, value: String((decisions[k] as Decision).value), replies }];
-  });
-}
-
-/** The reply that marks the right value, fitted on `fit`: the right value's reply and no other value's, in 90% of the decisions where it appears. */
-function fitMark(samples: readonly AskSample[], fit: number[]): string | null {
-  const good = new Map<string, number>();
-  const seen = new Map<string, number>();
-  for (const i of fit) {
-    const s = samples[i] as AskSample;
-    const right = s.replies.get(s.value);
-    for (const reply of new Set([...s.replies.values()])) if (reply !== null) seen.set(reply, (seen.get(reply) ?? 0) + 1);
-    if (right && [...s.replies].every(([v, r]) => v === s.value || r !== right)) good.set(right, (good.get(right) ?? 0) + 1);
-  }
-  const [mark, n] = [...good].sort((a, b) => b[1] - a[1])[0] ?? [null, 0];
-  return mark !== null && n >= 2 && n >= 0.9 * (seen.get(mark) ?? 0) ? mark : null;
-}
-
-/** Two-fold trials of the oracle policy (ask every question, follow the reply that marks the right value). */
-export function askTrials(samples: readonly AskSample[]): { level: Trial[]; pooled: Trial[]; marks: string[] } {
-  const pick = (mark: string, s: AskSample) => {
-    const picked = [...s.replies].filter(([, r]) => r === mark).map(([v]) => v);
-    return picked.length === 1 ? (picked[0] as string) : null;
+  return {
+    ...t,
+    rules: t.rules.map(
+      (r) =>
+        `the ${r.at >= 0 ? `${r.at + 1}th digit run` : `${-r.at}th digit run from the end`} of the prompt${r.reversed ? ', reversed' : ''}`,
+    ),
   };
-  const t = twoFold(samples, (members) => fitMark(samples, members), pick);
-  return { level: t.level, pooled: t.pooled, marks: t.rules };
 }
