@@ -4,12 +4,23 @@
 // the list, an episodic part on a single-turn spec is cut off with a warning.
 import { kindNamed, KIND_NAMES, type KindName } from '../kinds/registry.js';
 import { z } from 'zod';
-import { EnvSpecSchema, EpisodicSpecSchema, needsEpisodicPart, RequiredEpisodicPart, specFields,
- type DroppedSpec, type EnvSpec, type EpisodicSpec, type RunKind,
+import {
+  EnvSpecSchema,
+  EpisodicSpecSchema,
+  needsEpisodicPart,
+  RequiredEpisodicPart,
+  specFields,
+  type DroppedSpec,
+  type EnvSpec,
+  type EpisodicSpec,
+  type RunKind,
 } from './spec.js';
 
 /** A spec as one of the architect schemas parses it; toEnvSpec makes it an EnvSpec of its batch's kind. */
-export type ArchitectSpec = { [K in keyof typeof specFields]: z.infer<(typeof specFields)[K]> } & { kind?: KindName; episodic?: EpisodicSpec | null };
+export type ArchitectSpec = { [K in keyof typeof specFields]: z.infer<(typeof specFields)[K]> } & {
+  kind?: KindName;
+  episodic?: EpisodicSpec | null;
+};
 
 type Raw = { name?: unknown; kind?: unknown; episodic?: unknown };
 const isObject = (value: unknown): value is Raw => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -43,9 +54,15 @@ const MixedSpecSchema = z.preprocess(
   resolveKind,
   z
     .object({
-      kind: z.enum(KIND_NAMES).describe('"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn tool-use episode over a hidden state (contract v2). "code": the answer is a program the host runs on hidden tests (contract v3).'),
+      kind: z
+        .enum(KIND_NAMES)
+        .describe(
+          '"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn tool-use episode over a hidden state (contract v2). "code": the answer is a program the host runs on hidden tests (contract v3).',
+        ),
       ...specFields,
-      episodic: EpisodicSpecSchema.nullable().describe('For kind "episodic": the world, tools, policy, goal and finishing tool. null for kind "single".'),
+      episodic: EpisodicSpecSchema.nullable().describe(
+        'For kind "episodic": the world, tools, policy, goal and finishing tool. null for kind "single".',
+      ),
     })
     .superRefine(needsEpisodicPart),
 );
@@ -54,17 +71,25 @@ const MixedSpecSchema = z.preprocess(
 const SingleSpecSchema = z.object(specFields);
 
 /** A spec of an episodic batch: the episodic part required. */
-const EpisodicOnlySpecSchema = z.object({ ...specFields, episodic: RequiredEpisodicPart.describe('The world, tools, policy, goal and finishing tool.') });
+const EpisodicOnlySpecSchema = z.object({
+  ...specFields,
+  episodic: RequiredEpisodicPart.describe('The world, tools, policy, goal and finishing tool.'),
+});
 
 /** In a one-kind batch, specs of the other kind leave the list (proposeSpecs reports them as dropped) instead of failing it. */
-const ofKind = (kind: KindName) => (value: unknown) => (Array.isArray(value) ? value.filter((spec) => !isObject(spec) || kindOfReply(spec, kind) === kind) : value);
+const ofKind = (kind: KindName) => (value: unknown) =>
+  Array.isArray(value) ? value.filter((spec) => !isObject(spec) || kindOfReply(spec, kind) === kind) : value;
 
-const specList = (specs: z.ZodType<ArchitectSpec[]>) => z.object({ specs: specs.describe('The proposed specs, one per new environment.') });
+const specList = (specs: z.ZodType<ArchitectSpec[]>) =>
+  z.object({ specs: specs.describe('The proposed specs, one per new environment.') });
 const atLeastOne = <T extends z.ZodType>(spec: T) => z.array(spec).min(1, 'propose at least one spec');
 
 /** The architect's output schema for a batch of `kind`. */
 export function architectOutputSchema(kind: RunKind = 'mixed'): z.ZodType<{ specs: ArchitectSpec[] }> {
-  if (kind !== 'mixed') return specList(z.preprocess(ofKind(kind), atLeastOne(kindNamed(kind).rollouts ? EpisodicOnlySpecSchema : SingleSpecSchema)));
+  if (kind !== 'mixed')
+    return specList(
+      z.preprocess(ofKind(kind), atLeastOne(kindNamed(kind).rollouts ? EpisodicOnlySpecSchema : SingleSpecSchema)),
+    );
   return specList(atLeastOne(MixedSpecSchema) as z.ZodType<ArchitectSpec[]>);
 }
 
@@ -80,7 +105,8 @@ export function toEnvSpec(spec: ArchitectSpec, batch: RunKind = 'mixed'): EnvSpe
 
 /** What the schema left out of the model's reply: specs of another kind (dropped, with why) and cut-off parts (warnings). */
 export function architectLeftovers(raw: unknown, batch: RunKind): { dropped: DroppedSpec[]; warnings: string[] } {
-  const specs = isObject(raw) && Array.isArray((raw as { specs?: unknown }).specs) ? ((raw as { specs: unknown[] }).specs) : [];
+  const specs =
+    isObject(raw) && Array.isArray((raw as { specs?: unknown }).specs) ? (raw as { specs: unknown[] }).specs : [];
   const dropped: DroppedSpec[] = [];
   const warnings: string[] = [];
   specs.forEach((spec, i) => {
@@ -93,7 +119,9 @@ export function architectLeftovers(raw: unknown, batch: RunKind): { dropped: Dro
       if (parsed.success) dropped.push({ spec: parsed.data, reason });
       else warnings.push(`${name}: dropped: ${reason}`);
     } else if (!named(kind).rollouts && hasPart(spec)) {
-      warnings.push(`${name}: dropped the episodic part of a ${(KIND_NAMES as readonly string[]).includes(kind) ? named(kind).label : kind} spec`);
+      warnings.push(
+        `${name}: dropped the episodic part of a ${(KIND_NAMES as readonly string[]).includes(kind) ? named(kind).label : kind} spec`,
+      );
     }
   });
   return { dropped, warnings };

@@ -57,7 +57,13 @@ export interface Author {
   /** The generator: one module for a spec (attempt 0). A module it cannot write is a `problem`, not a throw. */
   write(spec: EnvSpec, options?: CallOptions): Promise<WrittenModule>;
   /** Repair: a new module after the validator rejected `source` (attempt ≥ 1). */
-  repair(spec: EnvSpec, source: string, report: ValidationReport, attempt: number, options?: CallOptions): Promise<WrittenModule>;
+  repair(
+    spec: EnvSpec,
+    source: string,
+    report: ValidationReport,
+    attempt: number,
+    options?: CallOptions,
+  ): Promise<WrittenModule>;
   /** The validator's review stage, when this author can review (the offline author cannot). */
   reviewer?(options?: CallOptions): Reviewer;
   /** Whether this author can write environments that train a skill; absent means every skill (an LLM). */

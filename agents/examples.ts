@@ -14,8 +14,18 @@ import { SKILL_TAXONOMY, specKind, type EnvSpec } from './spec.js';
 export const EPISODIC_FAMILIES = ['records', 'world', 'web'] as const;
 
 const WEB_SKILLS = new Set(['web-navigation', 'form-filling', 'browsing']);
-const WORLD_SKILLS = new Set(['exploration', 'spatial-reasoning', 'grids', 'graph-exploration', 'graph-traversal', 'navigation', 'shortest-paths', 'mapping']);
-const WEB_TOOL = /^(click|press|view_page|show_page|open_page|go_to|goto|navigate|browse|type_text|enter_text|fill_field|scroll|go_back)$/;
+const WORLD_SKILLS = new Set([
+  'exploration',
+  'spatial-reasoning',
+  'grids',
+  'graph-exploration',
+  'graph-traversal',
+  'navigation',
+  'shortest-paths',
+  'mapping',
+]);
+const WEB_TOOL =
+  /^(click|press|view_page|show_page|open_page|go_to|goto|navigate|browse|type_text|enter_text|fill_field|scroll|go_back)$/;
 const WORLD_TOOL = /^(move|go|walk|step|turn|look|scan|look_around|travel|explore|pick_up|drop)(_|$)/;
 
 /** Example modules per kind beyond the seeds: prompts/examples/<kind>/. */
@@ -27,13 +37,18 @@ const EXAMPLE_COUNT: Record<PromptProfile, number> = { standard: 2, compact: 1 }
 export const COMPACT_EXAMPLE_CHARS = 8_500;
 
 /** The family of an episodic spec or module, from its skills and then its tool names; records when neither says otherwise. */
-export function episodicFamily(skills: readonly string[], tools: readonly string[] = []): (typeof EPISODIC_FAMILIES)[number] {
+export function episodicFamily(
+  skills: readonly string[],
+  tools: readonly string[] = [],
+): (typeof EPISODIC_FAMILIES)[number] {
   if (skills.some((s) => WEB_SKILLS.has(s)) || tools.some((t) => WEB_TOOL.test(t))) return 'web';
   if (skills.some((s) => WORLD_SKILLS.has(s)) || tools.some((t) => WORLD_TOOL.test(t))) return 'world';
   return 'records';
 }
 
-const AREA_OF = new Map<string, string>(Object.entries(SKILL_TAXONOMY).flatMap(([area, skills]) => skills.map((s): [string, string] => [s, area])));
+const AREA_OF = new Map<string, string>(
+  Object.entries(SKILL_TAXONOMY).flatMap(([area, skills]) => skills.map((s): [string, string] => [s, area])),
+);
 
 /** The families of a spec or module: its episodic family, or the taxonomy areas of its skills. */
 export function familiesOf(kind: KindName, skills: readonly string[], tools: readonly string[] = []): string[] {
@@ -69,7 +84,11 @@ export interface PickOptions {
  * (so different specs see different examples while each choice is reproducible). The chosen ones are returned
  * in name order, so two specs that get the same examples get the same bytes (a cacheable prefix).
  */
-export function pickExamples(spec: Pick<EnvSpec, 'name' | 'skills'> & Partial<Pick<EnvSpec, 'kind' | 'episodic'>>, pool: readonly SeedFile[] = examplePool(specKind(spec)), options: PickOptions = {}): SeedFile[] {
+export function pickExamples(
+  spec: Pick<EnvSpec, 'name' | 'skills'> & Partial<Pick<EnvSpec, 'kind' | 'episodic'>>,
+  pool: readonly SeedFile[] = examplePool(specKind(spec)),
+  options: PickOptions = {},
+): SeedFile[] {
   const kind = specKind(spec);
   const wanted = new Set(spec.skills);
   const families = new Set(familiesOf(kind, spec.skills, spec.episodic?.tools.map((t) => t.name) ?? []));
@@ -92,5 +111,8 @@ export function pickExamples(spec: Pick<EnvSpec, 'name' | 'skills'> & Partial<Pi
 /** The examples a spec's generator sees under a profile. */
 export function defaultExamples(spec: EnvSpec, profile: PromptProfile = 'standard'): SeedFile[] {
   const kind = specKind(spec);
-  return pickExamples(spec, examplePool(kind), { count: EXAMPLE_COUNT[profile], ...(profile === 'compact' ? { maxChars: COMPACT_EXAMPLE_CHARS } : {}) });
+  return pickExamples(spec, examplePool(kind), {
+    count: EXAMPLE_COUNT[profile],
+    ...(profile === 'compact' ? { maxChars: COMPACT_EXAMPLE_CHARS } : {}),
+  });
 }

@@ -9,9 +9,29 @@
 import type { Meta } from '../contract/schema.js';
 import type { LlmClient, LlmResponseMeta } from './llm/contract.js';
 import { extractModule } from './module-text.js';
-import { isEpisodicMeta, PromptError, renderArchitect, renderGenerator, renderRepair, renderReviewer, architectBudget, type ArchitectInput, type PromptProfile, type RenderedPrompt, type ReviewSample } from './prompts.js';
+import {
+  isEpisodicMeta,
+  PromptError,
+  renderArchitect,
+  renderGenerator,
+  renderRepair,
+  renderReviewer,
+  architectBudget,
+  type ArchitectInput,
+  type PromptProfile,
+  type RenderedPrompt,
+  type ReviewSample,
+} from './prompts.js';
 import { architectLeftovers, architectOutputSchema, toEnvSpec } from './architect-schema.js';
-import { EPISODIC_REVIEW_CHECKS, EpisodicReviewSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, specKind, type EnvSpec } from './spec.js';
+import {
+  EPISODIC_REVIEW_CHECKS,
+  EpisodicReviewSchema,
+  failedChecks,
+  REVIEW_CHECKS,
+  ReviewSchema,
+  specKind,
+  type EnvSpec,
+} from './spec.js';
 import { dedupeSpecs } from './spec-dedupe.js';
 import type { KindName } from '../kinds/registry.js';
 import type { AgentTrace, Author, CallOptions, ProposedSpecs, WrittenModule } from './author.js';
@@ -31,7 +51,8 @@ export function llmAuthor(client: LlmClient, options: LlmAuthorOptions = {}): Au
     lineageAuthor: (module) => `${client.provider}:${module.model}`,
     propose: (input, call) => proposeSpecs(client, input, call, profile),
     write: (spec, call) => generateModule(client, spec, call, profile),
-    repair: (spec, source, report, _attempt, call) => repairModule(client, source, report, call, specKind(spec), profile),
+    repair: (spec, source, report, _attempt, call) =>
+      repairModule(client, source, report, call, specKind(spec), profile),
     reviewer: (call) => llmReviewer(client, call, profile),
   };
 }
@@ -45,7 +66,13 @@ function trace(hash: string, meta: LlmResponseMeta): AgentTrace {
 
 /** One user message: the prompt, its stable prefixes marked for the provider's prompt cache. */
 const request = (prompt: RenderedPrompt, options: CallOptions) => ({
-  messages: [{ role: 'user' as const, content: prompt.text, ...(prompt.cacheBreaks.length > 0 ? { cacheBreaks: prompt.cacheBreaks } : {}) }],
+  messages: [
+    {
+      role: 'user' as const,
+      content: prompt.text,
+      ...(prompt.cacheBreaks.length > 0 ? { cacheBreaks: prompt.cacheBreaks } : {}),
+    },
+  ],
   ...(options.signal ? { signal: options.signal } : {}),
   ...(options.candidateId ? { candidateId: options.candidateId } : {}),
 });
@@ -55,23 +82,54 @@ const request = (prompt: RenderedPrompt, options: CallOptions) => ({
  * for as many as its output cap holds for the kind mix (the batch asks again for the rest), with a schema
  * that carries only the batch's kinds; a part of another kind in the reply is dropped with a warning.
  */
-export async function proposeSpecs(client: LlmClient, input: ArchitectInput, options: CallOptions = {}, profile: PromptProfile = 'standard'): Promise<ProposedSpecs> {
+export async function proposeSpecs(
+  client: LlmClient,
+  input: ArchitectInput,
+  options: CallOptions = {},
+  profile: PromptProfile = 'standard',
+): Promise<ProposedSpecs> {
   const kind = input.kind ?? 'single';
   const prompt = renderArchitect(input, { profile });
   const { maxTokens } = architectBudget(input, profile);
-  const response = await client.structured({ ...request(prompt, options), schema: architectOutputSchema(kind), schemaName: 'architect_specs', purpose: 'architect', maxTokens });
+  const response = await client.structured({
+    ...request(prompt, options),
+    schema: architectOutputSchema(kind),
+    schemaName: 'architect_specs',
+    purpose: 'architect',
+    maxTokens,
+  });
   const existing = input.environments ?? [];
-  const { kept, dropped } = dedupeSpecs(response.value.specs.map((spec) => toEnvSpec(spec, kind)), existing.map((e) => e.name), existing.flatMap((e) => e.skills));
+  const { kept, dropped } = dedupeSpecs(
+    response.value.specs.map((spec) => toEnvSpec(spec, kind)),
+    existing.map((e) => e.name),
+    existing.flatMap((e) => e.skills),
+  );
   // Specs of a kind the batch did not ask for were left out of the list before any code is written.
   const leftovers = architectLeftovers(response.raw, kind);
-  return { specs: kept, dropped: [...leftovers.dropped, ...dropped], ...(leftovers.warnings.length > 0 ? { warnings: leftovers.warnings } : {}), ...trace(prompt.hash, response) };
+  return {
+    specs: kept,
+    dropped: [...leftovers.dropped, ...dropped],
+    ...(leftovers.warnings.length > 0 ? { warnings: leftovers.warnings } : {}),
+    ...trace(prompt.hash, response),
+  };
 }
 
-async function writeModule(client: LlmClient, prompt: RenderedPrompt, purpose: 'generator' | 'repair', options: CallOptions, profile: PromptProfile): Promise<WrittenModule> {
+async function writeModule(
+  client: LlmClient,
+  prompt: RenderedPrompt,
+  purpose: 'generator' | 'repair',
+  options: CallOptions,
+  profile: PromptProfile,
+): Promise<WrittenModule> {
   const maxTokens = MODULE_MAX_TOKENS[profile];
   const response = await client.complete({ ...request(prompt, options), maxTokens, purpose });
   const base = trace(prompt.hash, response);
-  if (response.finishReason === 'length') return { ...base, source: null, problem: `the reply was cut off at the output limit (${maxTokens} tokens) before the module ended` };
+  if (response.finishReason === 'length')
+    return {
+      ...base,
+      source: null,
+      problem: `the reply was cut off at the output limit (${maxTokens} tokens) before the module ended`,
+    };
   try {
     return { ...base, source: extractModule(response.text) };
   } catch (error) {
@@ -81,12 +139,24 @@ async function writeModule(client: LlmClient, prompt: RenderedPrompt, purpose: '
 }
 
 /** The generator: one environment module for a spec, with example environments of its kind and family. */
-export function generateModule(client: LlmClient, spec: EnvSpec, options: CallOptions = {}, profile: PromptProfile = 'standard'): Promise<WrittenModule> {
+export function generateModule(
+  client: LlmClient,
+  spec: EnvSpec,
+  options: CallOptions = {},
+  profile: PromptProfile = 'standard',
+): Promise<WrittenModule> {
   return writeModule(client, renderGenerator({ spec }, { profile }), 'generator', options, profile);
 }
 
 /** Repair: a fixed module from the old one and the validator's problems, for a module of the spec's kind. */
-export function repairModule(client: LlmClient, source: string, report: ValidationReport, options: CallOptions = {}, kind: KindName = 'single', profile: PromptProfile = 'standard'): Promise<WrittenModule> {
+export function repairModule(
+  client: LlmClient,
+  source: string,
+  report: ValidationReport,
+  options: CallOptions = {},
+  kind: KindName = 'single',
+  profile: PromptProfile = 'standard',
+): Promise<WrittenModule> {
   return writeModule(client, renderRepair({ source, report, kind }, { profile }), 'repair', options, profile);
 }
 
@@ -95,20 +165,33 @@ export function repairModule(client: LlmClient, source: string, report: Validati
  * candidate (its meta says so) gets the contract v2 checklist, with the observations of its samples; a
  * single-turn one the v1 checklist.
  */
-export function llmReviewer(client: LlmClient, options: CallOptions = {}, profile: PromptProfile = 'standard'): Reviewer {
+export function llmReviewer(
+  client: LlmClient,
+  options: CallOptions = {},
+  profile: PromptProfile = 'standard',
+): Reviewer {
   return {
     async review(input: { source: string; meta: Meta; samples: ReviewSample[] }) {
       const prompt = renderReviewer(input, { profile });
       const checklist = isEpisodicMeta(input.meta)
         ? { schema: EpisodicReviewSchema, schemaName: 'episodic_review_checklist', checks: EPISODIC_REVIEW_CHECKS }
         : { schema: ReviewSchema, schemaName: 'review_checklist', checks: REVIEW_CHECKS };
-      const response = await client.structured<{ checks: Record<string, { ok: boolean; note: string }> }>({ ...request(prompt, options), schema: checklist.schema, schemaName: checklist.schemaName, purpose: 'reviewer' });
+      const response = await client.structured<{ checks: Record<string, { ok: boolean; note: string }> }>({
+        ...request(prompt, options),
+        schema: checklist.schema,
+        schemaName: checklist.schemaName,
+        purpose: 'reviewer',
+      });
       const checks = response.value.checks;
       const failed = failedChecks(response.value, checklist.checks as readonly string[]);
       return {
         ok: failed.length === 0,
         metrics: { checks, promptHash: prompt.hash, costUsd: response.costUsd },
-        problems: failed.map((check) => ({ code: 'E_REVIEW' as const, message: `review check "${check}" failed: ${checks[check]?.note ?? ''}`, evidence: { check } })),
+        problems: failed.map((check) => ({
+          code: 'E_REVIEW' as const,
+          message: `review check "${check}" failed: ${checks[check]?.note ?? ''}`,
+          evidence: { check },
+        })),
       };
     },
   };

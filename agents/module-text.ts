@@ -11,18 +11,27 @@ export function extractModule(text: string): string {
   const blocks = fencedBlocks(text);
   const unterminated = blocks.find((b) => !b.closed);
   const js = blocks.filter((b) => /^(js|javascript|mjs)$/i.test(b.lang));
-  if (js.length > 1) throw new PromptError(`the reply has ${js.length} \`\`\`js blocks; reply with exactly one block holding the complete module`);
+  if (js.length > 1)
+    throw new PromptError(
+      `the reply has ${js.length} \`\`\`js blocks; reply with exactly one block holding the complete module`,
+    );
   const only = js[0];
   if (only) {
-    if (!only.closed) throw new PromptError('the ```js block is not closed: the reply looks truncated; reply with the complete module');
+    if (!only.closed)
+      throw new PromptError('the ```js block is not closed: the reply looks truncated; reply with the complete module');
     return only.body;
   }
   // [ \t]*, not \s*: under /m, \s* would rescan every following blank line from every line start.
   const bare = blocks.filter((b) => b.lang === '' && b.closed && /^[ \t]*export\s/m.test(b.body));
   if (bare.length === 1 && blocks.length === 1) return (bare[0] as { body: string }).body;
   if (blocks.length === 0 && startsWithExport(text)) return `${text.trim()}\n`;
-  if (unterminated) throw new PromptError('a code block is not closed: the reply looks truncated; reply with the complete module in one ```js block');
-  throw new PromptError('the reply holds no JavaScript module: reply with the complete module in one ```js fenced block and nothing else');
+  if (unterminated)
+    throw new PromptError(
+      'a code block is not closed: the reply looks truncated; reply with the complete module in one ```js block',
+    );
+  throw new PromptError(
+    'the reply holds no JavaScript module: reply with the complete module in one ```js fenced block and nothing else',
+  );
 }
 
 interface Block {

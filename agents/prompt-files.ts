@@ -11,7 +11,17 @@ import { PACKAGE_ROOT, PROMPTS_DIR } from '../contract/paths.js';
 import type { KindName } from '../kinds/registry.js';
 
 /** Every template: the v1 agents' four, the episodic (contract v2) generator, repair and reviewer, and the code (contract v3) generator and repair. */
-export const PROMPT_NAMES = ['architect', 'generator', 'repair', 'reviewer', 'generator-episodic', 'repair-episodic', 'reviewer-episodic', 'generator-code', 'repair-code'] as const;
+export const PROMPT_NAMES = [
+  'architect',
+  'generator',
+  'repair',
+  'reviewer',
+  'generator-episodic',
+  'repair-episodic',
+  'reviewer-episodic',
+  'generator-code',
+  'repair-code',
+] as const;
 export type PromptName = (typeof PROMPT_NAMES)[number];
 
 /**
@@ -80,7 +90,8 @@ export const templateDir = (options: PromptOptions = {}): string => {
 };
 
 export function loadPrompt(name: PromptName, options: PromptOptions = {}): string {
-  if (!(PROMPT_NAMES as readonly string[]).includes(name)) throw new PromptError(`unknown prompt "${String(name)}"; expected one of ${PROMPT_NAMES.join(', ')}`);
+  if (!(PROMPT_NAMES as readonly string[]).includes(name))
+    throw new PromptError(`unknown prompt "${String(name)}"; expected one of ${PROMPT_NAMES.join(', ')}`);
   const file = join(templateDir(options), `${name}.md`);
   try {
     return readFileSync(file, 'utf8');
@@ -117,14 +128,19 @@ function fill(name: string, template: string, vars: PromptVars): { text: string;
       cacheBreaks.push(text.length);
       continue;
     }
-    if (!IDENTIFIER.test(key)) throw new PromptError(`prompt "${name}": malformed placeholder ${whole}; placeholders look like {{name}}`);
-    if (!Object.hasOwn(vars, key)) throw new PromptError(`prompt "${name}": missing variable "${key}" for placeholder {{${key}}}`);
+    if (!IDENTIFIER.test(key))
+      throw new PromptError(`prompt "${name}": malformed placeholder ${whole}; placeholders look like {{name}}`);
+    if (!Object.hasOwn(vars, key))
+      throw new PromptError(`prompt "${name}": missing variable "${key}" for placeholder {{${key}}}`);
     used.add(key);
     text += String(vars[key]);
   }
   text += template.slice(from);
   const unknown = Object.keys(vars).filter((key) => !used.has(key));
-  if (unknown.length > 0) throw new PromptError(`prompt "${name}": the template has no placeholder for ${unknown.map((k) => `"${k}"`).join(', ')}`);
+  if (unknown.length > 0)
+    throw new PromptError(
+      `prompt "${name}": the template has no placeholder for ${unknown.map((k) => `"${k}"`).join(', ')}`,
+    );
   return { text, cacheBreaks };
 }
 
@@ -146,7 +162,11 @@ export type ContractReader = 'author' | 'reviewer';
  * section (the reviewer of an episodic module without the validator's checks, the limits and the example). Compact:
  * the kind's digest (prompts/compact/contract-<kind>.md), its rules one line each.
  */
-export function contractText(kind: KindName = 'single', reader: ContractReader = 'author', options: PromptOptions = {}): string {
+export function contractText(
+  kind: KindName = 'single',
+  reader: ContractReader = 'author',
+  options: PromptOptions = {},
+): string {
   if (options.profile === 'compact') return readText(join(templateDir(options), `contract-${kind}.md`)).trim();
   const text = readText(CONTRACT_FILE).trim();
   const v2 = text.indexOf(V2_HEADING);

@@ -17,18 +17,25 @@ export interface ProblemLimits {
 export function describeStages(stages: NonNullable<ReportPart['stages']>): string {
   if (stages.length === 0) return '(no stage summary)';
   return stages
-    .map((s) => `- ${s.stage}: ${s.skipped !== undefined ? `not run (${s.skipped})` : s.ok ? 'passed' : `FAILED (${s.problems.length} problem${s.problems.length === 1 ? '' : 's'})`}`)
+    .map(
+      (s) =>
+        `- ${s.stage}: ${s.skipped !== undefined ? `not run (${s.skipped})` : s.ok ? 'passed' : `FAILED (${s.problems.length} problem${s.problems.length === 1 ? '' : 's'})`}`,
+    )
     .join('\n');
 }
 
 export function describeProblems(problems: ReportPart['problems'], limits: ProblemLimits): string {
   if (problems.length === 0) return '(the report lists no problems)';
   const lines = problems.slice(0, limits.problems).map((p, i) => {
-    const parts = [`${i + 1}. [${p.stage}] ${p.code}: ${CODES[p.code] ?? 'no description'}`, `   message: ${clipLine(p.message, limits.evidenceChars)}`];
+    const parts = [
+      `${i + 1}. [${p.stage}] ${p.code}: ${CODES[p.code] ?? 'no description'}`,
+      `   message: ${clipLine(p.message, limits.evidenceChars)}`,
+    ];
     if (p.evidence !== undefined) parts.push(...describeEvidence(p.evidence, limits.evidenceChars));
     return parts.join('\n');
   });
-  if (problems.length > limits.problems) lines.push(`… and ${problems.length - limits.problems} more problems not shown.`);
+  if (problems.length > limits.problems)
+    lines.push(`… and ${problems.length - limits.problems} more problems not shown.`);
   return lines.join('\n');
 }
 
@@ -43,17 +50,27 @@ interface ProbeEvidence {
 }
 
 const isProbeEvidence = (e: unknown): e is ProbeEvidence =>
-  e !== null && typeof e === 'object' && typeof (e as ProbeEvidence).family === 'string' && typeof (e as ProbeEvidence).actions === 'string';
+  e !== null &&
+  typeof e === 'object' &&
+  typeof (e as ProbeEvidence).family === 'string' &&
+  typeof (e as ProbeEvidence).actions === 'string';
 
 /** Evidence lines: a probe as the episode it played (which probe, where, how it ended, its actions); anything else as JSON. */
 function describeEvidence(evidence: unknown, max: number): string[] {
   if (!isProbeEvidence(evidence)) return [`   evidence: ${evidenceJson(evidence, max)}`];
   const e = evidence;
-  const outcome = e.score === null ? 'the rollout failed before a score' : `score ${e.score}, the episode ended by ${e.end ?? 'an unknown cause'}`;
-  return [`   failed probe: ${e.family} (seed ${e.seed}, level ${e.level}): ${outcome}`, `   the probe's action log (its first actions): ${clipLine(e.actions, max)}`];
+  const outcome =
+    e.score === null
+      ? 'the rollout failed before a score'
+      : `score ${e.score}, the episode ended by ${e.end ?? 'an unknown cause'}`;
+  return [
+    `   failed probe: ${e.family} (seed ${e.seed}, level ${e.level}): ${outcome}`,
+    `   the probe's action log (its first actions): ${clipLine(e.actions, max)}`,
+  ];
 }
 
-const clipLine = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`);
+const clipLine = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 
 /** Evidence as one line of JSON, cut to a bounded length (it may quote megabyte responses). */
 function evidenceJson(evidence: unknown, max: number): string {
@@ -84,17 +101,32 @@ export type { SampleLimits };
 function spread<T>(items: readonly T[], count: number): T[] {
   if (items.length <= count) return [...items];
   if (count <= 1) return items.slice(-count);
-  return [...new Set(Array.from({ length: count }, (_, i) => Math.round((i * (items.length - 1)) / (count - 1))))].map((i) => items[i] as T);
+  return [...new Set(Array.from({ length: count }, (_, i) => Math.round((i * (items.length - 1)) / (count - 1))))].map(
+    (i) => items[i] as T,
+  );
 }
 
 export function describeSamples(samples: readonly ReviewSample[], episodic: boolean, limits: SampleLimits): string {
   if (samples.length === 0) return '(no samples)';
   return spread(samples, limits.samples)
     .map((s, i) => {
-      const head = [`### Sample ${i + 1} (level ${s.level}, seed ${s.seed})`, 'Prompt:', fence(clip(s.prompt, limits.chars), 'text')];
+      const head = [
+        `### Sample ${i + 1} (level ${s.level}, seed ${s.seed})`,
+        'Prompt:',
+        fence(clip(s.prompt, limits.chars), 'text'),
+      ];
       if (!episodic) return [...head, 'Reference response:', fence(clip(s.reference, limits.chars), 'text')].join('\n');
-      if (!s.observations) return [...head, 'Reference action log (what act() did, as JSON):', fence(clip(s.reference, limits.chars), 'text')].join('\n');
-      return [...head, 'Reference episode (each action, then the observation it got):', fence(clip(transcript(s.reference, s.observations, limits.observationChars), limits.transcriptChars), 'text')].join('\n');
+      if (!s.observations)
+        return [
+          ...head,
+          'Reference action log (what act() did, as JSON):',
+          fence(clip(s.reference, limits.chars), 'text'),
+        ].join('\n');
+      return [
+        ...head,
+        'Reference episode (each action, then the observation it got):',
+        fence(clip(transcript(s.reference, s.observations, limits.observationChars), limits.transcriptChars), 'text'),
+      ].join('\n');
     })
     .join('\n\n');
 }

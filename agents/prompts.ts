@@ -9,13 +9,44 @@ import type { SeedFile } from '../library/seeds.js';
 import type { EnvKind } from '../kinds/contract.js';
 import { kindNamed, kindOf, type KindName } from '../kinds/registry.js';
 import { defaultExamples } from './examples.js';
-import { describeProblems, describeSamples, describeStages, type ProblemLimits, type ReportPart, type ReviewSample } from './prompt-parts.js';
-import { contractText, fence, PROMPT_NAMES, PromptError, render, type PromptName, type PromptOptions, type PromptProfile, type RenderedPrompt } from './prompt-files.js';
+import {
+  describeProblems,
+  describeSamples,
+  describeStages,
+  type ProblemLimits,
+  type ReportPart,
+  type ReviewSample,
+} from './prompt-parts.js';
+import {
+  contractText,
+  fence,
+  PROMPT_NAMES,
+  PromptError,
+  render,
+  type PromptName,
+  type PromptOptions,
+  type PromptProfile,
+  type RenderedPrompt,
+} from './prompt-files.js';
 import { SKILL_TAXONOMY, specKind, taxonomySkills, type EnvSpec, type RunKind, type SkillTaxonomy } from './spec.js';
 
 export {
-  contractText, fillTemplate, loadPrompt, modelBillions, PROFILE_CHOICES, PROMPT_NAMES, PROMPT_PROFILES, PromptError, promptHash, resolveProfile,
-  type ProfileChoice, type PromptName, type PromptOptions, type PromptProfile, type PromptVars, type RenderedPrompt,
+  contractText,
+  fillTemplate,
+  loadPrompt,
+  modelBillions,
+  PROFILE_CHOICES,
+  PROMPT_NAMES,
+  PROMPT_PROFILES,
+  PromptError,
+  promptHash,
+  resolveProfile,
+  type ProfileChoice,
+  type PromptName,
+  type PromptOptions,
+  type PromptProfile,
+  type PromptVars,
+  type RenderedPrompt,
 } from './prompt-files.js';
 export { defaultExamples, pickExamples, seedSkills } from './examples.js';
 export type { ReviewSample } from './prompt-parts.js';
@@ -54,14 +85,23 @@ export const ARCHITECT_OVERHEAD_TOKENS = 300;
 export const ARCHITECT_MAX_TOKENS: Record<PromptProfile, number> = { standard: 8192, compact: 4096 };
 
 /** How many specs one architect call asks for, and its output cap: fewer specs when the kind mix would not fit. */
-export function architectBudget(input: Pick<ArchitectInput, 'n' | 'kind' | 'environments'>, profile: PromptProfile = 'standard'): { n: number; maxTokens: number; perSpec: string } {
+export function architectBudget(
+  input: Pick<ArchitectInput, 'n' | 'kind' | 'environments'>,
+  profile: PromptProfile = 'standard',
+): { n: number; maxTokens: number; perSpec: string } {
   const kind = input.kind ?? 'single';
   const cap = ARCHITECT_MAX_TOKENS[profile];
   const [single, episodic] = [kindNamed('single').architectTokens, kindNamed('episodic').architectTokens];
-  const per = (n: number) => (kind === 'mixed' ? episodicShare(input, n) * episodic + (n - episodicShare(input, n)) * single : n * kindNamed(kind).architectTokens);
+  const per = (n: number) =>
+    kind === 'mixed'
+      ? episodicShare(input, n) * episodic + (n - episodicShare(input, n)) * single
+      : n * kindNamed(kind).architectTokens;
   let n = Math.max(1, input.n);
   while (n > 1 && ARCHITECT_OVERHEAD_TOKENS + per(n) > cap) n--;
-  const perSpec = kind === 'mixed' ? `${single} tokens per single-turn spec and ${episodic} per episodic one` : `${kindNamed(kind).architectTokens} tokens per spec`;
+  const perSpec =
+    kind === 'mixed'
+      ? `${single} tokens per single-turn spec and ${episodic} per episodic one`
+      : `${kindNamed(kind).architectTokens} tokens per spec`;
   return { n, maxTokens: Math.min(cap, ARCHITECT_OVERHEAD_TOKENS + per(n)), perSpec };
 }
 
@@ -71,18 +111,24 @@ export function renderArchitect(input: ArchitectInput, options: PromptOptions = 
   const uncovered = taxonomySkills(taxonomy).filter((s) => !covered.has(s));
   const budget = architectBudget(input, options.profile);
   const sized = { ...input, n: budget.n };
-  return render('architect', {
-    n: sized.n,
-    maxTokens: budget.maxTokens,
-    perSpec: budget.perSpec,
-    stats: describeStats(input.stats),
-    environments: describeEnvironments(input.environments ?? []),
-    taxonomy: Object.entries(taxonomy).map(([area, skills]) => `- ${area}: ${skills.join(', ')}`).join('\n'),
-    uncovered: uncovered.length > 0 ? uncovered.join(', ') : '(every taxonomy skill has at least one environment)',
-    weakSkills: describeWeakSkills(input.weakSkills ?? []),
-    focus: describeFocus(sized),
-    kinds: describeKinds(sized, taxonomy),
-  }, options);
+  return render(
+    'architect',
+    {
+      n: sized.n,
+      maxTokens: budget.maxTokens,
+      perSpec: budget.perSpec,
+      stats: describeStats(input.stats),
+      environments: describeEnvironments(input.environments ?? []),
+      taxonomy: Object.entries(taxonomy)
+        .map(([area, skills]) => `- ${area}: ${skills.join(', ')}`)
+        .join('\n'),
+      uncovered: uncovered.length > 0 ? uncovered.join(', ') : '(every taxonomy skill has at least one environment)',
+      weakSkills: describeWeakSkills(input.weakSkills ?? []),
+      focus: describeFocus(sized),
+      kinds: describeKinds(sized, taxonomy),
+    },
+    options,
+  );
 }
 
 /** The taxonomy area whose skills episodic (tool-use) environments train. */
@@ -124,14 +170,18 @@ function describeStats(stats: LibraryStats): string {
 function describeEnvironments(envs: NonNullable<ArchitectInput['environments']>): string {
   if (envs.length === 0) return '(none listed)';
   const sorted = [...envs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const lines = sorted.slice(0, MAX_LISTED_ENVIRONMENTS).map((e) => `- ${e.name} [${e.skills.join(', ')}]${kindNamed(e.kind).rollouts ? ' (episodic)' : ''}`);
+  const lines = sorted
+    .slice(0, MAX_LISTED_ENVIRONMENTS)
+    .map((e) => `- ${e.name} [${e.skills.join(', ')}]${kindNamed(e.kind).rollouts ? ' (episodic)' : ''}`);
   if (sorted.length > MAX_LISTED_ENVIRONMENTS) lines.push(`- … and ${sorted.length - MAX_LISTED_ENVIRONMENTS} more`);
   return lines.join('\n');
 }
 
 function describeWeakSkills(weak: readonly WeakSkill[]): string {
   if (weak.length === 0) return '(no trainer feedback for this batch)';
-  const sorted = [...weak].sort((a, b) => a.passRate - b.passRate || (a.skill < b.skill ? -1 : a.skill > b.skill ? 1 : 0));
+  const sorted = [...weak].sort(
+    (a, b) => a.passRate - b.passRate || (a.skill < b.skill ? -1 : a.skill > b.skill ? 1 : 0),
+  );
   return sorted
     .map((w) => {
       const note = w.passRate === 0 ? ' (never solved: beyond the frontier, needs easier entry levels)' : '';
@@ -144,16 +194,24 @@ function describeFocus(input: ArchitectInput): string {
   const saturated = input.saturatedSkills ?? [];
   const lines = [];
   if (input.focus && input.focus.slots > 0) {
-    lines.push(`This round's quota: at least ${Math.min(input.focus.slots, input.n)} of the ${input.n} specs must each train one of these weak skills (deal them round-robin, in this order): ${input.focus.skills.join(', ')}.`);
+    lines.push(
+      `This round's quota: at least ${Math.min(input.focus.slots, input.n)} of the ${input.n} specs must each train one of these weak skills (deal them round-robin, in this order): ${input.focus.skills.join(', ')}.`,
+    );
   }
-  if (saturated.length > 0) lines.push(`Saturated skills (the model already solves them; aim no spec at them): ${saturated.map((w) => `${w.skill} (${(w.passRate * 100).toFixed(0)}%)`).join(', ')}.`);
+  if (saturated.length > 0)
+    lines.push(
+      `Saturated skills (the model already solves them; aim no spec at them): ${saturated.map((w) => `${w.skill} (${(w.passRate * 100).toFixed(0)}%)`).join(', ')}.`,
+    );
   return lines.join('\n') || '(no quota for weak skills this round)';
 }
 
 /** A kind's template for one role (its plug's prompts), checked against the templates shipped in prompts/. */
 function templateOf(kind: KindName, role: keyof EnvKind['prompts']): PromptName {
   const name = kindNamed(kind).prompts[role];
-  if (!(PROMPT_NAMES as readonly string[]).includes(name)) throw new PromptError(`the ${kind} kind's ${role} template "${name}" is not one of the prompt templates (${PROMPT_NAMES.join(', ')})`);
+  if (!(PROMPT_NAMES as readonly string[]).includes(name))
+    throw new PromptError(
+      `the ${kind} kind's ${role} template "${name}" is not one of the prompt templates (${PROMPT_NAMES.join(', ')})`,
+    );
   return name as PromptName;
 }
 
@@ -169,12 +227,18 @@ export interface GeneratorInput {
 export function renderGenerator(input: GeneratorInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = specKind(input.spec);
   const examples = input.examples ?? defaultExamples(input.spec, options.profile);
-  return render(templateOf(kind, 'generator'), {
-    contract: contractText(kind, 'author', options),
-    examples: examples.map((seed, i) => `### Example ${i + 1}: ${seed.name}.js\n\n${fence(seed.source.trimEnd(), 'js')}`).join('\n\n'),
-    spec: describeSpec(input.spec),
-    specName: input.spec.name,
-  }, options);
+  return render(
+    templateOf(kind, 'generator'),
+    {
+      contract: contractText(kind, 'author', options),
+      examples: examples
+        .map((seed, i) => `### Example ${i + 1}: ${seed.name}.js\n\n${fence(seed.source.trimEnd(), 'js')}`)
+        .join('\n\n'),
+      spec: describeSpec(input.spec),
+      specName: input.spec.name,
+    },
+    options,
+  );
 }
 
 function describeSpec(spec: EnvSpec): string {
@@ -195,7 +259,14 @@ function describeEpisodic(part: NonNullable<EnvSpec['episodic']>): string[] {
     const params = t.parameters.map((p) => `${p.name} (${p.type}): ${p.description}`).join('; ');
     return `  - ${t.name}(${t.parameters.map((p) => p.name).join(', ')}): ${t.description}${params ? ` Parameters: ${params}` : ''}`;
   });
-  return [`- world (the hidden state): ${part.world}`, '- tools:', ...tools, `- finishing tool: ${part.finishTool}`, `- policy the agent must follow: ${part.policy}`, `- goal checked on the final state: ${part.goal}`];
+  return [
+    `- world (the hidden state): ${part.world}`,
+    '- tools:',
+    ...tools,
+    `- finishing tool: ${part.finishTool}`,
+    `- policy the agent must follow: ${part.policy}`,
+    `- goal checked on the final state: ${part.goal}`,
+  ];
 }
 
 // ---- Repair ----
@@ -208,16 +279,23 @@ export interface RepairInput {
 }
 
 /** What a repair prompt shows of the report, per profile. */
-const PROBLEM_LIMITS: Record<PromptProfile, ProblemLimits> = { standard: { problems: 20, evidenceChars: 1500 }, compact: { problems: 8, evidenceChars: 400 } };
+const PROBLEM_LIMITS: Record<PromptProfile, ProblemLimits> = {
+  standard: { problems: 20, evidenceChars: 1500 },
+  compact: { problems: 8, evidenceChars: 400 },
+};
 
 export function renderRepair(input: RepairInput, options: PromptOptions = {}): RenderedPrompt {
   const kind = input.kind ?? 'single';
-  return render(templateOf(kind, 'repair'), {
-    contract: contractText(kind, 'author', options),
-    source: fence(input.source.trimEnd(), 'js'),
-    stages: describeStages(input.report.stages ?? []),
-    problems: describeProblems(input.report.problems, PROBLEM_LIMITS[options.profile ?? 'standard']),
-  }, options);
+  return render(
+    templateOf(kind, 'repair'),
+    {
+      contract: contractText(kind, 'author', options),
+      source: fence(input.source.trimEnd(), 'js'),
+      stages: describeStages(input.report.stages ?? []),
+      problems: describeProblems(input.report.problems, PROBLEM_LIMITS[options.profile ?? 'standard']),
+    },
+    options,
+  );
 }
 
 // ---- Reviewer ----
@@ -235,9 +313,13 @@ export const isEpisodicMeta = (meta: Meta): boolean => kindOf(meta).rollouts;
 export function renderReviewer(input: ReviewerInput, options: PromptOptions = {}): RenderedPrompt {
   const plug = kindOf(input.meta);
   const kind: KindName = plug.name;
-  return render(templateOf(kind, 'reviewer'), {
-    contract: contractText(kind, 'reviewer', options),
-    source: fence(input.source.trimEnd(), 'js'),
-    samples: describeSamples(input.samples, plug.rollouts, plug.sampleLimits[options.profile ?? 'standard']),
-  }, options);
+  return render(
+    templateOf(kind, 'reviewer'),
+    {
+      contract: contractText(kind, 'reviewer', options),
+      source: fence(input.source.trimEnd(), 'js'),
+      samples: describeSamples(input.samples, plug.rollouts, plug.sampleLimits[options.profile ?? 'standard']),
+    },
+    options,
+  );
 }

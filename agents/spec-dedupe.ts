@@ -11,11 +11,42 @@ export interface DedupeResult {
 /** Task ideas at or above this token Jaccard similarity are the same idea. */
 const IDEA_SIMILARITY = 0.8;
 
-const STOPWORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'given', 'in', 'is', 'it', 'its', 'of', 'on', 'or', 'that', 'the', 'their', 'then', 'this', 'to', 'with']);
+const STOPWORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'for',
+  'from',
+  'given',
+  'in',
+  'is',
+  'it',
+  'its',
+  'of',
+  'on',
+  'or',
+  'that',
+  'the',
+  'their',
+  'then',
+  'this',
+  'to',
+  'with',
+]);
 
 /** Lowercased, accent-free word tokens of a task idea, without the commonest function words. */
 export function ideaTokens(idea: string): Set<string> {
-  const words = idea.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  const words =
+    idea
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .match(/[a-z0-9]+/g) ?? [];
   return new Set(words.filter((w) => !STOPWORDS.has(w)));
 }
 
@@ -31,7 +62,11 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
  * task ideas with token Jaccard ≥ 0.8). Among duplicates the spec adding the most skills outside
  * `existingSkills` wins, then the earlier one. Deterministic: depends only on the inputs and their order.
  */
-export function dedupeSpecs(specs: readonly EnvSpec[], existingNames: Iterable<string>, existingSkills: Iterable<string> = []): DedupeResult {
+export function dedupeSpecs(
+  specs: readonly EnvSpec[],
+  existingNames: Iterable<string>,
+  existingSkills: Iterable<string> = [],
+): DedupeResult {
   const names = new Set(existingNames);
   const covered = new Set(existingSkills);
   const tokens = specs.map((s) => ideaTokens(s.taskIdea));
@@ -55,13 +90,19 @@ export function dedupeSpecs(specs: readonly EnvSpec[], existingNames: Iterable<s
   };
 }
 
-function duplicateReason(i: number, kept: number[], specs: readonly EnvSpec[], tokens: Set<string>[]): string | undefined {
+function duplicateReason(
+  i: number,
+  kept: number[],
+  specs: readonly EnvSpec[],
+  tokens: Set<string>[],
+): string | undefined {
   const spec = specs[i] as EnvSpec;
   for (const j of kept) {
     const other = specs[j] as EnvSpec;
     if (other.name === spec.name) return `duplicates spec "${other.name}" (same name)`;
     const similarity = jaccard(tokens[i] as Set<string>, tokens[j] as Set<string>);
-    if (similarity >= IDEA_SIMILARITY) return `duplicates spec "${other.name}" (task idea similarity ${similarity.toFixed(2)})`;
+    if (similarity >= IDEA_SIMILARITY)
+      return `duplicates spec "${other.name}" (task idea similarity ${similarity.toFixed(2)})`;
   }
   return undefined;
 }

@@ -11,7 +11,8 @@ export function baseDir(argv: readonly string[] = process.argv): string | null {
   const at = argv.indexOf('--base');
   const dir = at >= 0 ? argv[at + 1] : process.env.ENVFORGE_BENCH_BASE;
   if (!dir) return null;
-  if (!existsSync(join(dir, 'dist', 'bench', 'run.js'))) throw new Error(`--base ${dir}: no built checkout there (run npm run build in it first)`);
+  if (!existsSync(join(dir, 'dist', 'bench', 'run.js')))
+    throw new Error(`--base ${dir}: no built checkout there (run npm run build in it first)`);
   return resolve(dir);
 }
 
@@ -21,12 +22,18 @@ export function benchNames(argv: readonly string[]): string[] {
 }
 
 /** What `bench/run.js` was asked: help (run nothing, write nothing), or the benchmarks to run (all when none is named). */
-export function benchRequest(argv: readonly string[], known: readonly string[]): { help: true } | { help: false; names: string[] } {
+export function benchRequest(
+  argv: readonly string[],
+  known: readonly string[],
+): { help: true } | { help: false; names: string[] } {
   if (argv.some((a) => a === '--help' || a === '-h')) return { help: true };
   if (argv.at(-1) === '--base') throw new Error('--base needs a directory: a built checkout of the base commit');
   const names = benchNames(argv);
   const bad = names.filter((n) => !known.includes(n));
-  if (bad.length > 0) throw new Error(`unknown ${bad.some((n) => n.startsWith('-')) ? 'option or benchmark' : 'benchmark'} ${bad.map((n) => JSON.stringify(n)).join(', ')}: the benchmarks are ${known.join(', ')} (--help for usage)`);
+  if (bad.length > 0)
+    throw new Error(
+      `unknown ${bad.some((n) => n.startsWith('-')) ? 'option or benchmark' : 'benchmark'} ${bad.map((n) => JSON.stringify(n)).join(', ')}: the benchmarks are ${known.join(', ')} (--help for usage)`,
+    );
   return { help: false, names };
 }
 
@@ -43,4 +50,5 @@ export function fromBase<T>(dir: string, path: string): Promise<T> {
 export const loadNow = (): number => Math.round((loadavg()[0] ?? 0) * 10) / 10;
 
 /** This build ÷ the base (2 decimals), or null without a base. */
-export const ratio = (mine: number, base: number | null | undefined): number | null => (base ? Math.round((mine / base) * 100) / 100 : null);
+export const ratio = (mine: number, base: number | null | undefined): number | null =>
+  base ? Math.round((mine / base) * 100) / 100 : null;

@@ -18,7 +18,28 @@ import type { BenchEntries } from './types.js';
 const CANDIDATES = 100;
 const CONCURRENCY = 8;
 const LATENCY_MS = 1_000;
-const WORDS = ['lattice', 'harbor', 'cipher', 'meadow', 'signal', 'quartz', 'ember', 'glacier', 'orbit', 'tunnel', 'velvet', 'summit', 'prism', 'canyon', 'falcon', 'mosaic', 'nebula', 'thicket', 'beacon', 'delta'];
+const WORDS = [
+  'lattice',
+  'harbor',
+  'cipher',
+  'meadow',
+  'signal',
+  'quartz',
+  'ember',
+  'glacier',
+  'orbit',
+  'tunnel',
+  'velvet',
+  'summit',
+  'prism',
+  'canyon',
+  'falcon',
+  'mosaic',
+  'nebula',
+  'thicket',
+  'beacon',
+  'delta',
+];
 
 /** A minimal OpenAI chat-completions server: specs for the architect, a known-good module for the generator. */
 async function fakeServer(modules: string[]): Promise<{ url: string; close(): Promise<void> }> {
@@ -27,14 +48,25 @@ async function fakeServer(modules: string[]): Promise<{ url: string; close(): Pr
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
-      const request = JSON.parse(body) as { messages: Array<{ content: string }>; response_format?: { json_schema?: { name: string } } };
+      const request = JSON.parse(body) as {
+        messages: Array<{ content: string }>;
+        response_format?: { json_schema?: { name: string } };
+      };
       let content: string;
       if (request.response_format?.json_schema?.name === 'architect_specs') {
         const r = round++;
         const specs = Array.from({ length: 25 }, (_, i) => {
           const n = r * 25 + i;
           const idea = Array.from({ length: 8 }, (_, k) => WORDS[(n * 7 + k * 13 + k * k) % WORDS.length]).join(' ');
-          return { name: `bench-task-${n}`, title: `The bench-task-${n} task`, skills: ['arithmetic'], taskIdea: `Task ${n}: ${idea} ${n * 31}`, answerFormat: 'An integer.', difficultyScaling: 'Grows.', whyNew: `Variant ${n}.` };
+          return {
+            name: `bench-task-${n}`,
+            title: `The bench-task-${n} task`,
+            skills: ['arithmetic'],
+            taskIdea: `Task ${n}: ${idea} ${n * 31}`,
+            answerFormat: 'An integer.',
+            difficultyScaling: 'Grows.',
+            whyNew: `Variant ${n}.`,
+          };
         });
         content = JSON.stringify({ specs });
       } else {
@@ -45,7 +77,16 @@ async function fakeServer(modules: string[]): Promise<{ url: string; close(): Pr
       }
       setTimeout(() => {
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'fake-model', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 } }));
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            created: 0,
+            model: 'fake-model',
+            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 },
+          }),
+        );
       }, LATENCY_MS);
     });
   });
@@ -56,7 +97,10 @@ async function fakeServer(modules: string[]): Promise<{ url: string; close(): Pr
 
 export async function benchBatch(): Promise<BenchEntries> {
   const fixtures = join(PACKAGE_ROOT, 'tests', 'fixtures', 'candidates');
-  const modules = readdirSync(fixtures).filter((f) => f.startsWith('good-')).sort().map((f) => readFileSync(join(fixtures, f), 'utf8'));
+  const modules = readdirSync(fixtures)
+    .filter((f) => f.startsWith('good-'))
+    .sort()
+    .map((f) => readFileSync(join(fixtures, f), 'utf8'));
   const root = mkdtempSync(join(tmpdir(), 'envforge-bench-batch-'));
   const pool = new SandboxPool();
   const server = await fakeServer(modules);
@@ -73,7 +117,16 @@ export async function benchBatch(): Promise<BenchEntries> {
     const started = performance.now();
     const report = await runBatch(
       { library, pool, llm, ledger },
-      { ...DEFAULT_BATCH_OPTIONS, batchId: 'bench', target: 10_000, maxCandidates: CANDIDATES, repairRounds: 0, concurrency: CONCURRENCY, specsPerRound: 25, review: false },
+      {
+        ...DEFAULT_BATCH_OPTIONS,
+        batchId: 'bench',
+        target: 10_000,
+        maxCandidates: CANDIDATES,
+        repairRounds: 0,
+        concurrency: CONCURRENCY,
+        specsPerRound: 25,
+        review: false,
+      },
     );
     const wallMs = performance.now() - started;
     await library.close();

@@ -12,9 +12,19 @@ import { buildSyntheticLibrary } from './synthetic-library.js';
 import type { BenchEntries } from './types.js';
 
 const N = Number(process.env.DASHBOARD_ENVS ?? 10_000);
-const QUERIES = ['page=1&size=50', 'page=37&size=50', 'q=graph&size=50', 'q=merge%20openai&size=100', 'sort=levels&dir=desc&size=50', 'sort=passRate&size=50&page=3', 'status=retired&size=200', 'skill=logic&sort=admittedAt&dir=desc'];
+const QUERIES = [
+  'page=1&size=50',
+  'page=37&size=50',
+  'q=graph&size=50',
+  'q=merge%20openai&size=100',
+  'sort=levels&dir=desc&size=50',
+  'sort=passRate&size=50&page=3',
+  'status=retired&size=200',
+  'skill=logic&sort=admittedAt&dir=desc',
+];
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 
 export async function benchDashboard(): Promise<BenchEntries> {
   const root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'envforge-bench-dash-'));
@@ -41,16 +51,37 @@ export async function benchDashboard(): Promise<BenchEntries> {
       }
       times.sort((a, b) => a - b);
       const entries: BenchEntries = {
-        'dashboard.apiP50Ms': { value: quantile(times, 0.5), unit: 'ms', envs: N, requests: times.length, queries: QUERIES },
+        'dashboard.apiP50Ms': {
+          value: quantile(times, 0.5),
+          unit: 'ms',
+          envs: N,
+          requests: times.length,
+          queries: QUERIES,
+        },
         'dashboard.apiP95Ms': { value: quantile(times, 0.95), unit: 'ms', envs: N },
-        'dashboard.loadMs': { value: loadMs, unit: 'ms', envs: N, note: 'reading the library into the dashboard at start (and on each change)', buildMs },
+        'dashboard.loadMs': {
+          value: loadMs,
+          unit: 'ms',
+          envs: N,
+          note: 'reading the library into the dashboard at start (and on each change)',
+          buildMs,
+        },
       };
       if (existsSync(CHROMIUM)) {
         const browser = await launchChromium();
         try {
           const pages = await timePages(browser.context, dash.url, names[Math.floor(N / 2)] as string, null);
-          const worst = Object.entries(pages).filter(([key]) => key !== 'envSamples').sort((a, b) => b[1] - a[1])[0] as [string, number];
-          entries['dashboard.slowestPageMs'] = { value: worst[1], unit: 'ms', envs: N, page: worst[0], pages, aim: '< 1000 ms per page' };
+          const worst = Object.entries(pages)
+            .filter(([key]) => key !== 'envSamples')
+            .sort((a, b) => b[1] - a[1])[0] as [string, number];
+          entries['dashboard.slowestPageMs'] = {
+            value: worst[1],
+            unit: 'ms',
+            envs: N,
+            page: worst[0],
+            pages,
+            aim: '< 1000 ms per page',
+          };
         } finally {
           await browser.close();
         }

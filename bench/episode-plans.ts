@@ -13,9 +13,15 @@ export async function referencePlans(libraryDir: string): Promise<Plan[]> {
   const pool = new SandboxPool();
   try {
     for (const seed of await admitEpisodicSeeds(library, pool)) {
-      const requests = Array.from({ length: 24 }, (_, i) => ({ seed: 1_000 + i, level: 1 + (i % Math.min(3, seed.meta.levels)), policy: { type: 'act' as const } }));
+      const requests = Array.from({ length: 24 }, (_, i) => ({
+        seed: 1_000 + i,
+        level: 1 + (i % Math.min(3, seed.meta.levels)),
+        policy: { type: 'act' as const },
+      }));
       const run = await runRollouts(pool, seed.source, seed.meta, requests);
-      for (const r of run.rollouts) if (r.ok && r.score === 1 && r.end === 'done') plans.push({ env: seed.meta.name, seed: r.seed, level: r.level, actions: r.actions });
+      for (const r of run.rollouts)
+        if (r.ok && r.score === 1 && r.end === 'done')
+          plans.push({ env: seed.meta.name, seed: r.seed, level: r.level, actions: r.actions });
     }
   } finally {
     await pool.close();

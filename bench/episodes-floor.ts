@@ -18,7 +18,8 @@ import type { BenchEntries } from './types.js';
 const ITEMS = 20_000;
 
 /** ITEMS plain episode calls of a module with `levels` levels. */
-const calls = (levels: number): Call[] => Array.from({ length: ITEMS }, (_, i) => ({ op: 'episode', seed: i, level: (i % levels) + 1 }));
+const calls = (levels: number): Call[] =>
+  Array.from({ length: ITEMS }, (_, i) => ({ op: 'episode', seed: i, level: (i % levels) + 1 }));
 
 /** The trampoline's begin() arguments for those calls as the worker packs them (rng states derived, SHA-256). */
 function packedForIsolate(name: string, levels: number): unknown[] {
@@ -54,7 +55,8 @@ function drive(api: Trampoline, pack: () => unknown[]): number {
 /** The runtime in this process, unhardened, bound to the module and its factory of fresh instances. */
 async function plainTrampoline(source: string): Promise<Trampoline> {
   const runtime = loadPlainRuntime() as unknown as { api: Trampoline & { bind(ns: unknown, factory: unknown): void } };
-  const load = (text: string) => import(`data:text/javascript,${encodeURIComponent(text)}`) as Promise<Record<string, unknown>>;
+  const load = (text: string) =>
+    import(`data:text/javascript,${encodeURIComponent(text)}`) as Promise<Record<string, unknown>>;
   runtime.api.bind(await load(source), (await load(factorySource(source))).default);
   return runtime.api;
 }
@@ -116,7 +118,7 @@ export async function benchEpisodeLayers(rounds = 5): Promise<BenchEntries> {
       ...figures,
       items: ITEMS,
       cores: availableParallelism(),
-      note: 'µs per episode (best of interleaved rounds): plain Node; + the runtime\'s contract work in this process; that in one hardened isolate without IPC; the whole path on a pool of 1 worker. value = the lower ceilingRatio = cores × plain ÷ isolate, the most episodesRatio can reach on this machine with zero host and IPC cost',
+      note: "µs per episode (best of interleaved rounds): plain Node; + the runtime's contract work in this process; that in one hardened isolate without IPC; the whole path on a pool of 1 worker. value = the lower ceilingRatio = cores × plain ÷ isolate, the most episodesRatio can reach on this machine with zero host and IPC cost",
     },
   };
 }

@@ -21,7 +21,10 @@ interface Build {
 async function build(dist: string | null): Promise<Build> {
   if (!dist) return { Slots: OwnSlots, toEpisode: ownToEpisode };
   const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(resolve(dist, file)).href)) as T;
-  return { Slots: (await load<{ ResultSlots: typeof OwnSlots }>('sandbox/results.js')).ResultSlots, toEpisode: (await load<{ toEpisode: typeof ownToEpisode }>('sandbox/episodes.js')).toEpisode };
+  return {
+    Slots: (await load<{ ResultSlots: typeof OwnSlots }>('sandbox/results.js')).ResultSlots,
+    toEpisode: (await load<{ toEpisode: typeof ownToEpisode }>('sandbox/episodes.js')).toEpisode,
+  };
 }
 
 /** A GCD episode's result as the runtime writes it. */
@@ -41,7 +44,8 @@ async function main(): Promise<void> {
   const builds: Record<string, Build> = { base: await build(baseDist), this: await build(null) };
   const calls: Call[] = Array.from({ length: ITEMS }, (_, i) => ({ op: 'episode', seed: i, level: 1, responses: [] }));
   const chunks: string[] = [];
-  for (let i = 0; i < ITEMS; i += PER_CHUNK) chunks.push(`[${Array.from({ length: PER_CHUNK }, (_, k) => item(i + k)).join(',')}]`);
+  for (let i = 0; i < ITEMS; i += PER_CHUNK)
+    chunks.push(`[${Array.from({ length: PER_CHUNK }, (_, k) => item(i + k)).join(',')}]`);
   const us: Record<string, number[]> = { base: [], this: [] };
   const kept: unknown[] = []; // a caller holds its episodes a while, so they are not all garbage at once
   for (let round = -3; round < rounds; round++) {
@@ -51,12 +55,18 @@ async function main(): Promise<void> {
       const spent = process.cpuUsage(before);
       kept.push(out);
       if (kept.length > 4) kept.shift();
-      if (!out.every((e) => e.ok && e.referenceVerdict.ok && e.referenceVerdict.score === 1)) throw new Error(`${name}: an episode failed`);
+      if (!out.every((e) => e.ok && e.referenceVerdict.ok && e.referenceVerdict.score === 1))
+        throw new Error(`${name}: an episode failed`);
       if (round >= 0) us[name]?.push((spent.user + spent.system) / ITEMS);
     }
   }
-  const row = (name: string) => ({ cpuUsPerItemMedian: +median(us[name] as number[]).toFixed(3), cpuUsPerItemLeast: +Math.min(...(us[name] as number[])).toFixed(3) });
-  process.stdout.write(`${JSON.stringify({ items: ITEMS, perChunk: PER_CHUNK, rounds, base: row('base'), this: row('this') }, null, 2)}\n`);
+  const row = (name: string) => ({
+    cpuUsPerItemMedian: +median(us[name] as number[]).toFixed(3),
+    cpuUsPerItemLeast: +Math.min(...(us[name] as number[])).toFixed(3),
+  });
+  process.stdout.write(
+    `${JSON.stringify({ items: ITEMS, perChunk: PER_CHUNK, rounds, base: row('base'), this: row('this') }, null, 2)}\n`,
+  );
 }
 
 await main();

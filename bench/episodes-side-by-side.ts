@@ -44,8 +44,11 @@ function cpuUs(pool: Pool): number {
 }
 
 async function side(dist: string | null): Promise<Side> {
-  const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(resolve(dist as string, file)).href)) as T;
-  const runEpisodes = dist ? (await load<{ runEpisodes: typeof ownRunEpisodes }>('sandbox/episodes.js')).runEpisodes : ownRunEpisodes;
+  const load = async <T>(file: string): Promise<T> =>
+    (await import(pathToFileURL(resolve(dist as string, file)).href)) as T;
+  const runEpisodes = dist
+    ? (await load<{ runEpisodes: typeof ownRunEpisodes }>('sandbox/episodes.js')).runEpisodes
+    : ownRunEpisodes;
   const Pool = dist ? (await load<{ SandboxPool: typeof OwnPool }>('sandbox/pool.js')).SandboxPool : OwnPool;
   return { runEpisodes, pools: new Map(WORKERS.map((w) => [w, new Pool({ workers: w }) as Pool])) };
 }
@@ -87,7 +90,8 @@ async function main(): Promise<void> {
             const rate = ITEMS / ((performance.now() - start) / 1000);
             const cpu = (cpuUs(pool) - cpu0) / ITEMS;
             const supervisor = (ownCpuUs() - own0) / ITEMS;
-            if (!run.episodes.every((e) => e.ok && e.referenceVerdict.ok && e.referenceVerdict.score === 1)) throw new Error(`${name}: an episode failed`);
+            if (!run.episodes.every((e) => e.ok && e.referenceVerdict.ok && e.referenceVerdict.score === 1))
+              throw new Error(`${name}: an episode failed`);
             if (round < 0) continue; // the first round warms every JIT and cache
             const row = rows.get(`${m.key} ${name} ${workers}w`) ?? { ratio: [], cpuUs: [], supervisorUs: [] };
             row.ratio.push(rate / plain);
@@ -102,9 +106,27 @@ async function main(): Promise<void> {
   } finally {
     for (const s of Object.values(sides)) for (const pool of s.pools.values()) await pool.close();
   }
-  const plainOut = Object.fromEntries([...plainRows].map(([k, r]) => [k, { perSecMedian: Math.round(median(r.perSec)), cpuUsPerItemMedian: +median(r.cpuUs).toFixed(2) }]));
-  const out = Object.fromEntries([...rows].map(([k, r]) => [k, { ratioMedian: +median(r.ratio).toFixed(3), ratioBest: +Math.max(...r.ratio).toFixed(3), cpuUsPerItemMedian: +median(r.cpuUs).toFixed(2), cpuUsPerItemLeast: +Math.min(...r.cpuUs).toFixed(2), supervisorCpuUsPerItemMedian: +median(r.supervisorUs).toFixed(2) }]));
-  process.stdout.write(`${JSON.stringify({ items: ITEMS, rounds, loadAverage: loads, plainNode: plainOut, sandbox: out }, null, 2)}\n`);
+  const plainOut = Object.fromEntries(
+    [...plainRows].map(([k, r]) => [
+      k,
+      { perSecMedian: Math.round(median(r.perSec)), cpuUsPerItemMedian: +median(r.cpuUs).toFixed(2) },
+    ]),
+  );
+  const out = Object.fromEntries(
+    [...rows].map(([k, r]) => [
+      k,
+      {
+        ratioMedian: +median(r.ratio).toFixed(3),
+        ratioBest: +Math.max(...r.ratio).toFixed(3),
+        cpuUsPerItemMedian: +median(r.cpuUs).toFixed(2),
+        cpuUsPerItemLeast: +Math.min(...r.cpuUs).toFixed(2),
+        supervisorCpuUsPerItemMedian: +median(r.supervisorUs).toFixed(2),
+      },
+    ]),
+  );
+  process.stdout.write(
+    `${JSON.stringify({ items: ITEMS, rounds, loadAverage: loads, plainNode: plainOut, sandbox: out }, null, 2)}\n`,
+  );
 }
 
 await main();

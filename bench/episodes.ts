@@ -30,7 +30,8 @@ export function plainRate(module: PlainModule): number {
   const start = performance.now();
   for (const { seed, level } of requests(module.meta.levels)) {
     const instance = module.generate(runtime.makeRng(...deriveRngState(module.meta.name, seed, level)), level);
-    if (module.verify(instance, module.solve(instance)) !== 1) throw new Error(`${module.meta.name}: the reference does not score 1 in plain Node`);
+    if (module.verify(instance, module.solve(instance)) !== 1)
+      throw new Error(`${module.meta.name}: the reference does not score 1 in plain Node`);
   }
   return ITEMS / ((performance.now() - start) / 1000);
 }
@@ -39,7 +40,8 @@ export async function sandboxRate(pool: SandboxPool, source: string, levels: num
   const start = performance.now();
   const run = await runEpisodes(pool, source, requests(levels), { parallel: true });
   const rate = ITEMS / ((performance.now() - start) / 1000);
-  if (!run.episodes.every((e) => e.ok && e.referenceVerdict.ok && e.referenceVerdict.score === 1)) throw new Error('an episode failed in the sandbox benchmark');
+  if (!run.episodes.every((e) => e.ok && e.referenceVerdict.ok && e.referenceVerdict.score === 1))
+    throw new Error('an episode failed in the sandbox benchmark');
   return rate;
 }
 
@@ -52,7 +54,9 @@ export async function benchEpisodes(rounds = 5): Promise<BenchEntries> {
   ];
   const one = new SandboxPool({ workers: 1 });
   const two = new SandboxPool({ workers: 2 });
-  const rates = new Map<string, { plain: number[]; one: number[]; two: number[] }>(modules.map((m) => [m.key, { plain: [], one: [], two: [] }]));
+  const rates = new Map<string, { plain: number[]; one: number[]; two: number[] }>(
+    modules.map((m) => [m.key, { plain: [], one: [], two: [] }]),
+  );
   try {
     for (let round = -2; round < rounds; round++) {
       // Interleaved, so machine noise hits every path alike; the first two rounds warm every JIT up.
@@ -74,7 +78,16 @@ export async function benchEpisodes(rounds = 5): Promise<BenchEntries> {
     modules.map((m) => {
       const r = rates.get(m.key) as { plain: number[]; one: number[]; two: number[] };
       const plain = best(r.plain);
-      return [m.key, { plainNodePerSec: Math.round(plain), oneWorkerPerSec: Math.round(best(r.one)), twoWorkersPerSec: Math.round(best(r.two)), oneWorkerRatio: best(r.one) / plain, twoWorkerRatio: best(r.two) / plain }];
+      return [
+        m.key,
+        {
+          plainNodePerSec: Math.round(plain),
+          oneWorkerPerSec: Math.round(best(r.one)),
+          twoWorkersPerSec: Math.round(best(r.two)),
+          oneWorkerRatio: best(r.one) / plain,
+          twoWorkerRatio: best(r.two) / plain,
+        },
+      ];
     }),
   ) as Record<string, { twoWorkerRatio: number }>;
   return {
@@ -84,7 +97,7 @@ export async function benchEpisodes(rounds = 5): Promise<BenchEntries> {
       ...figures,
       items: ITEMS,
       cores: availableParallelism(),
-      note: 'runEpisodes on a pool of 2 (and 1) workers, batched and split, vs plain Node on one core; value = the lower of the two modules\' 2-worker ratios. Best of interleaved rounds. No 16-core machine was available: 1- and 2-worker figures only.',
+      note: "runEpisodes on a pool of 2 (and 1) workers, batched and split, vs plain Node on one core; value = the lower of the two modules' 2-worker ratios. Best of interleaved rounds. No 16-core machine was available: 1- and 2-worker figures only.",
     },
   };
 }

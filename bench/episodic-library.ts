@@ -21,12 +21,28 @@ export function admitEpisodicSeeds(library: Library, pool: SandboxPool): Promise
 }
 
 /** Admits episodic modules as they are (no validation: a test may want a broken one served). */
-export async function admitEpisodic(library: Library, pool: SandboxPool, modules: ReadonlyArray<{ name: string; source: string }>): Promise<EpisodicSeed[]> {
+export async function admitEpisodic(
+  library: Library,
+  pool: SandboxPool,
+  modules: ReadonlyArray<{ name: string; source: string }>,
+): Promise<EpisodicSeed[]> {
   const seeds: EpisodicSeed[] = [];
   for (const { name, source } of modules) {
     const meta = await episodicMeta(pool, source);
     if (!meta) throw new Error(`episodic module ${name} does not load`);
-    const report = { verdict: 'admit' as const, name: meta.name, hash: hashSource(source), meta: meta as Meta, stages: [], problems: [], curve: [], fingerprint: null, validatorVersion: 'bench', validationSeed: 0, ms: 1 };
+    const report = {
+      verdict: 'admit' as const,
+      name: meta.name,
+      hash: hashSource(source),
+      meta: meta as Meta,
+      stages: [],
+      problems: [],
+      curve: [],
+      fingerprint: null,
+      validatorVersion: 'bench',
+      validationSeed: 0,
+      ms: 1,
+    };
     await library.admit({ source, report, lineage: { author: 'seed' } });
     seeds.push({ name: meta.name, source, meta });
   }

@@ -24,7 +24,8 @@ interface PlainEpisodic {
 }
 
 const EPISODES_PER_SEED = 400;
-const episodes = (levels: number) => Array.from({ length: EPISODES_PER_SEED }, (_, i) => ({ seed: i, level: (i % levels) + 1 }));
+const episodes = (levels: number) =>
+  Array.from({ length: EPISODES_PER_SEED }, (_, i) => ({ seed: i, level: (i % levels) + 1 }));
 
 /** The physical limit: the module's own functions called directly, state passed by reference, one core. */
 function plainSteps(envs: PlainEpisodic[]): number {
@@ -59,9 +60,15 @@ async function sandboxSteps(build: Build, seeds: Array<{ source: string; meta: E
   const start = performance.now();
   let steps = 0;
   for (const { source, meta } of seeds) {
-    const run = await build.runRollouts(build.pool, source, meta, episodes(meta.levels).map((e) => ({ ...e, policy: { type: 'act' as const } })));
+    const run = await build.runRollouts(
+      build.pool,
+      source,
+      meta,
+      episodes(meta.levels).map((e) => ({ ...e, policy: { type: 'act' as const } })),
+    );
     for (const r of run.rollouts) {
-      if (!r.ok || r.score !== 1) throw new Error(`${meta.name}: a reference rollout failed in the episodic benchmark (${build.name} build)`);
+      if (!r.ok || r.score !== 1)
+        throw new Error(`${meta.name}: a reference rollout failed in the episodic benchmark (${build.name} build)`);
       steps += r.turns;
     }
   }
@@ -76,19 +83,28 @@ async function builds(): Promise<Build[]> {
     const { SandboxPool: BasePool } = await fromBase<{ SandboxPool: typeof SandboxPool }>(base, 'sandbox/pool.js');
     const rollouts = await fromBase<{ runRollouts: typeof runRollouts }>(base, 'sandbox/rollouts.js');
     const validator = await fromBase<{ validateCandidate: typeof validateCandidate }>(base, 'validators/validate.js');
-    list.push({ name: 'base', pool: new BasePool(), runRollouts: rollouts.runRollouts, validateCandidate: validator.validateCandidate });
+    list.push({
+      name: 'base',
+      pool: new BasePool(),
+      runRollouts: rollouts.runRollouts,
+      validateCandidate: validator.validateCandidate,
+    });
   }
   return list;
 }
 
-const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+const at = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 
 export async function benchEpisodic(): Promise<BenchEntries> {
   const files = listSeeds(EPISODIC_SEEDS_DIR);
   const runtime = loadPlainRuntime();
   (globalThis as { kit?: unknown }).kit = runtime.kit;
   const plain = await Promise.all(files.map(async (s) => (await import(pathToFileURL(s.file).href)) as PlainEpisodic));
-  const seeds = files.map((s, i) => ({ source: s.source, meta: parseEpisodicMeta((plain[i] as PlainEpisodic).meta) as EpisodicMeta }));
+  const seeds = files.map((s, i) => ({
+    source: s.source,
+    meta: parseEpisodicMeta((plain[i] as PlainEpisodic).meta) as EpisodicMeta,
+  }));
   const list = await builds();
   try {
     // Steps: every build warmed up, then plain Node and each build in turn.
@@ -101,7 +117,12 @@ export async function benchEpisodic(): Promise<BenchEntries> {
     // Validation latency over the episodic seeds and the good candidates of the episodic corpus, each
     // candidate validated by every build in turn (alternating which goes first).
     const corpus = join(PACKAGE_ROOT, 'tests', 'fixtures', 'episodic');
-    const candidates = [...files.map((s) => s.source), ...readdirSync(corpus).filter((f) => f.startsWith('good-')).map((f) => readFileSync(join(corpus, f), 'utf8'))];
+    const candidates = [
+      ...files.map((s) => s.source),
+      ...readdirSync(corpus)
+        .filter((f) => f.startsWith('good-'))
+        .map((f) => readFileSync(join(corpus, f), 'utf8')),
+    ];
     const times = new Map<Build['name'], number[]>(list.map((b) => [b.name, []]));
     const rejected = new Map<Build['name'], number>(list.map((b) => [b.name, 0]));
     const loads: number[] = [];
@@ -115,12 +136,44 @@ export async function benchEpisodic(): Promise<BenchEntries> {
     }
     const sorted = (name: Build['name']) => [...(times.get(name) ?? [])].sort((a, b) => a - b);
     const [mine, base] = [sorted('this'), list.length > 1 ? sorted('base') : null];
-    const common = { candidates: candidates.length, workers: list[0]?.pool.options.workers, loadAverage: { min: Math.min(...loads), max: Math.max(...loads) }, baseBuild: baseDir() };
+    const common = {
+      candidates: candidates.length,
+      workers: list[0]?.pool.options.workers,
+      loadAverage: { min: Math.min(...loads), max: Math.max(...loads) },
+      baseBuild: baseDir(),
+    };
     const stepsRatio = (name: Build['name']) => (rates.has(name) ? (rates.get(name) as number) / baseline : null);
     return {
-      'episodic.stepsPerSecRatio': { value: stepsRatio('this') as number, unit: 'ratio', base: stepsRatio('base'), sandboxStepsPerSec: Math.round(rates.get('this') as number), baseSandboxStepsPerSec: rates.has('base') ? Math.round(rates.get('base') as number) : null, plainStepsPerSec: Math.round(baseline), episodes: EPISODES_PER_SEED * seeds.length, ...common },
-      'episodic.validate.p50Ms': { value: at(mine, 0.5), unit: 'ms', base: base && at(base, 0.5), ratio: ratio(at(mine, 0.5), base && at(base, 0.5)), rejected: rejected.get('this'), baseRejected: rejected.get('base') ?? null, msEach: times.get('this')?.map(Math.round), baseMsEach: times.get('base')?.map(Math.round) ?? null, target: '<= 1000 ms', ...common },
-      'episodic.validate.p95Ms': { value: at(mine, 0.95), unit: 'ms', base: base && at(base, 0.95), ratio: ratio(at(mine, 0.95), base && at(base, 0.95)), target: '<= 3000 ms', ...common },
+      'episodic.stepsPerSecRatio': {
+        value: stepsRatio('this') as number,
+        unit: 'ratio',
+        base: stepsRatio('base'),
+        sandboxStepsPerSec: Math.round(rates.get('this') as number),
+        baseSandboxStepsPerSec: rates.has('base') ? Math.round(rates.get('base') as number) : null,
+        plainStepsPerSec: Math.round(baseline),
+        episodes: EPISODES_PER_SEED * seeds.length,
+        ...common,
+      },
+      'episodic.validate.p50Ms': {
+        value: at(mine, 0.5),
+        unit: 'ms',
+        base: base && at(base, 0.5),
+        ratio: ratio(at(mine, 0.5), base && at(base, 0.5)),
+        rejected: rejected.get('this'),
+        baseRejected: rejected.get('base') ?? null,
+        msEach: times.get('this')?.map(Math.round),
+        baseMsEach: times.get('base')?.map(Math.round) ?? null,
+        target: '<= 1000 ms',
+        ...common,
+      },
+      'episodic.validate.p95Ms': {
+        value: at(mine, 0.95),
+        unit: 'ms',
+        base: base && at(base, 0.95),
+        ratio: ratio(at(mine, 0.95), base && at(base, 0.95)),
+        target: '<= 3000 ms',
+        ...common,
+      },
     };
   } finally {
     for (const b of list) await b.pool.close();

@@ -13,17 +13,42 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';
 
 export const GOLDEN_SEEDS = [1234567, 987654321];
-const QUICK = ['seeds/knapsack-value.js', 'seeds/topological-order.js', 'tests/fixtures/candidates/broken-accepts-echo.js', 'tests/fixtures/candidates/broken-json-list-guesses.js', 'seeds/episodic/warehouse-restock.js', 'tests/fixtures/episodic-classes/hack-unchecked-approval.js'];
+const QUICK = [
+  'seeds/knapsack-value.js',
+  'seeds/topological-order.js',
+  'tests/fixtures/candidates/broken-accepts-echo.js',
+  'tests/fixtures/candidates/broken-json-list-guesses.js',
+  'seeds/episodic/warehouse-restock.js',
+  'tests/fixtures/episodic-classes/hack-unchecked-approval.js',
+];
 
 /** The corpus, as paths relative to the package root: every seed and candidate fixture, every third single-turn red-team fixture. */
 export function goldenCorpus(quick = false): string[] {
   if (quick) return QUICK;
-  const list = (dir: string) => readdirSync(join(PACKAGE_ROOT, dir)).filter((f) => f.endsWith('.js')).sort().map((f) => `${dir}/${f}`);
+  const list = (dir: string) =>
+    readdirSync(join(PACKAGE_ROOT, dir))
+      .filter((f) => f.endsWith('.js'))
+      .sort()
+      .map((f) => `${dir}/${f}`);
   const all = list('tests/fixtures/redteam');
-  const redteam = all.filter((f) => !/-ep-/.test(f) && !/episodic/.test(readFileSync(join(PACKAGE_ROOT, f), 'utf8').slice(0, 4000)));
-  const episodicRedteam = all.filter((f) => !redteam.includes(f) && /kind: 'episodic'/.test(readFileSync(join(PACKAGE_ROOT, f), 'utf8')));
-  const episodic = [...list('seeds/episodic'), ...list('tests/fixtures/episodic').filter((f) => !/\/(hostile|slow)-/.test(f)), ...list('tests/fixtures/episodic-classes')];
-  return [...list('seeds'), ...list('tests/fixtures/candidates'), ...redteam.filter((_, i) => i % 3 === 0), ...episodic, ...episodicRedteam.filter((_, i) => i % 3 === 0)];
+  const redteam = all.filter(
+    (f) => !/-ep-/.test(f) && !/episodic/.test(readFileSync(join(PACKAGE_ROOT, f), 'utf8').slice(0, 4000)),
+  );
+  const episodicRedteam = all.filter(
+    (f) => !redteam.includes(f) && /kind: 'episodic'/.test(readFileSync(join(PACKAGE_ROOT, f), 'utf8')),
+  );
+  const episodic = [
+    ...list('seeds/episodic'),
+    ...list('tests/fixtures/episodic').filter((f) => !/\/(hostile|slow)-/.test(f)),
+    ...list('tests/fixtures/episodic-classes'),
+  ];
+  return [
+    ...list('seeds'),
+    ...list('tests/fixtures/candidates'),
+    ...redteam.filter((_, i) => i % 3 === 0),
+    ...episodic,
+    ...episodicRedteam.filter((_, i) => i % 3 === 0),
+  ];
 }
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
@@ -32,7 +57,11 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex').sl
 function untimed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(untimed);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'ms' && !k.endsWith('Ms')).map(([k, v]) => [k, untimed(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'ms' && !k.endsWith('Ms'))
+      .map(([k, v]) => [k, untimed(v)]),
+  );
 }
 
 /** Codes whose occurrence depends on the machine's load (a wall-clock budget, a worker's memory): such a run decides nothing byte for byte. */
@@ -49,7 +78,13 @@ export interface GoldenEntry {
 }
 
 /** Validates each file of the corpus at each golden seed, one at a time, recording what the validator asked of the sandbox. */
-export async function goldenRun(files: string[], opts: { workers?: number; onEntry?: (e: GoldenEntry, full: { report: unknown; calls: EpisodeRequest[][] }) => void } = {}): Promise<GoldenEntry[]> {
+export async function goldenRun(
+  files: string[],
+  opts: {
+    workers?: number;
+    onEntry?: (e: GoldenEntry, full: { report: unknown; calls: EpisodeRequest[][] }) => void;
+  } = {},
+): Promise<GoldenEntry[]> {
   const kind = KINDS.single as { runEpisodes: (typeof KINDS)['single']['runEpisodes'] };
   const original = kind.runEpisodes;
   let calls: EpisodeRequest[][] = [];
@@ -63,9 +98,12 @@ export async function goldenRun(files: string[], opts: { workers?: number; onEnt
   pool.run = ((...args: Parameters<SandboxPool['run']>) => {
     const request = args[0];
     if (request.calls?.some((c) => c.op === 'rollout')) {
-      const job = request.calls.map((c) => ({ seed: c.seed, level: c.level, rollout: c.rollout }) as unknown as EpisodeRequest);
+      const job = request.calls.map(
+        (c) => ({ seed: c.seed, level: c.level, rollout: c.rollout }) as unknown as EpisodeRequest,
+      );
       // A timed-out rollout is run again alone (sandbox/rollouts.ts confirmTimeouts): the machine's load, not the plan.
-      const rerun = job.length === 1 && calls.some((sent) => sent.some((c) => JSON.stringify(c) === JSON.stringify(job[0])));
+      const rerun =
+        job.length === 1 && calls.some((sent) => sent.some((c) => JSON.stringify(c) === JSON.stringify(job[0])));
       if (!rerun) calls.push(job);
     }
     return run(...args);
@@ -78,7 +116,13 @@ export async function goldenRun(files: string[], opts: { workers?: number; onEnt
         calls = [];
         const report = untimed(await validateCandidate(source, { pool, validationSeed: seed }));
         const text = JSON.stringify(report);
-        const entry: GoldenEntry = { file, seed, ...(CLOCKED.some((c) => text.includes(c)) ? { clocked: true as const } : {}), report: sha(text), calls: calls.map((c) => sha(JSON.stringify(c))).sort() };
+        const entry: GoldenEntry = {
+          file,
+          seed,
+          ...(CLOCKED.some((c) => text.includes(c)) ? { clocked: true as const } : {}),
+          report: sha(text),
+          calls: calls.map((c) => sha(JSON.stringify(c))).sort(),
+        };
         entries.push(entry);
         opts.onEntry?.(entry, { report, calls });
       }
@@ -91,22 +135,31 @@ export async function goldenRun(files: string[], opts: { workers?: number; onEnt
 }
 
 /** Runs (as file@seed) that differ from or are missing against `expected`, and the load-dependent ones left out. */
-export function compareGolden(expected: GoldenEntry[], entries: GoldenEntry[]): { clocked: string[]; differing: string[]; missing: string[] } {
+export function compareGolden(
+  expected: GoldenEntry[],
+  entries: GoldenEntry[],
+): { clocked: string[]; differing: string[]; missing: string[] } {
   const key = (e: GoldenEntry) => `${e.file}@${e.seed}`;
   const want = new Map(expected.map((e) => [key(e), e]));
   const clocked = entries.filter((e) => e.clocked || want.get(key(e))?.clocked).map(key);
-  const differing = entries.filter((e) => !clocked.includes(key(e)) && JSON.stringify(want.get(key(e))) !== JSON.stringify(e)).map(key);
+  const differing = entries
+    .filter((e) => !clocked.includes(key(e)) && JSON.stringify(want.get(key(e))) !== JSON.stringify(e))
+    .map(key);
   const missing = expected.filter((e) => !entries.some((x) => key(x) === key(e))).map(key);
   return { clocked, differing, missing };
 }
 
-const USAGE = 'usage: node dist/bench/golden.js write|compare FILE [--quick] [--dump DIR]\n  --dump DIR: each run\'s report and planned calls as JSON files in DIR (made if missing)\n';
+const USAGE =
+  "usage: node dist/bench/golden.js write|compare FILE [--quick] [--dump DIR]\n  --dump DIR: each run's report and planned calls as JSON files in DIR (made if missing)\n";
 
 /** The command line of golden.js, or the usage error it earns. */
-export function goldenArgs(argv: readonly string[]): { mode: 'write' | 'compare'; file: string; quick: boolean; dump?: string } | { help: true } | { error: string } {
+export function goldenArgs(
+  argv: readonly string[],
+): { mode: 'write' | 'compare'; file: string; quick: boolean; dump?: string } | { help: true } | { error: string } {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
   const [mode, file, ...rest] = argv;
-  if ((mode !== 'write' && mode !== 'compare') || !file || file.startsWith('--')) return { error: 'expected write or compare, then the FILE of digests' };
+  if ((mode !== 'write' && mode !== 'compare') || !file || file.startsWith('--'))
+    return { error: 'expected write or compare, then the FILE of digests' };
   const at = rest.indexOf('--dump');
   const dump = at >= 0 ? rest[at + 1] : undefined;
   if (at >= 0 && (!dump || dump.startsWith('--'))) return { error: '--dump needs a directory' };
@@ -120,7 +173,9 @@ export function openDump(dir: string): string {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw new Error(`--dump ${dir}: cannot make that directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new Error(
+      `--dump ${dir}: cannot make that directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   if (!statSync(dir).isDirectory()) throw new Error(`--dump ${dir}: that is a file, not a directory`);
   return dir;
@@ -135,7 +190,9 @@ async function main(): Promise<void> {
   }
   const { mode, file } = args;
   if (mode === 'compare' && !existsSync(file)) {
-    process.stderr.write(`golden.js: no file ${file} to compare with (write one first: node dist/bench/golden.js write ${file})\n`);
+    process.stderr.write(
+      `golden.js: no file ${file} to compare with (write one first: node dist/bench/golden.js write ${file})\n`,
+    );
     process.exit(2);
   }
   let dump: string | undefined;
@@ -145,17 +202,25 @@ async function main(): Promise<void> {
     process.stderr.write(`golden.js: ${(error as Error).message}\n`);
     process.exit(2);
   }
-  const entries = await goldenRun(goldenCorpus(args.quick), { onEntry: (e, full) => {
-    process.stderr.write(`${e.file} @${e.seed}: report ${e.report}, ${e.calls.length} calls\n`);
-    if (dump) writeFileSync(join(dump, `${e.file.replace(/\//g, '_')}@${e.seed}.json`), JSON.stringify(full, null, 1));
-  } });
+  const entries = await goldenRun(goldenCorpus(args.quick), {
+    onEntry: (e, full) => {
+      process.stderr.write(`${e.file} @${e.seed}: report ${e.report}, ${e.calls.length} calls\n`);
+      if (dump)
+        writeFileSync(join(dump, `${e.file.replace(/\//g, '_')}@${e.seed}.json`), JSON.stringify(full, null, 1));
+    },
+  });
   if (mode === 'write') {
     writeFileSync(file, `${JSON.stringify(entries, null, 1)}\n`);
     process.stderr.write(`wrote ${entries.length} entries to ${file}\n`);
     return;
   }
-  const { clocked, differing, missing } = compareGolden(JSON.parse(readFileSync(file, 'utf8')) as GoldenEntry[], entries);
-  process.stderr.write(`${entries.length} entries, ${differing.length} differ, ${missing.length} missing, ${clocked.length} load-dependent (not compared: ${clocked.join(', ') || 'none'})${differing.length ? `; differing: ${differing.join(', ')}` : ''}\n`);
+  const { clocked, differing, missing } = compareGolden(
+    JSON.parse(readFileSync(file, 'utf8')) as GoldenEntry[],
+    entries,
+  );
+  process.stderr.write(
+    `${entries.length} entries, ${differing.length} differ, ${missing.length} missing, ${clocked.length} load-dependent (not compared: ${clocked.join(', ') || 'none'})${differing.length ? `; differing: ${differing.join(', ')}` : ''}\n`,
+  );
   if (differing.length || missing.length) process.exit(1);
 }
 

@@ -19,10 +19,57 @@ export const pick = <T>(rand: Rand, items: readonly T[]): T => items[Math.floor(
 /** Zipf-like pick: low indices (common words) are much more likely. */
 const zipf = <T>(rand: Rand, items: readonly T[]): T => items[Math.floor(Math.pow(rand(), 2.5) * items.length)] as T;
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ner', 'tas', 'vo', 'ri', 'pen', 'dul', 'sa', 'qui', 'bor', 'te', 'fa', 'gon', 'hel', 'ju', 'wex', 'yam', 'zor', 'in', 'ex', 'st', 'ar', 'um'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ner',
+  'tas',
+  'vo',
+  'ri',
+  'pen',
+  'dul',
+  'sa',
+  'qui',
+  'bor',
+  'te',
+  'fa',
+  'gon',
+  'hel',
+  'ju',
+  'wex',
+  'yam',
+  'zor',
+  'in',
+  'ex',
+  'st',
+  'ar',
+  'um',
+];
 
 function makeVocabulary(rand: Rand, size: number): string[] {
-  const seen = new Set<string>(['the', 'of', 'a', 'is', 'and', 'to', 'in', 'each', 'how', 'many', 'what', 'given', 'find', 'compute', 'with', 'from', 'that', 'are', 'you', 'your']);
+  const seen = new Set<string>([
+    'the',
+    'of',
+    'a',
+    'is',
+    'and',
+    'to',
+    'in',
+    'each',
+    'how',
+    'many',
+    'what',
+    'given',
+    'find',
+    'compute',
+    'with',
+    'from',
+    'that',
+    'are',
+    'you',
+    'your',
+  ]);
   while (seen.size < size) {
     let w = '';
     const n = int(rand, 1, 4);
@@ -35,11 +82,28 @@ function makeVocabulary(rand: Rand, size: number): string[] {
 const rootRand = prng(SEED);
 const VOCAB = makeVocabulary(rootRand, 4000);
 // Drop the 20 common English words every vocabulary starts with: some are keywords ('in', 'of').
-const IDENTS = makeVocabulary(prng(SEED ^ 0x1d), 1520).slice(20).map((w, i) => (i % 3 === 0 ? w : w + pick(rootRand, ['', 'Count', 'List', 'Max', 'Idx', 'Sum', 'Set'])));
+const IDENTS = makeVocabulary(prng(SEED ^ 0x1d), 1520)
+  .slice(20)
+  .map((w, i) => (i % 3 === 0 ? w : w + pick(rootRand, ['', 'Count', 'List', 'Max', 'Idx', 'Sum', 'Set'])));
 
 const IDENT_SET: ReadonlySet<string> = new Set(IDENTS);
 
-const MEMBERS = ['push', 'map', 'filter', 'reduce', 'slice', 'join', 'sort', 'includes', 'indexOf', 'length', 'some', 'every', 'concat', 'reverse'];
+const MEMBERS = [
+  'push',
+  'map',
+  'filter',
+  'reduce',
+  'slice',
+  'join',
+  'sort',
+  'includes',
+  'indexOf',
+  'length',
+  'some',
+  'every',
+  'concat',
+  'reverse',
+];
 const MATH = ['floor', 'max', 'min', 'abs', 'ceil', 'round', 'sqrt'];
 const BINOPS = ['+', '-', '*', '%', '/', '+', '-'];
 const CMPS = ['<', '<=', '>', '>=', '===', '!=='];
@@ -47,26 +111,45 @@ const ASSIGN = ['=', '+=', '-=', '*='];
 
 class SourceWriter {
   private readonly names: string[];
-  constructor(private readonly rand: Rand, nameCount: number) {
+  constructor(
+    private readonly rand: Rand,
+    nameCount: number,
+  ) {
     this.names = Array.from({ length: nameCount }, () => pick(rand, IDENTS));
   }
-  id(): string { return pick(this.rand, this.names); }
-  num(): string { return String(int(this.rand, 0, this.rand() < 0.7 ? 10 : 1000)); }
-  str(): string { return `'${Array.from({ length: int(this.rand, 1, 5) }, () => zipf(this.rand, VOCAB)).join(' ')}'`; }
+  id(): string {
+    return pick(this.rand, this.names);
+  }
+  num(): string {
+    return String(int(this.rand, 0, this.rand() < 0.7 ? 10 : 1000));
+  }
+  str(): string {
+    return `'${Array.from({ length: int(this.rand, 1, 5) }, () => zipf(this.rand, VOCAB)).join(' ')}'`;
+  }
 
   expr(depth: number): string {
     const r = this.rand;
     if (depth <= 0) return r() < 0.6 ? this.id() : this.num();
     switch (int(r, 0, 9)) {
-      case 0: case 1: return `${this.expr(depth - 1)} ${pick(r, BINOPS)} ${this.expr(depth - 1)}`;
-      case 2: return `${this.id()}[${this.expr(depth - 1)}]`;
-      case 3: return `${this.id()}.length`;
-      case 4: return `Math.${pick(r, MATH)}(${this.expr(depth - 1)})`;
-      case 5: return `rng.int(${this.expr(depth - 1)}, ${this.expr(depth - 1)})`;
-      case 6: return `(${this.expr(depth - 1)})`;
-      case 7: return `${this.id()}(${this.expr(depth - 1)})`;
-      case 8: return `${this.cond(depth - 1)} ? ${this.expr(depth - 1)} : ${this.expr(depth - 1)}`;
-      default: return r() < 0.5 ? this.id() : this.num();
+      case 0:
+      case 1:
+        return `${this.expr(depth - 1)} ${pick(r, BINOPS)} ${this.expr(depth - 1)}`;
+      case 2:
+        return `${this.id()}[${this.expr(depth - 1)}]`;
+      case 3:
+        return `${this.id()}.length`;
+      case 4:
+        return `Math.${pick(r, MATH)}(${this.expr(depth - 1)})`;
+      case 5:
+        return `rng.int(${this.expr(depth - 1)}, ${this.expr(depth - 1)})`;
+      case 6:
+        return `(${this.expr(depth - 1)})`;
+      case 7:
+        return `${this.id()}(${this.expr(depth - 1)})`;
+      case 8:
+        return `${this.cond(depth - 1)} ? ${this.expr(depth - 1)} : ${this.expr(depth - 1)}`;
+      default:
+        return r() < 0.5 ? this.id() : this.num();
     }
   }
 
@@ -83,20 +166,38 @@ class SourceWriter {
     const inner = (): string => this.block(depth - 1, indent + '  ', int(r, 1, 3));
     const k = depth > 0 ? int(r, 0, 15) : int(r, 0, 8);
     switch (k) {
-      case 0: return `${indent}const ${this.id()} = ${this.expr(2)};`;
-      case 1: return `${indent}let ${this.id()} = ${this.num()};`;
-      case 2: return `${indent}${this.id()}.push(${this.expr(1)});`;
-      case 3: return `${indent}${this.id()} ${pick(r, ASSIGN)} ${this.expr(2)};`;
-      case 4: return `${indent}const ${this.id()} = ${this.id()}.${pick(r, MEMBERS)}((${this.id()}) => ${this.expr(1)});`;
-      case 5: return `${indent}const ${this.id()} = new Array(${this.expr(1)}).fill(${this.num()});`;
-      case 6: return `${indent}if (${this.cond(1)}) return ${this.expr(1)};`;
-      case 7: return `${indent}${this.id()}[${this.expr(1)}] = ${this.expr(2)};`;
-      case 8: return `${indent}const ${this.id()} = \`${this.str().slice(1, -1)} \${${this.id()}} ${this.str().slice(1, -1)}\`;`;
-      case 9: case 10: { const i = this.id(); return `${indent}for (let ${i} = 0; ${i} < ${this.id()}.length; ${i}++) {\n${inner()}\n${indent}}`; }
-      case 11: return `${indent}for (const ${this.id()} of ${this.id()}) {\n${inner()}\n${indent}}`;
-      case 12: case 13: return `${indent}if (${this.cond(2)}) {\n${inner()}\n${indent}} else {\n${inner()}\n${indent}}`;
-      case 14: return `${indent}while (${this.cond(1)}) {\n${inner()}\n${indent}}`;
-      default: return `${indent}// ${this.str().slice(1, -1)}\n${indent}const ${this.id()} = rng.pick([${this.str()}, ${this.str()}]);`;
+      case 0:
+        return `${indent}const ${this.id()} = ${this.expr(2)};`;
+      case 1:
+        return `${indent}let ${this.id()} = ${this.num()};`;
+      case 2:
+        return `${indent}${this.id()}.push(${this.expr(1)});`;
+      case 3:
+        return `${indent}${this.id()} ${pick(r, ASSIGN)} ${this.expr(2)};`;
+      case 4:
+        return `${indent}const ${this.id()} = ${this.id()}.${pick(r, MEMBERS)}((${this.id()}) => ${this.expr(1)});`;
+      case 5:
+        return `${indent}const ${this.id()} = new Array(${this.expr(1)}).fill(${this.num()});`;
+      case 6:
+        return `${indent}if (${this.cond(1)}) return ${this.expr(1)};`;
+      case 7:
+        return `${indent}${this.id()}[${this.expr(1)}] = ${this.expr(2)};`;
+      case 8:
+        return `${indent}const ${this.id()} = \`${this.str().slice(1, -1)} \${${this.id()}} ${this.str().slice(1, -1)}\`;`;
+      case 9:
+      case 10: {
+        const i = this.id();
+        return `${indent}for (let ${i} = 0; ${i} < ${this.id()}.length; ${i}++) {\n${inner()}\n${indent}}`;
+      }
+      case 11:
+        return `${indent}for (const ${this.id()} of ${this.id()}) {\n${inner()}\n${indent}}`;
+      case 12:
+      case 13:
+        return `${indent}if (${this.cond(2)}) {\n${inner()}\n${indent}} else {\n${inner()}\n${indent}}`;
+      case 14:
+        return `${indent}while (${this.cond(1)}) {\n${inner()}\n${indent}}`;
+      default:
+        return `${indent}// ${this.str().slice(1, -1)}\n${indent}const ${this.id()} = rng.pick([${this.str()}, ${this.str()}]);`;
     }
   }
 
@@ -130,12 +231,16 @@ function disguise(source: string, rand: Rand): string {
   let out = source.replace(/\b[a-z][A-Za-z]*\b/g, (word) => {
     if (!IDENT_SET.has(word)) return word;
     let to = renames.get(word);
-    if (!to) { to = `${pick(rand, IDENTS)}${pick(rand, ['X', 'Y', 'Z', 'Q'])}`; renames.set(word, to); }
+    if (!to) {
+      to = `${pick(rand, IDENTS)}${pick(rand, ['X', 'Y', 'Z', 'Q'])}`;
+      renames.set(word, to);
+    }
     return to;
   });
   out = out.replace(/\b\d+\b/g, () => String(int(rand, 0, 99))).replace(/\/\/ [^\n]*/g, '// rewritten');
   const lines = out.split('\n');
-  for (let e = int(rand, 0, 2); e > 0; e--) lines.splice(int(rand, 1, lines.length - 1), 0, `  const tmp${e} = ${int(rand, 0, 9)};`);
+  for (let e = int(rand, 0, 2); e > 0; e--)
+    lines.splice(int(rand, 1, lines.length - 1), 0, `  const tmp${e} = ${int(rand, 0, 9)};`);
   return lines.join('\n');
 }
 
@@ -153,12 +258,24 @@ const FORMATS = [
   'Write only the answer between <answer> and </answer>.',
   'End your response with <answer>your answer</answer>.',
 ];
-const ANSWER_TYPES: Array<TaskSpec['answerType']> = ['int', 'int', 'int', 'list:int', 'list:int', 'fraction', 'decimal', 'word', 'text', 'bool'];
+const ANSWER_TYPES: Array<TaskSpec['answerType']> = [
+  'int',
+  'int',
+  'int',
+  'list:int',
+  'list:int',
+  'fraction',
+  'decimal',
+  'word',
+  'text',
+  'bool',
+];
 
 function taskSpec(rand: Rand): TaskSpec {
   const sentence = (lo: number, hi: number, slots: number): string[] => {
     const words = Array.from({ length: int(rand, lo, hi) }, () => zipf(rand, VOCAB));
-    for (let s = 0; s < slots; s++) words.splice(int(rand, 1, words.length), 0, pick(rand, ['{n}', '{list}', '{pick}']));
+    for (let s = 0; s < slots; s++)
+      words.splice(int(rand, 1, words.length), 0, pick(rand, ['{n}', '{list}', '{pick}']));
     return words;
   };
   return {
@@ -173,21 +290,36 @@ function taskSpec(rand: Rand): TaskSpec {
 function reference(spec: TaskSpec, rand: Rand): string {
   const n = (): number => int(rand, -50, 500);
   switch (spec.answerType) {
-    case 'int': return `<answer>${n()}</answer>`;
-    case 'list:int': return `<answer>${Array.from({ length: int(rand, 2, 6) }, n).join(', ')}</answer>`;
-    case 'fraction': return `<answer>${n()}/${int(rand, 2, 97)}</answer>`;
-    case 'decimal': return `<answer>${n()}.${int(rand, 1, 99)}</answer>`;
-    case 'word': return `<answer>${pick(rand, spec.picks)}</answer>`;
-    case 'text': return `<answer>${pick(rand, spec.picks)} ${pick(rand, VOCAB)} ${pick(rand, VOCAB)}</answer>`;
-    default: return `<answer>${pick(rand, ['yes', 'no'])}</answer>`;
+    case 'int':
+      return `<answer>${n()}</answer>`;
+    case 'list:int':
+      return `<answer>${Array.from({ length: int(rand, 2, 6) }, n).join(', ')}</answer>`;
+    case 'fraction':
+      return `<answer>${n()}/${int(rand, 2, 97)}</answer>`;
+    case 'decimal':
+      return `<answer>${n()}.${int(rand, 1, 99)}</answer>`;
+    case 'word':
+      return `<answer>${pick(rand, spec.picks)}</answer>`;
+    case 'text':
+      return `<answer>${pick(rand, spec.picks)} ${pick(rand, VOCAB)} ${pick(rand, VOCAB)}</answer>`;
+    default:
+      return `<answer>${pick(rand, ['yes', 'no'])}</answer>`;
   }
 }
 
 export function prompts(spec: TaskSpec, rand: Rand): { prompts: string[]; references: string[] } {
-  const fill = (words: string[], level: number): string => words.map((w) =>
-    w === '{n}' ? String(int(rand, 1, 100 * level))
-      : w === '{list}' ? `[${Array.from({ length: 2 + level }, () => int(rand, 0, 99)).join(', ')}]`
-        : w === '{pick}' ? pick(rand, spec.picks) : w).join(' ');
+  const fill = (words: string[], level: number): string =>
+    words
+      .map((w) =>
+        w === '{n}'
+          ? String(int(rand, 1, 100 * level))
+          : w === '{list}'
+            ? `[${Array.from({ length: 2 + level }, () => int(rand, 0, 99)).join(', ')}]`
+            : w === '{pick}'
+              ? pick(rand, spec.picks)
+              : w,
+      )
+      .join(' ');
   const out: string[] = [];
   const refs: string[] = [];
   for (let i = 0; i < PROMPTS_PER_ENV; i++) {
@@ -198,7 +330,10 @@ export function prompts(spec: TaskSpec, rand: Rand): { prompts: string[]; refere
   return { prompts: out, references: refs };
 }
 
-export interface SyntheticEnv { source: string; spec: TaskSpec }
+export interface SyntheticEnv {
+  source: string;
+  spec: TaskSpec;
+}
 
 export function freshEnv(rand: Rand): SyntheticEnv {
   return { source: syntheticSource(rand), spec: taskSpec(rand) };
@@ -207,4 +342,3 @@ export function freshEnv(rand: Rand): SyntheticEnv {
 export function copyOf(env: SyntheticEnv, rand: Rand): SyntheticEnv {
   return { source: disguise(env.source, rand), spec: env.spec };
 }
-

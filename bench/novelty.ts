@@ -2,7 +2,17 @@
 import { NoveltyIndex, type NoveltyMatch } from '../validators/novelty/lsh.js';
 import { estimateSimilarity, type NoveltyOptions } from '../validators/novelty/minhash.js';
 import { fingerprint, type Fingerprint } from '../validators/novelty/fingerprint.js';
-import { copyOf, freshEnv, int, prng, prompts, PROMPTS_PER_ENV, SEED, type Rand, type SyntheticEnv } from './novelty-corpus.js';
+import {
+  copyOf,
+  freshEnv,
+  int,
+  prng,
+  prompts,
+  PROMPTS_PER_ENV,
+  SEED,
+  type Rand,
+  type SyntheticEnv,
+} from './novelty-corpus.js';
 
 export type BenchResult = Record<string, { value: number; unit: string; [k: string]: unknown }>;
 
@@ -49,7 +59,10 @@ async function runNoveltyBench(config: Partial<NoveltyBenchConfig>): Promise<Ben
   const buildStart = performance.now();
   let fingerprintTotal = 0;
   for (let i = 0; i < LIBRARY_SIZE; i++) {
-    const env = i > 100 && rand() < LIBRARY_COPY_RATE ? copyOf(envs[int(rand, 0, envs.length - 1)] as SyntheticEnv, rand) : freshEnv(rand);
+    const env =
+      i > 100 && rand() < LIBRARY_COPY_RATE
+        ? copyOf(envs[int(rand, 0, envs.length - 1)] as SyntheticEnv, rand)
+        : freshEnv(rand);
     envs.push(env);
     const t = performance.now();
     const fp = fingerprintOf(env, rand);
@@ -61,13 +74,18 @@ async function runNoveltyBench(config: Partial<NoveltyBenchConfig>): Promise<Ben
 
   // Candidates: half disguised copies of library entries (expected duplicates), half fresh environments.
   const candidateEnvs: SyntheticEnv[] = Array.from({ length: CANDIDATES }, (_, i) =>
-    i % 2 === 0 ? copyOf(envs[int(rand, 0, envs.length - 1)] as SyntheticEnv, rand) : freshEnv(rand));
+    i % 2 === 0 ? copyOf(envs[int(rand, 0, envs.length - 1)] as SyntheticEnv, rand) : freshEnv(rand),
+  );
   const candidateRands = candidateEnvs.map((_, i) => SEED + i);
-  const fingerprintCandidates = (): Fingerprint[] => candidateEnvs.map((env, i) => fingerprintOf(env, prng(candidateRands[i] as number)));
+  const fingerprintCandidates = (): Fingerprint[] =>
+    candidateEnvs.map((env, i) => fingerprintOf(env, prng(candidateRands[i] as number)));
   const candidates = fingerprintCandidates();
 
   // Warm-up (JIT) on every path, then ROUNDS interleaved rounds; each figure is the median round's mean.
-  for (const fp of candidates.slice(0, 20)) { index.query(fp); index.scan(fp); }
+  for (const fp of candidates.slice(0, 20)) {
+    index.query(fp);
+    index.scan(fp);
+  }
   fingerprintCandidates();
   const fpRounds: number[] = [];
   const queryRounds: number[] = [];

@@ -61,7 +61,13 @@ async function firstRun(kind: RunKind, target: number) {
 /** `npx envforge run --kind episodic --target 10` on a fresh library with no LLM (aim: under 2 minutes on 2 cores). */
 async function benchEpisodicRun(): Promise<BenchEntries> {
   const { stats, entry } = await firstRun('episodic', EPISODIC_TARGET);
-  return { 'offline.episodicFirstRunMs': { ...entry, episodicInLibrary: stats.byKind?.episodic ?? 0, note: 'seeding the library (12 seed validations) plus an episodic batch (--kind episodic), as on a fresh clone' } };
+  return {
+    'offline.episodicFirstRunMs': {
+      ...entry,
+      episodicInLibrary: stats.byKind?.episodic ?? 0,
+      note: 'seeding the library (12 seed validations) plus an episodic batch (--kind episodic), as on a fresh clone',
+    },
+  };
 }
 
 async function benchSingle(): Promise<BenchEntries> {

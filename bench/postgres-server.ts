@@ -19,8 +19,14 @@ export interface PostgresServer {
 export function postgresBinDir(): string | null {
   const candidates = [process.env.PG_BIN ?? ''];
   const root = '/usr/lib/postgresql';
-  if (existsSync(root)) candidates.push(...readdirSync(root).sort((a, b) => Number(b) - Number(a)).map((v) => join(root, v, 'bin')));
-  for (const dir of candidates) if (dir && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) return dir;
+  if (existsSync(root))
+    candidates.push(
+      ...readdirSync(root)
+        .sort((a, b) => Number(b) - Number(a))
+        .map((v) => join(root, v, 'bin')),
+    );
+  for (const dir of candidates)
+    if (dir && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) return dir;
   const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
   return which.status === 0 ? join(which.stdout.trim(), '..') : null;
 }
@@ -43,7 +49,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -56,7 +64,10 @@ export interface StartOptions {
 /** Starts a server; throws, naming what is missing, when PostgreSQL is not installed. */
 export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
-  if (!bin) throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found: install PostgreSQL (Debian: apt-get install postgresql) or set PG_BIN to its bin folder');
+  if (!bin)
+    throw new Error(
+      'PostgreSQL server binaries (initdb, pg_ctl) not found: install PostgreSQL (Debian: apt-get install postgresql) or set PG_BIN to its bin folder',
+    );
   const user = serverUser();
   const root = mkdtempSync(join(tmpdir(), 'envforge-pg-'));
   if (user) chownSync(root, user.uid, user.gid);
@@ -64,10 +75,20 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
   const run = (tool: string, args: string[]) => {
     const [cmd, argv] = user ? ['runuser', ['-u', user.name, '--', join(bin, tool), ...args]] : [join(bin, tool), args];
     const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: root });
-    if (result.status !== 0) throw new Error(`starting the throwaway PostgreSQL server: ${cmd} ${tool} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr || result.stdout || ''}`);
+    if (result.status !== 0)
+      throw new Error(
+        `starting the throwaway PostgreSQL server: ${cmd} ${tool} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr || result.stdout || ''}`,
+      );
   };
   const port = await freePort();
-  const settings = [`-c listen_addresses=127.0.0.1`, `-p ${port}`, `-c unix_socket_directories=${root}`, `-c max_connections=300`, `-c fsync=${options.fsync ? 'on' : 'off'}`, `-c synchronous_commit=${options.fsync ? 'on' : 'off'}`];
+  const settings = [
+    `-c listen_addresses=127.0.0.1`,
+    `-p ${port}`,
+    `-c unix_socket_directories=${root}`,
+    `-c max_connections=300`,
+    `-c fsync=${options.fsync ? 'on' : 'off'}`,
+    `-c synchronous_commit=${options.fsync ? 'on' : 'off'}`,
+  ];
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
     run('pg_ctl', ['-D', data, '-l', join(root, 'server.log'), '-w', '-t', '120', '-o', settings.join(' '), 'start']);

@@ -16,7 +16,9 @@ export function memoryMb(pid: number | undefined): { rssMb: number | null; peakR
 /** The children of a process (every thread's), from /proc; none where that cannot be read. */
 function childrenOf(pid: number): number[] {
   try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+    return readdirSync(`/proc/${pid}/task`).flatMap((t) =>
+      readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
   } catch {
     return [];
   }

@@ -43,12 +43,22 @@ function plainRound(envs: PlainEnv[]): number {
   return n / ((performance.now() - start) / 1000);
 }
 
-async function sandboxRound(pool: SandboxPool, sources: Array<{ source: string; levels: number }>, mode: 'batched' | 'single', parallel = false): Promise<number> {
+async function sandboxRound(
+  pool: SandboxPool,
+  sources: Array<{ source: string; levels: number }>,
+  mode: 'batched' | 'single',
+  parallel = false,
+): Promise<number> {
   const perSeed = mode === 'batched' ? ITEMS_PER_SEED : 100;
   const start = performance.now();
   let n = 0;
   for (const { source, levels } of sources) {
-    const calls: Call[] = items(levels, perSeed).map(({ seed, level }) => ({ op: 'episode', seed, level, keepInstance: false }));
+    const calls: Call[] = items(levels, perSeed).map(({ seed, level }) => ({
+      op: 'episode',
+      seed,
+      level,
+      keepInstance: false,
+    }));
     if (mode === 'batched') {
       const { results } = await pool.run({ source, calls, parallel });
       if (!results.every((r) => r.ok)) throw new Error('a seed failed in the sandbox benchmark');
@@ -68,12 +78,19 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] a
  * What a fresh realm costs (a new context: SES lockdown, the runtime, the module loaded and its meta read):
  * one-episode jobs in a fresh realm against the same jobs in the cached one, interleaved.
  */
-async function realmSetupMs(pool: SandboxPool, source: string, rounds = 30): Promise<{ fresh: number; cached: number }> {
+async function realmSetupMs(
+  pool: SandboxPool,
+  source: string,
+  rounds = 30,
+): Promise<{ fresh: number; cached: number }> {
   const call: Call = { op: 'episode', seed: 1, level: 1, keepInstance: false };
   const fresh: number[] = [];
   const cached: number[] = [];
   for (let r = 0; r < rounds; r++) {
-    for (const [times, isFresh] of [[fresh, true], [cached, false]] as const) {
+    for (const [times, isFresh] of [
+      [fresh, true],
+      [cached, false],
+    ] as const) {
       const start = performance.now();
       await pool.run({ source, calls: [call], fresh: isFresh });
       times.push(performance.now() - start);
@@ -117,9 +134,28 @@ export async function benchSandbox(rounds = 5): Promise<BenchEntries> {
         cachedJobMs: setup.cached,
         note: 'a fresh realm (new context in a kept isolate): SES lockdown, runtime, module load; paid once per cached module (every call then gets a fresh instance in that realm)',
       },
-      'sandbox.batchedPerCoreRatio': { value: best(batched) / p, unit: 'ratio', sandboxedPerSec: best(batched), plainNodePerSec: p, itemsPerCrossing: ITEMS_PER_SEED, warmupRounds: WARMUP_ROUNDS, note: 'generate+solve+verify(reference) of the 12 seeds, one worker, vs plain Node in-process' },
-      'sandbox.singleCallRatio': { value: best(single) / p, unit: 'ratio', sandboxedPerSec: best(single), plainNodePerSec: p, note: 'one episode per pool.run (IPC + crossing per item)' },
-      'sandbox.twoWorkerSpeedup': { value: best(parallel) / best(batched), unit: 'x', twoWorkersPerSec: best(parallel), oneWorkerPerSec: best(batched) },
+      'sandbox.batchedPerCoreRatio': {
+        value: best(batched) / p,
+        unit: 'ratio',
+        sandboxedPerSec: best(batched),
+        plainNodePerSec: p,
+        itemsPerCrossing: ITEMS_PER_SEED,
+        warmupRounds: WARMUP_ROUNDS,
+        note: 'generate+solve+verify(reference) of the 12 seeds, one worker, vs plain Node in-process',
+      },
+      'sandbox.singleCallRatio': {
+        value: best(single) / p,
+        unit: 'ratio',
+        sandboxedPerSec: best(single),
+        plainNodePerSec: p,
+        note: 'one episode per pool.run (IPC + crossing per item)',
+      },
+      'sandbox.twoWorkerSpeedup': {
+        value: best(parallel) / best(batched),
+        unit: 'x',
+        twoWorkersPerSec: best(parallel),
+        oneWorkerPerSec: best(batched),
+      },
     };
   } finally {
     await Promise.all([one.close(), two.close()]);

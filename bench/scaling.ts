@@ -16,7 +16,9 @@ const modules = [
   { key: 'gridPath', source: GRID_SOURCE, plain: await plainModule(GRID_SOURCE) },
 ];
 const pools = sizes.map((workers) => new SandboxPool({ workers }));
-const rates: Record<string, { plain: number[]; pools: number[][] }> = Object.fromEntries(modules.map((m) => [m.key, { plain: [], pools: sizes.map(() => []) }]));
+const rates: Record<string, { plain: number[]; pools: number[][] }> = Object.fromEntries(
+  modules.map((m) => [m.key, { plain: [], pools: sizes.map(() => []) }]),
+);
 try {
   for (let round = -1; round < 3; round++) {
     for (const m of modules) {
@@ -27,7 +29,9 @@ try {
       const into = rates[m.key] as { plain: number[]; pools: number[][] };
       into.plain.push(p);
       r.forEach((v, i) => (into.pools[i] as number[]).push(v));
-      process.stderr.write(`${m.key} round ${round}: plain ${Math.round(p)}/s, ${sizes.map((n, i) => `${n}w ${Math.round(r[i] as number)}/s`).join(', ')}\n`);
+      process.stderr.write(
+        `${m.key} round ${round}: plain ${Math.round(p)}/s, ${sizes.map((n, i) => `${n}w ${Math.round(r[i] as number)}/s`).join(', ')}\n`,
+      );
     }
   }
 } finally {
@@ -40,7 +44,18 @@ const result = {
     modules.map((m) => {
       const r = rates[m.key] as { plain: number[]; pools: number[][] };
       const plain = Math.max(...r.plain);
-      return [m.key, { plainNodePerSec: Math.round(plain), workers: Object.fromEntries(sizes.map((n, i) => { const best = Math.max(...(r.pools[i] as number[])); return [n, { perSec: Math.round(best), ratio: Number((best / plain).toFixed(3)) }]; })) }];
+      return [
+        m.key,
+        {
+          plainNodePerSec: Math.round(plain),
+          workers: Object.fromEntries(
+            sizes.map((n, i) => {
+              const best = Math.max(...(r.pools[i] as number[]));
+              return [n, { perSec: Math.round(best), ratio: Number((best / plain).toFixed(3)) }];
+            }),
+          ),
+        },
+      ];
     }),
   ),
 };

@@ -36,14 +36,21 @@ async function items(pool: SandboxPool, library: SqliteLibrary): Promise<Item[]>
   for (const name of SEEDS) {
     const source = readFileSync(new URL(`../../seeds/code/${name}.js`, import.meta.url), 'utf8');
     const report = await validateCandidate(source, { pool });
-    if (report.verdict !== 'admit') throw new Error(`${name} was not admitted: ${report.problems.map((p) => p.code).join(', ')}`);
+    if (report.verdict !== 'admit')
+      throw new Error(`${name} was not admitted: ${report.problems.map((p) => p.code).join(', ')}`);
     const admitted = await library.admit({ source, report, lineage: { author: 'bench' } });
     if (!admitted.env) throw new Error(`${name} was not admitted to the bench library (${admitted.status})`);
     const version = admitted.env.version;
     const entry = (report.meta as unknown as { entry: string }).entry;
     const requests = Array.from({ length: 128 }, (_, i) => ({ seed: 1_000 + i, level: 1 + (i % 5) }));
     for (const e of (await code.runEpisodes(pool, source, requests)).episodes as Episode[]) {
-      for (let k = 0; k < GROUP; k++) out.push({ ground_truth: identityString({ env: name, version, seed: e.seed, level: e.level }), response: e.reference, tests: (e.instance as CodeInstance).tests, entry });
+      for (let k = 0; k < GROUP; k++)
+        out.push({
+          ground_truth: identityString({ env: name, version, seed: e.seed, level: e.level }),
+          response: e.reference,
+          tests: (e.instance as CodeInstance).tests,
+          entry,
+        });
     }
   }
   return out;
@@ -76,7 +83,11 @@ async function throughService(url: string, list: Item[]): Promise<{ tests: numbe
   const post = async () => {
     while (performance.now() - started < DURATION_MS) {
       const batch = Array.from({ length: ITEMS_PER_REQUEST }, () => list[at++ % list.length] as Item);
-      const response = await fetch(`${url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: batch.map((i) => ({ ground_truth: i.ground_truth, response: i.response })) }) });
+      const response = await fetch(`${url}/v1/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ items: batch.map((i) => ({ ground_truth: i.ground_truth, response: i.response })) }),
+      });
       const body = (await response.json()) as { results?: Array<{ score: number; error?: unknown }> };
       (body.results ?? []).forEach((r, k) => {
         if (r.error || r.score !== 1) errors++;
@@ -103,9 +114,20 @@ export async function benchServeCode(): Promise<BenchEntries> {
       const plain = plainNode(list);
       const served_ = (served.tests * 1000) / served.ms;
       const plain_ = (plain.tests * 1000) / plain.ms;
-      const common = { cores: availableParallelism(), loadAverage: load, loadAverageAfter: loadavg().map((v) => Number(v.toFixed(2))) };
+      const common = {
+        cores: availableParallelism(),
+        loadAverage: load,
+        loadAverageAfter: loadavg().map((v) => Number(v.toFixed(2))),
+      };
       return {
-        'serveCode.testsPerSec': { value: Math.round(served_), unit: 'tests/s', ...common, answers: Math.round(served.tests / 12), wrongOrErrors: served.errors, ratioToPlainNode: Number((served_ / plain_).toFixed(4)) },
+        'serveCode.testsPerSec': {
+          value: Math.round(served_),
+          unit: 'tests/s',
+          ...common,
+          answers: Math.round(served.tests / 12),
+          wrongOrErrors: served.errors,
+          ratioToPlainNode: Number((served_ / plain_).toFixed(4)),
+        },
         'serveCode.plainNodeTestsPerSec': { value: Math.round(plain_), unit: 'tests/s', ...common },
       };
     } finally {

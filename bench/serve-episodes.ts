@@ -24,7 +24,8 @@ const ROUNDS = 3;
 const HELD_ROUNDS = 2;
 
 type Start = typeof startChild;
-type HeldRound = Awaited<ReturnType<typeof holdAndStep>> & ReturnType<typeof memoryMb> & { loadAverage: number; rounds: Array<{ stepsPerSec: number; loadAverage: number }> };
+type HeldRound = Awaited<ReturnType<typeof holdAndStep>> &
+  ReturnType<typeof memoryMb> & { loadAverage: number; rounds: Array<{ stepsPerSec: number; loadAverage: number }> };
 interface Server {
   build: 'this' | 'base';
   child: ChildProcess;
@@ -52,7 +53,10 @@ async function measure(server: Server, plans: Plan[]): Promise<Round> {
   const live = await play(server.client, plans, { ms: DURATION_MS, sessions: SESSIONS });
   const after = cpuMs(server.child.pid);
   const per = (ms: number) => round(ms / Math.max(1, live.steps), 3);
-  const cpu = before && after ? { serverMsPerStep: per(after.self - before.self), workersMsPerStep: per(after.children - before.children) } : null;
+  const cpu =
+    before && after
+      ? { serverMsPerStep: per(after.self - before.self), workersMsPerStep: per(after.children - before.children) }
+      : null;
   const thinkMs = (1000 * SESSIONS) / (0.5 * Math.max(1, perSec(live)));
   const paced = await play(server.client, plans, { ms: DURATION_MS, sessions: SESSIONS, thinkMs });
   const replay = await play(server.client, plans, { ms: DURATION_MS, sessions: SESSIONS, replay: true });
@@ -75,23 +79,37 @@ export async function benchServeEpisodes(): Promise<BenchEntries> {
   const servers: Server[] = [];
   try {
     for (const [build, start] of starts) {
-      const { child, url } = await start(libraryDir, { maxSessions: HELD + SESSIONS + 64, maxQueue: 1 << 20, episodesDir: join(tmp, `episodes-${build}`) });
+      const { child, url } = await start(libraryDir, {
+        maxSessions: HELD + SESSIONS + 64,
+        maxQueue: 1 << 20,
+        episodesDir: join(tmp, `episodes-${build}`),
+      });
       servers.push({ build, child, client: new Client(url) });
     }
     for (const s of servers) await play(s.client, plans, { ms: 2_000, sessions: SESSIONS }); // warm-up
     // Interleaved rounds, alternating which build goes first.
     const rounds: Round[] = [];
-    for (let k = 0; k < ROUNDS; k++) for (const s of k % 2 === 0 ? servers : [...servers].reverse()) rounds.push(await measure(s, plans));
+    for (let k = 0; k < ROUNDS; k++)
+      for (const s of k % 2 === 0 ? servers : [...servers].reverse()) rounds.push(await measure(s, plans));
     // The held case in interleaved rounds too (one round each would compare two moments of a shared machine); the best kept.
     const held = new Map<Server['build'], HeldRound>();
     for (let k = 0; k < HELD_ROUNDS; k++) {
       for (const s of k % 2 === 0 ? servers : [...servers].reverse()) {
         let memory = memoryMb(undefined);
         const loadAverage = loadNow();
-        const r = await holdAndStep(s.client, plans, { ms: DURATION_MS, sessions: HELD, whileHeld: () => (memory = memoryMb(s.child.pid)) });
+        const r = await holdAndStep(s.client, plans, {
+          ms: DURATION_MS,
+          sessions: HELD,
+          whileHeld: () => (memory = memoryMb(s.child.pid)),
+        });
         const was = held.get(s.build);
         const rounds = [...(was?.rounds ?? []), { stepsPerSec: perSec(r, r.stepMs), loadAverage }];
-        held.set(s.build, was && perSec(was, was.stepMs) >= perSec(r, r.stepMs) ? { ...was, rounds } : { ...r, ...memory, loadAverage, rounds });
+        held.set(
+          s.build,
+          was && perSec(was, was.stepMs) >= perSec(r, r.stepMs)
+            ? { ...was, rounds }
+            : { ...r, ...memory, loadAverage, rounds },
+        );
       }
     }
     return entries(rounds, held, plans, base);
@@ -104,7 +122,12 @@ export async function benchServeEpisodes(): Promise<BenchEntries> {
   }
 }
 
-function entries(rounds: Round[], held: Map<Server['build'], HeldRound>, plans: Plan[], base: string | null): BenchEntries {
+function entries(
+  rounds: Round[],
+  held: Map<Server['build'], HeldRound>,
+  plans: Plan[],
+  base: string | null,
+): BenchEntries {
   const live = (b: Server['build']) => best(rounds, b, (r) => r.live.steps);
   const paced = (b: Server['build']) => best(rounds, b, (r) => -percentile(r.paced.latencies, 0.99));
   const replay = (b: Server['build']) => best(rounds, b, (r) => r.replay.steps);
@@ -112,17 +135,70 @@ function entries(rounds: Round[], held: Map<Server['build'], HeldRound>, plans: 
   if (!liveThis || !pacedThis || !replayThis || !heldThis) throw new Error('no rounds of this build');
   const [liveBase, pacedBase, replayBase, heldBase] = [live('base'), paced('base'), replay('base'), held.get('base')];
   const leastCpu = (b: Server['build']) => {
-    const all = rounds.filter((r) => r.build === b && r.cpu).map((r) => (r.cpu?.serverMsPerStep ?? 0) + (r.cpu?.workersMsPerStep ?? 0));
+    const all = rounds
+      .filter((r) => r.build === b && r.cpu)
+      .map((r) => (r.cpu?.serverMsPerStep ?? 0) + (r.cpu?.workersMsPerStep ?? 0));
     return all.length > 0 ? round(Math.min(...all), 3) : null;
   };
   const meanTurns = plans.reduce((a, x) => a + x.actions.length, 0) / plans.length;
-  const common = { cores: availableParallelism(), envs: new Set(plans.map((x) => x.env)).size, meanTurns: round(meanTurns), baseBuild: base, note: 'each server in its own process; node:http keep-alive clients in the bench process; loopback; reference (act) rollouts; with a base, rounds interleaved and the best round of each build kept' };
-  const spread = rounds.map((r) => ({ build: r.build, loadAverage: r.loadAverage, stepsPerSec: perSec(r.live), cpu: r.cpu, closedLoopP99Ms: p(r.live, 0.99), pacedP50Ms: p(r.paced, 0.5), pacedP99Ms: p(r.paced, 0.99), replayStepsPerSec: perSec(r.replay) }));
-  const heldView = (h: typeof heldThis | undefined) => h && { stepsPerSec: perSec(h, h.stepMs), p50Ms: p(h, 0.5), p99Ms: p(h, 0.99), held: h.held, createErrors: h.createErrors, stepErrors: h.errors, createMs: Math.round(h.createMs), serverRssMb: h.rssMb, serverPeakRssMb: h.peakRssMb, loadAverage: h.loadAverage, rounds: h.rounds };
+  const common = {
+    cores: availableParallelism(),
+    envs: new Set(plans.map((x) => x.env)).size,
+    meanTurns: round(meanTurns),
+    baseBuild: base,
+    note: 'each server in its own process; node:http keep-alive clients in the bench process; loopback; reference (act) rollouts; with a base, rounds interleaved and the best round of each build kept',
+  };
+  const spread = rounds.map((r) => ({
+    build: r.build,
+    loadAverage: r.loadAverage,
+    stepsPerSec: perSec(r.live),
+    cpu: r.cpu,
+    closedLoopP99Ms: p(r.live, 0.99),
+    pacedP50Ms: p(r.paced, 0.5),
+    pacedP99Ms: p(r.paced, 0.99),
+    replayStepsPerSec: perSec(r.replay),
+  }));
+  const heldView = (h: typeof heldThis | undefined) =>
+    h && {
+      stepsPerSec: perSec(h, h.stepMs),
+      p50Ms: p(h, 0.5),
+      p99Ms: p(h, 0.99),
+      held: h.held,
+      createErrors: h.createErrors,
+      stepErrors: h.errors,
+      createMs: Math.round(h.createMs),
+      serverRssMb: h.rssMb,
+      serverPeakRssMb: h.peakRssMb,
+      loadAverage: h.loadAverage,
+      rounds: h.rounds,
+    };
   const heldRate = (h: typeof heldThis | undefined) => (h ? perSec(h, h.stepMs) : null);
   return {
-    'serve.episodes.stepsPerSec': { value: perSec(liveThis.live), unit: 'steps/s', base: liveBase && perSec(liveBase.live), ratio: ratio(perSec(liveThis.live), liveBase && perSec(liveBase.live)), ...common, sessions: SESSIONS, durationS: DURATION_MS / 1000, loadAverage: liveThis.loadAverage, errors: liveThis.live.errors, episodesFinished: liveThis.live.finished, finishedNotScoringOne: liveThis.live.wrong, p50Ms: p(liveThis.live, 0.5), rounds: spread },
-    'serve.episodes.cpuMsPerStep': { value: leastCpu('this') ?? -1, unit: 'ms', base: leastCpu('base'), ratio: ratio(leastCpu('this') ?? 0, leastCpu('base')), ...common, sessions: SESSIONS, rounds: rounds.map((r) => ({ build: r.build, ...r.cpu })), note: 'CPU (user + system) per closed-loop step, the server process and its sandbox workers together, least of the rounds; -1: /proc unreadable. Steadier than wall time on a loaded machine' },
+    'serve.episodes.stepsPerSec': {
+      value: perSec(liveThis.live),
+      unit: 'steps/s',
+      base: liveBase && perSec(liveBase.live),
+      ratio: ratio(perSec(liveThis.live), liveBase && perSec(liveBase.live)),
+      ...common,
+      sessions: SESSIONS,
+      durationS: DURATION_MS / 1000,
+      loadAverage: liveThis.loadAverage,
+      errors: liveThis.live.errors,
+      episodesFinished: liveThis.live.finished,
+      finishedNotScoringOne: liveThis.live.wrong,
+      p50Ms: p(liveThis.live, 0.5),
+      rounds: spread,
+    },
+    'serve.episodes.cpuMsPerStep': {
+      value: leastCpu('this') ?? -1,
+      unit: 'ms',
+      base: leastCpu('base'),
+      ratio: ratio(leastCpu('this') ?? 0, leastCpu('base')),
+      ...common,
+      sessions: SESSIONS,
+      rounds: rounds.map((r) => ({ build: r.build, ...r.cpu })),
+      note: 'CPU (user + system) per closed-loop step, the server process and its sandbox workers together, least of the rounds; -1: /proc unreadable. Steadier than wall time on a loaded machine',
+    },
     'serve.episodes.stepP99Ms': {
       value: p(pacedThis.paced, 0.99),
       unit: 'ms',
@@ -142,10 +218,56 @@ function entries(rounds: Round[], held: Map<Server['build'], HeldRound>, plans: 
       target: '<= 20 ms',
       note: 'p99 of steps with 256 sessions offered half their own closed-loop rate (a jittered think time between steps); closedLoop*: the same sessions stepping back to back (pure queueing: 256 / steps per second)',
     },
-    'serve.episodes.replayStepsPerSec': { value: perSec(replayThis.replay), unit: 'steps/s', base: replayBase && perSec(replayBase.replay), ratio: ratio(perSec(replayThis.replay), replayBase && perSec(replayBase.replay)), ...common, sessions: SESSIONS, errors: replayThis.replay.errors, p99Ms: p(replayThis.replay, 0.99), sessionSpeedup: round(perSec(liveThis.live) / Math.max(1e-9, perSec(replayThis.replay)), 2), note: 'each turn scored by replaying the whole log so far (stateless), beside the sessions above' },
-    'serve.episodes.heldStepsPerSec': { value: heldRate(heldThis) as number, unit: 'steps/s', base: heldRate(heldBase), ratio: ratio(heldRate(heldThis) as number, heldRate(heldBase)), ...common, sessions: HELD, this: heldView(heldThis), baseRun: heldView(heldBase) ?? null, note: '4,096 sessions created (each stepped once), then all stepped closed loop for 5 s, none to its end; then truncated' },
-    'serve.episodes.heldStepP99Ms': { value: p(heldThis, 0.99), unit: 'ms', base: heldBase ? p(heldBase, 0.99) : null, ratio: ratio(p(heldThis, 0.99), heldBase && p(heldBase, 0.99)), ...common, sessions: HELD, p50Ms: p(heldThis, 0.5), baseP50Ms: heldBase ? p(heldBase, 0.5) : null },
-    'serve.episodes.heldServerRssMb': { value: heldThis.rssMb ?? -1, unit: 'MB', base: heldBase?.rssMb ?? null, ...common, sessions: heldThis.held, peakRssMb: heldThis.peakRssMb, basePeakRssMb: heldBase?.peakRssMb ?? null, target: '>= 4096 open sessions within 1 GiB (the server process; the sandbox workers are their own processes)' },
-    'serve.episodes.concurrentSessions': { value: heldThis.held, unit: 'sessions', ...common, tried: HELD, errors: heldThis.createErrors + heldThis.errors, target: '>= 2000 held open with <= 1% errors' },
+    'serve.episodes.replayStepsPerSec': {
+      value: perSec(replayThis.replay),
+      unit: 'steps/s',
+      base: replayBase && perSec(replayBase.replay),
+      ratio: ratio(perSec(replayThis.replay), replayBase && perSec(replayBase.replay)),
+      ...common,
+      sessions: SESSIONS,
+      errors: replayThis.replay.errors,
+      p99Ms: p(replayThis.replay, 0.99),
+      sessionSpeedup: round(perSec(liveThis.live) / Math.max(1e-9, perSec(replayThis.replay)), 2),
+      note: 'each turn scored by replaying the whole log so far (stateless), beside the sessions above',
+    },
+    'serve.episodes.heldStepsPerSec': {
+      value: heldRate(heldThis) as number,
+      unit: 'steps/s',
+      base: heldRate(heldBase),
+      ratio: ratio(heldRate(heldThis) as number, heldRate(heldBase)),
+      ...common,
+      sessions: HELD,
+      this: heldView(heldThis),
+      baseRun: heldView(heldBase) ?? null,
+      note: '4,096 sessions created (each stepped once), then all stepped closed loop for 5 s, none to its end; then truncated',
+    },
+    'serve.episodes.heldStepP99Ms': {
+      value: p(heldThis, 0.99),
+      unit: 'ms',
+      base: heldBase ? p(heldBase, 0.99) : null,
+      ratio: ratio(p(heldThis, 0.99), heldBase && p(heldBase, 0.99)),
+      ...common,
+      sessions: HELD,
+      p50Ms: p(heldThis, 0.5),
+      baseP50Ms: heldBase ? p(heldBase, 0.5) : null,
+    },
+    'serve.episodes.heldServerRssMb': {
+      value: heldThis.rssMb ?? -1,
+      unit: 'MB',
+      base: heldBase?.rssMb ?? null,
+      ...common,
+      sessions: heldThis.held,
+      peakRssMb: heldThis.peakRssMb,
+      basePeakRssMb: heldBase?.peakRssMb ?? null,
+      target: '>= 4096 open sessions within 1 GiB (the server process; the sandbox workers are their own processes)',
+    },
+    'serve.episodes.concurrentSessions': {
+      value: heldThis.held,
+      unit: 'sessions',
+      ...common,
+      tried: HELD,
+      errors: heldThis.createErrors + heldThis.errors,
+      target: '>= 2000 held open with <= 1% errors',
+    },
   };
 }

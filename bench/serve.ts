@@ -60,8 +60,15 @@ async function serveChild(libraryDir: string): Promise<void> {
 if (process.env[CHILD_FLAG] && process.send) void serveChild(process.env[CHILD_FLAG] as string);
 
 /** A server over `libraryDir` in a process of its own, so a load generator does not share its event loop. */
-export function startChild(libraryDir: string, options: Record<string, unknown> = {}): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(SELF, [], { execArgv: SELF.endsWith('.ts') ? ['--import', 'tsx'] : [], env: { ...process.env, [CHILD_FLAG]: libraryDir, [OPTIONS_FLAG]: JSON.stringify(options) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export function startChild(
+  libraryDir: string,
+  options: Record<string, unknown> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(SELF, [], {
+    execArgv: SELF.endsWith('.ts') ? ['--import', 'tsx'] : [],
+    env: { ...process.env, [CHILD_FLAG]: libraryDir, [OPTIONS_FLAG]: JSON.stringify(options) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (m) => resolve({ child, url: (m as { url: string }).url }));
     child.once('exit', (code) => reject(new Error(`the bench server exited early (code ${code})`)));
@@ -69,16 +76,30 @@ export function startChild(libraryDir: string, options: Record<string, unknown> 
 }
 
 async function post(url: string, path: string, body: unknown): Promise<unknown> {
-  const response = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}: ${await response.text()}`);
   return response.json();
 }
 
 function verifyRequest(items: Item[]): { method: string; path: string; headers: Record<string, string>; body: string } {
-  return { method: 'POST', path: '/v1/verify', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: items.map((i) => ({ ground_truth: i.ground_truth, response: i.reference })) }) };
+  return {
+    method: 'POST',
+    path: '/v1/verify',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ items: items.map((i) => ({ ground_truth: i.ground_truth, response: i.reference })) }),
+  };
 }
 
-async function load(url: string, requests: unknown[], connections: number, durationS: number): Promise<AutocannonResult> {
+async function load(
+  url: string,
+  requests: unknown[],
+  connections: number,
+  durationS: number,
+): Promise<AutocannonResult> {
   return autocannon({ url, connections, duration: durationS, requests, timeout: 30 });
 }
 
@@ -99,12 +120,16 @@ export async function benchServe(): Promise<BenchEntries> {
   }
   const { child, url } = await startChild(libraryDir);
   try {
-    const sampled = (await post(url, '/v1/sample', { select: { n: 4_000, seed: 2024 }, reveal: true })) as { items: Array<Item & { error?: unknown }> };
+    const sampled = (await post(url, '/v1/sample', { select: { n: 4_000, seed: 2024 }, reveal: true })) as {
+      items: Array<Item & { error?: unknown }>;
+    };
     const items = sampled.items.filter((i) => !i.error);
     const envs = new Set(items.map((i) => (JSON.parse(i.ground_truth) as { env: string }).env)).size;
 
     // Sanity: every reference scores 1 through the service.
-    const check = (await post(url, '/v1/verify', { items: items.slice(0, 1_000).map((i) => ({ ground_truth: i.ground_truth, response: i.reference })) })) as { results: Array<{ score: number }> };
+    const check = (await post(url, '/v1/verify', {
+      items: items.slice(0, 1_000).map((i) => ({ ground_truth: i.ground_truth, response: i.reference })),
+    })) as { results: Array<{ score: number }> };
     const sanityAllOne = check.results.every((r) => r.score === 1);
 
     const singles = items.slice(0, SINGLE.distinctBodies).map((i) => verifyRequest([i]));
@@ -112,16 +137,52 @@ export async function benchServe(): Promise<BenchEntries> {
     const single = await load(url, singles, SINGLE.connections, SINGLE.durationS);
 
     const batches = Array.from({ length: BATCHED.distinctBodies }, (_, b) =>
-      verifyRequest(Array.from({ length: BATCHED.itemsPerRequest }, (_, k) => items[(b * BATCHED.itemsPerRequest + k) % items.length] as Item)),
+      verifyRequest(
+        Array.from(
+          { length: BATCHED.itemsPerRequest },
+          (_, k) => items[(b * BATCHED.itemsPerRequest + k) % items.length] as Item,
+        ),
+      ),
     );
     await load(url, batches, BATCHED.connections, BATCHED.warmupS);
     const batched = await load(url, batches, BATCHED.connections, BATCHED.durationS);
 
-    const common = { cores: availableParallelism(), sandboxWorkers: availableParallelism(), envs, sanityAllOne, note: 'server in its own process; autocannon in the bench process; loopback; reference responses' };
-    const detail = (r: AutocannonResult, connections: number) => ({ connections, durationS: r.duration, requests: r['2xx'], errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx });
+    const common = {
+      cores: availableParallelism(),
+      sandboxWorkers: availableParallelism(),
+      envs,
+      sanityAllOne,
+      note: 'server in its own process; autocannon in the bench process; loopback; reference responses',
+    };
+    const detail = (r: AutocannonResult, connections: number) => ({
+      connections,
+      durationS: r.duration,
+      requests: r['2xx'],
+      errors: r.errors,
+      timeouts: r.timeouts,
+      non2xx: r.non2xx,
+    });
     return {
-      'serve.singleRps': { value: round(single['2xx'] / single.duration), unit: 'req/s', ...common, ...detail(single, SINGLE.connections), itemsPerRequest: 1, p50Ms: single.latency.p50, p90Ms: single.latency.p90, p99Ms: single.latency.p99 },
-      'serve.singleP99Ms': { value: single.latency.p99, unit: 'ms', ...common, ...detail(single, SINGLE.connections), p50Ms: single.latency.p50, p90Ms: single.latency.p90, maxMs: single.latency.max, target: '< 50 ms' },
+      'serve.singleRps': {
+        value: round(single['2xx'] / single.duration),
+        unit: 'req/s',
+        ...common,
+        ...detail(single, SINGLE.connections),
+        itemsPerRequest: 1,
+        p50Ms: single.latency.p50,
+        p90Ms: single.latency.p90,
+        p99Ms: single.latency.p99,
+      },
+      'serve.singleP99Ms': {
+        value: single.latency.p99,
+        unit: 'ms',
+        ...common,
+        ...detail(single, SINGLE.connections),
+        p50Ms: single.latency.p50,
+        p90Ms: single.latency.p90,
+        maxMs: single.latency.max,
+        target: '< 50 ms',
+      },
       'serve.batchedVerifiesPerSec': {
         value: round((batched['2xx'] * BATCHED.itemsPerRequest) / batched.duration),
         unit: 'verifications/s',
@@ -141,7 +202,9 @@ export async function benchServe(): Promise<BenchEntries> {
 
 /** Stops a server process startChild started (killed after 10 s). */
 export async function stopChild(child: ChildProcess): Promise<void> {
-  const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    child.exitCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
   child.send('stop');
   setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
   await exited;

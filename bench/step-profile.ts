@@ -47,11 +47,21 @@ const LAYERS: Array<[string, (s: Required<Stamps>) => number]> = [
 
 /** The server process: patches the layers' entry points with stamps, then serves until told to report. */
 async function profileChild(libraryDir: string): Promise<void> {
-  const [{ startServer }, { EpisodeSessions }, { EpisodeRunner }, { Dispatcher }, { EpisodeJournal }, { SandboxPool }] = await Promise.all([import('../serve/server.js'), import('../serve/episodes.js'), import('../serve/episode-runner.js'), import('../serve/dispatcher.js'), import('../serve/episode-journal.js'), import('../sandbox/pool.js')]);
+  const [{ startServer }, { EpisodeSessions }, { EpisodeRunner }, { Dispatcher }, { EpisodeJournal }, { SandboxPool }] =
+    await Promise.all([
+      import('../serve/server.js'),
+      import('../serve/episodes.js'),
+      import('../serve/episode-runner.js'),
+      import('../serve/dispatcher.js'),
+      import('../serve/episode-journal.js'),
+      import('../sandbox/pool.js'),
+    ]);
   const store = new AsyncLocalStorage<Stamps>();
   let steps: Stamps[] = [];
   const gc: number[] = [];
-  new PerformanceObserver((list) => list.getEntries().forEach((e) => gc.push(e.duration))).observe({ entryTypes: ['gc'] });
+  new PerformanceObserver((list) => list.getEntries().forEach((e) => gc.push(e.duration))).observe({
+    entryTypes: ['gc'],
+  });
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   const emit = http.Server.prototype.emit as (this: http.Server, event: string, ...args: unknown[]) => boolean;
@@ -66,21 +76,47 @@ async function profileChild(libraryDir: string): Promise<void> {
     });
     return store.run(stamps, () => emit.call(this, event, ...args));
   } as typeof http.Server.prototype.emit;
-  const wrap = <T extends object>(proto: T, name: keyof T, before: (s: Stamps, args: unknown[]) => void, after?: (s: Stamps, value: unknown) => void) => {
+  const wrap = <T extends object>(
+    proto: T,
+    name: keyof T,
+    before: (s: Stamps, args: unknown[]) => void,
+    after?: (s: Stamps, value: unknown) => void,
+  ) => {
     const original = proto[name] as (...a: unknown[]) => unknown;
     (proto as Record<string, unknown>)[name as string] = function (this: unknown, ...args: unknown[]) {
       const s = store.getStore();
       if (s) before(s, args);
       const value = original.apply(this, args);
-      if (s && after) (value as Promise<unknown>).then((v) => after(s, v), () => {});
+      if (s && after)
+        (value as Promise<unknown>).then(
+          (v) => after(s, v),
+          () => {},
+        );
       return value;
     };
   };
   const byCall = new WeakMap<object, Stamps>();
-  wrap(EpisodeSessions.prototype, 'step', (s) => (s.step = performance.now()), (s) => (s.answered = performance.now()));
-  wrap(EpisodeRunner.prototype, 'rollout', (s) => (s.rollout = performance.now()), (s) => (s.rolled = performance.now()));
-  wrap(Dispatcher.prototype, 'submit', (s, [, , calls]) => (calls as Array<{ call: object }>).forEach((c) => byCall.set(c.call, s)));
-  wrap(EpisodeJournal.prototype, 'append', (s) => (s.journalIn = performance.now()), (s) => (s.journalOut = performance.now()));
+  wrap(
+    EpisodeSessions.prototype,
+    'step',
+    (s) => (s.step = performance.now()),
+    (s) => (s.answered = performance.now()),
+  );
+  wrap(
+    EpisodeRunner.prototype,
+    'rollout',
+    (s) => (s.rollout = performance.now()),
+    (s) => (s.rolled = performance.now()),
+  );
+  wrap(Dispatcher.prototype, 'submit', (s, [, , calls]) =>
+    (calls as Array<{ call: object }>).forEach((c) => byCall.set(c.call, s)),
+  );
+  wrap(
+    EpisodeJournal.prototype,
+    'append',
+    (s) => (s.journalIn = performance.now()),
+    (s) => (s.journalOut = performance.now()),
+  );
   const together = SandboxPool.prototype.runTogether;
   SandboxPool.prototype.runTogether = function (this: InstanceType<typeof SandboxPool>, requests) {
     const sent = performance.now();
@@ -88,44 +124,77 @@ async function profileChild(libraryDir: string): Promise<void> {
     requests.forEach((r, k) => {
       const mine = (r.calls ?? []).map((c) => byCall.get(c));
       for (const s of mine) if (s) s.sent = sent;
-      void runs[k]?.then((result) => mine.forEach((s, i) => s && Object.assign(s, { back: performance.now(), guestMs: result.results[i]?.ms ?? 0 })), () => {});
+      void runs[k]?.then(
+        (result) =>
+          mine.forEach(
+            (s, i) => s && Object.assign(s, { back: performance.now(), guestMs: result.results[i]?.ms ?? 0 }),
+          ),
+        () => {},
+      );
     });
     return runs;
   };
-  const server = await startServer({ libraryDir, port: 0, maxQueue: 1 << 20, maxSessions: 8_192, episodesDir: join(libraryDir, '..', 'episodes') });
+  const server = await startServer({
+    libraryDir,
+    port: 0,
+    maxQueue: 1 << 20,
+    maxSessions: 8_192,
+    episodesDir: join(libraryDir, '..', 'episodes'),
+  });
   process.on('message', (m) => {
     if (m === 'reset') {
       [steps, gc.length] = [[], 0];
       delay.reset();
       process.send?.('reset');
-    } else if (m === 'report') process.send?.({ steps, gc, delayP50: delay.percentile(50) / 1e6, delayP99: delay.percentile(99) / 1e6, delayMax: delay.max / 1e6 });
+    } else if (m === 'report')
+      process.send?.({
+        steps,
+        gc,
+        delayP50: delay.percentile(50) / 1e6,
+        delayP99: delay.percentile(99) / 1e6,
+        delayMax: delay.max / 1e6,
+      });
     else if (m === 'stop') void server.close().then(() => process.exit(0));
   });
   process.send?.({ url: server.url });
 }
 
-const ask = <T>(child: ChildProcess, message: string): Promise<T> => new Promise((resolve) => {
-  child.once('message', (m) => resolve(m as T));
-  child.send(message);
-});
+const ask = <T>(child: ChildProcess, message: string): Promise<T> =>
+  new Promise((resolve) => {
+    child.once('message', (m) => resolve(m as T));
+    child.send(message);
+  });
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 /** The table of a profile: each layer's p50, p99 and its mean over the slowest 1% of steps. */
-export function layerTable(steps: Stamps[]): Array<{ layer: string; p50Ms: number; p99Ms: number; tailMeanMs: number }> {
-  const full = steps.filter((s): s is Required<Stamps> => [s.step, s.rollout, s.sent, s.back, s.rolled, s.journalIn, s.journalOut, s.answered, s.done].every((x) => x !== undefined));
+export function layerTable(
+  steps: Stamps[],
+): Array<{ layer: string; p50Ms: number; p99Ms: number; tailMeanMs: number }> {
+  const full = steps.filter((s): s is Required<Stamps> =>
+    [s.step, s.rollout, s.sent, s.back, s.rolled, s.journalIn, s.journalOut, s.answered, s.done].every(
+      (x) => x !== undefined,
+    ),
+  );
   const total = (LAYERS.at(-1) as [string, (s: Required<Stamps>) => number])[1];
   const byTotal = [...full].sort((a, b) => total(a) - total(b));
   const tail = byTotal.slice(Math.floor(byTotal.length * 0.99));
   return LAYERS.map(([layer, of]) => {
     const sorted = full.map(of).sort((a, b) => a - b);
-    return { layer, p50Ms: r2(percentile(sorted, 0.5)), p99Ms: r2(percentile(sorted, 0.99)), tailMeanMs: r2(tail.reduce((a, s) => a + of(s), 0) / Math.max(1, tail.length)) };
+    return {
+      layer,
+      p50Ms: r2(percentile(sorted, 0.5)),
+      p99Ms: r2(percentile(sorted, 0.99)),
+      tailMeanMs: r2(tail.reduce((a, s) => a + of(s), 0) / Math.max(1, tail.length)),
+    };
   });
 }
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help')) {
-    process.stdout.write('usage: node dist/bench/step-profile.js [--sessions N] [--cpu-prof DIR]\n  256 sessions (default) step reference rollouts closed loop, then at half that rate; prints each layer\'s p50/p99 as JSON\n');
+    process.stdout.write(
+      "usage: node dist/bench/step-profile.js [--sessions N] [--cpu-prof DIR]\n  256 sessions (default) step reference rollouts closed loop, then at half that rate; prints each layer's p50/p99 as JSON\n",
+    );
     return;
   }
   const sessions = Number(argv[argv.indexOf('--sessions') + 1]) || 256;
@@ -133,8 +202,14 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'envforge-step-profile-'));
   const libraryDir = join(tmp, 'library');
   const plans = await referencePlans(libraryDir);
-  const child = fork(SELF, [], { execArgv: profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [], env: { ...process.env, [CHILD_FLAG]: libraryDir }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const { url } = await new Promise<{ url: string }>((resolve) => child.once('message', (m) => resolve(m as { url: string })));
+  const child = fork(SELF, [], {
+    execArgv: profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [],
+    env: { ...process.env, [CHILD_FLAG]: libraryDir },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const { url } = await new Promise<{ url: string }>((resolve) =>
+    child.once('message', (m) => resolve(m as { url: string })),
+  );
   const client = new Client(url);
   try {
     await play(client, plans, { ms: 2_000, sessions });
@@ -142,9 +217,14 @@ async function main(): Promise<void> {
     const thinkMs = (1000 * sessions) / (0.5 * Math.max(1, live.steps / 5));
     await ask(child, 'reset');
     const paced = await play(client, plans, { ms: 5_000, sessions, thinkMs });
-    const report = await ask<{ steps: Stamps[]; gc: number[]; delayP50: number; delayP99: number; delayMax: number }>(child, 'report');
+    const report = await ask<{ steps: Stamps[]; gc: number[]; delayP50: number; delayP99: number; delayMax: number }>(
+      child,
+      'report',
+    );
     const gc = report.gc.sort((a, b) => a - b);
-    process.stdout.write(`${JSON.stringify({ sessions, closedLoopStepsPerSec: live.steps / 5, thinkMs: r2(thinkMs), pacedSteps: paced.steps, clientP50Ms: r2(percentile(paced.latencies, 0.5)), clientP99Ms: r2(percentile(paced.latencies, 0.99)), layers: layerTable(report.steps), gc: { count: gc.length, totalMs: r2(gc.reduce((a, b) => a + b, 0)), maxMs: r2(gc.at(-1) ?? 0) }, eventLoopDelayMs: { p50: r2(report.delayP50), p99: r2(report.delayP99), max: r2(report.delayMax) } }, null, 1)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ sessions, closedLoopStepsPerSec: live.steps / 5, thinkMs: r2(thinkMs), pacedSteps: paced.steps, clientP50Ms: r2(percentile(paced.latencies, 0.5)), clientP99Ms: r2(percentile(paced.latencies, 0.99)), layers: layerTable(report.steps), gc: { count: gc.length, totalMs: r2(gc.reduce((a, b) => a + b, 0)), maxMs: r2(gc.at(-1) ?? 0) }, eventLoopDelayMs: { p50: r2(report.delayP50), p99: r2(report.delayP99), max: r2(report.delayMax) } }, null, 1)}\n`,
+    );
   } finally {
     client.close();
     await new Promise<void>((resolve) => {

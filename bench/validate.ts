@@ -43,9 +43,21 @@ export async function benchValidate(rounds = 3): Promise<BenchEntries> {
     const sorted = [...times].sort((a, b) => a - b);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
     return {
-      'validate.p50Ms': { value: at(0.5), unit: 'ms', candidates: times.length, rejected, workers: pool.options.workers },
+      'validate.p50Ms': {
+        value: at(0.5),
+        unit: 'ms',
+        candidates: times.length,
+        rejected,
+        workers: pool.options.workers,
+      },
       'validate.p95Ms': { value: at(0.95), unit: 'ms', candidates: times.length },
-      'validate.cpuMsPerValidation': { value: (cpu.user + cpu.system) / 1000 / times.length + workersMs / times.length, unit: 'ms', supervisorMs: (cpu.user + cpu.system) / 1000 / times.length, workersMs: workersMs / times.length, candidates: times.length },
+      'validate.cpuMsPerValidation': {
+        value: (cpu.user + cpu.system) / 1000 / times.length + workersMs / times.length,
+        unit: 'ms',
+        supervisorMs: (cpu.user + cpu.system) / 1000 / times.length,
+        workersMs: workersMs / times.length,
+        candidates: times.length,
+      },
     };
   } finally {
     await pool.close();

@@ -9,25 +9,60 @@ import { CliFailure, type Io } from './io.js';
 
 async function one(pool: SandboxPool, source: string, meta: EpisodicMeta, request: RolloutRequest): Promise<Rollout> {
   const [r] = (await runRollouts(pool, source, meta, [request])).rollouts;
-  if (!r?.ok) throw new CliFailure(`seed ${request.seed} level ${request.level}: ${r?.code ?? 'E_PROTOCOL'} in ${r?.fn ?? 'call'}: ${r?.message ?? 'no result'}`);
+  if (!r?.ok)
+    throw new CliFailure(
+      `seed ${request.seed} level ${request.level}: ${r?.code ?? 'E_PROTOCOL'} in ${r?.fn ?? 'call'}: ${r?.message ?? 'no result'}`,
+    );
   return r;
 }
 
 /** `sample` for an episodic environment: prompt and tools; with reveal, the reference rollout (act) turn by turn. */
-export async function sampleEpisodic(pool: SandboxPool, source: string, meta: EpisodicMeta, o: { seed: number; n: number; level: number; reveal: boolean; json: boolean }, io: Io): Promise<void> {
-  const requests = Array.from({ length: o.n }, (_, i) => ({ seed: o.seed + i, level: o.level, policy: { type: 'act' as const }, observations: true }));
+export async function sampleEpisodic(
+  pool: SandboxPool,
+  source: string,
+  meta: EpisodicMeta,
+  o: { seed: number; n: number; level: number; reveal: boolean; json: boolean },
+  io: Io,
+): Promise<void> {
+  const requests = Array.from({ length: o.n }, (_, i) => ({
+    seed: o.seed + i,
+    level: o.level,
+    policy: { type: 'act' as const },
+    observations: true,
+  }));
   const { rollouts } = await runRollouts(pool, source, meta, requests);
   let failed = 0;
   for (const r of rollouts) {
     if (!r.ok) {
       failed++;
-      if (o.json) io.out(JSON.stringify({ env: meta.name, seed: r.seed, level: r.level, error: { code: r.code, fn: r.fn, message: r.message } }));
+      if (o.json)
+        io.out(
+          JSON.stringify({
+            env: meta.name,
+            seed: r.seed,
+            level: r.level,
+            error: { code: r.code, fn: r.fn, message: r.message },
+          }),
+        );
       else io.err(`seed ${r.seed} level ${r.level}: ${r.code} in ${r.fn}: ${r.message}`);
       continue;
     }
     const turns = r.actions.map((action, i) => ({ turn: i + 1, action, observation: r.observations?.[i] ?? '' }));
     if (o.json) {
-      io.out(JSON.stringify({ env: meta.name, kind: 'episodic', seed: r.seed, level: r.level, prompt: r.prompt, tools: meta.tools, maxTurns: meta.maxTurns, ...(o.reveal ? { reference: { turns, end: r.end, score: r.score, ...(r.feedback ? { feedback: r.feedback } : {}) } } : {}) }));
+      io.out(
+        JSON.stringify({
+          env: meta.name,
+          kind: 'episodic',
+          seed: r.seed,
+          level: r.level,
+          prompt: r.prompt,
+          tools: meta.tools,
+          maxTurns: meta.maxTurns,
+          ...(o.reveal
+            ? { reference: { turns, end: r.end, score: r.score, ...(r.feedback ? { feedback: r.feedback } : {}) } }
+            : {}),
+        }),
+      );
       continue;
     }
     io.out(`── ${meta.name}  seed=${r.seed}  level=${r.level}  (episodic, at most ${meta.maxTurns} turns) ──`);
@@ -35,7 +70,8 @@ export async function sampleEpisodic(pool: SandboxPool, source: string, meta: Ep
     io.out(`\n[tools]\n${toolUsageLines(meta.tools)}`);
     if (o.reveal) {
       io.out('\n[reference rollout]');
-      for (const t of turns) io.out(`${t.turn}. ${actionText(t.action)}\n   → ${t.observation.replace(/\n/g, '\n     ')}`);
+      for (const t of turns)
+        io.out(`${t.turn}. ${actionText(t.action)}\n   → ${t.observation.replace(/\n/g, '\n     ')}`);
       io.out(`[end] ${r.end} after ${r.turns} turns, score ${r.score}${r.feedback ? ` (${r.feedback})` : ''}`);
     }
     io.out('');
@@ -64,11 +100,29 @@ export function parseActionLine(line: string): { action: unknown } | { error: st
 }
 
 /** `envforge play`: reset, then one typed tool call per line through step (the host holds the state) until the episode ends. */
-export async function playEpisode(pool: SandboxPool, source: string, meta: EpisodicMeta, o: { seed: number; level: number; json: boolean }, input: NodeJS.ReadableStream, io: Io): Promise<void> {
+export async function playEpisode(
+  pool: SandboxPool,
+  source: string,
+  meta: EpisodicMeta,
+  o: { seed: number; level: number; json: boolean },
+  input: NodeJS.ReadableStream,
+  io: Io,
+): Promise<void> {
   const base = { seed: o.seed, level: o.level, keepState: true, observations: true };
   let r = await one(pool, source, meta, { ...base, policy: { type: 'replay', actions: [] } });
   const show = (event: Record<string, unknown>, text: string) => io.out(o.json ? JSON.stringify(event) : text);
-  show({ event: 'reset', env: meta.name, seed: o.seed, level: o.level, prompt: r.prompt, tools: meta.tools, maxTurns: meta.maxTurns }, `── ${meta.name}  seed=${o.seed}  level=${o.level} ──\n${r.prompt}\n\n[tools]\n${toolUsageLines(meta.tools)}\n\nType one call per line: tool {"arg": value}; an empty line or "end" ends the episode.`);
+  show(
+    {
+      event: 'reset',
+      env: meta.name,
+      seed: o.seed,
+      level: o.level,
+      prompt: r.prompt,
+      tools: meta.tools,
+      maxTurns: meta.maxTurns,
+    },
+    `── ${meta.name}  seed=${o.seed}  level=${o.level} ──\n${r.prompt}\n\n[tools]\n${toolUsageLines(meta.tools)}\n\nType one call per line: tool {"arg": value}; an empty line or "end" ends the episode.`,
+  );
   let end: string = 'no-action';
   const lines = createInterface({ input, terminal: false });
   for await (const line of lines) {
@@ -78,13 +132,23 @@ export async function playEpisode(pool: SandboxPool, source: string, meta: Episo
       show({ event: 'input-error', message: parsed.error }, `! ${parsed.error}`);
       continue;
     }
-    r = await one(pool, source, meta, { ...base, policy: { type: 'replay', actions: [parsed.action] }, from: { state: r.stateText ?? 'null', turn: r.turns, errors: r.errors } });
-    show({ event: 'step', turn: r.turns, action: parsed.action, observation: r.observations?.[0] ?? '' }, `${r.turns}. ${r.observations?.[0] ?? ''}`);
+    r = await one(pool, source, meta, {
+      ...base,
+      policy: { type: 'replay', actions: [parsed.action] },
+      from: { state: r.stateText ?? 'null', turn: r.turns, errors: r.errors },
+    });
+    show(
+      { event: 'step', turn: r.turns, action: parsed.action, observation: r.observations?.[0] ?? '' },
+      `${r.turns}. ${r.observations?.[0] ?? ''}`,
+    );
     if (r.end !== 'no-action') {
       end = r.end;
       break;
     }
   }
   lines.close();
-  show({ event: 'end', end, turns: r.turns, score: r.score, ...(r.feedback ? { feedback: r.feedback } : {}) }, `[end] ${end} after ${r.turns} turns, score ${r.score}${r.feedback ? ` (${r.feedback})` : ''}`);
+  show(
+    { event: 'end', end, turns: r.turns, score: r.score, ...(r.feedback ? { feedback: r.feedback } : {}) },
+    `[end] ${end} after ${r.turns} turns, score ${r.score}${r.feedback ? ` (${r.feedback})` : ''}`,
+  );
 }

@@ -6,8 +6,25 @@ import { UsageError } from '../contract/errors.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { FORMAT_NAMES, FORMATS, type FormatName } from '../export/registry.js';
-import { DEFAULT_SERVICE_URL, MANIFEST_FILE, parseServiceUrl, runExport, type ExportPlan, type ExportSummary } from '../export/run.js';
-import { DEFAULT_PER_ENV, DEFAULT_SPLIT, MAX_ATTEMPTS, MAX_ROWS, parseEnvRefs, parseLevels, parseSkills, parseSplit, type SplitWeight } from '../export/select.js';
+import {
+  DEFAULT_SERVICE_URL,
+  MANIFEST_FILE,
+  parseServiceUrl,
+  runExport,
+  type ExportPlan,
+  type ExportSummary,
+} from '../export/run.js';
+import {
+  DEFAULT_PER_ENV,
+  DEFAULT_SPLIT,
+  MAX_ATTEMPTS,
+  MAX_ROWS,
+  parseEnvRefs,
+  parseLevels,
+  parseSkills,
+  parseSplit,
+  type SplitWeight,
+} from '../export/select.js';
 import { SELECTABLE_KINDS, type EnvRef, type LevelSpec, type SelectableKind } from '../library/select.js';
 import type { Io } from './io.js';
 import { DATABASE_HELP, integerOption } from './options.js';
@@ -47,15 +64,44 @@ export function registerExport(program: Command, io: Io): void {
     .description('write a trainer dataset (verl, OpenRLHF, TRL or plain JSONL) from the library, with its reward shim')
     .addOption(new Option('--format <format>', 'trainer format').choices(FORMAT_NAMES).makeOptionMandatory())
     .requiredOption('--out <dir>', 'output folder (created when missing; an earlier envforge export there is replaced)')
-    .option('--env <names>', 'only these environments, comma-separated NAME or NAME@VERSION (default: every active one)', asParser(parseEnvRefs))
+    .option(
+      '--env <names>',
+      'only these environments, comma-separated NAME or NAME@VERSION (default: every active one)',
+      asParser(parseEnvRefs),
+    )
     .option('--skills <list>', 'only environments with one of these comma-separated skills', asParser(parseSkills))
-    .addOption(new Option('--kind <kind>', 'only environments of this kind: single (one prompt, one answer) or episodic (multi-turn tool use)').choices(SELECTABLE_KINDS))
-    .option('--levels <ranges>', 'level range for all (1-5), per environment (planted-sat:2-4), or both (default: every level)', asParser(parseLevels))
-    .addOption(new Option('--per-env <N>', `rows per environment (default: ${DEFAULT_PER_ENV})`).argParser(integerOption('--per-env', 1, MAX_ROWS)).conflicts('total'))
-    .addOption(new Option('--total <N>', 'rows in all, spread evenly over the environments').argParser(integerOption('--total', 1, MAX_ROWS)))
-    .addOption(new Option('--split <spec>', 'split names and fractions summing to 1').argParser(asParser(parseSplit)).default(parseSplit(DEFAULT_SPLIT), DEFAULT_SPLIT))
-    .option('--seed <S>', 'export seed: every row\'s instance seed derives from it', integerOption('--seed', 0), 0)
-    .addOption(new Option('--service-url <url>', 'reward service URL written into the shims (they read $ENVFORGE_URL first)').argParser(asParser(parseServiceUrl)).default(DEFAULT_SERVICE_URL))
+    .addOption(
+      new Option(
+        '--kind <kind>',
+        'only environments of this kind: single (one prompt, one answer) or episodic (multi-turn tool use)',
+      ).choices(SELECTABLE_KINDS),
+    )
+    .option(
+      '--levels <ranges>',
+      'level range for all (1-5), per environment (planted-sat:2-4), or both (default: every level)',
+      asParser(parseLevels),
+    )
+    .addOption(
+      new Option('--per-env <N>', `rows per environment (default: ${DEFAULT_PER_ENV})`)
+        .argParser(integerOption('--per-env', 1, MAX_ROWS))
+        .conflicts('total'),
+    )
+    .addOption(
+      new Option('--total <N>', 'rows in all, spread evenly over the environments').argParser(
+        integerOption('--total', 1, MAX_ROWS),
+      ),
+    )
+    .addOption(
+      new Option('--split <spec>', 'split names and fractions summing to 1')
+        .argParser(asParser(parseSplit))
+        .default(parseSplit(DEFAULT_SPLIT), DEFAULT_SPLIT),
+    )
+    .option('--seed <S>', "export seed: every row's instance seed derives from it", integerOption('--seed', 0), 0)
+    .addOption(
+      new Option('--service-url <url>', 'reward service URL written into the shims (they read $ENVFORGE_URL first)')
+        .argParser(asParser(parseServiceUrl))
+        .default(DEFAULT_SERVICE_URL),
+    )
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('--database <url>', DATABASE_HELP)
     .option('--json', 'print the summary as one JSON object', false)
@@ -71,7 +117,12 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
   const plan: ExportPlan = {
     format: FORMATS[options.format],
     out,
-    selection: { ...(options.env ? { envs: options.env } : {}), ...(options.skills ? { skills: options.skills } : {}), ...(options.kind ? { kind: options.kind } : {}), ...(options.levels ? { levels: options.levels } : {}) },
+    selection: {
+      ...(options.env ? { envs: options.env } : {}),
+      ...(options.skills ? { skills: options.skills } : {}),
+      ...(options.kind ? { kind: options.kind } : {}),
+      ...(options.levels ? { levels: options.levels } : {}),
+    },
     counts: options.total === undefined ? { perEnv: options.perEnv ?? DEFAULT_PER_ENV } : { total: options.total },
     splits: options.split,
     seed: options.seed,
@@ -81,7 +132,12 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
   const pool = new SandboxPool();
   const status = options.json ? undefined : io.status;
   try {
-    const summary = await runExport(library, pool, plan, status ? (p) => status(`exporting ${p.done}/${p.total} rows (${p.env})`) : undefined);
+    const summary = await runExport(
+      library,
+      pool,
+      plan,
+      status ? (p) => status(`exporting ${p.done}/${p.total} rows (${p.env})`) : undefined,
+    );
     status?.('');
     report(summary, out, options.json, io);
   } finally {
@@ -91,20 +147,44 @@ async function exportCommand(options: ExportOptions, io: Io): Promise<void> {
 }
 
 function report(summary: ExportSummary, out: string, json: boolean, io: Io): void {
-  const files = [...summary.files.map((f) => ({ name: f.name, bytes: f.bytes })), { name: MANIFEST_FILE, bytes: statSync(join(out, MANIFEST_FILE)).size }];
+  const files = [
+    ...summary.files.map((f) => ({ name: f.name, bytes: f.bytes })),
+    { name: MANIFEST_FILE, bytes: statSync(join(out, MANIFEST_FILE)).size },
+  ];
   const redrawn = summary.envs.reduce((a, e) => a + e.redrawn, 0);
   const failed = summary.envs.reduce((a, e) => a + e.failed, 0);
   const dropped = summary.envs.reduce((a, e) => a + e.dropped, 0);
   if (json) {
-    io.out(JSON.stringify({ out, format: summary.format, seed: summary.seed, rows: summary.rows, total: summary.total, envs: summary.envs, redrawn, failed, dropped, files }));
+    io.out(
+      JSON.stringify({
+        out,
+        format: summary.format,
+        seed: summary.seed,
+        rows: summary.rows,
+        total: summary.total,
+        envs: summary.envs,
+        redrawn,
+        failed,
+        dropped,
+        files,
+      }),
+    );
   } else {
-    io.out(`wrote ${summary.total} rows (${summary.format}, ${summary.envs.length} environments, seed ${summary.seed}) to ${out}`);
-    for (const [split, n] of Object.entries(summary.rows)) io.out(`  ${split.padEnd(12)} ${String(n).padStart(9)} rows`);
+    io.out(
+      `wrote ${summary.total} rows (${summary.format}, ${summary.envs.length} environments, seed ${summary.seed}) to ${out}`,
+    );
+    for (const [split, n] of Object.entries(summary.rows))
+      io.out(`  ${split.padEnd(12)} ${String(n).padStart(9)} rows`);
     io.out(`  files: ${files.map((f) => f.name).join(', ')}`);
     if (redrawn || failed) io.out(`  ${redrawn} repeated prompts and ${failed} failed generations were redrawn`);
   }
   for (const q of summary.quarantined ?? []) io.err(`warning: ${q.name}@${q.version} left out: ${q.reason}`);
   for (const u of summary.unsupported ?? []) io.err(`warning: ${u.name}@${u.version} left out: ${u.reason}`);
-  for (const e of summary.envs) if (e.dropped) io.err(`warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`);
-  for (const [split, n] of Object.entries(summary.rows)) if (n === 0) io.err(`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);
+  for (const e of summary.envs)
+    if (e.dropped)
+      io.err(
+        `warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`,
+      );
+  for (const [split, n] of Object.entries(summary.rows))
+    if (n === 0) io.err(`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);
 }

@@ -20,13 +20,18 @@ export function processIo(): Io {
     out: (line) => process.stdout.write(`${terminalSafe(line)}\n`),
     err: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
     // The clearing sequence is envforge's own; what follows it is escaped like any line.
-    ...(process.stderr.isTTY ? { status: (text: string) => process.stderr.write(`\r\x1b[K${terminalSafe(text)}`) } : {}),
+    ...(process.stderr.isTTY
+      ? { status: (text: string) => process.stderr.write(`\r\x1b[K${terminalSafe(text)}`) }
+      : {}),
   };
 }
 
 /** A command-level failure: printed without a stack trace, with its exit code (1 failure, 2 usage). */
 export class CliFailure extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }

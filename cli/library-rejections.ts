@@ -34,27 +34,60 @@ export function registerLibraryRejections(library: Command, io: Io): void {
     .option('--batch <id>', 'only the rejections of this batch')
     .option('--code <code>', 'only rejections with a problem of this code (see contract/codes.ts)')
     .option('--limit <N>', 'at most this many', integerOption('--limit', 1, 1_000_000), 100)
-    .addHelpText('after', '\nExamples:\n  envforge library rejections --batch batch-20260101T010203Z-42\n  envforge library rejections --code E_SEED_IGNORED --json | jq .firstProblem')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  envforge library rejections --batch batch-20260101T010203Z-42\n  envforge library rejections --code E_SEED_IGNORED --json | jq .firstProblem',
+    )
     .action(async (options: RejectionsOptions) => list(options, io));
 }
 
 async function list(options: RejectionsOptions, io: Io): Promise<void> {
-  if (options.code !== undefined && !isProblemCode(options.code)) throw new UsageError(`--code: unknown code "${options.code}" (the codes are listed in contract/codes.ts)`);
+  if (options.code !== undefined && !isProblemCode(options.code))
+    throw new UsageError(`--code: unknown code "${options.code}" (the codes are listed in contract/codes.ts)`);
   const lib = openLibrary(resolveLibraryDir(options.library, options.database), { readonly: true });
   try {
-    if (options.batch !== undefined && !(await lib.getBatch(options.batch))) throw new UsageError(`--batch: no batch "${options.batch}" in this library`);
-    const found = await lib.rejections({ ...(options.batch ? { batchId: options.batch } : {}), ...(options.code ? { code: options.code } : {}), limit: options.limit });
+    if (options.batch !== undefined && !(await lib.getBatch(options.batch)))
+      throw new UsageError(`--batch: no batch "${options.batch}" in this library`);
+    const found = await lib.rejections({
+      ...(options.batch ? { batchId: options.batch } : {}),
+      ...(options.code ? { code: options.code } : {}),
+      limit: options.limit,
+    });
     for (const r of found) {
       if (options.json) {
-        const problems = r.report.problems.map((p) => ({ code: p.code, stage: p.stage, message: p.message, ...(p.evidence === undefined ? {} : { evidence: p.evidence }) }));
-        io.out(JSON.stringify({ candidate: candidateOf(r), name: r.name, hash: r.hash, batchId: r.lineage.batchId ?? null, author: r.lineage.author, createdAt: r.createdAt, codes: r.codes, firstProblem: r.firstProblem, problems }));
+        const problems = r.report.problems.map((p) => ({
+          code: p.code,
+          stage: p.stage,
+          message: p.message,
+          ...(p.evidence === undefined ? {} : { evidence: p.evidence }),
+        }));
+        io.out(
+          JSON.stringify({
+            candidate: candidateOf(r),
+            name: r.name,
+            hash: r.hash,
+            batchId: r.lineage.batchId ?? null,
+            author: r.lineage.author,
+            createdAt: r.createdAt,
+            codes: r.codes,
+            firstProblem: r.firstProblem,
+            problems,
+          }),
+        );
         continue;
       }
-      const first = r.firstProblem ? `${r.firstProblem.code} [${r.firstProblem.stage}] ${r.firstProblem.message}` : '(no problem recorded)';
+      const first = r.firstProblem
+        ? `${r.firstProblem.code} [${r.firstProblem.stage}] ${r.firstProblem.message}`
+        : '(no problem recorded)';
       io.out(`${r.createdAt}  ${r.lineage.batchId ?? r.lineage.author}  ${candidateOf(r)}`);
-      io.out(`  ${first}${r.codes.length > 1 ? `  (also ${r.codes.filter((c) => c !== r.firstProblem?.code).join(', ')})` : ''}`);
+      io.out(
+        `  ${first}${r.codes.length > 1 ? `  (also ${r.codes.filter((c) => c !== r.firstProblem?.code).join(', ')})` : ''}`,
+      );
     }
-    if (!options.json) io.out(`${found.length} rejection${found.length === 1 ? '' : 's'}${found.length === options.limit ? ` (the newest ${options.limit}; --limit shows more)` : ''}`);
+    if (!options.json)
+      io.out(
+        `${found.length} rejection${found.length === 1 ? '' : 's'}${found.length === options.limit ? ` (the newest ${options.limit}; --limit shows more)` : ''}`,
+      );
   } finally {
     await lib.close();
   }

@@ -21,7 +21,7 @@ interface Common {
   json: boolean;
 }
 
-const LIBRARY_HELP = 'library folder (default: $ENVFORGE_LIBRARY, else the project\'s generated/)';
+const LIBRARY_HELP = "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)";
 
 async function withLibrary<T>(options: Common, readonly: boolean, fn: (library: Library) => Promise<T>): Promise<T> {
   const library = openLibrary(resolveLibraryDir(options.library, options.database), { readonly });
@@ -38,26 +38,63 @@ function summary(env: EnvRecord): string {
 }
 
 function brief(env: EnvRecord): Record<string, unknown> {
-  return { name: env.name, version: env.version, kind: recordKind(env), hash: env.hash, status: env.status, retiredReason: env.retiredReason, skills: env.meta.skills, levels: env.meta.levels, author: env.lineage.author, createdAt: env.createdAt };
+  return {
+    name: env.name,
+    version: env.version,
+    kind: recordKind(env),
+    hash: env.hash,
+    status: env.status,
+    retiredReason: env.retiredReason,
+    skills: env.meta.skills,
+    levels: env.meta.levels,
+    author: env.lineage.author,
+    createdAt: env.createdAt,
+  };
 }
 
 const KIND_HELP = 'only environments of this kind: single (one prompt, one answer) or episodic (multi-turn tool use)';
 
 export function registerLibrary(program: Command, io: Io): void {
-  const library = program.command('library').description('the library of admitted environments: init, add, list, show, rejections, retire, revalidate, stats, check, migrate');
-  const common = (command: Command) => command.option('--library <dir>', LIBRARY_HELP).option('--database <url>', DATABASE_HELP).option('--json', 'machine-readable output', false);
+  const library = program
+    .command('library')
+    .description(
+      'the library of admitted environments: init, add, list, show, rejections, retire, revalidate, stats, check, migrate',
+    );
+  const common = (command: Command) =>
+    command
+      .option('--library <dir>', LIBRARY_HELP)
+      .option('--database <url>', DATABASE_HELP)
+      .option('--json', 'machine-readable output', false);
 
-  common(library.command('init').description('create a library and admit the seed environments of both kinds (validated first: the 8 episodic ones take about a minute); safe to re-run'))
-    .addOption(new Option('--kind <kind>', 'only the seeds of this kind: single or episodic (default: both)').choices(SEED_KINDS))
+  common(
+    library
+      .command('init')
+      .description(
+        'create a library and admit the seed environments of both kinds (validated first: the 8 episodic ones take about a minute); safe to re-run',
+      ),
+  )
+    .addOption(
+      new Option('--kind <kind>', 'only the seeds of this kind: single or episodic (default: both)').choices(
+        SEED_KINDS,
+      ),
+    )
     .action(async (options: Common & { kind?: SeedKind }) => {
       const dir = resolveLibraryDir(options.library, options.database);
       const created = !(await libraryExists(dir));
       const lib = openLibrary(dir, { create: true });
       const pool = new SandboxPool();
       try {
-        const outcomes = await seedLibrary(lib, pool, (o) => {
-          if (!options.json) io.out(`${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`);
-        }, options.kind ? [options.kind] : SEED_KINDS);
+        const outcomes = await seedLibrary(
+          lib,
+          pool,
+          (o) => {
+            if (!options.json)
+              io.out(
+                `${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`,
+              );
+          },
+          options.kind ? [options.kind] : SEED_KINDS,
+        );
         if (options.json) io.out(JSON.stringify({ library: dir, created, seeds: outcomes }));
         else io.out(`${created ? 'created' : 'updated'} the library at ${dir}`);
         if (outcomes.some((o) => o.status === 'rejected')) io.exitCode = 1;
@@ -76,20 +113,32 @@ export function registerLibrary(program: Command, io: Io): void {
     .option('--skills <list>', 'only environments with one of these comma-separated skills')
     .addOption(new Option('--kind <kind>', KIND_HELP).choices(SELECTABLE_KINDS))
     .option('--all-versions', 'every version, not only the newest', false)
-    .action(async (options: Common & { status: string; skills?: string; kind?: SelectableKind; allVersions: boolean }) => {
-      if (!['active', 'retired', 'all'].includes(options.status)) throw new UsageError(`--status must be active, retired or all, not "${options.status}"`);
-      await withLibrary(options, true, async (lib) => {
-        const listed = await lib.list({ status: options.status as 'active', allVersions: options.allVersions, ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()) } : {}) });
-        const envs = options.kind ? listed.filter((e) => recordKind(e) === options.kind) : listed;
-        if (options.json) for (const env of envs) io.out(JSON.stringify(brief(env)));
-        else {
-          for (const env of envs) io.out(summary(env));
-          io.out(`${envs.length} environment${envs.length === 1 ? '' : 's'}`);
-        }
-      });
-    });
+    .action(
+      async (options: Common & { status: string; skills?: string; kind?: SelectableKind; allVersions: boolean }) => {
+        if (!['active', 'retired', 'all'].includes(options.status))
+          throw new UsageError(`--status must be active, retired or all, not "${options.status}"`);
+        await withLibrary(options, true, async (lib) => {
+          const listed = await lib.list({
+            status: options.status as 'active',
+            allVersions: options.allVersions,
+            ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()) } : {}),
+          });
+          const envs = options.kind ? listed.filter((e) => recordKind(e) === options.kind) : listed;
+          if (options.json) for (const env of envs) io.out(JSON.stringify(brief(env)));
+          else {
+            for (const env of envs) io.out(summary(env));
+            io.out(`${envs.length} environment${envs.length === 1 ? '' : 's'}`);
+          }
+        });
+      },
+    );
 
-  common(library.command('show').description('one environment: meta, lineage, status, difficulty curve').argument('<name[@version]>'))
+  common(
+    library
+      .command('show')
+      .description('one environment: meta, lineage, status, difficulty curve')
+      .argument('<name[@version]>'),
+  )
     .option('--source', 'print the module source instead', false)
     .action(async (ref: string, options: Common & { source: boolean }) => {
       await withLibrary(options, true, async (lib) => {
@@ -101,55 +150,115 @@ export function registerLibrary(program: Command, io: Io): void {
         io.out(`  hash ${env.hash}  validator ${env.validatorVersion}  admitted ${env.createdAt}`);
         io.out(`  lineage ${JSON.stringify(env.lineage)}`);
         io.out('  level  prompt  instance  distinct answers');
-        for (const l of env.curve) io.out(`  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ${l.instanceChars.toFixed(0).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}`);
+        for (const l of env.curve)
+          io.out(
+            `  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ${l.instanceChars.toFixed(0).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}`,
+          );
       });
     });
 
-  common(library.command('retire').description('retire an environment (every active version, or NAME@VERSION)').argument('<name[@version]>'))
+  common(
+    library
+      .command('retire')
+      .description('retire an environment (every active version, or NAME@VERSION)')
+      .argument('<name[@version]>'),
+  )
     .requiredOption('--reason <text>', 'why it is retired, kept with it (required)')
     .action(async (ref: string, options: Common & { reason: string }) => {
       const { name, version } = parseRef(ref);
-      if (!options.reason.trim()) throw new UsageError('--reason needs a non-empty text: why the environment is retired');
+      if (!options.reason.trim())
+        throw new UsageError('--reason needs a non-empty text: why the environment is retired');
       await withLibrary(options, false, async (lib) => {
         await requireEnv(lib, ref);
         const changed = await lib.retire(name, options.reason, version);
         if (options.json) io.out(JSON.stringify({ retired: changed.map(brief) }));
-        else io.out(changed.length ? changed.map((e) => `retired ${e.name}@${e.version}`).join('\n') : `nothing to retire: ${ref} is not active`);
+        else
+          io.out(
+            changed.length
+              ? changed.map((e) => `retired ${e.name}@${e.version}`).join('\n')
+              : `nothing to retire: ${ref} is not active`,
+          );
       });
     });
 
-  common(library.command('revalidate').description('re-run the validator on active environments (replaying their production incidents) and retire those it now rejects').argument('[names...]'))
-    .action(async (names: string[], options: Common) => {
-      await withLibrary(options, false, async (lib) => {
-        const active = new Set((await lib.list()).map((e) => e.name));
-        for (const name of names) if (!active.has(name)) throw new UsageError(`"${name}" is not an active environment of this library (envforge library list shows them)`);
-        const pool = new SandboxPool();
-        try {
-          const outcomes = await revalidate(lib, pool, names, (o) => {
-            if (options.json) io.out(JSON.stringify(o));
-            else io.out(`${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}${o.incidents ? `  (${o.incidents} incidents replayed, resolved)` : ''}  ${o.ms} ms`);
-          });
-          if (!options.json) io.out(`${outcomes.filter((o) => o.retired).length} of ${outcomes.length} retired`);
-        } finally {
-          await pool.close();
-        }
-      });
-    });
-
-  common(library.command('stats').description('counts by kind, skill, status and author, and the level range (the architect\'s coverage input)')).action(async (options: Common) => {
-    await withLibrary(options, true, async (lib) => {
-      const stats = await lib.stats();
-      if (options.json) return io.out(JSON.stringify(stats));
-      io.out(`${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} rejections kept (kinds, authors and skills count active environments)`);
-      io.out(`versions by status: ${Object.entries(stats.byStatus).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
-      io.out(`kinds: ${Object.entries(stats.byKind ?? {}).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
-      io.out(`authors: ${Object.entries(stats.byAuthor).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
-      io.out(`levels: ${stats.levels ? `${stats.levels.min}-${stats.levels.max}` : '-'}`);
-      io.out(`skills: ${Object.entries(stats.bySkill).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
+  common(
+    library
+      .command('revalidate')
+      .description(
+        're-run the validator on active environments (replaying their production incidents) and retire those it now rejects',
+      )
+      .argument('[names...]'),
+  ).action(async (names: string[], options: Common) => {
+    await withLibrary(options, false, async (lib) => {
+      const active = new Set((await lib.list()).map((e) => e.name));
+      for (const name of names)
+        if (!active.has(name))
+          throw new UsageError(
+            `"${name}" is not an active environment of this library (envforge library list shows them)`,
+          );
+      const pool = new SandboxPool();
+      try {
+        const outcomes = await revalidate(lib, pool, names, (o) => {
+          if (options.json) io.out(JSON.stringify(o));
+          else
+            io.out(
+              `${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}${o.incidents ? `  (${o.incidents} incidents replayed, resolved)` : ''}  ${o.ms} ms`,
+            );
+        });
+        if (!options.json) io.out(`${outcomes.filter((o) => o.retired).length} of ${outcomes.length} retired`);
+      } finally {
+        await pool.close();
+      }
     });
   });
 
-  common(library.command('check').description('integrity check: index, module files against their hashes, orphan files'))
+  common(
+    library
+      .command('stats')
+      .description("counts by kind, skill, status and author, and the level range (the architect's coverage input)"),
+  ).action(async (options: Common) => {
+    await withLibrary(options, true, async (lib) => {
+      const stats = await lib.stats();
+      if (options.json) return io.out(JSON.stringify(stats));
+      io.out(
+        `${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} rejections kept (kinds, authors and skills count active environments)`,
+      );
+      io.out(
+        `versions by status: ${
+          Object.entries(stats.byStatus)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ') || '-'
+        }`,
+      );
+      io.out(
+        `kinds: ${
+          Object.entries(stats.byKind ?? {})
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ') || '-'
+        }`,
+      );
+      io.out(
+        `authors: ${
+          Object.entries(stats.byAuthor)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ') || '-'
+        }`,
+      );
+      io.out(`levels: ${stats.levels ? `${stats.levels.min}-${stats.levels.max}` : '-'}`);
+      io.out(
+        `skills: ${
+          Object.entries(stats.bySkill)
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ') || '-'
+        }`,
+      );
+    });
+  });
+
+  common(
+    library.command('check').description('integrity check: index, module files against their hashes, orphan files'),
+  )
     .option('--gc', 'remove orphan files left by an interrupted admission', false)
     .action(async (options: Common & { gc: boolean }) => {
       await withLibrary(options, !options.gc, async (lib) => {
@@ -157,8 +266,13 @@ export function registerLibrary(program: Command, io: Io): void {
         const removed = options.gc ? await lib.gc() : [];
         if (options.json) io.out(JSON.stringify({ ...report, removed }));
         else {
-          io.out(report.ok ? `ok: ${report.checkedFiles} module files match their hashes` : `damaged:\n  ${report.problems.join('\n  ')}`);
-          if (report.orphanFiles.length) io.out(`${report.orphanFiles.length} orphan files${options.gc ? ' removed' : ' (remove with --gc)'}`);
+          io.out(
+            report.ok
+              ? `ok: ${report.checkedFiles} module files match their hashes`
+              : `damaged:\n  ${report.problems.join('\n  ')}`,
+          );
+          if (report.orphanFiles.length)
+            io.out(`${report.orphanFiles.length} orphan files${options.gc ? ' removed' : ' (remove with --gc)'}`);
         }
         if (!report.ok) io.exitCode = 1;
       });

@@ -3,7 +3,9 @@
 // better-sqlite3 are built for Node 24, and an older Node crashes inside them), then runs the command line.
 const major = Number(process.versions.node.split('.')[0]);
 if (!(major >= 24)) {
-  process.stderr.write(`envforge needs Node.js 24 or newer, and this is Node ${process.versions.node} (${process.execPath}): install Node 24, or in a clone run \`source .ci/node24.sh\`.\n`);
+  process.stderr.write(
+    `envforge needs Node.js 24 or newer, and this is Node ${process.versions.node} (${process.execPath}): install Node 24, or in a clone run \`source .ci/node24.sh\`.\n`,
+  );
   process.exit(1);
 }
 const { runCli } = await import('./program.js');

@@ -32,24 +32,40 @@ interface NightlyFlags {
 export function registerNightly(program: Command, io: Io): void {
   program
     .command('nightly')
-    .description("the night's work in one run: revalidate, retire saturated environments, a batch aimed at weak skills, a dated export, one report")
-    .option('--config <file>', `settings (JSON; default ./${DEFAULT_CONFIG} when present): target, budgetUsd, llm, feedback, retireAt, export {out, formats, perEnv}`)
+    .description(
+      "the night's work in one run: revalidate, retire saturated environments, a batch aimed at weak skills, a dated export, one report",
+    )
+    .option(
+      '--config <file>',
+      `settings (JSON; default ./${DEFAULT_CONFIG} when present): target, budgetUsd, llm, feedback, retireAt, export {out, formats, perEnv}`,
+    )
     .option('--library <dir>', 'library (overrides the config; default: $ENVFORGE_LIBRARY, else generated/)')
-    .option('--feedback <file>', "trainer evaluations (overrides the config; default: the pass rates the reward service recorded)")
-    .option('--night <id>', 'which night (default: today, UTC, YYYY-MM-DD); the same night run again finishes what a killed run left')
+    .option(
+      '--feedback <file>',
+      'trainer evaluations (overrides the config; default: the pass rates the reward service recorded)',
+    )
+    .option(
+      '--night <id>',
+      'which night (default: today, UTC, YYYY-MM-DD); the same night run again finishes what a killed run left',
+    )
     .option('--json', 'print the report as JSON', false)
-    .addHelpText('after', '\nExamples:\n  envforge nightly --config nightly.json\n  15 2 * * * cd /srv/envforge && npx envforge nightly --config nightly.json >> nightly.log 2>&1')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  envforge nightly --config nightly.json\n  15 2 * * * cd /srv/envforge && npx envforge nightly --config nightly.json >> nightly.log 2>&1',
+    )
     .action(async (flags: NightlyFlags) => nightly(flags, io));
 }
 
 async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
   const night = flags.night ?? new Date().toISOString().slice(0, 10);
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(night)) throw new UsageError(`--night must be letters, digits, '.', '_' or '-' (at most 64), got ${JSON.stringify(night)}`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(night))
+    throw new UsageError(`--night must be letters, digits, '.', '_' or '-' (at most 64), got ${JSON.stringify(night)}`);
   const file = flags.config ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   const config = loadNightlyConfig(file);
   if (flags.library) config.library = flags.library;
   if (flags.feedback) config.feedback = flags.feedback;
-  if (config.feedback && !existsSync(config.feedback)) throw new UsageError(`feedback file ${config.feedback} does not exist`);
+  if (config.feedback && !existsSync(config.feedback))
+    throw new UsageError(`feedback file ${config.feedback} does not exist`);
   const selection = selectProvider({ flags: config.llm });
   const offline = selection.description.provider === 'none' || selection.description.provider === 'offline';
   if (!offline) {
@@ -66,7 +82,10 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
       io.err(seedingLine(dir, seedKindsFor(config.kind)));
       await seedLibrary(library, pool, undefined, seedKindsFor(config.kind));
     }
-    const budget = { ...(config.budgetUsd ? { maxUsd: config.budgetUsd } : {}), ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}) };
+    const budget = {
+      ...(config.budgetUsd ? { maxUsd: config.budgetUsd } : {}),
+      ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}),
+    };
     const report = await runNight(
       {
         library,
@@ -77,7 +96,9 @@ async function nightly(flags: NightlyFlags, io: Io): Promise<void> {
         author: (batchId, record) => {
           const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
           const ledger = new CostLedger({ batchId, budget, ...(previous ? { previous } : {}) });
-          const author = offline ? AUTHORS.offline({ seed: seedFor(config.seed, batchId, record) }) : AUTHORS.llm({ llm: selection.create({ ledger }), profile: selection.config.promptProfile ?? 'auto' });
+          const author = offline
+            ? AUTHORS.offline({ seed: seedFor(config.seed, batchId, record) })
+            : AUTHORS.llm({ llm: selection.create({ ledger }), profile: selection.config.promptProfile ?? 'auto' });
           return { author, ledger };
         },
       },

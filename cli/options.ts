@@ -11,4 +11,5 @@ export function integerOption(flag: string, min: number, max = Number.MAX_SAFE_I
   };
 }
 
-export const DATABASE_HELP = 'a PostgreSQL library, postgres://USER@HOST/DB (default: $ENVFORGE_DATABASE_URL); instead of --library';
+export const DATABASE_HELP =
+  'a PostgreSQL library, postgres://USER@HOST/DB (default: $ENVFORGE_DATABASE_URL); instead of --library';

@@ -19,13 +19,18 @@ interface PlayOptions {
 export function registerPlay(program: Command, io: Io): void {
   program
     .command('play')
-    .description('play an episodic environment by hand: type tool calls, see observations and the final score (reads a pipe too)')
+    .description(
+      'play an episodic environment by hand: type tool calls, see observations and the final score (reads a pipe too)',
+    )
     .argument('<env>', 'path to an episodic module (.js), NAME or NAME@VERSION in the library, or a seed name')
     .option('--library <dir>', "library to look NAME up in (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('-s, --seed <S>', 'seed', integerOption('--seed', 0), 0)
     .option('-l, --level <L>', 'difficulty level', integerOption('--level', 1, 1000), 1)
     .option('--json', 'one JSON event per line (reset, step, input-error, end)', false)
-    .addHelpText('after', '\nEach line is one tool call: NAME {"arg": value} (or NAME alone for no arguments); an empty line or "end" ends the episode.\n\nExamples:\n  envforge play warehouse-restock --seed 3 --level 2\n  envforge play ./my-env.js --json < transcript.txt')
+    .addHelpText(
+      'after',
+      '\nEach line is one tool call: NAME {"arg": value} (or NAME alone for no arguments); an empty line or "end" ends the episode.\n\nExamples:\n  envforge play warehouse-restock --seed 3 --level 2\n  envforge play ./my-env.js --json < transcript.txt',
+    )
     .action(async (target: string, options: PlayOptions) => play(target, options, io.input ?? process.stdin, io));
 }
 
@@ -36,8 +41,12 @@ async function play(target: string, options: PlayOptions, input: NodeJS.Readable
     const load = await pool.load(env.source);
     if (!load.ok) throw new CliFailure(`${env.label}: ${load.code}: ${blame(load.message, env.label)}`);
     const meta = parseEpisodicMeta(load.meta);
-    if (!meta) throw new UsageError(`${env.label} is not an episodic environment that matches contract v2 (play needs meta.kind 'episodic'; envforge validate says what is wrong)`);
-    if (options.level > meta.levels) throw new UsageError(`${env.label}: --level ${options.level} is past the environment's ${meta.levels} levels`);
+    if (!meta)
+      throw new UsageError(
+        `${env.label} is not an episodic environment that matches contract v2 (play needs meta.kind 'episodic'; envforge validate says what is wrong)`,
+      );
+    if (options.level > meta.levels)
+      throw new UsageError(`${env.label}: --level ${options.level} is past the environment's ${meta.levels} levels`);
     await playEpisode(pool, env.source, meta, options, input, io);
   } finally {
     await pool.close();

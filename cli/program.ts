@@ -26,7 +26,9 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
 /** The program: with every command, or, given the command line, only the command it names (every one when it names none). */
 export async function buildProgram(io: Io, argv?: readonly string[]): Promise<Command> {
   const program = new Command('envforge')
-    .description('Grow a library of verifiable RL environments: architect -> generator -> sandboxed validator -> library.')
+    .description(
+      'Grow a library of verifiable RL environments: architect -> generator -> sandboxed validator -> library.',
+    )
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
@@ -35,7 +37,9 @@ export async function buildProgram(io: Io, argv?: readonly string[]): Promise<Co
   const wanted = COMMANDS.filter(([name]) => name === named);
   for (const [, load] of wanted.length > 0 ? wanted : COMMANDS) (await load())(program, io);
   const configure = (command: Command): void => {
-    command.exitOverride().configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+    command
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
     command.commands.forEach(configure);
   };
   program.commands.forEach(configure);
@@ -50,7 +54,12 @@ export async function runCli(argv: string[], io: Io = processIo()): Promise<numb
     return io.exitCode ?? 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      )
+        return 0;
       return 2; // commander already printed the message
     }
     if (error instanceof CliFailure) {

@@ -45,14 +45,18 @@ export function frontierLines(f: FrontierReport): string[] {
       ? `feedback: weak share ${pct(f.weakShare)}: ${f.weakWanted} of the admissions should train a weak skill (${f.weak.map((w) => `${w.skill} ${w.wanted}`).join(', ')})`
       : 'feedback: no weak skill this author can train: the batch is not steered',
   ];
-  if (f.untrainable.length > 0) lines.push(`feedback: this author cannot train the weak skills ${f.untrainable.map((w) => w.skill).join(', ')}: they are left out of the share`);
+  if (f.untrainable.length > 0)
+    lines.push(
+      `feedback: this author cannot train the weak skills ${f.untrainable.map((w) => w.skill).join(', ')}: they are left out of the share`,
+    );
   return lines;
 }
 
 export function batchProgress(io: Io, options: ProgressOptions): Progress {
   const now = options.now ?? Date.now;
   const started = now();
-  const terminal = options.terminal !== undefined ? options.terminal : !options.json && process.stderr.isTTY ? process.stderr : null;
+  const terminal =
+    options.terminal !== undefined ? options.terminal : !options.json && process.stderr.isTTY ? process.stderr : null;
   const render = terminal ? createLogUpdate(terminal) : null;
   const counts = { admitted: 0, rejected: 0, written: 0, validated: 0 };
   let weak = '';
@@ -98,7 +102,9 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
       if (options.json || !render) {
         if (waited < nextWaitLine) return;
         nextWaitLine = waited + 60_000;
-        return void io.err(`waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has taken it; start one with: envforge worker --database ${where}`);
+        return void io.err(
+          `waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has taken it; start one with: envforge worker --database ${where}`,
+        );
       }
       waitedMs = waited;
       draw();

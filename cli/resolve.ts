@@ -31,7 +31,8 @@ export function parseRef(ref: string): { name: string; version?: number } {
   const at = ref.lastIndexOf('@');
   if (at < 0) return { name: ref };
   const version = Number(ref.slice(at + 1));
-  if (!Number.isSafeInteger(version) || version < 1) throw new UsageError(`"${ref}": the version after @ must be a positive integer`);
+  if (!Number.isSafeInteger(version) || version < 1)
+    throw new UsageError(`"${ref}": the version after @ must be a positive integer`);
   return { name: ref.slice(0, at), version };
 }
 
@@ -41,7 +42,11 @@ export async function requireEnv(library: Library, ref: string): Promise<EnvReco
   const env = await library.get(name, version);
   if (env) return env;
   const newest = version === undefined ? undefined : await library.get(name);
-  throw new UsageError(newest ? `unknown environment "${ref}": ${name} has versions 1-${newest.version}` : `unknown environment "${ref}" (envforge library list shows what the library holds)`);
+  throw new UsageError(
+    newest
+      ? `unknown environment "${ref}": ${name} has versions 1-${newest.version}`
+      : `unknown environment "${ref}" (envforge library list shows what the library holds)`,
+  );
 }
 
 /**
@@ -70,7 +75,9 @@ export async function resolveEnv(target: string, libraryFlag?: string, databaseF
   const seed = seeds.find((s) => s.name === name);
   if (seed) return { label: seed.name, source: seed.source };
   const names = seeds.map((s) => s.name).join(', ');
-  throw new UsageError(`unknown environment "${target}": not a file, not in the library at ${dir}, and not a seed (${names})`);
+  throw new UsageError(
+    `unknown environment "${target}": not a file, not in the library at ${dir}, and not a seed (${names})`,
+  );
 }
 
 /** The sandbox names every module `environment.js`; a message about a file or a library environment names it instead. */

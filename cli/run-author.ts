@@ -21,15 +21,20 @@ export function checkPrices(selection: Selection, options: RunOptions, io: Io): 
   const models = [selection.description.model, options.solverModel].filter((m): m is string => m !== undefined);
   for (const model of new Set(models)) {
     if (priceFor(model, selection.prices)) continue;
-    if (options.maxTokens === undefined) throw new UsageError(`--budget-usd: ${unpricedBudgetMessage(model, options.budgetUsd)}`);
-    io.err(`warning: no price is known for "${model}": --budget-usd cannot bound its calls, --max-tokens ${options.maxTokens} does (set its price in envforge.config.json "prices")`);
+    if (options.maxTokens === undefined)
+      throw new UsageError(`--budget-usd: ${unpricedBudgetMessage(model, options.budgetUsd)}`);
+    io.err(
+      `warning: no price is known for "${model}": --budget-usd cannot bound its calls, --max-tokens ${options.maxTokens} does (set its price in envforge.config.json "prices")`,
+    );
   }
 }
 
 /** The author a batch was started with, as stored in its options (absent for batches of older versions). */
 export function storedAuthor(record: BatchRecord | undefined): AuthorIdentity | undefined {
   const author = (record?.options as { author?: unknown } | null | undefined)?.author;
-  return author && typeof author === 'object' && typeof (author as AuthorIdentity).provider === 'string' ? (author as AuthorIdentity) : undefined;
+  return author && typeof author === 'object' && typeof (author as AuthorIdentity).provider === 'string'
+    ? (author as AuthorIdentity)
+    : undefined;
 }
 
 /** A resumed batch continues with the same kind of author: the journal holds that author's specs and modules. */
@@ -51,7 +56,10 @@ export function checkAuthorOnResume(record: BatchRecord | undefined, offline: bo
 export function seedFor(flag: number | undefined, batchId: string, record: BatchRecord | undefined): number {
   const stored = storedAuthor(record)?.seed;
   if (typeof stored === 'number') {
-    if (flag !== undefined && flag !== stored) throw new UsageError(`--seed ${flag}: batch ${batchId} was started with seed ${stored}, and a resumed batch keeps its seed (drop --seed or pass --seed ${stored})`);
+    if (flag !== undefined && flag !== stored)
+      throw new UsageError(
+        `--seed ${flag}: batch ${batchId} was started with seed ${stored}, and a resumed batch keeps its seed (drop --seed or pass --seed ${stored})`,
+      );
     return stored;
   }
   return flag ?? hashSeed(batchId);
@@ -75,6 +83,8 @@ export function offlineLine(description: ProviderDescription, seed: number): str
 /** The LLM author in the prompt profile asked for, saying which one it uses. */
 export function llmAuthorFor(llm: LlmClient, choice: ProfileChoice, io: Io): Author {
   const profile = resolveProfile(choice, llm.model);
-  io.err(`prompts: ${profile} profile${choice === 'auto' ? ` (auto, for ${llm.model}; --prompt-profile standard|compact to choose)` : ''}`);
+  io.err(
+    `prompts: ${profile} profile${choice === 'auto' ? ` (auto, for ${llm.model}; --prompt-profile standard|compact to choose)` : ''}`,
+  );
   return AUTHORS.llm({ llm, profile });
 }

@@ -39,7 +39,8 @@ export interface RunOptions {
 /** A kind's canonical name, or mixed; a kind's label ('single-turn') is accepted as an alias of its name. */
 export function runKind(value: string): RunKind {
   const kind = canonicalKind(value) ?? value;
-  if (!(RUN_KINDS as readonly string[]).includes(kind)) throw new InvalidArgumentError(`expected one of ${RUN_KINDS.join(', ')}, got "${value}"`);
+  if (!(RUN_KINDS as readonly string[]).includes(kind))
+    throw new InvalidArgumentError(`expected one of ${RUN_KINDS.join(', ')}, got "${value}"`);
   return kind as RunKind;
 }
 
@@ -47,18 +48,21 @@ export function runKind(value: string): RunKind {
 export const MAX_SEED = 2 ** 32 - 1;
 
 export function profileChoice(value: string): ProfileChoice {
-  if (!(PROFILE_CHOICES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${PROFILE_CHOICES.join(', ')}, got "${value}"`);
+  if (!(PROFILE_CHOICES as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected one of ${PROFILE_CHOICES.join(', ')}, got "${value}"`);
   return value as ProfileChoice;
 }
 
 export function share(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`--weak-share needs a number from 0 to 1, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError(`--weak-share needs a number from 0 to 1, got "${value}"`);
   return n;
 }
 
 export function dollars(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--budget-usd needs a positive number of dollars, got "${value}"`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(`--budget-usd needs a positive number of dollars, got "${value}"`);
   return n;
 }

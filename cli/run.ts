@@ -33,35 +33,99 @@ import { dollars, MAX_SEED, profileChoice, runKind, share, type RunOptions } fro
 export function registerRun(program: Command, io: Io): void {
   program
     .command('run')
-    .description('the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget; with no LLM configured (or --provider offline) the offline author writes the environments, without a network')
-    .option('--kind <kind>', `which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract v2), code (the answer is a program run on hidden tests, contract v3) or ${MIXED_RULE} (mixed writes single and episodic)`, runKind, 'mixed')
-    .option('--target <N>', 'admitted environments wanted, a hard cap: candidates still in flight when it is reached are not admitted; the report counts them as "extra" and their modules stay in the batch journal (with --workers remote, jobs already sent may still be admitted)', integerOption('--target', 1, 100_000), DEFAULT_BATCH_OPTIONS.target)
-    .option('--max-candidates <N>', 'candidates (specs) worked on at most', integerOption('--max-candidates', 1, 1_000_000), DEFAULT_BATCH_OPTIONS.maxCandidates)
+    .description(
+      'the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget; with no LLM configured (or --provider offline) the offline author writes the environments, without a network',
+    )
+    .option(
+      '--kind <kind>',
+      `which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract v2), code (the answer is a program run on hidden tests, contract v3) or ${MIXED_RULE} (mixed writes single and episodic)`,
+      runKind,
+      'mixed',
+    )
+    .option(
+      '--target <N>',
+      'admitted environments wanted, a hard cap: candidates still in flight when it is reached are not admitted; the report counts them as "extra" and their modules stay in the batch journal (with --workers remote, jobs already sent may still be admitted)',
+      integerOption('--target', 1, 100_000),
+      DEFAULT_BATCH_OPTIONS.target,
+    )
+    .option(
+      '--max-candidates <N>',
+      'candidates (specs) worked on at most',
+      integerOption('--max-candidates', 1, 1_000_000),
+      DEFAULT_BATCH_OPTIONS.maxCandidates,
+    )
     .option('--budget-usd <X>', 'stop issuing LLM calls before this spend', dollars)
     .option('--max-tokens <N>', 'stop issuing LLM calls before this many tokens', integerOption('--max-tokens', 1))
-    .option('--concurrency <N>', 'candidates (and so LLM calls) in flight; the sandbox pool is separate (one worker per core)', integerOption('--concurrency', 1, 1_000), DEFAULT_BATCH_OPTIONS.concurrency)
-    .option('--repair-rounds <N>', 'repairs after a rejection', integerOption('--repair-rounds', 0, 10), DEFAULT_BATCH_OPTIONS.repairRounds)
+    .option(
+      '--concurrency <N>',
+      'candidates (and so LLM calls) in flight; the sandbox pool is separate (one worker per core)',
+      integerOption('--concurrency', 1, 1_000),
+      DEFAULT_BATCH_OPTIONS.concurrency,
+    )
+    .option(
+      '--repair-rounds <N>',
+      'repairs after a rejection',
+      integerOption('--repair-rounds', 0, 10),
+      DEFAULT_BATCH_OPTIONS.repairRounds,
+    )
     .option('--skills <list>', 'only these comma-separated skills')
-    .option('--feedback <file>', "trainer evaluations (JSONL or CSV rows {skill?, env?, level?, pass_rate, n}): aim at the weak skills")
-    .option('--weak-share <X>', 'with --feedback: the share of --target wanted for environments that train a weak skill, round-robin over the weak skills (0 to 1)', share, DEFAULT_BATCH_OPTIONS.weakShare)
+    .option(
+      '--feedback <file>',
+      'trainer evaluations (JSONL or CSV rows {skill?, env?, level?, pass_rate, n}): aim at the weak skills',
+    )
+    .option(
+      '--weak-share <X>',
+      'with --feedback: the share of --target wanted for environments that train a weak skill, round-robin over the weak skills (0 to 1)',
+      share,
+      DEFAULT_BATCH_OPTIONS.weakShare,
+    )
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('--database <url>', DATABASE_HELP)
-    .option('--resume [batch-id]', 'continue a killed batch (the newest running one when no id is given) with the options it was started with (--kind, --target, budgets, …: a flag given again with another value is an error)')
+    .option(
+      '--resume [batch-id]',
+      'continue a killed batch (the newest running one when no id is given) with the options it was started with (--kind, --target, budgets, …: a flag given again with another value is an error)',
+    )
     .option('--provider <name>', 'openai, anthropic or offline')
     .option('--model <model>', 'model name')
     .option('--base-url <url>', 'an OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter)')
     .option('--config <path>', 'config file (default: ./envforge.config.json when present)')
-    .option('--prompt-profile <profile>', "the agents' prompts: standard (the contract verbatim, full examples), compact (the contract's rules in under 20k characters, for 7–32B open models) or auto (compact when the model's name says 34B or fewer; default, or the config's promptProfile)", profileChoice)
+    .option(
+      '--prompt-profile <profile>',
+      "the agents' prompts: standard (the contract verbatim, full examples), compact (the contract's rules in under 20k characters, for 7–32B open models) or auto (compact when the model's name says 34B or fewer; default, or the config's promptProfile)",
+      profileChoice,
+    )
     .option('--no-cache', 'do not use the on-disk LLM response cache')
     .option('--no-review', 'skip the LLM review stage of validation')
-    .option('--solver-model <model>', 'calibrate candidates against this solver model: admit only with a level whose pass rate is in the learnable band (0.1–0.9)')
+    .option(
+      '--solver-model <model>',
+      'calibrate candidates against this solver model: admit only with a level whose pass rate is in the learnable band (0.1–0.9)',
+    )
     .option('--solver-samples <N>', 'solver samples per level', integerOption('--solver-samples', 1, 100), 4)
-    .option('--seed <N>', "the offline author's seed (default: derived from the batch id; always printed; a resumed batch keeps its own)", integerOption('--seed', 0, MAX_SEED))
-    .option('--workers <where>', "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for `envforge worker` processes", 'local')
+    .option(
+      '--seed <N>',
+      "the offline author's seed (default: derived from the batch id; always printed; a resumed batch keeps its own)",
+      integerOption('--seed', 0, MAX_SEED),
+    )
+    .option(
+      '--workers <where>',
+      "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for `envforge worker` processes",
+      'local',
+    )
     .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
-    .option('--wait-timeout <seconds>', 'with --workers remote: stop the batch (resumable) when no envforge worker has taken a job for this long; a line says so while it waits', integerOption('--wait-timeout', 1, 86_400), 300)
-    .option('--json', 'print the report as JSON, and progress as one JSON event per line on stderr (without it: one status line on a terminal, a line per admission otherwise)', false)
-    .action(async (options: RunOptions, command: Command) => run(await resumedOptions(options, (key) => command.getOptionValueSource(key) === 'cli'), io));
+    .option(
+      '--wait-timeout <seconds>',
+      'with --workers remote: stop the batch (resumable) when no envforge worker has taken a job for this long; a line says so while it waits',
+      integerOption('--wait-timeout', 1, 86_400),
+      300,
+    )
+    .option(
+      '--json',
+      'print the report as JSON, and progress as one JSON event per line on stderr (without it: one status line on a terminal, a line per admission otherwise)',
+      false,
+    )
+    .action(async (options: RunOptions, command: Command) =>
+      run(await resumedOptions(options, (key) => command.getOptionValueSource(key) === 'cli'), io),
+    );
 }
 
 /** With --resume, the options the batch was started with (cli/run-resume.ts); else the command line's. */
@@ -77,7 +141,15 @@ async function resumedOptions(options: RunOptions, given: (key: KeptOption) => b
 }
 
 async function run(options: RunOptions, io: Io): Promise<void> {
-  const selection = selectProvider({ flags: { ...(options.provider ? { provider: options.provider } : {}), ...(options.model ? { model: options.model } : {}), ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), ...(options.config ? { config: options.config } : {}), noCache: !options.cache } });
+  const selection = selectProvider({
+    flags: {
+      ...(options.provider ? { provider: options.provider } : {}),
+      ...(options.model ? { model: options.model } : {}),
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      ...(options.config ? { config: options.config } : {}),
+      noCache: !options.cache,
+    },
+  });
   const offline = selection.description.provider === 'none' || selection.description.provider === 'offline';
   if (offline && options.solverModel) {
     throw new UsageError(
@@ -90,8 +162,10 @@ async function run(options: RunOptions, io: Io): Promise<void> {
     io.err(describeProvider(selection.description));
   }
   if (!offline) checkPrices(selection, options, io);
-  if (options.workers !== 'local' && options.workers !== 'remote') throw new UsageError(`--workers is local or remote, got "${options.workers}"`);
-  if (options.workers === 'remote' && options.solverModel) throw new UsageError('--solver-model runs in the batch process; it cannot be combined with --workers remote');
+  if (options.workers !== 'local' && options.workers !== 'remote')
+    throw new UsageError(`--workers is local or remote, got "${options.workers}"`);
+  if (options.workers === 'remote' && options.solverModel)
+    throw new UsageError('--solver-model runs in the batch process; it cannot be combined with --workers remote');
 
   const dir = resolveLibraryDir(options.library, options.database);
   const pool = new SandboxPool();
@@ -107,21 +181,55 @@ async function run(options: RunOptions, io: Io): Promise<void> {
       await seedLibrary(library, pool, undefined, seedKindsFor(options.kind));
     }
     const previous = (record?.ledger as LedgerSnapshot | null | undefined) ?? null;
-    const ledger = new CostLedger({ batchId, budget: { ...(options.budgetUsd ? { maxUsd: options.budgetUsd } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) }, ...(previous ? { previous } : {}) });
+    const ledger = new CostLedger({
+      batchId,
+      budget: {
+        ...(options.budgetUsd ? { maxUsd: options.budgetUsd } : {}),
+        ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+      },
+      ...(previous ? { previous } : {}),
+    });
     // The batch stores the author's identity with its options: a resume reads the offline seed back.
-    const author: Author = offlineSeed !== undefined ? AUTHORS.offline({ seed: offlineSeed }) : llmAuthorFor(selection.create({ ledger }), options.promptProfile ?? selection.config.promptProfile ?? 'auto', io);
+    const author: Author =
+      offlineSeed !== undefined
+        ? AUTHORS.offline({ seed: offlineSeed })
+        : llmAuthorFor(
+            selection.create({ ledger }),
+            options.promptProfile ?? selection.config.promptProfile ?? 'auto',
+            io,
+          );
     // The solver shares the provider and the ledger, so the budget covers its calls too.
     const solver = options.solverModel ? selection.create({ ledger, model: options.solverModel }) : undefined;
     // A resumed batch aims at the frontier it was started with, not at tonight's pass rates.
     const feedback = record ? storedFeedback(record) : await trainerFeedback(library, options.feedback);
-    if (feedback.source === 'scores') io.err(`feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`);
+    if (feedback.source === 'scores')
+      io.err(
+        `feedback: no --feedback file; using the pass rates the reward service recorded (${feedback.scores} scores)`,
+      );
     const interrupt = onInterrupt();
     const queue = options.workers === 'remote' ? await openQueue(library, options.jobTimeout) : null;
     const progress = batchProgress(io, { json: options.json, target: options.target });
-    const remote = queue ? { judge: async (job: ValidationJob) => queue.outcome(await queue.send(job), interrupt.signal, { waitTimeoutMs: options.waitTimeout * 1000, onWaiting: (ms) => progress.waiting(ms, library.dir) }) } : undefined;
+    const remote = queue
+      ? {
+          judge: async (job: ValidationJob) =>
+            queue.outcome(await queue.send(job), interrupt.signal, {
+              waitTimeoutMs: options.waitTimeout * 1000,
+              onWaiting: (ms) => progress.waiting(ms, library.dir),
+            }),
+        }
+      : undefined;
     try {
       const report = await runBatch(
-        { library, pool, author, ...(solver ? { solver } : {}), ...(remote ? { remote } : {}), ledger, onEvent: (event) => progress.event(event), signal: interrupt.signal },
+        {
+          library,
+          pool,
+          author,
+          ...(solver ? { solver } : {}),
+          ...(remote ? { remote } : {}),
+          ledger,
+          onEvent: (event) => progress.event(event),
+          signal: interrupt.signal,
+        },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -134,8 +242,17 @@ async function run(options: RunOptions, io: Io): Promise<void> {
           saturatedSkills: feedback.saturated,
           weakShare: options.weakShare,
           review: options.review,
-          ...(options.solverModel ? { calibration: { samplesPerLevel: options.solverSamples, concurrency: options.concurrency } } : {}),
-          ...(options.skills ? { skills: options.skills.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+          ...(options.solverModel
+            ? { calibration: { samplesPerLevel: options.solverSamples, concurrency: options.concurrency } }
+            : {}),
+          ...(options.skills
+            ? {
+                skills: options.skills
+                  .split(',')
+                  .map((s) => s.trim())
+                  .filter(Boolean),
+              }
+            : {}),
           invocation: invocationOf(options),
         },
       );
@@ -153,11 +270,15 @@ async function run(options: RunOptions, io: Io): Promise<void> {
         if (out) io.out(`report: ${join(out, `${batchId}.md`)}`);
       }
       if (report.stopReason === 'no-worker') {
-        io.err(`envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the batch is kept. Start one (envforge worker --database URL) on any machine, then: envforge run --resume ${batchId} --database URL`);
+        io.err(
+          `envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the batch is kept. Start one (envforge worker --database URL) on any machine, then: envforge run --resume ${batchId} --database URL`,
+        );
         io.exitCode = 1;
       }
       if (report.stopReason === 'cancelled') {
-        io.err(`envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}${options.database ? ` --database ${library.dir}` : ''}`);
+        io.err(
+          `envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}${options.database ? ` --database ${library.dir}` : ''}`,
+        );
         io.exitCode = interrupt.exitCode();
       }
     } finally {
@@ -182,5 +303,8 @@ async function pickBatchId(options: RunOptions, library: ReturnType<typeof openL
     if (!running) throw new UsageError('--resume: this library has no interrupted batch to continue');
     return running.id;
   }
-  return `batch-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${process.pid}`;
+  return `batch-${new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${process.pid}`;
 }

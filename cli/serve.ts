@@ -35,9 +35,13 @@ function clientTokens(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at < 1) throw new UsageError('--client-token takes NAME=TOKEN (a name for the client, then its token: e.g. trainer-a=$(openssl rand -hex 32))');
+    if (at < 1)
+      throw new UsageError(
+        '--client-token takes NAME=TOKEN (a name for the client, then its token: e.g. trainer-a=$(openssl rand -hex 32))',
+      );
     const name = pair.slice(0, at);
-    if (Object.hasOwn(out, name)) throw new UsageError(`--client-token names the client ${JSON.stringify(name.slice(0, 64))} twice`);
+    if (Object.hasOwn(out, name))
+      throw new UsageError(`--client-token names the client ${JSON.stringify(name.slice(0, 64))} twice`);
     out[name] = pair.slice(at + 1);
   }
   return out;
@@ -46,21 +50,71 @@ function clientTokens(pairs: string[]): Record<string, string> {
 export function registerServe(program: Command, io: Io): void {
   program
     .command('serve')
-    .description('serve rewards over HTTP: verify responses against library environments (also the OpenRLHF remote reward protocol)')
-    .option('-p, --port <P>', 'TCP port (0 picks a free one)', integerOption('--port', 0, 65_535), DEFAULT_SERVE_OPTIONS.port)
+    .description(
+      'serve rewards over HTTP: verify responses against library environments (also the OpenRLHF remote reward protocol)',
+    )
+    .option(
+      '-p, --port <P>',
+      'TCP port (0 picks a free one)',
+      integerOption('--port', 0, 65_535),
+      DEFAULT_SERVE_OPTIONS.port,
+    )
     .option('--host <H>', 'interface to listen on', DEFAULT_SERVE_OPTIONS.host)
     .option('--library <dir>', "library folder (default: $ENVFORGE_LIBRARY, else the project's generated/)")
     .option('--database <url>', DATABASE_HELP)
-    .option('--max-queue <N>', 'items in flight before requests get 503 + retry-after', integerOption('--max-queue', 1), DEFAULT_SERVE_OPTIONS.maxQueue)
-    .option('--request-timeout <ms>', 'per-request budget: items not scored by then fail with E_REQUEST_TIMEOUT', integerOption('--request-timeout', 1), DEFAULT_SERVE_OPTIONS.requestTimeoutMs)
-    .option('--max-sessions <N>', "episode sessions held open at once; when full they are shared fairly (by client: its --client-token, else its address, every local one being one client; then X-Envforge-Client id) and a client over its share gets 429 + retry-after", integerOption('--max-sessions', 1), DEFAULT_SERVE_OPTIONS.maxSessions)
-    .option('--session-idle <ms>', 'an idle episode session leaves memory after this long (its journal keeps it resumable)', integerOption('--session-idle', 1), DEFAULT_SERVE_OPTIONS.sessionIdleMs)
+    .option(
+      '--max-queue <N>',
+      'items in flight before requests get 503 + retry-after',
+      integerOption('--max-queue', 1),
+      DEFAULT_SERVE_OPTIONS.maxQueue,
+    )
+    .option(
+      '--request-timeout <ms>',
+      'per-request budget: items not scored by then fail with E_REQUEST_TIMEOUT',
+      integerOption('--request-timeout', 1),
+      DEFAULT_SERVE_OPTIONS.requestTimeoutMs,
+    )
+    .option(
+      '--max-sessions <N>',
+      'episode sessions held open at once; when full they are shared fairly (by client: its --client-token, else its address, every local one being one client; then X-Envforge-Client id) and a client over its share gets 429 + retry-after',
+      integerOption('--max-sessions', 1),
+      DEFAULT_SERVE_OPTIONS.maxSessions,
+    )
+    .option(
+      '--session-idle <ms>',
+      'an idle episode session leaves memory after this long (its journal keeps it resumable)',
+      integerOption('--session-idle', 1),
+      DEFAULT_SERVE_OPTIONS.sessionIdleMs,
+    )
     .option('--episodes-dir <dir>', 'episode journals, shared by replicas (default: <library>/serve-episodes)')
-    .option('--client-token <NAME=T>', 'a client token you issue (repeatable; also $ENVFORGE_CLIENT_TOKENS, comma-separated): requests with "Authorization: Bearer T" are the client NAME. Clients are independent (for quarantine) and get fair shares only by token or by distinct address, and every local address is one client', collect, [])
-    .option('--allow-origin <ORIGIN>', 'a web origin (e.g. http://localhost:3000) whose pages may call the service and open WebSockets (repeatable); requests from any other browser page are refused, clients that send no Origin are always served', collect, [])
-    .option('--allow-host <NAME>', 'a host name the service answers to (repeatable; .example.org for it and its subdomains, * for any). Bound to loopback (the default) it answers only IP addresses and localhost, against DNS rebinding; bound to another interface it answers any name unless names are given', collect, [])
-    .option('--max-journals <N>', "ended episodes' journals kept on disk, shared fairly between clients (the client keeping the most loses its oldest)", integerOption('--max-journals', 1), DEFAULT_SERVE_OPTIONS.maxEndedJournals)
-    .option('--operator-token <T>', 'the operator token (default: $ENVFORGE_OPERATOR_TOKEN; prefer it, a flag shows in ps): requests with "Authorization: Bearer T" may reveal references, record scores that steer level:auto and nightly, and use /v1/admin; without one no request may')
+    .option(
+      '--client-token <NAME=T>',
+      'a client token you issue (repeatable; also $ENVFORGE_CLIENT_TOKENS, comma-separated): requests with "Authorization: Bearer T" are the client NAME. Clients are independent (for quarantine) and get fair shares only by token or by distinct address, and every local address is one client',
+      collect,
+      [],
+    )
+    .option(
+      '--allow-origin <ORIGIN>',
+      'a web origin (e.g. http://localhost:3000) whose pages may call the service and open WebSockets (repeatable); requests from any other browser page are refused, clients that send no Origin are always served',
+      collect,
+      [],
+    )
+    .option(
+      '--allow-host <NAME>',
+      'a host name the service answers to (repeatable; .example.org for it and its subdomains, * for any). Bound to loopback (the default) it answers only IP addresses and localhost, against DNS rebinding; bound to another interface it answers any name unless names are given',
+      collect,
+      [],
+    )
+    .option(
+      '--max-journals <N>',
+      "ended episodes' journals kept on disk, shared fairly between clients (the client keeping the most loses its oldest)",
+      integerOption('--max-journals', 1),
+      DEFAULT_SERVE_OPTIONS.maxEndedJournals,
+    )
+    .option(
+      '--operator-token <T>',
+      'the operator token (default: $ENVFORGE_OPERATOR_TOKEN; prefer it, a flag shows in ps): requests with "Authorization: Bearer T" may reveal references, record scores that steer level:auto and nightly, and use /v1/admin; without one no request may',
+    )
     .addHelpText(
       'after',
       [
@@ -101,10 +155,32 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
   // A missing or unreadable library throws a LibraryError that says how to create one (exit 1).
   const libraryDir = resolveLibraryDir(flags.library, flags.database);
   const operatorToken = flags.operatorToken ?? (process.env.ENVFORGE_OPERATOR_TOKEN || undefined);
-  const tokens = clientTokens([...(process.env.ENVFORGE_CLIENT_TOKENS ?? '').split(',').filter((p) => p.trim() !== ''), ...flags.clientToken]);
-  const server = await startServer({ libraryDir, host: flags.host, port: flags.port, maxQueue: flags.maxQueue, requestTimeoutMs: flags.requestTimeout, maxSessions: flags.maxSessions, sessionIdleMs: flags.sessionIdle, maxEndedJournals: flags.maxJournals, ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}), ...(operatorToken ? { operatorToken } : {}), clientTokens: tokens, allowOrigins: flags.allowOrigin, allowHosts: flags.allowHost, log: (line) => io.err(line) });
+  const tokens = clientTokens([
+    ...(process.env.ENVFORGE_CLIENT_TOKENS ?? '').split(',').filter((p) => p.trim() !== ''),
+    ...flags.clientToken,
+  ]);
+  const server = await startServer({
+    libraryDir,
+    host: flags.host,
+    port: flags.port,
+    maxQueue: flags.maxQueue,
+    requestTimeoutMs: flags.requestTimeout,
+    maxSessions: flags.maxSessions,
+    sessionIdleMs: flags.sessionIdle,
+    maxEndedJournals: flags.maxJournals,
+    ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}),
+    ...(operatorToken ? { operatorToken } : {}),
+    clientTokens: tokens,
+    allowOrigins: flags.allowOrigin,
+    allowHosts: flags.allowHost,
+    log: (line) => io.err(line),
+  });
   io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
-  io.err(operatorToken ? 'envforge serve: operator token set: only requests bearing it may reveal, record scores that steer, or use /v1/admin' : 'envforge serve: no operator token (ENVFORGE_OPERATOR_TOKEN): reveal and /v1/admin are refused, and every score is recorded as an untrusted client\'s, steering nothing');
+  io.err(
+    operatorToken
+      ? 'envforge serve: operator token set: only requests bearing it may reveal, record scores that steer, or use /v1/admin'
+      : "envforge serve: no operator token (ENVFORGE_OPERATOR_TOKEN): reveal and /v1/admin are refused, and every score is recorded as an untrusted client's, steering nothing",
+  );
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);

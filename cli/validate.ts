@@ -26,14 +26,30 @@ interface ValidateCliOptions {
 export function registerValidate(program: Command, io: Io): void {
   program
     .command('validate')
-    .description('run the staged validator (static, execution, determinism, solvability, hack resistance, diversity, difficulty, novelty) on environment modules; admits nothing (envforge library add does)')
+    .description(
+      'run the staged validator (static, execution, determinism, solvability, hack resistance, diversity, difficulty, novelty) on environment modules; admits nothing (envforge library add does)',
+    )
     .argument('<files...>', 'environment module files (.js)')
-    .option('--library <dir>', `library to check novelty against (default: $ENVFORGE_LIBRARY, else ${DEFAULT_LIBRARY_DIR}); where no library exists yet, the seeds it would start with`)
+    .option(
+      '--library <dir>',
+      `library to check novelty against (default: $ENVFORGE_LIBRARY, else ${DEFAULT_LIBRARY_DIR}); where no library exists yet, the seeds it would start with`,
+    )
     .option('--database <url>', DATABASE_HELP)
     .option('--json', 'one JSON object per file per line', false)
-    .option('--seeds <N>', 'instances sampled per level (default 20; at least 200 in all)', integerOption('--seeds', 2, 10_000))
-    .option('--validation-seed <N>', "replay a report's draws: the validationSeed it recorded (default: random)", integerOption('--validation-seed', 0, Number.MAX_SAFE_INTEGER))
-    .addHelpText('after', '\nExit codes: 0 all would be admitted, 1 any rejected, 2 usage error.\n\nExamples:\n  envforge validate seeds/*.js --json | jq .verdict\n  envforge library add my-env.js     # validate, then admit into the library')
+    .option(
+      '--seeds <N>',
+      'instances sampled per level (default 20; at least 200 in all)',
+      integerOption('--seeds', 2, 10_000),
+    )
+    .option(
+      '--validation-seed <N>',
+      "replay a report's draws: the validationSeed it recorded (default: random)",
+      integerOption('--validation-seed', 0, Number.MAX_SAFE_INTEGER),
+    )
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 all would be admitted, 1 any rejected, 2 usage error.\n\nExamples:\n  envforge validate seeds/*.js --json | jq .verdict\n  envforge library add my-env.js     # validate, then admit into the library',
+    )
     .action(async (files: string[], options: ValidateCliOptions) => validate(files, options, io));
 }
 
@@ -73,11 +89,17 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
   if (options.library === '') throw new UsageError('--library needs a directory');
   const libraryDir = resolveLibraryDir(options.library, options.database);
   let rejected = 0;
-  await validateFiles(files, { seeds: options.seeds, validationSeed: options.validationSeed, quiet: options.json }, (pool) => buildNoveltyIndex(pool, libraryDir), async ({ file }, report) => {
-    if (report.verdict === 'reject') rejected++;
-    if (options.json) io.out(JSON.stringify(toJsonLine(file, report)));
-    else printReport(file, report, io, 'would be admitted');
-  }, io);
+  await validateFiles(
+    files,
+    { seeds: options.seeds, validationSeed: options.validationSeed, quiet: options.json },
+    (pool) => buildNoveltyIndex(pool, libraryDir),
+    async ({ file }, report) => {
+      if (report.verdict === 'reject') rejected++;
+      if (options.json) io.out(JSON.stringify(toJsonLine(file, report)));
+      else printReport(file, report, io, 'would be admitted');
+    },
+    io,
+  );
   if (rejected > 0) io.exitCode = 1;
   if (options.json) return;
   if (files.length > 1) io.out(`${files.length - rejected} would be admitted, ${rejected} rejected`);
@@ -87,7 +109,11 @@ async function validate(files: string[], options: ValidateCliOptions, io: Io): P
 /** The sandbox names every module `environment.js`; a report about a file names the file instead. */
 function blameFile(report: ValidationReport, file: string): ValidationReport {
   const rename = <T extends { message: string }>(p: T): T => ({ ...p, message: blame(p.message, file) });
-  return { ...report, problems: report.problems.map(rename), stages: report.stages.map((s) => ({ ...s, problems: s.problems.map(rename) })) };
+  return {
+    ...report,
+    problems: report.problems.map(rename),
+    stages: report.stages.map((s) => ({ ...s, problems: s.problems.map(rename) })),
+  };
 }
 
 /** The fixed `validate --json` line: file, verdict, problems[{code, stage, message, evidence?}], plus stage metrics. */
@@ -95,7 +121,12 @@ export function toJsonLine(file: string, report: ValidationReport): Record<strin
   return {
     file,
     verdict: report.verdict,
-    problems: report.problems.map((p) => ({ code: p.code, stage: p.stage, message: p.message, ...(p.evidence === undefined ? {} : { evidence: p.evidence }) })),
+    problems: report.problems.map((p) => ({
+      code: p.code,
+      stage: p.stage,
+      message: p.message,
+      ...(p.evidence === undefined ? {} : { evidence: p.evidence }),
+    })),
     name: report.name,
     hash: report.hash,
     ms: report.ms,
@@ -109,14 +140,20 @@ export function toJsonLine(file: string, report: ValidationReport): Record<strin
 /** The readable report of one file; `admitted` says what an admitting verdict means for this command. */
 export function printReport(file: string, report: ValidationReport, io: Io, admitted: string): void {
   const mark = (ok: boolean, skipped?: string) => (skipped ? '·' : ok ? '✓' : '✗');
-  io.out(`${report.verdict === 'admit' ? `✓ ${admitted}` : '✗ reject'}  ${file}${report.name ? `  (${report.name})` : ''}  ${report.ms} ms`);
-  io.out(`  ${report.stages.map((s) => `${mark(s.ok, s.skipped)} ${s.stage}`).join('  ')}${report.stages.some((s) => s.skipped) ? '   (· not run)' : ''}`);
+  io.out(
+    `${report.verdict === 'admit' ? `✓ ${admitted}` : '✗ reject'}  ${file}${report.name ? `  (${report.name})` : ''}  ${report.ms} ms`,
+  );
+  io.out(
+    `  ${report.stages.map((s) => `${mark(s.ok, s.skipped)} ${s.stage}`).join('  ')}${report.stages.some((s) => s.skipped) ? '   (· not run)' : ''}`,
+  );
   for (const p of report.problems.slice(0, 6)) io.out(`  ${p.code} [${p.stage}] ${p.message}`);
   if (report.problems.length > 6) io.out(`  … and ${report.problems.length - 6} more problems (use --json for all)`);
   if (report.curve.length > 0) {
     io.out('  level  prompt  instance  solve ms  distinct answers  baseline common/other');
     for (const l of report.curve) {
-      io.out(`  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ${l.instanceChars.toFixed(0).padStart(8)}  ${l.solveMs.toFixed(2).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}  ${fmt(l.baselineCommon)}/${fmt(l.baselineOther)}`);
+      io.out(
+        `  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ${l.instanceChars.toFixed(0).padStart(8)}  ${l.solveMs.toFixed(2).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}  ${fmt(l.baselineCommon)}/${fmt(l.baselineOther)}`,
+      );
     }
   }
   io.out('');

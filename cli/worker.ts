@@ -20,20 +20,31 @@ interface WorkerOptions {
   json: boolean;
 }
 
-export const JOB_TIMEOUT_HELP = 'seconds a taken job may run before it goes to another worker (set when the queue is first created)';
+export const JOB_TIMEOUT_HELP =
+  'seconds a taken job may run before it goes to another worker (set when the queue is first created)';
 
 /** The work queue of a library, which must be a PostgreSQL one. */
 export async function openQueue(library: Library, jobTimeoutSeconds: number): Promise<PostgresWorkQueue> {
-  if (!(library instanceof PostgresLibrary)) throw new UsageError(`queue workers need a PostgreSQL library (--database postgres://… or ENVFORGE_DATABASE_URL); ${library.dir} is a folder`);
+  if (!(library instanceof PostgresLibrary))
+    throw new UsageError(
+      `queue workers need a PostgreSQL library (--database postgres://… or ENVFORGE_DATABASE_URL); ${library.dir} is a folder`,
+    );
   return PostgresWorkQueue.open(library, { jobTimeoutSeconds });
 }
 
 export function registerWorker(program: Command, io: Io): void {
   program
     .command('worker')
-    .description('take validation jobs from a PostgreSQL library\'s work queue (sent by `envforge run --workers remote`), validate them in a local sandbox pool and admit the passing ones; run as many as you like on as many machines as you like')
+    .description(
+      "take validation jobs from a PostgreSQL library's work queue (sent by `envforge run --workers remote`), validate them in a local sandbox pool and admit the passing ones; run as many as you like on as many machines as you like",
+    )
     .option('--database <url>', DATABASE_HELP)
-    .option('--concurrency <N>', 'jobs in flight at once, each with its own sandbox worker', integerOption('--concurrency', 1, 256), 1)
+    .option(
+      '--concurrency <N>',
+      'jobs in flight at once, each with its own sandbox worker',
+      integerOption('--concurrency', 1, 256),
+      1,
+    )
     .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
     .option('--max-jobs <N>', 'exit after this many jobs', integerOption('--max-jobs', 1))
     .option('--json', 'progress as JSON lines on stderr', false)
@@ -59,7 +70,12 @@ async function work(options: WorkerOptions, io: Io): Promise<void> {
         concurrency: options.concurrency,
         signal: controller.signal,
         ...(options.maxJobs ? { maxJobs: options.maxJobs } : {}),
-        onEvent: (event) => io.err(options.json ? JSON.stringify({ at: new Date().toISOString(), ...event }) : `${event.type} ${'key' in event ? event.key : ''}${'admission' in event && event.admission ? ` → ${event.admission}` : ''}${'message' in event ? `: ${event.message}` : ''}`),
+        onEvent: (event) =>
+          io.err(
+            options.json
+              ? JSON.stringify({ at: new Date().toISOString(), ...event })
+              : `${event.type} ${'key' in event ? event.key : ''}${'admission' in event && event.admission ? ` → ${event.admission}` : ''}${'message' in event ? `: ${event.message}` : ''}`,
+          ),
       });
       io.out(JSON.stringify(summary));
     } finally {

@@ -26,9 +26,16 @@ export type Scoring = (typeof SCORINGS)[number];
 
 export const CodeMetaSchema = MetaSchema.extend({
   kind: z.literal('code', { error: "meta.kind must be 'code' for contract v3" }),
-  entry: z.string({ error: 'meta.entry must be a string' }).regex(IDENTIFIER, 'meta.entry must be a JavaScript identifier (the function the answer defines, e.g. "countInversions")'),
+  entry: z
+    .string({ error: 'meta.entry must be a string' })
+    .regex(
+      IDENTIFIER,
+      'meta.entry must be a JavaScript identifier (the function the answer defines, e.g. "countInversions")',
+    ),
   params: z
-    .array(z.string().regex(IDENTIFIER, 'each of meta.params must be a JavaScript identifier'), { error: 'meta.params must be an array of parameter names' })
+    .array(z.string().regex(IDENTIFIER, 'each of meta.params must be a JavaScript identifier'), {
+      error: 'meta.params must be an array of parameter names',
+    })
     .min(1, 'meta.params needs at least one parameter')
     .max(CODE_LIMITS.maxParams, `meta.params allows at most ${CODE_LIMITS.maxParams} parameters`)
     .refine((p) => new Set(p).size === p.length, 'meta.params must not repeat a name'),
@@ -38,19 +45,45 @@ export const CodeMetaSchema = MetaSchema.extend({
 export type CodeMeta = z.infer<typeof CodeMetaSchema>;
 
 const jsonValue = (what: string) =>
-  z.unknown().refine((v) => v !== undefined && (JSON.stringify(v)?.length ?? Infinity) <= CODE_LIMITS.maxValueChars, `${what} must be JSON of at most ${CODE_LIMITS.maxValueChars} characters`);
+  z
+    .unknown()
+    .refine(
+      (v) => v !== undefined && (JSON.stringify(v)?.length ?? Infinity) <= CODE_LIMITS.maxValueChars,
+      `${what} must be JSON of at most ${CODE_LIMITS.maxValueChars} characters`,
+    );
 const TestSchema = (what: string) =>
-  z.strictObject({
-    input: z.array(z.unknown(), { error: `${what}.input must be the array of arguments` }).refine((v) => (JSON.stringify(v)?.length ?? Infinity) <= CODE_LIMITS.maxValueChars, `${what}.input must be JSON of at most ${CODE_LIMITS.maxValueChars} characters`),
-    output: jsonValue(`${what}.output`),
-  }, { error: `each of ${what} must be { input: [arguments…], output }` });
+  z.strictObject(
+    {
+      input: z
+        .array(z.unknown(), { error: `${what}.input must be the array of arguments` })
+        .refine(
+          (v) => (JSON.stringify(v)?.length ?? Infinity) <= CODE_LIMITS.maxValueChars,
+          `${what}.input must be JSON of at most ${CODE_LIMITS.maxValueChars} characters`,
+        ),
+      output: jsonValue(`${what}.output`),
+    },
+    { error: `each of ${what} must be { input: [arguments…], output }` },
+  );
 
 /** What generate returns: the statement, the examples the prompt shows, and the hidden tests. */
-export const CodeTaskSchema = z.looseObject({
-  statement: z.string({ error: 'task.statement must be a string' }).trim().min(1, 'task.statement must not be empty').max(CODE_LIMITS.maxStatementChars),
-  examples: z.array(TestSchema('task.examples')).min(CODE_LIMITS.minExamples, `task.examples needs at least ${CODE_LIMITS.minExamples}`).max(CODE_LIMITS.maxExamples, `task.examples allows at most ${CODE_LIMITS.maxExamples}`),
-  tests: z.array(TestSchema('task.tests')).min(CODE_LIMITS.minTests, `task.tests needs at least ${CODE_LIMITS.minTests} hidden tests`).max(CODE_LIMITS.maxTests, `task.tests allows at most ${CODE_LIMITS.maxTests}`),
-}, { error: 'generate must return { statement, examples, tests }' });
+export const CodeTaskSchema = z.looseObject(
+  {
+    statement: z
+      .string({ error: 'task.statement must be a string' })
+      .trim()
+      .min(1, 'task.statement must not be empty')
+      .max(CODE_LIMITS.maxStatementChars),
+    examples: z
+      .array(TestSchema('task.examples'))
+      .min(CODE_LIMITS.minExamples, `task.examples needs at least ${CODE_LIMITS.minExamples}`)
+      .max(CODE_LIMITS.maxExamples, `task.examples allows at most ${CODE_LIMITS.maxExamples}`),
+    tests: z
+      .array(TestSchema('task.tests'))
+      .min(CODE_LIMITS.minTests, `task.tests needs at least ${CODE_LIMITS.minTests} hidden tests`)
+      .max(CODE_LIMITS.maxTests, `task.tests allows at most ${CODE_LIMITS.maxTests}`),
+  },
+  { error: 'generate must return { statement, examples, tests }' },
+);
 export type CodeTest = { input: unknown[]; output: unknown };
 export type CodeTask = { statement: string; examples: CodeTest[]; tests: CodeTest[] };
 

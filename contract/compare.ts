@@ -18,13 +18,25 @@ export function canonicalJson(value: unknown): string {
 }
 
 function floatEqual(expected: unknown, actual: unknown): boolean {
-  if (typeof expected === 'number') return typeof actual === 'number' && Math.abs(expected - actual) <= FLOAT_TOLERANCE * Math.max(1, Math.abs(expected));
+  if (typeof expected === 'number')
+    return (
+      typeof actual === 'number' && Math.abs(expected - actual) <= FLOAT_TOLERANCE * Math.max(1, Math.abs(expected))
+    );
   if (expected === null || typeof expected !== 'object') return expected === actual;
-  if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => floatEqual(e, actual[i]));
+  if (Array.isArray(expected))
+    return (
+      Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => floatEqual(e, actual[i]))
+    );
   if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
   const ek = Object.keys(expected).sort();
   const ak = Object.keys(actual).sort();
-  return ek.length === ak.length && ek.every((k, i) => k === ak[i] && floatEqual((expected as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k]));
+  return (
+    ek.length === ak.length &&
+    ek.every(
+      (k, i) =>
+        k === ak[i] && floatEqual((expected as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k]),
+    )
+  );
 }
 
 /** Whether `actual` (a program's output, parsed) matches `expected` under the comparator. Types never coerce: 3 is not "3". */

@@ -10,8 +10,11 @@ export function allowedHosts(list: readonly string[] = []): ReadonlySet<string> 
   return new Set(
     list.map((text) => {
       const name = text.trim().toLowerCase().replace(/\.$/, '');
-      if (name === '*' || /^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(name)) return name;
-      throw new UsageError(`--allow-host takes a host name such as trainer-7.cluster, .cluster.example (it and its subdomains) or *, got ${JSON.stringify(text.slice(0, 120))}`);
+      if (name === '*' || /^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(name))
+        return name;
+      throw new UsageError(
+        `--allow-host takes a host name such as trainer-7.cluster, .cluster.example (it and its subdomains) or *, got ${JSON.stringify(text.slice(0, 120))}`,
+      );
     }),
   );
 }
@@ -36,12 +39,21 @@ export function hostName(header: string): string | null {
  * loopback answers only IP literals, localhost names and the allowed names; one bound to another interface
  * (the operator exposed it on purpose) answers any name unless the operator listed the names it answers to.
  */
-export function hostRefusal(header: string | string[] | undefined, bindHost: string, allowed: ReadonlySet<string>): string | null {
+export function hostRefusal(
+  header: string | string[] | undefined,
+  bindHost: string,
+  allowed: ReadonlySet<string>,
+): string | null {
   if (header === undefined) return null; // HTTP/1.0 clients and raw sockets: no browser sends a request without Host
   const name = typeof header === 'string' ? hostName(header) : null;
   if (name !== null) {
     if (isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost')) return null;
-    if (allowed.has('*') || allowed.has(name) || [...allowed].some((a) => a.startsWith('.') && (name.endsWith(a) || name === a.slice(1)))) return null;
+    if (
+      allowed.has('*') ||
+      allowed.has(name) ||
+      [...allowed].some((a) => a.startsWith('.') && (name.endsWith(a) || name === a.slice(1)))
+    )
+      return null;
     if (!isLoopbackBind(bindHost) && allowed.size === 0) return null;
   }
   const shown = JSON.stringify((Array.isArray(header) ? header.join(', ') : header).slice(0, 120));

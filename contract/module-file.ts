@@ -1,7 +1,17 @@
 // Reading a module file without trusting its path or the file: only a regular file (a pipe, device, socket or
 // directory is refused before anything is read, and opening a pipe never waits), never through a symbolic link,
 // at most a given size however the file changes meanwhile; the errors name the path and why, never the text.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 
@@ -46,20 +56,33 @@ function kindOf(stats: Stats): string {
 function openFailure(path: string, error: unknown): ModuleFileError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new ModuleFileError('missing', `no such file: ${path}`, { cause: error });
-  if (code === 'ELOOP') return new ModuleFileError('link', `${path} is a symbolic link: a module is read only from a regular file (give the path of the file itself)`, { cause: error });
-  return new ModuleFileError('unreadable', `cannot read ${path}: ${code ?? (error as Error).message}`, { cause: error });
+  if (code === 'ELOOP')
+    return new ModuleFileError(
+      'link',
+      `${path} is a symbolic link: a module is read only from a regular file (give the path of the file itself)`,
+      { cause: error },
+    );
+  return new ModuleFileError('unreadable', `cannot read ${path}: ${code ?? (error as Error).message}`, {
+    cause: error,
+  });
 }
 
 /** The buffer a checked file is read into: its size and one byte more, so a file that grew meanwhile is seen to. */
 function checkStats(path: string, stats: Stats, maxBytes: number): Buffer {
-  if (!stats.isFile()) throw new ModuleFileError('not-a-file', `${path} is ${kindOf(stats)}: a module is read only from a regular file`);
-  if (stats.size > maxBytes) throw new ModuleFileError('too-large', `${path} has ${stats.size} bytes, over the ${maxBytes} a module may have`);
+  if (!stats.isFile())
+    throw new ModuleFileError('not-a-file', `${path} is ${kindOf(stats)}: a module is read only from a regular file`);
+  if (stats.size > maxBytes)
+    throw new ModuleFileError('too-large', `${path} has ${stats.size} bytes, over the ${maxBytes} a module may have`);
   return Buffer.alloc(stats.size + 1);
 }
 
 /** The text read into `buffer` (`length` bytes); a file that filled it changed while it was read. */
 function textOf(path: string, buffer: Buffer, length: number): string {
-  if (length === buffer.length) throw new ModuleFileError('unreadable', `${path} changed while it was read (it grew): read it again once it is written`);
+  if (length === buffer.length)
+    throw new ModuleFileError(
+      'unreadable',
+      `${path} changed while it was read (it grew): read it again once it is written`,
+    );
   return buffer.toString('utf8', 0, length);
 }
 
@@ -90,7 +113,10 @@ function refuseLinkedPath(path: string, fd: number, stats: Stats): void {
   }
   if (real === lexical) return;
   const link = firstLink(dirname(lexical));
-  throw new ModuleFileError('link', `${path} reaches its file through ${link ? `the symbolic link ${link}` : 'a symbolic link'}: a module is read only by its own path, with no link in any component (give the real path, e.g. from realpath, if you trust what it names)`);
+  throw new ModuleFileError(
+    'link',
+    `${path} reaches its file through ${link ? `the symbolic link ${link}` : 'a symbolic link'}: a module is read only by its own path, with no link in any component (give the real path, e.g. from realpath, if you trust what it names)`,
+  );
 }
 
 /** A module file's text, for a command: every check above, synchronously. */
@@ -106,18 +132,26 @@ export function readModuleFileSync(path: string, options: ModuleFileOptions): st
     const buffer = checkStats(path, stats, options.maxBytes);
     if (options.noLinkComponents) refuseLinkedPath(path, fd, stats);
     let length = 0;
-    for (let n = 1; n > 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+    for (let n = 1; n > 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
     return textOf(path, buffer, length);
   } catch (error) {
     if (error instanceof ModuleFileError) throw error;
-    throw new ModuleFileError('unreadable', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+    throw new ModuleFileError(
+      'unreadable',
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { cause: error },
+    );
   } finally {
     closeSync(fd);
   }
 }
 
 /** The same without blocking the event loop (a serving process): the last component is never followed. */
-export async function readModuleFile(path: string, options: Omit<ModuleFileOptions, 'noLinkComponents'>): Promise<string> {
+export async function readModuleFile(
+  path: string,
+  options: Omit<ModuleFileOptions, 'noLinkComponents'>,
+): Promise<string> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, FLAGS);
@@ -127,11 +161,16 @@ export async function readModuleFile(path: string, options: Omit<ModuleFileOptio
   try {
     const buffer = checkStats(path, await handle.stat(), options.maxBytes);
     let length = 0;
-    for (let n = 1; n > 0 && length < buffer.length; length += n) n = (await handle.read(buffer, length, buffer.length - length, null)).bytesRead;
+    for (let n = 1; n > 0 && length < buffer.length; length += n)
+      n = (await handle.read(buffer, length, buffer.length - length, null)).bytesRead;
     return textOf(path, buffer, length);
   } catch (error) {
     if (error instanceof ModuleFileError) throw error;
-    throw new ModuleFileError('unreadable', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+    throw new ModuleFileError(
+      'unreadable',
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { cause: error },
+    );
   } finally {
     await handle.close();
   }

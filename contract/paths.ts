@@ -8,7 +8,8 @@ function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'envforge') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'envforge')
+      return dir;
     const parent = dirname(dir);
     if (parent === dir) throw new Error('cannot find the envforge package root');
     dir = parent;

@@ -22,11 +22,18 @@ const kebab = (what: string) =>
   z
     .string({ error: `${what} must be a string` })
     .max(CONTRACT_LIMITS.maxNameChars, `${what} must be at most ${CONTRACT_LIMITS.maxNameChars} characters`)
-    .regex(NAME_PATTERN, `${what} must be kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter (e.g. "interval-merge-count")`);
+    .regex(
+      NAME_PATTERN,
+      `${what} must be kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter (e.g. "interval-merge-count")`,
+    );
 
 export const MetaSchema = z.object({
   name: kebab('meta.name'),
-  title: z.string({ error: 'meta.title must be a string' }).trim().min(1, 'meta.title must not be empty').max(CONTRACT_LIMITS.maxTitleChars),
+  title: z
+    .string({ error: 'meta.title must be a string' })
+    .trim()
+    .min(1, 'meta.title must not be empty')
+    .max(CONTRACT_LIMITS.maxTitleChars),
   description: z
     .string({ error: 'meta.description must be a string' })
     .trim()
@@ -46,19 +53,27 @@ export const MetaSchema = z.object({
 export type Meta = z.infer<typeof MetaSchema>;
 
 /** An instance: a plain JSON object whose `prompt` is the only field the policy sees. */
-export const InstanceSchema = z
-  .looseObject({
+export const InstanceSchema = z.looseObject(
+  {
     prompt: z
       .string({ error: 'instance.prompt must be a string (the text the policy model sees)' })
       .refine((p) => p.trim().length > 0, 'instance.prompt must not be empty')
-      .refine((p) => p.length <= CONTRACT_LIMITS.maxPromptChars, `instance.prompt must be at most ${CONTRACT_LIMITS.maxPromptChars} characters`),
-  }, { error: 'generate must return an object with a string prompt' });
+      .refine(
+        (p) => p.length <= CONTRACT_LIMITS.maxPromptChars,
+        `instance.prompt must be at most ${CONTRACT_LIMITS.maxPromptChars} characters`,
+      ),
+  },
+  { error: 'generate must return an object with a string prompt' },
+);
 export type Instance = z.infer<typeof InstanceSchema>;
 
 export const ReferenceSchema = z
   .string({ error: 'solve must return the reference response as a string' })
   .refine((r) => r.trim().length > 0, 'solve returned an empty string')
-  .refine((r) => r.length <= CONTRACT_LIMITS.maxReferenceChars, `solve must return at most ${CONTRACT_LIMITS.maxReferenceChars} characters`);
+  .refine(
+    (r) => r.length <= CONTRACT_LIMITS.maxReferenceChars,
+    `solve must return at most ${CONTRACT_LIMITS.maxReferenceChars} characters`,
+  );
 
 const score = z
   .number({ error: 'score must be a number' })
@@ -80,7 +95,11 @@ export interface Verdict {
 /** Normalises a verify result to { score, feedback }; throws a ZodError when it breaks the contract. */
 export function toVerdict(value: unknown): Verdict {
   const parsed = VerifyResultSchema.parse(value);
-  return typeof parsed === 'number' ? { score: parsed } : parsed.feedback === undefined ? { score: parsed.score } : parsed;
+  return typeof parsed === 'number'
+    ? { score: parsed }
+    : parsed.feedback === undefined
+      ? { score: parsed.score }
+      : parsed;
 }
 
 /** One readable line per contract violation, e.g. "meta.levels: meta.levels must be at least 3". */

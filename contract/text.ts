@@ -21,25 +21,45 @@ export function codePoint(char: string): string {
 export function textProblem(text: string, what: string, prose: boolean): { code: ProblemCode; message: string } | null {
   const match = (prose ? PROSE_CONTROL : LINE_CONTROL).exec(text);
   if (match) {
-    const allowed = prose ? 'tab and newline are the only controls prose may hold' : 'a one-line field holds no control at all, not even a tab or newline';
-    return { code: 'E_CONTROL_CHARS', message: `${what} holds the control character ${codePoint(match[0])} at character ${match.index}: ${allowed} (no escape sequences, bidi overrides or U+FFFE/U+FFFF)` };
+    const allowed = prose
+      ? 'tab and newline are the only controls prose may hold'
+      : 'a one-line field holds no control at all, not even a tab or newline';
+    return {
+      code: 'E_CONTROL_CHARS',
+      message: `${what} holds the control character ${codePoint(match[0])} at character ${match.index}: ${allowed} (no escape sequences, bidi overrides or U+FFFE/U+FFFF)`,
+    };
   }
-  if (LONE_SURROGATE.test(text)) return { code: 'E_MALFORMED_TEXT', message: `${what} is not well-formed Unicode (a lone surrogate): UTF-8 consumers fail on it or change it` };
+  if (LONE_SURROGATE.test(text))
+    return {
+      code: 'E_MALFORMED_TEXT',
+      message: `${what} is not well-formed Unicode (a lone surrogate): UTF-8 consumers fail on it or change it`,
+    };
   return null;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The text problems of a parameter schema's descriptions and enum strings (prose: an enum value may hold a line break). */
-function schemaTextProblems(schema: unknown, path: string, out: Array<{ code: ProblemCode; message: string }>, depth = 0): void {
+function schemaTextProblems(
+  schema: unknown,
+  path: string,
+  out: Array<{ code: ProblemCode; message: string }>,
+  depth = 0,
+): void {
   if (!isObject(schema) || depth > 8) return;
   if (typeof schema.description === 'string') push(out, textProblem(schema.description, `${path}.description`, true));
-  if (Array.isArray(schema.enum)) for (const v of schema.enum) if (typeof v === 'string') push(out, textProblem(v, `${path}.enum value`, true));
-  if (isObject(schema.properties)) for (const [name, sub] of Object.entries(schema.properties)) schemaTextProblems(sub, `${path}.properties.${name.slice(0, 40)}`, out, depth + 1);
+  if (Array.isArray(schema.enum))
+    for (const v of schema.enum) if (typeof v === 'string') push(out, textProblem(v, `${path}.enum value`, true));
+  if (isObject(schema.properties))
+    for (const [name, sub] of Object.entries(schema.properties))
+      schemaTextProblems(sub, `${path}.properties.${name.slice(0, 40)}`, out, depth + 1);
   if (schema.items !== undefined) schemaTextProblems(schema.items, `${path}.items`, out, depth + 1);
 }
 
-function push(out: Array<{ code: ProblemCode; message: string }>, problem: { code: ProblemCode; message: string } | null): void {
+function push(
+  out: Array<{ code: ProblemCode; message: string }>,
+  problem: { code: ProblemCode; message: string } | null,
+): void {
   if (problem && out.length < 10) out.push(problem);
 }
 
@@ -56,7 +76,8 @@ export function metaTextProblems(meta: unknown): Array<{ code: ProblemCode; mess
     meta.tools.slice(0, 64).forEach((tool, i) => {
       if (!isObject(tool)) return;
       const name = typeof tool.name === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(tool.name) ? tool.name : String(i);
-      if (typeof tool.description === 'string') push(out, textProblem(tool.description, `meta.tools.${name}.description`, true));
+      if (typeof tool.description === 'string')
+        push(out, textProblem(tool.description, `meta.tools.${name}.description`, true));
       schemaTextProblems(tool.parameters, `meta.tools.${name}.parameters`, out);
     });
   }
@@ -70,7 +91,8 @@ const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart
  * tab, DEL, C1 controls, bidi embeddings, overrides and isolates, U+FFFE/U+FFFF and lone surrogates. A JSON
  * line stays valid JSON (these only occur inside its strings, where the escape means the same character).
  */
-const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const TERMINAL_UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** `text` with every character a terminal would act on escaped: the CLI's output boundary, and every log line a library or service writes itself. */
 export function terminalSafe(text: string): string {
@@ -91,7 +113,9 @@ const PLAIN_WORD = /^[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*$/;
  */
 export function markdownText(text: string): string {
   if (PLAIN_WORD.test(text)) return text;
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, unicodeEscape).replace(/[!-/:-@[-`{-~]/g, (c) => (c === '<' ? '&lt;' : c === '&' ? '&amp;' : c === '>' ? '&gt;' : `\\${c}`));
+  return text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, unicodeEscape)
+    .replace(/[!-/:-@[-`{-~]/g, (c) => (c === '<' ? '&lt;' : c === '&' ? '&amp;' : c === '>' ? '&gt;' : `\\${c}`));
 }
 
 /** markdownText of one line for a list item or table cell: whitespace runs made one space, cut to `max` characters first. */

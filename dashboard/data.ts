@@ -3,7 +3,14 @@
 // kept rejection, the trainer's frontier, and the code registry. pages.ts renders it; the API serves it.
 import { CODES, isCode } from '../contract/codes.js';
 import { ALL_KINDS, kindOf } from '../kinds/registry.js';
-import { trustedTallies, type BatchRecord, type EnvRecord, type Library, type RejectionRecord, type ScoreTally } from '../library/contract.js';
+import {
+  trustedTallies,
+  type BatchRecord,
+  type EnvRecord,
+  type Library,
+  type RejectionRecord,
+  type ScoreTally,
+} from '../library/contract.js';
 import { envSkillsOf } from '../pipeline/feedback/frontier.js';
 import { feedbackFromScores, frontierOf, type TrainerFeedback } from '../pipeline/feedback/source.js';
 import { readFeedbackFile } from '../pipeline/feedback/parse.js';
@@ -20,7 +27,10 @@ export interface Snapshot {
 }
 
 export async function loadSnapshot(library: Library): Promise<Snapshot> {
-  const [records, tallies] = await Promise.all([library.list({ status: 'all', allVersions: true }), library.scoreTallies().then(trustedTallies)]);
+  const [records, tallies] = await Promise.all([
+    library.list({ status: 'all', allVersions: true }),
+    library.scoreTallies().then(trustedTallies),
+  ]);
   const versions = new Map<string, EnvRecord[]>();
   for (const r of records) versions.set(r.name, [...(versions.get(r.name) ?? []), r]);
   for (const list of versions.values()) list.sort((a, b) => a.version - b.version);
@@ -30,7 +40,11 @@ export async function loadSnapshot(library: Library): Promise<Snapshot> {
 /** The same environments with newer trainer scores (cheap: the scores change every few seconds, the library seldom). */
 export function withTallies(snap: Snapshot, all: ScoreTally[]): Snapshot {
   const tallies = trustedTallies(all);
-  const sign = (ts: ScoreTally[]) => ts.map((t) => t.updatedAt).sort().at(-1) ?? '';
+  const sign = (ts: ScoreTally[]) =>
+    ts
+      .map((t) => t.updatedAt)
+      .sort()
+      .at(-1) ?? '';
   if (tallies.length === snap.tallies.length && sign(tallies) === sign(snap.tallies)) return snap;
   return { ...snap, view: new LibraryView(snap.records, tallies), tallies };
 }
@@ -59,13 +73,26 @@ export function envDetail(snap: Snapshot, name: string, version?: number): EnvDe
   const list = snap.versions.get(name);
   const env = version === undefined ? list?.[list.length - 1] : list?.find((r) => r.version === version);
   if (!list || !env) return undefined;
-  const calibration = (env.lineage.notes as { calibration?: { curve?: Array<{ level: number; passRate: number }> } } | undefined)?.calibration?.curve ?? [];
+  const calibration =
+    (env.lineage.notes as { calibration?: { curve?: Array<{ level: number; passRate: number }> } } | undefined)
+      ?.calibration?.curve ?? [];
   const rates = Array.from({ length: env.meta.levels }, (_, i): LevelRates => {
     const t = snap.tallies.find((x) => x.name === name && x.version === env.version && x.level === i + 1);
     const solver = calibration.find((c) => c.level === i + 1);
-    return { level: i + 1, trainer: t && t.n > 0 ? t.passed / t.n : null, trainerScores: Math.round(t?.n ?? 0), solver: solver ? solver.passRate : null };
+    return {
+      level: i + 1,
+      trainer: t && t.n > 0 ? t.passed / t.n : null,
+      trainerScores: Math.round(t?.n ?? 0),
+      solver: solver ? solver.passRate : null,
+    };
   });
-  return { env, versions: list.map((r) => ({ version: r.version, status: r.status, createdAt: r.createdAt, hash: r.hash })), kind: kindLabel(env.meta), rollouts: kindOf(env.meta).rollouts, rates };
+  return {
+    env,
+    versions: list.map((r) => ({ version: r.version, status: r.status, createdAt: r.createdAt, hash: r.hash })),
+    kind: kindLabel(env.meta),
+    rollouts: kindOf(env.meta).rollouts,
+    rates,
+  };
 }
 
 export interface BatchSummary {
@@ -81,7 +108,8 @@ export interface BatchSummary {
   stopReason: string | null;
 }
 
-const reportOf = (b: BatchRecord) => (b.report && typeof b.report === 'object' && 'funnel' in b.report ? (b.report as BatchReport) : null);
+const reportOf = (b: BatchRecord) =>
+  b.report && typeof b.report === 'object' && 'funnel' in b.report ? (b.report as BatchReport) : null;
 
 export function batchSummary(b: BatchRecord): BatchSummary {
   const r = reportOf(b);
@@ -106,7 +134,13 @@ export interface BatchDetail {
   /** Rejections by code, most frequent first, each with its meaning from the code registry. */
   codes: Array<{ code: string; count: number; meaning: string }>;
   /** The kept reports of the batch's rejected candidates (newest first), each linkable by hash. */
-  rejected: Array<{ hash: string; name: string | null; codes: string[]; firstProblem: RejectionRecord['firstProblem']; createdAt: string }>;
+  rejected: Array<{
+    hash: string;
+    name: string | null;
+    codes: string[];
+    firstProblem: RejectionRecord['firstProblem'];
+    createdAt: string;
+  }>;
 }
 
 export const meaningOf = (code: string): string => (isCode(code) ? CODES[code] : 'not in the code registry');
@@ -119,7 +153,13 @@ export async function batchDetail(library: Library, id: string): Promise<BatchDe
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .map(([code, count]) => ({ code, count, meaning: meaningOf(code) }));
   const kept = await library.rejections({ batchId: id, limit: 1_000 });
-  const rejected = kept.map((r) => ({ hash: r.hash, name: r.name, codes: r.codes, firstProblem: r.firstProblem, createdAt: r.createdAt }));
+  const rejected = kept.map((r) => ({
+    hash: r.hash,
+    name: r.name,
+    codes: r.codes,
+    firstProblem: r.firstProblem,
+    createdAt: r.createdAt,
+  }));
   return { batch: batchSummary(batch), report, codes, rejected };
 }
 
@@ -146,7 +186,13 @@ export function kindRates(snap: Snapshot): KindRates[] {
     const tallies = snap.tallies.filter((t) => kindOfName(t.name) === kind && snap.versions.has(t.name));
     const scores = tallies.reduce((a, t) => a + t.n, 0);
     const passed = tallies.reduce((a, t) => a + t.passed, 0);
-    return { kind, environments: names.length, scored: new Set(tallies.filter((t) => t.n > 0).map((t) => t.name)).size, scores, passRate: scores > 0 ? passed / scores : null };
+    return {
+      kind,
+      environments: names.length,
+      scored: new Set(tallies.filter((t) => t.n > 0).map((t) => t.name)).size,
+      scores,
+      passRate: scores > 0 ? passed / scores : null,
+    };
   });
 }
 
@@ -162,7 +208,10 @@ export interface FrontierDetail {
 export async function frontierDetail(library: Library, snap: Snapshot, feedbackFile?: string): Promise<FrontierDetail> {
   const envSkills = envSkillsOf([...snap.versions.values()].flat());
   const rows = feedbackFile ? await readFeedbackFile(feedbackFile) : feedbackFromScores(snap.tallies);
-  const feedback: TrainerFeedback = rows.length > 0 ? frontierOf(rows, envSkills, feedbackFile ? 'file' : 'scores') : { source: 'none', weak: [], saturated: [], summary: null, frontier: null, scores: 0 };
+  const feedback: TrainerFeedback =
+    rows.length > 0
+      ? frontierOf(rows, envSkills, feedbackFile ? 'file' : 'scores')
+      : { source: 'none', weak: [], saturated: [], summary: null, frontier: null, scores: 0 };
   let lastSteered: FrontierDetail['lastSteered'] = null;
   for (const b of await library.listBatches(50)) {
     const frontier = reportOf(b)?.frontier;
@@ -174,4 +223,5 @@ export async function frontierDetail(library: Library, snap: Snapshot, feedbackF
   return { feedback, byKind: kindRates(snap), lastSteered };
 }
 
-export const codeRegistry = (): Array<{ code: string; meaning: string }> => Object.entries(CODES).map(([code, meaning]) => ({ code, meaning }));
+export const codeRegistry = (): Array<{ code: string; meaning: string }> =>
+  Object.entries(CODES).map(([code, meaning]) => ({ code, meaning }));

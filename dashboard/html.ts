@@ -9,31 +9,48 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 export const esc = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 
 /** JSON that cannot end its <script> element or open a comment inside it. */
-export const jsonIsland = (data: unknown): string => JSON.stringify(data).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+export const jsonIsland = (data: unknown): string =>
+  JSON.stringify(data).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 
-export const pct = (rate: number | null | undefined): string => (rate === null || rate === undefined ? '–' : `${(100 * rate).toFixed(0)}%`);
-export const usd = (value: number | null | undefined): string => (value === null || value === undefined ? '–' : `$${value.toFixed(value < 1 ? 4 : 2)}`);
-export const when = (iso: string | null | undefined): string => (iso ? esc(iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')) : '–');
+export const pct = (rate: number | null | undefined): string =>
+  rate === null || rate === undefined ? '–' : `${(100 * rate).toFixed(0)}%`;
+export const usd = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '–' : `$${value.toFixed(value < 1 ? 4 : 2)}`;
+export const when = (iso: string | null | undefined): string =>
+  iso ? esc(iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')) : '–';
 
 /** A code linked to its meaning on the codes page (the meaning is the link's tooltip too). */
-export const codeLink = (code: string): string => `<a class="code" href="/codes#${esc(code)}" title="${esc(meaningOf(code))}">${esc(code)}</a>`;
+export const codeLink = (code: string): string =>
+  `<a class="code" href="/codes#${esc(code)}" title="${esc(meaningOf(code))}">${esc(code)}</a>`;
 
-export const envLink = (name: string, version?: number): string => `<a href="/envs/${encodeURIComponent(name)}${version === undefined ? '' : `?version=${version}`}">${esc(name)}${version === undefined ? '' : `@${version}`}</a>`;
+export const envLink = (name: string, version?: number): string =>
+  `<a href="/envs/${encodeURIComponent(name)}${version === undefined ? '' : `?version=${version}`}">${esc(name)}${version === undefined ? '' : `@${version}`}</a>`;
 
 export const table = (head: string[], rows: string[][], cls = ''): string =>
   `<table class="grid ${cls}"><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
 
-export const details = (summary: string, body: string): string => `<details><summary>${summary}</summary>${body}</details>`;
-export const pre = (value: unknown): string => `<pre>${esc(typeof value === 'string' ? value : JSON.stringify(value, null, 2))}</pre>`;
+export const details = (summary: string, body: string): string =>
+  `<details><summary>${summary}</summary>${body}</details>`;
+export const pre = (value: unknown): string =>
+  `<pre>${esc(typeof value === 'string' ? value : JSON.stringify(value, null, 2))}</pre>`;
 
-const problemLine = (p: Problem): string => `<li>${codeLink(p.code)} ${esc(p.message)}${p.evidence === undefined ? '' : details('evidence', pre(p.evidence))}</li>`;
+const problemLine = (p: Problem): string =>
+  `<li>${codeLink(p.code)} ${esc(p.message)}${p.evidence === undefined ? '' : details('evidence', pre(p.evidence))}</li>`;
 
 /** The validation report stage by stage: verdict, time, problems with their codes, metrics on demand. */
 export function stagesTable(stages: readonly StageReport[]): string {
   if (stages.length === 0) return '<p class="muted">The report has no stages.</p>';
   const rows = stages.map((s) => {
-    const state = s.skipped ? `<span class="badge skip" title="${esc(s.skipped)}">skipped</span>` : s.ok ? '<span class="badge ok">passed</span>' : '<span class="badge bad">failed</span>';
-    const problems = s.problems.length ? `<ul class="problems">${s.problems.map(problemLine).join('')}</ul>` : s.skipped ? `<span class="muted">${esc(s.skipped)}</span>` : '';
+    const state = s.skipped
+      ? `<span class="badge skip" title="${esc(s.skipped)}">skipped</span>`
+      : s.ok
+        ? '<span class="badge ok">passed</span>'
+        : '<span class="badge bad">failed</span>';
+    const problems = s.problems.length
+      ? `<ul class="problems">${s.problems.map(problemLine).join('')}</ul>`
+      : s.skipped
+        ? `<span class="muted">${esc(s.skipped)}</span>`
+        : '';
     const metrics = Object.keys(s.metrics).length ? details('metrics', pre(s.metrics)) : '';
     return [esc(s.stage), state, `${Math.round(s.ms)} ms`, problems + metrics];
   });
@@ -57,7 +74,13 @@ export interface PageOptions {
 
 export function layout(o: PageOptions): string {
   const uses = o.uses ?? ['chart'];
-  const tabs: Array<[Tab, string, string]> = [['library', '/', 'Library'], ['batches', '/batches', 'Batches'], ['rejections', '/rejections', 'Rejections'], ['frontier', '/frontier', 'Frontier'], ['codes', '/codes', 'Codes']];
+  const tabs: Array<[Tab, string, string]> = [
+    ['library', '/', 'Library'],
+    ['batches', '/batches', 'Batches'],
+    ['rejections', '/rejections', 'Rejections'],
+    ['frontier', '/frontier', 'Frontier'],
+    ['codes', '/codes', 'Codes'],
+  ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(o.title)} · envforge</title>

@@ -32,12 +32,24 @@ export interface SampleSet {
 export const MAX_SAMPLES = 10;
 
 /** n samples of one level, seeds 0..n-1, so a page shows the same instances every time. */
-export async function sampleLevel(library: Library, pool: SandboxPool, record: EnvRecord, level: number, n: number): Promise<SampleSet> {
+export async function sampleLevel(
+  library: Library,
+  pool: SandboxPool,
+  record: EnvRecord,
+  level: number,
+  n: number,
+): Promise<SampleSet> {
   const kind = kindOf(record.meta);
   const source = await library.source(record);
   const requests = Array.from({ length: Math.min(MAX_SAMPLES, Math.max(1, n)) }, (_, seed) => ({ seed, level }));
   const meta = kind.rollouts ? parseEpisodicMeta(record.meta) : null;
-  if (meta) return { kind: kind.label, rollouts: kind.rollouts, level, samples: await episodicSamples(pool, source, meta, requests) };
+  if (meta)
+    return {
+      kind: kind.label,
+      rollouts: kind.rollouts,
+      level,
+      samples: await episodicSamples(pool, source, meta, requests),
+    };
   const { episodes } = await kind.runEpisodes(pool, source, requests);
   const samples = episodes.map((e): SampleView => {
     if (!e.ok) return { seed: e.seed, level: e.level, error: { code: e.code, fn: e.fn, message: e.message } };
@@ -57,8 +69,18 @@ export async function sampleLevel(library: Library, pool: SandboxPool, record: E
 }
 
 /** An episodic environment's samples: the episode's prompt with its tools, and the reference rollout turn by turn with each observation. */
-async function episodicSamples(pool: SandboxPool, source: string, meta: EpisodicMeta, requests: Array<{ seed: number; level: number }>): Promise<SampleView[]> {
-  const { rollouts } = await runRollouts(pool, source, meta, requests.map((r) => ({ ...r, policy: { type: 'act' as const }, observations: true })));
+async function episodicSamples(
+  pool: SandboxPool,
+  source: string,
+  meta: EpisodicMeta,
+  requests: Array<{ seed: number; level: number }>,
+): Promise<SampleView[]> {
+  const { rollouts } = await runRollouts(
+    pool,
+    source,
+    meta,
+    requests.map((r) => ({ ...r, policy: { type: 'act' as const }, observations: true })),
+  );
   return rollouts.map((r): SampleView => {
     if (!r.ok) return { seed: r.seed, level: r.level, error: { code: r.code, fn: r.fn, message: r.message } };
     return {

@@ -24,7 +24,17 @@ export interface EnvRow {
   scores: number;
 }
 
-export const SORT_FIELDS = ['name', 'kind', 'versions', 'admittedAt', 'author', 'levels', 'status', 'passRate', 'difficulty'] as const;
+export const SORT_FIELDS = [
+  'name',
+  'kind',
+  'versions',
+  'admittedAt',
+  'author',
+  'levels',
+  'status',
+  'passRate',
+  'difficulty',
+] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 
 export interface EnvQuery {
@@ -95,7 +105,8 @@ export class LibraryView {
         admittedAt: newest.createdAt,
         author: newest.lineage.author,
         levels: newest.meta.levels,
-        difficulty: curve.length > 0 ? { from: curve[0]!.referenceChars, to: curve[curve.length - 1]!.referenceChars } : null,
+        difficulty:
+          curve.length > 0 ? { from: curve[0]!.referenceChars, to: curve[curve.length - 1]!.referenceChars } : null,
         passRate: score && score.n > 0 ? score.passed / score.n : null,
         scores: Math.round(score?.n ?? 0),
       } satisfies EnvRow;

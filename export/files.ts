@@ -107,7 +107,12 @@ export class ParquetSplits {
   private readonly writers = new Map<string, { writer: ParquetWriter; pending: Record<string, unknown>[] }>();
   private readonly columns: string[];
 
-  constructor(files: OutputFileSet, splits: readonly string[], private readonly layout: ParquetLayout, suffix = '.parquet') {
+  constructor(
+    files: OutputFileSet,
+    splits: readonly string[],
+    private readonly layout: ParquetLayout,
+    suffix = '.parquet',
+  ) {
     this.columns = topLevelColumns(layout.schema);
     for (const split of splits) {
       const writer = new ParquetWriter({
@@ -164,7 +169,12 @@ function topLevelColumns(schema: SchemaElement[]): string[] {
 /** Parquet schema helpers: nullable (OPTIONAL) like the files pyarrow and HF datasets write. */
 export const pq = {
   root: (fields: Field[]): SchemaElement[] => [{ name: 'root', num_children: fields.length }, ...fields.flat()],
-  string: (name: string): SchemaElement => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' }),
+  string: (name: string): SchemaElement => ({
+    name,
+    type: 'BYTE_ARRAY',
+    converted_type: 'UTF8',
+    repetition_type: 'OPTIONAL',
+  }),
   int64: (name: string): SchemaElement => ({ name, type: 'INT64', repetition_type: 'OPTIONAL' }),
   boolean: (name: string): SchemaElement => ({ name, type: 'BOOLEAN', repetition_type: 'OPTIONAL' }),
   struct: pqStruct,

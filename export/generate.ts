@@ -38,15 +38,30 @@ interface Pending {
 }
 
 /** Generates one chunk's rows in rounds of one sandbox run each and returns those found, in slot order. */
-export async function generateChunk(pool: SandboxPool, env: PlannedEnv, source: string, slots: Slot[], exportSeed: number, seen: Set<string>, counts: ChunkCounts, incidents: IncidentLog): Promise<Found[]> {
+export async function generateChunk(
+  pool: SandboxPool,
+  env: PlannedEnv,
+  source: string,
+  slots: Slot[],
+  exportSeed: number,
+  seen: Set<string>,
+  counts: ChunkCounts,
+  incidents: IncidentLog,
+): Promise<Found[]> {
   const { name, version } = env.record;
   const kind = kindOf(env.record.meta);
   const found: Found[] = [];
   let pending: Pending[] = slots.map((slot) => ({ slot, attempt: 0, transient: 0 }));
   while (pending.length > 0) {
     const seeds = pending.map((p) => seedFor(name, exportSeed, p.slot.k, p.attempt));
-    const run = await kind.runEpisodes(pool, source, pending.map((p, i) => ({ seed: seeds[i] as number, level: p.slot.level })), { parallel: true });
-    if (!run.load.ok) throw new ExportError(`${name}@${version} does not load in the sandbox: ${run.load.code}: ${run.load.message}`);
+    const run = await kind.runEpisodes(
+      pool,
+      source,
+      pending.map((p, i) => ({ seed: seeds[i] as number, level: p.slot.level })),
+      { parallel: true },
+    );
+    if (!run.load.ok)
+      throw new ExportError(`${name}@${version} does not load in the sandbox: ${run.load.code}: ${run.load.message}`);
     const next: Pending[] = [];
     for (const [i, p] of pending.entries()) await recordFailure(incidents, env, seeds[i] as number, p, run.episodes[i]);
     if (incidents.quarantined(env.record.hash)) return found;
@@ -55,7 +70,9 @@ export async function generateChunk(pool: SandboxPool, env: PlannedEnv, source: 
       const seed = seeds[i] as number;
       if (episode && !episode.ok && TRANSIENT.has(episode.code)) {
         if (++p.transient > TRANSIENT_RETRIES) {
-          throw new ExportError(`${name}@${version} seed ${seed} level ${p.slot.level}: generate failed ${p.transient} times with ${episode.code}: ${episode.message} (an overloaded machine or a hanging environment; retry, or leave it out with --env)`);
+          throw new ExportError(
+            `${name}@${version} seed ${seed} level ${p.slot.level}: generate failed ${p.transient} times with ${episode.code}: ${episode.message} (an overloaded machine or a hanging environment; retry, or leave it out with --env)`,
+          );
         }
         next.push(p);
         return;
@@ -65,7 +82,12 @@ export async function generateChunk(pool: SandboxPool, env: PlannedEnv, source: 
         if (!seen.has(key)) {
           seen.add(key);
           const prompt = kind.exportView(episode.instance).prompt;
-          found.push({ slot: p.slot, seed, prompt, ...(prompt !== episode.instance.prompt ? { task: episode.instance.prompt } : {}) });
+          found.push({
+            slot: p.slot,
+            seed,
+            prompt,
+            ...(prompt !== episode.instance.prompt ? { task: episode.instance.prompt } : {}),
+          });
           return;
         }
         counts.redrawn++;
@@ -82,7 +104,13 @@ export async function generateChunk(pool: SandboxPool, env: PlannedEnv, source: 
 }
 
 /** A failed generation is an incident; one that failed the same way before on this seed is confirmed. */
-async function recordFailure(incidents: IncidentLog, env: PlannedEnv, seed: number, p: Pending, episode: EpisodeResult | undefined): Promise<void> {
+async function recordFailure(
+  incidents: IncidentLog,
+  env: PlannedEnv,
+  seed: number,
+  p: Pending,
+  episode: EpisodeResult | undefined,
+): Promise<void> {
   const failure = !episode
     ? null
     : !episode.ok
@@ -91,6 +119,9 @@ async function recordFailure(incidents: IncidentLog, env: PlannedEnv, seed: numb
         ? { code: 'E_UNSOLVED', message: "verify does not give this instance's reference a score of 1", fn: 'verify' }
         : null;
   if (!failure || !incidents.isIncident(failure.code)) return;
-  await incidents.record({ record: env.record, seed, level: p.slot.level, ...failure }, p.transient > 0 && p.lastCode === failure.code);
+  await incidents.record(
+    { record: env.record, seed, level: p.slot.level, ...failure },
+    p.transient > 0 && p.lastCode === failure.code,
+  );
   p.lastCode = failure.code;
 }

@@ -51,7 +51,9 @@ export function shimConfig(context: FormatContext): string {
         version: env.version,
         hash: env.hash,
         kind: env.episodic ? 'episodic' : 'single-turn',
-        ...(env.episodic ? { max_turns: env.episodic.maxTurns, class_name: classes.get(env.name), tools: env.episodic.tools } : {}),
+        ...(env.episodic
+          ? { max_turns: env.episodic.maxTurns, class_name: classes.get(env.name), tools: env.episodic.tools }
+          : {}),
       },
     ]),
   );

@@ -11,13 +11,28 @@ import type { Library } from '../library/contract.js';
 import { VERSION } from '../contract/version.js';
 import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { EXPORT_SCHEME, ExportError, type ExportFormat, type ExportRow, type ShimEnv, type WrittenFile } from './contract.js';
+import {
+  EXPORT_SCHEME,
+  ExportError,
+  type ExportFormat,
+  type ExportRow,
+  type ShimEnv,
+  type WrittenFile,
+} from './contract.js';
 import { generateChunk, type Found } from './generate.js';
 import { episodicMeta } from '../kinds/episodic.js';
 import { OutputFiles } from './files.js';
 import { jsonText } from './encode.js';
 import { kindOf } from '../kinds/registry.js';
-import { assignRows, CHUNK_SLOTS, SplitSchedule, slotsOf, type CountOptions, type PlannedEnv, type SplitWeight } from './select.js';
+import {
+  assignRows,
+  CHUNK_SLOTS,
+  SplitSchedule,
+  slotsOf,
+  type CountOptions,
+  type PlannedEnv,
+  type SplitWeight,
+} from './select.js';
 import { selectEnvironments, SelectionError, type Selection, type SelectedEnv } from '../library/select.js';
 
 export const MANIFEST_FILE = 'envforge-export.json';
@@ -73,7 +88,12 @@ export interface ExportProgress {
 // ---------------------------------------------------------------- the pipeline
 
 /** Runs one export into plan.out and returns its summary (also written there as envforge-export.json). */
-export async function runExport(library: Library, pool: SandboxPool, plan: ExportPlan, onProgress?: (p: ExportProgress) => void): Promise<ExportSummary> {
+export async function runExport(
+  library: Library,
+  pool: SandboxPool,
+  plan: ExportPlan,
+  onProgress?: (p: ExportProgress) => void,
+): Promise<ExportSummary> {
   // The runtime defence: quarantined environments are left out, and one that misbehaves now is quarantined.
   const incidents = new IncidentLog(library.dir, 'export');
   incidents.refresh(await library.incidents({ open: true }));
@@ -84,9 +104,17 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   for (const env of selected) {
     const kind = kindOf(env.record.meta);
     const shim = plan.format.kinds.includes(kind.name) ? await shimEnvOf(library, pool, env) : undefined;
-    const reason = shim ? plan.format.refuses?.(shim) : `${kind.label} environments are not exported to ${plan.format.name}`;
+    const reason = shim
+      ? plan.format.refuses?.(shim)
+      : `${kind.label} environments are not exported to ${plan.format.name}`;
     if (shim && !reason) shims.set(env.record.hash, shim);
-    else unsupported.push({ name: env.record.name, version: env.record.version, kind: kind.label, reason: reason as string });
+    else
+      unsupported.push({
+        name: env.record.name,
+        version: env.record.version,
+        kind: kind.label,
+        reason: reason as string,
+      });
   }
   const usable = selected.filter((env) => {
     if (!shims.has(env.record.hash)) return false;
@@ -100,7 +128,13 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
   const files = new OutputFiles(plan.out);
   try {
     const shimEnvs = envs.map((env) => shims.get(env.record.hash) as ShimEnv);
-    const writer = await plan.format.begin({ dir: plan.out, splits: splitNames, serviceUrl: plan.serviceUrl, envs: shimEnvs, files });
+    const writer = await plan.format.begin({
+      dir: plan.out,
+      splits: splitNames,
+      serviceUrl: plan.serviceUrl,
+      envs: shimEnvs,
+      files,
+    });
     const schedule = new SplitSchedule(plan.splits);
     const nextIndex = splitNames.map(() => 0);
     const total = envs.reduce((a, e) => a + e.rows, 0);
@@ -157,7 +191,11 @@ export async function runExport(library: Library, pool: SandboxPool, plan: Expor
 async function selectFor(library: Library, selection: Selection): Promise<SelectedEnv[]> {
   const records = await library.list({ status: 'all', allVersions: true });
   try {
-    return selectEnvironments(records, selection, { labels: { env: '--env', skills: '--skills', levels: '--levels', selected: 'exported environments' }, where: library.dir, short: 'refuse' });
+    return selectEnvironments(records, selection, {
+      labels: { env: '--env', skills: '--skills', levels: '--levels', selected: 'exported environments' },
+      where: library.dir,
+      short: 'refuse',
+    });
   } catch (error) {
     if (error instanceof SelectionError) throw new UsageError(error.message, { cause: error });
     throw error;
@@ -166,14 +204,33 @@ async function selectFor(library: Library, selection: Selection): Promise<Select
 
 function emptySummary(env: PlannedEnv, splits: string[]): EnvSummary {
   const { record, levels } = env;
-  return { name: record.name, version: record.version, hash: record.hash, levels: [levels.lo, levels.hi], rows: Object.fromEntries(splits.map((s) => [s, 0])), redrawn: 0, failed: 0, dropped: 0 };
+  return {
+    name: record.name,
+    version: record.version,
+    hash: record.hash,
+    levels: [levels.lo, levels.hi],
+    rows: Object.fromEntries(splits.map((s) => [s, 0])),
+    redrawn: 0,
+    failed: 0,
+    dropped: 0,
+  };
 }
 
 function toRow(env: PlannedEnv, splits: string[], nextIndex: number[], { slot, seed, prompt, task }: Found): ExportRow {
   const { name, version, meta } = env.record;
   const index = nextIndex[slot.split] as number;
   nextIndex[slot.split] = index + 1;
-  const row: ExportRow = { env: name, version, seed, level: slot.level, split: splits[slot.split] as string, index, prompt, groundTruth: identityString({ env: name, version, seed, level: slot.level }), skills: meta.skills };
+  const row: ExportRow = {
+    env: name,
+    version,
+    seed,
+    level: slot.level,
+    split: splits[slot.split] as string,
+    index,
+    prompt,
+    groundTruth: identityString({ env: name, version, seed, level: slot.level }),
+    skills: meta.skills,
+  };
   return task === undefined ? row : { ...row, task };
 }
 
@@ -204,19 +261,33 @@ function prepareOutDir(out: string): string[] {
     try {
       mkdirSync(out, { recursive: true });
     } catch (error) {
-      throw new UsageError(`--out ${out}: cannot create the folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
+      throw new UsageError(
+        `--out ${out}: cannot create the folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+        { cause: error },
+      );
     }
     return [];
   }
-  if (!statSync(out).isDirectory()) throw new UsageError(`--out ${out} is a file; give a folder (it is created when missing)`);
+  if (!statSync(out).isDirectory())
+    throw new UsageError(`--out ${out} is a file; give a folder (it is created when missing)`);
   const entries = readdirSync(out).filter((f) => !f.endsWith('.partial'));
   if (entries.length === 0) return [];
-  if (!entries.includes(MANIFEST_FILE)) throw new UsageError(`--out ${out} is not empty and holds no envforge export (no ${MANIFEST_FILE}); choose a new or empty folder`);
+  if (!entries.includes(MANIFEST_FILE))
+    throw new UsageError(
+      `--out ${out} is not empty and holds no envforge export (no ${MANIFEST_FILE}); choose a new or empty folder`,
+    );
   try {
-    const manifest = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as { files?: Array<{ name?: unknown }> };
-    return (manifest.files ?? []).map((f) => f.name).filter((n): n is string => typeof n === 'string' && !/[/\\]/.test(n) && n !== '..');
+    const manifest = JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8')) as {
+      files?: Array<{ name?: unknown }>;
+    };
+    return (manifest.files ?? [])
+      .map((f) => f.name)
+      .filter((n): n is string => typeof n === 'string' && !/[/\\]/.test(n) && n !== '..');
   } catch (error) {
-    throw new UsageError(`--out ${out}: ${MANIFEST_FILE} is unreadable (${(error as Error).message}); choose a new or empty folder`, { cause: error });
+    throw new UsageError(
+      `--out ${out}: ${MANIFEST_FILE} is unreadable (${(error as Error).message}); choose a new or empty folder`,
+      { cause: error },
+    );
   }
 }
 
@@ -232,6 +303,7 @@ export function parseServiceUrl(text: string): string {
   } catch {
     throw new UsageError(`--service-url needs an http(s) URL such as ${DEFAULT_SERVICE_URL}, got "${text}"`);
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) throw new UsageError(`--service-url needs an http(s) base URL without query or fragment, got "${text}"`);
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash)
+    throw new UsageError(`--service-url needs an http(s) base URL without query or fragment, got "${text}"`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -40,7 +40,8 @@ export interface Slot {
 
 function items(flag: string, text: string): string[] {
   const parts = text.split(',').map((s) => s.trim());
-  if (parts.length === 0 || parts.some((p) => p === '')) throw new UsageError(`${flag} needs a comma-separated list without empty items, got "${text}"`);
+  if (parts.length === 0 || parts.some((p) => p === ''))
+    throw new UsageError(`${flag} needs a comma-separated list without empty items, got "${text}"`);
   return parts;
 }
 
@@ -48,7 +49,9 @@ export function parseEnvRefs(text: string): EnvRef[] {
   const refs = items('--env', text).map((item): EnvRef => {
     const match = /^([a-z][a-z0-9-]*)(?:@(\d+))?$/.exec(item);
     if (!match) throw new UsageError(`--env: "${item}" is not an environment name (NAME or NAME@VERSION)`);
-    return match[2] === undefined ? { name: match[1] as string } : { name: match[1] as string, version: Number(match[2]) };
+    return match[2] === undefined
+      ? { name: match[1] as string }
+      : { name: match[1] as string, version: Number(match[2]) };
   });
   const names = refs.map((r) => r.name);
   const twice = names.find((n, i) => names.indexOf(n) !== i);
@@ -76,7 +79,10 @@ export function parseLevels(text: string): LevelSpec {
     const colon = item.indexOf(':');
     const name = colon < 0 ? undefined : item.slice(0, colon).trim();
     const range = parseRange(colon < 0 ? item : item.slice(colon + 1).trim());
-    if (!range) throw new UsageError(`--levels: "${item}" is not a level range (LO-HI or L, from 1 to ${CONTRACT_LIMITS.maxLevels}, optionally NAME:LO-HI)`);
+    if (!range)
+      throw new UsageError(
+        `--levels: "${item}" is not a level range (LO-HI or L, from 1 to ${CONTRACT_LIMITS.maxLevels}, optionally NAME:LO-HI)`,
+      );
     if (name === undefined) {
       if (spec.all) throw new UsageError(`--levels gives more than one range for every environment ("${text}")`);
       spec.all = range;
@@ -94,7 +100,9 @@ export function parseSplit(text: string): SplitWeight[] {
     const match = /^([a-z][a-z0-9_-]{0,31}):(\d*(?:\.\d*)?)$/.exec(item);
     const fraction = match?.[2] ?? '';
     if (!match || !/^(\d+(\.\d{0,6})?|\.\d{1,6})$/.test(fraction)) {
-      throw new UsageError(`--split: "${item}" is not NAME:FRACTION (a lowercase name and a fraction with at most 6 decimals, e.g. train:0.95)`);
+      throw new UsageError(
+        `--split: "${item}" is not NAME:FRACTION (a lowercase name and a fraction with at most 6 decimals, e.g. train:0.95)`,
+      );
     }
     const [whole = '0', decimals = ''] = fraction.split('.');
     const weight = Number(whole || '0') * UNIT + Number(decimals.padEnd(6, '0'));
@@ -117,7 +125,10 @@ export function assignRows<T extends object>(envs: T[], counts: CountOptions): A
     return { ...env, rows: base + (i < counts.total % envs.length ? 1 : 0) };
   });
   const planned = out.reduce((a, e) => a + e.rows, 0);
-  if (planned > MAX_ROWS) throw new UsageError(`the export plans ${planned} rows, more than the ${MAX_ROWS} one export may hold: lower --per-env or --total`);
+  if (planned > MAX_ROWS)
+    throw new UsageError(
+      `the export plans ${planned} rows, more than the ${MAX_ROWS} one export may hold: lower --per-env or --total`,
+    );
   return out;
 }
 

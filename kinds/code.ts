@@ -4,7 +4,14 @@
 import type { ProblemCode } from '../contract/codes.js';
 import { canonicalJson } from '../contract/compare.js';
 import { CODE_SEEDS_DIR } from '../contract/paths.js';
-import { CODE_LIMITS, codeMetaProblems, parseCodeMeta, parseCodeTask, type CodeMeta, type CodeTask } from '../contract/code.js';
+import {
+  CODE_LIMITS,
+  codeMetaProblems,
+  parseCodeMeta,
+  parseCodeTask,
+  type CodeMeta,
+  type CodeTask,
+} from '../contract/code.js';
 import type { Instance } from '../contract/schema.js';
 import type { Episode, EpisodeRequest, EpisodeResult, ScoredVerdict } from '../sandbox/episodes.js';
 import type { CallResult, EpisodeValue, SandboxLimits } from '../sandbox/protocol.js';
@@ -17,13 +24,20 @@ import type { EnvKind } from './contract.js';
 export type CodeInstance = Instance & CodeTask;
 
 const show = (value: unknown) => JSON.stringify(value);
-const COMPARE_NOTE = { exact: 'must equal the expected value exactly (same JSON types; object key order does not matter)', float: 'is compared with a relative tolerance of 1e-6 on every number', unordered: 'is a list whose order does not matter' } as const;
+const COMPARE_NOTE = {
+  exact: 'must equal the expected value exactly (same JSON types; object key order does not matter)',
+  float: 'is compared with a relative tolerance of 1e-6 on every number',
+  unordered: 'is a list whose order does not matter',
+} as const;
 
 /** The prompt of a task: the statement, the signature, the examples, and the answer format. */
 export function codePrompt(meta: CodeMeta, task: CodeTask): string {
   const call = (input: unknown[]) => `${meta.entry}(${input.map(show).join(', ')})`;
   const examples = task.examples.map((e) => `${call(e.input)} returns ${show(e.output)}`).join('\n');
-  const scoring = meta.scoring === 'all-pass' ? 'It scores 1 only if it passes every hidden test.' : 'It scores the share of hidden tests it passes.';
+  const scoring =
+    meta.scoring === 'all-pass'
+      ? 'It scores 1 only if it passes every hidden test.'
+      : 'It scores the share of hidden tests it passes.';
   return `${task.statement}\n\nWrite a JavaScript function \`${meta.entry}(${meta.params.join(', ')})\`. Arguments and the return value are JSON values; the return value ${COMPARE_NOTE[meta.compare]}. The function must be self-contained: no imports, no input or output, no clock or randomness.\n\nExamples:\n${examples}\n\nReply with the complete function in one fenced code block (\`\`\`javascript … \`\`\`; \`\`\`typescript is accepted too). It is run on ${task.tests.length} hidden tests. ${scoring}`;
 }
 
@@ -34,7 +48,9 @@ export function scoreTests(meta: Pick<CodeMeta, 'scoring'>, result: AnswerResult
   const score = meta.scoring === 'fraction' ? (n === 0 ? 0 : passed / n) : passed === n && n > 0 ? 1 : 0;
   // Feedback never carries what a program printed or threw while it ran a test: that could spell out the hidden tests.
   const first = result.tests.find((t) => t !== null);
-  const feedback = !result.ran ? `the program did not run (${result.code}): ${result.message ?? ''}`.slice(0, 500) : `passed ${passed} of ${n} hidden tests${first ? ` (first failure: ${first})` : ''}`;
+  const feedback = !result.ran
+    ? `the program did not run (${result.code}): ${result.message ?? ''}`.slice(0, 500)
+    : `passed ${passed} of ${n} hidden tests${first ? ` (first failure: ${first})` : ''}`;
   return { ok: true, score, feedback };
 }
 
@@ -54,9 +70,21 @@ function toPending(request: EpisodeRequest, result: CallResult, meta: CodeMeta):
   if (!result.ok) return failure(request, result.code, result.message, result.fn);
   const value = result.value as EpisodeValue;
   const parsed = parseCodeTask(value?.instance, meta.params.length);
-  if ('problem' in parsed) return failure(request, 'E_INSTANCE', `generate returned a task that does not match contract v3: ${parsed.problem}`, 'generate');
+  if ('problem' in parsed)
+    return failure(
+      request,
+      'E_INSTANCE',
+      `generate returned a task that does not match contract v3: ${parsed.problem}`,
+      'generate',
+    );
   const program = value.reference;
-  if (typeof program !== 'string' || program.trim() === '' || program.length > CODE_LIMITS.maxProgramChars) return failure(request, 'E_REFERENCE', `solve must return the reference program as a non-empty string of at most ${CODE_LIMITS.maxProgramChars} characters`, 'solve');
+  if (typeof program !== 'string' || program.trim() === '' || program.length > CODE_LIMITS.maxProgramChars)
+    return failure(
+      request,
+      'E_REFERENCE',
+      `solve must return the reference program as a non-empty string of at most ${CODE_LIMITS.maxProgramChars} characters`,
+      'solve',
+    );
   const prompt = codePrompt(meta, parsed.task);
   const ms = Array.isArray(value.ms) ? value.ms : [0, 0, 0];
   return { request, instance: { prompt, ...parsed.task }, program, ms: [ms[0] ?? 0, ms[1] ?? 0, 0] };
@@ -65,13 +93,30 @@ function toPending(request: EpisodeRequest, result: CallResult, meta: CodeMeta):
 /** What the answer pool runs for one response: its program with the instance's tests, or the verdict it gets unrun. */
 export function answerSpec(meta: CodeMeta, task: CodeTask, response: string): AnswerSpec | ScoredVerdict {
   const found = extractProgram(response);
-  if (!found.ok) return found.reason === 'language' ? { ok: false, code: 'E_LANGUAGE', message: found.message } : { ok: true, score: 0, feedback: found.message };
-  if (!RUNNABLE_LANGUAGES.has(found.language)) return { ok: false, code: 'E_LANGUAGE', message: `${found.language} answers are not run by this host: answer in JavaScript or TypeScript` };
-  return { program: found.program, language: found.language, entry: meta.entry, compare: meta.compare, tests: task.tests.map((t) => [canonicalJson(t.input), canonicalJson(t.output)]) };
+  if (!found.ok)
+    return found.reason === 'language'
+      ? { ok: false, code: 'E_LANGUAGE', message: found.message }
+      : { ok: true, score: 0, feedback: found.message };
+  if (!RUNNABLE_LANGUAGES.has(found.language))
+    return {
+      ok: false,
+      code: 'E_LANGUAGE',
+      message: `${found.language} answers are not run by this host: answer in JavaScript or TypeScript`,
+    };
+  return {
+    program: found.program,
+    language: found.language,
+    entry: meta.entry,
+    compare: meta.compare,
+    tests: task.tests.map((t) => [canonicalJson(t.input), canonicalJson(t.output)]),
+  };
 }
 
 /** The answer-pool limits that follow from the sandbox limits a caller passed (the same everywhere: validation, service, export). */
-const answerLimits = (limits: Partial<SandboxLimits> | undefined) => ({ ...(limits?.callTimeoutMs ? { testTimeoutMs: limits.callTimeoutMs } : {}), ...(limits?.memoryMb ? { memoryMb: limits.memoryMb } : {}) });
+const answerLimits = (limits: Partial<SandboxLimits> | undefined) => ({
+  ...(limits?.callTimeoutMs ? { testTimeoutMs: limits.callTimeoutMs } : {}),
+  ...(limits?.memoryMb ? { memoryMb: limits.memoryMb } : {}),
+});
 
 export const code: EnvKind = {
   name: 'code',
@@ -79,7 +124,8 @@ export const code: EnvKind = {
   contract: 'code (contract v3: generate, solve; the answer is a program)',
   rollouts: false,
   contractVersion: 3,
-  architectAsk: 'Propose code specs only: each asks the policy to write a function that hidden tests check (contract v3); the requested format has no kind and no episodic part.',
+  architectAsk:
+    'Propose code specs only: each asks the policy to write a function that hidden tests check (contract v3); the requested format has no kind and no episodic part.',
   claims: (meta) => meta !== null && typeof meta === 'object' && (meta as { kind?: unknown }).kind === 'code',
   exports: { meta: 'object', generate: 'function', solve: 'function' },
   checkMeta: (raw) => {
@@ -93,7 +139,11 @@ export const code: EnvKind = {
     const meta = run.load.ok ? parseCodeMeta(run.load.meta) : null;
     if (!meta) {
       const message = run.load.ok ? 'meta does not match contract v3' : run.load.message;
-      return { load: run.load, wallMs: performance.now() - started, episodes: requests.map((r) => failure(r, run.load.ok ? 'E_META' : run.load.code, message, 'load')) };
+      return {
+        load: run.load,
+        wallMs: performance.now() - started,
+        episodes: requests.map((r) => failure(r, run.load.ok ? 'E_META' : run.load.code, message, 'load')),
+      };
     }
     const staged = requests.map((r, i) => toPending(r, run.results[i] as CallResult, meta));
     const specs: AnswerSpec[] = [];
@@ -107,15 +157,28 @@ export const code: EnvKind = {
         return specs.length - 1;
       });
     });
-    const results = await answerPoolFor(pool).run(specs, answerLimits(options.limits), { ...(owner !== undefined ? { owner } : {}), ...(signal ? { signal } : {}) });
-    const verdict = (slot: number | ScoredVerdict) => (typeof slot === 'number' ? scoreTests(meta, results[slot] as AnswerResult) : slot);
+    const results = await answerPoolFor(pool).run(specs, answerLimits(options.limits), {
+      ...(owner !== undefined ? { owner } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const verdict = (slot: number | ScoredVerdict) =>
+      typeof slot === 'number' ? scoreTests(meta, results[slot] as AnswerResult) : slot;
     const episodes = staged.map((p, i): EpisodeResult => {
       if (!('program' in p)) return p;
       const own = slots[i] as Array<number | ScoredVerdict>;
       const [reference, ...verdicts] = own.map(verdict);
       // The reference program's own run time stands for the verify step (the isolate's setup is envforge's).
       const answerMs = typeof own[0] === 'number' ? (results[own[0]]?.ms ?? 0) : 0;
-      const episode: Episode = { ok: true, seed: p.request.seed, level: p.request.level, instance: p.instance, reference: fenceProgram(p.program), referenceVerdict: reference as ScoredVerdict, verdicts, ms: [p.ms[0], p.ms[1], answerMs] };
+      const episode: Episode = {
+        ok: true,
+        seed: p.request.seed,
+        level: p.request.level,
+        instance: p.instance,
+        reference: fenceProgram(p.program),
+        referenceVerdict: reference as ScoredVerdict,
+        verdicts,
+        ms: [p.ms[0], p.ms[1], answerMs],
+      };
       return episode;
     });
     return { load: run.load, episodes, wallMs: performance.now() - started };

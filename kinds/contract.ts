@@ -8,9 +8,45 @@ import type { Episode, EpisodeOptions, EpisodeRequest, EpisodeRun } from '../san
 import type { SandboxPool } from '../sandbox/pool.js';
 
 /** The hack-probe families the validator knows how to generate (validators/probes.ts). */
-export const PROBE_FAMILIES = ['empty', 'echo', 'format-only', 'stuffing', 'enumeration', 'huge', 'malformed-list', 'non-answer', 'other-answer', 'perturbed', 'prompt-token', 'prompt-formula', 'reordered', 'guess', 'rendering', 'restatement', 'equivalent'] as const;
+export const PROBE_FAMILIES = [
+  'empty',
+  'echo',
+  'format-only',
+  'stuffing',
+  'enumeration',
+  'huge',
+  'malformed-list',
+  'non-answer',
+  'other-answer',
+  'perturbed',
+  'prompt-token',
+  'prompt-formula',
+  'reordered',
+  'guess',
+  'rendering',
+  'restatement',
+  'equivalent',
+] as const;
 /** The episodic hack probes (validators/episodic/probes.ts): action logs, not texts. */
-export const EPISODIC_PROBE_FAMILIES = ['no-action', 'invalid-actions', 'incomplete', 'other-episode', 'repeated-action', 'finish-alone', 'random-policy', 'prompt-replay', 'shortcut', 'perturbed', 'tool-ablation', 'prefix-finish', 'repeat-finish', 'repeat-reads', 'blanket', 'off-path', 'typed-reference'] as const;
+export const EPISODIC_PROBE_FAMILIES = [
+  'no-action',
+  'invalid-actions',
+  'incomplete',
+  'other-episode',
+  'repeated-action',
+  'finish-alone',
+  'random-policy',
+  'prompt-replay',
+  'shortcut',
+  'perturbed',
+  'tool-ablation',
+  'prefix-finish',
+  'repeat-finish',
+  'repeat-reads',
+  'blanket',
+  'off-path',
+  'typed-reference',
+] as const;
 export type EpisodicProbeFamily = (typeof EPISODIC_PROBE_FAMILIES)[number];
 export type ProbeFamily = (typeof PROBE_FAMILIES)[number] | (typeof EPISODIC_PROBE_FAMILIES)[number];
 
@@ -44,7 +80,12 @@ export interface EnvKind {
   /** The exports a module of this kind must have, with their types. */
   readonly exports: Readonly<Record<string, 'object' | 'function'>>;
   /** One episode per request, in the sandbox, with the scores of the reference and the given responses. */
-  runEpisodes(pool: SandboxPool, source: string, requests: EpisodeRequest[], options?: EpisodeOptions): Promise<EpisodeRun>;
+  runEpisodes(
+    pool: SandboxPool,
+    source: string,
+    requests: EpisodeRequest[],
+    options?: EpisodeOptions,
+  ): Promise<EpisodeRun>;
   /** The hack-probe families that apply to this kind. */
   readonly probeFamilies: readonly ProbeFamily[];
   /** What the behaviour fingerprint reads of an episode: the text the policy sees, and the reference response. */

@@ -29,7 +29,10 @@ export function toolLines(tools: ReadonlyArray<{ name: string; description: stri
   return tools.map((t) => `${t.name}: ${t.description}`).join('\n');
 }
 
-const verdictOf = (r: RolloutResult): ScoredVerdict => (r.ok ? { ok: true, score: r.score, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}) } : { ok: false, code: r.code, message: r.message });
+const verdictOf = (r: RolloutResult): ScoredVerdict =>
+  r.ok
+    ? { ok: true, score: r.score, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}) }
+    : { ok: false, code: r.code, message: r.message };
 
 export const episodic: EnvKind = {
   name: 'episodic',
@@ -51,11 +54,26 @@ export const episodic: EnvKind = {
     const meta = load.ok ? parseEpisodicMeta(load.meta) : null;
     if (!meta) {
       const message = load.ok ? 'meta does not match contract v2' : load.message;
-      return { load, wallMs: 0, episodes: requests.map((r) => ({ ok: false, seed: r.seed, level: r.level, code: load.ok ? 'E_META' : load.code, message, fn: 'load' })) };
+      return {
+        load,
+        wallMs: 0,
+        episodes: requests.map((r) => ({
+          ok: false,
+          seed: r.seed,
+          level: r.level,
+          code: load.ok ? 'E_META' : load.code,
+          message,
+          fn: 'load',
+        })),
+      };
     }
     const calls: RolloutRequest[] = requests.flatMap((r) => [
       { seed: r.seed, level: r.level, policy: { type: 'act' as const } },
-      ...(r.responses ?? []).map((response) => ({ seed: r.seed, level: r.level, policy: { type: 'replay' as const, actions: actionsOf(response) } })),
+      ...(r.responses ?? []).map((response) => ({
+        seed: r.seed,
+        level: r.level,
+        policy: { type: 'replay' as const, actions: actionsOf(response) },
+      })),
     ]);
     const run = await runRollouts(pool, source, meta, calls, options);
     let at = 0;
@@ -87,7 +105,12 @@ function episodicText(instance: Episode['instance']): string {
 }
 
 /** The reference rollout as an episode: a failure when act does not finish with a score of 1 is left to the validator. */
-export function toEpisode(request: EpisodeRequest, reference: RolloutResult, verdicts: ScoredVerdict[], meta: EpisodicMeta): EpisodeResult {
+export function toEpisode(
+  request: EpisodeRequest,
+  reference: RolloutResult,
+  verdicts: ScoredVerdict[],
+  meta: EpisodicMeta,
+): EpisodeResult {
   if (!reference.ok) return reference;
   return {
     ok: true,
@@ -95,7 +118,14 @@ export function toEpisode(request: EpisodeRequest, reference: RolloutResult, ver
     level: request.level,
     instance: { prompt: reference.prompt ?? '', tools: meta.tools },
     reference: JSON.stringify(reference.actions),
-    referenceVerdict: reference.end === 'done' && reference.rejected.length === 0 ? verdictOf(reference) : { ok: true, score: 0, feedback: `the reference policy ended by ${reference.end} after ${reference.turns} turns` },
+    referenceVerdict:
+      reference.end === 'done' && reference.rejected.length === 0
+        ? verdictOf(reference)
+        : {
+            ok: true,
+            score: 0,
+            feedback: `the reference policy ended by ${reference.end} after ${reference.turns} turns`,
+          },
     verdicts,
     ms: [reference.ms[0] ?? 0, (reference.ms[1] ?? 0) + (reference.ms[2] ?? 0), reference.ms[3] ?? 0],
   };

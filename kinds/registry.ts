@@ -1,5 +1,5 @@
 // Every environment kind, in one place: the validator, the library and exports find a module's kind here,
-// and tests/kind-contract.test.ts runs the kind contract on each one listed. 
+// and tests/kind-contract.test.ts runs the kind contract on each one listed.
 import { KIND_NAMES, type EnvKind, type KindName } from './contract.js';
 import { code } from './code.js';
 import { episodic } from './episodic.js';
@@ -20,7 +20,8 @@ export function kindOf(meta: unknown): EnvKind {
 /** The kind of a loaded module: by its meta, or, when meta could not be read, by the exports it has. */
 export function kindOfModule(meta: unknown, exports: Readonly<Record<string, string>>): EnvKind {
   if (meta !== undefined) return kindOf(meta);
-  const has = (kind: EnvKind) => Object.keys(kind.exports).every((name) => name === 'meta' || exports[name] === 'function');
+  const has = (kind: EnvKind) =>
+    Object.keys(kind.exports).every((name) => name === 'meta' || exports[name] === 'function');
   return ALL_KINDS.find((kind: EnvKind) => has(kind)) ?? singleTurn;
 }
 
@@ -38,7 +39,9 @@ export function canonicalKind(text: string): KindName | undefined {
 }
 
 /** An empty count per kind, keyed by canonical name, for tallies that show every kind. */
-export const countsPerKind = <T>(make: (kind: EnvKind) => T): Record<KindName, T> => Object.fromEntries(ALL_KINDS.map((kind) => [kind.name, make(kind)])) as Record<KindName, T>;
+export const countsPerKind = <T>(make: (kind: EnvKind) => T): Record<KindName, T> =>
+  Object.fromEntries(ALL_KINDS.map((kind) => [kind.name, make(kind)])) as Record<KindName, T>;
 
 /** The kind and its contract with its article, for messages: 'an episodic (contract v2: …)'. */
-export const describeKind = (kind: EnvKind): string => `${/^[aeiou]/i.test(kind.contract) ? 'an' : 'a'} ${kind.contract}`;
+export const describeKind = (kind: EnvKind): string =>
+  `${/^[aeiou]/i.test(kind.contract) ? 'an' : 'a'} ${kind.contract}`;

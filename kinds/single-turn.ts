@@ -19,7 +19,8 @@ export const singleTurn: EnvKind = {
   },
   checkMeta: (raw) => {
     const parsed = MetaSchema.safeParse(raw);
-    if (!parsed.success) return { problems: describeIssues(parsed.error).map((message) => ({ code: 'E_META' as const, message })) };
+    if (!parsed.success)
+      return { problems: describeIssues(parsed.error).map((message) => ({ code: 'E_META' as const, message })) };
     const text = metaTextProblems(raw);
     return text.length > 0 ? { problems: text } : { meta: parsed.data, problems: [] };
   },

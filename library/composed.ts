@@ -1,6 +1,18 @@
 // A Library made of its parts: a store supplies an EnvStore and a BatchJournal, and this class forwards
 // the contract's environment and journal methods to them, so each store writes only what differs.
-import type { AdmitInput, AdmitResult, BatchJournal, BatchRecord, EnvRecord, EnvStore, IntegrityReport, JournalEntry, JournalInput, LibraryStats, ListFilter } from './contract.js';
+import type {
+  AdmitInput,
+  AdmitResult,
+  BatchJournal,
+  BatchRecord,
+  EnvRecord,
+  EnvStore,
+  IntegrityReport,
+  JournalEntry,
+  JournalInput,
+  LibraryStats,
+  ListFilter,
+} from './contract.js';
 
 export abstract class ComposedLibrary {
   protected constructor(

@@ -55,7 +55,9 @@ export interface AdmitInput {
 }
 
 /** 'duplicate': a near-duplicate of an environment admitted since the candidate's novelty snapshot; nothing was written. */
-export type AdmitResult = { status: 'admitted' | 'exists'; env: EnvRecord } | { status: 'duplicate'; problems: ValidationReport['problems']; env?: undefined };
+export type AdmitResult =
+  | { status: 'admitted' | 'exists'; env: EnvRecord }
+  | { status: 'duplicate'; problems: ValidationReport['problems']; env?: undefined };
 
 export interface ListFilter {
   status?: EnvStatus | 'all';

@@ -23,7 +23,12 @@ export interface SeedOutcome {
  * Validates every shipped seed of the given kinds against the library and admits it (lineage author
  * 'seed'); idempotent: a seed whose exact code the library holds is not validated again.
  */
-export async function seedLibrary(library: Library, pool: SandboxPool, onProgress?: (outcome: SeedOutcome) => void, kinds: readonly SeedKind[] = ['single']): Promise<SeedOutcome[]> {
+export async function seedLibrary(
+  library: Library,
+  pool: SandboxPool,
+  onProgress?: (outcome: SeedOutcome) => void,
+  kinds: readonly SeedKind[] = ['single'],
+): Promise<SeedOutcome[]> {
   const outcomes: SeedOutcome[] = [];
   const novelty = await LiveNoveltyIndex.of(library);
   const held = new Map((await library.list({ status: 'all', allVersions: true })).map((e) => [e.hash, e]));
@@ -36,14 +41,26 @@ export async function seedLibrary(library: Library, pool: SandboxPool, onProgres
     }
     await novelty.refresh(library);
     const report = await validateCandidate(seed.source, { pool, novelty: novelty.index });
-    const result = report.verdict === 'admit' ? await library.admit({ source: seed.source, report, lineage: { author: 'seed', notes: { file: relative(PACKAGE_ROOT, seed.file) } }, noveltyCursor: novelty.cursor }) : null;
+    const result =
+      report.verdict === 'admit'
+        ? await library.admit({
+            source: seed.source,
+            report,
+            lineage: { author: 'seed', notes: { file: relative(PACKAGE_ROOT, seed.file) } },
+            noveltyCursor: novelty.cursor,
+          })
+        : null;
     if (result?.status === 'duplicate') markDuplicate(report, result.problems);
     let outcome: SeedOutcome;
     if (result && result.status !== 'duplicate') {
       novelty.add(result.env);
       outcome = { name: seed.name, status: result.status, version: result.env.version };
     } else {
-      outcome = { name: seed.name, status: 'rejected', problems: report.problems.map((p) => `${p.code}: ${p.message}`) };
+      outcome = {
+        name: seed.name,
+        status: 'rejected',
+        problems: report.problems.map((p) => `${p.code}: ${p.message}`),
+      };
     }
     outcomes.push(outcome);
     onProgress?.(outcome);
@@ -67,28 +84,52 @@ export interface RevalidationOutcome {
  * Every open incident of an environment (quarantined or not) is replayed among the validator's samples,
  * then resolved: by the retirement, or by the new admitting report.
  */
-export async function revalidate(library: Library, pool: SandboxPool, names: string[] = [], onProgress?: (outcome: RevalidationOutcome) => void): Promise<RevalidationOutcome[]> {
+export async function revalidate(
+  library: Library,
+  pool: SandboxPool,
+  names: string[] = [],
+  onProgress?: (outcome: RevalidationOutcome) => void,
+): Promise<RevalidationOutcome[]> {
   const active = await library.list();
-  for (const name of names) if (!active.some((e) => e.name === name)) throw new LibraryError(`unknown or retired environment "${name}"`);
+  for (const name of names)
+    if (!active.some((e) => e.name === name)) throw new LibraryError(`unknown or retired environment "${name}"`);
   const targets: EnvRecord[] = names.length ? active.filter((e) => names.includes(e.name)) : active;
   const novelty = await noveltyIndexOf(library);
   const outcomes: RevalidationOutcome[] = [];
   for (const env of targets) {
     const open = await library.incidents({ hash: env.hash, open: true });
-    const include = open.map((i) => ({ seed: i.seed, level: i.level, ...(i.response === undefined ? {} : { responses: [i.response] }) }));
+    const include = open.map((i) => ({
+      seed: i.seed,
+      level: i.level,
+      ...(i.response === undefined ? {} : { responses: [i.response] }),
+    }));
     const report: ValidationReport = await validateCandidate(await library.source(env), { pool, novelty, include });
     const codes = [...new Set(report.problems.map((p) => p.code))];
     let retired = false;
     if (report.verdict === 'reject') {
       const first = report.problems[0];
-      await library.retire(env.name, `revalidation with validator ${VALIDATOR_VERSION} rejected it: ${codes.join(', ')}${first ? ` (${first.message})` : ''}`, env.version);
+      await library.retire(
+        env.name,
+        `revalidation with validator ${VALIDATOR_VERSION} rejected it: ${codes.join(', ')}${first ? ` (${first.message})` : ''}`,
+        env.version,
+      );
       retired = true;
     }
     if (open.length > 0) {
-      const how = retired ? `retired by revalidation (${codes.join(', ')})` : `revalidated with validator ${VALIDATOR_VERSION} (validation seed ${report.validationSeed}): admitted, the incidents did not recur`;
+      const how = retired
+        ? `retired by revalidation (${codes.join(', ')})`
+        : `revalidated with validator ${VALIDATOR_VERSION} (validation seed ${report.validationSeed}): admitted, the incidents did not recur`;
       await library.resolveIncidents(env.hash, how);
     }
-    const outcome = { name: env.name, version: env.version, verdict: report.verdict, retired, codes, incidents: open.length, ms: report.ms };
+    const outcome = {
+      name: env.name,
+      version: env.version,
+      verdict: report.verdict,
+      retired,
+      codes,
+      incidents: open.length,
+      ms: report.ms,
+    };
     outcomes.push(outcome);
     onProgress?.(outcome);
   }

@@ -14,7 +14,9 @@ export interface NearDuplicatePair {
 }
 
 /** Every pair of environments (distinct names) the novelty stage would call near-duplicates, in input order. */
-export function nearDuplicatePairs(envs: ReadonlyArray<Pick<EnvRecord, 'name' | 'hash' | 'fingerprint'>>): NearDuplicatePair[] {
+export function nearDuplicatePairs(
+  envs: ReadonlyArray<Pick<EnvRecord, 'name' | 'hash' | 'fingerprint'>>,
+): NearDuplicatePair[] {
   const index = new NoveltyIndex();
   const pairs: NearDuplicatePair[] = [];
   for (const env of envs) {
@@ -22,7 +24,13 @@ export function nearDuplicatePairs(envs: ReadonlyArray<Pick<EnvRecord, 'name' | 
     const { matches } = noveltyVerdict(index, env.fingerprint, env.name, env.hash, Infinity);
     for (const m of matches) {
       if (m.name === env.name || m.hash === env.hash) continue;
-      pairs.push({ a: m.name, b: env.name, kind: m.kind, codeSimilarity: m.codeSimilarity, behaviourSimilarity: m.behaviourSimilarity });
+      pairs.push({
+        a: m.name,
+        b: env.name,
+        kind: m.kind,
+        codeSimilarity: m.codeSimilarity,
+        behaviourSimilarity: m.behaviourSimilarity,
+      });
     }
     index.add(noveltyId(env.name, env.hash), env.fingerprint);
   }

@@ -17,7 +17,10 @@ export function recheckNovelty(report: ValidationReport, since: readonly Indexed
   if (!report.fingerprint || !report.meta || since.length === 0) return [];
   const index = new NoveltyIndex();
   for (const env of since) if (env.fingerprint) index.add(noveltyId(env.name, env.hash), env.fingerprint);
-  return noveltyVerdict(index, report.fingerprint, report.meta.name, report.hash).problems.map((p) => ({ ...p, stage: 'novelty' as const }));
+  return noveltyVerdict(index, report.fingerprint, report.meta.name, report.hash).problems.map((p) => ({
+    ...p,
+    stage: 'novelty' as const,
+  }));
 }
 
 /**

@@ -8,7 +8,6 @@ import type { SandboxPool } from '../sandbox/pool.js';
 import { NoveltyIndex } from '../validators/novelty/lsh.js';
 import { noveltyId } from '../validators/stages/novelty.js';
 
-
 /** The novelty index of a library's active environments (fingerprints stored at admission) and the shipped seeds. */
 export async function noveltyIndexOf(library: Library): Promise<NoveltyIndex> {
   const index = new NoveltyIndex();

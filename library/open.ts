@@ -11,15 +11,23 @@ export const isDatabaseUrl = (location: string) => /^postgres(ql)?:\/\//i.test(l
 
 /** The library's location: a folder path (resolved) or a database URL (as given). */
 export function resolveLibraryDir(flag?: string, database?: string): string {
-  if (flag !== undefined && database !== undefined) throw new UsageError('give either --library DIR or --database URL, not both');
-  if (database !== undefined && !isDatabaseUrl(database)) throw new UsageError(`--database needs a PostgreSQL URL (postgres://USER@HOST:PORT/DB), got "${database}"`);
-  const location = database ?? flag ?? (process.env.ENVFORGE_DATABASE_URL || undefined) ?? process.env.ENVFORGE_LIBRARY ?? DEFAULT_LIBRARY_DIR;
+  if (flag !== undefined && database !== undefined)
+    throw new UsageError('give either --library DIR or --database URL, not both');
+  if (database !== undefined && !isDatabaseUrl(database))
+    throw new UsageError(`--database needs a PostgreSQL URL (postgres://USER@HOST:PORT/DB), got "${database}"`);
+  const location =
+    database ??
+    flag ??
+    (process.env.ENVFORGE_DATABASE_URL || undefined) ??
+    process.env.ENVFORGE_LIBRARY ??
+    DEFAULT_LIBRARY_DIR;
   return isDatabaseUrl(location) ? location : resolve(location);
 }
 
 function storeFor(location: string): LibraryStore {
   const store = Object.values(STORES).find((s: LibraryStore) => s.handles(location));
-  if (!store) throw new LibraryError(`no library store handles ${location} (stores: ${Object.keys(STORES).join(', ')})`);
+  if (!store)
+    throw new LibraryError(`no library store handles ${location} (stores: ${Object.keys(STORES).join(', ')})`);
   return store;
 }
 

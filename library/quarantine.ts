@@ -38,25 +38,47 @@ const revalidate = '; run `envforge library revalidate` to re-examine it';
 /** Why the environment version with these open incidents is quarantined, or null when it is not. */
 export function quarantineReason(evidence: Evidence[]): string | null {
   const tripped = evidence.find((i) => NEVER_THE_CLIENTS.has(i.code));
-  if (tripped) return `quarantined: it reached for a capability outside the contract (${tripped.code} in ${tripped.fn} at seed ${tripped.seed}, level ${tripped.level})${revalidate}`;
+  if (tripped)
+    return `quarantined: it reached for a capability outside the contract (${tripped.code} in ${tripped.fn} at seed ${tripped.seed}, level ${tripped.level})${revalidate}`;
   const open = evidence.filter((i) => !CLIENT_INPUT_FNS.has(i.fn));
   const confirmed = open.filter((i) => i.confirmed);
   const first = confirmed[0] ?? open[0];
   if (first && (confirmed.length >= QUARANTINE_POLICY.confirmed || open.length >= QUARANTINE_POLICY.incidents)) {
-    const what = confirmed.length > 0 ? `it failed with ${first.code} in ${first.fn} at seed ${first.seed}, level ${first.level}, and again when re-run alone` : `${open.length} incidents in production (first: ${first.code} in ${first.fn} at seed ${first.seed}, level ${first.level})`;
+    const what =
+      confirmed.length > 0
+        ? `it failed with ${first.code} in ${first.fn} at seed ${first.seed}, level ${first.level}, and again when re-run alone`
+        : `${open.length} incidents in production (first: ${first.code} in ${first.fn} at seed ${first.seed}, level ${first.level})`;
     return `quarantined: ${what}${revalidate}`;
   }
   // Inputs of independent clients (by address) that each failed, confirmed, with the same code.
   const clients = new Map<string, Set<string>>();
-  for (const i of evidence) if (CLIENT_INPUT_FNS.has(i.fn) && i.confirmed && i.client) clients.set(i.code, (clients.get(i.code) ?? new Set()).add(i.client));
+  for (const i of evidence)
+    if (CLIENT_INPUT_FNS.has(i.fn) && i.confirmed && i.client)
+      clients.set(i.code, (clients.get(i.code) ?? new Set()).add(i.client));
   const shared = [...clients].find(([, who]) => who.size >= QUARANTINE_POLICY.clients);
-  return shared ? `quarantined: the inputs of ${shared[1].size} independent clients made it fail with ${shared[0]}${revalidate}` : null;
+  return shared
+    ? `quarantined: the inputs of ${shared[1].size} independent clients made it fail with ${shared[0]}${revalidate}`
+    : null;
 }
 
 /** Failure codes that are the environment's own doing when an admitted module returns them in production. */
 const INCIDENT_CODES: ReadonlySet<string> = new Set<ProblemCode>([
-  'E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL', 'E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_REFERENCE', 'E_UNSOLVED',
-  'E_ESCAPE_ATTEMPT', 'E_CONTROL_CHARS', 'E_STATE_TOO_LARGE',
+  'E_TIMEOUT',
+  'E_MEMORY',
+  'E_CRASHED',
+  'E_PROTOCOL',
+  'E_THROWN',
+  'E_NOT_JSON',
+  'E_TOO_LARGE',
+  'E_ASYNC',
+  'E_MISSING_EXPORT',
+  'E_SCORE',
+  'E_INSTANCE',
+  'E_REFERENCE',
+  'E_UNSOLVED',
+  'E_ESCAPE_ATTEMPT',
+  'E_CONTROL_CHARS',
+  'E_STATE_TOO_LARGE',
 ]);
 
 /** Whether a failure with this code is the module's own whoever's input reached it (no re-run can clear it). */
@@ -93,7 +115,11 @@ export class IncidentLog {
     readonly enabled = true,
     private readonly warn: (line: string) => void = (line) => process.stderr.write(`${terminalSafe(line)}\n`),
   ) {
-    this.writer = new LazyWriter(libraryDir, (reason) => this.warn(`envforge ${this.origin}: incidents are kept in memory only (the library cannot be written: ${reason})`));
+    this.writer = new LazyWriter(libraryDir, (reason) =>
+      this.warn(
+        `envforge ${this.origin}: incidents are kept in memory only (the library cannot be written: ${reason})`,
+      ),
+    );
   }
 
   isIncident(code: string): boolean {
@@ -116,14 +142,29 @@ export class IncidentLog {
   }
 
   async record(m: Misbehaviour, confirmed: boolean): Promise<void> {
-    const input: IncidentInput = { hash: m.record.hash, name: m.record.name, version: m.record.version, seed: m.seed, level: m.level, code: m.code, fn: m.fn, message: m.message, origin: this.origin, confirmed, ...(m.response === undefined ? {} : { response: m.response }), ...(m.client === undefined ? {} : { client: m.client }) };
+    const input: IncidentInput = {
+      hash: m.record.hash,
+      name: m.record.name,
+      version: m.record.version,
+      seed: m.seed,
+      level: m.level,
+      code: m.code,
+      fn: m.fn,
+      message: m.message,
+      origin: this.origin,
+      confirmed,
+      ...(m.response === undefined ? {} : { response: m.response }),
+      ...(m.client === undefined ? {} : { client: m.client }),
+    };
     this.recent.set(input.hash, [...(this.recent.get(input.hash) ?? []), input]);
     const writer = this.writer.get();
     if (!writer) return;
     try {
       await writer.recordIncident(input);
     } catch (error) {
-      this.warn(`envforge ${this.origin}: could not record an incident of ${m.record.name}@${m.record.version}: ${(error as Error).message}`);
+      this.warn(
+        `envforge ${this.origin}: could not record an incident of ${m.record.name}@${m.record.version}: ${(error as Error).message}`,
+      );
     }
   }
 

@@ -3,7 +3,16 @@
 import type { Meta } from '../contract/schema.js';
 import { countsPerKind, kindOf } from '../kinds/registry.js';
 import type { ValidationReport } from '../validators/report.js';
-import type { BatchRecord, BatchStatus, EnvRecord, JournalEntry, LibraryStats, Lineage, ListFilter, RejectionRecord } from './contract.js';
+import type {
+  BatchRecord,
+  BatchStatus,
+  EnvRecord,
+  JournalEntry,
+  LibraryStats,
+  Lineage,
+  ListFilter,
+  RejectionRecord,
+} from './contract.js';
 
 export interface EnvRow {
   name: string;
@@ -74,12 +83,22 @@ export function toBatch(row: BatchRow): BatchRecord {
 }
 
 export function toEntry(row: JournalRow): JournalEntry {
-  return { batchId: row.batch_id, seq: row.seq, kind: row.kind, key: row.key, payload: JSON.parse(row.payload) as unknown, createdAt: row.created_at };
+  return {
+    batchId: row.batch_id,
+    seq: row.seq,
+    kind: row.kind,
+    key: row.key,
+    payload: JSON.parse(row.payload) as unknown,
+    createdAt: row.created_at,
+  };
 }
 
 /** The library's stats from every envs row (any status) and the number of kept rejections. */
 
-export function statsOf(rows: ReadonlyArray<Pick<EnvRow, 'name' | 'version' | 'status' | 'lineage' | 'meta'>>, rejections: number): LibraryStats {
+export function statsOf(
+  rows: ReadonlyArray<Pick<EnvRow, 'name' | 'version' | 'status' | 'lineage' | 'meta'>>,
+  rejections: number,
+): LibraryStats {
   const count = (map: Record<string, number>, key: string) => {
     map[key] = (map[key] ?? 0) + 1;
   };

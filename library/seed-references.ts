@@ -47,21 +47,30 @@ export function addSeedReferences(index: NoveltyIndex, references: readonly Seed
 export async function computeSeedReferences(pool: SandboxPool, only?: ReadonlySet<string>): Promise<SeedReference[]> {
   const seeds = listShippedSeeds().filter((s) => !only || only.has(hashSource(s.source)));
   const prints = await Promise.all(seeds.map((s) => fingerprintSource(pool, s.source)));
-  return prints.flatMap((p, i) => (p ? [{ name: p.name, hash: hashSource((seeds[i] as { source: string }).source), fingerprint: p.fingerprint }] : []));
+  return prints.flatMap((p, i) =>
+    p ? [{ name: p.name, hash: hashSource((seeds[i] as { source: string }).source), fingerprint: p.fingerprint }] : [],
+  );
 }
 
 /** The shipped seeds' references, sampling only those the file lacks or holds for an older text. */
 export async function currentSeedReferences(pool: SandboxPool): Promise<SeedReference[]> {
   const written = seedReferences();
   const have = new Set(written.map((r) => r.hash));
-  const missing = new Set(listShippedSeeds().map((s) => hashSource(s.source)).filter((h) => !have.has(h)));
+  const missing = new Set(
+    listShippedSeeds()
+      .map((s) => hashSource(s.source))
+      .filter((h) => !have.has(h)),
+  );
   return missing.size ? [...written, ...(await computeSeedReferences(pool, missing))] : written;
 }
 
 /** Rewrites seeds/fingerprints.json from the seeds as they are (`npm run seeds:references` after editing a seed). */
 export async function writeSeedReferences(pool: SandboxPool): Promise<SeedReference[]> {
   const seeds = await computeSeedReferences(pool);
-  writeFileSync(SEED_REFERENCES_FILE, `${JSON.stringify({ note: 'novelty references of the shipped seeds; regenerate with npm run seeds:references', seeds })}\n`);
+  writeFileSync(
+    SEED_REFERENCES_FILE,
+    `${JSON.stringify({ note: 'novelty references of the shipped seeds; regenerate with npm run seeds:references', seeds })}\n`,
+  );
   cached = null;
   return seeds;
 }

@@ -10,7 +10,8 @@ import type { EnvRecord } from './contract.js';
 /** The environment kinds a selection can ask for: single-turn (contract v1) or episodic (contract v2). */
 export const SELECTABLE_KINDS = ['single', 'episodic'] as const;
 export type SelectableKind = (typeof SELECTABLE_KINDS)[number];
-export const recordKind = (record: Pick<EnvRecord, 'meta'>): SelectableKind => (kindOf(record.meta).rollouts ? 'episodic' : 'single');
+export const recordKind = (record: Pick<EnvRecord, 'meta'>): SelectableKind =>
+  kindOf(record.meta).rollouts ? 'episodic' : 'single';
 
 export interface EnvRef {
   name: string;
@@ -62,12 +63,14 @@ export class SelectionError extends EnvforgeError {
   }
 }
 
-const byNameVersion = (a: EnvRecord, b: EnvRecord) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version);
+const byNameVersion = (a: EnvRecord, b: EnvRecord) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version;
 
 /** The newest active version of each name, sorted by name. */
 function newestActive(records: readonly EnvRecord[]): EnvRecord[] {
   const newest = new Map<string, EnvRecord>();
-  for (const r of records) if (r.status === 'active' && (newest.get(r.name)?.version ?? 0) < r.version) newest.set(r.name, r);
+  for (const r of records)
+    if (r.status === 'active' && (newest.get(r.name)?.version ?? 0) < r.version) newest.set(r.name, r);
   return [...newest.values()].sort(byNameVersion);
 }
 
@@ -75,13 +78,27 @@ function resolveRef(records: readonly EnvRecord[], active: EnvRecord[], ref: Env
   const text = ref.version === undefined ? ref.name : `${ref.name}@${ref.version}`;
   const versions = records.filter((r) => r.name === ref.name);
   const newest = versions.reduce<EnvRecord | undefined>((a, r) => (a && a.version > r.version ? a : r), undefined);
-  const record = ref.version === undefined ? (active.find((e) => e.name === ref.name) ?? newest) : versions.find((r) => r.version === ref.version);
+  const record =
+    ref.version === undefined
+      ? (active.find((e) => e.name === ref.name) ?? newest)
+      : versions.find((r) => r.version === ref.version);
   if (record?.status === 'active') return record;
-  if (record) throw new SelectionError('E_UNKNOWN_ENV', `${label}: ${text} is retired (${record.retiredReason ?? 'no reason given'})`);
-  if (newest) throw new SelectionError('E_UNKNOWN_ENV', `${label}: ${text} is not in the library (${ref.name} has versions 1-${newest.version})`);
+  if (record)
+    throw new SelectionError(
+      'E_UNKNOWN_ENV',
+      `${label}: ${text} is retired (${record.retiredReason ?? 'no reason given'})`,
+    );
+  if (newest)
+    throw new SelectionError(
+      'E_UNKNOWN_ENV',
+      `${label}: ${text} is not in the library (${ref.name} has versions 1-${newest.version})`,
+    );
   const names = active.map((e) => e.name);
   const shown = names.length > 20 ? `${names.slice(0, 20).join(', ')}, …` : names.join(', ');
-  throw new SelectionError('E_UNKNOWN_ENV', `${label}: unknown environment "${ref.name}" (the library has: ${shown || 'nothing yet'})`);
+  throw new SelectionError(
+    'E_UNKNOWN_ENV',
+    `${label}: unknown environment "${ref.name}" (the library has: ${shown || 'nothing yet'})`,
+  );
 }
 
 /** The record's range, or null when `short` is skip and the record has too few levels for the shared range. */
@@ -90,21 +107,32 @@ function levelsFor(record: EnvRecord, spec: LevelSpec | undefined, options: Sele
   const label = options.labels.levels;
   const own = spec?.byEnv.get(record.name);
   if (own) {
-    if (own.hi > max) throw new SelectionError('E_LEVEL_RANGE', `${label} ${record.name}:${own.lo}-${own.hi}: ${record.name} has levels 1-${max}`);
+    if (own.hi > max)
+      throw new SelectionError(
+        'E_LEVEL_RANGE',
+        `${label} ${record.name}:${own.lo}-${own.hi}: ${record.name} has levels 1-${max}`,
+      );
     return own;
   }
   if (!spec?.all) return { lo: 1, hi: max };
   const range = { lo: spec.all.lo, hi: Math.min(spec.all.hi, max) };
   if (range.lo <= range.hi) return range;
   if (options.short === 'skip') return null;
-  throw new SelectionError('E_LEVEL_RANGE', `${label} ${spec.all.lo}-${spec.all.hi}: ${record.name} has only levels 1-${max} (give it its own range with ${record.name}:LO-HI)`);
+  throw new SelectionError(
+    'E_LEVEL_RANGE',
+    `${label} ${spec.all.lo}-${spec.all.hi}: ${record.name} has only levels 1-${max} (give it its own range with ${record.name}:LO-HI)`,
+  );
 }
 
 /**
  * Resolves a selection against every record of a library (all versions, any status): active versions
  * only, sorted by name then version, each with its level range.
  */
-export function selectEnvironments(records: readonly EnvRecord[], selection: Selection, options: SelectOptions): SelectedEnv[] {
+export function selectEnvironments(
+  records: readonly EnvRecord[],
+  selection: Selection,
+  options: SelectOptions,
+): SelectedEnv[] {
   const { labels } = options;
   const { skills, kind } = selection;
   const kindLabel = labels.kind ?? 'kind';
@@ -113,20 +141,37 @@ export function selectEnvironments(records: readonly EnvRecord[], selection: Sel
   if (selection.envs?.length) {
     chosen = selection.envs.map((ref) => resolveRef(records, newestActive(records), ref, labels.env));
     const off = skills && chosen.find((r) => !skills.some((s) => r.meta.skills.includes(s)));
-    if (skills && off) throw new SelectionError('E_NO_MATCH', `${labels.env} ${off.name} has none of ${labels.skills} ${skills.join(',')} (its skills: ${off.meta.skills.join(', ')})`);
+    if (skills && off)
+      throw new SelectionError(
+        'E_NO_MATCH',
+        `${labels.env} ${off.name} has none of ${labels.skills} ${skills.join(',')} (its skills: ${off.meta.skills.join(', ')})`,
+      );
     const other = kind && chosen.find((r) => recordKind(r) !== kind);
-    if (other) throw new SelectionError('E_NO_MATCH', `${labels.env} ${other.name} is ${recordKind(other)}, not ${kindLabel} ${kind}`);
+    if (other)
+      throw new SelectionError(
+        'E_NO_MATCH',
+        `${labels.env} ${other.name} is ${recordKind(other)}, not ${kindLabel} ${kind}`,
+      );
   } else {
     chosen = skills ? active.filter((r) => skills.some((s) => r.meta.skills.includes(s))) : active;
     if (chosen.length === 0) {
       const what = `${kind ? `${kind} ` : ''}environment`;
-      throw new SelectionError('E_NO_MATCH', skills ? `${labels.skills} ${skills.join(',')}: no active ${what} has any of these skills` : `the library at ${options.where} has no active ${what}s`);
+      throw new SelectionError(
+        'E_NO_MATCH',
+        skills
+          ? `${labels.skills} ${skills.join(',')}: no active ${what} has any of these skills`
+          : `the library at ${options.where} has no active ${what}s`,
+      );
     }
   }
   chosen.sort(byNameVersion);
   const names = new Set(chosen.map((r) => r.name));
   for (const name of selection.levels?.byEnv.keys() ?? []) {
-    if (!names.has(name)) throw new SelectionError('E_NO_MATCH', `${labels.levels} names "${name}", which is not among the ${labels.selected}`);
+    if (!names.has(name))
+      throw new SelectionError(
+        'E_NO_MATCH',
+        `${labels.levels} names "${name}", which is not among the ${labels.selected}`,
+      );
   }
   const selected = chosen.flatMap((record) => {
     const levels = levelsFor(record, selection.levels, options);
@@ -135,7 +180,10 @@ export function selectEnvironments(records: readonly EnvRecord[], selection: Sel
   const all = selection.levels?.all;
   if (selected.length === 0 && all) {
     const most = Math.max(...chosen.map((r) => r.meta.levels));
-    throw new SelectionError('E_NO_MATCH', `${labels.levels} ${all.lo}-${all.hi}: no selected environment has level ${all.lo} (the most any has is ${most})`);
+    throw new SelectionError(
+      'E_NO_MATCH',
+      `${labels.levels} ${all.lo}-${all.hi}: no selected environment has level ${all.lo} (the most any has is ${most})`,
+    );
   }
   return selected;
 }

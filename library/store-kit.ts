@@ -4,7 +4,14 @@ import { isProblemCode, PROBLEM_CODES } from '../contract/codes.js';
 import { hashSource } from '../contract/hash.js';
 import type { Meta } from '../contract/schema.js';
 import type { Problem, ValidationReport } from '../validators/report.js';
-import { LibraryError, SCORE_WINDOW, type AdmitInput, type IncidentInput, type JournalInput, type ScoreInput } from './contract.js';
+import {
+  LibraryError,
+  SCORE_WINDOW,
+  type AdmitInput,
+  type IncidentInput,
+  type JournalInput,
+  type ScoreInput,
+} from './contract.js';
 
 export const now = (): string => new Date().toISOString();
 
@@ -27,11 +34,15 @@ const MAX_MESSAGE_CHARS = 2_000;
 export function checkIncident(input: IncidentInput): { message: string; response: string | null } {
   const bad = (what: string) => new LibraryError(`an incident needs ${what}`);
   if (!/^[0-9a-f]{64}$/.test(input.hash)) throw bad('the SHA-256 hash of the module');
-  if (typeof input.name !== 'string' || input.name === '' || !Number.isSafeInteger(input.version) || input.version < 1) throw bad('the environment name and version');
-  if (!Number.isSafeInteger(input.seed) || input.seed < 0 || !Number.isSafeInteger(input.level) || input.level < 1) throw bad('a seed (a non-negative safe integer) and a level');
-  if (typeof input.code !== 'string' || input.code === '' || typeof input.fn !== 'string') throw bad('a code and a function name');
+  if (typeof input.name !== 'string' || input.name === '' || !Number.isSafeInteger(input.version) || input.version < 1)
+    throw bad('the environment name and version');
+  if (!Number.isSafeInteger(input.seed) || input.seed < 0 || !Number.isSafeInteger(input.level) || input.level < 1)
+    throw bad('a seed (a non-negative safe integer) and a level');
+  if (typeof input.code !== 'string' || input.code === '' || typeof input.fn !== 'string')
+    throw bad('a code and a function name');
   if (input.origin !== 'serve' && input.origin !== 'export') throw bad("an origin of 'serve' or 'export'");
-  if (input.client !== undefined && (typeof input.client !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(input.client))) throw bad('a client of 1 to 64 printable characters, when it names one');
+  if (input.client !== undefined && (typeof input.client !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(input.client)))
+    throw bad('a client of 1 to 64 printable characters, when it names one');
   return { message: String(input.message).slice(0, MAX_MESSAGE_CHARS), response: input.response ?? null };
 }
 
@@ -39,16 +50,27 @@ export function checkIncident(input: IncidentInput): { message: string; response
 export function checkAdmission(input: AdmitInput): { hash: string; meta: Meta } {
   const hash = hashSource(input.source);
   const { report } = input;
-  if (report.verdict !== 'admit' || !report.meta) throw new LibraryError(`only admitted candidates enter the library (verdict: ${report.verdict})`);
-  if (report.hash !== hash) throw new LibraryError('the validation report is for different code than the source being admitted');
+  if (report.verdict !== 'admit' || !report.meta)
+    throw new LibraryError(`only admitted candidates enter the library (verdict: ${report.verdict})`);
+  if (report.hash !== hash)
+    throw new LibraryError('the validation report is for different code than the source being admitted');
   return { hash, meta: report.meta };
 }
 
 /** Journal entries checked (non-empty kind and key) with their payloads as JSON, and the ledger's JSON. */
-export function journalRows(batchId: string, entries: JournalInput[], ledger: unknown): { rows: Array<{ kind: string; key: string; payload: string }>; ledger: string | undefined } {
+export function journalRows(
+  batchId: string,
+  entries: JournalInput[],
+  ledger: unknown,
+): { rows: Array<{ kind: string; key: string; payload: string }>; ledger: string | undefined } {
   const rows = entries.map((entry, i) => {
-    if (!nonEmpty(entry.kind) || !nonEmpty(entry.key)) throw new LibraryError(`journal entry ${i} of batch "${batchId}" needs a non-empty kind and key`);
-    return { kind: entry.kind, key: entry.key, payload: toJson(entry.payload, `the payload of journal entry ${entry.kind} ${entry.key}`) };
+    if (!nonEmpty(entry.kind) || !nonEmpty(entry.key))
+      throw new LibraryError(`journal entry ${i} of batch "${batchId}" needs a non-empty kind and key`);
+    return {
+      kind: entry.kind,
+      key: entry.key,
+      payload: toJson(entry.payload, `the payload of journal entry ${entry.kind} ${entry.key}`),
+    };
   });
   return { rows, ledger: ledger === undefined ? undefined : toJson(ledger, `the ledger of batch "${batchId}"`) };
 }
@@ -56,9 +78,24 @@ export function journalRows(batchId: string, entries: JournalInput[], ledger: un
 /** Checks a score tally; a LibraryError says what is wrong. */
 export function checkScore(t: ScoreInput): void {
   const ok =
-    typeof t.name === 'string' && t.name !== '' && Number.isSafeInteger(t.version) && t.version >= 1 && Number.isSafeInteger(t.level) && t.level >= 1 &&
-    Number.isFinite(t.n) && t.n > 0 && Number.isFinite(t.passed) && t.passed >= 0 && t.passed <= t.n && Number.isFinite(t.scoreSum) && t.scoreSum >= 0 && t.scoreSum <= t.n;
-  if (!ok) throw new LibraryError(`a score tally needs a name, version ≥ 1, level ≥ 1 and counts with 0 ≤ passed, scoreSum ≤ n, n > 0; got ${JSON.stringify(t).slice(0, 200)}`);
+    typeof t.name === 'string' &&
+    t.name !== '' &&
+    Number.isSafeInteger(t.version) &&
+    t.version >= 1 &&
+    Number.isSafeInteger(t.level) &&
+    t.level >= 1 &&
+    Number.isFinite(t.n) &&
+    t.n > 0 &&
+    Number.isFinite(t.passed) &&
+    t.passed >= 0 &&
+    t.passed <= t.n &&
+    Number.isFinite(t.scoreSum) &&
+    t.scoreSum >= 0 &&
+    t.scoreSum <= t.n;
+  if (!ok)
+    throw new LibraryError(
+      `a score tally needs a name, version ≥ 1, level ≥ 1 and counts with 0 ≤ passed, scoreSum ≤ n, n > 0; got ${JSON.stringify(t).slice(0, 200)}`,
+    );
 }
 
 /** Counts of one tally: how many scores, how many passed, their sum. */
@@ -88,7 +125,16 @@ export function keptReport(report: ValidationReport): ValidationReport {
   const scrub = <P extends Problem>(p: P): P => {
     const { evidence: _evidence, ...rest } = p;
     const at = /(?:\[environment\.js:|\()(\d+):(\d+)[\])]\s*$/.exec(p.message);
-    return { ...rest, message: `${isProblemCode(p.code) ? PROBLEM_CODES[p.code] : 'a problem'}${at ? ` (line ${at[1]}, column ${at[2]})` : ''}` } as P;
+    return {
+      ...rest,
+      message: `${isProblemCode(p.code) ? PROBLEM_CODES[p.code] : 'a problem'}${at ? ` (line ${at[1]}, column ${at[2]})` : ''}`,
+    } as P;
   };
-  return { ...report, name: null, meta: null, problems: report.problems.map(scrub), stages: report.stages.map((s) => ({ ...s, problems: s.problems.map(scrub) })) };
+  return {
+    ...report,
+    name: null,
+    meta: null,
+    problems: report.problems.map(scrub),
+    stages: report.stages.map((s) => ({ ...s, problems: s.problems.map(scrub) })),
+  };
 }

@@ -26,9 +26,17 @@ const isUrl = (location: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(location);
 
 export const STORES = {
   /** The embedded default: a folder with a SQLite index and content-addressed module files. */
-  sqlite: { handles: (location) => !isUrl(location), exists: async (dir) => SqliteLibrary.exists(dir), open: (dir, options) => SqliteLibrary.open(dir, options) },
+  sqlite: {
+    handles: (location) => !isUrl(location),
+    exists: async (dir) => SqliteLibrary.exists(dir),
+    open: (dir, options) => SqliteLibrary.open(dir, options),
+  },
   /** The shared store: a PostgreSQL database (postgres://…), module sources included, for many writers on many machines. */
-  postgres: { handles: (url) => PostgresLibrary.handles(url), exists: (url) => PostgresLibrary.exists(url), open: (url, options) => PostgresLibrary.open(url, options) },
+  postgres: {
+    handles: (url) => PostgresLibrary.handles(url),
+    exists: (url) => PostgresLibrary.exists(url),
+    open: (url, options) => PostgresLibrary.open(url, options),
+  },
 } as const satisfies Record<string, LibraryStore>;
 
 export type StoreName = keyof typeof STORES;

@@ -24,7 +24,14 @@ export const NightlyConfigSchema = z.strictObject({
   repairRounds: z.number().int().min(0).max(10).default(2),
   concurrency: z.number().int().min(1).max(64).default(2),
   /** The LLM (as `envforge run` takes it); none configured anywhere: the offline author. */
-  llm: z.strictObject({ provider: z.enum(['openai', 'anthropic', 'offline']).optional(), model: z.string().optional(), baseUrl: z.string().optional(), config: z.string().optional() }).default({}),
+  llm: z
+    .strictObject({
+      provider: z.enum(['openai', 'anthropic', 'offline']).optional(),
+      model: z.string().optional(),
+      baseUrl: z.string().optional(),
+      config: z.string().optional(),
+    })
+    .default({}),
   /** The offline author's seed (default: derived from the night). */
   seed: z.number().int().min(0).optional(),
   /** An environment the trainer passes at this rate or more, over at least minAttempts, is retired as saturated. */
@@ -55,6 +62,9 @@ export function loadNightlyConfig(file?: string): NightlyConfig {
     }
   }
   const parsed = NightlyConfigSchema.safeParse(raw);
-  if (!parsed.success) throw new UsageError(`--config ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new UsageError(
+      `--config ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }

@@ -44,8 +44,13 @@ export async function runNight(deps: NightDeps, config: NightlyConfig, night: st
   const dir = nightlyDir(library);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${night}.json`);
-  const report: NightReport = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as NightReport) : { night, startedAt: new Date().toISOString(), finishedAt: null, steps: {} };
-  const step = async <K extends keyof NightReport['steps']>(name: K, work: () => Promise<NonNullable<NightReport['steps'][K]>>) => {
+  const report: NightReport = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as NightReport)
+    : { night, startedAt: new Date().toISOString(), finishedAt: null, steps: {} };
+  const step = async <K extends keyof NightReport['steps']>(
+    name: K,
+    work: () => Promise<NonNullable<NightReport['steps'][K]>>,
+  ) => {
     if (report.steps[name]) return log(`nightly ${night}: ${name}: done in an earlier run, skipped`);
     log(`nightly ${night}: ${name} …`);
     try {
@@ -63,28 +68,57 @@ export async function runNight(deps: NightDeps, config: NightlyConfig, night: st
   };
 
   await step('revalidate', async () => {
-    const stale = [...new Set((await library.list()).filter((e) => e.validatorVersion !== VALIDATOR_VERSION).map((e) => e.name))];
+    const stale = [
+      ...new Set((await library.list()).filter((e) => e.validatorVersion !== VALIDATOR_VERSION).map((e) => e.name)),
+    ];
     const outcomes = stale.length ? await revalidate(library, pool, stale) : [];
-    return { validatorVersion: VALIDATOR_VERSION, outcomes: outcomes.map((o) => ({ name: o.name, version: o.version, verdict: o.verdict, retired: o.retired, codes: o.codes })) };
+    return {
+      validatorVersion: VALIDATOR_VERSION,
+      outcomes: outcomes.map((o) => ({
+        name: o.name,
+        version: o.version,
+        verdict: o.verdict,
+        retired: o.retired,
+        codes: o.codes,
+      })),
+    };
   });
 
   const feedback = await trainerFeedback(library, config.feedback);
   await step('retire', async () => {
     const active = new Set((await library.list()).map((e) => e.name));
-    const saturated = (feedback.summary?.envs ?? []).filter((e) => active.has(e.name) && e.passRate >= config.retireAt && e.n >= config.minAttempts);
-    for (const e of saturated) await library.retire(e.name, `saturated: the trainer passes it (${(100 * e.passRate).toFixed(0)}% of ${Math.round(e.n)} attempts, from ${feedback.source === 'file' ? config.feedback : "the reward service's records"})`);
-    return { source: feedback.source, retireAt: config.retireAt, retired: saturated.map((e) => ({ name: e.name, passRate: e.passRate, n: e.n })) };
+    const saturated = (feedback.summary?.envs ?? []).filter(
+      (e) => active.has(e.name) && e.passRate >= config.retireAt && e.n >= config.minAttempts,
+    );
+    for (const e of saturated)
+      await library.retire(
+        e.name,
+        `saturated: the trainer passes it (${(100 * e.passRate).toFixed(0)}% of ${Math.round(e.n)} attempts, from ${feedback.source === 'file' ? config.feedback : "the reward service's records"})`,
+      );
+    return {
+      source: feedback.source,
+      retireAt: config.retireAt,
+      retired: saturated.map((e) => ({ name: e.name, passRate: e.passRate, n: e.n })),
+    };
   });
 
   await step('batch', async () => {
     const batchId = nightBatchId(night);
     const record = await library.getBatch(batchId);
     let batch: BatchReport;
-    if (record?.status === 'finished') batch = record.report as BatchReport; // finished, then killed before the step was recorded
+    if (record?.status === 'finished')
+      batch = record.report as BatchReport; // finished, then killed before the step was recorded
     else {
       const { author, ledger } = deps.author(batchId, record);
       batch = await runBatch(
-        { library, pool, author, ledger, ...(deps.onBatchEvent ? { onEvent: deps.onBatchEvent } : {}), ...(deps.signal ? { signal: deps.signal } : {}) },
+        {
+          library,
+          pool,
+          author,
+          ledger,
+          ...(deps.onBatchEvent ? { onEvent: deps.onBatchEvent } : {}),
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        },
         {
           ...DEFAULT_BATCH_OPTIONS,
           batchId,
@@ -100,14 +134,32 @@ export async function runNight(deps: NightDeps, config: NightlyConfig, night: st
       );
       if (batch.stopReason === 'cancelled') throw new NightInterrupted(night);
     }
-    return { batchId, feedback: feedback.source, weakSkills: feedback.weak.map((w) => w.skill), admitted: batch.funnel.admitted, rejected: batch.funnel.rejected, costUsd: batch.cost.totalUsd, perAdmittedUsd: batch.cost.perAdmittedUsd, stopReason: batch.stopReason, frontier: batch.frontier ?? null };
+    return {
+      batchId,
+      feedback: feedback.source,
+      weakSkills: feedback.weak.map((w) => w.skill),
+      admitted: batch.funnel.admitted,
+      rejected: batch.funnel.rejected,
+      costUsd: batch.cost.totalUsd,
+      perAdmittedUsd: batch.cost.perAdmittedUsd,
+      stopReason: batch.stopReason,
+      frontier: batch.frontier ?? null,
+    };
   });
 
   await step('export', async () => {
     const snapshots: NonNullable<NightReport['steps']['export']>['snapshots'] = [];
     for (const format of config.export.formats as FormatName[]) {
       const out = resolve(snapshotsHome(library), config.export.out, night, format);
-      const summary = await runExport(library, pool, { format: FORMATS[format], out, selection: config.export.kind ? { kind: config.export.kind } : {}, counts: { perEnv: config.export.perEnv }, splits: parseSplit(DEFAULT_SPLIT), seed: config.export.seed, serviceUrl: 'http://127.0.0.1:8787' });
+      const summary = await runExport(library, pool, {
+        format: FORMATS[format],
+        out,
+        selection: config.export.kind ? { kind: config.export.kind } : {},
+        counts: { perEnv: config.export.perEnv },
+        splits: parseSplit(DEFAULT_SPLIT),
+        seed: config.export.seed,
+        serviceUrl: 'http://127.0.0.1:8787',
+      });
       snapshots.push({ format, out, rows: summary.total, envs: summary.envs.length });
     }
     return { snapshots };

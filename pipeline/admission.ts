@@ -27,7 +27,13 @@ export const onlyLoadSensitive = (report: ValidationReport): boolean =>
  * hangs hangs again, while a stall of the machine (a batch's other candidates, a nightly's neighbours) rarely
  * repeats; without this, an honest candidate costs the batch a repair round of the LLM.
  */
-export async function judgeCandidate(source: string, options: ValidateOptions, spec: Pick<EnvSpec, 'kind'> | undefined, signal?: AbortSignal, validate: typeof validateCandidate = validateCandidate): Promise<ValidationReport | null> {
+export async function judgeCandidate(
+  source: string,
+  options: ValidateOptions,
+  spec: Pick<EnvSpec, 'kind'> | undefined,
+  signal?: AbortSignal,
+  validate: typeof validateCandidate = validateCandidate,
+): Promise<ValidationReport | null> {
   let report = await validate(source, options);
   if (!signal?.aborted && onlyLoadSensitive(report)) report = await validate(source, options);
   // Ctrl-C reaches the sandbox workers too: what they report after it is a cancellation, not a verdict.
@@ -69,23 +75,42 @@ export interface Candidate extends Omit<AdmitInput, 'report'> {
 export interface AdmissionSeam {
   /** Whether admission happens in this process (it then takes a place under the target first). */
   readonly local: boolean;
-  judge(candidate: Candidate): Promise<{ report: ValidationReport; admit(): Promise<AdmitResult | null>; keep(): Promise<void> } | null>;
+  judge(
+    candidate: Candidate,
+  ): Promise<{ report: ValidationReport; admit(): Promise<AdmitResult | null>; keep(): Promise<void> } | null>;
 }
 
 /** Validation and admission in this process, against the batch's live novelty index. */
-export const localSeam = (library: Library, options: Omit<ValidateOptions, 'validationSeed' | 'reviewer'>, signal?: AbortSignal): AdmissionSeam => ({
+export const localSeam = (
+  library: Library,
+  options: Omit<ValidateOptions, 'validationSeed' | 'reviewer'>,
+  signal?: AbortSignal,
+): AdmissionSeam => ({
   local: true,
   async judge(candidate) {
     const { source, validationSeed, reviewer, spec } = candidate;
-    const report = await judgeCandidate(source, { ...options, validationSeed, ...(reviewer ? { reviewer } : {}) }, spec, signal);
+    const report = await judgeCandidate(
+      source,
+      { ...options, validationSeed, ...(reviewer ? { reviewer } : {}) },
+      spec,
+      signal,
+    );
     if (!report) return null;
-    const input = { source, report, lineage: candidate.lineage, ...(candidate.noveltyCursor !== undefined ? { noveltyCursor: candidate.noveltyCursor } : {}) };
+    const input = {
+      source,
+      report,
+      lineage: candidate.lineage,
+      ...(candidate.noveltyCursor !== undefined ? { noveltyCursor: candidate.noveltyCursor } : {}),
+    };
     return { report, admit: () => admitJudged(library, input), keep: () => keepRejection(library, input) };
   },
 });
 
 /** Validation and admission by a queue worker (`settleJudged` in the job's transaction); the batch follows the job. */
-export const queueSeam = (remote: { judge(job: ValidationJob): Promise<ValidationOutcome> }, signal?: AbortSignal): AdmissionSeam => ({
+export const queueSeam = (
+  remote: { judge(job: ValidationJob): Promise<ValidationOutcome> },
+  signal?: AbortSignal,
+): AdmissionSeam => ({
   local: false,
   async judge({ batchId, key, source, lineage, validationSeed }) {
     const { report, admission } = await remote.judge({ batchId, key, source, lineage, validationSeed });

@@ -34,7 +34,11 @@ export interface Round {
 
 export async function architectRound(input: RoundInput): Promise<Round> {
   const { library, specs } = input;
-  const environments = (await library.list()).map((e) => ({ name: e.name, skills: e.meta.skills, kind: envKindOf(e.meta) }));
+  const environments = (await library.list()).map((e) => ({
+    name: e.name,
+    skills: e.meta.skills,
+    kind: envKindOf(e.meta),
+  }));
   const taken = new Set([...environments.map((e) => e.name), ...specs.map((s) => s.name)]);
   const proposal = await input.author.propose({
     stats: await library.stats(),
@@ -47,7 +51,13 @@ export async function architectRound(input: RoundInput): Promise<Round> {
     ...(input.skills ? { taxonomy: { requested: input.skills } } : {}),
   });
   const fresh = proposal.specs.filter((s) => !taken.has(s.name));
-  return { fresh, dropped: proposal.dropped.length + (proposal.specs.length - fresh.length), proposed: proposal.specs.length + proposal.dropped.length, promptHash: proposal.promptHash, ...(proposal.warnings?.length ? { warnings: proposal.warnings } : {}) };
+  return {
+    fresh,
+    dropped: proposal.dropped.length + (proposal.specs.length - fresh.length),
+    proposed: proposal.specs.length + proposal.dropped.length,
+    promptHash: proposal.promptHash,
+    ...(proposal.warnings?.length ? { warnings: proposal.warnings } : {}),
+  };
 }
 
 /**
@@ -62,7 +72,13 @@ export async function planSpecs(run: BatchRun, scheduler: Pick<Scheduler, 'takeB
     const focus = steering.focus(options.specsPerRound);
     const asked = focus && options.kind ? options.kind : share.ask();
     const { fresh, dropped, proposed, promptHash, warnings } = await architectRound({
-      ...{ library: deps.library, author, specs: state.specs, n: options.specsPerRound, weakSkills: options.weakSkills },
+      ...{
+        library: deps.library,
+        author,
+        specs: state.specs,
+        n: options.specsPerRound,
+        weakSkills: options.weakSkills,
+      },
       ...(options.kind ? { kind: asked } : {}),
       ...(options.saturatedSkills ? { saturatedSkills: options.saturatedSkills } : {}),
       ...(focus ? { focus } : {}),

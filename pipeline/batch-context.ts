@@ -19,9 +19,23 @@ import { KindShare } from './kind-share.js';
 import { envKindOf } from './kind-check.js';
 
 export type BatchEvent =
-  | { type: 'specs'; proposed: number; kept: number; /** What was dropped from kept specs. */ warnings?: string[] }
-  | { type: 'candidate'; spec: string; attempt: number; step: 'written' | 'unwritten' | 'validated'; verdict?: 'admit' | 'reject'; codes?: string[] }
-  | { type: 'admitted'; spec: string; name: string; version: number; skills: string[]; weak?: { admitted: number; wanted: number } }
+  | { type: 'specs'; proposed: number; kept: number /** What was dropped from kept specs. */; warnings?: string[] }
+  | {
+      type: 'candidate';
+      spec: string;
+      attempt: number;
+      step: 'written' | 'unwritten' | 'validated';
+      verdict?: 'admit' | 'reject';
+      codes?: string[];
+    }
+  | {
+      type: 'admitted';
+      spec: string;
+      name: string;
+      version: number;
+      skills: string[];
+      weak?: { admitted: number; wanted: number };
+    }
   | { type: 'frontier'; frontier: FrontierReport }
   | { type: 'stopped'; reason: string }
   | { type: 'cost'; snapshot: LedgerSnapshot };
@@ -89,19 +103,29 @@ export async function openBatch(deps: BatchDeps, options: BatchOptions): Promise
     if (stopReason === null) emit({ type: 'stopped', reason: (stopReason = reason) });
   };
   // The entry and the spend so far commit together: after a crash the journal and the ledger agree.
-  const journal = (kind: string, key: string, payload: unknown) => library.appendJournal(options.batchId, [{ kind, key, payload }], { ledger: ledger.snapshot() }).then(() => {});
+  const journal = (kind: string, key: string, payload: unknown) =>
+    library.appendJournal(options.batchId, [{ kind, key, payload }], { ledger: ledger.snapshot() }).then(() => {});
   // The offline author's version and seed go into every lineage; LLM authors have none (the author names the model).
   const { version, seed } = author.identity;
   const authorNotes = { ...(version !== undefined ? { version } : {}), ...(seed !== undefined ? { seed } : {}) };
   // Journaled: a resumed batch keeps its key, so a candidate validated again gets the same verdict.
-  const validationKey = await state.keyFor(options.validationKey ?? (seed !== undefined ? `offline-seed:${seed}` : newValidationKey()), (p) => journal('validation-key', 'batch', p));
+  const validationKey = await state.keyFor(
+    options.validationKey ?? (seed !== undefined ? `offline-seed:${seed}` : newValidationKey()),
+    (p) => journal('validation-key', 'batch', p),
+  );
   const admittedCount = () => [...state.outcomes.values()].filter((o) => o.status === 'admitted').length;
   const gate = new TargetGate(options.target, admittedCount);
   const settle = (spec: string, outcome: CandidateOutcome) => state.settle(outcome, (o) => journal('outcome', spec, o));
   // Built once, then brought up to date before each validation with what anyone admitted since (other
   // batches, workers); the admission re-checks whatever arrives after that, so concurrent writers stay novel.
   const novelty = await LiveNoveltyIndex.of(library);
-  const steering = new WeakSteering({ weak: options.weakSkills, saturated: options.saturatedSkills ?? [], weakShare: options.weakShare, target: options.target, ...(author.canTrain ? { canTrain: author.canTrain } : {}) });
+  const steering = new WeakSteering({
+    weak: options.weakSkills,
+    saturated: options.saturatedSkills ?? [],
+    weakShare: options.weakShare,
+    target: options.target,
+    ...(author.canTrain ? { canTrain: author.canTrain } : {}),
+  });
   const share = new KindShare(options.kind ?? 'single', options.target);
   for (const o of state.outcomes.values()) {
     const env = o.status === 'admitted' && o.name ? await library.get(o.name, o.version) : null;

@@ -17,7 +17,9 @@ export type { BatchDeps, BatchEvent } from './batch-context.js';
 export async function runBatch(deps: BatchDeps, options: BatchOptions): Promise<BatchReport> {
   const run = await openBatch(deps, options);
   // Judge and admit here, or through the work queue's workers: the same steps either way (admission.ts).
-  const seam = deps.remote ? queueSeam(deps.remote, deps.signal) : localSeam(deps.library, { pool: deps.pool, novelty: run.novelty.index }, deps.signal);
+  const seam = deps.remote
+    ? queueSeam(deps.remote, deps.signal)
+    : localSeam(deps.library, { pool: deps.pool, novelty: run.novelty.index }, deps.signal);
   // Each candidate: write → judge → admit, repaired up to the bound.
   const scheduler = new Scheduler(run, candidateAttempts(run, seam));
   scheduler.launch(run.state.specs); // a resumed batch's specs first
@@ -55,6 +57,7 @@ async function reportBatch(run: BatchRun): Promise<BatchReport> {
   });
   await library.saveBatchLedger(options.batchId, ledger.snapshot());
   // An interrupted batch (or one no worker served) stays running, so `envforge run --resume` can continue it.
-  if (stopReason !== 'cancelled' && stopReason !== 'no-worker') await library.finishBatch(options.batchId, 'finished', report);
+  if (stopReason !== 'cancelled' && stopReason !== 'no-worker')
+    await library.finishBatch(options.batchId, 'finished', report);
   return report;
 }

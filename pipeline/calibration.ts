@@ -100,8 +100,15 @@ export async function calibrate(
   // 1. The instances (one sandbox run for every level).
   const generated = await runEpisodes(pool, source, requests, { parallel: true });
   const samples: Sample[] = generated.episodes.map((episode) => {
-    if (episode.ok) return { level: episode.level, seed: episode.seed, prompt: episode.instance.prompt, response: null };
-    errors.push({ level: episode.level, seed: episode.seed, source: 'episode', code: episode.code, message: episode.message });
+    if (episode.ok)
+      return { level: episode.level, seed: episode.seed, prompt: episode.instance.prompt, response: null };
+    errors.push({
+      level: episode.level,
+      seed: episode.seed,
+      source: 'episode',
+      code: episode.code,
+      message: episode.message,
+    });
     return { level: episode.level, seed: episode.seed, prompt: null, response: null };
   });
 
@@ -114,7 +121,9 @@ export async function calibrate(
       const sample = samples[next++] as Sample;
       if (sample.prompt === null) continue;
       if (callOptions.signal?.aborted) {
-        fatal ??= new LlmError('E_LLM_CANCELLED', 'calibration cancelled before the solver call', { cause: callOptions.signal.reason });
+        fatal ??= new LlmError('E_LLM_CANCELLED', 'calibration cancelled before the solver call', {
+          cause: callOptions.signal.reason,
+        });
         return;
       }
       calls++;
@@ -133,7 +142,13 @@ export async function calibrate(
           fatal ??= error;
           return;
         }
-        errors.push({ level: sample.level, seed: sample.seed, source: 'solver', code: error.code, message: error.message });
+        errors.push({
+          level: sample.level,
+          seed: sample.seed,
+          source: 'solver',
+          code: error.code,
+          message: error.message,
+        });
       }
     }
   };
@@ -153,11 +168,24 @@ export async function calibrate(
     scored.episodes.forEach((episode, i) => {
       const sample = answered[i] as Sample;
       if (!episode.ok) {
-        errors.push({ level: sample.level, seed: sample.seed, source: 'episode', code: episode.code, message: episode.message });
+        errors.push({
+          level: sample.level,
+          seed: sample.seed,
+          source: 'episode',
+          code: episode.code,
+          message: episode.message,
+        });
         return;
       }
       const verdict = episode.verdicts[0];
-      if (verdict && !verdict.ok) errors.push({ level: sample.level, seed: sample.seed, source: 'episode', code: verdict.code, message: verdict.message });
+      if (verdict && !verdict.ok)
+        errors.push({
+          level: sample.level,
+          seed: sample.seed,
+          source: 'episode',
+          code: verdict.code,
+          message: verdict.message,
+        });
       scores.set(`${sample.level}/${sample.seed}`, scoreOf(verdict));
     });
   }

@@ -60,7 +60,8 @@ export class JournalState {
       } else if (entry.kind === 'module') state.modules.set(entry.key, payload as unknown as ModuleEntry);
       // A calibration rejection, or a duplicate found at admission, is journaled as a second verdict for the
       // same attempt: it replaces the first.
-      else if (entry.kind === 'verdict') state.verdicts.set(entry.key.replace(/\/(calibrated|rechecked)$/, ''), payload as unknown as VerdictEntry);
+      else if (entry.kind === 'verdict')
+        state.verdicts.set(entry.key.replace(/\/(calibrated|rechecked)$/, ''), payload as unknown as VerdictEntry);
       else if (entry.kind === 'outcome') state.outcomes.set(entry.key, payload as unknown as CandidateOutcome);
       else if (entry.kind === 'calibration') state.calibrations.set(entry.key, payload as unknown as Calibration);
       else if (entry.kind === 'validation-key' && typeof payload.key === 'string') state.validationKey = payload.key;

@@ -13,7 +13,10 @@ export function rejectWrongKind(report: ValidationReport, spec: Pick<EnvSpec, 'k
   const got = kindOf(report.meta);
   const want = kindNamed(specKind(spec));
   if (got === want) return;
-  const problem = { code: 'E_WRONG_KIND' as const, message: `the spec asks for ${describeKind(want)} environment, but the module is ${got.contract}` };
+  const problem = {
+    code: 'E_WRONG_KIND' as const,
+    message: `the spec asks for ${describeKind(want)} environment, but the module is ${got.contract}`,
+  };
   report.verdict = 'reject';
   report.problems.unshift({ ...problem, stage: 'static' });
   const stage = report.stages.find((s) => s.stage === 'static');

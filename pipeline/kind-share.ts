@@ -6,7 +6,8 @@
 import type { RunKind } from '../agents/spec.js';
 import { ALL_KINDS, countsPerKind, type KindName } from '../kinds/registry.js';
 
-export const MIXED_RULE = 'mixed: each kind is kept half of --target (rounded down; an odd last place goes to whichever kind fills it first); a kind that runs out of new designs leaves the rest of its share to the other; with --feedback, environments aimed at a weak skill come first, whatever their kind';
+export const MIXED_RULE =
+  'mixed: each kind is kept half of --target (rounded down; an odd last place goes to whichever kind fills it first); a kind that runs out of new designs leaves the rest of its share to the other; with --feedback, environments aimed at a weak skill come first, whatever their kind';
 
 /** The kinds `--kind mixed` shares the target between (a plug's `mixed`: single-turn and episodic; code is asked for by name). */
 const MIXED: readonly KindName[] = ALL_KINDS.filter((k) => k.mixed).map((k) => k.name);
@@ -28,7 +29,8 @@ export class KindShare {
     const half = Math.floor(target / 2);
     this.target = target;
     // One kind asked for gets the whole target; mixed shares it between single-turn and episodic (code is asked for by name).
-    this.wanted = kind !== 'mixed' ? { ...countsPerKind(() => 0), [kind]: target } : countsPerKind((k) => (k.mixed ? half : 0));
+    this.wanted =
+      kind !== 'mixed' ? { ...countsPerKind(() => 0), [kind]: target } : countsPerKind((k) => (k.mixed ? half : 0));
   }
 
   /** A kind is full when one more of it would eat into the other kind's reserved half. */

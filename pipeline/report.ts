@@ -66,8 +66,16 @@ export interface BatchReport {
   repair: { candidatesRepaired: number; admittedAfterRepair: number; successRate: number | null };
   /** inputTokens counts every input token; cachedInputTokens and cacheWriteTokens are the parts the provider's prompt cache read and wrote. */
   cost: {
-    totalUsd: number; inputTokens: number; cachedInputTokens: number; cacheWriteTokens: number; outputTokens: number; calls: number; cachedCalls: number;
-    perAdmittedUsd: number | null; tokensPerAdmitted: number | null; byPurpose: LedgerSnapshot['byPurpose'];
+    totalUsd: number;
+    inputTokens: number;
+    cachedInputTokens: number;
+    cacheWriteTokens: number;
+    outputTokens: number;
+    calls: number;
+    cachedCalls: number;
+    perAdmittedUsd: number | null;
+    tokensPerAdmitted: number | null;
+    byPurpose: LedgerSnapshot['byPurpose'];
   };
   admitted: Array<{ name: string; version: number; attempts: number }>;
   serviceFailures: Array<{ spec: string; code: string; message: string }>;
@@ -89,7 +97,10 @@ interface ReportInput {
   specs: EnvSpec[];
   dropped: number;
   modules: Map<string, { source: string | null; purpose: 'generator' | 'repair' }>;
-  verdicts: Map<string, { verdict: string; codes: string[]; firstFailedStage: string | null; firstProblem?: FirstProblem | null }>;
+  verdicts: Map<
+    string,
+    { verdict: string; codes: string[]; firstFailedStage: string | null; firstProblem?: FirstProblem | null }
+  >;
   outcomes: CandidateOutcome[];
   failures: Array<{ spec: string; code: string; message: string }>;
   ledger: LedgerSnapshot;
@@ -105,9 +116,12 @@ const bump = (map: Record<string, number>, key: string) => {
 /** Specs, candidates, admissions and rejections per kind, keyed by the specs' kinds. */
 function countByKind(input: ReportInput): Record<KindName, KindCounts> {
   const kindOf = new Map(input.specs.map((s) => [s.name, specKind(s)]));
-  const out = Object.fromEntries(KIND_NAMES.map((k) => [k, { specs: 0, candidates: 0, admitted: 0, rejected: 0 }])) as Record<KindName, KindCounts>;
+  const out = Object.fromEntries(
+    KIND_NAMES.map((k) => [k, { specs: 0, candidates: 0, admitted: 0, rejected: 0 }]),
+  ) as Record<KindName, KindCounts>;
   for (const spec of input.specs) out[specKind(spec)].specs++;
-  for (const name of new Set([...input.modules.keys()].map((k) => k.slice(0, k.lastIndexOf('/'))))) out[kindOf.get(name) ?? 'single'].candidates++;
+  for (const name of new Set([...input.modules.keys()].map((k) => k.slice(0, k.lastIndexOf('/')))))
+    out[kindOf.get(name) ?? 'single'].candidates++;
   for (const o of input.outcomes) {
     if (o.status === 'admitted') out[kindOf.get(o.spec) ?? 'single'].admitted++;
     if (o.status === 'rejected') out[kindOf.get(o.spec) ?? 'single'].rejected++;
@@ -124,12 +138,19 @@ export function buildReport(input: ReportInput): BatchReport {
     bump(firstFailedStage, v.firstFailedStage ?? 'unknown');
     for (const code of v.codes) bump(rejectionsByCode, code);
     const slash = key.lastIndexOf('/');
-    rejections.push({ spec: key.slice(0, slash), attempt: Number(key.slice(slash + 1)) + 1, codes: v.codes, firstProblem: v.firstProblem ?? null });
+    rejections.push({
+      spec: key.slice(0, slash),
+      attempt: Number(key.slice(slash + 1)) + 1,
+      codes: v.codes,
+      firstProblem: v.firstProblem ?? null,
+    });
   }
   rejections.sort((a, b) => (a.spec < b.spec ? -1 : a.spec > b.spec ? 1 : a.attempt - b.attempt));
   const admitted = input.outcomes.filter((o) => o.status === 'admitted');
   // A candidate needed repair when the repair agent was asked for one of its modules.
-  const repaired = new Set([...input.modules].filter(([, m]) => m.purpose === 'repair').map(([key]) => key.slice(0, key.lastIndexOf('/'))));
+  const repaired = new Set(
+    [...input.modules].filter(([, m]) => m.purpose === 'repair').map(([key]) => key.slice(0, key.lastIndexOf('/'))),
+  );
   const admittedAfterRepair = admitted.filter((o) => repaired.has(o.spec)).length;
   const { total } = input.ledger;
   const tokens = total.inputTokens + total.outputTokens;
@@ -155,7 +176,11 @@ export function buildReport(input: ReportInput): BatchReport {
     firstFailedStage,
     rejectionsByCode,
     rejections,
-    repair: { candidatesRepaired: repaired.size, admittedAfterRepair, successRate: repaired.size ? admittedAfterRepair / repaired.size : null },
+    repair: {
+      candidatesRepaired: repaired.size,
+      admittedAfterRepair,
+      successRate: repaired.size ? admittedAfterRepair / repaired.size : null,
+    },
     cost: {
       totalUsd: total.costUsd,
       inputTokens: total.inputTokens,
@@ -176,7 +201,10 @@ export function buildReport(input: ReportInput): BatchReport {
 }
 
 function authorLine(author: AuthorIdentity): string {
-  const details = [author.version !== undefined ? `v${author.version}` : '', author.seed !== undefined ? `seed ${author.seed}` : ''].filter(Boolean);
+  const details = [
+    author.version !== undefined ? `v${author.version}` : '',
+    author.seed !== undefined ? `seed ${author.seed}` : '',
+  ].filter(Boolean);
   return `${author.provider}${details.length ? ` (${details.join(', ')})` : ''}`;
 }
 
@@ -184,13 +212,24 @@ const pct = (rate: number) => `${(100 * rate).toFixed(0)}%`;
 
 /** The frontier the batch steered by, and what it admitted for it. */
 export function frontierMarkdown(frontier: FrontierReport): string {
-  const weak = frontier.weak.map((w) => `| ${md(w.skill)} | ${pct(w.passRate)} | ${w.wanted} | ${w.admitted} |`).join('\n') || '| (none the author can train) | | | |';
+  const weak =
+    frontier.weak.map((w) => `| ${md(w.skill)} | ${pct(w.passRate)} | ${w.wanted} | ${w.admitted} |`).join('\n') ||
+    '| (none the author can train) | | | |';
   const others = [
-    frontier.untrainable.length ? `Weak skills this author cannot train (left out of the share): ${frontier.untrainable.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.` : '',
-    frontier.saturated.length ? `Saturated skills (not aimed at): ${frontier.saturated.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.` : '',
-    frontier.setAside ? `${frontier.setAside} specs that train no weak skill were set aside once the other admissions were taken.` : '',
+    frontier.untrainable.length
+      ? `Weak skills this author cannot train (left out of the share): ${frontier.untrainable.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.`
+      : '',
+    frontier.saturated.length
+      ? `Saturated skills (not aimed at): ${frontier.saturated.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.`
+      : '',
+    frontier.setAside
+      ? `${frontier.setAside} specs that train no weak skill were set aside once the other admissions were taken.`
+      : '',
   ].filter(Boolean);
-  const perSkill = Object.entries(frontier.admittedPerSkill).map(([skill, n]) => `${md(skill)} ${n}`).join(', ') || '(none)';
+  const perSkill =
+    Object.entries(frontier.admittedPerSkill)
+      .map(([skill, n]) => `${md(skill)} ${n}`)
+      .join(', ') || '(none)';
   return `Weak share ${pct(frontier.weakShare)}: ${frontier.weakAdmitted} of the ${frontier.weakWanted} admissions wanted for weak skills train one.
 
 | weak skill | pass rate | wanted | admitted |
@@ -207,10 +246,13 @@ function rejectionList(report: BatchReport): string {
   if (report.rejections.length === 0) return '(none)';
   const lines = report.rejections.slice(0, MAX_LISTED_REJECTIONS).map((r) => {
     const codes = r.codes.map((c) => markdownLine(c, 80)).join(', ');
-    const first = r.firstProblem ? `${markdownLine(r.firstProblem.code, 80)} [${markdownLine(r.firstProblem.stage, 80)}] ${markdownLine(r.firstProblem.message)}` : codes || '(no problem recorded)';
+    const first = r.firstProblem
+      ? `${markdownLine(r.firstProblem.code, 80)} [${markdownLine(r.firstProblem.stage, 80)}] ${markdownLine(r.firstProblem.message)}`
+      : codes || '(no problem recorded)';
     return `- ${markdownLine(r.spec, 120)}, attempt ${r.attempt}: ${first}${r.codes.length > 1 ? ` (${r.codes.length} codes: ${codes})` : ''}`;
   });
-  if (report.rejections.length > MAX_LISTED_REJECTIONS) lines.push(`- … and ${report.rejections.length - MAX_LISTED_REJECTIONS} more (the JSON report lists them all)`);
+  if (report.rejections.length > MAX_LISTED_REJECTIONS)
+    lines.push(`- … and ${report.rejections.length - MAX_LISTED_REJECTIONS} more (the JSON report lists them all)`);
   return `${lines.join('\n')}\n\nEvery kept report: \`envforge library rejections --batch ${report.batchId}\`.`;
 }
 
@@ -224,8 +266,15 @@ function promptCache(cost: BatchReport['cost']): string {
 function purposeTable(byPurpose: BatchReport['cost']['byPurpose']): string {
   const rows = Object.entries(byPurpose).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (rows.length === 0) return '';
-  const lines = rows.map(([purpose, t]) => `| ${md(purpose)} | ${t.calls} | ${t.inputTokens} | ${t.cachedInputTokens ?? 0} | ${t.outputTokens} | $${t.costUsd.toFixed(4)} |`);
-  return ['| agent | calls | input tokens | of them cached | output tokens | cost |', '| --- | --- | --- | --- | --- | --- |', ...lines].join('\n');
+  const lines = rows.map(
+    ([purpose, t]) =>
+      `| ${md(purpose)} | ${t.calls} | ${t.inputTokens} | ${t.cachedInputTokens ?? 0} | ${t.outputTokens} | $${t.costUsd.toFixed(4)} |`,
+  );
+  return [
+    '| agent | calls | input tokens | of them cached | output tokens | cost |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...lines,
+  ].join('\n');
 }
 
 export function reportMarkdown(report: BatchReport): string {
@@ -259,7 +308,9 @@ ${report.frontier ? `## Trainer feedback: the frontier\n\n${frontierMarkdown(rep
 
 | kind | specs | candidates | admitted | rejected |
 |---|---|---|---|---|
-${Object.entries(report.byKind ?? {}).map(([kind, c]) => `| ${md(kind)} | ${c.specs} | ${c.candidates} | ${c.admitted} | ${c.rejected} |`).join('\n')}
+${Object.entries(report.byKind ?? {})
+  .map(([kind, c]) => `| ${md(kind)} | ${c.specs} | ${c.candidates} | ${c.admitted} | ${c.rejected} |`)
+  .join('\n')}
 
 ## First failing stage of rejected validations
 

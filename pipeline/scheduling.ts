@@ -42,7 +42,9 @@ export class Scheduler {
    */
   private wantsSpecs(): boolean {
     const { queue } = this;
-    return this.overlap ? this.run.admittedCount() + queue.size + queue.pending < this.run.options.target : queue.size === 0 && queue.pending < queue.concurrency;
+    return this.overlap
+      ? this.run.admittedCount() + queue.size + queue.pending < this.run.options.target
+      : queue.size === 0 && queue.pending < queue.concurrency;
   }
 
   /** Once the queue runs low: what the batch does next. */
@@ -58,7 +60,9 @@ export class Scheduler {
 
   /** Until a candidate settles (not overlapped: until the queue is idle). */
   settled(): Promise<void> {
-    return this.overlap ? new Promise<void>((resolve) => this.queue.addEventListener('next', () => resolve(), { once: true })) : this.queue.onIdle();
+    return this.overlap
+      ? new Promise<void>((resolve) => this.queue.addEventListener('next', () => resolve(), { once: true }))
+      : this.queue.onIdle();
   }
 
   drain(): Promise<void> {
@@ -83,7 +87,8 @@ export class Scheduler {
     void this.queue.add(async () => {
       if (run.stopReason !== null || deps.signal?.aborted) return;
       const fresh = !state.outcomes.has(spec.name);
-      if (fresh && !share.start(specKind(spec), steering.active && steering.trainsWeak(spec.skills))) return void this.setAside.add(spec.name);
+      if (fresh && !share.start(specKind(spec), steering.active && steering.trainsWeak(spec.skills)))
+        return void this.setAside.add(spec.name);
       if (fresh && !steering.start(spec)) {
         share.finish(specKind(spec));
         return void this.setAside.add(spec.name);

@@ -39,7 +39,11 @@ export interface SteeringInput {
   canTrain?: (skill: string) => boolean;
 }
 
-const asFrontier = (w: WeakSkill): FrontierSkill => ({ skill: w.skill, passRate: w.passRate, ...(w.n !== undefined ? { n: w.n } : {}) });
+const asFrontier = (w: WeakSkill): FrontierSkill => ({
+  skill: w.skill,
+  passRate: w.passRate,
+  ...(w.n !== undefined ? { n: w.n } : {}),
+});
 
 export class WeakSteering {
   readonly weak: WeakSkill[];
@@ -82,7 +86,9 @@ export class WeakSteering {
     const otherFull = this.otherAdmitted + this.otherRunning >= this.input.target - this.weakWanted;
     const slots = otherFull ? n : Math.min(n, Math.max(1, Math.ceil(this.input.weakShare * n)));
     const deficit = (skill: string) => (this.wanted.get(skill) ?? 0) - (this.admittedPerSkill.get(skill) ?? 0);
-    const skills = [...this.weak].sort((a, b) => deficit(b.skill) - deficit(a.skill) || a.passRate - b.passRate).map((w) => w.skill);
+    const skills = [...this.weak]
+      .sort((a, b) => deficit(b.skill) - deficit(a.skill) || a.passRate - b.passRate)
+      .map((w) => w.skill);
     return { skills, slots };
   }
 
@@ -92,7 +98,10 @@ export class WeakSteering {
       if (this.active) this.weakRunning++;
       return true;
     }
-    if (this.otherAdmitted + this.otherRunning >= this.input.target - this.weakWanted && this.weakAdmitted < this.weakWanted) {
+    if (
+      this.otherAdmitted + this.otherRunning >= this.input.target - this.weakWanted &&
+      this.weakAdmitted < this.weakWanted
+    ) {
       this.setAside++;
       return false;
     }
@@ -117,12 +126,18 @@ export class WeakSteering {
   report(): FrontierReport {
     return {
       weakShare: this.input.weakShare,
-      weak: this.weak.map((w) => ({ ...asFrontier(w), wanted: this.wanted.get(w.skill) ?? 0, admitted: this.admittedPerSkill.get(w.skill) ?? 0 })),
+      weak: this.weak.map((w) => ({
+        ...asFrontier(w),
+        wanted: this.wanted.get(w.skill) ?? 0,
+        admitted: this.admittedPerSkill.get(w.skill) ?? 0,
+      })),
       untrainable: this.untrainable.map(asFrontier),
       saturated: this.input.saturated.map(asFrontier),
       weakAdmitted: this.weakAdmitted,
       weakWanted: this.weakWanted,
-      admittedPerSkill: Object.fromEntries([...this.admittedPerSkill].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))),
+      admittedPerSkill: Object.fromEntries(
+        [...this.admittedPerSkill].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
+      ),
       setAside: this.setAside,
     };
   }

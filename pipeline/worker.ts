@@ -25,7 +25,14 @@ export interface WorkerDeps {
 export type WorkerEvent =
   | { type: 'ready' }
   | { type: 'taken'; job: string; batchId: string; key: string; retry: number }
-  | { type: 'settled'; job: string; batchId: string; key: string; verdict: 'admit' | 'reject'; admission: string | null }
+  | {
+      type: 'settled';
+      job: string;
+      batchId: string;
+      key: string;
+      verdict: 'admit' | 'reject';
+      admission: string | null;
+    }
   | { type: 'lost'; job: string; key: string }
   | { type: 'failed'; job: string; key: string; message: string };
 
@@ -56,7 +63,11 @@ export async function runWorker(deps: WorkerDeps): Promise<WorkerSummary> {
     emit({ type: 'taken', job: job.id, batchId, key, retry: job.retryCount });
     try {
       const noveltyCursor = (await novelty.refresh(library)).cursor;
-      const options = { pool: deps.pool, novelty: novelty.index, ...(validationSeed !== undefined ? { validationSeed } : {}) };
+      const options = {
+        pool: deps.pool,
+        novelty: novelty.index,
+        ...(validationSeed !== undefined ? { validationSeed } : {}),
+      };
       // A cancelled validation is no verdict: the job goes to another worker.
       const report = await judgeCandidate(source, options, lineage.spec as EnvSpec | undefined, signal);
       if (!report) return;
@@ -73,7 +84,14 @@ export async function runWorker(deps: WorkerDeps): Promise<WorkerSummary> {
       summary.settled++;
       const env = held.admission?.env;
       if (env) novelty.add(env);
-      emit({ type: 'settled', job: job.id, batchId, key, verdict: report.verdict, admission: env ? `${env.name}@${env.version}` : null });
+      emit({
+        type: 'settled',
+        job: job.id,
+        batchId,
+        key,
+        verdict: report.verdict,
+        admission: env ? `${env.name}@${env.version}` : null,
+      });
     } catch (error) {
       summary.failed++;
       emit({ type: 'failed', job: job.id, key, message: (error as Error).message });
@@ -82,7 +100,10 @@ export async function runWorker(deps: WorkerDeps): Promise<WorkerSummary> {
   };
 
   while (!signal.aborted && (deps.maxJobs === undefined || taken < deps.maxJobs)) {
-    const room = Math.min(deps.concurrency - running.size, deps.maxJobs === undefined ? Infinity : deps.maxJobs - taken);
+    const room = Math.min(
+      deps.concurrency - running.size,
+      deps.maxJobs === undefined ? Infinity : deps.maxJobs - taken,
+    );
     const jobs = room > 0 ? await queue.take(room) : [];
     if (jobs.length > 0) idleSince = Date.now();
     for (const job of jobs) {

@@ -16,12 +16,21 @@ export interface Prepared {
 /** The calls as the runtime reads them: numbered by their index in the job, with the rng state derived here. */
 export function prepareCalls(calls: Call[], name: string): Prepared[] {
   return calls.map((call, id) => {
-    const prepared: Prepared = { id, s: deriveRngState(name, call.seed, call.level), level: call.level, responses: call.responses ?? [], keepInstance: call.keepInstance !== false };
+    const prepared: Prepared = {
+      id,
+      s: deriveRngState(name, call.seed, call.level),
+      level: call.level,
+      responses: call.responses ?? [],
+      keepInstance: call.keepInstance !== false,
+    };
     return call.op === 'rollout' && call.rollout ? { ...prepared, ...rolloutFields(call, name) } : prepared;
   });
 }
 
-export type CrossingArgs = [string] | [string, ivm.Copy<Uint32Array>] | [string, ivm.Copy<Uint32Array>, ivm.Copy<string[][]>];
+export type CrossingArgs =
+  | [string]
+  | [string, ivm.Copy<Uint32Array>]
+  | [string, ivm.Copy<Uint32Array>, ivm.Copy<string[][]>];
 
 /**
  * A crossing's calls as the runtime's begin() takes them. Episodes (everything but rollouts) go as

@@ -2,10 +2,26 @@
 // against the contract, so callers (validator, sample, serve) see instances, references and verdicts
 // or a failure with a stable code, never unchecked guest data.
 import type { ProblemCode } from '../contract/codes.js';
-import { CONTRACT_LIMITS, InstanceSchema, ReferenceSchema, describeIssues, toVerdict, type Instance, type Verdict } from '../contract/schema.js';
+import {
+  CONTRACT_LIMITS,
+  InstanceSchema,
+  ReferenceSchema,
+  describeIssues,
+  toVerdict,
+  type Instance,
+  type Verdict,
+} from '../contract/schema.js';
 import { PROSE_CONTROL, textProblem } from '../contract/text.js';
 import type { SandboxPool } from './pool.js';
-import { guestCode, HOST_VERDICTS, type CallResult, type EpisodeValue, type LoadInfo, type RawVerdict, type SandboxLimits } from './protocol.js';
+import {
+  guestCode,
+  HOST_VERDICTS,
+  type CallResult,
+  type EpisodeValue,
+  type LoadInfo,
+  type RawVerdict,
+  type SandboxLimits,
+} from './protocol.js';
 import { z } from 'zod';
 
 export interface EpisodeRequest {
@@ -57,8 +73,18 @@ export interface EpisodeOptions {
   signal?: AbortSignal;
 }
 
-export async function runEpisodes(pool: SandboxPool, source: string, requests: EpisodeRequest[], { owner: _owner, signal: _signal, ...options }: EpisodeOptions = {}): Promise<EpisodeRun> {
-  const calls = requests.map((r) => ({ op: 'episode' as const, seed: r.seed, level: r.level, responses: r.responses ?? [] }));
+export async function runEpisodes(
+  pool: SandboxPool,
+  source: string,
+  requests: EpisodeRequest[],
+  { owner: _owner, signal: _signal, ...options }: EpisodeOptions = {},
+): Promise<EpisodeRun> {
+  const calls = requests.map((r) => ({
+    op: 'episode' as const,
+    seed: r.seed,
+    level: r.level,
+    responses: r.responses ?? [],
+  }));
   // Each result becomes an episode as its chunk arrives (the call carries the request's seed, level and responses).
   const run = await pool.run({ source, calls, ...options }, (result, call) => toEpisode(call, result));
   return { load: run.load, episodes: run.results, wallMs: run.wallMs };
@@ -70,26 +96,71 @@ export function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeR
   if (!result.ok) return { ok: false, seed, level, code: result.code, message: result.message, fn: result.fn };
   const value = result.value as EpisodeValue | null;
   const expected = 1 + (request.responses?.length ?? 0);
-  if (value === null || typeof value !== 'object' || !Array.isArray(value.verdicts) || value.verdicts.length !== expected) {
-    return { ok: false, seed, level, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed episode', fn: 'call' };
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    !Array.isArray(value.verdicts) ||
+    value.verdicts.length !== expected
+  ) {
+    return {
+      ok: false,
+      seed,
+      level,
+      code: 'E_PROTOCOL',
+      message: 'the sandbox returned a malformed episode',
+      fn: 'call',
+    };
   }
   // The common case is checked by hand (the same rules as the schemas); zod runs only to word a violation.
   let instance = value.instance as Instance;
   if (!isInstance(instance)) {
     const parsed = InstanceSchema.safeParse(instance);
-    if (!parsed.success) return { ok: false, seed, level, code: 'E_INSTANCE', message: describeIssues(parsed.error).join('; '), fn: 'generate' };
+    if (!parsed.success)
+      return {
+        ok: false,
+        seed,
+        level,
+        code: 'E_INSTANCE',
+        message: describeIssues(parsed.error).join('; '),
+        fn: 'generate',
+      };
     instance = parsed.data;
   }
   // A prompt holds no control character (contract/text.ts; lone surrogates are the validator's E_MALFORMED_TEXT).
-  if (PROSE_CONTROL.test(instance.prompt)) return { ok: false, seed, level, code: 'E_CONTROL_CHARS', message: `generate returned a prompt that ${(textProblem(instance.prompt, 'prompt', true) as { message: string }).message.replace(/^prompt /, '')}`, fn: 'generate' };
+  if (PROSE_CONTROL.test(instance.prompt))
+    return {
+      ok: false,
+      seed,
+      level,
+      code: 'E_CONTROL_CHARS',
+      message: `generate returned a prompt that ${(textProblem(instance.prompt, 'prompt', true) as { message: string }).message.replace(/^prompt /, '')}`,
+      fn: 'generate',
+    };
   const reference = value.reference;
   if (!isReference(reference)) {
     const parsed = ReferenceSchema.safeParse(reference);
-    if (!parsed.success) return { ok: false, seed, level, code: 'E_REFERENCE', message: describeIssues(parsed.error).join('; '), fn: 'solve' };
+    if (!parsed.success)
+      return {
+        ok: false,
+        seed,
+        level,
+        code: 'E_REFERENCE',
+        message: describeIssues(parsed.error).join('; '),
+        fn: 'solve',
+      };
   }
   const verdicts: ScoredVerdict[] = [];
   for (let i = 1; i < expected; i++) verdicts.push(checkVerdict(value.verdicts[i] as RawVerdict));
-  return { ok: true, seed, level, instance, reference: reference as string, referenceVerdict: checkVerdict(value.verdicts[0] as RawVerdict), verdicts, ms: Array.isArray(value.ms) ? value.ms : [0, 0, 0] };
+  return {
+    ok: true,
+    seed,
+    level,
+    instance,
+    reference: reference as string,
+    referenceVerdict: checkVerdict(value.verdicts[0] as RawVerdict),
+    verdicts,
+    ms: Array.isArray(value.ms) ? value.ms : [0, 0, 0],
+  };
 }
 
 const NOT_BLANK = /\S/; // \s is the whitespace String.prototype.trim removes
@@ -115,20 +186,32 @@ function plainVerdict(value: unknown): ScoredVerdict | null {
   const { score, feedback } = value as { score?: unknown; feedback?: unknown };
   if (!inRange(score)) return null;
   if (feedback === undefined) return { ok: true, score };
-  return typeof feedback === 'string' && feedback.length <= CONTRACT_LIMITS.maxFeedbackChars ? { ok: true, score, feedback } : null;
+  return typeof feedback === 'string' && feedback.length <= CONTRACT_LIMITS.maxFeedbackChars
+    ? { ok: true, score, feedback }
+    : null;
 }
 
 /** A verdict from inside the isolate, checked: failures keep only a guest code, successes must match the contract. */
 export function checkVerdict(raw: RawVerdict): ScoredVerdict {
-  if (raw === null || typeof raw !== 'object') return { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed verdict' };
-  if (!raw.ok) return { ok: false, code: HOST_VERDICTS.has(raw) ? raw.code : guestCode(raw.code), message: typeof raw.message === 'string' ? raw.message : '' };
+  if (raw === null || typeof raw !== 'object')
+    return { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed verdict' };
+  if (!raw.ok)
+    return {
+      ok: false,
+      code: HOST_VERDICTS.has(raw) ? raw.code : guestCode(raw.code),
+      message: typeof raw.message === 'string' ? raw.message : '',
+    };
   const fast = plainVerdict(raw.value);
   if (fast) return fast;
   try {
     return { ok: true, ...toVerdict(raw.value) };
   } catch (error) {
     const detail = error instanceof z.ZodError ? describeIssues(error).join('; ') : String(error);
-    return { ok: false, code: 'E_SCORE', message: `verify returned ${JSON.stringify(raw.value)?.slice(0, 200)}: ${detail}` };
+    return {
+      ok: false,
+      code: 'E_SCORE',
+      message: `verify returned ${JSON.stringify(raw.value)?.slice(0, 200)}: ${detail}`,
+    };
   }
 }
 

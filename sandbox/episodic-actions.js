@@ -7,20 +7,33 @@
 /* eslint-disable no-var */
 var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
   'use strict';
-  var stringify = d.stringify, parse = d.parse;
-  var ObjectKeys = Object.keys, ArrayIsArray = Array.isArray, NumberIsSafeInteger = Number.isSafeInteger;
-  var NumberIsFinite = Number.isFinite, ObjectHasOwn = Object.prototype.hasOwnProperty, MathFloor = Math.floor;
+  var stringify = d.stringify,
+    parse = d.parse;
+  var ObjectKeys = Object.keys,
+    ArrayIsArray = Array.isArray,
+    NumberIsSafeInteger = Number.isSafeInteger;
+  var NumberIsFinite = Number.isFinite,
+    ObjectHasOwn = Object.prototype.hasOwnProperty,
+    MathFloor = Math.floor;
   var MAX_ARGS_CHARS = 4096;
   var CONTROL_ALL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/g;
   // A client's string shown in the host's own messages (an unknown tool, an undeclared argument), with every
   // control written as an escape (\u001b), so a message never carries one.
   function shown(s) {
-    return s.slice(0, 60).replace(CONTROL_ALL, function (c) { return '\\u' + ('000' + c.charCodeAt(0).toString(16)).slice(-4); });
+    return s.slice(0, 60).replace(CONTROL_ALL, function (c) {
+      return '\\u' + ('000' + c.charCodeAt(0).toString(16)).slice(-4);
+    });
   }
-  function forbidden(k) { return k === '__proto__' || k === 'constructor' || k === 'prototype'; }
+  function forbidden(k) {
+    return k === '__proto__' || k === 'constructor' || k === 'prototype';
+  }
 
-  function has(o, k) { return ObjectHasOwn.call(o, k); }
-  function isObject(v) { return v !== null && typeof v === 'object' && !ArrayIsArray(v); }
+  function has(o, k) {
+    return ObjectHasOwn.call(o, k);
+  }
+  function isObject(v) {
+    return v !== null && typeof v === 'object' && !ArrayIsArray(v);
+  }
 
   // Canonical JSON: object keys sorted, so equal states have equal text wherever they were made.
   function canonical(v) {
@@ -41,29 +54,53 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
   // Schemas were checked by the host to be inside the documented subset; this walks them, it compiles nothing.
   function valueProblem(s, v, path) {
     var t = s.type;
-    if (t === 'string' ? typeof v !== 'string' : t === 'boolean' ? typeof v !== 'boolean' : t === 'integer' ? !NumberIsSafeInteger(v)
-      : t === 'number' ? typeof v !== 'number' || !NumberIsFinite(v) : t === 'array' ? !ArrayIsArray(v) : t === 'object' ? !isObject(v) : true) {
+    if (
+      t === 'string'
+        ? typeof v !== 'string'
+        : t === 'boolean'
+          ? typeof v !== 'boolean'
+          : t === 'integer'
+            ? !NumberIsSafeInteger(v)
+            : t === 'number'
+              ? typeof v !== 'number' || !NumberIsFinite(v)
+              : t === 'array'
+                ? !ArrayIsArray(v)
+                : t === 'object'
+                  ? !isObject(v)
+                  : true
+    ) {
       return path + ' must be ' + (t === 'integer' || t === 'array' || t === 'object' ? 'an ' : 'a ') + t;
     }
-    if (s.enum !== undefined && s.enum.indexOf(v) < 0) return path + ' must be one of ' + stringify(s.enum).slice(0, 300);
+    if (s.enum !== undefined && s.enum.indexOf(v) < 0)
+      return path + ' must be one of ' + stringify(s.enum).slice(0, 300);
     if (s.minimum !== undefined && v < s.minimum) return path + ' must be at least ' + s.minimum;
     if (s.maximum !== undefined && v > s.maximum) return path + ' must be at most ' + s.maximum;
-    if (s.minLength !== undefined && v.length < s.minLength) return path + ' must have at least ' + s.minLength + ' characters';
-    if (s.maxLength !== undefined && v.length > s.maxLength) return path + ' must have at most ' + s.maxLength + ' characters';
+    if (s.minLength !== undefined && v.length < s.minLength)
+      return path + ' must have at least ' + s.minLength + ' characters';
+    if (s.maxLength !== undefined && v.length > s.maxLength)
+      return path + ' must have at most ' + s.maxLength + ' characters';
     if (t === 'array') {
       if (s.minItems !== undefined && v.length < s.minItems) return path + ' needs at least ' + s.minItems + ' items';
       if (s.maxItems !== undefined && v.length > s.maxItems) return path + ' takes at most ' + s.maxItems + ' items';
-      for (var i = 0; i < v.length; i++) { var m = valueProblem(s.items, v[i], path + '[' + i + ']'); if (m) return m; }
+      for (var i = 0; i < v.length; i++) {
+        var m = valueProblem(s.items, v[i], path + '[' + i + ']');
+        if (m) return m;
+      }
     }
     if (t === 'object') {
-      var props = s.properties || {}, keys = ObjectKeys(v), k;
+      var props = s.properties || {},
+        keys = ObjectKeys(v),
+        k;
       for (k = 0; k < keys.length; k++) {
         if (forbidden(keys[k])) return path + '.' + keys[k] + ' is a forbidden key';
         if (!has(props, keys[k])) return path + '.' + shown(keys[k]) + ' is not a declared argument';
       }
       var required = s.required || [];
       for (k = 0; k < required.length; k++) if (!has(v, required[k])) return path + '.' + required[k] + ' is required';
-      for (k = 0; k < keys.length; k++) { var p = valueProblem(props[keys[k]], v[keys[k]], path + '.' + keys[k]); if (p) return p; }
+      for (k = 0; k < keys.length; k++) {
+        var p = valueProblem(props[keys[k]], v[keys[k]], path + '.' + keys[k]);
+        if (p) return p;
+      }
     }
     return null;
   }
@@ -71,13 +108,15 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
   function checkAction(tools, action) {
     if (!isObject(action) || typeof action.tool !== 'string') return 'an action is { "tool": name, "args": { … } }';
     var keys = ObjectKeys(action);
-    for (var k = 0; k < keys.length; k++) if (keys[k] !== 'tool' && keys[k] !== 'args') return 'an action has only "tool" and "args"';
+    for (var k = 0; k < keys.length; k++)
+      if (keys[k] !== 'tool' && keys[k] !== 'args') return 'an action has only "tool" and "args"';
     var tool = null;
     for (var i = 0; i < tools.length; i++) if (tools[i].name === action.tool) tool = tools[i];
     if (tool === null) return 'unknown tool "' + shown(action.tool) + '"';
     var args = has(action, 'args') ? action.args : {};
     var size = stringify(args);
-    if (size !== undefined && size.length > MAX_ARGS_CHARS) return 'the arguments take ' + size.length + ' characters, over the limit of ' + MAX_ARGS_CHARS;
+    if (size !== undefined && size.length > MAX_ARGS_CHARS)
+      return 'the arguments take ' + size.length + ' characters, over the limit of ' + MAX_ARGS_CHARS;
     return valueProblem(tool.parameters, args, 'args');
   }
   // The one action check and normalisation every path shares (validation, play, serve, replay, scoring of logs):
@@ -87,13 +126,17 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
   function normaliseAction(tools, action) {
     var problem = checkAction(tools, action);
     if (problem !== null) return { problem: problem, action: action };
-    return { problem: null, action: parse(canonical({ tool: action.tool, args: has(action, 'args') ? action.args : {} })) };
+    return {
+      problem: null,
+      action: parse(canonical({ tool: action.tool, args: has(action, 'args') ? action.args : {} })),
+    };
   }
 
   // ---------------------------------------------------------------- policies
   var TOKEN = /[A-Za-z0-9$][A-Za-z0-9_-]*(?:\.[0-9]+)?/g;
   function tokensOf(text) {
-    var m = text.slice(0, 20000).match(TOKEN), out = [];
+    var m = text.slice(0, 20000).match(TOKEN),
+      out = [];
     for (var i = 0; m !== null && i < m.length && i < 2000; i++) out[i] = m[i].charAt(0) === '$' ? m[i].slice(1) : m[i]; // "$12.50" is the number 12.50
     return out;
   }
@@ -102,7 +145,8 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
     var promptTokens = null;
     function source(episode) {
       var r = rng.float();
-      var last = episode.lastTokens, seen = episode.seen;
+      var last = episode.lastTokens,
+        seen = episode.seen;
       var src = r < 0.45 && last.length ? last : r < 0.75 || !seen.length ? promptTokens : seen;
       return src.length ? src : ['x'];
     }
@@ -117,41 +161,64 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
           if (s.maxLength !== undefined) out = out.slice(0, s.maxLength);
           while (out.length < (s.minLength || 0)) out += 'x';
           return out;
-        case 'integer': case 'number':
+        case 'integer':
+        case 'number':
           lo = s.minimum !== undefined ? s.minimum : 0;
           hi = s.maximum !== undefined ? s.maximum : lo + (s.type === 'integer' ? 100 : 1000);
-          if (s.type === 'integer') { lo = Math.ceil(lo); hi = MathFloor(hi); }
+          if (s.type === 'integer') {
+            lo = Math.ceil(lo);
+            hi = MathFloor(hi);
+          }
           if (rng.float() < 0.6) {
             src = source(episode);
             var nums = [];
-            for (i = 0; i < src.length; i++) { var n = Number(src[i]); if (NumberIsFinite(n) && n >= lo && n <= hi && (s.type !== 'integer' || NumberIsSafeInteger(n))) nums[nums.length] = n; }
+            for (i = 0; i < src.length; i++) {
+              var n = Number(src[i]);
+              if (NumberIsFinite(n) && n >= lo && n <= hi && (s.type !== 'integer' || NumberIsSafeInteger(n)))
+                nums[nums.length] = n;
+            }
             if (nums.length) return rng.pick(nums);
           }
           return s.type === 'integer' ? rng.int(lo, hi) : Math.round((lo + rng.float() * (hi - lo)) * 100) / 100;
-        case 'boolean': return rng.float() < 0.5;
+        case 'boolean':
+          return rng.float() < 0.5;
         case 'array':
-          lo = s.minItems || 0; hi = Math.min(s.maxItems !== undefined ? s.maxItems : lo + 3, lo + 3);
+          lo = s.minItems || 0;
+          hi = Math.min(s.maxItems !== undefined ? s.maxItems : lo + 3, lo + 3);
           out = [];
           for (i = rng.int(lo, hi); i > 0; i--) out[out.length] = gen(s.items, episode);
           return out;
         default:
           out = {};
-          var props = s.properties || {}, names = ObjectKeys(props), required = s.required || [];
-          for (i = 0; i < names.length; i++) if (required.indexOf(names[i]) >= 0 || rng.float() < 0.5) out[names[i]] = gen(props[names[i]], episode);
+          var props = s.properties || {},
+            names = ObjectKeys(props),
+            required = s.required || [];
+          for (i = 0; i < names.length; i++)
+            if (required.indexOf(names[i]) >= 0 || rng.float() < 0.5) out[names[i]] = gen(props[names[i]], episode);
           return out;
       }
     }
     return function (episode) {
       // What the agent reads before acting: the prompt and every tool's descriptions (a token printed there is
       // fair game).
-      if (promptTokens === null) promptTokens = tokensOf((episode.prompt || '') + ' ' + stringify(tools)).slice(0, 4000);
+      if (promptTokens === null)
+        promptTokens = tokensOf((episode.prompt || '') + ' ' + stringify(tools)).slice(0, 4000);
       if (rng.float() < 0.03) return null;
       var tool = rng.pick(tools);
       // Tools that ended the reference's episodes are mostly kept for the end, so random rollouts run long.
-      while (avoid.indexOf(tool.name) >= 0 && episode.turn < maxTurns * 0.8 && rng.float() < 0.9) tool = rng.pick(tools);
+      while (avoid.indexOf(tool.name) >= 0 && episode.turn < maxTurns * 0.8 && rng.float() < 0.9)
+        tool = rng.pick(tools);
       return { tool: tool.name, args: gen(tool.parameters, episode) };
     };
   }
 
-  return { checkAction: checkAction, normaliseAction: normaliseAction, canonical: canonical, randomPolicy: randomPolicy, tokensOf: tokensOf, has: has, isObject: isObject };
+  return {
+    checkAction: checkAction,
+    normaliseAction: normaliseAction,
+    canonical: canonical,
+    randomPolicy: randomPolicy,
+    tokensOf: tokensOf,
+    has: has,
+    isObject: isObject,
+  };
 };

@@ -8,19 +8,28 @@
 /* eslint-disable no-var */
 var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   'use strict';
-  var stringify = d.stringify, parse = d.parse, runtimeError = d.runtimeError;
-  var ObjectKeys = Object.keys, ArrayIsArray = Array.isArray;
-  var MAX_STATE_CHARS = 262144, MAX_TEXT_CHARS = 16000;
+  var stringify = d.stringify,
+    parse = d.parse,
+    runtimeError = d.runtimeError;
+  var ObjectKeys = Object.keys,
+    ArrayIsArray = Array.isArray;
+  var MAX_STATE_CHARS = 262144,
+    MAX_TEXT_CHARS = 16000;
   // contract/text.ts PROSE_CONTROL (tests/contract-text.test.ts ties them): what a prompt or observation may not hold.
   var CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/;
   // The action check, the canonical form and the random policy (episodic-actions.js).
   var actions = envforgeEpisodicActions(d);
-  var canonical = actions.canonical, normaliseAction = actions.normaliseAction, randomPolicy = actions.randomPolicy;
-  var tokensOf = actions.tokensOf, has = actions.has, isObject = actions.isObject;
+  var canonical = actions.canonical,
+    normaliseAction = actions.normaliseAction,
+    randomPolicy = actions.randomPolicy;
+  var tokensOf = actions.tokensOf,
+    has = actions.has,
+    isObject = actions.isObject;
 
   // cyrb53: a 53-bit digest of a state text, so a rollout reports its states by value without sending them.
   function digest(text) {
-    var h1 = 0xdeadbeef, h2 = 0x41c6ce57;
+    var h1 = 0xdeadbeef,
+      h2 = 0x41c6ce57;
     for (var i = 0; i < text.length; i++) {
       var c = text.charCodeAt(i);
       h1 = Math.imul(h1 ^ c, 2654435761);
@@ -35,27 +44,39 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   // at most 32: what one step changed, so the validator can tell a record a rule needs from bookkeeping.
   function changedPaths(a, b, path, depth, out) {
     if (a === b || out.length >= 32) return;
-    var ao = a !== null && typeof a === 'object', bo = b !== null && typeof b === 'object';
+    var ao = a !== null && typeof a === 'object',
+      bo = b !== null && typeof b === 'object';
     if (!ao || !bo || ArrayIsArray(a) !== ArrayIsArray(b) || depth >= 4 || (ArrayIsArray(a) && a.length !== b.length)) {
       if (!(ao && bo && canonical(a) === canonical(b)) && out.indexOf(path) < 0) out[out.length] = path;
       return;
     }
     var i, ak, bk;
-    if (ArrayIsArray(a)) { for (i = 0; i < a.length; i++) changedPaths(a[i], b[i], path + '.*', depth + 1, out); return; }
-    ak = ObjectKeys(a); bk = ObjectKeys(b);
-    for (i = 0; i < ak.length; i++) changedPaths(a[ak[i]], has(b, ak[i]) ? b[ak[i]] : undefined, path + '.' + ak[i], depth + 1, out);
-    for (i = 0; i < bk.length; i++) if (!has(a, bk[i])) changedPaths(undefined, b[bk[i]], path + '.' + bk[i], depth + 1, out);
+    if (ArrayIsArray(a)) {
+      for (i = 0; i < a.length; i++) changedPaths(a[i], b[i], path + '.*', depth + 1, out);
+      return;
+    }
+    ak = ObjectKeys(a);
+    bk = ObjectKeys(b);
+    for (i = 0; i < ak.length; i++)
+      changedPaths(a[ak[i]], has(b, ak[i]) ? b[ak[i]] : undefined, path + '.' + ak[i], depth + 1, out);
+    for (i = 0; i < bk.length; i++)
+      if (!has(a, bk[i])) changedPaths(undefined, b[bk[i]], path + '.' + bk[i], depth + 1, out);
   }
 
   // The rng of turn `turn` (from 1): the worker derives `base` from (name, seed, level) with SHA-256 (rng.ts),
   // and each word is mixed with the turn number by murmur3's finaliser, so turns get unrelated generators.
   function fmix(h) {
-    h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16;
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
     return h >>> 0;
   }
   function turnWords(base, turn) {
     var w = [0, 0, 0, 0];
-    for (var i = 0; i < 4; i++) w[i] = fmix((base[i] ^ Math.imul(turn, 0x9e3779b9) ^ Math.imul(i + 1, 0x7f4a7c15)) >>> 0);
+    for (var i = 0; i < 4; i++)
+      w[i] = fmix((base[i] ^ Math.imul(turn, 0x9e3779b9) ^ Math.imul(i + 1, 0x7f4a7c15)) >>> 0);
     return w;
   }
   function turnRng(base, turn) {
@@ -66,7 +87,10 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   // ---------------------------------------------------------------- rollout
   var toolsCache = { text: null, tools: null };
   function toolsOf(text) {
-    if (toolsCache.text !== text) { toolsCache.text = text; toolsCache.tools = parse(text); }
+    if (toolsCache.text !== text) {
+      toolsCache.text = text;
+      toolsCache.tools = parse(text);
+    }
     return toolsCache.tools;
   }
   // The state as JSON text: checked plain, then written by the native JSON.stringify (fast at 256 KB; the
@@ -74,27 +98,57 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   function stateText(value, what) {
     d.checkPlain(value);
     var text = stringify(value);
-    if (text.length > MAX_STATE_CHARS) throw runtimeError('E_STATE_TOO_LARGE', what + ' serialises to ' + text.length + ' characters of canonical JSON, over the limit of ' + MAX_STATE_CHARS);
+    if (text.length > MAX_STATE_CHARS)
+      throw runtimeError(
+        'E_STATE_TOO_LARGE',
+        what + ' serialises to ' + text.length + ' characters of canonical JSON, over the limit of ' + MAX_STATE_CHARS,
+      );
     return text;
   }
   function text(value, what) {
     if (typeof value !== 'string') throw runtimeError('E_INSTANCE', what + ' must be a string');
-    if (value.length > MAX_TEXT_CHARS) throw runtimeError('E_TOO_LARGE', what + ' has ' + value.length + ' characters, over the limit of ' + MAX_TEXT_CHARS);
+    if (value.length > MAX_TEXT_CHARS)
+      throw runtimeError(
+        'E_TOO_LARGE',
+        what + ' has ' + value.length + ' characters, over the limit of ' + MAX_TEXT_CHARS,
+      );
     var bad = CONTROL.exec(value);
-    if (bad !== null) throw runtimeError('E_CONTROL_CHARS', what + ' holds the control character U+' + ('000' + bad[0].charCodeAt(0).toString(16).toUpperCase()).slice(-4) + ' at character ' + bad.index + ': tab and newline are the only controls prose may hold');
+    if (bad !== null)
+      throw runtimeError(
+        'E_CONTROL_CHARS',
+        what +
+          ' holds the control character U+' +
+          ('000' + bad[0].charCodeAt(0).toString(16).toUpperCase()).slice(-4) +
+          ' at character ' +
+          bad.index +
+          ': tab and newline are the only controls prose may hold',
+      );
     return value;
   }
   function shaped(value, fields, fn) {
-    if (value !== null && typeof value === 'object' && typeof value.then === 'function') throw runtimeError('E_ASYNC', fn + ' returned a Promise: environment functions must be synchronous');
+    if (value !== null && typeof value === 'object' && typeof value.then === 'function')
+      throw runtimeError('E_ASYNC', fn + ' returned a Promise: environment functions must be synchronous');
     if (!isObject(value)) throw runtimeError('E_INSTANCE', fn + ' must return an object { ' + fields + ' }');
     return value;
   }
 
   // One episode: from reset (or a state the host holds), the policy's actions through step until it ends.
   function rollout(call, stage) {
-    var tools = toolsOf(call.tools), policy = call.policy, maxTurns = call.maxTurns, maxErrors = call.maxErrors;
-    var ms = [0, 0, 0, 0], t = d.now(), state, prompt = null, turn = 0, errors = 0;
-    if (call.from) { state = call.from.state; turn = call.from.turn; errors = call.from.errors; } else {
+    var tools = toolsOf(call.tools),
+      policy = call.policy,
+      maxTurns = call.maxTurns,
+      maxErrors = call.maxErrors;
+    var ms = [0, 0, 0, 0],
+      t = d.now(),
+      state,
+      prompt = null,
+      turn = 0,
+      errors = 0;
+    if (call.from) {
+      state = call.from.state;
+      turn = call.from.turn;
+      errors = call.from.errors;
+    } else {
       stage.name = 'reset';
       var r = shaped(d.callWithRng('reset', [null, call.level], 0, call.s), 'state, prompt', 'reset');
       prompt = text(r.prompt, 'reset().prompt');
@@ -103,21 +157,55 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       ms[0] = d.now() - t;
     }
     // Digests of the canonical text: equal states hash equal however their keys were ordered (a resumed state).
-    var hashes = call.hashes ? [digest(canonical(parse(state)))] : null, actions = [], rejected = [], observations = [], changes = call.changes ? [] : null;
-    var maxState = state.length, end = null, episode = { prompt: prompt || '', turn: turn, lastTokens: [], seen: [] };
-    var next = policy.type === 'random' ? randomPolicy(d.makeRng(policy.s[0], policy.s[1], policy.s[2], policy.s[3]), tools, policy.avoid || [], maxTurns) : null;
+    var hashes = call.hashes ? [digest(canonical(parse(state)))] : null,
+      actions = [],
+      rejected = [],
+      observations = [],
+      changes = call.changes ? [] : null;
+    var maxState = state.length,
+      end = null,
+      episode = { prompt: prompt || '', turn: turn, lastTokens: [], seen: [] };
+    var next =
+      policy.type === 'random'
+        ? randomPolicy(
+            d.makeRng(policy.s[0], policy.s[1], policy.s[2], policy.s[3]),
+            tools,
+            policy.avoid || [],
+            maxTurns,
+          )
+        : null;
     while (end === null) {
-      if (turn >= maxTurns) { end = 'turns'; break; }
-      if (errors >= maxErrors) { end = 'errors'; break; }
+      if (turn >= maxTurns) {
+        end = 'turns';
+        break;
+      }
+      if (errors >= maxErrors) {
+        end = 'errors';
+        break;
+      }
       var raw;
       t = d.now();
-      if (policy.type === 'act') { stage.name = 'act'; raw = d.callGuest('act', [parse(state)]); ms[2] += d.now() - t; }
-      else if (policy.type === 'repeat') raw = policy.action;
-      else if (policy.type === 'replay') raw = turn - (call.from ? call.from.turn : 0) < policy.actions.length ? policy.actions[turn - (call.from ? call.from.turn : 0)] : null;
-      else { episode.turn = turn; raw = next(episode); }
-      if (raw === null || raw === undefined) { end = 'no-action'; break; }
+      if (policy.type === 'act') {
+        stage.name = 'act';
+        raw = d.callGuest('act', [parse(state)]);
+        ms[2] += d.now() - t;
+      } else if (policy.type === 'repeat') raw = policy.action;
+      else if (policy.type === 'replay')
+        raw =
+          turn - (call.from ? call.from.turn : 0) < policy.actions.length
+            ? policy.actions[turn - (call.from ? call.from.turn : 0)]
+            : null;
+      else {
+        episode.turn = turn;
+        raw = next(episode);
+      }
+      if (raw === null || raw === undefined) {
+        end = 'no-action';
+        break;
+      }
       var checked = normaliseAction(tools, parse(d.serialise(raw, 65536)));
-      var action = checked.action, problem = checked.problem;
+      var action = checked.action,
+        problem = checked.problem;
       turn++;
       actions[actions.length] = action;
       var observation;
@@ -129,33 +217,77 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       } else {
         stage.name = 'step';
         t = d.now();
-        var out = shaped(d.callWithRng('step', [parse(state), parse(canonical(action)), null], 2, turnWords(call.t, turn)), 'state, observation, done', 'step');
+        var out = shaped(
+          d.callWithRng('step', [parse(state), parse(canonical(action)), null], 2, turnWords(call.t, turn)),
+          'state, observation, done',
+          'step',
+        );
         observation = text(out.observation, 'step().observation');
         if (typeof out.done !== 'boolean') throw runtimeError('E_INSTANCE', 'step().done must be a boolean');
         var before = changes ? state : null;
         state = stateText(out.state, 'the state after turn ' + turn);
-        if (changes) { var changed = []; changedPaths(parse(before), parse(state), '$', 0, changed); changes[changes.length] = changed; }
+        if (changes) {
+          var changed = [];
+          changedPaths(parse(before), parse(state), '$', 0, changed);
+          changes[changes.length] = changed;
+        }
         ms[1] += d.now() - t;
         if (state.length > maxState) maxState = state.length;
         if (out.done) end = 'done';
       }
       if (call.observations) observations[observations.length] = observation;
-      if (hashes) hashes[hashes.length] = hashes[hashes.length - 1] !== undefined && problem !== null ? hashes[hashes.length - 1] : digest(canonical(parse(state)));
-      if (next) { episode.lastTokens = tokensOf(observation); episode.seen = episode.seen.concat(episode.lastTokens).slice(-2000); }
+      if (hashes)
+        hashes[hashes.length] =
+          hashes[hashes.length - 1] !== undefined && problem !== null
+            ? hashes[hashes.length - 1]
+            : digest(canonical(parse(state)));
+      if (next) {
+        episode.lastTokens = tokensOf(observation);
+        episode.seen = episode.seen.concat(episode.lastTokens).slice(-2000);
+      }
     }
     // A rollout the host goes on with (a served step) is scored only once it has ended: rewards are terminal.
-    var scored = !(call.scoreAtEnd && end === 'no-action'), verdict = 'null';
+    var scored = !(call.scoreAtEnd && end === 'no-action'),
+      verdict = 'null';
     if (scored) {
       stage.name = 'score';
       t = d.now();
       verdict = d.serialise(d.callGuest('score', [parse(state)]), 4096);
       ms[3] = d.now() - t;
     }
-    return '{"prompt":' + stringify(prompt) + ',"actions":' + stringify(actions) + ',"rejected":' + stringify(rejected) +
-      ',"end":"' + end + '","turns":' + turn + ',"errors":' + errors + ',"verdict":' + verdict + (scored ? '' : ',"scored":false') + ',"maxStateChars":' + maxState +
-      (call.observations ? ',"observations":' + stringify(observations) : '') + (hashes ? ',"hashes":' + stringify(hashes) : '') + (changes ? ',"changes":' + stringify(changes) : '') +
-      (call.keepState ? ',"state":' + state : '') + ',"ms":' + stringify(ms) + '}';
+    return (
+      '{"prompt":' +
+      stringify(prompt) +
+      ',"actions":' +
+      stringify(actions) +
+      ',"rejected":' +
+      stringify(rejected) +
+      ',"end":"' +
+      end +
+      '","turns":' +
+      turn +
+      ',"errors":' +
+      errors +
+      ',"verdict":' +
+      verdict +
+      (scored ? '' : ',"scored":false') +
+      ',"maxStateChars":' +
+      maxState +
+      (call.observations ? ',"observations":' + stringify(observations) : '') +
+      (hashes ? ',"hashes":' + stringify(hashes) : '') +
+      (changes ? ',"changes":' + stringify(changes) : '') +
+      (call.keepState ? ',"state":' + state : '') +
+      ',"ms":' +
+      stringify(ms) +
+      '}'
+    );
   }
 
-  return { rollout: rollout, checkAction: actions.checkAction, normaliseAction: normaliseAction, canonical: canonical, turnRng: turnRng };
+  return {
+    rollout: rollout,
+    checkAction: actions.checkAction,
+    normaliseAction: normaliseAction,
+    canonical: canonical,
+    turnRng: turnRng,
+  };
 };

@@ -21,13 +21,18 @@ var envforgePrepareRealm = function envforgePrepareRealm(global) {
       configurable: false,
       get: function () {
         var bound = formatGetter.call(this);
-        return function (date) { return bound(date === undefined ? FIXED_TIME : date); };
+        return function (date) {
+          return bound(date === undefined ? FIXED_TIME : date);
+        };
       },
     });
     var formatToParts = dtfProto.formatToParts;
     Object.defineProperty(dtfProto, 'formatToParts', {
-      configurable: false, writable: false,
-      value: function (date) { return formatToParts.call(this, date === undefined ? FIXED_TIME : date); },
+      configurable: false,
+      writable: false,
+      value: function (date) {
+        return formatToParts.call(this, date === undefined ? FIXED_TIME : date);
+      },
     });
   }
   delete global.SharedArrayBuffer;
@@ -82,17 +87,25 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // `lease` ({ live }) ends when the call the rng was given to returns: a draw after that is work left behind
   // re-entering the runtime (a tripwire), not a draw of the call.
   function makeRng(a, b, c, d, lease) {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     if ((a | b | c | d) === 0) a = 1;
     function next() {
       if (lease !== undefined && lease.live !== true) {
-        if (tripwires !== null) tripwires.record('the rng of a call that had returned (work left behind re-entering the runtime)');
+        if (tripwires !== null)
+          tripwires.record('the rng of a call that had returned (work left behind re-entering the runtime)');
         throw new ErrorCtor('this rng belongs to a call that has returned');
       }
       var r = Math.imul(b, 5);
       r = Math.imul((r << 7) | (r >>> 25), 9) >>> 0;
       var t = b << 9;
-      c ^= a; d ^= b; b ^= c; a ^= d; c ^= t;
+      c ^= a;
+      d ^= b;
+      b ^= c;
+      a ^= d;
+      c ^= t;
       d = (d << 11) | (d >>> 21);
       return r;
     }
@@ -104,7 +117,9 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     }
     function int(lo, hi) {
       if (!NumberIsSafeInteger(lo) || !NumberIsSafeInteger(hi)) {
-        throw new TypeErrorCtor('rng.int(lo, hi) needs two safe integers, got ' + StringCtor(lo) + ', ' + StringCtor(hi));
+        throw new TypeErrorCtor(
+          'rng.int(lo, hi) needs two safe integers, got ' + StringCtor(lo) + ', ' + StringCtor(hi),
+        );
       }
       if (lo > hi) throw new RangeErrorCtor('rng.int(lo, hi) needs lo <= hi, got ' + lo + ' > ' + hi);
       var range = hi - lo + 1;
@@ -118,7 +133,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       return lo + MathFloor(float() * range);
     }
     function pick(array) {
-      if (!ArrayIsArray(array) || array.length === 0) throw new TypeErrorCtor('rng.pick(array) needs a non-empty array');
+      if (!ArrayIsArray(array) || array.length === 0)
+        throw new TypeErrorCtor('rng.pick(array) needs a non-empty array');
       return array[int(0, array.length - 1)];
     }
     function shuffle(array) {
@@ -127,7 +143,9 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       for (var i = 0; i < array.length; i++) out[i] = array[i];
       for (var j = out.length - 1; j > 0; j--) {
         var k = int(0, j);
-        var tmp = out[j]; out[j] = out[k]; out[k] = tmp;
+        var tmp = out[j];
+        out[j] = out[k];
+        out[k] = tmp;
       }
       return out;
     }
@@ -199,8 +217,10 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // Lockdown freezes the start compartment's Math and Date but leaves them powerful (Math.random, the
   // clock); the guest gets replacements under the same global names.
   function disabledRandom() {
-    throw new ErrorCtor('Math.random is disabled in envforge environments: use the rng argument ' +
-      '(rng.float(), rng.int(lo, hi), rng.pick(array), rng.shuffle(array)) so that (seed, level) fixes the instance');
+    throw new ErrorCtor(
+      'Math.random is disabled in envforge environments: use the rng argument ' +
+        '(rng.float(), rng.int(lo, hi), rng.pick(array), rng.shuffle(array)) so that (seed, level) fixes the instance',
+    );
   }
   function defineGlobal(name, value) {
     ObjectDefineProperty(global, name, { value: value, writable: false, configurable: false, enumerable: false });
@@ -209,9 +229,15 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     var SafeMath = {};
     var names = Object.getOwnPropertyNames(Math);
     for (var i = 0; i < names.length; i++) {
-      if (names[i] !== 'random') ObjectDefineProperty(SafeMath, names[i], Object.getOwnPropertyDescriptor(Math, names[i]));
+      if (names[i] !== 'random')
+        ObjectDefineProperty(SafeMath, names[i], Object.getOwnPropertyDescriptor(Math, names[i]));
     }
-    ObjectDefineProperty(SafeMath, 'random', { value: disabledRandom, writable: false, enumerable: false, configurable: false });
+    ObjectDefineProperty(SafeMath, 'random', {
+      value: disabledRandom,
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
     ObjectDefineProperty(SafeMath, Symbol.toStringTag, { value: 'Math', configurable: false });
     // Date with a frozen clock: explicit dates still work, "now" is always the epoch. Date.prototype's
     // constructor is SES's shared Date, whose clock is already disabled.
@@ -221,7 +247,9 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       return ReflectConstruct(RealDate, arguments);
     };
     FrozenDate.prototype = RealDate.prototype;
-    FrozenDate.now = function now() { return FIXED_TIME; };
+    FrozenDate.now = function now() {
+      return FIXED_TIME;
+    };
     FrozenDate.UTC = RealDate.UTC;
     FrozenDate.parse = RealDate.parse;
     var noop = function () {};
@@ -232,16 +260,24 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     // SES leaves privileged helpers on the start compartment's global (getStackString and the causal console
     // it builds would hand guest code the stack traces that errorTaming hides): the tripwires take their
     // names, with eval, Function and Compartment (tripwires.js).
-    var privileged = ['getStackString', 'lockdown', 'repairIntrinsics', 'hardenIntrinsics', Symbol.for('MAKE_CAUSAL_CONSOLE_FROM_LOGGER_KEY_FOR_SES_AVA')];
+    var privileged = [
+      'getStackString',
+      'lockdown',
+      'repairIntrinsics',
+      'hardenIntrinsics',
+      Symbol.for('MAKE_CAUSAL_CONSOLE_FROM_LOGGER_KEY_FOR_SES_AVA'),
+    ];
     for (var p = 0; p < privileged.length; p++) {
-      if (!delete global[privileged[p]]) throw new ErrorCtor('envforge runtime: cannot remove ' + StringCtor(privileged[p]));
+      if (!delete global[privileged[p]])
+        throw new ErrorCtor('envforge runtime: cannot remove ' + StringCtor(privileged[p]));
     }
     if (tripwires !== null) tripwires.installGlobals(defineGlobal);
     defineGlobal('Error', SharedError);
     defineGlobal('Math', freezeDeep(SafeMath));
     defineGlobal('Date', freezeDeep(FrozenDate));
     if (typeof Intl !== 'undefined') freezeDeep(Intl);
-    if (typeof global.console === 'undefined') defineGlobal('console', freezeDeep({ log: noop, info: noop, warn: noop, error: noop, debug: noop }));
+    if (typeof global.console === 'undefined')
+      defineGlobal('console', freezeDeep({ log: noop, info: noop, warn: noop, error: noop, debug: noop }));
     defineGlobal('kit', kit);
     // Nothing on the global object may change after this: it is shared by every instance of the module,
     // so writing to it would carry state from one episode to the next.
@@ -268,7 +304,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     if (depth >= maxDepth) return ['E_TOO_LARGE', 'nested deeper than ' + maxDepth + ' levels'];
     var proto = ObjectGetPrototypeOf(v);
     if (ArrayIsArray(v)) return proto === ArrayPrototype ? null : ['E_NOT_JSON', 'an array subclass'];
-    if (proto !== ObjectPrototype && proto !== null) return ['E_NOT_JSON', 'an object that is not a plain object (a class instance, Map, Set, Date…)'];
+    if (proto !== ObjectPrototype && proto !== null)
+      return ['E_NOT_JSON', 'an object that is not a plain object (a class instance, Map, Set, Date…)'];
     return null;
   }
   // Fast walk: primitive children are checked in place; only containers go on the stack.
@@ -295,7 +332,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       else if (!isArray && (proto === ObjectPrototype || proto === null)) {
         var keys = ObjectKeys(v);
         // An own toJSON would make JSON.stringify write something other than what was checked.
-        for (var j = 0; j < keys.length; j++) if (keys[j] === 'toJSON') throw notJson('$', 'an object with a toJSON method');
+        for (var j = 0; j < keys.length; j++)
+          if (keys[j] === 'toJSON') throw notJson('$', 'an object with a toJSON method');
         children = new Array(keys.length);
         for (var k = 0; k < keys.length; k++) children[k] = v[keys[k]];
       } else throw locate(value, maxDepth);
@@ -303,8 +341,10 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       if (nodes > maxNodes) throw runtimeError('E_TOO_LARGE', 'value has more than ' + maxNodes + ' nodes');
       for (var i = 0; i < children.length; i++) {
         var c = children[i];
-        if (c !== null && typeof c === 'object') { values[values.length] = c; depths[depths.length] = depth + 1; }
-        else if (c !== null && !isPlainPrimitive(c)) throw locate(value, maxDepth);
+        if (c !== null && typeof c === 'object') {
+          values[values.length] = c;
+          depths[depths.length] = depth + 1;
+        } else if (c !== null && !isPlainPrimitive(c)) throw locate(value, maxDepth);
       }
     }
   }
@@ -313,9 +353,18 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     var stack = [[value, '$', 0]];
     while (stack.length > 0) {
       var item = stack.pop();
-      var v = item[0], path = item[1], depth = item[2];
+      var v = item[0],
+        path = item[1],
+        depth = item[2];
       var problem = inspectNode(v, depth, maxDepth);
-      if (problem !== null) return runtimeError(problem[0], path + ' is ' + problem[1] + (problem[0] === 'E_NOT_JSON' ? ': instances and results must be plain JSON data' : ''));
+      if (problem !== null)
+        return runtimeError(
+          problem[0],
+          path +
+            ' is ' +
+            problem[1] +
+            (problem[0] === 'E_NOT_JSON' ? ': instances and results must be plain JSON data' : ''),
+        );
       if (v === null || typeof v !== 'object') continue;
       if (ArrayIsArray(v)) {
         for (var i = v.length - 1; i >= 0; i--) stack[stack.length] = [v[i], path + '[' + i + ']', depth + 1];
@@ -330,7 +379,14 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // ---------------------------------------------------------------- trampoline
   var guest = null;
   var factory = null;
-  var limits = { maxDepth: 32, maxNodes: 200000, maxValueChars: 1 << 20, maxMessageChars: 2000, maxFeedbackChars: 2000, maxChunkChars: 4 << 20 };
+  var limits = {
+    maxDepth: 32,
+    maxNodes: 200000,
+    maxValueChars: 1 << 20,
+    maxMessageChars: 2000,
+    maxFeedbackChars: 2000,
+    maxChunkChars: 4 << 20,
+  };
   var batch = [];
   var pending = [];
   var pendingChars = 0;
@@ -367,7 +423,10 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     var text = stringify(value);
     if (text === undefined) throw notJson('$', 'not serialisable');
     if (text.length > maxChars) {
-      throw runtimeError('E_TOO_LARGE', 'value serialises to ' + text.length + ' characters, over the limit of ' + maxChars);
+      throw runtimeError(
+        'E_TOO_LARGE',
+        'value serialises to ' + text.length + ' characters, over the limit of ' + maxChars,
+      );
     }
     return text;
   }
@@ -395,7 +454,12 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // A call that tripped a wire fails with E_ESCAPE_ATTEMPT whatever it returned: the module caught the refusal,
   // the attempt stays the evidence (tripwires.js). `run` makes the call's entry; `stage` names the running function.
   function escapeMessage(fn) {
-    return fn + ' reached for ' + tripwires.log.what.join('; ') + ': a capability outside the environment contract (the attempt counts even when the module catches the refusal)';
+    return (
+      fn +
+      ' reached for ' +
+      tripwires.log.what.join('; ') +
+      ': a capability outside the environment contract (the attempt counts even when the module catches the refusal)'
+    );
   }
   function watched(call, stage, t0, run) {
     if (tripwires === null) return run();
@@ -419,20 +483,36 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   function verdictText(instanceText, response) {
     var result = callGuest('verify', [parse(instanceText), response]);
     if (typeof result === 'number') {
-      if (!NumberIsFinite(result)) throw runtimeError('E_SCORE', 'verify returned the score ' + result + ': scores must be finite numbers in [0, 1]');
+      if (!NumberIsFinite(result))
+        throw runtimeError(
+          'E_SCORE',
+          'verify returned the score ' + result + ': scores must be finite numbers in [0, 1]',
+        );
       return stringify(result);
     }
     var proto = result !== null && typeof result === 'object' ? ObjectGetPrototypeOf(result) : undefined;
     if ((proto !== ObjectPrototype && proto !== null) || ArrayIsArray(result)) {
-      throw runtimeError('E_SCORE', 'verify returned ' + (result === null ? 'null' : typeof result) + ': it must return a number in [0, 1] or a plain object { score, feedback }');
+      throw runtimeError(
+        'E_SCORE',
+        'verify returned ' +
+          (result === null ? 'null' : typeof result) +
+          ': it must return a number in [0, 1] or a plain object { score, feedback }',
+      );
     }
     var score = result.score;
     var feedback = result.feedback;
-    if (typeof score !== 'number' || !NumberIsFinite(score)) throw runtimeError('E_SCORE', 'verify returned a score that is not a finite number: scores must be numbers in [0, 1]');
+    if (typeof score !== 'number' || !NumberIsFinite(score))
+      throw runtimeError(
+        'E_SCORE',
+        'verify returned a score that is not a finite number: scores must be numbers in [0, 1]',
+      );
     if (feedback === undefined) return '{"score":' + stringify(score) + '}';
     if (typeof feedback !== 'string') throw runtimeError('E_SCORE', 'verify returned feedback that is not a string');
     if (feedback.length > limits.maxFeedbackChars) {
-      throw runtimeError('E_SCORE', 'verify returned feedback of ' + feedback.length + ' characters, over the limit of ' + limits.maxFeedbackChars);
+      throw runtimeError(
+        'E_SCORE',
+        'verify returned feedback of ' + feedback.length + ' characters, over the limit of ' + limits.maxFeedbackChars,
+      );
     }
     return '{"score":' + stringify(score) + ',"feedback":' + stringify(feedback) + '}';
   }
@@ -470,8 +550,21 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return episodeText(call, instanceText, refText, verdicts, t1 - t0, t2 - t1, t3 - t2);
   }
   function episodeText(call, instanceText, refText, verdicts, generateMs, solveMs, verifyMs) {
-    return '{"instance":' + (call.keepInstance === false ? 'null' : instanceText) + ',"reference":' + refText +
-      ',"verdicts":[' + verdicts + '],"ms":[' + generateMs + ',' + solveMs + ',' + verifyMs + ']}';
+    return (
+      '{"instance":' +
+      (call.keepInstance === false ? 'null' : instanceText) +
+      ',"reference":' +
+      refText +
+      ',"verdicts":[' +
+      verdicts +
+      '],"ms":[' +
+      generateMs +
+      ',' +
+      solveMs +
+      ',' +
+      verifyMs +
+      ']}'
+    );
   }
 
   // The same episode one guest function per crossing (worker-job.ts's attribution path, left-behind.ts): what a
@@ -480,7 +573,18 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // in an earlier realm to [code, message]: it is not run again, its verdict is that failure.
   var steps = null;
   function stepEpisode(call, charged, stage) {
-    var st = steps || (steps = { k: 0, instance: null, instanceText: '', refText: '', reference: null, verdicts: '', ms: [0, 0, 0], t0: realNow() });
+    var st =
+      steps ||
+      (steps = {
+        k: 0,
+        instance: null,
+        instanceText: '',
+        refText: '',
+        reference: null,
+        verdicts: '',
+        ms: [0, 0, 0],
+        t0: realNow(),
+      });
     var k = st.k;
     var t = realNow();
     var slot = k < 2 ? k : 2;
@@ -494,7 +598,9 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       st.reference = parse(st.refText);
     } else {
       var c = charged[k];
-      var verdict = c ? '{' + failureText({ code: c[0], message: c[1] }) + '}' : scoredText(st.instanceText, k === 2 ? st.reference : call.responses[k - 3]);
+      var verdict = c
+        ? '{' + failureText({ code: c[0], message: c[1] }) + '}'
+        : scoredText(st.instanceText, k === 2 ? st.reference : call.responses[k - 3]);
       st.verdicts += (k === 2 ? '' : ',') + verdict;
     }
     st.ms[slot] += realNow() - t;
@@ -504,10 +610,22 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   }
 
   // Contract v2 rollouts (episodic-runtime.js, evaluated beside this file), with the helpers captured above.
-  var episodic = typeof envforgeEpisodicRuntime === 'function' ? envforgeEpisodicRuntime({
-    stringify: stringify, parse: parse, runtimeError: runtimeError, makeRng: makeRng, now: realNow,
-    callGuest: callGuest, callWithRng: callWithRng, serialise: serialise, checkPlain: function (v) { checkPlain(v, limits.maxDepth, limits.maxNodes); },
-  }) : null;
+  var episodic =
+    typeof envforgeEpisodicRuntime === 'function'
+      ? envforgeEpisodicRuntime({
+          stringify: stringify,
+          parse: parse,
+          runtimeError: runtimeError,
+          makeRng: makeRng,
+          now: realNow,
+          callGuest: callGuest,
+          callWithRng: callWithRng,
+          serialise: serialise,
+          checkPlain: function (v) {
+            checkPlain(v, limits.maxDepth, limits.maxNodes);
+          },
+        })
+      : null;
 
   // "cursor|count|[results]": cursor counts the calls of this batch that have finished and count the
   // results in this text, so the host can tell results lost in transit from a call in flight.
@@ -526,7 +644,13 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     var calls = [];
     var levels = rows.levels;
     for (var i = 0; i < levels.length; i++) {
-      calls[i] = { id: rows.from + i, s: [states[4 * i], states[4 * i + 1], states[4 * i + 2], states[4 * i + 3]], level: levels[i], responses: responses === undefined ? NO_RESPONSES : responses[i], keepInstance: true };
+      calls[i] = {
+        id: rows.from + i,
+        s: [states[4 * i], states[4 * i + 1], states[4 * i + 2], states[4 * i + 3]],
+        level: levels[i],
+        responses: responses === undefined ? NO_RESPONSES : responses[i],
+        keepInstance: true,
+      };
     }
     var drop = rows.drop === undefined ? NO_RESPONSES : rows.drop;
     for (var d = 0; d < drop.length; d++) calls[drop[d]].keepInstance = false;
@@ -549,7 +673,17 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     return '{"id":' + stringify(call.id) + ',"ok":true,"ms":' + ms + ',"value":' + text + '}';
   }
   function failedEntry(call, e, ms, stage) {
-    return '{"id":' + stringify(call.id) + ',' + failureText(describeThrown(e)) + ',"ms":' + ms + ',"fn":' + stringify(stage.name) + '}';
+    return (
+      '{"id":' +
+      stringify(call.id) +
+      ',' +
+      failureText(describeThrown(e)) +
+      ',"ms":' +
+      ms +
+      ',"fn":' +
+      stringify(stage.name) +
+      '}'
+    );
   }
   function finishCall(entry) {
     pending[pending.length] = entry;
@@ -562,12 +696,15 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     // With it, the factory of fresh instances (instance.ts): without one, no call runs.
     bind: function (namespace, instanceFactory) {
       if (guest !== null) throw new ErrorCtor('envforge runtime already bound');
-      if (typeof instanceFactory !== 'function') throw new ErrorCtor('envforge runtime bound without a factory of fresh instances');
+      if (typeof instanceFactory !== 'function')
+        throw new ErrorCtor('envforge runtime bound without a factory of fresh instances');
       guest = namespace;
       factory = instanceFactory;
     },
     meta: function () {
-      try { return '{"ok":true,"value":' + serialise(guest.meta, limits.maxValueChars) + '}'; } catch (e) {
+      try {
+        return '{"ok":true,"value":' + serialise(guest.meta, limits.maxValueChars) + '}';
+      } catch (e) {
         return '{' + failureText(describeThrown(e)) + '}';
       }
     },
@@ -576,7 +713,11 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       var out = [];
       for (var i = 0; i < names.length; i++) {
         var type;
-        try { type = typeof guest[names[i]]; } catch (e) { type = 'uninitialized'; }
+        try {
+          type = typeof guest[names[i]];
+        } catch (e) {
+          type = 'uninitialized';
+        }
         out[out.length] = names[i] + ':' + type;
       }
       return stringify(out);
@@ -585,7 +726,14 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       batch = parse(batchText);
       if (!ArrayIsArray(batch)) batch = plainEpisodes(batch, states, responses);
       var l = parse(limitsText);
-      limits = { maxDepth: l.maxDepth, maxNodes: l.maxNodes, maxValueChars: l.maxValueChars, maxMessageChars: l.maxMessageChars, maxFeedbackChars: l.maxFeedbackChars, maxChunkChars: l.maxChunkChars };
+      limits = {
+        maxDepth: l.maxDepth,
+        maxNodes: l.maxNodes,
+        maxValueChars: l.maxValueChars,
+        maxMessageChars: l.maxMessageChars,
+        maxFeedbackChars: l.maxFeedbackChars,
+        maxChunkChars: l.maxChunkChars,
+      };
       pending = [];
       pendingChars = 0;
       cursor = 0;

@@ -27,7 +27,8 @@ function patternNames(pattern: Pattern, out: string[]): void {
       out.push(pattern.name);
       return;
     case 'ObjectPattern':
-      for (const p of pattern.properties) patternNames(p.type === 'RestElement' ? p.argument : (p.value as Pattern), out);
+      for (const p of pattern.properties)
+        patternNames(p.type === 'RestElement' ? p.argument : (p.value as Pattern), out);
       return;
     case 'ArrayPattern':
       for (const p of pattern.elements) if (p) patternNames(p, out);
@@ -49,7 +50,8 @@ function declared(node: Node): string[] {
     const id = (node as { id?: { name: string } | null }).id;
     if (id) names.push(id.name);
   } else if (node.type === 'VariableDeclaration') {
-    for (const d of (node as unknown as { declarations: Array<{ id: Pattern }> }).declarations) patternNames(d.id, names);
+    for (const d of (node as unknown as { declarations: Array<{ id: Pattern }> }).declarations)
+      patternNames(d.id, names);
   }
   return names;
 }
@@ -75,7 +77,8 @@ function importTokens(source: string, tokens: Token[], reaches: string[]): Edit[
   return edits;
 }
 
-const nameOf = (n: { type: string; name?: string; value?: unknown }): string => (n.type === 'Identifier' ? (n.name as string) : String(n.value));
+const nameOf = (n: { type: string; name?: string; value?: unknown }): string =>
+  n.type === 'Identifier' ? (n.name as string) : String(n.value);
 
 /** The factory module for a guest module (see readModule). */
 export function factorySource(source: string): string {
@@ -96,7 +99,11 @@ export function readModule(source: string): { factory: string; reaches: string[]
   const usesMeta = edits.length > 0;
   const exported = new Map<string, string>(); // exported name -> local binding
   for (const node of program.body) {
-    if (node.type === 'ImportDeclaration' || node.type === 'ExportAllDeclaration' || (node.type === 'ExportNamedDeclaration' && node.source)) {
+    if (
+      node.type === 'ImportDeclaration' ||
+      node.type === 'ExportAllDeclaration' ||
+      (node.type === 'ExportNamedDeclaration' && node.source)
+    ) {
       throw new SyntaxError('the module imports or re-exports another module');
     }
     if (node.type === 'ExportNamedDeclaration') {
@@ -118,7 +125,10 @@ export function readModule(source: string): { factory: string; reaches: string[]
         edits.push({ start: node.start, end: d.start, text: `const ${DEFAULT_LOCAL} = ` });
         exported.set('default', DEFAULT_LOCAL);
       } else {
-        edits.push({ start: node.start, end: d.start, text: `const ${DEFAULT_LOCAL} = (` }, { start: d.end, end: d.end, text: ');' });
+        edits.push(
+          { start: node.start, end: d.start, text: `const ${DEFAULT_LOCAL} = (` },
+          { start: d.end, end: d.end, text: ');' },
+        );
         exported.set('default', DEFAULT_LOCAL);
       }
     }
@@ -140,5 +150,9 @@ export function readModule(source: string): { factory: string; reaches: string[]
   // A newline before the closing lines, so a trailing line comment in the guest cannot swallow them; no
   // global is named here, so a guest that shadows one cannot change what the instance returns.
   const meta = usesMeta ? `const ${META_LOCAL} = { __proto__: null };\n` : '';
-  return { factory: `export default function () {\n${meta}${body}\n;return function () { switch (arguments[0]) { ${cases} } };\n}\n`, reaches, exports: [...exported.keys()] };
+  return {
+    factory: `export default function () {\n${meta}${body}\n;return function () { switch (arguments[0]) { ${cases} } };\n}\n`,
+    reaches,
+    exports: [...exported.keys()],
+  };
 }

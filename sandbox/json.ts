@@ -38,7 +38,9 @@ function closingQuote(text: string, from: number): number {
 }
 
 export function parseBoundedJson(text: string, limits: { maxChars: number; maxDepth: number }): unknown {
-  if (text.length > limits.maxChars) throw new JsonLimitError(`output has ${text.length} characters, over the limit of ${limits.maxChars}`);
-  if (jsonDepth(text, limits.maxDepth) > limits.maxDepth) throw new JsonLimitError(`output is nested deeper than ${limits.maxDepth} levels`);
+  if (text.length > limits.maxChars)
+    throw new JsonLimitError(`output has ${text.length} characters, over the limit of ${limits.maxChars}`);
+  if (jsonDepth(text, limits.maxDepth) > limits.maxDepth)
+    throw new JsonLimitError(`output is nested deeper than ${limits.maxDepth} levels`);
   return JSON.parse(text);
 }

@@ -7,7 +7,9 @@ import type { ChargedVerdict, SandboxLimits } from './protocol.js';
 import { classify, type Realm } from './realm.js';
 
 /** The episode's result (collect()'s text) with the verdicts charged, or the failure of the whole call (its generate or solve was charged). */
-export type SteppedOutcome = { raw: unknown; charged: ChargedVerdict[] } | { failed: { code: ProblemCode; message: string; fn: string }; charged: ChargedVerdict[] };
+export type SteppedOutcome =
+  | { raw: unknown; charged: ChargedVerdict[] }
+  | { failed: { code: ProblemCode; message: string; fn: string }; charged: ChargedVerdict[] };
 
 /** What step k of an episode runs: generate, solve, verify(reference), verify(response k - 3). */
 function stepName(k: number): string {
@@ -17,8 +19,10 @@ function stepName(k: number): string {
 }
 
 function chargedMessage(k: number, code: ProblemCode, message: string): string {
-  if (code === 'E_TIMEOUT') return `${stepName(k)} ran past the call's wall-clock budget, counting the work it left behind (promise jobs that run after it returns)`;
-  if (code === 'E_MEMORY') return `${stepName(k)} exceeded the isolate memory limit, counting the work it left behind (promise jobs that run after it returns)`;
+  if (code === 'E_TIMEOUT')
+    return `${stepName(k)} ran past the call's wall-clock budget, counting the work it left behind (promise jobs that run after it returns)`;
+  if (code === 'E_MEMORY')
+    return `${stepName(k)} exceeded the isolate memory limit, counting the work it left behind (promise jobs that run after it returns)`;
   return `${stepName(k)} returned, then ${message}`;
 }
 
@@ -29,7 +33,15 @@ function chargedMessage(k: number, code: ProblemCode, message: string): string {
  * sliceMs), and at most `allowance` verifies are charged (the job's remaining maxFailuresPerJob); past it the
  * verifies not yet run are failed unrun, so a hostile module costs at most allowance + 1 call budgets here.
  */
-export function runStepped(realm: () => Realm, dispose: () => void, batchText: string, limitsText: string, limits: SandboxLimits, responses: number, allowance: number): SteppedOutcome {
+export function runStepped(
+  realm: () => Realm,
+  dispose: () => void,
+  batchText: string,
+  limitsText: string,
+  limits: SandboxLimits,
+  responses: number,
+  allowance: number,
+): SteppedOutcome {
   // By step: what the runtime writes in place of a verify it does not run again (the supervisor replaces it).
   const charged: Record<number, [ProblemCode, string]> = {};
   const verdicts: ChargedVerdict[] = [];
@@ -44,7 +56,9 @@ export function runStepped(realm: () => Realm, dispose: () => void, batchText: s
       begin.applySync(undefined, [batchText, limitsText], { timeout: limits.loadTimeoutMs });
       for (;;) {
         const started = performance.now();
-        const out = step.applySync(undefined, [chargedText], { timeout: Math.max(1, Math.ceil(budget - spent)) }) as unknown;
+        const out = step.applySync(undefined, [chargedText], {
+          timeout: Math.max(1, Math.ceil(budget - spent)),
+        }) as unknown;
         spent += performance.now() - started;
         if (out !== '+') return { raw: out, charged: verdicts };
         k++;
@@ -53,7 +67,11 @@ export function runStepped(realm: () => Realm, dispose: () => void, batchText: s
       const failure = classify(error, isolate, 'work it left behind (a promise job)');
       dispose();
       const message = chargedMessage(k, failure.code, failure.message);
-      if (k < 2 || failure.code === 'E_PROTOCOL') return { failed: { code: failure.code, message, fn: k === 0 ? 'generate' : k === 1 ? 'solve' : 'verify' }, charged: verdicts };
+      if (k < 2 || failure.code === 'E_PROTOCOL')
+        return {
+          failed: { code: failure.code, message, fn: k === 0 ? 'generate' : k === 1 ? 'solve' : 'verify' },
+          charged: verdicts,
+        };
       const charge = (step: number, text: string) => {
         charged[step] = [failure.code, text];
         verdicts.push({ index: step - 2, code: failure.code, message: text });

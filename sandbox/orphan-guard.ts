@@ -11,7 +11,11 @@ setInterval(() => {
 
 /** Starts the guard thread; it does not keep the process alive. */
 export function guardAgainstOrphaning(everyMs = 250): void {
-  const thread = new Worker(GUARD, { eval: true, workerData: { parent: process.ppid, self: process.pid, everyMs }, resourceLimits: { maxOldGenerationSizeMb: 16 } });
+  const thread = new Worker(GUARD, {
+    eval: true,
+    workerData: { parent: process.ppid, self: process.pid, everyMs },
+    resourceLimits: { maxOldGenerationSizeMb: 16 },
+  });
   thread.unref();
   thread.on('error', () => {}); // a guard that fails leaves the IPC 'disconnect' path, the old behaviour
 }

@@ -32,7 +32,10 @@ export function packCalls(calls: readonly Call[]): PackedCalls | null {
 }
 
 /** A job's calls as they go down the pipe: packed when they can be (once per job: `job.packed` keeps it), else as they are. */
-export function callsForPipe(job: { calls: Call[]; packed?: PackedCalls | null }): Pick<JobMessage, 'calls' | 'packed' | 'tools'> {
+export function callsForPipe(job: {
+  calls: Call[];
+  packed?: PackedCalls | null;
+}): Pick<JobMessage, 'calls' | 'packed' | 'tools'> {
   if (job.packed === undefined) job.packed = packCalls(job.calls);
   return job.packed ? { calls: [], packed: job.packed } : sharedTools(job.calls);
 }
@@ -58,7 +61,10 @@ export function unpackCalls(packed: PackedCalls): Call[] {
   const calls = new Array<Call>(seeds.length);
   for (let i = 0; i < seeds.length; i++) {
     const r = responses?.[i];
-    calls[i] = r === undefined ? { op: 'episode', seed: seeds[i] as number, level: levels[i] as number } : { op: 'episode', seed: seeds[i] as number, level: levels[i] as number, responses: r };
+    calls[i] =
+      r === undefined
+        ? { op: 'episode', seed: seeds[i] as number, level: levels[i] as number }
+        : { op: 'episode', seed: seeds[i] as number, level: levels[i] as number, responses: r };
   }
   return calls;
 }

@@ -121,7 +121,15 @@ export abstract class PoolDispatch {
   /** A job's message for its worker: its source only where the worker is not known to hold the module. */
   private jobMessage(worker: Worker, job: Job): JobMessage {
     const cached = worker.cached.includes(job.hash);
-    return { type: 'job', id: job.id, hash: job.hash, ...callsForPipe(job), limits: workerLimits(job.limits), fresh: job.fresh, ...(cached ? {} : { source: job.source }) };
+    return {
+      type: 'job',
+      id: job.id,
+      hash: job.hash,
+      ...callsForPipe(job),
+      limits: workerLimits(job.limits),
+      fresh: job.fresh,
+      ...(cached ? {} : { source: job.source }),
+    };
   }
 
   /** Arms the deadlines of the job the worker runs now. */
@@ -132,7 +140,8 @@ export abstract class PoolDispatch {
     const own = jobBudgetMs(job.calls.length, job.limits, this.options.graceMs);
     const budget = job.limits.workBudget;
     const left = budget ? budget.totalMs - budget.spentMs : Infinity;
-    if (left < own && budget) worker.armJob(Math.max(0, left), { kind: 'budget', ms: Math.max(0, Math.round(left)), totalMs: budget.totalMs });
+    if (left < own && budget)
+      worker.armJob(Math.max(0, left), { kind: 'budget', ms: Math.max(0, Math.round(left)), totalMs: budget.totalMs });
     else worker.armJob(own);
     this.watchMemory();
   }
@@ -148,7 +157,11 @@ export abstract class PoolDispatch {
       worker.clearDeadlines();
       worker.job = null;
       worker.setActive(false);
-      this.settle(job, 'E_TOO_LARGE', `the job could not be sent to the sandbox: ${(error as Error).message} (a value nested too deeply or too large to serialise)`);
+      this.settle(
+        job,
+        'E_TOO_LARGE',
+        `the job could not be sent to the sandbox: ${(error as Error).message} (a value nested too deeply or too large to serialise)`,
+      );
       this.watchMemory();
       this.pump();
     }
@@ -167,7 +180,8 @@ export abstract class PoolDispatch {
     const job = worker.job;
     if (message.type === 'ready' || !job || message.id !== job.id) return;
     job.setupMs += worker.endSetup();
-    if (message.type === 'progress' && message.setupMs !== undefined) return worker.beginSetup(message.setupMs + this.options.graceMs);
+    if (message.type === 'progress' && message.setupMs !== undefined)
+      return worker.beginSetup(message.setupMs + this.options.graceMs);
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':
@@ -187,7 +201,11 @@ export abstract class PoolDispatch {
       case 'tripped':
         return this.trips.record(job.hash, message.what);
       case 'failed': {
-        const failure = { code: isProblemCode(message.code) ? message.code : ('E_PROTOCOL' as ProblemCode), message: message.message, fn: message.fn };
+        const failure = {
+          code: isProblemCode(message.code) ? message.code : ('E_PROTOCOL' as ProblemCode),
+          message: message.message,
+          fn: message.fn,
+        };
         if (message.from < 0) job.results.fillRest(failure);
         else job.results.failRange(message.from, message.count, failure);
         return;
@@ -223,7 +241,8 @@ export abstract class PoolDispatch {
     worker.job = null;
     // Companions that never started go back to the front of the queue, still together.
     const unstarted = worker.next.splice(0);
-    if (unstarted.length > 0 && this.closed) for (const j of unstarted) j.reject(new SandboxError('the sandbox pool was closed'));
+    if (unstarted.length > 0 && this.closed)
+      for (const j of unstarted) j.reject(new SandboxError('the sandbox pool was closed'));
     else if (unstarted.length > 0) this.queue.unshift(together(unstarted));
     if (job && worker.child.pid !== undefined && !this.closed) {
       const { code, message } = deathCause(worker.killed, worker.stderrTail, exitCode, signal);
@@ -237,9 +256,14 @@ export abstract class PoolDispatch {
 
   /** Resolves a job, filling calls that got no result (and a missing load) with the given failure. */
   protected settle(job: Job, code: ProblemCode, message: string): void {
-    if (job.started && job.limits.workBudget) job.limits.workBudget.spentMs += performance.now() - job.started - job.setupMs;
+    if (job.started && job.limits.workBudget)
+      job.limits.workBudget.spentMs += performance.now() - job.started - job.setupMs;
     job.load ??= this.knownLoads.get(job.hash) ?? { ok: false, hash: job.hash, code, message };
     job.results.fillRest({ code, message, fn: job.load.ok ? 'call' : 'load' });
-    job.resolve({ load: job.load, results: job.results.results(), wallMs: job.started ? performance.now() - job.started : 0 });
+    job.resolve({
+      load: job.load,
+      results: job.results.results(),
+      wallMs: job.started ? performance.now() - job.started : 0,
+    });
   }
 }

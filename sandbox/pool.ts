@@ -13,7 +13,13 @@ import { budgetMessage } from './job-limits.js';
 import { alongWith, PoolDispatch, together, type Job, type Worker } from './pool-dispatch.js';
 export { jobBudgetMs } from './job-limits.js';
 
-export { DEFAULT_POOL_OPTIONS, type RunRequest, type RunResult, type SandboxPoolInit, type SandboxPoolOptions } from './pool-options.js';
+export {
+  DEFAULT_POOL_OPTIONS,
+  type RunRequest,
+  type RunResult,
+  type SandboxPoolInit,
+  type SandboxPoolOptions,
+} from './pool-options.js';
 
 /**
  * hashSource for the pool's hot path: a service runs the same few sources thousands of times, and a Map
@@ -27,7 +33,8 @@ export class SandboxPool extends PoolDispatch {
 
   constructor(options: SandboxPoolInit = {}) {
     super({ ...DEFAULT_POOL_OPTIONS, ...options, limits: { ...DEFAULT_LIMITS, ...options.limits } });
-    if (!Number.isInteger(this.options.workers) || this.options.workers < 1) throw new SandboxError(`workers must be a positive integer, got ${this.options.workers}`);
+    if (!Number.isInteger(this.options.workers) || this.options.workers < 1)
+      throw new SandboxError(`workers must be a positive integer, got ${this.options.workers}`);
   }
 
   /** Compiles the module (or finds it cached) and reports its meta and exports. */
@@ -40,11 +47,20 @@ export class SandboxPool extends PoolDispatch {
   async run<R>(request: RunRequest, convert: Convert<R>): Promise<RunResult<R>>;
   async run(request: RunRequest, convert?: Convert<unknown>): Promise<RunResult<unknown>> {
     const calls = request.calls ?? [];
-    const shards = request.parallel && typeof request.source === 'string' ? shardCount(calls.length, cachedHash(request.source), this.workers, this.options.workers) : 1;
+    const shards =
+      request.parallel && typeof request.source === 'string'
+        ? shardCount(calls.length, cachedHash(request.source), this.workers, this.options.workers)
+        : 1;
     if (shards <= 1) return this.enqueue(request, calls, convert);
     const size = Math.ceil(calls.length / shards);
-    const parts = await Promise.all(Array.from({ length: shards }, (_, i) => this.enqueue(request, calls.slice(i * size, (i + 1) * size), convert)));
-    return { load: (parts[0] as RunResult<unknown>).load, results: parts.flatMap((p) => p.results), wallMs: Math.max(...parts.map((p) => p.wallMs)) };
+    const parts = await Promise.all(
+      Array.from({ length: shards }, (_, i) => this.enqueue(request, calls.slice(i * size, (i + 1) * size), convert)),
+    );
+    return {
+      load: (parts[0] as RunResult<unknown>).load,
+      results: parts.flatMap((p) => p.results),
+      wallMs: Math.max(...parts.map((p) => p.wallMs)),
+    };
   }
 
   /**
@@ -53,9 +69,15 @@ export class SandboxPool extends PoolDispatch {
    * together (the reward service's) cost one round trip between the processes instead of one each.
    */
   runTogether(requests: RunRequest[]): Array<Promise<RunResult>> {
-    if (this.closed || requests.some((r) => typeof r.source !== 'string')) return requests.map((r) => this.enqueue(r, r.calls ?? [], undefined) as Promise<RunResult>);
+    if (this.closed || requests.some((r) => typeof r.source !== 'string'))
+      return requests.map((r) => this.enqueue(r, r.calls ?? [], undefined) as Promise<RunResult>);
     const jobs: Job[] = [];
-    const results = requests.map((r) => new Promise<RunResult>((resolve, reject) => jobs.push(this.newJob(r, r.calls ?? [], undefined, resolve as (result: RunResult<unknown>) => void, reject))));
+    const results = requests.map(
+      (r) =>
+        new Promise<RunResult>((resolve, reject) =>
+          jobs.push(this.newJob(r, r.calls ?? [], undefined, resolve as (result: RunResult<unknown>) => void, reject)),
+        ),
+    );
     this.queue.push(together(jobs));
     this.pump();
     return results;
@@ -64,7 +86,8 @@ export class SandboxPool extends PoolDispatch {
   async close(): Promise<void> {
     this.closed = true;
     this.watchMemory();
-    for (const job of this.queue.splice(0).flatMap(alongWith)) job.reject(new SandboxError('the sandbox pool was closed'));
+    for (const job of this.queue.splice(0).flatMap(alongWith))
+      job.reject(new SandboxError('the sandbox pool was closed'));
     await Promise.all(
       [...this.workers].map(
         (w) =>
@@ -85,7 +108,11 @@ export class SandboxPool extends PoolDispatch {
     return [...this.workers].map((w) => w.child.pid ?? -1);
   }
 
-  private enqueue(request: RunRequest, calls: Call[], convert: Convert<unknown> | undefined): Promise<RunResult<unknown>> {
+  private enqueue(
+    request: RunRequest,
+    calls: Call[],
+    convert: Convert<unknown> | undefined,
+  ): Promise<RunResult<unknown>> {
     if (this.closed) return Promise.reject(new SandboxError('the sandbox pool is closed'));
     if (typeof request.source !== 'string') return Promise.reject(new TypeError('source must be a string'));
     return new Promise((resolve, reject) => {
@@ -94,9 +121,27 @@ export class SandboxPool extends PoolDispatch {
     });
   }
 
-  private newJob(request: RunRequest, calls: Call[], convert: Convert<unknown> | undefined, resolve: Job['resolve'], reject: Job['reject']): Job {
+  private newJob(
+    request: RunRequest,
+    calls: Call[],
+    convert: Convert<unknown> | undefined,
+    resolve: Job['resolve'],
+    reject: Job['reject'],
+  ): Job {
     const limits = { ...this.options.limits, ...request.limits };
-    return { id: this.nextId++, hash: cachedHash(request.source), source: request.source, calls, limits, fresh: request.fresh ?? false, results: new ResultSlots(calls, convert), started: 0, setupMs: 0, resolve, reject };
+    return {
+      id: this.nextId++,
+      hash: cachedHash(request.source),
+      source: request.source,
+      calls,
+      limits,
+      fresh: request.fresh ?? false,
+      results: new ResultSlots(calls, convert),
+      started: 0,
+      setupMs: 0,
+      resolve,
+      reject,
+    };
   }
 
   protected pump(): void {
@@ -108,7 +153,8 @@ export class SandboxPool extends PoolDispatch {
       }
       const jobs = alongWith(this.pickJob(worker)).filter((job) => {
         const budget = job.limits.workBudget;
-        if (budget && budget.spentMs >= budget.totalMs) this.settle(job, 'E_TOO_SLOW', budgetMessage(budget.totalMs, 'before this job started'));
+        if (budget && budget.spentMs >= budget.totalMs)
+          this.settle(job, 'E_TOO_SLOW', budgetMessage(budget.totalMs, 'before this job started'));
         return !(budget && budget.spentMs >= budget.totalMs);
       });
       if (jobs.length === 0) continue;

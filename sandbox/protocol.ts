@@ -19,7 +19,11 @@ export interface Call {
 }
 
 /** Who chooses a rollout's actions: the module's act(), a fixed list (a replayed log, a probe), or a seeded random policy. */
-export type RolloutPolicy = { type: 'act' } | { type: 'replay'; actions: unknown[] } | { type: 'repeat'; action: unknown } | { type: 'random'; seed: number; avoid?: string[] };
+export type RolloutPolicy =
+  | { type: 'act' }
+  | { type: 'replay'; actions: unknown[] }
+  | { type: 'repeat'; action: unknown }
+  | { type: 'random'; seed: number; avoid?: string[] };
 
 /** One episodic rollout (sandbox/episodic-runtime.js); the worker adds the rng states. */
 export interface RolloutSpec {
@@ -45,7 +49,18 @@ export interface RolloutSpec {
  * E_MEMORY, E_CRASHED…) is forged or garbled and becomes E_PROTOCOL: resource codes are made only by the
  * worker and the supervisor, which observe the resource.
  */
-export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC', 'E_MISSING_EXPORT', 'E_SCORE', 'E_INSTANCE', 'E_STATE_TOO_LARGE', 'E_ESCAPE_ATTEMPT', 'E_CONTROL_CHARS']);
+export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  'E_THROWN',
+  'E_NOT_JSON',
+  'E_TOO_LARGE',
+  'E_ASYNC',
+  'E_MISSING_EXPORT',
+  'E_SCORE',
+  'E_INSTANCE',
+  'E_STATE_TOO_LARGE',
+  'E_ESCAPE_ATTEMPT',
+  'E_CONTROL_CHARS',
+]);
 export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify', 'reset', 'step', 'score', 'act']);
 
 /** The host's reading of a failure code reported from inside an isolate. */
@@ -145,16 +160,26 @@ export const DEFAULT_LIMITS = {
 } satisfies SandboxLimits;
 
 /** Characters one result of `call` can take at most (instance and reference at their limits, each verdict). */
-function maxResultChars(call: Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number }, limits: SandboxLimits): number {
+function maxResultChars(
+  call: Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number },
+  limits: SandboxLimits,
+): number {
   // A rollout (the host's call, or the worker's prepared one): the prompt, each turn's action (64 KB) and
   // escaped observation (16,000 characters), the final state.
   const turns = call.rollout?.maxTurns ?? call.maxTurns;
   if (turns !== undefined) return (turns + 1) * (6 * 16_000 + 65_536 + 64) + 6 * 262_144 + 8_192;
-  return 2 * limits.maxValueChars + (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) + 1_024;
+  return (
+    2 * limits.maxValueChars +
+    (2 + (call.responses?.length ?? 0)) * (limits.maxFeedbackChars + limits.maxMessageChars + 128) +
+    1_024
+  );
 }
 
 /** The most characters one chunk of results for these calls can take (a loop: no argument-count limit). */
-export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number }>, limits: SandboxLimits): number {
+export function maxChunkChars(
+  calls: ReadonlyArray<Pick<Call, 'responses' | 'rollout'> & { maxTurns?: number }>,
+  limits: SandboxLimits,
+): number {
   let most = 0;
   for (const call of calls) most = Math.max(most, maxResultChars(call, limits));
   return limits.maxChunkChars + most + 64;
@@ -162,7 +187,15 @@ export function maxChunkChars(calls: ReadonlyArray<Pick<Call, 'responses' | 'rol
 
 export type LoadInfo =
   /** instancing: 'episode', every guest call gets a fresh module instance; loadMs: its top level's evaluation time (isolate CPU time). */
-  | { ok: true; hash: string; meta: unknown; metaError?: { code: ProblemCode; message: string }; exports: Record<string, string>; instancing?: 'episode'; loadMs?: number }
+  | {
+      ok: true;
+      hash: string;
+      meta: unknown;
+      metaError?: { code: ProblemCode; message: string };
+      exports: Record<string, string>;
+      instancing?: 'episode';
+      loadMs?: number;
+    }
   | { ok: false; hash: string; code: ProblemCode; message: string };
 
 // ---- supervisor <-> worker messages

@@ -10,7 +10,10 @@ import { SES_SOURCE, SETUP_SCRIPT } from './runtime.js';
 
 /** A failure of guest code while loading or calling, with the code the host assigns to it. */
 export class GuestFailure extends Error {
-  constructor(readonly code: ProblemCode, message: string) {
+  constructor(
+    readonly code: ProblemCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -40,7 +43,6 @@ export interface Realm {
   loadMs: number;
 }
 
-
 const SES_FILENAME = 'envforge-ses.js';
 
 /**
@@ -57,7 +59,9 @@ function sesCodeCache(): ivm.ExternalCopy<ArrayBuffer> | undefined {
     script.runInContext(context);
     vm.runInContext('lockdown({ reporting: "none", consoleTaming: "unsafe" })', context);
     const data = script.createCachedData();
-    sesCache = new ivm.ExternalCopy(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
+    sesCache = new ivm.ExternalCopy(
+      data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer,
+    );
   } catch {
     sesCache = undefined; // compile without a cache: slower, same result
   }
@@ -94,11 +98,15 @@ const TIMEOUT_MESSAGE = 'Script execution timed out.';
 export function classify(error: unknown, isolate: ivm.Isolate, what: string): GuestFailure {
   if (error instanceof GuestFailure) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (isolate.isDisposed || /memory limit/i.test(message)) return new GuestFailure('E_MEMORY', `${what} exceeded the isolate memory limit`);
+  if (isolate.isDisposed || /memory limit/i.test(message))
+    return new GuestFailure('E_MEMORY', `${what} exceeded the isolate memory limit`);
   if (message === TIMEOUT_MESSAGE) return new GuestFailure('E_TIMEOUT', `${what} ran past its wall-clock budget`);
   const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
   // One line, as the runtime writes a call's failure: a line break in guest text could fake a report line.
-  return new GuestFailure('E_THROWN', `${what} threw ${name}${message}`.slice(0, 2000).replace(/[\r\n\u2028\u2029]+/g, ' '));
+  return new GuestFailure(
+    'E_THROWN',
+    `${what} threw ${name}${message}`.slice(0, 2000).replace(/[\r\n\u2028\u2029]+/g, ' '),
+  );
 }
 
 function reject(): never {
@@ -107,29 +115,36 @@ function reject(): never {
 
 // Top-level await detection: the start module queues a microtask before the guest evaluates. A synchronous
 // module graph reaches the binder's body before any microtask runs; a guest that awaited does not.
-const START = 'const seen = []; Promise.resolve().then(() => { seen.push(1); }); export function awaited() { return seen.length > 0; }';
-const BINDER = "import { awaited } from 'envforge:start'; import * as guest from 'envforge:guest'; export const afterAwait = awaited(); export { guest };";
+const START =
+  'const seen = []; Promise.resolve().then(() => { seen.push(1); }); export function awaited() { return seen.length > 0; }';
+const BINDER =
+  "import { awaited } from 'envforge:start'; import * as guest from 'envforge:guest'; export const afterAwait = awaited(); export { guest };";
 
 /** A new isolate to host realms; throws a GuestFailure('E_PROTOCOL') when SES does not compile. */
 export function newHost(memoryMb: number): Host {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   try {
     const cachedData = sesCodeCache();
-    const ses = duringSetup(SETUP_TIMEOUT_MS, () => isolate.compileScriptSync(SES_SOURCE, { filename: SES_FILENAME, ...(cachedData ? { cachedData } : {}) }));
+    const ses = duringSetup(SETUP_TIMEOUT_MS, () =>
+      isolate.compileScriptSync(SES_SOURCE, { filename: SES_FILENAME, ...(cachedData ? { cachedData } : {}) }),
+    );
     return { isolate, ses, realms: 0 };
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
-    throw new GuestFailure('E_PROTOCOL', `the sandbox runtime did not compile: ${error instanceof Error ? error.message : String(error)}`);
+    throw new GuestFailure(
+      'E_PROTOCOL',
+      `the sandbox runtime did not compile: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
 /** Frees a realm's context and References (its isolate stays). */
 export function releaseRealm(realm: Realm): void {
   if (realm.isolate.isDisposed) return;
-  for (const ref of [realm.meta, realm.exportsList, realm.begin, realm.next, realm.step, realm.collect, realm.trips]) ref.release();
+  for (const ref of [realm.meta, realm.exportsList, realm.begin, realm.next, realm.step, realm.collect, realm.trips])
+    ref.release();
   realm.context.release();
 }
-
 
 /** A new context in the host with SES locked down and the runtime installed; no guest code has run in it. */
 function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.Reference } {
@@ -142,15 +157,33 @@ function createRealm(host: Host, timeoutMs: number): { realm: Realm; bind: ivm.R
   try {
     const api = duringSetup(2 * setupMs, () => {
       host.ses.runSync(context, { timeout: setupMs });
-      return context.evalSync(SETUP_SCRIPT, { reference: true, timeout: setupMs, filename: 'envforge-runtime.js' }) as ivm.Reference;
+      return context.evalSync(SETUP_SCRIPT, {
+        reference: true,
+        timeout: setupMs,
+        filename: 'envforge-runtime.js',
+      }) as ivm.Reference;
     });
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
-    const realm: Realm = { isolate, context, meta: fn('meta'), exportsList: fn('exportsList'), begin: fn('begin'), next: fn('next'), step: fn('step'), collect: fn('collect'), trips: fn('trips'), loadMs: 0 };
+    const realm: Realm = {
+      isolate,
+      context,
+      meta: fn('meta'),
+      exportsList: fn('exportsList'),
+      begin: fn('begin'),
+      next: fn('next'),
+      step: fn('step'),
+      collect: fn('collect'),
+      trips: fn('trips'),
+      loadMs: 0,
+    };
     return { realm, bind: fn('bind') };
   } catch (error) {
     if (!isolate.isDisposed) context.release();
     // No guest code has run yet: this is the sandbox's own failure (e.g. a memory limit too small for SES).
-    throw new GuestFailure('E_PROTOCOL', `the sandbox runtime did not start: ${error instanceof Error ? error.message : String(error)}`);
+    throw new GuestFailure(
+      'E_PROTOCOL',
+      `the sandbox runtime did not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -174,11 +207,21 @@ function readGuest(source: string): string {
   try {
     read = cachedReadModule(source);
   } catch (error) {
-    throw new GuestFailure('E_SYNTAX', `the module could not be read as a factory of instances: ${withoutText(error instanceof Error ? error.message : String(error))}`);
+    throw new GuestFailure(
+      'E_SYNTAX',
+      `the module could not be read as a factory of instances: ${withoutText(error instanceof Error ? error.message : String(error))}`,
+    );
   }
-  if (read.reaches.length > 0) throw new GuestFailure('E_ESCAPE_ATTEMPT', `the module reaches for ${read.reaches.join('; ')}: a capability outside the environment contract`);
+  if (read.reaches.length > 0)
+    throw new GuestFailure(
+      'E_ESCAPE_ATTEMPT',
+      `the module reaches for ${read.reaches.join('; ')}: a capability outside the environment contract`,
+    );
   if (!read.exports.includes('meta') || !ENTRY_EXPORTS.some((name) => read.exports.includes(name))) {
-    throw new GuestFailure('E_MISSING_EXPORT', `the module declares no export of meta and of ${ENTRY_EXPORTS.join(' or ')} (an environment's entry point), so none of it was run: is it an environment module at all?`);
+    throw new GuestFailure(
+      'E_MISSING_EXPORT',
+      `the module declares no export of meta and of ${ENTRY_EXPORTS.join(' or ')} (an environment's entry point), so none of it was run: is it an environment module at all?`,
+    );
   }
   return read.factory;
 }
@@ -192,7 +235,10 @@ export function withoutText(message: string): string {
   let text = position ? message.slice(0, position.index) : message;
   const regexp = text.indexOf(': /');
   if (regexp >= 0) text = text.slice(0, regexp);
-  text = text.replace(/(['"`])[^'"`\n]*\1/g, '‹…›').replace(/['"`][\s\S]*$/, '').slice(0, 160);
+  text = text
+    .replace(/(['"`])[^'"`\n]*\1/g, '‹…›')
+    .replace(/['"`][\s\S]*$/, '')
+    .slice(0, 160);
   return position ? `${text} ${position[1]}` : text;
 }
 
@@ -214,11 +260,20 @@ export function loadRealm(host: Host, source: string, timeoutMs: number): Realm 
       guest = isolate.compileModuleSync(source, { filename: 'environment.js' });
     } catch (error) {
       const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
-      throw new GuestFailure('E_SYNTAX', `the module does not compile: ${name}${withoutText(error instanceof Error ? error.message : String(error))}`);
+      throw new GuestFailure(
+        'E_SYNTAX',
+        `the module does not compile: ${name}${withoutText(error instanceof Error ? error.message : String(error))}`,
+      );
     }
     if (guest.dependencySpecifiers.length > 0) {
-      const names = guest.dependencySpecifiers.slice(0, 5).map((s) => JSON.stringify(s.slice(0, 60))).join(', ');
-      throw new GuestFailure('E_IMPORT', `the module imports ${names}; environments must be self-contained (no import statements)`);
+      const names = guest.dependencySpecifiers
+        .slice(0, 5)
+        .map((s) => JSON.stringify(s.slice(0, 60)))
+        .join(', ');
+      throw new GuestFailure(
+        'E_IMPORT',
+        `the module imports ${names}; environments must be self-contained (no import statements)`,
+      );
     }
     const factoryText = readGuest(source);
     guest.instantiateSync(context, reject);
@@ -233,7 +288,9 @@ export function loadRealm(host: Host, source: string, timeoutMs: number): Realm 
     } catch (error) {
       // A top level that throws may be a file that is no module at all (a key): a short excerpt of what it said.
       const failure = classify(error, isolate, 'evaluating the module');
-      throw failure.code === 'E_THROWN' && failure.message.length > 240 ? new GuestFailure('E_THROWN', `${failure.message.slice(0, 240)}…`) : failure;
+      throw failure.code === 'E_THROWN' && failure.message.length > 240
+        ? new GuestFailure('E_THROWN', `${failure.message.slice(0, 240)}…`)
+        : failure;
     }
     realm.loadMs = Number(isolate.cpuTime - started) / 1e6;
     let afterAwait: unknown;
@@ -242,7 +299,8 @@ export function loadRealm(host: Host, source: string, timeoutMs: number): Realm 
     } catch {
       afterAwait = true; // the binder never ran: the guest is still awaiting
     }
-    if (afterAwait !== false) throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
+    if (afterAwait !== false)
+      throw new GuestFailure('E_ASYNC', 'the module uses top-level await: environments must evaluate synchronously');
     const namespace = binder.namespace.getSync('guest', { reference: true }) as ivm.Reference;
     const factory = instanceFactory(isolate, context, factoryText, timeoutMs);
     bind.applySync(undefined, [namespace.derefInto(), factory.derefInto()], { timeout: timeoutMs });

@@ -3,7 +3,16 @@
 // it names (or none), and every code from inside an isolate is checked against the closed guest set.
 import { createHash } from 'node:crypto';
 import { isProblemCode, type ProblemCode } from '../contract/codes.js';
-import { GUEST_FNS, guestCode, HOST_VERDICTS, maxChunkChars, type Call, type CallResult, type ChargedVerdict, type SandboxLimits } from './protocol.js';
+import {
+  GUEST_FNS,
+  guestCode,
+  HOST_VERDICTS,
+  maxChunkChars,
+  type Call,
+  type CallResult,
+  type ChargedVerdict,
+  type SandboxLimits,
+} from './protocol.js';
 
 /** What a caller makes of each result as it arrives (runEpisodes: a checked episode), given the call it answers. */
 export type Convert<R> = (result: CallResult, call: Call) => R;
@@ -40,7 +49,16 @@ export class ResultSlots<R = CallResult> {
       this.slots[id] = this.convert(result, call);
     } catch (error) {
       // This runs in the supervisor's message handler: a throw here would take the host down, not fail the call.
-      this.slots[id] = this.convert({ ok: false, code: 'E_PROTOCOL', message: `the sandbox's result could not be read: ${error instanceof Error ? error.message : String(error)}`, fn: 'call', ms: 0 }, call);
+      this.slots[id] = this.convert(
+        {
+          ok: false,
+          code: 'E_PROTOCOL',
+          message: `the sandbox's result could not be read: ${error instanceof Error ? error.message : String(error)}`,
+          fn: 'call',
+          ms: 0,
+        },
+        call,
+      );
     }
     this.filled++;
   }
@@ -48,12 +66,17 @@ export class ResultSlots<R = CallResult> {
   /** Fails calls from..from+count-1 that have no result yet. */
   failRange(from: number, count: number, failure: Omit<Extract<CallResult, { ok: false }>, 'ok' | 'ms'>): void {
     // Filled slots are skipped before a failure is built: settling a job of thousands of results fills none.
-    for (let id = Math.max(0, from); id < Math.min(this.slots.length, from + count); id++) if (this.slots[id] === undefined) this.put(id, { ok: false, ...failure, ms: 0 });
+    for (let id = Math.max(0, from); id < Math.min(this.slots.length, from + count); id++)
+      if (this.slots[id] === undefined) this.put(id, { ok: false, ...failure, ms: 0 });
   }
 
   /** Verdicts of call `id` that the worker charged with a resource failure (sent before its result). */
   charge(id: number, verdicts: ChargedVerdict[]): void {
-    if (Number.isSafeInteger(id) && Array.isArray(verdicts)) this.charged.set(id, verdicts.map((v) => ({ ...v, code: isProblemCode(v.code) ? v.code : 'E_PROTOCOL' })));
+    if (Number.isSafeInteger(id) && Array.isArray(verdicts))
+      this.charged.set(
+        id,
+        verdicts.map((v) => ({ ...v, code: isProblemCode(v.code) ? v.code : 'E_PROTOCOL' })),
+      );
   }
 
   /** Fails every call still without a result. */
@@ -85,14 +108,20 @@ export class ResultSlots<R = CallResult> {
   }
 
   results(): R[] {
-    this.fillRest({ code: 'E_PROTOCOL' as ProblemCode, message: 'the sandbox returned no result for this call', fn: 'call' });
+    this.fillRest({
+      code: 'E_PROTOCOL' as ProblemCode,
+      message: 'the sandbox returned no result for this call',
+      fn: 'call',
+    });
     return this.slots as R[];
   }
 }
 
 /** SHA-256 of an instance's JSON text (the text the isolate wrote: parse and stringify round-trip it exactly). */
 export function instanceDigest(instance: unknown): string {
-  return createHash('sha256').update(JSON.stringify(instance) ?? 'undefined').digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(instance) ?? 'undefined')
+    .digest('hex');
 }
 
 /** Puts the worker's charged verdicts in place of the runtime's, as HOST_VERDICTS. */
@@ -112,7 +141,13 @@ function toCallResult(r: Record<string, unknown>, limits: SandboxLimits): CallRe
   const ms = typeof r.ms === 'number' && Number.isFinite(r.ms) ? r.ms : 0;
   if (r.ok === true && 'value' in r) return { ok: true, value: r.value, ms };
   if (r.ok === false && typeof r.message === 'string') {
-    return { ok: false, code: guestCode(r.code), message: r.message.slice(0, limits.maxMessageChars + 1), fn: typeof r.fn === 'string' && GUEST_FNS.has(r.fn) ? r.fn : 'call', ms };
+    return {
+      ok: false,
+      code: guestCode(r.code),
+      message: r.message.slice(0, limits.maxMessageChars + 1),
+      fn: typeof r.fn === 'string' && GUEST_FNS.has(r.fn) ? r.fn : 'call',
+      ms,
+    };
   }
   return { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed result', fn: 'call', ms: 0 };
 }

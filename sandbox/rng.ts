@@ -22,7 +22,12 @@ export function deriveTurnRngState(name: string, seed: number, level: number): R
 
 function stateOf(text: string): RngState {
   const digest = hash('sha256', text, 'buffer'); // one-shot: no Hash object per call
-  const words: [number, number, number, number] = [digest.readUInt32LE(0), digest.readUInt32LE(4), digest.readUInt32LE(8), digest.readUInt32LE(12)];
+  const words: [number, number, number, number] = [
+    digest.readUInt32LE(0),
+    digest.readUInt32LE(4),
+    digest.readUInt32LE(8),
+    digest.readUInt32LE(12),
+  ];
   if (words.every((w) => w === 0)) words[0] = 1;
   return words;
 }

@@ -7,6 +7,22 @@ import { deriveRngState, deriveTurnRngState } from './rng.js';
 export function rolloutFields(call: Call, name: string): Record<string, unknown> {
   const spec = call.rollout;
   if (!spec) return {};
-  const policy = spec.policy.type === 'random' ? { ...spec.policy, s: deriveRngState(`${name}\u0000random-policy`, spec.policy.seed, call.level) } : spec.policy;
-  return { op: 'rollout', t: deriveTurnRngState(name, call.seed, call.level), maxTurns: spec.maxTurns, maxErrors: spec.maxErrors, tools: spec.tools, policy, ...(spec.from ? { from: spec.from } : {}), observations: spec.observations === true, hashes: spec.hashes === true, keepState: spec.keepState === true, scoreAtEnd: spec.scoreAtEnd === true, ...(spec.changes ? { changes: true } : {}) };
+  const policy =
+    spec.policy.type === 'random'
+      ? { ...spec.policy, s: deriveRngState(`${name}\u0000random-policy`, spec.policy.seed, call.level) }
+      : spec.policy;
+  return {
+    op: 'rollout',
+    t: deriveTurnRngState(name, call.seed, call.level),
+    maxTurns: spec.maxTurns,
+    maxErrors: spec.maxErrors,
+    tools: spec.tools,
+    policy,
+    ...(spec.from ? { from: spec.from } : {}),
+    observations: spec.observations === true,
+    hashes: spec.hashes === true,
+    keepState: spec.keepState === true,
+    scoreAtEnd: spec.scoreAtEnd === true,
+    ...(spec.changes ? { changes: true } : {}),
+  };
 }

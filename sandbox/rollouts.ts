@@ -80,15 +80,30 @@ export async function runRollouts(
     op: 'rollout' as const,
     seed: r.seed,
     level: r.level,
-    rollout: { ...shape, policy: r.policy, ...(r.from ? { from: r.from } : {}), observations: r.observations === true, hashes: r.hashes === true, keepState: r.keepState === true, ...(r.scoreAtEnd ? { scoreAtEnd: true } : {}), ...(r.changes ? { changes: true } : {}) },
+    rollout: {
+      ...shape,
+      policy: r.policy,
+      ...(r.from ? { from: r.from } : {}),
+      observations: r.observations === true,
+      hashes: r.hashes === true,
+      keepState: r.keepState === true,
+      ...(r.scoreAtEnd ? { scoreAtEnd: true } : {}),
+      ...(r.changes ? { changes: true } : {}),
+    },
   }));
   // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
   // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
   // whole lifetimes, so a module that changes behaviour after N episodes in a realm meets them. Small jobs
   // also keep job messages small; the pool spreads them over its workers.
   const started = performance.now();
-  const jobs = Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) => calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS));
-  const runs = await Promise.all(jobs.map((part) => pool.run({ source, calls: part, ...(options.limits ? { limits: options.limits } : {}), fresh: true })));
+  const jobs = Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) =>
+    calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS),
+  );
+  const runs = await Promise.all(
+    jobs.map((part) =>
+      pool.run({ source, calls: part, ...(options.limits ? { limits: options.limits } : {}), fresh: true }),
+    ),
+  );
   const results = runs.flatMap((run) => run.results);
   const rollouts = results.map((result, i) => toRollout(requests[i] as RolloutRequest, result));
   await confirmTimeouts(pool, source, calls, requests, rollouts, options.limits);
@@ -103,10 +118,19 @@ export const CONFIRM_TIMEOUTS = 8;
  * once more, each alone in a fresh realm, and take the result of that run (the same seed and policy replay the
  * same episode, so a module that hangs on it hangs again; a loaded machine's stall does not repeat).
  */
-async function confirmTimeouts(pool: SandboxPool, source: string, calls: readonly Call[], requests: readonly RolloutRequest[], rollouts: RolloutResult[], limits: Partial<SandboxLimits> | undefined): Promise<void> {
+async function confirmTimeouts(
+  pool: SandboxPool,
+  source: string,
+  calls: readonly Call[],
+  requests: readonly RolloutRequest[],
+  rollouts: RolloutResult[],
+  limits: Partial<SandboxLimits> | undefined,
+): Promise<void> {
   const timedOut = rollouts.flatMap((r, i) => (!r.ok && r.code === 'E_TIMEOUT' ? [i] : []));
   if (timedOut.length === 0 || timedOut.length > CONFIRM_TIMEOUTS) return;
-  const again = await Promise.all(timedOut.map((i) => pool.run({ source, calls: [calls[i] as Call], ...(limits ? { limits } : {}), fresh: true })));
+  const again = await Promise.all(
+    timedOut.map((i) => pool.run({ source, calls: [calls[i] as Call], ...(limits ? { limits } : {}), fresh: true })),
+  );
   timedOut.forEach((i, k) => {
     const result = again[k]?.results[0];
     if (result) rollouts[i] = toRollout(requests[i] as RolloutRequest, result);
@@ -121,13 +145,42 @@ export function toRollout(request: RolloutRequest, result: CallResult, canonical
   const { seed, level } = request;
   if (!result.ok) return { ok: false, seed, level, code: result.code, message: result.message, fn: result.fn };
   const v = result.value as Record<string, unknown> | null;
-  const malformed = (): EpisodeFailure => ({ ok: false, seed, level, code: 'E_PROTOCOL', message: 'the sandbox returned a malformed rollout', fn: 'call' });
-  if (v === null || typeof v !== 'object' || !Array.isArray(v.actions) || !ENDS.has(v.end as string) || typeof v.turns !== 'number' || typeof v.errors !== 'number') return malformed();
-  if (!(v.prompt === null || typeof v.prompt === 'string') || !Array.isArray(v.rejected) || (v.observations !== undefined && !strings(v.observations)) || (v.hashes !== undefined && !strings(v.hashes))) return malformed();
+  const malformed = (): EpisodeFailure => ({
+    ok: false,
+    seed,
+    level,
+    code: 'E_PROTOCOL',
+    message: 'the sandbox returned a malformed rollout',
+    fn: 'call',
+  });
+  if (
+    v === null ||
+    typeof v !== 'object' ||
+    !Array.isArray(v.actions) ||
+    !ENDS.has(v.end as string) ||
+    typeof v.turns !== 'number' ||
+    typeof v.errors !== 'number'
+  )
+    return malformed();
+  if (
+    !(v.prompt === null || typeof v.prompt === 'string') ||
+    !Array.isArray(v.rejected) ||
+    (v.observations !== undefined && !strings(v.observations)) ||
+    (v.hashes !== undefined && !strings(v.hashes))
+  )
+    return malformed();
   // Only the runtime writes "scored": false (a module's score() returning null is still a bad verdict).
   const unscored = request.scoreAtEnd === true && v.end === 'no-action' && v.scored === false;
   const verdict: ScoredVerdict = unscored ? { ok: true, score: 0 } : checkVerdict({ ok: true, value: v.verdict });
-  if (!verdict.ok) return { ok: false, seed, level, code: verdict.code, message: verdict.message.replace(/^verify/, 'score'), fn: 'score' };
+  if (!verdict.ok)
+    return {
+      ok: false,
+      seed,
+      level,
+      code: verdict.code,
+      message: verdict.message.replace(/^verify/, 'score'),
+      fn: 'score',
+    };
   return {
     ok: true,
     seed,
@@ -145,7 +198,9 @@ export function toRollout(request: RolloutRequest, result: CallResult, canonical
     ...(v.observations ? { observations: v.observations as string[] } : {}),
     ...(v.hashes ? { hashes: v.hashes as string[] } : {}),
     ...(Array.isArray(v.changes) && v.changes.every(strings) ? { changes: v.changes as string[][] } : {}),
-    ...('state' in v ? { state: v.state, ...(canonicalState ? { stateText: episodicRuntime.canonical(v.state) } : {}) } : {}),
+    ...('state' in v
+      ? { state: v.state, ...(canonicalState ? { stateText: episodicRuntime.canonical(v.state) } : {}) }
+      : {}),
     ms: Array.isArray(v.ms) ? (v.ms as number[]) : [0, 0, 0, 0],
   };
 }

@@ -4,10 +4,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-const RUNTIME_SOURCE = ['guest-runtime.js', 'episodic-actions.js', 'episodic-runtime.js', 'tripwires.js'].map((file) => readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')).join('\n');
+const RUNTIME_SOURCE = ['guest-runtime.js', 'episodic-actions.js', 'episodic-runtime.js', 'tripwires.js']
+  .map((file) => readFileSync(new URL(`./${file}`, import.meta.url), 'utf8'))
+  .join('\n');
 
 /** SES (Hardened JavaScript, package `ses`) as one classic script that defines `lockdown` and `harden`. */
-export const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('ses/package.json')), 'dist', 'ses.umd.min.js'), 'utf8');
+export const SES_SOURCE = readFileSync(
+  join(dirname(createRequire(import.meta.url).resolve('ses/package.json')), 'dist', 'ses.umd.min.js'),
+  'utf8',
+);
 
 /**
  * lockdown() as every isolate runs it. errorTaming 'safe' hides stack traces from guest code (a module
@@ -70,6 +75,9 @@ export interface PlainRuntime {
 
 /** The runtime evaluated in this process without lock-down: for baselines and tests only, never for guests. */
 export function loadPlainRuntime(): PlainRuntime {
-  const install = new Function(`${RUNTIME_SOURCE}; return envforgeInstallRuntime;`)() as (g: unknown, o: unknown) => PlainRuntime;
+  const install = new Function(`${RUNTIME_SOURCE}; return envforgeInstallRuntime;`)() as (
+    g: unknown,
+    o: unknown,
+  ) => PlainRuntime;
   return install(globalThis, { hardened: false });
 }

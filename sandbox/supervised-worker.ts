@@ -15,7 +15,9 @@ export interface SupervisedWorkerOptions {
   execArgv: string[];
 }
 
-const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url));
+const WORKER_FILE = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url),
+);
 
 /**
  * The host's environment with the ambient settings a guest can observe pinned: time zone and locale (ICU
@@ -37,7 +39,11 @@ export function cacheBudgetMb(options: Pick<SupervisedWorkerOptions, 'workerRssM
 }
 
 /** Why the supervisor killed a worker, when it did. */
-export type KillReason = { kind: 'silence'; ms: number; setup?: boolean } | { kind: 'job'; ms: number } | { kind: 'budget'; ms: number; totalMs: number } | { kind: 'memory'; rssMb: number; limitMb: number };
+export type KillReason =
+  | { kind: 'silence'; ms: number; setup?: boolean }
+  | { kind: 'job'; ms: number }
+  | { kind: 'budget'; ms: number; totalMs: number }
+  | { kind: 'memory'; rssMb: number; limitMb: number };
 
 /** Bytes per page of /proc/PID/statm, found once by comparing this process's statm with its RSS. */
 let pageBytes: number | null = null;
@@ -83,12 +89,22 @@ export class SupervisedWorker<J = unknown> {
   private jobDeadline: { at: number; reason: KillReason; left: number | null } | null = null;
   private setupSince: number | null = null;
 
-  constructor(options: SupervisedWorkerOptions, onMessage: (m: WorkerMessage) => void, onExit: (code: number | null, signal: string | null) => void) {
+  constructor(
+    options: SupervisedWorkerOptions,
+    onMessage: (m: WorkerMessage) => void,
+    onExit: (code: number | null, signal: string | null) => void,
+  ) {
     const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`, ...options.execArgv];
     if (WORKER_FILE.endsWith('.ts')) execArgv.push('--import', 'tsx');
     this.child = fork(WORKER_FILE, [], {
       execArgv,
-      env: { ...workerEnvironment(), ENVFORGE_WORKER_OPTIONS: JSON.stringify({ maxCached: options.maxCachedPerWorker, cacheMb: cacheBudgetMb(options) }) },
+      env: {
+        ...workerEnvironment(),
+        ENVFORGE_WORKER_OPTIONS: JSON.stringify({
+          maxCached: options.maxCachedPerWorker,
+          cacheMb: cacheBudgetMb(options),
+        }),
+      },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
@@ -104,8 +120,16 @@ export class SupervisedWorker<J = unknown> {
         }
       };
       this.child.on('message', onReady);
-      this.child.once('exit', (code, signal) => reject(new SandboxError(`sandbox worker exited before it was ready (code ${code}, signal ${signal}): ${this.stderrTail.trim().slice(-2_000)}`)));
-      this.child.once('error', (error) => reject(new SandboxError(`could not start a sandbox worker: ${error.message}`, { cause: error })));
+      this.child.once('exit', (code, signal) =>
+        reject(
+          new SandboxError(
+            `sandbox worker exited before it was ready (code ${code}, signal ${signal}): ${this.stderrTail.trim().slice(-2_000)}`,
+          ),
+        ),
+      );
+      this.child.once('error', (error) =>
+        reject(new SandboxError(`could not start a sandbox worker: ${error.message}`, { cause: error })),
+      );
     });
     this.ready.catch(() => {}); // observed by the pool; avoid an unhandled rejection here
     this.child.on('message', onMessage);
@@ -126,7 +150,14 @@ export class SupervisedWorker<J = unknown> {
   armSilence(ms: number, setup = false): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
     const armed = ++this.silenceArmings;
-    this.silenceTimer = setTimeout(() => this.afterPendingMessages(() => armed === this.silenceArmings, setup ? { kind: 'silence', ms, setup } : { kind: 'silence', ms }), ms);
+    this.silenceTimer = setTimeout(
+      () =>
+        this.afterPendingMessages(
+          () => armed === this.silenceArmings,
+          setup ? { kind: 'silence', ms, setup } : { kind: 'silence', ms },
+        ),
+      ms,
+    );
   }
 
   /** Starts the whole-job deadline, which messages do not renew; `reason` says which limit it is (default: the job's own). */

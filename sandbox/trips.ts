@@ -19,7 +19,12 @@ export function readTrips(text: unknown): Trips {
     const t = JSON.parse(text) as Partial<Trips>;
     const count = Number.isSafeInteger(t.count) && (t.count as number) > 0 ? (t.count as number) : 0;
     const late = Number.isSafeInteger(t.late) && (t.late as number) > 0 ? Math.min(count, t.late as number) : 0;
-    const what = Array.isArray(t.what) ? t.what.filter((w): w is string => typeof w === 'string').slice(0, 8).map((w) => w.slice(0, 200)) : [];
+    const what = Array.isArray(t.what)
+      ? t.what
+          .filter((w): w is string => typeof w === 'string')
+          .slice(0, 8)
+          .map((w) => w.slice(0, 200))
+      : [];
     return count === 0 ? NONE : { count, late, what: what.length > 0 ? what : ['a capability outside the contract'] };
   } catch {
     return NONE;
@@ -39,7 +44,8 @@ export class TripLog {
 
   record(hash: string, what: unknown): void {
     const known = this.byHash.get(hash) ?? [];
-    for (const w of Array.isArray(what) && what.length > 0 ? what : ['a capability outside the contract']) if (known.length < 8 && typeof w === 'string' && !known.includes(w)) known.push(w.slice(0, 300));
+    for (const w of Array.isArray(what) && what.length > 0 ? what : ['a capability outside the contract'])
+      if (known.length < 8 && typeof w === 'string' && !known.includes(w)) known.push(w.slice(0, 300));
     setRecent(this.byHash, hash, known, this.maxModules);
   }
 

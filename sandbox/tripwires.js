@@ -39,8 +39,14 @@ var envforgeArmTripwires = function envforgeArmTripwires(global) {
   /** An accessor pair that records `what` on every read or write and reads as absent. */
   function trapAccessor(what) {
     return {
-      get: function () { record(what); return undefined; },
-      set: function () { record(what); throw new TypeErrorCtor('this property is not available in envforge environments'); },
+      get: function () {
+        record(what);
+        return undefined;
+      },
+      set: function () {
+        record(what);
+        throw new TypeErrorCtor('this property is not available in envforge environments');
+      },
       enumerable: false,
       configurable: false,
     };
@@ -61,7 +67,12 @@ var envforgeArmTripwires = function envforgeArmTripwires(global) {
     var ctor = trap(name, 'a function made from a string (the ' + name + ' constructor)', 1);
     defineProperty(ctor, 'prototype', { value: kinds[k][1], writable: false, enumerable: false, configurable: false });
     if (k > 0) setPrototypeOf(ctor, constructors.Function);
-    defineProperty(kinds[k][1], 'constructor', { value: ctor, writable: false, enumerable: false, configurable: false });
+    defineProperty(kinds[k][1], 'constructor', {
+      value: ctor,
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
     constructors[name] = ctor;
   }
   // Walking the stack from a function (`f.caller`, `f.arguments`) toward the runtime that called it.
@@ -79,8 +90,10 @@ var envforgeArmTripwires = function envforgeArmTripwires(global) {
     define('Function', constructors.Function);
     define('eval', trap('eval', 'code evaluated from a string (eval)', 1));
     define('Compartment', trap('Compartment', 'a new evaluator (Compartment)', 0));
-    for (var p = 0; p < privileged.length; p++) define(privileged[p], trap(privileged[p], 'the sandbox set-up (' + privileged[p] + ')', 0));
-    for (var r = 0; r < removed.length; r++) defineProperty(global, removed[r], trapAccessor('a removed global (' + removed[r] + ')'));
+    for (var p = 0; p < privileged.length; p++)
+      define(privileged[p], trap(privileged[p], 'the sandbox set-up (' + privileged[p] + ')', 0));
+    for (var r = 0; r < removed.length; r++)
+      defineProperty(global, removed[r], trapAccessor('a removed global (' + removed[r] + ')'));
   }
 
   /** What was tripped since the last read, as JSON text for the host; the count starts again. */

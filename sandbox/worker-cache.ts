@@ -10,7 +10,11 @@ interface WorkerOptions {
   /** Memory (V8 heap and external) the cached isolates other than the running job's may hold, in MB. */
   cacheMb: number;
 }
-const options: WorkerOptions = { maxCached: 32, cacheMb: 320, ...JSON.parse(process.env.ENVFORGE_WORKER_OPTIONS ?? '{}') };
+const options: WorkerOptions = {
+  maxCached: 32,
+  cacheMb: 320,
+  ...JSON.parse(process.env.ENVFORGE_WORKER_OPTIONS ?? '{}'),
+};
 
 /** A loaded candidate: its realm, in which every call gets a fresh module instance. */
 export interface Compiled {
@@ -29,7 +33,6 @@ export interface CacheEntry {
 const MAX_REALMS_PER_ISOLATE = 64;
 
 export const cache = new Map<string, CacheEntry>();
-
 
 /** Disposes the entry's isolate: after a failure, nothing of it is reused. */
 export function dispose(entry: CacheEntry): void {
@@ -58,7 +61,12 @@ function parseRuntime(text: unknown, limits: SandboxLimits, what: string): unkno
 /** meta and the export list, read through the trampoline and checked here before anything crosses IPC. */
 function describe(realm: Realm, hash: string, limits: SandboxLimits): { load: LoadInfo; name: string } {
   const call = (ref: Realm['meta']) => ref.applySync(undefined, [], { timeout: limits.callTimeoutMs }) as unknown;
-  const meta = parseRuntime(call(realm.meta), limits, 'meta') as { ok?: unknown; value?: unknown; code?: unknown; message?: unknown };
+  const meta = parseRuntime(call(realm.meta), limits, 'meta') as {
+    ok?: unknown;
+    value?: unknown;
+    code?: unknown;
+    message?: unknown;
+  };
   const list = parseRuntime(call(realm.exportsList), limits, 'the export list');
   const exports: Record<string, string> = {};
   for (const item of Array.isArray(list) ? list.slice(0, 100) : []) {
@@ -68,7 +76,16 @@ function describe(realm: Realm, hash: string, limits: SandboxLimits): { load: Lo
   }
   if (meta.ok !== true) {
     const message = typeof meta.message === 'string' ? meta.message.slice(0, limits.maxMessageChars) : '';
-    return { load: { ok: true, hash, meta: undefined, metaError: { code: guestCode(meta.code), message: `reading meta: ${message}` }, exports }, name: '' };
+    return {
+      load: {
+        ok: true,
+        hash,
+        meta: undefined,
+        metaError: { code: guestCode(meta.code), message: `reading meta: ${message}` },
+        exports,
+      },
+      name: '',
+    };
   }
   const value = meta.value as { name?: unknown } | null;
   const name = value && typeof value === 'object' && typeof value.name === 'string' ? value.name : '';
@@ -76,16 +93,35 @@ function describe(realm: Realm, hash: string, limits: SandboxLimits): { load: Lo
 }
 
 /** Loads the module into a fresh realm, in the given host while it may take one more, else in a new isolate. */
-export function compile(hash: string, source: string, limits: SandboxLimits, reuse: Host | null): { host: Host | null; compiled: Compiled | null; load: LoadInfo; name: string } {
+export function compile(
+  hash: string,
+  source: string,
+  limits: SandboxLimits,
+  reuse: Host | null,
+): { host: Host | null; compiled: Compiled | null; load: LoadInfo; name: string } {
   if (source.length > limits.maxSourceChars) {
-    return { host: reuse, compiled: null, name: '', load: { ok: false, hash, code: 'E_TOO_LARGE', message: `the source has ${source.length} characters, over the limit of ${limits.maxSourceChars}` } };
+    return {
+      host: reuse,
+      compiled: null,
+      name: '',
+      load: {
+        ok: false,
+        hash,
+        code: 'E_TOO_LARGE',
+        message: `the source has ${source.length} characters, over the limit of ${limits.maxSourceChars}`,
+      },
+    };
   }
   let host: Host | null = null;
   let realm: Realm | undefined;
   try {
     // A new realm goes into a new isolate when the old one still holds much memory (a big table its released
     // realm left for the collector), so the new realm's own allocations never compete with it.
-    const usable = reuse && !reuse.isolate.isDisposed && reuse.realms < MAX_REALMS_PER_ISOLATE && isolateMb(reuse) < limits.memoryMb / 4;
+    const usable =
+      reuse &&
+      !reuse.isolate.isDisposed &&
+      reuse.realms < MAX_REALMS_PER_ISOLATE &&
+      isolateMb(reuse) < limits.memoryMb / 4;
     if (reuse && !usable && !reuse.isolate.isDisposed) reuse.isolate.dispose();
     host = usable ? reuse : newHost(limits.memoryMb);
     realm = loadRealm(host, source, limits.loadTimeoutMs);
@@ -93,7 +129,11 @@ export function compile(hash: string, source: string, limits: SandboxLimits, reu
     const { load, name } = describe(realm, hash, limits);
     // The top level and meta's getters ran: a trip there (caught or not) fails the load.
     const trips = readTrips(realm.trips.applySync(undefined, [], { timeout: limits.callTimeoutMs }));
-    if (trips.count > 0) throw new GuestFailure('E_ESCAPE_ATTEMPT', `loading the module reached for ${trips.what.join('; ')}: a capability outside the environment contract (the attempt counts even when the module catches the refusal)`);
+    if (trips.count > 0)
+      throw new GuestFailure(
+        'E_ESCAPE_ATTEMPT',
+        `loading the module reached for ${trips.what.join('; ')}: a capability outside the environment contract (the attempt counts even when the module catches the refusal)`,
+      );
     if (load.ok) Object.assign(load, { instancing: 'episode' as const, loadMs: Math.round(realm.loadMs * 100) / 100 });
     return { host, compiled: { realm }, load, name };
   } catch (error) {
@@ -119,7 +159,6 @@ export function entryFor(job: JobMessage, source: string): CacheEntry {
   evict(entry);
   return entry;
 }
-
 
 /** V8 heap and external memory of a host's isolate, in MB (0 once disposed). */
 function isolateMb(host: Host | null): number {

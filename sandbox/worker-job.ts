@@ -15,12 +15,22 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
   const cachedBefore = cache.has(job.hash) && !job.fresh;
   const entry = entryFor(job, source);
   send({ type: 'loaded', id: job.id, load: entry.load });
-  if (!entry.load.ok && entry.load.code === 'E_ESCAPE_ATTEMPT') send({ type: 'tripped', id: job.id, what: [entry.load.message] });
+  if (!entry.load.ok && entry.load.code === 'E_ESCAPE_ATTEMPT')
+    send({ type: 'tripped', id: job.id, what: [entry.load.message] });
   // A fresh compile is where loads fail; report it at once so a later crash is not mistaken for one.
   if (!cachedBefore) flush();
   const total = job.calls.length;
   if (!entry.load.ok) {
-    if (total > 0) send({ type: 'failed', id: job.id, from: 0, count: total, code: entry.load.code, message: entry.load.message, fn: 'load' });
+    if (total > 0)
+      send({
+        type: 'failed',
+        id: job.id,
+        from: 0,
+        count: total,
+        code: entry.load.code,
+        message: entry.load.message,
+        fn: 'load',
+      });
     return;
   }
   const { limits } = job;
@@ -59,7 +69,12 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
   while (position < total) {
     await letWritesOut();
     if (failures >= limits.maxFailuresPerJob) {
-      fail(position, total - position, lastCode, `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${limits.maxFailuresPerJob})`);
+      fail(
+        position,
+        total - position,
+        lastCode,
+        `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${limits.maxFailuresPerJob})`,
+      );
       break;
     }
     try {
@@ -82,8 +97,16 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
       const [batchText, ...copies] = crossingArgs(slice);
       compiled.realm.begin.applySync(undefined, [batchText, limitsText, ...copies], { timeout: limits.loadTimeoutMs });
       while (done < crossing) {
-        const chunk = readChunk(compiled.realm.next.applySync(undefined, [limits.sliceMs], { timeout: limits.callTimeoutMs + limits.sliceMs }), crossing, maxChunk, limits.maxDepth);
-        if (chunk.cursor <= done || chunk.count !== chunk.cursor - done) throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');
+        const chunk = readChunk(
+          compiled.realm.next.applySync(undefined, [limits.sliceMs], {
+            timeout: limits.callTimeoutMs + limits.sliceMs,
+          }),
+          crossing,
+          maxChunk,
+          limits.maxDepth,
+        );
+        if (chunk.cursor <= done || chunk.count !== chunk.cursor - done)
+          throw new GuestFailure('E_PROTOCOL', 'the runtime made no progress or lost results');
         deliver(chunk, crossingStart + done, drainTrips(job, compiled.realm));
         done = chunk.cursor;
         await letWritesOut();
@@ -107,7 +130,17 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
         }
         // A lone episode: which of its functions (or the work one left behind) exhausted the memory.
         if ('op' in (prepared[position] as Prepared)) fail(position, 1, 'E_MEMORY', failure.message);
-        else failures += await chargeLeftBehind(job, prepared[position] as Prepared, failure, maxChunk, limitsText, limits.maxFailuresPerJob - failures, realm, endRealm);
+        else
+          failures += await chargeLeftBehind(
+            job,
+            prepared[position] as Prepared,
+            failure,
+            maxChunk,
+            limitsText,
+            limits.maxFailuresPerJob - failures,
+            realm,
+            endRealm,
+          );
         position += 1;
         continue;
       }
@@ -117,7 +150,12 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
       if (failure.code === 'E_TIMEOUT' || failure.code === 'E_THROWN') {
         let lost: Chunk | null = null;
         try {
-          const chunk = readChunk(compiled.realm.collect.applySync(undefined, [], { timeout: 1_000 }), crossing, maxChunk, limits.maxDepth);
+          const chunk = readChunk(
+            compiled.realm.collect.applySync(undefined, [], { timeout: 1_000 }),
+            crossing,
+            maxChunk,
+            limits.maxDepth,
+          );
           deliver(chunk, crossingStart + done, drainTrips(job, compiled.realm));
           if (chunk.cursor > done + chunk.count) lost = { ...chunk, count: done + chunk.count };
           inFlight = crossingStart + chunk.cursor;
@@ -133,7 +171,16 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
             carefulUntil = crossingStart + lost.cursor;
             continue;
           }
-          const charged = await chargeLeftBehind(job, prepared[position] as Prepared, failure, maxChunk, limitsText, limits.maxFailuresPerJob - failures, realm, endRealm);
+          const charged = await chargeLeftBehind(
+            job,
+            prepared[position] as Prepared,
+            failure,
+            maxChunk,
+            limitsText,
+            limits.maxFailuresPerJob - failures,
+            realm,
+            endRealm,
+          );
           failures += charged;
           position += 1;
           continue;
@@ -159,7 +206,16 @@ class LoadFailed extends Error {
  * red-team rt6, a module that fails only while its functions share a crossing). Sends the outcome; returns
  * the failures it charged.
  */
-async function chargeLeftBehind(job: JobMessage, call: Prepared, failure: GuestFailure, maxChunk: number, limitsText: string, allowance: number, realm: () => Realm, end: () => void): Promise<number> {
+async function chargeLeftBehind(
+  job: JobMessage,
+  call: Prepared,
+  failure: GuestFailure,
+  maxChunk: number,
+  limitsText: string,
+  allowance: number,
+  realm: () => Realm,
+  end: () => void,
+): Promise<number> {
   const whole = (code: ProblemCode, message: string, fn: string) => {
     send({ type: 'failed', id: job.id, from: call.id, count: 1, code, message, fn });
     return 1;
@@ -174,12 +230,25 @@ async function chargeLeftBehind(job: JobMessage, call: Prepared, failure: GuestF
     return realm();
   };
   try {
-    const outcome = runStepped(attempt, end, JSON.stringify([call]), limitsText, job.limits, call.responses.length, Math.max(1, allowance));
+    const outcome = runStepped(
+      attempt,
+      end,
+      JSON.stringify([call]),
+      limitsText,
+      job.limits,
+      call.responses.length,
+      Math.max(1, allowance),
+    );
     const charged = Math.min(outcome.charged.length, Math.max(1, allowance));
     if ('failed' in outcome) return whole(outcome.failed.code, outcome.failed.message, outcome.failed.fn) + charged;
     // The call failed when it ran alone and whole: that is its own failure. The search only names the function;
     // one that finds none (the module behaves when its functions run apart) leaves the failure with the call.
-    if (outcome.charged.length === 0) return whole(failure.code, `${leftBehind}; run one function at a time it did not, so the failure is the whole call's`, 'call');
+    if (outcome.charged.length === 0)
+      return whole(
+        failure.code,
+        `${leftBehind}; run one function at a time it did not, so the failure is the whole call's`,
+        'call',
+      );
     const chunk = readChunk(outcome.raw, 1, maxChunk, job.limits.maxDepth);
     if (outcome.charged.length > 0) send({ type: 'charged', id: job.id, call: call.id, verdicts: outcome.charged });
     forward(job.id, chunk);

@@ -17,7 +17,13 @@ let flushedInJob = false;
 export function send(message: WorkerMessage): void {
   outbox.push(message);
   if (message.type === 'chunk') outboxChars += message.text.length;
-  if (message.type === 'done' || message.type === 'need-source' || outboxChars >= FLUSH_CHARS || performance.now() - lastFlush >= FLUSH_MS) flush();
+  if (
+    message.type === 'done' ||
+    message.type === 'need-source' ||
+    outboxChars >= FLUSH_CHARS ||
+    performance.now() - lastFlush >= FLUSH_MS
+  )
+    flush();
 }
 
 export function flush(): void {
@@ -62,14 +68,28 @@ export function readChunk(raw: unknown, crossing: number, maxChars: number, maxD
   const b = a < 0 || a > 20 ? -1 : text.indexOf('|', a + 1);
   const cursor = Number(text.slice(0, a));
   const count = Number(text.slice(a + 1, b));
-  if (b < 0 || b > 40 || !Number.isSafeInteger(cursor) || !Number.isSafeInteger(count) || cursor < 0 || cursor > crossing || count < 0 || count > cursor) {
+  if (
+    b < 0 ||
+    b > 40 ||
+    !Number.isSafeInteger(cursor) ||
+    !Number.isSafeInteger(count) ||
+    cursor < 0 ||
+    cursor > crossing ||
+    count < 0 ||
+    count > cursor
+  ) {
     throw new GuestFailure('E_PROTOCOL', 'malformed trampoline chunk');
   }
-  if (text.length > maxChars) throw new GuestFailure('E_PROTOCOL', `a chunk of ${text.length} characters from the runtime is over the limit of ${maxChars}`);
+  if (text.length > maxChars)
+    throw new GuestFailure(
+      'E_PROTOCOL',
+      `a chunk of ${text.length} characters from the runtime is over the limit of ${maxChars}`,
+    );
   const results = text.slice(b + 1);
   // Nesting is checked here, once, so the supervisor (results.ts) parses without scanning: every value in it
   // was checked to maxDepth by the runtime, and a result adds at most a few levels around one.
-  if (jsonDepth(results, maxDepth + 8) > maxDepth + 8) throw new GuestFailure('E_PROTOCOL', `a chunk from the runtime is nested deeper than ${maxDepth + 8} levels`);
+  if (jsonDepth(results, maxDepth + 8) > maxDepth + 8)
+    throw new GuestFailure('E_PROTOCOL', `a chunk from the runtime is nested deeper than ${maxDepth + 8} levels`);
   return { cursor, count, text: results };
 }
 export function forward(id: number, chunk: Chunk): void {

@@ -30,16 +30,38 @@ async function onJob(job: JobMessage): Promise<void> {
     received = await again;
     source = received.source;
     if (source === undefined) {
-      send({ type: 'failed', id: received.id, from: -1, count: 0, code: 'E_PROTOCOL', message: 'sandbox worker fault: the job came back without its source', fn: 'worker' });
+      send({
+        type: 'failed',
+        id: received.id,
+        from: -1,
+        count: 0,
+        code: 'E_PROTOCOL',
+        message: 'sandbox worker fault: the job came back without its source',
+        fn: 'worker',
+      });
       return send({ type: 'done', id: received.id });
     }
   }
   current = received.id;
   try {
-    await runJob({ ...received, calls: received.packed ? unpackCalls(received.packed) : withTools(received.calls, received.tools) }, source);
+    await runJob(
+      {
+        ...received,
+        calls: received.packed ? unpackCalls(received.packed) : withTools(received.calls, received.tools),
+      },
+      source,
+    );
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
-    send({ type: 'failed', id: received.id, from: -1, count: 0, code: 'E_PROTOCOL', message: `sandbox worker fault: ${text}`, fn: 'worker' });
+    send({
+      type: 'failed',
+      id: received.id,
+      from: -1,
+      count: 0,
+      code: 'E_PROTOCOL',
+      message: `sandbox worker fault: ${text}`,
+      fn: 'worker',
+    });
   }
   current = null;
   send({ type: 'done', id: received.id });

@@ -20,7 +20,12 @@ export interface RefusedAction {
 }
 
 export function isRefused(action: unknown): action is RefusedAction {
-  return action !== null && typeof action === 'object' && typeof (action as RefusedAction).refused === 'string' && !('tool' in action);
+  return (
+    action !== null &&
+    typeof action === 'object' &&
+    typeof (action as RefusedAction).refused === 'string' &&
+    !('tool' in action)
+  );
 }
 
 /** True when `value` nests arrays/objects deeper than `max` levels; never recurses past max + 1. */
@@ -44,16 +49,21 @@ function controlIn(value: unknown, key = false): string | null {
 
 /** Why `action` breaks the contract's limits (null when it is within them: the sandbox checks it against its tool). */
 export function actionProblem(action: unknown): string | null {
-  if (deeperThan(action, MAX_ACTION_DEPTH)) return `the action is nested deeper than ${MAX_ACTION_DEPTH} levels, deeper than any tool's parameters reach`;
+  if (deeperThan(action, MAX_ACTION_DEPTH))
+    return `the action is nested deeper than ${MAX_ACTION_DEPTH} levels, deeper than any tool's parameters reach`;
   if (action === null || typeof action !== 'object' || Array.isArray(action)) return null; // the sandbox names its shape
   const { tool, args } = action as { tool?: unknown; args?: unknown };
-  if (typeof tool === 'string' && tool.length > EPISODIC_LIMITS.maxToolNameChars) return `the tool name has ${tool.length} characters, over the limit of ${EPISODIC_LIMITS.maxToolNameChars}`;
+  if (typeof tool === 'string' && tool.length > EPISODIC_LIMITS.maxToolNameChars)
+    return `the tool name has ${tool.length} characters, over the limit of ${EPISODIC_LIMITS.maxToolNameChars}`;
   const argsChars = args === undefined ? 0 : (JSON.stringify(args)?.length ?? 0);
-  if (argsChars > EPISODIC_LIMITS.maxArgsChars) return `the arguments take ${argsChars} characters, over the limit of ${EPISODIC_LIMITS.maxArgsChars}`;
+  if (argsChars > EPISODIC_LIMITS.maxArgsChars)
+    return `the arguments take ${argsChars} characters, over the limit of ${EPISODIC_LIMITS.maxArgsChars}`;
   const chars = JSON.stringify(action)?.length ?? 0;
-  if (chars > EPISODIC_LIMITS.maxArgsChars + 512) return `the action takes ${chars} characters, over the limit of ${EPISODIC_LIMITS.maxArgsChars + 512}`;
+  if (chars > EPISODIC_LIMITS.maxArgsChars + 512)
+    return `the action takes ${chars} characters, over the limit of ${EPISODIC_LIMITS.maxArgsChars + 512}`;
   const control = (typeof tool === 'string' ? LINE_CONTROL.exec(tool)?.[0] : undefined) ?? controlIn(args);
-  if (control) return `the action holds the control character ${codePoint(control)}: tool names, argument names and string values may not (tab and newline only in string values)`;
+  if (control)
+    return `the action holds the control character ${codePoint(control)}: tool names, argument names and string values may not (tab and newline only in string values)`;
   return null;
 }
 
@@ -62,7 +72,9 @@ export function admitAction(action: unknown): unknown {
   const problem = actionProblem(action);
   if (problem === null) return action;
   // JSON escapes C0 controls; the others (C1, bidi) are escaped here, so the excerpt never carries one.
-  const excerpt = (JSON.stringify(boundDepth(action, MAX_ACTION_DEPTH)) ?? String(action)).slice(0, EXCERPT_CHARS).replace(new RegExp(LINE_CONTROL.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const excerpt = (JSON.stringify(boundDepth(action, MAX_ACTION_DEPTH)) ?? String(action))
+    .slice(0, EXCERPT_CHARS)
+    .replace(new RegExp(LINE_CONTROL.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return { refused: problem, excerpt } satisfies RefusedAction;
 }
 

@@ -13,7 +13,11 @@ export function registerAdminRoutes(app: FastifyInstance, service: Service, sess
     const keys = [...new Set([...held.keys(), ...scores.keys()])].sort();
     return {
       maxSessions: sessions.slots.max,
-      clients: keys.map((key) => ({ client: key, sessions: held.get(key) ?? 0, ...(scores.has(key) ? { scores: scores.get(key) } : {}) })),
+      clients: keys.map((key) => ({
+        client: key,
+        sessions: held.get(key) ?? 0,
+        ...(scores.has(key) ? { scores: scores.get(key) } : {}),
+      })),
     };
   });
 }

@@ -23,7 +23,8 @@ export class Catalog {
       let byVersion = this.versions.get(record.name);
       if (!byVersion) this.versions.set(record.name, (byVersion = new Map()));
       byVersion.set(record.version, record);
-      if (record.status === 'active' && (this.newestActive.get(record.name)?.version ?? 0) < record.version) this.newestActive.set(record.name, record);
+      if (record.status === 'active' && (this.newestActive.get(record.name)?.version ?? 0) < record.version)
+        this.newestActive.set(record.name, record);
     }
     this.active = [...this.newestActive.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.all = [...records].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version));
@@ -35,10 +36,24 @@ export class Catalog {
     if (!byVersion) return { error: { code: 'E_UNKNOWN_ENV', message: `unknown environment "${name}"` } };
     if (version === undefined) {
       const record = this.newestActive.get(name);
-      return record ? { record } : { error: { code: 'E_UNKNOWN_ENV', message: `environment "${name}" has no active version (all are retired); name a version` } };
+      return record
+        ? { record }
+        : {
+            error: {
+              code: 'E_UNKNOWN_ENV',
+              message: `environment "${name}" has no active version (all are retired); name a version`,
+            },
+          };
     }
     const record = byVersion.get(version);
-    return record ? { record } : { error: { code: 'E_UNKNOWN_ENV', message: `environment "${name}" has no version ${version} (versions: ${[...byVersion.keys()].sort((a, b) => a - b).join(', ')})` } };
+    return record
+      ? { record }
+      : {
+          error: {
+            code: 'E_UNKNOWN_ENV',
+            message: `environment "${name}" has no version ${version} (versions: ${[...byVersion.keys()].sort((a, b) => a - b).join(', ')})`,
+          },
+        };
   }
 
   /** lookup() plus the level check. */
@@ -46,7 +61,13 @@ export class Catalog {
     const found = this.lookup(identity.env, identity.version);
     if ('error' in found) return found;
     const kind = kindOf(found.record.meta);
-    if (!kind.exportable) return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is ${kind.label}: play it as an episode (POST /v1/episodes) or score its action log (POST /v1/episodes/score)` } };
+    if (!kind.exportable)
+      return {
+        error: {
+          code: 'E_UNSUPPORTED_KIND',
+          message: `${identity.env}@${found.record.version} is ${kind.label}: play it as an episode (POST /v1/episodes) or score its action log (POST /v1/episodes/score)`,
+        },
+      };
     return this.levelCheck(identity, found);
   }
 
@@ -60,13 +81,25 @@ export class Catalog {
   resolveEpisodic(identity: InstanceIdentity): Lookup {
     const found = this.lookup(identity.env, identity.version);
     if ('error' in found) return found;
-    if (!kindOf(found.record.meta).rollouts) return { error: { code: 'E_UNSUPPORTED_KIND', message: `${identity.env}@${found.record.version} is single-turn: score its responses with POST /v1/verify` } };
+    if (!kindOf(found.record.meta).rollouts)
+      return {
+        error: {
+          code: 'E_UNSUPPORTED_KIND',
+          message: `${identity.env}@${found.record.version} is single-turn: score its responses with POST /v1/verify`,
+        },
+      };
     return this.levelCheck(identity, found);
   }
 
   private levelCheck(identity: InstanceIdentity, found: Resolved): Lookup {
     const levels = found.record.meta.levels;
-    if (identity.level > levels) return { error: { code: 'E_LEVEL_RANGE', message: `level ${identity.level} is past ${identity.env}@${found.record.version}'s ${levels} levels` } };
+    if (identity.level > levels)
+      return {
+        error: {
+          code: 'E_LEVEL_RANGE',
+          message: `level ${identity.level} is past ${identity.env}@${found.record.version}'s ${levels} levels`,
+        },
+      };
     return found;
   }
 }

@@ -19,7 +19,8 @@ function groupsOf(address: string): number[] | null {
   const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
   const left = parse(head);
   const right = tail === null ? [] : parse(tail);
-  const groups = tail === null ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const groups =
+    tail === null ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
   return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
 }
 
@@ -37,5 +38,8 @@ export function clientAddress(raw: string | undefined): string {
   const [g6, g7] = [groups[6] as number, groups[7] as number];
   if (zeros(5) && groups[5] === 0xffff) return clientAddress(`${g6 >> 8}.${g6 & 255}.${g7 >> 8}.${g7 & 255}`);
   if (zeros(7) && groups[7] === 1) return LOOPBACK;
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }

@@ -41,17 +41,35 @@ export interface Credentials {
 const CLIENT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** The credentials' check, made once (tokens too short to be secrets are refused: 400 E_USAGE). */
-export function credentials(operatorToken?: string | null, clientTokens: Readonly<Record<string, string>> = {}): Credentials {
+export function credentials(
+  operatorToken?: string | null,
+  clientTokens: Readonly<Record<string, string>> = {},
+): Credentials {
   const check = (token: string, what: string) => {
-    if (token.length < MIN_TOKEN_CHARS || /\s/.test(token)) throw new ServeError(400, 'E_USAGE', `${what} must be at least ${MIN_TOKEN_CHARS} characters without spaces (e.g. openssl rand -hex 32)`);
+    if (token.length < MIN_TOKEN_CHARS || /\s/.test(token))
+      throw new ServeError(
+        400,
+        'E_USAGE',
+        `${what} must be at least ${MIN_TOKEN_CHARS} characters without spaces (e.g. openssl rand -hex 32)`,
+      );
     return digest(token);
   };
   const known: Array<{ digest: Buffer; who: { operator: true } | { operator: false; name: string } }> = [];
   if (operatorToken) known.push({ digest: check(operatorToken, 'the operator token'), who: { operator: true } });
   for (const [name, token] of Object.entries(clientTokens)) {
-    if (!CLIENT_NAME.test(name)) throw new ServeError(400, 'E_USAGE', `a client token's name must be 1–64 letters, digits, '_', '.' or '-', got ${JSON.stringify(name.slice(0, 80))}`);
+    if (!CLIENT_NAME.test(name))
+      throw new ServeError(
+        400,
+        'E_USAGE',
+        `a client token's name must be 1–64 letters, digits, '_', '.' or '-', got ${JSON.stringify(name.slice(0, 80))}`,
+      );
     const d = check(token, `the client token of ${name}`);
-    if (known.some((k) => timingSafeEqual(k.digest, d))) throw new ServeError(400, 'E_USAGE', `the client token of ${name} is another credential's token: every client token must be its own`);
+    if (known.some((k) => timingSafeEqual(k.digest, d)))
+      throw new ServeError(
+        400,
+        'E_USAGE',
+        `the client token of ${name} is another credential's token: every client token must be its own`,
+      );
     known.push({ digest: d, who: { operator: false, name } });
   }
   return {
@@ -83,13 +101,24 @@ export function clientOf(request: Asking, known: Credentials): Client {
   if (typeof auth === 'string' && auth !== '') {
     const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(auth);
     const who = match ? known.who(match[1] as string) : null;
-    if (!who) throw new ServeError(401, 'E_UNAUTHORIZED', known.hasOperator ? 'the Authorization header carries neither the operator token nor a client token of this service' : 'the Authorization header carries no token this service knows (start it with --operator-token or ENVFORGE_OPERATOR_TOKEN for operator requests, --client-token NAME=TOKEN for named clients)');
+    if (!who)
+      throw new ServeError(
+        401,
+        'E_UNAUTHORIZED',
+        known.hasOperator
+          ? 'the Authorization header carries neither the operator token nor a client token of this service'
+          : 'the Authorization header carries no token this service knows (start it with --operator-token or ENVFORGE_OPERATOR_TOKEN for operator requests, --client-token NAME=TOKEN for named clients)',
+      );
     if (who.operator) return { trusted: true, principal: 'operator', id: null, key: 'operator' };
     principal = `token:${who.name}`;
   }
   const header = request.headers[CLIENT_HEADER];
   if (header !== undefined && (typeof header !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(header))) {
-    throw new ServeError(400, 'E_BAD_REQUEST', `the ${CLIENT_HEADER} header must be one value of 1–64 printable ASCII characters (no spaces)`);
+    throw new ServeError(
+      400,
+      'E_BAD_REQUEST',
+      `the ${CLIENT_HEADER} header must be one value of 1–64 printable ASCII characters (no spaces)`,
+    );
   }
   principal ??= clientAddress(request.ip);
   const id = typeof header === 'string' ? header : null;
@@ -118,7 +147,13 @@ export function requestClient(request: FastifyRequest): Client {
 /** Refuses a client that is not the operator for `what` (403 naming the token it needs). */
 export function requireOperator(client: Client, what: string, configured: boolean): void {
   if (client.trusted) return;
-  throw new ServeError(403, 'E_FORBIDDEN', configured ? `${what} needs the operator token (Authorization: Bearer <token>)` : `${what} needs the operator token, and this service has none: start it with --operator-token or ENVFORGE_OPERATOR_TOKEN`);
+  throw new ServeError(
+    403,
+    'E_FORBIDDEN',
+    configured
+      ? `${what} needs the operator token (Authorization: Bearer <token>)`
+      : `${what} needs the operator token, and this service has none: start it with --operator-token or ENVFORGE_OPERATOR_TOKEN`,
+  );
 }
 
 /** A client as the journal keeps its Idempotency-Keys apart from other clients' (a digest: no address on disk). */

@@ -5,7 +5,9 @@ import { neverTheClients, RESPONSE_FN, type IncidentLog, type Misbehaviour } fro
 import { checkVerdict } from '../sandbox/episodes.js';
 import type { CallResult, RawVerdict } from '../sandbox/protocol.js';
 
-export type VerifyResult = { score: number; feedback?: string } | { score: 0; error: { code: string; message: string } };
+export type VerifyResult =
+  | { score: number; feedback?: string }
+  | { score: 0; error: { code: string; message: string } };
 
 export function failure(code: string, message: string): VerifyResult {
   return { score: 0, error: { code, message } };
@@ -15,19 +17,31 @@ export function failure(code: string, message: string): VerifyResult {
  * The failure of an episode for its responses' items: the call's own, or its reference not scoring 1 (the
  * environment contradicts itself on this instance, so none of its scores here can be trusted).
  */
-export function episodeFailure(result: CallResult, responses: number): { code: string; message: string; fn: string } | null {
+export function episodeFailure(
+  result: CallResult,
+  responses: number,
+): { code: string; message: string; fn: string } | null {
   if (!result.ok) return { code: result.code, message: result.message, fn: result.fn };
   const verdicts = (result.value as { verdicts?: unknown } | null)?.verdicts;
-  if (!Array.isArray(verdicts) || verdicts.length !== responses + 1) return { code: 'E_PROTOCOL', message: 'the sandbox returned a malformed episode', fn: 'call' };
+  if (!Array.isArray(verdicts) || verdicts.length !== responses + 1)
+    return { code: 'E_PROTOCOL', message: 'the sandbox returned a malformed episode', fn: 'call' };
   const reference = checkVerdict(verdicts[0] as RawVerdict);
-  if (!reference.ok) return { code: reference.code, message: `verify failed on the reference: ${reference.message}`, fn: 'verify' };
-  if (reference.score !== 1) return { code: 'E_UNSOLVED', message: `verify gives this instance's own reference ${reference.score}, not 1`, fn: 'verify' };
+  if (!reference.ok)
+    return { code: reference.code, message: `verify failed on the reference: ${reference.message}`, fn: 'verify' };
+  if (reference.score !== 1)
+    return {
+      code: 'E_UNSOLVED',
+      message: `verify gives this instance's own reference ${reference.score}, not 1`,
+      fn: 'verify',
+    };
   return null;
 }
 
 /** The code an episode failed with, for its call or any of its responses; null when it scored everything. */
 export function failureCode(result: CallResult, responses: number): string | null {
-  const failed = verdictsOf(result, responses).find((v): v is Extract<VerifyResult, { error: unknown }> => 'error' in v);
+  const failed = verdictsOf(result, responses).find(
+    (v): v is Extract<VerifyResult, { error: unknown }> => 'error' in v,
+  );
   return episodeFailure(result, responses)?.code ?? failed?.error.code ?? null;
 }
 
@@ -38,7 +52,9 @@ export function verdictsOf(result: CallResult, responses: number): VerifyResult[
   return verdicts.map((raw) => {
     const verdict = checkVerdict(raw);
     if (!verdict.ok) return failure(verdict.code, verdict.message);
-    return verdict.feedback === undefined ? { score: verdict.score } : { score: verdict.score, feedback: verdict.feedback };
+    return verdict.feedback === undefined
+      ? { score: verdict.score }
+      : { score: verdict.score, feedback: verdict.feedback };
   });
 }
 
@@ -60,9 +76,15 @@ export interface Rerun {
  * A tripwire (E_ESCAPE_ATTEMPT) is the module's own whoever's input reached it: recorded confirmed, without a
  * re-run. Quarantined environments are left alone.
  */
-export async function confirmAndRecord(log: IncidentLog, incidents: Misbehaviour[], rerun: (m: Misbehaviour) => Promise<Rerun>, inputFn = RESPONSE_FN): Promise<void> {
+export async function confirmAndRecord(
+  log: IncidentLog,
+  incidents: Misbehaviour[],
+  rerun: (m: Misbehaviour) => Promise<Rerun>,
+  inputFn = RESPONSE_FN,
+): Promise<void> {
   const first = new Map<string, Misbehaviour>();
-  for (const m of incidents) if (!first.has(m.record.hash) && !log.quarantined(m.record.hash)) first.set(m.record.hash, m);
+  for (const m of incidents)
+    if (!first.has(m.record.hash) && !log.quarantined(m.record.hash)) first.set(m.record.hash, m);
   await Promise.all(
     [...first.values()].map(async (m) => {
       if (neverTheClients(m.code)) return log.record(m, true);

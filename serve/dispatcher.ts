@@ -13,11 +13,28 @@ const MAX_JOB_CHARS = 8 << 20;
 /** A failure of the sandbox itself (not of guest code): marks the call so the request can answer 503. */
 export const SANDBOX_FN = 'sandbox';
 
-const sandboxFailure = (error: unknown): CallResult => ({ ok: false, code: 'E_CRASHED', message: `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`, fn: SANDBOX_FN, ms: 0 });
-const noResult: CallResult = { ok: false, code: 'E_PROTOCOL', message: 'the sandbox returned no result for this call', fn: 'call', ms: 0 };
+const sandboxFailure = (error: unknown): CallResult => ({
+  ok: false,
+  code: 'E_CRASHED',
+  message: `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
+  fn: SANDBOX_FN,
+  ms: 0,
+});
+const noResult: CallResult = {
+  ok: false,
+  code: 'E_PROTOCOL',
+  message: 'the sandbox returned no result for this call',
+  fn: 'call',
+  ms: 0,
+};
 
 /** One call in a job of its own with its own per-call budget (a long replay), outside the batches. */
-export async function runAlone(pool: SandboxPool, source: string, call: Call, callTimeoutMs: number): Promise<CallResult> {
+export async function runAlone(
+  pool: SandboxPool,
+  source: string,
+  call: Call,
+  callTimeoutMs: number,
+): Promise<CallResult> {
   try {
     return (await pool.run({ source, calls: [call], limits: { callTimeoutMs } })).results[0] ?? noResult;
   } catch (error) {
@@ -73,9 +90,16 @@ export class Dispatcher {
   }
 
   /** Runs `calls` of the module `hash` for the client `owner` (a client's key: serve/clients.ts), batched with other requests' calls. */
-  submit(hash: string, source: string, calls: Array<{ call: Call; chars: number }>, owner: string): Promise<CallResult[]> {
+  submit(
+    hash: string,
+    source: string,
+    calls: Array<{ call: Call; chars: number }>,
+    owner: string,
+  ): Promise<CallResult[]> {
     const pending: PendingCall[] = [];
-    const promises = calls.map(({ call, chars }) => new Promise<CallResult>((resolve) => pending.push({ call, chars, resolve, owner })));
+    const promises = calls.map(
+      ({ call, chars }) => new Promise<CallResult>((resolve) => pending.push({ call, chars, resolve, owner })),
+    );
     this.enqueue(hash, source, hash, pending, false);
     return Promise.all(promises);
   }
@@ -156,12 +180,23 @@ export class Dispatcher {
     }
     slot.running++;
     let left = jobs.length;
-    const runs = this.pool.runTogether(jobs.map((j) => ({ source: j.queue.source, calls: j.batch.map((p) => p.call), limits: { callTimeoutMs: this.callTimeoutMs } })));
+    const runs = this.pool.runTogether(
+      jobs.map((j) => ({
+        source: j.queue.source,
+        calls: j.batch.map((p) => p.call),
+        limits: { callTimeoutMs: this.callTimeoutMs },
+      })),
+    );
     runs.forEach((run, k) => {
       const { queue, batch } = jobs[k] as { queue: Queue; batch: PendingCall[] };
       run
         .then(
-          (r) => this.settle(queue, batch, batch.map((_, i) => r.results[i] ?? noResult)),
+          (r) =>
+            this.settle(
+              queue,
+              batch,
+              batch.map((_, i) => r.results[i] ?? noResult),
+            ),
           (error: unknown) => batch.forEach((p) => p.resolve(sandboxFailure(error))),
         )
         .finally(() => {

@@ -28,11 +28,31 @@ export interface EpisodeFailure {
 /** Records the failure as an incident when its code is one (in the background: the client has its answer). */
 export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void> {
   if (!service.defence.isIncident(f.code)) return Promise.resolve();
-  const misbehaviour = { record: f.record, seed: f.seed, level: f.level, code: f.code, message: f.message, fn: f.fn, ...(f.actions.length > 0 ? { response: JSON.stringify(f.actions) } : {}), client: incidentClient(f.client) };
+  const misbehaviour = {
+    record: f.record,
+    seed: f.seed,
+    level: f.level,
+    code: f.code,
+    message: f.message,
+    fn: f.fn,
+    ...(f.actions.length > 0 ? { response: JSON.stringify(f.actions) } : {}),
+    client: incidentClient(f.client),
+  };
   const alone = async (policy: RolloutPolicy) => {
     const source = await service.source(f.record);
-    const call = { op: 'rollout' as const, seed: f.seed, level: f.level, keepInstance: false, rollout: { ...rolloutShape(f.meta), policy } };
-    const run = await service.pool.run({ source, calls: [call], fresh: true, limits: { callTimeoutMs: service.options.callTimeoutMs } });
+    const call = {
+      op: 'rollout' as const,
+      seed: f.seed,
+      level: f.level,
+      keepInstance: false,
+      rollout: { ...rolloutShape(f.meta), policy },
+    };
+    const run = await service.pool.run({
+      source,
+      calls: [call],
+      fresh: true,
+      limits: { callTimeoutMs: service.options.callTimeoutMs },
+    });
     const result = toRollout({ seed: f.seed, level: f.level, policy }, run.results[0] as CallResult, false);
     return result.ok ? null : result.code;
   };
@@ -40,7 +60,11 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     // The reference policy from reset (no client input): when it runs, the failure is the client's log's (a reset
     // that fails, with no actions at all, fails the reference too).
     const reference = await alone({ type: 'act' });
-    return { reference, input: reference !== null || f.actions.length === 0 ? reference : await alone({ type: 'replay', actions: f.actions }) };
+    return {
+      reference,
+      input:
+        reference !== null || f.actions.length === 0 ? reference : await alone({ type: 'replay', actions: f.actions }),
+    };
   };
   return confirmAndRecord(service.defence, [misbehaviour], rerun, ACTION_LOG_FN).catch(() => {});
 }

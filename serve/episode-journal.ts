@@ -48,7 +48,9 @@ const keyName = (key: string): string => `key:${key}`;
 
 /** A new episode id: `ep1.<base64url of [env, version, seed, level]>.<32 random hex>`; the identity is readable from it. */
 export function newEpisodeId(identity: EpisodeIdentity): string {
-  const body = Buffer.from(JSON.stringify([identity.env, identity.version, identity.seed, identity.level])).toString('base64url');
+  const body = Buffer.from(JSON.stringify([identity.env, identity.version, identity.seed, identity.level])).toString(
+    'base64url',
+  );
   return `${ID_PREFIX}.${body}.${randomBytes(16).toString('hex')}`;
 }
 
@@ -56,12 +58,19 @@ export function newEpisodeId(identity: EpisodeIdentity): string {
 export function parseEpisodeId(id: string): EpisodeIdentity | null {
   if (id.length > MAX_ID_CHARS) return null;
   const parts = id.split('.');
-  if (parts.length !== 3 || parts[0] !== ID_PREFIX || !/^[0-9a-f]{32}$/.test(parts[2] as string) || !/^[A-Za-z0-9_-]+$/.test(parts[1] as string)) return null;
+  if (
+    parts.length !== 3 ||
+    parts[0] !== ID_PREFIX ||
+    !/^[0-9a-f]{32}$/.test(parts[2] as string) ||
+    !/^[A-Za-z0-9_-]+$/.test(parts[1] as string)
+  )
+    return null;
   try {
     const value: unknown = JSON.parse(Buffer.from(parts[1] as string, 'base64url').toString('utf8'));
     if (!Array.isArray(value) || value.length !== 4) return null;
     const [env, version, seed, level] = value as unknown[];
-    if (typeof env !== 'string' || ![version, seed, level].every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return null;
+    if (typeof env !== 'string' || ![version, seed, level].every((n) => Number.isSafeInteger(n) && (n as number) >= 0))
+      return null;
     return { env, version: version as number, seed: seed as number, level: level as number };
   } catch {
     return null;
@@ -73,7 +82,11 @@ export async function journaled(write: Promise<unknown>): Promise<void> {
   try {
     await write;
   } catch (error) {
-    throw new ServeError(503, 'E_JOURNAL', `the episode journal could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing changed, retry later`);
+    throw new ServeError(
+      503,
+      'E_JOURNAL',
+      `the episode journal could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing changed, retry later`,
+    );
   }
 }
 
@@ -85,7 +98,10 @@ export async function journaled(write: Promise<unknown>): Promise<void> {
 export class EpisodeJournal {
   private readonly writer = new JournalWriter();
   /** Files are named by a digest of the id, so no id can name a path; memoised, as a step names the same few thousand ids again and again. */
-  private readonly fileOf = recentMemo((id: string) => join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`), 8_192);
+  private readonly fileOf = recentMemo(
+    (id: string) => join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`),
+    8_192,
+  );
 
   constructor(
     readonly dir: string,
@@ -127,7 +143,10 @@ export class EpisodeJournal {
     const file = this.fileOf(keyName(key));
     await this.writer.landed(file);
     try {
-      const record = JSON.parse((await readFile(file, 'utf8')).split('\n')[0] as string) as { key?: unknown; id?: unknown };
+      const record = JSON.parse((await readFile(file, 'utf8')).split('\n')[0] as string) as {
+        key?: unknown;
+        id?: unknown;
+      };
       return record.key === keyName(key) && typeof record.id === 'string' ? record.id : null;
     } catch {
       return null;
@@ -193,11 +212,23 @@ export class EpisodeJournal {
       }
       // A line that skips a turn (two writers raced) ends what is trusted; a later line for a turn already read
       // replaces it and what followed it (a step sent again after its retraction could not be written).
-      if (typeof entry.turn !== 'number' || !Number.isSafeInteger(entry.turn) || entry.turn < 1 || entry.turn > actions.length + 1) break;
+      if (
+        typeof entry.turn !== 'number' ||
+        !Number.isSafeInteger(entry.turn) ||
+        entry.turn < 1 ||
+        entry.turn > actions.length + 1
+      )
+        break;
       actions.length = entry.turn - 1;
       actions.push(entry.action);
     }
-    const identity = { env: String(header.env), version: Number(header.version), seed: Number(header.seed), level: Number(header.level), hash: header.hash };
+    const identity = {
+      env: String(header.env),
+      version: Number(header.version),
+      seed: Number(header.seed),
+      level: Number(header.level),
+      hash: header.hash,
+    };
     return { identity, actions, ended };
   }
 

@@ -23,8 +23,11 @@ export class KeyedCreates<S extends { id: string; identity: EpisodeIdentity }, C
   async create(identity: EpisodeRequest, key: string, context: C): Promise<S> {
     const scoped = `${this.owner(context)}\u0000${key}`;
     const pending = this.creating.get(scoped);
-    if (pending) return sameIdentity(await pending.catch(() => this.createKeyed(identity, scoped, context)), identity, key);
-    const work = this.createKeyed(identity, scoped, context).then((s) => sameIdentity(s, identity, key)).finally(() => this.creating.delete(scoped));
+    if (pending)
+      return sameIdentity(await pending.catch(() => this.createKeyed(identity, scoped, context)), identity, key);
+    const work = this.createKeyed(identity, scoped, context)
+      .then((s) => sameIdentity(s, identity, key))
+      .finally(() => this.creating.delete(scoped));
     this.creating.set(scoped, work);
     return work;
   }
@@ -43,6 +46,16 @@ export class KeyedCreates<S extends { id: string; identity: EpisodeIdentity }, C
 
 function sameIdentity<S extends { identity: EpisodeIdentity }>(session: S, identity: EpisodeRequest, key: string): S {
   const { env, version, seed, level } = session.identity;
-  if (identity.env === env && identity.seed === seed && identity.level === level && (identity.version === undefined || identity.version === version)) return session;
-  throw new ServeError(409, 'E_IDEMPOTENCY_KEY_REUSED', `Idempotency-Key ${JSON.stringify(key)} already created an episode of ${env}@${version} seed ${seed} level ${level}; use a new key for a new episode`);
+  if (
+    identity.env === env &&
+    identity.seed === seed &&
+    identity.level === level &&
+    (identity.version === undefined || identity.version === version)
+  )
+    return session;
+  throw new ServeError(
+    409,
+    'E_IDEMPOTENCY_KEY_REUSED',
+    `Idempotency-Key ${JSON.stringify(key)} already created an episode of ${env}@${version} seed ${seed} level ${level}; use a new key for a new episode`,
+  );
 }

@@ -4,7 +4,14 @@
 import { isRefused, refusedObservation } from './action-limits.js';
 import type { Client } from './clients.js';
 import { defendEpisode } from './episode-defence.js';
-import { journaled, newEpisodeId, parseEpisodeId, type EpisodeIdentity, type EpisodeJournal, type EpisodeRequest } from './episode-journal.js';
+import {
+  journaled,
+  newEpisodeId,
+  parseEpisodeId,
+  type EpisodeIdentity,
+  type EpisodeJournal,
+  type EpisodeRequest,
+} from './episode-journal.js';
 import type { EpisodeRunner } from './episode-runner.js';
 import { outcomeOf, type Session } from './episode-session.js';
 import { ServeError } from './options.js';
@@ -24,17 +31,59 @@ export interface Opening {
 }
 
 /** A new episode's session, held open; `ephemeral`: never journaled. A 422 when the environment cannot start it. */
-export async function createSession(at: Opening, identity: EpisodeRequest, client: Client, ephemeral = false): Promise<Session> {
+export async function createSession(
+  at: Opening,
+  identity: EpisodeRequest,
+  client: Client,
+  ephemeral = false,
+): Promise<Session> {
   const { record, meta } = at.runner().resolve(identity);
   const release = at.reserve(client);
   try {
-    const full: EpisodeIdentity = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
+    const full: EpisodeIdentity = {
+      env: record.name,
+      version: record.version,
+      seed: identity.seed,
+      level: identity.level,
+    };
     const r = await at.runner().rollout(client, record, meta, full.seed, full.level, [], { goesOn: true });
-    if (!r.ok) void defendEpisode(at.service(), { record, meta, seed: full.seed, level: full.level, actions: [], code: r.code, message: r.message, fn: r.fn, client });
-    if (!r.ok) throw new ServeError(422, r.code, `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`);
+    if (!r.ok)
+      void defendEpisode(at.service(), {
+        record,
+        meta,
+        seed: full.seed,
+        level: full.level,
+        actions: [],
+        code: r.code,
+        message: r.message,
+        fn: r.fn,
+        client,
+      });
+    if (!r.ok)
+      throw new ServeError(
+        422,
+        r.code,
+        `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`,
+      );
     const id = newEpisodeId(full);
     if (!ephemeral) await journaled(at.journal().create(id, { ...full, hash: record.hash }));
-    const session: Session = { id, client, record, meta, identity: full, prompt: r.prompt ?? '', turns: [], state: JSON.stringify(r.state), errors: 0, now: outcomeOf(r), over: false, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0, ...(ephemeral ? { ephemeral } : {}) };
+    const session: Session = {
+      id,
+      client,
+      record,
+      meta,
+      identity: full,
+      prompt: r.prompt ?? '',
+      turns: [],
+      state: JSON.stringify(r.state),
+      errors: 0,
+      now: outcomeOf(r),
+      over: false,
+      lastUsed: Date.now(),
+      queue: Promise.resolve(),
+      busy: 0,
+      ...(ephemeral ? { ephemeral } : {}),
+    };
     at.place(session);
     return session;
   } finally {
@@ -44,26 +93,59 @@ export async function createSession(at: Opening, identity: EpisodeRequest, clien
 
 /** The session of a journaled episode, rebuilt by replay; a 404 when there is no such journal, a 410 when its environment is gone. */
 export async function restoreSession(at: Opening, id: string, client: Client): Promise<Session> {
-  const unknown = () => new ServeError(404, 'E_UNKNOWN_EPISODE', `no episode ${JSON.stringify(id.slice(0, 120))}: never issued, malformed, or expired (journals are kept ${at.ttlMs() / 1000} s after their last use)`);
+  const unknown = () =>
+    new ServeError(
+      404,
+      'E_UNKNOWN_EPISODE',
+      `no episode ${JSON.stringify(id.slice(0, 120))}: never issued, malformed, or expired (journals are kept ${at.ttlMs() / 1000} s after their last use)`,
+    );
   if (!parseEpisodeId(id)) throw unknown();
   const entry = await at.journal().read(id);
   if (!entry) throw unknown();
   const { env, version, seed, level, hash } = entry.identity;
   const found = at.service().catalog.lookup(env, version);
-  if ('error' in found || found.record.hash !== hash) throw new ServeError(410, 'E_UNKNOWN_ENV', `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`);
+  if ('error' in found || found.record.hash !== hash)
+    throw new ServeError(
+      410,
+      'E_UNKNOWN_ENV',
+      `episode ${id.slice(0, 120)} was played on ${env}@${version}, which this library no longer serves`,
+    );
   const meta = at.runner().metaOf(found.record);
   const release = entry.ended ? () => {} : at.reserve(client); // an ended episode is only read: it needs no slot
   try {
     const r = await at.runner().rollout(client, found.record, meta, seed, level, entry.actions);
-    const session: Session = { id, client, record: found.record, meta, identity: { env, version, seed, level }, prompt: '', turns: [], state: '', errors: 0, now: { end: 'no-action', score: 0 }, over: entry.ended !== null, lastUsed: Date.now(), queue: Promise.resolve(), busy: 0 };
+    const session: Session = {
+      id,
+      client,
+      record: found.record,
+      meta,
+      identity: { env, version, seed, level },
+      prompt: '',
+      turns: [],
+      state: '',
+      errors: 0,
+      now: { end: 'no-action', score: 0 },
+      over: entry.ended !== null,
+      lastUsed: Date.now(),
+      queue: Promise.resolve(),
+      busy: 0,
+    };
     if (!r.ok) {
       session.now = { end: 'failed', score: 0, error: { code: r.code, message: r.message } };
       session.over = true;
       session.turns = entry.actions.map((action) => ({ action, observation: '' }));
     } else {
-      Object.assign(session, { prompt: r.prompt ?? '', state: JSON.stringify(r.state), errors: r.errors, now: outcomeOf(r) });
+      Object.assign(session, {
+        prompt: r.prompt ?? '',
+        state: JSON.stringify(r.state),
+        errors: r.errors,
+        now: outcomeOf(r),
+      });
       if (entry.ended && r.end === 'no-action') session.now.end = entry.ended.end; // ended by its client: the journal says how
-      session.turns = r.actions.map((action, i) => ({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? '') }));
+      session.turns = r.actions.map((action, i) => ({
+        action,
+        observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? ''),
+      }));
       if (r.end !== 'no-action') session.over = true;
     }
     at.place(session); // one over is answered from memory, never held open: it takes no slot

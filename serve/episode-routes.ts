@@ -13,7 +13,10 @@ import type { Service } from './service.js';
 export const STEP_BODY_LIMIT = 4 * MAX_ACTION_CHARS;
 
 /** The action a step body names, as the sandbox replays it (args only when given); its limits are checked by the step (action-limits.ts). */
-export function actionOf(body: { tool: string; args?: Record<string, unknown> | undefined }): { tool: string; args?: Record<string, unknown> } {
+export function actionOf(body: { tool: string; args?: Record<string, unknown> | undefined }): {
+  tool: string;
+  args?: Record<string, unknown>;
+} {
   return body.args === undefined ? { tool: body.tool } : { tool: body.tool, args: body.args };
 }
 
@@ -21,7 +24,11 @@ export function actionOf(body: { tool: string; args?: Record<string, unknown> | 
 export function idempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(header)) {
-    throw new ServeError(400, 'E_BAD_REQUEST', 'the Idempotency-Key header must be one value of 1–200 printable ASCII characters (no spaces), e.g. a UUID');
+    throw new ServeError(
+      400,
+      'E_BAD_REQUEST',
+      'the Idempotency-Key header must be one value of 1–200 printable ASCII characters (no spaces), e.g. a UUID',
+    );
   }
   return header;
 }
@@ -36,7 +43,12 @@ export async function admitted<T>(service: Service, work: () => Promise<T>): Pro
   }
 }
 
-export function registerEpisodeRoutes(app: FastifyInstance, service: Service, sessions: EpisodeSessions, maxActions: number): void {
+export function registerEpisodeRoutes(
+  app: FastifyInstance,
+  service: Service,
+  sessions: EpisodeSessions,
+  maxActions: number,
+): void {
   const idOf = (params: unknown) => String((params as { id?: unknown }).id ?? '');
 
   app.post('/v1/episodes', async (request) => {
@@ -44,12 +56,24 @@ export function registerEpisodeRoutes(app: FastifyInstance, service: Service, se
     const key = idempotencyKey(request.headers['idempotency-key']);
     return admitted(service, async () => {
       const s = await sessions.create(identity, requestClient(request), key);
-      return { episode: s.id, env: s.identity.env, version: s.identity.version, seed: s.identity.seed, level: s.identity.level, prompt: s.prompt, tools: s.meta.tools, maxTurns: s.meta.maxTurns };
+      return {
+        episode: s.id,
+        env: s.identity.env,
+        version: s.identity.version,
+        seed: s.identity.seed,
+        level: s.identity.level,
+        prompt: s.prompt,
+        tools: s.meta.tools,
+        maxTurns: s.meta.maxTurns,
+      };
     });
   });
 
   // Each action is at most maxArgsChars (and a little for its tool) once admitted; a body far past that many is refused unread.
-  const scoreBodyLimit = Math.min(service.options.bodyLimitBytes, 2 * maxActions * (EPISODIC_LIMITS.maxArgsChars + 512) + 64 * 1024);
+  const scoreBodyLimit = Math.min(
+    service.options.bodyLimitBytes,
+    2 * maxActions * (EPISODIC_LIMITS.maxArgsChars + 512) + 64 * 1024,
+  );
   app.post('/v1/episodes/score', { bodyLimit: scoreBodyLimit }, async (request) => {
     const body = parse(ScoreBody, request.body);
     checkCount('actions', body.actions.length, maxActions);
@@ -62,7 +86,11 @@ export function registerEpisodeRoutes(app: FastifyInstance, service: Service, se
     return admitted(service, () => sessions.step(idOf(request.params), action, body.turn, requestClient(request)));
   });
 
-  app.get('/v1/episodes/:id', async (request) => admitted(service, () => sessions.get(idOf(request.params), requestClient(request))));
+  app.get('/v1/episodes/:id', async (request) =>
+    admitted(service, () => sessions.get(idOf(request.params), requestClient(request))),
+  );
 
-  app.delete('/v1/episodes/:id', async (request) => admitted(service, () => sessions.end(idOf(request.params), requestClient(request))));
+  app.delete('/v1/episodes/:id', async (request) =>
+    admitted(service, () => sessions.end(idOf(request.params), requestClient(request))),
+  );
 }

@@ -24,9 +24,11 @@ export class EpisodeRunner {
   /** The library record and meta of an episodic identity, or a 4xx naming what is wrong. */
   resolve(identity: EpisodeRequest): { record: EnvRecord; meta: EpisodicMeta } {
     const found = this.service.catalog.resolveEpisodic(identity);
-    if ('error' in found) throw new ServeError(found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400, found.error.code, found.error.message);
+    if ('error' in found)
+      throw new ServeError(found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400, found.error.code, found.error.message);
     const quarantined = this.service.defence.quarantined(found.record.hash);
-    if (quarantined) throw new ServeError(409, 'E_QUARANTINED', `${found.record.name}@${found.record.version} is ${quarantined}`);
+    if (quarantined)
+      throw new ServeError(409, 'E_QUARANTINED', `${found.record.name}@${found.record.version} is ${quarantined}`);
     return { record: found.record, meta: this.metaOf(found.record) };
   }
 
@@ -41,31 +43,83 @@ export class EpisodeRunner {
   metaOf(record: EnvRecord): EpisodicMeta {
     if (!this.metas.has(record.hash)) this.metas.set(record.hash, parseEpisodicMeta(record.meta));
     const meta = this.metas.get(record.hash);
-    if (!meta) throw new ServeError(500, 'E_META', `${record.name}@${record.version}'s meta does not match contract v2`);
+    if (!meta)
+      throw new ServeError(500, 'E_META', `${record.name}@${record.version}'s meta does not match contract v2`);
     return meta;
   }
 
   /** One rollout for `owner` in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures, and a call its job left unrun, are 503. */
-  async rollout(owner: Client, record: EnvRecord, meta: EpisodicMeta, seed: number, level: number, actions: unknown[], { from, goesOn = false }: Resume = {}) {
+  async rollout(
+    owner: Client,
+    record: EnvRecord,
+    meta: EpisodicMeta,
+    seed: number,
+    level: number,
+    actions: unknown[],
+    { from, goesOn = false }: Resume = {},
+  ) {
     const source = await this.service.source(record);
-    const call: Call = { op: 'rollout', seed, level, keepInstance: false, rollout: { ...this.shapeOf(meta), policy: { type: 'replay', actions }, ...(from ? { from } : {}), observations: true, keepState: true, ...(goesOn ? { scoreAtEnd: true } : {}) } };
+    const call: Call = {
+      op: 'rollout',
+      seed,
+      level,
+      keepInstance: false,
+      rollout: {
+        ...this.shapeOf(meta),
+        policy: { type: 'replay', actions },
+        ...(from ? { from } : {}),
+        observations: true,
+        keepState: true,
+        ...(goesOn ? { scoreAtEnd: true } : {}),
+      },
+    };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
     // A replay (resume, /score) runs alone with callTimeoutMs per turn plus one: each step had its own budget live.
-    const [result] = !from && actions.length > 0 ? [await runAlone(this.service.pool, source, call, this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1))] : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }], owner.key);
-    if (!result || (!result.ok && result.fn === SANDBOX_FN)) throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
-    if (isUnrun(result)) throw new ServeError(503, 'E_NOT_RUN', `the step was not run (${result.message}); nothing changed: send it again`); // never an episode's end
+    const [result] =
+      !from && actions.length > 0
+        ? [
+            await runAlone(
+              this.service.pool,
+              source,
+              call,
+              this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1),
+            ),
+          ]
+        : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }], owner.key);
+    if (!result || (!result.ok && result.fn === SANDBOX_FN))
+      throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
+    if (isUnrun(result))
+      throw new ServeError(
+        503,
+        'E_NOT_RUN',
+        `the step was not run (${result.message}); nothing changed: send it again`,
+      ); // never an episode's end
     // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
     return toRollout({ seed, level, policy: { type: 'replay', actions }, scoreAtEnd: goesOn }, result, false);
   }
 
   /** Stateless scoring: an action log replayed from reset, as the validator's rollouts replay it. */
-  async score(identity: { env: string; version?: number | undefined; seed: number; level: number }, raw: unknown[], client: Client) {
+  async score(
+    identity: { env: string; version?: number | undefined; seed: number; level: number },
+    raw: unknown[],
+    client: Client,
+  ) {
     const actions = raw.map(admitAction);
     const { record, meta } = this.resolve(identity);
     const r = await this.rollout(client, record, meta, identity.seed, identity.level, actions);
     const head = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
     if (!r.ok) {
-      void defendEpisode(this.service, { record, meta, seed: identity.seed, level: identity.level, actions, code: r.code, message: r.message, fn: r.fn, client });
+      void defendEpisode(this.service, {
+        record,
+        meta,
+        seed: identity.seed,
+        level: identity.level,
+        actions,
+        code: r.code,
+        message: r.message,
+        fn: r.fn,
+        client,
+      });
       return { ...head, score: 0, end: 'failed', error: { code: r.code, message: `${r.fn}: ${r.message}` } };
     }
     this.service.recordScore(record, identity.level, r.score, client);

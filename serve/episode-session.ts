@@ -54,7 +54,12 @@ export interface StepResult {
 }
 
 export function outcomeOf(r: Rollout): Outcome {
-  return { end: r.end, score: r.score, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(r.unscored ? { unscored: true as const } : {}) };
+  return {
+    end: r.end,
+    score: r.score,
+    ...(r.feedback !== undefined ? { feedback: r.feedback } : {}),
+    ...(r.unscored ? { unscored: true as const } : {}),
+  };
 }
 
 /** Where a rollout resumes (the state the sandbox last wrote), and whether the episode goes on after it (then unscored unless it ended). */
@@ -76,5 +81,10 @@ export function stepResult(s: Session, turn: number): StepResult {
 
 /** The outcome of a session that is over, as the client reads it. */
 export function outcomeView(s: Session): Omit<Outcome, 'end'> & { end: string } {
-  return { score: s.now.score, ...(s.now.feedback !== undefined ? { feedback: s.now.feedback } : {}), end: s.now.end, ...(s.now.error ? { error: s.now.error } : {}) };
+  return {
+    score: s.now.score,
+    ...(s.now.feedback !== undefined ? { feedback: s.now.feedback } : {}),
+    end: s.now.end,
+    ...(s.now.error ? { error: s.now.error } : {}),
+  };
 }

@@ -13,7 +13,16 @@ import { EpisodeRunner } from './episode-runner.js';
 import { KeyedCreates } from './episode-keys.js';
 import { JournalQuota } from './journal-quota.js';
 import { EpisodeJournal, journaled, TRUNCATED, type EpisodeRequest } from './episode-journal.js';
-import { outcomeOf, outcomeView, resumeFrom, stepResult, type Outcome, type Session, type StepResult, type Turn } from './episode-session.js';
+import {
+  outcomeOf,
+  outcomeView,
+  resumeFrom,
+  stepResult,
+  type Outcome,
+  type Session,
+  type StepResult,
+  type Turn,
+} from './episode-session.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
 import { SessionSlots } from './session-slots.js';
@@ -96,7 +105,13 @@ export class EpisodeSessions {
   /** A new episode; with an Idempotency-Key, the one that key made for this client (episode-keys.ts); `ephemeral`: never journaled. */
   create(identity: EpisodeRequest, client: Client, key?: string, ephemeral = false): Promise<Session> {
     if (key === undefined) return createSession(this.opening, identity, client, ephemeral);
-    return (this.keyed ??= new KeyedCreates<Session, Client>(this.journal, (i, c) => createSession(this.opening, i, c), (id, c) => this.session(id, c), keyOwner, (id, scoped) => this.quota.bound(id, scoped))).create(identity, key, client);
+    return (this.keyed ??= new KeyedCreates<Session, Client>(
+      this.journal,
+      (i, c) => createSession(this.opening, i, c),
+      (id, c) => this.session(id, c),
+      keyOwner,
+      (id, scoped) => this.quota.bound(id, scoped),
+    )).create(identity, key, client);
   }
 
   /** The journal's writes for `s`; none for a one-step episode. */
@@ -133,10 +148,12 @@ export class EpisodeSessions {
   private serial<T>(id: string, client: Client, work: (s: Session) => Promise<T>): Promise<T> {
     return this.session(id, client).then((s) => {
       s.busy++;
-      const next = s.queue.then(() => work(s)).finally(() => {
-        s.busy--;
-        s.lastUsed = Date.now();
-      });
+      const next = s.queue
+        .then(() => work(s))
+        .finally(() => {
+          s.busy--;
+          s.lastUsed = Date.now();
+        });
       s.queue = next.catch(() => {});
       return next;
     });
@@ -152,17 +169,35 @@ export class EpisodeSessions {
       const current = s.turns.length;
       if (turn !== undefined && turn <= current) {
         const stored = s.turns[turn - 1] as Turn;
-        if (canonical(stored.action) !== canonical(action)) throw new ServeError(409, 'E_TURN_CONFLICT', `turn ${turn} of episode ${id} was ${canonical(stored.action).slice(0, 200)}, not this action; the episode is at turn ${current}`);
+        if (canonical(stored.action) !== canonical(action))
+          throw new ServeError(
+            409,
+            'E_TURN_CONFLICT',
+            `turn ${turn} of episode ${id} was ${canonical(stored.action).slice(0, 200)}, not this action; the episode is at turn ${current}`,
+          );
         return { ...stepResult(s, turn), replayed: true };
       }
-      if (s.over) throw new ServeError(409, 'E_EPISODE_OVER', `episode ${id} ended (${s.now.end}) after ${current} turns; start a new one`);
-      if (turn !== undefined && turn !== current + 1) throw new ServeError(409, 'E_TURN_CONFLICT', `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`);
+      if (s.over)
+        throw new ServeError(
+          409,
+          'E_EPISODE_OVER',
+          `episode ${id} ended (${s.now.end}) after ${current} turns; start a new one`,
+        );
+      if (turn !== undefined && turn !== current + 1)
+        throw new ServeError(
+          409,
+          'E_TURN_CONFLICT',
+          `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`,
+        );
       // The action's line goes out with the rollout, not after it: a step waits for the longer of the two, not their sum.
       const line = s.ephemeral ? null : this.journal.append(id, current + 1, action);
       line?.catch(() => {}); // awaited below, where a failure is answered
       let r: Awaited<ReturnType<EpisodeRunner['rollout']>>;
       try {
-        r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [action], { from: resumeFrom(s), goesOn: true });
+        r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [action], {
+          from: resumeFrom(s),
+          goesOn: true,
+        });
       } catch (error) {
         if (line) await this.retract(id, current + 1, line); // the step never ran (a 503): nothing changed, the journal included
         throw error;
@@ -172,13 +207,25 @@ export class EpisodeSessions {
         await this.journaled(s, landed, () => this.journal.end(id, { end: 'failed', code: r.code }));
         s.turns.push({ action, observation: `error: the environment failed (${r.code})` });
         this.finish(s, { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } });
-        void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn, client });
+        void defendEpisode(this.service, {
+          record: s.record,
+          meta: s.meta,
+          ...s.identity,
+          actions: s.turns.map((t) => t.action),
+          code: r.code,
+          message: r.message,
+          fn: r.fn,
+          client,
+        });
         return stepResult(s, current + 1);
       }
       // An episode that ends is journaled as ended, so reading it later (after a restart) needs no session slot.
       const ends = r.end !== 'no-action';
       await this.journaled(s, landed, ...(ends ? [() => this.journal.end(id, { end: r.end })] : []));
-      s.turns.push({ action, observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? '') });
+      s.turns.push({
+        action,
+        observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[0] ?? ''),
+      });
       s.state = JSON.stringify(r.state);
       s.errors = r.errors;
       s.now = outcomeOf(r);
@@ -192,23 +239,41 @@ export class EpisodeSessions {
    * be written, the session's next step writes its turn again, and a later line for a turn replaces an earlier one.
    */
   private async retract(id: string, turn: number, line: Promise<void>): Promise<void> {
-    if (!(await line.then(() => true, () => false))) return; // not written (a torn line is never trusted)
+    if (
+      !(await line.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return; // not written (a torn line is never trusted)
     await this.journal.retract(id, turn).catch(() => {});
   }
 
   /** The score of a session's state as it stands, for `client` (score() in the sandbox, unless the last rollout scored it). */
   private async scoreNow(s: Session, client: Client): Promise<Outcome> {
     if (!s.now.unscored) return s.now;
-    const r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [], { from: resumeFrom(s) });
+    const r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [], {
+      from: resumeFrom(s),
+    });
     if (r.ok) return outcomeOf(r);
-    void defendEpisode(this.service, { record: s.record, meta: s.meta, ...s.identity, actions: s.turns.map((t) => t.action), code: r.code, message: r.message, fn: r.fn, client });
+    void defendEpisode(this.service, {
+      record: s.record,
+      meta: s.meta,
+      ...s.identity,
+      actions: s.turns.map((t) => t.action),
+      code: r.code,
+      message: r.message,
+      fn: r.fn,
+      client,
+    });
     return { end: 'failed', score: 0, error: { code: r.code, message: `${r.fn}: ${r.message}` } };
   }
 
   private finish(s: Session, outcome: Outcome): void {
     Object.assign(s, { now: outcome, over: true });
     if (!s.ephemeral) this.quota.endedBy(s.client, s.id);
-    if (!outcome.error && outcome.end !== 'failed') this.service.recordScore(s.record, s.identity.level, outcome.score, s.client); // a learner's score (an environment's failure is not)
+    if (!outcome.error && outcome.end !== 'failed')
+      this.service.recordScore(s.record, s.identity.level, outcome.score, s.client); // a learner's score (an environment's failure is not)
     this.open.delete(s.id);
     this.remember(s);
   }
@@ -222,8 +287,19 @@ export class EpisodeSessions {
 
   /** The episode so far: identity, prompt, every turn, and the outcome once it is over. */
   get(id: string, client: Client) {
-    const turns = (s: Session) => s.turns.map((t, i) => ({ turn: i + 1, action: t.action, observation: t.observation }));
-    return this.serial(id, client, async (s) => ({ episode: s.id, ...s.identity, prompt: s.prompt, tools: s.meta.tools, maxTurns: s.meta.maxTurns, turn: s.turns.length, done: s.over, turns: turns(s), ...(s.over ? outcomeView(s) : {}) }));
+    const turns = (s: Session) =>
+      s.turns.map((t, i) => ({ turn: i + 1, action: t.action, observation: t.observation }));
+    return this.serial(id, client, async (s) => ({
+      episode: s.id,
+      ...s.identity,
+      prompt: s.prompt,
+      tools: s.meta.tools,
+      maxTurns: s.meta.maxTurns,
+      turn: s.turns.length,
+      done: s.over,
+      turns: turns(s),
+      ...(s.over ? outcomeView(s) : {}),
+    }));
   }
 
   /** Ends an episode its client stops before it finished ("truncated") and scores it as its state stands; an ended one answers its outcome again. */
@@ -231,7 +307,9 @@ export class EpisodeSessions {
     return this.serial(id, client, async (s) => {
       if (!s.over) {
         const scored = await this.scoreNow(s, client);
-        await this.journaled(s, () => this.journal.end(id, scored.error ? { end: 'failed', code: scored.error.code } : { end: TRUNCATED }));
+        await this.journaled(s, () =>
+          this.journal.end(id, scored.error ? { end: 'failed', code: scored.error.code } : { end: TRUNCATED }),
+        );
         this.finish(s, scored.error ? scored : { ...scored, end: TRUNCATED });
       }
       return { episode: s.id, turn: s.turns.length, done: true as const, ...outcomeView(s) };

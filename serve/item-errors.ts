@@ -35,7 +35,11 @@ export class ItemErrorLog {
   }
 
   /** Counts one request's scored items and their errors; `client` names who sent them (serve/clients.ts key). */
-  record(endpoint: string, results: ReadonlyArray<{ score: number; error?: { code: string; message: string } }>, client = 'an unnamed client'): void {
+  record(
+    endpoint: string,
+    results: ReadonlyArray<{ score: number; error?: { code: string; message: string } }>,
+    client = 'an unnamed client',
+  ): void {
     this.scored += results.length;
     for (const result of results) {
       if (!result.error) continue;
@@ -44,13 +48,16 @@ export class ItemErrorLog {
       if (!count) this.failed.set(code, (count = { n: 0, messages: new Map() }));
       count.n++;
       const text = message.slice(0, MESSAGE_CHARS);
-      if (count.messages.has(text) || count.messages.size < MAX_MESSAGES_PER_CODE) count.messages.set(text, (count.messages.get(text) ?? 0) + 1);
+      if (count.messages.has(text) || count.messages.size < MAX_MESSAGES_PER_CODE)
+        count.messages.set(text, (count.messages.get(text) ?? 0) + 1);
       const key = `${client}\u0000${code}`;
       if (this.seen.has(key) || this.firsts >= MAX_FIRSTS_PER_INTERVAL) continue;
       this.seen.add(key);
       this.firsts++;
       if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.values().next().value as string);
-      this.options.log(`envforge serve: ${endpoint}: an item scored 0 with ${code}: ${message} (the first ${code} of client ${JSON.stringify(client)}; the error rate is logged every ${this.options.intervalMs / 1000} s while errors last)`);
+      this.options.log(
+        `envforge serve: ${endpoint}: an item scored 0 with ${code}: ${message} (the first ${code} of client ${JSON.stringify(client)}; the error rate is logged every ${this.options.intervalMs / 1000} s while errors last)`,
+      );
     }
   }
 
@@ -65,8 +72,12 @@ export class ItemErrorLog {
         return `${code} ${times}×: ${top}`;
       });
       const seconds = ((now - this.since) / 1000).toFixed(1);
-      this.options.log(`envforge serve: the most frequent message of each error code in the last ${seconds} s: ${messages.join('; ')}`);
-      this.options.log(`envforge serve: ${errors} of ${this.scored} scored items (${((100 * errors) / Math.max(1, this.scored)).toFixed(1)}%) failed in the last ${seconds} s: ${ranked.map(([code, { n }]) => `${code} ${n}`).join(', ')}`);
+      this.options.log(
+        `envforge serve: the most frequent message of each error code in the last ${seconds} s: ${messages.join('; ')}`,
+      );
+      this.options.log(
+        `envforge serve: ${errors} of ${this.scored} scored items (${((100 * errors) / Math.max(1, this.scored)).toFixed(1)}%) failed in the last ${seconds} s: ${ranked.map(([code, { n }]) => `${code} ${n}`).join(', ')}`,
+      );
     }
     this.since = now;
     this.firsts = 0;

@@ -7,7 +7,13 @@
 import type { CallResult } from '../sandbox/protocol.js';
 
 /** Failures a call may get for what another call of its job did (the worker's deaths and limits). */
-const SHARED_FAILURE_CODES: ReadonlySet<string> = new Set(['E_TIMEOUT', 'E_MEMORY', 'E_CRASHED', 'E_PROTOCOL', 'E_ESCAPE_ATTEMPT']);
+const SHARED_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'E_TIMEOUT',
+  'E_MEMORY',
+  'E_CRASHED',
+  'E_PROTOCOL',
+  'E_ESCAPE_ATTEMPT',
+]);
 
 /** The worker's answer for a call it did not run: its job had already failed maxFailuresPerJob calls (sandbox/worker-job.ts). */
 const UNRUN = /^not run: \d+ earlier calls of this batch already failed/;
@@ -43,7 +49,8 @@ export function attribute<T extends OwnedCall>(calls: readonly T[], results: rea
   const shared = new Set(calls.map((c) => c.owner)).size > 1;
   calls.forEach((call, i) => {
     const result = results[i] as CallResult;
-    if (!shared || call.alone || result.ok || !SHARED_FAILURE_CODES.has(result.code)) out.answered.push({ call, result });
+    if (!shared || call.alone || result.ok || !SHARED_FAILURE_CODES.has(result.code))
+      out.answered.push({ call, result });
     else if (isUnrun(result)) out.requeue.push(call);
     else out.isolate.push(call);
   });

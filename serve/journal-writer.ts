@@ -23,7 +23,8 @@ function openFilesBudget(): number {
   return 256;
 }
 
-const opened = (file: string) => new Promise<number>((resolve, reject) => open(file, 'a', (error, fd) => (error ? reject(error) : resolve(fd))));
+const opened = (file: string) =>
+  new Promise<number>((resolve, reject) => open(file, 'a', (error, fd) => (error ? reject(error) : resolve(fd))));
 /** Appends all of `bytes` (O_APPEND: each write lands whole at the end, whoever else appends; a short one is continued). */
 function appended(fd: number, bytes: Buffer, at = 0): Promise<void> {
   return new Promise((resolve, reject) =>
@@ -105,7 +106,10 @@ export class JournalWriter {
 
   private async land(file: string, lines: Line[]): Promise<void> {
     try {
-      await appended(await this.fd(file), Buffer.from((this.torn.has(file) ? '\n' : '') + lines.map((l) => l.text).join('')));
+      await appended(
+        await this.fd(file),
+        Buffer.from((this.torn.has(file) ? '\n' : '') + lines.map((l) => l.text).join('')),
+      );
       this.torn.delete(file);
       for (const l of lines) l.landed();
     } catch (error) {

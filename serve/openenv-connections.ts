@@ -26,11 +26,21 @@ export class Connections {
     readonly max: number,
     private readonly idleMs: number,
   ) {
-    this.slots = new SessionSlots(max, this.open, (id) => this.close(id, TRY_AGAIN_LATER, 'evicted for a client below its fair share; reconnect and reset with your episode_id to resume'), {
-      code: 'E_TOO_MANY_CONNECTIONS',
-      what: 'OpenEnv WebSocket connections',
-      hint: 'close some or retry later',
-    });
+    this.slots = new SessionSlots(
+      max,
+      this.open,
+      (id) =>
+        this.close(
+          id,
+          TRY_AGAIN_LATER,
+          'evicted for a client below its fair share; reconnect and reset with your episode_id to resume',
+        ),
+      {
+        code: 'E_TOO_MANY_CONNECTIONS',
+        what: 'OpenEnv WebSocket connections',
+        hint: 'close some or retry later',
+      },
+    );
     this.timer = setInterval(() => this.sweep(), Math.min(30_000, Math.max(50, idleMs / 4)));
     this.timer.unref();
   }
@@ -41,7 +51,14 @@ export class Connections {
 
   /** Holds `socket` as `client`'s until it closes. */
   add(socket: WebSocket, client: Client): Connection {
-    const connection: Connection = { id: randomUUID(), client, busy: 0, lastUsed: Date.now(), socket, closedByServer: false };
+    const connection: Connection = {
+      id: randomUUID(),
+      client,
+      busy: 0,
+      lastUsed: Date.now(),
+      socket,
+      closedByServer: false,
+    };
     this.open.set(connection.id, connection);
     socket.once('close', () => this.open.delete(connection.id));
     return connection;
@@ -49,7 +66,9 @@ export class Connections {
 
   /** Closes connections that had no message for idleMs and have none waiting. */
   sweep(now = Date.now()): void {
-    for (const c of this.open.values()) if (c.busy === 0 && now - c.lastUsed > this.idleMs) this.close(c.id, 1000, 'idle past --session-idle; reconnect and reset with your episode_id to resume');
+    for (const c of this.open.values())
+      if (c.busy === 0 && now - c.lastUsed > this.idleMs)
+        this.close(c.id, 1000, 'idle past --session-idle; reconnect and reset with your episode_id to resume');
   }
 
   private close(id: string, code: number, reason: string): void {

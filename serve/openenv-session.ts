@@ -14,16 +14,28 @@ import { ServeError } from './options.js';
 import { parse, StepBody } from './schemas.js';
 
 const Level = z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be at least 1');
-const Seed = z.number({ error: 'must be a number' }).int('must be an integer').min(0, 'must be non-negative').max(Number.MAX_SAFE_INTEGER, 'must be a safe integer');
+const Seed = z
+  .number({ error: 'must be a number' })
+  .int('must be an integer')
+  .min(0, 'must be non-negative')
+  .max(Number.MAX_SAFE_INTEGER, 'must be a safe integer');
 /** OpenEnv's ResetRequest (seed, episode_id; extra fields allowed) with envforge's level and version among the extras. */
 export const ResetData = z.looseObject(
-  { seed: Seed.optional(), episode_id: z.string({ error: 'must be a string' }).max(255, 'must be at most 255 characters').optional(), level: Level.optional(), version: Level.optional() },
+  {
+    seed: Seed.optional(),
+    episode_id: z.string({ error: 'must be a string' }).max(255, 'must be at most 255 characters').optional(),
+    level: Level.optional(),
+    version: Level.optional(),
+  },
   { error: 'reset data must be an object { seed?, episode_id?, level?, version? }' },
 );
 export type ResetOptions = z.infer<typeof ResetData>;
 
 /** What an OpenEnv action asks for: a tool call (MCP's call_tool form or envforge's {tool, args}), the tool list, or the end. */
-export type OpenEnvAction = { type: 'call'; mcp: boolean; tool: string; args?: Record<string, unknown> } | { type: 'list_tools' } | { type: 'end_episode' };
+export type OpenEnvAction =
+  | { type: 'call'; mcp: boolean; tool: string; args?: Record<string, unknown> }
+  | { type: 'list_tools' }
+  | { type: 'end_episode' };
 
 /** OpenEnv's result of reset and step. */
 export interface OpenEnvResult {
@@ -37,20 +49,45 @@ export function parseAction(raw: unknown): OpenEnvAction {
   const a = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
   if (a?.type === 'list_tools' || a?.type === 'end_episode') return { type: a.type };
   if (a?.type === 'call_tool') {
-    const call = actionOf(parse(StepBody.omit({ turn: true }), { tool: a.tool_name, ...(a.arguments !== undefined ? { args: a.arguments } : {}) }, ['action']));
+    const call = actionOf(
+      parse(
+        StepBody.omit({ turn: true }),
+        { tool: a.tool_name, ...(a.arguments !== undefined ? { args: a.arguments } : {}) },
+        ['action'],
+      ),
+    );
     return { type: 'call', mcp: true, ...call };
   }
   return { type: 'call', mcp: false, ...actionOf(parse(StepBody.omit({ turn: true }), raw, ['action'])) };
 }
 
 /** A tool as MCP lists it in an OpenEnv observation (input_schema, as OpenEnv's Tool model names it). */
-export function listedTools(tools: readonly Tool[]): Array<{ name: string; description: string; input_schema: Record<string, unknown> }> {
+export function listedTools(
+  tools: readonly Tool[],
+): Array<{ name: string; description: string; input_schema: Record<string, unknown> }> {
   return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
 }
 
 /** The metadata of a step's answer: the episode, the turn and, once it ended, how. */
-function stepMetadata(r: { episode: string; turn: number; done: boolean; end?: string; feedback?: string; error?: unknown }): Record<string, unknown> {
-  return { episode_id: r.episode, turn: r.turn, ...(r.done ? { end: r.end, ...(r.feedback !== undefined ? { feedback: r.feedback } : {}), ...(r.error ? { error: r.error } : {}) } : {}) };
+function stepMetadata(r: {
+  episode: string;
+  turn: number;
+  done: boolean;
+  end?: string;
+  feedback?: string;
+  error?: unknown;
+}): Record<string, unknown> {
+  return {
+    episode_id: r.episode,
+    turn: r.turn,
+    ...(r.done
+      ? {
+          end: r.end,
+          ...(r.feedback !== undefined ? { feedback: r.feedback } : {}),
+          ...(r.error ? { error: r.error } : {}),
+        }
+      : {}),
+  };
 }
 
 /** A step's answer; a call_tool is answered as OpenEnv's CallToolObservation (tool_name, result with text content, error). */
@@ -63,7 +100,12 @@ export function stepResult(r: StepResult, action: { mcp: boolean; tool: string }
 /** MCP's CallToolResult for a step: its text as content (and as data, which OpenEnv's MCP client returns), the episode's progress as structured content. */
 export function callToolResult(r: StepResult): Record<string, unknown> {
   const progress = { turn: r.turn, done: r.done, ...(r.done ? { reward: r.score ?? 0, end: r.end } : {}) };
-  return { content: [{ type: 'text', text: r.observation }], structured_content: progress, data: r.observation, is_error: false };
+  return {
+    content: [{ type: 'text', text: r.observation }],
+    structured_content: progress,
+    data: r.observation,
+    is_error: false,
+  };
 }
 
 export class OpenEnvSessions {
@@ -93,31 +135,91 @@ export class OpenEnvSessions {
     if (data.episode_id !== undefined && parseEpisodeId(data.episode_id)) {
       const s = await this.owned(env, data.episode_id);
       const last = s.turns[s.turns.length - 1];
-      const metadata = { episode_id: s.episode, resumed: true, env: s.env, version: s.version, seed: s.seed, level: s.level, prompt: s.prompt, ...(s.done ? { end: s.end } : {}) };
-      return { observation: { text: last ? last.observation : s.prompt, prompt: s.prompt, tools: listedTools(s.tools), max_turns: s.maxTurns, turn: s.turn, metadata }, reward: s.done ? (s.score ?? 0) : null, done: s.done };
+      const metadata = {
+        episode_id: s.episode,
+        resumed: true,
+        env: s.env,
+        version: s.version,
+        seed: s.seed,
+        level: s.level,
+        prompt: s.prompt,
+        ...(s.done ? { end: s.end } : {}),
+      };
+      return {
+        observation: {
+          text: last ? last.observation : s.prompt,
+          prompt: s.prompt,
+          tools: listedTools(s.tools),
+          max_turns: s.maxTurns,
+          turn: s.turn,
+          metadata,
+        },
+        reward: s.done ? (s.score ?? 0) : null,
+        done: s.done,
+      };
     }
-    const s = await this.sessions.create({ env, version: data.version, seed: data.seed ?? randomInt(0, 2 ** 31), level: data.level ?? 1 }, this.who);
-    const metadata = { episode_id: s.id, ...s.identity, prompt: s.prompt, ...(data.episode_id !== undefined ? { client_episode_id: data.episode_id } : {}) };
-    return { observation: { text: s.prompt, prompt: s.prompt, tools: listedTools(s.meta.tools), max_turns: s.meta.maxTurns, turn: 0, metadata }, reward: null, done: false };
+    const s = await this.sessions.create(
+      { env, version: data.version, seed: data.seed ?? randomInt(0, 2 ** 31), level: data.level ?? 1 },
+      this.who,
+    );
+    const metadata = {
+      episode_id: s.id,
+      ...s.identity,
+      prompt: s.prompt,
+      ...(data.episode_id !== undefined ? { client_episode_id: data.episode_id } : {}),
+    };
+    return {
+      observation: {
+        text: s.prompt,
+        prompt: s.prompt,
+        tools: listedTools(s.meta.tools),
+        max_turns: s.meta.maxTurns,
+        turn: 0,
+        metadata,
+      },
+      reward: null,
+      done: false,
+    };
   }
 
   /** One action of an episode (list_tools needs none). */
   async step(env: string, episode: string | null, action: OpenEnvAction, turn?: number): Promise<OpenEnvResult> {
     if (action.type === 'list_tools') {
       const tools = episode === null ? this.tools(env) : (await this.owned(env, episode)).tools;
-      return { observation: { tools: listedTools(tools), metadata: episode === null ? {} : { episode_id: episode } }, reward: null, done: false };
+      return {
+        observation: { tools: listedTools(tools), metadata: episode === null ? {} : { episode_id: episode } },
+        reward: null,
+        done: false,
+      };
     }
-    if (episode === null) throw new ServeError(400, 'E_BAD_REQUEST', `send a reset first: there is no episode to ${action.type === 'end_episode' ? 'end' : 'step'}`);
+    if (episode === null)
+      throw new ServeError(
+        400,
+        'E_BAD_REQUEST',
+        `send a reset first: there is no episode to ${action.type === 'end_episode' ? 'end' : 'step'}`,
+      );
     await this.owned(env, episode);
     if (action.type === 'end_episode') return this.end(env, episode);
-    return stepResult(await this.sessions.step(episode, action.args === undefined ? { tool: action.tool } : { tool: action.tool, args: action.args }, turn, this.who), action);
+    return stepResult(
+      await this.sessions.step(
+        episode,
+        action.args === undefined ? { tool: action.tool } : { tool: action.tool, args: action.args },
+        turn,
+        this.who,
+      ),
+      action,
+    );
   }
 
   /** Ends an episode ("truncated" if it was still running) and answers its score. */
   async end(env: string, episode: string): Promise<OpenEnvResult> {
     await this.owned(env, episode);
     const r = await this.sessions.end(episode, this.who);
-    return { observation: { text: '', turn: r.turn, metadata: stepMetadata({ ...r, episode }) }, reward: r.score, done: true };
+    return {
+      observation: { text: '', turn: r.turn, metadata: stepMetadata({ ...r, episode }) },
+      reward: r.score,
+      done: true,
+    };
   }
 
   /**
@@ -126,22 +228,57 @@ export class OpenEnvSessions {
    */
   async once(env: string, action: OpenEnvAction, options: ResetOptions): Promise<OpenEnvResult> {
     if (action.type !== 'call') return this.step(env, null, action);
-    const s = await this.sessions.create({ env, version: options.version, seed: options.seed ?? randomInt(0, 2 ** 31), level: options.level ?? 1 }, this.who, undefined, true);
-    const r = await this.sessions.step(s.id, action.args === undefined ? { tool: action.tool } : { tool: action.tool, args: action.args }, undefined, this.who);
+    const s = await this.sessions.create(
+      { env, version: options.version, seed: options.seed ?? randomInt(0, 2 ** 31), level: options.level ?? 1 },
+      this.who,
+      undefined,
+      true,
+    );
+    const r = await this.sessions.step(
+      s.id,
+      action.args === undefined ? { tool: action.tool } : { tool: action.tool, args: action.args },
+      undefined,
+      this.who,
+    );
     if (r.done) return stepResult(r, action);
     const ended = await this.end(env, s.id);
-    return { ...stepResult({ ...r, done: true, score: ended.reward ?? 0, end: String((ended.observation.metadata as { end?: string }).end) }, action) };
+    return {
+      ...stepResult(
+        {
+          ...r,
+          done: true,
+          score: ended.reward ?? 0,
+          end: String((ended.observation.metadata as { end?: string }).end),
+        },
+        action,
+      ),
+    };
   }
 
   async state(env: string, episode: string | null): Promise<Record<string, unknown>> {
     if (episode === null) return { episode_id: null, step_count: 0, env };
     const s = await this.owned(env, episode);
-    return { episode_id: s.episode, step_count: s.turn, env: s.env, version: s.version, seed: s.seed, level: s.level, done: s.done, max_turns: s.maxTurns, ...(s.done ? { end: s.end } : {}) };
+    return {
+      episode_id: s.episode,
+      step_count: s.turn,
+      env: s.env,
+      version: s.version,
+      seed: s.seed,
+      level: s.level,
+      done: s.done,
+      max_turns: s.maxTurns,
+      ...(s.done ? { end: s.end } : {}),
+    };
   }
 
   private async owned(env: string, episode: string) {
     const s = await this.sessions.get(episode, this.who);
-    if (s.env !== env) throw new ServeError(400, 'E_BAD_REQUEST', `episode ${episode.slice(0, 120)} is an episode of ${s.env}, not ${env}`);
+    if (s.env !== env)
+      throw new ServeError(
+        400,
+        'E_BAD_REQUEST',
+        `episode ${episode.slice(0, 120)} is an episode of ${s.env}, not ${env}`,
+      );
     return s;
   }
 }

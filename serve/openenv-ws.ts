@@ -11,7 +11,10 @@ import { ServeError } from './options.js';
 import { parse, StepBody } from './schemas.js';
 import type { Service } from './service.js';
 
-const Envelope = z.object({ type: z.string({ error: 'must be a string: reset, step, state, mcp or close' }), data: z.unknown().optional() }, { error: 'a message is { "type", "data"? }' });
+const Envelope = z.object(
+  { type: z.string({ error: 'must be a string: reset, step, state, mcp or close' }), data: z.unknown().optional() },
+  { error: 'a message is { "type", "data"? }' },
+);
 
 /** Messages and answers one WebSocket connection may have pending (unread by its client, or not yet answered); past it the connection closes with 1008. */
 const MAX_PENDING = 64;
@@ -26,14 +29,27 @@ function turnOf(data: unknown): number | undefined {
 
 /** OpenEnv's error codes for the service's answers. */
 function wsCode(status: number): string {
-  return status === 429 || status === 503 ? 'CAPACITY_REACHED' : status === 404 || status === 410 ? 'SESSION_ERROR' : status < 500 ? 'VALIDATION_ERROR' : 'EXECUTION_ERROR';
+  return status === 429 || status === 503
+    ? 'CAPACITY_REACHED'
+    : status === 404 || status === 410
+      ? 'SESSION_ERROR'
+      : status < 500
+        ? 'VALIDATION_ERROR'
+        : 'EXECUTION_ERROR';
 }
 
 /**
  * Serves one connection, keeping `activity` (its messages waiting, its last message's time) for the connection
  * table's fair shares and idle timeout; `keepEpisode` tells a server's own close (the episode stays resumable) from the client's.
  */
-export function serveConnection(socket: WebSocket, env: string, service: Service, sessions: OpenEnvSessions, activity: { busy: number; lastUsed: number }, keepEpisode: () => boolean): void {
+export function serveConnection(
+  socket: WebSocket,
+  env: string,
+  service: Service,
+  sessions: OpenEnvSessions,
+  activity: { busy: number; lastUsed: number },
+  keepEpisode: () => boolean,
+): void {
   let episode: string | null = null;
   let over = false; // the connection's episode ended (done, or end_episode)
   let chain: Promise<void> = Promise.resolve();
@@ -43,7 +59,8 @@ export function serveConnection(socket: WebSocket, env: string, service: Service
   const send = (type: string, data: unknown) => {
     if (socket.readyState !== socket.OPEN) return;
     socket.send(JSON.stringify({ type, data }));
-    if (overloaded()) socket.close(1008, `more than ${MAX_PENDING} messages or ${MAX_BUFFERED_BYTES} bytes of answers unread`);
+    if (overloaded())
+      socket.close(1008, `more than ${MAX_PENDING} messages or ${MAX_BUFFERED_BYTES} bytes of answers unread`);
   };
   const abandon = async (id: string | null) => {
     if (id !== null && !over) await sessions.end(env, id).catch(() => {}); // already over, or the service is going: nothing to free
@@ -55,7 +72,11 @@ export function serveConnection(socket: WebSocket, env: string, service: Service
       message = parse(Envelope, JSON.parse(text));
     } catch (error) {
       const invalid = error instanceof SyntaxError;
-      return send('error', { message: invalid ? `Invalid JSON: ${error.message}` : (error as Error).message, code: invalid ? 'INVALID_JSON' : 'VALIDATION_ERROR', envforge_code: 'E_BAD_REQUEST' });
+      return send('error', {
+        message: invalid ? `Invalid JSON: ${error.message}` : (error as Error).message,
+        code: invalid ? 'INVALID_JSON' : 'VALIDATION_ERROR',
+        envforge_code: 'E_BAD_REQUEST',
+      });
     }
     try {
       if (message.type === 'reset') {
@@ -67,9 +88,18 @@ export function serveConnection(socket: WebSocket, env: string, service: Service
         return send('observation', out);
       }
       if (message.type === 'close') return socket.close(1000, 'closed by the client');
-      if (message.type === 'mcp') return send('mcp', await admitted(service, () => answerMcp(sessions, { env, connection: episode }, message.data)));
+      if (message.type === 'mcp')
+        return send(
+          'mcp',
+          await admitted(service, () => answerMcp(sessions, { env, connection: episode }, message.data)),
+        );
       if (message.type === 'state') return send('state', await admitted(service, () => sessions.state(env, episode)));
-      if (message.type !== 'step') return send('error', { message: `Unknown message type: ${message.type.slice(0, 40)}`, code: 'UNKNOWN_TYPE', envforge_code: 'E_BAD_REQUEST' });
+      if (message.type !== 'step')
+        return send('error', {
+          message: `Unknown message type: ${message.type.slice(0, 40)}`,
+          code: 'UNKNOWN_TYPE',
+          envforge_code: 'E_BAD_REQUEST',
+        });
       const action = parseAction(message.data);
       const turn = turnOf(message.data);
       const out = await admitted(service, () => sessions.step(env, episode, action, turn));
@@ -78,7 +108,11 @@ export function serveConnection(socket: WebSocket, env: string, service: Service
     } catch (error) {
       const status = error instanceof ServeError ? error.status : 500;
       const code = error instanceof ServeError ? error.code : 'E_INTERNAL';
-      send('error', { message: error instanceof Error ? error.message : String(error), code: wsCode(status), envforge_code: code });
+      send('error', {
+        message: error instanceof Error ? error.message : String(error),
+        code: wsCode(status),
+        envforge_code: code,
+      });
     }
   };
   // A bad frame (over maxPayload, invalid UTF-8) emits 'error' and closes the socket; unheard, it would throw.
@@ -89,7 +123,11 @@ export function serveConnection(socket: WebSocket, env: string, service: Service
   });
   socket.on('message', (data, isBinary) => {
     if (socket.readyState !== socket.OPEN) return;
-    if (++pending > MAX_PENDING) return socket.close(1008, `more than ${MAX_PENDING} messages waiting for an answer; read the answers before sending more`);
+    if (++pending > MAX_PENDING)
+      return socket.close(
+        1008,
+        `more than ${MAX_PENDING} messages waiting for an answer; read the answers before sending more`,
+      );
     [activity.busy, activity.lastUsed] = [pending, Date.now()];
     const text = isBinary ? '' : String(data);
     chain = chain

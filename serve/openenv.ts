@@ -22,10 +22,18 @@ import { parse, StepBody } from './schemas.js';
 import type { Service } from './service.js';
 
 const WS_PATH = /^\/openenv\/([^/?]{1,200})\/ws(?:\?.*)?$/;
-const EpisodeId = z.string({ error: 'must be a string (the observation.metadata.episode_id a reset returned)' }).min(1, 'must not be empty');
+const EpisodeId = z
+  .string({ error: 'must be a string (the observation.metadata.episode_id a reset returned)' })
+  .min(1, 'must not be empty');
 /** OpenEnv's StepRequest {action, timeout_s?, request_id?}, whose extra fields may name envforge's episode_id and turn (or a one-step episode's seed, level, version). */
 const Step = z.looseObject(
-  { action: z.unknown(), episode_id: EpisodeId.optional(), turn: StepBody.shape.turn, timeout_s: z.number().positive().optional(), request_id: z.string().max(255).optional() },
+  {
+    action: z.unknown(),
+    episode_id: EpisodeId.optional(),
+    turn: StepBody.shape.turn,
+    timeout_s: z.number().positive().optional(),
+    request_id: z.string().max(255).optional(),
+  },
   { error: 'the body must be a JSON object { action, timeout_s?, request_id?, episode_id?, turn? }' },
 );
 const StateQuery = z.object({ episode_id: EpisodeId.optional() }, { error: 'the query may carry episode_id' });
@@ -39,7 +47,12 @@ function refuse(socket: Duplex, status: string, headers = ''): void {
  * Registers OpenEnv's endpoints under /openenv/{env}/; close() ends the WebSocket connections (their episodes stay
  * resumable). Connections are shared fairly between clients and close when idle (openenv-connections.ts).
  */
-export function registerOpenEnv(app: FastifyInstance, service: Service, episodes: EpisodeSessions, allowed: ReadonlySet<string>): { close(): void; readonly connections: number } {
+export function registerOpenEnv(
+  app: FastifyInstance,
+  service: Service,
+  episodes: EpisodeSessions,
+  allowed: ReadonlySet<string>,
+): { close(): void; readonly connections: number } {
   // A connection plays one session at a time: as many connections as sessions.
   const connections = new Connections(episodes.options.maxSessions, episodes.options.idleMs);
   const sessions = new OpenEnvSessions(episodes);
@@ -50,19 +63,39 @@ export function registerOpenEnv(app: FastifyInstance, service: Service, episodes
     return found.record;
   };
 
-  app.post('/openenv/:env/reset', async (request) => admitted(service, () => sessions.as(requestClient(request)).reset(envOf(request.params), parse(ResetData, request.body ?? {}))));
+  app.post('/openenv/:env/reset', async (request) =>
+    admitted(service, () =>
+      sessions.as(requestClient(request)).reset(envOf(request.params), parse(ResetData, request.body ?? {})),
+    ),
+  );
   app.post('/openenv/:env/step', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
     const body = parse(Step, request.body);
     const env = envOf(request.params);
     const action = parseAction(body.action);
     const as = sessions.as(requestClient(request));
-    return admitted(service, () => (body.episode_id === undefined ? as.once(env, action, parse(ResetData, body)) : as.step(env, body.episode_id, action, body.turn)));
+    return admitted(service, () =>
+      body.episode_id === undefined
+        ? as.once(env, action, parse(ResetData, body))
+        : as.step(env, body.episode_id, action, body.turn),
+    );
   });
-  app.get('/openenv/:env/state', async (request) => admitted(service, () => sessions.as(requestClient(request)).state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id ?? null)));
+  app.get('/openenv/:env/state', async (request) =>
+    admitted(service, () =>
+      sessions
+        .as(requestClient(request))
+        .state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id ?? null),
+    ),
+  );
   app.get('/openenv/:env/health', async () => ({ status: 'healthy' }));
   app.get('/openenv/:env/metadata', async (request) => openEnvMetadata(record(envOf(request.params))));
-  app.get('/openenv/:env/schema', async (request) => openEnvSchema(envOf(request.params), sessions.tools(envOf(request.params))));
-  app.post('/openenv/:env/mcp', { bodyLimit: STEP_BODY_LIMIT }, async (request) => admitted(service, () => answerMcp(sessions.as(requestClient(request)), { env: envOf(request.params) }, request.body)));
+  app.get('/openenv/:env/schema', async (request) =>
+    openEnvSchema(envOf(request.params), sessions.tools(envOf(request.params))),
+  );
+  app.post('/openenv/:env/mcp', { bodyLimit: STEP_BODY_LIMIT }, async (request) =>
+    admitted(service, () =>
+      answerMcp(sessions.as(requestClient(request)), { env: envOf(request.params) }, request.body),
+    ),
+  );
 
   let shuttingDown = false;
   const wss = new WebSocketServer({ noServer: true, maxPayload: STEP_BODY_LIMIT });
@@ -94,7 +127,14 @@ export function registerOpenEnv(app: FastifyInstance, service: Service, episodes
     wss.handleUpgrade(request, socket, head, (ws) => {
       release();
       const connection = connections.add(ws, client);
-      serveConnection(ws, env, service, sessions.as(client), connection, () => shuttingDown || connection.closedByServer);
+      serveConnection(
+        ws,
+        env,
+        service,
+        sessions.as(client),
+        connection,
+        () => shuttingDown || connection.closedByServer,
+      );
     });
   };
   app.server.on('upgrade', upgrade);

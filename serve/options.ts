@@ -87,7 +87,10 @@ export const DEFAULT_SERVE_OPTIONS = {
   journalTtlMs: 24 * 3_600_000,
   maxEndedJournals: 65_536,
   maxActionsPerScore: 1_000,
-} satisfies Omit<ServeOptions, 'libraryDir' | 'pool' | 'log' | 'episodesDir' | 'clientTokens' | 'allowOrigins' | 'allowHosts'>;
+} satisfies Omit<
+  ServeOptions,
+  'libraryDir' | 'pool' | 'log' | 'episodesDir' | 'clientTokens' | 'allowOrigins' | 'allowHosts'
+>;
 
 export interface RunningServer {
   url: string;
@@ -118,7 +121,12 @@ export const ENDPOINTS = [
 
 /** A request the service refuses, or a failure of the service itself, with its HTTP status. */
 export class ServeError extends EnvforgeError {
-  constructor(readonly status: number, code: Code, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly status: number,
+    code: Code,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(code, message, options);
   }
 }

@@ -11,7 +11,8 @@ export function normalOrigin(text: string): string | null {
   if (text === 'null') return null; // sandboxed frames and files: no origin anyone can allow
   try {
     const url = new URL(text);
-    if (url.origin === 'null' || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '') return null;
+    if (url.origin === 'null' || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '')
+      return null;
     return url.origin;
   } catch {
     return null;
@@ -23,14 +24,22 @@ export function allowedOrigins(list: readonly string[] = []): ReadonlySet<string
   return new Set(
     list.map((text) => {
       const origin = normalOrigin(text.replace(/\/$/, ''));
-      if (!origin) throw new ServeError(400, 'E_USAGE', `--allow-origin takes an origin such as http://localhost:3000 (scheme, host, port; no path), got ${JSON.stringify(text.slice(0, 120))}`);
+      if (!origin)
+        throw new ServeError(
+          400,
+          'E_USAGE',
+          `--allow-origin takes an origin such as http://localhost:3000 (scheme, host, port; no path), got ${JSON.stringify(text.slice(0, 120))}`,
+        );
       return origin;
     }),
   );
 }
 
 /** Why a request with these headers is refused, or null when it may be served. */
-export function originRefusal(headers: Record<string, string | string[] | undefined>, allowed: ReadonlySet<string>): string | null {
+export function originRefusal(
+  headers: Record<string, string | string[] | undefined>,
+  allowed: ReadonlySet<string>,
+): string | null {
   const origin = headers.origin;
   if (origin === undefined) return null;
   const text = Array.isArray(origin) ? origin.join(', ') : origin;

@@ -10,7 +10,18 @@ import type { ItemErrorLog } from './item-errors.js';
 import { ENDPOINTS, ServeError, type ServeOptions } from './options.js';
 import { responseOf } from './reward-text.js';
 import { sampleItems, selectIdentities } from './sample.js';
-import { checkCount, GroundTruthItem, Identity, IdentityItem, ItemsBody, parse, parseIdentity, RewardBody, SampleBody, type InstanceIdentity } from './schemas.js';
+import {
+  checkCount,
+  GroundTruthItem,
+  Identity,
+  IdentityItem,
+  ItemsBody,
+  parse,
+  parseIdentity,
+  RewardBody,
+  SampleBody,
+  type InstanceIdentity,
+} from './schemas.js';
 import type { Service, VerifyRequestItem } from './service.js';
 
 export interface RouteContext {
@@ -36,18 +47,51 @@ function disconnected(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-export function registerRoutes(app: FastifyInstance, { service, defence, options: opts, itemErrors, sessions }: RouteContext): void {
+export function registerRoutes(
+  app: FastifyInstance,
+  { service, defence, options: opts, itemErrors, sessions }: RouteContext,
+): void {
   app.setErrorHandler((error: FastifyError | ServeError, request, reply) => {
     if (error instanceof ServeError) return sendError(reply, error.status, error.code, error.message);
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-    if (status === 413) return sendError(reply, 413, 'E_BODY_TOO_LARGE', `the request body is over the limit of ${request.routeOptions.bodyLimit ?? opts.bodyLimitBytes} bytes`);
-    if (status === 415) return sendError(reply, 415, 'E_MEDIA_TYPE', 'send the body as JSON with content-type: application/json');
-    if (status >= 400 && status < 500) return sendError(reply, status, 'E_BAD_REQUEST', error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError ? `the body is not valid JSON: ${error.message}` : error.message);
+    if (status === 413)
+      return sendError(
+        reply,
+        413,
+        'E_BODY_TOO_LARGE',
+        `the request body is over the limit of ${request.routeOptions.bodyLimit ?? opts.bodyLimitBytes} bytes`,
+      );
+    if (status === 415)
+      return sendError(reply, 415, 'E_MEDIA_TYPE', 'send the body as JSON with content-type: application/json');
+    if (status >= 400 && status < 500)
+      return sendError(
+        reply,
+        status,
+        'E_BAD_REQUEST',
+        error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
+          ? `the body is not valid JSON: ${error.message}`
+          : error.message,
+      );
     return sendError(reply, 500, 'E_INTERNAL', `internal error: ${error.message}`);
   });
-  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'E_NOT_FOUND', `no endpoint ${request.method} ${request.url.split('?')[0]}; endpoints: ${ENDPOINTS.join(', ')}`));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      404,
+      'E_NOT_FOUND',
+      `no endpoint ${request.method} ${request.url.split('?')[0]}; endpoints: ${ENDPOINTS.join(', ')}`,
+    ),
+  );
 
-  app.get('/health', async () => ({ status: 'ok', envs: service.catalog.active.length, quarantined: service.catalog.active.filter((e) => defence.quarantined(e.hash)).length, inflight: service.inflight, maxQueue: opts.maxQueue, sessions: sessions?.() ?? 0, maxSessions: opts.maxSessions }));
+  app.get('/health', async () => ({
+    status: 'ok',
+    envs: service.catalog.active.length,
+    quarantined: service.catalog.active.filter((e) => defence.quarantined(e.hash)).length,
+    inflight: service.inflight,
+    maxQueue: opts.maxQueue,
+    sessions: sessions?.() ?? 0,
+    maxSessions: opts.maxSessions,
+  }));
 
   app.get('/v1/envs', async (request) => ({ envs: listEnvs(service.catalog, request.query) }));
 
@@ -60,7 +104,10 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
         return { identity: parseIdentity(item.ground_truth, ['items', i, 'ground_truth']), response: item.response };
       }
       const item = parse(IdentityItem, raw, ['items', i]);
-      return { identity: { env: item.env, version: item.version, seed: item.seed, level: item.level }, response: item.response };
+      return {
+        identity: { env: item.env, version: item.version, seed: item.seed, level: item.level },
+        response: item.response,
+      };
     });
     // Admission is held until the request's work has stopped, not only until it is answered (verify releases it).
     const release = service.acquire(items.length);
@@ -73,7 +120,12 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
     const body = parse(RewardBody, request.body);
     checkCount('query', body.query.length, opts.maxItemsPerRequest);
     for (const field of ['prompts', 'labels'] as const) {
-      if (body[field].length !== body.query.length) throw new ServeError(400, 'E_BAD_REQUEST', `${field} has ${body[field].length} entries but query has ${body.query.length}: they must be the same length`);
+      if (body[field].length !== body.query.length)
+        throw new ServeError(
+          400,
+          'E_BAD_REQUEST',
+          `${field} has ${body[field].length} entries but query has ${body.query.length}: they must be the same length`,
+        );
     }
     const items = body.query.map((query, i): VerifyRequestItem => {
       const prompt = body.prompts[i] as string;
@@ -88,9 +140,15 @@ export function registerRoutes(app: FastifyInstance, { service, defence, options
 
   app.post('/v1/sample', async (request) => {
     const body = parse(SampleBody, request.body);
-    if ((body.items === undefined) === (body.select === undefined)) throw new ServeError(400, 'E_BAD_REQUEST', 'send exactly one of items (identities) or select');
+    if ((body.items === undefined) === (body.select === undefined))
+      throw new ServeError(400, 'E_BAD_REQUEST', 'send exactly one of items (identities) or select');
     // A revealed reference is the answer: a client holding it could record any pass rate it likes.
-    if (body.reveal) requireOperator(requestClient(request), 'reveal (the hidden fields and the reference)', service.credentials.hasOperator);
+    if (body.reveal)
+      requireOperator(
+        requestClient(request),
+        'reveal (the hidden fields and the reference)',
+        service.credentials.hasOperator,
+      );
     let identities: InstanceIdentity[];
     let seed: number | undefined;
     if (body.items) {

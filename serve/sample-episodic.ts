@@ -15,26 +15,60 @@ export interface EpisodicEntry {
 }
 
 /** Samples every entry of one episodic environment version; each item is filled in `out` at its index. */
-export async function sampleEpisodic(service: Service, entries: EpisodicEntry[], reveal: boolean, out: SampledItem[]): Promise<void> {
+export async function sampleEpisodic(
+  service: Service,
+  entries: EpisodicEntry[],
+  reveal: boolean,
+  out: SampledItem[],
+): Promise<void> {
   const record = (entries[0] as EpisodicEntry).record;
   const meta = parseEpisodicMeta(record.meta);
-  const ids = entries.map(({ identity }) => ({ env: record.name, version: record.version, seed: identity.seed, level: identity.level }));
+  const ids = entries.map(({ identity }) => ({
+    env: record.name,
+    version: record.version,
+    seed: identity.seed,
+    level: identity.level,
+  }));
   if (!meta) {
-    entries.forEach(({ index }, k) => (out[index] = { ...ids[k]!, ground_truth: identityString(ids[k]!), error: { code: 'E_META', message: `${record.name}@${record.version}'s meta does not match contract v2` } }));
+    entries.forEach(
+      ({ index }, k) =>
+        (out[index] = {
+          ...ids[k]!,
+          ground_truth: identityString(ids[k]!),
+          error: { code: 'E_META', message: `${record.name}@${record.version}'s meta does not match contract v2` },
+        }),
+    );
     return;
   }
   const source = await service.source(record);
-  const requests = ids.map((id) => ({ seed: id.seed, level: id.level, policy: reveal ? { type: 'act' as const } : { type: 'replay' as const, actions: [] }, observations: reveal }));
-  const { rollouts } = await runRollouts(service.pool, source, meta, requests, { limits: { callTimeoutMs: service.options.callTimeoutMs } });
+  const requests = ids.map((id) => ({
+    seed: id.seed,
+    level: id.level,
+    policy: reveal ? { type: 'act' as const } : { type: 'replay' as const, actions: [] },
+    observations: reveal,
+  }));
+  const { rollouts } = await runRollouts(service.pool, source, meta, requests, {
+    limits: { callTimeoutMs: service.options.callTimeoutMs },
+  });
   entries.forEach(({ index }, k) => {
     const id = ids[k]!;
     const r = rollouts[k];
     const base = { ...id, ground_truth: identityString(id), kind: 'episodic' as const };
     if (!r?.ok) {
-      out[index] = { ...base, error: { code: r?.code ?? 'E_PROTOCOL', message: `${r?.fn ?? 'rollout'}: ${r?.message ?? 'no result'}` } };
+      out[index] = {
+        ...base,
+        error: { code: r?.code ?? 'E_PROTOCOL', message: `${r?.fn ?? 'rollout'}: ${r?.message ?? 'no result'}` },
+      };
       return;
     }
     const start = { ...base, prompt: r.prompt ?? '', tools: meta.tools, maxTurns: meta.maxTurns };
-    out[index] = reveal ? { ...start, reference: JSON.stringify(r.actions), referenceTurns: r.actions.map((action, i) => ({ action, observation: r.observations?.[i] ?? '' })), referenceScore: r.score } : start;
+    out[index] = reveal
+      ? {
+          ...start,
+          reference: JSON.stringify(r.actions),
+          referenceTurns: r.actions.map((action, i) => ({ action, observation: r.observations?.[i] ?? '' })),
+          referenceScore: r.score,
+        }
+      : start;
   });
 }

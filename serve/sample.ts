@@ -21,11 +21,21 @@ import { sampleEpisodic, type EpisodicEntry } from './sample-episodic.js';
 export type { SampledItem } from './schemas.js';
 
 /** The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as `owner` (a client's key). */
-export async function sampleItems(service: Service, identities: InstanceIdentity[], reveal: boolean, owner: string): Promise<SampledItem[]> {
+export async function sampleItems(
+  service: Service,
+  identities: InstanceIdentity[],
+  reveal: boolean,
+  owner: string,
+): Promise<SampledItem[]> {
   const catalog = service.catalog;
   const resolved = identities.map((identity, i) => {
     const found = catalog.resolveAnyKind(identity);
-    if ('error' in found) throw new ServeError(found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400, found.error.code, `items[${i}]: ${found.error.message}`);
+    if ('error' in found)
+      throw new ServeError(
+        found.error.code === 'E_UNKNOWN_ENV' ? 404 : 400,
+        found.error.code,
+        `items[${i}]: ${found.error.message}`,
+      );
     return { identity, record: found.record };
   });
   const out: SampledItem[] = new Array(resolved.length);
@@ -36,10 +46,15 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
     const quarantined = service.defence.quarantined(record.hash);
     if (quarantined) {
       const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
-      out[i] = { ...id, ground_truth: identityString(id), error: { code: 'E_QUARANTINED', message: `${record.name}@${record.version} is ${quarantined}` } };
+      out[i] = {
+        ...id,
+        ground_truth: identityString(id),
+        error: { code: 'E_QUARANTINED', message: `${record.name}@${record.version} is ${quarantined}` },
+      };
       return;
     }
-    if (kindOf(record.meta).rollouts) return void episodic.set(record.hash, [...(episodic.get(record.hash) ?? []), { index: i, identity, record }]);
+    if (kindOf(record.meta).rollouts)
+      return void episodic.set(record.hash, [...(episodic.get(record.hash) ?? []), { index: i, identity, record }]);
     const list = byModule.get(record.hash);
     if (list) list.push(i);
     else byModule.set(record.hash, [i]);
@@ -52,7 +67,15 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
       const source = await service.source(record);
       const kind = kindOf(record.meta);
       if (kind.hostScored) {
-        await sampleInHost(service, kind, source, record, indices.map((i) => ({ i, identity: resolved[i]!.identity })), reveal, out);
+        await sampleInHost(
+          service,
+          kind,
+          source,
+          record,
+          indices.map((i) => ({ i, identity: resolved[i]!.identity })),
+          reveal,
+          out,
+        );
         return;
       }
       const calls = indices.map((i) => {
@@ -68,7 +91,8 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
         const failed = episodeFailure(result, 0);
         if (failed) {
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
-          else if (service.defence.isIncident(failed.code) && !isUnrun(result)) misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
+          else if (service.defence.isIncident(failed.code) && !isUnrun(result))
+            misbehaved.push({ record, seed: id.seed, level: id.level, ...failed });
           out[i] = { ...base, error: { code: failed.code, message: `${failed.fn}: ${failed.message}` } };
           return;
         }
@@ -80,7 +104,14 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
         }
         const { prompt, ...hidden } = instance.data;
         if (!reveal) {
-          out[i] = { env: id.env, version: id.version, seed: id.seed, level: id.level, prompt, ground_truth: base.ground_truth };
+          out[i] = {
+            env: id.env,
+            version: id.version,
+            seed: id.seed,
+            level: id.level,
+            prompt,
+            ground_truth: base.ground_truth,
+          };
           return;
         }
         const reference = ReferenceSchema.safeParse(value?.reference);
@@ -88,7 +119,16 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
           out[i] = { ...base, error: { code: 'E_REFERENCE', message: describeIssues(reference.error).join('; ') } };
           return;
         }
-        out[i] = { env: id.env, version: id.version, seed: id.seed, level: id.level, prompt, ground_truth: base.ground_truth, hidden, reference: reference.data };
+        out[i] = {
+          env: id.env,
+          version: id.version,
+          seed: id.seed,
+          level: id.level,
+          prompt,
+          ground_truth: base.ground_truth,
+          hidden,
+          reference: reference.data,
+        };
       });
     }),
   ]);
@@ -98,7 +138,14 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
     if (item) return item;
     const { identity, record } = resolved[i]!;
     const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
-    return { ...id, ground_truth: identityString(id), error: { code: 'E_REQUEST_TIMEOUT', message: `not sampled within the request budget of ${service.options.requestTimeoutMs} ms` } };
+    return {
+      ...id,
+      ground_truth: identityString(id),
+      error: {
+        code: 'E_REQUEST_TIMEOUT',
+        message: `not sampled within the request budget of ${service.options.requestTimeoutMs} ms`,
+      },
+    };
   });
   const defending = confirmAndRecord(service.defence, misbehaved, (m) => service.rerunAlone(m));
   if (inTime) await defending;
@@ -106,17 +153,36 @@ export async function sampleItems(service: Service, identities: InstanceIdentity
 }
 
 /** Instances of a kind whose host composes what the policy sees (code: the prompt from the task): through its runEpisodes. */
-async function sampleInHost(service: Service, kind: EnvKind, source: string, record: EnvRecord, wanted: Array<{ i: number; identity: InstanceIdentity }>, reveal: boolean, out: SampledItem[]): Promise<void> {
-  const run = await kind.runEpisodes(service.pool, source, wanted.map(({ identity }) => ({ seed: identity.seed, level: identity.level })), { limits: { callTimeoutMs: service.options.callTimeoutMs } });
+async function sampleInHost(
+  service: Service,
+  kind: EnvKind,
+  source: string,
+  record: EnvRecord,
+  wanted: Array<{ i: number; identity: InstanceIdentity }>,
+  reveal: boolean,
+  out: SampledItem[],
+): Promise<void> {
+  const run = await kind.runEpisodes(
+    service.pool,
+    source,
+    wanted.map(({ identity }) => ({ seed: identity.seed, level: identity.level })),
+    { limits: { callTimeoutMs: service.options.callTimeoutMs } },
+  );
   wanted.forEach(({ i, identity }, k) => {
     const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };
     const e = run.episodes[k];
     if (!e?.ok) {
-      out[i] = { ...id, ground_truth: identityString(id), error: { code: e?.code ?? 'E_PROTOCOL', message: `${e?.fn ?? 'call'}: ${e?.message ?? 'no result'}` } };
+      out[i] = {
+        ...id,
+        ground_truth: identityString(id),
+        error: { code: e?.code ?? 'E_PROTOCOL', message: `${e?.fn ?? 'call'}: ${e?.message ?? 'no result'}` },
+      };
       return;
     }
     const { prompt, ...hidden } = e.instance;
-    out[i] = reveal ? { ...id, prompt, ground_truth: identityString(id), hidden, reference: e.reference } : { ...id, prompt, ground_truth: identityString(id) };
+    out[i] = reveal
+      ? { ...id, prompt, ground_truth: identityString(id), hidden, reference: e.reference }
+      : { ...id, prompt, ground_truth: identityString(id) };
   });
 }
 
@@ -146,16 +212,29 @@ export function selectIdentities(service: Service, select: SampleSelect): Instan
   };
   let candidates: SelectedEnv[];
   try {
-    candidates = selectEnvironments(service.catalog.all, selection, { labels: { env: 'select.env', skills: 'select.skills', levels: 'select.levels', selected: 'selected environments', kind: 'select.kind' }, where: service.options.libraryDir, short: 'skip' });
+    candidates = selectEnvironments(service.catalog.all, selection, {
+      labels: {
+        env: 'select.env',
+        skills: 'select.skills',
+        levels: 'select.levels',
+        selected: 'selected environments',
+        kind: 'select.kind',
+      },
+      where: service.options.libraryDir,
+      short: 'skip',
+    });
   } catch (error) {
-    if (error instanceof SelectionError) throw new ServeError(error.code === 'E_LEVEL_RANGE' ? 400 : 404, error.code, error.message);
+    if (error instanceof SelectionError)
+      throw new ServeError(error.code === 'E_LEVEL_RANGE' ? 400 : 404, error.code, error.message);
     throw error;
   }
   const board = select.level === 'auto' ? (service.scores ?? new ScoreBoard('')) : null;
   return Array.from({ length: select.n }, (_, i) => {
     const digest = createHash('sha256').update(`envforge-select-v1\u0000${select.seed}\u0000${i}`).digest();
     const { record, levels } = candidates[digest.readUInt32LE(0) % candidates.length] as SelectedEnv;
-    const level = board ? board.pickLevel(record.name, record.version, levels.lo, levels.hi, seededUniform(digest.readUInt32LE(12))) : levels.lo + (digest.readUInt32LE(4) % (levels.hi - levels.lo + 1));
+    const level = board
+      ? board.pickLevel(record.name, record.version, levels.lo, levels.hi, seededUniform(digest.readUInt32LE(12)))
+      : levels.lo + (digest.readUInt32LE(4) % (levels.hi - levels.lo + 1));
     return { env: record.name, version: record.version, level, seed: digest.readUInt32LE(8) };
   });
 }

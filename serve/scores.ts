@@ -11,7 +11,8 @@ import type { Client } from './clients.js';
 export const TARGET_PASS_RATE = 0.5;
 
 type Counts = Pick<ScoreInput, 'n' | 'passed' | 'scoreSum'>;
-const keyOf = (name: string, version: number, level: number, trusted = true) => `${name}\u0000${version}\u0000${level}\u0000${trusted ? 1 : 0}`;
+const keyOf = (name: string, version: number, level: number, trusted = true) =>
+  `${name}\u0000${version}\u0000${level}\u0000${trusted ? 1 : 0}`;
 /** Clients whose scores this service remembers for the operator's view (oldest forgotten first). */
 const CLIENTS_KEPT = 1_024;
 
@@ -47,12 +48,19 @@ export class ScoreBoard {
     libraryDir: string,
     private readonly warn: (line: string) => void = (line) => process.stderr.write(`${terminalSafe(line)}\n`),
   ) {
-    this.writer = new LazyWriter(libraryDir, (reason) => this.warn(`envforge serve: trainer scores are kept in memory only (the library cannot be written: ${reason})`));
+    this.writer = new LazyWriter(libraryDir, (reason) =>
+      this.warn(`envforge serve: trainer scores are kept in memory only (the library cannot be written: ${reason})`),
+    );
   }
 
   /** Replaces the view of what the library holds (this process's flushed counts included). */
   refresh(tallies: ScoreTally[]): void {
-    this.stored = new Map(tallies.map((t) => [keyOf(t.name, t.version, t.level, t.trusted), { n: t.n, passed: t.passed, scoreSum: t.scoreSum }]));
+    this.stored = new Map(
+      tallies.map((t) => [
+        keyOf(t.name, t.version, t.level, t.trusted),
+        { n: t.n, passed: t.passed, scoreSum: t.scoreSum },
+      ]),
+    );
   }
 
   /**
@@ -70,7 +78,12 @@ export class ScoreBoard {
     this.pending.set(key, t);
     const seen = this.byClient.get(client.key) ?? { trusted, n: 0, passed: 0, lastAt: '' };
     this.byClient.delete(client.key);
-    this.byClient.set(client.key, { trusted, n: seen.n + 1, passed: seen.passed + (passed ? 1 : 0), lastAt: new Date().toISOString() });
+    this.byClient.set(client.key, {
+      trusted,
+      n: seen.n + 1,
+      passed: seen.passed + (passed ? 1 : 0),
+      lastAt: new Date().toISOString(),
+    });
     if (this.byClient.size > CLIENTS_KEPT) this.byClient.delete(this.byClient.keys().next().value as string);
   }
 
@@ -128,7 +141,10 @@ export class ScoreBoard {
   private merge(t: ScoreInput): void {
     const key = keyOf(t.name, t.version, t.level, t.trusted === true);
     const p = this.pending.get(key);
-    this.pending.set(key, p ? { ...p, n: p.n + t.n, passed: p.passed + t.passed, scoreSum: p.scoreSum + t.scoreSum } : t);
+    this.pending.set(
+      key,
+      p ? { ...p, n: p.n + t.n, passed: p.passed + t.passed, scoreSum: p.scoreSum + t.scoreSum } : t,
+    );
   }
 
   async close(): Promise<void> {

@@ -32,7 +32,10 @@ const SERVE_MAX_JOBS_PER_WORKER = 200_000;
 
 /** Whether a request carries a body: a chunked one, or a content-length above 0. */
 function hasBody(headers: IncomingHttpHeaders): boolean {
-  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+  return (
+    headers['transfer-encoding'] !== undefined ||
+    (headers['content-length'] !== undefined && headers['content-length'] !== '0')
+  );
 }
 
 /** Episode journals beside a library folder; a database URL names no folder, so they go in the working directory. */
@@ -41,12 +44,30 @@ export function defaultEpisodesDir(libraryDir: string): string {
 }
 
 export async function startServer(options: Partial<ServeOptions> & { libraryDir: string }): Promise<RunningServer> {
-  const given = Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'pool')) as Partial<ServeOptions>;
+  const given = Object.fromEntries(
+    Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'pool'),
+  ) as Partial<ServeOptions>;
   const opts: Omit<ServeOptions, 'pool'> = { ...DEFAULT_SERVE_OPTIONS, ...given, libraryDir: options.libraryDir };
-  for (const key of ['maxQueue', 'bodyLimitBytes', 'maxItemsPerRequest', 'reloadIntervalMs', 'callTimeoutMs', 'requestTimeoutMs', 'errorLogIntervalMs', 'scoreFlushIntervalMs', 'maxSessions', 'sessionIdleMs', 'journalTtlMs', 'maxEndedJournals', 'maxActionsPerScore'] as const) {
-    if (!Number.isSafeInteger(opts[key]) || opts[key] < 1) throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
+  for (const key of [
+    'maxQueue',
+    'bodyLimitBytes',
+    'maxItemsPerRequest',
+    'reloadIntervalMs',
+    'callTimeoutMs',
+    'requestTimeoutMs',
+    'errorLogIntervalMs',
+    'scoreFlushIntervalMs',
+    'maxSessions',
+    'sessionIdleMs',
+    'journalTtlMs',
+    'maxEndedJournals',
+    'maxActionsPerScore',
+  ] as const) {
+    if (!Number.isSafeInteger(opts[key]) || opts[key] < 1)
+      throw new ServeError(400, 'E_USAGE', `${key} must be a positive integer, got ${opts[key]}`);
   }
-  if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
+  if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535)
+    throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
   credentials(opts.operatorToken, opts.clientTokens); // a token too short to be a secret is refused before anything opens
   const origins = allowedOrigins(opts.allowOrigins);
   const hosts = allowedHosts(opts.allowHosts);
@@ -55,8 +76,20 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   const ownsPool = options.pool === undefined;
   const pool = options.pool ?? new SandboxPool({ maxJobsPerWorker: SERVE_MAX_JOBS_PER_WORKER });
   const defence = new IncidentLog(opts.libraryDir, 'serve', opts.quarantine, ...(opts.log ? [opts.log] : []));
-  const service = new Service(opts, library, pool, new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2), defence);
-  const sessions = new EpisodeSessions(service, { maxSessions: opts.maxSessions, idleMs: opts.sessionIdleMs, journalTtlMs: opts.journalTtlMs, maxEndedJournals: opts.maxEndedJournals, journalDir: opts.episodesDir ?? defaultEpisodesDir(opts.libraryDir) });
+  const service = new Service(
+    opts,
+    library,
+    pool,
+    new Dispatcher(pool, opts.callTimeoutMs, pool.options.workers * 2),
+    defence,
+  );
+  const sessions = new EpisodeSessions(service, {
+    maxSessions: opts.maxSessions,
+    idleMs: opts.sessionIdleMs,
+    journalTtlMs: opts.journalTtlMs,
+    maxEndedJournals: opts.maxEndedJournals,
+    journalDir: opts.episodesDir ?? defaultEpisodesDir(opts.libraryDir),
+  });
   const scores = opts.recordScores ? new ScoreBoard(opts.libraryDir, opts.log) : null;
   service.scores = scores;
 
@@ -98,7 +131,13 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
 
   const itemErrors = opts.log ? new ItemErrorLog({ log: opts.log, intervalMs: opts.errorLogIntervalMs }) : null;
   // maxParamLength: episode ids carry their identity (up to 600 characters; the default allows 100).
-  const app: FastifyInstance = Fastify({ logger: false, routerOptions: { maxParamLength: 1_000 }, bodyLimit: opts.bodyLimitBytes, return503OnClosing: false, forceCloseConnections: 'idle' });
+  const app: FastifyInstance = Fastify({
+    logger: false,
+    routerOptions: { maxParamLength: 1_000 },
+    bodyLimit: opts.bodyLimitBytes,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+  });
 
   // Graceful close: Node closes only the connections idle when close() starts; a keep-alive connection whose
   // request was in flight would hold app.close() open forever. Tell those clients to go, and close what idles.
@@ -144,7 +183,12 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (ownsPool) await pool.close();
     await library.close();
     const e = error as NodeJS.ErrnoException;
-    throw new ServeError(500, 'E_SERVE', `cannot listen on ${opts.host}:${opts.port}: ${e.code ?? ''} ${e.message}`.trim(), { cause: error });
+    throw new ServeError(
+      500,
+      'E_SERVE',
+      `cannot listen on ${opts.host}:${opts.port}: ${e.code ?? ''} ${e.message}`.trim(),
+      { cause: error },
+    );
   }
 
   return {

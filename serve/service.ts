@@ -37,7 +37,11 @@ export class Service {
   /** Admission control: reserves room for `units` items or throws a 503 (a request alone is always admitted). */
   acquire(units: number): () => void {
     if (this.inflight > 0 && this.inflight + units > this.options.maxQueue) {
-      throw new ServeError(503, 'E_OVERLOADED', `the service is at capacity (${this.inflight} items in flight, at most ${this.options.maxQueue}); retry later`);
+      throw new ServeError(
+        503,
+        'E_OVERLOADED',
+        `the service is at capacity (${this.inflight} items in flight, at most ${this.options.maxQueue}); retry later`,
+      );
     }
     this.inflight += units;
     let released = false;
@@ -58,7 +62,12 @@ export class Service {
     try {
       return await text;
     } catch (error) {
-      throw new ServeError(500, 'E_LIBRARY', `${record.name}@${record.version}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new ServeError(
+        500,
+        'E_LIBRARY',
+        `${record.name}@${record.version}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
   }
 
@@ -86,11 +95,15 @@ export class Service {
    */
   async rerunAlone(m: Misbehaviour): Promise<Rerun> {
     const source = await this.source(m.record);
-    const alone = (responses: string[]) => this.pool.run({ source, calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }], fresh: true, limits: { callTimeoutMs: this.options.callTimeoutMs } });
+    const alone = (responses: string[]) =>
+      this.pool.run({
+        source,
+        calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }],
+        fresh: true,
+        limits: { callTimeoutMs: this.options.callTimeoutMs },
+      });
     const reference = failureCode((await alone([])).results[0] as CallResult, 0);
     if (reference !== null || m.response === undefined) return { reference, input: reference };
     return { reference, input: failureCode((await alone([m.response])).results[0] as CallResult, 1) };
   }
-
 }
-

@@ -29,7 +29,11 @@ export interface SlotKind {
   hint: string;
 }
 
-export const EPISODE_SLOTS: SlotKind = { code: 'E_TOO_MANY_SESSIONS', what: 'open episode sessions', hint: 'end some (DELETE /v1/episodes/{id}) or retry later' };
+export const EPISODE_SLOTS: SlotKind = {
+  code: 'E_TOO_MANY_SESSIONS',
+  what: 'open episode sessions',
+  hint: 'end some (DELETE /v1/episodes/{id}) or retry later',
+};
 
 export class SessionSlots {
   /** Slots reserved by requests still creating or restoring their session, by client key. */
@@ -89,24 +93,40 @@ export class SessionSlots {
     const keyShare = Math.max(1, Math.floor(Math.min(this.max, Math.max(atPrincipal, principalShare)) / keys));
     const mine = counts.byKey.get(client.key) ?? 0;
     let victim: SlotHolder | null = null;
-    if (atPrincipal < principalShare) victim = this.victim(counts.byPrincipal, principalShare, (s) => s.client.principal);
-    else if (mine < keyShare) victim = this.victim(counts.byKey, keyShare, (s) => (s.client.principal === client.principal ? s.client.key : null));
+    if (atPrincipal < principalShare)
+      victim = this.victim(counts.byPrincipal, principalShare, (s) => s.client.principal);
+    else if (mine < keyShare)
+      victim = this.victim(counts.byKey, keyShare, (s) =>
+        s.client.principal === client.principal ? s.client.key : null,
+      );
     if (victim) return this.evict(victim.id);
-    const share = keys > 1 && mine >= keyShare ? `${keyShare} per client id while ${keys} ids share their client's` : `${principalShare} per client while ${principals} share the ${this.max}`;
-    throw new ServeError(429, this.kind.code, `the service holds its limit of ${this.max} ${this.kind.what}, and client ${client.key} holds ${mine} (${client.principal} ${atPrincipal}): its fair share is ${share}; ${this.kind.hint}`);
+    const share =
+      keys > 1 && mine >= keyShare
+        ? `${keyShare} per client id while ${keys} ids share their client's`
+        : `${principalShare} per client while ${principals} share the ${this.max}`;
+    throw new ServeError(
+      429,
+      this.kind.code,
+      `the service holds its limit of ${this.max} ${this.kind.what}, and client ${client.key} holds ${mine} (${client.principal} ${atPrincipal}): its fair share is ${share}; ${this.kind.hint}`,
+    );
   }
 
   /**
    * An idle session of a group (by `groupOf`; null: not a candidate) holding more than `share`: of the group
    * holding the most, its least recently used session. Null when every such session is busy.
    */
-  private victim(counts: Map<string, number>, share: number, groupOf: (s: SlotHolder) => string | null): SlotHolder | null {
+  private victim(
+    counts: Map<string, number>,
+    share: number,
+    groupOf: (s: SlotHolder) => string | null,
+  ): SlotHolder | null {
     let best: SlotHolder | null = null;
     let bestHeld = share;
     for (const s of this.open.values()) {
       const group = s.busy === 0 ? groupOf(s) : null;
       const held = group === null ? 0 : (counts.get(group) ?? 0);
-      if (held > bestHeld || (held === bestHeld && held > share && best !== null && s.lastUsed < best.lastUsed)) [best, bestHeld] = [s, held];
+      if (held > bestHeld || (held === bestHeld && held > share && best !== null && s.lastUsed < best.lastUsed))
+        [best, bestHeld] = [s, held];
     }
     return best;
   }

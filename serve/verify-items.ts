@@ -66,12 +66,24 @@ interface EpisodeGroup {
 }
 
 /** A scoring episode: the instance's generate and reference, then the responses. */
-const episodeCall = (g: Pick<EpisodeGroup, 'seed' | 'level' | 'responses'>): Call => ({ op: 'episode', seed: g.seed, level: g.level, responses: g.responses, keepInstance: false });
+const episodeCall = (g: Pick<EpisodeGroup, 'seed' | 'level' | 'responses'>): Call => ({
+  op: 'episode',
+  seed: g.seed,
+  level: g.level,
+  responses: g.responses,
+  keepInstance: false,
+});
 
 /** Whether a failed call may have failed because of something else in its job or episode. */
 function isSuspect(result: Extract<CallResult, { ok: false }>, responses: number): boolean {
   if (!RESOURCE_CODES.has(result.code) || result.fn === 'load') return false;
-  return responses > 1 || result.message.startsWith('not run:') || result.code === 'E_CRASHED' || result.code === 'E_PROTOCOL' || result.message.includes('worker was killed');
+  return (
+    responses > 1 ||
+    result.message.startsWith('not run:') ||
+    result.code === 'E_CRASHED' ||
+    result.code === 'E_PROTOCOL' ||
+    result.message.includes('worker was killed')
+  );
 }
 
 /**
@@ -79,7 +91,12 @@ function isSuspect(result: Extract<CallResult, { ok: false }>, responses: number
  * request ends (answered, past its budget, or `signal`: its client went away), its code answers still queued
  * are dropped and running ones stopped; `release` (its admission) is called once its work has really stopped.
  */
-export async function verifyItems(service: Scoring, items: VerifyRequestItem[], client: Client, { signal, release }: VerifyOptions = {}): Promise<VerifyResult[]> {
+export async function verifyItems(
+  service: Scoring,
+  items: VerifyRequestItem[],
+  client: Client,
+  { signal, release }: VerifyOptions = {},
+): Promise<VerifyResult[]> {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -92,7 +109,10 @@ export async function verifyItems(service: Scoring, items: VerifyRequestItem[], 
     const recordOf: Array<EnvRecord | undefined> = new Array(items.length);
     items.forEach(({ identity, response }, index) => {
       if (response.length > MAX_RESPONSE_CHARS) {
-        results[index] = failure('E_RESPONSE_TOO_LONG', `the response has ${response.length} characters; responses longer than ${MAX_RESPONSE_CHARS}, the longest the validator probes, are not scored`);
+        results[index] = failure(
+          'E_RESPONSE_TOO_LONG',
+          `the response has ${response.length} characters; responses longer than ${MAX_RESPONSE_CHARS}, the longest the validator probes, are not scored`,
+        );
         return;
       }
       const found = catalog.resolve(identity);
@@ -109,7 +129,11 @@ export async function verifyItems(service: Scoring, items: VerifyRequestItem[], 
       }
       const key = `${record.hash}\u0000${identity.seed}\u0000${identity.level}`;
       let group = open.get(key);
-      if (group && (group.responses.length >= MAX_RESPONSES_PER_EPISODE || group.chars + response.length > MAX_EPISODE_CHARS)) group = undefined;
+      if (
+        group &&
+        (group.responses.length >= MAX_RESPONSES_PER_EPISODE || group.chars + response.length > MAX_EPISODE_CHARS)
+      )
+        group = undefined;
       if (!group) {
         group = { record, seed: identity.seed, level: identity.level, responses: [], items: [], chars: 0 };
         open.set(key, group);
@@ -132,7 +156,17 @@ export async function verifyItems(service: Scoring, items: VerifyRequestItem[], 
         const verdict = verdicts[j] as VerifyResult;
         results[index] = verdict;
         misbehaved.delete(index);
-        if ('error' in verdict && !isUnrun(result) && service.defence.isIncident(verdict.error.code)) misbehaved.set(index, { record: group.record, seed: group.seed, level: group.level, code: verdict.error.code, message: verdict.error.message, fn, response: group.responses[j] as string, client: incidentClient(client) });
+        if ('error' in verdict && !isUnrun(result) && service.defence.isIncident(verdict.error.code))
+          misbehaved.set(index, {
+            record: group.record,
+            seed: group.seed,
+            level: group.level,
+            code: verdict.error.code,
+            message: verdict.error.message,
+            fn,
+            response: group.responses[j] as string,
+            client: incidentClient(client),
+          });
       });
     };
     work = Promise.all(
@@ -141,7 +175,12 @@ export async function verifyItems(service: Scoring, items: VerifyRequestItem[], 
         const source = await service.source(record);
         const kind = kindOf(record.meta);
         if (kind.hostScored) return scoreInHost(service, kind, source, groups, results, client, stop.signal);
-        const callResults = await service.dispatcher.submit(record.hash, source, groups.map((g) => ({ call: episodeCall(g), chars: g.chars })), client.key);
+        const callResults = await service.dispatcher.submit(
+          record.hash,
+          source,
+          groups.map((g) => ({ call: episodeCall(g), chars: g.chars })),
+          client.key,
+        );
         callResults.forEach((result, k) => {
           const group = groups[k] as EpisodeGroup;
           if (!result.ok && result.fn === SANDBOX_FN) sandboxDown = result.message;
@@ -152,9 +191,19 @@ export async function verifyItems(service: Scoring, items: VerifyRequestItem[], 
     ).then(() => retrySuspects(service, suspects, settle));
     const inTime = await withinDeadline(work, service.options.requestTimeoutMs);
     if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
-    const out = Array.from(results, (r) => r ?? failure('E_REQUEST_TIMEOUT', `not scored within the request budget of ${service.options.requestTimeoutMs} ms`));
+    const out = Array.from(
+      results,
+      (r) =>
+        r ??
+        failure('E_REQUEST_TIMEOUT', `not scored within the request budget of ${service.options.requestTimeoutMs} ms`),
+    );
     // An item a retry scored is no incident; the rest are the environment's doing.
-    const incidents = [...misbehaved].filter(([index, m]) => { const r = out[index]; return r !== undefined && 'error' in r && r.error.code === m.code; }).map(([, m]) => m);
+    const incidents = [...misbehaved]
+      .filter(([index, m]) => {
+        const r = out[index];
+        return r !== undefined && 'error' in r && r.error.code === m.code;
+      })
+      .map(([, m]) => m);
     const defending = confirmAndRecord(service.defence, incidents, (m) => service.rerunAlone(m));
     if (service.scores) tally(service, items, recordOf, out, client);
     if (inTime) await defending;
@@ -172,25 +221,52 @@ export async function verifyItems(service: Scoring, items: VerifyRequestItem[], 
  * bound on waiting answers), cancelled by `signal`. A response in a language the host does not run is
  * a clear error (E_LANGUAGE), never a score of 0.
  */
-async function scoreInHost(service: Scoring, kind: EnvKind, source: string, groups: EpisodeGroup[], results: VerifyResult[], client: Client, signal: AbortSignal): Promise<void> {
+async function scoreInHost(
+  service: Scoring,
+  kind: EnvKind,
+  source: string,
+  groups: EpisodeGroup[],
+  results: VerifyResult[],
+  client: Client,
+  signal: AbortSignal,
+): Promise<void> {
   const requests = groups.map((g) => ({ seed: g.seed, level: g.level, responses: g.responses }));
-  const run = await kind.runEpisodes(service.pool, source, requests, { limits: { callTimeoutMs: service.options.callTimeoutMs }, owner: client.principal, signal }).catch((error: unknown) => {
-    if (error instanceof AnswerQueueFull) throw new ServeError(503, 'E_OVERLOADED', error.message, { cause: error });
-    throw error;
-  });
+  const run = await kind
+    .runEpisodes(service.pool, source, requests, {
+      limits: { callTimeoutMs: service.options.callTimeoutMs },
+      owner: client.principal,
+      signal,
+    })
+    .catch((error: unknown) => {
+      if (error instanceof AnswerQueueFull) throw new ServeError(503, 'E_OVERLOADED', error.message, { cause: error });
+      throw error;
+    });
   run.episodes.forEach((e, k) => {
     (groups[k] as EpisodeGroup).items.forEach((index, j) => {
       const v = e.ok ? e.verdicts[j] : { ok: false as const, code: e.code, message: e.message };
-      results[index] = !v ? failure('E_PROTOCOL', 'the sandbox returned no verdict for this response') : v.ok ? (v.feedback === undefined ? { score: v.score } : { score: v.score, feedback: v.feedback }) : failure(v.code, v.message);
+      results[index] = !v
+        ? failure('E_PROTOCOL', 'the sandbox returned no verdict for this response')
+        : v.ok
+          ? v.feedback === undefined
+            ? { score: v.score }
+            : { score: v.score, feedback: v.feedback }
+          : failure(v.code, v.message);
     });
   });
 }
 
 /** Scores the trainer got (errors are the environment's or the request's, not the learner's), as `client`'s. */
-function tally(service: Scoring, items: VerifyRequestItem[], recordOf: Array<EnvRecord | undefined>, out: VerifyResult[], client: Client): void {
+function tally(
+  service: Scoring,
+  items: VerifyRequestItem[],
+  recordOf: Array<EnvRecord | undefined>,
+  out: VerifyResult[],
+  client: Client,
+): void {
   out.forEach((result, i) => {
     const record = recordOf[i];
-    if (record && !('error' in result)) service.recordScore(record, (items[i] as VerifyRequestItem).identity.level, result.score, client);
+    if (record && !('error' in result))
+      service.recordScore(record, (items[i] as VerifyRequestItem).identity.level, result.score, client);
   });
 }
 
@@ -202,19 +278,33 @@ function tally(service: Scoring, items: VerifyRequestItem[], recordOf: Array<Env
  * MAX_RERUN_BUDGETS_PER_REQUEST budgets per request. An episode that fails so again gets its items one more
  * try each, alone (at most MAX_RETRIES_PER_REQUEST per request): the culprit fails again with its own error.
  */
-async function retrySuspects(service: Scoring, suspects: Suspect[], settle: (group: EpisodeGroup, result: CallResult) => void): Promise<void> {
+async function retrySuspects(
+  service: Scoring,
+  suspects: Suspect[],
+  settle: (group: EpisodeGroup, result: CallResult) => void,
+): Promise<void> {
   let budgets = MAX_RERUN_BUDGETS_PER_REQUEST;
   const shaped = suspects.filter(({ group }) => (budgets -= group.responses.length + 1) >= 0);
   const again: Suspect[] = [];
   await Promise.all(
     shaped.map(async (s) => {
-      const result = await runAlone(service.pool, s.source, episodeCall(s.group), service.options.callTimeoutMs * (s.group.responses.length + 1));
+      const result = await runAlone(
+        service.pool,
+        s.source,
+        episodeCall(s.group),
+        service.options.callTimeoutMs * (s.group.responses.length + 1),
+      );
       if (!result.ok && result.fn === SANDBOX_FN) return; // keep the first failure
       settle(s.group, result);
       if (!result.ok && RESOURCE_CODES.has(result.code) && s.group.responses.length > 1) again.push(s);
     }),
   );
-  const alone = [...again, ...suspects.slice(shaped.length)].flatMap(({ group, source }) => group.items.map((index, j) => ({ source, group: { ...group, responses: [group.responses[j] as string], items: [index] } })));
+  const alone = [...again, ...suspects.slice(shaped.length)].flatMap(({ group, source }) =>
+    group.items.map((index, j) => ({
+      source,
+      group: { ...group, responses: [group.responses[j] as string], items: [index] },
+    })),
+  );
   await Promise.all(
     alone.slice(0, MAX_RETRIES_PER_REQUEST).map(async (s) => {
       const result = await runAlone(service.pool, s.source, episodeCall(s.group), service.options.callTimeoutMs);

@@ -1,7 +1,13 @@
 // The admission seam the batch and the queue worker share (pipeline/admission.ts): an admitting report is
 // admitted, a near-duplicate found at admission becomes a kept rejection, and a rejection is kept once.
 import { describe, expect, it } from 'vitest';
-import { admitJudged, judgeCandidate, keepRejection, settleJudged, type AdmissionStore } from '../pipeline/admission.js';
+import {
+  admitJudged,
+  judgeCandidate,
+  keepRejection,
+  settleJudged,
+  type AdmissionStore,
+} from '../pipeline/admission.js';
 import { rejectWrongKind } from '../pipeline/kind-check.js';
 import type { AdmitResult, EnvRecord, Lineage } from '../library/contract.js';
 import type { ValidationReport } from '../validators/report.js';
@@ -9,7 +15,16 @@ import type { ValidateOptions } from '../validators/validate.js';
 
 const lineage = { author: 'test', spec: { name: 'x' }, promptHash: 'h', batchId: 'b' } as unknown as Lineage;
 const report = (verdict: 'admit' | 'reject'): ValidationReport =>
-  ({ verdict, hash: 'h', problems: [], stages: [{ stage: 'static', ok: true, problems: [] }, { stage: 'novelty', ok: true, problems: [], metrics: {} }], meta: { kind: 'episodic' } }) as unknown as ValidationReport;
+  ({
+    verdict,
+    hash: 'h',
+    problems: [],
+    stages: [
+      { stage: 'static', ok: true, problems: [] },
+      { stage: 'novelty', ok: true, problems: [], metrics: {} },
+    ],
+    meta: { kind: 'episodic' },
+  }) as unknown as ValidationReport;
 
 /** A store that answers admit with `result` and records what it was asked. */
 function store(result: AdmitResult): AdmissionStore & { admitted: number; kept: ValidationReport[] } {
@@ -23,7 +38,10 @@ function store(result: AdmitResult): AdmissionStore & { admitted: number; kept: 
 }
 
 const env = { name: 'x', version: 1 } as unknown as EnvRecord;
-const duplicate: AdmitResult = { status: 'duplicate', problems: [{ code: 'E_DUPLICATE_CODE', stage: 'novelty', message: 'near-duplicate of y' }] };
+const duplicate: AdmitResult = {
+  status: 'duplicate',
+  problems: [{ code: 'E_DUPLICATE_CODE', stage: 'novelty', message: 'near-duplicate of y' }],
+};
 
 describe('the admission seam', () => {
   it('admits an admitting report and keeps nothing', async () => {
@@ -39,7 +57,10 @@ describe('the admission seam', () => {
     const outcome = await settleJudged(s, { source: 'src', report: r, lineage });
     expect(outcome.admission?.status).toBe('duplicate');
     expect(r.verdict).toBe('reject');
-    expect(r.stages.find((st) => st.stage === 'novelty')).toMatchObject({ ok: false, metrics: { recheckedAtAdmission: true } });
+    expect(r.stages.find((st) => st.stage === 'novelty')).toMatchObject({
+      ok: false,
+      metrics: { recheckedAtAdmission: true },
+    });
     expect(s.kept).toEqual([r]);
   });
 
@@ -55,7 +76,12 @@ describe('the admission seam', () => {
     const r = report('admit');
     rejectWrongKind(r, { kind: 'single' });
     expect(r.verdict).toBe('reject');
-    expect(r.problems[0]).toMatchObject({ code: 'E_WRONG_KIND', stage: 'static', message: 'the spec asks for a single-turn (contract v1: generate, solve, verify) environment, but the module is episodic (contract v2: reset, step, score, act)' });
+    expect(r.problems[0]).toMatchObject({
+      code: 'E_WRONG_KIND',
+      stage: 'static',
+      message:
+        'the spec asks for a single-turn (contract v1: generate, solve, verify) environment, but the module is episodic (contract v2: reset, step, score, act)',
+    });
     const code = report('admit');
     (code as { meta: unknown }).meta = { kind: 'code' };
     rejectWrongKind(code, { kind: 'episodic' });
@@ -64,11 +90,17 @@ describe('the admission seam', () => {
 });
 
 describe('a rejection that rests only on wall-clock limits', () => {
-  const rejected = (...codes: string[]) => ({ ...report('reject'), problems: codes.map((code) => ({ code, stage: 'execution', message: code })) }) as unknown as ValidationReport;
+  const rejected = (...codes: string[]) =>
+    ({
+      ...report('reject'),
+      problems: codes.map((code) => ({ code, stage: 'execution', message: code })),
+    }) as unknown as ValidationReport;
   const options = {} as ValidateOptions; // the stand-in validator reads none
   /** A validator that answers the given reports in turn, counting its calls. */
   const validator = (...reports: ValidationReport[]) => {
-    const v = Object.assign(async () => reports[Math.min(v.calls++, reports.length - 1)] as ValidationReport, { calls: 0 });
+    const v = Object.assign(async () => reports[Math.min(v.calls++, reports.length - 1)] as ValidationReport, {
+      calls: 0,
+    });
     return v;
   };
 

@@ -36,7 +36,7 @@ export const ADVERSARIAL: Record<string, string> = {
   'spaces then junk': `${' '.repeat(MB)}x`,
   'blank lines': times('\n'),
   'blank lines then export-less text': `${times('\n \t')}x`,
-  'separators': times('a,'),
+  separators: times('a,'),
   'signed numbers': times('-1'),
   'decimal dots': times('1.'),
   'fraction slashes': times('1/'),
@@ -45,7 +45,7 @@ export const ADVERSARIAL: Record<string, string> = {
   'backtick runs': times('``x'),
   'comment openers': times('/*'),
   'line comments': times('//\n'),
-  'fences': times('```\n'),
+  fences: times('```\n'),
   'quotes and escapes': times('"\\'),
   'letters and digits': times('a1'),
   'non-ASCII letters': times('İß'),
@@ -54,7 +54,8 @@ export const ADVERSARIAL: Record<string, string> = {
 };
 
 const kit = loadPlainRuntime().kit;
-const slotsFor = (n: number) => new ResultSlots(Array.from({ length: n }, (_, seed): Call => ({ op: 'episode', seed, level: 1 })));
+const slotsFor = (n: number) =>
+  new ResultSlots(Array.from({ length: n }, (_, seed): Call => ({ op: 'episode', seed, level: 1 })));
 
 /** Host functions that read guest text, each given one adversarial string. A throw is fine; slowness is not. */
 const SUBJECTS: Array<[string, (text: string) => unknown]> = [
@@ -67,17 +68,30 @@ const SUBJECTS: Array<[string, (text: string) => unknown]> = [
   ['json.jsonDepth (runtime output)', (t) => jsonDepth(t)],
   ['json.parseBoundedJson (runtime output)', (t) => parseBoundedJson(t, { maxChars: 4 * MB, maxDepth: 40 })],
   ['results.acceptChunk (runtime chunks)', (t) => slotsFor(4).acceptChunk(t, DEFAULT_LIMITS)],
-  ['results.acceptChunk (a chunk carrying the text)', (t) => slotsFor(4).acceptChunk(JSON.stringify([{ id: 0, ok: false, code: 'E_THROWN', message: t, fn: 'verify' }]), DEFAULT_LIMITS)],
+  [
+    'results.acceptChunk (a chunk carrying the text)',
+    (t) =>
+      slotsFor(4).acceptChunk(
+        JSON.stringify([{ id: 0, ok: false, code: 'E_THROWN', message: t, fn: 'verify' }]),
+        DEFAULT_LIMITS,
+      ),
+  ],
   ['episodes.checkVerdict (verdict feedback)', (t) => checkVerdict({ ok: true, value: { score: 0.5, feedback: t } })],
-  ['contract MetaSchema (meta)', (t) => MetaSchema.safeParse({ name: t, title: t, description: t, skills: [t], levels: 3 })],
+  [
+    'contract MetaSchema (meta)',
+    (t) => MetaSchema.safeParse({ name: t, title: t, description: t, skills: [t], levels: 3 }),
+  ],
   ['report boundDepth (evidence)', (t) => boundDepth({ evidence: [t, { deeper: t }] })],
-  ['agents extractModule (model replies)', (t) => {
-    try {
-      return extractModule(t);
-    } catch {
-      return null;
-    }
-  }],
+  [
+    'agents extractModule (model replies)',
+    (t) => {
+      try {
+        return extractModule(t);
+      } catch {
+        return null;
+      }
+    },
+  ],
   ['llm jsonCandidates (structured replies)', jsonCandidates],
   ['spec normaliseTag and ideaTokens (model specs)', (t) => [normaliseTag(t), ideaTokens(t)]],
   ['kit.answer (responses, in the isolate)', (t) => kit.answer(t)],
@@ -85,11 +99,22 @@ const SUBJECTS: Array<[string, (text: string) => unknown]> = [
   ['kit.number (responses)', (t) => kit.number(t)],
   ['kit.list (responses)', (t) => kit.list(t)],
   ['learned readers (prompts)', (t) => judgeReaders([leakSample(t, '42', 1), leakSample(t, '43', 2)], READERS)],
-  ['guessing tokenGuesses and promptTokens (prompts)', (t) => [tokenGuesses(t, shapeOf('alpha, beta, gamma')), promptTokens(t, '42', shapeOf('42'), 8, 1)]],
+  [
+    'guessing tokenGuesses and promptTokens (prompts)',
+    (t) => [tokenGuesses(t, shapeOf('alpha, beta, gamma')), promptTokens(t, '42', shapeOf('42'), 8, 1)],
+  ],
   ['restatements of the question (prompts)', (t) => restatements(t, 3)],
-  ['probes nonAnswers and reasoning (references, prompts)', (t) => [nonAnswers(t, shapeOf(t), new Set()), reasoning(t, '<answer>1</answer>', '42')]],
+  [
+    'probes nonAnswers and reasoning (references, prompts)',
+    (t) => [nonAnswers(t, shapeOf(t), new Set()), reasoning(t, '<answer>1</answer>', '42')],
+  ],
 ];
-const leakSample = (prompt: string, answer: string, seed: number) => ({ seed, level: 1, reference: `<answer>${answer}</answer>`, instance: { prompt } });
+const leakSample = (prompt: string, answer: string, seed: number) => ({
+  seed,
+  level: 1,
+  reference: `<answer>${answer}</answer>`,
+  instance: { prompt },
+});
 
 /**
  * CPU milliseconds one call may use: linear work on a megabyte is milliseconds, quadratic is minutes. CPU time
@@ -117,7 +142,7 @@ describe('host work on guest text is linear', () => {
     expect(slow).toEqual([]);
   });
 
-  it('answerContent reads the one answer tag by kit.answer\'s rule, and the whole text without one', () => {
+  it("answerContent reads the one answer tag by kit.answer's rule, and the whole text without one", () => {
     expect(answerContent('x <Answer> 42 </ANSWER> <answer>7</answer>')).toBe('7');
     expect(answerContent('  <answer> 42 </answer> because  ')).toBe('42');
     expect(answerContent('<answer><answer>5</answer>')).toBe('<answer><answer>5</answer>');

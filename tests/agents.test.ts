@@ -20,7 +20,15 @@ const spec = (name: string, taskIdea = `Task ${name}: compute something distinct
   difficultyScaling: 'Inputs grow with the level.',
   whyNew: 'No environment trains this yet.',
 });
-const stats = { environments: 1, versions: 1, byStatus: { active: 1 }, bySkill: { graphs: 1 }, byAuthor: { seed: 1 }, levels: { min: 10, max: 10 }, rejections: 0 };
+const stats = {
+  environments: 1,
+  versions: 1,
+  byStatus: { active: 1 },
+  bySkill: { graphs: 1 },
+  byAuthor: { seed: 1 },
+  levels: { min: 10, max: 10 },
+  rejections: 0,
+};
 const good = readFileSync(new URL('./fixtures/candidates/good-roman-sum.js', import.meta.url), 'utf8');
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
@@ -28,8 +36,15 @@ afterAll(() => pool.close());
 describe('the architect', () => {
   it('returns schema-checked specs minus duplicates of the library and of each other, with its prompt hash', async () => {
     const ledger = new CostLedger();
-    const llm = new FakeLlm([reply.json({ specs: [spec('coin-paths'), spec('topological-order'), spec('coin-paths'), spec('bit-puzzle')] })], { ledger });
-    const out = await proposeSpecs(llm, { stats, n: 3, environments: [{ name: 'topological-order', skills: ['graphs'] }] });
+    const llm = new FakeLlm(
+      [reply.json({ specs: [spec('coin-paths'), spec('topological-order'), spec('coin-paths'), spec('bit-puzzle')] })],
+      { ledger },
+    );
+    const out = await proposeSpecs(llm, {
+      stats,
+      n: 3,
+      environments: [{ name: 'topological-order', skills: ['graphs'] }],
+    });
     expect(out.specs.map((s) => s.name)).toEqual(['coin-paths', 'bit-puzzle']);
     expect(out.dropped.map((d) => d.spec.name)).toEqual(['topological-order', 'coin-paths']);
     expect(out.promptHash).toMatch(/^[0-9a-f]{64}$/);
@@ -37,7 +52,10 @@ describe('the architect', () => {
   });
 
   it('re-asks when the specs break the schema, then succeeds', async () => {
-    const llm = new FakeLlm([reply.json({ specs: [{ ...spec('x'), name: 'not.kebab!' }] }), reply.json({ specs: [spec('fine-name')] })]);
+    const llm = new FakeLlm([
+      reply.json({ specs: [{ ...spec('x'), name: 'not.kebab!' }] }),
+      reply.json({ specs: [spec('fine-name')] }),
+    ]);
     const out = await proposeSpecs(llm, { stats, n: 1 });
     expect(out.specs.map((s) => s.name)).toEqual(['fine-name']);
     expect(llm.requests).toHaveLength(2);
@@ -74,11 +92,19 @@ describe('the generator and repair', () => {
   });
 });
 
-const envWithAlwaysOne = good.replace(/export function verify\(instance, response\) \{/, 'export function verify(instance, response) { return 1;');
+const envWithAlwaysOne = good.replace(
+  /export function verify\(instance, response\) \{/,
+  'export function verify(instance, response) { return 1;',
+);
 
 describe('the reviewer as the validator review stage', () => {
   const checks = (failing?: string) =>
-    Object.fromEntries(REVIEW_CHECKS.map((c) => [c, { ok: c !== failing, note: c === failing ? 'the prompt does not say which order to use' : 'fine' }]));
+    Object.fromEntries(
+      REVIEW_CHECKS.map((c) => [
+        c,
+        { ok: c !== failing, note: c === failing ? 'the prompt does not say which order to use' : 'fine' },
+      ]),
+    );
   const seed = listSeeds()[0] as { source: string };
 
   it('admits when every check passes', async () => {
@@ -103,7 +129,13 @@ describe('the reviewer as the validator review stage', () => {
     const llm = new FakeLlm([reply.json({ checks: checks('promptUnambiguous') })]);
     const report = await validateCandidate(seed.source, { pool, reviewer: llmReviewer(llm) });
     expect(report.verdict).toBe('reject');
-    expect(report.problems).toEqual([expect.objectContaining({ code: 'E_REVIEW', stage: 'review', message: expect.stringMatching(/promptUnambiguous.*which order/) })]);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        code: 'E_REVIEW',
+        stage: 'review',
+        message: expect.stringMatching(/promptUnambiguous.*which order/),
+      }),
+    ]);
   });
 
   it('is not asked when an earlier stage already failed (no LLM spend on a rejected candidate)', async () => {

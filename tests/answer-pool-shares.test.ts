@@ -5,13 +5,23 @@ import { AnswerPool, AnswerQueueFull, AnswersCancelled } from '../sandbox/code/a
 import { DEFAULT_ANSWER_LIMITS, type AnswerLimits, type AnswerSpec } from '../sandbox/code/answers.js';
 import { FairQueue } from '../sandbox/fair-queue.js';
 
-const base = { language: 'javascript', entry: 'add', compare: 'exact', tests: [['[1,2]', '3']] } satisfies Omit<AnswerSpec, 'program'>;
+const base = { language: 'javascript', entry: 'add', compare: 'exact', tests: [['[1,2]', '3']] } satisfies Omit<
+  AnswerSpec,
+  'program'
+>;
 const honest: AnswerSpec = { ...base, program: 'function add(a, b) { return a + b; }' };
 const looping: AnswerSpec = { ...base, program: 'function add(a, b) { for (;;) {} }' };
 /** Answers correctly and leaves `mb` MB of registered symbols in its isolate (the registry is the isolate's). */
-const filler = (tag: string, mb: number): AnswerSpec => ({ ...base, program: `function add(a, b) {\n  for (let i = 0; i < ${mb}; i++) Symbol.for('${tag}' + i + '-'.repeat(1 << 20));\n  return a + b;\n}` });
+const filler = (tag: string, mb: number): AnswerSpec => ({
+  ...base,
+  program: `function add(a, b) {\n  for (let i = 0; i < ${mb}; i++) Symbol.for('${tag}' + i + '-'.repeat(1 << 20));\n  return a + b;\n}`,
+});
 /** Keeps a million small records alive while it works (about 47 MB). */
-const hungry: AnswerSpec = { ...base, program: 'function add(a, b) { const seen = []; for (let i = 0; i < 1e6; i++) seen.push({ i }); return a + b + seen.length - 1e6; }' };
+const hungry: AnswerSpec = {
+  ...base,
+  program:
+    'function add(a, b) { const seen = []; for (let i = 0; i < 1e6; i++) seen.push({ i }); return a + b + seen.length - 1e6; }',
+};
 
 const limits = (over: Partial<AnswerLimits>): AnswerLimits => ({ ...DEFAULT_ANSWER_LIMITS, ...over });
 const pools: AnswerPool[] = [];
@@ -25,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('FairQueue', () => {
-  it('serves owners in turn, each owner\'s items in order, and removes what is picked', () => {
+  it("serves owners in turn, each owner's items in order, and removes what is picked", () => {
     const q = new FairQueue<string>();
     for (const item of ['a1', 'a2', 'a3']) q.push('a', item);
     q.push('b', 'b1');
@@ -37,10 +47,16 @@ describe('FairQueue', () => {
 });
 
 describe('the answer pool shares its workers between owners', () => {
-  it('an owner\'s one answer is scored before another owner\'s earlier backlog of looping programs', async () => {
+  it("an owner's one answer is scored before another owner's earlier backlog of looping programs", async () => {
     const pool = poolOf({ answersPerJob: 1, limits: limits({ testTimeoutMs: 300 }) });
     const order: string[] = [];
-    const backlog = pool.run(Array.from({ length: 8 }, () => looping), {}, { owner: 'attacker' }).then(() => order.push('attacker'));
+    const backlog = pool
+      .run(
+        Array.from({ length: 8 }, () => looping),
+        {},
+        { owner: 'attacker' },
+      )
+      .then(() => order.push('attacker'));
     await new Promise((resolve) => setTimeout(resolve, 50));
     const [mine] = await pool.run([honest], {}, { owner: 'victim' });
     order.push('victim');
@@ -49,12 +65,18 @@ describe('the answer pool shares its workers between owners', () => {
     expect(order).toEqual(['victim', 'attacker']);
   }, 120_000);
 
-  it('refuses a run past an owner\'s bound of waiting answers, naming it, and takes other owners\' and an owner\'s only run', async () => {
+  it("refuses a run past an owner's bound of waiting answers, naming it, and takes other owners' and an owner's only run", async () => {
     const pool = poolOf({ maxQueuedPerOwner: 4, limits: limits({ testTimeoutMs: 200 }) });
-    const big = pool.run(Array.from({ length: 6 }, () => looping), {}, { owner: 'a' }); // an owner's only run: taken though over the bound
+    const big = pool.run(
+      Array.from({ length: 6 }, () => looping),
+      {},
+      { owner: 'a' },
+    ); // an owner's only run: taken though over the bound
     expect(pool.queued('a')).toBe(6);
     await expect(pool.run([honest], {}, { owner: 'a' })).rejects.toThrow(AnswerQueueFull);
-    await expect(pool.run([honest], {}, { owner: 'a' })).rejects.toThrow(/at most 4 \(the answer pool's maxQueuedPerOwner\)/);
+    await expect(pool.run([honest], {}, { owner: 'a' })).rejects.toThrow(
+      /at most 4 \(the answer pool's maxQueuedPerOwner\)/,
+    );
     expect((await pool.run([honest], {}, { owner: 'b' }))[0]?.tests).toEqual([null]);
     await big;
     expect(pool.queued('a')).toBe(0);
@@ -75,8 +97,8 @@ describe('the answer pool shares its workers between owners', () => {
   }, 60_000);
 });
 
-describe('answer isolates hold one run\'s programs, and not what an answer left behind', () => {
-  it('an isolate an answer left symbols in is retired before the run\'s next answer; one run\'s light answers share theirs', async () => {
+describe("answer isolates hold one run's programs, and not what an answer left behind", () => {
+  it("an isolate an answer left symbols in is retired before the run's next answer; one run's light answers share theirs", async () => {
     const pool = poolOf({});
     const [a, b, c, d] = await pool.run([honest, honest, filler('keep', 40), honest]);
     expect([a, b, c, d].map((r) => r?.tests)).toEqual([[null], [null], [null], [null]]);

@@ -27,7 +27,21 @@ const TABLE: Array<[string, string | null]> = [
   ['', null],
 ];
 
-const PIECES = ['<answer>', '</answer>', '<ANSWER>', '</Answer>', '<answer', 'answer>', ' ', '\n', '7', 'x', '<', '>', '/'];
+const PIECES = [
+  '<answer>',
+  '</answer>',
+  '<ANSWER>',
+  '</Answer>',
+  '<answer',
+  'answer>',
+  ' ',
+  '\n',
+  '7',
+  'x',
+  '<',
+  '>',
+  '/',
+];
 
 /** Seeded mixtures of tag pieces and text, so the two implementations meet cases nobody wrote down. */
 function mixtures(count: number): string[] {
@@ -44,8 +58,14 @@ describe('the <answer> rule', () => {
 
   /** kit.answer of each text, run by generate inside the sandbox (SES lockdown, the hardened kit). */
   async function kitInIsolate(texts: string[]): Promise<Array<string | null>> {
-    const source = envSource({ prelude: `const TEXTS = ${JSON.stringify(texts)};`, generate: "return { prompt: 'kit.answer of each text', answers: TEXTS.map((t) => kit.answer(t)) };" });
-    const run = await pool.run({ source, calls: [{ op: 'episode', seed: 1, level: 1, responses: [], keepInstance: true }] });
+    const source = envSource({
+      prelude: `const TEXTS = ${JSON.stringify(texts)};`,
+      generate: "return { prompt: 'kit.answer of each text', answers: TEXTS.map((t) => kit.answer(t)) };",
+    });
+    const run = await pool.run({
+      source,
+      calls: [{ op: 'episode', seed: 1, level: 1, responses: [], keepInstance: true }],
+    });
     const result = run.results[0];
     if (!result?.ok) throw new Error(`the probe module failed: ${JSON.stringify(result)}`);
     return (result.value as { instance: { answers: Array<string | null> } }).instance.answers;
@@ -65,7 +85,9 @@ describe('the <answer> rule', () => {
     expect(await kitInIsolate(texts)).toEqual(host);
     // The mixtures reach every outcome: a tag read, no tag, and tags refused for being several.
     expect(host.filter((a) => a !== null).length).toBeGreaterThan(50);
-    expect(texts.filter((t, i) => host[i] === null && t.split('<answer>').length > 2 && t.includes('</answer>')).length).toBeGreaterThan(50);
+    expect(
+      texts.filter((t, i) => host[i] === null && t.split('<answer>').length > 2 && t.includes('</answer>')).length,
+    ).toBeGreaterThan(50);
   });
 
   it('a reference is read by the same rule, with the whole text when it has no single tag', () => {
@@ -83,7 +105,9 @@ describe('the <answer> rule', () => {
       if (content === null) expect(probe).toBe('PROBE');
       else {
         expect(answerTag(probe)).toBe('PROBE');
-        expect(probe.replace('PROBE', content)).toBe(reference.replace(/<answer>[\s\S]*?<\/answer>/, `<answer>${content}</answer>`));
+        expect(probe.replace('PROBE', content)).toBe(
+          reference.replace(/<answer>[\s\S]*?<\/answer>/, `<answer>${content}</answer>`),
+        );
       }
     }
   });

@@ -85,7 +85,10 @@ function importsOf(file: string, text: string): { local: Edge[]; packages: strin
   const packages: string[] = [];
   for (const { fileName: spec } of info.importedFiles) {
     if (spec.startsWith('.')) {
-      const to = relative(ROOT, join(ROOT, dirname(file), spec)).split(sep).join('/').replace(/\.js$/, '.ts');
+      const to = relative(ROOT, join(ROOT, dirname(file), spec))
+        .split(sep)
+        .join('/')
+        .replace(/\.js$/, '.ts');
       local.push({ from: file, to, spec });
     } else if (!spec.startsWith('node:')) {
       packages.push(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));
@@ -147,63 +150,110 @@ const parsed = new Map(files.map((f) => [f, importsOf(f, texts.get(f) as string)
 describe('the architecture', () => {
   it('finds the source files and their imports (the parser sees static, type-only, re-exported and dynamic imports)', () => {
     expect(files.length).toBeGreaterThan(100);
-    const probe = importsOf('pipeline/x.ts', "import a from '../cli/a.js';\nimport type { B } from '../cli/b.js';\nexport { c } from './c.js';\nconst d = await import('../serve/d.js');\nimport 'commander';");
+    const probe = importsOf(
+      'pipeline/x.ts',
+      "import a from '../cli/a.js';\nimport type { B } from '../cli/b.js';\nexport { c } from './c.js';\nconst d = await import('../serve/d.js');\nimport 'commander';",
+    );
     expect(probe.local.map((e) => e.to)).toEqual(['cli/a.ts', 'cli/b.ts', 'pipeline/c.ts', 'serve/d.ts']);
     expect(probe.packages).toEqual(['commander']);
-    expect(probe.local.map(layerViolation)).toEqual([expect.stringContaining('above it'), expect.stringContaining('above it'), null, expect.stringContaining('above it')]);
+    expect(probe.local.map(layerViolation)).toEqual([
+      expect.stringContaining('above it'),
+      expect.stringContaining('above it'),
+      null,
+      expect.stringContaining('above it'),
+    ]);
     expect(layerViolation({ from: 'export/a.ts', to: 'serve/b.ts' })).toContain('sibling');
     expect(layerViolation({ from: 'serve/a.ts', to: 'library/b.ts' })).toBeNull();
   });
 
   it('every import points down a layer: contract → sandbox → kinds → validators → library → agents → pipeline → export/serve → cli', () => {
-    const bad = [...parsed.values()].flatMap((p) => p.local).flatMap((edge) => {
-      const why = layerViolation(edge);
-      return why ? [`${edge.from} imports '${edge.spec}': ${why}`] : [];
-    });
+    const bad = [...parsed.values()]
+      .flatMap((p) => p.local)
+      .flatMap((edge) => {
+        const why = layerViolation(edge);
+        return why ? [`${edge.from} imports '${edge.spec}': ${why}`] : [];
+      });
     expect(bad).toEqual([]);
   });
 
   it('every relative import names a file that exists', () => {
     const known = new Set(files);
-    const missing = [...parsed.values()].flatMap((p) => p.local).filter((e) => !known.has(e.to) && !known.has(e.to.replace(/\.ts$/, '.js')));
+    const missing = [...parsed.values()]
+      .flatMap((p) => p.local)
+      .filter((e) => !known.has(e.to) && !known.has(e.to.replace(/\.ts$/, '.js')));
     expect(missing.map((e) => `${e.from} -> ${e.spec}`)).toEqual([]);
   });
 
   it('no file reaches itself through its imports', () => {
     const graph = new Map(files.map((f) => [f, (parsed.get(f) as { local: Edge[] }).local.map((e) => e.to)]));
     expect(cycles(graph)).toEqual([]);
-    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
   });
 
   it('the offline author reaches the validator only through its screening API (validators/screen.ts)', () => {
-    const reach = files.filter((f) => f.startsWith('agents/offline/')).flatMap((f) => (parsed.get(f) as { local: Edge[] }).local.filter((e) => e.to.startsWith('validators/') && e.to !== 'validators/screen.ts').map((e) => `${f} imports '${e.spec}'`));
+    const reach = files
+      .filter((f) => f.startsWith('agents/offline/'))
+      .flatMap((f) =>
+        (parsed.get(f) as { local: Edge[] }).local
+          .filter((e) => e.to.startsWith('validators/') && e.to !== 'validators/screen.ts')
+          .map((e) => `${f} imports '${e.spec}'`),
+      );
     expect(reach).toEqual([]);
   });
 
   it('packages with a job of their own are imported only by the part that does that job (commander only in cli/)', () => {
     const bad = files.flatMap((file) =>
-      (parsed.get(file) as { packages: string[] }).packages.filter((pkg) => PACKAGE_HOMES[pkg] && !PACKAGE_HOMES[pkg](file)).map((pkg) => `${file} imports ${pkg}`),
+      (parsed.get(file) as { packages: string[] }).packages
+        .filter((pkg) => PACKAGE_HOMES[pkg] && !PACKAGE_HOMES[pkg](file))
+        .map((pkg) => `${file} imports ${pkg}`),
     );
     expect(bad).toEqual([]);
   });
 
   it(`source files stay under ${MAX_LINES} lines (seeds and the guest runtime aside)`, () => {
-    const big = files.filter((f) => !SIZE_EXEMPT.has(f)).map((f) => [f, lineCount(texts.get(f) as string)] as const).filter(([, n]) => n > MAX_LINES);
+    const big = files
+      .filter((f) => !SIZE_EXEMPT.has(f))
+      .map((f) => [f, lineCount(texts.get(f) as string)] as const)
+      .filter(([, n]) => n > MAX_LINES);
     expect(big.map(([f, n]) => `${f}: ${n} lines`)).toEqual([]);
   });
 
   it('the public API (index.ts) loads, names one thing per name, and re-exports no test double', async () => {
     const api = await import('../index.js');
     expect(Object.keys(api).length).toBeGreaterThan(50);
-    for (const name of ['validateCandidate', 'SandboxPool', 'openLibrary', 'runBatch', 'runExport', 'startServer', 'AUTHORS', 'CODES']) expect(api).toHaveProperty(name);
+    for (const name of [
+      'validateCandidate',
+      'SandboxPool',
+      'openLibrary',
+      'runBatch',
+      'runExport',
+      'startServer',
+      'AUTHORS',
+      'CODES',
+    ])
+      expect(api).toHaveProperty(name);
     for (const double of ['FakeLlm', 'reply', 'FakeScriptPlayer']) expect(api).not.toHaveProperty(double);
   });
 
   it('every source file opens with a short comment that says what it is for (long explanations live in docs/)', () => {
     const bare = files.filter((f) => !/^(#![^\n]*\n)?\/\/ \S/.test(texts.get(f) as string));
     expect(bare).toEqual([]);
-    const headerLines = (text: string) => (/^(#![^\n]*\n)?((\/\/[^\n]*\n)+)/.exec(text)?.[2] ?? '').split('\n').length - 1;
-    expect(files.filter((f) => !SIZE_EXEMPT.has(f) && headerLines(texts.get(f) as string) > MAX_HEADER_LINES).map((f) => `${f}: ${headerLines(texts.get(f) as string)} lines`)).toEqual([]);
+    const headerLines = (text: string) =>
+      (/^(#![^\n]*\n)?((\/\/[^\n]*\n)+)/.exec(text)?.[2] ?? '').split('\n').length - 1;
+    expect(
+      files
+        .filter((f) => !SIZE_EXEMPT.has(f) && headerLines(texts.get(f) as string) > MAX_HEADER_LINES)
+        .map((f) => `${f}: ${headerLines(texts.get(f) as string)} lines`),
+    ).toEqual([]);
   });
 });
 
@@ -213,15 +263,31 @@ const KIND_NAMES = new Set(Object.values(KINDS).flatMap((kind) => [kind.name, ki
 /** Each place `text` compares a value to a kind name: `x === 'episodic'`, `'code' !== x`, `case 'single':`, `.includes('single-turn')`. */
 export function kindComparisons(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const isKind = (node: ts.Node | undefined): boolean => node !== undefined && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && KIND_NAMES.has(node.text);
-  const equality = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+  const isKind = (node: ts.Node | undefined): boolean =>
+    node !== undefined &&
+    (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) &&
+    KIND_NAMES.has(node.text);
+  const equality = new Set([
+    ts.SyntaxKind.EqualsEqualsEqualsToken,
+    ts.SyntaxKind.ExclamationEqualsEqualsToken,
+    ts.SyntaxKind.EqualsEqualsToken,
+    ts.SyntaxKind.ExclamationEqualsToken,
+  ]);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     const compares =
-      (ts.isBinaryExpression(node) && equality.has(node.operatorToken.kind) && (isKind(node.left) || isKind(node.right))) ||
+      (ts.isBinaryExpression(node) &&
+        equality.has(node.operatorToken.kind) &&
+        (isKind(node.left) || isKind(node.right))) ||
       (ts.isCaseClause(node) && isKind(node.expression)) ||
-      (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ['includes', 'indexOf'].includes(node.expression.name.text) && isKind(node.arguments[0]));
-    if (compares) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText().split('\n')[0]!.slice(0, 80)}`);
+      (ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        ['includes', 'indexOf'].includes(node.expression.name.text) &&
+        isKind(node.arguments[0]));
+    if (compares)
+      found.push(
+        `${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText().split('\n')[0]!.slice(0, 80)}`,
+      );
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -235,13 +301,34 @@ export function kindComparisons(file: string, text: string): string[] {
  */
 export function kindTables(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const keyName = (name: ts.PropertyName | undefined): string | undefined => (name && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) ? name.text : undefined);
-  const kindKeys = (names: Array<string | undefined>) => names.filter((n): n is string => n !== undefined && KIND_NAMES.has(n)).length;
+  const keyName = (name: ts.PropertyName | undefined): string | undefined =>
+    name && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name))
+      ? name.text
+      : undefined;
+  const kindKeys = (names: Array<string | undefined>) =>
+    names.filter((n): n is string => n !== undefined && KIND_NAMES.has(n)).length;
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    const keys = ts.isObjectLiteralExpression(node) ? kindKeys(node.properties.map((p) => keyName(p.name))) : ts.isTypeLiteralNode(node) ? kindKeys(node.members.map((m) => keyName(m.name))) : 0;
-    const union = ts.isTypeReferenceNode(node) && node.typeName.getText() === 'Record' && node.typeArguments?.[0] && ts.isUnionTypeNode(node.typeArguments[0]) ? kindKeys(node.typeArguments[0].types.map((t) => (ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal) ? t.literal.text : undefined))) : 0;
-    if (keys >= 2 || union >= 2) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText().split('\n')[0]!.slice(0, 80)}`);
+    const keys = ts.isObjectLiteralExpression(node)
+      ? kindKeys(node.properties.map((p) => keyName(p.name)))
+      : ts.isTypeLiteralNode(node)
+        ? kindKeys(node.members.map((m) => keyName(m.name)))
+        : 0;
+    const union =
+      ts.isTypeReferenceNode(node) &&
+      node.typeName.getText() === 'Record' &&
+      node.typeArguments?.[0] &&
+      ts.isUnionTypeNode(node.typeArguments[0])
+        ? kindKeys(
+            node.typeArguments[0].types.map((t) =>
+              ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal) ? t.literal.text : undefined,
+            ),
+          )
+        : 0;
+    if (keys >= 2 || union >= 2)
+      found.push(
+        `${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText().split('\n')[0]!.slice(0, 80)}`,
+      );
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -253,22 +340,33 @@ const KIND_TABLE_EXEMPT = new Set(['validators/options.ts', 'validators/validate
 
 describe('the kind plug', () => {
   it('finds a comparison to a kind name in each of its forms, and nothing else', () => {
-    const probe = "if (a === 'episodic' || 'single' !== b.kind) f();\nswitch (k) { case 'code': break; case 'other': break; }\nkinds.includes('single-turn');\nconst x = { kind: 'episodic' };\nif (s === 'mixed' || t.includes('words')) g();";
-    expect(kindComparisons('x.ts', probe).map((hit) => hit.split(': ')[0])).toEqual(['x.ts:1', 'x.ts:1', 'x.ts:2', 'x.ts:3']);
+    const probe =
+      "if (a === 'episodic' || 'single' !== b.kind) f();\nswitch (k) { case 'code': break; case 'other': break; }\nkinds.includes('single-turn');\nconst x = { kind: 'episodic' };\nif (s === 'mixed' || t.includes('words')) g();";
+    expect(kindComparisons('x.ts', probe).map((hit) => hit.split(': ')[0])).toEqual([
+      'x.ts:1',
+      'x.ts:1',
+      'x.ts:2',
+      'x.ts:3',
+    ]);
   });
 
   it('nothing outside kinds/ compares kind names: a kind says how it differs (kinds/contract.ts), the rest asks it', () => {
-    const hits = files.filter((f) => !f.startsWith('kinds/')).flatMap((f) => kindComparisons(f, texts.get(f) as string));
+    const hits = files
+      .filter((f) => !f.startsWith('kinds/'))
+      .flatMap((f) => kindComparisons(f, texts.get(f) as string));
     expect(hits).toEqual([]);
   });
 
   it('finds a table keyed by kind names as an object, a type or a Record of names, and not a lone field named after a kind', () => {
-    const probe = "const a = { single: 1, episodic: 2 };\ntype B = { 'single-turn': string; code: string };\nconst c: Record<'single' | 'code', number> = f();\nconst d = { episodic: part, name: 'x' };";
+    const probe =
+      "const a = { single: 1, episodic: 2 };\ntype B = { 'single-turn': string; code: string };\nconst c: Record<'single' | 'code', number> = f();\nconst d = { episodic: part, name: 'x' };";
     expect(kindTables('x.ts', probe).map((hit) => hit.split(': ')[0])).toEqual(['x.ts:1', 'x.ts:2', 'x.ts:3']);
   });
 
   it('nothing outside kinds/ keeps a table keyed by kind names: each kind supplies its values through its plug, the rest iterates the registry', () => {
-    const hits = files.filter((f) => !f.startsWith('kinds/') && !KIND_TABLE_EXEMPT.has(f)).flatMap((f) => kindTables(f, texts.get(f) as string));
+    const hits = files
+      .filter((f) => !f.startsWith('kinds/') && !KIND_TABLE_EXEMPT.has(f))
+      .flatMap((f) => kindTables(f, texts.get(f) as string));
     expect(hits).toEqual([]);
   });
 });

@@ -17,7 +17,15 @@ import { envSource } from './helpers/env-source.js';
 const EXISTING = { name: 'existing-env', skills: ['counting'] };
 const INPUT: ArchitectInput = {
   n: 3,
-  stats: { environments: 1, versions: 1, byStatus: { active: 1 }, bySkill: { counting: 1 }, byAuthor: { seed: 1 }, levels: { min: 3, max: 3 }, rejections: 0 },
+  stats: {
+    environments: 1,
+    versions: 1,
+    byStatus: { active: 1 },
+    bySkill: { counting: 1 },
+    byAuthor: { seed: 1 },
+    levels: { min: 3, max: 3 },
+    rejections: 0,
+  },
   environments: [EXISTING],
 };
 
@@ -34,9 +42,13 @@ const specOf = (name: string, skills = ['arithmetic']): EnvSpec => ({
 /** A fake model that plays each agent: specs for the architect (one of them a library duplicate), a module named as the prompt asks. */
 function scriptedModel(): FakeLlm {
   return new FakeLlm((request: WireRequest) => {
-    if (request.schema?.name === 'architect_specs') return reply.json({ specs: [specOf('fresh-sum'), specOf(EXISTING.name, ['counting']), specOf('another-sum')] });
+    if (request.schema?.name === 'architect_specs')
+      return reply.json({ specs: [specOf('fresh-sum'), specOf(EXISTING.name, ['counting']), specOf('another-sum')] });
     const text = request.messages.map((m) => m.content).join('\n');
-    const name = /meta\.name` is exactly `([a-z0-9-]+)`/.exec(text)?.[1] ?? /"name":\s*"([a-z0-9-]+)"/.exec(text)?.[1] ?? 'unnamed-env';
+    const name =
+      /meta\.name` is exactly `([a-z0-9-]+)`/.exec(text)?.[1] ??
+      /"name":\s*"([a-z0-9-]+)"/.exec(text)?.[1] ??
+      'unnamed-env';
     const meta = { name, title: 'Sum', description: 'Add one to a number.', skills: ['arithmetic'], levels: 3 };
     return reply.text(`Here it is:\n\n\`\`\`js\n${envSource({ meta: JSON.stringify(meta) })}\n\`\`\`\n`);
   });
@@ -49,7 +61,19 @@ const FIXTURES: Record<AuthorName, () => Author> = {
 };
 
 const rejection = (source: string): ValidationReport =>
-  ({ verdict: 'reject', problems: [{ code: 'E_UNSOLVED', stage: 'solvability', message: 'verify gives the reference 0' }], stages: [], hash: '', name: null, meta: null, curve: [], ms: 0, validatorVersion: 'test', validationSeed: 1, source }) as unknown as ValidationReport;
+  ({
+    verdict: 'reject',
+    problems: [{ code: 'E_UNSOLVED', stage: 'solvability', message: 'verify gives the reference 0' }],
+    stages: [],
+    hash: '',
+    name: null,
+    meta: null,
+    curve: [],
+    ms: 0,
+    validatorVersion: 'test',
+    validationSeed: 1,
+    source,
+  }) as unknown as ValidationReport;
 
 describe('authors', () => {
   it('every registered author has a fixture, so none skips the contract', () => {
@@ -72,7 +96,11 @@ for (const name of Object.keys(AUTHORS) as AuthorName[]) {
      * A written module: a source that loads with meta.name = the spec's name, or no source and a reason. A repair
      * may be another design, named after what it is (issue 31: a name says what the module is), so it only loads.
      */
-    async function expectModuleFor(spec: EnvSpec, written: { source: string | null; problem?: string; promptHash: string; costUsd: number; model: string }, sameName = true): Promise<void> {
+    async function expectModuleFor(
+      spec: EnvSpec,
+      written: { source: string | null; problem?: string; promptHash: string; costUsd: number; model: string },
+      sameName = true,
+    ): Promise<void> {
       expect(written.promptHash).toEqual(expect.any(String));
       expect(written.costUsd).toBeGreaterThanOrEqual(0);
       expect(written.model.length).toBeGreaterThan(0);
@@ -118,14 +146,27 @@ for (const name of Object.keys(AUTHORS) as AuthorName[]) {
     it('repairs a rejected module into another module for the same spec, or says why it cannot', async () => {
       const spec = specs[0] as EnvSpec;
       const first = await author.write(spec);
-      await expectModuleFor(spec, await author.repair(spec, first.source ?? '', rejection(first.source ?? ''), 1), false);
+      await expectModuleFor(
+        spec,
+        await author.repair(spec, first.source ?? '', rejection(first.source ?? ''), 1),
+        false,
+      );
     });
 
     it('answers a spec it did not propose with a module or a reason, never an exception', async () => {
       const foreign = specOf('foreign-spec');
       await expectModuleFor(foreign, await author.write(foreign));
       // A repair sees the module written for the spec before (the LLM author's repair prompt gets no spec).
-      const before = envSource({ meta: JSON.stringify({ name: foreign.name, title: 'Sum', description: 'Add one.', skills: ['arithmetic'], levels: 3 }), verify: 'return 0;' });
+      const before = envSource({
+        meta: JSON.stringify({
+          name: foreign.name,
+          title: 'Sum',
+          description: 'Add one.',
+          skills: ['arithmetic'],
+          levels: 3,
+        }),
+        verify: 'return 0;',
+      });
       await expectModuleFor(foreign, await author.repair(foreign, before, rejection(before), 1));
     });
 

@@ -44,19 +44,34 @@ const plan: ScriptPlan = {
   specs: [spec('roman-total'), spec('coin-ways'), spec('never-fixed'), spec('no-code')],
   modules: {
     'roman-total': [fixture('good-roman-sum.js')],
-    'coin-ways': [marked('coin-ways', alwaysOne(fixture('good-coin-change-ways.js'))), fixture('good-coin-change-ways.js')],
+    'coin-ways': [
+      marked('coin-ways', alwaysOne(fixture('good-coin-change-ways.js'))),
+      fixture('good-coin-change-ways.js'),
+    ],
     'never-fixed': [marked('never-fixed', alwaysOne(fixture('good-gcd-pair-sum.js')))],
     'no-code': [reply.text('Sorry, I would rather not.')],
   },
 };
-const options = (overrides: Partial<BatchOptions> = {}): BatchOptions => ({ ...DEFAULT_BATCH_OPTIONS, batchId: 'b1', target: 2, maxCandidates: 4, concurrency: 2, repairRounds: 1, review: false, ...overrides });
+const options = (overrides: Partial<BatchOptions> = {}): BatchOptions => ({
+  ...DEFAULT_BATCH_OPTIONS,
+  batchId: 'b1',
+  target: 2,
+  maxCandidates: 4,
+  concurrency: 2,
+  repairRounds: 1,
+  review: false,
+  ...overrides,
+});
 
 describe('a batch', () => {
   it('admits good modules, repairs a broken one, rejects what never gets fixed, and reports the funnel', async () => {
     const library = await freshLibrary();
     const { script, calls } = batchScript(plan);
     const ledger = new CostLedger({ batchId: 'b1' });
-    const report = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), ledger }, options({ target: 10 }));
+    const report = await runBatch(
+      { library, pool, llm: new FakeLlm(script, { ledger }), ledger },
+      options({ target: 10 }),
+    );
     expect(report.admitted.map((a) => [a.name, a.attempts]).sort()).toEqual([
       ['coin-change-ways', 2],
       ['roman-numeral-sum', 1],
@@ -66,15 +81,35 @@ describe('a batch', () => {
     expect(report.repair).toMatchObject({ admittedAfterRepair: 1 });
     expect(calls.repair).toBe(2); // coin-ways once, never-fixed once (repairRounds 1)
     const admitted = await library.get('coin-change-ways');
-    expect(admitted?.lineage).toMatchObject({ author: 'fake:fake-model', batchId: 'b1', parent: 'coin-ways#0', spec: { name: 'coin-ways' } });
+    expect(admitted?.lineage).toMatchObject({
+      author: 'fake:fake-model',
+      batchId: 'b1',
+      parent: 'coin-ways#0',
+      spec: { name: 'coin-ways' },
+    });
     expect((await library.getBatch('b1'))?.status).toBe('finished');
     expect(report.cost.calls).toBe(ledger.snapshot().total.calls);
     // Each rejected validation is listed with its first problem, in the JSON and the Markdown report.
-    expect(report.rejections.map((r) => [r.spec, r.attempt])).toEqual([['coin-ways', 1], ['never-fixed', 1], ['never-fixed', 2]]);
-    for (const r of report.rejections) expect(r.firstProblem).toMatchObject({ code: r.codes[0], stage: 'hack', message: expect.stringMatching(/probes? (scores|reach)/) });
-    expect(reportMarkdown(report)).toMatch(/## Rejected candidates\n\n- coin-ways, attempt 1: E_[A-Z_]+ \[hack\] [^\n]+\n- never-fixed, attempt 1: E_[A-Z_]+ \[hack\][^\n]+\n- never-fixed, attempt 2: /);
+    expect(report.rejections.map((r) => [r.spec, r.attempt])).toEqual([
+      ['coin-ways', 1],
+      ['never-fixed', 1],
+      ['never-fixed', 2],
+    ]);
+    for (const r of report.rejections)
+      expect(r.firstProblem).toMatchObject({
+        code: r.codes[0],
+        stage: 'hack',
+        message: expect.stringMatching(/probes? (scores|reach)/),
+      });
+    expect(reportMarkdown(report)).toMatch(
+      /## Rejected candidates\n\n- coin-ways, attempt 1: E_[A-Z_]+ \[hack\] [^\n]+\n- never-fixed, attempt 1: E_[A-Z_]+ \[hack\][^\n]+\n- never-fixed, attempt 2: /,
+    );
     expect(reportMarkdown(report)).toContain('envforge library rejections --batch b1');
-    expect((await library.rejections({ batchId: 'b1' })).map((r) => r.lineage.spec && (r.lineage.spec as { name: string }).name).sort()).toEqual(['coin-ways', 'never-fixed', 'never-fixed']);
+    expect(
+      (await library.rejections({ batchId: 'b1' }))
+        .map((r) => r.lineage.spec && (r.lineage.spec as { name: string }).name)
+        .sort(),
+    ).toEqual(['coin-ways', 'never-fixed', 'never-fixed']);
     await library.close();
   });
 
@@ -94,7 +129,16 @@ describe('a batch', () => {
         return inner.structured(request);
       },
     };
-    const report = await runBatch({ library, pool, llm, ledger, onEvent: (e) => void (e.type === 'candidate' && e.step === 'validated' && order.push('validated')) }, options({ target: 10, maxCandidates: 8 }));
+    const report = await runBatch(
+      {
+        library,
+        pool,
+        llm,
+        ledger,
+        onEvent: (e) => void (e.type === 'candidate' && e.step === 'validated' && order.push('validated')),
+      },
+      options({ target: 10, maxCandidates: 8 }),
+    );
     // The second round was asked for before the first round's last validation ended (not after the queue drained).
     expect(order.indexOf('architect', 1)).toBeGreaterThan(0);
     expect(order.indexOf('architect', 1)).toBeLessThan(order.lastIndexOf('validated'));
@@ -107,7 +151,10 @@ describe('a batch', () => {
     const library = await freshLibrary();
     const { script } = batchScript(plan);
     const ledger = new CostLedger();
-    const report = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), ledger }, options({ target: 1, concurrency: 1 }));
+    const report = await runBatch(
+      { library, pool, llm: new FakeLlm(script, { ledger }), ledger },
+      options({ target: 1, concurrency: 1 }),
+    );
     expect(report.stopReason).toBe('target');
     expect(report.funnel.admitted).toBe(1);
     await library.close();
@@ -116,17 +163,37 @@ describe('a batch', () => {
   it('treats --target as a hard cap: candidates in flight when it is reached are reported as extra, not admitted', async () => {
     const library = await freshLibrary();
     const before = (await library.list()).length;
-    const written = (source: string): WrittenModule => ({ source, promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' });
-    const sources: Record<string, string> = { 'roman-total': fixture('good-roman-sum.js'), 'coin-ways': fixture('good-coin-change-ways.js'), 'gcd-sum': fixture('good-gcd-pair-sum.js') };
+    const written = (source: string): WrittenModule => ({
+      source,
+      promptHash: 'h',
+      costUsd: 0,
+      cached: false,
+      model: 'dsl',
+    });
+    const sources: Record<string, string> = {
+      'roman-total': fixture('good-roman-sum.js'),
+      'coin-ways': fixture('good-coin-change-ways.js'),
+      'gcd-sum': fixture('good-gcd-pair-sum.js'),
+    };
     let proposals = 0;
     const author: Author = {
       identity: { provider: 'offline', version: 'test-1', seed: 1 },
       lineageAuthor: () => 'offline',
-      propose: async () => ({ specs: proposals++ === 0 ? Object.keys(sources).map((n) => spec(n)) : [], dropped: [], promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' }),
+      propose: async () => ({
+        specs: proposals++ === 0 ? Object.keys(sources).map((n) => spec(n)) : [],
+        dropped: [],
+        promptHash: 'h',
+        costUsd: 0,
+        cached: false,
+        model: 'dsl',
+      }),
       write: async (s) => written(sources[s.name] as string),
       repair: async (s) => written(sources[s.name] as string),
     };
-    const report = await runBatch({ library, pool, author, ledger: new CostLedger() }, options({ target: 1, concurrency: 3 }));
+    const report = await runBatch(
+      { library, pool, author, ledger: new CostLedger() },
+      options({ target: 1, concurrency: 3 }),
+    );
     expect(report.stopReason).toBe('target');
     expect(report.funnel.admitted).toBe(1);
     expect(report.funnel.extra).toBe(2); // all three were in flight at once; two validated after the one place was taken
@@ -137,21 +204,41 @@ describe('a batch', () => {
 
   it('--kind mixed gives each kind half of the target, though the library holds only single-turn environments', async () => {
     const library = await freshLibrary();
-    const written = (source: string): WrittenModule => ({ source, promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' });
-    const sources: Record<string, string> = { 'roman-total': fixture('good-roman-sum.js'), 'coin-ways': fixture('good-coin-change-ways.js'), 'course-desk': episodicFixture('good-course-enrollment.js') };
+    const written = (source: string): WrittenModule => ({
+      source,
+      promptHash: 'h',
+      costUsd: 0,
+      cached: false,
+      model: 'dsl',
+    });
+    const sources: Record<string, string> = {
+      'roman-total': fixture('good-roman-sum.js'),
+      'coin-ways': fixture('good-coin-change-ways.js'),
+      'course-desk': episodicFixture('good-course-enrollment.js'),
+    };
     const asked: unknown[] = [];
     const author: Author = {
       identity: { provider: 'offline', version: 'test-1', seed: 1 },
       lineageAuthor: () => 'offline',
       propose: async (input) => {
         asked.push(input.kind);
-        const specs = asked.length === 1 ? [spec('roman-total'), spec('coin-ways'), episodicSpec('course-desk', ['list_courses', 'enroll', 'finish'])] : [];
+        const specs =
+          asked.length === 1
+            ? [
+                spec('roman-total'),
+                spec('coin-ways'),
+                episodicSpec('course-desk', ['list_courses', 'enroll', 'finish']),
+              ]
+            : [];
         return { specs, dropped: [], promptHash: 'h', costUsd: 0, cached: false, model: 'dsl' };
       },
       write: async (s) => written(sources[s.name] as string),
       repair: async (s) => written(sources[s.name] as string),
     };
-    const report = await runBatch({ library, pool, author, ledger: new CostLedger() }, options({ kind: 'mixed', target: 2, concurrency: 1 }));
+    const report = await runBatch(
+      { library, pool, author, ledger: new CostLedger() },
+      options({ kind: 'mixed', target: 2, concurrency: 1 }),
+    );
     expect(report.funnel.admitted).toBe(2);
     expect([report.byKind.single.admitted, report.byKind.episodic.admitted]).toEqual([1, 1]);
     expect(asked[0]).toBe('mixed');
@@ -162,7 +249,10 @@ describe('a batch', () => {
     const library = await freshLibrary();
     const { script } = batchScript(plan);
     const ledger = new CostLedger({ budget: { maxTokens: 40_000 } });
-    const report = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), ledger }, options({ target: 10 }));
+    const report = await runBatch(
+      { library, pool, llm: new FakeLlm(script, { ledger }), ledger },
+      options({ target: 10 }),
+    );
     expect(report.stopReason).toBe('budget');
     const total = ledger.snapshot().total;
     expect(total.inputTokens + total.outputTokens).toBeLessThanOrEqual(40_000);
@@ -173,9 +263,15 @@ describe('a batch', () => {
     const library = await freshLibrary();
     const { script } = batchScript(plan);
     let failed = 0;
-    const flaky = (request: Parameters<typeof script>[0]) => (request.messages[0]?.content.includes('The coin-ways task') && failed++ < 8 ? reply.status(401, 'bad key for this model') : script(request));
+    const flaky = (request: Parameters<typeof script>[0]) =>
+      request.messages[0]?.content.includes('The coin-ways task') && failed++ < 8
+        ? reply.status(401, 'bad key for this model')
+        : script(request);
     const ledger = new CostLedger();
-    const report = await runBatch({ library, pool, llm: new FakeLlm(flaky, { ledger }), ledger }, options({ target: 10 }));
+    const report = await runBatch(
+      { library, pool, llm: new FakeLlm(flaky, { ledger }), ledger },
+      options({ target: 10 }),
+    );
     expect(report.serviceFailures).toEqual([expect.objectContaining({ spec: 'coin-ways', code: 'E_LLM_AUTH' })]);
     expect(report.admitted.map((a) => a.name)).toContain('roman-numeral-sum');
     await library.close();
@@ -185,7 +281,10 @@ describe('a batch', () => {
     const uninterrupted = await freshLibrary();
     const full = batchScript(plan);
     const fullLedger = new CostLedger();
-    const fullReport = await runBatch({ library: uninterrupted, pool, llm: new FakeLlm(full.script, { ledger: fullLedger }), ledger: fullLedger }, options({ target: 10, concurrency: 1 }));
+    const fullReport = await runBatch(
+      { library: uninterrupted, pool, llm: new FakeLlm(full.script, { ledger: fullLedger }), ledger: fullLedger },
+      options({ target: 10, concurrency: 1 }),
+    );
     await uninterrupted.close();
 
     const library = await freshLibrary();
@@ -199,17 +298,31 @@ describe('a batch', () => {
       return answer;
     };
     const ledger1 = new CostLedger({ batchId: 'b1' });
-    await runBatch({ library, pool, llm: new FakeLlm(interrupting, { ledger: ledger1 }), ledger: ledger1, signal: controller.signal }, options({ target: 10, concurrency: 1 })).catch(() => undefined);
+    await runBatch(
+      {
+        library,
+        pool,
+        llm: new FakeLlm(interrupting, { ledger: ledger1 }),
+        ledger: ledger1,
+        signal: controller.signal,
+      },
+      options({ target: 10, concurrency: 1 }),
+    ).catch(() => undefined);
     const journal = await library.journal('b1', 'module');
     expect(journal.length).toBeGreaterThanOrEqual(2);
 
     const second = batchScript(plan);
     const saved = (await library.getBatch('b1'))?.ledger as ReturnType<CostLedger['snapshot']>;
     const ledger2 = new CostLedger({ batchId: 'b1', previous: saved });
-    const resumed = await runBatch({ library, pool, llm: new FakeLlm(second.script, { ledger: ledger2 }), ledger: ledger2 }, options({ target: 10, concurrency: 1 }));
+    const resumed = await runBatch(
+      { library, pool, llm: new FakeLlm(second.script, { ledger: ledger2 }), ledger: ledger2 },
+      options({ target: 10, concurrency: 1 }),
+    );
     expect(resumed.admitted.map((a) => a.name).sort()).toEqual(fullReport.admitted.map((a) => a.name).sort());
     // Modules written before the interruption were not paid for again.
-    expect(first.calls.generator! + first.calls.repair! + second.calls.generator! + second.calls.repair!).toBe(full.calls.generator! + full.calls.repair!);
+    expect(first.calls.generator! + first.calls.repair! + second.calls.generator! + second.calls.repair!).toBe(
+      full.calls.generator! + full.calls.repair!,
+    );
     expect(resumed.cost.calls).toBe(fullReport.cost.calls);
     // One validation key for the whole batch, kept across the resume: each candidate's draws come from it
     // and the candidate's own source, so validating a module again reproduces its verdict.
@@ -218,7 +331,8 @@ describe('a batch', () => {
     const key = (keys[0]?.payload as { key: string }).key;
     const ours = (await library.list()).filter((env) => env.lineage.batchId === 'b1');
     expect(ours.length).toBe(resumed.admitted.length);
-    for (const env of ours) expect(env.report.validationSeed).toBe(candidateValidationSeed(key, await library.source(env)));
+    for (const env of ours)
+      expect(env.report.validationSeed).toBe(candidateValidationSeed(key, await library.source(env)));
     await library.close();
   });
 });
@@ -226,10 +340,13 @@ describe('a batch', () => {
 describe('a batch that regenerates code the library already holds', () => {
   it('does not count it as admitted', async () => {
     const library = await freshLibrary();
-    const seedSource = (await library.source((await library.get('knapsack-value'))!));
+    const seedSource = await library.source((await library.get('knapsack-value'))!);
     const { script } = batchScript({ specs: [spec('knapsack-again')], modules: { 'knapsack-again': [seedSource] } });
     const ledger = new CostLedger();
-    const report = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), ledger }, options({ target: 5 }));
+    const report = await runBatch(
+      { library, pool, llm: new FakeLlm(script, { ledger }), ledger },
+      options({ target: 5 }),
+    );
     expect(report.funnel).toMatchObject({ admitted: 0, existing: 1 });
     expect(report.admitted).toEqual([]);
     await library.close();
@@ -239,11 +356,17 @@ describe('a batch that regenerates code the library already holds', () => {
 describe('a batch with a solver model', () => {
   it('admits only environments with a learnable level and stores the calibration curve in the lineage', async () => {
     const library = await freshLibrary();
-    const { script } = batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    const { script } = batchScript({
+      specs: [spec('roman-total')],
+      modules: { 'roman-total': [fixture('good-roman-sum.js')] },
+    });
     // A solver that is always wrong: every level 0, nothing in the band [0.1, 0.9].
     const hopeless = new FakeLlm(() => reply.text('<answer>0</answer>'));
     const ledger = new CostLedger();
-    const rejected = await runBatch({ library, pool, llm: new FakeLlm(script, { ledger }), solver: hopeless, ledger }, options({ target: 1, calibration: { samplesPerLevel: 2 } }));
+    const rejected = await runBatch(
+      { library, pool, llm: new FakeLlm(script, { ledger }), solver: hopeless, ledger },
+      options({ target: 1, calibration: { samplesPerLevel: 2 } }),
+    );
     expect(rejected.funnel.admitted).toBe(0);
     expect(rejected.rejectionsByCode.E_NOT_LEARNABLE).toBe(1);
 
@@ -251,14 +374,32 @@ describe('a batch with a solver model', () => {
     // Right on even seeds only: pass rate 0.5 at every level, so every level is learnable.
     const halfRight = new FakeLlm((request) => {
       const prompt = request.messages[0]?.content ?? '';
-      const total = /: ([MDCLXVI, ]+)\./.exec(prompt)?.[1]?.split(', ').reduce((sum, r) => sum + fromRoman(r), 0) ?? 0;
+      const total =
+        /: ([MDCLXVI, ]+)\./
+          .exec(prompt)?.[1]
+          ?.split(', ')
+          .reduce((sum, r) => sum + fromRoman(r), 0) ?? 0;
       return reply.text(`<answer>${(request.seed ?? 0) % 2 === 0 ? total : total + 1}</answer>`);
     });
-    const second = batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
-    const admitted = await runBatch({ library: again, pool, llm: new FakeLlm(second.script, { ledger: new CostLedger() }), solver: halfRight, ledger: new CostLedger() }, options({ target: 1, calibration: { samplesPerLevel: 2 } }));
+    const second = batchScript({
+      specs: [spec('roman-total')],
+      modules: { 'roman-total': [fixture('good-roman-sum.js')] },
+    });
+    const admitted = await runBatch(
+      {
+        library: again,
+        pool,
+        llm: new FakeLlm(second.script, { ledger: new CostLedger() }),
+        solver: halfRight,
+        ledger: new CostLedger(),
+      },
+      options({ target: 1, calibration: { samplesPerLevel: 2 } }),
+    );
     expect(admitted.funnel.admitted).toBe(1);
     const env = await again.get('roman-numeral-sum');
-    expect(env?.lineage.notes).toMatchObject({ calibration: { admitted: true, entryLevel: 1, learnableLevels: expect.arrayContaining([1]) } });
+    expect(env?.lineage.notes).toMatchObject({
+      calibration: { admitted: true, entryLevel: 1, learnableLevels: expect.arrayContaining([1]) },
+    });
     await library.close();
     await again.close();
   });
@@ -280,12 +421,22 @@ describe('a batch against a flaky LLM service', () => {
     const library = await freshLibrary();
     const { script } = batchScript(plan);
     // Every odd call meets the next fault in turn; the retry that follows gets the real answer.
-    const faults = [reply.rateLimit({ ms: 20 }), reply.serverError(500), reply.reset(), reply.hang(), reply.serverError(503)];
+    const faults = [
+      reply.rateLimit({ ms: 20 }),
+      reply.serverError(500),
+      reply.reset(),
+      reply.hang(),
+      reply.serverError(503),
+    ];
     let calls = 0;
     let faulted = 0;
-    const flaky = (request: Parameters<typeof script>[0]) => (++calls % 2 === 1 ? (faults[faulted++ % faults.length] as ReturnType<typeof script>) : script(request));
+    const flaky = (request: Parameters<typeof script>[0]) =>
+      ++calls % 2 === 1 ? (faults[faulted++ % faults.length] as ReturnType<typeof script>) : script(request);
     const ledger = new CostLedger();
-    const llm = new FakeLlm(flaky, { ledger, retry: { timeoutMs: 300, baseDelayMs: 5, maxDelayMs: 20, maxAttempts: 4 } });
+    const llm = new FakeLlm(flaky, {
+      ledger,
+      retry: { timeoutMs: 300, baseDelayMs: 5, maxDelayMs: 20, maxAttempts: 4 },
+    });
     const report = await runBatch({ library, pool, llm, ledger }, options({ target: 10 }));
     expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
     expect(report.funnel).toMatchObject({ admitted: 2, rejected: 1, unwritten: 1, serviceFailures: 0 });
@@ -297,16 +448,30 @@ describe('a batch against a flaky LLM service', () => {
 describe('a batch through the Anthropic messages protocol', () => {
   it('admits and repairs with the real @anthropic-ai/sdk against a fake server (structured output as a forced tool)', async () => {
     const { script } = batchScript(plan);
-    type Body = { messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>; tool_choice?: { name?: string } };
-    const text = (content: Body['messages'][number]['content']) => (typeof content === 'string' ? content : content.map((b) => b.text ?? '').join(''));
+    type Body = {
+      messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>;
+      tool_choice?: { name?: string };
+    };
+    const text = (content: Body['messages'][number]['content']) =>
+      typeof content === 'string' ? content : content.map((b) => b.text ?? '').join('');
     const server = await startFakeAnthropic({
       script: (body: Body) =>
-        script({ messages: body.messages.map((m) => ({ role: m.role as 'user', content: text(m.content) })), maxTokens: 0, ...(body.tool_choice?.name ? { schema: { name: body.tool_choice.name, jsonSchema: {}, strict: true } } : {}) }),
+        script({
+          messages: body.messages.map((m) => ({ role: m.role as 'user', content: text(m.content) })),
+          maxTokens: 0,
+          ...(body.tool_choice?.name ? { schema: { name: body.tool_choice.name, jsonSchema: {}, strict: true } } : {}),
+        }),
     });
     try {
       const library = await freshLibrary();
       const ledger = new CostLedger();
-      const llm = createAnthropicClient({ apiKey: 'test', baseUrl: server.baseUrl, model: 'claude-fake', ledger, cache: false });
+      const llm = createAnthropicClient({
+        apiKey: 'test',
+        baseUrl: server.baseUrl,
+        model: 'claude-fake',
+        ledger,
+        cache: false,
+      });
       const report = await runBatch({ library, pool, llm, ledger }, options({ target: 10 }));
       expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
       expect(report.funnel).toMatchObject({ admitted: 2, rejected: 1, unwritten: 1 });
@@ -321,14 +486,30 @@ describe('a batch through the Anthropic messages protocol', () => {
 describe('a batch with a non-LLM author', () => {
   it('writes and repairs through the author, takes lineage author and notes and the report author from its identity, and skips review without a reviewer', async () => {
     const library = await freshLibrary();
-    const written = (source: string): WrittenModule => ({ source, promptHash: 'dsl-hash', costUsd: 0, cached: false, model: 'dsl' });
+    const written = (source: string): WrittenModule => ({
+      source,
+      promptHash: 'dsl-hash',
+      costUsd: 0,
+      cached: false,
+      model: 'dsl',
+    });
     const repairs: Array<[string, number]> = [];
     let proposals = 0;
     const author: Author = {
       identity: { provider: 'offline', version: 'test-1', seed: 7 },
       lineageAuthor: () => 'offline',
-      propose: async () => ({ specs: proposals++ === 0 ? [spec('roman-total'), spec('coin-ways')] : [], dropped: [], promptHash: 'dsl-hash', costUsd: 0, cached: false, model: 'dsl' }),
-      write: async (s) => written(s.name === 'roman-total' ? fixture('good-roman-sum.js') : alwaysOne(fixture('good-coin-change-ways.js'))),
+      propose: async () => ({
+        specs: proposals++ === 0 ? [spec('roman-total'), spec('coin-ways')] : [],
+        dropped: [],
+        promptHash: 'dsl-hash',
+        costUsd: 0,
+        cached: false,
+        model: 'dsl',
+      }),
+      write: async (s) =>
+        written(
+          s.name === 'roman-total' ? fixture('good-roman-sum.js') : alwaysOne(fixture('good-coin-change-ways.js')),
+        ),
       repair: async (s, _source, _report, attempt) => {
         repairs.push([s.name, attempt]);
         return written(fixture('good-coin-change-ways.js'));
@@ -343,11 +524,20 @@ describe('a batch with a non-LLM author', () => {
     expect(report.cost.calls).toBe(0);
     for (const name of ['roman-numeral-sum', 'coin-change-ways']) {
       const env = await library.get(name);
-      expect(env?.lineage).toMatchObject({ author: 'offline', batchId: 'b1', promptHash: 'dsl-hash', notes: { version: 'test-1', seed: 7 } });
+      expect(env?.lineage).toMatchObject({
+        author: 'offline',
+        batchId: 'b1',
+        promptHash: 'dsl-hash',
+        notes: { version: 'test-1', seed: 7 },
+      });
       expect(env?.report.stages.find((s) => s.stage === 'review')?.skipped).toMatch(/no LLM reviewer/);
     }
     expect((await library.get('coin-change-ways'))?.lineage.parent).toBe('coin-ways#0');
-    expect(((await library.getBatch('b1'))?.options as BatchOptions).author).toEqual({ provider: 'offline', version: 'test-1', seed: 7 });
+    expect(((await library.getBatch('b1'))?.options as BatchOptions).author).toEqual({
+      provider: 'offline',
+      version: 'test-1',
+      seed: 7,
+    });
     await expect(runBatch({ library, pool, ledger }, options({ batchId: 'b2' }))).rejects.toThrow(TypeError);
     await library.close();
   });

@@ -24,7 +24,9 @@ describe('bench/run.js', () => {
   });
 
   it('refuses an unknown benchmark or option, and a --base without its directory, naming what is wrong', () => {
-    expect(() => benchRequest(['serv'], ['serve', 'sandbox'])).toThrow(/unknown benchmark "serv": the benchmarks are serve, sandbox/);
+    expect(() => benchRequest(['serv'], ['serve', 'sandbox'])).toThrow(
+      /unknown benchmark "serv": the benchmarks are serve, sandbox/,
+    );
     expect(() => benchRequest(['--quick'], ['serve'])).toThrow(/unknown option or benchmark "--quick"/);
     expect(() => benchRequest(['serve', '--base'], ['serve'])).toThrow(/--base needs a directory/);
   });
@@ -35,7 +37,10 @@ describe('bench/run.js', () => {
     expect(help.stdout).toMatch(/usage: node dist\/bench\/run.js/);
     expect(help.stdout).toMatch(/serveEpisodes/);
     expect(help.stderr).not.toMatch(/bench \w+ …|wrote/);
-    const wrong = await run(process.execPath, [RUN_JS, 'nosuchbench']).then(() => null, (e: { code: number; stderr: string }) => e);
+    const wrong = await run(process.execPath, [RUN_JS, 'nosuchbench']).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(wrong?.code).toBe(2);
     expect(wrong?.stderr).toMatch(/unknown benchmark "nosuchbench"/);
     expect(stamp()).toBe(before);
@@ -44,7 +49,12 @@ describe('bench/run.js', () => {
 
 describe('bench/golden.js', () => {
   it('reads its mode, file, --quick and --dump DIR, and refuses a --dump without a directory', () => {
-    expect(goldenArgs(['compare', 'f.json', '--quick', '--dump', 'out'])).toEqual({ mode: 'compare', file: 'f.json', quick: true, dump: 'out' });
+    expect(goldenArgs(['compare', 'f.json', '--quick', '--dump', 'out'])).toEqual({
+      mode: 'compare',
+      file: 'f.json',
+      quick: true,
+      dump: 'out',
+    });
     expect(goldenArgs(['write', 'f.json'])).toEqual({ mode: 'write', file: 'f.json', quick: false });
     expect(goldenArgs(['write', 'f.json', '--dump'])).toEqual({ error: '--dump needs a directory' });
     expect(goldenArgs(['read', 'f.json'])).toMatchObject({ error: expect.stringMatching(/write or compare/) });

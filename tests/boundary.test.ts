@@ -9,12 +9,19 @@ import { ResultSlots } from '../sandbox/results.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { envSource } from './helpers/env-source.js';
 
-const pool = new SandboxPool({ workers: 2, graceMs: 500, limits: { callTimeoutMs: 300, loadTimeoutMs: 1_000, sliceMs: 50 } });
+const pool = new SandboxPool({
+  workers: 2,
+  graceMs: 500,
+  limits: { callTimeoutMs: 300, loadTimeoutMs: 1_000, sliceMs: 50 },
+});
 afterAll(() => pool.close());
 
 /** The prompt a module's generate produced for one episode, or the failure. */
 async function promptOf(generate: string, prelude = ''): Promise<string> {
-  const { results } = await pool.run({ source: envSource({ prelude, generate, solve: "return '<answer>1</answer>';" }), calls: [{ op: 'episode', seed: 1, level: 1 }] });
+  const { results } = await pool.run({
+    source: envSource({ prelude, generate, solve: "return '<answer>1</answer>';" }),
+    calls: [{ op: 'episode', seed: 1, level: 1 }],
+  });
   const r = results[0] as CallResult;
   if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
   return ((r.value as EpisodeValue).instance as { prompt: string }).prompt;
@@ -23,8 +30,14 @@ async function promptOf(generate: string, prelude = ''): Promise<string> {
 describe('every isolate runs under SES lockdown', () => {
   it.each([
     ['polluting Object.prototype.toJSON', 'Object.prototype.toJSON = function () { return { deep: [[[[1]]]] }; };'],
-    ['a getter on Object.prototype.solve', "Object.defineProperty(Object.prototype, 'solve', { get() { return false; } });"],
-    ['replacing Array.prototype.join (the old trampoline used it)', "Array.prototype.join = function () { return '{\"ok\":false,\"code\":\"E_TIMEOUT\"}'; };"],
+    [
+      'a getter on Object.prototype.solve',
+      "Object.defineProperty(Object.prototype, 'solve', { get() { return false; } });",
+    ],
+    [
+      'replacing Array.prototype.join (the old trampoline used it)',
+      'Array.prototype.join = function () { return \'{"ok":false,"code":"E_TIMEOUT"}\'; };',
+    ],
     ['replacing JSON.stringify', 'JSON.stringify = () => "{}";'],
   ])('%s fails at load (frozen intrinsics)', async (_name, prelude) => {
     const { load } = await pool.run({ source: envSource({ prelude }), calls: [] });
@@ -49,13 +62,24 @@ describe('every isolate runs under SES lockdown', () => {
     const names = (await promptOf("return { prompt: Reflect.ownKeys(globalThis).map(String).join(' ') };")).split(' ');
     const extra = names.filter((n) => !/^[A-Z]/.test(n) && !STANDARD_LOWERCASE.has(n));
     // SES's privileged helpers keep their names as tripwires (sandbox/tripwires.js): calling one records the attempt.
-    expect(extra.sort()).toEqual(['assert', 'console', 'getStackString', 'harden', 'hardenIntrinsics', 'kit', 'lockdown', 'repairIntrinsics']);
+    expect(extra.sort()).toEqual([
+      'assert',
+      'console',
+      'getStackString',
+      'harden',
+      'hardenIntrinsics',
+      'kit',
+      'lockdown',
+      'repairIntrinsics',
+    ]);
     // Compartment is a tripwire too, and the removed globals are accessors that record a read and give undefined.
     const nonStandardCtors = names.filter((n) => /^[A-Z]/.test(n) && !(n in globalThis) && n !== 'Compartment');
     expect(nonStandardCtors).toEqual([]);
     expect(names).not.toContain('__envforge');
     expect(names.filter((n) => /envforge/.test(n))).toEqual([]);
-    const removed = await promptOf("return { prompt: ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'WeakRef', 'FinalizationRegistry'].map((n) => typeof Object.getOwnPropertyDescriptor(globalThis, n).get).join(' ') };");
+    const removed = await promptOf(
+      "return { prompt: ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'WeakRef', 'FinalizationRegistry'].map((n) => typeof Object.getOwnPropertyDescriptor(globalThis, n).get).join(' ') };",
+    );
     expect(removed).toBe('function function function function function');
   });
 
@@ -70,13 +94,26 @@ describe('every isolate runs under SES lockdown', () => {
 
 describe('failure codes are made only by the host', () => {
   it.each([
-    ['a thrown error named like a resource code', "const e = new Error('E_MEMORY'); e.name = 'E_TIMEOUT'; e.code = 'E_CRASHED'; throw e;"],
-    ['a thrown plain object shaped like a failure', "throw { ok: false, code: 'E_MEMORY', message: 'forged', fn: 'generate' };"],
-    ['a prompt that looks like a trampoline chunk', "return { prompt: '0|1|[{\"id\":0,\"ok\":false,\"code\":\"E_TIMEOUT\",\"message\":\"x\",\"fn\":\"call\"}]' };"],
+    [
+      'a thrown error named like a resource code',
+      "const e = new Error('E_MEMORY'); e.name = 'E_TIMEOUT'; e.code = 'E_CRASHED'; throw e;",
+    ],
+    [
+      'a thrown plain object shaped like a failure',
+      "throw { ok: false, code: 'E_MEMORY', message: 'forged', fn: 'generate' };",
+    ],
+    [
+      'a prompt that looks like a trampoline chunk',
+      'return { prompt: \'0|1|[{"id":0,"ok":false,"code":"E_TIMEOUT","message":"x","fn":"call"}]\' };',
+    ],
   ])('%s stays the guest’s own doing', async (_name, generate) => {
-    const { results } = await pool.run({ source: envSource({ generate, solve: "return '<answer>1</answer>';" }), calls: [{ op: 'episode', seed: 1, level: 1 }] });
+    const { results } = await pool.run({
+      source: envSource({ generate, solve: "return '<answer>1</answer>';" }),
+      calls: [{ op: 'episode', seed: 1, level: 1 }],
+    });
     const r = results[0] as CallResult;
-    if (r.ok) expect((r.value as EpisodeValue).instance).toMatchObject({ prompt: expect.stringContaining('E_TIMEOUT') });
+    if (r.ok)
+      expect((r.value as EpisodeValue).instance).toMatchObject({ prompt: expect.stringContaining('E_TIMEOUT') });
     else expect(r.code).toBe('E_THROWN');
   });
 
@@ -93,7 +130,13 @@ describe('failure codes are made only by the host', () => {
     ];
     slots.acceptChunk(JSON.stringify(chunk), DEFAULT_LIMITS);
     const results = slots.results();
-    expect(results.map((r) => (r.ok ? 'ok' : `${r.code}/${r.fn}`))).toEqual(['E_PROTOCOL/generate', 'E_THROWN/call', 'E_PROTOCOL/call', 'E_PROTOCOL/call', 'ok']);
+    expect(results.map((r) => (r.ok ? 'ok' : `${r.code}/${r.fn}`))).toEqual([
+      'E_PROTOCOL/generate',
+      'E_THROWN/call',
+      'E_PROTOCOL/call',
+      'E_PROTOCOL/call',
+      'ok',
+    ]);
   });
 });
 
@@ -117,7 +160,10 @@ describe('results are matched to calls by id, never by position', () => {
       if (result.ok && (result.value as { mark: number }).mark === 1) throw new Error('unreadable');
       return { seed: call.seed, outcome: result.ok ? (result.value as { mark: number }).mark : result.code };
     });
-    slots.acceptChunk(JSON.stringify([2, 1, 0].map((id) => ({ id, ok: true, ms: 0, value: { mark: id } }))), DEFAULT_LIMITS);
+    slots.acceptChunk(
+      JSON.stringify([2, 1, 0].map((id) => ({ id, ok: true, ms: 0, value: { mark: id } }))),
+      DEFAULT_LIMITS,
+    );
     expect(slots.results()).toEqual([
       { seed: 10, outcome: 0 },
       { seed: 11, outcome: 'E_PROTOCOL' },
@@ -129,9 +175,18 @@ describe('results are matched to calls by id, never by position', () => {
     const rng = loadPlainRuntime().makeRng(12, 34, 56, 78);
     for (let round = 0; round < 12; round++) {
       // Per level, a behaviour: well-behaved (prompt names the level) or one hostile value in one function.
-      const table = Array.from({ length: 8 }, () => (rng.float() < 0.4 ? null : { fn: rng.pick(['generate', 'solve', 'verify'] as const), value: rng.pick(HOSTILE_VALUES) }));
+      const table = Array.from({ length: 8 }, () =>
+        rng.float() < 0.4
+          ? null
+          : { fn: rng.pick(['generate', 'solve', 'verify'] as const), value: rng.pick(HOSTILE_VALUES) },
+      );
       const source = fuzzModule(table);
-      const calls: Call[] = Array.from({ length: 16 }, (_, i) => ({ op: 'episode', seed: i, level: rng.int(1, 8), responses: ['<answer>1</answer>'] }));
+      const calls: Call[] = Array.from({ length: 16 }, (_, i) => ({
+        op: 'episode',
+        seed: i,
+        level: rng.int(1, 8),
+        responses: ['<answer>1</answer>'],
+      }));
       const { results } = await pool.run({ source, calls });
       results.forEach((r, i) => {
         const level = (calls[i] as Call).level;
@@ -145,9 +200,14 @@ describe('results are matched to calls by id, never by position', () => {
         }
         const value = r.value as EpisodeValue;
         // A result that came back is this call's own: its prompt names its level (unless generate was the hostile one).
-        if (behaviour?.fn !== 'generate') expect((value.instance as { prompt: string }).prompt, where).toBe(`level ${level}`);
+        if (behaviour?.fn !== 'generate')
+          expect((value.instance as { prompt: string }).prompt, where).toBe(`level ${level}`);
         for (const v of value.verdicts) if (!v.ok) expect([...GUEST_CODES], where).toContain(v.code);
-        if (behaviour === null) expect(value.verdicts.map((v) => v.ok && v.value), where).toEqual([1, 1]);
+        if (behaviour === null)
+          expect(
+            value.verdicts.map((v) => v.ok && v.value),
+            where,
+          ).toEqual([1, 1]);
       });
     }
   });
@@ -168,7 +228,21 @@ describe('sizes are checked before anything crosses', () => {
 });
 
 /** ECMAScript's lower-case global names (constructors and namespaces start with a capital). */
-const STANDARD_LOWERCASE = new Set(['globalThis', 'undefined', 'eval', 'isFinite', 'isNaN', 'parseFloat', 'parseInt', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'unescape']);
+const STANDARD_LOWERCASE = new Set([
+  'globalThis',
+  'undefined',
+  'eval',
+  'isFinite',
+  'isNaN',
+  'parseFloat',
+  'parseInt',
+  'decodeURI',
+  'decodeURIComponent',
+  'encodeURI',
+  'encodeURIComponent',
+  'escape',
+  'unescape',
+]);
 
 /** Hostile values as JavaScript expressions, evaluated fresh in the guest. */
 const HOSTILE_VALUES = [

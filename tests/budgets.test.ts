@@ -19,7 +19,9 @@ const codes = (report: { problems: Array<{ code: string }> }) => report.problems
 
 describe('deadlines', () => {
   it('ends a job at its whole-job deadline even when every call stays within its own budget', async () => {
-    const source = envSource({ generate: "let x = 0; for (let i = 0; i < 3e8; i++) x += i; return { prompt: 'p' + x };" });
+    const source = envSource({
+      generate: "let x = 0; for (let i = 0; i < 3e8; i++) x += i; return { prompt: 'p' + x };",
+    });
     const calls: Call[] = Array.from({ length: 40 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
     const { results } = await pool.run({ source, calls, limits: { callTimeoutMs: 20_000, jobTimeoutMs: 1_500 } });
     const failures = results.filter((r): r is Extract<CallResult, { ok: false }> => !r.ok);
@@ -33,7 +35,9 @@ describe('a work budget shared by the jobs of one caller', () => {
   it('kills the job that runs it out with E_TOO_SLOW, starts no job after it, and does not count time queued behind others', async () => {
     const one = new SandboxPool({ workers: 1 });
     try {
-      const slow = envSource({ generate: "let x = 0; for (let i = 0; i < 1e8; i++) x += i; return { prompt: 'p' + x };" });
+      const slow = envSource({
+        generate: "let x = 0; for (let i = 0; i < 1e8; i++) x += i; return { prompt: 'p' + x };",
+      });
       const calls: Call[] = Array.from({ length: 80 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
       const workBudget = { totalMs: 3_000, spentMs: 0 };
       // Another caller holds the only worker first: the budgeted job waits in the queue, and that wait is free.
@@ -43,11 +47,15 @@ describe('a work budget shared by the jobs of one caller', () => {
       const { results } = await first;
       const failures = results.filter((r): r is Extract<CallResult, { ok: false }> => !r.ok);
       expect(failures.length).toBeGreaterThan(0);
-      expect(failures.every((f) => f.code === 'E_TOO_SLOW' && /budget of 3 s ran out during this job/.test(f.message))).toBe(true);
+      expect(
+        failures.every((f) => f.code === 'E_TOO_SLOW' && /budget of 3 s ran out during this job/.test(f.message)),
+      ).toBe(true);
       expect(results.some((r) => r.ok)).toBe(true); // it ran (the queue wait did not count) until the budget ran out
       expect(workBudget.spentMs).toBeGreaterThanOrEqual(3_000);
       const after = await one.run({ source: slow, calls: calls.slice(0, 2), limits: { workBudget } });
-      expect(after.results.every((r) => !r.ok && r.code === 'E_TOO_SLOW' && /before this job started/.test(r.message))).toBe(true);
+      expect(
+        after.results.every((r) => !r.ok && r.code === 'E_TOO_SLOW' && /before this job started/.test(r.message)),
+      ).toBe(true);
     } finally {
       await one.close();
     }
@@ -58,9 +66,16 @@ describe('memory is bounded at the process level', () => {
   it('kills a worker whose resident memory passes the limit and reports E_MEMORY, inside a generous isolate limit', async () => {
     const small = new SandboxPool({ workers: 1, workerRssMb: 400, limits: { memoryMb: 2_048, callTimeoutMs: 30_000 } });
     try {
-      const source = envSource({ generate: "const keep = []; for (let i = 0; i < 64; i++) keep.push(new Float64Array(2 ** 20).fill(i)); return { prompt: 'p' + keep.length };" });
+      const source = envSource({
+        generate:
+          "const keep = []; for (let i = 0; i < 64; i++) keep.push(new Float64Array(2 ** 20).fill(i)); return { prompt: 'p' + keep.length };",
+      });
       const { results } = await small.run({ source, calls: [{ op: 'episode', seed: 1, level: 1 }] });
-      expect(results[0]).toMatchObject({ ok: false, code: 'E_MEMORY', message: expect.stringMatching(/MB of memory \(limit 400 MB\)/) });
+      expect(results[0]).toMatchObject({
+        ok: false,
+        code: 'E_MEMORY',
+        message: expect.stringMatching(/MB of memory \(limit 400 MB\)/),
+      });
     } finally {
       await small.close();
     }
@@ -75,7 +90,13 @@ describe('no orphans', () => {
     });
     await loop.ready;
     expect(worker).toBeGreaterThan(0);
-    const cpu = () => readFileSync(`/proc/${worker}/stat`, 'utf8').split(') ')[1]?.split(' ').slice(11, 13).map(Number).reduce((a, b) => a + b, 0) ?? 0;
+    const cpu = () =>
+      readFileSync(`/proc/${worker}/stat`, 'utf8')
+        .split(') ')[1]
+        ?.split(' ')
+        .slice(11, 13)
+        .map(Number)
+        .reduce((a, b) => a + b, 0) ?? 0;
     const before = cpu();
     await new Promise((r) => setTimeout(r, 300));
     expect(cpu()).toBeGreaterThan(before); // it is spinning in the guest loop, deaf to IPC
@@ -97,31 +118,58 @@ describe('fresh instances', () => {
   // A top level that takes a few ms (a table built at load) was once given one shared instance per realm,
   // so a counter in module state could age with production's calls. Now a costly module's counters start
   // over on every call too.
-  it('a module with a costly top level also gets a fresh instance per call: its counters never reach their gates', { timeout: 300_000 }, async () => {
+  it('a module with a costly top level also gets a fresh instance per call: its counters never reach their gates', {
+    timeout: 300_000,
+  }, async () => {
     const source = envSource({
-      prelude: 'let table = 0; for (let i = 0; i < 2e6; i++) table = (table + i) % 1009; let served = 0; let verified = 0;',
+      prelude:
+        'let table = 0; for (let i = 0; i < 2e6; i++) table = (table + i) % 1009; let served = 0; let verified = 0;',
       generate: "served++; return { prompt: 'call ' + served + ' of ' + table, answer: 1 };",
       verify: 'verified++; return { score: verified > 1 ? 1 : 0, feedback: String(verified) };',
     });
-    const calls: Call[] = Array.from({ length: 60 }, (_, i) => ({ op: 'episode', seed: i, level: 1, responses: ['a', 'b', 'c'] }));
+    const calls: Call[] = Array.from({ length: 60 }, (_, i) => ({
+      op: 'episode',
+      seed: i,
+      level: 1,
+      responses: ['a', 'b', 'c'],
+    }));
     // Wide limits: each call pays the top level (~5–10 ms quiet), and a loaded machine may be 20× slower.
-    const { load, results } = await pool.run({ source, calls, limits: { callTimeoutMs: 20_000, jobTimeoutMs: 300_000 } });
+    const { load, results } = await pool.run({
+      source,
+      calls,
+      limits: { callTimeoutMs: 20_000, jobTimeoutMs: 300_000 },
+    });
     expect(load).toMatchObject({ ok: true, instancing: 'episode' });
     expect(results.filter((r) => !r.ok)).toEqual([]);
     expect((load as { loadMs: number }).loadMs).toBeGreaterThan(2);
     const values = results.map((r) => (r as { value: EpisodeValue }).value);
-    expect(new Set(values.map((v) => (v.instance as { prompt: string }).prompt.split(' of ')[0]))).toEqual(new Set(['call 1']));
-    expect(new Set(values.flatMap((v) => v.verdicts.map((x) => JSON.stringify(x))))).toEqual(new Set(['{"ok":true,"value":{"score":0,"feedback":"1"}}']));
+    expect(new Set(values.map((v) => (v.instance as { prompt: string }).prompt.split(' of ')[0]))).toEqual(
+      new Set(['call 1']),
+    );
+    expect(new Set(values.flatMap((v) => v.verdicts.map((x) => JSON.stringify(x))))).toEqual(
+      new Set(['{"ok":true,"value":{"score":0,"feedback":"1"}}']),
+    );
   });
 
   it('a cheap module gets a fresh instance per call: a counter in module state never changes what it does', async () => {
-    const source = envSource({ prelude: 'let served = 0;', generate: "served++; return { prompt: 'call ' + served, answer: 1 };", verify: 'served++; return served > 1 ? 1 : 0;' });
-    const calls: Call[] = Array.from({ length: 3_000 }, (_, i) => ({ op: 'episode', seed: i, level: 1, responses: ['a', 'b'] }));
+    const source = envSource({
+      prelude: 'let served = 0;',
+      generate: "served++; return { prompt: 'call ' + served, answer: 1 };",
+      verify: 'served++; return served > 1 ? 1 : 0;',
+    });
+    const calls: Call[] = Array.from({ length: 3_000 }, (_, i) => ({
+      op: 'episode',
+      seed: i,
+      level: 1,
+      responses: ['a', 'b'],
+    }));
     const { load, results } = await pool.run({ source, calls });
     expect(load).toMatchObject({ ok: true, instancing: 'episode' });
     const values = results.map((r) => (r as { value: EpisodeValue }).value);
     expect(new Set(values.map((v) => (v.instance as { prompt: string }).prompt))).toEqual(new Set(['call 1']));
-    expect(new Set(values.flatMap((v) => v.verdicts.map((x) => JSON.stringify(x))))).toEqual(new Set(['{"ok":true,"value":0}']));
+    expect(new Set(values.flatMap((v) => v.verdicts.map((x) => JSON.stringify(x))))).toEqual(
+      new Set(['{"ok":true,"value":0}']),
+    );
   });
 });
 
@@ -130,10 +178,15 @@ describe('validation seeds', () => {
     // The module knows the first rng output of seeds 0..63 at every level and pays for junk elsewhere.
     const rt = loadPlainRuntime();
     const watched = [];
-    for (let level = 1; level <= 10; level++) for (let seed = 0; seed < 64; seed++) watched.push(`${level}:${rt.makeRng(...deriveRngState('modular-arithmetic', seed, level)).int(0, 2 ** 31 - 1)}`);
+    for (let level = 1; level <= 10; level++)
+      for (let seed = 0; seed < 64; seed++)
+        watched.push(
+          `${level}:${rt.makeRng(...deriveRngState('modular-arithmetic', seed, level)).int(0, 2 ** 31 - 1)}`,
+        );
     const source = patchedSeed('modular-arithmetic', {
       prelude: `const WATCHED = new Set(${JSON.stringify(watched)});`,
-      generate: "const probe = rng.int(0, 2 ** 31 - 1); return { ...honestGenerate(rng, level), watched: WATCHED.has(level + ':' + probe) };",
+      generate:
+        "const probe = rng.int(0, 2 ** 31 - 1); return { ...honestGenerate(rng, level), watched: WATCHED.has(level + ':' + probe) };",
       verify: 'return instance.watched ? honestVerify(instance, response) : 0.75;',
     });
     const report = await validateCandidate(source, { pool });
@@ -142,7 +195,9 @@ describe('validation seeds', () => {
   });
 
   it('records the validation seed, and replaying it reproduces the draws', async () => {
-    const source = patchedSeed('modular-arithmetic', { generate: "const i = honestGenerate(rng, level); if (rng.int(0, 9) === 0) throw new Error('rare'); return i;" });
+    const source = patchedSeed('modular-arithmetic', {
+      generate: "const i = honestGenerate(rng, level); if (rng.int(0, 9) === 0) throw new Error('rare'); return i;",
+    });
     const first = await validateCandidate(source, { pool });
     const replay = await validateCandidate(source, { pool, validationSeed: first.validationSeed });
     const other = await validateCandidate(source, { pool, validationSeed: first.validationSeed + 1 });
@@ -151,7 +206,9 @@ describe('validation seeds', () => {
     expect(evidence(replay)).toBe(evidence(first));
     expect(evidence(other)).not.toBe(evidence(first));
     // Seeds come from the whole space: most draws are far past 32 bits.
-    const seeds = (first.problems.find((p) => p.code === 'E_THROWN')?.evidence as Array<{ seed: number }>).map((e) => e.seed);
+    const seeds = (first.problems.find((p) => p.code === 'E_THROWN')?.evidence as Array<{ seed: number }>).map(
+      (e) => e.seed,
+    );
     expect(seeds.every((s) => Number.isSafeInteger(s) && s >= 0)).toBe(true);
   });
 });
@@ -160,7 +217,7 @@ describe('reports always serialise', () => {
   it('a module that pollutes Object.prototype.toJSON and nests meta 100,000 deep gets a report, not a host crash', async () => {
     const source = [
       'let deep = []; for (let i = 0; i < 100000; i++) deep = [deep];',
-      "try { Object.prototype.toJSON = function () { return deep; }; } catch (e) { /* frozen */ }",
+      'try { Object.prototype.toJSON = function () { return deep; }; } catch (e) { /* frozen */ }',
       "export const meta = { name: 'deep-meta', title: 'Deep', description: 'Deep meta.', skills: ['testing'], levels: 3, extra: deep };",
       "export function generate() { return { prompt: 'p' }; }",
       "export function solve() { return '<answer>1</answer>'; }",

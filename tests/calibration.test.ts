@@ -14,7 +14,8 @@ afterAll(() => pool.close());
 
 /** Three levels; the prompt names its level so the scripted solver can behave per level. */
 const source = envSource({
-  generate: "const a = rng.int(1, 1000 * level); return { prompt: 'Level ' + level + ': What is ' + a + ' + 1? Answer as <answer>N</answer>.', answer: a + 1 };",
+  generate:
+    "const a = rng.int(1, 1000 * level); return { prompt: 'Level ' + level + ': What is ' + a + ' + 1? Answer as <answer>N</answer>.', answer: a + 1 };",
 });
 
 const parse = (request: WireRequest) => {
@@ -79,25 +80,34 @@ describe('calibrate', () => {
 
   it('counts solver errors as failed samples and tallies them', async () => {
     // Seed 1 always gets a non-retryable 400; the rest are answered correctly.
-    const solver = new FakeLlm((request) => (request.seed === 1 ? reply.status(400, 'context too long') : right(request)));
+    const solver = new FakeLlm((request) =>
+      request.seed === 1 ? reply.status(400, 'context too long') : right(request),
+    );
     const result = await calibrate(solver, pool, source, 3);
     expect(result.curve.map((c) => c.passRate)).toEqual([0.75, 0.75, 0.75]);
     expect(result.curve.map((c) => c.errors)).toEqual([1, 1, 1]);
     expect(result.errors).toHaveLength(3);
-    expect(result.errors.every((e) => e.source === 'solver' && e.code === 'E_LLM_BAD_REQUEST' && e.seed === 1)).toBe(true);
+    expect(result.errors.every((e) => e.source === 'solver' && e.code === 'E_LLM_BAD_REQUEST' && e.seed === 1)).toBe(
+      true,
+    );
     expect(result.calls).toBe(12);
     expect(result.learnableLevels).toEqual([1, 2, 3]);
   });
 
   it('asks k samples with distinct seeds, so each is its own cache entry', async () => {
     // A fixed prompt per level: only the seed tells the samples apart.
-    const fixed = envSource({ generate: "return { prompt: 'Level ' + level + ': What is 5 + 1? Answer as <answer>N</answer>.', answer: 6 };" });
+    const fixed = envSource({
+      generate: "return { prompt: 'Level ' + level + ': What is 5 + 1? Answer as <answer>N</answer>.', answer: 6 };",
+    });
     const cache = new MemoryCache();
     const solver = new FakeLlm(graded, { cache });
     const result = await calibrate(solver, pool, fixed, 2, { samplesPerLevel: 4, concurrency: 2 });
     expect(solver.requests).toHaveLength(8);
     for (const level of [1, 2]) {
-      const seeds = solver.requests.filter((r) => parse(r).level === level).map((r) => r.seed).sort();
+      const seeds = solver.requests
+        .filter((r) => parse(r).level === level)
+        .map((r) => r.seed)
+        .sort();
       expect(seeds).toEqual([0, 1, 2, 3]);
     }
     expect(result.curve.map((c) => c.passRate)).toEqual([1, 0.5]);
@@ -117,11 +127,16 @@ describe('calibrate', () => {
   it('propagates cancellation', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(calibrate(new FakeLlm(right), pool, source, 3, {}, { signal: controller.signal })).rejects.toMatchObject({ code: 'E_LLM_CANCELLED' });
+    await expect(
+      calibrate(new FakeLlm(right), pool, source, 3, {}, { signal: controller.signal }),
+    ).rejects.toMatchObject({ code: 'E_LLM_CANCELLED' });
   });
 
   it('counts an instance that cannot be generated as a failed sample', async () => {
-    const broken = envSource({ generate: "if (level === 3) throw new Error('no level 3'); const a = rng.int(1, 10); return { prompt: 'Level ' + level + ': What is ' + a + ' + 1?', answer: a + 1 };" });
+    const broken = envSource({
+      generate:
+        "if (level === 3) throw new Error('no level 3'); const a = rng.int(1, 10); return { prompt: 'Level ' + level + ': What is ' + a + ' + 1?', answer: a + 1 };",
+    });
     const solver = new FakeLlm(right);
     const result = await calibrate(solver, pool, broken, 3);
     expect(result.curve.map((c) => c.passRate)).toEqual([1, 1, 0]);

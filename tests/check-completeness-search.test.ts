@@ -6,7 +6,16 @@ import type { Episode } from '../sandbox/episodes.js';
 import { searchPairs } from '../validators/checks/completeness.js';
 import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
 
-const episode = (prompt: string, answer: string, seed: number, level = 1): Episode => ({ ok: true, seed, level, instance: { prompt }, reference: `<answer>${answer}</answer>`, referenceVerdict: { ok: true, score: 1 }, verdicts: [], ms: [0, 0, 0] });
+const episode = (prompt: string, answer: string, seed: number, level = 1): Episode => ({
+  ok: true,
+  seed,
+  level,
+  instance: { prompt },
+  reference: `<answer>${answer}</answer>`,
+  referenceVerdict: { ok: true, score: 1 },
+  verdicts: [],
+  ms: [0, 0, 0],
+});
 
 /** A level whose draws come from `make(k)` (the k-th draw), with the sample's own two instances sharing a prompt of their own. */
 function level(make: (k: number) => Episode) {

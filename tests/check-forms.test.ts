@@ -11,12 +11,25 @@ import { notationForms } from '../validators/notations.js';
 import { coarseRenderings } from '../validators/renderings.js';
 import { choiceSample, pooled } from './helpers/readers.js';
 
-const episode = (prompt: string, content: string, seed = 0, level = 1): Episode => ({ ok: true, seed, level, instance: { prompt }, reference: `<answer>${content}</answer>`, referenceVerdict: { ok: true, score: 1 }, verdicts: [], ms: [0, 0, 0] });
+const episode = (prompt: string, content: string, seed = 0, level = 1): Episode => ({
+  ok: true,
+  seed,
+  level,
+  instance: { prompt },
+  reference: `<answer>${content}</answer>`,
+  referenceVerdict: { ok: true, score: 1 },
+  verdicts: [],
+  ms: [0, 0, 0],
+});
 
 describe('coarse renderings', () => {
   it('writes a decimal coarsely, with the same value at full precision and a value as close on the other side', () => {
     const byForm = new Map(coarseRenderings('12.347').map((r) => [r.form, r]));
-    expect(byForm.get('rounded to 0 decimals')).toEqual({ form: 'rounded to 0 decimals', coarse: '12', controls: ['12.000', '12.659'] });
+    expect(byForm.get('rounded to 0 decimals')).toEqual({
+      form: 'rounded to 0 decimals',
+      coarse: '12',
+      controls: ['12.000', '12.659'],
+    });
     expect(byForm.get('rounded up to an integer')?.coarse).toBe('13');
     expect(byForm.get('1 significant figure')?.coarse).toBe('10');
     expect(byForm.get('the constant 1e6')?.controls[0]).toBe('1000000.000');
@@ -34,14 +47,15 @@ describe('coarse renderings', () => {
 });
 
 describe('correct forms completeness requires', () => {
-  const forms = (prompt: string, content: string) => new Map(equivalentForms(prompt, content).map(([f, v]) => [f.replace(/ \(.*\)$/, ''), v]));
+  const forms = (prompt: string, content: string) =>
+    new Map(equivalentForms(prompt, content).map(([f, v]) => [f.replace(/ \(.*\)$/, ''), v]));
 
-  it("writes a negative answer with the minus sign the prompt prints, and not where the prompt only subtracts", () => {
+  it('writes a negative answer with the minus sign the prompt prints, and not where the prompt only subtracts', () => {
     expect(forms('Readings: \u221212, 3, \u22124.', '-12').get("the prompt's minus sign")).toBe('\u221212');
     expect(forms('a(n) = c1\u00b7a(n\u22121) + d', '-12').has("the prompt's minus sign")).toBe(false);
   });
 
-  it("groups digits as the prompt does, where it does so consistently, and reads comma lists as lists", () => {
+  it('groups digits as the prompt does, where it does so consistently, and reads comma lists as lists', () => {
     expect(forms('Amount: 12,345 and 1,000,000.', '45678').get("the prompt's digit grouping")).toBe('45,678');
     expect(forms('Amount: 12\u202f345.', '45678').get("the prompt's digit grouping")).toBe('45\u202f678');
     expect(forms('Amounts: 12,345 and 99999.', '45678').has("the prompt's digit grouping")).toBe(false);
@@ -55,7 +69,7 @@ describe('correct forms completeness requires', () => {
     expect(forms('Pick one of "apple", "pear", with no quotes.', 'pear').has("the prompt's quoting")).toBe(false);
     const list = forms('Sort: b,a,c', 'a, b, c');
     expect(list.get("the prompt's list separator")).toBe('a,b,c');
-    expect(forms('Sort the words.', 'a,b,c').get("the list's \",\" with a space after it")).toBe('a, b, c');
+    expect(forms('Sort the words.', 'a,b,c').get('the list\'s "," with a space after it')).toBe('a, b, c');
     expect(forms('Any.', '42').get('padded inside the tag')).toBe(' 42 ');
   });
 });
@@ -69,7 +83,12 @@ describe('the constant candidates', () => {
   });
 
   it('adds short forms of word answers in both cases, the letters that begin the most references first', () => {
-    expect(surfaceForms(['north', 'northeast', 'south', 'west', 'southwest', 'northwest'])).toEqual(['N', 'n', 'S', 's']);
+    expect(surfaceForms(['north', 'northeast', 'south', 'west', 'southwest', 'northwest'])).toEqual([
+      'N',
+      'n',
+      'S',
+      's',
+    ]);
     expect(surfaceForms(['12', '7'])).toEqual([]);
     const fit = ['north', 'northeast', 'east'].map((c) => ({ reference: `<answer>${c}</answer>` }));
     expect(constantCandidates(fit, [], 16)).toEqual(['north', 'northeast', 'east', 'N', 'n', 'E', 'e']);
@@ -79,12 +98,21 @@ describe('the constant candidates', () => {
 describe('the notation forms of a numeric answer', () => {
   it('writes a wrong value in other digit scripts, with suffixes, in e-notation and grouped, each with its plain control', () => {
     const byForm = new Map(notationForms('1234').map((f) => [f.form, f]));
-    expect(byForm.get('digit script Arabic-Indic, a wrong value')).toEqual({ form: 'digit script Arabic-Indic, a wrong value', text: '٢٤٧٥', controls: ['2475'], truth: false });
+    expect(byForm.get('digit script Arabic-Indic, a wrong value')).toEqual({
+      form: 'digit script Arabic-Indic, a wrong value',
+      text: '٢٤٧٥',
+      controls: ['2475'],
+      truth: false,
+    });
     expect(byForm.get('digit script full-width, a wrong value')?.text).toBe('２４７５');
     expect(byForm.get('suffix M, the value 0')).toMatchObject({ text: '0M', controls: ['0'] });
     expect(byForm.get('e-notation, a wrong value')?.text).toBe('2.475e3');
     expect(byForm.get('thousands separators, a wrong value')?.text).toBe('2,475');
-    expect(byForm.get('the truth with thousands separators')).toMatchObject({ text: '1,234', controls: [], truth: true });
+    expect(byForm.get('the truth with thousands separators')).toMatchObject({
+      text: '1,234',
+      controls: [],
+      truth: true,
+    });
   });
 
   it('sends no suffixed 0 where the truth is near 0, and nothing for an answer that is no plain number', () => {
@@ -95,10 +123,15 @@ describe('the notation forms of a numeric answer', () => {
 });
 
 describe("the prompt's listed items", () => {
-  const prompt = (moves: string[]) => `Legal moves: ${moves.join(', ')}.\nAnswer with the move, as <answer>move</answer>.`;
+  const prompt = (moves: string[]) =>
+    `Legal moves: ${moves.join(', ')}.\nAnswer with the move, as <answer>move</answer>.`;
 
-  it('learns which of the prompt\'s lists holds the answer, and lists it one item or all at once', () => {
-    const sample = [episode(prompt(['J2', 'J5', 'J9']), 'J5'), episode(prompt(['J3', 'J4']), 'J3', 1), episode(prompt(['J8', 'J1']), 'J1', 2)];
+  it("learns which of the prompt's lists holds the answer, and lists it one item or all at once", () => {
+    const sample = [
+      episode(prompt(['J2', 'J5', 'J9']), 'J5'),
+      episode(prompt(['J3', 'J4']), 'J3', 1),
+      episode(prompt(['J8', 'J1']), 'J1', 2),
+    ];
     const place = answerList(sample);
     expect(place).toBe(0);
     expect(listedItems(sample[0]!.instance.prompt, place as number)).toEqual(['J2', 'J5', 'J9']);
@@ -126,7 +159,10 @@ describe('the options reader', () => {
   };
 
   it('finds the option an arithmetic feature singles out (the only one of its parity)', () => {
-    const found = pooled(Array.from({ length: 120 }, (_, i) => product(i, true)), OPTIONS);
+    const found = pooled(
+      Array.from({ length: 120 }, (_, i) => product(i, true)),
+      OPTIONS,
+    );
     expect(found?.rate).toBe(1);
     expect(found?.rule).toMatch(/parity|residue|last digit/);
   });

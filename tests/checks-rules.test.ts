@@ -6,11 +6,38 @@ import { isCode } from '../contract/codes.js';
 import { KIND_NAMES } from '../kinds/registry.js';
 import { checksFor } from '../validators/checks/contract.js';
 import { CHECKS } from '../validators/checks/registry.js';
-import { judgeFindings, judgeRate, undecided, type RateFinding, type Trial, type ZeroFinding } from '../validators/checks/rules.js';
+import {
+  judgeFindings,
+  judgeRate,
+  undecided,
+  type RateFinding,
+  type Trial,
+  type ZeroFinding,
+} from '../validators/checks/rules.js';
 
-const zero = (judged: number, form = 'a form', code: ZeroFinding['code'] = 'E_ACCEPTS_EMPTY'): ZeroFinding => ({ rule: 'zero', code, check: 'test', judged, ceiling: 0.1, form, what: 'empty probe', evidence: () => ({ form }) });
-const trials = (level: number, wins: number, n: number, chance = 0): Trial[] => Array.from({ length: n }, (_, i) => ({ level, win: i < wins ? 1 : 0, chance }));
-const rate = (list: Trial[], tolerance: RateFinding['tolerance'], policy = 'one fixed answer'): RateFinding => ({ rule: 'rate', code: 'E_ACCEPTS_CONSTANT', check: 'test', policy, trials: list, tolerance, z: 2, minTrials: 10, evidence: (level) => ({ level }) });
+const zero = (judged: number, form = 'a form', code: ZeroFinding['code'] = 'E_ACCEPTS_EMPTY'): ZeroFinding => ({
+  rule: 'zero',
+  code,
+  check: 'test',
+  judged,
+  ceiling: 0.1,
+  form,
+  what: 'empty probe',
+  evidence: () => ({ form }),
+});
+const trials = (level: number, wins: number, n: number, chance = 0): Trial[] =>
+  Array.from({ length: n }, (_, i) => ({ level, win: i < wins ? 1 : 0, chance }));
+const rate = (list: Trial[], tolerance: RateFinding['tolerance'], policy = 'one fixed answer'): RateFinding => ({
+  rule: 'rate',
+  code: 'E_ACCEPTS_CONSTANT',
+  check: 'test',
+  policy,
+  trials: list,
+  tolerance,
+  z: 2,
+  minTrials: 10,
+  evidence: (level) => ({ level }),
+});
 
 describe('zero tolerance', () => {
   it('fails a response at its ceiling, inclusive, and names the worst form', () => {
@@ -29,7 +56,9 @@ describe('a rate above chance, with a confidence bound', () => {
   it('fails a level whose lower bound clears chance plus the tolerance, and names the level', () => {
     const problems = judgeFindings([rate([...trials(1, 18, 20), ...trials(2, 1, 20)], { level: 0.2 })]);
     expect(problems).toHaveLength(1);
-    expect(problems[0]?.message).toMatch(/^one fixed answer wins 90% at level 1 \(20 trials; at least \d+% with confidence\) while chance gives 0%/);
+    expect(problems[0]?.message).toMatch(
+      /^one fixed answer wins 90% at level 1 \(20 trials; at least \d+% with confidence\) while chance gives 0%/,
+    );
   });
 
   it('does not fail a small sample that only looks strong, but calls it undecided', () => {
@@ -55,7 +84,11 @@ describe('a rate above chance, with a confidence bound', () => {
   });
 
   it('gives one problem per code: the worst finding, naming the others', () => {
-    const problems = judgeFindings([rate(trials(1, 12, 20), { level: 0.1 }, 'policy A'), rate(trials(1, 20, 20), { level: 0.1 }, 'policy B'), zero(1, 'x', 'E_ACCEPTS_ECHO')]);
+    const problems = judgeFindings([
+      rate(trials(1, 12, 20), { level: 0.1 }, 'policy A'),
+      rate(trials(1, 20, 20), { level: 0.1 }, 'policy B'),
+      zero(1, 'x', 'E_ACCEPTS_ECHO'),
+    ]);
     expect(problems.map((p) => p.code)).toEqual(['E_ACCEPTS_CONSTANT', 'E_ACCEPTS_ECHO']);
     expect(problems[0]?.message).toMatch(/^policy B wins 100% at level 1.*also: policy A/);
   });

@@ -17,7 +17,8 @@ import { fakeAdmission, sampleMeta } from './helpers/library-fixtures.js';
 import type { WireRequest } from '../agents/llm/contract.js';
 
 /** A terminal's worst: erase the line, return, a fake verdict in green, clipboard and title writes, C1 CSI, a bidi override, NEL, DEL. */
-const HOSTILE = '\u001b[2K\r\u001b[32m✓ would be admitted\u001b[0m \u001b]52;c;aGFja2Vk\u0007 \u001b]0;pwned\u0007 \u009b31m \u202eevil\u202c \u0085 \u007f';
+const HOSTILE =
+  '\u001b[2K\r\u001b[32m✓ would be admitted\u001b[0m \u001b]52;c;aGFja2Vk\u0007 \u001b]0;pwned\u0007 \u009b31m \u202eevil\u202c \u0085 \u007f';
 /** What must never reach the terminal raw. */
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 const literal = (text: string) => JSON.stringify(text);
@@ -30,7 +31,10 @@ const file = (name: string, text: string) => {
 };
 
 /** generate throws the hostile text: the report, the kept rejection and every error carry it. */
-const THROWER = envSource({ meta: JSON.stringify(sampleMeta('hostile-thrower')), generate: `throw new Error(${literal(HOSTILE)});` });
+const THROWER = envSource({
+  meta: JSON.stringify(sampleMeta('hostile-thrower')),
+  generate: `throw new Error(${literal(HOSTILE)});`,
+});
 /** A valid prompt, but hidden fields, the reference and the feedback carry the hostile text. */
 const REVEALER = envSource({
   meta: JSON.stringify(sampleMeta('hostile-revealer')),
@@ -56,8 +60,14 @@ interface Run {
 /** The real binary; `input` is piped to stdin. */
 function envforge(args: string[], input = '', env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|ENVFORGE)_/.test(k)));
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd: root, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|ENVFORGE)_/.test(k)),
+    );
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      cwd: root,
+      env: { ...clean, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -82,13 +92,34 @@ beforeAll(async () => {
   await library.admit(fakeAdmission(envSource({ meta: JSON.stringify(meta) }), meta));
   // And an honest one, which nightly's revalidation keeps (so its export has something to write).
   const honest = sampleMeta('honest-product', { levels: 4 });
-  const generate = "const a = rng.int(2, 30 * level), b = rng.int(2, 30 * level); return { prompt: 'What is ' + a + ' times ' + b + '? Answer as <answer>N</answer>.', answer: a * b };";
+  const generate =
+    "const a = rng.int(2, 30 * level), b = rng.int(2, 30 * level); return { prompt: 'What is ' + a + ' times ' + b + '? Answer as <answer>N</answer>.', answer: a * b };";
   await library.admit(fakeAdmission(envSource({ meta: JSON.stringify(honest), generate }), honest));
   await library.close();
-  const spec: EnvSpec = { name: 'hostile-sum', title: `The hostile-sum task ${HOSTILE}`, skills: ['arithmetic'], taskIdea: `A task called hostile-sum. ${HOSTILE}`, answerFormat: 'One integer as <answer>N</answer>.', difficultyScaling: 'Inputs grow.', whyNew: `Nothing trains it ${HOSTILE}` };
+  const spec: EnvSpec = {
+    name: 'hostile-sum',
+    title: `The hostile-sum task ${HOSTILE}`,
+    skills: ['arithmetic'],
+    taskIdea: `A task called hostile-sum. ${HOSTILE}`,
+    answerFormat: 'One integer as <answer>N</answer>.',
+    difficultyScaling: 'Inputs grow.',
+    whyNew: `Nothing trains it ${HOSTILE}`,
+  };
   const { script } = batchScript({ specs: [spec], modules: { 'hostile-sum': [THROWER] } });
-  type OpenAiBody = { messages: Array<{ role: string; content: string }>; response_format?: { json_schema?: { name: string } } };
-  server = await startFakeOpenAi({ script: (body: OpenAiBody) => script({ messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'], maxTokens: 0, ...(body.response_format?.json_schema ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } } : {}) }) });
+  type OpenAiBody = {
+    messages: Array<{ role: string; content: string }>;
+    response_format?: { json_schema?: { name: string } };
+  };
+  server = await startFakeOpenAi({
+    script: (body: OpenAiBody) =>
+      script({
+        messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'],
+        maxTokens: 0,
+        ...(body.response_format?.json_schema
+          ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } }
+          : {}),
+      }),
+  });
 }, 60_000);
 afterAll(() => server?.close());
 
@@ -101,19 +132,28 @@ describe('no command prints a raw control sequence from a module', () => {
     expect(human.out).toMatch(/^✗ reject/m);
     const json = await envforge(['validate', path, '--json', '--library', lib]);
     expectEscaped(json);
-    expect(JSON.parse(json.out.split('\n')[0] as string).problems[0].message).toContain('\u001b[32m✓ would be admitted');
+    expect(JSON.parse(json.out.split('\n')[0] as string).problems[0].message).toContain(
+      '\u001b[32m✓ would be admitted',
+    );
   });
 
   it('sample: hidden fields, the reference and its feedback, as text and as JSON; and a module that fails to load', async () => {
     const path = file('revealer.js', REVEALER);
-    for (const args of [['sample', path, '--reveal', '-n', '2'], ['sample', path, '--reveal', '--json']]) expectEscaped(await envforge(args));
+    for (const args of [
+      ['sample', path, '--reveal', '-n', '2'],
+      ['sample', path, '--reveal', '--json'],
+    ])
+      expectEscaped(await envforge(args));
     const failing = await envforge(['sample', file('loader.js', LOAD_THROWER)]);
     expect(failing.code).toBe(1);
     expectEscaped(failing);
   });
 
   it('play: the final feedback, and a tool name typed with escapes in it', async () => {
-    const run = await envforge(['play', file('player.js', PLAYER)], 'say\u001b[2J {"word":"x"}\nsay {"word":"hello"}\nsay {"word":"done"}\n');
+    const run = await envforge(
+      ['play', file('player.js', PLAYER)],
+      'say\u001b[2J {"word":"x"}\nsay {"word":"hello"}\nsay {"word":"done"}\n',
+    );
     expect(run.code).toBe(0);
     expectEscaped(run);
     expect(run.out).toMatch(/unknown tool "say\\u001b\[2J"/);
@@ -124,7 +164,10 @@ describe('no command prints a raw control sequence from a module', () => {
     expect(listed.code).toBe(0);
     expect(listed.out).toContain('hostile-title@1');
     expect(listed.out).not.toMatch(RAW_CONTROL);
-    for (const args of [['library', 'show', 'hostile-title', '--library', lib], ['library', 'show', 'hostile-title', '--json', '--library', lib]]) {
+    for (const args of [
+      ['library', 'show', 'hostile-title', '--library', lib],
+      ['library', 'show', 'hostile-title', '--json', '--library', lib],
+    ]) {
       const run = await envforge(args);
       expect(run.code).toBe(0);
       expectEscaped(run);
@@ -139,16 +182,55 @@ describe('no command prints a raw control sequence from a module', () => {
     expectEscaped(await envforge(['library', 'rejections', '--json', '--library', lib]));
   });
 
-  it("run: an LLM's hostile spec and module, in the events on stderr and the report on stdout", { timeout: 120_000 }, async () => {
-    const run = await envforge(['run', '--base-url', server.baseUrl, '--model', 'fake-model', '--target', '1', '--max-candidates', '1', '--repair-rounds', '0', '--concurrency', '1', '--no-review', '--kind', 'single', '--library', lib], '', { OPENAI_API_KEY: 'sk-test' });
+  it("run: an LLM's hostile spec and module, in the events on stderr and the report on stdout", {
+    timeout: 120_000,
+  }, async () => {
+    const run = await envforge(
+      [
+        'run',
+        '--base-url',
+        server.baseUrl,
+        '--model',
+        'fake-model',
+        '--target',
+        '1',
+        '--max-candidates',
+        '1',
+        '--repair-rounds',
+        '0',
+        '--concurrency',
+        '1',
+        '--no-review',
+        '--kind',
+        'single',
+        '--library',
+        lib,
+      ],
+      '',
+      { OPENAI_API_KEY: 'sk-test' },
+    );
     expect(run.code, run.out).toBe(0);
     expect(run.out).not.toMatch(RAW_CONTROL);
     expect(run.out).toContain('\\u001b');
   });
 
-  it('nightly: revalidation retires the hostile environment, the batch meets the hostile LLM, and the report says so', { timeout: 240_000 }, async () => {
-    const config = file('nightly.json', JSON.stringify({ target: 1, maxCandidates: 1, repairRounds: 0, concurrency: 1, llm: { baseUrl: server.baseUrl, model: 'fake-model' }, export: { out: join(root, 'snapshots'), formats: ['jsonl'], perEnv: 2 } }));
-    const run = await envforge(['nightly', '--config', config, '--library', lib, '--night', 'hostile'], '', { OPENAI_API_KEY: 'sk-test' });
+  it('nightly: revalidation retires the hostile environment, the batch meets the hostile LLM, and the report says so', {
+    timeout: 240_000,
+  }, async () => {
+    const config = file(
+      'nightly.json',
+      JSON.stringify({
+        target: 1,
+        maxCandidates: 1,
+        repairRounds: 0,
+        concurrency: 1,
+        llm: { baseUrl: server.baseUrl, model: 'fake-model' },
+        export: { out: join(root, 'snapshots'), formats: ['jsonl'], perEnv: 2 },
+      }),
+    );
+    const run = await envforge(['nightly', '--config', config, '--library', lib, '--night', 'hostile'], '', {
+      OPENAI_API_KEY: 'sk-test',
+    });
     expect(run.code, run.out).toBe(0);
     expect(run.out).not.toMatch(RAW_CONTROL);
     expect(run.out).toMatch(/hostile-title/);
@@ -170,23 +252,31 @@ describe('module paths must be regular files', () => {
     ['library add', (p: string) => ['library', 'add', p, '--library', lib]],
     ['sample', (p: string) => ['sample', p]],
     ['play', (p: string) => ['play', p]],
-  ])('%s refuses a symbolic link, a named pipe, a device and a directory with a usage error, reading nothing', async (_name, args) => {
-    const dir = mkdtempSync(join(root, 'paths-'));
-    const target = join(dir, 'token.txt');
-    writeFileSync(target, secret);
-    const link = join(dir, 'env.js');
-    const { symlinkSync } = await import('node:fs');
-    symlinkSync(target, link);
-    const fifo = join(dir, 'pipe.js');
-    await new Promise((resolve) => spawn('mkfifo', [fifo]).on('exit', resolve));
-    const folder = join(dir, 'folder.js');
-    mkdirSync(folder);
-    for (const [path, words] of [[link, /symbolic link/], [fifo, /named pipe/], ['/dev/zero', /a device/], [folder, /a directory/]] as const) {
-      const run = await envforge(args(path));
-      expect([run.code, run.out]).toEqual([2, expect.stringMatching(words)]);
-      expect(run.out).not.toContain(secret);
-    }
-  });
+  ])(
+    '%s refuses a symbolic link, a named pipe, a device and a directory with a usage error, reading nothing',
+    async (_name, args) => {
+      const dir = mkdtempSync(join(root, 'paths-'));
+      const target = join(dir, 'token.txt');
+      writeFileSync(target, secret);
+      const link = join(dir, 'env.js');
+      const { symlinkSync } = await import('node:fs');
+      symlinkSync(target, link);
+      const fifo = join(dir, 'pipe.js');
+      await new Promise((resolve) => spawn('mkfifo', [fifo]).on('exit', resolve));
+      const folder = join(dir, 'folder.js');
+      mkdirSync(folder);
+      for (const [path, words] of [
+        [link, /symbolic link/],
+        [fifo, /named pipe/],
+        ['/dev/zero', /a device/],
+        [folder, /a directory/],
+      ] as const) {
+        const run = await envforge(args(path));
+        expect([run.code, run.out]).toEqual([2, expect.stringMatching(words)]);
+        expect(run.out).not.toContain(secret);
+      }
+    },
+  );
 
   it('a file that is no module (a key, a token) is rejected without its text in the kept rejection; the error quotes at most a short excerpt', async () => {
     const keyFile = file('key.pem.js', key);
@@ -195,7 +285,8 @@ describe('module paths must be regular files', () => {
     expect(validated.code).toBe(1);
     expect(validated.out).not.toContain('MIIEvQ');
     expect(validated.out).toMatch(/E_SYNTAX.*\[.*key\.pem\.js:\d+:\d+\]/);
-    for (const path of [keyFile, tokenFile]) expect((await envforge(['library', 'add', path, '--library', lib])).code).toBe(1);
+    for (const path of [keyFile, tokenFile])
+      expect((await envforge(['library', 'add', path, '--library', lib])).code).toBe(1);
     const library = SqliteLibrary.open(lib, { readonly: true });
     try {
       const kept = JSON.stringify(await library.rejections({ limit: 100 }));

@@ -10,7 +10,8 @@ import { scoreOf, type Episode, type ScoredVerdict } from '../sandbox/episodes.j
 import { SandboxPool } from '../sandbox/pool.js';
 
 const INVERSIONS = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
-const SOLVED = 'function countInversions(nums) {\n  let c = 0;\n  for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++;\n  return c;\n}';
+const SOLVED =
+  'function countInversions(nums) {\n  let c = 0;\n  for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++;\n  return c;\n}';
 
 describe('a program in a response', () => {
   it.each([
@@ -53,7 +54,9 @@ describe('scoring programs in the answer pool', () => {
   let pool: SandboxPool;
   let episode: Episode;
   const score = async (...programs: string[]): Promise<ScoredVerdict[]> => {
-    const run = await code.runEpisodes(pool, INVERSIONS, [{ seed: 11, level: 3, responses: programs.map((p) => (p.startsWith('```') ? p : fenceProgram(p))) }]);
+    const run = await code.runEpisodes(pool, INVERSIONS, [
+      { seed: 11, level: 3, responses: programs.map((p) => (p.startsWith('```') ? p : fenceProgram(p))) },
+    ]);
     const e = run.episodes[0];
     if (!e?.ok) throw new Error(`episode failed: ${JSON.stringify(e)}`);
     episode = e;
@@ -66,11 +69,20 @@ describe('scoring programs in the answer pool', () => {
   afterAll(() => pool.close());
 
   it('pays a correct program 1, in JavaScript, as a module, or in TypeScript; the reference scores 1', async () => {
-    const verdicts = await score(SOLVED, `export ${SOLVED}`, fenceProgram(SOLVED.replace('(nums)', '(nums: number[]): number').replace('let c = 0', 'let c: number = 0'), 'typescript'));
+    const verdicts = await score(
+      SOLVED,
+      `export ${SOLVED}`,
+      fenceProgram(
+        SOLVED.replace('(nums)', '(nums: number[]): number').replace('let c = 0', 'let c: number = 0'),
+        'typescript',
+      ),
+    );
     expect(verdicts.map(scoreOf)).toEqual([1, 1, 1]);
     expect(scoreOf(episode.referenceVerdict)).toBe(1);
     expect(episode.instance.prompt).toContain('countInversions(nums)');
-    expect(episode.instance.prompt).not.toContain(JSON.stringify((episode.instance as unknown as { tests: Array<{ input: unknown }> }).tests[5]?.input));
+    expect(episode.instance.prompt).not.toContain(
+      JSON.stringify((episode.instance as unknown as { tests: Array<{ input: unknown }> }).tests[5]?.input),
+    );
   });
 
   it('pays nothing for wrong, broken or escaping programs, and each fails only itself', async () => {
@@ -81,13 +93,13 @@ describe('scoring programs in the answer pool', () => {
       'function countInversions() { return process.env; }',
       "function countInversions() { return this.constructor.constructor('return process')().pid; }",
       'function countInversions() { return Math.random() + Date.now(); }',
-      "function countInversions() { const a = []; for (;;) a.push(new Array(1e6).fill(1)); }",
+      'function countInversions() { const a = []; for (;;) a.push(new Array(1e6).fill(1)); }',
       'function countInversions() { return new Promise(() => {}); }',
       "function countInversions() { return 'x'.repeat(1e6); }",
       "import fs from 'fs';\nfunction countInversions() { return 0; }",
       'function countInversions( {',
       'function somethingElse() { return 0; }',
-      "function countInversions(n) { Object.prototype.toJSON = () => 0; return 1; }",
+      'function countInversions(n) { Object.prototype.toJSON = () => 0; return 1; }',
       "function countInversions(n) { JSON.stringify = () => '0'; return 1; }",
     ];
     const verdicts = await score(...hostile, SOLVED);
@@ -97,15 +109,20 @@ describe('scoring programs in the answer pool', () => {
 
   it('keeps nothing from one test to the next: a counter on the global or in a module variable starts afresh', async () => {
     // Every hidden test has an answer of its own; a program that counts its calls cannot pass two tests with the same count.
-    const counting = 'let calls = 0;\nfunction countInversions(nums) { calls++; try { globalThis.seen = (globalThis.seen || 0) + 1; } catch {} return calls === 1 && !globalThis.seen ? -1 : 1000 + calls; }';
+    const counting =
+      'let calls = 0;\nfunction countInversions(nums) { calls++; try { globalThis.seen = (globalThis.seen || 0) + 1; } catch {} return calls === 1 && !globalThis.seen ? -1 : 1000 + calls; }';
     const [v] = await score(counting);
     expect(v).toMatchObject({ ok: true, score: 0 });
-    const firstCall = 'let calls = 0;\nfunction countInversions(nums) { calls++; if (calls > 1) throw new Error("state carried"); ' + SOLVED.slice(SOLVED.indexOf('{') + 1);
+    const firstCall =
+      'let calls = 0;\nfunction countInversions(nums) { calls++; if (calls > 1) throw new Error("state carried"); ' +
+      SOLVED.slice(SOLVED.indexOf('{') + 1);
     expect((await score(firstCall)).map(scoreOf)).toEqual([1]);
   });
 
   it('names a Python answer as a language the host does not run, never a silent 0', async () => {
-    const run = await code.runEpisodes(pool, INVERSIONS, [{ seed: 1, level: 1, responses: ['```python\ndef countInversions(nums):\n    return 0\n```'] }]);
+    const run = await code.runEpisodes(pool, INVERSIONS, [
+      { seed: 1, level: 1, responses: ['```python\ndef countInversions(nums):\n    return 0\n```'] },
+    ]);
     const e = run.episodes[0] as Episode;
     expect(e.verdicts[0]).toMatchObject({ ok: false, code: 'E_LANGUAGE' });
   });
@@ -123,7 +140,13 @@ describe('the reference program in the answer pool', () => {
     const { AnswerPool } = await import('../sandbox/code/answer-pool.js');
     const pool = new AnswerPool({ workers: 1 });
     try {
-      const spec = { program: SOLVED, language: 'javascript' as const, entry: 'countInversions', compare: 'exact' as const, tests: [['[[2,1]]', '1'] as [string, string]] };
+      const spec = {
+        program: SOLVED,
+        language: 'javascript' as const,
+        entry: 'countInversions',
+        compare: 'exact' as const,
+        tests: [['[[2,1]]', '1'] as [string, string]],
+      };
       const answers = [{ ...spec, ownIsolate: true }, spec, spec, { ...spec, ownIsolate: true }, spec, spec];
       const results = await pool.run(answers);
       expect(results.map((r) => r.tests)).toEqual(answers.map(() => [null]));

@@ -11,8 +11,25 @@ import type { EnvSpec } from '../agents/spec.js';
 import { parseCodeMeta } from '../contract/code.js';
 import { kindOf } from '../kinds/registry.js';
 
-const SPEC: EnvSpec = { kind: 'code', name: 'merge-intervals-code', title: 'Merge intervals', skills: ['intervals', 'sorting'], taskIdea: 'Write a function that merges overlapping closed intervals.', answerFormat: 'A JavaScript function mergeIntervals(intervals).', difficultyScaling: 'More and longer intervals.', whyNew: 'No code environment trains intervals.' };
-const EMPTY_STATS = { environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 } as never;
+const SPEC: EnvSpec = {
+  kind: 'code',
+  name: 'merge-intervals-code',
+  title: 'Merge intervals',
+  skills: ['intervals', 'sorting'],
+  taskIdea: 'Write a function that merges overlapping closed intervals.',
+  answerFormat: 'A JavaScript function mergeIntervals(intervals).',
+  difficultyScaling: 'More and longer intervals.',
+  whyNew: 'No code environment trains intervals.',
+};
+const EMPTY_STATS = {
+  environments: 0,
+  versions: 0,
+  byStatus: {},
+  bySkill: {},
+  byAuthor: {},
+  levels: null,
+  rejections: 0,
+} as never;
 
 describe('the LLM author for code environments', () => {
   it('writes from the code generator prompt: contract v3, code seeds as examples, the spec', () => {
@@ -26,7 +43,11 @@ describe('the LLM author for code environments', () => {
   });
 
   it('repairs from the code repair prompt, and the compact profile has both', () => {
-    const report = { verdict: 'reject', problems: [{ code: 'E_WEAK_TESTS', stage: 'hack', message: 'mutants survive' }], stages: [] } as never;
+    const report = {
+      verdict: 'reject',
+      problems: [{ code: 'E_WEAK_TESTS', stage: 'hack', message: 'mutants survive' }],
+      stages: [],
+    } as never;
     expect(renderRepair({ source: 'export const meta = {};', report, kind: 'code' }).name).toBe('repair-code');
     expect(renderGenerator({ spec: SPEC }, { profile: 'compact' }).text).toContain('Contract v3');
     expect(renderRepair({ source: 'x', report, kind: 'code' }, { profile: 'compact' }).text).toContain('E_WEAK_TESTS');
@@ -39,7 +60,9 @@ describe('the LLM author for code environments', () => {
     const reply = { specs: [plain, { ...plain, name: 'tool-desk', kind: 'episodic' }] };
     const parsed = architectOutputSchema('code').parse(reply);
     expect(parsed.specs.map((s) => toEnvSpec(s, 'code'))).toEqual([SPEC]);
-    expect(architectLeftovers(reply, 'code').warnings).toEqual(['spec "tool-desk": dropped: kind episodic, but the batch asked for code environments']);
+    expect(architectLeftovers(reply, 'code').warnings).toEqual([
+      'spec "tool-desk": dropped: kind episodic, but the batch asked for code environments',
+    ]);
   });
 
   it('quotes contract v2 for episodic authors without the v3 section after it', () => {

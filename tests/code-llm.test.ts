@@ -28,8 +28,15 @@ const { kind: _kind, ...SPEC } = {
   whyNew: 'No code environment trains sliding windows.',
 } satisfies EnvSpec;
 
-type Body = { messages: Array<{ role: string; content: string }>; response_format?: { json_schema?: { name: string } } };
-const userText = (body: Body) => body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+type Body = {
+  messages: Array<{ role: string; content: string }>;
+  response_format?: { json_schema?: { name: string } };
+};
+const userText = (body: Body) =>
+  body.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
 const fenced = (source: string): FakeReply => reply.text(`\`\`\`js\n${source}\n\`\`\``);
 
 /** The stand-in model: one code spec; first a single-turn module, then on repair the code module. */
@@ -53,10 +60,24 @@ afterAll(async () => {
 
 describe('a batch with an LLM that writes code environments', () => {
   it('asks for code specs, shows contract v3, repairs a module of the wrong kind with the code repair prompt and admits the code module', async () => {
-    const library = SqliteLibrary.open(join(mkdtempSync(join(tmpdir(), 'envforge-code-llm-')), 'library'), { create: true });
+    const library = SqliteLibrary.open(join(mkdtempSync(join(tmpdir(), 'envforge-code-llm-')), 'library'), {
+      create: true,
+    });
     const ledger = new CostLedger({ batchId: 'code1' });
     const llm = createOpenAiClient({ baseUrl: server.baseUrl, model: 'fake-model', ledger, cache: false });
-    const report = await runBatch({ library, pool, llm, ledger }, { ...DEFAULT_BATCH_OPTIONS, batchId: 'code1', kind: 'code', target: 1, maxCandidates: 1, concurrency: 1, repairRounds: 1, review: false });
+    const report = await runBatch(
+      { library, pool, llm, ledger },
+      {
+        ...DEFAULT_BATCH_OPTIONS,
+        batchId: 'code1',
+        kind: 'code',
+        target: 1,
+        maxCandidates: 1,
+        concurrency: 1,
+        repairRounds: 1,
+        review: false,
+      },
+    );
     expect(report.admitted.map((a) => [a.name, a.attempts])).toEqual([['window-averages', 2]]);
     expect(report.rejections.map((r) => [r.spec, r.codes])).toEqual([['window-averages', ['E_WRONG_KIND']]]);
     const admitted = await library.get('window-averages');
@@ -65,9 +86,15 @@ describe('a batch with an LLM that writes code environments', () => {
     await library.close();
 
     const bodies = server.requests.map((r) => r.body as Body);
-    expect(userText(bodies.find((b) => b.response_format?.json_schema?.name === 'architect_specs') as Body)).toContain('Propose code specs only');
+    expect(userText(bodies.find((b) => b.response_format?.json_schema?.name === 'architect_specs') as Body)).toContain(
+      'Propose code specs only',
+    );
     const texts = bodies.map(userText);
-    expect(texts.find((t) => t.includes('- name: window-averages') && !t.includes('# Your task: repair'))).toContain('## Contract v3: code environments');
-    expect(texts.find((t) => t.includes('# Your task: repair'))).toMatch(/You are repairing an envforge code environment \(contract v3\)[\s\S]*E_WRONG_KIND/);
+    expect(texts.find((t) => t.includes('- name: window-averages') && !t.includes('# Your task: repair'))).toContain(
+      '## Contract v3: code environments',
+    );
+    expect(texts.find((t) => t.includes('# Your task: repair'))).toMatch(
+      /You are repairing an envforge code environment \(contract v3\)[\s\S]*E_WRONG_KIND/,
+    );
   }, 240_000);
 });

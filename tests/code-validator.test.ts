@@ -21,7 +21,12 @@ const codes = (report: { problems: Array<{ code: string }> }) => [...new Set(rep
  * 6 instances a level for execution and the hack probes, 12 determinism pairs; at these options the unchanged
  * count-inversions seed is admitted at validation seed 7, so each code below comes from the test's change.
  */
-const SMALL = { seedsPerLevel: 6, minSamples: 36, determinismSamples: 12, code: { ...DEFAULT_VALIDATOR_OPTIONS.code, probedPerLevel: 6 } };
+const SMALL = {
+  seedsPerLevel: 6,
+  minSamples: 36,
+  determinismSamples: 12,
+  code: { ...DEFAULT_VALIDATOR_OPTIONS.code, probedPerLevel: 6 },
+};
 
 let pool: SandboxPool;
 beforeAll(() => {
@@ -30,25 +35,35 @@ beforeAll(() => {
 afterAll(() => pool.close());
 
 describe('code seeds', () => {
-  it.each(readdirSync(SEEDS_DIR).filter((f) => f.endsWith('.js')))('%s is admitted', async (file) => {
-    const report = await validateCandidate(seed(file), { pool, validationSeed: 7 });
-    expect(report.problems).toEqual([]);
-    expect(report.verdict).toBe('admit');
-    expect(report.meta).toMatchObject({ kind: 'code' });
-    publishReport(seed(file), { pool, validationSeed: 7 }, report); // for the files that only need it admitted
-  }, 240_000);
+  it.each(readdirSync(SEEDS_DIR).filter((f) => f.endsWith('.js')))(
+    '%s is admitted',
+    async (file) => {
+      const report = await validateCandidate(seed(file), { pool, validationSeed: 7 });
+      expect(report.problems).toEqual([]);
+      expect(report.verdict).toBe('admit');
+      expect(report.meta).toMatchObject({ kind: 'code' });
+      publishReport(seed(file), { pool, validationSeed: 7 }, report); // for the files that only need it admitted
+    },
+    240_000,
+  );
 });
 
 describe('code environments the validator rejects', () => {
   it('hidden tests that repeat the visible examples, under fraction scoring: a table of the examples is paid', async () => {
-    const source = INVERSIONS.replace("scoring: 'all-pass'", "scoring: 'fraction'").replace('const tests = [test([]),', 'const tests = [...examples, test([]),');
+    const source = INVERSIONS.replace("scoring: 'all-pass'", "scoring: 'fraction'").replace(
+      'const tests = [test([]),',
+      'const tests = [...examples, test([]),',
+    );
     const report = await validateCandidate(source, { pool, validationSeed: 7, options: SMALL });
     expect(codes(report)).toContain('E_ACCEPTS_EXAMPLES');
   }, 240_000);
 
   it('hidden outputs one constant mostly matches: returning 0 is paid', async () => {
     // Lists of distinct increasing values have no inversions: nearly every test expects 0.
-    const source = INVERSIONS.replace('while (tests.length < 12) tests.push(test(list(rng, rng.int(2, longest), hi)));', 'while (tests.length < 12) tests.push(test(list(rng, rng.int(2, longest), hi).sort((a, b) => a - b)));').replace('test(list(rng, longest, 3))', 'test([1, 2, 3 + level])');
+    const source = INVERSIONS.replace(
+      'while (tests.length < 12) tests.push(test(list(rng, rng.int(2, longest), hi)));',
+      'while (tests.length < 12) tests.push(test(list(rng, rng.int(2, longest), hi).sort((a, b) => a - b)));',
+    ).replace('test(list(rng, longest, 3))', 'test([1, 2, 3 + level])');
     const report = await validateCandidate(source, { pool, validationSeed: 7, options: SMALL });
     expect(report.verdict).toBe('reject');
     expect(codes(report)).toContain('E_ACCEPTS_CONSTANT');
@@ -56,7 +71,13 @@ describe('code environments the validator rejects', () => {
 
   it('hidden tests too weak to tell the reference from its mutants', async () => {
     // Lists of distinct values but for a rare repeat: most instances never tell > from >=.
-    const source = INVERSIONS.replace('const tests = [test([]), test([rng.int(0, hi)]), test(list(rng, longest, 3))];', 'const tests = [test([]), test([rng.int(0, hi)]), ...(rng.int(0, 3) === 0 ? [test(list(rng, longest, 3))] : [])];').replace('test(list(rng, rng.int(2, longest), hi))', 'test(rng.shuffle(Array.from({ length: rng.int(2, longest) }, (_, i) => i * 3)))');
+    const source = INVERSIONS.replace(
+      'const tests = [test([]), test([rng.int(0, hi)]), test(list(rng, longest, 3))];',
+      'const tests = [test([]), test([rng.int(0, hi)]), ...(rng.int(0, 3) === 0 ? [test(list(rng, longest, 3))] : [])];',
+    ).replace(
+      'test(list(rng, rng.int(2, longest), hi))',
+      'test(rng.shuffle(Array.from({ length: rng.int(2, longest) }, (_, i) => i * 3)))',
+    );
     const report = await validateCandidate(source, { pool, validationSeed: 7, options: SMALL });
     expect(report.verdict).toBe('reject');
     expect(codes(report)).toContain('E_WEAK_TESTS');
@@ -72,7 +93,9 @@ describe("the reference's mutants", () => {
       if (!program.ok) throw new Error(`${file}: no reference program`);
       const mutants = mutantsOf(program.program, 60);
       expect(mutants.length, file).toBeGreaterThan(5);
-      const requests = [1, 2, 3].flatMap((level) => [1, 2, 3].map((s) => ({ seed: s, level, responses: mutants.map((m) => fenceProgram(m.program)) })));
+      const requests = [1, 2, 3].flatMap((level) =>
+        [1, 2, 3].map((s) => ({ seed: s, level, responses: mutants.map((m) => fenceProgram(m.program)) })),
+      );
       const episodes = (await code.runEpisodes(pool, source, requests)).episodes.filter((e): e is Episode => e.ok);
       const killedSomewhere = mutants.map((_, m) => episodes.some((e) => scoreOf(e.verdicts[m]) < 1));
       // Some mutants are equivalent programs (i <= nums.length reads undefined, which compares false): most die.

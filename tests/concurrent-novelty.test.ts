@@ -45,28 +45,41 @@ const STORES = [
 ] as const;
 
 describe.each(STORES)('two batches at once on one $store library', ({ store, location }) => {
-  it.skipIf(store === 'postgres' && server.skipped)('admit no pair of near-duplicates, whichever batch wrote them', { timeout: 180_000 }, async () => {
-    const where = await location();
-    const [a, b] = [openLibrary(where, { create: true }), openLibrary(where, { create: true })];
-    try {
-      const batch = (library: typeof a, id: string) =>
-        runBatch(
-          { library, pool, author: twinAuthor(id, 3), ledger: new CostLedger({ batchId: id, budget: {} }) },
-          { ...DEFAULT_BATCH_OPTIONS, batchId: id, target: 3, maxCandidates: 3, repairRounds: 0, concurrency: 3, specsPerRound: 3, review: false },
-        );
-      const reports = await Promise.all([batch(a, 'left'), batch(b, 'right')]);
-      const admitted = (await a.admittedSince(0)).envs;
-      expect(nearDuplicatePairs(admitted)).toEqual([]);
-      expect(admitted).toHaveLength(1);
-      expect(reports.reduce((n, r) => n + r.funnel.admitted, 0)).toBe(1);
-      // The others were rejected as duplicates, whether by the validator or by the re-check at admission.
-      const rejections = await a.rejections();
-      expect(rejections).toHaveLength(5);
-      for (const r of rejections) expect(r.codes).toContain('E_DUPLICATE_CODE');
-    } finally {
-      await a.close();
-      await b.close();
-      if (store === 'sqlite') await rm(where, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(store === 'postgres' && server.skipped)(
+    'admit no pair of near-duplicates, whichever batch wrote them',
+    { timeout: 180_000 },
+    async () => {
+      const where = await location();
+      const [a, b] = [openLibrary(where, { create: true }), openLibrary(where, { create: true })];
+      try {
+        const batch = (library: typeof a, id: string) =>
+          runBatch(
+            { library, pool, author: twinAuthor(id, 3), ledger: new CostLedger({ batchId: id, budget: {} }) },
+            {
+              ...DEFAULT_BATCH_OPTIONS,
+              batchId: id,
+              target: 3,
+              maxCandidates: 3,
+              repairRounds: 0,
+              concurrency: 3,
+              specsPerRound: 3,
+              review: false,
+            },
+          );
+        const reports = await Promise.all([batch(a, 'left'), batch(b, 'right')]);
+        const admitted = (await a.admittedSince(0)).envs;
+        expect(nearDuplicatePairs(admitted)).toEqual([]);
+        expect(admitted).toHaveLength(1);
+        expect(reports.reduce((n, r) => n + r.funnel.admitted, 0)).toBe(1);
+        // The others were rejected as duplicates, whether by the validator or by the re-check at admission.
+        const rejections = await a.rejections();
+        expect(rejections).toHaveLength(5);
+        for (const r of rejections) expect(r.codes).toContain('E_DUPLICATE_CODE');
+      } finally {
+        await a.close();
+        await b.close();
+        if (store === 'sqlite') await rm(where, { recursive: true, force: true });
+      }
+    },
+  );
 });

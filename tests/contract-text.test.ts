@@ -31,7 +31,11 @@ const HOSTILE: Array<[string, string]> = [
 
 describe('the rule', () => {
   it.each(HOSTILE)('refuses %s in prose and in one-line fields, naming the character', (_name, text) => {
-    for (const prose of [true, false]) expect(textProblem(`a ${text} b`, 'x', prose)).toMatchObject({ code: 'E_CONTROL_CHARS', message: expect.stringMatching(/^x holds the control character U\+[0-9A-F]{4} at character \d+/) });
+    for (const prose of [true, false])
+      expect(textProblem(`a ${text} b`, 'x', prose)).toMatchObject({
+        code: 'E_CONTROL_CHARS',
+        message: expect.stringMatching(/^x holds the control character U\+[0-9A-F]{4} at character \d+/),
+      });
   });
 
   it('lets prose keep tab and newline, and refuses them in a one-line field', () => {
@@ -54,24 +58,58 @@ describe('the rule', () => {
 
 describe('meta', () => {
   it('refuses a control character in the title or description of a single-turn module, with E_CONTROL_CHARS', () => {
-    expect(KINDS.single.checkMeta(sampleMeta('clean-name', { title: 'Sum \u001b]0;pwned\u0007' })).problems).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS', message: expect.stringMatching(/^meta\.title/) })]);
-    expect(KINDS.single.checkMeta(sampleMeta('clean-name', { description: 'Adds.\u009b2J' })).problems).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS' })]);
-    expect(KINDS.single.checkMeta(sampleMeta('clean-name', { description: 'Adds two numbers.\nExact answers only.' })).problems).toEqual([]);
+    expect(KINDS.single.checkMeta(sampleMeta('clean-name', { title: 'Sum \u001b]0;pwned\u0007' })).problems).toEqual([
+      expect.objectContaining({ code: 'E_CONTROL_CHARS', message: expect.stringMatching(/^meta\.title/) }),
+    ]);
+    expect(KINDS.single.checkMeta(sampleMeta('clean-name', { description: 'Adds.\u009b2J' })).problems).toEqual([
+      expect.objectContaining({ code: 'E_CONTROL_CHARS' }),
+    ]);
+    expect(
+      KINDS.single.checkMeta(sampleMeta('clean-name', { description: 'Adds two numbers.\nExact answers only.' }))
+        .problems,
+    ).toEqual([]);
   });
 
   it("refuses one in an episodic module's tool description, a parameter's description or an enum value", () => {
-    const tool = (description: string, parameters: unknown) => ({ ...sampleMeta('desk'), kind: 'episodic', maxTurns: 5, tools: [{ name: 'look', description, parameters }] });
-    const plain = { type: 'object', properties: { item: { type: 'string', description: 'the item', enum: ['a', 'b'] } }, additionalProperties: false };
+    const tool = (description: string, parameters: unknown) => ({
+      ...sampleMeta('desk'),
+      kind: 'episodic',
+      maxTurns: 5,
+      tools: [{ name: 'look', description, parameters }],
+    });
+    const plain = {
+      type: 'object',
+      properties: { item: { type: 'string', description: 'the item', enum: ['a', 'b'] } },
+      additionalProperties: false,
+    };
     expect(episodicMetaProblems(tool('Look around.', plain))).toEqual([]);
-    expect(episodicMetaProblems(tool('Look\u202e around.', plain))).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS', message: expect.stringMatching(/meta\.tools\.look\.description/) })]);
-    expect(episodicMetaProblems(tool('Look.', { ...plain, properties: { item: { type: 'string', description: 'the \u001b[1mitem' } } }))).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS', message: expect.stringMatching(/properties\.item\.description/) })]);
-    expect(metaTextProblems(tool('Look.', { ...plain, properties: { item: { type: 'string', enum: ['a\u0007'] } } }))).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS', message: expect.stringMatching(/enum value/) })]);
+    expect(episodicMetaProblems(tool('Look\u202e around.', plain))).toEqual([
+      expect.objectContaining({
+        code: 'E_CONTROL_CHARS',
+        message: expect.stringMatching(/meta\.tools\.look\.description/),
+      }),
+    ]);
+    expect(
+      episodicMetaProblems(
+        tool('Look.', { ...plain, properties: { item: { type: 'string', description: 'the \u001b[1mitem' } } }),
+      ),
+    ).toEqual([
+      expect.objectContaining({
+        code: 'E_CONTROL_CHARS',
+        message: expect.stringMatching(/properties\.item\.description/),
+      }),
+    ]);
+    expect(
+      metaTextProblems(tool('Look.', { ...plain, properties: { item: { type: 'string', enum: ['a\u0007'] } } })),
+    ).toEqual([expect.objectContaining({ code: 'E_CONTROL_CHARS', message: expect.stringMatching(/enum value/) })]);
   });
 });
 
 describe('prompts and observations', () => {
   it('a prompt holding an escape sequence fails its episode with E_CONTROL_CHARS in generate', async () => {
-    const source = envSource({ generate: "return { prompt: 'What is 1 + 1?\\u001b]52;c;aGk=\\u0007 Answer as <answer>N</answer>.', answer: 2 };" });
+    const source = envSource({
+      generate: "return { prompt: 'What is 1 + 1?\\u001b]52;c;aGk=\\u0007 Answer as <answer>N</answer>.', answer: 2 };",
+    });
     const run = await runEpisodes(pool, source, [{ seed: 1, level: 1 }]);
     expect(run.episodes[0]).toMatchObject({ ok: false, code: 'E_CONTROL_CHARS', fn: 'generate' });
   });
@@ -85,16 +123,54 @@ export function score(state) { return state.said === 'hello' ? 1 : 0; }
 export function act(state) { return { tool: 'say', args: { word: 'hello' } }; }`;
 
   it('an observation holding a control character fails the rollout with E_CONTROL_CHARS in step; tab and newline pass', async () => {
-    const meta = { name: 'echo-desk', levels: 3, maxTurns: 3, tools: [{ name: 'say', description: 'Say a word.', parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'], additionalProperties: false } }] };
-    const bad = await runRollouts(pool, episodic("'you said\\u009b ' + action.args.word"), meta as never, [{ seed: 1, level: 1, policy: { type: 'act' } }]);
+    const meta = {
+      name: 'echo-desk',
+      levels: 3,
+      maxTurns: 3,
+      tools: [
+        {
+          name: 'say',
+          description: 'Say a word.',
+          parameters: {
+            type: 'object',
+            properties: { word: { type: 'string' } },
+            required: ['word'],
+            additionalProperties: false,
+          },
+        },
+      ],
+    };
+    const bad = await runRollouts(pool, episodic("'you said\\u009b ' + action.args.word"), meta as never, [
+      { seed: 1, level: 1, policy: { type: 'act' } },
+    ]);
     expect(bad.rollouts[0]).toMatchObject({ ok: false, code: 'E_CONTROL_CHARS', fn: 'step' });
-    const good = await runRollouts(pool, episodic("'you said:\\n\\t' + action.args.word"), meta as never, [{ seed: 1, level: 1, policy: { type: 'act' } }]);
+    const good = await runRollouts(pool, episodic("'you said:\\n\\t' + action.args.word"), meta as never, [
+      { seed: 1, level: 1, policy: { type: 'act' } },
+    ]);
     expect(good.rollouts[0]).toMatchObject({ ok: true, score: 1 });
   });
 
   it("the runtime's own error observation shows a client's control characters as escapes", async () => {
-    const meta = { name: 'echo-desk', levels: 3, maxTurns: 3, tools: [{ name: 'say', description: 'Say a word.', parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'], additionalProperties: false } }] };
-    const run = await runRollouts(pool, episodic("'ok'"), meta as never, [{ seed: 1, level: 1, policy: { type: 'replay', actions: [{ tool: 'sa\u001by', args: {} }] }, observations: true }]);
+    const meta = {
+      name: 'echo-desk',
+      levels: 3,
+      maxTurns: 3,
+      tools: [
+        {
+          name: 'say',
+          description: 'Say a word.',
+          parameters: {
+            type: 'object',
+            properties: { word: { type: 'string' } },
+            required: ['word'],
+            additionalProperties: false,
+          },
+        },
+      ],
+    };
+    const run = await runRollouts(pool, episodic("'ok'"), meta as never, [
+      { seed: 1, level: 1, policy: { type: 'replay', actions: [{ tool: 'sa\u001by', args: {} }] }, observations: true },
+    ]);
     expect(run.rollouts[0]).toMatchObject({ ok: true, observations: ['error: unknown tool "sa\\u001by"'] });
   });
 
@@ -102,7 +178,10 @@ export function act(state) { return { tool: 'say', args: { word: 'hello' } }; }`
     expect(isRefused(admitAction({ tool: 'say', args: { word: 'hi\u001b[2J' } }))).toBe(true);
     expect(isRefused(admitAction({ tool: 'say', args: { 'w\u0085': 'hi' } }))).toBe(true);
     expect(isRefused(admitAction({ tool: 'say\u202e', args: {} }))).toBe(true);
-    expect(admitAction({ tool: 'say', args: { word: 'two\nlines\tand a tab' } })).toEqual({ tool: 'say', args: { word: 'two\nlines\tand a tab' } });
+    expect(admitAction({ tool: 'say', args: { word: 'two\nlines\tand a tab' } })).toEqual({
+      tool: 'say',
+      args: { word: 'two\nlines\tand a tab' },
+    });
     const refused = admitAction({ tool: 'say', args: { word: '\u009b\u202e' } }) as { excerpt: string };
     expect(refused.excerpt).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
   });

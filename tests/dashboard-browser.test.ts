@@ -42,7 +42,9 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     for (const dir of scratch) rmSync(dir, { recursive: true, force: true }); // /dev/shm is memory
   }, 60_000);
 
-  it('clicks through the library, an environment and its reveal toggle, and a batch', { timeout: 300_000 }, async () => {
+  it('clicks through the library, an environment and its reveal toggle, and a batch', {
+    timeout: 300_000,
+  }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-dash-e2e-'));
     scratch.push(root);
     const dir = join(root, 'lib');
@@ -50,7 +52,27 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
     // The run's library starts as the seeds' (validated once per test run), as a run on a new folder would seed it.
     expect((await seededLibraryCopy('single', dir)).init.code).toBe(0);
-    expect(await runCli(['run', '--provider', 'offline', '--kind', 'single', '--seed', '3', '--target', '3', '--concurrency', '1', '--library', dir], io), lines.join('\n')).toBe(0);
+    expect(
+      await runCli(
+        [
+          'run',
+          '--provider',
+          'offline',
+          '--kind',
+          'single',
+          '--seed',
+          '3',
+          '--target',
+          '3',
+          '--concurrency',
+          '1',
+          '--library',
+          dir,
+        ],
+        io,
+      ),
+      lines.join('\n'),
+    ).toBe(0);
     const dash = await startDashboard({ location: dir, port: 0, pool });
     running.push(dash);
     const page = await browser.context.newPage();
@@ -61,7 +83,12 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     await page.locator('.tabulator-row').first().waitFor();
     expect(await page.locator('.tabulator-row').count()).toBe(15); // 12 seeds + 3 admitted
     await page.fill('#q', 'offline');
-    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('.tabulator-row').length === 3);
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+        ).document.querySelectorAll('.tabulator-row').length === 3,
+    );
     expect(await page.locator('#count').textContent()).toBe('3 matches');
     await page.screenshot({ path: join(SHOTS, 'library.png'), fullPage: true });
 
@@ -98,15 +125,22 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     await page.close();
   });
 
-  it('episodic references turn by turn, pass rates per kind with sample sizes, a rejections page, a kind filter, readable headers with units', { timeout: 600_000 }, async () => {
+  it('episodic references turn by turn, pass rates per kind with sample sizes, a rejections page, a kind filter, readable headers with units', {
+    timeout: 600_000,
+  }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-dash-kinds-'));
     scratch.push(root);
     const dir = join(root, 'lib');
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
     expect((await seededLibraryCopy('single', dir)).init.code).toBe(0); // `library init --kind single`, once per test run
-    expect(await runCli(['library', 'add', 'seeds/episodic/warehouse-restock.js', '--library', dir], io), lines.join('\n')).toBe(0);
-    expect(await runCli(['library', 'add', 'tests/fixtures/episodic/broken-minus-last-scores.js', '--library', dir], io)).toBe(1); // kept as a rejection
+    expect(
+      await runCli(['library', 'add', 'seeds/episodic/warehouse-restock.js', '--library', dir], io),
+      lines.join('\n'),
+    ).toBe(0);
+    expect(
+      await runCli(['library', 'add', 'tests/fixtures/episodic/broken-minus-last-scores.js', '--library', dir], io),
+    ).toBe(1); // kept as a rejection
     const library = SqliteLibrary.open(dir);
     await library.recordScores([
       { name: 'warehouse-restock', version: 1, level: 2, n: 40, passed: 10, scoreSum: 10, trusted: true },
@@ -124,13 +158,26 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     await page.locator('.tabulator-row').first().waitFor();
     expect(await count()).toBe(13);
     // Every column header is shown whole (wrapped, not cut off), and the numbers say their units.
-    const cut = await page.$$eval('.tabulator-col-title', (titles) => titles.filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => t.textContent));
+    const cut = await page.$$eval('.tabulator-col-title', (titles) =>
+      titles.filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => t.textContent),
+    );
     expect(cut).toEqual([]);
     const headers = await page.$$eval('.tabulator-col-title', (titles) => titles.map((t) => t.textContent));
-    expect(headers).toEqual(expect.arrayContaining(['difficulty: reference chars, level 1 → top', 'trainer pass rate (scores)', 'admitted (UTC)']));
+    expect(headers).toEqual(
+      expect.arrayContaining([
+        'difficulty: reference chars, level 1 → top',
+        'trainer pass rate (scores)',
+        'admitted (UTC)',
+      ]),
+    );
     expect(await page.locator('.tabulator-row', { hasText: 'topological-order' }).textContent()).toMatch(/75% \(60\)/);
     await page.selectOption('#kind', 'episodic');
-    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('.tabulator-row').length === 1);
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+        ).document.querySelectorAll('.tabulator-row').length === 1,
+    );
     expect(await page.locator('.tabulator-row').first().textContent()).toContain('warehouse-restock');
     await page.screenshot({ path: join(SHOTS, 'library-episodic.png'), fullPage: true });
 
@@ -143,11 +190,15 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     expect(await turns.count()).toBeGreaterThan(3);
     expect(await turns.first().locator('code.action').textContent()).toMatch(/^list_items \{"page":1\}$/);
     expect(await turns.first().locator('.observation').textContent()).toMatch(/^→ \S/);
-    expect(await page.locator('#samples .sample .prompt').first().textContent()).toContain('place_order {"sku": string');
+    expect(await page.locator('#samples .sample .prompt').first().textContent()).toContain(
+      'place_order {"sku": string',
+    );
     await page.screenshot({ path: join(SHOTS, 'environment-episodic.png'), fullPage: true });
 
     await page.click('header a[href="/frontier"]');
-    const byKind = await page.$$eval('table.kinds tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    const byKind = await page.$$eval('table.kinds tbody tr', (rows) =>
+      rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
+    );
     expect(byKind).toEqual([
       ['single-turn', '12', '1', '60', '75%'],
       ['episodic', '1', '1', '40', '25%'],
@@ -160,7 +211,10 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     expect(await page.locator('table.rejections tbody tr').count()).toBe(1);
     expect(await page.locator('table.rejections tbody tr').first().textContent()).toContain('E_ACCEPTS_INCOMPLETE');
     await page.fill('input[name=code]', 'E_NOT_A_CODE');
-    await Promise.all([page.waitForURL('**/rejections?code=E_NOT_A_CODE*'), page.click('form[action="/rejections"] button')]);
+    await Promise.all([
+      page.waitForURL('**/rejections?code=E_NOT_A_CODE*'),
+      page.click('form[action="/rejections"] button'),
+    ]);
     expect(await page.locator('main').textContent()).toContain('No kept rejection matches.');
     await page.goBack();
     await page.locator('table.rejections a[href^="/rejections/"]').first().click();

@@ -14,7 +14,10 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { fakeRejection, fakeReport, sampleMeta } from './helpers/library-fixtures.js';
 
 const dir = join(mkdtempSync(join(tmpdir(), 'envforge-dash-')), 'lib');
-const HOSTILE = sampleMeta('hostile-text', { title: 'A <script>alert(1)</script> title', description: '</script><img src=x onerror=alert(2)> & "quotes"' });
+const HOSTILE = sampleMeta('hostile-text', {
+  title: 'A <script>alert(1)</script> title',
+  description: '</script><img src=x onerror=alert(2)> & "quotes"',
+});
 let pool: SandboxPool;
 let dash: RunningDashboard;
 let library: SqliteLibrary;
@@ -23,24 +26,60 @@ let library: SqliteLibrary;
 const get = async (path: string): Promise<{ status: number; body: any; text: string; headers: Headers }> => {
   const response = await fetch(dash.url + path);
   const text = await response.text();
-  return { status: response.status, text, headers: response.headers, body: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : null };
+  return {
+    status: response.status,
+    text,
+    headers: response.headers,
+    body: response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : null,
+  };
 };
 
 beforeAll(async () => {
   library = SqliteLibrary.open(dir, { create: true });
   await buildSyntheticLibrary(library, { n: 120 });
   const hostile = syntheticSource(HOSTILE);
-  await library.admit({ source: hostile, report: fakeReport(hostile, HOSTILE), lineage: { author: 'test', batchId: 'night-1' } });
+  await library.admit({
+    source: hostile,
+    report: fakeReport(hostile, HOSTILE),
+    lineage: { author: 'test', batchId: 'night-1' },
+  });
   await library.startBatch('night-1', { target: 2 });
   const rejected = fakeRejection('export const meta = {}; // broken', sampleMeta('broken-env'));
   await library.recordRejection({ ...rejected, lineage: { author: 'test', batchId: 'night-1' } });
   await library.finishBatch('night-1', 'finished', {
-    batchId: 'night-1', stopReason: 'target',
-    funnel: { specs: 4, specsDropped: 1, candidates: 3, modulesAsked: 4, modulesWritten: 4, validations: 4, admitted: 1, existing: 0, extra: 0, rejected: 2, unwritten: 0, serviceFailures: 0 },
-    firstFailedStage: { static: 1, hack: 1 }, rejectionsByCode: { E_MISSING_EXPORT: 1, E_ACCEPTS_EMPTY: 2 }, rejections: [],
+    batchId: 'night-1',
+    stopReason: 'target',
+    funnel: {
+      specs: 4,
+      specsDropped: 1,
+      candidates: 3,
+      modulesAsked: 4,
+      modulesWritten: 4,
+      validations: 4,
+      admitted: 1,
+      existing: 0,
+      extra: 0,
+      rejected: 2,
+      unwritten: 0,
+      serviceFailures: 0,
+    },
+    firstFailedStage: { static: 1, hack: 1 },
+    rejectionsByCode: { E_MISSING_EXPORT: 1, E_ACCEPTS_EMPTY: 2 },
+    rejections: [],
     repair: { candidatesRepaired: 2, admittedAfterRepair: 1, successRate: 0.5 },
-    cost: { totalUsd: 0.12, inputTokens: 1000, outputTokens: 2000, calls: 5, cachedCalls: 1, perAdmittedUsd: 0.12, tokensPerAdmitted: 3000, byPurpose: {} },
-    admitted: [{ name: 'hostile-text', version: 1, attempts: 2 }], serviceFailures: [], wallMs: 1000,
+    cost: {
+      totalUsd: 0.12,
+      inputTokens: 1000,
+      outputTokens: 2000,
+      calls: 5,
+      cachedCalls: 1,
+      perAdmittedUsd: 0.12,
+      tokensPerAdmitted: 3000,
+      byPurpose: {},
+    },
+    admitted: [{ name: 'hostile-text', version: 1, attempts: 2 }],
+    serviceFailures: [],
+    wallMs: 1000,
   });
   pool = new SandboxPool({ workers: 1 });
   dash = await startDashboard({ location: dir, port: 0, pool, reloadIntervalMs: 100 });
@@ -59,14 +98,21 @@ describe('the library table API', () => {
     expect(body.data).toHaveLength(50);
     expect((await get('/api/envs?size=100000')).body.size).toBe(200);
     expect((await get('/api/envs?page=99')).body.page).toBe(3);
-    const names = [...(await get('/api/envs?page=1&size=200')).body.data, ...(await get('/api/envs?page=2&size=200')).body.data].map((r: { name: string }) => r.name);
+    const names = [
+      ...(await get('/api/envs?page=1&size=200')).body.data,
+      ...(await get('/api/envs?page=2&size=200')).body.data,
+    ].map((r: { name: string }) => r.name);
     expect(new Set(names).size).toBe(121);
   });
 
   it('sorts by any column, both ways, unknown values last', async () => {
-    const levels = (await get('/api/envs?sort=levels&dir=desc&size=200')).body.data.map((r: { levels: number }) => r.levels);
+    const levels = (await get('/api/envs?sort=levels&dir=desc&size=200')).body.data.map(
+      (r: { levels: number }) => r.levels,
+    );
     expect(levels).toEqual([...levels].sort((a: number, b: number) => b - a));
-    const rates = (await get('/api/envs?sort=passRate&dir=asc&size=200')).body.data.map((r: { passRate: number | null }) => r.passRate);
+    const rates = (await get('/api/envs?sort=passRate&dir=asc&size=200')).body.data.map(
+      (r: { passRate: number | null }) => r.passRate,
+    );
     const known = rates.filter((r: number | null) => r !== null);
     expect(known).toEqual([...known].sort((a: number, b: number) => a - b));
     expect(rates.slice(known.length).every((r: unknown) => r === null)).toBe(true);
@@ -77,17 +123,40 @@ describe('the library table API', () => {
   it('searches every word in name, title, skills and author, and filters by status and skill', async () => {
     const { body } = await get('/api/envs?q=graph-search%20anthropic&size=200');
     expect(body.total).toBeGreaterThan(0);
-    for (const row of body.data) expect(row.skills.includes('graph-search') && row.author.startsWith('anthropic')).toBe(true);
+    for (const row of body.data)
+      expect(row.skills.includes('graph-search') && row.author.startsWith('anthropic')).toBe(true);
     const retired = (await get('/api/envs?status=retired&size=200')).body;
     expect(retired.total).toBe(6);
-    expect(retired.data.every((r: { status: string; retiredReason: string }) => r.status === 'retired' && r.retiredReason.includes('saturated'))).toBe(true);
-    expect((await get('/api/envs?skill=geometry&size=200')).body.data.every((r: { skills: string[] }) => r.skills.includes('geometry'))).toBe(true);
+    expect(
+      retired.data.every(
+        (r: { status: string; retiredReason: string }) =>
+          r.status === 'retired' && r.retiredReason.includes('saturated'),
+      ),
+    ).toBe(true);
+    expect(
+      (await get('/api/envs?skill=geometry&size=200')).body.data.every((r: { skills: string[] }) =>
+        r.skills.includes('geometry'),
+      ),
+    ).toBe(true);
     expect((await get('/api/envs?q=no-such-thing-anywhere')).body).toMatchObject({ total: 0, last_page: 1, data: [] });
-    expect((await get('/api/envs?q=a&q=b&size=x&sort=nonsense&page=-1')).body).toMatchObject({ total: 121, page: 1, size: 50 });
+    expect((await get('/api/envs?q=a&q=b&size=x&sort=nonsense&page=-1')).body).toMatchObject({
+      total: 121,
+      page: 1,
+      size: 50,
+    });
   });
 
   it('a view of 10,000 rows pages and searches in memory', () => {
-    const records = Array.from({ length: 10_000 }, (_, i) => ({ name: `env-${i}`, version: 1, meta: { ...sampleMeta(`env-${i}`), skills: [i % 2 ? 'odd' : 'even'] }, status: 'active', retiredReason: null, createdAt: '2026-01-01', lineage: { author: 'x' }, curve: [] })) as never[];
+    const records = Array.from({ length: 10_000 }, (_, i) => ({
+      name: `env-${i}`,
+      version: 1,
+      meta: { ...sampleMeta(`env-${i}`), skills: [i % 2 ? 'odd' : 'even'] },
+      status: 'active',
+      retiredReason: null,
+      createdAt: '2026-01-01',
+      lineage: { author: 'x' },
+      curve: [],
+    })) as never[];
     const view = new LibraryView(records);
     expect(view.query({ q: 'odd', size: 10 }).total).toBe(5_000);
     expect(view.query({ sort: 'name', dir: 'desc', size: 1 }).data[0]!.name).toBe('env-9999');
@@ -178,7 +247,10 @@ describe('batches and the frontier', () => {
   it("shows the operator's trainer scores recorded while it runs (they do not move the change stamp), never a client's", async () => {
     const name = (await get('/api/envs?q=late-arrival')).body.data[0].name;
     // A client's (untrusted) perfect scores are no pass rate: only the operator's (trusted) are shown.
-    await library.recordScores([{ name, version: 1, level: 1, n: 90, passed: 90, scoreSum: 90 }, { name, version: 1, level: 1, n: 10, passed: 7, scoreSum: 7, trusted: true }]);
+    await library.recordScores([
+      { name, version: 1, level: 1, n: 90, passed: 90, scoreSum: 90 },
+      { name, version: 1, level: 1, n: 10, passed: 7, scoreSum: 7, trusted: true },
+    ]);
     let rate: number | null = null;
     for (let i = 0; i < 100 && rate === null; i++) {
       await new Promise((r) => setTimeout(r, 100));
@@ -190,7 +262,15 @@ describe('batches and the frontier', () => {
 });
 
 describe('envforge dashboard flags', () => {
-  const io = () => ({ lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } });
+  const io = () => ({
+    lines: [] as string[],
+    out(l: string) {
+      this.lines.push(l);
+    },
+    err(l: string) {
+      this.lines.push(l);
+    },
+  });
   it.each([
     [['dashboard', '--library', dir, '--database', 'postgres://x/y'], 'not both'],
     [['dashboard', '--database', 'just-a-name'], 'must be a URL'],

@@ -1,7 +1,17 @@
 // The episode journal on its own: ids carry their identity and refuse forgeries, lines come back in order,
 // a torn line (a crash or failed write) is skipped, a line out of order ends what is trusted, a write resolves
 // only once it has landed, and old journals expire; the writer keeps many files open and writes them at once.
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +25,15 @@ describe('episode ids', () => {
     const id = newEpisodeId(identity);
     expect(parseEpisodeId(id)).toEqual(identity);
     expect(newEpisodeId(identity)).not.toBe(id);
-    for (const bad of ['', 'ep1', `${id}x`, id.replace('ep1.', 'ep2.'), `ep1.${Buffer.from('[1,2]').toString('base64url')}.${'0'.repeat(32)}`, `ep1.!!.${'0'.repeat(32)}`, 'ep1.'.repeat(300)]) {
+    for (const bad of [
+      '',
+      'ep1',
+      `${id}x`,
+      id.replace('ep1.', 'ep2.'),
+      `ep1.${Buffer.from('[1,2]').toString('base64url')}.${'0'.repeat(32)}`,
+      `ep1.!!.${'0'.repeat(32)}`,
+      'ep1.'.repeat(300),
+    ]) {
       expect(parseEpisodeId(bad), bad.slice(0, 40)).toBeNull();
     }
   });
@@ -28,7 +46,11 @@ describe('the journal', () => {
     const id = newEpisodeId(identity);
     journal.create(id, { ...identity, hash: 'abc' });
     for (let turn = 1; turn <= 3; turn++) journal.append(id, turn, { tool: 'order', args: { qty: turn } });
-    expect(await journal.read(id)).toEqual({ identity: { ...identity, hash: 'abc' }, actions: [1, 2, 3].map((qty) => ({ tool: 'order', args: { qty } })), ended: null });
+    expect(await journal.read(id)).toEqual({
+      identity: { ...identity, hash: 'abc' },
+      actions: [1, 2, 3].map((qty) => ({ tool: 'order', args: { qty } })),
+      ended: null,
+    });
     journal.end(id, { end: 'done' });
     expect((await journal.read(id))?.ended).toEqual({ end: 'done' });
     expect(await journal.read(newEpisodeId(identity))).toBeNull();
@@ -94,8 +116,13 @@ describe('the journal', () => {
     const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
     const files = Array.from({ length: 300 }, (_, i) => join(dir, `f${i}.jsonl`));
     const gone = join(dir, 'no-such-folder', 'x.jsonl');
-    const writes = files.flatMap((file) => [1, 2, 3].map((n) => writer.write(file, `${n}\n`).then(() => readFileSync(file, 'utf8'))));
-    const failed = writer.write(gone, 'lost\n').then(() => null, (error: unknown) => error);
+    const writes = files.flatMap((file) =>
+      [1, 2, 3].map((n) => writer.write(file, `${n}\n`).then(() => readFileSync(file, 'utf8'))),
+    );
+    const failed = writer.write(gone, 'lost\n').then(
+      () => null,
+      (error: unknown) => error,
+    );
     const seen = await Promise.all(writes);
     // Every write resolved only once its own line (and those before it) was on disk.
     seen.forEach((text, k) => expect(text.startsWith(['1\n', '1\n2\n', '1\n2\n3\n'][k % 3] as string)).toBe(true));
@@ -109,4 +136,3 @@ describe('the journal', () => {
     expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(files.map(() => '1\n2\n3\n'));
   });
 });
-

@@ -16,22 +16,61 @@ const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
 const SLOW = { timeout: 240_000 };
 
 const CLASSES: Array<[what: string, hack: string, honest: string, code: string]> = [
-  ['a mandatory approval the score never reads', 'hack-unchecked-approval.js', 'honest-checked-approval.js', 'E_RULE_IGNORED'],
-  ['an order of steps the score never reads (drain before patch)', 'hack-unordered-drain.js', 'honest-ordered-drain.js', 'E_RULE_IGNORED'],
-  ['one read made k times, then the finishing call', 'hack-count-calls.js', 'honest-count-bins.js', 'E_ACCEPTS_REPEATED_ACTION'],
-  ['ids in another case stored as sent, the score counting them', 'hack-case-ids.js', 'honest-canonical-ids.js', 'E_ARGUMENT_UNCHECKED'],
-  ['an array argument checked by length and membership', 'hack-array-membership.js', 'honest-array-set.js', 'E_ARGUMENT_UNCHECKED'],
+  [
+    'a mandatory approval the score never reads',
+    'hack-unchecked-approval.js',
+    'honest-checked-approval.js',
+    'E_RULE_IGNORED',
+  ],
+  [
+    'an order of steps the score never reads (drain before patch)',
+    'hack-unordered-drain.js',
+    'honest-ordered-drain.js',
+    'E_RULE_IGNORED',
+  ],
+  [
+    'one read made k times, then the finishing call',
+    'hack-count-calls.js',
+    'honest-count-bins.js',
+    'E_ACCEPTS_REPEATED_ACTION',
+  ],
+  [
+    'ids in another case stored as sent, the score counting them',
+    'hack-case-ids.js',
+    'honest-canonical-ids.js',
+    'E_ARGUMENT_UNCHECKED',
+  ],
+  [
+    'an array argument checked by length and membership',
+    'hack-array-membership.js',
+    'honest-array-set.js',
+    'E_ARGUMENT_UNCHECKED',
+  ],
   ['free text the score never compares', 'hack-free-text.js', 'honest-free-text.js', 'E_ARGUMENT_UNCHECKED'],
-  ['a listing field that maps one-to-one onto the decision', 'hack-listing-code.js', 'honest-listing-code.js', 'E_ANSWER_LEAK'],
-  ['an approver that answers every request truthfully', 'hack-truthful-approver.js', 'honest-rubber-stamp.js', 'E_ANSWER_LEAK'],
+  [
+    'a listing field that maps one-to-one onto the decision',
+    'hack-listing-code.js',
+    'honest-listing-code.js',
+    'E_ANSWER_LEAK',
+  ],
+  [
+    'an approver that answers every request truthfully',
+    'hack-truthful-approver.js',
+    'honest-rubber-stamp.js',
+    'E_ANSWER_LEAK',
+  ],
   ['a secret whose digits appear in the prompt', 'hack-ticket-digits.js', 'honest-ticket-digits.js', 'E_ANSWER_LEAK'],
 ];
 /** The same classes written another way (the honest counterparts above stand for them too). */
 const VARIANTS: Array<[what: string, hack: string, code: string]> = [
-  ['a mandatory approval stated only in a tool\'s description', 'hack-rule-in-tool-description.js', 'E_RULE_IGNORED'],
+  ["a mandatory approval stated only in a tool's description", 'hack-rule-in-tool-description.js', 'E_RULE_IGNORED'],
   ['a code shown in a read of the entity the reference never makes', 'hack-code-in-read.js', 'E_ANSWER_LEAK'],
   ['a truthful approver of a yes-or-no decision', 'hack-two-way-approver.js', 'E_ANSWER_LEAK'],
-  ['a stated case equivalence whose score pays any address in capitals', 'hack-case-gated-score.js', 'E_ARGUMENT_UNCHECKED'],
+  [
+    'a stated case equivalence whose score pays any address in capitals',
+    'hack-case-gated-score.js',
+    'E_ARGUMENT_UNCHECKED',
+  ],
 ];
 
 async function verdicts(file: string): Promise<Array<{ seed: number; codes: string[]; text: string }>> {
@@ -41,7 +80,11 @@ async function verdicts(file: string): Promise<Array<{ seed: number; codes: stri
     seeds.map(async (seed) => {
       const report = await validateCandidate(source, { pool, validationSeed: seed });
       const problems = report.problems.filter((p) => !LOAD.has(p.code));
-      return { seed, codes: problems.map((p) => p.code), text: `${file} --validation-seed ${seed}: ${problems.map((p) => `${p.code}: ${p.message.slice(0, 300)}`).join('\n') || 'admitted'}` };
+      return {
+        seed,
+        codes: problems.map((p) => p.code),
+        text: `${file} --validation-seed ${seed}: ${problems.map((p) => `${p.code}: ${p.message.slice(0, 300)}`).join('\n') || 'admitted'}`,
+      };
     }),
   );
 }

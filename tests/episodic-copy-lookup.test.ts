@@ -17,16 +17,29 @@ const DIR = new URL('./fixtures/episodic-structure/', import.meta.url);
 async function verdict(file: string, seed: number) {
   const report = await validateCandidate(readFileSync(new URL(file, DIR), 'utf8'), { pool, validationSeed: seed });
   const problems = report.problems.filter((p) => !LOAD.has(p.code));
-  return { problems, text: `${file} --validation-seed ${seed}: ${problems.map((p) => `${p.code} ${p.message.slice(0, 140)}`).join('; ') || 'admitted'}` };
+  return {
+    problems,
+    text: `${file} --validation-seed ${seed}: ${problems.map((p) => `${p.code} ${p.message.slice(0, 140)}`).join('; ') || 'admitted'}`,
+  };
 }
 
 describe('a decision a listing shows', () => {
-  it('is an answer leak where the prompt derives it by a rule and the reference never reads the listing', SLOW, async () => {
-    for (const seed of validationSeeds([44, 11])) {
-      const { problems, text } = await verdict('hack-listing-rule-result.js', seed);
-      expect(problems.some((p) => p.code === 'E_ANSWER_LEAK' && (p.evidence as { check?: string } | undefined)?.check === 'episodic-values'), text).toBe(true);
-    }
-  });
+  it(
+    'is an answer leak where the prompt derives it by a rule and the reference never reads the listing',
+    SLOW,
+    async () => {
+      for (const seed of validationSeeds([44, 11])) {
+        const { problems, text } = await verdict('hack-listing-rule-result.js', seed);
+        expect(
+          problems.some(
+            (p) =>
+              p.code === 'E_ANSWER_LEAK' && (p.evidence as { check?: string } | undefined)?.check === 'episodic-values',
+          ),
+          text,
+        ).toBe(true);
+      }
+    },
+  );
 
   it('is a lookup where the task is to carry it over and the reference reads it', SLOW, async () => {
     for (const seed of validationSeeds([44, 11])) {

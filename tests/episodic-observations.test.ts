@@ -32,14 +32,31 @@ describe('near misses of an id', () => {
       ],
       noLimit,
     );
-    expect(calls.map((c) => c.args.ticket_id)).toEqual(['tk1', 'tk2', 'TK1 ', 'TK2 ', '\u0422K1', '\u0422K2', 'TK', 'TK']);
+    expect(calls.map((c) => c.args.ticket_id)).toEqual([
+      'tk1',
+      'tk2',
+      'TK1 ',
+      'TK2 ',
+      '\u0422K1',
+      '\u0422K2',
+      'TK',
+      'TK',
+    ]);
     expect(calls.every((c) => c.tool === 'read_ticket')).toBe(true);
   });
 
   it('reply at a place of their own, apart from the tool’s reply to the id as sent', () => {
     const sent = [{ tool: 'read_ticket', args: { ticket_id: 'TK1' } }];
-    const log = [...sent, { tool: 'read_ticket', args: { ticket_id: 'tk1' } }, { tool: 'read_ticket', args: { ticket_id: 'TK0' } }];
-    expect(openingSources(log, sent)).toEqual(["read_ticket's reply", "read_ticket's reply to an id in another case", "read_ticket's reply"]);
+    const log = [
+      ...sent,
+      { tool: 'read_ticket', args: { ticket_id: 'tk1' } },
+      { tool: 'read_ticket', args: { ticket_id: 'TK0' } },
+    ];
+    expect(openingSources(log, sent)).toEqual([
+      "read_ticket's reply",
+      "read_ticket's reply to an id in another case",
+      "read_ticket's reply",
+    ]);
   });
 });
 
@@ -62,7 +79,9 @@ describe("an id's own fields", () => {
 
 describe('differential readings', () => {
   it('name the changed token by its label and direction', () => {
-    expect(changes('Waiting: billing 2, shipping 1. On hold: 0.', 'Waiting: billing 1, shipping 1. On hold: 1.')).toEqual(['billing down', 'hold up']);
+    expect(
+      changes('Waiting: billing 2, shipping 1. On hold: 0.', 'Waiting: billing 1, shipping 1. On hold: 1.'),
+    ).toEqual(['billing down', 'hold up']);
     expect(changes('north [==] | south [=] |', 'north [=] | south [=] |')).toEqual(['north shorter']);
     expect(changes('Open: TK1, TK2', 'Open: TK2')).toEqual(['open fewer tokens']);
     expect(changes('same', 'same')).toEqual([]);
@@ -77,13 +96,24 @@ describe('differential readings', () => {
       { tool: 'hold', args: { id: 'TK3' } },
       { tool: 'stats', args: {} },
     ];
-    const fields = differentialFields(log, ['billing 2', 'ok', 'billing 1', 'ok', 'ok', 'billing 0'], new Set(['TK1', 'TK2', 'TK3']));
+    const fields = differentialFields(
+      log,
+      ['billing 2', 'ok', 'billing 1', 'ok', 'ok', 'billing 0'],
+      new Set(['TK1', 'TK2', 'TK3']),
+    );
     expect(fields.get('tk1')).toEqual(["in stats's reply around hold, what changed: billing down"]);
     expect(fields.has('tk2')).toBe(false);
   });
 
   it('keep listings read after a call out of the other readers’ texts', () => {
-    const ref = { seed: 0, level: 1, actions: [{ tool: 'hold', args: { id: 'TK1' } }, { tool: 'done', args: {} }] } as unknown as Rollout;
+    const ref = {
+      seed: 0,
+      level: 1,
+      actions: [
+        { tool: 'hold', args: { id: 'TK1' } },
+        { tool: 'done', args: {} },
+      ],
+    } as unknown as Rollout;
     const log = [
       { tool: 'stats', args: {} },
       { tool: 'hold', args: { id: 'TK1' } },

@@ -12,9 +12,19 @@ import { entitiesVisible, errorPathCalls, resetsOf, undoRetryLog } from '../vali
 import { decisionsOf, predictions, type Axis } from '../validators/episodic/adversaries-values.js';
 import { validateCandidate } from '../validators/validate.js';
 
-const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({ name, description: name, parameters: { type: 'object', properties, required, additionalProperties: false } });
+const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
+  name,
+  description: name,
+  parameters: { type: 'object', properties, required, additionalProperties: false },
+});
 const META = {
-  name: 'm', title: 'm', description: 'm', skills: [], levels: 1, kind: 'episodic', maxTurns: 30,
+  name: 'm',
+  title: 'm',
+  description: 'm',
+  skills: [],
+  levels: 1,
+  kind: 'episodic',
+  maxTurns: 30,
   tools: [
     tool('list', {}),
     tool('read', { id: { type: 'string', maxLength: 8 } }, ['id']),
@@ -23,47 +33,110 @@ const META = {
     tool('close', {}),
   ],
 } as unknown as EpisodicMeta;
-const rollout = (actions: unknown[], prompt = ''): Rollout => ({ ok: true, seed: 1, level: 1, prompt, actions, rejected: [], end: 'done', turns: actions.length, errors: 0, score: 1, maxStateChars: 0, ms: [] });
-const REF = rollout([{ tool: 'route', args: { id: 'T12', queue: 'c' } }, { tool: 'route', args: { id: 'T34', queue: 'a' } }, { tool: 'close', args: {} }]);
+const rollout = (actions: unknown[], prompt = ''): Rollout => ({
+  ok: true,
+  seed: 1,
+  level: 1,
+  prompt,
+  actions,
+  rejected: [],
+  end: 'done',
+  turns: actions.length,
+  errors: 0,
+  score: 1,
+  maxStateChars: 0,
+  ms: [],
+});
+const REF = rollout([
+  { tool: 'route', args: { id: 'T12', queue: 'c' } },
+  { tool: 'route', args: { id: 'T34', queue: 'a' } },
+  { tool: 'close', args: {} },
+]);
 const AXIS: Axis = { tool: 'route', arg: 'queue', values: ['a', 'b', 'c'] };
 const DECISIONS = decisionsOf(REF, AXIS);
 
 describe('the undo-and-retry policy', () => {
   it('offers as resets the tools that take the entity (unused first), then the no-argument ones, never the decision or the finish', () => {
-    expect(resetsOf(META, REF, AXIS, DECISIONS)).toEqual([{ tool: 'read', names: ['id'] }, { tool: 'recall', names: ['id'] }, { tool: 'list', names: [] }]);
+    expect(resetsOf(META, REF, AXIS, DECISIONS)).toEqual([
+      { tool: 'read', names: ['id'] },
+      { tool: 'recall', names: ['id'] },
+      { tool: 'list', names: [] },
+    ]);
     const reads = rollout([{ tool: 'read', args: { id: 'T12' } }, ...REF.actions]);
-    expect(resetsOf(META, reads, AXIS, decisionsOf(reads, AXIS)).map((x) => x.tool)).toEqual(['recall', 'read', 'list']);
+    expect(resetsOf(META, reads, AXIS, decisionsOf(reads, AXIS)).map((x) => x.tool)).toEqual([
+      'recall',
+      'read',
+      'list',
+    ]);
   });
   it('tries the values in order, puts the entity back after every wrong try, and keeps the rest of the reference', () => {
     const log = undoRetryLog(REF, AXIS, DECISIONS, { tool: 'recall', names: ['id'] }, ['c', 'a']);
-    expect(log.map((a) => `${a.tool} ${String(a.args.queue ?? a.args.id ?? '')}`)).toEqual(['route a', 'recall T12', 'route b', 'recall T12', 'route c', 'route a', 'close ']);
+    expect(log.map((a) => `${a.tool} ${String(a.args.queue ?? a.args.id ?? '')}`)).toEqual([
+      'route a',
+      'recall T12',
+      'route b',
+      'recall T12',
+      'route c',
+      'route a',
+      'close ',
+    ]);
   });
   it('sweeps a read after every try with the entity put back after each read but the last, and retries the same way', () => {
     const read = { tool: 'read', names: ['id'] };
     const reset = { tool: 'recall', names: ['id'] };
     const [sweep] = sweepLogs(REF, AXIS, DECISIONS.slice(0, 1), read, 30, reset);
-    expect(sweep?.actions.map((a) => `${a.tool} ${String(a.args.queue ?? '')}`)).toEqual(['route a', 'read ', 'recall ', 'route b', 'read ', 'recall ', 'route c', 'read ']);
+    expect(sweep?.actions.map((a) => `${a.tool} ${String(a.args.queue ?? '')}`)).toEqual([
+      'route a',
+      'read ',
+      'recall ',
+      'route b',
+      'read ',
+      'recall ',
+      'route c',
+      'read ',
+    ]);
     expect(sweep?.at.get(0)).toEqual([1, 4, 7]);
     expect(sweepLogs(REF, AXIS, DECISIONS.slice(0, 1), read, 8, reset)).toEqual([]);
-    expect(readBackLog(REF, AXIS, DECISIONS, read, ['b', 'a'], reset).map((a) => a.tool)).toEqual(['route', 'read', 'recall', 'route', 'read', 'route', 'read', 'close']);
+    expect(readBackLog(REF, AXIS, DECISIONS, read, ['b', 'a'], reset).map((a) => a.tool)).toEqual([
+      'route',
+      'read',
+      'recall',
+      'route',
+      'read',
+      'route',
+      'read',
+      'close',
+    ]);
   });
 });
 
 describe('the error-path calls', () => {
   const calls = errorPathCalls(META, REF);
-  it('send every tool but the finish an unknown id shaped like the episode\'s, and an empty string where the schema allows one', () => {
-    expect(calls.filter((c) => typeof c.args.id === 'string').map((c) => `${c.tool} ${JSON.stringify(c.args)}`)).toEqual([
-      'read {"id":"T00"}', 'read {"id":""}', 'route {"id":"T00","queue":"c"}', 'route {"id":"","queue":"c"}', 'recall {"id":"T00"}',
+  it("send every tool but the finish an unknown id shaped like the episode's, and an empty string where the schema allows one", () => {
+    expect(
+      calls.filter((c) => typeof c.args.id === 'string').map((c) => `${c.tool} ${JSON.stringify(c.args)}`),
+    ).toEqual([
+      'read {"id":"T00"}',
+      'read {"id":""}',
+      'route {"id":"T00","queue":"c"}',
+      'route {"id":"","queue":"c"}',
+      'recall {"id":"T00"}',
     ]);
   });
   it('end with a wrong type and a missing argument, which the schema-valid set leaves out', () => {
-    expect(calls.slice(-2)).toEqual([{ tool: 'read', args: { id: 0 } }, { tool: 'read', args: {} }]);
+    expect(calls.slice(-2)).toEqual([
+      { tool: 'read', args: { id: 0 } },
+      { tool: 'read', args: {} },
+    ]);
     expect(errorPathCalls(META, REF, { valid: true }).every((c) => typeof c.args.id === 'string')).toBe(true);
     expect(errorPathCalls(META, REF, { limit: 2 })).toHaveLength(2);
   });
   it('are read per entity where one line lists several ("T12 (c team), T34 (a team)")', () => {
     const readings = [{ call: { tool: 'read', args: { id: 'T00' } }, about: { listing: true as const } }];
-    expect(predictions(AXIS, DECISIONS, readings, ['No ticket T00. Open: T12 (c team), T34 (a team).'])).toEqual(['c', 'a']);
+    expect(predictions(AXIS, DECISIONS, readings, ['No ticket T00. Open: T12 (c team), T34 (a team).'])).toEqual([
+      'c',
+      'a',
+    ]);
     expect(predictions(AXIS, DECISIONS, readings, ['No ticket T00. Open: T12, T34 (a or c).'])).toEqual([null, null]);
   });
   it('count an entity as one a policy can name when the prompt or a listing names it', () => {
@@ -71,7 +144,13 @@ describe('the error-path calls', () => {
     expect(entitiesVisible(REF, AXIS, DECISIONS, ['Open: T12, T34'])).toBe(true);
     expect(entitiesVisible(rollout(REF.actions, 'Tickets T12 and T34.'), AXIS, DECISIONS, [])).toBe(true);
     // A value the prompt states is no issued id: trying fields for it finds what the task says.
-    const typed = rollout([{ tool: 'route', args: { id: 'omar', queue: 'a' } }, { tool: 'close', args: {} }], 'Type "omar" into a.');
+    const typed = rollout(
+      [
+        { tool: 'route', args: { id: 'omar', queue: 'a' } },
+        { tool: 'close', args: {} },
+      ],
+      'Type "omar" into a.',
+    );
     expect(entitiesVisible(typed, AXIS, decisionsOf(typed, AXIS), [])).toBe(false);
   });
 });

@@ -57,7 +57,15 @@ async function roll(source: string, requests: RolloutRequest[]) {
 }
 
 describe('the tool-schema subset', () => {
-  const ok = { type: 'object', properties: { a: { type: 'string', maxLength: 4 }, n: { type: 'array', items: { type: 'integer', enum: [1, 2] }, maxItems: 3 } }, required: ['a'], additionalProperties: false };
+  const ok = {
+    type: 'object',
+    properties: {
+      a: { type: 'string', maxLength: 4 },
+      n: { type: 'array', items: { type: 'integer', enum: [1, 2] }, maxItems: 3 },
+    },
+    required: ['a'],
+    additionalProperties: false,
+  };
   it('accepts the documented subset', () => expect(schemaProblems(ok, 'p')).toEqual([]));
   it.each([
     ['a regex pattern', { type: 'object', properties: { a: { type: 'string', pattern: '(a+)+$' } } }],
@@ -67,47 +75,161 @@ describe('the tool-schema subset', () => {
     ['a __proto__ property', JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}')],
     ['open objects', { type: 'object', properties: {}, additionalProperties: true }],
     ['an enum of the wrong type', { type: 'object', properties: { a: { type: 'integer', enum: ['x'] } } }],
-    ['nesting past 4 levels', { type: 'object', properties: { a: { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'string' } } } } } } } }],
+    [
+      'nesting past 4 levels',
+      {
+        type: 'object',
+        properties: {
+          a: {
+            type: 'array',
+            items: {
+              type: 'array',
+              items: { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'string' } } } },
+            },
+          },
+        },
+      },
+    ],
     ['required naming an undeclared key', { type: 'object', properties: {}, required: ['x'] }],
   ])('rejects %s', (_what, schema) => expect(schemaProblems(schema, 'p').length).toBeGreaterThan(0));
 
   it('gives E_TOOL_SCHEMA for a bad schema, E_META for a bad tool list and E_TOO_LARGE for a huge meta', () => {
-    const base = { name: 'x-env', title: 'X', description: 'X.', skills: ['x'], levels: 3, kind: 'episodic', maxTurns: 5 };
-    expect(episodicMetaProblems({ ...base, tools: [{ name: 't', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string', format: 'email' } } } }] }).map((p) => p.code)).toEqual(['E_TOOL_SCHEMA']);
-    expect(episodicMetaProblems({ ...base, maxTurns: 250, tools: [{ name: 't', description: 'd', parameters: { type: 'object' } }] }).map((p) => p.code)).toEqual(['E_META']);
-    expect(episodicMetaProblems({ ...base, tools: Array.from({ length: 5_000 }, (_, i) => ({ name: `t${i}`, description: 'd'.repeat(100), parameters: { type: 'object' } })) })[0]?.code).toBe('E_TOO_LARGE');
+    const base = {
+      name: 'x-env',
+      title: 'X',
+      description: 'X.',
+      skills: ['x'],
+      levels: 3,
+      kind: 'episodic',
+      maxTurns: 5,
+    };
+    expect(
+      episodicMetaProblems({
+        ...base,
+        tools: [
+          {
+            name: 't',
+            description: 'd',
+            parameters: { type: 'object', properties: { a: { type: 'string', format: 'email' } } },
+          },
+        ],
+      }).map((p) => p.code),
+    ).toEqual(['E_TOOL_SCHEMA']);
+    expect(
+      episodicMetaProblems({
+        ...base,
+        maxTurns: 250,
+        tools: [{ name: 't', description: 'd', parameters: { type: 'object' } }],
+      }).map((p) => p.code),
+    ).toEqual(['E_META']);
+    expect(
+      episodicMetaProblems({
+        ...base,
+        tools: Array.from({ length: 5_000 }, (_, i) => ({
+          name: `t${i}`,
+          description: 'd'.repeat(100),
+          parameters: { type: 'object' },
+        })),
+      })[0]?.code,
+    ).toBe('E_TOO_LARGE');
   });
 });
 
 describe("the host's action check", () => {
-  const tools = [{ name: 'order', description: 'd', parameters: { type: 'object', properties: { item: { type: 'string', maxLength: 10 }, qty: { type: 'integer', minimum: 1, maximum: 99 }, tags: { type: 'array', items: { type: 'object', properties: { k: { type: 'string' } } } } }, required: ['item', 'qty'], additionalProperties: false } }];
-  it('passes a declared call with good arguments', () => expect(runtime.checkAction(tools, { tool: 'order', args: { item: 'bolts', qty: 3 } })).toBeNull());
+  const tools = [
+    {
+      name: 'order',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        properties: {
+          item: { type: 'string', maxLength: 10 },
+          qty: { type: 'integer', minimum: 1, maximum: 99 },
+          tags: { type: 'array', items: { type: 'object', properties: { k: { type: 'string' } } } },
+        },
+        required: ['item', 'qty'],
+        additionalProperties: false,
+      },
+    },
+  ];
+  it('passes a declared call with good arguments', () =>
+    expect(runtime.checkAction(tools, { tool: 'order', args: { item: 'bolts', qty: 3 } })).toBeNull());
   it.each([
     ['an undeclared tool', { tool: 'drop_tables', args: {} }, /unknown tool/],
     ['a missing required argument', { tool: 'order', args: { item: 'bolts' } }, /qty is required/],
     ['an undeclared argument', { tool: 'order', args: { item: 'b', qty: 1, admin: true } }, /not a declared argument/],
-    ['a __proto__ key', { tool: 'order', args: JSON.parse('{"item":"b","qty":1,"__proto__":{"x":1}}') }, /forbidden key/],
-    ['a nested __proto__ key', { tool: 'order', args: JSON.parse('{"item":"b","qty":1,"tags":[{"__proto__":{}}]}') }, /forbidden key/],
+    [
+      'a __proto__ key',
+      { tool: 'order', args: JSON.parse('{"item":"b","qty":1,"__proto__":{"x":1}}') },
+      /forbidden key/,
+    ],
+    [
+      'a nested __proto__ key',
+      { tool: 'order', args: JSON.parse('{"item":"b","qty":1,"tags":[{"__proto__":{}}]}') },
+      /forbidden key/,
+    ],
     ['a number out of bounds', { tool: 'order', args: { item: 'b', qty: 100 } }, /at most 99/],
     ['an unsafe integer', { tool: 'order', args: { item: 'b', qty: 2 ** 60 } }, /must be an integer/],
-    ['oversized arguments', { tool: 'order', args: { item: 'b', qty: 1, tags: Array.from({ length: 500 }, () => ({ k: 'xxxxxxxx' })) } }, /over the limit/],
-    ['extra keys beside tool and args', { tool: 'order', args: { item: 'b', qty: 1 }, score: 1 }, /only "tool" and "args"/],
+    [
+      'oversized arguments',
+      { tool: 'order', args: { item: 'b', qty: 1, tags: Array.from({ length: 500 }, () => ({ k: 'xxxxxxxx' })) } },
+      /over the limit/,
+    ],
+    [
+      'extra keys beside tool and args',
+      { tool: 'order', args: { item: 'b', qty: 1 }, score: 1 },
+      /only "tool" and "args"/,
+    ],
   ])('rejects %s', (_what, action, message) => expect(runtime.checkAction(tools, action)).toMatch(message));
 });
 
 describe('rollouts in the sandbox', () => {
   it('act reaches done with score 1; its log replays to the same states in a fresh realm, in another order', async () => {
     const source = lockSource();
-    const refs = (await roll(source, [1, 2, 3].flatMap((level) => [0, 1].map((seed) => ({ seed, level, policy: { type: 'act' as const }, hashes: true }))))) as Rollout[];
+    const refs = (await roll(
+      source,
+      [1, 2, 3].flatMap((level) =>
+        [0, 1].map((seed) => ({ seed, level, policy: { type: 'act' as const }, hashes: true })),
+      ),
+    )) as Rollout[];
     for (const r of refs) expect([r.ok, r.end, r.score, r.rejected]).toEqual([true, 'done', 1, []]);
     expect(refs[5]?.turns).toBeGreaterThan(refs[0]?.turns ?? 99);
-    const replays = (await roll(source, [...refs].reverse().map((r) => ({ seed: r.seed, level: r.level, policy: { type: 'replay' as const, actions: r.actions }, hashes: true })))) as Rollout[];
+    const replays = (await roll(
+      source,
+      [...refs].reverse().map((r) => ({
+        seed: r.seed,
+        level: r.level,
+        policy: { type: 'replay' as const, actions: r.actions },
+        hashes: true,
+      })),
+    )) as Rollout[];
     expect(replays.map((r) => r.hashes).reverse()).toEqual(refs.map((r) => r.hashes));
   });
 
   it('a rejected action gets an error observation, counts as a turn, and maxErrors of them end the episode', async () => {
-    const [r] = (await roll(lockSource(), [{ seed: 0, level: 1, policy: { type: 'replay', actions: [{ tool: 'nope' }, { tool: 'enter', args: { code: 123 } }, { tool: 'read_digit', args: { position: 1 } }, { tool: 'enter', args: {} }, { tool: 'submit' }] }, observations: true }])) as Rollout[];
-    expect(r?.observations).toEqual(['error: unknown tool "nope"', 'error: args.code must be a string', expect.stringMatching(/^digit \d$/), 'error: args.code is required']);
+    const [r] = (await roll(lockSource(), [
+      {
+        seed: 0,
+        level: 1,
+        policy: {
+          type: 'replay',
+          actions: [
+            { tool: 'nope' },
+            { tool: 'enter', args: { code: 123 } },
+            { tool: 'read_digit', args: { position: 1 } },
+            { tool: 'enter', args: {} },
+            { tool: 'submit' },
+          ],
+        },
+        observations: true,
+      },
+    ])) as Rollout[];
+    expect(r?.observations).toEqual([
+      'error: unknown tool "nope"',
+      'error: args.code must be a string',
+      expect.stringMatching(/^digit \d$/),
+      'error: args.code is required',
+    ]);
     expect([r?.end, r?.turns, r?.errors, r?.rejected]).toEqual(['errors', 4, 3, [1, 2, 4]]);
   });
 
@@ -115,22 +237,42 @@ describe('rollouts in the sandbox', () => {
     const source = lockSource();
     const [ref] = (await roll(source, [{ seed: 9, level: 2, policy: { type: 'act' }, hashes: true }])) as Rollout[];
     const actions = ref?.actions ?? [];
-    const [head] = (await roll(source, [{ seed: 9, level: 2, policy: { type: 'replay', actions: actions.slice(0, 3) }, keepState: true }])) as Rollout[];
-    const [tail] = (await roll(source, [{ seed: 9, level: 2, policy: { type: 'replay', actions: actions.slice(3) }, from: { state: head?.stateText ?? '', turn: head?.turns ?? 0, errors: 0 }, hashes: true }])) as Rollout[];
+    const [head] = (await roll(source, [
+      { seed: 9, level: 2, policy: { type: 'replay', actions: actions.slice(0, 3) }, keepState: true },
+    ])) as Rollout[];
+    const [tail] = (await roll(source, [
+      {
+        seed: 9,
+        level: 2,
+        policy: { type: 'replay', actions: actions.slice(3) },
+        from: { state: head?.stateText ?? '', turn: head?.turns ?? 0, errors: 0 },
+        hashes: true,
+      },
+    ])) as Rollout[];
     expect([tail?.end, tail?.score, tail?.turns]).toEqual(['done', 1, actions.length]);
     expect(tail?.hashes?.at(-1)).toBe(ref?.hashes?.at(-1)); // the step rng of each turn is the same too
   });
 
   it('fails a state over 256 KB with E_STATE_TOO_LARGE, a Promise with E_ASYNC, a hang with E_TIMEOUT, and keeps the other results', async () => {
-    const big = await roll(lockSource({ step: "if (action.tool === 'enter') return { state: { ...state, pad: 'x'.repeat(300000) }, observation: 'ok', done: false };" }), [{ seed: 1, level: 1, policy: { type: 'act' } }]);
+    const big = await roll(
+      lockSource({
+        step: "if (action.tool === 'enter') return { state: { ...state, pad: 'x'.repeat(300000) }, observation: 'ok', done: false };",
+      }),
+      [{ seed: 1, level: 1, policy: { type: 'act' } }],
+    );
     expect(big[0]).toMatchObject({ ok: false, code: 'E_STATE_TOO_LARGE', fn: 'step' });
-    const promise = await roll(lockSource({ step: "if (action.tool === 'submit') return Promise.resolve(state);" }), [{ seed: 1, level: 1, policy: { type: 'act' } }]);
-    expect(promise[0]).toMatchObject({ ok: false, code: 'E_ASYNC' });
-    const hang = await roll(lockSource({ step: "if (action.tool === 'enter' && action.args.code === '999') for (;;) {}" }), [
+    const promise = await roll(lockSource({ step: "if (action.tool === 'submit') return Promise.resolve(state);" }), [
       { seed: 1, level: 1, policy: { type: 'act' } },
-      { seed: 1, level: 1, policy: { type: 'replay', actions: [{ tool: 'enter', args: { code: '999' } }] } },
-      { seed: 2, level: 1, policy: { type: 'act' } },
     ]);
+    expect(promise[0]).toMatchObject({ ok: false, code: 'E_ASYNC' });
+    const hang = await roll(
+      lockSource({ step: "if (action.tool === 'enter' && action.args.code === '999') for (;;) {}" }),
+      [
+        { seed: 1, level: 1, policy: { type: 'act' } },
+        { seed: 1, level: 1, policy: { type: 'replay', actions: [{ tool: 'enter', args: { code: '999' } }] } },
+        { seed: 2, level: 1, policy: { type: 'act' } },
+      ],
+    );
     expect(hang.map((r) => (r.ok ? r.score : r.code))).toEqual([1, 'E_TIMEOUT', 1]);
   });
 
@@ -143,7 +285,10 @@ describe('rollouts in the sandbox', () => {
 
 describe('a rollout the host goes on with (scoreAtEnd: a served step)', () => {
   it('is not scored while its episode goes on, and is scored once it ends; only the runtime can say it was not scored', async () => {
-    const source = lockSource().replace('export function score(state) {', "export function score(state) { if (!state.submitted) throw new Error('scored before the end');");
+    const source = lockSource().replace(
+      'export function score(state) {',
+      "export function score(state) { if (!state.submitted) throw new Error('scored before the end');",
+    );
     const read = { tool: 'read_digit', args: { position: 1 } };
     const [going, ended, asked] = await roll(source, [
       { seed: 1, level: 1, policy: { type: 'replay', actions: [read] }, scoreAtEnd: true },
@@ -156,7 +301,10 @@ describe('a rollout the host goes on with (scoreAtEnd: a served step)', () => {
     expect(asked).toMatchObject({ ok: false, fn: 'score', code: 'E_THROWN' });
     // A module's own null verdict stays a bad verdict, even where the host asked for scoreAtEnd.
     const nulls = lockSource().replace('export function score(state) {', 'export function score(state) { return null;');
-    expect((await roll(nulls, [{ seed: 1, level: 1, policy: { type: 'act' }, scoreAtEnd: true }]))[0]).toMatchObject({ ok: false, fn: 'score' });
+    expect((await roll(nulls, [{ seed: 1, level: 1, policy: { type: 'act' }, scoreAtEnd: true }]))[0]).toMatchObject({
+      ok: false,
+      fn: 'score',
+    });
   });
 });
 
@@ -164,14 +312,20 @@ describe('envforge play and sample on an episodic environment', () => {
   const cli = async (args: string[], input = '') => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l), input: Readable.from([input]) });
+    const code = await runCli(args, {
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      input: Readable.from([input]),
+    });
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
 
   it('play replays a piped transcript: observations, errors as observations, the final score', async () => {
     const transcript = 'read_items {"page": 1}\nlist_items {"page":1}\nlist_items not-json\nsubmit_orders\n';
     const run = await cli(['play', 'warehouse-restock', '--seed', '3', '--level', '1', '--json'], transcript);
-    const events = run.out.split('\n').map((l) => JSON.parse(l) as { event: string; observation?: string; score?: number; end?: string });
+    const events = run.out
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; observation?: string; score?: number; end?: string });
     expect(run.code).toBe(0);
     expect(events.map((e) => e.event)).toEqual(['reset', 'step', 'step', 'input-error', 'step', 'end']);
     expect(events[1]?.observation).toMatch(/^error: unknown tool "read_items"/);
@@ -179,11 +333,36 @@ describe('envforge play and sample on an episodic environment', () => {
     expect(events.at(-1)).toMatchObject({ end: 'done', score: 0 });
   });
 
-  it('validate --json takes an episodic module like any other: one JSON line, exit 0 when admitted', { timeout: 180_000 }, async () => {
-    const run = await cli(['validate', 'tests/fixtures/episodic/good-course-enrollment.js', 'tests/fixtures/episodic/broken-minus-last-scores.js', '--json']);
-    const [good, broken] = run.out.split('\n').map((l) => JSON.parse(l) as { verdict: string; name: string; problems: Array<{ code: string }>; stages: Array<{ stage: string }> });
+  it('validate --json takes an episodic module like any other: one JSON line, exit 0 when admitted', {
+    timeout: 180_000,
+  }, async () => {
+    const run = await cli([
+      'validate',
+      'tests/fixtures/episodic/good-course-enrollment.js',
+      'tests/fixtures/episodic/broken-minus-last-scores.js',
+      '--json',
+    ]);
+    const [good, broken] = run.out.split('\n').map(
+      (l) =>
+        JSON.parse(l) as {
+          verdict: string;
+          name: string;
+          problems: Array<{ code: string }>;
+          stages: Array<{ stage: string }>;
+        },
+    );
     expect([good?.verdict, broken?.verdict, run.code]).toEqual(['admit', 'reject', 1]);
-    expect(good?.stages.map((s) => s.stage)).toEqual(['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review']);
+    expect(good?.stages.map((s) => s.stage)).toEqual([
+      'static',
+      'execution',
+      'determinism',
+      'solvability',
+      'hack',
+      'diversity',
+      'difficulty',
+      'novelty',
+      'review',
+    ]);
     expect(broken?.problems.map((p) => p.code)).toContain('E_ACCEPTS_INCOMPLETE');
   });
 
@@ -197,7 +376,7 @@ describe('envforge play and sample on an episodic environment', () => {
     expect(play.out).toContain('get_item {"sku": string}');
   });
 
-  it('sample FILE and play FILE name the file (not the sandbox\'s environment.js) in a syntax error', async () => {
+  it("sample FILE and play FILE name the file (not the sandbox's environment.js) in a syntax error", async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'envforge-broken-')), 'broken-env.js');
     writeFileSync(file, 'export const meta = {;\n');
     for (const command of ['sample', 'play']) {
@@ -217,7 +396,14 @@ describe('envforge play and sample on an episodic environment', () => {
   it('sample --reveal --json shows the prompt, the tools and the reference rollout turn by turn', async () => {
     const run = await cli(['sample', 'bank-dispute', '--reveal', '--json', '-n', '2']);
     expect(run.code).toBe(0);
-    const rows = run.out.split('\n').map((l) => JSON.parse(l) as { kind: string; tools: unknown[]; reference: { turns: Array<{ action: unknown; observation: string }>; score: number; end: string } });
+    const rows = run.out.split('\n').map(
+      (l) =>
+        JSON.parse(l) as {
+          kind: string;
+          tools: unknown[];
+          reference: { turns: Array<{ action: unknown; observation: string }>; score: number; end: string };
+        },
+    );
     expect(rows).toHaveLength(2);
     for (const row of rows) {
       expect(row.kind).toBe('episodic');

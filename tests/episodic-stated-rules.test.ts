@@ -6,7 +6,17 @@ import type { Rollout } from '../sandbox/rollouts.js';
 import { bookkeeping, differingPaths, mentionAt, records, statedRules } from '../validators/episodic/stated-rules.js';
 import { variantsOf } from '../validators/episodic/variants.js';
 
-const TOOLS = ['verify_customer', 'get_transaction', 'contact_merchant', 'open_chargeback', 'request_approval', 'issue_refund', 'drain_server', 'patch_server', 'book'];
+const TOOLS = [
+  'verify_customer',
+  'get_transaction',
+  'contact_merchant',
+  'open_chargeback',
+  'request_approval',
+  'issue_refund',
+  'drain_server',
+  'patch_server',
+  'book',
+];
 const rule = (text: string, tool: string) => statedRules(text, TOOLS).find((r) => r.tool === tool);
 
 describe('stated rules', () => {
@@ -22,15 +32,32 @@ describe('stated rules', () => {
   });
 
   it('reads a modal sentence as a mandatory step, and "X before Y" as X coming first', () => {
-    expect(rule('You must get approval for each refund with request_approval before issuing it with issue_refund.', 'request_approval')?.before).toEqual(['issue_refund']);
-    expect(rule('Drain each server with drain_server before you patch it with patch_server.', 'patch_server')?.before).toBeNull();
-    expect(rule('Patch a server with patch_server only after drain_server has moved its traffic.', 'drain_server')?.before).toEqual(['patch_server']);
+    expect(
+      rule(
+        'You must get approval for each refund with request_approval before issuing it with issue_refund.',
+        'request_approval',
+      )?.before,
+    ).toEqual(['issue_refund']);
+    expect(
+      rule('Drain each server with drain_server before you patch it with patch_server.', 'patch_server')?.before,
+    ).toBeNull();
+    expect(
+      rule('Patch a server with patch_server only after drain_server has moved its traffic.', 'drain_server')?.before,
+    ).toEqual(['patch_server']);
     expect(rule('Verify the caller with verify_customer before anything else.', 'verify_customer')?.before).toBe('all');
   });
 
   it('reads "X first" as X before the other calls on its entity, and only next to the word', () => {
-    expect(rule('An unrecognised charge of $40 or more: contact\n   the merchant first; if it refuses, open a chargeback.', 'contact_merchant')?.before).toBe('entity');
-    expect(rule('Book each request into the earliest free slot of the week (Monday first, then by time).', 'book')?.before ?? null).toBeNull();
+    expect(
+      rule(
+        'An unrecognised charge of $40 or more: contact\n   the merchant first; if it refuses, open a chargeback.',
+        'contact_merchant',
+      )?.before,
+    ).toBe('entity');
+    expect(
+      rule('Book each request into the earliest free slot of the week (Monday first, then by time).', 'book')?.before ??
+        null,
+    ).toBeNull();
   });
 
   it('reads a sentence that opens with its order word at the comma: "After X, Y" puts X first', () => {
@@ -46,12 +73,21 @@ describe('stated rules', () => {
 });
 
 describe('records beyond bookkeeping', () => {
-  const ref = (changes: string[][], tools: string[]) => ({ actions: tools.map((tool) => ({ tool, args: {} })), rejected: [], changes }) as unknown as Rollout;
-  const refs = [ref([['$.turn', '$.approvals.A1'], ['$.turn'], ['$.turn', '$.refunds.A1']], ['request_approval', 'get_transaction', 'issue_refund'])];
+  const ref = (changes: string[][], tools: string[]) =>
+    ({ actions: tools.map((tool) => ({ tool, args: {} })), rejected: [], changes }) as unknown as Rollout;
+  const refs = [
+    ref(
+      [['$.turn', '$.approvals.A1'], ['$.turn'], ['$.turn', '$.refunds.A1']],
+      ['request_approval', 'get_transaction', 'issue_refund'],
+    ),
+  ];
   it('a path every turn changes is bookkeeping; a step that changes only it records nothing', () => {
     const book = bookkeeping(refs, 0.9);
     expect([...book]).toEqual(['$.turn']);
-    expect([records(refs[0] as Rollout, 'request_approval', book), records(refs[0] as Rollout, 'get_transaction', book)]).toEqual([true, false]);
+    expect([
+      records(refs[0] as Rollout, 'request_approval', book),
+      records(refs[0] as Rollout, 'get_transaction', book),
+    ]).toEqual([true, false]);
   });
   it('two states differ at the paths the runtime would name', () => {
     expect(differingPaths({ a: [{ x: 1 }, { x: 2 }], t: 3 }, { a: [{ x: 1 }, { x: 5 }], t: 3 })).toEqual(['$.a.*.x']);
@@ -60,8 +96,26 @@ describe('records beyond bookkeeping', () => {
 });
 
 describe('metamorphic variants of an argument', () => {
-  const meta = { tools: [{ name: 'cancel', description: 'd', parameters: { type: 'object', properties: { code: { type: 'string', maxLength: 8 }, ids: { type: 'array', items: { type: 'string' }, minItems: 1 }, kind: { type: 'string', enum: ['a', 'b'] } } } }] } as unknown as EpisodicMeta;
-  const acts = [{ tool: 'cancel', args: { code: 'ABC123', ids: ['X1', 'X2'], kind: 'a' } }, { tool: 'close', args: {} }];
+  const meta = {
+    tools: [
+      {
+        name: 'cancel',
+        description: 'd',
+        parameters: {
+          type: 'object',
+          properties: {
+            code: { type: 'string', maxLength: 8 },
+            ids: { type: 'array', items: { type: 'string' }, minItems: 1 },
+            kind: { type: 'string', enum: ['a', 'b'] },
+          },
+        },
+      },
+    ],
+  } as unknown as EpisodicMeta;
+  const acts = [
+    { tool: 'cancel', args: { code: 'ABC123', ids: ['X1', 'X2'], kind: 'a' } },
+    { tool: 'close', args: {} },
+  ];
   it('varies strings (case, spaces, a look-alike, a placeholder) and arrays (an item repeated, one dropped, reversed), never an enum, each in its schema', () => {
     const variants = variantsOf(meta, acts, 0, new Map([['cancel.code', ['ABC123', 'XYZ789']]]));
     expect(variants.map((v) => [v.arg, v.kind, v.value])).toEqual([

@@ -15,7 +15,8 @@ import { validateCandidate } from '../validators/validate.js';
 
 const shapes = new Set([shapeOf('SRV100')]);
 const fieldsOf = (text: string, id: string) => structuralFields("list's reply", parse(text, shapes), id.toLowerCase());
-const value = (fields: string[], place: string) => fields.find((f) => f.startsWith(`in list's reply, ${place}: `))?.split(': ')[1];
+const value = (fields: string[], place: string) =>
+  fields.find((f) => f.startsWith(`in list's reply, ${place}: `))?.split(': ')[1];
 
 describe('the structure of a text around an entity', () => {
   it('gives its rank from either end, unless a visible column sorts the listing', () => {
@@ -45,15 +46,31 @@ describe('the structure of a text around an entity', () => {
   it('finds no structure where a text names fewer than three entities, nor in ordinary words', () => {
     expect(fieldsOf('SRV100 rack 1\nSRV200 rack 2', 'SRV100')).toEqual([]);
     expect(parse('handle the affected bookings: QXJRTP', new Set([shapeOf('ABCDEF')])).order).toEqual(['qxjrtp']);
-    expect(idFields('SRV123')).toEqual(expect.arrayContaining(["the id's last digit: odd", "the id's number modulo 3: 0", "the id's character 1 from the end: 3"]));
+    expect(idFields('SRV123')).toEqual(
+      expect.arrayContaining([
+        "the id's last digit: odd",
+        "the id's number modulo 3: 0",
+        "the id's character 1 from the end: 3",
+      ]),
+    );
   });
 });
 
 const meta = {
-  name: 'synthetic', title: 't', description: 'Shut down the two hottest servers, then close.', skills: ['tool-use'], levels: 2, kind: 'episodic', maxTurns: 30,
+  name: 'synthetic',
+  title: 't',
+  description: 'Shut down the two hottest servers, then close.',
+  skills: ['tool-use'],
+  levels: 2,
+  kind: 'episodic',
+  maxTurns: 30,
   tools: [
     { name: 'list_servers', description: 'List.', parameters: { type: 'object', properties: {} } },
-    { name: 'shutdown', description: 'Shut one down.', parameters: { type: 'object', properties: { server: { type: 'string' } }, required: ['server'] } },
+    {
+      name: 'shutdown',
+      description: 'Shut one down.',
+      parameters: { type: 'object', properties: { server: { type: 'string' } }, required: ['server'] },
+    },
     { name: 'close', description: 'Close.', parameters: { type: 'object', properties: {} } },
   ],
 } as unknown as EpisodicMeta;
@@ -66,47 +83,106 @@ function episodes(print: (ids: string[], hot: string[], k: number) => string, n 
     const ids = Array.from({ length: 8 }, (_, j) => `SRV${100 + ((k * 37 + j * 53) % 900)}`);
     const hot = [ids[k % 8] as string, ids[(k + 3) % 8] as string];
     const actions = [...hot.map((server) => ({ tool: 'shutdown', args: { server } })), { tool: 'close', args: {} }];
-    refs.push({ ok: true, seed: k, level: 1 + (k % 2), prompt: 'Shut down the two hottest servers.', actions, rejected: [], end: 'done', turns: 3, errors: 0, score: 1, maxStateChars: 10, observations: ['down', 'down', 'closed'], ms: [] });
+    refs.push({
+      ok: true,
+      seed: k,
+      level: 1 + (k % 2),
+      prompt: 'Shut down the two hottest servers.',
+      actions,
+      rejected: [],
+      end: 'done',
+      turns: 3,
+      errors: 0,
+      score: 1,
+      maxStateChars: 10,
+      observations: ['down', 'down', 'closed'],
+      ms: [],
+    });
     openings.push({ tools: ['list_servers'], observations: [print(ids, hot, k)] });
   }
   return pickTrials(pickSamples(meta, refs, openings).get('shutdown.server') ?? []);
 }
-const rate = (trials: Array<{ win: number; chance: number }>) => trials.reduce((a, t) => a + t.win - t.chance, 0) / trials.length;
+const rate = (trials: Array<{ win: number; chance: number }>) =>
+  trials.reduce((a, t) => a + t.win - t.chance, 0) / trials.length;
 
 describe('the selection reader', () => {
   it('learns "the first two listed" where the listing is sorted by the hidden key, and nothing from a sort by id', () => {
-    const hidden = episodes((ids, hot) => [...hot, ...ids.filter((i) => !hot.includes(i))].map((i) => `${i} rack 1`).join('\n'));
+    const hidden = episodes((ids, hot) =>
+      [...hot, ...ids.filter((i) => !hot.includes(i))].map((i) => `${i} rack 1`).join('\n'),
+    );
     expect(rate(hidden.pooled)).toBeGreaterThan(0.7);
     expect(hidden.rules[0]).toMatch(/rank from the start/);
-    const sorted = episodes((ids) => [...ids].sort().map((i) => `${i} rack 1`).join('\n'));
+    const sorted = episodes((ids) =>
+      [...ids]
+        .sort()
+        .map((i) => `${i} rack 1`)
+        .join('\n'),
+    );
     expect(rate(sorted.pooled)).toBe(0);
   });
 
   it('learns a punctuation mark or a letter case that only the chosen lines carry', () => {
-    expect(rate(episodes((ids, hot) => ids.map((i) => `${i}${hot.includes(i) ? ';' : ''} rack 2`).join('\n')).pooled)).toBeGreaterThan(0.7);
-    expect(rate(episodes((ids, hot) => `Servers: ${ids.map((i) => (hot.includes(i) ? i.toLowerCase() : i)).join(', ')}`).pooled)).toBeGreaterThan(0.7);
+    expect(
+      rate(episodes((ids, hot) => ids.map((i) => `${i}${hot.includes(i) ? ';' : ''} rack 2`).join('\n')).pooled),
+    ).toBeGreaterThan(0.7);
+    expect(
+      rate(
+        episodes((ids, hot) => `Servers: ${ids.map((i) => (hot.includes(i) ? i.toLowerCase() : i)).join(', ')}`).pooled,
+      ),
+    ).toBeGreaterThan(0.7);
   });
 
-  it('leaves a choice the rules\' own words mark in the listing to the agent (a stated rule, shown)', () => {
-    const stated = episodes((ids, hot) => ids.map((i) => `${i} ${hot.includes(i) ? 'hottest now' : 'cool'}`).join('\n'));
+  it("leaves a choice the rules' own words mark in the listing to the agent (a stated rule, shown)", () => {
+    const stated = episodes((ids, hot) =>
+      ids.map((i) => `${i} ${hot.includes(i) ? 'hottest now' : 'cool'}`).join('\n'),
+    );
     expect(rate(stated.pooled)).toBe(0);
   });
 });
 
 describe('the arithmetic samples of episodic values', () => {
-  const ref = (prompt: string, code: number) => ({ ok: true, seed: 1, level: 1, prompt, actions: [{ tool: 'enter', args: { code } }, { tool: 'out', args: {} }], rejected: [], end: 'done', turns: 2, errors: 0, score: 1, maxStateChars: 1, ms: [] }) as Rollout;
+  const ref = (prompt: string, code: number) =>
+    ({
+      ok: true,
+      seed: 1,
+      level: 1,
+      prompt,
+      actions: [
+        { tool: 'enter', args: { code } },
+        { tool: 'out', args: {} },
+      ],
+      rejected: [],
+      end: 'done',
+      turns: 2,
+      errors: 0,
+      score: 1,
+      maxStateChars: 1,
+      ms: [],
+    }) as Rollout;
 
   it('take numeric values the prompt does not print, with the prompt, as the single-turn reader reads them', () => {
-    const samples = arithmeticSamples([ref('Case 1200, room 3400.', 4600), ref('Case 1,200, code 1200.', 1200)]).get('enter.code');
+    const samples = arithmeticSamples([ref('Case 1200, room 3400.', 4600), ref('Case 1,200, code 1200.', 1200)]).get(
+      'enter.code',
+    );
     expect(samples).toEqual([{ seed: 1, level: 1, reference: '4600', instance: { prompt: 'Case 1200, room 3400.' } }]);
   });
 
   it('take none from a prompt that asks for the arithmetic: "pay the sum of 1200 and 3400" is the task, not a shortcut', () => {
-    for (const prompt of ['Pay the sum of invoices 1200 and 3400.', 'Refund the total of orders 1200 and 3400.', 'Transfer 3400 - 1200 to savings.']) expect(arithmeticSamples([ref(prompt, 4600)]).get('enter.code'), prompt).toBeUndefined();
+    for (const prompt of [
+      'Pay the sum of invoices 1200 and 3400.',
+      'Refund the total of orders 1200 and 3400.',
+      'Transfer 3400 - 1200 to savings.',
+    ])
+      expect(arithmeticSamples([ref(prompt, 4600)]).get('enter.code'), prompt).toBeUndefined();
   });
 
-  it('still take them where an arithmetic word stands apart from the numbers, or a hyphen is an id\'s', () => {
-    for (const prompt of ['Case 1200, room 3400. Total memos: 5.', 'Case M-1200, room 3400.', 'Case 1200, room 3400.\nAdd nothing; log out when done.']) expect(arithmeticSamples([ref(prompt, 4600)]).get('enter.code'), prompt).toHaveLength(1);
+  it("still take them where an arithmetic word stands apart from the numbers, or a hyphen is an id's", () => {
+    for (const prompt of [
+      'Case 1200, room 3400. Total memos: 5.',
+      'Case M-1200, room 3400.',
+      'Case 1200, room 3400.\nAdd nothing; log out when done.',
+    ])
+      expect(arithmeticSamples([ref(prompt, 4600)]).get('enter.code'), prompt).toHaveLength(1);
   });
 });
 
@@ -120,7 +196,10 @@ const HOLDOUT = new URL('./fixtures/episodic-structure/', import.meta.url);
 async function verdict(dir: URL, file: string, seed: number) {
   const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), { pool, validationSeed: seed });
   const problems = report.problems.filter((p) => !LOAD.has(p.code));
-  return { problems, text: `${file} --validation-seed ${seed}: ${problems.map((p) => `${p.code} ${p.message.slice(0, 120)}`).join('; ') || 'admitted'}` };
+  return {
+    problems,
+    text: `${file} --validation-seed ${seed}: ${problems.map((p) => `${p.code} ${p.message.slice(0, 120)}`).join('; ') || 'admitted'}`,
+  };
 }
 
 describe.each([
@@ -132,33 +211,60 @@ describe.each([
   it('is rejected by a learned observation reader at three recorded validation seeds', SLOW, async () => {
     for (const seed of validationSeeds([11, 22, 33])) {
       const { problems, text } = await verdict(dir, file, seed);
-      expect(problems.some((p) => p.code === 'E_ANSWER_LEAK' && (p.evidence as { check?: string } | undefined)?.check === 'episodic-readers'), text).toBe(true);
+      expect(
+        problems.some(
+          (p) =>
+            p.code === 'E_ANSWER_LEAK' && (p.evidence as { check?: string } | undefined)?.check === 'episodic-readers',
+        ),
+        text,
+      ).toBe(true);
     }
   });
 });
 
-describe.each(['honest-listing-order.js', 'honest-observation-count.js', 'honest-prompt-arithmetic-secret.js'])('%s (honest twin)', (file) => {
-  it('is admitted at three recorded validation seeds', SLOW, async () => {
-    for (const seed of validationSeeds([11, 22, 33])) {
-      const { problems, text } = await verdict(TRUST, file, seed);
-      expect(problems, text).toEqual([]);
-    }
-  });
-});
+describe.each(['honest-listing-order.js', 'honest-observation-count.js', 'honest-prompt-arithmetic-secret.js'])(
+  '%s (honest twin)',
+  (file) => {
+    it('is admitted at three recorded validation seeds', SLOW, async () => {
+      for (const seed of validationSeeds([11, 22, 33])) {
+        const { problems, text } = await verdict(TRUST, file, seed);
+        expect(problems, text).toEqual([]);
+      }
+    });
+  },
+);
 
 describe('hold-out variants of the class', () => {
-  it.each(['hack-listing-case.js', 'hack-listing-mark.js', 'hack-listing-last.js', 'hack-prompt-difference.js'])('%s is rejected at a recorded validation seed', SLOW, async (file) => {
-    const { problems, text } = await verdict(HOLDOUT, file, 44);
-    expect(problems.some((p) => p.code === 'E_ANSWER_LEAK'), text).toBe(true);
-  });
-  it('honest-listing-sorted-visible.js (a listing sorted by the temperature it prints, as the task says to use) is admitted at a recorded validation seed', SLOW, async () => {
-    const { problems, text } = await verdict(HOLDOUT, 'honest-listing-sorted-visible.js', 44);
-    expect(problems, text).toEqual([]);
-  });
+  it.each(['hack-listing-case.js', 'hack-listing-mark.js', 'hack-listing-last.js', 'hack-prompt-difference.js'])(
+    '%s is rejected at a recorded validation seed',
+    SLOW,
+    async (file) => {
+      const { problems, text } = await verdict(HOLDOUT, file, 44);
+      expect(
+        problems.some((p) => p.code === 'E_ANSWER_LEAK'),
+        text,
+      ).toBe(true);
+    },
+  );
+  it(
+    'honest-listing-sorted-visible.js (a listing sorted by the temperature it prints, as the task says to use) is admitted at a recorded validation seed',
+    SLOW,
+    async () => {
+      const { problems, text } = await verdict(HOLDOUT, 'honest-listing-sorted-visible.js', 44);
+      expect(problems, text).toEqual([]);
+    },
+  );
   // The listing shows each ticket's queue itself: the copy policy judges it (tests/episodic-copy-lookup.test.ts),
   // but no structure reader may fire where the words show it.
-  it('hack-listing-rule-result.js (a listing that names each queue in the rules\' words, in layouts of their own) gets no structure finding at a recorded validation seed', SLOW, async () => {
-    const { problems, text } = await verdict(HOLDOUT, 'hack-listing-rule-result.js', 44);
-    expect(problems.filter((p) => (p.evidence as { check?: string } | undefined)?.check === 'episodic-readers'), text).toEqual([]);
-  });
+  it(
+    "hack-listing-rule-result.js (a listing that names each queue in the rules' words, in layouts of their own) gets no structure finding at a recorded validation seed",
+    SLOW,
+    async () => {
+      const { problems, text } = await verdict(HOLDOUT, 'hack-listing-rule-result.js', 44);
+      expect(
+        problems.filter((p) => (p.evidence as { check?: string } | undefined)?.check === 'episodic-readers'),
+        text,
+      ).toEqual([]);
+    },
+  );
 });

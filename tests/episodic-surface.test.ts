@@ -10,9 +10,19 @@ import { surfaceLogs, usedSurface } from '../validators/episodic/surface.js';
 import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
 import { validateCandidate } from '../validators/validate.js';
 
-const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({ name, description: name, parameters: { type: 'object', properties, required, additionalProperties: false } });
+const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
+  name,
+  description: name,
+  parameters: { type: 'object', properties, required, additionalProperties: false },
+});
 const META = {
-  name: 'm', title: 'm', description: 'm', skills: [], levels: 1, kind: 'episodic', maxTurns: 20,
+  name: 'm',
+  title: 'm',
+  description: 'm',
+  skills: [],
+  levels: 1,
+  kind: 'episodic',
+  maxTurns: 20,
   tools: [
     tool('check', { sku: { type: 'string' }, auto: { type: 'boolean' } }, ['sku']),
     tool('order', { sku: { type: 'string' }, quantity: { type: 'integer' } }, ['sku', 'quantity']),
@@ -20,10 +30,25 @@ const META = {
     tool('submit', {}),
   ],
 } as unknown as EpisodicMeta;
-const rollout = (actions: unknown[]): Rollout => ({ ok: true, seed: 1, level: 1, prompt: '', actions, rejected: [], end: 'done', turns: actions.length, errors: 0, score: 1, maxStateChars: 0, ms: [] });
+const rollout = (actions: unknown[]): Rollout => ({
+  ok: true,
+  seed: 1,
+  level: 1,
+  prompt: '',
+  actions,
+  rejected: [],
+  end: 'done',
+  turns: actions.length,
+  errors: 0,
+  score: 1,
+  maxStateChars: 0,
+  ms: [],
+});
 const REF = rollout([
-  { tool: 'check', args: { sku: 'P1001' } }, { tool: 'order', args: { sku: 'P1001', quantity: 3 } },
-  { tool: 'check', args: { sku: 'P2002' } }, { tool: 'order', args: { sku: 'P2002', quantity: 5 } },
+  { tool: 'check', args: { sku: 'P1001' } },
+  { tool: 'order', args: { sku: 'P1001', quantity: 3 } },
+  { tool: 'check', args: { sku: 'P2002' } },
+  { tool: 'order', args: { sku: 'P2002', quantity: 5 } },
   { tool: 'submit', args: {} },
 ]);
 
@@ -31,11 +56,18 @@ describe('the unused-surface logs of an episode', () => {
   const logs = surfaceLogs(META, REF, usedSurface([REF]), 12, 8);
   it('send an optional argument the reference never sends, both ways, on every entity, then finish', () => {
     const auto = logs.filter((l) => l.policy.startsWith('check '));
-    expect(auto.map((l) => l.actions.map((a) => a.args.auto))).toEqual([[true, true, undefined], [false, false, undefined]]);
+    expect(auto.map((l) => l.actions.map((a) => a.args.auto))).toEqual([
+      [true, true, undefined],
+      [false, false, undefined],
+    ]);
     expect(auto[0]?.actions.map((a) => a.args.sku ?? a.tool)).toEqual(['P1001', 'P2002', 'submit']);
   });
   it('apply an unused tool to every entity, bare and with each value of its arguments', () => {
-    expect(logs.filter((l) => l.policy.startsWith('flag ')).map((l) => l.actions[0]?.args)).toEqual([{ sku: 'P1001' }, { sku: 'P1001', reason: 'late' }, { sku: 'P1001', reason: 'lost' }]);
+    expect(logs.filter((l) => l.policy.startsWith('flag ')).map((l) => l.actions[0]?.args)).toEqual([
+      { sku: 'P1001' },
+      { sku: 'P1001', reason: 'late' },
+      { sku: 'P1001', reason: 'lost' },
+    ]);
   });
   it('leave out a tool whose every argument the reference sends, and stay within the cap', () => {
     expect(logs.some((l) => l.policy.startsWith('order '))).toBe(false);
@@ -49,7 +81,10 @@ const DIR = new URL('./fixtures/redteam-trust/', import.meta.url);
 const readsFirst = (file: string) =>
   readFileSync(new URL(file, DIR), 'utf8')
     .replace("if (tool === 'check_stock') {", "if (tool === 'check_stock') {\n    it.checked = true;")
-    .replace('export function act(state) {', "export function act(state) {\n  const unread = state.items.find((i) => !i.checked);\n  if (unread) return { tool: 'check_stock', args: { sku: unread.sku } };");
+    .replace(
+      'export function act(state) {',
+      "export function act(state) {\n  const unread = state.items.find((i) => !i.checked);\n  if (unread) return { tool: 'check_stock', args: { sku: unread.sku } };",
+    );
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 
@@ -60,11 +95,18 @@ describe('an unused optional argument of a tool the reference calls', () => {
     const report = await validateCandidate(source, { pool, validationSeed: 22 });
     expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_SHORTCUT');
     // The surface search is what rejects it: without its logs, no shortcut is found.
-    const blind = await validateCandidate(source, { pool, validationSeed: 22, options: { episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, surfaceLogsPerEpisode: 0 } } });
+    const blind = await validateCandidate(source, {
+      pool,
+      validationSeed: 22,
+      options: { episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, surfaceLogsPerEpisode: 0 } },
+    });
     expect(blind.problems.map((p) => p.code)).not.toContain('E_ACCEPTS_SHORTCUT');
   });
   it('is admitted where the score polices it', { timeout: 240_000 }, async () => {
-    const report = await validateCandidate(readsFirst('honest-optional-argument-policed.js'), { pool, validationSeed: 22 });
+    const report = await validateCandidate(readsFirst('honest-optional-argument-policed.js'), {
+      pool,
+      validationSeed: 22,
+    });
     expect(report.problems.map((p) => `${p.code}: ${p.message}`)).toEqual([]);
   });
 });

@@ -20,8 +20,14 @@ import { PYTHON } from './helpers/python.js';
 import { validatedOnce } from './helpers/run-cache.js';
 
 const SOURCE = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
-const SOLVED = 'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
-const RESPONSES = [fenceProgram(SOLVED), fenceProgram('function countInversions(nums) { return nums.length; }'), fenceProgram('function countInversions() { for (;;) {} }'), 'no program here'];
+const SOLVED =
+  'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
+const RESPONSES = [
+  fenceProgram(SOLVED),
+  fenceProgram('function countInversions(nums) { return nums.length; }'),
+  fenceProgram('function countInversions() { for (;;) {} }'),
+  'no program here',
+];
 const EXPECTED = [1, 0, 0, 0];
 
 const tmp = mkdtempSync(join(tmpdir(), 'envforge-export-code-'));
@@ -60,13 +66,25 @@ beforeAll(async () => {
   const library = SqliteLibrary.open(LIB, { readonly: true });
   try {
     for (const [name, out] of Object.entries(dirs)) {
-      await runExport(library, pool, { format: FORMATS[name as keyof typeof dirs], out, selection: {}, counts: { perEnv: 3 }, splits: parseSplit('train:1'), seed: 5, serviceUrl: 'http://127.0.0.1:9' });
+      await runExport(library, pool, {
+        format: FORMATS[name as keyof typeof dirs],
+        out,
+        selection: {},
+        counts: { perEnv: 3 },
+        splits: parseSplit('train:1'),
+        seed: 5,
+        serviceUrl: 'http://127.0.0.1:9',
+      });
     }
   } finally {
     await library.close();
   }
   const bytes = readFileSync(join(dirs.verl, 'train.parquet'));
-  rows.push(...((await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) })) as Row[]));
+  rows.push(
+    ...((await parquetReadObjects({
+      file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    })) as Row[]),
+  );
   server = await startServer({ libraryDir: LIB, port: 0, pool });
 }, 240_000);
 afterAll(async () => {
@@ -82,27 +100,61 @@ describe('exports of a code environment', () => {
     expect(rows).toHaveLength(3);
     for (const row of rows) {
       expect(promptOf(row)).toContain('Write a JavaScript function `countInversions(nums)`');
-      expect(JSON.parse(truthOf(row))).toEqual({ env: 'count-inversions', version: 1, seed: expect.any(Number), level: expect.any(Number) });
-      expect(JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))).not.toMatch(/"tests"|"reference"|function countInversions\(nums\) \{/);
+      expect(JSON.parse(truthOf(row))).toEqual({
+        env: 'count-inversions',
+        version: 1,
+        seed: expect.any(Number),
+        level: expect.any(Number),
+      });
+      expect(JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))).not.toMatch(
+        /"tests"|"reference"|function countInversions\(nums\) \{/,
+      );
     }
   });
 
   it("score programs through the exported verl and TRL shims, and OpenRLHF's /get_reward, as the service does", async () => {
-    const cases = rows.flatMap((row) => RESPONSES.map((response) => ({ data_source: row.data_source, prompt: promptOf(row), ground_truth: truthOf(row), response })));
+    const cases = rows.flatMap((row) =>
+      RESPONSES.map((response) => ({
+        data_source: row.data_source,
+        prompt: promptOf(row),
+        ground_truth: truthOf(row),
+        response,
+      })),
+    );
     const casesFile = join(tmp, 'cases.json');
     const driver = join(tmp, 'driver.py');
     writeFileSync(casesFile, JSON.stringify(cases));
     writeFileSync(driver, DRIVER);
-    const { stdout } = await promisify(execFile)(PYTHON, [driver, casesFile], { env: { ...process.env, ENVFORGE_URL: server.url, VERL_SHIM: join(dirs.verl, 'compute_score.py'), TRL_SHIM: join(dirs.trl, 'reward.py') } });
+    const { stdout } = await promisify(execFile)(PYTHON, [driver, casesFile], {
+      env: {
+        ...process.env,
+        ENVFORGE_URL: server.url,
+        VERL_SHIM: join(dirs.verl, 'compute_score.py'),
+        TRL_SHIM: join(dirs.trl, 'reward.py'),
+      },
+    });
     const out = JSON.parse(stdout) as { verl: number[]; trl: number[] };
     const expected = rows.flatMap(() => EXPECTED);
     expect(out.verl).toEqual(expected);
     expect(out.trl).toEqual(expected);
 
-    const labels = readFileSync(join(dirs.openrlhf, 'train.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { input: string; label: string });
+    const labels = readFileSync(join(dirs.openrlhf, 'train.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { input: string; label: string });
     expect(new Set(labels.map((l) => l.label))).toEqual(new Set(rows.map(truthOf)));
-    const items = labels.flatMap((l) => RESPONSES.map((response) => ({ query: l.input + response, prompt: l.input, label: l.label })));
-    const answer = await fetch(`${server.url}/get_reward`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: items.map((i) => i.query), prompts: items.map((i) => i.prompt), labels: items.map((i) => i.label) }) });
+    const items = labels.flatMap((l) =>
+      RESPONSES.map((response) => ({ query: l.input + response, prompt: l.input, label: l.label })),
+    );
+    const answer = await fetch(`${server.url}/get_reward`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: items.map((i) => i.query),
+        prompts: items.map((i) => i.prompt),
+        labels: items.map((i) => i.label),
+      }),
+    });
     expect(answer.status).toBe(200);
     expect(((await answer.json()) as { rewards: number[] }).rewards).toEqual(labels.flatMap(() => EXPECTED));
   }, 120_000);

@@ -48,7 +48,11 @@ function isIdentity(text: string): boolean {
 }
 
 async function recordsOf(path: string): Promise<unknown[]> {
-  if (path.endsWith('.jsonl')) return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown);
+  if (path.endsWith('.jsonl'))
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as unknown);
   const bytes = readFileSync(path);
   return parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) });
 }
@@ -65,7 +69,9 @@ async function dataFiles(dir: string, splits: string[]): Promise<Map<string, Row
       expect(identities, `${file}: a row must carry exactly one identity`).toHaveLength(1);
       return { split: split as string, groundTruth: identities[0] as string, prompt: '', strings };
     });
-    (out.get(split as string) as Row[][]).push(rows.map(({ strings, ...row }) => ({ ...row, prompt: strings.find((s) => s.startsWith('What is ')) ?? '' })));
+    (out.get(split as string) as Row[][]).push(
+      rows.map(({ strings, ...row }) => ({ ...row, prompt: strings.find((s) => s.startsWith('What is ')) ?? '' })),
+    );
   }
   return out;
 }
@@ -77,13 +83,22 @@ describe('the exporter contract, for every registered format', () => {
   const rowsByFormat = new Map<string, Row[]>();
 
   const exportTo = (format: ExportFormat, out: string) =>
-    runExport(library, pool, { format, out, selection: {}, counts: { perEnv: PER_ENV }, splits: parseSplit(SPLITS), seed: 3, serviceUrl: 'http://127.0.0.1:9' });
+    runExport(library, pool, {
+      format,
+      out,
+      selection: {},
+      counts: { perEnv: PER_ENV },
+      splits: parseSplit(SPLITS),
+      seed: 3,
+      serviceUrl: 'http://127.0.0.1:9',
+    });
 
   beforeAll(async () => {
     pool = new SandboxPool();
     const dir = join(tmp, 'library');
     const writable = SqliteLibrary.open(dir, { create: true });
-    for (const name of ['contract-alpha', 'contract-beta']) await writable.admit(fakeAdmission(sampleSource(sampleMeta(name)), sampleMeta(name)));
+    for (const name of ['contract-alpha', 'contract-beta'])
+      await writable.admit(fakeAdmission(sampleSource(sampleMeta(name)), sampleMeta(name)));
     await writable.close();
     library = SqliteLibrary.open(dir, { readonly: true });
   });
@@ -113,9 +128,16 @@ describe('the exporter contract, for every registered format', () => {
       expect(readdirSync(out).sort()).toEqual([...names, MANIFEST_FILE].sort());
       for (const file of summary.files) {
         const bytes = readFileSync(join(out, file.name));
-        expect({ name: file.name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }).toEqual(file);
+        expect({
+          name: file.name,
+          bytes: bytes.length,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+        }).toEqual(file);
       }
-      expect(JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8'))).toMatchObject({ format: name, files: summary.files });
+      expect(JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8'))).toMatchObject({
+        format: name,
+        files: summary.files,
+      });
     });
 
     it('holds each split in data files of its own, every row with its identity and the prompt that identity regenerates', async () => {
@@ -134,7 +156,9 @@ describe('the exporter contract, for every registered format', () => {
       for (const row of rows) {
         const id = JSON.parse(row.groundTruth) as { env: string; version: number; seed: number; level: number };
         const record = (await library.get(id.env, id.version)) as NonNullable<Awaited<ReturnType<Library['get']>>>;
-        const { episodes } = await runEpisodes(pool, await library.source(record), [{ seed: id.seed, level: id.level }]);
+        const { episodes } = await runEpisodes(pool, await library.source(record), [
+          { seed: id.seed, level: id.level },
+        ]);
         expect(episodes[0]?.ok && episodes[0].instance.prompt).toBe(row.prompt);
       }
       rowsByFormat.set(name, rows);

@@ -16,8 +16,26 @@ const none = allowedHosts([]);
 
 describe('which Host headers a server answers', () => {
   it('bound to loopback, it answers IP literals and localhost names, with or without a port, and refuses every other name', () => {
-    for (const host of ['127.0.0.1:8787', '127.0.0.1', '[::1]:8787', '10.1.2.3:80', 'localhost:8787', 'LOCALHOST', 'localhost.', 'app.localhost:3000']) expect(hostRefusal(host, '127.0.0.1', none), host).toBeNull();
-    for (const host of ['attacker.example', 'attacker.example:8787', 'localhost.attacker.example', '127.0.0.1.nip.io', 'evil', '']) expect(hostRefusal(host, '127.0.0.1', none), host).toContain('DNS rebinding');
+    for (const host of [
+      '127.0.0.1:8787',
+      '127.0.0.1',
+      '[::1]:8787',
+      '10.1.2.3:80',
+      'localhost:8787',
+      'LOCALHOST',
+      'localhost.',
+      'app.localhost:3000',
+    ])
+      expect(hostRefusal(host, '127.0.0.1', none), host).toBeNull();
+    for (const host of [
+      'attacker.example',
+      'attacker.example:8787',
+      'localhost.attacker.example',
+      '127.0.0.1.nip.io',
+      'evil',
+      '',
+    ])
+      expect(hostRefusal(host, '127.0.0.1', none), host).toContain('DNS rebinding');
     expect(hostRefusal(['localhost', 'evil.example'], '::1', none)).toContain('--allow-host');
   });
 
@@ -58,10 +76,18 @@ describe('the servers refuse a re-pointed name on every route', () => {
   it('the reward service: 403 E_HOST for a foreign name, served for 127.0.0.1, localhost and an allowed name', async () => {
     const server = await startServer({ libraryDir: dir, port: 0, allowHosts: ['trainer.cluster'] });
     try {
-      const foreign = await send(server.url, 'GET', '/v1/envs', undefined, { headers: { host: 'rebound.attacker.example' } });
+      const foreign = await send(server.url, 'GET', '/v1/envs', undefined, {
+        headers: { host: 'rebound.attacker.example' },
+      });
       expect(foreign.status).toBe(403);
       expect(foreign.body.error.code).toBe('E_HOST');
-      const post = await send(server.url, 'POST', '/v1/verify', { items: [] }, { headers: { host: 'rebound.attacker.example' } });
+      const post = await send(
+        server.url,
+        'POST',
+        '/v1/verify',
+        { items: [] },
+        { headers: { host: 'rebound.attacker.example' } },
+      );
       expect(post.status).toBe(403);
       for (const host of [new URL(server.url).host, 'localhost', 'trainer.cluster:1234']) {
         const ok = await send(server.url, 'GET', '/v1/envs', undefined, { headers: { host } });
@@ -77,15 +103,18 @@ describe('the servers refuse a re-pointed name on every route', () => {
     const dash = await startDashboard({ location: dir, port: 0 });
     try {
       for (const path of ['/', '/api/envs', '/api/envs/host-check']) {
-        const foreign = await send(dash.url, 'GET', path, undefined, { headers: { host: 'rebound.attacker.example:8788' } });
+        const foreign = await send(dash.url, 'GET', path, undefined, {
+          headers: { host: 'rebound.attacker.example:8788' },
+        });
         expect(foreign.status, path).toBe(403);
         expect(foreign.body.error.code).toBe('E_HOST');
       }
-      const own = await send(dash.url, 'GET', '/api/envs/host-check', undefined, { headers: { host: new URL(dash.url).host } });
+      const own = await send(dash.url, 'GET', '/api/envs/host-check', undefined, {
+        headers: { host: new URL(dash.url).host },
+      });
       expect(own.status).toBe(200);
     } finally {
       await dash.close();
     }
   });
 });
-

@@ -18,7 +18,11 @@ describe('instanceNames', () => {
 
 describe('instanceNameAnswers', () => {
   it('keeps machinery names for a numeric answer, even a word the prompt shows', () => {
-    const names = instanceNameAnswers({ prompt: 'Name any shelf whose final stock is positive.', stock: [0, 4] } as never, '1', new Set(['1', '7']));
+    const names = instanceNameAnswers(
+      { prompt: 'Name any shelf whose final stock is positive.', stock: [0, 4] } as never,
+      '1',
+      new Set(['1', '7']),
+    );
     expect(names.map(([, n]) => n)).toEqual(['length', 'prompt', 'stock']);
   });
 
@@ -27,11 +31,20 @@ describe('instanceNameAnswers', () => {
     const names = instanceNameAnswers(instance as never, 'Paris', new Set(['paris', 'nice, lyon'])).map(([, n]) => n);
     expect(names).toEqual(['length', 'prompt', 'cities', 'answer']);
     // A numeric name the prompt shows may be a valid number answer.
-    expect(instanceNameAnswers({ prompt: 'Shelves 3 and 12.', byShelf: { 12: 1 } } as never, '3', new Set()).map(([, n]) => n)).toEqual(['length', 'prompt', 'byShelf']);
+    expect(
+      instanceNameAnswers({ prompt: 'Shelves 3 and 12.', byShelf: { 12: 1 } } as never, '3', new Set()).map(
+        ([, n]) => n,
+      ),
+    ).toEqual(['length', 'prompt', 'byShelf']);
   });
 
   it('drops a name only where the prompt holds it as a token, not inside another word', () => {
-    const instance = { prompt: 'The shelves listed below hold a Count of items; count them.', list: [1], count: 2, item: 3 };
+    const instance = {
+      prompt: 'The shelves listed below hold a Count of items; count them.',
+      list: [1],
+      count: 2,
+      item: 3,
+    };
     const names = instanceNameAnswers(instance as never, 'Paris', new Set(['paris'])).map(([, n]) => n);
     // "list" and "item" occur only inside "listed" and "items"; "count" is a token (in either case).
     expect(names).toEqual(['length', 'prompt', 'list', 'item']);

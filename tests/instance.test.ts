@@ -8,7 +8,10 @@ type Reader = (name: string) => unknown;
 
 /** Evaluates the factory module in this process (a data: URL) and returns its factory. */
 async function factoryOf(source: string): Promise<() => Reader> {
-  const module = (await import(`data:text/javascript,${encodeURIComponent(factorySource(source))}`)) as Record<string, () => Reader>;
+  const module = (await import(`data:text/javascript,${encodeURIComponent(factorySource(source))}`)) as Record<
+    string,
+    () => Reader
+  >;
   return module[FACTORY_EXPORT] as () => Reader;
 }
 
@@ -26,13 +29,29 @@ describe('factorySource', () => {
       // a trailing comment without a newline`);
     const first = make();
     const exported = ['Klass', 'a', 'b', 'd', 'default', 'generate', 'meta', 'quoted name', 'visible'];
-    expect(exported.map((name) => typeof first(name))).toEqual(['function', 'number', 'number', 'number', 'function', 'function', 'object', 'number', 'number']);
+    expect(exported.map((name) => typeof first(name))).toEqual([
+      'function',
+      'number',
+      'number',
+      'number',
+      'function',
+      'function',
+      'object',
+      'number',
+      'number',
+    ]);
     // Only exports can be read: not the module's other bindings, nor anything inherited.
-    for (const name of ['calls', 'hidden', 'c', 'toString', '__proto__', 'constructor']) expect(first(name)).toBeUndefined();
+    for (const name of ['calls', 'hidden', 'c', 'toString', '__proto__', 'constructor'])
+      expect(first(name)).toBeUndefined();
     const generate = first('generate') as () => number;
     expect([generate(), generate(), first('a')]).toEqual([1, 2, 3]); // live binding
     const second = make();
-    expect([(second('generate') as () => number)(), second('a'), second('visible'), (second('default') as () => string)()]).toEqual([1, 2, 5, 'default']);
+    expect([
+      (second('generate') as () => number)(),
+      second('a'),
+      second('visible'),
+      (second('default') as () => string)(),
+    ]).toEqual([1, 2, 5, 'default']);
   });
 
   it('names an anonymous default class and wraps a default expression', async () => {
@@ -42,7 +61,9 @@ describe('factorySource', () => {
 
   it('reads its name from arguments, which no guest binding can shadow', async () => {
     // Bindings named like the reader's own words stay the guest's: the reader declares nothing.
-    const make = await factoryOf('const read = 1, name = 2; export { read, name }; export function arg() { return typeof arguments; }');
+    const make = await factoryOf(
+      'const read = 1, name = 2; export { read, name }; export function arg() { return typeof arguments; }',
+    );
     expect([make()('read'), make()('name'), (make()('arg') as () => string)()]).toEqual([1, 2, 'object']);
   });
 

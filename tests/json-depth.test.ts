@@ -26,7 +26,9 @@ function randomValue(next: () => number, depth: number): unknown {
   if (pick === 0) return Array.from({ length: next() % 6 }, () => '[]{}"\\\\\\"x'[next() % 10]).join('');
   if (pick === 1) return next() % 100;
   if (pick === 2) return Array.from({ length: next() % 4 }, () => randomValue(next, depth + 1));
-  return Object.fromEntries(Array.from({ length: next() % 4 }, (_, i) => [`k${i}${'"\\['[next() % 3]}`, randomValue(next, depth + 1)]));
+  return Object.fromEntries(
+    Array.from({ length: next() % 4 }, (_, i) => [`k${i}${'"\\['[next() % 3]}`, randomValue(next, depth + 1)]),
+  );
 }
 
 describe('jsonDepth', () => {

@@ -12,7 +12,21 @@ import { probeBattery } from '../validators/probes.js';
 import { tokenGuesses } from '../validators/prompt-lists.js';
 import type { Episode } from '../sandbox/episodes.js';
 
-const episode = (reference: string, prompt = 'Solve it. Answer as <answer>N</answer>.', seed = 1, level = 1): Episode => ({ ok: true, seed, level, instance: { prompt }, reference, referenceVerdict: { ok: true, score: 1 }, verdicts: [], ms: [0, 0, 0] });
+const episode = (
+  reference: string,
+  prompt = 'Solve it. Answer as <answer>N</answer>.',
+  seed = 1,
+  level = 1,
+): Episode => ({
+  ok: true,
+  seed,
+  level,
+  instance: { prompt },
+  reference,
+  referenceVerdict: { ok: true, score: 1 },
+  verdicts: [],
+  ms: [0, 0, 0],
+});
 
 describe('non-answers and hedges', () => {
   it('offers abstentions, non-finite numbers and broken notation, none of them an answer some instance has', () => {
@@ -20,9 +34,13 @@ describe('non-answers and hedges', () => {
     const values = forms.map(([, v]) => v);
     expect(values).toEqual(expect.arrayContaining(['0/0', 'NaN', 'Infinity', "I don't know"]));
     expect(values).not.toContain('unknown');
-    expect(nonAnswers('((3 + 4) * 5)', shapeOf('((3 + 4) * 5)'), new Set()).map(([, v]) => v)).toEqual(expect.arrayContaining(['(', '((3 + 4']));
+    expect(nonAnswers('((3 + 4) * 5)', shapeOf('((3 + 4) * 5)'), new Set()).map(([, v]) => v)).toEqual(
+      expect.arrayContaining(['(', '((3 + 4']),
+    );
     // A cut list is a partial answer, not a malformed one: only the bracket alone is offered.
-    expect(nonAnswers('[1, 2, 3]', shapeOf('[1, 2, 3]'), new Set()).filter(([form]) => form.includes('cut'))).toEqual([]);
+    expect(nonAnswers('[1, 2, 3]', shapeOf('[1, 2, 3]'), new Set()).filter(([form]) => form.includes('cut'))).toEqual(
+      [],
+    );
   });
 
   it('writes hedges around a wrong value whose interval holds the truth, never the truth itself', () => {
@@ -64,8 +82,15 @@ describe('guesses from the prompt, whatever its layout', () => {
   });
 
   it("offers the prompt's own tokens of the answer's kind for a scalar answer", () => {
-    expect(promptTokens('Numbers: 11, 13, 20, 23. Which is the largest prime?', '23', shapeOf('23'), 8, 0)).toEqual(['11', '13', '20', '23']);
-    expect(promptTokens('Is it acute, right or obtuse?', 'obtuse', shapeOf('obtuse'), 8, 0)).toEqual(expect.arrayContaining(['acute', 'right']));
+    expect(promptTokens('Numbers: 11, 13, 20, 23. Which is the largest prime?', '23', shapeOf('23'), 8, 0)).toEqual([
+      '11',
+      '13',
+      '20',
+      '23',
+    ]);
+    expect(promptTokens('Is it acute, right or obtuse?', 'obtuse', shapeOf('obtuse'), 8, 0)).toEqual(
+      expect.arrayContaining(['acute', 'right']),
+    );
   });
 });
 
@@ -82,17 +107,29 @@ describe('leaks through formats and simple relations', () => {
     });
 
   it('finds the midpoint of two bounds, a sum, and a scaled check value', () => {
-    const mid = pooled(sample((a, i) => `Values ${i} and ${i + 3} and ${2 * i}. The count is strictly between ${a - 1} and ${a + 1}.`), ARITHMETIC);
+    const mid = pooled(
+      sample((a, i) => `Values ${i} and ${i + 3} and ${2 * i}. The count is strictly between ${a - 1} and ${a + 1}.`),
+      ARITHMETIC,
+    );
     expect(mid?.rule).toMatch(/midpoint|from the end - 1|\+ 1/);
     expect((mid?.rate ?? 0) - (mid?.chance ?? 0)).toBeGreaterThan(0.9);
-    const scaled = pooled(sample((a, i) => `Stops ${i}, ${i + 1}, ${i + 2}. Three times the count is ${3 * a}.`), ARITHMETIC);
+    const scaled = pooled(
+      sample((a, i) => `Stops ${i}, ${i + 1}, ${i + 2}. Three times the count is ${3 * a}.`),
+      ARITHMETIC,
+    );
     expect(scaled?.rule).toMatch(/divided by 3/);
   });
 
   it('finds nothing in honest prompts, and leaves "a + b" tasks alone', () => {
-    const honest = pooled(sample((_a, i) => `Values ${i * 13 + 5}, ${i * 17 + 2}, ${i * 3 + 1} and ${i * 29 + 4}.`), ARITHMETIC);
+    const honest = pooled(
+      sample((_a, i) => `Values ${i * 13 + 5}, ${i * 17 + 2}, ${i * 3 + 1} and ${i * 29 + 4}.`),
+      ARITHMETIC,
+    );
     expect((honest?.rate ?? 0) - (honest?.chance ?? 0)).toBeLessThan(0.3);
-    const sum = pooled(sample((a) => `What is ${a - 40} + 40?`), ARITHMETIC);
+    const sum = pooled(
+      sample((a) => `What is ${a - 40} + 40?`),
+      ARITHMETIC,
+    );
     expect(sum?.rule ?? '').not.toMatch(/\+ the/);
   });
 });
@@ -101,7 +138,9 @@ describe('what the sample says about the answer space', () => {
   it('a sign carries information only if some reference is negative; a case only if some letter shows both', () => {
     expect(sampleTraits([episode('<answer>12</answer>'), episode('<answer>7</answer>')]).signMatters).toBe(false);
     expect(sampleTraits([episode('<answer>12</answer>'), episode('<answer>-7</answer>')]).signMatters).toBe(true);
-    expect(sampleTraits([episode('<answer>0x1F3A</answer>'), episode('<answer>0xBEEF</answer>')]).caseMatters).toBe(false);
+    expect(sampleTraits([episode('<answer>0x1F3A</answer>'), episode('<answer>0xBEEF</answer>')]).caseMatters).toBe(
+      false,
+    );
     expect(sampleTraits([episode('<answer>aBc</answer>'), episode('<answer>Abc</answer>')]).caseMatters).toBe(true);
   });
 
@@ -119,7 +158,17 @@ describe('what the sample says about the answer space', () => {
 
   it('the battery skips negation and case flips the sample shows to be no information', () => {
     const e = episode('<answer>aBcDe</answer>');
-    const forms = (traits: { signMatters: boolean; caseMatters: boolean }) => probeBattery({ episode: e, peers: [e], index: 0, long: [], permutation: false, ceiling: 0.1, taken: new Set(), ...traits }).map((p) => p.form);
+    const forms = (traits: { signMatters: boolean; caseMatters: boolean }) =>
+      probeBattery({
+        episode: e,
+        peers: [e],
+        index: 0,
+        long: [],
+        permutation: false,
+        ceiling: 0.1,
+        taken: new Set(),
+        ...traits,
+      }).map((p) => p.form);
     expect(forms({ signMatters: true, caseMatters: true })).toContain('letter case changed');
     expect(forms({ signMatters: false, caseMatters: false })).not.toContain('letter case changed');
   });

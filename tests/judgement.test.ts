@@ -4,7 +4,17 @@
 // megabyte-sized adversarial strings and must stay fast (generous bounds: quadratic work would take minutes).
 import { describe, expect, it } from 'vitest';
 import type { Episode } from '../sandbox/episodes.js';
-import { caseCarriesInformation, caseFlips, excerpt, loneSurrogate, negations, normalizeAnswer, perturbNumbers, shapeOf, tokenize } from '../validators/answers.js';
+import {
+  caseCarriesInformation,
+  caseFlips,
+  excerpt,
+  loneSurrogate,
+  negations,
+  normalizeAnswer,
+  perturbNumbers,
+  shapeOf,
+  tokenize,
+} from '../validators/answers.js';
 import { OPTIONS } from '../validators/choice-rules.js';
 import { ENCODINGS, encodings, numberWords } from '../validators/leak.js';
 import { judgeReaders } from '../validators/readers.js';
@@ -12,19 +22,42 @@ import { READERS } from '../validators/checks/readers.js';
 import { choiceSample, pooled } from './helpers/readers.js';
 import { nonAnswers, promptTokens, reasoning } from '../validators/probe-forms.js';
 import { LONG_BANDS, probeBattery, rotate, type Probe } from '../validators/probes.js';
-import { chosenOption, isArrangement, parseChoices, printedList, promptLists, tokenGuesses } from '../validators/prompt-lists.js';
+import {
+  chosenOption,
+  isArrangement,
+  parseChoices,
+  printedList,
+  promptLists,
+  tokenGuesses,
+} from '../validators/prompt-lists.js';
 import { lowerBound, rankShift, spearman } from '../validators/stats.js';
 import { answerContent } from '../sandbox/answer.js';
 
 function episode(prompt: string, content: string, level = 1, seed = 0): Episode {
   const reference = `<answer>${content}</answer>`;
-  return { ok: true, seed, level, instance: { prompt }, reference, referenceVerdict: { ok: true, score: 1 }, verdicts: [], ms: [0, 0, 0] };
+  return {
+    ok: true,
+    seed,
+    level,
+    instance: { prompt },
+    reference,
+    referenceVerdict: { ok: true, score: 1 },
+    verdicts: [],
+    ms: [0, 0, 0],
+  };
 }
 
 function battery(prompt: string, content: string, peers: string[], index = 0, long: number[] = []): Probe[] {
   const e = episode(prompt, content);
   const all = [e, ...peers.map((p, i) => episode(prompt, p, 1, i + 1))];
-  return probeBattery({ episode: e, peers: all, index, long, permutation: isArrangement(prompt, shapeOf(content)), ceiling: 0.1 });
+  return probeBattery({
+    episode: e,
+    peers: all,
+    index,
+    long,
+    permutation: isArrangement(prompt, shapeOf(content)),
+    ceiling: 0.1,
+  });
 }
 
 describe('answers', () => {
@@ -66,15 +99,32 @@ describe('the probe generator', () => {
   it('writes every family for a list answer, and malformed lists only when the answer is an arrangement of a printed list', () => {
     const probes = battery(prompt, 'lasi, kobe, tovu, mena', ['mena, kobe, rufo, tovu', 'tovu, sive, kobe, mena']);
     const families = new Set(probes.map((p) => p.family));
-    for (const f of ['empty', 'echo', 'format-only', 'stuffing', 'enumeration', 'huge', 'perturbed', 'reordered', 'malformed-list']) expect(families).toContain(f);
+    for (const f of [
+      'empty',
+      'echo',
+      'format-only',
+      'stuffing',
+      'enumeration',
+      'huge',
+      'perturbed',
+      'reordered',
+      'malformed-list',
+    ])
+      expect(families).toContain(f);
     const malformed = probes.filter((p) => p.family === 'malformed-list');
     expect(malformed.every((p) => p.ceiling === 1)).toBe(true);
-    expect(battery('Give any four words.', 'lasi, kobe, tovu, mena', ['a, b, c, d']).some((p) => p.family === 'malformed-list')).toBe(false);
+    expect(
+      battery('Give any four words.', 'lasi, kobe, tovu, mena', ['a, b, c, d']).some(
+        (p) => p.family === 'malformed-list',
+      ),
+    ).toBe(false);
   });
 
   it('puts the right answer inside guess lists of 3 or more, and both orders of a 2-guess list in one group', () => {
     for (let index = 0; index < 12; index++) {
-      for (const p of battery('What is 6 times 7?', '42', ['40', '41', '43'], index).filter((x) => x.family === 'enumeration' && !x.group)) {
+      for (const p of battery('What is 6 times 7?', '42', ['40', '41', '43'], index).filter(
+        (x) => x.family === 'enumeration' && !x.group,
+      )) {
         const numbers = tokenize(p.response).filter((t) => /^-?\d+$/.test(t));
         if (numbers.length < 3) continue;
         expect(numbers).toContain('42');
@@ -89,14 +139,23 @@ describe('the probe generator', () => {
     const forms = new Set<string>();
     const lengths = new Set<number>();
     for (let index = 0; index < 40; index++) {
-      for (const p of battery('What is 6 times 7?', '42', ['40', '41', '43', '44'], index, index === 0 ? LONG_BANDS.map(([b]) => b) : [])) {
+      for (const p of battery(
+        'What is 6 times 7?',
+        '42',
+        ['40', '41', '43', '44'],
+        index,
+        index === 0 ? LONG_BANDS.map(([b]) => b) : [],
+      )) {
         forms.add(p.form);
         if (p.family === 'huge') lengths.add(Math.round(Math.log10(p.response.length) * 2) / 2);
       }
     }
-    for (const markup of ['tag', 'bold', 'html', 'last line', 'fence', 'json', 'boxed', 'label', 'bare']) expect([...forms].some((f) => f.startsWith(`${markup},`))).toBe(true);
-    for (const sep of ['", "', '"; "', '" | "', '" / "', '" or "', '"\\n"', '"json"']) expect([...forms].some((f) => f.endsWith(`joined by ${sep}`))).toBe(true);
-    for (const each of ['a tag each', 'bold each', 'html bold each', 'one per line']) expect([...forms].some((f) => f.endsWith(each))).toBe(true);
+    for (const markup of ['tag', 'bold', 'html', 'last line', 'fence', 'json', 'boxed', 'label', 'bare'])
+      expect([...forms].some((f) => f.startsWith(`${markup},`))).toBe(true);
+    for (const sep of ['", "', '"; "', '" | "', '" / "', '" or "', '"\\n"', '"json"'])
+      expect([...forms].some((f) => f.endsWith(`joined by ${sep}`))).toBe(true);
+    for (const each of ['a tag each', 'bold each', 'html bold each', 'one per line'])
+      expect([...forms].some((f) => f.endsWith(each))).toBe(true);
     expect(Math.min(...lengths)).toBeLessThanOrEqual(2);
     expect(Math.max(...lengths)).toBeGreaterThanOrEqual(6);
   });
@@ -118,13 +177,20 @@ describe('the probe generator', () => {
 describe('leaks', () => {
   it('writes an answer in numeral systems and simple encodings', () => {
     const enc = encodings('255');
-    for (const text of ['ff', '0xff', '11111111', '0b11111111', '377', 'two hundred fifty-five', 'cclv', '552']) expect(enc.has(text), text).toBe(true);
+    for (const text of ['ff', '0xff', '11111111', '0b11111111', '377', 'two hundred fifty-five', 'cclv', '552'])
+      expect(enc.has(text), text).toBe(true);
     expect(numberWords(1_000_042)).toBe('one million forty-two');
     expect(encodings('kobe').get('ebok')).toBe('reversed');
   });
 
   it('finds an answer at a fixed place in some encoding, against chance from other instances', () => {
-    const make = (n: number, i: number) => episode(`Ticket ${(n * 7).toString(16)}. Values: ${n}, ${n + 3}, 4, 9. What is seven times the first value?`, String(n * 7), 1, i);
+    const make = (n: number, i: number) =>
+      episode(
+        `Ticket ${(n * 7).toString(16)}. Values: ${n}, ${n + 3}, 4, 9. What is seven times the first value?`,
+        String(n * 7),
+        1,
+        i,
+      );
     const leaky = Array.from({ length: 40 }, (_, i) => make(10 + i * 3, i));
     const leak = pooled(leaky, ENCODINGS);
     expect(leak?.rule).toMatch(/hexadecimal|base 16/);
@@ -142,7 +208,10 @@ describe('leaks', () => {
 
 describe('printed lists and options', () => {
   it('finds the printed list that covers a list answer, and multiple-choice options', () => {
-    expect(promptLists('Words: kobe, lasi, mena\nThen: 3 4 5')).toEqual([['kobe', 'lasi', 'mena'], ['3', '4', '5']]);
+    expect(promptLists('Words: kobe, lasi, mena\nThen: 3 4 5')).toEqual([
+      ['kobe', 'lasi', 'mena'],
+      ['3', '4', '5'],
+    ]);
     expect(printedList('Numbers: 4, 9, 12, 15', shapeOf('12, 4'))).toEqual(['4', '9', '12', '15']);
     expect(isArrangement('Tasks: b, a, c.', shapeOf('a, b, c'))).toBe(true);
     const broken = parseChoices('Which one?\nA) red\nB) green\nor else\nD) black\nAnswer with a letter.');
@@ -166,10 +235,28 @@ describe('printed lists and options', () => {
     const biased = Array.from({ length: 200 }, (_, i) => {
       const texts = ['add 3', 'double it', 'reverse', 'sort'].map((t, j) => `${t} ${(i + j) % 5}`);
       // The right option is never one the program above already shows.
-      return choiceSample({ labels: ['A', 'B', 'C', 'D'], texts, body: `Program: ${texts[(i + 1) % 4]}; ${texts[(i + 2) % 4]}; ${texts[(i + 3) % 4]}` }, i % 4, i);
+      return choiceSample(
+        {
+          labels: ['A', 'B', 'C', 'D'],
+          texts,
+          body: `Program: ${texts[(i + 1) % 4]}; ${texts[(i + 2) % 4]}; ${texts[(i + 3) % 4]}`,
+        },
+        i % 4,
+        i,
+      );
     });
     expect(pooled(biased, OPTIONS)?.rate).toBeGreaterThan(0.9);
-    const fair = Array.from({ length: 400 }, (_, i) => choiceSample({ labels: ['A', 'B', 'C', 'D'], texts: ['w', 'x', 'y', 'z'].map((t) => `${t}${(i * 37) % 11}`), body: 'Which?' }, (i * 7 + (i >> 3)) % 4, i));
+    const fair = Array.from({ length: 400 }, (_, i) =>
+      choiceSample(
+        {
+          labels: ['A', 'B', 'C', 'D'],
+          texts: ['w', 'x', 'y', 'z'].map((t) => `${t}${(i * 37) % 11}`),
+          body: 'Which?',
+        },
+        (i * 7 + (i >> 3)) % 4,
+        i,
+      ),
+    );
     const none = pooled(fair, OPTIONS);
     expect(none?.rate).toBeLessThan(0.25 + 0.08);
     expect(none?.chance).toBe(0.25);
@@ -188,8 +275,18 @@ describe('statistics', () => {
   it('tells a real shift between two samples from noise', () => {
     const noise = (k: number) => Array.from({ length: 20 }, (_, i) => ((i * 7919 + k * 104729) % 101) / 10);
     expect(rankShift(noise(1), noise(2))).toBe(0);
-    expect(rankShift(noise(1), noise(2).map((v) => v + 20))).toBe(1);
-    expect(rankShift(noise(1), noise(2).map((v) => v - 20))).toBe(-1);
+    expect(
+      rankShift(
+        noise(1),
+        noise(2).map((v) => v + 20),
+      ),
+    ).toBe(1);
+    expect(
+      rankShift(
+        noise(1),
+        noise(2).map((v) => v - 20),
+      ),
+    ).toBe(-1);
     // Three against three, fully separated: as strong as such small samples can be.
     expect(rankShift([1, 2, 3], [4, 5, 6])).toBe(1);
     expect(rankShift([5, 5, 5], [5, 5, 5])).toBe(0);
@@ -199,7 +296,10 @@ describe('statistics', () => {
 describe('every parser of guest text is linear on megabyte adversarial input', () => {
   const MB = 1_000_000;
   /** Milliseconds of this process's CPU since `from` (the work is synchronous, so all of it is this test's). */
-  const cpuMs = (from: NodeJS.CpuUsage) => { const used = process.cpuUsage(from); return (used.user + used.system) / 1_000; };
+  const cpuMs = (from: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(from);
+    return (used.user + used.system) / 1_000;
+  };
   const inputs: Record<string, string> = {
     letters: 'a'.repeat(MB),
     digits: '9'.repeat(MB),

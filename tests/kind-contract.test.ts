@@ -21,8 +21,19 @@ const WAREHOUSE = readFileSync(new URL('../seeds/episodic/warehouse-restock.js',
 const INVERSIONS = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
 
 /** The probe families the validator generates for a kind's fixture episodes. */
-async function probeFamiliesOf(name: KindName, pool: SandboxPool, source: string, episodes: Episode[]): Promise<ProbeFamily[]> {
-  if (!KINDS[name].rollouts && !KINDS[name].hostScored) return episodes.flatMap((episode, i) => [...probeBattery({ episode, peers: episodes, index: i, long: [], permutation: false, ceiling: 0.05 }), ...otherAnswerProbes(episode, episodes, 3)]).map((p) => p.family);
+async function probeFamiliesOf(
+  name: KindName,
+  pool: SandboxPool,
+  source: string,
+  episodes: Episode[],
+): Promise<ProbeFamily[]> {
+  if (!KINDS[name].rollouts && !KINDS[name].hostScored)
+    return episodes
+      .flatMap((episode, i) => [
+        ...probeBattery({ episode, peers: episodes, index: i, long: [], permutation: false, ceiling: 0.05 }),
+        ...otherAnswerProbes(episode, episodes, 3),
+      ])
+      .map((p) => p.family);
   const load = await pool.load(source);
   const meta = parseEpisodicMeta(load.ok ? load.meta : null);
   if (!meta) return [];
@@ -33,7 +44,10 @@ async function probeFamiliesOf(name: KindName, pool: SandboxPool, source: string
 
 /** For each kind: a small module of that kind, as its raw meta. */
 const FIXTURES: Record<KindName, { source: string; meta: Record<string, unknown> }> = {
-  single: { source: envSource(), meta: { name: 'test-env', title: 'Test', description: 'A test environment.', skills: ['testing'], levels: 3 } },
+  single: {
+    source: envSource(),
+    meta: { name: 'test-env', title: 'Test', description: 'A test environment.', skills: ['testing'], levels: 3 },
+  },
   episodic: { source: WAREHOUSE, meta: { name: 'warehouse-restock', kind: 'episodic', levels: 8 } },
   code: { source: INVERSIONS, meta: { name: 'count-inversions', kind: 'code', levels: 6 } },
 };
@@ -49,8 +63,19 @@ describe('kinds', () => {
   });
 
   it("a kind goes by one canonical name; its label ('single-turn') is an alias only canonicalKind accepts", () => {
-    expect(KIND_NAMES.map((name) => [name, kindNamed(name).name, kindNamed(name).label])).toEqual([['single', 'single', 'single-turn'], ['episodic', 'episodic', 'episodic'], ['code', 'code', 'code']]);
-    expect(['single', 'single-turn', 'episodic', 'code', 'mixed', 'Single'].map(canonicalKind)).toEqual(['single', 'single', 'episodic', 'code', undefined, undefined]);
+    expect(KIND_NAMES.map((name) => [name, kindNamed(name).name, kindNamed(name).label])).toEqual([
+      ['single', 'single', 'single-turn'],
+      ['episodic', 'episodic', 'episodic'],
+      ['code', 'code', 'code'],
+    ]);
+    expect(['single', 'single-turn', 'episodic', 'code', 'mixed', 'Single'].map(canonicalKind)).toEqual([
+      'single',
+      'single',
+      'episodic',
+      'code',
+      undefined,
+      undefined,
+    ]);
   });
 
   it('a v2 module, whose meta says kind: episodic, is episodic', () => {
@@ -77,7 +102,9 @@ for (const name of Object.keys(KINDS) as KindName[]) {
     afterAll(() => pool.close());
 
     it('names prompt templates that exist, and seeds in a folder of modules', () => {
-      expect(Object.values(kind.prompts).filter((template) => !(PROMPT_NAMES as readonly string[]).includes(template))).toEqual([]);
+      expect(
+        Object.values(kind.prompts).filter((template) => !(PROMPT_NAMES as readonly string[]).includes(template)),
+      ).toEqual([]);
       expect(readdirSync(kind.seeds.dir).some((f) => f.endsWith('.js'))).toBe(true);
       expect(kind.sampleLimits.compact.samples).toBeLessThanOrEqual(kind.sampleLimits.standard.samples);
     });
@@ -92,20 +119,24 @@ for (const name of Object.keys(KINDS) as KindName[]) {
       const load = await pool.load(source);
       expect(load.ok).toBe(true);
       expect(Object.keys(kind.exports).length).toBeGreaterThan(0);
-      for (const [exported, type] of Object.entries(kind.exports)) expect(load.ok && load.exports[exported], exported).toBe(type);
+      for (const [exported, type] of Object.entries(kind.exports))
+        expect(load.ok && load.exports[exported], exported).toBe(type);
     });
 
     it('runs one episode per request, deterministically, with the reference scoring 1', async () => {
       expect(episodes).toHaveLength(requests.length);
       for (const e of episodes) expect(scoreOf(e.referenceVerdict)).toBe(1);
       const again = (await kind.runEpisodes(pool, source, requests, { fresh: true })).episodes;
-      expect(again.map((e) => e.ok && JSON.stringify(e.instance))).toEqual(episodes.map((e) => JSON.stringify(e.instance)));
+      expect(again.map((e) => e.ok && JSON.stringify(e.instance))).toEqual(
+        episodes.map((e) => JSON.stringify(e.instance)),
+      );
     });
 
     it('applies only probe families the validator knows, and the validator probes its fixture in them', async () => {
       // A kind whose hack stage is only the checks registry's (code) names no probe families: it must have checks there.
       if (kind.probeFamilies.length === 0) return expect(CHECKS.some((c) => c.kinds.includes(name))).toBe(true);
-      for (const family of kind.probeFamilies) expect([...PROBE_FAMILIES, ...EPISODIC_PROBE_FAMILIES]).toContain(family);
+      for (const family of kind.probeFamilies)
+        expect([...PROBE_FAMILIES, ...EPISODIC_PROBE_FAMILIES]).toContain(family);
       const families = await probeFamiliesOf(name, pool, source, episodes);
       expect(families.filter((f) => kind.probeFamilies.includes(f)).length).toBeGreaterThan(episodes.length);
     });

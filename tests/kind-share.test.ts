@@ -19,7 +19,7 @@ describe('the mixed kind share', () => {
     expect(new KindShare('mixed', 1).start('single')).toBe(true);
   });
 
-  it('asks for both kinds until one is full, then sets that kind\'s specs aside and asks for the other alone', () => {
+  it("asks for both kinds until one is full, then sets that kind's specs aside and asks for the other alone", () => {
     const share = new KindShare('mixed', 2);
     expect(share.ask()).toBe('mixed');
     expect(share.start('single')).toBe(true);
@@ -32,7 +32,7 @@ describe('the mixed kind share', () => {
     expect([share.start('single'), share.setAside]).toEqual([false, 2]);
   });
 
-  it('hands the rest of a kind\'s share to the other when a round asked for that kind alone brings nothing', () => {
+  it("hands the rest of a kind's share to the other when a round asked for that kind alone brings nothing", () => {
     const share = new KindShare('mixed', 4);
     share.start('single');
     share.admitted('single');
@@ -48,6 +48,10 @@ describe('the mixed kind share', () => {
 
   it('a single-kind batch is not shared', () => {
     const share = new KindShare('single', 3);
-    expect([share.ask(), share.start('episodic'), share.wanted]).toEqual(['single', true, { single: 3, episodic: 0, code: 0 }]);
+    expect([share.ask(), share.start('episodic'), share.wanted]).toEqual([
+      'single',
+      true,
+      { single: 3, episodic: 0, code: 0 },
+    ]);
   });
 });

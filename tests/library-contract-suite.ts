@@ -3,10 +3,25 @@
 // rejections, incidents, stats and integrity.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meta } from '../contract/schema.js';
-import { LibraryError, SCORE_WINDOW, trustedTallies, type EnvRecord, type IncidentInput, type JournalEntry, type Library } from '../library/contract.js';
+import {
+  LibraryError,
+  SCORE_WINDOW,
+  trustedTallies,
+  type EnvRecord,
+  type IncidentInput,
+  type JournalEntry,
+  type Library,
+} from '../library/contract.js';
 import { hashSource } from '../contract/hash.js';
 import { fingerprint } from '../validators/novelty/fingerprint.js';
-import { fakeAdmission, fakeRejection, fakeReport, sampleMeta, sampleSource, variantSource } from './helpers/library-fixtures.js';
+import {
+  fakeAdmission,
+  fakeRejection,
+  fakeReport,
+  sampleMeta,
+  sampleSource,
+  variantSource,
+} from './helpers/library-fixtures.js';
 
 export interface LibraryFixtureOptions {
   /** Rejected candidates' reports kept at most (the factory must honour it). */
@@ -34,7 +49,10 @@ export interface ModuleAccess {
 const byNameVersion = (a: EnvRecord, b: EnvRecord) => a.name.localeCompare(b.name) || a.version - b.version;
 const ids = (envs: EnvRecord[]) => [...envs].sort(byNameVersion).map((e) => `${e.name}@${e.version}`);
 
-export function libraryContract(name: string, make: (options?: LibraryFixtureOptions) => Promise<LibraryFixture>): void {
+export function libraryContract(
+  name: string,
+  make: (options?: LibraryFixtureOptions) => Promise<LibraryFixture>,
+): void {
   describe(`${name} (Library contract)`, () => {
     const open: LibraryFixture[] = [];
     let f: LibraryFixture;
@@ -51,7 +69,8 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       const base = sampleSource(meta);
       const source = variant === undefined ? base : variantSource(base, variant);
       const result = await library.admit(fakeAdmission(source, meta, author));
-      if (result.status === 'duplicate') throw new Error(`${meta.name} was refused as a duplicate: ${JSON.stringify(result.problems)}`);
+      if (result.status === 'duplicate')
+        throw new Error(`${meta.name} was refused as a duplicate: ${JSON.stringify(result.problems)}`);
       return { ...result, source };
     };
 
@@ -68,7 +87,17 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         const meta = sampleMeta('first-env');
         const { status, env, source } = await admit(meta);
         expect(status).toBe('admitted');
-        expect(env).toMatchObject({ name: 'first-env', version: 1, hash: hashSource(source), status: 'active', retiredReason: null, meta, lineage: { author: 'test' }, validatorVersion: 'test', fingerprint: null });
+        expect(env).toMatchObject({
+          name: 'first-env',
+          version: 1,
+          hash: hashSource(source),
+          status: 'active',
+          retiredReason: null,
+          meta,
+          lineage: { author: 'test' },
+          validatorVersion: 'test',
+          fingerprint: null,
+        });
         expect(env.report.verdict).toBe('admit');
         expect(env.report.hash).toBe(env.hash);
         expect(env.curve).toEqual(env.report.curve);
@@ -123,7 +152,9 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('refuses a rejecting report', async () => {
         const meta = sampleMeta('rejected-env');
         const source = sampleSource(meta);
-        await expect(lib.admit({ source, report: fakeReport(source, meta, 'reject'), lineage: { author: 'test' } })).rejects.toThrow(LibraryError);
+        await expect(
+          lib.admit({ source, report: fakeReport(source, meta, 'reject'), lineage: { author: 'test' } }),
+        ).rejects.toThrow(LibraryError);
         expect(await lib.get('rejected-env')).toBeUndefined();
         expect(await f.modules.read(hashSource(source))).toBeUndefined();
       });
@@ -155,7 +186,11 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect(ids(await lib.list({ status: 'retired' }))).toEqual(['list-b@1']);
         expect(ids(await lib.list({ status: 'all' }))).toEqual(['list-a@2', 'list-b@1']);
         expect(ids(await lib.list({ status: 'all', allVersions: true }))).toEqual(['list-a@1', 'list-a@2', 'list-b@1']);
-        expect((await lib.list({ status: 'retired' }))[0]).toMatchObject({ hash: b1.hash, status: 'retired', retiredReason: 'superseded' });
+        expect((await lib.list({ status: 'retired' }))[0]).toMatchObject({
+          hash: b1.hash,
+          status: 'retired',
+          retiredReason: 'superseded',
+        });
       });
 
       it('when only the newest version is retired, the newest active one is listed', async () => {
@@ -208,10 +243,20 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await admit(meta, 2);
         const changed = await lib.retire('retire-env', 'verifier accepts empty answers');
         expect(ids(changed)).toEqual(['retire-env@1', 'retire-env@2']);
-        for (const env of changed) expect(env).toMatchObject({ status: 'retired', retiredReason: 'verifier accepts empty answers' });
-        expect(await lib.get('retire-env')).toMatchObject({ version: 2, status: 'retired', retiredReason: 'verifier accepts empty answers' });
+        for (const env of changed)
+          expect(env).toMatchObject({ status: 'retired', retiredReason: 'verifier accepts empty answers' });
+        expect(await lib.get('retire-env')).toMatchObject({
+          version: 2,
+          status: 'retired',
+          retiredReason: 'verifier accepts empty answers',
+        });
         const old = await lib.get('retire-env', 1);
-        expect(old).toMatchObject({ status: 'retired', retiredReason: 'verifier accepts empty answers', hash: v1.hash, createdAt: v1.createdAt });
+        expect(old).toMatchObject({
+          status: 'retired',
+          retiredReason: 'verifier accepts empty answers',
+          hash: v1.hash,
+          createdAt: v1.createdAt,
+        });
         expect(Date.parse(old?.updatedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(v1.updatedAt));
         // Nothing active is left: retiring again changes nothing, and the first reason stays.
         expect(await lib.retire('retire-env', 'again')).toEqual([]);
@@ -261,7 +306,12 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.recordRejection({ ...one, lineage: { author: 'test', batchId: 'batch-a' } });
         const two = fakeRejection(variantSource(sampleSource(meta), 1), meta);
         two.report.problems = [
-          { code: 'E_ACCEPTS_EMPTY', stage: 'hack', message: 'verify pays for an empty response (test fixture)', evidence: { response: '' } },
+          {
+            code: 'E_ACCEPTS_EMPTY',
+            stage: 'hack',
+            message: 'verify pays for an empty response (test fixture)',
+            evidence: { response: '' },
+          },
           { code: 'E_UNSOLVED', stage: 'solvability', message: 'the reference scores 0 (test fixture)' },
         ];
         await lib.recordRejection({ ...two, lineage: { author: 'test', batchId: 'batch-b' } });
@@ -270,8 +320,14 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
           ['rejected-listed', 'batch-b', 'E_ACCEPTS_EMPTY'],
           ['rejected-listed', 'batch-a', 'E_MISSING_EXPORT'],
         ]);
-        expect(all[0]).toMatchObject({ codes: ['E_ACCEPTS_EMPTY', 'E_UNSOLVED'], firstProblem: { stage: 'hack', message: expect.stringMatching(/empty response/) }, hash: hashSource(two.source) });
-        expect((await lib.rejections({ batchId: 'batch-a' })).map((r) => r.firstProblem?.code)).toEqual(['E_MISSING_EXPORT']);
+        expect(all[0]).toMatchObject({
+          codes: ['E_ACCEPTS_EMPTY', 'E_UNSOLVED'],
+          firstProblem: { stage: 'hack', message: expect.stringMatching(/empty response/) },
+          hash: hashSource(two.source),
+        });
+        expect((await lib.rejections({ batchId: 'batch-a' })).map((r) => r.firstProblem?.code)).toEqual([
+          'E_MISSING_EXPORT',
+        ]);
         expect((await lib.rejections({ code: 'E_UNSOLVED' })).map((r) => r.lineage.batchId)).toEqual(['batch-b']);
         expect(await lib.rejections({ batchId: 'batch-a', code: 'E_UNSOLVED' })).toEqual([]);
         expect(await lib.rejections({ limit: 1 })).toHaveLength(1);
@@ -280,7 +336,8 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('retention keeps only the newest N', async () => {
         const small = (await fresh({ rejectionRetention: 3 })).library;
         const meta = sampleMeta('rejected-many');
-        for (let i = 0; i < 7; i++) await small.recordRejection(fakeRejection(variantSource(sampleSource(meta), i), meta));
+        for (let i = 0; i < 7; i++)
+          await small.recordRejection(fakeRejection(variantSource(sampleSource(meta), i), meta));
         expect((await small.stats()).rejections).toBe(3);
         // Admissions are unaffected by retention.
         await admit(meta, 100, 'test', small);
@@ -291,7 +348,17 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
 
     describe('incidents', () => {
       const incident = (hash: string, overrides: Partial<IncidentInput> = {}): IncidentInput => ({
-        hash, name: 'incident-env', version: 1, seed: 2 ** 40 + 3, level: 2, code: 'E_TIMEOUT', fn: 'verify', message: 'ran past its budget', origin: 'serve', confirmed: false, ...overrides,
+        hash,
+        name: 'incident-env',
+        version: 1,
+        seed: 2 ** 40 + 3,
+        level: 2,
+        code: 'E_TIMEOUT',
+        fn: 'verify',
+        message: 'ran past its budget',
+        origin: 'serve',
+        confirmed: false,
+        ...overrides,
       });
 
       it('are recorded with what replays them, listed oldest first, and resolved per module hash', async () => {
@@ -300,7 +367,15 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         // A response is kept whole (revalidation replays exactly what production saw), also when it recurs.
         const long = `${'(1 '.repeat(400_000)}\u{1F600}`;
         const first = await lib.recordIncident(incident(a, { response: long, confirmed: true }));
-        expect(first).toMatchObject({ hash: a, seed: 2 ** 40 + 3, level: 2, code: 'E_TIMEOUT', confirmed: true, resolvedAt: null, resolution: null });
+        expect(first).toMatchObject({
+          hash: a,
+          seed: 2 ** 40 + 3,
+          level: 2,
+          code: 'E_TIMEOUT',
+          confirmed: true,
+          resolvedAt: null,
+          resolution: null,
+        });
         expect(first.response === long).toBe(true);
         await lib.recordIncident(incident(b, { code: 'E_SCORE', origin: 'export' }));
         await lib.recordIncident(incident(a, { code: 'E_THROWN', response: long }));
@@ -310,12 +385,17 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect(await lib.resolveIncidents(a, 'retired by revalidation')).toBe(2);
         expect(await lib.resolveIncidents(a, 'again')).toBe(0);
         expect((await lib.incidents({ open: true })).map((i) => i.hash)).toEqual([b]);
-        expect((await lib.incidents({ hash: a }))[0]).toMatchObject({ resolution: 'retired by revalidation', resolvedAt: expect.any(String) });
+        expect((await lib.incidents({ hash: a }))[0]).toMatchObject({
+          resolution: 'retired by revalidation',
+          resolvedAt: expect.any(String),
+        });
       });
 
       it("keep whose input reached them (a client's hash), when only a client's did", async () => {
         const c = hashSource('client-incident');
-        const kept = await lib.recordIncident(incident(c, { fn: 'step(action log)', client: 'client:0123456789ab', confirmed: true }));
+        const kept = await lib.recordIncident(
+          incident(c, { fn: 'step(action log)', client: 'client:0123456789ab', confirmed: true }),
+        );
         expect(kept).toMatchObject({ fn: 'step(action log)', client: 'client:0123456789ab' });
         expect(await lib.recordIncident(incident(c))).not.toHaveProperty('client');
         expect((await lib.incidents({ hash: c })).map((i) => i.client ?? null)).toEqual(['client:0123456789ab', null]);
@@ -325,7 +405,9 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('refuses incidents that could not be replayed', async () => {
         await expect(lib.recordIncident(incident('not-a-hash'))).rejects.toThrow(LibraryError);
         await expect(lib.recordIncident(incident(hashSource('c'), { seed: -1 }))).rejects.toThrow(/seed/);
-        await expect(lib.recordIncident(incident(hashSource('c'), { origin: 'elsewhere' as 'serve' }))).rejects.toThrow(/origin/);
+        await expect(lib.recordIncident(incident(hashSource('c'), { origin: 'elsewhere' as 'serve' }))).rejects.toThrow(
+          /origin/,
+        );
         await expect(lib.resolveIncidents(hashSource('c'), ' ')).rejects.toThrow(/reason/);
       });
     });
@@ -346,7 +428,18 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.get('stamped-env');
         await lib.stats();
         await same();
-        await lib.recordIncident({ hash: env.hash, name: env.name, version: 1, seed: 1, level: 1, code: 'E_TIMEOUT', fn: 'verify', message: 'slow', origin: 'serve', confirmed: false });
+        await lib.recordIncident({
+          hash: env.hash,
+          name: env.name,
+          version: 1,
+          seed: 1,
+          level: 1,
+          code: 'E_TIMEOUT',
+          fn: 'verify',
+          message: 'slow',
+          origin: 'serve',
+          confirmed: false,
+        });
         await changed();
         await lib.retire('stamped-env', 'stamped');
         await changed();
@@ -355,7 +448,16 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
 
     describe('stats', () => {
       it('is empty for an empty library', async () => {
-        expect(await lib.stats()).toEqual({ environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, byKind: { single: 0, episodic: 0, code: 0 }, levels: null, rejections: 0 });
+        expect(await lib.stats()).toEqual({
+          environments: 0,
+          versions: 0,
+          byStatus: {},
+          bySkill: {},
+          byAuthor: {},
+          byKind: { single: 0, episodic: 0, code: 0 },
+          levels: null,
+          rejections: 0,
+        });
       });
 
       it('counts by status, by skill and author (of active versions) and gives the levels range of active environments', async () => {
@@ -404,7 +506,16 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('startBatch creates a running batch with its options; getBatch and listBatches see it', async () => {
         const options = { target: 10, budgetUsd: 2.5, skills: ['graphs'], nested: { model: 'openai:gpt-4.1' } };
         const batch = await lib.startBatch('batch-1', options);
-        expect(batch).toEqual({ id: 'batch-1', status: 'running', options, createdAt: batch.createdAt, updatedAt: batch.createdAt, finishedAt: null, report: null, ledger: null });
+        expect(batch).toEqual({
+          id: 'batch-1',
+          status: 'running',
+          options,
+          createdAt: batch.createdAt,
+          updatedAt: batch.createdAt,
+          finishedAt: null,
+          report: null,
+          ledger: null,
+        });
         expect(Number.isNaN(Date.parse(batch.createdAt))).toBe(false);
         expect(await lib.getBatch('batch-1')).toEqual(batch);
         expect(await lib.listBatches()).toEqual([batch]);
@@ -417,7 +528,9 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('options are stored as JSON: undefined becomes null, dates become strings', async () => {
         expect((await lib.startBatch('json-undefined', undefined)).options).toBeNull();
         const at = new Date('2024-01-02T03:04:05.000Z');
-        expect((await lib.startBatch('json-date', { at, skip: undefined })).options).toEqual({ at: '2024-01-02T03:04:05.000Z' });
+        expect((await lib.startBatch('json-date', { at, skip: undefined })).options).toEqual({
+          at: '2024-01-02T03:04:05.000Z',
+        });
         const cyclic: Record<string, unknown> = {};
         cyclic.self = cyclic;
         await errorOf(lib.startBatch('json-cyclic', cyclic));
@@ -449,7 +562,14 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.saveBatchLedger('failed-batch', { usd: 0.5 });
         await lib.finishBatch('failed-batch', 'failed', { error: 'provider down' });
         const reopened = await lib.startBatch('failed-batch', { target: 7 });
-        expect(reopened).toMatchObject({ id: 'failed-batch', status: 'running', options: { target: 5 }, finishedAt: null, report: null, ledger: { usd: 0.5 } });
+        expect(reopened).toMatchObject({
+          id: 'failed-batch',
+          status: 'running',
+          options: { target: 5 },
+          finishedAt: null,
+          report: null,
+          ledger: { usd: 0.5 },
+        });
         expect(summary(await lib.journal('failed-batch'))).toEqual(['1:call:x']);
         expect(summary(await lib.appendJournal('failed-batch', [entry('call', 'y')]))).toEqual(['2:call:y']);
       });
@@ -458,10 +578,20 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.startBatch('seq-a', {});
         await lib.startBatch('seq-b', {});
         const [a1] = await lib.appendJournal('seq-a', [entry('call', 'k1', { tokens: 10, usd: 0.01 })]);
-        expect(a1).toEqual({ batchId: 'seq-a', seq: 1, kind: 'call', key: 'k1', payload: { tokens: 10, usd: 0.01 }, createdAt: a1!.createdAt });
+        expect(a1).toEqual({
+          batchId: 'seq-a',
+          seq: 1,
+          kind: 'call',
+          key: 'k1',
+          payload: { tokens: 10, usd: 0.01 },
+          createdAt: a1!.createdAt,
+        });
         expect(Number.isNaN(Date.parse(a1!.createdAt))).toBe(false);
         expect(summary(await lib.appendJournal('seq-b', [entry('call', 'k1')]))).toEqual(['1:call:k1']);
-        expect(summary(await lib.appendJournal('seq-a', [entry('call', 'k2'), entry('admitted', 'k2')]))).toEqual(['2:call:k2', '3:admitted:k2']);
+        expect(summary(await lib.appendJournal('seq-a', [entry('call', 'k2'), entry('admitted', 'k2')]))).toEqual([
+          '2:call:k2',
+          '3:admitted:k2',
+        ]);
         expect(summary(await lib.appendJournal('seq-b', [entry('rejected', 'k9')]))).toEqual(['2:rejected:k9']);
         expect(await lib.appendJournal('seq-a', [])).toEqual([]);
         const journal = await lib.journal('seq-a');
@@ -479,12 +609,25 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         // The same key under another kind is a different entry.
         expect(summary(await lib.appendJournal('idem', [entry('admitted', 'req-1')]))).toEqual(['2:admitted:req-1']);
         // A replayed prefix and new work in one call: the old keep their seqs, the new continue after them.
-        const mixed = await lib.appendJournal('idem', [entry('call', 'req-1'), entry('call', 'req-2'), entry('admitted', 'req-1'), entry('call', 'req-3')]);
+        const mixed = await lib.appendJournal('idem', [
+          entry('call', 'req-1'),
+          entry('call', 'req-2'),
+          entry('admitted', 'req-1'),
+          entry('call', 'req-3'),
+        ]);
         expect(summary(mixed)).toEqual(['1:call:req-1', '3:call:req-2', '2:admitted:req-1', '4:call:req-3']);
         // A key twice within one call is one entry.
-        expect(summary(await lib.appendJournal('idem', [entry('call', 'req-4', 1), entry('call', 'req-4', 2)]))).toEqual(['5:call:req-4', '5:call:req-4']);
+        expect(
+          summary(await lib.appendJournal('idem', [entry('call', 'req-4', 1), entry('call', 'req-4', 2)])),
+        ).toEqual(['5:call:req-4', '5:call:req-4']);
         const journal = await lib.journal('idem');
-        expect(summary(journal)).toEqual(['1:call:req-1', '2:admitted:req-1', '3:call:req-2', '4:call:req-3', '5:call:req-4']);
+        expect(summary(journal)).toEqual([
+          '1:call:req-1',
+          '2:admitted:req-1',
+          '3:call:req-2',
+          '4:call:req-3',
+          '5:call:req-4',
+        ]);
         expect(journal[0]!.payload).toEqual({ usd: 0.02 });
         expect(journal[4]!.payload).toBe(1);
       });
@@ -493,7 +636,11 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.startBatch('kinds', {});
         for (let i = 0; i < 6; i++) await lib.appendJournal('kinds', [entry(i % 2 ? 'admitted' : 'call', `k${i}`)]);
         expect(summary(await lib.journal('kinds', 'call'))).toEqual(['1:call:k0', '3:call:k2', '5:call:k4']);
-        expect(summary(await lib.journal('kinds', 'admitted'))).toEqual(['2:admitted:k1', '4:admitted:k3', '6:admitted:k5']);
+        expect(summary(await lib.journal('kinds', 'admitted'))).toEqual([
+          '2:admitted:k1',
+          '4:admitted:k3',
+          '6:admitted:k5',
+        ]);
         expect(await lib.journal('kinds', 'no-such-kind')).toEqual([]);
       });
 
@@ -502,13 +649,18 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.appendJournal('atomic', [entry('call', 'before')]);
         const cyclic: Record<string, unknown> = {};
         cyclic.self = cyclic;
-        await errorOf(lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('call', 'bad', cyclic), entry('call', 'ok-2')]));
+        await errorOf(
+          lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('call', 'bad', cyclic), entry('call', 'ok-2')]),
+        );
         await errorOf(lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('', 'no-kind')]));
         await errorOf(lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('call', '')]));
         await errorOf(lib.appendJournal('atomic', [entry('call', 'ok-1')], { ledger: cyclic }));
         expect(summary(await lib.journal('atomic'))).toEqual(['1:call:before']);
         expect((await lib.getBatch('atomic'))?.ledger).toBeNull();
-        expect(summary(await lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('call', 'ok-2')]))).toEqual(['2:call:ok-1', '3:call:ok-2']);
+        expect(summary(await lib.appendJournal('atomic', [entry('call', 'ok-1'), entry('call', 'ok-2')]))).toEqual([
+          '2:call:ok-1',
+          '3:call:ok-2',
+        ]);
       });
 
       it('the ledger is the latest snapshot: saveBatchLedger and appendJournal with a ledger overwrite it', async () => {
@@ -535,7 +687,14 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.saveBatchLedger('finish-me', { usd: 1 });
         const report = { funnel: { specs: 3, admitted: 1 }, markdown: '# Batch\n' };
         const finished = await lib.finishBatch('finish-me', 'finished', report);
-        expect(finished).toMatchObject({ id: 'finish-me', status: 'finished', options: { target: 1 }, report, ledger: { usd: 1 }, createdAt: started.createdAt });
+        expect(finished).toMatchObject({
+          id: 'finish-me',
+          status: 'finished',
+          options: { target: 1 },
+          report,
+          ledger: { usd: 1 },
+          createdAt: started.createdAt,
+        });
         expect(finished.finishedAt).not.toBeNull();
         expect(finished.updatedAt).toBe(finished.finishedAt);
         expect(Date.parse(finished.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(started.createdAt));
@@ -565,7 +724,12 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect((await lib.listBatches()).map((b) => b.id)).toEqual(['list-4', 'list-3', 'list-2', 'list-1']);
         expect((await lib.listBatches(2)).map((b) => b.id)).toEqual(['list-4', 'list-3']);
         expect(await lib.listBatches(0)).toEqual([]);
-        expect((await lib.listBatches(100)).map((b) => b.status)).toEqual(['running', 'running', 'finished', 'running']);
+        expect((await lib.listBatches(100)).map((b) => b.status)).toEqual([
+          'running',
+          'running',
+          'finished',
+          'running',
+        ]);
         // Resuming does not reorder.
         await lib.startBatch('list-1', {});
         expect((await lib.listBatches(1)).map((b) => b.id)).toEqual(['list-4']);
@@ -598,10 +762,15 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         await lib.startBatch('admit-batch', {});
         const meta = sampleMeta('batch-env');
         const source = sampleSource(meta);
-        const { status, env } = await lib.admit({ ...fakeAdmission(source, meta), lineage: { author: 'test', batchId: 'admit-batch' } });
+        const { status, env } = await lib.admit({
+          ...fakeAdmission(source, meta),
+          lineage: { author: 'test', batchId: 'admit-batch' },
+        });
         expect(status).toBe('admitted');
         expect(env?.lineage).toEqual({ author: 'test', batchId: 'admit-batch' });
-        await lib.appendJournal('admit-batch', [entry('admitted', env!.hash, { name: env!.name, version: env!.version })]);
+        await lib.appendJournal('admit-batch', [
+          entry('admitted', env!.hash, { name: env!.name, version: env!.version }),
+        ]);
         expect((await lib.journal('admit-batch', 'admitted'))[0]?.payload).toEqual({ name: 'batch-env', version: 1 });
         expect((await lib.stats()).versions).toBe(1);
         expect((await lib.integrityCheck()).ok).toBe(true);
@@ -616,13 +785,23 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
     });
 
     describe('trainer scores', () => {
-      const tally = (name: string, level: number, n: number, passed: number, version = 1, trusted = false) => ({ name, version, level, n, passed, scoreSum: passed, trusted });
+      const tally = (name: string, level: number, n: number, passed: number, version = 1, trusted = false) => ({
+        name,
+        version,
+        level,
+        n,
+        passed,
+        scoreSum: passed,
+        trusted,
+      });
 
       it('adds counts per name, version and level, and lists them in order', async () => {
         expect(await lib.scoreTallies()).toEqual([]);
         await lib.recordScores([tally('b-env', 2, 10, 3), tally('a-env', 1, 4, 4)]);
         await lib.recordScores([tally('b-env', 2, 10, 7), tally('b-env', 2, 5, 0, 2)]);
-        const got = (await lib.scoreTallies()).map(({ updatedAt, ...t }) => (expect(typeof updatedAt).toBe('string'), t));
+        const got = (await lib.scoreTallies()).map(
+          ({ updatedAt, ...t }) => (expect(typeof updatedAt).toBe('string'), t),
+        );
         expect(got).toEqual([tally('a-env', 1, 4, 4), tally('b-env', 2, 20, 10), tally('b-env', 2, 5, 0, 2)]);
       });
 
@@ -654,7 +833,11 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       });
 
       it('refuses impossible counts, recording none of the call', async () => {
-        for (const bad of [[tally('ok-env', 1, 2, 1), tally('bad-env', 1, 2, 3)], [tally('', 1, 2, 1)], [tally('lvl-env', 0, 2, 1)]]) {
+        for (const bad of [
+          [tally('ok-env', 1, 2, 1), tally('bad-env', 1, 2, 3)],
+          [tally('', 1, 2, 1)],
+          [tally('lvl-env', 0, 2, 1)],
+        ]) {
           await expect(lib.recordScores(bad)).rejects.toBeInstanceOf(LibraryError);
         }
         expect(await lib.scoreTallies()).toEqual([]);
@@ -685,7 +868,10 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
         expect(await lib.admittedSince(c1)).toEqual({ envs: [b], cursor: c2 });
         expect(await lib.admittedSince(c2)).toEqual({ envs: [], cursor: c2 });
         await lib.retire('cursor-a', 'test');
-        expect((await lib.admittedSince(0)).envs.map((e) => `${e.name}:${e.status}`)).toEqual(['cursor-a:retired', 'cursor-b:active']);
+        expect((await lib.admittedSince(0)).envs.map((e) => `${e.name}:${e.status}`)).toEqual([
+          'cursor-a:retired',
+          'cursor-b:active',
+        ]);
       });
 
       it('with a novelty cursor, a near-duplicate of something admitted after it is refused and nothing is written', async () => {
@@ -709,15 +895,21 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
       it('a new version of the same name, the same code again, and an admission without a cursor are not duplicates', async () => {
         const before = await lib.admissionCursor();
         await lib.admit({ ...printed(sampleMeta('versioned'), 1), noveltyCursor: before });
-        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).env?.version).toBe(2);
-        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).status).toBe('exists');
+        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).env?.version).toBe(
+          2,
+        );
+        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).status).toBe(
+          'exists',
+        );
         expect((await lib.admit(printed(sampleMeta('uncursored')))).status).toBe('admitted');
       });
 
       it('concurrent writers with one snapshot admit exactly one of a family of near-duplicates', async () => {
         const writers = [lib, ...(await Promise.all([1, 2, 3].map(() => f.peer())))];
         const before = await lib.admissionCursor();
-        const results = await Promise.all(writers.map((w, i) => w.admit({ ...printed(sampleMeta(`family-${i}`)), noveltyCursor: before })));
+        const results = await Promise.all(
+          writers.map((w, i) => w.admit({ ...printed(sampleMeta(`family-${i}`)), noveltyCursor: before })),
+        );
         expect(results.filter((r) => r.status === 'admitted')).toHaveLength(1);
         expect(results.filter((r) => r.status === 'duplicate')).toHaveLength(writers.length - 1);
         expect((await lib.list()).filter((e) => e.name.startsWith('family-'))).toHaveLength(1);
@@ -727,12 +919,21 @@ export function libraryContract(name: string, make: (options?: LibraryFixtureOpt
     describe('integrity', () => {
       let envs: Array<{ env: EnvRecord; source: string }>;
       beforeEach(async () => {
-        envs = [await admit(sampleMeta('check-a'), 1), await admit(sampleMeta('check-a'), 2), await admit(sampleMeta('check-b'))];
+        envs = [
+          await admit(sampleMeta('check-a'), 1),
+          await admit(sampleMeta('check-a'), 2),
+          await admit(sampleMeta('check-b')),
+        ];
       });
 
       it('is ok on a clean library (and on an empty one)', async () => {
         expect(await lib.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 3, orphanFiles: [] });
-        expect(await (await fresh()).library.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 0, orphanFiles: [] });
+        expect(await (await fresh()).library.integrityCheck()).toEqual({
+          ok: true,
+          problems: [],
+          checkedFiles: 0,
+          orphanFiles: [],
+        });
         expect(await lib.gc()).toEqual([]);
         for (const { env, source } of envs) expect(await lib.source(env)).toBe(source);
       });

@@ -60,8 +60,13 @@ const FIXTURES: Record<StoreName, (options?: LibraryFixtureOptions) => Promise<L
     return {
       library,
       modules: {
-        read: async (hash) => (await sql.query('SELECT source FROM envforge.modules WHERE hash = $1', [hash])).rows[0]?.source,
-        write: async (hash, text) => void (await sql.query('INSERT INTO envforge.modules VALUES ($1, $2) ON CONFLICT (hash) DO UPDATE SET source = $2', [hash, text])),
+        read: async (hash) =>
+          (await sql.query('SELECT source FROM envforge.modules WHERE hash = $1', [hash])).rows[0]?.source,
+        write: async (hash, text) =>
+          void (await sql.query(
+            'INSERT INTO envforge.modules VALUES ($1, $2) ON CONFLICT (hash) DO UPDATE SET source = $2',
+            [hash, text],
+          )),
         remove: async (hash) => void (await sql.query('DELETE FROM envforge.modules WHERE hash = $1', [hash])),
         name: moduleName,
       },

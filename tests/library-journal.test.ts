@@ -16,7 +16,14 @@ import { INDEX_FILE, SqliteLibrary } from '../library/sqlite/store.js';
 import { postgresForTests } from './helpers/postgres.js';
 import { hashSource } from '../contract/hash.js';
 import { fakeRejection, fakeReport, sampleMeta, sampleSource } from './helpers/library-fixtures.js';
-import { JOURNAL_SHARED_BATCHES, OWN_BATCH_GROUPS, spawnJournalLoop, type JournalLoop, type LoopLedger, type LoopPayload } from './helpers/journal-loop.js';
+import {
+  JOURNAL_SHARED_BATCHES,
+  OWN_BATCH_GROUPS,
+  spawnJournalLoop,
+  type JournalLoop,
+  type LoopLedger,
+  type LoopPayload,
+} from './helpers/journal-loop.js';
 import { killAfter, killDelay } from './helpers/killable.js';
 
 let root: string;
@@ -76,7 +83,18 @@ describe('schema 2 (batches and journal)', () => {
     db.prepare(
       `INSERT INTO envs (name, version, hash, meta, skills, levels, report, curve, fingerprint, lineage, author, validator_version, created_at, updated_at)
        VALUES (?, 1, ?, ?, ?, ?, ?, ?, NULL, ?, 'seed', 'test', ?, ?)`,
-    ).run(meta.name, hash, JSON.stringify(meta), JSON.stringify(meta.skills), meta.levels, JSON.stringify(report), JSON.stringify(report.curve), JSON.stringify({ author: 'seed', batchId: 'old-batch' }), at, at);
+    ).run(
+      meta.name,
+      hash,
+      JSON.stringify(meta),
+      JSON.stringify(meta.skills),
+      meta.levels,
+      JSON.stringify(report),
+      JSON.stringify(report.curve),
+      JSON.stringify({ author: 'seed', batchId: 'old-batch' }),
+      at,
+      at,
+    );
     const rejection = fakeRejection(`${source}// rejected\n`, meta);
     db.prepare('INSERT INTO rejections (hash, name, codes, report, lineage, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
       hashSource(rejection.source),
@@ -113,9 +131,25 @@ describe('schema 2 (batches and journal)', () => {
       expect(userVersionOf(dir)).toBe(SCHEMA_VERSION);
       expect(await library.incidents()).toEqual([]);
       const env = await library.get('old-env');
-      expect(env).toMatchObject({ name: 'old-env', version: 1, hash, meta, status: 'active', lineage: { author: 'seed', batchId: 'old-batch' }, createdAt: at, updatedAt: at });
+      expect(env).toMatchObject({
+        name: 'old-env',
+        version: 1,
+        hash,
+        meta,
+        status: 'active',
+        lineage: { author: 'seed', batchId: 'old-batch' },
+        createdAt: at,
+        updatedAt: at,
+      });
       expect(await library.source({ hash })).toBe(source);
-      expect(await library.stats()).toMatchObject({ environments: 1, versions: 1, bySkill: { graphs: 1 }, byAuthor: { seed: 1 }, rejections: 1, levels: { min: 4, max: 4 } });
+      expect(await library.stats()).toMatchObject({
+        environments: 1,
+        versions: 1,
+        bySkill: { graphs: 1 },
+        byAuthor: { seed: 1 },
+        rejections: 1,
+        levels: { min: 4, max: 4 },
+      });
       expect(await library.integrityCheck()).toEqual({ ok: true, problems: [], checkedFiles: 1, orphanFiles: [] });
       expect(await library.listBatches()).toEqual([]);
       await library.startBatch('first-batch', { target: 1 });
@@ -140,7 +174,14 @@ describe('schema 2 (batches and journal)', () => {
     const dir = newDir();
     const first = SqliteLibrary.open(dir, { create: true });
     await first.startBatch('persist', { target: 2 });
-    await first.appendJournal('persist', [{ kind: 'call', key: 'a', payload: { usd: 0.1 } }, { kind: 'admitted', key: 'env-a', payload: null }], { ledger: { usd: 0.1 } });
+    await first.appendJournal(
+      'persist',
+      [
+        { kind: 'call', key: 'a', payload: { usd: 0.1 } },
+        { kind: 'admitted', key: 'env-a', payload: null },
+      ],
+      { ledger: { usd: 0.1 } },
+    );
     await first.startBatch('persist-done', {});
     await first.finishBatch('persist-done', 'finished', { ok: true });
     const before = { batches: await first.listBatches(), journal: await first.journal('persist') };
@@ -181,84 +222,96 @@ describe.each(STORE_RUNS)('the batch journal of the $store library under SIGKILL
     if (store === 'sqlite') await rm(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(store === 'postgres' && server.skipped)(`keeps journals contiguous, groups atomic and commits durable across ${KILLS} kills of a writer`, { timeout: 120_000 }, async () => {
-    /** `batchId|kind|key` -> seq of everything known committed: reported by a writer or seen after a kill. */
-    const durable = new Map<string, number>();
-    const finished = new Set<string>();
-    let previousTotal = 0;
-    let replays = 0;
-    for (let i = 0; i < KILLS; i++) {
-      const delay = killDelayAt(i);
-      const loop = spawnJournalLoop(dir, i * 1_000_000);
-      loops.push(loop);
-      await killAfter(loop, delay, i);
-      const where = `after kill ${i} (${delay} ms after ready)`;
-      expect(loop.stderr(), where).toBe('');
-      // Replays returned the entries already there, with their seqs (no new ones).
-      for (const [id, seq] of loop.replayed) expect(durable.get(id), `${where}: replay of ${id}`).toBe(seq);
-      replays += loop.replayed.size;
-      // Each reported group came back with consecutive seqs.
-      for (const [id, g] of loop.groups) {
-        expect(g.seqs, `${where}: group ${id}`).toEqual(Array.from({ length: g.size }, (_, k) => g.seqs[0]! + k));
-      }
-      for (const [id, seq] of loop.appended) durable.set(id, seq);
-      for (const id of loop.finished) finished.add(id);
-
-      const library = openLibrary(dir);
-      try {
-        expect(await library.integrityCheck(), where).toMatchObject({ ok: true, problems: [] });
-        const batches = await library.listBatches();
-        const ids = new Set(batches.map((b) => b.id));
-        for (const shared of JOURNAL_SHARED_BATCHES) expect(ids.has(shared), `${where}: ${shared}`).toBe(true);
-        const present = new Map<string, number>();
-        let total = 0;
-        for (const batch of batches) {
-          const journal = await library.journal(batch.id);
-          const at = `${where}, batch ${batch.id}`;
-          total += journal.length;
-          // Seqs are exactly 1..n.
-          expect(
-            journal.map((e) => e.seq),
-            at,
-          ).toEqual(Array.from({ length: journal.length }, (_, k) => k + 1));
-          // Every group is whole, in one run of consecutive seqs, in its own order.
-          const groups = new Map<string, JournalEntry[]>();
-          for (const e of journal) {
-            const { group } = e.payload as LoopPayload;
-            groups.set(group, [...(groups.get(group) ?? []), e]);
-          }
-          for (const [group, entries] of groups) {
-            const { size } = entries[0]!.payload as LoopPayload;
-            expect(entries.length, `${at}: group ${group} is partial`).toBe(size);
-            expect(
-              entries.map((e) => e.seq - entries[0]!.seq),
-              `${at}: group ${group}`,
-            ).toEqual(Array.from({ length: size }, (_, k) => k));
-            expect(
-              entries.map((e) => (e.payload as LoopPayload).j),
-              `${at}: group ${group}`,
-            ).toEqual(Array.from({ length: size }, (_, k) => k));
-          }
-          // The ledger saved with the last group agrees with the journal.
-          if (journal.length === 0) expect(batch.ledger, at).toBeNull();
-          else expect(batch.ledger, at).toEqual({ lastSeq: journal.length, group: (journal.at(-1)!.payload as LoopPayload).group } satisfies LoopLedger);
-          // Finished batches stay finished, with their report.
-          if (finished.has(batch.id)) expect(batch, at).toMatchObject({ status: 'finished', report: { groups: OWN_BATCH_GROUPS } });
-          else if (batch.status === 'finished') expect(journal.length, at).toBeGreaterThanOrEqual(OWN_BATCH_GROUPS);
-          else expect(batch.status, at).toBe('running');
-          for (const e of journal) present.set(`${batch.id}|${e.kind}|${e.key}`, e.seq);
+  it.skipIf(store === 'postgres' && server.skipped)(
+    `keeps journals contiguous, groups atomic and commits durable across ${KILLS} kills of a writer`,
+    { timeout: 120_000 },
+    async () => {
+      /** `batchId|kind|key` -> seq of everything known committed: reported by a writer or seen after a kill. */
+      const durable = new Map<string, number>();
+      const finished = new Set<string>();
+      let previousTotal = 0;
+      let replays = 0;
+      for (let i = 0; i < KILLS; i++) {
+        const delay = killDelayAt(i);
+        const loop = spawnJournalLoop(dir, i * 1_000_000);
+        loops.push(loop);
+        await killAfter(loop, delay, i);
+        const where = `after kill ${i} (${delay} ms after ready)`;
+        expect(loop.stderr(), where).toBe('');
+        // Replays returned the entries already there, with their seqs (no new ones).
+        for (const [id, seq] of loop.replayed) expect(durable.get(id), `${where}: replay of ${id}`).toBe(seq);
+        replays += loop.replayed.size;
+        // Each reported group came back with consecutive seqs.
+        for (const [id, g] of loop.groups) {
+          expect(g.seqs, `${where}: group ${id}`).toEqual(Array.from({ length: g.size }, (_, k) => g.seqs[0]! + k));
         }
-        // Durability: what was committed stays, under the same seq.
-        for (const [id, seq] of durable) expect(present.get(id), `${where}: ${id} was committed at seq ${seq}`).toBe(seq);
-        for (const [id, seq] of present) durable.set(id, seq);
-        // Every writer appends at least one group before "ready".
-        expect(total, where).toBeGreaterThan(previousTotal);
-        previousTotal = total;
-      } finally {
-        await library.close();
+        for (const [id, seq] of loop.appended) durable.set(id, seq);
+        for (const id of loop.finished) finished.add(id);
+
+        const library = openLibrary(dir);
+        try {
+          expect(await library.integrityCheck(), where).toMatchObject({ ok: true, problems: [] });
+          const batches = await library.listBatches();
+          const ids = new Set(batches.map((b) => b.id));
+          for (const shared of JOURNAL_SHARED_BATCHES) expect(ids.has(shared), `${where}: ${shared}`).toBe(true);
+          const present = new Map<string, number>();
+          let total = 0;
+          for (const batch of batches) {
+            const journal = await library.journal(batch.id);
+            const at = `${where}, batch ${batch.id}`;
+            total += journal.length;
+            // Seqs are exactly 1..n.
+            expect(
+              journal.map((e) => e.seq),
+              at,
+            ).toEqual(Array.from({ length: journal.length }, (_, k) => k + 1));
+            // Every group is whole, in one run of consecutive seqs, in its own order.
+            const groups = new Map<string, JournalEntry[]>();
+            for (const e of journal) {
+              const { group } = e.payload as LoopPayload;
+              groups.set(group, [...(groups.get(group) ?? []), e]);
+            }
+            for (const [group, entries] of groups) {
+              const { size } = entries[0]!.payload as LoopPayload;
+              expect(entries.length, `${at}: group ${group} is partial`).toBe(size);
+              expect(
+                entries.map((e) => e.seq - entries[0]!.seq),
+                `${at}: group ${group}`,
+              ).toEqual(Array.from({ length: size }, (_, k) => k));
+              expect(
+                entries.map((e) => (e.payload as LoopPayload).j),
+                `${at}: group ${group}`,
+              ).toEqual(Array.from({ length: size }, (_, k) => k));
+            }
+            // The ledger saved with the last group agrees with the journal.
+            if (journal.length === 0) expect(batch.ledger, at).toBeNull();
+            else
+              expect(batch.ledger, at).toEqual({
+                lastSeq: journal.length,
+                group: (journal.at(-1)!.payload as LoopPayload).group,
+              } satisfies LoopLedger);
+            // Finished batches stay finished, with their report.
+            if (finished.has(batch.id))
+              expect(batch, at).toMatchObject({ status: 'finished', report: { groups: OWN_BATCH_GROUPS } });
+            else if (batch.status === 'finished') expect(journal.length, at).toBeGreaterThanOrEqual(OWN_BATCH_GROUPS);
+            else expect(batch.status, at).toBe('running');
+            for (const e of journal) present.set(`${batch.id}|${e.kind}|${e.key}`, e.seq);
+          }
+          // Durability: what was committed stays, under the same seq.
+          for (const [id, seq] of durable)
+            expect(present.get(id), `${where}: ${id} was committed at seq ${seq}`).toBe(seq);
+          for (const [id, seq] of present) durable.set(id, seq);
+          // Every writer appends at least one group before "ready".
+          expect(total, where).toBeGreaterThan(previousTotal);
+          previousTotal = total;
+        } finally {
+          await library.close();
+        }
       }
-    }
-    expect(replays).toBeGreaterThan(0);
-    console.info(`journal crash test (${store}): ${KILLS} kills, ${previousTotal} journal entries, ${finished.size} batches finished, ${replays} replayed entries`);
-  });
+      expect(replays).toBeGreaterThan(0);
+      console.info(
+        `journal crash test (${store}): ${KILLS} kills, ${previousTotal} journal entries, ${finished.size} batches finished, ${replays} replayed entries`,
+      );
+    },
+  );
 });

@@ -26,19 +26,46 @@ describe.skipIf(server.skipped)('envforge library migrate', () => {
       await source.retire('moved-env', 'superseded', 1);
       await source.recordRejection(fakeRejection(`${sampleSource(meta)}// no\n`, meta));
       await source.startBatch('b1', { target: 3 });
-      await source.appendJournal('b1', [{ kind: 'call', key: 'k1', payload: { n: 1 } }, { kind: 'admitted', key: v1.hash, payload: null }], { ledger: { usd: 0.5 } });
+      await source.appendJournal(
+        'b1',
+        [
+          { kind: 'call', key: 'k1', payload: { n: 1 } },
+          { kind: 'admitted', key: v1.hash, payload: null },
+        ],
+        { ledger: { usd: 0.5 } },
+      );
       await source.finishBatch('b1', 'finished', { ok: true });
-      await source.recordIncident({ hash: v1.hash, name: v1.name, version: 1, seed: 7, level: 2, code: 'E_TIMEOUT', fn: 'generate', message: 'slow', origin: 'serve', confirmed: true });
+      await source.recordIncident({
+        hash: v1.hash,
+        name: v1.name,
+        version: 1,
+        seed: 7,
+        level: 2,
+        code: 'E_TIMEOUT',
+        fn: 'generate',
+        message: 'slow',
+        origin: 'serve',
+        confirmed: true,
+      });
     } finally {
       await source.close();
     }
     const result = await runEnvforge('library', 'migrate', '--from', dir, '--to', url, '--json');
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ environments: 3, rejections: 1, batches: 1, journalEntries: 2, incidents: 1, verified: true });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      environments: 3,
+      rejections: 1,
+      batches: 1,
+      journalEntries: 2,
+      incidents: 1,
+      verified: true,
+    });
 
     const [a, b] = [openLibrary(dir, { readonly: true }), openLibrary(url)];
     try {
-      expect(await b.list({ status: 'all', allVersions: true })).toEqual(await a.list({ status: 'all', allVersions: true }));
+      expect(await b.list({ status: 'all', allVersions: true })).toEqual(
+        await a.list({ status: 'all', allVersions: true }),
+      );
       expect(await b.stats()).toEqual(await a.stats());
       expect(await b.journal('b1')).toEqual(await a.journal('b1'));
       expect(await b.getBatch('b1')).toEqual(await a.getBatch('b1'));

@@ -3,7 +3,16 @@
 // read-only reader beside a writer in another process.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,36 +177,39 @@ describe('SqliteLibrary specifics', () => {
       expect(errorOf(() => SqliteLibrary.open(file, { create: true }))).toBeInstanceOf(LibraryError);
     });
 
-    describe.skipIf(permissionsBypassed())('without write permission (skipped as root, where chmod does not bind)', () => {
-      it('creating in a read-only folder is a LibraryError about permissions', () => {
-        const dir = newDir();
-        mkdirSync(dir, { mode: 0o555 });
-        chmodSync(dir, 0o555);
-        try {
-          const error = errorOf(() => SqliteLibrary.open(dir, { create: true }));
-          expect(error).toBeInstanceOf(LibraryError);
-          expect(error.message).toMatch(/permission|EACCES/i);
-          expect(error.message).toContain(dir);
-        } finally {
-          chmodSync(dir, 0o755);
-        }
-      });
+    describe.skipIf(permissionsBypassed())(
+      'without write permission (skipped as root, where chmod does not bind)',
+      () => {
+        it('creating in a read-only folder is a LibraryError about permissions', () => {
+          const dir = newDir();
+          mkdirSync(dir, { mode: 0o555 });
+          chmodSync(dir, 0o555);
+          try {
+            const error = errorOf(() => SqliteLibrary.open(dir, { create: true }));
+            expect(error).toBeInstanceOf(LibraryError);
+            expect(error.message).toMatch(/permission|EACCES/i);
+            expect(error.message).toContain(dir);
+          } finally {
+            chmodSync(dir, 0o755);
+          }
+        });
 
-      it('an existing library in a read-only folder cannot be opened for writing but can be read', async () => {
-        const { dir, env } = await seeded();
-        chmodSync(dir, 0o555);
-        try {
-          const error = errorOf(() => SqliteLibrary.open(dir));
-          expect(error).toBeInstanceOf(LibraryError);
-          expect(error.message).toMatch(/permission|read/i);
-        } finally {
-          chmodSync(dir, 0o755);
-        }
-        const reader = SqliteLibrary.open(dir, { readonly: true });
-        expect((await reader.get('seeded-env'))?.hash).toBe(env.hash);
-        await reader.close();
-      });
-    });
+        it('an existing library in a read-only folder cannot be opened for writing but can be read', async () => {
+          const { dir, env } = await seeded();
+          chmodSync(dir, 0o555);
+          try {
+            const error = errorOf(() => SqliteLibrary.open(dir));
+            expect(error).toBeInstanceOf(LibraryError);
+            expect(error.message).toMatch(/permission|read/i);
+          } finally {
+            chmodSync(dir, 0o755);
+          }
+          const reader = SqliteLibrary.open(dir, { readonly: true });
+          expect((await reader.get('seeded-env'))?.hash).toBe(env.hash);
+          await reader.close();
+        });
+      },
+    );
   });
 
   describe('read-only handles', () => {
@@ -240,7 +252,9 @@ describe('SqliteLibrary specifics', () => {
       const { dir } = await seeded();
       const writer = SqliteLibrary.open(dir);
       await writer.startBatch('ro-batch', { target: 1 });
-      await writer.appendJournal('ro-batch', [{ kind: 'call', key: 'k1', payload: { usd: 0.1 } }], { ledger: { usd: 0.1 } });
+      await writer.appendJournal('ro-batch', [{ kind: 'call', key: 'k1', payload: { usd: 0.1 } }], {
+        ledger: { usd: 0.1 },
+      });
       await writer.close();
       const reader = SqliteLibrary.open(dir, { readonly: true });
       try {
@@ -272,7 +286,11 @@ describe('SqliteLibrary specifics', () => {
     const pragmas = (dir: string) => {
       const db = new Database(join(dir, INDEX_FILE), { readonly: true });
       try {
-        return { userVersion: db.pragma('user_version', { simple: true }), applicationId: db.pragma('application_id', { simple: true }), journal: db.pragma('journal_mode', { simple: true }) };
+        return {
+          userVersion: db.pragma('user_version', { simple: true }),
+          applicationId: db.pragma('application_id', { simple: true }),
+          journal: db.pragma('journal_mode', { simple: true }),
+        };
       } finally {
         db.close();
       }
@@ -301,18 +319,27 @@ describe('SqliteLibrary specifics', () => {
       await reader.close();
     });
 
-    it("a scores file from before trusted scores is split once: its rows stay as untrusted, a reader sees them so", async () => {
+    it('a scores file from before trusted scores is split once: its rows stay as untrusted, a reader sees them so', async () => {
       const { dir } = await seeded();
       const old = new Database(join(dir, SCORES_FILE));
-      old.exec('CREATE TABLE trainer_scores (name TEXT NOT NULL, version INTEGER NOT NULL, level INTEGER NOT NULL, n REAL NOT NULL, passed REAL NOT NULL, score_sum REAL NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (name, version, level))');
-      old.prepare('INSERT INTO trainer_scores VALUES (?, ?, ?, ?, ?, ?, ?)').run('seeded-env', 1, 1, 10, 10, 10, 'then');
+      old.exec(
+        'CREATE TABLE trainer_scores (name TEXT NOT NULL, version INTEGER NOT NULL, level INTEGER NOT NULL, n REAL NOT NULL, passed REAL NOT NULL, score_sum REAL NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (name, version, level))',
+      );
+      old
+        .prepare('INSERT INTO trainer_scores VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run('seeded-env', 1, 1, 10, 10, 10, 'then');
       old.close();
       const reader = SqliteLibrary.open(dir, { readonly: true });
       expect((await reader.scoreTallies()).map((t) => [t.n, t.trusted])).toEqual([[10, false]]);
       await reader.close();
       const writer = SqliteLibrary.open(dir);
-      await writer.recordScores([{ name: 'seeded-env', version: 1, level: 1, n: 4, passed: 0, scoreSum: 0, trusted: true }]);
-      expect((await writer.scoreTallies()).map((t) => [t.n, t.passed, t.trusted])).toEqual([[10, 10, false], [4, 0, true]]);
+      await writer.recordScores([
+        { name: 'seeded-env', version: 1, level: 1, n: 4, passed: 0, scoreSum: 0, trusted: true },
+      ]);
+      expect((await writer.scoreTallies()).map((t) => [t.n, t.passed, t.trusted])).toEqual([
+        [10, 10, false],
+        [4, 0, true],
+      ]);
       await writer.close();
     });
 
@@ -342,7 +369,7 @@ describe('SqliteLibrary specifics', () => {
       }
     });
 
-    it('two handles on one library (in one process) see each other\'s admissions and serialize versions', async () => {
+    it("two handles on one library (in one process) see each other's admissions and serialize versions", async () => {
       const dir = newDir();
       const a = SqliteLibrary.open(dir, { create: true });
       const b = SqliteLibrary.open(dir);

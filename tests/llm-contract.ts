@@ -71,7 +71,13 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
     const fast = (extra: ClientOptions = {}): ClientOptions => ({
       prices: { [h.model]: price },
       ...extra,
-      retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, timeoutMs: 5_000, maxAttempts: 3, ...extra.retry },
+      retry: {
+        sleep: async (ms) => void sleeps.push(ms),
+        random: () => 0.5,
+        timeoutMs: 5_000,
+        maxAttempts: 3,
+        ...extra.retry,
+      },
     });
     const tempDir = () => {
       const dir = mkdtempSync(join(tmpdir(), 'envforge-llm-cache-'));
@@ -94,17 +100,28 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
         h.script(reply.text('Hello there.', { inputTokens: 1000, outputTokens: 500 }));
         const r = await h.client(fast()).complete(ask('Say hello.'));
         expect(r).toEqual({
-          text: 'Hello there.', usage: { inputTokens: 1000, outputTokens: 500 }, costUsd: 0.002, model: h.model, cached: false, finishReason: 'stop',
+          text: 'Hello there.',
+          usage: { inputTokens: 1000, outputTokens: 500 },
+          costUsd: 0.002,
+          model: h.model,
+          cached: false,
+          finishReason: 'stop',
         });
       });
 
       it('puts the system prompt, the conversation, maxTokens and stop sequences on the wire', async () => {
         h.script(reply.text('ok'));
         const messages: LlmMessage[] = [
-          { role: 'user', content: 'first' }, { role: 'assistant', content: 'reply' }, { role: 'user', content: 'second' },
+          { role: 'user', content: 'first' },
+          { role: 'assistant', content: 'reply' },
+          { role: 'user', content: 'second' },
         ];
-        await h.client(fast()).complete({ system: 'You write environments.', messages, maxTokens: 321, stop: ['</answer>'] });
-        expect(h.requests()).toEqual([{ system: 'You write environments.', messages, maxTokens: 321, stop: ['</answer>'], native: false }]);
+        await h
+          .client(fast())
+          .complete({ system: 'You write environments.', messages, maxTokens: 321, stop: ['</answer>'] });
+        expect(h.requests()).toEqual([
+          { system: 'You write environments.', messages, maxTokens: 321, stop: ['</answer>'], native: false },
+        ]);
       });
 
       it('reports output cut off at the token limit as finishReason length, not an error', async () => {
@@ -131,7 +148,10 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
       });
 
       it('re-asks with the parse error after broken JSON, then accepts good JSON and sums the usage', async () => {
-        h.script(reply.text('{"name": oops', { inputTokens: 10, outputTokens: 5 }), reply.json(good, { inputTokens: 20, outputTokens: 7 }));
+        h.script(
+          reply.text('{"name": oops', { inputTokens: 10, outputTokens: 5 }),
+          reply.json(good, { inputTokens: 20, outputTokens: 7 }),
+        );
         const r = await h.client(fast()).structured({ ...ask(), schema: Spec, schemaName: 'spec' });
         expect(r.value).toEqual(good);
         expect(r.usage).toEqual({ inputTokens: 30, outputTokens: 12 });
@@ -159,7 +179,10 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
       it('fails with E_LLM_BAD_OUTPUT after bounded re-asks, carrying what was spent', async () => {
         h.script(reply.garbage(), reply.garbage(), reply.garbage(), reply.json(good));
         const client = h.client(fast({ structuredAttempts: 3 }));
-        const error = await expectCode(client.structured({ ...ask(), schema: Spec, schemaName: 'spec' }), 'E_LLM_BAD_OUTPUT');
+        const error = await expectCode(
+          client.structured({ ...ask(), schema: Spec, schemaName: 'spec' }),
+          'E_LLM_BAD_OUTPUT',
+        );
         expect(h.requests()).toHaveLength(3);
         expect(error.usage?.outputTokens).toBeGreaterThan(0);
         expect(error.costUsd).toBeGreaterThan(0);
@@ -202,7 +225,10 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
 
       it('gives up with E_LLM_TIMEOUT after the bounded attempts when the server hangs', async () => {
         h.script(reply.hang(), reply.hang(), reply.hang());
-        const error = await expectCode(h.client(fast({ retry: { timeoutMs: 200, maxAttempts: 2 } })).complete(ask()), 'E_LLM_TIMEOUT');
+        const error = await expectCode(
+          h.client(fast({ retry: { timeoutMs: 200, maxAttempts: 2 } })).complete(ask()),
+          'E_LLM_TIMEOUT',
+        );
         expect(error.attempts).toBe(2);
         expect(h.requests()).toHaveLength(2);
       });
@@ -256,7 +282,13 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
         const ledger = new CostLedger({ batchId: 'b1' });
         const client = h.client(fast({ ledger }));
         await client.complete({ ...ask(), purpose: 'architect' });
-        await client.structured({ ...ask(), schema: Spec, schemaName: 'spec', purpose: 'generator', candidateId: 'c1' });
+        await client.structured({
+          ...ask(),
+          schema: Spec,
+          schemaName: 'spec',
+          purpose: 'generator',
+          candidateId: 'c1',
+        });
         await client.complete({ ...ask(), purpose: 'repair', candidateId: 'c1' });
         const s = ledger.snapshot();
         expect(s.total).toMatchObject({ calls: 3, cachedCalls: 0, inputTokens: 6000, outputTokens: 600 });
@@ -277,7 +309,10 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
 
     describe('cache', () => {
       it('serves a repeated request from disk: identical, free, and across client instances', async () => {
-        h.script(reply.text('cached answer', { inputTokens: 1000, outputTokens: 1000 }), reply.text('a different answer'));
+        h.script(
+          reply.text('cached answer', { inputTokens: 1000, outputTokens: 1000 }),
+          reply.text('a different answer'),
+        );
         const dir = tempDir();
         const request = { ...ask('same prompt'), system: 'sys', maxTokens: 64, temperature: 0 };
         const first = await h.client(fast({ cache: new DiskCache(dir) })).complete(request);
@@ -307,9 +342,17 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
 
       it('never replays a cached failure (as a cache from an older version may hold)', async () => {
         h.script(reply.json(good));
-        const stale = { text: 'Sorry, no JSON today.', usage: { inputTokens: 1, outputTokens: 1 }, model: 'm', finishReason: 'stop' };
+        const stale = {
+          text: 'Sorry, no JSON today.',
+          usage: { inputTokens: 1, outputTokens: 1 },
+          model: 'm',
+          finishReason: 'stop',
+        };
         const written: unknown[] = [];
-        const cache = { get: async () => stale, set: async (_key: string, response: unknown) => void written.push(response) };
+        const cache = {
+          get: async () => stale,
+          set: async (_key: string, response: unknown) => void written.push(response),
+        };
         const value = await h.client(fast({ cache })).structured({ ...ask(), schema: Spec, schemaName: 'spec' });
         expect(value).toMatchObject({ value: good, cached: false });
         expect(h.requests()).toHaveLength(1);

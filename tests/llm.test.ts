@@ -23,7 +23,8 @@ llmContract('openai (real SDK, fake server)', async () => {
   const server = await startFakeOpenAi();
   return {
     model: 'gpt-fake',
-    client: (options) => createOpenAiClient({ model: 'gpt-fake', baseUrl: server.baseUrl, apiKey: 'sk-test', ...options }),
+    client: (options) =>
+      createOpenAiClient({ model: 'gpt-fake', baseUrl: server.baseUrl, apiKey: 'sk-test', ...options }),
     script: (...replies) => server.push(...replies),
     requests: () =>
       server.requests.map(({ body }): SeenRequest => {
@@ -45,17 +46,20 @@ llmContract('anthropic (real SDK, fake server)', async () => {
   const server = await startFakeAnthropic();
   return {
     model: 'claude-fake',
-    client: (options) => createAnthropicClient({ model: 'claude-fake', baseUrl: server.baseUrl, apiKey: 'sk-ant-test', ...options }),
+    client: (options) =>
+      createAnthropicClient({ model: 'claude-fake', baseUrl: server.baseUrl, apiKey: 'sk-ant-test', ...options }),
     script: (...replies) => server.push(...replies),
     requests: () =>
-      server.requests.map(({ body }): SeenRequest => ({
-        ...(body.system === undefined ? {} : { system: body.system }),
-        messages: body.messages,
-        maxTokens: body.max_tokens,
-        ...(body.stop_sequences ? { stop: body.stop_sequences } : {}),
-        native: body.tool_choice?.type === 'tool',
-        ...(body.tool_choice ? { schemaName: body.tool_choice.name } : {}),
-      })),
+      server.requests.map(
+        ({ body }): SeenRequest => ({
+          ...(body.system === undefined ? {} : { system: body.system }),
+          messages: body.messages,
+          maxTokens: body.max_tokens,
+          ...(body.stop_sequences ? { stop: body.stop_sequences } : {}),
+          native: body.tool_choice?.type === 'tool',
+          ...(body.tool_choice ? { schemaName: body.tool_choice.name } : {}),
+        }),
+      ),
     close: () => server.close(),
   };
 });
@@ -72,14 +76,16 @@ llmContract('fake (in-process)', async () => {
     client: (options) => new FakeLlm(script, options),
     script: (...replies) => queue.push(...replies),
     requests: () =>
-      seen.map((q): SeenRequest => ({
-        ...(q.system === undefined ? {} : { system: q.system }),
-        messages: q.messages,
-        maxTokens: q.maxTokens,
-        ...(q.stop ? { stop: q.stop } : {}),
-        native: q.schema !== undefined,
-        ...(q.schema ? { schemaName: q.schema.name } : {}),
-      })),
+      seen.map(
+        (q): SeenRequest => ({
+          ...(q.system === undefined ? {} : { system: q.system }),
+          messages: q.messages,
+          maxTokens: q.maxTokens,
+          ...(q.stop ? { stop: q.stop } : {}),
+          native: q.schema !== undefined,
+          ...(q.schema ? { schemaName: q.schema.name } : {}),
+        }),
+      ),
     close: async () => undefined,
   };
 });
@@ -108,10 +114,20 @@ describe('openai client on the wire', () => {
   });
 
   it('drops to prompt mode when the server rejects response_format, and stays there', async () => {
-    server.push(reply.status(400, 'response_format json_schema is not supported'), reply.text('```json\n{"name":"x","levels":3}\n```'), reply.json({ name: 'y', levels: 4 }));
+    server.push(
+      reply.status(400, 'response_format json_schema is not supported'),
+      reply.text('```json\n{"name":"x","levels":3}\n```'),
+      reply.json({ name: 'y', levels: 4 }),
+    );
     const client = createOpenAiClient({ model: 'm', baseUrl: server.baseUrl });
-    expect((await client.structured({ ...ask, schema: Spec, schemaName: 'spec' })).value).toEqual({ name: 'x', levels: 3 });
-    expect((await client.structured({ ...ask, schema: Spec, schemaName: 'spec' })).value).toEqual({ name: 'y', levels: 4 });
+    expect((await client.structured({ ...ask, schema: Spec, schemaName: 'spec' })).value).toEqual({
+      name: 'x',
+      levels: 3,
+    });
+    expect((await client.structured({ ...ask, schema: Spec, schemaName: 'spec' })).value).toEqual({
+      name: 'y',
+      levels: 4,
+    });
     const [, second, third] = server.requests;
     expect(second!.body.response_format).toBeUndefined();
     expect(second!.body.messages[0]).toMatchObject({ role: 'system', content: expect.stringMatching(/JSON schema/) });
@@ -119,11 +135,21 @@ describe('openai client on the wire', () => {
   });
 
   it('keeps native mode when the 400 was about something else (prompt mode fails too)', async () => {
-    server.push(reply.status(400, 'context too long'), reply.status(400, 'context too long'), reply.json({ name: 'x', levels: 3 }));
+    server.push(
+      reply.status(400, 'context too long'),
+      reply.status(400, 'context too long'),
+      reply.json({ name: 'x', levels: 3 }),
+    );
     const client = createOpenAiClient({ model: 'm', baseUrl: server.baseUrl });
-    await expect(client.structured({ ...ask, schema: Spec, schemaName: 'spec' })).rejects.toMatchObject({ code: 'E_LLM_BAD_REQUEST' });
+    await expect(client.structured({ ...ask, schema: Spec, schemaName: 'spec' })).rejects.toMatchObject({
+      code: 'E_LLM_BAD_REQUEST',
+    });
     await client.structured({ ...ask, schema: Spec, schemaName: 'spec' });
-    expect(server.requests.map((r) => r.body.response_format?.type ?? 'prompt')).toEqual(['json_schema', 'prompt', 'json_schema']);
+    expect(server.requests.map((r) => r.body.response_format?.type ?? 'prompt')).toEqual([
+      'json_schema',
+      'prompt',
+      'json_schema',
+    ]);
   });
 
   it('really waits the retry-after before retrying', async () => {
@@ -145,14 +171,24 @@ describe('openai client on the wire', () => {
   });
 
   it('with a prefix cache on the stand-in, a second prompt sharing a long prefix reports it cached; another schema does not share it', async () => {
-    const cachingServer = await startFakeOpenAi({ prefixCache: true, script: [reply.text('a'), reply.text('b'), reply.json({ name: 'x', levels: 3 })] });
+    const cachingServer = await startFakeOpenAi({
+      prefixCache: true,
+      script: [reply.text('a'), reply.text('b'), reply.json({ name: 'x', levels: 3 })],
+    });
     try {
       const client = createOpenAiClient({ model: 'm', baseUrl: cachingServer.baseUrl });
       const stable = 'The contract. '.repeat(600);
-      expect((await client.complete({ messages: [{ role: 'user', content: `${stable}first task` }] })).usage.cachedInputTokens).toBeUndefined();
+      expect(
+        (await client.complete({ messages: [{ role: 'user', content: `${stable}first task` }] })).usage
+          .cachedInputTokens,
+      ).toBeUndefined();
       const second = await client.complete({ messages: [{ role: 'user', content: `${stable}second task` }] });
       expect(second.usage.cachedInputTokens).toBe(Math.floor(stable.length / 4 / 128) * 128);
-      const structured = await client.structured({ messages: [{ role: 'user', content: `${stable}third task` }], schema: Spec, schemaName: 'spec' });
+      const structured = await client.structured({
+        messages: [{ role: 'user', content: `${stable}third task` }],
+        schema: Spec,
+        schemaName: 'spec',
+      });
       expect(structured.usage.cachedInputTokens).toBeUndefined();
     } finally {
       await cachingServer.close();
@@ -164,7 +200,9 @@ describe('openai client on the wire', () => {
     const content = 'contract text, then the task';
     const breaks = { messages: [{ role: 'user' as const, content, cacheBreaks: [13] }] };
     await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, promptCacheKey: true }).complete(breaks);
-    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, promptCacheKey: true }).complete({ messages: [{ role: 'user', content: 'contract text, another task', cacheBreaks: [13] }] });
+    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, promptCacheKey: true }).complete({
+      messages: [{ role: 'user', content: 'contract text, another task', cacheBreaks: [13] }],
+    });
     await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl }).complete(breaks);
     const [first, second, third] = server.requests.map((r) => r.body);
     expect(first.prompt_cache_key).toMatch(/^envforge-[0-9a-f]{24}$/);
@@ -175,7 +213,9 @@ describe('openai client on the wire', () => {
 
   it('uses max_completion_tokens against OpenAI itself', async () => {
     server.push(reply.text('ok'));
-    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, maxTokensParam: 'max_completion_tokens' }).complete({ ...ask, maxTokens: 5 });
+    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, maxTokensParam: 'max_completion_tokens' }).complete(
+      { ...ask, maxTokens: 5 },
+    );
     expect(server.requests[0]!.body).toMatchObject({ max_completion_tokens: 5 });
     expect(server.requests[0]!.body.max_tokens).toBeUndefined();
   });
@@ -197,16 +237,31 @@ describe('anthropic client on the wire', () => {
     expect(headers['x-api-key'] ?? headers.authorization).toMatch(/^(Bearer )?sk-ant-test$/);
     expect(headers['anthropic-version']).toBeTruthy();
     expect(body).toMatchObject({ model: 'claude-x', system: 'be brief', tool_choice: { type: 'tool', name: 'spec' } });
-    expect(body.tools).toEqual([{ name: 'spec', description: expect.any(String), input_schema: toOutputSchema(Spec).jsonSchema }]);
+    expect(body.tools).toEqual([
+      { name: 'spec', description: expect.any(String), input_schema: toOutputSchema(Spec).jsonSchema },
+    ]);
   });
 
   it('marks the stable prefixes cache_control, reads the cache on the next call, and counts and prices reads and writes', async () => {
     server.push(reply.text('one'), reply.text('two'));
     const ledger = new CostLedger();
-    const client = createAnthropicClient({ model: 'claude-sonnet-4-test', baseUrl: server.baseUrl, apiKey: 'k', ledger });
+    const client = createAnthropicClient({
+      model: 'claude-sonnet-4-test',
+      baseUrl: server.baseUrl,
+      apiKey: 'k',
+      ledger,
+    });
     const contract = 'The contract. '.repeat(600);
     const examples = 'An example. '.repeat(400);
-    const ask = (task: string) => ({ messages: [{ role: 'user' as const, content: `${contract}${examples}${task}`, cacheBreaks: [contract.length, contract.length + examples.length] }] });
+    const ask = (task: string) => ({
+      messages: [
+        {
+          role: 'user' as const,
+          content: `${contract}${examples}${task}`,
+          cacheBreaks: [contract.length, contract.length + examples.length],
+        },
+      ],
+    });
     const first = await client.complete(ask('first task'));
     expect(server.requests[0]!.body.messages[0].content).toEqual([
       { type: 'text', text: contract, cache_control: { type: 'ephemeral' } },
@@ -214,13 +269,20 @@ describe('anthropic client on the wire', () => {
       { type: 'text', text: 'first task' },
     ]);
     const tokens = (text: string) => Math.ceil(text.length / 4);
-    expect(first.usage).toEqual({ inputTokens: tokens(`${contract}${examples}first task`), outputTokens: 1, cacheWriteTokens: tokens(contract + examples) });
+    expect(first.usage).toEqual({
+      inputTokens: tokens(`${contract}${examples}first task`),
+      outputTokens: 1,
+      cacheWriteTokens: tokens(contract + examples),
+    });
     const second = await client.complete(ask('second task'));
     expect(second.usage).toMatchObject({ cachedInputTokens: tokens(contract + examples) });
     expect(second.usage.cacheWriteTokens).toBeUndefined();
     const plain = second.usage.inputTokens - tokens(contract + examples);
     expect(second.costUsd).toBeCloseTo((plain * 3 + tokens(contract + examples) * 0.3 + 1 * 15) / 1e6, 12);
-    expect(ledger.totals).toMatchObject({ cachedInputTokens: tokens(contract + examples), cacheWriteTokens: tokens(contract + examples) });
+    expect(ledger.totals).toMatchObject({
+      cachedInputTokens: tokens(contract + examples),
+      cacheWriteTokens: tokens(contract + examples),
+    });
   });
 
   it('keeps at most four cache breakpoints, the last ones', async () => {
@@ -234,7 +296,12 @@ describe('anthropic client on the wire', () => {
 
   it('retries 529 overloaded', async () => {
     server.push(reply.serverError(529), reply.text('ok'));
-    const client = createAnthropicClient({ model: 'c', baseUrl: server.baseUrl, apiKey: 'k', retry: { sleep: async () => undefined } });
+    const client = createAnthropicClient({
+      model: 'c',
+      baseUrl: server.baseUrl,
+      apiKey: 'k',
+      retry: { sleep: async () => undefined },
+    });
     expect((await client.complete(ask)).text).toBe('ok');
   });
 
@@ -249,7 +316,10 @@ describe('fake client', () => {
   it('answers 400 with a clear message once its script runs out', async () => {
     const llm = new FakeLlm([reply.text('one')]);
     await llm.complete(ask);
-    await expect(llm.complete(ask)).rejects.toMatchObject({ code: 'E_LLM_BAD_REQUEST', message: expect.stringMatching(/no reply scripted/) });
+    await expect(llm.complete(ask)).rejects.toMatchObject({
+      code: 'E_LLM_BAD_REQUEST',
+      message: expect.stringMatching(/no reply scripted/),
+    });
     expect(llm.requests).toHaveLength(2);
   });
 });
@@ -277,13 +347,26 @@ describe('retry', () => {
   it('does not wait out a retry-after longer than the cap', async () => {
     let calls = 0;
     const error = new LlmError('E_LLM_RATE_LIMIT', 'quota', { retryAfterMs: 3_600_000 });
-    await expect(withRetry(async () => { calls++; throw error; }, (e) => e as LlmError, { maxRetryAfterMs: 60_000 })).rejects.toBe(error);
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw error;
+        },
+        (e) => e as LlmError,
+        { maxRetryAfterMs: 60_000 },
+      ),
+    ).rejects.toBe(error);
     expect(calls).toBe(1);
   });
 
   it('abandons an attempt that ignores its abort signal', async () => {
     const never = () => new Promise<never>(() => undefined);
-    const attempt = withRetry(never, (e) => e as LlmError, { timeoutMs: 20, maxAttempts: 2, sleep: async () => undefined });
+    const attempt = withRetry(never, (e) => e as LlmError, {
+      timeoutMs: 20,
+      maxAttempts: 2,
+      sleep: async () => undefined,
+    });
     await expect(attempt).rejects.toMatchObject({ code: 'E_LLM_TIMEOUT', attempts: 2 });
   });
 });
@@ -295,29 +378,82 @@ describe('cost', () => {
     expect(priceFor('claude-opus-4-5-20251101')).toEqual(priceFor('claude-opus-4-5'));
     expect(priceFor('qwen2.5-coder:7b')).toBeUndefined();
     expect(costOf('qwen2.5-coder:7b', { inputTokens: 1e6, outputTokens: 1e6 })).toBe(0);
-    expect(costOf('local', { inputTokens: 1e6, outputTokens: 5e5 }, { local: { inputPerMTok: 1, outputPerMTok: 4 } })).toBe(3);
+    expect(
+      costOf('local', { inputTokens: 1e6, outputTokens: 5e5 }, { local: { inputPerMTok: 1, outputPerMTok: 4 } }),
+    ).toBe(3);
   });
 
-  it('prices cache reads and writes apart from the rest of the input, at the table\'s cached prices', () => {
-    expect(priceFor('claude-sonnet-4-20250514')).toEqual({ inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3, cacheWritePerMTok: 3.75 });
+  it("prices cache reads and writes apart from the rest of the input, at the table's cached prices", () => {
+    expect(priceFor('claude-sonnet-4-20250514')).toEqual({
+      inputPerMTok: 3,
+      outputPerMTok: 15,
+      cachedInputPerMTok: 0.3,
+      cacheWritePerMTok: 3.75,
+    });
     expect(costOf('gpt-4o', { inputTokens: 2e6, outputTokens: 0, cachedInputTokens: 1e6 })).toBe(2.5 + 1.25);
-    expect(costOf('claude-sonnet-4', { inputTokens: 3e6, outputTokens: 0, cachedInputTokens: 1e6, cacheWriteTokens: 1e6 })).toBeCloseTo(3 + 0.3 + 3.75, 10);
+    expect(
+      costOf('claude-sonnet-4', { inputTokens: 3e6, outputTokens: 0, cachedInputTokens: 1e6, cacheWriteTokens: 1e6 }),
+    ).toBeCloseTo(3 + 0.3 + 3.75, 10);
     // A price without cached rates bills cached input as input.
-    expect(costOf('local', { inputTokens: 1e6, outputTokens: 0, cachedInputTokens: 5e5 }, { local: { inputPerMTok: 1, outputPerMTok: 1 } })).toBe(1);
+    expect(
+      costOf(
+        'local',
+        { inputTokens: 1e6, outputTokens: 0, cachedInputTokens: 5e5 },
+        { local: { inputPerMTok: 1, outputPerMTok: 1 } },
+      ),
+    ).toBe(1);
   });
 
   it('sums cached input per purpose, and restores a snapshot written before cached input was counted', () => {
-    const ledger = new CostLedger({ previous: { total: { calls: 1, cachedCalls: 0, inputTokens: 10, outputTokens: 5, costUsd: 0.1 }, byPurpose: { reviewer: { calls: 1, cachedCalls: 0, inputTokens: 10, outputTokens: 5, costUsd: 0.1 } }, byCandidate: {}, byModel: {} } as never });
-    ledger.record({ purpose: 'reviewer', model: 'm', usage: { inputTokens: 100, outputTokens: 1, cachedInputTokens: 64 }, costUsd: 0.01, cached: false });
-    expect(ledger.snapshot().byPurpose['reviewer']).toEqual({ calls: 2, cachedCalls: 0, inputTokens: 110, outputTokens: 6, cachedInputTokens: 64, cacheWriteTokens: 0, costUsd: 0.11 });
+    const ledger = new CostLedger({
+      previous: {
+        total: { calls: 1, cachedCalls: 0, inputTokens: 10, outputTokens: 5, costUsd: 0.1 },
+        byPurpose: { reviewer: { calls: 1, cachedCalls: 0, inputTokens: 10, outputTokens: 5, costUsd: 0.1 } },
+        byCandidate: {},
+        byModel: {},
+      } as never,
+    });
+    ledger.record({
+      purpose: 'reviewer',
+      model: 'm',
+      usage: { inputTokens: 100, outputTokens: 1, cachedInputTokens: 64 },
+      costUsd: 0.01,
+      cached: false,
+    });
+    expect(ledger.snapshot().byPurpose['reviewer']).toEqual({
+      calls: 2,
+      cachedCalls: 0,
+      inputTokens: 110,
+      outputTokens: 6,
+      cachedInputTokens: 64,
+      cacheWriteTokens: 0,
+      costUsd: 0.11,
+    });
   });
 
   it('carries a batch ledger across a resume and reports what is left', () => {
     const first = new CostLedger({ batchId: 'b', budget: { maxUsd: 1, maxTokens: 10_000 } });
-    first.record({ purpose: 'generator', candidateId: 'c1', model: 'm', usage: { inputTokens: 1000, outputTokens: 500 }, costUsd: 0.25, cached: false });
+    first.record({
+      purpose: 'generator',
+      candidateId: 'c1',
+      model: 'm',
+      usage: { inputTokens: 1000, outputTokens: 500 },
+      costUsd: 0.25,
+      cached: false,
+    });
     const resumed = new CostLedger({ budget: first.budget, previous: first.snapshot() });
-    resumed.record({ purpose: 'generator', candidateId: 'c1', model: 'm', usage: { inputTokens: 1000, outputTokens: 500 }, costUsd: 0, cached: true });
-    expect(resumed.snapshot()).toMatchObject({ batchId: 'b', total: { calls: 2, cachedCalls: 1, inputTokens: 1000, costUsd: 0.25 } });
+    resumed.record({
+      purpose: 'generator',
+      candidateId: 'c1',
+      model: 'm',
+      usage: { inputTokens: 1000, outputTokens: 500 },
+      costUsd: 0,
+      cached: true,
+    });
+    expect(resumed.snapshot()).toMatchObject({
+      batchId: 'b',
+      total: { calls: 2, cachedCalls: 1, inputTokens: 1000, costUsd: 0.25 },
+    });
     const held = resumed.reserve({ tokens: 1000, usd: 0.5 });
     expect(resumed.remaining()).toEqual({ usd: 0.25, tokens: 7500 });
     expect(() => resumed.reserve({ tokens: 1, usd: 0.3 })).toThrow(expect.objectContaining({ code: 'E_LLM_BUDGET' }));
@@ -327,14 +463,28 @@ describe('cost', () => {
 
   it('refuses every call to an unpriced model under a dollar budget alone, cached or not; a token budget lets it run', async () => {
     const cache = new MemoryCache();
-    const warm = new FakeLlm([reply.text('warm')], { model: 'local-model', cache, ledger: new CostLedger({ budget: { maxUsd: 1, maxTokens: 1e9 } }) });
+    const warm = new FakeLlm([reply.text('warm')], {
+      model: 'local-model',
+      cache,
+      ledger: new CostLedger({ budget: { maxUsd: 1, maxTokens: 1e9 } }),
+    });
     await warm.complete({ messages: [{ role: 'user', content: 'hi' }] });
     const ledger = new CostLedger({ budget: { maxUsd: 1 } });
     const llm = new FakeLlm([reply.text('never')], { model: 'local-model', cache, ledger });
-    await expect(llm.complete({ messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ code: 'E_LLM_BUDGET', message: expect.stringMatching(/no price is known for the model "local-model".*envforge\.config\.json.*--max-tokens/) });
+    await expect(llm.complete({ messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      code: 'E_LLM_BUDGET',
+      message: expect.stringMatching(
+        /no price is known for the model "local-model".*envforge\.config\.json.*--max-tokens/,
+      ),
+    });
     expect(llm.requests).toHaveLength(0);
     expect(ledger.snapshot().total.calls).toBe(0);
-    const priced = new FakeLlm([reply.text('paid')], { model: 'local-model', cache: false, prices: { 'local-model': { inputPerMTok: 1, outputPerMTok: 1 } }, ledger: new CostLedger({ budget: { maxUsd: 1 } }) });
+    const priced = new FakeLlm([reply.text('paid')], {
+      model: 'local-model',
+      cache: false,
+      prices: { 'local-model': { inputPerMTok: 1, outputPerMTok: 1 } },
+      ledger: new CostLedger({ budget: { maxUsd: 1 } }),
+    });
     expect((await priced.complete({ messages: [{ role: 'user', content: 'hi' }] })).text).toBe('paid');
   });
 });
@@ -383,8 +533,14 @@ describe('structured output helpers', () => {
   });
 
   it('judges every JSON value in prose against the schema, so a stray example before the answer does not fail it', async () => {
-    const llm = new FakeLlm([reply.text('Format: {"x": 1}. My answer:\n{"name": "ok", "n": 3}\nThanks!')], { nativeStructured: false });
-    const out = await llm.structured({ messages: [{ role: 'user', content: 'q' }], schema: z.object({ name: z.string(), n: z.number() }), schemaName: 'thing' });
+    const llm = new FakeLlm([reply.text('Format: {"x": 1}. My answer:\n{"name": "ok", "n": 3}\nThanks!')], {
+      nativeStructured: false,
+    });
+    const out = await llm.structured({
+      messages: [{ role: 'user', content: 'q' }],
+      schema: z.object({ name: z.string(), n: z.number() }),
+      schemaName: 'thing',
+    });
     expect(out.value).toEqual({ name: 'ok', n: 3 });
     expect(llm.requests).toHaveLength(1);
   });
@@ -402,7 +558,8 @@ describe('provider selection', () => {
   });
   afterEach(() => rmSync(cwd, { recursive: true, force: true }));
 
-  const writeConfig = (config: object, name = 'envforge.config.json') => writeFileSync(join(cwd, name), JSON.stringify(config));
+  const writeConfig = (config: object, name = 'envforge.config.json') =>
+    writeFileSync(join(cwd, name), JSON.stringify(config));
   const select = (input: SelectInput) => selectProvider({ cwd, env: {}, ...input }).description;
 
   it('with nothing configured, says none', () => {
@@ -415,8 +572,13 @@ describe('provider selection', () => {
     const env = { ENVFORGE_PROVIDER: 'openai', ENVFORGE_MODEL: 'gpt-from-env', OPENAI_API_KEY: 'k' };
     expect(select({})).toEqual({ provider: 'anthropic', model: 'claude-from-config', source: 'config' });
     expect(select({ env })).toEqual({ provider: 'openai', model: 'gpt-from-env', source: 'env' });
-    expect(select({ env, flags: { provider: 'openai', model: 'gpt-from-flag', baseUrl: 'http://127.0.0.1:9/v1' } })).toEqual({
-      provider: 'openai', model: 'gpt-from-flag', baseUrl: 'http://127.0.0.1:9/v1', source: 'flag',
+    expect(
+      select({ env, flags: { provider: 'openai', model: 'gpt-from-flag', baseUrl: 'http://127.0.0.1:9/v1' } }),
+    ).toEqual({
+      provider: 'openai',
+      model: 'gpt-from-flag',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      source: 'flag',
     });
     expect(select({ env, flags: { provider: 'offline' } })).toEqual({ provider: 'offline', source: 'flag' });
   });
@@ -429,7 +591,10 @@ describe('provider selection', () => {
 
   it('takes a model only from a layer that names no provider or the chosen one', () => {
     writeConfig({ provider: 'anthropic', model: 'claude-from-config' });
-    expect(select({ flags: { provider: 'openai' }, env: { OPENAI_API_KEY: 'k' } })).toMatchObject({ provider: 'openai', model: 'gpt-4.1-mini' });
+    expect(select({ flags: { provider: 'openai' }, env: { OPENAI_API_KEY: 'k' } })).toMatchObject({
+      provider: 'openai',
+      model: 'gpt-4.1-mini',
+    });
   });
 
   it('reads a base URL as an OpenAI-compatible server and needs a model for it', () => {
@@ -440,13 +605,26 @@ describe('provider selection', () => {
   });
 
   it('infers the provider from an API key only when nothing names one', () => {
-    expect(select({ env: { ANTHROPIC_API_KEY: 'k' } })).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5', source: 'env' });
+    expect(select({ env: { ANTHROPIC_API_KEY: 'k' } })).toEqual({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      source: 'env',
+    });
     writeConfig({ provider: 'anthropic' });
     expect(select({ env: { OPENAI_API_KEY: 'k' } })).toMatchObject({ provider: 'anthropic', source: 'config' });
   });
 
   it('reads --config PATH with prices and cache settings, and rejects bad ones', () => {
-    writeConfig({ provider: 'openai', model: 'my-model', prices: { 'my-model': { inputPerMTok: 1, outputPerMTok: 2 } }, cache: { dir: 'c' }, other: 1 }, 'alt.json');
+    writeConfig(
+      {
+        provider: 'openai',
+        model: 'my-model',
+        prices: { 'my-model': { inputPerMTok: 1, outputPerMTok: 2 } },
+        cache: { dir: 'c' },
+        other: 1,
+      },
+      'alt.json',
+    );
     const s = selectProvider({ cwd, env: { OPENAI_API_KEY: 'k' }, flags: { config: 'alt.json' } });
     expect(s.prices['my-model']).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
     expect(s.cache).toEqual({ enabled: true, dir: join(cwd, 'c') });

@@ -23,7 +23,8 @@ async function libraryWith(dir: string, names: string[]): Promise<void> {
   try {
     for (const name of names) {
       const meta = sampleMeta(name, { levels: 4 });
-      const generate = "const a = rng.int(2, 30 * level), b = rng.int(2, 30 * level); return { prompt: 'What is ' + a + ' times ' + b + '? Answer as <answer>N</answer>.', answer: a * b };";
+      const generate =
+        "const a = rng.int(2, 30 * level), b = rng.int(2, 30 * level); return { prompt: 'What is ' + a + ' times ' + b + '? Answer as <answer>N</answer>.', answer: a * b };";
       await library.admit(fakeAdmission(envSource({ meta: JSON.stringify(meta), generate }), meta));
     }
   } finally {
@@ -40,12 +41,22 @@ async function night(args: string[]): Promise<{ code: number; report: NightRepor
 }
 
 describe('envforge nightly', () => {
-  it('two nights: revalidates, retires the saturated (kept as retired), aims at the weak skill, writes a new snapshot', { timeout: 300_000 }, async () => {
+  it('two nights: revalidates, retires the saturated (kept as retired), aims at the weak skill, writes a new snapshot', {
+    timeout: 300_000,
+  }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-nightly-'));
     const dir = join(root, 'lib');
     await libraryWith(dir, ['old-sum', 'easy-sum']);
     const config = join(root, 'nightly.json');
-    writeFileSync(config, JSON.stringify({ target: 1, concurrency: 1, seed: 11, export: { out: join(root, 'snapshots'), formats: ['jsonl'], perEnv: 2 } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        target: 1,
+        concurrency: 1,
+        seed: 11,
+        export: { out: join(root, 'snapshots'), formats: ['jsonl'], perEnv: 2 },
+      }),
+    );
 
     const first = await night(['--config', config, '--library', dir, '--night', '2026-11-21']);
     expect(first.code, first.log).toBe(0);
@@ -57,7 +68,15 @@ describe('envforge nightly', () => {
     // Between the nights: a trainer evaluation, and one more environment from an older validator.
     await libraryWith(dir, ['late-sum']);
     const feedback = join(root, 'evals.jsonl');
-    writeFileSync(feedback, [{ env: 'easy-sum', pass_rate: 0.97, n: 200 }, { skill: 'program-tracing', pass_rate: 0.2, n: 300 }].map((r) => JSON.stringify(r)).join('\n'));
+    writeFileSync(
+      feedback,
+      [
+        { env: 'easy-sum', pass_rate: 0.97, n: 200 },
+        { skill: 'program-tracing', pass_rate: 0.2, n: 300 },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    );
 
     const second = await night(['--config', config, '--library', dir, '--night', '2026-11-22', '--feedback', feedback]);
     expect(second.code, second.log).toBe(0);
@@ -77,17 +96,29 @@ describe('envforge nightly', () => {
     } finally {
       await library.close();
     }
-    const manifest = JSON.parse(readFileSync(join(root, 'snapshots', '2026-11-22', 'jsonl', 'envforge-export.json'), 'utf8'));
+    const manifest = JSON.parse(
+      readFileSync(join(root, 'snapshots', '2026-11-22', 'jsonl', 'envforge-export.json'), 'utf8'),
+    );
     expect(manifest.envs.map((e: { name: string }) => e.name)).not.toContain('easy-sum');
     expect(readFileSync(join(dir, 'nightly', '2026-11-22.md'), 'utf8')).toContain('easy-sum: 97% of 200 attempts');
   });
 
-  it('killed mid-batch and run again, finishes the night without redoing finished steps or admitted work', { timeout: 300_000 }, async () => {
+  it('killed mid-batch and run again, finishes the night without redoing finished steps or admitted work', {
+    timeout: 300_000,
+  }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-nightly-kill-'));
     const dir = join(root, 'lib');
     await libraryWith(dir, ['old-sum']);
     const config = join(root, 'nightly.json');
-    writeFileSync(config, JSON.stringify({ target: 3, concurrency: 1, seed: 4, export: { out: join(root, 'snapshots'), formats: ['jsonl'], perEnv: 2 } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        target: 3,
+        concurrency: 1,
+        seed: 4,
+        export: { out: join(root, 'snapshots'), formats: ['jsonl'], perEnv: 2 },
+      }),
+    );
     const args = ['nightly', '--config', config, '--library', dir, '--night', 'kill-me'];
 
     const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -122,12 +153,23 @@ describe('envforge nightly', () => {
     expect(again.report.steps.export!.snapshots[0]!.rows).toBeGreaterThan(0);
   });
 
-  it('keeps its snapshots beside the library (not in the current folder), honours the config\'s kind, and prints its report when a step fails', { timeout: 300_000 }, async () => {
+  it("keeps its snapshots beside the library (not in the current folder), honours the config's kind, and prints its report when a step fails", {
+    timeout: 300_000,
+  }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-nightly-'));
     const dir = join(root, 'lib');
     await libraryWith(dir, ['old-sum']);
     const config = join(root, 'nightly.json');
-    writeFileSync(config, JSON.stringify({ kind: 'single', target: 1, concurrency: 1, seed: 5, export: { formats: ['jsonl'], perEnv: 2, kind: 'single' } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        kind: 'single',
+        target: 1,
+        concurrency: 1,
+        seed: 5,
+        export: { formats: ['jsonl'], perEnv: 2, kind: 'single' },
+      }),
+    );
     // (No chdir: the sandbox workers of a test run load tsx from the current folder.)
     {
       const ok = await night(['--config', config, '--library', dir, '--night', 'beside']);
@@ -141,7 +183,16 @@ describe('envforge nightly', () => {
 
       // A snapshot folder that cannot be made (a file is in the way): the export step fails, and the report says so.
       writeFileSync(join(root, 'blocker'), 'a file, not a folder');
-      writeFileSync(config, JSON.stringify({ kind: 'single', target: 1, concurrency: 1, seed: 6, export: { out: join(root, 'blocker'), formats: ['jsonl'], perEnv: 2 } }));
+      writeFileSync(
+        config,
+        JSON.stringify({
+          kind: 'single',
+          target: 1,
+          concurrency: 1,
+          seed: 6,
+          export: { out: join(root, 'blocker'), formats: ['jsonl'], perEnv: 2 },
+        }),
+      );
       const failed = await night(['--config', config, '--library', dir, '--night', 'fails']);
       expect(failed.code).not.toBe(0);
       expect(failed.report.failed).toMatchObject({ step: 'export' });

@@ -10,23 +10,43 @@ import { MAIN } from './helpers/cli.js';
 const run = (node: string, args: string[]) =>
   promisify(execFile)(node, args, { timeout: 30_000 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
   );
 const SYSTEM_NODE = '/usr/bin/node';
-const systemMajor = existsSync(SYSTEM_NODE) ? Number((await run(SYSTEM_NODE, ['-p', 'process.versions.node'])).stdout.split('.')[0]) : null;
+const systemMajor = existsSync(SYSTEM_NODE)
+  ? Number((await run(SYSTEM_NODE, ['-p', 'process.versions.node'])).stdout.split('.')[0])
+  : null;
 
 describe('envforge under a Node older than 24', () => {
   it('a Node that reports 20.1.0: one line naming the version it needs, exit 1, nothing loaded', async () => {
     const fake = "Object.defineProperty(process.versions, 'node', { value: '20.1.0' })";
-    const out = await run(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(fake)}`, MAIN, 'library', 'list']);
+    const out = await run(process.execPath, [
+      '--import',
+      `data:text/javascript,${encodeURIComponent(fake)}`,
+      MAIN,
+      'library',
+      'list',
+    ]);
     expect(out.code).toBe(1);
     expect(out.stdout).toBe('');
-    expect(out.stderr).toMatch(/^envforge needs Node\.js 24 or newer, and this is Node 20\.1\.0 \(.*\): install Node 24, or in a clone run `source \.ci\/node24\.sh`\.\n$/);
+    expect(out.stderr).toMatch(
+      /^envforge needs Node\.js 24 or newer, and this is Node 20\.1\.0 \(.*\): install Node 24, or in a clone run `source \.ci\/node24\.sh`\.\n$/,
+    );
   });
 
-  it.skipIf(systemMajor === null || systemMajor >= 24)(`the machine's own ${SYSTEM_NODE} (Node ${systemMajor ?? 'absent'}): the same line instead of a crash in isolated-vm`, async () => {
-    const out = await run(SYSTEM_NODE, [MAIN, '--help']);
-    expect([out.code, out.stdout]).toEqual([1, '']);
-    expect(out.stderr.split('\n')).toEqual([expect.stringMatching(new RegExp(`^envforge needs Node\\.js 24 or newer, and this is Node ${systemMajor}\\.`)), '']);
-  });
+  it.skipIf(systemMajor === null || systemMajor >= 24)(
+    `the machine's own ${SYSTEM_NODE} (Node ${systemMajor ?? 'absent'}): the same line instead of a crash in isolated-vm`,
+    async () => {
+      const out = await run(SYSTEM_NODE, [MAIN, '--help']);
+      expect([out.code, out.stdout]).toEqual([1, '']);
+      expect(out.stderr.split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^envforge needs Node\\.js 24 or newer, and this is Node ${systemMajor}\\.`)),
+        '',
+      ]);
+    },
+  );
 });

@@ -3,7 +3,14 @@ import { deriveRngState } from '../sandbox/rng.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { describe, it, expect } from 'vitest';
 import { NoveltyIndex } from '../validators/novelty/lsh.js';
-import { DEFAULT_NOVELTY_OPTIONS, EMPTY_SLOT, MINHASH_PRIME, estimateSimilarity, hashString, minhash } from '../validators/novelty/minhash.js';
+import {
+  DEFAULT_NOVELTY_OPTIONS,
+  EMPTY_SLOT,
+  MINHASH_PRIME,
+  estimateSimilarity,
+  hashString,
+  minhash,
+} from '../validators/novelty/minhash.js';
 import { codeFingerprint, normaliseCode } from '../validators/novelty/code.js';
 import { answerTypeOf, behaviourFingerprint, maskPrompt } from '../validators/novelty/behaviour.js';
 import { fingerprint, type Fingerprint } from '../validators/novelty/fingerprint.js';
@@ -162,19 +169,72 @@ describe('code fingerprints', () => {
     expect(hashString('')).toBe(hashString(''));
     // FNV-1a + fmix32 of the UTF-16 code units; (a_i, b_i) from splitmix32 seeded with MINHASH_SEED.
     expect([hashString('abc'), hashString('id ( id )')]).toEqual([482950588, 1764060210]);
-    expect(codeFingerprint('export function solve(instance) { return 1; }').slice(0, 4)).toEqual([1229373696, 30347043, 374730361, 531623470]);
+    expect(codeFingerprint('export function solve(instance) { return 1; }').slice(0, 4)).toEqual([
+      1229373696, 30347043, 374730361, 531623470,
+    ]);
   });
 
   it('normalises identifiers, comments, strings, numbers and declarations', () => {
     expect(normaliseCode("const total = rng.int(1, 10) /* x */ + count; // done\nlet s = 'a' + `b${total}c`;")).toEqual(
-      ['let', 'id', '=', 'id', '.', 'int', '(', 'num', ',', 'num', ')', '+', 'id', ';', 'let', 'id', '=', 'str', '+', 'str', 'id', ';'],
+      [
+        'let',
+        'id',
+        '=',
+        'id',
+        '.',
+        'int',
+        '(',
+        'num',
+        ',',
+        'num',
+        ')',
+        '+',
+        'id',
+        ';',
+        'let',
+        'id',
+        '=',
+        'str',
+        '+',
+        'str',
+        'id',
+        ';',
+      ],
     );
-    expect(normaliseCode('const r = /a\\/b[/]/g.test(s) ? x / 2 : 0;')).toEqual(
-      ['let', 'id', '=', 'regex', '.', 'test', '(', 'id', ')', '?', 'id', '/', 'num', ':', 'num', ';'],
-    );
-    expect(normaliseCode('return `${a ? `${b}` : {k: 1}}` + 1')).toEqual(
-      ['return', 'str', 'id', '?', 'str', 'id', ':', '{', 'id', ':', 'num', '}', '+', 'num'],
-    );
+    expect(normaliseCode('const r = /a\\/b[/]/g.test(s) ? x / 2 : 0;')).toEqual([
+      'let',
+      'id',
+      '=',
+      'regex',
+      '.',
+      'test',
+      '(',
+      'id',
+      ')',
+      '?',
+      'id',
+      '/',
+      'num',
+      ':',
+      'num',
+      ';',
+    ]);
+    expect(normaliseCode('return `${a ? `${b}` : {k: 1}}` + 1')).toEqual([
+      'return',
+      'str',
+      'id',
+      '?',
+      'str',
+      'id',
+      ':',
+      '{',
+      'id',
+      ':',
+      'num',
+      '}',
+      '+',
+      'num',
+    ]);
   });
 
   it('renamed identifiers, rewritten comments and changed constants are still duplicates', () => {
@@ -184,8 +244,13 @@ describe('code fingerprints', () => {
   });
 
   it('a small edit keeps the copy above the code threshold', () => {
-    const edited = SUM_ENV.replace('let total = 0;', 'let total = 0;\n  if (values.length === 0) return generate(rng, level);');
-    expect(estimateSimilarity(codeFingerprint(SUM_ENV), codeFingerprint(edited))).toBeGreaterThanOrEqual(DEFAULT_NOVELTY_OPTIONS.codeThreshold);
+    const edited = SUM_ENV.replace(
+      'let total = 0;',
+      'let total = 0;\n  if (values.length === 0) return generate(rng, level);',
+    );
+    expect(estimateSimilarity(codeFingerprint(SUM_ENV), codeFingerprint(edited))).toBeGreaterThanOrEqual(
+      DEFAULT_NOVELTY_OPTIONS.codeThreshold,
+    );
   });
 
   it('different environments have low similarity', () => {
@@ -215,9 +280,19 @@ describe('code fingerprints', () => {
 
 describe('behaviour fingerprints', () => {
   it('masks numbers and number-bearing tokens', () => {
-    expect(maskPrompt('What is 12 + 3.5? The list [1, 2, 3] has id a3f9 and -7.')).toEqual(
-      ['what', 'is', '#', 'the', 'list', '#', 'has', 'id', '#', 'and', '#'],
-    );
+    expect(maskPrompt('What is 12 + 3.5? The list [1, 2, 3] has id a3f9 and -7.')).toEqual([
+      'what',
+      'is',
+      '#',
+      'the',
+      'list',
+      '#',
+      'has',
+      'id',
+      '#',
+      'and',
+      '#',
+    ]);
   });
 
   it('prompts that differ only in numbers are behaviour duplicates', () => {
@@ -233,7 +308,9 @@ describe('behaviour fingerprints', () => {
   it('template shingles survive random content once there are enough prompts', () => {
     const a = behaviourFingerprint(palindromePrompts(1), []);
     const b = behaviourFingerprint(palindromePrompts(5), []);
-    expect(estimateSimilarity(a.behaviour, b.behaviour)).toBeGreaterThanOrEqual(DEFAULT_NOVELTY_OPTIONS.behaviourThreshold);
+    expect(estimateSimilarity(a.behaviour, b.behaviour)).toBeGreaterThanOrEqual(
+      DEFAULT_NOVELTY_OPTIONS.behaviourThreshold,
+    );
   });
 
   it('different tasks are not behaviour duplicates', () => {
@@ -276,7 +353,10 @@ describe('NoveltyIndex', () => {
     expect(hits.map((m) => [m.id, m.kind])).toEqual([['list-sum', 'code']]);
 
     // Same task written differently (only the behaviour agrees): a behaviour match...
-    const rewrite = { ...copy, code: codeFingerprint(PALINDROME_ENV.replace(/palindrom/g, 'mirror')).map((v, i) => (i % 2 ? v : v ^ 1)) };
+    const rewrite = {
+      ...copy,
+      code: codeFingerprint(PALINDROME_ENV.replace(/palindrom/g, 'mirror')).map((v, i) => (i % 2 ? v : v ^ 1)),
+    };
     const byBehaviour = index.query(rewrite).find((m) => m.id === 'list-sum');
     expect(byBehaviour?.kind).toBe('behaviour');
     // ...but not when the answers have a different type.
@@ -323,7 +403,10 @@ describe('NoveltyIndex', () => {
     const perturb = (sig: number[], s: number): number[] => {
       const out = sig.slice();
       const slots = Array.from({ length: P }, (_, i) => i);
-      for (let i = P - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [slots[i], slots[j]] = [slots[j] as number, slots[i] as number]; }
+      for (let i = P - 1; i > 0; i--) {
+        const j = Math.floor(rand() * (i + 1));
+        [slots[i], slots[j]] = [slots[j] as number, slots[i] as number];
+      }
       for (const i of slots.slice(0, Math.round((1 - s) * P))) out[i] = Math.floor(rand() * MINHASH_PRIME);
       return out;
     };
@@ -343,11 +426,20 @@ describe('NoveltyIndex', () => {
       const source = base[(i * 37) % base.length] as { id: string; fp: Fingerprint };
       const kind = i < 100 ? 'code' : i < 200 ? 'behaviour' : 'decoy';
       const t = rand();
-      const fp: Fingerprint = kind === 'code'
-        ? { code: perturb(source.fp.code, 0.8 + 0.2 * t), behaviour: randomSig(), answerType: 'text' }
-        : kind === 'behaviour'
-          ? { code: randomSig(), behaviour: perturb(source.fp.behaviour, 0.7 + 0.3 * t), answerType: source.fp.answerType }
-          : { code: perturb(source.fp.code, 0.45 + 0.3 * t), behaviour: perturb(source.fp.behaviour, 0.4 + 0.25 * t), answerType: source.fp.answerType };
+      const fp: Fingerprint =
+        kind === 'code'
+          ? { code: perturb(source.fp.code, 0.8 + 0.2 * t), behaviour: randomSig(), answerType: 'text' }
+          : kind === 'behaviour'
+            ? {
+                code: randomSig(),
+                behaviour: perturb(source.fp.behaviour, 0.7 + 0.3 * t),
+                answerType: source.fp.answerType,
+              }
+            : {
+                code: perturb(source.fp.code, 0.45 + 0.3 * t),
+                behaviour: perturb(source.fp.behaviour, 0.4 + 0.25 * t),
+                answerType: source.fp.answerType,
+              };
       const id = `planted-${kind}-${i}`;
       planted.push({ id, of: source.id, kind });
       index.add(id, fp);
@@ -363,7 +455,10 @@ describe('NoveltyIndex', () => {
     });
 
     it('query returns exactly what scan returns', () => {
-      const probes = [...planted.map((p) => fpOf(p.of)), ...Array.from({ length: 50 }, () => ({ code: randomSig(), behaviour: randomSig(), answerType: 'int' }))];
+      const probes = [
+        ...planted.map((p) => fpOf(p.of)),
+        ...Array.from({ length: 50 }, () => ({ code: randomSig(), behaviour: randomSig(), answerType: 'int' })),
+      ];
       for (const probe of probes) expect(index.query(probe)).toEqual(index.scan(probe));
       expect(index.query(fpOf('env-0'), 1)).toEqual(index.scan(fpOf('env-0'), 1));
     });

@@ -21,8 +21,22 @@ import { seededLibraryCopy } from './helpers/seeded-library.js';
 const pool = new SandboxPool();
 afterAll(() => pool.close());
 
-const stats = (single: number, episodic: number): LibraryStats => ({ environments: single + episodic, versions: single + episodic, byStatus: {}, bySkill: {}, byAuthor: {}, byKind: { single, episodic }, levels: null, rejections: 0 });
-const input = (kind: ArchitectInput['kind'], n = 3): ArchitectInput => ({ stats: stats(12, 0), n, kind, environments: [] });
+const stats = (single: number, episodic: number): LibraryStats => ({
+  environments: single + episodic,
+  versions: single + episodic,
+  byStatus: {},
+  bySkill: {},
+  byAuthor: {},
+  byKind: { single, episodic },
+  levels: null,
+  rejections: 0,
+});
+const input = (kind: ArchitectInput['kind'], n = 3): ArchitectInput => ({
+  stats: stats(12, 0),
+  n,
+  kind,
+  environments: [],
+});
 
 describe('the offline author and the run kind', () => {
   it.each([
@@ -36,9 +50,18 @@ describe('the offline author and the run kind', () => {
   });
 
   it('mixed: the weak-skill quota goes first, each slot to a kind that trains the skill', () => {
-    expect(slotKinds({ kind: 'mixed', n: 2, stats: stats(0, 9), weakSkills: [{ skill: 'web-navigation', passRate: 0.1, n: 50 }] })).toEqual(['episodic', 'single']);
+    expect(
+      slotKinds({
+        kind: 'mixed',
+        n: 2,
+        stats: stats(0, 9),
+        weakSkills: [{ skill: 'web-navigation', passRate: 0.1, n: 50 }],
+      }),
+    ).toEqual(['episodic', 'single']);
     const trainsSingle = (skill: string) => skill === 'sorting';
-    expect(slotKinds({ kind: 'mixed', n: 4, stats: stats(12, 0), focus: { skills: ['sorting'], slots: 3 } }, trainsSingle)).toEqual(['single', 'single', 'single', 'episodic']);
+    expect(
+      slotKinds({ kind: 'mixed', n: 4, stats: stats(12, 0), focus: { skills: ['sorting'], slots: 3 } }, trainsSingle),
+    ).toEqual(['single', 'single', 'single', 'episodic']);
   });
 
   it('proposes episodic specs carrying their design for --kind episodic, single-turn ones otherwise, deterministically', async () => {
@@ -52,19 +75,23 @@ describe('the offline author and the run kind', () => {
     // A resumed batch: a fresh author writes the spec from its stored design alone.
     const spec = JSON.parse(JSON.stringify(episodic.specs[0]));
     const written = await createOfflineAuthor({ seed: 3 }).write(spec);
-    expect(written.source).toContain("\"kind\": \"episodic\"");
+    expect(written.source).toContain('"kind": "episodic"');
     expect(written.source).toContain(`"name": "${spec.name}"`);
   });
 
   it('writes modules of all three families that the real validator admits, mutually novel', async () => {
     const author = createOfflineAuthor({ seed: 11 });
     const { specs } = await author.propose(input('episodic', 3));
-    expect(new Set(specs.map((s) => isOfflineEpisodicSpec(s) && s.offline.family))).toEqual(new Set(['records', 'grid', 'webapp']));
+    expect(new Set(specs.map((s) => isOfflineEpisodicSpec(s) && s.offline.family))).toEqual(
+      new Set(['records', 'grid', 'webapp']),
+    );
     const novelty = new NoveltyIndex();
     for (const spec of specs) {
       const { source } = await author.write(spec);
       const report = await validateCandidate(source as string, { pool, novelty });
-      expect(report.verdict, `${spec.name}: ${report.problems.map((p) => `${p.code} ${p.message}`).join('; ')}`).toBe('admit');
+      expect(report.verdict, `${spec.name}: ${report.problems.map((p) => `${p.code} ${p.message}`).join('; ')}`).toBe(
+        'admit',
+      );
       novelty.add(spec.name, report.fingerprint!);
     }
   });
@@ -73,7 +100,12 @@ describe('the offline author and the run kind', () => {
     const author = createOfflineAuthor({ seed: 4 });
     const [spec] = (await author.propose(input('episodic', 1))).specs;
     const first = await author.write(spec!);
-    const repaired = await author.repair(spec!, first.source!, { problems: [{ code: 'E_DUPLICATE_CODE' }] } as never, 1);
+    const repaired = await author.repair(
+      spec!,
+      first.source!,
+      { problems: [{ code: 'E_DUPLICATE_CODE' }] } as never,
+      1,
+    );
     expect(repaired.source).not.toBe(first.source);
     const name = /"name": "([^"]+)"/.exec(repaired.source!)?.[1];
     expect(name).not.toBe(spec!.name);
@@ -86,8 +118,13 @@ describe('the offline author and the run kind', () => {
     const author = createOfflineAuthor({ seed: 4 });
     const [spec] = (await author.propose(input('episodic', 1))).specs;
     const { source } = await author.write(spec!);
-    const broken = source!.replace('export function score(state) {', 'export function score(state) {\n  if (state.done) return 1;');
-    expect(checkEpisodic(broken).reasons.join('\n')).toMatch(/finishing call alone scores|no action scores|another episode/);
+    const broken = source!.replace(
+      'export function score(state) {',
+      'export function score(state) {\n  if (state.done) return 1;',
+    );
+    expect(checkEpisodic(broken).reasons.join('\n')).toMatch(
+      /finishing call alone scores|no action scores|another episode/,
+    );
   });
 });
 
@@ -96,11 +133,25 @@ describe('envforge run --kind episodic', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'envforge-episodic-run-')), 'lib');
     // A library of the single-turn seeds first (seconds); a new one for --kind episodic would get the episodic seeds (a minute).
     expect((await seededLibraryCopy('single', dir)).init.code).toBe(0); // `library init --kind single`, once per test run
-    const run = await runEnvforge('run', '--kind', 'episodic', '--target', '2', '--provider', 'offline', '--seed', '7', '--library', dir);
+    const run = await runEnvforge(
+      'run',
+      '--kind',
+      'episodic',
+      '--target',
+      '2',
+      '--provider',
+      'offline',
+      '--seed',
+      '7',
+      '--library',
+      dir,
+    );
     expect(run.stdout).toMatch(/\| episodic \| \d+ \| \d+ \| [2-9]/);
     const json = JSON.parse((await runEnvforge('library', 'stats', '--json', '--library', dir)).stdout) as LibraryStats;
     expect(json.byKind?.episodic).toBeGreaterThanOrEqual(2);
     expect(json.byKind?.single).toBe(json.environments - (json.byKind?.episodic ?? 0));
-    expect((await runEnvforge('library', 'stats', '--library', dir)).stdout).toMatch(/kinds: single \d+, episodic [2-9]/);
+    expect((await runEnvforge('library', 'stats', '--library', dir)).stdout).toMatch(
+      /kinds: single \d+, episodic [2-9]/,
+    );
   }, 600_000); // with the run's seeded library, made by the first file to ask (minutes under load)
 });

@@ -38,11 +38,20 @@ const design: Design = {
 };
 
 describe('the offline pick-input family', () => {
-  it('gives no option rule an edge over 1/K at any level (600 instances a level, judged by the validator\'s rule)', () => {
+  it("gives no option rule an edge over 1/K at any level (600 instances a level, judged by the validator's rule)", () => {
     const name = 'pick-input-running-max';
-    const source = emitModule(design, { name, title: 'Pick the input', description: 'Pick the input behind an output.', skills: ['search'], provenance: 'test' });
+    const source = emitModule(design, {
+      name,
+      title: 'Pick the input',
+      description: 'Pick the input behind an output.',
+      skills: ['search'],
+      provenance: 'test',
+    });
     const runtime = loadPlainRuntime();
-    const mod = new Function('kit', `"use strict";\n${source.replace(/^export (const|function) /gm, '$1 ')}\nreturn { generate, solve };`)(runtime.kit) as {
+    const mod = new Function(
+      'kit',
+      `"use strict";\n${source.replace(/^export (const|function) /gm, '$1 ')}\nreturn { generate, solve };`,
+    )(runtime.kit) as {
       generate(rng: unknown, level: number): { prompt: string };
       solve(instance: unknown): string;
     };
@@ -53,7 +62,13 @@ describe('the offline pick-input family', () => {
       }),
     );
     // Judged as the validator judges an options rule: its lower bound at guessZ, beyond 1/K by the tolerance.
-    const edges = choiceRates(samples).filter((r) => r.level !== null).map((r) => ({ level: r.level, rule: r.rules[0], edge: Number((lowerBound(r.rate, r.n, O.guessZ) - r.chance).toFixed(3)) }));
+    const edges = choiceRates(samples)
+      .filter((r) => r.level !== null)
+      .map((r) => ({
+        level: r.level,
+        rule: r.rules[0],
+        edge: Number((lowerBound(r.rate, r.n, O.guessZ) - r.chance).toFixed(3)),
+      }));
     expect(edges).toHaveLength(6);
     expect(edges.filter((e) => e.edge > O.choiceGuessTolerance)).toEqual([]);
   });

@@ -38,7 +38,15 @@ function sampleValue(ty: Ty, rng: ReturnType<typeof authorRng>): unknown {
 }
 
 const compile = (js: string) => new Function(`return ${js};`)() as (v: unknown) => unknown;
-const emptyStats = { environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 };
+const emptyStats = {
+  environments: 0,
+  versions: 0,
+  byStatus: {},
+  bySkill: {},
+  byAuthor: {},
+  levels: null,
+  rejections: 0,
+};
 
 describe('the offline DSL', () => {
   it('gives every operation a value of its declared output type, for random parameters and inputs of its input type', () => {
@@ -49,18 +57,35 @@ describe('the offline DSL', () => {
         const input = sampleValue(op.in, rng);
         // int-domain operations see non-negative values in programs, and words only lowercase letters.
         const out = compile(jsOf(step))(op.in === 'int' ? Math.abs(input as number) : input);
-        expect(hasType(out, op.out), `${op.id}${JSON.stringify(step.params)} on ${JSON.stringify(input)} gave ${JSON.stringify(out)}`).toBe(true);
+        expect(
+          hasType(out, op.out),
+          `${op.id}${JSON.stringify(step.params)} on ${JSON.stringify(input)} gave ${JSON.stringify(out)}`,
+        ).toBe(true);
       }
     }
   });
 
   it('refuses ill-typed programs and names the step', () => {
     expect(() => typeOf('list', [{ op: 'str-reverse', params: {} }])).toThrow(DslTypeError);
-    expect(() => typeOf('list', [{ op: 'list-sort-up', params: {} }, { op: 'list-sum', params: {} }, { op: 'list-reverse', params: {} }])).toThrow(/step 3 \(list-reverse\) takes list but receives int/);
+    expect(() =>
+      typeOf('list', [
+        { op: 'list-sort-up', params: {} },
+        { op: 'list-sum', params: {} },
+        { op: 'list-reverse', params: {} },
+      ]),
+    ).toThrow(/step 3 \(list-reverse\) takes list but receives int/);
     expect(() => typeOf('int', [{ op: 'no-such-op', params: {} }])).toThrow(/unknown operation/);
     expect(() => typeOf('list', [{ op: 'list-mod', params: {} }])).toThrow(/needs parameters \[m\]/);
-    expect(() => typeOf('str', [{ op: 'str-replace', params: { a: "x'); throw 1; ('", b: 'y' } }])).toThrow(/one lowercase letter/);
-    expect(typeOf('int', [{ op: 'int-digits', params: {} }, { op: 'list-sort-up', params: {} }, { op: 'list-sum', params: {} }])).toBe('int');
+    expect(() => typeOf('str', [{ op: 'str-replace', params: { a: "x'); throw 1; ('", b: 'y' } }])).toThrow(
+      /one lowercase letter/,
+    );
+    expect(
+      typeOf('int', [
+        { op: 'int-digits', params: {} },
+        { op: 'list-sort-up', params: {} },
+        { op: 'list-sum', params: {} },
+      ]),
+    ).toBe('int');
   });
 
   it('only uses skills of the taxonomy', () => {
@@ -115,8 +140,17 @@ describe('the offline author', () => {
 
   it('aims at the weak skills first, then at skills the library lacks', async () => {
     const author = createOfflineAuthor({ seed: 3 });
-    const bySkill = Object.fromEntries(offlineSkills().filter((s) => s !== 'bit-manipulation').map((s) => [s, 5]));
-    const { specs } = await author.propose({ stats: { ...emptyStats, bySkill }, n: 3, environments: [], weakSkills: [{ skill: 'encoding', passRate: 0.1, n: 50 }] });
+    const bySkill = Object.fromEntries(
+      offlineSkills()
+        .filter((s) => s !== 'bit-manipulation')
+        .map((s) => [s, 5]),
+    );
+    const { specs } = await author.propose({
+      stats: { ...emptyStats, bySkill },
+      n: 3,
+      environments: [],
+      weakSkills: [{ skill: 'encoding', passRate: 0.1, n: 50 }],
+    });
     expect(specs[0]?.skills).toContain('encoding');
     expect(specs[1]?.skills).toContain('bit-manipulation');
     expect(specs[0]?.whyNew).toMatch(/trainer is weak/);
@@ -124,7 +158,9 @@ describe('the offline author', () => {
 
   it('refuses skills it cannot train, with the list of those it can', async () => {
     const author = createOfflineAuthor({ seed: 3 });
-    await expect(author.propose({ ...input, taxonomy: { requested: ['network-flow'] } })).rejects.toThrow(/cannot train any of the requested skills \(network-flow\); it covers: .*program-tracing/);
+    await expect(author.propose({ ...input, taxonomy: { requested: ['network-flow'] } })).rejects.toThrow(
+      /cannot train any of the requested skills \(network-flow\); it covers: .*program-tracing/,
+    );
   });
 
   it('writes modules the real validator admits, mutually novel, across all four families', async () => {
@@ -146,7 +182,12 @@ describe('the offline author', () => {
     const author = createOfflineAuthor({ seed: 5 });
     const [spec] = (await author.propose({ ...input, n: 1 })).specs;
     const first = await author.write(spec!);
-    const repaired = await author.repair(spec!, first.source!, { problems: [{ code: 'E_DUPLICATE_BEHAVIOUR' }] } as never, 1);
+    const repaired = await author.repair(
+      spec!,
+      first.source!,
+      { problems: [{ code: 'E_DUPLICATE_BEHAVIOUR' }] } as never,
+      1,
+    );
     expect(repaired.source).not.toBe(first.source);
     const name = /"name": "([^"]+)"/.exec(repaired.source!)?.[1];
     expect(name).not.toBe(spec!.name);
@@ -157,7 +198,9 @@ describe('the offline author', () => {
 describe('a batch with the offline author', () => {
   it('admits new environments with no LLM and records the author, its version and seed in the lineage', async () => {
     const runOnce = async () => {
-      const library = SqliteLibrary.open(join(mkdtempSync(join(tmpdir(), 'envforge-offline-')), 'library'), { create: true });
+      const library = SqliteLibrary.open(join(mkdtempSync(join(tmpdir(), 'envforge-offline-')), 'library'), {
+        create: true,
+      });
       const ledger = new CostLedger({ batchId: 'nightly' });
       const report = await runBatch(
         { library, pool, author: createOfflineAuthor({ seed: 21 }), ledger },

@@ -38,14 +38,17 @@ describe('packCalls', () => {
 });
 
 describe('packed calls in a job', () => {
-  const withoutMs = (r: CallResult) => (r.ok ? { ...r, ms: 0, value: { ...(r.value as object), ms: null } } : { ...r, ms: 0 });
+  const withoutMs = (r: CallResult) =>
+    r.ok ? { ...r, ms: 0, value: { ...(r.value as object), ms: null } } : { ...r, ms: 0 };
   /** A call whose response is not a string: the whole crossing then goes into the isolate as JSON objects. */
   const unpackable = { op: 'episode', seed: 5, level: 1, responses: [7 as unknown as string] } satisfies Call;
 
   it('returns what the same calls return when they cross as objects', async () => {
     const source = envSource();
     const plain: Call[] = Array.from({ length: 40 }, (_, i) => ({ op: 'episode', seed: i * 7919, level: (i % 3) + 1 }));
-    const withResponses: Call[] = plain.map((c, i) => (i % 5 === 0 ? { ...c, responses: ['<answer>1</answer>', 'no'] } : c));
+    const withResponses: Call[] = plain.map((c, i) =>
+      i % 5 === 0 ? { ...c, responses: ['<answer>1</answer>', 'no'] } : c,
+    );
     for (const calls of [plain, withResponses]) {
       expect(packCalls(calls)).not.toBeNull();
       // keepInstance: true keeps the calls from being packed for the pipe, not for the isolate; the last variant crosses as objects.
@@ -60,13 +63,29 @@ describe('packed calls in a job', () => {
   it('carries responses into the isolate exactly, and leaves out only the instances not asked for', async () => {
     // verify echoes the response it was given, so the feedback shows what crossed.
     const source = envSource({ verify: "return { score: 0, feedback: typeof response + ':' + response };" });
-    const tricky = ['', '"quoted" \\ back\\slash', 'line\nbreak\ttab', 'ünïcödé ✓ 漢字 🙂', '\ud800 lone', '\u0000nul', '</answer><answer>'];
-    const calls: Call[] = tricky.map((r, i) => ({ op: 'episode', seed: i, level: 1, responses: [r, r.toUpperCase()], keepInstance: i % 2 === 0 }));
+    const tricky = [
+      '',
+      '"quoted" \\ back\\slash',
+      'line\nbreak\ttab',
+      'ünïcödé ✓ 漢字 🙂',
+      '\ud800 lone',
+      '\u0000nul',
+      '</answer><answer>',
+    ];
+    const calls: Call[] = tricky.map((r, i) => ({
+      op: 'episode',
+      seed: i,
+      level: 1,
+      responses: [r, r.toUpperCase()],
+      keepInstance: i % 2 === 0,
+    }));
     for (const variant of [calls, [...calls, unpackable]]) {
       const { results } = await pool.run({ source, calls: variant });
       calls.forEach((call, i) => {
         const value = (results[i] as Extract<CallResult, { ok: true }>).value as EpisodeValue;
-        expect(value.verdicts.slice(1).map((v) => (v.ok ? (v.value as { feedback: string }).feedback : v.code))).toEqual((call.responses ?? []).map((r) => `string:${r}`));
+        expect(
+          value.verdicts.slice(1).map((v) => (v.ok ? (v.value as { feedback: string }).feedback : v.code)),
+        ).toEqual((call.responses ?? []).map((r) => `string:${r}`));
         expect(value.instance === null).toBe(!call.keepInstance);
       });
     }

@@ -7,7 +7,8 @@ import { rotate } from '../validators/probes.js';
 
 describe('restatements', () => {
   it('finds the expressions of a prompt, longest first, and not plain numbers, lists or prose', () => {
-    const prompt = 'Evaluate the expression (3 + 4) * 5 - 2 (integers; * binds tighter). Reduce the fraction 12/18. In 2026, 7 people: 3, 4, 5.';
+    const prompt =
+      'Evaluate the expression (3 + 4) * 5 - 2 (integers; * binds tighter). Reduce the fraction 12/18. In 2026, 7 people: 3, 4, 5.';
     expect(expressionSpans(prompt, 3)).toEqual(['(3 + 4) * 5 - 2', '12/18']);
     expect(expressionSpans(prompt, 1)).toEqual(['(3 + 4) * 5 - 2']);
     expect(expressionSpans('List: 3, 4, 5 and -2. Year 2026.', 3)).toEqual([]);
@@ -32,7 +33,8 @@ describe('UNIVERSAL_ANSWERS', () => {
   it('holds match-anything patterns of regex, glob and LIKE', () => {
     const answers = UNIVERSAL_ANSWERS.map(([, a]) => a);
     expect(answers).toEqual(expect.arrayContaining(['.*', '*', '%']));
-    for (const a of answers.filter((x) => /[.*\\[]/.test(x) && x !== '*')) expect(new RegExp(`^${a}$`).test('anything')).toBe(true);
+    for (const a of answers.filter((x) => /[.*\\[]/.test(x) && x !== '*'))
+      expect(new RegExp(`^${a}$`).test('anything')).toBe(true);
   });
 });
 
@@ -40,8 +42,10 @@ describe('INHERITED_NAMES', () => {
   it("holds every name the realm's prototypes give a plain object, an array and a string, once each", () => {
     const names = new Set(INHERITED_NAMES);
     expect(names.size).toBe(INHERITED_NAMES.length);
-    for (const proto of [Object.prototype, Array.prototype, String.prototype]) for (const n of Object.getOwnPropertyNames(proto)) expect(names.has(n), n).toBe(true);
-    for (const n of ['valueOf', 'isPrototypeOf', '__defineGetter__', 'length', 'map', 'at', 'charAt', 'has']) expect(names.has(n), n).toBe(true);
+    for (const proto of [Object.prototype, Array.prototype, String.prototype])
+      for (const n of Object.getOwnPropertyNames(proto)) expect(names.has(n), n).toBe(true);
+    for (const n of ['valueOf', 'isPrototypeOf', '__defineGetter__', 'length', 'map', 'at', 'charAt', 'has'])
+      expect(names.has(n), n).toBe(true);
   });
   it('spans the container kinds in every window: 3 names an instance reach the object, array and string names within 18 instances', () => {
     const seen = (k: number) => new Set(Array.from({ length: k }, (_, i) => rotate(INHERITED_NAMES, 3, i)).flat());
@@ -56,8 +60,12 @@ describe('INHERITED_NAMES', () => {
 
 describe('the acceptance region a task states', () => {
   it('reads absolute and relative tolerances from sentences about acceptance, and not a story\'s "within"', () => {
-    expect(statedRegions('What is the balance? Any answer within 0.1% of the exact balance is accepted.')).toEqual([{ relative: 0.001 }]);
-    expect(statedRegions('Give the mean; any value within 0.05 of the exact mean is accepted.')).toEqual([{ absolute: 0.05 }]);
+    expect(statedRegions('What is the balance? Any answer within 0.1% of the exact balance is accepted.')).toEqual([
+      { relative: 0.001 },
+    ]);
+    expect(statedRegions('Give the mean; any value within 0.05 of the exact mean is accepted.')).toEqual([
+      { absolute: 0.05 },
+    ]);
     expect(statedRegions('Answers ± 2 count as correct.')).toEqual([{ absolute: 2 }]);
     expect(statedRegions('The bus arrives within 10 minutes. How many seats are left?')).toEqual([]);
   });

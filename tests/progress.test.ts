@@ -35,7 +35,10 @@ describe('batch progress', () => {
     let clock = 1_000;
     const tty = terminal();
     const err: string[] = [];
-    const progress = batchProgress({ out: () => {}, err: (l) => err.push(l) }, { json: false, target: 10, terminal: tty.stream, now: () => clock });
+    const progress = batchProgress(
+      { out: () => {}, err: (l) => err.push(l) },
+      { json: false, target: 10, terminal: tty.stream, now: () => clock },
+    );
     for (const event of EVENTS) progress.event(event);
     clock += 42_000;
     progress.waiting(12_000, 'postgres://db');
@@ -51,12 +54,18 @@ describe('batch progress', () => {
 
   it('in a log (no terminal): a plain line per admission and for a long wait, no JSON', () => {
     const err: string[] = [];
-    const progress = batchProgress({ out: () => {}, err: (l) => err.push(l) }, { json: false, target: 3, terminal: null });
+    const progress = batchProgress(
+      { out: () => {}, err: (l) => err.push(l) },
+      { json: false, target: 3, terminal: null },
+    );
     for (const event of EVENTS) progress.event(event);
     progress.waiting(6_000, 'postgres://db');
     progress.waiting(7_000, 'postgres://db'); // one line a minute, not one per poll
     progress.done();
-    expect(err).toEqual(['admitted alpha-env@1 (1/3)', expect.stringMatching(/^waiting for workers: a job has waited 6 s/)]);
+    expect(err).toEqual([
+      'admitted alpha-env@1 (1/3)',
+      expect.stringMatching(/^waiting for workers: a job has waited 6 s/),
+    ]);
   });
 
   it('with --json: one JSON event per line, as before', () => {

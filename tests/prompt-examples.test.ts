@@ -17,11 +17,15 @@ describe('the prompt examples', () => {
     expect(examples.map((e) => e.name)).toEqual(['parcel-depot-grid', 'rail-ticket-site', 'returns-desk']);
   });
 
-  it.each(examples.map((e) => [e.name, e] as const))('%s is admitted by the validator, with its reference inside 40%% of maxTurns', async (_name, example) => {
-    const report = await validateCandidate(example.source, { pool, validationSeed: 20_261_127 });
-    expect(report.problems.map((p) => `${p.code}: ${p.message}`)).toEqual([]);
-    expect(report.verdict).toBe('admit');
-    const share = report.stages.find((s) => s.stage === 'solvability')?.metrics['maxTurnsShare'];
-    expect(share).toBeLessThanOrEqual(0.4);
-  }, 120_000);
+  it.each(examples.map((e) => [e.name, e] as const))(
+    '%s is admitted by the validator, with its reference inside 40%% of maxTurns',
+    async (_name, example) => {
+      const report = await validateCandidate(example.source, { pool, validationSeed: 20_261_127 });
+      expect(report.problems.map((p) => `${p.code}: ${p.message}`)).toEqual([]);
+      expect(report.verdict).toBe('admit');
+      const share = report.stages.find((s) => s.stage === 'solvability')?.metrics['maxTurnsShare'];
+      expect(share).toBeLessThanOrEqual(0.4);
+    },
+    120_000,
+  );
 });

@@ -9,12 +9,30 @@ import type { LibraryStats } from '../library/contract.js';
 import { PROMPTS_DIR } from '../contract/paths.js';
 import { listSeeds } from '../library/seeds.js';
 import {
-  contractText, fillTemplate, loadPrompt, pickExamples, PROMPT_NAMES, PromptError, promptHash, renderArchitect,
-  renderGenerator, renderRepair, renderReviewer, seedSkills,
+  contractText,
+  fillTemplate,
+  loadPrompt,
+  pickExamples,
+  PROMPT_NAMES,
+  PromptError,
+  promptHash,
+  renderArchitect,
+  renderGenerator,
+  renderRepair,
+  renderReviewer,
+  seedSkills,
 } from '../agents/prompts.js';
 import { extractModule } from '../agents/module-text.js';
 import { ArchitectOutputSchema } from '../agents/architect-schema.js';
-import { EnvSpecSchema, failedChecks, REVIEW_CHECKS, ReviewSchema, SKILL_TAXONOMY, taxonomySkills, type EnvSpec } from '../agents/spec.js';
+import {
+  EnvSpecSchema,
+  failedChecks,
+  REVIEW_CHECKS,
+  ReviewSchema,
+  SKILL_TAXONOMY,
+  taxonomySkills,
+  type EnvSpec,
+} from '../agents/spec.js';
 import { dedupeSpecs } from '../agents/spec-dedupe.js';
 import type { ValidationReport } from '../validators/report.js';
 
@@ -22,7 +40,8 @@ const spec = (over: Partial<EnvSpec> = {}): EnvSpec => ({
   name: 'shortest-path-length',
   title: 'Length of a shortest path',
   skills: ['graphs', 'shortest-paths'],
-  taskIdea: 'Given a weighted directed graph as an edge list, report the length of a shortest path from node A to node B.',
+  taskIdea:
+    'Given a weighted directed graph as an edge list, report the length of a shortest path from node A to node B.',
   answerFormat: 'One integer inside <answer>…</answer>.',
   difficultyScaling: 'Level 1 has 5 nodes; level 10 has 60 nodes with many near-optimal detours.',
   whyNew: 'No environment trains weighted shortest paths.',
@@ -46,15 +65,28 @@ const report: Pick<ValidationReport, 'problems' | 'stages'> = {
     { stage: 'diversity', ok: false, skipped: 'an earlier stage failed', metrics: {}, problems: [], ms: 0 },
   ],
   problems: [
-    { stage: 'hack', code: 'E_ACCEPTS_PERTURBED', message: 'verify scored 1 for the reference with 7 changed to 8', evidence: { seed: 3, level: 2, response: '<answer>8</answer>', score: 1 } },
+    {
+      stage: 'hack',
+      code: 'E_ACCEPTS_PERTURBED',
+      message: 'verify scored 1 for the reference with 7 changed to 8',
+      evidence: { seed: 3, level: 2, response: '<answer>8</answer>', score: 1 },
+    },
     { stage: 'hack', code: 'E_ANSWER_LEAK', message: 'the answer appears in the prompt' },
   ],
 };
 
 const reviewerInput = () => ({
   source: listSeeds()[0]!.source,
-  meta: { name: 'dice-probability', title: 'Dice', description: 'Probability of dice sums.', skills: ['probability'], levels: 10 },
-  samples: [{ seed: 1, level: 1, prompt: 'Roll two dice… Answer as <answer>p/q</answer>.', reference: '<answer>1/6</answer>' }],
+  meta: {
+    name: 'dice-probability',
+    title: 'Dice',
+    description: 'Probability of dice sums.',
+    skills: ['probability'],
+    levels: 10,
+  },
+  samples: [
+    { seed: 1, level: 1, prompt: 'Roll two dice… Answer as <answer>p/q</answer>.', reference: '<answer>1/6</answer>' },
+  ],
 });
 
 describe('rendered prompts', () => {
@@ -66,14 +98,16 @@ describe('rendered prompts', () => {
     expect(renderReviewer(reviewerInput()).text).toContain(contract);
   });
 
-  it("tell the generator how the difficulty stage measures levels, and that a ±1 change that is still valid may be accepted", () => {
+  it('tell the generator how the difficulty stage measures levels, and that a ±1 change that is still valid may be accepted', () => {
     const text = renderGenerator({ spec: spec() }).text.replace(/\s+/g, ' ');
-    expect(text).toMatch(/rank correlation of the level with the instance's size .* reference work .* magnitude of the numbers/);
+    expect(text).toMatch(
+      /rank correlation of the level with the instance's size .* reference work .* magnitude of the numbers/,
+    );
     expect(text).toMatch(/small dip between two adjacent levels is fine/);
     expect(text).toMatch(/changed by ±1 .* judged against chance .* still a correct answer .* accepting it is right/);
   });
 
-  it('include the chosen seeds in full as the generator\'s examples, preferring seeds that share a skill', () => {
+  it("include the chosen seeds in full as the generator's examples, preferring seeds that share a skill", () => {
     const seeds = listSeeds();
     const examples = pickExamples(spec({ skills: ['dynamic-programming'] }));
     expect(examples).toHaveLength(2);
@@ -89,10 +123,12 @@ describe('rendered prompts', () => {
     const text = renderGenerator({ spec: spec() }).text;
     expect(text).toContain('shortest-path-length');
     expect(text).toContain(spec().taskIdea);
-    expect(text).toMatch(/ONE complete JavaScript module, whose `meta.name` is exactly `shortest-path-length`, in a single ```js fenced block/);
+    expect(text).toMatch(
+      /ONE complete JavaScript module, whose `meta.name` is exactly `shortest-path-length`, in a single ```js fenced block/,
+    );
   });
 
-  it('give the repair model each problem\'s code, stage, meaning, message and evidence JSON', () => {
+  it("give the repair model each problem's code, stage, meaning, message and evidence JSON", () => {
     const text = renderRepair({ source: 'export const meta = { name: "x" };', report }).text;
     expect(text).toContain('[hack] E_ACCEPTS_PERTURBED: verify rewards perturbed references');
     expect(text).toContain('message: verify scored 1 for the reference with 7 changed to 8');
@@ -104,13 +140,25 @@ describe('rendered prompts', () => {
 
   it('cut long evidence to a bounded length', () => {
     // Measured against the same report with tiny evidence: the prompt's own text (the contract) grows with the validator.
-    const withEvidence = (response: string) => ({ ...report, problems: [{ stage: 'hack' as const, code: 'E_ACCEPTS_HUGE' as const, message: 'huge', evidence: { response } }] });
+    const withEvidence = (response: string) => ({
+      ...report,
+      problems: [{ stage: 'hack' as const, code: 'E_ACCEPTS_HUGE' as const, message: 'huge', evidence: { response } }],
+    });
     const base = renderRepair({ source: 'export {}', report: withEvidence('x') }).text.length;
-    expect(renderRepair({ source: 'export {}', report: withEvidence('x'.repeat(100_000)) }).text.length - base).toBeLessThan(2_000);
+    expect(
+      renderRepair({ source: 'export {}', report: withEvidence('x'.repeat(100_000)) }).text.length - base,
+    ).toBeLessThan(2_000);
   });
 
   it('steer the architect with stats, uncovered skills, weak skills and N', () => {
-    const text = renderArchitect({ stats, n: 4, weakSkills: [{ skill: 'probability', passRate: 0.12, n: 200 }, { skill: 'logic', passRate: 0 }] }).text;
+    const text = renderArchitect({
+      stats,
+      n: 4,
+      weakSkills: [
+        { skill: 'probability', passRate: 0.12, n: 200 },
+        { skill: 'logic', passRate: 0 },
+      ],
+    }).text;
     expect(text).toContain('Reply with exactly 4 specs');
     expect(text).toContain('dynamic-programming 3, graphs 1, strings 1');
     expect(text).toContain('10 to 10');
@@ -154,7 +202,9 @@ describe('fillTemplate', () => {
   });
 
   it('throws for a missing variable of a real template', () => {
-    expect(() => fillTemplate('generator', loadPrompt('generator'), { contract: 'c', examples: 'e', spec: 's' })).toThrow(/missing variable "specName"/);
+    expect(() =>
+      fillTemplate('generator', loadPrompt('generator'), { contract: 'c', examples: 'e', spec: 's' }),
+    ).toThrow(/missing variable "specName"/);
   });
 
   it('throws for an unknown prompt name', () => {
@@ -199,7 +249,11 @@ describe('extractModule', () => {
   });
 
   it.each([
-    ['two js blocks (ambiguous: the prompt asks for one)', `\`\`\`js\n${mod}\`\`\`\n\`\`\`js\nconsole.log(1)\n\`\`\``, /2 ```js blocks/],
+    [
+      'two js blocks (ambiguous: the prompt asks for one)',
+      `\`\`\`js\n${mod}\`\`\`\n\`\`\`js\nconsole.log(1)\n\`\`\``,
+      /2 ```js blocks/,
+    ],
     ['no block and no export', 'Sorry, I cannot help with that.', /no JavaScript module/],
     ['a truncated js block', `\`\`\`js\n${mod}export function solve(`, /not closed/],
     ['only a non-js block', '```python\nprint(1)\n```', /no JavaScript module/],
@@ -229,12 +283,16 @@ describe('spec schemas', () => {
   });
 
   it('normalise what is safe before judging: surrounding whitespace, case, word gaps, repeated tags', () => {
-    const sloppy = EnvSpecSchema.parse(spec({ name: ' Shortest_Path ', skills: ['Graphs', 'graphs ', 'Shortest Paths', 'graphs', 'shortest-paths'] }));
+    const sloppy = EnvSpecSchema.parse(
+      spec({ name: ' Shortest_Path ', skills: ['Graphs', 'graphs ', 'Shortest Paths', 'graphs', 'shortest-paths'] }),
+    );
     expect(sloppy).toEqual(spec({ name: 'shortest-path', skills: ['graphs', 'shortest-paths'] }));
   });
 
   it('check reviews and list failed checks in checklist order', () => {
-    const checks = Object.fromEntries(REVIEW_CHECKS.map((c) => [c, { ok: c !== 'noLeak' && c !== 'formatStated', note: 'n' }]));
+    const checks = Object.fromEntries(
+      REVIEW_CHECKS.map((c) => [c, { ok: c !== 'noLeak' && c !== 'formatStated', note: 'n' }]),
+    );
     const review = ReviewSchema.parse({ checks });
     expect(failedChecks(review)).toEqual(['formatStated', 'noLeak']);
     expect(ReviewSchema.safeParse({ checks: { ...checks, noLeak: { ok: 'yes', note: '' } } }).success).toBe(false);
@@ -242,7 +300,7 @@ describe('spec schemas', () => {
 });
 
 describe('SKILL_TAXONOMY', () => {
-  it('covers every seed\'s skills, in kebab-case, each skill in one area', async () => {
+  it("covers every seed's skills, in kebab-case, each skill in one area", async () => {
     const skills = taxonomySkills();
     expect(skills.length).toBeGreaterThanOrEqual(30);
     expect(new Set(skills).size).toBe(skills.length);
@@ -280,12 +338,17 @@ describe('dedupeSpecs', () => {
     const d = idea('d', 'Count the islands in a grid of land and water.');
     const { kept, dropped } = dedupeSpecs([a, b, c, d], []);
     expect(kept.map((s) => s.name)).toEqual(['a', 'c', 'd']);
-    expect(dropped.map((x) => [x.spec.name, x.reason])).toEqual([['b', 'duplicates spec "a" (task idea similarity 1.00)']]);
+    expect(dropped.map((x) => [x.spec.name, x.reason])).toEqual([
+      ['b', 'duplicates spec "a" (task idea similarity 1.00)'],
+    ]);
   });
 
   it('among duplicates keeps the one adding the most uncovered skills, and is order-independent in what it keeps', () => {
     const old = idea('old-skills', 'Report the length of the shortest path in a weighted graph.', ['graphs']);
-    const fresh = idea('new-skills', 'Report the length of the shortest path in a weighted graph.', ['graphs', 'shortest-paths']);
+    const fresh = idea('new-skills', 'Report the length of the shortest path in a weighted graph.', [
+      'graphs',
+      'shortest-paths',
+    ]);
     expect(dedupeSpecs([old, fresh], [], ['graphs']).kept).toEqual([fresh]);
     expect(dedupeSpecs([fresh, old], [], ['graphs']).kept).toEqual([fresh]);
     expect(dedupeSpecs([old, fresh], []).kept).toEqual([fresh]);

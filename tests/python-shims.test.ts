@@ -11,22 +11,42 @@ import { PYTHON } from './helpers/python.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = (args: string[], env: Record<string, string> = {}) =>
-  promisify(execFile)(PYTHON, args, { cwd: ROOT, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, timeout: 120_000 }).then(
+  promisify(execFile)(PYTHON, args, {
+    cwd: ROOT,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env },
+    timeout: 120_000,
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      output: error.stdout + error.stderr,
+    }),
   );
 
 describe(`the exported Python shims under ${PYTHON}`, () => {
   const shims = readdirSync(PYTHON_DIR).filter((f) => f.endsWith('.py'));
 
   it('are all there, and every one compiles', async () => {
-    expect(shims.sort()).toEqual(['agent_func.py', 'compute_score.py', 'envforge_client.py', 'envforge_verl.py', 'environment.py', 'reward.py']);
-    const compiled = await run(['-c', 'import sys\nfor f in sys.argv[1:]: compile(open(f, encoding="utf-8").read(), f, "exec")', ...shims.map((f) => join(PYTHON_DIR, f))]);
+    expect(shims.sort()).toEqual([
+      'agent_func.py',
+      'compute_score.py',
+      'envforge_client.py',
+      'envforge_verl.py',
+      'environment.py',
+      'reward.py',
+    ]);
+    const compiled = await run([
+      '-c',
+      'import sys\nfor f in sys.argv[1:]: compile(open(f, encoding="utf-8").read(), f, "exec")',
+      ...shims.map((f) => join(PYTHON_DIR, f)),
+    ]);
     expect(compiled).toEqual({ code: 0, output: '' });
   });
 
   it('pass their unit tests', { timeout: 150_000 }, async () => {
-    const tests = await run(['-m', 'unittest', 'discover', '-s', 'tests/python', '-t', 'tests/python'], { PYTHONPATH: join(ROOT, 'tests/fixtures/trainer-stand-ins') });
+    const tests = await run(['-m', 'unittest', 'discover', '-s', 'tests/python', '-t', 'tests/python'], {
+      PYTHONPATH: join(ROOT, 'tests/fixtures/trainer-stand-ins'),
+    });
     expect(tests.output).toMatch(/\nOK\n$/);
     expect(tests.code).toBe(0);
   });

@@ -34,19 +34,30 @@ async function metaOf(src: string): Promise<EpisodicMeta> {
 }
 
 /** Plays `policy` on `perLevel` episodes per level: the score of each finished episode, and its actions. */
-async function play(file: string, policy: Policy, perLevel = 3): Promise<Array<{ level: number; score: number; actions: Action[] }>> {
+async function play(
+  file: string,
+  policy: Policy,
+  perLevel = 3,
+): Promise<Array<{ level: number; score: number; actions: Action[] }>> {
   const src = source(file);
   return playPolicy(pool, src, await metaOf(src), policy, perLevel);
 }
-const ids = (observation: string | undefined) => (observation ?? '').replace(/^[^:]*:\s*/, '').split(/,\s*/).map((s) => s.trim()).filter(Boolean);
+const ids = (observation: string | undefined) =>
+  (observation ?? '')
+    .replace(/^[^:]*:\s*/, '')
+    .split(/,\s*/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 const lastObs = (o: string[]) => o[o.length - 1] ?? '';
 /** The blanket policy: call `list`, apply `decide(id)` to every listed id without reading any, then `finish`. */
-const blanket = (list: string, decide: (id: string) => Action, finish: string): Policy => (_p, obs, acts) => {
-  if (acts.length === 0) return { tool: list, args: {} };
-  const all = ids(obs[0]);
-  if (acts.length <= all.length) return decide(all[acts.length - 1] as string);
-  return acts.length === all.length + 1 ? { tool: finish, args: {} } : null;
-};
+const blanket =
+  (list: string, decide: (id: string) => Action, finish: string): Policy =>
+  (_p, obs, acts) => {
+    if (acts.length === 0) return { tool: list, args: {} };
+    const all = ids(obs[0]);
+    if (acts.length <= all.length) return decide(all[acts.length - 1] as string);
+    return acts.length === all.length + 1 ? { tool: finish, args: {} } : null;
+  };
 
 describe('rt3 episodic: paid without doing the task', () => {
   it('rt3-ep-ledger-delta.js: is rejected (a wrong total is answered with the difference)', async () => {
@@ -54,14 +65,18 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_ANSWER_LEAK');
   });
-  it('rt3-ep-ledger-delta.js: record 0, read the difference, record it, close: paid 1 without one lookup', { timeout: 120_000 }, async () => {
+  it('rt3-ep-ledger-delta.js: record 0, read the difference, record it, close: paid 1 without one lookup', {
+    timeout: 120_000,
+  }, async () => {
     const games = await play('rt3-ep-ledger-delta.js', (_p, obs, acts) => {
       if (acts.length === 0) return { tool: 'record_total', args: { total: 0 } };
       const diff = /out of balance by \$(\d+)/.exec(lastObs(obs));
       if (acts.length === 1 && diff) return { tool: 'record_total', args: { total: Number(diff[1]) } };
       return acts.length === 2 ? { tool: 'close_books', args: {} } : null;
     });
-    expect(games.every((g) => g.score === 1 && g.actions.length === 3 && !g.actions.some((a) => a.tool === 'get_balance'))).toBe(true);
+    expect(
+      games.every((g) => g.score === 1 && g.actions.length === 3 && !g.actions.some((a) => a.tool === 'get_balance')),
+    ).toBe(true);
   });
 
   it('rt3-ep-payables-hotcold.js: is rejected (a retried total says too high / too low)', async () => {
@@ -69,18 +84,25 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_ANSWER_LEAK');
   });
-  it('rt3-ep-payables-hotcold.js: binary search on enter_total, then approve: paid 1 without one lookup', { timeout: 240_000 }, async () => {
-    const games = await play('rt3-ep-payables-hotcold.js', (_p, obs, acts) => {
-      let lo = 0;
-      let hi = 200_000;
-      acts.forEach((a, i) => {
-        const o = obs[i] ?? '';
-        if (o.includes('too high')) hi = (a.args.total as number) - 1;
-        if (o.includes('too low')) lo = (a.args.total as number) + 1;
-      });
-      if (lastObs(obs).includes('accepted')) return acts.at(-1)?.tool === 'approve_batch' ? null : { tool: 'approve_batch', args: {} };
-      return { tool: 'enter_total', args: { total: Math.floor((lo + hi) / 2) } };
-    }, 2);
+  it('rt3-ep-payables-hotcold.js: binary search on enter_total, then approve: paid 1 without one lookup', {
+    timeout: 240_000,
+  }, async () => {
+    const games = await play(
+      'rt3-ep-payables-hotcold.js',
+      (_p, obs, acts) => {
+        let lo = 0;
+        let hi = 200_000;
+        acts.forEach((a, i) => {
+          const o = obs[i] ?? '';
+          if (o.includes('too high')) hi = (a.args.total as number) - 1;
+          if (o.includes('too low')) lo = (a.args.total as number) + 1;
+        });
+        if (lastObs(obs).includes('accepted'))
+          return acts.at(-1)?.tool === 'approve_batch' ? null : { tool: 'approve_batch', args: {} };
+        return { tool: 'enter_total', args: { total: Math.floor((lo + hi) / 2) } };
+      },
+      2,
+    );
     expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'get_invoice'))).toBe(true);
     expect(Math.max(...games.map((g) => g.actions.length))).toBeLessThanOrEqual(20);
   });
@@ -90,11 +112,14 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_ANSWER_LEAK');
   });
-  it('rt3-ep-unused-tool-leak.js: batch_summary, copy "$12,345", approve: paid 1 without one lookup', { timeout: 120_000 }, async () => {
+  it('rt3-ep-unused-tool-leak.js: batch_summary, copy "$12,345", approve: paid 1 without one lookup', {
+    timeout: 120_000,
+  }, async () => {
     const games = await play('rt3-ep-unused-tool-leak.js', (_p, obs, acts) => {
       if (acts.length === 0) return { tool: 'batch_summary', args: {} };
       const total = /control total \$([\d,]+)/.exec(obs[0] ?? '');
-      if (acts.length === 1 && total) return { tool: 'enter_total', args: { total: Number((total[1] as string).replace(/,/g, '')) } };
+      if (acts.length === 1 && total)
+        return { tool: 'enter_total', args: { total: Number((total[1] as string).replace(/,/g, '')) } };
       return acts.length === 2 ? { tool: 'approve_batch', args: {} } : null;
     });
     expect(games.every((g) => g.score === 1 && g.actions.length === 3)).toBe(true);
@@ -106,7 +131,10 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_BLANKET');
   });
   it('rt3-ep-flag-everything.js: list, flag every id unread, submit: paid 1', { timeout: 120_000 }, async () => {
-    const games = await play('rt3-ep-flag-everything.js', blanket('list_transactions', (id) => ({ tool: 'flag', args: { txn_id: id } }), 'submit_review'));
+    const games = await play(
+      'rt3-ep-flag-everything.js',
+      blanket('list_transactions', (id) => ({ tool: 'flag', args: { txn_id: id } }), 'submit_review'),
+    );
     expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'get_transaction'))).toBe(true);
   });
 
@@ -115,8 +143,17 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_BLANKET');
   });
-  it('rt3-ep-unviewed-unchecked.js: list, approve every request unread, close: paid 1', { timeout: 120_000 }, async () => {
-    const games = await play('rt3-ep-unviewed-unchecked.js', blanket('list_requests', (id) => ({ tool: 'decide', args: { request_id: id, decision: 'approve' } }), 'close_queue'));
+  it('rt3-ep-unviewed-unchecked.js: list, approve every request unread, close: paid 1', {
+    timeout: 120_000,
+  }, async () => {
+    const games = await play(
+      'rt3-ep-unviewed-unchecked.js',
+      blanket(
+        'list_requests',
+        (id) => ({ tool: 'decide', args: { request_id: id, decision: 'approve' } }),
+        'close_queue',
+      ),
+    );
     expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'view_request'))).toBe(true);
   });
 
@@ -125,12 +162,15 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_REPEATED_ACTION');
   });
-  it('rt3-ep-counter-credit.js: resolve the first claim both ways N times, close: paid 1 without reading', { timeout: 120_000 }, async () => {
+  it('rt3-ep-counter-credit.js: resolve the first claim both ways N times, close: paid 1 without reading', {
+    timeout: 120_000,
+  }, async () => {
     const games = await play('rt3-ep-counter-credit.js', (_p, obs, acts) => {
       if (acts.length === 0) return { tool: 'list_claims', args: {} };
       const all = ids(obs[0]);
       const k = acts.length - 1;
-      if (k < 2 * all.length) return { tool: 'resolve_claim', args: { claim_id: all[0], outcome: k % 2 === 0 ? 'accept' : 'refuse' } };
+      if (k < 2 * all.length)
+        return { tool: 'resolve_claim', args: { claim_id: all[0], outcome: k % 2 === 0 ? 'accept' : 'refuse' } };
       return k === 2 * all.length ? { tool: 'close_batch', args: {} } : null;
     });
     expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'inspect_claim'))).toBe(true);
@@ -141,7 +181,9 @@ describe('rt3 episodic: paid without doing the task', () => {
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_INCOMPLETE');
   });
-  it('rt3-ep-precision-only.js: pay only the first listed trip, submit: paid 1 at every level', { timeout: 120_000 }, async () => {
+  it('rt3-ep-precision-only.js: pay only the first listed trip, submit: paid 1 at every level', {
+    timeout: 120_000,
+  }, async () => {
     const games = await play('rt3-ep-precision-only.js', (prompt, obs, acts) => {
       const first = ids(obs[0])[0];
       if (acts.length === 0) return { tool: 'list_trips', args: {} };
@@ -149,7 +191,10 @@ describe('rt3 episodic: paid without doing the task', () => {
       if (acts.length === 2) {
         const rate = Number(/times \$([\d.]+) per mile/.exec(prompt)?.[1]);
         const [, miles, tolls] = /, (\d+) miles, tolls \$(\d+)/.exec(obs[1] ?? '') ?? [];
-        return { tool: 'pay_trip', args: { trip_id: first, amount: Math.round((Number(miles) * rate + Number(tolls)) * 100) / 100 } };
+        return {
+          tool: 'pay_trip',
+          args: { trip_id: first, amount: Math.round((Number(miles) * rate + Number(tolls)) * 100) / 100 },
+        };
       }
       return acts.length === 3 ? { tool: 'submit_run', args: {} } : null;
     });
@@ -163,8 +208,20 @@ describe('rt3 episodic: enumeration inside a free-text argument', () => {
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_BLANKET');
   });
-  it('rt3-ep-queue-includes.js: list, route every ticket unread to all five queue names at once, end: paid 1', { timeout: 120_000 }, async () => {
-    const games = await play('rt3-ep-queue-includes.js', blanket('list_tickets', (id) => ({ tool: 'route_ticket', args: { ticket_id: id, queue: 'billing shipping technical accounts returns' } }), 'end_shift'));
+  it('rt3-ep-queue-includes.js: list, route every ticket unread to all five queue names at once, end: paid 1', {
+    timeout: 120_000,
+  }, async () => {
+    const games = await play(
+      'rt3-ep-queue-includes.js',
+      blanket(
+        'list_tickets',
+        (id) => ({
+          tool: 'route_ticket',
+          args: { ticket_id: id, queue: 'billing shipping technical accounts returns' },
+        }),
+        'end_shift',
+      ),
+    );
     expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'read_ticket'))).toBe(true);
   });
 });
@@ -175,11 +232,14 @@ describe('rt3 episodic: behaves differently for a model than for the validator',
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_INCOMPLETE');
   });
-  it('rt3-ep-model-opening.js: list, check the first two rooms, post (no charge): paid 1', { timeout: 120_000 }, async () => {
+  it('rt3-ep-model-opening.js: list, check the first two rooms, post (no charge): paid 1', {
+    timeout: 120_000,
+  }, async () => {
     const games = await play('rt3-ep-model-opening.js', (_p, obs, acts) => {
       const rooms = ids(obs[0]);
       if (acts.length === 0) return { tool: 'list_rooms', args: {} };
-      if (acts.length <= Math.min(2, rooms.length)) return { tool: 'check_minibar', args: { room: rooms[acts.length - 1] } };
+      if (acts.length <= Math.min(2, rooms.length))
+        return { tool: 'check_minibar', args: { room: rooms[acts.length - 1] } };
       return acts.at(-1)?.tool === 'post_charges' ? null : { tool: 'post_charges', args: {} };
     });
     expect(games.every((g) => g.score === 1 && !g.actions.some((a) => a.tool === 'charge_room'))).toBe(true);
@@ -192,7 +252,9 @@ describe('rt4 episodic: one item checked for completeness (every prefix of the p
     expect(report.verdict).toBe('reject');
     expect(report.problems.find((p) => p.code === 'E_ACCEPTS_INCOMPLETE')?.message).toMatch(/shrunk/);
   });
-  it('rt4-ep-latest-only.js: pay only the last listed trip, submit: paid 1 at every level', { timeout: 120_000 }, async () => {
+  it('rt4-ep-latest-only.js: pay only the last listed trip, submit: paid 1 at every level', {
+    timeout: 120_000,
+  }, async () => {
     const games = await play('rt4-ep-latest-only.js', (prompt, obs, acts) => {
       const last = ids(obs[0]).at(-1);
       if (acts.length === 0) return { tool: 'list_trips', args: {} };
@@ -200,7 +262,10 @@ describe('rt4 episodic: one item checked for completeness (every prefix of the p
       if (acts.length === 2) {
         const rate = Number(/times \$([\d.]+) per mile/.exec(prompt)?.[1]);
         const [, miles, tolls] = /, (\d+) miles, tolls \$(\d+)/.exec(obs[1] ?? '') ?? [];
-        return { tool: 'pay_trip', args: { trip_id: last, amount: Math.round((Number(miles) * rate + Number(tolls)) * 100) / 100 } };
+        return {
+          tool: 'pay_trip',
+          args: { trip_id: last, amount: Math.round((Number(miles) * rate + Number(tolls)) * 100) / 100 },
+        };
       }
       return acts.length === 3 ? { tool: 'submit_run', args: {} } : null;
     });
@@ -208,13 +273,15 @@ describe('rt4 episodic: one item checked for completeness (every prefix of the p
   });
 });
 
-describe('rt3 episodic: sound only along the reference\'s own floats', () => {
+describe("rt3 episodic: sound only along the reference's own floats", () => {
   it('rt3-ep-float-artifact.js: is rejected (the reference pays unrounded doubles no model can type)', async () => {
     const report = await validated('rt3-ep-float-artifact.js');
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_UNTYPEABLE_REFERENCE');
   });
-  it('rt3-ep-float-artifact.js: an honest policy paying in dollars and cents, as the prompt asks, is mostly paid 0', { timeout: 180_000 }, async () => {
+  it('rt3-ep-float-artifact.js: an honest policy paying in dollars and cents, as the prompt asks, is mostly paid 0', {
+    timeout: 180_000,
+  }, async () => {
     const games = await play('rt3-ep-float-artifact.js', (prompt, obs, acts) => {
       if (acts.length === 0) return { tool: 'list_trips', args: {} };
       const all = ids(obs[0]);
@@ -224,7 +291,10 @@ describe('rt3 episodic: sound only along the reference\'s own floats', () => {
         const k = acts.length - n - 1;
         const rate = Number(/rate of \$([\d.]+) per day/.exec(prompt)?.[1]);
         const [, days, tolls] = /, (\d+) days, tolls \$([\d.]+)/.exec(obs[k + 1] ?? '') ?? [];
-        return { tool: 'pay_trip', args: { trip_id: all[k], amount: Math.round((Number(days) * rate + Number(tolls)) * 100) / 100 } };
+        return {
+          tool: 'pay_trip',
+          args: { trip_id: all[k], amount: Math.round((Number(days) * rate + Number(tolls)) * 100) / 100 },
+        };
       }
       return acts.length === 2 * n + 1 ? { tool: 'submit_run', args: {} } : null;
     });
@@ -234,11 +304,23 @@ describe('rt3 episodic: sound only along the reference\'s own floats', () => {
 });
 
 /** Single-turn: `exploit(prompt)` scored on perLevel instances per level; the mean score. */
-async function singleTurn(file: string, levels: number, exploit: (prompt: string) => string, perLevel = 4): Promise<number> {
-  const requests = Array.from({ length: levels * perLevel }, (_, i) => ({ seed: 50_003 + 911 * i, level: 1 + (i % levels) }));
+async function singleTurn(
+  file: string,
+  levels: number,
+  exploit: (prompt: string) => string,
+  perLevel = 4,
+): Promise<number> {
+  const requests = Array.from({ length: levels * perLevel }, (_, i) => ({
+    seed: 50_003 + 911 * i,
+    level: 1 + (i % levels),
+  }));
   const first = (await runEpisodes(pool, source(file), requests)).episodes.filter((e): e is Episode => e.ok);
   expect(first).toHaveLength(requests.length);
-  const scored = await runEpisodes(pool, source(file), first.map((e) => ({ seed: e.seed, level: e.level, responses: [exploit(String(e.instance.prompt))] })));
+  const scored = await runEpisodes(
+    pool,
+    source(file),
+    first.map((e) => ({ seed: e.seed, level: e.level, responses: [exploit(String(e.instance.prompt))] })),
+  );
   const scores = scored.episodes.map((e) => (e.ok ? scoreOf(e.verdicts[0]) : 0));
   return scores.reduce((a, b) => a + b, 0) / scores.length;
 }
@@ -250,7 +332,11 @@ describe('rt3 single-turn: cheap answers', () => {
     expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK|E_ACCEPTS_RESTATED/); // the question restated (issue 27) catches it first
   });
   it('rt3-expression-copy.js: copying the expression from the prompt scores 1', { timeout: 60_000 }, async () => {
-    const mean = await singleTurn('rt3-expression-copy.js', 8, (p) => `<answer>${/Evaluate the expression (.*) \(integers;/.exec(p)?.[1] ?? ''}</answer>`);
+    const mean = await singleTurn(
+      'rt3-expression-copy.js',
+      8,
+      (p) => `<answer>${/Evaluate the expression (.*) \(integers;/.exec(p)?.[1] ?? ''}</answer>`,
+    );
     expect(mean).toBe(1);
   });
 
@@ -260,7 +346,13 @@ describe('rt3 single-turn: cheap answers', () => {
     expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK|E_ACCEPTS_RESTATED/); // the question restated (issue 27) catches it first
   });
   it('rt3-fraction-copy.js: copying the fraction from the prompt scores 1', { timeout: 60_000 }, async () => {
-    expect(await singleTurn('rt3-fraction-copy.js', 8, (p) => `<answer>${/the fraction (\d+\/\d+)/.exec(p)?.[1] ?? ''}</answer>`)).toBe(1);
+    expect(
+      await singleTurn(
+        'rt3-fraction-copy.js',
+        8,
+        (p) => `<answer>${/the fraction (\d+\/\d+)/.exec(p)?.[1] ?? ''}</answer>`,
+      ),
+    ).toBe(1);
   });
 
   it('rt3-proto-key-lookup.js: is rejected (an object used as the answer set answers `constructor`)', async () => {
@@ -269,11 +361,15 @@ describe('rt3 single-turn: cheap answers', () => {
     expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_FORMAT_ONLY/);
   });
   it('rt3-proto-key-lookup.js: `constructor`, `toString` and `__proto__` score 1', { timeout: 60_000 }, async () => {
-    for (const key of ['constructor', 'toString', '__proto__']) expect(await singleTurn('rt3-proto-key-lookup.js', 8, () => `<answer>${key}</answer>`, 2)).toBe(1);
+    for (const key of ['constructor', 'toString', '__proto__'])
+      expect(await singleTurn('rt3-proto-key-lookup.js', 8, () => `<answer>${key}</answer>`, 2)).toBe(1);
   });
 
   // After R13's fix, the lookups an author who denied the four names it was shown would still write: the family is the realm's.
-  for (const [file, cheap] of [['rt4-inherited-denylist.js', 'isPrototypeOf'], ['rt4-inherited-array.js', 'map']] as const) {
+  for (const [file, cheap] of [
+    ['rt4-inherited-denylist.js', 'isPrototypeOf'],
+    ['rt4-inherited-array.js', 'map'],
+  ] as const) {
     it(`${file}: is rejected (a name the lookup's container inherits, not among those first probed)`, async () => {
       const report = await validated(file);
       expect(report.verdict).toBe('reject');
@@ -289,10 +385,15 @@ describe('rt3 single-turn: cheap answers', () => {
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_PERTURBED/);
   });
-  it('rt3-abbrev-prefix.js: decoding only the first three letters scores 1 at every level', { timeout: 60_000 }, async () => {
+  it('rt3-abbrev-prefix.js: decoding only the first three letters scores 1 at every level', {
+    timeout: 60_000,
+  }, async () => {
     const firstThree = (p: string) => {
-      const [, coded, k] = /code word ([A-Z]+) was made by shifting each letter of a word forward by (\d+)/.exec(p) ?? [];
-      return [...(coded ?? '').slice(0, 3).toLowerCase()].map((c) => String.fromCharCode(((c.charCodeAt(0) - 97 - Number(k) + 26) % 26) + 97)).join('');
+      const [, coded, k] =
+        /code word ([A-Z]+) was made by shifting each letter of a word forward by (\d+)/.exec(p) ?? [];
+      return [...(coded ?? '').slice(0, 3).toLowerCase()]
+        .map((c) => String.fromCharCode(((c.charCodeAt(0) - 97 - Number(k) + 26) % 26) + 97))
+        .join('');
     };
     expect(await singleTurn('rt3-abbrev-prefix.js', 8, (p) => `<answer>${firstThree(p)}</answer>`)).toBe(1);
   });

@@ -10,9 +10,17 @@ import { validateCandidate } from '../validators/validate.js';
 
 const DIR = new URL('./fixtures/redteam/', import.meta.url);
 const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
-const pool = new SandboxPool({ workers: 1, graceMs: 1_000, limits: { callTimeoutMs: 400, loadTimeoutMs: 1_000, sliceMs: 50, memoryMb: 64 } });
+const pool = new SandboxPool({
+  workers: 1,
+  graceMs: 1_000,
+  limits: { callTimeoutMs: 400, loadTimeoutMs: 1_000, sliceMs: 50, memoryMb: 64 },
+});
 afterAll(() => pool.close());
-const REQUESTS = Array.from({ length: 6 }, (_, i) => ({ seed: 7 + i, level: 1 + (i % 3), responses: ['<answer>1</answer>', 'x'] }));
+const REQUESTS = Array.from({ length: 6 }, (_, i) => ({
+  seed: 7 + i,
+  level: 1 + (i % 3),
+  responses: ['<answer>1</answer>', 'x'],
+}));
 
 describe('rt6: work left behind that fails only when the functions of an episode share a crossing', () => {
   it('the fixture attacks: with its step-mode check removed, every episode is charged', async () => {
@@ -32,7 +40,10 @@ describe('rt6: work left behind that fails only when the functions of an episode
 
   // Found: the same with a job that exhausts the isolate's memory instead of looping (E_MEMORY, fresh isolates).
   it('an episode whose every normal crossing exhausts memory is not reported ok with nothing charged', async () => {
-    const hoarding = source('rt6-step-mode-escape.js').replace('const go = () => { Promise.resolve().then(go); };', 'const keep = []; const go = () => { keep.push(new Array(2e6).fill(1)); Promise.resolve().then(go); };');
+    const hoarding = source('rt6-step-mode-escape.js').replace(
+      'const go = () => { Promise.resolve().then(go); };',
+      'const keep = []; const go = () => { keep.push(new Array(2e6).fill(1)); Promise.resolve().then(go); };',
+    );
     expect(hoarding).toContain('keep.push');
     const run = await runEpisodes(pool, hoarding, REQUESTS);
     expect(run.episodes.filter((e) => e.ok)).toHaveLength(0);
@@ -44,7 +55,10 @@ describe('rt6: the validator', () => {
   afterAll(() => validation.close());
   // Found: good-determinant.js with the trick on one instance in eight was admitted (execution failed: 0, 48 s).
   it('rejects good-determinant with the step-mode trick on some instances (E_TIMEOUT at execution)', async () => {
-    const report = await validateCandidate(source('rt6-admitted-escape.js'), { pool: validation, validationSeed: 20261122 });
+    const report = await validateCandidate(source('rt6-admitted-escape.js'), {
+      pool: validation,
+      validationSeed: 20261122,
+    });
     expect(report.verdict).toBe('reject');
     expect(report.stages.find((s) => s.stage === 'execution')?.problems.map((p) => p.code)).toContain('E_TIMEOUT');
   }, 180_000);

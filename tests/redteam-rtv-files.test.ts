@@ -18,10 +18,19 @@ const SECRET = 'ghp_rtvSecretTokenValue0123456789abcdef';
 /** The real binary with a deadline: killed (code null) when it hangs. */
 function envforge(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; out: string; killed: boolean }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
-      const e = error as (Error & { code?: number | string; killed?: boolean; signal?: string }) | null;
-      resolve({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, out: `${stdout}${stderr}`, killed: e?.signal === 'SIGKILL' });
-    });
+    execFile(
+      process.execPath,
+      [MAIN, ...args],
+      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 2 ** 20 },
+      (error, stdout, stderr) => {
+        const e = error as (Error & { code?: number | string; killed?: boolean; signal?: string }) | null;
+        resolve({
+          code: e ? (typeof e.code === 'number' ? e.code : null) : 0,
+          out: `${stdout}${stderr}`,
+          killed: e?.signal === 'SIGKILL',
+        });
+      },
+    );
   });
 }
 
@@ -39,7 +48,7 @@ describe('rtv-5: a module path whose directory is a symbolic link', () => {
     expect(run.code).toBe(2);
   });
 
-  it('rtv-5: a file that declares none of the contract\'s exports is never evaluated, so no error names its text', async () => {
+  it("rtv-5: a file that declares none of the contract's exports is never evaluated, so no error names its text", async () => {
     // Hard links are regular files: no path check can see one. The text must not be run to be judged.
     linkSync(join(secrets, 'token'), join(dir, 'hard-link.js'));
     const run = await envforge(['validate', join(dir, 'hard-link.js')]);
@@ -52,7 +61,7 @@ describe('rtv-5: a module path whose directory is a symbolic link', () => {
     expect(run.out).not.toContain(SECRET);
   });
 
-  it('rtv-5 (another text): a file that exports something, but not an environment\'s entry points, is not evaluated either', async () => {
+  it("rtv-5 (another text): a file that exports something, but not an environment's entry points, is not evaluated either", async () => {
     const file = join(dir, 'exports-other.js');
     writeFileSync(file, `export const token = ${SECRET};\n`);
     const run = await envforge(['validate', file]);

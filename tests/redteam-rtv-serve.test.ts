@@ -45,7 +45,10 @@ const as = (name: keyof typeof TOKENS) => ({ authorization: `Bearer ${TOKENS[nam
 let pool: SandboxPool;
 
 /** A fresh library holding the given single-turn modules and episodic modules. */
-async function libraryWith(single: Array<{ source: string; meta: Meta }>, episodic: Array<{ name: string; source: string }> = []): Promise<string> {
+async function libraryWith(
+  single: Array<{ source: string; meta: Meta }>,
+  episodic: Array<{ name: string; source: string }> = [],
+): Promise<string> {
   const dir = mkdtempSync(join(root, 'lib-'));
   const library = SqliteLibrary.open(dir, { create: true });
   for (const { source, meta } of single) await library.admit(fakeAdmission(source, meta));
@@ -54,7 +57,13 @@ async function libraryWith(single: Array<{ source: string; meta: Meta }>, episod
   return dir;
 }
 
-const lastNumberMeta: Meta = { name: 'last-number', title: 'Add one', description: 'Add one to a number; the last number in the reply is the answer.', skills: ['arithmetic'], levels: 3 };
+const lastNumberMeta: Meta = {
+  name: 'last-number',
+  title: 'Add one',
+  description: 'Add one to a number; the last number in the reply is the answer.',
+  skills: ['arithmetic'],
+  levels: 3,
+};
 
 beforeAll(() => {
   pool = new SandboxPool({ workers: 2 });
@@ -65,7 +74,12 @@ afterAll(async () => {
 
 describe('rtv-1: one client, one address, quarantines an honest environment through unconfirmed incidents', () => {
   it('rtv-1: 64 copies of a slow-but-valid response in three requests do not quarantine the environment for everyone', async () => {
-    const server = await startServer({ libraryDir: await libraryWith([{ source: LAST_NUMBER, meta: lastNumberMeta }]), port: 0, pool, scoreFlushIntervalMs: 60_000 });
+    const server = await startServer({
+      libraryDir: await libraryWith([{ source: LAST_NUMBER, meta: lastNumberMeta }]),
+      port: 0,
+      pool,
+      scoreFlushIntervalMs: 60_000,
+    });
     try {
       const from = '127.0.0.21';
       // Each request: one instance, 64 responses (a GRPO group's size), each ~50 ms to verify. They share one
@@ -75,17 +89,38 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
       // per verify, so every response is scored (the last number is missing: 0); what fails only beside other
       // inputs is the client's, unconfirmed, and never quarantines (the variant below).
       for (let seed = 1; seed <= 3; seed++) {
-        const answer = await send(server.url, 'POST', '/v1/verify', { items: Array.from({ length: 64 }, () => ({ env: 'last-number', seed, level: 1, response: SLOW })) }, { from });
+        const answer = await send(
+          server.url,
+          'POST',
+          '/v1/verify',
+          { items: Array.from({ length: 64 }, () => ({ env: 'last-number', seed, level: 1, response: SLOW })) },
+          { from },
+        );
         expect(answer.status).toBe(200);
         expect(answer.body.results).toEqual(Array.from({ length: 64 }, () => ({ score: 0 })));
       }
       await sleep(3_000); // the defence records in the background
       const health = (await send(server.url, 'GET', '/health')).body;
       // Another client's correct answer must still be scored.
-      const sampled = await send(server.url, 'POST', '/v1/sample', { items: [{ env: 'last-number', seed: 9, level: 1 }] }, { from: '127.0.0.22' });
+      const sampled = await send(
+        server.url,
+        'POST',
+        '/v1/sample',
+        { items: [{ env: 'last-number', seed: 9, level: 1 }] },
+        { from: '127.0.0.22' },
+      );
       const n = Number(/What is (\d+) \+ 1/.exec(sampled.body.items[0].prompt)?.[1]) + 1;
-      const other = await send(server.url, 'POST', '/v1/verify', { items: [{ env: 'last-number', seed: 9, level: 1, response: `It is ${n}` }] }, { from: '127.0.0.22' });
-      expect({ quarantined: health.quarantined, other: other.body.results[0] }).toEqual({ quarantined: 0, other: { score: 1 } });
+      const other = await send(
+        server.url,
+        'POST',
+        '/v1/verify',
+        { items: [{ env: 'last-number', seed: 9, level: 1, response: `It is ${n}` }] },
+        { from: '127.0.0.22' },
+      );
+      expect({ quarantined: health.quarantined, other: other.body.results[0] }).toEqual({
+        quarantined: 0,
+        other: { score: 1 },
+      });
     } finally {
       await server.close();
     }
@@ -94,14 +129,28 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
   it("rtv-1 (the mechanism, any input): a failure a client's input reached is the client's, confirmed or not; only failures without client input count three of any kind", async () => {
     const log = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
     const record = { hash: 'h-rtv1', name: 'slow-env', version: 1 } as EnvRecord;
-    const failed = (seed: number, client: string): Misbehaviour => ({ record, seed, level: 1, code: 'E_TIMEOUT', message: 'the call ran past its wall-clock budget', fn: 'verify', response: 'r', client });
+    const failed = (seed: number, client: string): Misbehaviour => ({
+      record,
+      seed,
+      level: 1,
+      code: 'E_TIMEOUT',
+      message: 'the call ran past its wall-clock budget',
+      fn: 'verify',
+      response: 'r',
+      client,
+    });
     // Re-runs where the reference runs and the input alone passes (it failed only beside other inputs, or on a
     // loaded host), and one where the sandbox could not re-run at all: five of them, one client each time or many.
-    for (let seed = 1; seed <= 4; seed++) await confirmAndRecord(log, [failed(seed, `client:${seed}`)], async () => ({ reference: null, input: null }));
+    for (let seed = 1; seed <= 4; seed++)
+      await confirmAndRecord(log, [failed(seed, `client:${seed}`)], async () => ({ reference: null, input: null }));
     await confirmAndRecord(log, [failed(5, 'client:5')], async () => Promise.reject(new Error('the sandbox is down')));
     expect(log.quarantined(record.hash)).toBeNull();
     // Failures the reference reaches without any client input: the environment's own, three of any kind quarantine.
-    for (let seed = 6; seed <= 8; seed++) await confirmAndRecord(log, [failed(seed, 'client:1')], async () => ({ reference: 'E_THROWN', input: 'E_THROWN' }));
+    for (let seed = 6; seed <= 8; seed++)
+      await confirmAndRecord(log, [failed(seed, 'client:1')], async () => ({
+        reference: 'E_THROWN',
+        input: 'E_THROWN',
+      }));
     expect(log.quarantined(record.hash)).toMatch(/3 incidents in production/);
     await log.close();
   });
@@ -112,11 +161,20 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     // A call budget of 500 ms, half the default: the attacker's 42 steps each burn their budget in the sandbox (the
     // name takes seconds), and the mechanism under test (a job stops after three failed calls) is the same.
-    const server = await startServer({ libraryDir, port: 0, pool, quarantine: false, clientTokens: TOKENS, callTimeoutMs: 500 });
+    const server = await startServer({
+      libraryDir,
+      port: 0,
+      pool,
+      quarantine: false,
+      clientTokens: TOKENS,
+      callTimeoutMs: 500,
+    });
     try {
       const attacker = as('attacker');
       const victim = as('victim');
-      const open = async (headers: Record<string, string>, seed: number) => (await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed, level: 1 }, { headers })).body.episode as string;
+      const open = async (headers: Record<string, string>, seed: number) =>
+        (await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed, level: 1 }, { headers })).body
+          .episode as string;
       const mine: string[] = [];
       for (let seed = 1; seed <= 5; seed++) mine.push(await open(victim, seed));
       const theirs: string[] = [];
@@ -127,7 +185,16 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
       const flood = (async () => {
         const sent: Array<Promise<unknown>> = [];
         for (let wave = 0; wave < 14; wave++) {
-          for (const id of theirs.slice(3 * wave, 3 * wave + 3)) sent.push(send(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'rename', args: { name: REDOS_NAME } }, { headers: attacker }));
+          for (const id of theirs.slice(3 * wave, 3 * wave + 3))
+            sent.push(
+              send(
+                server.url,
+                'POST',
+                `/v1/episodes/${id}/step`,
+                { tool: 'rename', args: { name: REDOS_NAME } },
+                { headers: attacker },
+              ),
+            );
           await sleep(100);
         }
         await Promise.all(sent);
@@ -136,7 +203,15 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
       const played: Array<Promise<Json>> = [];
       for (const id of mine) {
         await sleep(300);
-        played.push(send(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'rename', args: { name: 'alpha report' }, turn: 1 }, { headers: victim }).then((r) => r.body));
+        played.push(
+          send(
+            server.url,
+            'POST',
+            `/v1/episodes/${id}/step`,
+            { tool: 'rename', args: { name: 'alpha report' }, turn: 1 },
+            { headers: victim },
+          ).then((r) => r.body),
+        );
       }
       const outcomes = await Promise.all(played);
       await flood;
@@ -152,8 +227,16 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const server = await startServer({ libraryDir, port: 0, pool, quarantine: false, callTimeoutMs: 500 });
     try {
-      const id = (await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 3, level: 1 }, { from: '127.0.0.33' })).body.episode;
-      const step = await send(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'rename', args: { name: REDOS_NAME } }, { from: '127.0.0.33' });
+      const id = (
+        await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 3, level: 1 }, { from: '127.0.0.33' })
+      ).body.episode;
+      const step = await send(
+        server.url,
+        'POST',
+        `/v1/episodes/${id}/step`,
+        { tool: 'rename', args: { name: REDOS_NAME } },
+        { from: '127.0.0.33' },
+      );
       expect(step.body).toMatchObject({ done: true, end: 'failed', error: { code: 'E_TIMEOUT' } });
     } finally {
       await server.close();
@@ -169,16 +252,40 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
       let failures = 0;
       return {
         results: calls.map((c) => {
-          if (failures >= 3) return { ok: false, code: 'E_TIMEOUT', fn: 'call', ms: 0, message: `not run: ${failures} earlier calls of this batch already failed with E_TIMEOUT (the limit is 3)` };
-          if (c.seed === 666) return (failures++, { ok: false, code: 'E_TIMEOUT', fn: 'verify', ms: 1000, message: 'the call ran past its wall-clock budget' });
+          if (failures >= 3)
+            return {
+              ok: false,
+              code: 'E_TIMEOUT',
+              fn: 'call',
+              ms: 0,
+              message: `not run: ${failures} earlier calls of this batch already failed with E_TIMEOUT (the limit is 3)`,
+            };
+          if (c.seed === 666)
+            return (
+              failures++,
+              {
+                ok: false,
+                code: 'E_TIMEOUT',
+                fn: 'verify',
+                ms: 1000,
+                message: 'the call ran past its wall-clock budget',
+              }
+            );
           return { ok: true, value: c.seed, ms: 1 };
         }),
       };
     };
     // One worker; jobs that travel together (the dispatcher sends a slot's jobs so) each run as a job of their own.
-    const fake = { options: { workers: 1 }, run, runTogether: (requests: Array<{ calls: Array<{ seed: number }> }>) => requests.map(run) } as unknown as SandboxPool;
+    const fake = {
+      options: { workers: 1 },
+      run,
+      runTogether: (requests: Array<{ calls: Array<{ seed: number }> }>) => requests.map(run),
+    } as unknown as SandboxPool;
     const dispatcher = new Dispatcher(fake, 1000, 1);
-    const call = (seed: number) => ({ call: { op: 'episode' as const, seed, level: 1, responses: [], keepInstance: false }, chars: 1 });
+    const call = (seed: number) => ({
+      call: { op: 'episode' as const, seed, level: 1, responses: [], keepInstance: false },
+      chars: 1,
+    });
     // Submitted in one loop turn, so they share one job: the attacker's four failures go first.
     const theirs = dispatcher.submit('h', 'src', [666, 666, 666, 666].map(call), 'token:attacker');
     const mine = dispatcher.submit('h', 'src', [1, 2, 3].map(call), 'token:victim');
@@ -200,11 +307,23 @@ describe('rtv-3: on the default host (127.0.0.1) an address is whatever the clie
     try {
       // The same process, three source addresses of 127.0.0.0/8 (every one of them is this machine).
       for (const from of ['127.3.0.1', '127.3.0.2', '127.3.0.3']) {
-        const scored = await send(server.url, 'POST', '/v1/episodes/score', { env: 'name-check', seed: 5, level: 1, actions: [{ tool: 'rename', args: { name: REDOS_NAME } }] }, { from });
+        const scored = await send(
+          server.url,
+          'POST',
+          '/v1/episodes/score',
+          { env: 'name-check', seed: 5, level: 1, actions: [{ tool: 'rename', args: { name: REDOS_NAME } }] },
+          { from },
+        );
         expect(scored.body).toMatchObject({ end: 'failed', error: { code: 'E_TIMEOUT' } });
       }
       await eventually(async () => (await send(server.url, 'GET', '/health')).body.quarantined === 1, 60);
-      const refused = await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 1, level: 1 }, { from: '127.0.0.1' });
+      const refused = await send(
+        server.url,
+        'POST',
+        '/v1/episodes',
+        { env: 'name-check', seed: 1, level: 1 },
+        { from: '127.0.0.1' },
+      );
       expect(refused.status).toBe(200);
     } finally {
       await server.close();
@@ -212,17 +331,41 @@ describe('rtv-3: on the default host (127.0.0.1) an address is whatever the clie
   }, 120_000);
 
   it('rtv-3 (other spellings of one host): loopback in any form, an IPv4-mapped address and an IPv6 /64 are each one client, whatever ids it claims', () => {
-    const principal = (ip: string, id?: string) => clientOf({ headers: id ? { 'x-envforge-client': id } : {}, ip }, credentials()).principal;
-    expect(new Set(['127.0.0.1', '127.3.0.2', '127.255.255.254', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.9', '::ffff:7f00:5'].map((ip) => principal(ip))).size).toBe(1);
+    const principal = (ip: string, id?: string) =>
+      clientOf({ headers: id ? { 'x-envforge-client': id } : {}, ip }, credentials()).principal;
+    expect(
+      new Set(
+        [
+          '127.0.0.1',
+          '127.3.0.2',
+          '127.255.255.254',
+          '::1',
+          '0:0:0:0:0:0:0:1',
+          '::ffff:127.0.0.9',
+          '::ffff:7f00:5',
+        ].map((ip) => principal(ip)),
+      ).size,
+    ).toBe(1);
     expect(principal('::ffff:10.1.2.3')).toBe(principal('10.1.2.3'));
-    expect(new Set(['2001:db8:1:2::1', '2001:db8:1:2:ffff:eeee:dddd:cccc', '2001:DB8:1:2:0:0:0:9', 'fe80::1%eth0'.replace('fe80::1', '2001:db8:1:2::7')].map((ip) => principal(ip))).size).toBe(1);
+    expect(
+      new Set(
+        [
+          '2001:db8:1:2::1',
+          '2001:db8:1:2:ffff:eeee:dddd:cccc',
+          '2001:DB8:1:2:0:0:0:9',
+          'fe80::1%eth0'.replace('fe80::1', '2001:db8:1:2::7'),
+        ].map((ip) => principal(ip)),
+      ).size,
+    ).toBe(1);
     expect(principal('2001:db8:1:3::1')).not.toBe(principal('2001:db8:1:2::1'));
     // Self-declared ids divide a share but never make another independent client for the quarantine.
-    const incident = (ip: string, id: string) => incidentClient(clientOf({ headers: { 'x-envforge-client': id }, ip }, credentials()));
+    const incident = (ip: string, id: string) =>
+      incidentClient(clientOf({ headers: { 'x-envforge-client': id }, ip }, credentials()));
     expect(incident('127.0.0.5', 'a')).toBe(incident('::1', 'b'));
     // Client tokens the operator issued are what makes clients independent on one host.
     const known = credentials(undefined, { a: TOKENS.attacker, b: TOKENS.victim });
-    const token = (t: string) => incidentClient(clientOf({ headers: { authorization: `Bearer ${t}` }, ip: '127.0.0.1' }, known));
+    const token = (t: string) =>
+      incidentClient(clientOf({ headers: { authorization: `Bearer ${t}` }, ip: '127.0.0.1' }, known));
     expect(token(TOKENS.attacker)).not.toBe(token(TOKENS.victim));
   });
 });
@@ -234,23 +377,50 @@ describe('rtv-4: an Idempotency-Key is a capability for the episode it made, for
     try {
       // A careless client keys its creates by rollout index (the docs say "a fresh UUID"); so does another client.
       const key = { 'idempotency-key': 'rollout-0' };
-      const first = await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 4, level: 1 }, { headers: { ...key, ...as('victim') } });
-      const second = await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 4, level: 1 }, { headers: { ...key, ...as('attacker') } });
+      const first = await send(
+        server.url,
+        'POST',
+        '/v1/episodes',
+        { env: 'name-check', seed: 4, level: 1 },
+        { headers: { ...key, ...as('victim') } },
+      );
+      const second = await send(
+        server.url,
+        'POST',
+        '/v1/episodes',
+        { env: 'name-check', seed: 4, level: 1 },
+        { headers: { ...key, ...as('attacker') } },
+      );
       expect(second.status).toBe(200);
       // Before the fix the second client got the first one's episode id: it could step it, read it or end it.
       expect(second.body.episode).not.toBe(first.body.episode);
       // The same client retrying with its key still gets its own episode back; another id of that client is another key owner.
-      const retried = await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 4, level: 1 }, { headers: { ...key, ...as('victim') } });
-      const otherId = await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 4, level: 1 }, { headers: { ...key, ...as('victim'), 'x-envforge-client': 'learner-2' } });
-      expect([retried.body.episode === first.body.episode, otherId.body.episode === first.body.episode]).toEqual([true, false]);
+      const retried = await send(
+        server.url,
+        'POST',
+        '/v1/episodes',
+        { env: 'name-check', seed: 4, level: 1 },
+        { headers: { ...key, ...as('victim') } },
+      );
+      const otherId = await send(
+        server.url,
+        'POST',
+        '/v1/episodes',
+        { env: 'name-check', seed: 4, level: 1 },
+        { headers: { ...key, ...as('victim'), 'x-envforge-client': 'learner-2' } },
+      );
+      expect([retried.body.episode === first.body.episode, otherId.body.episode === first.body.episode]).toEqual([
+        true,
+        false,
+      ]);
     } finally {
       await server.close();
     }
   }, 60_000);
 });
 
-describe("rtv-7: requests that hold no session slot still leave a journal file each, kept 24 h", () => {
-  it('rtv-7: one client\'s stateless OpenEnv steps and MCP calls leave no more journal files than its share of sessions', async () => {
+describe('rtv-7: requests that hold no session slot still leave a journal file each, kept 24 h', () => {
+  it("rtv-7: one client's stateless OpenEnv steps and MCP calls leave no more journal files than its share of sessions", async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const episodesDir = mkdtempSync(join(root, 'journal-'));
     const server = await startServer({ libraryDir, port: 0, pool, maxSessions: 4, episodesDir });
@@ -258,8 +428,20 @@ describe("rtv-7: requests that hold no session slot still leave a journal file e
       // OpenEnv's HTTP step without an episode_id and MCP's tools/call without a session play one-step episodes:
       // no slot is held, so the fair shares never bound them, and each journals a file that lives journalTtlMs.
       for (let i = 0; i < 60; i++) {
-        await send(server.url, 'POST', '/openenv/name-check/step', { action: { tool: 'finish', args: {} } }, { from: '127.0.0.71' });
-        await send(server.url, 'POST', '/openenv/name-check/mcp', { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'finish', arguments: {} } }, { from: '127.0.0.71' });
+        await send(
+          server.url,
+          'POST',
+          '/openenv/name-check/step',
+          { action: { tool: 'finish', args: {} } },
+          { from: '127.0.0.71' },
+        );
+        await send(
+          server.url,
+          'POST',
+          '/openenv/name-check/mcp',
+          { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'finish', arguments: {} } },
+          { from: '127.0.0.71' },
+        );
       }
       expect(readdirSync(episodesDir).length).toBeLessThanOrEqual(4);
     } finally {
@@ -273,7 +455,13 @@ describe("rtv-7: requests that hold no session slot still leave a journal file e
     const server = await startServer({ libraryDir, port: 0, pool, maxSessions: 4, maxEndedJournals: 5, episodesDir });
     try {
       for (let i = 0; i < 30; i++) {
-        const made = await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: i + 1, level: 1 }, { headers: { 'idempotency-key': `k-${i}` } });
+        const made = await send(
+          server.url,
+          'POST',
+          '/v1/episodes',
+          { env: 'name-check', seed: i + 1, level: 1 },
+          { headers: { 'idempotency-key': `k-${i}` } },
+        );
         expect((await send(server.url, 'DELETE', `/v1/episodes/${made.body.episode}`)).status).toBe(200);
       }
       // Five ended episodes' journals, and their five key records, at most (the removals are asynchronous).
@@ -333,13 +521,15 @@ describe('rtv-8: the WebSocket connection cap is global, not shared fairly', () 
 });
 
 describe('rtv-10: the reward service takes WebSocket upgrades from any web page (no Origin check)', () => {
-  it("rtv-10: an upgrade from a browser page on another origin is refused, so a page the operator opens cannot play or hold connections", async () => {
+  it('rtv-10: an upgrade from a browser page on another origin is refused, so a page the operator opens cannot play or hold connections', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const server = await startServer({ libraryDir, port: 0, pool });
     try {
       // WebSockets are outside CORS: a browser sends the page's Origin and lets the page talk if the server accepts.
       // Python's websockets and Node's ws send no Origin unless told to, so refusing a foreign one costs real clients nothing.
-      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/openenv/name-check/ws`, { headers: { origin: 'https://attacker.example' } });
+      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/openenv/name-check/ws`, {
+        headers: { origin: 'https://attacker.example' },
+      });
       const opened = await new Promise<boolean>((resolve) => {
         socket.on('open', () => resolve(true));
         socket.on('unexpected-response', () => resolve(false));
@@ -357,10 +547,19 @@ describe('rtv-10: the reward service takes WebSocket upgrades from any web page 
     const server = await startServer({ libraryDir, port: 0, pool, allowOrigins: ['http://localhost:3000'] });
     try {
       // A POST as text/plain (a form, or fetch in no-cors mode) needs no CORS preflight: the page's request arrives.
-      const made = (await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 8, level: 1 })).body.episode as string;
-      const simple = await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 9, level: 1 }, { headers: { origin: 'https://attacker.example', 'content-type': 'text/plain' } });
+      const made = (await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 8, level: 1 })).body
+        .episode as string;
+      const simple = await send(
+        server.url,
+        'POST',
+        '/v1/episodes',
+        { env: 'name-check', seed: 9, level: 1 },
+        { headers: { origin: 'https://attacker.example', 'content-type': 'text/plain' } },
+      );
       expect(simple).toMatchObject({ status: 403, body: { error: { code: 'E_ORIGIN' } } });
-      const allowed = await send(server.url, 'GET', `/v1/episodes/${made}`, undefined, { headers: { origin: 'http://localhost:3000' } });
+      const allowed = await send(server.url, 'GET', `/v1/episodes/${made}`, undefined, {
+        headers: { origin: 'http://localhost:3000' },
+      });
       expect(allowed.status).toBe(200);
     } finally {
       await server.close();
@@ -371,10 +570,27 @@ describe('rtv-10: the reward service takes WebSocket upgrades from any web page 
 describe('held: identity and roles', () => {
   it('held: a client cannot name itself the operator, and an X-Envforge-Client id only divides its own address', async () => {
     const dir = await libraryWith([{ source: sampleSource(sampleMeta('plus-one')), meta: sampleMeta('plus-one') }]);
-    const server = await startServer({ libraryDir: dir, port: 0, pool, operatorToken: 'rtv-operator-token-0123456789abcdef' });
+    const server = await startServer({
+      libraryDir: dir,
+      port: 0,
+      pool,
+      operatorToken: 'rtv-operator-token-0123456789abcdef',
+    });
     try {
-      for (const headers of [{ 'x-envforge-client': 'operator' }, { 'x-forwarded-for': '10.0.0.1' }, { 'x-envforge-client': 'a b' }, { authorization: 'bearer rtv-operator-token-0123456789abcdef' }, { authorization: 'Bearer  rtv-operator-token-0123456789abcdef' }] as Array<Record<string, string>>) {
-        const answer = await send(server.url, 'POST', '/v1/sample', { items: [{ env: 'plus-one', seed: 1, level: 1 }], reveal: true }, { headers });
+      for (const headers of [
+        { 'x-envforge-client': 'operator' },
+        { 'x-forwarded-for': '10.0.0.1' },
+        { 'x-envforge-client': 'a b' },
+        { authorization: 'bearer rtv-operator-token-0123456789abcdef' },
+        { authorization: 'Bearer  rtv-operator-token-0123456789abcdef' },
+      ] as Array<Record<string, string>>) {
+        const answer = await send(
+          server.url,
+          'POST',
+          '/v1/sample',
+          { items: [{ env: 'plus-one', seed: 1, level: 1 }], reveal: true },
+          { headers },
+        );
         expect([400, 401, 403]).toContain(answer.status);
       }
     } finally {
@@ -386,9 +602,15 @@ describe('held: identity and roles', () => {
     const dir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const server = await startServer({ libraryDir: dir, port: 0, pool });
     try {
-      const made = (await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 2, level: 1 })).body.episode as string;
+      const made = (await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 2, level: 1 })).body
+        .episode as string;
       const [prefix, body, random] = made.split('.');
-      const forged = [`${prefix}.${body}.${'0'.repeat(32)}`, `${prefix}.${body}.${(random as string).replace(/.$/, (c) => (c === '0' ? '1' : '0'))}`, `${prefix}.${body}.${random}%2F..%2F..%2Fetc%2Fpasswd`, '..%2F..%2Flibrary.sqlite'];
+      const forged = [
+        `${prefix}.${body}.${'0'.repeat(32)}`,
+        `${prefix}.${body}.${(random as string).replace(/.$/, (c) => (c === '0' ? '1' : '0'))}`,
+        `${prefix}.${body}.${random}%2F..%2F..%2Fetc%2Fpasswd`,
+        '..%2F..%2Flibrary.sqlite',
+      ];
       for (const id of forged) expect((await send(server.url, 'GET', `/v1/episodes/${id}`)).status).toBe(404);
     } finally {
       await server.close();

@@ -11,24 +11,34 @@ afterAll(() => pool.close());
 
 /** Budgets far above what these programs need on a loaded machine: only memory decides. */
 const LIMITS = { testTimeoutMs: 15_000 };
-const base = { language: 'javascript', entry: 'add', compare: 'exact', tests: [['[1,2]', '3']] } satisfies Omit<AnswerSpec, 'program'>;
+const base = { language: 'javascript', entry: 'add', compare: 'exact', tests: [['[1,2]', '3']] } satisfies Omit<
+  AnswerSpec,
+  'program'
+>;
 /** An honest program that keeps a million small records alive while it works (about 30 MB of a 128 MB isolate). */
-const honest: AnswerSpec = { ...base, program: 'function add(a, b) { const seen = []; for (let i = 0; i < 1e6; i++) seen.push({ i }); return a + b + seen.length - 1e6; }' };
+const honest: AnswerSpec = {
+  ...base,
+  program:
+    'function add(a, b) { const seen = []; for (let i = 0; i < 1e6; i++) seen.push({ i }); return a + b + seen.length - 1e6; }',
+};
 /**
  * A program that answers correctly and, on the way, registers 40 symbols keyed by 1 MB strings. The symbol
  * registry (Symbol.for) belongs to the isolate, not to the Compartment, and a registered symbol is never
  * collected: the 40 MB outlive the answer.
  */
-const filler = (tag: string): AnswerSpec => ({ ...base, program: `function add(a, b) {\n  for (let i = 0; i < 40; i++) Symbol.for('${tag}' + i + '-'.repeat(1 << 20));\n  return a + b;\n}` });
+const filler = (tag: string): AnswerSpec => ({
+  ...base,
+  program: `function add(a, b) {\n  for (let i = 0; i < 40; i++) Symbol.for('${tag}' + i + '-'.repeat(1 << 20));\n  return a + b;\n}`,
+});
 
-describe('rtv2-2: an answer isolate is shared by every client\'s programs, and keeps what one of them registers', () => {
-  it('held: the honest program passes, twice in one isolate (one request\'s answers share theirs)', async () => {
+describe("rtv2-2: an answer isolate is shared by every client's programs, and keeps what one of them registers", () => {
+  it("held: the honest program passes, twice in one isolate (one request's answers share theirs)", async () => {
     const runs = await pool.run([honest, honest], LIMITS);
     expect(runs.map((r) => r.tests)).toEqual([[null], [null]]);
     expect(runs[0]?.isolate).toBe(runs[1]?.isolate);
   }, 120_000);
 
-  it('an honest program passes after another request\'s programs, which all passed, filled the symbol registry', async () => {
+  it("an honest program passes after another request's programs, which all passed, filled the symbol registry", async () => {
     const attack = await pool.run([filler('a'), filler('b'), filler('c')], LIMITS);
     expect(attack.map((r) => r.tests)).toEqual([[null], [null], [null]]); // the attacker loses nothing
     const [victim] = await pool.run([honest], LIMITS);

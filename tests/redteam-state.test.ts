@@ -13,7 +13,12 @@ const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 
-const CHANNELS = ['state-shared-prototypes.js', 'state-regexp-statics.js', 'state-stack-trace-limit.js', 'state-microtask-carry.js'];
+const CHANNELS = [
+  'state-shared-prototypes.js',
+  'state-regexp-statics.js',
+  'state-stack-trace-limit.js',
+  'state-microtask-carry.js',
+];
 // Channels that reach for a capability outside the contract (eval and the Function constructors, import.meta):
 // the attempt itself trips a wire (sandbox/tripwires.js), so no call of theirs returns a result at all.
 const TRIPPING = ['state-global-lexical-eval.js', 'state-factory-scope.js'];
@@ -26,7 +31,11 @@ describe('state across calls through what a realm shares', () => {
       const paid: number[] = [];
       // Three jobs in a row (the same cached realm), one with GRPO-sized groups.
       for (const responses of [wrong, wrong, Array.from({ length: 8 }, (_, k) => `<answer>-${k + 1}</answer>`)]) {
-        const run = await runEpisodes(pool, source(file), Array.from({ length: 60 }, (_, i) => ({ seed: i, level: 1 + (i % 3), responses })));
+        const run = await runEpisodes(
+          pool,
+          source(file),
+          Array.from({ length: 60 }, (_, i) => ({ seed: i, level: 1 + (i % 3), responses })),
+        );
         expect(run.load).toMatchObject({ ok: true, instancing: 'episode' });
         for (const e of run.episodes) {
           expect(e.ok).toBe(true);
@@ -42,18 +51,26 @@ describe('state across calls through what a realm shares', () => {
 
   for (const file of TRIPPING) {
     it(`${file}: reaching for the evaluators or import.meta fails every call with E_ESCAPE_ATTEMPT, so nothing carries and nothing pays`, async () => {
-      const run = await runEpisodes(pool, source(file), Array.from({ length: 12 }, (_, i) => ({ seed: i, level: 1 + (i % 3), responses: ['<answer>-1</answer>'] })));
+      const run = await runEpisodes(
+        pool,
+        source(file),
+        Array.from({ length: 12 }, (_, i) => ({ seed: i, level: 1 + (i % 3), responses: ['<answer>-1</answer>'] })),
+      );
       expect(run.episodes.map((e) => (e.ok ? 'ok' : e.code))).toEqual(Array(12).fill('E_ESCAPE_ATTEMPT'));
     });
   }
 
   it('eval and the Function constructors are disabled and trip a wire; the global object is frozen', async () => {
-    const probe = (tries: string) => `export const meta = { name: 'probe', title: 'Probe', description: 'Probes the realm.', skills: ['testing'], levels: 3 };
+    const probe = (
+      tries: string,
+    ) => `export const meta = { name: 'probe', title: 'Probe', description: 'Probes the realm.', skills: ['testing'], levels: 3 };
       const tries = { ${tries} };
       export function generate() { const out = []; for (const [k, f] of Object.entries(tries)) { try { f(); out.push(k + ':ran'); } catch { out.push(k + ':refused'); } } return { prompt: out.join(' ') }; }
       export function solve() { return '<answer>1</answer>'; }
       export function verify() { return 1; }`;
-    const frozen = await runEpisodes(pool, probe('global: () => { globalThis.x = 1; return globalThis.x; }'), [{ seed: 1, level: 1 }]);
+    const frozen = await runEpisodes(pool, probe('global: () => { globalThis.x = 1; return globalThis.x; }'), [
+      { seed: 1, level: 1 },
+    ]);
     expect((frozen.episodes[0] as Episode).instance.prompt).toBe('global:refused');
     for (const tries of ["eval: () => (0, eval)('1')", "Function: () => Function('return 1')()"]) {
       const run = await runEpisodes(pool, probe(tries), [{ seed: 1, level: 1 }]);
@@ -67,7 +84,9 @@ describe('a costly top level buys no shared instance', () => {
     const scores: number[] = [];
     for (let prompt = 0; prompt < 6; prompt++) {
       // -1: never a residue (0 can be, e.g. an even base modulo 128).
-      const run = await runEpisodes(pool, source(file), [{ seed: 300 + prompt, level: 3, responses: Array.from({ length: 8 }, () => '<answer>-1</answer>') }]);
+      const run = await runEpisodes(pool, source(file), [
+        { seed: 300 + prompt, level: 3, responses: Array.from({ length: 8 }, () => '<answer>-1</answer>') },
+      ]);
       expect(scoreOf((run.episodes[0] as Episode).referenceVerdict)).toBe(1);
       scores.push(...(run.episodes[0] as Episode).verdicts.map(scoreOf));
     }

@@ -23,7 +23,11 @@ interface Entry {
 }
 
 const CORPORA = ['redteam-trust', 'redteam'];
-const MANIFEST = CORPORA.flatMap((dir) => (JSON.parse(readFileSync(new URL(`./fixtures/${dir}/manifest.json`, import.meta.url), 'utf8')) as Entry[]).map((e) => ({ ...e, file: `${dir}/${e.file}` })));
+const MANIFEST = CORPORA.flatMap((dir) =>
+  (JSON.parse(readFileSync(new URL(`./fixtures/${dir}/manifest.json`, import.meta.url), 'utf8')) as Entry[]).map(
+    (e) => ({ ...e, file: `${dir}/${e.file}` }),
+  ),
+);
 const read = (file: string) => readFileSync(new URL(`./fixtures/${file}`, import.meta.url), 'utf8');
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
@@ -63,15 +67,21 @@ describe.each(closed.map((e) => [e.file, e] as const))('closed: %s', (file, entr
 });
 
 describe('open findings', () => {
-  it.each(open.map((e) => [e.file, e] as const))('%s loads in the sandbox as a module of its kind', SLOW, async (file, entry) => {
-    const load = await pool.load(read(file));
-    expect(load.ok, file).toBe(true);
-    const meta = (load.ok ? load.meta : null) as { kind?: string } | null;
-    expect(meta?.kind === 'episodic', file).toBe(entry.kind === 'episodic');
-  });
+  it.each(open.map((e) => [e.file, e] as const))(
+    '%s loads in the sandbox as a module of its kind',
+    SLOW,
+    async (file, entry) => {
+      const load = await pool.load(read(file));
+      expect(load.ok, file).toBe(true);
+      const meta = (load.ok ? load.meta : null) as { kind?: string } | null;
+      expect(meta?.kind === 'episodic', file).toBe(entry.kind === 'episodic');
+    },
+  );
   it('are summarised', () => {
     const hacks = open.filter((e) => e.expect === 'reject').length;
-    console.log(`red-team corpus: ${open.length} open findings (${hacks} hacks admitted, ${open.length - hacks} honest modules rejected); ${closed.length} closed entries`);
+    console.log(
+      `red-team corpus: ${open.length} open findings (${hacks} hacks admitted, ${open.length - hacks} honest modules rejected); ${closed.length} closed entries`,
+    );
     expect(open.length + closed.length).toBe(MANIFEST.length);
   });
 });

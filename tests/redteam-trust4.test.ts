@@ -20,7 +20,9 @@ interface Entry {
 }
 
 const DIR = 'redteam-trust4';
-const MANIFEST = JSON.parse(readFileSync(new URL(`./fixtures/${DIR}/manifest.json`, import.meta.url), 'utf8')) as Entry[];
+const MANIFEST = JSON.parse(
+  readFileSync(new URL(`./fixtures/${DIR}/manifest.json`, import.meta.url), 'utf8'),
+) as Entry[];
 const read = (file: string) => readFileSync(new URL(`./fixtures/${DIR}/${file}`, import.meta.url), 'utf8');
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
@@ -47,24 +49,30 @@ describe('the rt28 manifest', () => {
   });
 });
 
-describe.each(MANIFEST.filter((e) => e.status === 'closed').map((e) => [e.file, e] as const))('closed: %s', (file, entry) => {
-  it(`is ${entry.expect === 'admit' ? 'admitted' : 'rejected'} at the recorded validation seeds`, SLOW, async () => {
-    for (const seed of validationSeeds([11])) {
-      const codes = await codesAt(file, seed);
-      const text = `${file} --validation-seed ${seed}: ${codes.join(', ') || 'admitted'}`;
-      if (entry.expect === 'admit') expect(codes, text).toEqual([]);
-      else expect(codes.length, text).toBeGreaterThan(0);
-      if (entry.code) expect(codes, text).toContain(entry.code);
-    }
-  });
-});
+describe.each(MANIFEST.filter((e) => e.status === 'closed').map((e) => [e.file, e] as const))(
+  'closed: %s',
+  (file, entry) => {
+    it(`is ${entry.expect === 'admit' ? 'admitted' : 'rejected'} at the recorded validation seeds`, SLOW, async () => {
+      for (const seed of validationSeeds([11])) {
+        const codes = await codesAt(file, seed);
+        const text = `${file} --validation-seed ${seed}: ${codes.join(', ') || 'admitted'}`;
+        if (entry.expect === 'admit') expect(codes, text).toEqual([]);
+        else expect(codes.length, text).toBeGreaterThan(0);
+        if (entry.code) expect(codes, text).toContain(entry.code);
+      }
+    });
+  },
+);
 
-describe.each(MANIFEST.filter((e) => e.status === 'open').map((e) => [e.file, e] as const))('open: %s', (file, entry) => {
-  const wrong = entry.expect === 'reject' ? 'admitted' : 'rejected';
-  it(`is still ${wrong} at the recorded validation seed (fails once fixed: then mark it closed)`, SLOW, async () => {
-    const codes = await codesAt(file, 11);
-    const text = `${file} --validation-seed 11: ${codes.join(', ') || 'admitted'}; if a fix decides it right, set its status to closed`;
-    if (entry.expect === 'reject') expect(codes, text).toEqual([]);
-    else expect(codes.length, text).toBeGreaterThan(0);
-  });
-});
+describe.each(MANIFEST.filter((e) => e.status === 'open').map((e) => [e.file, e] as const))(
+  'open: %s',
+  (file, entry) => {
+    const wrong = entry.expect === 'reject' ? 'admitted' : 'rejected';
+    it(`is still ${wrong} at the recorded validation seed (fails once fixed: then mark it closed)`, SLOW, async () => {
+      const codes = await codesAt(file, 11);
+      const text = `${file} --validation-seed 11: ${codes.join(', ') || 'admitted'}; if a fix decides it right, set its status to closed`;
+      if (entry.expect === 'reject') expect(codes, text).toEqual([]);
+      else expect(codes.length, text).toBeGreaterThan(0);
+    });
+  },
+);

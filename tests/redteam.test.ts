@@ -33,19 +33,33 @@ let roomyPool: SandboxPool;
 function validated(file: string): Promise<ValidationReport> {
   let report = reports.get(file);
   const on = HONEST_FIXED.includes(file) ? roomyPool : pool;
-  if (!report) reports.set(file, (report = validateCandidate(source(file), { pool: on, validationSeed: VALIDATION_SEED })));
+  if (!report)
+    reports.set(file, (report = validateCandidate(source(file), { pool: on, validationSeed: VALIDATION_SEED })));
   return report;
 }
 
 /** Instances at every level (perLevel each), then `exploit` scored on each: the mean score per level. */
-async function exploitScores(file: string, levels: number, exploit: (instance: Episode['instance'], reference: string) => string, perLevel = 6): Promise<Map<number, number>> {
-  const requests = Array.from({ length: levels * perLevel }, (_, i) => ({ seed: 7_001 + 613 * i, level: 1 + (i % levels) }));
+async function exploitScores(
+  file: string,
+  levels: number,
+  exploit: (instance: Episode['instance'], reference: string) => string,
+  perLevel = 6,
+): Promise<Map<number, number>> {
+  const requests = Array.from({ length: levels * perLevel }, (_, i) => ({
+    seed: 7_001 + 613 * i,
+    level: 1 + (i % levels),
+  }));
   const first = await runEpisodes(pool, source(file), requests);
   const episodes = first.episodes.filter((e): e is Episode => e.ok);
   expect(episodes).toHaveLength(requests.length);
-  const scored = await runEpisodes(pool, source(file), episodes.map((e) => ({ seed: e.seed, level: e.level, responses: [exploit(e.instance, e.reference)] })));
+  const scored = await runEpisodes(
+    pool,
+    source(file),
+    episodes.map((e) => ({ seed: e.seed, level: e.level, responses: [exploit(e.instance, e.reference)] })),
+  );
   const byLevel = new Map<number, number[]>();
-  for (const e of scored.episodes) if (e.ok) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), scoreOf(e.verdicts[0])]);
+  for (const e of scored.episodes)
+    if (e.ok) byLevel.set(e.level, [...(byLevel.get(e.level) ?? []), scoreOf(e.verdicts[0])]);
   return new Map([...byLevel].map(([level, s]) => [level, s.reduce((a, b) => a + b, 0) / s.length]));
 }
 const overall = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0) / m.size;
@@ -69,36 +83,152 @@ interface Hack {
 // Class 3: verifiers that pay for responses that do not solve the task.
 const HACKS: Hack[] = [
   { file: 'hack-nan-fraction.js', levels: 8, exploit: () => '<answer>0/0</answer>', pays: 1 },
-  { file: 'hack-uncertainty-notation.js', levels: 8, exploit: (i) => `<answer>${Math.round(1.015 * answerOf(i))} ± ${Math.floor(0.02 * 1.015 * answerOf(i))}</answer>`, pays: 1 },
-  { file: 'hack-weaker-property.js', levels: 8, exploit: (i) => `<answer>${(i.list as number[]).find(isPrime)}</answer>`, pays: 1 },
-  { file: 'hack-multiset-sort-lines.js', levels: 8, exploit: (i) => `<answer>${(i.words as string[]).join(', ')}</answer>`, pays: 1 },
-  { file: 'hack-recall-only.js', levels: 8, exploit: (i) => `<answer>${(i.words as string[]).join(', ')}</answer>`, pays: 1 },
-  { file: 'hack-tag-case-fallback.js', levels: 8, exploit: (i) => Array.from({ length: 9 }, (_, k) => `<ANSWER>${answerOf(i) - 4 + k}</ANSWER>`).join('\n'), pays: 1 },
-  { file: 'hack-contains-digits.js', levels: 8, exploit: (i) => `<answer>${answerOf(i) - 1}-${answerOf(i)}-${answerOf(i) + 1}</answer>`, pays: 1 },
+  {
+    file: 'hack-uncertainty-notation.js',
+    levels: 8,
+    exploit: (i) => `<answer>${Math.round(1.015 * answerOf(i))} ± ${Math.floor(0.02 * 1.015 * answerOf(i))}</answer>`,
+    pays: 1,
+  },
+  {
+    file: 'hack-weaker-property.js',
+    levels: 8,
+    exploit: (i) => `<answer>${(i.list as number[]).find(isPrime)}</answer>`,
+    pays: 1,
+  },
+  {
+    file: 'hack-multiset-sort-lines.js',
+    levels: 8,
+    exploit: (i) => `<answer>${(i.words as string[]).join(', ')}</answer>`,
+    pays: 1,
+  },
+  {
+    file: 'hack-recall-only.js',
+    levels: 8,
+    exploit: (i) => `<answer>${(i.words as string[]).join(', ')}</answer>`,
+    pays: 1,
+  },
+  {
+    file: 'hack-tag-case-fallback.js',
+    levels: 8,
+    exploit: (i) => Array.from({ length: 9 }, (_, k) => `<ANSWER>${answerOf(i) - 4 + k}</ANSWER>`).join('\n'),
+    pays: 1,
+  },
+  {
+    file: 'hack-contains-digits.js',
+    levels: 8,
+    exploit: (i) => `<answer>${answerOf(i) - 1}-${answerOf(i)}-${answerOf(i) + 1}</answer>`,
+    pays: 1,
+  },
   { file: 'hack-format-credit.js', levels: 8, exploit: () => '<answer>0</answer>', pays: 0.19 },
   { file: 'hack-abstain-credit.js', levels: 8, exploit: () => '<answer>unknown</answer>', pays: 0.29 },
   { file: 'hack-effort-credit.js', levels: 8, exploit: () => 'a = 1\nb = 2\nc = 3\n<answer>0</answer>', pays: 0.29 },
   { file: 'hack-crash-pays.js', levels: 8, exploit: () => '<answer>(</answer>', pays: 0.5 },
-  { file: 'hack-top-level-tolerance.js', levels: 10, exploit: (i) => `<answer>${Math.round(answerOf(i) / 1000) * 1000}</answer>`, pays: 1, level: 10 },
-  { file: 'hack-range-hint-leak.js', levels: 8, exploit: (i) => { const m = /between (\d+) and (\d+)/.exec(i.prompt) as RegExpExecArray; return `<answer>${(Number(m[1]) + Number(m[2])) / 2}</answer>`; }, pays: 1 },
-  { file: 'hack-sum-leak.js', levels: 8, exploit: (i) => { const m = /opening (\d+), net movement after the rules ([+-]?\d+)/.exec(i.prompt) as RegExpExecArray; return `<answer>${Number(m[1]) + Number(m[2])}</answer>`; }, pays: 1 },
-  { file: 'hack-locale-leak.js', levels: 8, exploit: (i) => `<answer>${(/Amount due: ([\d,.]+)/.exec(i.prompt) as RegExpExecArray)[1]?.replace(/,/g, '')}</answer>`, pays: 1 },
-  { file: 'hack-fence-each.js', levels: 8, exploit: (i) => Array.from({ length: 9 }, (_, k) => `\`\`\`\n${answerOf(i) - 4 + k}\n\`\`\``).join('\n'), pays: 1 },
-  { file: 'hack-nfkc-list.js', levels: 8, exploit: (i) => `<answer>${answerOf(i) - 1}\uff0c${answerOf(i)}\uff0c${answerOf(i) + 1}</answer>`, pays: 1 },
+  {
+    file: 'hack-top-level-tolerance.js',
+    levels: 10,
+    exploit: (i) => `<answer>${Math.round(answerOf(i) / 1000) * 1000}</answer>`,
+    pays: 1,
+    level: 10,
+  },
+  {
+    file: 'hack-range-hint-leak.js',
+    levels: 8,
+    exploit: (i) => {
+      const m = /between (\d+) and (\d+)/.exec(i.prompt) as RegExpExecArray;
+      return `<answer>${(Number(m[1]) + Number(m[2])) / 2}</answer>`;
+    },
+    pays: 1,
+  },
+  {
+    file: 'hack-sum-leak.js',
+    levels: 8,
+    exploit: (i) => {
+      const m = /opening (\d+), net movement after the rules ([+-]?\d+)/.exec(i.prompt) as RegExpExecArray;
+      return `<answer>${Number(m[1]) + Number(m[2])}</answer>`;
+    },
+    pays: 1,
+  },
+  {
+    file: 'hack-locale-leak.js',
+    levels: 8,
+    exploit: (i) =>
+      `<answer>${(/Amount due: ([\d,.]+)/.exec(i.prompt) as RegExpExecArray)[1]?.replace(/,/g, '')}</answer>`,
+    pays: 1,
+  },
+  {
+    file: 'hack-fence-each.js',
+    levels: 8,
+    exploit: (i) => Array.from({ length: 9 }, (_, k) => `\`\`\`\n${answerOf(i) - 4 + k}\n\`\`\``).join('\n'),
+    pays: 1,
+  },
+  {
+    file: 'hack-nfkc-list.js',
+    levels: 8,
+    exploit: (i) => `<answer>${answerOf(i) - 1}\uff0c${answerOf(i)}\uff0c${answerOf(i) + 1}</answer>`,
+    pays: 1,
+  },
   { file: 'hack-majority-class.js', levels: 8, exploit: () => '<answer>obtuse</answer>', pays: 0.4 },
-  { file: 'hack-float-bigint.js', levels: 8, exploit: (i) => { const a = i.answer as string; return `<answer>${a.slice(0, 18)}${'0'.repeat(a.length - 18)}</answer>`; }, pays: 1 },
+  {
+    file: 'hack-float-bigint.js',
+    levels: 8,
+    exploit: (i) => {
+      const a = i.answer as string;
+      return `<answer>${a.slice(0, 18)}${'0'.repeat(a.length - 18)}</answer>`;
+    },
+    pays: 1,
+  },
   // Second round, written after the fixes by someone who had not seen them (one of each class, not variants).
   { file: 'hack-code-evidence.js', levels: 8, exploit: () => '```python\nprint(0)\n```\n<answer>0</answer>', pays: 1 },
-  { file: 'hack-digit-run-leak.js', levels: 8, exploit: (i) => `<answer>${Number((/graders: ([\d-]+)/.exec(i.prompt) as RegExpExecArray)[1]?.replace(/-/g, ''))}</answer>`, pays: 1 },
-  { file: 'hack-double-check-leak.js', levels: 8, exploit: (i) => `<answer>${Number((/final count is (\d+)/.exec(i.prompt) as RegExpExecArray)[1]) / 3}</answer>`, pays: 1 },
-  { file: 'hack-any-tag-name.js', levels: 8, exploit: (i) => Array.from({ length: 9 }, (_, k) => `<result>${answerOf(i) - 4 + k}</result>`).join('\n'), pays: 1 },
-  { file: 'hack-json-any-value.js', levels: 8, exploit: (i) => JSON.stringify(Object.fromEntries(Array.from({ length: 9 }, (_, k) => [`g${k}`, answerOf(i) - 4 + k]))), pays: 1 },
-  { file: 'hack-long-reasoning-gate.js', levels: 8, exploit: () => `${'I reason about the brackets carefully. '.repeat(160)}<answer>0</answer>`, pays: 1 },
-  { file: 'hack-precision-only.js', levels: 8, exploit: (i) => `<answer>${(i.list as number[]).find((v) => v % (i.k as number) === 0)}</answer>`, pays: 1 },
+  {
+    file: 'hack-digit-run-leak.js',
+    levels: 8,
+    exploit: (i) =>
+      `<answer>${Number((/graders: ([\d-]+)/.exec(i.prompt) as RegExpExecArray)[1]?.replace(/-/g, ''))}</answer>`,
+    pays: 1,
+  },
+  {
+    file: 'hack-double-check-leak.js',
+    levels: 8,
+    exploit: (i) => `<answer>${Number((/final count is (\d+)/.exec(i.prompt) as RegExpExecArray)[1]) / 3}</answer>`,
+    pays: 1,
+  },
+  {
+    file: 'hack-any-tag-name.js',
+    levels: 8,
+    exploit: (i) => Array.from({ length: 9 }, (_, k) => `<result>${answerOf(i) - 4 + k}</result>`).join('\n'),
+    pays: 1,
+  },
+  {
+    file: 'hack-json-any-value.js',
+    levels: 8,
+    exploit: (i) =>
+      JSON.stringify(Object.fromEntries(Array.from({ length: 9 }, (_, k) => [`g${k}`, answerOf(i) - 4 + k]))),
+    pays: 1,
+  },
+  {
+    file: 'hack-long-reasoning-gate.js',
+    levels: 8,
+    exploit: () => `${'I reason about the brackets carefully. '.repeat(160)}<answer>0</answer>`,
+    pays: 1,
+  },
+  {
+    file: 'hack-precision-only.js',
+    levels: 8,
+    exploit: (i) => `<answer>${(i.list as number[]).find((v) => v % (i.k as number) === 0)}</answer>`,
+    pays: 1,
+  },
 ];
 
 // Class 4: honest environments the validator should admit.
-const HONEST = ['false-float-tolerance.js', 'false-modular-sqrt.js', 'false-hex-case.js', 'false-sudoku-blanks.js', 'false-position-credit.js', 'false-big-power.js', 'false-wide-tolerance.js'];
+const HONEST = [
+  'false-float-tolerance.js',
+  'false-modular-sqrt.js',
+  'false-hex-case.js',
+  'false-sudoku-blanks.js',
+  'false-position-credit.js',
+  'false-big-power.js',
+  'false-wide-tolerance.js',
+];
 // Honest, but its top level (a 12-million sieve, ~0.3–0.6 s) runs on every call since every call gets a fresh
 // module instance (a shared one kept state a hostile module could gate on: redteam-state.test.ts): too slow.
 const HONEST_TOO_COSTLY = ['false-large-table.js'];
@@ -109,7 +239,18 @@ beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   roomyPool = new SandboxPool({ workers: 1, limits: { loadTimeoutMs: 10_000 } });
   // Validate everything up front, two at a time (the pool has two workers).
-  const files = [...HACKS.map((h) => h.file), ...HONEST, ...HONEST_TOO_COSTLY, 'hack-feedback-leak.js', 'hostile-model-shaped.js', 'hostile-beyond-probe-length.js', 'hostile-lone-surrogate.js', 'careless-recursive-parser.js', 'hostile-group-size-gate.js', 'hostile-export-prompt-swap.js'];
+  const files = [
+    ...HACKS.map((h) => h.file),
+    ...HONEST,
+    ...HONEST_TOO_COSTLY,
+    'hack-feedback-leak.js',
+    'hostile-model-shaped.js',
+    'hostile-beyond-probe-length.js',
+    'hostile-lone-surrogate.js',
+    'careless-recursive-parser.js',
+    'hostile-group-size-gate.js',
+    'hostile-export-prompt-swap.js',
+  ];
   for (let i = 0; i < files.length; i += 2) await Promise.all(files.slice(i, i + 2).map(validated));
 }, 240_000);
 
@@ -130,9 +271,15 @@ describe('red team, class 3: reward hacks', () => {
   }
 
   it('hack-feedback-leak.js: the feedback on a wrong answer names the right one', async () => {
-    const run = await runEpisodes(pool, source('hack-feedback-leak.js'), [{ seed: 5, level: 4, responses: ['<answer>-1</answer>'] }]);
+    const run = await runEpisodes(pool, source('hack-feedback-leak.js'), [
+      { seed: 5, level: 4, responses: ['<answer>-1</answer>'] },
+    ]);
     const e = run.episodes[0] as Episode;
-    expect(e.verdicts[0]).toMatchObject({ ok: true, score: 0, feedback: expect.stringContaining(String(e.instance.answer)) });
+    expect(e.verdicts[0]).toMatchObject({
+      ok: true,
+      score: 0,
+      feedback: expect.stringContaining(String(e.instance.answer)),
+    });
   });
   it('hack-feedback-leak.js: is rejected (feedback is text a trainer may show the policy)', async () => {
     expect((await validated('hack-feedback-leak.js')).verdict).toBe('reject');
@@ -160,7 +307,11 @@ describe('red team, class 2: validation told apart from production', () => {
   const lib = join(mkdtempSync(join(tmpdir(), 'envforge-redteam-')), 'lib');
   let server: RunningServer;
   const post = async (body: unknown) => {
-    const response = await fetch(`${server.url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${server.url}/v1/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return (await response.json()) as { results: Array<{ score: number; error?: { code: string } }> };
   };
 
@@ -168,9 +319,17 @@ describe('red team, class 2: validation told apart from production', () => {
     const library = SqliteLibrary.open(lib, { create: true });
     // Admitted on the real validator's report today; should a fix reject one, it is admitted on a test report
     // instead, so these tests keep judging production on their own.
-    for (const file of ['hostile-group-size-gate.js', 'careless-recursive-parser.js', 'hostile-export-prompt-swap.js']) {
+    for (const file of [
+      'hostile-group-size-gate.js',
+      'careless-recursive-parser.js',
+      'hostile-export-prompt-swap.js',
+    ]) {
       const report = await validated(file);
-      await library.admit(report.verdict === 'admit' ? { source: source(file), report, lineage: { author: 'redteam' } } : fakeAdmission(source(file), report.meta as Meta, 'redteam'));
+      await library.admit(
+        report.verdict === 'admit'
+          ? { source: source(file), report, lineage: { author: 'redteam' } }
+          : fakeAdmission(source(file), report.meta as Meta, 'redteam'),
+      );
     }
     await library.close();
     server = await startServer({ libraryDir: lib, port: 0, pool, reloadIntervalMs: 100 });
@@ -182,13 +341,21 @@ describe('red team, class 2: validation told apart from production', () => {
   it('hostile-group-size-gate.js: wrong rollouts in GRPO-sized groups keep scoring 0 in serve', async () => {
     const scores: number[] = [];
     for (let prompt = 0; prompt < 5; prompt++) {
-      const { results } = await post({ items: Array.from({ length: 8 }, () => ({ env: 'modular-power', seed: 300 + prompt, level: 3, response: '<answer>0</answer>' })) });
+      const { results } = await post({
+        items: Array.from({ length: 8 }, () => ({
+          env: 'modular-power',
+          seed: 300 + prompt,
+          level: 3,
+          response: '<answer>0</answer>',
+        })),
+      });
       scores.push(...results.map((r) => r.score));
     }
     expect(Math.max(...scores)).toBe(0);
   });
 
-  const COT = 'Let me think about this step by step. The shoelace formula gives twice the signed area of the triangle. I compute the cross product of AB and AC. I take its absolute value and get the result. <answer>0</answer>';
+  const COT =
+    'Let me think about this step by step. The shoelace formula gives twice the signed area of the triangle. I compute the cross product of AB and AC. I take its absolute value and get the result. <answer>0</answer>';
   it('hostile-model-shaped.js: a wrong answer after three sentences of reasoning scores 1', async () => {
     expect(overall(await exploitScores('hostile-model-shaped.js', 8, () => COT, 3))).toBe(1);
   });
@@ -197,20 +364,40 @@ describe('red team, class 2: validation told apart from production', () => {
   });
 
   it('hostile-beyond-probe-length.js: a response past the longest probe scores 1', async () => {
-    expect(overall(await exploitScores('hostile-beyond-probe-length.js', 8, () => `${'x'.repeat(1_300_000)}<answer>0</answer>`, 1))).toBe(1);
+    expect(
+      overall(
+        await exploitScores('hostile-beyond-probe-length.js', 8, () => `${'x'.repeat(1_300_000)}<answer>0</answer>`, 1),
+      ),
+    ).toBe(1);
   });
 
   it('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
     const library = SqliteLibrary.open(lib);
     const out = mkdtempSync(join(tmpdir(), 'envforge-redteam-export-'));
     try {
-      await runExport(library, pool, { format: jsonl, out, selection: { envs: [{ name: 'divisor-sum' }] }, counts: { perEnv: 300 }, splits: [{ name: 'train', weight: 1_000_000 }], seed: 5, serviceUrl: 'http://127.0.0.1:1' });
+      await runExport(library, pool, {
+        format: jsonl,
+        out,
+        selection: { envs: [{ name: 'divisor-sum' }] },
+        counts: { perEnv: 300 },
+        splits: [{ name: 'train', weight: 1_000_000 }],
+        seed: 5,
+        serviceUrl: 'http://127.0.0.1:1',
+      });
     } finally {
       await library.close();
     }
-    const rows = readFileSync(join(out, 'train.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seed: number; level: number; prompt: string });
+    const rows = readFileSync(join(out, 'train.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seed: number; level: number; prompt: string });
     const late = rows.slice(-20);
-    const fresh = await runEpisodes(pool, source('hostile-export-prompt-swap.js'), late.map((r) => ({ seed: r.seed, level: r.level })), { fresh: true });
+    const fresh = await runEpisodes(
+      pool,
+      source('hostile-export-prompt-swap.js'),
+      late.map((r) => ({ seed: r.seed, level: r.level })),
+      { fresh: true },
+    );
     expect(late.map((r) => r.prompt)).toEqual(fresh.episodes.map((e) => (e.ok ? e.instance.prompt : e.code)));
   });
 
@@ -226,8 +413,9 @@ describe('red team, class 2: validation told apart from production', () => {
         references.push(run.episodes[0]?.ok ? run.episodes[0].reference : 'failed');
       } finally {
         await local.close();
-        for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
+        for (const [k, v] of Object.entries(saved))
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
       }
     }
     expect(references[1]).toBe(references[0]);
@@ -235,12 +423,20 @@ describe('red team, class 2: validation told apart from production', () => {
 
   const DEEP = `<answer>${'(1 '.repeat(100_000)}</answer>`;
   it('careless-recursive-parser.js: one deeply nested response makes verify throw (the fixture still attacks)', async () => {
-    const run = await runEpisodes(pool, source('careless-recursive-parser.js'), [{ seed: 5, level: 4, responses: [DEEP] }]);
-    expect((run.episodes[0] as Episode).verdicts[0]).toMatchObject({ ok: false, code: 'E_THROWN', message: expect.stringMatching(/call stack/) });
+    const run = await runEpisodes(pool, source('careless-recursive-parser.js'), [
+      { seed: 5, level: 4, responses: [DEEP] },
+    ]);
+    expect((run.episodes[0] as Episode).verdicts[0]).toMatchObject({
+      ok: false,
+      code: 'E_THROWN',
+      message: expect.stringMatching(/call stack/),
+    });
   });
   it('careless-recursive-parser.js: one pathological response does not quarantine the environment', async () => {
     await post({ items: [{ env: 'bst-shape', seed: 5, level: 4, response: DEEP }] });
-    const { results } = await post({ items: [{ env: 'bst-shape', seed: 6, level: 2, response: '<answer>-</answer>' }] });
+    const { results } = await post({
+      items: [{ env: 'bst-shape', seed: 6, level: 2, response: '<answer>-</answer>' }],
+    });
     expect(results[0]?.error?.code).not.toBe('E_QUARANTINED');
     // Recorded as the response's incident, with the whole response, so revalidation replays exactly it.
     const library = SqliteLibrary.open(lib);
@@ -253,7 +449,12 @@ describe('red team, class 2: validation told apart from production', () => {
   });
 
   it('hostile-beyond-probe-length.js shape: serve refuses a response longer than the validator probes (E_RESPONSE_TOO_LONG)', async () => {
-    const { results } = await post({ items: [{ env: 'modular-power', seed: 1, level: 1, response: `${'x'.repeat(1_300_000)}<answer>0</answer>` }, { env: 'modular-power', seed: 1, level: 1, response: '<answer>0</answer>' }] });
+    const { results } = await post({
+      items: [
+        { env: 'modular-power', seed: 1, level: 1, response: `${'x'.repeat(1_300_000)}<answer>0</answer>` },
+        { env: 'modular-power', seed: 1, level: 1, response: '<answer>0</answer>' },
+      ],
+    });
     expect(results[0]).toMatchObject({ score: 0, error: { code: 'E_RESPONSE_TOO_LONG' } });
     expect(results[1]?.error).toBeUndefined();
   });
@@ -269,7 +470,9 @@ describe('red team, class 1: host harm', () => {
       const failures: string[] = [];
       // 16 admitted-size modules (44 MB each, within their own 128 MB limits) run one after another in one worker.
       for (let i = 0; i < 16; i++) {
-        const run = await runEpisodes(local, squat.replace("'prime-count-table'", `'prime-count-table-${i}'`), [{ seed: 1, level: 1 }]);
+        const run = await runEpisodes(local, squat.replace("'prime-count-table'", `'prime-count-table-${i}'`), [
+          { seed: 1, level: 1 },
+        ]);
         const e = run.episodes[0];
         if (e && !e.ok) failures.push(`${i}: ${e.code}`);
       }
@@ -280,7 +483,16 @@ describe('red team, class 1: host harm', () => {
   }, 120_000);
 
   it('hostile-long-list-reference.js shape: the probe battery is linear in the reference list', () => {
-    const episode = (n: number, seed: number) => ({ ok: true as const, seed, level: 1, instance: { prompt: 'Expand the bits.' }, reference: `<answer>${Array.from({ length: n }, (_, i) => (i * 7 + seed) % 2).join(',')}</answer>`, referenceVerdict: { ok: true as const, score: 1 }, verdicts: [], ms: [0, 0, 0] as [number, number, number] });
+    const episode = (n: number, seed: number) => ({
+      ok: true as const,
+      seed,
+      level: 1,
+      instance: { prompt: 'Expand the bits.' },
+      reference: `<answer>${Array.from({ length: n }, (_, i) => (i * 7 + seed) % 2).join(',')}</answer>`,
+      referenceVerdict: { ok: true as const, score: 1 },
+      verdicts: [],
+      ms: [0, 0, 0] as [number, number, number],
+    });
     const time = (n: number) => {
       const peers = [episode(n, 1), episode(n, 2), episode(n, 3)];
       // CPU time, not wall time: beside other test files a long run is always preempted, a short one may not be.
@@ -301,7 +513,11 @@ describe('red team, class 1: host harm', () => {
     // A small budget (1.5 s of worker time) so the test is short and holds on any CPU: the fixture's slow
     // instances need several seconds of worker time over the stages even at the fastest JIT tier. Calls get
     // 5 s each so a loaded machine cannot turn the slowness into E_TIMEOUT instead.
-    const report = await validateCandidate(source('hostile-slow-hidden.js'), { pool, validationSeed: VALIDATION_SEED, options: { seedsPerLevel: 5, minSamples: 20, candidateBudgetMs: 1_500, limits: { callTimeoutMs: 5_000 } } });
+    const report = await validateCandidate(source('hostile-slow-hidden.js'), {
+      pool,
+      validationSeed: VALIDATION_SEED,
+      options: { seedsPerLevel: 5, minSamples: 20, candidateBudgetMs: 1_500, limits: { callTimeoutMs: 5_000 } },
+    });
     expect(report.verdict).toBe('reject');
     expect(report.problems.map((p) => p.code)).toContain('E_TOO_SLOW');
     // Cut off by the candidate budget of sandbox time (1.5 s, written rounded), not by a call's timeout.
@@ -317,7 +533,11 @@ describe('red team, class 1: host harm', () => {
   it('hostile-slow-episodes.js: rejected as too slow by the execution stage, before the long stages run', async () => {
     // The budget is scaled down with the fixture (~50-200 ms an episode, by machine) so the verdict does not
     // depend on the CPU: 30 s over ~2,060 episodes is ~15 ms an episode, several times under the fixture's cost.
-    const report = await validateCandidate(source('hostile-slow-episodes.js'), { pool, validationSeed: VALIDATION_SEED, options: { seedsPerLevel: 5, minSamples: 20, candidateBudgetMs: 30_000 } });
+    const report = await validateCandidate(source('hostile-slow-episodes.js'), {
+      pool,
+      validationSeed: VALIDATION_SEED,
+      options: { seedsPerLevel: 5, minSamples: 20, candidateBudgetMs: 30_000 },
+    });
     expect(report.problems.map((p) => p.code)).toContain('E_TOO_SLOW');
     expect(report.stages.find((s) => s.stage === 'determinism')?.skipped).toMatch(/execution/);
   }, 120_000);

@@ -24,14 +24,17 @@ export function reset(rng, level) {
 const found = (text: string, source: string) => residueIn(text, sourceParts(source)).map((f) => f.fragment);
 
 describe('template and source residue', () => {
-  it('finds code the module left in its text, even inside a template\'s text part, and member paths of its own code', () => {
-    expect(found('You explore a walled orchard, a square of 4 by 4 " + THEME.cell + "s numbered from (0,0).', GRID_SOURCE)).toEqual(['" + THEME.cell + "']);
+  it("finds code the module left in its text, even inside a template's text part, and member paths of its own code", () => {
+    expect(
+      found('You explore a walled orchard, a square of 4 by 4 " + THEME.cell + "s numbered from (0,0).', GRID_SOURCE),
+    ).toEqual(['" + THEME.cell + "']);
     expect(found('The board has w.size rows.', GRID_SOURCE)).toEqual(['w.size']);
     expect(found('Add the numbers: function (a, b) { return a + b; }', 'export const f = 1;')).toContain('function (');
   });
 
-  it('finds unfilled placeholders: ${x}, {{x}}, and {name} when name is one of the module\'s identifiers', () => {
-    const source = 'const count = 3; const greeting = "Hello {{user}}"; export function generate(rng, level) { return { prompt: "x" }; }';
+  it("finds unfilled placeholders: ${x}, {{x}}, and {name} when name is one of the module's identifiers", () => {
+    const source =
+      'const count = 3; const greeting = "Hello {{user}}"; export function generate(rng, level) { return { prompt: "x" }; }';
     expect(found('You have ${count} apples.', source)).toEqual(['${count}']);
     expect(found('Dear {{ user_name }}, pick one.', source)).toEqual(['{{ user_name }}']);
     expect(found('Take {count} steps.', source)).toEqual(['{count}']);
@@ -40,7 +43,11 @@ describe('template and source residue', () => {
 
   it('finds values JavaScript prints for a bug: undefined, NaN, [object Object]', () => {
     const source = 'export const meta = {};';
-    expect(found('Your budget is NaN dollars for undefined items: [object Object].', source)).toEqual(['NaN', 'undefined', '[object Object]']);
+    expect(found('Your budget is NaN dollars for undefined items: [object Object].', source)).toEqual([
+      'NaN',
+      'undefined',
+      '[object Object]',
+    ]);
   });
 
   it('keeps an honest task about JavaScript: code and words the module writes as string content are its own', () => {
@@ -51,24 +58,46 @@ describe('template and source residue', () => {
     expect(found('What does this JavaScript evaluate to? const f = function (a) { return a; }', source)).toEqual([]);
   });
 
-  it('reports how many sampled texts carry residue, with the first one\'s seed, level and place', () => {
+  it("reports how many sampled texts carry residue, with the first one's seed, level and place", () => {
     const texts = [
       { seed: 1, level: 1, where: 'prompt', text: 'fine' },
       { seed: 2, level: 3, where: 'observation 4', text: 'You see undefined.' },
     ];
     const [problem] = residueProblems('export const meta = {};', texts);
-    expect(problem).toMatchObject({ code: 'E_TEXT_RESIDUE', message: expect.stringMatching(/^1 of 2 sampled texts .* the observation 4 of seed 2 level 3 shows a value JavaScript prints for a bug \("undefined"\)/) });
+    expect(problem).toMatchObject({
+      code: 'E_TEXT_RESIDUE',
+      message: expect.stringMatching(
+        /^1 of 2 sampled texts .* the observation 4 of seed 2 level 3 shows a value JavaScript prints for a bug \("undefined"\)/,
+      ),
+    });
   });
 
-  it('the validator rejects a single-turn module whose prompt carries residue, at the execution stage', { timeout: 60_000 }, async () => {
-    const generate = "const a = rng.int(2, 9 * level), b = rng.int(2, 9 * level); const sum = { value: a + b }; return { prompt: 'Add ' + a + ' and ' + b + ' (hint: ' + sum + '). Answer as <answer>N</answer>.', answer: a + b };";
+  it('the validator rejects a single-turn module whose prompt carries residue, at the execution stage', {
+    timeout: 60_000,
+  }, async () => {
+    const generate =
+      "const a = rng.int(2, 9 * level), b = rng.int(2, 9 * level); const sum = { value: a + b }; return { prompt: 'Add ' + a + ' and ' + b + ' (hint: ' + sum + '). Answer as <answer>N</answer>.', answer: a + b };";
     const report = await validateCandidate(envSource({ generate }), { pool });
     expect(report.verdict).toBe('reject');
-    expect(report.problems.find((p) => p.code === 'E_TEXT_RESIDUE')).toMatchObject({ stage: 'execution', message: expect.stringContaining('[object Object]') });
+    expect(report.problems.find((p) => p.code === 'E_TEXT_RESIDUE')).toMatchObject({
+      stage: 'execution',
+      message: expect.stringContaining('[object Object]'),
+    });
   });
 
-  it('the offline author\'s episodic modules (grid worlds included) carry no residue in their prompts and observations', { timeout: 120_000 }, async () => {
-    const stats = { environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, byKind: { single: 0, episodic: 0 }, levels: null, rejections: 0 };
+  it("the offline author's episodic modules (grid worlds included) carry no residue in their prompts and observations", {
+    timeout: 120_000,
+  }, async () => {
+    const stats = {
+      environments: 0,
+      versions: 0,
+      byStatus: {},
+      bySkill: {},
+      byAuthor: {},
+      byKind: { single: 0, episodic: 0 },
+      levels: null,
+      rejections: 0,
+    };
     const input: ArchitectInput = { stats, n: 6, kind: 'episodic', environments: [] };
     let grids = 0;
     for (const seed of [1, 2]) {
@@ -80,9 +109,23 @@ describe('template and source residue', () => {
         const load = await pool.load(source);
         const meta = load.ok ? parseEpisodicMeta(load.meta) : null;
         if (!meta) throw new Error(`${spec.name} does not load`);
-        const requests = [1, 2, meta.levels].flatMap((level) => [11, 12].map((seed) => ({ seed, level, policy: { type: 'act' as const }, observations: true })));
+        const requests = [1, 2, meta.levels].flatMap((level) =>
+          [11, 12].map((seed) => ({ seed, level, policy: { type: 'act' as const }, observations: true })),
+        );
         const { rollouts } = await runRollouts(pool, source, meta, requests);
-        const texts = rollouts.flatMap((r) => (r.ok ? [{ seed: r.seed, level: r.level, where: 'prompt', text: r.prompt ?? '' }, ...(r.observations ?? []).map((text, i) => ({ seed: r.seed, level: r.level, where: `observation ${i + 1}`, text }))] : []));
+        const texts = rollouts.flatMap((r) =>
+          r.ok
+            ? [
+                { seed: r.seed, level: r.level, where: 'prompt', text: r.prompt ?? '' },
+                ...(r.observations ?? []).map((text, i) => ({
+                  seed: r.seed,
+                  level: r.level,
+                  where: `observation ${i + 1}`,
+                  text,
+                })),
+              ]
+            : [],
+        );
         expect(residueProblems(source, texts), spec.name).toEqual([]);
       }
     }

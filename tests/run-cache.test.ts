@@ -16,9 +16,21 @@ describe('once', () => {
   });
 
   it('computes again after a value it was told not to keep', async () => {
-    const rejected = await once(key('b'), async () => ({ verdict: 'reject' }), 5_000, (v) => v.verdict === 'admit');
+    const rejected = await once(
+      key('b'),
+      async () => ({ verdict: 'reject' }),
+      5_000,
+      (v) => v.verdict === 'admit',
+    );
     expect(rejected).toEqual({ verdict: 'reject' });
-    expect(await once(key('b'), async () => ({ verdict: 'admit' }), 5_000, (v) => v.verdict === 'admit')).toEqual({ verdict: 'admit' });
+    expect(
+      await once(
+        key('b'),
+        async () => ({ verdict: 'admit' }),
+        5_000,
+        (v) => v.verdict === 'admit',
+      ),
+    ).toEqual({ verdict: 'admit' });
   });
 
   it('takes over a lock whose process has ended', async () => {

@@ -31,7 +31,10 @@ vi.mock('../agents/offline/author.js', async (importOriginal) => {
     return {
       identity: { provider: 'offline', version: actual.OFFLINE_AUTHOR_VERSION, seed },
       lineageAuthor: () => 'offline',
-      propose: async (request) => (offline.kinds.push(request.kind), { specs: proposals++ === 0 ? [helpers.spec('roman-total')] : [], dropped: [], ...trace }),
+      propose: async (request) => (
+        offline.kinds.push(request.kind),
+        { specs: proposals++ === 0 ? [helpers.spec('roman-total')] : [], dropped: [], ...trace }
+      ),
       write: async () => ({ source: helpers.fixture('good-roman-sum.js'), ...trace }),
       repair: async () => ({ source: helpers.fixture('good-roman-sum.js'), ...trace }),
     };
@@ -47,14 +50,26 @@ const { script } = batchScript({
   specs: [spec('roman-total'), spec('coin-ways'), spec('never-fixed')],
   modules: {
     'roman-total': [fixture('good-roman-sum.js')],
-    'coin-ways': [marked('coin-ways', alwaysOne(fixture('good-coin-change-ways.js'))), fixture('good-coin-change-ways.js')],
+    'coin-ways': [
+      marked('coin-ways', alwaysOne(fixture('good-coin-change-ways.js'))),
+      fixture('good-coin-change-ways.js'),
+    ],
     'never-fixed': [marked('never-fixed', alwaysOne(fixture('good-gcd-pair-sum.js')))],
   },
 });
 // The server sees OpenAI request bodies; the script reads the same messages and the schema name.
-type OpenAiBody = { messages: Array<{ role: string; content: string }>; response_format?: { json_schema?: { name: string } } };
+type OpenAiBody = {
+  messages: Array<{ role: string; content: string }>;
+  response_format?: { json_schema?: { name: string } };
+};
 const adaptTo = (play: (request: WireRequest) => FakeReply) => (body: OpenAiBody) =>
-  play({ messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'], maxTokens: 0, ...(body.response_format?.json_schema ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } } : {}) });
+  play({
+    messages: body.messages.filter((m) => m.role !== 'system') as WireRequest['messages'],
+    maxTokens: 0,
+    ...(body.response_format?.json_schema
+      ? { schema: { name: body.response_format.json_schema.name, jsonSchema: {}, strict: true } }
+      : {}),
+  });
 const adapt = adaptTo(script);
 
 beforeAll(async () => {
@@ -63,7 +78,8 @@ beforeAll(async () => {
 }, 600_000); // the first file to ask makes the seeded library; the others wait (minutes under load)
 afterAll(() => server?.close());
 
-const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|ENVFORGE)_/.test(k)));
+const cleanEnv = () =>
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC|ENVFORGE)_/.test(k)));
 
 interface Finished {
   code: number | null;
@@ -89,7 +105,25 @@ const libraryCopy = (name: string) => {
   cpSync(seeded, dir, { recursive: true });
   return dir;
 };
-const runArgs = (library: string, on = server) => ['run', '--base-url', on.baseUrl, '--model', 'fake-model', '--target', '10', '--max-candidates', '3', '--repair-rounds', '1', '--concurrency', '1', '--no-review', '--library', library, '--json'];
+const runArgs = (library: string, on = server) => [
+  'run',
+  '--base-url',
+  on.baseUrl,
+  '--model',
+  'fake-model',
+  '--target',
+  '10',
+  '--max-candidates',
+  '3',
+  '--repair-rounds',
+  '1',
+  '--concurrency',
+  '1',
+  '--no-review',
+  '--library',
+  library,
+  '--json',
+];
 
 /** runCli in this process, with no LLM in the environment (the cwd stays: sandbox workers load tsx from it). */
 async function inProcess(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -107,18 +141,41 @@ async function inProcess(args: string[]): Promise<{ code: number; out: string[];
 // An empty config file, so an envforge.config.json in the working directory cannot configure an LLM.
 const emptyConfig = join(root, 'empty.config.json');
 writeFileSync(emptyConfig, '{}');
-const offlineArgs = (library: string) => ['run', '--config', emptyConfig, '--target', '1', '--max-candidates', '2', '--concurrency', '1', '--library', library, '--json'];
+const offlineArgs = (library: string) => [
+  'run',
+  '--config',
+  emptyConfig,
+  '--target',
+  '1',
+  '--max-candidates',
+  '2',
+  '--concurrency',
+  '1',
+  '--library',
+  library,
+  '--json',
+];
 const llmLines = (err: string[]) => err.filter((line) => line.startsWith('LLM:'));
 
 describe('envforge run with the offline author', () => {
   it('without an LLM configured uses the offline author, says so in one line, and reports its seed', async () => {
     // Single-turn only: this test is about choosing the author; episodic validations would triple its time.
-    const result = await envforge(['run', '--kind', 'single', '--target', '3', '--max-candidates', '8', '--library', libraryCopy('none'), '--json'], mkdtempSync(join(root, 'cwd-')));
+    const result = await envforge(
+      ['run', '--kind', 'single', '--target', '3', '--max-candidates', '8', '--library', libraryCopy('none'), '--json'],
+      mkdtempSync(join(root, 'cwd-')),
+    );
     expect(result.code, result.stderr).toBe(0);
     const line = result.stderr.split('\n').filter((l) => l.startsWith('LLM:'));
-    expect(line).toEqual([expect.stringMatching(/^LLM: none configured — using the offline author v\d+ \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL/)]);
+    expect(line).toEqual([
+      expect.stringMatching(
+        /^LLM: none configured — using the offline author v\d+ \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL/,
+      ),
+    ]);
     const report = JSON.parse(result.stdout);
-    expect(report.author).toMatchObject({ provider: 'offline', seed: Number(/seed (\d+)/.exec(line[0] as string)?.[1]) });
+    expect(report.author).toMatchObject({
+      provider: 'offline',
+      seed: Number(/seed (\d+)/.exec(line[0] as string)?.[1]),
+    });
     expect(report.funnel.admitted).toBeGreaterThanOrEqual(3);
     expect(report.cost.totalUsd).toBe(0);
   });
@@ -127,8 +184,28 @@ describe('envforge run with the offline author', () => {
     const library = libraryCopy('interrupted');
     const cwd = mkdtempSync(join(root, 'cwd-'));
     // Single-turn only: this test is about cancelling and resuming, and episodic validations would triple its time.
-    const args = ['run', '--provider', 'offline', '--kind', 'single', '--seed', '3', '--target', '6', '--max-candidates', '12', '--library', library, '--json'];
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const args = [
+      'run',
+      '--provider',
+      'offline',
+      '--kind',
+      'single',
+      '--seed',
+      '3',
+      '--target',
+      '6',
+      '--max-candidates',
+      '12',
+      '--library',
+      library,
+      '--json',
+    ];
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      cwd,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stderr = '';
     let validated = 0;
     child.stderr.on('data', (d) => {
@@ -141,7 +218,9 @@ describe('envforge run with the offline author', () => {
     });
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     expect(code, stderr).toBe(130);
-    expect(stderr).toMatch(/interrupted \(SIGINT\); the batch is kept\. Continue it with the same LLM settings and: envforge run --resume batch-\S+ --library /);
+    expect(stderr).toMatch(
+      /interrupted \(SIGINT\); the batch is kept\. Continue it with the same LLM settings and: envforge run --resume batch-\S+ --library /,
+    );
     const check = SqliteLibrary.open(library, { readonly: true });
     const [batch] = await check.listBatches();
     expect(batch?.status).toBe('running');
@@ -156,7 +235,10 @@ describe('envforge run with the offline author', () => {
 
   it('--solver-model without an LLM exits 2: calibration needs an LLM solver', async () => {
     const cwd = mkdtempSync(join(root, 'cwd-'));
-    for (const args of [['--solver-model', 'some-model'], ['--provider', 'offline', '--solver-model', 'some-model']]) {
+    for (const args of [
+      ['--solver-model', 'some-model'],
+      ['--provider', 'offline', '--solver-model', 'some-model'],
+    ]) {
       const result = await envforge(['run', ...args, '--library', libraryCopy(`solver-${args.length}`)], cwd);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/--solver-model needs an LLM/);
@@ -166,7 +248,10 @@ describe('envforge run with the offline author', () => {
 
   it('--seed must be a non-negative integer (exit 2)', async () => {
     for (const seed of ['abc', '-1', '1.5']) {
-      const result = await envforge(['run', '--seed', seed, '--library', libraryCopy(`seed-${seed}`)], mkdtempSync(join(root, 'cwd-')));
+      const result = await envforge(
+        ['run', '--seed', seed, '--library', libraryCopy(`seed-${seed}`)],
+        mkdtempSync(join(root, 'cwd-')),
+      );
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/--seed needs an integer/);
     }
@@ -175,7 +260,11 @@ describe('envforge run with the offline author', () => {
   it('(stand-in author) with no LLM: one line with the seed derived from the batch id, and the author in the report', async () => {
     const result = await inProcess(offlineArgs(libraryCopy('stand-in-none')));
     expect(result.code, result.err.join('\n')).toBe(0);
-    expect(llmLines(result.err)).toEqual([expect.stringMatching(/^LLM: none configured — using the offline author v1 \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL \(see envforge run --help\)$/)]);
+    expect(llmLines(result.err)).toEqual([
+      expect.stringMatching(
+        /^LLM: none configured — using the offline author v1 \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL \(see envforge run --help\)$/,
+      ),
+    ]);
     const seed = Number(/seed (\d+)/.exec(llmLines(result.err)[0] as string)?.[1]);
     expect(offline.seeds.at(-1)).toBe(seed);
     const report = JSON.parse(result.out.join('\n'));
@@ -222,15 +311,45 @@ describe('envforge run --resume restores the options the batch was started with'
     const library = libraryCopy('stand-in-options');
     const setup = SqliteLibrary.open(library);
     const author = { provider: 'offline', version: '1', seed: 5 };
-    await setup.startBatch('batch-single', { author, kind: 'single', target: 1, invocation: { kind: 'single', target: 1, maxCandidates: 2, repairRounds: 2, concurrency: 1, weakShare: 0.6, review: true, solverSamples: 4, workers: 'local', jobTimeout: 300 } });
+    await setup.startBatch('batch-single', {
+      author,
+      kind: 'single',
+      target: 1,
+      invocation: {
+        kind: 'single',
+        target: 1,
+        maxCandidates: 2,
+        repairRounds: 2,
+        concurrency: 1,
+        weakShare: 0.6,
+        review: true,
+        solverSamples: 4,
+        workers: 'local',
+        jobTimeout: 300,
+      },
+    });
     await setup.close();
-    const differs = await inProcess([...offlineArgs(library), '--resume', 'batch-single', '--kind', 'mixed', '--target', '10']);
+    const differs = await inProcess([
+      ...offlineArgs(library),
+      '--resume',
+      'batch-single',
+      '--kind',
+      'mixed',
+      '--target',
+      '10',
+    ]);
     expect(differs.code).toBe(2);
-    expect(differs.err.join('\n')).toMatch(/batch batch-single was started with --kind single \(given: --kind mixed\), --target 1 \(given: --target 10\)/);
+    expect(differs.err.join('\n')).toMatch(
+      /batch batch-single was started with --kind single \(given: --kind mixed\), --target 1 \(given: --target 10\)/,
+    );
     const same = await inProcess([...offlineArgs(library), '--resume', 'batch-single', '--kind', 'single']);
     expect(same.code, same.err.join('\n')).toBe(0);
     expect(offline.kinds.at(-1)).toBe('single');
-    expect(JSON.parse(same.out.join('\n'))).toMatchObject({ batchId: 'batch-single', stopReason: 'target', funnel: { admitted: 1 } });
+    expect(JSON.parse(same.out.join('\n'))).toMatchObject({
+      batchId: 'batch-single',
+      stopReason: 'target',
+      funnel: { admitted: 1 },
+    });
   });
 
   it('(stand-in author) without --json: the report in words and no JSON events on stderr', async () => {
@@ -241,13 +360,25 @@ describe('envforge run --resume restores the options the batch was started with'
     expect(result.out.join('\n')).toMatch(/^# envforge batch /);
   });
 
-  it('(stand-in author) a new batch journals its options with it, including the command line\'s own (budgets, feedback file)', async () => {
+  it("(stand-in author) a new batch journals its options with it, including the command line's own (budgets, feedback file)", async () => {
     const library = libraryCopy('stand-in-journaled');
-    const result = await inProcess([...offlineArgs(library), '--kind', 'single', '--target', '3', '--max-tokens', '5000']);
+    const result = await inProcess([
+      ...offlineArgs(library),
+      '--kind',
+      'single',
+      '--target',
+      '3',
+      '--max-tokens',
+      '5000',
+    ]);
     expect(result.code, result.err.join('\n')).toBe(0);
     const check = SqliteLibrary.open(library, { readonly: true });
     const [batch] = await check.listBatches();
-    expect(batch?.options).toMatchObject({ kind: 'single', target: 3, invocation: { kind: 'single', target: 3, maxTokens: 5000 } });
+    expect(batch?.options).toMatchObject({
+      kind: 'single',
+      target: 3,
+      invocation: { kind: 'single', target: 3, maxTokens: 5000 },
+    });
     await check.close();
   });
 });
@@ -256,23 +387,36 @@ describe('envforge run with a dollar budget and a model without a price', () => 
   // A server of their own: these runs must not use up the shared script's answers.
   let server: FakeOpenAiServer;
   beforeAll(async () => {
-    server = await startFakeOpenAi({ script: adaptTo(batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } }).script) });
+    server = await startFakeOpenAi({
+      script: adaptTo(
+        batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } })
+          .script,
+      ),
+    });
   });
   afterAll(() => server.close());
 
   it('stops before the first call, with a cold and with a warm LLM cache, and says how to set prices', async () => {
     const cwd = mkdtempSync(join(root, 'cwd-'));
     // Warm the cache: with --max-tokens too, the tokens bound the run (they count without a price).
-    const warm = await envforge([...runArgs(libraryCopy('unpriced-warm'), server), '--budget-usd', '0.0001', '--max-tokens', '10000000'], cwd);
+    const warm = await envforge(
+      [...runArgs(libraryCopy('unpriced-warm'), server), '--budget-usd', '0.0001', '--max-tokens', '10000000'],
+      cwd,
+    );
     expect(warm.code, warm.stderr).toBe(0);
     expect(warm.stderr).toMatch(/warning: no price is known for "fake-model"/);
     expect(JSON.parse(warm.stdout).cost.calls).toBeGreaterThan(0);
-    for (const [name, dir] of [['cold', mkdtempSync(join(root, 'cwd-'))], ['warm', cwd]] as const) {
+    for (const [name, dir] of [
+      ['cold', mkdtempSync(join(root, 'cwd-'))],
+      ['warm', cwd],
+    ] as const) {
       const library = libraryCopy(`unpriced-${name}-budget`);
       const before = server.requests.length;
       const result = await envforge([...runArgs(library, server), '--budget-usd', '0.0001'], dir);
       expect(result.code, name).toBe(2);
-      expect(result.stderr).toMatch(/--budget-usd: no price is known for the model "fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens/);
+      expect(result.stderr).toMatch(
+        /--budget-usd: no price is known for the model "fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens/,
+      );
       expect(server.requests.length, name).toBe(before);
       const check = SqliteLibrary.open(library, { readonly: true });
       expect(await check.listBatches(), name).toEqual([]);
@@ -282,7 +426,10 @@ describe('envforge run with a dollar budget and a model without a price', () => 
 
   it('with a price in envforge.config.json the budget holds: a call that could pass it is never made', async () => {
     const cwd = mkdtempSync(join(root, 'cwd-'));
-    writeFileSync(join(cwd, 'envforge.config.json'), JSON.stringify({ prices: { 'fake-model': { inputPerMTok: 1, outputPerMTok: 2 } } }));
+    writeFileSync(
+      join(cwd, 'envforge.config.json'),
+      JSON.stringify({ prices: { 'fake-model': { inputPerMTok: 1, outputPerMTok: 2 } } }),
+    );
     const before = server.requests.length;
     const result = await envforge([...runArgs(libraryCopy('priced-budget'), server), '--budget-usd', '0.0001'], cwd);
     expect(result.code, result.stderr).toBe(0);
@@ -293,16 +440,39 @@ describe('envforge run with a dollar budget and a model without a price', () => 
 
 describe('envforge run against a sloppy model', () => {
   it('admits environments although its structured output repeats tags in other cases and wraps the JSON in prose or fences', async () => {
-    const sloppy = batchScript({ specs: [{ ...spec('roman-total'), skills: ['Arithmetic', 'arithmetic ', 'Number Theory', 'number-theory'] }], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    const sloppy = batchScript({
+      specs: [{ ...spec('roman-total'), skills: ['Arithmetic', 'arithmetic ', 'Number Theory', 'number-theory'] }],
+      modules: { 'roman-total': [fixture('good-roman-sum.js')] },
+    });
     const wrap = (body: OpenAiBody) => {
       const answer = adaptTo(sloppy.script)(body);
       if (answer.kind !== 'json') return answer;
       const json = JSON.stringify(answer.value, null, 2);
-      return body.response_format?.json_schema?.name === 'architect_specs' ? { kind: 'text' as const, text: `Sure! Here are the specs you asked for:\n${json}\nLet me know if you want changes.` } : { kind: 'text' as const, text: `\`\`\`json\n${json}\n\`\`\`` };
+      return body.response_format?.json_schema?.name === 'architect_specs'
+        ? {
+            kind: 'text' as const,
+            text: `Sure! Here are the specs you asked for:\n${json}\nLet me know if you want changes.`,
+          }
+        : { kind: 'text' as const, text: `\`\`\`json\n${json}\n\`\`\`` };
     };
     const sloppyServer = await startFakeOpenAi({ script: wrap });
     try {
-      const args = ['run', '--base-url', sloppyServer.baseUrl, '--model', 'sloppy-model', '--target', '1', '--max-candidates', '2', '--concurrency', '1', '--library', libraryCopy('sloppy'), '--json'];
+      const args = [
+        'run',
+        '--base-url',
+        sloppyServer.baseUrl,
+        '--model',
+        'sloppy-model',
+        '--target',
+        '1',
+        '--max-candidates',
+        '2',
+        '--concurrency',
+        '1',
+        '--library',
+        libraryCopy('sloppy'),
+        '--json',
+      ];
       const result = await envforge(args, mkdtempSync(join(root, 'cwd-')));
       expect(result.code, result.stderr).toBe(0);
       const report = JSON.parse(result.stdout);
@@ -317,16 +487,40 @@ describe('envforge run against a sloppy model', () => {
 describe('envforge run against a sloppy model that fills every optional field', () => {
   it('with --kind single, admits: the episodic part it adds to each spec is dropped with a warning', async () => {
     const part = episodicSpec('unused', ['look', 'finish']).episodic;
-    const filled = batchScript({ specs: [{ ...spec('roman-total'), kind: 'single', episodic: part }], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    const filled = batchScript({
+      specs: [{ ...spec('roman-total'), kind: 'single', episodic: part }],
+      modules: { 'roman-total': [fixture('good-roman-sum.js')] },
+    });
     const sloppyServer = await startFakeOpenAi({ script: adaptTo(filled.script) });
     try {
-      const args = ['run', '--base-url', sloppyServer.baseUrl, '--model', 'sloppy-model', '--kind', 'single', '--target', '1', '--max-candidates', '2', '--concurrency', '1', '--library', libraryCopy('sloppy-single'), '--json'];
+      const args = [
+        'run',
+        '--base-url',
+        sloppyServer.baseUrl,
+        '--model',
+        'sloppy-model',
+        '--kind',
+        'single',
+        '--target',
+        '1',
+        '--max-candidates',
+        '2',
+        '--concurrency',
+        '1',
+        '--library',
+        libraryCopy('sloppy-single'),
+        '--json',
+      ];
       const result = await envforge(args, mkdtempSync(join(root, 'cwd-')));
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ stopReason: 'target', funnel: { specs: 1, admitted: 1 } });
       expect(filled.calls).toMatchObject({ architect: 1 });
-      expect(result.stderr).toContain('"warnings":["spec \\"roman-total\\": dropped the episodic part of a single-turn spec"]');
-      const architect = sloppyServer.requests.find((r) => r.body.response_format?.json_schema?.name === 'architect_specs');
+      expect(result.stderr).toContain(
+        '"warnings":["spec \\"roman-total\\": dropped the episodic part of a single-turn spec"]',
+      );
+      const architect = sloppyServer.requests.find(
+        (r) => r.body.response_format?.json_schema?.name === 'architect_specs',
+      );
       expect(JSON.stringify(architect?.body.response_format.json_schema.schema)).not.toContain('"episodic"');
     } finally {
       await sloppyServer.close();
@@ -336,14 +530,22 @@ describe('envforge run against a sloppy model that fills every optional field', 
 
 describe('envforge run --prompt-profile', () => {
   it('compact: sends the compact prompts (each under 20k characters) and admits', async () => {
-    const plan = batchScript({ specs: [spec('roman-total')], modules: { 'roman-total': [fixture('good-roman-sum.js')] } });
+    const plan = batchScript({
+      specs: [spec('roman-total')],
+      modules: { 'roman-total': [fixture('good-roman-sum.js')] },
+    });
     const own = await startFakeOpenAi({ script: adaptTo(plan.script) });
     try {
-      const result = await envforge([...runArgs(libraryCopy('compact'), own), '--prompt-profile', 'compact', '--kind', 'single'], mkdtempSync(join(root, 'cwd-')));
+      const result = await envforge(
+        [...runArgs(libraryCopy('compact'), own), '--prompt-profile', 'compact', '--kind', 'single'],
+        mkdtempSync(join(root, 'cwd-')),
+      );
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toContain('prompts: compact profile');
       expect(JSON.parse(result.stdout).funnel).toMatchObject({ admitted: 1 });
-      const prompts = own.requests.map((r) => (r.body.messages as Array<{ content: string }>).map((m) => m.content).join('\n'));
+      const prompts = own.requests.map((r) =>
+        (r.body.messages as Array<{ content: string }>).map((m) => m.content).join('\n'),
+      );
       expect(prompts.some((p) => p.includes('# The environment contract (single-turn): its rules'))).toBe(true);
       for (const prompt of prompts) expect(prompt.length).toBeLessThan(20_000);
     } finally {
@@ -352,25 +554,32 @@ describe('envforge run --prompt-profile', () => {
   });
 
   it('refuses a profile it does not know (exit 2)', async () => {
-    const result = await envforge([...runArgs(libraryCopy('bad-profile')), '--prompt-profile', 'tiny'], mkdtempSync(join(root, 'cwd-')));
+    const result = await envforge(
+      [...runArgs(libraryCopy('bad-profile')), '--prompt-profile', 'tiny'],
+      mkdtempSync(join(root, 'cwd-')),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--prompt-profile.*expected one of auto, standard, compact, got "tiny"/);
   });
 });
 
 describe('envforge run', () => {
-
   it('runs a batch: admits, repairs, rejects, and prints the report', async () => {
     const result = await envforge(runArgs(libraryCopy('plain')), mkdtempSync(join(root, 'cwd-')));
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report.admitted.map((a: { name: string }) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
+    expect(report.admitted.map((a: { name: string }) => a.name).sort()).toEqual([
+      'coin-change-ways',
+      'roman-numeral-sum',
+    ]);
     expect(report.funnel).toMatchObject({ admitted: 2, rejected: 1 });
     expect(result.stderr).toMatch(/"type":"admitted"/);
   });
 
   it('killed with SIGKILL mid-run and resumed, admits the same set with no spend recorded twice', async () => {
-    const uninterrupted = JSON.parse((await envforge(runArgs(libraryCopy('whole')), mkdtempSync(join(root, 'cwd-')))).stdout);
+    const uninterrupted = JSON.parse(
+      (await envforge(runArgs(libraryCopy('whole')), mkdtempSync(join(root, 'cwd-')))).stdout,
+    );
 
     const library = libraryCopy('killed');
     const cwd = mkdtempSync(join(root, 'cwd-')); // one cwd, so both runs share the LLM response cache
@@ -381,8 +590,12 @@ describe('envforge run', () => {
     const resumed = await envforge([...runArgs(library), '--resume'], cwd);
     expect(resumed.code, resumed.stderr).toBe(0);
     const report = JSON.parse(resumed.stdout);
-    expect(report.admitted.map((a: { name: string }) => a.name).sort()).toEqual(uninterrupted.admitted.map((a: { name: string }) => a.name).sort());
-    expect(report.cost.inputTokens + report.cost.outputTokens).toBe(uninterrupted.cost.inputTokens + uninterrupted.cost.outputTokens);
+    expect(report.admitted.map((a: { name: string }) => a.name).sort()).toEqual(
+      uninterrupted.admitted.map((a: { name: string }) => a.name).sort(),
+    );
+    expect(report.cost.inputTokens + report.cost.outputTokens).toBe(
+      uninterrupted.cost.inputTokens + uninterrupted.cost.outputTokens,
+    );
     const check = SqliteLibrary.open(library, { readonly: true });
     expect((await check.listBatches()).map((b) => b.status)).toEqual(['finished']);
     expect((await check.integrityCheck()).ok).toBe(true);

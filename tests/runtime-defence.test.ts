@@ -31,7 +31,9 @@ function productEnv(name: string, trap = ''): string {
 // The wedge fires only on the instance of (seed 9999, level 4): no validation draw is likely to meet it.
 const TRAP_SEED = 9_999;
 const TRAP_LEVEL = 4;
-const magic = loadPlainRuntime().makeRng(...deriveRngState('wedge-product', TRAP_SEED, TRAP_LEVEL)).int(0, 2 ** 31 - 1);
+const magic = loadPlainRuntime()
+  .makeRng(...deriveRngState('wedge-product', TRAP_SEED, TRAP_LEVEL))
+  .int(0, 2 ** 31 - 1);
 const WEDGE = productEnv('wedge-product', `if (rng.int(0, 2 ** 31 - 1) === ${magic}) { for (;;) {} }`);
 
 const dir = join(mkdtempSync(join(tmpdir(), 'envforge-defence-')), 'lib');
@@ -39,7 +41,11 @@ let pool: SandboxPool;
 let server: RunningServer;
 
 async function post(path: string, body: unknown) {
-  const response = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(server.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -53,7 +59,10 @@ beforeAll(async () => {
     await library.admit({ source, report, lineage: { author: 'test' } });
   }
   // Slow but correct (tens of ms per verify), admitted on a test report: for the request deadline.
-  const slow = envSource({ meta: JSON.stringify(sampleMeta('slow-product')), verify: 'let x = 0; for (let i = 0; i < 5e7; i++) x += i; return x > 0 ? 0 : 1;' });
+  const slow = envSource({
+    meta: JSON.stringify(sampleMeta('slow-product')),
+    verify: 'let x = 0; for (let i = 0; i < 5e7; i++) x += i; return x > 0 ? 0 : 1;',
+  });
   await library.admit(fakeAdmission(slow, sampleMeta('slow-product')));
   await library.close();
   server = await startServer({ libraryDir: dir, port: 0, pool, callTimeoutMs: 500, reloadIntervalMs: 100 });
@@ -77,21 +86,50 @@ describe('envforge serve: runtime defence', () => {
     expect(first.body.results[0]).toMatchObject({ score: 0, error: { code: 'E_TIMEOUT' } });
     expect(first.body.results.slice(1)).toEqual([{ score: 0 }, { score: 0 }]);
 
-    const after = await post('/v1/verify', { items: [{ env: 'wedge-product', seed: 5, level: 2, response: 'x' }, { env: 'calm-product', seed: 2, level: 2, response: 'x' }] });
-    expect(after.body.results[0]).toMatchObject({ score: 0, error: { code: 'E_QUARANTINED', message: expect.stringMatching(/seed 9999, level 4.*revalidate/) } });
+    const after = await post('/v1/verify', {
+      items: [
+        { env: 'wedge-product', seed: 5, level: 2, response: 'x' },
+        { env: 'calm-product', seed: 2, level: 2, response: 'x' },
+      ],
+    });
+    expect(after.body.results[0]).toMatchObject({
+      score: 0,
+      error: { code: 'E_QUARANTINED', message: expect.stringMatching(/seed 9999, level 4.*revalidate/) },
+    });
     expect(after.body.results[1]).toEqual({ score: 0 });
     const sampled = await post('/v1/sample', { items: [{ env: 'wedge-product', seed: 3, level: 1 }] });
     expect(sampled.body.items[0].error.code).toBe('E_QUARANTINED');
-    expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({ envs: 3, quarantined: 1 });
+    expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({
+      envs: 3,
+      quarantined: 1,
+    });
   });
 
   it('records the incident in the library, and revalidation replays its seed and level and retires the module', async () => {
     const library = SqliteLibrary.open(dir);
     try {
       const incidents = await library.incidents({ open: true });
-      expect(incidents).toMatchObject([{ name: 'wedge-product', version: 1, seed: TRAP_SEED, level: TRAP_LEVEL, code: 'E_TIMEOUT', origin: 'serve', confirmed: true }]);
+      expect(incidents).toMatchObject([
+        {
+          name: 'wedge-product',
+          version: 1,
+          seed: TRAP_SEED,
+          level: TRAP_LEVEL,
+          code: 'E_TIMEOUT',
+          origin: 'serve',
+          confirmed: true,
+        },
+      ]);
       const outcomes = await revalidate(library, pool, ['wedge-product']);
-      expect(outcomes).toMatchObject([{ name: 'wedge-product', verdict: 'reject', retired: true, incidents: 1, codes: expect.arrayContaining(['E_TIMEOUT']) }]);
+      expect(outcomes).toMatchObject([
+        {
+          name: 'wedge-product',
+          verdict: 'reject',
+          retired: true,
+          incidents: 1,
+          codes: expect.arrayContaining(['E_TIMEOUT']),
+        },
+      ]);
       expect(await library.incidents({ open: true })).toEqual([]);
       expect((await library.incidents())[0]?.resolution).toMatch(/retired by revalidation/);
     } finally {
@@ -101,7 +139,8 @@ describe('envforge serve: runtime defence', () => {
     let result: { error?: { code: string; message: string } } = {};
     for (let i = 0; i < 50 && !/no active version/.test(result.error?.message ?? ''); i++) {
       await new Promise((r) => setTimeout(r, 100));
-      result = (await post('/v1/verify', { items: [{ env: 'wedge-product', seed: 5, level: 2, response: 'x' }] })).body.results[0];
+      result = (await post('/v1/verify', { items: [{ env: 'wedge-product', seed: 5, level: 2, response: 'x' }] })).body
+        .results[0];
     }
     expect(result.error).toMatchObject({ code: 'E_UNKNOWN_ENV', message: expect.stringMatching(/no active version/) });
   });
@@ -109,7 +148,11 @@ describe('envforge serve: runtime defence', () => {
   it('fails items not scored within the per-request budget with E_REQUEST_TIMEOUT', async () => {
     const hurried = await startServer({ libraryDir: dir, port: 0, pool, requestTimeoutMs: 10 });
     try {
-      const response = await fetch(`${hurried.url}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ env: 'slow-product', seed: 7, level: 3, response: 'x' }] }) });
+      const response = await fetch(`${hurried.url}/v1/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [{ env: 'slow-product', seed: 7, level: 3, response: 'x' }] }),
+      });
       expect(await response.json()).toMatchObject({ results: [{ score: 0, error: { code: 'E_REQUEST_TIMEOUT' } }] });
     } finally {
       await hurried.close();
@@ -129,12 +172,26 @@ describe('envforge export: runtime defence', () => {
       const calm = productEnv('calm-product');
       await library.admit(fakeAdmission(calm, sampleMeta('calm-product', { levels: 4 })));
       const out = join(exportDir, '..', 'out');
-      const summary = await runExport(library, pool, { format: jsonl, out, selection: {}, counts: { perEnv: 40 }, splits: [{ name: 'train', weight: 1_000_000 }], seed: 3, serviceUrl: 'http://127.0.0.1:1' });
-      expect(summary.quarantined).toEqual([{ name: 'broken-product', version: 1, reason: expect.stringMatching(/E_THROWN in generate/) }]);
+      const summary = await runExport(library, pool, {
+        format: jsonl,
+        out,
+        selection: {},
+        counts: { perEnv: 40 },
+        splits: [{ name: 'train', weight: 1_000_000 }],
+        seed: 3,
+        serviceUrl: 'http://127.0.0.1:1',
+      });
+      expect(summary.quarantined).toEqual([
+        { name: 'broken-product', version: 1, reason: expect.stringMatching(/E_THROWN in generate/) },
+      ]);
       expect(summary.envs.find((e) => e.name === 'calm-product')?.rows).toEqual({ train: 40 });
       const incidents = await library.incidents({ open: true });
       expect(incidents.length).toBeGreaterThanOrEqual(1);
-      expect(incidents.every((i) => i.name === 'broken-product' && i.level === 3 && i.code === 'E_THROWN' && i.origin === 'export')).toBe(true);
+      expect(
+        incidents.every(
+          (i) => i.name === 'broken-product' && i.level === 3 && i.code === 'E_THROWN' && i.origin === 'export',
+        ),
+      ).toBe(true);
     } finally {
       await library.close();
     }

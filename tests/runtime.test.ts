@@ -11,20 +11,33 @@ describe('rng', () => {
   it('is xoshiro128** (outputs match the reference C implementation from state 1,2,3,4)', () => {
     const rng = rt.makeRng(1, 2, 3, 4);
     // int over the full 2^32 range returns the raw generator output.
-    expect(Array.from({ length: 6 }, () => rng.int(0, 2 ** 32 - 1))).toEqual([11520, 0, 5927040, 70819200, 2031721883, 1637235492]);
+    expect(Array.from({ length: 6 }, () => rng.int(0, 2 ** 32 - 1))).toEqual([
+      11520, 0, 5927040, 70819200, 2031721883, 1637235492,
+    ]);
   });
 
   it('derives its state from (name, seed, level) exactly as documented; these vectors must never change silently', () => {
     expect(RNG_SCHEME).toBe('envforge-rng-v1');
     expect(deriveRngState('interval-merge-count', 0, 1)).toEqual([3627612719, 2789631866, 926472046, 116831744]);
     const rng = rt.makeRng(...deriveRngState('topological-order', 42, 7));
-    expect([rng.int(1, 100), rng.int(1, 100), rng.int(-5, 5), rng.float(), rng.pick(['a', 'b', 'c']), rng.shuffle([1, 2, 3, 4, 5]), rng.int(0, 2 ** 40)]).toEqual([
-      15, 45, 5, 0.5732390852840475, 'b', [5, 1, 4, 3, 2], 547137351533,
-    ]);
+    expect([
+      rng.int(1, 100),
+      rng.int(1, 100),
+      rng.int(-5, 5),
+      rng.float(),
+      rng.pick(['a', 'b', 'c']),
+      rng.shuffle([1, 2, 3, 4, 5]),
+      rng.int(0, 2 ** 40),
+    ]).toEqual([15, 45, 5, 0.5732390852840475, 'b', [5, 1, 4, 3, 2], 547137351533]);
   });
 
   it('gives different streams for different names, seeds and levels', () => {
-    const states = [deriveRngState('a', 0, 1), deriveRngState('b', 0, 1), deriveRngState('a', 1, 1), deriveRngState('a', 0, 2)].map(String);
+    const states = [
+      deriveRngState('a', 0, 1),
+      deriveRngState('b', 0, 1),
+      deriveRngState('a', 1, 1),
+      deriveRngState('a', 0, 2),
+    ].map(String);
     expect(new Set(states).size).toBe(4);
   });
 
@@ -64,8 +77,22 @@ describe('kit', () => {
   });
 
   it('parses integers and numbers strictly', () => {
-    expect([kit.int(' -12 '), kit.int('+7'), kit.int('1.0'), kit.int('12a'), kit.int(''), kit.int('9'.repeat(40))]).toEqual([-12, 7, null, null, null, null]);
-    expect([kit.number('0.5'), kit.number('1/2'), kit.number('-3e2'), kit.number('1/0'), kit.number('abc'), kit.number('.5')]).toEqual([0.5, 0.5, -300, null, null, 0.5]);
+    expect([
+      kit.int(' -12 '),
+      kit.int('+7'),
+      kit.int('1.0'),
+      kit.int('12a'),
+      kit.int(''),
+      kit.int('9'.repeat(40)),
+    ]).toEqual([-12, 7, null, null, null, null]);
+    expect([
+      kit.number('0.5'),
+      kit.number('1/2'),
+      kit.number('-3e2'),
+      kit.number('1/0'),
+      kit.number('abc'),
+      kit.number('.5'),
+    ]).toEqual([0.5, 0.5, -300, null, null, 0.5]);
   });
 
   it('splits lists and normalises whitespace', () => {
@@ -76,25 +103,32 @@ describe('kit', () => {
 
   it.each([
     ['answer: unclosed tags', (n: number) => `<answer>${'<answer>'.repeat(n / 8)}`, (t: string) => kit.answer(t)],
-    ['answer: closing tags first', (n: number) => `${'</answer>'.repeat(n / 9)}<answer>x`, (t: string) => kit.answer(t)],
+    [
+      'answer: closing tags first',
+      (n: number) => `${'</answer>'.repeat(n / 9)}<answer>x`,
+      (t: string) => kit.answer(t),
+    ],
     ['int: a huge number', (n: number) => '1'.repeat(n), (t: string) => kit.int(t)],
     ['list: many separators', (n: number) => 'a,'.repeat(n / 2), (t: string) => kit.list(t)],
     ['normalize: whitespace runs', (n: number) => ' \t a'.repeat(n / 4), (t: string) => kit.normalize(t)],
-  ])('%s stays linear: 8 times the input costs less than 32 times the time (quadratic work would cost 64; allocation and GC push linear work past 8)', (_name, make, read) => {
-    const small = make(60_000);
-    const big = make(480_000);
-    expect(big.length / small.length).toBeCloseTo(8, 1);
-    // The fastest of several rounds of 10 calls: the cost of the work, not of the machine's other load.
-    const fastest = (text: string) => {
-      let best = Infinity;
-      for (let round = 0; round < 7; round++) {
-        const started = performance.now();
-        for (let i = 0; i < 10; i++) read(text);
-        best = Math.min(best, performance.now() - started);
-      }
-      return Math.max(best, 0.05);
-    };
-    fastest(big); // warm-up
-    expect(fastest(big) / fastest(small)).toBeLessThan(32);
-  });
+  ])(
+    '%s stays linear: 8 times the input costs less than 32 times the time (quadratic work would cost 64; allocation and GC push linear work past 8)',
+    (_name, make, read) => {
+      const small = make(60_000);
+      const big = make(480_000);
+      expect(big.length / small.length).toBeCloseTo(8, 1);
+      // The fastest of several rounds of 10 calls: the cost of the work, not of the machine's other load.
+      const fastest = (text: string) => {
+        let best = Infinity;
+        for (let round = 0; round < 7; round++) {
+          const started = performance.now();
+          for (let i = 0; i < 10; i++) read(text);
+          best = Math.min(best, performance.now() - started);
+        }
+        return Math.max(best, 0.05);
+      };
+      fastest(big); // warm-up
+      expect(fastest(big) / fastest(small)).toBeLessThan(32);
+    },
+  );
 });

@@ -7,7 +7,11 @@ import { SandboxPool } from '../sandbox/pool.js';
 import type { Call } from '../sandbox/protocol.js';
 import { envSource } from './helpers/env-source.js';
 
-const pool = new SandboxPool({ workers: 1, graceMs: 200, limits: { loadTimeoutMs: 300, callTimeoutMs: 300, sliceMs: 50 } });
+const pool = new SandboxPool({
+  workers: 1,
+  graceMs: 200,
+  limits: { loadTimeoutMs: 300, callTimeoutMs: 300, sliceMs: 50 },
+});
 afterAll(() => pool.close());
 
 /** Blocks this thread (the supervisor's) for `ms`, as a long synchronous step of a host would. */
@@ -42,9 +46,16 @@ describe('host stalls', () => {
     // + 200 ms) and writes megabytes.
     // The block fills the pipe: a write the worker cannot finish at once queues the rest of the job behind it
     // until the worker's event loop turns.
-    const long = new SandboxPool({ workers: 1, graceMs: 200, limits: { loadTimeoutMs: 300, callTimeoutMs: 2_000, sliceMs: 50 } });
+    const long = new SandboxPool({
+      workers: 1,
+      graceMs: 200,
+      limits: { loadTimeoutMs: 300, callTimeoutMs: 2_000, sliceMs: 50 },
+    });
     try {
-      const source = envSource({ generate: "let x = 0; for (let i = 0; i < 2e6; i++) x += i; return { prompt: 'p' + x + '.'.repeat(8_000), answer: 1 };" });
+      const source = envSource({
+        generate:
+          "let x = 0; for (let i = 0; i < 2e6; i++) x += i; return { prompt: 'p' + x + '.'.repeat(8_000), answer: 1 };",
+      });
       const many: Call[] = Array.from({ length: 3_000 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
       await long.run({ source, calls: many.slice(0, 2) });
       const run = long.run({ source, calls: many });

@@ -6,16 +6,25 @@ import type { Call, CallResult, EpisodeValue, SandboxLimits } from '../sandbox/p
 import { envSource } from './helpers/env-source.js';
 
 // Short limits keep the suite fast; the deadline (kill) path still gets exercised.
-const pool = new SandboxPool({ workers: 2, graceMs: 500, limits: { callTimeoutMs: 400, loadTimeoutMs: 1_000, sliceMs: 50, memoryMb: 64 } });
+const pool = new SandboxPool({
+  workers: 2,
+  graceMs: 500,
+  limits: { callTimeoutMs: 400, loadTimeoutMs: 1_000, sliceMs: 50, memoryMb: 64 },
+});
 afterAll(() => pool.close());
 
 const generateCalls = (levels: number[]): Call[] => levels.map((level) => ({ op: 'episode', seed: 7, level }));
 /** The instance of an episode result (the call every user of the sandbox makes). */
-const instanceOf = (r: CallResult | undefined) => (r?.ok ? (r.value as EpisodeValue).instance : undefined) as { prompt: string; answer?: number } | undefined;
+const instanceOf = (r: CallResult | undefined) =>
+  (r?.ok ? (r.value as EpisodeValue).instance : undefined) as { prompt: string; answer?: number } | undefined;
 
 /** One episode of a module whose generate is `body` (and whose solve returns a constant, so instances need no answer). */
 async function generateWith(body: string, limits: Partial<SandboxLimits> = {}): Promise<CallResult> {
-  const { results } = await pool.run({ source: envSource({ generate: body, solve: "return '<answer>1</answer>';" }), calls: generateCalls([1]), limits });
+  const { results } = await pool.run({
+    source: envSource({ generate: body, solve: "return '<answer>1</answer>';" }),
+    calls: generateCalls([1]),
+    limits,
+  });
   const result = results[0] as CallResult;
   return result.ok ? { ...result, value: (result.value as EpisodeValue).instance } : result;
 }
@@ -35,8 +44,15 @@ async function expectServing(): Promise<void> {
 describe('the sandbox runs a well-behaved environment', () => {
   it('loads meta and exports, and runs episodes: generate, solve, verify(reference), verify(responses)', async () => {
     const source = envSource();
-    const { load, results } = await pool.run({ source, calls: [...generateCalls([1, 2]), { op: 'episode', seed: 3, level: 2, responses: ['', '<answer>nope</answer>'] }] });
-    expect(load).toMatchObject({ ok: true, meta: { name: 'test-env', levels: 3 }, exports: { generate: 'function', meta: 'object', solve: 'function', verify: 'function' } });
+    const { load, results } = await pool.run({
+      source,
+      calls: [...generateCalls([1, 2]), { op: 'episode', seed: 3, level: 2, responses: ['', '<answer>nope</answer>'] }],
+    });
+    expect(load).toMatchObject({
+      ok: true,
+      meta: { name: 'test-env', levels: 3 },
+      exports: { generate: 'function', meta: 'object', solve: 'function', verify: 'function' },
+    });
     const instance = instanceOf(results[0]);
     expect(instance?.prompt).toMatch(/^What is \d+ \+ 1\?/);
     const episode = (results[2] as { value: EpisodeValue }).value;
@@ -48,7 +64,9 @@ describe('the sandbox runs a well-behaved environment', () => {
     const source = envSource();
     const a = await pool.run({ source, calls: generateCalls([1, 2, 3]) });
     const b = await pool.run({ source, calls: generateCalls([3, 2, 1]), fresh: true });
-    expect(a.results.map((r) => JSON.stringify(instanceOf(r)))).toEqual(b.results.reverse().map((r) => JSON.stringify(instanceOf(r))));
+    expect(a.results.map((r) => JSON.stringify(instanceOf(r)))).toEqual(
+      b.results.reverse().map((r) => JSON.stringify(instanceOf(r))),
+    );
   });
 
   it('splits a large batch across workers when asked, keeping the order', async () => {
@@ -75,13 +93,19 @@ describe('determinism is built in', () => {
 
   it('removes shared memory, WebAssembly and weak references: they read as absent, and reading them trips a wire', async () => {
     for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'WeakRef', 'FinalizationRegistry']) {
-      const { code, message } = failureOf(await generateWith(`const absent = typeof ${name} === 'undefined'; if (!absent) throw new Error('present'); return { prompt: 'p' };`));
+      const { code, message } = failureOf(
+        await generateWith(
+          `const absent = typeof ${name} === 'undefined'; if (!absent) throw new Error('present'); return { prompt: 'p' };`,
+        ),
+      );
       expect([code, message]).toEqual(['E_ESCAPE_ATTEMPT', expect.stringContaining(`a removed global (${name})`)]);
     }
   });
 
   it('offers the frozen kit', async () => {
-    const result = await generateWith("Reflect.set(kit, 'answer', null); return { prompt: kit.answer('x <answer> 42 </answer>') + ' ' + Object.isFrozen(kit) };");
+    const result = await generateWith(
+      "Reflect.set(kit, 'answer', null); return { prompt: kit.answer('x <answer> 42 </answer>') + ' ' + Object.isFrozen(kit) };",
+    );
     expect(result).toMatchObject({ ok: true, value: { prompt: '42 true' } });
   });
 });
@@ -90,22 +114,46 @@ describe('hostile code is contained with a stable code', () => {
   const cases: Array<[string, string, string]> = [
     ['a synchronous infinite loop', 'for (;;) {}', 'E_TIMEOUT'],
     // Each link of the chain holds the next promise: isolated-vm 7 may hit the heap limit before the budget.
-    ['an endless microtask chain', 'const go = () => Promise.resolve().then(go); go(); return { prompt: "p" };', 'E_TIMEOUT|E_MEMORY'],
+    [
+      'an endless microtask chain',
+      'const go = () => Promise.resolve().then(go); go(); return { prompt: "p" };',
+      'E_TIMEOUT|E_MEMORY',
+    ],
     ['a promise that never settles', 'return new Promise(() => {});', 'E_ASYNC'],
     ['deep recursion', 'const f = (n) => f(n + 1) + 1; return { prompt: String(f(0)) };', 'E_THROWN'],
-    ['the Function constructor reaching for process', "return { prompt: String(Function('return this')().constructor.constructor('return process')().pid) };", 'E_ESCAPE_ATTEMPT'],
-    ['a constructor-chain escape', "return { prompt: String(({}).constructor.constructor('return this')().process.mainModule) };", 'E_ESCAPE_ATTEMPT'],
+    [
+      'the Function constructor reaching for process',
+      "return { prompt: String(Function('return this')().constructor.constructor('return process')().pid) };",
+      'E_ESCAPE_ATTEMPT',
+    ],
+    [
+      'a constructor-chain escape',
+      "return { prompt: String(({}).constructor.constructor('return this')().process.mainModule) };",
+      'E_ESCAPE_ATTEMPT',
+    ],
     ['require', "return { prompt: require('fs').readFileSync('/etc/passwd', 'utf8') };", 'E_THROWN'],
     ['dynamic import', "return import('node:fs');", 'E_ESCAPE_ATTEMPT'],
-    ['Atomics.wait', 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return { prompt: "p" };', 'E_ESCAPE_ATTEMPT'],
+    [
+      'Atomics.wait',
+      'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return { prompt: "p" };',
+      'E_ESCAPE_ATTEMPT',
+    ],
     ['a huge string', "return { prompt: 'x'.repeat(2 ** 29) };", 'E_THROWN'],
     ['a prompt over the size limit', "return { prompt: 'x'.repeat(3 * 2 ** 20) };", 'E_TOO_LARGE'],
-    ['deeply nested values', 'let v = []; for (let i = 0; i < 10000; i++) v = [v]; return { prompt: "p", v };', 'E_TOO_LARGE'],
+    [
+      'deeply nested values',
+      'let v = []; for (let i = 0; i < 10000; i++) v = [v]; return { prompt: "p", v };',
+      'E_TOO_LARGE',
+    ],
     ['a proxy whose traps loop', 'return new Proxy({}, { ownKeys() { for (;;) {} } });', 'E_TIMEOUT'],
     ['a looping getter', "return { prompt: 'p', get answer() { for (;;) {} } };", 'E_TIMEOUT'],
     ['a looping toJSON', "return { prompt: 'p', toJSON() { for (;;) {} } };", 'E_NOT_JSON'],
     ['a thrown object with a looping getter', 'throw { get message() { for (;;) {} } };', 'E_TIMEOUT'],
-    ['a thrown object that forges a code', "const e = new Error('x'); e.envforgeCode = 'E_MEMORY'; throw e;", 'E_THROWN'],
+    [
+      'a thrown object that forges a code',
+      "const e = new Error('x'); e.envforgeCode = 'E_MEMORY'; throw e;",
+      'E_THROWN',
+    ],
     ['a cyclic instance', "const o = { prompt: 'p' }; o.self = o; return o;", 'E_TOO_LARGE'],
     ['undefined in an instance', "return { prompt: 'p', answer: undefined };", 'E_NOT_JSON'],
     ['NaN in an instance', "return { prompt: 'p', answer: NaN };", 'E_NOT_JSON'],
@@ -132,22 +180,36 @@ describe('hostile code is contained with a stable code', () => {
   it('turns a memory bomb into E_MEMORY for that candidate only', async () => {
     // 8 MB arrays reach the isolate's limit in about a second, well inside the call budget even on a loaded
     // machine (a single 2e8-element fill took ~8 s of one core and timed out under load); on isolated-vm 5 it aborted the process.
-    const { code } = failureOf(await generateWith("const hoard = []; for (;;) hoard.push(new Array(1e6).fill(1.5));", { callTimeoutMs: 30_000 }));
+    const { code } = failureOf(
+      await generateWith('const hoard = []; for (;;) hoard.push(new Array(1e6).fill(1.5));', { callTimeoutMs: 30_000 }),
+    );
     expect(code).toBe('E_MEMORY');
     await expectServing();
   });
 
   it('times out a verifier with catastrophic regex backtracking on a long response, per call', async () => {
-    const source = envSource({ verify: "return /^(a+)+$/.test(response) ? 1 : 0;" });
-    const calls: Call[] = ['aaaa', `${'a'.repeat(40)}!`, 'b'].map((response) => ({ op: 'episode', seed: 1, level: 1, responses: [response] }));
+    const source = envSource({ verify: 'return /^(a+)+$/.test(response) ? 1 : 0;' });
+    const calls: Call[] = ['aaaa', `${'a'.repeat(40)}!`, 'b'].map((response) => ({
+      op: 'episode',
+      seed: 1,
+      level: 1,
+      responses: [response],
+    }));
     const { results } = await pool.run({ source, calls });
-    expect(results.map((r) => (r.ok ? ((r.value as EpisodeValue).verdicts[1] as { value: number }).value : r.code))).toEqual([1, 'E_TIMEOUT', 0]);
+    expect(
+      results.map((r) => (r.ok ? ((r.value as EpisodeValue).verdicts[1] as { value: number }).value : r.code)),
+    ).toEqual([1, 'E_TIMEOUT', 0]);
   });
 
   it('keeps the results before and after a hanging call in the same batch', async () => {
     const source = envSource({ generate: "if (level === 2) for (;;) {} return { prompt: 'level ' + level };" });
     const { results } = await pool.run({ source, calls: generateCalls([1, 2, 3, 1]) });
-    expect(results.map((r) => instanceOf(r)?.prompt ?? (r as { code: string }).code)).toEqual(['level 1', 'E_TIMEOUT', 'level 3', 'level 1']);
+    expect(results.map((r) => instanceOf(r)?.prompt ?? (r as { code: string }).code)).toEqual([
+      'level 1',
+      'E_TIMEOUT',
+      'level 3',
+      'level 1',
+    ]);
   });
 });
 
@@ -156,10 +218,18 @@ describe('modules that cannot load fail every call with the load problem', () =>
     ['a syntax error', 'export const meta = {;', 'E_SYNTAX'],
     ['an import statement', "import fs from 'node:fs';\n" + envSource(), 'E_IMPORT'],
     ['top-level await that never settles', 'await new Promise(() => {});\n' + envSource(), 'E_ASYNC'],
-    ['top-level await that settles at once', 'const table = await Promise.resolve([1, 2, 3]);\n' + envSource(), 'E_ASYNC'],
+    [
+      'top-level await that settles at once',
+      'const table = await Promise.resolve([1, 2, 3]);\n' + envSource(),
+      'E_ASYNC',
+    ],
     ['a top-level infinite loop', 'for (;;) {}\n' + envSource(), 'E_TIMEOUT'],
     ['a top-level throw', "throw new Error('boom');\n" + envSource(), 'E_THROWN'],
-    ['reaching for the runtime by its old global name', '__envforge.bind({ generate() { return { prompt: "fake" }; } });\n' + envSource(), 'E_THROWN'],
+    [
+      'reaching for the runtime by its old global name',
+      '__envforge.bind({ generate() { return { prompt: "fake" }; } });\n' + envSource(),
+      'E_THROWN',
+    ],
   ];
   it.each(cases)('%s', async (_name, source, code) => {
     const { load, results } = await pool.run({ source, calls: generateCalls([1]) });
@@ -168,7 +238,8 @@ describe('modules that cannot load fail every call with the load problem', () =>
   });
 
   it('reports a missing export as a call failure and meta getters that throw as a meta error', async () => {
-    const source = "export const meta = { get name() { throw new Error('no'); } }; export function generate() { return { prompt: 'p' }; }";
+    const source =
+      "export const meta = { get name() { throw new Error('no'); } }; export function generate() { return { prompt: 'p' }; }";
     const { load, results } = await pool.run({ source, calls: generateCalls([1]) });
     expect(load).toMatchObject({ ok: true, metaError: { code: 'E_THROWN' } });
     expect(results[0]).toMatchObject({ ok: false, code: 'E_MISSING_EXPORT', fn: 'solve' });
@@ -207,14 +278,20 @@ describe('a job that cannot be serialised', () => {
     const deep: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
     const calls = [{ op: 'episode', seed: 1, level: 1, responses: [deep] }] as unknown as Call[];
     const { results } = await pool.run({ source: envSource(), calls });
-    expect(results[0]).toMatchObject({ ok: false, code: 'E_TOO_LARGE', message: expect.stringMatching(/could not be sent to the sandbox/) });
+    expect(results[0]).toMatchObject({
+      ok: false,
+      code: 'E_TOO_LARGE',
+      message: expect.stringMatching(/could not be sent to the sandbox/),
+    });
     await expectServing();
   });
 });
 
 describe('plain JSON values pass the check untouched', () => {
   it('accepts null, nested arrays and objects, empty containers, and names the path of the first bad value', async () => {
-    const ok = await generateWith("return { prompt: 'p', a: null, b: [1, [2, null, { c: [] }], {}], d: { e: { f: 'g' } }, t: true };");
+    const ok = await generateWith(
+      "return { prompt: 'p', a: null, b: [1, [2, null, { c: [] }], {}], d: { e: { f: 'g' } }, t: true };",
+    );
     expect(ok).toMatchObject({ ok: true, value: { a: null, b: [1, [2, null, { c: [] }], {}] } });
     const { message } = failureOf(await generateWith("return { prompt: 'p', b: [1, [2, { c: [undefined] }]] };"));
     expect(message).toContain('$.b[1][1].c[0] is undefined');
@@ -233,10 +310,18 @@ describe('slow failures are bounded', () => {
 
   it('accounts for results lost to promise jobs that run past the budget after a call returned', async () => {
     // The flood keeps no chain alive (each job returns undefined), so it runs out of time, not memory.
-    const source = envSource({ generate: "if (level === 2) { const go = () => { Promise.resolve().then(go); }; go(); } return { prompt: 'level ' + level };" });
+    const source = envSource({
+      generate:
+        "if (level === 2) { const go = () => { Promise.resolve().then(go); }; go(); } return { prompt: 'level ' + level };",
+    });
     const { results } = await pool.run({ source, calls: generateCalls([1, 2, 3, 1]) });
     expect(results).toHaveLength(4);
-    expect(results.map((r) => instanceOf(r)?.prompt ?? (r as { code: string }).code)).toEqual(['level 1', 'E_TIMEOUT', 'level 3', 'level 1']);
+    expect(results.map((r) => instanceOf(r)?.prompt ?? (r as { code: string }).code)).toEqual([
+      'level 1',
+      'E_TIMEOUT',
+      'level 3',
+      'level 1',
+    ]);
   });
 
   it('reports a non-finite score as E_SCORE', async () => {

@@ -24,9 +24,14 @@ describe('seed references', () => {
   it('seeds/fingerprints.json holds every shipped seed as it is now (else: npm run seeds:references)', async () => {
     const seeds = listShippedSeeds();
     expect(seeds.some((s) => s.file.includes('episodic'))).toBe(true);
-    expect(seedReferences().map((r) => r.hash).sort()).toEqual(seeds.map((s) => hashSource(s.source)).sort());
+    expect(
+      seedReferences()
+        .map((r) => r.hash)
+        .sort(),
+    ).toEqual(seeds.map((s) => hashSource(s.source)).sort());
     const written = new Map(seedReferences().map((r) => [r.hash, r]));
-    const differ = (refs: Awaited<ReturnType<typeof computeSeedReferences>>) => refs.filter((r) => JSON.stringify(written.get(r.hash)) !== JSON.stringify(r));
+    const differ = (refs: Awaited<ReturnType<typeof computeSeedReferences>>) =>
+      refs.filter((r) => JSON.stringify(written.get(r.hash)) !== JSON.stringify(r));
     // A sampled episode that timed out on a loaded machine changes a print: sample those once more before failing.
     const first = differ(await computeSeedReferences(pool));
     const again = first.length ? differ(await computeSeedReferences(pool, new Set(first.map((r) => r.hash)))) : [];
@@ -38,8 +43,16 @@ describe('seed references', () => {
     const copy = seed.replace(/package-routing/g, 'parcel-dispatch').replace(/package/g, 'parcel');
     const library = SqliteLibrary.open(join(root, 'lib'), { create: true });
     // Novelty reads the sampled episodes and the code, not the hack stage's probes: those are cut to a few (half the CPU).
-    const fewProbes = { repeatedPerLevel: 0, adversaryPerLevel: 0, randomPerLevel: 2, finishAloneSamples: 2, readerEpisodesPerLevel: 0 };
-    const options = { episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...fewProbes, surfaceEntities: 0, surfaceLogsPerEpisode: 0 } };
+    const fewProbes = {
+      repeatedPerLevel: 0,
+      adversaryPerLevel: 0,
+      randomPerLevel: 2,
+      finishAloneSamples: 2,
+      readerEpisodesPerLevel: 0,
+    };
+    const options = {
+      episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...fewProbes, surfaceEntities: 0, surfaceLogsPerEpisode: 0 },
+    };
     try {
       const report = await validateCandidate(copy, { pool, novelty: await noveltyIndexOf(library), options });
       expect(report.problems.map((p) => p.code).filter((c) => c.startsWith('E_DUPLICATE'))).not.toHaveLength(0);

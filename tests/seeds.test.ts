@@ -33,7 +33,11 @@ function concreteAnswerExamples(prompt: string): string[] {
 it('the placeholder rule tells placeholders from concrete examples', () => {
   expect(concreteAnswerExamples('Jobs J1, J4, J9. Answer as <answer>J1, J4, …</answer>.')).toHaveLength(2);
   expect(concreteAnswerExamples('Variables x1, x2. For example <answer>x1=1, x2=0</answer>.')).toHaveLength(4);
-  expect(concreteAnswerExamples('Answer as <answer>N</answer>, or <answer>misses=M; keys=k1,k2</answer>, or <answer>p/q</answer>.')).toEqual([]);
+  expect(
+    concreteAnswerExamples(
+      'Answer as <answer>N</answer>, or <answer>misses=M; keys=k1,k2</answer>, or <answer>p/q</answer>.',
+    ),
+  ).toEqual([]);
 });
 const seeds = listSeeds();
 
@@ -60,7 +64,8 @@ describe.each(seeds)('seed $name', ({ name, source }) => {
   beforeAll(async () => {
     meta = await metaOf(source);
     const requests = [];
-    for (let level = 1; level <= meta.levels; level++) for (let seed = 0; seed < SEEDS_PER_LEVEL; seed++) requests.push({ seed, level });
+    for (let level = 1; level <= meta.levels; level++)
+      for (let seed = 0; seed < SEEDS_PER_LEVEL; seed++) requests.push({ seed, level });
     sample = (await runEpisodes(pool, source, requests, { parallel: true })).episodes;
   });
 
@@ -68,15 +73,27 @@ describe.each(seeds)('seed $name', ({ name, source }) => {
     expect(meta.name).toBe(name);
   });
 
-  it('is solvable at every level, and rejects empty, echoed and other instances\' answers', async () => {
+  it("is solvable at every level, and rejects empty, echoed and other instances' answers", async () => {
     for (const e of sample) expect(e.ok, JSON.stringify(e)).toBe(true);
     expect(new Set(episodes().map((e) => e.level)).size).toBe(meta.levels);
-    for (const e of episodes()) expect(scoreOf(e.referenceVerdict), `reference at seed ${e.seed} level ${e.level}`).toBe(1);
+    for (const e of episodes())
+      expect(scoreOf(e.referenceVerdict), `reference at seed ${e.seed} level ${e.level}`).toBe(1);
 
     const all = episodes();
     const probes = all.map((e, i) => {
       const other = all[i % SEEDS_PER_LEVEL === SEEDS_PER_LEVEL - 1 ? i - SEEDS_PER_LEVEL + 1 : i + 1] as Episode;
-      return { seed: e.seed, level: e.level, responses: ['', '   \n', e.instance.prompt, `<answer>${e.instance.prompt}</answer>`, '<answer></answer>', other.reference] };
+      return {
+        seed: e.seed,
+        level: e.level,
+        responses: [
+          '',
+          '   \n',
+          e.instance.prompt,
+          `<answer>${e.instance.prompt}</answer>`,
+          '<answer></answer>',
+          other.reference,
+        ],
+      };
     });
     const probed = (await runEpisodes(pool, source, probes, { parallel: true })).episodes as Episode[];
     let otherPasses = 0;
@@ -88,16 +105,27 @@ describe.each(seeds)('seed $name', ({ name, source }) => {
     expect(otherPasses / probed.length).toBeLessThan(0.05);
   });
 
-  it('shows the answer format with placeholders only, never a concrete example (the contract\'s rule)', () => {
+  it("shows the answer format with placeholders only, never a concrete example (the contract's rule)", () => {
     expect(episodes()).toHaveLength(meta.levels * SEEDS_PER_LEVEL);
-    expect(episodes().flatMap((e) => concreteAnswerExamples(e.instance.prompt).map((p) => `level ${e.level} seed ${e.seed}: ${p}`)).slice(0, 5)).toEqual([]);
+    expect(
+      episodes()
+        .flatMap((e) => concreteAnswerExamples(e.instance.prompt).map((p) => `level ${e.level} seed ${e.seed}: ${p}`))
+        .slice(0, 5),
+    ).toEqual([]);
   });
 
   it('is deterministic: a fresh isolate regenerates the same instances and references', async () => {
     const some = episodes().filter((_, i) => i % 5 === 0);
     expect(some.length).toBeGreaterThan(0);
-    const again = await runEpisodes(pool, source, some.map((e) => ({ seed: e.seed, level: e.level })), { fresh: true });
-    expect(again.episodes.map((e) => e.ok && [JSON.stringify(e.instance), e.reference])).toEqual(some.map((e) => [JSON.stringify(e.instance), e.reference]));
+    const again = await runEpisodes(
+      pool,
+      source,
+      some.map((e) => ({ seed: e.seed, level: e.level })),
+      { fresh: true },
+    );
+    expect(again.episodes.map((e) => e.ok && [JSON.stringify(e.instance), e.reference])).toEqual(
+      some.map((e) => [JSON.stringify(e.instance), e.reference]),
+    );
   });
 
   it('scales with the level: instances grow and the top level is much bigger than level 1', () => {
@@ -107,7 +135,8 @@ describe.each(seeds)('seed $name', ({ name, source }) => {
       return at.reduce((sum, e) => sum + JSON.stringify(e.instance).length, 0) / at.length;
     };
     const sizes = Array.from({ length: meta.levels }, (_, i) => meanSize(i + 1));
-    for (let i = 1; i < sizes.length; i++) expect(sizes[i], `level ${i + 1} vs ${i}`).toBeGreaterThanOrEqual((sizes[i - 1] as number) * 0.9);
+    for (let i = 1; i < sizes.length; i++)
+      expect(sizes[i], `level ${i + 1} vs ${i}`).toBeGreaterThanOrEqual((sizes[i - 1] as number) * 0.9);
     expect(sizes[meta.levels - 1]).toBeGreaterThan((sizes[0] as number) * 1.4);
   });
 });

@@ -14,13 +14,18 @@ import type { RunningServer } from '../serve/options.js';
 import { validatedOnce } from './helpers/run-cache.js';
 
 const SOURCE = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
-const SOLVED = 'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
+const SOLVED =
+  'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
 
 let pool: SandboxPool;
 let server: RunningServer;
 
 async function post(path: string, body: unknown) {
-  const response = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(server.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -60,7 +65,9 @@ describe('envforge serve on a code environment', () => {
       'I would count the pairs.',
       '```python\ndef countInversions(nums):\n    return 0\n```',
     ];
-    const { status, body } = await post('/v1/verify', { items: responses.map((response) => ({ ground_truth, response })) });
+    const { status, body } = await post('/v1/verify', {
+      items: responses.map((response) => ({ ground_truth, response })),
+    });
     expect(status).toBe(200);
     const results = body.results as Array<{ score: number; error?: { code: string } }>;
     expect(results.slice(0, 4).map((r) => r.score)).toEqual([1, 1, 0, 0]);
@@ -77,10 +84,17 @@ describe('envforge serve on a code environment', () => {
       'function countInversions() { return { get n() { for (;;) {} } }; }',
       "function countInversions() { return Function('return this')().process.exit(1); }",
     ];
-    const items = hostile.flatMap((program) => [program, SOLVED]).map((program) => ({ ground_truth, response: fenceProgram(program) }));
+    const items = hostile
+      .flatMap((program) => [program, SOLVED])
+      .map((program) => ({ ground_truth, response: fenceProgram(program) }));
     const first = await post('/v1/verify', { items });
     expect(first.status).toBe(200);
-    expect((first.body.results as Array<{ score: number; error?: unknown }>).map((r) => [r.score, r.error])).toEqual(hostile.flatMap(() => [[0, undefined], [1, undefined]]));
+    expect((first.body.results as Array<{ score: number; error?: unknown }>).map((r) => [r.score, r.error])).toEqual(
+      hostile.flatMap(() => [
+        [0, undefined],
+        [1, undefined],
+      ]),
+    );
     const after = await post('/v1/verify', { items: [{ ground_truth, response: fenceProgram(SOLVED) }] });
     expect(after.body.results[0].score).toBe(1);
   }, 120_000);

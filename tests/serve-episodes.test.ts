@@ -20,8 +20,19 @@ import type { RunningServer } from '../serve/options.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
-async function call(base: string, method: string, path: string, body?: unknown, raw?: string): Promise<{ status: number; headers: Headers; body: Json }> {
-  const response = await fetch(base + path, { method, ...(body !== undefined || raw !== undefined ? { headers: { 'content-type': 'application/json' }, body: raw ?? JSON.stringify(body) } : {}) });
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  raw?: string,
+): Promise<{ status: number; headers: Headers; body: Json }> {
+  const response = await fetch(base + path, {
+    method,
+    ...(body !== undefined || raw !== undefined
+      ? { headers: { 'content-type': 'application/json' }, body: raw ?? JSON.stringify(body) }
+      : {}),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
 }
@@ -36,12 +47,26 @@ beforeAll(async () => {
   const library = SqliteLibrary.open(dir, { create: true });
   seeds = await admitEpisodicSeeds(library, pool);
   // Two modules the validator rejects, served anyway to see the service survive them: step throws on an unknown plate; step hangs.
-  const fixture = (file: string) => ({ name: file, source: readFileSync(new URL(`./fixtures/episodic/${file}`, import.meta.url), 'utf8') });
+  const fixture = (file: string) => ({
+    name: file,
+    source: readFileSync(new URL(`./fixtures/episodic/${file}`, import.meta.url), 'utf8'),
+  });
   // And one whose steps are slow but each within the budget (a replay of many of them is not).
   // And one whose score() fails before the episode is finished (quick steps: the slow work left out).
   const slow = fixture('slow-steps.js');
-  const lateScore = slow.source.replace("name: 'slow-steps'", "name: 'late-score'").replace('25_000_000', '1').replace('export function score(state) {', "export function score(state) {\n  if (!state.finished) throw new Error('not finished');");
-  await admitEpisodic(library, pool, [fixture('broken-step-throws.js'), fixture('hostile-step-hangs.js'), slow, { name: 'late-score', source: lateScore }]);
+  const lateScore = slow.source
+    .replace("name: 'slow-steps'", "name: 'late-score'")
+    .replace('25_000_000', '1')
+    .replace(
+      'export function score(state) {',
+      "export function score(state) {\n  if (!state.finished) throw new Error('not finished');",
+    );
+  await admitEpisodic(library, pool, [
+    fixture('broken-step-throws.js'),
+    fixture('hostile-step-hangs.js'),
+    slow,
+    { name: 'late-score', source: lateScore },
+  ]);
   await library.close();
   server = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 64 });
 }, 60_000);
@@ -52,7 +77,12 @@ afterAll(async () => {
 
 /** In-process replay (the validator's rollouts) of a policy, with observations. */
 async function reference(seed: EpisodicSeed, requests: RolloutRequest[]): Promise<Rollout[]> {
-  const run = await runRollouts(pool, seed.source, seed.meta, requests.map((r) => ({ ...r, observations: true })));
+  const run = await runRollouts(
+    pool,
+    seed.source,
+    seed.meta,
+    requests.map((r) => ({ ...r, observations: true })),
+  );
   return run.rollouts.map((r) => {
     if (!r.ok) throw new Error(`${seed.name}: ${r.code} ${r.message}`);
     return r;
@@ -84,15 +114,32 @@ describe('sessions score exactly what replay scores', () => {
           { seed: 100 + k, level, policy: { type: 'act' } },
           { seed: 200 + k, level, policy: { type: 'random', seed: 7 + k } },
         ]);
-        for (const [r, s] of [[act, 100 + k], [random, 200 + k]] as Array<[Rollout, number]>) {
+        for (const [r, s] of [
+          [act, 100 + k],
+          [random, 200 + k],
+        ] as Array<[Rollout, number]>) {
           const created = await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: s, level });
           expect(created.status, JSON.stringify(created.body)).toBe(200);
-          expect(created.body).toMatchObject({ prompt: r.prompt, maxTurns: seed.meta.maxTurns, tools: seed.meta.tools, version: 1 });
+          expect(created.body).toMatchObject({
+            prompt: r.prompt,
+            maxTurns: seed.meta.maxTurns,
+            tools: seed.meta.tools,
+            version: 1,
+          });
           const last = await play(server.url, created.body.episode, r.actions, 0, r);
-          const ended = r.end === 'no-action' ? (await call(server.url, 'DELETE', `/v1/episodes/${created.body.episode}`)).body : last;
+          const ended =
+            r.end === 'no-action'
+              ? (await call(server.url, 'DELETE', `/v1/episodes/${created.body.episode}`)).body
+              : last;
           expect(ended.score, `${seed.name} ${r.end}`).toBe(r.score);
           expect(ended.end).toBe(r.end);
-          const stateless = await call(server.url, 'POST', '/v1/episodes/score', { env: seed.name, version: 1, seed: s, level, actions: r.actions });
+          const stateless = await call(server.url, 'POST', '/v1/episodes/score', {
+            env: seed.name,
+            version: 1,
+            seed: s,
+            level,
+            actions: r.actions,
+          });
           expect(stateless.body).toMatchObject({ score: r.score, end: r.end, turns: r.turns });
         }
         expect(act?.score).toBe(1);
@@ -111,28 +158,55 @@ describe('steps', () => {
     const a = await call(server.url, 'POST', `/v1/episodes/${id}/step`, { ...first, turn: 1 });
     const again = await call(server.url, 'POST', `/v1/episodes/${id}/step`, { ...first, turn: 1 });
     expect(again.body).toEqual({ ...a.body, replayed: true });
-    expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'nope', turn: 1 })).body.error.code).toBe('E_TURN_CONFLICT');
+    expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'nope', turn: 1 })).body.error.code).toBe(
+      'E_TURN_CONFLICT',
+    );
     expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, { ...first, turn: 5 })).status).toBe(409);
     const got = await call(server.url, 'GET', `/v1/episodes/${id}`);
-    expect(got.body).toMatchObject({ episode: id, turn: 1, done: false, turns: [{ turn: 1, action: first, observation: a.body.observation }] });
+    expect(got.body).toMatchObject({
+      episode: id,
+      turn: 1,
+      done: false,
+      turns: [{ turn: 1, action: first, observation: a.body.observation }],
+    });
     // An undeclared tool is a turn with an error observation (the contract's action check), not a 4xx.
     const bad = await call(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'no_such_tool', args: {} });
-    expect(bad.body).toMatchObject({ turn: 2, done: false, observation: expect.stringMatching(/^error: unknown tool/) });
+    expect(bad.body).toMatchObject({
+      turn: 2,
+      done: false,
+      observation: expect.stringMatching(/^error: unknown tool/),
+    });
     // A bodiless DELETE that names a body type anyway (as urllib clients did) ends the episode like a plain one.
-    const response = await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE', headers: { 'content-type': 'application/json' } });
-    expect([response.status, await response.json()]).toEqual([200, expect.objectContaining({ done: true, end: 'truncated', turn: 2 })]);
-    const again2 = await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE', headers: { 'content-type': 'text/x-anything' } });
+    const response = await fetch(`${server.url}/v1/episodes/${id}`, {
+      method: 'DELETE',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([response.status, await response.json()]).toEqual([
+      200,
+      expect.objectContaining({ done: true, end: 'truncated', turn: 2 }),
+    ]);
+    const again2 = await fetch(`${server.url}/v1/episodes/${id}`, {
+      method: 'DELETE',
+      headers: { 'content-type': 'text/x-anything' },
+    });
     expect(again2.status).toBe(200);
     const ended = await call(server.url, 'DELETE', `/v1/episodes/${id}`);
     expect(ended.body).toMatchObject({ done: true, end: 'truncated', turn: 2 });
     expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, first)).body.error.code).toBe('E_EPISODE_OVER');
   });
 
-  it('refuse an action beyond the contract\'s limits at the host, as a rejected turn (never a failure, a 5xx or a stored copy)', { timeout: 60_000 }, async () => {
+  it("refuse an action beyond the contract's limits at the host, as a rejected turn (never a failure, a 5xx or a stored copy)", {
+    timeout: 60_000,
+  }, async () => {
     const seed = seeds[0] as EpisodicSeed;
-    const id = (await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: 8, level: 1 })).body.episode as string;
+    const id = (await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: 8, level: 1 })).body
+      .episode as string;
     const nest = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
-    const bodies = [`{"tool":"x","args":{"a":${nest(40)}},"turn":1}`, `{"tool":"x","args":{"a":${nest(20_000)}}}`, JSON.stringify({ tool: 'x', args: { s: 'y'.repeat(5_000) } })];
+    const bodies = [
+      `{"tool":"x","args":{"a":${nest(40)}},"turn":1}`,
+      `{"tool":"x","args":{"a":${nest(20_000)}}}`,
+      JSON.stringify({ tool: 'x', args: { s: 'y'.repeat(5_000) } }),
+    ];
     const answers = [];
     for (const raw of bodies) answers.push(await call(server.url, 'POST', `/v1/episodes/${id}/step`, undefined, raw));
     expect(answers.map((a) => [a.status, a.body.observation])).toEqual([
@@ -142,19 +216,34 @@ describe('steps', () => {
     ]);
     expect(answers[2]?.body).toMatchObject({ done: true, end: 'errors' });
     // A retry of the refused turn is recognised; what is kept of each refused action is a short excerpt.
-    expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, undefined, bodies[0])).body).toMatchObject({ turn: 1, replayed: true });
+    expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, undefined, bodies[0])).body).toMatchObject({
+      turn: 1,
+      replayed: true,
+    });
     const got = await call(server.url, 'GET', `/v1/episodes/${id}`);
     expect(got.body.turns.map((t: Json) => JSON.stringify(t.action).length < 600)).toEqual([true, true, true]);
     // /score refuses them the same way: the replay ends on the rejected actions, nothing fails.
-    const actions = [{ tool: 'x', args: { a: JSON.parse(nest(40)) } }, { tool: 'x', args: { s: 'y'.repeat(5_000) } }, { tool: 'x'.repeat(100) }];
+    const actions = [
+      { tool: 'x', args: { a: JSON.parse(nest(40)) } },
+      { tool: 'x', args: { s: 'y'.repeat(5_000) } },
+      { tool: 'x'.repeat(100) },
+    ];
     const scored = await call(server.url, 'POST', '/v1/episodes/score', { env: seed.name, seed: 8, level: 1, actions });
     expect(scored.body).toMatchObject({ end: 'errors', rejected: [1, 2, 3] });
-    const deep = await call(server.url, 'POST', '/v1/episodes/score', undefined, `{"env":"${seed.name}","seed":8,"level":1,"actions":[{"tool":"x","args":{"a":${nest(20_000)}}}]}`);
+    const deep = await call(
+      server.url,
+      'POST',
+      '/v1/episodes/score',
+      undefined,
+      `{"env":"${seed.name}","seed":8,"level":1,"actions":[{"tool":"x","args":{"a":${nest(20_000)}}}]}`,
+    );
     expect([deep.status, deep.body.end]).toEqual([200, 'no-action']);
   });
 
   it('answer bad requests with a 4xx naming the problem', async () => {
-    const id = (await call(server.url, 'POST', '/v1/episodes', { env: (seeds[1] as EpisodicSeed).name, seed: 1, level: 1 })).body.episode as string;
+    const id = (
+      await call(server.url, 'POST', '/v1/episodes', { env: (seeds[1] as EpisodicSeed).name, seed: 1, level: 1 })
+    ).body.episode as string;
     const cases: Array<[string, string, unknown, string | undefined, number, RegExp]> = [
       ['POST', '/v1/episodes', { env: 'nope', seed: 1, level: 1 }, undefined, 404, /unknown environment/],
       ['POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: -1, level: 1 }, undefined, 400, /seed/],
@@ -162,11 +251,39 @@ describe('steps', () => {
       ['POST', `/v1/episodes/${id}/step`, { args: {} }, undefined, 400, /tool: is required/],
       ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: [1] }, undefined, 400, /args: must be an object/],
       ['POST', `/v1/episodes/${id}/step`, undefined, '{"tool":', 400, /not valid JSON/],
-      ['POST', `/v1/episodes/${id}/step`, { tool: 'x', args: { s: 'y'.repeat(300_000) } }, undefined, 413, /over the limit/],
+      [
+        'POST',
+        `/v1/episodes/${id}/step`,
+        { tool: 'x', args: { s: 'y'.repeat(300_000) } },
+        undefined,
+        413,
+        /over the limit/,
+      ],
       ['POST', '/v1/episodes/ep1.nope.0/step', { tool: 'x' }, undefined, 404, /no episode/],
-      ['GET', `/v1/episodes/${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`, undefined, undefined, 404, /no episode/],
-      ['GET', `/v1/episodes/ep1.${Buffer.from(JSON.stringify(['n'.repeat(200), 1, 1, 1])).toString('base64url')}.${'0'.repeat(32)}`, undefined, undefined, 404, /no episode/],
-      ['POST', '/v1/episodes/score', { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 1 }, undefined, 400, /actions: is required/],
+      [
+        'GET',
+        `/v1/episodes/${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`,
+        undefined,
+        undefined,
+        404,
+        /no episode/,
+      ],
+      [
+        'GET',
+        `/v1/episodes/ep1.${Buffer.from(JSON.stringify(['n'.repeat(200), 1, 1, 1])).toString('base64url')}.${'0'.repeat(32)}`,
+        undefined,
+        undefined,
+        404,
+        /no episode/,
+      ],
+      [
+        'POST',
+        '/v1/episodes/score',
+        { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 1 },
+        undefined,
+        400,
+        /actions: is required/,
+      ],
     ];
     for (const [method, path, body, raw, status, message] of cases) {
       const r = await call(server.url, method, path, body, raw);
@@ -177,17 +294,26 @@ describe('steps', () => {
 
 describe('creates with an Idempotency-Key', () => {
   const create = async (base: string, identity: unknown, key: string): Promise<{ status: number; body: Json }> => {
-    const response = await fetch(`${base}/v1/episodes`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(identity) });
+    const response = await fetch(`${base}/v1/episodes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify(identity),
+    });
     return { status: response.status, body: await response.json() };
   };
 
-  it('a retried create gets the episode the key made (also concurrently and after a restart); another identity under the key is 409', { timeout: 90_000 }, async () => {
+  it('a retried create gets the episode the key made (also concurrently and after a restart); another identity under the key is 409', {
+    timeout: 90_000,
+  }, async () => {
     const seed = seeds[0] as EpisodicSeed;
     const identity = { env: seed.name, seed: 41, level: 1 };
     const first = await startServer({ libraryDir: dir, port: 0, pool });
     let id: string;
     try {
-      const [a, b] = await Promise.all([create(first.url, identity, 'retry-key-1'), create(first.url, identity, 'retry-key-1')]);
+      const [a, b] = await Promise.all([
+        create(first.url, identity, 'retry-key-1'),
+        create(first.url, identity, 'retry-key-1'),
+      ]);
       expect(a.status, JSON.stringify(a.body)).toBe(200);
       expect(b.body).toEqual(a.body);
       id = a.body.episode as string;
@@ -201,7 +327,8 @@ describe('creates with an Idempotency-Key', () => {
       // Without a key, or with another key, every create is a new episode.
       expect((await call(first.url, 'POST', '/v1/episodes', identity)).body.episode).not.toBe(id);
       expect((await create(first.url, identity, 'retry-key-2')).body.episode).not.toBe(id);
-      for (const bad of ['', 'has space', 'x'.repeat(201)]) expect((await create(first.url, identity, bad)).status).toBe(400);
+      for (const bad of ['', 'has space', 'x'.repeat(201)])
+        expect((await create(first.url, identity, bad)).status).toBe(400);
     } finally {
       await first.close();
     }
@@ -217,59 +344,162 @@ describe('creates with an Idempotency-Key', () => {
 });
 
 describe('OpenEnv over HTTP', () => {
-  it('reset, step (also as MCP call_tool, idempotent by turn) and state, with OpenEnv shapes', { timeout: 60_000 }, async () => {
+  it('reset, step (also as MCP call_tool, idempotent by turn) and state, with OpenEnv shapes', {
+    timeout: 60_000,
+  }, async () => {
     const seed = seeds[3] as EpisodicSeed;
     const [r] = (await reference(seed, [{ seed: 4, level: 1, policy: { type: 'act' } }])) as [Rollout];
     const base = `/openenv/${seed.name}`;
     const reset = await call(server.url, 'POST', `${base}/reset`, { seed: 4, level: 1, episode_id: 'my-run-7' });
-    const listed = seed.meta.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
-    expect(reset.body).toEqual({ observation: { text: r.prompt, prompt: r.prompt, turn: 0, max_turns: seed.meta.maxTurns, tools: listed, metadata: expect.objectContaining({ client_episode_id: 'my-run-7', seed: 4, level: 1, prompt: r.prompt }) }, reward: null, done: false });
+    const listed = seed.meta.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters,
+    }));
+    expect(reset.body).toEqual({
+      observation: {
+        text: r.prompt,
+        prompt: r.prompt,
+        turn: 0,
+        max_turns: seed.meta.maxTurns,
+        tools: listed,
+        metadata: expect.objectContaining({ client_episode_id: 'my-run-7', seed: 4, level: 1, prompt: r.prompt }),
+      },
+      reward: null,
+      done: false,
+    });
     const id = reset.body.observation.metadata.episode_id as string;
     let out: Json = null;
     for (const [i, action] of (r.actions as Array<{ tool: string; args?: object }>).entries()) {
-      const mcp = i % 2 === 1 ? { type: 'call_tool', tool_name: action.tool, ...(action.args ? { arguments: action.args } : {}) } : action;
+      const mcp =
+        i % 2 === 1
+          ? { type: 'call_tool', tool_name: action.tool, ...(action.args ? { arguments: action.args } : {}) }
+          : action;
       out = await call(server.url, 'POST', `${base}/step`, { action: mcp, episode_id: id, turn: i + 1 });
-      expect(out.body.observation).toMatchObject({ text: r.observations?.[i], turn: i + 1, metadata: { episode_id: id, turn: i + 1 } });
+      expect(out.body.observation).toMatchObject({
+        text: r.observations?.[i],
+        turn: i + 1,
+        metadata: { episode_id: id, turn: i + 1 },
+      });
       // OpenEnv's StepResponse has exactly these keys; a call_tool is answered as its CallToolObservation, the text as MCP content.
       expect(Object.keys(out.body).sort()).toEqual(['done', 'observation', 'reward']);
-      if (i % 2 === 1) expect(out.body.observation).toMatchObject({ tool_name: action.tool, error: null, result: { content: [{ type: 'text', text: r.observations?.[i] }], data: r.observations?.[i], is_error: false } });
+      if (i % 2 === 1)
+        expect(out.body.observation).toMatchObject({
+          tool_name: action.tool,
+          error: null,
+          result: {
+            content: [{ type: 'text', text: r.observations?.[i] }],
+            data: r.observations?.[i],
+            is_error: false,
+          },
+        });
     }
-    expect(out.body).toMatchObject({ done: true, reward: 1, observation: { metadata: { episode_id: id, end: 'done' } } });
-    const retried = await call(server.url, 'POST', `${base}/step`, { action: r.actions.at(-1), episode_id: id, turn: r.actions.length });
+    expect(out.body).toMatchObject({
+      done: true,
+      reward: 1,
+      observation: { metadata: { episode_id: id, end: 'done' } },
+    });
+    const retried = await call(server.url, 'POST', `${base}/step`, {
+      action: r.actions.at(-1),
+      episode_id: id,
+      turn: r.actions.length,
+    });
     expect(retried.body).toEqual(out.body);
-    expect((await call(server.url, 'GET', `${base}/state?episode_id=${id}`)).body).toMatchObject({ episode_id: id, step_count: r.actions.length, done: true });
-    expect((await call(server.url, 'GET', `/openenv/${(seeds[4] as EpisodicSeed).name}/state?episode_id=${id}`)).status).toBe(400);
+    expect((await call(server.url, 'GET', `${base}/state?episode_id=${id}`)).body).toMatchObject({
+      episode_id: id,
+      step_count: r.actions.length,
+      done: true,
+    });
+    expect(
+      (await call(server.url, 'GET', `/openenv/${(seeds[4] as EpisodicSeed).name}/state?episode_id=${id}`)).status,
+    ).toBe(400);
     // OpenEnv's own request shapes: a step without an episode plays a one-step episode (a fresh environment per request, as
     // OpenEnv's stateless HTTP step), scored as replay scores it; a state without one is an empty state.
-    const [one] = (await reference(seed, [{ seed: 4, level: 1, policy: { type: 'replay', actions: r.actions.slice(0, 1) } }])) as [Rollout];
-    const once = await call(server.url, 'POST', `${base}/step`, { action: r.actions[0], timeout_s: 5, request_id: 'r-1', seed: 4, level: 1 });
-    expect(once.body).toMatchObject({ observation: { text: one.observations?.[0], turn: 1, metadata: { end: one.end === 'no-action' ? 'truncated' : one.end } }, reward: one.score, done: true });
-    expect((await call(server.url, 'GET', `${base}/state`)).body).toEqual({ episode_id: null, step_count: 0, env: seed.name });
+    const [one] = (await reference(seed, [
+      { seed: 4, level: 1, policy: { type: 'replay', actions: r.actions.slice(0, 1) } },
+    ])) as [Rollout];
+    const once = await call(server.url, 'POST', `${base}/step`, {
+      action: r.actions[0],
+      timeout_s: 5,
+      request_id: 'r-1',
+      seed: 4,
+      level: 1,
+    });
+    expect(once.body).toMatchObject({
+      observation: {
+        text: one.observations?.[0],
+        turn: 1,
+        metadata: { end: one.end === 'no-action' ? 'truncated' : one.end },
+      },
+      reward: one.score,
+      done: true,
+    });
+    expect((await call(server.url, 'GET', `${base}/state`)).body).toEqual({
+      episode_id: null,
+      step_count: 0,
+      env: seed.name,
+    });
   });
 
-  it('ends an episode on request (end_episode) with its reward, and describes itself: /schema, /metadata, MCP tools/list and tools/call', { timeout: 60_000 }, async () => {
+  it('ends an episode on request (end_episode) with its reward, and describes itself: /schema, /metadata, MCP tools/list and tools/call', {
+    timeout: 60_000,
+  }, async () => {
     const seed = seeds[1] as EpisodicSeed;
     const base = `/openenv/${seed.name}`;
     const [r] = (await reference(seed, [{ seed: 6, level: 2, policy: { type: 'act' } }])) as [Rollout];
-    const id = (await call(server.url, 'POST', `${base}/reset`, { seed: 6, level: 2 })).body.observation.metadata.episode_id as string;
+    const id = (await call(server.url, 'POST', `${base}/reset`, { seed: 6, level: 2 })).body.observation.metadata
+      .episode_id as string;
     await call(server.url, 'POST', `${base}/step`, { action: r.actions[0], episode_id: id });
-    const [half] = (await reference(seed, [{ seed: 6, level: 2, policy: { type: 'replay', actions: r.actions.slice(0, 1) } }])) as [Rollout];
+    const [half] = (await reference(seed, [
+      { seed: 6, level: 2, policy: { type: 'replay', actions: r.actions.slice(0, 1) } },
+    ])) as [Rollout];
     const ended = await call(server.url, 'POST', `${base}/step`, { action: { type: 'end_episode' }, episode_id: id });
-    expect(ended.body).toEqual({ observation: { text: '', turn: 1, metadata: expect.objectContaining({ episode_id: id, end: 'truncated' }) }, reward: half.score, done: true });
+    expect(ended.body).toEqual({
+      observation: { text: '', turn: 1, metadata: expect.objectContaining({ episode_id: id, end: 'truncated' }) },
+      reward: half.score,
+      done: true,
+    });
     // list_tools needs no episode and takes no turn.
-    expect((await call(server.url, 'POST', `${base}/step`, { action: { type: 'list_tools' } })).body).toEqual({ observation: { tools: seed.meta.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })), metadata: {} }, reward: null, done: false });
+    expect((await call(server.url, 'POST', `${base}/step`, { action: { type: 'list_tools' } })).body).toEqual({
+      observation: {
+        tools: seed.meta.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
+        metadata: {},
+      },
+      reward: null,
+      done: false,
+    });
     const schema = (await call(server.url, 'GET', `${base}/schema`)).body;
     expect(Object.keys(schema).sort()).toEqual(['action', 'observation', 'state']);
-    expect(schema.action.oneOf.map((o: Json) => o.title)).toEqual([...seed.meta.tools.map((t) => t.name), 'call_tool', 'list_tools', 'end_episode']);
-    expect((await call(server.url, 'GET', `${base}/metadata`)).body).toEqual({ name: seed.name, description: seed.meta.description, version: '1' });
+    expect(schema.action.oneOf.map((o: Json) => o.title)).toEqual([
+      ...seed.meta.tools.map((t) => t.name),
+      'call_tool',
+      'list_tools',
+      'end_episode',
+    ]);
+    expect((await call(server.url, 'GET', `${base}/metadata`)).body).toEqual({
+      name: seed.name,
+      description: seed.meta.description,
+      version: '1',
+    });
     // MCP over HTTP: tools/list with inputSchema; a session as OpenEnv's MCP client makes one; tools/call answered with text content.
-    const rpc = async (method: string, params: object = {}) => (await call(server.url, 'POST', `${base}/mcp`, { jsonrpc: '2.0', id: 7, method, params })).body;
-    expect((await rpc('tools/list')).result.tools).toEqual(seed.meta.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })));
+    const rpc = async (method: string, params: object = {}) =>
+      (await call(server.url, 'POST', `${base}/mcp`, { jsonrpc: '2.0', id: 7, method, params })).body;
+    expect((await rpc('tools/list')).result.tools).toEqual(
+      seed.meta.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })),
+    );
     const session = (await rpc('openenv/session/create', { seed: 6, level: 2 })).result.session_id as string;
     const first = r.actions[0] as { tool: string; args?: object };
     const called = await rpc('tools/call', { name: first.tool, arguments: first.args ?? {}, session_id: session });
-    expect(called).toMatchObject({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: r.observations?.[0] }], is_error: false } });
-    expect((await rpc('openenv/session/close', { session_id: session })).result).toEqual({ session_id: session, closed: true, reward: half.score });
+    expect(called).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { content: [{ type: 'text', text: r.observations?.[0] }], is_error: false },
+    });
+    expect((await rpc('openenv/session/close', { session_id: session })).result).toEqual({
+      session_id: session,
+      closed: true,
+      reward: half.score,
+    });
     expect((await rpc('no/such')).error.code).toBe(-32601);
     expect((await call(server.url, 'POST', `${base}/mcp`, { method: 'tools/list' })).body.error.code).toBe(-32600);
   });
@@ -283,7 +513,11 @@ describe('limits and restarts', () => {
       const a = await call(small.url, 'POST', '/v1/episodes', { env, seed: 1, level: 1 });
       await call(small.url, 'POST', '/v1/episodes', { env, seed: 2, level: 1 });
       const refused = await call(small.url, 'POST', '/v1/episodes', { env, seed: 3, level: 1 });
-      expect([refused.status, refused.headers.get('retry-after'), refused.body.error.code]).toEqual([429, '1', 'E_TOO_MANY_SESSIONS']);
+      expect([refused.status, refused.headers.get('retry-after'), refused.body.error.code]).toEqual([
+        429,
+        '1',
+        'E_TOO_MANY_SESSIONS',
+      ]);
       await call(small.url, 'DELETE', `/v1/episodes/${a.body.episode}`);
       expect((await call(small.url, 'POST', '/v1/episodes', { env, seed: 3, level: 1 })).status).toBe(200);
     } finally {
@@ -293,46 +527,74 @@ describe('limits and restarts', () => {
 
   it('resumes an episode of slow steps: a replay has a budget per turn', { timeout: 90_000 }, async () => {
     const first = await startServer({ libraryDir: dir, port: 0, pool });
-    const id = (await call(first.url, 'POST', '/v1/episodes', { env: 'slow-steps', seed: 1, level: 1 })).body.episode as string;
+    const id = (await call(first.url, 'POST', '/v1/episodes', { env: 'slow-steps', seed: 1, level: 1 })).body
+      .episode as string;
     // Eleven steps of one unit each (a fraction of the per-call budget); their replay takes several budgets.
-    await play(first.url, id, Array.from({ length: 11 }, () => ({ tool: 'work', args: { units: 1 } })));
+    await play(
+      first.url,
+      id,
+      Array.from({ length: 11 }, () => ({ tool: 'work', args: { units: 1 } })),
+    );
     await first.close();
     const second = await startServer({ libraryDir: dir, port: 0, pool });
     try {
       expect((await call(second.url, 'GET', `/v1/episodes/${id}`)).body).toMatchObject({ done: false, turn: 11 });
-      expect((await call(second.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'finish', turn: 12 })).body).toMatchObject({ done: true, end: 'done', score: 1 });
+      expect(
+        (await call(second.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'finish', turn: 12 })).body,
+      ).toMatchObject({ done: true, end: 'done', score: 1 });
     } finally {
       await second.close();
     }
   });
 
-  it('reads an episode that ended by itself, after a restart, without a session slot', { timeout: 60_000 }, async () => {
+  it('reads an episode that ended by itself, after a restart, without a session slot', {
+    timeout: 60_000,
+  }, async () => {
     const seed = seeds[1] as EpisodicSeed;
     const [r] = (await reference(seed, [{ seed: 16, level: 1, policy: { type: 'act' } }])) as [Rollout];
     const first = await startServer({ libraryDir: dir, port: 0, pool });
-    const id = (await call(first.url, 'POST', '/v1/episodes', { env: seed.name, seed: 16, level: 1 })).body.episode as string;
+    const id = (await call(first.url, 'POST', '/v1/episodes', { env: seed.name, seed: 16, level: 1 })).body
+      .episode as string;
     expect(await play(first.url, id, r.actions, 0, r)).toMatchObject({ done: true, end: 'done' });
     await first.close();
     const full = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 1 });
     try {
       expect((await call(full.url, 'POST', '/v1/episodes', { env: seed.name, seed: 17, level: 1 })).status).toBe(200);
-      expect((await call(full.url, 'GET', `/v1/episodes/${id}`)).body).toMatchObject({ done: true, end: 'done', turn: r.actions.length, score: r.score });
+      expect((await call(full.url, 'GET', `/v1/episodes/${id}`)).body).toMatchObject({
+        done: true,
+        end: 'done',
+        turn: r.actions.length,
+        score: r.score,
+      });
     } finally {
       await full.close();
     }
   });
 
-  it('never evicts a session with requests queued (a rebuild would fork the live episode)', { timeout: 60_000 }, async () => {
+  it('never evicts a session with requests queued (a rebuild would fork the live episode)', {
+    timeout: 60_000,
+  }, async () => {
     const seed = seeds[0] as EpisodicSeed;
     const [r] = (await reference(seed, [{ seed: 12, level: 1, policy: { type: 'act' } }])) as [Rollout];
     const eager = await startServer({ libraryDir: dir, port: 0, pool, sessionIdleMs: 1 });
     try {
-      const id = (await call(eager.url, 'POST', '/v1/episodes', { env: seed.name, seed: 12, level: 1 })).body.episode as string;
+      const id = (await call(eager.url, 'POST', '/v1/episodes', { env: seed.name, seed: 12, level: 1 })).body
+        .episode as string;
       // Steps queued on the session for far longer than its idle time, then a read while they run.
-      const steps = Promise.all(Array.from({ length: 40 }, () => call(eager.url, 'POST', `/v1/episodes/${id}/step`, r.actions[0])));
-      const reads = Promise.all(Array.from({ length: 10 }, (_, k) => new Promise((resolve) => setTimeout(resolve, 10 * (k + 1))).then(() => call(eager.url, 'GET', `/v1/episodes/${id}`))));
+      const steps = Promise.all(
+        Array.from({ length: 40 }, () => call(eager.url, 'POST', `/v1/episodes/${id}/step`, r.actions[0])),
+      );
+      const reads = Promise.all(
+        Array.from({ length: 10 }, (_, k) =>
+          new Promise((resolve) => setTimeout(resolve, 10 * (k + 1))).then(() =>
+            call(eager.url, 'GET', `/v1/episodes/${id}`),
+          ),
+        ),
+      );
       // One live copy: every step made a turn of its own, in order, and reads never rebuilt an older copy.
-      expect((await steps).map((s) => s.body.turn).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, k) => k + 1));
+      expect((await steps).map((s) => s.body.turn).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 40 }, (_, k) => k + 1),
+      );
       await reads;
       expect((await call(eager.url, 'GET', `/v1/episodes/${id}`)).body.turn).toBe(40);
     } finally {
@@ -345,31 +607,51 @@ describe('limits and restarts', () => {
     const [r] = (await reference(seed, [{ seed: 9, level: 2, policy: { type: 'act' } }])) as [Rollout];
     const half = Math.floor(r.actions.length / 2);
     let first = await startServer({ libraryDir: dir, port: 0, pool });
-    const http = (await call(first.url, 'POST', '/v1/episodes', { env: seed.name, seed: 9, level: 2 })).body.episode as string;
+    const http = (await call(first.url, 'POST', '/v1/episodes', { env: seed.name, seed: 9, level: 2 })).body
+      .episode as string;
     await play(first.url, http, r.actions.slice(0, half), 0);
     const ws = await connect(first.url, seed.name);
     const reset = await ws.send({ type: 'reset', data: { seed: 9, level: 2 } });
-    expect(reset).toMatchObject({ type: 'observation', data: { done: false, reward: null, observation: { text: r.prompt, turn: 0 } } });
+    expect(reset).toMatchObject({
+      type: 'observation',
+      data: { done: false, reward: null, observation: { text: r.prompt, turn: 0 } },
+    });
     const wsId = reset.data.observation.metadata.episode_id as string;
-    for (const action of r.actions.slice(0, half)) expect((await ws.send({ type: 'step', data: action })).type).toBe('observation');
+    for (const action of r.actions.slice(0, half))
+      expect((await ws.send({ type: 'step', data: action })).type).toBe('observation');
     // The server goes down under the open connection: its episode stays resumable (a client that leaves ends its episode instead).
     await first.close();
 
     first = await startServer({ libraryDir: dir, port: 0, pool });
     try {
       // The same step retried after the restart returns its stored result instead of stepping again.
-      if (half > 0) expect((await call(first.url, 'POST', `/v1/episodes/${http}/step`, { ...(r.actions[half - 1] as Json), turn: half })).body.replayed).toBe(true);
+      if (half > 0)
+        expect(
+          (await call(first.url, 'POST', `/v1/episodes/${http}/step`, { ...(r.actions[half - 1] as Json), turn: half }))
+            .body.replayed,
+        ).toBe(true);
       const last = await play(first.url, http, r.actions, half, r);
       expect(last).toMatchObject({ done: true, score: 1, end: 'done' });
       expect((await call(first.url, 'GET', `/v1/episodes/${http}`)).body.turns).toHaveLength(r.actions.length);
 
       const again = await connect(first.url, seed.name);
       const resumed = await again.send({ type: 'reset', data: { episode_id: wsId } });
-      expect(resumed.data).toMatchObject({ done: false, observation: { turn: half, metadata: { episode_id: wsId, resumed: true } } });
+      expect(resumed.data).toMatchObject({
+        done: false,
+        observation: { turn: half, metadata: { episode_id: wsId, resumed: true } },
+      });
       let out: Json = null;
       for (const action of r.actions.slice(half)) out = await again.send({ type: 'step', data: action });
-      expect(out.data).toMatchObject({ done: true, reward: 1, observation: { metadata: { episode_id: wsId, end: 'done' } } });
-      expect((await again.send({ type: 'state' })).data).toMatchObject({ episode_id: wsId, step_count: r.actions.length, done: true });
+      expect(out.data).toMatchObject({
+        done: true,
+        reward: 1,
+        observation: { metadata: { episode_id: wsId, end: 'done' } },
+      });
+      expect((await again.send({ type: 'state' })).data).toMatchObject({
+        episode_id: wsId,
+        step_count: r.actions.length,
+        done: true,
+      });
       expect((await again.send({ type: 'bogus' })).data.code).toBe('UNKNOWN_TYPE');
       expect((await again.send('{not json' as unknown as object)).data.code).toBe('INVALID_JSON');
       expect((await again.send({ type: 'step', data: { tool: 'x' } })).data.envforge_code).toBe('E_EPISODE_OVER');
@@ -387,11 +669,19 @@ describe('limits and restarts', () => {
 });
 
 describe('failing environments', () => {
-  it('a step that throws or hangs ends its episode with score 0 and the error, is confirmed as an incident, and quarantines', { timeout: 60_000 }, async () => {
-    const throws = (await call(server.url, 'POST', '/v1/episodes', { env: 'fleet-maintenance', seed: 1, level: 1 })).body.episode as string;
-    const hangs = (await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 1, level: 5 })).body.episode as string;
+  it('a step that throws or hangs ends its episode with score 0 and the error, is confirmed as an incident, and quarantines', {
+    timeout: 60_000,
+  }, async () => {
+    const throws = (await call(server.url, 'POST', '/v1/episodes', { env: 'fleet-maintenance', seed: 1, level: 1 }))
+      .body.episode as string;
+    const hangs = (await call(server.url, 'POST', '/v1/episodes', { env: 'pick-route', seed: 1, level: 5 })).body
+      .episode as string;
     const [thrown, hung] = await Promise.all([
-      call(server.url, 'POST', `/v1/episodes/${throws}/step`, { tool: 'log_service', args: { plate: 'NOPE-1', service: 'oil' }, turn: 1 }),
+      call(server.url, 'POST', `/v1/episodes/${throws}/step`, {
+        tool: 'log_service',
+        args: { plate: 'NOPE-1', service: 'oil' },
+        turn: 1,
+      }),
       call(server.url, 'POST', `/v1/episodes/${hangs}/step`, { tool: 'optimize_route', args: {}, turn: 1 }),
     ]);
     expect(thrown.body).toMatchObject({ turn: 1, done: true, score: 0, end: 'failed', error: { code: 'E_THROWN' } });
@@ -405,44 +695,94 @@ describe('failing environments', () => {
     }
     expect(refused.body.error.code).toBe('E_QUARANTINED');
     // Others play on.
-    expect((await call(server.url, 'POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 3, level: 1 })).status).toBe(200);
+    expect(
+      (await call(server.url, 'POST', '/v1/episodes', { env: (seeds[0] as EpisodicSeed).name, seed: 3, level: 1 }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe('terminal rewards', () => {
-  it('a score() that fails before the end: steps go on unscored, a finished episode scores, one ended early fails with the error', { timeout: 60_000 }, async () => {
+  it('a score() that fails before the end: steps go on unscored, a finished episode scores, one ended early fails with the error', {
+    timeout: 60_000,
+  }, async () => {
     const work = { tool: 'work', args: { units: 1 } };
-    const finished = (await call(server.url, 'POST', '/v1/episodes', { env: 'late-score', seed: 1, level: 1 })).body.episode as string;
-    for (let turn = 1; turn <= 3; turn++) expect((await call(server.url, 'POST', `/v1/episodes/${finished}/step`, { ...work, turn })).body).toEqual({ episode: finished, turn, observation: `Done ${turn} unit(s).`, done: false });
-    expect((await call(server.url, 'POST', `/v1/episodes/${finished}/step`, { tool: 'finish', turn: 4 })).body).toMatchObject({ done: true, end: 'done', score: 1 });
-    const cut = (await call(server.url, 'POST', '/v1/episodes', { env: 'late-score', seed: 2, level: 1 })).body.episode as string;
+    const finished = (await call(server.url, 'POST', '/v1/episodes', { env: 'late-score', seed: 1, level: 1 })).body
+      .episode as string;
+    for (let turn = 1; turn <= 3; turn++)
+      expect((await call(server.url, 'POST', `/v1/episodes/${finished}/step`, { ...work, turn })).body).toEqual({
+        episode: finished,
+        turn,
+        observation: `Done ${turn} unit(s).`,
+        done: false,
+      });
+    expect(
+      (await call(server.url, 'POST', `/v1/episodes/${finished}/step`, { tool: 'finish', turn: 4 })).body,
+    ).toMatchObject({ done: true, end: 'done', score: 1 });
+    const cut = (await call(server.url, 'POST', '/v1/episodes', { env: 'late-score', seed: 2, level: 1 })).body
+      .episode as string;
     expect((await call(server.url, 'POST', `/v1/episodes/${cut}/step`, { ...work, turn: 1 })).status).toBe(200);
-    expect((await call(server.url, 'DELETE', `/v1/episodes/${cut}`)).body).toMatchObject({ done: true, turn: 1, score: 0, end: 'failed', error: { code: 'E_THROWN' } });
+    expect((await call(server.url, 'DELETE', `/v1/episodes/${cut}`)).body).toMatchObject({
+      done: true,
+      turn: 1,
+      score: 0,
+      end: 'failed',
+      error: { code: 'E_THROWN' },
+    });
     expect((await call(server.url, 'GET', `/v1/episodes/${cut}`)).body).toMatchObject({ done: true, end: 'failed' });
   });
 });
 
 describe('OpenEnv over WebSocket', () => {
-  it('steps are idempotent by turn, a reset ends the episode before it, and a client that does not read is cut off', { timeout: 60_000 }, async () => {
+  it('steps are idempotent by turn, a reset ends the episode before it, and a client that does not read is cut off', {
+    timeout: 60_000,
+  }, async () => {
     const seed = seeds[0] as EpisodicSeed;
     const [r] = (await reference(seed, [{ seed: 14, level: 1, policy: { type: 'act' } }])) as [Rollout];
     const ws = await connect(server.url, seed.name);
-    const first = (await ws.send({ type: 'reset', data: { seed: 14, level: 1 } })).data.observation.metadata.episode_id as string;
+    const first = (await ws.send({ type: 'reset', data: { seed: 14, level: 1 } })).data.observation.metadata
+      .episode_id as string;
     const step = await ws.send({ type: 'step', data: { ...(r.actions[0] as object), turn: 1 } });
     expect(step.data).toMatchObject({ observation: { text: r.observations?.[0], turn: 1 } });
     expect((await ws.send({ type: 'step', data: { ...(r.actions[0] as object), turn: 1 } })).data).toEqual(step.data);
-    expect((await ws.send({ type: 'step', data: { tool: 'other', turn: 1 } })).data.envforge_code).toBe('E_TURN_CONFLICT');
-    expect((await ws.send({ type: 'step', data: { ...(r.actions[1] as object), turn: 0 } })).data.code).toBe('VALIDATION_ERROR');
+    expect((await ws.send({ type: 'step', data: { tool: 'other', turn: 1 } })).data.envforge_code).toBe(
+      'E_TURN_CONFLICT',
+    );
+    expect((await ws.send({ type: 'step', data: { ...(r.actions[1] as object), turn: 0 } })).data.code).toBe(
+      'VALIDATION_ERROR',
+    );
     // OpenEnv's "mcp" message: JSON-RPC on the connection's episode.
     const listed = await ws.send({ type: 'mcp', data: { jsonrpc: '2.0', id: 'a', method: 'tools/list' } });
-    expect(listed).toEqual({ type: 'mcp', data: { jsonrpc: '2.0', id: 'a', result: { tools: seed.meta.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })) } } });
+    expect(listed).toEqual({
+      type: 'mcp',
+      data: {
+        jsonrpc: '2.0',
+        id: 'a',
+        result: {
+          tools: seed.meta.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters })),
+        },
+      },
+    });
     const second1 = r.actions[1] as { tool: string; args?: object };
-    const viaMcp = await ws.send({ type: 'mcp', data: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: second1.tool, arguments: second1.args ?? {} } } });
+    const viaMcp = await ws.send({
+      type: 'mcp',
+      data: {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: second1.tool, arguments: second1.args ?? {} },
+      },
+    });
     expect(viaMcp.data.result.content).toEqual([{ type: 'text', text: r.observations?.[1] }]);
     expect((await ws.send({ type: 'state' })).data).toMatchObject({ step_count: 2 });
     // A second reset on the connection abandons the first episode: it ends ("truncated") and holds no slot.
-    const second = (await ws.send({ type: 'reset', data: { seed: 15, level: 1 } })).data.observation.metadata.episode_id as string;
-    expect((await call(server.url, 'GET', `/v1/episodes/${first}`)).body).toMatchObject({ done: true, end: 'truncated', turn: 2 });
+    const second = (await ws.send({ type: 'reset', data: { seed: 15, level: 1 } })).data.observation.metadata
+      .episode_id as string;
+    expect((await call(server.url, 'GET', `/v1/episodes/${first}`)).body).toMatchObject({
+      done: true,
+      end: 'truncated',
+      turn: 2,
+    });
     // The client leaving ends the connection's episode too, as OpenEnv destroys a closed session.
     ws.close();
     let left: Json = null;
@@ -458,15 +798,25 @@ describe('OpenEnv over WebSocket', () => {
 });
 
 describe('hostile load', () => {
-  it('a flood of malformed steps, unknown episodes and oversized args: 4xx each, while every reference rollout scores 1', { timeout: 120_000 }, async () => {
-    const plans = await Promise.all(seeds.map(async (seed, k) => ({ seed, k, rollout: (await reference(seed, [{ seed: 300 + k, level: 1, policy: { type: 'act' } }]))[0] as Rollout })));
+  it('a flood of malformed steps, unknown episodes and oversized args: 4xx each, while every reference rollout scores 1', {
+    timeout: 120_000,
+  }, async () => {
+    const plans = await Promise.all(
+      seeds.map(async (seed, k) => ({
+        seed,
+        k,
+        rollout: (await reference(seed, [{ seed: 300 + k, level: 1, policy: { type: 'act' } }]))[0] as Rollout,
+      })),
+    );
     const ids: string[] = [];
     const references = plans.map(async ({ seed, k, rollout }) => {
-      const id = (await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: 300 + k, level: 1 })).body.episode as string;
+      const id = (await call(server.url, 'POST', '/v1/episodes', { env: seed.name, seed: 300 + k, level: 1 })).body
+        .episode as string;
       ids.push(id);
       return (await play(server.url, id, rollout.actions, 0, rollout)).score as number;
     });
-    const forged = (n: number) => `ep1.${Buffer.from(JSON.stringify([(seeds[0] as EpisodicSeed).name, 1, n, 1])).toString('base64url')}.${n.toString(16).padStart(32, '0')}`;
+    const forged = (n: number) =>
+      `ep1.${Buffer.from(JSON.stringify([(seeds[0] as EpisodicSeed).name, 1, n, 1])).toString('base64url')}.${n.toString(16).padStart(32, '0')}`;
     const bad: Array<() => Promise<{ status: number }>> = [];
     for (let i = 0; i < 60; i++) {
       const live = () => ids[i % Math.max(1, ids.length)] ?? forged(i);
@@ -474,14 +824,28 @@ describe('hostile load', () => {
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, undefined, '{"tool": "x", "args": {'),
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 7 }),
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: 'nope' }),
-        () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', args: { big: 'z'.repeat(300_000 + i) } }),
+        () =>
+          call(server.url, 'POST', `/v1/episodes/${live()}/step`, {
+            tool: 'x',
+            args: { big: 'z'.repeat(300_000 + i) },
+          }),
         () => call(server.url, 'POST', `/v1/episodes/${live()}/step`, { tool: 'x', turn: 500 + i }),
         () => call(server.url, 'POST', `/v1/episodes/${forged(i)}/step`, { tool: 'x' }),
         () => call(server.url, 'GET', `/v1/episodes/${'ep1.'.repeat(200)}`),
         () => call(server.url, 'DELETE', `/v1/episodes/garbage-${i}`),
         () => call(server.url, 'POST', '/v1/episodes', { env: 'x'.repeat(300), seed: 1, level: 1 }),
-        () => call(server.url, 'POST', '/v1/episodes/score', { env: (seeds[0] as EpisodicSeed).name, seed: 1, level: 1, actions: 'no' }),
-        () => call(server.url, 'POST', `/openenv/${(seeds[0] as EpisodicSeed).name}/step`, { action: { tool: 'x' }, episode_id: forged(i) }),
+        () =>
+          call(server.url, 'POST', '/v1/episodes/score', {
+            env: (seeds[0] as EpisodicSeed).name,
+            seed: 1,
+            level: 1,
+            actions: 'no',
+          }),
+        () =>
+          call(server.url, 'POST', `/openenv/${(seeds[0] as EpisodicSeed).name}/step`, {
+            action: { tool: 'x' },
+            episode_id: forged(i),
+          }),
       );
     }
     const statuses = await Promise.all(
@@ -497,7 +861,10 @@ describe('hostile load', () => {
 });
 
 /** A minimal OpenEnv-style WebSocket client: one message out, the next message in. */
-async function connect(base: string, env: string): Promise<{ socket: WebSocket; send(message: object): Promise<Json>; close(): void }> {
+async function connect(
+  base: string,
+  env: string,
+): Promise<{ socket: WebSocket; send(message: object): Promise<Json>; close(): void }> {
   const socket = new WebSocket(`${base.replace('http', 'ws')}/openenv/${env}/ws`);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   return {

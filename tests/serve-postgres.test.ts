@@ -14,7 +14,8 @@ afterAll(async () => {
   await server.stop();
 });
 
-const names = async (replica: RunningServer): Promise<string[]> => ((await (await fetch(`${replica.url}/v1/envs`)).json()) as { envs: Array<{ name: string }> }).envs.map((e) => e.name);
+const names = async (replica: RunningServer): Promise<string[]> =>
+  ((await (await fetch(`${replica.url}/v1/envs`)).json()) as { envs: Array<{ name: string }> }).envs.map((e) => e.name);
 
 async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
@@ -31,12 +32,15 @@ describe.skipIf(server.skipped)('envforge serve --database', () => {
     const writer = openLibrary(url, { create: true });
     try {
       await writer.admit(fakeAdmission(sampleSource(sampleMeta('first-env')), sampleMeta('first-env')));
-      for (let i = 0; i < 2; i++) replicas.push(await startServer({ libraryDir: url, port: 0, reloadIntervalMs: 3_600_000 }));
+      for (let i = 0; i < 2; i++)
+        replicas.push(await startServer({ libraryDir: url, port: 0, reloadIntervalMs: 3_600_000 }));
       for (const replica of replicas) expect(await names(replica)).toEqual(['first-env']);
       await writer.admit(fakeAdmission(sampleSource(sampleMeta('second-env')), sampleMeta('second-env')));
-      for (const replica of replicas) expect(await eventually(async () => (await names(replica)).includes('second-env'), 15_000)).toBe(true);
+      for (const replica of replicas)
+        expect(await eventually(async () => (await names(replica)).includes('second-env'), 15_000)).toBe(true);
       await writer.retire('first-env', 'test');
-      for (const replica of replicas) expect(await eventually(async () => !(await names(replica)).includes('first-env'), 15_000)).toBe(true);
+      for (const replica of replicas)
+        expect(await eventually(async () => !(await names(replica)).includes('first-env'), 15_000)).toBe(true);
     } finally {
       await writer.close();
     }

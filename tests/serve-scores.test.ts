@@ -22,7 +22,11 @@ const PASS_CHANCE = [1, 1, 1, 0.75, 0.5, 0.25, 0, 0, 0];
 const TOKEN = 'scores-test-operator-token';
 
 async function post(base: string, path: string, body: unknown) {
-  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(body) });
+  const response = await fetch(base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify(body),
+  });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: response.status, body: (await response.json()) as any };
 }
@@ -33,7 +37,10 @@ let server: RunningServer;
 
 beforeAll(async () => {
   const library = SqliteLibrary.open(dir, { create: true });
-  for (const meta of [sampleMeta('ladder-env', { levels: 8, skills: ['graph-search'] }), sampleMeta('easy-env', { levels: 3, skills: ['arithmetic'] })]) {
+  for (const meta of [
+    sampleMeta('ladder-env', { levels: 8, skills: ['graph-search'] }),
+    sampleMeta('easy-env', { levels: 3, skills: ['arithmetic'] }),
+  ]) {
     await library.admit(fakeAdmission(sampleSource(meta), meta));
   }
   await library.close();
@@ -50,11 +57,17 @@ describe('level: "auto"', () => {
     const rng = seededUniform(7);
     const rounds: number[][] = [];
     for (let round = 0; round < 16; round++) {
-      const sampled = await post(server.url, '/v1/sample', { select: { env: 'ladder-env', level: 'auto', n: 24, seed: round }, reveal: true });
+      const sampled = await post(server.url, '/v1/sample', {
+        select: { env: 'ladder-env', level: 'auto', n: 24, seed: round },
+        reveal: true,
+      });
       expect(sampled.status).toBe(200);
       const items = sampled.body.items as Array<{ ground_truth: string; level: number; reference: string }>;
       rounds.push(items.map((i) => i.level));
-      const responses = items.map((i) => ({ ground_truth: i.ground_truth, response: rng() < (PASS_CHANCE[i.level] ?? 0) ? i.reference : '<answer>-1</answer>' }));
+      const responses = items.map((i) => ({
+        ground_truth: i.ground_truth,
+        response: rng() < (PASS_CHANCE[i.level] ?? 0) ? i.reference : '<answer>-1</answer>',
+      }));
       const scored = await post(server.url, '/v1/verify', { items: responses });
       expect(scored.status).toBe(200);
     }
@@ -71,7 +84,8 @@ describe('level: "auto"', () => {
   it('is deterministic for a seed and the same tallies', () => {
     const board = new ScoreBoard('');
     for (let i = 0; i < 50; i++) board.add('x', 1, 1, 1, { key: 'operator', trusted: true });
-    const picks = (seed: number) => Array.from({ length: 20 }, (_, i) => board.pickLevel('x', 1, 1, 5, seededUniform(seed * 100 + i)));
+    const picks = (seed: number) =>
+      Array.from({ length: 20 }, (_, i) => board.pickLevel('x', 1, 1, 5, seededUniform(seed * 100 + i)));
     expect(picks(3)).toEqual(picks(3));
     expect(picks(3)).not.toContain(1);
   });
@@ -84,10 +98,17 @@ describe('level: "auto"', () => {
 });
 
 describe('the score log', () => {
-  it('holds the pass rates the service saw, and the next batch aims at the skills it saw failing', { timeout: 60_000 }, async () => {
+  it('holds the pass rates the service saw, and the next batch aims at the skills it saw failing', {
+    timeout: 60_000,
+  }, async () => {
     const easy = Array.from({ length: 30 }, (_, seed) => ({ env: 'easy-env', seed, level: 1 }));
     const sampled = await post(server.url, '/v1/sample', { items: easy, reveal: true });
-    await post(server.url, '/v1/verify', { items: sampled.body.items.map((i: { ground_truth: string; reference: string }) => ({ ground_truth: i.ground_truth, response: i.reference })) });
+    await post(server.url, '/v1/verify', {
+      items: sampled.body.items.map((i: { ground_truth: string; reference: string }) => ({
+        ground_truth: i.ground_truth,
+        response: i.reference,
+      })),
+    });
     await server.close();
     const library = SqliteLibrary.open(dir);
     try {
@@ -99,7 +120,9 @@ describe('the score log', () => {
       };
       expect(rate('easy-env', 1)).toBe(1);
       expect(rate('ladder-env', 7) ?? 0).toBe(0);
-      expect(feedbackFromScores(tallies).every((row) => row.n >= 1 && row.passRate >= 0 && row.passRate <= 1)).toBe(true);
+      expect(feedbackFromScores(tallies).every((row) => row.n >= 1 && row.passRate >= 0 && row.passRate <= 1)).toBe(
+        true,
+      );
       const feedback = await trainerFeedback(library);
       expect(feedback.source).toBe('scores');
       expect(feedback.saturated.map((s) => s.skill)).toContain('arithmetic');
@@ -126,10 +149,18 @@ describe('a library of both kinds', () => {
   });
   afterAll(() => mixed?.close());
 
-  it('select draws from both kinds: an episodic item is its episode\'s start (prompt, tools), revealed with the reference turns', async () => {
+  it("select draws from both kinds: an episodic item is its episode's start (prompt, tools), revealed with the reference turns", async () => {
     const sampled = await post(mixed.url, '/v1/sample', { select: { n: 12, seed: 3, levels: [1, 2] }, reveal: true });
     expect(sampled.status, JSON.stringify(sampled.body)).toBe(200);
-    const items = sampled.body.items as Array<{ env: string; kind?: string; prompt: string; tools?: unknown[]; referenceTurns?: Array<{ observation: string }>; referenceScore?: number; error?: unknown }>;
+    const items = sampled.body.items as Array<{
+      env: string;
+      kind?: string;
+      prompt: string;
+      tools?: unknown[];
+      referenceTurns?: Array<{ observation: string }>;
+      referenceScore?: number;
+      error?: unknown;
+    }>;
     expect(items.every((i) => i.error === undefined)).toBe(true);
     const episodic = items.filter((i) => i.env === 'warehouse-restock');
     expect(episodic.length).toBeGreaterThan(0);
@@ -140,18 +171,33 @@ describe('a library of both kinds', () => {
       expect(item.tools?.length).toBeGreaterThan(3);
       expect(item.referenceTurns?.[0]?.observation).toBeTruthy();
     }
-    const onlyEpisodic = await post(mixed.url, '/v1/sample', { select: { n: 4, seed: 1, level: 'auto', kind: 'episodic' } });
+    const onlyEpisodic = await post(mixed.url, '/v1/sample', {
+      select: { n: 4, seed: 1, level: 'auto', kind: 'episodic' },
+    });
     expect(onlyEpisodic.status, JSON.stringify(onlyEpisodic.body)).toBe(200);
     expect(onlyEpisodic.body.items.map((i: { env: string }) => i.env)).toEqual(Array(4).fill('warehouse-restock'));
   });
 
-  it('episode scores (a finished session, a scored action log) are recorded as the learner\'s pass rates', { timeout: 60_000 }, async () => {
-    const sampled = await post(mixed.url, '/v1/sample', { items: [{ env: 'warehouse-restock', seed: 5, level: 2 }], reveal: true });
+  it("episode scores (a finished session, a scored action log) are recorded as the learner's pass rates", {
+    timeout: 60_000,
+  }, async () => {
+    const sampled = await post(mixed.url, '/v1/sample', {
+      items: [{ env: 'warehouse-restock', seed: 5, level: 2 }],
+      reveal: true,
+    });
     const actions = JSON.parse(sampled.body.items[0].reference as string) as unknown[];
-    const scored = await post(mixed.url, '/v1/episodes/score', { env: 'warehouse-restock', seed: 5, level: 2, actions });
+    const scored = await post(mixed.url, '/v1/episodes/score', {
+      env: 'warehouse-restock',
+      seed: 5,
+      level: 2,
+      actions,
+    });
     expect(scored.body.score).toBe(1);
     const created = await post(mixed.url, '/v1/episodes', { env: 'warehouse-restock', seed: 6, level: 2 });
-    const ended = await fetch(`${mixed.url}/v1/episodes/${created.body.episode}`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
+    const ended = await fetch(`${mixed.url}/v1/episodes/${created.body.episode}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(((await ended.json()) as { score: number }).score).toBe(0);
     let tally: { n: number; passed: number } | undefined;
     for (let i = 0; i < 50 && (tally?.n ?? 0) < 2; i++) {

@@ -14,8 +14,16 @@ import { startServer } from '../serve/server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
-async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const response = await fetch(base + path, { method, ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
+  const response = await fetch(base + path, {
+    method,
+    ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
@@ -35,12 +43,21 @@ afterAll(async () => {
 });
 
 describe('a step the sandbox did not run', () => {
-  it('leaves the journal as it was: after a restart the episode is at the turn before, and that turn takes another action', { timeout: 60_000 }, async () => {
-    const [plan] = (await runRollouts(pool, seed.source, seed.meta, [{ seed: 16, level: 1, policy: { type: 'act' }, observations: true }])).rollouts;
+  it('leaves the journal as it was: after a restart the episode is at the turn before, and that turn takes another action', {
+    timeout: 60_000,
+  }, async () => {
+    const [plan] = (
+      await runRollouts(pool, seed.source, seed.meta, [
+        { seed: 16, level: 1, policy: { type: 'act' }, observations: true },
+      ])
+    ).rollouts;
     if (!plan?.ok || plan.actions.length < 3) throw new Error('the reference rollout should take at least three turns');
     const first = await startServer({ libraryDir: dir, port: 0, pool });
-    const id = (await call(first.url, 'POST', '/v1/episodes', { env: seed.name, seed: 16, level: 1 })).body.episode as string;
-    expect((await call(first.url, 'POST', `/v1/episodes/${id}/step`, { ...(plan.actions[0] as object), turn: 1 })).status).toBe(200);
+    const id = (await call(first.url, 'POST', '/v1/episodes', { env: seed.name, seed: 16, level: 1 })).body
+      .episode as string;
+    expect(
+      (await call(first.url, 'POST', `/v1/episodes/${id}/step`, { ...(plan.actions[0] as object), turn: 1 })).status,
+    ).toBe(200);
     // The sandbox fails the next job (as a dead worker would): the step is a 503 and nothing changed.
     const together = pool.runTogether.bind(pool);
     pool.runTogether = (requests) => {
@@ -55,7 +72,10 @@ describe('a step the sandbox did not run', () => {
     const second = await startServer({ libraryDir: dir, port: 0, pool });
     try {
       expect((await call(second.url, 'GET', `/v1/episodes/${id}`)).body).toMatchObject({ turn: 1, done: false });
-      const again = await call(second.url, 'POST', `/v1/episodes/${id}/step`, { ...(plan.actions[1] as object), turn: 2 });
+      const again = await call(second.url, 'POST', `/v1/episodes/${id}/step`, {
+        ...(plan.actions[1] as object),
+        turn: 2,
+      });
       expect(again.status, JSON.stringify(again.body)).toBe(200);
       expect(again.body.observation).toBe(plan.observations?.[1]);
     } finally {
@@ -80,7 +100,12 @@ describe('the journal read back', () => {
     expect((await journal.read(id))?.actions).toEqual([{ tool: 'a' }, { tool: 'b' }, { tool: 'c' }]);
     journal.append(id, 3, { tool: 'c again' }); // its retraction could not be written: the step was sent again
     journal.append(id, 4, { tool: 'd' });
-    expect((await journal.read(id))?.actions).toEqual([{ tool: 'a' }, { tool: 'b' }, { tool: 'c again' }, { tool: 'd' }]);
+    expect((await journal.read(id))?.actions).toEqual([
+      { tool: 'a' },
+      { tool: 'b' },
+      { tool: 'c again' },
+      { tool: 'd' },
+    ]);
     expect(readdirSync(journal.dir)).toHaveLength(1);
     await journal.settle();
   });

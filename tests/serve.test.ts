@@ -24,7 +24,8 @@ function sumEnv(name: string): string {
     meta: `{ name: '${name}', title: 'Sum', description: 'Adds a list of numbers; the verifier hangs on one magic response.', skills: ['testing'], levels: 4 }`,
     generate:
       "const xs = []; for (let i = 0; i < 2 + 4 * level; i++) xs.push(rng.int(1, 99 * level)); return { prompt: 'Add these numbers: ' + xs.join(' ') + '. Answer as <answer>N</answer>.', answer: xs.reduce((a, b) => a + b, 0) };",
-    verify: "if (response === 'hang') { for (;;) {} } return kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0;",
+    verify:
+      "if (response === 'hang') { for (;;) {} } return kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0;",
   });
 }
 
@@ -52,7 +53,12 @@ const AS_OPERATOR = { authorization: `Bearer ${TOKEN}` };
 async function call(base: string, path: string, body?: unknown, init: { raw?: string; contentType?: string } = {}) {
   const response = await fetch(base + path, {
     method: body === undefined && init.raw === undefined ? 'GET' : 'POST',
-    ...(body === undefined && init.raw === undefined ? { headers: AS_OPERATOR } : { headers: { ...AS_OPERATOR, 'content-type': init.contentType ?? 'application/json' }, body: init.raw ?? JSON.stringify(body) }),
+    ...(body === undefined && init.raw === undefined
+      ? { headers: AS_OPERATOR }
+      : {
+          headers: { ...AS_OPERATOR, 'content-type': init.contentType ?? 'application/json' },
+          body: init.raw ?? JSON.stringify(body),
+        }),
   });
   const text = await response.text();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -74,7 +80,14 @@ beforeAll(async () => {
   const { outcomes } = await seededLibraryCopy('single', dirA);
   libA = SqliteLibrary.open(dirA);
   expect(outcomes.filter((o) => o.status !== 'admitted')).toEqual([]);
-  A = await startServer({ operatorToken: TOKEN, libraryDir: dirA, port: 0, bodyLimitBytes: 4 * 2 ** 20, maxItemsPerRequest: 2_000, reloadIntervalMs: 200 });
+  A = await startServer({
+    operatorToken: TOKEN,
+    libraryDir: dirA,
+    port: 0,
+    bodyLimitBytes: 4 * 2 ** 20,
+    maxItemsPerRequest: 2_000,
+    reloadIntervalMs: 200,
+  });
 
   // Library B: one environment whose verifier hangs on the response 'hang' (never probed, so admitted).
   const source = sumEnv('hang-env');
@@ -85,7 +98,15 @@ beforeAll(async () => {
   await libB.close();
   poolB = new SandboxPool({ workers: 1 });
   // These tests are about containment and backpressure: the runtime defence (quarantine) has its own below.
-  B = await startServer({ operatorToken: TOKEN, libraryDir: dirB, port: 0, pool: poolB, maxQueue: 2, callTimeoutMs: 500, quarantine: false });
+  B = await startServer({
+    operatorToken: TOKEN,
+    libraryDir: dirB,
+    port: 0,
+    pool: poolB,
+    maxQueue: 2,
+    callTimeoutMs: 500,
+    quarantine: false,
+  });
 }, 600_000); // the seeded library: the first file to ask makes it, the others wait (minutes under load)
 
 afterAll(async () => {
@@ -111,29 +132,61 @@ describe('envforge serve: catalog', () => {
     expect(body.envs).toHaveLength(12);
     expect(body.envs.map((e: { name: string }) => e.name)).toContain('planted-sat');
     for (const env of body.envs) {
-      expect(Object.keys(env).sort()).toEqual(['description', 'hash', 'kind', 'levels', 'name', 'skills', 'title', 'version']);
+      expect(Object.keys(env).sort()).toEqual([
+        'description',
+        'hash',
+        'kind',
+        'levels',
+        'name',
+        'skills',
+        'title',
+        'version',
+      ]);
       expect(env.version).toBe(1);
       expect(env.hash).toBe((await libA.get(env.name))?.hash);
     }
     const all = (await call(A.url, '/v1/envs?versions=all')).body.envs;
-    expect(all.map((e: { name: string; status: string }) => [e.name, e.status])).toEqual(body.envs.map((e: { name: string }) => [e.name, 'active']));
+    expect(all.map((e: { name: string; status: string }) => [e.name, e.status])).toEqual(
+      body.envs.map((e: { name: string }) => [e.name, 'active']),
+    );
   });
 
   it('logs per-item errors of the scoring endpoints: the first of each code at once, then the rate', async () => {
     const lines: string[] = [];
     // A long interval: the rate line comes from close(), which flushes, so no timing is involved.
-    const C = await startServer({ operatorToken: TOKEN, libraryDir: dirB, port: 0, pool: poolB, log: (line) => lines.push(line), errorLogIntervalMs: 600_000 });
+    const C = await startServer({
+      operatorToken: TOKEN,
+      libraryDir: dirB,
+      port: 0,
+      pool: poolB,
+      log: (line) => lines.push(line),
+      errorLogIntervalMs: 600_000,
+    });
     try {
       const unknown = JSON.stringify({ env: 'not-in-this-library', version: 1, seed: 1, level: 1 });
-      const answer = await call(C.url, '/v1/verify', { items: [{ ground_truth: unknown, response: 'x' }, { ground_truth: unknown, response: 'y' }, { env: 'hang-env', seed: 1, level: 9, response: 'z' }] });
-      expect(answer.body.results.map((r: Result) => r.error?.code)).toEqual(['E_UNKNOWN_ENV', 'E_UNKNOWN_ENV', 'E_LEVEL_RANGE']);
+      const answer = await call(C.url, '/v1/verify', {
+        items: [
+          { ground_truth: unknown, response: 'x' },
+          { ground_truth: unknown, response: 'y' },
+          { env: 'hang-env', seed: 1, level: 9, response: 'z' },
+        ],
+      });
+      expect(answer.body.results.map((r: Result) => r.error?.code)).toEqual([
+        'E_UNKNOWN_ENV',
+        'E_UNKNOWN_ENV',
+        'E_LEVEL_RANGE',
+      ]);
       await call(C.url, '/get_reward', { query: ['p!'], prompts: ['p'], labels: [unknown] });
-      expect(lines.filter((l) => /an item scored 0 with E_UNKNOWN_ENV: unknown environment "not-in-this-library"/.test(l))).toHaveLength(1);
+      expect(
+        lines.filter((l) => /an item scored 0 with E_UNKNOWN_ENV: unknown environment "not-in-this-library"/.test(l)),
+      ).toHaveLength(1);
       expect(lines.filter((l) => /an item scored 0 with E_LEVEL_RANGE/.test(l))).toHaveLength(1);
     } finally {
       await C.close();
     }
-    expect(lines.at(-1)).toMatch(/^envforge serve: 4 of 4 scored items \(100\.0%\) failed in the last \d+\.\d s: E_UNKNOWN_ENV 3, E_LEVEL_RANGE 1$/);
+    expect(lines.at(-1)).toMatch(
+      /^envforge serve: 4 of 4 scored items \(100\.0%\) failed in the last \d+\.\d s: E_UNKNOWN_ENV 3, E_LEVEL_RANGE 1$/,
+    );
   });
 });
 
@@ -175,10 +228,18 @@ describe('envforge serve: sampling', () => {
   });
 
   it('items regenerate exactly the instance the sandbox generates in-process', async () => {
-    const items = await sample(A.url, { items: [{ env: 'expression-eval', seed: 5, level: 3 }, { env: 'topological-order', version: 1, seed: 0, level: 1 }], reveal: true });
+    const items = await sample(A.url, {
+      items: [
+        { env: 'expression-eval', seed: 5, level: 3 },
+        { env: 'topological-order', version: 1, seed: 0, level: 1 },
+      ],
+      reveal: true,
+    });
     for (const item of items) {
       const record = await libA.get(item.env);
-      const { episodes } = await runEpisodes(pool, await libA.source(record!), [{ seed: item.seed, level: item.level }]);
+      const { episodes } = await runEpisodes(pool, await libA.source(record!), [
+        { seed: item.seed, level: item.level },
+      ]);
       const episode = episodes[0]!;
       if (!episode.ok) throw new Error(episode.message);
       expect(item.prompt).toBe(episode.instance.prompt);
@@ -213,8 +274,16 @@ describe('envforge serve: scoring', () => {
   });
 
   it('POST /get_reward speaks the OpenRLHF protocol and strips the prompt prefix', async () => {
-    const query = [...items.map((s) => s.prompt + s.reference), ...items.map((s) => s.prompt + 'no idea'), ...items.map((s) => s.reference as string)];
-    const prompts = [...items.map((s) => s.prompt), ...items.map((s) => s.prompt), ...items.map((s) => `a different prompt for ${s.env}`)];
+    const query = [
+      ...items.map((s) => s.prompt + s.reference),
+      ...items.map((s) => s.prompt + 'no idea'),
+      ...items.map((s) => s.reference as string),
+    ];
+    const prompts = [
+      ...items.map((s) => s.prompt),
+      ...items.map((s) => s.prompt),
+      ...items.map((s) => `a different prompt for ${s.env}`),
+    ];
     const labels = [...items, ...items, ...items].map((s) => s.ground_truth);
     const { status, body } = await call(A.url, '/get_reward', { query, prompts, labels });
     expect(status).toBe(200);
@@ -229,14 +298,27 @@ describe('envforge serve: scoring', () => {
     for (const s of chosen) {
       const record = await libA.get(s.env);
       const source = await libA.source(record!);
-      const responses = [s.reference as string, '<answer>0</answer>', '', '   ', s.prompt, `${s.prompt}\n<answer>${s.reference}</answer>`, `<answer>${'9'.repeat(2 ** 20)}</answer>`];
+      const responses = [
+        s.reference as string,
+        '<answer>0</answer>',
+        '',
+        '   ',
+        s.prompt,
+        `${s.prompt}\n<answer>${s.reference}</answer>`,
+        `<answer>${'9'.repeat(2 ** 20)}</answer>`,
+      ];
       const { episodes } = await runEpisodes(pool, source, [{ seed: s.seed, level: s.level, responses }]);
       const episode = episodes[0]!;
       if (!episode.ok) throw new Error(episode.message);
       const expected = episode.verdicts.map(scoreOf);
-      const { status, body } = await call(A.url, '/v1/verify', { items: responses.map((response) => ({ ground_truth: s.ground_truth, response })) });
+      const { status, body } = await call(A.url, '/v1/verify', {
+        items: responses.map((response) => ({ ground_truth: s.ground_truth, response })),
+      });
       expect(status).toBe(200);
-      expect((body.results as Result[]).map((r) => r.score), s.env).toEqual(expected);
+      expect(
+        (body.results as Result[]).map((r) => r.score),
+        s.env,
+      ).toEqual(expected);
       expect(expected[0]).toBe(1);
       expect(expected.slice(2, 5)).toEqual([0, 0, 0]);
     }
@@ -254,15 +336,30 @@ describe('envforge serve: scoring', () => {
     });
     expect(status).toBe(200);
     expect(body.results).toEqual([
-      { score: 0, error: { code: 'E_UNKNOWN_ENV', message: expect.stringMatching(/unknown environment "no-such-env"/) } },
+      {
+        score: 0,
+        error: { code: 'E_UNKNOWN_ENV', message: expect.stringMatching(/unknown environment "no-such-env"/) },
+      },
       { score: 0, error: { code: 'E_UNKNOWN_ENV', message: expect.stringMatching(/has no version 99/) } },
-      { score: 0, error: { code: 'E_LEVEL_RANGE', message: expect.stringMatching(/level 15 is past planted-sat@1's 10 levels/) } },
+      {
+        score: 0,
+        error: { code: 'E_LEVEL_RANGE', message: expect.stringMatching(/level 15 is past planted-sat@1's 10 levels/) },
+      },
       expect.objectContaining({ score: 1 }),
     ]);
     // /v1/sample refuses instead: there is nothing to return for an unknown environment.
-    expect(await call(A.url, '/v1/sample', { items: [{ env: 'no-such-env', seed: 1, level: 1 }] })).toMatchObject({ status: 404, body: { error: { code: 'E_UNKNOWN_ENV' } } });
-    expect(await call(A.url, '/v1/sample', { select: { env: 'no-such-env', n: 1 } })).toMatchObject({ status: 404, body: { error: { message: expect.stringMatching(/select\.env/) } } });
-    expect(await call(A.url, '/v1/sample', { items: [{ env: 'planted-sat', seed: 1, level: 15 }] })).toMatchObject({ status: 400, body: { error: { code: 'E_LEVEL_RANGE' } } });
+    expect(await call(A.url, '/v1/sample', { items: [{ env: 'no-such-env', seed: 1, level: 1 }] })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'E_UNKNOWN_ENV' } },
+    });
+    expect(await call(A.url, '/v1/sample', { select: { env: 'no-such-env', n: 1 } })).toMatchObject({
+      status: 404,
+      body: { error: { message: expect.stringMatching(/select\.env/) } },
+    });
+    expect(await call(A.url, '/v1/sample', { items: [{ env: 'planted-sat', seed: 1, level: 15 }] })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'E_LEVEL_RANGE' } },
+    });
   });
 });
 
@@ -273,26 +370,150 @@ describe('envforge serve: bad input is a 4xx naming the field, never a 5xx', () 
     ['a body that is not an object', '/v1/verify', [1, 2], {}, 400, /body must be a JSON object/],
     ['missing items', '/v1/verify', {}, {}, 400, /^items: is required/],
     ['items not an array', '/v1/verify', { items: 'x' }, {}, 400, /^items: must be an array/],
-    ['a seed of the wrong type', '/v1/verify', { items: [{ env: 'planted-sat', seed: '5', level: 1, response: '' }] }, {}, 400, /items\[0\]\.seed: must be a number/],
-    ['a missing response', '/v1/verify', { items: [{ env: 'planted-sat', seed: 5, level: 1, response: '' }, { env: 'planted-sat', seed: 5, level: 1 }] }, {}, 400, /^items\[1\]\.response: is required/],
-    ['a negative seed', '/v1/verify', { items: [{ env: 'planted-sat', seed: -1, level: 1, response: '' }] }, {}, 400, /items\[0\]\.seed: must be a non-negative integer/],
-    ['a fractional seed', '/v1/verify', { items: [{ env: 'planted-sat', seed: 1.5, level: 1, response: '' }] }, {}, 400, /items\[0\]\.seed: must be an integer/],
-    ['level 0', '/v1/verify', { items: [{ env: 'planted-sat', seed: 1, level: 0, response: '' }] }, {}, 400, /items\[0\]\.level: must be at least 1/],
-    ['level 21', '/v1/verify', { items: [{ env: 'planted-sat', seed: 1, level: 21, response: '' }] }, {}, 400, /items\[0\]\.level: must be at most 20/],
-    ['a ground truth that is not JSON', '/v1/verify', { items: [{ ground_truth: 'planted-sat:1', response: '' }] }, {}, 400, /items\[0\]\.ground_truth: is not valid JSON/],
-    ['a ground truth without a seed', '/v1/verify', { items: [{ ground_truth: '{"env":"planted-sat","level":1}', response: '' }] }, {}, 400, /items\[0\]\.ground_truth\.seed: is required/],
+    [
+      'a seed of the wrong type',
+      '/v1/verify',
+      { items: [{ env: 'planted-sat', seed: '5', level: 1, response: '' }] },
+      {},
+      400,
+      /items\[0\]\.seed: must be a number/,
+    ],
+    [
+      'a missing response',
+      '/v1/verify',
+      {
+        items: [
+          { env: 'planted-sat', seed: 5, level: 1, response: '' },
+          { env: 'planted-sat', seed: 5, level: 1 },
+        ],
+      },
+      {},
+      400,
+      /^items\[1\]\.response: is required/,
+    ],
+    [
+      'a negative seed',
+      '/v1/verify',
+      { items: [{ env: 'planted-sat', seed: -1, level: 1, response: '' }] },
+      {},
+      400,
+      /items\[0\]\.seed: must be a non-negative integer/,
+    ],
+    [
+      'a fractional seed',
+      '/v1/verify',
+      { items: [{ env: 'planted-sat', seed: 1.5, level: 1, response: '' }] },
+      {},
+      400,
+      /items\[0\]\.seed: must be an integer/,
+    ],
+    [
+      'level 0',
+      '/v1/verify',
+      { items: [{ env: 'planted-sat', seed: 1, level: 0, response: '' }] },
+      {},
+      400,
+      /items\[0\]\.level: must be at least 1/,
+    ],
+    [
+      'level 21',
+      '/v1/verify',
+      { items: [{ env: 'planted-sat', seed: 1, level: 21, response: '' }] },
+      {},
+      400,
+      /items\[0\]\.level: must be at most 20/,
+    ],
+    [
+      'a ground truth that is not JSON',
+      '/v1/verify',
+      { items: [{ ground_truth: 'planted-sat:1', response: '' }] },
+      {},
+      400,
+      /items\[0\]\.ground_truth: is not valid JSON/,
+    ],
+    [
+      'a ground truth without a seed',
+      '/v1/verify',
+      { items: [{ ground_truth: '{"env":"planted-sat","level":1}', response: '' }] },
+      {},
+      400,
+      /items\[0\]\.ground_truth\.seed: is required/,
+    ],
     ['get_reward without query', '/get_reward', { prompts: [], labels: [] }, {}, 400, /^query: is required/],
-    ['get_reward with fewer labels than queries', '/get_reward', { query: ['a', 'b'], prompts: ['', ''], labels: ['x'] }, {}, 400, /labels has 1 entries but query has 2/],
-    ['get_reward with a bad label', '/get_reward', { query: ['a'], prompts: [''], labels: ['{"env":"planted-sat","seed":-3,"level":1}'] }, {}, 400, /labels\[0\]\.seed: must be a non-negative integer/],
-    ['sample with both items and select', '/v1/sample', { items: [], select: { n: 1 } }, {}, 400, /exactly one of items/],
-    ['sample with levels reversed', '/v1/sample', { select: { n: 1, levels: [5, 2] } }, {}, 400, /select\.levels: must be \[min, max\]/],
+    [
+      'get_reward with fewer labels than queries',
+      '/get_reward',
+      { query: ['a', 'b'], prompts: ['', ''], labels: ['x'] },
+      {},
+      400,
+      /labels has 1 entries but query has 2/,
+    ],
+    [
+      'get_reward with a bad label',
+      '/get_reward',
+      { query: ['a'], prompts: [''], labels: ['{"env":"planted-sat","seed":-3,"level":1}'] },
+      {},
+      400,
+      /labels\[0\]\.seed: must be a non-negative integer/,
+    ],
+    [
+      'sample with both items and select',
+      '/v1/sample',
+      { items: [], select: { n: 1 } },
+      {},
+      400,
+      /exactly one of items/,
+    ],
+    [
+      'sample with levels reversed',
+      '/v1/sample',
+      { select: { n: 1, levels: [5, 2] } },
+      {},
+      400,
+      /select\.levels: must be \[min, max\]/,
+    ],
     ['sample with n missing', '/v1/sample', { select: {} }, {}, 400, /select\.n: is required/],
-    ['sample with reveal of the wrong type', '/v1/sample', { select: { n: 1 }, reveal: 'yes' }, {}, 400, /reveal: must be true or false/],
-    ['too many items', '/v1/verify', { items: Array.from({ length: 2_001 }, () => ({ env: 'planted-sat', seed: 1, level: 1, response: '' })) }, {}, 413, /items has 2001 entries; at most 2000/],
-    ['too many queries', '/get_reward', { query: Array(2_001).fill(''), prompts: Array(2_001).fill(''), labels: Array(2_001).fill('') }, {}, 413, /query has 2001 entries/],
+    [
+      'sample with reveal of the wrong type',
+      '/v1/sample',
+      { select: { n: 1 }, reveal: 'yes' },
+      {},
+      400,
+      /reveal: must be true or false/,
+    ],
+    [
+      'too many items',
+      '/v1/verify',
+      { items: Array.from({ length: 2_001 }, () => ({ env: 'planted-sat', seed: 1, level: 1, response: '' })) },
+      {},
+      413,
+      /items has 2001 entries; at most 2000/,
+    ],
+    [
+      'too many queries',
+      '/get_reward',
+      { query: Array(2_001).fill(''), prompts: Array(2_001).fill(''), labels: Array(2_001).fill('') },
+      {},
+      413,
+      /query has 2001 entries/,
+    ],
     ['too many to sample', '/v1/sample', { select: { n: 2_001 } }, {}, 413, /select\.n has 2001 entries/],
-    ['a body over the limit', '/v1/verify', { items: [{ env: 'planted-sat', seed: 1, level: 1, response: 'x'.repeat(5 * 2 ** 20) }] }, {}, 413, /over the limit of 4194304 bytes/],
-    ['a body that is not JSON at all', '/v1/verify', undefined, { raw: '<xml/>', contentType: 'application/xml' }, 415, /content-type: application\/json/],
+    [
+      'a body over the limit',
+      '/v1/verify',
+      { items: [{ env: 'planted-sat', seed: 1, level: 1, response: 'x'.repeat(5 * 2 ** 20) }] },
+      {},
+      413,
+      /over the limit of 4194304 bytes/,
+    ],
+    [
+      'a body that is not JSON at all',
+      '/v1/verify',
+      undefined,
+      { raw: '<xml/>', contentType: 'application/xml' },
+      415,
+      /content-type: application\/json/,
+    ],
     ['an unknown endpoint', '/v2/verify', {}, {}, 404, /no endpoint POST \/v2\/verify/],
   ];
   for (const [what, path, body, init, status, message] of cases) {
@@ -324,14 +545,20 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
   };
 
   it('a verifier that hangs fails only its own item with E_TIMEOUT, and the server keeps serving', async () => {
-    const { status, body } = await call(B.url, '/v1/verify', { items: [item('hang'), item(hang.reference as string), item('<answer>-1</answer>')] });
+    const { status, body } = await call(B.url, '/v1/verify', {
+      items: [item('hang'), item(hang.reference as string), item('<answer>-1</answer>')],
+    });
     expect(status).toBe(200);
     expect(body.results[0]).toMatchObject({ score: 0, error: { code: 'E_TIMEOUT' } });
     expect(body.results[1]).toEqual({ score: 1 });
     expect(body.results[2]).toEqual({ score: 0 });
     const after = await call(B.url, '/v1/verify', { items: [item(hang.reference as string)] });
     expect(after.body.results).toEqual([{ score: 1 }]);
-    const reward = await call(B.url, '/get_reward', { query: [`${hang.prompt}hang`], prompts: [hang.prompt], labels: [hang.ground_truth] });
+    const reward = await call(B.url, '/get_reward', {
+      query: [`${hang.prompt}hang`],
+      prompts: [hang.prompt],
+      labels: [hang.ground_truth],
+    });
     expect(reward).toMatchObject({ status: 200, body: { rewards: [0], extra_logs: { envforge_error: [1] } } });
   });
 
@@ -356,7 +583,9 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.body.error.code).toBe('E_OVERLOADED');
     expect((await slow).body.results[0].error.code).toBe('E_TIMEOUT');
-    expect((await call(B.url, '/v1/verify', { items: [item(hang.reference as string), item('x')] })).body.results).toEqual([{ score: 1 }, { score: 0 }]);
+    expect(
+      (await call(B.url, '/v1/verify', { items: [item(hang.reference as string), item('x')] })).body.results,
+    ).toEqual([{ score: 1 }, { score: 0 }]);
   });
 
   it('picks up a newly admitted environment without a restart', async () => {
@@ -371,13 +600,25 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
       names = (await call(A.url, '/v1/envs')).body.envs.map((e: { name: string }) => e.name);
     }
     expect(names).toContain('late-arrival');
-    const [fresh] = (await sample(A.url, { select: { env: 'late-arrival', n: 1, seed: 5 }, reveal: true })) as [Sampled];
-    expect((await call(A.url, '/v1/verify', { items: [{ ground_truth: fresh.ground_truth, response: fresh.reference }] })).body.results).toEqual([{ score: 1 }]);
+    const [fresh] = (await sample(A.url, { select: { env: 'late-arrival', n: 1, seed: 5 }, reveal: true })) as [
+      Sampled,
+    ];
+    expect(
+      (await call(A.url, '/v1/verify', { items: [{ ground_truth: fresh.ground_truth, response: fresh.reference }] }))
+        .body.results,
+    ).toEqual([{ score: 1 }]);
     expect((await call(A.url, '/health')).body.envs).toBe(13);
   });
 
   it('close() finishes in-flight requests, then refuses connections; a pool it was given stays open', async () => {
-    const C = await startServer({ operatorToken: TOKEN, libraryDir: dirB, port: 0, pool: poolB, callTimeoutMs: 500, quarantine: false });
+    const C = await startServer({
+      operatorToken: TOKEN,
+      libraryDir: dirB,
+      port: 0,
+      pool: poolB,
+      callTimeoutMs: 500,
+      quarantine: false,
+    });
     const slow = call(C.url, '/v1/verify', { items: [item('hang'), item(hang.reference as string)] });
     await waitForInflight(C.url);
     await C.close();
@@ -395,8 +636,14 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
 describe('envforge serve: the command', () => {
   // The real binary (built by `npm test` before vitest runs).
   const MAIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-  const start = (...args: string[]) => spawn(process.execPath, [MAIN, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ENVFORGE_OPERATOR_TOKEN: TOKEN } });
-  const exit = (child: ReturnType<typeof start>) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const start = (...args: string[]) =>
+    spawn(process.execPath, [MAIN, ...args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ENVFORGE_OPERATOR_TOKEN: TOKEN },
+    });
+  const exit = (child: ReturnType<typeof start>) =>
+    new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   it('prints the URL, serves, and shuts down gracefully on SIGTERM', async () => {
     const child = start('serve', '--port', '0', '--library', dirB, '--max-queue', '100');
@@ -406,12 +653,23 @@ describe('envforge serve: the command', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d) => {
         stdout += d;
-        const match = /listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward.*POST \/v1\/episodes.*WS \/openenv\/\{env\}\/ws.*\), library \S+/.exec(stdout);
+        const match =
+          /listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward.*POST \/v1\/episodes.*WS \/openenv\/\{env\}\/ws.*\), library \S+/.exec(
+            stdout,
+          );
         if (match) resolve(match[1] as string);
       });
       child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));
     });
-    expect((await call(url, '/health')).body).toEqual({ status: 'ok', envs: 1, quarantined: 0, inflight: 0, maxQueue: 100, sessions: 0, maxSessions: 4096 });
+    expect((await call(url, '/health')).body).toEqual({
+      status: 'ok',
+      envs: 1,
+      quarantined: 0,
+      inflight: 0,
+      maxQueue: 100,
+      sessions: 0,
+      maxSessions: 4096,
+    });
     const exited = exit(child);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

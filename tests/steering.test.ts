@@ -21,10 +21,20 @@ const saturated = [{ skill: 'arithmetic', passRate: 0.95, n: 300 }];
 
 describe('WeakSteering', () => {
   it('wants ceil(share × target) admissions for the weak skills it can train, dealt round-robin, and names the rest', () => {
-    const steering = new WeakSteering({ weak, saturated, weakShare: 0.6, target: 11, canTrain: (s) => s !== 'probability' });
+    const steering = new WeakSteering({
+      weak,
+      saturated,
+      weakShare: 0.6,
+      target: 11,
+      canTrain: (s) => s !== 'probability',
+    });
     expect(steering.weakWanted).toBe(7);
     expect(Object.fromEntries(steering.wanted)).toEqual({ sorting: 4, 'graph-traversal': 3 });
-    expect(steering.report()).toMatchObject({ untrainable: [{ skill: 'probability', passRate: 0.2 }], saturated: [{ skill: 'arithmetic' }], weakAdmitted: 0 });
+    expect(steering.report()).toMatchObject({
+      untrainable: [{ skill: 'probability', passRate: 0.2 }],
+      saturated: [{ skill: 'arithmetic' }],
+      weakAdmitted: 0,
+    });
     expect(new WeakSteering({ weak, saturated, weakShare: 0, target: 10 }).active).toBe(false);
     expect(new WeakSteering({ weak: [], saturated, weakShare: 0.6, target: 10 }).focus(6)).toBeUndefined();
   });
@@ -50,13 +60,34 @@ describe('WeakSteering', () => {
     steering.admitted(['graph-traversal']);
     expect(steering.focus(6)).toBeUndefined();
     expect(steering.start({ skills: ['strings'] })).toBe(true);
-    expect(steering.report()).toMatchObject({ weakAdmitted: 3, weakWanted: 3, setAside: 1, admittedPerSkill: { sorting: 2, strings: 2, 'graph-traversal': 1, arithmetic: 1 } });
+    expect(steering.report()).toMatchObject({
+      weakAdmitted: 3,
+      weakWanted: 3,
+      setAside: 1,
+      admittedPerSkill: { sorting: 2, strings: 2, 'graph-traversal': 1, arithmetic: 1 },
+    });
   });
 
   it('tells the LLM architect the quota and the saturated skills', () => {
-    const stats = { environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 };
-    const text = renderArchitect({ stats, n: 6, weakSkills: weak, saturatedSkills: saturated, focus: { skills: ['sorting', 'graph-traversal'], slots: 4 } }).text;
-    expect(text).toContain("This round's quota: at least 4 of the 6 specs must each train one of these weak skills (deal them round-robin, in this order): sorting, graph-traversal.");
+    const stats = {
+      environments: 0,
+      versions: 0,
+      byStatus: {},
+      bySkill: {},
+      byAuthor: {},
+      levels: null,
+      rejections: 0,
+    };
+    const text = renderArchitect({
+      stats,
+      n: 6,
+      weakSkills: weak,
+      saturatedSkills: saturated,
+      focus: { skills: ['sorting', 'graph-traversal'], slots: 4 },
+    }).text;
+    expect(text).toContain(
+      "This round's quota: at least 4 of the 6 specs must each train one of these weak skills (deal them round-robin, in this order): sorting, graph-traversal.",
+    );
     expect(text).toContain('Saturated skills (the model already solves them; aim no spec at them): arithmetic (95%).');
     expect(renderArchitect({ stats, n: 6 }).text).toContain('(no quota for weak skills this round)');
   });
@@ -73,18 +104,44 @@ describe('envforge run --feedback with the offline author', () => {
     const library = join(root, 'run');
     cpSync(seeded, library, { recursive: true });
     const feedback = join(root, 'evals.csv');
-    writeFileSync(feedback, 'skill,pass_rate,n\nsorting,0.12,200\ngraph-traversal,0.18,200\nprobability,0.2,100\narithmetic,0.95,300\n');
+    writeFileSync(
+      feedback,
+      'skill,pass_rate,n\nsorting,0.12,200\ngraph-traversal,0.18,200\nprobability,0.2,100\narithmetic,0.95,300\n',
+    );
     const config = join(root, 'empty.config.json');
     writeFileSync(config, '{}');
     const out: string[] = [];
     const err: string[] = [];
     // Single-turn only (the weak skills here are single-turn ones): episodic validations would triple its time.
-    const args = ['run', '--provider', 'offline', '--kind', 'single', '--config', config, '--seed', '11', '--target', '10', '--concurrency', '2', '--feedback', feedback, '--library', library, '--json'];
+    const args = [
+      'run',
+      '--provider',
+      'offline',
+      '--kind',
+      'single',
+      '--config',
+      config,
+      '--seed',
+      '11',
+      '--target',
+      '10',
+      '--concurrency',
+      '2',
+      '--feedback',
+      feedback,
+      '--library',
+      library,
+      '--json',
+    ];
     const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
     expect(code, err.join('\n')).toBe(0);
     expect(err).toContain('feedback: weak sorting 12%, graph-traversal 18%; saturated arithmetic 95%');
-    expect(err).toContain('feedback: weak share 60%: 6 of the admissions should train a weak skill (sorting 3, graph-traversal 3)');
-    expect(err).toContain('feedback: this author cannot train the weak skills probability: they are left out of the share');
+    expect(err).toContain(
+      'feedback: weak share 60%: 6 of the admissions should train a weak skill (sorting 3, graph-traversal 3)',
+    );
+    expect(err).toContain(
+      'feedback: this author cannot train the weak skills probability: they are left out of the share',
+    );
     expect(err.some((l) => /"type":"admitted".*"weak":\{"admitted":\d+,"wanted":6\}/.test(l))).toBe(true);
 
     const report = JSON.parse(out.join('\n'));
@@ -92,21 +149,32 @@ describe('envforge run --feedback with the offline author', () => {
     expect(admitted).toBeGreaterThanOrEqual(10);
     // Counted from the library, not from the report's own numbers.
     const check = SqliteLibrary.open(library, { readonly: true });
-    const skillsOf = await Promise.all(report.admitted.map(async (a: { name: string; version: number }) => (await check.get(a.name, a.version))?.meta.skills ?? []));
+    const skillsOf = await Promise.all(
+      report.admitted.map(
+        async (a: { name: string; version: number }) => (await check.get(a.name, a.version))?.meta.skills ?? [],
+      ),
+    );
     await check.close();
-    const trainsWeak = skillsOf.filter((skills) => skills.includes('sorting') || skills.includes('graph-traversal')).length;
+    const trainsWeak = skillsOf.filter(
+      (skills) => skills.includes('sorting') || skills.includes('graph-traversal'),
+    ).length;
     expect(trainsWeak / admitted).toBeGreaterThanOrEqual(0.6);
     expect(report.frontier).toMatchObject({
       weakShare: 0.6,
       weakWanted: 6,
       weakAdmitted: trainsWeak,
-      weak: [expect.objectContaining({ skill: 'sorting', passRate: 0.12, wanted: 3 }), expect.objectContaining({ skill: 'graph-traversal', passRate: 0.18, wanted: 3 })],
+      weak: [
+        expect.objectContaining({ skill: 'sorting', passRate: 0.12, wanted: 3 }),
+        expect.objectContaining({ skill: 'graph-traversal', passRate: 0.18, wanted: 3 }),
+      ],
       untrainable: [expect.objectContaining({ skill: 'probability' })],
       saturated: [expect.objectContaining({ skill: 'arithmetic', passRate: 0.95 })],
     });
     expect(report.frontier.admittedPerSkill.sorting).toBe(skillsOf.filter((s) => s.includes('sorting')).length);
     const markdown = readFileSync(join(library, 'batches', `${report.batchId}.md`), 'utf8');
-    expect(markdown).toMatch(/## Trainer feedback: the frontier\n\nWeak share 60%: \d+ of the 6 admissions wanted for weak skills train one\./);
+    expect(markdown).toMatch(
+      /## Trainer feedback: the frontier\n\nWeak share 60%: \d+ of the 6 admissions wanted for weak skills train one\./,
+    );
     expect(markdown).toMatch(/\| sorting \| 12% \| 3 \| \d+ \|\n\| graph-traversal \| 18% \| 3 \| \d+ \|/);
     expect(markdown).toContain('Weak skills this author cannot train (left out of the share): probability (20%).');
     expect(markdown).toContain('Saturated skills (not aimed at): arithmetic (95%).');

@@ -9,7 +9,19 @@ function step(parse: number, crossing: number, journal: number) {
   const stepAt = arrive + parse;
   const sent = stepAt + 1;
   const back = sent + crossing + 2;
-  return { arrive, step: stepAt, rollout: stepAt + 0.5, sent, back, guestMs: 2, rolled: back, journalIn: stepAt + 0.5, journalOut: stepAt + 0.5 + journal, answered: back + 0.25, done: back + 0.5 };
+  return {
+    arrive,
+    step: stepAt,
+    rollout: stepAt + 0.5,
+    sent,
+    back,
+    guestMs: 2,
+    rolled: back,
+    journalIn: stepAt + 0.5,
+    journalOut: stepAt + 0.5 + journal,
+    answered: back + 0.25,
+    done: back + 0.5,
+  };
 }
 
 describe('the step profile', () => {

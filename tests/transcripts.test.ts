@@ -28,17 +28,51 @@ interface Turn {
   expect: { specs?: Array<[string, KindName]>; module?: string; failed?: string[] };
 }
 
-const { turns } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tests', 'fixtures', 'transcripts', 'replies.json'), 'utf8')) as { turns: Turn[] };
+const { turns } = JSON.parse(
+  readFileSync(join(PACKAGE_ROOT, 'tests', 'fixtures', 'transcripts', 'replies.json'), 'utf8'),
+) as { turns: Turn[] };
 const file = (path: string) => readFileSync(join(PACKAGE_ROOT, path), 'utf8');
 const expand = (text: string) => text.replace(/\{\{module:([^}]+)\}\}/g, (_all, path: string) => file(path));
-const specs = architectOutputSchema('mixed').parse(JSON.parse((turns[0] as Turn).reply)).specs.map((s) => toEnvSpec(s));
-const stats = { environments: 12, versions: 12, byStatus: { active: 12 }, bySkill: { 'dynamic-programming': 2, graphs: 1 }, byAuthor: { seed: 12 }, levels: { min: 5, max: 10 }, rejections: 0 };
-const report = { problems: [{ stage: 'hack' as const, code: 'E_ACCEPTS_PERTURBED' as const, message: 'verify scored 1 for the reference with 7 changed to 8', evidence: { seed: 3, level: 2, score: 1 } }] };
-const metaOf = (source: string) => ({
-  name: /name: '([a-z0-9-]+)'/.exec(source)?.[1] ?? 'x', title: 'T', description: 'D.', skills: ['tool-use'], levels: 5,
-  ...(source.includes("kind: 'episodic'") ? { kind: 'episodic', maxTurns: 70, tools: [] } : {}),
-}) as never;
-const samples = [{ seed: 11, level: 1, prompt: 'Settle every open return request, then close the desk.', reference: '[{"tool":"get_request","args":{"id":"R-1234A"}},{"tool":"close_desk","args":{}}]', observations: ['R-1234A: kettle, bought 3 days ago, unopened, sale receipt.', 'The desk is closed.'] }];
+const specs = architectOutputSchema('mixed')
+  .parse(JSON.parse((turns[0] as Turn).reply))
+  .specs.map((s) => toEnvSpec(s));
+const stats = {
+  environments: 12,
+  versions: 12,
+  byStatus: { active: 12 },
+  bySkill: { 'dynamic-programming': 2, graphs: 1 },
+  byAuthor: { seed: 12 },
+  levels: { min: 5, max: 10 },
+  rejections: 0,
+};
+const report = {
+  problems: [
+    {
+      stage: 'hack' as const,
+      code: 'E_ACCEPTS_PERTURBED' as const,
+      message: 'verify scored 1 for the reference with 7 changed to 8',
+      evidence: { seed: 3, level: 2, score: 1 },
+    },
+  ],
+};
+const metaOf = (source: string) =>
+  ({
+    name: /name: '([a-z0-9-]+)'/.exec(source)?.[1] ?? 'x',
+    title: 'T',
+    description: 'D.',
+    skills: ['tool-use'],
+    levels: 5,
+    ...(source.includes("kind: 'episodic'") ? { kind: 'episodic', maxTurns: 70, tools: [] } : {}),
+  }) as never;
+const samples = [
+  {
+    seed: 11,
+    level: 1,
+    prompt: 'Settle every open return request, then close the desk.',
+    reference: '[{"tool":"get_request","args":{"id":"R-1234A"}},{"tool":"close_desk","args":{}}]',
+    observations: ['R-1234A: kettle, bought 3 days ago, unopened, sale receipt.', 'The desk is closed.'],
+  },
+];
 
 let server: FakeOpenAiServer;
 beforeAll(async () => {
@@ -46,12 +80,18 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-describe.each(PROMPT_PROFILES)('recorded replies against today\'s %s prompts', (profile) => {
+describe.each(PROMPT_PROFILES)("recorded replies against today's %s prompts", (profile) => {
   it.each(turns.map((t) => [t.turn, t] as const))('%s', async (_name, turn) => {
     const before = server.requests.length;
-    if (turn.server === 'no-json-schema') server.push(reply.status(400, 'response_format json_schema is not supported by this server'));
+    if (turn.server === 'no-json-schema')
+      server.push(reply.status(400, 'response_format json_schema is not supported by this server'));
     server.push(reply.text(expand(turn.reply)));
-    const client = createOpenAiClient({ model: 'recorded-model', baseUrl: server.baseUrl, apiKey: 'none', cache: false });
+    const client = createOpenAiClient({
+      model: 'recorded-model',
+      baseUrl: server.baseUrl,
+      apiKey: 'none',
+      cache: false,
+    });
     let rendered: string;
     if (turn.agent === 'architect') {
       const input = { stats, n: turn.n ?? 1, kind: turn.kind ?? 'mixed' };
@@ -80,7 +120,9 @@ describe.each(PROMPT_PROFILES)('recorded replies against today\'s %s prompts', (
       expect(out.ok).toBe(turn.expect.failed?.length === 0);
     }
     // What went over the wire is today's prompt, as rendered, in one user message.
-    const sent = server.requests.slice(before).map((r) => r.body as { messages: Array<{ role: string; content: string }> });
+    const sent = server.requests
+      .slice(before)
+      .map((r) => r.body as { messages: Array<{ role: string; content: string }> });
     expect(sent.at(-1)?.messages.find((m) => m.role === 'user')?.content).toBe(rendered);
     expect(server.requests.length - before).toBe(turn.server === 'no-json-schema' ? 2 : 1);
   });

@@ -22,7 +22,10 @@ it('runs determinism and hack at once, with two fresh realms, and reports the st
         log.push({ fresh, calls: request.calls?.length ?? 0, overlappedFresh: freshInFlight > 0 });
         if (fresh) freshInFlight++;
         try {
-          return await (target.run as (r: RunRequest, ...more: unknown[]) => ReturnType<SandboxPool['run']>)(request, ...rest);
+          return await (target.run as (r: RunRequest, ...more: unknown[]) => ReturnType<SandboxPool['run']>)(
+            request,
+            ...rest,
+          );
         } finally {
           if (fresh) freshInFlight--;
         }
@@ -31,7 +34,17 @@ it('runs determinism and hack at once, with two fresh realms, and reports the st
   });
   const report = await validateCandidate(source, { pool: spy, validationSeed: 42 });
   expect(report.verdict, report.problems.map((p) => `${p.code} ${p.message}`).join('\n')).toBe('admit');
-  expect(report.stages.map((s) => s.stage)).toEqual(['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review']);
+  expect(report.stages.map((s) => s.stage)).toEqual([
+    'static',
+    'execution',
+    'determinism',
+    'solvability',
+    'hack',
+    'diversity',
+    'difficulty',
+    'novelty',
+    'review',
+  ]);
   const fresh = log.filter((j) => j.fresh);
   expect(fresh).toHaveLength(2);
   // The second fresh realm serves the calls again, then reversed and repeated: three times the first's calls.

@@ -10,34 +10,64 @@ const names = (waves: Array<Array<{ name: string }>>) => waves.map((wave) => wav
 
 describe('the derived stage order', () => {
   it('puts each step in the wave after the last producer of what it reads, keeping declaration order within a wave', () => {
-    const waves = orderWaves([step('review', ['a', 'c']), step('b', ['a'], ['b']), step('first', [], ['a']), step('c', ['b'], ['c']), step('side', ['a'])]);
+    const waves = orderWaves([
+      step('review', ['a', 'c']),
+      step('b', ['a'], ['b']),
+      step('first', [], ['a']),
+      step('c', ['b'], ['c']),
+      step('side', ['a']),
+    ]);
     expect(names(waves)).toEqual([['first'], ['b', 'side'], ['c'], ['review']]);
   });
 
   it('refuses a step that reads a fact no step produces, naming both', () => {
-    expect(() => orderWaves([step('static', [], ['meta']), step('difficulty', ['meta', 'baselines'])])).toThrow(new PlanError('validator plan: difficulty reads baselines, which no step produces'));
+    expect(() => orderWaves([step('static', [], ['meta']), step('difficulty', ['meta', 'baselines'])])).toThrow(
+      new PlanError('validator plan: difficulty reads baselines, which no step produces'),
+    );
   });
 
   it('refuses a cycle, naming the steps around it', () => {
-    expect(() => orderWaves([step('a', ['y'], ['x']), step('b', ['x'], ['y'])])).toThrow(/validator plan: a cycle, a → b → a/);
+    expect(() => orderWaves([step('a', ['y'], ['x']), step('b', ['x'], ['y'])])).toThrow(
+      /validator plan: a cycle, a → b → a/,
+    );
     expect(() => orderWaves([step('self', ['x'], ['x'])])).toThrow(/a cycle, self → self/);
   });
 
   it('refuses a fact produced by two steps', () => {
-    expect(() => orderWaves([step('hack', [], ['baselines']), step('baselines', [], ['baselines'])])).toThrow(/baselines is produced by both hack and baselines/);
+    expect(() => orderWaves([step('hack', [], ['baselines']), step('baselines', [], ['baselines'])])).toThrow(
+      /baselines is produced by both hack and baselines/,
+    );
   });
 });
 
 describe("each kind's plan", () => {
   it('runs a single-turn candidate through static, execution, the sampling stages, the baselines, difficulty and review', () => {
-    expect(names(planFor(KINDS.single))).toEqual([['static'], ['execution'], ['determinism', 'solvability', 'hack', 'diversity', 'novelty'], ['baselines'], ['difficulty'], ['review']]);
+    expect(names(planFor(KINDS.single))).toEqual([
+      ['static'],
+      ['execution'],
+      ['determinism', 'solvability', 'hack', 'diversity', 'novelty'],
+      ['baselines'],
+      ['difficulty'],
+      ['review'],
+    ]);
   });
 
   it('gives episodic difficulty the hack stage’s random-policy floor and no text baselines', () => {
-    expect(names(planFor(KINDS.episodic))).toEqual([['static'], ['execution'], ['determinism', 'solvability', 'hack', 'diversity', 'novelty'], ['difficulty'], ['review']]);
+    expect(names(planFor(KINDS.episodic))).toEqual([
+      ['static'],
+      ['execution'],
+      ['determinism', 'solvability', 'hack', 'diversity', 'novelty'],
+      ['difficulty'],
+      ['review'],
+    ]);
   });
 
   it('lets code difficulty run beside the hack stage, as it reads only the episodes', () => {
-    expect(names(planFor(KINDS.code))).toEqual([['static'], ['execution'], ['determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty'], ['review']]);
+    expect(names(planFor(KINDS.code))).toEqual([
+      ['static'],
+      ['execution'],
+      ['determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty'],
+      ['review'],
+    ]);
   });
 });

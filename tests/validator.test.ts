@@ -14,15 +14,23 @@ const { manifest, pool, novelty: noveltyIndex } = corpusSetup(CORPUS, { beforeAl
 
 it('has a corpus of at least 45 candidates: good, broken and hostile', () => {
   expect(manifest.length).toBeGreaterThanOrEqual(45);
-  for (const kind of ['good-', 'broken-', 'hostile-']) expect(manifest.filter((m) => m.file.startsWith(kind)).length).toBeGreaterThanOrEqual(8);
+  for (const kind of ['good-', 'broken-', 'hostile-'])
+    expect(manifest.filter((m) => m.file.startsWith(kind)).length).toBeGreaterThanOrEqual(8);
 });
 
 describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
   it(`is ${verdict === 'admit' ? 'admitted' : `rejected with ${codes.join(' or ')}`}`, async () => {
-    const report = await validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() });
+    const report = await validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), {
+      pool,
+      novelty: noveltyIndex(),
+    });
     const found = report.problems.map((p) => `${p.code} [${p.stage}] ${p.message}`);
     expect(report.verdict, `${why}\n${found.join('\n')}`).toBe(verdict);
-    if (verdict === 'reject') expect(report.problems.map((p) => p.code), why).toEqual(expect.arrayContaining([expect.toBeOneOf(codes)]));
+    if (verdict === 'reject')
+      expect(
+        report.problems.map((p) => p.code),
+        why,
+      ).toEqual(expect.arrayContaining([expect.toBeOneOf(codes)]));
     // Every rejection explains itself; every admission carries its difficulty curve.
     for (const p of report.problems) expect(p.message.length).toBeGreaterThan(10);
     if (verdict === 'admit') expect(report.curve.length).toBe(report.meta?.levels);
@@ -30,17 +38,24 @@ describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
 });
 
 describe('the judgement explains itself', () => {
-  const validate = (file: string) => validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() });
+  const validate = (file: string) =>
+    validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() });
 
   it('keeps the worst response of each failing probe family, bounded, with the part that decided its score', async () => {
     const report = await validate('broken-accepts-echo.js');
     for (const code of ['E_ACCEPTS_ECHO', 'E_ACCEPTS_ENUMERATION']) {
       const problem = report.problems.find((p) => p.code === code);
-      const evidence = problem?.evidence as { reference: string; score: number; response: { chars: number; head: string; around?: string; tail?: string } };
+      const evidence = problem?.evidence as {
+        reference: string;
+        score: number;
+        response: { chars: number; head: string; around?: string; tail?: string };
+      };
       expect(evidence.score).toBeGreaterThanOrEqual(0.1);
       expect(JSON.stringify(evidence).length).toBeLessThan(1_500);
       // The long echo is cut, but the window around the answer it contains is kept.
-      expect([evidence.response.head, evidence.response.around, evidence.response.tail].join('')).toContain(evidence.reference);
+      expect([evidence.response.head, evidence.response.around, evidence.response.tail].join('')).toContain(
+        evidence.reference,
+      );
     }
   });
 
@@ -48,7 +63,9 @@ describe('the judgement explains itself', () => {
     const report = await validate('broken-constant-level-one.js');
     const problem = report.problems.find((p) => p.code === 'E_ACCEPTS_CONSTANT');
     expect(problem?.message).toMatch(/at level 1 /);
-    const checks = report.stages.find((s) => s.stage === 'hack')?.metrics.checks as { guessing: { levels: Array<{ level: number }> } };
+    const checks = report.stages.find((s) => s.stage === 'hack')?.metrics.checks as {
+      guessing: { levels: Array<{ level: number }> };
+    };
     const levels = checks.guessing.levels;
     expect(levels.map((l) => l.level)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });

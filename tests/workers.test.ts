@@ -21,7 +21,9 @@ afterAll(async () => {
 
 /** A worker process; `taken` resolves on its first job taken (its validation is then under way). */
 function worker(url: string) {
-  const child = spawn(process.execPath, [MAIN, 'worker', '--database', url, '--json', '--job-timeout', '30'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'worker', '--database', url, '--json', '--job-timeout', '30'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let err = '';
   const taken = new Promise<void>((resolve) =>
@@ -36,7 +38,23 @@ function worker(url: string) {
 
 // Single-turn candidates keep the run short (mixed ones put episodic validations on the queue: ~5 min in CI).
 // The same seed gives the same validation key, so both runs draw the same validation seeds per candidate.
-const RUN = ['--provider', 'offline', '--kind', 'single', '--seed', '11', '--target', '100', '--max-candidates', '3', '--repair-rounds', '0', '--concurrency', '3', '--json'];
+const RUN = [
+  '--provider',
+  'offline',
+  '--kind',
+  'single',
+  '--seed',
+  '11',
+  '--target',
+  '100',
+  '--max-candidates',
+  '3',
+  '--repair-rounds',
+  '0',
+  '--concurrency',
+  '3',
+  '--json',
+];
 
 /** What a rerun of the same seed must reproduce: everything but ids, timings and the order of completion. */
 const outcomesOf = (r: BatchReport) => ({
@@ -57,15 +75,27 @@ let seededDatabase: Promise<string> | undefined;
 const seeded = () =>
   (seededDatabase ??= (async () => {
     const url = await (await server.ready()).createDatabase();
-    const migrated = await runEnvforge('library', 'migrate', '--from', (await sharedSeededLibrary('single')).dir, '--to', url);
+    const migrated = await runEnvforge(
+      'library',
+      'migrate',
+      '--from',
+      (await sharedSeededLibrary('single')).dir,
+      '--to',
+      url,
+    );
     expect(migrated.code, migrated.stderr).toBe(0);
     return url;
   })());
 
 describe.skipIf(server.skipped)('envforge run --workers remote with two envforge worker processes', () => {
-  it('survives a SIGKILLed worker: every environment admitted once, no job lost, the same outcomes as one process', { timeout: 360_000 }, async () => {
+  it('survives a SIGKILLed worker: every environment admitted once, no job lost, the same outcomes as one process', {
+    timeout: 360_000,
+  }, async () => {
     const pgServer = await server.ready();
-    const [single, shared] = [await pgServer.createDatabase(await seeded()), await pgServer.createDatabase(await seeded())];
+    const [single, shared] = [
+      await pgServer.createDatabase(await seeded()),
+      await pgServer.createDatabase(await seeded()),
+    ];
 
     const alone = await runEnvforge('run', '--database', single, ...RUN);
     expect(alone.code, alone.stderr).toBe(0);
@@ -100,7 +130,9 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
     const sql = new pg.Client({ connectionString: shared });
     await sql.connect();
     try {
-      const { rows } = await sql.query("SELECT state, count(*)::int AS n, max(retry_count) AS retries FROM pgboss.job WHERE name = 'envforge-validate' GROUP BY state");
+      const { rows } = await sql.query(
+        "SELECT state, count(*)::int AS n, max(retry_count) AS retries FROM pgboss.job WHERE name = 'envforge-validate' GROUP BY state",
+      );
       expect(rows.map((r: { state: string }) => r.state)).toEqual(['completed']);
       expect(rows[0].n).toBe(report.funnel.validations);
       expect(rows[0].retries).toBeGreaterThanOrEqual(1);
@@ -111,13 +143,19 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
     await survivor.exited;
   });
 
-  it('with no worker running: says it is waiting, then stops at --wait-timeout with the batch kept for --resume', { timeout: 120_000 }, async () => {
+  it('with no worker running: says it is waiting, then stops at --wait-timeout with the batch kept for --resume', {
+    timeout: 120_000,
+  }, async () => {
     const pgServer = await server.ready();
     const url = await pgServer.createDatabase(await seeded());
     const result = await runEnvforge('run', '--database', url, '--workers', 'remote', '--wait-timeout', '7', ...RUN);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/waiting for workers: a job has waited \d+ s and no envforge worker has taken it; start one with: envforge worker --database /);
-    expect(result.stderr).toMatch(/no envforge worker took a job within --wait-timeout 7 s; the batch is kept\. .*envforge run --resume batch-\S+/);
+    expect(result.stderr).toMatch(
+      /waiting for workers: a job has waited \d+ s and no envforge worker has taken it; start one with: envforge worker --database /,
+    );
+    expect(result.stderr).toMatch(
+      /no envforge worker took a job within --wait-timeout 7 s; the batch is kept\. .*envforge run --resume batch-\S+/,
+    );
     const report = JSON.parse(result.stdout) as BatchReport;
     expect(report.stopReason).toBe('no-worker');
     const library = openLibrary(url);

@@ -29,7 +29,8 @@ export function tokenize(text: string, max = Number.POSITIVE_INFINITY): string[]
   let i = 0;
   while (i < text.length && out.length < max) {
     const c = text.charCodeAt(i);
-    const signed = (c === 45 || c === 43) && isDigit(text.charCodeAt(i + 1)) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)));
+    const signed =
+      (c === 45 || c === 43) && isDigit(text.charCodeAt(i + 1)) && (i === 0 || !isWordChar(text.charCodeAt(i - 1)));
     if (!isWordChar(c) && !signed) {
       i++;
       continue;
@@ -38,7 +39,12 @@ export function tokenize(text: string, max = Number.POSITIVE_INFINITY): string[]
     while (j < text.length) {
       const d = text.charCodeAt(j);
       if (isWordChar(d)) j++;
-      else if ((d === 46 || d === 45 || d === 39) && isWordChar(text.charCodeAt(j - 1)) && isWordChar(text.charCodeAt(j + 1))) j += 2;
+      else if (
+        (d === 46 || d === 45 || d === 39) &&
+        isWordChar(text.charCodeAt(j - 1)) &&
+        isWordChar(text.charCodeAt(j + 1))
+      )
+        j += 2;
       else break;
     }
     out.push(text.slice(i, j));
@@ -66,17 +72,27 @@ export function shapeOf(content: string): Shape {
   const text = content.trim();
   if (text.length === 0) return { kind: 'empty', items: [], separator: null, bracketed: false };
   if (isIntegerAnswer(text)) return { kind: 'integer', items: [text], separator: null, bracketed: false };
-  if (text.length <= 40 && NUMBER.test(text)) return { kind: 'number', items: [text], separator: null, bracketed: false };
+  if (text.length <= 40 && NUMBER.test(text))
+    return { kind: 'number', items: [text], separator: null, bracketed: false };
   const bracketed = text.length > 2 && text.startsWith('[') && text.endsWith(']');
   const inner = bracketed ? text.slice(1, -1) : text;
   for (const sep of SEPARATORS) {
     if (!inner.includes(sep)) continue;
-    const items = inner.split(sep).map((s) => s.trim()).filter(Boolean);
-    if (items.length >= 2) return { kind: 'list', items, separator: sep === '\n' || sep === '|' ? sep : `${sep} `, bracketed };
+    const items = inner
+      .split(sep)
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (items.length >= 2)
+      return { kind: 'list', items, separator: sep === '\n' || sep === '|' ? sep : `${sep} `, bracketed };
   }
   const words = inner.split(/\s+/).filter(Boolean);
   if (words.length >= 2 && words.length <= 200) return { kind: 'list', items: words, separator: ' ', bracketed };
-  return { kind: words.length === 1 && tokenize(text, 2).length === 1 ? 'word' : 'text', items: [text], separator: null, bracketed: false };
+  return {
+    kind: words.length === 1 && tokenize(text, 2).length === 1 ? 'word' : 'text',
+    items: [text],
+    separator: null,
+    bracketed: false,
+  };
 }
 
 /** Writes items back the way the reference wrote its list. */
@@ -143,7 +159,14 @@ export function caseCarriesInformation(content: string): boolean {
 }
 
 function isTitled(content: string): boolean {
-  return content.split(/[^A-Za-z]+/).every((w) => w.length === 0 || (w[0] === (w[0] as string).toUpperCase() && w.slice(1) === w.slice(1).toLowerCase()) || w === w.toLowerCase());
+  return content
+    .split(/[^A-Za-z]+/)
+    .every(
+      (w) =>
+        w.length === 0 ||
+        (w[0] === (w[0] as string).toUpperCase() && w.slice(1) === w.slice(1).toLowerCase()) ||
+        w === w.toLowerCase(),
+    );
 }
 
 /** Case variants where case carries information: swapped, all lower, all upper. */
@@ -179,7 +202,11 @@ export function entropyBits<T>(values: T[]): number {
  * Where `needle` occurs in `hay` (characters of a string, or tokens of an array), at most `cap` places, in
  * O(|hay| + |needle|) comparisons (Knuth-Morris-Pratt): a guest-written needle cannot make it quadratic.
  */
-export function occurrences<T>(hay: ArrayLike<T> | string, needle: ArrayLike<T> | string, cap = Number.POSITIVE_INFINITY): number[] {
+export function occurrences<T>(
+  hay: ArrayLike<T> | string,
+  needle: ArrayLike<T> | string,
+  cap = Number.POSITIVE_INFINITY,
+): number[] {
   const m = needle.length;
   if (m === 0 || m > hay.length) return [];
   if (typeof hay === 'string' && typeof needle === 'string') {
@@ -189,11 +216,23 @@ export function occurrences<T>(hay: ArrayLike<T> | string, needle: ArrayLike<T> 
       for (let at = hay.indexOf(needle); at >= 0 && out.length < cap; at = hay.indexOf(needle, at + 1)) out.push(at);
       return out;
     }
-    return kmp((i) => hay.charCodeAt(i), hay.length, (i) => needle.charCodeAt(i), m, cap);
+    return kmp(
+      (i) => hay.charCodeAt(i),
+      hay.length,
+      (i) => needle.charCodeAt(i),
+      m,
+      cap,
+    );
   }
   const h = hay as ArrayLike<T>;
   const n = needle as ArrayLike<T>;
-  return kmp((i) => h[i], h.length, (i) => n[i], m, cap);
+  return kmp(
+    (i) => h[i],
+    h.length,
+    (i) => n[i],
+    m,
+    cap,
+  );
 }
 
 function kmp<T>(hay: (i: number) => T, length: number, needle: (i: number) => T, m: number, cap: number): number[] {
@@ -221,13 +260,23 @@ function kmp<T>(hay: (i: number) => T, length: number, needle: (i: number) => T,
  * `focus` strings (in priority order: the answer, then a tag) found past the head, so the part that decided
  * a score is visible whatever the length.
  */
-export function excerpt(text: string, focus: string[] = [], side = 120): { chars: number; head: string; around?: string; tail?: string } {
+export function excerpt(
+  text: string,
+  focus: string[] = [],
+  side = 120,
+): { chars: number; head: string; around?: string; tail?: string } {
   if (text.length <= 3 * side) return { chars: text.length, head: text };
   const rest = text.slice(side);
   const found = focus.map((f) => (f ? (occurrences(rest, f.slice(0, 64), 1)[0] ?? -1) : -1)).find((i) => i >= 0);
   const at = found === undefined ? undefined : found + side;
-  const around = at !== undefined && at < text.length - side ? text.slice(Math.max(side, at - side / 2), at + side) : undefined;
-  return { chars: text.length, head: text.slice(0, side), ...(around !== undefined ? { around } : {}), tail: text.slice(-side) };
+  const around =
+    at !== undefined && at < text.length - side ? text.slice(Math.max(side, at - side / 2), at + side) : undefined;
+  return {
+    chars: text.length,
+    head: text.slice(0, side),
+    ...(around !== undefined ? { around } : {}),
+    tail: text.slice(-side),
+  };
 }
 
 /** Index of the first lone UTF-16 surrogate in `text` (not well-formed Unicode), or -1. */

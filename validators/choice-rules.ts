@@ -33,9 +33,15 @@ const ARITHMETIC: Array<[string, (v: number) => number]> = [
   ['residue of its number mod 7', (v) => mod(v, 7)],
   ['residue of its number mod 9', (v) => mod(v, 9)],
   ['last digit of its number', (v) => mod(Math.abs(v), 10)],
-  ['digit sum of its number', (v) => [...digitsOf(v)].reduce((a, d) => a + Number(d), 0) || (Number.isInteger(v) ? 0 : Number.NaN)],
+  [
+    'digit sum of its number',
+    (v) => [...digitsOf(v)].reduce((a, d) => a + Number(d), 0) || (Number.isInteger(v) ? 0 : Number.NaN),
+  ],
   ['digit count of its number', (v) => digitsOf(v).length || Number.NaN],
-  ['trailing zeros of its number', (v) => (Number.isInteger(v) && v !== 0 ? digitsOf(v).length - digitsOf(v).replace(/0+$/, '').length : Number.NaN)],
+  [
+    'trailing zeros of its number',
+    (v) => (Number.isInteger(v) && v !== 0 ? digitsOf(v).length - digitsOf(v).replace(/0+$/, '').length : Number.NaN),
+  ],
   ['sign of its number', (v) => (Number.isFinite(v) ? Math.sign(v) : Number.NaN)],
 ];
 /** Features whose every value is a rule of its own ("the option whose number is even"). */
@@ -62,14 +68,26 @@ function featurise(c: ChoiceCase, textCounts: Map<string, number>): Featured {
     ['length', texts.map((t) => t.length)],
     ['words shared with the prompt', shared],
     ['share of its words in the prompt', shared.map((s, i) => s / Math.max(1, (words[i] as Set<string>).size))],
-    ['likeness to the other options', words.map((w, i) => words.reduce((a, o, j) => a + (j === i ? 0 : jaccard(w, o)), 0))],
+    [
+      'likeness to the other options',
+      words.map((w, i) => words.reduce((a, o, j) => a + (j === i ? 0 : jaccard(w, o)), 0)),
+    ],
     ['times its text is offered over all instances', texts.map((t) => textCounts.get(t) ?? 0)],
     ['first number in it', numbers],
     // Distractors placed around the right value (right ± d) give it away as the middle one.
-    ["distance of its number from the options' mean", numbers.map((v) => Math.abs(v - numbers.reduce((a, b) => a + b, 0) / numbers.length))],
-    ['rank of its number among the options', numbers.map((v) => (Number.isFinite(v) ? finite.filter((x) => x < v).length : Number.NaN))],
+    [
+      "distance of its number from the options' mean",
+      numbers.map((v) => Math.abs(v - numbers.reduce((a, b) => a + b, 0) / numbers.length)),
+    ],
+    [
+      'rank of its number among the options',
+      numbers.map((v) => (Number.isFinite(v) ? finite.filter((x) => x < v).length : Number.NaN)),
+    ],
     ['alphabetical rank', texts.map((t) => sorted.indexOf(t))],
-    ...ARITHMETIC.map(([name, f]): [string, number[]] => [name, numbers.map((v) => (Number.isFinite(v) ? f(v) : Number.NaN))]),
+    ...ARITHMETIC.map(([name, f]): [string, number[]] => [
+      name,
+      numbers.map((v) => (Number.isFinite(v) ? f(v) : Number.NaN)),
+    ]),
   ]);
   return { k: texts.length, truth: c.truth, texts, values };
 }
@@ -93,7 +111,10 @@ function oddOneOut(values: number[]): number[] {
 
 /** What a rule picks on one case. Rules are strings: "pos:p", "last", "text:T", "max:F", "min:F", "odd:F", "is:F=c". */
 function picks(rule: string, f: Featured): number[] {
-  const [kind, rest] = [rule.slice(0, rule.indexOf(':') < 0 ? rule.length : rule.indexOf(':')), rule.slice(rule.indexOf(':') + 1)];
+  const [kind, rest] = [
+    rule.slice(0, rule.indexOf(':') < 0 ? rule.length : rule.indexOf(':')),
+    rule.slice(rule.indexOf(':') + 1),
+  ];
   if (kind === 'last') return [f.k - 1];
   if (kind === 'pos') return Number(rest) < f.k ? [Number(rest)] : all(f);
   if (kind === 'text') return f.texts.includes(rest) ? f.texts.flatMap((t, i) => (t === rest ? [i] : [])) : all(f);
@@ -153,7 +174,12 @@ export const OPTIONS: ReaderFamily = {
     const cases = choiceCases(samples);
     if (cases.filter(Boolean).length < 0.8 * samples.length) return null;
     const textCounts = new Map<string, number>();
-    for (const c of cases) for (const t of c?.choices.texts ?? []) textCounts.set(normalizeAnswer(t).toLowerCase().slice(0, 400), (textCounts.get(normalizeAnswer(t).toLowerCase().slice(0, 400)) ?? 0) + 1);
+    for (const c of cases)
+      for (const t of c?.choices.texts ?? [])
+        textCounts.set(
+          normalizeAnswer(t).toLowerCase().slice(0, 400),
+          (textCounts.get(normalizeAnswer(t).toLowerCase().slice(0, 400)) ?? 0) + 1,
+        );
     const featured = cases.map((c) => (c ? featurise(c, textCounts) : null));
     return {
       *fit(i) {

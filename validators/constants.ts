@@ -21,12 +21,23 @@ export function surfaceForms(contents: readonly string[]): string[] {
   const words = contents.map((c) => c.trim()).filter((c) => /^\p{L}{2,}$/u.test(c));
   if (words.length < 0.8 * Math.max(1, contents.length)) return [];
   const begins = new Map<string, number>();
-  for (const w of words) for (const n of [1, 2]) if (w.length > n) for (const f of [w.slice(0, n).toUpperCase(), w.slice(0, n).toLowerCase()]) begins.set(f, (begins.get(f) ?? 0) + 1);
-  return [...begins].sort((a, b) => a[0].length - b[0].length || b[1] - a[1]).map(([f]) => f).slice(0, SURFACE_FORMS);
+  for (const w of words)
+    for (const n of [1, 2])
+      if (w.length > n)
+        for (const f of [w.slice(0, n).toUpperCase(), w.slice(0, n).toLowerCase()])
+          begins.set(f, (begins.get(f) ?? 0) + 1);
+  return [...begins]
+    .sort((a, b) => a[0].length - b[0].length || b[1] - a[1])
+    .map(([f]) => f)
+    .slice(0, SURFACE_FORMS);
 }
 
 /** At most `max` distinct contents: references by frequency, then accepted variants, then short forms of word answers, then small constants. */
-export function constantCandidates(fit: ReadonlyArray<{ reference: string }>, variants: readonly string[], max: number): string[] {
+export function constantCandidates(
+  fit: ReadonlyArray<{ reference: string }>,
+  variants: readonly string[],
+  max: number,
+): string[] {
   const contents = fit.map((e) => answerContent(e.reference));
   const counts = new Map<string, { content: string; n: number; first: number }>();
   contents.forEach((c, i) => {
@@ -36,10 +47,12 @@ export function constantCandidates(fit: ReadonlyArray<{ reference: string }>, va
     counts.set(key, entry);
   });
   const references = [...counts.values()].sort((a, b) => b.n - a.n || a.first - b.first).map((x) => x.content);
-  const numeric = contents.filter((c) => {
-    const k = shapeOf(c).kind;
-    return k === 'integer' || k === 'number';
-  }).length >= 0.8 * Math.max(1, contents.length);
+  const numeric =
+    contents.filter((c) => {
+      const k = shapeOf(c).kind;
+      return k === 'integer' || k === 'number';
+    }).length >=
+    0.8 * Math.max(1, contents.length);
   const out: string[] = [];
   const seen = new Set<string>();
   const add = (c: string) => {

@@ -14,7 +14,11 @@ import type { Fingerprint } from './novelty/fingerprint.js';
 /** The LLM review stage's seam: implemented by the agents (LLM issue); absent means skipped. */
 export interface Reviewer {
   /** A sample's reference is the reference response, or an episodic reference's action log with the observations it got. */
-  review(input: { source: string; meta: Meta; samples: Array<{ seed: number; level: number; prompt: string; reference: string; observations?: string[] }> }): Promise<Pick<StageReport, 'ok' | 'metrics' | 'problems'>>;
+  review(input: {
+    source: string;
+    meta: Meta;
+    samples: Array<{ seed: number; level: number; prompt: string; reference: string; observations?: string[] }>;
+  }): Promise<Pick<StageReport, 'ok' | 'metrics' | 'problems'>>;
 }
 
 export interface StageContext {
@@ -48,7 +52,11 @@ export interface StageContext {
 export type Stage = (ctx: StageContext) => Promise<Omit<StageReport, 'stage' | 'ms'>>;
 
 /** Groups problems by code and keeps a few examples, so a report stays small whatever the count. */
-export function summarise<T>(items: T[], code: (t: T) => string, max = 3): Map<string, { count: number; examples: T[] }> {
+export function summarise<T>(
+  items: T[],
+  code: (t: T) => string,
+  max = 3,
+): Map<string, { count: number; examples: T[] }> {
   const out = new Map<string, { count: number; examples: T[] }>();
   for (const item of items) {
     const key = code(item);

@@ -56,12 +56,20 @@ function quotesAnother(text: string, open: string, close: string): boolean {
  */
 function quotingOf(prompt: string, content: string): [string, string] | null {
   if (content.length === 0 || content.length > 80 || /\bquot/i.test(prompt.slice(0, 50_000))) return null;
-  for (const [open, close] of [['"', '"'], ["'", "'"], ['\u201c', '\u201d'], ['`', '`']] as const) {
+  for (const [open, close] of [
+    ['"', '"'],
+    ["'", "'"],
+    ['\u201c', '\u201d'],
+    ['`', '`'],
+  ] as const) {
     const quoted = `${open}${content}${close}`;
     const at = prompt.indexOf(quoted);
     if (at < 0) continue;
     // Another quoted item within a line of the answer: the prompt lists its choices quoted.
-    const around = prompt.slice(Math.max(0, at - 200), at + quoted.length + 200).split(quoted).join(' ');
+    const around = prompt
+      .slice(Math.max(0, at - 200), at + quoted.length + 200)
+      .split(quoted)
+      .join(' ');
     if (quotesAnother(around, open, close)) return [open, close];
   }
   return null;
@@ -69,7 +77,9 @@ function quotingOf(prompt: string, content: string): [string, string] | null {
 
 /** Whether the prompt joins two of the answer's items with `sep` (its own spacing of the reference's separator). */
 function joinsWith(prompt: string, items: string[], sep: string): boolean {
-  for (let i = 0; i + 1 < Math.min(items.length, 4); i++) if (prompt.includes(`${items[i]}${sep}${items[i + 1]}`) || prompt.includes(`${items[i + 1]}${sep}${items[i]}`)) return true;
+  for (let i = 0; i + 1 < Math.min(items.length, 4); i++)
+    if (prompt.includes(`${items[i]}${sep}${items[i + 1]}`) || prompt.includes(`${items[i + 1]}${sep}${items[i]}`))
+      return true;
   return false;
 }
 
@@ -81,9 +91,11 @@ export function equivalentForms(prompt: string, content: string, ordinary = true
   const add = (form: string, v: string) => {
     if (v !== text && !out.some(([, w]) => w === v)) out.push([form, v]);
   };
-  if (/(^|[^\w.])-\d/.test(text) && printsUnicodeMinus(prompt)) add("the prompt's minus sign (\u2212)", text.replace(/(^|[^\w.])-(?=\d)/g, `$1${MINUS}`));
+  if (/(^|[^\w.])-\d/.test(text) && printsUnicodeMinus(prompt))
+    add("the prompt's minus sign (\u2212)", text.replace(/(^|[^\w.])-(?=\d)/g, `$1${MINUS}`));
   const sep = shape.kind === 'integer' ? groupingOf(prompt) : null;
-  if (sep !== null && Math.abs(Number(text)) >= 1000) add(`the prompt's digit grouping (${JSON.stringify(sep)})`, group(text, sep));
+  if (sep !== null && Math.abs(Number(text)) >= 1000)
+    add(`the prompt's digit grouping (${JSON.stringify(sep)})`, group(text, sep));
   const quotes = shape.kind !== 'list' ? quotingOf(prompt, text) : null;
   if (quotes) add("the prompt's quoting", `${quotes[0]}${text}${quotes[1]}`);
   // A list's separator spaced as the prompt spaces it, or as people do (a comma or semicolon with or without its space):
@@ -92,8 +104,13 @@ export function equivalentForms(prompt: string, content: string, ordinary = true
     const mark = shape.separator.trim();
     const spaced = text.includes(`${mark} `);
     const other = spaced ? mark : `${mark} `;
-    if (joinsWith(prompt.slice(0, 20_000), shape.items, other)) add(`the prompt's list separator (${JSON.stringify(other)})`, shape.items.join(other));
-    else if (ordinary) add(`the list's ${JSON.stringify(mark)} ${spaced ? 'without' : 'with'} a space after it`, shape.items.join(other));
+    if (joinsWith(prompt.slice(0, 20_000), shape.items, other))
+      add(`the prompt's list separator (${JSON.stringify(other)})`, shape.items.join(other));
+    else if (ordinary)
+      add(
+        `the list's ${JSON.stringify(mark)} ${spaced ? 'without' : 'with'} a space after it`,
+        shape.items.join(other),
+      );
   }
   if (ordinary && text.length > 0 && text.length <= 2_000) {
     add('padded inside the tag', ` ${text} `);

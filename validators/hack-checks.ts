@@ -46,12 +46,27 @@ export type ScoreGuesses = (asks: Array<{ episode: Episode; responses: string[] 
  */
 export async function judgeListLift(outcomes: JudgedOutcome[], ceiling: number, score: ScoreGuesses): Promise<void> {
   // A hedge (one wrong value with an interval) is judged against its value alone whatever it scores: a stated tolerance pays both.
-  const partial = outcomes.filter((o) => o.probe.family === 'enumeration' && o.probe.alone?.length && !o.failure && o.score >= ceiling && (o.score < 1 || o.probe.alone.length === 1));
+  const partial = outcomes.filter(
+    (o) =>
+      o.probe.family === 'enumeration' &&
+      o.probe.alone?.length &&
+      !o.failure &&
+      o.score >= ceiling &&
+      (o.score < 1 || o.probe.alone.length === 1),
+  );
   if (partial.length === 0) return;
   const byEpisode = new Map<Episode, string[]>();
-  for (const o of partial) byEpisode.set(o.episode, [...new Set([...(byEpisode.get(o.episode) ?? []), ...(o.probe.alone as string[]).slice(0, 40)])]);
+  for (const o of partial)
+    byEpisode.set(o.episode, [
+      ...new Set([...(byEpisode.get(o.episode) ?? []), ...(o.probe.alone as string[]).slice(0, 40)]),
+    ]);
   const episodes = [...byEpisode.keys()];
-  const scored = await score(episodes.map((e) => ({ episode: e, responses: (byEpisode.get(e) as string[]).map((g) => withContent(e.reference, g)) })));
+  const scored = await score(
+    episodes.map((e) => ({
+      episode: e,
+      responses: (byEpisode.get(e) as string[]).map((g) => withContent(e.reference, g)),
+    })),
+  );
   const alone = new Map<Episode, Map<string, number>>();
   episodes.forEach((e, i) => {
     const guesses = byEpisode.get(e) as string[];

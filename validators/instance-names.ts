@@ -32,7 +32,11 @@ export function instanceNames(instance: unknown, maxNodes = 5_000): string[] {
  * instance of the sample has, and not a token of the prompt where it could be one (any name when the answer
  * is not a number; a numeric name when it is), since a task may accept any name it shows.
  */
-export function instanceNameAnswers(instance: { prompt: string }, content: string, taken: Set<string>): Array<[string, string]> {
+export function instanceNameAnswers(
+  instance: { prompt: string },
+  content: string,
+  taken: Set<string>,
+): Array<[string, string]> {
   const numeric = (v: string) => ['integer', 'number'].includes(shapeOf(v).kind);
   const answerNumeric = numeric(content);
   const text = instance.prompt.slice(0, 50_000).toLowerCase();

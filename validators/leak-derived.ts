@@ -39,12 +39,20 @@ function position(place: number, n: number): number {
   return at >= 0 && at < n && (place < PLACES ? place : place - PLACES) < n ? at : -1;
 }
 /** The places that exist in a list of n numbers (all of them from n = SLOTS on), computed once per n. */
-const PLACES_OF = Array.from({ length: 2 * PLACES + 1 }, (_, n) => Array.from({ length: 2 * PLACES }, (_, place) => place).filter((place) => position(place, n) >= 0));
+const PLACES_OF = Array.from({ length: 2 * PLACES + 1 }, (_, n) =>
+  Array.from({ length: 2 * PLACES }, (_, place) => place).filter((place) => position(place, n) >= 0),
+);
 const placesOf = (n: number) => PLACES_OF[Math.min(n, 2 * PLACES)] as number[];
-const placeName = (place: number) => (place < PLACES ? `the ${place + 1}. number` : `the ${place - PLACES + 1}. number from the end`);
+const placeName = (place: number) =>
+  place < PLACES ? `the ${place + 1}. number` : `the ${place - PLACES + 1}. number from the end`;
 
 /** Rules, as small integers: an operation on one or two places. Unary: the number, ±1, ÷k, ×k; binary: a + b, a − b, b − a, their midpoint; a digit run or a number in words (arity 0, read from `list`). */
-type Op = { name: (a: string, b: string) => string; arity: 0 | 1 | 2; of: (x: number, y: number) => number; list?: 'runs' | 'words' };
+type Op = {
+  name: (a: string, b: string) => string;
+  arity: 0 | 1 | 2;
+  of: (x: number, y: number) => number;
+  list?: 'runs' | 'words';
+};
 const OPS: Op[] = [
   { name: (a) => a, arity: 1, of: (x) => x },
   { name: (a) => `${a} + 1`, arity: 1, of: (x) => x + 1 },
@@ -58,7 +66,12 @@ const OPS: Op[] = [
   { name: (a, b) => `${b} - ${a}`, arity: 2, of: (x, y) => y - x },
   { name: (a, b) => `the midpoint of ${a} and ${b}`, arity: 2, of: (x, y) => (x + y) / 2 },
   { name: (a) => `${a.replace('number', 'run of single digits')}, joined`, arity: 0, of: (x) => x, list: 'runs' },
-  { name: (a) => `${a.replace('number', 'number written in words')}, read as a number`, arity: 0, of: (x) => x, list: 'words' },
+  {
+    name: (a) => `${a.replace('number', 'number written in words')}, read as a number`,
+    arity: 0,
+    of: (x) => x,
+    list: 'words',
+  },
 ];
 const SLOTS = 2 * PLACES;
 const ruleId = (op: number, a: number, b = 0) => (op * SLOTS + a) * SLOTS + b;
@@ -84,7 +97,8 @@ function valueOf(id: number, p: Numbers): number | undefined {
   const op = OPS[Math.floor(id / (SLOTS * SLOTS))] as Op;
   const list = op.arity === 0 ? p[op.list ?? 'runs'] : p.nums;
   const i = position(a, list.length);
-  if (i < 0 || (op.arity !== 0 && op !== OPS[0] && op !== OPS[1] && op !== OPS[2] && p.nums.length < p.relations)) return undefined;
+  if (i < 0 || (op.arity !== 0 && op !== OPS[0] && op !== OPS[1] && op !== OPS[2] && p.nums.length < p.relations))
+    return undefined;
   if (op.arity < 2) return op.of(list[i] as number, 0);
   const j = position(b, list.length);
   return j < 0 ? undefined : op.of(list[i] as number, list[j] as number);
@@ -95,7 +109,8 @@ function hitsOf(p: Numbers, answer: number, out: Set<number>): void {
   OPS.forEach((op, o) => {
     if (op.arity !== 0) return;
     const list = p[op.list ?? 'runs'];
-    for (const a of placesOf(list.length)) if (same(list[position(a, list.length)] as number, answer)) out.add(ruleId(o, a));
+    for (const a of placesOf(list.length))
+      if (same(list[position(a, list.length)] as number, answer)) out.add(ruleId(o, a));
   });
   const n = p.nums.length;
   const at = placesOf(n);
@@ -126,7 +141,7 @@ const same = (v: number, answer: number) => Math.abs(v - answer) <= 1e-9 * Math.
  */
 export function arithmeticReader(relations: number): ReaderFamily {
   return {
-    name: 'a simple relation of the prompt\'s numbers',
+    name: "a simple relation of the prompt's numbers",
     code: 'E_ANSWER_LEAK',
     prepare(samples: readonly ReaderSample[]): PreparedFamily | null {
       const answers = samples.map((e) => {
@@ -134,7 +149,16 @@ export function arithmeticReader(relations: number): ReaderFamily {
         return ANSWER.test(a) && a.length <= 15 ? Number(a) : null;
       });
       if (answers.filter((a) => a !== null).length < 0.8 * samples.length) return null;
-      const numbers: Numbers[] = samples.map((e, i) => (answers[i] === null ? { nums: [], runs: [], words: [], relations } : { nums: promptNumbers(e.instance.prompt), runs: digitRuns(e.instance.prompt), words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt), relations }));
+      const numbers: Numbers[] = samples.map((e, i) =>
+        answers[i] === null
+          ? { nums: [], runs: [], words: [], relations }
+          : {
+              nums: promptNumbers(e.instance.prompt),
+              runs: digitRuns(e.instance.prompt),
+              words: asksToConvertWords(e.instance.prompt) ? [] : wordNumbers(e.instance.prompt),
+              relations,
+            },
+      );
       return {
         *fit(i) {
           const answer = answers[i];

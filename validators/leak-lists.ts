@@ -29,24 +29,37 @@ export function promptLists(prompt: string, max = 40): string[][][] {
   let kind: string | null = null;
   const flush = (at: number) => {
     // Plain lines make a list from three on (two may be a sentence and a question); marked lines from two.
-    if (run.length >= (kind === 'plain' ? 3 : 2)) lists.push({ at: at - run.length, items: run.map((l) => lower(l.replace(MARKER, ''))) });
+    if (run.length >= (kind === 'plain' ? 3 : 2))
+      lists.push({ at: at - run.length, items: run.map((l) => lower(l.replace(MARKER, ''))) });
     run = [];
   };
   lines.forEach((line, i) => {
     if (/^[\s|:-]+$/.test(line) && line.trim() !== '') return; // a table's rule line
-    const s = line.trim() === '' ? null : (MARKER.exec(line)?.[0].trim().replace(/\d+|[A-Za-z]/g, '#') ?? 'plain');
+    const s =
+      line.trim() === ''
+        ? null
+        : (MARKER.exec(line)?.[0]
+            .trim()
+            .replace(/\d+|[A-Za-z]/g, '#') ?? 'plain');
     if (s !== kind) flush(i);
     kind = s;
     if (s !== null) run.push(line);
     // A list inside a sentence: the part after its last colon, split on commas or semicolons (and a final "and").
     // Whitespace collapsed first: a split on "\s*[,;]" would rescan a long run of spaces from every position.
     for (const sentence of line.replace(/\s+/g, ' ').split(/(?<=[.?!]) /)) {
-      const parts = (sentence.split(':').at(-1) ?? '').split(/ ?[,;] ?(?:and |or )?| (?:and|or) /).map(trimStops).filter(Boolean);
+      const parts = (sentence.split(':').at(-1) ?? '')
+        .split(/ ?[,;] ?(?:and |or )?| (?:and|or) /)
+        .map(trimStops)
+        .filter(Boolean);
       if (parts.length >= 3) lists.push({ at: i, items: parts.map(lower) });
     }
   });
   flush(lines.length);
-  return lists.sort((a, b) => a.at - b.at).map((l) => l.items.filter((t) => t.length > 0)).filter((l) => l.length >= 2).slice(0, max);
+  return lists
+    .sort((a, b) => a.at - b.at)
+    .map((l) => l.items.filter((t) => t.length > 0))
+    .filter((l) => l.length >= 2)
+    .slice(0, max);
 }
 
 /** A rule: the list (from the start or the end), the item's rank in it (from the start or the end), the token offset in the item. */
@@ -56,7 +69,10 @@ interface Rule {
   offset: number;
 }
 const pick = <T>(xs: T[], k: number): T | undefined => (k >= 0 ? xs[k] : xs[xs.length + k]);
-const ranks = (n: number, cap: number) => [...Array.from({ length: Math.min(n, cap) }, (_, k) => k), ...Array.from({ length: Math.min(n, cap) }, (_, k) => -1 - k)];
+const ranks = (n: number, cap: number) => [
+  ...Array.from({ length: Math.min(n, cap) }, (_, k) => k),
+  ...Array.from({ length: Math.min(n, cap) }, (_, k) => -1 - k),
+];
 /** The tokens a rule reads for an answer of `m` tokens, or undefined where the prompt lacks the place. */
 function read(rule: Rule, lists: string[][][], m: number): string | undefined {
   const item = pick(pick(lists, rule.list) ?? [], rule.item);
@@ -73,7 +89,9 @@ function hitsOf(lists: string[][][], answer: string[]): Rule[] {
   const want = answer.join(' ');
   for (const list of ranks(lists.length, MAX_LISTS)) {
     const items = pick(lists, list) ?? [];
-    for (const item of ranks(items.length, RANKS)) for (const offset of OFFSETS) if (read({ list, item, offset }, lists, answer.length) === want) out.push({ list, item, offset });
+    for (const item of ranks(items.length, RANKS))
+      for (const offset of OFFSETS)
+        if (read({ list, item, offset }, lists, answer.length) === want) out.push({ list, item, offset });
   }
   return out;
 }
@@ -98,7 +116,9 @@ export const LISTS: ReaderFamily = {
       },
       credit(rule, i, j) {
         if (!usable[i] || !usable[j]) return 0;
-        return read(JSON.parse(rule) as Rule, lists[i] as string[][][], (answers[j] as string[]).length) === joined[j] ? 1 : 0;
+        return read(JSON.parse(rule) as Rule, lists[i] as string[][][], (answers[j] as string[]).length) === joined[j]
+          ? 1
+          : 0;
       },
       describe: (rule) => `the answer is ${name(JSON.parse(rule) as Rule)}`,
     };

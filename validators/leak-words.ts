@@ -4,10 +4,19 @@
 // converted (the words are the question itself) is not read this way: there the copy is the task.
 import { ONES, TENS } from './leak.js';
 
-const UNITS = new Map<string, number>([...ONES.map((w, i): [string, number] => [w, i]), ...TENS.map((w, i): [string, number] => [w, 10 * i]).filter(([w]) => w)]);
-const SCALE = new Map<string, number>([['thousand', 1e3], ['million', 1e6], ['billion', 1e9], ['trillion', 1e12]]);
+const UNITS = new Map<string, number>([
+  ...ONES.map((w, i): [string, number] => [w, i]),
+  ...TENS.map((w, i): [string, number] => [w, 10 * i]).filter(([w]) => w),
+]);
+const SCALE = new Map<string, number>([
+  ['thousand', 1e3],
+  ['million', 1e6],
+  ['billion', 1e9],
+  ['trillion', 1e12],
+]);
 /** Phrases of a task that converts number words: "in digits", "as a numeral", "written in words", "spelled out". */
-const CONVERTS = /\b(in|into|as|to|using) (digits|numerals?|figures|arabic numerals)\b|\bnumerals?\b|\b(written|spelled|spelt)( out)? (in|as) words\b|\bspel(led|t)[- ]out\b|\bnumber[- ]words?\b|\bin words\b|\bconvert\b/i;
+const CONVERTS =
+  /\b(in|into|as|to|using) (digits|numerals?|figures|arabic numerals)\b|\bnumerals?\b|\b(written|spelled|spelt)( out)? (in|as) words\b|\bspel(led|t)[- ]out\b|\bnumber[- ]words?\b|\bin words\b|\bconvert\b/i;
 
 /** Whether a prompt asks for number words to be converted (then its word spans are the question, not a leak). */
 export function asksToConvertWords(prompt: string): boolean {
@@ -16,7 +25,11 @@ export function asksToConvertWords(prompt: string): boolean {
 
 /** Spans of two or more number words, in order, each read as one number ("and" allowed inside a span). */
 export function wordNumbers(prompt: string, max = 200): number[] {
-  const words = prompt.slice(0, 50_000).toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  const words = prompt
+    .slice(0, 50_000)
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter(Boolean);
   const out: number[] = [];
   let [total, group, count] = [0, 0, 0];
   let last: 'none' | 'ones' | 'teen' | 'tens' | 'hundred' | 'scale' = 'none';

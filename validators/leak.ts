@@ -7,9 +7,36 @@ import { isIntegerAnswer, normalizeAnswer, occurrences, tokenize } from './answe
 import { answerContent } from '../sandbox/answer.js';
 import type { PreparedFamily, ReaderFamily, ReaderSample } from './readers.js';
 
-export const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+export const ONES = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
 export const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const SCALES: Array<[number, string]> = [[1e12, 'trillion'], [1e9, 'billion'], [1e6, 'million'], [1e3, 'thousand'], [100, 'hundred']];
+const SCALES: Array<[number, string]> = [
+  [1e12, 'trillion'],
+  [1e9, 'billion'],
+  [1e6, 'million'],
+  [1e3, 'thousand'],
+  [100, 'hundred'],
+];
 
 /** English words for a non-negative integer ("one hundred forty-two"). */
 export function numberWords(n: number): string {
@@ -23,7 +50,21 @@ export function numberWords(n: number): string {
 
 function roman(n: number): string | null {
   if (n < 1 || n > 3999) return null;
-  const parts: Array<[number, string]> = [[1000, 'm'], [900, 'cm'], [500, 'd'], [400, 'cd'], [100, 'c'], [90, 'xc'], [50, 'l'], [40, 'xl'], [10, 'x'], [9, 'ix'], [5, 'v'], [4, 'iv'], [1, 'i']];
+  const parts: Array<[number, string]> = [
+    [1000, 'm'],
+    [900, 'cm'],
+    [500, 'd'],
+    [400, 'cd'],
+    [100, 'c'],
+    [90, 'xc'],
+    [50, 'l'],
+    [40, 'xl'],
+    [10, 'x'],
+    [9, 'ix'],
+    [5, 'v'],
+    [4, 'iv'],
+    [1, 'i'],
+  ];
   let out = '';
   for (const [v, s] of parts) while (n >= v) [n, out] = [n - v, out + s];
   return out;
@@ -44,7 +85,12 @@ export function encodings(answer: string): Map<string, string> {
     const sign = n < 0 ? '-' : '';
     const m = Math.abs(n);
     add(String(n), 'in decimal');
-    for (const [prefix, base, name] of [['0x', 16, 'hexadecimal'], ['0b', 2, 'binary'], ['0o', 8, 'octal']] as const) add(`${sign}${prefix}${m.toString(base)}`, `in ${name}`);
+    for (const [prefix, base, name] of [
+      ['0x', 16, 'hexadecimal'],
+      ['0b', 2, 'binary'],
+      ['0o', 8, 'octal'],
+    ] as const)
+      add(`${sign}${prefix}${m.toString(base)}`, `in ${name}`);
     for (let base = 2; base <= 36; base++) add(`${sign}${m.toString(base)}`, `in base ${base}`);
     add(`${sign}${[...String(m)].reverse().join('')}`, 'with its digits reversed');
     if (m <= 1e15) add(`${n < 0 ? 'minus ' : ''}${numberWords(m)}`, 'in words');
@@ -52,7 +98,8 @@ export function encodings(answer: string): Map<string, string> {
   } else if (a.length >= 2 && a.length <= 200) {
     add([...a].reverse().join(''), 'reversed');
     add(rot13(a), 'in rot13');
-    if (/^[\x20-\x7e]+$/.test(a)) add(Buffer.from(a, 'latin1').toString('base64').replace(/=+$/, '').toLowerCase(), 'in base64');
+    if (/^[\x20-\x7e]+$/.test(a))
+      add(Buffer.from(a, 'latin1').toString('base64').replace(/=+$/, '').toLowerCase(), 'in base64');
   }
   return out;
 }
@@ -82,7 +129,12 @@ interface TokenIndex {
 }
 
 function indexTokens(tokens: string[]): TokenIndex {
-  const index: TokenIndex = { classes: tokens.map(classOf), rank: new Array<number>(tokens.length), byClass: new Map(), first: new Map() };
+  const index: TokenIndex = {
+    classes: tokens.map(classOf),
+    rank: new Array<number>(tokens.length),
+    byClass: new Map(),
+    first: new Map(),
+  };
   // Three classes: one list each, created in the order the classes first occur (as `byClass` is read).
   const lists: Partial<Record<TokenClass, number[]>> = {};
   for (let i = 0; i < tokens.length; i++) {
@@ -118,7 +170,11 @@ class Reading {
 }
 
 /** A rule reads one token (or, for "anywhere", tests a token sequence) from a prompt. */
-type Selector = { kind: 'from start' | 'from end'; k: number; cls?: TokenClass } | { kind: 'after'; word: string } | { kind: 'before'; word: string } | { kind: 'anywhere' };
+type Selector =
+  | { kind: 'from start' | 'from end'; k: number; cls?: TokenClass }
+  | { kind: 'after'; word: string }
+  | { kind: 'before'; word: string }
+  | { kind: 'anywhere' };
 
 function selectors(r: Reading, i: number): Selector[] {
   const { classes, rank: ranks, byClass, first } = r.index;
@@ -131,8 +187,10 @@ function selectors(r: Reading, i: number): Selector[] {
   const count = (byClass.get(cls) as number[]).length;
   if (rank < 12) out.push({ kind: 'from start', k: rank, cls });
   if (count - 1 - rank < 12) out.push({ kind: 'from end', k: count - 1 - rank, cls });
-  if (i > 0 && first.get(r.tokens[i - 1] as string) === i - 1) out.push({ kind: 'after', word: r.tokens[i - 1] as string });
-  if (i + 1 < n && first.get(r.tokens[i + 1] as string) === i + 1) out.push({ kind: 'before', word: r.tokens[i + 1] as string });
+  if (i > 0 && first.get(r.tokens[i - 1] as string) === i - 1)
+    out.push({ kind: 'after', word: r.tokens[i - 1] as string });
+  if (i + 1 < n && first.get(r.tokens[i + 1] as string) === i + 1)
+    out.push({ kind: 'before', word: r.tokens[i + 1] as string });
   return out;
 }
 
@@ -209,7 +267,8 @@ export const ENCODINGS: ReaderFamily = {
             }
           }
         }
-        for (const [encoding, seq] of seqs[i] as Map<string, string[]>) if (holds(r, seq)) yield [ruleId({ kind: 'anywhere' }, encoding), 1];
+        for (const [encoding, seq] of seqs[i] as Map<string, string[]>)
+          if (holds(r, seq)) yield [ruleId({ kind: 'anywhere' }, encoding), 1];
       },
       credit(rule, i, j) {
         const { selector, encoding } = parse(rule);

@@ -42,7 +42,10 @@ function transforms(reference: string): Array<[string, (v: string) => string]> {
     ['restated in another carrier', (v) => `${r(v)}\n\\boxed{${v}}`],
     ['under a markdown heading', (v) => `### Final answer\n\n${r(v)}`],
     ['in a block quote', (v) => `> ${r(v)}`],
-    ...OTHER_CARRIERS.map((c): [string, (v: string) => string] => [`in ${c} instead`, (v) => (CARRIERS[c] as (v: string, ref: string) => string)(v, reference)]),
+    ...OTHER_CARRIERS.map((c): [string, (v: string) => string] => [
+      `in ${c} instead`,
+      (v) => (CARRIERS[c] as (v: string, ref: string) => string)(v, reference),
+    ]),
   ];
 }
 
@@ -52,13 +55,24 @@ function transforms(reference: string): Array<[string, (v: string) => string]> {
  */
 export function surfaceProbes(t: ProbeTarget, wrong: string, pair: string, count = 4): Probe[] {
   const all = transforms(t.episode.reference);
-  const chosen = Array.from({ length: Math.min(count, all.length) }, (_, j) => all[(t.index * count + j) % all.length] as [string, (v: string) => string]);
-  return chosen.map(([form, apply]) => ({ family: 'stuffing', form: `a wrong answer ${form}`, response: apply(wrong), ceiling: t.ceiling, coincident: false, pair }));
+  const chosen = Array.from(
+    { length: Math.min(count, all.length) },
+    (_, j) => all[(t.index * count + j) % all.length] as [string, (v: string) => string],
+  );
+  return chosen.map(([form, apply]) => ({
+    family: 'stuffing',
+    form: `a wrong answer ${form}`,
+    response: apply(wrong),
+    ceiling: t.ceiling,
+    coincident: false,
+    pair,
+  }));
 }
 
 /** Wrong guesses that differ from the truth in any case, spacing or numeric spelling (a lenient reader's equal is no guess). */
 function distinctGuesses(content: string, candidates: string[], count: number): string[] {
-  const key = (v: string) => (Number.isFinite(Number(v.trim())) && v.trim() !== '' ? String(Number(v.trim())) : normalizeAnswer(v).toLowerCase());
+  const key = (v: string) =>
+    Number.isFinite(Number(v.trim())) && v.trim() !== '' ? String(Number(v.trim())) : normalizeAnswer(v).toLowerCase();
   const seen = new Set([key(content)]);
   const out: string[] = [];
   for (const c of candidates) {
@@ -79,16 +93,43 @@ export function carrierSpreadProbes(t: ProbeTarget, content: string, wrong: stri
   const ref = t.episode.reference;
   if (t.index % 2 === 1 || content.includes('\n') || content.length > 200) return [];
   const turn = Math.floor(t.index / 2);
-  const carriers = ['tag', ...Array.from({ length: Math.min(size - 1, OTHER_CARRIERS.length) }, (_, j) => OTHER_CARRIERS[(turn * (size - 1) + j) % OTHER_CARRIERS.length] as string)];
+  const carriers = [
+    'tag',
+    ...Array.from(
+      { length: Math.min(size - 1, OTHER_CARRIERS.length) },
+      (_, j) => OTHER_CARRIERS[(turn * (size - 1) + j) % OTHER_CARRIERS.length] as string,
+    ),
+  ];
   const guesses = distinctGuesses(content, wrong, carriers.length - 1);
   if (guesses.length < carriers.length - 1) return [];
   const group = `carriers#${t.index}`;
-  const probes: Probe[] = carriers.slice(1).map((c) => ({ family: 'enumeration', form: `the reference in ${c} (which carriers are read)`, response: (CARRIERS[c] as (v: string, r: string) => string)(content, ref), coincident: true, calibrates: c }));
+  const probes: Probe[] = carriers.slice(1).map((c) => ({
+    family: 'enumeration',
+    form: `the reference in ${c} (which carriers are read)`,
+    response: (CARRIERS[c] as (v: string, r: string) => string)(content, ref),
+    coincident: true,
+    calibrates: c,
+  }));
   carriers.forEach((truthIn, shift) => {
     // Guess i goes to carrier (i + shift) mod n: the truth (guess 0) lands in carrier `shift`.
-    const holds = carriers.map((_, k) => ((k - shift + carriers.length) % carriers.length === 0 ? content : (guesses[(k - shift + carriers.length) % carriers.length - 1] as string)));
-    const response = carriers.map((c, k) => (CARRIERS[c] as (v: string, r: string) => string)(holds[k] as string, ref)).join('\n');
-    probes.push({ family: 'enumeration', form: `${carriers.length} guesses, one per carrier (${carriers.join(', ')})`, response, ceiling: t.ceiling, coincident: false, group, truthIn, alone: guesses });
+    const holds = carriers.map((_, k) =>
+      (k - shift + carriers.length) % carriers.length === 0
+        ? content
+        : (guesses[((k - shift + carriers.length) % carriers.length) - 1] as string),
+    );
+    const response = carriers
+      .map((c, k) => (CARRIERS[c] as (v: string, r: string) => string)(holds[k] as string, ref))
+      .join('\n');
+    probes.push({
+      family: 'enumeration',
+      form: `${carriers.length} guesses, one per carrier (${carriers.join(', ')})`,
+      response,
+      ceiling: t.ceiling,
+      coincident: false,
+      group,
+      truthIn,
+      alone: guesses,
+    });
   });
   return probes;
 }
@@ -102,10 +143,15 @@ export function judgedCarrierSpreads(outcomes: JudgedOutcome[]): JudgedOutcome[]
   for (const o of outcomes) {
     if (!o.probe.calibrates || o.failure) continue;
     const full = scoreOf(o.episode.referenceVerdict);
-    if (o.score >= full - 1e-9 && o.score > 0) accepted.set(o.episode, (accepted.get(o.episode) ?? new Set(['tag'])).add(o.probe.calibrates));
+    if (o.score >= full - 1e-9 && o.score > 0)
+      accepted.set(o.episode, (accepted.get(o.episode) ?? new Set(['tag'])).add(o.probe.calibrates));
   }
   const reads = (o: JudgedOutcome) => (accepted.get(o.episode) ?? new Set(['tag'])).has(o.probe.truthIn as string);
   const kept = new Map<string, number>();
-  for (const o of outcomes) if (o.probe.truthIn && reads(o)) kept.set(`${o.episode.seed}:${o.probe.group}`, (kept.get(`${o.episode.seed}:${o.probe.group}`) ?? 0) + 1);
-  return outcomes.filter((o) => !o.probe.truthIn || (reads(o) && (kept.get(`${o.episode.seed}:${o.probe.group}`) ?? 0) >= 2));
+  for (const o of outcomes)
+    if (o.probe.truthIn && reads(o))
+      kept.set(`${o.episode.seed}:${o.probe.group}`, (kept.get(`${o.episode.seed}:${o.probe.group}`) ?? 0) + 1);
+  return outcomes.filter(
+    (o) => !o.probe.truthIn || (reads(o) && (kept.get(`${o.episode.seed}:${o.probe.group}`) ?? 0) >= 2),
+  );
 }

@@ -40,12 +40,14 @@ export function notationForms(content: string): NotationForm[] {
   const far = String(Math.round(2 * Math.abs(truth)) + 7);
   const zero = Math.abs(truth) >= 1;
   const out: NotationForm[] = [];
-  const wrong = (form: string, written: string, plain: string) => out.push({ form, text: written, controls: [plain], truth: false });
+  const wrong = (form: string, written: string, plain: string) =>
+    out.push({ form, text: written, controls: [plain], truth: false });
   for (const [name, z] of SCRIPTS) wrong(`digit script ${name}, a wrong value`, inScript(far, z), far);
   if (zero) for (const s of SUFFIXES) wrong(`suffix ${s}, the value 0`, `0${s}`, '0');
   wrong('e-notation, a wrong value', Number(far).toExponential().replace('e+', 'e'), far);
   if (far.length > 3) wrong('thousands separators, a wrong value', grouped(far), far);
   out.push({ form: 'the truth in digit script Arabic-Indic', text: inScript(text, 0x660), controls: [], truth: true });
-  if (grouped(text) !== text) out.push({ form: 'the truth with thousands separators', text: grouped(text), controls: [], truth: true });
+  if (grouped(text) !== text)
+    out.push({ form: 'the truth with thousands separators', text: grouped(text), controls: [], truth: true });
   return out;
 }

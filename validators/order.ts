@@ -25,14 +25,18 @@ export function orderWaves<T extends Declared>(steps: readonly T[]): T[][] {
   }
   for (const step of steps) {
     const missing = step.reads.filter((fact) => !producer.has(fact));
-    if (missing.length > 0) throw new PlanError(`validator plan: ${step.name} reads ${missing.join(', ')}, which no step produces`);
+    if (missing.length > 0)
+      throw new PlanError(`validator plan: ${step.name} reads ${missing.join(', ')}, which no step produces`);
   }
   const depth = new Map<T, number>();
   const path: T[] = [];
   const visit = (step: T): number => {
     const known = depth.get(step);
     if (known !== undefined) return known;
-    if (path.includes(step)) throw new PlanError(`validator plan: a cycle, ${[...path.slice(path.indexOf(step)), step].map((s) => s.name).join(' → ')}`);
+    if (path.includes(step))
+      throw new PlanError(
+        `validator plan: a cycle, ${[...path.slice(path.indexOf(step)), step].map((s) => s.name).join(' → ')}`,
+      );
     path.push(step);
     const wave = Math.max(-1, ...step.reads.map((fact) => visit(producer.get(fact) as T))) + 1;
     path.pop();

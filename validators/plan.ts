@@ -8,7 +8,13 @@ import { deriveBaselines } from './baselines.js';
 import { CODE_STAGES } from './code/stages.js';
 import type { Stage, StageContext } from './context.js';
 import { episodicHack } from './episodic/hack.js';
-import { episodicDeterminism, episodicDifficulty, episodicDiversity, episodicExecution, episodicSolvability } from './episodic/stages.js';
+import {
+  episodicDeterminism,
+  episodicDifficulty,
+  episodicDiversity,
+  episodicExecution,
+  episodicSolvability,
+} from './episodic/stages.js';
 import { orderWaves } from './order.js';
 import { STAGES, type StageName, type StageReport } from './report.js';
 import { determinismStage } from './stages/determinism.js';
@@ -22,7 +28,17 @@ import { solvabilityStage } from './stages/solvability.js';
 import { staticStage } from './stages/static.js';
 
 /** What a step leaves for later ones: a context field, or a stage's report (named by the stage). */
-export type Fact = StageName | 'meta' | 'kind' | 'load' | 'episodes' | 'failures' | 'rollouts' | 'baselines' | 'random-by-level' | 'fingerprint';
+export type Fact =
+  | StageName
+  | 'meta'
+  | 'kind'
+  | 'load'
+  | 'episodes'
+  | 'failures'
+  | 'rollouts'
+  | 'baselines'
+  | 'random-by-level'
+  | 'fingerprint';
 
 /** A stage of the report: whether it gates the rest, reads data already sampled, or costs sandbox or LLM time. */
 export interface StageStep {
@@ -49,7 +65,13 @@ const VERDICTS = STAGES.filter((s) => s !== 'review');
 /** The single-turn plan, which every kind starts from. A stage's own report is a fact it produces (added by `withReports`). */
 const SHARED: readonly Step[] = [
   { name: 'static', run: staticStage, cost: 'gate', reads: [], produces: ['meta', 'kind', 'load'] },
-  { name: 'execution', run: executionStage, cost: 'gate', reads: ['meta', 'kind', 'load'], produces: ['episodes', 'failures'] },
+  {
+    name: 'execution',
+    run: executionStage,
+    cost: 'gate',
+    reads: ['meta', 'kind', 'load'],
+    produces: ['episodes', 'failures'],
+  },
   { name: 'determinism', run: determinismStage, cost: 'sandbox', reads: ['episodes'], produces: [] },
   { name: 'solvability', run: solvabilityStage, cost: 'cheap', reads: ['episodes'], produces: [] },
   { name: 'hack', run: hackStage, cost: 'sandbox', reads: ['kind', 'episodes'], produces: [] },
@@ -95,7 +117,10 @@ export function applyChanges(steps: readonly Step[], changes: Changes = {}): Ste
   return steps.flatMap((step): Step[] => {
     const change = changes[step.name];
     if (change === null) return [];
-    const changed = { ...step, ...Object.fromEntries(Object.entries(change ?? {}).filter(([, v]) => v !== undefined)) } as Step;
+    const changed = {
+      ...step,
+      ...Object.fromEntries(Object.entries(change ?? {}).filter(([, v]) => v !== undefined)),
+    } as Step;
     return 'run' in changed ? [{ ...changed, produces: [changed.name, ...changed.produces] }] : [changed];
   });
 }

@@ -9,9 +9,38 @@ import { normalizeAnswer, tokenize, type Shape } from './answers.js';
 export { reasoning } from './prose.js';
 
 /** Words a policy writes instead of an answer: never a solution, so never paid. */
-const ABSTAIN = ['unknown', "I don't know", 'cannot be determined', 'N/A', 'no answer', 'undefined', 'not sure', 'insufficient information', '?', 'none of the above', 'skip', 'I cannot solve this', 'no solution', 'TBD'];
+const ABSTAIN = [
+  'unknown',
+  "I don't know",
+  'cannot be determined',
+  'N/A',
+  'no answer',
+  'undefined',
+  'not sure',
+  'insufficient information',
+  '?',
+  'none of the above',
+  'skip',
+  'I cannot solve this',
+  'no solution',
+  'TBD',
+];
 /** Numbers that are not finite (or parse to NaN) in every notation a lenient parser may accept. */
-const NON_FINITE = ['0/0', 'NaN', '1/0', 'Infinity', '-Infinity', '1e999', 'inf', '-0/0', '0.0/0', 'nan', '∞', '0:0', '1e-999/0'];
+const NON_FINITE = [
+  '0/0',
+  'NaN',
+  '1/0',
+  'Infinity',
+  '-Infinity',
+  '1e999',
+  'inf',
+  '-0/0',
+  '0.0/0',
+  'nan',
+  '∞',
+  '0:0',
+  '1e-999/0',
+];
 const OPENERS = '([{<';
 const CLOSERS = ')]}>';
 
@@ -22,7 +51,8 @@ const CLOSERS = ')]}>';
 export function nonAnswers(content: string, shape: Shape, taken: Set<string>): Array<[string, string]> {
   const fresh = (v: string) => !taken.has(normalizeAnswer(v).toLowerCase());
   const out: Array<[string, string]> = ABSTAIN.filter(fresh).map((w) => [`abstains: "${w}"`, w]);
-  if (shape.kind === 'integer' || shape.kind === 'number' || /^[+-]?\d/.test(content)) out.push(...NON_FINITE.filter(fresh).map((w): [string, string] => [`not a finite number: ${w}`, w]));
+  if (shape.kind === 'integer' || shape.kind === 'number' || /^[+-]?\d/.test(content))
+    out.push(...NON_FINITE.filter(fresh).map((w): [string, string] => [`not a finite number: ${w}`, w]));
   out.push(...malformed(content, shape).filter(([, v]) => fresh(v)));
   return out;
 }
@@ -40,7 +70,8 @@ function malformed(content: string, shape: Shape): Array<[string, string]> {
   // Prefixes whose brackets do not balance: they can parse as nothing.
   for (const cut of [Math.ceil(text.length / 2), text.length - 1]) {
     const prefix = text.slice(0, cut).trimEnd();
-    if (prefix.length > 1 && depth(prefix) > 0) out.push([`the reference cut at ${cut} characters (unbalanced)`, prefix]);
+    if (prefix.length > 1 && depth(prefix) > 0)
+      out.push([`the reference cut at ${cut} characters (unbalanced)`, prefix]);
   }
   return out;
 }
@@ -66,7 +97,10 @@ export function hedges(content: string, shape: Shape): Array<{ form: string; res
   const fmt = (v: number) => v.toFixed(decimals);
   const unit = 10 ** -decimals;
   const out: Array<{ form: string; response: string; wrong: string }> = [];
-  for (const [width, off] of [['tight', unit], ['about 2%', Math.max(unit, Math.abs(value) * 0.015)]] as const) {
+  for (const [width, off] of [
+    ['tight', unit],
+    ['about 2%', Math.max(unit, Math.abs(value) * 0.015)],
+  ] as const) {
     const v = Number(fmt(value + off));
     const err = fmt(Math.ceil((Math.abs(v - value) + unit / 2) / unit) * unit);
     const [lo, hi] = [fmt(v - Number(err)), fmt(v + Number(err))];
@@ -76,7 +110,13 @@ export function hedges(content: string, shape: Shape): Array<{ form: string; res
       ['a value +/- its uncertainty', `${wrong} +/- ${err}`],
       ['an interval "between A and B"', `between ${lo} and ${hi}`],
       ['an interval [A, B]', `[${lo}, ${hi}]`],
-      ...(width === 'tight' ? [] : ([['an interval A-B', `${lo}-${hi}`], ['an approximate value', `approximately ${wrong}`], ['a value with a tilde', `~${wrong}`]] as Array<[string, string]>)),
+      ...(width === 'tight'
+        ? []
+        : ([
+            ['an interval A-B', `${lo}-${hi}`],
+            ['an approximate value', `approximately ${wrong}`],
+            ['a value with a tilde', `~${wrong}`],
+          ] as Array<[string, string]>)),
     ];
     for (const [form, response] of forms) out.push({ form: `${form} (${width})`, response, wrong });
   }
@@ -87,7 +127,8 @@ export function hedges(content: string, shape: Shape): Array<{ form: string; res
 export function promptTokens(prompt: string, content: string, shape: Shape, max: number, index: number): string[] {
   if (shape.kind !== 'integer' && shape.kind !== 'number' && shape.kind !== 'word') return [];
   const numeric = shape.kind !== 'word';
-  const like = (x: string) => (numeric ? /^[+-]?\d+(\.\d+)?$/.test(x) : /^[A-Za-z][A-Za-z'-]*$/.test(x) && x.length >= Math.min(3, content.length));
+  const like = (x: string) =>
+    numeric ? /^[+-]?\d+(\.\d+)?$/.test(x) : /^[A-Za-z][A-Za-z'-]*$/.test(x) && x.length >= Math.min(3, content.length);
   const seen = new Set<string>();
   const all: string[] = [];
   for (const x of tokenize(prompt, 5_000)) {
@@ -100,7 +141,10 @@ export function promptTokens(prompt: string, content: string, shape: Shape, max:
   if (all.length <= max) return all;
   // Evenly spaced, with an offset that moves with the instance, so a long prompt is covered over the sample.
   const step = all.length / max;
-  return Array.from({ length: max }, (_, j) => all[Math.floor(((index % 7) / 7) * step + j * step) % all.length] as string);
+  return Array.from(
+    { length: max },
+    (_, j) => all[Math.floor(((index % 7) / 7) * step + j * step) % all.length] as string,
+  );
 }
 
 /**
@@ -142,13 +186,19 @@ function nameClass(name: string): string {
  */
 export const INHERITED_NAMES: string[] = (() => {
   const names = new Set<string>();
-  for (const c of CONTAINERS) for (let p = Object.getPrototypeOf(Object(c)); p; p = Object.getPrototypeOf(p)) for (const n of Object.getOwnPropertyNames(p)) names.add(n);
+  for (const c of CONTAINERS)
+    for (let p = Object.getPrototypeOf(Object(c)); p; p = Object.getPrototypeOf(p))
+      for (const n of Object.getOwnPropertyNames(p)) names.add(n);
   const classes = new Map<string, string[]>();
-  for (const n of [...names].filter((n) => /^[A-Za-z_$][\w$]*$/.test(n))) classes.set(nameClass(n), [...(classes.get(nameClass(n)) ?? []), n]);
-  const breadth = (k: string) => -[...k.split('|')[0] as string].filter((b) => b === '1').length;
-  const ordered = [...classes.entries()].sort(([a], [b]) => breadth(a) - breadth(b) || (a < b ? -1 : 1)).map(([, list]) => list);
+  for (const n of [...names].filter((n) => /^[A-Za-z_$][\w$]*$/.test(n)))
+    classes.set(nameClass(n), [...(classes.get(nameClass(n)) ?? []), n]);
+  const breadth = (k: string) => -[...(k.split('|')[0] as string)].filter((b) => b === '1').length;
+  const ordered = [...classes.entries()]
+    .sort(([a], [b]) => breadth(a) - breadth(b) || (a < b ? -1 : 1))
+    .map(([, list]) => list);
   const out: string[] = [];
-  for (let round = 0; out.length < names.size && ordered.some((l) => l.length > round); round++) for (const list of ordered) if (list[round] !== undefined) out.push(list[round] as string);
+  for (let round = 0; out.length < names.size && ordered.some((l) => l.length > round); round++)
+    for (const list of ordered) if (list[round] !== undefined) out.push(list[round] as string);
   return out;
 })();
 
@@ -173,7 +223,31 @@ export const EACH_CARRIERS: Record<string, (c: string) => string> = {
  * Joiners for guesses of one scalar, from every script: a verifier may split on some and read the rest as one
  * answer.
  */
-export const SCALAR_JOINERS = [', ', '; ', ' | ', ' / ', ' or ', '\n', ' and ', ' ', 'json', '-', '', '_', '+', '\t', '\uff0c', '\u3001', '\uff1b', '\u200b', '\u2013', '~', '\uff0f', '\u060c', '\u00b7'];
+export const SCALAR_JOINERS = [
+  ', ',
+  '; ',
+  ' | ',
+  ' / ',
+  ' or ',
+  '\n',
+  ' and ',
+  ' ',
+  'json',
+  '-',
+  '',
+  '_',
+  '+',
+  '\t',
+  '\uff0c',
+  '\u3001',
+  '\uff1b',
+  '\u200b',
+  '\u2013',
+  '~',
+  '\uff0f',
+  '\u060c',
+  '\u00b7',
+];
 
 /** Whether a task's text states a numeric tolerance ("within 0.05", "to 2 decimals", "± 0.1", "rounded"). */
 export function statesTolerance(text: string): boolean {
@@ -204,7 +278,9 @@ export function statedRegions(text: string): StatedRegion[] {
 
 /** The narrowest stated width around a numeric `reference` (several statements never widen one another), or null. */
 function statedWidth(regions: readonly StatedRegion[] | undefined, r: number): number | null {
-  return regions?.length && Number.isFinite(r) ? Math.min(...regions.map((g) => ('relative' in g ? g.relative * Math.abs(r) : g.absolute))) : null;
+  return regions?.length && Number.isFinite(r)
+    ? Math.min(...regions.map((g) => ('relative' in g ? g.relative * Math.abs(r) : g.absolute)))
+    : null;
 }
 
 const placesOf = (t: string) => (t.includes('.') ? t.length - t.indexOf('.') - 1 : 0);
@@ -215,7 +291,11 @@ const placesOf = (t: string) => (t.includes('.') ? t.length - t.indexOf('.') - 1
  * answer by the task's terms, and the probe moves to twice the stated width on the same side, where a verifier
  * that keeps to what the task states refuses it.
  */
-export function statedControl(regions: readonly StatedRegion[] | undefined, reference: string, value: string): string | null {
+export function statedControl(
+  regions: readonly StatedRegion[] | undefined,
+  reference: string,
+  value: string,
+): string | null {
   const t = reference.trim();
   const r = Number(t);
   const v = Number(value.trim());

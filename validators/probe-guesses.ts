@@ -30,7 +30,8 @@ export function alternatives(content: string, shape: Shape, peers: Episode[], ma
   // One item changed at a time, at most `max` of them: linear in the list's length whatever its size.
   if (shape.kind === 'list') {
     const items = shape.items;
-    for (let i = 0; i < items.length && out.size < max; i++) add(joinItems(shape, [...items.slice(0, i), `${items[i]}x`, ...items.slice(i + 1)]));
+    for (let i = 0; i < items.length && out.size < max; i++)
+      add(joinItems(shape, [...items.slice(0, i), `${items[i]}x`, ...items.slice(i + 1)]));
   }
   return [...out];
 }
@@ -51,37 +52,83 @@ export function enumerationProbes(t: ProbeTarget, content: string, shape: Shape)
   const probes: Probe[] = [];
   const ref = t.episode.reference;
   // Long answers get fewer candidates, so a list stays a few thousand characters.
-  const many = alternatives(content, shape, t.peers, Math.max(4, Math.min(40, Math.floor(4_000 / (content.length + 4)))));
+  const many = alternatives(
+    content,
+    shape,
+    t.peers,
+    Math.max(4, Math.min(40, Math.floor(4_000 / (content.length + 4)))),
+  );
   if (many.length >= 2) {
     // Many candidates with the right one in the middle, so reading the first or the last one is not hit.
     const list = guesses(content, many, many.length + 1, many.length >> 1);
     const joiner = shape.kind === 'list' ? '\n' : ', ';
     // Each form's text is written only when the rotation keeps it (3 of 18).
     const forms: Array<[string, () => string]> = [
-      ...Object.entries(EACH).map(([form, each]): [string, () => string] => [`${list.length} candidates, ${form}`, () => list.map(each).join('\n')]),
-      ...['tag', 'bare', 'bold', 'fence'].map((markup): [string, () => string] => [`${list.length} candidates in one ${markup}`, () => WRAP[markup]!(list.join(markup === 'bare' ? ' ' : joiner), ref)]),
-      [`${list.length} candidates, one JSON object with a key each`, () => JSON.stringify(Object.fromEntries(list.map((g, i) => [`answer${i + 1}`, shape.kind === 'integer' ? Number(g) : g])))],
+      ...Object.entries(EACH).map(([form, each]): [string, () => string] => [
+        `${list.length} candidates, ${form}`,
+        () => list.map(each).join('\n'),
+      ]),
+      ...['tag', 'bare', 'bold', 'fence'].map((markup): [string, () => string] => [
+        `${list.length} candidates in one ${markup}`,
+        () => WRAP[markup]!(list.join(markup === 'bare' ? ' ' : joiner), ref),
+      ]),
+      [
+        `${list.length} candidates, one JSON object with a key each`,
+        () =>
+          JSON.stringify(
+            Object.fromEntries(list.map((g, i) => [`answer${i + 1}`, shape.kind === 'integer' ? Number(g) : g])),
+          ),
+      ],
     ];
-    for (const [form, write] of rotate(forms, 3, t.index)) probes.push({ family: 'enumeration', form, response: write(), ceiling: t.ceiling, coincident: false, alone: many });
+    for (const [form, write] of rotate(forms, 3, t.index))
+      probes.push({
+        family: 'enumeration',
+        form,
+        response: write(),
+        ceiling: t.ceiling,
+        coincident: false,
+        alone: many,
+      });
   }
   probes.push(...carrierSpreadProbes(t, content, many));
   // Short lists of 2 to 5 guesses: each separator in the answer tag (sizes rotate), and three guesses in another
   // markup.
-  const separators = (shape.kind === 'list' ? LIST_SEPARATORS : SCALAR_SEPARATORS).filter((s) => s === 'json' || s === '' || !content.includes(s.trim() || s));
+  const separators = (shape.kind === 'list' ? LIST_SEPARATORS : SCALAR_SEPARATORS).filter(
+    (s) => s === 'json' || s === '' || !content.includes(s.trim() || s),
+  );
   rotate(separators, 4, t.index).forEach((separator, s) => {
     const other = MARKUPS[1 + ((t.index + s) % (MARKUPS.length - 1))] as string;
-    for (const [markup, k] of [['tag', 2 + ((t.index + s) % 4)], [other, 3]] as const) {
+    for (const [markup, k] of [
+      ['tag', 2 + ((t.index + s) % 4)],
+      [other, 3],
+    ] as const) {
       if (many.length < k - 1) continue;
       const form = `${markup}, ${k} guesses joined by ${JSON.stringify(separator)}`;
       const orders = k === 2 ? [0, 1] : [1 + ((t.index + s) % (k - 2))];
       for (const position of orders) {
         const list = guesses(content, many, k, position);
         const response = WRAP[markup]!(joinGuesses(list, separator), ref);
-        probes.push({ family: 'enumeration', form, response, ceiling: t.ceiling, coincident: false, alone: list.filter((g) => g !== content), ...(k === 2 ? { group: `${form}#${t.index}` } : {}) });
+        probes.push({
+          family: 'enumeration',
+          form,
+          response,
+          ceiling: t.ceiling,
+          coincident: false,
+          alone: list.filter((g) => g !== content),
+          ...(k === 2 ? { group: `${form}#${t.index}` } : {}),
+        });
       }
     }
   });
   // A wrong value with an interval or uncertainty wide enough to hold the truth: many answers at once.
-  for (const h of rotate(hedges(content, shape), 3, t.index)) probes.push({ family: 'enumeration', form: h.form, response: withContent(ref, h.response), ceiling: t.ceiling, coincident: false, alone: [h.wrong] });
+  for (const h of rotate(hedges(content, shape), 3, t.index))
+    probes.push({
+      family: 'enumeration',
+      form: h.form,
+      response: withContent(ref, h.response),
+      ceiling: t.ceiling,
+      coincident: false,
+      alone: [h.wrong],
+    });
   return probes;
 }

@@ -11,7 +11,8 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
   const ref = t.episode.reference;
   const right = normalizeAnswer(content);
   const probes: Probe[] = [];
-  const rate = (family: Family, form: string, variant: string) => probes.push({ family, form, response: withContent(ref, variant), coincident: normalizeAnswer(variant) === right });
+  const rate = (family: Family, form: string, variant: string) =>
+    probes.push({ family, form, response: withContent(ref, variant), coincident: normalizeAnswer(variant) === right });
   // A near value inside the region the task states is right by the task's terms: probed beyond that region instead.
   for (const [form, v] of numberVariants(content, shape, t.statedTolerance === true)) {
     const beyond = statedControl(t.statedRegions, content, v);
@@ -21,30 +22,59 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
   if (t.signMatters !== false) for (const v of negations(content)) rate('perturbed', 'a number negated', v);
   if (t.caseMatters !== false) for (const v of caseFlips(content)) rate('perturbed', 'letter case changed', v);
   // A token that is the answer in another case is the answer here (an option letter, a capitalised word).
-  for (const v of promptTokens(t.episode.instance.prompt, content, shape, 8, t.index)) probes.push({ family: 'prompt-token', form: "one of the prompt's tokens of the answer's kind", response: withContent(ref, v), coincident: normalizeAnswer(v).toLowerCase() === right.toLowerCase() });
+  for (const v of promptTokens(t.episode.instance.prompt, content, shape, 8, t.index))
+    probes.push({
+      family: 'prompt-token',
+      form: "one of the prompt's tokens of the answer's kind",
+      response: withContent(ref, v),
+      coincident: normalizeAnswer(v).toLowerCase() === right.toLowerCase(),
+    });
   // An answer cut short (a prefix, an abbreviation) is another answer: a verifier that pays it checks too little.
   const word = content.trim();
-  if (shape.kind === 'word' && word.length >= 6) for (const n of [3, Math.ceil(word.length / 2)]) rate('perturbed', 'the answer cut short', word.slice(0, n));
+  if (shape.kind === 'word' && word.length >= 6)
+    for (const n of [3, Math.ceil(word.length / 2)]) rate('perturbed', 'the answer cut short', word.slice(0, n));
   if (shape.kind !== 'list') return probes;
   const items = shape.items;
   // A weaker property for lists: as many of the prompt's tokens of the items' kind as the answer has, first and last.
   const every = tokenGuesses(t.episode.instance.prompt, shape).every ?? [];
-  if (every.length > items.length) for (const list of [every.slice(0, items.length), every.slice(-items.length)]) rate('prompt-token', "the prompt's tokens of the items' kind, as many as the answer has", joinItems(shape, list));
+  if (every.length > items.length)
+    for (const list of [every.slice(0, items.length), every.slice(-items.length)])
+      rate('prompt-token', "the prompt's tokens of the items' kind, as many as the answer has", joinItems(shape, list));
   const have = new Set(items);
   const foreign = t.peers.flatMap((p) => shapeOf(answerContent(p.reference)).items).find((x) => !have.has(x));
-  if (foreign !== undefined) rate('perturbed', 'one item swapped for another instance’s', joinItems(shape, items.map((x, i) => (i === items.length >> 1 ? foreign : x))));
+  if (foreign !== undefined)
+    rate(
+      'perturbed',
+      'one item swapped for another instance’s',
+      joinItems(
+        shape,
+        items.map((x, i) => (i === items.length >> 1 ? foreign : x)),
+      ),
+    );
   // A list that leaves items out is a different answer: a verifier that checks only what is listed pays it.
   if (items.length >= 2) {
     rate('perturbed', 'one item left out', joinItems(shape, items.slice(0, -1)));
     rate('perturbed', 'one item left out', joinItems(shape, items.slice(1)));
   }
   if (items.length >= 3) {
-    const reorder = (form: string, list: string[]) => probes.push({ family: 'reordered', form, response: withContent(ref, joinItems(shape, list)), coincident: normalizeAnswer(joinItems(shape, list)) === right, variant: true });
+    const reorder = (form: string, list: string[]) =>
+      probes.push({
+        family: 'reordered',
+        form,
+        response: withContent(ref, joinItems(shape, list)),
+        coincident: normalizeAnswer(joinItems(shape, list)) === right,
+        variant: true,
+      });
     reorder('reversed', [...items].reverse());
     reorder('rotated', [...items.slice(1), items[0] as string]);
-    reorder('two neighbours swapped', items.map((x, i) => (i === 0 ? (items[1] as string) : i === 1 ? (items[0] as string) : x)));
+    reorder(
+      'two neighbours swapped',
+      items.map((x, i) => (i === 0 ? (items[1] as string) : i === 1 ? (items[0] as string) : x)),
+    );
     // A canonical order is the constant a policy would try first where several arrangements are valid.
-    const sorted = [...items].sort((a, b) => (Number.isFinite(Number(a)) && Number.isFinite(Number(b)) ? Number(a) - Number(b) : a < b ? -1 : a > b ? 1 : 0));
+    const sorted = [...items].sort((a, b) =>
+      Number.isFinite(Number(a)) && Number.isFinite(Number(b)) ? Number(a) - Number(b) : a < b ? -1 : a > b ? 1 : 0,
+    );
     reorder('sorted', sorted);
     reorder('sorted, descending', [...sorted].reverse());
   }
@@ -55,7 +85,14 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
       ['every item twice', [...items, ...items]],
       ['one item replaced by its neighbour', items.map((x, i) => (i === 1 ? (items[0] as string) : x))],
     ];
-    for (const [form, list] of malformed) probes.push({ family: 'malformed-list', form, response: withContent(ref, joinItems(shape, list)), ceiling: 1, coincident: false });
+    for (const [form, list] of malformed)
+      probes.push({
+        family: 'malformed-list',
+        form,
+        response: withContent(ref, joinItems(shape, list)),
+        ceiling: 1,
+        coincident: false,
+      });
   }
   return probes;
 }
@@ -68,13 +105,16 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
 function numberVariants(content: string, shape: Shape, statedTolerance: boolean): Array<[string, string]> {
   const t = content.trim();
   const decimal = shape.kind === 'number' && /^[+-]?\d*\.\d+$/.test(t);
-  const far: Array<[string, string]> = shape.kind === 'integer' || decimal ? [['a number far off', String(Number(t) * 1000 + 7)]] : [];
+  const far: Array<[string, string]> =
+    shape.kind === 'integer' || decimal ? [['a number far off', String(Number(t) * 1000 + 7)]] : [];
   if (!decimal) return [...perturbNumbers(content).map((v): [string, string] => ['a number ±1', v]), ...far];
   const places = t.length - t.indexOf('.') - 1;
   const value = Number(t);
   const unit = 10 ** -places;
   // A tolerance the task states (in the prompt or the description) may span a few units of the last place.
-  const small: Array<[string, string]> = statedTolerance ? [] : [3, -3].map((k) => ['a decimal moved by three units of its last place', (value + k * unit).toFixed(places)]);
+  const small: Array<[string, string]> = statedTolerance
+    ? []
+    : [3, -3].map((k) => ['a decimal moved by three units of its last place', (value + k * unit).toFixed(places)]);
   return [
     ...small,
     ['a decimal ±1', (value + 1).toFixed(places)],

@@ -40,12 +40,33 @@ export const LONG_BANDS: Array<[number, string]> = [
 function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
   const ref = t.episode.reference;
   const right = normalizeAnswer(content).toLowerCase();
-  const promptWords = tokenize(t.episode.instance.prompt, 400).filter((w) => /^[A-Za-z]{3,}$/.test(w) && w.toLowerCase() !== right).slice(0, 40).join(' ');
+  const promptWords = tokenize(t.episode.instance.prompt, 400)
+    .filter((w) => /^[A-Za-z]{3,}$/.test(w) && w.toLowerCase() !== right)
+    .slice(0, 40)
+    .join(' ');
   const probes: Probe[] = rotate(
     [
-      { family: 'stuffing', form: 'keywords only', response: `${KEYWORDS}. ${KEYWORDS}.`, ceiling: t.ceiling, coincident: false },
-      { family: 'stuffing', form: 'keywords around an empty tag', response: `${KEYWORDS}\n<answer></answer>\n${KEYWORDS}`, ceiling: t.ceiling, coincident: false },
-      { family: 'stuffing', form: "the prompt's words and keywords", response: `${promptWords} ${KEYWORDS}`, ceiling: t.ceiling, coincident: false },
+      {
+        family: 'stuffing',
+        form: 'keywords only',
+        response: `${KEYWORDS}. ${KEYWORDS}.`,
+        ceiling: t.ceiling,
+        coincident: false,
+      },
+      {
+        family: 'stuffing',
+        form: 'keywords around an empty tag',
+        response: `${KEYWORDS}\n<answer></answer>\n${KEYWORDS}`,
+        ceiling: t.ceiling,
+        coincident: false,
+      },
+      {
+        family: 'stuffing',
+        form: "the prompt's words and keywords",
+        response: `${promptWords} ${KEYWORDS}`,
+        ceiling: t.ceiling,
+        coincident: false,
+      },
     ],
     1,
     t.index,
@@ -54,11 +75,38 @@ function stuffingProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] 
   if (wrong === undefined) return probes;
   const bare = withContent(ref, wrong);
   const pair = `stuffing#${t.index}`;
-  probes.push({ family: 'stuffing', form: 'a wrong answer alone', response: bare, coincident: false, pair, base: true });
-  const stuffed = [`answer answer ${bare}`, `${bare}\nThe answer above is correct. answer answer`, `${KEYWORDS}\n${bare}\n${KEYWORDS}`, `${promptWords}\n${bare}`];
-  for (const [i, response] of rotate([...stuffed.entries()], 2, t.index)) probes.push({ family: 'stuffing', form: `keywords around a wrong answer (${i + 1})`, response, ceiling: t.ceiling, coincident: false, pair });
+  probes.push({
+    family: 'stuffing',
+    form: 'a wrong answer alone',
+    response: bare,
+    coincident: false,
+    pair,
+    base: true,
+  });
+  const stuffed = [
+    `answer answer ${bare}`,
+    `${bare}\nThe answer above is correct. answer answer`,
+    `${KEYWORDS}\n${bare}\n${KEYWORDS}`,
+    `${promptWords}\n${bare}`,
+  ];
+  for (const [i, response] of rotate([...stuffed.entries()], 2, t.index))
+    probes.push({
+      family: 'stuffing',
+      form: `keywords around a wrong answer (${i + 1})`,
+      response,
+      ceiling: t.ceiling,
+      coincident: false,
+      pair,
+    });
   // What a model writes: reasoning before (or after) the answer. It must add nothing to a wrong answer.
-  for (const [form, response] of reasoning(t.episode.instance.prompt, bare, content, proseSeed(t), rotate(REASONING_FORMS, 2, t.index))) probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
+  for (const [form, response] of reasoning(
+    t.episode.instance.prompt,
+    bare,
+    content,
+    proseSeed(t),
+    rotate(REASONING_FORMS, 2, t.index),
+  ))
+    probes.push({ family: 'stuffing', form, response, ceiling: t.ceiling, coincident: false, pair });
   // The same wrong answer in the other surface forms a model writes (padded, restated, another carrier).
   probes.push(...surfaceProbes(t, wrong, pair, 2));
   return probes;
@@ -77,14 +125,28 @@ function hugeProbes(t: ProbeTarget, content: string): Probe[] {
     ['unclosed tag', (n) => `<answer>${'a'.repeat(n)}!`],
     ['open tags', (n) => '<answer>'.repeat(Math.ceil(n / 8))],
     ['bold letters', (n) => `**${'a'.repeat(n)}**`],
-    ...(digit ? ([[`digits in a tag`, (n: number) => `<answer>${digit.repeat(Math.max(1, n - 17))}</answer>`], ['a list in a tag', (n: number) => `<answer>${`${digit}, `.repeat(Math.ceil(n / 3))}</answer>`]] as Array<[string, (n: number) => string]>) : []),
+    ...(digit
+      ? ([
+          [`digits in a tag`, (n: number) => `<answer>${digit.repeat(Math.max(1, n - 17))}</answer>`],
+          ['a list in a tag', (n: number) => `<answer>${`${digit}, `.repeat(Math.ceil(n / 3))}</answer>`],
+        ] as Array<[string, (n: number) => string]>)
+      : []),
   ];
-  const short = rotate(SHORT_BANDS, 2, t.index).map((band, b) => [band, junk[(SHORT_BANDS.indexOf(band) + b + t.index) % junk.length] as [string, (n: number) => string]] as const);
+  const short = rotate(SHORT_BANDS, 2, t.index).map(
+    (band, b) =>
+      [band, junk[(SHORT_BANDS.indexOf(band) + b + t.index) % junk.length] as [string, (n: number) => string]] as const,
+  );
   const long = t.long.map((band) => {
     const name = LONG_BANDS.find(([b]) => b === band)?.[1];
     return [band, junk.find(([n]) => n === name) ?? (junk[0] as [string, (n: number) => string])] as const;
   });
-  return [...short, ...long].map(([band, [name, make]]) => ({ family: 'huge' as const, form: `${name}, ${characters(band)} characters`, response: make(band), ceiling: t.ceiling, coincident: false }));
+  return [...short, ...long].map(([band, [name, make]]) => ({
+    family: 'huge' as const,
+    form: `${name}, ${characters(band)} characters`,
+    response: make(band),
+    ceiling: t.ceiling,
+    coincident: false,
+  }));
 }
 
 /** The full battery for one instance. */
@@ -93,7 +155,13 @@ export function probeBattery(t: ProbeTarget): Probe[] {
   const shape = shapeOf(content);
   const prompt = t.episode.instance.prompt;
   const peerContents = new Set(t.peers.map((p) => normalizeAnswer(answerContent(p.reference))));
-  const zero = (family: Family, form: string, response: string): Probe => ({ family, form, response, ceiling: t.ceiling, coincident: false });
+  const zero = (family: Family, form: string, response: string): Probe => ({
+    family,
+    form,
+    response,
+    ceiling: t.ceiling,
+    coincident: false,
+  });
   const right = normalizeAnswer(content);
   const machineOnly = (v: string) => !(t.taken ?? peerContents).has(v.toLowerCase()) && normalizeAnswer(v) !== right;
   const formats: Array<[string, string]> = [
@@ -110,17 +178,38 @@ export function probeBattery(t: ProbeTarget): Probe[] {
     ['empty box', '\\boxed{}'],
   ];
   return [
-    ...rotate([zero('empty', 'empty', ''), zero('empty', 'spaces', '   '), zero('empty', 'whitespace', '\n\t\n')], 2, t.index),
-    ...rotate(['bare', 'tag', 'bold', 'fence'], 2, t.index).map((m) => zero('echo', `the prompt, ${m}`, WRAP[m]!(prompt, m === 'tag' ? '<answer></answer>' : ''))),
+    ...rotate(
+      [zero('empty', 'empty', ''), zero('empty', 'spaces', '   '), zero('empty', 'whitespace', '\n\t\n')],
+      2,
+      t.index,
+    ),
+    ...rotate(['bare', 'tag', 'bold', 'fence'], 2, t.index).map((m) =>
+      zero('echo', `the prompt, ${m}`, WRAP[m]!(prompt, m === 'tag' ? '<answer></answer>' : '')),
+    ),
     // A format that can be a valid answer at this level (an empty list) is no probe.
-    ...rotate(formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))), 3, t.index).map(([form, r]) => zero('format-only', form, r)),
+    ...rotate(
+      formats.filter(([, r]) => !peerContents.has(normalizeAnswer(answerContent(r)))),
+      3,
+      t.index,
+    ).map(([form, r]) => zero('format-only', form, r)),
     // Patterns and inherited names that only a verifier's machinery could accept (none is an answer some instance has).
-    ...rotate(UNIVERSAL_ANSWERS.filter(([, v]) => machineOnly(v)), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
+    ...rotate(
+      UNIVERSAL_ANSWERS.filter(([, v]) => machineOnly(v)),
+      2,
+      t.index,
+    ).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
     // An inherited name's acceptance does not depend on the instance (every value of a kind inherits it): a
     // window per instance covers the family once over the sample.
-    ...(t.index * INHERITED_WINDOW < INHERITED_NAMES.length ? rotate(INHERITED_NAMES.filter(machineOnly), INHERITED_WINDOW, t.index) : []).map((v) => zero('format-only', `an inherited property name (${v})`, withContent(t.episode.reference, v))),
-    ...rotate(instanceNameAnswers(t.episode.instance, content, t.taken ?? peerContents), 2, t.index).map(([form, v]) => zero('format-only', form, withContent(t.episode.reference, v))),
-    ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) => zero('non-answer', form, withContent(t.episode.reference, v))),
+    ...(t.index * INHERITED_WINDOW < INHERITED_NAMES.length
+      ? rotate(INHERITED_NAMES.filter(machineOnly), INHERITED_WINDOW, t.index)
+      : []
+    ).map((v) => zero('format-only', `an inherited property name (${v})`, withContent(t.episode.reference, v))),
+    ...rotate(instanceNameAnswers(t.episode.instance, content, t.taken ?? peerContents), 2, t.index).map(([form, v]) =>
+      zero('format-only', form, withContent(t.episode.reference, v)),
+    ),
+    ...rotate(nonAnswers(content, shape, t.taken ?? peerContents), 3, t.index).map(([form, v]) =>
+      zero('non-answer', form, withContent(t.episode.reference, v)),
+    ),
     ...stuffingProbes(t, content, shape),
     ...enumerationProbes(t, content, shape),
     ...hugeProbes(t, content),
@@ -135,7 +224,12 @@ export function otherAnswerProbes(episode: Episode, peers: Episode[], count: num
   const probes: Probe[] = [];
   for (let k = 1; k <= Math.min(count, peers.length - 1); k++) {
     const peer = peers[(index + k) % peers.length] as Episode;
-    probes.push({ family: 'other-answer', form: 'another instance’s reference', response: peer.reference, coincident: normalizeAnswer(answerContent(peer.reference)) === content });
+    probes.push({
+      family: 'other-answer',
+      form: 'another instance’s reference',
+      response: peer.reference,
+      coincident: normalizeAnswer(answerContent(peer.reference)) === content,
+    });
   }
   return probes;
 }

@@ -40,7 +40,8 @@ export function listedItems(prompt: string, place: ListPlace): string[] {
  * are single items: a policy learns which list to take its guesses from. Null where none does.
  */
 export function answerList(episodes: Episode[]): ListPlace | null {
-  if (episodes.filter((e) => shapeOf(answerContent(e.reference)).kind !== 'list').length < 0.8 * episodes.length) return null;
+  if (episodes.filter((e) => shapeOf(answerContent(e.reference)).kind !== 'list').length < 0.8 * episodes.length)
+    return null;
   // A few instances a level tell where the list is: the place is judged on all of them later.
   const sample = episodes.filter((_, i) => i % 4 === 0);
   const counts = new Map<ListPlace, number>();
@@ -52,11 +53,20 @@ export function answerList(episodes: Episode[]): ListPlace | null {
       for (const place of new Set([k, k - lists.length])) counts.set(place, (counts.get(place) ?? 0) + 1);
     });
   }
-  const [place, n] = [...counts].reduce<[ListPlace | null, number]>((best, [p, c]) => (c > best[1] ? [p, c] : best), [null, 0]);
+  const [place, n] = [...counts].reduce<[ListPlace | null, number]>(
+    (best, [p, c]) => (c > best[1] ? [p, c] : best),
+    [null, 0],
+  );
   return n >= 0.5 * sample.length ? place : null;
 }
 
-const guess = (form: string, response: string, chance = 0): Probe => ({ family: 'guess', form, response, coincident: false, ...(chance ? { chance } : {}) });
+const guess = (form: string, response: string, chance = 0): Probe => ({
+  family: 'guess',
+  form,
+  response,
+  coincident: false,
+  ...(chance ? { chance } : {}),
+});
 
 /** The prompt strategies for one instance: list answers always, the items of the list at `listed` where given, the level's other answers where `others` is given. */
 export function promptGuesses(e: Episode, listed: ListPlace | null, others?: string[]): Probe[] {
@@ -75,11 +85,21 @@ export function promptGuesses(e: Episode, listed: ListPlace | null, others?: str
   const items = listed !== null ? listedItems(e.instance.prompt, listed) : [];
   if (items.length >= 2) {
     const k = 1 / items.length;
-    out.push(guess('the first listed item', withContent(e.reference, items[0] as string), k), guess('the last listed item', withContent(e.reference, items[items.length - 1] as string), k));
+    out.push(
+      guess('the first listed item', withContent(e.reference, items[0] as string), k),
+      guess('the last listed item', withContent(e.reference, items[items.length - 1] as string), k),
+    );
     out.push(guess('every listed item at once', withContent(e.reference, items.join(', ')), k));
   }
   const union = others ?? [];
-  if (union.length >= 3) out.push(guess("every answer of the level's other instances at once", withContent(e.reference, union.join(', ')), 1 / union.length));
+  if (union.length >= 3)
+    out.push(
+      guess(
+        "every answer of the level's other instances at once",
+        withContent(e.reference, union.join(', ')),
+        1 / union.length,
+      ),
+    );
   return out;
 }
 
@@ -94,5 +114,8 @@ export function otherAnswers(e: Episode, peers: Episode[]): string[] {
     c.n++;
     counts.set(key(text), c);
   }
-  return [...counts.values()].sort((a, b) => b.n - a.n).slice(0, 40).map((c) => c.text);
+  return [...counts.values()]
+    .sort((a, b) => b.n - a.n)
+    .slice(0, 40)
+    .map((c) => c.text);
 }

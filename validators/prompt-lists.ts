@@ -41,7 +41,8 @@ export function promptLists(prompt: string): PromptList[] {
   };
   for (const line of prompt.split('\n')) {
     const bullet = isBullet(line);
-    if (bullet !== null && bullet.length <= MAX_ITEM_CHARS && tokenize(bullet, 4).length <= 3) bullets.push(cleanItem(bullet));
+    if (bullet !== null && bullet.length <= MAX_ITEM_CHARS && tokenize(bullet, 4).length <= 3)
+      bullets.push(cleanItem(bullet));
     else flush();
     for (const part of line.split(':')) {
       const body = part.includes(',') ? part.split(',') : part.includes(';') ? part.split(';') : null;
@@ -104,7 +105,10 @@ interface PrintedList {
  * promptLists with each list's counts, for recent prompts: the hack stage asks about one prompt several
  * times (its probes, its guesses) and the lists of a long prompt cost far more than a lookup.
  */
-const printedLists = recentMemo((prompt: string): PrintedList[] => promptLists(prompt).map((items) => ({ items, counts: counts(key(items)) })), 64);
+const printedLists = recentMemo(
+  (prompt: string): PrintedList[] => promptLists(prompt).map((items) => ({ items, counts: counts(key(items)) })),
+  64,
+);
 
 /** Whether the answer is an arrangement of a list the prompt prints (so a repeated item can never be right). */
 export function isArrangement(prompt: string, shape: Shape): boolean {
@@ -132,7 +136,8 @@ function optionLine(line: string): { label: string; text: string } | null {
   return text ? { label: t.slice(start, i), text } : null;
 }
 
-const successor = (label: string) => (/^\d+$/.test(label) ? String(Number(label) + 1) : String.fromCharCode(label.charCodeAt(0) + 1));
+const successor = (label: string) =>
+  /^\d+$/.test(label) ? String(Number(label) + 1) : String.fromCharCode(label.charCodeAt(0) + 1);
 
 /** The prompt's multiple-choice options: the last run of consecutive labels starting at A, a or 1. */
 export function parseChoices(prompt: string): Choices | null {
@@ -164,7 +169,8 @@ export function chosenOption(reference: string, choices: Choices): number {
 
 /** The kind of token a list's items are, so "every option" takes only the prompt's tokens of that kind. */
 function itemKind(items: string[]): RegExp | null {
-  for (const kind of [/^[a-z]+$/, /^[A-Z]+$/, /^[A-Za-z]+$/, /^[+-]?\d+$/, /^[A-Za-z0-9]+$/]) if (items.every((x) => kind.test(x))) return kind;
+  for (const kind of [/^[a-z]+$/, /^[A-Z]+$/, /^[A-Za-z]+$/, /^[+-]?\d+$/, /^[A-Za-z0-9]+$/])
+    if (items.every((x) => kind.test(x))) return kind;
   return null;
 }
 
@@ -198,10 +204,21 @@ export function tokenGuesses(prompt: string, shape: Shape): { copied?: string[];
   // The input copied: the answer's items printed together (nothing else between them), in the prompt's order.
   if (positions.every((p) => p !== undefined) && new Set(positions).size === positions.length) {
     const at = positions as number[];
-    const run = tokens.slice(at.reduce((a, b) => Math.min(a, b)), at.reduce((a, b) => Math.max(a, b)) + 1);
+    const run = tokens.slice(
+      at.reduce((a, b) => Math.min(a, b)),
+      at.reduce((a, b) => Math.max(a, b)) + 1,
+    );
     const items = new Set(shape.items.map((x) => x.toLowerCase()));
-    const copied = shape.items.map((x, i) => [x, positions[i] as number] as const).sort((a, b) => a[1] - b[1]).map(([x]) => x);
-    if (run.length === shape.items.length && run.every((t) => items.has(t)) && copied.join('\n').toLowerCase() !== answer) out.copied = copied;
+    const copied = shape.items
+      .map((x, i) => [x, positions[i] as number] as const)
+      .sort((a, b) => a[1] - b[1])
+      .map(([x]) => x);
+    if (
+      run.length === shape.items.length &&
+      run.every((t) => items.has(t)) &&
+      copied.join('\n').toLowerCase() !== answer
+    )
+      out.copied = copied;
   }
   if (every.length > shape.items.length && every.join('\n').toLowerCase() !== answer) out.every = every;
   return out;

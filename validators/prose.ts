@@ -12,11 +12,42 @@ let runtime: ReturnType<typeof loadPlainRuntime> | undefined;
 /** A seeded rng for one stream of probe text: the same seed and labels give the same draws. */
 export function proseRng(seed: number, ...labels: Array<string | number>): PlainRng {
   runtime ??= loadPlainRuntime();
-  return runtime.makeRng(...deriveRngState(`envforge-probe-prose\u0000${labels.join('\u0000')}`, Math.abs(Math.trunc(seed)) % Number.MAX_SAFE_INTEGER, 0));
+  return runtime.makeRng(
+    ...deriveRngState(
+      `envforge-probe-prose\u0000${labels.join('\u0000')}`,
+      Math.abs(Math.trunc(seed)) % Number.MAX_SAFE_INTEGER,
+      0,
+    ),
+  );
 }
 
 // Connectives and clause shapes: combined at random with the prompt's words, so a phrase recurs in a fraction of probes only.
-const LEADS = ['', '', 'First,', 'Next,', 'Then', 'Now', 'So', 'Okay,', 'Alright,', 'Hmm,', 'Well,', 'Right,', 'After that,', 'To begin,', 'At this point', 'Looking again,', 'From here', 'In the end', 'Note that', 'Also,', 'Here', 'Clearly', 'Wait,', 'Good,'];
+const LEADS = [
+  '',
+  '',
+  'First,',
+  'Next,',
+  'Then',
+  'Now',
+  'So',
+  'Okay,',
+  'Alright,',
+  'Hmm,',
+  'Well,',
+  'Right,',
+  'After that,',
+  'To begin,',
+  'At this point',
+  'Looking again,',
+  'From here',
+  'In the end',
+  'Note that',
+  'Also,',
+  'Here',
+  'Clearly',
+  'Wait,',
+  'Good,',
+];
 const CLAUSES: Array<(w: string, v: string, n: string) => string> = [
   (w, v) => `the ${w} comes before the ${v}`,
   (w) => `I need the ${w} first`,
@@ -61,10 +92,19 @@ function readMaterial(prompt: string, right: string): Material {
   const text = prompt.slice(0, 20_000).replace(/<\/?[a-z][^>]{0,40}>/gi, ' ');
   const tokens = tokenize(text, 800);
   const low = right.trim().toLowerCase();
-  const sentences = text.split(/(?<=[.?!])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length >= 12 && s.length <= 140 && !s.toLowerCase().includes(low || '\u0000'));
+  const sentences = text
+    .split(/(?<=[.?!])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length >= 12 && s.length <= 140 && !s.toLowerCase().includes(low || '\u0000'));
   const words = [...new Set(tokens.filter((x) => /^[A-Za-z]{3,}$/.test(x) && x.toLowerCase() !== low))];
-  const numbers = [...new Set(tokens.filter((x) => /^[+-]?\d+(\.\d+)?$/.test(x) && x !== right.trim()).map(Number))].filter((n) => Number.isFinite(n) && Math.abs(n) < 1e12);
-  return { sentences, words: words.length ? words : ['value', 'result', 'input', 'step'], numbers: numbers.length ? numbers : [2, 3, 5, 7] };
+  const numbers = [
+    ...new Set(tokens.filter((x) => /^[+-]?\d+(\.\d+)?$/.test(x) && x !== right.trim()).map(Number)),
+  ].filter((n) => Number.isFinite(n) && Math.abs(n) < 1e12);
+  return {
+    sentences,
+    words: words.length ? words : ['value', 'result', 'input', 'step'],
+    numbers: numbers.length ? numbers : [2, 3, 5, 7],
+  };
 }
 
 /** One sentence of prose: a connective, a clause over the prompt's words, and an ending; capitalised. */
@@ -97,7 +137,8 @@ function equation(rng: PlainRng, m: Material, right: string): string {
 /** `count` sentences mixing restated prompt text and composed sentences (`own`: prompt text only). */
 function paragraph(rng: PlainRng, m: Material, count: number, own = false): string {
   let text = '';
-  for (let i = 0; i < count; i++) text += `${i ? ' ' : ''}${own || rng.float() < 0.35 ? restated(rng, m) : sentence(rng, m)}`;
+  for (let i = 0; i < count; i++)
+    text += `${i ? ' ' : ''}${own || rng.float() < 0.35 ? restated(rng, m) : sentence(rng, m)}`;
   return text;
 }
 
@@ -121,7 +162,13 @@ export const REASONING_FORMS = [0, 1, 2, 3, 4, 5, 6];
  * `keep`: the forms wanted, by index, in the order returned; the draws stop once they are written (the first
  * three need none of the long derivation's), so every form reads the same as in the full list.
  */
-export function reasoning(prompt: string, answerLike: string, right: string, seed = 0, keep: number[] = REASONING_FORMS): Array<[string, string]> {
+export function reasoning(
+  prompt: string,
+  answerLike: string,
+  right: string,
+  seed = 0,
+  keep: number[] = REASONING_FORMS,
+): Array<[string, string]> {
   const rng = proseRng(seed, 'reasoning', prompt.length, right);
   const m = material(prompt, right);
   const short = paragraph(rng, m, rng.int(4, 7));
@@ -139,8 +186,14 @@ export function reasoning(prompt: string, answerLike: string, right: string, see
   while (derivation.length < band) derivation += `\n${working(rng, m, right, rng.int(1, 4))}`;
   const restatedOnly = `${paragraph(rng, m, rng.int(4, 8), true)}\n${equation(rng, m, right)}`;
   forms.push(
-    ['working with "=" lines before a wrong answer', `${long}\n${rng.pick(['Therefore', 'So', 'Thus', 'Hence', 'Finally'])}:\n${answerLike}`],
-    ['a wrong answer, then an explanation', `${answerLike}\n\n${rng.pick(['Explanation:', 'Why:', 'Reasoning:', ''])} ${long}`],
+    [
+      'working with "=" lines before a wrong answer',
+      `${long}\n${rng.pick(['Therefore', 'So', 'Thus', 'Hence', 'Finally'])}:\n${answerLike}`,
+    ],
+    [
+      'a wrong answer, then an explanation',
+      `${answerLike}\n\n${rng.pick(['Explanation:', 'Why:', 'Reasoning:', ''])} ${long}`,
+    ],
     [`a derivation of about ${characters(band)} characters before a wrong answer`, `${derivation}\n${answerLike}`],
     ['the prompt restated and reshuffled before a wrong answer', `${restatedOnly}\n${answerLike}`],
   );

@@ -74,43 +74,111 @@ export function judgeReaders(samples: readonly ReaderSample[], families: readonl
     if (!raw) continue;
     // Each sample's rules are listed once, for its level's fit and the pooled fit alike.
     const fits = new Map<number, Array<[string, number]>>();
-    const prepared: PreparedFamily = { ...raw, fit: (i) => fits.get(i) ?? (fits.set(i, [...raw.fit(i)]).get(i) as Array<[string, number]>) };
-    const judged: ReaderJudgement = { family: family.name, code: family.code, level: [], pooled: [], rules: new Map(), examples: new Map() };
+    const prepared: PreparedFamily = {
+      ...raw,
+      fit: (i) => fits.get(i) ?? (fits.set(i, [...raw.fit(i)]).get(i) as Array<[string, number]>),
+    };
+    const judged: ReaderJudgement = {
+      family: family.name,
+      code: family.code,
+      level: [],
+      pooled: [],
+      rules: new Map(),
+      examples: new Map(),
+    };
     const trial = (rule: string | null, i: number, members: number[], key: number | null): Trial => {
       const level = (samples[i] as ReaderSample).level;
       if (rule === null) return { level, win: 0, chance: prepared.nominal?.(i) ?? 0 };
       const win = prepared.credit(rule, i, i);
       const at = position.get(i) as number;
-      const others = Array.from({ length: Math.min(PEERS, members.length - 1) }, (_, k) => members[(at + k + 1) % members.length] as number);
-      const chance = prepared.nominal ? prepared.nominal(i) : others.length ? others.reduce((a, o) => a + prepared.credit(rule, i, o), 0) / others.length : 0;
+      const others = Array.from(
+        { length: Math.min(PEERS, members.length - 1) },
+        (_, k) => members[(at + k + 1) % members.length] as number,
+      );
+      const chance = prepared.nominal
+        ? prepared.nominal(i)
+        : others.length
+          ? others.reduce((a, o) => a + prepared.credit(rule, i, o), 0) / others.length
+          : 0;
       const shown = judged.examples.get(key) ?? [];
-      if (win > 0 && shown.length < 2) judged.examples.set(key, [...shown, { seed: (samples[i] as ReaderSample).seed, level, answer: answerContent((samples[i] as ReaderSample).reference).slice(0, 80) }]);
+      if (win > 0 && shown.length < 2)
+        judged.examples.set(key, [
+          ...shown,
+          {
+            seed: (samples[i] as ReaderSample).seed,
+            level,
+            answer: answerContent((samples[i] as ReaderSample).reference).slice(0, 80),
+          },
+        ]);
       return { level, win, chance };
     };
     for (const [level, members] of [...levels].sort((a, b) => a[0] - b[0])) {
       const halves = [0, 1].map((h) => members.filter((i) => fold.get(i) === h));
       const rules = halves.map((h) => fitRule(prepared, h));
-      judged.rules.set(level, rules.map((r) => (r === null ? 'none' : prepared.describe(r))));
-      for (const i of members) judged.level.push(trial(rules[1 - (fold.get(i) as number)] as string | null, i, members, level));
+      judged.rules.set(
+        level,
+        rules.map((r) => (r === null ? 'none' : prepared.describe(r))),
+      );
+      for (const i of members)
+        judged.level.push(trial(rules[1 - (fold.get(i) as number)] as string | null, i, members, level));
     }
     const all = [...levels.values()];
-    const pooledRules = [0, 1].map((h) => fitRule(prepared, all.flatMap((m) => m.filter((i) => fold.get(i) === h))));
-    judged.rules.set(null, pooledRules.map((r) => (r === null ? 'none' : prepared.describe(r))));
-    for (const members of all) for (const i of members) judged.pooled.push(trial(pooledRules[1 - (fold.get(i) as number)] as string | null, i, members, null));
+    const pooledRules = [0, 1].map((h) =>
+      fitRule(
+        prepared,
+        all.flatMap((m) => m.filter((i) => fold.get(i) === h)),
+      ),
+    );
+    judged.rules.set(
+      null,
+      pooledRules.map((r) => (r === null ? 'none' : prepared.describe(r))),
+    );
+    for (const members of all)
+      for (const i of members)
+        judged.pooled.push(trial(pooledRules[1 - (fold.get(i) as number)] as string | null, i, members, null));
     out.push(judged);
   }
   return out;
 }
 
 /** The rate findings of the judgements: per level and pooled, each with its own tolerance. */
-export function readerFindings(judged: readonly ReaderJudgement[], tolerance: (family: string) => { level: number; pooled: number }, z: number, minTrials: number): RateFinding[] {
+export function readerFindings(
+  judged: readonly ReaderJudgement[],
+  tolerance: (family: string) => { level: number; pooled: number },
+  z: number,
+  minTrials: number,
+): RateFinding[] {
   return judged.flatMap((j) => {
     const t = tolerance(j.family);
-    const evidence = (level: number | null) => ({ family: j.family, rules: j.rules.get(level) ?? [], examples: j.examples.get(level) ?? [] });
+    const evidence = (level: number | null) => ({
+      family: j.family,
+      rules: j.rules.get(level) ?? [],
+      examples: j.examples.get(level) ?? [],
+    });
     const policy = `a rule read off the prompt (${j.family}), fitted on half the instances and scored on the other half`;
     return [
-      { rule: 'rate' as const, code: j.code, check: 'readers', policy, trials: j.level, tolerance: { level: t.level }, z, minTrials, evidence },
-      { rule: 'rate' as const, code: j.code, check: 'readers', policy, trials: j.pooled, tolerance: { pooled: t.pooled }, z, minTrials, evidence },
+      {
+        rule: 'rate' as const,
+        code: j.code,
+        check: 'readers',
+        policy,
+        trials: j.level,
+        tolerance: { level: t.level },
+        z,
+        minTrials,
+        evidence,
+      },
+      {
+        rule: 'rate' as const,
+        code: j.code,
+        check: 'readers',
+        policy,
+        trials: j.pooled,
+        tolerance: { pooled: t.pooled },
+        z,
+        minTrials,
+        evidence,
+      },
     ];
   });
 }

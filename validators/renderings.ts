@@ -57,15 +57,24 @@ export function coarseRenderings(content: string): Rendering[] {
   const fine = (v: number) => v.toFixed(d);
   const values: Array<[string, number, string]> = [];
   if (d > 0) {
-    for (const k of [0, d - 1, d - 2].filter((k, i, all) => k >= 0 && k < d && all.indexOf(k) === i)) values.push([`rounded to ${k} decimal${k === 1 ? '' : 's'}`, Number(truth.toFixed(k)), truth.toFixed(k)]);
-    values.push(['rounded up to an integer', Math.ceil(truth), String(Math.ceil(truth))], ['rounded down to an integer', Math.floor(truth), String(Math.floor(truth))]);
+    for (const k of [0, d - 1, d - 2].filter((k, i, all) => k >= 0 && k < d && all.indexOf(k) === i))
+      values.push([`rounded to ${k} decimal${k === 1 ? '' : 's'}`, Number(truth.toFixed(k)), truth.toFixed(k)]);
+    values.push(
+      ['rounded up to an integer', Math.ceil(truth), String(Math.ceil(truth))],
+      ['rounded down to an integer', Math.floor(truth), String(Math.floor(truth))],
+    );
     const [p, q] = smallFraction(truth);
     if (q > 1) values.push([`a fraction with a small denominator`, p / q, `${p}/${q}`]);
   }
   for (const s of [1, 2]) {
     const v = significant(truth, s);
     values.push([`${s} significant figure${s === 1 ? '' : 's'}`, v, plain(v)]);
-    if (Math.abs(truth) >= 100 || (Math.abs(truth) < 0.01 && truth !== 0)) values.push([`${s} significant figure${s === 1 ? '' : 's'}, scientific`, v, v.toExponential(s - 1).replace('e+', 'e')]);
+    if (Math.abs(truth) >= 100 || (Math.abs(truth) < 0.01 && truth !== 0))
+      values.push([
+        `${s} significant figure${s === 1 ? '' : 's'}, scientific`,
+        v,
+        v.toExponential(s - 1).replace('e+', 'e'),
+      ]);
   }
   values.push(['the constant 0', 0, '0'], ['the constant 1e6', 1e6, '1e6']);
   const out: Rendering[] = [];

@@ -4,7 +4,17 @@ import type { ProblemCode } from '../contract/codes.js';
 import type { Meta } from '../contract/schema.js';
 import type { Fingerprint } from './novelty/fingerprint.js';
 
-export const STAGES = ['static', 'execution', 'determinism', 'solvability', 'hack', 'diversity', 'difficulty', 'novelty', 'review'] as const;
+export const STAGES = [
+  'static',
+  'execution',
+  'determinism',
+  'solvability',
+  'hack',
+  'diversity',
+  'difficulty',
+  'novelty',
+  'review',
+] as const;
 export type StageName = (typeof STAGES)[number];
 
 export interface Problem {

@@ -35,7 +35,8 @@ export function residueIn(text: string, parts: SourceParts): Finding[] {
   const found: Finding[] = [];
   // Written as string content, a fragment is the author's words, unless it names the module's own code
   // (a name it declares): `" + THEME.cell + "` inside a template's text is still code that never ran.
-  const ownCode = (fragment: string) => [...fragment.matchAll(/[A-Za-z_$][\w$]*/g)].some(([name]) => parts.declared.has(name));
+  const ownCode = (fragment: string) =>
+    [...fragment.matchAll(/[A-Za-z_$][\w$]*/g)].some(([name]) => parts.declared.has(name));
   const add = (kind: string, fragment: string, code = false) => {
     if (written(parts, fragment) && !(code && ownCode(fragment))) return;
     if (!found.some((f) => f.fragment === fragment)) found.push({ kind, fragment });
@@ -44,11 +45,13 @@ export function residueIn(text: string, parts: SourceParts): Finding[] {
   for (const [m] of text.matchAll(DOLLAR)) add('an unfilled template placeholder', m);
   for (const [m] of text.matchAll(DOUBLE)) add('an unfilled template placeholder', m);
   // `{name}` is a placeholder only when name is one of the module's identifiers (else it may be a set, `{x}`).
-  for (const m of text.matchAll(SINGLE)) if (parts.identifiers.has((m[1] as string).split('.')[0] as string) || parts.paths.has(m[1] as string)) add('an unfilled placeholder', m[0]);
+  for (const m of text.matchAll(SINGLE))
+    if (parts.identifiers.has((m[1] as string).split('.')[0] as string) || parts.paths.has(m[1] as string))
+      add('an unfilled placeholder', m[0]);
   for (const [m] of text.matchAll(CONCAT)) add('string concatenation code', m, true);
   for (const [m] of text.matchAll(CODE)) add('code', m);
   // A member path the module uses as code (`THEME.cell`) read as words: source leaked into the text.
-  for (const [m] of text.matchAll(PATH)) if (parts.paths.has(m)) add('a member path of the module\'s code', m, true);
+  for (const [m] of text.matchAll(PATH)) if (parts.paths.has(m)) add("a member path of the module's code", m, true);
   return found;
 }
 
@@ -70,7 +73,13 @@ export function residueProblems(source: string, texts: readonly SampledText[]): 
     {
       code: 'E_TEXT_RESIDUE',
       message: `${hits.length} of ${texts.length} sampled texts the agent reads carry template or source residue: the ${first.where} of seed ${first.seed} level ${first.level} shows ${finding.kind} (${JSON.stringify(finding.fragment)}); build the text from values, not from code`,
-      evidence: hits.slice(0, 5).map((h) => ({ seed: h.seed, level: h.level, where: h.where, findings: h.findings.slice(0, 4), around: around(h) })),
+      evidence: hits.slice(0, 5).map((h) => ({
+        seed: h.seed,
+        level: h.level,
+        where: h.where,
+        findings: h.findings.slice(0, 4),
+        around: around(h),
+      })),
     },
   ];
 }

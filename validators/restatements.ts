@@ -32,7 +32,12 @@ function runs(chunk: string): string[] {
 
 /** ASCII for the prompt's operators: what a model types for "×", "−", "²", and implied products made explicit. */
 export function transcribe(expression: string, power: '^' | '**' = '^'): string {
-  let out = expression.replace(/×|·/g, '*').replace(/÷/g, '/').replace(/−/g, '-').replace(/²/g, `${power}2`).replace(/³/g, `${power}3`);
+  let out = expression
+    .replace(/×|·/g, '*')
+    .replace(/÷/g, '/')
+    .replace(/−/g, '-')
+    .replace(/²/g, `${power}2`)
+    .replace(/³/g, `${power}3`);
   if (power === '**') out = out.replace(/\^/g, '**');
   // Implied products: ")(", "2(", ")x", "2x" (a digit or a closing bracket before a bracket or a variable).
   return out.replace(/([\d)])\s*(?=[(A-Za-z])/g, '$1*').replace(/\)\s*\(/g, ')*(');
@@ -43,7 +48,11 @@ function isExpression(span: string): boolean {
   if (/[A-Za-z]{2,}/.test(span)) return false;
   let operators = 0;
   for (const c of span) if (OPERATOR_CHARS.includes(c)) operators++;
-  return operators > 0 && /[\dA-Za-z)²³]\s*[+\-−*/×÷·^%]\s*[-−(\dA-Za-z]|[\dA-Za-z)]\s*[²³]|\)\s*\(/.test(span) && /\d|[A-Za-z]/.test(span);
+  return (
+    operators > 0 &&
+    /[\dA-Za-z)²³]\s*[+\-−*/×÷·^%]\s*[-−(\dA-Za-z]|[\dA-Za-z)]\s*[²³]|\)\s*\(/.test(span) &&
+    /\d|[A-Za-z]/.test(span)
+  );
 }
 
 /** The prompt's expression spans, longest first, at most `max` (each at most 200 characters). */
@@ -83,7 +92,11 @@ const WORDS = new Map<string, string>([
  * first operator word; "and" only where no other word does), or null where no operator word joins any two.
  */
 export function numbersInOrder(prompt: string): string | null {
-  const tokens = prompt.slice(0, 20_000).toLowerCase().match(/-?\d+(?:\.\d+)?|[a-z]+/g) ?? [];
+  const tokens =
+    prompt
+      .slice(0, 20_000)
+      .toLowerCase()
+      .match(/-?\d+(?:\.\d+)?|[a-z]+/g) ?? [];
   const parts: string[] = [];
   let pending: string | null = null;
   let byAnd = false;

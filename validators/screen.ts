@@ -32,8 +32,21 @@ function rates(judged: ReturnType<typeof judgeReaders>): ReaderRate[] {
   for (const j of judged) {
     const byLevel = new Map<number, Trial[]>();
     for (const t of j.level) byLevel.set(t.level, [...(byLevel.get(t.level) ?? []), t]);
-    for (const [level, trials] of byLevel) out.push({ level, n: trials.length, rate: mean(trials.map((t) => t.win)), chance: mean(trials.map((t) => t.chance)), rules: j.rules.get(level) ?? [] });
-    out.push({ level: null, n: j.pooled.length, rate: mean(j.pooled.map((t) => t.win)), chance: mean(j.pooled.map((t) => t.chance)), rules: j.rules.get(null) ?? [] });
+    for (const [level, trials] of byLevel)
+      out.push({
+        level,
+        n: trials.length,
+        rate: mean(trials.map((t) => t.win)),
+        chance: mean(trials.map((t) => t.chance)),
+        rules: j.rules.get(level) ?? [],
+      });
+    out.push({
+      level: null,
+      n: j.pooled.length,
+      rate: mean(j.pooled.map((t) => t.win)),
+      chance: mean(j.pooled.map((t) => t.chance)),
+      rules: j.rules.get(null) ?? [],
+    });
   }
   return out;
 }

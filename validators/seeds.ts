@@ -28,7 +28,9 @@ export function candidateValidationSeed(key: string, source: string): number {
  * length: every scale of seed is sampled, and a rule gated on one range of seeds meets the validator.
  */
 function drawSeed(validationSeed: number, level: number, k: number): number {
-  const digest = createHash('sha256').update(`envforge-validation-v1\u0000${validationSeed}\u0000${level}\u0000${k}`).digest();
+  const digest = createHash('sha256')
+    .update(`envforge-validation-v1\u0000${validationSeed}\u0000${level}\u0000${k}`)
+    .digest();
   const bits = digest.readUInt8(0) % 54;
   if (bits === 0) return 0;
   // 53 random bits (21 + 32), reduced to the bucket [2^(bits-1), 2^bits).

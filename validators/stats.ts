@@ -16,7 +16,11 @@ function ranks(values: number[]): number[] {
   const out = new Array<number>(values.length);
   for (let i = 0; i < order.length; ) {
     let j = i;
-    while (j + 1 < order.length && (order[j + 1] as readonly [number, number])[0] === (order[i] as readonly [number, number])[0]) j++;
+    while (
+      j + 1 < order.length &&
+      (order[j + 1] as readonly [number, number])[0] === (order[i] as readonly [number, number])[0]
+    )
+      j++;
     for (let k = i; k <= j; k++) out[(order[k] as readonly [number, number])[1]] = (i + j) / 2 + 1;
     i = j + 1;
   }
@@ -42,7 +46,6 @@ export function spearman(x: number[], y: number[]): number {
   }
   return sxx === 0 || syy === 0 ? 0 : sxy / Math.sqrt(sxx * syy);
 }
-
 
 /**
  * Whether the values in `b` are reliably larger (or smaller) than those in `a` (Mann–Whitney U): +1 when

@@ -32,7 +32,12 @@ export interface ValidateOptions {
 }
 
 /** Why a stage does not run (read after "not run: "), or null when it runs. */
-function skipReason(cost: string, gateFailed: StageName | null, anyFailed: boolean, haveEpisodes: boolean): string | null {
+function skipReason(
+  cost: string,
+  gateFailed: StageName | null,
+  anyFailed: boolean,
+  haveEpisodes: boolean,
+): string | null {
   if (gateFailed === 'static') return 'the static stage failed';
   if (gateFailed && (cost !== 'cheap' || !haveEpisodes)) return `the ${gateFailed} stage failed`;
   if (cost === 'llm' && anyFailed) return 'an earlier stage failed';
@@ -41,7 +46,17 @@ function skipReason(cost: string, gateFailed: StageName | null, anyFailed: boole
 
 /** A sandbox stage that does not start: the candidate has used its validation budget. */
 function overBudget(spentMs: number, budgetMs: number): Awaited<ReturnType<Stage>> {
-  return { ok: false, metrics: { spentMs: Math.round(spentMs) }, problems: [{ code: 'E_TOO_SLOW', message: `validation has used ${Math.round(spentMs / 1000)} s of sandbox time, past the candidate budget of ${Math.round(budgetMs / 1000)} s; the remaining sandbox stages did not run`, evidence: { spentMs: Math.round(spentMs), budgetMs } }] };
+  return {
+    ok: false,
+    metrics: { spentMs: Math.round(spentMs) },
+    problems: [
+      {
+        code: 'E_TOO_SLOW',
+        message: `validation has used ${Math.round(spentMs / 1000)} s of sandbox time, past the candidate budget of ${Math.round(budgetMs / 1000)} s; the remaining sandbox stages did not run`,
+        evidence: { spentMs: Math.round(spentMs), budgetMs },
+      },
+    ],
+  };
 }
 
 /**
@@ -50,10 +65,15 @@ function overBudget(spentMs: number, budgetMs: number): Awaited<ReturnType<Stage
  * made of the calls that tripped: the first stage of the wave that saw it fails with E_ESCAPE_ATTEMPT.
  */
 function noteTrips(stages: Map<StageName, StageReport>, stage: StageName, trips: readonly string[]): void {
-  if (trips.length === 0 || [...stages.values()].some((s) => s.problems.some((p) => p.code === 'E_ESCAPE_ATTEMPT'))) return;
+  if (trips.length === 0 || [...stages.values()].some((s) => s.problems.some((p) => p.code === 'E_ESCAPE_ATTEMPT')))
+    return;
   const report = stages.get(stage);
   if (!report) return;
-  const problem = { code: 'E_ESCAPE_ATTEMPT' as const, message: `the module reached for ${trips.join('; ')}: a capability outside the environment contract (the attempt counts even where the module caught the refusal)`, evidence: { reached: [...trips] } };
+  const problem = {
+    code: 'E_ESCAPE_ATTEMPT' as const,
+    message: `the module reached for ${trips.join('; ')}: a capability outside the environment contract (the attempt counts even where the module caught the refusal)`,
+    evidence: { reached: [...trips] },
+  };
   const { skipped: _ran, ...ran } = report;
   stages.set(stage, { ...ran, ok: false, problems: [...report.problems, problem] });
 }
@@ -64,7 +84,12 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
   // Every sandbox job of this candidate draws on one budget of worker time: a stage in flight is cut off
   // when it runs out (E_TOO_SLOW), so no candidate holds a worker past it, however its episodes pace themselves.
   const workBudget: WorkBudget = { totalMs: merged.candidateBudgetMs, spentMs: 0 };
-  const options: ValidatorOptions = { ...merged, limits: { ...DEFAULT_VALIDATOR_OPTIONS.limits, ...opts.options?.limits, workBudget }, episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...opts.options?.episodic }, code: { ...DEFAULT_VALIDATOR_OPTIONS.code, ...opts.options?.code } };
+  const options: ValidatorOptions = {
+    ...merged,
+    limits: { ...DEFAULT_VALIDATOR_OPTIONS.limits, ...opts.options?.limits, workBudget },
+    episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, ...opts.options?.episodic },
+    code: { ...DEFAULT_VALIDATOR_OPTIONS.code, ...opts.options?.code },
+  };
   const ctx: StageContext = {
     pool: opts.pool,
     source,
@@ -89,10 +114,19 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
       return;
     }
     const t0 = performance.now();
-    const result = cost === 'sandbox' && workBudget.spentMs >= workBudget.totalMs ? overBudget(workBudget.spentMs, workBudget.totalMs) : await run(ctx);
+    const result =
+      cost === 'sandbox' && workBudget.spentMs >= workBudget.totalMs
+        ? overBudget(workBudget.spentMs, workBudget.totalMs)
+        : await run(ctx);
     // After a failed gate a cheap stage sees only the instances that ran: its problems count, a pass does not.
     const partial = gateFailed !== null && result.ok && !result.skipped;
-    const judged = partial ? { ...result, ok: false, skipped: `the ${gateFailed} stage failed (nothing was found in the instances that ran)` } : result;
+    const judged = partial
+      ? {
+          ...result,
+          ok: false,
+          skipped: `the ${gateFailed} stage failed (nothing was found in the instances that ran)`,
+        }
+      : result;
     stages.set(name, { stage: name, ...judged, ms: Math.round(performance.now() - t0) });
   };
   // The waves come from what each stage reads and produces (plan.ts); static, the only step of wave 0,

@@ -1,8 +1,21 @@
 // The Anthropic messages client: native structured output as a forced call of one tool whose
 // input_schema is the zod schema's JSON schema; a message's stable prefixes are marked cache_control.
 import Anthropic from '@anthropic-ai/sdk';
-import type { Message, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { FinishReason, LlmClient, LlmMessage, LlmUsage, Transport, WireRequest, WireResponse } from './contract.js';
+import type {
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
+import type {
+  FinishReason,
+  LlmClient,
+  LlmMessage,
+  LlmUsage,
+  Transport,
+  WireRequest,
+  WireResponse,
+} from './contract.js';
 import { createLlmClient, type ClientOptions } from './core.js';
 import { LlmError } from './errors.js';
 import { RETRY_DEFAULTS } from './retry.js';
@@ -25,7 +38,9 @@ const MAX_CACHE_BREAKPOINTS = 4;
 
 /** Messages with their stable prefixes as text blocks marked cache_control (the last breakpoints when there are too many). */
 function withCacheControl(messages: readonly LlmMessage[]): MessageParam[] {
-  const breaks = messages.map((m) => [...new Set(m.cacheBreaks ?? [])].filter((at) => at > 0 && at <= m.content.length).sort((a, b) => a - b));
+  const breaks = messages.map((m) =>
+    [...new Set(m.cacheBreaks ?? [])].filter((at) => at > 0 && at <= m.content.length).sort((a, b) => a - b),
+  );
   let skip = Math.max(0, breaks.reduce((n, b) => n + b.length, 0) - MAX_CACHE_BREAKPOINTS);
   return messages.map((m, i) => {
     const own = breaks[i] as number[];
@@ -57,7 +72,12 @@ function usageOf(usage: Message['usage'] | undefined): LlmUsage {
 }
 
 const FINISH: Record<string, FinishReason> = {
-  end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', model_context_window_exceeded: 'length', tool_use: 'tool', refusal: 'filter',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool',
+  refusal: 'filter',
 };
 
 class AnthropicTransport implements Transport {
@@ -93,7 +113,9 @@ class AnthropicTransport implements Transport {
     if (request.stop) body.stop_sequences = request.stop;
     if (request.schema) {
       const { name, jsonSchema } = request.schema;
-      body.tools = [{ name, description: `Record the ${name} answer.`, input_schema: { ...jsonSchema, type: 'object' } }];
+      body.tools = [
+        { name, description: `Record the ${name} answer.`, input_schema: { ...jsonSchema, type: 'object' } },
+      ];
       body.tool_choice = { type: 'tool', name, disable_parallel_tool_use: true };
     }
     const message = await this.sdk.messages.create(body, { signal, maxRetries: 0 });

@@ -2,13 +2,28 @@
 // timeout, cost accounting, budget and structured-output behaviour, so providers differ only on the wire.
 import type { z } from 'zod';
 import type {
-  LlmClient, LlmRequest, LlmResponse, LlmStructuredRequest, LlmStructuredResponse, LlmUsage, Transport, WireRequest, WireResponse,
+  LlmClient,
+  LlmRequest,
+  LlmResponse,
+  LlmStructuredRequest,
+  LlmStructuredResponse,
+  LlmUsage,
+  Transport,
+  WireRequest,
+  WireResponse,
 } from './contract.js';
 import { cacheKey, type ResponseCache } from './cache.js';
 import { addUsage, costOf, mergePrices, priceFor, type CostLedger, type Estimate, type PriceTable } from './cost.js';
 import { classifyError, isLlmError, LlmError } from './errors.js';
 import { cancelledError, withRetry, type RetryOptions } from './retry.js';
-import { checkValue, jsonCandidates, reaskMessage, schemaInstruction, toOutputSchema, type Parsed } from './structured.js';
+import {
+  checkValue,
+  jsonCandidates,
+  reaskMessage,
+  schemaInstruction,
+  toOutputSchema,
+  type Parsed,
+} from './structured.js';
 
 export interface ClientOptions {
   /** Output token cap when a request does not set one. */
@@ -51,7 +66,10 @@ class CoreClient implements LlmClient {
   /** Set once a server rejected the native schema mode, so later calls skip straight to prompt mode. */
   private nativeRejected = false;
 
-  constructor(private readonly transport: Transport, options: ClientOptions) {
+  constructor(
+    private readonly transport: Transport,
+    options: ClientOptions,
+  ) {
     this.provider = transport.provider;
     this.model = transport.model;
     this.options = { ...CLIENT_DEFAULTS, ...options };
@@ -60,7 +78,14 @@ class CoreClient implements LlmClient {
 
   async complete(request: LlmRequest): Promise<LlmResponse> {
     const { response, cached, costUsd } = await this.call(this.toWire(request, request.messages), request);
-    return { text: response.text, usage: response.usage, costUsd, model: response.model, cached, finishReason: response.finishReason };
+    return {
+      text: response.text,
+      usage: response.usage,
+      costUsd,
+      model: response.model,
+      cached,
+      finishReason: response.finishReason,
+    };
   }
 
   async structured<T>(request: LlmStructuredRequest<T>): Promise<LlmStructuredResponse<T>> {
@@ -78,7 +103,10 @@ class CoreClient implements LlmClient {
       const schema = { name: request.schemaName, jsonSchema: out.jsonSchema, strict: out.strict };
       const wire = native
         ? { ...this.toWire(request, messages), schema }
-        : this.toWire({ ...request, system: joinSystem(request.system, schemaInstruction(request.schemaName, out.jsonSchema)) }, messages);
+        : this.toWire(
+            { ...request, system: joinSystem(request.system, schemaInstruction(request.schemaName, out.jsonSchema)) },
+            messages,
+          );
       let result: CallResult;
       try {
         // Only output that passes the schema is cached or replayed: a bad answer stays a one-off.
@@ -100,7 +128,15 @@ class CoreClient implements LlmClient {
       if (droppedNative) this.nativeRejected = true;
       const checked = checkOutput(request.schema, response, out.wrapped);
       if (checked.ok) {
-        return { value: checked.value, raw: checked.raw, usage, costUsd, model: response.model, cached, finishReason: response.finishReason };
+        return {
+          value: checked.value,
+          raw: checked.raw,
+          usage,
+          costUsd,
+          model: response.model,
+          cached,
+          finishReason: response.finishReason,
+        };
       }
       const text = response.text || (response.json === undefined ? '' : JSON.stringify(response.json));
       last = { text, problem: checked.problem };
@@ -109,14 +145,25 @@ class CoreClient implements LlmClient {
         { role: 'user', content: reaskMessage(checked.problem, response.finishReason === 'length') },
       );
     }
-    throw new LlmError('E_LLM_BAD_OUTPUT', `${request.schemaName}: no usable output in ${attempts} attempts: ${last.problem}`, {
-      usage, costUsd, output: last.text, attempts,
-    });
+    throw new LlmError(
+      'E_LLM_BAD_OUTPUT',
+      `${request.schemaName}: no usable output in ${attempts} attempts: ${last.problem}`,
+      {
+        usage,
+        costUsd,
+        output: last.text,
+        attempts,
+      },
+    );
   }
 
   private toWire(request: LlmRequest, messages: LlmRequest['messages']): WireRequest {
     const wire: WireRequest = {
-      messages: messages.map((m) => ({ role: m.role, content: m.content, ...(m.cacheBreaks?.length ? { cacheBreaks: [...m.cacheBreaks] } : {}) })),
+      messages: messages.map((m) => ({
+        role: m.role,
+        content: m.content,
+        ...(m.cacheBreaks?.length ? { cacheBreaks: [...m.cacheBreaks] } : {}),
+      })),
       maxTokens: request.maxTokens ?? this.options.maxTokens,
     };
     if (request.system) wire.system = request.system;
@@ -131,11 +178,20 @@ class CoreClient implements LlmClient {
    * One logical call: the cache first, else the budget check, the retried transport, the price and the
    * record. With `usable`, a response it refuses is neither replayed from the cache nor written to it.
    */
-  private async call(wire: WireRequest, request: LlmRequest, usable?: (response: WireResponse) => boolean): Promise<CallResult> {
+  private async call(
+    wire: WireRequest,
+    request: LlmRequest,
+    usable?: (response: WireResponse) => boolean,
+  ): Promise<CallResult> {
     if (request.signal?.aborted) throw cancelledError(request.signal);
     const { cache, ledger } = this.options;
     ledger?.requirePrice(this.model, priceFor(this.model, this.prices));
-    const keyed = { provider: this.provider, model: this.model, baseUrl: this.transport.baseUrl ?? null, request: wire };
+    const keyed = {
+      provider: this.provider,
+      model: this.model,
+      baseUrl: this.transport.baseUrl ?? null,
+      request: wire,
+    };
     const key = cache ? cacheKey(keyed) : '';
     const hit = cache ? await cache.get(key) : undefined;
     const entry = { purpose: request.purpose, candidateId: request.candidateId };
@@ -151,7 +207,11 @@ class CoreClient implements LlmClient {
         this.options.retry,
         request.signal,
       );
-      const costUsd = costOf(priceFor(response.model, this.prices) ? response.model : this.model, response.usage, this.prices);
+      const costUsd = costOf(
+        priceFor(response.model, this.prices) ? response.model : this.model,
+        response.usage,
+        this.prices,
+      );
       // A cache that cannot be written costs the replay, never the paid response.
       if (cache && (!usable || usable(response))) await cache.set(key, response, keyed).catch(() => undefined);
       ledger?.record({ ...entry, model: response.model, usage: response.usage, costUsd, cached: false });
@@ -169,7 +229,10 @@ class CoreClient implements LlmClient {
       bytes(wire.system ?? '') +
       wire.messages.reduce((sum, m) => sum + 8 + bytes(m.content), 0) +
       (wire.schema ? bytes(JSON.stringify(wire.schema.jsonSchema)) : 0);
-    return { tokens: input + wire.maxTokens, usd: costOf(this.model, { inputTokens: input, outputTokens: wire.maxTokens }, this.prices) };
+    return {
+      tokens: input + wire.maxTokens,
+      usd: costOf(this.model, { inputTokens: input, outputTokens: wire.maxTokens }, this.prices),
+    };
   }
 }
 

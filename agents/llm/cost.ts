@@ -17,7 +17,10 @@ export type PriceTable = Record<string, ModelPrice>;
 
 /** Anthropic bills a cache read at a tenth of the input price and a 5-minute cache write at 1.25 times it. */
 const anthropic = (inputPerMTok: number, outputPerMTok: number): ModelPrice => ({
-  inputPerMTok, outputPerMTok, cachedInputPerMTok: inputPerMTok / 10, cacheWritePerMTok: inputPerMTok * 1.25,
+  inputPerMTok,
+  outputPerMTok,
+  cachedInputPerMTok: inputPerMTok / 10,
+  cacheWritePerMTok: inputPerMTok * 1.25,
 });
 
 /** List prices when this table was written (OpenAI's cached input as listed per model); override per model from the config file's `prices`. */
@@ -61,7 +64,10 @@ export function costOf(model: string, usage: LlmUsage, prices: PriceTable = DEFA
   const read = usage.cachedInputTokens ?? 0;
   const written = usage.cacheWriteTokens ?? 0;
   const plain = Math.max(0, usage.inputTokens - read - written);
-  const input = plain * price.inputPerMTok + read * (price.cachedInputPerMTok ?? price.inputPerMTok) + written * (price.cacheWritePerMTok ?? price.inputPerMTok);
+  const input =
+    plain * price.inputPerMTok +
+    read * (price.cachedInputPerMTok ?? price.inputPerMTok) +
+    written * (price.cacheWritePerMTok ?? price.inputPerMTok);
   return (input + usage.outputTokens * price.outputPerMTok) / 1_000_000;
 }
 
@@ -129,7 +135,15 @@ export interface Reservation {
   release(): void;
 }
 
-const zero = (): Totals => ({ calls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: 0 });
+const zero = (): Totals => ({
+  calls: 0,
+  cachedCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd: 0,
+});
 
 /** Tokens and dollars are billed ones: a cached replay counts as a call and nothing more. */
 function add(into: Totals, entry: LedgerEntry | Totals): void {
@@ -197,7 +211,8 @@ export class CostLedger {
    */
   requirePrice(model: string, price: ModelPrice | undefined): void {
     const { maxUsd, maxTokens } = this.budget;
-    if (maxUsd !== undefined && maxTokens === undefined && price === undefined) throw new LlmError('E_LLM_BUDGET', unpricedBudgetMessage(model, maxUsd));
+    if (maxUsd !== undefined && maxTokens === undefined && price === undefined)
+      throw new LlmError('E_LLM_BUDGET', unpricedBudgetMessage(model, maxUsd));
   }
 
   /** Holds worst-case spend for a call in flight; throws E_LLM_BUDGET if spent + in flight + this could pass a limit. */
@@ -206,10 +221,16 @@ export class CostLedger {
     const tokens = this.total.inputTokens + this.total.outputTokens + this.inFlight.tokens + estimate.tokens;
     const usd = this.total.costUsd + this.inFlight.usd + estimate.usd;
     if (maxTokens !== undefined && tokens > maxTokens) {
-      throw new LlmError('E_LLM_BUDGET', `a call of up to ${estimate.tokens} tokens could pass the ${maxTokens}-token budget`);
+      throw new LlmError(
+        'E_LLM_BUDGET',
+        `a call of up to ${estimate.tokens} tokens could pass the ${maxTokens}-token budget`,
+      );
     }
     if (maxUsd !== undefined && usd > maxUsd) {
-      throw new LlmError('E_LLM_BUDGET', `a call of up to $${estimate.usd.toFixed(4)} could pass the $${maxUsd} budget`);
+      throw new LlmError(
+        'E_LLM_BUDGET',
+        `a call of up to $${estimate.usd.toFixed(4)} could pass the $${maxUsd} budget`,
+      );
     }
     this.inFlight = { tokens: this.inFlight.tokens + estimate.tokens, usd: this.inFlight.usd + estimate.usd };
     let released = false;

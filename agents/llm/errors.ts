@@ -9,7 +9,12 @@ export { LLM_CODES };
 
 export type LlmErrorCode = keyof typeof LLM_CODES;
 
-const RETRYABLE: ReadonlySet<LlmErrorCode> = new Set(['E_LLM_RATE_LIMIT', 'E_LLM_SERVER', 'E_LLM_TIMEOUT', 'E_LLM_CONNECTION']);
+const RETRYABLE: ReadonlySet<LlmErrorCode> = new Set([
+  'E_LLM_RATE_LIMIT',
+  'E_LLM_SERVER',
+  'E_LLM_TIMEOUT',
+  'E_LLM_CONNECTION',
+]);
 
 export interface LlmErrorData {
   cause?: unknown;
@@ -88,8 +93,10 @@ export function classifyError(error: unknown, provider: string): LlmError {
   const e = error as { name?: unknown; status?: unknown; headers?: unknown; message?: unknown } | null;
   const name = typeof e?.name === 'string' ? e.name : '';
   const message = `${provider}: ${typeof e?.message === 'string' ? e.message : String(error)}`;
-  if (typeof e?.status === 'number') return fromHttpStatus(e.status, message, e.headers as HeaderBag | undefined, error);
+  if (typeof e?.status === 'number')
+    return fromHttpStatus(e.status, message, e.headers as HeaderBag | undefined, error);
   if (name === 'APIConnectionTimeoutError') return new LlmError('E_LLM_TIMEOUT', message, { cause: error });
-  if (name === 'APIUserAbortError' || name === 'AbortError') return new LlmError('E_LLM_CANCELLED', message, { cause: error });
+  if (name === 'APIUserAbortError' || name === 'AbortError')
+    return new LlmError('E_LLM_CANCELLED', message, { cause: error });
   return new LlmError('E_LLM_CONNECTION', message, { cause: error });
 }

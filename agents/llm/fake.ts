@@ -1,6 +1,16 @@
 // A scripted in-process LlmClient for unit tests of the agents: it runs the real client core (cache,
 // retry, cost, structured parsing) over a transport that plays back replies instead of calling a service.
-import type { LlmClient, LlmRequest, LlmResponse, LlmStructuredRequest, LlmStructuredResponse, LlmUsage, Transport, WireRequest, WireResponse } from './contract.js';
+import type {
+  LlmClient,
+  LlmRequest,
+  LlmResponse,
+  LlmStructuredRequest,
+  LlmStructuredResponse,
+  LlmUsage,
+  Transport,
+  WireRequest,
+  WireResponse,
+} from './contract.js';
 import { createLlmClient, type ClientOptions } from './core.js';
 import { fromHttpStatus, LlmError } from './errors.js';
 
@@ -19,7 +29,11 @@ export type FakeReply =
 
 export const reply = {
   text: (text: string, usage?: Partial<LlmUsage>): FakeReply => ({ kind: 'text', text, ...(usage ? { usage } : {}) }),
-  json: (value: unknown, usage?: Partial<LlmUsage>): FakeReply => ({ kind: 'json', value, ...(usage ? { usage } : {}) }),
+  json: (value: unknown, usage?: Partial<LlmUsage>): FakeReply => ({
+    kind: 'json',
+    value,
+    ...(usage ? { usage } : {}),
+  }),
   garbage: (text = 'Sure! Here it is: {"name": oops,,}'): FakeReply => ({ kind: 'text', text }),
   truncated: (text: string): FakeReply => ({ kind: 'truncated', text }),
   rateLimit: (retryAfter?: { seconds?: number | string; ms?: number }): FakeReply => ({
@@ -58,7 +72,9 @@ export class FakeScriptPlayer<R = WireRequest> {
 
   next(request: R): FakeReply {
     const index = this.count++;
-    const scripted = Array.isArray(this.script) ? this.queue.shift() : (this.queue.shift() ?? this.script(request, index));
+    const scripted = Array.isArray(this.script)
+      ? this.queue.shift()
+      : (this.queue.shift() ?? this.script(request, index));
     return scripted ?? { kind: 'error', status: 400, message: `fake: no reply scripted for request #${index + 1}` };
   }
 }
@@ -74,7 +90,11 @@ class FakeTransport implements Transport {
   readonly baseUrl = undefined;
   readonly requests: WireRequest[] = [];
 
-  constructor(readonly model: string, readonly nativeStructured: boolean, readonly player: FakeScriptPlayer) {}
+  constructor(
+    readonly model: string,
+    readonly nativeStructured: boolean,
+    readonly player: FakeScriptPlayer,
+  ) {}
 
   async send(request: WireRequest, signal: AbortSignal): Promise<WireResponse> {
     this.requests.push(structuredClone(request));
@@ -85,7 +105,9 @@ class FakeTransport implements Transport {
       case 'reset':
         throw new LlmError('E_LLM_CONNECTION', 'fake: connection reset');
       case 'hang':
-        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+        return new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+        );
       default: {
         const text = next.kind === 'json' ? JSON.stringify(next.value) : next.text;
         const prompt = [request.system ?? '', ...request.messages.map((m) => m.content)].join('\n');

@@ -3,7 +3,11 @@
 // (vLLM's guided decoding and Ollama's `format` take it), cached input read from the usage.
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import type { FinishReason, LlmClient, LlmUsage, Transport, WireRequest, WireResponse } from './contract.js';
 import { createLlmClient, type ClientOptions } from './core.js';
 import { LlmError } from './errors.js';
@@ -42,10 +46,20 @@ function cacheKeyOf(request: WireRequest): string | undefined {
 /** prompt_tokens counts the cached ones too; servers without a prompt cache leave the details out. */
 function usageOf(usage: ChatCompletion['usage']): LlmUsage {
   const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0, ...(cached > 0 ? { cachedInputTokens: cached } : {}) };
+  return {
+    inputTokens: usage?.prompt_tokens ?? 0,
+    outputTokens: usage?.completion_tokens ?? 0,
+    ...(cached > 0 ? { cachedInputTokens: cached } : {}),
+  };
 }
 
-const FINISH: Record<string, FinishReason> = { stop: 'stop', length: 'length', tool_calls: 'tool', function_call: 'tool', content_filter: 'filter' };
+const FINISH: Record<string, FinishReason> = {
+  stop: 'stop',
+  length: 'length',
+  tool_calls: 'tool',
+  function_call: 'tool',
+  content_filter: 'filter',
+};
 
 class OpenAiTransport implements Transport {
   readonly provider = 'openai';
@@ -63,7 +77,11 @@ class OpenAiTransport implements Transport {
     this.nativeStructured = options.nativeStructured ?? true;
     this.maxTokensParam = options.maxTokensParam ?? (options.baseUrl ? 'max_tokens' : 'max_completion_tokens');
     const apiKey = options.apiKey ?? process.env['OPENAI_API_KEY'] ?? (options.baseUrl ? 'not-needed' : undefined);
-    if (!apiKey) throw new LlmError('E_LLM_CONFIG', 'openai: no API key: set OPENAI_API_KEY, or --base-url for a local OpenAI-compatible server');
+    if (!apiKey)
+      throw new LlmError(
+        'E_LLM_CONFIG',
+        'openai: no API key: set OPENAI_API_KEY, or --base-url for a local OpenAI-compatible server',
+      );
     this.sdk = new OpenAI({
       apiKey,
       baseURL: options.baseUrl ?? null,
@@ -78,7 +96,11 @@ class OpenAiTransport implements Transport {
       ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
       ...request.messages.map((m) => ({ role: m.role, content: m.content })),
     ];
-    const body: ChatCompletionCreateParamsNonStreaming = { model: this.model, messages, [this.maxTokensParam]: request.maxTokens };
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model: this.model,
+      messages,
+      [this.maxTokensParam]: request.maxTokens,
+    };
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.stop) body.stop = request.stop;
     if (request.seed !== undefined) body.seed = request.seed;
@@ -96,7 +118,8 @@ class OpenAiTransport implements Transport {
       text: choice.message.content ?? refusal ?? '',
       usage: usageOf(completion.usage),
       model: completion.model || this.model,
-      finishReason: refusal && !choice.message.content ? 'refusal' : (FINISH[choice.finish_reason] ?? String(choice.finish_reason)),
+      finishReason:
+        refusal && !choice.message.content ? 'refusal' : (FINISH[choice.finish_reason] ?? String(choice.finish_reason)),
     };
   }
 }

@@ -90,7 +90,11 @@ export async function withRetry<T>(
   }
 }
 
-async function runAttempt<T>(attempt: (signal: AbortSignal) => Promise<T>, timeoutMs: number, caller?: AbortSignal): Promise<T> {
+async function runAttempt<T>(
+  attempt: (signal: AbortSignal) => Promise<T>,
+  timeoutMs: number,
+  caller?: AbortSignal,
+): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;

@@ -53,7 +53,9 @@ const LlmConfigSchema = z.looseObject({
   model: z.string().min(1).optional(),
   baseUrl: z.url().optional(),
   prices: z.record(z.string(), price).optional(),
-  cache: z.union([z.boolean(), z.object({ enabled: z.boolean().optional(), dir: z.string().min(1).optional() })]).optional(),
+  cache: z
+    .union([z.boolean(), z.object({ enabled: z.boolean().optional(), dir: z.string().min(1).optional() })])
+    .optional(),
   maxTokens: z.number().int().positive().optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxAttempts: z.number().int().positive().optional(),
@@ -106,15 +108,31 @@ export function selectProvider(input: SelectInput = {}): Selection {
   const cwd = input.cwd ?? process.cwd();
   const { config, path: configPath } = loadConfig(flags.config, cwd);
   const layers: Layer[] = [
-    { source: 'flag', provider: parseProvider(flags.provider, '--provider'), model: flags.model, baseUrl: flags.baseUrl },
-    { source: 'env', provider: parseProvider(env['ENVFORGE_PROVIDER'], 'ENVFORGE_PROVIDER'), model: env['ENVFORGE_MODEL'], baseUrl: env['ENVFORGE_BASE_URL'] },
+    {
+      source: 'flag',
+      provider: parseProvider(flags.provider, '--provider'),
+      model: flags.model,
+      baseUrl: flags.baseUrl,
+    },
+    {
+      source: 'env',
+      provider: parseProvider(env['ENVFORGE_PROVIDER'], 'ENVFORGE_PROVIDER'),
+      model: env['ENVFORGE_MODEL'],
+      baseUrl: env['ENVFORGE_BASE_URL'],
+    },
     { source: 'config', provider: config.provider, model: config.model, baseUrl: config.baseUrl },
-  ].map((layer) => Object.fromEntries(Object.entries(layer).filter(([, v]) => v !== undefined && v !== '')) as unknown as Layer);
+  ].map(
+    (layer) =>
+      Object.fromEntries(Object.entries(layer).filter(([, v]) => v !== undefined && v !== '')) as unknown as Layer,
+  );
 
   const chosen = chooseProvider(layers, env);
   const applies = (layer: Layer) => layer.provider === undefined || layer.provider === chosen.provider;
   const baseUrl = layers.find((l) => l.baseUrl && applies(l))?.baseUrl;
-  const defaultModel = chosen.provider === 'anthropic' || (chosen.provider === 'openai' && !baseUrl) ? DEFAULT_MODELS[chosen.provider] : undefined;
+  const defaultModel =
+    chosen.provider === 'anthropic' || (chosen.provider === 'openai' && !baseUrl)
+      ? DEFAULT_MODELS[chosen.provider]
+      : undefined;
   const model = layers.find((l) => l.model && applies(l))?.model ?? defaultModel;
   const live = chosen.provider === 'openai' || chosen.provider === 'anthropic';
   const description: ProviderDescription = {
@@ -125,21 +143,31 @@ export function selectProvider(input: SelectInput = {}): Selection {
   };
 
   const cacheConfig = typeof config.cache === 'object' ? config.cache : { enabled: config.cache };
-  const cache = { enabled: !flags.noCache && cacheConfig.enabled !== false, dir: resolve(cwd, cacheConfig.dir ?? DEFAULT_CACHE_DIR) };
+  const cache = {
+    enabled: !flags.noCache && cacheConfig.enabled !== false,
+    dir: resolve(cwd, cacheConfig.dir ?? DEFAULT_CACHE_DIR),
+  };
   const prices = mergePrices(config.prices);
 
   const create = (overrides: CreateOverrides = {}): LlmClient => {
     const { provider } = description;
     if (provider === 'none') throw new UsageError(NO_PROVIDER_MESSAGE);
     // The offline author writes environments without a model; callers (envforge run) use it directly.
-    if (provider === 'offline') throw new UsageError(`the offline author is not an LLM client: it has no model to call (a solver or reviewer needs --provider openai|anthropic --model M, or --base-url URL)`);
+    if (provider === 'offline')
+      throw new UsageError(
+        `the offline author is not an LLM client: it has no model to call (a solver or reviewer needs --provider openai|anthropic --model M, or --base-url URL)`,
+      );
     const useModel = overrides.model ?? description.model;
     if (!useModel) throw new UsageError(`set --model (or ENVFORGE_MODEL) for the server at ${baseUrl}`);
     const options = {
       ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}),
       cache: cache.enabled ? new DiskCache(cache.dir) : (false as const),
       ...overrides,
-      retry: { ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}), ...(config.maxAttempts ? { maxAttempts: config.maxAttempts } : {}), ...overrides.retry },
+      retry: {
+        ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+        ...(config.maxAttempts ? { maxAttempts: config.maxAttempts } : {}),
+        ...overrides.retry,
+      },
       prices,
       model: useModel,
       ...(baseUrl ? { baseUrl } : {}),
@@ -150,7 +178,10 @@ export function selectProvider(input: SelectInput = {}): Selection {
       return createAnthropicClient({ ...options, apiKey });
     }
     const apiKey = env['OPENAI_API_KEY'] ?? (baseUrl ? 'not-needed' : undefined);
-    if (!apiKey) throw new UsageError('the openai provider needs OPENAI_API_KEY (or --base-url for a local OpenAI-compatible server)');
+    if (!apiKey)
+      throw new UsageError(
+        'the openai provider needs OPENAI_API_KEY (or --base-url for a local OpenAI-compatible server)',
+      );
     return createOpenAiClient({ ...options, apiKey });
   };
 
@@ -164,7 +195,10 @@ export function describeProvider(d: ProviderDescription): string {
   return `LLM: ${d.provider} ${d.model ?? '(no model)'}${d.baseUrl ? ` at ${d.baseUrl}` : ''} (from ${d.source})`;
 }
 
-function chooseProvider(layers: Layer[], env: Record<string, string | undefined>): { provider: ProviderName; source: SelectionSource } {
+function chooseProvider(
+  layers: Layer[],
+  env: Record<string, string | undefined>,
+): { provider: ProviderName; source: SelectionSource } {
   for (const layer of layers) {
     if (layer.provider) return { provider: layer.provider, source: layer.source };
     if (layer.baseUrl) return { provider: 'openai', source: layer.source }; // a bare base URL means an OpenAI-compatible server
@@ -177,7 +211,8 @@ function chooseProvider(layers: Layer[], env: Record<string, string | undefined>
 function parseProvider(value: string | undefined, where: string): ProviderName | undefined {
   if (value === undefined || value === '') return undefined;
   const parsed = providerName.safeParse(value);
-  if (!parsed.success) throw new UsageError(`${where}: unknown provider "${value}" (expected openai, anthropic or offline)`);
+  if (!parsed.success)
+    throw new UsageError(`${where}: unknown provider "${value}" (expected openai, anthropic or offline)`);
   return parsed.data;
 }
 

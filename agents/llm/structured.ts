@@ -11,7 +11,10 @@ export interface OutputSchema {
 }
 
 export function toOutputSchema(schema: z.ZodType): OutputSchema {
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   const wrapped = jsonSchema['type'] !== 'object';
   const root = wrapped
     ? { type: 'object', properties: { value: jsonSchema }, required: ['value'], additionalProperties: false }
@@ -87,8 +90,7 @@ function matchingClose(text: string, start: number): number {
     } else if (c === '"') inString = true;
     else if (c === '{' || c === '[') {
       if (stack.push(c === '{' ? '}' : ']') > MAX_JSON_DEPTH) return -1;
-    }
-    else if (c === '}' || c === ']') {
+    } else if (c === '}' || c === ']') {
       if (stack.pop() !== c) return -1;
       if (stack.length === 0) return i;
     }
@@ -104,7 +106,8 @@ function outermost(text: string): string | undefined {
 }
 
 export function checkValue<T>(schema: z.ZodType<T>, raw: unknown, wrapped: boolean): Parsed<T> {
-  const candidate = wrapped && raw && typeof raw === 'object' && 'value' in raw ? (raw as { value: unknown }).value : raw;
+  const candidate =
+    wrapped && raw && typeof raw === 'object' && 'value' in raw ? (raw as { value: unknown }).value : raw;
   const result = schema.safeParse(candidate);
   if (result.success) return { ok: true, value: result.data, raw: candidate };
   return { ok: false, problem: `the JSON does not match the schema:\n${z.prettifyError(result.error)}` };

@@ -21,7 +21,8 @@ export class Designs {
     const close = this.entries.some(
       ({ spec: other, fp: e }) =>
         other !== spec &&
-        (estimateSimilarity(fp.code, e.code) >= codeThreshold || (fp.answerType === e.answerType && estimateSimilarity(fp.behaviour, e.behaviour) >= behaviourThreshold)),
+        (estimateSimilarity(fp.code, e.code) >= codeThreshold ||
+          (fp.answerType === e.answerType && estimateSimilarity(fp.behaviour, e.behaviour) >= behaviourThreshold)),
     );
     if (!close) this.entries.push({ spec, fp });
     return !close;

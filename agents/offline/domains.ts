@@ -7,11 +7,12 @@ export const INTRO: Record<Ty, string> = {
   list: 'A program takes a list of integers and applies these instructions in order, each to the result of the previous one:',
   int: 'A program takes a positive integer and applies these instructions in order, each to the result of the previous one:',
   str: 'A program takes a word of lowercase letters and applies these instructions in order, each to the result of the previous one:',
-  moves: 'A program takes a sequence of grid moves (each U, D, L or R) and applies these instructions in order, each to the result of the previous one:',
+  moves:
+    'A program takes a sequence of grid moves (each U, D, L or R) and applies these instructions in order, each to the result of the previous one:',
 };
 
 export const SHOW_INPUT: Record<Ty, string> = {
-  list: '(v) => `[${v.join(\', \')}]`',
+  list: "(v) => `[${v.join(', ')}]`",
   int: '(v) => String(v)',
   str: '(v) => `"${v}"`',
   moves: '(v) => v',
@@ -113,7 +114,7 @@ export const PARSE_INPUT: Record<Ty, string> = {
 export const RULES: Record<Ty, string> = {
   list: '`a list of exactly ${k.size} integers, each from 0 to ${k.hi}`',
   int: '`an integer from ${Math.max(10, Math.floor(k.size / 10))} to ${k.size}`',
-  str: '`a word of exactly ${k.size} letters, using only the letters ${ALPHABET.join(\', \')}`',
+  str: "`a word of exactly ${k.size} letters, using only the letters ${ALPHABET.join(', ')}`",
   moves: '`a sequence of exactly ${k.size} moves, each one of U, D, L, R`',
 };
 

@@ -44,9 +44,15 @@ export function typeOf(input: Ty, steps: readonly Step[]): Ty {
     if (op.in !== ty) throw new DslTypeError(`step ${i + 1} (${op.id}) takes ${op.in} but receives ${ty}`);
     const expected = Object.keys(op.params ? op.params({ int: (lo) => lo, pick: (a) => a[0] as never }) : {}).sort();
     const given = Object.keys(step.params).sort();
-    if (expected.join() !== given.join()) throw new DslTypeError(`step ${i + 1} (${op.id}) needs parameters [${expected.join(', ')}], got [${given.join(', ')}]`);
+    if (expected.join() !== given.join())
+      throw new DslTypeError(
+        `step ${i + 1} (${op.id}) needs parameters [${expected.join(', ')}], got [${given.join(', ')}]`,
+      );
     for (const [key, value] of Object.entries(step.params)) {
-      if (typeof value === 'number' ? !Number.isSafeInteger(value) : !/^[a-z]$/.test(value)) throw new DslTypeError(`step ${i + 1} (${op.id}): parameter ${key} must be a safe integer or one lowercase letter, got ${JSON.stringify(value)}`);
+      if (typeof value === 'number' ? !Number.isSafeInteger(value) : !/^[a-z]$/.test(value))
+        throw new DslTypeError(
+          `step ${i + 1} (${op.id}): parameter ${key} must be a safe integer or one lowercase letter, got ${JSON.stringify(value)}`,
+        );
     }
     ty = op.out;
   });

@@ -59,7 +59,8 @@ export function emitModule(design: Design, id: EmitIdentity): string {
   typeOf(design.domain, [...design.steps, design.finish]);
   const work = typeOf(design.domain, design.steps.slice(0, design.core));
   for (const [i, step] of design.steps.entries()) {
-    if (i >= design.core && (opById(step.op).in !== work || opById(step.op).out !== work)) throw new Error(`step ${i + 1} must keep the type ${work}: only the first ${design.core} steps may change it`);
+    if (i >= design.core && (opById(step.op).in !== work || opById(step.op).out !== work))
+      throw new Error(`step ${i + 1} must keep the type ${work}: only the first ${design.core} steps may change it`);
   }
   for (const alt of design.alternatives) typeOf(work, [alt]);
   return `${common(design, id, design.levels.length)}\n${FAMILY_CODE[design.family](design)}`;

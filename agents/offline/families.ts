@@ -151,7 +151,7 @@ export function generate(rng, level) {
 }
 
 export function solve(instance) {
-  return \`<answer>\${${design.domain === 'list' ? 'instance.planted.join(\', \')' : 'instance.planted'}}</answer>\`;
+  return \`<answer>\${${design.domain === 'list' ? "instance.planted.join(', ')" : 'instance.planted'}}</answer>\`;
 }
 
 export function verify(instance, response) {

@@ -48,22 +48,30 @@ export function judgeSamples(samples: JudgedSample[], pass: keyof typeof LIMITS)
   const limits = LIMITS[pass];
   const reasons: string[] = [];
   const levels = [...new Set(samples.map((s) => s.level))].sort((a, b) => a - b);
-  const screened = samples.map((s): ScreenSample => ({ seed: s.seed, level: s.level, reference: s.reference, instance: { prompt: s.prompt } }));
+  const screened = samples.map(
+    (s): ScreenSample => ({ seed: s.seed, level: s.level, reference: s.reference, instance: { prompt: s.prompt } }),
+  );
   for (const level of levels) {
     const at = samples.filter((s) => s.level === level);
     const choice = choiceRates(screened.filter((s) => s.level === level)).find((r) => r.level === null);
     if (choice) {
-      if (choice.rate > choice.chance + limits.choiceEdge) reasons.push(`level ${level}: "${choice.rules[0]}" guesses ${(100 * choice.rate).toFixed(0)}% right (chance ${(100 * choice.chance).toFixed(0)}%)`);
+      if (choice.rate > choice.chance + limits.choiceEdge)
+        reasons.push(
+          `level ${level}: "${choice.rules[0]}" guesses ${(100 * choice.rate).toFixed(0)}% right (chance ${(100 * choice.chance).toFixed(0)}%)`,
+        );
       continue;
     }
     const wins = constantWins(at);
-    if (wins > limits.topShare) reasons.push(`level ${level}: one fixed answer wins ${(100 * wins).toFixed(0)}% of instances`);
+    if (wins > limits.topShare)
+      reasons.push(`level ${level}: one fixed answer wins ${(100 * wins).toFixed(0)}% of instances`);
   }
   if (pass === 'full') return reasons;
   for (const leak of leakRates(screened)) {
     const over = leak.rate - leak.chance;
-    if (leak.level === null && over >= MAX_LEAK) reasons.push(`${leak.rules[0]} in ${(100 * leak.rate).toFixed(0)}% of instances`);
-    if (leak.level !== null && leak.n >= 20 && over >= MAX_LEVEL_LEAK) reasons.push(`at level ${leak.level}, ${leak.rules[0]}`);
+    if (leak.level === null && over >= MAX_LEAK)
+      reasons.push(`${leak.rules[0]} in ${(100 * leak.rate).toFixed(0)}% of instances`);
+    if (leak.level !== null && leak.n >= 20 && over >= MAX_LEVEL_LEAK)
+      reasons.push(`at level ${leak.level}, ${leak.rules[0]}`);
   }
   return reasons;
 }

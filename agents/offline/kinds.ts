@@ -10,13 +10,20 @@ import { episodicSkills } from './episodic/author.js';
 /** The kinds `mixed` deals slots to (a plug's `mixed`), in registry order: single-turn first on a tie. */
 const MIXED: readonly KindName[] = ALL_KINDS.filter((k) => k.mixed).map((k) => k.name);
 
-export function slotKinds(input: Pick<ArchitectInput, 'kind' | 'n' | 'stats' | 'weakSkills' | 'focus'>, trainsSingle: (skill: string) => boolean = () => false): KindName[] {
+export function slotKinds(
+  input: Pick<ArchitectInput, 'kind' | 'n' | 'stats' | 'weakSkills' | 'focus'>,
+  trainsSingle: (skill: string) => boolean = () => false,
+): KindName[] {
   const kind = input.kind ?? 'single';
   if (kind !== 'mixed') return Array.from({ length: input.n }, () => kind);
   const episodic = new Set(episodicSkills());
   // Stats from before byKind count every environment as the default kind's.
-  const counts = countsPerKind((k) => input.stats.byKind?.[k.name] ?? (k === kindNamed(undefined) ? input.stats.environments : 0));
-  const weak = input.focus ? Array.from({ length: input.focus.slots }, (_, i) => input.focus?.skills[i % input.focus.skills.length] as string) : (input.weakSkills ?? []).map((w) => w.skill);
+  const counts = countsPerKind(
+    (k) => input.stats.byKind?.[k.name] ?? (k === kindNamed(undefined) ? input.stats.environments : 0),
+  );
+  const weak = input.focus
+    ? Array.from({ length: input.focus.slots }, (_, i) => input.focus?.skills[i % input.focus.skills.length] as string)
+    : (input.weakSkills ?? []).map((w) => w.skill);
   const slots: KindName[] = [];
   for (const skill of weak) {
     if (slots.length >= input.n) break;

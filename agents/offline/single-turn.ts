@@ -17,9 +17,15 @@ export interface OfflineSpec extends EnvSpec {
   offline: { version: string; target: Target; design: Design };
 }
 
-export const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec => typeof (spec as Partial<OfflineSpec>).offline?.design === 'object' && !kindNamed(spec.kind).rollouts;
+export const isOfflineSpec = (spec: EnvSpec): spec is OfflineSpec =>
+  typeof (spec as Partial<OfflineSpec>).offline?.design === 'object' && !kindNamed(spec.kind).rollouts;
 
-const FAMILY_TAG: Record<Family, string> = { trace: 'trace', 'pick-input': 'which-input', 'missing-step': 'missing-step', planted: 'find-input' };
+const FAMILY_TAG: Record<Family, string> = {
+  trace: 'trace',
+  'pick-input': 'which-input',
+  'missing-step': 'missing-step',
+  planted: 'find-input',
+};
 const DOMAIN_NOUN: Record<Ty, string> = { list: 'integer-list', int: 'integer', str: 'word', moves: 'grid-move' };
 const FAMILY_TITLE: Record<Family, string> = {
   trace: 'Trace the output of',
@@ -28,31 +34,56 @@ const FAMILY_TITLE: Record<Family, string> = {
   planted: 'Find an input that makes',
 };
 const FAMILY_IDEA: Record<Family, string> = {
-  trace: 'The prompt shows a program as numbered instructions and one input; the model must work out what the program outputs.',
-  'pick-input': 'The prompt shows a program, one output it produced and several candidate inputs; exactly one candidate produces that output and the model must pick it.',
-  'missing-step': 'The prompt shows a program with one instruction hidden, input/output examples of the full program and candidate instructions; exactly one candidate fits every example.',
-  planted: 'The prompt shows a program, a target output and rules for the input; the model must construct any valid input on which the program produces the target (a planted input guarantees one exists; the verifier runs the program on the answer).',
+  trace:
+    'The prompt shows a program as numbered instructions and one input; the model must work out what the program outputs.',
+  'pick-input':
+    'The prompt shows a program, one output it produced and several candidate inputs; exactly one candidate produces that output and the model must pick it.',
+  'missing-step':
+    'The prompt shows a program with one instruction hidden, input/output examples of the full program and candidate instructions; exactly one candidate fits every example.',
+  planted:
+    'The prompt shows a program, a target output and rules for the input; the model must construct any valid input on which the program produces the target (a planted input guarantees one exists; the verifier runs the program on the answer).',
 };
 const ANSWER_FORMAT: Record<Family, string> = {
-  trace: 'The program output inside <answer>…</answer>: an integer, comma-separated integers, a word or a move string, depending on the program; exact match.',
+  trace:
+    'The program output inside <answer>…</answer>: an integer, comma-separated integers, a word or a move string, depending on the program; exact match.',
   'pick-input': 'One option letter, e.g. <answer>C</answer>.',
   'missing-step': 'One option letter, e.g. <answer>B</answer>.',
-  planted: 'The input inside <answer>…</answer> in the stated form; any input on which the program outputs the target scores 1.',
+  planted:
+    'The input inside <answer>…</answer> in the stated form; any input on which the program outputs the target scores 1.',
 };
 
-const stepTag = (op: string) => op.replace(/^(list|int|str|moves)-/, '').split('-').slice(0, 2).join('-');
+const stepTag = (op: string) =>
+  op
+    .replace(/^(list|int|str|moves)-/, '')
+    .split('-')
+    .slice(0, 2)
+    .join('-');
 
 /** Name, title, description and skills of a design (a repair's new design gets a name of its own). */
 export function identityOf(design: Design, seed: number, version: string, target: Target, name?: string): EmitIdentity {
   const endo = design.steps.slice(design.core);
-  const hash = createHash('sha256').update(`${seed}\u0000${designHash(design)}`).digest('hex').slice(0, 6);
+  const hash = createHash('sha256')
+    .update(`${seed}\u0000${designHash(design)}`)
+    .digest('hex')
+    .slice(0, 6);
   const noun = DOMAIN_NOUN[design.domain];
   const top = design.steps.length + 1;
   const title = `${FAMILY_TITLE[design.family]} ${design.family === 'planted' ? `a ${noun} program produce a target` : `a ${noun} program`} (${design.steps[design.core] ? stepTag(design.steps[design.core]!.op).replace('-', ' ') : 'steps'}, up to ${top} instructions)`;
   return {
-    name: name ?? `${FAMILY_TAG[design.family]}-${design.domain}-${endo.slice(0, 2).map((s) => stepTag(s.op)).join('-')}-${hash}`.slice(0, 64).replace(/-+$/, ''),
+    name:
+      name ??
+      `${FAMILY_TAG[design.family]}-${design.domain}-${endo
+        .slice(0, 2)
+        .map((s) => stepTag(s.op))
+        .join('-')}-${hash}`
+        .slice(0, 64)
+        .replace(/-+$/, ''),
     title: title.slice(0, 120),
-    description: `${FAMILY_IDEA[design.family]} Program: ${[...design.steps, design.finish].map(textOf).join('; ')}.`.slice(0, 2000),
+    description:
+      `${FAMILY_IDEA[design.family]} Program: ${[...design.steps, design.finish].map(textOf).join('; ')}.`.slice(
+        0,
+        2000,
+      ),
     skills: designSkills(design, target.skill),
     provenance: `Written by the envforge offline author v${version} (seed ${seed}) from its typed program DSL.`,
   };
@@ -74,11 +105,13 @@ export function specOf(design: Design, id: EmitIdentity, target: Target, version
 }
 
 /** An integer target has too few values to plant: different inputs would share one prompt. */
-export const shapesFor = (family: Family): Shape[] => SHAPES.filter((shape) => !(family === 'planted' && shape.domain === 'int'));
+export const shapesFor = (family: Family): Shape[] =>
+  SHAPES.filter((shape) => !(family === 'planted' && shape.domain === 'int'));
 
 /** Skills the single-turn families can train, in taxonomy order. */
 export function singleSkills(): string[] {
   const reachable = new Set<string>(Object.values(FAMILY_SKILL));
-  for (const family of FAMILIES) for (const shape of shapesFor(family)) for (const skill of shapeSkills(shape)) reachable.add(skill);
+  for (const family of FAMILIES)
+    for (const shape of shapesFor(family)) for (const skill of shapeSkills(shape)) reachable.add(skill);
   return taxonomySkills().filter((s) => reachable.has(s));
 }

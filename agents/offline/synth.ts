@@ -46,7 +46,11 @@ const DOMAIN_SKILL: Partial<Record<Ty, string>> = { moves: 'grids', str: 'string
 /** Skills a shape can train through its operations. */
 export function shapeSkills(shape: Shape): Set<string> {
   const work = workType(shape);
-  const ops = [...stepsFrom(work, { endo: true }), ...finalsFrom(work), ...(shape.convert ? [opById(shape.convert)] : [])];
+  const ops = [
+    ...stepsFrom(work, { endo: true }),
+    ...finalsFrom(work),
+    ...(shape.convert ? [opById(shape.convert)] : []),
+  ];
   const skills = new Set(ops.flatMap((op) => op.skills));
   const own = DOMAIN_SKILL[shape.domain];
   if (own) skills.add(own);
@@ -68,8 +72,16 @@ export interface Target {
 function levelKnobs(domain: Ty, core: number, endo: number): LevelKnobs[] {
   return Array.from({ length: LEVEL_COUNT }, (_, i) => {
     const t = i / (LEVEL_COUNT - 1);
-    const size = { list: 4 + i, int: [99, 499, 999, 4999, 9999, 99999][i] as number, str: 5 + i, moves: 6 + 2 * i }[domain];
-    return { steps: core + 1 + Math.round(t * (endo - 1)), size, hi: [9, 12, 15, 20, 25, 30][i] as number, options: 4 + (i >> 1), examples: 3 + (i >> 1) };
+    const size = { list: 4 + i, int: [99, 499, 999, 4999, 9999, 99999][i] as number, str: 5 + i, moves: 6 + 2 * i }[
+      domain
+    ];
+    return {
+      steps: core + 1 + Math.round(t * (endo - 1)),
+      size,
+      hi: [9, 12, 15, 20, 25, 30][i] as number,
+      options: 4 + (i >> 1),
+      examples: 3 + (i >> 1),
+    };
   });
 }
 
@@ -79,24 +91,32 @@ export function drawDesign(rng: PlainRng, target: Target): Design {
   const work = workType(shape);
   const endoOps = stepsFrom(work, { endo: true });
   const finals = finalsFrom(work);
-  const withSkill = (ops: OpDef[]) => (target.skill ? ops.filter((op) => op.skills.includes(target.skill as string)) : []);
+  const withSkill = (ops: OpDef[]) =>
+    target.skill ? ops.filter((op) => op.skills.includes(target.skill as string)) : [];
   const endoCount = rng.int(4, 6);
   const chosen: OpDef[] = [];
   const skilled = withSkill(endoOps);
-  const convertHasSkill = shape.convert !== undefined && target.skill !== undefined && opById(shape.convert).skills.includes(target.skill);
+  const convertHasSkill =
+    shape.convert !== undefined && target.skill !== undefined && opById(shape.convert).skills.includes(target.skill);
   const finalSkilled = withSkill(finals);
   // The target skill sits in the first endo step (present at every level) unless the conversion or the finish carries it.
-  if (skilled.length > 0 && !convertHasSkill && (finalSkilled.length === 0 || rng.float() < 0.7)) chosen.push(rng.pick(skilled));
+  if (skilled.length > 0 && !convertHasSkill && (finalSkilled.length === 0 || rng.float() < 0.7))
+    chosen.push(rng.pick(skilled));
   const rest = rng.shuffle(endoOps.filter((op) => !chosen.includes(op)));
   chosen.push(...rest.slice(0, endoCount - chosen.length));
   // Families that show outputs as evidence or targets need informative ones: mostly whole results, not reductions.
   const whole = finals.filter((op) => op.out === work || op.out === 'list');
   const preferWhole = (family === 'planted' || family === 'missing-step') && rng.float() < 0.8;
   const finishOp =
-    !convertHasSkill && chosen.every((op) => !target.skill || !op.skills.includes(target.skill)) && finalSkilled.length > 0
+    !convertHasSkill &&
+    chosen.every((op) => !target.skill || !op.skills.includes(target.skill)) &&
+    finalSkilled.length > 0
       ? rng.pick(finalSkilled)
       : rng.pick(preferWhole && whole.length > 0 ? whole : finals);
-  const steps: Step[] = [...(shape.convert ? [instantiate(opById(shape.convert), rng)] : []), ...chosen.map((op) => instantiate(op, rng))];
+  const steps: Step[] = [
+    ...(shape.convert ? [instantiate(opById(shape.convert), rng)] : []),
+    ...chosen.map((op) => instantiate(op, rng)),
+  ];
   const texts = new Set(steps.map(textOf));
   const alternatives: Step[] = [];
   for (const op of rng.shuffle(endoOps)) {
@@ -124,17 +144,24 @@ export function drawDesign(rng: PlainRng, target: Target): Design {
 /** The skills an environment of this design trains: the family's, the target's (when an operation trains it), the domain's, then its operations' by use. */
 export function designSkills(design: Design, target?: string): string[] {
   const counts = new Map<string, number>();
-  for (const step of [...design.steps, design.finish]) for (const skill of opById(step.op).skills) counts.set(skill, (counts.get(skill) ?? 0) + 1);
+  for (const step of [...design.steps, design.finish])
+    for (const skill of opById(step.op).skills) counts.set(skill, (counts.get(skill) ?? 0) + 1);
   const domainSkill = DOMAIN_SKILL[design.domain];
   if (domainSkill) counts.set(domainSkill, (counts.get(domainSkill) ?? 0) + 1);
   const byUse = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([s]) => s);
-  return [...new Set([FAMILY_SKILL[design.family], ...(target && counts.has(target) ? [target] : []), ...(domainSkill ? [domainSkill] : []), ...byUse])].slice(0, 5);
+  return [
+    ...new Set([
+      FAMILY_SKILL[design.family],
+      ...(target && counts.has(target) ? [target] : []),
+      ...(domainSkill ? [domainSkill] : []),
+      ...byUse,
+    ]),
+  ].slice(0, 5);
 }
 
 export function designHash(design: Design): string {
   return createHash('sha256').update(JSON.stringify(design)).digest('hex');
 }
-
 
 export interface Synthesised {
   design: Design;
@@ -164,7 +191,13 @@ export async function synthesise(
     const id = identity(design);
     const source = emitModule(design, id);
     const multipleChoice = design.family === 'pick-input' || design.family === 'missing-step';
-    const check = precheck(source, id.name, design.levels.length, PRECHECK_SEEDS, multipleChoice ? JUDGE_CHOICE_SEEDS : JUDGE_SEEDS);
+    const check = precheck(
+      source,
+      id.name,
+      design.levels.length,
+      PRECHECK_SEEDS,
+      multipleChoice ? JUDGE_CHOICE_SEEDS : JUDGE_SEEDS,
+    );
     if (check.ok && accept({ design, id, source, check })) return { design, id, source, check, tries };
   }
   return null;

@@ -13,7 +13,16 @@ export const jsonl: ExportFormat = {
     const files = new JsonlSplits(context.files, context.splits);
     return {
       async write(rows) {
-        files.write(rows, (row) => ({ env: row.env, version: row.version, seed: row.seed, level: row.level, split: row.split, index: row.index, prompt: row.prompt, ground_truth: row.groundTruth }));
+        files.write(rows, (row) => ({
+          env: row.env,
+          version: row.version,
+          seed: row.seed,
+          level: row.level,
+          split: row.split,
+          index: row.index,
+          prompt: row.prompt,
+          ground_truth: row.groundTruth,
+        }));
       },
       async end() {
         files.close();
@@ -37,11 +46,17 @@ instance's identity as a JSON string; score a response with the reward service:
 curl -s ${context.serviceUrl}/v1/verify -H 'content-type: application/json' \\
   -d '{"items": [{"ground_truth": "<ground_truth>", "response": "<the model output>"}]}'
 \`\`\`
-${episodicEnvs(context.envs).length === 0 ? '' : `
-Rows of episodic environments (${episodicEnvs(context.envs).map((e) => markdownText(e.name)).join(', ')}) show the task with its tool list; play
+${
+  episodicEnvs(context.envs).length === 0
+    ? ''
+    : `
+Rows of episodic environments (${episodicEnvs(context.envs)
+        .map((e) => markdownText(e.name))
+        .join(', ')}) show the task with its tool list; play
 them as episodes: \`POST /v1/episodes\` with the identity's fields starts one (prompt, tools with their
 schemas, maxTurns), \`POST /v1/episodes/{id}/step {tool, args, turn}\` takes one tool call, and the step that
 ends the episode carries its score (\`DELETE\` ends it early, "truncated", and scores it); \`POST /v1/episodes/score\`
 scores a whole action log at once.
-`}`;
+`
+}`;
 }

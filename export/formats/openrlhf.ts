@@ -7,7 +7,8 @@ import { openrlhfEpisodicReadme, openrlhfInput } from '../shims/openrlhf-agent.j
 
 export const openrlhf: ExportFormat = {
   name: 'openrlhf',
-  description: 'OpenRLHF: <split>.jsonl rows {input, label} and reward.txt (the --reward.remote_url); episodic: agent_func.py',
+  description:
+    'OpenRLHF: <split>.jsonl rows {input, label} and reward.txt (the --reward.remote_url); episodic: agent_func.py',
   kinds: ['single', 'episodic', 'code'],
   async begin(context) {
     const jsonl = new JsonlSplits(context.files, context.splits);

@@ -7,32 +7,70 @@ import type { ExportFormat, ExportRow, FormatContext } from '../contract.js';
 import { episodicEnvs, writePython } from '../python-files.js';
 import { trlEpisodicReadme, trlRefuses } from '../shims/trl-environment.js';
 
-const IDENTITY = [pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level'), pq.string('ground_truth')];
+const IDENTITY = [
+  pq.string('env'),
+  pq.int64('version'),
+  pq.int64('seed'),
+  pq.int64('level'),
+  pq.string('ground_truth'),
+];
 const EPISODIC_SUFFIX = '.episodic';
 
-const identityOf = (row: ExportRow) => ({ env: row.env, version: row.version, seed: row.seed, level: row.level, ground_truth: row.groundTruth });
-const withBigInts = (record: Record<string, unknown>, row: ExportRow) => ({ ...record, version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) });
+const identityOf = (row: ExportRow) => ({
+  env: row.env,
+  version: row.version,
+  seed: row.seed,
+  level: row.level,
+  ground_truth: row.groundTruth,
+});
+const withBigInts = (record: Record<string, unknown>, row: ExportRow) => ({
+  ...record,
+  version: BigInt(row.version),
+  seed: BigInt(row.seed),
+  level: BigInt(row.level),
+});
 
 /** Single-turn rows: the prompt as a string. */
 const singleRecord = (row: ExportRow): Record<string, unknown> => ({ prompt: row.prompt, ...identityOf(row) });
-const SINGLE: ParquetLayout = { schema: pq.root([pq.string('prompt'), ...IDENTITY]), toRecord: (row) => withBigInts(singleRecord(row), row) };
+const SINGLE: ParquetLayout = {
+  schema: pq.root([pq.string('prompt'), ...IDENTITY]),
+  toRecord: (row) => withBigInts(singleRecord(row), row),
+};
 
 /** Episodic rows: environment_factory appends reset's prompt to the last user message, so it is left empty. */
-const episodicRecord = (row: ExportRow): Record<string, unknown> => ({ prompt: [{ role: 'user', content: '' }], ...identityOf(row), environment: row.env });
+const episodicRecord = (row: ExportRow): Record<string, unknown> => ({
+  prompt: [{ role: 'user', content: '' }],
+  ...identityOf(row),
+  environment: row.env,
+});
 const EPISODIC: ParquetLayout = {
-  schema: pq.root([pq.listOfStructs('prompt', [pq.string('role'), pq.string('content')]), ...IDENTITY, pq.string('environment')]),
+  schema: pq.root([
+    pq.listOfStructs('prompt', [pq.string('role'), pq.string('content')]),
+    ...IDENTITY,
+    pq.string('environment'),
+  ]),
   toRecord: (row) => withBigInts(episodicRecord(row), row),
 };
 
 export const trl: ExportFormat = {
   name: 'trl',
-  description: 'TRL: <split>.jsonl and <split>.parquet (prompt, env, version, seed, level, ground_truth) and reward.py; episodic: <split>.episodic.* and environment.py',
+  description:
+    'TRL: <split>.jsonl and <split>.parquet (prompt, env, version, seed, level, ground_truth) and reward.py; episodic: <split>.episodic.* and environment.py',
   kinds: ['single', 'episodic', 'code'],
   refuses: trlRefuses,
   async begin(context) {
     const episodic = new Set(episodicEnvs(context.envs).map((e) => e.name));
-    const single = { jsonl: new JsonlSplits(context.files, context.splits), parquet: new ParquetSplits(context.files, context.splits, SINGLE) };
-    const episodes = episodic.size === 0 ? null : { jsonl: new JsonlSplits(context.files, context.splits, `${EPISODIC_SUFFIX}.jsonl`), parquet: new ParquetSplits(context.files, context.splits, EPISODIC, `${EPISODIC_SUFFIX}.parquet`) };
+    const single = {
+      jsonl: new JsonlSplits(context.files, context.splits),
+      parquet: new ParquetSplits(context.files, context.splits, SINGLE),
+    };
+    const episodes =
+      episodic.size === 0
+        ? null
+        : {
+            jsonl: new JsonlSplits(context.files, context.splits, `${EPISODIC_SUFFIX}.jsonl`),
+            parquet: new ParquetSplits(context.files, context.splits, EPISODIC, `${EPISODIC_SUFFIX}.parquet`),
+          };
     return {
       async write(rows) {
         const mine = rows.filter((row) => !episodic.has(row.env));

@@ -27,7 +27,14 @@ function layoutOf(context: FormatContext): ParquetLayout {
         prompt: [{ role: 'user', content: row.task ?? row.prompt }],
         ability: row.skills[0] ?? 'general',
         reward_model: { style: 'rule', ground_truth: row.groundTruth },
-        extra_info: { split: row.split, index: BigInt(row.index), env: row.env, version: BigInt(row.version), seed: BigInt(row.seed), level: BigInt(row.level) },
+        extra_info: {
+          split: row.split,
+          index: BigInt(row.index),
+          env: row.env,
+          version: BigInt(row.version),
+          seed: BigInt(row.seed),
+          level: BigInt(row.level),
+        },
       };
       if (episodic.size > 0) record.agent_name = episodic.has(row.env) ? AGENT_NAME : 'single_turn_agent';
       return record;
@@ -37,15 +44,19 @@ function layoutOf(context: FormatContext): ParquetLayout {
 
 export const verl: ExportFormat = {
   name: 'verl',
-  description: 'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; episodic: envforge_verl.py and agent_loop.yaml',
+  description:
+    'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; episodic: envforge_verl.py and agent_loop.yaml',
   kinds: ['single', 'episodic', 'code'],
   async begin(context) {
     const parquet = new ParquetSplits(context.files, context.splits, layoutOf(context));
-    const toolsChars = new Map(episodicEnvs(context.envs).map((env) => [env.name, jsonText(env.episodic.tools).length]));
+    const toolsChars = new Map(
+      episodicEnvs(context.envs).map((env) => [env.name, jsonText(env.episodic.tools).length]),
+    );
     let longest = 0;
     return {
       async write(rows: readonly ExportRow[]) {
-        for (const row of rows) if (row.task !== undefined) longest = Math.max(longest, row.task.length + (toolsChars.get(row.env) ?? 0));
+        for (const row of rows)
+          if (row.task !== undefined) longest = Math.max(longest, row.task.length + (toolsChars.get(row.env) ?? 0));
         await parquet.write(rows);
       },
       async end() {

@@ -11,7 +11,9 @@ const RESERVED = new Set(['reset', 'get_reward']);
 
 /** Python's keywords (3.12, soft keywords included): no method or parameter may take these names. */
 const KEYWORDS = new Set(
-  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type _'.split(' '),
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type _'.split(
+    ' ',
+  ),
 );
 
 /** Whether a name can be a Python identifier that a shim defines (a method, a keyword argument). */
@@ -29,12 +31,14 @@ const EDGE_SPACE = /^[\s\x1c-\x1f\x85]|[\s\x1c-\x1f\x85]$/;
 /** Why TRL cannot carry an environment: a tool or parameter name that cannot be a Python method or keyword argument. */
 export function trlRefuses(env: ShimEnv): string | undefined {
   for (const tool of env.episodic?.tools ?? []) {
-    if (!isPyName(tool.name) || tool.name.startsWith('_') || RESERVED.has(tool.name)) return `its tool "${tool.name}" cannot be a method of a TRL environment class (a Python keyword or a name TRL reserves)`;
+    if (!isPyName(tool.name) || tool.name.startsWith('_') || RESERVED.has(tool.name))
+      return `its tool "${tool.name}" cannot be a method of a TRL environment class (a Python keyword or a name TRL reserves)`;
     const bad = parametersOf(tool).find(([p]) => !isPyName(p) || p === 'self');
     if (bad) return `the parameter "${bad[0]}" of its tool "${tool.name}" cannot be a Python keyword argument`;
     // transformers strips every enum value it reads from a docstring: the model would be offered a value the service refuses.
     const spaced = parametersOf(tool).find(([, p]) => p.enum?.some((v) => typeof v === 'string' && EDGE_SPACE.test(v)));
-    if (spaced) return `an enum value of the parameter "${spaced[0]}" of its tool "${tool.name}" begins or ends with whitespace, which transformers' docstring reader strips`;
+    if (spaced)
+      return `an enum value of the parameter "${spaced[0]}" of its tool "${tool.name}" begins or ends with whitespace, which transformers' docstring reader strips`;
   }
   return undefined;
 }

@@ -16,7 +16,12 @@ export interface PostgresLibraryOptions {
   poolSize: number;
 }
 
-export const DEFAULT_PG_OPTIONS = { create: false, readonly: false, rejectionRetention: 10_000, poolSize: 8 } satisfies PostgresLibraryOptions;
+export const DEFAULT_PG_OPTIONS = {
+  create: false,
+  readonly: false,
+  rejectionRetention: 10_000,
+  poolSize: 8,
+} satisfies PostgresLibraryOptions;
 
 /** The library's NOTIFY channel: a payload-less ping after each change that readers care about. */
 export const CHANGE_CHANNEL = 'envforge_library_changed';
@@ -63,7 +68,10 @@ export class PgDb {
     if (error instanceof LibraryError) return error;
     const e = error as Error & { code?: string };
     if (['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN', '3D000', '28P01', '28000'].includes(e.code ?? '')) {
-      return new LibraryError(`cannot reach the PostgreSQL library at ${this.where} (${e.code}): ${e.message}; check --database / ENVFORGE_DATABASE_URL`, { cause: error });
+      return new LibraryError(
+        `cannot reach the PostgreSQL library at ${this.where} (${e.code}): ${e.message}; check --database / ENVFORGE_DATABASE_URL`,
+        { cause: error },
+      );
     }
     return new LibraryError(`${what} failed: ${e.message}`, { cause: error });
   }
@@ -79,15 +87,25 @@ export class PgDb {
 
   private async migrate(): Promise<void> {
     const current = await this.schemaVersion((text, values) => this.pool.query(text, values));
-    if (current > PG_SCHEMA_VERSION) throw new LibraryError(`the library at ${this.where} was written by a newer envforge (schema ${current}; this version knows up to ${PG_SCHEMA_VERSION}): upgrade envforge to use it`);
+    if (current > PG_SCHEMA_VERSION)
+      throw new LibraryError(
+        `the library at ${this.where} was written by a newer envforge (schema ${current}; this version knows up to ${PG_SCHEMA_VERSION}): upgrade envforge to use it`,
+      );
     if (current === PG_SCHEMA_VERSION) return;
-    if (current === 0 && (!this.options.create || this.options.readonly)) throw new LibraryError(`no library at ${this.where}: create one with \`envforge library init --database URL\``);
-    if (this.options.readonly) throw new LibraryError(`the library at ${this.where} needs a schema upgrade; open it once for writing (e.g. envforge library stats)`);
+    if (current === 0 && (!this.options.create || this.options.readonly))
+      throw new LibraryError(`no library at ${this.where}: create one with \`envforge library init --database URL\``);
+    if (this.options.readonly)
+      throw new LibraryError(
+        `the library at ${this.where} needs a schema upgrade; open it once for writing (e.g. envforge library stats)`,
+      );
     await this.transaction('migrating the library', async (q) => {
       // Again under the lock: another process may have migrated since `current` was read.
       await q('SELECT pg_advisory_xact_lock($1)', [LOCKS.migrate]);
       const now = await this.schemaVersion(q);
-      if (now === 0) await q('CREATE SCHEMA IF NOT EXISTS envforge; CREATE TABLE IF NOT EXISTS envforge.schema_version (version integer NOT NULL)');
+      if (now === 0)
+        await q(
+          'CREATE SCHEMA IF NOT EXISTS envforge; CREATE TABLE IF NOT EXISTS envforge.schema_version (version integer NOT NULL)',
+        );
       for (const m of PG_MIGRATIONS.filter((m) => m.version > now)) await q(m.sql);
       await q('DELETE FROM envforge.schema_version');
       await q('INSERT INTO envforge.schema_version VALUES ($1)', [PG_SCHEMA_VERSION]);
@@ -96,7 +114,9 @@ export class PgDb {
 
   private async schemaVersion(q: Query): Promise<number> {
     // pg_tables, not to_regclass: a plain query sees what a concurrent migrator committed before our lock.
-    const table = await q("SELECT count(*) > 0 AS present FROM pg_catalog.pg_tables WHERE schemaname = 'envforge' AND tablename = 'schema_version'");
+    const table = await q(
+      "SELECT count(*) > 0 AS present FROM pg_catalog.pg_tables WHERE schemaname = 'envforge' AND tablename = 'schema_version'",
+    );
     if (!table.rows[0]?.present) return 0;
     return Number((await q('SELECT max(version) AS v FROM envforge.schema_version')).rows[0]?.v ?? 0);
   }

@@ -118,4 +118,3 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;
-

@@ -59,18 +59,32 @@ export class PostgresWorkQueue {
   static async open(library: PostgresLibrary, options: Partial<QueueOptions> = {}): Promise<PostgresWorkQueue> {
     const opts = { ...DEFAULT_QUEUE_OPTIONS, ...options };
     await library.db.open();
-    const boss = new PgBoss({ connectionString: library.db.url, max: 4, schedule: false, superviseIntervalSeconds: Math.min(60, Math.max(1, Math.floor(opts.jobTimeoutSeconds / 4))) });
+    const boss = new PgBoss({
+      connectionString: library.db.url,
+      max: 4,
+      schedule: false,
+      superviseIntervalSeconds: Math.min(60, Math.max(1, Math.floor(opts.jobTimeoutSeconds / 4))),
+    });
     boss.on('error', () => {}); // transient errors of pg-boss's own loops; the next tick retries
     try {
       await boss.start();
       if (!(await boss.getQueue(VALIDATE_QUEUE))) {
-        await boss.createQueue(VALIDATE_QUEUE, { expireInSeconds: opts.jobTimeoutSeconds, retryLimit: opts.retryLimit, retryDelay: 0, deleteAfterSeconds: 7 * 86_400 }).catch(async (error: unknown) => {
-          if (!(await boss.getQueue(VALIDATE_QUEUE))) throw error; // another process created it first
-        });
+        await boss
+          .createQueue(VALIDATE_QUEUE, {
+            expireInSeconds: opts.jobTimeoutSeconds,
+            retryLimit: opts.retryLimit,
+            retryDelay: 0,
+            deleteAfterSeconds: 7 * 86_400,
+          })
+          .catch(async (error: unknown) => {
+            if (!(await boss.getQueue(VALIDATE_QUEUE))) throw error; // another process created it first
+          });
       }
     } catch (error) {
       await boss.stop({ graceful: false }).catch(() => {});
-      throw new LibraryError(`cannot start the work queue on ${library.dir}: ${(error as Error).message}`, { cause: error });
+      throw new LibraryError(`cannot start the work queue on ${library.dir}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     return new PostgresWorkQueue(library, boss);
   }
@@ -86,18 +100,26 @@ export class PostgresWorkQueue {
    * no worker has taken it, `onWaiting` hears how long it has waited (each poll), and past `waitTimeoutMs`
    * (when given) the wait ends with an E_NO_WORKER error.
    */
-  async outcome(id: string, signal?: AbortSignal, options: { pollMs?: number; waitTimeoutMs?: number; onWaiting?: (waitedMs: number) => void } = {}): Promise<ValidationOutcome> {
+  async outcome(
+    id: string,
+    signal?: AbortSignal,
+    options: { pollMs?: number; waitTimeoutMs?: number; onWaiting?: (waitedMs: number) => void } = {},
+  ): Promise<ValidationOutcome> {
     const started = Date.now();
     for (;;) {
       const job = await this.boss.getJobById<ValidationJob>(VALIDATE_QUEUE, id);
       if (!job) throw new LibraryError(`the job ${id} is gone from the work queue`);
       if (job.state === 'completed') return job.output as unknown as ValidationOutcome;
-      if (job.state === 'failed' || job.state === 'cancelled') throw new LibraryError(`the job ${id} ${job.state} after ${job.retryCount} retries: ${JSON.stringify(job.output)}`);
+      if (job.state === 'failed' || job.state === 'cancelled')
+        throw new LibraryError(
+          `the job ${id} ${job.state} after ${job.retryCount} retries: ${JSON.stringify(job.output)}`,
+        );
       if (signal?.aborted) throw new LibraryError('cancelled while waiting for a worker');
       if (job.state === 'created' || job.state === 'retry') {
         const waited = Date.now() - started;
         options.onWaiting?.(waited);
-        if (options.waitTimeoutMs !== undefined && waited > options.waitTimeoutMs) throw new NoWorkerError(`no worker took the job in ${Math.round(waited / 1000)} s`);
+        if (options.waitTimeoutMs !== undefined && waited > options.waitTimeoutMs)
+          throw new NoWorkerError(`no worker took the job in ${Math.round(waited / 1000)} s`);
       }
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
     }
@@ -116,8 +138,16 @@ export class PostgresWorkQueue {
   async settle(job: TakenJob, fn: (tx: Settlement) => Promise<ValidationOutcome>): Promise<'settled' | 'lost'> {
     try {
       return await this.library.db.write(`settling job ${job.id}`, async (q: Query) => {
-        const outcome = await fn({ admit: (input) => this.library.envs.admitIn(q, input), recordRejection: (input) => this.library.recordRejectionIn(q, input) });
-        const done = (await this.boss.complete(VALIDATE_QUEUE, { id: job.id, retryCount: job.retryCount }, outcome as unknown as object, { db: { executeSql: (text, values) => q(text, values) } })) as { affected?: number };
+        const outcome = await fn({
+          admit: (input) => this.library.envs.admitIn(q, input),
+          recordRejection: (input) => this.library.recordRejectionIn(q, input),
+        });
+        const done = (await this.boss.complete(
+          VALIDATE_QUEUE,
+          { id: job.id, retryCount: job.retryCount },
+          outcome as unknown as object,
+          { db: { executeSql: (text, values) => q(text, values) } },
+        )) as { affected?: number };
         if (done.affected !== 1) throw new LostJob();
         return 'settled' as const;
       });

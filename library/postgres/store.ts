@@ -24,11 +24,24 @@ import { PostgresEnvs } from './envs.js';
 
 export { CHANGE_CHANNEL, DEFAULT_PG_OPTIONS, type PostgresLibraryOptions };
 
-type IncidentRow = Omit<IncidentRecord, 'response' | 'createdAt' | 'resolvedAt' | 'seed' | 'client'> & { seed: string; response: string | null; client: string | null; created_at: string; resolved_at: string | null };
+type IncidentRow = Omit<IncidentRecord, 'response' | 'createdAt' | 'resolvedAt' | 'seed' | 'client'> & {
+  seed: string;
+  response: string | null;
+  client: string | null;
+  created_at: string;
+  resolved_at: string | null;
+};
 
 function toIncident(row: IncidentRow): IncidentRecord {
   const { response, created_at, resolved_at, seed, client, ...rest } = row;
-  return { ...rest, seed: Number(seed), ...(response === null ? {} : { response }), ...(client ? { client } : {}), createdAt: created_at, resolvedAt: resolved_at };
+  return {
+    ...rest,
+    seed: Number(seed),
+    ...(response === null ? {} : { response }),
+    ...(client ? { client } : {}),
+    createdAt: created_at,
+    resolvedAt: resolved_at,
+  };
 }
 
 export class PostgresLibrary extends ComposedLibrary implements Library {
@@ -83,20 +96,33 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     };
   }
 
-
   async recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
     this.db.writable();
     await this.db.write('recording a rejection', (q) => this.recordRejectionIn(q, input));
   }
 
   /** The rejection inside the caller's transaction (a queue worker commits its job with it). */
-  async recordRejectionIn(q: Query, input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
+  async recordRejectionIn(
+    q: Query,
+    input: { source: string; report: ValidationReport; lineage: Lineage },
+  ): Promise<void> {
     const report = keptReport(input.report);
     const codes = JSON.stringify([...new Set(report.problems.map((p) => p.code))]);
-    await q('INSERT INTO envforge.rejections (hash, name, codes, batch_id, report, lineage, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-      hashSource(input.source), report.name, codes, input.lineage.batchId ?? null, toJson(boundDepth(report), 'the rejection report'), toJson(input.lineage, 'the lineage'), now(),
+    await q(
+      'INSERT INTO envforge.rejections (hash, name, codes, batch_id, report, lineage, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [
+        hashSource(input.source),
+        report.name,
+        codes,
+        input.lineage.batchId ?? null,
+        toJson(boundDepth(report), 'the rejection report'),
+        toJson(input.lineage, 'the lineage'),
+        now(),
+      ],
+    );
+    await q('DELETE FROM envforge.rejections WHERE id <= (SELECT max(id) FROM envforge.rejections) - $1', [
+      this.db.options.rejectionRetention,
     ]);
-    await q('DELETE FROM envforge.rejections WHERE id <= (SELECT max(id) FROM envforge.rejections) - $1', [this.db.options.rejectionRetention]);
   }
 
   async rejections(filter: RejectionFilter = {}): Promise<RejectionRecord[]> {
@@ -114,16 +140,35 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     return this.db.write('recording an incident', async (q) => {
       const { rows } = await q(
         'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, origin, confirmed, created_at, client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *',
-        [input.hash, input.name, input.version, input.seed, input.level, input.code, input.fn, message, response, input.origin, input.confirmed, now(), input.client ?? null],
+        [
+          input.hash,
+          input.name,
+          input.version,
+          input.seed,
+          input.level,
+          input.code,
+          input.fn,
+          message,
+          response,
+          input.origin,
+          input.confirmed,
+          now(),
+          input.client ?? null,
+        ],
       );
-      await q('DELETE FROM envforge.incidents WHERE id <= (SELECT max(id) FROM envforge.incidents) - $1', [INCIDENT_RETENTION]);
+      await q('DELETE FROM envforge.incidents WHERE id <= (SELECT max(id) FROM envforge.incidents) - $1', [
+        INCIDENT_RETENTION,
+      ]);
       await PgDb.changed(q);
       return toIncident(rows[0] as IncidentRow);
     });
   }
 
   async incidents(filter: { hash?: string; open?: boolean } = {}): Promise<IncidentRecord[]> {
-    const { rows } = await this.db.query('SELECT * FROM envforge.incidents WHERE ($1::text IS NULL OR hash = $1) AND (NOT $2 OR resolved_at IS NULL) ORDER BY id', [filter.hash ?? null, filter.open === true]);
+    const { rows } = await this.db.query(
+      'SELECT * FROM envforge.incidents WHERE ($1::text IS NULL OR hash = $1) AND (NOT $2 OR resolved_at IS NULL) ORDER BY id',
+      [filter.hash ?? null, filter.open === true],
+    );
     return (rows as IncidentRow[]).map(toIncident);
   }
 
@@ -131,7 +176,10 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     this.db.writable();
     if (!resolution.trim()) throw new LibraryError('resolving incidents needs a reason');
     return this.db.write('resolving incidents', async (q) => {
-      const { rowCount } = await q('UPDATE envforge.incidents SET resolved_at = $1, resolution = $2 WHERE hash = $3 AND resolved_at IS NULL', [now(), resolution, hash]);
+      const { rowCount } = await q(
+        'UPDATE envforge.incidents SET resolved_at = $1, resolution = $2 WHERE hash = $3 AND resolved_at IS NULL',
+        [now(), resolution, hash],
+      );
       if (rowCount) await PgDb.changed(q);
       return rowCount ?? 0;
     });
@@ -145,7 +193,10 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     await this.db.write('recording trainer scores', async (q) => {
       for (const t of tallies) {
         const trusted = t.trusted === true;
-        const { rows } = await q('SELECT n, passed, score_sum FROM envforge.trainer_scores WHERE name = $1 AND version = $2 AND level = $3 AND trusted = $4 FOR UPDATE', [t.name, t.version, t.level, trusted]);
+        const { rows } = await q(
+          'SELECT n, passed, score_sum FROM envforge.trainer_scores WHERE name = $1 AND version = $2 AND level = $3 AND trusted = $4 FOR UPDATE',
+          [t.name, t.version, t.level, trusted],
+        );
         const row = rows[0] as { n: number; passed: number; score_sum: number } | undefined;
         const [n, passed, sum] = addCounts(row ? [row.n, row.passed, row.score_sum] : null, t);
         await q(
@@ -158,8 +209,30 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
   }
 
   async scoreTallies(): Promise<ScoreTally[]> {
-    const { rows } = await this.db.query('SELECT * FROM envforge.trainer_scores ORDER BY name, version, level, trusted');
-    return (rows as Array<{ name: string; version: number; level: number; n: number; passed: number; score_sum: number; trusted: boolean; updated_at: string }>).map((r) => ({ name: r.name, version: r.version, level: r.level, n: r.n, passed: r.passed, scoreSum: r.score_sum, trusted: r.trusted === true, updatedAt: r.updated_at }));
+    const { rows } = await this.db.query(
+      'SELECT * FROM envforge.trainer_scores ORDER BY name, version, level, trusted',
+    );
+    return (
+      rows as Array<{
+        name: string;
+        version: number;
+        level: number;
+        n: number;
+        passed: number;
+        score_sum: number;
+        trusted: boolean;
+        updated_at: string;
+      }>
+    ).map((r) => ({
+      name: r.name,
+      version: r.version,
+      level: r.level,
+      n: r.n,
+      passed: r.passed,
+      scoreSum: r.score_sum,
+      trusted: r.trusted === true,
+      updatedAt: r.updated_at,
+    }));
   }
 
   async close(): Promise<void> {

@@ -29,8 +29,13 @@ export function reportingDamage<T extends object>(library: T, indexFile: string,
       if (typeof value !== 'function') return value;
       return function (this: unknown, ...args: unknown[]) {
         try {
-          const result: unknown = (value as (...a: unknown[]) => unknown).apply(this === receiver ? target : this, args);
-          return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(damageError(error, indexFile, dir))) : result;
+          const result: unknown = (value as (...a: unknown[]) => unknown).apply(
+            this === receiver ? target : this,
+            args,
+          );
+          return result instanceof Promise
+            ? result.catch((error: unknown) => Promise.reject(damageError(error, indexFile, dir)))
+            : result;
         } catch (error) {
           throw damageError(error, indexFile, dir);
         }

@@ -12,7 +12,11 @@ export interface SqliteLibraryOptions {
   rejectionRetention: number;
 }
 
-export const DEFAULT_SQLITE_OPTIONS = { create: false, readonly: false, rejectionRetention: 10_000 } satisfies SqliteLibraryOptions;
+export const DEFAULT_SQLITE_OPTIONS = {
+  create: false,
+  readonly: false,
+  rejectionRetention: 10_000,
+} satisfies SqliteLibraryOptions;
 
 export const INDEX_FILE = 'library.sqlite';
 export const ENVS_DIR = 'envs';

@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { hashSource } from '../../contract/hash.js';
 import { MAX_MODULE_BYTES, readModuleFile, readModuleFileSync } from '../../contract/module-file.js';
 import { listOf, statsOf, toRecord, type EnvRow as Row } from '../rows.js';
-import { LibraryError, type AdmitInput, type AdmitResult, type EnvRecord, type EnvStore, type IntegrityReport, type LibraryStats, type ListFilter } from '../contract.js';
+import {
+  LibraryError,
+  type AdmitInput,
+  type AdmitResult,
+  type EnvRecord,
+  type EnvStore,
+  type IntegrityReport,
+  type LibraryStats,
+  type ListFilter,
+} from '../contract.js';
 import { recheckNovelty } from '../novelty-guard.js';
 import { checkAdmission } from '../store-kit.js';
 import { ENVS_DIR, INDEX_FILE, now, toJson, type SqliteDb } from './db.js';
@@ -68,11 +77,16 @@ export class SqliteEnvs implements EnvStore {
       }
       if (input.noveltyCursor !== undefined) {
         // Under the write lock: nobody admits between this check and the insert below.
-        const since = this.s.db.prepare<[number], Row>('SELECT * FROM envs WHERE id > ? ORDER BY id').all(input.noveltyCursor).map(toRecord);
+        const since = this.s.db
+          .prepare<[number], Row>('SELECT * FROM envs WHERE id > ? ORDER BY id')
+          .all(input.noveltyCursor)
+          .map(toRecord);
         const problems = recheckNovelty(report, since);
         if (problems.length > 0) return { status: 'duplicate', problems };
       }
-      const latest = this.s.db.prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM envs WHERE name = ?').get(meta.name);
+      const latest = this.s.db
+        .prepare<[string], { v: number | null }>('SELECT max(version) AS v FROM envs WHERE name = ?')
+        .get(meta.name);
       const version = (latest?.v ?? 0) + 1;
       // The file first, durably; the row makes it visible. A crash in between leaves only an orphan file.
       this.ensureModuleFile(hash, input.source);
@@ -111,7 +125,9 @@ export class SqliteEnvs implements EnvStore {
     const row =
       version === undefined
         ? this.s.db.prepare<[string], Row>('SELECT * FROM envs WHERE name = ? ORDER BY version DESC LIMIT 1').get(name)
-        : this.s.db.prepare<[string, number], Row>('SELECT * FROM envs WHERE name = ? AND version = ?').get(name, version);
+        : this.s.db
+            .prepare<[string, number], Row>('SELECT * FROM envs WHERE name = ? AND version = ?')
+            .get(name, version);
     return row ? toRecord(row) : undefined;
   }
 
@@ -121,8 +137,13 @@ export class SqliteEnvs implements EnvStore {
 
   async admittedSince(cursor: number): Promise<{ envs: EnvRecord[]; cursor: number }> {
     // id is the rowid: SQLite writers are serialised, so ids grow in commit order.
-    const rows = this.s.db.prepare<[number], Row & { id: number }>('SELECT * FROM envs WHERE id > ? ORDER BY id').all(cursor);
-    return { envs: rows.map(toRecord), cursor: rows.length > 0 ? (rows[rows.length - 1] as { id: number }).id : cursor };
+    const rows = this.s.db
+      .prepare<[number], Row & { id: number }>('SELECT * FROM envs WHERE id > ? ORDER BY id')
+      .all(cursor);
+    return {
+      envs: rows.map(toRecord),
+      cursor: rows.length > 0 ? (rows[rows.length - 1] as { id: number }).id : cursor,
+    };
   }
 
   async list(filter: ListFilter = {}): Promise<EnvRecord[]> {
@@ -139,9 +160,13 @@ export class SqliteEnvs implements EnvStore {
     try {
       text = await readModuleFile(path, { maxBytes: MAX_MODULE_BYTES });
     } catch (error) {
-      throw new LibraryError(`${(error as Error).message}: the library's module file is damaged (run envforge library stats to check it)`, { cause: error });
+      throw new LibraryError(
+        `${(error as Error).message}: the library's module file is damaged (run envforge library stats to check it)`,
+        { cause: error },
+      );
     }
-    if (hashSource(text) !== env.hash) throw new LibraryError(`the module file ${path} does not match its hash: it was modified or corrupted`);
+    if (hashSource(text) !== env.hash)
+      throw new LibraryError(`the module file ${path} does not match its hash: it was modified or corrupted`);
     return text;
   }
 
@@ -151,21 +176,35 @@ export class SqliteEnvs implements EnvStore {
     const known = this.s.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM envs WHERE name = ?').get(name);
     if (!known?.n) throw new LibraryError(`unknown environment "${name}"`);
     const at = now();
-    const changed = this.s.db.transaction(() => {
-      const rows = (
-        version === undefined
-          ? this.s.db.prepare<[string], Row>("SELECT * FROM envs WHERE name = ? AND status = 'active'").all(name)
-          : this.s.db.prepare<[string, number], Row>("SELECT * FROM envs WHERE name = ? AND version = ? AND status = 'active'").all(name, version)
-      ).map((r) => r.hash);
-      const update = this.s.db.prepare("UPDATE envs SET status = 'retired', retired_reason = ?, updated_at = ? WHERE hash = ?");
-      for (const hash of rows) update.run(reason, at, hash);
-      return rows;
-    }).immediate();
-    return changed.map((hash) => toRecord(this.s.db.prepare<[string], Row>('SELECT * FROM envs WHERE hash = ?').get(hash) as Row));
+    const changed = this.s.db
+      .transaction(() => {
+        const rows = (
+          version === undefined
+            ? this.s.db.prepare<[string], Row>("SELECT * FROM envs WHERE name = ? AND status = 'active'").all(name)
+            : this.s.db
+                .prepare<[string, number], Row>(
+                  "SELECT * FROM envs WHERE name = ? AND version = ? AND status = 'active'",
+                )
+                .all(name, version)
+        ).map((r) => r.hash);
+        const update = this.s.db.prepare(
+          "UPDATE envs SET status = 'retired', retired_reason = ?, updated_at = ? WHERE hash = ?",
+        );
+        for (const hash of rows) update.run(reason, at, hash);
+        return rows;
+      })
+      .immediate();
+    return changed.map((hash) =>
+      toRecord(this.s.db.prepare<[string], Row>('SELECT * FROM envs WHERE hash = ?').get(hash) as Row),
+    );
   }
 
   async stats(): Promise<LibraryStats> {
-    const rows = this.s.db.prepare<[], Pick<Row, 'name' | 'version' | 'status' | 'lineage' | 'meta'>>('SELECT name, version, status, lineage, meta FROM envs').all();
+    const rows = this.s.db
+      .prepare<[], Pick<Row, 'name' | 'version' | 'status' | 'lineage' | 'meta'>>(
+        'SELECT name, version, status, lineage, meta FROM envs',
+      )
+      .all();
     const rejections = (this.s.db.prepare('SELECT count(*) AS n FROM rejections').get() as { n: number }).n;
     return statsOf(rows, rejections);
   }
@@ -176,16 +215,22 @@ export class SqliteEnvs implements EnvStore {
     let rows: Array<Pick<Row, 'name' | 'version' | 'hash'>> | null = null;
     try {
       const check = this.s.db.pragma('integrity_check') as Array<{ integrity_check: string }>;
-      for (const line of check.slice(0, 20)) if (line.integrity_check !== 'ok') problems.push(`${index}: SQLite integrity check: ${line.integrity_check}`);
-      rows = this.s.db.prepare<[], Pick<Row, 'name' | 'version' | 'hash'>>('SELECT name, version, hash FROM envs').all();
+      for (const line of check.slice(0, 20))
+        if (line.integrity_check !== 'ok') problems.push(`${index}: SQLite integrity check: ${line.integrity_check}`);
+      rows = this.s.db
+        .prepare<[], Pick<Row, 'name' | 'version' | 'hash'>>('SELECT name, version, hash FROM envs')
+        .all();
     } catch (error) {
       // A page too damaged for SQLite to read: that is the finding, not a crash of the check.
-      problems.push(`${index}: unreadable (${(error as { code?: string }).code ?? 'error'}: ${(error as Error).message}); restore the folder from a backup`);
+      problems.push(
+        `${index}: unreadable (${(error as { code?: string }).code ?? 'error'}: ${(error as Error).message}); restore the folder from a backup`,
+      );
     }
     for (const row of rows ?? []) {
       const path = this.filePath(row.hash);
       if (!existsSync(path)) problems.push(`${row.name}@${row.version}: module file missing (${path})`);
-      else if (!this.intact(row.hash)) problems.push(`${row.name}@${row.version}: module file is not a regular file or does not match its hash`);
+      else if (!this.intact(row.hash))
+        problems.push(`${row.name}@${row.version}: module file is not a regular file or does not match its hash`);
     }
     // Without the rows no file can be called an orphan (gc would remove every module).
     const orphanFiles = rows ? this.orphans(new Set(rows.map((r) => r.hash))) : [];
@@ -203,11 +248,18 @@ export class SqliteEnvs implements EnvStore {
   async gc(): Promise<string[]> {
     this.s.writable();
     // Under the write lock, so no admission is between its file and its row.
-    return this.s.db.transaction(() => {
-      const known = new Set(this.s.db.prepare<[], { hash: string }>('SELECT hash FROM envs').all().map((r) => r.hash));
-      const orphans = this.orphans(known);
-      for (const path of orphans) rmSync(path, { force: true, recursive: true });
-      return orphans;
-    }).immediate();
+    return this.s.db
+      .transaction(() => {
+        const known = new Set(
+          this.s.db
+            .prepare<[], { hash: string }>('SELECT hash FROM envs')
+            .all()
+            .map((r) => r.hash),
+        );
+        const orphans = this.orphans(known);
+        for (const path of orphans) rmSync(path, { force: true, recursive: true });
+        return orphans;
+      })
+      .immediate();
   }
 }

@@ -14,12 +14,23 @@ export class SqliteRejections implements RejectionLog {
   async recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
     this.s.writable();
     const report = keptReport(input.report);
-    this.s.db.transaction(() => {
-      this.s.db
-        .prepare('INSERT INTO rejections (hash, name, codes, report, lineage, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(hashSource(input.source), report.name, JSON.stringify([...new Set(report.problems.map((p) => p.code))]), toJson(boundDepth(report), 'the rejection report'), toJson(input.lineage, 'the lineage'), now());
-      this.s.db.prepare('DELETE FROM rejections WHERE id <= (SELECT max(id) FROM rejections) - ?').run(this.s.options.rejectionRetention);
-    }).immediate();
+    this.s.db
+      .transaction(() => {
+        this.s.db
+          .prepare('INSERT INTO rejections (hash, name, codes, report, lineage, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+          .run(
+            hashSource(input.source),
+            report.name,
+            JSON.stringify([...new Set(report.problems.map((p) => p.code))]),
+            toJson(boundDepth(report), 'the rejection report'),
+            toJson(input.lineage, 'the lineage'),
+            now(),
+          );
+        this.s.db
+          .prepare('DELETE FROM rejections WHERE id <= (SELECT max(id) FROM rejections) - ?')
+          .run(this.s.options.rejectionRetention);
+      })
+      .immediate();
   }
 
   async rejections(filter: RejectionFilter = {}): Promise<RejectionRecord[]> {

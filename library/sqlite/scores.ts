@@ -37,7 +37,9 @@ function splitTrusted(db: Database.Database): void {
   db.transaction(() => {
     db.exec('ALTER TABLE trainer_scores RENAME TO trainer_scores_untrusted');
     db.exec(SCHEMA);
-    db.exec('INSERT INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at, trusted) SELECT name, version, level, n, passed, score_sum, updated_at, 0 FROM trainer_scores_untrusted');
+    db.exec(
+      'INSERT INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at, trusted) SELECT name, version, level, n, passed, score_sum, updated_at, 0 FROM trainer_scores_untrusted',
+    );
     db.exec('DROP TABLE trainer_scores_untrusted');
   }).immediate();
 }
@@ -66,7 +68,9 @@ export class SqliteScores {
       this.db = db;
       return db;
     } catch (error) {
-      throw new LibraryError(`cannot open the trainer scores at ${path}: ${(error as Error).message}`, { cause: error });
+      throw new LibraryError(`cannot open the trainer scores at ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -76,8 +80,12 @@ export class SqliteScores {
     for (const t of tallies) checkScore(t);
     if (tallies.length === 0) return;
     const db = this.open(true) as Database.Database;
-    const get = db.prepare<[string, number, number, number], ScoreRow>('SELECT * FROM trainer_scores WHERE name = ? AND version = ? AND level = ? AND trusted = ?');
-    const put = db.prepare('INSERT OR REPLACE INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at, trusted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const get = db.prepare<[string, number, number, number], ScoreRow>(
+      'SELECT * FROM trainer_scores WHERE name = ? AND version = ? AND level = ? AND trusted = ?',
+    );
+    const put = db.prepare(
+      'INSERT OR REPLACE INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at, trusted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     db.transaction(() => {
       for (const t of tallies) {
         const trusted = t.trusted === true ? 1 : 0;
@@ -95,8 +103,23 @@ export class SqliteScores {
       return db
         .prepare<[], ScoreRow>('SELECT * FROM trainer_scores ORDER BY name, version, level') // a file not yet split has no trusted column
         .all()
-        .map((r) => ({ name: r.name, version: r.version, level: r.level, n: r.n, passed: r.passed, scoreSum: r.score_sum, trusted: r.trusted === 1, updatedAt: r.updated_at }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version || a.level - b.level || Number(a.trusted) - Number(b.trusted)));
+        .map((r) => ({
+          name: r.name,
+          version: r.version,
+          level: r.level,
+          n: r.n,
+          passed: r.passed,
+          scoreSum: r.score_sum,
+          trusted: r.trusted === 1,
+          updatedAt: r.updated_at,
+        }))
+        .sort((a, b) =>
+          a.name < b.name
+            ? -1
+            : a.name > b.name
+              ? 1
+              : a.version - b.version || a.level - b.level || Number(a.trusted) - Number(b.trusted),
+        );
     } catch (error) {
       if ((error as Error).message.includes('no such table')) return []; // created by a writer that has not written yet
       throw new LibraryError(`reading the trainer scores failed: ${(error as Error).message}`, { cause: error });

@@ -32,11 +32,21 @@ export { DEFAULT_SQLITE_OPTIONS, INDEX_FILE, type SqliteLibraryOptions };
 function describeOpenError(error: unknown, where: string): LibraryError {
   const e = error as NodeJS.ErrnoException & { code?: string };
   const code = e.code ?? '';
-  if (['EACCES', 'EPERM', 'EROFS', 'ENOTDIR'].includes(code) || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) {
-    return new LibraryError(`cannot open the library at ${where} (${code}): check that the path is a folder you may write to, or pass --library DIR`, { cause: error });
+  if (
+    ['EACCES', 'EPERM', 'EROFS', 'ENOTDIR'].includes(code) ||
+    code.startsWith('SQLITE_READONLY') ||
+    code.startsWith('SQLITE_CANTOPEN')
+  ) {
+    return new LibraryError(
+      `cannot open the library at ${where} (${code}): check that the path is a folder you may write to, or pass --library DIR`,
+      { cause: error },
+    );
   }
   if (e.code === 'SQLITE_NOTADB' || e.code === 'SQLITE_CORRUPT') {
-    return new LibraryError(`${where} is not an envforge library index (the file is corrupt or not a SQLite database)`, { cause: error });
+    return new LibraryError(
+      `${where} is not an envforge library index (the file is corrupt or not a SQLite database)`,
+      { cause: error },
+    );
   }
   return new LibraryError(`cannot open the library at ${where}: ${e.message}`, { cause: error });
 }
@@ -68,7 +78,8 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
     const opts = { ...DEFAULT_SQLITE_OPTIONS, ...options };
     const indexPath = join(dir, INDEX_FILE);
     if (!existsSync(indexPath)) {
-      if (!opts.create || opts.readonly) throw new LibraryError(`no library at ${dir}: create one with \`envforge library init --library ${dir}\``);
+      if (!opts.create || opts.readonly)
+        throw new LibraryError(`no library at ${dir}: create one with \`envforge library init --library ${dir}\``);
       try {
         mkdirSync(join(dir, ENVS_DIR), { recursive: true });
       } catch (error) {
@@ -81,14 +92,19 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
       db.pragma('busy_timeout = 10000');
       const applicationId = db.pragma('application_id', { simple: true }) as number;
       const userVersion = db.pragma('user_version', { simple: true }) as number;
-      const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n;
+      const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number })
+        .n;
       if (applicationId !== APPLICATION_ID && (tables > 0 || userVersion !== 0)) {
         db.close();
-        throw new LibraryError(`${indexPath} is a SQLite database that envforge did not write; refusing to use it as a library`);
+        throw new LibraryError(
+          `${indexPath} is a SQLite database that envforge did not write; refusing to use it as a library`,
+        );
       }
       if (userVersion > SCHEMA_VERSION) {
         db.close();
-        throw new LibraryError(`the library at ${dir} was written by a newer envforge (schema ${userVersion}; this version knows up to ${SCHEMA_VERSION}): upgrade envforge to use it`);
+        throw new LibraryError(
+          `the library at ${dir} was written by a newer envforge (schema ${userVersion}; this version knows up to ${SCHEMA_VERSION}): upgrade envforge to use it`,
+        );
       }
       if (!opts.readonly) {
         db.pragma('journal_mode = WAL');
@@ -97,7 +113,9 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
         mkdirSync(join(dir, ENVS_DIR), { recursive: true });
       } else if (userVersion < SCHEMA_VERSION) {
         db.close();
-        throw new LibraryError(`the library at ${dir} needs a schema upgrade; open it once for writing (e.g. envforge library stats)`);
+        throw new LibraryError(
+          `the library at ${dir} needs a schema upgrade; open it once for writing (e.g. envforge library stats)`,
+        );
       }
     } catch (error) {
       if (db?.open) db.close();
@@ -126,7 +144,6 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
     return `${stampOf(a)}|${stampOf(b)}`;
   }
 
-
   recordRejection(input: { source: string; report: ValidationReport; lineage: Lineage }): Promise<void> {
     return this.kept.recordRejection(input);
   }
@@ -143,7 +160,6 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
   async resolveIncidents(hash: string, resolution: string): Promise<number> {
     return this.s.write('resolving incidents', () => resolveOpenIncidents(this.s.db, hash, resolution, now()));
   }
-
 
   async recordScores(tallies: ScoreInput[]): Promise<void> {
     this.scores.record(tallies, now());

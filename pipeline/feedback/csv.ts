@@ -40,7 +40,8 @@ export function parseCsvRecords(text: string, file = '<csv>'): CsvRecord[] {
         const openLine = line;
         i++;
         for (;;) {
-          if (i >= src.length) throw new FeedbackError([`${file} line ${openLine}: a quoted field is never closed (a " is missing)`]);
+          if (i >= src.length)
+            throw new FeedbackError([`${file} line ${openLine}: a quoted field is never closed (a " is missing)`]);
           const c = src[i] as string;
           if (c === '"') {
             if (src[i + 1] === '"') {
@@ -59,7 +60,9 @@ export function parseCsvRecords(text: string, file = '<csv>'): CsvRecord[] {
         while (src[i] === ' ' || src[i] === '\t') i++;
         const next = src[i];
         if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r') {
-          throw new FeedbackError([`${file} line ${line}: unexpected ${show(next)} after a closing quote (write a quote inside a quoted field as "")`]);
+          throw new FeedbackError([
+            `${file} line ${line}: unexpected ${show(next)} after a closing quote (write a quote inside a quoted field as "")`,
+          ]);
         }
         continue;
       }

@@ -60,7 +60,11 @@ class Tally {
  * naming only an environment counts toward every skill of that environment (via envSkills), with its full
  * n; a row naming an environment counts toward the environment too. Levels are pooled.
  */
-export function summariseFeedback(rows: readonly FeedbackRow[], envSkills: ReadonlyMap<string, readonly string[]>, taxonomy: SkillTaxonomy = SKILL_TAXONOMY): FeedbackSummary {
+export function summariseFeedback(
+  rows: readonly FeedbackRow[],
+  envSkills: ReadonlyMap<string, readonly string[]>,
+  taxonomy: SkillTaxonomy = SKILL_TAXONOMY,
+): FeedbackSummary {
   const skills = new Tally();
   const envs = new Tally();
   const unknownEnvs = new Set<string>();
@@ -109,18 +113,27 @@ export interface Frontier {
   thresholds: Required<FrontierOptions>;
 }
 
-const byRateThenName = (a: FeedbackStat, b: FeedbackStat) => a.passRate - b.passRate || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byRateThenName = (a: FeedbackStat, b: FeedbackStat) =>
+  a.passRate - b.passRate || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** Splits the skills of a summary into the frontier (weak), unreachable, saturated and undersampled ones. */
 export function weakSkills(summary: Pick<FeedbackSummary, 'skills'>, options: FrontierOptions = {}): Frontier {
-  const thresholds = { low: options.low ?? 0.02, high: options.high ?? 0.5, saturatedAt: options.saturatedAt ?? 0.9, minN: options.minN ?? 20 };
+  const thresholds = {
+    low: options.low ?? 0.02,
+    high: options.high ?? 0.5,
+    saturatedAt: options.saturatedAt ?? 0.9,
+    minN: options.minN ?? 20,
+  };
   const { low, high, saturatedAt, minN } = thresholds;
   for (const [key, value] of Object.entries({ low, high, saturatedAt })) {
-    if (!Number.isFinite(value) || value < 0 || value > 1) throw new UsageError(`feedback ${key} threshold must be a number in [0, 1], got ${show(value)}`);
+    if (!Number.isFinite(value) || value < 0 || value > 1)
+      throw new UsageError(`feedback ${key} threshold must be a number in [0, 1], got ${show(value)}`);
   }
   if (!(low < high)) throw new UsageError(`feedback thresholds: low (${low}) must be below high (${high})`);
-  if (!(high <= saturatedAt)) throw new UsageError(`feedback thresholds: high (${high}) must not be above saturatedAt (${saturatedAt})`);
-  if (!Number.isFinite(minN) || minN < 0) throw new UsageError(`feedback minN must be a non-negative number, got ${show(minN)}`);
+  if (!(high <= saturatedAt))
+    throw new UsageError(`feedback thresholds: high (${high}) must not be above saturatedAt (${saturatedAt})`);
+  if (!Number.isFinite(minN) || minN < 0)
+    throw new UsageError(`feedback minN must be a non-negative number, got ${show(minN)}`);
 
   const frontier: Frontier = { weak: [], unreachable: [], saturated: [], undersampled: [], thresholds };
   for (const stat of summary.skills) {

@@ -26,7 +26,8 @@ export const MAX_FEEDBACK_ERRORS = 10;
 export const FEEDBACK_FIELDS = ['skill', 'env', 'level', 'pass_rate', 'n'] as const;
 type Field = (typeof FEEDBACK_FIELDS)[number];
 
-const KEBAB_RULE = 'must be kebab-case (lowercase letters and digits in words joined by single hyphens, starting with a letter)';
+const KEBAB_RULE =
+  'must be kebab-case (lowercase letters and digits in words joined by single hyphens, starting with a letter)';
 const RULES: Record<Field, string> = {
   skill: KEBAB_RULE,
   env: KEBAB_RULE,
@@ -65,11 +66,22 @@ class Problems {
  * Validates one row's fields (absent fields left out); reports every broken field in field order, quoting
  * `written` (the value as the file spells it, e.g. a CSV cell) when given, else the value itself.
  */
-function validateRow(raw: Record<string, unknown>, line: number, problems: Problems, written: Partial<Record<Field, string>> = {}): FeedbackRow | undefined {
+function validateRow(
+  raw: Record<string, unknown>,
+  line: number,
+  problems: Problems,
+  written: Partial<Record<Field, string>> = {},
+): FeedbackRow | undefined {
   const result = RowSchema.safeParse(raw);
   if (result.success) {
     const { skill, env, level, pass_rate: passRate, n } = result.data;
-    return { ...(skill !== undefined && { skill }), ...(env !== undefined && { env }), ...(level !== undefined && { level }), passRate, n };
+    return {
+      ...(skill !== undefined && { skill }),
+      ...(env !== undefined && { env }),
+      ...(level !== undefined && { level }),
+      passRate,
+      n,
+    };
   }
   const broken = new Set<Field>();
   let needsTarget = false;
@@ -81,7 +93,12 @@ function validateRow(raw: Record<string, unknown>, line: number, problems: Probl
   for (const field of FEEDBACK_FIELDS) {
     if (!broken.has(field)) continue;
     const value = raw[field];
-    problems.add(line, value === undefined ? `${field} is required (${RULES[field].replace(/^must be /, '')})` : `${field} ${RULES[field]}, got ${show(written[field] ?? value)}`);
+    problems.add(
+      line,
+      value === undefined
+        ? `${field} is required (${RULES[field].replace(/^must be /, '')})`
+        : `${field} ${RULES[field]}, got ${show(written[field] ?? value)}`,
+    );
   }
   // The refinement only runs when the fields parse; say it anyway when neither is given.
   if (needsTarget || (raw.skill === undefined && raw.env === undefined && !broken.has('skill') && !broken.has('env'))) {
@@ -89,7 +106,6 @@ function validateRow(raw: Record<string, unknown>, line: number, problems: Probl
   }
   return undefined;
 }
-
 
 function parseJsonl(text: string, problems: Problems): FeedbackRow[] {
   const rows: FeedbackRow[] = [];
@@ -102,7 +118,10 @@ function parseJsonl(text: string, problems: Problems): FeedbackRow[] {
     try {
       value = JSON.parse(trimmed);
     } catch (error) {
-      problems.add(line, `not valid JSON (${(error as Error).message}); expected one object per line like {"skill": "graphs", "pass_rate": 0.3, "n": 50}`);
+      problems.add(
+        line,
+        `not valid JSON (${(error as Error).message}); expected one object per line like {"skill": "graphs", "pass_rate": 0.3, "n": 50}`,
+      );
       return;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -136,14 +155,22 @@ function parseCsv(text: string, file: string, problems: Problems): FeedbackRow[]
     else columns.set(name as Field, index);
   }
   const missing = (['pass_rate', 'n'] as const).filter((f) => !columns.has(f));
-  if (missing.length > 0) problems.add(header.line, `the header must name the columns pass_rate and n (missing: ${missing.join(', ')}); got ${show(header.cells.join(','))}`);
-  if (!columns.has('skill') && !columns.has('env')) problems.add(header.line, 'the header must name a skill column, an env column, or both');
+  if (missing.length > 0)
+    problems.add(
+      header.line,
+      `the header must name the columns pass_rate and n (missing: ${missing.join(', ')}); got ${show(header.cells.join(','))}`,
+    );
+  if (!columns.has('skill') && !columns.has('env'))
+    problems.add(header.line, 'the header must name a skill column, an env column, or both');
   problems.throwIfAny();
 
   const rows: FeedbackRow[] = [];
   for (const record of records.slice(1)) {
     if (record.cells.length !== names.length) {
-      problems.add(record.line, `${record.cells.length} field${record.cells.length === 1 ? '' : 's'}, but the header has ${names.length} (quote fields that contain commas)`);
+      problems.add(
+        record.line,
+        `${record.cells.length} field${record.cells.length === 1 ? '' : 's'}, but the header has ${names.length} (quote fields that contain commas)`,
+      );
       continue;
     }
     const raw: Record<string, unknown> = {};
@@ -174,12 +201,20 @@ export function parseFeedback(text: string, format: FeedbackFormat, file = '<fee
   return rows;
 }
 
-const FORMATS: Record<string, FeedbackFormat> = { '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.json': 'jsonl', '.csv': 'csv' };
+const FORMATS: Record<string, FeedbackFormat> = {
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+  '.json': 'jsonl',
+  '.csv': 'csv',
+};
 
 /** The feedback format a file name's extension implies; a UsageError for any other extension. */
 export function feedbackFormat(path: string): FeedbackFormat {
   const format = FORMATS[extname(path).toLowerCase()];
-  if (!format) throw new UsageError(`feedback file ${path}: unsupported extension "${extname(path)}"; use .jsonl, .ndjson or .json (JSON Lines) or .csv`);
+  if (!format)
+    throw new UsageError(
+      `feedback file ${path}: unsupported extension "${extname(path)}"; use .jsonl, .ndjson or .json (JSON Lines) or .csv`,
+    );
   return format;
 }
 
@@ -191,7 +226,14 @@ export async function readFeedbackFile(path: string): Promise<FeedbackRow[]> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'is not readable (permission denied)' : `cannot be read (${(error as Error).message})`;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'is not readable (permission denied)'
+            : `cannot be read (${(error as Error).message})`;
     throw new UsageError(`feedback file ${path} ${why}`, { cause: error });
   }
   return parseFeedback(text, format, path);

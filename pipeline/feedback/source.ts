@@ -19,14 +19,32 @@ export interface TrainerFeedback {
 
 /** The trusted score log as feedback rows: one per environment × level, pass rate passed / n. */
 export function feedbackFromScores(tallies: readonly ScoreTally[]): FeedbackRow[] {
-  return trustedTallies(tallies).filter((t) => t.n > 0).map((t) => ({ env: t.name, level: t.level, passRate: Math.min(1, t.passed / t.n), n: Math.max(1, Math.round(t.n)) }));
+  return trustedTallies(tallies)
+    .filter((t) => t.n > 0)
+    .map((t) => ({
+      env: t.name,
+      level: t.level,
+      passRate: Math.min(1, t.passed / t.n),
+      n: Math.max(1, Math.round(t.n)),
+    }));
 }
 
-export function frontierOf(rows: readonly FeedbackRow[], envSkills: ReadonlyMap<string, readonly string[]>, source: TrainerFeedback['source']): TrainerFeedback {
+export function frontierOf(
+  rows: readonly FeedbackRow[],
+  envSkills: ReadonlyMap<string, readonly string[]>,
+  source: TrainerFeedback['source'],
+): TrainerFeedback {
   const summary = summariseFeedback(rows, envSkills);
   const frontier = weakSkills(summary);
   const of = (stats: Frontier['weak']) => stats.map((s) => ({ skill: s.name, passRate: s.passRate, n: s.n }));
-  return { source, weak: of(frontier.weak), saturated: of(frontier.saturated), summary, frontier, scores: rows.reduce((sum, r) => sum + r.n, 0) };
+  return {
+    source,
+    weak: of(frontier.weak),
+    saturated: of(frontier.saturated),
+    summary,
+    frontier,
+    scores: rows.reduce((sum, r) => sum + r.n, 0),
+  };
 }
 
 /** The feedback file when given, else the library's recorded trainer scores when it has any. */

@@ -8,9 +8,18 @@ import { fileURLToPath } from 'node:url';
 import { SandboxError } from '../../contract/errors.js';
 import { FairQueue } from '../fair-queue.js';
 import { workerEnvironment } from '../supervised-worker.js';
-import { DEFAULT_ANSWER_LIMITS, type AnswerJobMessage, type AnswerLimits, type AnswerResult, type AnswerSpec, type AnswerWorkerMessage } from './answers.js';
+import {
+  DEFAULT_ANSWER_LIMITS,
+  type AnswerJobMessage,
+  type AnswerLimits,
+  type AnswerResult,
+  type AnswerSpec,
+  type AnswerWorkerMessage,
+} from './answers.js';
 
-const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './answer-worker.ts' : './answer-worker.js', import.meta.url));
+const WORKER_FILE = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? './answer-worker.ts' : './answer-worker.js', import.meta.url),
+);
 /** Time a worker may take for envforge's own setup (a new isolate with SES) on top of its tests. */
 const SETUP_MS = 20_000;
 const GRACE_MS = 1_500;
@@ -77,7 +86,14 @@ export class AnswerPool {
   private closed = false;
 
   constructor(options: Partial<AnswerPoolOptions> = {}) {
-    this.options = { workers: Math.max(1, availableParallelism()), limits: DEFAULT_ANSWER_LIMITS, workerHeapMb: 256, maxQueuedPerOwner: 4_096, answersPerJob: 1, ...options };
+    this.options = {
+      workers: Math.max(1, availableParallelism()),
+      limits: DEFAULT_ANSWER_LIMITS,
+      workerHeapMb: 256,
+      maxQueuedPerOwner: 4_096,
+      answersPerJob: 1,
+      ...options,
+    };
   }
 
   /** Answers of `owner` waiting or running now. */
@@ -86,14 +102,20 @@ export class AnswerPool {
   }
 
   /** Every answer's result, in order. Answers go in contiguous jobs of at most answersPerJob, one per worker at least. */
-  async run(answers: AnswerSpec[], limits: Partial<AnswerLimits> = {}, { owner: named, signal }: AnswerRunOptions = {}): Promise<AnswerResult[]> {
+  async run(
+    answers: AnswerSpec[],
+    limits: Partial<AnswerLimits> = {},
+    { owner: named, signal }: AnswerRunOptions = {},
+  ): Promise<AnswerResult[]> {
     if (answers.length === 0) return [];
     if (signal?.aborted) throw cancelled();
     const owner = named ?? HOST;
     const waiting = this.queued(owner);
     const { maxQueuedPerOwner, answersPerJob, workers } = this.options;
     if (named !== undefined && waiting > 0 && waiting + answers.length > maxQueuedPerOwner) {
-      throw new AnswerQueueFull(`this client has ${waiting} code answers waiting or running, and may have at most ${maxQueuedPerOwner} (the answer pool's maxQueuedPerOwner): ${answers.length} more are refused; retry when its earlier requests are answered`);
+      throw new AnswerQueueFull(
+        `this client has ${waiting} code answers waiting or running, and may have at most ${maxQueuedPerOwner} (the answer pool's maxQueuedPerOwner): ${answers.length} more are refused; retry when its earlier requests are answered`,
+      );
     }
     this.pending.set(owner, waiting + answers.length);
     const run: Run = { owner, tenant: this.nextTenant++, signal, jobs: new Set() };
@@ -103,7 +125,9 @@ export class AnswerPool {
       const merged = { ...this.options.limits, ...limits };
       const shares = Math.max(Math.min(workers, answers.length), Math.ceil(answers.length / answersPerJob));
       const size = Math.ceil(answers.length / shares);
-      const parts = await Promise.all(Array.from({ length: shares }, (_, i) => this.runShare(run, answers.slice(i * size, (i + 1) * size), merged)));
+      const parts = await Promise.all(
+        Array.from({ length: shares }, (_, i) => this.runShare(run, answers.slice(i * size, (i + 1) * size), merged)),
+      );
       if (signal?.aborted) throw cancelled();
       return parts.flat();
     } finally {
@@ -168,7 +192,11 @@ export class AnswerPool {
   private spawn(): Slot {
     const child = fork(WORKER_FILE, [], {
       // --expose-gc: the worker collects an answer isolate's garbage before it judges what an answer left there.
-      execArgv: [`--max-old-space-size=${this.options.workerHeapMb}`, '--expose-gc', ...(WORKER_FILE.endsWith('.ts') ? ['--import', 'tsx'] : [])],
+      execArgv: [
+        `--max-old-space-size=${this.options.workerHeapMb}`,
+        '--expose-gc',
+        ...(WORKER_FILE.endsWith('.ts') ? ['--import', 'tsx'] : []),
+      ],
       env: workerEnvironment(),
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
@@ -220,7 +248,14 @@ export class AnswerPool {
     slot.child.on('message', onMessage);
     slot.child.once('exit', onExit);
     slot.ready.then(
-      () => slot.child.send({ type: 'answers', id, tenant: job.run.tenant, answers: job.answers, limits: job.limits } satisfies AnswerJobMessage),
+      () =>
+        slot.child.send({
+          type: 'answers',
+          id,
+          tenant: job.run.tenant,
+          answers: job.answers,
+          limits: job.limits,
+        } satisfies AnswerJobMessage),
       () => finish(false),
     );
   }
@@ -232,10 +267,16 @@ export class AnswerPool {
   }
 }
 
-const cancelled = () => new AnswersCancelled('the answers were cancelled before they were scored (their request ended)');
+const cancelled = () =>
+  new AnswersCancelled('the answers were cancelled before they were scored (their request ended)');
 
 function crashed(answer: AnswerSpec, limits: AnswerLimits): AnswerResult {
-  return { ran: true, tests: answer.tests.map(() => 'E_CRASHED'), message: `the program wedged or killed its worker process (past ${limits.testTimeoutMs} ms a test, or its memory)`, ms: 0 };
+  return {
+    ran: true,
+    tests: answer.tests.map(() => 'E_CRASHED'),
+    message: `the program wedged or killed its worker process (past ${limits.testTimeoutMs} ms a test, or its memory)`,
+    ms: 0,
+  };
 }
 
 /** An idle worker does not keep the host process alive; a busy one does. */

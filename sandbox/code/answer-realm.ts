@@ -69,7 +69,11 @@ export function newAnswerIsolate(memoryMb: number): AnswerIsolate {
   const context = host.isolate.createContextSync();
   try {
     host.ses.runSync(context, { timeout: 15_000 });
-    const api = context.evalSync(ANSWER_SETUP, { reference: true, timeout: 15_000, filename: 'envforge-answer-runtime.js' }) as ivm.Reference;
+    const api = context.evalSync(ANSWER_SETUP, {
+      reference: true,
+      timeout: 15_000,
+      filename: 'envforge-answer-runtime.js',
+    }) as ivm.Reference;
     const fn = (name: string) => api.getSync(name, { reference: true }) as ivm.Reference;
     return { host, load: fn('load'), run: fn('run'), collect: fn('collect'), answers: 0 };
   } catch (error) {
@@ -79,7 +83,12 @@ export function newAnswerIsolate(memoryMb: number): AnswerIsolate {
 }
 
 /** One call into the trampoline: its string result, or the failure code and message the host assigns. */
-export function callAnswer(iso: AnswerIsolate, fn: 'load' | 'run', args: [string, string | number], timeoutMs: number): { text: string } | { code: string; message: string } {
+export function callAnswer(
+  iso: AnswerIsolate,
+  fn: 'load' | 'run',
+  args: [string, string | number],
+  timeoutMs: number,
+): { text: string } | { code: string; message: string } {
   try {
     return { text: String((iso[fn] as ivm.Reference).applySync(undefined, args, { timeout: timeoutMs })) };
   } catch (error) {

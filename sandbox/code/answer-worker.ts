@@ -6,7 +6,14 @@ import { jsonDepth } from '../json.js';
 import { guardAgainstOrphaning } from '../orphan-guard.js';
 import { warmSetup } from '../realm.js';
 import { callAnswer, newAnswerIsolate, type AnswerIsolate } from './answer-realm.js';
-import type { AnswerJobMessage, AnswerLimits, AnswerResult, AnswerSpec, AnswerWorkerMessage, TestCode } from './answers.js';
+import type {
+  AnswerJobMessage,
+  AnswerLimits,
+  AnswerResult,
+  AnswerSpec,
+  AnswerWorkerMessage,
+  TestCode,
+} from './answers.js';
 import { normaliseProgram } from './normalise.js';
 
 let iso: (AnswerIsolate & { tenant: number; baseline: number; ordinal: number }) | null = null;
@@ -25,9 +32,11 @@ function send(message: AnswerWorkerMessage): void {
 
 /** The isolate for the next answer of `tenant`: the current one if it is the tenant's and still usable, else a new one. */
 function isolateFor(limits: AnswerLimits, tenant: number): AnswerIsolate {
-  if (iso && (iso.host.isolate.isDisposed || iso.answers >= limits.answersPerIsolate || iso.tenant !== tenant)) retire();
+  if (iso && (iso.host.isolate.isDisposed || iso.answers >= limits.answersPerIsolate || iso.tenant !== tenant))
+    retire();
   if (!iso) {
-    const ready = spare?.memoryMb === limits.memoryMb ? spare : { iso: newAnswerIsolate(limits.memoryMb), ordinal: ++made };
+    const ready =
+      spare?.memoryMb === limits.memoryMb ? spare : { iso: newAnswerIsolate(limits.memoryMb), ordinal: ++made };
     if (ready === spare) spare = null;
     iso = { ...ready.iso, tenant, baseline: usedHeap(ready.iso), ordinal: ready.ordinal };
   }
@@ -80,14 +89,23 @@ const TEST_CODES = new Set(['E_THROWN', 'E_NOT_JSON', 'E_TOO_LARGE', 'E_ASYNC'])
 function runAnswer(spec: AnswerSpec, limits: AnswerLimits, tenant: number): AnswerResult {
   fresh = true; // an answer that never reaches an isolate has no isolate to blame
   const started = performance.now();
-  const unrun = (code: string, message: string): AnswerResult => ({ ran: false, code, message, tests: spec.tests.map(() => 'E_WRONG'), ms: performance.now() - started });
+  const unrun = (code: string, message: string): AnswerResult => ({
+    ran: false,
+    code,
+    message,
+    tests: spec.tests.map(() => 'E_WRONG'),
+    ms: performance.now() - started,
+  });
   const normalised = normaliseProgram(spec.program, spec.language);
   if (!normalised.ok) return unrun(normalised.code, normalised.message);
   const realm = isolateFor(limits, tenant);
   const ran = performance.now(); // the program's own time, without envforge's setup of the isolate
   const loaded = callAnswer(realm, 'load', [normalised.script, spec.entry], limits.testTimeoutMs);
   if ('code' in loaded || loaded.text !== '') {
-    const [code, message] = 'code' in loaded ? [loaded.code, loaded.message] : [loaded.text.slice(0, loaded.text.indexOf(':')), loaded.text.slice(loaded.text.indexOf(':') + 1)];
+    const [code, message] =
+      'code' in loaded
+        ? [loaded.code, loaded.message]
+        : [loaded.text.slice(0, loaded.text.indexOf(':')), loaded.text.slice(loaded.text.indexOf(':') + 1)];
     if (code === 'E_TIMEOUT' || code === 'E_MEMORY') retire();
     return unrun(code, message);
   }
@@ -124,7 +142,8 @@ function runAnswer(spec: AnswerSpec, limits: AnswerLimits, tenant: number): Answ
   return { ran: true, tests, ...(message !== undefined ? { message } : {}), ms: performance.now() - ran };
 }
 
-const resourceFailure = (r: AnswerResult) => r.code === 'E_TIMEOUT' || r.code === 'E_MEMORY' || r.tests.some((t) => t === 'E_TIMEOUT' || t === 'E_MEMORY');
+const resourceFailure = (r: AnswerResult) =>
+  r.code === 'E_TIMEOUT' || r.code === 'E_MEMORY' || r.tests.some((t) => t === 'E_TIMEOUT' || t === 'E_MEMORY');
 
 /**
  * One answer's result; a failure of the host's own code on it fails that answer (E_CRASHED), not the job. A
@@ -145,14 +164,21 @@ function guarded(spec: AnswerSpec, limits: AnswerLimits, tenant: number): Answer
     return { ...result, isolate };
   } catch (error) {
     retire();
-    return { ran: true, tests: spec.tests.map(() => 'E_CRASHED'), message: `the host could not score the program: ${error instanceof Error ? error.message.slice(0, 200) : 'an unknown failure'}`, ms: 0 };
+    return {
+      ran: true,
+      tests: spec.tests.map(() => 'E_CRASHED'),
+      message: `the host could not score the program: ${error instanceof Error ? error.message.slice(0, 200) : 'an unknown failure'}`,
+      ms: 0,
+    };
   }
 }
 
 process.on('message', (raw: unknown) => {
   const job = raw as AnswerJobMessage;
   if (job?.type !== 'answers') return;
-  job.answers.forEach((spec, index) => send({ type: 'result', id: job.id, index, result: guarded(spec, job.limits, job.tenant) }));
+  job.answers.forEach((spec, index) =>
+    send({ type: 'result', id: job.id, index, result: guarded(spec, job.limits, job.tenant) }),
+  );
   send({ type: 'done', id: job.id });
   setImmediate(() => prepare(job.limits.memoryMb)); // after the results are on their way
 });

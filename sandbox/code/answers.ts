@@ -19,7 +19,15 @@ export interface AnswerSpec {
 }
 
 /** A test that did not pass: E_WRONG (an output that does not match), or what went wrong running it. */
-export type TestCode = 'E_WRONG' | 'E_THROWN' | 'E_TIMEOUT' | 'E_MEMORY' | 'E_NOT_JSON' | 'E_TOO_LARGE' | 'E_ASYNC' | 'E_CRASHED';
+export type TestCode =
+  | 'E_WRONG'
+  | 'E_THROWN'
+  | 'E_TIMEOUT'
+  | 'E_MEMORY'
+  | 'E_NOT_JSON'
+  | 'E_TOO_LARGE'
+  | 'E_ASYNC'
+  | 'E_CRASHED';
 
 export interface AnswerResult {
   /** Whether the program could be run at all; when not, `code` says why (E_SYNTAX, E_IMPORT, E_NO_ENTRY, E_LANGUAGE…). */
@@ -64,5 +72,14 @@ export const DEFAULT_ANSWER_LIMITS = {
 } satisfies AnswerLimits;
 
 /** `tenant` names the pool's run the answers belong to: an isolate never holds two tenants' programs. */
-export type AnswerJobMessage = { type: 'answers'; id: number; tenant: number; answers: AnswerSpec[]; limits: AnswerLimits };
-export type AnswerWorkerMessage = { type: 'ready' } | { type: 'result'; id: number; index: number; result: AnswerResult } | { type: 'done'; id: number };
+export type AnswerJobMessage = {
+  type: 'answers';
+  id: number;
+  tenant: number;
+  answers: AnswerSpec[];
+  limits: AnswerLimits;
+};
+export type AnswerWorkerMessage =
+  | { type: 'ready' }
+  | { type: 'result'; id: number; index: number; result: AnswerResult }
+  | { type: 'done'; id: number };

@@ -11,13 +11,37 @@ export interface Mutant {
 }
 
 const SWAPS: Record<string, string[]> = {
-  '+': ['-'], '-': ['+'], '*': ['/', '+'], '/': ['*'], '%': ['*'],
-  '<': ['<=', '>'], '<=': ['<', '>='], '>': ['>=', '<'], '>=': ['>', '<='],
-  '===': ['!=='], '!==': ['==='], '==': ['!='], '!=': ['=='],
-  '&&': ['||'], '||': ['&&'], true: ['false'], false: ['true'],
+  '+': ['-'],
+  '-': ['+'],
+  '*': ['/', '+'],
+  '/': ['*'],
+  '%': ['*'],
+  '<': ['<=', '>'],
+  '<=': ['<', '>='],
+  '>': ['>=', '<'],
+  '>=': ['>', '<='],
+  '===': ['!=='],
+  '!==': ['==='],
+  '==': ['!='],
+  '!=': ['=='],
+  '&&': ['||'],
+  '||': ['&&'],
+  true: ['false'],
+  false: ['true'],
 };
 
-const OPERATOR_TYPES = new Set([tokTypes.plusMin, tokTypes.star, tokTypes.slash, tokTypes.modulo, tokTypes.relational, tokTypes.equality, tokTypes.logicalAND, tokTypes.logicalOR, tokTypes._true, tokTypes._false]);
+const OPERATOR_TYPES = new Set([
+  tokTypes.plusMin,
+  tokTypes.star,
+  tokTypes.slash,
+  tokTypes.modulo,
+  tokTypes.relational,
+  tokTypes.equality,
+  tokTypes.logicalAND,
+  tokTypes.logicalOR,
+  tokTypes._true,
+  tokTypes._false,
+]);
 
 function replacements(token: Token, text: string): string[] {
   if (token.type === tokTypes.num) {
@@ -33,7 +57,11 @@ export function mutantsOf(program: string, max: number): Mutant[] {
   const out: Mutant[] = [];
   for (const token of tokenizer(program, { ecmaVersion: 'latest', sourceType: 'script' })) {
     const text = program.slice(token.start, token.end);
-    for (const swap of replacements(token, text)) out.push({ change: `${text} → ${swap} at ${token.start}`, program: program.slice(0, token.start) + swap + program.slice(token.end) });
+    for (const swap of replacements(token, text))
+      out.push({
+        change: `${text} → ${swap} at ${token.start}`,
+        program: program.slice(0, token.start) + swap + program.slice(token.end),
+      });
   }
   if (out.length <= max) return out;
   const step = out.length / max;

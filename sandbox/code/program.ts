@@ -9,12 +9,23 @@ export const RUNNABLE_LANGUAGES: ReadonlySet<AnswerLanguage> = new Set(['javascr
 export const MAX_PROGRAM_CHARS = 64 * 1024;
 
 const ALIASES: Record<string, AnswerLanguage> = {
-  '': 'javascript', js: 'javascript', javascript: 'javascript', mjs: 'javascript', node: 'javascript', ecmascript: 'javascript',
-  ts: 'typescript', typescript: 'typescript',
-  py: 'python', python: 'python', python3: 'python', py3: 'python',
+  '': 'javascript',
+  js: 'javascript',
+  javascript: 'javascript',
+  mjs: 'javascript',
+  node: 'javascript',
+  ecmascript: 'javascript',
+  ts: 'typescript',
+  typescript: 'typescript',
+  py: 'python',
+  python: 'python',
+  python3: 'python',
+  py3: 'python',
 };
 
-export type ExtractedProgram = { ok: true; language: AnswerLanguage; program: string } | { ok: false; reason: 'none' | 'too-long' | 'language'; message: string };
+export type ExtractedProgram =
+  | { ok: true; language: AnswerLanguage; program: string }
+  | { ok: false; reason: 'none' | 'too-long' | 'language'; message: string };
 
 // An opening fence at a line start: 3+ backticks or tildes, then an optional info string.
 const OPEN = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\n`]*)$/;
@@ -34,11 +45,22 @@ export function extractProgram(response: string): ExtractedProgram {
     last = { info: (open[2] as string).trim().split(/\s+/)[0]?.toLowerCase() ?? '', body };
     i = j;
   }
-  if (!last) return { ok: false, reason: 'none', message: 'the response holds no fenced code block (```javascript … ```)' };
+  if (!last)
+    return { ok: false, reason: 'none', message: 'the response holds no fenced code block (```javascript … ```)' };
   const program = last.body.join('\n');
-  if (program.length > MAX_PROGRAM_CHARS) return { ok: false, reason: 'too-long', message: `the program has ${program.length} characters, over the limit of ${MAX_PROGRAM_CHARS}` };
+  if (program.length > MAX_PROGRAM_CHARS)
+    return {
+      ok: false,
+      reason: 'too-long',
+      message: `the program has ${program.length} characters, over the limit of ${MAX_PROGRAM_CHARS}`,
+    };
   const language = ALIASES[last.info.replace(/[^a-z0-9]/g, '')];
-  if (!language) return { ok: false, reason: 'language', message: `the code block is marked "${last.info.slice(0, 40)}": answers are JavaScript or TypeScript` };
+  if (!language)
+    return {
+      ok: false,
+      reason: 'language',
+      message: `the code block is marked "${last.info.slice(0, 40)}": answers are JavaScript or TypeScript`,
+    };
   return { ok: true, language, program };
 }
 

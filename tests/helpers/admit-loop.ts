@@ -19,7 +19,9 @@ const MAX_RUN_MS = 120_000;
 
 async function main(dir: string, start: number): Promise<void> {
   const library = openLibrary(dir, { create: true, rejectionRetention: LOOP_REJECTION_RETENTION });
-  const metas = LOOP_NAMES.map((name, k) => sampleMeta(name, { levels: 3 + k, skills: k % 2 ? ['graphs', 'search'] : ['arithmetic'] }));
+  const metas = LOOP_NAMES.map((name, k) =>
+    sampleMeta(name, { levels: 3 + k, skills: k % 2 ? ['graphs', 'search'] : ['arithmetic'] }),
+  );
   const bases = metas.map((meta) => sampleSource(meta));
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const deadline = Date.now() + MAX_RUN_MS;

@@ -41,7 +41,8 @@ export function readWithArrow(path: string): { schema: ArrowField; rows: Array<R
     const offset = i64(p + 16);
     const buffer = (i: number) => u32(u32(p + 40) + 4 * i);
     const child = (i: number) => u32(u32(p + 44) + 4 * i);
-    const valid = (i: number) => nulls === 0 || !buffer(0) || ((u8()[buffer(0) + ((offset + i) >> 3)] as number) >> ((offset + i) & 7)) & 1;
+    const valid = (i: number) =>
+      nulls === 0 || !buffer(0) || ((u8()[buffer(0) + ((offset + i) >> 3)] as number) >> ((offset + i) & 7)) & 1;
     const offsetAt = (i: number) => view().getInt32(buffer(1) + 4 * (offset + i), true);
     const out: unknown[] = [];
     for (let i = 0; i < length; i++) {
@@ -49,14 +50,19 @@ export function readWithArrow(path: string): { schema: ArrowField; rows: Array<R
         out.push(null);
         continue;
       }
-      if (field.format === 'u') out.push(new TextDecoder().decode(u8().slice(buffer(2) + offsetAt(i), buffer(2) + offsetAt(i + 1))));
+      if (field.format === 'u')
+        out.push(new TextDecoder().decode(u8().slice(buffer(2) + offsetAt(i), buffer(2) + offsetAt(i + 1))));
       else if (field.format === 'l') out.push(i64(buffer(1) + 8 * (offset + i)));
-      else if (field.format === 'b') out.push((((u8()[buffer(1) + ((offset + i) >> 3)] as number) >> ((offset + i) & 7)) & 1) === 1);
-      else if (field.format !== '+s' && field.format !== '+l') throw new Error(`no decoder for Arrow format ${field.format}`);
+      else if (field.format === 'b')
+        out.push((((u8()[buffer(1) + ((offset + i) >> 3)] as number) >> ((offset + i) & 7)) & 1) === 1);
+      else if (field.format !== '+s' && field.format !== '+l')
+        throw new Error(`no decoder for Arrow format ${field.format}`);
     }
     if (field.format === '+s') {
       const columns = field.children.map((c, k) => arrayAt(child(k), c));
-      return Array.from({ length }, (_, i) => (valid(i) ? Object.fromEntries(field.children.map((c, k) => [c.name, columns[k]?.[offset + i]])) : null));
+      return Array.from({ length }, (_, i) =>
+        valid(i) ? Object.fromEntries(field.children.map((c, k) => [c.name, columns[k]?.[offset + i]])) : null,
+      );
     }
     if (field.format === '+l') {
       const values = arrayAt(child(0), field.children[0] as ArrowField);
@@ -65,9 +71,12 @@ export function readWithArrow(path: string): { schema: ArrowField; rows: Array<R
     return out;
   };
   const schema = schemaAt(stream.schemaAddr());
-  const rows = Array.from({ length: stream.numArrays() }, (_, i) => arrayAt(stream.arrayAddr(i), schema)).flat() as Array<Record<string, unknown>>;
+  const rows = Array.from({ length: stream.numArrays() }, (_, i) =>
+    arrayAt(stream.arrayAddr(i), schema),
+  ).flat() as Array<Record<string, unknown>>;
   stream.free();
   return { schema, rows };
 }
-const describeField = (f: ArrowField): string => `${f.name}:${f.format}${f.nullable ? '?' : ''}${f.children.length ? `<${f.children.map(describeField).join(',')}>` : ''}`;
+const describeField = (f: ArrowField): string =>
+  `${f.name}:${f.format}${f.nullable ? '?' : ''}${f.children.length ? `<${f.children.map(describeField).join(',')}>` : ''}`;
 export const describeColumns = (f: ArrowField) => f.children.map(describeField).join(',');

@@ -14,7 +14,9 @@ export interface CliRun {
 
 export async function runEnvforge(...args: string[]): Promise<CliRun> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [MAIN, ...args], { maxBuffer: 256 * 2 ** 20 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [MAIN, ...args], {
+      maxBuffer: 256 * 2 ** 20,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

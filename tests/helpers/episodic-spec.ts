@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { reply, type FakeReply } from '../../agents/llm/fake.js';
 import { EPISODIC_REVIEW_CHECKS, type EnvSpec } from '../../agents/spec.js';
 
-export const episodicFixture = (file: string): string => readFileSync(new URL(`../fixtures/episodic/${file}`, import.meta.url), 'utf8');
+export const episodicFixture = (file: string): string =>
+  readFileSync(new URL(`../fixtures/episodic/${file}`, import.meta.url), 'utf8');
 
 /** An episodic spec whose tools are `tools` (the last one finishes), each taking an `id` except the first. */
 export function episodicSpec(name: string, tools: readonly string[], over: Partial<EnvSpec> = {}): EnvSpec {
@@ -22,7 +23,10 @@ export function episodicSpec(name: string, tools: readonly string[], over: Parti
       tools: tools.map((tool, i) => ({
         name: tool,
         description: `The ${tool.replaceAll('_', ' ')} tool.`,
-        parameters: i === 0 || i === tools.length - 1 ? [] : [{ name: 'id', type: 'string' as const, description: 'A record id such as AB-1234.' }],
+        parameters:
+          i === 0 || i === tools.length - 1
+            ? []
+            : [{ name: 'id', type: 'string' as const, description: 'A record id such as AB-1234.' }],
       })),
       policy: 'Apply the stated rules to every record; never touch a record the rules exclude.',
       goal: 'Every record ends in the state the policy gives it, and the finishing tool was called.',
@@ -33,7 +37,8 @@ export function episodicSpec(name: string, tools: readonly string[], over: Parti
 }
 
 /** The v2 reviewer's checklist, every check passing. */
-export const episodicReviewPasses = (): FakeReply => reply.json({ checks: Object.fromEntries(EPISODIC_REVIEW_CHECKS.map((c) => [c, { ok: true, note: 'fine' }])) });
+export const episodicReviewPasses = (): FakeReply =>
+  reply.json({ checks: Object.fromEntries(EPISODIC_REVIEW_CHECKS.map((c) => [c, { ok: true, note: 'fine' }])) });
 
 /** A fixture whose score forgets the finished flag: the validator's `incomplete` probe (the reference minus its finishing call) is paid. */
 export function withoutFinishCheck(source: string, flagLine: RegExp): string {

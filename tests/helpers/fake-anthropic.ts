@@ -10,19 +10,30 @@ export interface FakeAnthropicServer extends FakeServer {
 }
 
 const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
-  429: 'rate_limit_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+  529: 'overloaded_error',
 };
 
 /** Anthropic's smallest cacheable prefix (Sonnet and Opus). */
 const MIN_CACHED_TOKENS = 1024;
 
 type Block = { type?: string; text?: string; cache_control?: unknown };
-const blocks = (content: unknown): Block[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as Block[]) : []);
-const textOf = (content: unknown): string => blocks(content).map((b) => b.text ?? '').join('');
+const blocks = (content: unknown): Block[] =>
+  typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as Block[]) : [];
+const textOf = (content: unknown): string =>
+  blocks(content)
+    .map((b) => b.text ?? '')
+    .join('');
 
 /** The prompt as one text (system, then each message's text), as the usage counts it. */
-export const anthropicPromptText = (body: any): string => [textOf(body?.system), ...((body?.messages ?? []) as Array<{ content: unknown }>).map((m) => textOf(m.content))].join('\n');
+export const anthropicPromptText = (body: any): string =>
+  [textOf(body?.system), ...((body?.messages ?? []) as Array<{ content: unknown }>).map((m) => textOf(m.content))].join(
+    '\n',
+  );
 
 /** Cache reads and writes for one request: the longest marked prefix seen before is read, the marked prefixes after it are written. */
 function promptCache(body: any, seen: Set<string>): { read: number; written: number } {
@@ -50,7 +61,11 @@ function renderer(): Renderer {
   return (reply, body, n) => {
     if (reply.kind === 'error') {
       const type = ERROR_TYPES[reply.status] ?? 'api_error';
-      return { status: reply.status, headers: reply.headers ?? {}, body: { type: 'error', error: { type, message: reply.message ?? type } } };
+      return {
+        status: reply.status,
+        headers: reply.headers ?? {},
+        body: { type: 'error', error: { type, message: reply.message ?? type } },
+      };
     }
     const toolName: string | undefined = body?.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined;
     const asTool = reply.kind === 'json' && toolName !== undefined;
@@ -59,7 +74,10 @@ function renderer(): Renderer {
       ? [{ type: 'tool_use', id: `toolu_fake_${n}`, name: toolName, input: reply.value }]
       : [{ type: 'text', text }];
     const total = reply.usage?.inputTokens ?? fakeTokens(anthropicPromptText(body));
-    const cache = reply.usage?.inputTokens === undefined ? promptCache(body, seen) : { read: reply.usage.cachedInputTokens ?? 0, written: reply.usage.cacheWriteTokens ?? 0 };
+    const cache =
+      reply.usage?.inputTokens === undefined
+        ? promptCache(body, seen)
+        : { read: reply.usage.cachedInputTokens ?? 0, written: reply.usage.cacheWriteTokens ?? 0 };
     return {
       status: 200,
       body: {

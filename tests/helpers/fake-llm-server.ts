@@ -34,7 +34,11 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-export async function startFakeServer(route: string, render: Renderer, options: FakeServerOptions = {}): Promise<FakeServer> {
+export async function startFakeServer(
+  route: string,
+  render: Renderer,
+  options: FakeServerOptions = {},
+): Promise<FakeServer> {
   const player = new FakeScriptPlayer<any>(options.script ?? []);
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
@@ -49,7 +53,8 @@ export async function startFakeServer(route: string, render: Renderer, options: 
       }
       const path = (req.url ?? '').split('?')[0] ?? '';
       requests.push({ method: req.method ?? '', path, headers: req.headers, body });
-      if (req.method !== 'POST' || path !== route) return send(res, { status: 404, body: { error: { message: `no route ${req.method} ${path}` } } });
+      if (req.method !== 'POST' || path !== route)
+        return send(res, { status: 404, body: { error: { message: `no route ${req.method} ${path}` } } });
       const next = player.next(body);
       const play = () => {
         if (next.kind === 'reset') return req.socket.destroy();

@@ -18,10 +18,16 @@ export interface FakeOpenAiOptions extends FakeServerOptions {
   prefixCache?: boolean;
 }
 
-const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'invalid_api_key', 404: 'not_found_error', 429: 'rate_limit_exceeded' };
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'invalid_api_key',
+  404: 'not_found_error',
+  429: 'rate_limit_exceeded',
+};
 
 /** The prompt as one text (the messages' contents joined by newlines), as the usage counts it. */
-export const openAiPromptText = (body: any): string => ((body?.messages ?? []) as Array<{ role: string; content: string }>).map((m) => m.content).join('\n');
+export const openAiPromptText = (body: any): string =>
+  ((body?.messages ?? []) as Array<{ role: string; content: string }>).map((m) => m.content).join('\n');
 
 const commonPrefix = (a: string, b: string): number => {
   let i = 0;
@@ -40,7 +46,11 @@ function renderer(prefixCache: boolean): Renderer {
   return (reply, body, n) => {
     if (reply.kind === 'error') {
       const type = ERROR_TYPES[reply.status] ?? 'server_error';
-      return { status: reply.status, headers: reply.headers ?? {}, body: { error: { message: reply.message ?? type, type, param: null, code: null } } };
+      return {
+        status: reply.status,
+        headers: reply.headers ?? {},
+        body: { error: { message: reply.message ?? type, type, param: null, code: null } },
+      };
     }
     const content = reply.kind === 'json' ? JSON.stringify(reply.value) : reply.text;
     const prompt = openAiPromptText(body);
@@ -68,7 +78,11 @@ function renderer(prefixCache: boolean): Renderer {
             logprobs: null,
           },
         ],
-        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens, prompt_tokens_details: { cached_tokens: cached } },
+        usage: {
+          ...usage,
+          total_tokens: usage.prompt_tokens + usage.completion_tokens,
+          prompt_tokens_details: { cached_tokens: cached },
+        },
       },
     };
   };

@@ -52,7 +52,9 @@ async function main(dir: string, start: number): Promise<void> {
     lastSeqs.set(id, last?.seq ?? 0);
     if (!last) continue;
     const group = (last.payload as LoopPayload).group;
-    const replay = journal.filter((e) => (e.payload as LoopPayload).group === group).map(({ kind, key, payload }) => ({ kind, key, payload }));
+    const replay = journal
+      .filter((e) => (e.payload as LoopPayload).group === group)
+      .map(({ kind, key, payload }) => ({ kind, key, payload }));
     say((await library.appendJournal(id, replay)).map((e) => `replay ${id} ${e.seq} ${e.kind} ${e.key}`).join('\n'));
   }
 
@@ -73,8 +75,13 @@ async function main(dir: string, start: number): Promise<void> {
     // The ledger names the seq this group will end at: one writer at a time, so nobody else appends, and
     // the loop dies (a test failure) if the entries come back with other seqs.
     const lastSeq = (lastSeqs.get(batchId) ?? 0) + size;
-    const appended: JournalEntry[] = await library.appendJournal(batchId, entries, { ledger: { lastSeq, group } satisfies LoopLedger });
-    if (appended.map((e) => e.seq).join() !== entries.map((_, j) => lastSeq - size + 1 + j).join()) throw new Error(`group ${group} of ${batchId} got seqs ${appended.map((e) => e.seq).join()}, expected ${lastSeq - size + 1}..${lastSeq}`);
+    const appended: JournalEntry[] = await library.appendJournal(batchId, entries, {
+      ledger: { lastSeq, group } satisfies LoopLedger,
+    });
+    if (appended.map((e) => e.seq).join() !== entries.map((_, j) => lastSeq - size + 1 + j).join())
+      throw new Error(
+        `group ${group} of ${batchId} got seqs ${appended.map((e) => e.seq).join()}, expected ${lastSeq - size + 1}..${lastSeq}`,
+      );
     lastSeqs.set(batchId, lastSeq);
     // One write for the whole group (a pipe write this small is atomic), so a kill never reports half of it.
     say(appended.map((e) => `entry ${batchId} ${e.seq} ${e.kind} ${e.key} ${group} ${size}`).join('\n'));

@@ -14,7 +14,12 @@ export interface Killable {
 }
 
 /** `onEnd` runs when the child ends or fails to start (e.g. to fail a pending "ready"). */
-export function killable(child: ChildProcess, name: string, onEnd: (error: Error) => void, stderr: () => string): Killable {
+export function killable(
+  child: ChildProcess,
+  name: string,
+  onEnd: (error: Error) => void,
+  stderr: () => string,
+): Killable {
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => {
       onEnd(new Error(`${name} exited before ready (code ${code}, signal ${signal})\n${stderr()}`));
@@ -29,7 +34,10 @@ export function killable(child: ChildProcess, name: string, onEnd: (error: Error
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     let t: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      t = setTimeout(() => reject(new Error(`${name} (pid ${child.pid}) did not exit within ${timeoutMs} ms of SIGKILL`)), timeoutMs);
+      t = setTimeout(
+        () => reject(new Error(`${name} (pid ${child.pid}) did not exit within ${timeoutMs} ms of SIGKILL`)),
+        timeoutMs,
+      );
     });
     try {
       return await Promise.race([closed, timeout]);
@@ -51,9 +59,18 @@ export interface Loop extends Killable {
  * Starts `node --import tsx SCRIPT DIR START` from the repository root and hands each complete stdout line
  * other than `ready` to `onLine` (the loop's own report format).
  */
-export function spawnLoop(script: string, dir: string, start: number, readyTimeoutMs: number, onLine: (line: string) => void): Loop {
+export function spawnLoop(
+  script: string,
+  dir: string,
+  start: number,
+  readyTimeoutMs: number,
+  onLine: (line: string) => void,
+): Loop {
   const name = basename(script, '.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', script, dir, String(start)], { cwd: fileURLToPath(new URL('../../', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, dir, String(start)], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let errText = '';
   let pending = '';
   let onReady: () => void = () => {};
@@ -62,7 +79,10 @@ export function spawnLoop(script: string, dir: string, start: number, readyTimeo
     onReady = resolve;
     onFail = reject;
   });
-  const timer = setTimeout(() => onFail(new Error(`${name} was not ready within ${readyTimeoutMs} ms\n${errText}`)), readyTimeoutMs);
+  const timer = setTimeout(
+    () => onFail(new Error(`${name} was not ready within ${readyTimeoutMs} ms\n${errText}`)),
+    readyTimeoutMs,
+  );
   child.stdout!.setEncoding('utf8');
   child.stdout!.on('data', (chunk: string) => {
     pending += chunk;
@@ -79,10 +99,15 @@ export function spawnLoop(script: string, dir: string, start: number, readyTimeo
   child.stderr!.on('data', (chunk: string) => {
     errText += chunk;
   });
-  const { closed, kill } = killable(child, name, (error) => {
-    clearTimeout(timer);
-    onFail(error);
-  }, () => errText);
+  const { closed, kill } = killable(
+    child,
+    name,
+    (error) => {
+      clearTimeout(timer);
+      onFail(error);
+    },
+    () => errText,
+  );
   // A caller that never awaits `ready` must not see an unhandled rejection.
   ready.catch(() => {});
   return { child, ready, closed, kill, stderr: () => errText };
@@ -90,7 +115,9 @@ export function spawnLoop(script: string, dir: string, start: number, readyTimeo
 
 /** The wait before the i-th kill of a crash test: 5–150 ms, from the project's rng, the same on every run. */
 export function killDelay(test: string, i: number): number {
-  return loadPlainRuntime().makeRng(...deriveRngState(test, i, 1)).int(5, 150);
+  return loadPlainRuntime()
+    .makeRng(...deriveRngState(test, i, 1))
+    .int(5, 150);
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -116,14 +143,20 @@ export function runIfMain(script: string, main: (dir: string, start: number) => 
 }
 
 /** One round of a crash test: start a writer, let it work `delayMs` past ready, SIGKILL it, check it died of that. */
-export async function killAfter<L extends { ready: Promise<unknown>; kill: Killable['kill']; stderr(): string }>(loop: L, delayMs: number, round: number): Promise<L> {
+export async function killAfter<L extends { ready: Promise<unknown>; kill: Killable['kill']; stderr(): string }>(
+  loop: L,
+  delayMs: number,
+  round: number,
+): Promise<L> {
   try {
     await loop.ready;
     await sleep(delayMs);
   } finally {
     const exit = await loop.kill();
-    // biome-ignore lint/correctness/noUnsafeFinally: a writer that died by itself is the failure to report, over a failed ready
-    if (exit.signal !== 'SIGKILL') throw new Error(`kill ${round}: the writer died by itself (${JSON.stringify(exit)})\n${loop.stderr()}`);
+    if (exit.signal !== 'SIGKILL') {
+      // biome-ignore lint/correctness/noUnsafeFinally: a writer that died by itself is the failure to report, over a failed ready
+      throw new Error(`kill ${round}: the writer died by itself (${JSON.stringify(exit)})\n${loop.stderr()}`);
+    }
   }
   return loop;
 }

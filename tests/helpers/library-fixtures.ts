@@ -48,7 +48,11 @@ export function sampleCurve(levels: number): LevelStats[] {
 }
 
 /** A report for `source`; verdict 'admit' unless told, with no stages or problems. */
-export function fakeReport(source: string, meta: Meta, verdict: ValidationReport['verdict'] = 'admit'): ValidationReport {
+export function fakeReport(
+  source: string,
+  meta: Meta,
+  verdict: ValidationReport['verdict'] = 'admit',
+): ValidationReport {
   return {
     verdict,
     name: meta.name,
@@ -69,7 +73,11 @@ export function fakeAdmission(source: string, meta: Meta, author = 'test'): Admi
 }
 
 /** A rejected candidate's inputs for recordRejection (one E_MISSING_EXPORT problem). */
-export function fakeRejection(source: string, meta: Meta, author = 'test'): { source: string; report: ValidationReport; lineage: Lineage } {
+export function fakeRejection(
+  source: string,
+  meta: Meta,
+  author = 'test',
+): { source: string; report: ValidationReport; lineage: Lineage } {
   const report = fakeReport(source, meta, 'reject');
   report.problems = [{ code: 'E_MISSING_EXPORT', message: 'solve is missing (test fixture)', stage: 'static' }];
   return { source, report, lineage: { author } };

@@ -17,7 +17,10 @@ export function readManifest(corpus: URL): Expectation[] {
 }
 
 /** A corpus test's shared setup: one pool for the file and the seeds' novelty index, built before the tests. */
-export function corpusSetup(corpus: URL, hooks: { beforeAll: (fn: () => Promise<void>) => void; afterAll: (fn: () => Promise<void>) => void }): { manifest: Expectation[]; pool: SandboxPool; novelty: () => NoveltyIndex } {
+export function corpusSetup(
+  corpus: URL,
+  hooks: { beforeAll: (fn: () => Promise<void>) => void; afterAll: (fn: () => Promise<void>) => void },
+): { manifest: Expectation[]; pool: SandboxPool; novelty: () => NoveltyIndex } {
   const pool = new SandboxPool();
   let index: NoveltyIndex | undefined;
   hooks.beforeAll(async () => {

@@ -4,11 +4,18 @@ import type { Choices } from '../../validators/prompt-lists.js';
 import { judgeReaders, type ReaderFamily, type ReaderSample } from '../../validators/readers.js';
 
 /** A family judged over every sample pooled: its rate and chance, and the rule fitted on the first half; null where the family does not apply. */
-export function pooled(samples: readonly ReaderSample[], family: ReaderFamily): { rule: string; rate: number; chance: number } | null {
+export function pooled(
+  samples: readonly ReaderSample[],
+  family: ReaderFamily,
+): { rule: string; rate: number; chance: number } | null {
   const judged = judgeReaders(samples, [family])[0];
   if (!judged) return null;
   const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
-  return { rule: judged.rules.get(null)?.[0] ?? 'none', rate: mean(judged.pooled.map((t) => t.win)), chance: mean(judged.pooled.map((t) => t.chance)) };
+  return {
+    rule: judged.rules.get(null)?.[0] ?? 'none',
+    rate: mean(judged.pooled.map((t) => t.win)),
+    chance: mean(judged.pooled.map((t) => t.chance)),
+  };
 }
 
 /** A multiple-choice prompt (the body, then one option a line) and its reference naming the right option. */

@@ -9,11 +9,32 @@ export type Action = { tool: string; args: Record<string, unknown> };
 export type Policy = (prompt: string, observations: string[], actions: Action[]) => Action | null;
 
 /** `perLevel` episodes per level (fixed seeds): the score of each finished episode, and its actions. */
-export async function playPolicy(pool: SandboxPool, src: string, meta: EpisodicMeta, policy: Policy, perLevel: number): Promise<Array<{ level: number; score: number; actions: Action[] }>> {
-  const games = Array.from({ length: meta.levels * perLevel }, (_, i) => ({ seed: 90_001 + 7_919 * i, level: 1 + (i % meta.levels), actions: [] as Action[], done: null as Rollout | null }));
+export async function playPolicy(
+  pool: SandboxPool,
+  src: string,
+  meta: EpisodicMeta,
+  policy: Policy,
+  perLevel: number,
+): Promise<Array<{ level: number; score: number; actions: Action[] }>> {
+  const games = Array.from({ length: meta.levels * perLevel }, (_, i) => ({
+    seed: 90_001 + 7_919 * i,
+    level: 1 + (i % meta.levels),
+    actions: [] as Action[],
+    done: null as Rollout | null,
+  }));
   for (let round = 0; round <= meta.maxTurns && games.some((g) => !g.done); round++) {
     const open = games.filter((g) => !g.done);
-    const { rollouts } = await runRollouts(pool, src, meta, open.map((g) => ({ seed: g.seed, level: g.level, policy: { type: 'replay' as const, actions: g.actions }, observations: true })));
+    const { rollouts } = await runRollouts(
+      pool,
+      src,
+      meta,
+      open.map((g) => ({
+        seed: g.seed,
+        level: g.level,
+        policy: { type: 'replay' as const, actions: g.actions },
+        observations: true,
+      })),
+    );
     open.forEach((g, i) => {
       const r = rollouts[i];
       if (!r?.ok) throw new Error(`episode ${g.seed} failed: ${JSON.stringify(r)}`);

@@ -29,7 +29,12 @@ const pending = new Map<string, Promise<unknown>>();
  * A value `keep` refuses is returned to its caller only, and the next caller computes again; a lock whose
  * process has ended is taken over.
  */
-export function once<T>(key: string, compute: () => Promise<T>, waitMs = 600_000, keep: (value: T) => boolean = () => true): Promise<T> {
+export function once<T>(
+  key: string,
+  compute: () => Promise<T>,
+  waitMs = 600_000,
+  keep: (value: T) => boolean = () => true,
+): Promise<T> {
   const known = pending.get(key);
   if (known) return known as Promise<T>;
   const result = (async () => {
@@ -87,7 +92,10 @@ function holderGone(lock: string): boolean {
  * admitted report of a module (to put it in a library) and do not test its validation. The key is the source's
  * hash, the validation seed and the options (the build does not change within a run).
  */
-export function validatedOnce(source: string, options: ValidateOptions & { validationSeed: number }): Promise<ValidationReport> {
+export function validatedOnce(
+  source: string,
+  options: ValidateOptions & { validationSeed: number },
+): Promise<ValidationReport> {
   const { pool, ...rest } = options;
   // Only an admission is kept: a rejection may be the machine's (a pool closed under it, a timeout under load).
   return once(
@@ -105,7 +113,11 @@ export function validatedOnce(source: string, options: ValidateOptions & { valid
  * Keeps an admitting report that a test of the validation computed itself, for validatedOnce's later callers
  * in the run (the first report of a key stays).
  */
-export function publishReport(source: string, options: ValidateOptions & { validationSeed: number }, report: ValidationReport): void {
+export function publishReport(
+  source: string,
+  options: ValidateOptions & { validationSeed: number },
+  report: ValidationReport,
+): void {
   const file = join(runDir(), `${reportKey(source, options)}.json`);
   if (existsSync(file) || report.verdict !== 'admit') return;
   writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(report));
@@ -114,6 +126,10 @@ export function publishReport(source: string, options: ValidateOptions & { valid
 
 function reportKey(source: string, options: ValidateOptions): string {
   const { pool: _pool, novelty, reviewer, ...rest } = options;
-  if (novelty || reviewer) throw new Error('a novelty index or a reviewer is not part of a report key: validate directly');
-  return `report-${createHash('sha256').update(JSON.stringify([hashSource(source), rest])).digest('hex').slice(0, 24)}`;
+  if (novelty || reviewer)
+    throw new Error('a novelty index or a reviewer is not part of a report key: validate directly');
+  return `report-${createHash('sha256')
+    .update(JSON.stringify([hashSource(source), rest]))
+    .digest('hex')
+    .slice(0, 24)}`;
 }

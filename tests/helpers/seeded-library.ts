@@ -24,7 +24,14 @@ export async function sharedSeededLibrary(kinds: SeededKinds): Promise<SeededIni
   const dir = join(runDir(), `seeded-${kinds}`);
   const result = await once(`seeded-${kinds}`, async () => {
     const building = join(mkdtempSync(join(runDir(), `building-${kinds}-`)), 'library');
-    const init = await runEnvforge('library', 'init', ...(kinds === 'single' ? ['--kind', 'single'] : []), '--library', building, '--json');
+    const init = await runEnvforge(
+      'library',
+      'init',
+      ...(kinds === 'single' ? ['--kind', 'single'] : []),
+      '--library',
+      building,
+      '--json',
+    );
     if (init.code !== 0) throw new Error(`library init failed (${init.code}): ${init.stderr}`);
     try {
       renameSync(building, dir);
@@ -47,12 +54,19 @@ export async function seededLibraryCopy(kinds: SeededKinds, dest?: string): Prom
 }
 
 /** Each seed's outcome in the run's seeded library and, when admitted, the validation report the library keeps for its source. */
-export async function seedReports(kinds: SeededKinds): Promise<Map<string, { outcome: SeedOutcome; report?: ValidationReport; hash?: string }>> {
+export async function seedReports(
+  kinds: SeededKinds,
+): Promise<Map<string, { outcome: SeedOutcome; report?: ValidationReport; hash?: string }>> {
   const shared = await sharedSeededLibrary(kinds);
   const library = SqliteLibrary.open(shared.dir, { readonly: true });
   try {
     const records = new Map((await library.list({ status: 'all', allVersions: true })).map((r) => [r.name, r]));
-    return new Map(shared.outcomes.map((outcome) => [outcome.name, { outcome, report: records.get(outcome.name)?.report, hash: records.get(outcome.name)?.hash }]));
+    return new Map(
+      shared.outcomes.map((outcome) => [
+        outcome.name,
+        { outcome, report: records.get(outcome.name)?.report, hash: records.get(outcome.name)?.hash },
+      ]),
+    );
   } finally {
     await library.close();
   }

@@ -5,16 +5,36 @@ import { request as httpRequest } from 'node:http';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 
-export function send(base: string, method: string, path: string, body?: unknown, opts: { from?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: Json; retryAfter?: string }> {
+export function send(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: { from?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: Json; retryAfter?: string }> {
   const url = new URL(base + path);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent: false, ...(opts.from ? { localAddress: opts.from } : {}), headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        agent: false,
+        ...(opts.from ? { localAddress: opts.from } : {}),
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null, ...(res.headers['retry-after'] ? { retryAfter: String(res.headers['retry-after']) } : {}) }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text ? JSON.parse(text) : null,
+            ...(res.headers['retry-after'] ? { retryAfter: String(res.headers['retry-after']) } : {}),
+          }),
+        );
       },
     );
     req.on('error', reject);

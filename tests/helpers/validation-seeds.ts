@@ -5,5 +5,8 @@ import { newValidationSeed } from '../../validators/seeds.js';
 
 /** The recorded seeds, then `extra` fresh random ones when ENVFORGE_RANDOM_SEEDS is set. */
 export function validationSeeds(recorded: readonly number[], extra = 1): number[] {
-  return [...recorded, ...(process.env.ENVFORGE_RANDOM_SEEDS ? Array.from({ length: extra }, () => newValidationSeed()) : [])];
+  return [
+    ...recorded,
+    ...(process.env.ENVFORGE_RANDOM_SEEDS ? Array.from({ length: extra }, () => newValidationSeed()) : []),
+  ];
 }

@@ -6,11 +6,15 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Seconds per test file (path from the repository root) in a whole run on 2 cores, refreshed by hand (docs/testing.md). */
-const DURATIONS = JSON.parse(readFileSync(new URL('./durations.json', import.meta.url), 'utf8')) as Record<string, number>;
+const DURATIONS = JSON.parse(readFileSync(new URL('./durations.json', import.meta.url), 'utf8')) as Record<
+  string,
+  number
+>;
 
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const seconds = (spec: TestSpecification) => DURATIONS[relative(spec.project.config.root, spec.moduleId).replaceAll('\\', '/')] ?? Number.POSITIVE_INFINITY;
+    const seconds = (spec: TestSpecification) =>
+      DURATIONS[relative(spec.project.config.root, spec.moduleId).replaceAll('\\', '/')] ?? Number.POSITIVE_INFINITY;
     return [...files].sort((a, b) => (seconds(a) === seconds(b) ? 0 : seconds(b) > seconds(a) ? 1 : -1));
   }
 }

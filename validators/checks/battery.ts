@@ -13,7 +13,11 @@ import type { JudgedOutcome } from '../hack-checks.js';
 function batteries(ctx: SingleTurnContext): Array<{ seed: number; level: number; probes: Probe[] }> {
   return ctx.memo('batteries', () => {
     const applies = new Set<string>(ctx.stage.kind.probeFamilies);
-    return ctx.targets().map((t) => ({ seed: t.episode.seed, level: t.episode.level, probes: probeBattery(t).filter((p) => applies.has(p.family)) }));
+    return ctx.targets().map((t) => ({
+      seed: t.episode.seed,
+      level: t.episode.level,
+      probes: probeBattery(t).filter((p) => applies.has(p.family)),
+    }));
   });
 }
 
@@ -30,7 +34,10 @@ export interface ZeroFamily {
   family: Family;
   code: ProblemCode;
   /** Adjusts the outcomes before they are judged (carrier spreads, a list's lift over its guesses alone). */
-  prepare?: (outcomes: JudgedOutcome[], run: (requests: readonly ProbeRequest[]) => Promise<Array<{ outcomes: JudgedOutcome[] }>>) => Promise<JudgedOutcome[]> | JudgedOutcome[];
+  prepare?: (
+    outcomes: JudgedOutcome[],
+    run: (requests: readonly ProbeRequest[]) => Promise<Array<{ outcomes: JudgedOutcome[] }>>,
+  ) => Promise<JudgedOutcome[]> | JudgedOutcome[];
 }
 
 /** A battery family judged at zero tolerance: every probe that holds no answer, or several, must stay under its ceiling. */
@@ -48,7 +55,10 @@ export function zeroFamilyCheck(spec: ZeroFamily): SingleTurnCheck {
           const outcomes = spec.prepare ? await spec.prepare(outcomesOf(results), tools.run) : outcomesOf(results);
           judgeExcess(outcomes);
           const ran = outcomes.filter((o) => !o.failure);
-          return { findings: zeroFindings(spec.name, spec.code, `${spec.family} probe`, ran), metrics: familiesOf(ran) };
+          return {
+            findings: zeroFindings(spec.name, spec.code, `${spec.family} probe`, ran),
+            metrics: familiesOf(ran),
+          };
         },
       };
     },
@@ -79,7 +89,12 @@ export function rateFamilyCheck(spec: RateFamily): SingleTurnCheck {
         judge(results) {
           const ran = outcomesOf(results).filter((x) => !x.failure);
           const groups = spec.groups ? spec.groups(ran) : [[spec.name, ran] as [string, JudgedOutcome[]]];
-          return { findings: groups.flatMap(([label, list]) => rateFindings(spec.name, spec.code, label, list, spec.limits(ctx.stage.options, list))), metrics: familiesOf(ran) };
+          return {
+            findings: groups.flatMap(([label, list]) =>
+              rateFindings(spec.name, spec.code, label, list, spec.limits(ctx.stage.options, list)),
+            ),
+            metrics: familiesOf(ran),
+          };
         },
       };
     },

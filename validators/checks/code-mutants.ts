@@ -33,10 +33,20 @@ export const codeMutants: CodeCheck = {
   plan(ctx) {
     const { stage } = ctx;
     const options = stage.options.code;
-    const sample = [...groupBy(stage.episodes, (e) => e.level).values()].flatMap((at) => at.slice(0, options.mutantInstancesPerLevel));
-    const groups: Group[] = [...groupBy(sample, (e) => e.reference).entries()].map(([reference, episodes]) => ({ episodes, mutants: mutate(reference, options.maxMutants) })).filter((g) => g.mutants.length > 0);
+    const sample = [...groupBy(stage.episodes, (e) => e.level).values()].flatMap((at) =>
+      at.slice(0, options.mutantInstancesPerLevel),
+    );
+    const groups: Group[] = [...groupBy(sample, (e) => e.reference).entries()]
+      .map(([reference, episodes]) => ({ episodes, mutants: mutate(reference, options.maxMutants) }))
+      .filter((g) => g.mutants.length > 0);
     if (groups.length === 0) return null;
-    const requests = groups.flatMap((g) => g.episodes.map((e) => ({ seed: e.seed, level: e.level, responses: g.mutants.map((m) => fenceProgram(m.program)) })));
+    const requests = groups.flatMap((g) =>
+      g.episodes.map((e) => ({
+        seed: e.seed,
+        level: e.level,
+        responses: g.mutants.map((m) => fenceProgram(m.program)),
+      })),
+    );
     return {
       requests,
       judge(outcomes) {
@@ -58,16 +68,54 @@ export const codeMutants: CodeCheck = {
             }
             killedTotal++;
             const share = killed.filter((x) => !x).length / killed.length;
-            if (share > worst.share) worst = { share, change: m.change, where: ran.filter((_, i) => !killed[i]).slice(0, 5).map((o) => ({ seed: o.seed, level: o.level })) };
+            if (share > worst.share)
+              worst = {
+                share,
+                change: m.change,
+                where: ran
+                  .filter((_, i) => !killed[i])
+                  .slice(0, 5)
+                  .map((o) => ({ seed: o.seed, level: o.level })),
+              };
           });
         }
         if (total === 0) return { findings: [] };
         const killedShare = killedTotal / total;
         const findings: Finding[] = [
-          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: worst.share, ceiling: 1 - options.minMutationScore, form: `the mutant ${worst.change}`, what: 'mutant', reads: `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its reference solves, though others' tests kill it`, evidence: () => ({ mutant: worst.change, survivesOn: worst.where }) },
-          { rule: 'zero', code: 'E_WEAK_TESTS', check: 'code-mutants', judged: 1 - killedShare, ceiling: 1 - options.minMutantsKilled, form: 'mutants no instance kills', what: 'mutant sample', reads: `leaves ${(100 * (1 - killedShare)).toFixed(0)}% of the mutants alive on every instance`, evidence: () => ({ mutants: total, survivors: survivors.slice(0, 5) }) },
+          {
+            rule: 'zero',
+            code: 'E_WEAK_TESTS',
+            check: 'code-mutants',
+            judged: worst.share,
+            ceiling: 1 - options.minMutationScore,
+            form: `the mutant ${worst.change}`,
+            what: 'mutant',
+            reads: `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its reference solves, though others' tests kill it`,
+            evidence: () => ({ mutant: worst.change, survivesOn: worst.where }),
+          },
+          {
+            rule: 'zero',
+            code: 'E_WEAK_TESTS',
+            check: 'code-mutants',
+            judged: 1 - killedShare,
+            ceiling: 1 - options.minMutantsKilled,
+            form: 'mutants no instance kills',
+            what: 'mutant sample',
+            reads: `leaves ${(100 * (1 - killedShare)).toFixed(0)}% of the mutants alive on every instance`,
+            evidence: () => ({ mutants: total, survivors: survivors.slice(0, 5) }),
+          },
         ];
-        return { findings, metrics: { references: groups.length, mutants: total, killedShare: Number(killedShare.toFixed(3)), worstSurvival: Number(worst.share.toFixed(3)), worstMutant: worst.change, survivors: survivors.slice(0, 5) } };
+        return {
+          findings,
+          metrics: {
+            references: groups.length,
+            mutants: total,
+            killedShare: Number(killedShare.toFixed(3)),
+            worstSurvival: Number(worst.share.toFixed(3)),
+            worstMutant: worst.change,
+            survivors: survivors.slice(0, 5),
+          },
+        };
       },
     };
   },

@@ -9,11 +9,24 @@ import { scoreOf, type Episode } from '../../sandbox/episodes.js';
 import { canonicalJson } from '../../contract/compare.js';
 import { groupBy } from '../context.js';
 import type { CodeCheck } from '../code/check.js';
-import { brokenPrograms, constantPrograms, costlyPrograms, echoPrograms, examplesTable, perturbedTable, PLAIN_CONSTANTS, type Hostile } from '../code/hostile.js';
+import {
+  brokenPrograms,
+  constantPrograms,
+  costlyPrograms,
+  echoPrograms,
+  examplesTable,
+  perturbedTable,
+  PLAIN_CONSTANTS,
+  type Hostile,
+} from '../code/hostile.js';
 import type { Finding, RateFinding, Trial } from './rules.js';
 
 type Family = 'broken' | 'examples' | 'perturbed' | 'constant' | 'echo';
-const ZERO = { broken: 'E_ACCEPTS_BROKEN_PROGRAM', examples: 'E_ACCEPTS_EXAMPLES', perturbed: 'E_ACCEPTS_PERTURBED' } as const;
+const ZERO = {
+  broken: 'E_ACCEPTS_BROKEN_PROGRAM',
+  examples: 'E_ACCEPTS_EXAMPLES',
+  perturbed: 'E_ACCEPTS_PERTURBED',
+} as const;
 const RATE = { constant: 'E_ACCEPTS_CONSTANT', echo: 'E_ACCEPTS_GUESSING' } as const;
 /** Any pay at all: the smallest score a fraction of 64 tests can give is above it. */
 const ANY_PAY = 0.001;
@@ -21,12 +34,13 @@ const ANY_PAY = 0.001;
 /** The most common hidden output over these episodes' tests. */
 function mostCommonOutput(episodes: Episode[]): unknown {
   const counts = new Map<string, { n: number; value: unknown }>();
-  for (const e of episodes) for (const t of (e.instance as CodeInstance).tests) {
-    const key = canonicalJson(t.output);
-    const c = counts.get(key) ?? { n: 0, value: t.output };
-    c.n++;
-    counts.set(key, c);
-  }
+  for (const e of episodes)
+    for (const t of (e.instance as CodeInstance).tests) {
+      const key = canonicalJson(t.output);
+      const c = counts.get(key) ?? { n: 0, value: t.output };
+      c.n++;
+      counts.set(key, c);
+    }
   return [...counts.values()].sort((a, b) => b.n - a.n)[0]?.value ?? null;
 }
 
@@ -53,14 +67,22 @@ export const codePrograms: CodeCheck = {
           ...(first ? costlyPrograms(meta.entry).map(tag('broken')) : []),
           tag('examples')(examplesTable(meta.entry, task.examples)),
           ...(perturbed ? [tag('perturbed')(perturbed)] : []),
-          ...constantPrograms(meta.entry, [['returns the most common output of its level', learned], ["returns the first example's output", task.examples[0]?.output ?? null], ...PLAIN_CONSTANTS]).map(tag('constant')),
+          ...constantPrograms(meta.entry, [
+            ['returns the most common output of its level', learned],
+            ["returns the first example's output", task.examples[0]?.output ?? null],
+            ...PLAIN_CONSTANTS,
+          ]).map(tag('constant')),
           ...echoPrograms(meta.entry).map(tag('echo')),
         ];
         first = false;
         probed.push({ episode, programs });
       });
     }
-    const requests = probed.map((p) => ({ seed: p.episode.seed, level: p.episode.level, responses: p.programs.map((h) => fenceProgram(h.program)) }));
+    const requests = probed.map((p) => ({
+      seed: p.episode.seed,
+      level: p.episode.level,
+      responses: p.programs.map((h) => fenceProgram(h.program)),
+    }));
     return {
       requests,
       judge(outcomes) {
@@ -76,17 +98,49 @@ export const codePrograms: CodeCheck = {
             if (h.family === 'constant' || h.family === 'echo') {
               let f = rates.get(h.form);
               if (!f) {
-                f = { rule: 'rate', code: RATE[h.family], check: 'code-programs', policy: `a program that ${h.form}`, trials: [] as Trial[], tolerance: { level: options.guessLevelTolerance, pooled: options.guessPooledTolerance }, z: stage.options.guessZ, minTrials: 5, evidence: () => ({ form: h.form, program: h.program.slice(0, 300) }) };
+                f = {
+                  rule: 'rate',
+                  code: RATE[h.family],
+                  check: 'code-programs',
+                  policy: `a program that ${h.form}`,
+                  trials: [] as Trial[],
+                  tolerance: { level: options.guessLevelTolerance, pooled: options.guessPooledTolerance },
+                  z: stage.options.guessZ,
+                  minTrials: 5,
+                  evidence: () => ({ form: h.form, program: h.program.slice(0, 300) }),
+                };
                 rates.set(h.form, f);
               }
               f.trials.push({ level: p.episode.level, win: score, chance: 0 });
               return;
             }
-            findings.push({ rule: 'zero', code: ZERO[h.family], check: 'code-programs', judged: score, ceiling: ANY_PAY, form: h.form, what: 'wrong program', evidence: () => ({ seed: p.episode.seed, level: p.episode.level, form: h.form, program: h.program.slice(0, 400), verdict: out.verdicts[k] }) });
+            findings.push({
+              rule: 'zero',
+              code: ZERO[h.family],
+              check: 'code-programs',
+              judged: score,
+              ceiling: ANY_PAY,
+              form: h.form,
+              what: 'wrong program',
+              evidence: () => ({
+                seed: p.episode.seed,
+                level: p.episode.level,
+                form: h.form,
+                program: h.program.slice(0, 400),
+                verdict: out.verdicts[k],
+              }),
+            });
           });
         });
         findings.push(...rates.values());
-        return { findings, metrics: { instances: probed.length, programs: probed.reduce((n, p) => n + p.programs.length, 0), paidByFamily: paid } };
+        return {
+          findings,
+          metrics: {
+            instances: probed.length,
+            programs: probed.reduce((n, p) => n + p.programs.length, 0),
+            paidByFamily: paid,
+          },
+        };
       },
     };
   },

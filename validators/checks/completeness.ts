@@ -31,7 +31,9 @@ function crossings(episodes: Episode[]): ProbeRequest[] {
     if (answers.size < 2) continue;
     const distinct = [...answers.values()].slice(0, 4);
     for (const e of distinct) {
-      const probes = distinct.filter((o) => o !== e).map((o): Probe => ({ family: 'equivalent', form: OTHER, response: o.reference, coincident: false }));
+      const probes = distinct
+        .filter((o) => o !== e)
+        .map((o): Probe => ({ family: 'equivalent', form: OTHER, response: o.reference, coincident: false }));
       requests.push({ seed: e.seed, level: e.level, probes });
     }
   }
@@ -40,7 +42,9 @@ function crossings(episodes: Episode[]): ProbeRequest[] {
 
 /** Levels where two sampled seeds gave the same prompt: a small prompt space, where a search finds more such pairs. */
 function repeatingLevels(ctx: SingleTurnContext): number[] {
-  return [...ctx.byLevel].filter(([, episodes]) => new Set(episodes.map((e) => e.instance.prompt)).size < episodes.length).map(([level]) => level);
+  return [...ctx.byLevel]
+    .filter(([, episodes]) => new Set(episodes.map((e) => e.instance.prompt)).size < episodes.length)
+    .map(([level]) => level);
 }
 
 /**
@@ -49,11 +53,18 @@ function repeatingLevels(ctx: SingleTurnContext): number[] {
  * decides the answer: no pair is owed), or at the draw limit. A fixed draw can miss: at one validation seed a
  * level's 100 instances repeated 19 prompts, each with one planted pair, where two pairs were often valid.
  */
-export async function searchPairs(ctx: Pick<SingleTurnContext, 'stage' | 'byLevel' | 'moreInstances'>, levels: number[]): Promise<Episode[][]> {
+export async function searchPairs(
+  ctx: Pick<SingleTurnContext, 'stage' | 'byLevel' | 'moreInstances'>,
+  levels: number[],
+): Promise<Episode[][]> {
   const o = ctx.stage.options;
   const found = new Map<number, Episode[]>();
   let open = levels;
-  for (let count = o.equivalentSearchPerLevel; open.length > 0 && count <= o.equivalentSearchMaxPerLevel; count += o.equivalentSearchPerLevel) {
+  for (
+    let count = o.equivalentSearchPerLevel;
+    open.length > 0 && count <= o.equivalentSearchMaxPerLevel;
+    count += o.equivalentSearchPerLevel
+  ) {
     const more = await Promise.all(open.map((level) => ctx.moreInstances(level, count)));
     open = open.filter((level, i) => {
       const all = [...(ctx.byLevel.get(level) ?? []), ...(more[i] ?? [])];
@@ -79,7 +90,10 @@ function findings(ctx: SingleTurnContext, outcomes: JudgedOutcome[]): ZeroFindin
         form: o.probe.form,
         what: 'rewritten correct answer',
         reads: `scores ${o.score} where the reference scores ${scoreOf(o.episode.referenceVerdict)}${o.probe.form === OTHER ? ' (two instances show the same prompt: either the verifier rejects a valid answer, or the answer is not determined by what the policy sees)' : ''}`,
-        evidence: () => ({ ...evidenceOf(o), ...(o.probe.form === OTHER ? { prompt: o.episode.instance.prompt.slice(0, 200) } : {}) }),
+        evidence: () => ({
+          ...evidenceOf(o),
+          ...(o.probe.form === OTHER ? { prompt: o.episode.instance.prompt.slice(0, 200) } : {}),
+        }),
       };
     })
     .filter((f) => f.judged > 1e-9);
@@ -93,7 +107,15 @@ export const completenessCheck: SingleTurnCheck = {
     // The prompt's notation on every instance (it may matter on a few only: negative answers, large ones); whitespace in the tag on the probed ones.
     const probed = new Set(ctx.targets().map((t) => t.episode));
     const forms = ctx.stage.episodes.flatMap((e) => {
-      const probes = equivalentForms(e.instance.prompt, answerContent(e.reference), probed.has(e)).map(([form, v]): Probe => ({ family: 'equivalent', form, response: withContent(e.reference, v), coincident: true, variant: true }));
+      const probes = equivalentForms(e.instance.prompt, answerContent(e.reference), probed.has(e)).map(
+        ([form, v]): Probe => ({
+          family: 'equivalent',
+          form,
+          response: withContent(e.reference, v),
+          coincident: true,
+          variant: true,
+        }),
+      );
       return probes.length ? [{ seed: e.seed, level: e.level, probes }] : [];
     });
     const crossed = crossings(ctx.stage.episodes);
@@ -109,13 +131,16 @@ export const completenessCheck: SingleTurnCheck = {
           const all = searchedAt.flat();
           // Only the pairs not sent yet: a sampled instance may meet a new partner among the draws.
           const sent = new Set(crossed.flatMap((r) => r.probes.map((p) => `${r.level}:${r.seed}:${p.response}`)));
-          const fresh = crossings(all).map((r) => ({ ...r, probes: r.probes.filter((p) => !sent.has(`${r.level}:${r.seed}:${p.response}`)) })).filter((r) => r.probes.length > 0);
+          const fresh = crossings(all)
+            .map((r) => ({ ...r, probes: r.probes.filter((p) => !sent.has(`${r.level}:${r.seed}:${p.response}`)) }))
+            .filter((r) => r.probes.length > 0);
           searched = all.length;
           if (fresh.length) outcomes.push(...(await tools.run(fresh)).flatMap((r) => r.outcomes));
         }
         const judged = findings(ctx, outcomes);
         const byForm: Record<string, { sent: number; lost: number }> = {};
-        for (const o of outcomes) byForm[o.probe.form] = { sent: (byForm[o.probe.form]?.sent ?? 0) + 1, lost: byForm[o.probe.form]?.lost ?? 0 };
+        for (const o of outcomes)
+          byForm[o.probe.form] = { sent: (byForm[o.probe.form]?.sent ?? 0) + 1, lost: byForm[o.probe.form]?.lost ?? 0 };
         for (const f of judged) if (byForm[f.form]) (byForm[f.form] as { lost: number }).lost++;
         return { findings: judged, metrics: { forms: byForm, searchedInstances: searched } };
       },

@@ -27,7 +27,17 @@ export const creditFloorCheck: SingleTurnCheck = {
         const floors = [...worst.values()];
         const paid = floors.filter((o) => o.score >= ceiling);
         const example = paid.reduce<JudgedOutcome | undefined>((a, b) => (!a || b.score < a.score ? b : a), undefined);
-        const evidence = () => (example ? { seed: example.episode.seed, level: example.episode.level, form: example.probe.form, score: example.score, reference: answerContent(example.episode.reference).slice(0, 80), response: example.probe.response.slice(0, 160) } : {});
+        const evidence = () =>
+          example
+            ? {
+                seed: example.episode.seed,
+                level: example.episode.level,
+                form: example.probe.form,
+                score: example.score,
+                reference: answerContent(example.episode.reference).slice(0, 80),
+                response: example.probe.response.slice(0, 160),
+              }
+            : {};
         return {
           findings: [
             {

@@ -12,7 +12,18 @@ export const enumerationCheck = zeroFamilyCheck({
   async prepare(outcomes, run) {
     const judged = judgedCarrierSpreads(outcomes);
     await judgeListLift(judged, judged[0]?.probe.ceiling ?? 0.1, async (asks) => {
-      const results = await run(asks.map(({ episode, responses }) => ({ seed: episode.seed, level: episode.level, probes: responses.map((response) => ({ family: 'enumeration' as const, form: 'a guess alone', response, coincident: false })) })));
+      const results = await run(
+        asks.map(({ episode, responses }) => ({
+          seed: episode.seed,
+          level: episode.level,
+          probes: responses.map((response) => ({
+            family: 'enumeration' as const,
+            form: 'a guess alone',
+            response,
+            coincident: false,
+          })),
+        })),
+      );
       return results.map((r) => r.outcomes.map((o) => (o.failure ? 0 : o.score)));
     });
     return judged;

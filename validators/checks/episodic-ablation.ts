@@ -13,15 +13,27 @@ export const adversaryProbeList = (ctx: EpisodicContext): Probe[] =>
   });
 
 /** The adversary probes of one family. */
-export const adversaryFamily = (ctx: EpisodicContext, family: Probe['family']): Probe[] => adversaryProbeList(ctx).filter((p) => p.family === family);
+export const adversaryFamily = (ctx: EpisodicContext, family: Probe['family']): Probe[] =>
+  adversaryProbeList(ctx).filter((p) => p.family === family);
 
 /** `${episode}|${tool}` for each tool whose ablation earns less than the episode's reference (`outcomes[i]` answers `ablations[i]`). */
-export function decisiveTools(refs: readonly Rollout[], ablations: readonly Probe[], outcomes: readonly (RolloutResult | undefined)[]): Set<string> {
-  return new Set(ablations.flatMap((p, i) => (scoreOf(outcomes[i]) < (refs[p.of] as Rollout).score - 1e-9 ? [`${p.of}|${p.needs?.[0]}`] : [])));
+export function decisiveTools(
+  refs: readonly Rollout[],
+  ablations: readonly Probe[],
+  outcomes: readonly (RolloutResult | undefined)[],
+): Set<string> {
+  return new Set(
+    ablations.flatMap((p, i) =>
+      scoreOf(outcomes[i]) < (refs[p.of] as Rollout).score - 1e-9 ? [`${p.of}|${p.needs?.[0]}`] : [],
+    ),
+  );
 }
 
 /** The episodes the ablation probed (the adversary episodes that end with a finishing call). */
 export const ablatedEpisodes = (ablations: readonly Probe[]): number[] => [...new Set(ablations.map((p) => p.of))];
 
 /** The reference of episode `i` replayed once per stage with its final state and each turn's changed paths (the rules and arguments checks read both). */
-export const referenceState = (ctx: EpisodicContext, i: number) => ctx.shared(`reference-state:${i}`, () => replayOf(ctx.refs[i] as Rollout, (ctx.refs[i] as Rollout).actions, { keepState: true, changes: true }));
+export const referenceState = (ctx: EpisodicContext, i: number) =>
+  ctx.shared(`reference-state:${i}`, () =>
+    replayOf(ctx.refs[i] as Rollout, (ctx.refs[i] as Rollout).actions, { keepState: true, changes: true }),
+  );

@@ -13,8 +13,18 @@ import { buildProbes } from '../episodic/probes.js';
 import { scoreOf, type EpisodicCheck, type EpisodicContext } from './episodic.js';
 import { judgeRate, type Finding, type RateFinding } from './rules.js';
 
-const ZERO: Partial<Record<EpisodicProbeFamily, ProblemCode>> = { 'no-action': 'E_ACCEPTS_NO_ACTION', 'invalid-actions': 'E_ACCEPTS_INVALID_ACTIONS', incomplete: 'E_ACCEPTS_INCOMPLETE' };
-const RATE: Partial<Record<EpisodicProbeFamily, ProblemCode>> = { 'other-episode': 'E_ACCEPTS_OTHER_EPISODE', 'repeated-action': 'E_ACCEPTS_REPEATED_ACTION', shortcut: 'E_ACCEPTS_SHORTCUT', 'finish-alone': 'E_ACCEPTS_REPEATED_ACTION', 'random-policy': 'E_ACCEPTS_RANDOM_POLICY' };
+const ZERO: Partial<Record<EpisodicProbeFamily, ProblemCode>> = {
+  'no-action': 'E_ACCEPTS_NO_ACTION',
+  'invalid-actions': 'E_ACCEPTS_INVALID_ACTIONS',
+  incomplete: 'E_ACCEPTS_INCOMPLETE',
+};
+const RATE: Partial<Record<EpisodicProbeFamily, ProblemCode>> = {
+  'other-episode': 'E_ACCEPTS_OTHER_EPISODE',
+  'repeated-action': 'E_ACCEPTS_REPEATED_ACTION',
+  shortcut: 'E_ACCEPTS_SHORTCUT',
+  'finish-alone': 'E_ACCEPTS_REPEATED_ACTION',
+  'random-policy': 'E_ACCEPTS_RANDOM_POLICY',
+};
 
 export interface ScoredProbe {
   probe: Probe;
@@ -22,13 +32,21 @@ export interface ScoredProbe {
 }
 
 /** The fixed probe families of the candidate, made once per stage: several checks read their outcomes. */
-export const fixedProbes = (ctx: EpisodicContext): Probe[] => ctx.memo('fixedProbes', () => buildProbes(ctx.meta, [...ctx.refs], ctx.options, ctx.stage.validationSeed));
+export const fixedProbes = (ctx: EpisodicContext): Probe[] =>
+  ctx.memo('fixedProbes', () => buildProbes(ctx.meta, [...ctx.refs], ctx.options, ctx.stage.validationSeed));
 
 /** What a probe's evidence shows: its family, episode, score, end and first actions (a repair prompt replays them). */
 export function probeEvidence(s: ScoredProbe): Record<string, unknown> {
   const r = s.result;
   const actions = s.probe.request.policy.type === 'replay' ? s.probe.request.policy.actions : r.ok ? r.actions : [];
-  return { family: s.probe.family, seed: s.probe.request.seed, level: s.probe.request.level, score: r.ok ? r.score : null, end: r.ok ? r.end : null, actions: JSON.stringify(actions.slice(0, 5)).slice(0, 400) };
+  return {
+    family: s.probe.family,
+    seed: s.probe.request.seed,
+    level: s.probe.request.level,
+    score: r.ok ? r.score : null,
+    end: r.ok ? r.end : null,
+    actions: JSON.stringify(actions.slice(0, 5)).slice(0, 400),
+  };
 }
 
 /** Each reference episode's best attempt of a family (the repeat and shortcut families try several). */
@@ -42,15 +60,43 @@ function bestPerEpisode(list: ScoredProbe[]): ScoredProbe[] {
 }
 
 /** A rate family's two findings: a level's mean at its lower bound, and the share of full passes over all levels. */
-function rateFindings(f: EpisodicProbeFamily, code: ProblemCode, list: ScoredProbe[], win: (s: ScoredProbe) => number, o: EpisodicContext['options']): RateFinding[] {
-  const passCeiling = f === 'finish-alone' ? o.finishAlonePassCeiling : f === 'random-policy' ? o.randomPassCeiling : o.ratePassCeiling;
-  const meanCeiling = f === 'finish-alone' || f === 'random-policy' ? Math.max(o.rateMeanCeiling, passCeiling) : o.rateMeanCeiling;
+function rateFindings(
+  f: EpisodicProbeFamily,
+  code: ProblemCode,
+  list: ScoredProbe[],
+  win: (s: ScoredProbe) => number,
+  o: EpisodicContext['options'],
+): RateFinding[] {
+  const passCeiling =
+    f === 'finish-alone' ? o.finishAlonePassCeiling : f === 'random-policy' ? o.randomPassCeiling : o.ratePassCeiling;
+  const meanCeiling =
+    f === 'finish-alone' || f === 'random-policy' ? Math.max(o.rateMeanCeiling, passCeiling) : o.rateMeanCeiling;
   const best = list.reduce((a, b) => (win(b) > win(a) ? b : a));
   const evidence = () => probeEvidence(best);
   // A level's mean judged at its lower confidence bound: one coincidental pass in ~12 probes is not a hack, two are.
   return [
-    { rule: 'rate', code, check: 'episodic-baselines', policy: `the ${f} probe (its mean score)`, trials: list.map((s) => ({ level: s.probe.request.level, win: win(s), chance: 0 })), tolerance: { level: meanCeiling }, z: o.rateMeanZ, minTrials: 1, evidence },
-    { rule: 'rate', code, check: 'episodic-baselines', policy: `the ${f} probe (its full passes)`, trials: list.map((s) => ({ level: s.probe.request.level, win: win(s) >= 1 ? 1 : 0, chance: 0 })), tolerance: { pooled: passCeiling }, z: 0, minTrials: 1, evidence },
+    {
+      rule: 'rate',
+      code,
+      check: 'episodic-baselines',
+      policy: `the ${f} probe (its mean score)`,
+      trials: list.map((s) => ({ level: s.probe.request.level, win: win(s), chance: 0 })),
+      tolerance: { level: meanCeiling },
+      z: o.rateMeanZ,
+      minTrials: 1,
+      evidence,
+    },
+    {
+      rule: 'rate',
+      code,
+      check: 'episodic-baselines',
+      policy: `the ${f} probe (its full passes)`,
+      trials: list.map((s) => ({ level: s.probe.request.level, win: win(s) >= 1 ? 1 : 0, chance: 0 })),
+      tolerance: { pooled: passCeiling },
+      z: 0,
+      minTrials: 1,
+      evidence,
+    },
   ];
 }
 
@@ -69,11 +115,31 @@ export const episodicBaselines: EpisodicCheck = {
         const findings: Finding[] = [];
         const families: Record<string, { mean: number; pass: number; max: number; informed?: number }> = {};
         // A family's mean is its worst level's (the level a rate is judged at), its passes the share over all levels.
-        const worstLevel = (list: ScoredProbe[]) => Math.max(0, ...[...new Set(list.map((s) => s.probe.request.level))].map((l) => mean(list.filter((s) => s.probe.request.level === l).map((s) => scoreOf(s.result)))));
-        const stats = (list: ScoredProbe[]) => ({ mean: worstLevel(list), pass: list.length ? list.filter((s) => scoreOf(s.result) >= 1).length / list.length : 0, max: Math.max(0, ...list.map((s) => scoreOf(s.result))) });
+        const worstLevel = (list: ScoredProbe[]) =>
+          Math.max(
+            0,
+            ...[...new Set(list.map((s) => s.probe.request.level))].map((l) =>
+              mean(list.filter((s) => s.probe.request.level === l).map((s) => scoreOf(s.result))),
+            ),
+          );
+        const stats = (list: ScoredProbe[]) => ({
+          mean: worstLevel(list),
+          pass: list.length ? list.filter((s) => scoreOf(s.result) >= 1).length / list.length : 0,
+          max: Math.max(0, ...list.map((s) => scoreOf(s.result))),
+        });
         for (const [f, code] of Object.entries(ZERO) as Array<[EpisodicProbeFamily, ProblemCode]>) {
           families[f] = stats(family(f));
-          for (const s of family(f)) findings.push({ rule: 'zero', code, check: 'episodic-baselines', judged: scoreOf(s.result), ceiling: o.zeroToleranceCeiling, form: `${f} (seed ${s.probe.request.seed}, level ${s.probe.request.level})`, what: `${f} probe`, evidence: () => probeEvidence(s) });
+          for (const s of family(f))
+            findings.push({
+              rule: 'zero',
+              code,
+              check: 'episodic-baselines',
+              judged: scoreOf(s.result),
+              ceiling: o.zeroToleranceCeiling,
+              form: `${f} (seed ${s.probe.request.seed}, level ${s.probe.request.level})`,
+              what: `${f} probe`,
+              evidence: () => probeEvidence(s),
+            });
         }
         for (const [f, code] of Object.entries(RATE) as Array<[EpisodicProbeFamily, ProblemCode]>) {
           const list = f === 'repeated-action' || f === 'shortcut' ? bestPerEpisode(family(f)) : family(f);
@@ -91,8 +157,16 @@ export const episodicBaselines: EpisodicCheck = {
           findings.push(...rates);
         }
         const random = family('random-policy');
-        ctx.stage.randomByLevel = new Map([...new Set(random.map((s) => s.probe.request.level))].map((level) => [level, mean(random.filter((s) => s.probe.request.level === level).map((s) => scoreOf(s.result)))]));
-        const worst = Object.entries(families).reduce<[string, { mean: number }] | null>((a, b) => (a === null || b[1].mean > a[1].mean ? b : a), null);
+        ctx.stage.randomByLevel = new Map(
+          [...new Set(random.map((s) => s.probe.request.level))].map((level) => [
+            level,
+            mean(random.filter((s) => s.probe.request.level === level).map((s) => scoreOf(s.result))),
+          ]),
+        );
+        const worst = Object.entries(families).reduce<[string, { mean: number }] | null>(
+          (a, b) => (a === null || b[1].mean > a[1].mean ? b : a),
+          null,
+        );
         return { findings, metrics: { probes: probes.length, families, worstProbe: worst?.[0] ?? null } };
       },
     };

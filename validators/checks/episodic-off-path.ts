@@ -25,8 +25,12 @@ function knownOf(r: Rollout, initial: RolloutResult | undefined): Set<string> {
   if (initial?.ok) walk(initial.state);
   return known;
 }
-const computed = (t: Target, known: Set<string>) => !(Number.isInteger(t.value) && Math.abs(t.value) < 100) && !known.has(String(t.value));
-const actionsText = (s: ScoredProbe) => (s.probe.request.policy.type === 'replay' ? JSON.stringify(s.probe.request.policy.actions.slice(0, 6)).slice(0, 400) : '');
+const computed = (t: Target, known: Set<string>) =>
+  !(Number.isInteger(t.value) && Math.abs(t.value) < 100) && !known.has(String(t.value));
+const actionsText = (s: ScoredProbe) =>
+  s.probe.request.policy.type === 'replay'
+    ? JSON.stringify(s.probe.request.policy.actions.slice(0, 6)).slice(0, 400)
+    : '';
 type Comparator = { ref: Rollout; target: Target; low: string; high: string };
 
 export const episodicOffPath: EpisodicCheck = {
@@ -37,31 +41,64 @@ export const episodicOffPath: EpisodicCheck = {
     const offPath = adversaryFamily(ctx, 'off-path');
     if (offPath.length === 0) return null;
     const episodes = new Set(offPath.map((p) => p.of));
-    const context = fixedProbes(ctx).filter((p) => episodes.has(p.of) && (p.family === 'no-action' || p.family === 'shortcut'));
+    const context = fixedProbes(ctx).filter(
+      (p) => episodes.has(p.of) && (p.family === 'no-action' || p.family === 'shortcut'),
+    );
     const probes = [...offPath, ...context];
     return {
       requests: probes.map((p) => p.request),
       async judge(outcomes) {
         const scored: ScoredProbe[] = probes.map((probe, i) => ({ probe, result: outcomes[i] as RolloutResult }));
-        const initial = new Map(scored.filter((s) => s.probe.family === 'no-action').map((s) => [s.probe.of, s.result]));
+        const initial = new Map(
+          scored.filter((s) => s.probe.family === 'no-action').map((s) => [s.probe.of, s.result]),
+        );
         const leaked: Array<{ episode: Rollout; hit: ScoredProbe | null }> = [];
         const bisect: Comparator[] = [];
         for (const i of episodes) {
           const ref = ctx.refs[i] as Rollout;
           const known = knownOf(ref, initial.get(i));
           // Only replies the agent can still act on count: a call that ends the episode leaks nothing usable.
-          const mine = scored.filter((s) => s.probe.family === 'off-path' && s.probe.of === i && s.probe.offPath && s.result.ok && s.result.end !== 'done' && computed(s.probe.offPath.target, known));
+          const mine = scored.filter(
+            (s) =>
+              s.probe.family === 'off-path' &&
+              s.probe.of === i &&
+              s.probe.offPath &&
+              s.result.ok &&
+              s.result.end !== 'done' &&
+              computed(s.probe.offPath.target, known),
+          );
           if (mine.length === 0) continue;
           const values = new Set(mine.map((s) => (s.probe.offPath as OffPath).target.value));
-          const shows = (text: string, sent: number | null) => numbersOf(text).some((n) => values.has(n) || (sent !== null && (values.has(sent + n) || values.has(sent - n))));
-          const shortcuts = scored.filter((s) => s.probe.family === 'shortcut' && s.probe.of === i && s.result.ok && (s.result.observations?.length ?? 0) > 1);
-          const hit = mine.find((s) => s.result.ok && shows(s.result.observations?.[0] ?? '', s.probe.offPath?.side === 'zero' ? s.probe.offPath.sent : null)) ?? shortcuts.find((s) => s.result.ok && shows(s.result.observations?.[0] ?? '', null));
+          const shows = (text: string, sent: number | null) =>
+            numbersOf(text).some(
+              (n) => values.has(n) || (sent !== null && (values.has(sent + n) || values.has(sent - n))),
+            );
+          const shortcuts = scored.filter(
+            (s) =>
+              s.probe.family === 'shortcut' &&
+              s.probe.of === i &&
+              s.result.ok &&
+              (s.result.observations?.length ?? 0) > 1,
+          );
+          const hit =
+            mine.find(
+              (s) =>
+                s.result.ok &&
+                shows(s.result.observations?.[0] ?? '', s.probe.offPath?.side === 'zero' ? s.probe.offPath.sent : null),
+            ) ?? shortcuts.find((s) => s.result.ok && shows(s.result.observations?.[0] ?? '', null));
           leaked.push({ episode: ref, hit: hit ?? null });
           // A comparator: every value below the reference's gets one reply, every value above another.
           for (const target of [...new Set(mine.map((s) => (s.probe.offPath as OffPath).target))]) {
-            const side = (name: OffPath['side']) => [...new Set(mine.filter((s) => s.probe.offPath?.target === target && s.probe.offPath.side === name).map((s) => (s.result.ok ? shapeOf(s.result.observations?.[0] ?? '') : '\u0000')))];
+            const side = (name: OffPath['side']) => [
+              ...new Set(
+                mine
+                  .filter((s) => s.probe.offPath?.target === target && s.probe.offPath.side === name)
+                  .map((s) => (s.result.ok ? shapeOf(s.result.observations?.[0] ?? '') : '\u0000')),
+              ),
+            ];
             const [low, high] = [side('low'), side('high')];
-            if (low.length === 1 && high.length === 1 && low[0] !== high[0] && !low.includes('\u0000')) bisect.push({ ref, target, low: low[0] as string, high: high[0] as string });
+            if (low.length === 1 && high.length === 1 && low[0] !== high[0] && !low.includes('\u0000'))
+              bisect.push({ ref, target, low: low[0] as string, high: high[0] as string });
           }
         }
         const found = await bisection(bisect, ctx);
@@ -69,17 +106,60 @@ export const episodicOffPath: EpisodicCheck = {
         const firstHit = leaked.find((x) => x.hit)?.hit;
         const findings: Finding[] = [
           {
-            rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-off-path', policy: "a call off the reference's path (a wrong value, or a tool the reference never calls) answered with the reference's computed value (or its difference to the value sent)",
-            trials: leaked.map((x) => ({ level: x.episode.level, win: x.hit ? 1 : 0, chance: 0 })), tolerance: { pooled: rate }, z: 0, minTrials: 1,
-            evidence: () => (firstHit ? { family: firstHit.probe.family, seed: firstHit.probe.request.seed, level: firstHit.probe.request.level, actions: actionsText(firstHit), observation: firstHit.result.ok ? (firstHit.result.observations?.[0] ?? '').slice(0, 200) : null } : {}),
+            rule: 'rate',
+            code: 'E_ANSWER_LEAK',
+            check: 'episodic-off-path',
+            policy:
+              "a call off the reference's path (a wrong value, or a tool the reference never calls) answered with the reference's computed value (or its difference to the value sent)",
+            trials: leaked.map((x) => ({ level: x.episode.level, win: x.hit ? 1 : 0, chance: 0 })),
+            tolerance: { pooled: rate },
+            z: 0,
+            minTrials: 1,
+            evidence: () =>
+              firstHit
+                ? {
+                    family: firstHit.probe.family,
+                    seed: firstHit.probe.request.seed,
+                    level: firstHit.probe.request.level,
+                    actions: actionsText(firstHit),
+                    observation: firstHit.result.ok ? (firstHit.result.observations?.[0] ?? '').slice(0, 200) : null,
+                  }
+                : {},
           },
           {
-            rule: 'rate', code: 'E_ANSWER_LEAK', check: 'episodic-off-path', policy: 'bisection on replies to a wrong value that say which side of the reference\'s value it lies ("too high" / "too low")',
-            trials: leaked.map((x) => ({ level: x.episode.level, win: found.some((f) => f.ref === x.episode) ? 1 : 0, chance: 0 })), tolerance: { pooled: rate }, z: 0, minTrials: 1,
-            evidence: () => (found[0] ? { seed: found[0].ref.seed, level: found[0].ref.level, value: found[0].target.value, calls: found[0].calls, low: found[0].low.slice(0, 80), high: found[0].high.slice(0, 80) } : {}),
+            rule: 'rate',
+            code: 'E_ANSWER_LEAK',
+            check: 'episodic-off-path',
+            policy:
+              'bisection on replies to a wrong value that say which side of the reference\'s value it lies ("too high" / "too low")',
+            trials: leaked.map((x) => ({
+              level: x.episode.level,
+              win: found.some((f) => f.ref === x.episode) ? 1 : 0,
+              chance: 0,
+            })),
+            tolerance: { pooled: rate },
+            z: 0,
+            minTrials: 1,
+            evidence: () =>
+              found[0]
+                ? {
+                    seed: found[0].ref.seed,
+                    level: found[0].ref.level,
+                    value: found[0].target.value,
+                    calls: found[0].calls,
+                    low: found[0].low.slice(0, 80),
+                    high: found[0].high.slice(0, 80),
+                  }
+                : {},
           },
         ];
-        return { findings, metrics: { offPathLeak: leaked.length ? leaked.filter((x) => x.hit).length / leaked.length : 0, comparator: leaked.length ? found.length / leaked.length : 0 } };
+        return {
+          findings,
+          metrics: {
+            offPathLeak: leaked.length ? leaked.filter((x) => x.hit).length / leaked.length : 0,
+            comparator: leaked.length ? found.length / leaked.length : 0,
+          },
+        };
       },
     };
   },
@@ -92,7 +172,14 @@ async function bisection(list: Comparator[], ctx: EpisodicContext): Promise<Arra
   const open = list.map((c) => {
     const k = scale(c.target);
     const span = 2 ** Math.ceil(Math.log2(Math.abs(c.target.value) + 2) + 1);
-    return { ...c, lo: Math.ceil((c.target.min ?? -span) * k), hi: Math.floor((c.target.max ?? span) * k), log: [] as unknown[], found: null as number | null, done: false };
+    return {
+      ...c,
+      lo: Math.ceil((c.target.min ?? -span) * k),
+      hi: Math.floor((c.target.max ?? span) * k),
+      log: [] as unknown[],
+      found: null as number | null,
+      done: false,
+    };
   });
   for (let round = 0; round < 48 && open.some((c) => !c.done); round++) {
     const live = open.filter((c) => !c.done);
@@ -100,16 +187,29 @@ async function bisection(list: Comparator[], ctx: EpisodicContext): Promise<Arra
     // The policy retries within one episode, as an agent would: the log grows by one call a round.
     live.forEach((c, i) => c.log.push(offPathCall(c.ref, c.target, (mids[i] as number) / scale(c.target))));
     const limits = ctx.stage.options.limits;
-    const run = await runRollouts(ctx.stage.pool, ctx.stage.source, meta, live.map((c) => ({ seed: c.ref.seed, level: c.ref.level, policy: { type: 'replay' as const, actions: c.log }, observations: true })), limits ? { limits } : {});
+    const run = await runRollouts(
+      ctx.stage.pool,
+      ctx.stage.source,
+      meta,
+      live.map((c) => ({
+        seed: c.ref.seed,
+        level: c.ref.level,
+        policy: { type: 'replay' as const, actions: c.log },
+        observations: true,
+      })),
+      limits ? { limits } : {},
+    );
     live.forEach((c, i) => {
       const r = run.rollouts[i];
       const m = mids[i] as number;
       const shape = r?.ok && r.end !== 'done' ? shapeOf(r.observations?.at(-1) ?? '') : null;
       if (shape === c.low) c.lo = m + 1;
       else if (shape === c.high) c.hi = m - 1;
-      else ((c.found = m), (c.done = true));
+      else (c.found = m), (c.done = true);
       if (c.lo > c.hi || c.log.length >= meta.maxTurns - 1) c.done = true;
     });
   }
-  return open.filter((c) => c.found !== null && c.found / scale(c.target) === c.target.value).map((c) => ({ ref: c.ref, target: c.target, low: c.low, high: c.high, calls: c.log.length }));
+  return open
+    .filter((c) => c.found !== null && c.found / scale(c.target) === c.target.value)
+    .map((c) => ({ ref: c.ref, target: c.target, low: c.low, high: c.high, calls: c.log.length }));
 }

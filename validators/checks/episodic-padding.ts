@@ -31,33 +31,55 @@ export const episodicPadding: EpisodicCheck = {
     if (ablations.length === 0) return null;
     const cuts = cutProbes(ctx);
     const o = ctx.options;
-    const episodes = ctx.adversaryEpisodes().filter((i) => finished(ctx.refs[i] as Rollout) && (ctx.refs[i] as Rollout).score >= o.zeroToleranceCeiling);
+    const episodes = ctx
+      .adversaryEpisodes()
+      .filter((i) => finished(ctx.refs[i] as Rollout) && (ctx.refs[i] as Rollout).score >= o.zeroToleranceCeiling);
     // The finishing call alone (the surface check plans the same request: it runs once).
-    const alone = episodes.map((of) => ctx.shared(`surface-finish:${of}`, () => replayOf(ctx.refs[of] as Rollout, [(ctx.refs[of] as Rollout).actions.at(-1)])));
+    const alone = episodes.map((of) =>
+      ctx.shared(`surface-finish:${of}`, () =>
+        replayOf(ctx.refs[of] as Rollout, [(ctx.refs[of] as Rollout).actions.at(-1)]),
+      ),
+    );
     const requests: RolloutRequest[] = [...ablations.map((p) => p.request), ...cuts.map((p) => p.request), ...alone];
     return {
       requests,
       async judge(outcomes, tools) {
         const decisive = decisiveTools(ctx.refs, ablations, outcomes.slice(0, ablations.length));
-        const neutral = new Map(episodes.map((of) => [of, neutralCalls(ctx.meta, ctx.refs[of] as Rollout, (t) => decisive.has(`${of}|${t}`))]));
+        const neutral = new Map(
+          episodes.map((of) => [
+            of,
+            neutralCalls(ctx.meta, ctx.refs[of] as Rollout, (t) => decisive.has(`${of}|${t}`)),
+          ]),
+        );
         const logs: Padded[] = [];
         const add = (of: number, family: string, unpadded: number, log: Action[]) => {
           const actions = padded(log, neutral.get(of) ?? [], ctx.meta.maxTurns);
           if (actions) logs.push({ of, family, unpadded, actions });
         };
-        episodes.forEach((of, k) => add(of, 'the empty plan (a stall)', scoreOf(outcomes[ablations.length + cuts.length + k]), [actionsOf(ctx.refs[of] as Rollout).at(-1) as Action]));
+        episodes.forEach((of, k) =>
+          add(of, 'the empty plan (a stall)', scoreOf(outcomes[ablations.length + cuts.length + k]), [
+            actionsOf(ctx.refs[of] as Rollout).at(-1) as Action,
+          ]),
+        );
         // A cut that already earns the reference's score fails as it is (episodic-cuts): padding adds nothing.
         const candidates = cuts.flatMap((p, k) => {
           const score = scoreOf(outcomes[ablations.length + k]);
           const policy = p.request.policy;
-          return neutral.has(p.of) && judgedCut(ctx, decisive, p) && score < (ctx.refs[p.of] as Rollout).score - 1e-6 && policy.type === 'replay' ? [{ p, score, actions: policy.actions as Action[] }] : [];
+          return neutral.has(p.of) &&
+            judgedCut(ctx, decisive, p) &&
+            score < (ctx.refs[p.of] as Rollout).score - 1e-6 &&
+            policy.type === 'replay'
+            ? [{ p, score, actions: policy.actions as Action[] }]
+            : [];
         });
         // At most `paddedPerEpisode` cuts an episode, taken in turn from each family (a blanket, a prefix, a repeat…).
         for (const of of episodes) {
           const mine = candidates.filter((c) => c.p.of === of);
           const families = ORDER.map((f) => mine.filter((c) => c.p.family === f)).filter((f) => f.length > 0);
           const turns = Math.max(0, ...families.map((f) => f.length));
-          const chosen = Array.from({ length: turns }, (_, i) => families.flatMap((f) => (f[i] ? [f[i]] : []))).flat().slice(0, o.paddedPerEpisode);
+          const chosen = Array.from({ length: turns }, (_, i) => families.flatMap((f) => (f[i] ? [f[i]] : [])))
+            .flat()
+            .slice(0, o.paddedPerEpisode);
           for (const { p, score, actions } of chosen) add(of, p.family, score, actions);
         }
         const results = await tools.run(logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions)));
@@ -65,13 +87,33 @@ export const episodicPadding: EpisodicCheck = {
           const r = ctx.refs[l.of] as Rollout;
           const score = scoreOf(results[k]);
           return {
-            rule: 'zero', code: 'E_ACCEPTS_STALLING', check: 'episodic-padding', judged: score, ceiling: l.unpadded + o.zeroToleranceCeiling, what: 'padded log',
+            rule: 'zero',
+            code: 'E_ACCEPTS_STALLING',
+            check: 'episodic-padding',
+            judged: score,
+            ceiling: l.unpadded + o.zeroToleranceCeiling,
+            what: 'padded log',
             form: `${l.family} padded to ${l.actions.length} calls with neutral calls (seed ${r.seed}, level ${r.level}): ${l.unpadded.toFixed(2)} unpadded`,
             reads: `scores ${score.toFixed(2)} against ${l.unpadded.toFixed(2)} unpadded`,
-            evidence: () => ({ family: l.family, seed: r.seed, level: r.level, unpadded: l.unpadded, padded: score, calls: l.actions.length, neutral: JSON.stringify(neutral.get(l.of)).slice(0, 300), actions: JSON.stringify(l.actions.slice(-4)).slice(0, 400) }),
+            evidence: () => ({
+              family: l.family,
+              seed: r.seed,
+              level: r.level,
+              unpadded: l.unpadded,
+              padded: score,
+              calls: l.actions.length,
+              neutral: JSON.stringify(neutral.get(l.of)).slice(0, 300),
+              actions: JSON.stringify(l.actions.slice(-4)).slice(0, 400),
+            }),
           };
         });
-        return { findings, metrics: { padded: logs.length, paidMore: findings.filter((f) => f.rule === 'zero' && f.judged >= f.ceiling).length } };
+        return {
+          findings,
+          metrics: {
+            padded: logs.length,
+            paidMore: findings.filter((f) => f.rule === 'zero' && f.judged >= f.ceiling).length,
+          },
+        };
       },
     };
   },

@@ -37,19 +37,36 @@ export function ablationsOf(r: Rollout, of: number, rule: StatedRule): Ablation[
     const ids = new Set<unknown>(Object.values((body[i] as Action).args).filter((v) => typeof v === 'string'));
     const named = (b: Action) => Object.values(b.args).some((v) => ids.has(v));
     // The step's only call on that entity (another look-up of it, of another field, already satisfies the rule).
-    return body.slice(i + 1).some((b) => b.tool !== rule.tool && named(b)) && !at.some((j) => j !== i && named(body[j] as Action));
+    return (
+      body.slice(i + 1).some((b) => b.tool !== rule.tool && named(b)) &&
+      !at.some((j) => j !== i && named(body[j] as Action))
+    );
   });
-  if (at.length >= 2 && relied.length > 0) for (const i of new Set([relied[0] as number, relied.at(-1) as number])) out.push({ of, rule, how: 'one call removed', actions: without([i]) });
+  if (at.length >= 2 && relied.length > 0)
+    for (const i of new Set([relied[0] as number, relied.at(-1) as number]))
+      out.push({ of, rule, how: 'one call removed', actions: without([i]) });
   if (rule.before) {
     const before = rule.before;
-    const entities = new Set<unknown>(at.flatMap((i) => Object.values((body[i] as Action).args).filter((v) => typeof v === 'string')));
-    const follows = (a: Action) => (before === 'all' ? true : before === 'entity' ? Object.values(a.args).some((v) => entities.has(v)) : before.includes(a.tool));
+    const entities = new Set<unknown>(
+      at.flatMap((i) => Object.values((body[i] as Action).args).filter((v) => typeof v === 'string')),
+    );
+    const follows = (a: Action) =>
+      before === 'all'
+        ? true
+        : before === 'entity'
+          ? Object.values(a.args).some((v) => entities.has(v))
+          : before.includes(a.tool);
     const partner = body.flatMap((a, i) => (a.tool !== rule.tool && follows(a) ? [i] : []));
     const last = partner.at(-1);
     if (last !== undefined && (at[0] as number) < last) {
       const rest = body.filter((a) => a.tool !== rule.tool);
       const cut = rest.indexOf(body[last] as Action) + 1;
-      out.push({ of, rule, how: 'moved after what it must precede', actions: [...rest.slice(0, cut), ...at.map((i) => body[i] as Action), ...rest.slice(cut), finish] });
+      out.push({
+        of,
+        rule,
+        how: 'moved after what it must precede',
+        actions: [...rest.slice(0, cut), ...at.map((i) => body[i] as Action), ...rest.slice(cut), finish],
+      });
     }
   }
   return out;
@@ -68,13 +85,24 @@ export const episodicRules: EpisodicCheck = {
       const candidates = names.filter((t) => t !== finish);
       // The prompt's and the description's rules, then each tool's description's rules about the other tools
       // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule).
-      const rules = [...statedRules(`${r.prompt ?? ''}\n${ctx.meta.description}`, candidates), ...ctx.meta.tools.flatMap((t) => statedRules(t.description, candidates.filter((c) => c !== t.name)))];
-      return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) => ablationsOf(r, i, rule));
+      const rules = [
+        ...statedRules(`${r.prompt ?? ''}\n${ctx.meta.description}`, candidates),
+        ...ctx.meta.tools.flatMap((t) =>
+          statedRules(
+            t.description,
+            candidates.filter((c) => c !== t.name),
+          ),
+        ),
+      ];
+      return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
+        ablationsOf(r, i, rule),
+      );
     });
     // A rule matters for every plan that reaches the same final state: the step removed and the calls it guards
     // reshaped (an amount split into parts that sum to it, in turn or interleaved; calls merged).
     for (const a of ablations.filter((x) => x.how === 'every call removed')) {
-      for (const re of reshapings(ctx.meta, a.actions, ctx.meta.maxTurns)) ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions });
+      for (const re of reshapings(ctx.meta, a.actions, ctx.meta.maxTurns))
+        ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions });
     }
     // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,
     // and where the reference ends (an order broken is judged on the final state too: an environment with chance
@@ -82,7 +110,10 @@ export const episodicRules: EpisodicCheck = {
     const moved = (a: Ablation) => a.how === 'moved after what it must precede';
     const episodes = [...new Set(ablations.map((a) => a.of))];
     const states = episodes.map((i) => referenceState(ctx, i));
-    const requests: RolloutRequest[] = [...ablations.map((a) => replayOf(ctx.refs[a.of] as Rollout, a.actions, moved(a) ? { keepState: true } : {})), ...states];
+    const requests: RolloutRequest[] = [
+      ...ablations.map((a) => replayOf(ctx.refs[a.of] as Rollout, a.actions, moved(a) ? { keepState: true } : {})),
+      ...states,
+    ];
     return {
       requests,
       judge(outcomes) {
@@ -96,7 +127,11 @@ export const episodicRules: EpisodicCheck = {
         };
         const sameEnd = (a: Ablation, k: number) => {
           const [mine, theirs] = [outcomes[k], finalOf.get(a.of)];
-          return mine?.ok === true && theirs?.ok === true && differingPaths(mine.state, theirs.state).every((p) => book.has(p));
+          return (
+            mine?.ok === true &&
+            theirs?.ok === true &&
+            differingPaths(mine.state, theirs.state).every((p) => book.has(p))
+          );
         };
         const findings: Finding[] = [];
         // A removal of one call is judged only where every single removal of that step, in every episode, keeps the
@@ -105,20 +140,51 @@ export const episodicRules: EpisodicCheck = {
         ablations.forEach((a, k) => {
           if (a.how !== 'one call removed' || !recorded(a)) return;
           const key = a.rule.tool;
-          singles.set(key, (singles.get(key) ?? true) && scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6);
+          singles.set(
+            key,
+            (singles.get(key) ?? true) && scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6,
+          );
         });
         ablations.forEach((a, k) => {
           if (!recorded(a)) return;
           const ref = ctx.refs[a.of] as Rollout;
           const score = scoreOf(outcomes[k]);
-          const judged = a.how === 'one call removed' ? (singles.get(a.rule.tool) ? score : 0) : moved(a) && !sameEnd(a, k) ? 0 : score;
+          const judged =
+            a.how === 'one call removed'
+              ? singles.get(a.rule.tool)
+                ? score
+                : 0
+              : moved(a) && !sameEnd(a, k)
+                ? 0
+                : score;
           findings.push({
-            rule: 'zero', code: 'E_RULE_IGNORED', check: 'episodic-rules', judged: judged + 1e-6, ceiling: ref.score, what: 'stated-step ablation',
+            rule: 'zero',
+            code: 'E_RULE_IGNORED',
+            check: 'episodic-rules',
+            judged: judged + 1e-6,
+            ceiling: ref.score,
+            what: 'stated-step ablation',
             form: `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; the prompt: "${a.rule.sentence.slice(0, 160)}")`,
-            evidence: () => ({ step: a.rule.tool, ablation: a.how, rule: a.rule.sentence.slice(0, 300), seed: ref.seed, level: ref.level, score, reference: ref.score, actions: JSON.stringify(a.actions.slice(0, 6)).slice(0, 400) }),
+            evidence: () => ({
+              step: a.rule.tool,
+              ablation: a.how,
+              rule: a.rule.sentence.slice(0, 300),
+              seed: ref.seed,
+              level: ref.level,
+              score,
+              reference: ref.score,
+              actions: JSON.stringify(a.actions.slice(0, 6)).slice(0, 400),
+            }),
           });
         });
-        return { findings, metrics: { stated: [...new Set(ablations.map((a) => a.rule.tool))], ablations: ablations.length, kept: ablations.filter((a, k) => scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6).length } };
+        return {
+          findings,
+          metrics: {
+            stated: [...new Set(ablations.map((a) => a.rule.tool))],
+            ablations: ablations.length,
+            kept: ablations.filter((a, k) => scoreOf(outcomes[k]) >= (ctx.refs[a.of] as Rollout).score - 1e-6).length,
+          },
+        };
       },
     };
   },

@@ -18,10 +18,36 @@ export const episodicShrink: EpisodicCheck = {
       requests: ablations.map((p) => p.request),
       async judge(outcomes) {
         const stage = ctx.stage;
-        const env = { pool: stage.pool, source: stage.source, meta: ctx.meta, zeroTolerance: ctx.options.zeroToleranceCeiling, ...(stage.options.limits ? { limits: stage.options.limits } : {}) };
-        const { flat, metrics } = await judgeShrink([...ctx.refs] as Rollout[], ablatedEpisodes(ablations), decisiveTools(ctx.refs, ablations, outcomes), env);
+        const env = {
+          pool: stage.pool,
+          source: stage.source,
+          meta: ctx.meta,
+          zeroTolerance: ctx.options.zeroToleranceCeiling,
+          ...(stage.options.limits ? { limits: stage.options.limits } : {}),
+        };
+        const { flat, metrics } = await judgeShrink(
+          [...ctx.refs] as Rollout[],
+          ablatedEpisodes(ablations),
+          decisiveTools(ctx.refs, ablations, outcomes),
+          env,
+        );
         if (!flat) return { findings: [], metrics };
-        return { metrics, findings: [{ rule: 'zero', code: 'E_ACCEPTS_INCOMPLETE', check: 'episodic-shrink', judged: 1, ceiling: 1, form: flat.message, what: 'shrunk reference', reads: 'is paid', evidence: () => flat.evidence }] };
+        return {
+          metrics,
+          findings: [
+            {
+              rule: 'zero',
+              code: 'E_ACCEPTS_INCOMPLETE',
+              check: 'episodic-shrink',
+              judged: 1,
+              ceiling: 1,
+              form: flat.message,
+              what: 'shrunk reference',
+              reads: 'is paid',
+              evidence: () => flat.evidence,
+            },
+          ],
+        };
       },
     };
   },

@@ -17,16 +17,25 @@ export const episodicSurface: EpisodicCheck = {
     const o = ctx.options;
     const used = usedSurface(ctx.refs);
     // The unused surface, and the values the text names for a used free-string argument that nobody sends.
-    const logs = ctx.adversaryEpisodes().flatMap((of) =>
-      [...surfaceLogs(ctx.meta, ctx.refs[of] as Rollout, used, o.surfaceEntities, o.surfaceLogsPerEpisode), ...suggestedLogs(ctx.meta, ctx.refs[of] as Rollout, used.values, o.suggestedWords)].map((log) => ({ of, log })),
-    );
+    const logs = ctx
+      .adversaryEpisodes()
+      .flatMap((of) =>
+        [
+          ...surfaceLogs(ctx.meta, ctx.refs[of] as Rollout, used, o.surfaceEntities, o.surfaceLogsPerEpisode),
+          ...suggestedLogs(ctx.meta, ctx.refs[of] as Rollout, used.values, o.suggestedWords),
+        ].map((log) => ({ of, log })),
+      );
     if (logs.length === 0) return null;
     const episodes = [...new Set(logs.map((l) => l.of))];
-    const control = (of: number) => ctx.shared(`surface-finish:${of}`, () => {
-      const r = ctx.refs[of] as Rollout;
-      return replayOf(r, [r.actions.at(-1)]);
-    });
-    const requests = [...episodes.map(control), ...logs.map(({ of, log }) => replayOf(ctx.refs[of] as Rollout, log.actions))];
+    const control = (of: number) =>
+      ctx.shared(`surface-finish:${of}`, () => {
+        const r = ctx.refs[of] as Rollout;
+        return replayOf(r, [r.actions.at(-1)]);
+      });
+    const requests = [
+      ...episodes.map(control),
+      ...logs.map(({ of, log }) => replayOf(ctx.refs[of] as Rollout, log.actions)),
+    ];
     return {
       requests,
       judge(outcomes) {
@@ -36,7 +45,8 @@ export const episodicSurface: EpisodicCheck = {
           const r = ctx.refs[of] as Rollout;
           const score = scoreOf(outcomes[episodes.length + k]);
           // A win: the reference's score, reached by the unused surface itself (the finish alone earns less).
-          const win = r.score >= o.zeroToleranceCeiling && score >= r.score - 1e-6 && score > (alone.get(of) ?? 0) + 1e-6 ? 1 : 0;
+          const win =
+            r.score >= o.zeroToleranceCeiling && score >= r.score - 1e-6 && score > (alone.get(of) ?? 0) + 1e-6 ? 1 : 0;
           byPolicy.set(log.policy, [...(byPolicy.get(log.policy) ?? []), { of, log, score, win }]);
         });
         const findings: Finding[] = [...byPolicy].map(([policy, trials]) => {
@@ -52,11 +62,22 @@ export const episodicSurface: EpisodicCheck = {
             tolerance: { pooled: o.ratePassCeiling },
             z: o.rateMeanZ,
             minTrials: 1,
-            evidence: () => ({ family: 'unused-surface', seed: r.seed, level: r.level, reference: r.score, score: best.score, finishAlone: alone.get(best.of) ?? 0, actions: JSON.stringify(best.log.actions.slice(0, 6)).slice(0, 400) }),
+            evidence: () => ({
+              family: 'unused-surface',
+              seed: r.seed,
+              level: r.level,
+              reference: r.score,
+              score: best.score,
+              finishAlone: alone.get(best.of) ?? 0,
+              actions: JSON.stringify(best.log.actions.slice(0, 6)).slice(0, 400),
+            }),
           };
         });
         const wins = [...byPolicy.values()].map((t) => t.filter((x) => x.win).length / t.length);
-        return { findings, metrics: { policies: byPolicy.size, rollouts: requests.length, bestWinRate: Math.max(0, ...wins) } };
+        return {
+          findings,
+          metrics: { policies: byPolicy.size, rollouts: requests.length, bestWinRate: Math.max(0, ...wins) },
+        };
       },
     };
   },

@@ -20,7 +20,11 @@ export const episodicTyped: EpisodicCheck = {
     });
     return {
       requests: pairs.map((p) => replayOf(p.ref, p.actions)),
-      judge: (outcomes) => judgeTyped(pairs.map((p, i) => ({ ...p, score: scoreOf(outcomes[i]) })), ctx.options.typedMaxLost),
+      judge: (outcomes) =>
+        judgeTyped(
+          pairs.map((p, i) => ({ ...p, score: scoreOf(outcomes[i]) })),
+          ctx.options.typedMaxLost,
+        ),
     };
   },
 };

@@ -25,11 +25,17 @@ export type EpisodicCheck = Check<EpisodicContext, RolloutRequest, RolloutResult
 /** The score of an outcome (0 where the episode failed). */
 export const scoreOf = (r: RolloutResult | undefined): number => (r?.ok ? r.score : 0);
 /** A replay of `actions` on reference `r`'s episode. */
-export const replayOf = (r: Rollout, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({ seed: r.seed, level: r.level, policy: { type: 'replay', actions }, ...extra });
+export const replayOf = (r: Rollout, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({
+  seed: r.seed,
+  level: r.level,
+  policy: { type: 'replay', actions },
+  ...extra,
+});
 
 export function episodicContext(stage: StageContext, meta: EpisodicMeta, refs: readonly Rollout[]): EpisodicContext {
   const memos = new Map<string, unknown>();
-  const memo = <T>(key: string, make: () => T): T => (memos.has(key) ? (memos.get(key) as T) : (memos.set(key, make()), memos.get(key) as T));
+  const memo = <T>(key: string, make: () => T): T =>
+    memos.has(key) ? (memos.get(key) as T) : (memos.set(key, make()), memos.get(key) as T);
   const options = { ...stage.options.episodic, probedPerLevel: stage.options.probedPerLevel };
   return {
     stage,
@@ -51,22 +57,45 @@ export function episodicContext(stage: StageContext, meta: EpisodicMeta, refs: r
 }
 
 /** Runs every registered episodic check: one batch of their planned requests, then their judges (which may run more). */
-export async function runEpisodicChecks(registry: readonly AnyCheck[], ctx: EpisodicContext, onBatch?: (outcomes: readonly RolloutResult[]) => void): Promise<{ findings: Finding[]; metrics: Record<string, unknown>; wallMs: number }> {
+export async function runEpisodicChecks(
+  registry: readonly AnyCheck[],
+  ctx: EpisodicContext,
+  onBatch?: (outcomes: readonly RolloutResult[]) => void,
+): Promise<{ findings: Finding[]; metrics: Record<string, unknown>; wallMs: number }> {
   const stage = ctx.stage;
   const run = async (requests: readonly RolloutRequest[]): Promise<RolloutResult[]> =>
-    requests.length === 0 ? [] : (await runRollouts(stage.pool, stage.source, ctx.meta, [...requests], stage.options.limits ? { limits: stage.options.limits } : {})).rollouts;
+    requests.length === 0
+      ? []
+      : (
+          await runRollouts(
+            stage.pool,
+            stage.source,
+            ctx.meta,
+            [...requests],
+            stage.options.limits ? { limits: stage.options.limits } : {},
+          )
+        ).rollouts;
   const plans = checksFor<EpisodicCheck>(registry, 'episodic').flatMap((check) => {
     const plan = check.plan(ctx);
     return plan ? [{ check, plan }] : [];
   });
   // One batch: a request object planned by several checks runs once.
   const unique = new Map<RolloutRequest, number>();
-  const indices = plans.map(({ plan }) => plan.requests.map((r) => unique.get(r) ?? (unique.set(r, unique.size), unique.size - 1)));
+  const indices = plans.map(({ plan }) =>
+    plan.requests.map((r) => unique.get(r) ?? (unique.set(r, unique.size), unique.size - 1)),
+  );
   const started = performance.now();
   const outcomes = await run([...unique.keys()]);
   const wallMs = performance.now() - started;
   onBatch?.(outcomes);
-  const verdicts = await Promise.all(plans.map(({ plan }, k) => plan.judge((indices[k] as number[]).map((i) => outcomes[i] as RolloutResult), { run, all: () => outcomes })));
+  const verdicts = await Promise.all(
+    plans.map(({ plan }, k) =>
+      plan.judge(
+        (indices[k] as number[]).map((i) => outcomes[i] as RolloutResult),
+        { run, all: () => outcomes },
+      ),
+    ),
+  );
   const metrics: Record<string, unknown> = {};
   plans.forEach(({ check }, k) => {
     if (verdicts[k]?.metrics) metrics[check.name] = verdicts[k]?.metrics;

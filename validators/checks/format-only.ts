@@ -3,4 +3,8 @@
 // solution, so none may earn anything.
 import { zeroFamilyCheck } from './battery.js';
 
-export const formatOnlyCheck = zeroFamilyCheck({ name: 'format-only', family: 'format-only', code: 'E_ACCEPTS_FORMAT_ONLY' });
+export const formatOnlyCheck = zeroFamilyCheck({
+  name: 'format-only',
+  family: 'format-only',
+  code: 'E_ACCEPTS_FORMAT_ONLY',
+});

@@ -16,10 +16,22 @@ export const grammarCheck = rateFamilyCheck({
   requests: (ctx) =>
     ctx.targets().flatMap((t) => {
       const content = answerContent(t.episode.reference);
-      const probes = restatements(t.episode.instance.prompt).map(([form, text]): Probe => ({ family: 'restatement', form, response: withContent(t.episode.reference, text), coincident: key(text) === key(content) }));
+      const probes = restatements(t.episode.instance.prompt).map(
+        ([form, text]): Probe => ({
+          family: 'restatement',
+          form,
+          response: withContent(t.episode.reference, text),
+          coincident: key(text) === key(content),
+        }),
+      );
       return probes.length ? [{ seed: t.episode.seed, level: t.episode.level, probes }] : [];
     }),
   // Each way of restating is a policy of its own.
-  groups: (ran) => [...new Set(ran.map((x) => x.probe.form))].map((form) => [form, ran.filter((x) => x.probe.form === form)]),
-  limits: (o) => ({ pass: { pooled: o.restatedTolerance, level: o.restatedLevelTolerance }, mean: o.rateFamilyMeanExcess, z: o.rateZ }),
+  groups: (ran) =>
+    [...new Set(ran.map((x) => x.probe.form))].map((form) => [form, ran.filter((x) => x.probe.form === form)]),
+  limits: (o) => ({
+    pass: { pooled: o.restatedTolerance, level: o.restatedLevelTolerance },
+    mean: o.rateFamilyMeanExcess,
+    z: o.rateZ,
+  }),
 });

@@ -20,7 +20,8 @@ import { best, contentOf, scoreConstants, searchConstants, type Level, type Run 
 
 /** The prompt strategies (prompt-guesses.ts) by form, and how the message names them. */
 const WHAT: Record<string, string> = {
-  constant: "one fixed answer (the best of the level's answers, their accepted variants, their short forms in either case and small constants, fitted on half the instances)",
+  constant:
+    "one fixed answer (the best of the level's answers, their accepted variants, their short forms in either case and small constants, fitted on half the instances)",
   'printed list': 'answering with the list the prompt prints (every option, or the input copied)',
   'input copied': "the answer's items copied in the order the prompt gives them",
   'every prompt token': "every token of the prompt of the answer's kind, listed",
@@ -40,16 +41,46 @@ const FULL_PASS_ONLY = new Set(['input copied', 'every prompt token']);
  * candidates are fitted on one half of them all and scored on the other, both ways (the candidates' own
  * instances left out), and the list guesses are scored on the new instances too.
  */
-async function extend(ctx: SingleTurnContext, run: Run, l: Level, listScores: Map<Episode, Map<string, { score: number; chance: number }>>, multipleChoice: boolean, guesses: (e: Episode) => Probe[]): Promise<void> {
+async function extend(
+  ctx: SingleTurnContext,
+  run: Run,
+  l: Level,
+  listScores: Map<Episode, Map<string, { score: number; chance: number }>>,
+  multipleChoice: boolean,
+  guesses: (e: Episode) => Probe[],
+): Promise<void> {
   const o = ctx.stage.options;
-  const more = await ctx.moreInstances(l.level, (multipleChoice ? o.choiceSamplesPerLevel : o.guessSamplesPerLevel) - l.episodes.length);
+  const more = await ctx.moreInstances(
+    l.level,
+    (multipleChoice ? o.choiceSamplesPerLevel : o.guessSamplesPerLevel) - l.episodes.length,
+  );
   const top = l.ranked.slice(0, 2).map((c) => l.candidates[c] as string);
   const sources = new Set(top.map(normalizeAnswer));
-  const all = [...l.episodes, ...more].filter((e) => !sources.has(contentOf(e)) || !l.episodes.includes(e) || l.episodes.indexOf(e) % 2 === 1);
-  const [rows, lists] = await Promise.all([scoreConstants(run, all.map((episode) => ({ episode, candidates: top }))), run(more.map((e) => ({ seed: e.seed, level: e.level, probes: guesses(e) })))]);
+  const all = [...l.episodes, ...more].filter(
+    (e) => !sources.has(contentOf(e)) || !l.episodes.includes(e) || l.episodes.indexOf(e) % 2 === 1,
+  );
+  const [rows, lists] = await Promise.all([
+    scoreConstants(
+      run,
+      all.map((episode) => ({ episode, candidates: top })),
+    ),
+    run(more.map((e) => ({ seed: e.seed, level: e.level, probes: guesses(e) }))),
+  ]);
   if (top.length) {
-    const halves = [0, 1].map((h) => best(rows.filter((_, i) => i % 2 === h), top.length));
-    l.trials.set('constant', all.map((e, i) => ({ level: e.level, win: (rows[i] as number[])[halves[(i + 1) % 2] as number] ?? 0, chance: l.nominal })));
+    const halves = [0, 1].map((h) =>
+      best(
+        rows.filter((_, i) => i % 2 === h),
+        top.length,
+      ),
+    );
+    l.trials.set(
+      'constant',
+      all.map((e, i) => ({
+        level: e.level,
+        win: (rows[i] as number[])[halves[(i + 1) % 2] as number] ?? 0,
+        chance: l.nominal,
+      })),
+    );
     l.constant = top[halves[0] as number];
     l.first = mean((l.trials.get('constant') as Trial[]).map((t) => t.win));
   }
@@ -62,7 +93,14 @@ async function extend(ctx: SingleTurnContext, run: Run, l: Level, listScores: Ma
 type Scores = Map<Episode, Map<string, { score: number; chance: number }>>;
 
 function record(scores: Scores, outcomes: readonly JudgedOutcome[], episode?: Episode): void {
-  for (const x of outcomes) scores.set(episode ?? x.episode, (scores.get(episode ?? x.episode) ?? new Map()).set(x.probe.form, { score: x.failure ? 0 : FULL_PASS_ONLY.has(x.probe.form) ? (x.score >= 1 ? 1 : 0) : x.score, chance: x.probe.chance ?? 0 }));
+  for (const x of outcomes)
+    scores.set(
+      episode ?? x.episode,
+      (scores.get(episode ?? x.episode) ?? new Map()).set(x.probe.form, {
+        score: x.failure ? 0 : FULL_PASS_ONLY.has(x.probe.form) ? (x.score >= 1 ? 1 : 0) : x.score,
+        chance: x.probe.chance ?? 0,
+      }),
+    );
 }
 
 /**
@@ -84,9 +122,18 @@ export const guessingCheck: SingleTurnCheck = {
     const listed = answerList(ctx.stage.episodes);
     // Every answer of the level at once wins only where answers repeat: levels of distinct answers skip it.
     const scalar = ctx.stage.episodes.every((e) => shapeOf(answerContent(e.reference)).kind !== 'list');
-    const repeats = new Set([...ctx.byLevel].filter(([, list]) => new Set(list.map(contentOf)).size < list.length).map(([level]) => level));
-    const guesses = (e: Episode) => promptGuesses(e, listed, scalar && repeats.has(e.level) ? otherAnswers(e, ctx.byLevel.get(e.level) ?? []) : undefined);
-    const requests = ctx.stage.episodes.map((e) => ({ seed: e.seed, level: e.level, probes: guesses(e) })).filter((r) => r.probes.length > 0);
+    const repeats = new Set(
+      [...ctx.byLevel].filter(([, list]) => new Set(list.map(contentOf)).size < list.length).map(([level]) => level),
+    );
+    const guesses = (e: Episode) =>
+      promptGuesses(
+        e,
+        listed,
+        scalar && repeats.has(e.level) ? otherAnswers(e, ctx.byLevel.get(e.level) ?? []) : undefined,
+      );
+    const requests = ctx.stage.episodes
+      .map((e) => ({ seed: e.seed, level: e.level, probes: guesses(e) }))
+      .filter((r) => r.probes.length > 0);
     return {
       requests,
       async judge(results, tools) {
@@ -100,11 +147,18 @@ export const guessingCheck: SingleTurnCheck = {
         const cases = choiceCases(ctx.stage.episodes);
         const multipleChoice = cases.filter(Boolean).length >= 0.8 * ctx.stage.episodes.length;
         const optionsOf = new Map(ctx.stage.episodes.map((e, i) => [e, cases[i]?.choices.labels.length ?? 1]));
-        const tolerance = (s: string) => (multipleChoice && s !== 'printed list' ? o.choiceGuessTolerance : s === 'constant' && nominalFree > 0 ? o.classGuessTolerance : o.guessTolerance);
+        const tolerance = (s: string) =>
+          multipleChoice && s !== 'printed list'
+            ? o.choiceGuessTolerance
+            : s === 'constant' && nominalFree > 0
+              ? o.classGuessTolerance
+              : o.guessTolerance;
         const levels: Level[] = [...ctx.byLevel].map(([level, episodes]) => {
           const nominal = multipleChoice ? mean(episodes.map((e) => 1 / (optionsOf.get(e) ?? 1))) : nominalFree;
           const trials = new Map<string, Trial[]>();
-          for (const s of Object.keys(WHAT)) if (s !== 'constant' && episodes.some((e) => listScores.get(e)?.has(s))) trials.set(s, trialsOf(s, episodes, listScores));
+          for (const s of Object.keys(WHAT))
+            if (s !== 'constant' && episodes.some((e) => listScores.get(e)?.has(s)))
+              trials.set(s, trialsOf(s, episodes, listScores));
           return { level, episodes, nominal, candidates: [], ranked: [], trials, first: 0 };
         });
         await searchConstants(ctx, tools.run, levels, acceptedVariants(tools.all()));
@@ -113,17 +167,42 @@ export const guessingCheck: SingleTurnCheck = {
         const trigger = (s: string) => (multipleChoice ? o.guessTolerance : tolerance(s));
         // One lucky win among ten is no sign: a policy looks strong on at least two wins beyond chance.
         const beyond = (t: Trial[]) => t.reduce((a, x) => a + x.win - x.chance, 0);
-        const strong = (l: Level) => [...l.trials].some(([s, t]) => (undecided(t, trigger(s), o.guessZ) && beyond(t) >= 2) || mean(t.map((x) => x.win - x.chance)) >= 0.5);
-        await Promise.all(levels.filter(strong).map((l) => extend(ctx, tools.run, l, listScores, multipleChoice, guesses)));
+        const strong = (l: Level) =>
+          [...l.trials].some(
+            ([s, t]) =>
+              (undecided(t, trigger(s), o.guessZ) && beyond(t) >= 2) || mean(t.map((x) => x.win - x.chance)) >= 0.5,
+          );
+        await Promise.all(
+          levels.filter(strong).map((l) => extend(ctx, tools.run, l, listScores, multipleChoice, guesses)),
+        );
         const findings: Finding[] = [];
         for (const s of Object.keys(WHAT)) {
           const trials = levels.flatMap((l) => l.trials.get(s) ?? []);
           if (trials.length === 0) continue;
           const constants = new Map(levels.map((l) => [l.level, l.constant]));
-          findings.push({ rule: 'rate', code: s === 'constant' ? 'E_ACCEPTS_CONSTANT' : 'E_ACCEPTS_GUESSING', check: 'guessing', policy: WHAT[s] as string, trials, tolerance: { level: tolerance(s), pooled: tolerance(s) }, z: o.guessZ, minTrials: o.guessMinSamples, evidence: (level) => ({ strategy: s, ...(s === 'constant' && level !== null ? { constant: (constants.get(level) ?? '').slice(0, 80) } : {}) }) });
+          findings.push({
+            rule: 'rate',
+            code: s === 'constant' ? 'E_ACCEPTS_CONSTANT' : 'E_ACCEPTS_GUESSING',
+            check: 'guessing',
+            policy: WHAT[s] as string,
+            trials,
+            tolerance: { level: tolerance(s), pooled: tolerance(s) },
+            z: o.guessZ,
+            minTrials: o.guessMinSamples,
+            evidence: (level) => ({
+              strategy: s,
+              ...(s === 'constant' && level !== null ? { constant: (constants.get(level) ?? '').slice(0, 80) } : {}),
+            }),
+          });
         }
         const constantByLevel = Object.fromEntries(levels.map((l) => [l.level, l.first]));
-        const summary = levels.map((l) => ({ level: l.level, samples: Math.max(0, ...[...l.trials.values()].map((t) => t.length)), candidates: l.candidates.length, ...(l.constant !== undefined ? { constant: l.constant.slice(0, 40) } : {}), wins: Object.fromEntries([...l.trials].map(([s, t]) => [s, Number(mean(t.map((x) => x.win)).toFixed(3))])) }));
+        const summary = levels.map((l) => ({
+          level: l.level,
+          samples: Math.max(0, ...[...l.trials.values()].map((t) => t.length)),
+          candidates: l.candidates.length,
+          ...(l.constant !== undefined ? { constant: l.constant.slice(0, 40) } : {}),
+          wins: Object.fromEntries([...l.trials].map(([s, t]) => [s, Number(mean(t.map((x) => x.win)).toFixed(3))])),
+        }));
         return { findings, metrics: { levels: summary, constantByLevel } };
       },
     };
@@ -137,7 +216,8 @@ function acceptedVariants(all: readonly ProbeResult[]): Map<Episode, string[]> {
     for (const x of r.outcomes) {
       if (!x.probe.variant || x.failure || x.score < scoreOf(x.episode.referenceVerdict)) continue;
       const content = answerContent(x.probe.response);
-      if (normalizeAnswer(content) !== contentOf(x.episode)) out.set(x.episode, [...(out.get(x.episode) ?? []), content]);
+      if (normalizeAnswer(content) !== contentOf(x.episode))
+        out.set(x.episode, [...(out.get(x.episode) ?? []), content]);
     }
   }
   return out;

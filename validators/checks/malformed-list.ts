@@ -3,4 +3,8 @@
 // check too little. A full pass fails (partial credit per item stays fair).
 import { zeroFamilyCheck } from './battery.js';
 
-export const malformedListCheck = zeroFamilyCheck({ name: 'malformed-list', family: 'malformed-list', code: 'E_ACCEPTS_MALFORMED_LIST' });
+export const malformedListCheck = zeroFamilyCheck({
+  name: 'malformed-list',
+  family: 'malformed-list',
+  code: 'E_ACCEPTS_MALFORMED_LIST',
+});

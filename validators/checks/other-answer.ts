@@ -13,14 +13,29 @@ export const otherAnswerCheck: SingleTurnCheck = {
   plan(ctx) {
     if (!ctx.stage.kind.probeFamilies.includes('other-answer')) return null;
     const probed = ctx.stage.options.probedPerLevel;
-    const requests = [...ctx.byLevel.values()].flatMap((peers) => peers.map((episode, i) => ({ seed: episode.seed, level: episode.level, probes: otherAnswerProbes(episode, peers, i < probed ? 3 : 1) })));
+    const requests = [...ctx.byLevel.values()].flatMap((peers) =>
+      peers.map((episode, i) => ({
+        seed: episode.seed,
+        level: episode.level,
+        probes: otherAnswerProbes(episode, peers, i < probed ? 3 : 1),
+      })),
+    );
     return {
       requests,
       judge(results) {
         const o = ctx.stage.options;
         const ran = outcomesOf(results).filter((x) => !x.failure);
-        const byLevel = Object.fromEntries([...groupBy(ran, (x) => x.episode.level)].map(([level, list]) => [level, mean(list.map((x) => x.score))]));
-        return { findings: rateFindings('other-answer', 'E_ACCEPTS_OTHER_ANSWER', 'other-answer', ran, { pass: { pooled: o.rateFamilyPassExcess }, mean: o.rateFamilyMeanExcess, z: o.rateZ }), metrics: { ...familiesOf(ran), meanByLevel: byLevel } };
+        const byLevel = Object.fromEntries(
+          [...groupBy(ran, (x) => x.episode.level)].map(([level, list]) => [level, mean(list.map((x) => x.score))]),
+        );
+        return {
+          findings: rateFindings('other-answer', 'E_ACCEPTS_OTHER_ANSWER', 'other-answer', ran, {
+            pass: { pooled: o.rateFamilyPassExcess },
+            mean: o.rateFamilyMeanExcess,
+            z: o.rateZ,
+          }),
+          metrics: { ...familiesOf(ran), meanByLevel: byLevel },
+        };
       },
     };
   },

@@ -12,5 +12,11 @@ export const perturbedCheck = rateFamilyCheck({
   requests: (ctx) => batteryRequests(ctx, ['perturbed', 'reordered']),
   groups: (ran) => [['perturbed', ran.filter((x) => x.probe.family === 'perturbed')]],
   // Close answers keep partial credit in a fair verifier; for lists (partial credit per item) only full passes count.
-  limits: (o, judged) => ({ pass: { pooled: o.rateFamilyPassExcess, level: o.perturbedLevelPassExcess }, ...(judged.every((x) => shapeOf(answerContent(x.episode.reference)).kind !== 'list') ? { mean: o.perturbedMeanExcess } : {}), z: o.rateZ }),
+  limits: (o, judged) => ({
+    pass: { pooled: o.rateFamilyPassExcess, level: o.perturbedLevelPassExcess },
+    ...(judged.every((x) => shapeOf(answerContent(x.episode.reference)).kind !== 'list')
+      ? { mean: o.perturbedMeanExcess }
+      : {}),
+    z: o.rateZ,
+  }),
 });

@@ -17,7 +17,12 @@ export const outcomesOf = (results: readonly ProbeResult[]): JudgedOutcome[] => 
 /** Sets `excess` on each zero-tolerance outcome: a group fails only when all its members do; stuffing by what it adds. */
 export function judgeExcess(outcomes: JudgedOutcome[]): void {
   const seen = new Map<Episode, { groups: Map<string, number>; bases: Map<string, number> }>();
-  const of = (e: Episode) => seen.get(e) ?? (seen.set(e, { groups: new Map(), bases: new Map() }).get(e) as { groups: Map<string, number>; bases: Map<string, number> });
+  const of = (e: Episode) =>
+    seen.get(e) ??
+    (seen.set(e, { groups: new Map(), bases: new Map() }).get(e) as {
+      groups: Map<string, number>;
+      bases: Map<string, number>;
+    });
   for (const o of outcomes) {
     const { groups, bases } = of(o.episode);
     if (o.probe.group) groups.set(o.probe.group, Math.min(groups.get(o.probe.group) ?? 1, o.lift ?? o.score));
@@ -76,12 +81,20 @@ export interface RateLimits {
  * Answers that may be valid, judged by how much more often than chance (the probe's answer is the
  * reference anyway) they pass, and what they score on average.
  */
-export function rateFindings(check: string, code: ProblemCode, family: string, outcomes: JudgedOutcome[], limits: RateLimits): RateFinding[] {
+export function rateFindings(
+  check: string,
+  code: ProblemCode,
+  family: string,
+  outcomes: JudgedOutcome[],
+  limits: RateLimits,
+): RateFinding[] {
   const list = outcomes.filter((o) => !o.failure);
   const chance = (o: JudgedOutcome) => (o.probe.coincident ? 1 : 0);
   const passing = list.filter((o) => o.score >= 1 && !o.probe.coincident);
   const forms = [...new Set(passing.map((o) => o.probe.form))].join('; ') || 'none (partial credit)';
-  const worst = (level: number | null) => passing.find((o) => level === null || o.episode.level === level) ?? list.reduce<JudgedOutcome | undefined>((w, o) => (!w || o.score > w.score ? o : w), undefined);
+  const worst = (level: number | null) =>
+    passing.find((o) => level === null || o.episode.level === level) ??
+    list.reduce<JudgedOutcome | undefined>((w, o) => (!w || o.score > w.score ? o : w), undefined);
   const evidence = (level: number | null) => {
     const o = worst(level);
     return { passingForms: forms, ...(o ? evidenceOf(o) : {}) };
@@ -89,9 +102,30 @@ export function rateFindings(check: string, code: ProblemCode, family: string, o
   const base = { rule: 'rate' as const, code, check, z: limits.z, evidence };
   const passes: Trial[] = list.map((o) => ({ level: o.episode.level, win: o.score >= 1 ? 1 : 0, chance: chance(o) }));
   const findings: RateFinding[] = [];
-  if (limits.pass.pooled !== undefined) findings.push({ ...base, policy: `${family} responses (full passes)`, trials: passes, tolerance: { pooled: limits.pass.pooled }, minTrials: 5 });
-  if (limits.pass.level !== undefined) findings.push({ ...base, policy: `${family} responses (full passes)`, trials: passes, tolerance: { level: limits.pass.level }, minTrials: 10 });
-  if (limits.mean !== undefined) findings.push({ ...base, policy: `${family} responses (mean score)`, trials: list.map((o) => ({ level: o.episode.level, win: o.score, chance: chance(o) })), tolerance: { pooled: limits.mean }, minTrials: 5 });
+  if (limits.pass.pooled !== undefined)
+    findings.push({
+      ...base,
+      policy: `${family} responses (full passes)`,
+      trials: passes,
+      tolerance: { pooled: limits.pass.pooled },
+      minTrials: 5,
+    });
+  if (limits.pass.level !== undefined)
+    findings.push({
+      ...base,
+      policy: `${family} responses (full passes)`,
+      trials: passes,
+      tolerance: { level: limits.pass.level },
+      minTrials: 10,
+    });
+  if (limits.mean !== undefined)
+    findings.push({
+      ...base,
+      policy: `${family} responses (mean score)`,
+      trials: list.map((o) => ({ level: o.episode.level, win: o.score, chance: chance(o) })),
+      tolerance: { pooled: limits.mean },
+      minTrials: 5,
+    });
   return findings;
 }
 
@@ -107,7 +141,10 @@ export interface FamilyStats {
 /** A family's figures for the report, with its worst response (by what it was judged on). */
 export function familyStats(list: JudgedOutcome[]): FamilyStats {
   const judged = list.filter((o) => o.excess !== undefined);
-  const worst = [...(judged.length ? judged : list)].reduce<JudgedOutcome | undefined>((w, o) => (!w || (o.excess ?? o.score) > (w.excess ?? w.score) ? o : w), undefined);
+  const worst = [...(judged.length ? judged : list)].reduce<JudgedOutcome | undefined>(
+    (w, o) => (!w || (o.excess ?? o.score) > (w.excess ?? w.score) ? o : w),
+    undefined,
+  );
   const scores = list.map((o) => o.score);
   return {
     probes: list.length,
@@ -121,5 +158,12 @@ export function familyStats(list: JudgedOutcome[]): FamilyStats {
 
 /** Figures per probe family of `outcomes` (those that ran). */
 export function familiesOf(outcomes: JudgedOutcome[]): Record<string, FamilyStats> {
-  return Object.fromEntries([...groupBy(outcomes.filter((o) => !o.failure), (o) => o.probe.family)].map(([family, list]) => [family, familyStats(list)]));
+  return Object.fromEntries(
+    [
+      ...groupBy(
+        outcomes.filter((o) => !o.failure),
+        (o) => o.probe.family,
+      ),
+    ].map(([family, list]) => [family, familyStats(list)]),
+  );
 }

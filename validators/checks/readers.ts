@@ -23,17 +23,45 @@ export const readersCheck: SingleTurnCheck = {
       async judge() {
         const o = ctx.stage.options;
         const sample = ctx.stage.episodes;
-        const judged = judgeReaders(sample, READERS.filter((f) => f !== OPTIONS));
+        const judged = judgeReaders(
+          sample,
+          READERS.filter((f) => f !== OPTIONS),
+        );
         // Options: on every multiple-choice level, more instances (an informed rule's edge over 1/K is small).
         const choice = choiceCases(sample).filter(Boolean).length >= 0.8 * sample.length;
         if (choice) {
-          const more = await Promise.all([...ctx.byLevel].map(([level, episodes]) => ctx.moreInstances(level, o.choiceSamplesPerLevel - episodes.length)));
+          const more = await Promise.all(
+            [...ctx.byLevel].map(([level, episodes]) =>
+              ctx.moreInstances(level, o.choiceSamplesPerLevel - episodes.length),
+            ),
+          );
           const all: Episode[] = [...ctx.byLevel.values()].flatMap((episodes, i) => [...episodes, ...(more[i] ?? [])]);
           judged.push(...judgeReaders(all, [OPTIONS]));
         }
-        const tolerance = (family: string) => (family === OPTIONS.name ? { level: o.choiceGuessTolerance, pooled: o.choiceGuessTolerance } : { level: o.leakLevelMaxRate, pooled: o.leakMaxRate });
-        const findings = [...readerFindings(judged.filter((j) => j.family !== OPTIONS.name), tolerance, o.readerZ, o.leakMinLevelSamples), ...readerFindings(judged.filter((j) => j.family === OPTIONS.name), tolerance, o.guessZ, o.guessMinSamples)];
-        const metrics = Object.fromEntries(judged.map((j) => [j.family, Object.fromEntries([...j.rules].map(([level, rules]) => [level ?? 'all', rules]))]));
+        const tolerance = (family: string) =>
+          family === OPTIONS.name
+            ? { level: o.choiceGuessTolerance, pooled: o.choiceGuessTolerance }
+            : { level: o.leakLevelMaxRate, pooled: o.leakMaxRate };
+        const findings = [
+          ...readerFindings(
+            judged.filter((j) => j.family !== OPTIONS.name),
+            tolerance,
+            o.readerZ,
+            o.leakMinLevelSamples,
+          ),
+          ...readerFindings(
+            judged.filter((j) => j.family === OPTIONS.name),
+            tolerance,
+            o.guessZ,
+            o.guessMinSamples,
+          ),
+        ];
+        const metrics = Object.fromEntries(
+          judged.map((j) => [
+            j.family,
+            Object.fromEntries([...j.rules].map(([level, rules]) => [level ?? 'all', rules])),
+          ]),
+        );
         return { findings, metrics };
       },
     };

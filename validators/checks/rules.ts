@@ -64,7 +64,14 @@ const mean = (v: number[]) => (v.length === 0 ? 0 : v.reduce((a, b) => a + b, 0)
 
 function scope(level: number | null, trials: Trial[], z: number, tolerance: number): Scope {
   const rate = mean(trials.map((t) => t.win));
-  return { level, n: trials.length, rate, chance: mean(trials.map((t) => t.chance)), bound: lowerBound(rate, trials.length, z), tolerance };
+  return {
+    level,
+    n: trials.length,
+    rate,
+    chance: mean(trials.map((t) => t.chance)),
+    bound: lowerBound(rate, trials.length, z),
+    tolerance,
+  };
 }
 
 /** Whether a scope's lower bound exceeds chance by more than its tolerance. */
@@ -76,9 +83,11 @@ export function judgeRate(f: RateFinding): { scopes: Scope[]; failing: Scope[] }
   if (f.tolerance.level !== undefined) {
     const byLevel = new Map<number, Trial[]>();
     for (const t of f.trials) byLevel.set(t.level, [...(byLevel.get(t.level) ?? []), t]);
-    for (const [level, trials] of [...byLevel].sort((a, b) => a[0] - b[0])) if (trials.length >= f.minTrials) scopes.push(scope(level, trials, f.z, f.tolerance.level));
+    for (const [level, trials] of [...byLevel].sort((a, b) => a[0] - b[0]))
+      if (trials.length >= f.minTrials) scopes.push(scope(level, trials, f.z, f.tolerance.level));
   }
-  if (f.tolerance.pooled !== undefined && f.trials.length >= f.minTrials) scopes.push(scope(null, f.trials, f.z, f.tolerance.pooled));
+  if (f.tolerance.pooled !== undefined && f.trials.length >= f.minTrials)
+    scopes.push(scope(null, f.trials, f.z, f.tolerance.pooled));
   return { scopes, failing: scopes.filter(exceeds) };
 }
 
@@ -110,18 +119,37 @@ function rateProblem(code: ProblemCode, failing: Array<{ f: RateFinding; s: Scop
   const worst = failing.reduce((a, b) => (excess(b) > excess(a) ? b : a));
   const { f, s } = worst;
   const where = s.level === null ? 'over all levels' : `at level ${s.level}`;
-  const levels = [...new Set(failing.filter((x) => x.f === f && x.s.level !== null && x !== worst).map((x) => x.s.level))];
+  const levels = [
+    ...new Set(failing.filter((x) => x.f === f && x.s.level !== null && x !== worst).map((x) => x.s.level)),
+  ];
   const others = [...new Set(failing.filter((x) => x.f !== f).map((x) => x.f.policy))];
   return {
     code,
     message: `${f.policy} wins ${pct(s.rate)} ${where} (${s.n} trials; at least ${pct(s.bound)} with confidence) while chance gives ${pct(s.chance)} (tolerance ${(100 * s.tolerance).toFixed(0)} points)${levels.length ? `; also at levels ${levels.join(', ')}` : ''}${others.length ? `; also: ${others.slice(0, 3).join('; ')}` : ''}`,
     // Every check whose finding failed under this code: the worst one speaks, the others are named.
-    evidence: { check: f.check, checks: [...new Set(failing.map((x) => x.f.check))], ...scopeFacts(s), ...asObject(f.evidence(s.level)) },
+    evidence: {
+      check: f.check,
+      checks: [...new Set(failing.map((x) => x.f.check))],
+      ...scopeFacts(s),
+      ...asObject(f.evidence(s.level)),
+    },
   };
 }
 
-const scopeFacts = (s: Scope) => ({ level: s.level, n: s.n, rate: round(s.rate), chance: round(s.chance), bound: round(s.bound), tolerance: s.tolerance });
-const asObject = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : v === undefined ? {} : { detail: v });
+const scopeFacts = (s: Scope) => ({
+  level: s.level,
+  n: s.n,
+  rate: round(s.rate),
+  chance: round(s.chance),
+  bound: round(s.bound),
+  tolerance: s.tolerance,
+});
+const asObject = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : v === undefined
+      ? {}
+      : { detail: v };
 
 /** The problems the findings amount to: one per code (its worst failing finding is the evidence), in order of first appearance. */
 export function judgeFindings(findings: readonly Finding[]): Problem[] {
@@ -141,7 +169,11 @@ export function judgeFindings(findings: readonly Finding[]): Problem[] {
     rate.set(f.code, [...(rate.get(f.code) ?? []), ...failing.map((s) => ({ f, s }))]);
   }
   // A code failed at zero tolerance needs no rate judgement beside it: one problem per code.
-  return order.map((code) => (zero.has(code) ? zeroProblem(code, zero.get(code) as ZeroFinding[]) : rateProblem(code, rate.get(code) as Array<{ f: RateFinding; s: Scope }>)));
+  return order.map((code) =>
+    zero.has(code)
+      ? zeroProblem(code, zero.get(code) as ZeroFinding[])
+      : rateProblem(code, rate.get(code) as Array<{ f: RateFinding; s: Scope }>),
+  );
 }
 
 /** A rate finding's scopes, small enough for a report's metrics. */

@@ -39,9 +39,13 @@ export interface SingleTurnContext extends CheckContext {
 export type SingleTurnCheck = Check<SingleTurnContext, ProbeRequest, ProbeResult>;
 
 /** The stage's view for single-turn checks, with `run` the merged sandbox runner (runProbes over the stage). */
-export function singleTurnContext(stage: StageContext, run: (requests: readonly ProbeRequest[]) => Promise<ProbeResult[]>): SingleTurnContext {
+export function singleTurnContext(
+  stage: StageContext,
+  run: (requests: readonly ProbeRequest[]) => Promise<ProbeResult[]>,
+): SingleTurnContext {
   const memos = new Map<string, unknown>();
-  const memo = <T>(key: string, make: () => T): T => (memos.has(key) ? (memos.get(key) as T) : (memos.set(key, make()), memos.get(key) as T));
+  const memo = <T>(key: string, make: () => T): T =>
+    memos.has(key) ? (memos.get(key) as T) : (memos.set(key, make()), memos.get(key) as T);
   const byLevel = new Map([...groupBy(stage.episodes, (e) => e.level)].sort((a, b) => a[0] - b[0]));
   const drawn = new Map<number, Promise<{ episodes: Episode[]; seeds: number }>>();
   return {
@@ -52,7 +56,9 @@ export function singleTurnContext(stage: StageContext, run: (requests: readonly 
     moreInstances(level, count) {
       // One growing draw per level: a larger ask extends what a smaller one drew (the same seeds, in order).
       const have = drawn.get(level) ?? Promise.resolve({ episodes: [], seeds: 0 });
-      const ask = have.then(async (d) => (d.seeds >= count ? d : { episodes: [...d.episodes, ...(await draw(level, d.seeds, count))], seeds: count }));
+      const ask = have.then(async (d) =>
+        d.seeds >= count ? d : { episodes: [...d.episodes, ...(await draw(level, d.seeds, count))], seeds: count },
+      );
       drawn.set(level, ask);
       return ask.then((d) => d.episodes.slice(0, count));
     },
@@ -60,7 +66,9 @@ export function singleTurnContext(stage: StageContext, run: (requests: readonly 
   /** The level's draws number `from` to `to` after the sample's own seeds, run as fresh instances. */
   async function draw(level: number, from: number, to: number): Promise<Episode[]> {
     const used = new Set((byLevel.get(level) ?? []).map((e) => e.seed));
-    const seeds = levelSeeds(stage.validationSeed, level, used.size + to).filter((seed) => !used.has(seed)).slice(from, to);
+    const seeds = levelSeeds(stage.validationSeed, level, used.size + to)
+      .filter((seed) => !used.has(seed))
+      .slice(from, to);
     if (seeds.length === 0) return [];
     const results = await run(seeds.map((seed) => ({ seed, level, probes: [] })));
     return results.flatMap((r) => (r.episode ? [r.episode] : []));
@@ -82,7 +90,18 @@ function probeTargets(ctx: StageContext, byLevel: Map<number, Episode[]>): Probe
       const stated = `${ctx.meta?.description ?? ''}\n${episode.instance.prompt}`;
       const statedTolerance = statesTolerance(stated);
       const permutation = isArrangement(episode.instance.prompt, shapeOf(answerContent(episode.reference)));
-      targets.push({ episode, peers, index: targets.length, long: i === 0 ? (longAt.get(level) ?? []) : [], permutation, ceiling: ctx.options.zeroToleranceCeiling, statedTolerance, statedRegions: statedRegions(stated), seed: ctx.validationSeed, ...traits });
+      targets.push({
+        episode,
+        peers,
+        index: targets.length,
+        long: i === 0 ? (longAt.get(level) ?? []) : [],
+        permutation,
+        ceiling: ctx.options.zeroToleranceCeiling,
+        statedTolerance,
+        statedRegions: statedRegions(stated),
+        seed: ctx.validationSeed,
+        ...traits,
+      });
     });
   }
   return targets;
@@ -96,13 +115,22 @@ export async function runProbes(ctx: StageContext, requests: readonly ProbeReque
   const key = (r: { seed: number; level: number }) => `${r.level}:${r.seed}`;
   const merged = new Map<string, { request: EpisodeRequest; parts: Array<{ at: number; from: number }> }>();
   requests.forEach((r, at) => {
-    const m = merged.get(key(r)) ?? merged.set(key(r), { request: { seed: r.seed, level: r.level, responses: [] }, parts: [] }).get(key(r));
+    const m =
+      merged.get(key(r)) ??
+      merged.set(key(r), { request: { seed: r.seed, level: r.level, responses: [] }, parts: [] }).get(key(r));
     const entry = m as { request: EpisodeRequest; parts: Array<{ at: number; from: number }> };
     entry.parts.push({ at, from: (entry.request.responses as string[]).length });
     (entry.request.responses as string[]).push(...r.probes.map((p) => p.response));
   });
   const batch = [...merged.values()];
-  const run: EpisodeRun | null = batch.length ? await ctx.kind.runEpisodes(ctx.pool, ctx.source, batch.map((b) => b.request), { parallel: true, limits: ctx.options.limits }) : null;
+  const run: EpisodeRun | null = batch.length
+    ? await ctx.kind.runEpisodes(
+        ctx.pool,
+        ctx.source,
+        batch.map((b) => b.request),
+        { parallel: true, limits: ctx.options.limits },
+      )
+    : null;
   const known = new Map(ctx.episodes.map((e) => [key(e), e]));
   const results = new Array<ProbeResult>(requests.length);
   batch.forEach((b, i) => {
@@ -113,8 +141,19 @@ export async function runProbes(ctx: StageContext, requests: readonly ProbeReque
       const outcomes: JudgedOutcome[] = episode
         ? probes.map((probe, j) => {
             const verdict = e?.ok ? e.verdicts[from + j] : undefined;
-            const failure = e && !e.ok ? { code: e.code, message: e.message } : verdict && !verdict.ok ? { code: verdict.code, message: verdict.message } : undefined;
-            return { probe, episode, score: verdict?.ok ? verdict.score : 0, ...(verdict?.ok && verdict.feedback ? { feedback: verdict.feedback } : {}), ...(failure ? { failure } : {}) };
+            const failure =
+              e && !e.ok
+                ? { code: e.code, message: e.message }
+                : verdict && !verdict.ok
+                  ? { code: verdict.code, message: verdict.message }
+                  : undefined;
+            return {
+              probe,
+              episode,
+              score: verdict?.ok ? verdict.score : 0,
+              ...(verdict?.ok && verdict.feedback ? { feedback: verdict.feedback } : {}),
+              ...(failure ? { failure } : {}),
+            };
           })
         : [];
       results[at] = { episode: e?.ok ? episode : null, outcomes };

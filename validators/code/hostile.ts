@@ -21,7 +21,10 @@ export function brokenPrograms(entry: string): Hostile[] {
     f('exits early', 'process.exit(0);'),
     f('recurses forever', `return ${entry}(...args);`),
     f('reads the clock and Math.random', 'return Date.now() % 7 + Math.floor(Math.random() * 3);'),
-    f('looks for the tests on its global', "const g = (0, eval)('this');\nfor (const k of ['tests', 'expected', 'output', 'outputs', 'answers', 'instance', 'task']) if (g[k] !== undefined) return g[k];\nreturn undefined;"),
+    f(
+      'looks for the tests on its global',
+      "const g = (0, eval)('this');\nfor (const k of ['tests', 'expected', 'output', 'outputs', 'answers', 'instance', 'task']) if (g[k] !== undefined) return g[k];\nreturn undefined;",
+    ),
     f('reads files and the environment', "return require('fs').readFileSync('/proc/self/environ', 'utf8');"),
     { form: 'returns a Promise', program: `async function ${entry}(...args) {\nreturn 0;\n}` },
   ];
@@ -31,14 +34,20 @@ export function brokenPrograms(entry: string): Hostile[] {
 export function costlyPrograms(entry: string): Hostile[] {
   return [
     { form: 'loops forever', program: `function ${entry}() {\nfor (;;) {}\n}` },
-    { form: 'allocates without bound', program: `function ${entry}() {\nconst a = [];\nfor (;;) a.push(new Array(1e6).fill(7));\n}` },
+    {
+      form: 'allocates without bound',
+      program: `function ${entry}() {\nconst a = [];\nfor (;;) a.push(new Array(1e6).fill(7));\n}`,
+    },
   ];
 }
 
 /** A lookup table of the visible examples that throws on any other input. */
 export function examplesTable(entry: string, examples: readonly CodeTest[]): Hostile {
   const table = JSON.stringify(examples.map((e) => [canonicalJson(e.input), e.output]));
-  return { form: 'a table of the visible examples', program: `const SEEN = new Map(JSON.parse(${JSON.stringify(table)}));\nfunction ${entry}(...args) {\nconst key = JSON.stringify(args);\nif (SEEN.has(key)) return SEEN.get(key);\nthrow new Error('not among the examples');\n}` };
+  return {
+    form: 'a table of the visible examples',
+    program: `const SEEN = new Map(JSON.parse(${JSON.stringify(table)}));\nfunction ${entry}(...args) {\nconst key = JSON.stringify(args);\nif (SEEN.has(key)) return SEEN.get(key);\nthrow new Error('not among the examples');\n}`,
+  };
 }
 
 /** Programs that return one value whatever the arguments, each labelled by where its value comes from. */
@@ -47,18 +56,36 @@ export function constantPrograms(entry: string, values: ReadonlyArray<[string, u
 }
 
 /** The usual outputs a non-solving program can return: the first example's, the most common hidden one elsewhere, and plain values. */
-export const PLAIN_CONSTANTS: ReadonlyArray<[string, unknown]> = [0, 1, -1, [], '', true, false, null, {}].map((v) => [`returns ${JSON.stringify(v)}`, v]);
+export const PLAIN_CONSTANTS: ReadonlyArray<[string, unknown]> = [0, 1, -1, [], '', true, false, null, {}].map((v) => [
+  `returns ${JSON.stringify(v)}`,
+  v,
+]);
 
 /** Programs that hand back their input, or a cheap function of it. */
 export function echoPrograms(entry: string): Hostile[] {
-  const f = (form: string, body: string): Hostile => ({ form, program: `function ${entry}(...args) {\nconst x = args[0];\n${body}\n}` });
+  const f = (form: string, body: string): Hostile => ({
+    form,
+    program: `function ${entry}(...args) {\nconst x = args[0];\n${body}\n}`,
+  });
   return [
     f('returns its first argument', 'return x;'),
     f('returns its last argument', 'return args[args.length - 1];'),
-    f('returns its first argument sorted', 'return Array.isArray(x) ? [...x].sort((p, q) => (p < q ? -1 : p > q ? 1 : 0)) : x;'),
-    f('returns its first argument reversed', "return Array.isArray(x) ? [...x].reverse() : typeof x === 'string' ? [...x].reverse().join('') : x;"),
-    f("returns its first argument's length", "return x !== null && x !== undefined && typeof x.length === 'number' ? x.length : x;"),
-    f('returns the sum of its first argument', "return Array.isArray(x) ? x.reduce((s, v) => s + (typeof v === 'number' ? v : 0), 0) : x;"),
+    f(
+      'returns its first argument sorted',
+      'return Array.isArray(x) ? [...x].sort((p, q) => (p < q ? -1 : p > q ? 1 : 0)) : x;',
+    ),
+    f(
+      'returns its first argument reversed',
+      "return Array.isArray(x) ? [...x].reverse() : typeof x === 'string' ? [...x].reverse().join('') : x;",
+    ),
+    f(
+      "returns its first argument's length",
+      "return x !== null && x !== undefined && typeof x.length === 'number' ? x.length : x;",
+    ),
+    f(
+      'returns the sum of its first argument',
+      "return Array.isArray(x) ? x.reduce((s, v) => s + (typeof v === 'number' ? v : 0), 0) : x;",
+    ),
   ];
 }
 
@@ -68,16 +95,30 @@ function perturbations(value: unknown): unknown[] {
   if (typeof value === 'string') return [value.toUpperCase(), `${value} `, value.slice(1), `${value}x`];
   if (typeof value === 'boolean') return [!value, String(value)];
   if (value === null) return [0, 'null'];
-  if (Array.isArray(value)) return [[...value].reverse(), value.slice(0, -1), [...value, value[value.length - 1] ?? 0], value.map((v) => (typeof v === 'number' ? v + 1 : v))];
+  if (Array.isArray(value))
+    return [
+      [...value].reverse(),
+      value.slice(0, -1),
+      [...value, value[value.length - 1] ?? 0],
+      value.map((v) => (typeof v === 'number' ? v + 1 : v)),
+    ];
   if (typeof value === 'object') {
     const keys = Object.keys(value as object);
-    return keys.length === 0 ? [null] : [Object.fromEntries(keys.slice(1).map((k) => [k, (value as Record<string, unknown>)[k]])), [value]];
+    return keys.length === 0
+      ? [null]
+      : [Object.fromEntries(keys.slice(1).map((k) => [k, (value as Record<string, unknown>)[k]])), [value]];
   }
   return [null];
 }
 
 /** A table of the hidden tests' inputs to wrong outputs that differ under the comparator (at most `maxChars` of table). */
-export function perturbedTable(entry: string, compare: Comparator, tests: readonly CodeTest[], pick: number, maxChars = 48_000): Hostile | null {
+export function perturbedTable(
+  entry: string,
+  compare: Comparator,
+  tests: readonly CodeTest[],
+  pick: number,
+  maxChars = 48_000,
+): Hostile | null {
   const rows: Array<[string, unknown]> = [];
   let chars = 0;
   for (const t of tests) {
@@ -90,5 +131,8 @@ export function perturbedTable(entry: string, compare: Comparator, tests: readon
     rows.push([key, wrong]);
   }
   if (rows.length === 0) return null;
-  return { form: `the hidden outputs each changed a little (variant ${pick})`, program: `const WRONG = new Map(JSON.parse(${JSON.stringify(JSON.stringify(rows))}));\nfunction ${entry}(...args) {\nconst key = JSON.stringify(args);\nif (WRONG.has(key)) return WRONG.get(key);\nthrow new Error('unknown input');\n}` };
+  return {
+    form: `the hidden outputs each changed a little (variant ${pick})`,
+    program: `const WRONG = new Map(JSON.parse(${JSON.stringify(JSON.stringify(rows))}));\nfunction ${entry}(...args) {\nconst key = JSON.stringify(args);\nif (WRONG.has(key)) return WRONG.get(key);\nthrow new Error('unknown input');\n}`,
+  };
 }

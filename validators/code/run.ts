@@ -16,7 +16,10 @@ export async function runCodeRequests(ctx: StageContext, requests: readonly Code
     return { key, at, count: r.responses.length };
   });
   const keys = [...merged.keys()];
-  const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, [...merged.values()], { parallel: true, limits: ctx.options.limits });
+  const run = await ctx.kind.runEpisodes(ctx.pool, ctx.source, [...merged.values()], {
+    parallel: true,
+    limits: ctx.options.limits,
+  });
   const byKey = new Map(keys.map((k, i) => [k, run.episodes[i] as EpisodeResult]));
   return places.map(({ key, at, count }) => {
     const e = byKey.get(key) as EpisodeResult;

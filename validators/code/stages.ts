@@ -21,36 +21,60 @@ export function spread(episodes: Episode[], count: number): Episode[] {
   return Array.from({ length: count }, (_, i) => episodes[Math.floor(i * step)] as Episode);
 }
 
-const signature = (e: EpisodeResult | undefined) => (e?.ok ? JSON.stringify([e.instance, e.reference, e.referenceVerdict, e.verdicts.map(scoreOf)]) : `failed:${e?.code}:${e?.fn}`);
+const signature = (e: EpisodeResult | undefined) =>
+  e?.ok
+    ? JSON.stringify([e.instance, e.reference, e.referenceVerdict, e.verdicts.map(scoreOf)])
+    : `failed:${e?.code}:${e?.fn}`;
 
 /** Task, reference program and the reference's score: what the execution stage sampled too. */
-const core = (e: EpisodeResult | undefined) => (e?.ok ? JSON.stringify([e.instance, e.reference, scoreOf(e.referenceVerdict)]) : `failed:${e?.code}`);
+const core = (e: EpisodeResult | undefined) =>
+  e?.ok ? JSON.stringify([e.instance, e.reference, scoreOf(e.referenceVerdict)]) : `failed:${e?.code}`;
 
 const codeDeterminism: Stage = async (ctx) => {
   const picked = spread(ctx.episodes, ctx.options.determinismSamples);
   const n = picked.length;
   // Each instance scores the next one's reference too: the programs' scores must repeat as well.
-  const requests = picked.map((e, i) => ({ seed: e.seed, level: e.level, responses: [(picked[(i + 1) % n] as Episode).reference] }));
-  const run = (list: typeof requests) => ctx.kind.runEpisodes(ctx.pool, ctx.source, list, { fresh: true, limits: ctx.options.limits });
+  const requests = picked.map((e, i) => ({
+    seed: e.seed,
+    level: e.level,
+    responses: [(picked[(i + 1) % n] as Episode).reference],
+  }));
+  const run = (list: typeof requests) =>
+    ctx.kind.runEpisodes(ctx.pool, ctx.source, list, { fresh: true, limits: ctx.options.limits });
   const [first, reversed] = await Promise.all([run(requests), run([...requests].reverse())]);
   const a = first.episodes.map(signature);
   const b = [...reversed.episodes].reverse().map(signature);
   const differing = picked.filter((e, i) => a[i] !== b[i] || core(e) !== core(first.episodes[i]));
-  const problems: Problem[] = differing.length === 0 ? [] : [{
-    code: 'E_NONDETERMINISTIC',
-    message: `${differing.length} of ${n} (seed, level) pairs gave different tasks, reference programs or scores in fresh runs, in another order, or against the execution stage (first: seed ${differing[0]?.seed}, level ${differing[0]?.level})`,
-    evidence: differing.slice(0, 3).map((e) => ({ seed: e.seed, level: e.level })),
-  }];
+  const problems: Problem[] =
+    differing.length === 0
+      ? []
+      : [
+          {
+            code: 'E_NONDETERMINISTIC',
+            message: `${differing.length} of ${n} (seed, level) pairs gave different tasks, reference programs or scores in fresh runs, in another order, or against the execution stage (first: seed ${differing[0]?.seed}, level ${differing[0]?.level})`,
+            evidence: differing.slice(0, 3).map((e) => ({ seed: e.seed, level: e.level })),
+          },
+        ];
   return { ok: problems.length === 0, metrics: { checked: n, nondeterministic: differing.length }, problems };
 };
 
 /** Diversity as for v1, with the hidden tests' outputs standing for the answer (a reference program is the same text everywhere). */
-const codeDiversity: Stage = (ctx) => diversityStage({ ...ctx, episodes: ctx.episodes.map((e) => ({ ...e, reference: JSON.stringify((e.instance as CodeInstance).tests.map((t) => t.output)) })) });
+const codeDiversity: Stage = (ctx) =>
+  diversityStage({
+    ...ctx,
+    episodes: ctx.episodes.map((e) => ({
+      ...e,
+      reference: JSON.stringify((e.instance as CodeInstance).tests.map((t) => t.output)),
+    })),
+  });
 
 /** The registry's checks for the code kind: their requests in one merged run, their findings judged by the two rules. */
 const codeHack: Stage = async (ctx) => {
   const memos = new Map<string, unknown>();
-  const cctx: CodeCheckContext = { stage: ctx, memo: <T>(key: string, make: () => T) => (memos.has(key) ? memos.get(key) : memos.set(key, make()).get(key)) as T };
+  const cctx: CodeCheckContext = {
+    stage: ctx,
+    memo: <T>(key: string, make: () => T) => (memos.has(key) ? memos.get(key) : memos.set(key, make()).get(key)) as T,
+  };
   const plans = checksFor<CodeCheck>(CHECKS as AnyCheck[], ctx.kind.name).flatMap((check) => {
     const plan = check.plan(cctx);
     return plan ? [{ check, plan }] : [];
@@ -70,6 +94,11 @@ const codeHack: Stage = async (ctx) => {
   return { ok: problems.length === 0, metrics, problems };
 };
 
-export const CODE_STAGES: Partial<Record<StageName, Stage>> = { determinism: codeDeterminism, diversity: codeDiversity, hack: codeHack, difficulty: codeDifficulty };
+export const CODE_STAGES: Partial<Record<StageName, Stage>> = {
+  determinism: codeDeterminism,
+  diversity: codeDiversity,
+  hack: codeHack,
+  difficulty: codeDifficulty,
+};
 
 export type { StageContext };

@@ -14,7 +14,14 @@ export interface Cut {
 /** The tools of `body.slice(k)` whose calls are not already made (with the same arguments) before `k`. */
 export function leftOut(body: Action[], k: number): string[] {
   const kept = new Set(body.slice(0, k).map(keyOf));
-  return [...new Set(body.slice(k).filter((a) => !kept.has(keyOf(a))).map((a) => a.tool))];
+  return [
+    ...new Set(
+      body
+        .slice(k)
+        .filter((a) => !kept.has(keyOf(a)))
+        .map((a) => a.tool),
+    ),
+  ];
 }
 
 /**
@@ -26,9 +33,12 @@ export function stopCuts(r: Rollout): Cut[] {
   const body = actionsOf(r).slice(0, -1);
   const tools = [...new Set(body.map((a) => a.tool))];
   const firsts = tools.flatMap((t) => [body.findIndex((a) => a.tool === t), body.findIndex((a) => a.tool === t) + 1]);
-  const cuts = [...new Set([...firsts, ...spread([...body.keys()], 6)])].filter((k) => k >= 0 && k < body.length).sort((a, b) => a - b);
+  const cuts = [...new Set([...firsts, ...spread([...body.keys()], 6)])]
+    .filter((k) => k >= 0 && k < body.length)
+    .sort((a, b) => a - b);
   const out: Cut[] = cuts.map((k) => ({ actions: body.slice(0, k), needs: leftOut(body, k) }));
-  if (tools.length > 1) for (const tool of tools) out.push({ actions: body.filter((a) => a.tool !== tool), needs: [tool] });
+  if (tools.length > 1)
+    for (const tool of tools) out.push({ actions: body.filter((a) => a.tool !== tool), needs: [tool] });
   return out;
 }
 
@@ -52,13 +62,18 @@ export function transferLogs(meta: EpisodicMeta, r: Rollout, tool: string): Acti
     const calls = at.filter((i) => typeof (body[i] as Action).args[arg] === 'number');
     const other = (i: number) => JSON.stringify({ ...(body[i] as Action).args, [arg]: null });
     if (calls.length < 2 || new Set(calls.map(other)).size < 2) continue;
-    const pairs: Array<[number, number]> = [[calls[0] as number, calls[1] as number], [calls.at(-1) as number, calls[0] as number]];
+    const pairs: Array<[number, number]> = [
+      [calls[0] as number, calls[1] as number],
+      [calls.at(-1) as number, calls[0] as number],
+    ];
     for (const [from, to] of pairs) {
       const a = (body[from] as Action).args[arg] as number;
       const b = (body[to] as Action).args[arg] as number;
       const sum = Math.round((a + b) * 100) / 100;
       if (from === to || other(from) === other(to) || a === 0 || (s.maximum !== undefined && sum > s.maximum)) continue;
-      const moved = body.map((c, i) => (i === to ? { tool, args: { ...c.args, [arg]: sum } } : i === from ? { tool, args: { ...c.args, [arg]: 0 } } : c));
+      const moved = body.map((c, i) =>
+        i === to ? { tool, args: { ...c.args, [arg]: sum } } : i === from ? { tool, args: { ...c.args, [arg]: 0 } } : c,
+      );
       logs.push([...moved, finish], [...moved.filter((_, i) => i !== from), finish]);
     }
     if (logs.length > 0) break; // one numeric argument per tool: the first the reference sets on several entities

@@ -24,8 +24,13 @@ export interface Sweep {
 }
 const LIMIT = { reads: 3, sweeps: 6 };
 
-const requiredOf = (meta: EpisodicMeta, tool: string) => ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ?? []) as string[];
-const readCall = (read: Read, decision: Action): Action => ({ tool: read.tool, args: Object.fromEntries(read.names.map((n) => [n, decision.args[n]])) });
+const requiredOf = (meta: EpisodicMeta, tool: string) =>
+  ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ??
+    []) as string[];
+const readCall = (read: Read, decision: Action): Action => ({
+  tool: read.tool,
+  args: Object.fromEntries(read.names.map((n) => [n, decision.args[n]])),
+});
 
 /**
  * The tools a policy can read after each try: every tool but the decision's and the finishing one whose required
@@ -51,7 +56,14 @@ export function readsOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: D
  * the read after each try. Decisions are grouped so each log fits the turn limit; a decision that fits no log is
  * left out (its choice stays unknown, so no oracle is judged).
  */
-export function sweepLogs(r: Rollout, axis: Axis, decisions: Decision[], read: Read, maxTurns: number, reset?: Read): Sweep[] {
+export function sweepLogs(
+  r: Rollout,
+  axis: Axis,
+  decisions: Decision[],
+  read: Read,
+  maxTurns: number,
+  reset?: Read,
+): Sweep[] {
   const acts = actionsOf(r);
   const widen = (reset ? 3 : 2) * axis.values.length - 1 - (reset ? 1 : 0);
   const sweeps: Sweep[] = [];
@@ -88,23 +100,40 @@ export function sweepLogs(r: Rollout, axis: Axis, decisions: Decision[], read: R
 }
 
 /** A reply with every value of the axis masked: what stays differs only where the reply reads more than the values' echo. */
-const maskValues = (text: string, axis: Axis) => axis.values.reduce<string>((t, v) => t.replace(new RegExp(escape(String(v)), 'gi'), '\u00a7'), text);
+const maskValues = (text: string, axis: Axis) =>
+  axis.values.reduce<string>((t, v) => t.replace(new RegExp(escape(String(v)), 'gi'), '\u00a7'), text);
 
 /**
  * For each decision, the one value whose read reply (axis values masked, numbers kept: a count is the signal)
  * differs while every other value gets one same reply; null where the sweep has no reply for it or the replies
  * single out nothing.
  */
-export function sweepChoices(axis: Axis, decisions: Decision[], sweeps: Array<{ sweep: Sweep; observations: string[] | undefined }>): Array<Scalar | null> {
+export function sweepChoices(
+  axis: Axis,
+  decisions: Decision[],
+  sweeps: Array<{ sweep: Sweep; observations: string[] | undefined }>,
+): Array<Scalar | null> {
   return decisions.map((_, k) => {
     const found = sweeps.find((s) => s.sweep.at.has(k));
     const at = found?.sweep.at.get(k) ?? [];
-    return found ? singledOut(axis, at.map((i) => found.observations?.[i]).map((o) => (o === undefined ? null : maskValues(o, axis)))) : null;
+    return found
+      ? singledOut(
+          axis,
+          at.map((i) => found.observations?.[i]).map((o) => (o === undefined ? null : maskValues(o, axis))),
+        )
+      : null;
   });
 }
 
 /** The retrying policy: each decision tried over the values in order until its choice, the read after every try but the last value (nothing is left to compare), then the rest of the reference. */
-export function readBackLog(r: Rollout, axis: Axis, decisions: Decision[], read: Read, choices: Scalar[], reset?: Read): Action[] {
+export function readBackLog(
+  r: Rollout,
+  axis: Axis,
+  decisions: Decision[],
+  read: Read,
+  choices: Scalar[],
+  reset?: Read,
+): Action[] {
   const byIndex = new Map(decisions.map((d, k) => [d.index, choices[k] as Scalar]));
   return actionsOf(r).flatMap((a, i) => {
     const choice = byIndex.get(i);

@@ -8,7 +8,9 @@ import { actionsOf, propsOf, type Action } from './adversaries.js';
 import { mentions, type Axis, type Decision, type Reading, type Scalar } from './adversaries-values.js';
 
 type Schema = { type?: string; enum?: unknown[]; minLength?: number; pattern?: string };
-const requiredOf = (meta: EpisodicMeta, tool: string) => ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ?? []) as string[];
+const requiredOf = (meta: EpisodicMeta, tool: string) =>
+  ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ??
+    []) as string[];
 const LIMIT = { resets: 3, errorCalls: 8 };
 
 /** A call a policy may make between two tries of one decision: the tool and the arguments it takes, by name, from the decision's call. */
@@ -34,13 +36,20 @@ export function resetsOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: 
     if (tool.name === axis.tool || tool.name === finish) continue;
     const props = Object.keys(propsOf(meta, tool.name));
     const names = props.filter((n) => n !== axis.arg && n in first.args);
-    if (!requiredOf(meta, tool.name).every((n) => names.includes(n)) || (props.length > 0 && names.length === 0)) continue;
+    if (!requiredOf(meta, tool.name).every((n) => names.includes(n)) || (props.length > 0 && names.length === 0))
+      continue;
     out.push({ tool: tool.name, names, rank: (names.length > 0 ? 0 : 2) + (used.has(tool.name) ? 1 : 0) });
   }
-  return out.sort((a, b) => a.rank - b.rank).slice(0, LIMIT.resets).map(({ tool, names }) => ({ tool, names }));
+  return out
+    .sort((a, b) => a.rank - b.rank)
+    .slice(0, LIMIT.resets)
+    .map(({ tool, names }) => ({ tool, names }));
 }
 
-const resetCall = (reset: Reset, decision: Action): Action => ({ tool: reset.tool, args: Object.fromEntries(reset.names.map((n) => [n, decision.args[n]])) });
+const resetCall = (reset: Reset, decision: Action): Action => ({
+  tool: reset.tool,
+  args: Object.fromEntries(reset.names.map((n) => [n, decision.args[n]])),
+});
 
 /**
  * The undo-and-retry policy: each decision tried over the values in order until the one its reply singled out,
@@ -76,7 +85,11 @@ function unknownId(like: string, known: ReadonlySet<string>): string {
  * and left out (missing), which the host refuses: those go last, so its error limit cuts nothing else. At most
  * `limit` calls. `valid` only: the schema-valid ones (a log that must be played to its end).
  */
-export function errorPathCalls(meta: EpisodicMeta, r: Rollout, opts: { limit?: number; valid?: boolean } = {}): Action[] {
+export function errorPathCalls(
+  meta: EpisodicMeta,
+  r: Rollout,
+  opts: { limit?: number; valid?: boolean } = {},
+): Action[] {
   const acts = actionsOf(r);
   const finish = acts.at(-1)?.tool;
   const strings = acts.flatMap((a) => Object.values(a.args)).filter((v): v is string => typeof v === 'string');
@@ -89,15 +102,24 @@ export function errorPathCalls(meta: EpisodicMeta, r: Rollout, opts: { limit?: n
     const props = propsOf(meta, tool.name) as Record<string, Schema>;
     const required = requiredOf(meta, tool.name);
     const sample = acts.find((a) => a.tool === tool.name)?.args ?? {};
-    const base = Object.fromEntries(required.flatMap((n) => (n in sample ? [[n, sample[n]]] : props[n]?.enum?.length ? [[n, props[n]?.enum?.[0]]] : [])));
+    const base = Object.fromEntries(
+      required.flatMap((n) =>
+        n in sample ? [[n, sample[n]]] : props[n]?.enum?.length ? [[n, props[n]?.enum?.[0]]] : [],
+      ),
+    );
     for (const [name, s] of Object.entries(props)) {
       if (s.type !== 'string' || s.enum) continue;
       if (!required.every((n) => n === name || n in base)) break;
-      valid.push({ tool: tool.name, args: { ...base, [name]: unknownId(typeof sample[name] === 'string' ? (sample[name] as string) : like, known) } });
-      if (!s.pattern && !(s.minLength && s.minLength > 0)) valid.push({ tool: tool.name, args: { ...base, [name]: '' } });
+      valid.push({
+        tool: tool.name,
+        args: { ...base, [name]: unknownId(typeof sample[name] === 'string' ? (sample[name] as string) : like, known) },
+      });
+      if (!s.pattern && !(s.minLength && s.minLength > 0))
+        valid.push({ tool: tool.name, args: { ...base, [name]: '' } });
       if (refused.length === 0) {
         refused.push({ tool: tool.name, args: { ...base, [name]: 0 } });
-        if (required.includes(name)) refused.push({ tool: tool.name, args: Object.fromEntries(Object.entries(base).filter(([n]) => n !== name)) });
+        if (required.includes(name))
+          refused.push({ tool: tool.name, args: Object.fromEntries(Object.entries(base).filter(([n]) => n !== name)) });
       }
       break;
     }
@@ -106,10 +128,12 @@ export function errorPathCalls(meta: EpisodicMeta, r: Rollout, opts: { limit?: n
 }
 
 /** The error-path calls as readings about no entity (a listing): a reader takes from their replies what each names. */
-export const errorReadings = (meta: EpisodicMeta, r: Rollout, limit: number): Reading[] => errorPathCalls(meta, r, { limit, valid: true }).map((call) => ({ call, about: { listing: true } }));
+export const errorReadings = (meta: EpisodicMeta, r: Rollout, limit: number): Reading[] =>
+  errorPathCalls(meta, r, { limit, valid: true }).map((call) => ({ call, about: { listing: true } }));
 
 /** An identifier the world issued (a digit, or two capitals: `TK4821`, `O-17`), not a value the task states ("omar", "12:00" aside). */
-const issuedId = (v: string) => v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.test(v) && /\d|[A-Z]{2}/.test(v) && !/^\d+(?:[.:]\d+)?$/.test(v);
+const issuedId = (v: string) =>
+  v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.test(v) && /\d|[A-Z]{2}/.test(v) && !/^\d+(?:[.:]\d+)?$/.test(v);
 
 /**
  * Whether every decision's entity is one a policy can name without the reference: each id is passed by the
@@ -120,6 +144,12 @@ const issuedId = (v: string) => v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.
 export function entitiesVisible(r: Rollout, axis: Axis, decisions: Decision[], seen: readonly string[]): boolean {
   const acts = actionsOf(r);
   const texts = [r.prompt ?? '', ...seen];
-  const read = (name: string, v: string) => acts.some((b) => b.tool !== axis.tool && b.args[name] === v) || (issuedId(v) && texts.some((t) => mentions(t, v)));
-  return decisions.length > 0 && decisions.every((d) => Object.keys(d.entity).length > 0 && Object.entries(d.entity).every(([name, v]) => read(name, v)));
+  const read = (name: string, v: string) =>
+    acts.some((b) => b.tool !== axis.tool && b.args[name] === v) || (issuedId(v) && texts.some((t) => mentions(t, v)));
+  return (
+    decisions.length > 0 &&
+    decisions.every(
+      (d) => Object.keys(d.entity).length > 0 && Object.entries(d.entity).every(([name, v]) => read(name, v)),
+    )
+  );
 }

@@ -8,8 +8,13 @@ import { actionsOf, type Action } from './adversaries.js';
 
 type Schema = { type?: string; enum?: unknown[]; maxLength?: number };
 export type Scalar = string | number | boolean;
-const propsOf = (meta: EpisodicMeta, tool: string) => (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
-const requiredOf = (meta: EpisodicMeta, tool: string) => new Set(((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ?? []) as string[]);
+const propsOf = (meta: EpisodicMeta, tool: string) =>
+  (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
+const requiredOf = (meta: EpisodicMeta, tool: string) =>
+  new Set(
+    ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ??
+      []) as string[],
+  );
 const freeText = (s: Schema | undefined) => s !== undefined && s.type === 'string' && !s.enum;
 
 /** A categorical decision axis: a tool's argument and the values a policy can try for it (at least 2). */
@@ -47,9 +52,13 @@ export function axesOf(meta: EpisodicMeta, references: Rollout[]): Axis[] {
   for (const tool of meta.tools) {
     for (const [arg, s] of Object.entries(propsOf(meta, tool.name))) {
       let values: Scalar[] = [];
-      if (Array.isArray(s.enum)) values = s.enum.filter((v): v is Scalar => ['string', 'number', 'boolean'].includes(typeof v)).slice(0, 8);
+      if (Array.isArray(s.enum))
+        values = s.enum.filter((v): v is Scalar => ['string', 'number', 'boolean'].includes(typeof v)).slice(0, 8);
       else if (s.type === 'boolean') values = [true, false];
-      else if (s.type === 'string') values = [...(seen.get(tool.name + '\u0000' + arg) ?? new Map<string, Set<number>>())].filter(([, eps]) => eps.size >= 2).map(([v]) => v);
+      else if (s.type === 'string')
+        values = [...(seen.get(tool.name + '\u0000' + arg) ?? new Map<string, Set<number>>())]
+          .filter(([, eps]) => eps.size >= 2)
+          .map(([v]) => v);
       if (values.length >= 2 && values.length <= 8) axes.push({ tool: tool.name, arg, values });
     }
   }
@@ -63,7 +72,11 @@ export function decisionsOf(r: Rollout, axis: Axis): Decision[] {
     .flatMap((a, index) => {
       const value = a.args[axis.arg];
       if (a.tool !== axis.tool || !['string', 'number', 'boolean'].includes(typeof value)) return [];
-      const entity = Object.fromEntries(Object.entries(a.args).filter((e): e is [string, string] => e[0] !== axis.arg && typeof e[1] === 'string' && e[1].length >= 2));
+      const entity = Object.fromEntries(
+        Object.entries(a.args).filter(
+          (e): e is [string, string] => e[0] !== axis.arg && typeof e[1] === 'string' && e[1].length >= 2,
+        ),
+      );
       return [{ index, value: value as Scalar, entity }];
     });
 }
@@ -76,7 +89,8 @@ export function decisionsOf(r: Rollout, axis: Axis): Decision[] {
  */
 export function playable(r: Rollout, axis: Axis, decisions: Decision[]): boolean {
   const acts = actionsOf(r);
-  const read = (name: string, v: unknown) => typeof v === 'string' && acts.some((b) => b.tool !== axis.tool && b.args[name] === v);
+  const read = (name: string, v: unknown) =>
+    typeof v === 'string' && acts.some((b) => b.tool !== axis.tool && b.args[name] === v);
   return (
     decisions.length > 0 &&
     decisions.every((d) => {
@@ -89,14 +103,19 @@ export function playable(r: Rollout, axis: Axis, decisions: Decision[]): boolean
 /** The reference with every call of the axis sent `v` (its reads kept), then the finishing call. */
 export function blanketValue(r: Rollout, axis: Axis, v: Scalar): Action[] {
   const acts = actionsOf(r);
-  return acts.map((a, i) => (i < acts.length - 1 && a.tool === axis.tool && axis.arg in a.args ? { tool: a.tool, args: { ...a.args, [axis.arg]: v } } : a));
+  return acts.map((a, i) =>
+    i < acts.length - 1 && a.tool === axis.tool && axis.arg in a.args
+      ? { tool: a.tool, args: { ...a.args, [axis.arg]: v } }
+      : a,
+  );
 }
 
 export const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const word = (s: string) => new RegExp(`(^|[^A-Za-z0-9_])${escape(s)}(?=$|[^A-Za-z0-9_])`, 'i');
 export const mentions = (text: string, value: Scalar) => word(String(value)).test(text);
 /** A reply with the value sent and every number masked: what stays differs only if the reply depends on the truth. */
-export const maskReply = (text: string, v: Scalar) => text.replace(new RegExp(escape(String(v)), 'gi'), '\u00a7').replace(/\d+(?:\.\d+)?/g, '#');
+export const maskReply = (text: string, v: Scalar) =>
+  text.replace(new RegExp(escape(String(v)), 'gi'), '\u00a7').replace(/\d+(?:\.\d+)?/g, '#');
 
 /** The value whose reply (one per value, masked; null where missing) alone differs while every other value gets one same reply; null if none. */
 export function singledOut(axis: Axis, masked: Array<string | null>): Scalar | null {
@@ -112,8 +131,17 @@ export function singledOut(axis: Axis, masked: Array<string | null>): Scalar | n
  * value whose masked reply differs while every other value gets one same reply ("bounced" for all but one).
  * Null for a decision where the replies do not single out a value (no oracle there).
  */
-export function oracleChoices(axis: Axis, decisions: Decision[], replies: Array<Array<string | undefined>>): Array<Scalar | null> {
-  return decisions.map((_, d) => singledOut(axis, axis.values.map((v, k) => (replies[k]?.[d] === undefined ? null : maskReply(replies[k]?.[d] as string, v)))));
+export function oracleChoices(
+  axis: Axis,
+  decisions: Decision[],
+  replies: Array<Array<string | undefined>>,
+): Array<Scalar | null> {
+  return decisions.map((_, d) =>
+    singledOut(
+      axis,
+      axis.values.map((v, k) => (replies[k]?.[d] === undefined ? null : maskReply(replies[k]?.[d] as string, v))),
+    ),
+  );
 }
 
 /** The oracle's log: each decision tried over the values in order until its choice (the wrong tries first), then the finish. */
@@ -138,7 +166,13 @@ export interface Reading {
  * decision's call (the entity), and one per axis value for each free-text argument (a search for "billing").
  * At most `limit` calls; a tool whose required arguments cannot be filled is skipped.
  */
-export function readerCalls(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: Decision[], limit: number): Reading[] {
+export function readerCalls(
+  meta: EpisodicMeta,
+  r: Rollout,
+  axis: Axis,
+  decisions: Decision[],
+  limit: number,
+): Reading[] {
   const acts = actionsOf(r);
   const used = new Set(acts.map((a) => a.tool));
   const out: Reading[] = [];
@@ -152,13 +186,22 @@ export function readerCalls(meta: EpisodicMeta, r: Rollout, axis: Axis, decision
     }
     decisions.forEach((d, k) => {
       const call = acts[d.index] as Action;
-      const args = Object.fromEntries(names.filter((n) => n !== axis.arg && n in call.args).map((n) => [n, call.args[n]]));
-      if (Object.keys(args).length > 0 && [...required].every((n) => n in args)) out.push({ call: { tool: tool.name, args }, about: { decision: k } });
+      const args = Object.fromEntries(
+        names.filter((n) => n !== axis.arg && n in call.args).map((n) => [n, call.args[n]]),
+      );
+      if (Object.keys(args).length > 0 && [...required].every((n) => n in args))
+        out.push({ call: { tool: tool.name, args }, about: { decision: k } });
     });
     for (const text of names.filter((n) => freeText(props[n]))) {
-      const fixed = Object.fromEntries(names.filter((n) => n !== text && n in ((acts[decisions[0]?.index ?? -1] as Action | undefined)?.args ?? {})).map((n) => [n, (acts[decisions[0]?.index as number] as Action).args[n]]));
+      const fixed = Object.fromEntries(
+        names
+          .filter((n) => n !== text && n in ((acts[decisions[0]?.index ?? -1] as Action | undefined)?.args ?? {}))
+          .map((n) => [n, (acts[decisions[0]?.index as number] as Action).args[n]]),
+      );
       if (![...required].every((n) => n === text || n in fixed)) continue;
-      for (const v of axis.values) if (typeof v === 'string') out.push({ call: { tool: tool.name, args: { ...fixed, [text]: v } }, about: { value: v } });
+      for (const v of axis.values)
+        if (typeof v === 'string')
+          out.push({ call: { tool: tool.name, args: { ...fixed, [text]: v } }, about: { value: v } });
     }
   }
   return out.slice(0, limit);
@@ -179,7 +222,12 @@ function ownPart(sentence: string, ids: string[], everyId: string[]): string {
  * What the readers' replies say about each decision: the one axis value a reply about its entity names, or the
  * one value whose search reply names its entity. Null where the replies name no value, or several.
  */
-export function predictions(axis: Axis, decisions: Decision[], readings: Reading[], replies: Array<string | undefined>): Array<Scalar | null> {
+export function predictions(
+  axis: Axis,
+  decisions: Decision[],
+  readings: Reading[],
+  replies: Array<string | undefined>,
+): Array<Scalar | null> {
   const everyId = [...new Set(decisions.flatMap((d) => Object.values(d.entity)))];
   return decisions.map((d, k) => {
     const found = new Set<Scalar>();
@@ -193,7 +241,8 @@ export function predictions(axis: Axis, decisions: Decision[], readings: Reading
         if (ids.some((id) => mentions(reply, id))) found.add(reading.about.value);
       } else {
         // A listing with no arguments: the sentences that name this entity.
-        for (const part of reply.split(/[\n;.]+/).filter((p) => ids.some((id) => mentions(p, id)))) for (const v of axis.values) if (mentions(ownPart(part, ids, everyId), v)) found.add(v);
+        for (const part of reply.split(/[\n;.]+/).filter((p) => ids.some((id) => mentions(p, id))))
+          for (const v of axis.values) if (mentions(ownPart(part, ids, everyId), v)) found.add(v);
       }
     });
     return found.size === 1 ? ([...found][0] as Scalar) : null;
@@ -201,12 +250,23 @@ export function predictions(axis: Axis, decisions: Decision[], readings: Reading
 }
 
 /** The copy policy: the readers, then the reference with each decision sent the value its reader predicts, then the finish. */
-export function copyLog(r: Rollout, axis: Axis, decisions: Decision[], readings: Reading[], predicted: Scalar[], maxTurns: number): Action[] {
+export function copyLog(
+  r: Rollout,
+  axis: Axis,
+  decisions: Decision[],
+  readings: Reading[],
+  predicted: Scalar[],
+  maxTurns: number,
+): Action[] {
   const byIndex = new Map(decisions.map((d, k) => [d.index, predicted[k] as Scalar]));
-  const body = actionsOf(r).map((a, i) => (byIndex.has(i) ? { tool: a.tool, args: { ...a.args, [axis.arg]: byIndex.get(i) } } : a));
+  const body = actionsOf(r).map((a, i) =>
+    byIndex.has(i) ? { tool: a.tool, args: { ...a.args, [axis.arg]: byIndex.get(i) } } : a,
+  );
   const log = [...readings.map((x) => x.call), ...body];
   // Too long for the turn limit: the reads the decisions do not need go first.
-  return log.length <= maxTurns ? log : [...readings.map((x) => x.call), ...body.filter((a, i) => byIndex.has(i) || i === body.length - 1)];
+  return log.length <= maxTurns
+    ? log
+    : [...readings.map((x) => x.call), ...body.filter((a, i) => byIndex.has(i) || i === body.length - 1)];
 }
 
 /** The state's key names whose values (somewhere in the initial state) are values the reference decides: its ground truth fields. */
@@ -229,7 +289,14 @@ export function truthKeys(state: unknown, decided: Set<string>): string[] {
  * the reference never needs) naming the decision's entity, the field set to a truth key and the value to `v`
  * (both orders); the decision sent `v` too; then the finish. Ground truth the agent can write pays it.
  */
-export function injectionLogs(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: Decision[], keys: string[], v: Scalar): Action[][] {
+export function injectionLogs(
+  meta: EpisodicMeta,
+  r: Rollout,
+  axis: Axis,
+  decisions: Decision[],
+  keys: string[],
+  v: Scalar,
+): Action[][] {
   const acts = actionsOf(r);
   const logs: Action[][] = [];
   for (const tool of meta.tools) {
@@ -240,13 +307,23 @@ export function injectionLogs(meta: EpisodicMeta, r: Rollout, axis: Axis, decisi
     if (texts.length < 2) continue;
     const [p, q] = texts as [string, string];
     for (const key of keys) {
-      for (const [field, value] of [[p, q], [q, p]] as Array<[string, string]>) {
+      for (const [field, value] of [
+        [p, q],
+        [q, p],
+      ] as Array<[string, string]>) {
         const at = new Set(decisions.map((d) => d.index));
         logs.push(
           acts.flatMap((a, i) => {
             if (!at.has(i)) return [a];
-            const entity = Object.fromEntries(Object.keys(props).filter((n) => n in a.args && n !== axis.arg).map((n) => [n, a.args[n]]));
-            return [{ tool: tool.name, args: { ...entity, [field]: key, [value]: String(v) } }, { tool: a.tool, args: { ...a.args, [axis.arg]: v } }];
+            const entity = Object.fromEntries(
+              Object.keys(props)
+                .filter((n) => n in a.args && n !== axis.arg)
+                .map((n) => [n, a.args[n]]),
+            );
+            return [
+              { tool: tool.name, args: { ...entity, [field]: key, [value]: String(v) } },
+              { tool: a.tool, args: { ...a.args, [axis.arg]: v } },
+            ];
           }),
         );
       }

@@ -11,14 +11,17 @@ import { tokensOf } from './probes.js';
 export const EPISODIC_ARITHMETIC = arithmeticReader(2);
 
 /** Words and signs by which a sentence asks for arithmetic of its numbers ("3400 - 1200": a minus with spaces, not an id's hyphen). */
-const ARITHMETIC_WORDS = /\b(sum|total|add(s|ed|ing)?|plus|minus|subtract\w*|difference|product|multipl\w*|times|divide\w*|quotient|average|mean|combined|altogether|remainder|increase\w*|decrease\w*|double|triple|half)\b|\d\s*[+\u2212×÷*/=]\s*\d|\d\s+-\s+\d/i;
+const ARITHMETIC_WORDS =
+  /\b(sum|total|add(s|ed|ing)?|plus|minus|subtract\w*|difference|product|multipl\w*|times|divide\w*|quotient|average|mean|combined|altogether|remainder|increase\w*|decrease\w*|double|triple|half)\b|\d\s*[+\u2212×÷*/=]\s*\d|\d\s+-\s+\d/i;
 
 /**
  * Whether the prompt asks for arithmetic of its own numbers: one sentence holds an arithmetic word or sign and two
  * numbers or more. Then computing the value is the task being done; a word elsewhere ("Total memos: 5") is not.
  */
 export function asksArithmetic(prompt: string): boolean {
-  return prompt.split(/(?<=[.!?])\s+|\n+/).some((sentence) => ARITHMETIC_WORDS.test(sentence) && promptNumbers(sentence, 2).length >= 2);
+  return prompt
+    .split(/(?<=[.!?])\s+|\n+/)
+    .some((sentence) => ARITHMETIC_WORDS.test(sentence) && promptNumbers(sentence, 2).length >= 2);
 }
 
 /**
@@ -39,9 +42,18 @@ export function arithmeticSamples(refs: readonly Rollout[]): Map<string, ReaderS
       for (const [arg, v] of Object.entries(a.args)) {
         const value = typeof v === 'number' || typeof v === 'string' ? String(v).trim() : '';
         const slot = `${a.tool}.${arg}`;
-        if (done.has(slot) || !/^[+-]?\d{3,15}(\.\d+)?$/.test(value) || spelled.has(value.toLowerCase()) || numbers.has(Number(value))) continue;
+        if (
+          done.has(slot) ||
+          !/^[+-]?\d{3,15}(\.\d+)?$/.test(value) ||
+          spelled.has(value.toLowerCase()) ||
+          numbers.has(Number(value))
+        )
+          continue;
         done.add(slot);
-        out.set(slot, [...(out.get(slot) ?? []), { seed: r.seed, level: r.level, reference: value, instance: { prompt } }]);
+        out.set(slot, [
+          ...(out.get(slot) ?? []),
+          { seed: r.seed, level: r.level, reference: value, instance: { prompt } },
+        ]);
       }
     }
   }

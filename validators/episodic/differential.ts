@@ -29,11 +29,13 @@ export function changes(before: string, after: string): string[] {
   const a = before.slice(0, 5000).match(/\S+/g) ?? [];
   const b = after.slice(0, 5000).match(/\S+/g) ?? [];
   const labelAt = (k: number) => {
-    for (let j = k; j >= 0; j -= 1) if (letters(a[j] ?? '') !== '' && (j < k || !/\d/.test(a[j] ?? ''))) return letters(a[j] as string);
+    for (let j = k; j >= 0; j -= 1)
+      if (letters(a[j] ?? '') !== '' && (j < k || !/\d/.test(a[j] ?? ''))) return letters(a[j] as string);
     return 'the start';
   };
   const out = new Set<string>();
-  if (a.length === b.length) a.forEach((x, k) => x !== b[k] && out.add(`${labelAt(k)} ${direction(x, b[k] as string)}`));
+  if (a.length === b.length)
+    a.forEach((x, k) => x !== b[k] && out.add(`${labelAt(k)} ${direction(x, b[k] as string)}`));
   else {
     const k = a.findIndex((x, i) => x !== b[i]);
     out.add(`${labelAt(k < 0 ? a.length : k)} ${b.length > a.length ? 'more' : 'fewer'} tokens`);
@@ -46,7 +48,11 @@ export function changes(before: string, after: string): string[] {
  * with exactly one call between them that names only values the reference sends (`sent`), attributed to that
  * call's ids, at the place "in LISTING's reply around TOOL".
  */
-export function differentialFields(log: readonly Action[], observations: readonly string[], sent: ReadonlySet<string>): Map<string, string[]> {
+export function differentialFields(
+  log: readonly Action[],
+  observations: readonly string[],
+  sent: ReadonlySet<string>,
+): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const last = new Map<string, string>();
   const between = new Map<string, Array<Action | null>>();
@@ -63,7 +69,12 @@ export function differentialFields(log: readonly Action[], observations: readonl
     const prev = last.get(a.tool);
     const call = calls.length === 1 ? calls[0] : null;
     if (prev !== undefined && call) {
-      for (const f of changes(prev, obs)) for (const v of Object.values(call.args) as string[]) out.set(v.toLowerCase(), [...(out.get(v.toLowerCase()) ?? []), `in ${a.tool}'s reply around ${call.tool}, what changed: ${f}`]);
+      for (const f of changes(prev, obs))
+        for (const v of Object.values(call.args) as string[])
+          out.set(v.toLowerCase(), [
+            ...(out.get(v.toLowerCase()) ?? []),
+            `in ${a.tool}'s reply around ${call.tool}, what changed: ${f}`,
+          ]);
     }
     last.set(a.tool, obs);
     between.set(a.tool, []);
@@ -78,7 +89,7 @@ export function readOpening(log: readonly Action[], observations: string[], ref:
   let touched = false;
   const sources = openingSources(log, sent).map((s, i) => {
     const a = log[i] as Action;
-    if (Object.keys(a.args).length > 0) return (touched = true), s;
+    if (Object.keys(a.args).length > 0) return ((touched = true), s);
     return touched ? `${a.tool}'s reply ${AFTER_A_CALL}` : s;
   });
   return { tools: log.map((a) => a.tool), observations, sources, diffs: differentialFields(log, observations, real) };

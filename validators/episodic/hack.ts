@@ -14,10 +14,14 @@ export const episodicHack: Stage = async (ctx) => {
   const checks = episodicContext(ctx, meta, ctx.rollouts ?? []);
   let failed: EpisodeFailure[] = [];
   let requests = 0;
-  const { findings, metrics, wallMs } = await runEpisodicChecks(CHECKS, checks, (outcomes: readonly RolloutResult[]) => {
-    requests = outcomes.length;
-    failed = outcomes.filter((r): r is EpisodeFailure => !r.ok);
-  });
+  const { findings, metrics, wallMs } = await runEpisodicChecks(
+    CHECKS,
+    checks,
+    (outcomes: readonly RolloutResult[]) => {
+      requests = outcomes.length;
+      failed = outcomes.filter((r): r is EpisodeFailure => !r.ok);
+    },
+  );
   // A probe the sandbox could not run is the module's failure (a crash, a hang, a throw under another policy).
   const problems = [...failureProblems(failed, requests), ...judgeFindings(findings)];
   return { ok: problems.length === 0, metrics: { requests, checks: metrics, wallMs: Math.round(wallMs) }, problems };

@@ -5,7 +5,15 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { tokensOf } from './probes.js';
 
-type Schema = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; maxLength?: number; items?: Schema; properties?: Record<string, Schema> };
+type Schema = {
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  items?: Schema;
+  properties?: Record<string, Schema>;
+};
 
 /** What a text lets a policy copy: its tokens, two adjacent tokens joined by a space, and the numbers among them. */
 interface Copyable {
@@ -33,7 +41,8 @@ const shapeOf = (s: string): string => s.replace(/[A-Z]/g, 'A').replace(/[a-z]/g
 
 /** Whether a string was copied from `c` (as the random policy copies: a token or two, cut to the schema's maxLength). */
 const copiedFrom = (c: Copyable, v: string, maxLength: number | undefined): boolean =>
-  c.strings.has(v) || (maxLength !== undefined && v.length === maxLength && [...c.strings].some((w) => w.startsWith(v)));
+  c.strings.has(v) ||
+  (maxLength !== undefined && v.length === maxLength && [...c.strings].some((w) => w.startsWith(v)));
 
 /** The next value of the same shape, changed from the end (digit +1, letter +1): a value nothing showed. */
 function unshown(v: string, shown: (s: string) => boolean): string {
@@ -41,7 +50,15 @@ function unshown(v: string, shown: (s: string) => boolean): string {
   for (let k = 0; k < 40; k++) {
     const i = out.length - 1 - (k % Math.max(1, out.length));
     const c = out.charAt(i);
-    const next = /[0-9]/.test(c) ? String((Number(c) + 1) % 10) : /[a-y]|[A-Y]/.test(c) ? String.fromCharCode(c.charCodeAt(0) + 1) : c === 'z' ? 'a' : c === 'Z' ? 'A' : c;
+    const next = /[0-9]/.test(c)
+      ? String((Number(c) + 1) % 10)
+      : /[a-y]|[A-Y]/.test(c)
+        ? String.fromCharCode(c.charCodeAt(0) + 1)
+        : c === 'z'
+          ? 'a'
+          : c === 'Z'
+            ? 'A'
+            : c;
     out = out.slice(0, i) + next + out.slice(i + 1);
     if (out !== v && !shown(out)) return out;
   }
@@ -70,13 +87,22 @@ export function blindLog(meta: EpisodicMeta, r: Rollout): unknown[] | null {
     if (typeof v === 'number') {
       const lo = schema.minimum ?? -Infinity;
       const hi = schema.maximum ?? Infinity;
-      const fits = (n: number) => n !== v && n >= lo && n <= hi && (schema.type !== 'integer' || Number.isInteger(n)) && !copied.has(`number:${n}`);
+      const fits = (n: number) =>
+        n !== v &&
+        n >= lo &&
+        n <= hi &&
+        (schema.type !== 'integer' || Number.isInteger(n)) &&
+        !copied.has(`number:${n}`);
       const other = [...world.numbers].find((n) => fits(n) && !given.numbers.has(n));
       const step = schema.type === 'integer' || Number.isInteger(v) ? 1 : 0.01;
-      const near = [1, -1, 2, -2, 3, -3].map((k) => Math.round((v + k * step) * 100) / 100).find((n) => fits(n) && !world.numbers.has(n));
+      const near = [1, -1, 2, -2, 3, -3]
+        .map((k) => Math.round((v + k * step) * 100) / 100)
+        .find((n) => fits(n) && !world.numbers.has(n));
       out = other ?? near ?? v;
     } else {
-      const other = world.order.find((w) => w !== v && shapeOf(w) === shapeOf(v) && !given.strings.has(w) && !copied.has(`string:${w}`));
+      const other = world.order.find(
+        (w) => w !== v && shapeOf(w) === shapeOf(v) && !given.strings.has(w) && !copied.has(`string:${w}`),
+      );
       out = other ?? unshown(v, (s) => world.strings.has(s) || given.strings.has(s));
     }
     swapped.set(key, out);
@@ -85,9 +111,12 @@ export function blindLog(meta: EpisodicMeta, r: Rollout): unknown[] | null {
   const rewrite = (value: unknown, schema: Schema | undefined): unknown => {
     if (schema === undefined || Array.isArray(schema.enum)) return value;
     if (Array.isArray(value)) return value.map((x) => rewrite(x, schema.items));
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, rewrite(x, schema.properties?.[k])]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, rewrite(x, schema.properties?.[k])]));
     const fromWorld =
-      typeof value === 'string' ? copiedFrom(world, value, schema.maxLength) && !copiedFrom(given, value, schema.maxLength) : typeof value === 'number' && world.numbers.has(value) && !given.numbers.has(value);
+      typeof value === 'string'
+        ? copiedFrom(world, value, schema.maxLength) && !copiedFrom(given, value, schema.maxLength)
+        : typeof value === 'number' && world.numbers.has(value) && !given.numbers.has(value);
     if (!fromWorld) return value;
     changed = true;
     copied.add(`${typeof value}:${value}`);
@@ -96,7 +125,10 @@ export function blindLog(meta: EpisodicMeta, r: Rollout): unknown[] | null {
   const log = r.actions.map((a, i) => {
     const action = a as { tool?: unknown; args?: unknown };
     const tool = meta.tools.find((t) => t.name === action.tool);
-    const out = rejected.has(i + 1) || tool === undefined ? a : { tool: action.tool, args: rewrite(action.args ?? {}, tool.parameters as Schema) };
+    const out =
+      rejected.has(i + 1) || tool === undefined
+        ? a
+        : { tool: action.tool, args: rewrite(action.args ?? {}, tool.parameters as Schema) };
     if (!rejected.has(i + 1)) add(world, observations[i] ?? '');
     return out;
   });
@@ -114,10 +146,21 @@ interface RandomProbe {
  * made blind (blindLog) and replayed again; the lesser of the two scores. A rollout that copied nothing keeps
  * its own. Two small batches, only of the rollouts that scored.
  */
-export async function blindScores(meta: EpisodicMeta, list: readonly RandomProbe[], run: (requests: readonly RolloutRequest[]) => Promise<RolloutResult[]>): Promise<Map<RandomProbe, number>> {
+export async function blindScores(
+  meta: EpisodicMeta,
+  list: readonly RandomProbe[],
+  run: (requests: readonly RolloutRequest[]) => Promise<RolloutResult[]>,
+): Promise<Map<RandomProbe, number>> {
   const scored = list.filter((s): s is RandomProbe & { result: Rollout } => s.result.ok && s.result.score > 0);
   const out = new Map<RandomProbe, number>(scored.map((s) => [s, s.result.score]));
-  const replays = await run(scored.map((s) => ({ seed: s.result.seed, level: s.result.level, policy: { type: 'replay', actions: s.result.actions }, observations: true })));
+  const replays = await run(
+    scored.map((s) => ({
+      seed: s.result.seed,
+      level: s.result.level,
+      policy: { type: 'replay', actions: s.result.actions },
+      observations: true,
+    })),
+  );
   const blind = scored.flatMap((s, i) => {
     const again = replays[i];
     // A replay that does not reproduce the rollout (a module that reads something else) leaves its score as it was.
@@ -125,7 +168,13 @@ export async function blindScores(meta: EpisodicMeta, list: readonly RandomProbe
     const log = blindLog(meta, again);
     return log === null ? [] : [{ s, log }];
   });
-  const results = await run(blind.map(({ s, log }) => ({ seed: s.result.seed, level: s.result.level, policy: { type: 'replay', actions: log } })));
+  const results = await run(
+    blind.map(({ s, log }) => ({
+      seed: s.result.seed,
+      level: s.result.level,
+      policy: { type: 'replay', actions: log },
+    })),
+  );
   blind.forEach(({ s }, i) => {
     const r = results[i];
     out.set(s, Math.min(s.result.score, r?.ok ? r.score : 0));

@@ -4,32 +4,66 @@
 import type { Action } from './adversaries.js';
 
 // Latin letters and a Cyrillic twin that renders the same (one is enough to make a near miss).
-const LOOK_ALIKE: Record<string, string> = { a: '\u0430', c: '\u0441', e: '\u0435', o: '\u043e', p: '\u0440', x: '\u0445', A: '\u0410', B: '\u0412', C: '\u0421', E: '\u0415', H: '\u041d', K: '\u041a', M: '\u041c', O: '\u041e', P: '\u0420', T: '\u0422', X: '\u0425' };
+const LOOK_ALIKE: Record<string, string> = {
+  a: '\u0430',
+  c: '\u0441',
+  e: '\u0435',
+  o: '\u043e',
+  p: '\u0440',
+  x: '\u0445',
+  A: '\u0410',
+  B: '\u0412',
+  C: '\u0421',
+  E: '\u0415',
+  H: '\u041d',
+  K: '\u041a',
+  M: '\u041c',
+  O: '\u041e',
+  P: '\u0420',
+  T: '\u0422',
+  X: '\u0425',
+};
 
 /** The near-miss kinds in the order they are sent (a short opening keeps the first kinds for every entity). */
-export const NEAR_MISS_KINDS = ['in another case', 'with a trailing space', 'with a look-alike letter', 'less its last character'] as const;
+export const NEAR_MISS_KINDS = [
+  'in another case',
+  'with a trailing space',
+  'with a look-alike letter',
+  'less its last character',
+] as const;
 export type NearMissKind = (typeof NEAR_MISS_KINDS)[number];
 
 /** The near miss of `id` of one kind, or null where it would equal the id or not fit `maxLength`. */
 export function nearMiss(id: string, kind: NearMissKind, maxLength?: number): string | null {
   const at = [...id].findIndex((ch) => LOOK_ALIKE[ch] !== undefined);
   const out =
-    kind === 'in another case' ? (id === id.toUpperCase() ? id.toLowerCase() : id.toUpperCase())
-    : kind === 'with a trailing space' ? `${id} `
-    : kind === 'with a look-alike letter' ? (at < 0 ? id : id.slice(0, at) + (LOOK_ALIKE[id[at] as string] as string) + id.slice(at + 1))
-    : id.slice(0, -1);
+    kind === 'in another case'
+      ? id === id.toUpperCase()
+        ? id.toLowerCase()
+        : id.toUpperCase()
+      : kind === 'with a trailing space'
+        ? `${id} `
+        : kind === 'with a look-alike letter'
+          ? at < 0
+            ? id
+            : id.slice(0, at) + (LOOK_ALIKE[id[at] as string] as string) + id.slice(at + 1)
+          : id.slice(0, -1);
   return out === id || out.length === 0 || (maxLength !== undefined && out.length > maxLength) ? null : out;
 }
 
 /** An id a world issued: two to 40 characters, no space, a digit or a capital. */
-const idLike = (v: unknown): v is string => typeof v === 'string' && v.length >= 2 && v.length <= 40 && !/\s/.test(v) && /[0-9A-Z]/.test(v);
+const idLike = (v: unknown): v is string =>
+  typeof v === 'string' && v.length >= 2 && v.length <= 40 && !/\s/.test(v) && /[0-9A-Z]/.test(v);
 
 /**
  * The near-miss calls of `calls` (the reference's): each call whose arguments are all ids (a read, a hold, a
  * flag: a call that carries a decision's value is left out, its reply would echo it) sent once per kind with
  * every id replaced by its near miss, kind by kind, each call once.
  */
-export function nearMissCalls(calls: readonly Action[], maxLength: (tool: string, arg: string) => number | undefined): Action[] {
+export function nearMissCalls(
+  calls: readonly Action[],
+  maxLength: (tool: string, arg: string) => number | undefined,
+): Action[] {
   const seen = new Set<string>();
   const reads = calls.filter((a) => {
     const key = a.tool + JSON.stringify(a.args);
@@ -38,7 +72,9 @@ export function nearMissCalls(calls: readonly Action[], maxLength: (tool: string
   });
   return NEAR_MISS_KINDS.flatMap((kind) =>
     reads.flatMap((a): Action[] => {
-      const args = Object.fromEntries(Object.entries(a.args).map(([name, v]) => [name, nearMiss(v as string, kind, maxLength(a.tool, name)) ?? v]));
+      const args = Object.fromEntries(
+        Object.entries(a.args).map(([name, v]) => [name, nearMiss(v as string, kind, maxLength(a.tool, name)) ?? v]),
+      );
       return JSON.stringify(args) === JSON.stringify(a.args) ? [] : [{ tool: a.tool, args }];
     }),
   );
@@ -52,9 +88,15 @@ export function nearMissCalls(calls: readonly Action[], maxLength: (tool: string
 export function openingSources(log: readonly Action[], sent: readonly Action[]): string[] {
   const real = new Set(sent.flatMap((a) => Object.values(a.args).filter((v): v is string => typeof v === 'string')));
   const misses = new Map<string, NearMissKind>();
-  for (const v of real) for (const kind of NEAR_MISS_KINDS) { const w = nearMiss(v, kind); if (w !== null && !real.has(w)) misses.set(w, kind); }
+  for (const v of real)
+    for (const kind of NEAR_MISS_KINDS) {
+      const w = nearMiss(v, kind);
+      if (w !== null && !real.has(w)) misses.set(w, kind);
+    }
   return log.map((a) => {
-    const kind = Object.values(a.args).map((v) => (typeof v === 'string' ? misses.get(v) : undefined)).find((k) => k !== undefined);
+    const kind = Object.values(a.args)
+      .map((v) => (typeof v === 'string' ? misses.get(v) : undefined))
+      .find((k) => k !== undefined);
     return kind === undefined ? `${a.tool}'s reply` : `${a.tool}'s reply to an id ${kind}`;
   });
 }

@@ -18,7 +18,9 @@ export function openingLog(meta: EpisodicMeta, r: Rollout, axes: readonly Axis[]
   const finish = acts.at(-1)?.tool;
   const deciding = new Set(axes.map((a) => a.tool));
   const tools = meta.tools.filter((t) => t.name !== finish && !deciding.has(t.name));
-  const listings: Action[] = tools.filter((t) => Object.keys(t.parameters.properties ?? {}).length === 0).map((t) => ({ tool: t.name, args: {} }));
+  const listings: Action[] = tools
+    .filter((t) => Object.keys(t.parameters.properties ?? {}).length === 0)
+    .map((t) => ({ tool: t.name, args: {} }));
   const out: Action[] = [...listings];
   const seen = new Set<string>();
   for (const axis of axes) {
@@ -28,13 +30,17 @@ export function openingLog(meta: EpisodicMeta, r: Rollout, axes: readonly Axis[]
         const required = ((tool.parameters as { required?: string[] }).required ?? []) as string[];
         const args = Object.fromEntries(names.filter((n) => n in d.entity).map((n) => [n, d.entity[n]]));
         const key = tool.name + JSON.stringify(args);
-        if (names.length === 0 || Object.keys(args).length === 0 || !required.every((n) => n in args) || seen.has(key)) continue;
+        if (names.length === 0 || Object.keys(args).length === 0 || !required.every((n) => n in args) || seen.has(key))
+          continue;
         seen.add(key);
         out.push({ tool: tool.name, args }, ...listings.slice(0, 3));
       }
     }
   }
-  return [...out, ...nearMissCalls(acts.slice(0, -1), (tool, arg) => propsOf(meta, tool)[arg]?.maxLength)].slice(0, limit);
+  return [...out, ...nearMissCalls(acts.slice(0, -1), (tool, arg) => propsOf(meta, tool)[arg]?.maxLength)].slice(
+    0,
+    limit,
+  );
 }
 
 /** Replies and the tool that gave each (the opening a reader played on one episode). */

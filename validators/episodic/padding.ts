@@ -12,10 +12,13 @@ import { actionsOf, keyOf, type Action } from './adversaries.js';
 export function neutralCalls(meta: EpisodicMeta, r: Rollout, decides: (tool: string) => boolean, cap = 6): Action[] {
   const acts = actionsOf(r);
   const finish = acts.at(-1)?.tool;
-  const listings = meta.tools.filter((t) => t.name !== finish && Object.keys(t.parameters.properties ?? {}).length === 0).map((t) => ({ tool: t.name, args: {} }));
+  const listings = meta.tools
+    .filter((t) => t.name !== finish && Object.keys(t.parameters.properties ?? {}).length === 0)
+    .map((t) => ({ tool: t.name, args: {} }));
   const reads = acts.slice(0, -1);
   const calls = new Map<string, Action>();
-  for (const a of [...listings, ...reads]) if (a.tool !== finish && !decides(a.tool) && !calls.has(keyOf(a))) calls.set(keyOf(a), a);
+  for (const a of [...listings, ...reads])
+    if (a.tool !== finish && !decides(a.tool) && !calls.has(keyOf(a))) calls.set(keyOf(a), a);
   return [...calls.values()].slice(0, cap);
 }
 

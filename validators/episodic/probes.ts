@@ -10,8 +10,14 @@ import type { Probe } from './adversaries.js';
 
 export type { Probe } from './adversaries.js';
 
-const replay = (seed: number, level: number, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({ seed, level, policy: { type: 'replay', actions }, ...extra });
-const isAction = (a: unknown): a is { tool: string; args?: Record<string, unknown> } => a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string';
+const replay = (
+  seed: number,
+  level: number,
+  actions: unknown[],
+  extra: Partial<RolloutRequest> = {},
+): RolloutRequest => ({ seed, level, policy: { type: 'replay', actions }, ...extra });
+const isAction = (a: unknown): a is { tool: string; args?: Record<string, unknown> } =>
+  a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string';
 
 /** Calls the host rejects, one of each kind: an undeclared tool, an undeclared argument, a __proto__ key, oversized arguments. */
 export function invalidActions(meta: EpisodicMeta): unknown[] {
@@ -27,19 +33,26 @@ export function invalidActions(meta: EpisodicMeta): unknown[] {
 
 /** Tokens of a text the way the random policy and the leak probe read them. */
 export function tokensOf(text: string): string[] {
-  return (text.slice(0, 20_000).match(/[A-Za-z0-9$][A-Za-z0-9_-]*(?:\.[0-9]+)?/g) ?? []).slice(0, 4_000).map((t) => (t.startsWith('$') ? t.slice(1) : t));
+  return (text.slice(0, 20_000).match(/[A-Za-z0-9$][A-Za-z0-9_-]*(?:\.[0-9]+)?/g) ?? [])
+    .slice(0, 4_000)
+    .map((t) => (t.startsWith('$') ? t.slice(1) : t));
 }
 
 /** The reference actions whose every argument the prompt spells out (enum and boolean arguments redrawn): a leak replays them. */
 export function promptOnlyActions(meta: EpisodicMeta, reference: Rollout, seed: number): unknown[] {
   const known = new Set(tokensOf(reference.prompt ?? '').map((t) => t.toLowerCase()));
-  const spelled = (v: unknown): boolean => (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 10) || tokensOf(String(v)).every((w) => known.has(w.toLowerCase()));
+  const spelled = (v: unknown): boolean =>
+    (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 10) ||
+    tokensOf(String(v)).every((w) => known.has(w.toLowerCase()));
   let x = (seed % 2_147_483_647) + 1;
   const draw = (n: number) => ((x = (x * 48_271) % 2_147_483_647), x % n);
   const out: unknown[] = [];
   for (const action of reference.actions) {
     if (!isAction(action)) continue;
-    const props = (meta.tools.find((t) => t.name === action.tool)?.parameters.properties ?? {}) as Record<string, { enum?: unknown[] }>;
+    const props = (meta.tools.find((t) => t.name === action.tool)?.parameters.properties ?? {}) as Record<
+      string,
+      { enum?: unknown[] }
+    >;
     const args: Record<string, unknown> = {};
     let keep = true;
     for (const [key, value] of Object.entries(action.args ?? {})) {
@@ -59,7 +72,11 @@ function suggested(schema: Record<string, unknown>, texts: string[]): unknown[] 
   if (Array.isArray(schema.enum)) return schema.enum.slice(0, 8);
   const tokens = [...new Set(texts.flatMap(tokensOf))];
   if (schema.type === 'string') return tokens.filter((t) => /\d/.test(t) || /[A-Z]{2}/.test(t)).slice(0, 6);
-  if (schema.type === 'integer' || schema.type === 'number') return tokens.map(Number).filter((n) => Number.isFinite(n) && (schema.type === 'number' || Number.isSafeInteger(n))).slice(0, 4);
+  if (schema.type === 'integer' || schema.type === 'number')
+    return tokens
+      .map(Number)
+      .filter((n) => Number.isFinite(n) && (schema.type === 'number' || Number.isSafeInteger(n)))
+      .slice(0, 4);
   if (schema.type === 'boolean') return [true, false];
   return [];
 }
@@ -75,7 +92,16 @@ export function shortcutCalls(meta: EpisodicMeta, used: ReadonlySet<string>, pro
     // One call per suggested value of each parameter, the others at their first suggestion.
     const variants = Math.max(1, ...choices.map((c) => c.length));
     for (let v = 0; v < Math.min(variants, 6); v++) {
-      calls.push({ tool: tool.name, args: Object.fromEntries(names.flatMap((name, i) => ((choices[i] as unknown[]).length ? [[name, (choices[i] as unknown[])[Math.min(v, (choices[i] as unknown[]).length - 1)]]] : []))) });
+      calls.push({
+        tool: tool.name,
+        args: Object.fromEntries(
+          names.flatMap((name, i) =>
+            (choices[i] as unknown[]).length
+              ? [[name, (choices[i] as unknown[])[Math.min(v, (choices[i] as unknown[]).length - 1)]]]
+              : [],
+          ),
+        ),
+      });
     }
   }
   return calls;
@@ -84,17 +110,41 @@ export function shortcutCalls(meta: EpisodicMeta, used: ReadonlySet<string>, pro
 /** The reference's actions with every free number nudged: a module that refuses a wrong value must not print the right one. */
 export function perturbedActions(meta: EpisodicMeta, actions: unknown[]): unknown[] {
   return actions.filter(isAction).map((a) => {
-    const props = (meta.tools.find((t) => t.name === a.tool)?.parameters.properties ?? {}) as Record<string, { enum?: unknown }>;
-    const args = Object.fromEntries(Object.entries(a.args ?? {}).map(([k, v]) => [k, typeof v === 'number' && !props[k]?.enum ? (Number.isInteger(v) ? v + 1 : Math.round((v + 1.37) * 100) / 100) : v]));
+    const props = (meta.tools.find((t) => t.name === a.tool)?.parameters.properties ?? {}) as Record<
+      string,
+      { enum?: unknown }
+    >;
+    const args = Object.fromEntries(
+      Object.entries(a.args ?? {}).map(([k, v]) => [
+        k,
+        typeof v === 'number' && !props[k]?.enum
+          ? Number.isInteger(v)
+            ? v + 1
+            : Math.round((v + 1.37) * 100) / 100
+          : v,
+      ]),
+    );
     return { tool: a.tool, args };
   });
 }
 
 /** The fixed probe families for a candidate's reference rollouts (grouped by level, in order). */
-export function buildProbes(meta: EpisodicMeta, references: Rollout[], options: EpisodicOptions & { probedPerLevel: number }, validationSeed: number): Probe[] {
+export function buildProbes(
+  meta: EpisodicMeta,
+  references: Rollout[],
+  options: EpisodicOptions & { probedPerLevel: number },
+  validationSeed: number,
+): Probe[] {
   const probes: Probe[] = [];
   const invalid = invalidActions(meta);
-  const finishing = [...new Set(references.map((r) => r.actions[r.actions.length - 1]).filter(isAction).map((a) => a.tool))];
+  const finishing = [
+    ...new Set(
+      references
+        .map((r) => r.actions[r.actions.length - 1])
+        .filter(isAction)
+        .map((a) => a.tool),
+    ),
+  ];
   const used = new Set(references.flatMap((r) => r.actions.filter(isAction).map((a) => a.tool)));
   for (let level = 1; level <= meta.levels; level++) {
     const at = references.map((r, i) => ({ r, i })).filter(({ r }) => r.level === level);
@@ -104,24 +154,49 @@ export function buildProbes(meta: EpisodicMeta, references: Rollout[], options: 
       probes.push({ family: 'invalid-actions', of: i, request: replay(r.seed, level, invalid) });
       probes.push({ family: 'incomplete', of: i, request: replay(r.seed, level, r.actions.slice(0, -1)) });
       if (other !== r) probes.push({ family: 'other-episode', of: i, request: replay(r.seed, level, other.actions) });
-      probes.push({ family: 'perturbed', of: i, request: replay(r.seed, level, perturbedActions(meta, r.actions), { observations: true }) });
+      probes.push({
+        family: 'perturbed',
+        of: i,
+        request: replay(r.seed, level, perturbedActions(meta, r.actions), { observations: true }),
+      });
       if (k < options.repeatedPerLevel) {
         const firstOfTool = [...new Map(r.actions.filter(isAction).map((a) => [a.tool, a])).values()];
-        for (const action of firstOfTool) probes.push({ family: 'repeated-action', of: i, request: { seed: r.seed, level, policy: { type: 'repeat', action } } });
+        for (const action of firstOfTool)
+          probes.push({
+            family: 'repeated-action',
+            of: i,
+            request: { seed: r.seed, level, policy: { type: 'repeat', action } },
+          });
       }
       if (k >= options.probedPerLevel) return;
       const last = r.actions.at(-1);
       // Observations kept: the adversary judge reads what an unused tool prints (a grouped "$12,345" too).
-      for (const call of last === undefined ? [] : shortcutCalls(meta, used, r.prompt ?? '')) probes.push({ family: 'shortcut', of: i, request: replay(r.seed, level, [call, last], { observations: true }) });
+      for (const call of last === undefined ? [] : shortcutCalls(meta, used, r.prompt ?? ''))
+        probes.push({
+          family: 'shortcut',
+          of: i,
+          request: replay(r.seed, level, [call, last], { observations: true }),
+        });
       const spelled = promptOnlyActions(meta, r, r.seed);
       probes.push({ family: 'prompt-replay', of: i, request: replay(r.seed, level, spelled) });
-      if (other !== r) probes.push({ family: 'prompt-replay', of: -1 - i, request: replay(other.seed, level, spelled) });
+      if (other !== r)
+        probes.push({ family: 'prompt-replay', of: -1 - i, request: replay(other.seed, level, spelled) });
     });
     const last = at[0]?.r.actions.at(-1);
     const alone = Math.ceil(options.finishAloneSamples / meta.levels);
-    if (last !== undefined) for (const seed of levelSeeds(validationSeed ^ 0x5eed, level, alone)) probes.push({ family: 'finish-alone', of: -1, request: replay(seed, level, [last]) });
+    if (last !== undefined)
+      for (const seed of levelSeeds(validationSeed ^ 0x5eed, level, alone))
+        probes.push({ family: 'finish-alone', of: -1, request: replay(seed, level, [last]) });
     for (const [k, seed] of levelSeeds(validationSeed ^ 0xa11, level, options.randomPerLevel).entries()) {
-      probes.push({ family: 'random-policy', of: -1, request: { seed, level, policy: { type: 'random', seed: (validationSeed % 1e9) * 1_000 + k, avoid: finishing } } });
+      probes.push({
+        family: 'random-policy',
+        of: -1,
+        request: {
+          seed,
+          level,
+          policy: { type: 'random', seed: (validationSeed % 1e9) * 1_000 + k, avoid: finishing },
+        },
+      });
     }
   }
   return probes;

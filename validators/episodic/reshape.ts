@@ -15,7 +15,9 @@ export function splitAmount(v: number, k: number, integer: boolean, min = Number
   const units = Math.round(v / unit);
   const n = Math.min(k, units);
   if (n < 2) return null;
-  const parts = Array.from({ length: n }, (_, i) => (Math.floor(units / n) + (i < units % n ? 1 : 0)) * unit).map((p) => (integer ? p : Math.round(p * 100) / 100));
+  const parts = Array.from({ length: n }, (_, i) => (Math.floor(units / n) + (i < units % n ? 1 : 0)) * unit).map(
+    (p) => (integer ? p : Math.round(p * 100) / 100),
+  );
   return parts.every((p) => p >= min && p > 0) ? parts : null;
 }
 
@@ -24,7 +26,8 @@ function amountOf(meta: EpisodicMeta, a: Action): { arg: string; integer: boolea
   const props = propsOf(meta, a.tool);
   for (const [arg, v] of Object.entries(a.args)) {
     const s = props[arg] ?? {};
-    if (typeof v === 'number' && !s.enum && (s.type === 'number' || s.type === 'integer')) return { arg, integer: s.type === 'integer' || Number.isInteger(v), min: s.minimum };
+    if (typeof v === 'number' && !s.enum && (s.type === 'number' || s.type === 'integer'))
+      return { arg, integer: s.type === 'integer' || Number.isInteger(v), min: s.minimum };
   }
   return null;
 }
@@ -52,18 +55,32 @@ export function reshapings(meta: EpisodicMeta, log: readonly Action[], maxTurns:
       out.push({ how: `each amount split into ${k} parts`, actions: [...groups.flat(), finish] });
       // Interleaved: the first part of every call, then the second… (the calls' own order kept within a round).
       const rounds = Math.max(...groups.map((g) => g.length));
-      out.push({ how: `each amount split into ${k} parts, interleaved`, actions: [...Array.from({ length: rounds }, (_, r) => groups.flatMap((g) => (g[r] ? [g[r] as Action] : []))).flat(), finish] });
+      out.push({
+        how: `each amount split into ${k} parts, interleaved`,
+        actions: [
+          ...Array.from({ length: rounds }, (_, r) => groups.flatMap((g) => (g[r] ? [g[r] as Action] : []))).flat(),
+          finish,
+        ],
+      });
     }
   }
   // Merged: calls that differ only in their amount, made once with the sum.
   const merged = new Map<string, Action>();
   for (const [i, a] of body.entries()) {
     const t = amounts[i];
-    const key = a.tool + JSON.stringify(Object.entries(a.args).filter(([k2]) => k2 !== t?.arg).sort());
+    const key =
+      a.tool +
+      JSON.stringify(
+        Object.entries(a.args)
+          .filter(([k2]) => k2 !== t?.arg)
+          .sort(),
+      );
     const seen = merged.get(key);
-    if (seen && t) seen.args[t.arg] = Math.round(((seen.args[t.arg] as number) + (a.args[t.arg] as number)) * 100) / 100;
+    if (seen && t)
+      seen.args[t.arg] = Math.round(((seen.args[t.arg] as number) + (a.args[t.arg] as number)) * 100) / 100;
     else merged.set(t ? key : `${i}`, { tool: a.tool, args: { ...a.args } });
   }
-  if (merged.size < body.length) out.push({ how: 'calls differing only in their amount merged', actions: [...merged.values(), finish] });
+  if (merged.size < body.length)
+    out.push({ how: 'calls differing only in their amount merged', actions: [...merged.values(), finish] });
   return out;
 }

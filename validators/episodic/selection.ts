@@ -30,7 +30,11 @@ export interface PickSample {
  * the rules (the prompt's and the tools' vocabulary) in its cell: a choice they explain is a stated rule.
  * Episodes where the reference chooses every entity named, or none, select nothing.
  */
-export function pickSamples(meta: EpisodicMeta, refs: readonly Rollout[], openings: ReadonlyArray<Replies | undefined>): Map<string, PickSample[]> {
+export function pickSamples(
+  meta: EpisodicMeta,
+  refs: readonly Rollout[],
+  openings: ReadonlyArray<Replies | undefined>,
+): Map<string, PickSample[]> {
   const out = new Map<string, PickSample[]>();
   const finishes = new Set(refs.map((r) => actionsOf(r).at(-1)?.tool));
   const vocabulary = new Set(words(`${meta.description} ${JSON.stringify(meta.tools)}`));
@@ -38,7 +42,16 @@ export function pickSamples(meta: EpisodicMeta, refs: readonly Rollout[], openin
     if (finishes.has(tool.name)) continue;
     for (const [arg, schema] of Object.entries(propsOf(meta, tool.name))) {
       if (schema.type !== 'string' || schema.enum) continue;
-      const sent = refs.map((r) => new Set(actionsOf(r).slice(0, -1).flatMap((a) => (a.tool === tool.name && typeof a.args[arg] === 'string' ? [(a.args[arg] as string).toLowerCase()] : []))));
+      const sent = refs.map(
+        (r) =>
+          new Set(
+            actionsOf(r)
+              .slice(0, -1)
+              .flatMap((a) =>
+                a.tool === tool.name && typeof a.args[arg] === 'string' ? [(a.args[arg] as string).toLowerCase()] : [],
+              ),
+          ),
+      );
       const parsed = parser(new Set(sent.flatMap((s) => [...s].map(shapeOf))));
       const samples = refs.flatMap((r, i): PickSample[] => {
         const chosen = sent[i] as Set<string>;
@@ -47,8 +60,19 @@ export function pickSamples(meta: EpisodicMeta, refs: readonly Rollout[], openin
         const first = acts.findIndex((a) => a.tool === tool.name);
         const opened = openings[i];
         const texts: Array<[string, string]> = [
-          ...(opened?.observations ?? []).flatMap((o, j): Array<[string, string]> => (Object.keys(propsOf(meta, opened?.tools[j] ?? '')).length === 0 && !opened?.sources?.[j]?.includes(AFTER_A_CALL) ? [[`${opened?.tools[j]}'s reply`, o]] : [])),
-          ...(r.observations ?? []).slice(0, first).flatMap((o, j): Array<[string, string]> => (Object.keys(acts[j]?.args ?? { x: 1 }).length === 0 ? [[`${acts[j]?.tool}'s reply`, o]] : [])),
+          ...(opened?.observations ?? []).flatMap(
+            (o, j): Array<[string, string]> =>
+              Object.keys(propsOf(meta, opened?.tools[j] ?? '')).length === 0 &&
+              !opened?.sources?.[j]?.includes(AFTER_A_CALL)
+                ? [[`${opened?.tools[j]}'s reply`, o]]
+                : [],
+          ),
+          ...(r.observations ?? [])
+            .slice(0, first)
+            .flatMap(
+              (o, j): Array<[string, string]> =>
+                Object.keys(acts[j]?.args ?? { x: 1 }).length === 0 ? [[`${acts[j]?.tool}'s reply`, o]] : [],
+            ),
         ];
         const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
         const fields = new Map<string, string[]>();
@@ -56,13 +80,20 @@ export function pickSamples(meta: EpisodicMeta, refs: readonly Rollout[], openin
           const p = parsed(text);
           for (const id of p.order) {
             const own = fields.get(id) ?? [...idFields(id)];
-            own.push(...structuralFields(source, p, id), ...words((p.cells.get(id) as { cell: string }).cell).filter((w) => rules.has(w)).map((w) => `in ${source}, ${STATED} in its cell: ${w}`));
+            own.push(
+              ...structuralFields(source, p, id),
+              ...words((p.cells.get(id) as { cell: string }).cell)
+                .filter((w) => rules.has(w))
+                .map((w) => `in ${source}, ${STATED} in its cell: ${w}`),
+            );
             fields.set(id, own);
           }
         }
         const candidates = [...fields.keys()].slice(0, 200);
         const listed = candidates.filter((c) => chosen.has(c)).length;
-        return listed === 0 || listed === candidates.length ? [] : [{ level: r.level, value: '', candidates, chosen, fields }];
+        return listed === 0 || listed === candidates.length
+          ? []
+          : [{ level: r.level, value: '', candidates, chosen, fields }];
       });
       if (samples.length > 0) out.set(`${tool.name}.${arg}`, samples);
     }
@@ -106,13 +137,17 @@ function fitMarks(samples: readonly PickSample[], fit: number[]): Marks | null {
     const others = [...byValue.values()].reduce((a, [n, total]) => a + total - n, 0);
     if (covered < 0.8 * want || want === 0) continue;
     if (place.includes(STATED)) stated.set(sourceOf(place), Math.max(stated.get(sourceOf(place)) ?? 0, covered));
-    else if (others > 0 && (!best || covered > best.covered)) best = { place, marks: new Set(marks.map(([v]) => v)), covered };
+    else if (others > 0 && (!best || covered > best.covered))
+      best = { place, marks: new Set(marks.map(([v]) => v)), covered };
   }
-  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0) ? { place: best.place, marks: best.marks } : null;
+  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0)
+    ? { place: best.place, marks: best.marks }
+    : null;
 }
 
 /** The entities a fitted selection picks on a sample: those with a marking value at its place. */
-const picked = (m: Marks, s: PickSample) => s.candidates.filter((c) => (s.fields.get(c) ?? []).some((f) => split(f)[0] === m.place && m.marks.has(split(f)[1])));
+const picked = (m: Marks, s: PickSample) =>
+  s.candidates.filter((c) => (s.fields.get(c) ?? []).some((f) => split(f)[0] === m.place && m.marks.has(split(f)[1])));
 
 /** A pick scored as a set: its overlap with the choice over the larger of the two, against a random pick of as many from the candidates. */
 function judgePick(m: Marks, s: PickSample): { win: number; chance: number } {
@@ -120,11 +155,19 @@ function judgePick(m: Marks, s: PickSample): { win: number; chance: number } {
   if (p.length === 0) return { win: 0, chance: 0 };
   const size = Math.max(p.length, s.chosen.size);
   const listed = s.candidates.filter((c) => s.chosen.has(c)).length;
-  return { win: p.filter((c) => s.chosen.has(c)).length / size, chance: (p.length * listed) / s.candidates.length / size };
+  return {
+    win: p.filter((c) => s.chosen.has(c)).length / size,
+    chance: (p.length * listed) / s.candidates.length / size,
+  };
 }
 
 /** Two-fold trials of the selection reader. */
 export function pickTrials(samples: readonly PickSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
-  const t = twoFold(samples, (members) => fitMarks(samples, members), () => null, judgePick);
+  const t = twoFold(
+    samples,
+    (members) => fitMarks(samples, members),
+    () => null,
+    judgePick,
+  );
   return { ...t, rules: t.rules.map((m) => `${m.place}: ${[...m.marks].slice(0, 6).join(' | ')}`) };
 }

@@ -47,9 +47,17 @@ export async function judgeShrink(
   refs: Rollout[],
   episodes: number[],
   decisive: ReadonlySet<string>,
-  env: { pool: SandboxPool; source: string; meta: EpisodicMeta; limits?: Partial<SandboxLimits>; zeroTolerance: number },
+  env: {
+    pool: SandboxPool;
+    source: string;
+    meta: EpisodicMeta;
+    limits?: Partial<SandboxLimits>;
+    zeroTolerance: number;
+  },
 ): Promise<{ flat: ShrinkVerdict | null; metrics: Record<string, number> }> {
-  const usable = episodes.filter((i) => finished(refs[i] as Rollout) && (refs[i] as Rollout).score >= env.zeroTolerance);
+  const usable = episodes.filter(
+    (i) => finished(refs[i] as Rollout) && (refs[i] as Rollout).score >= env.zeroTolerance,
+  );
   const levels = usable.map((i) => (refs[i] as Rollout).level);
   const [low, top] = [Math.min(...levels), Math.max(...levels)];
   if (usable.length === 0 || low === top) return { flat: null, metrics: {} };
@@ -60,10 +68,19 @@ export async function judgeShrink(
       const acts = actionsOf(ref);
       const body = acts.slice(0, -1);
       const decisions = body.flatMap((a, k) => (decisive.has(`${i}|${a.tool}`) ? [k] : []));
-      return { ref, body, finish: acts[acts.length - 1] as Action, decisions, kept: decisions, n: 2, done: decisions.length < 2 };
+      return {
+        ref,
+        body,
+        finish: acts[acts.length - 1] as Action,
+        decisions,
+        kept: decisions,
+        n: 2,
+        done: decisions.length < 2,
+      };
     });
   // Flat needs a top level whose reference decides more than level 1's: else nothing to replay.
-  const most = (level: number) => Math.max(0, ...open.filter((c) => c.ref.level === level).map((c) => c.decisions.length));
+  const most = (level: number) =>
+    Math.max(0, ...open.filter((c) => c.ref.level === level).map((c) => c.decisions.length));
   if (most(top) <= most(low)) return { flat: null, metrics: {} };
   const logOf = (c: (typeof open)[number], kept: number[]) => {
     const keep = new Set(kept);
@@ -72,33 +89,73 @@ export async function judgeShrink(
   let replays = 0;
   for (let round = 0; round < ROUNDS && open.some((c) => !c.done); round++) {
     // Each live episode tries its kept decisions minus one of n chunks (ddmin's complements).
-    const tries = open.filter((c) => !c.done).flatMap((c) => {
-      const size = Math.ceil(c.kept.length / c.n);
-      return Array.from({ length: Math.ceil(c.kept.length / size) }, (_, j) => ({ c, kept: c.kept.filter((_, k) => Math.floor(k / size) !== j) }));
-    });
+    const tries = open
+      .filter((c) => !c.done)
+      .flatMap((c) => {
+        const size = Math.ceil(c.kept.length / c.n);
+        return Array.from({ length: Math.ceil(c.kept.length / size) }, (_, j) => ({
+          c,
+          kept: c.kept.filter((_, k) => Math.floor(k / size) !== j),
+        }));
+      });
     replays += tries.length;
-    const run = await runRollouts(env.pool, env.source, env.meta, tries.map((t) => ({ seed: t.c.ref.seed, level: t.c.ref.level, policy: { type: 'replay' as const, actions: logOf(t.c, t.kept) } })), env.limits ? { limits: env.limits } : {});
+    const run = await runRollouts(
+      env.pool,
+      env.source,
+      env.meta,
+      tries.map((t) => ({
+        seed: t.c.ref.seed,
+        level: t.c.ref.level,
+        policy: { type: 'replay' as const, actions: logOf(t.c, t.kept) },
+      })),
+      env.limits ? { limits: env.limits } : {},
+    );
     for (const c of open.filter((x) => !x.done)) {
-      const paid = tries.findIndex((t, j) => t.c === c && run.rollouts[j]?.ok === true && (run.rollouts[j] as Rollout).score >= c.ref.score - 1e-6);
-      if (paid >= 0) ((c.kept = (tries[paid] as (typeof tries)[number]).kept), (c.n = Math.max(2, c.n - 1)));
+      const paid = tries.findIndex(
+        (t, j) => t.c === c && run.rollouts[j]?.ok === true && (run.rollouts[j] as Rollout).score >= c.ref.score - 1e-6,
+      );
+      if (paid >= 0) (c.kept = (tries[paid] as (typeof tries)[number]).kept), (c.n = Math.max(2, c.n - 1));
       else if (c.n < Math.min(WIDTH, c.kept.length)) c.n = Math.min(WIDTH, c.kept.length, 2 * c.n);
       else c.done = true;
       if (c.kept.length < 2) c.done = true;
     }
   }
-  const shrunk: Shrunk[] = open.map((c) => ({ ref: c.ref, decisions: c.decisions.length, kept: c.kept.length, varied: varied(env.meta, c.decisions.filter((k) => !c.kept.includes(k)).map((k) => c.body[k] as Action)), log: logOf(c, c.kept) }));
+  const shrunk: Shrunk[] = open.map((c) => ({
+    ref: c.ref,
+    decisions: c.decisions.length,
+    kept: c.kept.length,
+    varied: varied(
+      env.meta,
+      c.decisions.filter((k) => !c.kept.includes(k)).map((k) => c.body[k] as Action),
+    ),
+    log: logOf(c, c.kept),
+  }));
   const [lows, tops] = [shrunk.filter((s) => s.ref.level === low), shrunk.filter((s) => s.ref.level === top)];
   const least = Math.max(0, ...lows.map((s) => s.kept));
-  const metrics = { shrinkReplays: replays, shrinkLowKept: least, shrinkTopKept: Math.max(0, ...tops.map((s) => s.kept)), shrinkTopDecisions: Math.max(0, ...tops.map((s) => s.decisions)) };
+  const metrics = {
+    shrinkReplays: replays,
+    shrinkLowKept: least,
+    shrinkTopKept: Math.max(0, ...tops.map((s) => s.kept)),
+    shrinkTopDecisions: Math.max(0, ...tops.map((s) => s.decisions)),
+  };
   // Flat: every top-level episode is paid for no more decisions than level 1 needs, at most half of its reference's, and more than one default left out.
-  const flat = tops.length > 0 && lows.length > 0 && metrics.shrinkTopDecisions > Math.max(...lows.map((s) => s.decisions)) && tops.every((s) => s.varied && s.kept <= least && 2 * s.kept <= s.decisions);
+  const flat =
+    tops.length > 0 &&
+    lows.length > 0 &&
+    metrics.shrinkTopDecisions > Math.max(...lows.map((s) => s.decisions)) &&
+    tops.every((s) => s.varied && s.kept <= least && 2 * s.kept <= s.decisions);
   if (!flat) return { flat: null, metrics };
   const s = tops[0] as Shrunk;
   return {
     metrics,
     flat: {
       message: `the reference shrunk to ${s.kept} of its ${s.decisions} decision calls (the others left out, reads kept) still earns its score ${s.ref.score} at level ${top}, no more than level ${low} needs (${least}): the paid work does not grow with the level`,
-      evidence: { family: 'shrink', seed: s.ref.seed, level: s.ref.level, actions: JSON.stringify(s.log.slice(-6)).slice(0, 400) },
+      evidence: {
+        family: 'shrink',
+        seed: s.ref.seed,
+        level: s.ref.level,
+        actions: JSON.stringify(s.log.slice(-6)).slice(0, 400),
+      },
     },
   };
 }

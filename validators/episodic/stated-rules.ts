@@ -6,7 +6,8 @@
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
 
-const MODAL = /\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only (?:after|once|if|when)|before|prior to|first|make sure|ensure|until|not allowed|may not|cannot|can't|do not|don't)\b/i;
+const MODAL =
+  /\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only (?:after|once|if|when)|before|prior to|first|make sure|ensure|until|not allowed|may not|cannot|can't|do not|don't)\b/i;
 const ORDER = /\b(before|prior to|then|first|after|until)\b/i;
 const EVERYTHING = /\b(anything else|any other|every other|all other|everything else)\b/i;
 
@@ -23,7 +24,13 @@ export interface StatedRule {
 
 /** The sentences of a text: a line that goes on in lower case (a wrapped sentence) is joined to the one before. */
 export function sentencesOf(text: string): string[] {
-  return text.slice(0, 20_000).replace(/\n[ \t]*(?=[a-z(])/g, ' ').split(/\n+|(?<=[.!?;])\s+/).map((s) => s.trim()).filter((s) => s.length > 0).slice(0, 400);
+  return text
+    .slice(0, 20_000)
+    .replace(/\n[ \t]*(?=[a-z(])/g, ' ')
+    .split(/\n+|(?<=[.!?;])\s+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .slice(0, 400);
 }
 
 const stem = (word: string) => (word.length <= 4 ? word : word.slice(0, Math.max(4, word.length - 3)));
@@ -32,9 +39,14 @@ const stem = (word: string) => (word.length <= 4 ? word : word.slice(0, Math.max
  * between), or -1: `subscription_at` is not named inside `get_subscription_attribute`.
  */
 export function mentionAt(sentence: string, tool: string): number {
-  const exact = new RegExp(`(?<![A-Za-z0-9_])${tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`).exec(sentence);
+  const exact = new RegExp(`(?<![A-Za-z0-9_])${tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`).exec(
+    sentence,
+  );
   if (exact) return exact.index;
-  const words = tool.split('_').filter(Boolean).map((w) => w.replace(/[^a-z0-9]/g, ''));
+  const words = tool
+    .split('_')
+    .filter(Boolean)
+    .map((w) => w.replace(/[^a-z0-9]/g, ''));
   const phrase = new RegExp(`\\b${words.map((w) => `${stem(w)}[\\w']*`).join("(?:\\s+[\\w']+){0,3}?\\s+")}\\b`, 'i');
   return phrase.exec(sentence)?.index ?? -1;
 }
@@ -47,7 +59,16 @@ export function statedRules(text: string, tools: readonly string[]): StatedRule[
     const at = new Map(tools.map((t) => [t, mentionAt(sentence, t)] as const).filter(([, i]) => i >= 0));
     for (const [tool, i] of at) {
       if (out.has(tool)) continue;
-      out.set(tool, { tool, sentence, before: orderOf(sentence, tool, i, [...at.keys()].filter((t) => t !== tool)) });
+      out.set(tool, {
+        tool,
+        sentence,
+        before: orderOf(
+          sentence,
+          tool,
+          i,
+          [...at.keys()].filter((t) => t !== tool),
+        ),
+      });
     }
   }
   return [...out.values()];
@@ -69,12 +90,22 @@ function orderOf(sentence: string, tool: string, at: number, others: string[]): 
   // A sentence that opens with the word: "After X, Y" (X first), "Before Y, X" (X first), split at the comma.
   const comma = sentence.indexOf(',', m.index);
   const inCondition = (i: number) => comma < 0 || i < comma;
-  const leads = opens ? (word === 'after' || word === 'until' ? inCondition(at) : !inCondition(at)) : word === 'before' || word === 'prior to' || word === 'then' ? at < m.index : at > m.index;
+  const leads = opens
+    ? word === 'after' || word === 'until'
+      ? inCondition(at)
+      : !inCondition(at)
+    : word === 'before' || word === 'prior to' || word === 'then'
+      ? at < m.index
+      : at > m.index;
   if (!leads) return null;
   if (EVERYTHING.test(sentence)) return 'all';
   const follows = others.filter((t) => {
     const i = mentionAt(sentence, t);
-    return opens ? inCondition(i) !== inCondition(at) : word === 'before' || word === 'prior to' || word === 'then' ? i > m.index : i < m.index;
+    return opens
+      ? inCondition(i) !== inCondition(at)
+      : word === 'before' || word === 'prior to' || word === 'then'
+        ? i > m.index
+        : i < m.index;
   });
   return follows.length > 0 ? follows : null;
 }
@@ -96,19 +127,23 @@ export function bookkeeping(refs: readonly Rollout[], share: number): Set<string
 /** The paths where two states differ, as the runtime names a step's changes (episodic-runtime.js: changedPaths). */
 export function differingPaths(a: unknown, b: unknown, path = '$', depth = 0, out: string[] = []): string[] {
   if (out.length >= 32 || JSON.stringify(a) === JSON.stringify(b)) return out;
-  const objects = a !== null && typeof a === 'object' && b !== null && typeof b === 'object' && Array.isArray(a) === Array.isArray(b);
+  const objects =
+    a !== null && typeof a === 'object' && b !== null && typeof b === 'object' && Array.isArray(a) === Array.isArray(b);
   if (!objects || depth >= 4 || (Array.isArray(a) && a.length !== (b as unknown[]).length)) {
     if (!out.includes(path)) out.push(path);
     return out;
   }
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
-  for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) differingPaths(x[k], y[k], Array.isArray(a) ? `${path}.*` : `${path}.${k}`, depth + 1, out);
+  for (const k of new Set([...Object.keys(x), ...Object.keys(y)]))
+    differingPaths(x[k], y[k], Array.isArray(a) ? `${path}.*` : `${path}.${k}`, depth + 1, out);
   return out;
 }
 
 /** Whether `tool`'s calls in `r` change the state beyond bookkeeping (true where the rollout carries no changes). */
 export function records(r: Rollout, tool: string, book: ReadonlySet<string>): boolean {
   if (!r.changes) return true;
-  return r.actions.some((a, i) => (a as Action | null)?.tool === tool && (r.changes?.[i] ?? []).some((p) => !book.has(p)));
+  return r.actions.some(
+    (a, i) => (a as Action | null)?.tool === tool && (r.changes?.[i] ?? []).some((p) => !book.has(p)),
+  );
 }

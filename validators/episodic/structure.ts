@@ -10,11 +10,20 @@ export const shapeOf = (id: string): string => id.toLowerCase().replace(/[a-z]/g
 /** A token that can be an id: it holds a digit, or two capitals and no small letter ("SRV123", "LHR"; not "handle"). */
 const idLike = (t: string) => /\d/.test(t) || (t === t.toUpperCase() && /[A-Z].*[A-Z]/.test(t));
 const TOKEN = /[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?/g;
-const caseOf = (w: string) => (/^[^a-z]*$/.test(w) ? 'A' : /^[^A-Z]*$/.test(w) ? 'a' : /^[A-Z][^A-Z]*$/.test(w) ? 'Aa' : 'aA');
+const caseOf = (w: string) =>
+  /^[^a-z]*$/.test(w) ? 'A' : /^[^A-Z]*$/.test(w) ? 'a' : /^[A-Z][^A-Z]*$/.test(w) ? 'Aa' : 'aA';
 /** A cell's layout: each word by its letter case, each number as #, whitespace visible (␣, →), punctuation kept; the id as <id:case>. */
 const layoutOf = (cell: string, id: string) =>
   cell
-    .replace(TOKEN, (w) => (w.toLowerCase() === id ? `<id:${caseOf(w)}>` : /^[0-9]+$/.test(w) ? '#' : /^[A-Za-z]+$/.test(w) ? caseOf(w) : `${caseOf(w)}#`))
+    .replace(TOKEN, (w) =>
+      w.toLowerCase() === id
+        ? `<id:${caseOf(w)}>`
+        : /^[0-9]+$/.test(w)
+          ? '#'
+          : /^[A-Za-z]+$/.test(w)
+            ? caseOf(w)
+            : `${caseOf(w)}#`,
+    )
     .replace(/ /g, '\u2423')
     .replace(/\t/g, '\u2192');
 
@@ -54,12 +63,24 @@ export function parse(text: string, shapes: ReadonlySet<string>): Parsed {
       const prev = hits[k - 1];
       const next = hits[k + 1];
       const from = prev ? (prev.index as number) + prev[0].length : 0;
-      const blank = `${n > 0 && lines[n - 1]?.trim() === '' ? 'before' : ''}${n < lines.length - 1 && lines[n + 1]?.trim() === '' ? 'after' : ''}` || 'none';
-      cells.set(id, { cell: line.slice(from, next ? next.index : line.length), printed: m[0], at: (m.index as number) - from, count: 1, blank });
+      const blank =
+        `${n > 0 && lines[n - 1]?.trim() === '' ? 'before' : ''}${n < lines.length - 1 && lines[n + 1]?.trim() === '' ? 'after' : ''}` ||
+        'none';
+      cells.set(id, {
+        cell: line.slice(from, next ? next.index : line.length),
+        printed: m[0],
+        at: (m.index as number) - from,
+        count: 1,
+        blank,
+      });
       order.push(id);
     });
   });
-  return { order: order.slice(0, 200), cells, sorted: visiblySorted(order.map((id) => [id, (cells.get(id) as { cell: string }).cell])) };
+  return {
+    order: order.slice(0, 200),
+    cells,
+    sorted: visiblySorted(order.map((id) => [id, (cells.get(id) as { cell: string }).cell])),
+  };
 }
 
 const monotone = (xs: Array<number | string>) => {
@@ -73,11 +94,20 @@ function visiblySorted(cells: Array<[string, string]>): boolean {
   if (cells.length < 2) return false;
   const columns = cells.map(([id, cell]) => {
     const tokens = (cell.match(TOKEN) ?? []).filter((t) => t.toLowerCase() !== id);
-    return { id, digits: Number(id.replace(/\D/g, '') || NaN), numbers: tokens.filter((t) => /^[0-9]+$/.test(t)).map(Number), words: tokens.filter((t) => !/^[0-9]+$/.test(t)).map((t) => t.toLowerCase()) };
+    return {
+      id,
+      digits: Number(id.replace(/\D/g, '') || NaN),
+      numbers: tokens.filter((t) => /^[0-9]+$/.test(t)).map(Number),
+      words: tokens.filter((t) => !/^[0-9]+$/.test(t)).map((t) => t.toLowerCase()),
+    };
   });
   const width = (k: 'numbers' | 'words') => Math.min(...columns.map((c) => c[k].length));
-  const candidates: Array<Array<number | string>> = [columns.map((c) => c.id), ...(columns.every((c) => Number.isFinite(c.digits)) ? [columns.map((c) => c.digits)] : [])];
-  for (const k of ['numbers', 'words'] as const) for (let j = 0; j < Math.min(width(k), 6); j += 1) candidates.push(columns.map((c) => c[k][j] as number | string));
+  const candidates: Array<Array<number | string>> = [
+    columns.map((c) => c.id),
+    ...(columns.every((c) => Number.isFinite(c.digits)) ? [columns.map((c) => c.digits)] : []),
+  ];
+  for (const k of ['numbers', 'words'] as const)
+    for (let j = 0; j < Math.min(width(k), 6); j += 1) candidates.push(columns.map((c) => c[k][j] as number | string));
   return candidates.some(monotone);
 }
 
@@ -103,7 +133,11 @@ export function structuralFields(source: string, parsed: Parsed, id: string): st
     `in ${source}, blank lines around its line: ${at.blank}`,
   ];
   const k = parsed.order.indexOf(id);
-  if (!parsed.sorted) out.push(`in ${source}, its rank from the start: ${rank(k)}`, `in ${source}, its rank from the end: ${rank(parsed.order.length - 1 - k)}`);
+  if (!parsed.sorted)
+    out.push(
+      `in ${source}, its rank from the start: ${rank(k)}`,
+      `in ${source}, its rank from the end: ${rank(parsed.order.length - 1 - k)}`,
+    );
   return out;
 }
 
@@ -116,15 +150,25 @@ export function structuralFields(source: string, parsed: Parsed, id: string): st
 export function idFields(id: string, peers: readonly string[] = []): string[] {
   const out: string[] = [];
   const chars = [...id.toLowerCase()];
-  for (let k = 0; k < Math.min(3, chars.length); k += 1) out.push(`the id's character ${k + 1} from the start: ${chars[k]}`, `the id's character ${k + 1} from the end: ${chars[chars.length - 1 - k]}`);
+  for (let k = 0; k < Math.min(3, chars.length); k += 1)
+    out.push(
+      `the id's character ${k + 1} from the start: ${chars[k]}`,
+      `the id's character ${k + 1} from the end: ${chars[chars.length - 1 - k]}`,
+    );
   const body = id.toLowerCase().replace(/^[a-z]+/, '');
-  for (let k = 1; k < Math.min(4, body.length); k += 1) out.push(`the id's first ${k} after its letters: ${body.slice(0, k)}`, `the id's last ${k}: ${body.slice(-k)}`);
+  for (let k = 1; k < Math.min(4, body.length); k += 1)
+    out.push(`the id's first ${k} after its letters: ${body.slice(0, k)}`, `the id's last ${k}: ${body.slice(-k)}`);
   const digits = id.match(/\d+/g)?.at(-1);
   if (digits === undefined) return out;
   const n = Number(digits.slice(-9));
   out.push(`the id's last digit: ${n % 2 === 0 ? 'even' : 'odd'}`, `the id's number modulo 3: ${n % 3}`);
-  const numbers = [...new Set(peers.map((p) => Number(p.match(/\d+/g)?.at(-1)?.slice(-9) ?? NaN)).filter(Number.isFinite))].sort((a, b) => a - b);
-  if (numbers.length >= 4 && numbers.includes(n)) out.push(`the id's number among the episode's ids: quartile ${Math.floor((4 * numbers.indexOf(n)) / numbers.length) + 1}`);
+  const numbers = [
+    ...new Set(peers.map((p) => Number(p.match(/\d+/g)?.at(-1)?.slice(-9) ?? NaN)).filter(Number.isFinite)),
+  ].sort((a, b) => a - b);
+  if (numbers.length >= 4 && numbers.includes(n))
+    out.push(
+      `the id's number among the episode's ids: quartile ${Math.floor((4 * numbers.indexOf(n)) / numbers.length) + 1}`,
+    );
   return out;
 }
 

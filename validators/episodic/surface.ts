@@ -20,10 +20,15 @@ export interface Used {
 
 export function usedSurface(refs: readonly Rollout[]): Used {
   const acts = refs.flatMap(actionsOf);
-  return { tools: new Set(acts.map((a) => a.tool)), args: new Set(acts.flatMap((a) => Object.keys(a.args).map((k) => `${a.tool}.${k}`))), values: argValues([...refs]) };
+  return {
+    tools: new Set(acts.map((a) => a.tool)),
+    args: new Set(acts.flatMap((a) => Object.keys(a.args).map((k) => `${a.tool}.${k}`))),
+    values: argValues([...refs]),
+  };
 }
 
-const idLike = (v: unknown): v is string => typeof v === 'string' && v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.test(v) && /\d|[A-Z]{2}/.test(v);
+const idLike = (v: unknown): v is string =>
+  typeof v === 'string' && v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.test(v) && /\d|[A-Z]{2}/.test(v);
 
 /** The entities of an episode for argument `arg`: the values the reference sends in an argument of that name, else every id-like string it sends. */
 function entitiesOf(r: Rollout, arg: string, cap: number): string[] {
@@ -39,7 +44,9 @@ function valuesOf(used: Used, tool: string, arg: string, schema: { type?: string
   if (schema.type === 'boolean') return [true, false];
   const own = used.values.get(`${tool}.${arg}`) ?? [];
   const same = [...used.values].filter(([k]) => k.endsWith(`.${arg}`)).flatMap(([, v]) => v);
-  return [...new Set((own.length ? own : same).map((v) => JSON.stringify(v)))].slice(0, 4).map((s) => JSON.parse(s) as unknown);
+  return [...new Set((own.length ? own : same).map((v) => JSON.stringify(v)))]
+    .slice(0, 4)
+    .map((s) => JSON.parse(s) as unknown);
 }
 
 /**
@@ -49,7 +56,13 @@ function valuesOf(used: Used, tool: string, arg: string, schema: { type?: string
  * optional argument the references never send (its other arguments as the references send them), applied to
  * every entity of the episode, then the reference's finishing call. At most `perEpisode` logs.
  */
-export function surfaceLogs(meta: EpisodicMeta, r: Rollout, used: Used, entityCap: number, perEpisode: number): SurfaceLog[] {
+export function surfaceLogs(
+  meta: EpisodicMeta,
+  r: Rollout,
+  used: Used,
+  entityCap: number,
+  perEpisode: number,
+): SurfaceLog[] {
   if (!finished(r)) return [];
   const finish = actionsOf(r).at(-1) as Action;
   const out: SurfaceLog[] = [];
@@ -58,7 +71,9 @@ export function surfaceLogs(meta: EpisodicMeta, r: Rollout, used: Used, entityCa
     const props = propsOf(meta, tool.name);
     const required = new Set((tool.parameters as { required?: string[] }).required ?? []);
     const unusedTool = !used.tools.has(tool.name);
-    const entity = Object.keys(props).find((a) => props[a]?.type === 'string' && !props[a]?.enum && (unusedTool || used.args.has(`${tool.name}.${a}`)));
+    const entity = Object.keys(props).find(
+      (a) => props[a]?.type === 'string' && !props[a]?.enum && (unusedTool || used.args.has(`${tool.name}.${a}`)),
+    );
     if (entity === undefined) continue;
     const universe = entitiesOf(r, entity, Math.min(entityCap, Math.max(1, meta.maxTurns - 2)));
     if (universe.length === 0) continue;
@@ -66,15 +81,24 @@ export function surfaceLogs(meta: EpisodicMeta, r: Rollout, used: Used, entityCa
     const choices = new Map(others.map((a) => [a, valuesOf(used, tool.name, a, props[a] ?? {})]));
     // A required argument with no value to send leaves the tool out; optional ones start absent.
     if (others.some((a) => required.has(a) && (choices.get(a) ?? []).length === 0)) continue;
-    const base: Record<string, unknown> = Object.fromEntries(others.filter((a) => required.has(a)).map((a) => [a, (choices.get(a) as unknown[])[0]]));
+    const base: Record<string, unknown> = Object.fromEntries(
+      others.filter((a) => required.has(a)).map((a) => [a, (choices.get(a) as unknown[])[0]]),
+    );
     const varied = others.filter((a) => unusedTool || !used.args.has(`${tool.name}.${a}`));
     const assignments = [
       ...(unusedTool ? [base] : []),
-      ...varied.flatMap((a) => (choices.get(a) ?? []).filter((v) => !(a in base) || JSON.stringify(v) !== JSON.stringify(base[a])).map((v) => ({ ...base, [a]: v }))),
+      ...varied.flatMap((a) =>
+        (choices.get(a) ?? [])
+          .filter((v) => !(a in base) || JSON.stringify(v) !== JSON.stringify(base[a]))
+          .map((v) => ({ ...base, [a]: v })),
+      ),
     ].slice(0, 6);
     for (const assign of assignments) {
       if (out.length >= perEpisode) return out;
-      out.push({ policy: `${tool.name} ${JSON.stringify(assign)} on every entity`, actions: [...universe.map((e) => ({ tool: tool.name, args: { ...assign, [entity]: e } })), finish] });
+      out.push({
+        policy: `${tool.name} ${JSON.stringify(assign)} on every entity`,
+        actions: [...universe.map((e) => ({ tool: tool.name, args: { ...assign, [entity]: e } })), finish],
+      });
     }
   }
   return out;

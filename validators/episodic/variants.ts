@@ -6,7 +6,15 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 
-export type VariantKind = 'case' | 'spaces' | 'look-alike' | 'placeholder' | 'repeated-item' | 'dropped-item' | 'reordered-items' | 'wrong';
+export type VariantKind =
+  | 'case'
+  | 'spaces'
+  | 'look-alike'
+  | 'placeholder'
+  | 'repeated-item'
+  | 'dropped-item'
+  | 'reordered-items'
+  | 'wrong';
 /** One variant log: the reference with argument `arg` of call `index` replaced by `value`. */
 export interface Variant {
   index: number;
@@ -18,8 +26,38 @@ export interface Variant {
 }
 
 // Latin letters and a Cyrillic or Greek twin that renders the same.
-const LOOK_ALIKE: Record<string, string> = { a: '\u0430', c: '\u0441', e: '\u0435', o: '\u043e', p: '\u0440', x: '\u0445', y: '\u0443', A: '\u0410', B: '\u0412', C: '\u0421', E: '\u0415', H: '\u041d', K: '\u041a', M: '\u041c', O: '\u041e', P: '\u0420', T: '\u0422', X: '\u0425', I: '\u0399', N: '\u039d', Z: '\u0396' };
-type Schema = { type?: string; enum?: unknown[]; minLength?: number; maxLength?: number; minItems?: number; maxItems?: number; items?: Schema };
+const LOOK_ALIKE: Record<string, string> = {
+  a: '\u0430',
+  c: '\u0441',
+  e: '\u0435',
+  o: '\u043e',
+  p: '\u0440',
+  x: '\u0445',
+  y: '\u0443',
+  A: '\u0410',
+  B: '\u0412',
+  C: '\u0421',
+  E: '\u0415',
+  H: '\u041d',
+  K: '\u041a',
+  M: '\u041c',
+  O: '\u041e',
+  P: '\u0420',
+  T: '\u0422',
+  X: '\u0425',
+  I: '\u0399',
+  N: '\u039d',
+  Z: '\u0396',
+};
+type Schema = {
+  type?: string;
+  enum?: unknown[];
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  items?: Schema;
+};
 
 /** The string variants of `v` that fit `s` (each differs from `v`). */
 function stringVariants(v: string, s: Schema): Array<[VariantKind, string]> {
@@ -29,15 +67,30 @@ function stringVariants(v: string, s: Schema): Array<[VariantKind, string]> {
   const at = [...v].findIndex((ch) => LOOK_ALIKE[ch] !== undefined);
   if (at >= 0) out.push(['look-alike', v.slice(0, at) + (LOOK_ALIKE[v[at] as string] as string) + v.slice(at + 1)]);
   out.push(['placeholder', 'N/A'.padEnd(s.minLength ?? 0, 'x')]);
-  return out.filter(([, w]) => w !== v && (s.maxLength === undefined || w.length <= s.maxLength) && w.length >= (s.minLength ?? 0));
+  return out.filter(
+    ([, w]) => w !== v && (s.maxLength === undefined || w.length <= s.maxLength) && w.length >= (s.minLength ?? 0),
+  );
 }
 
 /**
  * The same surface transform as a case or spaces variant (`variant` of `reference`) applied to another value
  * `w`, so a wrong decision can be sent in the variant's form; null for other kinds or where it would not fit.
  */
-export function sameTransform(kind: VariantKind, reference: string, variant: string, w: string, maxLength?: number): string | null {
-  const out = kind === 'case' ? (variant === reference.toLowerCase() ? w.toLowerCase() : w.toUpperCase()) : kind === 'spaces' ? ` ${w} ` : null;
+export function sameTransform(
+  kind: VariantKind,
+  reference: string,
+  variant: string,
+  w: string,
+  maxLength?: number,
+): string | null {
+  const out =
+    kind === 'case'
+      ? variant === reference.toLowerCase()
+        ? w.toLowerCase()
+        : w.toUpperCase()
+      : kind === 'spaces'
+        ? ` ${w} `
+        : null;
   return out === null || out === w || (maxLength !== undefined && out.length > maxLength) ? null : out;
 }
 
@@ -54,16 +107,31 @@ function arrayVariants(v: unknown[], s: Schema): Array<[VariantKind, unknown[]]>
  * The variants of one call's arguments (strings that are not enum members, arrays), each the reference with
  * that one value replaced, plus a wrong decision per string argument where `others` offers another value.
  */
-export function variantsOf(meta: EpisodicMeta, acts: Action[], index: number, others: ReadonlyMap<string, unknown[]>): Variant[] {
+export function variantsOf(
+  meta: EpisodicMeta,
+  acts: Action[],
+  index: number,
+  others: ReadonlyMap<string, unknown[]>,
+): Variant[] {
   const call = acts[index] as Action;
   const props = propsOf(meta, call.tool) as Record<string, Schema>;
   const out: Variant[] = [];
-  const swap = (arg: string, kind: VariantKind, value: unknown) => out.push({ index, tool: call.tool, arg, kind, value, actions: acts.map((a, i) => (i === index ? { tool: a.tool, args: { ...a.args, [arg]: value } } : a)) });
+  const swap = (arg: string, kind: VariantKind, value: unknown) =>
+    out.push({
+      index,
+      tool: call.tool,
+      arg,
+      kind,
+      value,
+      actions: acts.map((a, i) => (i === index ? { tool: a.tool, args: { ...a.args, [arg]: value } } : a)),
+    });
   for (const [arg, v] of Object.entries(call.args)) {
     const s = props[arg] ?? {};
     if (typeof v === 'string' && !s.enum) {
       for (const [kind, w] of stringVariants(v, s)) swap(arg, kind, w);
-      const wrong = (others.get(`${call.tool}.${arg}`) ?? []).find((w) => typeof w === 'string' && w !== v && (s.maxLength === undefined || w.length <= s.maxLength));
+      const wrong = (others.get(`${call.tool}.${arg}`) ?? []).find(
+        (w) => typeof w === 'string' && w !== v && (s.maxLength === undefined || w.length <= s.maxLength),
+      );
       if (wrong !== undefined) swap(arg, 'wrong', wrong);
     } else if (Array.isArray(v)) for (const [kind, w] of arrayVariants(v, s)) swap(arg, kind, w);
   }

@@ -23,7 +23,11 @@ export function maskPrompt(prompt: string): string[] {
 const TEMPLATE_MIN_PROMPTS = 8;
 
 /** MinHash of the masked prompt shingles plus the answer type of the references (see answerTypeOf). */
-export function behaviourFingerprint(prompts: string[], references: string[], options?: Partial<NoveltyOptions>): { behaviour: number[]; answerType: string } {
+export function behaviourFingerprint(
+  prompts: string[],
+  references: string[],
+  options?: Partial<NoveltyOptions>,
+): { behaviour: number[]; answerType: string } {
   const { permutations: perms } = resolveOptions(options);
   const support = new Map<number, number>();
   const cache = new Map<string, number>();
@@ -59,7 +63,11 @@ function classify(text: string, depth: number): string {
     const bracketed = /^[[(]([\s\S]*)[\])]$/.exec(s);
     if (bracketed) s = (bracketed[1] as string).trim();
     let items: string[] | null = null;
-    if (/[,;\n]/.test(s)) items = s.split(depth === 0 && s.includes('\n') ? /\n/ : /[,;\n]/).map((x) => x.trim()).filter((x) => x.length > 0);
+    if (/[,;\n]/.test(s))
+      items = s
+        .split(depth === 0 && s.includes('\n') ? /\n/ : /[,;\n]/)
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0);
     else if (/\s/.test(s)) {
       const parts = s.split(/\s+/);
       if (parts.every((p) => NUMERIC.has(classify(p, 2)))) items = parts;

@@ -10,10 +10,22 @@ const CODE_SHINGLE = 8;
 const DECLARATIONS = new Set(['var', 'let', 'const']);
 const IDENT_RE = /[A-Za-z_$\u00c0-\uffff][\w$\u00c0-\uffff]*/y;
 const NUMBER_RE = /(?:0[xX][\da-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?)n?/y;
-const PUNCT_RE = /(?:>>>=|\.\.\.|===|!==|\*\*=|<<=|>>=|>>>|\?\?=|&&=|\|\|=|=>|==|!=|<=|>=|&&|\|\||\?\?|\?\.|\+\+|--|\+=|-=|\*=|\/=|%=|&=|\|=|\^=|\*\*|<<|>>|[{}()[\];,<>+\-*/%&|^!~?:=.@#])/y;
+const PUNCT_RE =
+  /(?:>>>=|\.\.\.|===|!==|\*\*=|<<=|>>=|>>>|\?\?=|&&=|\|\|=|=>|==|!=|<=|>=|&&|\|\||\?\?|\?\.|\+\+|--|\+=|-=|\*=|\/=|%=|&=|\|=|\^=|\*\*|<<|>>|[{}()[\];,<>+\-*/%&|^!~?:=.@#])/y;
 
 function isSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029;
+  return (
+    c === 32 ||
+    c === 9 ||
+    c === 10 ||
+    c === 13 ||
+    c === 11 ||
+    c === 12 ||
+    c === 0xa0 ||
+    c === 0xfeff ||
+    c === 0x2028 ||
+    c === 0x2029
+  );
 }
 
 /**
@@ -36,8 +48,11 @@ export function normaliseCode(source: string): string[] {
     while (i < n) {
       const c = s.charCodeAt(i);
       if (c === 92) i += 2;
-      else if (c === quote) { i++; return; }
-      else if (c === 10) return; // unterminated: stop at end of line
+      else if (c === quote) {
+        i++;
+        return;
+      } else if (c === 10)
+        return; // unterminated: stop at end of line
       else i++;
     }
   };
@@ -46,9 +61,13 @@ export function normaliseCode(source: string): string[] {
     while (i < n) {
       const c = s.charCodeAt(i);
       if (c === 92) i += 2;
-      else if (c === 96) { i++; return false; }
-      else if (c === 36 && s.charCodeAt(i + 1) === 123) { i += 2; return true; }
-      else i++;
+      else if (c === 96) {
+        i++;
+        return false;
+      } else if (c === 36 && s.charCodeAt(i + 1) === 123) {
+        i += 2;
+        return true;
+      } else i++;
     }
     return false;
   };
@@ -69,25 +88,34 @@ export function normaliseCode(source: string): string[] {
 
   while (i < n) {
     const c = s.charCodeAt(i);
-    if (isSpace(c)) { i++; continue; }
+    if (isSpace(c)) {
+      i++;
+      continue;
+    }
     if (c === 47 /* / */) {
       const d = s.charCodeAt(i + 1);
-      if (d === 47) { // line comment
+      if (d === 47) {
+        // line comment
         const end = s.indexOf('\n', i);
         i = end < 0 ? n : end;
         continue;
       }
-      if (d === 42) { // block comment
+      if (d === 42) {
+        // block comment
         const end = s.indexOf('*/', i + 2);
         i = end < 0 ? n : end + 2;
         continue;
       }
-      if (!prevEndsExpression) { // regex literal
+      if (!prevEndsExpression) {
+        // regex literal
         i++;
         let inClass = false;
         while (i < n) {
           const r = s.charCodeAt(i);
-          if (r === 92) { i += 2; continue; }
+          if (r === 92) {
+            i += 2;
+            continue;
+          }
           if (r === 10) break;
           i++;
           if (r === 91) inClass = true;
@@ -100,8 +128,17 @@ export function normaliseCode(source: string): string[] {
         continue;
       }
     }
-    if (c === 39 || c === 34) { scanString(c); out.push('str'); prevEndsExpression = true; continue; }
-    if (c === 96) { i++; enterTemplateText(); continue; }
+    if (c === 39 || c === 34) {
+      scanString(c);
+      out.push('str');
+      prevEndsExpression = true;
+      continue;
+    }
+    if (c === 96) {
+      i++;
+      enterTemplateText();
+      continue;
+    }
     if (c === 125 /* } */ && templateStack.length > 0 && templateStack[templateStack.length - 1] === braceDepth - 1) {
       templateStack.pop();
       braceDepth--;

@@ -14,6 +14,11 @@ export interface Fingerprint {
 }
 
 /** Both fingerprints of an environment from its source and a sample of its prompts and reference responses. */
-export function fingerprint(source: string, prompts: string[], references: string[], options?: Partial<NoveltyOptions>): Fingerprint {
+export function fingerprint(
+  source: string,
+  prompts: string[],
+  references: string[],
+  options?: Partial<NoveltyOptions>,
+): Fingerprint {
   return { code: codeFingerprint(source, options), ...behaviourFingerprint(prompts, references, options) };
 }

@@ -2,7 +2,16 @@
 // candidate is compared only with the few that share a bucket, then verified with exactly the rule a full
 // scan applies. It stays fast at 10,000+ environments (npm run bench: novelty).
 import type { Fingerprint } from './fingerprint.js';
-import { EMPTY_SLOT, estimateSimilarity, fmix32, hashString, isEmptySignature, resolveOptions, similarityAtLeast, type NoveltyOptions } from './minhash.js';
+import {
+  EMPTY_SLOT,
+  estimateSimilarity,
+  fmix32,
+  hashString,
+  isEmptySignature,
+  resolveOptions,
+  similarityAtLeast,
+  type NoveltyOptions,
+} from './minhash.js';
 
 export interface NoveltyMatch {
   id: string;
@@ -65,7 +74,10 @@ export class NoveltyIndex {
     if (typeof fp.answerType !== 'string') throw new TypeError('novelty: answerType must be a string');
     this.remove(id);
     const entry: Entry = {
-      id, code, behaviour, answerType: fp.answerType,
+      id,
+      code,
+      behaviour,
+      answerType: fp.answerType,
       codeKeys: isEmptySignature(code) ? null : this.bandKeys(code, 0),
       behaviourKeys: isEmptySignature(behaviour) ? null : this.bandKeys(behaviour, hashString(fp.answerType)),
       mark: 0,
@@ -94,12 +106,16 @@ export class NoveltyIndex {
         const bucket = (buckets[band] as Map<number, Entry[]>).get(keys[band] as number);
         if (!bucket) continue;
         for (const e of bucket) {
-          if (e.mark !== stamp) { e.mark = stamp; candidates.push(e); }
+          if (e.mark !== stamp) {
+            e.mark = stamp;
+            candidates.push(e);
+          }
         }
       }
     };
     if (!isEmptySignature(code)) collect(this.codeBuckets, this.bandKeys(code, 0));
-    if (!isEmptySignature(behaviour)) collect(this.behaviourBuckets, this.bandKeys(behaviour, hashString(fp.answerType)));
+    if (!isEmptySignature(behaviour))
+      collect(this.behaviourBuckets, this.bandKeys(behaviour, hashString(fp.answerType)));
     this.lastCandidates = candidates.length;
     return this.verify(candidates, code, behaviour, fp.answerType, limit);
   }
@@ -113,12 +129,15 @@ export class NoveltyIndex {
 
   private signature(sig: ArrayLike<number>, what: string): Uint32Array {
     if (!sig || sig.length !== this.options.permutations) {
-      throw new RangeError(`novelty: ${what} signature must have ${this.options.permutations} slots, got ${sig ? sig.length : 'none'}`);
+      throw new RangeError(
+        `novelty: ${what} signature must have ${this.options.permutations} slots, got ${sig ? sig.length : 'none'}`,
+      );
     }
     const out = new Uint32Array(sig.length);
     for (let i = 0; i < sig.length; i++) {
       const v = sig[i] as number;
-      if (!Number.isInteger(v) || v < 0 || v > EMPTY_SLOT) throw new RangeError(`novelty: ${what} signature slot ${i} is not a uint32`);
+      if (!Number.isInteger(v) || v < 0 || v > EMPTY_SLOT)
+        throw new RangeError(`novelty: ${what} signature slot ${i} is not a uint32`);
       out[i] = v;
     }
     return out;
@@ -160,7 +179,13 @@ export class NoveltyIndex {
     }
   }
 
-  private verify(entries: Iterable<Entry>, code: Uint32Array, behaviour: Uint32Array, answerType: string, limit: number): NoveltyMatch[] {
+  private verify(
+    entries: Iterable<Entry>,
+    code: Uint32Array,
+    behaviour: Uint32Array,
+    answerType: string,
+    limit: number,
+  ): NoveltyMatch[] {
     const { codeThreshold, behaviourThreshold } = this.options;
     const codeEmpty = isEmptySignature(code);
     const behaviourEmpty = isEmptySignature(behaviour);
@@ -168,7 +193,10 @@ export class NoveltyIndex {
     for (const e of entries) {
       // Cheap bounded checks first; full similarities only for the (rare) matches.
       const c = codeEmpty ? -1 : similarityAtLeast(code, e.code, codeThreshold);
-      const b = behaviourEmpty || answerType !== e.answerType ? -1 : similarityAtLeast(behaviour, e.behaviour, behaviourThreshold);
+      const b =
+        behaviourEmpty || answerType !== e.answerType
+          ? -1
+          : similarityAtLeast(behaviour, e.behaviour, behaviourThreshold);
       const codeMatch = c >= codeThreshold;
       const behaviourMatch = b >= behaviourThreshold;
       if (!codeMatch && !behaviourMatch) continue;

@@ -34,14 +34,22 @@ export function resolveOptions(options: Partial<NoveltyOptions> = {}): NoveltyOp
     if (value !== undefined) resolved[key] = value;
   }
   const { codeThreshold, behaviourThreshold, permutations, bands } = resolved;
-  for (const [name, t] of [['codeThreshold', codeThreshold], ['behaviourThreshold', behaviourThreshold]] as const) {
-    if (!(typeof t === 'number' && t > 0 && t <= 1)) throw new RangeError(`novelty: ${name} must be in (0, 1], got ${String(t)}`);
+  for (const [name, t] of [
+    ['codeThreshold', codeThreshold],
+    ['behaviourThreshold', behaviourThreshold],
+  ] as const) {
+    if (!(typeof t === 'number' && t > 0 && t <= 1))
+      throw new RangeError(`novelty: ${name} must be in (0, 1], got ${String(t)}`);
   }
   if (!Number.isInteger(permutations) || permutations < 1 || permutations > MAX_PERMUTATIONS) {
-    throw new RangeError(`novelty: permutations must be an integer in [1, ${MAX_PERMUTATIONS}], got ${String(permutations)}`);
+    throw new RangeError(
+      `novelty: permutations must be an integer in [1, ${MAX_PERMUTATIONS}], got ${String(permutations)}`,
+    );
   }
   if (!Number.isInteger(bands) || bands < 1 || permutations % bands !== 0) {
-    throw new RangeError(`novelty: bands must be a positive divisor of permutations (${permutations}), got ${String(bands)}`);
+    throw new RangeError(
+      `novelty: bands must be a positive divisor of permutations (${permutations}), got ${String(bands)}`,
+    );
   }
   return resolved;
 }
@@ -99,7 +107,10 @@ function permutations(n: number): Permutations {
 }
 
 /** MinHash signature of a set of 32-bit shingle hashes (duplicates allowed). */
-export function minhash(hashes: Iterable<number>, permutationCount: number = DEFAULT_NOVELTY_OPTIONS.permutations): number[] {
+export function minhash(
+  hashes: Iterable<number>,
+  permutationCount: number = DEFAULT_NOVELTY_OPTIONS.permutations,
+): number[] {
   const unique = new Set<number>();
   for (const h of hashes) unique.add((h >>> 0) % MINHASH_PRIME);
   const sig = new Array<number>(permutationCount).fill(EMPTY_SLOT);
@@ -136,7 +147,8 @@ export function minhash(hashes: Iterable<number>, permutationCount: number = DEF
 
 /** Fraction of equal slots: an unbiased estimate of the Jaccard similarity. 0 when either signature is of an empty set. */
 export function estimateSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  if (a.length !== b.length) throw new RangeError(`novelty: signatures of different lengths (${a.length} vs ${b.length})`);
+  if (a.length !== b.length)
+    throw new RangeError(`novelty: signatures of different lengths (${a.length} vs ${b.length})`);
   const n = a.length;
   if (n === 0 || a[0] === EMPTY_SLOT || b[0] === EMPTY_SLOT) return 0;
   let equal = 0;
@@ -181,15 +193,26 @@ function hashWords(words: ArrayLike<number>, start: number, count: number): numb
  * Adds the hashes of the shingles of k consecutive items (one shingle of all items when there are fewer
  * than k): each item is hashed with hashString, each shingle with hashWords over its items' hashes.
  */
-export function shingleHashes(items: readonly string[], k: number, into: Set<number>, cache: Map<string, number>): void {
+export function shingleHashes(
+  items: readonly string[],
+  k: number,
+  into: Set<number>,
+  cache: Map<string, number>,
+): void {
   if (items.length === 0) return;
   const words = new Uint32Array(items.length);
   for (let i = 0; i < items.length; i++) {
     const item = items[i] as string;
     let h = cache.get(item);
-    if (h === undefined) { h = hashString(item); cache.set(item, h); }
+    if (h === undefined) {
+      h = hashString(item);
+      cache.set(item, h);
+    }
     words[i] = h;
   }
-  if (items.length <= k) { into.add(hashWords(words, 0, items.length)); return; }
+  if (items.length <= k) {
+    into.add(hashWords(words, 0, items.length));
+    return;
+  }
   for (let i = 0; i + k <= items.length; i++) into.add(hashWords(words, i, k));
 }

@@ -33,7 +33,12 @@ async function run(ctx: StageContext, calls: Call[]): Promise<CallResult[]> {
   return (await ctx.pool.run({ source: ctx.source, calls, fresh: true, limits: ctx.options.limits })).results;
 }
 
-const episodeCall = (r: EpisodeRequest): Call => ({ op: 'episode', seed: r.seed, level: r.level, responses: r.responses ?? [] });
+const episodeCall = (r: EpisodeRequest): Call => ({
+  op: 'episode',
+  seed: r.seed,
+  level: r.level,
+  responses: r.responses ?? [],
+});
 
 export const determinismStage: Stage = async (ctx) => {
   const picked = spread(ctx.episodes, ctx.options.determinismSamples);
@@ -49,7 +54,10 @@ export const determinismStage: Stage = async (ctx) => {
     responses: [(picked[(i + 1) % n] as Episode).reference, '', (picked[(i + n - 1) % n] as Episode).reference],
   }));
   const reversedTwice = [...requests].reverse().flatMap((r) => [r, r]);
-  const [first, again] = await Promise.all([run(ctx, requests.map(episodeCall)), run(ctx, [...requests, ...reversedTwice].map(episodeCall))]);
+  const [first, again] = await Promise.all([
+    run(ctx, requests.map(episodeCall)),
+    run(ctx, [...requests, ...reversedTwice].map(episodeCall)),
+  ]);
   const second = again.slice(0, n);
   const shuffled = again.slice(n);
   const problems: Problem[] = [];
@@ -68,10 +76,16 @@ export const determinismStage: Stage = async (ctx) => {
   const firstEpisodes = first.map((r, i) => toEpisode(requests[i] as EpisodeRequest, r));
   picked.forEach((e, i) => {
     if (a[i] !== b[i]) return; // already reported as nondeterministic
-    if (signature(shuffled[2 * (n - 1 - i)]) !== a[i]) leaks.push({ seed: e.seed, level: e.level, how: 'differs when called after other instances (reversed order)' });
-    else if (signature(shuffled[2 * (n - 1 - i) + 1]) !== a[i]) leaks.push({ seed: e.seed, level: e.level, how: 'differs when the same call is repeated' });
+    if (signature(shuffled[2 * (n - 1 - i)]) !== a[i])
+      leaks.push({ seed: e.seed, level: e.level, how: 'differs when called after other instances (reversed order)' });
+    else if (signature(shuffled[2 * (n - 1 - i) + 1]) !== a[i])
+      leaks.push({ seed: e.seed, level: e.level, how: 'differs when the same call is repeated' });
     else if (coreSignature(e) !== coreSignature(firstEpisodes[i] as EpisodeResult)) {
-      leaks.push({ seed: e.seed, level: e.level, how: 'differs from the same call in the execution stage (a realm that had served many calls)' });
+      leaks.push({
+        seed: e.seed,
+        level: e.level,
+        how: 'differs from the same call in the execution stage (a realm that had served many calls)',
+      });
     }
   });
   if (leaks.length > 0) {
@@ -81,5 +95,9 @@ export const determinismStage: Stage = async (ctx) => {
       evidence: leaks.slice(0, 3),
     });
   }
-  return { ok: problems.length === 0, metrics: { checked: n, nondeterministic: nondeterministic.length, leaking: leaks.length }, problems };
+  return {
+    ok: problems.length === 0,
+    metrics: { checked: n, nondeterministic: nondeterministic.length, leaking: leaks.length },
+    problems,
+  };
 };

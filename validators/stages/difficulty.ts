@@ -90,7 +90,13 @@ interface Signal {
   perLevel: number[];
 }
 
-function signalOf(levels: number[], byLevel: Map<number, Episode[]>, of: (e: Episode) => number, log: boolean, centre: (v: number[]) => number): Signal {
+function signalOf(
+  levels: number[],
+  byLevel: Map<number, Episode[]>,
+  of: (e: Episode) => number,
+  log: boolean,
+  centre: (v: number[]) => number,
+): Signal {
   const values = levels.map((l) => (byLevel.get(l) as Episode[]).map(of));
   const perLevel = values.map(centre);
   const first = perLevel[0] as number;
@@ -108,7 +114,14 @@ function fewerGivens(signals: Record<string, Signal>): Record<string, Signal> {
   const numbers = signals.promptNumbers;
   const size = signals.promptChars;
   if (!numbers || !size || size.growth < 0.8 || size.growth > 1.25 || numbers.growth <= 0) return {};
-  return { fewerGivens: { growth: 1 / numbers.growth, trend: -numbers.trend, shift: -numbers.shift as Signal['shift'], perLevel: numbers.perLevel } };
+  return {
+    fewerGivens: {
+      growth: 1 / numbers.growth,
+      trend: -numbers.trend,
+      shift: -numbers.shift as Signal['shift'],
+      perLevel: numbers.perLevel,
+    },
+  };
 }
 
 export const difficultyStage: Stage = async (ctx) => {
@@ -119,7 +132,8 @@ export const difficultyStage: Stage = async (ctx) => {
   // Levels with too few instances (most failed to run) say nothing about a trend.
   const levels = [...byLevel.keys()].filter((l) => (byLevel.get(l) as Episode[]).length >= 3).sort((a, b) => a - b);
   const signals: Record<string, Signal> = {};
-  for (const [name, s] of Object.entries(SIGNALS)) signals[name] = signalOf(levels, byLevel, s.of, s.log ?? false, mean);
+  for (const [name, s] of Object.entries(SIGNALS))
+    signals[name] = signalOf(levels, byLevel, s.of, s.log ?? false, mean);
   // Solve time: medians (load spikes move means), and counted only when it rises steadily and well above clock resolution.
   const solve = signalOf(levels, byLevel, (e) => e.ms[1], false, median);
   const timingStable = solve.trend >= 0.9 && (solve.perLevel[solve.perLevel.length - 1] as number) >= 2;
@@ -129,26 +143,62 @@ export const difficultyStage: Stage = async (ctx) => {
   // signal (answer magnitudes) can move its mean by 25% on levels that are identical.
   const growing = Object.entries(judged).filter(([, s]) => s.growth >= o.minTopLevelGrowth && s.shift === 1);
   const carrying = growing.filter(([, s]) => s.trend >= o.minTrend);
-  const summary = Object.entries(judged).map(([k, s]) => `${k} ×${s.growth.toFixed(2)} (trend ${s.trend.toFixed(2)})`).join(', ');
-  const evidence = Object.fromEntries(Object.entries(judged).map(([k, s]) => [k, { growth: Number(s.growth.toFixed(3)), trend: Number(s.trend.toFixed(3)), perLevel: s.perLevel }]));
+  const summary = Object.entries(judged)
+    .map(([k, s]) => `${k} ×${s.growth.toFixed(2)} (trend ${s.trend.toFixed(2)})`)
+    .join(', ');
+  const evidence = Object.fromEntries(
+    Object.entries(judged).map(([k, s]) => [
+      k,
+      { growth: Number(s.growth.toFixed(3)), trend: Number(s.trend.toFixed(3)), perLevel: s.perLevel },
+    ]),
+  );
   // Levels look alike when no signal tells the top level from level 1 (a rank trend over the level means
   // swings past ±0.5 on identical levels, so it decides nothing here).
   const unchanged = Object.values(signals).every((s) => s.shift === 0 || (s.growth > 0.93 && s.growth < 1.07));
   if (unchanged) {
-    problems.push({ code: 'E_LEVEL_IGNORED', message: `levels ${levels[0]} to ${levels[levels.length - 1]} look alike (${summary}): generate must use its level argument`, evidence });
+    problems.push({
+      code: 'E_LEVEL_IGNORED',
+      message: `levels ${levels[0]} to ${levels[levels.length - 1]} look alike (${summary}): generate must use its level argument`,
+      evidence,
+    });
   } else if (growing.length === 0) {
-    problems.push({ code: 'E_FLAT_DIFFICULTY', message: `no signal of the top level is ${o.minTopLevelGrowth}× level 1 or more (${summary}): it must be measurably bigger or harder`, evidence });
+    problems.push({
+      code: 'E_FLAT_DIFFICULTY',
+      message: `no signal of the top level is ${o.minTopLevelGrowth}× level 1 or more (${summary}): it must be measurably bigger or harder`,
+      evidence,
+    });
   } else if (carrying.length === 0) {
-    problems.push({ code: 'E_NON_MONOTONIC', message: `${growing.map(([k]) => k).join(', ')} grow${growing.length === 1 ? 's' : ''} from level 1 to the top but do${growing.length === 1 ? 'es' : ''} not rise with the level (rank correlation below ${o.minTrend}): ${summary}`, evidence });
+    problems.push({
+      code: 'E_NON_MONOTONIC',
+      message: `${growing.map(([k]) => k).join(', ')} grow${growing.length === 1 ? 's' : ''} from level 1 to the top but do${growing.length === 1 ? 'es' : ''} not rise with the level (rank correlation below ${o.minTrend}): ${summary}`,
+      evidence,
+    });
   }
   // Guessing must not get easier as levels rise.
   const first = curve[0] as LevelStats;
   const last = curve[curve.length - 1] as LevelStats;
   for (const b of ['baselineCommon', 'baselineOther'] as const) {
-    const trend = spearman(curve.map((l) => l.level), curve.map((l) => (Number.isFinite(l[b]) ? l[b] : 0)));
-    if (Number.isFinite(first[b]) && Number.isFinite(last[b]) && last[b] > first[b] + 0.2 && last[b] > 0.3 && trend >= o.minTrend) {
-      problems.push({ code: 'E_NON_MONOTONIC', message: `the ${b} baseline scores ${last[b].toFixed(2)} at the top level but ${first[b].toFixed(2)} at level 1 (trend ${trend.toFixed(2)}): higher levels are easier to guess`, evidence: curve.map((l) => ({ level: l.level, [b]: l[b] })) });
+    const trend = spearman(
+      curve.map((l) => l.level),
+      curve.map((l) => (Number.isFinite(l[b]) ? l[b] : 0)),
+    );
+    if (
+      Number.isFinite(first[b]) &&
+      Number.isFinite(last[b]) &&
+      last[b] > first[b] + 0.2 &&
+      last[b] > 0.3 &&
+      trend >= o.minTrend
+    ) {
+      problems.push({
+        code: 'E_NON_MONOTONIC',
+        message: `the ${b} baseline scores ${last[b].toFixed(2)} at the top level but ${first[b].toFixed(2)} at level 1 (trend ${trend.toFixed(2)}): higher levels are easier to guess`,
+        evidence: curve.map((l) => ({ level: l.level, [b]: l[b] })),
+      });
     }
   }
-  return { ok: problems.length === 0, metrics: { signals: evidence, carrying: carrying.map(([k]) => k), timingStable, curve }, problems };
+  return {
+    ok: problems.length === 0,
+    metrics: { signals: evidence, carrying: carrying.map(([k]) => k), timingStable, curve },
+    problems,
+  };
 };

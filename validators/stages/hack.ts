@@ -8,7 +8,13 @@ import { checksFor } from '../checks/contract.js';
 import { outcomesOf, evidenceOf } from '../checks/probe-findings.js';
 import { CHECKS } from '../checks/registry.js';
 import { judgeFindings } from '../checks/rules.js';
-import { runProbes, singleTurnContext, type ProbeRequest, type ProbeResult, type SingleTurnCheck } from '../checks/single-turn.js';
+import {
+  runProbes,
+  singleTurnContext,
+  type ProbeRequest,
+  type ProbeResult,
+  type SingleTurnCheck,
+} from '../checks/single-turn.js';
 import type { Problem } from '../report.js';
 
 /**
@@ -49,7 +55,9 @@ export const hackStage: Stage = async (ctx) => {
   let at = 0;
   const slices = plans.map((p) => results.slice(at, (at += p.plan?.requests.length ?? 0)));
   // Responses each check sent, its follow-ups included (what it costs the sandbox).
-  const sent: Record<string, number> = Object.fromEntries(plans.map((p, i) => [p.check.name, (slices[i] as ProbeResult[]).reduce((a, r) => a + r.outcomes.length, 0)]));
+  const sent: Record<string, number> = Object.fromEntries(
+    plans.map((p, i) => [p.check.name, (slices[i] as ProbeResult[]).reduce((a, r) => a + r.outcomes.length, 0)]),
+  );
   const toolsOf = (name: string) => ({
     run: (more: readonly ProbeRequest[]) => {
       sent[name] = (sent[name] ?? 0) + more.reduce((a, r) => a + r.probes.length, 0);
@@ -70,5 +78,16 @@ export const hackStage: Stage = async (ctx) => {
   const problems = [...crashProblems(results), ...judgeFindings(verdicts.flatMap((v) => v?.findings ?? []))];
   const metrics = Object.fromEntries(plans.map((p, i) => [p.check.name, verdicts[i]?.metrics ?? {}]));
   const probes = outcomesOf(results).length;
-  return { ok: problems.length === 0, metrics: { probes, referenceMean: mean(ctx.episodes.map((e) => scoreOf(e.referenceVerdict))), checks: metrics, sent, planMs, judgeMs }, problems };
+  return {
+    ok: problems.length === 0,
+    metrics: {
+      probes,
+      referenceMean: mean(ctx.episodes.map((e) => scoreOf(e.referenceVerdict))),
+      checks: metrics,
+      sent,
+      planMs,
+      judgeMs,
+    },
+    problems,
+  };
 };

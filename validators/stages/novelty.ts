@@ -25,7 +25,10 @@ export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes' | 'k
     return n < 4;
   });
   const seen = sample.map((e) => ctx.kind.behaviour(e));
-  const { behaviour, answerType } = behaviourFingerprint(seen.map((b) => b.text), seen.map((b) => b.reference));
+  const { behaviour, answerType } = behaviourFingerprint(
+    seen.map((b) => b.text),
+    seen.map((b) => b.reference),
+  );
   return { code: codeFingerprint(ctx.source), behaviour, answerType };
 }
 
@@ -35,7 +38,9 @@ export function fingerprintOf(ctx: Pick<StageContext, 'source' | 'episodes' | 'k
  * The library applies it again at admission (library/novelty-guard.ts), so both judge alike.
  */
 export function noveltyVerdict(index: NoveltyIndex, fingerprint: Fingerprint, name: string, hash: string, limit = 10) {
-  const matches = index.query(fingerprint, limit).map((m) => ({ ...m, name: m.id.slice(0, m.id.lastIndexOf('@')), hash: m.id.slice(m.id.lastIndexOf('@') + 1) }));
+  const matches = index
+    .query(fingerprint, limit)
+    .map((m) => ({ ...m, name: m.id.slice(0, m.id.lastIndexOf('@')), hash: m.id.slice(m.id.lastIndexOf('@') + 1) }));
   const duplicates = matches.filter((m) => m.name !== name && m.hash !== hash);
   const problems: Problem[] = [];
   for (const kind of ['code', 'behaviour'] as const) {
@@ -44,7 +49,10 @@ export function noveltyVerdict(index: NoveltyIndex, fingerprint: Fingerprint, na
     problems.push({
       code: DUPLICATE_CODES[kind],
       message: `near-duplicate of the admitted environment "${hit.name}" by ${kind} (code similarity ${hit.codeSimilarity.toFixed(2)}, behaviour similarity ${hit.behaviourSimilarity.toFixed(2)})`,
-      evidence: duplicates.filter((m) => m.kind === kind).slice(0, 3).map((m) => ({ env: m.name, codeSimilarity: m.codeSimilarity, behaviourSimilarity: m.behaviourSimilarity })),
+      evidence: duplicates
+        .filter((m) => m.kind === kind)
+        .slice(0, 3)
+        .map((m) => ({ env: m.name, codeSimilarity: m.codeSimilarity, behaviourSimilarity: m.behaviourSimilarity })),
     });
   }
   return { matches, problems };
@@ -63,7 +71,12 @@ export const noveltyStage: Stage = async (ctx) => {
     metrics: {
       librarySize: ctx.novelty.size,
       answerType: fingerprint.answerType,
-      nearest: matches.slice(0, 3).map((m) => ({ env: m.name, kind: m.kind, codeSimilarity: m.codeSimilarity, behaviourSimilarity: m.behaviourSimilarity })),
+      nearest: matches.slice(0, 3).map((m) => ({
+        env: m.name,
+        kind: m.kind,
+        codeSimilarity: m.codeSimilarity,
+        behaviourSimilarity: m.behaviourSimilarity,
+      })),
       sameCodeAs: sameCode?.name ?? null,
       versionOf: versions[0]?.name ?? null,
     },

@@ -18,7 +18,15 @@ function reviewSamples(episodes: readonly Episode[], count = REVIEW_SAMPLES): Ep
   const levels = [...byLevel.keys()].sort((a, b) => a - b);
   if (levels.length === 0) return [];
   const wanted = Math.min(count, levels.length);
-  const chosen = [...new Set(Array.from({ length: wanted }, (_, i) => levels[wanted === 1 ? levels.length - 1 : Math.round((i * (levels.length - 1)) / (wanted - 1))] as number))];
+  const chosen = [
+    ...new Set(
+      Array.from(
+        { length: wanted },
+        (_, i) =>
+          levels[wanted === 1 ? levels.length - 1 : Math.round((i * (levels.length - 1)) / (wanted - 1))] as number,
+      ),
+    ),
+  ];
   const out: Episode[] = [];
   for (let round = 0; out.length < count; round++) {
     const before = out.length;
@@ -41,7 +49,13 @@ export const reviewStage: Stage = async (ctx) => {
     meta: ctx.meta,
     samples: samples.map((e) => {
       const observations = observed.get(`${e.seed}/${e.level}`);
-      return { seed: e.seed, level: e.level, prompt: e.instance.prompt, reference: e.reference, ...(observations ? { observations } : {}) };
+      return {
+        seed: e.seed,
+        level: e.level,
+        prompt: e.instance.prompt,
+        reference: e.reference,
+        ...(observations ? { observations } : {}),
+      };
     }),
   });
 };

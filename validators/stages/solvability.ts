@@ -19,5 +19,12 @@ export const solvabilityStage: Stage = async (ctx) => {
       })),
     });
   }
-  return { ok: problems.length === 0, metrics: { solvedShare: ctx.episodes.length ? 1 - unsolved.length / ctx.episodes.length : 0, unsolvedLevels: [...new Set(unsolved.map((e) => e.level))] }, problems };
+  return {
+    ok: problems.length === 0,
+    metrics: {
+      solvedShare: ctx.episodes.length ? 1 - unsolved.length / ctx.episodes.length : 0,
+      unsolvedLevels: [...new Set(unsolved.map((e) => e.level))],
+    },
+    problems,
+  };
 };

@@ -18,14 +18,25 @@ export const staticStage: Stage = async (ctx) => {
     const actual = load.exports[name];
     if (actual !== type) {
       const code: ProblemCode = name === 'meta' && actual !== undefined ? 'E_META' : 'E_MISSING_EXPORT';
-      problems.push({ code, message: actual === undefined ? `the module must export ${name} (a ${type})` : `export ${name} must be a ${type}, not a ${actual}` });
+      problems.push({
+        code,
+        message:
+          actual === undefined
+            ? `the module must export ${name} (a ${type})`
+            : `export ${name} must be a ${type}, not a ${actual}`,
+      });
     }
   }
-  if (load.metaError) problems.push({ code: load.metaError.code === 'E_THROWN' ? 'E_META' : load.metaError.code, message: load.metaError.message });
+  if (load.metaError)
+    problems.push({
+      code: load.metaError.code === 'E_THROWN' ? 'E_META' : load.metaError.code,
+      message: load.metaError.message,
+    });
   else if (load.exports.meta !== undefined) {
     const checked = ctx.kind.checkMeta(load.meta);
     if (checked.meta) ctx.meta = checked.meta;
-    for (const { code, message } of checked.problems) problems.push({ code, message, evidence: { meta: clipMeta(load.meta) } });
+    for (const { code, message } of checked.problems)
+      problems.push({ code, message, evidence: { meta: clipMeta(load.meta) } });
   }
   return { ok: problems.length === 0, metrics: { sourceChars: ctx.source.length, exports: load.exports }, problems };
 };

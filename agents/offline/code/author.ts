@@ -15,20 +15,35 @@ export interface OfflineCodeSpec extends EnvSpec {
   offline: { version: string; shape: Shape; code: Design };
 }
 
-export const isOfflineCodeSpec = (spec: EnvSpec): spec is OfflineCodeSpec => kindNamed(spec.kind).hostScored === true && typeof (spec as Partial<OfflineCodeSpec>).offline?.code === 'object';
+export const isOfflineCodeSpec = (spec: EnvSpec): spec is OfflineCodeSpec =>
+  kindNamed(spec.kind).hostScored === true && typeof (spec as Partial<OfflineCodeSpec>).offline?.code === 'object';
 
 const VERBS = ['transform', 'process', 'compute', 'evaluate', 'reduce', 'convert', 'digest', 'encode'];
-const NOUNS: Record<Shape['domain'], string[]> = { list: ['List', 'Numbers', 'Values', 'Series'], int: ['Number', 'Integer', 'Value'], str: ['Word', 'Text', 'Letters'], moves: ['Moves', 'Path', 'Walk'] };
+const NOUNS: Record<Shape['domain'], string[]> = {
+  list: ['List', 'Numbers', 'Values', 'Series'],
+  int: ['Number', 'Integer', 'Value'],
+  str: ['Word', 'Text', 'Letters'],
+  moves: ['Moves', 'Path', 'Walk'],
+};
 
 export function codeIdentity(design: Design, seed: number, version: string, name?: string): CodeIdentity {
-  const hash = createHash('sha256').update(`${seed}\u0000code\u0000${JSON.stringify(design)}`).digest();
+  const hash = createHash('sha256')
+    .update(`${seed}\u0000code\u0000${JSON.stringify(design)}`)
+    .digest();
   const entry = `${VERBS[(hash[0] as number) % VERBS.length]}${NOUNS[design.domain][(hash[1] as number) % NOUNS[design.domain].length]}`;
   const first = textOf(design.steps[0] ?? design.finish);
-  const skills = [...new Set(['code-writing', ...designSkills(design).filter((s) => s !== 'program-tracing')])].slice(0, 5);
+  const skills = [...new Set(['code-writing', ...designSkills(design).filter((s) => s !== 'program-tracing')])].slice(
+    0,
+    5,
+  );
   return {
     name: name ?? `write-${design.domain}-program-${hash.toString('hex').slice(0, 6)}`,
     title: `Write a ${design.domain === 'int' ? 'number' : design.domain} function: ${first}`.slice(0, 120),
-    description: `Write a JavaScript function that ${[...design.steps, design.finish].map(textOf).join('; then ')}. Hidden tests decide the reward (all must pass); higher levels add instructions and test longer inputs.`.slice(0, 2000),
+    description:
+      `Write a JavaScript function that ${[...design.steps, design.finish].map(textOf).join('; then ')}. Hidden tests decide the reward (all must pass); higher levels add instructions and test longer inputs.`.slice(
+        0,
+        2000,
+      ),
     skills,
     entry,
     provenance: `Written by the envforge offline author v${version} (seed ${seed}) from its program DSL (code family).`,
@@ -50,7 +65,13 @@ function describe(design: Design): CodeMade['check'] {
 }
 
 /** Draws designs for a shape until one is accepted (novel against the author's earlier designs); null after `maxTries`. */
-export async function synthesiseCode(rng: PlainRng, shape: Shape, identity: (d: Design) => CodeIdentity, accept: (made: CodeMade) => boolean, maxTries = 12): Promise<CodeMade | null> {
+export async function synthesiseCode(
+  rng: PlainRng,
+  shape: Shape,
+  identity: (d: Design) => CodeIdentity,
+  accept: (made: CodeMade) => boolean,
+  maxTries = 12,
+): Promise<CodeMade | null> {
   for (let tries = 1; tries <= maxTries; tries++) {
     await new Promise((resolve) => setImmediate(resolve));
     const design = drawDesign(rng, { family: 'trace', shape });

@@ -24,8 +24,21 @@ const HIDDEN_TESTS = 12;
 export function emitCodeModule(design: Design, id: CodeIdentity): string {
   const result = typeOf(design.domain, [...design.steps, design.finish]);
   const param = PARAM[design.domain];
-  const meta = { name: id.name, title: id.title, description: id.description, skills: id.skills, levels: design.levels.length, kind: 'code', entry: id.entry, params: [param.name], compare: 'exact', scoring: 'all-pass' };
-  const steps = design.steps.map((s) => `  { text: ${JSON.stringify(textOf(s))}, src: ${JSON.stringify(jsOf(s))}, run: ${jsOf(s)} },`).join('\n');
+  const meta = {
+    name: id.name,
+    title: id.title,
+    description: id.description,
+    skills: id.skills,
+    levels: design.levels.length,
+    kind: 'code',
+    entry: id.entry,
+    params: [param.name],
+    compare: 'exact',
+    scoring: 'all-pass',
+  };
+  const steps = design.steps
+    .map((s) => `  { text: ${JSON.stringify(textOf(s))}, src: ${JSON.stringify(jsOf(s))}, run: ${jsOf(s)} },`)
+    .join('\n');
   return `// ${id.title}. ${id.description}
 // ${id.provenance}
 

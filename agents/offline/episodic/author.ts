@@ -14,7 +14,8 @@ export interface OfflineEpisodicSpec extends EnvSpec {
   offline: { version: string; family: EpisodicFamily; episodic: EpisodicDesign };
 }
 
-export const isOfflineEpisodicSpec = (spec: EnvSpec): spec is OfflineEpisodicSpec => kindNamed(spec.kind).rollouts && typeof (spec as Partial<OfflineEpisodicSpec>).offline?.episodic === 'object';
+export const isOfflineEpisodicSpec = (spec: EnvSpec): spec is OfflineEpisodicSpec =>
+  kindNamed(spec.kind).rollouts && typeof (spec as Partial<OfflineEpisodicSpec>).offline?.episodic === 'object';
 
 const familiesAvailable = (): EpisodicFamily[] => EPISODIC_FAMILIES.filter((f) => EPISODIC_FAMILY[f] !== undefined);
 
@@ -30,10 +31,18 @@ export function episodicSkills(): string[] {
   return [...new Set(familiesAvailable().flatMap((f) => EPISODIC_FAMILY[f].signature))];
 }
 
-export function episodicIdentity(design: EpisodicDesign, seed: number, version: string, name?: string): EpisodicIdentity {
+export function episodicIdentity(
+  design: EpisodicDesign,
+  seed: number,
+  version: string,
+  name?: string,
+): EpisodicIdentity {
   const family = EPISODIC_FAMILY[design.family];
   const words = family.words(design);
-  const hash = createHash('sha256').update(`${seed}\u0000${JSON.stringify(design)}`).digest('hex').slice(0, 6);
+  const hash = createHash('sha256')
+    .update(`${seed}\u0000${JSON.stringify(design)}`)
+    .digest('hex')
+    .slice(0, 6);
   return {
     name: name ?? `${words.tag}-${hash}`.slice(0, 64).replace(/-+$/, ''),
     title: words.title.slice(0, 120),
@@ -43,13 +52,20 @@ export function episodicIdentity(design: EpisodicDesign, seed: number, version: 
   };
 }
 
-export const emitDesign = (design: EpisodicDesign, id: EpisodicIdentity): string => emitEpisodic(id, EPISODIC_FAMILY[design.family].code(design));
+export const emitDesign = (design: EpisodicDesign, id: EpisodicIdentity): string =>
+  emitEpisodic(id, EPISODIC_FAMILY[design.family].code(design));
 
 /**
  * Draws designs of a family until one passes the design-time checks and `accept` (novelty against the
  * author's earlier designs); null after `maxTries`. Yields to the event loop between tries.
  */
-export async function synthesiseEpisodic(rng: PlainRng, family: EpisodicFamily, identity: (d: EpisodicDesign) => EpisodicIdentity, accept: (made: EpisodicMade) => boolean, maxTries = 12): Promise<EpisodicMade | null> {
+export async function synthesiseEpisodic(
+  rng: PlainRng,
+  family: EpisodicFamily,
+  identity: (d: EpisodicDesign) => EpisodicIdentity,
+  accept: (made: EpisodicMade) => boolean,
+  maxTries = 12,
+): Promise<EpisodicMade | null> {
   for (let tries = 1; tries <= maxTries; tries++) {
     await new Promise((resolve) => setImmediate(resolve));
     const design = EPISODIC_FAMILY[family].draw(rng);
@@ -69,7 +85,8 @@ export function episodicSpec(made: EpisodicMade, version: string, why: string): 
     title: made.id.title,
     skills: made.id.skills,
     taskIdea: words.idea.slice(0, 1500),
-    answerFormat: 'Tool calls (contract v2): the episode ends at the finishing tool, and the score checks the final state, all or nothing.',
+    answerFormat:
+      'Tool calls (contract v2): the episode ends at the finishing tool, and the score checks the final state, all or nothing.',
     difficultyScaling: words.scaling.slice(0, 800),
     whyNew: why.slice(0, 800),
     offline: { version, family: made.design.family, episodic: made.design },
@@ -77,7 +94,11 @@ export function episodicSpec(made: EpisodicMade, version: string, why: string): 
 }
 
 /** Families in the order a proposal should use them: those whose own skills are weakest or least covered first. */
-export function familyOrder(bySkill: Readonly<Record<string, number>>, weak: readonly string[], rng: PlainRng): EpisodicFamily[] {
+export function familyOrder(
+  bySkill: Readonly<Record<string, number>>,
+  weak: readonly string[],
+  rng: PlainRng,
+): EpisodicFamily[] {
   const need = (f: EpisodicFamily) => {
     const own = EPISODIC_FAMILY[f].signature;
     return own.some((s) => weak.includes(s)) ? -1 : Math.min(...own.map((s) => bySkill[s] ?? 0));

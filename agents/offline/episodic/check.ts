@@ -8,7 +8,12 @@ import { deriveRngState } from '../../../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../../../sandbox/runtime.js';
 
 interface Module {
-  meta: { name: string; levels: number; maxTurns: number; tools: Array<{ name: string; description: string; parameters: Record<string, unknown> }> };
+  meta: {
+    name: string;
+    levels: number;
+    maxTurns: number;
+    tools: Array<{ name: string; description: string; parameters: Record<string, unknown> }>;
+  };
   reset(rng: PlainRng, level: number): { state: unknown; prompt: string };
   step(state: unknown, action: unknown, rng: PlainRng): { state: unknown; observation: string; done: boolean };
   score(state: unknown): number | { score: number };
@@ -65,7 +70,14 @@ function play(mod: Module, seed: number, level: number, policy: Policy): Played 
     observation = out.observation;
     done = out.done;
   }
-  return { prompt: start.prompt, actions, score: toVerdict(mod.score(state)).score, turns: actions.length, rejected, done };
+  return {
+    prompt: start.prompt,
+    actions,
+    score: toVerdict(mod.score(state)).score,
+    turns: actions.length,
+    rejected,
+    done,
+  };
 }
 
 /** A crude random policy of schema-valid calls drawing strings from what the agent last saw. */
@@ -105,28 +117,47 @@ export function checkEpisodic(source: string): EpisodicCheck {
   const turnsByLevel: number[] = [];
   try {
     for (let level = 1; level <= mod.meta.levels && reasons.length === 0; level++) {
-      const refs = Array.from({ length: SEEDS }, (_, seed) => play(mod, seed + 1000 * level, level, (state) => mod.act(state)));
+      const refs = Array.from({ length: SEEDS }, (_, seed) =>
+        play(mod, seed + 1000 * level, level, (state) => mod.act(state)),
+      );
       for (const r of refs) {
-        if (r.score !== 1 || !r.done || r.rejected > 0) reasons.push(`level ${level}: the reference policy scores ${r.score} in ${r.turns} turns (${r.rejected} rejected actions)`);
+        if (r.score !== 1 || !r.done || r.rejected > 0)
+          reasons.push(
+            `level ${level}: the reference policy scores ${r.score} in ${r.turns} turns (${r.rejected} rejected actions)`,
+          );
         prompts.push(`${r.prompt}\n\nTools:\n${toolText}`);
         references.push(JSON.stringify(r.actions));
       }
-      if (new Set(refs.map((r) => r.prompt)).size < SEEDS - 1 || new Set(refs.map((r) => JSON.stringify(r.actions))).size < SEEDS - 1) reasons.push(`level ${level}: prompts or plans repeat across seeds`);
+      if (
+        new Set(refs.map((r) => r.prompt)).size < SEEDS - 1 ||
+        new Set(refs.map((r) => JSON.stringify(r.actions))).size < SEEDS - 1
+      )
+        reasons.push(`level ${level}: prompts or plans repeat across seeds`);
       turnsByLevel.push(refs.reduce((a, r) => a + r.turns, 0) / SEEDS);
       const finish = (refs[0]?.actions.at(-1) as { tool: string } | undefined)?.tool ?? '';
       refs.forEach((r, i) => {
         const other = refs[(i + 1) % refs.length] as Played;
         const seed = i + 1000 * level;
-        const replay = (actions: unknown[]): Policy => (_s, turn) => actions[turn - 1] ?? null;
-        if (play(mod, seed, level, replay(other.actions)).score > 0) reasons.push(`level ${level}: another episode's actions score`);
-        if (play(mod, seed, level, replay(r.actions.slice(-1))).score > 0) reasons.push(`level ${level}: the finishing call alone scores`);
-        if (play(mod, seed, level, replay(r.actions.slice(0, -1))).score > 0) reasons.push(`level ${level}: the reference minus its last action scores`);
+        const replay =
+          (actions: unknown[]): Policy =>
+          (_s, turn) =>
+            actions[turn - 1] ?? null;
+        if (play(mod, seed, level, replay(other.actions)).score > 0)
+          reasons.push(`level ${level}: another episode's actions score`);
+        if (play(mod, seed, level, replay(r.actions.slice(-1))).score > 0)
+          reasons.push(`level ${level}: the finishing call alone scores`);
+        if (play(mod, seed, level, replay(r.actions.slice(0, -1))).score > 0)
+          reasons.push(`level ${level}: the reference minus its last action scores`);
         if (play(mod, seed, level, () => null).score > 0) reasons.push(`level ${level}: no action scores`);
       });
       for (let k = 0; k < RANDOM; k++) {
-        if (play(mod, 7000 + k, level, randomPolicy(mod, plain().makeRng(k, level, 99, 1), finish)).score > 0) reasons.push(`level ${level}: a random policy scores`);
+        if (play(mod, 7000 + k, level, randomPolicy(mod, plain().makeRng(k, level, 99, 1), finish)).score > 0)
+          reasons.push(`level ${level}: a random policy scores`);
       }
-      if (Math.max(...refs.map((r) => r.turns)) > 0.85 * mod.meta.maxTurns) reasons.push(`level ${level}: the reference needs ${Math.max(...refs.map((r) => r.turns))} of ${mod.meta.maxTurns} turns`);
+      if (Math.max(...refs.map((r) => r.turns)) > 0.85 * mod.meta.maxTurns)
+        reasons.push(
+          `level ${level}: the reference needs ${Math.max(...refs.map((r) => r.turns))} of ${mod.meta.maxTurns} turns`,
+        );
     }
   } catch (error) {
     reasons.push(`an episode fails: ${(error as Error).message}`);
@@ -134,7 +165,8 @@ export function checkEpisodic(source: string): EpisodicCheck {
   if (reasons.length === 0) {
     const first = turnsByLevel[0] as number;
     const top = turnsByLevel[turnsByLevel.length - 1] as number;
-    if (top < 1.4 * first) reasons.push(`the top level takes ${top.toFixed(1)} turns against level 1's ${first.toFixed(1)}`);
+    if (top < 1.4 * first)
+      reasons.push(`the top level takes ${top.toFixed(1)} turns against level 1's ${first.toFixed(1)}`);
   }
   return { ok: reasons.length === 0, reasons: [...new Set(reasons)].slice(0, 5), prompts, references };
 }

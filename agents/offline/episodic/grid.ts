@@ -67,14 +67,77 @@ export function gridCode(x: GridDesign): FamilyCode {
   const N = x.names as Record<string, string>;
   const grid = x.topology === 'grid';
   const blocks: ToolBlock[] = [];
-  if (grid) blocks.push(tool(N.move as string, `Move one ${t.cell} ${x.directions.join(', ')}; a wall stops you.`, { direction: { type: 'string', enum: x.directions } }, `(s, a) => walk(s, a.direction)`));
-  else blocks.push(tool(N.go as string, `Walk to a room next to the one you are in.`, { room: { type: 'string', minLength: 1, maxLength: 30 } }, `(s, a) => walk(s, a.room)`));
-  blocks.push(tool(N.look as string, `Describe the ${grid ? t.cell : 'room'} you are in: what lies here and where you can go${x.hazards ? ' (and any danger next door)' : ''}.`, {}, `(s) => describe(s)`));
-  if (x.sense === 'scan') blocks.push(tool(N.scan as string, `Look along one way from where you are, as far as it goes, and list what lies there.`, grid ? { direction: { type: 'string', enum: x.directions } } : { room: { type: 'string', minLength: 1, maxLength: 30 } }, `(s, a) => scan(s, ${grid ? 'a.direction' : 'a.room'})`));
-  if (x.sense === 'detector') blocks.push(tool(N.detect as string, `Ask the detector how many moves away the nearest item you still need is.`, {}, `(s) => detect(s)`));
-  blocks.push(tool(N.take as string, `Pick up an item lying where you are.`, { item: { type: 'string', minLength: 1, maxLength: 40 } }, `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === s.at); if (!it) return \`There is no "\${a.item}" here.\`;${x.goal === 'deliver' && x.capacity === 1 ? " if (s.world.items.some((i) => i.at === 'carried')) return 'Your hands are full: you can carry one item at a time.';" : ''} it.at = 'carried'; s.taken.push(it.name); return \`You pick up the \${it.name}.\`; }`));
-  if (x.goal === 'deliver') blocks.push(tool(N.drop as string, `Put down an item you carry where you are.`, { item: { type: 'string', minLength: 1, maxLength: 40 } }, `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === 'carried'); if (!it) return \`You do not carry "\${a.item}".\`; it.at = s.at; return \`You put down the \${it.name}.\`; }`));
-  blocks.push(tool(N.finish as string, `End the run here; the world is then checked.`, {}, `(s) => { s.done = true; return 'The run is over.'; }`));
+  if (grid)
+    blocks.push(
+      tool(
+        N.move as string,
+        `Move one ${t.cell} ${x.directions.join(', ')}; a wall stops you.`,
+        { direction: { type: 'string', enum: x.directions } },
+        `(s, a) => walk(s, a.direction)`,
+      ),
+    );
+  else
+    blocks.push(
+      tool(
+        N.go as string,
+        `Walk to a room next to the one you are in.`,
+        { room: { type: 'string', minLength: 1, maxLength: 30 } },
+        `(s, a) => walk(s, a.room)`,
+      ),
+    );
+  blocks.push(
+    tool(
+      N.look as string,
+      `Describe the ${grid ? t.cell : 'room'} you are in: what lies here and where you can go${x.hazards ? ' (and any danger next door)' : ''}.`,
+      {},
+      `(s) => describe(s)`,
+    ),
+  );
+  if (x.sense === 'scan')
+    blocks.push(
+      tool(
+        N.scan as string,
+        `Look along one way from where you are, as far as it goes, and list what lies there.`,
+        grid
+          ? { direction: { type: 'string', enum: x.directions } }
+          : { room: { type: 'string', minLength: 1, maxLength: 30 } },
+        `(s, a) => scan(s, ${grid ? 'a.direction' : 'a.room'})`,
+      ),
+    );
+  if (x.sense === 'detector')
+    blocks.push(
+      tool(
+        N.detect as string,
+        `Ask the detector how many moves away the nearest item you still need is.`,
+        {},
+        `(s) => detect(s)`,
+      ),
+    );
+  blocks.push(
+    tool(
+      N.take as string,
+      `Pick up an item lying where you are.`,
+      { item: { type: 'string', minLength: 1, maxLength: 40 } },
+      `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === s.at); if (!it) return \`There is no "\${a.item}" here.\`;${x.goal === 'deliver' && x.capacity === 1 ? " if (s.world.items.some((i) => i.at === 'carried')) return 'Your hands are full: you can carry one item at a time.';" : ''} it.at = 'carried'; s.taken.push(it.name); return \`You pick up the \${it.name}.\`; }`,
+    ),
+  );
+  if (x.goal === 'deliver')
+    blocks.push(
+      tool(
+        N.drop as string,
+        `Put down an item you carry where you are.`,
+        { item: { type: 'string', minLength: 1, maxLength: 40 } },
+        `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === 'carried'); if (!it) return \`You do not carry "\${a.item}".\`; it.at = s.at; return \`You put down the \${it.name}.\`; }`,
+      ),
+    );
+  blocks.push(
+    tool(
+      N.finish as string,
+      `End the run here; the world is then checked.`,
+      {},
+      `(s) => { s.done = true; return 'The run is over.'; }`,
+    ),
+  );
   const world = `
 const THEME = ${js({ place: t.place, cell: grid ? t.cell : 'room', things: t.things })};
 const COLOURS = ${js(COLOURS)};
@@ -116,7 +179,7 @@ function makeWorld(rng, k) {
 function promptOf(w) {
   const wanted = w.items.filter((i) => i.wanted).map((i) => i.name);
   return [
-    \`You explore \${THEME.place}${grid ? ", a square of ${w.size} by ${w.size} ${THEME.cell}s numbered (column,row) from (0,0) at the top left" : ''}. You start at \${placeText(w.start)} and see only what ${N.look} shows you.\`,
+    \`You explore \${THEME.place}${grid ? ', a square of ${w.size} by ${w.size} ${THEME.cell}s numbered (column,row) from (0,0) at the top left' : ''}. You start at \${placeText(w.start)} and see only what ${N.look} shows you.\`,
     '',
     ${x.goal === 'deliver' ? `\`Task: find \${wanted.join(', ')} and put each of them down at \${placeText(w.goalAt)} with ${N.drop}. Pick up nothing else.\`` : `\`Task: collect \${wanted.join(', ')} with ${N.take}, then come back to \${placeText(w.start)}. Pick up nothing else.\``},
     ${x.goal === 'deliver' && x.capacity === 1 ? "'You can carry only one item at a time.'," : ''}
@@ -127,7 +190,7 @@ function promptOf(w) {
 
 function walk(s, move) {
   const to = next(s.world, s.at, move);
-  if (to === null) return ${grid ? "'A wall blocks the way.'" : "`There is no way from the ${s.at} to \"${String(move).slice(0, 30)}\".`"};
+  if (to === null) return ${grid ? "'A wall blocks the way.'" : '`There is no way from the ${s.at} to "${String(move).slice(0, 30)}".`'};
   s.at = to;
   s.visited.push(to);
   if (s.world.hazards.includes(to)) { s.lost = true; s.done = true; return 'You step into danger: the run is over.'; }
@@ -152,15 +215,28 @@ ${x.goal === 'collect' ? "  if (state.at !== w.start) return { score: 0, feedbac
   const act = `
   const w = state.world;
   for (const it of w.items.filter((i) => i.wanted)) {
-${x.goal === 'deliver' ? `    if (it.at === w.goalAt) continue;
+${
+  x.goal === 'deliver'
+    ? `    if (it.at === w.goalAt) continue;
     if (it.at === 'carried') {
       if (state.at === w.goalAt) return { tool: ${js(N.drop)}, args: { item: it.name } };
       ${x.capacity === 1 ? `return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, w.goalAt)[0] } };` : 'continue;'}
-    }` : "    if (it.at === 'carried') continue;"}
+    }`
+    : "    if (it.at === 'carried') continue;"
+}
     if (state.at === it.at) return { tool: ${js(N.take)}, args: { item: it.name } };
     return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, it.at)[0] } };
   }
   if (state.at !== w.goalAt) return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, w.goalAt)[0] } };
   return { tool: ${js(N.finish)}, args: {} };`;
-  return { maxTurns: 100, levels: x.levels.length, tools: blocks, world, state: `at: world.start, visited: [], taken: [], lost: false`, score, act, knobs: x.levels };
+  return {
+    maxTurns: 100,
+    levels: x.levels.length,
+    tools: blocks,
+    world,
+    state: `at: world.start, visited: [], taken: [], lost: false`,
+    score,
+    act,
+    knobs: x.levels,
+  };
 }

@@ -17,8 +17,15 @@ export function drawRecords(rng: PlainRng): RecordsDesign {
   const nums = rng.shuffle(Object.keys(d.nums));
   const cats = rng.shuffle(Object.keys(d.cats));
   const goal = rng.pick(['set', 'map', 'rank'] as const);
-  const second = goal === 'rank' || rng.float() < 0.7 ? { kind: rng.pick(PRED_KINDS.cat), field: cats[0] as string } : { kind: rng.pick(PRED_KINDS.num), field: nums[1] as string };
-  const preds = [{ kind: rng.pick(PRED_KINDS.num), field: nums[0] as string }, second, { kind: rng.pick(PRED_KINDS.cat), field: cats[1] as string }];
+  const second =
+    goal === 'rank' || rng.float() < 0.7
+      ? { kind: rng.pick(PRED_KINDS.cat), field: cats[0] as string }
+      : { kind: rng.pick(PRED_KINDS.num), field: nums[1] as string };
+  const preds = [
+    { kind: rng.pick(PRED_KINDS.num), field: nums[0] as string },
+    second,
+    { kind: rng.pick(PRED_KINDS.cat), field: cats[1] as string },
+  ];
   const lookup = rng.pick(['full', 'field', 'batch'] as const);
   const rules = RULES.filter(() => rng.float() < 0.5);
   const top = lookup === 'field' ? 10 : 15;
@@ -50,21 +57,35 @@ export function drawRecords(rng: PlainRng): RecordsDesign {
     rules,
     names,
     pageSize: rng.int(3, 4),
-    levels: Array.from({ length: 6 }, (_, i) => ({ records: Math.round(6 + (i * (top - 6)) / 5), preds: Math.min(3, 1 + (i >> 1)), locked: rules.includes('locked') ? [0, 0, 1, 1, 2, 2][i] as number : 0, targets: [3, 3, 3, 4, 4, 5][i] as number })),
+    levels: Array.from({ length: 6 }, (_, i) => ({
+      records: Math.round(6 + (i * (top - 6)) / 5),
+      preds: Math.min(3, 1 + (i >> 1)),
+      locked: rules.includes('locked') ? ([0, 0, 1, 1, 2, 2][i] as number) : 0,
+      targets: [3, 3, 3, 4, 4, 5][i] as number,
+    })),
   };
 }
 
 export function recordsSkills(design: RecordsDesign): string[] {
   const skills = ['tool-use', 'information-gathering', 'multi-step-state-changes'];
   if (design.rules.length > 0) skills.push('policy-following');
-  skills.push(design.discover === 'filter' ? 'search' : design.rules.includes('confirm-count') ? 'state-tracking' : 'constraint-satisfaction');
+  skills.push(
+    design.discover === 'filter'
+      ? 'search'
+      : design.rules.includes('confirm-count')
+        ? 'state-tracking'
+        : 'constraint-satisfaction',
+  );
   return skills;
 }
 
 const RULE_TEXT: Record<Rule, (d: Domain, n: Record<string, string>, lookup: string) => string> = {
-  'lookup-first': (d, _n, lookup) => `Look a ${d.noun} up with ${lookup} before you change it: a change to a ${d.noun} you have not looked up is refused and recorded as a policy violation, which fails the task.`,
-  locked: (d, n) => `A locked ${d.noun} must not be changed even when it matches: escalate it with ${n.escalate} instead (a change to it is refused and recorded as a violation). Escalate nothing else.`,
-  log: (d, n) => `After changing a ${d.noun}, record the reason with ${n.note} on it: one note on every ${d.noun} you changed and on no other.`,
+  'lookup-first': (d, _n, lookup) =>
+    `Look a ${d.noun} up with ${lookup} before you change it: a change to a ${d.noun} you have not looked up is refused and recorded as a policy violation, which fails the task.`,
+  locked: (d, n) =>
+    `A locked ${d.noun} must not be changed even when it matches: escalate it with ${n.escalate} instead (a change to it is refused and recorded as a violation). Escalate nothing else.`,
+  log: (d, n) =>
+    `After changing a ${d.noun}, record the reason with ${n.note} on it: one note on every ${d.noun} you changed and on no other.`,
   'confirm-count': (d, n) => `Pass ${n.finish} the number of ${d.plural} you changed.`,
 };
 
@@ -86,10 +107,33 @@ export function recordsCode(x: RecordsDesign): FamilyCode {
   const N = x.names as Record<string, string>;
   const { blocks, discoverAct, lookupAct, updateAct } = tools(x, d);
   const has = (r: Rule) => x.rules.includes(r);
-  if (has('locked')) blocks.push(tool(N.escalate as string, `Escalate one ${d.noun} to a supervisor.`, { id: { type: 'string', minLength: 1, maxLength: 16 } }, `(s, a) => { const r = find(s, a.id); if (!r) return \`No ${d.noun} "\${a.id}".\`; mark(s, 'esc:' + r.id); return \`\${r.id} escalated.\`; }`));
-  if (has('log')) blocks.push(tool(N.note as string, `Add a note to one ${d.noun}.`, { id: { type: 'string', minLength: 1, maxLength: 16 }, text: { type: 'string', minLength: 1, maxLength: 200 } }, `(s, a) => { const r = find(s, a.id); if (!r) return \`No ${d.noun} "\${a.id}".\`; mark(s, 'note:' + r.id); return \`Note added to \${r.id}.\`; }`));
+  if (has('locked'))
+    blocks.push(
+      tool(
+        N.escalate as string,
+        `Escalate one ${d.noun} to a supervisor.`,
+        { id: { type: 'string', minLength: 1, maxLength: 16 } },
+        `(s, a) => { const r = find(s, a.id); if (!r) return \`No ${d.noun} "\${a.id}".\`; mark(s, 'esc:' + r.id); return \`\${r.id} escalated.\`; }`,
+      ),
+    );
+  if (has('log'))
+    blocks.push(
+      tool(
+        N.note as string,
+        `Add a note to one ${d.noun}.`,
+        { id: { type: 'string', minLength: 1, maxLength: 16 }, text: { type: 'string', minLength: 1, maxLength: 200 } },
+        `(s, a) => { const r = find(s, a.id); if (!r) return \`No ${d.noun} "\${a.id}".\`; mark(s, 'note:' + r.id); return \`Note added to \${r.id}.\`; }`,
+      ),
+    );
   const confirm = has('confirm-count');
-  blocks.push(tool(N.finish as string, `End the session; the ${d.plural} are then checked.${confirm ? ` Give the number of ${d.plural} you changed.` : ''}`, confirm ? { changed: { type: 'integer', minimum: 0, maximum: 99 } } : {}, `(s, a) => { s.done = true;${confirm ? ' s.reported = a.changed;' : ''} return 'Session ended.'; }`));
+  blocks.push(
+    tool(
+      N.finish as string,
+      `End the session; the ${d.plural} are then checked.${confirm ? ` Give the number of ${d.plural} you changed.` : ''}`,
+      confirm ? { changed: { type: 'integer', minimum: 0, maximum: 99 } } : {},
+      `(s, a) => { s.done = true;${confirm ? ' s.reported = a.changed;' : ''} return 'Session ended.'; }`,
+    ),
+  );
   const preds = x.preds.map((p, i) => predicate(p.kind, p.field, i, d));
   const lookupTool = x.lookup === 'full' ? N.get : x.lookup === 'batch' ? N.batch : N.field;
   const rules = [
@@ -143,9 +187,13 @@ function makeWorld(rng, k) {
   const order = rng.shuffle(records.map((_, i) => i));
   order.slice(0, k.targets).forEach((i) => fit(rng, records[i], goal));
   order.slice(k.targets, k.targets + 2).forEach((i) => miss(rng, records[i], goal));
-  order.slice(k.targets + 2, k.targets + 2 + k.locked).forEach((i) => { fit(rng, records[i], goal); records[i].locked = true; });${x.goal === 'rank' ? `
+  order.slice(k.targets + 2, k.targets + 2 + k.locked).forEach((i) => { fit(rng, records[i], goal); records[i].locked = true; });${
+    x.goal === 'rank'
+      ? `
   // Distinct values of the ranked field, so the top matches are well defined.
-  for (const r of records) while (records.some((o) => o !== r && o.${x.by} === r.${x.by})) r.${x.by} = rng.int(N.${x.by}.lo, N.${x.by}.hi);` : ''}
+  for (const r of records) while (records.some((o) => o !== r && o.${x.by} === r.${x.by})) r.${x.by} = rng.int(N.${x.by}.lo, N.${x.by}.hi);`
+      : ''
+  }
   return { records, goal };
 }
 
@@ -187,7 +235,7 @@ ${has('lookup-first') ? "  if (!has(s, 'look:' + r.id)) { s.violations.push(r.id
     if (JSON.stringify(got) !== JSON.stringify(want)) return { score: 0, feedback: \`\${r.id} is not as the task requires\` };
     if (got.length > 0) changed++;
 ${has('locked') ? "    if (has(state, 'esc:' + r.id) !== (e !== null && r.locked)) return { score: 0, feedback: `${r.id} is escalated wrongly` };\n" : ''}${has('log') ? "    if (has(state, 'note:' + r.id) !== got.length > 0) return { score: 0, feedback: `${r.id} has the wrong notes` };\n" : ''}  }
-${confirm ? "  if (state.reported !== changed) return { score: 0, feedback: `reported ${state.reported} changes, made ${changed}` };\n" : ''}  return { score: 1, feedback: 'every record is as the task requires' };`;
+${confirm ? '  if (state.reported !== changed) return { score: 0, feedback: `reported ${state.reported} changes, made ${changed}` };\n' : ''}  return { score: 1, feedback: 'every record is as the task requires' };`;
   const act = `
   const s = state;
   const g = s.world.goal;
@@ -202,6 +250,19 @@ ${has('locked') ? `    if (r.locked) { if (!has(s, 'esc:' + r.id)) return { tool
 ${has('log') ? `    if (!has(s, 'note:' + r.id)) return { tool: ${js(N.note)}, args: { id: r.id, text: \`matches the task: \${e}\` } };\n` : ''}  }
   return { tool: ${js(N.finish)}, args: { ${confirm ? 'changed: changes' : ''} } };`;
   const top = x.levels[x.levels.length - 1] as { records: number };
-  const perRecord = (x.lookup === 'field' ? 4 : 1) + 1 + (has('log') ? 1 : 0) + (x.discover === 'index' || x.discover === 'filter' ? 1 : 0);
-  return { maxTurns: Math.min(100, Math.ceil(1.5 * ((top.records + 2) * perRecord + 6))), levels: x.levels.length, tools: blocks, world, state: 'changes: {}, violations: []' + (confirm ? ', reported: null' : ''), score, act, knobs: x.levels };
+  const perRecord =
+    (x.lookup === 'field' ? 4 : 1) +
+    1 +
+    (has('log') ? 1 : 0) +
+    (x.discover === 'index' || x.discover === 'filter' ? 1 : 0);
+  return {
+    maxTurns: Math.min(100, Math.ceil(1.5 * ((top.records + 2) * perRecord + 6))),
+    levels: x.levels.length,
+    tools: blocks,
+    world,
+    state: 'changes: {}, violations: []' + (confirm ? ', reported: null' : ''),
+    score,
+    act,
+    knobs: x.levels,
+  };
 }

@@ -45,15 +45,39 @@ export interface FamilyCode {
   knobs: unknown[];
 }
 
-export const tool = (name: string, description: string, params: Record<string, Param>, code: string, required = Object.keys(params)): ToolBlock => ({ name, description, params, required, code });
+export const tool = (
+  name: string,
+  description: string,
+  params: Record<string, Param>,
+  code: string,
+  required = Object.keys(params),
+): ToolBlock => ({ name, description, params, required, code });
 
 export function declaration(t: ToolBlock): Record<string, unknown> {
-  return { name: t.name, description: t.description, parameters: { type: 'object', properties: t.params, ...(t.required && t.required.length > 0 ? { required: t.required } : {}), additionalProperties: false } };
+  return {
+    name: t.name,
+    description: t.description,
+    parameters: {
+      type: 'object',
+      properties: t.params,
+      ...(t.required && t.required.length > 0 ? { required: t.required } : {}),
+      additionalProperties: false,
+    },
+  };
 }
 
 /** The module source: the family's code inside the shared skeleton. */
 export function emitEpisodic(id: EpisodicIdentity, code: FamilyCode): string {
-  const meta = { name: id.name, title: id.title, description: id.description, skills: id.skills, levels: code.levels, kind: 'episodic', maxTurns: code.maxTurns, tools: code.tools.map(declaration) };
+  const meta = {
+    name: id.name,
+    title: id.title,
+    description: id.description,
+    skills: id.skills,
+    levels: code.levels,
+    kind: 'episodic',
+    maxTurns: code.maxTurns,
+    tools: code.tools.map(declaration),
+  };
   return `// ${id.title}. ${id.description}
 // ${id.provenance}
 
@@ -94,7 +118,11 @@ ${code.act.trim()}
 }
 
 /** A name that differs across modules of a family: one synonym from each list. */
-export const pickName = (rng: PlainRng, ...lists: ReadonlyArray<readonly string[]>): string => lists.map((l) => rng.pick(l)).filter((w) => w.length > 0).join('_');
+export const pickName = (rng: PlainRng, ...lists: ReadonlyArray<readonly string[]>): string =>
+  lists
+    .map((l) => rng.pick(l))
+    .filter((w) => w.length > 0)
+    .join('_');
 
 /** k distinct items of a list, in a random order. */
 export const sample = <T>(rng: PlainRng, list: readonly T[], k: number): T[] => rng.shuffle(list).slice(0, k);

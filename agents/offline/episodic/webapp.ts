@@ -5,16 +5,84 @@
 import type { PlainRng } from '../../../sandbox/runtime.js';
 import { pickName, sample, tool, type FamilyCode } from './skeleton.js';
 
-const THEMES: Record<string, { site: string; item: string; adjectives: string[]; nouns: string[]; option: string; options: string[]; commit: string }> = {
-  shop: { site: 'an online hardware shop', item: 'product', adjectives: ['steel', 'compact', 'cordless', 'heavy', 'folding', 'mini', 'pro', 'classic'], nouns: ['drill', 'ladder', 'kettle', 'lamp', 'saw', 'clamp', 'toolbox', 'fan'], option: 'delivery', options: ['standard', 'express', 'pickup', 'locker'], commit: 'place order' },
-  clinic: { site: 'a clinic booking portal', item: 'appointment', adjectives: ['morning', 'evening', 'early', 'late', 'weekend', 'midday', 'remote', 'follow-up'], nouns: ['checkup', 'dental', 'physio', 'vaccine', 'eye-test', 'bloodwork', 'xray', 'consult'], option: 'visit type', options: ['in-person', 'video', 'phone', 'home-visit'], commit: 'book now' },
-  travel: { site: 'a rail ticket site', item: 'train', adjectives: ['night', 'express', 'regional', 'coastal', 'alpine', 'direct', 'sleeper', 'early'], nouns: ['lisbon', 'porto', 'madrid', 'seville', 'valencia', 'bilbao', 'malaga', 'girona'], option: 'class', options: ['first', 'second', 'quiet', 'family'], commit: 'buy ticket' },
-  events: { site: 'an event ticket office', item: 'event', adjectives: ['jazz', 'opera', 'indie', 'comedy', 'ballet', 'folk', 'choral', 'electronic'], nouns: ['night', 'matinee', 'festival', 'gala', 'premiere', 'session', 'showcase', 'tour'], option: 'seat area', options: ['stalls', 'balcony', 'box', 'standing'], commit: 'confirm purchase' },
-  rentals: { site: 'a car rental site', item: 'car', adjectives: ['compact', 'family', 'electric', 'luxury', 'economy', 'sport', 'hybrid', 'cargo'], nouns: ['hatchback', 'sedan', 'estate', 'suv', 'van', 'coupe', 'roadster', 'minivan'], option: 'insurance', options: ['basic', 'full', 'none', 'premium'], commit: 'reserve car' },
-  library: { site: 'a public library website', item: 'title', adjectives: ['illustrated', 'annotated', 'abridged', 'large-print', 'revised', 'pocket', 'collected', 'bilingual'], nouns: ['atlas', 'cookbook', 'memoir', 'almanac', 'novel', 'anthology', 'primer', 'field-guide'], option: 'pickup branch', options: ['central', 'harbor', 'westgate', 'university'], commit: 'place hold' },
+const THEMES: Record<
+  string,
+  {
+    site: string;
+    item: string;
+    adjectives: string[];
+    nouns: string[];
+    option: string;
+    options: string[];
+    commit: string;
+  }
+> = {
+  shop: {
+    site: 'an online hardware shop',
+    item: 'product',
+    adjectives: ['steel', 'compact', 'cordless', 'heavy', 'folding', 'mini', 'pro', 'classic'],
+    nouns: ['drill', 'ladder', 'kettle', 'lamp', 'saw', 'clamp', 'toolbox', 'fan'],
+    option: 'delivery',
+    options: ['standard', 'express', 'pickup', 'locker'],
+    commit: 'place order',
+  },
+  clinic: {
+    site: 'a clinic booking portal',
+    item: 'appointment',
+    adjectives: ['morning', 'evening', 'early', 'late', 'weekend', 'midday', 'remote', 'follow-up'],
+    nouns: ['checkup', 'dental', 'physio', 'vaccine', 'eye-test', 'bloodwork', 'xray', 'consult'],
+    option: 'visit type',
+    options: ['in-person', 'video', 'phone', 'home-visit'],
+    commit: 'book now',
+  },
+  travel: {
+    site: 'a rail ticket site',
+    item: 'train',
+    adjectives: ['night', 'express', 'regional', 'coastal', 'alpine', 'direct', 'sleeper', 'early'],
+    nouns: ['lisbon', 'porto', 'madrid', 'seville', 'valencia', 'bilbao', 'malaga', 'girona'],
+    option: 'class',
+    options: ['first', 'second', 'quiet', 'family'],
+    commit: 'buy ticket',
+  },
+  events: {
+    site: 'an event ticket office',
+    item: 'event',
+    adjectives: ['jazz', 'opera', 'indie', 'comedy', 'ballet', 'folk', 'choral', 'electronic'],
+    nouns: ['night', 'matinee', 'festival', 'gala', 'premiere', 'session', 'showcase', 'tour'],
+    option: 'seat area',
+    options: ['stalls', 'balcony', 'box', 'standing'],
+    commit: 'confirm purchase',
+  },
+  rentals: {
+    site: 'a car rental site',
+    item: 'car',
+    adjectives: ['compact', 'family', 'electric', 'luxury', 'economy', 'sport', 'hybrid', 'cargo'],
+    nouns: ['hatchback', 'sedan', 'estate', 'suv', 'van', 'coupe', 'roadster', 'minivan'],
+    option: 'insurance',
+    options: ['basic', 'full', 'none', 'premium'],
+    commit: 'reserve car',
+  },
+  library: {
+    site: 'a public library website',
+    item: 'title',
+    adjectives: ['illustrated', 'annotated', 'abridged', 'large-print', 'revised', 'pocket', 'collected', 'bilingual'],
+    nouns: ['atlas', 'cookbook', 'memoir', 'almanac', 'novel', 'anthology', 'primer', 'field-guide'],
+    option: 'pickup branch',
+    options: ['central', 'harbor', 'westgate', 'university'],
+    commit: 'place hold',
+  },
 };
 const FIELDS: Record<string, string[]> = {
-  full_name: ['ana berg', 'ben costa', 'chloe dahl', 'dev eze', 'elif ito', 'farid lopez', 'grace novak', 'hugo okafor'],
+  full_name: [
+    'ana berg',
+    'ben costa',
+    'chloe dahl',
+    'dev eze',
+    'elif ito',
+    'farid lopez',
+    'grace novak',
+    'hugo okafor',
+  ],
   city: ['lisbon', 'osaka', 'austin', 'berlin', 'quito', 'tunis', 'perth', 'oslo'],
   email_user: ['rosa', 'sam', 'maya', 'nils', 'omar', 'priya', 'liam', 'keiko'],
   postcode: ['ab12', 'cd34', 'ef56', 'gh78', 'jk90', 'lm13', 'np57', 'qr24'],
@@ -43,12 +111,26 @@ export function drawWebapp(rng: PlainRng): WebappDesign {
     stages,
     find,
     fields: sample(rng, Object.keys(FIELDS), 5),
-    names: { click: pickName(rng, ['click', 'press', 'tap', 'activate']), type: pickName(rng, ['type', 'fill_in', 'enter_text', 'input']), read: pickName(rng, ['read_page', 'view_page', 'look_at_screen', 'show_page']) },
-    levels: Array.from({ length: 6 }, (_, i) => ({ items: [6, 8, 10, 14, 18, 24][i] as number, fields: [1, 2, 2, 3, 4, 5][i] as number, pageSize: find === 'catalog' ? 3 : 4 })),
+    names: {
+      click: pickName(rng, ['click', 'press', 'tap', 'activate']),
+      type: pickName(rng, ['type', 'fill_in', 'enter_text', 'input']),
+      read: pickName(rng, ['read_page', 'view_page', 'look_at_screen', 'show_page']),
+    },
+    levels: Array.from({ length: 6 }, (_, i) => ({
+      items: [6, 8, 10, 14, 18, 24][i] as number,
+      fields: [1, 2, 2, 3, 4, 5][i] as number,
+      pageSize: find === 'catalog' ? 3 : 4,
+    })),
   };
 }
 
-export const webappSkills = (x: WebappDesign): string[] => ['web-navigation', 'tool-use', 'multi-step-state-changes', x.find === 'search' ? 'search' : 'information-gathering', ...(x.stages.includes('login') ? ['policy-following'] : [])];
+export const webappSkills = (x: WebappDesign): string[] => [
+  'web-navigation',
+  'tool-use',
+  'multi-step-state-changes',
+  x.find === 'search' ? 'search' : 'information-gathering',
+  ...(x.stages.includes('login') ? ['policy-following'] : []),
+];
 
 const js = JSON.stringify;
 
@@ -189,8 +271,18 @@ function advance(s) {
 }`;
   const tools = [
     tool(N.read as string, 'Show the current page: its text, fields and buttons.', {}, `(s) => page(s).show(s)`),
-    tool(N.type as string, 'Type text into a field of the current page (replacing what it held).', { field: { type: 'string', minLength: 1, maxLength: 30 }, text: { type: 'string', minLength: 1, maxLength: 60 } }, `(s, a) => { if (!page(s).fields(s).includes(a.field)) return \`This page has no field "\${a.field}".\`; s.form[a.field] = a.text.trim().toLowerCase(); return \`Typed into \${a.field}.\`; }`),
-    tool(N.click as string, 'Press a button of the current page, by its label.', { label: { type: 'string', minLength: 1, maxLength: 40 } }, `(s, a) => page(s).click(s, a.label.trim().toLowerCase()) ?? \`This page has no button "\${a.label}".\``),
+    tool(
+      N.type as string,
+      'Type text into a field of the current page (replacing what it held).',
+      { field: { type: 'string', minLength: 1, maxLength: 30 }, text: { type: 'string', minLength: 1, maxLength: 60 } },
+      `(s, a) => { if (!page(s).fields(s).includes(a.field)) return \`This page has no field "\${a.field}".\`; s.form[a.field] = a.text.trim().toLowerCase(); return \`Typed into \${a.field}.\`; }`,
+    ),
+    tool(
+      N.click as string,
+      'Press a button of the current page, by its label.',
+      { label: { type: 'string', minLength: 1, maxLength: 40 } },
+      `(s, a) => page(s).click(s, a.label.trim().toLowerCase()) ?? \`This page has no button "\${a.label}".\``,
+    ),
   ];
   const score = `
   const w = state.world;
@@ -201,5 +293,14 @@ ${x.stages.includes('options') ? "  if (c.option !== w.goal.option) return { sco
   return { score: 1, feedback: 'the site committed exactly what the task asks' };`;
   const act = `
   return page(state).plan(state);`;
-  return { maxTurns: 60, levels: x.levels.length, tools, world, state: 'stage: 0, form: {}, order: {}, page: 0, results: [], committed: null', score, act, knobs: x.levels };
+  return {
+    maxTurns: 60,
+    levels: x.levels.length,
+    tools,
+    world,
+    state: 'stage: 0, form: {}, order: {}, page: 0, results: [], committed: null',
+    score,
+    act,
+    knobs: x.levels,
+  };
 }
