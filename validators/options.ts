@@ -57,6 +57,12 @@ export interface ValidatorOptions {
   equivalentSearchMaxPerLevel: number;
   /** Candidates of the constant policy per level (references of the fitting half, their accepted variants, small constants). */
   constantCandidates: number;
+  /**
+   * Fitting instances every constant candidate is scored on before only those that won there (and the two most
+   * common) go on: a candidate that wins at rate p is dropped with chance (1 − p)^n — at 3, a constant winning 45% of
+   * a level was dropped one validation in six (broken-constant-level-one.js admitted at seed 8020); at 8, 0.8%.
+   */
+  constantScreen: number;
   /** Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a level… */
   guessTolerance: number;
   /** …a fixed answer among K ≤ 10 answer classes this much above 1/K (a majority class is a free reward)… */
@@ -204,6 +210,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
   equivalentSearchRepeats: 60,
   equivalentSearchMaxPerLevel: 240,
   constantCandidates: 16,
+  constantScreen: 8,
   guessTolerance: 0.2,
   classGuessTolerance: 0.05,
   choiceGuessTolerance: 0.03,

@@ -26,9 +26,6 @@ const guess = (strategy: string, response: string): Probe => ({
 
 export type Run = (requests: readonly ProbeRequest[]) => Promise<ProbeResult[]>;
 
-/** Fitting instances every candidate is scored on before the others are tried only with those that won there. */
-const SCREEN = 3;
-
 /**
  * Scores each candidate list (contents) on its episode, in one run for every level: one row per episode. A
  * candidate that is the episode's own answer wins what the reference wins, and is not sent.
@@ -85,6 +82,8 @@ export interface Level {
   constant?: string;
   /** The fitted constant's mean score where it was judged (the difficulty curve's guessing baseline). */
   first: number;
+  /** The fitted constant's wins on the fitting half (its own instances count: an estimate biased upward) and their count. */
+  fitWins?: { won: number; of: number };
 }
 
 /**
@@ -99,6 +98,7 @@ export async function searchConstants(
   variants: Map<Episode, string[]>,
 ): Promise<void> {
   const max = ctx.stage.options.constantCandidates;
+  const screenSize = ctx.stage.options.constantScreen;
   for (const l of levels) {
     const fit = l.episodes.filter((_, i) => i % 2 === 0);
     l.candidates = constantCandidates(
@@ -114,14 +114,14 @@ export async function searchConstants(
     run,
     levels.flatMap((l) =>
       fitOf(l)
-        .slice(0, SCREEN)
+        .slice(0, screenSize)
         .map((episode) => ({ episode, candidates: l.candidates })),
     ),
   );
   let k = 0;
   const wins = levels.map((l) => {
     const rows = fitOf(l)
-      .slice(0, SCREEN)
+      .slice(0, screenSize)
       .map(() => screen[k++] as number[]);
     return l.candidates.map((_, c) => rows.reduce((a, r) => a + (r[c] ?? 0), 0));
   });
@@ -130,21 +130,24 @@ export async function searchConstants(
     run,
     levels.flatMap((l, i) =>
       fitOf(l)
-        .slice(SCREEN)
+        .slice(screenSize)
         .map((episode) => ({ episode, candidates: survivors[i] as string[] })),
     ),
   );
   k = 0;
   levels.forEach((l, i) => {
     const rows = fitOf(l)
-      .slice(SCREEN)
+      .slice(screenSize)
       .map(() => rest[k++] as number[]);
     const total = l.candidates.map((c, j) => {
       const at = (survivors[i] as string[]).indexOf(c);
       return (wins[i]?.[j] ?? 0) + (at < 0 ? 0 : rows.reduce((a, r) => a + (r[at] ?? 0), 0));
     });
     l.ranked = l.candidates.map((_, c) => c).sort((a, b) => (total[b] as number) - (total[a] as number) || a - b);
-    if (l.candidates.length) l.constant = l.candidates[l.ranked[0] as number];
+    if (l.candidates.length) {
+      l.constant = l.candidates[l.ranked[0] as number];
+      l.fitWins = { won: total[l.ranked[0] as number] as number, of: fitOf(l).length };
+    }
   });
   const testAsks = levels.flatMap((l) =>
     l.episodes

@@ -167,7 +167,12 @@ export const guessingCheck: SingleTurnCheck = {
         const trigger = (s: string) => (multipleChoice ? o.guessTolerance : tolerance(s));
         // One lucky win among ten is no sign: a policy looks strong on at least two wins beyond chance.
         const beyond = (t: Trial[]) => t.reduce((a, x) => a + x.win - x.chance, 0);
+        // The fitted constant also looks strong where it won that much on its fitting half: a small level's halves may
+        // have fitted a rarer answer than the common one (a constant winning 45% of level 1 went unseen at seed 8020).
+        const fitStrong = ({ fitWins: f, nominal }: Level) =>
+          f !== undefined && f.won - f.of * nominal >= 2 && f.won / f.of - nominal >= trigger('constant');
         const strong = (l: Level) =>
+          fitStrong(l) ||
           [...l.trials].some(
             ([s, t]) =>
               (undecided(t, trigger(s), o.guessZ) && beyond(t) >= 2) || mean(t.map((x) => x.win - x.chance)) >= 0.5,
