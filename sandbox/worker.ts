@@ -83,6 +83,11 @@ process.on('message', (raw: unknown) => {
 // The supervisor closes the channel to let an idle worker leave; a wedged worker is killed by the guard.
 process.on('disconnect', () => process.exit(0));
 guardAgainstOrphaning();
+// The supervisor owns this process's life: a terminal's Ctrl-C or a SIGTERM sent to the whole process group is the
+// supervisor's to act on (it cancels its work and closes the pool). A worker that died of it first would make the
+// job it was running read as the module's crash (E_CRASHED) before the supervisor heard of the signal.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
 
 // SES's code cache is built before the worker says it is ready: the supervisor's deadlines start with a job.
 warmSetup();

@@ -183,6 +183,11 @@ process.on('message', (raw: unknown) => {
   setImmediate(() => prepare(job.limits.memoryMb)); // after the results are on their way
 });
 process.on('disconnect', () => process.exit(0));
+// The supervisor owns this process's life: a terminal's Ctrl-C or a SIGTERM sent to the whole process group is the
+// supervisor's to act on (it cancels its work and closes the pool). A worker that died of it first would make the
+// job it was running read as the module's crash (E_CRASHED) before the supervisor heard of the signal.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
 guardAgainstOrphaning();
 warmSetup();
 send({ type: 'ready' });
