@@ -3,13 +3,13 @@
 // for the two modules of `sandbox.episodesRatio`. Besides episodes/s ÷ plain Node it reports CPU time per
 // episode (supervisor and workers, from /proc; and the supervisor's alone), which a machine loaded by others
 // disturbs far less than wall time.
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runEpisodes as ownRunEpisodes } from '../sandbox/episodes.js';
 import { SandboxPool as OwnPool } from '../sandbox/pool.js';
 import { GCD_SOURCE, GRID_SOURCE } from './episode-modules.js';
+import { processCpuMs } from './proc-stats.js';
 import { plainModule, plainRate } from './episodes.js';
 import { baseDistAndRounds, median } from './episodes-args.js';
 
@@ -21,27 +21,15 @@ interface Side {
   pools: Map<number, Pool>;
 }
 
-const TICK_US = 1e6 / 100; // /proc/<pid>/stat counts CPU time in clock ticks of 1/100 s (USER_HZ)
-
 /** CPU time used so far by this process (the supervisor), in µs. */
 function ownCpuUs(): number {
   const own = process.cpuUsage();
   return own.user + own.system;
 }
 
-/** CPU time used so far by this process and the pool's workers, in µs. */
-function cpuUs(pool: Pool): number {
-  let us = 0;
-  for (const pid of pool.workerPids()) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      us += (Number(fields[11]) + Number(fields[12])) * TICK_US;
-    } catch {
-      // a worker that has just exited: its time is lost to this round
-    }
-  }
-  return us + ownCpuUs();
-}
+/** CPU time used so far by this process and the pool's workers, in µs (a worker that has just exited: lost to this round). */
+const cpuUs = (pool: Pool): number =>
+  pool.workerPids().reduce((a, pid) => a + processCpuMs(pid) * 1_000, 0) + ownCpuUs();
 
 async function side(dist: string | null): Promise<Side> {
   const load = async <T>(file: string): Promise<T> =>

@@ -24,8 +24,8 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-/** User + system CPU of one process so far, in ms (clock ticks of 10 ms); 0 where /proc cannot be read. */
-function ownCpuMs(pid: number): number {
+/** User + system CPU of one process so far, in ms (clock ticks of 10 ms); 0 where /proc cannot be read (a process that exited). */
+export function processCpuMs(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) * 10; // utime and stime, fields 14 and 15 of stat
@@ -36,7 +36,7 @@ function ownCpuMs(pid: number): number {
 
 /** CPU ms so far of a process and, separately, of its descendants now alive; null off Linux. */
 export function cpuMs(pid: number | undefined): { self: number; children: number } | null {
-  if (pid === undefined || ownCpuMs(pid) === 0) return null;
+  if (pid === undefined || processCpuMs(pid) === 0) return null;
   const below = (p: number): number[] => childrenOf(p).flatMap((c) => [c, ...below(c)]);
-  return { self: ownCpuMs(pid), children: below(pid).reduce((a, c) => a + ownCpuMs(c), 0) };
+  return { self: processCpuMs(pid), children: below(pid).reduce((a, c) => a + processCpuMs(c), 0) };
 }

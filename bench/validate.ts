@@ -1,25 +1,14 @@
 // Validator latency: full validation per candidate over the seeds, p50 and p95, and its CPU per validation
 // on the supervisor and in the workers (what bounds validations per second on a busy machine).
-import { readFileSync } from 'node:fs';
 import { listSeeds } from '../library/seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { seedNoveltyIndex } from '../library/novelty-index.js';
 import { validateCandidate } from '../validators/validate.js';
+import { processCpuMs } from './proc-stats.js';
 import type { BenchEntries } from './types.js';
 
-/** CPU time of the pool's worker processes so far, in ms (Linux /proc; 0 elsewhere). */
-function workersCpuMs(pool: SandboxPool): number {
-  let ticks = 0;
-  for (const pid of pool.workerPids()) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-    } catch {
-      // a worker that exited meanwhile: its time is lost, not wrong
-    }
-  }
-  return ticks * 10; // USER_HZ is 100 on Linux
-}
+/** CPU time of the pool's worker processes so far, in ms (Linux /proc; 0 elsewhere; a worker that exited meanwhile: lost, not wrong). */
+const workersCpuMs = (pool: SandboxPool): number => pool.workerPids().reduce((a, pid) => a + processCpuMs(pid), 0);
 
 export async function benchValidate(rounds = 3): Promise<BenchEntries> {
   const pool = new SandboxPool();
