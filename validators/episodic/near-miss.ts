@@ -2,27 +2,7 @@
 // character) sent to the tools that read the entity: each reply is an observation a reader fits like any other,
 // so a world that answers a near miss with the decision ("did you mean TK1234 (BIL-1234)?") is read.
 import type { Action } from './adversaries.js';
-
-// Latin letters and a Cyrillic twin that renders the same (one is enough to make a near miss).
-const LOOK_ALIKE: Record<string, string> = {
-  a: '\u0430',
-  c: '\u0441',
-  e: '\u0435',
-  o: '\u043e',
-  p: '\u0440',
-  x: '\u0445',
-  A: '\u0410',
-  B: '\u0412',
-  C: '\u0421',
-  E: '\u0415',
-  H: '\u041d',
-  K: '\u041a',
-  M: '\u041c',
-  O: '\u041e',
-  P: '\u0420',
-  T: '\u0422',
-  X: '\u0425',
-};
+import { caseFlipped, lookAlike } from './variants.js';
 
 /** The near-miss kinds in the order they are sent (a short opening keeps the first kinds for every entity). */
 export const NEAR_MISS_KINDS = [
@@ -35,18 +15,13 @@ export type NearMissKind = (typeof NEAR_MISS_KINDS)[number];
 
 /** The near miss of `id` of one kind, or null where it would equal the id or not fit `maxLength`. */
 export function nearMiss(id: string, kind: NearMissKind, maxLength?: number): string | null {
-  const at = [...id].findIndex((ch) => LOOK_ALIKE[ch] !== undefined);
   const out =
     kind === 'in another case'
-      ? id === id.toUpperCase()
-        ? id.toLowerCase()
-        : id.toUpperCase()
+      ? caseFlipped(id)
       : kind === 'with a trailing space'
         ? `${id} `
         : kind === 'with a look-alike letter'
-          ? at < 0
-            ? id
-            : id.slice(0, at) + (LOOK_ALIKE[id[at] as string] as string) + id.slice(at + 1)
+          ? (lookAlike(id) ?? id)
           : id.slice(0, -1);
   return out === id || out.length === 0 || (maxLength !== undefined && out.length > maxLength) ? null : out;
 }

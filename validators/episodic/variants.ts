@@ -59,13 +59,21 @@ type Schema = {
   items?: Schema;
 };
 
+/** `v` in the other letter case (all upper where it is not already, else all lower). */
+export const caseFlipped = (v: string): string => (v === v.toUpperCase() ? v.toLowerCase() : v.toUpperCase());
+
+/** `v` with its first letter that has a look-alike swapped for it; null where none has. */
+export function lookAlike(v: string): string | null {
+  const at = [...v].findIndex((ch) => LOOK_ALIKE[ch] !== undefined);
+  return at < 0 ? null : v.slice(0, at) + (LOOK_ALIKE[v[at] as string] as string) + v.slice(at + 1);
+}
+
 /** The string variants of `v` that fit `s` (each differs from `v`). */
 function stringVariants(v: string, s: Schema): Array<[VariantKind, string]> {
   const out: Array<[VariantKind, string]> = [];
-  const flipped = v === v.toUpperCase() ? v.toLowerCase() : v.toUpperCase();
-  out.push(['case', flipped], ['spaces', ` ${v} `]);
-  const at = [...v].findIndex((ch) => LOOK_ALIKE[ch] !== undefined);
-  if (at >= 0) out.push(['look-alike', v.slice(0, at) + (LOOK_ALIKE[v[at] as string] as string) + v.slice(at + 1)]);
+  out.push(['case', caseFlipped(v)], ['spaces', ` ${v} `]);
+  const swapped = lookAlike(v);
+  if (swapped !== null) out.push(['look-alike', swapped]);
   out.push(['placeholder', 'N/A'.padEnd(s.minLength ?? 0, 'x')]);
   return out.filter(
     ([, w]) => w !== v && (s.maxLength === undefined || w.length <= s.maxLength) && w.length >= (s.minLength ?? 0),
