@@ -17,7 +17,7 @@ export type AdmissionStore = Pick<Library, 'admit' | 'recordRejection'>;
 const LOAD_SENSITIVE: ReadonlySet<ProblemCode> = new Set(['E_TIMEOUT', 'E_TOO_SLOW']);
 
 /** Whether a rejection rests only on wall-clock limits (which a busy machine, not the module, may have hit). */
-export const onlyLoadSensitive = (report: ValidationReport): boolean =>
+const onlyLoadSensitive = (report: ValidationReport): boolean =>
   report.verdict === 'reject' && report.problems.length > 0 && report.problems.every((p) => LOAD_SENSITIVE.has(p.code));
 
 /**
