@@ -42,10 +42,20 @@ interface Item {
   reference: string;
 }
 
+/** The bench's operator token: drawing the items with their references (`reveal`) needs one (SECURITY.md). */
+const OPERATOR_TOKEN = 'envforge-bench-operator-token-0000000000';
+
 /** The server process: started by benchServe, reports its URL over IPC, stops on 'stop' or disconnect. */
 async function serveChild(libraryDir: string): Promise<void> {
   const extra = JSON.parse(process.env[OPTIONS_FLAG] ?? '{}') as Record<string, unknown>;
-  const server = await startServer({ libraryDir, port: 0, maxQueue: 1 << 20, maxItemsPerRequest: 10_000, ...extra });
+  const server = await startServer({
+    libraryDir,
+    port: 0,
+    maxQueue: 1 << 20,
+    maxItemsPerRequest: 10_000,
+    operatorToken: OPERATOR_TOKEN,
+    ...extra,
+  });
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -78,7 +88,7 @@ export function startChild(
 async function post(url: string, path: string, body: unknown): Promise<unknown> {
   const response = await fetch(url + path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR_TOKEN}` },
     body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}: ${await response.text()}`);
