@@ -1,6 +1,6 @@
-// Red team rt28 on the episodic trust checks (issue 28): tests/fixtures/redteam-trust4/manifest.json lists hacks and
-// honest twins; each entry is judged at the recorded validation seeds. A closed entry is decided right and must stay
-// so; an open one is a finding of FINDINGS.md that the validator decides wrong today: its test asserts the wrong
+// Red teams rt28 and rt28b on the episodic trust checks (issue 28): the manifests of tests/fixtures/redteam-trust4/
+// and redteam-trust5/ list hacks and honest twins; each entry is judged at the recorded validation seeds. A closed
+// entry is decided right and must stay so; an open one is a finding of FINDINGS.md that the validator decides wrong today: its test asserts the wrong
 // verdict, so CI stays green while the hole exists and fails the day a fix closes it (then mark the entry closed).
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,11 +19,13 @@ interface Entry {
   code?: string;
 }
 
-const DIR = 'redteam-trust4';
-const MANIFEST = JSON.parse(
-  readFileSync(new URL(`./fixtures/${DIR}/manifest.json`, import.meta.url), 'utf8'),
-) as Entry[];
-const read = (file: string) => readFileSync(new URL(`./fixtures/${DIR}/${file}`, import.meta.url), 'utf8');
+const CORPORA = ['redteam-trust4', 'redteam-trust5'];
+const MANIFEST = CORPORA.flatMap((dir) =>
+  (JSON.parse(readFileSync(new URL(`./fixtures/${dir}/manifest.json`, import.meta.url), 'utf8')) as Entry[]).map(
+    (e) => ({ ...e, file: `${dir}/${e.file}` }),
+  ),
+);
+const read = (file: string) => readFileSync(new URL(`./fixtures/${file}`, import.meta.url), 'utf8');
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 /** Codes a loaded machine can cause on its own: they say nothing about a module. */
@@ -35,7 +37,7 @@ async function codesAt(file: string, seed: number): Promise<string[]> {
   return report.problems.filter((p) => !LOAD.has(p.code)).map((p) => p.code);
 }
 
-describe('the rt28 manifest', () => {
+describe('the rt28 and rt28b manifests', () => {
   it('names each module once, every one a file of the folder, with a known kind, verdict and status', () => {
     const files = MANIFEST.map((e) => e.file);
     expect(new Set(files).size).toBe(files.length);
