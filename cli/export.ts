@@ -25,7 +25,7 @@ import {
   parseSplit,
   type SplitWeight,
 } from '../export/select.js';
-import { SELECTABLE_KINDS, type EnvRef, type LevelSpec, type SelectableKind } from '../library/select.js';
+import { KIND_HELP, SELECTABLE_KINDS, type EnvRef, type LevelSpec, type SelectableKind } from '../library/select.js';
 import type { Io } from './io.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 
@@ -70,12 +70,7 @@ export function registerExport(program: Command, io: Io): void {
       asParser(parseEnvRefs),
     )
     .option('--skills <list>', 'only environments with one of these comma-separated skills', asParser(parseSkills))
-    .addOption(
-      new Option(
-        '--kind <kind>',
-        'only environments of this kind: single (one prompt, one answer) or episodic (multi-turn tool use)',
-      ).choices(SELECTABLE_KINDS),
-    )
+    .addOption(new Option('--kind <kind>', KIND_HELP).choices(SELECTABLE_KINDS))
     .option(
       '--levels <ranges>',
       'level range for all (1-5), per environment (planted-sat:2-4), or both (default: every level)',

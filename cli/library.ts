@@ -5,7 +5,7 @@ import { UsageError } from '../contract/errors.js';
 import type { EnvRecord, Library } from '../library/contract.js';
 import { seedLibrary, revalidate } from '../library/maintenance.js';
 import { SEED_KINDS, type SeedKind } from '../library/seeds.js';
-import { recordKind, SELECTABLE_KINDS, type SelectableKind } from '../library/select.js';
+import { KIND_HELP, recordKind, SELECTABLE_KINDS, type SelectableKind } from '../library/select.js';
 import { libraryExists, openLibrary, resolveLibraryDir } from '../library/open.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
@@ -51,8 +51,6 @@ function brief(env: EnvRecord): Record<string, unknown> {
     createdAt: env.createdAt,
   };
 }
-
-const KIND_HELP = 'only environments of this kind: single (one prompt, one answer) or episodic (multi-turn tool use)';
 
 export function registerLibrary(program: Command, io: Io): void {
   const library = program

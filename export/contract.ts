@@ -52,6 +52,8 @@ export interface ShimEnv {
   name: string;
   version: number;
   hash: string;
+  /** The kind's label as the fixed interfaces show it: 'single-turn', 'episodic' or 'code'. */
+  kind: string;
   /** Episodic environments: their tools (OpenAI function format) and turn limit, for tool configs and classes. */
   episodic?: { tools: readonly Tool[]; maxTurns: number };
 }

@@ -50,7 +50,7 @@ export function shimConfig(context: FormatContext): string {
       {
         version: env.version,
         hash: env.hash,
-        kind: env.episodic ? 'episodic' : 'single-turn',
+        kind: env.kind,
         ...(env.episodic
           ? { max_turns: env.episodic.maxTurns, class_name: classes.get(env.name), tools: env.episodic.tools }
           : {}),

@@ -237,10 +237,11 @@ function toRow(env: PlannedEnv, splits: string[], nextIndex: number[], { slot, s
 /** What the shims know of an environment: its identity, and an episodic one's tools and turn limit (read from the module). */
 async function shimEnvOf(library: Library, pool: SandboxPool, env: SelectedEnv): Promise<ShimEnv> {
   const { name, version, hash, meta } = env.record;
-  if (!kindOf(meta).rollouts) return { name, version, hash };
+  const kind = kindOf(meta);
+  if (!kind.rollouts) return { name, version, hash, kind: kind.label };
   const episodic = await episodicMeta(pool, await library.source(env.record));
   if (!episodic) throw new ExportError(`${name}@${version}: its meta no longer matches contract v2 in the sandbox`);
-  return { name, version, hash, episodic: { tools: episodic.tools, maxTurns: episodic.maxTurns } };
+  return { name, version, hash, kind: kind.label, episodic: { tools: episodic.tools, maxTurns: episodic.maxTurns } };
 }
 
 function take<T>(iterator: Iterator<T>, n: number): T[] {

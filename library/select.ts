@@ -4,14 +4,16 @@
 // carry a stable code and name the caller's own field (labels), e.g. `--env` or `select.env`.
 import type { Code } from '../contract/codes.js';
 import { EnvforgeError } from '../contract/errors.js';
-import { kindOf } from '../kinds/registry.js';
+import { KIND_NAMES, type KindName, kindOf } from '../kinds/registry.js';
 import type { EnvRecord } from './contract.js';
 
-/** The environment kinds a selection can ask for: single-turn (contract v1) or episodic (contract v2). */
-export const SELECTABLE_KINDS = ['single', 'episodic'] as const;
-export type SelectableKind = (typeof SELECTABLE_KINDS)[number];
-export const recordKind = (record: Pick<EnvRecord, 'meta'>): SelectableKind =>
-  kindOf(record.meta).rollouts ? 'episodic' : 'single';
+/** The environment kinds a selection can ask for: every kind's canonical name (single, episodic, code). */
+export const SELECTABLE_KINDS = KIND_NAMES;
+export type SelectableKind = KindName;
+export const recordKind = (record: Pick<EnvRecord, 'meta'>): SelectableKind => kindOf(record.meta).name;
+/** `--kind`'s help: what each selectable kind holds. */
+export const KIND_HELP =
+  'only environments of this kind: single (one prompt, one answer), episodic (multi-turn tool use) or code (the answer is a program run on hidden tests)';
 
 export interface EnvRef {
   name: string;

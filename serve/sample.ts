@@ -4,7 +4,13 @@ import { createHash } from 'node:crypto';
 import { identityString } from '../contract/identity.js';
 import { InstanceSchema, ReferenceSchema, describeIssues } from '../contract/schema.js';
 import type { Misbehaviour } from '../library/quarantine.js';
-import { selectEnvironments, SelectionError, type SelectedEnv, type Selection } from '../library/select.js';
+import {
+  selectEnvironments,
+  SelectionError,
+  type SelectableKind,
+  type SelectedEnv,
+  type Selection,
+} from '../library/select.js';
 import type { Call } from '../sandbox/protocol.js';
 import type { EnvKind } from '../kinds/contract.js';
 import { kindOf } from '../kinds/registry.js';
@@ -190,8 +196,8 @@ async function sampleInHost(
 export interface SampleSelect {
   env?: string | undefined;
   skills?: string[] | undefined;
-  /** Only environments of this kind (default: both). */
-  kind?: 'single' | 'episodic' | undefined;
+  /** Only environments of this kind (default: every kind). */
+  kind?: SelectableKind | undefined;
   levels?: [number, number] | undefined;
   /** 'auto': each draw's level is the one nearest a 0.5 pass rate in the service's score tallies (scores.ts). */
   level?: 'auto' | undefined;

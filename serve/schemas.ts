@@ -2,6 +2,7 @@
 // the field and the item index.
 import { z } from 'zod';
 import { CONTRACT_LIMITS } from '../contract/schema.js';
+import { SELECTABLE_KINDS } from '../library/select.js';
 import { ServeError } from './options.js';
 
 const required = (what: string) => (issue: { input: unknown }) =>
@@ -48,7 +49,9 @@ export const SampleBody = z.object(
         {
           env: EnvName.optional(),
           skills: z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' }).optional(),
-          kind: z.enum(['single', 'episodic'], { error: 'must be "single" or "episodic"' }).optional(),
+          kind: z
+            .enum(SELECTABLE_KINDS, { error: `must be one of ${SELECTABLE_KINDS.map((k) => `"${k}"`).join(', ')}` })
+            .optional(),
           levels: z
             .tuple([Level, Level], { error: 'must be [min, max]' })
             .refine(([lo, hi]) => lo <= hi, 'must be [min, max] with min <= max')

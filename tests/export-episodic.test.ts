@@ -468,6 +468,7 @@ describe('episodic exports: the generated Python shims against the live service'
       name: 'x',
       version: 1,
       hash: 'h',
+      kind: 'episodic',
       episodic: {
         maxTurns: 5,
         tools: [{ name: 'pick', description: 'Pick.', parameters: { type: 'object', properties } }],

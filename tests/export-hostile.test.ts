@@ -207,12 +207,13 @@ describe('hostile module text, straight to every format writer (control characte
   const text = ALL.join(' | ');
   const hostileName = `\${oc.env:HOME,x}\n"'`;
   const envs: ShimEnv[] = [
-    { name: 'depot', version: 1, hash: 'h1', episodic: { maxTurns: 5, tools: tools(ALL) } },
+    { name: 'depot', version: 1, hash: 'h1', kind: 'episodic', episodic: { maxTurns: 5, tools: tools(ALL) } },
     // Two names that fold to one Python class name, and a tool name another environment declares differently.
     {
       name: 'x-1',
       version: 1,
       hash: 'h2',
+      kind: 'episodic',
       episodic: {
         maxTurns: 5,
         tools: [
@@ -228,12 +229,13 @@ describe('hostile module text, straight to every format writer (control characte
       name: 'x1',
       version: 1,
       hash: 'h3',
+      kind: 'episodic',
       episodic: {
         maxTurns: 5,
         tools: [{ name: 'finish', description: 'Finish.', parameters: { type: 'object', properties: {} } }],
       },
     },
-    { name: hostileName, version: 1, hash: 'h4' },
+    { name: hostileName, version: 1, hash: 'h4', kind: 'single-turn' },
   ];
   const rows: ExportRow[] = envs.flatMap((env, e) =>
     [0, 1].map((k) => ({
