@@ -16,7 +16,7 @@ import type { Instance } from '../contract/schema.js';
 import type { Episode, EpisodeRequest, EpisodeResult, ScoredVerdict } from '../sandbox/episodes.js';
 import type { CallResult, EpisodeValue, SandboxLimits } from '../sandbox/protocol.js';
 import { answerPoolFor } from '../sandbox/code/answer-pool.js';
-import type { AnswerResult, AnswerSpec } from '../sandbox/code/answers.js';
+import { ranOutOfTime, type AnswerResult, type AnswerSpec } from '../sandbox/code/answers.js';
 import { extractProgram, fenceProgram, RUNNABLE_LANGUAGES } from '../sandbox/code/program.js';
 import type { EnvKind } from './contract.js';
 
@@ -166,6 +166,16 @@ export const code: EnvKind = {
     const episodes = staged.map((p, i): EpisodeResult => {
       if (!('program' in p)) return p;
       const own = slots[i] as Array<number | ScoredVerdict>;
+      const ownResult = typeof own[0] === 'number' ? results[own[0]] : undefined;
+      // The clock stopping the reference program is a timeout (a load-sensitive code, re-validated before it
+      // counts), not a reference that verify scores below 1 (E_UNSOLVED) or runs that differ (E_NONDETERMINISTIC).
+      if (ownResult && ranOutOfTime(ownResult))
+        return failure(
+          p.request,
+          'E_TIMEOUT',
+          `the reference program ran past the answer's wall-clock budget (${ownResult.code === 'E_TIMEOUT' ? 'loading it' : 'a hidden test'})`,
+          'solve',
+        );
       const [reference, ...verdicts] = own.map(verdict);
       // The reference program's own run time stands for the verify step (the isolate's setup is envforge's).
       const answerMs = typeof own[0] === 'number' ? (results[own[0]]?.ms ?? 0) : 0;

@@ -9,6 +9,7 @@ import { CHECKS } from '../checks/registry.js';
 import { judgeFindings, type Finding } from '../checks/rules.js';
 import type { Stage, StageContext } from '../context.js';
 import type { Problem, StageName } from '../report.js';
+import { timedOutRuns } from '../stages/determinism.js';
 import { diversityStage } from '../stages/diversity.js';
 import type { CodeCheck, CodeCheckContext } from './check.js';
 import { codeDifficulty } from './difficulty.js';
@@ -42,19 +43,21 @@ const codeDeterminism: Stage = async (ctx) => {
   const run = (list: typeof requests) =>
     ctx.kind.runEpisodes(ctx.pool, ctx.source, list, { fresh: true, limits: ctx.options.limits });
   const [first, reversed] = await Promise.all([run(requests), run([...requests].reverse())]);
+  const back = [...reversed.episodes].reverse();
   const a = first.episodes.map(signature);
-  const b = [...reversed.episodes].reverse().map(signature);
-  const differing = picked.filter((e, i) => a[i] !== b[i] || core(e) !== core(first.episodes[i]));
-  const problems: Problem[] =
-    differing.length === 0
-      ? []
-      : [
-          {
-            code: 'E_NONDETERMINISTIC',
-            message: `${differing.length} of ${n} (seed, level) pairs gave different tasks, reference programs or scores in fresh runs, in another order, or against the execution stage (first: seed ${differing[0]?.seed}, level ${differing[0]?.level})`,
-            evidence: differing.slice(0, 3).map((e) => ({ seed: e.seed, level: e.level })),
-          },
-        ];
+  const b = back.map(signature);
+  const differs = picked.map((e, i) => a[i] !== b[i] || core(e) !== core(first.episodes[i]));
+  // A run the clock stopped (the reference program's E_TIMEOUT: kinds/code.ts) is a timeout, not nondeterminism.
+  const clocked = (e: EpisodeResult | undefined) => e !== undefined && !e.ok && e.code === 'E_TIMEOUT';
+  const timedOut = picked.filter((_, i) => differs[i] && (clocked(first.episodes[i]) || clocked(back[i])));
+  const differing = picked.filter((e, i) => differs[i] && !timedOut.includes(e));
+  const problems: Problem[] = timedOutRuns(timedOut, n);
+  if (differing.length > 0)
+    problems.push({
+      code: 'E_NONDETERMINISTIC',
+      message: `${differing.length} of ${n} (seed, level) pairs gave different tasks, reference programs or scores in fresh runs, in another order, or against the execution stage (first: seed ${differing[0]?.seed}, level ${differing[0]?.level})`,
+      evidence: differing.slice(0, 3).map((e) => ({ seed: e.seed, level: e.level })),
+    });
   return { ok: problems.length === 0, metrics: { checked: n, nondeterministic: differing.length }, problems };
 };
 

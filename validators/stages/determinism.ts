@@ -17,6 +17,28 @@ function signature(result: CallResult | undefined): string {
   return JSON.stringify([instance, value.reference, verdicts]);
 }
 
+/** Whether the clock stopped a call or one of its verdicts (E_TIMEOUT): a loaded machine can cause that alone. */
+const clocked = (r: CallResult | undefined): boolean =>
+  r !== undefined &&
+  (!r.ok
+    ? r.code === 'E_TIMEOUT'
+    : ((r.value as EpisodeValue).verdicts ?? []).some((v) => v !== undefined && !v.ok && v.code === 'E_TIMEOUT'));
+
+/**
+ * Runs that differed only where one of them ran out of time are a timeout, not nondeterminism: E_TIMEOUT is a
+ * load-sensitive code (the pipeline validates such a rejection again before it counts), E_NONDETERMINISTIC is not.
+ */
+export function timedOutRuns(pairs: Array<{ seed: number; level: number }>, n: number): Problem[] {
+  if (pairs.length === 0) return [];
+  return [
+    {
+      code: 'E_TIMEOUT',
+      message: `${pairs.length} of ${n} (seed, level) pairs differed between runs only where a run ran past its wall-clock budget (first: seed ${pairs[0]?.seed}, level ${pairs[0]?.level}); on a loaded machine this can be the load`,
+      evidence: pairs.slice(0, 3).map((p) => ({ seed: p.seed, level: p.level })),
+    },
+  ];
+}
+
 /** Instance, reference and reference score only: what the execution stage sampled too. */
 function coreSignature(e: EpisodeResult): string {
   return e.ok ? JSON.stringify([e.instance, e.reference, scoreOf(e.referenceVerdict)]) : `failed:${e.code}:${e.fn}`;
@@ -63,7 +85,9 @@ export const determinismStage: Stage = async (ctx) => {
   const problems: Problem[] = [];
   const a = first.map(signature);
   const b = second.map(signature);
-  const nondeterministic = picked.filter((_, i) => a[i] !== b[i]);
+  const differs = (i: number) => a[i] !== b[i];
+  const timedOut = picked.filter((_, i) => differs(i) && (clocked(first[i]) || clocked(second[i])));
+  const nondeterministic = picked.filter((e, i) => differs(i) && !timedOut.includes(e));
   if (nondeterministic.length > 0) {
     const e = nondeterministic[0] as Episode;
     problems.push({
@@ -72,13 +96,16 @@ export const determinismStage: Stage = async (ctx) => {
       evidence: nondeterministic.slice(0, 3).map((p) => ({ seed: p.seed, level: p.level })),
     });
   }
+  problems.push(...timedOutRuns(timedOut, n));
   const leaks: Array<{ seed: number; level: number; how: string }> = [];
   const firstEpisodes = first.map((r, i) => toEpisode(requests[i] as EpisodeRequest, r));
   picked.forEach((e, i) => {
-    if (a[i] !== b[i]) return; // already reported as nondeterministic
-    if (signature(shuffled[2 * (n - 1 - i)]) !== a[i])
+    if (a[i] !== b[i]) return; // already reported as nondeterministic (or a timeout)
+    const later = [shuffled[2 * (n - 1 - i)], shuffled[2 * (n - 1 - i) + 1]];
+    if (later.some(clocked)) return; // a later run timed out: the timeout says nothing of leaks
+    if (signature(later[0]) !== a[i])
       leaks.push({ seed: e.seed, level: e.level, how: 'differs when called after other instances (reversed order)' });
-    else if (signature(shuffled[2 * (n - 1 - i) + 1]) !== a[i])
+    else if (signature(later[1]) !== a[i])
       leaks.push({ seed: e.seed, level: e.level, how: 'differs when the same call is repeated' });
     else if (coreSignature(e) !== coreSignature(firstEpisodes[i] as EpisodeResult)) {
       leaks.push({
