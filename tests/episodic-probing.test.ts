@@ -11,6 +11,7 @@ import { readBackLog, sweepLogs } from '../validators/episodic/adversaries-progr
 import { entitiesVisible, errorPathCalls, resetsOf, undoRetryLog } from '../validators/episodic/adversaries-undo.js';
 import { decisionsOf, predictions, type Axis } from '../validators/episodic/adversaries-values.js';
 import { validateCandidate } from '../validators/validate.js';
+import { EPISODIC_HACK_OPTIONS } from './helpers/validation-seeds.js';
 
 const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
   name,
@@ -160,8 +161,13 @@ const OWN = new URL('./fixtures/episodic-probing/', import.meta.url);
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
-const codesOf = async (dir: URL, file: string, seed: number) => {
-  const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), { pool, validationSeed: seed });
+/** A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults. */
+const codesOf = async (dir: URL, file: string, seed: number, options?: typeof EPISODIC_HACK_OPTIONS) => {
+  const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), {
+    pool,
+    validationSeed: seed,
+    ...(options ? { options } : {}),
+  });
   return report.problems.filter((p) => !LOAD.has(p.code)).map((p) => p.code);
 };
 const SLOW = { timeout: 240_000 };
@@ -174,7 +180,7 @@ describe.each([
   ['F12 another way (an empty id on a read tool the reference uses)', OWN, 'hack-empty-id-help.js', 'E_ANSWER_LEAK'],
 ] as const)('%s', (_, dir, file, code) => {
   it.each([11, 22, 33])(`${file} is rejected with ${code} at validation seed %i`, SLOW, async (seed) => {
-    expect(await codesOf(dir, file, seed)).toContain(code);
+    expect(await codesOf(dir, file, seed, EPISODIC_HACK_OPTIONS)).toContain(code);
   });
 });
 

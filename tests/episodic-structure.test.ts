@@ -4,7 +4,7 @@
 // validated in the sandbox (hacks rejected at three recorded validation seeds, their honest twins admitted).
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { validationSeeds } from './helpers/validation-seeds.js';
+import { EPISODIC_HACK_OPTIONS, validationSeeds } from './helpers/validation-seeds.js';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -193,8 +193,13 @@ const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
 const TRUST = new URL('./fixtures/redteam-trust/', import.meta.url);
 const HOLDOUT = new URL('./fixtures/episodic-structure/', import.meta.url);
 
-async function verdict(dir: URL, file: string, seed: number) {
-  const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), { pool, validationSeed: seed });
+/** A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults. */
+async function verdict(dir: URL, file: string, seed: number, options?: typeof EPISODIC_HACK_OPTIONS) {
+  const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), {
+    pool,
+    validationSeed: seed,
+    ...(options ? { options } : {}),
+  });
   const problems = report.problems.filter((p) => !LOAD.has(p.code));
   return {
     problems,
@@ -210,7 +215,7 @@ describe.each([
 ])('%s (an observation predicts the decision by its structure)', (file, dir) => {
   it('is rejected by a learned observation reader at three recorded validation seeds', SLOW, async () => {
     for (const seed of validationSeeds([11, 22, 33])) {
-      const { problems, text } = await verdict(dir, file, seed);
+      const { problems, text } = await verdict(dir, file, seed, EPISODIC_HACK_OPTIONS);
       expect(
         problems.some(
           (p) =>
@@ -239,7 +244,7 @@ describe('hold-out variants of the class', () => {
     '%s is rejected at a recorded validation seed',
     SLOW,
     async (file) => {
-      const { problems, text } = await verdict(HOLDOUT, file, 44);
+      const { problems, text } = await verdict(HOLDOUT, file, 44, EPISODIC_HACK_OPTIONS);
       expect(
         problems.some((p) => p.code === 'E_ANSWER_LEAK'),
         text,

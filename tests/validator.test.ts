@@ -11,6 +11,19 @@ import { seedReports } from './helpers/seeded-library.js';
 
 const CORPUS = new URL('./fixtures/candidates/', import.meta.url);
 const { manifest, pool, novelty: noveltyIndex } = corpusSetup(CORPUS, { beforeAll, afterAll });
+/**
+ * One validation per corpus file (a random validation seed, the seeds' novelty): the explanation tests read the report
+ * the corpus test judged.
+ */
+const reports = new Map<string, Promise<ValidationReport>>();
+const validate = (file: string) => {
+  if (!reports.has(file))
+    reports.set(
+      file,
+      validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() }),
+    );
+  return reports.get(file) as Promise<ValidationReport>;
+};
 
 it('has a corpus of at least 45 candidates: good, broken and hostile', () => {
   expect(manifest.length).toBeGreaterThanOrEqual(45);
@@ -20,10 +33,7 @@ it('has a corpus of at least 45 candidates: good, broken and hostile', () => {
 
 describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
   it(`is ${verdict === 'admit' ? 'admitted' : `rejected with ${codes.join(' or ')}`}`, async () => {
-    const report = await validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), {
-      pool,
-      novelty: noveltyIndex(),
-    });
+    const report = await validate(file);
     const found = report.problems.map((p) => `${p.code} [${p.stage}] ${p.message}`);
     expect(report.verdict, `${why}\n${found.join('\n')}`).toBe(verdict);
     if (verdict === 'reject')
@@ -38,9 +48,6 @@ describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
 });
 
 describe('the judgement explains itself', () => {
-  const validate = (file: string) =>
-    validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() });
-
   it('keeps the worst response of each failing probe family, bounded, with the part that decided its score', async () => {
     const report = await validate('broken-accepts-echo.js');
     for (const code of ['E_ACCEPTS_ECHO', 'E_ACCEPTS_ENUMERATION']) {
