@@ -20,6 +20,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   // The action check, the canonical form and the random policy (episodic-actions.js).
   var actions = envforgeEpisodicActions(d);
   var canonical = actions.canonical,
+    canonicalText = actions.canonicalText,
     normaliseAction = actions.normaliseAction,
     randomPolicy = actions.randomPolicy;
   var tokensOf = actions.tokensOf,
@@ -153,7 +154,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     return value;
   }
   function hashOf(node) {
-    if (node.hash === undefined) node.hash = digest(canonical(parse(node.state)));
+    if (node.hash === undefined) node.hash = digest(canonicalText(node.state));
     return node.hash;
   }
 
@@ -192,7 +193,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       }
     }
     // Digests of the canonical text: equal states hash equal however their keys were ordered (a resumed state).
-    var hashes = call.hashes ? [node !== null ? hashOf(node) : digest(canonical(parse(state)))] : null,
+    var hashes = call.hashes ? [node !== null ? hashOf(node) : digest(canonicalText(state))] : null,
       actions = [],
       rejected = [],
       observations = [],
@@ -286,7 +287,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       if (call.observations) observations[observations.length] = observation;
       if (hashes)
         hashes[hashes.length] =
-          problem !== null ? hashes[hashes.length - 1] : node !== null ? hashOf(node) : digest(canonical(parse(state)));
+          problem !== null ? hashes[hashes.length - 1] : node !== null ? hashOf(node) : digest(canonicalText(state));
       if (next) {
         episode.lastTokens = tokensOf(observation);
         episode.seen = episode.seen.concat(episode.lastTokens).slice(-2000);
@@ -341,6 +342,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     checkAction: actions.checkAction,
     normaliseAction: normaliseAction,
     canonical: canonical,
+    canonicalText: canonicalText,
     turnRng: turnRng,
   };
 };
