@@ -21,8 +21,12 @@ function origin(): string {
   const stack = new Error().stack ?? '';
   const fn = /at (episodicExecution|episodicDeterminism)\b/.exec(stack)?.[1];
   if (fn) return fn === 'episodicExecution' ? 'execution' : 'determinism';
-  const files = [...stack.matchAll(/validators\/(?:episodic|checks)\/([\w-]+)\.js/g)].map((m) => m[1] as string);
-  return files.find((f) => f !== 'episodic' && f !== 'stages' && f !== 'hack') ?? (files.length ? 'hack batch' : '?');
+  // The first check or stage file on the stack, past the plumbing that runs them all (checks/episodic.js, hack.js).
+  const plumbing = /validators\/(?:checks\/episodic|episodic\/(?:stages|hack))\.js/;
+  const files = [...stack.matchAll(/validators\/(?:episodic|checks)\/([\w-]+)\.js/g)]
+    .filter((m) => !plumbing.test(m[0]))
+    .map((m) => m[1] as string);
+  return files[0] ?? (plumbing.test(stack) ? 'hack batch' : '?');
 }
 
 export async function profileEpisodic(source: string, validationSeed: number) {
