@@ -10,6 +10,8 @@ import { PACKAGE_ROOT } from '../contract/paths.js';
 import { KINDS } from '../kinds/registry.js';
 import type { EpisodeRequest } from '../sandbox/episodes.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import type { Call } from '../sandbox/protocol.js';
+import { plannedRolloutJobs } from '../sandbox/rollouts.js';
 import { validateCandidate } from '../validators/validate.js';
 
 export const GOLDEN_SEEDS = [1234567, 987654321];
@@ -93,21 +95,13 @@ export async function goldenRun(
     return original(pool, source, requests, options);
   };
   const pool = new SandboxPool(opts.workers ? { workers: opts.workers } : {});
-  // Episodic candidates reach the sandbox through rollouts: each job of them is recorded as it is sent.
-  const run = pool.run.bind(pool);
-  pool.run = ((...args: Parameters<SandboxPool['run']>) => {
-    const request = args[0];
-    if (request.calls?.some((c) => c.op === 'rollout')) {
-      const job = request.calls.map(
-        (c) => ({ seed: c.seed, level: c.level, rollout: c.rollout }) as unknown as EpisodeRequest,
-      );
-      // A timed-out rollout is run again alone (sandbox/rollouts.ts confirmTimeouts): the machine's load, not the plan.
-      const rerun =
-        job.length === 1 && calls.some((sent) => sent.some((c) => JSON.stringify(c) === JSON.stringify(job[0])));
-      if (!rerun) calls.push(job);
-    }
-    return run(...args);
-  }) as SandboxPool['run'];
+  // Episodic candidates reach the sandbox through rollouts: each job of them is recorded as planned, before the
+  // validation's memo serves the episodes already played (and without a timed-out rollout's confirming rerun).
+  const observe = (job: readonly Call[]) => {
+    if (job.length > 0)
+      calls.push(job.map((c) => ({ seed: c.seed, level: c.level, rollout: c.rollout }) as unknown as EpisodeRequest));
+  };
+  plannedRolloutJobs.add(observe);
   const entries: GoldenEntry[] = [];
   try {
     for (const file of files) {
@@ -128,6 +122,7 @@ export async function goldenRun(
       }
     }
   } finally {
+    plannedRolloutJobs.delete(observe);
     kind.runEpisodes = original;
     await pool.close();
   }

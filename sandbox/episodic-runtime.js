@@ -20,6 +20,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   // The action check, the canonical form and the random policy (episodic-actions.js).
   var actions = envforgeEpisodicActions(d);
   var canonical = actions.canonical,
+    canonicalText = actions.canonicalText,
     normaliseAction = actions.normaliseAction,
     randomPolicy = actions.randomPolicy;
   var tokensOf = actions.tokensOf,
@@ -132,6 +133,31 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     return value;
   }
 
+  // The turns this batch (one job, one fresh realm) has played of fixed logs (replay, repeat), as a trie per
+  // episode: reset and each call's outcome, keyed by the call's text. reset and step are functions of their
+  // arguments (a fresh instance per call, the turn's rng), so a log sharing a prefix with one already played
+  // resumes after it with the same states, observations and digests; held to PREFIX_CHARS of text per batch.
+  var PREFIX_CHARS = 2000000;
+  var prefixes = { roots: new Map(), chars: 0 };
+  function beginBatch() {
+    prefixes = { roots: new Map(), chars: 0 };
+  }
+  function prefixKey(call) {
+    if (call.from || (call.policy.type !== 'replay' && call.policy.type !== 'repeat')) return null;
+    return [call.level, call.s.join(), call.t.join(), call.maxTurns, call.maxErrors, call.tools].join('|');
+  }
+  function remembered(node, key, value) {
+    if (prefixes.chars + value.state.length + value.observation.length > PREFIX_CHARS) return null;
+    prefixes.chars += value.state.length + value.observation.length + key.length;
+    value.children = new Map();
+    node.children.set(key, value);
+    return value;
+  }
+  function hashOf(node) {
+    if (node.hash === undefined) node.hash = digest(canonicalText(node.state));
+    return node.hash;
+  }
+
   // One episode: from reset (or a state the host holds), the policy's actions through step until it ends.
   function rollout(call, stage) {
     var tools = toolsOf(call.tools),
@@ -143,11 +169,16 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       state,
       prompt = null,
       turn = 0,
-      errors = 0;
+      errors = 0,
+      key = prefixKey(call),
+      node = key === null ? null : prefixes.roots.get(key) || null;
     if (call.from) {
       state = call.from.state;
       turn = call.from.turn;
       errors = call.from.errors;
+    } else if (node !== null) {
+      prompt = node.prompt;
+      state = node.state;
     } else {
       stage.name = 'reset';
       var r = shaped(d.callWithRng('reset', [null, call.level], 0, call.s), 'state, prompt', 'reset');
@@ -155,9 +186,14 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       if (prompt.trim().length === 0) throw runtimeError('E_INSTANCE', 'reset().prompt must not be empty');
       state = stateText(r.state, 'the state from reset');
       ms[0] = d.now() - t;
+      if (key !== null && prefixes.chars + state.length <= PREFIX_CHARS) {
+        node = { prompt: prompt, state: state, children: new Map() };
+        prefixes.roots.set(key, node);
+        prefixes.chars += state.length + prompt.length;
+      }
     }
     // Digests of the canonical text: equal states hash equal however their keys were ordered (a resumed state).
-    var hashes = call.hashes ? [digest(canonical(parse(state)))] : null,
+    var hashes = call.hashes ? [node !== null ? hashOf(node) : digest(canonicalText(state))] : null,
       actions = [],
       rejected = [],
       observations = [],
@@ -203,17 +239,25 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         end = 'no-action';
         break;
       }
-      var checked = normaliseAction(tools, parse(d.serialise(raw, 65536)));
+      var rawText = d.serialise(raw, 65536),
+        known = node !== null ? node.children.get(rawText) : undefined;
+      var checked = known !== undefined ? known : normaliseAction(tools, parse(rawText));
       var action = checked.action,
         problem = checked.problem;
       turn++;
       actions[actions.length] = action;
-      var observation;
+      var observation,
+        before = state;
       if (problem !== null) {
         errors++;
         rejected[rejected.length] = turn;
         if (changes) changes[changes.length] = [];
         observation = 'error: ' + problem;
+      } else if (known !== undefined) {
+        observation = known.observation;
+        state = known.state;
+        if (changes) changes[changes.length] = known.changes || (known.changes = changedSince(before, state));
+        if (known.done) end = 'done';
       } else {
         stage.name = 'step';
         t = d.now();
@@ -224,23 +268,26 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         );
         observation = text(out.observation, 'step().observation');
         if (typeof out.done !== 'boolean') throw runtimeError('E_INSTANCE', 'step().done must be a boolean');
-        var before = changes ? state : null;
         state = stateText(out.state, 'the state after turn ' + turn);
-        if (changes) {
-          var changed = [];
-          changedPaths(parse(before), parse(state), '$', 0, changed);
-          changes[changes.length] = changed;
-        }
+        if (changes) changes[changes.length] = changedSince(before, state);
         ms[1] += d.now() - t;
-        if (state.length > maxState) maxState = state.length;
         if (out.done) end = 'done';
       }
+      if (state.length > maxState) maxState = state.length;
+      if (node !== null && known === undefined)
+        node = remembered(node, rawText, {
+          action: action,
+          problem: problem,
+          observation: observation,
+          state: state,
+          done: end === 'done',
+          changes: changes && problem === null ? changes[changes.length - 1] : undefined,
+        });
+      else if (node !== null) node = known;
       if (call.observations) observations[observations.length] = observation;
       if (hashes)
         hashes[hashes.length] =
-          hashes[hashes.length - 1] !== undefined && problem !== null
-            ? hashes[hashes.length - 1]
-            : digest(canonical(parse(state)));
+          problem !== null ? hashes[hashes.length - 1] : node !== null ? hashOf(node) : digest(canonicalText(state));
       if (next) {
         episode.lastTokens = tokensOf(observation);
         episode.seen = episode.seen.concat(episode.lastTokens).slice(-2000);
@@ -283,11 +330,19 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     );
   }
 
+  function changedSince(before, after) {
+    var changed = [];
+    changedPaths(parse(before), parse(after), '$', 0, changed);
+    return changed;
+  }
+
   return {
     rollout: rollout,
+    beginBatch: beginBatch,
     checkAction: actions.checkAction,
     normaliseAction: normaliseAction,
     canonical: canonical,
+    canonicalText: canonicalText,
     turnRng: turnRng,
   };
 };

@@ -474,6 +474,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       log.at = null;
     }
     if (log.count - log.handled === before) return entry;
+    // The turns a tripping call played are not replayed from memory: a later log meets the wire itself.
+    if (episodic !== null) episodic.beginBatch();
     var tripped = { name: log.first || stage.name };
     return failedEntry(call, runtimeError('E_ESCAPE_ATTEMPT', escapeMessage(tripped.name)), realNow() - t0, tripped);
   }
@@ -738,6 +740,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
       pendingChars = 0;
       cursor = 0;
       steps = null;
+      if (episodic !== null) episodic.beginBatch();
       return batch.length;
     },
     // Runs calls until the batch ends, sliceMs has passed, or the results reach maxChunkChars; returns

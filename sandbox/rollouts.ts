@@ -1,6 +1,7 @@
 // Typed episodic rollouts (contract v2) on top of the raw sandbox: many episodes per crossing, whatever the
 // policy (act, a replayed action log, a seeded random policy), each checked on the host into a rollout or a
 // failure with a stable code. An episode is (env, version, seed, level) plus its action list.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import { EPISODIC_LIMITS } from '../contract/episodic.js';
 import { checkVerdict, type EpisodeFailure, type ScoredVerdict } from './episodes.js';
@@ -68,6 +69,25 @@ export function rolloutShape(meta: EpisodicMeta): Pick<RolloutSpec, 'maxTurns' |
   return { maxTurns: meta.maxTurns, maxErrors: EPISODIC_LIMITS.maxErrors, tools: JSON.stringify(meta.tools) };
 }
 
+/** What serves one module's rollouts inside a scope (rollout-memo.ts: a validation's memo), playing the rest with `play`. */
+export interface RolloutServer {
+  readonly source: string;
+  serve(
+    requests: readonly RolloutRequest[],
+    play: (misses: RolloutRequest[]) => Promise<RolloutRun>,
+  ): Promise<RolloutRun>;
+}
+const servers = new AsyncLocalStorage<RolloutServer>();
+
+/** Runs `work` with `server` serving every rollout of its module that it (or anything it awaits) asks for. */
+export function withRolloutServer<T>(server: RolloutServer, work: () => Promise<T>): Promise<T> {
+  return servers.run(server, work);
+}
+
+/** Observers of every job of rollouts as planned, before a memo serves any of them (bench/golden.ts records them). */
+export const plannedRolloutJobs = new Set<(calls: readonly Call[]) => void>();
+
+/** Rollouts in jobs of at most JOB_CALLS, each in a fresh realm; inside a validation's memo (rollout-memo.ts), an episode already played is served. */
 export async function runRollouts(
   pool: SandboxPool,
   source: string,
@@ -75,8 +95,23 @@ export async function runRollouts(
   requests: RolloutRequest[],
   options: { limits?: Partial<SandboxLimits> } = {},
 ): Promise<RolloutRun> {
+  if (plannedRolloutJobs.size > 0)
+    for (const job of jobsOf(callsOf(meta, requests))) for (const observe of plannedRolloutJobs) observe(job);
+  const memo = servers.getStore();
+  if (memo?.source === source && requests.length > 0)
+    return memo.serve(requests, (misses) => playRollouts(pool, source, meta, misses, options));
+  return playRollouts(pool, source, meta, requests, options);
+}
+
+/** Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them: the calls cut into jobs. */
+const jobsOf = (calls: Call[]): Call[][] =>
+  Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) =>
+    calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS),
+  );
+
+function callsOf(meta: EpisodicMeta, requests: readonly RolloutRequest[]): Call[] {
   const shape = rolloutShape(meta);
-  const calls: Call[] = requests.map((r) => ({
+  return requests.map((r) => ({
     op: 'rollout' as const,
     seed: r.seed,
     level: r.level,
@@ -91,22 +126,41 @@ export async function runRollouts(
       ...(r.changes ? { changes: true } : {}),
     },
   }));
+}
+
+const episodeOrder = (a: RolloutRequest, b: RolloutRequest): number =>
+  a.level - b.level || a.seed - b.seed || Number(a.from !== undefined) - Number(b.from !== undefined);
+
+async function playRollouts(
+  pool: SandboxPool,
+  source: string,
+  meta: EpisodicMeta,
+  requests: RolloutRequest[],
+  options: { limits?: Partial<SandboxLimits> },
+): Promise<RolloutRun> {
+  // The rollouts of one episode go out side by side, so that logs sharing a prefix meet in one job's realm,
+  // which plays the shared turns once (episodic-runtime.js); results come back in the requests' order.
+  const order = requests.map((_, i) => i);
+  order.sort((a, b) => episodeOrder(requests[a] as RolloutRequest, requests[b] as RolloutRequest) || a - b);
+  const calls = callsOf(
+    meta,
+    order.map((i) => requests[i] as RolloutRequest),
+  );
   // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
   // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
   // whole lifetimes, so a module that changes behaviour after N episodes in a realm meets them. Small jobs
   // also keep job messages small; the pool spreads them over its workers.
   const started = performance.now();
-  const jobs = Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) =>
-    calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS),
-  );
+  const jobs = jobsOf(calls);
   const runs = await Promise.all(
     jobs.map((part) =>
       pool.run({ source, calls: part, ...(options.limits ? { limits: options.limits } : {}), fresh: true }),
     ),
   );
-  const results = runs.flatMap((run) => run.results);
+  const results: CallResult[] = new Array(requests.length);
+  runs.flatMap((run) => run.results).forEach((result, k) => (results[order[k] as number] = result));
   const rollouts = results.map((result, i) => toRollout(requests[i] as RolloutRequest, result));
-  await confirmTimeouts(pool, source, calls, requests, rollouts, options.limits);
+  await confirmTimeouts(pool, source, callsOf(meta, requests), requests, rollouts, options.limits);
   return { load: (runs[0] as (typeof runs)[number]).load, rollouts, wallMs: performance.now() - started };
 }
 

@@ -1,8 +1,10 @@
 // Stage 5 for episodic candidates, hack resistance: every registered episodic check (validators/checks/)
 // plans its rollouts against the reference episodes, the stage runs them in one batch (a shared request
 // once), each check judges its own outcomes (adaptive ones run more), and the two rules of checks/rules.ts
-// turn the findings into problems: zero tolerance, or a rate above chance with a confidence bound.
+// turn the findings into problems: zero tolerance, or a rate above chance with a confidence bound. Every
+// rollout of the stage goes through one memo (sandbox/rollout-memo.ts): an episode several checks replay is played once.
 import type { EpisodeFailure } from '../../sandbox/episodes.js';
+import { RolloutMemo, withRolloutMemo } from '../../sandbox/rollout-memo.js';
 import type { RolloutResult } from '../../sandbox/rollouts.js';
 import { episodicContext, judgeFindings, runEpisodicChecks } from '../checks/episodic.js';
 import { CHECKS } from '../checks/registry.js';
@@ -14,13 +16,11 @@ export const episodicHack: Stage = async (ctx) => {
   const checks = episodicContext(ctx, meta, ctx.rollouts ?? []);
   let failed: EpisodeFailure[] = [];
   let requests = 0;
-  const { findings, metrics, wallMs } = await runEpisodicChecks(
-    CHECKS,
-    checks,
-    (outcomes: readonly RolloutResult[]) => {
+  const { findings, metrics, wallMs } = await withRolloutMemo(new RolloutMemo(ctx.source), () =>
+    runEpisodicChecks(CHECKS, checks, (outcomes: readonly RolloutResult[]) => {
       requests = outcomes.length;
       failed = outcomes.filter((r): r is EpisodeFailure => !r.ok);
-    },
+    }),
   );
   // A probe the sandbox could not run is the module's failure (a crash, a hang, a throw under another policy).
   const problems = [...failureProblems(failed, requests), ...judgeFindings(findings)];

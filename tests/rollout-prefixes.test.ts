@@ -1,0 +1,121 @@
+// A job's rollouts of fixed logs share the turns they have in common (episodic-runtime.js): a log that begins
+// like one already played in the same batch resumes after the common prefix, with the same results as alone.
+import { describe, expect, it } from 'vitest';
+import { prepareCalls } from '../sandbox/crossing.js';
+import { factorySource } from '../sandbox/instance.js';
+import { DEFAULT_LIMITS, type Call, type RolloutPolicy } from '../sandbox/protocol.js';
+import { rolloutShape } from '../sandbox/rollouts.js';
+import { loadPlainRuntime } from '../sandbox/runtime.js';
+import type { EpisodicMeta } from '../contract/episodic.js';
+
+const SOURCE = `
+export const meta = { name: 'counter-lock', title: 'Counter lock', description: 'Add, then submit.', skills: ['tool-use'],
+  levels: 2, kind: 'episodic', maxTurns: 8,
+  tools: [
+    { name: 'add', description: 'Add an amount.', parameters: { type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['n'], additionalProperties: false } },
+    { name: 'submit', description: 'Submit and finish.', parameters: { type: 'object', properties: {}, additionalProperties: false } },
+  ] };
+export function reset(rng, level) {
+  globalThis.__prefixCalls.reset++;
+  return { state: { target: rng.int(5, 20) * level, total: 0, z: { rolls: [] }, done: false }, prompt: 'Reach the target, then submit.' };
+}
+export function step(state, action, rng) {
+  globalThis.__prefixCalls.step++;
+  const s = { z: { rolls: [...state.z.rolls, rng.int(0, 99)] }, total: state.total, target: state.target, done: false };
+  if (action.tool === 'add') { s.total += action.args.n; return { state: s, observation: 'total ' + s.total, done: false }; }
+  s.done = true;
+  return { state: s, observation: 'submitted', done: true };
+}
+export function score(state) { return state.done && state.total === state.target ? 1 : 0; }
+export function act(state) { return state.total < state.target ? { tool: 'add', args: { n: 1 } } : { tool: 'submit', args: {} }; }
+`;
+
+const calls = (globalThis as { __prefixCalls?: { reset: number; step: number } }).__prefixCalls ?? {
+  reset: 0,
+  step: 0,
+};
+(globalThis as { __prefixCalls?: unknown }).__prefixCalls = calls;
+
+interface Api {
+  bind(namespace: unknown, factory: unknown): void;
+  begin(batch: string, limits: string): number;
+  next(sliceMs: number): string;
+}
+
+async function runtimeFor(source: string): Promise<{ api: Api; meta: EpisodicMeta }> {
+  const load = (text: string) =>
+    import(`data:text/javascript,${encodeURIComponent(text)}`) as Promise<Record<string, unknown>>;
+  const { api } = loadPlainRuntime() as unknown as { api: Api };
+  const namespace = await load(source);
+  api.bind(namespace, (await load(factorySource(source))).default);
+  return { api, meta: namespace.meta as EpisodicMeta };
+}
+
+const add = (n: number) => ({ tool: 'add', args: { n } });
+const submit = { tool: 'submit', args: {} };
+const bad = { tool: 'nope', args: {} };
+
+/** One batch of rollouts in the runtime, as a worker runs a job; the results without their timings. */
+function batch(api: Api, meta: EpisodicMeta, specs: Array<{ seed: number; policy: RolloutPolicy; flags?: object }>) {
+  const list: Call[] = specs.map(({ seed, policy, flags }) => ({
+    op: 'rollout',
+    seed,
+    level: 1,
+    rollout: { ...rolloutShape(meta), policy, observations: false, hashes: false, keepState: false, ...flags },
+  }));
+  api.begin(JSON.stringify(prepareCalls(list, meta.name)), JSON.stringify(DEFAULT_LIMITS));
+  const results: Array<{ value?: { ms?: unknown } }> = [];
+  while (results.length < list.length) {
+    const text = api.next(1_000);
+    results.push(...(JSON.parse(text.slice(text.indexOf('|', text.indexOf('|') + 1) + 1)) as typeof results));
+  }
+  return results.map((r) => ({ ...r, id: 0, ms: 0, value: r.value ? { ...r.value, ms: 0 } : r.value }));
+}
+
+describe('rollouts sharing a prefix in one batch', () => {
+  const every = { observations: true, hashes: true, keepState: true, changes: true };
+  const logs = [
+    [add(3), add(4), add(2), submit],
+    [add(3), add(4), add(5), submit],
+    [add(3), bad, add(4), submit],
+    [add(3), bad, add(4), add(1)],
+    [add(3), add(4)],
+  ];
+
+  it('plays each common turn once, and every rollout comes back as it does alone', async () => {
+    const { api, meta } = await runtimeFor(SOURCE);
+    const specs = logs.map((actions, i) => ({
+      seed: 7,
+      policy: { type: 'replay' as const, actions },
+      ...(i % 2 === 0 ? { flags: every } : {}),
+    }));
+    const alone = specs.map((spec) => batch(api, meta, [spec])[0]);
+    const before = { ...calls };
+    const together = batch(api, meta, specs);
+    expect(together).toEqual(alone);
+    // One reset; the distinct calls that reach step: add3 add4 add2 submit, add5 submit, add4 submit, add1.
+    expect({ reset: calls.reset - before.reset, step: calls.step - before.step }).toEqual({ reset: 1, step: 9 });
+  });
+
+  it('shares nothing between seeds, nor with act or resumed rollouts', async () => {
+    const { api, meta } = await runtimeFor(SOURCE);
+    const before = { ...calls };
+    batch(api, meta, [
+      { seed: 1, policy: { type: 'replay', actions: [add(1), submit] } },
+      { seed: 2, policy: { type: 'replay', actions: [add(1), submit] } },
+      { seed: 1, policy: { type: 'act' } },
+    ]);
+    const acted = calls.step - before.step - 4;
+    expect(calls.reset - before.reset).toBe(3);
+    expect(acted).toBeGreaterThan(0);
+  });
+
+  it('forgets at the next batch: a new job plays its turns itself', async () => {
+    const { api, meta } = await runtimeFor(SOURCE);
+    const spec = { seed: 3, policy: { type: 'replay' as const, actions: [add(2), submit] } };
+    const before = { ...calls };
+    batch(api, meta, [spec]);
+    batch(api, meta, [spec]);
+    expect({ reset: calls.reset - before.reset, step: calls.step - before.step }).toEqual({ reset: 2, step: 4 });
+  });
+});
