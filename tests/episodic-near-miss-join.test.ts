@@ -35,9 +35,12 @@ describe('the near-miss family', () => {
     { tool: 'route', args: { ticket_id: 'TK-4821', queue: 'billing' } },
     { tool: 'read_ticket', args: { ticket_id: 'TK-1234' } },
   ];
-  it('is screened on one id call: a control of an unknown id first, then each kind once, none sent twice', () => {
+  it('is screened on one id call: an unknown id and the id first, then each kind once, none sent twice', () => {
     const screen = screenCalls(calls, noLimit);
-    expect(screen.log[0]).toEqual({ tool: 'read_ticket', args: { ticket_id: 'GX-9376' } });
+    expect(screen.log.slice(0, 2)).toEqual([
+      { tool: 'read_ticket', args: { ticket_id: 'GX-9376' } },
+      { tool: 'read_ticket', args: { ticket_id: 'TK-4821' } },
+    ]);
     expect(screen.kinds).toContain('without its punctuation');
     expect(screen.kinds).toContain('with its digits only');
     const sent = screen.log.map((a) => a.args.ticket_id);
@@ -45,11 +48,12 @@ describe('the near-miss family', () => {
     expect(screen.log.every((a) => a.tool === 'read_ticket')).toBe(true);
   });
 
-  it('keeps the kinds a world answers otherwise than an unknown id, whatever id it names', () => {
+  it('keeps the kinds a world answers otherwise than an unknown id and than the id itself (a trimmed space)', () => {
     const screen = screenCalls(calls, noLimit);
     const replies = screen.log.map((a) => {
       const v = String(a.args.ticket_id);
-      return v === 'TK4821' ? `No ticket ${v}. Ids carry a hyphen; TK-4821 waits at desk 2.` : `No ticket ${v}.`;
+      if (v === 'TK4821') return `No ticket ${v}. Ids carry a hyphen; TK-4821 waits at desk 2.`;
+      return v.trim() === 'TK-4821' ? 'TK-4821: "My parcel has not arrived."' : `No ticket ${v}.`;
     });
     expect(responsiveKinds(screen, replies, ['TK-4821', 'TK-1234'])).toEqual(['without its punctuation']);
     expect(

@@ -65,7 +65,7 @@ export const episodicReaders: EpisodicCheck = {
       const r = refs[i] as Rollout;
       const k = screened.get(r.level) ?? 0;
       const screen = screenCalls(actionsOf(r).slice(0, -1), maxLength);
-      if (k >= ctx.options.readerScreenPerLevel || screen.log.length < 2) return [];
+      if (k >= ctx.options.readerScreenPerLevel || screen.log.length === 0) return [];
       screened.set(r.level, k + 1);
       return [{ of: i, ...screen }];
     });

@@ -111,28 +111,41 @@ const unrelated = (v: string) =>
       return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
     });
 
+/** A screen: its calls, the kind of each (null for a control or the call as sent), and where its call's control is. */
+export interface Screen {
+  log: Action[];
+  kinds: Array<string | null>;
+  control: number[];
+}
+
 /**
- * The screen of a world's fuzzy paths: the first of `calls` naming only ids sent once as an unknown id of their
- * shape (the control), then once per kind of the family beyond the opening's own (the first call each kind
- * changes), with the kind of each call after the control.
+ * The screen of a world's fuzzy paths: once per kind of the family beyond the opening's own, the first of `calls`
+ * naming only ids that the kind changes, sent as that near miss; each call screened is first sent as an unknown
+ * id of its shape (the control) and as itself.
  */
-export function screenCalls(calls: readonly Action[], maxLength: MaxLength): { log: Action[]; kinds: string[] } {
+export function screenCalls(calls: readonly Action[], maxLength: MaxLength): Screen {
   const reads = idCalls(calls);
-  const first = reads[0];
-  if (!first) return { log: [], kinds: [] };
-  const control = {
-    tool: first.tool,
-    args: Object.fromEntries(Object.entries(first.args).map(([n, v]) => [n, unrelated(v as string)])),
-  };
-  const log: Action[] = [control];
-  const kinds: string[] = [];
+  const screen: Screen = { log: [], kinds: [], control: [] };
+  const controls = new Map<Action, number>();
   const seen = new Set(reads.flatMap((a) => NEAR_MISS_KINDS.map((k) => JSON.stringify(missOf(a, k, maxLength)))));
+  const push = (a: Action, kind: string | null, control: number) => {
+    screen.log.push(a), screen.kinds.push(kind), screen.control.push(control);
+  };
   for (const kind of NEAR_MISS_FAMILY.filter((k) => !(NEAR_MISS_KINDS as readonly string[]).includes(k))) {
     // The kind's near miss of the first call it changes; a kind that sends what an earlier kind sent is none.
-    const miss = reads.map((a) => missOf(a, kind, maxLength)).find((m) => m !== null);
-    if (miss && !seen.has(JSON.stringify(miss))) seen.add(JSON.stringify(miss)), log.push(miss), kinds.push(kind);
+    const at = reads.findIndex((a) => missOf(a, kind, maxLength) !== null);
+    const a = reads[at];
+    const miss = a && missOf(a, kind, maxLength);
+    if (!a || !miss || seen.has(JSON.stringify(miss))) continue;
+    seen.add(JSON.stringify(miss));
+    if (!controls.has(a)) {
+      const args = Object.fromEntries(Object.entries(a.args).map(([n, v]) => [n, unrelated(v as string)]));
+      controls.set(a, screen.log.length);
+      push({ tool: a.tool, args }, null, screen.log.length), push(a, null, screen.log.length - 1);
+    }
+    push(miss, kind, controls.get(a) as number);
   }
-  return { log, kinds };
+  return screen;
 }
 
 /** A reply with the value sent and every id the reference sends masked, and its numbers: what the world said, not to whom. */
@@ -144,21 +157,20 @@ const masked = (reply: string, sent: string[], real: readonly string[]) => {
 };
 
 /**
- * The kinds a screen shows the world answers otherwise than it answers an unknown id (a fuzzy path: "did you
- * mean", a suggestion, the entity's own reply), from the screen's `log` and its replies.
+ * The kinds a screen shows the world answers otherwise than it answers an unknown id and the id itself (a fuzzy
+ * path: "did you mean", a suggestion, a hint; a world that takes the near miss for the id tells nothing the
+ * opening's own reads do not), from the screen and its replies.
  */
-export function responsiveKinds(
-  screen: { log: Action[]; kinds: string[] },
-  replies: readonly string[],
-  real: readonly string[],
-): string[] {
-  const said = (i: number) => {
-    const a = screen.log[i] as Action;
-    return masked(replies[i] ?? '', Object.values(a.args).map(String), real);
-  };
-  if (replies[0] === undefined) return [];
-  const control = said(0);
-  return screen.kinds.filter((_k, j) => replies[j + 1] !== undefined && said(j + 1) !== control);
+export function responsiveKinds(screen: Screen, replies: readonly string[], real: readonly string[]): string[] {
+  const said = (i: number) =>
+    replies[i] === undefined
+      ? null
+      : masked(replies[i] as string, Object.values((screen.log[i] as Action).args).map(String), real);
+  return screen.kinds.flatMap((kind, j) => {
+    const c = screen.control[j] as number;
+    const reply = said(j);
+    return kind === null || reply === null || said(c) === null || [said(c), said(c + 1)].includes(reply) ? [] : [kind];
+  });
 }
 
 /**
