@@ -43,6 +43,32 @@ export function mentioned(w: readonly string[], ids: ReadonlyArray<readonly stri
 
 const NEAR = [-2, -1, 1, 2];
 
+/** One line of a text: its words, the positions inside a mention of an id, and each other word's positions. */
+interface Line {
+  w: string[];
+  masked: Set<number>;
+  byWord: Map<string, number[]>;
+}
+/** A cache of texts split into lines for one episode's ids (a text is read once for all the decisions that see it). */
+export type LineCache = Map<string, Line[]>;
+
+function linesOf(text: string, ids: ReadonlyArray<readonly string[]>, cache: LineCache): Line[] {
+  const hit = cache.get(text);
+  if (hit) return hit;
+  const lines = text
+    .slice(0, 20_000)
+    .split(/\n|;/)
+    .map((line) => {
+      const w = wordsOf(line);
+      const masked = mentioned(w, ids);
+      const byWord = new Map<string, number[]>();
+      w.forEach((x, i) => masked.has(i) || byWord.set(x, [...(byWord.get(x) ?? []), i]));
+      return { w, masked, byWord };
+    });
+  cache.set(text, lines);
+  return lines;
+}
+
 /**
  * The join fields of one id: for each key of the id, each occurrence of it as a word in a line of `texts` (not
  * inside a mention of an episode's id, `ids`), the words at two places either side ("in the prompt, the word 1
@@ -55,15 +81,12 @@ export function joinFields(
   ids: ReadonlyArray<readonly string[]>,
   rules: ReadonlySet<string>,
   stated: { mark: string; applies: boolean },
+  cache: LineCache = new Map(),
 ): string[] {
   const keys = idKeys(id);
   const out = new Set<string>();
   for (const [source, text] of texts)
-    for (const line of text.slice(0, 20_000).split(/\n|;/)) {
-      const w = wordsOf(line);
-      const byWord = new Map<string, number[]>();
-      const masked = mentioned(w, ids);
-      w.forEach((x, i) => masked.has(i) || byWord.set(x, [...(byWord.get(x) ?? []), i]));
+    for (const { w, masked, byWord } of linesOf(text, ids, cache))
       for (const [name, key] of keys)
         for (const i of byWord.get(key) ?? [])
           for (const k of NEAR) {
@@ -72,6 +95,5 @@ export function joinFields(
             const mark = stated.applies && rules.has(x) ? `${stated.mark} ` : '';
             out.add(`in ${source}, ${mark}the word ${k > 0 ? `${k} after` : `${-k} before`} ${name}: ${x}`);
           }
-    }
   return [...out];
 }

@@ -14,7 +14,7 @@ import { tokensOf } from './probes.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
 import type { Replies } from './opening.js';
 import { AFTER_A_CALL } from './differential.js';
-import { joinFields, wordsOf } from './join.js';
+import { joinFields, type LineCache, wordsOf } from './join.js';
 
 const words = wordsOf;
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
@@ -70,6 +70,7 @@ export function fieldSamples(
       ...(r.observations ?? []).slice(0, upTo).map((o, j): [string, string] => [`${acts[j]?.tool ?? '?'}'s reply`, o]),
     ];
     const seqs = [...ids].map(words);
+    const lines: LineCache = new Map();
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity)
         .map((v) => v.toLowerCase())
@@ -82,7 +83,7 @@ export function fieldSamples(
       const reads = acts.slice(0, d.index).some((a) => a.tool !== axis.tool && own.some((id) => argsName(a, id)));
       const seen = texts(d.index);
       for (const id of own)
-        for (const f of joinFields(id, seen, seqs, rules, { mark: STATED, applies: !reads })) fields.add(f);
+        for (const f of joinFields(id, seen, seqs, rules, { mark: STATED, applies: !reads }, lines)) fields.add(f);
       for (const [source, text] of seen) {
         if (source !== 'the prompt')
           for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
