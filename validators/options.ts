@@ -164,6 +164,10 @@ export interface EpisodicOptions {
   readerErrorCalls: number;
   /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
   readerEpisodesPerLevel: number;
+  /** Reference episodes per level whose first id call is screened with every near-miss kind of the family (near-miss.ts). */
+  readerScreenPerLevel: number;
+  /** At most this many near-miss kinds the screen finds answered are then sent for every id (one replay an episode). */
+  readerFuzzyKinds: number;
   /**
    * Learned observation readers of a categorical decision (a field, the oracle policy): decisions an axis needs
    * before it is judged, the standard errors of the bound, and how far the bound may pass chance (the pick
@@ -244,6 +248,8 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     readerOpeningCalls: 48,
     readerErrorCalls: 6,
     readerEpisodesPerLevel: 4,
+    readerScreenPerLevel: 1,
+    readerFuzzyKinds: 4,
     readerMinSamples: 12,
     readerZ: 3,
     readerLevelTolerance: 0.3,

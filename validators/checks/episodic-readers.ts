@@ -5,7 +5,8 @@
 // reply that marks the right one. Each is fitted on half the episodes and judged on the other half against
 // chance (a rate with a confidence bound, per level and pooled, as the single-turn readers are judged).
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
-import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
+import { actionsOf, finished, propsOf, type Action } from '../episodic/adversaries.js';
+import { nearMissCalls, responsiveKinds, screenCalls } from '../episodic/near-miss.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
 import { errorPathCalls } from '../episodic/adversaries-undo.js';
 import { askLog, askSamples, asksOf, askTrials, type Ask, type AskSample } from '../episodic/asks.js';
@@ -55,9 +56,23 @@ export const episodicReaders: EpisodicCheck = {
       return [...openingLog(ctx.meta, r, categorical, limit - errors.length), ...errors];
     });
     const opened = refs.flatMap((r, i) => ((openings[i] as unknown[]).length > 0 ? [i] : []));
+    // The screen of the world's fuzzy paths (near-miss.ts): on a few episodes a level, the first id call sent as
+    // an unknown id and as a near miss of every kind of the family; the kinds answered otherwise than the
+    // unknown id are sent for every id of every opened episode once the batch is back (one replay each).
+    const maxLength = (tool: string, arg: string) => propsOf(ctx.meta, tool)[arg]?.maxLength;
+    const screened = new Map<number, number>();
+    const screens = opened.flatMap((i) => {
+      const r = refs[i] as Rollout;
+      const k = screened.get(r.level) ?? 0;
+      const screen = screenCalls(actionsOf(r).slice(0, -1), maxLength);
+      if (k >= ctx.options.readerScreenPerLevel || screen.log.length === 0) return [];
+      screened.set(r.level, k + 1);
+      return [{ of: i, ...screen }];
+    });
     const requests: RolloutRequest[] = [
       ...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })),
       ...opened.map((i) => replayOf(refs[i] as Rollout, openings[i] as unknown[], { observations: true })),
+      ...screens.map((s) => replayOf(refs[s.of] as Rollout, s.log, { observations: true })),
     ];
     const o = ctx.stage.options;
     const rate = (policy: string, trials: { level: Trial[]; pooled: Trial[] }, evidence: () => unknown): Finding[] => [
@@ -86,16 +101,45 @@ export const episodicReaders: EpisodicCheck = {
     ];
     return {
       requests,
-      judge(outcomes) {
+      async judge(outcomes, tools) {
         const findings: Finding[] = [];
         const metrics: Record<string, unknown> = {};
+        const fuzzy = [
+          ...new Set(
+            screens.flatMap((s, k) => {
+              const r = outcomes[logs.length + opened.length + k];
+              const real = actionsOf(refs[s.of] as Rollout).flatMap((a) => Object.values(a.args).map(String));
+              return r?.ok ? responsiveKinds(s, r.observations ?? [], real) : [];
+            }),
+          ),
+        ].slice(0, ctx.options.readerFuzzyKinds);
+        const limit = Math.min(ctx.options.readerOpeningCalls, ctx.meta.maxTurns - 1);
+        const misses = opened.map((i) =>
+          fuzzy.length === 0
+            ? []
+            : nearMissCalls(actionsOf(refs[i] as Rollout).slice(0, -1), maxLength, fuzzy).slice(0, limit),
+        );
+        const more = await tools.run(
+          opened.flatMap((i, k) =>
+            (misses[k] as Action[]).length === 0
+              ? []
+              : [replayOf(refs[i] as Rollout, misses[k] as Action[], { observations: true })],
+          ),
+        );
+        metrics['fuzzy near misses'] = fuzzy;
         // Fields of the lines that name each decided entity, one map per axis.
         const opening: Array<Replies | undefined> = [];
+        let sent = 0;
         opened.forEach((i, k) => {
           const r = outcomes[logs.length + k];
-          opening[i] = r?.ok
-            ? readOpening(openings[i] as Action[], r.observations ?? [], refs[i] as Rollout)
-            : undefined;
+          const extra = (misses[k] as Action[]).length === 0 ? undefined : more[sent++];
+          const seen = r?.ok ? (r.observations ?? []) : [];
+          const log = [
+            ...(openings[i] as Action[]).slice(0, seen.length),
+            ...(extra?.ok ? (misses[k] as Action[]) : []),
+          ];
+          const replies = [...seen, ...(extra?.ok ? (extra.observations ?? []) : [])];
+          opening[i] = r?.ok ? readOpening(log.slice(0, replies.length), replies, refs[i] as Rollout) : undefined;
         });
         for (const axis of categorical) {
           const samples = fieldSamples(ctx.meta, refs, axis, opening);

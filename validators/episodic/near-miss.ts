@@ -1,58 +1,176 @@
-// Near misses of a real entity's id (its other letter case, a trailing space, a look-alike letter, a dropped last
-// character) sent to the tools that read the entity: each reply is an observation a reader fits like any other,
-// so a world that answers a near miss with the decision ("did you mean TK1234 (BIL-1234)?") is read.
+// Near misses of a real entity's id, as a family: the slips a user makes (another case, a space, a look-alike or
+// full-width letter, punctuation dropped, swapped or added, a zero added or dropped, two characters swapped, one
+// appended or dropped) and the id's image under each normalisation a world may key a fuzzy path on (case folded,
+// punctuation stripped, digits or letters only, leading zeros stripped) and under pairs of them. Each reply is an
+// observation a reader fits like any other, so a world that answers a near miss with the decision is read.
 import type { Action } from './adversaries.js';
 import { caseFlipped, lookAlike } from './variants.js';
 
-/** The near-miss kinds in the order they are sent (a short opening keeps the first kinds for every entity). */
+/** The near-miss kinds sent for every id in the readers' opening (a short opening keeps the first kinds). */
 export const NEAR_MISS_KINDS = [
   'in another case',
   'with a trailing space',
   'with a look-alike letter',
   'less its last character',
 ] as const;
-export type NearMissKind = (typeof NEAR_MISS_KINDS)[number];
 
-/** The near miss of `id` of one kind, or null where it would equal the id or not fit `maxLength`. */
+const PUNCT = /[-_. ]/g;
+const SWAP: Record<string, string> = { '-': '_', _: '.', '.': '-', ' ': '-' };
+/** ASCII printable characters to their full-width twins (which NFKC folds back). */
+const fullWidth = (v: string) => v.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+/** The last digit run of `v` rewritten by `f`. */
+const lastNumber = (v: string, f: (digits: string) => string) => v.replace(/\d+(?!.*\d)/, f);
+
+/** A user's slips: edits of the id a world that forgives them maps back to it. */
+const SLIPS: Record<string, (v: string) => string | null> = {
+  'in another case': caseFlipped,
+  'with a trailing space': (v) => `${v} `,
+  'with a look-alike letter': lookAlike,
+  'less its last character': (v) => v.slice(0, -1),
+  'with a leading space': (v) => ` ${v}`,
+  'with its punctuation swapped': (v) => v.replace(/[-_.]/g, (c) => SWAP[c] as string),
+  'with a mark between letters and digits': (v) => v.replace(/(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])/, '-'),
+  'with a zero before its number': (v) => lastNumber(v, (d) => `0${d}`),
+  'in full-width characters': fullWidth,
+  'with its last two characters swapped': (v) => (v.length < 2 ? null : `${v.slice(0, -2)}${v.at(-1)}${v.at(-2)}`),
+  'with its last character doubled': (v) => `${v}${v.at(-1) ?? ''}`,
+};
+
+/** Normalisations a world may key a fuzzy path on; the id's image under each (and under pairs) is a near miss. */
+const NORMALISATIONS: Record<string, (v: string) => string> = {
+  'in lower case': (v) => v.toLowerCase(),
+  'in upper case': (v) => v.toUpperCase(),
+  'without its punctuation': (v) => v.replace(PUNCT, ''),
+  'without the zeros before its number': (v) => lastNumber(v, (d) => d.replace(/^0+(?=\d)/, '')),
+  'with its digits only': (v) => v.replace(/\D/g, ''),
+  'with its letters only': (v) => v.replace(/[^A-Za-z]/g, ''),
+};
+
+/** Every kind of the family by name: the slips, each normalisation, and each pair of normalisations. */
+const FAMILY: ReadonlyMap<string, (v: string) => string | null> = new Map([
+  ...Object.entries(SLIPS),
+  ...Object.entries(NORMALISATIONS),
+  ...Object.entries(NORMALISATIONS).flatMap(([a, f], i) =>
+    Object.entries(NORMALISATIONS)
+      .slice(i + 1)
+      .map(([b, g]) => [`${a}, ${b}`, (v: string) => g(f(v))] as [string, (v: string) => string]),
+  ),
+]);
+export type NearMissKind = string;
+/** The family's kinds, the opening's own first. */
+export const NEAR_MISS_FAMILY: readonly string[] = [...FAMILY.keys()];
+
+/** The near miss of `id` of one kind, or null where it would equal the id, be empty or not fit `maxLength`. */
 export function nearMiss(id: string, kind: NearMissKind, maxLength?: number): string | null {
-  const out =
-    kind === 'in another case'
-      ? caseFlipped(id)
-      : kind === 'with a trailing space'
-        ? `${id} `
-        : kind === 'with a look-alike letter'
-          ? (lookAlike(id) ?? id)
-          : id.slice(0, -1);
-  return out === id || out.length === 0 || (maxLength !== undefined && out.length > maxLength) ? null : out;
+  const out = FAMILY.get(kind)?.(id) ?? id;
+  return out === id || out.trim().length === 0 || (maxLength !== undefined && out.length > maxLength) ? null : out;
 }
 
 /** An id a world issued: two to 40 characters, no space, a digit or a capital. */
 const idLike = (v: unknown): v is string =>
   typeof v === 'string' && v.length >= 2 && v.length <= 40 && !/\s/.test(v) && /[0-9A-Z]/.test(v);
 
-/**
- * The near-miss calls of `calls` (the reference's): each call whose arguments are all ids (a read, a hold, a
- * flag: a call that carries a decision's value is left out, its reply would echo it) sent once per kind with
- * every id replaced by its near miss, kind by kind, each call once.
- */
-export function nearMissCalls(
-  calls: readonly Action[],
-  maxLength: (tool: string, arg: string) => number | undefined,
-): Action[] {
+/** The reference's calls whose arguments are all ids (a read, a hold, a flag: never one carrying a decision's value), each once. */
+export function idCalls(calls: readonly Action[]): Action[] {
   const seen = new Set<string>();
-  const reads = calls.filter((a) => {
+  return calls.filter((a) => {
     const key = a.tool + JSON.stringify(a.args);
     const ok = Object.keys(a.args).length > 0 && Object.values(a.args).every(idLike) && !seen.has(key);
     return ok && seen.add(key) !== undefined;
   });
-  return NEAR_MISS_KINDS.flatMap((kind) =>
-    reads.flatMap((a): Action[] => {
-      const args = Object.fromEntries(
-        Object.entries(a.args).map(([name, v]) => [name, nearMiss(v as string, kind, maxLength(a.tool, name)) ?? v]),
-      );
-      return JSON.stringify(args) === JSON.stringify(a.args) ? [] : [{ tool: a.tool, args }];
-    }),
+}
+
+type MaxLength = (tool: string, arg: string) => number | undefined;
+/** `a` with every id replaced by its near miss of `kind`, or null where none differs. */
+function missOf(a: Action, kind: NearMissKind, maxLength: MaxLength): Action | null {
+  const args = Object.fromEntries(
+    Object.entries(a.args).map(([name, v]) => [name, nearMiss(v as string, kind, maxLength(a.tool, name)) ?? v]),
   );
+  return JSON.stringify(args) === JSON.stringify(a.args) ? null : { tool: a.tool, args };
+}
+
+/**
+ * The near-miss calls of `calls` (the reference's): each call that names only ids sent with every id replaced by
+ * its near miss, kind by kind (`kinds`: the opening's own by default), each call once.
+ */
+export function nearMissCalls(
+  calls: readonly Action[],
+  maxLength: MaxLength,
+  kinds: readonly NearMissKind[] = NEAR_MISS_KINDS,
+): Action[] {
+  const reads = idCalls(calls);
+  return kinds.flatMap((kind) => reads.flatMap((a) => missOf(a, kind, maxLength) ?? []));
+}
+
+/** A control for the screen: an unknown id of the id's shape (each digit and letter rotated), no near miss of it. */
+const unrelated = (v: string) =>
+  v
+    .replace(/\d/g, (d) => String((Number(d) + 5) % 10))
+    .replace(/[a-z]/gi, (c) => {
+      const base = c <= 'Z' ? 65 : 97;
+      return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+    });
+
+/** A screen: its calls, the kind of each (null for a control or the call as sent), and where its call's control is. */
+export interface Screen {
+  log: Action[];
+  kinds: Array<string | null>;
+  control: number[];
+}
+
+/**
+ * The screen of a world's fuzzy paths: once per kind of the family beyond the opening's own, the first of `calls`
+ * naming only ids that the kind changes, sent as that near miss; each call screened is first sent as an unknown
+ * id of its shape (the control) and as itself.
+ */
+export function screenCalls(calls: readonly Action[], maxLength: MaxLength): Screen {
+  const reads = idCalls(calls);
+  const screen: Screen = { log: [], kinds: [], control: [] };
+  const controls = new Map<Action, number>();
+  const seen = new Set(reads.flatMap((a) => NEAR_MISS_KINDS.map((k) => JSON.stringify(missOf(a, k, maxLength)))));
+  const push = (a: Action, kind: string | null, control: number) => {
+    screen.log.push(a), screen.kinds.push(kind), screen.control.push(control);
+  };
+  for (const kind of NEAR_MISS_FAMILY.filter((k) => !(NEAR_MISS_KINDS as readonly string[]).includes(k))) {
+    // The kind's near miss of the first call it changes; a kind that sends what an earlier kind sent is none.
+    const at = reads.findIndex((a) => missOf(a, kind, maxLength) !== null);
+    const a = reads[at];
+    const miss = a && missOf(a, kind, maxLength);
+    if (!a || !miss || seen.has(JSON.stringify(miss))) continue;
+    seen.add(JSON.stringify(miss));
+    if (!controls.has(a)) {
+      const args = Object.fromEntries(Object.entries(a.args).map(([n, v]) => [n, unrelated(v as string)]));
+      controls.set(a, screen.log.length);
+      push({ tool: a.tool, args }, null, screen.log.length), push(a, null, screen.log.length - 1);
+    }
+    push(miss, kind, controls.get(a) as number);
+  }
+  return screen;
+}
+
+/** A reply with the value sent and every id the reference sends masked, and its numbers: what the world said, not to whom. */
+const masked = (reply: string, sent: string[], real: readonly string[]) => {
+  let out = reply;
+  for (const v of [...sent, ...real].filter((x) => x.trim().length > 0).sort((a, b) => b.length - a.length))
+    out = out.split(v).join('\u00a7');
+  return out.replace(/\d+/g, '#');
+};
+
+/**
+ * The kinds a screen shows the world answers otherwise than it answers an unknown id and the id itself (a fuzzy
+ * path: "did you mean", a suggestion, a hint; a world that takes the near miss for the id tells nothing the
+ * opening's own reads do not), from the screen and its replies.
+ */
+export function responsiveKinds(screen: Screen, replies: readonly string[], real: readonly string[]): string[] {
+  const said = (i: number) =>
+    replies[i] === undefined
+      ? null
+      : masked(replies[i] as string, Object.values((screen.log[i] as Action).args).map(String), real);
+  return screen.kinds.flatMap((kind, j) => {
+    const c = screen.control[j] as number;
+    const reply = said(j);
+    return kind === null || reply === null || said(c) === null || [said(c), said(c + 1)].includes(reply) ? [] : [kind];
+  });
 }
 
 /**
@@ -64,9 +182,9 @@ export function openingSources(log: readonly Action[], sent: readonly Action[]):
   const real = new Set(sent.flatMap((a) => Object.values(a.args).filter((v): v is string => typeof v === 'string')));
   const misses = new Map<string, NearMissKind>();
   for (const v of real)
-    for (const kind of NEAR_MISS_KINDS) {
+    for (const kind of NEAR_MISS_FAMILY) {
       const w = nearMiss(v, kind);
-      if (w !== null && !real.has(w)) misses.set(w, kind);
+      if (w !== null && !real.has(w) && !misses.has(w)) misses.set(w, kind);
     }
   return log.map((a) => {
     const kind = Object.values(a.args)

@@ -14,9 +14,18 @@ import { tokensOf } from './probes.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
 import type { Replies } from './opening.js';
 import { AFTER_A_CALL } from './differential.js';
+import { joinFields, type LineCache, wordsOf } from './join.js';
 
-const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+const words = wordsOf;
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
+/** Where the word sequence `seq` (an id's words) first stands in `w`: its first and last positions, or null. */
+const spanOf = (w: readonly string[], seq: readonly string[]): [number, number] | null => {
+  const at = w.findIndex((_x, i) => seq.length > 0 && seq.every((y, j) => w[i + j] === y));
+  return at < 0 ? null : [at, at + seq.length - 1];
+};
+/** Whether call `a` names `id` (lower case) in an argument. */
+const argsName = (a: { args: Record<string, unknown> }, id: string) =>
+  Object.values(a.args).some((v) => typeof v === 'string' && v.toLowerCase() === id);
 
 /** One decision of an axis and the fields of the lines that name its entity (in the prompt, and in observations before it). */
 export interface FieldSample {
@@ -46,6 +55,7 @@ export function fieldSamples(
     const decisions = decisionsOf(r, axis);
     const ids = new Set(decisions.flatMap((d) => Object.values(d.entity).map((v) => v.toLowerCase())));
     const rules = new Set([...vocabulary, ...words(r.prompt ?? '')]);
+    const idWords = new Set([...ids].filter((id) => !/^[a-z0-9]+$/.test(id)).flatMap(words));
     const parsed = parser(new Set([...ids].map(shapeOf)));
     const opened = openings[of];
     const acts = actionsOf(r);
@@ -59,24 +69,31 @@ export function fieldSamples(
       ),
       ...(r.observations ?? []).slice(0, upTo).map((o, j): [string, string] => [`${acts[j]?.tool ?? '?'}'s reply`, o]),
     ];
+    const seqs = [...ids].map(words);
+    const lines: LineCache = new Map();
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity)
         .map((v) => v.toLowerCase())
-        .filter((id) => /^[a-z0-9]+$/.test(id));
+        .filter((id) => /^[a-z0-9]+(?:[-_.][a-z0-9]+)*$/.test(id));
       if (own.length === 0) return [];
       const fields = new Set<string>(
         own.flatMap((id) => [...idFields(id, [...ids]), ...(opened?.diffs?.get(id) ?? [])]),
       );
-      for (const [source, text] of texts(d.index)) {
+      // The id's keys found elsewhere (join.ts); a join may be the task where the reference never reads the entity.
+      const reads = acts.slice(0, d.index).some((a) => a.tool !== axis.tool && own.some((id) => argsName(a, id)));
+      const seen = texts(d.index);
+      for (const id of own)
+        for (const f of joinFields(id, seen, seqs, rules, { mark: STATED, applies: !reads }, lines)) fields.add(f);
+      for (const [source, text] of seen) {
         if (source !== 'the prompt')
           for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
         for (const line of text.split(/\n|;/)) {
           const w = words(line);
-          const at = w.findIndex((x) => own.includes(x));
-          if (at < 0) continue;
+          const [from, to] = own.map((id) => spanOf(w, words(id))).find((s) => s !== null) ?? [-1, -1];
+          if (from < 0) continue;
           for (const k of OFFSETS) {
-            const x = w[at + k];
-            if (x !== undefined && !ids.has(x))
+            const x = w[k < 0 ? from + k : to + k];
+            if (x !== undefined && !ids.has(x) && !idWords.has(x))
               fields.add(
                 `in ${source}, ${rules.has(x) ? `${STATED} ` : ''}the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`,
               );

@@ -1,0 +1,122 @@
+// Near misses as a family and the id's relation to other values (issue 28, red-team rt28b G3 and G5): the screen
+// sends every kind of the family once and keeps the kinds a world answers otherwise than an unknown id; the id's
+// keys (substrings, number, digit sum) found elsewhere are fields a reader fits, and a code table the prompt lists
+// beside them is read like a word next to the id.
+import { describe, expect, it } from 'vitest';
+import { nearMiss, responsiveKinds, screenCalls } from '../validators/episodic/near-miss.js';
+import { idKeys, joinFields, wordsOf } from '../validators/episodic/join.js';
+import { fieldTrials, type FieldSample } from '../validators/episodic/readers.js';
+
+const noLimit = () => undefined;
+
+describe('the near-miss family', () => {
+  it('holds the slips a user makes and the images of the id under a world’s normalisations', () => {
+    expect(nearMiss('TK-0482', 'without its punctuation')).toBe('TK0482');
+    expect(nearMiss('TK-0482', 'with its punctuation swapped')).toBe('TK_0482');
+    expect(nearMiss('TK0482', 'with a mark between letters and digits')).toBe('TK-0482');
+    expect(nearMiss('TK-0482', 'with a leading space')).toBe(' TK-0482');
+    expect(nearMiss('TK-0482', 'with a zero before its number')).toBe('TK-00482');
+    expect(nearMiss('TK-0482', 'without the zeros before its number')).toBe('TK-482');
+    expect(nearMiss('TK-0482', 'in full-width characters')?.normalize('NFKC')).toBe('TK-0482');
+    expect(nearMiss('TK-0482', 'with its last two characters swapped')).toBe('TK-0428');
+    expect(nearMiss('TK-0482', 'with its last character doubled')).toBe('TK-04822');
+    expect(nearMiss('TK-0482', 'with its digits only')).toBe('0482');
+    expect(nearMiss('TK-0482', 'in lower case, without its punctuation')).toBe('tk0482');
+  });
+
+  it('has no member where the id has nothing to change', () => {
+    expect(nearMiss('TK0482', 'without its punctuation')).toBeNull();
+    expect(nearMiss('TK-482', 'without the zeros before its number')).toBeNull();
+    expect(nearMiss('4821', 'with its digits only')).toBeNull();
+  });
+
+  const calls = [
+    { tool: 'read_ticket', args: { ticket_id: 'TK-4821' } },
+    { tool: 'route', args: { ticket_id: 'TK-4821', queue: 'billing' } },
+    { tool: 'read_ticket', args: { ticket_id: 'TK-1234' } },
+  ];
+  it('is screened on one id call: an unknown id and the id first, then each kind once, none sent twice', () => {
+    const screen = screenCalls(calls, noLimit);
+    expect(screen.log.slice(0, 2)).toEqual([
+      { tool: 'read_ticket', args: { ticket_id: 'GX-9376' } },
+      { tool: 'read_ticket', args: { ticket_id: 'TK-4821' } },
+    ]);
+    expect(screen.kinds).toContain('without its punctuation');
+    expect(screen.kinds).toContain('with its digits only');
+    const sent = screen.log.map((a) => a.args.ticket_id);
+    expect(new Set(sent).size).toBe(sent.length);
+    expect(screen.log.every((a) => a.tool === 'read_ticket')).toBe(true);
+  });
+
+  it('keeps the kinds a world answers otherwise than an unknown id and than the id itself (a trimmed space)', () => {
+    const screen = screenCalls(calls, noLimit);
+    const replies = screen.log.map((a) => {
+      const v = String(a.args.ticket_id);
+      if (v === 'TK4821') return `No ticket ${v}. Ids carry a hyphen; TK-4821 waits at desk 2.`;
+      return v.trim() === 'TK-4821' ? 'TK-4821: "My parcel has not arrived."' : `No ticket ${v}.`;
+    });
+    expect(responsiveKinds(screen, replies, ['TK-4821', 'TK-1234'])).toEqual(['without its punctuation']);
+    expect(
+      responsiveKinds(
+        screen,
+        screen.log.map((a) => `No ticket ${a.args.ticket_id}.`),
+        ['TK-4821'],
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('join fields', () => {
+  it('key an id by its substrings, its number and its digit sum', () => {
+    const keys = new Map(idKeys('TK4795'));
+    expect(keys.get("the id's last 2")).toBe('95');
+    expect(keys.get("the id's number")).toBe('4795');
+    expect(keys.get("the id's digit sum")).toBe('25');
+    expect([...keys.values()]).not.toContain('tk4795');
+  });
+
+  const prompt = 'Desk 512: route each ticket.\n(queue desks today: billing 95, shipping 12, technical 17)';
+  const ids = [wordsOf('TK4795'), wordsOf('TK3312')];
+  it('read the words beside a key found elsewhere, not inside a mention of an id', () => {
+    const fields = joinFields('TK4795', [['the prompt', `${prompt}\nOpen: TK4795, TK3312`]], ids, new Set(), {
+      mark: 'STATED',
+      applies: false,
+    });
+    expect(fields).toContain("in the prompt, the word 1 before the id's last 2: billing");
+    expect(fields.some((f) => f.includes('tk3312'))).toBe(false);
+  });
+
+  it('mark a word of the rules as stated only where the reference decides without reading the entity', () => {
+    const rules = new Set(['billing']);
+    const texts: Array<[string, string]> = [['the prompt', prompt]];
+    const field = "the word 1 before the id's last 2: billing";
+    expect(joinFields('TK4795', texts, ids, rules, { mark: 'STATED', applies: true })).toContain(
+      `in the prompt, STATED ${field}`,
+    );
+    expect(joinFields('TK4795', texts, ids, rules, { mark: 'STATED', applies: false })).toContain(
+      `in the prompt, ${field}`,
+    );
+  });
+
+  const QUEUES = ['billing', 'shipping', 'technical'];
+  const samples = (filed: (queue: string, i: number) => string): FieldSample[] =>
+    Array.from({ length: 90 }, (_, i) => {
+      const value = QUEUES[(i * 7 + 3) % 3] as string;
+      const codes = [10 + (i % 50), 60 + (i % 30), 91 + (i % 8)];
+      const code = codes[QUEUES.indexOf(filed(value, i))] as number;
+      const text = `desks: billing ${codes[0]}, shipping ${codes[1]}, technical ${codes[2]}`;
+      const id = `TK${10 + (i % 80)}${code}`;
+      return {
+        level: 1 + (i % 3),
+        value,
+        fields: new Set(
+          joinFields(id, [['the prompt', text]], [wordsOf(id)], new Set(), { mark: 'S', applies: false }),
+        ),
+      };
+    });
+  it('let the field reader learn a per-episode code table the id keys into, and nothing where the key is random', () => {
+    const rate = (s: FieldSample[]) => fieldTrials(s).pooled.reduce((a, t) => a + t.win, 0) / s.length;
+    expect(rate(samples((q) => q))).toBeGreaterThan(0.9);
+    expect(rate(samples((_q, i) => QUEUES[Math.floor(i / 3) % 3] as string))).toBeLessThan(0.5);
+  });
+});
