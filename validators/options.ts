@@ -181,7 +181,10 @@ export interface EpisodicOptions {
   suggestedWords: number;
   /** Cuts an adversary episode replays padded to the turn limit beside its padded empty plan (validators/checks/episodic-padding.ts). */
   paddedPerEpisode: number;
-  /** States the reference reaches with decisions left undone (ablation ∘ cut) an adversary episode replays padded (validators/episodic/padding.ts reachedStates). */
+  /**
+   * States the reference reaches with decisions left undone (ablation ∘ cut) an adversary episode replays padded
+   * (validators/episodic/padding.ts reachedStates).
+   */
   composedPerEpisode: number;
 }
 

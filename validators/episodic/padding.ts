@@ -1,5 +1,6 @@
-// Time as a dimension of every probe (redteam-trust4 F1, F2): a log padded with neutral calls — the listings and
-// the reference's calls of tools whose ablation keeps its score — before its finishing call, to the turn limit.
+// Time as a dimension of every probe (redteam-trust4 F1, F2; redteam-trust5 G1): a log padded with neutral calls —
+// the listings and the reference's calls of tools whose ablation keeps its score — before its finishing call, to the
+// turn limit; and the states the reference reaches with decisions left undone (ablation ∘ cut), padded in turn.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, keyOf, type Action } from './adversaries.js';

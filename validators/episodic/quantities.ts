@@ -10,7 +10,7 @@ export type QuantityKind = 'amount' | 'interval' | 'list' | 'count';
 /** One call's quantity: the calls that cover it in `k` adjacent parts, and a key of the call without it (merging). */
 export interface Quantity {
   kind: QuantityKind;
-  /** At most `k` calls (at least 2) that cover the quantity; `closed`: an interval's end counted in it (a last seat). */
+  /** At most `k` calls (at least 2) covering the quantity; `closed`: an interval's end counted in it (a last seat). */
   parts(k: number, closed?: boolean): Action[] | null;
   /** The tool and every argument but the quantity's, so calls differing only in it compare equal. */
   rest: string;
@@ -73,8 +73,8 @@ function pointOf(v: unknown, integer: boolean): Point | null {
   m = TIME.exec(v);
   if (m && +(m[1] as string) < 24 && +(m[2] as string) < 60 && !m[3]?.slice(1).match(/[1-9]/)) {
     const wide = (m[1] as string).length === 2;
-    const write = (t: number) =>
-      `${String(Math.floor(t / 60)).padStart(wide ? 2 : 1, '0')}:${String(t % 60).padStart(2, '0')}${m?.[3] ? ':00' : ''}`;
+    const hours = (t: number) => String(Math.floor(t / 60)).padStart(wide ? 2 : 1, '0');
+    const write = (t: number) => `${hours(t)}:${String(t % 60).padStart(2, '0')}${m?.[3] ? ':00' : ''}`;
     return { at: +(m[1] as string) * 60 + +(m[2] as string), unit: 1, form: 'time', write };
   }
   return null;
