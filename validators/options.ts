@@ -185,6 +185,11 @@ export interface EpisodicOptions {
   suggestedWords: number;
   /** Cuts an adversary episode replays padded to the turn limit beside its padded empty plan (validators/checks/episodic-padding.ts). */
   paddedPerEpisode: number;
+  /**
+   * States the reference reaches with decisions left undone (ablation ∘ cut) an adversary episode replays padded
+   * (validators/episodic/padding.ts reachedStates).
+   */
+  composedPerEpisode: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -258,6 +263,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     surfaceLogsPerEpisode: 8,
     suggestedWords: 5,
     paddedPerEpisode: 3,
+    composedPerEpisode: 4,
   },
   code: {
     probedPerLevel: 12,

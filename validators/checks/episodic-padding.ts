@@ -1,12 +1,13 @@
-// Reads are score-neutral (redteam-trust4 F1, F2): the empty plan (the finishing call alone) and the judged cuts of
-// the adversary library (a blanket, a prefix, a repeat: `paddedPerEpisode` an episode, in turn by family) are
-// replayed once more with neutral calls inserted before the finish up to the turn limit (validators/episodic/
-// padding.ts). A padded log that earns more than the log itself — the padded empty plan, a stall, more than the
-// finish alone — is paid for time, not decisions: a fallback that acts after enough turns or reads, a bounded
-// history the violations scroll out of (zero tolerance).
+// Reads are score-neutral (redteam-trust4 F1, F2): the empty plan (the finishing call alone), the judged cuts of
+// the adversary library (a blanket, a prefix, a repeat: `paddedPerEpisode` an episode, in turn by family) and the
+// states the reference reaches with decisions left undone (tool ablation composed with cuts: all the reads and no
+// decision, a partly decided plan, k entities read: `composedPerEpisode`, redteam-trust5 G1) are replayed with
+// neutral calls inserted before the finish up to the turn limit (validators/episodic/padding.ts). A padded log
+// that earns more than the log itself is paid for time, not decisions: a fallback that acts after enough turns or
+// reads, a batch that sweeps what waits, a bounded history the violations scroll out of (zero tolerance).
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
-import { neutralCalls, padded } from '../episodic/padding.js';
+import { neutralCalls, padded, reachedStates } from '../episodic/padding.js';
 import { adversaryFamily, decisiveTools } from './episodic-ablation.js';
 import { cutProbes, judgedCut } from './episodic-cuts.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
@@ -18,7 +19,9 @@ const ORDER = ['blanket', 'repeat-finish', 'prefix-finish', 'repeat-reads'] as c
 interface Padded {
   of: number;
   family: string;
-  unpadded: number;
+  /** The unpadded log's score; null until replayed (a reached state: only where the padded log earns something). */
+  unpadded: number | null;
+  log: Action[];
   actions: Action[];
 }
 
@@ -52,9 +55,9 @@ export const episodicPadding: EpisodicCheck = {
           ]),
         );
         const logs: Padded[] = [];
-        const add = (of: number, family: string, unpadded: number, log: Action[]) => {
+        const add = (of: number, family: string, unpadded: number | null, log: Action[]) => {
           const actions = padded(log, neutral.get(of) ?? [], ctx.meta.maxTurns);
-          if (actions) logs.push({ of, family, unpadded, actions });
+          if (actions) logs.push({ of, family, unpadded, log, actions });
         };
         episodes.forEach((of, k) =>
           add(of, 'the empty plan (a stall)', scoreOf(outcomes[ablations.length + cuts.length + k]), [
@@ -81,25 +84,41 @@ export const episodicPadding: EpisodicCheck = {
             .flat()
             .slice(0, o.paddedPerEpisode);
           for (const { p, score, actions } of chosen) add(of, p.family, score, actions);
+          // The states its calls reach with decisions left undone; a whole tool ablated was replayed unpadded already.
+          const r = ctx.refs[of] as Rollout;
+          const deciding = [...new Set(actionsOf(r).map((a) => a.tool))].filter((t) => decisive.has(`${of}|${t}`));
+          for (const s of reachedStates(actionsOf(r), deciding, o.composedPerEpisode)) {
+            const k = ablations.findIndex((p) => p.of === of && p.needs?.[0] === s.tool);
+            const whole = s.how === `every ${s.tool} call removed` && k >= 0;
+            add(of, `reached state: ${s.how}`, whole ? scoreOf(outcomes[k]) : null, s.actions);
+          }
         }
         const results = await tools.run(logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions)));
+        // A reached state is replayed unpadded only where its padded log earns enough to fail (scores lie in [0, 1]).
+        const open = logs.flatMap((l, k) =>
+          l.unpadded === null && scoreOf(results[k]) >= o.zeroToleranceCeiling ? [l] : [],
+        );
+        const unpadded = await tools.run(open.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.log)));
+        open.forEach((l, k) => (l.unpadded = scoreOf(unpadded[k])));
         const findings: Finding[] = logs.map((l, k) => {
           const r = ctx.refs[l.of] as Rollout;
           const score = scoreOf(results[k]);
+          // Not replayed unpadded: its padded score is below the tolerance, which no score of [0, 1] can reach.
+          const base = l.unpadded ?? 0;
           return {
             rule: 'zero',
             code: 'E_ACCEPTS_STALLING',
             check: 'episodic-padding',
             judged: score,
-            ceiling: l.unpadded + o.zeroToleranceCeiling,
+            ceiling: base + o.zeroToleranceCeiling,
             what: 'padded log',
-            form: `${l.family} padded to ${l.actions.length} calls with neutral calls (seed ${r.seed}, level ${r.level}): ${l.unpadded.toFixed(2)} unpadded`,
-            reads: `scores ${score.toFixed(2)} against ${l.unpadded.toFixed(2)} unpadded`,
+            form: `${l.family} padded to ${l.actions.length} calls with neutral calls (seed ${r.seed}, level ${r.level}): ${base.toFixed(2)} unpadded`,
+            reads: `scores ${score.toFixed(2)} against ${base.toFixed(2)} unpadded`,
             evidence: () => ({
               family: l.family,
               seed: r.seed,
               level: r.level,
-              unpadded: l.unpadded,
+              unpadded: base,
               padded: score,
               calls: l.actions.length,
               neutral: JSON.stringify(neutral.get(l.of)).slice(0, 300),
@@ -111,6 +130,8 @@ export const episodicPadding: EpisodicCheck = {
           findings,
           metrics: {
             padded: logs.length,
+            reachedStates: logs.filter((l) => l.family.startsWith('reached state')).length,
+            unpaddedReplays: open.length,
             paidMore: findings.filter((f) => f.rule === 'zero' && f.judged >= f.ceiling).length,
           },
         };

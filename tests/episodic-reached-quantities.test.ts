@@ -1,0 +1,123 @@
+// The two dimensions redteam-trust5 G1 and G2 showed the earlier builders enumerated: time after every state the
+// reference reaches with decisions left undone (ablation composed with cuts, then padded), and the quantity a call
+// covers (an interval, a list, a count in a string) cut into adjacent parts. Pure log builders here; the fixtures'
+// verdicts are in redteam-trust4.test.ts.
+import { describe, expect, it } from 'vitest';
+import type { EpisodicMeta } from '../contract/episodic.js';
+import { reachedStates } from '../validators/episodic/padding.js';
+import { quantityOf } from '../validators/episodic/quantities.js';
+import { reshapings } from '../validators/episodic/reshape.js';
+
+const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
+const tool = (name: string, properties: Record<string, unknown>) => ({
+  name,
+  description: name,
+  parameters: { type: 'object', properties, additionalProperties: false },
+});
+const META = {
+  name: 'm',
+  title: 'm',
+  description: 'm',
+  skills: [],
+  levels: 1,
+  kind: 'episodic',
+  maxTurns: 40,
+  tools: [
+    tool('book', { guest: { type: 'string' }, check_in: { type: 'string' }, check_out: { type: 'string' } }),
+    tool('hold', { row: { type: 'string' }, first: { type: 'integer' }, last: { type: 'integer' } }),
+    tool('room', { room: { type: 'string' }, start: { type: 'string' }, end: { type: 'string' } }),
+    tool('ship', { order: { type: 'string' }, items: { type: 'array' } }),
+    tool('dispense', { patient: { type: 'string' }, quantity: { type: 'string' } }),
+    tool('submit', {}),
+  ],
+} as unknown as EpisodicMeta;
+const brief = (log: Array<{ tool: string; args: Record<string, unknown> }>) =>
+  log.map((a) => `${a.tool}${a.args.id ?? ''}`).join(' ');
+
+describe('the states the reference reaches with decisions left undone', () => {
+  const ref = [
+    A('read', { id: 'T1' }),
+    A('route', { id: 'T1' }),
+    A('read', { id: 'T2' }),
+    A('route', { id: 'T2' }),
+    A('read', { id: 'T3' }),
+    A('route', { id: 'T3' }),
+    A('close'),
+  ];
+  it('are all the reads and no decision, a partly decided plan, k entities read, the decision called last first', () => {
+    const states = reachedStates(ref, ['read', 'route'], 8);
+    expect(states.map((s) => [s.how, brief(s.actions)])).toEqual([
+      ['every route call removed', 'readT1 readT2 readT3 close'],
+      ['only the first 2 of 3 route calls kept', 'readT1 routeT1 readT2 routeT2 readT3 close'],
+      ['only the first 1 of 3 route calls kept', 'readT1 routeT1 readT2 readT3 close'],
+      ['cut before route call 2 of 3, every route call removed', 'readT1 readT2 close'],
+      ['every read call removed', 'routeT1 routeT2 routeT3 close'],
+      ['only the first 2 of 3 read calls kept', 'readT1 routeT1 readT2 routeT2 routeT3 close'],
+      ['cut before read call 3 of 3, every read call removed', 'routeT1 routeT2 close'],
+      ['only the first 1 of 3 read calls kept', 'readT1 routeT1 routeT2 routeT3 close'],
+    ]);
+  });
+  it('are capped, never repeat a log, and leave out the finish alone (the padded empty plan covers it)', () => {
+    expect(reachedStates(ref, ['route', 'read'], 3)).toHaveLength(3);
+    expect(reachedStates([A('route', { id: 'T1' }), A('close')], ['route'], 8)).toEqual([]);
+    expect(reachedStates(ref, [], 8)).toEqual([]);
+  });
+});
+
+describe('the quantity a call covers, cut into adjacent parts', () => {
+  it('cuts a date interval into back-to-back stays that cover the same nights', () => {
+    const q = quantityOf(META, A('book', { guest: 'G1', check_in: '2026-02-25', check_out: '2026-03-07' }), 'interval');
+    expect(q?.parts(3)?.map((a) => [a.args.check_in, a.args.check_out])).toEqual([
+      ['2026-02-25', '2026-02-28'],
+      ['2026-02-28', '2026-03-03'],
+      ['2026-03-03', '2026-03-07'],
+    ]);
+    expect(q?.parts(20)).toHaveLength(10);
+  });
+  it('cuts a range of integers with its end counted in it, so no seat is held twice', () => {
+    const q = quantityOf(META, A('hold', { row: 'C', first: 10, last: 20 }), 'interval');
+    expect(q?.parts(3, true)?.map((a) => [a.args.first, a.args.last])).toEqual([
+      [10, 12],
+      [13, 16],
+      [17, 20],
+    ]);
+    expect(q?.parts(2)?.map((a) => [a.args.first, a.args.last])).toEqual([
+      [10, 15],
+      [15, 20],
+    ]);
+  });
+  it('cuts hours on the hour, and leaves a call with no ordered pair alone', () => {
+    const q = quantityOf(META, A('room', { room: 'R2', start: '09:00', end: '15:00' }), 'interval');
+    expect(q?.parts(3)?.map((a) => `${a.args.start}-${a.args.end}`)).toEqual([
+      '09:00-11:00',
+      '11:00-13:00',
+      '13:00-15:00',
+    ]);
+    expect(quantityOf(META, A('room', { room: 'R2', start: '09:00', end: '09:00' }), 'interval')).toBeNull();
+    expect(quantityOf(META, A('book', { guest: 'G1', check_in: '2026-02-25' }), 'interval')).toBeNull();
+  });
+  it('cuts a list into sub-lists, and a count inside a string like an amount, never the digits of an id', () => {
+    const list = quantityOf(META, A('ship', { order: 'O1', items: ['a', 'b', 'c'] }), 'list');
+    expect(list?.parts(2)?.map((a) => a.args.items)).toEqual([['a'], ['b', 'c']]);
+    const count = quantityOf(META, A('dispense', { patient: 'P7', quantity: '12 tablets' }), 'count');
+    expect(count?.parts(3)?.map((a) => a.args.quantity)).toEqual(['4 tablets', '4 tablets', '4 tablets']);
+    expect(quantityOf(META, A('dispense', { patient: 'P7', quantity: 'TK-4821' }), 'count')).toBeNull();
+    expect(quantityOf(META, A('dispense', { patient: 'P7', quantity: '2026-03-01' }), 'count')).toBeNull();
+  });
+  it('reshapes a log by every kind of quantity its calls cover, and merges calls that cover adjacent parts', () => {
+    const log = [
+      A('book', { guest: 'G1', check_in: '2026-03-01', check_out: '2026-03-04' }),
+      A('book', { guest: 'G1', check_in: '2026-03-04', check_out: '2026-03-09' }),
+      A('submit'),
+    ];
+    const hows = reshapings(META, log, 12).map((r) => r.how);
+    expect(hows).toEqual([
+      'each interval split into 5 parts',
+      'each interval split into 5 parts, interleaved',
+      'each interval split into 5 parts, its end counted in it',
+      'calls differing only in their interval merged',
+    ]);
+    const merged = reshapings(META, log, 12).at(-1)?.actions;
+    expect(merged).toEqual([A('book', { guest: 'G1', check_in: '2026-03-01', check_out: '2026-03-09' }), A('submit')]);
+  });
+});
