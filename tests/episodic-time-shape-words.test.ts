@@ -133,13 +133,19 @@ describe('the values the text names for a free string', () => {
   it("are quoted words, then the description's words, then words beside the references' values, theirs left out", () => {
     expect(
       suggestedWords(
+        'queue',
         'billing or shipping (manual, the old desk, is closed)',
         ['Queues: billing, shipping, priority.', 'Never use "triage".'],
         ['billing', 'shipping'],
         8,
       ),
     ).toEqual(['triage', 'manual', 'old', 'desk', 'closed', 'Queues', 'priority']);
-    expect(suggestedWords('billing or shipping', [], ['billing', 'shipping'], 4)).toEqual([]);
+    expect(suggestedWords('queue', 'billing or shipping', [], ['billing', 'shipping'], 4)).toEqual([]);
+  });
+  it("include the words beside the argument's own name in any text the agent sees, a reply included", () => {
+    expect(
+      suggestedWords('queue', '', ['Open tickets: T1, T2. Notice: the sorter queue is closed.'], ['billing'], 4),
+    ).toEqual(['sorter', 'closed']);
   });
   it('are each applied as a blanket over every entity, then the finish; an entity argument gets none', () => {
     const logs = suggestedLogs(META, REF, argValues([REF]), 3);

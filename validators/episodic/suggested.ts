@@ -18,18 +18,20 @@ const wordsOf = (text: string): string[] =>
   (text.slice(0, 4_000).match(/[A-Za-z][\w-]*/g) ?? []).filter((w) => WORD.test(w) && !STOP.has(w.toLowerCase()));
 
 /**
- * The words `texts` suggest for an argument whose references send `values`, best first, at most `cap`: quoted
- * words anywhere, then the argument's own description's words, then the words within two of a reference value in
- * the other texts (an enumeration: "billing, shipping or technical"). The references' values themselves are not
- * suggested.
+ * The words `texts` suggest for argument `name` whose references send `values`, best first, at most `cap`: quoted
+ * words anywhere, then the argument's own description's words, then the words within two of a reference value or
+ * of the argument's own name in the other texts (an enumeration: "billing, shipping or technical"; a notice: "the
+ * sorter queue is closed"). The references' values themselves are not suggested.
  */
 export function suggestedWords(
+  name: string,
   description: string,
   texts: readonly string[],
   values: readonly string[],
   cap: number,
 ): string[] {
   const known = new Set(values.map((v) => v.toLowerCase()));
+  const named = new Set([name.toLowerCase(), `${name.toLowerCase()}s`]);
   const quoted = [description, ...texts].flatMap((t) =>
     [...t.slice(0, 4_000).matchAll(/["'`\u201c\u2018]([A-Za-z][\w-]{1,30})["'`\u201d\u2019]/g)].map(
       (m) => m[1] as string,
@@ -38,7 +40,9 @@ export function suggestedWords(
   const beside = texts.flatMap((t) => {
     const words = (t.slice(0, 4_000).match(/[A-Za-z][\w-]*/g) ?? []) as string[];
     return words.flatMap((w, i) =>
-      known.has(w.toLowerCase()) ? [...words.slice(Math.max(0, i - 2), i), ...words.slice(i + 1, i + 3)] : [],
+      known.has(w.toLowerCase()) || named.has(w.toLowerCase())
+        ? [...words.slice(Math.max(0, i - 2), i), ...words.slice(i + 1, i + 3)]
+        : [],
     );
   });
   const out = new Map<string, string>();
@@ -62,7 +66,8 @@ export function suggestedLogs(
 ): SurfaceLog[] {
   if (!finished(r)) return [];
   const acts = actionsOf(r);
-  const prompts = [r.prompt ?? '', meta.description];
+  // Everything the agent sees is a source: the prompt, the description and the reference's replies (redteam-trust5 G4).
+  const prompts = [r.prompt ?? '', meta.description, ...(r.observations ?? [])];
   const out: SurfaceLog[] = [];
   for (const tool of [...new Set(acts.slice(0, -1).map((a) => a.tool))]) {
     const def = meta.tools.find((t) => t.name === tool);
@@ -77,7 +82,7 @@ export function suggestedLogs(
       )
         continue;
       const description = String((schema as { description?: unknown }).description ?? '');
-      for (const word of suggestedWords(description, [def?.description ?? '', ...prompts], sent, cap)) {
+      for (const word of suggestedWords(arg, description, [def?.description ?? '', ...prompts], sent, cap)) {
         if (schema.maxLength !== undefined && word.length > schema.maxLength) continue;
         const log = blanketLogs(meta, r, tool, new Map([...values, [`${tool}.${arg}`, [word]]]))[0];
         // The argument is the entity the blanket spans (not a decision): no log of its own.
