@@ -31,14 +31,17 @@ export interface FreeArg {
 
 export function freeArgs(meta: EpisodicMeta, refs: readonly Rollout[], used: Used): FreeArg[] {
   const finishing = new Set(refs.filter(finished).map((r) => actionsOf(r).at(-1)?.tool));
-  // An entity, not a decision: in some episode a value another tool also sends, or a new value in every call.
-  const entity = (tool: string, arg: string) =>
-    refs.some((r) => {
+  // An entity, not a decision: a value another tool also sends, or a new value in each call of every episode.
+  const entity = (tool: string, arg: string) => {
+    const per = refs.map((r) => {
       const acts = actionsOf(r);
       const own = acts.filter((a) => a.tool === tool && typeof a.args[arg] === 'string').map((a) => a.args[arg]);
       const elsewhere = new Set(acts.filter((a) => a.tool !== tool).flatMap((a) => Object.values(a.args)));
-      return own.some((v) => elsewhere.has(v)) || (own.length >= 2 && new Set(own).size === own.length);
+      return { shared: own.some((v) => elsewhere.has(v)), distinct: new Set(own).size === own.length, n: own.length };
     });
+    const several = per.filter((p) => p.n >= 2);
+    return per.some((p) => p.shared) || (several.length > 0 && several.every((p) => p.distinct));
+  };
   const out: FreeArg[] = [];
   for (const tool of meta.tools) {
     if (!used.tools.has(tool.name) || finishing.has(tool.name)) continue;
