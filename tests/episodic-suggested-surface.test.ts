@@ -121,7 +121,7 @@ describe('the survey and the screen of a suggested word', () => {
     expect(log.at(-1)).toEqual(A('route', { id: 'T1', queue: PLACEHOLDER }));
     expect(log.length).toBeLessThanOrEqual(12);
   });
-  it("screen a word with the reference's calls up to its first decision, that decision sent the word", () => {
+  it("send the unknown value in the reference's first decision, after the calls before it", () => {
     expect(callWith(REF, args[0] as (typeof args)[0], 'sorter')).toEqual({
       prefix: [A('read', { id: 'T1' })],
       call: A('route', { id: 'T1', queue: 'sorter' }),

@@ -181,7 +181,7 @@ export interface EpisodicOptions {
   surfaceComposedPerEpisode: number;
   /** Words the prompt and the tools' text name for a free-string decision argument, each tried as a blanket (validators/episodic/suggested.ts). */
   suggestedWords: number;
-  /** Words screened per argument (one short replay each) before the blankets; calls of the survey whose replies they come from. */
+  /** Words screened per argument (one blanket each, on one episode) before the blankets on every episode; calls of the survey whose replies they come from. */
   suggestedScreen: number;
   suggestedSurveyCalls: number;
   /** Cuts an adversary episode replays padded to the turn limit beside its padded empty plan (validators/checks/episodic-padding.ts). */

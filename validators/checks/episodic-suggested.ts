@@ -1,18 +1,10 @@
 // The values any text the agent can see names for a free-string decision argument (validators/episodic/suggested.ts):
-// a survey of each level's first adversary episode gathers the replies, the ranked words are screened by one short
-// replay each (the reference's calls up to its first decision, that decision sent the word, beside the unknown value),
-// and the words the world treats apart are played as blankets on every adversary episode, judged as the unused surface.
-import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
+// a survey of each level's first adversary episode gathers the replies, the ranked words are screened by one blanket
+// each on one episode (beside the unknown value's blanket: a word that earns more, or leaves another state, is kept),
+// and the words kept are played as blankets on every adversary episode, judged as the unused surface.
+import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { axesOf } from '../episodic/adversaries-values.js';
-import {
-  callWith,
-  freeArgs,
-  PLACEHOLDER,
-  suggestedLog,
-  suggestedWords,
-  surveyLog,
-  treatedApart,
-} from '../episodic/suggested.js';
+import { freeArgs, PLACEHOLDER, suggestedLog, suggestedWords, surveyLog, treatedApart } from '../episodic/suggested.js';
 import { usedSurface } from '../episodic/surface.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import { finishAlone, judgeSurface } from './episodic-surface.js';
@@ -52,32 +44,32 @@ export const episodicSuggested: EpisodicCheck = {
             return [r.prompt ?? '', ...(r.observations ?? []), ...(survey?.ok ? (survey.observations ?? []) : [])];
           }),
         ];
-        // Screen: per argument, on the highest level surveyed that makes the call, the unknown value, then each word.
+        // Screen: per argument, on the highest level surveyed where it is a decision, the unknown value's blanket,
+        // then each word's; a word is kept where its blanket earns more or leaves another state (the word aside).
         const screened: Array<{ arg: number; word: string; request: RolloutRequest }> = [];
         args.forEach((a, i) => {
           const words = suggestedWords(a.arg, a.description, groups, a.sent, o.suggestedScreen, exclude).filter(
             (w) => a.maxLength === undefined || w.length <= a.maxLength,
           );
-          const of = [...surveyed].reverse().find((e) => callWith(refs[e] as Rollout, a, PLACEHOLDER) !== null);
+          const blanket = (of: number, word: string) =>
+            suggestedLog(ctx.meta, refs[of] as Rollout, a, word, used.values);
+          const of = [...surveyed].reverse().find((e) => blanket(e, PLACEHOLDER) !== null);
           if (of === undefined) return;
           for (const word of [PLACEHOLDER, ...words]) {
-            const c = callWith(refs[of] as Rollout, a, word) as NonNullable<ReturnType<typeof callWith>>;
-            screened.push({
-              arg: i,
-              word,
-              request: replayOf(refs[of] as Rollout, [...c.prefix, c.call], { keepState: true }),
-            });
+            const log = blanket(of, word);
+            if (log)
+              screened.push({ arg: i, word, request: replayOf(refs[of] as Rollout, log.actions, { keepState: true }) });
           }
         });
         const screenedOut = await tools.run(screened.map((s) => s.request));
-        const stateOf = (k: number) => {
-          const r = screenedOut[k];
-          return r?.ok ? r.stateText : undefined;
-        };
-        const unknown = new Map(screened.flatMap((s, k) => (s.word === PLACEHOLDER ? [[s.arg, stateOf(k)]] : [])));
+        const unknown = new Map(
+          screened.flatMap((s, k) => (s.word === PLACEHOLDER ? [[s.arg, screenedOut[k] as RolloutResult]] : [])),
+        );
         const apart = new Map<string, { arg: number; word: string }>();
         screened.forEach((s, k) => {
-          if (s.word !== PLACEHOLDER && treatedApart(s.word, stateOf(k), unknown.get(s.arg)))
+          const [mine, base] = [screenedOut[k], unknown.get(s.arg)];
+          if (s.word === PLACEHOLDER || !mine?.ok || !base?.ok) return;
+          if (mine.score > base.score + 1e-6 || treatedApart(s.word, mine.stateText, base.stateText))
             apart.set(`${s.arg}:${s.word.toLowerCase()}`, { arg: s.arg, word: s.word });
         });
         const chosen = [...apart.values()].slice(0, o.suggestedWords);

@@ -1,8 +1,8 @@
 // Values the text names but nobody sends (redteam-trust4 F6, redteam-trust5 G4): any text the agent can see (the
 // prompt, the tools' text, every reply of a survey that lists, reads, misses and sends an unknown value) is a source
 // of candidate values for a free-string decision argument. Words are ranked (quoted, described, beside the argument's
-// name or its values, then the rest) and by rarity, screened by one short replay each, and the words the world treats
-// unlike an unknown value are applied as a blanket over every entity, then the finish (judged as the unused surface).
+// name or its values, then the rest) and by rarity, screened by one blanket each on one episode, and the words the
+// world treats unlike an unknown value are applied as a blanket over every entity, then the finish, on every episode.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, blanketLogs, finished, propsOf, type Action } from './adversaries.js';
@@ -164,8 +164,8 @@ export function suggestedWords(
 }
 
 /**
- * Whether the world treats `word` unlike an unknown value: the state after the call with the word differs from the
- * state after the call with the placeholder, that value written as the word (as sent, in lower or upper case). A
+ * Whether the world treats `word` unlike an unknown value: the state after the word's calls differs from the state
+ * after the same calls with the placeholder, that value written as the word (as sent, in lower or upper case). A
  * refused word, or one stored as sent, leaves the unknown value's state; a word read as a decision does not.
  */
 export function treatedApart(word: string, withWord: string | undefined, withPlaceholder: string | undefined): boolean {
