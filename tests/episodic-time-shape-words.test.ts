@@ -1,13 +1,11 @@
 // The three dimensions redteam-trust4 showed no probe moved (F1/F2, F3, F6): time (a log padded with neutral calls
 // before its finish), the shape of the calls a rule guards (amounts split or merged), and the values the text names
-// for a free string but nobody sends. Pure log builders here; the fixtures' verdicts are in redteam-trust4.test.ts.
+// (tests/episodic-suggested-surface.test.ts). Pure log builders here; the verdicts are in redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
-import { argValues } from '../validators/episodic/adversaries.js';
 import { neutralCalls, padded } from '../validators/episodic/padding.js';
 import { reshapings, splitAmount } from '../validators/episodic/reshape.js';
-import { suggestedLogs, suggestedWords } from '../validators/episodic/suggested.js';
 
 const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
   name,
@@ -126,29 +124,5 @@ describe('the calls a rule guards, reshaped', () => {
     ).find((r) => r.how.includes('merged'));
     expect(merged?.actions).toEqual([A('refund', { id: 'C1', amount: 550.5 }), A('close')]);
     expect(reshapings(META, [A('read', { id: 'C1' }), A('close')], 12)).toEqual([]);
-  });
-});
-
-describe('the values the text names for a free string', () => {
-  it("are quoted words, then the description's words, then words beside the references' values, theirs left out", () => {
-    expect(
-      suggestedWords(
-        'billing or shipping (manual, the old desk, is closed)',
-        ['Queues: billing, shipping, priority.', 'Never use "triage".'],
-        ['billing', 'shipping'],
-        8,
-      ),
-    ).toEqual(['triage', 'manual', 'old', 'desk', 'closed', 'Queues', 'priority']);
-    expect(suggestedWords('billing or shipping', [], ['billing', 'shipping'], 4)).toEqual([]);
-  });
-  it('are each applied as a blanket over every entity, then the finish; an entity argument gets none', () => {
-    const logs = suggestedLogs(META, REF, argValues([REF]), 3);
-    expect(logs.map((l) => l.actions[0]?.args.queue)).toEqual(['triage', 'manual', 'old']);
-    expect(logs[0]?.actions).toEqual([
-      A('route', { id: 'T1', queue: 'triage' }),
-      A('route', { id: 'T2', queue: 'triage' }),
-      A('close'),
-    ]);
-    expect(logs.every((l) => l.actions.every((a) => a.tool !== 'read'))).toBe(true);
   });
 });

@@ -181,8 +181,13 @@ export interface EpisodicOptions {
   /** The unused call surface (validators/episodic/surface.ts): entities a policy applies a tool to, and its logs per adversary episode. */
   surfaceEntities: number;
   surfaceLogsPerEpisode: number;
+  /** Unused tools composed with the reference's plan on the entities they leave (surface-compose.ts), per adversary episode. */
+  surfaceComposedPerEpisode: number;
   /** Words the prompt and the tools' text name for a free-string decision argument, each tried as a blanket (validators/episodic/suggested.ts). */
   suggestedWords: number;
+  /** Words screened per argument (one blanket each, on one episode) before the blankets on every episode; calls of the survey whose replies they come from. */
+  suggestedScreen: number;
+  suggestedSurveyCalls: number;
   /** Cuts an adversary episode replays padded to the turn limit beside its padded empty plan (validators/checks/episodic-padding.ts). */
   paddedPerEpisode: number;
   /**
@@ -261,7 +266,10 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     readerPooledTolerance: 0.2,
     surfaceEntities: 12,
     surfaceLogsPerEpisode: 8,
+    surfaceComposedPerEpisode: 6,
     suggestedWords: 5,
+    suggestedScreen: 48,
+    suggestedSurveyCalls: 32,
     paddedPerEpisode: 3,
     composedPerEpisode: 4,
   },

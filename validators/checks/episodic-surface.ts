@@ -1,13 +1,66 @@
 // The unused call surface searched as a whole: each cheap policy of validators/episodic/surface.ts (an unused
 // tool, or an unused optional argument, applied to every entity, then the finish) is played on the adversary
-// episodes beside the finishing call alone; it wins an episode where it earns the reference's score and more
-// than the finish alone, and a policy that wins above chance (the rate rule) is a shortcut. The words the text
-// names for a used free-string argument (validators/episodic/suggested.ts) are judged the same way.
-import type { Rollout } from '../../sandbox/rollouts.js';
-import { suggestedLogs } from '../episodic/suggested.js';
+// episodes beside the finishing call alone; so is each unused tool composed with the reference's plan on the
+// entities it leaves (surface-compose.ts), beside that plan alone. A policy wins an episode where it earns the
+// reference's score and more than its control, and a policy that wins above chance (the rate rule) is a shortcut.
+import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
+import { composedLogs } from '../episodic/surface-compose.js';
 import { surfaceLogs, usedSurface, type SurfaceLog } from '../episodic/surface.js';
-import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
+import { replayOf, scoreOf, type EpisodicCheck, type EpisodicContext } from './episodic.js';
 import type { Finding } from './rules.js';
+
+/** One play of a surface policy: its episode, its log, its score and its control's score. */
+export interface SurfaceTrial {
+  of: number;
+  log: SurfaceLog;
+  score: number;
+  control: number;
+}
+
+/** The rate findings of surface policies, one per policy, pooled over the adversary episodes it was played on. */
+export function judgeSurface(ctx: EpisodicContext, trials: readonly SurfaceTrial[], check: string) {
+  const o = ctx.options;
+  const byPolicy = new Map<string, Array<SurfaceTrial & { win: number }>>();
+  for (const t of trials) {
+    const r = ctx.refs[t.of] as Rollout;
+    // A win: the reference's score, reached by the policy itself (its control earns less).
+    const win = r.score >= o.zeroToleranceCeiling && t.score >= r.score - 1e-6 && t.score > t.control + 1e-6 ? 1 : 0;
+    byPolicy.set(t.log.policy, [...(byPolicy.get(t.log.policy) ?? []), { ...t, win }]);
+  }
+  const findings: Finding[] = [...byPolicy].map(([policy, played]) => {
+    const best = played.find((t) => t.win === 1) ?? (played[0] as (typeof played)[number]);
+    const r = ctx.refs[best.of] as Rollout;
+    return {
+      rule: 'rate',
+      code: 'E_ACCEPTS_SHORTCUT',
+      check,
+      policy: `the unused call surface: ${policy.slice(0, 160)}, then the finishing call`,
+      trials: played.map((t) => ({ level: (ctx.refs[t.of] as Rollout).level, win: t.win, chance: 0 })),
+      // Pooled over the adversary episodes (two a level are too few to judge a level alone).
+      tolerance: { pooled: o.ratePassCeiling },
+      z: o.rateMeanZ,
+      minTrials: 1,
+      evidence: () => ({
+        family: 'unused-surface',
+        seed: r.seed,
+        level: r.level,
+        reference: r.score,
+        score: best.score,
+        control: best.control,
+        actions: JSON.stringify(best.log.actions.slice(0, 6)).slice(0, 400),
+      }),
+    };
+  });
+  const wins = [...byPolicy.values()].map((t) => t.filter((x) => x.win).length / t.length);
+  return { findings, policies: byPolicy.size, bestWinRate: Math.max(0, ...wins) };
+}
+
+/** The finishing call alone on reference `of`'s episode (one request, shared by the checks that compare with it). */
+export const finishAlone = (ctx: EpisodicContext, of: number): RolloutRequest =>
+  ctx.shared(`surface-finish:${of}`, () => {
+    const r = ctx.refs[of] as Rollout;
+    return replayOf(r, [r.actions.at(-1)]);
+  });
 
 export const episodicSurface: EpisodicCheck = {
   name: 'episodic-surface',
@@ -16,68 +69,39 @@ export const episodicSurface: EpisodicCheck = {
   plan(ctx) {
     const o = ctx.options;
     const used = usedSurface(ctx.refs);
-    // The unused surface, and the values the text names for a used free-string argument that nobody sends.
-    const logs = ctx
-      .adversaryEpisodes()
-      .flatMap((of) =>
-        [
-          ...surfaceLogs(ctx.meta, ctx.refs[of] as Rollout, used, o.surfaceEntities, o.surfaceLogsPerEpisode),
-          ...suggestedLogs(ctx.meta, ctx.refs[of] as Rollout, used.values, o.suggestedWords),
-        ].map((log) => ({ of, log })),
-      );
+    // The unused surface alone (its control: the finish alone), and composed with the plan (its control: the plan).
+    const logs = ctx.adversaryEpisodes().flatMap((of) => {
+      const r = ctx.refs[of] as Rollout;
+      return [
+        ...surfaceLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceLogsPerEpisode).map((log) => ({
+          of,
+          log,
+          control: finishAlone(ctx, of),
+        })),
+        ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedPerEpisode).map((log) => ({
+          of,
+          log,
+          control: ctx.shared(`surface-restricted:${of}:${JSON.stringify(log.control)}`, () =>
+            replayOf(r, log.control),
+          ),
+        })),
+      ];
+    });
     if (logs.length === 0) return null;
-    const episodes = [...new Set(logs.map((l) => l.of))];
-    const control = (of: number) =>
-      ctx.shared(`surface-finish:${of}`, () => {
-        const r = ctx.refs[of] as Rollout;
-        return replayOf(r, [r.actions.at(-1)]);
-      });
-    const requests = [
-      ...episodes.map(control),
-      ...logs.map(({ of, log }) => replayOf(ctx.refs[of] as Rollout, log.actions)),
-    ];
+    const controls = [...new Set(logs.map((l) => l.control))];
+    const requests = [...controls, ...logs.map(({ of, log }) => replayOf(ctx.refs[of] as Rollout, log.actions))];
     return {
       requests,
       judge(outcomes) {
-        const alone = new Map(episodes.map((of, k) => [of, scoreOf(outcomes[k])]));
-        const byPolicy = new Map<string, Array<{ of: number; log: SurfaceLog; score: number; win: number }>>();
-        logs.forEach(({ of, log }, k) => {
-          const r = ctx.refs[of] as Rollout;
-          const score = scoreOf(outcomes[episodes.length + k]);
-          // A win: the reference's score, reached by the unused surface itself (the finish alone earns less).
-          const win =
-            r.score >= o.zeroToleranceCeiling && score >= r.score - 1e-6 && score > (alone.get(of) ?? 0) + 1e-6 ? 1 : 0;
-          byPolicy.set(log.policy, [...(byPolicy.get(log.policy) ?? []), { of, log, score, win }]);
-        });
-        const findings: Finding[] = [...byPolicy].map(([policy, trials]) => {
-          const best = trials.find((t) => t.win === 1) ?? (trials[0] as (typeof trials)[number]);
-          const r = ctx.refs[best.of] as Rollout;
-          return {
-            rule: 'rate',
-            code: 'E_ACCEPTS_SHORTCUT',
-            check: 'episodic-surface',
-            policy: `the unused call surface: ${policy.slice(0, 120)}, then the finishing call`,
-            trials: trials.map((t) => ({ level: (ctx.refs[t.of] as Rollout).level, win: t.win, chance: 0 })),
-            // Pooled over the adversary episodes (two a level are too few to judge a level alone).
-            tolerance: { pooled: o.ratePassCeiling },
-            z: o.rateMeanZ,
-            minTrials: 1,
-            evidence: () => ({
-              family: 'unused-surface',
-              seed: r.seed,
-              level: r.level,
-              reference: r.score,
-              score: best.score,
-              finishAlone: alone.get(best.of) ?? 0,
-              actions: JSON.stringify(best.log.actions.slice(0, 6)).slice(0, 400),
-            }),
-          };
-        });
-        const wins = [...byPolicy.values()].map((t) => t.filter((x) => x.win).length / t.length);
-        return {
-          findings,
-          metrics: { policies: byPolicy.size, rollouts: requests.length, bestWinRate: Math.max(0, ...wins) },
-        };
+        const control = new Map(controls.map((c, k) => [c, scoreOf(outcomes[k])]));
+        const trials = logs.map(({ of, log, control: c }, k) => ({
+          of,
+          log,
+          score: scoreOf(outcomes[controls.length + k]),
+          control: control.get(c) ?? 0,
+        }));
+        const { findings, policies, bestWinRate } = judgeSurface(ctx, trials, 'episodic-surface');
+        return { findings, metrics: { policies, rollouts: requests.length, bestWinRate } };
       },
     };
   },

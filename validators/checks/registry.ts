@@ -18,6 +18,7 @@ import { episodicOffPath } from './episodic-off-path.js';
 import { episodicReaders } from './episodic-readers.js';
 import { episodicRules } from './episodic-rules.js';
 import { episodicShrink } from './episodic-shrink.js';
+import { episodicSuggested } from './episodic-suggested.js';
 import { episodicSurface } from './episodic-surface.js';
 import { episodicTyped } from './episodic-typed.js';
 import { episodicValues } from './episodic-values.js';
@@ -68,6 +69,7 @@ export const CHECKS: readonly AnyCheck[] = [
   episodicRules,
   episodicArguments,
   episodicSurface,
+  episodicSuggested,
   episodicReaders,
   // code
   codePrograms,

@@ -1,10 +1,15 @@
-// Values the text names but nobody sends (redteam-trust4 F6): the words the prompt and the tools' text offer for a
-// free-string decision argument — quoted words, its description's words, the words listed beside the references'
-// values — each applied as a blanket over every entity, then the finish (judged with the unused call surface).
+// Values the text names but nobody sends (redteam-trust4 F6, redteam-trust5 G4): any text the agent can see (the
+// prompt, the tools' text, every reply of a survey that lists, reads, misses and sends an unknown value) is a source
+// of candidate values for a free-string decision argument. Words are ranked (quoted, described, beside the argument's
+// name or its values, then the rest) and by rarity, screened by one blanket each on one episode, and the words the
+// world treats unlike an unknown value are applied as a blanket over every entity, then the finish, on every episode.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
-import { actionsOf, blanketLogs, finished, propsOf } from './adversaries.js';
-import type { SurfaceLog } from './surface.js';
+import { actionsOf, blanketLogs, finished, propsOf, type Action } from './adversaries.js';
+import type { Axis } from './adversaries-values.js';
+import { errorPathCalls } from './adversaries-undo.js';
+import { openingLog } from './opening.js';
+import type { SurfaceLog, Used } from './surface.js';
 
 const STOP = new Set(
   'a an the and or nor but if then else of to in on at by for from with without into onto over under as is are was were be been being it its this that these those there here not no yes do does did done can cannot may might must should would will shall each every any all some one two per via than too very only also just so such who whom which what when where why how your you our we they them their his her he she i me my off out up down'.split(
@@ -12,82 +17,179 @@ const STOP = new Set(
   ),
 );
 const WORD = /^[A-Za-z][\w-]{1,30}$/;
+/** An unknown value: what a world does with a word is compared with what it does with this. */
+export const PLACEHOLDER = 'zqxwv';
 
-/** Words of a text in order, as written (letters first, at most 31 characters), stop words left out. */
-const wordsOf = (text: string): string[] =>
-  (text.slice(0, 4_000).match(/[A-Za-z][\w-]*/g) ?? []).filter((w) => WORD.test(w) && !STOP.has(w.toLowerCase()));
+/** A free-string decision argument: a tool the references call (not to finish) with a few short values in it. */
+export interface FreeArg {
+  tool: string;
+  arg: string;
+  description: string;
+  sent: string[];
+  maxLength?: number;
+}
+
+export function freeArgs(meta: EpisodicMeta, refs: readonly Rollout[], used: Used): FreeArg[] {
+  const finishing = new Set(refs.filter(finished).map((r) => actionsOf(r).at(-1)?.tool));
+  // An entity, not a decision: a value another tool also sends, or a new value in each call of every episode.
+  const entity = (tool: string, arg: string) => {
+    const per = refs.map((r) => {
+      const acts = actionsOf(r);
+      const own = acts.filter((a) => a.tool === tool && typeof a.args[arg] === 'string').map((a) => a.args[arg]);
+      const elsewhere = new Set(acts.filter((a) => a.tool !== tool).flatMap((a) => Object.values(a.args)));
+      return { shared: own.some((v) => elsewhere.has(v)), distinct: new Set(own).size === own.length, n: own.length };
+    });
+    const several = per.filter((p) => p.n >= 2);
+    return per.some((p) => p.shared) || (several.length > 0 && several.every((p) => p.distinct));
+  };
+  const out: FreeArg[] = [];
+  for (const tool of meta.tools) {
+    if (!used.tools.has(tool.name) || finishing.has(tool.name)) continue;
+    for (const [arg, schema] of Object.entries(propsOf(meta, tool.name))) {
+      const sent = (used.values.get(`${tool.name}.${arg}`) ?? []).filter((v): v is string => typeof v === 'string');
+      const short = sent.length > 0 && sent.length <= 8 && sent.every((v) => v.length <= 32);
+      if (schema.type !== 'string' || schema.enum || !short || entity(tool.name, arg)) continue;
+      const description = String((schema as { description?: unknown }).description ?? '');
+      out.push({
+        tool: tool.name,
+        arg,
+        description,
+        sent,
+        ...(schema.maxLength ? { maxLength: schema.maxLength } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/** The reference's first call of `a`'s tool, with `value` in the argument (null where it never calls it so). */
+export function callWith(r: Rollout, a: FreeArg, value: string): { prefix: Action[]; call: Action } | null {
+  const acts = actionsOf(r).slice(0, -1);
+  const i = acts.findIndex((x) => x.tool === a.tool && a.arg in x.args);
+  if (i < 0) return null;
+  const at = acts[i] as Action;
+  return { prefix: acts.slice(0, i), call: { tool: at.tool, args: { ...at.args, [a.arg]: value } } };
+}
 
 /**
- * The words `texts` suggest for an argument whose references send `values`, best first, at most `cap`: quoted
- * words anywhere, then the argument's own description's words, then the words within two of a reference value in
- * the other texts (an enumeration: "billing, shipping or technical"). The references' values themselves are not
- * suggested.
+ * The survey of reference `r`'s episode: the opening a reader plays (every listing, every read of an entity decided
+ * about, near misses of its ids), the calls naming no entity, then each decision argument sent an unknown value
+ * (the error message a world answers it with). At most `limit` calls.
+ */
+export function surveyLog(
+  meta: EpisodicMeta,
+  r: Rollout,
+  args: readonly FreeArg[],
+  axes: Axis[],
+  limit: number,
+): Action[] {
+  const unknown = args.flatMap((a) => callWith(r, a, PLACEHOLDER)?.call ?? []);
+  const errors = errorPathCalls(meta, r, { valid: true, limit: 4 });
+  const room = Math.max(0, Math.min(limit, meta.maxTurns - 1) - unknown.length - errors.length);
+  return [...openingLog(meta, r, axes, room), ...errors, ...unknown];
+}
+
+/** Tokens of a text in order (letters first), and each with its inner punctuation removed ("sort-er": "sorter"). */
+const tokensOf = (text: string): string[] =>
+  (text.slice(0, 4_000).match(/[A-Za-z][\w'.-]*[\w]|[A-Za-z]/g) ?? []) as string[];
+const formsOf = (w: string): string[] => [...new Set([w.replace(/['.]$/, ''), w.replace(/[-_'.]/g, '')])];
+
+/**
+ * The words `groups` of texts (one group an episode's: its prompt and replies; one the shared text) suggest for argument
+ * `name` whose references send `values`, best first, at most `cap`: quoted words anywhere, then the argument's own
+ * description's words, then the words within two of the argument's name ("the sorter queue is closed"), then of a
+ * reference value (an enumeration), then every other word, then two adjacent words joined. Within each, the rarest first: in the fewest texts
+ * for the episodes that show it (a notice or an error message each episode shows once before the words of every reply,
+ * and before an entity's own text, shown in one episode of a few). The references' values, the names in `exclude`
+ * (tools, arguments), the placeholder and id-like words are not suggested.
  */
 export function suggestedWords(
+  name: string,
   description: string,
-  texts: readonly string[],
+  groups: readonly (readonly string[])[],
   values: readonly string[],
   cap: number,
+  exclude: readonly string[] = [],
 ): string[] {
-  const known = new Set(values.map((v) => v.toLowerCase()));
-  const quoted = [description, ...texts].flatMap((t) =>
+  const named = new Set([name, `${name}s`].map((v) => v.toLowerCase()));
+  const known = new Set([...values, ...exclude.flatMap(formsOf), ...named, PLACEHOLDER].map((v) => v.toLowerCase()));
+  const all = [description, ...groups.flat()];
+  const texts = new Map<string, number>();
+  const shown = new Map<string, number>();
+  for (const group of [[description], ...groups]) {
+    const seen = new Set<string>();
+    for (const t of group)
+      for (const w of new Set(
+        tokensOf(t)
+          .flatMap(formsOf)
+          .map((x) => x.toLowerCase()),
+      )) {
+        texts.set(w, (texts.get(w) ?? 0) + 1);
+        seen.add(w);
+      }
+    for (const w of seen) shown.set(w, (shown.get(w) ?? 0) + 1);
+  }
+  const rarity = (k: string) => (texts.get(k) ?? 0) / Math.max(1, shown.get(k) ?? 0) ** 2;
+  const quoted = all.flatMap((t) =>
     [...t.slice(0, 4_000).matchAll(/["'`\u201c\u2018]([A-Za-z][\w-]{1,30})["'`\u201d\u2019]/g)].map(
       (m) => m[1] as string,
     ),
   );
-  const beside = texts.flatMap((t) => {
-    const words = (t.slice(0, 4_000).match(/[A-Za-z][\w-]*/g) ?? []) as string[];
-    return words.flatMap((w, i) =>
-      known.has(w.toLowerCase()) ? [...words.slice(Math.max(0, i - 2), i), ...words.slice(i + 1, i + 3)] : [],
-    );
+  const beside = (near: ReadonlySet<string>) =>
+    all.flatMap((t) => {
+      const words = tokensOf(t);
+      return words.flatMap((w, i) =>
+        near.has(w.toLowerCase()) ? [...words.slice(Math.max(0, i - 2), i), ...words.slice(i + 1, i + 3)] : [],
+      );
+    });
+  // Last, two adjacent words joined (a value split by a space: "the sort er desk").
+  const plain = (w: string) => !STOP.has(w.toLowerCase()) && !known.has(w.toLowerCase());
+  const joined = all.flatMap((t) =>
+    tokensOf(t).flatMap((w, i, ws) => (i > 0 && plain(w) && plain(ws[i - 1] as string) ? [`${ws[i - 1]}${w}`] : [])),
+  );
+  const sent = new Set(values.map((v) => v.toLowerCase()));
+  const tiers = [quoted, tokensOf(description), beside(named), beside(sent), all.flatMap(tokensOf), joined];
+  const out = new Map<string, { word: string; tier: number; rare: number; at: number }>();
+  tiers.forEach((words, tier) => {
+    for (const w of words.flatMap(formsOf)) {
+      const k = w.toLowerCase();
+      if (!WORD.test(w) || STOP.has(k) || known.has(k) || out.has(k) || /\d/.test(w)) continue;
+      out.set(k, { word: w, tier, rare: rarity(k), at: out.size });
+    }
   });
-  const out = new Map<string, string>();
-  for (const w of [...quoted, ...wordsOf(description), ...beside]) {
-    const k = w.toLowerCase();
-    if (WORD.test(w) && !STOP.has(k) && !known.has(k) && !out.has(k)) out.set(k, w);
-  }
-  return [...out.values()].slice(0, cap);
+  return [...out.values()]
+    .sort((a, b) => a.tier - b.tier || a.rare - b.rare || a.at - b.at)
+    .slice(0, cap)
+    .map((x) => x.word);
 }
 
 /**
- * The suggested-value logs of reference `r`: for each free-string argument (no enum) of a tool the reference calls
- * with at most a few short values over every reference (a decision, not free text), each suggested word applied to
- * every entity the episode names with the tool's other arguments as the blanket sends them, then the finish.
+ * Whether the world treats `word` unlike an unknown value: the state after the word's calls differs from the state
+ * after the same calls with the placeholder, that value written as the word (as sent, in lower or upper case). A
+ * refused word, or one stored as sent, leaves the unknown value's state; a word read as a decision does not.
  */
-export function suggestedLogs(
+export function treatedApart(word: string, withWord: string | undefined, withPlaceholder: string | undefined): boolean {
+  if (withWord === undefined || withPlaceholder === undefined) return false;
+  return ![word, word.toLowerCase(), word.toUpperCase()].some(
+    (w) =>
+      withPlaceholder.replaceAll(PLACEHOLDER, w).replaceAll(PLACEHOLDER.toUpperCase(), w.toUpperCase()) === withWord,
+  );
+}
+
+/** The blanket of `word` in argument `a` on reference `r`: every entity, the tool's other arguments as the blanket sends them, then the finish. */
+export function suggestedLog(
   meta: EpisodicMeta,
   r: Rollout,
+  a: FreeArg,
+  word: string,
   values: Map<string, unknown[]>,
-  cap: number,
-): SurfaceLog[] {
-  if (!finished(r)) return [];
-  const acts = actionsOf(r);
-  const prompts = [r.prompt ?? '', meta.description];
-  const out: SurfaceLog[] = [];
-  for (const tool of [...new Set(acts.slice(0, -1).map((a) => a.tool))]) {
-    const def = meta.tools.find((t) => t.name === tool);
-    for (const [arg, schema] of Object.entries(propsOf(meta, tool))) {
-      const sent = (values.get(`${tool}.${arg}`) ?? []).filter((v): v is string => typeof v === 'string');
-      if (
-        schema.type !== 'string' ||
-        schema.enum ||
-        sent.length === 0 ||
-        sent.length > 8 ||
-        sent.some((v) => v.length > 32)
-      )
-        continue;
-      const description = String((schema as { description?: unknown }).description ?? '');
-      for (const word of suggestedWords(description, [def?.description ?? '', ...prompts], sent, cap)) {
-        if (schema.maxLength !== undefined && word.length > schema.maxLength) continue;
-        const log = blanketLogs(meta, r, tool, new Map([...values, [`${tool}.${arg}`, [word]]]))[0];
-        // The argument is the entity the blanket spans (not a decision): no log of its own.
-        if (log && log[0]?.args[arg] === word)
-          out.push({
-            policy: `${tool} {"${arg}":${JSON.stringify(word)}} (a value the text names) on every entity`,
-            actions: log,
-          });
-      }
-    }
-  }
-  return out;
+): SurfaceLog | null {
+  if (!finished(r)) return null;
+  const log = blanketLogs(meta, r, a.tool, new Map([...values, [`${a.tool}.${a.arg}`, [word]]]))[0];
+  // The argument is the entity the blanket spans (not a decision): no log of its own.
+  if (!log || log[0]?.args[a.arg] !== word) return null;
+  return {
+    policy: `${a.tool} {"${a.arg}":${JSON.stringify(word)}} (a value the text names) on every entity`,
+    actions: log,
+  };
 }

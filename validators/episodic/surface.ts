@@ -49,23 +49,34 @@ function valuesOf(used: Used, tool: string, arg: string, schema: { type?: string
     .map((s) => JSON.parse(s) as unknown);
 }
 
+/** One tool of the unused surface on one episode: the entity argument, the entities, and the assignments of the others. */
+export interface SurfacePlan {
+  tool: string;
+  entity: string;
+  universe: string[];
+  assignments: Array<Record<string, unknown>>;
+  unusedTool: boolean;
+  /** The arguments `fill` gave the entity kept (named so in a policy, the same across episodes). */
+  filled: string[];
+}
+
 /**
- * The unused-surface logs of reference `r` (none where it does not end with a finishing call): for each tool
- * with an entity argument (a free string), an unused tool with each assignment of its other arguments (one
- * varied at a time from the first values, optional ones absent first), and a used tool with each value of each
- * optional argument the references never send (its other arguments as the references send them), applied to
- * every entity of the episode, then the reference's finishing call. At most `perEpisode` logs.
+ * The unused surface of reference `r`, tool by tool: for each tool with an entity argument (a free string), an
+ * unused tool with each assignment of its other arguments (one varied at a time from the first values, optional
+ * ones absent first), and a used tool with each value of each optional argument the references never send (its
+ * other arguments as the references send them). With `fill`, a required free string nobody sends (the ticket a
+ * merge goes into) takes the episode's first entity, the one a composed log keeps (surface-compose.ts).
  */
-export function surfaceLogs(
+export function surfacePlans(
   meta: EpisodicMeta,
   r: Rollout,
   used: Used,
   entityCap: number,
-  perEpisode: number,
-): SurfaceLog[] {
+  fill = false,
+): SurfacePlan[] {
   if (!finished(r)) return [];
   const finish = actionsOf(r).at(-1) as Action;
-  const out: SurfaceLog[] = [];
+  const out: SurfacePlan[] = [];
   for (const tool of meta.tools) {
     if (tool.name === finish.tool) continue;
     const props = propsOf(meta, tool.name);
@@ -79,6 +90,10 @@ export function surfaceLogs(
     if (universe.length === 0) continue;
     const others = Object.keys(props).filter((a) => a !== entity);
     const choices = new Map(others.map((a) => [a, valuesOf(used, tool.name, a, props[a] ?? {})]));
+    const filled = others.filter(
+      (a) => fill && (choices.get(a) ?? []).length === 0 && props[a]?.type === 'string' && !props[a]?.enum,
+    );
+    for (const a of filled) choices.set(a, [universe[0]]);
     // A required argument with no value to send leaves the tool out; optional ones start absent.
     if (others.some((a) => required.has(a) && (choices.get(a) ?? []).length === 0)) continue;
     const base: Record<string, unknown> = Object.fromEntries(
@@ -93,13 +108,30 @@ export function surfaceLogs(
           .map((v) => ({ ...base, [a]: v })),
       ),
     ].slice(0, 6);
-    for (const assign of assignments) {
-      if (out.length >= perEpisode) return out;
-      out.push({
-        policy: `${tool.name} ${JSON.stringify(assign)} on every entity`,
-        actions: [...universe.map((e) => ({ tool: tool.name, args: { ...assign, [entity]: e } })), finish],
-      });
-    }
+    out.push({ tool: tool.name, entity, universe, assignments, unusedTool, filled });
   }
   return out;
+}
+
+/**
+ * The unused-surface logs of reference `r` (none where it does not end with a finishing call): each assignment of
+ * `surfacePlans` applied to every entity of the episode, then the reference's finishing call. At most `perEpisode`.
+ */
+export function surfaceLogs(
+  meta: EpisodicMeta,
+  r: Rollout,
+  used: Used,
+  entityCap: number,
+  perEpisode: number,
+): SurfaceLog[] {
+  if (!finished(r)) return [];
+  const finish = actionsOf(r).at(-1) as Action;
+  return surfacePlans(meta, r, used, entityCap)
+    .flatMap((p) =>
+      p.assignments.map((assign) => ({
+        policy: `${p.tool} ${JSON.stringify(assign)} on every entity`,
+        actions: [...p.universe.map((e) => ({ tool: p.tool, args: { ...assign, [p.entity]: e } })), finish],
+      })),
+    )
+    .slice(0, perEpisode);
 }

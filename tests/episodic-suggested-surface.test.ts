@@ -1,0 +1,169 @@
+// Two dimensions of the unused surface (issue 28, redteam-trust5 G4 and redteam-trust4 F8): the values any text the
+// agent can see names for a free-string decision (ranked, screened against an unknown value, then played as
+// blankets), and an unused tool composed with the reference's own plan on the entities it leaves. Pure builders here;
+// the fixtures' verdicts (hacks rejected, twins admitted) are in redteam-trust4.test.ts.
+import { describe, expect, it } from 'vitest';
+import type { EpisodicMeta } from '../contract/episodic.js';
+import type { Rollout } from '../sandbox/rollouts.js';
+import { composedLogs, restrictedPlan } from '../validators/episodic/surface-compose.js';
+import { usedSurface } from '../validators/episodic/surface.js';
+import {
+  callWith,
+  freeArgs,
+  PLACEHOLDER,
+  suggestedLog,
+  suggestedWords,
+  surveyLog,
+  treatedApart,
+} from '../validators/episodic/suggested.js';
+
+const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
+  name,
+  description: name,
+  parameters: { type: 'object', properties, required, additionalProperties: false },
+});
+const META = {
+  name: 'm',
+  title: 'm',
+  description: 'Route each ticket.',
+  skills: [],
+  levels: 1,
+  kind: 'episodic',
+  maxTurns: 20,
+  tools: [
+    tool('list', {}),
+    tool('read', { id: { type: 'string' } }, ['id']),
+    tool('route', { id: { type: 'string' }, queue: { type: 'string', maxLength: 12 } }, ['id', 'queue']),
+    tool('merge', { id: { type: 'string' }, into: { type: 'string' } }, ['id', 'into']),
+    tool('close', {}),
+  ],
+} as unknown as EpisodicMeta;
+const A = (name: string, args: Record<string, unknown> = {}) => ({ tool: name, args });
+const rollout = (actions: unknown[], prompt = ''): Rollout => ({
+  ok: true,
+  seed: 1,
+  level: 1,
+  prompt,
+  actions,
+  rejected: [],
+  end: 'done',
+  turns: actions.length,
+  errors: 0,
+  score: 1,
+  maxStateChars: 0,
+  ms: [],
+});
+const REF = rollout([
+  A('read', { id: 'T1' }),
+  A('route', { id: 'T1', queue: 'billing' }),
+  A('read', { id: 'T2' }),
+  A('route', { id: 'T2', queue: 'shipping' }),
+  A('read', { id: 'T3' }),
+  A('route', { id: 'T3', queue: 'billing' }),
+  A('close'),
+]);
+const USED = usedSurface([REF]);
+
+describe('the words any text the agent sees suggests for a free string', () => {
+  it('are quoted words, described words, words beside the name, then beside its values, the rarest first', () => {
+    const words = suggestedWords(
+      'queue',
+      'billing or shipping (manual is closed)',
+      [['Queues: billing, shipping, priority.', 'Never use "triage".']],
+      ['billing', 'shipping'],
+      8,
+    );
+    expect(words.slice(0, 4)).toEqual(['triage', 'manual', 'closed', 'priority']);
+    expect(suggestedWords('queue', 'billing or shipping', [], ['billing', 'shipping'], 4)).toEqual([]);
+  });
+  it("take the words beside the argument's own name in a reply the reference never sees", () => {
+    expect(
+      suggestedWords('queue', '', [['Open tickets: T1, T2. Notice: the sorter queue is closed.']], ['billing'], 2),
+    ).toEqual(['sorter', 'closed']);
+  });
+  it('rank a word every episode shows once (a notice) before the words of every reply and of one entity', () => {
+    const episode = (text: string) => [
+      'T1 routed to billing.',
+      'T2 routed to billing.',
+      `T1: "${text}"`,
+      'No queue zqxwv. Legacy desk: the sort-er.',
+    ];
+    const words = suggestedWords(
+      'queue',
+      '',
+      [episode('my parcel is late'), episode('my invoice is wrong'), episode('the app crashes')],
+      ['billing'],
+      20,
+    );
+    // The hyphen taken out too ("sort-er" is sent as "sorter"); never the placeholder or an id.
+    for (const own of ['parcel', 'invoice', 'crashes'])
+      expect(words.indexOf('sorter')).toBeLessThan(words.indexOf(own));
+    expect(words.indexOf('sort-er')).toBeGreaterThanOrEqual(0);
+    expect(words).not.toContain(PLACEHOLDER);
+    expect(words.some((w) => /\d/.test(w))).toBe(false);
+  });
+  it('join two adjacent words last (a value split by a space) and respect the cap', () => {
+    const words = suggestedWords('queue', '', [['the sort er desk']], [], 50);
+    expect(words).toContain('sorter');
+    expect(words.indexOf('sorter')).toBeGreaterThan(words.indexOf('desk'));
+    expect(suggestedWords('queue', '', [['alpha beta gamma delta']], [], 2)).toHaveLength(2);
+  });
+});
+
+describe('the survey and the screen of a suggested word', () => {
+  const args = freeArgs(META, [REF], USED);
+  it('take the free-string decision arguments, not the entity or the finish', () => {
+    expect(args.map((a) => `${a.tool}.${a.arg}`)).toEqual(['route.queue']);
+  });
+  it('survey the listings, the reads and the decision sent an unknown value (its error message)', () => {
+    const log = surveyLog(META, REF, args, [], 12);
+    expect(log[0]).toEqual(A('list'));
+    expect(log.at(-1)).toEqual(A('route', { id: 'T1', queue: PLACEHOLDER }));
+    expect(log.length).toBeLessThanOrEqual(12);
+  });
+  it("send the unknown value in the reference's first decision, after the calls before it", () => {
+    expect(callWith(REF, args[0] as (typeof args)[0], 'sorter')).toEqual({
+      prefix: [A('read', { id: 'T1' })],
+      call: A('route', { id: 'T1', queue: 'sorter' }),
+    });
+  });
+  it('keep a word the world reads as a decision, not one it refuses or stores as sent', () => {
+    const unknown = '{"t":[{"id":"T1","routed":null}],"sent":"zqxwv"}';
+    expect(treatedApart('sorter', '{"t":[{"id":"T1","routed":"billing"}],"sent":"sorter"}', unknown)).toBe(true);
+    expect(treatedApart('Sorter', '{"t":[{"id":"T1","routed":null}],"sent":"sorter"}', unknown)).toBe(false);
+    expect(treatedApart('sorter', undefined, unknown)).toBe(false);
+  });
+  it('play a kept word as a blanket on every entity, then the finish', () => {
+    expect(suggestedLog(META, REF, args[0] as (typeof args)[0], 'sorter', USED.values)?.actions).toEqual([
+      A('route', { id: 'T1', queue: 'sorter' }),
+      A('route', { id: 'T2', queue: 'sorter' }),
+      A('route', { id: 'T3', queue: 'sorter' }),
+      A('close'),
+    ]);
+  });
+});
+
+describe('an unused tool composed with the plan on what it leaves', () => {
+  const logs = composedLogs(META, REF, USED, 12, 6);
+  it('merges every entity but the first into it, then plays the reference on the first, then finishes', () => {
+    const butOne = logs.find((l) => l.policy.includes('every entity but one'));
+    expect(butOne?.policy).toContain('(the entity kept)');
+    expect(butOne?.actions).toEqual([
+      A('merge', { id: 'T2', into: 'T1' }),
+      A('merge', { id: 'T3', into: 'T1' }),
+      A('read', { id: 'T1' }),
+      A('route', { id: 'T1', queue: 'billing' }),
+      A('close'),
+    ]);
+    expect(butOne?.control).toEqual([A('read', { id: 'T1' }), A('route', { id: 'T1', queue: 'billing' }), A('close')]);
+  });
+  it('applies it to every entity too, then the calls that name none; the used tools are left alone', () => {
+    expect(logs.find((l) => l.policy.includes('on every entity,'))?.control).toEqual([A('close')]);
+    expect(logs.every((l) => l.policy.startsWith('merge '))).toBe(true);
+  });
+  it('drops the calls naming a removed entity whatever its case or spacing', () => {
+    expect(
+      restrictedPlan(rollout([A('read', { id: ' t2 ' }), A('read', { id: 'T1' }), A('close')]), new Set(['t2'])),
+    ).toEqual([A('read', { id: 'T1' }), A('close')]);
+  });
+});
