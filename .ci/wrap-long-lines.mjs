@@ -8,7 +8,8 @@
 //   - re-wraps `//` comment runs and `/* */` / `/** */` blocks to 120 columns, keeping list items, indented code
 //     samples, fenced blocks and tool directives (biome-ignore, @ts-…) as they are, and never joining a line that
 //     starts a new sentence onto one that ended a sentence; a comment trailing a long code line moves above it;
-//   - lists what it cannot fix (regex literals, code the formatter keeps on one line, words longer than a line).
+//   - lists what it cannot fix (regex literals, code the formatter keeps on one line, words longer than a line), and
+//     restores a file that wrapping would take past the architecture test's 350-line cap (split it first).
 // Then it runs `biome format --write` on the files it changed and repeats until nothing changes (so a second run
 // changes nothing). Every changed file is checked before it is kept: its syntax tree, with each `+` chain of literals
 // folded into one value, and the words of its comments must equal the original's; a file that fails is restored.
@@ -25,6 +26,10 @@ export const DATA_FOLDERS = /^(tests\/fixtures|seeds|prompts|generated|node_modu
 const SOURCE = /\.(ts|js|cjs|mjs)$/;
 const FORMATTED = /\.(ts|js|cjs)$/; // what biome.jsonc formats
 const MAX_PASSES = 8;
+/** The parts under tests/architecture.test.ts's cap on lines per file. */
+const CAPPED =
+  /^(contract|sandbox|kinds|validators|library|agents|pipeline|export|serve|dashboard|nightly|cli|bench)\/|^index\.ts$/;
+const MAX_LINES = 350;
 const DIRECTIVE = /^\s*(@ts-|biome-ignore|eslint|prettier-ignore|istanbul|c8 |v8 |#region|#endregion|\/ <|@vitest-)/;
 
 const width = (s) => {
@@ -152,10 +157,19 @@ function splitLiteral(node, text, lines) {
     // The literal's first line is laid out again by Biome (pieces move to lines of their own); a later line of a
     // multi-line template stays where it is, so its first piece must end by the width.
     const column = WIDTH - 3 - width(text.slice(ls, from));
-    let room = ls > start ? column : width(text.slice(at, to)) > piece ? piece : Math.max(24, column);
+    // A literal short enough for a line of its own splits once, where the line reaches the width, into two halves
+    // of a few words each (or not at all).
+    const short = ls <= start && width(text.slice(at, to)) <= piece;
+    let room = ls > start || short ? column : piece;
     const mine = [];
     while (width(text.slice(at, to)) > room) {
-      const fits = points.filter((p) => p > at && p < to && width(text.slice(at, p)) <= room);
+      const fits = points.filter(
+        (p) =>
+          p > at &&
+          p < to &&
+          width(text.slice(at, p)) <= room &&
+          (!short || (width(text.slice(at, p)) >= 20 && width(text.slice(p, to)) >= 20)),
+      );
       const tailed = fits.filter((p) => width(text.slice(p, to)) >= 24); // no stub of a word or two left behind
       const cut = tailed.length ? tailed[tailed.length - 1] : fits[fits.length - 1];
       if (cut === undefined) break;
@@ -524,6 +538,7 @@ function main(argv) {
   let todo = files;
   const touched = new Set();
   const failed = [];
+  const original = new Map(); // file -> text before this run
   for (let pass = 1; pass <= MAX_PASSES && todo.length; pass++) {
     const changed = new Map(); // file -> text before this pass
     for (const f of todo) {
@@ -533,6 +548,7 @@ function main(argv) {
       const next = apply(text, edits);
       if (next === text) continue;
       changed.set(f, text);
+      if (!original.has(f)) original.set(f, text);
       if (!dry) writeFileSync(f, next);
     }
     if (dry) {
@@ -565,11 +581,27 @@ function main(argv) {
     }
     todo = [...changed.keys()];
   }
+  // The architecture test's cap: a file that wrapping would take past it is restored (split it first: a move).
+  const capped = [];
+  for (const [f, before] of original) {
+    const lines = (t) => t.split('\n').length - (t.endsWith('\n') ? 1 : 0);
+    const after = readFileSync(f, 'utf8');
+    if (CAPPED.test(f) && f !== 'sandbox/guest-runtime.js' && lines(after) > MAX_LINES && lines(before) <= MAX_LINES) {
+      writeFileSync(f, before);
+      touched.delete(f);
+      capped.push(`${f} (${lines(after)} lines wrapped)`);
+    }
+  }
   const left = [];
   for (const f of files) {
     const { left: l, long } = plan(f, readFileSync(f, 'utf8'));
     for (const line of long)
-      left.push({ at: `${f}:${line}`, why: l.get(line) ?? `still long ` + `after ${MAX_PASSES} ` + `passes` });
+      left.push({
+        at: `${f}:${line}`,
+        why:
+          l.get(line) ??
+          (capped.some((c) => c.startsWith(`${f} `)) ? 'in a file at the line cap' : 'not fixed in time'),
+      });
   }
   const byWhy = new Map();
   for (const x of left) byWhy.set(x.why, [...(byWhy.get(x.why) ?? []), x.at]);
@@ -583,6 +615,7 @@ function main(argv) {
     if (flags.has('--list')) for (const a of at) console.log(`      ${a}`);
   }
   for (const f of failed) console.error(`refused: ${f}`);
+  for (const f of capped) console.log(`left as it was, wrapping would pass the ${MAX_LINES}-line cap: ${f}`);
   return failed.length ? 1 : 0;
 }
 
