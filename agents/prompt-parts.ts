@@ -55,7 +55,10 @@ const isProbeEvidence = (e: unknown): e is ProbeEvidence =>
   typeof (e as ProbeEvidence).family === 'string' &&
   typeof (e as ProbeEvidence).actions === 'string';
 
-/** Evidence lines: a probe as the episode it played (which probe, where, how it ended, its actions); anything else as JSON. */
+/**
+ * Evidence lines: a probe as the episode it played (which probe, where, how it ended, its actions); anything else as
+ * JSON.
+ */
 function describeEvidence(evidence: unknown, max: number): string[] {
   if (!isProbeEvidence(evidence)) return [`   evidence: ${evidenceJson(evidence, max)}`];
   const e = evidence;
@@ -97,7 +100,10 @@ export interface ReviewSample {
 /** How much of the samples a reviewer prompt shows: each kind's plug says (kinds/contract.ts). */
 export type { SampleLimits };
 
-/** At most `count` samples spread over the list (it runs from level 1 to the top level): the first and the last always among them. */
+/**
+ * At most `count` samples spread over the list (it runs from level 1 to the top level): the first and the last always
+ * among them.
+ */
 function spread<T>(items: readonly T[], count: number): T[] {
   if (items.length <= count) return [...items];
   if (count <= 1) return items.slice(-count);

@@ -166,7 +166,9 @@ export async function benchScaleout(): Promise<BenchEntries> {
       .map((f) => readFileSync(join(fixtures, f), 'utf8'));
     const one = await validationsPerSec(server, seeded, 1, modules);
     const two = await validationsPerSec(server, seeded, 2, modules);
-    const note = `${ADMISSIONS} admissions with real fingerprints and the novelty re-check; ${WRITERS} writers = ${WRITERS} handles in one process`;
+    const note =
+      `${ADMISSIONS} admissions with real fingerprints and the novelty re-check; ${WRITERS} writers = ` +
+      `${WRITERS} handles in one process`;
     return {
       'library.admissionsPerSec.sqlite': { value: sqlite.one, unit: 'admissions/s', fourWriters: sqlite.four, note },
       'library.admissionsPerSec.postgres': {

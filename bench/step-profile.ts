@@ -193,7 +193,8 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help')) {
     process.stdout.write(
-      "usage: node dist/bench/step-profile.js [--sessions N] [--cpu-prof DIR]\n  256 sessions (default) step reference rollouts closed loop, then at half that rate; prints each layer's p50/p99 as JSON\n",
+      'usage: node dist/bench/step-profile.js [--sessions N] [--cpu-prof DIR]\n  256 sessions (default) step ' +
+        "reference rollouts closed loop, then at half that rate; prints each layer's p50/p99 as JSON\n",
     );
     return;
   }

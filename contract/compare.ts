@@ -39,7 +39,10 @@ function floatEqual(expected: unknown, actual: unknown): boolean {
   );
 }
 
-/** Whether `actual` (a program's output, parsed) matches `expected` under the comparator. Types never coerce: 3 is not "3". */
+/**
+ * Whether `actual` (a program's output, parsed) matches `expected` under the comparator. Types never coerce: 3 is not
+ * "3".
+ */
 export function outputsMatch(compare: Comparator, expected: unknown, actual: unknown): boolean {
   if (compare === 'float') return floatEqual(expected, actual);
   if (compare === 'unordered') {

@@ -38,7 +38,10 @@ export function seedReferences(): SeedReference[] {
   return cached;
 }
 
-/** Adds the shipped seeds' references to an index; the caller's own entries (a library's members) go in after, so theirs win. */
+/**
+ * Adds the shipped seeds' references to an index; the caller's own entries (a library's members) go in after, so theirs
+ * win.
+ */
 export function addSeedReferences(index: NoveltyIndex, references: readonly SeedReference[] = seedReferences()): void {
   for (const r of references) index.add(noveltyId(r.name, r.hash), r.fingerprint);
 }

@@ -68,7 +68,10 @@ export interface EpisodeOptions {
   limits?: Partial<SandboxLimits>;
   fresh?: boolean;
   parallel?: boolean;
-  /** Whose episodes these are and when they are no longer wanted: the code kind's answer pool shares its workers by owner and drops what a signal cancels. */
+  /**
+   * Whose episodes these are and when they are no longer wanted: the code kind's answer pool shares its workers by
+   * owner and drops what a signal cancels.
+   */
   owner?: string;
   signal?: AbortSignal;
 }

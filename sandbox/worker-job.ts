@@ -73,7 +73,8 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
         position,
         total - position,
         lastCode,
-        `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${limits.maxFailuresPerJob})`,
+        `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ` +
+          `${limits.maxFailuresPerJob})`,
       );
       break;
     }

@@ -73,7 +73,8 @@ describe('code environments the validator rejects', () => {
     // Lists of distinct values but for a rare repeat: most instances never tell > from >=.
     const source = INVERSIONS.replace(
       'const tests = [test([]), test([rng.int(0, hi)]), test(list(rng, longest, 3))];',
-      'const tests = [test([]), test([rng.int(0, hi)]), ...(rng.int(0, 3) === 0 ? [test(list(rng, longest, 3))] : [])];',
+      'const tests = [test([]), test([rng.int(0, hi)]), ...(rng.int(0, 3) === 0 ? ' +
+        '[test(list(rng, longest, 3))] : [])];',
     ).replace(
       'test(list(rng, rng.int(2, longest), hi))',
       'test(rng.shuffle(Array.from({ length: rng.int(2, longest) }, (_, i) => i * 3)))',

@@ -64,7 +64,10 @@ export function libraryContract(
       return fixture;
     };
 
-    /** Admits `source` (or a variant of the name's base source) under meta and returns the record; a refusal as a duplicate fails the test. */
+    /**
+     * Admits `source` (or a variant of the name's base source) under meta and returns the record; a refusal as a
+     * duplicate fails the test.
+     */
     const admit = async (meta: Meta, variant?: number, author = 'test', library = lib) => {
       const base = sampleSource(meta);
       const source = variant === undefined ? base : variantSource(base, variant);
@@ -460,34 +463,38 @@ export function libraryContract(
         });
       });
 
-      it('counts by status, by skill and author (of active versions) and gives the levels range of active environments', async () => {
-        const alpha = sampleMeta('stats-alpha', { skills: ['arithmetic', 'parsing'], levels: 4 });
-        const alpha2 = sampleMeta('stats-alpha', { skills: ['arithmetic'], levels: 6 });
-        const beta = sampleMeta('stats-beta', { skills: ['graphs'], levels: 5 });
-        const gamma = sampleMeta('stats-gamma', { skills: ['graphs', 'search'], levels: 20 });
-        await admit(alpha, 1, 'alice');
-        await admit(alpha2, 2, 'bob');
-        await admit(beta, 1, 'alice');
-        await admit(gamma, 1, 'carol');
-        await lib.retire('stats-gamma', 'too hard to verify');
-        await lib.recordRejection(fakeRejection(sampleSource(beta), beta));
-        const stats = await lib.stats();
-        expect(stats).toMatchObject({
-          environments: 2,
-          versions: 4,
-          byStatus: { active: 3, retired: 1 },
-          // Skills, authors and kinds count each active environment once, by its newest active version.
-          bySkill: { arithmetic: 1, graphs: 1 },
-          byAuthor: { alice: 1, bob: 1 },
-          byKind: { single: 2, episodic: 0, code: 0 },
-          rejections: 1,
-        });
-        expect(stats.bySkill.search ?? 0).toBe(0);
-        expect(stats.bySkill.parsing ?? 0).toBe(0); // only stats-alpha@1, an older version, has it
-        expect(stats.byAuthor.carol ?? 0).toBe(0);
-        // Active environments' levels are 6 (stats-alpha@2) and 5; the retired 20 does not count.
-        expect(stats.levels).toEqual({ min: 5, max: 6 });
-      });
+      it(
+        'counts by status, by skill and author (of active versions) and gives the levels ' +
+          'range of active environments',
+        async () => {
+          const alpha = sampleMeta('stats-alpha', { skills: ['arithmetic', 'parsing'], levels: 4 });
+          const alpha2 = sampleMeta('stats-alpha', { skills: ['arithmetic'], levels: 6 });
+          const beta = sampleMeta('stats-beta', { skills: ['graphs'], levels: 5 });
+          const gamma = sampleMeta('stats-gamma', { skills: ['graphs', 'search'], levels: 20 });
+          await admit(alpha, 1, 'alice');
+          await admit(alpha2, 2, 'bob');
+          await admit(beta, 1, 'alice');
+          await admit(gamma, 1, 'carol');
+          await lib.retire('stats-gamma', 'too hard to verify');
+          await lib.recordRejection(fakeRejection(sampleSource(beta), beta));
+          const stats = await lib.stats();
+          expect(stats).toMatchObject({
+            environments: 2,
+            versions: 4,
+            byStatus: { active: 3, retired: 1 },
+            // Skills, authors and kinds count each active environment once, by its newest active version.
+            bySkill: { arithmetic: 1, graphs: 1 },
+            byAuthor: { alice: 1, bob: 1 },
+            byKind: { single: 2, episodic: 0, code: 0 },
+            rejections: 1,
+          });
+          expect(stats.bySkill.search ?? 0).toBe(0);
+          expect(stats.bySkill.parsing ?? 0).toBe(0); // only stats-alpha@1, an older version, has it
+          expect(stats.byAuthor.carol ?? 0).toBe(0);
+          // Active environments' levels are 6 (stats-alpha@2) and 5; the retired 20 does not count.
+          expect(stats.levels).toEqual({ min: 5, max: 6 });
+        },
+      );
     });
 
     describe('batches and journal', () => {
@@ -854,55 +861,66 @@ export function libraryContract(
         return input;
       };
 
-      it('admissions are numbered in commit order: the cursor grows with each one, and admittedSince gives those after it', async () => {
-        expect(await lib.admissionCursor()).toBe(0);
-        expect(await lib.admittedSince(0)).toEqual({ envs: [], cursor: 0 });
-        const a = (await admit(sampleMeta('cursor-a'))).env;
-        const c1 = await lib.admissionCursor();
-        expect(c1).toBeGreaterThan(0);
-        const b = (await admit(sampleMeta('cursor-b'))).env;
-        await admit(sampleMeta('cursor-a')); // exists: no new admission
-        const c2 = await lib.admissionCursor();
-        expect(c2).toBeGreaterThan(c1);
-        expect(await lib.admittedSince(0)).toEqual({ envs: [a, b], cursor: c2 });
-        expect(await lib.admittedSince(c1)).toEqual({ envs: [b], cursor: c2 });
-        expect(await lib.admittedSince(c2)).toEqual({ envs: [], cursor: c2 });
-        await lib.retire('cursor-a', 'test');
-        expect((await lib.admittedSince(0)).envs.map((e) => `${e.name}:${e.status}`)).toEqual([
-          'cursor-a:retired',
-          'cursor-b:active',
-        ]);
-      });
+      it(
+        'admissions are numbered in commit order: the cursor grows with each one, and ' +
+          'admittedSince gives those after it',
+        async () => {
+          expect(await lib.admissionCursor()).toBe(0);
+          expect(await lib.admittedSince(0)).toEqual({ envs: [], cursor: 0 });
+          const a = (await admit(sampleMeta('cursor-a'))).env;
+          const c1 = await lib.admissionCursor();
+          expect(c1).toBeGreaterThan(0);
+          const b = (await admit(sampleMeta('cursor-b'))).env;
+          await admit(sampleMeta('cursor-a')); // exists: no new admission
+          const c2 = await lib.admissionCursor();
+          expect(c2).toBeGreaterThan(c1);
+          expect(await lib.admittedSince(0)).toEqual({ envs: [a, b], cursor: c2 });
+          expect(await lib.admittedSince(c1)).toEqual({ envs: [b], cursor: c2 });
+          expect(await lib.admittedSince(c2)).toEqual({ envs: [], cursor: c2 });
+          await lib.retire('cursor-a', 'test');
+          expect((await lib.admittedSince(0)).envs.map((e) => `${e.name}:${e.status}`)).toEqual([
+            'cursor-a:retired',
+            'cursor-b:active',
+          ]);
+        },
+      );
 
-      it('with a novelty cursor, a near-duplicate of something admitted after it is refused and nothing is written', async () => {
-        const before = await lib.admissionCursor();
-        const first = await lib.admit({ ...printed(sampleMeta('twin-one')), noveltyCursor: before });
-        expect(first.status).toBe('admitted');
-        const twin = printed(sampleMeta('twin-two'));
-        const refused = await lib.admit({ ...twin, noveltyCursor: before });
-        expect(refused.status).toBe('duplicate');
-        expect(refused.env).toBeUndefined();
-        if (refused.status !== 'duplicate') return;
-        expect(refused.problems.map((p) => [p.code, p.stage])).toContainEqual(['E_DUPLICATE_CODE', 'novelty']);
-        expect(refused.problems[0]?.message).toContain('twin-one');
-        expect(await lib.get('twin-two')).toBeUndefined();
-        expect(await lib.admissionCursor()).toBe((await lib.admittedSince(before)).cursor);
-        expect((await lib.integrityCheck()).ok).toBe(true);
-        // A writer that had seen twin-one judged against it itself: only later admissions are re-checked.
-        expect((await lib.admit({ ...twin, noveltyCursor: await lib.admissionCursor() })).status).toBe('admitted');
-      });
+      it(
+        'with a novelty cursor, a near-duplicate of something admitted after it is ' + 'refused and nothing is written',
+        async () => {
+          const before = await lib.admissionCursor();
+          const first = await lib.admit({ ...printed(sampleMeta('twin-one')), noveltyCursor: before });
+          expect(first.status).toBe('admitted');
+          const twin = printed(sampleMeta('twin-two'));
+          const refused = await lib.admit({ ...twin, noveltyCursor: before });
+          expect(refused.status).toBe('duplicate');
+          expect(refused.env).toBeUndefined();
+          if (refused.status !== 'duplicate') return;
+          expect(refused.problems.map((p) => [p.code, p.stage])).toContainEqual(['E_DUPLICATE_CODE', 'novelty']);
+          expect(refused.problems[0]?.message).toContain('twin-one');
+          expect(await lib.get('twin-two')).toBeUndefined();
+          expect(await lib.admissionCursor()).toBe((await lib.admittedSince(before)).cursor);
+          expect((await lib.integrityCheck()).ok).toBe(true);
+          // A writer that had seen twin-one judged against it itself: only later admissions are re-checked.
+          expect((await lib.admit({ ...twin, noveltyCursor: await lib.admissionCursor() })).status).toBe('admitted');
+        },
+      );
 
-      it('a new version of the same name, the same code again, and an admission without a cursor are not duplicates', async () => {
-        const before = await lib.admissionCursor();
-        await lib.admit({ ...printed(sampleMeta('versioned'), 1), noveltyCursor: before });
-        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).env?.version).toBe(
-          2,
-        );
-        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).status).toBe(
-          'exists',
-        );
-        expect((await lib.admit(printed(sampleMeta('uncursored')))).status).toBe('admitted');
-      });
+      it(
+        'a new version of the same name, the same code again, and an admission without a ' +
+          'cursor are not duplicates',
+        async () => {
+          const before = await lib.admissionCursor();
+          await lib.admit({ ...printed(sampleMeta('versioned'), 1), noveltyCursor: before });
+          expect(
+            (await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).env?.version,
+          ).toBe(2);
+          expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).status).toBe(
+            'exists',
+          );
+          expect((await lib.admit(printed(sampleMeta('uncursored')))).status).toBe('admitted');
+        },
+      );
 
       it('concurrent writers with one snapshot admit exactly one of a family of near-duplicates', async () => {
         const writers = [lib, ...(await Promise.all([1, 2, 3].map(() => f.peer())))];

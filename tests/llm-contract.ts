@@ -35,7 +35,9 @@ export interface LlmHarness {
 const Spec = z.object({ name: z.string().regex(/^[a-z-]+$/), levels: z.number().int().min(3).max(20) });
 const good = { name: 'interval-merge', levels: 10 };
 const ask = (content = 'Propose one spec.') => ({ messages: [{ role: 'user' as const, content }] });
-/** Aborts `controller` once the server has seen a request, then after `afterMs`: never too early on a loaded machine. */
+/**
+ * Aborts `controller` once the server has seen a request, then after `afterMs`: never too early on a loaded machine.
+ */
 function abortOnceSent(h: LlmHarness, controller: AbortController, afterMs = 0): void {
   const poll = setInterval(() => {
     if (h.requests().length === 0) return;

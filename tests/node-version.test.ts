@@ -39,7 +39,8 @@ describe('envforge under a Node older than 24', () => {
   });
 
   it.skipIf(systemMajor === null || systemMajor >= 24)(
-    `the machine's own ${SYSTEM_NODE} (Node ${systemMajor ?? 'absent'}): the same line instead of a crash in isolated-vm`,
+    `the machine's own ${SYSTEM_NODE} (Node ${systemMajor ?? 'absent'}): the same line instead ` +
+      `of a crash in isolated-vm`,
     async () => {
       const out = await run(SYSTEM_NODE, [MAIN, '--help']);
       expect([out.code, out.stdout]).toEqual([1, '']);

@@ -21,11 +21,16 @@ const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** A small valid environment (sums of numbers, more of them per level) whose verify hangs on 'hang'. */
 function sumEnv(name: string): string {
   return envSource({
-    meta: `{ name: '${name}', title: 'Sum', description: 'Adds a list of numbers; the verifier hangs on one magic response.', skills: ['testing'], levels: 4 }`,
+    meta:
+      `{ name: '${name}', title: 'Sum', description: 'Adds a list of numbers; the verifier hangs on one magic ` +
+      `response.', skills: ['testing'], levels: 4 }`,
     generate:
-      "const xs = []; for (let i = 0; i < 2 + 4 * level; i++) xs.push(rng.int(1, 99 * level)); return { prompt: 'Add these numbers: ' + xs.join(' ') + '. Answer as <answer>N</answer>.', answer: xs.reduce((a, b) => a + b, 0) };",
+      'const xs = []; for (let i = 0; i < 2 + 4 * level; i++) xs.push(rng.int(1, 99 * level)); return { ' +
+      "prompt: 'Add these numbers: ' + xs.join(' ') + '. Answer as <answer>N</answer>.', answer: " +
+      'xs.reduce((a, b) => a + b, 0) };',
     verify:
-      "if (response === 'hang') { for (;;) {} } return kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0;",
+      "if (response === 'hang') { for (;;) {} } return kit.int(kit.answer(response) ?? '') === " +
+      'instance.answer ? 1 : 0;',
   });
 }
 

@@ -104,7 +104,8 @@ export const completenessCheck: SingleTurnCheck = {
   codes: ['E_REJECTS_EQUIVALENT'],
   kinds: ['single'],
   plan(ctx) {
-    // The prompt's notation on every instance (it may matter on a few only: negative answers, large ones); whitespace in the tag on the probed ones.
+    // The prompt's notation on every instance (it may matter on a few only: negative answers, large ones); whitespace
+    // in the tag on the probed ones.
     const probed = new Set(ctx.targets().map((t) => t.episode));
     const forms = ctx.stage.episodes.flatMap((e) => {
       const probes = equivalentForms(e.instance.prompt, answerContent(e.reference), probed.has(e)).map(

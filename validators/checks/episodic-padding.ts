@@ -93,7 +93,9 @@ export const episodicPadding: EpisodicCheck = {
             judged: score,
             ceiling: l.unpadded + o.zeroToleranceCeiling,
             what: 'padded log',
-            form: `${l.family} padded to ${l.actions.length} calls with neutral calls (seed ${r.seed}, level ${r.level}): ${l.unpadded.toFixed(2)} unpadded`,
+            form:
+              `${l.family} padded to ${l.actions.length} calls with neutral calls (seed ${r.seed}, level ` +
+              `${r.level}): ${l.unpadded.toFixed(2)} unpadded`,
             reads: `scores ${score.toFixed(2)} against ${l.unpadded.toFixed(2)} unpadded`,
             evidence: () => ({
               family: l.family,

@@ -10,7 +10,10 @@ import { tokensOf } from './probes.js';
 /** The arithmetic reader of episodic prompts: two-number relations count in a prompt of two numbers. */
 export const EPISODIC_ARITHMETIC = arithmeticReader(2);
 
-/** Words and signs by which a sentence asks for arithmetic of its numbers ("3400 - 1200": a minus with spaces, not an id's hyphen). */
+/**
+ * Words and signs by which a sentence asks for arithmetic of its numbers ("3400 - 1200": a minus with spaces, not an
+ * id's hyphen).
+ */
 const ARITHMETIC_WORDS =
   /\b(sum|total|add(s|ed|ing)?|plus|minus|subtract\w*|difference|product|multipl\w*|times|divide\w*|quotient|average|mean|combined|altogether|remainder|increase\w*|decrease\w*|double|triple|half)\b|\d\s*[+\u2212×÷*/=]\s*\d|\d\s+-\s+\d/i;
 

@@ -18,7 +18,10 @@ import { AFTER_A_CALL } from './differential.js';
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
 
-/** One decision of an axis and the fields of the lines that name its entity (in the prompt, and in observations before it). */
+/**
+ * One decision of an axis and the fields of the lines that name its entity (in the prompt, and in observations before
+ * it).
+ */
 export interface FieldSample {
   level: number;
   value: string;
@@ -78,7 +81,8 @@ export function fieldSamples(
             const x = w[at + k];
             if (x !== undefined && !ids.has(x))
               fields.add(
-                `in ${source}, ${rules.has(x) ? `${STATED} ` : ''}the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`,
+                `in ${source}, ${rules.has(x) ? `${STATED} ` : ''}the word ` +
+                  `${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`,
               );
           }
           w.forEach((x, i) => {
@@ -93,7 +97,10 @@ export function fieldSamples(
   });
 }
 
-/** Where a field's place says a word of the rules (the prompt's, the tools') stands: a map of those is a stated rule the text shows. */
+/**
+ * Where a field's place says a word of the rules (the prompt's, the tools') stands: a map of those is a stated rule the
+ * text shows.
+ */
 export const STATED = 'a word of the rules';
 /** The text a place reads ("in the prompt", "in list_tickets's reply"). */
 export const sourceOf = (place: string) => place.slice(0, place.indexOf(', '));
@@ -210,7 +217,9 @@ export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; 
   };
 }
 
-/** A value the reference sends that the prompt does not spell out, and the prompt's digit runs it might be read from. */
+/**
+ * A value the reference sends that the prompt does not spell out, and the prompt's digit runs it might be read from.
+ */
 export interface DigitSample {
   level: number;
   value: string;
@@ -258,7 +267,10 @@ const runAt = (rule: DigitRule, s: DigitSample): string | null => {
   return run === undefined ? null : rule.reversed ? [...run].reverse().join('') : run;
 };
 
-/** Two-fold trials of the digit reader: the place read on one half (reading at least half its values), read on the other. */
+/**
+ * Two-fold trials of the digit reader: the place read on one half (reading at least half its values), read on the
+ * other.
+ */
 export function digitTrials(samples: readonly DigitSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
   const fit = (members: number[]): DigitRule | null => {
     const hits = new Map<string, number>();
@@ -279,7 +291,8 @@ export function digitTrials(samples: readonly DigitSample[]): { level: Trial[]; 
     ...t,
     rules: t.rules.map(
       (r) =>
-        `the ${r.at >= 0 ? `${r.at + 1}th digit run` : `${-r.at}th digit run from the end`} of the prompt${r.reversed ? ', reversed' : ''}`,
+        `the ${r.at >= 0 ? `${r.at + 1}th digit run` : `${-r.at}th digit run from the end`} of the prompt` +
+        `${r.reversed ? ', reversed' : ''}`,
     ),
   };
 }

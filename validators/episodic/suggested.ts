@@ -7,9 +7,13 @@ import { actionsOf, blanketLogs, finished, propsOf } from './adversaries.js';
 import type { SurfaceLog } from './surface.js';
 
 const STOP = new Set(
-  'a an the and or nor but if then else of to in on at by for from with without into onto over under as is are was were be been being it its this that these those there here not no yes do does did done can cannot may might must should would will shall each every any all some one two per via than too very only also just so such who whom which what when where why how your you our we they them their his her he she i me my off out up down'.split(
-    ' ',
-  ),
+  (
+    'a an the and or nor but if then else of to in on at by for from with without into onto over under as is ' +
+    'are was were be been being it its this that these those there here not no yes do does did done can cannot ' +
+    'may might must should would will shall each every any all some one two per via than too very only also ' +
+    'just so such who whom which what when where why how your you our we they them their his her he she ' +
+    'i me my off out up down'
+  ).split(' '),
 );
 const WORD = /^[A-Za-z][\w-]{1,30}$/;
 

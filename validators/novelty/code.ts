@@ -4,7 +4,10 @@
 import { minhash, resolveOptions, shingleHashes, type NoveltyOptions } from './minhash.js';
 import { GLOBAL_NAMES, KEYWORDS, MEMBER_NAMES, VALUE_KEYWORDS } from './code-names.js';
 
-/** Tokens per code shingle: 8 keeps copies with a few edited lines above 0.9 while common idioms shared by unrelated environments match less (seed-library background ~0.1 instead of ~0.17 at 6). */
+/**
+ * Tokens per code shingle: 8 keeps copies with a few edited lines above 0.9 while common idioms shared by unrelated
+ * environments match less (seed-library background ~0.1 instead of ~0.17 at 6).
+ */
 const CODE_SHINGLE = 8;
 
 const DECLARATIONS = new Set(['var', 'let', 'const']);
