@@ -15,7 +15,8 @@
 // folded into one value, and the words of its comments must equal the original's; a file that fails is restored.
 // Data folders (tests/fixtures, seeds, prompts, generated) are environment modules hashed into ids and golden
 // decisions: never touched. Python is not handled here.
-// Usage: node .ci/wrap-long-lines.mjs [--list] [--dry-run] [--as-const] [FILE...]   (default: all tracked .ts/.js/.mjs)
+// Usage: node .ci/wrap-long-lines.mjs [--list] [--dry-run] [--as-const] [--regex] [FILE...]
+//   (default: every tracked .ts/.js/.cjs/.mjs; --as-const and --regex are the opt-in help for the hand fixes)
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -195,6 +196,40 @@ function splitLiteral(node, text, lines) {
   return bareIsSafe(node) ? chain : `(${chain})`;
 }
 
+/**
+ * --regex: a long regex literal as `new RegExp(piece + piece, flags)`, its pattern broken after a `|`, before a `(` or
+ * after a space (never after an escaping backslash); the same pattern text and flags, checked by evaluating both.
+ */
+function splitRegex(node, text) {
+  const raw = node.getText();
+  const slash = raw.lastIndexOf('/');
+  const body = raw.slice(1, slash);
+  const flags = raw.slice(slash + 1);
+  const indent = /^ */.exec(text.slice(text.lastIndexOf('\n', node.getStart() - 1) + 1))[0].length;
+  const room = Math.max(40, WIDTH - indent - 20);
+  const points = [];
+  for (let i = 1; i < body.length; i++) {
+    let escapes = 0;
+    for (let j = i - 1; j >= 0 && body[j] === '\\'; j--) escapes++;
+    if (escapes % 2 === 0 && (body[i - 1] === '|' || body[i] === '(' || body[i - 1] === ' ')) points.push(i);
+  }
+  const cuts = [];
+  for (let at = 0; body.length - at > room; ) {
+    const fits = points.filter((p) => p > at && p - at <= room);
+    if (!fits.length) return null;
+    at = fits[fits.length - 1];
+    cuts.push(at);
+  }
+  if (!cuts.length) return null;
+  const pieces = [...cuts, body.length].map((c, k) => body.slice(k ? cuts[k - 1] : 0, c));
+  const quote = (p) =>
+    /`|\$\{|\\$/.test(p) ? `'${p.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : `String.raw\`${p}\``;
+  const out = `new RegExp(${pieces.map(quote).join(' + ')}${flags ? `, '${flags}'` : ''})`;
+  const a = new Function(`return ${raw}`)();
+  const b = new Function(`return ${out}`)();
+  return a.source === b.source && a.flags === b.flags && pieces.join('') === body ? out : null;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Comments.
 
@@ -273,6 +308,7 @@ function rewrap(lines, cont) {
  * mattered).
  */
 let AS_CONST = false;
+let REGEX = false;
 
 export function plan(fileName, text) {
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind(fileName));
@@ -431,6 +467,11 @@ export function plan(fileName, text) {
       continue;
     }
     const rx = regexes.find((n) => n.getStart() < codeEnd && n.end > ls && n.end - n.getStart() > 40);
+    const built = REGEX && rx && !on.length ? splitRegex(rx, text) : null;
+    if (built) {
+      edits.push({ start: rx.getStart(), end: rx.end, text: built });
+      continue;
+    }
     const why = on.length
       ? (refusal(on[0].n) ?? 'a word or a `${…}` longer than a line (hoist it into a const)')
       : null;
@@ -484,6 +525,15 @@ export function fingerprint(fileName, text) {
       return out;
     }
     if (ts.isParenthesizedExpression(node)) return canon(node.expression);
+    if (node.kind === K.RegularExpressionLiteral) {
+      const slash = node.text.lastIndexOf('/');
+      return `RegExp:${JSON.stringify([node.text.slice(1, slash), node.text.slice(slash + 1)])}`;
+    }
+    if (ts.isNewExpression(node) && isNamed(node.expression, 'RegExp') && node.arguments?.length) {
+      const args = node.arguments.map(canon);
+      if (args.every((x) => typeof x !== 'string' && x.segs.length === 1 && typeof x.segs[0] === 'string'))
+        return `RegExp:${JSON.stringify([args[0].segs[0], args[1]?.segs[0] ?? ''])}`;
+    }
     if (ts.isBinaryExpression(node) && node.operatorToken.kind === K.PlusToken) {
       const operands = [];
       const flat = (n) => {
@@ -542,6 +592,7 @@ function main(argv) {
   );
   const dry = flags.has('--dry-run');
   AS_CONST = flags.has('--as-const');
+  REGEX = flags.has('--regex');
   let todo = files;
   const touched = new Set();
   const failed = [];
