@@ -525,6 +525,12 @@ export function fingerprint(fileName, text) {
       return out;
     }
     if (ts.isParenthesizedExpression(node)) return canon(node.expression);
+    if (
+      ts.isTaggedTemplateExpression(node) &&
+      node.tag.getText() === 'String.raw' &&
+      ts.isNoSubstitutionTemplateLiteral(node.template)
+    )
+      return lit([node.template.rawText ?? '']);
     if (node.kind === K.RegularExpressionLiteral) {
       const slash = node.text.lastIndexOf('/');
       return `RegExp:${JSON.stringify([node.text.slice(1, slash), node.text.slice(slash + 1)])}`;
