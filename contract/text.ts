@@ -95,8 +95,11 @@ const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart
  * tab, DEL, C1 controls, bidi embeddings, overrides and isolates, U+FFFE/U+FFFF and lone surrogates. A JSON
  * line stays valid JSON (these only occur inside its strings, where the escape means the same character).
  */
-const TERMINAL_UNSAFE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const TERMINAL_UNSAFE = new RegExp(
+  String.raw`[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff]` +
+    String.raw`(?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]`,
+  'g',
+);
 
 /**
  * `text` with every character a terminal would act on escaped: the CLI's output boundary, and every log line a library

@@ -294,7 +294,9 @@ const MAX_WIDTH = 120;
 /** Environment modules (hashed into ids and golden decisions) and fixtures are data, left as written. */
 const DATA_FOLDERS = /^(tests\/fixtures|seeds|prompts|generated|bench\/results|node_modules|dist)\//;
 
-/** Every TypeScript, JavaScript and Python file of the repository outside the data folders and hidden folders but .ci. */
+/**
+ * Every TypeScript, JavaScript and Python file of the repository outside the data folders and hidden folders but .ci.
+ */
 function everySourceFile(): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {

@@ -102,7 +102,10 @@ describe('a batch', () => {
         message: expect.stringMatching(/probes? (scores|reach)/),
       });
     expect(reportMarkdown(report)).toMatch(
-      /## Rejected candidates\n\n- coin-ways, attempt 1: E_[A-Z_]+ \[hack\] [^\n]+\n- never-fixed, attempt 1: E_[A-Z_]+ \[hack\][^\n]+\n- never-fixed, attempt 2: /,
+      new RegExp(
+        String.raw`## Rejected candidates\n\n- coin-ways, attempt 1: E_[A-Z_]+ \[hack\] [^\n]+\n- never-fixed, ` +
+          String.raw`attempt 1: E_[A-Z_]+ \[hack\][^\n]+\n- never-fixed, attempt 2: `,
+      ),
     );
     expect(reportMarkdown(report)).toContain('envforge library rejections --batch b1');
     expect(

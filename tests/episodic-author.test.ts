@@ -136,7 +136,10 @@ describe('the architect', () => {
     const out = await proposeSpecs(llm, { stats, n: 1, kind: 'episodic' });
     expect(out.specs.map((s) => s.name)).toEqual(['hotel-checkin']);
     expect(llm.requests[1]?.messages.at(-1)?.content).toMatch(
-      /a spec of kind 'episodic' needs its episodic part: world, tools \(with parameters\), policy, goal and finishTool/,
+      new RegExp(
+        String.raw`a spec of kind 'episodic' needs its episodic part: world, tools \(with parameters\), policy, ` +
+          String.raw`goal and finishTool`,
+      ),
     );
   });
 

@@ -145,11 +145,17 @@ describe('a batch with an LLM that writes episodic environments', () => {
         .map(userText);
       expect(repairs).toHaveLength(2);
       expect(repairs.find((t) => t.includes(singleTurn.trimEnd()))).toMatch(
-        /1\. \[static\] E_WRONG_KIND: .*\n {3}message: the spec asks for an episodic \(contract v2: reset, step, score, act\) environment, but the module is single-turn/,
+        new RegExp(
+          String.raw`1\. \[static\] E_WRONG_KIND: .*\n {3}message: the spec asks for an episodic \(contract v2: ` +
+            String.raw`reset, step, score, act\) environment, but the module is single-turn`,
+        ),
       );
       const repair = repairs.find((t) => t.includes(brokenPayroll.trimEnd())) as string;
       expect(repair).toMatch(
-        /\d+\. \[hack\] E_ACCEPTS_INCOMPLETE: .*\n {3}message: \d+ incomplete probes? reach the ceiling 0.1 .*Worst: "incomplete \(seed \d+, level \d+\)" scores 1/,
+        new RegExp(
+          String.raw`\d+\. \[hack\] E_ACCEPTS_INCOMPLETE: .*\n {3}message: \d+ incomplete probes? reach the ` +
+            String.raw`ceiling 0.1 .*Worst: "incomplete \(seed \d+, level \d+\)" scores 1`,
+        ),
       );
       expect(repair).toMatch(/ {3}failed probe: incomplete \(seed \d+, level \d+\): score 1, the episode ended by /);
       // Calls are logged in their canonical form (keys sorted: args before tool).

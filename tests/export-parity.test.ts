@@ -372,7 +372,10 @@ describe.skipIf(!existsSync(SERVER))(
           const out = await python('other', { ENVFORGE_URL: wrong.url, ENVFORGE_RETRIES: '0' });
           for (const shim of ['verl', 'trl']) {
             expect(out[shim]).toMatch(
-              /^EnvforgeManifestError: the reward service at http:\/\/127\.0\.0\.1:\d+ does not serve the environments this export was made from: /,
+              new RegExp(
+                String.raw`^EnvforgeManifestError: the reward service at http:\/\/127\.0\.0\.1:\d+ does not ` +
+                  String.raw`serve the environments this export was made from: `,
+              ),
             );
             expect(out[shim]).toMatch(/dice-probability@1 is not served/);
             expect(out[shim]).toMatch(/partial-credit-sum@1 is served with other code/);

@@ -270,7 +270,10 @@ describe('hand-written environments: library add, rejections, sample by name', (
     expect(result).toMatchObject({
       code: 0,
       stdout: expect.stringMatching(
-        /^✓ would be admitted {2}\S+roman\.js[\s\S]*\nvalidate admits nothing: envforge library add FILE\.\.\. validates and admits\n$/,
+        new RegExp(
+          String.raw`^✓ would be admitted {2}\S+roman\.js[\s\S]*\nvalidate admits nothing: envforge library add ` +
+            String.raw`FILE\.\.\. validates and admits\n$`,
+        ),
       ),
     });
     expect((await run('library', 'show', 'roman-numeral-sum', '--library', dir)).code).toBe(2);

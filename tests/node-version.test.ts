@@ -34,7 +34,10 @@ describe('envforge under a Node older than 24', () => {
     expect(out.code).toBe(1);
     expect(out.stdout).toBe('');
     expect(out.stderr).toMatch(
-      /^envforge needs Node\.js 24 or newer, and this is Node 20\.1\.0 \(.*\): install Node 24, or in a clone run `source \.ci\/node24\.sh`\.\n$/,
+      new RegExp(
+        String.raw`^envforge needs Node\.js 24 or newer, and this is Node 20\.1\.0 \(.*\): install Node 24, or ` +
+          'in a clone run `source \\.ci\\/node24\\.sh`\\.\\n$',
+      ),
     );
   });
 

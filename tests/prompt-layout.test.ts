@@ -180,7 +180,10 @@ describe('the architect', () => {
     expect(text).toMatch(/Large id spaces\..*never by small positional ids shared by every instance \(W1\.\.Wn/);
     expect(text).toMatch(/A level 1 that beats guessing\./);
     expect(text).toMatch(
-      /maxTurns for an agent that must discover\..*about 2\.5 times the reference's actions.*within about 40 tool calls/,
+      new RegExp(
+        String.raw`maxTurns for an agent that must discover\..*about 2\.5 times the reference's actions.*within ` +
+          String.raw`about 40 tool calls`,
+      ),
     );
     expect(text).toMatch(/Every rule costs reward\./);
     expect(text).toMatch(/Lookup is fine, derived values are not\./);

@@ -128,7 +128,10 @@ describe('rendered prompts', () => {
     expect(text).toContain('shortest-path-length');
     expect(text).toContain(spec().taskIdea);
     expect(text).toMatch(
-      /ONE complete JavaScript module, whose `meta.name` is exactly `shortest-path-length`, in a single ```js fenced block/,
+      new RegExp(
+        'ONE complete JavaScript module, whose `meta.name` is exactly `shortest-path-length`, in a ' +
+          'single ```js fenced block',
+      ),
     );
   });
 

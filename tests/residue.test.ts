@@ -78,7 +78,10 @@ describe('template and source residue', () => {
     expect(problem).toMatchObject({
       code: 'E_TEXT_RESIDUE',
       message: expect.stringMatching(
-        /^1 of 2 sampled texts .* the observation 4 of seed 2 level 3 shows a value JavaScript prints for a bug \("undefined"\)/,
+        new RegExp(
+          String.raw`^1 of 2 sampled texts .* the observation 4 of seed 2 level 3 shows a value JavaScript ` +
+            String.raw`prints for a bug \("undefined"\)`,
+        ),
       ),
     });
   });

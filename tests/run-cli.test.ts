@@ -168,7 +168,10 @@ describe('envforge run with the offline author', () => {
     const line = result.stderr.split('\n').filter((l) => l.startsWith('LLM:'));
     expect(line).toEqual([
       expect.stringMatching(
-        /^LLM: none configured — using the offline author v\d+ \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL/,
+        new RegExp(
+          String.raw`^LLM: none configured — using the offline author v\d+ \(seed \d+\)\. To use a model: ` +
+            String.raw`--provider openai\|anthropic --model M, or --base-url URL`,
+        ),
       ),
     ]);
     const report = JSON.parse(result.stdout);
@@ -222,7 +225,10 @@ describe('envforge run with the offline author', () => {
       const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
       expect(code, stderr).toBe(130);
       expect(stderr).toMatch(
-        /interrupted \(SIGINT\); the batch is kept\. Continue it with the same LLM settings and: envforge run --resume batch-\S+ --library /,
+        new RegExp(
+          String.raw`interrupted \(SIGINT\); the batch is kept\. Continue it with the same LLM settings and: ` +
+            String.raw`envforge run --resume batch-\S+ --library `,
+        ),
       );
       const check = SqliteLibrary.open(library, { readonly: true });
       const [batch] = await check.listBatches();
@@ -271,7 +277,10 @@ describe('envforge run with the offline author', () => {
       expect(result.code, result.err.join('\n')).toBe(0);
       expect(llmLines(result.err)).toEqual([
         expect.stringMatching(
-          /^LLM: none configured — using the offline author v1 \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL \(see envforge run --help\)$/,
+          new RegExp(
+            String.raw`^LLM: none configured — using the offline author v1 \(seed \d+\)\. To use a model: ` +
+              String.raw`--provider openai\|anthropic --model M, or --base-url URL \(see envforge run --help\)$`,
+          ),
         ),
       ]);
       const seed = Number(/seed (\d+)/.exec(llmLines(result.err)[0] as string)?.[1]);
@@ -433,7 +442,10 @@ describe('envforge run with a dollar budget and a model without a price', () => 
       const result = await envforge([...runArgs(library, server), '--budget-usd', '0.0001'], dir);
       expect(result.code, name).toBe(2);
       expect(result.stderr).toMatch(
-        /--budget-usd: no price is known for the model "fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens/,
+        new RegExp(
+          String.raw`--budget-usd: no price is known for the model ` +
+            String.raw`"fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens`,
+        ),
       );
       expect(server.requests.length, name).toBe(before);
       const check = SqliteLibrary.open(library, { readonly: true });

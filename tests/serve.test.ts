@@ -190,7 +190,10 @@ describe('envforge serve: catalog', () => {
       await C.close();
     }
     expect(lines.at(-1)).toMatch(
-      /^envforge serve: 4 of 4 scored items \(100\.0%\) failed in the last \d+\.\d s: E_UNKNOWN_ENV 3, E_LEVEL_RANGE 1$/,
+      new RegExp(
+        String.raw`^envforge serve: 4 of 4 scored items \(100\.0%\) failed in the last \d+\.\d s: E_UNKNOWN_ENV ` +
+          String.raw`3, E_LEVEL_RANGE 1$`,
+      ),
     );
   });
 });
@@ -658,10 +661,10 @@ describe('envforge serve: the command', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d) => {
         stdout += d;
-        const match =
-          /listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward.*POST \/v1\/episodes.*WS \/openenv\/\{env\}\/ws.*\), library \S+/.exec(
-            stdout,
-          );
+        const match = new RegExp(
+          String.raw`listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward.*POST ` +
+            String.raw`\/v1\/episodes.*WS \/openenv\/\{env\}\/ws.*\), library \S+`,
+        ).exec(stdout);
         if (match) resolve(match[1] as string);
       });
       child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));

@@ -153,7 +153,10 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
     const result = await runEnvforge('run', '--database', url, '--workers', 'remote', '--wait-timeout', '7', ...RUN);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /waiting for workers: a job has waited \d+ s and no envforge worker has taken it; start one with: envforge worker --database /,
+      new RegExp(
+        String.raw`waiting for workers: a job has waited \d+ s and no envforge worker has taken it; start one ` +
+          String.raw`with: envforge worker --database `,
+      ),
     );
     expect(result.stderr).toMatch(
       /no envforge worker took a job within --wait-timeout 7 s; the batch is kept\. .*envforge run --resume batch-\S+/,

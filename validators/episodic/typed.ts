@@ -10,7 +10,11 @@ import { actionsOf, numbersOf, type Action } from './adversaries.js';
 const WORDS: Record<string, number> = { zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6 };
 const PLACES: Array<[RegExp, (m: RegExpMatchArray) => number]> = [
   [
-    /\b(\d|zero|one|two|three|four|five|six)[\s-]+(?:decimal(?:s| places?| digits?)?|digits? after the (?:decimal )?point|fractional digits?)\b/gi,
+    new RegExp(
+      String.raw`\b(\d|zero|one|two|three|four|five|six)[\s-]+(?:decimal(?:s| places?| digits?)?|digits? after ` +
+        String.raw`the (?:decimal )?point|fractional digits?)\b`,
+      'gi',
+    ),
     (m) => WORDS[(m[1] as string).toLowerCase()] ?? Number(m[1]),
   ],
   [/\bdollars and cents\b|\b(?:to the|nearest) cent\b|\bcents? precision\b/gi, () => 2],
