@@ -16,12 +16,10 @@ export interface ProblemLimits {
 
 export function describeStages(stages: NonNullable<ReportPart['stages']>): string {
   if (stages.length === 0) return '(no stage summary)';
-  return stages
-    .map(
-      (s) =>
-        `- ${s.stage}: ${s.skipped !== undefined ? `not run (${s.skipped})` : s.ok ? 'passed' : `FAILED (${s.problems.length} problem${s.problems.length === 1 ? '' : 's'})`}`,
-    )
-    .join('\n');
+  const failed = (n: number) => `FAILED (${n} problem${n === 1 ? '' : 's'})`;
+  const state = (s: (typeof stages)[number]) =>
+    s.skipped !== undefined ? `not run (${s.skipped})` : s.ok ? 'passed' : failed(s.problems.length);
+  return stages.map((s) => `- ${s.stage}: ${state(s)}`).join('\n');
 }
 
 export function describeProblems(problems: ReportPart['problems'], limits: ProblemLimits): string {
@@ -151,7 +149,9 @@ function transcript(reference: string, observations: readonly string[], observat
       const { tool, args } = (action ?? {}) as { tool?: unknown; args?: unknown };
       const call = `${String(tool)}(${JSON.stringify(args ?? {})})`;
       const seen = observations[i];
-      return `${i + 1}. ${call}\n   -> ${seen === undefined ? '(no observation)' : clipLine(seen.replace(/\s*\n\s*/g, ' | '), observationChars)}`;
+      const shown =
+        seen === undefined ? '(no observation)' : clipLine(seen.replace(/\s*\n\s*/g, ' | '), observationChars);
+      return `${i + 1}. ${call}\n   -> ${shown}`;
     })
     .join('\n');
 }

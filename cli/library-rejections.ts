@@ -81,9 +81,8 @@ async function list(options: RejectionsOptions, io: Io): Promise<void> {
         ? `${r.firstProblem.code} [${r.firstProblem.stage}] ${r.firstProblem.message}`
         : '(no problem recorded)';
       io.out(`${r.createdAt}  ${r.lineage.batchId ?? r.lineage.author}  ${candidateOf(r)}`);
-      io.out(
-        `  ${first}${r.codes.length > 1 ? `  (also ${r.codes.filter((c) => c !== r.firstProblem?.code).join(', ')})` : ''}`,
-      );
+      const also = r.codes.length > 1 ? `  (also ${r.codes.filter((c) => c !== r.firstProblem?.code).join(', ')})` : '';
+      io.out(`  ${first}${also}`);
     }
     if (!options.json)
       io.out(

@@ -14,7 +14,8 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  const entry = (k: string) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`;
+  return `{${keys.map(entry).join(',')}}`;
 }
 
 function floatEqual(expected: unknown, actual: unknown): boolean {
