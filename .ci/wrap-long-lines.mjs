@@ -79,6 +79,16 @@ function refusal(node) {
   return null;
 }
 const isNamed = (expr, name) => ts.isIdentifier(expr) && expr.text === name;
+/** The title of it(…)/test(…)/describe(…) (also .only, .skip, .each…), given before the function. */
+function isTestName(node) {
+  const call = node.parent;
+  if (!ts.isCallExpression(call) || call.arguments[0] !== node) return false;
+  let callee = call.expression;
+  while (ts.isPropertyAccessExpression(callee) || ts.isCallExpression(callee))
+    callee = ts.isCallExpression(callee) ? callee.expression : callee.expression;
+  const fn = call.arguments[1];
+  return /^(it|test|describe|bench|suite)$/.test(callee.getText()) && !!fn && ts.isFunctionLike(fn);
+}
 const isConstType = (type) =>
   ts.isTypeReferenceNode(type) && ts.isIdentifier(type.typeName) && type.typeName.text === 'const';
 
@@ -158,19 +168,24 @@ function splitLiteral(node, text, lines) {
     // The literal's first line is laid out again by Biome (pieces move to lines of their own); a later line of a
     // multi-line template stays where it is, so its first piece must end by the width.
     const column = WIDTH - 3 - width(text.slice(ls, from));
-    // A literal short enough for a line of its own splits once, where the line reaches the width, into two halves
+    // A literal short enough for a line of its own splits once, where the line reaches the width, into two parts
     // of a few words each (or not at all).
     const short = ls <= start && width(text.slice(at, to)) <= piece;
-    let room = ls > start || short ? column : piece;
+    // A test's title that fits a line is left: Biome keeps `it('…', () => {` on one line however long it is, and a
+    // split title would re-indent the whole test. Say it in fewer words.
+    if (short && isTestName(node)) continue;
+    if (short) {
+      // The code after it makes the line long (`it('…', async () => {`): once split, Biome breaks the call.
+      const halves = points.filter(
+        (p) => p > at && p < to && width(text.slice(at, p)) <= column && Math.min(p - at, to - p) >= 20,
+      );
+      if (halves.length) cuts.push(halves[halves.length - 1]);
+      continue;
+    }
+    let room = ls > start ? column : piece;
     const mine = [];
     while (width(text.slice(at, to)) > room) {
-      const fits = points.filter(
-        (p) =>
-          p > at &&
-          p < to &&
-          width(text.slice(at, p)) <= room &&
-          (!short || (width(text.slice(at, p)) >= 20 && width(text.slice(p, to)) >= 20)),
-      );
+      const fits = points.filter((p) => p > at && p < to && width(text.slice(at, p)) <= room);
       const tailed = fits.filter((p) => width(text.slice(p, to)) >= 24); // no stub of a word or two left behind
       const cut = tailed.length ? tailed[tailed.length - 1] : fits[fits.length - 1];
       if (cut === undefined) break;
@@ -473,7 +488,10 @@ export function plan(fileName, text) {
       continue;
     }
     const why = on.length
-      ? (refusal(on[0].n) ?? 'a word or a `${…}` longer than a line (hoist it into a const)')
+      ? (refusal(on[0].n) ??
+        (isTestName(on[0].n)
+          ? 'test name (Biome keeps a test call on one line: say it in fewer words)'
+          : 'a word or a `${…}` longer than a line (hoist it into a const)'))
       : null;
     left.set(l, why ?? (rx ? refusal(rx) : 'code the formatter keeps on one line'));
   }
