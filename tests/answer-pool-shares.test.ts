@@ -86,7 +86,7 @@ describe('the answer pool shares its workers between owners', () => {
     expect(pool.queued('a')).toBe(0);
   }, 120_000);
 
-  it('a cancelled run leaves the queue, its running answer is stopped, and the next owner is served at once', async () => {
+  it('a cancelled run leaves the queue, its running answer stops, and the next owner is served at once', async () => {
     // A test budget of two minutes: only a stopped worker lets the next answer through within this test's timeout.
     const pool = poolOf({ limits: limits({ testTimeoutMs: 120_000 }) });
     const stop = new AbortController();

@@ -212,7 +212,7 @@ describe('a batch', () => {
     },
   );
 
-  it('--kind mixed gives each kind half of the target, though the library holds only single-turn environments', async () => {
+  it('--kind mixed gives each kind half of the target, though the library holds only single-turn ones', async () => {
     const library = await freshLibrary();
     const written = (source: string): WrittenModule => ({
       source,

@@ -161,7 +161,7 @@ describe('fresh instances', () => {
     );
   });
 
-  it('a cheap module gets a fresh instance per call: a counter in module state never changes what it does', async () => {
+  it('a cheap module gets a fresh instance per call: module state never changes what it does', async () => {
     const source = envSource({
       prelude: 'let served = 0;',
       generate: "served++; return { prompt: 'call ' + served, answer: 1 };",

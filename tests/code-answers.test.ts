@@ -108,7 +108,7 @@ describe('scoring programs in the answer pool', () => {
     expect(verdicts.at(-1)).toMatchObject({ ok: true, score: 1 });
   }, 60_000);
 
-  it('keeps nothing from one test to the next: a counter on the global or in a module variable starts afresh', async () => {
+  it('keeps nothing from one test to the next: a counter on the global or in a module variable is new', async () => {
     // Every hidden test has an answer of its own; a program that counts its calls cannot pass two tests with the same
     // count.
     const counting =

@@ -210,7 +210,7 @@ describe('rt4 values: the categorical oracle', () => {
     },
   );
 
-  it('oracle: a reply that differs for one value singles it out; honest replies that only echo the value do not', () => {
+  it('oracle: a reply that differs for one value singles it out; honest replies that echo the value do not', () => {
     const decisions = decisionsOf(ref, axis);
     const bounce = (v: string, truth: string, t: string) =>
       v === truth ? `${t} accepted by ${v}.` : `${t} bounced back from ${v}: route it again.`;

@@ -196,7 +196,7 @@ describe("the host's action check", () => {
 });
 
 describe('rollouts in the sandbox', () => {
-  it('act reaches done with score 1; its log replays to the same states in a fresh realm, in another order', async () => {
+  it('act reaches done with score 1; its log replays to the same states in a new realm, in another order', async () => {
     const source = lockSource();
     const refs = (await roll(
       source,
@@ -218,7 +218,7 @@ describe('rollouts in the sandbox', () => {
     expect(replays.map((r) => r.hashes).reverse()).toEqual(refs.map((r) => r.hashes));
   });
 
-  it('a rejected action gets an error observation, counts as a turn, and maxErrors of them end the episode', async () => {
+  it('a rejected action gets an error observation, counts as a turn, maxErrors of them end the episode', async () => {
     const [r] = (await roll(lockSource(), [
       {
         seed: 0,

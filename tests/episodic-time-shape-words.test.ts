@@ -134,7 +134,7 @@ describe('the calls a rule guards, reshaped', () => {
 });
 
 describe('the values the text names for a free string', () => {
-  it("are quoted words, then the description's words, then words beside the references' values, theirs left out", () => {
+  it("are quoted words, then the description's words, then words beside the references' values, not theirs", () => {
     expect(
       suggestedWords(
         'billing or shipping (manual, the old desk, is closed)',

@@ -115,7 +115,7 @@ describe('exports of a code environment', () => {
     }
   });
 
-  it("score programs through the exported verl and TRL shims, and OpenRLHF's /get_reward, as the service does", async () => {
+  it("score programs through the exported verl, TRL shims, OpenRLHF's /get_reward, as the service does", async () => {
     const cases = rows.flatMap((row) =>
       RESPONSES.map((response) => ({
         data_source: row.data_source,

@@ -494,7 +494,7 @@ describe('episodic exports: the generated Python shims against the live service'
     },
   );
 
-  it('a service that is down stops each shim loudly (verl: past its tool loop, which catches every Exception)', async () => {
+  it('a service that is down stops each shim loudly (verl: past its tool loop, which catches Exception)', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;

@@ -77,7 +77,7 @@ describe('the servers refuse a re-pointed name on every route', () => {
     await library.close();
   });
 
-  it('the reward service: 403 E_HOST for a foreign name, served for 127.0.0.1, localhost and an allowed name', async () => {
+  it('the reward service: 403 E_HOST for a foreign name, served to 127.0.0.1, localhost, an allowed name', async () => {
     const server = await startServer({ libraryDir: dir, port: 0, allowHosts: ['trainer.cluster'] });
     try {
       const foreign = await send(server.url, 'GET', '/v1/envs', undefined, {

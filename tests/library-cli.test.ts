@@ -60,7 +60,7 @@ describe('envforge library', () => {
     );
   });
 
-  it('validate checks novelty against the library: a renamed copy is a duplicate, an admitted module is itself', async () => {
+  it('validate checks novelty on the library: a renamed copy is a duplicate, an admitted one is itself', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'envforge-copy-'));
     const copy = join(tmp, 'copy.js');
     writeFileSync(
@@ -156,7 +156,7 @@ describe('envforge library', () => {
     });
   });
 
-  it("init admits both kinds of seeds; list shows each environment's kind and filters by it (text and --json)", async () => {
+  it("init admits both kinds of seeds; list shows each environment's kind, filters by it (text, --json)", async () => {
     const all = json((await run('library', 'list', '--library', dir, '--json')).stdout);
     expect(all.filter((e: { kind: string }) => e.kind === 'episodic').map((e: { name: string }) => e.name)).toContain(
       'warehouse-restock',
@@ -195,7 +195,7 @@ describe('envforge library', () => {
     ).toEqual(episodic.map((e: { name: string }) => e.name).sort());
   });
 
-  it('stats counts skills, authors and kinds the same way: each active environment once, whatever its versions', async () => {
+  it('stats counts skills, authors and kinds the same way: each active environment once, any versions', async () => {
     const copy = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
     cpSync(dir, copy, { recursive: true });
     const before = json((await run('library', 'stats', '--library', copy, '--json')).stdout)[0];

@@ -122,7 +122,7 @@ export function libraryContract(
         expect((await lib.integrityCheck()).orphanFiles).toEqual([]);
       });
 
-      it('new code under the same name becomes the next version; get() gives the newest or the asked version', async () => {
+      it('new code under the same name becomes the next version; get() gives the newest or the named one', async () => {
         const meta = sampleMeta('versioned-env');
         const v1 = await admit(meta, 1);
         const v2 = await admit(meta, 2);
@@ -416,7 +416,7 @@ export function libraryContract(
     });
 
     describe('changeStamp', () => {
-      it('stays put while the library is only read, and changes with every admission, retirement and incident', async () => {
+      it('stays put while the library is only read, changes with each admission, retirement and incident', async () => {
         const seen = [await lib.changeStamp()];
         const same = async () => expect(await lib.changeStamp()).toBe(seen.at(-1));
         const changed = async () => {
@@ -607,7 +607,7 @@ export function libraryContract(
         expect(summary(await lib.journal('seq-b'))).toEqual(['1:call:k1', '2:rejected:k9']);
       });
 
-      it('appending an existing (kind, key) is a no-op returning the existing entry, so replays never duplicate', async () => {
+      it('appending an existing (kind, key) is a no-op returning the entry, so replays never duplicate', async () => {
         await lib.startBatch('idem', {});
         const [first] = await lib.appendJournal('idem', [entry('call', 'req-1', { usd: 0.02 })]);
         await sleep(5);
@@ -670,7 +670,7 @@ export function libraryContract(
         ]);
       });
 
-      it('the ledger is the latest snapshot: saveBatchLedger and appendJournal with a ledger overwrite it', async () => {
+      it('the ledger is the latest snapshot: saveBatchLedger and appendJournal with a ledger replace it', async () => {
         const started = await lib.startBatch('ledger', {});
         await sleep(5);
         await lib.saveBatchLedger('ledger', { usd: 0.1, tokens: 100, byStage: { generator: 0.1 } });
@@ -812,7 +812,7 @@ export function libraryContract(
         expect(got).toEqual([tally('a-env', 1, 4, 4), tally('b-env', 2, 20, 10), tally('b-env', 2, 5, 0, 2)]);
       });
 
-      it("keeps the operator's (trusted) tallies apart from any client's, and an unmarked score is a client's", async () => {
+      it("keeps the operator's (trusted) tallies apart from clients', an unmarked score is a client's", async () => {
         await lib.recordScores([tally('t-env', 1, 10, 10, 1, true), tally('t-env', 1, 30, 0)]);
         await lib.recordScores([{ name: 't-env', version: 1, level: 1, n: 5, passed: 5, scoreSum: 5 }]);
         const got = (await lib.scoreTallies()).map(({ updatedAt: _at, ...t }) => t);

@@ -124,7 +124,7 @@ describe('schema 2 (batches and journal)', () => {
     expect(tablesOf(dir)).toEqual(['envs', 'rejections']);
   });
 
-  it('a schema-1 library opened for writing upgrades in place: new tables, old data intact, batches usable', async () => {
+  it('a schema-1 library opened for writing upgrades in place: new tables, old data kept, batches usable', async () => {
     const { dir, meta, source, hash, at } = v1Library();
     const library = SqliteLibrary.open(dir);
     try {

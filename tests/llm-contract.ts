@@ -327,7 +327,7 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
         expect(ledger.totals).toMatchObject({ calls: 1, cachedCalls: 1, costUsd: 0, inputTokens: 0 });
       });
 
-      it('never caches a response that failed its schema: a repeat asks again, and a good answer is cached', async () => {
+      it('never caches a response that failed its schema: a repeat asks again, a good answer is cached', async () => {
         h.script(reply.garbage(), reply.json(good), reply.json(good));
         const dir = tempDir();
         const request = { ...ask(), schema: Spec, schemaName: 'spec' };

@@ -215,7 +215,7 @@ describe('the architect', () => {
       expect(toOutputSchema(architectOutputSchema(kind)).strict).toBe(true);
   });
 
-  it('keeps a single-turn spec whose episodic part a sloppy model filled in, dropping the part with a warning', async () => {
+  it('keeps a single-turn spec whose episodic part a sloppy model filled, dropping it with a warning', async () => {
     const sloppy = {
       ...episodicSpec('roman-total', ['read', 'finish']),
       kind: undefined,

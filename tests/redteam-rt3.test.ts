@@ -247,7 +247,7 @@ describe('rt3 episodic: behaves differently for a model than for the validator',
 });
 
 describe('rt4 episodic: one item checked for completeness (every prefix of the plan earns 0)', () => {
-  it('rt4-ep-latest-only.js: is rejected (the reference shrunk to its last payment is paid at every level)', async () => {
+  it('rt4-ep-latest-only.js: is rejected (the reference cut to its last payment is paid at every level)', async () => {
     const report = await validated('rt4-ep-latest-only.js');
     expect(report.verdict).toBe('reject');
     expect(report.problems.find((p) => p.code === 'E_ACCEPTS_INCOMPLETE')?.message).toMatch(/shrunk/);

@@ -48,7 +48,7 @@ describe('rtv-5: a module path whose directory is a symbolic link', () => {
     expect(run.code).toBe(2);
   });
 
-  it("rtv-5: a file that declares none of the contract's exports is never evaluated, so no error names its text", async () => {
+  it("rtv-5: a file declaring none of the contract's exports is never run, so no error names its text", async () => {
     // Hard links are regular files: no path check can see one. The text must not be run to be judged.
     linkSync(join(secrets, 'token'), join(dir, 'hard-link.js'));
     const run = await envforge(['validate', join(dir, 'hard-link.js')]);

@@ -166,7 +166,7 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
 });
 
 describe("rtv-2: one client's slow steps end another client's episode as failed (shared sandbox jobs)", () => {
-  it("rtv-2: a victim's ordinary steps, played while another client sends steps that time out, are all played", async () => {
+  it("rtv-2: a victim's ordinary steps, played while another client's steps time out, are all played", async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     // A call budget of 500 ms, half the default: the attacker's 42 steps each burn their budget in the sandbox (the
     // name takes seconds), and the mechanism under test (a job stops after three failed calls) is the same.
@@ -316,7 +316,7 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
 });
 
 describe('rtv-3: on the default host (127.0.0.1) an address is whatever the client binds', () => {
-  it('rtv-3: one local process cannot count as three independent clients by binding three loopback addresses', async () => {
+  it('rtv-3: one local process cannot count as three clients by binding three loopback addresses', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     // Half the default call budget: each replay and its confirming re-runs burn their budget on the name.
     const server = await startServer({ libraryDir, port: 0, pool, callTimeoutMs: 500 });
@@ -596,7 +596,7 @@ describe('rtv-10: the reward service takes WebSocket upgrades from any web page 
 });
 
 describe('held: identity and roles', () => {
-  it('held: a client cannot name itself the operator, and an X-Envforge-Client id only divides its own address', async () => {
+  it('held: no client may name itself the operator, an X-Envforge-Client id only divides its own address', async () => {
     const dir = await libraryWith([{ source: sampleSource(sampleMeta('plus-one')), meta: sampleMeta('plus-one') }]);
     const server = await startServer({
       libraryDir: dir,

@@ -41,7 +41,7 @@ describe("rtv2-2: an answer isolate is shared by every client's programs, and ke
     expect(runs[0]?.isolate).toBe(runs[1]?.isolate);
   }, 120_000);
 
-  it("an honest program passes after another request's programs, which all passed, filled the symbol registry", async () => {
+  it("an honest program passes after another request's programs, all passing, filled the symbol registry", async () => {
     const attack = await pool.run([filler('a'), filler('b'), filler('c')], LIMITS);
     expect(attack.map((r) => r.tests)).toEqual([[null], [null], [null]]); // the attacker loses nothing
     const [victim] = await pool.run([honest], LIMITS);

@@ -97,7 +97,7 @@ describe('a costly top level buys no shared instance', () => {
     }
     return scores;
   };
-  it('hostile-slow-top-level-gate.js: its calls still get fresh instances (the top level is paid per call)', async () => {
+  it('hostile-slow-top-level-gate.js: its calls still get new instances (the top level is paid per call)', async () => {
     const load = await pool.load(source('hostile-slow-top-level-gate.js'));
     expect(load).toMatchObject({ ok: true, instancing: 'episode' });
     // The top level does cost: the module was once given a shared instance for it.

@@ -410,7 +410,7 @@ describe('red team, class 2: validation told apart from production', () => {
     },
   );
 
-  it('nondet-host-locale.js: the same (seed, level) gives the same reference on hosts with different LANG', async () => {
+  it('nondet-host-locale.js: the same (seed, level) gives one reference on hosts with different LANG', async () => {
     const saved = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL };
     const references: string[] = [];
     for (const lang of ['C.UTF-8', 'de_DE.UTF-8']) {
@@ -431,7 +431,7 @@ describe('red team, class 2: validation told apart from production', () => {
   });
 
   const DEEP = `<answer>${'(1 '.repeat(100_000)}</answer>`;
-  it('careless-recursive-parser.js: one deeply nested response makes verify throw (the fixture still attacks)', async () => {
+  it('careless-recursive-parser.js: one deeply nested response makes verify throw (it still attacks)', async () => {
     const run = await runEpisodes(pool, source('careless-recursive-parser.js'), [
       { seed: 5, level: 4, responses: [DEEP] },
     ]);

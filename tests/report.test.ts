@@ -119,7 +119,7 @@ describe('the batch report', () => {
     });
   });
 
-  it('groups rejected validations by first failing stage and by code, and lists each attempt (1-based) in order', () => {
+  it('groups rejected validations by first failing stage and by code, lists each attempt (1-based) in order', () => {
     const report = buildReport(input());
     expect(report.firstFailedStage).toEqual({ solvability: 1, hack: 2 });
     expect(report.rejectionsByCode).toEqual({ E_UNSOLVED: 1, E_ACCEPTS_EMPTY: 2, E_SEED_IGNORED: 1 });

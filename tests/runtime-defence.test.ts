@@ -113,7 +113,7 @@ describe('envforge serve: runtime defence', () => {
     },
   );
 
-  it('records the incident in the library, and revalidation replays its seed and level and retires the module', async () => {
+  it('records the incident in the library; revalidation replays its seed and level, retires the module', async () => {
     const library = SqliteLibrary.open(dir);
     try {
       const incidents = await library.incidents({ open: true });

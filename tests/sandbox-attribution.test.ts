@@ -162,7 +162,7 @@ describe('work a guest function leaves behind is charged to it', () => {
 });
 
 describe("the sandbox's own setup is not the candidate's time", () => {
-  it('a realm setup slower than the silence deadline is waited for, and not counted against the caller budget', async () => {
+  it('a realm setup slower than the silence deadline is waited for, not charged to the caller budget', async () => {
     // Every SES run in this pool's workers takes 600 ms more (the preload), while the silence deadline is 360 ms.
     const preload = fileURLToPath(new URL('./fixtures/sandbox/slow-setup.mjs', import.meta.url));
     const slow = new SandboxPool({

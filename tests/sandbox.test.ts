@@ -301,7 +301,7 @@ describe('a job that cannot be serialised', () => {
 });
 
 describe('plain JSON values pass the check untouched', () => {
-  it('accepts null, nested arrays and objects, empty containers, and names the path of the first bad value', async () => {
+  it('accepts null, nested arrays and objects, empty containers, names the path of the first bad value', async () => {
     const ok = await generateWith(
       "return { prompt: 'p', a: null, b: [1, [2, null, { c: [] }], {}], d: { e: { f: 'g' } }, t: true };",
     );

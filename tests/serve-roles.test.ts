@@ -191,7 +191,7 @@ describe('fair session slots', () => {
     },
   );
 
-  it('client ids of one client (here every loopback address) divide its share, so one id cannot take them all', async () => {
+  it('client ids of one client (here every loopback address) split its share: one id cannot take it all', async () => {
     const small = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 2 });
     try {
       const at = (seed: number, id: string) =>
@@ -289,7 +289,7 @@ describe("a failure only one client's input reaches is that client's", () => {
 });
 
 describe('a module that trips a wire in production is quarantined', () => {
-  it('its attempt, caught by the module and reached by one response only, still quarantines it for everyone', async () => {
+  it('its attempt, caught by the module and reached by one response only, quarantines it for everyone', async () => {
     const tripped = await send(
       server.url,
       'POST',
@@ -316,7 +316,7 @@ describe('a module that trips a wire in production is quarantined', () => {
 });
 
 describe('without an operator token', () => {
-  it('nobody may reveal or read the admin view, a bearer token is refused, and every score stays untrusted', async () => {
+  it('nobody may reveal or read the admin view, a bearer token is refused, every score stays untrusted', async () => {
     const bare = await startServer({ libraryDir: dir, port: 0, pool, scoreFlushIntervalMs: 60_000 });
     try {
       const revealed = await send(bare.url, 'POST', '/v1/sample', {

@@ -570,7 +570,7 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
     expect(reward).toMatchObject({ status: 200, body: { rewards: [0], extra_logs: { envforge_error: [1] } } });
   });
 
-  it('items failed by other items (a shared episode, or a job cut off after three timeouts) are re-run alone', async () => {
+  it('items failed by other items (a shared episode, a job cut off after three timeouts) run again alone', async () => {
     // limits.maxFailuresPerJob (3) stops a job after three timeouts: the calls after them come back "not run".
     const four = await sample(B.url, { select: { n: 4, seed: 77 }, reveal: true });
     const items = four.flatMap((s) => [

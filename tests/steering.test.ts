@@ -109,7 +109,7 @@ describe('envforge run --feedback with the offline author', () => {
     await seededLibraryCopy('single', seeded); // validated once per test run (tests/helpers/seeded-library.ts)
   }, 600_000); // the first file to ask makes it; the others wait (minutes under load)
 
-  it('admits at least the weak share for the weak skills, says what it cannot train, and reports the frontier', async () => {
+  it('admits at least the weak share for weak skills, says what it cannot train, reports the frontier', async () => {
     const library = join(root, 'run');
     cpSync(seeded, library, { recursive: true });
     const feedback = join(root, 'evals.csv');

@@ -244,7 +244,7 @@ describe('trainer clients drive episodes as the trainers do, and every episode s
     return r;
   }
 
-  it('the scenarios are not vacuous: finished rollouts score 1, unfinished and error-ended ones mostly do not', async () => {
+  it('the scenarios bite: finished rollouts score 1, unfinished, error-ended ones mostly do not', async () => {
     expect(played.size).toBe(cases.length);
     const scores = new Map<string, number[]>();
     for (const c of cases.filter((x) => x.client === 'openenv' && x.batch === 'scenarios'))

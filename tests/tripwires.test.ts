@@ -105,7 +105,7 @@ describe('tripwires in the sandbox', () => {
     });
   });
 
-  it('a trip in work left behind fails the calls of its crossing, though each of them had returned a result', async () => {
+  it('a trip in work left behind fails the calls of its crossing, though each had returned a result', async () => {
     const source = withAttempt(
       'generate',
       "Promise.resolve().then(() => { try { Function('x'); } catch (late) { /* caught */ } })",
@@ -131,7 +131,7 @@ describe('tripwires in the sandbox', () => {
     expect(load).toMatchObject({ ok: false, code: 'E_ESCAPE_ATTEMPT', message: expect.stringMatching(names) });
   });
 
-  it('import() and import.meta written in comments or strings are not reaches: the parse sees tokens, not text', async () => {
+  it('import() and import.meta written in comments or strings are not reaches: the parse reads tokens', async () => {
     const load = await pool.load(
       `// import('node:fs') and import.meta in a comment\nconst note = "import('x') import.meta";\n${HONEST}`,
     );

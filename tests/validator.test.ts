@@ -41,7 +41,7 @@ describe('the judgement explains itself', () => {
   const validate = (file: string) =>
     validateCandidate(readFileSync(new URL(file, CORPUS), 'utf8'), { pool, novelty: noveltyIndex() });
 
-  it('keeps the worst response of each failing probe family, bounded, with the part that decided its score', async () => {
+  it('keeps the worst response of each failing probe family, bounded, with the part that set its score', async () => {
     const report = await validate('broken-accepts-echo.js');
     for (const code of ['E_ACCEPTS_ECHO', 'E_ACCEPTS_ENUMERATION']) {
       const problem = report.problems.find((p) => p.code === code);
