@@ -124,7 +124,7 @@ function bareIsSafe(node) {
 // ---------------------------------------------------------------------------------------------------------------
 // Splitting a literal.
 
-/** Offsets (in the file) where the literal may break: after an unescaped space, and on either side of a `${…}`. */
+/** Offsets (in the file) where the literal may break: after a space or a `\n`, and on either side of a `${…}`. */
 function breakPoints(node, text) {
   const regions = [];
   const start = node.getStart();
@@ -143,9 +143,11 @@ function breakPoints(node, text) {
   for (const [a, b] of regions) {
     for (let i = a; i < b; i++) {
       const c = text[i];
-      if (c === '\\')
-        i++; // an escape: the next character belongs to it (longer escapes hold no space)
-      else if (c === ' ' && i + 1 < b) out.push(i + 1);
+      if (c === '\\') {
+        // An escape: the next character belongs to it (longer escapes hold no space); a line may end after `\n`.
+        i++;
+        if (text[i] === 'n' && i + 1 < b) out.push(i + 1);
+      } else if (c === ' ' && i + 1 < b) out.push(i + 1);
     }
   }
   return [...new Set(out)].filter((p) => p > start + 1 && p < node.end - 1).sort((a, b) => a - b);

@@ -166,11 +166,13 @@ describe('parseFeedback: CSV', () => {
   it.each<[string, string]>([
     [
       'canonical column order',
-      'skill,env,level,pass_rate,n\ngraphs,,,0.25,40\n,interval-merge-count,3,0,12\ndynamic-programming,knapsack-small,,1,5\n',
+      'skill,env,level,pass_rate,n\ngraphs,,,0.25,40\n,interval-merge-count,3,0,12\n' +
+        'dynamic-programming,knapsack-small,,1,5\n',
     ],
     [
       'shuffled columns and an extra one',
-      'n,model,pass_rate,env,skill,level\n40,m1,0.25,,graphs,\n12,m1,0,interval-merge-count,,3\n5,m1,1,knapsack-small,dynamic-programming,\n',
+      'n,model,pass_rate,env,skill,level\n40,m1,0.25,,graphs,\n12,m1,0,interval-merge-count,,3\n' +
+        '5,m1,1,knapsack-small,dynamic-programming,\n',
     ],
     [
       'upper-case header, spaces and CRLF',
@@ -185,7 +187,8 @@ describe('parseFeedback: CSV', () => {
     ],
     [
       'quoted fields',
-      '"skill","env","level","pass_rate","n"\n"graphs","","","0.25","40"\n"","interval-merge-count","3","0","12"\n"dynamic-programming","knapsack-small",,"1","5"\n',
+      '"skill","env","level","pass_rate","n"\n"graphs","","","0.25","40"\n' +
+        '"","interval-merge-count","3","0","12"\n"dynamic-programming","knapsack-small",,"1","5"\n',
     ],
   ])('reads %s', (_, text) => {
     expect(parseFeedback(text, 'csv')).toEqual(expected);
