@@ -84,6 +84,9 @@ export function layout(o: PageOptions): string {
     ['frontier', '/frontier', 'Frontier'],
     ['codes', '/codes', 'Codes'],
   ];
+  const nav = tabs
+    .map(([t, href, label]) => `<a href="${href}"${t === o.tab ? ' class="active"' : ''}>${label}</a>`)
+    .join('');
   return (
     `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -94,7 +97,8 @@ ${uses.includes('chart') ? '<script src="/assets/chart.umd.min.js" defer></scrip
     `${uses.includes('table') ? '<script src="/assets/tabulator.min.js" defer></script>' : ''}<script ` +
     `src="/assets/env.js" defer></script><script src="/assets/app.js" defer></script>
 </head><body data-page="${esc(o.page)}">
-<header><a class="brand" href="/">envforge</a><nav>${tabs.map(([t, href, label]) => `<a href="${href}"${t === o.tab ? ' class="active"' : ''}>${label}</a>`).join('')}</nav><span class="where" title="library">${esc(o.where)}</span></header>
+<header><a class="brand" href="/">envforge</a><nav>${nav}</nav><span class="where" title="library">` +
+    `${esc(o.where)}</span></header>
 <main>${o.body}</main>
 ${o.data === undefined ? '' : `<script type="application/json" id="page-data">${jsonIsland(o.data)}</script>`}
 </body></html>`

@@ -90,9 +90,13 @@ const batchRow = (b: BatchSummary): string[] => [
 ];
 
 export function batchesPage(where: string, batches: BatchSummary[]): string {
+  const chart = batches.length
+    ? '<div class="chart wide"><canvas id="batches-chart"></canvas></div>'
+    : '<p class="muted">No batch has run on this library yet: <code>envforge run</code>.</p>';
+  const columns = ['batch', 'status', 'started', 'admitted', 'rejected', 'validations', 'cost', 'per admitted'];
   const body = `<h1>Batches <span class="muted">${batches.length}</span></h1>
-${batches.length ? '<div class="chart wide"><canvas id="batches-chart"></canvas></div>' : '<p class="muted">No batch has run on this library yet: <code>envforge run</code>.</p>'}
-${table(['batch', 'status', 'started', 'admitted', 'rejected', 'validations', 'cost', 'per admitted', 'stopped because'], batches.map(batchRow))}`;
+${chart}
+${table([...columns, 'stopped because'], batches.map(batchRow))}`;
   return layout({
     title: 'Batches',
     tab: 'batches',
@@ -124,6 +128,14 @@ export function batchPage(where: string, d: BatchDetail): string {
       ? 'no candidate was repaired'
       : `${r.repair.admittedAfterRepair} of ${r.repair.candidatesRepaired} repaired candidates admitted (` +
         `${pct(r.repair.successRate)})`;
+  const c = r.cost;
+  const costs = [
+    usd(c.totalUsd),
+    usd(c.perAdmittedUsd),
+    esc(c.tokensPerAdmitted?.toFixed(0) ?? '–'),
+    String(c.calls),
+    String(c.cachedCalls),
+  ];
   const body =
     `<h1>Batch ${esc(d.batch.id)}</h1>${summary}
 <section><h2>Funnel</h2><div class="chart wide"><canvas id="funnel"></canvas></div></section>
@@ -140,7 +152,7 @@ export function batchPage(where: string, d: BatchDetail): string {
       Object.entries(r.firstFailedStage).map(([s, n]) => [esc(s), String(n)]),
     )}</section>
 <section><h2>Repair and cost</h2><p id="repair">${esc(repair)}</p>
-${table(['total', 'per admitted', 'tokens per admitted', 'calls', 'cached'], [[usd(r.cost.totalUsd), usd(r.cost.perAdmittedUsd), esc(r.cost.tokensPerAdmitted?.toFixed(0) ?? '–'), String(r.cost.calls), String(r.cost.cachedCalls)]])}
+${table(['total', 'per admitted', 'tokens per admitted', 'calls', 'cached'], [costs])}
 <h3>Admitted</h3><p>` +
     `${r.admitted.map((a) => envLink(a.name, a.version)).join(', ') || '<span class="muted">none</span>'}` +
     `</p></section></div>
@@ -161,10 +173,13 @@ ${table(['total', 'per admitted', 'tokens per admitted', 'calls', 'cached'], [[u
 }
 
 export function rejectionPage(where: string, r: RejectionRecord): string {
+  const id = r.lineage.batchId;
+  const batch = id ? `<a href="/batches/${encodeURIComponent(id)}">${esc(id)}</a>` : '–';
   const body =
     `<h1>Rejected: ${esc(r.name ?? '(unreadable meta)')} <span class="muted">` +
     `${esc(r.hash.slice(0, 12))}</span></h1>
-<p class="facts"><b>codes</b> ${r.codes.map(codeLink).join(' ')} · <b>author</b> ${esc(r.lineage.author)} · <b>batch</b> ${r.lineage.batchId ? `<a href="/batches/${encodeURIComponent(r.lineage.batchId)}">${esc(r.lineage.batchId)}</a>` : '–'} · <b>recorded</b> ${when(r.createdAt)}</p>
+<p class="facts"><b>codes</b> ${r.codes.map(codeLink).join(' ')} · <b>author</b> ${esc(r.lineage.author)} · ` +
+    `<b>batch</b> ${batch} · <b>recorded</b> ${when(r.createdAt)}</p>
 <section><h2>Validation report</h2>${stagesTable(r.report.stages)}</section>` +
     `${r.lineage.spec === undefined ? '' : details('spec', pre(r.lineage.spec))}`;
   return layout({ title: 'Rejection', tab: 'rejections', page: 'rejection', body, where });
@@ -187,6 +202,10 @@ export function frontierPage(where: string, d: FrontierDetail): string {
           )
         : '<p class="muted">none</p>'
     }</section>`;
+  const columns = f
+    ? `${list('Weak (the frontier)', f.weak, 'weak')}${list('Saturated', f.saturated, 'saturated')}` +
+      `${list('Unreachable', f.unreachable, '')}${list('Too few attempts', f.undersampled, '')}`
+    : '';
   const steered = d.lastSteered
     ? `<section><h2>Last steered batch: <a href="/batches/${encodeURIComponent(d.lastSteered.id)}">` +
       `${esc(d.lastSteered.id)}</a></h2>${table(
@@ -209,7 +228,7 @@ export function frontierPage(where: string, d: FrontierDetail): string {
     `<h1>Trainer frontier</h1><p class="muted">From ${esc(source)}.</p>
 <section><h2>Pass rates by kind</h2><p class="muted">The reward service's records: single-turn verdicts and finished ` +
     `episodes (a score of 0.5 or more passes).</p>${kinds}</section>
-${f ? `<div class="chart wide tall"><canvas id="skills-chart"></canvas></div><div class="cols">${list('Weak (the frontier)', f.weak, 'weak')}${list('Saturated', f.saturated, 'saturated')}${list('Unreachable', f.unreachable, '')}${list('Too few attempts', f.undersampled, '')}</div>` : ''}
+${f ? `<div class="chart wide tall"><canvas id="skills-chart"></canvas></div><div class="cols">${columns}</div>` : ''}
 ${steered}`;
   const data = f ? { skills: d.feedback.summary?.skills ?? [], thresholds: f.thresholds } : { skills: [] };
   return layout({ title: 'Frontier', tab: 'frontier', page: 'frontier', body, where, data });
@@ -236,6 +255,8 @@ export function notFoundPage(where: string, what: string): string {
 }
 
 /** The kept rejections, newest first, each with its first problem and a link to its whole report. */
+const REJECTION_COLUMNS = ['recorded (UTC)', 'candidate', 'batch', 'first problem', 'other codes'];
+
 export function rejectionsPage(
   where: string,
   rejections: RejectionRecord[],
@@ -268,6 +289,6 @@ export function rejectionsPage(
 <form class="filters" method="get" action="/rejections"><input name="code" placeholder="code, e.g. E_ACCEPTS_EMPTY" ` +
     `value="${esc(filter.code ?? '')}" aria-label="code"><input name="batch" placeholder="batch id" value="` +
     `${esc(filter.batch ?? '')}" aria-label="batch"><button type="submit">filter</button></form>
-${rows.length ? table(['recorded (UTC)', 'candidate', 'batch', 'first problem', 'other codes'], rows, 'rejections') : '<p class="muted">No kept rejection matches.</p>'}`;
+${rows.length ? table(REJECTION_COLUMNS, rows, 'rejections') : '<p class="muted">No kept rejection matches.</p>'}`;
   return layout({ title: 'Rejections', tab: 'rejections', page: 'rejections', body, where, uses: [] });
 }

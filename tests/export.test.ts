@@ -260,7 +260,9 @@ describe('envforge export: every format', () => {
     for (const split of ['train', 'test']) {
       const { schema, rows } = readWithArrow(join(dir, `${split}.parquet`));
       expect(describeColumns(schema)).toBe(
-        'data_source:u?,prompt:+l?<element:+s?<role:u?,content:u?>>,ability:u?,reward_model:+s?<style:u?,ground_truth:u?>,extra_info:+s?<split:u?,index:l?,env:u?,version:l?,seed:l?,level:l?>',
+        'data_source:u?,prompt:+l?<element:+s?<role:u?,content:u?>>,ability:u?,' +
+          'reward_model:+s?<style:u?,ground_truth:u?>,' +
+          'extra_info:+s?<split:u?,index:l?,env:u?,version:l?,seed:l?,level:l?>',
       );
       const expected = canonical
         .filter((c) => c.split === split)
