@@ -287,7 +287,10 @@ describe('episodic exports: the generated Python shims against the live service'
     // arrow-rs reads the verl rows as hyparquet does.
     const arrow = readWithArrow(join(dirs.verl, 'train.parquet'));
     expect(describeColumns(arrow.schema)).toMatch(
-      /^data_source:u\?,prompt:\+l\?<.*>,ability:u\?,reward_model:\+s\?<.*>,extra_info:\+s\?<split:u\?,index:l\?,env:u\?,version:l\?,seed:l\?,level:l\?>,agent_name:u\?$/,
+      new RegExp(
+        String.raw`^data_source:u\?,prompt:\+l\?<.*>,ability:u\?,reward_model:\+s\?<.*>,` +
+          String.raw`extra_info:\+s\?<split:u\?,index:l\?,env:u\?,version:l\?,seed:l\?,level:l\?>,agent_name:u\?$`,
+      ),
     );
     expect(arrow.rows.map((r) => plain([r.extra_info, r.agent_name]))).toEqual(
       cases.map((c) => plain([c.verl.extra_info, c.verl.agent_name])),
