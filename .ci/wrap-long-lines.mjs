@@ -239,8 +239,12 @@ function splitRegex(node, text) {
   }
   if (!cuts.length) return null;
   const pieces = [...cuts, body.length].map((c, k) => body.slice(k ? cuts[k - 1] : 0, c));
+  // String.raw keeps a piece's backslashes as written; a piece without one is a plain string (Biome's
+  // noUselessStringRaw).
   const quote = (p) =>
-    /`|\$\{|\\$/.test(p) ? `'${p.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : `String.raw\`${p}\``;
+    p.includes('\\') && !/`|\$\{|\\$/.test(p)
+      ? `String.raw\`${p}\``
+      : `'${p.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   const out = `new RegExp(${pieces.map(quote).join(' + ')}${flags ? `, '${flags}'` : ''})`;
   const a = new Function(`return ${raw}`)();
   const b = new Function(`return ${out}`)();

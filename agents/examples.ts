@@ -25,8 +25,8 @@ const WORLD_SKILLS = new Set([
   'mapping',
 ]);
 const WEB_TOOL = new RegExp(
-  String.raw`^(click|press|view_page|show_page|open_page|go_to|goto|navigate|browse|type_text|enter_text|` +
-    String.raw`fill_field|scroll|go_back)$`,
+  '^(click|press|view_page|show_page|open_page|go_to|goto|navigate|browse|type_text|enter_text|' +
+    'fill_field|scroll|go_back)$',
 );
 const WORLD_TOOL = /^(move|go|walk|step|turn|look|scan|look_around|travel|explore|pick_up|drop)(_|$)/;
 

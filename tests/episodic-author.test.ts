@@ -138,7 +138,7 @@ describe('the architect', () => {
     expect(llm.requests[1]?.messages.at(-1)?.content).toMatch(
       new RegExp(
         String.raw`a spec of kind 'episodic' needs its episodic part: world, tools \(with parameters\), policy, ` +
-          String.raw`goal and finishTool`,
+          'goal and finishTool',
       ),
     );
   });

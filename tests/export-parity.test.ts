@@ -374,7 +374,7 @@ describe.skipIf(!existsSync(SERVER))(
             expect(out[shim]).toMatch(
               new RegExp(
                 String.raw`^EnvforgeManifestError: the reward service at http:\/\/127\.0\.0\.1:\d+ does not ` +
-                  String.raw`serve the environments this export was made from: `,
+                  'serve the environments this export was made from: ',
               ),
             );
             expect(out[shim]).toMatch(/dice-probability@1 is not served/);

@@ -182,7 +182,7 @@ describe('the architect', () => {
     expect(text).toMatch(
       new RegExp(
         String.raw`maxTurns for an agent that must discover\..*about 2\.5 times the reference's actions.*within ` +
-          String.raw`about 40 tool calls`,
+          'about 40 tool calls',
       ),
     );
     expect(text).toMatch(/Every rule costs reward\./);

@@ -79,7 +79,7 @@ describe('template and source residue', () => {
       code: 'E_TEXT_RESIDUE',
       message: expect.stringMatching(
         new RegExp(
-          String.raw`^1 of 2 sampled texts .* the observation 4 of seed 2 level 3 shows a value JavaScript ` +
+          '^1 of 2 sampled texts .* the observation 4 of seed 2 level 3 shows a value JavaScript ' +
             String.raw`prints for a bug \("undefined"\)`,
         ),
       ),

@@ -443,7 +443,7 @@ describe('envforge run with a dollar budget and a model without a price', () => 
       expect(result.code, name).toBe(2);
       expect(result.stderr).toMatch(
         new RegExp(
-          String.raw`--budget-usd: no price is known for the model ` +
+          '--budget-usd: no price is known for the model ' +
             String.raw`"fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens`,
         ),
       );

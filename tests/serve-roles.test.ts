@@ -174,8 +174,8 @@ describe('fair session slots', () => {
       expect([more.status, more.retryAfter, more.body.error.code]).toEqual([429, '1', 'E_TOO_MANY_SESSIONS']);
       expect(more.body.error.message).toMatch(
         new RegExp(
-          String.raw`limit of 4 open episode sessions, and client token:t3 holds 3 .*fair share is 2 per client ` +
-            String.raw`while 2 share the 4`,
+          'limit of 4 open episode sessions, and client token:t3 holds 3 .*fair share is 2 per client ' +
+            'while 2 share the 4',
         ),
       );
       // The second client may take up to its share; the session it pushed out was only sent back to its journal.

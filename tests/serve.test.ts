@@ -192,7 +192,7 @@ describe('envforge serve: catalog', () => {
     expect(lines.at(-1)).toMatch(
       new RegExp(
         String.raw`^envforge serve: 4 of 4 scored items \(100\.0%\) failed in the last \d+\.\d s: E_UNKNOWN_ENV ` +
-          String.raw`3, E_LEVEL_RANGE 1$`,
+          '3, E_LEVEL_RANGE 1$',
       ),
     );
   });

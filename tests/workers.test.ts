@@ -155,7 +155,7 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
     expect(result.stderr).toMatch(
       new RegExp(
         String.raw`waiting for workers: a job has waited \d+ s and no envforge worker has taken it; start one ` +
-          String.raw`with: envforge worker --database `,
+          'with: envforge worker --database ',
       ),
     );
     expect(result.stderr).toMatch(

@@ -8,7 +8,7 @@ import type { Action } from './adversaries.js';
 
 const MODAL = new RegExp(
   String.raw`\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only (?:after|once|if|` +
-    String.raw`when)|before|prior to|first|make sure|ensure|until|not allowed|may not|cannot|can't|do not|` +
+    "when)|before|prior to|first|make sure|ensure|until|not allowed|may not|cannot|can't|do not|" +
     String.raw`don't)\b`,
   'i',
 );
