@@ -57,7 +57,9 @@ const MixedSpecSchema = z.preprocess(
       kind: z
         .enum(KIND_NAMES)
         .describe(
-          '"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn tool-use episode over a hidden state (contract v2). "code": the answer is a program the host runs on hidden tests (contract v3).',
+          '"single": one prompt, one answer in <answer> tags (contract v1). "episodic": a multi-turn ' +
+            'tool-use episode over a hidden state (contract v2). "code": the answer is a program the host runs ' +
+            'on hidden tests (contract v3).',
         ),
       ...specFields,
       episodic: EpisodicSpecSchema.nullable().describe(
@@ -76,7 +78,10 @@ const EpisodicOnlySpecSchema = z.object({
   episodic: RequiredEpisodicPart.describe('The world, tools, policy, goal and finishing tool.'),
 });
 
-/** In a one-kind batch, specs of the other kind leave the list (proposeSpecs reports them as dropped) instead of failing it. */
+/**
+ * In a one-kind batch, specs of the other kind leave the list (proposeSpecs reports them as dropped) instead of failing
+ * it.
+ */
 const ofKind = (kind: KindName) => (value: unknown) =>
   Array.isArray(value) ? value.filter((spec) => !isObject(spec) || kindOfReply(spec, kind) === kind) : value;
 
@@ -103,7 +108,10 @@ export function toEnvSpec(spec: ArchitectSpec, batch: RunKind = 'mixed'): EnvSpe
   return { kind: resolved, ...rest, ...(kindNamed(resolved).rollouts && episodic ? { episodic } : {}) };
 }
 
-/** What the schema left out of the model's reply: specs of another kind (dropped, with why) and cut-off parts (warnings). */
+/**
+ * What the schema left out of the model's reply: specs of another kind (dropped, with why) and cut-off parts
+ * (warnings).
+ */
 export function architectLeftovers(raw: unknown, batch: RunKind): { dropped: DroppedSpec[]; warnings: string[] } {
   const specs =
     isObject(raw) && Array.isArray((raw as { specs?: unknown }).specs) ? (raw as { specs: unknown[] }).specs : [];
@@ -120,7 +128,8 @@ export function architectLeftovers(raw: unknown, batch: RunKind): { dropped: Dro
       else warnings.push(`${name}: dropped: ${reason}`);
     } else if (!named(kind).rollouts && hasPart(spec)) {
       warnings.push(
-        `${name}: dropped the episodic part of a ${(KIND_NAMES as readonly string[]).includes(kind) ? named(kind).label : kind} spec`,
+        `${name}: dropped the episodic part of a ` +
+          `${(KIND_NAMES as readonly string[]).includes(kind) ? named(kind).label : kind} spec`,
       );
     }
   });

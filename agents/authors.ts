@@ -7,7 +7,10 @@ import { createOfflineAuthor } from './offline/author.js';
 import { resolveProfile, type ProfileChoice } from './prompt-files.js';
 
 export const AUTHORS = {
-  /** Prompt files over an LlmClient (OpenAI-compatible or Anthropic; tests use the fake), in a prompt profile (auto: by the model's size). */
+  /**
+   * Prompt files over an LlmClient (OpenAI-compatible or Anthropic; tests use the fake), in a prompt profile (auto: by
+   * the model's size).
+   */
   llm: (deps: { llm: LlmClient; profile?: ProfileChoice }): Author =>
     llmAuthor(deps.llm, { profile: resolveProfile(deps.profile ?? 'auto', deps.llm.model) }),
   /** The offline author: a typed program DSL, no network; everything follows from the seed. */

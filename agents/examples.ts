@@ -24,19 +24,27 @@ const WORLD_SKILLS = new Set([
   'shortest-paths',
   'mapping',
 ]);
-const WEB_TOOL =
-  /^(click|press|view_page|show_page|open_page|go_to|goto|navigate|browse|type_text|enter_text|fill_field|scroll|go_back)$/;
+const WEB_TOOL = new RegExp(
+  '^(click|press|view_page|show_page|open_page|go_to|goto|navigate|browse|type_text|enter_text|' +
+    'fill_field|scroll|go_back)$',
+);
 const WORLD_TOOL = /^(move|go|walk|step|turn|look|scan|look_around|travel|explore|pick_up|drop)(_|$)/;
 
 /** Example modules per kind beyond the seeds: prompts/examples/<kind>/. */
 export const EXAMPLES_DIR = join(PROMPTS_DIR, 'examples');
 
-/** How many examples a generator prompt shows, of any kind: two of the spec's family (episodic seeds are 11–15 kB), one short one in the compact profile. */
+/**
+ * How many examples a generator prompt shows, of any kind: two of the spec's family (episodic seeds are 11–15 kB), one
+ * short one in the compact profile.
+ */
 const EXAMPLE_COUNT: Record<PromptProfile, number> = { standard: 2, compact: 1 };
 /** The compact profile's examples stay short enough that the whole prompt stays under 20k characters. */
 export const COMPACT_EXAMPLE_CHARS = 8_500;
 
-/** The family of an episodic spec or module, from its skills and then its tool names; records when neither says otherwise. */
+/**
+ * The family of an episodic spec or module, from its skills and then its tool names; records when neither says
+ * otherwise.
+ */
 export function episodicFamily(
   skills: readonly string[],
   tools: readonly string[] = [],

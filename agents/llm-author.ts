@@ -57,7 +57,10 @@ export function llmAuthor(client: LlmClient, options: LlmAuthorOptions = {}): Au
   };
 }
 
-/** Output budget of a generated module: seeds are 3–15 kB, so this leaves room without inviting essays; the compact profile's fits a 16k context with its prompt. */
+/**
+ * Output budget of a generated module: seeds are 3–15 kB, so this leaves room without inviting essays; the compact
+ * profile's fits a 16k context with its prompt.
+ */
 const MODULE_MAX_TOKENS: Record<PromptProfile, number> = { standard: 12_000, compact: 8_192 };
 
 function trace(hash: string, meta: LlmResponseMeta): AgentTrace {

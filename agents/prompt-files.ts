@@ -10,7 +10,10 @@ import { EnvforgeError } from '../contract/errors.js';
 import { PACKAGE_ROOT, PROMPTS_DIR } from '../contract/paths.js';
 import type { KindName } from '../kinds/registry.js';
 
-/** Every template: the v1 agents' four, the episodic (contract v2) generator, repair and reviewer, and the code (contract v3) generator and repair. */
+/**
+ * Every template: the v1 agents' four, the episodic (contract v2) generator, repair and reviewer, and the code
+ * (contract v3) generator and repair.
+ */
 export const PROMPT_NAMES = [
   'architect',
   'generator',
@@ -66,7 +69,10 @@ export class PromptError extends EnvforgeError {
 }
 
 export interface PromptOptions {
-  /** The folder holding the standard templates (the compact ones are in its compact/); prompts/ of the package by default. */
+  /**
+   * The folder holding the standard templates (the compact ones are in its compact/); prompts/ of the package by
+   * default.
+   */
   dir?: string;
   /** Which templates and contract text to use; standard by default. */
   profile?: PromptProfile;
@@ -151,7 +157,10 @@ export function render(name: PromptName, vars: PromptVars, options: PromptOption
 
 const V2_HEADING = '## Contract v2: episodic environments';
 const V3_HEADING = '## Contract v3: code environments';
-/** Sections of contract v2 the reviewer does without: what the automated checks (already passed) test, the limits they enforce, and how to write a module. */
+/**
+ * Sections of contract v2 the reviewer does without: what the automated checks (already passed) test, the limits they
+ * enforce, and how to write a module.
+ */
 const AUTHOR_ONLY_SECTIONS = ['### What the validator checks', '### Limits', '### A complete example'];
 
 /** Who quotes the contract: an author (generator, repair) or the reviewer. */

@@ -16,12 +16,10 @@ export interface ProblemLimits {
 
 export function describeStages(stages: NonNullable<ReportPart['stages']>): string {
   if (stages.length === 0) return '(no stage summary)';
-  return stages
-    .map(
-      (s) =>
-        `- ${s.stage}: ${s.skipped !== undefined ? `not run (${s.skipped})` : s.ok ? 'passed' : `FAILED (${s.problems.length} problem${s.problems.length === 1 ? '' : 's'})`}`,
-    )
-    .join('\n');
+  const failed = (n: number) => `FAILED (${n} problem${n === 1 ? '' : 's'})`;
+  const state = (s: (typeof stages)[number]) =>
+    s.skipped !== undefined ? `not run (${s.skipped})` : s.ok ? 'passed' : failed(s.problems.length);
+  return stages.map((s) => `- ${s.stage}: ${state(s)}`).join('\n');
 }
 
 export function describeProblems(problems: ReportPart['problems'], limits: ProblemLimits): string {
@@ -55,7 +53,10 @@ const isProbeEvidence = (e: unknown): e is ProbeEvidence =>
   typeof (e as ProbeEvidence).family === 'string' &&
   typeof (e as ProbeEvidence).actions === 'string';
 
-/** Evidence lines: a probe as the episode it played (which probe, where, how it ended, its actions); anything else as JSON. */
+/**
+ * Evidence lines: a probe as the episode it played (which probe, where, how it ended, its actions); anything else as
+ * JSON.
+ */
 function describeEvidence(evidence: unknown, max: number): string[] {
   if (!isProbeEvidence(evidence)) return [`   evidence: ${evidenceJson(evidence, max)}`];
   const e = evidence;
@@ -97,7 +98,10 @@ export interface ReviewSample {
 /** How much of the samples a reviewer prompt shows: each kind's plug says (kinds/contract.ts). */
 export type { SampleLimits };
 
-/** At most `count` samples spread over the list (it runs from level 1 to the top level): the first and the last always among them. */
+/**
+ * At most `count` samples spread over the list (it runs from level 1 to the top level): the first and the last always
+ * among them.
+ */
 function spread<T>(items: readonly T[], count: number): T[] {
   if (items.length <= count) return [...items];
   if (count <= 1) return items.slice(-count);
@@ -145,7 +149,9 @@ function transcript(reference: string, observations: readonly string[], observat
       const { tool, args } = (action ?? {}) as { tool?: unknown; args?: unknown };
       const call = `${String(tool)}(${JSON.stringify(args ?? {})})`;
       const seen = observations[i];
-      return `${i + 1}. ${call}\n   -> ${seen === undefined ? '(no observation)' : clipLine(seen.replace(/\s*\n\s*/g, ' | '), observationChars)}`;
+      const shown =
+        seen === undefined ? '(no observation)' : clipLine(seen.replace(/\s*\n\s*/g, ' | '), observationChars);
+      return `${i + 1}. ${call}\n   -> ${shown}`;
     })
     .join('\n');
 }

@@ -67,13 +67,18 @@ export interface ArchitectInput {
   weakSkills?: readonly WeakSkill[];
   /** Skills the trainer has mastered: not worth new environments. */
   saturatedSkills?: readonly WeakSkill[];
-  /** This round's share for the weak skills: `slots` of the n specs must each train one of `skills` (most wanted first). */
+  /**
+   * This round's share for the weak skills: `slots` of the n specs must each train one of `skills` (most wanted first).
+   */
   focus?: { skills: readonly string[]; slots: number };
   /** How many specs to ask for. */
   n: number;
   /** Which kinds of environment to propose; absent means 'single'. With 'mixed' the architect chooses by coverage. */
   kind?: RunKind;
-  /** Environments already in the library, so the architect avoids their names and ideas (listed up to a cap); kind absent means single. */
+  /**
+   * Environments already in the library, so the architect avoids their names and ideas (listed up to a cap); kind
+   * absent means single.
+   */
   environments?: ReadonlyArray<{ name: string; skills: readonly string[]; kind?: KindName }>;
 }
 
@@ -134,7 +139,10 @@ export function renderArchitect(input: ArchitectInput, options: PromptOptions = 
 /** The taxonomy area whose skills episodic (tool-use) environments train. */
 const EPISODIC_AREA = 'tool-use-and-planning';
 
-/** With 'mixed', how many of n specs should be episodic: half each, as the batch keeps each kind half of its target; the odd one to the kind the library holds fewer of. */
+/**
+ * With 'mixed', how many of n specs should be episodic: half each, as the batch keeps each kind half of its target; the
+ * odd one to the kind the library holds fewer of.
+ */
 function episodicShare(input: Pick<ArchitectInput, 'environments'>, n: number): number {
   const envs = input.environments ?? [];
   const episodic = envs.filter((e) => kindNamed(e.kind).rollouts).length;
@@ -151,17 +159,21 @@ function describeKinds(input: ArchitectInput, taxonomy: SkillTaxonomy): string {
   const toolSkills = taxonomy[EPISODIC_AREA] ?? [];
   const uncovered = toolSkills.filter((s) => !coveredByEpisodic.has(s));
   return [
-    'Choose each spec\'s kind by coverage (kind "single" with episodic null, or kind "episodic" with its episodic part).',
-    `- The library holds ${envs.length - episodic.length} single-turn and ${episodic.length} episodic environment${episodic.length === 1 ? '' : 's'}.`,
+    'Choose each spec\'s kind by coverage (kind "single" with episodic null, or kind "episodic" ' +
+      'with its episodic part).',
+    `- The library holds ${envs.length - episodic.length} single-turn and ${episodic.length} episodic ` +
+      `environment${episodic.length === 1 ? '' : 's'}.`,
     `- ${toolSkills.length > 0 ? `Skills of the ${EPISODIC_AREA} area with no episodic environment yet: ${uncovered.length > 0 ? uncovered.join(', ') : '(none)'}.` : 'The taxonomy has no tool-use area: aim episodic specs at skills that need several tool calls.'}`,
-    `- Make about ${episodicShare(input, input.n)} of the ${input.n} specs episodic and the rest single-turn, aiming each at the skills its kind trains least.`,
+    `- Make about ${episodicShare(input, input.n)} of the ${input.n} specs episodic and the rest ` +
+      `single-turn, aiming each at the skills its kind trains least.`,
   ].join('\n');
 }
 
 function describeStats(stats: LibraryStats): string {
   const skills = Object.entries(stats.bySkill).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
   return [
-    `- Active environments: ${stats.byStatus['active'] ?? stats.environments} (${stats.environments} names, ${stats.versions} versions in all).`,
+    `- Active environments: ${stats.byStatus['active'] ?? stats.environments} (${stats.environments} names, ` +
+      `${stats.versions} versions in all).`,
     `- Difficulty levels per environment: ${stats.levels ? `${stats.levels.min} to ${stats.levels.max}` : 'none yet'}.`,
     `- Environments per skill: ${skills.length > 0 ? skills.map(([s, c]) => `${s} ${c}`).join(', ') : 'none yet'}.`,
   ].join('\n');
@@ -185,7 +197,10 @@ function describeWeakSkills(weak: readonly WeakSkill[]): string {
   return sorted
     .map((w) => {
       const note = w.passRate === 0 ? ' (never solved: beyond the frontier, needs easier entry levels)' : '';
-      return `- ${w.skill}: pass rate ${(w.passRate * 100).toFixed(1)}%${w.n === undefined ? '' : ` over ${w.n} samples`}${note}`;
+      return (
+        `- ${w.skill}: pass rate ${(w.passRate * 100).toFixed(1)}%` +
+        `${w.n === undefined ? '' : ` over ${w.n} samples`}${note}`
+      );
     })
     .join('\n');
 }
@@ -195,12 +210,15 @@ function describeFocus(input: ArchitectInput): string {
   const lines = [];
   if (input.focus && input.focus.slots > 0) {
     lines.push(
-      `This round's quota: at least ${Math.min(input.focus.slots, input.n)} of the ${input.n} specs must each train one of these weak skills (deal them round-robin, in this order): ${input.focus.skills.join(', ')}.`,
+      `This round's quota: at least ${Math.min(input.focus.slots, input.n)} of the ${input.n} specs must ` +
+        `each train one of these weak skills (deal them round-robin, in this order): ` +
+        `${input.focus.skills.join(', ')}.`,
     );
   }
   if (saturated.length > 0)
     lines.push(
-      `Saturated skills (the model already solves them; aim no spec at them): ${saturated.map((w) => `${w.skill} (${(w.passRate * 100).toFixed(0)}%)`).join(', ')}.`,
+      `Saturated skills (the model already solves them; aim no spec at them): ` +
+        `${saturated.map((w) => `${w.skill} (${(w.passRate * 100).toFixed(0)}%)`).join(', ')}.`,
     );
   return lines.join('\n') || '(no quota for weak skills this round)';
 }
@@ -257,7 +275,10 @@ function describeSpec(spec: EnvSpec): string {
 function describeEpisodic(part: NonNullable<EnvSpec['episodic']>): string[] {
   const tools = part.tools.map((t) => {
     const params = t.parameters.map((p) => `${p.name} (${p.type}): ${p.description}`).join('; ');
-    return `  - ${t.name}(${t.parameters.map((p) => p.name).join(', ')}): ${t.description}${params ? ` Parameters: ${params}` : ''}`;
+    return (
+      `  - ${t.name}(${t.parameters.map((p) => p.name).join(', ')}): ${t.description}` +
+      `${params ? ` Parameters: ${params}` : ''}`
+    );
   });
   return [
     `- world (the hidden state): ${part.world}`,
@@ -309,7 +330,9 @@ export interface ReviewerInput {
 /** Whether a candidate's meta is contract v2's: the reviewer then asks the episodic checklist. */
 export const isEpisodicMeta = (meta: Meta): boolean => kindOf(meta).rollouts;
 
-/** The reviewer's prompt; an episodic candidate's samples show the reference's actions with the observations they got. */
+/**
+ * The reviewer's prompt; an episodic candidate's samples show the reference's actions with the observations they got.
+ */
 export function renderReviewer(input: ReviewerInput, options: PromptOptions = {}): RenderedPrompt {
   const plug = kindOf(input.meta);
   const kind: KindName = plug.name;

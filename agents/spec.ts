@@ -31,18 +31,24 @@ const kebab = (what: string) =>
       .max(CONTRACT_LIMITS.maxNameChars, `${what} must be at most ${CONTRACT_LIMITS.maxNameChars} characters`)
       .regex(
         NAME_PATTERN,
-        `${what} must be kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter (e.g. "interval-merge-count")`,
+        `${what} must be kebab-case: lowercase letters and digits in words joined by single hyphens, ` +
+          `starting with a letter (e.g. "interval-merge-count")`,
       ),
   );
 
 const text = (what: string, max: number) =>
   z.string().trim().min(1, `${what} must not be empty`).max(max, `${what} must be at most ${max} characters`);
 
-/** What a batch asks its authors for: one kind (kinds/contract.ts KIND_NAMES), or `mixed` (the architect chooses by coverage). */
+/**
+ * What a batch asks its authors for: one kind (kinds/contract.ts KIND_NAMES), or `mixed` (the architect chooses by
+ * coverage).
+ */
 export const RUN_KINDS = [...KIND_NAMES, 'mixed'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
-/** Tool and parameter names as contract v2 accepts them (contract/episodic.ts checks the module's meta the same way). */
+/**
+ * Tool and parameter names as contract v2 accepts them (contract/episodic.ts checks the module's meta the same way).
+ */
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 /** The parameter types of the JSON-Schema subset contract v2 allows (objects nest only inside the module's schema). */
@@ -84,20 +90,24 @@ const episodicPart = (params?: { error?: (issue: { input?: unknown }) => string 
     .object(
       {
         world: text('episodic.world', 1500).describe(
-          'What the hidden state holds: the records, their fields and ids, and what varies with the seed. None of it is in the prompt; the agent finds it through the tools.',
+          'What the hidden state holds: the records, their fields and ids, and what varies with the seed. ' +
+            'None of it is in the prompt; the agent finds it through the tools.',
         ),
         tools: z
           .array(ToolSpecSchema)
           .min(2, 'an episodic spec needs at least two tools: one to look, one that finishes')
           .max(32, 'at most 32 tools')
           .describe(
-            'Every tool the agent may call, with its parameters: the tools that read the world, those that change it, and the finishing tool.',
+            'Every tool the agent may call, with its parameters: the tools that read the world, those that ' +
+              'change it, and the finishing tool.',
           ),
         policy: text('episodic.policy', 1500).describe(
-          'The rules the agent must follow, stated in the prompt (e.g. "order from the preferred supplier unless it is on hold; never reorder discontinued items").',
+          'The rules the agent must follow, stated in the prompt (e.g. "order from the preferred supplier ' +
+            'unless it is on hold; never reorder discontinued items").',
         ),
         goal: text('episodic.goal', 1000).describe(
-          'What score() checks on the final state for a reward of 1 (every required change made, no forbidden change), never a claim made by the agent.',
+          'What score() checks on the final state for a reward of 1 (every required change made, no ' +
+            'forbidden change), never a claim made by the agent.',
         ),
         finishTool: z
           .string()
@@ -154,11 +164,13 @@ export const specFields = {
   ),
   /** Single: exactly what goes inside <answer>…</answer>. Episodic: how the agent acts and ends the episode. */
   answerFormat: text('answerFormat', 600).describe(
-    'Single-turn: exactly what goes inside the final <answer>…</answer> tag and which equivalent forms are accepted. Episodic: how the agent acts (one tool call per turn) and which call ends the episode.',
+    'Single-turn: exactly what goes inside the final <answer>…</answer> tag and which equivalent forms are ' +
+      'accepted. Episodic: how the agent acts (one tool call per turn) and which call ends the episode.',
   ),
   /** What grows with the level, from level 1 to the top level. */
   difficultyScaling: text('difficultyScaling', 800).describe(
-    'What grows with the level, with level 1 and the top level made concrete (episodic: more records, more rules in play, longer plans).',
+    'What grows with the level, with level 1 and the top level made concrete (episodic: more records, more ' +
+      'rules in play, longer plans).',
   ),
   /** Which skill or reasoning pattern it adds that the library does not train yet. */
   whyNew: text('whyNew', 800).describe(
@@ -212,7 +224,8 @@ export const ReviewSchema = z.object({
     acceptsAllValid: check,
     noLeak: check,
     noShortcut: check.describe(
-      'verify checks every requirement the prompt states, and nothing cheaper than solving pays (a constant, every option listed, a small-range guess).',
+      'verify checks every requirement the prompt states, and nothing cheaper than solving pays (a constant, ' +
+        'every option listed, a small-range guess).',
     ),
   }),
 });
@@ -246,10 +259,12 @@ export const EpisodicReviewSchema = z.object({
     ),
     scoresState: check.describe('score() checks the final state, never a claim of success in an argument.'),
     policyEnforced: check.describe(
-      'Every stated rule lowers the score when broken (a skipped read or rule never scores 1), and no cheaper strategy pays.',
+      'Every stated rule lowers the score when broken (a skipped read or rule never scores 1), and ' +
+        'no cheaper strategy pays.',
     ),
     noLeak: check.describe(
-      'No observation reveals the reward, whether the goal is met, or a value the agent must derive (copied ids and stored values are fine).',
+      'No observation reveals the reward, whether the goal is met, or a value the agent must derive (copied ' +
+        'ids and stored values are fine).',
     ),
   }),
 });

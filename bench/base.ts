@@ -21,7 +21,9 @@ export function benchNames(argv: readonly string[]): string[] {
   return argv.filter((arg, i) => arg !== '--base' && argv[i - 1] !== '--base');
 }
 
-/** What `bench/run.js` was asked: help (run nothing, write nothing), or the benchmarks to run (all when none is named). */
+/**
+ * What `bench/run.js` was asked: help (run nothing, write nothing), or the benchmarks to run (all when none is named).
+ */
 export function benchRequest(
   argv: readonly string[],
   known: readonly string[],
@@ -32,14 +34,19 @@ export function benchRequest(
   const bad = names.filter((n) => !known.includes(n));
   if (bad.length > 0)
     throw new Error(
-      `unknown ${bad.some((n) => n.startsWith('-')) ? 'option or benchmark' : 'benchmark'} ${bad.map((n) => JSON.stringify(n)).join(', ')}: the benchmarks are ${known.join(', ')} (--help for usage)`,
+      `unknown ${bad.some((n) => n.startsWith('-')) ? 'option or benchmark' : 'benchmark'} ` +
+        `${bad.map((n) => JSON.stringify(n)).join(', ')}: the benchmarks are ` +
+        `${known.join(', ')} (--help for usage)`,
     );
   return { help: false, names };
 }
 
 /** The usage of `bench/run.js`. */
 export const benchUsage = (known: readonly string[]): string =>
-  `usage: node dist/bench/run.js [NAME…] [--base DIR]\n  runs the named benchmarks (all when none is named) and merges their entries into bench/results/latest.json\n  NAME: ${known.join(', ')}\n  --base DIR: a built checkout of the base commit; serveEpisodes and episodic run it beside this build (also ENVFORGE_BENCH_BASE)\n  bench/README.md describes each benchmark and its figures\n`;
+  `usage: node dist/bench/run.js [NAME…] [--base DIR]\n  runs the named benchmarks (all when none is named) ` +
+  `and merges their entries into bench/results/latest.json\n  NAME: ${known.join(', ')}\n  --base DIR: a ` +
+  `built checkout of the base commit; serveEpisodes and episodic run it beside this build (also ` +
+  `ENVFORGE_BENCH_BASE)\n  bench/README.md describes each benchmark and its figures\n`;
 
 /** A module of the base build, by its path under dist/ (e.g. 'serve/server.js'). */
 export function fromBase<T>(dir: string, path: string): Promise<T> {

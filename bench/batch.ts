@@ -148,7 +148,10 @@ export async function benchBatch(): Promise<BenchEntries> {
         validationsPerSec: report.funnel.validations / (wallMs / 1000),
         // At LLM latencies above this, the LLM, not the sandbox, bounds the batch (same calls, same concurrency).
         breakEvenLatencyMs: Math.round(wallMs / (calls / CONCURRENCY)),
-        note: 'the generator cycles through the 14 good fixture modules, each candidate with its own header comment (no two sources alike), so later candidates are near-copies the novelty stage rejects; every candidate costs a full validation',
+        note:
+          'the generator cycles through the 14 good fixture modules, each candidate with its own header ' +
+          'comment (no two sources alike), so later candidates are near-copies the novelty stage rejects; ' +
+          'every candidate costs a full validation',
       },
     };
   } finally {

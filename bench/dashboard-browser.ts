@@ -50,7 +50,10 @@ interface Dom {
   Chart?: { getChart(id: string): unknown };
 }
 
-/** Whether Chart.js has drawn a chart on the canvas with this id (a function: the page's CSP forbids evaluating strings). */
+/**
+ * Whether Chart.js has drawn a chart on the canvas with this id (a function: the page's CSP forbids evaluating
+ * strings).
+ */
 export const hasChart = (id: string): boolean => Boolean((globalThis as unknown as Dom).Chart?.getChart(id));
 
 /** Milliseconds from `act` until `ready` holds on the page. */

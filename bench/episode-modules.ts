@@ -2,7 +2,8 @@
 // 2–5 integers, 4 levels) and a heavier one (shortest path in a small grid), run in the sandbox and in Node.
 
 /** GCD of 2–5 integers: level L asks for the gcd of L + 1 integers sharing a random factor. */
-export const GCD_SOURCE = `export const meta = {
+export const GCD_SOURCE =
+  `export const meta = {
   name: 'bench-gcd',
   title: 'Greatest common divisor',
   description: 'Compute the greatest common divisor of 2 to 5 positive integers; one exact integer.',
@@ -19,7 +20,8 @@ export function generate(rng, level) {
   for (let i = 0; i <= level; i++) numbers.push(factor * rng.int(1, 10 ** (level + 1)));
   let answer = numbers[0];
   for (const n of numbers) answer = gcd(answer, n);
-  return { prompt: 'What is the greatest common divisor of ' + numbers.join(', ') + '? Answer as <answer>N</answer>.', numbers, answer };
+  return { prompt: 'What is the greatest common divisor of ' + numbers.join(', ') + '? Answer as ` +
+  `<answer>N</answer>.', numbers, answer };
 }
 export function solve(instance) {
   let g = instance.numbers[0];
@@ -33,10 +35,12 @@ export function verify(instance, response) {
 `;
 
 /** Shortest path from S to T in a small grid with walls (breadth-first search); level 1 is 6×6. */
-export const GRID_SOURCE = `export const meta = {
+export const GRID_SOURCE =
+  `export const meta = {
   name: 'bench-grid-path',
   title: 'Shortest path in a grid',
-  description: 'Find the length of the shortest 4-connected path from S to T in a grid with walls (#); one exact integer.',
+  description: 'Find the length of the shortest 4-connected path from S to T in a grid with walls ` +
+  `(#); one exact integer.',
   skills: ['graphs', 'search'],
   levels: 4,
 };
@@ -68,12 +72,14 @@ export function generate(rng, level) {
   const size = 4 + 2 * level;
   for (;;) {
     const cells = [];
-    for (let y = 0; y < size; y++) { const row = []; for (let x = 0; x < size; x++) row.push(rng.float() < 0.28 ? '#' : '.'); cells.push(row); }
+    for (let y = 0; y < size; y++) { const row = []; for (let x = 0; x < size; x++) row.push(rng.float() < 0.28 ? ` +
+  `'#' : '.'); cells.push(row); }
     cells[0][0] = 'S';
     cells[size - 1][size - 1] = 'T';
     const rows = cells.map((r) => r.join(''));
     const answer = shortest(rows);
-    if (answer > 0) return { prompt: 'Shortest path length from S to T (moves up, down, left, right; # is a wall):\\n' + rows.join('\\n') + '\\nAnswer as <answer>N</answer>.', rows, answer };
+    if (answer > 0) return { prompt: 'Shortest path length from S to T (moves up, down, left, right; # is a ` +
+  `wall):\\n' + rows.join('\\n') + '\\nAnswer as <answer>N</answer>.', rows, answer };
   }
 }
 export function solve(instance) {

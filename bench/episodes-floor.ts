@@ -43,7 +43,9 @@ interface Trampoline {
   next(sliceMs: number): string;
 }
 
-/** Packs the calls (`pack`), then runs every episode through a trampoline in slices, as the worker does; µs per episode. */
+/**
+ * Packs the calls (`pack`), then runs every episode through a trampoline in slices, as the worker does; µs per episode.
+ */
 function drive(api: Trampoline, pack: () => unknown[]): number {
   const start = performance.now();
   const [batch, ...copies] = pack();
@@ -118,7 +120,11 @@ export async function benchEpisodeLayers(rounds = 5): Promise<BenchEntries> {
       ...figures,
       items: ITEMS,
       cores: availableParallelism(),
-      note: "µs per episode (best of interleaved rounds): plain Node; + the runtime's contract work in this process; that in one hardened isolate without IPC; the whole path on a pool of 1 worker. value = the lower ceilingRatio = cores × plain ÷ isolate, the most episodesRatio can reach on this machine with zero host and IPC cost",
+      note:
+        "µs per episode (best of interleaved rounds): plain Node; + the runtime's contract work in this " +
+        'process; that in one hardened isolate without IPC; the whole path on a pool of 1 worker. value = the ' +
+        'lower ceilingRatio = cores × plain ÷ isolate, the most episodesRatio can reach on this machine ' +
+        'with zero host and IPC cost',
     },
   };
 }

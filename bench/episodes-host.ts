@@ -29,9 +29,14 @@ async function build(dist: string | null): Promise<Build> {
 
 /** A GCD episode's result as the runtime writes it. */
 const item = (i: number) =>
-  `{"id":${i},"ok":true,"ms":0,"value":{"instance":{"prompt":"What is the greatest common divisor of ${i * 37}, ${i * 91}, ${i * 13}? Answer as <answer>N</answer>.","numbers":[${i * 37},${i * 91},${i * 13}],"answer":${i}},"reference":"<answer>${i}</answer>","verdicts":[{"ok":true,"value":1}],"ms":[0,0,0]}}`;
+  `{"id":${i},"ok":true,"ms":0,"value":{"instance":{"prompt":"What is the greatest common divisor of ` +
+  `${i * 37}, ${i * 91}, ${i * 13}? Answer as <answer>N</answer>.","numbers":[${i * 37},${i * 91},${i * 13}` +
+  `],"answer":${i}},"reference":"<answer>${i}</answer>","verdicts":[{"ok":true,"value":1}],"ms":[0,0,0]}}`;
 
-/** One job's results through a build's path: a build without per-result conversion maps them after the job, as its runEpisodes did. */
+/**
+ * One job's results through a build's path: a build without per-result conversion maps them after the job, as its
+ * runEpisodes did.
+ */
 function episodes(b: Build, calls: Call[], chunks: string[]): EpisodeResult[] {
   const slots = new b.Slots(calls, (result: CallResult, call: Call) => b.toEpisode(call, result));
   for (const chunk of chunks) slots.acceptChunk(chunk, DEFAULT_LIMITS);

@@ -27,7 +27,10 @@ function ownCpuUs(): number {
   return own.user + own.system;
 }
 
-/** CPU time used so far by this process and the pool's workers, in µs (a worker that has just exited: lost to this round). */
+/**
+ * CPU time used so far by this process and the pool's workers, in µs (a worker that has just exited: lost to this
+ * round).
+ */
 const cpuUs = (pool: Pool): number =>
   pool.workerPids().reduce((a, pid) => a + processCpuMs(pid) * 1_000, 0) + ownCpuUs();
 

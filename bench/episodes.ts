@@ -97,7 +97,10 @@ export async function benchEpisodes(rounds = 5): Promise<BenchEntries> {
       ...figures,
       items: ITEMS,
       cores: availableParallelism(),
-      note: "runEpisodes on a pool of 2 (and 1) workers, batched and split, vs plain Node on one core; value = the lower of the two modules' 2-worker ratios. Best of interleaved rounds. No 16-core machine was available: 1- and 2-worker figures only.",
+      note:
+        'runEpisodes on a pool of 2 (and 1) workers, batched and split, vs plain Node on one core; value = the ' +
+        "lower of the two modules' 2-worker ratios. Best of interleaved rounds. No 16-core machine was " +
+        'available: 1- and 2-worker figures only.',
     },
   };
 }

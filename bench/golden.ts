@@ -24,7 +24,10 @@ const QUICK = [
   'tests/fixtures/episodic-classes/hack-unchecked-approval.js',
 ];
 
-/** The corpus, as paths relative to the package root: every seed and candidate fixture, every third single-turn red-team fixture. */
+/**
+ * The corpus, as paths relative to the package root: every seed and candidate fixture, every third single-turn red-team
+ * fixture.
+ */
 export function goldenCorpus(quick = false): string[] {
   if (quick) return QUICK;
   const list = (dir: string) =>
@@ -66,7 +69,10 @@ function untimed(value: unknown): unknown {
   );
 }
 
-/** Codes whose occurrence depends on the machine's load (a wall-clock budget, a worker's memory): such a run decides nothing byte for byte. */
+/**
+ * Codes whose occurrence depends on the machine's load (a wall-clock budget, a worker's memory): such a run decides
+ * nothing byte for byte.
+ */
 const CLOCKED = ['"E_TIMEOUT"', '"E_TOO_SLOW"', '"E_MEMORY"'];
 
 export interface GoldenEntry {
@@ -75,11 +81,17 @@ export interface GoldenEntry {
   /** The report holds a load-dependent failure: compared only when neither run has one. */
   clocked?: true;
   report: string;
-  /** One digest per sandbox call, sorted (concurrent stages issue theirs in any order); each covers its requests' responses in order. */
+  /**
+   * One digest per sandbox call, sorted (concurrent stages issue theirs in any order); each covers its requests'
+   * responses in order.
+   */
   calls: string[];
 }
 
-/** Validates each file of the corpus at each golden seed, one at a time, recording what the validator asked of the sandbox. */
+/**
+ * Validates each file of the corpus at each golden seed, one at a time, recording what the validator asked of the
+ * sandbox.
+ */
 export async function goldenRun(
   files: string[],
   opts: {
@@ -145,7 +157,8 @@ export function compareGolden(
 }
 
 const USAGE =
-  "usage: node dist/bench/golden.js write|compare FILE [--quick] [--dump DIR]\n  --dump DIR: each run's report and planned calls as JSON files in DIR (made if missing)\n";
+  "usage: node dist/bench/golden.js write|compare FILE [--quick] [--dump DIR]\n  --dump DIR: each run's " +
+  'report and planned calls as JSON files in DIR (made if missing)\n';
 
 /** The command line of golden.js, or the usage error it earns. */
 export function goldenArgs(
@@ -169,7 +182,8 @@ export function openDump(dir: string): string {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
     throw new Error(
-      `--dump ${dir}: cannot make that directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      `--dump ${dir}: cannot make that directory (` +
+        `${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
     );
   }
   if (!statSync(dir).isDirectory()) throw new Error(`--dump ${dir}: that is a file, not a directory`);
@@ -214,7 +228,9 @@ async function main(): Promise<void> {
     entries,
   );
   process.stderr.write(
-    `${entries.length} entries, ${differing.length} differ, ${missing.length} missing, ${clocked.length} load-dependent (not compared: ${clocked.join(', ') || 'none'})${differing.length ? `; differing: ${differing.join(', ')}` : ''}\n`,
+    `${entries.length} entries, ${differing.length} differ, ${missing.length} missing, ${clocked.length} ` +
+      `load-dependent (not compared: ${clocked.join(', ') || 'none'})` +
+      `${differing.length ? `; differing: ${differing.join(', ')}` : ''}\n`,
   );
   if (differing.length || missing.length) process.exit(1);
 }

@@ -1,4 +1,5 @@
-// Benchmarks stage 8 (novelty): one candidate's check against a library of 10,000 synthetic environment fingerprints, LSH query side by side with a full scan.
+// Benchmarks stage 8 (novelty): one candidate's check against a library of 10,000 synthetic environment fingerprints,
+// LSH query side by side with a full scan.
 import { NoveltyIndex, type NoveltyMatch } from '../validators/novelty/lsh.js';
 import { estimateSimilarity, type NoveltyOptions } from '../validators/novelty/minhash.js';
 import { fingerprint, type Fingerprint } from '../validators/novelty/fingerprint.js';
@@ -153,7 +154,9 @@ async function runNoveltyBench(config: Partial<NoveltyBenchConfig>): Promise<Ben
     'novelty.ms10k': {
       value: round3(fingerprintMs + queryMs),
       unit: 'ms',
-      note: `per candidate: fingerprint (code + ${PROMPTS_PER_ENV} prompts) + LSH query against ${LIBRARY_SIZE} fingerprints`,
+      note:
+        `per candidate: fingerprint (code + ${PROMPTS_PER_ENV} prompts) + LSH query against ` +
+        `${LIBRARY_SIZE} fingerprints`,
       fingerprintMs: round3(fingerprintMs),
       queryMs: round4(queryMs),
       libraryBuildMs: Math.round(buildMs),

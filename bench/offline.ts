@@ -84,7 +84,9 @@ async function benchSingle(): Promise<BenchEntries> {
       ...entry,
       authorOnlyMs: Math.round(authorMs),
       authorShareOfBatch: authorMs / entry.batchMs,
-      note: 'seeding the library (12 seed validations) plus the batch, as on a fresh clone; authorOnlyMs re-runs propose+write for as many specs without validation',
+      note:
+        'seeding the library (12 seed validations) plus the batch, as on a fresh clone; authorOnlyMs re-runs ' +
+        'propose+write for as many specs without validation',
     },
   };
 }

@@ -66,7 +66,8 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
   const bin = postgresBinDir();
   if (!bin)
     throw new Error(
-      'PostgreSQL server binaries (initdb, pg_ctl) not found: install PostgreSQL (Debian: apt-get install postgresql) or set PG_BIN to its bin folder',
+      'PostgreSQL server binaries (initdb, pg_ctl) not found: install PostgreSQL (Debian: apt-get install ' +
+        'postgresql) or set PG_BIN to its bin folder',
     );
   const user = serverUser();
   const root = mkdtempSync(join(tmpdir(), 'envforge-pg-'));
@@ -77,7 +78,8 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
     const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: root });
     if (result.status !== 0)
       throw new Error(
-        `starting the throwaway PostgreSQL server: ${cmd} ${tool} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr || result.stdout || ''}`,
+        `starting the throwaway PostgreSQL server: ${cmd} ${tool} failed (` +
+          `${result.error?.message ?? `exit ${result.status}`}): ${result.stderr || result.stdout || ''}`,
       );
   };
   const port = await freePort();

@@ -24,7 +24,10 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-/** User + system CPU of one process so far, in ms (clock ticks of 10 ms); 0 where /proc cannot be read (a process that exited). */
+/**
+ * User + system CPU of one process so far, in ms (clock ticks of 10 ms); 0 where /proc cannot be read (a process that
+ * exited).
+ */
 export function processCpuMs(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];

@@ -51,7 +51,8 @@ const SPECS = [
     answerFormat: 'One tool call per turn; close_shift ends the episode.',
     episodic: {
       world:
-        'Reservations (code, guest, room type, tier, accessibility) and rooms per floor (type, clean, vacant, accessible).',
+        'Reservations (code, guest, room type, tier, accessibility) and rooms per floor (type, ' +
+        'clean, vacant, accessible).',
       tools: [
         { name: 'list_arrivals', description: "List tonight's reservation codes.", parameters: [] },
         {
@@ -75,7 +76,8 @@ const SPECS = [
         { name: 'close_shift', description: 'End the shift.', parameters: [] },
       ],
       policy:
-        'Booked type first; accessible rooms for accessibility requests; platinum guests get an upgrade when one is free.',
+        'Booked type first; accessible rooms for accessibility requests; platinum guests get an ' +
+        'upgrade when one is free.',
       goal: 'Every arrival holds a room that the policy allows, and the shift is closed.',
       finishTool: 'close_shift',
     },
@@ -140,7 +142,10 @@ function answer(body: {
   };
 }
 
-/** The stand-in: OpenAI's wire format, four characters a token, prefix caching per response format in steps of 128 from 1,024 tokens. */
+/**
+ * The stand-in: OpenAI's wire format, four characters a token, prefix caching per response format in steps of 128 from
+ * 1,024 tokens.
+ */
 async function standIn(): Promise<{ url: string; tallies: Tallies; close(): Promise<void> }> {
   const tallies: Tallies = {};
   const seen = new Map<string, string[]>();
@@ -272,11 +277,13 @@ function table(runs: Array<{ label: string; tallies: Tallies }>): string {
     for (const [purpose, t] of Object.entries(run.tallies).sort()) {
       for (const k of Object.keys(total) as Array<keyof Tally>) total[k] += t[k];
       rows.push(
-        `| ${run.label} | ${purpose} | ${t.calls} | ${t.chars} | ${t.input} | ${t.cached} | ${t.input - t.cached} | ${t.output} | ${usd(t).toFixed(4)} |`,
+        `| ${run.label} | ${purpose} | ${t.calls} | ${t.chars} | ${t.input} | ${t.cached} | ` +
+          `${t.input - t.cached} | ${t.output} | ${usd(t).toFixed(4)} |`,
       );
     }
     rows.push(
-      `| ${run.label} | **all** | ${total.calls} | ${total.chars} | ${total.input} | ${total.cached} | ${total.input - total.cached} | ${total.output} | ${usd(total).toFixed(4)} |`,
+      `| ${run.label} | **all** | ${total.calls} | ${total.chars} | ${total.input} | ${total.cached} | ` +
+        `${total.input - total.cached} | ${total.output} | ${usd(total).toFixed(4)} |`,
     );
   }
   return rows.join('\n');
@@ -300,7 +307,8 @@ async function main(): Promise<void> {
     console.log(table(runs));
     for (const run of runs)
       console.log(
-        `${run.label}: admitted ${run.admitted.join(', ') || '(none)'}; its report's cost: ${JSON.stringify(run.reportCost)}`,
+        `${run.label}: admitted ${run.admitted.join(', ') || '(none)'}; its report's cost: ` +
+          `${JSON.stringify(run.reportCost)}`,
       );
   } finally {
     await pool.close();

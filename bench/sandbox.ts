@@ -132,7 +132,9 @@ export async function benchSandbox(rounds = 5): Promise<BenchEntries> {
         unit: 'ms',
         freshJobMs: setup.fresh,
         cachedJobMs: setup.cached,
-        note: 'a fresh realm (new context in a kept isolate): SES lockdown, runtime, module load; paid once per cached module (every call then gets a fresh instance in that realm)',
+        note:
+          'a fresh realm (new context in a kept isolate): SES lockdown, runtime, module load; paid once per ' +
+          'cached module (every call then gets a fresh instance in that realm)',
       },
       'sandbox.batchedPerCoreRatio': {
         value: best(batched) / p,

@@ -30,7 +30,11 @@ const JOBS = 24;
 /** A distinct admission (its own code and behaviour) with a real fingerprint, so the re-check does real work. */
 function admission(i: number, cursor: number) {
   const name = `scale-env-${i}`;
-  const source = `export const meta = { name: '${name}', title: 'S', description: 'd', skills: ['arithmetic'], levels: 1 };\n${Array.from({ length: 1 + (i % 7) }, (_, k) => `export function f${k}() { return ${'['.repeat(k % 3)}${i * 31 + k}${']'.repeat(k % 3)}; }`).join('\n')}\n// ${i}\n`;
+  const fn = (k: number) => `export function f${k}() { return ${'['.repeat(k % 3)}${i * 31 + k}${']'.repeat(k % 3)}; }`;
+  const functions = Array.from({ length: 1 + (i % 7) }, (_, k) => fn(k)).join('\n');
+  const source =
+    `export const meta = { name: '${name}', title: 'S', description: 'd', skills: ['arithmetic'], levels: 1 ` +
+    `};\n${functions}\n// ${i}\n`;
   const report = {
     verdict: 'admit',
     name,
@@ -166,7 +170,9 @@ export async function benchScaleout(): Promise<BenchEntries> {
       .map((f) => readFileSync(join(fixtures, f), 'utf8'));
     const one = await validationsPerSec(server, seeded, 1, modules);
     const two = await validationsPerSec(server, seeded, 2, modules);
-    const note = `${ADMISSIONS} admissions with real fingerprints and the novelty re-check; ${WRITERS} writers = ${WRITERS} handles in one process`;
+    const note =
+      `${ADMISSIONS} admissions with real fingerprints and the novelty re-check; ${WRITERS} writers = ` +
+      `${WRITERS} handles in one process`;
     return {
       'library.admissionsPerSec.sqlite': { value: sqlite.one, unit: 'admissions/s', fourWriters: sqlite.four, note },
       'library.admissionsPerSec.postgres': {

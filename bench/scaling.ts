@@ -30,7 +30,8 @@ try {
       into.plain.push(p);
       r.forEach((v, i) => (into.pools[i] as number[]).push(v));
       process.stderr.write(
-        `${m.key} round ${round}: plain ${Math.round(p)}/s, ${sizes.map((n, i) => `${n}w ${Math.round(r[i] as number)}/s`).join(', ')}\n`,
+        `${m.key} round ${round}: plain ${Math.round(p)}/s, ` +
+          `${sizes.map((n, i) => `${n}w ${Math.round(r[i] as number)}/s`).join(', ')}\n`,
       );
     }
   }

@@ -108,7 +108,8 @@ export async function benchServeCode(): Promise<BenchEntries> {
     await library.close();
     const server = await startServer({ libraryDir: dir, port: 0, maxQueue: 1 << 20, maxItemsPerRequest: 10_000 });
     try {
-      await throughService(server.url, list.slice(0, ITEMS_PER_REQUEST)).catch(() => undefined); // warm-up: workers, isolates
+      // warm-up: workers, isolates
+      await throughService(server.url, list.slice(0, ITEMS_PER_REQUEST)).catch(() => undefined);
       const load = loadavg().map((v) => Number(v.toFixed(2)));
       const served = await throughService(server.url, list);
       const plain = plainNode(list);

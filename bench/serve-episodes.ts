@@ -91,7 +91,8 @@ export async function benchServeEpisodes(): Promise<BenchEntries> {
     const rounds: Round[] = [];
     for (let k = 0; k < ROUNDS; k++)
       for (const s of k % 2 === 0 ? servers : [...servers].reverse()) rounds.push(await measure(s, plans));
-    // The held case in interleaved rounds too (one round each would compare two moments of a shared machine); the best kept.
+    // The held case in interleaved rounds too (one round each would compare two moments of a shared machine); the best
+    // kept.
     const held = new Map<Server['build'], HeldRound>();
     for (let k = 0; k < HELD_ROUNDS; k++) {
       for (const s of k % 2 === 0 ? servers : [...servers].reverse()) {
@@ -146,7 +147,9 @@ function entries(
     envs: new Set(plans.map((x) => x.env)).size,
     meanTurns: round(meanTurns),
     baseBuild: base,
-    note: 'each server in its own process; node:http keep-alive clients in the bench process; loopback; reference (act) rollouts; with a base, rounds interleaved and the best round of each build kept',
+    note:
+      'each server in its own process; node:http keep-alive clients in the bench process; loopback; reference ' +
+      '(act) rollouts; with a base, rounds interleaved and the best round of each build kept',
   };
   const spread = rounds.map((r) => ({
     build: r.build,
@@ -197,7 +200,9 @@ function entries(
       ...common,
       sessions: SESSIONS,
       rounds: rounds.map((r) => ({ build: r.build, ...r.cpu })),
-      note: 'CPU (user + system) per closed-loop step, the server process and its sandbox workers together, least of the rounds; -1: /proc unreadable. Steadier than wall time on a loaded machine',
+      note:
+        'CPU (user + system) per closed-loop step, the server process and its sandbox workers together, least ' +
+        'of the rounds; -1: /proc unreadable. Steadier than wall time on a loaded machine',
     },
     'serve.episodes.stepP99Ms': {
       value: p(pacedThis.paced, 0.99),
@@ -216,7 +221,9 @@ function entries(
       closedLoopP50Ms: p(liveThis.live, 0.5),
       closedLoopP99Ms: p(liveThis.live, 0.99),
       target: '<= 20 ms',
-      note: 'p99 of steps with 256 sessions offered half their own closed-loop rate (a jittered think time between steps); closedLoop*: the same sessions stepping back to back (pure queueing: 256 / steps per second)',
+      note:
+        'p99 of steps with 256 sessions offered half their own closed-loop rate (a jittered think time between ' +
+        'steps); closedLoop*: the same sessions stepping back to back (pure queueing: 256 / steps per second)',
     },
     'serve.episodes.replayStepsPerSec': {
       value: perSec(replayThis.replay),
@@ -239,7 +246,9 @@ function entries(
       sessions: HELD,
       this: heldView(heldThis),
       baseRun: heldView(heldBase) ?? null,
-      note: '4,096 sessions created (each stepped once), then all stepped closed loop for 5 s, none to its end; then truncated',
+      note:
+        '4,096 sessions created (each stepped once), then all stepped closed loop for 5 s, none to ' +
+        'its end; then truncated',
     },
     'serve.episodes.heldStepP99Ms': {
       value: p(heldThis, 0.99),

@@ -193,7 +193,8 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help')) {
     process.stdout.write(
-      "usage: node dist/bench/step-profile.js [--sessions N] [--cpu-prof DIR]\n  256 sessions (default) step reference rollouts closed loop, then at half that rate; prints each layer's p50/p99 as JSON\n",
+      'usage: node dist/bench/step-profile.js [--sessions N] [--cpu-prof DIR]\n  256 sessions (default) step ' +
+        "reference rollouts closed loop, then at half that rate; prints each layer's p50/p99 as JSON\n",
     );
     return;
   }
@@ -222,9 +223,18 @@ async function main(): Promise<void> {
       'report',
     );
     const gc = report.gc.sort((a, b) => a - b);
-    process.stdout.write(
-      `${JSON.stringify({ sessions, closedLoopStepsPerSec: live.steps / 5, thinkMs: r2(thinkMs), pacedSteps: paced.steps, clientP50Ms: r2(percentile(paced.latencies, 0.5)), clientP99Ms: r2(percentile(paced.latencies, 0.99)), layers: layerTable(report.steps), gc: { count: gc.length, totalMs: r2(gc.reduce((a, b) => a + b, 0)), maxMs: r2(gc.at(-1) ?? 0) }, eventLoopDelayMs: { p50: r2(report.delayP50), p99: r2(report.delayP99), max: r2(report.delayMax) } }, null, 1)}\n`,
-    );
+    const summary = {
+      sessions,
+      closedLoopStepsPerSec: live.steps / 5,
+      thinkMs: r2(thinkMs),
+      pacedSteps: paced.steps,
+      clientP50Ms: r2(percentile(paced.latencies, 0.5)),
+      clientP99Ms: r2(percentile(paced.latencies, 0.99)),
+      layers: layerTable(report.steps),
+      gc: { count: gc.length, totalMs: r2(gc.reduce((a, b) => a + b, 0)), maxMs: r2(gc.at(-1) ?? 0) },
+      eventLoopDelayMs: { p50: r2(report.delayP50), p99: r2(report.delayP99), max: r2(report.delayMax) },
+    };
+    process.stdout.write(`${JSON.stringify(summary, null, 1)}\n`);
   } finally {
     client.close();
     await new Promise<void>((resolve) => {

@@ -43,9 +43,11 @@ const WORDS = [
 export function syntheticSource(meta: Meta): string {
   return [
     `export const meta = ${JSON.stringify(meta)};`,
-    "export function generate(rng, level) { const a = rng.int(1, 1000 * level); return { prompt: 'What is ' + a + ' + 1? Answer as <answer>N</answer>.', answer: a + 1 }; }",
+    "export function generate(rng, level) { const a = rng.int(1, 1000 * level); return { prompt: 'What is ' " +
+      "+ a + ' + 1? Answer as <answer>N</answer>.', answer: a + 1 }; }",
     "export function solve(instance) { return '<answer>' + instance.answer + '</answer>'; }",
-    "export function verify(instance, response) { return kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0; }",
+    "export function verify(instance, response) { return kit.int(kit.answer(response) ?? '') === " +
+      'instance.answer ? 1 : 0; }',
   ].join('\n');
 }
 

@@ -7,7 +7,10 @@ import { validateCandidate } from '../validators/validate.js';
 import { processCpuMs } from './proc-stats.js';
 import type { BenchEntries } from './types.js';
 
-/** CPU time of the pool's worker processes so far, in ms (Linux /proc; 0 elsewhere; a worker that exited meanwhile: lost, not wrong). */
+/**
+ * CPU time of the pool's worker processes so far, in ms (Linux /proc; 0 elsewhere; a worker that exited meanwhile:
+ * lost, not wrong).
+ */
 const workersCpuMs = (pool: SandboxPool): number => pool.workerPids().reduce((a, pid) => a + processCpuMs(pid), 0);
 
 export async function benchValidate(rounds = 3): Promise<BenchEntries> {

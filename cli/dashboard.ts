@@ -32,7 +32,8 @@ export function registerDashboard(program: Command, io: Io): void {
     .option('--host <H>', 'interface to listen on', DEFAULT_DASHBOARD_OPTIONS.host)
     .option(
       '--allow-host <NAME>',
-      'a host name the page answers to (repeatable; .example.org for it and its subdomains, * for any). Bound to loopback (the default) it answers only IP addresses and localhost, against DNS rebinding',
+      'a host name the page answers to (repeatable; .example.org for it and its subdomains, * for any). ' +
+        'Bound to loopback (the default) it answers only IP addresses and localhost, against DNS rebinding',
       (value: string, list: string[]) => [...list, value],
       [],
     )

@@ -11,7 +11,8 @@ async function one(pool: SandboxPool, source: string, meta: EpisodicMeta, reques
   const [r] = (await runRollouts(pool, source, meta, [request])).rollouts;
   if (!r?.ok)
     throw new CliFailure(
-      `seed ${request.seed} level ${request.level}: ${r?.code ?? 'E_PROTOCOL'} in ${r?.fn ?? 'call'}: ${r?.message ?? 'no result'}`,
+      `seed ${request.seed} level ${request.level}: ${r?.code ?? 'E_PROTOCOL'} in ${r?.fn ?? 'call'}: ` +
+        `${r?.message ?? 'no result'}`,
     );
   return r;
 }
@@ -99,7 +100,10 @@ export function parseActionLine(line: string): { action: unknown } | { error: st
   }
 }
 
-/** `envforge play`: reset, then one typed tool call per line through step (the host holds the state) until the episode ends. */
+/**
+ * `envforge play`: reset, then one typed tool call per line through step (the host holds the state) until the episode
+ * ends.
+ */
 export async function playEpisode(
   pool: SandboxPool,
   source: string,
@@ -121,7 +125,9 @@ export async function playEpisode(
       tools: meta.tools,
       maxTurns: meta.maxTurns,
     },
-    `── ${meta.name}  seed=${o.seed}  level=${o.level} ──\n${r.prompt}\n\n[tools]\n${toolUsageLines(meta.tools)}\n\nType one call per line: tool {"arg": value}; an empty line or "end" ends the episode.`,
+    `── ${meta.name}  seed=${o.seed}  level=${o.level} ──\n${r.prompt}\n\n[tools]\n` +
+      `${toolUsageLines(meta.tools)}\n\nType one call per line: tool {"arg": value}; an empty line or ` +
+      `"end" ends the episode.`,
   );
   let end: string = 'no-action';
   const lines = createInterface({ input, terminal: false });

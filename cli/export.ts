@@ -102,7 +102,11 @@ export function registerExport(program: Command, io: Io): void {
     .option('--json', 'print the summary as one JSON object', false)
     .addHelpText(
       'after',
-      '\nThe same command with the same --seed writes the same bytes. Every row carries its identity\n{"env","version","seed","level"} as ground truth; the reward service regenerates the instance from it.\n\nExamples:\n  envforge export --format verl --out data/verl --per-env 2000 --seed 1\n  envforge export --format trl --out data/trl --skills graphs --levels 3-8 --total 10000 --split train:0.9,test:0.1',
+      '\nThe same command with the same --seed writes the same bytes. Every row carries its ' +
+        'identity\n{"env","version","seed","level"} as ground truth; the reward service regenerates the ' +
+        'instance from it.\n\nExamples:\n  envforge export --format verl --out data/verl --per-env 2000 --seed ' +
+        '1\n  envforge export --format trl --out data/trl --skills graphs --levels 3-8 --total 10000 ' +
+        '--split train:0.9,test:0.1',
     )
     .action(async (options: ExportOptions) => exportCommand(options, io));
 }
@@ -166,7 +170,8 @@ function report(summary: ExportSummary, out: string, json: boolean, io: Io): voi
     );
   } else {
     io.out(
-      `wrote ${summary.total} rows (${summary.format}, ${summary.envs.length} environments, seed ${summary.seed}) to ${out}`,
+      `wrote ${summary.total} rows (${summary.format}, ${summary.envs.length} environments, seed ` +
+        `${summary.seed}) to ${out}`,
     );
     for (const [split, n] of Object.entries(summary.rows))
       io.out(`  ${split.padEnd(12)} ${String(n).padStart(9)} rows`);
@@ -178,7 +183,8 @@ function report(summary: ExportSummary, out: string, json: boolean, io: Io): voi
   for (const e of summary.envs)
     if (e.dropped)
       io.err(
-        `warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`,
+        `warning: ${e.name}@${e.version}: ${e.dropped} rows dropped (no new prompt in ${MAX_ATTEMPTS} ` +
+          `attempts: its levels ${e.levels.join('-')} hold too few distinct instances)`,
       );
   for (const [split, n] of Object.entries(summary.rows))
     if (n === 0) io.err(`warning: split "${split}" has no rows: raise --per-env/--total or its fraction`);

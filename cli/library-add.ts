@@ -48,7 +48,8 @@ export function registerLibraryAdd(library: Command, io: Io): void {
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 all admitted (or already held), 1 any rejected, 2 usage error.\n\nExample:\n  envforge library add my-env.js --library ./lib',
+      '\nExit codes: 0 all admitted (or already held), 1 any rejected, 2 usage error.\n\nExample:\n  ' +
+        'envforge library add my-env.js --library ./lib',
     )
     .action(async (files: string[], options: AddOptions) => add(files, options, io));
 }

@@ -11,7 +11,8 @@ export function registerLibraryMigrate(library: Command, io: Io): void {
   library
     .command('migrate')
     .description(
-      'copy a library (every version, report, rejection, batch journal and incident) into an empty PostgreSQL library, and verify the copy',
+      'copy a library (every version, report, rejection, batch journal and incident) into an empty ' +
+        'PostgreSQL library, and verify the copy',
     )
     .requiredOption('--from <dir>', 'the library folder to copy')
     .requiredOption('--to <url>', 'the PostgreSQL library to create, postgres://USER@HOST:PORT/DB')
@@ -26,7 +27,9 @@ export function registerLibraryMigrate(library: Command, io: Io): void {
         if (options.json) io.out(JSON.stringify({ from: from.dir, to: target.dir, ...summary, verified: true }));
         else
           io.out(
-            `copied ${summary.environments} environment versions, ${summary.rejections} rejections, ${summary.batches} batches (${summary.journalEntries} journal entries) and ${summary.incidents} incidents from ${from.dir} to ${target.dir}; the copy reads back identically`,
+            `copied ${summary.environments} environment versions, ${summary.rejections} rejections, ` +
+              `${summary.batches} batches (${summary.journalEntries} journal entries) and ${summary.incidents} ` +
+              `incidents from ${from.dir} to ${target.dir}; the copy reads back identically`,
           );
       } finally {
         await from.close();

@@ -36,7 +36,8 @@ export function registerLibraryRejections(library: Command, io: Io): void {
     .option('--limit <N>', 'at most this many', integerOption('--limit', 1, 1_000_000), 100)
     .addHelpText(
       'after',
-      '\nExamples:\n  envforge library rejections --batch batch-20260101T010203Z-42\n  envforge library rejections --code E_SEED_IGNORED --json | jq .firstProblem',
+      '\nExamples:\n  envforge library rejections --batch batch-20260101T010203Z-42\n  envforge library ' +
+        'rejections --code E_SEED_IGNORED --json | jq .firstProblem',
     )
     .action(async (options: RejectionsOptions) => list(options, io));
 }
@@ -80,13 +81,13 @@ async function list(options: RejectionsOptions, io: Io): Promise<void> {
         ? `${r.firstProblem.code} [${r.firstProblem.stage}] ${r.firstProblem.message}`
         : '(no problem recorded)';
       io.out(`${r.createdAt}  ${r.lineage.batchId ?? r.lineage.author}  ${candidateOf(r)}`);
-      io.out(
-        `  ${first}${r.codes.length > 1 ? `  (also ${r.codes.filter((c) => c !== r.firstProblem?.code).join(', ')})` : ''}`,
-      );
+      const also = r.codes.length > 1 ? `  (also ${r.codes.filter((c) => c !== r.firstProblem?.code).join(', ')})` : '';
+      io.out(`  ${first}${also}`);
     }
     if (!options.json)
       io.out(
-        `${found.length} rejection${found.length === 1 ? '' : 's'}${found.length === options.limit ? ` (the newest ${options.limit}; --limit shows more)` : ''}`,
+        `${found.length} rejection${found.length === 1 ? '' : 's'}` +
+          `${found.length === options.limit ? ` (the newest ${options.limit}; --limit shows more)` : ''}`,
       );
   } finally {
     await lib.close();

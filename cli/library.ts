@@ -34,7 +34,11 @@ async function withLibrary<T>(options: Common, readonly: boolean, fn: (library: 
 
 function summary(env: EnvRecord): string {
   const status = env.status === 'retired' ? `  retired: ${env.retiredReason}` : '';
-  return `${`${env.name}@${env.version}`.padEnd(36)} ${recordKind(env).padEnd(8)} ${env.meta.skills.join(',').padEnd(32)} levels 1-${String(env.meta.levels).padEnd(3)} ${env.lineage.author}${status}`;
+  return (
+    `${`${env.name}@${env.version}`.padEnd(36)} ${recordKind(env).padEnd(8)} ` +
+    `${env.meta.skills.join(',').padEnd(32)} levels 1-${String(env.meta.levels).padEnd(3)} ` +
+    `${env.lineage.author}${status}`
+  );
 }
 
 function brief(env: EnvRecord): Record<string, unknown> {
@@ -56,7 +60,8 @@ export function registerLibrary(program: Command, io: Io): void {
   const library = program
     .command('library')
     .description(
-      'the library of admitted environments: init, add, list, show, rejections, retire, revalidate, stats, check, migrate',
+      'the library of admitted environments: init, add, list, show, rejections, retire, ' +
+        'revalidate, stats, check, migrate',
     );
   const common = (command: Command) =>
     command
@@ -68,7 +73,8 @@ export function registerLibrary(program: Command, io: Io): void {
     library
       .command('init')
       .description(
-        'create a library and admit the seed environments of both kinds (validated first: the 8 episodic ones take about a minute); safe to re-run',
+        'create a library and admit the seed environments of both kinds (validated first: the 8 episodic ' +
+          'ones take about a minute); safe to re-run',
       ),
   )
     .addOption(
@@ -88,7 +94,8 @@ export function registerLibrary(program: Command, io: Io): void {
           (o) => {
             if (!options.json)
               io.out(
-                `${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`,
+                `${o.status === 'rejected' ? '✗' : '✓'} ${o.name}${o.version ? `@${o.version}` : ''}  ` +
+                  `${o.status}${o.problems ? `: ${o.problems[0]}` : ''}`,
               );
           },
           options.kind ? [options.kind] : SEED_KINDS,
@@ -150,7 +157,8 @@ export function registerLibrary(program: Command, io: Io): void {
         io.out('  level  prompt  instance  distinct answers');
         for (const l of env.curve)
           io.out(
-            `  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ${l.instanceChars.toFixed(0).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}`,
+            `  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ` +
+              `${l.instanceChars.toFixed(0).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}`,
           );
       });
     });
@@ -183,7 +191,8 @@ export function registerLibrary(program: Command, io: Io): void {
     library
       .command('revalidate')
       .description(
-        're-run the validator on active environments (replaying their production incidents) and retire those it now rejects',
+        're-run the validator on active environments (replaying their production incidents) and ' +
+          'retire those it now rejects',
       )
       .argument('[names...]'),
   ).action(async (names: string[], options: Common) => {
@@ -200,7 +209,9 @@ export function registerLibrary(program: Command, io: Io): void {
           if (options.json) io.out(JSON.stringify(o));
           else
             io.out(
-              `${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}${o.incidents ? `  (${o.incidents} incidents replayed, resolved)` : ''}  ${o.ms} ms`,
+              `${o.verdict === 'admit' ? '✓' : '✗'} ${o.name}@${o.version}  ${o.verdict}` +
+                `${o.retired ? ` → retired (${o.codes.join(', ')})` : ''}` +
+                `${o.incidents ? `  (${o.incidents} incidents replayed, resolved)` : ''}  ${o.ms} ms`,
             );
         });
         if (!options.json) io.out(`${outcomes.filter((o) => o.retired).length} of ${outcomes.length} retired`);
@@ -219,7 +230,8 @@ export function registerLibrary(program: Command, io: Io): void {
       const stats = await lib.stats();
       if (options.json) return io.out(JSON.stringify(stats));
       io.out(
-        `${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} rejections kept (kinds, authors and skills count active environments)`,
+        `${stats.environments} active environments, ${stats.versions} versions, ${stats.rejections} ` +
+          `rejections kept (kinds, authors and skills count active environments)`,
       );
       io.out(
         `versions by status: ${

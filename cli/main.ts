@@ -4,7 +4,8 @@
 const major = Number(process.versions.node.split('.')[0]);
 if (!(major >= 24)) {
   process.stderr.write(
-    `envforge needs Node.js 24 or newer, and this is Node ${process.versions.node} (${process.execPath}): install Node 24, or in a clone run \`source .ci/node24.sh\`.\n`,
+    `envforge needs Node.js 24 or newer, and this is Node ${process.versions.node} (${process.execPath}): ` +
+      `install Node 24, or in a clone run \`source .ci/node24.sh\`.\n`,
   );
   process.exit(1);
 }

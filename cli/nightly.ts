@@ -33,11 +33,13 @@ export function registerNightly(program: Command, io: Io): void {
   program
     .command('nightly')
     .description(
-      "the night's work in one run: revalidate, retire saturated environments, a batch aimed at weak skills, a dated export, one report",
+      "the night's work in one run: revalidate, retire saturated environments, a batch aimed at weak skills, " +
+        'a dated export, one report',
     )
     .option(
       '--config <file>',
-      `settings (JSON; default ./${DEFAULT_CONFIG} when present): target, budgetUsd, llm, feedback, retireAt, export {out, formats, perEnv}`,
+      `settings (JSON; default ./${DEFAULT_CONFIG} when present): target, budgetUsd, llm, feedback, ` +
+        `retireAt, export {out, formats, perEnv}`,
     )
     .option('--library <dir>', 'library (overrides the config; default: $ENVFORGE_LIBRARY, else generated/)')
     .option(
@@ -51,7 +53,8 @@ export function registerNightly(program: Command, io: Io): void {
     .option('--json', 'print the report as JSON', false)
     .addHelpText(
       'after',
-      '\nExamples:\n  envforge nightly --config nightly.json\n  15 2 * * * cd /srv/envforge && npx envforge nightly --config nightly.json >> nightly.log 2>&1',
+      '\nExamples:\n  envforge nightly --config nightly.json\n  15 2 * * * cd /srv/envforge && npx envforge ' +
+        'nightly --config nightly.json >> nightly.log 2>&1',
     )
     .action(async (flags: NightlyFlags) => nightly(flags, io));
 }

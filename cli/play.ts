@@ -29,7 +29,9 @@ export function registerPlay(program: Command, io: Io): void {
     .option('--json', 'one JSON event per line (reset, step, input-error, end)', false)
     .addHelpText(
       'after',
-      '\nEach line is one tool call: NAME {"arg": value} (or NAME alone for no arguments); an empty line or "end" ends the episode.\n\nExamples:\n  envforge play warehouse-restock --seed 3 --level 2\n  envforge play ./my-env.js --json < transcript.txt',
+      '\nEach line is one tool call: NAME {"arg": value} (or NAME alone for no arguments); an empty line or ' +
+        '"end" ends the episode.\n\nExamples:\n  envforge play warehouse-restock --seed 3 --level 2\n  ' +
+        'envforge play ./my-env.js --json < transcript.txt',
     )
     .action(async (target: string, options: PlayOptions) => play(target, options, io.input ?? process.stdin, io));
 }
@@ -43,7 +45,8 @@ async function play(target: string, options: PlayOptions, input: NodeJS.Readable
     const meta = parseEpisodicMeta(load.meta);
     if (!meta)
       throw new UsageError(
-        `${env.label} is not an episodic environment that matches contract v2 (play needs meta.kind 'episodic'; envforge validate says what is wrong)`,
+        `${env.label} is not an episodic environment that matches contract v2 (play needs meta.kind ` +
+          `'episodic'; envforge validate says what is wrong)`,
       );
     if (options.level > meta.levels)
       throw new UsageError(`${env.label}: --level ${options.level} is past the environment's ${meta.levels} levels`);

@@ -23,7 +23,10 @@ const COMMANDS: Array<[string, () => Promise<Register>]> = [
   ['worker', async () => (await import('./worker.js')).registerWorker],
 ];
 
-/** The program: with every command, or, given the command line, only the command it names (every one when it names none). */
+/**
+ * The program: with every command, or, given the command line, only the command it names (every one when it names
+ * none).
+ */
 export async function buildProgram(io: Io, argv?: readonly string[]): Promise<Command> {
   const program = new Command('envforge')
     .description(

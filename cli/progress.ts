@@ -40,14 +40,17 @@ const clock = (ms: number) => {
 export function frontierLines(f: FrontierReport): string[] {
   const pct = (rate: number) => `${(100 * rate).toFixed(0)}%`;
   const lines = [
-    `feedback: weak ${f.weak.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none trainable)'}; saturated ${f.saturated.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none)'}`,
+    `feedback: weak ${f.weak.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none trainable)'}; ` +
+      `saturated ${f.saturated.map((w) => `${w.skill} ${pct(w.passRate)}`).join(', ') || '(none)'}`,
     f.weakWanted > 0
-      ? `feedback: weak share ${pct(f.weakShare)}: ${f.weakWanted} of the admissions should train a weak skill (${f.weak.map((w) => `${w.skill} ${w.wanted}`).join(', ')})`
+      ? `feedback: weak share ${pct(f.weakShare)}: ${f.weakWanted} of the admissions should train a weak skill ` +
+        `(${f.weak.map((w) => `${w.skill} ${w.wanted}`).join(', ')})`
       : 'feedback: no weak skill this author can train: the batch is not steered',
   ];
   if (f.untrainable.length > 0)
     lines.push(
-      `feedback: this author cannot train the weak skills ${f.untrainable.map((w) => w.skill).join(', ')}: they are left out of the share`,
+      `feedback: this author cannot train the weak skills ${f.untrainable.map((w) => w.skill).join(', ')}: ` +
+        `they are left out of the share`,
     );
   return lines;
 }
@@ -64,10 +67,12 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
   let stopped = '';
   let nextWaitLine = 5_000;
   const status = () =>
-    `admitted ${counts.admitted}/${options.target}${weak}, ${counts.rejected} rejected, ${Math.max(0, counts.written - counts.validated)} validating, elapsed ${clock(now() - started)}` +
+    `admitted ${counts.admitted}/${options.target}${weak}, ${counts.rejected} rejected, ` +
+    `${Math.max(0, counts.written - counts.validated)} validating, elapsed ${clock(now() - started)}` +
     (waitedMs !== null ? `; waiting for workers (${clock(waitedMs)})` : '') +
     (stopped ? `; stopped: ${stopped}` : '');
-  // What goes straight to the terminal (not through io) is escaped here: the status line names no module text today, but stays safe if it does.
+  // What goes straight to the terminal (not through io) is escaped here: the status line names no module text today,
+  // but stays safe if it does.
   const draw = () => render?.(terminalSafe(status()));
   const timer = render ? setInterval(draw, 1000) : null;
   timer?.unref();
@@ -103,7 +108,8 @@ export function batchProgress(io: Io, options: ProgressOptions): Progress {
         if (waited < nextWaitLine) return;
         nextWaitLine = waited + 60_000;
         return void io.err(
-          `waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has taken it; start one with: envforge worker --database ${where}`,
+          `waiting for workers: a job has waited ${Math.round(waited / 1000)} s and no envforge worker has ` +
+            `taken it; start one with: envforge worker --database ${where}`,
         );
       }
       waitedMs = waited;

@@ -80,5 +80,7 @@ export async function resolveEnv(target: string, libraryFlag?: string, databaseF
   );
 }
 
-/** The sandbox names every module `environment.js`; a message about a file or a library environment names it instead. */
+/**
+ * The sandbox names every module `environment.js`; a message about a file or a library environment names it instead.
+ */
 export const blame = (message: string, label: string): string => message.replaceAll('environment.js:', `${label}:`);

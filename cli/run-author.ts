@@ -24,7 +24,8 @@ export function checkPrices(selection: Selection, options: RunOptions, io: Io): 
     if (options.maxTokens === undefined)
       throw new UsageError(`--budget-usd: ${unpricedBudgetMessage(model, options.budgetUsd)}`);
     io.err(
-      `warning: no price is known for "${model}": --budget-usd cannot bound its calls, --max-tokens ${options.maxTokens} does (set its price in envforge.config.json "prices")`,
+      `warning: no price is known for "${model}": --budget-usd cannot bound its calls, --max-tokens ` +
+        `${options.maxTokens} does (set its price in envforge.config.json "prices")`,
     );
   }
 }
@@ -43,8 +44,10 @@ export function checkAuthorOnResume(record: BatchRecord | undefined, offline: bo
   if (!record || !stored || (stored.provider === 'offline') === offline) return;
   throw new UsageError(
     offline
-      ? `--resume: batch ${record.id} was started with the LLM provider ${stored.provider}; resume it with an LLM configured (--provider, --model, --base-url)`
-      : `--resume: batch ${record.id} was started with the offline author; resume it with --provider offline (or with no LLM configured)`,
+      ? `--resume: batch ${record.id} was started with the LLM provider ${stored.provider}; resume it with an ` +
+          `LLM configured (--provider, --model, --base-url)`
+      : `--resume: batch ${record.id} was started with the offline author; resume it with --provider offline ` +
+          `(or with no LLM configured)`,
   );
 }
 
@@ -58,7 +61,8 @@ export function seedFor(flag: number | undefined, batchId: string, record: Batch
   if (typeof stored === 'number') {
     if (flag !== undefined && flag !== stored)
       throw new UsageError(
-        `--seed ${flag}: batch ${batchId} was started with seed ${stored}, and a resumed batch keeps its seed (drop --seed or pass --seed ${stored})`,
+        `--seed ${flag}: batch ${batchId} was started with seed ${stored}, and a resumed batch keeps its ` +
+          `seed (drop --seed or pass --seed ${stored})`,
       );
     return stored;
   }
@@ -75,7 +79,10 @@ function hashSeed(text: string): number {
 /** The one line a run with the offline author prints about it (with the seed, to reproduce the run). */
 export function offlineLine(description: ProviderDescription, seed: number): string {
   if (description.provider === 'none') {
-    return `LLM: none configured — using the offline author v${OFFLINE_AUTHOR_VERSION} (seed ${seed}). To use a model: --provider openai|anthropic --model M, or --base-url URL (see envforge run --help)`;
+    return (
+      `LLM: none configured — using the offline author v${OFFLINE_AUTHOR_VERSION} (seed ${seed}). To use a ` +
+      `model: --provider openai|anthropic --model M, or --base-url URL (see envforge run --help)`
+    );
   }
   return `LLM: offline author v${OFFLINE_AUTHOR_VERSION} (seed ${seed}, from ${description.source})`;
 }
@@ -84,7 +91,8 @@ export function offlineLine(description: ProviderDescription, seed: number): str
 export function llmAuthorFor(llm: LlmClient, choice: ProfileChoice, io: Io): Author {
   const profile = resolveProfile(choice, llm.model);
   io.err(
-    `prompts: ${profile} profile${choice === 'auto' ? ` (auto, for ${llm.model}; --prompt-profile standard|compact to choose)` : ''}`,
+    `prompts: ${profile} profile` +
+      `${choice === 'auto' ? ` (auto, for ${llm.model}; --prompt-profile standard|compact to choose)` : ''}`,
   );
   return AUTHORS.llm({ llm, profile });
 }

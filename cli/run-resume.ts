@@ -78,7 +78,8 @@ export function restoreOptions<T extends Invocation>(
   }
   if (conflicts.length > 0) {
     throw new UsageError(
-      `--resume: batch ${record.id} was started with ${conflicts.join(', ')}; a resumed batch keeps the options it was started with: drop those flags or give the same values`,
+      `--resume: batch ${record.id} was started with ${conflicts.join(', ')}; a resumed batch keeps the ` +
+        `options it was started with: drop those flags or give the same values`,
     );
   }
   return restored as T;

@@ -34,17 +34,23 @@ export function registerRun(program: Command, io: Io): void {
   program
     .command('run')
     .description(
-      'the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget; with no LLM configured (or --provider offline) the offline author writes the environments, without a network',
+      'the nightly synthesis batch: architect → generator → validator → repair → admit, within a budget; ' +
+        'with no LLM configured (or --provider offline) the offline author writes the ' +
+        'environments, without a network',
     )
     .option(
       '--kind <kind>',
-      `which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract v2), code (the answer is a program run on hidden tests, contract v3) or ${MIXED_RULE} (mixed writes single and episodic)`,
+      `which environments to write: single (one prompt, one answer), episodic (multi-turn tool use, contract ` +
+        `v2), code (the answer is a program run on hidden tests, contract v3) or ${MIXED_RULE} (mixed ` +
+        `writes single and episodic)`,
       runKind,
       'mixed',
     )
     .option(
       '--target <N>',
-      'admitted environments wanted, a hard cap: candidates still in flight when it is reached are not admitted; the report counts them as "extra" and their modules stay in the batch journal (with --workers remote, jobs already sent may still be admitted)',
+      'admitted environments wanted, a hard cap: candidates still in flight when it is reached are not ' +
+        'admitted; the report counts them as "extra" and their modules stay in the batch journal (with ' +
+        '--workers remote, jobs already sent may still be admitted)',
       integerOption('--target', 1, 100_000),
       DEFAULT_BATCH_OPTIONS.target,
     )
@@ -75,7 +81,8 @@ export function registerRun(program: Command, io: Io): void {
     )
     .option(
       '--weak-share <X>',
-      'with --feedback: the share of --target wanted for environments that train a weak skill, round-robin over the weak skills (0 to 1)',
+      'with --feedback: the share of --target wanted for environments that train a weak skill, round-robin ' +
+        'over the weak skills (0 to 1)',
       share,
       DEFAULT_BATCH_OPTIONS.weakShare,
     )
@@ -83,7 +90,8 @@ export function registerRun(program: Command, io: Io): void {
     .option('--database <url>', DATABASE_HELP)
     .option(
       '--resume [batch-id]',
-      'continue a killed batch (the newest running one when no id is given) with the options it was started with (--kind, --target, budgets, …: a flag given again with another value is an error)',
+      'continue a killed batch (the newest running one when no id is given) with the options it was started ' +
+        'with (--kind, --target, budgets, …: a flag given again with another value is an error)',
     )
     .option('--provider <name>', 'openai, anthropic or offline')
     .option('--model <model>', 'model name')
@@ -91,14 +99,17 @@ export function registerRun(program: Command, io: Io): void {
     .option('--config <path>', 'config file (default: ./envforge.config.json when present)')
     .option(
       '--prompt-profile <profile>',
-      "the agents' prompts: standard (the contract verbatim, full examples), compact (the contract's rules in under 20k characters, for 7–32B open models) or auto (compact when the model's name says 34B or fewer; default, or the config's promptProfile)",
+      "the agents' prompts: standard (the contract verbatim, full examples), compact (the contract's rules " +
+        "in under 20k characters, for 7–32B open models) or auto (compact when the model's name says 34B or " +
+        "fewer; default, or the config's promptProfile)",
       profileChoice,
     )
     .option('--no-cache', 'do not use the on-disk LLM response cache')
     .option('--no-review', 'skip the LLM review stage of validation')
     .option(
       '--solver-model <model>',
-      'calibrate candidates against this solver model: admit only with a level whose pass rate is in the learnable band (0.1–0.9)',
+      'calibrate candidates against this solver model: admit only with a level whose pass rate is in the ' +
+        'learnable band (0.1–0.9)',
     )
     .option('--solver-samples <N>', 'solver samples per level', integerOption('--solver-samples', 1, 100), 4)
     .option(
@@ -108,19 +119,22 @@ export function registerRun(program: Command, io: Io): void {
     )
     .option(
       '--workers <where>',
-      "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for `envforge worker` processes",
+      "local: validate in this process; remote: send candidates to the PostgreSQL library's work queue for " +
+        '`envforge worker` processes',
       'local',
     )
     .option('--job-timeout <seconds>', JOB_TIMEOUT_HELP, integerOption('--job-timeout', 5, 86_400), 300)
     .option(
       '--wait-timeout <seconds>',
-      'with --workers remote: stop the batch (resumable) when no envforge worker has taken a job for this long; a line says so while it waits',
+      'with --workers remote: stop the batch (resumable) when no envforge worker has taken a job for this ' +
+        'long; a line says so while it waits',
       integerOption('--wait-timeout', 1, 86_400),
       300,
     )
     .option(
       '--json',
-      'print the report as JSON, and progress as one JSON event per line on stderr (without it: one status line on a terminal, a line per admission otherwise)',
+      'print the report as JSON, and progress as one JSON event per line on stderr (without it: one status ' +
+        'line on a terminal, a line per admission otherwise)',
       false,
     )
     .action(async (options: RunOptions, command: Command) =>
@@ -153,7 +167,8 @@ async function run(options: RunOptions, io: Io): Promise<void> {
   const offline = selection.description.provider === 'none' || selection.description.provider === 'offline';
   if (offline && options.solverModel) {
     throw new UsageError(
-      `--solver-model needs an LLM: calibration asks a solver model, and the offline author has none. Configure one with --provider openai|anthropic --model M, or --base-url URL (see envforge run --help)`,
+      `--solver-model needs an LLM: calibration asks a solver model, and the offline author has none. ` +
+        `Configure one with --provider openai|anthropic --model M, or --base-url URL (see envforge run --help)`,
     );
   }
   if (!offline) {
@@ -271,13 +286,18 @@ async function run(options: RunOptions, io: Io): Promise<void> {
       }
       if (report.stopReason === 'no-worker') {
         io.err(
-          `envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the batch is kept. Start one (envforge worker --database URL) on any machine, then: envforge run --resume ${batchId} --database URL`,
+          `envforge run: no envforge worker took a job within --wait-timeout ${options.waitTimeout} s; the ` +
+            `batch is kept. Start one (envforge worker --database URL) on any machine, then: envforge run ` +
+            `--resume ${batchId} --database URL`,
         );
         io.exitCode = 1;
       }
       if (report.stopReason === 'cancelled') {
         io.err(
-          `envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue it with the same LLM settings and: envforge run --resume ${batchId}${options.library ? ` --library ${options.library}` : ''}${options.database ? ` --database ${library.dir}` : ''}`,
+          `envforge run: interrupted (${interrupt.received() ?? 'cancelled'}); the batch is kept. Continue ` +
+            `it with the same LLM settings and: envforge run --resume ${batchId}` +
+            `${options.library ? ` --library ${options.library}` : ''}` +
+            `${options.database ? ` --database ${library.dir}` : ''}`,
         );
         io.exitCode = interrupt.exitCode();
       }

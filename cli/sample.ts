@@ -38,7 +38,8 @@ export function registerSample(program: Command, io: Io): void {
     .option('--json', 'one JSON object per instance per line', false)
     .addHelpText(
       'after',
-      '\nExamples:\n  envforge sample topological-order --level 5 -n 3\n  envforge sample my-env@2 --library ./lib\n  envforge sample ./my-env.js --reveal --json',
+      '\nExamples:\n  envforge sample topological-order --level 5 -n 3\n  envforge sample my-env@2 --library ' +
+        './lib\n  envforge sample ./my-env.js --reveal --json',
     )
     .action(async (target: string, options: SampleOptions) => sample(target, options, io));
 }

@@ -30,14 +30,18 @@ interface ServeFlags {
 /** Repeatable flags collect their values. */
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-/** NAME=TOKEN pairs (from --client-token, and ENVFORGE_CLIENT_TOKENS: comma-separated) as a record; a malformed one is a usage error. */
+/**
+ * NAME=TOKEN pairs (from --client-token, and ENVFORGE_CLIENT_TOKENS: comma-separated) as a record; a malformed one is a
+ * usage error.
+ */
 function clientTokens(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at < 1)
       throw new UsageError(
-        '--client-token takes NAME=TOKEN (a name for the client, then its token: e.g. trainer-a=$(openssl rand -hex 32))',
+        '--client-token takes NAME=TOKEN (a name for the client, then its token: e.g. ' +
+          'trainer-a=$(openssl rand -hex 32))',
       );
     const name = pair.slice(0, at);
     if (Object.hasOwn(out, name))
@@ -51,7 +55,8 @@ export function registerServe(program: Command, io: Io): void {
   program
     .command('serve')
     .description(
-      'serve rewards over HTTP: verify responses against library environments (also the OpenRLHF remote reward protocol)',
+      'serve rewards over HTTP: verify responses against library environments (also the OpenRLHF ' +
+        'remote reward protocol)',
     )
     .option(
       '-p, --port <P>',
@@ -76,7 +81,9 @@ export function registerServe(program: Command, io: Io): void {
     )
     .option(
       '--max-sessions <N>',
-      'episode sessions held open at once; when full they are shared fairly (by client: its --client-token, else its address, every local one being one client; then X-Envforge-Client id) and a client over its share gets 429 + retry-after',
+      'episode sessions held open at once; when full they are shared fairly (by client: its --client-token, ' +
+        'else its address, every local one being one client; then X-Envforge-Client id) and a client over its ' +
+        'share gets 429 + retry-after',
       integerOption('--max-sessions', 1),
       DEFAULT_SERVE_OPTIONS.maxSessions,
     )
@@ -89,31 +96,40 @@ export function registerServe(program: Command, io: Io): void {
     .option('--episodes-dir <dir>', 'episode journals, shared by replicas (default: <library>/serve-episodes)')
     .option(
       '--client-token <NAME=T>',
-      'a client token you issue (repeatable; also $ENVFORGE_CLIENT_TOKENS, comma-separated): requests with "Authorization: Bearer T" are the client NAME. Clients are independent (for quarantine) and get fair shares only by token or by distinct address, and every local address is one client',
+      'a client token you issue (repeatable; also $ENVFORGE_CLIENT_TOKENS, comma-separated): requests with ' +
+        '"Authorization: Bearer T" are the client NAME. Clients are independent (for quarantine) and get fair ' +
+        'shares only by token or by distinct address, and every local address is one client',
       collect,
       [],
     )
     .option(
       '--allow-origin <ORIGIN>',
-      'a web origin (e.g. http://localhost:3000) whose pages may call the service and open WebSockets (repeatable); requests from any other browser page are refused, clients that send no Origin are always served',
+      'a web origin (e.g. http://localhost:3000) whose pages may call the service and open WebSockets ' +
+        '(repeatable); requests from any other browser page are refused, clients that send no ' +
+        'Origin are always served',
       collect,
       [],
     )
     .option(
       '--allow-host <NAME>',
-      'a host name the service answers to (repeatable; .example.org for it and its subdomains, * for any). Bound to loopback (the default) it answers only IP addresses and localhost, against DNS rebinding; bound to another interface it answers any name unless names are given',
+      'a host name the service answers to (repeatable; .example.org for it and its subdomains, * for any). ' +
+        'Bound to loopback (the default) it answers only IP addresses and localhost, against DNS rebinding; ' +
+        'bound to another interface it answers any name unless names are given',
       collect,
       [],
     )
     .option(
       '--max-journals <N>',
-      "ended episodes' journals kept on disk, shared fairly between clients (the client keeping the most loses its oldest)",
+      "ended episodes' journals kept on disk, shared fairly between clients (the client keeping " +
+        'the most loses its oldest)',
       integerOption('--max-journals', 1),
       DEFAULT_SERVE_OPTIONS.maxEndedJournals,
     )
     .option(
       '--operator-token <T>',
-      'the operator token (default: $ENVFORGE_OPERATOR_TOKEN; prefer it, a flag shows in ps): requests with "Authorization: Bearer T" may reveal references, record scores that steer level:auto and nightly, and use /v1/admin; without one no request may',
+      'the operator token (default: $ENVFORGE_OPERATOR_TOKEN; prefer it, a flag shows in ps): requests with ' +
+        '"Authorization: Bearer T" may reveal references, record scores that steer level:auto and nightly, and ' +
+        'use /v1/admin; without one no request may',
     )
     .addHelpText(
       'after',
@@ -121,7 +137,8 @@ export function registerServe(program: Command, io: Io): void {
         '',
         'Endpoints:',
         '  POST /v1/verify   {"items":[{"env","version?","seed","level","response"} | {"ground_truth","response"}]}',
-        '  POST /v1/sample   {"items":[{"env","version?","seed","level"}]} or {"select":{"env?","skills?","levels?","n","seed?"}}, "reveal?"',
+        '  POST /v1/sample   {"items":[{"env","version?","seed","level"}]} or ' +
+          '{"select":{"env?","skills?","levels?","n","seed?"}}, "reveal?"',
         '  GET  /v1/envs[?versions=all], GET /health',
         '',
         'Items that cannot be scored (an unknown environment, version or level; a failing verifier) score 0 with',
@@ -178,8 +195,10 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
   io.out(`envforge serve: listening on ${server.url} (${ENDPOINTS.join(', ')}), library ${libraryDir}`);
   io.err(
     operatorToken
-      ? 'envforge serve: operator token set: only requests bearing it may reveal, record scores that steer, or use /v1/admin'
-      : "envforge serve: no operator token (ENVFORGE_OPERATOR_TOKEN): reveal and /v1/admin are refused, and every score is recorded as an untrusted client's, steering nothing",
+      ? 'envforge serve: operator token set: only requests bearing it may reveal, record scores that ' +
+          'steer, or use /v1/admin'
+      : 'envforge serve: no operator token (ENVFORGE_OPERATOR_TOKEN): reveal and /v1/admin are refused, and ' +
+          "every score is recorded as an untrusted client's, steering nothing",
   );
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

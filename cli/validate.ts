@@ -27,12 +27,14 @@ export function registerValidate(program: Command, io: Io): void {
   program
     .command('validate')
     .description(
-      'run the staged validator (static, execution, determinism, solvability, hack resistance, diversity, difficulty, novelty) on environment modules; admits nothing (envforge library add does)',
+      'run the staged validator (static, execution, determinism, solvability, hack resistance, diversity, ' +
+        'difficulty, novelty) on environment modules; admits nothing (envforge library add does)',
     )
     .argument('<files...>', 'environment module files (.js)')
     .option(
       '--library <dir>',
-      `library to check novelty against (default: $ENVFORGE_LIBRARY, else ${DEFAULT_LIBRARY_DIR}); where no library exists yet, the seeds it would start with`,
+      `library to check novelty against (default: $ENVFORGE_LIBRARY, else ${DEFAULT_LIBRARY_DIR}); where no ` +
+        `library exists yet, the seeds it would start with`,
     )
     .option('--database <url>', DATABASE_HELP)
     .option('--json', 'one JSON object per file per line', false)
@@ -48,7 +50,9 @@ export function registerValidate(program: Command, io: Io): void {
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 all would be admitted, 1 any rejected, 2 usage error.\n\nExamples:\n  envforge validate seeds/*.js --json | jq .verdict\n  envforge library add my-env.js     # validate, then admit into the library',
+      '\nExit codes: 0 all would be admitted, 1 any rejected, 2 usage error.\n\nExamples:\n  envforge ' +
+        'validate seeds/*.js --json | jq .verdict\n  envforge library add my-env.js     # validate, ' +
+        'then admit into the library',
     )
     .action(async (files: string[], options: ValidateCliOptions) => validate(files, options, io));
 }
@@ -141,10 +145,12 @@ export function toJsonLine(file: string, report: ValidationReport): Record<strin
 export function printReport(file: string, report: ValidationReport, io: Io, admitted: string): void {
   const mark = (ok: boolean, skipped?: string) => (skipped ? '·' : ok ? '✓' : '✗');
   io.out(
-    `${report.verdict === 'admit' ? `✓ ${admitted}` : '✗ reject'}  ${file}${report.name ? `  (${report.name})` : ''}  ${report.ms} ms`,
+    `${report.verdict === 'admit' ? `✓ ${admitted}` : '✗ reject'}  ${file}` +
+      `${report.name ? `  (${report.name})` : ''}  ${report.ms} ms`,
   );
   io.out(
-    `  ${report.stages.map((s) => `${mark(s.ok, s.skipped)} ${s.stage}`).join('  ')}${report.stages.some((s) => s.skipped) ? '   (· not run)' : ''}`,
+    `  ${report.stages.map((s) => `${mark(s.ok, s.skipped)} ${s.stage}`).join('  ')}` +
+      `${report.stages.some((s) => s.skipped) ? '   (· not run)' : ''}`,
   );
   for (const p of report.problems.slice(0, 6)) io.out(`  ${p.code} [${p.stage}] ${p.message}`);
   if (report.problems.length > 6) io.out(`  … and ${report.problems.length - 6} more problems (use --json for all)`);
@@ -152,7 +158,9 @@ export function printReport(file: string, report: ValidationReport, io: Io, admi
     io.out('  level  prompt  instance  solve ms  distinct answers  baseline common/other');
     for (const l of report.curve) {
       io.out(
-        `  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ${l.instanceChars.toFixed(0).padStart(8)}  ${l.solveMs.toFixed(2).padStart(8)}  ${String(l.distinctAnswers).padStart(16)}  ${fmt(l.baselineCommon)}/${fmt(l.baselineOther)}`,
+        `  ${String(l.level).padStart(5)}  ${l.promptChars.toFixed(0).padStart(6)}  ` +
+          `${l.instanceChars.toFixed(0).padStart(8)}  ${l.solveMs.toFixed(2).padStart(8)}  ` +
+          `${String(l.distinctAnswers).padStart(16)}  ${fmt(l.baselineCommon)}/${fmt(l.baselineOther)}`,
       );
     }
   }

@@ -27,7 +27,8 @@ export const JOB_TIMEOUT_HELP =
 export async function openQueue(library: Library, jobTimeoutSeconds: number): Promise<PostgresWorkQueue> {
   if (!(library instanceof PostgresLibrary))
     throw new UsageError(
-      `queue workers need a PostgreSQL library (--database postgres://… or ENVFORGE_DATABASE_URL); ${library.dir} is a folder`,
+      `queue workers need a PostgreSQL library (--database postgres://… or ENVFORGE_DATABASE_URL); ` +
+        `${library.dir} is a folder`,
     );
   return PostgresWorkQueue.open(library, { jobTimeoutSeconds });
 }
@@ -36,7 +37,9 @@ export function registerWorker(program: Command, io: Io): void {
   program
     .command('worker')
     .description(
-      "take validation jobs from a PostgreSQL library's work queue (sent by `envforge run --workers remote`), validate them in a local sandbox pool and admit the passing ones; run as many as you like on as many machines as you like",
+      "take validation jobs from a PostgreSQL library's work queue (sent by `envforge run --workers " +
+        'remote`), validate them in a local sandbox pool and admit the passing ones; run as many as you like ' +
+        'on as many machines as you like',
     )
     .option('--database <url>', DATABASE_HELP)
     .option(
@@ -53,7 +56,8 @@ export function registerWorker(program: Command, io: Io): void {
 
 async function work(options: WorkerOptions, io: Io): Promise<void> {
   const library = openLibrary(resolveLibraryDir(undefined, options.database));
-  // One sandbox worker per job in flight: a machine runs as many worker processes, or as much concurrency, as it has cores.
+  // One sandbox worker per job in flight: a machine runs as many worker processes, or as much concurrency, as it has
+  // cores.
   const pool = new SandboxPool({ workers: options.concurrency });
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -74,7 +78,9 @@ async function work(options: WorkerOptions, io: Io): Promise<void> {
           io.err(
             options.json
               ? JSON.stringify({ at: new Date().toISOString(), ...event })
-              : `${event.type} ${'key' in event ? event.key : ''}${'admission' in event && event.admission ? ` → ${event.admission}` : ''}${'message' in event ? `: ${event.message}` : ''}`,
+              : `${event.type} ${'key' in event ? event.key : ''}` +
+                  `${'admission' in event && event.admission ? ` → ${event.admission}` : ''}` +
+                  `${'message' in event ? `: ${event.message}` : ''}`,
           ),
       });
       io.out(JSON.stringify(summary));

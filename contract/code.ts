@@ -17,7 +17,10 @@ export const CODE_LIMITS = {
   maxProgramChars: 32 * 1024,
 } as const;
 
-/** A JavaScript identifier the host can name in a prompt and look up in a program (no reserved-word check: the reference must run). */
+/**
+ * A JavaScript identifier the host can name in a prompt and look up in a program (no reserved-word check: the reference
+ * must run).
+ */
 export const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
 
 /** How an instance's score is made from its tests: 1 only when every test passes, or the share that pass. */

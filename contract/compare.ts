@@ -14,7 +14,8 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  const entry = (k: string) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`;
+  return `{${keys.map(entry).join(',')}}`;
 }
 
 function floatEqual(expected: unknown, actual: unknown): boolean {
@@ -39,7 +40,10 @@ function floatEqual(expected: unknown, actual: unknown): boolean {
   );
 }
 
-/** Whether `actual` (a program's output, parsed) matches `expected` under the comparator. Types never coerce: 3 is not "3". */
+/**
+ * Whether `actual` (a program's output, parsed) matches `expected` under the comparator. Types never coerce: 3 is not
+ * "3".
+ */
 export function outputsMatch(compare: Comparator, expected: unknown, actual: unknown): boolean {
   if (compare === 'float') return floatEqual(expected, actual);
   if (compare === 'unordered') {

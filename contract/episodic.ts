@@ -111,7 +111,8 @@ function objectProblems(schema: Record<string, unknown>, path: string, depth: nu
   for (const name of names) {
     if (!PROPERTY_NAME.test(name) || FORBIDDEN_KEYS.has(name))
       out.push(
-        `${path}.properties: "${name.slice(0, 40)}" is not an allowed property name (letters, digits, _; not __proto__, constructor or prototype)`,
+        `${path}.properties: "${name.slice(0, 40)}" is not an allowed property name (letters, digits, _; not ` +
+          `__proto__, constructor or prototype)`,
       );
     else out.push(...schemaProblems(properties[name], `${path}.properties.${name}`, depth + 1));
   }
@@ -167,7 +168,10 @@ export const EpisodicMetaSchema = MetaSchema.extend({
 });
 export type EpisodicMeta = Omit<z.infer<typeof EpisodicMetaSchema>, 'tools'> & { tools: Tool[] };
 
-/** The problems of an episodic meta, each with its code: E_TOO_LARGE, E_META, E_CONTROL_CHARS (contract/text.ts) or E_TOOL_SCHEMA. */
+/**
+ * The problems of an episodic meta, each with its code: E_TOO_LARGE, E_META, E_CONTROL_CHARS (contract/text.ts) or
+ * E_TOOL_SCHEMA.
+ */
 export function episodicMetaProblems(meta: unknown): Array<{ code: ProblemCode; message: string }> {
   const size = JSON.stringify(meta)?.length ?? 0;
   if (size > EPISODIC_LIMITS.maxMetaChars)

@@ -5,7 +5,10 @@
 import { isIP } from 'node:net';
 import { UsageError } from './errors.js';
 
-/** Host-name patterns the operator allowed (--allow-host): a name, `.example.org` for it and its subdomains, or `*` for any. */
+/**
+ * Host-name patterns the operator allowed (--allow-host): a name, `.example.org` for it and its subdomains, or `*` for
+ * any.
+ */
 export function allowedHosts(list: readonly string[] = []): ReadonlySet<string> {
   return new Set(
     list.map((text) => {
@@ -13,7 +16,8 @@ export function allowedHosts(list: readonly string[] = []): ReadonlySet<string> 
       if (name === '*' || /^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(name))
         return name;
       throw new UsageError(
-        `--allow-host takes a host name such as trainer-7.cluster, .cluster.example (it and its subdomains) or *, got ${JSON.stringify(text.slice(0, 120))}`,
+        `--allow-host takes a host name such as trainer-7.cluster, .cluster.example (it and its subdomains) ` +
+          `or *, got ${JSON.stringify(text.slice(0, 120))}`,
       );
     }),
   );
@@ -57,5 +61,8 @@ export function hostRefusal(
     if (!isLoopbackBind(bindHost) && allowed.size === 0) return null;
   }
   const shown = JSON.stringify((Array.isArray(header) ? header.join(', ') : header).slice(0, 120));
-  return `the Host header ${shown} names this server by a name it does not answer to (a defence against DNS rebinding): use an IP address or localhost, or start it with --allow-host NAME`;
+  return (
+    `the Host header ${shown} names this server by a name it does not answer to (a defence against DNS ` +
+    `rebinding): use an IP address or localhost, or start it with --allow-host NAME`
+  );
 }

@@ -18,7 +18,10 @@ import { dirname, resolve, sep } from 'node:path';
 /** The largest module file read (the sandbox takes 512 K characters; a UTF-8 character is at most 4 bytes). */
 export const MAX_MODULE_BYTES = 4 * 512 * 1024;
 
-/** O_NOFOLLOW: the last component may not be a link (nothing can swap one in after a check); O_NONBLOCK: a pipe opens without a writer. */
+/**
+ * O_NOFOLLOW: the last component may not be a link (nothing can swap one in after a check); O_NONBLOCK: a pipe opens
+ * without a writer.
+ */
 const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 export type ModuleFileProblem = 'missing' | 'link' | 'not-a-file' | 'too-large' | 'unreadable';
@@ -115,7 +118,9 @@ function refuseLinkedPath(path: string, fd: number, stats: Stats): void {
   const link = firstLink(dirname(lexical));
   throw new ModuleFileError(
     'link',
-    `${path} reaches its file through ${link ? `the symbolic link ${link}` : 'a symbolic link'}: a module is read only by its own path, with no link in any component (give the real path, e.g. from realpath, if you trust what it names)`,
+    `${path} reaches its file through ${link ? `the symbolic link ${link}` : 'a symbolic link'}: a module is ` +
+      `read only by its own path, with no link in any component (give the real path, e.g. from realpath, if ` +
+      `you trust what it names)`,
   );
 }
 

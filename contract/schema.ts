@@ -24,7 +24,8 @@ const kebab = (what: string) =>
     .max(CONTRACT_LIMITS.maxNameChars, `${what} must be at most ${CONTRACT_LIMITS.maxNameChars} characters`)
     .regex(
       NAME_PATTERN,
-      `${what} must be kebab-case: lowercase letters and digits in words joined by single hyphens, starting with a letter (e.g. "interval-merge-count")`,
+      `${what} must be kebab-case: lowercase letters and digits in words joined by single hyphens, starting ` +
+        `with a letter (e.g. "interval-merge-count")`,
     );
 
 export const MetaSchema = z.object({

@@ -26,7 +26,9 @@ export function textProblem(text: string, what: string, prose: boolean): { code:
       : 'a one-line field holds no control at all, not even a tab or newline';
     return {
       code: 'E_CONTROL_CHARS',
-      message: `${what} holds the control character ${codePoint(match[0])} at character ${match.index}: ${allowed} (no escape sequences, bidi overrides or U+FFFE/U+FFFF)`,
+      message:
+        `${what} holds the control character ${codePoint(match[0])} at character ${match.index}: ${allowed} ` +
+        `(no escape sequences, bidi overrides or U+FFFE/U+FFFF)`,
     };
   }
   if (LONE_SURROGATE.test(text))
@@ -39,7 +41,9 @@ export function textProblem(text: string, what: string, prose: boolean): { code:
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The text problems of a parameter schema's descriptions and enum strings (prose: an enum value may hold a line break). */
+/**
+ * The text problems of a parameter schema's descriptions and enum strings (prose: an enum value may hold a line break).
+ */
 function schemaTextProblems(
   schema: unknown,
   path: string,
@@ -91,10 +95,16 @@ const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart
  * tab, DEL, C1 controls, bidi embeddings, overrides and isolates, U+FFFE/U+FFFF and lone surrogates. A JSON
  * line stays valid JSON (these only occur inside its strings, where the escape means the same character).
  */
-const TERMINAL_UNSAFE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const TERMINAL_UNSAFE = new RegExp(
+  String.raw`[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff]` +
+    String.raw`(?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]`,
+  'g',
+);
 
-/** `text` with every character a terminal would act on escaped: the CLI's output boundary, and every log line a library or service writes itself. */
+/**
+ * `text` with every character a terminal would act on escaped: the CLI's output boundary, and every log line a library
+ * or service writes itself.
+ */
 export function terminalSafe(text: string): string {
   return text.replace(TERMINAL_UNSAFE, unicodeEscape);
 }
@@ -118,7 +128,10 @@ export function markdownText(text: string): string {
     .replace(/[!-/:-@[-`{-~]/g, (c) => (c === '<' ? '&lt;' : c === '&' ? '&amp;' : c === '>' ? '&gt;' : `\\${c}`));
 }
 
-/** markdownText of one line for a list item or table cell: whitespace runs made one space, cut to `max` characters first. */
+/**
+ * markdownText of one line for a list item or table cell: whitespace runs made one space, cut to `max` characters
+ * first.
+ */
 export function markdownLine(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, ' ');
   return markdownText(flat.length > max ? `${flat.slice(0, max)}…` : flat);

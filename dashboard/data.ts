@@ -178,7 +178,10 @@ export interface KindRates {
   passRate: number | null;
 }
 
-/** Pass rates per kind, every registered kind in registry order, from the reward service's records (verdicts and finished episodes). */
+/**
+ * Pass rates per kind, every registered kind in registry order, from the reward service's records (verdicts and
+ * finished episodes).
+ */
 export function kindRates(snap: Snapshot): KindRates[] {
   const kindOfName = (name: string) => kindLabel(snap.versions.get(name)?.at(-1)?.meta ?? {});
   return ALL_KINDS.map(({ label: kind }) => {

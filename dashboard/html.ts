@@ -24,10 +24,12 @@ export const codeLink = (code: string): string =>
   `<a class="code" href="/codes#${esc(code)}" title="${esc(meaningOf(code))}">${esc(code)}</a>`;
 
 export const envLink = (name: string, version?: number): string =>
-  `<a href="/envs/${encodeURIComponent(name)}${version === undefined ? '' : `?version=${version}`}">${esc(name)}${version === undefined ? '' : `@${version}`}</a>`;
+  `<a href="/envs/${encodeURIComponent(name)}${version === undefined ? '' : `?version=${version}`}">` +
+  `${esc(name)}${version === undefined ? '' : `@${version}`}</a>`;
 
 export const table = (head: string[], rows: string[][], cls = ''): string =>
-  `<table class="grid ${cls}"><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+  `<table class="grid ${cls}"><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>` +
+  `${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
 
 export const details = (summary: string, body: string): string =>
   `<details><summary>${summary}</summary>${body}</details>`;
@@ -35,7 +37,8 @@ export const pre = (value: unknown): string =>
   `<pre>${esc(typeof value === 'string' ? value : JSON.stringify(value, null, 2))}</pre>`;
 
 const problemLine = (p: Problem): string =>
-  `<li>${codeLink(p.code)} ${esc(p.message)}${p.evidence === undefined ? '' : details('evidence', pre(p.evidence))}</li>`;
+  `<li>${codeLink(p.code)} ${esc(p.message)}` +
+  `${p.evidence === undefined ? '' : details('evidence', pre(p.evidence))}</li>`;
 
 /** The validation report stage by stage: verdict, time, problems with their codes, metrics on demand. */
 export function stagesTable(stages: readonly StageReport[]): string {
@@ -81,14 +84,23 @@ export function layout(o: PageOptions): string {
     ['frontier', '/frontier', 'Frontier'],
     ['codes', '/codes', 'Codes'],
   ];
-  return `<!doctype html>
+  const nav = tabs
+    .map(([t, href, label]) => `<a href="${href}"${t === o.tab ? ' class="active"' : ''}>${label}</a>`)
+    .join('');
+  return (
+    `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(o.title)} · envforge</title>
-${uses.includes('table') ? '<link rel="stylesheet" href="/assets/tabulator.min.css">' : ''}<link rel="stylesheet" href="/assets/app.css">
-${uses.includes('chart') ? '<script src="/assets/chart.umd.min.js" defer></script>' : ''}${uses.includes('table') ? '<script src="/assets/tabulator.min.js" defer></script>' : ''}<script src="/assets/env.js" defer></script><script src="/assets/app.js" defer></script>
+${uses.includes('table') ? '<link rel="stylesheet" href="/assets/tabulator.min.css">' : ''}<link ` +
+    `rel="stylesheet" href="/assets/app.css">
+${uses.includes('chart') ? '<script src="/assets/chart.umd.min.js" defer></script>' : ''}` +
+    `${uses.includes('table') ? '<script src="/assets/tabulator.min.js" defer></script>' : ''}<script ` +
+    `src="/assets/env.js" defer></script><script src="/assets/app.js" defer></script>
 </head><body data-page="${esc(o.page)}">
-<header><a class="brand" href="/">envforge</a><nav>${tabs.map(([t, href, label]) => `<a href="${href}"${t === o.tab ? ' class="active"' : ''}>${label}</a>`).join('')}</nav><span class="where" title="library">${esc(o.where)}</span></header>
+<header><a class="brand" href="/">envforge</a><nav>${nav}</nav><span class="where" title="library">` +
+    `${esc(o.where)}</span></header>
 <main>${o.body}</main>
 ${o.data === undefined ? '' : `<script type="application/json" id="page-data">${jsonIsland(o.data)}</script>`}
-</body></html>`;
+</body></html>`
+  );
 }

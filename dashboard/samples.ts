@@ -68,7 +68,10 @@ export async function sampleLevel(
   return { kind: kind.label, rollouts: kind.rollouts, level, samples };
 }
 
-/** An episodic environment's samples: the episode's prompt with its tools, and the reference rollout turn by turn with each observation. */
+/**
+ * An episodic environment's samples: the episode's prompt with its tools, and the reference rollout turn by turn with
+ * each observation.
+ */
 async function episodicSamples(
   pool: SandboxPool,
   source: string,

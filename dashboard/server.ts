@@ -81,7 +81,8 @@ const ASSETS: Record<string, { path: () => string; type: string }> = {
 };
 /** Scripts only from here, and no inline script: a prompt or a description that holds markup stays text. */
 const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 const int = (value: unknown): number | undefined =>
   typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : undefined;
@@ -166,7 +167,8 @@ export async function startDashboard(
     return reply.code(500).send({ error: { code, message: error.message } });
   });
 
-  // Before any route: a page re-pointed at this address by DNS rebinding would otherwise read the library as its own origin.
+  // Before any route: a page re-pointed at this address by DNS rebinding would otherwise read the library as its own
+  // origin.
   app.addHook('onRequest', async (request, reply) => {
     const refusal = hostRefusal(request.headers.host, opts.host, hosts);
     if (refusal) return reply.code(403).send({ error: { code: 'E_HOST', message: refusal } });

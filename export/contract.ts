@@ -23,7 +23,9 @@ export interface ExportRow {
   groundTruth: string;
   /** meta.skills of the environment (verl's `ability` is the first). */
   skills: readonly string[];
-  /** Episodic rows: reset's prompt alone (`prompt` adds the tool list), for formats that hand the tools over natively. */
+  /**
+   * Episodic rows: reset's prompt alone (`prompt` adds the tool list), for formats that hand the tools over natively.
+   */
   task?: string;
 }
 
@@ -71,7 +73,10 @@ export interface ExportFormat {
   name: string;
   /** One line for --help and the README. */
   description: string;
-  /** The environment kinds it exports, by canonical name (kinds/contract.ts KIND_NAMES); others are left out and listed as unsupported. */
+  /**
+   * The environment kinds it exports, by canonical name (kinds/contract.ts KIND_NAMES); others are left out and listed
+   * as unsupported.
+   */
   kinds: readonly KindName[];
   /** Why it cannot carry an environment of those kinds (a tool it cannot express), or undefined when it can. */
   refuses?(env: ShimEnv): string | undefined;

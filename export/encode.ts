@@ -9,7 +9,10 @@ const RAW_CONTROLS = /[\u007f-\u009f\u2028\u2029]/g;
 
 const escape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-/** JSON text (one line unless indented) whose DEL, C1 controls and U+2028/2029 are \u escapes: the same value, safe to split by line. */
+/**
+ * JSON text (one line unless indented) whose DEL, C1 controls and U+2028/2029 are \u escapes: the same value, safe to
+ * split by line.
+ */
 export function jsonText(value: unknown, indent?: number): string {
   return JSON.stringify(value, null, indent).replace(RAW_CONTROLS, escape);
 }

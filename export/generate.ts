@@ -71,7 +71,9 @@ export async function generateChunk(
       if (episode && !episode.ok && TRANSIENT.has(episode.code)) {
         if (++p.transient > TRANSIENT_RETRIES) {
           throw new ExportError(
-            `${name}@${version} seed ${seed} level ${p.slot.level}: generate failed ${p.transient} times with ${episode.code}: ${episode.message} (an overloaded machine or a hanging environment; retry, or leave it out with --env)`,
+            `${name}@${version} seed ${seed} level ${p.slot.level}: generate failed ${p.transient} times ` +
+              `with ${episode.code}: ${episode.message} (an overloaded machine or a hanging environment; ` +
+              `retry, or leave it out with --env)`,
           );
         }
         next.push(p);

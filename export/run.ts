@@ -234,7 +234,10 @@ function toRow(env: PlannedEnv, splits: string[], nextIndex: number[], { slot, s
   return task === undefined ? row : { ...row, task };
 }
 
-/** What the shims know of an environment: its identity, and an episodic one's tools and turn limit (read from the module). */
+/**
+ * What the shims know of an environment: its identity, and an episodic one's tools and turn limit (read from the
+ * module).
+ */
 async function shimEnvOf(library: Library, pool: SandboxPool, env: SelectedEnv): Promise<ShimEnv> {
   const { name, version, hash, meta } = env.record;
   const kind = kindOf(meta);

@@ -81,7 +81,8 @@ export function parseLevels(text: string): LevelSpec {
     const range = parseRange(colon < 0 ? item : item.slice(colon + 1).trim());
     if (!range)
       throw new UsageError(
-        `--levels: "${item}" is not a level range (LO-HI or L, from 1 to ${CONTRACT_LIMITS.maxLevels}, optionally NAME:LO-HI)`,
+        `--levels: "${item}" is not a level range (LO-HI or L, from 1 to ${CONTRACT_LIMITS.maxLevels}` +
+          `, optionally NAME:LO-HI)`,
       );
     if (name === undefined) {
       if (spec.all) throw new UsageError(`--levels gives more than one range for every environment ("${text}")`);
@@ -101,7 +102,8 @@ export function parseSplit(text: string): SplitWeight[] {
     const fraction = match?.[2] ?? '';
     if (!match || !/^(\d+(\.\d{0,6})?|\.\d{1,6})$/.test(fraction)) {
       throw new UsageError(
-        `--split: "${item}" is not NAME:FRACTION (a lowercase name and a fraction with at most 6 decimals, e.g. train:0.95)`,
+        `--split: "${item}" is not NAME:FRACTION (a lowercase name and a fraction with at most 6 ` +
+          `decimals, e.g. train:0.95)`,
       );
     }
     const [whole = '0', decimals = ''] = fraction.split('.');

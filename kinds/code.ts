@@ -38,7 +38,13 @@ export function codePrompt(meta: CodeMeta, task: CodeTask): string {
     meta.scoring === 'all-pass'
       ? 'It scores 1 only if it passes every hidden test.'
       : 'It scores the share of hidden tests it passes.';
-  return `${task.statement}\n\nWrite a JavaScript function \`${meta.entry}(${meta.params.join(', ')})\`. Arguments and the return value are JSON values; the return value ${COMPARE_NOTE[meta.compare]}. The function must be self-contained: no imports, no input or output, no clock or randomness.\n\nExamples:\n${examples}\n\nReply with the complete function in one fenced code block (\`\`\`javascript … \`\`\`; \`\`\`typescript is accepted too). It is run on ${task.tests.length} hidden tests. ${scoring}`;
+  return (
+    `${task.statement}\n\nWrite a JavaScript function \`${meta.entry}(${meta.params.join(', ')})\`. Arguments ` +
+    `and the return value are JSON values; the return value ${COMPARE_NOTE[meta.compare]}. The function must ` +
+    `be self-contained: no imports, no input or output, no clock or randomness.\n\nExamples:\n${examples}` +
+    `\n\nReply with the complete function in one fenced code block (\`\`\`javascript … \`\`\`; ` +
+    `\`\`\`typescript is accepted too). It is run on ${task.tests.length} hidden tests. ${scoring}`
+  );
 }
 
 /** The score of one answer's tests under the meta's scoring. */
@@ -82,7 +88,8 @@ function toPending(request: EpisodeRequest, result: CallResult, meta: CodeMeta):
     return failure(
       request,
       'E_REFERENCE',
-      `solve must return the reference program as a non-empty string of at most ${CODE_LIMITS.maxProgramChars} characters`,
+      `solve must return the reference program as a non-empty string of at most ` +
+        `${CODE_LIMITS.maxProgramChars} characters`,
       'solve',
     );
   const prompt = codePrompt(meta, parsed.task);
@@ -112,7 +119,10 @@ export function answerSpec(meta: CodeMeta, task: CodeTask, response: string): An
   };
 }
 
-/** The answer-pool limits that follow from the sandbox limits a caller passed (the same everywhere: validation, service, export). */
+/**
+ * The answer-pool limits that follow from the sandbox limits a caller passed (the same everywhere: validation, service,
+ * export).
+ */
 const answerLimits = (limits: Partial<SandboxLimits> | undefined) => ({
   ...(limits?.callTimeoutMs ? { testTimeoutMs: limits.callTimeoutMs } : {}),
   ...(limits?.memoryMb ? { memoryMb: limits.memoryMb } : {}),
@@ -125,7 +135,8 @@ export const code: EnvKind = {
   rollouts: false,
   contractVersion: 3,
   architectAsk:
-    'Propose code specs only: each asks the policy to write a function that hidden tests check (contract v3); the requested format has no kind and no episodic part.',
+    'Propose code specs only: each asks the policy to write a function that hidden tests check (contract ' +
+    'v3); the requested format has no kind and no episodic part.',
   claims: (meta) => meta !== null && typeof meta === 'object' && (meta as { kind?: unknown }).kind === 'code',
   exports: { meta: 'object', generate: 'function', solve: 'function' },
   checkMeta: (raw) => {

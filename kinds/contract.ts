@@ -50,7 +50,10 @@ export const EPISODIC_PROBE_FAMILIES = [
 export type EpisodicProbeFamily = (typeof EPISODIC_PROBE_FAMILIES)[number];
 export type ProbeFamily = (typeof PROBE_FAMILIES)[number] | (typeof EPISODIC_PROBE_FAMILIES)[number];
 
-/** Every kind's canonical name, the one the code, specs, batch reports, stats and the CLI use (registry.ts lists the plugs by it). */
+/**
+ * Every kind's canonical name, the one the code, specs, batch reports, stats and the CLI use (registry.ts lists the
+ * plugs by it).
+ */
 export const KIND_NAMES = ['single', 'episodic', 'code'] as const;
 export type KindName = (typeof KIND_NAMES)[number];
 
@@ -73,7 +76,9 @@ export interface EnvKind {
    * export reports, shim configs): 'single-turn', 'episodic', 'code'. The CLI and the contract accept it as an alias.
    */
   readonly label: string;
-  /** Whether a module whose raw meta reads like this is of this kind (v1 modules say nothing; v2 say kind: 'episodic'). */
+  /**
+   * Whether a module whose raw meta reads like this is of this kind (v1 modules say nothing; v2 say kind: 'episodic').
+   */
   claims(meta: unknown): boolean;
   /** The module's meta checked against this kind's contract: the parsed meta, or the problems with their codes. */
   checkMeta(raw: unknown): { meta?: Meta; problems: Array<{ code: ProblemCode; message: string }> };
@@ -112,11 +117,17 @@ export interface EnvKind {
   exportView(instance: Instance): { prompt: string };
   /** The kind's prompt templates (prompts/<name>.md; agents/prompt-files.ts PROMPT_NAMES lists them). */
   readonly prompts: { readonly generator: string; readonly repair: string; readonly reviewer: string };
-  /** Output tokens an architect reply may spend per spec of this kind (observed: ~550 per episodic spec, ~250 per single-turn one). */
+  /**
+   * Output tokens an architect reply may spend per spec of this kind (observed: ~550 per episodic spec, ~250 per
+   * single-turn one).
+   */
   readonly architectTokens: number;
   /** What a reviewer prompt shows of the samples, per prompt profile: the compact one fewer and shorter. */
   readonly sampleLimits: { readonly standard: SampleLimits; readonly compact: SampleLimits };
-  /** The kind's hand-written seeds (few-shot examples); `library`: a new library starts with them; `slow`: they take about a minute to validate. */
+  /**
+   * The kind's hand-written seeds (few-shot examples); `library`: a new library starts with them; `slow`: they take
+   * about a minute to validate.
+   */
   readonly seeds: { readonly dir: string; readonly library: boolean; readonly slow: boolean };
   /** Whether `--kind mixed` shares the batch's target with this kind (code is asked for by name). */
   readonly mixed: boolean;

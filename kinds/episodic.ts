@@ -104,7 +104,9 @@ function episodicText(instance: Episode['instance']): string {
   return tools.length > 0 ? `${instance.prompt}\n\nTools:\n${toolLines(tools)}` : instance.prompt;
 }
 
-/** The reference rollout as an episode: a failure when act does not finish with a score of 1 is left to the validator. */
+/**
+ * The reference rollout as an episode: a failure when act does not finish with a score of 1 is left to the validator.
+ */
 export function toEpisode(
   request: EpisodeRequest,
   reference: RolloutResult,

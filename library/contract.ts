@@ -54,7 +54,9 @@ export interface AdmitInput {
   noveltyCursor?: number;
 }
 
-/** 'duplicate': a near-duplicate of an environment admitted since the candidate's novelty snapshot; nothing was written. */
+/**
+ * 'duplicate': a near-duplicate of an environment admitted since the candidate's novelty snapshot; nothing was written.
+ */
 export type AdmitResult =
   | { status: 'admitted' | 'exists'; env: EnvRecord }
   | { status: 'duplicate'; problems: ValidationReport['problems']; env?: undefined };
@@ -101,7 +103,10 @@ export interface IncidentRecord extends IncidentInput {
   resolution: string | null;
 }
 
-/** Counts of a library: by status over every version; by skill, author and kind over active environments (each counted once, by its newest active version). */
+/**
+ * Counts of a library: by status over every version; by skill, author and kind over active environments (each counted
+ * once, by its newest active version).
+ */
 export interface LibraryStats {
   /** Names with an active version. */
   environments: number;

@@ -110,7 +110,8 @@ export async function revalidate(
       const first = report.problems[0];
       await library.retire(
         env.name,
-        `revalidation with validator ${VALIDATOR_VERSION} rejected it: ${codes.join(', ')}${first ? ` (${first.message})` : ''}`,
+        `revalidation with validator ${VALIDATOR_VERSION} rejected it: ${codes.join(', ')}` +
+          `${first ? ` (${first.message})` : ''}`,
         env.version,
       );
       retired = true;
@@ -118,7 +119,8 @@ export async function revalidate(
     if (open.length > 0) {
       const how = retired
         ? `retired by revalidation (${codes.join(', ')})`
-        : `revalidated with validator ${VALIDATOR_VERSION} (validation seed ${report.validationSeed}): admitted, the incidents did not recur`;
+        : `revalidated with validator ${VALIDATOR_VERSION} (validation seed ${report.validationSeed}): ` +
+          `admitted, the incidents did not recur`;
       await library.resolveIncidents(env.hash, how);
     }
     const outcome = {

@@ -34,7 +34,10 @@ export class LiveNoveltyIndex {
     private position: number,
   ) {}
 
-  /** Starts from the shipped seeds' references. The cursor is read first: an admission between the two reads is then seen twice, never missed. */
+  /**
+   * Starts from the shipped seeds' references. The cursor is read first: an admission between the two reads is then
+   * seen twice, never missed.
+   */
   static async of(library: Library): Promise<LiveNoveltyIndex> {
     const cursor = await library.admissionCursor();
     const live = new LiveNoveltyIndex(new NoveltyIndex(), cursor);

@@ -39,15 +39,20 @@ const revalidate = '; run `envforge library revalidate` to re-examine it';
 export function quarantineReason(evidence: Evidence[]): string | null {
   const tripped = evidence.find((i) => NEVER_THE_CLIENTS.has(i.code));
   if (tripped)
-    return `quarantined: it reached for a capability outside the contract (${tripped.code} in ${tripped.fn} at seed ${tripped.seed}, level ${tripped.level})${revalidate}`;
+    return (
+      `quarantined: it reached for a capability outside the contract (${tripped.code} in ${tripped.fn} at seed ` +
+      `${tripped.seed}, level ${tripped.level})${revalidate}`
+    );
   const open = evidence.filter((i) => !CLIENT_INPUT_FNS.has(i.fn));
   const confirmed = open.filter((i) => i.confirmed);
   const first = confirmed[0] ?? open[0];
   if (first && (confirmed.length >= QUARANTINE_POLICY.confirmed || open.length >= QUARANTINE_POLICY.incidents)) {
     const what =
       confirmed.length > 0
-        ? `it failed with ${first.code} in ${first.fn} at seed ${first.seed}, level ${first.level}, and again when re-run alone`
-        : `${open.length} incidents in production (first: ${first.code} in ${first.fn} at seed ${first.seed}, level ${first.level})`;
+        ? `it failed with ${first.code} in ${first.fn} at seed ${first.seed}, level ${first.level}, and ` +
+          `again when re-run alone`
+        : `${open.length} incidents in production (first: ${first.code} in ${first.fn} at seed ${first.seed}` +
+          `, level ${first.level})`;
     return `quarantined: ${what}${revalidate}`;
   }
   // Inputs of independent clients (by address) that each failed, confirmed, with the same code.
@@ -95,7 +100,10 @@ export interface Misbehaviour {
   message: string;
   fn: string;
   response?: string;
-  /** Whose input reached the failure (a short hash of the client's token name or normalised address), for the independent-clients rule. */
+  /**
+   * Whose input reached the failure (a short hash of the client's token name or normalised address), for the
+   * independent-clients rule.
+   */
   client?: string;
 }
 
@@ -163,7 +171,8 @@ export class IncidentLog {
       await writer.recordIncident(input);
     } catch (error) {
       this.warn(
-        `envforge ${this.origin}: could not record an incident of ${m.record.name}@${m.record.version}: ${(error as Error).message}`,
+        `envforge ${this.origin}: could not record an incident of ${m.record.name}@${m.record.version}: ` +
+          `${(error as Error).message}`,
       );
     }
   }

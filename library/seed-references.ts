@@ -13,6 +13,7 @@ import { fingerprintSource } from './fingerprint-source.js';
 import { listShippedSeeds } from './seeds.js';
 
 export const SEED_REFERENCES_FILE = join(SEEDS_DIR, 'fingerprints.json');
+const NOTE = 'novelty references of the shipped seeds; regenerate with npm run seeds:references';
 
 export interface SeedReference {
   name: string;
@@ -38,7 +39,10 @@ export function seedReferences(): SeedReference[] {
   return cached;
 }
 
-/** Adds the shipped seeds' references to an index; the caller's own entries (a library's members) go in after, so theirs win. */
+/**
+ * Adds the shipped seeds' references to an index; the caller's own entries (a library's members) go in after, so theirs
+ * win.
+ */
 export function addSeedReferences(index: NoveltyIndex, references: readonly SeedReference[] = seedReferences()): void {
   for (const r of references) index.add(noveltyId(r.name, r.hash), r.fingerprint);
 }
@@ -67,10 +71,7 @@ export async function currentSeedReferences(pool: SandboxPool): Promise<SeedRefe
 /** Rewrites seeds/fingerprints.json from the seeds as they are (`npm run seeds:references` after editing a seed). */
 export async function writeSeedReferences(pool: SandboxPool): Promise<SeedReference[]> {
   const seeds = await computeSeedReferences(pool);
-  writeFileSync(
-    SEED_REFERENCES_FILE,
-    `${JSON.stringify({ note: 'novelty references of the shipped seeds; regenerate with npm run seeds:references', seeds })}\n`,
-  );
+  writeFileSync(SEED_REFERENCES_FILE, `${JSON.stringify({ note: NOTE, seeds })}\n`);
   cached = null;
   return seeds;
 }

@@ -22,7 +22,9 @@ export function listSeeds(dir = SEEDS_DIR): SeedFile[] {
     });
 }
 
-/** The kinds a new library gets seeds of (a plug's seeds.library): single-turn (seeds/) and episodic (seeds/episodic/). */
+/**
+ * The kinds a new library gets seeds of (a plug's seeds.library): single-turn (seeds/) and episodic (seeds/episodic/).
+ */
 export const SEED_KINDS: readonly KindName[] = ALL_KINDS.filter((kind) => kind.seeds.library).map((kind) => kind.name);
 export type SeedKind = KindName;
 
@@ -41,5 +43,9 @@ export function seedKindsFor(kind: string): SeedKind[] {
 export function seedingLine(dir: string, kinds: readonly SeedKind[]): string {
   const count = listShippedSeeds(kinds).length;
   const slow = kinds.some((kind) => kindNamed(kind).seeds.slow);
-  return `seeding a new library at ${dir} with ${count} ${kinds.length === 1 ? `${kindNamed(kinds[0]!).label} ` : ''}seed environments (validated first${slow ? ': about a minute' : ''}) …`;
+  return (
+    `seeding a new library at ${dir} with ${count} ` +
+    `${kinds.length === 1 ? `${kindNamed(kinds[0]!).label} ` : ''}seed environments (validated first` +
+    `${slow ? ': about a minute' : ''}) …`
+  );
 }

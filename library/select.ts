@@ -1,6 +1,6 @@
 // Which environments of the library a request means, at which levels: named ones (NAME or NAME@VERSION),
-// those with one of some skills, those of one kind, or every active one, each with its level range. The one selection both
-// `envforge export` (--env, --skills, --levels) and the reward service's /v1/sample select use; errors
+// those with one of some skills, those of one kind, or every active one, each with its level range. The one selection
+// both `envforge export` (--env, --skills, --levels) and the reward service's /v1/sample select use; errors
 // carry a stable code and name the caller's own field (labels), e.g. `--env` or `select.env`.
 import type { Code } from '../contract/codes.js';
 import { EnvforgeError } from '../contract/errors.js';
@@ -122,7 +122,8 @@ function levelsFor(record: EnvRecord, spec: LevelSpec | undefined, options: Sele
   if (options.short === 'skip') return null;
   throw new SelectionError(
     'E_LEVEL_RANGE',
-    `${label} ${spec.all.lo}-${spec.all.hi}: ${record.name} has only levels 1-${max} (give it its own range with ${record.name}:LO-HI)`,
+    `${label} ${spec.all.lo}-${spec.all.hi}: ${record.name} has only levels 1-${max} (give it its own range ` +
+      `with ${record.name}:LO-HI)`,
   );
 }
 
@@ -146,7 +147,8 @@ export function selectEnvironments(
     if (skills && off)
       throw new SelectionError(
         'E_NO_MATCH',
-        `${labels.env} ${off.name} has none of ${labels.skills} ${skills.join(',')} (its skills: ${off.meta.skills.join(', ')})`,
+        `${labels.env} ${off.name} has none of ${labels.skills} ${skills.join(',')} (its skills: ` +
+          `${off.meta.skills.join(', ')})`,
       );
     const other = kind && chosen.find((r) => recordKind(r) !== kind);
     if (other)

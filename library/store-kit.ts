@@ -30,7 +30,10 @@ export function toJson(value: unknown, what: string): string {
 export const INCIDENT_RETENTION = 10_000;
 const MAX_MESSAGE_CHARS = 2_000;
 
-/** Checks an incident and bounds its message (the response is kept whole: revalidation replays it exactly); a LibraryError says what is missing. */
+/**
+ * Checks an incident and bounds its message (the response is kept whole: revalidation replays it exactly); a
+ * LibraryError says what is missing.
+ */
 export function checkIncident(input: IncidentInput): { message: string; response: string | null } {
   const bad = (what: string) => new LibraryError(`an incident needs ${what}`);
   if (!/^[0-9a-f]{64}$/.test(input.hash)) throw bad('the SHA-256 hash of the module');
@@ -94,7 +97,8 @@ export function checkScore(t: ScoreInput): void {
     t.scoreSum <= t.n;
   if (!ok)
     throw new LibraryError(
-      `a score tally needs a name, version ≥ 1, level ≥ 1 and counts with 0 ≤ passed, scoreSum ≤ n, n > 0; got ${JSON.stringify(t).slice(0, 200)}`,
+      `a score tally needs a name, version ≥ 1, level ≥ 1 and counts with 0 ≤ passed, scoreSum ≤ n, n > 0; ` +
+        `got ${JSON.stringify(t).slice(0, 200)}`,
     );
 }
 
@@ -127,7 +131,9 @@ export function keptReport(report: ValidationReport): ValidationReport {
     const at = /(?:\[environment\.js:|\()(\d+):(\d+)[\])]\s*$/.exec(p.message);
     return {
       ...rest,
-      message: `${isProblemCode(p.code) ? PROBLEM_CODES[p.code] : 'a problem'}${at ? ` (line ${at[1]}, column ${at[2]})` : ''}`,
+      message:
+        `${isProblemCode(p.code) ? PROBLEM_CODES[p.code] : 'a problem'}` +
+        `${at ? ` (line ${at[1]}, column ${at[2]})` : ''}`,
     } as P;
   };
   return {

@@ -31,7 +31,9 @@ export const STORES = {
     exists: async (dir) => SqliteLibrary.exists(dir),
     open: (dir, options) => SqliteLibrary.open(dir, options),
   },
-  /** The shared store: a PostgreSQL database (postgres://…), module sources included, for many writers on many machines. */
+  /**
+   * The shared store: a PostgreSQL database (postgres://…), module sources included, for many writers on many machines.
+   */
   postgres: {
     handles: (url) => PostgresLibrary.handles(url),
     exists: (url) => PostgresLibrary.exists(url),

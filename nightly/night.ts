@@ -93,7 +93,8 @@ export async function runNight(deps: NightDeps, config: NightlyConfig, night: st
     for (const e of saturated)
       await library.retire(
         e.name,
-        `saturated: the trainer passes it (${(100 * e.passRate).toFixed(0)}% of ${Math.round(e.n)} attempts, from ${feedback.source === 'file' ? config.feedback : "the reward service's records"})`,
+        `saturated: the trainer passes it (${(100 * e.passRate).toFixed(0)}% of ${Math.round(e.n)} attempts, ` +
+          `from ${feedback.source === 'file' ? config.feedback : "the reward service's records"})`,
       );
     return {
       source: feedback.source,

@@ -50,12 +50,15 @@ export function nightMarkdown(r: NightReport): string {
   if (revalidate) {
     lines.push(
       revalidate.outcomes.length
-        ? `${revalidate.outcomes.length} environments admitted by an older validator, revalidated with ${md(revalidate.validatorVersion, 80)}:`
-        : `every active environment was admitted by validator ${md(revalidate.validatorVersion, 80)}: nothing to revalidate`,
+        ? `${revalidate.outcomes.length} environments admitted by an older validator, revalidated with ` +
+            `${md(revalidate.validatorVersion, 80)}:`
+        : `every active environment was admitted by validator ${md(revalidate.validatorVersion, 80)}` +
+            `: nothing to revalidate`,
     );
     for (const o of revalidate.outcomes)
       lines.push(
-        `- ${md(o.name, 120)}@${o.version}: ${md(o.verdict, 40)}${o.retired ? ` (retired: ${o.codes.map((c) => md(c, 80)).join(', ')})` : ''}`,
+        `- ${md(o.name, 120)}@${o.version}: ${md(o.verdict, 40)}` +
+          `${o.retired ? ` (retired: ${o.codes.map((c) => md(c, 80)).join(', ')})` : ''}`,
       );
   }
   lines.push('', '## 2. Retire saturated environments', '');
@@ -63,7 +66,8 @@ export function nightMarkdown(r: NightReport): string {
     lines.push(
       retire.source === 'none'
         ? 'no trainer feedback (no file, no recorded scores): nothing retired'
-        : `from ${retire.source === 'file' ? 'the feedback file' : "the reward service's records"}, at a pass rate of ${pct(retire.retireAt)} or more:`,
+        : `from ${retire.source === 'file' ? 'the feedback file' : "the reward service's records"}, at a pass ` +
+            `rate of ${pct(retire.retireAt)} or more:`,
     );
     for (const e of retire.retired)
       lines.push(`- ${md(e.name, 120)}: ${pct(e.passRate)} of ${Math.round(e.n)} attempts`);
@@ -71,7 +75,10 @@ export function nightMarkdown(r: NightReport): string {
   lines.push('', '## 3. Batch', '');
   if (batch)
     lines.push(
-      `${md(batch.batchId, 120)}: ${batch.admitted} admitted, ${batch.rejected} rejected, $${batch.costUsd.toFixed(4)} (stopped: ${md(batch.stopReason, 200)}); aimed at ${batch.weakSkills.map((w) => md(w, 80)).join(', ') || 'no weak skill'} (feedback: ${md(batch.feedback, 200)})`,
+      `${md(batch.batchId, 120)}: ${batch.admitted} admitted, ${batch.rejected} rejected, $` +
+        `${batch.costUsd.toFixed(4)} (stopped: ${md(batch.stopReason, 200)}); aimed at ` +
+        `${batch.weakSkills.map((w) => md(w, 80)).join(', ') || 'no weak skill'} (feedback: ` +
+        `${md(batch.feedback, 200)})`,
     );
   lines.push('', '## 4. Snapshot', '');
   if (snapshot)

@@ -42,7 +42,10 @@ export async function judgeCandidate(
   return report;
 }
 
-/** Admits an admitting report's module; a near-duplicate admitted since its novelty snapshot turns the report into a rejection. */
+/**
+ * Admits an admitting report's module; a near-duplicate admitted since its novelty snapshot turns the report into a
+ * rejection.
+ */
 export async function admitJudged(store: AdmissionStore, input: AdmitInput): Promise<AdmitResult | null> {
   const admission = input.report.verdict === 'admit' ? await store.admit(input) : null;
   if (admission?.status === 'duplicate') markDuplicate(input.report, admission.problems);

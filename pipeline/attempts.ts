@@ -85,7 +85,10 @@ async function learnable(
   Object.assign(lineage, { notes: { ...run.authorNotes, calibration } });
   if (calibration.admitted) return true;
   const verdict = state.verdicts.get(key)!;
-  const message = `no level is learnable for the solver ${calibration.model}: pass rates ${calibration.curve.map((l) => `L${l.level} ${l.passRate.toFixed(2)}`).join(', ')} (band ${calibration.band.join('–')})`;
+  const message =
+    `no level is learnable for the solver ${calibration.model}: pass rates ` +
+    `${calibration.curve.map((l) => `L${l.level} ${l.passRate.toFixed(2)}`).join(', ')} (band ` +
+    `${calibration.band.join('–')})`;
   report.verdict = 'reject';
   report.problems.push({ code: 'E_NOT_LEARNABLE', stage: 'review', message, evidence: calibration.curve });
   const notLearnable = { spec: spec.name, status: 'rejected' as const, attempts: attempt + 1 };
@@ -159,7 +162,8 @@ export const candidateAttempts =
         codes: verdict.codes,
       });
       if (!(await learnable(run, spec, attempt, source, report, lineage))) return;
-      // A place under the target first: a candidate admitted past it would break the cap (remote workers admit on their own).
+      // A place under the target first: a candidate admitted past it would break the cap (remote workers admit on their
+      // own).
       const place = seam.local && report.verdict === 'admit' ? gate.reserve() : null;
       if (place === false)
         return void (await settle(spec.name, { spec: spec.name, status: 'extra', attempts: attempt + 1 }));

@@ -17,7 +17,9 @@ export interface BatchOptions {
   concurrency: number;
   /** Specs the architect is asked for at a time. */
   specsPerRound: number;
-  /** Which kinds of environment the authors write ('mixed': the architect chooses by coverage); absent means 'single'. */
+  /**
+   * Which kinds of environment the authors write ('mixed': the architect chooses by coverage); absent means 'single'.
+   */
   kind?: RunKind;
   /** Trainer feedback: the frontier skills the architect should aim at. */
   weakSkills: WeakSkill[];
@@ -36,7 +38,10 @@ export interface BatchOptions {
    * offline author's seed) and copied into the report. Filled in from the author's identity.
    */
   author?: AuthorIdentity;
-  /** With each module's text, fixes its validation seed (validators/seeds.ts); default from the offline seed, else random. */
+  /**
+   * With each module's text, fixes its validation seed (validators/seeds.ts); default from the offline seed, else
+   * random.
+   */
   validationKey?: string;
   /** The caller's own settings (the command line's budgets, solver, feedback file), stored for `--resume`. */
   invocation?: Record<string, unknown>;

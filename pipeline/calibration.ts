@@ -1,4 +1,5 @@
-// Solver calibration: sample k solver responses per level, score them in the sandbox, and keep the levels whose pass rate falls in the learnable band (where a trainer's curriculum starts).
+// Solver calibration: sample k solver responses per level, score them in the sandbox, and keep the levels whose pass
+// rate falls in the learnable band (where a trainer's curriculum starts).
 import type { LlmClient } from '../agents/llm/contract.js';
 import { isLlmError, LlmError } from '../agents/llm/errors.js';
 import { runEpisodes, scoreOf, type EpisodeRequest } from '../sandbox/episodes.js';

@@ -7,7 +7,10 @@ import type { ValidationReport } from '../validators/report.js';
 /** A module's kind as the batch counts kinds (by its meta). */
 export const envKindOf = (meta: unknown): KindName => kindOf(meta).name;
 
-/** Turns an admitting report into an E_WRONG_KIND rejection when the module is not of its spec's kind; specs without a kind are not checked. */
+/**
+ * Turns an admitting report into an E_WRONG_KIND rejection when the module is not of its spec's kind; specs without a
+ * kind are not checked.
+ */
 export function rejectWrongKind(report: ValidationReport, spec: Pick<EnvSpec, 'kind'> | undefined): void {
   if (!spec?.kind || !report.meta || report.verdict !== 'admit') return;
   const got = kindOf(report.meta);

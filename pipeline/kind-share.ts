@@ -7,9 +7,14 @@ import type { RunKind } from '../agents/spec.js';
 import { ALL_KINDS, countsPerKind, type KindName } from '../kinds/registry.js';
 
 export const MIXED_RULE =
-  'mixed: each kind is kept half of --target (rounded down; an odd last place goes to whichever kind fills it first); a kind that runs out of new designs leaves the rest of its share to the other; with --feedback, environments aimed at a weak skill come first, whatever their kind';
+  'mixed: each kind is kept half of --target (rounded down; an odd last place goes to whichever kind fills ' +
+  'it first); a kind that runs out of new designs leaves the rest of its share to the other; with ' +
+  '--feedback, environments aimed at a weak skill come first, whatever their kind';
 
-/** The kinds `--kind mixed` shares the target between (a plug's `mixed`: single-turn and episodic; code is asked for by name). */
+/**
+ * The kinds `--kind mixed` shares the target between (a plug's `mixed`: single-turn and episodic; code is asked for by
+ * name).
+ */
 const MIXED: readonly KindName[] = ALL_KINDS.filter((k) => k.mixed).map((k) => k.name);
 const other = (kind: KindName): KindName => MIXED.find((k) => k !== kind) ?? (MIXED[0] as KindName);
 
@@ -28,7 +33,8 @@ export class KindShare {
   ) {
     const half = Math.floor(target / 2);
     this.target = target;
-    // One kind asked for gets the whole target; mixed shares it between single-turn and episodic (code is asked for by name).
+    // One kind asked for gets the whole target; mixed shares it between single-turn and episodic (code is asked for by
+    // name).
     this.wanted =
       kind !== 'mixed' ? { ...countsPerKind(() => 0), [kind]: target } : countsPerKind((k) => (k.mixed ? half : 0));
   }

@@ -7,7 +7,10 @@ import { EnvforgeError } from '../contract/errors.js';
 import { specKind, type EnvSpec } from '../agents/spec.js';
 import type { BatchRun } from './batch-context.js';
 
-/** What the batch does next: plan more specs, wait for a candidate to settle, or stop (after draining the queue when `drain`). */
+/**
+ * What the batch does next: plan more specs, wait for a candidate to settle, or stop (after draining the queue when
+ * `drain`).
+ */
 export type NextStep = 'plan' | 'wait' | { stop: string; drain: boolean };
 
 export class Scheduler {
@@ -38,7 +41,8 @@ export class Scheduler {
 
   /**
    * Overlapped, the next round is asked for while this one runs (LLM slots never drain), unless the candidates launched
-   * could reach the target (no round paid for that nobody needs); an author's batch (offline: reproducible) asks once drained.
+   * could reach the target (no round paid for that nobody needs); an author's batch (offline: reproducible) asks once
+   * drained.
    */
   private wantsSpecs(): boolean {
     const { queue } = this;

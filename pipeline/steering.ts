@@ -92,7 +92,10 @@ export class WeakSteering {
     return { skills, slots };
   }
 
-  /** Called when a spec is about to start: false sets it aside (it trains no weak skill and the other admissions are taken). */
+  /**
+   * Called when a spec is about to start: false sets it aside (it trains no weak skill and the other admissions are
+   * taken).
+   */
   start(spec: Pick<EnvSpec, 'skills'>): boolean {
     if (!this.active || this.trainsWeak(spec.skills)) {
       if (this.active) this.weakRunning++;

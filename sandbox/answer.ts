@@ -7,7 +7,10 @@ const OPEN = '<answer>';
 const CLOSE = '</answer>';
 const kit = loadPlainRuntime().kit;
 
-/** The trimmed text inside the one `<answer>…</answer>` tag; null when there is none, it is not closed, or there are several. */
+/**
+ * The trimmed text inside the one `<answer>…</answer>` tag; null when there is none, it is not closed, or there are
+ * several.
+ */
 export function answerTag(text: string): string | null {
   return kit.answer(text);
 }
@@ -17,7 +20,9 @@ export function answerContent(reference: string): string {
   return answerTag(reference) ?? reference.trim();
 }
 
-/** The reference with the content of its answer tag replaced by `content`; just `content` when it has no (single) tag. */
+/**
+ * The reference with the content of its answer tag replaced by `content`; just `content` when it has no (single) tag.
+ */
 export function withContent(reference: string, content: string): string {
   if (answerTag(reference) === null) return content;
   const start = reference.indexOf(OPEN) + OPEN.length;

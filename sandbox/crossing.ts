@@ -55,7 +55,9 @@ export function crossingArgs(slice: Prepared[]): CrossingArgs {
     if (!p.keepInstance) drop.push(k);
     if (p.responses.length > 0) anyResponses = true;
   }
-  const text = `{"from":${from},"levels":${JSON.stringify(levels)}${drop.length > 0 ? `,"drop":${JSON.stringify(drop)}` : ''}}`;
+  const text =
+    `{"from":${from},"levels":${JSON.stringify(levels)}` +
+    `${drop.length > 0 ? `,"drop":${JSON.stringify(drop)}` : ''}}`;
   const stateCopy = new ivm.ExternalCopy(states).copyInto({ release: true });
   if (!anyResponses) return [text, stateCopy];
   return [text, stateCopy, new ivm.ExternalCopy(slice.map((p) => p.responses)).copyInto({ release: true })];

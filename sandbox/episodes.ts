@@ -68,7 +68,10 @@ export interface EpisodeOptions {
   limits?: Partial<SandboxLimits>;
   fresh?: boolean;
   parallel?: boolean;
-  /** Whose episodes these are and when they are no longer wanted: the code kind's answer pool shares its workers by owner and drops what a signal cancels. */
+  /**
+   * Whose episodes these are and when they are no longer wanted: the code kind's answer pool shares its workers by
+   * owner and drops what a signal cancels.
+   */
   owner?: string;
   signal?: AbortSignal;
 }
@@ -127,15 +130,17 @@ export function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeR
     instance = parsed.data;
   }
   // A prompt holds no control character (contract/text.ts; lone surrogates are the validator's E_MALFORMED_TEXT).
-  if (PROSE_CONTROL.test(instance.prompt))
+  if (PROSE_CONTROL.test(instance.prompt)) {
+    const problem = textProblem(instance.prompt, 'prompt', true) as { message: string };
     return {
       ok: false,
       seed,
       level,
       code: 'E_CONTROL_CHARS',
-      message: `generate returned a prompt that ${(textProblem(instance.prompt, 'prompt', true) as { message: string }).message.replace(/^prompt /, '')}`,
+      message: `generate returned a prompt that ${problem.message.replace(/^prompt /, '')}`,
       fn: 'generate',
     };
+  }
   const reference = value.reference;
   if (!isReference(reference)) {
     const parsed = ReferenceSchema.safeParse(reference);

@@ -169,7 +169,8 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
   function tokensOf(text) {
     var m = text.slice(0, 20000).match(TOKEN),
       out = [];
-    for (var i = 0; m !== null && i < m.length && i < 2000; i++) out[i] = m[i].charAt(0) === '$' ? m[i].slice(1) : m[i]; // "$12.50" is the number 12.50
+    // "$12.50" is the number 12.50
+    for (var i = 0; m !== null && i < m.length && i < 2000; i++) out[i] = m[i].charAt(0) === '$' ? m[i].slice(1) : m[i];
     return out;
   }
   // A seeded random policy of schema-valid calls whose strings and numbers come partly from what the agent saw.

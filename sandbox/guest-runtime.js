@@ -407,7 +407,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     }
     if (typeof message !== 'string') message = 'threw a value that could not be described';
     if (message.length > limits.maxMessageChars) message = message.slice(0, limits.maxMessageChars) + '…';
-    // One line: a guest's message is printed inside reports and logs, where a line break could fake a line of their own.
+    // One line: a guest's message is printed inside reports and logs, where a line break could fake a line of their
+    // own.
     message = message.replace(/[\r\n\u2028\u2029]+/g, ' ');
     return { code: code, message: message };
   }

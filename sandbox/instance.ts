@@ -151,7 +151,9 @@ export function readModule(source: string): { factory: string; reaches: string[]
   // global is named here, so a guest that shadows one cannot change what the instance returns.
   const meta = usesMeta ? `const ${META_LOCAL} = { __proto__: null };\n` : '';
   return {
-    factory: `export default function () {\n${meta}${body}\n;return function () { switch (arguments[0]) { ${cases} } };\n}\n`,
+    factory:
+      `export default function () {\n${meta}${body}\n;return function () { switch ` +
+      `(arguments[0]) { ${cases} } };\n}\n`,
     reaches,
     exports: [...exported.keys()],
   };

@@ -29,7 +29,8 @@ export function workerLimits(limits: SandboxLimits): SandboxLimits {
 }
 
 export const budgetMessage = (totalMs: number, when: string) =>
-  `the caller's sandbox time budget of ${Math.round(totalMs / 1000)} s ran out ${when} (the validator's per-candidate budget: an environment this slow costs too much to validate and to serve)`;
+  `the caller's sandbox time budget of ${Math.round(totalMs / 1000)} s ran out ${when} (the validator's ` +
+  `per-candidate budget: an environment this slow costs too much to validate and to serve)`;
 
 /** Why a worker died, as a stable code: the supervisor's kills first, then V8's heap abort, else a crash. */
 export function deathCause(
@@ -41,13 +42,17 @@ export function deathCause(
   if (killed?.kind === 'memory') {
     return {
       code: 'E_MEMORY',
-      message: `the environment code made its worker process use ${killed.rssMb} MB of memory (limit ${killed.limitMb} MB); the worker was killed`,
+      message:
+        `the environment code made its worker process use ${killed.rssMb} MB of memory (limit ${killed.limitMb}` +
+        ` MB); the worker was killed`,
     };
   }
   if (killed?.kind === 'silence' && killed.setup) {
     return {
       code: 'E_PROTOCOL',
-      message: `the sandbox's own setup (SES and the runtime, before any environment code) did not finish within ${killed.ms} ms; its worker was killed (an overloaded host, not the environment)`,
+      message:
+        `the sandbox's own setup (SES and the runtime, before any environment code) did not finish within ` +
+        `${killed.ms} ms; its worker was killed (an overloaded host, not the environment)`,
     };
   }
   if (killed?.kind === 'silence')

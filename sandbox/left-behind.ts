@@ -6,7 +6,10 @@ import type { ProblemCode } from '../contract/codes.js';
 import type { ChargedVerdict, SandboxLimits } from './protocol.js';
 import { classify, type Realm } from './realm.js';
 
-/** The episode's result (collect()'s text) with the verdicts charged, or the failure of the whole call (its generate or solve was charged). */
+/**
+ * The episode's result (collect()'s text) with the verdicts charged, or the failure of the whole call (its generate or
+ * solve was charged).
+ */
 export type SteppedOutcome =
   | { raw: unknown; charged: ChargedVerdict[] }
   | { failed: { code: ProblemCode; message: string; fn: string }; charged: ChargedVerdict[] };
@@ -20,9 +23,15 @@ function stepName(k: number): string {
 
 function chargedMessage(k: number, code: ProblemCode, message: string): string {
   if (code === 'E_TIMEOUT')
-    return `${stepName(k)} ran past the call's wall-clock budget, counting the work it left behind (promise jobs that run after it returns)`;
+    return (
+      `${stepName(k)} ran past the call's wall-clock budget, counting the work it left behind (promise jobs ` +
+      `that run after it returns)`
+    );
   if (code === 'E_MEMORY')
-    return `${stepName(k)} exceeded the isolate memory limit, counting the work it left behind (promise jobs that run after it returns)`;
+    return (
+      `${stepName(k)} exceeded the isolate memory limit, counting the work it left behind (promise jobs ` +
+      `that run after it returns)`
+    );
   return `${stepName(k)} returned, then ${message}`;
 }
 
@@ -78,7 +87,9 @@ export function runStepped(
       };
       charge(k, message);
       if (verdicts.length >= allowance) {
-        const unrun = `not run: ${verdicts.length} verify calls of this episode left work behind that failed, all the failures its batch may still have (maxFailuresPerJob ${limits.maxFailuresPerJob})`;
+        const unrun =
+          `not run: ${verdicts.length} verify calls of this episode left work behind that failed, all the ` +
+          `failures its batch may still have (maxFailuresPerJob ${limits.maxFailuresPerJob})`;
         for (let j = k + 1; j < steps; j++) charge(j, unrun);
       }
     }

@@ -31,7 +31,10 @@ export function packCalls(calls: readonly Call[]): PackedCalls | null {
   return withResponses ? { seeds, levels, responses: calls.map((c) => c.responses) } : { seeds, levels };
 }
 
-/** A job's calls as they go down the pipe: packed when they can be (once per job: `job.packed` keeps it), else as they are. */
+/**
+ * A job's calls as they go down the pipe: packed when they can be (once per job: `job.packed` keeps it), else as they
+ * are.
+ */
 export function callsForPipe(job: {
   calls: Call[];
   packed?: PackedCalls | null;

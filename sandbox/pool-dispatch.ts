@@ -160,7 +160,8 @@ export abstract class PoolDispatch {
       this.settle(
         job,
         'E_TOO_LARGE',
-        `the job could not be sent to the sandbox: ${(error as Error).message} (a value nested too deeply or too large to serialise)`,
+        `the job could not be sent to the sandbox: ${(error as Error).message} (a value nested too deeply or ` +
+          `too large to serialise)`,
       );
       this.watchMemory();
       this.pump();

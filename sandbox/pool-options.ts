@@ -49,7 +49,10 @@ export interface RunRequest {
   limits?: Partial<SandboxLimits>;
   /** Start from a new isolate (module top level evaluated again) instead of a cached one. */
   fresh?: boolean;
-  /** Split the calls across the workers that hold the module or stand idle (shards.ts: a busy one would load it for its share). */
+  /**
+   * Split the calls across the workers that hold the module or stand idle (shards.ts: a busy one would load it for its
+   * share).
+   */
   parallel?: boolean;
 }
 export interface RunResult<R = CallResult> {

@@ -18,7 +18,10 @@ export interface Call {
   keepInstance?: boolean;
 }
 
-/** Who chooses a rollout's actions: the module's act(), a fixed list (a replayed log, a probe), or a seeded random policy. */
+/**
+ * Who chooses a rollout's actions: the module's act(), a fixed list (a replayed log, a probe), or a seeded random
+ * policy.
+ */
 export type RolloutPolicy =
   | { type: 'act' }
   | { type: 'replay'; actions: unknown[] }
@@ -86,7 +89,10 @@ export type CallResult<T = unknown> = CallSuccess<T> | CallFailure;
 
 export type RawVerdict = { ok: true; value: unknown } | { ok: false; code: ProblemCode; message: string };
 
-/** A verify the worker charged with a resource failure (left-behind.ts): index 0 is the reference's verdict, 1 + i response i's. */
+/**
+ * A verify the worker charged with a resource failure (left-behind.ts): index 0 is the reference's verdict, 1 + i
+ * response i's.
+ */
 export interface ChargedVerdict {
   index: number;
   code: ProblemCode;
@@ -186,7 +192,10 @@ export function maxChunkChars(
 }
 
 export type LoadInfo =
-  /** instancing: 'episode', every guest call gets a fresh module instance; loadMs: its top level's evaluation time (isolate CPU time). */
+  /**
+   * instancing: 'episode', every guest call gets a fresh module instance; loadMs: its top level's evaluation time
+   * (isolate CPU time).
+   */
   | {
       ok: true;
       hash: string;

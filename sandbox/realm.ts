@@ -116,9 +116,11 @@ function reject(): never {
 // Top-level await detection: the start module queues a microtask before the guest evaluates. A synchronous
 // module graph reaches the binder's body before any microtask runs; a guest that awaited does not.
 const START =
-  'const seen = []; Promise.resolve().then(() => { seen.push(1); }); export function awaited() { return seen.length > 0; }';
+  'const seen = []; Promise.resolve().then(() => { seen.push(1); }); export function awaited() { ' +
+  'return seen.length > 0; }';
 const BINDER =
-  "import { awaited } from 'envforge:start'; import * as guest from 'envforge:guest'; export const afterAwait = awaited(); export { guest };";
+  "import { awaited } from 'envforge:start'; import * as guest from 'envforge:guest'; export const " +
+  'afterAwait = awaited(); export { guest };';
 
 /** A new isolate to host realms; throws a GuestFailure('E_PROTOCOL') when SES does not compile. */
 export function newHost(memoryMb: number): Host {
@@ -201,7 +203,10 @@ const cachedReadModule = recentMemo(readModule, 32);
  */
 const ENTRY_EXPORTS = ['generate', 'reset'];
 
-/** The module as read by acorn: its factory text, after refusing the syntax-only reaches (import(), import.meta) and a text that declares no environment's exports. */
+/**
+ * The module as read by acorn: its factory text, after refusing the syntax-only reaches (import(), import.meta) and a
+ * text that declares no environment's exports.
+ */
 function readGuest(source: string): string {
   let read: ReturnType<typeof readModule>;
   try {
@@ -209,7 +214,8 @@ function readGuest(source: string): string {
   } catch (error) {
     throw new GuestFailure(
       'E_SYNTAX',
-      `the module could not be read as a factory of instances: ${withoutText(error instanceof Error ? error.message : String(error))}`,
+      `the module could not be read as a factory of instances: ` +
+        `${withoutText(error instanceof Error ? error.message : String(error))}`,
     );
   }
   if (read.reaches.length > 0)
@@ -220,7 +226,8 @@ function readGuest(source: string): string {
   if (!read.exports.includes('meta') || !ENTRY_EXPORTS.some((name) => read.exports.includes(name))) {
     throw new GuestFailure(
       'E_MISSING_EXPORT',
-      `the module declares no export of meta and of ${ENTRY_EXPORTS.join(' or ')} (an environment's entry point), so none of it was run: is it an environment module at all?`,
+      `the module declares no export of meta and of ${ENTRY_EXPORTS.join(' or ')} (an environment's entry ` +
+        `point), so none of it was run: is it an environment module at all?`,
     );
   }
   return read.factory;
@@ -250,7 +257,10 @@ function instanceFactory(isolate: ivm.Isolate, context: ivm.Context, text: strin
   return module.namespace.getSync(FACTORY_EXPORT, { reference: true }) as ivm.Reference;
 }
 
-/** Compiles, links and evaluates the guest module in a new realm of the host; when it cannot, disposes the host's isolate and throws a GuestFailure. */
+/**
+ * Compiles, links and evaluates the guest module in a new realm of the host; when it cannot, disposes the host's
+ * isolate and throws a GuestFailure.
+ */
 export function loadRealm(host: Host, source: string, timeoutMs: number): Realm {
   const { realm, bind } = createRealm(host, timeoutMs);
   const { isolate, context } = realm;

@@ -15,7 +15,9 @@ export function deriveRngState(name: string, seed: number, level: number): RngSt
   return stateOf(`${RNG_SCHEME}\u0000${name}\u0000${seed}\u0000${level}`);
 }
 
-/** The base of an episode's turn rngs (contract v2): the runtime mixes it with each turn number (episodic-runtime.js). */
+/**
+ * The base of an episode's turn rngs (contract v2): the runtime mixes it with each turn number (episodic-runtime.js).
+ */
 export function deriveTurnRngState(name: string, seed: number, level: number): RngState {
   return stateOf(`${RNG_SCHEME}\u0000${name}\u0000${seed}\u0000${level}\u0000turns`);
 }

@@ -194,7 +194,10 @@ async function confirmTimeouts(
 const ENDS = new Set(['done', 'no-action', 'turns', 'errors']);
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
-/** A raw rollout result checked on the host: a rollout, or a failure with a stable code (stateText only when `canonicalState`). */
+/**
+ * A raw rollout result checked on the host: a rollout, or a failure with a stable code (stateText only when
+ * `canonicalState`).
+ */
 export function toRollout(request: RolloutRequest, result: CallResult, canonicalState = true): RolloutResult {
   const { seed, level } = request;
   if (!result.ok) return { ok: false, seed, level, code: result.code, message: result.message, fn: result.fn };

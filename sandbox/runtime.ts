@@ -60,7 +60,10 @@ export interface Kit {
 /** The episodic runtime's host-visible helpers (episodic-runtime.js). */
 export interface EpisodicRuntime {
   checkAction(tools: unknown, action: unknown): string | null;
-  /** The check, and the call as step sees it: `{ tool, args }` with keys sorted at every depth (the action itself where the check refuses it). */
+  /**
+   * The check, and the call as step sees it: `{ tool, args }` with keys sorted at every depth (the action itself where
+   * the check refuses it).
+   */
   normaliseAction(tools: unknown, action: unknown): { problem: string | null; action: unknown };
   canonical(value: unknown): string;
   /** canonical() of the value a JSON text holds (the text as JSON.stringify writes it), without canonical()'s walk where keys allow. */

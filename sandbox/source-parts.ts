@@ -10,7 +10,9 @@ export interface SourceParts {
   identifiers: Set<string>;
   /** Every dotted member path written as code (`THEME.cell`, `w.items.length`). */
   paths: Set<string>;
-  /** Names the module declares (`const X`, `let`, `var`, `function X`, `class X`): its own code's names, not globals. */
+  /**
+   * Names the module declares (`const X`, `let`, `var`, `function X`, `class X`): its own code's names, not globals.
+   */
   declared: Set<string>;
 }
 

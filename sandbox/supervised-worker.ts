@@ -123,7 +123,8 @@ export class SupervisedWorker<J = unknown> {
       this.child.once('exit', (code, signal) =>
         reject(
           new SandboxError(
-            `sandbox worker exited before it was ready (code ${code}, signal ${signal}): ${this.stderrTail.trim().slice(-2_000)}`,
+            `sandbox worker exited before it was ready (code ${code}, signal ${signal}): ` +
+              `${this.stderrTail.trim().slice(-2_000)}`,
           ),
         ),
       );
@@ -146,7 +147,10 @@ export class SupervisedWorker<J = unknown> {
     this.child.kill('SIGKILL');
   }
 
-  /** (Re)starts the silence deadline: a worker that sends nothing for `ms` is killed (`setup`: during envforge's own setup). */
+  /**
+   * (Re)starts the silence deadline: a worker that sends nothing for `ms` is killed (`setup`: during envforge's own
+   * setup).
+   */
   armSilence(ms: number, setup = false): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
     const armed = ++this.silenceArmings;
@@ -160,7 +164,10 @@ export class SupervisedWorker<J = unknown> {
     );
   }
 
-  /** Starts the whole-job deadline, which messages do not renew; `reason` says which limit it is (default: the job's own). */
+  /**
+   * Starts the whole-job deadline, which messages do not renew; `reason` says which limit it is (default: the job's
+   * own).
+   */
   armJob(ms: number, reason: KillReason = { kind: 'job', ms }): void {
     if (this.jobTimer) clearTimeout(this.jobTimer);
     const armed = this.jobArmings;

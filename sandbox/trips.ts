@@ -31,9 +31,14 @@ export function readTrips(text: unknown): Trips {
   }
 }
 
-/** The message of a call failed for trips it did not make itself (work left behind, a getter read after it returned). */
+/**
+ * The message of a call failed for trips it did not make itself (work left behind, a getter read after it returned).
+ */
 export function tripMessage(what: readonly string[]): string {
-  return `the module reached for ${what.join('; ')} after its call returned (work it left behind): a capability outside the environment contract (the attempt counts even when the module catches the refusal)`;
+  return (
+    `the module reached for ${what.join('; ')} after its call returned (work it left behind): a capability ` +
+    `outside the environment contract (the attempt counts even when the module catches the refusal)`
+  );
 }
 
 /** Modules (by source hash) that tripped a wire in this pool, with what they reached for; bounded, oldest dropped. */

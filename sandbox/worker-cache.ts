@@ -125,14 +125,16 @@ export function compile(
     if (reuse && !usable && !reuse.isolate.isDisposed) reuse.isolate.dispose();
     host = usable ? reuse : newHost(limits.memoryMb);
     realm = loadRealm(host, source, limits.loadTimeoutMs);
-    // Nothing here ages with the realm, so nothing counts its calls: every call gets a fresh instance (the runtime refuses a realm without a factory).
+    // Nothing here ages with the realm, so nothing counts its calls: every call gets a fresh instance (the runtime
+    // refuses a realm without a factory).
     const { load, name } = describe(realm, hash, limits);
     // The top level and meta's getters ran: a trip there (caught or not) fails the load.
     const trips = readTrips(realm.trips.applySync(undefined, [], { timeout: limits.callTimeoutMs }));
     if (trips.count > 0)
       throw new GuestFailure(
         'E_ESCAPE_ATTEMPT',
-        `loading the module reached for ${trips.what.join('; ')}: a capability outside the environment contract (the attempt counts even when the module catches the refusal)`,
+        `loading the module reached for ${trips.what.join('; ')}: a capability outside the environment ` +
+          `contract (the attempt counts even when the module catches the refusal)`,
       );
     if (load.ok) Object.assign(load, { instancing: 'episode' as const, loadMs: Math.round(realm.loadMs * 100) / 100 });
     return { host, compiled: { realm }, load, name };

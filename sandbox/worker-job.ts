@@ -73,7 +73,8 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
         position,
         total - position,
         lastCode,
-        `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ${limits.maxFailuresPerJob})`,
+        `not run: ${failures} earlier calls of this batch already failed with ${lastCode} (the limit is ` +
+          `${limits.maxFailuresPerJob})`,
       );
       break;
     }
@@ -220,7 +221,9 @@ async function chargeLeftBehind(
     send({ type: 'failed', id: job.id, from: call.id, count: 1, code, message, fn });
     return 1;
   };
-  const leftBehind = `work this call left behind (promise jobs) ${failure.code === 'E_TIMEOUT' ? 'ran past the wall-clock budget' : `failed after it returned: ${failure.message}`}`;
+  const how =
+    failure.code === 'E_TIMEOUT' ? 'ran past the wall-clock budget' : `failed after it returned: ${failure.message}`;
+  const leftBehind = `work this call left behind (promise jobs) ${how}`;
   if ('op' in call) return whole(failure.code, leftBehind, 'call');
   // Each fresh realm starts a new attempt of up to one call's budget: the supervisor hears from the worker
   // between them.

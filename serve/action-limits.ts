@@ -51,7 +51,8 @@ function controlIn(value: unknown, key = false): string | null {
 export function actionProblem(action: unknown): string | null {
   if (deeperThan(action, MAX_ACTION_DEPTH))
     return `the action is nested deeper than ${MAX_ACTION_DEPTH} levels, deeper than any tool's parameters reach`;
-  if (action === null || typeof action !== 'object' || Array.isArray(action)) return null; // the sandbox names its shape
+  // the sandbox names its shape
+  if (action === null || typeof action !== 'object' || Array.isArray(action)) return null;
   const { tool, args } = action as { tool?: unknown; args?: unknown };
   if (typeof tool === 'string' && tool.length > EPISODIC_LIMITS.maxToolNameChars)
     return `the tool name has ${tool.length} characters, over the limit of ${EPISODIC_LIMITS.maxToolNameChars}`;
@@ -63,7 +64,10 @@ export function actionProblem(action: unknown): string | null {
     return `the action takes ${chars} characters, over the limit of ${EPISODIC_LIMITS.maxArgsChars + 512}`;
   const control = (typeof tool === 'string' ? LINE_CONTROL.exec(tool)?.[0] : undefined) ?? controlIn(args);
   if (control)
-    return `the action holds the control character ${codePoint(control)}: tool names, argument names and string values may not (tab and newline only in string values)`;
+    return (
+      `the action holds the control character ${codePoint(control)}: tool names, argument names and string ` +
+      `values may not (tab and newline only in string values)`
+    );
   return null;
 }
 

@@ -51,7 +51,9 @@ export class Catalog {
       : {
           error: {
             code: 'E_UNKNOWN_ENV',
-            message: `environment "${name}" has no version ${version} (versions: ${[...byVersion.keys()].sort((a, b) => a - b).join(', ')})`,
+            message:
+              `environment "${name}" has no version ${version} (versions: ` +
+              `${[...byVersion.keys()].sort((a, b) => a - b).join(', ')})`,
           },
         };
   }
@@ -65,7 +67,9 @@ export class Catalog {
       return {
         error: {
           code: 'E_UNSUPPORTED_KIND',
-          message: `${identity.env}@${found.record.version} is ${kind.label}: play it as an episode (POST /v1/episodes) or score its action log (POST /v1/episodes/score)`,
+          message:
+            `${identity.env}@${found.record.version} is ${kind.label}: play it as an episode (POST ` +
+            `/v1/episodes) or score its action log (POST /v1/episodes/score)`,
         },
       };
     return this.levelCheck(identity, found);

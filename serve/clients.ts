@@ -85,7 +85,10 @@ export function credentials(
 
 const NO_CREDENTIALS = credentials();
 
-/** What a client is read from: a request's headers and the connection's address (Fastify's request, or a WebSocket upgrade's). */
+/**
+ * What a client is read from: a request's headers and the connection's address (Fastify's request, or a WebSocket
+ * upgrade's).
+ */
 export interface Asking {
   headers: Record<string, string | string[] | undefined>;
   ip: string | undefined;
@@ -107,7 +110,8 @@ export function clientOf(request: Asking, known: Credentials): Client {
         'E_UNAUTHORIZED',
         known.hasOperator
           ? 'the Authorization header carries neither the operator token nor a client token of this service'
-          : 'the Authorization header carries no token this service knows (start it with --operator-token or ENVFORGE_OPERATOR_TOKEN for operator requests, --client-token NAME=TOKEN for named clients)',
+          : 'the Authorization header carries no token this service knows (start it with --operator-token or ' +
+              'ENVFORGE_OPERATOR_TOKEN for operator requests, --client-token NAME=TOKEN for named clients)',
       );
     if (who.operator) return { trusted: true, principal: 'operator', id: null, key: 'operator' };
     principal = `token:${who.name}`;
@@ -152,7 +156,8 @@ export function requireOperator(client: Client, what: string, configured: boolea
     'E_FORBIDDEN',
     configured
       ? `${what} needs the operator token (Authorization: Bearer <token>)`
-      : `${what} needs the operator token, and this service has none: start it with --operator-token or ENVFORGE_OPERATOR_TOKEN`,
+      : `${what} needs the operator token, and this service has none: start it with --operator-token or ` +
+          `ENVFORGE_OPERATOR_TOKEN`,
   );
 }
 

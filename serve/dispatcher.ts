@@ -48,7 +48,9 @@ interface PendingCall extends OwnedCall {
   resolve(result: CallResult): void;
 }
 
-/** A queue of calls for one module: shared by every client (keyed by the module's hash), or one client's re-runs alone. */
+/**
+ * A queue of calls for one module: shared by every client (keyed by the module's hash), or one client's re-runs alone.
+ */
 interface Queue {
   hash: string;
   source: string;
@@ -89,7 +91,10 @@ export class Dispatcher {
     this.perSlot = Math.max(1, Math.floor(maxRunning / count));
   }
 
-  /** Runs `calls` of the module `hash` for the client `owner` (a client's key: serve/clients.ts), batched with other requests' calls. */
+  /**
+   * Runs `calls` of the module `hash` for the client `owner` (a client's key: serve/clients.ts), batched with other
+   * requests' calls.
+   */
   submit(
     hash: string,
     source: string,
@@ -104,7 +109,10 @@ export class Dispatcher {
     return Promise.all(promises);
   }
 
-  /** Adds calls to the queue `key` in the module's slot (at its front when `first`: calls that waited already go before new ones). */
+  /**
+   * Adds calls to the queue `key` in the module's slot (at its front when `first`: calls that waited already go before
+   * new ones).
+   */
   private enqueue(key: string, source: string, hash: string, calls: PendingCall[], first: boolean): void {
     const slot = this.slotOf(hash);
     let queue = slot.queues.get(key);
@@ -160,7 +168,10 @@ export class Dispatcher {
     for (const slot of this.slots) while (slot.running < this.perSlot && slot.queues.size > 0) this.runGroup(slot);
   }
 
-  /** Takes a job's worth of calls from each waiting queue of the slot (in turn, within the group's size) and runs them together. */
+  /**
+   * Takes a job's worth of calls from each waiting queue of the slot (in turn, within the group's size) and runs them
+   * together.
+   */
   private runGroup(slot: Slot): void {
     const jobs: Array<{ queue: Queue; batch: PendingCall[] }> = [];
     let chars = 0;

@@ -25,10 +25,15 @@ export interface EpisodeRequest {
   level: number;
 }
 
-/** The end of an episode its client stopped before it finished (DELETE, an OpenEnv close): scored as its state stands. */
+/**
+ * The end of an episode its client stopped before it finished (DELETE, an OpenEnv close): scored as its state stands.
+ */
 export const TRUNCATED = 'truncated';
 
-/** How an episode ended, as journaled: by the environment or the limits (done/turns/errors), the client (truncated), or a failure. */
+/**
+ * How an episode ended, as journaled: by the environment or the limits (done/turns/errors), the client (truncated), or
+ * a failure.
+ */
 export interface JournalEnd {
   end: string;
   code?: string;
@@ -46,7 +51,9 @@ const MAX_ID_CHARS = 600;
 /** The journal name of an Idempotency-Key's record: never an episode id (those start with ID_PREFIX). */
 const keyName = (key: string): string => `key:${key}`;
 
-/** A new episode id: `ep1.<base64url of [env, version, seed, level]>.<32 random hex>`; the identity is readable from it. */
+/**
+ * A new episode id: `ep1.<base64url of [env, version, seed, level]>.<32 random hex>`; the identity is readable from it.
+ */
 export function newEpisodeId(identity: EpisodeIdentity): string {
   const body = Buffer.from(JSON.stringify([identity.env, identity.version, identity.seed, identity.level])).toString(
     'base64url',
@@ -85,7 +92,8 @@ export async function journaled(write: Promise<unknown>): Promise<void> {
     throw new ServeError(
       503,
       'E_JOURNAL',
-      `the episode journal could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing changed, retry later`,
+      `the episode journal could not be written (` +
+        `${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing changed, retry later`,
     );
   }
 }
@@ -97,7 +105,10 @@ export async function journaled(write: Promise<unknown>): Promise<void> {
  */
 export class EpisodeJournal {
   private readonly writer = new JournalWriter();
-  /** Files are named by a digest of the id, so no id can name a path; memoised, as a step names the same few thousand ids again and again. */
+  /**
+   * Files are named by a digest of the id, so no id can name a path; memoised, as a step names the same few thousand
+   * ids again and again.
+   */
   private readonly fileOf = recentMemo(
     (id: string) => join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.jsonl`),
     8_192,
@@ -125,7 +136,10 @@ export class EpisodeJournal {
     return this.writer.settle();
   }
 
-  /** Each write resolves once its line has landed and rejects when it could not be written (a full disk, no file handles). */
+  /**
+   * Each write resolves once its line has landed and rejects when it could not be written (a full disk, no file
+   * handles).
+   */
   create(id: string, identity: EpisodeIdentity & { hash: string }): Promise<void> {
     return this.write(id, `${JSON.stringify({ id, ...identity })}\n`);
   }

@@ -19,7 +19,10 @@ export class KeyedCreates<S extends { id: string; identity: EpisodeIdentity }, C
     private readonly bound: (id: string, scoped: string) => void = () => {},
   ) {}
 
-  /** The episode `key` made for this client, or a new one bound to it; 409 when the key made an episode of another identity. */
+  /**
+   * The episode `key` made for this client, or a new one bound to it; 409 when the key made an episode of another
+   * identity.
+   */
   async create(identity: EpisodeRequest, key: string, context: C): Promise<S> {
     const scoped = `${this.owner(context)}\u0000${key}`;
     const pending = this.creating.get(scoped);
@@ -56,6 +59,7 @@ function sameIdentity<S extends { identity: EpisodeIdentity }>(session: S, ident
   throw new ServeError(
     409,
     'E_IDEMPOTENCY_KEY_REUSED',
-    `Idempotency-Key ${JSON.stringify(key)} already created an episode of ${env}@${version} seed ${seed} level ${level}; use a new key for a new episode`,
+    `Idempotency-Key ${JSON.stringify(key)} already created an episode of ${env}@${version} seed ${seed} ` +
+      `level ${level}; use a new key for a new episode`,
   );
 }

@@ -63,7 +63,8 @@ export async function createSession(
       throw new ServeError(
         422,
         r.code,
-        `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ${r.fn} failed: ${r.message}`,
+        `${record.name}@${record.version} cannot start seed ${full.seed} level ${full.level}: ` +
+          `${r.fn} failed: ${r.message}`,
       );
     const id = newEpisodeId(full);
     if (!ephemeral) await journaled(at.journal().create(id, { ...full, hash: record.hash }));
@@ -91,13 +92,17 @@ export async function createSession(
   }
 }
 
-/** The session of a journaled episode, rebuilt by replay; a 404 when there is no such journal, a 410 when its environment is gone. */
+/**
+ * The session of a journaled episode, rebuilt by replay; a 404 when there is no such journal, a 410 when its
+ * environment is gone.
+ */
 export async function restoreSession(at: Opening, id: string, client: Client): Promise<Session> {
   const unknown = () =>
     new ServeError(
       404,
       'E_UNKNOWN_EPISODE',
-      `no episode ${JSON.stringify(id.slice(0, 120))}: never issued, malformed, or expired (journals are kept ${at.ttlMs() / 1000} s after their last use)`,
+      `no episode ${JSON.stringify(id.slice(0, 120))}: never issued, malformed, or expired (journals are ` +
+        `kept ${at.ttlMs() / 1000} s after their last use)`,
     );
   if (!parseEpisodeId(id)) throw unknown();
   const entry = await at.journal().read(id);
@@ -141,7 +146,8 @@ export async function restoreSession(at: Opening, id: string, client: Client): P
         errors: r.errors,
         now: outcomeOf(r),
       });
-      if (entry.ended && r.end === 'no-action') session.now.end = entry.ended.end; // ended by its client: the journal says how
+      // ended by its client: the journal says how
+      if (entry.ended && r.end === 'no-action') session.now.end = entry.ended.end;
       session.turns = r.actions.map((action, i) => ({
         action,
         observation: isRefused(action) ? refusedObservation(action) : (r.observations?.[i] ?? ''),

@@ -12,7 +12,10 @@ import type { Service } from './service.js';
 /** The body limit of one step: an action is at most 64 KB; more is refused before it is parsed. */
 export const STEP_BODY_LIMIT = 4 * MAX_ACTION_CHARS;
 
-/** The action a step body names, as the sandbox replays it (args only when given); its limits are checked by the step (action-limits.ts). */
+/**
+ * The action a step body names, as the sandbox replays it (args only when given); its limits are checked by the step
+ * (action-limits.ts).
+ */
 export function actionOf(body: { tool: string; args?: Record<string, unknown> | undefined }): {
   tool: string;
   args?: Record<string, unknown>;
@@ -20,7 +23,10 @@ export function actionOf(body: { tool: string; args?: Record<string, unknown> | 
   return body.args === undefined ? { tool: body.tool } : { tool: body.tool, args: body.args };
 }
 
-/** An Idempotency-Key header (a client's unique string, e.g. a UUID: 1–200 printable ASCII characters), or undefined when none is sent. */
+/**
+ * An Idempotency-Key header (a client's unique string, e.g. a UUID: 1–200 printable ASCII characters), or undefined
+ * when none is sent.
+ */
 export function idempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(header)) {
@@ -69,7 +75,8 @@ export function registerEpisodeRoutes(
     });
   });
 
-  // Each action is at most maxArgsChars (and a little for its tool) once admitted; a body far past that many is refused unread.
+  // Each action is at most maxArgsChars (and a little for its tool) once admitted; a body far past that many is refused
+  // unread.
   const scoreBodyLimit = Math.min(
     service.options.bodyLimitBytes,
     2 * maxActions * (EPISODIC_LIMITS.maxArgsChars + 512) + 64 * 1024,

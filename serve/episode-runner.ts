@@ -48,7 +48,10 @@ export class EpisodeRunner {
     return meta;
   }
 
-  /** One rollout for `owner` in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures, and a call its job left unrun, are 503. */
+  /**
+   * One rollout for `owner` in the sandbox: `actions` replayed from reset, or from a held state. Sandbox failures, and
+   * a call its job left unrun, are 503.
+   */
   async rollout(
     owner: Client,
     record: EnvRecord,

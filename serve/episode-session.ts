@@ -62,7 +62,10 @@ export function outcomeOf(r: Rollout): Outcome {
   };
 }
 
-/** Where a rollout resumes (the state the sandbox last wrote), and whether the episode goes on after it (then unscored unless it ended). */
+/**
+ * Where a rollout resumes (the state the sandbox last wrote), and whether the episode goes on after it (then unscored
+ * unless it ended).
+ */
 export interface Resume {
   from?: { state: string; turn: number; errors: number };
   goesOn?: boolean;

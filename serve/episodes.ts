@@ -102,7 +102,10 @@ export class EpisodeSessions {
   }
 
   private keyed?: KeyedCreates<Session, Client>;
-  /** A new episode; with an Idempotency-Key, the one that key made for this client (episode-keys.ts); `ephemeral`: never journaled. */
+  /**
+   * A new episode; with an Idempotency-Key, the one that key made for this client (episode-keys.ts); `ephemeral`: never
+   * journaled.
+   */
   create(identity: EpisodeRequest, client: Client, key?: string, ephemeral = false): Promise<Session> {
     if (key === undefined) return createSession(this.opening, identity, client, ephemeral);
     return (this.keyed ??= new KeyedCreates<Session, Client>(
@@ -129,7 +132,10 @@ export class EpisodeSessions {
     ttlMs: () => this.options.journalTtlMs,
   };
 
-  /** The session of an id: in memory, else rebuilt from its journal by replay (a slot of `client`'s); 404 when there is none. */
+  /**
+   * The session of an id: in memory, else rebuilt from its journal by replay (a slot of `client`'s); 404 when there is
+   * none.
+   */
   private async session(id: string, client: Client): Promise<Session> {
     const held = this.open.get(id) ?? this.ended.get(id);
     if (held) {
@@ -173,7 +179,8 @@ export class EpisodeSessions {
           throw new ServeError(
             409,
             'E_TURN_CONFLICT',
-            `turn ${turn} of episode ${id} was ${canonical(stored.action).slice(0, 200)}, not this action; the episode is at turn ${current}`,
+            `turn ${turn} of episode ${id} was ${canonical(stored.action).slice(0, 200)}, not this action; ` +
+              `the episode is at turn ${current}`,
           );
         return { ...stepResult(s, turn), replayed: true };
       }
@@ -189,7 +196,8 @@ export class EpisodeSessions {
           'E_TURN_CONFLICT',
           `episode ${id} is at turn ${current}: the next step is turn ${current + 1}, not ${turn}`,
         );
-      // The action's line goes out with the rollout, not after it: a step waits for the longer of the two, not their sum.
+      // The action's line goes out with the rollout, not after it: a step waits for the longer of the two, not their
+      // sum.
       const line = s.ephemeral ? null : this.journal.append(id, current + 1, action);
       line?.catch(() => {}); // awaited below, where a failure is answered
       let r: Awaited<ReturnType<EpisodeRunner['rollout']>>;
@@ -199,7 +207,8 @@ export class EpisodeSessions {
           goesOn: true,
         });
       } catch (error) {
-        if (line) await this.retract(id, current + 1, line); // the step never ran (a 503): nothing changed, the journal included
+        // the step never ran (a 503): nothing changed, the journal included
+        if (line) await this.retract(id, current + 1, line);
         throw error;
       }
       const landed = () => line ?? Promise.resolve();
@@ -249,7 +258,10 @@ export class EpisodeSessions {
     await this.journal.retract(id, turn).catch(() => {});
   }
 
-  /** The score of a session's state as it stands, for `client` (score() in the sandbox, unless the last rollout scored it). */
+  /**
+   * The score of a session's state as it stands, for `client` (score() in the sandbox, unless the last rollout scored
+   * it).
+   */
   private async scoreNow(s: Session, client: Client): Promise<Outcome> {
     if (!s.now.unscored) return s.now;
     const r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [], {
@@ -273,7 +285,8 @@ export class EpisodeSessions {
     Object.assign(s, { now: outcome, over: true });
     if (!s.ephemeral) this.quota.endedBy(s.client, s.id);
     if (!outcome.error && outcome.end !== 'failed')
-      this.service.recordScore(s.record, s.identity.level, outcome.score, s.client); // a learner's score (an environment's failure is not)
+      // a learner's score (an environment's failure is not)
+      this.service.recordScore(s.record, s.identity.level, outcome.score, s.client);
     this.open.delete(s.id);
     this.remember(s);
   }
@@ -302,7 +315,10 @@ export class EpisodeSessions {
     }));
   }
 
-  /** Ends an episode its client stops before it finished ("truncated") and scores it as its state stands; an ended one answers its outcome again. */
+  /**
+   * Ends an episode its client stops before it finished ("truncated") and scores it as its state stands; an ended one
+   * answers its outcome again.
+   */
   end(id: string, client: Client) {
     return this.serial(id, client, async (s) => {
       if (!s.over) {

@@ -13,7 +13,9 @@ const MAX_SEEN = 4_096;
 /** Distinct messages counted per code and interval (later new ones are only counted with the code). */
 const MAX_MESSAGES_PER_CODE = 16;
 const MESSAGE_CHARS = 200;
-/** First-message lines per interval at most (many clients' firsts cannot flood the log; the rest show in the rate line). */
+/**
+ * First-message lines per interval at most (many clients' firsts cannot flood the log; the rest show in the rate line).
+ */
 const MAX_FIRSTS_PER_INTERVAL = 32;
 
 interface CodeCount {
@@ -56,12 +58,16 @@ export class ItemErrorLog {
       this.firsts++;
       if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.values().next().value as string);
       this.options.log(
-        `envforge serve: ${endpoint}: an item scored 0 with ${code}: ${message} (the first ${code} of client ${JSON.stringify(client)}; the error rate is logged every ${this.options.intervalMs / 1000} s while errors last)`,
+        `envforge serve: ${endpoint}: an item scored 0 with ${code}: ${message} (the first ${code} of client ` +
+          `${JSON.stringify(client)}; the error rate is logged every ` +
+          `${this.options.intervalMs / 1000} s while errors last)`,
       );
     }
   }
 
-  /** Writes the rate line for the interval that ends now, if it had errors: each code with its most frequent message. */
+  /**
+   * Writes the rate line for the interval that ends now, if it had errors: each code with its most frequent message.
+   */
   flush(): void {
     const errors = [...this.failed.values()].reduce((a, b) => a + b.n, 0);
     const now = performance.now();
@@ -76,7 +82,9 @@ export class ItemErrorLog {
         `envforge serve: the most frequent message of each error code in the last ${seconds} s: ${messages.join('; ')}`,
       );
       this.options.log(
-        `envforge serve: ${errors} of ${this.scored} scored items (${((100 * errors) / Math.max(1, this.scored)).toFixed(1)}%) failed in the last ${seconds} s: ${ranked.map(([code, { n }]) => `${code} ${n}`).join(', ')}`,
+        `envforge serve: ${errors} of ${this.scored} scored items (` +
+          `${((100 * errors) / Math.max(1, this.scored)).toFixed(1)}%) failed in the last ${seconds} s: ` +
+          `${ranked.map(([code, { n }]) => `${code} ${n}`).join(', ')}`,
       );
     }
     this.since = now;

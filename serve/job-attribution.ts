@@ -15,7 +15,10 @@ const SHARED_FAILURE_CODES: ReadonlySet<string> = new Set([
   'E_ESCAPE_ATTEMPT',
 ]);
 
-/** The worker's answer for a call it did not run: its job had already failed maxFailuresPerJob calls (sandbox/worker-job.ts). */
+/**
+ * The worker's answer for a call it did not run: its job had already failed maxFailuresPerJob calls
+ * (sandbox/worker-job.ts).
+ */
 const UNRUN = /^not run: \d+ earlier calls of this batch already failed/;
 
 /** Whether the sandbox left this call unrun (nothing of it ran, so running it again changes nothing). */

@@ -25,7 +25,9 @@ function openFilesBudget(): number {
 
 const opened = (file: string) =>
   new Promise<number>((resolve, reject) => open(file, 'a', (error, fd) => (error ? reject(error) : resolve(fd))));
-/** Appends all of `bytes` (O_APPEND: each write lands whole at the end, whoever else appends; a short one is continued). */
+/**
+ * Appends all of `bytes` (O_APPEND: each write lands whole at the end, whoever else appends; a short one is continued).
+ */
 function appended(fd: number, bytes: Buffer, at = 0): Promise<void> {
   return new Promise((resolve, reject) =>
     write(fd, bytes, at, bytes.length - at, null, (error, n) => {
@@ -79,7 +81,9 @@ export class JournalWriter {
     for (let under = this.writing.get(file); under; under = this.writing.get(file)) await under.done;
   }
 
-  /** Waits until the file's lines so far have landed or failed, then closes its descriptor (before the file is deleted). */
+  /**
+   * Waits until the file's lines so far have landed or failed, then closes its descriptor (before the file is deleted).
+   */
   async close(file: string): Promise<void> {
     await this.landed(file);
     const fd = this.fds.get(file);

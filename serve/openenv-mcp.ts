@@ -35,7 +35,10 @@ const failure = (id: Id, code: number, message: string, data?: unknown): RpcAnsw
   error: { code, message, ...(data !== undefined ? { data } : {}) },
 });
 
-/** Where a tools/call plays: the WebSocket connection's episode, or (HTTP) the session_id it names, else a one-step episode. */
+/**
+ * Where a tools/call plays: the WebSocket connection's episode, or (HTTP) the session_id it names, else a one-step
+ * episode.
+ */
 export interface McpScope {
   env: string;
   /** WebSocket: the connection's episode (null before a reset); undefined over HTTP. */
@@ -109,7 +112,9 @@ function mcpTools(
   return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters }));
 }
 
-/** GET /schema: OpenEnv's SchemaResponse {action, observation, state}, as JSON Schemas of this environment's messages. */
+/**
+ * GET /schema: OpenEnv's SchemaResponse {action, observation, state}, as JSON Schemas of this environment's messages.
+ */
 export function openEnvSchema(
   env: string,
   tools: readonly Tool[],

@@ -19,7 +19,9 @@ const Seed = z
   .int('must be an integer')
   .min(0, 'must be non-negative')
   .max(Number.MAX_SAFE_INTEGER, 'must be a safe integer');
-/** OpenEnv's ResetRequest (seed, episode_id; extra fields allowed) with envforge's level and version among the extras. */
+/**
+ * OpenEnv's ResetRequest (seed, episode_id; extra fields allowed) with envforge's level and version among the extras.
+ */
 export const ResetData = z.looseObject(
   {
     seed: Seed.optional(),
@@ -31,7 +33,10 @@ export const ResetData = z.looseObject(
 );
 export type ResetOptions = z.infer<typeof ResetData>;
 
-/** What an OpenEnv action asks for: a tool call (MCP's call_tool form or envforge's {tool, args}), the tool list, or the end. */
+/**
+ * What an OpenEnv action asks for: a tool call (MCP's call_tool form or envforge's {tool, args}), the tool list, or the
+ * end.
+ */
 export type OpenEnvAction =
   | { type: 'call'; mcp: boolean; tool: string; args?: Record<string, unknown> }
   | { type: 'list_tools' }
@@ -90,14 +95,20 @@ function stepMetadata(r: {
   };
 }
 
-/** A step's answer; a call_tool is answered as OpenEnv's CallToolObservation (tool_name, result with text content, error). */
+/**
+ * A step's answer; a call_tool is answered as OpenEnv's CallToolObservation (tool_name, result with text content,
+ * error).
+ */
 export function stepResult(r: StepResult, action: { mcp: boolean; tool: string }): OpenEnvResult {
   const base = { text: r.observation, turn: r.turn, metadata: stepMetadata(r) };
   const observation = action.mcp ? { ...base, tool_name: action.tool, result: callToolResult(r), error: null } : base;
   return { observation, reward: r.done ? (r.score ?? 0) : null, done: r.done };
 }
 
-/** MCP's CallToolResult for a step: its text as content (and as data, which OpenEnv's MCP client returns), the episode's progress as structured content. */
+/**
+ * MCP's CallToolResult for a step: its text as content (and as data, which OpenEnv's MCP client returns), the episode's
+ * progress as structured content.
+ */
 export function callToolResult(r: StepResult): Record<string, unknown> {
   const progress = { turn: r.turn, done: r.done, ...(r.done ? { reward: r.score ?? 0, end: r.end } : {}) };
   return {
@@ -109,7 +120,10 @@ export function callToolResult(r: StepResult): Record<string, unknown> {
 }
 
 export class OpenEnvSessions {
-  /** `client`: who plays (serve/clients.ts); the registered instance has none, and each request plays through `as(client)`. */
+  /**
+   * `client`: who plays (serve/clients.ts); the registered instance has none, and each request plays through
+   * `as(client)`.
+   */
   constructor(
     private readonly sessions: EpisodeSessions,
     private readonly client: Client | null = null,
@@ -130,7 +144,10 @@ export class OpenEnvSessions {
     return this.sessions.resolve({ env, version, seed: 0, level: 1 }).meta.tools;
   }
 
-  /** reset: resumes an episode this service issued (episode_id), else starts one (seed drawn when absent, level 1 by default). */
+  /**
+   * reset: resumes an episode this service issued (episode_id), else starts one (seed drawn when absent, level 1 by
+   * default).
+   */
   async reset(env: string, data: ResetOptions): Promise<OpenEnvResult> {
     if (data.episode_id !== undefined && parseEpisodeId(data.episode_id)) {
       const s = await this.owned(env, data.episode_id);

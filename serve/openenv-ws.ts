@@ -16,7 +16,10 @@ const Envelope = z.object(
   { error: 'a message is { "type", "data"? }' },
 );
 
-/** Messages and answers one WebSocket connection may have pending (unread by its client, or not yet answered); past it the connection closes with 1008. */
+/**
+ * Messages and answers one WebSocket connection may have pending (unread by its client, or not yet answered); past it
+ * the connection closes with 1008.
+ */
 const MAX_PENDING = 64;
 /** Bytes of answers a WebSocket client may leave unread before its connection closes with 1008. */
 const MAX_BUFFERED_BYTES = 4 << 20;
@@ -40,7 +43,8 @@ function wsCode(status: number): string {
 
 /**
  * Serves one connection, keeping `activity` (its messages waiting, its last message's time) for the connection
- * table's fair shares and idle timeout; `keepEpisode` tells a server's own close (the episode stays resumable) from the client's.
+ * table's fair shares and idle timeout; `keepEpisode` tells a server's own close (the episode stays resumable) from the
+ * client's.
  */
 export function serveConnection(
   socket: WebSocket,
@@ -63,7 +67,8 @@ export function serveConnection(
       socket.close(1008, `more than ${MAX_PENDING} messages or ${MAX_BUFFERED_BYTES} bytes of answers unread`);
   };
   const abandon = async (id: string | null) => {
-    if (id !== null && !over) await sessions.end(env, id).catch(() => {}); // already over, or the service is going: nothing to free
+    // already over, or the service is going: nothing to free
+    if (id !== null && !over) await sessions.end(env, id).catch(() => {});
   };
   const handle = async (text: string) => {
     if (socket.readyState !== socket.OPEN) return; // closed meanwhile: what it queued is not played
@@ -118,7 +123,8 @@ export function serveConnection(
   // A bad frame (over maxPayload, invalid UTF-8) emits 'error' and closes the socket; unheard, it would throw.
   socket.on('error', () => socket.terminate());
   socket.on('close', () => {
-    // After what the connection queued: the client went away, so its episode ends (a shutting-down server keeps it resumable).
+    // After what the connection queued: the client went away, so its episode ends (a shutting-down server keeps it
+    // resumable).
     chain = chain.then(() => (keepEpisode() ? undefined : abandon(episode)));
   });
   socket.on('message', (data, isBinary) => {

@@ -25,7 +25,10 @@ const WS_PATH = /^\/openenv\/([^/?]{1,200})\/ws(?:\?.*)?$/;
 const EpisodeId = z
   .string({ error: 'must be a string (the observation.metadata.episode_id a reset returned)' })
   .min(1, 'must not be empty');
-/** OpenEnv's StepRequest {action, timeout_s?, request_id?}, whose extra fields may name envforge's episode_id and turn (or a one-step episode's seed, level, version). */
+/**
+ * OpenEnv's StepRequest {action, timeout_s?, request_id?}, whose extra fields may name envforge's episode_id and turn
+ * (or a one-step episode's seed, level, version).
+ */
 const Step = z.looseObject(
   {
     action: z.unknown(),

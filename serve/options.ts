@@ -23,9 +23,14 @@ export interface ServeOptions {
   callTimeoutMs: number;
   /** Wall-clock budget of one request: items not scored by then fail with E_REQUEST_TIMEOUT. */
   requestTimeoutMs: number;
-  /** The runtime defence (incidents and quarantine, library/quarantine.ts). Off only for harnesses that handle failures themselves. */
+  /**
+   * The runtime defence (incidents and quarantine, library/quarantine.ts). Off only for harnesses that handle failures
+   * themselves.
+   */
   quarantine: boolean;
-  /** Where per-item errors of the scoring endpoints are logged (the first of each code, then a rate); none when absent. */
+  /**
+   * Where per-item errors of the scoring endpoints are logged (the first of each code, then a rate); none when absent.
+   */
   log?: (line: string) => void;
   /** How often the per-item error rate is logged while errors occur. */
   errorLogIntervalMs: number;
@@ -44,7 +49,10 @@ export interface ServeOptions {
    * keeping the most loses its oldest (serve/journal-quota.ts). One-step episodes are never journaled.
    */
   maxEndedJournals: number;
-  /** Where episode journals are kept (shared by replicas that serve the same episodes); default <library>/serve-episodes. */
+  /**
+   * Where episode journals are kept (shared by replicas that serve the same episodes); default
+   * <library>/serve-episodes.
+   */
   episodesDir?: string;
   /** Actions one POST /v1/episodes/score may carry. */
   maxActionsPerScore: number;
@@ -65,7 +73,10 @@ export interface ServeOptions {
    * `scheme://host[:port]`); a request without an Origin header (no browser) is always allowed (serve/origins.ts).
    */
   allowOrigins?: readonly string[];
-  /** Host names the service answers to besides IP literals and localhost (contract/hosts.ts); bound to loopback it answers no other. */
+  /**
+   * Host names the service answers to besides IP literals and localhost (contract/hosts.ts); bound to loopback it
+   * answers no other.
+   */
   allowHosts?: readonly string[];
 }
 

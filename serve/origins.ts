@@ -28,7 +28,8 @@ export function allowedOrigins(list: readonly string[] = []): ReadonlySet<string
         throw new ServeError(
           400,
           'E_USAGE',
-          `--allow-origin takes an origin such as http://localhost:3000 (scheme, host, port; no path), got ${JSON.stringify(text.slice(0, 120))}`,
+          `--allow-origin takes an origin such as http://localhost:3000 (scheme, host, port; no path), got ` +
+            `${JSON.stringify(text.slice(0, 120))}`,
         );
       return origin;
     }),
@@ -45,10 +46,17 @@ export function originRefusal(
   const text = Array.isArray(origin) ? origin.join(', ') : origin;
   const normal = typeof origin === 'string' ? normalOrigin(origin) : null;
   if (normal !== null && allowed.has(normal)) return null;
-  return `requests from browser pages are refused unless their origin is allowed (envforge serve --allow-origin ORIGIN); this one came from ${JSON.stringify(text.slice(0, 120))}. Trainers and OpenEnv's clients send no Origin header and are always served`;
+  return (
+    `requests from browser pages are refused unless their origin is allowed (envforge serve --allow-origin ` +
+    `ORIGIN); this one came from ${JSON.stringify(text.slice(0, 120))}. Trainers and OpenEnv's clients send no ` +
+    `Origin header and are always served`
+  );
 }
 
-/** Refuses every request (any method) from a page whose origin the operator did not allow: 403 E_ORIGIN, before any work. */
+/**
+ * Refuses every request (any method) from a page whose origin the operator did not allow: 403 E_ORIGIN, before any
+ * work.
+ */
 export function registerOriginCheck(app: FastifyInstance, allowed: ReadonlySet<string>): void {
   app.addHook('onRequest', async (request) => {
     const refusal = originRefusal(request.headers, allowed);
@@ -56,7 +64,10 @@ export function registerOriginCheck(app: FastifyInstance, allowed: ReadonlySet<s
   });
 }
 
-/** Refuses every request whose Host header names this service by a name that could have been re-pointed at it (DNS rebinding): 403 E_HOST. */
+/**
+ * Refuses every request whose Host header names this service by a name that could have been re-pointed at it (DNS
+ * rebinding): 403 E_HOST.
+ */
 export function registerHostCheck(app: FastifyInstance, bindHost: string, allowed: ReadonlySet<string>): void {
   app.addHook('onRequest', async (request) => {
     const refusal = hostRefusal(request.headers.host, bindHost, allowed);

@@ -26,7 +26,10 @@ import { sampleEpisodic, type EpisodicEntry } from './sample-episodic.js';
 
 export type { SampledItem } from './schemas.js';
 
-/** The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as `owner` (a client's key). */
+/**
+ * The items' starts (prompts, and with `reveal` the references), sampled in jobs shared with other requests as `owner`
+ * (a client's key).
+ */
 export async function sampleItems(
   service: Service,
   identities: InstanceIdentity[],
@@ -158,7 +161,10 @@ export async function sampleItems(
   return items;
 }
 
-/** Instances of a kind whose host composes what the policy sees (code: the prompt from the task): through its runEpisodes. */
+/**
+ * Instances of a kind whose host composes what the policy sees (code: the prompt from the task): through its
+ * runEpisodes.
+ */
 async function sampleInHost(
   service: Service,
   kind: EnvKind,

@@ -142,7 +142,8 @@ export function parseIdentity(text: string, prefix: Array<string | number>): Ins
     throw new ServeError(
       400,
       'E_BAD_REQUEST',
-      `${pathText(prefix)}: is not valid JSON; expected an identity like {"env":"name","version":1,"seed":123,"level":4}`,
+      `${pathText(prefix)}: is not valid JSON; expected an identity like ` +
+        `{"env":"name","version":1,"seed":123,"level":4}`,
     );
   }
   return parse(Identity, value, prefix);

@@ -68,7 +68,8 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
   }
   if (!Number.isSafeInteger(opts.port) || opts.port < 0 || opts.port > 65_535)
     throw new ServeError(400, 'E_USAGE', `port must be an integer from 0 to 65535, got ${opts.port}`);
-  credentials(opts.operatorToken, opts.clientTokens); // a token too short to be a secret is refused before anything opens
+  // a token too short to be a secret is refused before anything opens
+  credentials(opts.operatorToken, opts.clientTokens);
   const origins = allowedOrigins(opts.allowOrigins);
   const hosts = allowedHosts(opts.allowHosts);
 

@@ -107,7 +107,8 @@ export class SessionSlots {
     throw new ServeError(
       429,
       this.kind.code,
-      `the service holds its limit of ${this.max} ${this.kind.what}, and client ${client.key} holds ${mine} (${client.principal} ${atPrincipal}): its fair share is ${share}; ${this.kind.hint}`,
+      `the service holds its limit of ${this.max} ${this.kind.what}, and client ${client.key} holds ${mine} (` +
+        `${client.principal} ${atPrincipal}): its fair share is ${share}; ${this.kind.hint}`,
     );
   }
 

@@ -111,7 +111,8 @@ export async function verifyItems(
       if (response.length > MAX_RESPONSE_CHARS) {
         results[index] = failure(
           'E_RESPONSE_TOO_LONG',
-          `the response has ${response.length} characters; responses longer than ${MAX_RESPONSE_CHARS}, the longest the validator probes, are not scored`,
+          `the response has ${response.length} characters; responses longer than ${MAX_RESPONSE_CHARS}, the ` +
+            `longest the validator probes, are not scored`,
         );
         return;
       }

@@ -80,7 +80,8 @@ describe('the admission seam', () => {
       code: 'E_WRONG_KIND',
       stage: 'static',
       message:
-        'the spec asks for a single-turn (contract v1: generate, solve, verify) environment, but the module is episodic (contract v2: reset, step, score, act)',
+        'the spec asks for a single-turn (contract v1: generate, solve, verify) environment, but the module ' +
+        'is episodic (contract v2: reset, step, score, act)',
     });
     const code = report('admit');
     (code as { meta: unknown }).meta = { kind: 'code' };

@@ -34,7 +34,7 @@ const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 
 describe('the architect', () => {
-  it('returns schema-checked specs minus duplicates of the library and of each other, with its prompt hash', async () => {
+  it('returns schema-checked specs minus duplicates of the library and each other, with its prompt hash', async () => {
     const ledger = new CostLedger();
     const llm = new FakeLlm(
       [reply.json({ specs: [spec('coin-paths'), spec('topological-order'), spec('coin-paths'), spec('bit-puzzle')] })],

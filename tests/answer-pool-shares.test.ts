@@ -14,13 +14,16 @@ const looping: AnswerSpec = { ...base, program: 'function add(a, b) { for (;;) {
 /** Answers correctly and leaves `mb` MB of registered symbols in its isolate (the registry is the isolate's). */
 const filler = (tag: string, mb: number): AnswerSpec => ({
   ...base,
-  program: `function add(a, b) {\n  for (let i = 0; i < ${mb}; i++) Symbol.for('${tag}' + i + '-'.repeat(1 << 20));\n  return a + b;\n}`,
+  program:
+    `function add(a, b) {\n  for (let i = 0; i < ${mb}; i++) Symbol.for('${tag}' + i + '-'.repeat(1 << ` +
+    `20));\n  return a + b;\n}`,
 });
 /** Keeps a million small records alive while it works (about 47 MB). */
 const hungry: AnswerSpec = {
   ...base,
   program:
-    'function add(a, b) { const seen = []; for (let i = 0; i < 1e6; i++) seen.push({ i }); return a + b + seen.length - 1e6; }',
+    'function add(a, b) { const seen = []; for (let i = 0; i < 1e6; i++) seen.push({ i }); return a + ' +
+    'b + seen.length - 1e6; }',
 };
 
 const limits = (over: Partial<AnswerLimits>): AnswerLimits => ({ ...DEFAULT_ANSWER_LIMITS, ...over });
@@ -65,7 +68,8 @@ describe('the answer pool shares its workers between owners', () => {
     expect(order).toEqual(['victim', 'attacker']);
   }, 120_000);
 
-  it("refuses a run past an owner's bound of waiting answers, naming it, and takes other owners' and an owner's only run", async () => {
+  it("refuses a run past an owner's bound of waiting answers, naming it, and takes other owners' " +
+    "and an owner's only run", async () => {
     const pool = poolOf({ maxQueuedPerOwner: 4, limits: limits({ testTimeoutMs: 200 }) });
     const big = pool.run(
       Array.from({ length: 6 }, () => looping),
@@ -82,7 +86,7 @@ describe('the answer pool shares its workers between owners', () => {
     expect(pool.queued('a')).toBe(0);
   }, 120_000);
 
-  it('a cancelled run leaves the queue, its running answer is stopped, and the next owner is served at once', async () => {
+  it('a cancelled run leaves the queue, its running answer stops, and the next owner is served at once', async () => {
     // A test budget of two minutes: only a stopped worker lets the next answer through within this test's timeout.
     const pool = poolOf({ limits: limits({ testTimeoutMs: 120_000 }) });
     const stop = new AbortController();
@@ -98,7 +102,8 @@ describe('the answer pool shares its workers between owners', () => {
 });
 
 describe("answer isolates hold one run's programs, and not what an answer left behind", () => {
-  it("an isolate an answer left symbols in is retired before the run's next answer; one run's light answers share theirs", async () => {
+  it("an isolate an answer left symbols in is retired before the run's next answer; one run's " +
+    'light answers share theirs', async () => {
     const pool = poolOf({});
     const [a, b, c, d] = await pool.run([honest, honest, filler('keep', 40), honest]);
     expect([a, b, c, d].map((r) => r?.tests)).toEqual([[null], [null], [null], [null]]);
@@ -109,8 +114,10 @@ describe("answer isolates hold one run's programs, and not what an answer left b
     expect(e?.isolate).not.toBe(d?.isolate); // another run: another isolate
   }, 120_000);
 
-  it('a program that runs out of memory in an isolate others used is re-run alone in a fresh one before it is scored', async () => {
-    // 22 MB left behind stays under the slack, so the isolate is kept; the hungry program then needs more than is left of 48 MB.
+  it('a program that runs out of memory in an isolate others used is re-run alone in a fresh ' +
+    'one before it is scored', async () => {
+    // 22 MB left behind stays under the slack, so the isolate is kept; the hungry program then needs more than is left
+    // of 48 MB.
     const pool = poolOf({ limits: limits({ testTimeoutMs: 15_000, memoryMb: 48 }) });
     const [alone] = await pool.run([hungry]);
     expect(alone?.tests).toEqual([null]);

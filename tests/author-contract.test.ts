@@ -39,7 +39,10 @@ const specOf = (name: string, skills = ['arithmetic']): EnvSpec => ({
   whyNew: 'Nothing in the library asks for it.',
 });
 
-/** A fake model that plays each agent: specs for the architect (one of them a library duplicate), a module named as the prompt asks. */
+/**
+ * A fake model that plays each agent: specs for the architect (one of them a library duplicate), a module named as the
+ * prompt asks.
+ */
 function scriptedModel(): FakeLlm {
   return new FakeLlm((request: WireRequest) => {
     if (request.schema?.name === 'architect_specs')
@@ -120,20 +123,24 @@ for (const name of Object.keys(AUTHORS) as AuthorName[]) {
       expect(author.lineageAuthor({ model: 'some-model' }).length).toBeGreaterThan(0);
     });
 
-    it('proposes at most n schema-valid specs, none under a name the library holds, each training a skill it can train', async () => {
-      const proposed = await author.propose(INPUT);
-      specs = proposed.specs;
-      expect(specs.length).toBeGreaterThan(0);
-      expect(specs.length).toBeLessThanOrEqual(INPUT.n);
-      for (const spec of specs) {
-        expect(EnvSpecSchema.safeParse(spec).success, spec.name).toBe(true);
-        expect(spec.name).not.toBe(EXISTING.name);
-        if (author.canTrain) expect(spec.skills.some((s) => author.canTrain?.(s))).toBe(true);
-      }
-      for (const dropped of proposed.dropped) expect(dropped.reason.length).toBeGreaterThan(0);
-      expect(proposed.promptHash.length).toBeGreaterThan(0);
-      expect(proposed.costUsd).toBeGreaterThanOrEqual(0);
-    });
+    it(
+      'proposes at most n schema-valid specs, none under a name the library holds, each ' +
+        'training a skill it can train',
+      async () => {
+        const proposed = await author.propose(INPUT);
+        specs = proposed.specs;
+        expect(specs.length).toBeGreaterThan(0);
+        expect(specs.length).toBeLessThanOrEqual(INPUT.n);
+        for (const spec of specs) {
+          expect(EnvSpecSchema.safeParse(spec).success, spec.name).toBe(true);
+          expect(spec.name).not.toBe(EXISTING.name);
+          if (author.canTrain) expect(spec.skills.some((s) => author.canTrain?.(s))).toBe(true);
+        }
+        for (const dropped of proposed.dropped) expect(dropped.reason.length).toBeGreaterThan(0);
+        expect(proposed.promptHash.length).toBeGreaterThan(0);
+        expect(proposed.costUsd).toBeGreaterThanOrEqual(0);
+      },
+    );
 
     it('writes, for each of its specs, a module that loads under the spec name', async () => {
       for (const spec of specs) {

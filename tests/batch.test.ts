@@ -102,7 +102,10 @@ describe('a batch', () => {
         message: expect.stringMatching(/probes? (scores|reach)/),
       });
     expect(reportMarkdown(report)).toMatch(
-      /## Rejected candidates\n\n- coin-ways, attempt 1: E_[A-Z_]+ \[hack\] [^\n]+\n- never-fixed, attempt 1: E_[A-Z_]+ \[hack\][^\n]+\n- never-fixed, attempt 2: /,
+      new RegExp(
+        String.raw`## Rejected candidates\n\n- coin-ways, attempt 1: E_[A-Z_]+ \[hack\] [^\n]+\n- never-fixed, ` +
+          String.raw`attempt 1: E_[A-Z_]+ \[hack\][^\n]+\n- never-fixed, attempt 2: `,
+      ),
     );
     expect(reportMarkdown(report)).toContain('envforge library rejections --batch b1');
     expect(
@@ -113,39 +116,42 @@ describe('a batch', () => {
     await library.close();
   });
 
-  it('asks the architect for the next round while this one validates, so the LLM slots never drain between rounds', async () => {
-    const library = await freshLibrary();
-    const { script } = batchScript(plan);
-    const ledger = new CostLedger();
-    const inner = new FakeLlm(script, { ledger });
-    // Ordering, not timing: the order in which architect calls reach the client and candidates finish validating.
-    const order: string[] = [];
-    const llm: LlmClient = {
-      provider: inner.provider,
-      model: inner.model,
-      complete: (request) => inner.complete(request),
-      structured: (request) => {
-        order.push('architect');
-        return inner.structured(request);
-      },
-    };
-    const report = await runBatch(
-      {
-        library,
-        pool,
-        llm,
-        ledger,
-        onEvent: (e) => void (e.type === 'candidate' && e.step === 'validated' && order.push('validated')),
-      },
-      options({ target: 10, maxCandidates: 8 }),
-    );
-    // The second round was asked for before the first round's last validation ended (not after the queue drained).
-    expect(order.indexOf('architect', 1)).toBeGreaterThan(0);
-    expect(order.indexOf('architect', 1)).toBeLessThan(order.lastIndexOf('validated'));
-    expect(report.funnel).toMatchObject({ specs: 4, admitted: 2, rejected: 1, unwritten: 1 });
-    expect(report.stopReason).toBe('specs-exhausted');
-    await library.close();
-  });
+  it(
+    'asks the architect for the next round while this one validates, so the LLM slots ' + 'never drain between rounds',
+    async () => {
+      const library = await freshLibrary();
+      const { script } = batchScript(plan);
+      const ledger = new CostLedger();
+      const inner = new FakeLlm(script, { ledger });
+      // Ordering, not timing: the order in which architect calls reach the client and candidates finish validating.
+      const order: string[] = [];
+      const llm: LlmClient = {
+        provider: inner.provider,
+        model: inner.model,
+        complete: (request) => inner.complete(request),
+        structured: (request) => {
+          order.push('architect');
+          return inner.structured(request);
+        },
+      };
+      const report = await runBatch(
+        {
+          library,
+          pool,
+          llm,
+          ledger,
+          onEvent: (e) => void (e.type === 'candidate' && e.step === 'validated' && order.push('validated')),
+        },
+        options({ target: 10, maxCandidates: 8 }),
+      );
+      // The second round was asked for before the first round's last validation ended (not after the queue drained).
+      expect(order.indexOf('architect', 1)).toBeGreaterThan(0);
+      expect(order.indexOf('architect', 1)).toBeLessThan(order.lastIndexOf('validated'));
+      expect(report.funnel).toMatchObject({ specs: 4, admitted: 2, rejected: 1, unwritten: 1 });
+      expect(report.stopReason).toBe('specs-exhausted');
+      await library.close();
+    },
+  );
 
   it('stops at the target and leaves the rest unstarted', async () => {
     const library = await freshLibrary();
@@ -160,49 +166,53 @@ describe('a batch', () => {
     await library.close();
   });
 
-  it('treats --target as a hard cap: candidates in flight when it is reached are reported as extra, not admitted', async () => {
-    const library = await freshLibrary();
-    const before = (await library.list()).length;
-    const written = (source: string): WrittenModule => ({
-      source,
-      promptHash: 'h',
-      costUsd: 0,
-      cached: false,
-      model: 'dsl',
-    });
-    const sources: Record<string, string> = {
-      'roman-total': fixture('good-roman-sum.js'),
-      'coin-ways': fixture('good-coin-change-ways.js'),
-      'gcd-sum': fixture('good-gcd-pair-sum.js'),
-    };
-    let proposals = 0;
-    const author: Author = {
-      identity: { provider: 'offline', version: 'test-1', seed: 1 },
-      lineageAuthor: () => 'offline',
-      propose: async () => ({
-        specs: proposals++ === 0 ? Object.keys(sources).map((n) => spec(n)) : [],
-        dropped: [],
+  it(
+    'treats --target as a hard cap: candidates in flight when it is reached are ' + 'reported as extra, not admitted',
+    async () => {
+      const library = await freshLibrary();
+      const before = (await library.list()).length;
+      const written = (source: string): WrittenModule => ({
+        source,
         promptHash: 'h',
         costUsd: 0,
         cached: false,
         model: 'dsl',
-      }),
-      write: async (s) => written(sources[s.name] as string),
-      repair: async (s) => written(sources[s.name] as string),
-    };
-    const report = await runBatch(
-      { library, pool, author, ledger: new CostLedger() },
-      options({ target: 1, concurrency: 3 }),
-    );
-    expect(report.stopReason).toBe('target');
-    expect(report.funnel.admitted).toBe(1);
-    expect(report.funnel.extra).toBe(2); // all three were in flight at once; two validated after the one place was taken
-    expect((await library.list()).length).toBe(before + 1);
-    expect(reportMarkdown(report)).toMatch(/\| extra: admissible after the target was reached, not admitted \| 2 \|/);
-    await library.close();
-  });
+      });
+      const sources: Record<string, string> = {
+        'roman-total': fixture('good-roman-sum.js'),
+        'coin-ways': fixture('good-coin-change-ways.js'),
+        'gcd-sum': fixture('good-gcd-pair-sum.js'),
+      };
+      let proposals = 0;
+      const author: Author = {
+        identity: { provider: 'offline', version: 'test-1', seed: 1 },
+        lineageAuthor: () => 'offline',
+        propose: async () => ({
+          specs: proposals++ === 0 ? Object.keys(sources).map((n) => spec(n)) : [],
+          dropped: [],
+          promptHash: 'h',
+          costUsd: 0,
+          cached: false,
+          model: 'dsl',
+        }),
+        write: async (s) => written(sources[s.name] as string),
+        repair: async (s) => written(sources[s.name] as string),
+      };
+      const report = await runBatch(
+        { library, pool, author, ledger: new CostLedger() },
+        options({ target: 1, concurrency: 3 }),
+      );
+      expect(report.stopReason).toBe('target');
+      expect(report.funnel.admitted).toBe(1);
+      // all three were in flight at once; two validated after the one place was taken
+      expect(report.funnel.extra).toBe(2);
+      expect((await library.list()).length).toBe(before + 1);
+      expect(reportMarkdown(report)).toMatch(/\| extra: admissible after the target was reached, not admitted \| 2 \|/);
+      await library.close();
+    },
+  );
 
-  it('--kind mixed gives each kind half of the target, though the library holds only single-turn environments', async () => {
+  it('--kind mixed gives each kind half of the target, though the library holds only single-turn ones', async () => {
     const library = await freshLibrary();
     const written = (source: string): WrittenModule => ({
       source,
@@ -446,99 +456,109 @@ describe('a batch against a flaky LLM service', () => {
 });
 
 describe('a batch through the Anthropic messages protocol', () => {
-  it('admits and repairs with the real @anthropic-ai/sdk against a fake server (structured output as a forced tool)', async () => {
-    const { script } = batchScript(plan);
-    type Body = {
-      messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>;
-      tool_choice?: { name?: string };
-    };
-    const text = (content: Body['messages'][number]['content']) =>
-      typeof content === 'string' ? content : content.map((b) => b.text ?? '').join('');
-    const server = await startFakeAnthropic({
-      script: (body: Body) =>
-        script({
-          messages: body.messages.map((m) => ({ role: m.role as 'user', content: text(m.content) })),
-          maxTokens: 0,
-          ...(body.tool_choice?.name ? { schema: { name: body.tool_choice.name, jsonSchema: {}, strict: true } } : {}),
-        }),
-    });
-    try {
-      const library = await freshLibrary();
-      const ledger = new CostLedger();
-      const llm = createAnthropicClient({
-        apiKey: 'test',
-        baseUrl: server.baseUrl,
-        model: 'claude-fake',
-        ledger,
-        cache: false,
+  it(
+    'admits and repairs with the real @anthropic-ai/sdk against a fake server (structured ' +
+      'output as a forced tool)',
+    async () => {
+      const { script } = batchScript(plan);
+      type Body = {
+        messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>;
+        tool_choice?: { name?: string };
+      };
+      const text = (content: Body['messages'][number]['content']) =>
+        typeof content === 'string' ? content : content.map((b) => b.text ?? '').join('');
+      const server = await startFakeAnthropic({
+        script: (body: Body) =>
+          script({
+            messages: body.messages.map((m) => ({ role: m.role as 'user', content: text(m.content) })),
+            maxTokens: 0,
+            ...(body.tool_choice?.name
+              ? { schema: { name: body.tool_choice.name, jsonSchema: {}, strict: true } }
+              : {}),
+          }),
       });
-      const report = await runBatch({ library, pool, llm, ledger }, options({ target: 10 }));
-      expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
-      expect(report.funnel).toMatchObject({ admitted: 2, rejected: 1, unwritten: 1 });
-      expect(server.requests.some((r) => JSON.stringify(r.body).includes('"tool_choice"'))).toBe(true);
-      await library.close();
-    } finally {
-      await server.close();
-    }
-  });
+      try {
+        const library = await freshLibrary();
+        const ledger = new CostLedger();
+        const llm = createAnthropicClient({
+          apiKey: 'test',
+          baseUrl: server.baseUrl,
+          model: 'claude-fake',
+          ledger,
+          cache: false,
+        });
+        const report = await runBatch({ library, pool, llm, ledger }, options({ target: 10 }));
+        expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
+        expect(report.funnel).toMatchObject({ admitted: 2, rejected: 1, unwritten: 1 });
+        expect(server.requests.some((r) => JSON.stringify(r.body).includes('"tool_choice"'))).toBe(true);
+        await library.close();
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });
 
 describe('a batch with a non-LLM author', () => {
-  it('writes and repairs through the author, takes lineage author and notes and the report author from its identity, and skips review without a reviewer', async () => {
-    const library = await freshLibrary();
-    const written = (source: string): WrittenModule => ({
-      source,
-      promptHash: 'dsl-hash',
-      costUsd: 0,
-      cached: false,
-      model: 'dsl',
-    });
-    const repairs: Array<[string, number]> = [];
-    let proposals = 0;
-    const author: Author = {
-      identity: { provider: 'offline', version: 'test-1', seed: 7 },
-      lineageAuthor: () => 'offline',
-      propose: async () => ({
-        specs: proposals++ === 0 ? [spec('roman-total'), spec('coin-ways')] : [],
-        dropped: [],
+  it(
+    'writes and repairs through the author, takes lineage author and notes and the report author from its ' +
+      'identity, and skips review without a reviewer',
+    async () => {
+      const library = await freshLibrary();
+      const written = (source: string): WrittenModule => ({
+        source,
         promptHash: 'dsl-hash',
         costUsd: 0,
         cached: false,
         model: 'dsl',
-      }),
-      write: async (s) =>
-        written(
-          s.name === 'roman-total' ? fixture('good-roman-sum.js') : alwaysOne(fixture('good-coin-change-ways.js')),
-        ),
-      repair: async (s, _source, _report, attempt) => {
-        repairs.push([s.name, attempt]);
-        return written(fixture('good-coin-change-ways.js'));
-      },
-    };
-    const ledger = new CostLedger();
-    // review: true, but the author has no reviewer, so the review stage is skipped.
-    const report = await runBatch({ library, pool, author, ledger }, options({ target: 10, review: true }));
-    expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
-    expect(report.author).toEqual({ provider: 'offline', version: 'test-1', seed: 7 });
-    expect(repairs).toEqual([['coin-ways', 1]]);
-    expect(report.cost.calls).toBe(0);
-    for (const name of ['roman-numeral-sum', 'coin-change-ways']) {
-      const env = await library.get(name);
-      expect(env?.lineage).toMatchObject({
-        author: 'offline',
-        batchId: 'b1',
-        promptHash: 'dsl-hash',
-        notes: { version: 'test-1', seed: 7 },
       });
-      expect(env?.report.stages.find((s) => s.stage === 'review')?.skipped).toMatch(/no LLM reviewer/);
-    }
-    expect((await library.get('coin-change-ways'))?.lineage.parent).toBe('coin-ways#0');
-    expect(((await library.getBatch('b1'))?.options as BatchOptions).author).toEqual({
-      provider: 'offline',
-      version: 'test-1',
-      seed: 7,
-    });
-    await expect(runBatch({ library, pool, ledger }, options({ batchId: 'b2' }))).rejects.toThrow(TypeError);
-    await library.close();
-  });
+      const repairs: Array<[string, number]> = [];
+      let proposals = 0;
+      const author: Author = {
+        identity: { provider: 'offline', version: 'test-1', seed: 7 },
+        lineageAuthor: () => 'offline',
+        propose: async () => ({
+          specs: proposals++ === 0 ? [spec('roman-total'), spec('coin-ways')] : [],
+          dropped: [],
+          promptHash: 'dsl-hash',
+          costUsd: 0,
+          cached: false,
+          model: 'dsl',
+        }),
+        write: async (s) =>
+          written(
+            s.name === 'roman-total' ? fixture('good-roman-sum.js') : alwaysOne(fixture('good-coin-change-ways.js')),
+          ),
+        repair: async (s, _source, _report, attempt) => {
+          repairs.push([s.name, attempt]);
+          return written(fixture('good-coin-change-ways.js'));
+        },
+      };
+      const ledger = new CostLedger();
+      // review: true, but the author has no reviewer, so the review stage is skipped.
+      const report = await runBatch({ library, pool, author, ledger }, options({ target: 10, review: true }));
+      expect(report.admitted.map((a) => a.name).sort()).toEqual(['coin-change-ways', 'roman-numeral-sum']);
+      expect(report.author).toEqual({ provider: 'offline', version: 'test-1', seed: 7 });
+      expect(repairs).toEqual([['coin-ways', 1]]);
+      expect(report.cost.calls).toBe(0);
+      for (const name of ['roman-numeral-sum', 'coin-change-ways']) {
+        const env = await library.get(name);
+        expect(env?.lineage).toMatchObject({
+          author: 'offline',
+          batchId: 'b1',
+          promptHash: 'dsl-hash',
+          notes: { version: 'test-1', seed: 7 },
+        });
+        expect(env?.report.stages.find((s) => s.stage === 'review')?.skipped).toMatch(/no LLM reviewer/);
+      }
+      expect((await library.get('coin-change-ways'))?.lineage.parent).toBe('coin-ways#0');
+      expect(((await library.getBatch('b1'))?.options as BatchOptions).author).toEqual({
+        provider: 'offline',
+        version: 'test-1',
+        seed: 7,
+      });
+      await expect(runBatch({ library, pool, ledger }, options({ batchId: 'b2' }))).rejects.toThrow(TypeError);
+      await library.close();
+    },
+  );
 });

@@ -31,7 +31,7 @@ describe('bench/run.js', () => {
     expect(() => benchRequest(['serve', '--base'], ['serve'])).toThrow(/--base needs a directory/);
   });
 
-  it('prints its usage for --help and writes no results; an unknown name exits 2 before any benchmark runs', async () => {
+  it('prints its usage for --help and writes no results; an unknown name exits 2 before a benchmark runs', async () => {
     const before = stamp();
     const help = await run(process.execPath, [RUN_JS, '--help']);
     expect(help.stdout).toMatch(/usage: node dist\/bench\/run.js/);

@@ -45,48 +45,63 @@ describe('every isolate runs under SES lockdown', () => {
   });
 
   it('hides stack traces from every route a module could take to its caller', async () => {
-    const prompt = await promptOf(`
+    const prompt = await promptOf(
+      `
       const out = [];
       try { null.f(); } catch (e) { out.push(e.stack); }
       out.push(new Error('x').stack);
       const o = {}; Error.captureStackTrace(o); out.push(o.stack);
-      try { Error.prepareStackTrace = (e, frames) => frames.map(String).join(); out.push(new Error('y').stack); } catch (e) { out.push('blocked'); }
-      return { prompt: JSON.stringify(out) };`);
+      try { Error.prepareStackTrace = (e, frames) => frames.map(String).join(); out.push(new Error('y').stack); } ` +
+        `catch (e) { out.push('blocked'); }
+      return { prompt: JSON.stringify(out) };`,
+    );
     const routes = JSON.parse(prompt) as unknown[];
     // Assigning Error.prepareStackTrace is accepted and ignored (SES's compartment Error), so no route reads a frame.
-    // SES's getStackString and a new Compartment are tripwires now (tests/tripwires.test.ts): reaching for them rejects.
+    // SES's getStackString and a new Compartment are tripwires now (tests/tripwires.test.ts): reaching for them
+    // rejects.
     expect(routes).toEqual(['', '', '', '']);
   });
 
-  it('leaves the guest only standard globals plus kit, harden, assert and console; the other names it sees are tripwires', async () => {
-    const names = (await promptOf("return { prompt: Reflect.ownKeys(globalThis).map(String).join(' ') };")).split(' ');
-    const extra = names.filter((n) => !/^[A-Z]/.test(n) && !STANDARD_LOWERCASE.has(n));
-    // SES's privileged helpers keep their names as tripwires (sandbox/tripwires.js): calling one records the attempt.
-    expect(extra.sort()).toEqual([
-      'assert',
-      'console',
-      'getStackString',
-      'harden',
-      'hardenIntrinsics',
-      'kit',
-      'lockdown',
-      'repairIntrinsics',
-    ]);
-    // Compartment is a tripwire too, and the removed globals are accessors that record a read and give undefined.
-    const nonStandardCtors = names.filter((n) => /^[A-Z]/.test(n) && !(n in globalThis) && n !== 'Compartment');
-    expect(nonStandardCtors).toEqual([]);
-    expect(names).not.toContain('__envforge');
-    expect(names.filter((n) => /envforge/.test(n))).toEqual([]);
-    const removed = await promptOf(
-      "return { prompt: ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'WeakRef', 'FinalizationRegistry'].map((n) => typeof Object.getOwnPropertyDescriptor(globalThis, n).get).join(' ') };",
-    );
-    expect(removed).toBe('function function function function function');
-  });
+  it(
+    'leaves the guest only standard globals plus kit, harden, assert and console; the other ' +
+      'names it sees are tripwires',
+    async () => {
+      const names = (await promptOf("return { prompt: Reflect.ownKeys(globalThis).map(String).join(' ') };")).split(
+        ' ',
+      );
+      const extra = names.filter((n) => !/^[A-Z]/.test(n) && !STANDARD_LOWERCASE.has(n));
+      // SES's privileged helpers keep their names as tripwires (sandbox/tripwires.js): calling one records the attempt.
+      expect(extra.sort()).toEqual([
+        'assert',
+        'console',
+        'getStackString',
+        'harden',
+        'hardenIntrinsics',
+        'kit',
+        'lockdown',
+        'repairIntrinsics',
+      ]);
+      // Compartment is a tripwire too, and the removed globals are accessors that record a read and give undefined.
+      const nonStandardCtors = names.filter((n) => /^[A-Z]/.test(n) && !(n in globalThis) && n !== 'Compartment');
+      expect(nonStandardCtors).toEqual([]);
+      expect(names).not.toContain('__envforge');
+      expect(names.filter((n) => /envforge/.test(n))).toEqual([]);
+      const removed = await promptOf(
+        "return { prompt: ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'WeakRef', " +
+          "'FinalizationRegistry'].map((n) => typeof " +
+          "Object.getOwnPropertyDescriptor(globalThis, n).get).join(' ') };",
+      );
+      expect(removed).toBe('function function function function function');
+    },
+  );
 
   it('keeps the clock closed on every path to a Date constructor', async () => {
-    const prompt = await promptOf(`
-      const tries = [() => Date.now(), () => new Date().getTime(), () => new (new Date(5).constructor)().getTime(), () => new Date(5).constructor.now(), () => Math.random()];
-      return { prompt: tries.map((f) => { try { return String(f()); } catch (e) { return 'throws'; } }).join(' ') };`);
+    const prompt = await promptOf(
+      `
+      const tries = [() => Date.now(), () => new Date().getTime(), () => new (new Date(5).constructor)().getTime(), ` +
+        `() => new Date(5).constructor.now(), () => Math.random()];
+      return { prompt: tries.map((f) => { try { return String(f()); } catch (e) { return 'throws'; } }).join(' ') };`,
+    );
     // A new Compartment (whose evaluator would have its own Date) is a tripwire: tests/tripwires.test.ts.
     expect(prompt).toBe('0 0 throws throws throws');
   });
@@ -154,22 +169,25 @@ describe('results are matched to calls by id, never by position', () => {
     expect(marks).toEqual([0, 'E_PROTOCOL', 'E_PROTOCOL', 3, 4, 'E_TIMEOUT']);
   });
 
-  it('converts each result for the call it names as it arrives, and a conversion that throws fails only that call', () => {
-    const calls: Call[] = Array.from({ length: 3 }, (_, i) => ({ op: 'episode', seed: 10 + i, level: 1 }));
-    const slots = new ResultSlots(calls, (result, call) => {
-      if (result.ok && (result.value as { mark: number }).mark === 1) throw new Error('unreadable');
-      return { seed: call.seed, outcome: result.ok ? (result.value as { mark: number }).mark : result.code };
-    });
-    slots.acceptChunk(
-      JSON.stringify([2, 1, 0].map((id) => ({ id, ok: true, ms: 0, value: { mark: id } }))),
-      DEFAULT_LIMITS,
-    );
-    expect(slots.results()).toEqual([
-      { seed: 10, outcome: 0 },
-      { seed: 11, outcome: 'E_PROTOCOL' },
-      { seed: 12, outcome: 2 },
-    ]);
-  });
+  it(
+    'converts each result for the call it names as it arrives, and a conversion that ' + 'throws fails only that call',
+    () => {
+      const calls: Call[] = Array.from({ length: 3 }, (_, i) => ({ op: 'episode', seed: 10 + i, level: 1 }));
+      const slots = new ResultSlots(calls, (result, call) => {
+        if (result.ok && (result.value as { mark: number }).mark === 1) throw new Error('unreadable');
+        return { seed: call.seed, outcome: result.ok ? (result.value as { mark: number }).mark : result.code };
+      });
+      slots.acceptChunk(
+        JSON.stringify([2, 1, 0].map((id) => ({ id, ok: true, ms: 0, value: { mark: id } }))),
+        DEFAULT_LIMITS,
+      );
+      expect(slots.results()).toEqual([
+        { seed: 10, outcome: 0 },
+        { seed: 11, outcome: 'E_PROTOCOL' },
+        { seed: 12, outcome: 2 },
+      ]);
+    },
+  );
 
   it('survives a seeded fuzz of hostile values through generate, solve and verify (bounded time)', async () => {
     const rng = loadPlainRuntime().makeRng(12, 34, 56, 78);
@@ -191,7 +209,10 @@ describe('results are matched to calls by id, never by position', () => {
       results.forEach((r, i) => {
         const level = (calls[i] as Call).level;
         const behaviour = table[level - 1];
-        const where = `round ${round}, call ${i}, level ${level}, ${behaviour ? `${behaviour.fn} returns ${behaviour.value}` : 'well-behaved'}: ${JSON.stringify(r).slice(0, 300)}`;
+        const where =
+          `round ${round}, call ${i}, level ${level}, ` +
+          `${behaviour ? `${behaviour.fn} returns ${behaviour.value}` : 'well-behaved'}: ` +
+          `${JSON.stringify(r).slice(0, 300)}`;
         if (!r.ok) {
           // The breaker: after a few timeouts, the job's remaining calls fail unrun, honest or not.
           if (!r.message.startsWith('not run:')) expect(behaviour, where).not.toBeNull();
@@ -272,9 +293,13 @@ const HOSTILE_VALUES = [
 /** A module whose behaviour per level is either honest or returns/throws one hostile value in one function. */
 function fuzzModule(table: Array<{ fn: 'generate' | 'solve' | 'verify'; value: string } | null>): string {
   const at = (fn: string, honest: string, level: string) =>
-    `switch (${level}) { ${table.map((b, i) => (b && b.fn === fn ? `case ${i + 1}: return ${b.value};` : '')).join(' ')} default: ${honest} }`;
+    `switch (${level}) { ` +
+    `${table.map((b, i) => (b && b.fn === fn ? `case ${i + 1}: return ${b.value};` : '')).join(' ')} ` +
+    `default: ${honest} }`;
   return envSource({
-    meta: "{ name: 'fuzz-env', title: 'Fuzz', description: 'A module for the trampoline fuzz.', skills: ['testing'], levels: 8 }",
+    meta:
+      "{ name: 'fuzz-env', title: 'Fuzz', description: 'A module for the trampoline fuzz.', skills: " +
+      "['testing'], levels: 8 }",
     generate: at('generate', "return { prompt: 'level ' + level, level };", 'level'),
     solve: at('solve', "return '<answer>1</answer>';", 'instance.level'),
     verify: at('verify', 'return 1;', 'instance.level'),

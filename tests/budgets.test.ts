@@ -27,12 +27,14 @@ describe('deadlines', () => {
     const failures = results.filter((r): r is Extract<CallResult, { ok: false }> => !r.ok);
     expect(failures.length).toBeGreaterThan(0);
     expect(failures.every((f) => f.code === 'E_TIMEOUT' && /whole-job deadline/.test(f.message))).toBe(true);
-    expect(failures.length).toBeGreaterThan(calls.length / 2); // 3e8 additions a call: no machine runs 20 of them in 1.5 s
+    // 3e8 additions a call: no machine runs 20 of them in 1.5 s
+    expect(failures.length).toBeGreaterThan(calls.length / 2);
   });
 });
 
 describe('a work budget shared by the jobs of one caller', () => {
-  it('kills the job that runs it out with E_TOO_SLOW, starts no job after it, and does not count time queued behind others', async () => {
+  it('kills the job that runs it out with E_TOO_SLOW, starts no job after it, and does not count ' +
+    'time queued behind others', async () => {
     const one = new SandboxPool({ workers: 1 });
     try {
       const slow = envSource({
@@ -63,23 +65,31 @@ describe('a work budget shared by the jobs of one caller', () => {
 });
 
 describe('memory is bounded at the process level', () => {
-  it('kills a worker whose resident memory passes the limit and reports E_MEMORY, inside a generous isolate limit', async () => {
-    const small = new SandboxPool({ workers: 1, workerRssMb: 400, limits: { memoryMb: 2_048, callTimeoutMs: 30_000 } });
-    try {
-      const source = envSource({
-        generate:
-          "const keep = []; for (let i = 0; i < 64; i++) keep.push(new Float64Array(2 ** 20).fill(i)); return { prompt: 'p' + keep.length };",
+  it(
+    'kills a worker whose resident memory passes the limit and reports E_MEMORY, inside ' + 'a generous isolate limit',
+    async () => {
+      const small = new SandboxPool({
+        workers: 1,
+        workerRssMb: 400,
+        limits: { memoryMb: 2_048, callTimeoutMs: 30_000 },
       });
-      const { results } = await small.run({ source, calls: [{ op: 'episode', seed: 1, level: 1 }] });
-      expect(results[0]).toMatchObject({
-        ok: false,
-        code: 'E_MEMORY',
-        message: expect.stringMatching(/MB of memory \(limit 400 MB\)/),
-      });
-    } finally {
-      await small.close();
-    }
-  });
+      try {
+        const source = envSource({
+          generate:
+            'const keep = []; for (let i = 0; i < 64; i++) keep.push(new Float64Array(2 ** 20).fill(i)); ' +
+            "return { prompt: 'p' + keep.length };",
+        });
+        const { results } = await small.run({ source, calls: [{ op: 'episode', seed: 1, level: 1 }] });
+        expect(results[0]).toMatchObject({
+          ok: false,
+          code: 'E_MEMORY',
+          message: expect.stringMatching(/MB of memory \(limit 400 MB\)/),
+        });
+      } finally {
+        await small.close();
+      }
+    },
+  );
 });
 
 describe('no orphans', () => {
@@ -151,7 +161,7 @@ describe('fresh instances', () => {
     );
   });
 
-  it('a cheap module gets a fresh instance per call: a counter in module state never changes what it does', async () => {
+  it('a cheap module gets a fresh instance per call: module state never changes what it does', async () => {
     const source = envSource({
       prelude: 'let served = 0;',
       generate: "served++; return { prompt: 'call ' + served, answer: 1 };",
@@ -186,7 +196,8 @@ describe('validation seeds', () => {
     const source = patchedSeed('modular-arithmetic', {
       prelude: `const WATCHED = new Set(${JSON.stringify(watched)});`,
       generate:
-        "const probe = rng.int(0, 2 ** 31 - 1); return { ...honestGenerate(rng, level), watched: WATCHED.has(level + ':' + probe) };",
+        'const probe = rng.int(0, 2 ** 31 - 1); return { ...honestGenerate(rng, level), watched: ' +
+        "WATCHED.has(level + ':' + probe) };",
       verify: 'return instance.watched ? honestVerify(instance, response) : 0.75;',
     });
     const report = await validateCandidate(source, { pool });
@@ -214,17 +225,21 @@ describe('validation seeds', () => {
 });
 
 describe('reports always serialise', () => {
-  it('a module that pollutes Object.prototype.toJSON and nests meta 100,000 deep gets a report, not a host crash', async () => {
-    const source = [
-      'let deep = []; for (let i = 0; i < 100000; i++) deep = [deep];',
-      'try { Object.prototype.toJSON = function () { return deep; }; } catch (e) { /* frozen */ }',
-      "export const meta = { name: 'deep-meta', title: 'Deep', description: 'Deep meta.', skills: ['testing'], levels: 3, extra: deep };",
-      "export function generate() { return { prompt: 'p' }; }",
-      "export function solve() { return '<answer>1</answer>'; }",
-      'export function verify() { return 1; }',
-    ].join('\n');
-    const report = await validateCandidate(source, { pool });
-    expect(report.verdict).toBe('reject');
-    expect(() => JSON.stringify(report)).not.toThrow();
-  });
+  it(
+    'a module that pollutes Object.prototype.toJSON and nests meta 100,000 deep gets a ' + 'report, not a host crash',
+    async () => {
+      const source = [
+        'let deep = []; for (let i = 0; i < 100000; i++) deep = [deep];',
+        'try { Object.prototype.toJSON = function () { return deep; }; } catch (e) { /* frozen */ }',
+        "export const meta = { name: 'deep-meta', title: 'Deep', description: 'Deep meta.', skills: " +
+          "['testing'], levels: 3, extra: deep };",
+        "export function generate() { return { prompt: 'p' }; }",
+        "export function solve() { return '<answer>1</answer>'; }",
+        'export function verify() { return 1; }',
+      ].join('\n');
+      const report = await validateCandidate(source, { pool });
+      expect(report.verdict).toBe('reject');
+      expect(() => JSON.stringify(report)).not.toThrow();
+    },
+  );
 });

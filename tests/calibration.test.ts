@@ -15,7 +15,8 @@ afterAll(() => pool.close());
 /** Three levels; the prompt names its level so the scripted solver can behave per level. */
 const source = envSource({
   generate:
-    "const a = rng.int(1, 1000 * level); return { prompt: 'Level ' + level + ': What is ' + a + ' + 1? Answer as <answer>N</answer>.', answer: a + 1 };",
+    "const a = rng.int(1, 1000 * level); return { prompt: 'Level ' + level + ': What is ' + a + ' + 1? " +
+    "Answer as <answer>N</answer>.', answer: a + 1 };",
 });
 
 const parse = (request: WireRequest) => {
@@ -135,7 +136,8 @@ describe('calibrate', () => {
   it('counts an instance that cannot be generated as a failed sample', async () => {
     const broken = envSource({
       generate:
-        "if (level === 3) throw new Error('no level 3'); const a = rng.int(1, 10); return { prompt: 'Level ' + level + ': What is ' + a + ' + 1?', answer: a + 1 };",
+        "if (level === 3) throw new Error('no level 3'); const a = rng.int(1, 10); return { prompt: 'Level ' " +
+        "+ level + ': What is ' + a + ' + 1?', answer: a + 1 };",
     });
     const solver = new FakeLlm(right);
     const result = await calibrate(solver, pool, broken, 3);

@@ -168,9 +168,9 @@ const CASES: Case[] = [
   },
 ];
 
-// Three recorded validation seeds keep CI deterministic; ENVFORGE_RANDOM_SEEDS=1 adds a fresh random one (a maintainer's
-// search for a seed where a check misses: at 222731546620346 a fixed completeness search drew 19 repeated prompts,
-// each with one planted pair, and missed the planted pair's verifier).
+// Three recorded validation seeds keep CI deterministic; ENVFORGE_RANDOM_SEEDS=1 adds a fresh random one (a
+// maintainer's search for a seed where a check misses: at 222731546620346 a fixed completeness search drew 19 repeated
+// prompts, each with one planted pair, and missed the planted pair's verifier).
 const SEEDS = validationSeeds([77115074208790, 274957457262869, 222731546620346]);
 // Honest counterparts at the first two recorded seeds (and the random one): every one was admitted at the third when it
 // was added, and leaving it out keeps this file's CPU time near what two seeds cost (a validation is ~0.45 s of CPU).
@@ -208,7 +208,8 @@ it('has a class of its own for every registered single-turn check', () => {
 
 describe.each(CASES)('$check: $hack against $honest', ({ check, hack, code, honest }) => {
   it.each(SEEDS)(
-    `rejects the hack with ${code} from the ${check} check, and admits its honest counterpart where judged (validation seed %i)`,
+    `rejects the hack with ${code} from the ${check} check, and admits its honest counterpart where ` +
+      `judged (validation seed %i)`,
     { timeout: 600_000 },
     async (seed) => {
       const [bad, good] = await Promise.all([

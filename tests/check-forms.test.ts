@@ -96,24 +96,28 @@ describe('the constant candidates', () => {
 });
 
 describe('the notation forms of a numeric answer', () => {
-  it('writes a wrong value in other digit scripts, with suffixes, in e-notation and grouped, each with its plain control', () => {
-    const byForm = new Map(notationForms('1234').map((f) => [f.form, f]));
-    expect(byForm.get('digit script Arabic-Indic, a wrong value')).toEqual({
-      form: 'digit script Arabic-Indic, a wrong value',
-      text: '٢٤٧٥',
-      controls: ['2475'],
-      truth: false,
-    });
-    expect(byForm.get('digit script full-width, a wrong value')?.text).toBe('２４７５');
-    expect(byForm.get('suffix M, the value 0')).toMatchObject({ text: '0M', controls: ['0'] });
-    expect(byForm.get('e-notation, a wrong value')?.text).toBe('2.475e3');
-    expect(byForm.get('thousands separators, a wrong value')?.text).toBe('2,475');
-    expect(byForm.get('the truth with thousands separators')).toMatchObject({
-      text: '1,234',
-      controls: [],
-      truth: true,
-    });
-  });
+  it(
+    'writes a wrong value in other digit scripts, with suffixes, in e-notation and grouped, ' +
+      'each with its plain control',
+    () => {
+      const byForm = new Map(notationForms('1234').map((f) => [f.form, f]));
+      expect(byForm.get('digit script Arabic-Indic, a wrong value')).toEqual({
+        form: 'digit script Arabic-Indic, a wrong value',
+        text: '٢٤٧٥',
+        controls: ['2475'],
+        truth: false,
+      });
+      expect(byForm.get('digit script full-width, a wrong value')?.text).toBe('２４７５');
+      expect(byForm.get('suffix M, the value 0')).toMatchObject({ text: '0M', controls: ['0'] });
+      expect(byForm.get('e-notation, a wrong value')?.text).toBe('2.475e3');
+      expect(byForm.get('thousands separators, a wrong value')?.text).toBe('2,475');
+      expect(byForm.get('the truth with thousands separators')).toMatchObject({
+        text: '1,234',
+        controls: [],
+        truth: true,
+      });
+    },
+  );
 
   it('sends no suffixed 0 where the truth is near 0, and nothing for an answer that is no plain number', () => {
     expect(notationForms('0.4').some((f) => f.form.startsWith('suffix'))).toBe(false);

@@ -16,9 +16,13 @@ import { startFakeOpenAi, type FakeOpenAiServer } from './helpers/fake-openai.js
 import { fakeAdmission, sampleMeta } from './helpers/library-fixtures.js';
 import type { WireRequest } from '../agents/llm/contract.js';
 
-/** A terminal's worst: erase the line, return, a fake verdict in green, clipboard and title writes, C1 CSI, a bidi override, NEL, DEL. */
+/**
+ * A terminal's worst: erase the line, return, a fake verdict in green, clipboard and title writes, C1 CSI, a bidi
+ * override, NEL, DEL.
+ */
 const HOSTILE =
-  '\u001b[2K\r\u001b[32m✓ would be admitted\u001b[0m \u001b]52;c;aGFja2Vk\u0007 \u001b]0;pwned\u0007 \u009b31m \u202eevil\u202c \u0085 \u007f';
+  '\u001b[2K\r\u001b[32m✓ would be admitted\u001b[0m \u001b]52;c;aGFja2Vk\u0007 \u001b]0;pwned\u0007 ' +
+  '\u009b31m \u202eevil\u202c \u0085 \u007f';
 /** What must never reach the terminal raw. */
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 const literal = (text: string) => JSON.stringify(text);
@@ -38,18 +42,28 @@ const THROWER = envSource({
 /** A valid prompt, but hidden fields, the reference and the feedback carry the hostile text. */
 const REVEALER = envSource({
   meta: JSON.stringify(sampleMeta('hostile-revealer')),
-  generate: `const a = rng.int(1, 99); return { prompt: 'What is ' + a + ' + 1? Answer as <answer>N</answer>.', answer: a + 1, note: ${literal(HOSTILE)} };`,
+  generate:
+    `const a = rng.int(1, 99); return { prompt: 'What is ' + a + ' + 1? Answer as <answer>N</answer>.', ` +
+    `answer: a + 1, note: ${literal(HOSTILE)} };`,
   solve: `return '<answer>' + instance.answer + '</answer>' + ${literal(HOSTILE)};`,
-  verify: `return { score: kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0, feedback: ${literal(HOSTILE)} };`,
+  verify:
+    `return { score: kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0, ` +
+    `feedback: ${literal(HOSTILE)} };`,
 });
 /** A top level that throws the hostile text: every command that loads it fails with it. */
-const LOAD_THROWER = `throw new Error(${literal(HOSTILE)});\n${envSource({ meta: JSON.stringify(sampleMeta('hostile-loader')) })}`;
+const LOAD_THROWER =
+  `throw new Error(${literal(HOSTILE)});\n` + `${envSource({ meta: JSON.stringify(sampleMeta('hostile-loader')) })}`;
 /** An episodic module whose score's feedback is hostile (its meta and observations keep the contract). */
-const PLAYER = `
-export const meta = { name: 'hostile-player', title: 'Echo desk', description: 'Say hello, then done.', skills: ['tool-use'], levels: 3, kind: 'episodic', maxTurns: 4,
-  tools: [{ name: 'say', description: 'Say a word.', parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'], additionalProperties: false } }] };
-export function reset(rng, level) { return { state: { said: [] }, prompt: 'Say hello with the say tool, then say done.' }; }
-export function step(state, action) { return { state: { said: [...state.said, action.args.word] }, observation: 'noted', done: action.args.word === 'done' }; }
+const PLAYER =
+  `
+export const meta = { name: 'hostile-player', title: 'Echo desk', description: 'Say hello, then done.', skills: ` +
+  `['tool-use'], levels: 3, kind: 'episodic', maxTurns: 4,
+  tools: [{ name: 'say', description: 'Say a word.', parameters: { type: 'object', properties: { word: { type: ` +
+  `'string' } }, required: ['word'], additionalProperties: false } }] };
+export function reset(rng, level) { return { state: { said: [] }, prompt: 'Say hello with the say ` +
+  `tool, then say done.' }; }
+export function step(state, action) { return { state: { said: [...state.said, action.args.word] }, observation: ` +
+  `'noted', done: action.args.word === 'done' }; }
 export function score(state) { return { score: state.said.includes('hello') ? 1 : 0, feedback: ${literal(HOSTILE)} }; }
 export function act(state) { return { tool: 'say', args: { word: state.said.length ? 'done' : 'hello' } }; }`;
 
@@ -93,7 +107,8 @@ beforeAll(async () => {
   // And an honest one, which nightly's revalidation keeps (so its export has something to write).
   const honest = sampleMeta('honest-product', { levels: 4 });
   const generate =
-    "const a = rng.int(2, 30 * level), b = rng.int(2, 30 * level); return { prompt: 'What is ' + a + ' times ' + b + '? Answer as <answer>N</answer>.', answer: a * b };";
+    "const a = rng.int(2, 30 * level), b = rng.int(2, 30 * level); return { prompt: 'What is ' + a + ' times " +
+    "' + b + '? Answer as <answer>N</answer>.', answer: a * b };";
   await library.admit(fakeAdmission(envSource({ meta: JSON.stringify(honest), generate }), honest));
   await library.close();
   const spec: EnvSpec = {
@@ -137,17 +152,20 @@ describe('no command prints a raw control sequence from a module', () => {
     );
   });
 
-  it('sample: hidden fields, the reference and its feedback, as text and as JSON; and a module that fails to load', async () => {
-    const path = file('revealer.js', REVEALER);
-    for (const args of [
-      ['sample', path, '--reveal', '-n', '2'],
-      ['sample', path, '--reveal', '--json'],
-    ])
-      expectEscaped(await envforge(args));
-    const failing = await envforge(['sample', file('loader.js', LOAD_THROWER)]);
-    expect(failing.code).toBe(1);
-    expectEscaped(failing);
-  });
+  it(
+    'sample: hidden fields, the reference and its feedback, as text and as JSON; and a ' + 'module that fails to load',
+    async () => {
+      const path = file('revealer.js', REVEALER);
+      for (const args of [
+        ['sample', path, '--reveal', '-n', '2'],
+        ['sample', path, '--reveal', '--json'],
+      ])
+        expectEscaped(await envforge(args));
+      const failing = await envforge(['sample', file('loader.js', LOAD_THROWER)]);
+      expect(failing.code).toBe(1);
+      expectEscaped(failing);
+    },
+  );
 
   it('play: the final feedback, and a tool name typed with escapes in it', async () => {
     const run = await envforge(
@@ -245,7 +263,9 @@ describe('no command prints a raw control sequence from a module', () => {
 
 describe('module paths must be regular files', () => {
   const secret = 'sk_live_0123456789abcdefSECRETTOKEN';
-  const key = `-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7${secret}\n-----END PRIVATE KEY-----\n`;
+  const key =
+    `-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7${secret}` +
+    `\n-----END PRIVATE KEY-----\n`;
 
   it.each([
     ['validate', (p: string) => ['validate', p]],
@@ -278,23 +298,27 @@ describe('module paths must be regular files', () => {
     },
   );
 
-  it('a file that is no module (a key, a token) is rejected without its text in the kept rejection; the error quotes at most a short excerpt', async () => {
-    const keyFile = file('key.pem.js', key);
-    const tokenFile = file('token.js', secret);
-    const validated = await envforge(['validate', keyFile]);
-    expect(validated.code).toBe(1);
-    expect(validated.out).not.toContain('MIIEvQ');
-    expect(validated.out).toMatch(/E_SYNTAX.*\[.*key\.pem\.js:\d+:\d+\]/);
-    for (const path of [keyFile, tokenFile])
-      expect((await envforge(['library', 'add', path, '--library', lib])).code).toBe(1);
-    const library = SqliteLibrary.open(lib, { readonly: true });
-    try {
-      const kept = JSON.stringify(await library.rejections({ limit: 100 }));
-      expect(kept).not.toContain('MIIEvQ');
-      expect(kept).not.toContain(secret);
-      expect(kept).not.toContain('sk_live');
-    } finally {
-      await library.close();
-    }
-  });
+  it(
+    'a file that is no module (a key, a token) is rejected without its text in the kept rejection; the error ' +
+      'quotes at most a short excerpt',
+    async () => {
+      const keyFile = file('key.pem.js', key);
+      const tokenFile = file('token.js', secret);
+      const validated = await envforge(['validate', keyFile]);
+      expect(validated.code).toBe(1);
+      expect(validated.out).not.toContain('MIIEvQ');
+      expect(validated.out).toMatch(/E_SYNTAX.*\[.*key\.pem\.js:\d+:\d+\]/);
+      for (const path of [keyFile, tokenFile])
+        expect((await envforge(['library', 'add', path, '--library', lib])).code).toBe(1);
+      const library = SqliteLibrary.open(lib, { readonly: true });
+      try {
+        const kept = JSON.stringify(await library.rejections({ limit: 100 }));
+        expect(kept).not.toContain('MIIEvQ');
+        expect(kept).not.toContain(secret);
+        expect(kept).not.toContain('sk_live');
+      } finally {
+        await library.close();
+      }
+    },
+  );
 });

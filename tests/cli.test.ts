@@ -117,9 +117,13 @@ describe('envforge validate', () => {
     const good = file(
       'good.js',
       envSource({
-        meta: "{ name: 'sum-of-many', title: 'Sum', description: 'Add up a list of numbers.', skills: ['arithmetic'], levels: 3 }",
+        meta:
+          "{ name: 'sum-of-many', title: 'Sum', description: 'Add up a list of numbers.', skills: " +
+          "['arithmetic'], levels: 3 }",
         generate:
-          "const xs = Array.from({ length: 3 * level }, () => rng.int(1, 10 ** 6)); return { prompt: 'What is ' + xs.join(' + ') + '? Answer as <answer>N</answer>.', answer: xs.reduce((a, b) => a + b, 0) };",
+          "const xs = Array.from({ length: 3 * level }, () => rng.int(1, 10 ** 6)); return { prompt: 'What " +
+          "is ' + xs.join(' + ') + '? Answer as <answer>N</answer>.', answer: " +
+          'xs.reduce((a, b) => a + b, 0) };',
       }),
     );
     const bad = file('always-one.js', envSource({ verify: 'return 1;' }));
@@ -180,19 +184,22 @@ describe('envforge validate', () => {
     expect(stdout).toBe('');
   });
 
-  it("blames the file it was given, not the sandbox's module name, and lists stages after a failed gate as not run", async () => {
-    const { code, stdout } = await run('validate', 'README.md', '--json', '--library', join(dir, 'none'));
-    expect(code).toBe(1);
-    const [line] = stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(line.problems[0].message).toMatch(/\[README\.md:1:1\]$/);
-    expect(JSON.stringify(line)).not.toMatch(/environment\.js/);
-    expect(line.stages.slice(1).map((s: { ok: boolean; skipped?: string }) => [s.ok, s.skipped])).toEqual(
-      Array(8).fill([false, expect.stringMatching(/failed|no LLM/)]),
-    );
-  });
+  it(
+    "blames the file it was given, not the sandbox's module name, and lists stages after " + 'a failed gate as not run',
+    async () => {
+      const { code, stdout } = await run('validate', 'README.md', '--json', '--library', join(dir, 'none'));
+      expect(code).toBe(1);
+      const [line] = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(line.problems[0].message).toMatch(/\[README\.md:1:1\]$/);
+      expect(JSON.stringify(line)).not.toMatch(/environment\.js/);
+      expect(line.stages.slice(1).map((s: { ok: boolean; skipped?: string }) => [s.ok, s.skipped])).toEqual(
+        Array(8).fill([false, expect.stringMatching(/failed|no LLM/)]),
+      );
+    },
+  );
 
   it('after a failed execution stage, a later stage that found nothing is "not run", not passed', async () => {
     const { stdout } = await run(

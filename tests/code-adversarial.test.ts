@@ -12,7 +12,8 @@ import { SandboxPool } from '../sandbox/pool.js';
 
 const INVERSIONS = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
 const BODY =
-  'let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c;';
+  'let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > ' +
+  'nums[j]) c++; return c;';
 const SOLVED = `function countInversions(nums) { ${BODY} }`;
 const hostile = (body: string) => `function countInversions(nums) { ${body} }`;
 
@@ -103,15 +104,19 @@ describe('an adversarial program scores 0 for itself only', () => {
 
   it('cannot leave anything for the next answer in its batch: shared intrinsics are frozen', async () => {
     const planter = hostile(
-      "try { Array.prototype.planted = 1; } catch {} try { Object.prototype.toJSON = function () { return 0; }; } catch {} try { globalThis.planted = 1; } catch {} try { JSON.stringify = () => '0'; } catch {} return -1;",
+      'try { Array.prototype.planted = 1; } catch {} try { Object.prototype.toJSON = function () { return 0; ' +
+        '}; } catch {} try { globalThis.planted = 1; } catch {} try { JSON.stringify = () => ' +
+        "'0'; } catch {} return -1;",
     );
-    const reader = `function countInversions(nums) { if ([].planted || globalThis.planted || ({}).toJSON) return -1; ${BODY} }`;
+    const reader =
+      `function countInversions(nums) { if ([].planted || globalThis.planted || ` + `({}).toJSON) return -1; ${BODY} }`;
     expect((await score([planter, reader, planter, reader])).map(scoreOf)).toEqual([0, 1, 0, 1]);
   });
 });
 
 describe('an output nested too deep for the host to compare', () => {
-  it("fails E_TOO_LARGE, never E_CRASHED (the host's comparators would exhaust the worker's stack), and the next answer is scored", async () => {
+  it("fails E_TOO_LARGE, never E_CRASHED (the host's comparators would exhaust the worker's stack), and " +
+    'the next answer is scored', async () => {
     const answerPool = new AnswerPool({ workers: 1 });
     try {
       const nested = (depth: number) =>

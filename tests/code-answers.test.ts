@@ -11,7 +11,8 @@ import { SandboxPool } from '../sandbox/pool.js';
 
 const INVERSIONS = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
 const SOLVED =
-  'function countInversions(nums) {\n  let c = 0;\n  for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++;\n  return c;\n}';
+  'function countInversions(nums) {\n  let c = 0;\n  for (let i = 0; i < nums.length; i++) for (let j = i + ' +
+  '1; j < nums.length; j++) if (nums[i] > nums[j]) c++;\n  return c;\n}';
 
 describe('a program in a response', () => {
   it.each([
@@ -107,10 +108,12 @@ describe('scoring programs in the answer pool', () => {
     expect(verdicts.at(-1)).toMatchObject({ ok: true, score: 1 });
   }, 60_000);
 
-  it('keeps nothing from one test to the next: a counter on the global or in a module variable starts afresh', async () => {
-    // Every hidden test has an answer of its own; a program that counts its calls cannot pass two tests with the same count.
+  it('keeps nothing from one test to the next: a counter on the global or in a module variable is new', async () => {
+    // Every hidden test has an answer of its own; a program that counts its calls cannot pass two tests with the same
+    // count.
     const counting =
-      'let calls = 0;\nfunction countInversions(nums) { calls++; try { globalThis.seen = (globalThis.seen || 0) + 1; } catch {} return calls === 1 && !globalThis.seen ? -1 : 1000 + calls; }';
+      'let calls = 0;\nfunction countInversions(nums) { calls++; try { globalThis.seen = (globalThis.seen || ' +
+      '0) + 1; } catch {} return calls === 1 && !globalThis.seen ? -1 : 1000 + calls; }';
     const [v] = await score(counting);
     expect(v).toMatchObject({ ok: true, score: 0 });
     const firstCall =

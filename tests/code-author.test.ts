@@ -53,17 +53,21 @@ describe('the LLM author for code environments', () => {
     expect(renderRepair({ source: 'x', report, kind: 'code' }, { profile: 'compact' }).text).toContain('E_WEAK_TESTS');
   });
 
-  it('asks the architect for code specs only in a code batch: a spec without a kind is code, one of another kind is dropped with why', () => {
-    expect(renderArchitect({ stats: EMPTY_STATS, n: 2, kind: 'code' }).text).toContain('Propose code specs only');
-    expect(renderArchitect({ stats: EMPTY_STATS, n: 2, kind: 'code' }).text).not.toContain('episodic environment');
-    const { kind: _kind, ...plain } = SPEC;
-    const reply = { specs: [plain, { ...plain, name: 'tool-desk', kind: 'episodic' }] };
-    const parsed = architectOutputSchema('code').parse(reply);
-    expect(parsed.specs.map((s) => toEnvSpec(s, 'code'))).toEqual([SPEC]);
-    expect(architectLeftovers(reply, 'code').warnings).toEqual([
-      'spec "tool-desk": dropped: kind episodic, but the batch asked for code environments',
-    ]);
-  });
+  it(
+    'asks the architect for code specs only in a code batch: a spec without a kind is code, one of another ' +
+      'kind is dropped with why',
+    () => {
+      expect(renderArchitect({ stats: EMPTY_STATS, n: 2, kind: 'code' }).text).toContain('Propose code specs only');
+      expect(renderArchitect({ stats: EMPTY_STATS, n: 2, kind: 'code' }).text).not.toContain('episodic environment');
+      const { kind: _kind, ...plain } = SPEC;
+      const reply = { specs: [plain, { ...plain, name: 'tool-desk', kind: 'episodic' }] };
+      const parsed = architectOutputSchema('code').parse(reply);
+      expect(parsed.specs.map((s) => toEnvSpec(s, 'code'))).toEqual([SPEC]);
+      expect(architectLeftovers(reply, 'code').warnings).toEqual([
+        'spec "tool-desk": dropped: kind episodic, but the batch asked for code environments',
+      ]);
+    },
+  );
 
   it('quotes contract v2 for episodic authors without the v3 section after it', () => {
     const episodic = contractText('episodic');

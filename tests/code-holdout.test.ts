@@ -21,13 +21,16 @@ function holdout(entry: string, task: CodeInstance): Array<[string, string]> {
     [
       'nearest example by input size',
       f(
-        `const ex = ${examples}; const n = JSON.stringify(args).length; let best = ex[0]; for (const e of ex) if (Math.abs(e[0] - n) < Math.abs(best[0] - n)) best = e; return best[1];`,
+        `const ex = ${examples}; const n = JSON.stringify(args).length; let best = ex[0]; for (const e of ` +
+          `ex) if (Math.abs(e[0] - n) < Math.abs(best[0] - n)) best = e; return best[1];`,
       ),
     ],
     [
       'hangs on inputs bigger than the examples',
       f(
-        `if (JSON.stringify(args).length > ${Math.min(...task.examples.map((e) => JSON.stringify(e.input).length))}) for (;;) {} return ${JSON.stringify(task.examples[0]?.output)};`,
+        `if (JSON.stringify(args).length > ` +
+          `${Math.min(...task.examples.map((e) => JSON.stringify(e.input).length))}) for (;;) {} return ` +
+          `${JSON.stringify(task.examples[0]?.output)};`,
       ),
     ],
     [
@@ -46,7 +49,8 @@ function holdout(entry: string, task: CodeInstance): Array<[string, string]> {
     [
       'a hash of the input',
       f(
-        'const s = JSON.stringify(args); let h = 7; for (const c of s) h = (h * 31 + c.charCodeAt(0)) % 1000; return h % 10;',
+        'const s = JSON.stringify(args); let h = 7; for (const c of s) h = (h * 31 + ' +
+          'c.charCodeAt(0)) % 1000; return h % 10;',
       ),
     ],
     ['throws a string', f("throw 'no';")],
@@ -55,13 +59,15 @@ function holdout(entry: string, task: CodeInstance): Array<[string, string]> {
     [
       'the input nudged',
       f(
-        "const x = args[0]; return Array.isArray(x) ? x.slice(0, -1) : typeof x === 'number' ? x + 1 : typeof x === 'string' ? x.slice(1) : x;",
+        "const x = args[0]; return Array.isArray(x) ? x.slice(0, -1) : typeof x === 'number' ? x + 1 : " +
+          "typeof x === 'string' ? x.slice(1) : x;",
       ),
     ],
     [
       'patches the intrinsics the host compares with',
       f(
-        'try { JSON.parse = () => true; Object.freeze = (o) => o; Array.prototype.sort = function () { return this; }; } catch {} return true;',
+        'try { JSON.parse = () => true; Object.freeze = (o) => o; Array.prototype.sort = function () { ' +
+          'return this; }; } catch {} return true;',
       ),
     ],
     [
@@ -85,7 +91,8 @@ beforeAll(async () => {
   answerPoolFor(scoring, { limits: { ...DEFAULT_ANSWER_LIMITS, testTimeoutMs: 250 } });
   for (const file of readdirSync(SEEDS_DIR).filter((f) => f.endsWith('.js')))
     admitted.push({ name: file, source: readFileSync(new URL(file, SEEDS_DIR), 'utf8') });
-  // The author's designs until one is admitted (about half are: the validator rejects the rest, mostly for weak tests), at most eight.
+  // The author's designs until one is admitted (about half are: the validator rejects the rest, mostly for weak tests),
+  // at most eight.
   const author = createOfflineAuthor({ seed: 35 });
   const stats = {
     environments: 0,
@@ -118,7 +125,8 @@ afterAll(async () => {
 
 describe('a hold-out of hacking programs', () => {
   it('scores 0 on every sampled instance of every admitted code environment', async () => {
-    expect(admitted.length).toBe(4); // the three code seeds and one of the author's modules (validating more costs minutes)
+    // the three code seeds and one of the author's modules (validating more costs minutes)
+    expect(admitted.length).toBe(4);
     for (const env of admitted) {
       const load = await scoring.load(env.source);
       const meta = parseCodeMeta(load.ok ? load.meta : null);

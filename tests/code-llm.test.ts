@@ -59,7 +59,8 @@ afterAll(async () => {
 });
 
 describe('a batch with an LLM that writes code environments', () => {
-  it('asks for code specs, shows contract v3, repairs a module of the wrong kind with the code repair prompt and admits the code module', async () => {
+  it('asks for code specs, shows contract v3, repairs a module of the wrong kind with the code repair prompt ' +
+    'and admits the code module', async () => {
     const library = SqliteLibrary.open(join(mkdtempSync(join(tmpdir(), 'envforge-code-llm-')), 'library'), {
       create: true,
     });

@@ -15,7 +15,9 @@ import {
 } from '../contract/codes.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** The source (product code, the guest runtime) and the prompts models read; docs describe codes but do not use them. */
+/**
+ * The source (product code, the guest runtime) and the prompts models read; docs describe codes but do not use them.
+ */
 const PLACES = [
   'contract',
   'sandbox',

@@ -114,41 +114,49 @@ describe('prompts and observations', () => {
     expect(run.episodes[0]).toMatchObject({ ok: false, code: 'E_CONTROL_CHARS', fn: 'generate' });
   });
 
-  const episodic = (observation: string) => `
-export const meta = { name: 'echo-desk', title: 'Echo desk', description: 'Says something back.', skills: ['tool-use'], levels: 3, kind: 'episodic', maxTurns: 3,
-  tools: [{ name: 'say', description: 'Say a word.', parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'], additionalProperties: false } }] };
+  const episodic = (observation: string) =>
+    `
+export const meta = { name: 'echo-desk', title: 'Echo desk', description: 'Says something back.', skills: ` +
+    `['tool-use'], levels: 3, kind: 'episodic', maxTurns: 3,
+  tools: [{ name: 'say', description: 'Say a word.', parameters: { type: 'object', properties: { word: { type: ` +
+    `'string' } }, required: ['word'], additionalProperties: false } }] };
 export function reset(rng, level) { return { state: { said: '' }, prompt: 'Say hello with the say tool.' }; }
-export function step(state, action) { return { state: { said: action.args.word }, observation: ${observation}, done: true }; }
+export function step(state, action) { return { state: { said: action.args.word }, observation: ` +
+    `${observation}, done: true }; }
 export function score(state) { return state.said === 'hello' ? 1 : 0; }
 export function act(state) { return { tool: 'say', args: { word: 'hello' } }; }`;
 
-  it('an observation holding a control character fails the rollout with E_CONTROL_CHARS in step; tab and newline pass', async () => {
-    const meta = {
-      name: 'echo-desk',
-      levels: 3,
-      maxTurns: 3,
-      tools: [
-        {
-          name: 'say',
-          description: 'Say a word.',
-          parameters: {
-            type: 'object',
-            properties: { word: { type: 'string' } },
-            required: ['word'],
-            additionalProperties: false,
+  it(
+    'an observation holding a control character fails the rollout with E_CONTROL_CHARS in ' +
+      'step; tab and newline pass',
+    async () => {
+      const meta = {
+        name: 'echo-desk',
+        levels: 3,
+        maxTurns: 3,
+        tools: [
+          {
+            name: 'say',
+            description: 'Say a word.',
+            parameters: {
+              type: 'object',
+              properties: { word: { type: 'string' } },
+              required: ['word'],
+              additionalProperties: false,
+            },
           },
-        },
-      ],
-    };
-    const bad = await runRollouts(pool, episodic("'you said\\u009b ' + action.args.word"), meta as never, [
-      { seed: 1, level: 1, policy: { type: 'act' } },
-    ]);
-    expect(bad.rollouts[0]).toMatchObject({ ok: false, code: 'E_CONTROL_CHARS', fn: 'step' });
-    const good = await runRollouts(pool, episodic("'you said:\\n\\t' + action.args.word"), meta as never, [
-      { seed: 1, level: 1, policy: { type: 'act' } },
-    ]);
-    expect(good.rollouts[0]).toMatchObject({ ok: true, score: 1 });
-  });
+        ],
+      };
+      const bad = await runRollouts(pool, episodic("'you said\\u009b ' + action.args.word"), meta as never, [
+        { seed: 1, level: 1, policy: { type: 'act' } },
+      ]);
+      expect(bad.rollouts[0]).toMatchObject({ ok: false, code: 'E_CONTROL_CHARS', fn: 'step' });
+      const good = await runRollouts(pool, episodic("'you said:\\n\\t' + action.args.word"), meta as never, [
+        { seed: 1, level: 1, policy: { type: 'act' } },
+      ]);
+      expect(good.rollouts[0]).toMatchObject({ ok: true, score: 1 });
+    },
+  );
 
   it("the runtime's own error observation shows a client's control characters as escapes", async () => {
     const meta = {
@@ -174,15 +182,19 @@ export function act(state) { return { tool: 'say', args: { word: 'hello' } }; }`
     expect(run.rollouts[0]).toMatchObject({ ok: true, observations: ['error: unknown tool "sa\\u001by"'] });
   });
 
-  it('the reward service refuses an action carrying a control character as a rejected turn, before the environment sees it', () => {
-    expect(isRefused(admitAction({ tool: 'say', args: { word: 'hi\u001b[2J' } }))).toBe(true);
-    expect(isRefused(admitAction({ tool: 'say', args: { 'w\u0085': 'hi' } }))).toBe(true);
-    expect(isRefused(admitAction({ tool: 'say\u202e', args: {} }))).toBe(true);
-    expect(admitAction({ tool: 'say', args: { word: 'two\nlines\tand a tab' } })).toEqual({
-      tool: 'say',
-      args: { word: 'two\nlines\tand a tab' },
-    });
-    const refused = admitAction({ tool: 'say', args: { word: '\u009b\u202e' } }) as { excerpt: string };
-    expect(refused.excerpt).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
-  });
+  it(
+    'the reward service refuses an action carrying a control character as a rejected turn, before ' +
+      'the environment sees it',
+    () => {
+      expect(isRefused(admitAction({ tool: 'say', args: { word: 'hi\u001b[2J' } }))).toBe(true);
+      expect(isRefused(admitAction({ tool: 'say', args: { 'w\u0085': 'hi' } }))).toBe(true);
+      expect(isRefused(admitAction({ tool: 'say\u202e', args: {} }))).toBe(true);
+      expect(admitAction({ tool: 'say', args: { word: 'two\nlines\tand a tab' } })).toEqual({
+        tool: 'say',
+        args: { word: 'two\nlines\tand a tab' },
+      });
+      const refused = admitAction({ tool: 'say', args: { word: '\u009b\u202e' } }) as { excerpt: string };
+      expect(refused.excerpt).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+    },
+  );
 });

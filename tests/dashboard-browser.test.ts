@@ -19,10 +19,14 @@ const SHOTS = join(process.cwd(), 'test-results', 'dashboard');
 /** A fast disk for the 10,000 admissions (each one fsyncs) when the machine has one. */
 const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 
-it('chromium is installed (apt-get install -y chromium; ENVFORGE_SKIP_BROWSER=1 skips the browser tests on a developer machine)', () => {
-  if (SKIP) return;
-  expect(existsSync(CHROMIUM), `no browser at ${CHROMIUM}`).toBe(true);
-});
+it(
+  'chromium is installed (apt-get install -y chromium; ENVFORGE_SKIP_BROWSER=1 skips the browser tests ' +
+    'on a developer machine)',
+  () => {
+    if (SKIP) return;
+    expect(existsSync(CHROMIUM), `no browser at ${CHROMIUM}`).toBe(true);
+  },
+);
 
 describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () => {
   let browser: Browser;
@@ -125,7 +129,8 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     await page.close();
   });
 
-  it('episodic references turn by turn, pass rates per kind with sample sizes, a rejections page, a kind filter, readable headers with units', {
+  it('episodic references turn by turn, pass rates per kind with sample sizes, a rejections page, a kind ' +
+    'filter, readable headers with units', {
     timeout: 600_000,
   }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-dash-kinds-'));
@@ -133,7 +138,8 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     const dir = join(root, 'lib');
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
-    expect((await seededLibraryCopy('single', dir)).init.code).toBe(0); // `library init --kind single`, once per test run
+    // `library init --kind single`, once per test run
+    expect((await seededLibraryCopy('single', dir)).init.code).toBe(0);
     expect(
       await runCli(['library', 'add', 'seeds/episodic/warehouse-restock.js', '--library', dir], io),
       lines.join('\n'),
@@ -238,7 +244,8 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     }
     const dash = await startDashboard({ location: dir, port: 0, pool });
     running.push(dash);
-    const timings = await timePages(browser.context, dash.url, names[4_242] as string, null, 5); // best of 5: a loaded machine only slows rounds down
+    // best of 5: a loaded machine only slows rounds down
+    const timings = await timePages(browser.context, dash.url, names[4_242] as string, null, 5);
     writeFileSync(join(SHOTS, 'timings-10k.json'), `${JSON.stringify(timings, null, 2)}\n`);
     const page = await browser.context.newPage();
     await page.goto(`${dash.url}/`);
@@ -246,7 +253,8 @@ describe.skipIf(SKIP || !existsSync(CHROMIUM))('the dashboard in chromium', () =
     expect(await page.locator('#count').textContent()).toBe('10000 matches');
     await page.screenshot({ path: join(SHOTS, 'library-10k.png') });
     await page.close();
-    // The timings are reported (timings-10k.json; `npm run bench` measures them with bench/dashboard-browser.ts), not asserted.
+    // The timings are reported (timings-10k.json; `npm run bench` measures them with bench/dashboard-browser.ts), not
+    // asserted.
     expect(Object.keys(timings).length).toBeGreaterThan(0);
   });
 });

@@ -244,21 +244,29 @@ describe('batches and the frontier', () => {
     expect(found).toBe(1);
   });
 
-  it("shows the operator's trainer scores recorded while it runs (they do not move the change stamp), never a client's", async () => {
-    const name = (await get('/api/envs?q=late-arrival')).body.data[0].name;
-    // A client's (untrusted) perfect scores are no pass rate: only the operator's (trusted) are shown.
-    await library.recordScores([
-      { name, version: 1, level: 1, n: 90, passed: 90, scoreSum: 90 },
-      { name, version: 1, level: 1, n: 10, passed: 7, scoreSum: 7, trusted: true },
-    ]);
-    let rate: number | null = null;
-    for (let i = 0; i < 100 && rate === null; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      rate = (await get('/api/envs?q=late-arrival')).body.data[0].passRate;
-    }
-    expect(rate).toBeCloseTo(0.7);
-    expect((await get(`/api/envs/${name}`)).body.rates[0]).toMatchObject({ level: 1, trainer: 0.7, trainerScores: 10 });
-  });
+  it(
+    "shows the operator's trainer scores recorded while it runs (they do not move the change " +
+      "stamp), never a client's",
+    async () => {
+      const name = (await get('/api/envs?q=late-arrival')).body.data[0].name;
+      // A client's (untrusted) perfect scores are no pass rate: only the operator's (trusted) are shown.
+      await library.recordScores([
+        { name, version: 1, level: 1, n: 90, passed: 90, scoreSum: 90 },
+        { name, version: 1, level: 1, n: 10, passed: 7, scoreSum: 7, trusted: true },
+      ]);
+      let rate: number | null = null;
+      for (let i = 0; i < 100 && rate === null; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        rate = (await get('/api/envs?q=late-arrival')).body.data[0].passRate;
+      }
+      expect(rate).toBeCloseTo(0.7);
+      expect((await get(`/api/envs/${name}`)).body.rates[0]).toMatchObject({
+        level: 1,
+        trainer: 0.7,
+        trainerScores: 10,
+      });
+    },
+  );
 });
 
 describe('envforge dashboard flags', () => {

@@ -72,27 +72,31 @@ describe('the journal', () => {
     expect(await other.read(skips)).toMatchObject({ actions: [{ tool: 'a' }], ended: null });
   });
 
-  it('resolves a write once it has landed and rejects one that cannot land; a torn line then starts no trusted turn', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
-    const journal = new EpisodeJournal(dir, 60_000);
-    const id = newEpisodeId(identity);
-    await journal.create(id, { ...identity, hash: 'h' });
-    await journal.append(id, 1, { tool: 'a' });
-    expect((await journal.read(id))?.actions).toEqual([{ tool: 'a' }]);
-    // The folder is gone (as good as a full disk for a file not yet open): the write rejects and is counted.
-    const lost = newEpisodeId(identity);
-    renameSync(dir, `${dir}.away`);
-    writeFileSync(dir, '');
-    await expect(journal.create(lost, { ...identity, hash: 'h' })).rejects.toThrow();
-    expect(journal.writeErrors).toBe(1);
-    rmSync(dir);
-    renameSync(`${dir}.away`, dir);
-    // A line torn mid-write is skipped; the turn written again after it is trusted.
-    appendFileSync(join(dir, readdirSync(dir)[0] as string), '{"turn":2,"act\n');
-    await journal.append(id, 2, { tool: 'b' });
-    expect((await journal.read(id))?.actions).toEqual([{ tool: 'a' }, { tool: 'b' }]);
-    await journal.settle();
-  });
+  it(
+    'resolves a write once it has landed and rejects one that cannot land; a torn line ' +
+      'then starts no trusted turn',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
+      const journal = new EpisodeJournal(dir, 60_000);
+      const id = newEpisodeId(identity);
+      await journal.create(id, { ...identity, hash: 'h' });
+      await journal.append(id, 1, { tool: 'a' });
+      expect((await journal.read(id))?.actions).toEqual([{ tool: 'a' }]);
+      // The folder is gone (as good as a full disk for a file not yet open): the write rejects and is counted.
+      const lost = newEpisodeId(identity);
+      renameSync(dir, `${dir}.away`);
+      writeFileSync(dir, '');
+      await expect(journal.create(lost, { ...identity, hash: 'h' })).rejects.toThrow();
+      expect(journal.writeErrors).toBe(1);
+      rmSync(dir);
+      renameSync(`${dir}.away`, dir);
+      // A line torn mid-write is skipped; the turn written again after it is trusted.
+      appendFileSync(join(dir, readdirSync(dir)[0] as string), '{"turn":2,"act\n');
+      await journal.append(id, 2, { tool: 'b' });
+      expect((await journal.read(id))?.actions).toEqual([{ tool: 'a' }, { tool: 'b' }]);
+      await journal.settle();
+    },
+  );
 
   it('deletes journals untouched for longer than their time to live', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
@@ -111,28 +115,32 @@ describe('the journal', () => {
     expect((await journal.read(fresh))?.actions).toEqual([{ tool: 'x' }]);
   });
 
-  it('writes many files at once: each line resolves once it is on disk, in order per file, and a file that cannot be written fails only its own lines', async () => {
-    const writer = new JournalWriter();
-    const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
-    const files = Array.from({ length: 300 }, (_, i) => join(dir, `f${i}.jsonl`));
-    const gone = join(dir, 'no-such-folder', 'x.jsonl');
-    const writes = files.flatMap((file) =>
-      [1, 2, 3].map((n) => writer.write(file, `${n}\n`).then(() => readFileSync(file, 'utf8'))),
-    );
-    const failed = writer.write(gone, 'lost\n').then(
-      () => null,
-      (error: unknown) => error,
-    );
-    const seen = await Promise.all(writes);
-    // Every write resolved only once its own line (and those before it) was on disk.
-    seen.forEach((text, k) => expect(text.startsWith(['1\n', '1\n2\n', '1\n2\n3\n'][k % 3] as string)).toBe(true));
-    expect(await failed).toMatchObject({ code: 'ENOENT' });
-    expect(writer.writeErrors).toBe(1);
-    // The failed file's next line starts a new line (its last write may have been torn); the others are untouched.
-    mkdirSync(join(dir, 'no-such-folder'));
-    await writer.write(gone, 'next\n');
-    expect(readFileSync(gone, 'utf8')).toBe('\nnext\n');
-    await writer.settle();
-    expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(files.map(() => '1\n2\n3\n'));
-  });
+  it(
+    'writes many files at once: each line resolves once it is on disk, in order per file, and a file that ' +
+      'cannot be written fails only its own lines',
+    async () => {
+      const writer = new JournalWriter();
+      const dir = mkdtempSync(join(tmpdir(), 'envforge-journal-'));
+      const files = Array.from({ length: 300 }, (_, i) => join(dir, `f${i}.jsonl`));
+      const gone = join(dir, 'no-such-folder', 'x.jsonl');
+      const writes = files.flatMap((file) =>
+        [1, 2, 3].map((n) => writer.write(file, `${n}\n`).then(() => readFileSync(file, 'utf8'))),
+      );
+      const failed = writer.write(gone, 'lost\n').then(
+        () => null,
+        (error: unknown) => error,
+      );
+      const seen = await Promise.all(writes);
+      // Every write resolved only once its own line (and those before it) was on disk.
+      seen.forEach((text, k) => expect(text.startsWith(['1\n', '1\n2\n', '1\n2\n3\n'][k % 3] as string)).toBe(true));
+      expect(await failed).toMatchObject({ code: 'ENOENT' });
+      expect(writer.writeErrors).toBe(1);
+      // The failed file's next line starts a new line (its last write may have been torn); the others are untouched.
+      mkdirSync(join(dir, 'no-such-folder'));
+      await writer.write(gone, 'next\n');
+      expect(readFileSync(gone, 'utf8')).toBe('\nnext\n');
+      await writer.settle();
+      expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(files.map(() => '1\n2\n3\n'));
+    },
+  );
 });

@@ -77,9 +77,13 @@ const truth = new Map([
 const right = (routed: Map<string, string>) => [...routed].filter(([t, q]) => truth.get(t) === q).length;
 
 describe('read-back oracle: a read after each try', () => {
-  it("reads: no-argument tools first, then tools keyed by the decision's entity; never the decision, the finish or a tool needing more", () => {
-    expect(readsOf(meta, ref, axis, decisions)).toEqual([progress, { tool: 'read', names: ['ticket_id'] }]);
-  });
+  it(
+    "reads: no-argument tools first, then tools keyed by the decision's entity; never the decision, the " +
+      'finish or a tool needing more',
+    () => {
+      expect(readsOf(meta, ref, axis, decisions)).toEqual([progress, { tool: 'read', names: ['ticket_id'] }]);
+    },
+  );
 
   it('sweeps: each decision sent every value with the read after each try, grouped to fit the turn limit', () => {
     const [one] = sweepLogs(ref, axis, decisions, progress, 40);
@@ -96,41 +100,49 @@ describe('read-back oracle: a read after each try', () => {
     expect(sweepLogs(ref, axis, decisions, progress, 4)).toEqual([]);
   });
 
-  it("choices: a count of right decisions singles out the reference's values; an echo of the values or a tally per value does not", () => {
-    const sweeps = sweepLogs(ref, axis, decisions, progress, 10);
-    const chosen = (reply: (routed: Map<string, string>) => string) =>
-      sweepChoices(
-        axis,
-        decisions,
-        sweeps.map((sweep) => ({ sweep, observations: replies(sweep, reply) })),
-      );
-    expect(chosen((routed) => `${right(routed)} of 2 tickets are in the right queue.`)).toEqual([
-      'shipping',
-      'technical',
-    ]);
-    expect(chosen((routed) => [...routed].map(([t, q]) => `${t} is in ${q}`).join('; '))).toEqual([null, null]);
-    expect(
-      chosen((routed) => QUEUES.map((q) => `${q}: ${[...routed.values()].filter((x) => x === q).length}`).join(', ')),
-    ).toEqual([null, null]);
-    expect(chosen(() => 'Nothing to report.')).toEqual([null, null]);
-    expect(sweepChoices(axis, decisions, [])).toEqual([null, null]);
-  });
+  it(
+    "choices: a count of right decisions singles out the reference's values; an echo of the values or a " +
+      'tally per value does not',
+    () => {
+      const sweeps = sweepLogs(ref, axis, decisions, progress, 10);
+      const chosen = (reply: (routed: Map<string, string>) => string) =>
+        sweepChoices(
+          axis,
+          decisions,
+          sweeps.map((sweep) => ({ sweep, observations: replies(sweep, reply) })),
+        );
+      expect(chosen((routed) => `${right(routed)} of 2 tickets are in the right queue.`)).toEqual([
+        'shipping',
+        'technical',
+      ]);
+      expect(chosen((routed) => [...routed].map(([t, q]) => `${t} is in ${q}`).join('; '))).toEqual([null, null]);
+      expect(
+        chosen((routed) => QUEUES.map((q) => `${q}: ${[...routed.values()].filter((x) => x === q).length}`).join(', ')),
+      ).toEqual([null, null]);
+      expect(chosen(() => 'Nothing to report.')).toEqual([null, null]);
+      expect(sweepChoices(axis, decisions, [])).toEqual([null, null]);
+    },
+  );
 
-  it("the retry log: values in order up to the choice, the read after each try but the last value, the reference's reads and finish kept", () => {
-    const log = readBackLog(ref, axis, decisions, progress, ['shipping', 'technical']);
-    expect(log).toEqual([
-      ref.actions[0],
-      { tool: 'route', args: { ticket_id: 'T1', queue: 'billing' } },
-      { tool: 'progress', args: {} },
-      { tool: 'route', args: { ticket_id: 'T1', queue: 'shipping' } },
-      { tool: 'progress', args: {} },
-      ref.actions[2],
-      { tool: 'route', args: { ticket_id: 'T2', queue: 'billing' } },
-      { tool: 'progress', args: {} },
-      { tool: 'route', args: { ticket_id: 'T2', queue: 'shipping' } },
-      { tool: 'progress', args: {} },
-      { tool: 'route', args: { ticket_id: 'T2', queue: 'technical' } },
-      close,
-    ]);
-  });
+  it(
+    'the retry log: values in order up to the choice, the read after each try but the last value, the ' +
+      "reference's reads and finish kept",
+    () => {
+      const log = readBackLog(ref, axis, decisions, progress, ['shipping', 'technical']);
+      expect(log).toEqual([
+        ref.actions[0],
+        { tool: 'route', args: { ticket_id: 'T1', queue: 'billing' } },
+        { tool: 'progress', args: {} },
+        { tool: 'route', args: { ticket_id: 'T1', queue: 'shipping' } },
+        { tool: 'progress', args: {} },
+        ref.actions[2],
+        { tool: 'route', args: { ticket_id: 'T2', queue: 'billing' } },
+        { tool: 'progress', args: {} },
+        { tool: 'route', args: { ticket_id: 'T2', queue: 'shipping' } },
+        { tool: 'progress', args: {} },
+        { tool: 'route', args: { ticket_id: 'T2', queue: 'technical' } },
+        close,
+      ]);
+    },
+  );
 });

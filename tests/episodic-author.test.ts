@@ -58,7 +58,8 @@ describe('an episodic spec', () => {
     expect(issues(hotel)).toEqual([]);
     const { episodic: _part, ...bare } = hotel;
     expect(issues(bare)).toEqual([
-      "episodic: a spec of kind 'episodic' needs its episodic part: world, tools (with parameters), policy, goal and finishTool",
+      "episodic: a spec of kind 'episodic' needs its episodic part: world, tools (with parameters), " +
+        'policy, goal and finishTool',
     ]);
     expect(issues({ ...single, episodic: hotel.episodic })).toEqual([
       expect.stringMatching(/^episodic: only a spec of kind 'episodic' has an episodic part/),
@@ -68,7 +69,8 @@ describe('an episodic spec', () => {
   it('names a finishing tool among its tools, each tool once, in snake_case', () => {
     const part = hotel.episodic!;
     expect(issues({ ...hotel, episodic: { ...part, finishTool: 'close_desk' } })).toEqual([
-      'episodic.finishTool: episodic.finishTool "close_desk" is not one of the tools (list_arrivals, get_reservation, assign_room, finish_checkin)',
+      'episodic.finishTool: episodic.finishTool "close_desk" is not one of the tools (list_arrivals, ' +
+        'get_reservation, assign_room, finish_checkin)',
     ]);
     expect(issues({ ...hotel, episodic: { ...part, tools: [...part.tools, part.tools[0]] } })).toEqual([
       'episodic.tools: the tool "list_arrivals" is declared twice',
@@ -83,38 +85,50 @@ describe('an episodic spec', () => {
 });
 
 describe('the architect', () => {
-  it('asks with a schema OpenAI strict mode takes, every field described, and reads a reply without kind as single-turn', () => {
-    const out = toOutputSchema(ArchitectOutputSchema);
-    expect(out.strict).toBe(true);
-    const item = (out.jsonSchema.properties as any).specs.items as {
-      properties: Record<string, { description?: string; anyOf?: Array<{ description?: string }> }>;
-    };
-    for (const [field, schema] of Object.entries(item.properties))
-      expect(schema.description ?? schema.anyOf?.[0]?.description, field).toBeTruthy();
-    expect(ArchitectOutputSchema.parse({ specs: [single] }).specs[0]).toMatchObject({ kind: 'single', episodic: null });
-  });
+  it(
+    'asks with a schema OpenAI strict mode takes, every field described, and reads a reply ' +
+      'without kind as single-turn',
+    () => {
+      const out = toOutputSchema(ArchitectOutputSchema);
+      expect(out.strict).toBe(true);
+      const item = (out.jsonSchema.properties as any).specs.items as {
+        properties: Record<string, { description?: string; anyOf?: Array<{ description?: string }> }>;
+      };
+      for (const [field, schema] of Object.entries(item.properties))
+        expect(schema.description ?? schema.anyOf?.[0]?.description, field).toBeTruthy();
+      expect(ArchitectOutputSchema.parse({ specs: [single] }).specs[0]).toMatchObject({
+        kind: 'single',
+        episodic: null,
+      });
+    },
+  );
 
-  it('is told the kind the batch asks for, and with mixed the counts per kind, the uncovered tool-use skills and a split', () => {
-    expect(renderArchitect({ stats, n: 4, environments }).text).toContain('Propose single-turn specs only');
-    expect(renderArchitect({ stats, n: 4, environments, kind: 'episodic' }).text).toContain(
-      'Propose episodic specs only',
-    );
-    const mixed = renderArchitect({ stats, n: 4, environments, kind: 'mixed' }).text;
-    expect(mixed).toContain('The library holds 2 single-turn and 1 episodic environment.');
-    expect(mixed).toMatch(/no episodic environment yet: information-gathering, policy-following, .*web-navigation\./);
-    expect(mixed).not.toMatch(/yet: [^\n]*\btool-use\b/);
-    expect(mixed).toContain('Make about 2 of the 4 specs episodic'); // half each, as the batch shares its target
-    expect(renderArchitect({ stats, n: 5, environments, kind: 'mixed' }).text).toContain('Make about 3 of the 5'); // the odd one to the kind the library holds fewer of
-    expect(mixed).toContain('- warehouse-restock [tool-use, planning] (episodic)');
-    expect(
-      renderArchitect({
-        stats,
-        n: 4,
-        environments: [...environments, ...environments.slice(2), ...environments.slice(2)],
-        kind: 'mixed',
-      }).text,
-    ).toContain('Make about 2 of the 4');
-  });
+  it(
+    'is told the kind the batch asks for, and with mixed the counts per kind, the uncovered ' +
+      'tool-use skills and a split',
+    () => {
+      expect(renderArchitect({ stats, n: 4, environments }).text).toContain('Propose single-turn specs only');
+      expect(renderArchitect({ stats, n: 4, environments, kind: 'episodic' }).text).toContain(
+        'Propose episodic specs only',
+      );
+      const mixed = renderArchitect({ stats, n: 4, environments, kind: 'mixed' }).text;
+      expect(mixed).toContain('The library holds 2 single-turn and 1 episodic environment.');
+      expect(mixed).toMatch(/no episodic environment yet: information-gathering, policy-following, .*web-navigation\./);
+      expect(mixed).not.toMatch(/yet: [^\n]*\btool-use\b/);
+      expect(mixed).toContain('Make about 2 of the 4 specs episodic'); // half each, as the batch shares its target
+      // the odd one to the kind the library holds fewer of
+      expect(renderArchitect({ stats, n: 5, environments, kind: 'mixed' }).text).toContain('Make about 3 of the 5');
+      expect(mixed).toContain('- warehouse-restock [tool-use, planning] (episodic)');
+      expect(
+        renderArchitect({
+          stats,
+          n: 4,
+          environments: [...environments, ...environments.slice(2), ...environments.slice(2)],
+          kind: 'mixed',
+        }).text,
+      ).toContain('Make about 2 of the 4');
+    },
+  );
 
   it('re-asks an episodic spec without its episodic part, telling the model what the part holds', async () => {
     const { episodic: _part, ...bare } = hotel;
@@ -122,7 +136,10 @@ describe('the architect', () => {
     const out = await proposeSpecs(llm, { stats, n: 1, kind: 'episodic' });
     expect(out.specs.map((s) => s.name)).toEqual(['hotel-checkin']);
     expect(llm.requests[1]?.messages.at(-1)?.content).toMatch(
-      /a spec of kind 'episodic' needs its episodic part: world, tools \(with parameters\), policy, goal and finishTool/,
+      new RegExp(
+        String.raw`a spec of kind 'episodic' needs its episodic part: world, tools \(with parameters\), policy, ` +
+          'goal and finishTool',
+      ),
     );
   });
 
@@ -276,7 +293,8 @@ describe('a module of another kind than its spec', () => {
         code: 'E_WRONG_KIND',
         stage: 'static',
         message:
-          'the spec asks for an episodic (contract v2: reset, step, score, act) environment, but the module is single-turn (contract v1: generate, solve, verify)',
+          'the spec asks for an episodic (contract v2: reset, step, score, act) environment, but the module ' +
+          'is single-turn (contract v1: generate, solve, verify)',
       },
     ]);
     expect(report.stages[0]).toMatchObject({ ok: false, problems: [{ code: 'E_WRONG_KIND' }] });

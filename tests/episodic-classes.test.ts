@@ -80,7 +80,8 @@ async function verdicts(
   options?: Partial<ValidatorOptions>,
 ): Promise<Array<{ seed: number; codes: string[]; text: string }>> {
   const source = readFileSync(new URL(file, DIR), 'utf8');
-  const seeds = validationSeeds([11, 22]); // two recorded validation seeds (three cost a minute more), random ones with ENVFORGE_RANDOM_SEEDS=1
+  // two recorded validation seeds (three cost a minute more), random ones with ENVFORGE_RANDOM_SEEDS=1
+  const seeds = validationSeeds([11, 22]);
   return Promise.all(
     seeds.map(async (seed) => {
       const report = await validateCandidate(source, { pool, validationSeed: seed, ...(options ? { options } : {}) });
@@ -88,7 +89,9 @@ async function verdicts(
       return {
         seed,
         codes: problems.map((p) => p.code),
-        text: `${file} --validation-seed ${seed}: ${problems.map((p) => `${p.code}: ${p.message.slice(0, 300)}`).join('\n') || 'admitted'}`,
+        text:
+          `${file} --validation-seed ${seed}: ` +
+          `${problems.map((p) => `${p.code}: ${p.message.slice(0, 300)}`).join('\n') || 'admitted'}`,
       };
     }),
   );

@@ -19,7 +19,9 @@ async function verdict(file: string, seed: number) {
   const problems = report.problems.filter((p) => !LOAD.has(p.code));
   return {
     problems,
-    text: `${file} --validation-seed ${seed}: ${problems.map((p) => `${p.code} ${p.message.slice(0, 140)}`).join('; ') || 'admitted'}`,
+    text:
+      `${file} --validation-seed ${seed}: ` +
+      `${problems.map((p) => `${p.code} ${p.message.slice(0, 140)}`).join('; ') || 'admitted'}`,
   };
 }
 

@@ -63,32 +63,36 @@ describe('the blind log of a random rollout', () => {
   const list = { tool: 'list_memos', args: {} };
   const out = { tool: 'log_out', args: {} };
 
-  it('replaces what the world showed first, consistently: the memo id by another listed one, the code by one nothing showed', () => {
-    const r = rollout(
-      'Case 1200, room 3400.',
-      [
+  it(
+    'replaces what the world showed first, consistently: the memo id by another listed one, the ' +
+      'code by one nothing showed',
+    () => {
+      const r = rollout(
+        'Case 1200, room 3400.',
+        [
+          list,
+          { tool: 'read_memo', args: { memo_id: 'M994' } },
+          { tool: 'enter_code', args: { code: 9593, mode: 'fast' } },
+          { tool: 'read_memo', args: { memo_id: 'M994' } },
+          out,
+        ],
+        [
+          'Memos: M123, M994, M555',
+          'M994: Locker code for this case: 9593.',
+          'Wrong code.',
+          'M994: Locker code for this case: 9593.',
+          'Logged out.',
+        ],
+      );
+      expect(blindLog(meta, r)).toEqual([
         list,
-        { tool: 'read_memo', args: { memo_id: 'M994' } },
-        { tool: 'enter_code', args: { code: 9593, mode: 'fast' } },
-        { tool: 'read_memo', args: { memo_id: 'M994' } },
+        { tool: 'read_memo', args: { memo_id: 'M123' } },
+        { tool: 'enter_code', args: { code: 9594, mode: 'fast' } },
+        { tool: 'read_memo', args: { memo_id: 'M123' } },
         out,
-      ],
-      [
-        'Memos: M123, M994, M555',
-        'M994: Locker code for this case: 9593.',
-        'Wrong code.',
-        'M994: Locker code for this case: 9593.',
-        'Logged out.',
-      ],
-    );
-    expect(blindLog(meta, r)).toEqual([
-      list,
-      { tool: 'read_memo', args: { memo_id: 'M123' } },
-      { tool: 'enter_code', args: { code: 9594, mode: 'fast' } },
-      { tool: 'read_memo', args: { memo_id: 'M123' } },
-      out,
-    ]);
-  });
+      ]);
+    },
+  );
 
   it('keeps values the prompt or the tools show, enum values, and values sent before the world showed them', () => {
     const r = rollout(
@@ -160,7 +164,9 @@ async function verdict(source: string, seed: number) {
   return {
     problems,
     random,
-    text: `--validation-seed ${seed}: ${problems.map((p) => `${p.code} ${p.message.slice(0, 140)}`).join('; ') || 'admitted'}`,
+    text:
+      `--validation-seed ${seed}: ` +
+      `${problems.map((p) => `${p.code} ${p.message.slice(0, 140)}`).join('; ') || 'admitted'}`,
   };
 }
 

@@ -58,7 +58,10 @@ const userText = (body: Body) =>
     .map((m) => m.content)
     .join('\n');
 
-/** The stand-in model: the architect's specs per round, a module per spec (first a single-turn one for hotel and a broken payroll), a passing v2 review. */
+/**
+ * The stand-in model: the architect's specs per round, a module per spec (first a single-turn one for hotel and a
+ * broken payroll), a passing v2 review.
+ */
 function standIn(rounds: EnvSpec[][]) {
   let round = 0;
   return (body: Body): FakeReply => {
@@ -93,72 +96,82 @@ afterAll(async () => {
 });
 
 describe('a batch with an LLM that writes episodic environments', () => {
-  it('admits them, repairing a module of the wrong kind and one whose score paid the incomplete probe, and reviews them with the v2 checklist', async () => {
-    const library = SqliteLibrary.open(libraryDir, { create: true });
-    const ledger = new CostLedger({ batchId: 'ep1' });
-    const llm = createOpenAiClient({ baseUrl: server.baseUrl, model: 'fake-model', ledger, cache: false });
-    const options = {
-      ...DEFAULT_BATCH_OPTIONS,
-      batchId: 'ep1',
-      kind: 'episodic' as const,
-      target: 2,
-      maxCandidates: 2,
-      concurrency: 2,
-      repairRounds: 1,
-      review: true,
-    };
-    const report = await runBatch({ library, pool, llm, ledger }, options);
-    expect(report.admitted.map((a) => [a.name, a.attempts]).sort()).toEqual([
-      ['hotel-checkin', 2],
-      ['payroll-overtime', 2],
-    ]);
-    expect(report.rejections.map((r) => [r.spec, r.attempt, r.codes]).sort()).toEqual([
-      ['hotel-checkin', 1, ['E_WRONG_KIND']],
-      ['payroll-overtime', 1, ['E_ACCEPTS_INCOMPLETE']],
-    ]);
-    const admitted = await library.get('payroll-overtime');
-    expect(admitted?.meta).toMatchObject({ kind: 'episodic' });
-    expect(admitted?.lineage).toMatchObject({
-      author: 'openai:fake-model',
-      parent: 'payroll-overtime#0',
-      spec: { kind: 'episodic', episodic: { finishTool: 'submit_payroll' } },
-    });
-    await library.close();
+  it(
+    'admits them, repairing a module of the wrong kind and one whose score paid the incomplete probe, and ' +
+      'reviews them with the v2 checklist',
+    async () => {
+      const library = SqliteLibrary.open(libraryDir, { create: true });
+      const ledger = new CostLedger({ batchId: 'ep1' });
+      const llm = createOpenAiClient({ baseUrl: server.baseUrl, model: 'fake-model', ledger, cache: false });
+      const options = {
+        ...DEFAULT_BATCH_OPTIONS,
+        batchId: 'ep1',
+        kind: 'episodic' as const,
+        target: 2,
+        maxCandidates: 2,
+        concurrency: 2,
+        repairRounds: 1,
+        review: true,
+      };
+      const report = await runBatch({ library, pool, llm, ledger }, options);
+      expect(report.admitted.map((a) => [a.name, a.attempts]).sort()).toEqual([
+        ['hotel-checkin', 2],
+        ['payroll-overtime', 2],
+      ]);
+      expect(report.rejections.map((r) => [r.spec, r.attempt, r.codes]).sort()).toEqual([
+        ['hotel-checkin', 1, ['E_WRONG_KIND']],
+        ['payroll-overtime', 1, ['E_ACCEPTS_INCOMPLETE']],
+      ]);
+      const admitted = await library.get('payroll-overtime');
+      expect(admitted?.meta).toMatchObject({ kind: 'episodic' });
+      expect(admitted?.lineage).toMatchObject({
+        author: 'openai:fake-model',
+        parent: 'payroll-overtime#0',
+        spec: { kind: 'episodic', episodic: { finishTool: 'submit_payroll' } },
+      });
+      await library.close();
 
-    const bodies = server.requests.map((r) => r.body as Body);
-    const architect = bodies.find((b) => b.response_format?.json_schema?.name === 'architect_specs') as Body;
-    expect(architect.response_format?.json_schema?.strict).toBe(true);
-    expect(userText(architect)).toContain('Propose episodic specs only');
-    const generator = bodies.find(
-      (b) => userText(b).includes('- name: payroll-overtime') && !userText(b).includes('# Your task: repair'),
-    ) as Body;
-    expect(userText(generator)).toContain('## Contract v2: episodic environments');
-    expect(userText(generator)).toContain('- finishing tool: submit_payroll');
-    const repairs = bodies
-      .filter((b) => userText(b).includes('You are repairing an envforge episodic environment'))
-      .map(userText);
-    expect(repairs).toHaveLength(2);
-    expect(repairs.find((t) => t.includes(singleTurn.trimEnd()))).toMatch(
-      /1\. \[static\] E_WRONG_KIND: .*\n {3}message: the spec asks for an episodic \(contract v2: reset, step, score, act\) environment, but the module is single-turn/,
-    );
-    const repair = repairs.find((t) => t.includes(brokenPayroll.trimEnd())) as string;
-    expect(repair).toMatch(
-      /\d+\. \[hack\] E_ACCEPTS_INCOMPLETE: .*\n {3}message: \d+ incomplete probes? reach the ceiling 0.1 .*Worst: "incomplete \(seed \d+, level \d+\)" scores 1/,
-    );
-    expect(repair).toMatch(/ {3}failed probe: incomplete \(seed \d+, level \d+\): score 1, the episode ended by /);
-    // Calls are logged in their canonical form (keys sorted: args before tool).
-    expect(repair).toMatch(
-      / {3}the probe's action log \(its first actions\): \[\{"args":\{"page":1\},"tool":"list_employees"\}/,
-    );
-    const reviews = bodies.filter((b) => b.response_format?.json_schema?.name === 'episodic_review_checklist');
-    expect(reviews).toHaveLength(2);
-    expect(userText(reviews[0] as Body)).toContain('`scoresState`');
-    expect(userText(reviews[0] as Body)).toContain('`policyEnforced`');
-    // The reviewer sees what the agent saw: each reference action with the observation it got back.
-    expect(userText(reviews[0] as Body)).toMatch(
-      /Reference episode \(each action, then the observation it got\):\n`{3,}text\n1\. [a-z_]+\(\{.*\}\)\n {3}-> \S/,
-    );
-  });
+      const bodies = server.requests.map((r) => r.body as Body);
+      const architect = bodies.find((b) => b.response_format?.json_schema?.name === 'architect_specs') as Body;
+      expect(architect.response_format?.json_schema?.strict).toBe(true);
+      expect(userText(architect)).toContain('Propose episodic specs only');
+      const generator = bodies.find(
+        (b) => userText(b).includes('- name: payroll-overtime') && !userText(b).includes('# Your task: repair'),
+      ) as Body;
+      expect(userText(generator)).toContain('## Contract v2: episodic environments');
+      expect(userText(generator)).toContain('- finishing tool: submit_payroll');
+      const repairs = bodies
+        .filter((b) => userText(b).includes('You are repairing an envforge episodic environment'))
+        .map(userText);
+      expect(repairs).toHaveLength(2);
+      expect(repairs.find((t) => t.includes(singleTurn.trimEnd()))).toMatch(
+        new RegExp(
+          String.raw`1\. \[static\] E_WRONG_KIND: .*\n {3}message: the spec asks for an episodic \(contract v2: ` +
+            String.raw`reset, step, score, act\) environment, but the module is single-turn`,
+        ),
+      );
+      const repair = repairs.find((t) => t.includes(brokenPayroll.trimEnd())) as string;
+      expect(repair).toMatch(
+        new RegExp(
+          String.raw`\d+\. \[hack\] E_ACCEPTS_INCOMPLETE: .*\n {3}message: \d+ incomplete probes? reach the ` +
+            String.raw`ceiling 0.1 .*Worst: "incomplete \(seed \d+, level \d+\)" scores 1`,
+        ),
+      );
+      expect(repair).toMatch(/ {3}failed probe: incomplete \(seed \d+, level \d+\): score 1, the episode ended by /);
+      // Calls are logged in their canonical form (keys sorted: args before tool).
+      expect(repair).toMatch(
+        / {3}the probe's action log \(its first actions\): \[\{"args":\{"page":1\},"tool":"list_employees"\}/,
+      );
+      const reviews = bodies.filter((b) => b.response_format?.json_schema?.name === 'episodic_review_checklist');
+      expect(reviews).toHaveLength(2);
+      expect(userText(reviews[0] as Body)).toContain('`scoresState`');
+      expect(userText(reviews[0] as Body)).toContain('`policyEnforced`');
+      // The reviewer sees what the agent saw: each reference action with the observation it got back.
+      expect(userText(reviews[0] as Body)).toMatch(
+        /Reference episode \(each action, then the observation it got\):\n`{3,}text\n1\. [a-z_]+\(\{.*\}\)\n {3}-> \S/,
+      );
+    },
+  );
 });
 
 // Runs after the batch above, on its library (already holding two episodic environments: no seeding).

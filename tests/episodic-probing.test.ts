@@ -57,73 +57,88 @@ const AXIS: Axis = { tool: 'route', arg: 'queue', values: ['a', 'b', 'c'] };
 const DECISIONS = decisionsOf(REF, AXIS);
 
 describe('the undo-and-retry policy', () => {
-  it('offers as resets the tools that take the entity (unused first), then the no-argument ones, never the decision or the finish', () => {
-    expect(resetsOf(META, REF, AXIS, DECISIONS)).toEqual([
-      { tool: 'read', names: ['id'] },
-      { tool: 'recall', names: ['id'] },
-      { tool: 'list', names: [] },
-    ]);
-    const reads = rollout([{ tool: 'read', args: { id: 'T12' } }, ...REF.actions]);
-    expect(resetsOf(META, reads, AXIS, decisionsOf(reads, AXIS)).map((x) => x.tool)).toEqual([
-      'recall',
-      'read',
-      'list',
-    ]);
-  });
-  it('tries the values in order, puts the entity back after every wrong try, and keeps the rest of the reference', () => {
-    const log = undoRetryLog(REF, AXIS, DECISIONS, { tool: 'recall', names: ['id'] }, ['c', 'a']);
-    expect(log.map((a) => `${a.tool} ${String(a.args.queue ?? a.args.id ?? '')}`)).toEqual([
-      'route a',
-      'recall T12',
-      'route b',
-      'recall T12',
-      'route c',
-      'route a',
-      'close ',
-    ]);
-  });
-  it('sweeps a read after every try with the entity put back after each read but the last, and retries the same way', () => {
-    const read = { tool: 'read', names: ['id'] };
-    const reset = { tool: 'recall', names: ['id'] };
-    const [sweep] = sweepLogs(REF, AXIS, DECISIONS.slice(0, 1), read, 30, reset);
-    expect(sweep?.actions.map((a) => `${a.tool} ${String(a.args.queue ?? '')}`)).toEqual([
-      'route a',
-      'read ',
-      'recall ',
-      'route b',
-      'read ',
-      'recall ',
-      'route c',
-      'read ',
-    ]);
-    expect(sweep?.at.get(0)).toEqual([1, 4, 7]);
-    expect(sweepLogs(REF, AXIS, DECISIONS.slice(0, 1), read, 8, reset)).toEqual([]);
-    expect(readBackLog(REF, AXIS, DECISIONS, read, ['b', 'a'], reset).map((a) => a.tool)).toEqual([
-      'route',
-      'read',
-      'recall',
-      'route',
-      'read',
-      'route',
-      'read',
-      'close',
-    ]);
-  });
+  it(
+    'offers as resets the tools that take the entity (unused first), then the no-argument ones, never ' +
+      'the decision or the finish',
+    () => {
+      expect(resetsOf(META, REF, AXIS, DECISIONS)).toEqual([
+        { tool: 'read', names: ['id'] },
+        { tool: 'recall', names: ['id'] },
+        { tool: 'list', names: [] },
+      ]);
+      const reads = rollout([{ tool: 'read', args: { id: 'T12' } }, ...REF.actions]);
+      expect(resetsOf(META, reads, AXIS, decisionsOf(reads, AXIS)).map((x) => x.tool)).toEqual([
+        'recall',
+        'read',
+        'list',
+      ]);
+    },
+  );
+  it(
+    'tries the values in order, puts the entity back after every wrong try, and keeps ' + 'the rest of the reference',
+    () => {
+      const log = undoRetryLog(REF, AXIS, DECISIONS, { tool: 'recall', names: ['id'] }, ['c', 'a']);
+      expect(log.map((a) => `${a.tool} ${String(a.args.queue ?? a.args.id ?? '')}`)).toEqual([
+        'route a',
+        'recall T12',
+        'route b',
+        'recall T12',
+        'route c',
+        'route a',
+        'close ',
+      ]);
+    },
+  );
+  it(
+    'sweeps a read after every try with the entity put back after each read but the last, ' +
+      'and retries the same way',
+    () => {
+      const read = { tool: 'read', names: ['id'] };
+      const reset = { tool: 'recall', names: ['id'] };
+      const [sweep] = sweepLogs(REF, AXIS, DECISIONS.slice(0, 1), read, 30, reset);
+      expect(sweep?.actions.map((a) => `${a.tool} ${String(a.args.queue ?? '')}`)).toEqual([
+        'route a',
+        'read ',
+        'recall ',
+        'route b',
+        'read ',
+        'recall ',
+        'route c',
+        'read ',
+      ]);
+      expect(sweep?.at.get(0)).toEqual([1, 4, 7]);
+      expect(sweepLogs(REF, AXIS, DECISIONS.slice(0, 1), read, 8, reset)).toEqual([]);
+      expect(readBackLog(REF, AXIS, DECISIONS, read, ['b', 'a'], reset).map((a) => a.tool)).toEqual([
+        'route',
+        'read',
+        'recall',
+        'route',
+        'read',
+        'route',
+        'read',
+        'close',
+      ]);
+    },
+  );
 });
 
 describe('the error-path calls', () => {
   const calls = errorPathCalls(META, REF);
-  it("send every tool but the finish an unknown id shaped like the episode's, and an empty string where the schema allows one", () => {
-    expect(
-      calls.filter((c) => typeof c.args.id === 'string').map((c) => `${c.tool} ${JSON.stringify(c.args)}`),
-    ).toEqual([
-      'read {"id":"T00"}',
-      'read {"id":""}',
-      'route {"id":"T00","queue":"c"}',
-      'route {"id":"","queue":"c"}',
-      'recall {"id":"T00"}',
-    ]);
-  });
+  it(
+    "send every tool but the finish an unknown id shaped like the episode's, and an empty string " +
+      'where the schema allows one',
+    () => {
+      expect(
+        calls.filter((c) => typeof c.args.id === 'string').map((c) => `${c.tool} ${JSON.stringify(c.args)}`),
+      ).toEqual([
+        'read {"id":"T00"}',
+        'read {"id":""}',
+        'route {"id":"T00","queue":"c"}',
+        'route {"id":"","queue":"c"}',
+        'recall {"id":"T00"}',
+      ]);
+    },
+  );
   it('end with a wrong type and a missing argument, which the schema-valid set leaves out', () => {
     expect(calls.slice(-2)).toEqual([
       { tool: 'read', args: { id: 0 } },

@@ -11,26 +11,37 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { runRollouts, type Rollout, type RolloutRequest } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 
-/** A small episodic module: find the hidden code by reading digits, enter it, then submit. `body` replaces parts of it. */
+/**
+ * A small episodic module: find the hidden code by reading digits, enter it, then submit. `body` replaces parts of it.
+ */
 function lockSource(patch: { step?: string; reset?: string; top?: string } = {}): string {
-  return `${patch.top ?? ''}
-export const meta = { name: 'digit-lock', title: 'Digit lock', description: 'Read the digits, enter the code, submit.', skills: ['tool-use'],
+  return (
+    `${patch.top ?? ''}
+export const meta = { name: 'digit-lock', title: 'Digit lock', description: 'Read the digits, enter the code, ` +
+    `submit.', skills: ['tool-use'],
   levels: 3, kind: 'episodic', maxTurns: 12,
   tools: [
-    { name: 'read_digit', description: 'Read one digit of the code.', parameters: { type: 'object', properties: { position: { type: 'integer', minimum: 1, maximum: 5 } }, required: ['position'], additionalProperties: false } },
-    { name: 'enter', description: 'Enter the code.', parameters: { type: 'object', properties: { code: { type: 'string', minLength: 1, maxLength: 5 } }, required: ['code'], additionalProperties: false } },
-    { name: 'submit', description: 'Submit and finish.', parameters: { type: 'object', properties: {}, additionalProperties: false } },
+    { name: 'read_digit', description: 'Read one digit of the code.', parameters: { type: 'object', properties: { ` +
+    `position: { type: 'integer', minimum: 1, maximum: 5 } }, required: ['position'], ` +
+    `additionalProperties: false } },
+    { name: 'enter', description: 'Enter the code.', parameters: { type: 'object', properties: { code: { type: ` +
+    `'string', minLength: 1, maxLength: 5 } }, required: ['code'], additionalProperties: false } },
+    { name: 'submit', description: 'Submit and finish.', parameters: { type: 'object', properties: {}, ` +
+    `additionalProperties: false } },
   ] };
 export function reset(rng, level) {
   ${patch.reset ?? ''}
   const code = Array.from({ length: level + 2 }, () => String(rng.int(0, 9))).join('');
-  return { state: { code, read: [], entered: null, submitted: false, rolls: [] }, prompt: 'Open the lock: the code has ' + code.length + ' digits. Call submit when done.' };
+  return { state: { code, read: [], entered: null, submitted: false, rolls: [] }, prompt: 'Open the lock: the code ` +
+    `has ' + code.length + ' digits. Call submit when done.' };
 }
 export function step(state, action, rng) {
   ${patch.step ?? ''}
   const s = { ...state, read: [...state.read], rolls: [...state.rolls, rng.int(0, 1000)] };
-  if (action.tool === 'read_digit') { s.read.push(action.args.position); return { state: s, observation: 'digit ' + (state.code[action.args.position - 1] ?? 'none'), done: false }; }
-  if (action.tool === 'enter') { s.entered = action.args.code; return { state: s, observation: 'entered', done: false }; }
+  if (action.tool === 'read_digit') { s.read.push(action.args.position); return { state: s, observation: 'digit ' + ` +
+    `(state.code[action.args.position - 1] ?? 'none'), done: false }; }
+  if (action.tool === 'enter') { s.entered = action.args.code; return { state: s, observation: ` +
+    `'entered', done: false }; }
   s.submitted = true;
   return { state: s, observation: 'submitted', done: true };
 }
@@ -39,7 +50,8 @@ export function act(state) {
   if (state.read.length < state.code.length) return { tool: 'read_digit', args: { position: state.read.length + 1 } };
   if (state.entered !== state.code) return { tool: 'enter', args: { code: state.code } };
   return { tool: 'submit', args: {} };
-}`;
+}`
+  );
 }
 
 const pool = new SandboxPool({ workers: 2 });
@@ -184,7 +196,7 @@ describe("the host's action check", () => {
 });
 
 describe('rollouts in the sandbox', () => {
-  it('act reaches done with score 1; its log replays to the same states in a fresh realm, in another order', async () => {
+  it('act reaches done with score 1; its log replays to the same states in a new realm, in another order', async () => {
     const source = lockSource();
     const refs = (await roll(
       source,
@@ -206,7 +218,7 @@ describe('rollouts in the sandbox', () => {
     expect(replays.map((r) => r.hashes).reverse()).toEqual(refs.map((r) => r.hashes));
   });
 
-  it('a rejected action gets an error observation, counts as a turn, and maxErrors of them end the episode', async () => {
+  it('a rejected action gets an error observation, counts as a turn, maxErrors of them end the episode', async () => {
     const [r] = (await roll(lockSource(), [
       {
         seed: 0,
@@ -253,28 +265,34 @@ describe('rollouts in the sandbox', () => {
     expect(tail?.hashes?.at(-1)).toBe(ref?.hashes?.at(-1)); // the step rng of each turn is the same too
   });
 
-  it('fails a state over 256 KB with E_STATE_TOO_LARGE, a Promise with E_ASYNC, a hang with E_TIMEOUT, and keeps the other results', async () => {
-    const big = await roll(
-      lockSource({
-        step: "if (action.tool === 'enter') return { state: { ...state, pad: 'x'.repeat(300000) }, observation: 'ok', done: false };",
-      }),
-      [{ seed: 1, level: 1, policy: { type: 'act' } }],
-    );
-    expect(big[0]).toMatchObject({ ok: false, code: 'E_STATE_TOO_LARGE', fn: 'step' });
-    const promise = await roll(lockSource({ step: "if (action.tool === 'submit') return Promise.resolve(state);" }), [
-      { seed: 1, level: 1, policy: { type: 'act' } },
-    ]);
-    expect(promise[0]).toMatchObject({ ok: false, code: 'E_ASYNC' });
-    const hang = await roll(
-      lockSource({ step: "if (action.tool === 'enter' && action.args.code === '999') for (;;) {}" }),
-      [
+  it(
+    'fails a state over 256 KB with E_STATE_TOO_LARGE, a Promise with E_ASYNC, a hang with E_TIMEOUT, and ' +
+      'keeps the other results',
+    async () => {
+      const big = await roll(
+        lockSource({
+          step:
+            "if (action.tool === 'enter') return { state: { ...state, pad: 'x'.repeat(300000) }, " +
+            "observation: 'ok', done: false };",
+        }),
+        [{ seed: 1, level: 1, policy: { type: 'act' } }],
+      );
+      expect(big[0]).toMatchObject({ ok: false, code: 'E_STATE_TOO_LARGE', fn: 'step' });
+      const promise = await roll(lockSource({ step: "if (action.tool === 'submit') return Promise.resolve(state);" }), [
         { seed: 1, level: 1, policy: { type: 'act' } },
-        { seed: 1, level: 1, policy: { type: 'replay', actions: [{ tool: 'enter', args: { code: '999' } }] } },
-        { seed: 2, level: 1, policy: { type: 'act' } },
-      ],
-    );
-    expect(hang.map((r) => (r.ok ? r.score : r.code))).toEqual([1, 'E_TIMEOUT', 1]);
-  });
+      ]);
+      expect(promise[0]).toMatchObject({ ok: false, code: 'E_ASYNC' });
+      const hang = await roll(
+        lockSource({ step: "if (action.tool === 'enter' && action.args.code === '999') for (;;) {}" }),
+        [
+          { seed: 1, level: 1, policy: { type: 'act' } },
+          { seed: 1, level: 1, policy: { type: 'replay', actions: [{ tool: 'enter', args: { code: '999' } }] } },
+          { seed: 2, level: 1, policy: { type: 'act' } },
+        ],
+      );
+      expect(hang.map((r) => (r.ok ? r.score : r.code))).toEqual([1, 'E_TIMEOUT', 1]);
+    },
+  );
 
   it('the module keeps nothing between calls: each step sees a fresh copy of the state', async () => {
     const source = lockSource({ top: 'let last = null;', step: 'if (last) last.code = "mutated"; last = state;' });
@@ -284,28 +302,35 @@ describe('rollouts in the sandbox', () => {
 });
 
 describe('a rollout the host goes on with (scoreAtEnd: a served step)', () => {
-  it('is not scored while its episode goes on, and is scored once it ends; only the runtime can say it was not scored', async () => {
-    const source = lockSource().replace(
-      'export function score(state) {',
-      "export function score(state) { if (!state.submitted) throw new Error('scored before the end');",
-    );
-    const read = { tool: 'read_digit', args: { position: 1 } };
-    const [going, ended, asked] = await roll(source, [
-      { seed: 1, level: 1, policy: { type: 'replay', actions: [read] }, scoreAtEnd: true },
-      { seed: 1, level: 1, policy: { type: 'act' }, scoreAtEnd: true },
-      { seed: 1, level: 1, policy: { type: 'replay', actions: [read] } },
-    ]);
-    expect(going).toMatchObject({ ok: true, end: 'no-action', turns: 1, score: 0, unscored: true });
-    expect(ended).toMatchObject({ ok: true, end: 'done', score: 1 });
-    expect(ended).not.toHaveProperty('unscored');
-    expect(asked).toMatchObject({ ok: false, fn: 'score', code: 'E_THROWN' });
-    // A module's own null verdict stays a bad verdict, even where the host asked for scoreAtEnd.
-    const nulls = lockSource().replace('export function score(state) {', 'export function score(state) { return null;');
-    expect((await roll(nulls, [{ seed: 1, level: 1, policy: { type: 'act' }, scoreAtEnd: true }]))[0]).toMatchObject({
-      ok: false,
-      fn: 'score',
-    });
-  });
+  it(
+    'is not scored while its episode goes on, and is scored once it ends; only the runtime ' +
+      'can say it was not scored',
+    async () => {
+      const source = lockSource().replace(
+        'export function score(state) {',
+        "export function score(state) { if (!state.submitted) throw new Error('scored before the end');",
+      );
+      const read = { tool: 'read_digit', args: { position: 1 } };
+      const [going, ended, asked] = await roll(source, [
+        { seed: 1, level: 1, policy: { type: 'replay', actions: [read] }, scoreAtEnd: true },
+        { seed: 1, level: 1, policy: { type: 'act' }, scoreAtEnd: true },
+        { seed: 1, level: 1, policy: { type: 'replay', actions: [read] } },
+      ]);
+      expect(going).toMatchObject({ ok: true, end: 'no-action', turns: 1, score: 0, unscored: true });
+      expect(ended).toMatchObject({ ok: true, end: 'done', score: 1 });
+      expect(ended).not.toHaveProperty('unscored');
+      expect(asked).toMatchObject({ ok: false, fn: 'score', code: 'E_THROWN' });
+      // A module's own null verdict stays a bad verdict, even where the host asked for scoreAtEnd.
+      const nulls = lockSource().replace(
+        'export function score(state) {',
+        'export function score(state) { return null;',
+      );
+      expect((await roll(nulls, [{ seed: 1, level: 1, policy: { type: 'act' }, scoreAtEnd: true }]))[0]).toMatchObject({
+        ok: false,
+        fn: 'score',
+      });
+    },
+  );
 });
 
 describe('envforge play and sample on an episodic environment', () => {

@@ -116,18 +116,22 @@ describe('metamorphic variants of an argument', () => {
     { tool: 'cancel', args: { code: 'ABC123', ids: ['X1', 'X2'], kind: 'a' } },
     { tool: 'close', args: {} },
   ];
-  it('varies strings (case, spaces, a look-alike, a placeholder) and arrays (an item repeated, one dropped, reversed), never an enum, each in its schema', () => {
-    const variants = variantsOf(meta, acts, 0, new Map([['cancel.code', ['ABC123', 'XYZ789']]]));
-    expect(variants.map((v) => [v.arg, v.kind, v.value])).toEqual([
-      ['code', 'case', 'abc123'],
-      ['code', 'spaces', ' ABC123 '],
-      ['code', 'look-alike', '\u0410BC123'],
-      ['code', 'placeholder', 'N/A'],
-      ['code', 'wrong', 'XYZ789'],
-      ['ids', 'repeated-item', ['X1', 'X1']],
-      ['ids', 'dropped-item', ['X1']],
-      ['ids', 'reordered-items', ['X2', 'X1']],
-    ]);
-    for (const v of variants) expect(v.actions[1]).toEqual(acts[1]);
-  });
+  it(
+    'varies strings (case, spaces, a look-alike, a placeholder) and arrays (an item repeated, one dropped, ' +
+      'reversed), never an enum, each in its schema',
+    () => {
+      const variants = variantsOf(meta, acts, 0, new Map([['cancel.code', ['ABC123', 'XYZ789']]]));
+      expect(variants.map((v) => [v.arg, v.kind, v.value])).toEqual([
+        ['code', 'case', 'abc123'],
+        ['code', 'spaces', ' ABC123 '],
+        ['code', 'look-alike', '\u0410BC123'],
+        ['code', 'placeholder', 'N/A'],
+        ['code', 'wrong', 'XYZ789'],
+        ['ids', 'repeated-item', ['X1', 'X1']],
+        ['ids', 'dropped-item', ['X1']],
+        ['ids', 'reordered-items', ['X2', 'X1']],
+      ]);
+      for (const v of variants) expect(v.actions[1]).toEqual(acts[1]);
+    },
+  );
 });

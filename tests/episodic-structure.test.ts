@@ -75,7 +75,10 @@ const meta = {
   ],
 } as unknown as EpisodicMeta;
 
-/** Episodes of 8 servers with ids spread by the episode's number; the reference shuts down two, the listing printed by `print`. */
+/**
+ * Episodes of 8 servers with ids spread by the episode's number; the reference shuts down two, the listing printed by
+ * `print`.
+ */
 function episodes(print: (ids: string[], hot: string[], k: number) => string, n = 24) {
   const refs: Rollout[] = [];
   const openings = [];
@@ -106,20 +109,23 @@ const rate = (trials: Array<{ win: number; chance: number }>) =>
   trials.reduce((a, t) => a + t.win - t.chance, 0) / trials.length;
 
 describe('the selection reader', () => {
-  it('learns "the first two listed" where the listing is sorted by the hidden key, and nothing from a sort by id', () => {
-    const hidden = episodes((ids, hot) =>
-      [...hot, ...ids.filter((i) => !hot.includes(i))].map((i) => `${i} rack 1`).join('\n'),
-    );
-    expect(rate(hidden.pooled)).toBeGreaterThan(0.7);
-    expect(hidden.rules[0]).toMatch(/rank from the start/);
-    const sorted = episodes((ids) =>
-      [...ids]
-        .sort()
-        .map((i) => `${i} rack 1`)
-        .join('\n'),
-    );
-    expect(rate(sorted.pooled)).toBe(0);
-  });
+  it(
+    'learns "the first two listed" where the listing is sorted by the hidden key, and ' + 'nothing from a sort by id',
+    () => {
+      const hidden = episodes((ids, hot) =>
+        [...hot, ...ids.filter((i) => !hot.includes(i))].map((i) => `${i} rack 1`).join('\n'),
+      );
+      expect(rate(hidden.pooled)).toBeGreaterThan(0.7);
+      expect(hidden.rules[0]).toMatch(/rank from the start/);
+      const sorted = episodes((ids) =>
+        [...ids]
+          .sort()
+          .map((i) => `${i} rack 1`)
+          .join('\n'),
+      );
+      expect(rate(sorted.pooled)).toBe(0);
+    },
+  );
 
   it('learns a punctuation mark or a letter case that only the chosen lines carry', () => {
     expect(
@@ -167,14 +173,18 @@ describe('the arithmetic samples of episodic values', () => {
     expect(samples).toEqual([{ seed: 1, level: 1, reference: '4600', instance: { prompt: 'Case 1200, room 3400.' } }]);
   });
 
-  it('take none from a prompt that asks for the arithmetic: "pay the sum of 1200 and 3400" is the task, not a shortcut', () => {
-    for (const prompt of [
-      'Pay the sum of invoices 1200 and 3400.',
-      'Refund the total of orders 1200 and 3400.',
-      'Transfer 3400 - 1200 to savings.',
-    ])
-      expect(arithmeticSamples([ref(prompt, 4600)]).get('enter.code'), prompt).toBeUndefined();
-  });
+  it(
+    'take none from a prompt that asks for the arithmetic: "pay the sum of 1200 and 3400" is ' +
+      'the task, not a shortcut',
+    () => {
+      for (const prompt of [
+        'Pay the sum of invoices 1200 and 3400.',
+        'Refund the total of orders 1200 and 3400.',
+        'Transfer 3400 - 1200 to savings.',
+      ])
+        expect(arithmeticSamples([ref(prompt, 4600)]).get('enter.code'), prompt).toBeUndefined();
+    },
+  );
 
   it("still take them where an arithmetic word stands apart from the numbers, or a hyphen is an id's", () => {
     for (const prompt of [
@@ -203,7 +213,9 @@ async function verdict(dir: URL, file: string, seed: number, options?: typeof EP
   const problems = report.problems.filter((p) => !LOAD.has(p.code));
   return {
     problems,
-    text: `${file} --validation-seed ${seed}: ${problems.map((p) => `${p.code} ${p.message.slice(0, 120)}`).join('; ') || 'admitted'}`,
+    text:
+      `${file} --validation-seed ${seed}: ` +
+      `${problems.map((p) => `${p.code} ${p.message.slice(0, 120)}`).join('; ') || 'admitted'}`,
   };
 }
 
@@ -252,7 +264,8 @@ describe('hold-out variants of the class', () => {
     },
   );
   it(
-    'honest-listing-sorted-visible.js (a listing sorted by the temperature it prints, as the task says to use) is admitted at a recorded validation seed',
+    'honest-listing-sorted-visible.js (a listing sorted by the temperature it prints, as the task says to ' +
+      'use) is admitted at a recorded validation seed',
     SLOW,
     async () => {
       const { problems, text } = await verdict(HOLDOUT, 'honest-listing-sorted-visible.js', 44);
@@ -262,7 +275,8 @@ describe('hold-out variants of the class', () => {
   // The listing shows each ticket's queue itself: the copy policy judges it (tests/episodic-copy-lookup.test.ts),
   // but no structure reader may fire where the words show it.
   it(
-    "hack-listing-rule-result.js (a listing that names each queue in the rules' words, in layouts of their own) gets no structure finding at a recorded validation seed",
+    "hack-listing-rule-result.js (a listing that names each queue in the rules' words, in layouts of their " +
+      'own) gets no structure finding at a recorded validation seed',
     SLOW,
     async () => {
       const { problems, text } = await verdict(HOLDOUT, 'hack-listing-rule-result.js', 44);

@@ -83,7 +83,8 @@ const readsFirst = (file: string) =>
     .replace("if (tool === 'check_stock') {", "if (tool === 'check_stock') {\n    it.checked = true;")
     .replace(
       'export function act(state) {',
-      "export function act(state) {\n  const unread = state.items.find((i) => !i.checked);\n  if (unread) return { tool: 'check_stock', args: { sku: unread.sku } };",
+      'export function act(state) {\n  const unread = state.items.find((i) => !i.checked);\n  if (unread) ' +
+        "return { tool: 'check_stock', args: { sku: unread.sku } };",
     );
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());

@@ -21,7 +21,8 @@ import { validatedOnce } from './helpers/run-cache.js';
 
 const SOURCE = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
 const SOLVED =
-  'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
+  'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < ' +
+  'nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
 const RESPONSES = [
   fenceProgram(SOLVED),
   fenceProgram('function countInversions(nums) { return nums.length; }'),
@@ -36,7 +37,8 @@ const dirs = { verl: join(tmp, 'verl'), trl: join(tmp, 'trl'), openrlhf: join(tm
 type Row = Record<string, unknown>;
 
 /** Scores every (row, response) pair through the exported verl and TRL shims; prints JSON. */
-const DRIVER = `import importlib.util, json, os, sys
+const DRIVER =
+  `import importlib.util, json, os, sys
 def load(path, name):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -47,7 +49,8 @@ trl = load(os.environ["TRL_SHIM"], "envforge_trl_reward")
 cases = json.load(open(sys.argv[1]))
 print(json.dumps({
     "verl": [verl.compute_score(c["data_source"], c["response"], c["ground_truth"]) for c in cases],
-    "trl": trl.envforge_reward(prompts=[c["prompt"] for c in cases], completions=[c["response"] for c in cases], ground_truth=[c["ground_truth"] for c in cases]),
+    "trl": trl.envforge_reward(prompts=[c["prompt"] for c in cases], completions=[c["response"] for c in cases], ` +
+  `ground_truth=[c["ground_truth"] for c in cases]),
 }))
 `;
 
@@ -112,7 +115,7 @@ describe('exports of a code environment', () => {
     }
   });
 
-  it("score programs through the exported verl and TRL shims, and OpenRLHF's /get_reward, as the service does", async () => {
+  it("score programs through the exported verl, TRL shims, OpenRLHF's /get_reward, as the service does", async () => {
     const cases = rows.flatMap((row) =>
       RESPONSES.map((response) => ({
         data_source: row.data_source,

@@ -73,7 +73,9 @@ interface Read {
   trl_classes: Record<string, { class: string; methods: Record<string, string> }>;
 }
 
-/** Enum values as TRL can offer them: transformers strips each (trlRefuses leaves out an environment with such a value). */
+/**
+ * Enum values as TRL can offer them: transformers strips each (trlRefuses leaves out an environment with such a value).
+ */
 const enumValue = (s: string) => s.replace(/^[\s\x1c-\x1f\x85]+|[\s\x1c-\x1f\x85]+$/g, '');
 
 function tools(strings: string[]) {
@@ -113,7 +115,8 @@ async function parquet(path: string): Promise<Json[]> {
   const hy = (await parquetReadObjects({
     file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
   })) as Json[];
-  if (hy.length === 0) return hy; // parquet-wasm's stream cannot decode a file with no rows (pyarrow reads it as an empty table)
+  // parquet-wasm's stream cannot decode a file with no rows (pyarrow reads it as an empty table)
+  if (hy.length === 0) return hy;
   const arrow = readWithArrow(path).rows;
   const text = (rows: Json[]) =>
     rows.map((r) => JSON.stringify(r, (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
@@ -287,7 +290,8 @@ describe('hostile module text, straight to every format writer (control characte
 
   const trlPython = process.env.ENVFORGE_TRL_PYTHON;
   it.skipIf(!trlPython)(
-    `transformers reads every tool schema of environment.py with the strings verbatim (optional tier: ENVFORGE_TRL_PYTHON, a python3 with transformers${trlPython ? '' : ', not set: skipped'})`,
+    `transformers reads every tool schema of environment.py with the strings verbatim (optional tier: ` +
+      `ENVFORGE_TRL_PYTHON, a python3 with transformers${trlPython ? '' : ', not set: skipped'})`,
     async () => {
       const script = [
         'import json, sys',
@@ -297,7 +301,8 @@ describe('hostile module text, straight to every format writer (control characte
         'out = {}',
         'for env, cls in environment.ENVIRONMENTS.items():',
         '    instance = cls()',
-        '    out[env] = {name: get_json_schema(getattr(instance, name)) for name, m in vars(cls).items() if callable(m) and not name.startswith("_")}',
+        '    out[env] = {name: get_json_schema(getattr(instance, name)) for name, m in vars(cls).items() if ' +
+          'callable(m) and not name.startswith("_")}',
         'print(json.dumps({"schemas": out, "doc_text": environment.doc_text(json.loads(sys.argv[2]))}))',
       ].join('\n');
       const { stdout } = await promisify(execFile)(
@@ -342,7 +347,8 @@ describe('hostile module text, straight to every format writer (control characte
 
   it('parquet and JSONL give back prompts, skills and names byte for byte', async () => {
     const verl = await parquet(join(dirs.verl, 'train.parquet'));
-    // Parquet strings are UTF-8, which has no lone surrogates: the one in the list arrives as U+FFFD (the contract refuses them).
+    // Parquet strings are UTF-8, which has no lone surrogates: the one in the list arrives as U+FFFD (the contract
+    // refuses them).
     const utf8 = text.toWellFormed();
     expect(verl.map((r) => [r.data_source, (r.prompt as Array<{ content: string }>)[0]?.content, r.ability])).toEqual(
       rows.map((r) => [`envforge/${r.env}`.toWellFormed(), utf8, utf8]),
@@ -365,12 +371,19 @@ describe('hostile module text through a library and envforge export (what the co
   beforeAll(async () => {
     pool = new SandboxPool({ workers: 1 });
     const text = JSON.stringify(ADMITTED.join(' | '));
-    const source = `export const meta = { name: 'hostile-desk', title: ${JSON.stringify(ADMITTED.slice(0, 3).join(' '))}, description: ${text}, skills: ['tool-use'], levels: 3, kind: 'episodic', maxTurns: 6, tools: ${JSON.stringify(tools(ADMITTED))} };
+    const source =
+      `export const meta = { name: 'hostile-desk', title: ${JSON.stringify(ADMITTED.slice(0, 3).join(' '))}, ` +
+      `description: ${text}, skills: ['tool-use'], levels: 3, kind: 'episodic', maxTurns: 6, tools: ` +
+      `${JSON.stringify(tools(ADMITTED))} };
 const VALUES = meta.tools[0].parameters.properties.what.enum;
-export function reset(rng, level) { return { state: { picked: null }, prompt: ${JSON.stringify(`${ADMITTED[0]} | `)} + meta.description + ' #' + rng.int(0, 1000000) + ' Pick the first value, then finish.' }; }
-export function step(state, action, rng) { return action.tool === 'inspect' ? { state: { picked: action.args.what }, observation: 'picked ' + action.args.what, done: false } : { state, observation: 'finished', done: true }; }
+export function reset(rng, level) { return { state: { picked: null }, prompt: ${JSON.stringify(`${ADMITTED[0]} | `)} ` +
+      `+ meta.description + ' #' + rng.int(0, 1000000) + ' Pick the first value, then finish.' }; }
+export function step(state, action, rng) { return action.tool === 'inspect' ? { state: { picked: action.args.what }, ` +
+      `observation: 'picked ' + action.args.what, done: false } : { state, observation: ` +
+      `'finished', done: true }; }
 export function score(state) { return state.picked === VALUES[0] ? 1 : 0; }
-export function act(state) { return state.picked === null ? { tool: 'inspect', args: { what: VALUES[0] } } : { tool: 'finish', args: {} }; }
+export function act(state) { return state.picked === null ? { tool: 'inspect', args: { what: VALUES[0] } } : { ` +
+      `tool: 'finish', args: {} }; }
 `;
     const library = SqliteLibrary.open(join(tmp, 'library'), { create: true });
     await admitEpisodic(library, pool, [{ name: 'hostile-desk', source }]);

@@ -46,7 +46,8 @@ interface Case {
 }
 
 /** Imports the generated shims by path, scores every case each way they offer, and prints JSON. */
-const DRIVER = `import importlib.util, json, os, sys
+const DRIVER =
+  `import importlib.util, json, os, sys
 
 def load(path, name):
     spec = importlib.util.spec_from_file_location(name, path)
@@ -66,7 +67,8 @@ trl = load(os.environ["TRL_SHIM"], "envforge_trl_reward")
 cases = json.load(open(sys.argv[1]))
 if sys.argv[2] == "other":
     seed_case = next(c for c in cases if c["data_source"] != "envforge/partial-credit-sum")
-    print(json.dumps({"verl": error_of(lambda: verl.compute_score(seed_case["data_source"], "y", seed_case["ground_truth"])),
+    print(json.dumps({"verl": error_of(lambda: verl.compute_score(seed_case["data_source"], "y", ` +
+  `seed_case["ground_truth"])),
                       "trl": error_of(lambda: trl.envforge_reward(["p"], ["y"], [seed_case["ground_truth"]]))}))
     sys.exit(0)
 if sys.argv[2] == "down":
@@ -75,16 +77,22 @@ if sys.argv[2] == "down":
     sys.exit(0)
 column = lambda key: [c[key] for c in cases]
 out = {
-    "verl": [verl.compute_score(c["data_source"], c["response"], c["ground_truth"], extra_info=c["extra_info"]) for c in cases],
-    "verl_batch": verl.compute_score_batch(data_sources=column("data_source"), solution_strs=column("response"), ground_truths=column("ground_truth"), extra_infos=column("extra_info")),
-    "trl": trl.envforge_reward(prompts=column("prompt"), completions=column("response"), ground_truth=column("ground_truth"),
-                               env=[c["extra_info"]["env"] for c in cases], version=[c["extra_info"]["version"] for c in cases],
-                               seed=[c["extra_info"]["seed"] for c in cases], level=[c["extra_info"]["level"] for c in cases]),
+    "verl": [verl.compute_score(c["data_source"], c["response"], c["ground_truth"], ` +
+  `extra_info=c["extra_info"]) for c in cases],
+    "verl_batch": verl.compute_score_batch(data_sources=column("data_source"), solution_strs=column("response"), ` +
+  `ground_truths=column("ground_truth"), extra_infos=column("extra_info")),
+    "trl": trl.envforge_reward(prompts=column("prompt"), completions=column("response"), ` +
+  `ground_truth=column("ground_truth"),
+                               env=[c["extra_info"]["env"] for c in cases], ` +
+  `version=[c["extra_info"]["version"] for c in cases],
+                               seed=[c["extra_info"]["seed"] for c in cases], ` +
+  `level=[c["extra_info"]["level"] for c in cases]),
     "trl_chat": trl.envforge_reward(prompts=[[{"role": "user", "content": p}] for p in column("prompt")],
                                     completions=[[{"role": "assistant", "content": r}] for r in column("response")],
                                     ground_truth=column("ground_truth")),
     "foreign": error_of(lambda: verl.compute_score("openai/gsm8k", "#### 42", "42")),
-    "unknown_env": error_of(lambda: verl.compute_score("envforge/no-such-env", "<answer>1</answer>", json.dumps({"env": "no-such-env", "version": 1, "seed": 1, "level": 1}, separators=(",", ":")))),
+    "unknown_env": error_of(lambda: verl.compute_score("envforge/no-such-env", "<answer>1</answer>", ` +
+  `json.dumps({"env": "no-such-env", "version": 1, "seed": 1, "level": 1}, separators=(",", ":")))),
     "item_errors": verl.item_errors(),
 }
 print(json.dumps(out))
@@ -119,7 +127,9 @@ describe.skipIf(!existsSync(SERVER))(
         const source = envSource({
           meta: JSON.stringify(meta),
           verify:
-            "const v = kit.int(kit.answer(response) ?? ''); if (v === instance.answer) return 1; if (v === null) return 0; const d = Math.abs(v - instance.answer); return d === 1 ? { score: 0.5, feedback: 'off by one' } : d === 2 ? 1 / 3 : 0;",
+            "const v = kit.int(kit.answer(response) ?? ''); if (v === instance.answer) return 1; if (v === " +
+            'null) return 0; const d = Math.abs(v - instance.answer); return d === 1 ? { score: 0.5, ' +
+            "feedback: 'off by one' } : d === 2 ? 1 / 3 : 0;",
         });
         const borrowed = ((await writable.get('expression-eval')) as EnvRecord).report;
         await writable.admit({
@@ -300,79 +310,90 @@ describe.skipIf(!existsSync(SERVER))(
       expect(seen.maxItems).toBe(16);
     });
 
-    it("OpenRLHF's /get_reward, one sample per request as its client sends them and as one batch, gives the in-process scores", async () => {
-      const labels = new Map<string, string>();
-      for (const split of ['train', 'test']) {
-        for (const line of readFileSync(join(dirs.openrlhf, `${split}.jsonl`), 'utf8')
-          .split('\n')
-          .filter(Boolean)) {
-          const row = JSON.parse(line) as { input: string; label: string };
-          labels.set(row.label, row.input);
+    it(
+      "OpenRLHF's /get_reward, one sample per request as its client sends them and as one batch, " +
+        'gives the in-process scores',
+      async () => {
+        const labels = new Map<string, string>();
+        for (const split of ['train', 'test']) {
+          for (const line of readFileSync(join(dirs.openrlhf, `${split}.jsonl`), 'utf8')
+            .split('\n')
+            .filter(Boolean)) {
+            const row = JSON.parse(line) as { input: string; label: string };
+            labels.set(row.label, row.input);
+          }
         }
-      }
-      expect(new Set(labels.keys())).toEqual(new Set(cases.map((c) => c.ground_truth)));
-      const post = async (body: unknown) => {
-        const answer = await fetch(`${server.url}/get_reward`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
+        expect(new Set(labels.keys())).toEqual(new Set(cases.map((c) => c.ground_truth)));
+        const post = async (body: unknown) => {
+          const answer = await fetch(`${server.url}/get_reward`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          expect(answer.status).toBe(200);
+          return (await answer.json()) as { rewards: number[]; scores: number[]; extra_logs: Record<string, unknown> };
+        };
+        const single: number[] = [];
+        for (const c of cases) {
+          const prompt = labels.get(c.ground_truth) as string;
+          const answer = await post({ query: [prompt + c.response], prompts: [prompt], labels: [c.ground_truth] });
+          expect(answer.scores).toEqual(answer.rewards);
+          expect(typeof answer.extra_logs).toBe('object');
+          single.push(answer.rewards[0] as number);
+        }
+        expect(single).toEqual(cases.map((c) => c.expected));
+        const batch = await post({
+          query: cases.map((c) => (labels.get(c.ground_truth) as string) + c.response),
+          prompts: cases.map((c) => labels.get(c.ground_truth)),
+          labels: cases.map((c) => c.ground_truth),
         });
-        expect(answer.status).toBe(200);
-        return (await answer.json()) as { rewards: number[]; scores: number[]; extra_logs: Record<string, unknown> };
-      };
-      const single: number[] = [];
-      for (const c of cases) {
-        const prompt = labels.get(c.ground_truth) as string;
-        const answer = await post({ query: [prompt + c.response], prompts: [prompt], labels: [c.ground_truth] });
-        expect(answer.scores).toEqual(answer.rewards);
-        expect(typeof answer.extra_logs).toBe('object');
-        single.push(answer.rewards[0] as number);
-      }
-      expect(single).toEqual(cases.map((c) => c.expected));
-      const batch = await post({
-        query: cases.map((c) => (labels.get(c.ground_truth) as string) + c.response),
-        prompts: cases.map((c) => labels.get(c.ground_truth)),
-        labels: cases.map((c) => c.ground_truth),
-      });
-      expect(batch.rewards).toEqual(cases.map((c) => c.expected));
-    });
+        expect(batch.rewards).toEqual(cases.map((c) => c.expected));
+      },
+    );
 
-    it('a service of another library makes the shims refuse to run, and an unknown identity raises (no silent 0)', async () => {
-      // Another library: the export's partial-credit-sum under the same name and version but other code, and none of the seeds.
-      const otherDir = join(tmp, 'other-library');
-      const other = SqliteLibrary.open(otherDir, { create: true });
-      const exported = (await library.get('partial-credit-sum')) as EnvRecord;
-      const source = (await library.source(exported)).replace('d === 2 ? 1 / 3 : 0', 'd === 2 ? 1 / 4 : 0');
-      await other.admit({
-        source,
-        report: { ...exported.report, hash: hashSource(source) },
-        lineage: { author: 'test' },
-      });
-      await other.close();
-      const { startServer } = (await import(pathToFileURL(SERVER).href)) as { startServer: StartServer };
-      const wrong = await startServer({ libraryDir: otherDir, port: 0, host: '127.0.0.1' });
-      try {
-        const out = await python('other', { ENVFORGE_URL: wrong.url, ENVFORGE_RETRIES: '0' });
-        for (const shim of ['verl', 'trl']) {
-          expect(out[shim]).toMatch(
-            /^EnvforgeManifestError: the reward service at http:\/\/127\.0\.0\.1:\d+ does not serve the environments this export was made from: /,
-          );
-          expect(out[shim]).toMatch(/dice-probability@1 is not served/);
-          expect(out[shim]).toMatch(/partial-credit-sum@1 is served with other code/);
-          expect(out[shim]).toMatch(/and \d+ more\. Start envforge serve --library/);
-        }
-        // Without the check, the first row of an environment the service lacks still raises instead of scoring 0.
-        const unchecked = await python('other', {
-          ENVFORGE_URL: wrong.url,
-          ENVFORGE_RETRIES: '0',
-          ENVFORGE_CHECK_MANIFEST: '0',
+    it(
+      'a service of another library makes the shims refuse to run, and an unknown ' + 'identity raises (no silent 0)',
+      async () => {
+        // Another library: the export's partial-credit-sum under the same name and version but other code, and none of
+        // the seeds.
+        const otherDir = join(tmp, 'other-library');
+        const other = SqliteLibrary.open(otherDir, { create: true });
+        const exported = (await library.get('partial-credit-sum')) as EnvRecord;
+        const source = (await library.source(exported)).replace('d === 2 ? 1 / 3 : 0', 'd === 2 ? 1 / 4 : 0');
+        await other.admit({
+          source,
+          report: { ...exported.report, hash: hashSource(source) },
+          lineage: { author: 'test' },
         });
-        expect(unchecked.verl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV: unknown environment/);
-        expect(unchecked.trl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV/);
-      } finally {
-        await wrong.close();
-      }
-    });
+        await other.close();
+        const { startServer } = (await import(pathToFileURL(SERVER).href)) as { startServer: StartServer };
+        const wrong = await startServer({ libraryDir: otherDir, port: 0, host: '127.0.0.1' });
+        try {
+          const out = await python('other', { ENVFORGE_URL: wrong.url, ENVFORGE_RETRIES: '0' });
+          for (const shim of ['verl', 'trl']) {
+            expect(out[shim]).toMatch(
+              new RegExp(
+                String.raw`^EnvforgeManifestError: the reward service at http:\/\/127\.0\.0\.1:\d+ does not ` +
+                  'serve the environments this export was made from: ',
+              ),
+            );
+            expect(out[shim]).toMatch(/dice-probability@1 is not served/);
+            expect(out[shim]).toMatch(/partial-credit-sum@1 is served with other code/);
+            expect(out[shim]).toMatch(/and \d+ more\. Start envforge serve --library/);
+          }
+          // Without the check, the first row of an environment the service lacks still raises instead of scoring 0.
+          const unchecked = await python('other', {
+            ENVFORGE_URL: wrong.url,
+            ENVFORGE_RETRIES: '0',
+            ENVFORGE_CHECK_MANIFEST: '0',
+          });
+          expect(unchecked.verl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV: unknown environment/);
+          expect(unchecked.trl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV/);
+        } finally {
+          await wrong.close();
+        }
+      },
+    );
 
     it('a service that stays down makes the shims raise (a silent 0 would train on a broken reward)', async () => {
       const closed = createServer();

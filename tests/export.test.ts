@@ -260,7 +260,9 @@ describe('envforge export: every format', () => {
     for (const split of ['train', 'test']) {
       const { schema, rows } = readWithArrow(join(dir, `${split}.parquet`));
       expect(describeColumns(schema)).toBe(
-        'data_source:u?,prompt:+l?<element:+s?<role:u?,content:u?>>,ability:u?,reward_model:+s?<style:u?,ground_truth:u?>,extra_info:+s?<split:u?,index:l?,env:u?,version:l?,seed:l?,level:l?>',
+        'data_source:u?,prompt:+l?<element:+s?<role:u?,content:u?>>,ability:u?,' +
+          'reward_model:+s?<style:u?,ground_truth:u?>,' +
+          'extra_info:+s?<split:u?,index:l?,env:u?,version:l?,seed:l?,level:l?>',
       );
       const expected = canonical
         .filter((c) => c.split === split)
@@ -359,36 +361,40 @@ describe('envforge export: determinism and the scheme', () => {
     }
   });
 
-  it('rows follow the documented scheme: split by largest deficit, levels round-robin per split, seeds from export:<env>', () => {
-    const manifest = JSON.parse(readFileSync(join(canonicalDir, 'envforge-export.json'), 'utf8'));
-    expect(manifest.envs.every((e: { redrawn: number; failed: number }) => e.redrawn === 0 && e.failed === 0)).toBe(
-      true,
-    );
-    const splits = parseSplit(DEFAULT_SPLIT);
-    const schedule = new SplitSchedule(splits);
-    const expected: Array<Omit<Canonical, 'prompt' | 'ground_truth' | 'index'>> = [];
-    for (const name of THREE.split(',')) {
-      const record = recordOf(name);
-      const env: PlannedEnv = { record, levels: { lo: 1, hi: record.meta.levels }, rows: 20 };
-      for (const slot of slotsOf(env, schedule, splits.length)) {
-        expected.push({
-          env: name,
-          version: record.version,
-          seed: seedFor(name, 7, slot.k, 0),
-          level: slot.level,
-          split: splits[slot.split]!.name,
-        });
+  it(
+    'rows follow the documented scheme: split by largest deficit, levels round-robin per split, ' +
+      'seeds from export:<env>',
+    () => {
+      const manifest = JSON.parse(readFileSync(join(canonicalDir, 'envforge-export.json'), 'utf8'));
+      expect(manifest.envs.every((e: { redrawn: number; failed: number }) => e.redrawn === 0 && e.failed === 0)).toBe(
+        true,
+      );
+      const splits = parseSplit(DEFAULT_SPLIT);
+      const schedule = new SplitSchedule(splits);
+      const expected: Array<Omit<Canonical, 'prompt' | 'ground_truth' | 'index'>> = [];
+      for (const name of THREE.split(',')) {
+        const record = recordOf(name);
+        const env: PlannedEnv = { record, levels: { lo: 1, hi: record.meta.levels }, rows: 20 };
+        for (const slot of slotsOf(env, schedule, splits.length)) {
+          expected.push({
+            env: name,
+            version: record.version,
+            seed: seedFor(name, 7, slot.k, 0),
+            level: slot.level,
+            split: splits[slot.split]!.name,
+          });
+        }
       }
-    }
-    const bySplit = (split: string) => expected.filter((e) => e.split === split);
-    expect(canonical.map(({ env, version, seed, level, split }) => ({ env, version, seed, level, split }))).toEqual([
-      ...bySplit('train'),
-      ...bySplit('test'),
-    ]);
-    expect(canonical.map((c) => c.ground_truth)).toEqual(
-      canonical.map((c) => JSON.stringify({ env: c.env, version: c.version, seed: c.seed, level: c.level })),
-    );
-  });
+      const bySplit = (split: string) => expected.filter((e) => e.split === split);
+      expect(canonical.map(({ env, version, seed, level, split }) => ({ env, version, seed, level, split }))).toEqual([
+        ...bySplit('train'),
+        ...bySplit('test'),
+      ]);
+      expect(canonical.map((c) => c.ground_truth)).toEqual(
+        canonical.map((c) => JSON.stringify({ env: c.env, version: c.version, seed: c.seed, level: c.level })),
+      );
+    },
+  );
 
   it('identities regenerate their prompts, in the sandbox and through envforge sample', async () => {
     const library = SqliteLibrary.open(LIB, { readonly: true });

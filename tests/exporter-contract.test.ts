@@ -119,50 +119,59 @@ describe('the exporter contract, for every registered format', () => {
   describe.each(FORMAT_NAMES)('%s', (name) => {
     const out = join(tmp, name);
 
-    it('lists every file it wrote in the manifest with its size and hash, a README among them, nothing half-written', async () => {
-      const summary = await exportTo(FORMATS[name], out);
-      summaries.set(name, summary);
-      expect(summary).toMatchObject({ format: name, total: 2 * PER_ENV, rows: { train: 12, test: 4 } });
-      const names = summary.files.map((f) => f.name);
-      expect(names).toContain('README.md');
-      expect(readdirSync(out).sort()).toEqual([...names, MANIFEST_FILE].sort());
-      for (const file of summary.files) {
-        const bytes = readFileSync(join(out, file.name));
-        expect({
-          name: file.name,
-          bytes: bytes.length,
-          sha256: createHash('sha256').update(bytes).digest('hex'),
-        }).toEqual(file);
-      }
-      expect(JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8'))).toMatchObject({
-        format: name,
-        files: summary.files,
-      });
-    });
-
-    it('holds each split in data files of its own, every row with its identity and the prompt that identity regenerates', async () => {
-      const splits = ['train', 'test'];
-      const files = await dataFiles(out, splits);
-      const rows: Row[] = [];
-      for (const split of splits) {
-        const perFile = files.get(split) as Row[][];
-        expect(perFile.length, `${name} writes no data file for ${split}`).toBeGreaterThan(0);
-        for (const fileRows of perFile) {
-          expect(fileRows).toHaveLength(summaries.get(name)?.rows[split] as number);
-          expect(fileRows).toEqual(perFile[0]); // a format writing two files per split (jsonl + parquet) writes the same rows
+    it(
+      'lists every file it wrote in the manifest with its size and hash, a README among ' +
+        'them, nothing half-written',
+      async () => {
+        const summary = await exportTo(FORMATS[name], out);
+        summaries.set(name, summary);
+        expect(summary).toMatchObject({ format: name, total: 2 * PER_ENV, rows: { train: 12, test: 4 } });
+        const names = summary.files.map((f) => f.name);
+        expect(names).toContain('README.md');
+        expect(readdirSync(out).sort()).toEqual([...names, MANIFEST_FILE].sort());
+        for (const file of summary.files) {
+          const bytes = readFileSync(join(out, file.name));
+          expect({
+            name: file.name,
+            bytes: bytes.length,
+            sha256: createHash('sha256').update(bytes).digest('hex'),
+          }).toEqual(file);
         }
-        rows.push(...(perFile[0] as Row[]));
-      }
-      for (const row of rows) {
-        const id = JSON.parse(row.groundTruth) as { env: string; version: number; seed: number; level: number };
-        const record = (await library.get(id.env, id.version)) as NonNullable<Awaited<ReturnType<Library['get']>>>;
-        const { episodes } = await runEpisodes(pool, await library.source(record), [
-          { seed: id.seed, level: id.level },
-        ]);
-        expect(episodes[0]?.ok && episodes[0].instance.prompt).toBe(row.prompt);
-      }
-      rowsByFormat.set(name, rows);
-    });
+        expect(JSON.parse(readFileSync(join(out, MANIFEST_FILE), 'utf8'))).toMatchObject({
+          format: name,
+          files: summary.files,
+        });
+      },
+    );
+
+    it(
+      'holds each split in data files of its own, every row with its identity and the prompt ' +
+        'that identity regenerates',
+      async () => {
+        const splits = ['train', 'test'];
+        const files = await dataFiles(out, splits);
+        const rows: Row[] = [];
+        for (const split of splits) {
+          const perFile = files.get(split) as Row[][];
+          expect(perFile.length, `${name} writes no data file for ${split}`).toBeGreaterThan(0);
+          for (const fileRows of perFile) {
+            expect(fileRows).toHaveLength(summaries.get(name)?.rows[split] as number);
+            // a format writing two files per split (jsonl + parquet) writes the same rows
+            expect(fileRows).toEqual(perFile[0]);
+          }
+          rows.push(...(perFile[0] as Row[]));
+        }
+        for (const row of rows) {
+          const id = JSON.parse(row.groundTruth) as { env: string; version: number; seed: number; level: number };
+          const record = (await library.get(id.env, id.version)) as NonNullable<Awaited<ReturnType<Library['get']>>>;
+          const { episodes } = await runEpisodes(pool, await library.source(record), [
+            { seed: id.seed, level: id.level },
+          ]);
+          expect(episodes[0]?.ok && episodes[0].instance.prompt).toBe(row.prompt);
+        }
+        rowsByFormat.set(name, rows);
+      },
+    );
 
     it('holds the same rows as every other format', () => {
       const first = rowsByFormat.get(FORMAT_NAMES[0] as string);

@@ -98,12 +98,14 @@ describe('parseFeedback: JSONL', () => {
     [
       'skill not kebab-case',
       '{"skill":"Graph Search","pass_rate":0.5,"n":3}',
-      'f.jsonl line 2: skill must be kebab-case (lowercase letters and digits in words joined by single hyphens, starting with a letter), got "Graph Search"',
+      'f.jsonl line 2: skill must be kebab-case (lowercase letters and digits in words joined by single ' +
+        'hyphens, starting with a letter), got "Graph Search"',
     ],
     [
       'env not a string',
       '{"env":7,"pass_rate":0.5,"n":3}',
-      'f.jsonl line 2: env must be kebab-case (lowercase letters and digits in words joined by single hyphens, starting with a letter), got 7',
+      'f.jsonl line 2: env must be kebab-case (lowercase letters and digits in words joined by single ' +
+        'hyphens, starting with a letter), got 7',
     ],
     ['neither skill nor env', '{"level":2,"pass_rate":0.5,"n":3}', 'f.jsonl line 2: needs a skill or an env (or both)'],
     ['an array', '[1, 2]', 'f.jsonl line 2: expected a JSON object, got an array'],
@@ -126,7 +128,8 @@ describe('parseFeedback: JSONL', () => {
 
   it('reports every broken field of a row, in field order', () => {
     expect(problemsOf('{"skill":"Bad_Skill","level":-1,"pass_rate":2,"n":0}', 'jsonl', 'f.jsonl')).toEqual([
-      'f.jsonl line 1: skill must be kebab-case (lowercase letters and digits in words joined by single hyphens, starting with a letter), got "Bad_Skill"',
+      'f.jsonl line 1: skill must be kebab-case (lowercase letters and digits in words joined by single ' +
+        'hyphens, starting with a letter), got "Bad_Skill"',
       'f.jsonl line 1: level must be a positive integer when present, got -1',
       'f.jsonl line 1: pass_rate must be a number in [0, 1], got 2',
       'f.jsonl line 1: n must be a positive integer, got 0',
@@ -163,23 +166,29 @@ describe('parseFeedback: CSV', () => {
   it.each<[string, string]>([
     [
       'canonical column order',
-      'skill,env,level,pass_rate,n\ngraphs,,,0.25,40\n,interval-merge-count,3,0,12\ndynamic-programming,knapsack-small,,1,5\n',
+      'skill,env,level,pass_rate,n\ngraphs,,,0.25,40\n,interval-merge-count,3,0,12\n' +
+        'dynamic-programming,knapsack-small,,1,5\n',
     ],
     [
       'shuffled columns and an extra one',
-      'n,model,pass_rate,env,skill,level\n40,m1,0.25,,graphs,\n12,m1,0,interval-merge-count,,3\n5,m1,1,knapsack-small,dynamic-programming,\n',
+      'n,model,pass_rate,env,skill,level\n40,m1,0.25,,graphs,\n12,m1,0,interval-merge-count,,3\n' +
+        '5,m1,1,knapsack-small,dynamic-programming,\n',
     ],
     [
       'upper-case header, spaces and CRLF',
-      'Skill , ENV,Level, Pass_Rate ,N\r\n graphs , , , 0.25 , 40\r\n,interval-merge-count,3,0,12\r\ndynamic-programming,knapsack-small,,1.0,5\r\n',
+      'Skill , ENV,Level, Pass_Rate ,N\r\n graphs , , , 0.25 , ' +
+        '40\r\n,interval-merge-count,3,0,12\r\ndynamic-programming,knapsack-small,,1.0,5\r\n',
     ],
     [
       'comments, blank lines and a byte-order mark',
-      '\ufeff# exported by the trainer\n\nskill,env,level,pass_rate,n\n# first eval\ngraphs,,,0.25,40\n\n,interval-merge-count,3,0,12\n  # another\ndynamic-programming,knapsack-small,,1,5',
+      '\ufeff# exported by the trainer\n\nskill,env,level,pass_rate,n\n# first ' +
+        'eval\ngraphs,,,0.25,40\n\n,interval-merge-count,3,0,12\n  # ' +
+        'another\ndynamic-programming,knapsack-small,,1,5',
     ],
     [
       'quoted fields',
-      '"skill","env","level","pass_rate","n"\n"graphs","","","0.25","40"\n"","interval-merge-count","3","0","12"\n"dynamic-programming","knapsack-small",,"1","5"\n',
+      '"skill","env","level","pass_rate","n"\n"graphs","","","0.25","40"\n' +
+        '"","interval-merge-count","3","0","12"\n"dynamic-programming","knapsack-small",,"1","5"\n',
     ],
   ])('reads %s', (_, text) => {
     expect(parseFeedback(text, 'csv')).toEqual(expected);
@@ -187,7 +196,8 @@ describe('parseFeedback: CSV', () => {
 
   it('keeps commas, doubled quotes and newlines inside quoted fields (extra columns can hold them)', () => {
     const text =
-      'skill,note,pass_rate,n\ngraphs,"hard, really ""hard""",0.1,30\nsorting,"two\nlines",0.2,10\nsearch,plain,0.3,20\n';
+      'skill,note,pass_rate,n\ngraphs,"hard, really ' +
+      '""hard""",0.1,30\nsorting,"two\nlines",0.2,10\nsearch,plain,0.3,20\n';
     expect(parseFeedback(text, 'csv')).toEqual([
       { skill: 'graphs', passRate: 0.1, n: 30 },
       { skill: 'sorting', passRate: 0.2, n: 10 },
@@ -252,14 +262,16 @@ describe('parseFeedback: CSV', () => {
       'env not kebab-case',
       'env,pass_rate,n\nA_B,0.5,3\n',
       [
-        'feedback.csv line 2: env must be kebab-case (lowercase letters and digits in words joined by single hyphens, starting with a letter), got "A_B"',
+        'feedback.csv line 2: env must be kebab-case (lowercase letters and digits in words joined by single ' +
+          'hyphens, starting with a letter), got "A_B"',
       ],
     ],
     [
       'a quoted skill with spaces',
       'skill,pass_rate,n\n" graphs",0.5,3\n',
       [
-        'feedback.csv line 2: skill must be kebab-case (lowercase letters and digits in words joined by single hyphens, starting with a letter), got " graphs"',
+        'feedback.csv line 2: skill must be kebab-case (lowercase letters and digits in words joined by ' +
+          'single hyphens, starting with a letter), got " graphs"',
       ],
     ],
     [
@@ -281,7 +293,8 @@ describe('parseFeedback: CSV', () => {
       'a header without pass_rate and n',
       '# c\nskill,rate,count\ngraphs,0.5,3\n',
       [
-        'feedback.csv line 2: the header must name the columns pass_rate and n (missing: pass_rate, n); got "skill,rate,count"',
+        'feedback.csv line 2: the header must name the columns pass_rate and n (missing: pass_rate, ' +
+          'n); got "skill,rate,count"',
       ],
     ],
     [

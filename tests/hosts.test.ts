@@ -15,29 +15,33 @@ import { send } from './helpers/send-from.js';
 const none = allowedHosts([]);
 
 describe('which Host headers a server answers', () => {
-  it('bound to loopback, it answers IP literals and localhost names, with or without a port, and refuses every other name', () => {
-    for (const host of [
-      '127.0.0.1:8787',
-      '127.0.0.1',
-      '[::1]:8787',
-      '10.1.2.3:80',
-      'localhost:8787',
-      'LOCALHOST',
-      'localhost.',
-      'app.localhost:3000',
-    ])
-      expect(hostRefusal(host, '127.0.0.1', none), host).toBeNull();
-    for (const host of [
-      'attacker.example',
-      'attacker.example:8787',
-      'localhost.attacker.example',
-      '127.0.0.1.nip.io',
-      'evil',
-      '',
-    ])
-      expect(hostRefusal(host, '127.0.0.1', none), host).toContain('DNS rebinding');
-    expect(hostRefusal(['localhost', 'evil.example'], '::1', none)).toContain('--allow-host');
-  });
+  it(
+    'bound to loopback, it answers IP literals and localhost names, with or without a port, and ' +
+      'refuses every other name',
+    () => {
+      for (const host of [
+        '127.0.0.1:8787',
+        '127.0.0.1',
+        '[::1]:8787',
+        '10.1.2.3:80',
+        'localhost:8787',
+        'LOCALHOST',
+        'localhost.',
+        'app.localhost:3000',
+      ])
+        expect(hostRefusal(host, '127.0.0.1', none), host).toBeNull();
+      for (const host of [
+        'attacker.example',
+        'attacker.example:8787',
+        'localhost.attacker.example',
+        '127.0.0.1.nip.io',
+        'evil',
+        '',
+      ])
+        expect(hostRefusal(host, '127.0.0.1', none), host).toContain('DNS rebinding');
+      expect(hostRefusal(['localhost', 'evil.example'], '::1', none)).toContain('--allow-host');
+    },
+  );
 
   it('answers the names the operator allowed: exact, a domain with its subdomains, or any', () => {
     const allowed = allowedHosts(['Trainer-7.cluster', '.corp.example']);
@@ -73,7 +77,7 @@ describe('the servers refuse a re-pointed name on every route', () => {
     await library.close();
   });
 
-  it('the reward service: 403 E_HOST for a foreign name, served for 127.0.0.1, localhost and an allowed name', async () => {
+  it('the reward service: 403 E_HOST for a foreign name, served to 127.0.0.1, localhost, an allowed name', async () => {
     const server = await startServer({ libraryDir: dir, port: 0, allowHosts: ['trainer.cluster'] });
     try {
       const foreign = await send(server.url, 'GET', '/v1/envs', undefined, {

@@ -96,29 +96,33 @@ describe('answers', () => {
 
 describe('the probe generator', () => {
   const prompt = 'Sort these words: kobe, lasi, mena, tovu';
-  it('writes every family for a list answer, and malformed lists only when the answer is an arrangement of a printed list', () => {
-    const probes = battery(prompt, 'lasi, kobe, tovu, mena', ['mena, kobe, rufo, tovu', 'tovu, sive, kobe, mena']);
-    const families = new Set(probes.map((p) => p.family));
-    for (const f of [
-      'empty',
-      'echo',
-      'format-only',
-      'stuffing',
-      'enumeration',
-      'huge',
-      'perturbed',
-      'reordered',
-      'malformed-list',
-    ])
-      expect(families).toContain(f);
-    const malformed = probes.filter((p) => p.family === 'malformed-list');
-    expect(malformed.every((p) => p.ceiling === 1)).toBe(true);
-    expect(
-      battery('Give any four words.', 'lasi, kobe, tovu, mena', ['a, b, c, d']).some(
-        (p) => p.family === 'malformed-list',
-      ),
-    ).toBe(false);
-  });
+  it(
+    'writes every family for a list answer, and malformed lists only when the answer is an ' +
+      'arrangement of a printed list',
+    () => {
+      const probes = battery(prompt, 'lasi, kobe, tovu, mena', ['mena, kobe, rufo, tovu', 'tovu, sive, kobe, mena']);
+      const families = new Set(probes.map((p) => p.family));
+      for (const f of [
+        'empty',
+        'echo',
+        'format-only',
+        'stuffing',
+        'enumeration',
+        'huge',
+        'perturbed',
+        'reordered',
+        'malformed-list',
+      ])
+        expect(families).toContain(f);
+      const malformed = probes.filter((p) => p.family === 'malformed-list');
+      expect(malformed.every((p) => p.ceiling === 1)).toBe(true);
+      expect(
+        battery('Give any four words.', 'lasi, kobe, tovu, mena', ['a, b, c, d']).some(
+          (p) => p.family === 'malformed-list',
+        ),
+      ).toBe(false);
+    },
+  );
 
   it('puts the right answer inside guess lists of 3 or more, and both orders of a 2-guess list in one group', () => {
     for (let index = 0; index < 12; index++) {
@@ -160,18 +164,27 @@ describe('the probe generator', () => {
     expect(Math.max(...lengths)).toBeGreaterThanOrEqual(6);
   });
 
-  it('judges each form by what it can be: no format probe that is a valid answer at the level, stuffing paired with its bare wrong answer', () => {
-    const probes = battery('List the even numbers among 1, 3, 5 (write [] if none).', '[]', ['[]', '[2]']);
-    expect(probes.some((p) => p.form === 'empty list in a tag')).toBe(false);
-    const stuffed = battery('What is 6 times 7?', '42', ['40', '41']).filter((p) => p.family === 'stuffing' && p.pair);
-    expect(stuffed.filter((p) => p.base)).toHaveLength(1);
-    const base = stuffed.find((b) => b.base)!;
-    // Text around the bare wrong answer keeps it verbatim; a surface transform (metamorphic.ts) rewrites its markup but keeps the wrong value.
-    const surface = (p: { form: string }) => /^a wrong answer (padded|on its own|restated|under|in )/.test(p.form);
-    expect(stuffed.filter((p) => !p.base && !surface(p)).every((p) => p.response.includes(base.response))).toBe(true);
-    expect(stuffed.filter(surface).every((p) => /\b4[01]\b/.test(p.response) && !p.response.includes('42'))).toBe(true);
-    expect(rotate([1, 2, 3, 4, 5], 2, 1)).toEqual([3, 4]);
-  });
+  it(
+    'judges each form by what it can be: no format probe that is a valid answer at the level, stuffing paired ' +
+      'with its bare wrong answer',
+    () => {
+      const probes = battery('List the even numbers among 1, 3, 5 (write [] if none).', '[]', ['[]', '[2]']);
+      expect(probes.some((p) => p.form === 'empty list in a tag')).toBe(false);
+      const stuffed = battery('What is 6 times 7?', '42', ['40', '41']).filter(
+        (p) => p.family === 'stuffing' && p.pair,
+      );
+      expect(stuffed.filter((p) => p.base)).toHaveLength(1);
+      const base = stuffed.find((b) => b.base)!;
+      // Text around the bare wrong answer keeps it verbatim; a surface transform (metamorphic.ts) rewrites its markup
+      // but keeps the wrong value.
+      const surface = (p: { form: string }) => /^a wrong answer (padded|on its own|restated|under|in )/.test(p.form);
+      expect(stuffed.filter((p) => !p.base && !surface(p)).every((p) => p.response.includes(base.response))).toBe(true);
+      expect(stuffed.filter(surface).every((p) => /\b4[01]\b/.test(p.response) && !p.response.includes('42'))).toBe(
+        true,
+      );
+      expect(rotate([1, 2, 3, 4, 5], 2, 1)).toEqual([3, 4]);
+    },
+  );
 });
 
 describe('leaks', () => {
@@ -231,36 +244,40 @@ describe('printed lists and options', () => {
     expect(printedList(prompt, shapeOf('6, 5, 4, 3, 2, 1'))).toEqual(['1', '2', '3', '4', '5', '6']);
   });
 
-  it('learns a guessing rule on half the instances and wins with it on the other half, but not where there is nothing to learn', () => {
-    const biased = Array.from({ length: 200 }, (_, i) => {
-      const texts = ['add 3', 'double it', 'reverse', 'sort'].map((t, j) => `${t} ${(i + j) % 5}`);
-      // The right option is never one the program above already shows.
-      return choiceSample(
-        {
-          labels: ['A', 'B', 'C', 'D'],
-          texts,
-          body: `Program: ${texts[(i + 1) % 4]}; ${texts[(i + 2) % 4]}; ${texts[(i + 3) % 4]}`,
-        },
-        i % 4,
-        i,
+  it(
+    'learns a guessing rule on half the instances and wins with it on the other half, but not where ' +
+      'there is nothing to learn',
+    () => {
+      const biased = Array.from({ length: 200 }, (_, i) => {
+        const texts = ['add 3', 'double it', 'reverse', 'sort'].map((t, j) => `${t} ${(i + j) % 5}`);
+        // The right option is never one the program above already shows.
+        return choiceSample(
+          {
+            labels: ['A', 'B', 'C', 'D'],
+            texts,
+            body: `Program: ${texts[(i + 1) % 4]}; ${texts[(i + 2) % 4]}; ${texts[(i + 3) % 4]}`,
+          },
+          i % 4,
+          i,
+        );
+      });
+      expect(pooled(biased, OPTIONS)?.rate).toBeGreaterThan(0.9);
+      const fair = Array.from({ length: 400 }, (_, i) =>
+        choiceSample(
+          {
+            labels: ['A', 'B', 'C', 'D'],
+            texts: ['w', 'x', 'y', 'z'].map((t) => `${t}${(i * 37) % 11}`),
+            body: 'Which?',
+          },
+          (i * 7 + (i >> 3)) % 4,
+          i,
+        ),
       );
-    });
-    expect(pooled(biased, OPTIONS)?.rate).toBeGreaterThan(0.9);
-    const fair = Array.from({ length: 400 }, (_, i) =>
-      choiceSample(
-        {
-          labels: ['A', 'B', 'C', 'D'],
-          texts: ['w', 'x', 'y', 'z'].map((t) => `${t}${(i * 37) % 11}`),
-          body: 'Which?',
-        },
-        (i * 7 + (i >> 3)) % 4,
-        i,
-      ),
-    );
-    const none = pooled(fair, OPTIONS);
-    expect(none?.rate).toBeLessThan(0.25 + 0.08);
-    expect(none?.chance).toBe(0.25);
-  });
+      const none = pooled(fair, OPTIONS);
+      expect(none?.rate).toBeLessThan(0.25 + 0.08);
+      expect(none?.chance).toBe(0.25);
+    },
+  );
 });
 
 describe('statistics', () => {
@@ -339,7 +356,8 @@ describe('every parser of guest text is linear on megabyte adversarial input', (
     nonAnswers(text.slice(0, 100_000), shapeOf(text.slice(0, 100_000)), new Set());
     reasoning(text, '<answer>1</answer>', '42');
     loneSurrogate(text);
-    // Generous: linear work on a megabyte takes milliseconds of CPU; quadratic work would take minutes (CPU time, which a loaded machine does not inflate).
+    // Generous: linear work on a megabyte takes milliseconds of CPU; quadratic work would take minutes (CPU time, which
+    // a loaded machine does not inflate).
     expect(cpuMs(started)).toBeLessThan(15_000);
   });
 

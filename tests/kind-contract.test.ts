@@ -133,7 +133,8 @@ for (const name of Object.keys(KINDS) as KindName[]) {
     });
 
     it('applies only probe families the validator knows, and the validator probes its fixture in them', async () => {
-      // A kind whose hack stage is only the checks registry's (code) names no probe families: it must have checks there.
+      // A kind whose hack stage is only the checks registry's (code) names no probe families: it must have checks
+      // there.
       if (kind.probeFamilies.length === 0) return expect(CHECKS.some((c) => c.kinds.includes(name))).toBe(true);
       for (const family of kind.probeFamilies)
         expect([...PROBE_FAMILIES, ...EPISODIC_PROBE_FAMILIES]).toContain(family);

@@ -35,36 +35,44 @@ function samples(order: 'by distance' | 'shuffled', count = 80): ReaderSample[] 
     const far = cities.reduce((a, b) => (b.d > a.d ? b : a));
     const listed = order === 'by distance' ? [...cities].sort((a, b) => a.d - b.d) : cities;
     const note = 'Roads are open. '.repeat(r(3));
-    const prompt = `${note}The depot is at (5, 5). Cities:\n${listed.map((c) => `- ${c.name} at distance ${c.d}`).join('\n')}\nWhich city is farthest? Reply with <answer>city</answer>.`;
+    const prompt =
+      `${note}The depot is at (5, 5). Cities:\n` +
+      `${listed.map((c) => `- ${c.name} at distance ${c.d}`).join('\n')}\nWhich city is farthest? Reply ` +
+      `with <answer>city</answer>.`;
     return { seed: i, level: 1 + (i % 2), reference: `<answer>${far.name}</answer>`, instance: { prompt } };
   });
 }
 
 describe('promptLists: the lists a prompt holds', () => {
-  it('bulleted and numbered lines, table rows (the rule line skipped), plain runs of three, and lists inside a sentence', () => {
-    const prompt =
-      'Intro line.\n- Avalon at 3\n- Brixton at 4\nThen:\n1. first thing\n2. second thing\n| a | b |\n|---|---|\n| x | y |\nplain one\nplain two\nplain three\n\nPick one of: red, green and blue.';
-    expect(promptLists(prompt)).toEqual([
-      [
-        ['avalon', 'at', '3'],
-        ['brixton', 'at', '4'],
-      ],
-      [
-        ['first', 'thing'],
-        ['second', 'thing'],
-      ],
-      [
-        ['a', 'b'],
-        ['x', 'y'],
-      ],
-      [
-        ['plain', 'one'],
-        ['plain', 'two'],
-        ['plain', 'three'],
-      ],
-      [['red'], ['green'], ['blue']],
-    ]);
-  });
+  it(
+    'bulleted and numbered lines, table rows (the rule line skipped), plain runs of three, and ' +
+      'lists inside a sentence',
+    () => {
+      const prompt =
+        'Intro line.\n- Avalon at 3\n- Brixton at 4\nThen:\n1. first thing\n2. second thing\n| a | b ' +
+        '|\n|---|---|\n| x | y |\nplain one\nplain two\nplain three\n\nPick one of: red, green and blue.';
+      expect(promptLists(prompt)).toEqual([
+        [
+          ['avalon', 'at', '3'],
+          ['brixton', 'at', '4'],
+        ],
+        [
+          ['first', 'thing'],
+          ['second', 'thing'],
+        ],
+        [
+          ['a', 'b'],
+          ['x', 'y'],
+        ],
+        [
+          ['plain', 'one'],
+          ['plain', 'two'],
+          ['plain', 'three'],
+        ],
+        [['red'], ['green'], ['blue']],
+      ]);
+    },
+  );
 
   it('a sentence and its question are no list; two commas are', () => {
     expect(promptLists('The depot is at (3, 4).\nWhich city is farthest?')).toEqual([]);

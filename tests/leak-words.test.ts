@@ -54,7 +54,8 @@ describe('the arithmetic reader over number words', () => {
     const leak = pooled(
       sample(
         (a, i) =>
-          `Lines: ${i + 2} x $${a - i - 2}, 1 x $${i + 2}. The cheque reads "${cheque(a)} dollars only". Compute the amount due.`,
+          `Lines: ${i + 2} x $${a - i - 2}, 1 x $${i + 2}. The cheque reads "${cheque(a)} dollars only". ` +
+          `Compute the amount due.`,
       ),
       ARITHMETIC,
     );

@@ -23,7 +23,8 @@ const json = (stdout: string) =>
 const dir = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
 
 beforeAll(async () => {
-  // `envforge library init --json` on a fresh folder, run once per test run (tests/helpers/seeded-library.ts); this file works on a copy.
+  // `envforge library init --json` on a fresh folder, run once per test run (tests/helpers/seeded-library.ts); this
+  // file works on a copy.
   const { init } = await seededLibraryCopy('all', dir);
   expect(init.code).toBe(0);
   const [result] = json(init.stdout);
@@ -59,7 +60,7 @@ describe('envforge library', () => {
     );
   });
 
-  it('validate checks novelty against the library: a renamed copy is a duplicate, an admitted module is itself', async () => {
+  it('validate checks novelty on the library: a renamed copy is a duplicate, an admitted one is itself', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'envforge-copy-'));
     const copy = join(tmp, 'copy.js');
     writeFileSync(
@@ -75,7 +76,9 @@ describe('envforge library', () => {
   it('revalidate retires what the validator now rejects, with the reason', async () => {
     // Plant an environment whose verifier pays for anything, admitted under a forged report.
     const source = envSource({
-      meta: "{ name: 'forged-admission', title: 'F', description: 'Admitted without a real validation.', skills: ['testing'], levels: 3 }",
+      meta:
+        "{ name: 'forged-admission', title: 'F', description: 'Admitted without a real validation.', skills: " +
+        "['testing'], levels: 3 }",
       verify: 'return 1;',
     });
     const seedReport = json((await run('library', 'show', 'expression-eval', '--library', dir, '--json')).stdout)[0]
@@ -153,7 +156,7 @@ describe('envforge library', () => {
     });
   });
 
-  it("init admits both kinds of seeds; list shows each environment's kind and filters by it (text and --json)", async () => {
+  it("init admits both kinds of seeds; list shows each environment's kind, filters by it (text, --json)", async () => {
     const all = json((await run('library', 'list', '--library', dir, '--json')).stdout);
     expect(all.filter((e: { kind: string }) => e.kind === 'episodic').map((e: { name: string }) => e.name)).toContain(
       'warehouse-restock',
@@ -192,7 +195,7 @@ describe('envforge library', () => {
     ).toEqual(episodic.map((e: { name: string }) => e.name).sort());
   });
 
-  it('stats counts skills, authors and kinds the same way: each active environment once, whatever its versions', async () => {
+  it('stats counts skills, authors and kinds the same way: each active environment once, any versions', async () => {
     const copy = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
     cpSync(dir, copy, { recursive: true });
     const before = json((await run('library', 'stats', '--library', copy, '--json')).stdout)[0];
@@ -210,28 +213,32 @@ describe('envforge library', () => {
     expect(after.byAuthor).toEqual({ ...before.byAuthor, seed: before.byAuthor.seed - 1, hand: 1 });
   });
 
-  it('a damaged index page: list, show and stats name the file and `library check` (no stack trace); check reports it and gc removes nothing', async () => {
-    const copy = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
-    cpSync(dir, copy, { recursive: true });
-    const index = join(copy, 'library.sqlite');
-    const bytes = readFileSync(index);
-    for (let page = 3; page * 4096 < bytes.length; page += 3) bytes.fill(0xa5, page * 4096, (page + 1) * 4096);
-    writeFileSync(index, bytes);
-    for (const args of [['list'], ['show', 'planted-sat'], ['stats']]) {
-      const result = await run('library', ...args, '--library', copy);
-      expect(result.code, args.join(' ')).toBe(1);
-      expect(result.stderr).toContain(`the library index ${index} is damaged`);
-      expect(result.stderr).toContain(`envforge library check --library ${copy}`);
-      expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
-    }
-    const check = await run('library', 'check', '--library', copy);
-    expect(check.code).toBe(1);
-    expect(check.stdout).toMatch(/damaged:\n {2}\S*library\.sqlite: /);
-    expect(check.stdout).not.toMatch(/orphan/);
-    const files = readdirSync(join(copy, 'envs')).length;
-    expect((await run('library', 'check', '--gc', '--library', copy)).code).toBe(1);
-    expect(readdirSync(join(copy, 'envs'))).toHaveLength(files);
-  });
+  it(
+    'a damaged index page: list, show and stats name the file and `library check` (no stack trace); check ' +
+      'reports it and gc removes nothing',
+    async () => {
+      const copy = join(mkdtempSync(join(tmpdir(), 'envforge-lib-')), 'library');
+      cpSync(dir, copy, { recursive: true });
+      const index = join(copy, 'library.sqlite');
+      const bytes = readFileSync(index);
+      for (let page = 3; page * 4096 < bytes.length; page += 3) bytes.fill(0xa5, page * 4096, (page + 1) * 4096);
+      writeFileSync(index, bytes);
+      for (const args of [['list'], ['show', 'planted-sat'], ['stats']]) {
+        const result = await run('library', ...args, '--library', copy);
+        expect(result.code, args.join(' ')).toBe(1);
+        expect(result.stderr).toContain(`the library index ${index} is damaged`);
+        expect(result.stderr).toContain(`envforge library check --library ${copy}`);
+        expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+      }
+      const check = await run('library', 'check', '--library', copy);
+      expect(check.code).toBe(1);
+      expect(check.stdout).toMatch(/damaged:\n {2}\S*library\.sqlite: /);
+      expect(check.stdout).not.toMatch(/orphan/);
+      const files = readdirSync(join(copy, 'envs')).length;
+      expect((await run('library', 'check', '--gc', '--library', copy)).code).toBe(1);
+      expect(readdirSync(join(copy, 'envs'))).toHaveLength(files);
+    },
+  );
 
   it('refuses a missing or corrupt library with a clear message and a non-zero exit', async () => {
     expect(await run('library', 'list', '--library', join(dir, 'nope'))).toMatchObject({
@@ -263,35 +270,41 @@ describe('hand-written environments: library add, rejections, sample by name', (
     expect(result).toMatchObject({
       code: 0,
       stdout: expect.stringMatching(
-        /^✓ would be admitted {2}\S+roman\.js[\s\S]*\nvalidate admits nothing: envforge library add FILE\.\.\. validates and admits\n$/,
+        new RegExp(
+          String.raw`^✓ would be admitted {2}\S+roman\.js[\s\S]*\nvalidate admits nothing: envforge library add ` +
+            String.raw`FILE\.\.\. validates and admits\n$`,
+        ),
       ),
     });
     expect((await run('library', 'show', 'roman-numeral-sum', '--library', dir)).code).toBe(2);
   });
 
-  it('add admits a good file with author "hand" and its validation as lineage, and keeps a bad one as a rejection', async () => {
-    const missing = await run('library', 'add', good, join(tmp, 'missing.js'), '--library', dir);
-    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/no such file/) });
-    const result = await run('library', 'add', good, bad, '--library', dir, '--json');
-    expect(result.code).toBe(1);
-    const [admitted, rejected] = json(result.stdout);
-    expect(admitted).toMatchObject({
-      file: good,
-      verdict: 'admit',
-      admitted: { status: 'admitted', name: 'roman-numeral-sum', version: 1 },
-    });
-    expect(rejected).toMatchObject({ file: bad, verdict: 'reject', admitted: null });
-    expect(rejected.problems[0]).toMatchObject({ code: 'E_ACCEPTS_ECHO', evidence: expect.any(Object) });
-    const shown = json((await run('library', 'show', 'roman-numeral-sum', '--library', dir, '--json')).stdout)[0];
-    expect(shown.lineage).toMatchObject({
-      author: 'hand',
-      notes: { file: 'roman.js', validation: { verdict: 'admit', stages: { static: 'passed', hack: 'passed' } } },
-    });
-    expect(shown.report.verdict).toBe('admit');
-    expect((await run('library', 'add', good, '--library', dir)).stdout).toMatch(
-      /already in the library as roman-numeral-sum@1/,
-    );
-  });
+  it(
+    'add admits a good file with author "hand" and its validation as lineage, and keeps ' + 'a bad one as a rejection',
+    async () => {
+      const missing = await run('library', 'add', good, join(tmp, 'missing.js'), '--library', dir);
+      expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/no such file/) });
+      const result = await run('library', 'add', good, bad, '--library', dir, '--json');
+      expect(result.code).toBe(1);
+      const [admitted, rejected] = json(result.stdout);
+      expect(admitted).toMatchObject({
+        file: good,
+        verdict: 'admit',
+        admitted: { status: 'admitted', name: 'roman-numeral-sum', version: 1 },
+      });
+      expect(rejected).toMatchObject({ file: bad, verdict: 'reject', admitted: null });
+      expect(rejected.problems[0]).toMatchObject({ code: 'E_ACCEPTS_ECHO', evidence: expect.any(Object) });
+      const shown = json((await run('library', 'show', 'roman-numeral-sum', '--library', dir, '--json')).stdout)[0];
+      expect(shown.lineage).toMatchObject({
+        author: 'hand',
+        notes: { file: 'roman.js', validation: { verdict: 'admit', stages: { static: 'passed', hack: 'passed' } } },
+      });
+      expect(shown.report.verdict).toBe('admit');
+      expect((await run('library', 'add', good, '--library', dir)).stdout).toMatch(
+        /already in the library as roman-numeral-sum@1/,
+      );
+    },
+  );
 
   it('rejections lists kept rejections with their first problem, by batch and by code', async () => {
     const library = SqliteLibrary.open(dir);
@@ -368,7 +381,8 @@ describe('a library in a folder the user cannot write to', () => {
   it.skipIf(!canDropPrivileges)('can be read but not changed, with a clear message', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'envforge-ro-'));
     const ro = join(parent, 'library');
-    expect((await seededLibraryCopy('single', ro)).init.code).toBe(0); // `library init --kind single`, once per test run
+    // `library init --kind single`, once per test run
+    expect((await seededLibraryCopy('single', ro)).init.code).toBe(0);
     chmodSync(parent, 0o755);
     for (const f of readdirSync(ro)) chmodSync(join(ro, f), 0o755);
     for (const f of readdirSync(join(ro, 'envs'))) chmodSync(join(ro, 'envs', f), 0o644);

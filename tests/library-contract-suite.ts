@@ -64,7 +64,10 @@ export function libraryContract(
       return fixture;
     };
 
-    /** Admits `source` (or a variant of the name's base source) under meta and returns the record; a refusal as a duplicate fails the test. */
+    /**
+     * Admits `source` (or a variant of the name's base source) under meta and returns the record; a refusal as a
+     * duplicate fails the test.
+     */
     const admit = async (meta: Meta, variant?: number, author = 'test', library = lib) => {
       const base = sampleSource(meta);
       const source = variant === undefined ? base : variantSource(base, variant);
@@ -119,7 +122,7 @@ export function libraryContract(
         expect((await lib.integrityCheck()).orphanFiles).toEqual([]);
       });
 
-      it('new code under the same name becomes the next version; get() gives the newest or the asked version', async () => {
+      it('new code under the same name becomes the next version; get() gives the newest or the named one', async () => {
         const meta = sampleMeta('versioned-env');
         const v1 = await admit(meta, 1);
         const v2 = await admit(meta, 2);
@@ -413,7 +416,7 @@ export function libraryContract(
     });
 
     describe('changeStamp', () => {
-      it('stays put while the library is only read, and changes with every admission, retirement and incident', async () => {
+      it('stays put while the library is only read, changes with each admission, retirement and incident', async () => {
         const seen = [await lib.changeStamp()];
         const same = async () => expect(await lib.changeStamp()).toBe(seen.at(-1));
         const changed = async () => {
@@ -460,34 +463,38 @@ export function libraryContract(
         });
       });
 
-      it('counts by status, by skill and author (of active versions) and gives the levels range of active environments', async () => {
-        const alpha = sampleMeta('stats-alpha', { skills: ['arithmetic', 'parsing'], levels: 4 });
-        const alpha2 = sampleMeta('stats-alpha', { skills: ['arithmetic'], levels: 6 });
-        const beta = sampleMeta('stats-beta', { skills: ['graphs'], levels: 5 });
-        const gamma = sampleMeta('stats-gamma', { skills: ['graphs', 'search'], levels: 20 });
-        await admit(alpha, 1, 'alice');
-        await admit(alpha2, 2, 'bob');
-        await admit(beta, 1, 'alice');
-        await admit(gamma, 1, 'carol');
-        await lib.retire('stats-gamma', 'too hard to verify');
-        await lib.recordRejection(fakeRejection(sampleSource(beta), beta));
-        const stats = await lib.stats();
-        expect(stats).toMatchObject({
-          environments: 2,
-          versions: 4,
-          byStatus: { active: 3, retired: 1 },
-          // Skills, authors and kinds count each active environment once, by its newest active version.
-          bySkill: { arithmetic: 1, graphs: 1 },
-          byAuthor: { alice: 1, bob: 1 },
-          byKind: { single: 2, episodic: 0, code: 0 },
-          rejections: 1,
-        });
-        expect(stats.bySkill.search ?? 0).toBe(0);
-        expect(stats.bySkill.parsing ?? 0).toBe(0); // only stats-alpha@1, an older version, has it
-        expect(stats.byAuthor.carol ?? 0).toBe(0);
-        // Active environments' levels are 6 (stats-alpha@2) and 5; the retired 20 does not count.
-        expect(stats.levels).toEqual({ min: 5, max: 6 });
-      });
+      it(
+        'counts by status, by skill and author (of active versions) and gives the levels ' +
+          'range of active environments',
+        async () => {
+          const alpha = sampleMeta('stats-alpha', { skills: ['arithmetic', 'parsing'], levels: 4 });
+          const alpha2 = sampleMeta('stats-alpha', { skills: ['arithmetic'], levels: 6 });
+          const beta = sampleMeta('stats-beta', { skills: ['graphs'], levels: 5 });
+          const gamma = sampleMeta('stats-gamma', { skills: ['graphs', 'search'], levels: 20 });
+          await admit(alpha, 1, 'alice');
+          await admit(alpha2, 2, 'bob');
+          await admit(beta, 1, 'alice');
+          await admit(gamma, 1, 'carol');
+          await lib.retire('stats-gamma', 'too hard to verify');
+          await lib.recordRejection(fakeRejection(sampleSource(beta), beta));
+          const stats = await lib.stats();
+          expect(stats).toMatchObject({
+            environments: 2,
+            versions: 4,
+            byStatus: { active: 3, retired: 1 },
+            // Skills, authors and kinds count each active environment once, by its newest active version.
+            bySkill: { arithmetic: 1, graphs: 1 },
+            byAuthor: { alice: 1, bob: 1 },
+            byKind: { single: 2, episodic: 0, code: 0 },
+            rejections: 1,
+          });
+          expect(stats.bySkill.search ?? 0).toBe(0);
+          expect(stats.bySkill.parsing ?? 0).toBe(0); // only stats-alpha@1, an older version, has it
+          expect(stats.byAuthor.carol ?? 0).toBe(0);
+          // Active environments' levels are 6 (stats-alpha@2) and 5; the retired 20 does not count.
+          expect(stats.levels).toEqual({ min: 5, max: 6 });
+        },
+      );
     });
 
     describe('batches and journal', () => {
@@ -600,7 +607,7 @@ export function libraryContract(
         expect(summary(await lib.journal('seq-b'))).toEqual(['1:call:k1', '2:rejected:k9']);
       });
 
-      it('appending an existing (kind, key) is a no-op returning the existing entry, so replays never duplicate', async () => {
+      it('appending an existing (kind, key) is a no-op returning the entry, so replays never duplicate', async () => {
         await lib.startBatch('idem', {});
         const [first] = await lib.appendJournal('idem', [entry('call', 'req-1', { usd: 0.02 })]);
         await sleep(5);
@@ -663,7 +670,7 @@ export function libraryContract(
         ]);
       });
 
-      it('the ledger is the latest snapshot: saveBatchLedger and appendJournal with a ledger overwrite it', async () => {
+      it('the ledger is the latest snapshot: saveBatchLedger and appendJournal with a ledger replace it', async () => {
         const started = await lib.startBatch('ledger', {});
         await sleep(5);
         await lib.saveBatchLedger('ledger', { usd: 0.1, tokens: 100, byStage: { generator: 0.1 } });
@@ -805,7 +812,7 @@ export function libraryContract(
         expect(got).toEqual([tally('a-env', 1, 4, 4), tally('b-env', 2, 20, 10), tally('b-env', 2, 5, 0, 2)]);
       });
 
-      it("keeps the operator's (trusted) tallies apart from any client's, and an unmarked score is a client's", async () => {
+      it("keeps the operator's (trusted) tallies apart from clients', an unmarked score is a client's", async () => {
         await lib.recordScores([tally('t-env', 1, 10, 10, 1, true), tally('t-env', 1, 30, 0)]);
         await lib.recordScores([{ name: 't-env', version: 1, level: 1, n: 5, passed: 5, scoreSum: 5 }]);
         const got = (await lib.scoreTallies()).map(({ updatedAt: _at, ...t }) => t);
@@ -854,55 +861,66 @@ export function libraryContract(
         return input;
       };
 
-      it('admissions are numbered in commit order: the cursor grows with each one, and admittedSince gives those after it', async () => {
-        expect(await lib.admissionCursor()).toBe(0);
-        expect(await lib.admittedSince(0)).toEqual({ envs: [], cursor: 0 });
-        const a = (await admit(sampleMeta('cursor-a'))).env;
-        const c1 = await lib.admissionCursor();
-        expect(c1).toBeGreaterThan(0);
-        const b = (await admit(sampleMeta('cursor-b'))).env;
-        await admit(sampleMeta('cursor-a')); // exists: no new admission
-        const c2 = await lib.admissionCursor();
-        expect(c2).toBeGreaterThan(c1);
-        expect(await lib.admittedSince(0)).toEqual({ envs: [a, b], cursor: c2 });
-        expect(await lib.admittedSince(c1)).toEqual({ envs: [b], cursor: c2 });
-        expect(await lib.admittedSince(c2)).toEqual({ envs: [], cursor: c2 });
-        await lib.retire('cursor-a', 'test');
-        expect((await lib.admittedSince(0)).envs.map((e) => `${e.name}:${e.status}`)).toEqual([
-          'cursor-a:retired',
-          'cursor-b:active',
-        ]);
-      });
+      it(
+        'admissions are numbered in commit order: the cursor grows with each one, and ' +
+          'admittedSince gives those after it',
+        async () => {
+          expect(await lib.admissionCursor()).toBe(0);
+          expect(await lib.admittedSince(0)).toEqual({ envs: [], cursor: 0 });
+          const a = (await admit(sampleMeta('cursor-a'))).env;
+          const c1 = await lib.admissionCursor();
+          expect(c1).toBeGreaterThan(0);
+          const b = (await admit(sampleMeta('cursor-b'))).env;
+          await admit(sampleMeta('cursor-a')); // exists: no new admission
+          const c2 = await lib.admissionCursor();
+          expect(c2).toBeGreaterThan(c1);
+          expect(await lib.admittedSince(0)).toEqual({ envs: [a, b], cursor: c2 });
+          expect(await lib.admittedSince(c1)).toEqual({ envs: [b], cursor: c2 });
+          expect(await lib.admittedSince(c2)).toEqual({ envs: [], cursor: c2 });
+          await lib.retire('cursor-a', 'test');
+          expect((await lib.admittedSince(0)).envs.map((e) => `${e.name}:${e.status}`)).toEqual([
+            'cursor-a:retired',
+            'cursor-b:active',
+          ]);
+        },
+      );
 
-      it('with a novelty cursor, a near-duplicate of something admitted after it is refused and nothing is written', async () => {
-        const before = await lib.admissionCursor();
-        const first = await lib.admit({ ...printed(sampleMeta('twin-one')), noveltyCursor: before });
-        expect(first.status).toBe('admitted');
-        const twin = printed(sampleMeta('twin-two'));
-        const refused = await lib.admit({ ...twin, noveltyCursor: before });
-        expect(refused.status).toBe('duplicate');
-        expect(refused.env).toBeUndefined();
-        if (refused.status !== 'duplicate') return;
-        expect(refused.problems.map((p) => [p.code, p.stage])).toContainEqual(['E_DUPLICATE_CODE', 'novelty']);
-        expect(refused.problems[0]?.message).toContain('twin-one');
-        expect(await lib.get('twin-two')).toBeUndefined();
-        expect(await lib.admissionCursor()).toBe((await lib.admittedSince(before)).cursor);
-        expect((await lib.integrityCheck()).ok).toBe(true);
-        // A writer that had seen twin-one judged against it itself: only later admissions are re-checked.
-        expect((await lib.admit({ ...twin, noveltyCursor: await lib.admissionCursor() })).status).toBe('admitted');
-      });
+      it(
+        'with a novelty cursor, a near-duplicate of something admitted after it is ' + 'refused and nothing is written',
+        async () => {
+          const before = await lib.admissionCursor();
+          const first = await lib.admit({ ...printed(sampleMeta('twin-one')), noveltyCursor: before });
+          expect(first.status).toBe('admitted');
+          const twin = printed(sampleMeta('twin-two'));
+          const refused = await lib.admit({ ...twin, noveltyCursor: before });
+          expect(refused.status).toBe('duplicate');
+          expect(refused.env).toBeUndefined();
+          if (refused.status !== 'duplicate') return;
+          expect(refused.problems.map((p) => [p.code, p.stage])).toContainEqual(['E_DUPLICATE_CODE', 'novelty']);
+          expect(refused.problems[0]?.message).toContain('twin-one');
+          expect(await lib.get('twin-two')).toBeUndefined();
+          expect(await lib.admissionCursor()).toBe((await lib.admittedSince(before)).cursor);
+          expect((await lib.integrityCheck()).ok).toBe(true);
+          // A writer that had seen twin-one judged against it itself: only later admissions are re-checked.
+          expect((await lib.admit({ ...twin, noveltyCursor: await lib.admissionCursor() })).status).toBe('admitted');
+        },
+      );
 
-      it('a new version of the same name, the same code again, and an admission without a cursor are not duplicates', async () => {
-        const before = await lib.admissionCursor();
-        await lib.admit({ ...printed(sampleMeta('versioned'), 1), noveltyCursor: before });
-        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).env?.version).toBe(
-          2,
-        );
-        expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).status).toBe(
-          'exists',
-        );
-        expect((await lib.admit(printed(sampleMeta('uncursored')))).status).toBe('admitted');
-      });
+      it(
+        'a new version of the same name, the same code again, and an admission without a ' +
+          'cursor are not duplicates',
+        async () => {
+          const before = await lib.admissionCursor();
+          await lib.admit({ ...printed(sampleMeta('versioned'), 1), noveltyCursor: before });
+          expect(
+            (await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).env?.version,
+          ).toBe(2);
+          expect((await lib.admit({ ...printed(sampleMeta('versioned'), 2), noveltyCursor: before })).status).toBe(
+            'exists',
+          );
+          expect((await lib.admit(printed(sampleMeta('uncursored')))).status).toBe('admitted');
+        },
+      );
 
       it('concurrent writers with one snapshot admit exactly one of a family of near-duplicates', async () => {
         const writers = [lib, ...(await Promise.all([1, 2, 3].map(() => f.peer())))];

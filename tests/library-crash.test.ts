@@ -19,7 +19,9 @@ const killDelayAt = (i: number) => killDelay('crash-test', i);
 const server = postgresForTests();
 afterAll(() => server.stop());
 
-/** Where each store keeps the library the writers share; the PostgreSQL run kills fewer (each kill costs a reconnect). */
+/**
+ * Where each store keeps the library the writers share; the PostgreSQL run kills fewer (each kill costs a reconnect).
+ */
 const STORE_RUNS = [
   { store: 'sqlite', kills: KILLS, location: () => mkdtemp(join(tmpdir(), 'envforge-crash-')) },
   { store: 'postgres', kills: 12, location: async () => (await server.ready()).createDatabase() },
@@ -92,7 +94,8 @@ describe.each(STORE_RUNS)('the $store library under SIGKILL', ({ store, kills, l
         }
       }
       console.info(
-        `crash test (${store}): ${kills} kills, ${previousCount} environments admitted, orphans after ${killsWithOrphans} kills (${orphansRemoved} files removed by gc)`,
+        `crash test (${store}): ${kills} kills, ${previousCount} environments admitted, orphans after ` +
+          `${killsWithOrphans} kills (${orphansRemoved} files removed by gc)`,
       );
     },
   );

@@ -81,7 +81,8 @@ describe('schema 2 (batches and journal)', () => {
     db.pragma('user_version = 1');
     const at = '2025-01-01T00:00:00.000Z';
     db.prepare(
-      `INSERT INTO envs (name, version, hash, meta, skills, levels, report, curve, fingerprint, lineage, author, validator_version, created_at, updated_at)
+      `INSERT INTO envs (name, version, hash, meta, skills, levels, report, curve, fingerprint, lineage, ` +
+        `author, validator_version, created_at, updated_at)
        VALUES (?, 1, ?, ?, ?, ?, ?, ?, NULL, ?, 'seed', 'test', ?, ?)`,
     ).run(
       meta.name,
@@ -123,7 +124,7 @@ describe('schema 2 (batches and journal)', () => {
     expect(tablesOf(dir)).toEqual(['envs', 'rejections']);
   });
 
-  it('a schema-1 library opened for writing upgrades in place: new tables, old data intact, batches usable', async () => {
+  it('a schema-1 library opened for writing upgrades in place: new tables, old data kept, batches usable', async () => {
     const { dir, meta, source, hash, at } = v1Library();
     const library = SqliteLibrary.open(dir);
     try {
@@ -310,7 +311,8 @@ describe.each(STORE_RUNS)('the batch journal of the $store library under SIGKILL
       }
       expect(replays).toBeGreaterThan(0);
       console.info(
-        `journal crash test (${store}): ${KILLS} kills, ${previousTotal} journal entries, ${finished.size} batches finished, ${replays} replayed entries`,
+        `journal crash test (${store}): ${KILLS} kills, ${previousTotal} journal entries, ${finished.size} ` +
+          `batches finished, ${replays} replayed entries`,
       );
     },
   );

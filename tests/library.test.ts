@@ -1,5 +1,5 @@
-// The SQLite library beyond the shared contract (tests/library-contract.test.ts): what is specific to the embedded index: opening
-// missing, corrupt, foreign, newer and unwritable libraries, read-only handles, migrations, and a
+// The SQLite library beyond the shared contract (tests/library-contract.test.ts): what is specific to the embedded
+// index: opening missing, corrupt, foreign, newer and unwritable libraries, read-only handles, migrations, and a
 // read-only reader beside a writer in another process.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
@@ -296,15 +296,19 @@ describe('SqliteLibrary specifics', () => {
       }
     };
 
-    it('a fresh library has user_version = SCHEMA_VERSION and application_id = APPLICATION_ID, in WAL mode while a writer has it open', async () => {
-      const dir = newDir();
-      const writer = SqliteLibrary.open(dir, { create: true });
-      expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
-      expect(pragmas(dir)).toEqual({ userVersion: SCHEMA_VERSION, applicationId: APPLICATION_ID, journal: 'wal' });
-      await writer.close();
-      // The last writer leaves rollback-journal mode, so readers without write access to the folder can open it.
-      expect(pragmas(dir)).toMatchObject({ journal: 'delete' });
-    });
+    it(
+      'a fresh library has user_version = SCHEMA_VERSION and application_id = APPLICATION_ID, in WAL mode ' +
+        'while a writer has it open',
+      async () => {
+        const dir = newDir();
+        const writer = SqliteLibrary.open(dir, { create: true });
+        expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
+        expect(pragmas(dir)).toEqual({ userVersion: SCHEMA_VERSION, applicationId: APPLICATION_ID, journal: 'wal' });
+        await writer.close();
+        // The last writer leaves rollback-journal mode, so readers without write access to the folder can open it.
+        expect(pragmas(dir)).toMatchObject({ journal: 'delete' });
+      },
+    );
 
     it('reopening is idempotent and keeps the data', async () => {
       const { dir, env } = await seeded();
@@ -319,29 +323,34 @@ describe('SqliteLibrary specifics', () => {
       await reader.close();
     });
 
-    it('a scores file from before trusted scores is split once: its rows stay as untrusted, a reader sees them so', async () => {
-      const { dir } = await seeded();
-      const old = new Database(join(dir, SCORES_FILE));
-      old.exec(
-        'CREATE TABLE trainer_scores (name TEXT NOT NULL, version INTEGER NOT NULL, level INTEGER NOT NULL, n REAL NOT NULL, passed REAL NOT NULL, score_sum REAL NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (name, version, level))',
-      );
-      old
-        .prepare('INSERT INTO trainer_scores VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run('seeded-env', 1, 1, 10, 10, 10, 'then');
-      old.close();
-      const reader = SqliteLibrary.open(dir, { readonly: true });
-      expect((await reader.scoreTallies()).map((t) => [t.n, t.trusted])).toEqual([[10, false]]);
-      await reader.close();
-      const writer = SqliteLibrary.open(dir);
-      await writer.recordScores([
-        { name: 'seeded-env', version: 1, level: 1, n: 4, passed: 0, scoreSum: 0, trusted: true },
-      ]);
-      expect((await writer.scoreTallies()).map((t) => [t.n, t.passed, t.trusted])).toEqual([
-        [10, 10, false],
-        [4, 0, true],
-      ]);
-      await writer.close();
-    });
+    it(
+      'a scores file from before trusted scores is split once: its rows stay as ' + 'untrusted, a reader sees them so',
+      async () => {
+        const { dir } = await seeded();
+        const old = new Database(join(dir, SCORES_FILE));
+        old.exec(
+          'CREATE TABLE trainer_scores (name TEXT NOT NULL, version INTEGER NOT NULL, level INTEGER NOT NULL, ' +
+            'n REAL NOT NULL, passed REAL NOT NULL, score_sum REAL NOT NULL, updated_at TEXT NOT NULL, PRIMARY ' +
+            'KEY (name, version, level))',
+        );
+        old
+          .prepare('INSERT INTO trainer_scores VALUES (?, ?, ?, ?, ?, ?, ?)')
+          .run('seeded-env', 1, 1, 10, 10, 10, 'then');
+        old.close();
+        const reader = SqliteLibrary.open(dir, { readonly: true });
+        expect((await reader.scoreTallies()).map((t) => [t.n, t.trusted])).toEqual([[10, false]]);
+        await reader.close();
+        const writer = SqliteLibrary.open(dir);
+        await writer.recordScores([
+          { name: 'seeded-env', version: 1, level: 1, n: 4, passed: 0, scoreSum: 0, trusted: true },
+        ]);
+        expect((await writer.scoreTallies()).map((t) => [t.n, t.passed, t.trusted])).toEqual([
+          [10, 10, false],
+          [4, 0, true],
+        ]);
+        await writer.close();
+      },
+    );
 
     it('an empty index file (zero bytes) is initialised as a library', async () => {
       const dir = newDir();

@@ -35,7 +35,9 @@ export interface LlmHarness {
 const Spec = z.object({ name: z.string().regex(/^[a-z-]+$/), levels: z.number().int().min(3).max(20) });
 const good = { name: 'interval-merge', levels: 10 };
 const ask = (content = 'Propose one spec.') => ({ messages: [{ role: 'user' as const, content }] });
-/** Aborts `controller` once the server has seen a request, then after `afterMs`: never too early on a loaded machine. */
+/**
+ * Aborts `controller` once the server has seen a request, then after `afterMs`: never too early on a loaded machine.
+ */
 function abortOnceSent(h: LlmHarness, controller: AbortController, afterMs = 0): void {
   const poll = setInterval(() => {
     if (h.requests().length === 0) return;
@@ -325,7 +327,7 @@ export function llmContract(name: string, make: () => Promise<LlmHarness>): void
         expect(ledger.totals).toMatchObject({ calls: 1, cachedCalls: 1, costUsd: 0, inputTokens: 0 });
       });
 
-      it('never caches a response that failed its schema: a repeat asks again, and a good answer is cached', async () => {
+      it('never caches a response that failed its schema: a repeat asks again, a good answer is cached', async () => {
         h.script(reply.garbage(), reply.json(good), reply.json(good));
         const dir = tempDir();
         const request = { ...ask(), schema: Spec, schemaName: 'spec' };

@@ -170,46 +170,54 @@ describe('openai client on the wire', () => {
     expect(ledger.totals).toMatchObject({ inputTokens: 10_000, cachedInputTokens: 8_192, cacheWriteTokens: 0 });
   });
 
-  it('with a prefix cache on the stand-in, a second prompt sharing a long prefix reports it cached; another schema does not share it', async () => {
-    const cachingServer = await startFakeOpenAi({
-      prefixCache: true,
-      script: [reply.text('a'), reply.text('b'), reply.json({ name: 'x', levels: 3 })],
-    });
-    try {
-      const client = createOpenAiClient({ model: 'm', baseUrl: cachingServer.baseUrl });
-      const stable = 'The contract. '.repeat(600);
-      expect(
-        (await client.complete({ messages: [{ role: 'user', content: `${stable}first task` }] })).usage
-          .cachedInputTokens,
-      ).toBeUndefined();
-      const second = await client.complete({ messages: [{ role: 'user', content: `${stable}second task` }] });
-      expect(second.usage.cachedInputTokens).toBe(Math.floor(stable.length / 4 / 128) * 128);
-      const structured = await client.structured({
-        messages: [{ role: 'user', content: `${stable}third task` }],
-        schema: Spec,
-        schemaName: 'spec',
+  it(
+    'with a prefix cache on the stand-in, a second prompt sharing a long prefix reports it cached; another ' +
+      'schema does not share it',
+    async () => {
+      const cachingServer = await startFakeOpenAi({
+        prefixCache: true,
+        script: [reply.text('a'), reply.text('b'), reply.json({ name: 'x', levels: 3 })],
       });
-      expect(structured.usage.cachedInputTokens).toBeUndefined();
-    } finally {
-      await cachingServer.close();
-    }
-  });
+      try {
+        const client = createOpenAiClient({ model: 'm', baseUrl: cachingServer.baseUrl });
+        const stable = 'The contract. '.repeat(600);
+        expect(
+          (await client.complete({ messages: [{ role: 'user', content: `${stable}first task` }] })).usage
+            .cachedInputTokens,
+        ).toBeUndefined();
+        const second = await client.complete({ messages: [{ role: 'user', content: `${stable}second task` }] });
+        expect(second.usage.cachedInputTokens).toBe(Math.floor(stable.length / 4 / 128) * 128);
+        const structured = await client.structured({
+          messages: [{ role: 'user', content: `${stable}third task` }],
+          schema: Spec,
+          schemaName: 'spec',
+        });
+        expect(structured.usage.cachedInputTokens).toBeUndefined();
+      } finally {
+        await cachingServer.close();
+      }
+    },
+  );
 
-  it('sends prompt_cache_key from the first stable prefix only when asked (on for OpenAI itself, off behind a base URL)', async () => {
-    server.push(reply.text('one'), reply.text('two'), reply.text('three'));
-    const content = 'contract text, then the task';
-    const breaks = { messages: [{ role: 'user' as const, content, cacheBreaks: [13] }] };
-    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, promptCacheKey: true }).complete(breaks);
-    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, promptCacheKey: true }).complete({
-      messages: [{ role: 'user', content: 'contract text, another task', cacheBreaks: [13] }],
-    });
-    await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl }).complete(breaks);
-    const [first, second, third] = server.requests.map((r) => r.body);
-    expect(first.prompt_cache_key).toMatch(/^envforge-[0-9a-f]{24}$/);
-    expect(second.prompt_cache_key).toBe(first.prompt_cache_key);
-    expect(third.prompt_cache_key).toBeUndefined();
-    expect(first.messages).toEqual([{ role: 'user', content }]);
-  });
+  it(
+    'sends prompt_cache_key from the first stable prefix only when asked (on for OpenAI ' +
+      'itself, off behind a base URL)',
+    async () => {
+      server.push(reply.text('one'), reply.text('two'), reply.text('three'));
+      const content = 'contract text, then the task';
+      const breaks = { messages: [{ role: 'user' as const, content, cacheBreaks: [13] }] };
+      await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, promptCacheKey: true }).complete(breaks);
+      await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl, promptCacheKey: true }).complete({
+        messages: [{ role: 'user', content: 'contract text, another task', cacheBreaks: [13] }],
+      });
+      await createOpenAiClient({ model: 'm', baseUrl: server.baseUrl }).complete(breaks);
+      const [first, second, third] = server.requests.map((r) => r.body);
+      expect(first.prompt_cache_key).toMatch(/^envforge-[0-9a-f]{24}$/);
+      expect(second.prompt_cache_key).toBe(first.prompt_cache_key);
+      expect(third.prompt_cache_key).toBeUndefined();
+      expect(first.messages).toEqual([{ role: 'user', content }]);
+    },
+  );
 
   it('uses max_completion_tokens against OpenAI itself', async () => {
     server.push(reply.text('ok'));
@@ -242,48 +250,52 @@ describe('anthropic client on the wire', () => {
     ]);
   });
 
-  it('marks the stable prefixes cache_control, reads the cache on the next call, and counts and prices reads and writes', async () => {
-    server.push(reply.text('one'), reply.text('two'));
-    const ledger = new CostLedger();
-    const client = createAnthropicClient({
-      model: 'claude-sonnet-4-test',
-      baseUrl: server.baseUrl,
-      apiKey: 'k',
-      ledger,
-    });
-    const contract = 'The contract. '.repeat(600);
-    const examples = 'An example. '.repeat(400);
-    const ask = (task: string) => ({
-      messages: [
-        {
-          role: 'user' as const,
-          content: `${contract}${examples}${task}`,
-          cacheBreaks: [contract.length, contract.length + examples.length],
-        },
-      ],
-    });
-    const first = await client.complete(ask('first task'));
-    expect(server.requests[0]!.body.messages[0].content).toEqual([
-      { type: 'text', text: contract, cache_control: { type: 'ephemeral' } },
-      { type: 'text', text: examples, cache_control: { type: 'ephemeral' } },
-      { type: 'text', text: 'first task' },
-    ]);
-    const tokens = (text: string) => Math.ceil(text.length / 4);
-    expect(first.usage).toEqual({
-      inputTokens: tokens(`${contract}${examples}first task`),
-      outputTokens: 1,
-      cacheWriteTokens: tokens(contract + examples),
-    });
-    const second = await client.complete(ask('second task'));
-    expect(second.usage).toMatchObject({ cachedInputTokens: tokens(contract + examples) });
-    expect(second.usage.cacheWriteTokens).toBeUndefined();
-    const plain = second.usage.inputTokens - tokens(contract + examples);
-    expect(second.costUsd).toBeCloseTo((plain * 3 + tokens(contract + examples) * 0.3 + 1 * 15) / 1e6, 12);
-    expect(ledger.totals).toMatchObject({
-      cachedInputTokens: tokens(contract + examples),
-      cacheWriteTokens: tokens(contract + examples),
-    });
-  });
+  it(
+    'marks the stable prefixes cache_control, reads the cache on the next call, and counts and ' +
+      'prices reads and writes',
+    async () => {
+      server.push(reply.text('one'), reply.text('two'));
+      const ledger = new CostLedger();
+      const client = createAnthropicClient({
+        model: 'claude-sonnet-4-test',
+        baseUrl: server.baseUrl,
+        apiKey: 'k',
+        ledger,
+      });
+      const contract = 'The contract. '.repeat(600);
+      const examples = 'An example. '.repeat(400);
+      const ask = (task: string) => ({
+        messages: [
+          {
+            role: 'user' as const,
+            content: `${contract}${examples}${task}`,
+            cacheBreaks: [contract.length, contract.length + examples.length],
+          },
+        ],
+      });
+      const first = await client.complete(ask('first task'));
+      expect(server.requests[0]!.body.messages[0].content).toEqual([
+        { type: 'text', text: contract, cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: examples, cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: 'first task' },
+      ]);
+      const tokens = (text: string) => Math.ceil(text.length / 4);
+      expect(first.usage).toEqual({
+        inputTokens: tokens(`${contract}${examples}first task`),
+        outputTokens: 1,
+        cacheWriteTokens: tokens(contract + examples),
+      });
+      const second = await client.complete(ask('second task'));
+      expect(second.usage).toMatchObject({ cachedInputTokens: tokens(contract + examples) });
+      expect(second.usage.cacheWriteTokens).toBeUndefined();
+      const plain = second.usage.inputTokens - tokens(contract + examples);
+      expect(second.costUsd).toBeCloseTo((plain * 3 + tokens(contract + examples) * 0.3 + 1 * 15) / 1e6, 12);
+      expect(ledger.totals).toMatchObject({
+        cachedInputTokens: tokens(contract + examples),
+        cacheWriteTokens: tokens(contract + examples),
+      });
+    },
+  );
 
   it('keeps at most four cache breakpoints, the last ones', async () => {
     server.push(reply.text('ok'));
@@ -461,32 +473,36 @@ describe('cost', () => {
     expect(resumed.remaining()).toEqual({ usd: 0.75, tokens: 8500 });
   });
 
-  it('refuses every call to an unpriced model under a dollar budget alone, cached or not; a token budget lets it run', async () => {
-    const cache = new MemoryCache();
-    const warm = new FakeLlm([reply.text('warm')], {
-      model: 'local-model',
-      cache,
-      ledger: new CostLedger({ budget: { maxUsd: 1, maxTokens: 1e9 } }),
-    });
-    await warm.complete({ messages: [{ role: 'user', content: 'hi' }] });
-    const ledger = new CostLedger({ budget: { maxUsd: 1 } });
-    const llm = new FakeLlm([reply.text('never')], { model: 'local-model', cache, ledger });
-    await expect(llm.complete({ messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
-      code: 'E_LLM_BUDGET',
-      message: expect.stringMatching(
-        /no price is known for the model "local-model".*envforge\.config\.json.*--max-tokens/,
-      ),
-    });
-    expect(llm.requests).toHaveLength(0);
-    expect(ledger.snapshot().total.calls).toBe(0);
-    const priced = new FakeLlm([reply.text('paid')], {
-      model: 'local-model',
-      cache: false,
-      prices: { 'local-model': { inputPerMTok: 1, outputPerMTok: 1 } },
-      ledger: new CostLedger({ budget: { maxUsd: 1 } }),
-    });
-    expect((await priced.complete({ messages: [{ role: 'user', content: 'hi' }] })).text).toBe('paid');
-  });
+  it(
+    'refuses every call to an unpriced model under a dollar budget alone, cached or not; a ' +
+      'token budget lets it run',
+    async () => {
+      const cache = new MemoryCache();
+      const warm = new FakeLlm([reply.text('warm')], {
+        model: 'local-model',
+        cache,
+        ledger: new CostLedger({ budget: { maxUsd: 1, maxTokens: 1e9 } }),
+      });
+      await warm.complete({ messages: [{ role: 'user', content: 'hi' }] });
+      const ledger = new CostLedger({ budget: { maxUsd: 1 } });
+      const llm = new FakeLlm([reply.text('never')], { model: 'local-model', cache, ledger });
+      await expect(llm.complete({ messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+        code: 'E_LLM_BUDGET',
+        message: expect.stringMatching(
+          /no price is known for the model "local-model".*envforge\.config\.json.*--max-tokens/,
+        ),
+      });
+      expect(llm.requests).toHaveLength(0);
+      expect(ledger.snapshot().total.calls).toBe(0);
+      const priced = new FakeLlm([reply.text('paid')], {
+        model: 'local-model',
+        cache: false,
+        prices: { 'local-model': { inputPerMTok: 1, outputPerMTok: 1 } },
+        ledger: new CostLedger({ budget: { maxUsd: 1 } }),
+      });
+      expect((await priced.complete({ messages: [{ role: 'user', content: 'hi' }] })).text).toBe('paid');
+    },
+  );
 });
 
 describe('cache', () => {
@@ -532,18 +548,21 @@ describe('structured output helpers', () => {
     expect(parseJsonText(text)).toEqual({ ok: true, value });
   });
 
-  it('judges every JSON value in prose against the schema, so a stray example before the answer does not fail it', async () => {
-    const llm = new FakeLlm([reply.text('Format: {"x": 1}. My answer:\n{"name": "ok", "n": 3}\nThanks!')], {
-      nativeStructured: false,
-    });
-    const out = await llm.structured({
-      messages: [{ role: 'user', content: 'q' }],
-      schema: z.object({ name: z.string(), n: z.number() }),
-      schemaName: 'thing',
-    });
-    expect(out.value).toEqual({ name: 'ok', n: 3 });
-    expect(llm.requests).toHaveLength(1);
-  });
+  it(
+    'judges every JSON value in prose against the schema, so a stray example before the ' + 'answer does not fail it',
+    async () => {
+      const llm = new FakeLlm([reply.text('Format: {"x": 1}. My answer:\n{"name": "ok", "n": 3}\nThanks!')], {
+        nativeStructured: false,
+      });
+      const out = await llm.structured({
+        messages: [{ role: 'user', content: 'q' }],
+        schema: z.object({ name: z.string(), n: z.number() }),
+        schemaName: 'thing',
+      });
+      expect(out.value).toEqual({ name: 'ok', n: 3 });
+      expect(llm.requests).toHaveLength(1);
+    },
+  );
 
   it('marks a schema with optional fields as not strict-compatible', () => {
     expect(toOutputSchema(z.object({ a: z.string() })).strict).toBe(true);

@@ -24,7 +24,8 @@ async function libraryWith(dir: string, names: string[]): Promise<void> {
     for (const name of names) {
       const meta = sampleMeta(name, { levels: 4 });
       const generate =
-        "const a = rng.int(2, 30 * level), b = rng.int(2, 30 * level); return { prompt: 'What is ' + a + ' times ' + b + '? Answer as <answer>N</answer>.', answer: a * b };";
+        "const a = rng.int(2, 30 * level), b = rng.int(2, 30 * level); return { prompt: 'What is ' + a + ' " +
+        "times ' + b + '? Answer as <answer>N</answer>.', answer: a * b };";
       await library.admit(fakeAdmission(envSource({ meta: JSON.stringify(meta), generate }), meta));
     }
   } finally {
@@ -41,7 +42,8 @@ async function night(args: string[]): Promise<{ code: number; report: NightRepor
 }
 
 describe('envforge nightly', () => {
-  it('two nights: revalidates, retires the saturated (kept as retired), aims at the weak skill, writes a new snapshot', {
+  it('two nights: revalidates, retires the saturated (kept as retired), aims at the weak ' +
+    'skill, writes a new snapshot', {
     timeout: 300_000,
   }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-nightly-'));
@@ -153,7 +155,8 @@ describe('envforge nightly', () => {
     expect(again.report.steps.export!.snapshots[0]!.rows).toBeGreaterThan(0);
   });
 
-  it("keeps its snapshots beside the library (not in the current folder), honours the config's kind, and prints its report when a step fails", {
+  it("keeps its snapshots beside the library (not in the current folder), honours the config's kind, and prints " +
+    'its report when a step fails', {
     timeout: 300_000,
   }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'envforge-nightly-'));

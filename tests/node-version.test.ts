@@ -34,12 +34,16 @@ describe('envforge under a Node older than 24', () => {
     expect(out.code).toBe(1);
     expect(out.stdout).toBe('');
     expect(out.stderr).toMatch(
-      /^envforge needs Node\.js 24 or newer, and this is Node 20\.1\.0 \(.*\): install Node 24, or in a clone run `source \.ci\/node24\.sh`\.\n$/,
+      new RegExp(
+        String.raw`^envforge needs Node\.js 24 or newer, and this is Node 20\.1\.0 \(.*\): install Node 24, or ` +
+          'in a clone run `source \\.ci\\/node24\\.sh`\\.\\n$',
+      ),
     );
   });
 
   it.skipIf(systemMajor === null || systemMajor >= 24)(
-    `the machine's own ${SYSTEM_NODE} (Node ${systemMajor ?? 'absent'}): the same line instead of a crash in isolated-vm`,
+    `the machine's own ${SYSTEM_NODE} (Node ${systemMajor ?? 'absent'}): the same line instead ` +
+      `of a crash in isolated-vm`,
     async () => {
       const out = await run(SYSTEM_NODE, [MAIN, '--help']);
       expect([out.code, out.stdout]).toEqual([1, '']);

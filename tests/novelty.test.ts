@@ -1,4 +1,5 @@
-// Stage 8 (novelty): fingerprints survive renames and constant changes, tell different tasks apart, and the LSH index finds what a full scan finds.
+// Stage 8 (novelty): fingerprints survive renames and constant changes, tell different tasks apart, and the LSH index
+// finds what a full scan finds.
 import { deriveRngState } from '../sandbox/rng.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import { describe, it, expect } from 'vitest';
@@ -90,7 +91,8 @@ export function verify(task, reply) {
 }
 `;
 
-const PALINDROME_ENV = `
+const PALINDROME_ENV =
+  `
 // Asks for the longest palindromic substring of a random string.
 export const meta = {
   name: 'longest-palindrome',
@@ -121,7 +123,8 @@ export function generate(rng, level) {
   let text = '';
   while (text.length < 6 + level * 4) text += alphabet[rng.int(0, alphabet.length - 1)];
   return {
-    prompt: \`Find the longest palindromic substring of "\${text}". If several have the same length, give the leftmost. Answer as <answer>substring</answer>.\`,
+    prompt: \`Find the longest palindromic substring of "\${text}". If several have the same length, give the ` +
+  `leftmost. Answer as <answer>substring</answer>.\`,
     answer: longest(text),
   };
 }
@@ -138,13 +141,19 @@ export function verify(instance, response) {
 const sumPrompts = (seed: number): string[] =>
   Array.from({ length: 10 }, (_, i) => {
     const values = Array.from({ length: 3 + i }, (_, j) => ((seed * 31 + i * 7 + j * 13) % 97) - 40);
-    return `Compute the sum of the following integers: ${values.join(', ')}. Give only the number as <answer>N</answer>.`;
+    return (
+      `Compute the sum of the following integers: ${values.join(', ')}. Give only the ` +
+      `number as <answer>N</answer>.`
+    );
   });
 
 const palindromePrompts = (seed: number): string[] =>
   Array.from({ length: 10 }, (_, i) => {
     const text = Array.from({ length: 6 + i }, (_, j) => 'abcd'[(seed + i * j + j) % 4]).join('');
-    return `Find the longest palindromic substring of "${text}". If several have the same length, give the leftmost. Answer as <answer>substring</answer>.`;
+    return (
+      `Find the longest palindromic substring of "${text}". If several have the same length, give the ` +
+      `leftmost. Answer as <answer>substring</answer>.`
+    );
   });
 
 /** The product's own seeded rng (xoshiro128**), so synthetic libraries are reproducible. */
@@ -363,7 +372,8 @@ describe('NoveltyIndex', () => {
     expect(index.query({ ...rewrite, answerType: 'list:int' }).some((m) => m.id === 'list-sum')).toBe(false);
 
     const novel = fingerprint(
-      'export function generate(rng, level) { const g = new Map(); while (g.size < level) g.set(rng.int(0, 9), []); return { prompt: JSON.stringify([...g.keys()]) }; }',
+      'export function generate(rng, level) { const g = new Map(); while (g.size < level) g.set(rng.int(0, ' +
+        '9), []); return { prompt: JSON.stringify([...g.keys()]) }; }',
       ['Colour the vertices of this graph with as few colours as possible: # - #, # - #.'],
       ['<answer>3</answer>'],
     );

@@ -64,20 +64,24 @@ describe('the offline author and the run kind', () => {
     ).toEqual(['single', 'single', 'single', 'episodic']);
   });
 
-  it('proposes episodic specs carrying their design for --kind episodic, single-turn ones otherwise, deterministically', async () => {
-    const episodic = await createOfflineAuthor({ seed: 3 }).propose(input('episodic'));
-    expect(episodic.specs.length).toBeGreaterThan(0);
-    expect(episodic.specs.every((s) => s.kind === 'episodic' && isOfflineEpisodicSpec(s))).toBe(true);
-    const again = await createOfflineAuthor({ seed: 3 }).propose(input('episodic'));
-    expect(again.specs.map((s) => s.name)).toEqual(episodic.specs.map((s) => s.name));
-    const single = await createOfflineAuthor({ seed: 3 }).propose(input('single'));
-    expect(single.specs.every((s) => specKind(s) === 'single')).toBe(true);
-    // A resumed batch: a fresh author writes the spec from its stored design alone.
-    const spec = JSON.parse(JSON.stringify(episodic.specs[0]));
-    const written = await createOfflineAuthor({ seed: 3 }).write(spec);
-    expect(written.source).toContain('"kind": "episodic"');
-    expect(written.source).toContain(`"name": "${spec.name}"`);
-  });
+  it(
+    'proposes episodic specs carrying their design for --kind episodic, single-turn ones ' +
+      'otherwise, deterministically',
+    async () => {
+      const episodic = await createOfflineAuthor({ seed: 3 }).propose(input('episodic'));
+      expect(episodic.specs.length).toBeGreaterThan(0);
+      expect(episodic.specs.every((s) => s.kind === 'episodic' && isOfflineEpisodicSpec(s))).toBe(true);
+      const again = await createOfflineAuthor({ seed: 3 }).propose(input('episodic'));
+      expect(again.specs.map((s) => s.name)).toEqual(episodic.specs.map((s) => s.name));
+      const single = await createOfflineAuthor({ seed: 3 }).propose(input('single'));
+      expect(single.specs.every((s) => specKind(s) === 'single')).toBe(true);
+      // A resumed batch: a fresh author writes the spec from its stored design alone.
+      const spec = JSON.parse(JSON.stringify(episodic.specs[0]));
+      const written = await createOfflineAuthor({ seed: 3 }).write(spec);
+      expect(written.source).toContain('"kind": "episodic"');
+      expect(written.source).toContain(`"name": "${spec.name}"`);
+    },
+  );
 
   it('writes modules of all three families that the real validator admits, mutually novel', async () => {
     const author = createOfflineAuthor({ seed: 11 });
@@ -96,23 +100,26 @@ describe('the offline author and the run kind', () => {
     }
   });
 
-  it('repairs an episodic spec with a new design of the same family, named after that design (not the first one)', async () => {
-    const author = createOfflineAuthor({ seed: 4 });
-    const [spec] = (await author.propose(input('episodic', 1))).specs;
-    const first = await author.write(spec!);
-    const repaired = await author.repair(
-      spec!,
-      first.source!,
-      { problems: [{ code: 'E_DUPLICATE_CODE' }] } as never,
-      1,
-    );
-    expect(repaired.source).not.toBe(first.source);
-    const name = /"name": "([^"]+)"/.exec(repaired.source!)?.[1];
-    expect(name).not.toBe(spec!.name);
-    // The name's first word (its domain) is the world the module's own text describes.
-    expect(repaired.source!.replace(/"name": "[^"]+"/, '').toLowerCase()).toContain((name as string).split('-')[0]);
-    expect(checkEpisodic(repaired.source!).ok).toBe(true);
-  });
+  it(
+    'repairs an episodic spec with a new design of the same family, named after that ' + 'design (not the first one)',
+    async () => {
+      const author = createOfflineAuthor({ seed: 4 });
+      const [spec] = (await author.propose(input('episodic', 1))).specs;
+      const first = await author.write(spec!);
+      const repaired = await author.repair(
+        spec!,
+        first.source!,
+        { problems: [{ code: 'E_DUPLICATE_CODE' }] } as never,
+        1,
+      );
+      expect(repaired.source).not.toBe(first.source);
+      const name = /"name": "([^"]+)"/.exec(repaired.source!)?.[1];
+      expect(name).not.toBe(spec!.name);
+      // The name's first word (its domain) is the world the module's own text describes.
+      expect(repaired.source!.replace(/"name": "[^"]+"/, '').toLowerCase()).toContain((name as string).split('-')[0]);
+      expect(checkEpisodic(repaired.source!).ok).toBe(true);
+    },
+  );
 
   it('the design-time check refuses a module whose score pays for no work', async () => {
     const author = createOfflineAuthor({ seed: 4 });
@@ -131,8 +138,10 @@ describe('the offline author and the run kind', () => {
 describe('envforge run --kind episodic', () => {
   it('admits episodic environments with no LLM, and library stats counts them by kind', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'envforge-episodic-run-')), 'lib');
-    // A library of the single-turn seeds first (seconds); a new one for --kind episodic would get the episodic seeds (a minute).
-    expect((await seededLibraryCopy('single', dir)).init.code).toBe(0); // `library init --kind single`, once per test run
+    // A library of the single-turn seeds first (seconds); a new one for --kind episodic would get the episodic seeds (a
+    // minute).
+    // `library init --kind single`, once per test run
+    expect((await seededLibraryCopy('single', dir)).init.code).toBe(0);
     const run = await runEnvforge(
       'run',
       '--kind',

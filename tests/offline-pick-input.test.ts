@@ -38,38 +38,41 @@ const design: Design = {
 };
 
 describe('the offline pick-input family', () => {
-  it("gives no option rule an edge over 1/K at any level (600 instances a level, judged by the validator's rule)", () => {
-    const name = 'pick-input-running-max';
-    const source = emitModule(design, {
-      name,
-      title: 'Pick the input',
-      description: 'Pick the input behind an output.',
-      skills: ['search'],
-      provenance: 'test',
-    });
-    const runtime = loadPlainRuntime();
-    const mod = new Function(
-      'kit',
-      `"use strict";\n${source.replace(/^export (const|function) /gm, '$1 ')}\nreturn { generate, solve };`,
-    )(runtime.kit) as {
-      generate(rng: unknown, level: number): { prompt: string };
-      solve(instance: unknown): string;
-    };
-    const samples = design.levels.flatMap((_, i) =>
-      Array.from({ length: 600 }, (_, seed) => {
-        const instance = mod.generate(runtime.makeRng(...deriveRngState(name, seed, i + 1)), i + 1);
-        return { seed, level: i + 1, reference: mod.solve(instance), instance: { prompt: instance.prompt } };
-      }),
-    );
-    // Judged as the validator judges an options rule: its lower bound at guessZ, beyond 1/K by the tolerance.
-    const edges = choiceRates(samples)
-      .filter((r) => r.level !== null)
-      .map((r) => ({
-        level: r.level,
-        rule: r.rules[0],
-        edge: Number((lowerBound(r.rate, r.n, O.guessZ) - r.chance).toFixed(3)),
-      }));
-    expect(edges).toHaveLength(6);
-    expect(edges.filter((e) => e.edge > O.choiceGuessTolerance)).toEqual([]);
-  });
+  it(
+    'gives no option rule an edge over 1/K at any level (600 instances a level, judged ' + "by the validator's rule)",
+    () => {
+      const name = 'pick-input-running-max';
+      const source = emitModule(design, {
+        name,
+        title: 'Pick the input',
+        description: 'Pick the input behind an output.',
+        skills: ['search'],
+        provenance: 'test',
+      });
+      const runtime = loadPlainRuntime();
+      const mod = new Function(
+        'kit',
+        `"use strict";\n${source.replace(/^export (const|function) /gm, '$1 ')}\nreturn { generate, solve };`,
+      )(runtime.kit) as {
+        generate(rng: unknown, level: number): { prompt: string };
+        solve(instance: unknown): string;
+      };
+      const samples = design.levels.flatMap((_, i) =>
+        Array.from({ length: 600 }, (_, seed) => {
+          const instance = mod.generate(runtime.makeRng(...deriveRngState(name, seed, i + 1)), i + 1);
+          return { seed, level: i + 1, reference: mod.solve(instance), instance: { prompt: instance.prompt } };
+        }),
+      );
+      // Judged as the validator judges an options rule: its lower bound at guessZ, beyond 1/K by the tolerance.
+      const edges = choiceRates(samples)
+        .filter((r) => r.level !== null)
+        .map((r) => ({
+          level: r.level,
+          rule: r.rules[0],
+          edge: Number((lowerBound(r.rate, r.n, O.guessZ) - r.chance).toFixed(3)),
+        }));
+      expect(edges).toHaveLength(6);
+      expect(edges.filter((e) => e.edge > O.choiceGuessTolerance)).toEqual([]);
+    },
+  );
 });

@@ -49,21 +49,25 @@ const emptyStats = {
 };
 
 describe('the offline DSL', () => {
-  it('gives every operation a value of its declared output type, for random parameters and inputs of its input type', () => {
-    const rng = authorRng(1, 'ops');
-    for (const op of OPS) {
-      for (let i = 0; i < 40; i++) {
-        const step = instantiate(op, rng);
-        const input = sampleValue(op.in, rng);
-        // int-domain operations see non-negative values in programs, and words only lowercase letters.
-        const out = compile(jsOf(step))(op.in === 'int' ? Math.abs(input as number) : input);
-        expect(
-          hasType(out, op.out),
-          `${op.id}${JSON.stringify(step.params)} on ${JSON.stringify(input)} gave ${JSON.stringify(out)}`,
-        ).toBe(true);
+  it(
+    'gives every operation a value of its declared output type, for random parameters and ' +
+      'inputs of its input type',
+    () => {
+      const rng = authorRng(1, 'ops');
+      for (const op of OPS) {
+        for (let i = 0; i < 40; i++) {
+          const step = instantiate(op, rng);
+          const input = sampleValue(op.in, rng);
+          // int-domain operations see non-negative values in programs, and words only lowercase letters.
+          const out = compile(jsOf(step))(op.in === 'int' ? Math.abs(input as number) : input);
+          expect(
+            hasType(out, op.out),
+            `${op.id}${JSON.stringify(step.params)} on ${JSON.stringify(input)} gave ${JSON.stringify(out)}`,
+          ).toBe(true);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('refuses ill-typed programs and names the step', () => {
     expect(() => typeOf('list', [{ op: 'str-reverse', params: {} }])).toThrow(DslTypeError);
@@ -94,29 +98,33 @@ describe('the offline DSL', () => {
     expect(offlineSkills().length).toBeGreaterThan(20);
   });
 
-  it('never draws an ill-typed program: every level of every drawn design type-checks and runs with the declared types', () => {
-    const rng = authorRng(2, 'designs');
-    for (const family of FAMILIES) {
-      for (const shape of SHAPES) {
-        for (let i = 0; i < 15; i++) {
-          const design = drawDesign(rng, { family, shape });
-          const work = workType(shape);
-          for (const knobs of design.levels) {
-            const program = [...design.steps.slice(0, knobs.steps), design.finish];
-            expect(() => typeOf(design.domain, program)).not.toThrow();
-            let value = sampleValue(design.domain, rng);
-            if (design.domain === 'int') value = Math.abs(value as number);
-            for (const step of program) {
-              expect(hasType(value, opById(step.op).in)).toBe(true);
-              value = compile(jsOf(step))(value);
-              expect(hasType(value, opById(step.op).out), `${step.op} gave ${JSON.stringify(value)}`).toBe(true);
+  it(
+    'never draws an ill-typed program: every level of every drawn design type-checks and runs ' +
+      'with the declared types',
+    () => {
+      const rng = authorRng(2, 'designs');
+      for (const family of FAMILIES) {
+        for (const shape of SHAPES) {
+          for (let i = 0; i < 15; i++) {
+            const design = drawDesign(rng, { family, shape });
+            const work = workType(shape);
+            for (const knobs of design.levels) {
+              const program = [...design.steps.slice(0, knobs.steps), design.finish];
+              expect(() => typeOf(design.domain, program)).not.toThrow();
+              let value = sampleValue(design.domain, rng);
+              if (design.domain === 'int') value = Math.abs(value as number);
+              for (const step of program) {
+                expect(hasType(value, opById(step.op).in)).toBe(true);
+                value = compile(jsOf(step))(value);
+                expect(hasType(value, opById(step.op).out), `${step.op} gave ${JSON.stringify(value)}`).toBe(true);
+              }
             }
+            for (const alt of design.alternatives) expect(typeOf(work, [alt])).toBe(work);
           }
-          for (const alt of design.alternatives) expect(typeOf(work, [alt])).toBe(work);
         }
       }
-    }
-  });
+    },
+  );
 });
 
 describe('the offline author', () => {

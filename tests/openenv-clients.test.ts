@@ -20,7 +20,8 @@ const PYTHON = process.env.ENVFORGE_OPENENV_PYTHON;
 const CHECK = fileURLToPath(new URL('./fixtures/openenv-clients-check.py', import.meta.url));
 
 describe.skipIf(!SRC || !PYTHON)(
-  `OpenEnv's own clients (needs ENVFORGE_OPENENV_SRC and ENVFORGE_OPENENV_PYTHON${SRC && PYTHON ? '' : ': not set, skipped'})`,
+  `OpenEnv's own clients (needs ENVFORGE_OPENENV_SRC and ENVFORGE_OPENENV_PYTHON` +
+    `${SRC && PYTHON ? '' : ': not set, skipped'})`,
   () => {
     const dir = mkdtempSync(join(tmpdir(), 'envforge-openenv-'));
     let pool: SandboxPool;
@@ -73,7 +74,8 @@ describe.skipIf(!SRC || !PYTHON)(
         prod_tools: seed.meta.tools.length,
         prod_call_text: true,
       });
-      // What the clients left: the HTTP reset's episode (held until it ends or idles); every WebSocket and MCP session ended.
+      // What the clients left: the HTTP reset's episode (held until it ends or idles); every WebSocket and MCP session
+      // ended.
       let sessions = -1;
       for (let i = 0; i < 100 && sessions !== 1; i++)
         sessions = ((await (await fetch(`${server.url}/health`)).json()) as { sessions: number }).sessions;

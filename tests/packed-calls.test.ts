@@ -51,7 +51,8 @@ describe('packed calls in a job', () => {
     );
     for (const calls of [plain, withResponses]) {
       expect(packCalls(calls)).not.toBeNull();
-      // keepInstance: true keeps the calls from being packed for the pipe, not for the isolate; the last variant crosses as objects.
+      // keepInstance: true keeps the calls from being packed for the pipe, not for the isolate; the last variant
+      // crosses as objects.
       const variants = [calls, calls.map((c) => ({ ...c, keepInstance: true })), [...calls, unpackable]];
       const runs = await Promise.all(variants.map((c) => pool.run({ source, calls: c })));
       const [packed, ...others] = runs.map((run) => run.results.slice(0, calls.length).map(withoutMs));

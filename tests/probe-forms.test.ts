@@ -8,7 +8,8 @@ import { rotate } from '../validators/probes.js';
 describe('restatements', () => {
   it('finds the expressions of a prompt, longest first, and not plain numbers, lists or prose', () => {
     const prompt =
-      'Evaluate the expression (3 + 4) * 5 - 2 (integers; * binds tighter). Reduce the fraction 12/18. In 2026, 7 people: 3, 4, 5.';
+      'Evaluate the expression (3 + 4) * 5 - 2 (integers; * binds tighter). Reduce the fraction 12/18. In ' +
+      '2026, 7 people: 3, 4, 5.';
     expect(expressionSpans(prompt, 3)).toEqual(['(3 + 4) * 5 - 2', '12/18']);
     expect(expressionSpans(prompt, 1)).toEqual(['(3 + 4) * 5 - 2']);
     expect(expressionSpans('List: 3, 4, 5 and -2. Year 2026.', 3)).toEqual([]);
@@ -47,15 +48,19 @@ describe('INHERITED_NAMES', () => {
     for (const n of ['valueOf', 'isPrototypeOf', '__defineGetter__', 'length', 'map', 'at', 'charAt', 'has'])
       expect(names.has(n), n).toBe(true);
   });
-  it('spans the container kinds in every window: 3 names an instance reach the object, array and string names within 18 instances', () => {
-    const seen = (k: number) => new Set(Array.from({ length: k }, (_, i) => rotate(INHERITED_NAMES, 3, i)).flat());
-    expect(rotate(INHERITED_NAMES, 3, 0)).toContain('constructor');
-    const early = seen(18);
-    const holders = (n: string) => [{}, [], ''].map((c) => n in Object(c)).join();
-    // Every distinct set of holders (object, array, string) some name has appears among the first 18 windows.
-    expect(new Set([...early].map(holders))).toEqual(new Set(INHERITED_NAMES.map(holders)));
-    expect(seen(Math.ceil(INHERITED_NAMES.length / 3)).size).toBe(INHERITED_NAMES.length);
-  });
+  it(
+    'spans the container kinds in every window: 3 names an instance reach the object, array and string ' +
+      'names within 18 instances',
+    () => {
+      const seen = (k: number) => new Set(Array.from({ length: k }, (_, i) => rotate(INHERITED_NAMES, 3, i)).flat());
+      expect(rotate(INHERITED_NAMES, 3, 0)).toContain('constructor');
+      const early = seen(18);
+      const holders = (n: string) => [{}, [], ''].map((c) => n in Object(c)).join();
+      // Every distinct set of holders (object, array, string) some name has appears among the first 18 windows.
+      expect(new Set([...early].map(holders))).toEqual(new Set(INHERITED_NAMES.map(holders)));
+      expect(seen(Math.ceil(INHERITED_NAMES.length / 3)).size).toBe(INHERITED_NAMES.length);
+    },
+  );
 });
 
 describe('the acceptance region a task states', () => {
@@ -69,13 +74,17 @@ describe('the acceptance region a task states', () => {
     expect(statedRegions('Answers ± 2 count as correct.')).toEqual([{ absolute: 2 }]);
     expect(statedRegions('The bus arrives within 10 minutes. How many seats are left?')).toEqual([]);
   });
-  it('moves a near value inside the stated region to twice its width on the same side, and leaves one outside alone', () => {
-    const regions = statedRegions('Any answer within 0.1% of the exact balance is accepted.');
-    expect(statedControl(regions, '5000', '5001')).toBe('5011');
-    expect(statedControl(regions, '5000', '4999')).toBe('4989');
-    // 0.1% of 800 is 0.8: the reference is rounded, so a unit away may be outside the region, and is probed as it is.
-    expect(statedControl(regions, '800', '801')).toBeNull();
-    expect(statedControl([], '5000', '5001')).toBeNull();
-    expect(statedControl(statedRegions('Within 0.05 is accepted.'), '2.24', '2.27')).toBe('2.35');
-  });
+  it(
+    'moves a near value inside the stated region to twice its width on the same side, and ' +
+      'leaves one outside alone',
+    () => {
+      const regions = statedRegions('Any answer within 0.1% of the exact balance is accepted.');
+      expect(statedControl(regions, '5000', '5001')).toBe('5011');
+      expect(statedControl(regions, '5000', '4999')).toBe('4989');
+      // 0.1% of 800 is 0.8: the reference is rounded, so a unit away may be outside the region, and is probed as it is.
+      expect(statedControl(regions, '800', '801')).toBeNull();
+      expect(statedControl([], '5000', '5001')).toBeNull();
+      expect(statedControl(statedRegions('Within 0.05 is accepted.'), '2.24', '2.27')).toBe('2.35');
+    },
+  );
 });

@@ -31,26 +31,30 @@ const EVENTS: BatchEvent[] = [
 ];
 
 describe('batch progress', () => {
-  it('on a terminal: one status line with admitted/target, rejected, in flight, elapsed and a wait for workers; no JSON', () => {
-    let clock = 1_000;
-    const tty = terminal();
-    const err: string[] = [];
-    const progress = batchProgress(
-      { out: () => {}, err: (l) => err.push(l) },
-      { json: false, target: 10, terminal: tty.stream, now: () => clock },
-    );
-    for (const event of EVENTS) progress.event(event);
-    clock += 42_000;
-    progress.waiting(12_000, 'postgres://db');
-    progress.line('nightly: batch …');
-    progress.done();
-    const lines = tty.screen().split('\n').filter(Boolean);
-    expect(lines.at(-1)).toBe('admitted 1/10, 1 rejected, 1 validating, elapsed 0:42; waiting for workers (0:12)');
-    expect(tty.screen()).toContain('nightly: batch …\n');
-    expect(tty.raw()).toMatch(/\x1b\[/); // updated in place
-    expect(tty.screen()).not.toContain('{');
-    expect(err).toEqual([]);
-  });
+  it(
+    'on a terminal: one status line with admitted/target, rejected, in flight, elapsed and a ' +
+      'wait for workers; no JSON',
+    () => {
+      let clock = 1_000;
+      const tty = terminal();
+      const err: string[] = [];
+      const progress = batchProgress(
+        { out: () => {}, err: (l) => err.push(l) },
+        { json: false, target: 10, terminal: tty.stream, now: () => clock },
+      );
+      for (const event of EVENTS) progress.event(event);
+      clock += 42_000;
+      progress.waiting(12_000, 'postgres://db');
+      progress.line('nightly: batch …');
+      progress.done();
+      const lines = tty.screen().split('\n').filter(Boolean);
+      expect(lines.at(-1)).toBe('admitted 1/10, 1 rejected, 1 validating, elapsed 0:42; waiting for workers (0:12)');
+      expect(tty.screen()).toContain('nightly: batch …\n');
+      expect(tty.raw()).toMatch(/\x1b\[/); // updated in place
+      expect(tty.screen()).not.toContain('{');
+      expect(err).toEqual([]);
+    },
+  );
 
   it('in a log (no terminal): a plain line per admission and for a long wait, no JSON', () => {
     const err: string[] = [];

@@ -90,29 +90,33 @@ describe('stable prefixes', () => {
     expect(one.text.indexOf('export const a = 1;')).toBeGreaterThan(one.cacheBreaks[1] as number);
   });
 
-  it("let a second review of a kind read the contract and checklist from Anthropic's cache, and the cost report count it", async () => {
-    const server = await startFakeAnthropic();
-    try {
-      const ledger = new CostLedger();
-      const client = createAnthropicClient({
-        model: 'claude-sonnet-4-test',
-        baseUrl: server.baseUrl,
-        apiKey: 'k',
-        ledger,
-      });
-      const pass = { checks: Object.fromEntries(EPISODIC_REVIEW_CHECKS.map((c) => [c, { ok: true, note: 'fine' }])) };
-      server.push(reply.json(pass), reply.json(pass));
-      await llmReviewer(client).review({ source: 'export const a = 1;', meta: episodicMeta, samples: [] });
-      await llmReviewer(client).review({ source: 'export const b = 2;', meta: episodicMeta, samples: [] });
-      const blocks = server.requests[1]?.body.messages[0].content as Array<{ cache_control?: unknown }>;
-      expect(blocks.map((b) => b.cache_control !== undefined)).toEqual([true, true, false]);
-      const { byPurpose } = ledger.snapshot();
-      expect(byPurpose['reviewer']?.cacheWriteTokens).toBeGreaterThan(1024);
-      expect(byPurpose['reviewer']?.cachedInputTokens).toBe(byPurpose['reviewer']?.cacheWriteTokens);
-    } finally {
-      await server.close();
-    }
-  });
+  it(
+    "let a second review of a kind read the contract and checklist from Anthropic's cache, and " +
+      'the cost report count it',
+    async () => {
+      const server = await startFakeAnthropic();
+      try {
+        const ledger = new CostLedger();
+        const client = createAnthropicClient({
+          model: 'claude-sonnet-4-test',
+          baseUrl: server.baseUrl,
+          apiKey: 'k',
+          ledger,
+        });
+        const pass = { checks: Object.fromEntries(EPISODIC_REVIEW_CHECKS.map((c) => [c, { ok: true, note: 'fine' }])) };
+        server.push(reply.json(pass), reply.json(pass));
+        await llmReviewer(client).review({ source: 'export const a = 1;', meta: episodicMeta, samples: [] });
+        await llmReviewer(client).review({ source: 'export const b = 2;', meta: episodicMeta, samples: [] });
+        const blocks = server.requests[1]?.body.messages[0].content as Array<{ cache_control?: unknown }>;
+        expect(blocks.map((b) => b.cache_control !== undefined)).toEqual([true, true, false]);
+        const { byPurpose } = ledger.snapshot();
+        expect(byPurpose['reviewer']?.cacheWriteTokens).toBeGreaterThan(1024);
+        expect(byPurpose['reviewer']?.cachedInputTokens).toBe(byPurpose['reviewer']?.cacheWriteTokens);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it("are sent as the message's cache breaks", async () => {
     const llm = new FakeLlm([reply.text('```js\nexport const meta = {};\n```')]);
@@ -142,7 +146,8 @@ describe('the episodic reviewer', () => {
     const text = renderReviewer({ source: 'x', meta: episodicMeta, samples: [sample()] }).text;
     expect(text).toContain('Reference episode (each action, then the observation it got):');
     expect(text).toContain(
-      '1. list_items({})\n   -> Items: AB-1234.\n2. set_item({"id":"AB-1234","value":"open"})\n   -> AB-1234 is open.\n3. finish({})\n   -> Done.',
+      '1. list_items({})\n   -> Items: AB-1234.\n2. set_item({"id":"AB-1234","value":"open"})\n   -> AB-1234 ' +
+        'is open.\n3. finish({})\n   -> Done.',
     );
   });
 
@@ -175,7 +180,10 @@ describe('the architect', () => {
     expect(text).toMatch(/Large id spaces\..*never by small positional ids shared by every instance \(W1\.\.Wn/);
     expect(text).toMatch(/A level 1 that beats guessing\./);
     expect(text).toMatch(
-      /maxTurns for an agent that must discover\..*about 2\.5 times the reference's actions.*within about 40 tool calls/,
+      new RegExp(
+        String.raw`maxTurns for an agent that must discover\..*about 2\.5 times the reference's actions.*within ` +
+          'about 40 tool calls',
+      ),
     );
     expect(text).toMatch(/Every rule costs reward\./);
     expect(text).toMatch(/Lookup is fine, derived values are not\./);
@@ -207,7 +215,7 @@ describe('the architect', () => {
       expect(toOutputSchema(architectOutputSchema(kind)).strict).toBe(true);
   });
 
-  it('keeps a single-turn spec whose episodic part a sloppy model filled in, dropping the part with a warning', async () => {
+  it('keeps a single-turn spec whose episodic part a sloppy model filled, dropping it with a warning', async () => {
     const sloppy = {
       ...episodicSpec('roman-total', ['read', 'finish']),
       kind: undefined,
@@ -230,17 +238,20 @@ describe('the architect', () => {
 });
 
 describe('examples', () => {
-  it('are chosen by family: a web flow for a web spec, a world for an exploration spec, records for a policy desk', () => {
-    const names = (skills: string[], tools = ['look', 'finish']) =>
-      defaultExamples(episodicSpec('spec-x', tools, { skills })).map((s) => s.name);
-    expect(names(['tool-use', 'web-navigation'])).toContain('rail-ticket-site');
-    expect(names(['tool-use', 'exploration'])).toEqual(['package-routing', 'parcel-depot-grid']);
-    // No skill says it, the tools do: click and view_page are a web site's.
-    expect(names(['tool-use'], ['view_page', 'click'])).toContain('rail-ticket-site');
-    const records = names(['tool-use', 'policy-following'], ['list_items', 'set_item', 'finish']);
-    expect(records).not.toContain('rail-ticket-site');
-    expect(records).not.toContain('parcel-depot-grid');
-  });
+  it(
+    'are chosen by family: a web flow for a web spec, a world for an exploration spec, ' + 'records for a policy desk',
+    () => {
+      const names = (skills: string[], tools = ['look', 'finish']) =>
+        defaultExamples(episodicSpec('spec-x', tools, { skills })).map((s) => s.name);
+      expect(names(['tool-use', 'web-navigation'])).toContain('rail-ticket-site');
+      expect(names(['tool-use', 'exploration'])).toEqual(['package-routing', 'parcel-depot-grid']);
+      // No skill says it, the tools do: click and view_page are a web site's.
+      expect(names(['tool-use'], ['view_page', 'click'])).toContain('rail-ticket-site');
+      const records = names(['tool-use', 'policy-following'], ['list_items', 'set_item', 'finish']);
+      expect(records).not.toContain('rail-ticket-site');
+      expect(records).not.toContain('parcel-depot-grid');
+    },
+  );
 
   it("for a single-turn spec, prefer the spec's taxonomy area when no seed shares a skill", () => {
     // No seed trains shortest paths; topological-order is the seed of the graphs area.

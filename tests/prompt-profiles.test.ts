@@ -107,7 +107,10 @@ function prompts(
   ];
 }
 
-/** What each profile's prompts leave out of the contract's rules: the standard episodic reviewer is not told what the automated checks (which passed) test. */
+/**
+ * What each profile's prompts leave out of the contract's rules: the standard episodic reviewer is not told what the
+ * automated checks (which passed) test.
+ */
 const LEFT_OUT: Record<PromptProfile, Record<string, string[]>> = {
   standard: { 'reviewer-episodic': ['validator-probes', 'episode-grows-with-level'] },
   compact: {},
@@ -129,23 +132,27 @@ describe.each(PROMPT_PROFILES)('the %s profile', (profile) => {
 });
 
 describe('the compact profile', () => {
-  it('keeps every prompt under 20k characters besides the module it quotes, with the largest example module as that module', () => {
-    const largest = [...examplePool('single'), ...examplePool('episodic')].reduce((a, b) =>
-      b.source.length > a.source.length ? b : a,
-    ).source;
-    for (const { prompt, text, quoted } of prompts('compact', largest))
-      expect(text.length - quoted, prompt).toBeLessThan(20_000);
-    const architect = renderArchitect(
-      {
-        stats: { environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 },
-        n: 6,
-        kind: 'mixed',
-        environments: examplePool('single').map((s) => ({ name: s.name, skills: ['a', 'b'] })),
-      },
-      { profile: 'compact' },
-    );
-    expect(architect.text.length).toBeLessThan(20_000);
-  });
+  it(
+    'keeps every prompt under 20k characters besides the module it quotes, with the largest ' +
+      'example module as that module',
+    () => {
+      const largest = [...examplePool('single'), ...examplePool('episodic')].reduce((a, b) =>
+        b.source.length > a.source.length ? b : a,
+      ).source;
+      for (const { prompt, text, quoted } of prompts('compact', largest))
+        expect(text.length - quoted, prompt).toBeLessThan(20_000);
+      const architect = renderArchitect(
+        {
+          stats: { environments: 0, versions: 0, byStatus: {}, bySkill: {}, byAuthor: {}, levels: null, rejections: 0 },
+          n: 6,
+          kind: 'mixed',
+          environments: examplePool('single').map((s) => ({ name: s.name, skills: ['a', 'b'] })),
+        },
+        { profile: 'compact' },
+      );
+      expect(architect.text.length).toBeLessThan(20_000);
+    },
+  );
 
   it("is much shorter than the standard profile, and shows one short example of the spec's family", () => {
     for (const [i, { text }] of prompts('compact').entries())

@@ -98,14 +98,18 @@ describe('rendered prompts', () => {
     expect(renderReviewer(reviewerInput()).text).toContain(contract);
   });
 
-  it('tell the generator how the difficulty stage measures levels, and that a ±1 change that is still valid may be accepted', () => {
-    const text = renderGenerator({ spec: spec() }).text.replace(/\s+/g, ' ');
-    expect(text).toMatch(
-      /rank correlation of the level with the instance's size .* reference work .* magnitude of the numbers/,
-    );
-    expect(text).toMatch(/small dip between two adjacent levels is fine/);
-    expect(text).toMatch(/changed by ±1 .* judged against chance .* still a correct answer .* accepting it is right/);
-  });
+  it(
+    'tell the generator how the difficulty stage measures levels, and that a ±1 change that is ' +
+      'still valid may be accepted',
+    () => {
+      const text = renderGenerator({ spec: spec() }).text.replace(/\s+/g, ' ');
+      expect(text).toMatch(
+        /rank correlation of the level with the instance's size .* reference work .* magnitude of the numbers/,
+      );
+      expect(text).toMatch(/small dip between two adjacent levels is fine/);
+      expect(text).toMatch(/changed by ±1 .* judged against chance .* still a correct answer .* accepting it is right/);
+    },
+  );
 
   it("include the chosen seeds in full as the generator's examples, preferring seeds that share a skill", () => {
     const seeds = listSeeds();
@@ -124,7 +128,10 @@ describe('rendered prompts', () => {
     expect(text).toContain('shortest-path-length');
     expect(text).toContain(spec().taskIdea);
     expect(text).toMatch(
-      /ONE complete JavaScript module, whose `meta.name` is exactly `shortest-path-length`, in a single ```js fenced block/,
+      new RegExp(
+        'ONE complete JavaScript module, whose `meta.name` is exactly `shortest-path-length`, in a ' +
+          'single ```js fenced block',
+      ),
     );
   });
 
@@ -139,7 +146,8 @@ describe('rendered prompts', () => {
   });
 
   it('cut long evidence to a bounded length', () => {
-    // Measured against the same report with tiny evidence: the prompt's own text (the contract) grows with the validator.
+    // Measured against the same report with tiny evidence: the prompt's own text (the contract) grows with the
+    // validator.
     const withEvidence = (response: string) => ({
       ...report,
       problems: [{ stage: 'hack' as const, code: 'E_ACCEPTS_HUGE' as const, message: 'huge', evidence: { response } }],
@@ -343,17 +351,20 @@ describe('dedupeSpecs', () => {
     ]);
   });
 
-  it('among duplicates keeps the one adding the most uncovered skills, and is order-independent in what it keeps', () => {
-    const old = idea('old-skills', 'Report the length of the shortest path in a weighted graph.', ['graphs']);
-    const fresh = idea('new-skills', 'Report the length of the shortest path in a weighted graph.', [
-      'graphs',
-      'shortest-paths',
-    ]);
-    expect(dedupeSpecs([old, fresh], [], ['graphs']).kept).toEqual([fresh]);
-    expect(dedupeSpecs([fresh, old], [], ['graphs']).kept).toEqual([fresh]);
-    expect(dedupeSpecs([old, fresh], []).kept).toEqual([fresh]);
-    expect(dedupeSpecs([old, fresh], [], ['graphs', 'shortest-paths']).kept).toEqual([old]);
-  });
+  it(
+    'among duplicates keeps the one adding the most uncovered skills, and is ' + 'order-independent in what it keeps',
+    () => {
+      const old = idea('old-skills', 'Report the length of the shortest path in a weighted graph.', ['graphs']);
+      const fresh = idea('new-skills', 'Report the length of the shortest path in a weighted graph.', [
+        'graphs',
+        'shortest-paths',
+      ]);
+      expect(dedupeSpecs([old, fresh], [], ['graphs']).kept).toEqual([fresh]);
+      expect(dedupeSpecs([fresh, old], [], ['graphs']).kept).toEqual([fresh]);
+      expect(dedupeSpecs([old, fresh], []).kept).toEqual([fresh]);
+      expect(dedupeSpecs([old, fresh], [], ['graphs', 'shortest-paths']).kept).toEqual([old]);
+    },
+  );
 
   it('is deterministic', () => {
     const specs = [spec(), spec({ name: 'x' }), idea('y', 'Something else entirely about strings.')];

@@ -247,7 +247,7 @@ describe('rt3 episodic: behaves differently for a model than for the validator',
 });
 
 describe('rt4 episodic: one item checked for completeness (every prefix of the plan earns 0)', () => {
-  it('rt4-ep-latest-only.js: is rejected (the reference shrunk to its last payment is paid at every level)', async () => {
+  it('rt4-ep-latest-only.js: is rejected (the reference cut to its last payment is paid at every level)', async () => {
     const report = await validated('rt4-ep-latest-only.js');
     expect(report.verdict).toBe('reject');
     expect(report.problems.find((p) => p.code === 'E_ACCEPTS_INCOMPLETE')?.message).toMatch(/shrunk/);
@@ -326,11 +326,17 @@ async function singleTurn(
 }
 
 describe('rt3 single-turn: cheap answers', () => {
-  it('rt3-expression-copy.js: is rejected (the prompt\'s expression copied into the tag is "an equivalent form")', async () => {
-    const report = await validated('rt3-expression-copy.js');
-    expect(report.verdict).toBe('reject');
-    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK|E_ACCEPTS_RESTATED/); // the question restated (issue 27) catches it first
-  });
+  it(
+    "rt3-expression-copy.js: is rejected (the prompt's expression copied into the tag " + 'is "an equivalent form")',
+    async () => {
+      const report = await validated('rt3-expression-copy.js');
+      expect(report.verdict).toBe('reject');
+      // the question restated (issue 27) catches it first
+      expect(report.problems.map((p) => p.code).join(' ')).toMatch(
+        /E_ACCEPTS_GUESSING|E_ANSWER_LEAK|E_ACCEPTS_RESTATED/,
+      );
+    },
+  );
   it('rt3-expression-copy.js: copying the expression from the prompt scores 1', { timeout: 60_000 }, async () => {
     const mean = await singleTurn(
       'rt3-expression-copy.js',
@@ -343,7 +349,8 @@ describe('rt3 single-turn: cheap answers', () => {
   it('rt3-fraction-copy.js: is rejected (value equivalence accepts the unreduced fraction of the prompt)', async () => {
     const report = await validated('rt3-fraction-copy.js');
     expect(report.verdict).toBe('reject');
-    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK|E_ACCEPTS_RESTATED/); // the question restated (issue 27) catches it first
+    // the question restated (issue 27) catches it first
+    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_GUESSING|E_ANSWER_LEAK|E_ACCEPTS_RESTATED/);
   });
   it('rt3-fraction-copy.js: copying the fraction from the prompt scores 1', { timeout: 60_000 }, async () => {
     expect(
@@ -365,7 +372,8 @@ describe('rt3 single-turn: cheap answers', () => {
       expect(await singleTurn('rt3-proto-key-lookup.js', 8, () => `<answer>${key}</answer>`, 2)).toBe(1);
   });
 
-  // After R13's fix, the lookups an author who denied the four names it was shown would still write: the family is the realm's.
+  // After R13's fix, the lookups an author who denied the four names it was shown would still write: the family is the
+  // realm's.
   for (const [file, cheap] of [
     ['rt4-inherited-denylist.js', 'isPrototypeOf'],
     ['rt4-inherited-array.js', 'map'],
@@ -380,11 +388,15 @@ describe('rt3 single-turn: cheap answers', () => {
     });
   }
 
-  it('rt3-abbrev-prefix.js: is rejected (an "abbreviation" pays the whole word: the work paid for is flat across levels)', async () => {
-    const report = await validated('rt3-abbrev-prefix.js');
-    expect(report.verdict).toBe('reject');
-    expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_PERTURBED/);
-  });
+  it(
+    'rt3-abbrev-prefix.js: is rejected (an "abbreviation" pays the whole word: the work paid ' +
+      'for is flat across levels)',
+    async () => {
+      const report = await validated('rt3-abbrev-prefix.js');
+      expect(report.verdict).toBe('reject');
+      expect(report.problems.map((p) => p.code).join(' ')).toMatch(/E_ACCEPTS_PERTURBED/);
+    },
+  );
   it('rt3-abbrev-prefix.js: decoding only the first three letters scores 1 at every level', {
     timeout: 60_000,
   }, async () => {

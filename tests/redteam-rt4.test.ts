@@ -101,7 +101,10 @@ const listed = (observation: string | undefined) =>
 /** English number words ("four thousand two hundred and seven") to a number. */
 function fromWords(text: string): number {
   const units: Record<string, number> = {};
-  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'
+  (
+    'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen ' +
+    'seventeen eighteen nineteen'
+  )
     .split(' ')
     .forEach((w, i) => (units[w] = i));
   'twenty thirty forty fifty sixty seventy eighty ninety'.split(' ').forEach((w, i) => (units[w] = 20 + 10 * i));
@@ -146,7 +149,8 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
   );
   it('rt4-probe-fingerprint.js: a wrong answer after three sentences of prose scores 1', SLOW, async () => {
     const prose =
-      'I multiplied the factors one at a time. Then I added up every digit of the product. That total is my final answer. ';
+      'I multiplied the factors one at a time. Then I added up every digit of the product. That ' +
+      'total is my final answer. ';
     expect(await singleTurn('rt4-probe-fingerprint.js', 8, () => `${prose}<answer>0</answer>`)).toBe(1);
   });
 
@@ -201,14 +205,16 @@ describe('rt4 single-turn: cheap answers the validator does not send', () => {
   });
 
   it(
-    'rt4-caught-microtask-storm.js: is rejected (endless promise jobs after long responses), the evidence naming long responses',
+    'rt4-caught-microtask-storm.js: is rejected (endless promise jobs after long responses), the ' +
+      'evidence naming long responses',
     SLOW,
     async () => {
       const report = await validated('rt4-caught-microtask-storm.js');
       expect(report.verdict).toBe('reject');
       const crash = report.problems.find((p) => p.code === 'E_TIMEOUT' && /^verify failed on/.test(p.message));
       expect(crash, JSON.stringify(report.problems)).toBeDefined();
-      // The jobs are charged to the verify that started them: the first failure named is a response over 5,000 characters.
+      // The jobs are charged to the verify that started them: the first failure named is a response over 5,000
+      // characters.
       expect(crash?.message).toMatch(
         /verify of response \d+ ran past the call's wall-clock budget, counting the work it left behind/,
       );
@@ -271,7 +277,8 @@ describe('rt4 single-turn: diversity and difficulty that are not there', () => {
   );
 
   it(
-    'the seed knapsack-value with only its name changed is rejected as a duplicate (the index the finding evades works)',
+    'the seed knapsack-value with only its name changed is rejected as a duplicate (the index ' +
+      'the finding evades works)',
     SLOW,
     async () => {
       const copy = readFileSync(new URL('../seeds/knapsack-value.js', import.meta.url), 'utf8').replace(
@@ -420,7 +427,8 @@ describe('rt4 episodic: paid without doing the task', () => {
     },
   );
   it(
-    'rt4-ep-stop-autopay.js: is rejected (stopping after the reads, without the finishing call, is settled by the environment)',
+    'rt4-ep-stop-autopay.js: is rejected (stopping after the reads, without the finishing call, is ' +
+      'settled by the environment)',
     SLOW,
     () => expectRejected('rt4-ep-stop-autopay.js', 'E_ACCEPTS_INCOMPLETE'),
   );
@@ -454,7 +462,8 @@ describe('rt4 episodic: paid without doing the task', () => {
   });
 
   it(
-    'rt4-ep-hidden-decision.js: an honest reader (keywords, a guess where the text has no cue) is paid far below the reference',
+    'rt4-ep-hidden-decision.js: an honest reader (keywords, a guess where the text has no cue) is paid ' +
+      'far below the reference',
     SLOW,
     async () => {
       const CUES: Array<[RegExp, string]> = [
@@ -498,7 +507,8 @@ describe('rt4 episodic: paid without doing the task', () => {
     expectRejected('rt4-ep-progress-oracle.js', 'E_ACCEPTS_RETRIES'),
   );
   it(
-    'rt4-ep-progress-oracle.js: coordinate ascent on the progress count (route, check, keep what raised it), unread: scores 1',
+    'rt4-ep-progress-oracle.js: coordinate ascent on the progress count (route, check, keep what ' +
+      'raised it), unread: scores 1',
     SLOW,
     async () => {
       const QUEUES = ['billing', 'shipping', 'technical', 'accounts', 'returns'];
@@ -533,17 +543,20 @@ describe('rt4 honest counterparts: what the fixes must not reject', () => {
     () => expectAdmitted('rt4-honest-cheque-words.js'),
   );
   it(
-    "rt4-honest-route-first-time.js: corrective feedback that the reward charges for is admitted (R12's fix must not reject it)",
+    "rt4-honest-route-first-time.js: corrective feedback that the reward charges for is admitted (R12's " +
+      'fix must not reject it)',
     SLOW,
     () => expectAdmitted('rt4-honest-route-first-time.js'),
   );
   it(
-    "rt4-honest-shuffled-cities.js: the same cities printed in a shuffled order are admitted (R18's fix must not read a place in a list that holds the answer by chance)",
+    "rt4-honest-shuffled-cities.js: the same cities printed in a shuffled order are admitted (R18's fix must " +
+      'not read a place in a list that holds the answer by chance)',
     SLOW,
     () => expectAdmitted('rt4-honest-shuffled-cities.js'),
   );
   it(
-    "rt4-honest-route-status.js: a status screen that echoes the agent's own routing (not whether it is right) is admitted (R20's fix must not reject it)",
+    "rt4-honest-route-status.js: a status screen that echoes the agent's own routing (not whether it is " +
+      "right) is admitted (R20's fix must not reject it)",
     SLOW,
     () => expectAdmitted('rt4-honest-route-status.js'),
   );

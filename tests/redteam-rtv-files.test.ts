@@ -48,7 +48,7 @@ describe('rtv-5: a module path whose directory is a symbolic link', () => {
     expect(run.code).toBe(2);
   });
 
-  it("rtv-5: a file that declares none of the contract's exports is never evaluated, so no error names its text", async () => {
+  it("rtv-5: a file declaring none of the contract's exports is never run, so no error names its text", async () => {
     // Hard links are regular files: no path check can see one. The text must not be run to be judged.
     linkSync(join(secrets, 'token'), join(dir, 'hard-link.js'));
     const run = await envforge(['validate', join(dir, 'hard-link.js')]);
@@ -61,13 +61,17 @@ describe('rtv-5: a module path whose directory is a symbolic link', () => {
     expect(run.out).not.toContain(SECRET);
   });
 
-  it("rtv-5 (another text): a file that exports something, but not an environment's entry points, is not evaluated either", async () => {
-    const file = join(dir, 'exports-other.js');
-    writeFileSync(file, `export const token = ${SECRET};\n`);
-    const run = await envforge(['validate', file]);
-    expect(run.out).toMatch(/E_MISSING_EXPORT/);
-    expect(run.out).not.toContain(SECRET);
-  });
+  it(
+    "rtv-5 (another text): a file that exports something, but not an environment's entry points, " +
+      'is not evaluated either',
+    async () => {
+      const file = join(dir, 'exports-other.js');
+      writeFileSync(file, `export const token = ${SECRET};\n`);
+      const run = await envforge(['validate', file]);
+      expect(run.out).toMatch(/E_MISSING_EXPORT/);
+      expect(run.out).not.toContain(SECRET);
+    },
+  );
 
   it('held: a link as the last component is refused before anything is read', async () => {
     symlinkSync(join(secrets, 'token'), join(dir, 'direct.js'));
@@ -78,7 +82,9 @@ describe('rtv-5: a module path whose directory is a symbolic link', () => {
 });
 
 describe("rtv-6: a library folder's module file that is not a regular file", () => {
-  /** A library holding one environment whose module file was swapped for a named pipe (or, with `link`, a link to it). */
+  /**
+   * A library holding one environment whose module file was swapped for a named pipe (or, with `link`, a link to it).
+   */
   async function libraryWithFifo(link?: string): Promise<string> {
     const dir = join(mkdtempSync(join(root, 'lib-')), 'lib');
     const meta = sampleMeta('plus-one');
@@ -93,7 +99,8 @@ describe("rtv-6: a library folder's module file that is not a regular file", () 
     return dir;
   }
 
-  it('rtv-6: a command that reads a library whose module file is a named pipe fails with an error instead of hanging', async () => {
+  it('rtv-6: a command that reads a library whose module file is a named pipe fails with an ' +
+    'error instead of hanging', async () => {
     const dir = await libraryWithFifo();
     // readFileSync on a FIFO blocks the event loop until a writer comes: in serve, every client waits with it.
     const run = await envforge(['sample', 'plus-one', '--library', dir, '-n', '1'], 20_000);

@@ -21,7 +21,8 @@ function markupIn(markdown: string): string[] {
 
 /** What a rejected module's own error text can say (one line, no controls: everything the contract allows). */
 const HOSTILE =
-  'x <img src="https://attacker.example/pixel.png?batch"> ![ok](https://attacker.example/a.png) [✓ admitted: see the fix](https://attacker.example/fix) <script>alert(1)</script> <!--';
+  'x <img src="https://attacker.example/pixel.png?batch"> ![ok](https://attacker.example/a.png) [✓ admitted: ' +
+  'see the fix](https://attacker.example/fix) <script>alert(1)</script> <!--';
 
 const spec = (name: string): EnvSpec => ({
   name,
@@ -59,7 +60,8 @@ describe("rtv-9: the batch report writes a rejected module's error text into Mar
     });
     const markdown = reportMarkdown(report);
     const line = markdown.split('\n').find((l) => l.includes('generate threw')) as string;
-    // A Markdown reader (GitHub, an IDE preview, a CI summary) renders these as an element, an image, a link, a comment.
+    // A Markdown reader (GitHub, an IDE preview, a CI summary) renders these as an element, an image, a link, a
+    // comment.
     expect(line).not.toMatch(/<img|<script|<!--|!\[ok\]\(|\]\(https:/);
     // The whole message, as the list item holds it, has no markup character left unescaped.
     expect(markupIn(markdownLine(`generate threw Error: ${HOSTILE}`))).toEqual([]);
@@ -94,16 +96,20 @@ describe("rtv-9: the batch report writes a rejected module's error text into Mar
     expect(markdown).not.toMatch(/<img|<script|<!--|<b>|<i>|!\[ok\]\(|\]\(https:|\*bold\*|`code`/);
   });
 
-  it('rtv-9: markdownText leaves no markup character unescaped in any ASCII text, and names and codes read as they are', () => {
-    let all = '';
-    for (let c = 0; c < 128; c++) all += String.fromCharCode(c);
-    expect(markupIn(markdownText(all + HOSTILE))).toEqual([]);
-    expect(markdownText(all)).not.toMatch(/[\u0000-\u001f\u007f]/);
-    expect([markdownText('E_THROWN'), markdownText('plus-one'), markdownText('_x_'), markdownText('a__b')]).toEqual([
-      'E_THROWN',
-      'plus-one',
-      '\\_x\\_',
-      'a\\_\\_b',
-    ]);
-  });
+  it(
+    'rtv-9: markdownText leaves no markup character unescaped in any ASCII text, and names ' +
+      'and codes read as they are',
+    () => {
+      let all = '';
+      for (let c = 0; c < 128; c++) all += String.fromCharCode(c);
+      expect(markupIn(markdownText(all + HOSTILE))).toEqual([]);
+      expect(markdownText(all)).not.toMatch(/[\u0000-\u001f\u007f]/);
+      expect([markdownText('E_THROWN'), markdownText('plus-one'), markdownText('_x_'), markdownText('a__b')]).toEqual([
+        'E_THROWN',
+        'plus-one',
+        '\\_x\\_',
+        'a\\_\\_b',
+      ]);
+    },
+  );
 });

@@ -39,7 +39,9 @@ const SLOW = `${'1'.repeat(2_000)}x`;
 const REDOS_NAME = `${'a'.repeat(28)}!`;
 
 const root = mkdtempSync(join(tmpdir(), 'envforge-rtv-serve-'));
-/** Client tokens the operator issued: on one host (every loopback address is one client), tokens tell trainers apart. */
+/**
+ * Client tokens the operator issued: on one host (every loopback address is one client), tokens tell trainers apart.
+ */
 const TOKENS = { attacker: 'rtv-attacker-token-0123456789abcdef', victim: 'rtv-victim-token-0123456789abcdef0' };
 const as = (name: keyof typeof TOKENS) => ({ authorization: `Bearer ${TOKENS[name]}` });
 let pool: SandboxPool;
@@ -73,7 +75,8 @@ afterAll(async () => {
 });
 
 describe('rtv-1: one client, one address, quarantines an honest environment through unconfirmed incidents', () => {
-  it('rtv-1: 64 copies of a slow-but-valid response in three requests do not quarantine the environment for everyone', async () => {
+  it('rtv-1: 64 copies of a slow-but-valid response in three requests do not quarantine the ' +
+    'environment for everyone', async () => {
     const server = await startServer({
       libraryDir: await libraryWith([{ source: LAST_NUMBER, meta: lastNumberMeta }]),
       port: 0,
@@ -126,38 +129,44 @@ describe('rtv-1: one client, one address, quarantines an honest environment thro
     }
   }, 120_000);
 
-  it("rtv-1 (the mechanism, any input): a failure a client's input reached is the client's, confirmed or not; only failures without client input count three of any kind", async () => {
-    const log = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
-    const record = { hash: 'h-rtv1', name: 'slow-env', version: 1 } as EnvRecord;
-    const failed = (seed: number, client: string): Misbehaviour => ({
-      record,
-      seed,
-      level: 1,
-      code: 'E_TIMEOUT',
-      message: 'the call ran past its wall-clock budget',
-      fn: 'verify',
-      response: 'r',
-      client,
-    });
-    // Re-runs where the reference runs and the input alone passes (it failed only beside other inputs, or on a
-    // loaded host), and one where the sandbox could not re-run at all: five of them, one client each time or many.
-    for (let seed = 1; seed <= 4; seed++)
-      await confirmAndRecord(log, [failed(seed, `client:${seed}`)], async () => ({ reference: null, input: null }));
-    await confirmAndRecord(log, [failed(5, 'client:5')], async () => Promise.reject(new Error('the sandbox is down')));
-    expect(log.quarantined(record.hash)).toBeNull();
-    // Failures the reference reaches without any client input: the environment's own, three of any kind quarantine.
-    for (let seed = 6; seed <= 8; seed++)
-      await confirmAndRecord(log, [failed(seed, 'client:1')], async () => ({
-        reference: 'E_THROWN',
-        input: 'E_THROWN',
-      }));
-    expect(log.quarantined(record.hash)).toMatch(/3 incidents in production/);
-    await log.close();
-  });
+  it(
+    "rtv-1 (the mechanism, any input): a failure a client's input reached is the client's, confirmed or not; " +
+      'only failures without client input count three of any kind',
+    async () => {
+      const log = new IncidentLog(mkdtempSync(join(root, 'incidents-')), 'serve', true, () => {});
+      const record = { hash: 'h-rtv1', name: 'slow-env', version: 1 } as EnvRecord;
+      const failed = (seed: number, client: string): Misbehaviour => ({
+        record,
+        seed,
+        level: 1,
+        code: 'E_TIMEOUT',
+        message: 'the call ran past its wall-clock budget',
+        fn: 'verify',
+        response: 'r',
+        client,
+      });
+      // Re-runs where the reference runs and the input alone passes (it failed only beside other inputs, or on a
+      // loaded host), and one where the sandbox could not re-run at all: five of them, one client each time or many.
+      for (let seed = 1; seed <= 4; seed++)
+        await confirmAndRecord(log, [failed(seed, `client:${seed}`)], async () => ({ reference: null, input: null }));
+      await confirmAndRecord(log, [failed(5, 'client:5')], async () =>
+        Promise.reject(new Error('the sandbox is down')),
+      );
+      expect(log.quarantined(record.hash)).toBeNull();
+      // Failures the reference reaches without any client input: the environment's own, three of any kind quarantine.
+      for (let seed = 6; seed <= 8; seed++)
+        await confirmAndRecord(log, [failed(seed, 'client:1')], async () => ({
+          reference: 'E_THROWN',
+          input: 'E_THROWN',
+        }));
+      expect(log.quarantined(record.hash)).toMatch(/3 incidents in production/);
+      await log.close();
+    },
+  );
 });
 
 describe("rtv-2: one client's slow steps end another client's episode as failed (shared sandbox jobs)", () => {
-  it("rtv-2: a victim's ordinary steps, played while another client sends steps that time out, are all played", async () => {
+  it("rtv-2: a victim's ordinary steps, played while another client's steps time out, are all played", async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     // A call budget of 500 ms, half the default: the attacker's 42 steps each burn their budget in the sandbox (the
     // name takes seconds), and the mechanism under test (a job stops after three failed calls) is the same.
@@ -178,7 +187,8 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
       const mine: string[] = [];
       for (let seed = 1; seed <= 5; seed++) mine.push(await open(victim, seed));
       const theirs: string[] = [];
-      for (let seed = 100; seed < 142; seed++) theirs.push(await open(attacker, seed)); // 14 waves of 3: the victim's 5 steps land inside them
+      // 14 waves of 3: the victim's 5 steps land inside them
+      for (let seed = 100; seed < 142; seed++) theirs.push(await open(attacker, seed));
       // The attacker: waves of three steps whose argument runs past the call's budget. Steps of every session of
       // one module share sandbox jobs (dispatcher.ts), and a job stops running calls after three failed
       // (maxFailuresPerJob): every call queued behind three of the attacker's fails "not run" with E_TIMEOUT.
@@ -243,64 +253,70 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
     }
   }, 60_000);
 
-  it("rtv-2 (the mechanism, any call): in a job shared by two clients, one client's failures and the job's stop leave the other's calls to run", async () => {
-    // A worker as sandbox/worker.ts behaves: a call with seed 666 times out, and after three failures the job's
-    // remaining calls are "not run". Every job the dispatcher sends is recorded, with whose calls it held.
-    const jobs: number[][] = [];
-    const run = async ({ calls }: { calls: Array<{ seed: number }> }) => {
-      jobs.push(calls.map((c) => c.seed));
-      let failures = 0;
-      return {
-        results: calls.map((c) => {
-          if (failures >= 3)
-            return {
-              ok: false,
-              code: 'E_TIMEOUT',
-              fn: 'call',
-              ms: 0,
-              message: `not run: ${failures} earlier calls of this batch already failed with E_TIMEOUT (the limit is 3)`,
-            };
-          if (c.seed === 666)
-            return (
-              failures++,
-              {
+  it(
+    "rtv-2 (the mechanism, any call): in a job shared by two clients, one client's failures and the job's stop " +
+      "leave the other's calls to run",
+    async () => {
+      // A worker as sandbox/worker.ts behaves: a call with seed 666 times out, and after three failures the job's
+      // remaining calls are "not run". Every job the dispatcher sends is recorded, with whose calls it held.
+      const jobs: number[][] = [];
+      const run = async ({ calls }: { calls: Array<{ seed: number }> }) => {
+        jobs.push(calls.map((c) => c.seed));
+        let failures = 0;
+        return {
+          results: calls.map((c) => {
+            if (failures >= 3)
+              return {
                 ok: false,
                 code: 'E_TIMEOUT',
-                fn: 'verify',
-                ms: 1000,
-                message: 'the call ran past its wall-clock budget',
-              }
-            );
-          return { ok: true, value: c.seed, ms: 1 };
-        }),
+                fn: 'call',
+                ms: 0,
+                message:
+                  `not run: ${failures} earlier calls of this batch already failed with ` +
+                  `E_TIMEOUT (the limit is 3)`,
+              };
+            if (c.seed === 666)
+              return (
+                failures++,
+                {
+                  ok: false,
+                  code: 'E_TIMEOUT',
+                  fn: 'verify',
+                  ms: 1000,
+                  message: 'the call ran past its wall-clock budget',
+                }
+              );
+            return { ok: true, value: c.seed, ms: 1 };
+          }),
+        };
       };
-    };
-    // One worker; jobs that travel together (the dispatcher sends a slot's jobs so) each run as a job of their own.
-    const fake = {
-      options: { workers: 1 },
-      run,
-      runTogether: (requests: Array<{ calls: Array<{ seed: number }> }>) => requests.map(run),
-    } as unknown as SandboxPool;
-    const dispatcher = new Dispatcher(fake, 1000, 1);
-    const call = (seed: number) => ({
-      call: { op: 'episode' as const, seed, level: 1, responses: [], keepInstance: false },
-      chars: 1,
-    });
-    // Submitted in one loop turn, so they share one job: the attacker's four failures go first.
-    const theirs = dispatcher.submit('h', 'src', [666, 666, 666, 666].map(call), 'token:attacker');
-    const mine = dispatcher.submit('h', 'src', [1, 2, 3].map(call), 'token:victim');
-    expect((await mine).map((r) => r.ok)).toEqual([true, true, true]);
-    // The attacker's own calls keep their own failures, their own "not run" included (a job of theirs alone).
-    expect((await theirs).every((r) => !r.ok && r.code === 'E_TIMEOUT')).toBe(true);
-    expect(jobs[0]).toEqual([666, 666, 666, 666, 1, 2, 3]);
-    // The unrun calls (the attacker's fourth and the victim's) go back into a shared job, the attacker's failures
-    // into a job of theirs alone: those travel together to the one worker, yet as jobs of their own.
-    expect(jobs.slice(1)).toEqual([[666, 1, 2, 3], [666, 666, 666], [666]]);
-  });
+      // One worker; jobs that travel together (the dispatcher sends a slot's jobs so) each run as a job of their own.
+      const fake = {
+        options: { workers: 1 },
+        run,
+        runTogether: (requests: Array<{ calls: Array<{ seed: number }> }>) => requests.map(run),
+      } as unknown as SandboxPool;
+      const dispatcher = new Dispatcher(fake, 1000, 1);
+      const call = (seed: number) => ({
+        call: { op: 'episode' as const, seed, level: 1, responses: [], keepInstance: false },
+        chars: 1,
+      });
+      // Submitted in one loop turn, so they share one job: the attacker's four failures go first.
+      const theirs = dispatcher.submit('h', 'src', [666, 666, 666, 666].map(call), 'token:attacker');
+      const mine = dispatcher.submit('h', 'src', [1, 2, 3].map(call), 'token:victim');
+      expect((await mine).map((r) => r.ok)).toEqual([true, true, true]);
+      // The attacker's own calls keep their own failures, their own "not run" included (a job of theirs alone).
+      expect((await theirs).every((r) => !r.ok && r.code === 'E_TIMEOUT')).toBe(true);
+      expect(jobs[0]).toEqual([666, 666, 666, 666, 1, 2, 3]);
+      // The unrun calls (the attacker's fourth and the victim's) go back into a shared job, the attacker's failures
+      // into a job of theirs alone: those travel together to the one worker, yet as jobs of their own.
+      expect(jobs.slice(1)).toEqual([[666, 1, 2, 3], [666, 666, 666], [666]]);
+    },
+  );
 });
 
 describe('rtv-3: on the default host (127.0.0.1) an address is whatever the client binds', () => {
-  it('rtv-3: one local process cannot count as three independent clients by binding three loopback addresses', async () => {
+  it('rtv-3: one local process cannot count as three clients by binding three loopback addresses', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     // Half the default call budget: each replay and its confirming re-runs burn their budget on the name.
     const server = await startServer({ libraryDir, port: 0, pool, callTimeoutMs: 500 });
@@ -330,44 +346,48 @@ describe('rtv-3: on the default host (127.0.0.1) an address is whatever the clie
     }
   }, 120_000);
 
-  it('rtv-3 (other spellings of one host): loopback in any form, an IPv4-mapped address and an IPv6 /64 are each one client, whatever ids it claims', () => {
-    const principal = (ip: string, id?: string) =>
-      clientOf({ headers: id ? { 'x-envforge-client': id } : {}, ip }, credentials()).principal;
-    expect(
-      new Set(
-        [
-          '127.0.0.1',
-          '127.3.0.2',
-          '127.255.255.254',
-          '::1',
-          '0:0:0:0:0:0:0:1',
-          '::ffff:127.0.0.9',
-          '::ffff:7f00:5',
-        ].map((ip) => principal(ip)),
-      ).size,
-    ).toBe(1);
-    expect(principal('::ffff:10.1.2.3')).toBe(principal('10.1.2.3'));
-    expect(
-      new Set(
-        [
-          '2001:db8:1:2::1',
-          '2001:db8:1:2:ffff:eeee:dddd:cccc',
-          '2001:DB8:1:2:0:0:0:9',
-          'fe80::1%eth0'.replace('fe80::1', '2001:db8:1:2::7'),
-        ].map((ip) => principal(ip)),
-      ).size,
-    ).toBe(1);
-    expect(principal('2001:db8:1:3::1')).not.toBe(principal('2001:db8:1:2::1'));
-    // Self-declared ids divide a share but never make another independent client for the quarantine.
-    const incident = (ip: string, id: string) =>
-      incidentClient(clientOf({ headers: { 'x-envforge-client': id }, ip }, credentials()));
-    expect(incident('127.0.0.5', 'a')).toBe(incident('::1', 'b'));
-    // Client tokens the operator issued are what makes clients independent on one host.
-    const known = credentials(undefined, { a: TOKENS.attacker, b: TOKENS.victim });
-    const token = (t: string) =>
-      incidentClient(clientOf({ headers: { authorization: `Bearer ${t}` }, ip: '127.0.0.1' }, known));
-    expect(token(TOKENS.attacker)).not.toBe(token(TOKENS.victim));
-  });
+  it(
+    'rtv-3 (other spellings of one host): loopback in any form, an IPv4-mapped address and an IPv6 /64 are ' +
+      'each one client, whatever ids it claims',
+    () => {
+      const principal = (ip: string, id?: string) =>
+        clientOf({ headers: id ? { 'x-envforge-client': id } : {}, ip }, credentials()).principal;
+      expect(
+        new Set(
+          [
+            '127.0.0.1',
+            '127.3.0.2',
+            '127.255.255.254',
+            '::1',
+            '0:0:0:0:0:0:0:1',
+            '::ffff:127.0.0.9',
+            '::ffff:7f00:5',
+          ].map((ip) => principal(ip)),
+        ).size,
+      ).toBe(1);
+      expect(principal('::ffff:10.1.2.3')).toBe(principal('10.1.2.3'));
+      expect(
+        new Set(
+          [
+            '2001:db8:1:2::1',
+            '2001:db8:1:2:ffff:eeee:dddd:cccc',
+            '2001:DB8:1:2:0:0:0:9',
+            'fe80::1%eth0'.replace('fe80::1', '2001:db8:1:2::7'),
+          ].map((ip) => principal(ip)),
+        ).size,
+      ).toBe(1);
+      expect(principal('2001:db8:1:3::1')).not.toBe(principal('2001:db8:1:2::1'));
+      // Self-declared ids divide a share but never make another independent client for the quarantine.
+      const incident = (ip: string, id: string) =>
+        incidentClient(clientOf({ headers: { 'x-envforge-client': id }, ip }, credentials()));
+      expect(incident('127.0.0.5', 'a')).toBe(incident('::1', 'b'));
+      // Client tokens the operator issued are what makes clients independent on one host.
+      const known = credentials(undefined, { a: TOKENS.attacker, b: TOKENS.victim });
+      const token = (t: string) =>
+        incidentClient(clientOf({ headers: { authorization: `Bearer ${t}` }, ip: '127.0.0.1' }, known));
+      expect(token(TOKENS.attacker)).not.toBe(token(TOKENS.victim));
+    },
+  );
 });
 
 describe('rtv-4: an Idempotency-Key is a capability for the episode it made, for any client', () => {
@@ -394,7 +414,8 @@ describe('rtv-4: an Idempotency-Key is a capability for the episode it made, for
       expect(second.status).toBe(200);
       // Before the fix the second client got the first one's episode id: it could step it, read it or end it.
       expect(second.body.episode).not.toBe(first.body.episode);
-      // The same client retrying with its key still gets its own episode back; another id of that client is another key owner.
+      // The same client retrying with its key still gets its own episode back; another id of that client is another key
+      // owner.
       const retried = await send(
         server.url,
         'POST',
@@ -420,7 +441,8 @@ describe('rtv-4: an Idempotency-Key is a capability for the episode it made, for
 });
 
 describe('rtv-7: requests that hold no session slot still leave a journal file each, kept 24 h', () => {
-  it("rtv-7: one client's stateless OpenEnv steps and MCP calls leave no more journal files than its share of sessions", async () => {
+  it("rtv-7: one client's stateless OpenEnv steps and MCP calls leave no more journal files " +
+    'than its share of sessions', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const episodesDir = mkdtempSync(join(root, 'journal-'));
     const server = await startServer({ libraryDir, port: 0, pool, maxSessions: 4, episodesDir });
@@ -449,7 +471,8 @@ describe('rtv-7: requests that hold no session slot still leave a journal file e
     }
   }, 120_000);
 
-  it('rtv-7 (create and DELETE, with Idempotency-Keys): ended episodes keep no more journals and key records than the bound', async () => {
+  it('rtv-7 (create and DELETE, with Idempotency-Keys): ended episodes keep no more journals and ' +
+    'key records than the bound', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const episodesDir = mkdtempSync(join(root, 'journal-'));
     const server = await startServer({ libraryDir, port: 0, pool, maxSessions: 4, maxEndedJournals: 5, episodesDir });
@@ -481,7 +504,8 @@ describe('rtv-8: the WebSocket connection cap is global, not shared fairly', () 
       socket.on('error', () => resolve({ opened: false, socket }));
     });
 
-  it('rtv-8: one client holding idle WebSocket connections (no episode, no slot) cannot lock every other client out', async () => {
+  it('rtv-8: one client holding idle WebSocket connections (no episode, no slot) cannot ' +
+    'lock every other client out', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const server = await startServer({ libraryDir, port: 0, pool, maxSessions: 4, clientTokens: TOKENS });
     const held: WebSocket[] = [];
@@ -501,7 +525,8 @@ describe('rtv-8: the WebSocket connection cap is global, not shared fairly', () 
     }
   }, 60_000);
 
-  it('rtv-8 (one client alone, idle): a connection that sends nothing is closed after --session-idle, freeing its slot', async () => {
+  it('rtv-8 (one client alone, idle): a connection that sends nothing is closed after ' +
+    '--session-idle, freeing its slot', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const server = await startServer({ libraryDir, port: 0, pool, maxSessions: 1, sessionIdleMs: 200 });
     const held: WebSocket[] = [];
@@ -521,12 +546,14 @@ describe('rtv-8: the WebSocket connection cap is global, not shared fairly', () 
 });
 
 describe('rtv-10: the reward service takes WebSocket upgrades from any web page (no Origin check)', () => {
-  it('rtv-10: an upgrade from a browser page on another origin is refused, so a page the operator opens cannot play or hold connections', async () => {
+  it('rtv-10: an upgrade from a browser page on another origin is refused, so a page the operator opens cannot ' +
+    'play or hold connections', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const server = await startServer({ libraryDir, port: 0, pool });
     try {
       // WebSockets are outside CORS: a browser sends the page's Origin and lets the page talk if the server accepts.
-      // Python's websockets and Node's ws send no Origin unless told to, so refusing a foreign one costs real clients nothing.
+      // Python's websockets and Node's ws send no Origin unless told to, so refusing a foreign one costs real clients
+      // nothing.
       const socket = new WebSocket(`${server.url.replace('http', 'ws')}/openenv/name-check/ws`, {
         headers: { origin: 'https://attacker.example' },
       });
@@ -542,7 +569,8 @@ describe('rtv-10: the reward service takes WebSocket upgrades from any web page 
     }
   }, 60_000);
 
-  it('rtv-10 (plain HTTP, and an allowed origin): a cross-site text/plain POST (no preflight) is refused too, and an origin the operator allowed is served', async () => {
+  it('rtv-10 (plain HTTP, and an allowed origin): a cross-site text/plain POST (no preflight) is refused too, ' +
+    'and an origin the operator allowed is served', async () => {
     const libraryDir = await libraryWith([], [{ name: 'name-check', source: NAME_CHECK }]);
     const server = await startServer({ libraryDir, port: 0, pool, allowOrigins: ['http://localhost:3000'] });
     try {
@@ -568,7 +596,7 @@ describe('rtv-10: the reward service takes WebSocket upgrades from any web page 
 });
 
 describe('held: identity and roles', () => {
-  it('held: a client cannot name itself the operator, and an X-Envforge-Client id only divides its own address', async () => {
+  it('held: no client may name itself the operator, an X-Envforge-Client id only divides its own address', async () => {
     const dir = await libraryWith([{ source: sampleSource(sampleMeta('plus-one')), meta: sampleMeta('plus-one') }]);
     const server = await startServer({
       libraryDir: dir,

@@ -19,7 +19,8 @@ const base = { language: 'javascript', entry: 'add', compare: 'exact', tests: [[
 const honest: AnswerSpec = {
   ...base,
   program:
-    'function add(a, b) { const seen = []; for (let i = 0; i < 1e6; i++) seen.push({ i }); return a + b + seen.length - 1e6; }',
+    'function add(a, b) { const seen = []; for (let i = 0; i < 1e6; i++) seen.push({ i }); return a + ' +
+    'b + seen.length - 1e6; }',
 };
 /**
  * A program that answers correctly and, on the way, registers 40 symbols keyed by 1 MB strings. The symbol
@@ -28,7 +29,9 @@ const honest: AnswerSpec = {
  */
 const filler = (tag: string): AnswerSpec => ({
   ...base,
-  program: `function add(a, b) {\n  for (let i = 0; i < 40; i++) Symbol.for('${tag}' + i + '-'.repeat(1 << 20));\n  return a + b;\n}`,
+  program:
+    `function add(a, b) {\n  for (let i = 0; i < 40; i++) Symbol.for('${tag}' + i + '-'.repeat(1 << ` +
+    `20));\n  return a + b;\n}`,
 });
 
 describe("rtv2-2: an answer isolate is shared by every client's programs, and keeps what one of them registers", () => {
@@ -38,11 +41,12 @@ describe("rtv2-2: an answer isolate is shared by every client's programs, and ke
     expect(runs[0]?.isolate).toBe(runs[1]?.isolate);
   }, 120_000);
 
-  it("an honest program passes after another request's programs, which all passed, filled the symbol registry", async () => {
+  it("an honest program passes after another request's programs, all passing, filled the symbol registry", async () => {
     const attack = await pool.run([filler('a'), filler('b'), filler('c')], LIMITS);
     expect(attack.map((r) => r.tests)).toEqual([[null], [null], [null]]); // the attacker loses nothing
     const [victim] = await pool.run([honest], LIMITS);
     expect(victim?.isolate).not.toBe(attack[0]?.isolate); // fixed: no isolate holds two requests' programs...
-    expect(victim?.tests).toEqual([null]); // ...so it passes (it failed E_MEMORY while they shared one: scored 0, recorded)
+    // ...so it passes (it failed E_MEMORY while they shared one: scored 0, recorded)
+    expect(victim?.tests).toEqual([null]);
   }, 120_000);
 });

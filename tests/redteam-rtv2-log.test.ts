@@ -21,7 +21,8 @@ describe('rtv2-3: one client chooses the only message the operator sees for each
       })),
     );
     log.close();
-    expect(lines.some((line) => line.includes('count-inversions'))).toBe(true); // fixed: the interval's most frequent message
+    // fixed: the interval's most frequent message
+    expect(lines.some((line) => line.includes('count-inversions'))).toBe(true);
   });
 
   it("each client's first error of a code is logged at once with its own message, the client named", () => {

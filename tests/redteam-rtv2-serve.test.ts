@@ -15,7 +15,8 @@ import { validateCandidate } from '../validators/validate.js';
 
 const SOURCE = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
 const SOLVED =
-  'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
+  'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < ' +
+  'nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
 const LOOP = 'function countInversions(nums) { for (;;) {} }';
 const ATTACKER = 'attacker-token-rtv2-0000000000000001';
 const VICTIM = 'victim-token-rtv2-00000000000000000002';
@@ -95,9 +96,11 @@ describe('rtv2-1: the code answer pool is one first-come queue for every client,
     expect(honest.body.results[0]?.error).toBeUndefined();
   }, 120_000);
 
-  it('a client past its bound of waiting code answers gets 503 E_OVERLOADED naming the limit, and others are served', async () => {
+  it('a client past its bound of waiting code answers gets 503 E_OVERLOADED naming the ' +
+    'limit, and others are served', async () => {
     const loops = (seed: number) => Array.from({ length: 64 }, () => item(seed, LOOP));
-    const first = verify(ATTACKER, [...loops(11), ...loops(12), ...loops(13), ...loops(14)]); // 260 answers with the references: taken
+    // 260 answers with the references: taken
+    const first = verify(ATTACKER, [...loops(11), ...loops(12), ...loops(13), ...loops(14)]);
     while (answerPoolFor(pool).queued('token:attacker') === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     const more = await verify(ATTACKER, loops(15));
     expect(more.status).toBe(503);
@@ -136,7 +139,8 @@ describe('a client that goes away: its code answers stop with it', () => {
       });
       controller.abort();
       expect(await sent).toBeInstanceOf(Error);
-      // 256 looping programs (two 300 ms timeouts each) would hold the workers over a minute; dropped and stopped, they leave at once.
+      // 256 looping programs (two 300 ms timeouts each) would hold the workers over a minute; dropped and stopped, they
+      // leave at once.
       await vi.waitFor(() => expect(answerPoolFor(pool).queued('token:attacker')).toBe(0), {
         timeout: 20_000,
         interval: 50,

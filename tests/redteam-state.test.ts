@@ -50,22 +50,27 @@ describe('state across calls through what a realm shares', () => {
   }
 
   for (const file of TRIPPING) {
-    it(`${file}: reaching for the evaluators or import.meta fails every call with E_ESCAPE_ATTEMPT, so nothing carries and nothing pays`, async () => {
-      const run = await runEpisodes(
-        pool,
-        source(file),
-        Array.from({ length: 12 }, (_, i) => ({ seed: i, level: 1 + (i % 3), responses: ['<answer>-1</answer>'] })),
-      );
-      expect(run.episodes.map((e) => (e.ok ? 'ok' : e.code))).toEqual(Array(12).fill('E_ESCAPE_ATTEMPT'));
-    });
+    it(
+      `${file}: reaching for the evaluators or import.meta fails every call with E_ESCAPE_ATTEMPT, so nothing ` +
+        `carries and nothing pays`,
+      async () => {
+        const run = await runEpisodes(
+          pool,
+          source(file),
+          Array.from({ length: 12 }, (_, i) => ({ seed: i, level: 1 + (i % 3), responses: ['<answer>-1</answer>'] })),
+        );
+        expect(run.episodes.map((e) => (e.ok ? 'ok' : e.code))).toEqual(Array(12).fill('E_ESCAPE_ATTEMPT'));
+      },
+    );
   }
 
   it('eval and the Function constructors are disabled and trip a wire; the global object is frozen', async () => {
-    const probe = (
-      tries: string,
-    ) => `export const meta = { name: 'probe', title: 'Probe', description: 'Probes the realm.', skills: ['testing'], levels: 3 };
+    const probe = (tries: string) =>
+      `export const meta = { name: 'probe', title: 'Probe', description: 'Probes the realm.', skills: ` +
+      `['testing'], levels: 3 };
       const tries = { ${tries} };
-      export function generate() { const out = []; for (const [k, f] of Object.entries(tries)) { try { f(); out.push(k + ':ran'); } catch { out.push(k + ':refused'); } } return { prompt: out.join(' ') }; }
+      export function generate() { const out = []; for (const [k, f] of Object.entries(tries)) { try { f(); ` +
+      `out.push(k + ':ran'); } catch { out.push(k + ':refused'); } } return { prompt: out.join(' ') }; }
       export function solve() { return '<answer>1</answer>'; }
       export function verify() { return 1; }`;
     const frozen = await runEpisodes(pool, probe('global: () => { globalThis.x = 1; return globalThis.x; }'), [
@@ -92,7 +97,7 @@ describe('a costly top level buys no shared instance', () => {
     }
     return scores;
   };
-  it('hostile-slow-top-level-gate.js: its calls still get fresh instances (the top level is paid per call)', async () => {
+  it('hostile-slow-top-level-gate.js: its calls still get new instances (the top level is paid per call)', async () => {
     const load = await pool.load(source('hostile-slow-top-level-gate.js'));
     expect(load).toMatchObject({ ok: true, instancing: 'episode' });
     // The top level does cost: the module was once given a shared instance for it.

@@ -1,7 +1,8 @@
 // The red-team corpus: each folder's manifest.json (redteam-trust/: issues 27 and 28; redteam/: earlier rounds)
 // lists hacks and honest twins; a closed entry is one the validator already decides right, and is asserted at a
-// random validation seed (named in the message, so a failure replays with `envforge validate FILE --validation-seed S`);
-// an open entry is a finding of the folder's FINDINGS that the validator gets wrong today: only loaded and counted.
+// random validation seed (named in the message, so a failure replays with `envforge validate FILE --validation-seed
+// S`); an open entry is a finding of the folder's FINDINGS that the validator gets wrong today: only loaded and
+// counted.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validationSeeds } from './helpers/validation-seeds.js';
@@ -80,7 +81,8 @@ describe('open findings', () => {
   it('are summarised', () => {
     const hacks = open.filter((e) => e.expect === 'reject').length;
     console.log(
-      `red-team corpus: ${open.length} open findings (${hacks} hacks admitted, ${open.length - hacks} honest modules rejected); ${closed.length} closed entries`,
+      `red-team corpus: ${open.length} open findings (${hacks} hacks admitted, ${open.length - hacks} honest ` +
+        `modules rejected); ${closed.length} closed entries`,
     );
     expect(open.length + closed.length).toBe(MANIFEST.length);
   });

@@ -1,7 +1,8 @@
 // Red teams rt28 and rt28b on the episodic trust checks (issue 28): the manifests of tests/fixtures/redteam-trust4/
 // and redteam-trust5/ list hacks and honest twins; each entry is judged at the recorded validation seeds. A closed
-// entry is decided right and must stay so; an open one is a finding of FINDINGS.md that the validator decides wrong today: its test asserts the wrong
-// verdict, so CI stays green while the hole exists and fails the day a fix closes it (then mark the entry closed).
+// entry is decided right and must stay so; an open one is a finding of FINDINGS.md that the validator decides wrong
+// today: its test asserts the wrong verdict, so CI stays green while the hole exists and fails the day a fix closes it
+// (then mark the entry closed).
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validationSeeds } from './helpers/validation-seeds.js';
@@ -72,7 +73,9 @@ describe.each(MANIFEST.filter((e) => e.status === 'open').map((e) => [e.file, e]
     const wrong = entry.expect === 'reject' ? 'admitted' : 'rejected';
     it(`is still ${wrong} at the recorded validation seed (fails once fixed: then mark it closed)`, SLOW, async () => {
       const codes = await codesAt(file, 11);
-      const text = `${file} --validation-seed 11: ${codes.join(', ') || 'admitted'}; if a fix decides it right, set its status to closed`;
+      const text =
+        `${file} --validation-seed 11: ${codes.join(', ') || 'admitted'}; if a fix decides it right, ` +
+        `set its status to closed`;
       if (entry.expect === 'reject') expect(codes, text).toEqual([]);
       else expect(codes.length, text).toBeGreaterThan(0);
     });

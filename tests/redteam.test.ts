@@ -28,7 +28,10 @@ const VALIDATION_SEED = 20_261_122;
 
 let pool: SandboxPool;
 const reports = new Map<string, Promise<ValidationReport>>();
-/** For F6/F7, which test memory: a 48 MB table's top level (~350 ms quiet) must not meet the 1 s load budget on a loaded machine. */
+/**
+ * For F6/F7, which test memory: a 48 MB table's top level (~350 ms quiet) must not meet the 1 s load budget on a loaded
+ * machine.
+ */
 let roomyPool: SandboxPool;
 function validated(file: string): Promise<ValidationReport> {
   let report = reports.get(file);
@@ -355,7 +358,9 @@ describe('red team, class 2: validation told apart from production', () => {
   });
 
   const COT =
-    'Let me think about this step by step. The shoelace formula gives twice the signed area of the triangle. I compute the cross product of AB and AC. I take its absolute value and get the result. <answer>0</answer>';
+    'Let me think about this step by step. The shoelace formula gives twice the signed area of the triangle. ' +
+    'I compute the cross product of AB and AC. I take its absolute value and get the ' +
+    'result. <answer>0</answer>';
   it('hostile-model-shaped.js: a wrong answer after three sentences of reasoning scores 1', async () => {
     expect(overall(await exploitScores('hostile-model-shaped.js', 8, () => COT, 3))).toBe(1);
   });
@@ -371,37 +376,41 @@ describe('red team, class 2: validation told apart from production', () => {
     ).toBe(1);
   });
 
-  it('hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm generates for the same identity', async () => {
-    const library = SqliteLibrary.open(lib);
-    const out = mkdtempSync(join(tmpdir(), 'envforge-redteam-export-'));
-    try {
-      await runExport(library, pool, {
-        format: jsonl,
-        out,
-        selection: { envs: [{ name: 'divisor-sum' }] },
-        counts: { perEnv: 300 },
-        splits: [{ name: 'train', weight: 1_000_000 }],
-        seed: 5,
-        serviceUrl: 'http://127.0.0.1:1',
-      });
-    } finally {
-      await library.close();
-    }
-    const rows = readFileSync(join(out, 'train.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { seed: number; level: number; prompt: string });
-    const late = rows.slice(-20);
-    const fresh = await runEpisodes(
-      pool,
-      source('hostile-export-prompt-swap.js'),
-      late.map((r) => ({ seed: r.seed, level: r.level })),
-      { fresh: true },
-    );
-    expect(late.map((r) => r.prompt)).toEqual(fresh.episodes.map((e) => (e.ok ? e.instance.prompt : e.code)));
-  });
+  it(
+    'hostile-export-prompt-swap.js: exported prompts are the prompts a fresh realm ' +
+      'generates for the same identity',
+    async () => {
+      const library = SqliteLibrary.open(lib);
+      const out = mkdtempSync(join(tmpdir(), 'envforge-redteam-export-'));
+      try {
+        await runExport(library, pool, {
+          format: jsonl,
+          out,
+          selection: { envs: [{ name: 'divisor-sum' }] },
+          counts: { perEnv: 300 },
+          splits: [{ name: 'train', weight: 1_000_000 }],
+          seed: 5,
+          serviceUrl: 'http://127.0.0.1:1',
+        });
+      } finally {
+        await library.close();
+      }
+      const rows = readFileSync(join(out, 'train.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { seed: number; level: number; prompt: string });
+      const late = rows.slice(-20);
+      const fresh = await runEpisodes(
+        pool,
+        source('hostile-export-prompt-swap.js'),
+        late.map((r) => ({ seed: r.seed, level: r.level })),
+        { fresh: true },
+      );
+      expect(late.map((r) => r.prompt)).toEqual(fresh.episodes.map((e) => (e.ok ? e.instance.prompt : e.code)));
+    },
+  );
 
-  it('nondet-host-locale.js: the same (seed, level) gives the same reference on hosts with different LANG', async () => {
+  it('nondet-host-locale.js: the same (seed, level) gives one reference on hosts with different LANG', async () => {
     const saved = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL };
     const references: string[] = [];
     for (const lang of ['C.UTF-8', 'de_DE.UTF-8']) {
@@ -422,7 +431,7 @@ describe('red team, class 2: validation told apart from production', () => {
   });
 
   const DEEP = `<answer>${'(1 '.repeat(100_000)}</answer>`;
-  it('careless-recursive-parser.js: one deeply nested response makes verify throw (the fixture still attacks)', async () => {
+  it('careless-recursive-parser.js: one deeply nested response makes verify throw (it still attacks)', async () => {
     const run = await runEpisodes(pool, source('careless-recursive-parser.js'), [
       { seed: 5, level: 4, responses: [DEEP] },
     ]);
@@ -448,16 +457,20 @@ describe('red team, class 2: validation told apart from production', () => {
     }
   });
 
-  it('hostile-beyond-probe-length.js shape: serve refuses a response longer than the validator probes (E_RESPONSE_TOO_LONG)', async () => {
-    const { results } = await post({
-      items: [
-        { env: 'modular-power', seed: 1, level: 1, response: `${'x'.repeat(1_300_000)}<answer>0</answer>` },
-        { env: 'modular-power', seed: 1, level: 1, response: '<answer>0</answer>' },
-      ],
-    });
-    expect(results[0]).toMatchObject({ score: 0, error: { code: 'E_RESPONSE_TOO_LONG' } });
-    expect(results[1]?.error).toBeUndefined();
-  });
+  it(
+    'hostile-beyond-probe-length.js shape: serve refuses a response longer than the validator ' +
+      'probes (E_RESPONSE_TOO_LONG)',
+    async () => {
+      const { results } = await post({
+        items: [
+          { env: 'modular-power', seed: 1, level: 1, response: `${'x'.repeat(1_300_000)}<answer>0</answer>` },
+          { env: 'modular-power', seed: 1, level: 1, response: '<answer>0</answer>' },
+        ],
+      });
+      expect(results[0]).toMatchObject({ score: 0, error: { code: 'E_RESPONSE_TOO_LONG' } });
+      expect(results[1]?.error).toBeUndefined();
+    },
+  );
 });
 
 describe('red team, class 1: host harm', () => {
@@ -509,7 +522,8 @@ describe('red team, class 1: host harm', () => {
     expect(least(12_000) / least(2_000)).toBeLessThan(15);
   });
 
-  it('hostile-slow-hidden.js: slowness the execution sample misses is cut off at the candidate budget of sandbox time', async () => {
+  it('hostile-slow-hidden.js: slowness the execution sample misses is cut off at the ' +
+    'candidate budget of sandbox time', async () => {
     // A small budget (1.5 s of worker time) so the test is short and holds on any CPU: the fixture's slow
     // instances need several seconds of worker time over the stages even at the fastest JIT tier. Calls get
     // 5 s each so a loaded machine cannot turn the slowness into E_TIMEOUT instead.

@@ -17,7 +17,9 @@ const spec = (name: string): EnvSpec => ({
   whyNew: 'new',
 });
 
-/** Three candidates: alpha admitted at once, beta admitted after one repair, gamma rejected twice, delta never written. */
+/**
+ * Three candidates: alpha admitted at once, beta admitted after one repair, gamma rejected twice, delta never written.
+ */
 function input() {
   const ledger = new CostLedger();
   for (const [purpose, usd] of [
@@ -117,7 +119,7 @@ describe('the batch report', () => {
     });
   });
 
-  it('groups rejected validations by first failing stage and by code, and lists each attempt (1-based) in order', () => {
+  it('groups rejected validations by first failing stage and by code, lists each attempt (1-based) in order', () => {
     const report = buildReport(input());
     expect(report.firstFailedStage).toEqual({ solvability: 1, hack: 2 });
     expect(report.rejectionsByCode).toEqual({ E_UNSOLVED: 1, E_ACCEPTS_EMPTY: 2, E_SEED_IGNORED: 1 });
@@ -128,25 +130,29 @@ describe('the batch report', () => {
     ]);
   });
 
-  it('measures repair (candidates that asked for one, admitted after it) and cost per admitted environment from billed calls', () => {
-    const report = buildReport(input());
-    expect(report.repair).toEqual({ candidatesRepaired: 2, admittedAfterRepair: 1, successRate: 0.5 });
-    expect(report.cost).toMatchObject({
-      calls: 6,
-      cachedCalls: 1,
-      inputTokens: 500,
-      outputTokens: 250,
-      tokensPerAdmitted: 375,
-    });
-    expect(report.cost.totalUsd).toBeCloseTo(0.11, 10);
-    expect(report.cost.perAdmittedUsd).toBeCloseTo(0.055, 10);
-    expect(report.admitted).toEqual([
-      { name: 'alpha', version: 1, attempts: 1 },
-      { name: 'beta', version: 3, attempts: 2 },
-    ]);
-    expect(report.wallMs).toBe(12_346);
-    expect(report.author).toEqual({ provider: 'offline', version: '1', seed: 7 });
-  });
+  it(
+    'measures repair (candidates that asked for one, admitted after it) and cost per admitted ' +
+      'environment from billed calls',
+    () => {
+      const report = buildReport(input());
+      expect(report.repair).toEqual({ candidatesRepaired: 2, admittedAfterRepair: 1, successRate: 0.5 });
+      expect(report.cost).toMatchObject({
+        calls: 6,
+        cachedCalls: 1,
+        inputTokens: 500,
+        outputTokens: 250,
+        tokensPerAdmitted: 375,
+      });
+      expect(report.cost.totalUsd).toBeCloseTo(0.11, 10);
+      expect(report.cost.perAdmittedUsd).toBeCloseTo(0.055, 10);
+      expect(report.admitted).toEqual([
+        { name: 'alpha', version: 1, attempts: 1 },
+        { name: 'beta', version: 3, attempts: 2 },
+      ]);
+      expect(report.wallMs).toBe(12_346);
+      expect(report.author).toEqual({ provider: 'offline', version: '1', seed: 7 });
+    },
+  );
 
   it("shows the input the provider's prompt cache read and wrote, in all and per agent", () => {
     const ledger = new CostLedger({ previous: input().ledger });
@@ -175,33 +181,42 @@ describe('the batch report', () => {
     expect(reportMarkdown(report)).toContain('## Admitted\n\n(none)');
   });
 
-  it('writes Markdown with the author, each part as a table, rejected candidates on one line each, and the frontier when there was one', () => {
-    const md = reportMarkdown({ ...buildReport(input()), frontier });
-    expect(md).toMatch(
-      /^# envforge batch b-1\n\nStopped: \*\*target reached\*\* after 12\.3 s\.\n\nAuthor: offline \(v1, seed 7\)\./,
-    );
-    expect(md).toContain('| specs kept (dropped as duplicates) | 4 (2) |');
-    expect(md).toContain('| admitted | 2 |');
-    expect(md).toContain('| hack | 2 |');
-    expect(md).toContain('| E_ACCEPTS_EMPTY | 2 |');
-    expect(md).toContain(
-      '- gamma, attempt 1: E_ACCEPTS_EMPTY [hack] verify pays the empty \\| response (2 codes: E_ACCEPTS_EMPTY, E_SEED_IGNORED)',
-    );
-    expect(md).toContain('`envforge library rejections --batch b-1`');
-    expect(md).toContain('2 candidates needed repair; 1 were admitted after it (50%).');
-    expect(md).toContain('- beta@3 (2 attempts)');
-    expect(md.indexOf('## Trainer feedback: the frontier')).toBeLessThan(md.indexOf('## Funnel'));
-  });
+  it(
+    'writes Markdown with the author, each part as a table, rejected candidates on one line each, and the ' +
+      'frontier when there was one',
+    () => {
+      const md = reportMarkdown({ ...buildReport(input()), frontier });
+      expect(md).toMatch(
+        /^# envforge batch b-1\n\nStopped: \*\*target reached\*\* after 12\.3 s\.\n\nAuthor: offline \(v1, seed 7\)\./,
+      );
+      expect(md).toContain('| specs kept (dropped as duplicates) | 4 (2) |');
+      expect(md).toContain('| admitted | 2 |');
+      expect(md).toContain('| hack | 2 |');
+      expect(md).toContain('| E_ACCEPTS_EMPTY | 2 |');
+      expect(md).toContain(
+        '- gamma, attempt 1: E_ACCEPTS_EMPTY [hack] verify pays the empty \\| response (2 codes: ' +
+          'E_ACCEPTS_EMPTY, E_SEED_IGNORED)',
+      );
+      expect(md).toContain('`envforge library rejections --batch b-1`');
+      expect(md).toContain('2 candidates needed repair; 1 were admitted after it (50%).');
+      expect(md).toContain('- beta@3 (2 attempts)');
+      expect(md.indexOf('## Trainer feedback: the frontier')).toBeLessThan(md.indexOf('## Funnel'));
+    },
+  );
 
-  it('shows the frontier: weak skills with wanted and admitted, the untrainable, the saturated and the set-aside specs', () => {
-    const md = frontierMarkdown(frontier);
-    expect(md).toContain('Weak share 50%: 1 of the 2 admissions wanted for weak skills train one.');
-    expect(md).toContain('| graphs | 25% | 2 | 1 |');
-    expect(md).toContain('Weak skills this author cannot train (left out of the share): probability (10%).');
-    expect(md).toContain('Saturated skills (not aimed at): arithmetic (97%).');
-    expect(md).toContain('3 specs that train no weak skill were set aside');
-    expect(md).toContain('Admitted per skill: graphs 1, counting 2.');
-  });
+  it(
+    'shows the frontier: weak skills with wanted and admitted, the untrainable, the saturated ' +
+      'and the set-aside specs',
+    () => {
+      const md = frontierMarkdown(frontier);
+      expect(md).toContain('Weak share 50%: 1 of the 2 admissions wanted for weak skills train one.');
+      expect(md).toContain('| graphs | 25% | 2 | 1 |');
+      expect(md).toContain('Weak skills this author cannot train (left out of the share): probability (10%).');
+      expect(md).toContain('Saturated skills (not aimed at): arithmetic (97%).');
+      expect(md).toContain('3 specs that train no weak skill were set aside');
+      expect(md).toContain('Admitted per skill: graphs 1, counting 2.');
+    },
+  );
 
   it('lists at most 100 rejected validations in Markdown and says how many more the JSON holds', () => {
     const many = input();

@@ -15,26 +15,34 @@ import { envSource } from './helpers/env-source.js';
 const pool = new SandboxPool();
 afterAll(() => pool.close());
 
-const GRID_SOURCE = `const THEME = { place: 'a walled orchard', cell: 'plot' };
+const GRID_SOURCE =
+  `const THEME = { place: 'a walled orchard', cell: 'plot' };
 export function reset(rng, level) {
   const w = { size: 3 + level };
-  return { state: {}, prompt: \`You explore \${THEME.place}, a square of \${w.size} by \${w.size} " + THEME.cell + "s numbered from (0,0).\` };
+  return { state: {}, prompt: \`You explore \${THEME.place}, a square of \${w.size} by \${w.size} " + THEME.cell + ` +
+  `"s numbered from (0,0).\` };
 }`;
 
 const found = (text: string, source: string) => residueIn(text, sourceParts(source)).map((f) => f.fragment);
 
 describe('template and source residue', () => {
-  it("finds code the module left in its text, even inside a template's text part, and member paths of its own code", () => {
-    expect(
-      found('You explore a walled orchard, a square of 4 by 4 " + THEME.cell + "s numbered from (0,0).', GRID_SOURCE),
-    ).toEqual(['" + THEME.cell + "']);
-    expect(found('The board has w.size rows.', GRID_SOURCE)).toEqual(['w.size']);
-    expect(found('Add the numbers: function (a, b) { return a + b; }', 'export const f = 1;')).toContain('function (');
-  });
+  it(
+    "finds code the module left in its text, even inside a template's text part, and " + 'member paths of its own code',
+    () => {
+      expect(
+        found('You explore a walled orchard, a square of 4 by 4 " + THEME.cell + "s numbered from (0,0).', GRID_SOURCE),
+      ).toEqual(['" + THEME.cell + "']);
+      expect(found('The board has w.size rows.', GRID_SOURCE)).toEqual(['w.size']);
+      expect(found('Add the numbers: function (a, b) { return a + b; }', 'export const f = 1;')).toContain(
+        'function (',
+      );
+    },
+  );
 
   it("finds unfilled placeholders: ${x}, {{x}}, and {name} when name is one of the module's identifiers", () => {
     const source =
-      'const count = 3; const greeting = "Hello {{user}}"; export function generate(rng, level) { return { prompt: "x" }; }';
+      'const count = 3; const greeting = "Hello {{user}}"; export function generate(rng, level) { ' +
+      'return { prompt: "x" }; }';
     expect(found('You have ${count} apples.', source)).toEqual(['${count}']);
     expect(found('Dear {{ user_name }}, pick one.', source)).toEqual(['{{ user_name }}']);
     expect(found('Take {count} steps.', source)).toEqual(['{count}']);
@@ -51,8 +59,11 @@ describe('template and source residue', () => {
   });
 
   it('keeps an honest task about JavaScript: code and words the module writes as string content are its own', () => {
-    const source = `const SNIPPETS = ['[1, 2, 3].map(x => x * 2)', 'typeof undefined', 'const f = function (a) { return a; }'];
-      export function generate(rng) { const s = rng.pick(SNIPPETS); return { prompt: 'What does this JavaScript evaluate to? ' + s, answer: 1 }; }`;
+    const source =
+      `const SNIPPETS = ['[1, 2, 3].map(x => x * 2)', 'typeof undefined', 'const f = ` +
+      `function (a) { return a; }'];
+      export function generate(rng) { const s = rng.pick(SNIPPETS); return { prompt: 'What does this JavaScript ` +
+      `evaluate to? ' + s, answer: 1 }; }`;
     expect(found('What does this JavaScript evaluate to? [1, 2, 3].map(x => x * 2)', source)).toEqual([]);
     expect(found('What does this JavaScript evaluate to? typeof undefined', source)).toEqual([]);
     expect(found('What does this JavaScript evaluate to? const f = function (a) { return a; }', source)).toEqual([]);
@@ -67,7 +78,10 @@ describe('template and source residue', () => {
     expect(problem).toMatchObject({
       code: 'E_TEXT_RESIDUE',
       message: expect.stringMatching(
-        /^1 of 2 sampled texts .* the observation 4 of seed 2 level 3 shows a value JavaScript prints for a bug \("undefined"\)/,
+        new RegExp(
+          '^1 of 2 sampled texts .* the observation 4 of seed 2 level 3 shows a value JavaScript ' +
+            String.raw`prints for a bug \("undefined"\)`,
+        ),
       ),
     });
   });
@@ -76,7 +90,9 @@ describe('template and source residue', () => {
     timeout: 60_000,
   }, async () => {
     const generate =
-      "const a = rng.int(2, 9 * level), b = rng.int(2, 9 * level); const sum = { value: a + b }; return { prompt: 'Add ' + a + ' and ' + b + ' (hint: ' + sum + '). Answer as <answer>N</answer>.', answer: a + b };";
+      'const a = rng.int(2, 9 * level), b = rng.int(2, 9 * level); const sum = { value: a + b }; return { ' +
+      "prompt: 'Add ' + a + ' and ' + b + ' (hint: ' + sum + '). Answer as " +
+      "<answer>N</answer>.', answer: a + b };";
     const report = await validateCandidate(envSource({ generate }), { pool });
     expect(report.verdict).toBe('reject');
     expect(report.problems.find((p) => p.code === 'E_TEXT_RESIDUE')).toMatchObject({
@@ -85,7 +101,8 @@ describe('template and source residue', () => {
     });
   });
 
-  it("the offline author's episodic modules (grid worlds included) carry no residue in their prompts and observations", {
+  it("the offline author's episodic modules (grid worlds included) carry no residue in their " +
+    'prompts and observations', {
     timeout: 120_000,
   }, async () => {
     const stats = {

@@ -1,5 +1,6 @@
 // OpenRLHF's reward query is the decoded prompt and response; when the prompt was over its budget OpenRLHF kept its
-// last tokens only. The service finds the response after the prompt, or after the longest tail of it the query starts with.
+// last tokens only. The service finds the response after the prompt, or after the longest tail of it the query starts
+// with.
 import { describe, expect, it } from 'vitest';
 import { responseOf } from '../serve/reward-text.js';
 

@@ -168,7 +168,10 @@ describe('envforge run with the offline author', () => {
     const line = result.stderr.split('\n').filter((l) => l.startsWith('LLM:'));
     expect(line).toEqual([
       expect.stringMatching(
-        /^LLM: none configured — using the offline author v\d+ \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL/,
+        new RegExp(
+          String.raw`^LLM: none configured — using the offline author v\d+ \(seed \d+\)\. To use a model: ` +
+            String.raw`--provider openai\|anthropic --model M, or --base-url URL`,
+        ),
       ),
     ]);
     const report = JSON.parse(result.stdout);
@@ -180,58 +183,67 @@ describe('envforge run with the offline author', () => {
     expect(report.cost.totalUsd).toBe(0);
   });
 
-  it('Ctrl-C mid-run (SIGINT to the process group, workers included) cancels: no E_CRASHED rejections, a resume hint, and the batch resumes', async () => {
-    const library = libraryCopy('interrupted');
-    const cwd = mkdtempSync(join(root, 'cwd-'));
-    // Single-turn only: this test is about cancelling and resuming, and episodic validations would triple its time.
-    const args = [
-      'run',
-      '--provider',
-      'offline',
-      '--kind',
-      'single',
-      '--seed',
-      '3',
-      '--target',
-      '6',
-      '--max-candidates',
-      '12',
-      '--library',
-      library,
-      '--json',
-    ];
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      cwd,
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let stderr = '';
-    let validated = 0;
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      // As a terminal does: the signal goes to every process of the group, the sandbox workers too.
-      if ((validated += (String(d).match(/"step":"validated"/g) ?? []).length) >= 2 && validated < 100) {
-        validated = 100;
-        process.kill(-(child.pid as number), 'SIGINT');
-      }
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-    expect(code, stderr).toBe(130);
-    expect(stderr).toMatch(
-      /interrupted \(SIGINT\); the batch is kept\. Continue it with the same LLM settings and: envforge run --resume batch-\S+ --library /,
-    );
-    const check = SqliteLibrary.open(library, { readonly: true });
-    const [batch] = await check.listBatches();
-    expect(batch?.status).toBe('running');
-    expect((await check.rejections({ code: 'E_CRASHED' })).length).toBe(0);
-    const verdicts = (await check.journal(batch?.id as string, 'verdict')).map((e) => e.payload as { codes: string[] });
-    expect(verdicts.filter((v) => v.codes.includes('E_CRASHED'))).toEqual([]);
-    await check.close();
-    const resumed = await envforge([...args.slice(0, 1), '--resume', batch?.id as string, ...args.slice(1)], cwd);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ batchId: batch?.id, stopReason: 'target' });
-  });
+  it(
+    'Ctrl-C mid-run (SIGINT to the process group, workers included) cancels: no E_CRASHED rejections, a resume ' +
+      'hint, and the batch resumes',
+    async () => {
+      const library = libraryCopy('interrupted');
+      const cwd = mkdtempSync(join(root, 'cwd-'));
+      // Single-turn only: this test is about cancelling and resuming, and episodic validations would triple its time.
+      const args = [
+        'run',
+        '--provider',
+        'offline',
+        '--kind',
+        'single',
+        '--seed',
+        '3',
+        '--target',
+        '6',
+        '--max-candidates',
+        '12',
+        '--library',
+        library,
+        '--json',
+      ];
+      const child = spawn(process.execPath, [MAIN, ...args], {
+        cwd,
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let stderr = '';
+      let validated = 0;
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        // As a terminal does: the signal goes to every process of the group, the sandbox workers too.
+        if ((validated += (String(d).match(/"step":"validated"/g) ?? []).length) >= 2 && validated < 100) {
+          validated = 100;
+          process.kill(-(child.pid as number), 'SIGINT');
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      expect(code, stderr).toBe(130);
+      expect(stderr).toMatch(
+        new RegExp(
+          String.raw`interrupted \(SIGINT\); the batch is kept\. Continue it with the same LLM settings and: ` +
+            String.raw`envforge run --resume batch-\S+ --library `,
+        ),
+      );
+      const check = SqliteLibrary.open(library, { readonly: true });
+      const [batch] = await check.listBatches();
+      expect(batch?.status).toBe('running');
+      expect((await check.rejections({ code: 'E_CRASHED' })).length).toBe(0);
+      const verdicts = (await check.journal(batch?.id as string, 'verdict')).map(
+        (e) => e.payload as { codes: string[] },
+      );
+      expect(verdicts.filter((v) => v.codes.includes('E_CRASHED'))).toEqual([]);
+      await check.close();
+      const resumed = await envforge([...args.slice(0, 1), '--resume', batch?.id as string, ...args.slice(1)], cwd);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ batchId: batch?.id, stopReason: 'target' });
+    },
+  );
 
   it('--solver-model without an LLM exits 2: calibration needs an LLM solver', async () => {
     const cwd = mkdtempSync(join(root, 'cwd-'));
@@ -257,20 +269,27 @@ describe('envforge run with the offline author', () => {
     }
   });
 
-  it('(stand-in author) with no LLM: one line with the seed derived from the batch id, and the author in the report', async () => {
-    const result = await inProcess(offlineArgs(libraryCopy('stand-in-none')));
-    expect(result.code, result.err.join('\n')).toBe(0);
-    expect(llmLines(result.err)).toEqual([
-      expect.stringMatching(
-        /^LLM: none configured — using the offline author v1 \(seed \d+\)\. To use a model: --provider openai\|anthropic --model M, or --base-url URL \(see envforge run --help\)$/,
-      ),
-    ]);
-    const seed = Number(/seed (\d+)/.exec(llmLines(result.err)[0] as string)?.[1]);
-    expect(offline.seeds.at(-1)).toBe(seed);
-    const report = JSON.parse(result.out.join('\n'));
-    expect(report.author).toEqual({ provider: 'offline', version: '1', seed });
-    expect(report.admitted.map((a: { name: string }) => a.name)).toEqual(['roman-numeral-sum']);
-  });
+  it(
+    '(stand-in author) with no LLM: one line with the seed derived from the batch id, and ' +
+      'the author in the report',
+    async () => {
+      const result = await inProcess(offlineArgs(libraryCopy('stand-in-none')));
+      expect(result.code, result.err.join('\n')).toBe(0);
+      expect(llmLines(result.err)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            String.raw`^LLM: none configured — using the offline author v1 \(seed \d+\)\. To use a model: ` +
+              String.raw`--provider openai\|anthropic --model M, or --base-url URL \(see envforge run --help\)$`,
+          ),
+        ),
+      ]);
+      const seed = Number(/seed (\d+)/.exec(llmLines(result.err)[0] as string)?.[1]);
+      expect(offline.seeds.at(-1)).toBe(seed);
+      const report = JSON.parse(result.out.join('\n'));
+      expect(report.author).toEqual({ provider: 'offline', version: '1', seed });
+      expect(report.admitted.map((a: { name: string }) => a.name)).toEqual(['roman-numeral-sum']);
+    },
+  );
 
   it('(stand-in author) --provider offline --seed N: uses N and says where the offline choice came from', async () => {
     const library = libraryCopy('stand-in-flag');
@@ -307,50 +326,54 @@ describe('envforge run with the offline author', () => {
 });
 
 describe('envforge run --resume restores the options the batch was started with', () => {
-  it('(stand-in author) a resumed batch keeps its --kind and --target; a flag given again with another value is refused, naming both', async () => {
-    const library = libraryCopy('stand-in-options');
-    const setup = SqliteLibrary.open(library);
-    const author = { provider: 'offline', version: '1', seed: 5 };
-    await setup.startBatch('batch-single', {
-      author,
-      kind: 'single',
-      target: 1,
-      invocation: {
+  it(
+    '(stand-in author) a resumed batch keeps its --kind and --target; a flag given again with another value ' +
+      'is refused, naming both',
+    async () => {
+      const library = libraryCopy('stand-in-options');
+      const setup = SqliteLibrary.open(library);
+      const author = { provider: 'offline', version: '1', seed: 5 };
+      await setup.startBatch('batch-single', {
+        author,
         kind: 'single',
         target: 1,
-        maxCandidates: 2,
-        repairRounds: 2,
-        concurrency: 1,
-        weakShare: 0.6,
-        review: true,
-        solverSamples: 4,
-        workers: 'local',
-        jobTimeout: 300,
-      },
-    });
-    await setup.close();
-    const differs = await inProcess([
-      ...offlineArgs(library),
-      '--resume',
-      'batch-single',
-      '--kind',
-      'mixed',
-      '--target',
-      '10',
-    ]);
-    expect(differs.code).toBe(2);
-    expect(differs.err.join('\n')).toMatch(
-      /batch batch-single was started with --kind single \(given: --kind mixed\), --target 1 \(given: --target 10\)/,
-    );
-    const same = await inProcess([...offlineArgs(library), '--resume', 'batch-single', '--kind', 'single']);
-    expect(same.code, same.err.join('\n')).toBe(0);
-    expect(offline.kinds.at(-1)).toBe('single');
-    expect(JSON.parse(same.out.join('\n'))).toMatchObject({
-      batchId: 'batch-single',
-      stopReason: 'target',
-      funnel: { admitted: 1 },
-    });
-  });
+        invocation: {
+          kind: 'single',
+          target: 1,
+          maxCandidates: 2,
+          repairRounds: 2,
+          concurrency: 1,
+          weakShare: 0.6,
+          review: true,
+          solverSamples: 4,
+          workers: 'local',
+          jobTimeout: 300,
+        },
+      });
+      await setup.close();
+      const differs = await inProcess([
+        ...offlineArgs(library),
+        '--resume',
+        'batch-single',
+        '--kind',
+        'mixed',
+        '--target',
+        '10',
+      ]);
+      expect(differs.code).toBe(2);
+      expect(differs.err.join('\n')).toMatch(
+        /batch batch-single was started with --kind single \(given: --kind mixed\), --target 1 \(given: --target 10\)/,
+      );
+      const same = await inProcess([...offlineArgs(library), '--resume', 'batch-single', '--kind', 'single']);
+      expect(same.code, same.err.join('\n')).toBe(0);
+      expect(offline.kinds.at(-1)).toBe('single');
+      expect(JSON.parse(same.out.join('\n'))).toMatchObject({
+        batchId: 'batch-single',
+        stopReason: 'target',
+        funnel: { admitted: 1 },
+      });
+    },
+  );
 
   it('(stand-in author) without --json: the report in words and no JSON events on stderr', async () => {
     const result = await inProcess(offlineArgs(libraryCopy('stand-in-words')).filter((a) => a !== '--json'));
@@ -360,27 +383,31 @@ describe('envforge run --resume restores the options the batch was started with'
     expect(result.out.join('\n')).toMatch(/^# envforge batch /);
   });
 
-  it("(stand-in author) a new batch journals its options with it, including the command line's own (budgets, feedback file)", async () => {
-    const library = libraryCopy('stand-in-journaled');
-    const result = await inProcess([
-      ...offlineArgs(library),
-      '--kind',
-      'single',
-      '--target',
-      '3',
-      '--max-tokens',
-      '5000',
-    ]);
-    expect(result.code, result.err.join('\n')).toBe(0);
-    const check = SqliteLibrary.open(library, { readonly: true });
-    const [batch] = await check.listBatches();
-    expect(batch?.options).toMatchObject({
-      kind: 'single',
-      target: 3,
-      invocation: { kind: 'single', target: 3, maxTokens: 5000 },
-    });
-    await check.close();
-  });
+  it(
+    "(stand-in author) a new batch journals its options with it, including the command line's own " +
+      '(budgets, feedback file)',
+    async () => {
+      const library = libraryCopy('stand-in-journaled');
+      const result = await inProcess([
+        ...offlineArgs(library),
+        '--kind',
+        'single',
+        '--target',
+        '3',
+        '--max-tokens',
+        '5000',
+      ]);
+      expect(result.code, result.err.join('\n')).toBe(0);
+      const check = SqliteLibrary.open(library, { readonly: true });
+      const [batch] = await check.listBatches();
+      expect(batch?.options).toMatchObject({
+        kind: 'single',
+        target: 3,
+        invocation: { kind: 'single', target: 3, maxTokens: 5000 },
+      });
+      await check.close();
+    },
+  );
 });
 
 describe('envforge run with a dollar budget and a model without a price', () => {
@@ -415,7 +442,10 @@ describe('envforge run with a dollar budget and a model without a price', () => 
       const result = await envforge([...runArgs(library, server), '--budget-usd', '0.0001'], dir);
       expect(result.code, name).toBe(2);
       expect(result.stderr).toMatch(
-        /--budget-usd: no price is known for the model "fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens/,
+        new RegExp(
+          '--budget-usd: no price is known for the model ' +
+            String.raw`"fake-model".*envforge\.config\.json.*"prices":\{"fake-model":\{"inputPerMTok".*--max-tokens`,
+        ),
       );
       expect(server.requests.length, name).toBe(before);
       const check = SqliteLibrary.open(library, { readonly: true });
@@ -439,49 +469,53 @@ describe('envforge run with a dollar budget and a model without a price', () => 
 });
 
 describe('envforge run against a sloppy model', () => {
-  it('admits environments although its structured output repeats tags in other cases and wraps the JSON in prose or fences', async () => {
-    const sloppy = batchScript({
-      specs: [{ ...spec('roman-total'), skills: ['Arithmetic', 'arithmetic ', 'Number Theory', 'number-theory'] }],
-      modules: { 'roman-total': [fixture('good-roman-sum.js')] },
-    });
-    const wrap = (body: OpenAiBody) => {
-      const answer = adaptTo(sloppy.script)(body);
-      if (answer.kind !== 'json') return answer;
-      const json = JSON.stringify(answer.value, null, 2);
-      return body.response_format?.json_schema?.name === 'architect_specs'
-        ? {
-            kind: 'text' as const,
-            text: `Sure! Here are the specs you asked for:\n${json}\nLet me know if you want changes.`,
-          }
-        : { kind: 'text' as const, text: `\`\`\`json\n${json}\n\`\`\`` };
-    };
-    const sloppyServer = await startFakeOpenAi({ script: wrap });
-    try {
-      const args = [
-        'run',
-        '--base-url',
-        sloppyServer.baseUrl,
-        '--model',
-        'sloppy-model',
-        '--target',
-        '1',
-        '--max-candidates',
-        '2',
-        '--concurrency',
-        '1',
-        '--library',
-        libraryCopy('sloppy'),
-        '--json',
-      ];
-      const result = await envforge(args, mkdtempSync(join(root, 'cwd-')));
-      expect(result.code, result.stderr).toBe(0);
-      const report = JSON.parse(result.stdout);
-      expect(report).toMatchObject({ stopReason: 'target', funnel: { specs: 1, admitted: 1 }, serviceFailures: [] });
-      expect(sloppy.calls).toMatchObject({ architect: 1, reviewer: 1 });
-    } finally {
-      await sloppyServer.close();
-    }
-  });
+  it(
+    'admits environments although its structured output repeats tags in other cases and wraps the ' +
+      'JSON in prose or fences',
+    async () => {
+      const sloppy = batchScript({
+        specs: [{ ...spec('roman-total'), skills: ['Arithmetic', 'arithmetic ', 'Number Theory', 'number-theory'] }],
+        modules: { 'roman-total': [fixture('good-roman-sum.js')] },
+      });
+      const wrap = (body: OpenAiBody) => {
+        const answer = adaptTo(sloppy.script)(body);
+        if (answer.kind !== 'json') return answer;
+        const json = JSON.stringify(answer.value, null, 2);
+        return body.response_format?.json_schema?.name === 'architect_specs'
+          ? {
+              kind: 'text' as const,
+              text: `Sure! Here are the specs you asked for:\n${json}\nLet me know if you want changes.`,
+            }
+          : { kind: 'text' as const, text: `\`\`\`json\n${json}\n\`\`\`` };
+      };
+      const sloppyServer = await startFakeOpenAi({ script: wrap });
+      try {
+        const args = [
+          'run',
+          '--base-url',
+          sloppyServer.baseUrl,
+          '--model',
+          'sloppy-model',
+          '--target',
+          '1',
+          '--max-candidates',
+          '2',
+          '--concurrency',
+          '1',
+          '--library',
+          libraryCopy('sloppy'),
+          '--json',
+        ];
+        const result = await envforge(args, mkdtempSync(join(root, 'cwd-')));
+        expect(result.code, result.stderr).toBe(0);
+        const report = JSON.parse(result.stdout);
+        expect(report).toMatchObject({ stopReason: 'target', funnel: { specs: 1, admitted: 1 }, serviceFailures: [] });
+        expect(sloppy.calls).toMatchObject({ architect: 1, reviewer: 1 });
+      } finally {
+        await sloppyServer.close();
+      }
+    },
+  );
 });
 
 describe('envforge run against a sloppy model that fills every optional field', () => {

@@ -23,8 +23,13 @@ import type { RunningServer } from '../serve/options.js';
 /** Products of a few factors, more of them per level; `trap` is code run first in generate. */
 function productEnv(name: string, trap = ''): string {
   return envSource({
-    meta: `{ name: '${name}', title: 'Product', description: 'Multiplies a few small factors.', skills: ['arithmetic'], levels: 4 }`,
-    generate: `${trap} const xs = []; for (let i = 0; i < 1 + 2 * level; i++) xs.push(rng.int(2, 9)); return { prompt: 'Multiply: ' + xs.join(' * ') + '. Answer as <answer>N</answer>.', answer: xs.reduce((a, b) => a * b, 1) };`,
+    meta:
+      `{ name: '${name}', title: 'Product', description: 'Multiplies a few small factors.', skills: ` +
+      `['arithmetic'], levels: 4 }`,
+    generate:
+      `${trap} const xs = []; for (let i = 0; i < 1 + 2 * level; i++) xs.push(rng.int(2, 9)); return { prompt: ` +
+      `'Multiply: ' + xs.join(' * ') + '. Answer as <answer>N</answer>.', answer: ` +
+      `xs.reduce((a, b) => a * b, 1) };`,
   });
 }
 
@@ -74,38 +79,41 @@ afterAll(async () => {
 });
 
 describe('envforge serve: runtime defence', () => {
-  it('a module that hangs only at one seed costs one timed-out item, then is quarantined while others keep scoring', async () => {
-    const first = await post('/v1/verify', {
-      items: [
-        { env: 'wedge-product', seed: TRAP_SEED, level: TRAP_LEVEL, response: '<answer>1</answer>' },
-        { env: 'wedge-product', seed: 1, level: TRAP_LEVEL, response: '<answer>1</answer>' },
-        { env: 'calm-product', seed: 1, level: 1, response: '<answer>1</answer>' },
-      ],
-    });
-    expect(first.status).toBe(200);
-    expect(first.body.results[0]).toMatchObject({ score: 0, error: { code: 'E_TIMEOUT' } });
-    expect(first.body.results.slice(1)).toEqual([{ score: 0 }, { score: 0 }]);
+  it(
+    'a module that hangs only at one seed costs one timed-out item, then is quarantined ' + 'while others keep scoring',
+    async () => {
+      const first = await post('/v1/verify', {
+        items: [
+          { env: 'wedge-product', seed: TRAP_SEED, level: TRAP_LEVEL, response: '<answer>1</answer>' },
+          { env: 'wedge-product', seed: 1, level: TRAP_LEVEL, response: '<answer>1</answer>' },
+          { env: 'calm-product', seed: 1, level: 1, response: '<answer>1</answer>' },
+        ],
+      });
+      expect(first.status).toBe(200);
+      expect(first.body.results[0]).toMatchObject({ score: 0, error: { code: 'E_TIMEOUT' } });
+      expect(first.body.results.slice(1)).toEqual([{ score: 0 }, { score: 0 }]);
 
-    const after = await post('/v1/verify', {
-      items: [
-        { env: 'wedge-product', seed: 5, level: 2, response: 'x' },
-        { env: 'calm-product', seed: 2, level: 2, response: 'x' },
-      ],
-    });
-    expect(after.body.results[0]).toMatchObject({
-      score: 0,
-      error: { code: 'E_QUARANTINED', message: expect.stringMatching(/seed 9999, level 4.*revalidate/) },
-    });
-    expect(after.body.results[1]).toEqual({ score: 0 });
-    const sampled = await post('/v1/sample', { items: [{ env: 'wedge-product', seed: 3, level: 1 }] });
-    expect(sampled.body.items[0].error.code).toBe('E_QUARANTINED');
-    expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({
-      envs: 3,
-      quarantined: 1,
-    });
-  });
+      const after = await post('/v1/verify', {
+        items: [
+          { env: 'wedge-product', seed: 5, level: 2, response: 'x' },
+          { env: 'calm-product', seed: 2, level: 2, response: 'x' },
+        ],
+      });
+      expect(after.body.results[0]).toMatchObject({
+        score: 0,
+        error: { code: 'E_QUARANTINED', message: expect.stringMatching(/seed 9999, level 4.*revalidate/) },
+      });
+      expect(after.body.results[1]).toEqual({ score: 0 });
+      const sampled = await post('/v1/sample', { items: [{ env: 'wedge-product', seed: 3, level: 1 }] });
+      expect(sampled.body.items[0].error.code).toBe('E_QUARANTINED');
+      expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({
+        envs: 3,
+        quarantined: 1,
+      });
+    },
+  );
 
-  it('records the incident in the library, and revalidation replays its seed and level and retires the module', async () => {
+  it('records the incident in the library; revalidation replays its seed and level, retires the module', async () => {
     const library = SqliteLibrary.open(dir);
     try {
       const incidents = await library.incidents({ open: true });
@@ -161,39 +169,43 @@ describe('envforge serve: runtime defence', () => {
 });
 
 describe('envforge export: runtime defence', () => {
-  it('an environment whose generate fails in production is recorded, quarantined and left out; the rest is exported', async () => {
-    const exportDir = join(mkdtempSync(join(tmpdir(), 'envforge-defence-export-')), 'lib');
-    const library = SqliteLibrary.open(exportDir, { create: true });
-    try {
-      // Admitted on a (test) report: a module that slipped through validation and throws at level 3.
-      const broken = productEnv('broken-product', "if (level === 3) throw new Error('level 3 is broken');");
-      const meta = sampleMeta('broken-product', { levels: 4 });
-      await library.admit(fakeAdmission(broken, meta));
-      const calm = productEnv('calm-product');
-      await library.admit(fakeAdmission(calm, sampleMeta('calm-product', { levels: 4 })));
-      const out = join(exportDir, '..', 'out');
-      const summary = await runExport(library, pool, {
-        format: jsonl,
-        out,
-        selection: {},
-        counts: { perEnv: 40 },
-        splits: [{ name: 'train', weight: 1_000_000 }],
-        seed: 3,
-        serviceUrl: 'http://127.0.0.1:1',
-      });
-      expect(summary.quarantined).toEqual([
-        { name: 'broken-product', version: 1, reason: expect.stringMatching(/E_THROWN in generate/) },
-      ]);
-      expect(summary.envs.find((e) => e.name === 'calm-product')?.rows).toEqual({ train: 40 });
-      const incidents = await library.incidents({ open: true });
-      expect(incidents.length).toBeGreaterThanOrEqual(1);
-      expect(
-        incidents.every(
-          (i) => i.name === 'broken-product' && i.level === 3 && i.code === 'E_THROWN' && i.origin === 'export',
-        ),
-      ).toBe(true);
-    } finally {
-      await library.close();
-    }
-  });
+  it(
+    'an environment whose generate fails in production is recorded, quarantined and left ' +
+      'out; the rest is exported',
+    async () => {
+      const exportDir = join(mkdtempSync(join(tmpdir(), 'envforge-defence-export-')), 'lib');
+      const library = SqliteLibrary.open(exportDir, { create: true });
+      try {
+        // Admitted on a (test) report: a module that slipped through validation and throws at level 3.
+        const broken = productEnv('broken-product', "if (level === 3) throw new Error('level 3 is broken');");
+        const meta = sampleMeta('broken-product', { levels: 4 });
+        await library.admit(fakeAdmission(broken, meta));
+        const calm = productEnv('calm-product');
+        await library.admit(fakeAdmission(calm, sampleMeta('calm-product', { levels: 4 })));
+        const out = join(exportDir, '..', 'out');
+        const summary = await runExport(library, pool, {
+          format: jsonl,
+          out,
+          selection: {},
+          counts: { perEnv: 40 },
+          splits: [{ name: 'train', weight: 1_000_000 }],
+          seed: 3,
+          serviceUrl: 'http://127.0.0.1:1',
+        });
+        expect(summary.quarantined).toEqual([
+          { name: 'broken-product', version: 1, reason: expect.stringMatching(/E_THROWN in generate/) },
+        ]);
+        expect(summary.envs.find((e) => e.name === 'calm-product')?.rows).toEqual({ train: 40 });
+        const incidents = await library.incidents({ open: true });
+        expect(incidents.length).toBeGreaterThanOrEqual(1);
+        expect(
+          incidents.every(
+            (i) => i.name === 'broken-product' && i.level === 3 && i.code === 'E_THROWN' && i.origin === 'export',
+          ),
+        ).toBe(true);
+      } finally {
+        await library.close();
+      }
+    },
+  );
 });

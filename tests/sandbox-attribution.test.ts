@@ -16,9 +16,13 @@ afterAll(() => pool.close());
 
 const ENDLESS = 'const go = () => { Promise.resolve().then(go); }; go();';
 const THROWS = "Promise.resolve().then(() => { throw new Error('a late failure'); });";
-/** A verifier whose score is a function of the response alone (the reference scores 1), running `left` on long responses. */
+/**
+ * A verifier whose score is a function of the response alone (the reference scores 1), running `left` on long
+ * responses.
+ */
 const verifying = (left: string) =>
-  `if (response.length > 50) { ${left} } return response.startsWith('<answer>') ? (kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0) : response.length / 100;`;
+  `if (response.length > 50) { ${left} } return response.startsWith('<answer>') ? ` +
+  `(kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0) : response.length / 100;`;
 /** Four episodes; the second gets a long response among short ones. */
 const REQUESTS = [1, 2, 3, 1].map((level, i) => ({
   seed: 7,
@@ -70,7 +74,8 @@ describe('work a guest function leaves behind is charged to it', () => {
 
   it('verify: a chain of promise jobs that exhausts the heap (16 MB a job) fails only its own response', async () => {
     const hoard =
-      'const keep = []; const go = () => { keep.push(new Array(2e6).fill(1)); return Promise.resolve().then(go); }; go();';
+      'const keep = []; const go = () => { keep.push(new Array(2e6).fill(1)); return ' +
+      'Promise.resolve().then(go); }; go();';
     const run = await runEpisodes(pool, envSource({ verify: verifying(hoard) }), REQUESTS);
     const charged = episode(run.episodes[1]);
     expect(charged.referenceVerdict).toMatchObject({ ok: true, score: 1 });
@@ -92,8 +97,12 @@ describe('work a guest function leaves behind is charged to it', () => {
 
   it.each(['generate', 'solve'])('%s: promise jobs it leaves fail its own call, named after it', async (fn) => {
     const storm = (where: string) => (fn === where ? ENDLESS : '');
-    const generate = `if (level === 2) { ${storm('generate')} } const a = rng.int(1, 1000); return { prompt: 'Level ' + level + ': what is ' + a + ' + 1?', answer: a + 1 };`;
-    const solve = `if (instance.prompt.startsWith('Level 2')) { ${storm('solve')} } return '<answer>' + instance.answer + '</answer>';`;
+    const generate =
+      `if (level === 2) { ${storm('generate')} } const a = rng.int(1, 1000); return { prompt: 'Level ' + level ` +
+      `+ ': what is ' + a + ' + 1?', answer: a + 1 };`;
+    const solve =
+      `if (instance.prompt.startsWith('Level 2')) { ${storm('solve')} } return '<answer>' + ` +
+      `instance.answer + '</answer>';`;
     const run = await runEpisodes(
       pool,
       envSource({ generate, solve, verify: verifying('') }),
@@ -107,11 +116,14 @@ describe('work a guest function leaves behind is charged to it', () => {
     innocentAreTrue(run.episodes, 1);
   });
 
-  it('a job storm that ends by itself within one call budget charges no one, even when several overran a crossing together', async () => {
+  it('a job storm that ends by itself within one call budget charges no one, even when several ' +
+    'overran a crossing together', async () => {
     // ~0.3-0.5 s of jobs per storm on this machine (250 jobs of 1e6 additions), 6 storms in one slice: together
-    // past the crossing's 2.05 s, each alone far within it. On a fast machine nothing times out, and all the same holds.
+    // past the crossing's 2.05 s, each alone far within it. On a fast machine nothing times out, and all the same
+    // holds.
     const storm =
-      'let n = 0; const job = () => { let x = 0; for (let i = 0; i < 1e6; i++) x += i; if (++n < 250) Promise.resolve().then(job); }; job();';
+      'let n = 0; const job = () => { let x = 0; for (let i = 0; i < 1e6; i++) x += i; if (++n < 250) ' +
+      'Promise.resolve().then(job); }; job();';
     const requests = [1, 2, 3, 1, 2, 3].map((level) => ({ seed: 11, level, responses: ['ab', 'x'.repeat(60)] }));
     const run = await runEpisodes(pool, envSource({ verify: verifying(storm) }), requests, {
       limits: { callTimeoutMs: 2_000 },
@@ -122,31 +134,35 @@ describe('work a guest function leaves behind is charged to it', () => {
     }
   }, 60_000);
 
-  it('the search is bounded: past maxFailuresPerJob charged verifies, the rest fail unrun instead of costing more budgets', async () => {
-    const requests = [1, 2, 3].map((level) => ({
-      seed: 5,
-      level,
-      responses: ['a', 'b', 'c', 'd', 'e'].map((c) => c.repeat(60)),
-    }));
-    const run = await runEpisodes(pool, envSource({ verify: verifying(ENDLESS) }), requests, {
-      limits: { maxFailuresPerJob: 2 },
-    });
-    const first = episode(run.episodes[0]);
-    expect(first.referenceVerdict).toMatchObject({ ok: true, score: 1 });
-    expect(scores(first.verdicts)).toEqual(['E_TIMEOUT', 'E_TIMEOUT', 'E_TIMEOUT', 'E_TIMEOUT', 'E_TIMEOUT']);
-    expect(first.verdicts.map((v) => (v.ok ? '' : /^not run/.test(v.message) ? 'unrun' : 'charged'))).toEqual([
-      'charged',
-      'charged',
-      'unrun',
-      'unrun',
-      'unrun',
-    ]);
-    for (const e of run.episodes.slice(1)) expect(failed(e).message).toMatch(/^not run: 2 earlier calls/);
-  });
+  it(
+    'the search is bounded: past maxFailuresPerJob charged verifies, the rest fail unrun instead ' +
+      'of costing more budgets',
+    async () => {
+      const requests = [1, 2, 3].map((level) => ({
+        seed: 5,
+        level,
+        responses: ['a', 'b', 'c', 'd', 'e'].map((c) => c.repeat(60)),
+      }));
+      const run = await runEpisodes(pool, envSource({ verify: verifying(ENDLESS) }), requests, {
+        limits: { maxFailuresPerJob: 2 },
+      });
+      const first = episode(run.episodes[0]);
+      expect(first.referenceVerdict).toMatchObject({ ok: true, score: 1 });
+      expect(scores(first.verdicts)).toEqual(['E_TIMEOUT', 'E_TIMEOUT', 'E_TIMEOUT', 'E_TIMEOUT', 'E_TIMEOUT']);
+      expect(first.verdicts.map((v) => (v.ok ? '' : /^not run/.test(v.message) ? 'unrun' : 'charged'))).toEqual([
+        'charged',
+        'charged',
+        'unrun',
+        'unrun',
+        'unrun',
+      ]);
+      for (const e of run.episodes.slice(1)) expect(failed(e).message).toMatch(/^not run: 2 earlier calls/);
+    },
+  );
 });
 
 describe("the sandbox's own setup is not the candidate's time", () => {
-  it('a realm setup slower than the silence deadline is waited for, and not counted against the caller budget', async () => {
+  it('a realm setup slower than the silence deadline is waited for, not charged to the caller budget', async () => {
     // Every SES run in this pool's workers takes 600 ms more (the preload), while the silence deadline is 360 ms.
     const preload = fileURLToPath(new URL('./fixtures/sandbox/slow-setup.mjs', import.meta.url));
     const slow = new SandboxPool({

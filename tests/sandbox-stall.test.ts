@@ -62,7 +62,8 @@ describe('host stalls', () => {
       for (let tick = 0; tick < 5; tick++) await null;
       blockFor(1_500);
       const { results } = await run;
-      // The worker's kill is the false E_TIMEOUT; a call the worker itself timed out is the loaded machine's, not this bug's.
+      // The worker's kill is the false E_TIMEOUT; a call the worker itself timed out is the loaded machine's, not this
+      // bug's.
       expect(results.filter((r) => !r.ok && /killed/.test(r.message)).slice(0, 3)).toEqual([]);
       expect(results.filter((r) => r.ok).length).toBeGreaterThan(2_000);
     } finally {

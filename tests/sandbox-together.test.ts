@@ -36,18 +36,26 @@ describe('jobs that travel together', () => {
     expect(prompts(together[0]?.results ?? [])[0]).toMatch(/^a 1 /);
   });
 
-  it('fail only the job that wedges its worker: the one before keeps its results, the one after runs on a fresh worker', async () => {
-    const [before, stuck, after] = await Promise.all(
-      pool.runTogether([
-        { source: named('before'), calls: calls([1]) },
-        { source: wedged, calls: calls([1]) },
-        { source: named('after'), calls: calls([2]) },
-      ]),
-    );
-    expect(prompts(before?.results ?? [])).toEqual([expect.stringMatching(/^before 1 /)]);
-    expect(stuck?.results[0]).toMatchObject({ ok: false, code: 'E_TIMEOUT', message: expect.stringMatching(/killed/) });
-    expect(prompts(after?.results ?? [])).toEqual([expect.stringMatching(/^after 2 /)]);
-  });
+  it(
+    'fail only the job that wedges its worker: the one before keeps its results, the one ' +
+      'after runs on a fresh worker',
+    async () => {
+      const [before, stuck, after] = await Promise.all(
+        pool.runTogether([
+          { source: named('before'), calls: calls([1]) },
+          { source: wedged, calls: calls([1]) },
+          { source: named('after'), calls: calls([2]) },
+        ]),
+      );
+      expect(prompts(before?.results ?? [])).toEqual([expect.stringMatching(/^before 1 /)]);
+      expect(stuck?.results[0]).toMatchObject({
+        ok: false,
+        code: 'E_TIMEOUT',
+        message: expect.stringMatching(/killed/),
+      });
+      expect(prompts(after?.results ?? [])).toEqual([expect.stringMatching(/^after 2 /)]);
+    },
+  );
 
   it('fail only the job that cannot be sent (E_TOO_LARGE), first or later in the group', async () => {
     const deep: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);

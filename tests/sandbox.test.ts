@@ -18,7 +18,9 @@ const generateCalls = (levels: number[]): Call[] => levels.map((level) => ({ op:
 const instanceOf = (r: CallResult | undefined) =>
   (r?.ok ? (r.value as EpisodeValue).instance : undefined) as { prompt: string; answer?: number } | undefined;
 
-/** One episode of a module whose generate is `body` (and whose solve returns a constant, so instances need no answer). */
+/**
+ * One episode of a module whose generate is `body` (and whose solve returns a constant, so instances need no answer).
+ */
 async function generateWith(body: string, limits: Partial<SandboxLimits> = {}): Promise<CallResult> {
   const { results } = await pool.run({
     source: envSource({ generate: body, solve: "return '<answer>1</answer>';" }),
@@ -86,25 +88,31 @@ describe('determinism is built in', () => {
 
   it('freezes the clock, also through Intl', async () => {
     const result = await generateWith(
-      "return { prompt: [Date.now(), new Date().getTime(), new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', year: 'numeric' }).format(), new Date(2020, 0, 2).getDate()].join(' ') };",
+      "return { prompt: [Date.now(), new Date().getTime(), new Intl.DateTimeFormat('en-US', { timeZone: " +
+        "'UTC', year: 'numeric' }).format(), new Date(2020, 0, 2).getDate()].join(' ') };",
     );
     expect(result).toMatchObject({ ok: true, value: { prompt: '0 0 1970 2' } });
   });
 
-  it('removes shared memory, WebAssembly and weak references: they read as absent, and reading them trips a wire', async () => {
-    for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'WeakRef', 'FinalizationRegistry']) {
-      const { code, message } = failureOf(
-        await generateWith(
-          `const absent = typeof ${name} === 'undefined'; if (!absent) throw new Error('present'); return { prompt: 'p' };`,
-        ),
-      );
-      expect([code, message]).toEqual(['E_ESCAPE_ATTEMPT', expect.stringContaining(`a removed global (${name})`)]);
-    }
-  });
+  it(
+    'removes shared memory, WebAssembly and weak references: they read as absent, and ' + 'reading them trips a wire',
+    async () => {
+      for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'WeakRef', 'FinalizationRegistry']) {
+        const { code, message } = failureOf(
+          await generateWith(
+            `const absent = typeof ${name} === 'undefined'; if (!absent) throw new Error('present'); ` +
+              `return { prompt: 'p' };`,
+          ),
+        );
+        expect([code, message]).toEqual(['E_ESCAPE_ATTEMPT', expect.stringContaining(`a removed global (${name})`)]);
+      }
+    },
+  );
 
   it('offers the frozen kit', async () => {
     const result = await generateWith(
-      "Reflect.set(kit, 'answer', null); return { prompt: kit.answer('x <answer> 42 </answer>') + ' ' + Object.isFrozen(kit) };",
+      "Reflect.set(kit, 'answer', null); return { prompt: kit.answer('x <answer> 42 </answer>') + ' ' + " +
+        'Object.isFrozen(kit) };',
     );
     expect(result).toMatchObject({ ok: true, value: { prompt: '42 true' } });
   });
@@ -179,7 +187,8 @@ describe('hostile code is contained with a stable code', () => {
 
   it('turns a memory bomb into E_MEMORY for that candidate only', async () => {
     // 8 MB arrays reach the isolate's limit in about a second, well inside the call budget even on a loaded
-    // machine (a single 2e8-element fill took ~8 s of one core and timed out under load); on isolated-vm 5 it aborted the process.
+    // machine (a single 2e8-element fill took ~8 s of one core and timed out under load); on isolated-vm 5 it aborted
+    // the process.
     const { code } = failureOf(
       await generateWith('const hoard = []; for (;;) hoard.push(new Array(1e6).fill(1.5));', { callTimeoutMs: 30_000 }),
     );
@@ -239,7 +248,8 @@ describe('modules that cannot load fail every call with the load problem', () =>
 
   it('reports a missing export as a call failure and meta getters that throw as a meta error', async () => {
     const source =
-      "export const meta = { get name() { throw new Error('no'); } }; export function generate() { return { prompt: 'p' }; }";
+      "export const meta = { get name() { throw new Error('no'); } }; export function generate() { " +
+      "return { prompt: 'p' }; }";
     const { load, results } = await pool.run({ source, calls: generateCalls([1]) });
     expect(load).toMatchObject({ ok: true, metaError: { code: 'E_THROWN' } });
     expect(results[0]).toMatchObject({ ok: false, code: 'E_MISSING_EXPORT', fn: 'solve' });
@@ -274,21 +284,24 @@ describe('the supervisor stays bounded', () => {
 });
 
 describe('a job that cannot be serialised', () => {
-  it('fails with E_TOO_LARGE (a value 20,000 levels deep overflows the IPC serialiser) and the pool keeps serving', async () => {
-    const deep: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
-    const calls = [{ op: 'episode', seed: 1, level: 1, responses: [deep] }] as unknown as Call[];
-    const { results } = await pool.run({ source: envSource(), calls });
-    expect(results[0]).toMatchObject({
-      ok: false,
-      code: 'E_TOO_LARGE',
-      message: expect.stringMatching(/could not be sent to the sandbox/),
-    });
-    await expectServing();
-  });
+  it(
+    'fails with E_TOO_LARGE (a value 20,000 levels deep overflows the IPC serialiser) ' + 'and the pool keeps serving',
+    async () => {
+      const deep: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+      const calls = [{ op: 'episode', seed: 1, level: 1, responses: [deep] }] as unknown as Call[];
+      const { results } = await pool.run({ source: envSource(), calls });
+      expect(results[0]).toMatchObject({
+        ok: false,
+        code: 'E_TOO_LARGE',
+        message: expect.stringMatching(/could not be sent to the sandbox/),
+      });
+      await expectServing();
+    },
+  );
 });
 
 describe('plain JSON values pass the check untouched', () => {
-  it('accepts null, nested arrays and objects, empty containers, and names the path of the first bad value', async () => {
+  it('accepts null, nested arrays and objects, empty containers, names the path of the first bad value', async () => {
     const ok = await generateWith(
       "return { prompt: 'p', a: null, b: [1, [2, null, { c: [] }], {}], d: { e: { f: 'g' } }, t: true };",
     );
@@ -312,7 +325,8 @@ describe('slow failures are bounded', () => {
     // The flood keeps no chain alive (each job returns undefined), so it runs out of time, not memory.
     const source = envSource({
       generate:
-        "if (level === 2) { const go = () => { Promise.resolve().then(go); }; go(); } return { prompt: 'level ' + level };",
+        'if (level === 2) { const go = () => { Promise.resolve().then(go); }; go(); } return { ' +
+        "prompt: 'level ' + level };",
     });
     const { results } = await pool.run({ source, calls: generateCalls([1, 2, 3, 1]) });
     expect(results).toHaveLength(4);

@@ -42,7 +42,8 @@ describe('seed references', () => {
     const seed = readFileSync(new URL('../seeds/episodic/package-routing.js', import.meta.url), 'utf8');
     const copy = seed.replace(/package-routing/g, 'parcel-dispatch').replace(/package/g, 'parcel');
     const library = SqliteLibrary.open(join(root, 'lib'), { create: true });
-    // Novelty reads the sampled episodes and the code, not the hack stage's probes: those are cut to a few (half the CPU).
+    // Novelty reads the sampled episodes and the code, not the hack stage's probes: those are cut to a few (half the
+    // CPU).
     const fewProbes = {
       repeatedPerLevel: 0,
       adversaryPerLevel: 0,

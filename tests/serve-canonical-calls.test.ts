@@ -79,7 +79,8 @@ describe('a call reaches step with its keys sorted, whatever order the client wr
     const claim = await firstClaim(5);
     const scored = await post(
       '/v1/episodes/score',
-      `{"env":"${env.name}","seed":5,"level":1,"actions":[${memoFirst(claim)},${memoFirst(claim)},${memoFirst(claim)}]}`,
+      `{"env":"${env.name}","seed":5,"level":1,"actions":[${memoFirst(claim)},` +
+        `${memoFirst(claim)},${memoFirst(claim)}]}`,
     );
     expect(scored.score).toBe(0);
     const socket = new WebSocket(`${server.url.replace('http', 'ws')}/openenv/${env.name}/ws`);

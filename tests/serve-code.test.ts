@@ -15,7 +15,8 @@ import { validatedOnce } from './helpers/run-cache.js';
 
 const SOURCE = readFileSync(new URL('../seeds/code/count-inversions.js', import.meta.url), 'utf8');
 const SOLVED =
-  'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
+  'function countInversions(nums) { let c = 0; for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < ' +
+  'nums.length; j++) if (nums[i] > nums[j]) c++; return c; }';
 
 let pool: SandboxPool;
 let server: RunningServer;
@@ -47,33 +48,40 @@ afterAll(async () => {
 });
 
 describe('envforge serve on a code environment', () => {
-  it('samples the prompt the host composed, and reveals the hidden tests and the reference program only when asked', async () => {
-    const { status, body } = await post('/v1/sample', { items: [{ env: 'count-inversions', seed: 3, level: 2 }] });
-    expect(status).toBe(200);
-    const [item] = body.items;
-    expect(item.prompt).toContain('Write a JavaScript function `countInversions(nums)`');
-    expect(item.hidden).toBeUndefined();
-    expect(item.reference).toBeUndefined();
-  });
+  it(
+    'samples the prompt the host composed, and reveals the hidden tests and the reference ' + 'program only when asked',
+    async () => {
+      const { status, body } = await post('/v1/sample', { items: [{ env: 'count-inversions', seed: 3, level: 2 }] });
+      expect(status).toBe(200);
+      const [item] = body.items;
+      expect(item.prompt).toContain('Write a JavaScript function `countInversions(nums)`');
+      expect(item.hidden).toBeUndefined();
+      expect(item.reference).toBeUndefined();
+    },
+  );
 
-  it('scores JavaScript and TypeScript programs on the hidden tests; a wrong or missing program scores 0; Python is an item error', async () => {
-    const ground_truth = JSON.stringify({ env: 'count-inversions', version: 1, seed: 3, level: 2 });
-    const responses = [
-      fenceProgram(SOLVED),
-      fenceProgram(SOLVED.replace('(nums)', '(nums: number[]): number'), 'typescript'),
-      fenceProgram('function countInversions(nums) { return nums.length; }'),
-      'I would count the pairs.',
-      '```python\ndef countInversions(nums):\n    return 0\n```',
-    ];
-    const { status, body } = await post('/v1/verify', {
-      items: responses.map((response) => ({ ground_truth, response })),
-    });
-    expect(status).toBe(200);
-    const results = body.results as Array<{ score: number; error?: { code: string } }>;
-    expect(results.slice(0, 4).map((r) => r.score)).toEqual([1, 1, 0, 0]);
-    expect(results.slice(0, 4).every((r) => r.error === undefined)).toBe(true);
-    expect(results[4]?.error?.code).toBe('E_LANGUAGE');
-  });
+  it(
+    'scores JavaScript and TypeScript programs on the hidden tests; a wrong or missing program scores 0; ' +
+      'Python is an item error',
+    async () => {
+      const ground_truth = JSON.stringify({ env: 'count-inversions', version: 1, seed: 3, level: 2 });
+      const responses = [
+        fenceProgram(SOLVED),
+        fenceProgram(SOLVED.replace('(nums)', '(nums: number[]): number'), 'typescript'),
+        fenceProgram('function countInversions(nums) { return nums.length; }'),
+        'I would count the pairs.',
+        '```python\ndef countInversions(nums):\n    return 0\n```',
+      ];
+      const { status, body } = await post('/v1/verify', {
+        items: responses.map((response) => ({ ground_truth, response })),
+      });
+      expect(status).toBe(200);
+      const results = body.results as Array<{ score: number; error?: { code: string } }>;
+      expect(results.slice(0, 4).map((r) => r.score)).toEqual([1, 1, 0, 0]);
+      expect(results.slice(0, 4).every((r) => r.error === undefined)).toBe(true);
+      expect(results[4]?.error?.code).toBe('E_LANGUAGE');
+    },
+  );
 
   it('scores hostile programs 0 each in a batch beside correct ones, and keeps serving after them', async () => {
     const ground_truth = JSON.stringify({ env: 'count-inversions', version: 1, seed: 4, level: 3 });

@@ -46,7 +46,8 @@ beforeAll(async () => {
   pool = new SandboxPool({ workers: 2 });
   const library = SqliteLibrary.open(dir, { create: true });
   seeds = await admitEpisodicSeeds(library, pool);
-  // Two modules the validator rejects, served anyway to see the service survive them: step throws on an unknown plate; step hangs.
+  // Two modules the validator rejects, served anyway to see the service survive them: step throws on an unknown plate;
+  // step hangs.
   const fixture = (file: string) => ({
     name: file,
     source: readFileSync(new URL(`./fixtures/episodic/${file}`, import.meta.url), 'utf8'),
@@ -195,7 +196,8 @@ describe('steps', () => {
     expect((await call(server.url, 'POST', `/v1/episodes/${id}/step`, first)).body.error.code).toBe('E_EPISODE_OVER');
   });
 
-  it("refuse an action beyond the contract's limits at the host, as a rejected turn (never a failure, a 5xx or a stored copy)", {
+  it("refuse an action beyond the contract's limits at the host, as a rejected turn (never a failure, " +
+    'a 5xx or a stored copy)', {
     timeout: 60_000,
   }, async () => {
     const seed = seeds[0] as EpisodicSeed;
@@ -270,7 +272,8 @@ describe('steps', () => {
       ],
       [
         'GET',
-        `/v1/episodes/ep1.${Buffer.from(JSON.stringify(['n'.repeat(200), 1, 1, 1])).toString('base64url')}.${'0'.repeat(32)}`,
+        `/v1/episodes/ep1.` +
+          `${Buffer.from(JSON.stringify(['n'.repeat(200), 1, 1, 1])).toString('base64url')}.${'0'.repeat(32)}`,
         undefined,
         undefined,
         404,
@@ -302,7 +305,8 @@ describe('creates with an Idempotency-Key', () => {
     return { status: response.status, body: await response.json() };
   };
 
-  it('a retried create gets the episode the key made (also concurrently and after a restart); another identity under the key is 409', {
+  it('a retried create gets the episode the key made (also concurrently and after a restart); another ' +
+    'identity under the key is 409', {
     timeout: 90_000,
   }, async () => {
     const seed = seeds[0] as EpisodicSeed;
@@ -381,7 +385,8 @@ describe('OpenEnv over HTTP', () => {
         turn: i + 1,
         metadata: { episode_id: id, turn: i + 1 },
       });
-      // OpenEnv's StepResponse has exactly these keys; a call_tool is answered as its CallToolObservation, the text as MCP content.
+      // OpenEnv's StepResponse has exactly these keys; a call_tool is answered as its CallToolObservation, the text as
+      // MCP content.
       expect(Object.keys(out.body).sort()).toEqual(['done', 'observation', 'reward']);
       if (i % 2 === 1)
         expect(out.body.observation).toMatchObject({
@@ -413,8 +418,8 @@ describe('OpenEnv over HTTP', () => {
     expect(
       (await call(server.url, 'GET', `/openenv/${(seeds[4] as EpisodicSeed).name}/state?episode_id=${id}`)).status,
     ).toBe(400);
-    // OpenEnv's own request shapes: a step without an episode plays a one-step episode (a fresh environment per request, as
-    // OpenEnv's stateless HTTP step), scored as replay scores it; a state without one is an empty state.
+    // OpenEnv's own request shapes: a step without an episode plays a one-step episode (a fresh environment per
+    // request, as OpenEnv's stateless HTTP step), scored as replay scores it; a state without one is an empty state.
     const [one] = (await reference(seed, [
       { seed: 4, level: 1, policy: { type: 'replay', actions: r.actions.slice(0, 1) } },
     ])) as [Rollout];
@@ -441,7 +446,8 @@ describe('OpenEnv over HTTP', () => {
     });
   });
 
-  it('ends an episode on request (end_episode) with its reward, and describes itself: /schema, /metadata, MCP tools/list and tools/call', {
+  it('ends an episode on request (end_episode) with its reward, and describes itself: /schema, /metadata, MCP ' +
+    'tools/list and tools/call', {
     timeout: 60_000,
   }, async () => {
     const seed = seeds[1] as EpisodicSeed;
@@ -481,7 +487,8 @@ describe('OpenEnv over HTTP', () => {
       description: seed.meta.description,
       version: '1',
     });
-    // MCP over HTTP: tools/list with inputSchema; a session as OpenEnv's MCP client makes one; tools/call answered with text content.
+    // MCP over HTTP: tools/list with inputSchema; a session as OpenEnv's MCP client makes one; tools/call answered with
+    // text content.
     const rpc = async (method: string, params: object = {}) =>
       (await call(server.url, 'POST', `${base}/mcp`, { jsonrpc: '2.0', id: 7, method, params })).body;
     expect((await rpc('tools/list')).result.tools).toEqual(
@@ -619,7 +626,8 @@ describe('limits and restarts', () => {
     const wsId = reset.data.observation.metadata.episode_id as string;
     for (const action of r.actions.slice(0, half))
       expect((await ws.send({ type: 'step', data: action })).type).toBe('observation');
-    // The server goes down under the open connection: its episode stays resumable (a client that leaves ends its episode instead).
+    // The server goes down under the open connection: its episode stays resumable (a client that leaves ends its
+    // episode instead).
     await first.close();
 
     first = await startServer({ libraryDir: dir, port: 0, pool });
@@ -669,7 +677,8 @@ describe('limits and restarts', () => {
 });
 
 describe('failing environments', () => {
-  it('a step that throws or hangs ends its episode with score 0 and the error, is confirmed as an incident, and quarantines', {
+  it('a step that throws or hangs ends its episode with score 0 and the error, is confirmed as an ' +
+    'incident, and quarantines', {
     timeout: 60_000,
   }, async () => {
     const throws = (await call(server.url, 'POST', '/v1/episodes', { env: 'fleet-maintenance', seed: 1, level: 1 }))
@@ -703,7 +712,8 @@ describe('failing environments', () => {
 });
 
 describe('terminal rewards', () => {
-  it('a score() that fails before the end: steps go on unscored, a finished episode scores, one ended early fails with the error', {
+  it('a score() that fails before the end: steps go on unscored, a finished episode scores, one ended ' +
+    'early fails with the error', {
     timeout: 60_000,
   }, async () => {
     const work = { tool: 'work', args: { units: 1 } };
@@ -798,7 +808,8 @@ describe('OpenEnv over WebSocket', () => {
 });
 
 describe('hostile load', () => {
-  it('a flood of malformed steps, unknown episodes and oversized args: 4xx each, while every reference rollout scores 1', {
+  it('a flood of malformed steps, unknown episodes and oversized args: 4xx each, while every ' +
+    'reference rollout scores 1', {
     timeout: 120_000,
   }, async () => {
     const plans = await Promise.all(
@@ -816,7 +827,8 @@ describe('hostile load', () => {
       return (await play(server.url, id, rollout.actions, 0, rollout)).score as number;
     });
     const forged = (n: number) =>
-      `ep1.${Buffer.from(JSON.stringify([(seeds[0] as EpisodicSeed).name, 1, n, 1])).toString('base64url')}.${n.toString(16).padStart(32, '0')}`;
+      `ep1.${Buffer.from(JSON.stringify([(seeds[0] as EpisodicSeed).name, 1, n, 1])).toString('base64url')}.` +
+      `${n.toString(16).padStart(32, '0')}`;
     const bad: Array<() => Promise<{ status: number }>> = [];
     for (let i = 0; i < 60; i++) {
       const live = () => ids[i % Math.max(1, ids.length)] ?? forged(i);

@@ -39,22 +39,28 @@ async function eventually(check: () => Promise<boolean>): Promise<boolean> {
 }
 
 /** An episodic module whose every observation echoes everything said so far: a long enough log makes one too large. */
-const ECHO = `
-export const meta = { name: 'echo-log', title: 'Echo log', description: 'Say hello, then done; every reply repeats all that was said.', skills: ['tool-use'], levels: 3, kind: 'episodic', maxTurns: 12,
-  tools: [{ name: 'say', description: 'Say one word or phrase.', parameters: { type: 'object', properties: { word: { type: 'string', maxLength: 4000 } }, required: ['word'], additionalProperties: false } }] };
-export function reset(rng, level) { return { state: { said: [] }, prompt: 'Say hello with the say tool, then say done.' }; }
+const ECHO =
+  `
+export const meta = { name: 'echo-log', title: 'Echo log', description: 'Say hello, then done; every reply repeats ` +
+  `all that was said.', skills: ['tool-use'], levels: 3, kind: 'episodic', maxTurns: 12,
+  tools: [{ name: 'say', description: 'Say one word or phrase.', parameters: { type: 'object', properties: { word: { ` +
+  `type: 'string', maxLength: 4000 } }, required: ['word'], additionalProperties: false } }] };
+export function reset(rng, level) { return { state: { said: [] }, prompt: 'Say hello with the say ` +
+  `tool, then say done.' }; }
 export function step(state, action) {
   const said = [...state.said, action.args.word];
   return { state: { said }, observation: 'so far: ' + said.join(' | '), done: action.args.word === 'done' };
 }
 export function score(state) { return state.said.includes('hello') ? 1 : 0; }
-export function act(state) { return { tool: 'say', args: { word: state.said.includes('hello') ? 'done' : 'hello' } }; }`;
+export function act(state) { return { tool: 'say', args: { word: state.said.includes('hello') ? ` +
+  `'done' : 'hello' } }; }`;
 
 /** A single-turn module that reaches for the Function constructor on one magic response, and catches the refusal. */
 const TRIPPING = envSource({
   meta: JSON.stringify(sampleMeta('tripping-env')),
   verify:
-    "if (response === 'open sesame') { try { Function('return globalThis')(); } catch (refused) { /* as if nothing happened */ } } return kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0;",
+    "if (response === 'open sesame') { try { Function('return globalThis')(); } catch (refused) { /* as if " +
+    "nothing happened */ } } return kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0;",
 });
 
 const dir = join(mkdtempSync(join(tmpdir(), 'envforge-roles-')), 'lib');
@@ -88,21 +94,25 @@ afterAll(async () => {
 const answerOf = (prompt: string) => `<answer>${Number(/What is (\d+) \+ 1\?/.exec(prompt)?.[1]) + 1}</answer>`;
 
 describe('roles: the operator token', () => {
-  it('a client without the token can sample, verify and play, but not reveal references (403) or read the admin view', async () => {
-    const items = [{ env: 'plus-one', seed: 1, level: 1 }];
-    const plain = await send(server.url, 'POST', '/v1/sample', { items });
-    expect(plain.status).toBe(200);
-    expect(plain.body.items[0]).not.toHaveProperty('reference');
-    const revealed = await send(server.url, 'POST', '/v1/sample', { items, reveal: true });
-    expect([revealed.status, revealed.body.error.code, revealed.body.error.message]).toEqual([
-      403,
-      'E_FORBIDDEN',
-      expect.stringMatching(/reveal.*operator token/),
-    ]);
-    expect((await send(server.url, 'GET', '/v1/admin/clients')).status).toBe(403);
-    const asOperator = await send(server.url, 'POST', '/v1/sample', { items, reveal: true }, { headers: OPERATOR });
-    expect(asOperator.body.items[0]).toMatchObject({ reference: expect.stringMatching(/<answer>\d+<\/answer>/) });
-  });
+  it(
+    'a client without the token can sample, verify and play, but not reveal references ' +
+      '(403) or read the admin view',
+    async () => {
+      const items = [{ env: 'plus-one', seed: 1, level: 1 }];
+      const plain = await send(server.url, 'POST', '/v1/sample', { items });
+      expect(plain.status).toBe(200);
+      expect(plain.body.items[0]).not.toHaveProperty('reference');
+      const revealed = await send(server.url, 'POST', '/v1/sample', { items, reveal: true });
+      expect([revealed.status, revealed.body.error.code, revealed.body.error.message]).toEqual([
+        403,
+        'E_FORBIDDEN',
+        expect.stringMatching(/reveal.*operator token/),
+      ]);
+      expect((await send(server.url, 'GET', '/v1/admin/clients')).status).toBe(403);
+      const asOperator = await send(server.url, 'POST', '/v1/sample', { items, reveal: true }, { headers: OPERATOR });
+      expect(asOperator.body.items[0]).toMatchObject({ reference: expect.stringMatching(/<answer>\d+<\/answer>/) });
+    },
+  );
 
   it("a token that is not the operator's is refused with 401, not treated as a client", async () => {
     const wrong = await send(
@@ -115,62 +125,73 @@ describe('roles: the operator token', () => {
     expect([wrong.status, wrong.body.error.code]).toEqual([401, 'E_UNAUTHORIZED']);
   });
 
-  it("a client's perfect scores are recorded as its own, untrusted: they move neither level:auto, the batch's feedback nor nightly's retirement", async () => {
-    const sampled = await send(
-      server.url,
-      'POST',
-      '/v1/sample',
-      { items: Array.from({ length: 40 }, (_, seed) => ({ env: 'plus-one', seed, level: 1 })) },
-      { headers: as('t2') },
-    );
-    const responses = sampled.body.items.map((i: { ground_truth: string; prompt: string }) => ({
-      ground_truth: i.ground_truth,
-      response: answerOf(i.prompt),
-    }));
-    const scored = await send(server.url, 'POST', '/v1/verify', { items: responses }, { headers: as('t2') });
-    expect(scored.body.results.every((r: { score: number }) => r.score === 1)).toBe(true);
-    // level:auto reads only trusted tallies: level 1 stays as likely as an unseen level.
-    const draws = await send(server.url, 'POST', '/v1/sample', {
-      select: { env: 'plus-one', level: 'auto', n: 300, seed: 4 },
-    });
-    const ones = draws.body.items.filter((i: { level: number }) => i.level === 1).length;
-    expect(ones).toBeGreaterThan(50);
-    const admin = await send(server.url, 'GET', '/v1/admin/clients', undefined, { headers: OPERATOR });
-    expect(admin.body.clients).toContainEqual({
-      client: 'token:t2',
-      sessions: 0,
-      scores: expect.objectContaining({ trusted: false, n: 40, passed: 40 }),
-    });
-  });
+  it(
+    "a client's perfect scores are recorded as its own, untrusted: they move neither level:auto, the batch's " +
+      "feedback nor nightly's retirement",
+    async () => {
+      const sampled = await send(
+        server.url,
+        'POST',
+        '/v1/sample',
+        { items: Array.from({ length: 40 }, (_, seed) => ({ env: 'plus-one', seed, level: 1 })) },
+        { headers: as('t2') },
+      );
+      const responses = sampled.body.items.map((i: { ground_truth: string; prompt: string }) => ({
+        ground_truth: i.ground_truth,
+        response: answerOf(i.prompt),
+      }));
+      const scored = await send(server.url, 'POST', '/v1/verify', { items: responses }, { headers: as('t2') });
+      expect(scored.body.results.every((r: { score: number }) => r.score === 1)).toBe(true);
+      // level:auto reads only trusted tallies: level 1 stays as likely as an unseen level.
+      const draws = await send(server.url, 'POST', '/v1/sample', {
+        select: { env: 'plus-one', level: 'auto', n: 300, seed: 4 },
+      });
+      const ones = draws.body.items.filter((i: { level: number }) => i.level === 1).length;
+      expect(ones).toBeGreaterThan(50);
+      const admin = await send(server.url, 'GET', '/v1/admin/clients', undefined, { headers: OPERATOR });
+      expect(admin.body.clients).toContainEqual({
+        client: 'token:t2',
+        sessions: 0,
+        scores: expect.objectContaining({ trusted: false, n: 40, passed: 40 }),
+      });
+    },
+  );
 });
 
 describe('fair session slots', () => {
   const open = (name: string, seed: number) =>
     send(server.url, 'POST', '/v1/episodes', { env: 'echo-log', seed, level: 1 }, { headers: as(name) });
 
-  it('one client fills a free service, but a second client takes a share; the first, over its share, gets 429 naming it', async () => {
-    const mine: string[] = [];
-    for (let seed = 0; seed < 4; seed++) mine.push((await open('t3', seed)).body.episode);
-    const other = await open('t4', 100);
-    expect(other.status).toBe(200);
-    const more = await open('t3', 5);
-    expect([more.status, more.retryAfter, more.body.error.code]).toEqual([429, '1', 'E_TOO_MANY_SESSIONS']);
-    expect(more.body.error.message).toMatch(
-      /limit of 4 open episode sessions, and client token:t3 holds 3 .*fair share is 2 per client while 2 share the 4/,
-    );
-    // The second client may take up to its share; the session it pushed out was only sent back to its journal.
-    expect((await open('t4', 101)).status).toBe(200);
-    const played = await Promise.all(
-      mine.map((id) => send(server.url, 'GET', `/v1/episodes/${id}`, undefined, { headers: as('t3') })),
-    );
-    expect(played.map((p) => p.status).sort()).toEqual([200, 200, 429, 429]);
-    for (const id of (
-      await send(server.url, 'GET', '/v1/admin/clients', undefined, { headers: OPERATOR })
-    ).body.clients.map((c: { client: string }) => c.client))
-      expect(id).toMatch(/^token:t\d+$/);
-  });
+  it(
+    'one client fills a free service, but a second client takes a share; the first, over its ' +
+      'share, gets 429 naming it',
+    async () => {
+      const mine: string[] = [];
+      for (let seed = 0; seed < 4; seed++) mine.push((await open('t3', seed)).body.episode);
+      const other = await open('t4', 100);
+      expect(other.status).toBe(200);
+      const more = await open('t3', 5);
+      expect([more.status, more.retryAfter, more.body.error.code]).toEqual([429, '1', 'E_TOO_MANY_SESSIONS']);
+      expect(more.body.error.message).toMatch(
+        new RegExp(
+          'limit of 4 open episode sessions, and client token:t3 holds 3 .*fair share is 2 per client ' +
+            'while 2 share the 4',
+        ),
+      );
+      // The second client may take up to its share; the session it pushed out was only sent back to its journal.
+      expect((await open('t4', 101)).status).toBe(200);
+      const played = await Promise.all(
+        mine.map((id) => send(server.url, 'GET', `/v1/episodes/${id}`, undefined, { headers: as('t3') })),
+      );
+      expect(played.map((p) => p.status).sort()).toEqual([200, 200, 429, 429]);
+      for (const id of (
+        await send(server.url, 'GET', '/v1/admin/clients', undefined, { headers: OPERATOR })
+      ).body.clients.map((c: { client: string }) => c.client))
+        expect(id).toMatch(/^token:t\d+$/);
+    },
+  );
 
-  it('client ids of one client (here every loopback address) divide its share, so one id cannot take them all', async () => {
+  it('client ids of one client (here every loopback address) split its share: one id cannot take it all', async () => {
     const small = await startServer({ libraryDir: dir, port: 0, pool, maxSessions: 2 });
     try {
       const at = (seed: number, id: string) =>
@@ -228,7 +249,8 @@ describe("a failure only one client's input reaches is that client's", () => {
       { headers: as('t7') },
     );
     expect(reference.body).toMatchObject({ score: 1, end: 'done' });
-    // The incident is recorded (its re-run alone fails again, the reference rollout runs): the log's, not the environment's.
+    // The incident is recorded (its re-run alone fails again, the reference rollout runs): the log's, not the
+    // environment's.
     const library = SqliteLibrary.open(dir);
     try {
       expect(
@@ -267,7 +289,7 @@ describe("a failure only one client's input reaches is that client's", () => {
 });
 
 describe('a module that trips a wire in production is quarantined', () => {
-  it('its attempt, caught by the module and reached by one response only, still quarantines it for everyone', async () => {
+  it('its attempt, caught by the module and reached by one response only, quarantines it for everyone', async () => {
     const tripped = await send(
       server.url,
       'POST',
@@ -294,7 +316,7 @@ describe('a module that trips a wire in production is quarantined', () => {
 });
 
 describe('without an operator token', () => {
-  it('nobody may reveal or read the admin view, a bearer token is refused, and every score stays untrusted', async () => {
+  it('nobody may reveal or read the admin view, a bearer token is refused, every score stays untrusted', async () => {
     const bare = await startServer({ libraryDir: dir, port: 0, pool, scoreFlushIntervalMs: 60_000 });
     try {
       const revealed = await send(bare.url, 'POST', '/v1/sample', {

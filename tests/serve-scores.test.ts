@@ -18,7 +18,9 @@ import { fakeAdmission, sampleMeta, sampleSource } from './helpers/library-fixtu
 /** The scripted learner's chance of passing each level: sure at 1–2, a coin at 4, hopeless from 6. */
 const PASS_CHANCE = [1, 1, 1, 0.75, 0.5, 0.25, 0, 0, 0];
 
-/** The operator runs this learner: its scores are trusted, so they steer (a client's do not: tests/serve-roles.test.ts). */
+/**
+ * The operator runs this learner: its scores are trusted, so they steer (a client's do not: tests/serve-roles.test.ts).
+ */
 const TOKEN = 'scores-test-operator-token';
 
 async function post(base: string, path: string, body: unknown) {
@@ -149,34 +151,38 @@ describe('a library of both kinds', () => {
   });
   afterAll(() => mixed?.close());
 
-  it("select draws from both kinds: an episodic item is its episode's start (prompt, tools), revealed with the reference turns", async () => {
-    const sampled = await post(mixed.url, '/v1/sample', { select: { n: 12, seed: 3, levels: [1, 2] }, reveal: true });
-    expect(sampled.status, JSON.stringify(sampled.body)).toBe(200);
-    const items = sampled.body.items as Array<{
-      env: string;
-      kind?: string;
-      prompt: string;
-      tools?: unknown[];
-      referenceTurns?: Array<{ observation: string }>;
-      referenceScore?: number;
-      error?: unknown;
-    }>;
-    expect(items.every((i) => i.error === undefined)).toBe(true);
-    const episodic = items.filter((i) => i.env === 'warehouse-restock');
-    expect(episodic.length).toBeGreaterThan(0);
-    expect(items.some((i) => i.env === 'ladder-env')).toBe(true);
-    for (const item of episodic) {
-      expect(item).toMatchObject({ kind: 'episodic', referenceScore: 1 });
-      expect(item.prompt).toMatch(/restocking agent/);
-      expect(item.tools?.length).toBeGreaterThan(3);
-      expect(item.referenceTurns?.[0]?.observation).toBeTruthy();
-    }
-    const onlyEpisodic = await post(mixed.url, '/v1/sample', {
-      select: { n: 4, seed: 1, level: 'auto', kind: 'episodic' },
-    });
-    expect(onlyEpisodic.status, JSON.stringify(onlyEpisodic.body)).toBe(200);
-    expect(onlyEpisodic.body.items.map((i: { env: string }) => i.env)).toEqual(Array(4).fill('warehouse-restock'));
-  });
+  it(
+    "select draws from both kinds: an episodic item is its episode's start (prompt, tools), revealed " +
+      'with the reference turns',
+    async () => {
+      const sampled = await post(mixed.url, '/v1/sample', { select: { n: 12, seed: 3, levels: [1, 2] }, reveal: true });
+      expect(sampled.status, JSON.stringify(sampled.body)).toBe(200);
+      const items = sampled.body.items as Array<{
+        env: string;
+        kind?: string;
+        prompt: string;
+        tools?: unknown[];
+        referenceTurns?: Array<{ observation: string }>;
+        referenceScore?: number;
+        error?: unknown;
+      }>;
+      expect(items.every((i) => i.error === undefined)).toBe(true);
+      const episodic = items.filter((i) => i.env === 'warehouse-restock');
+      expect(episodic.length).toBeGreaterThan(0);
+      expect(items.some((i) => i.env === 'ladder-env')).toBe(true);
+      for (const item of episodic) {
+        expect(item).toMatchObject({ kind: 'episodic', referenceScore: 1 });
+        expect(item.prompt).toMatch(/restocking agent/);
+        expect(item.tools?.length).toBeGreaterThan(3);
+        expect(item.referenceTurns?.[0]?.observation).toBeTruthy();
+      }
+      const onlyEpisodic = await post(mixed.url, '/v1/sample', {
+        select: { n: 4, seed: 1, level: 'auto', kind: 'episodic' },
+      });
+      expect(onlyEpisodic.status, JSON.stringify(onlyEpisodic.body)).toBe(200);
+      expect(onlyEpisodic.body.items.map((i: { env: string }) => i.env)).toEqual(Array(4).fill('warehouse-restock'));
+    },
+  );
 
   it("episode scores (a finished session, a scored action log) are recorded as the learner's pass rates", {
     timeout: 60_000,

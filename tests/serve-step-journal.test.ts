@@ -43,7 +43,8 @@ afterAll(async () => {
 });
 
 describe('a step the sandbox did not run', () => {
-  it('leaves the journal as it was: after a restart the episode is at the turn before, and that turn takes another action', {
+  it('leaves the journal as it was: after a restart the episode is at the turn before, and that ' +
+    'turn takes another action', {
     timeout: 60_000,
   }, async () => {
     const [plan] = (

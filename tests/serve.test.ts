@@ -21,11 +21,16 @@ const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** A small valid environment (sums of numbers, more of them per level) whose verify hangs on 'hang'. */
 function sumEnv(name: string): string {
   return envSource({
-    meta: `{ name: '${name}', title: 'Sum', description: 'Adds a list of numbers; the verifier hangs on one magic response.', skills: ['testing'], levels: 4 }`,
+    meta:
+      `{ name: '${name}', title: 'Sum', description: 'Adds a list of numbers; the verifier hangs on one magic ` +
+      `response.', skills: ['testing'], levels: 4 }`,
     generate:
-      "const xs = []; for (let i = 0; i < 2 + 4 * level; i++) xs.push(rng.int(1, 99 * level)); return { prompt: 'Add these numbers: ' + xs.join(' ') + '. Answer as <answer>N</answer>.', answer: xs.reduce((a, b) => a + b, 0) };",
+      'const xs = []; for (let i = 0; i < 2 + 4 * level; i++) xs.push(rng.int(1, 99 * level)); return { ' +
+      "prompt: 'Add these numbers: ' + xs.join(' ') + '. Answer as <answer>N</answer>.', answer: " +
+      'xs.reduce((a, b) => a + b, 0) };',
     verify:
-      "if (response === 'hang') { for (;;) {} } return kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0;",
+      "if (response === 'hang') { for (;;) {} } return kit.int(kit.answer(response) ?? '') === " +
+      'instance.answer ? 1 : 0;',
   });
 }
 
@@ -185,7 +190,10 @@ describe('envforge serve: catalog', () => {
       await C.close();
     }
     expect(lines.at(-1)).toMatch(
-      /^envforge serve: 4 of 4 scored items \(100\.0%\) failed in the last \d+\.\d s: E_UNKNOWN_ENV 3, E_LEVEL_RANGE 1$/,
+      new RegExp(
+        String.raw`^envforge serve: 4 of 4 scored items \(100\.0%\) failed in the last \d+\.\d s: E_UNKNOWN_ENV ` +
+          '3, E_LEVEL_RANGE 1$',
+      ),
     );
   });
 });
@@ -562,7 +570,7 @@ describe('envforge serve: failures, backpressure, reload and shutdown', () => {
     expect(reward).toMatchObject({ status: 200, body: { rewards: [0], extra_logs: { envforge_error: [1] } } });
   });
 
-  it('items failed by other items (a shared episode, or a job cut off after three timeouts) are re-run alone', async () => {
+  it('items failed by other items (a shared episode, a job cut off after three timeouts) run again alone', async () => {
     // limits.maxFailuresPerJob (3) stops a job after three timeouts: the calls after them come back "not run".
     const four = await sample(B.url, { select: { n: 4, seed: 77 }, reveal: true });
     const items = four.flatMap((s) => [
@@ -653,10 +661,10 @@ describe('envforge serve: the command', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d) => {
         stdout += d;
-        const match =
-          /listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward.*POST \/v1\/episodes.*WS \/openenv\/\{env\}\/ws.*\), library \S+/.exec(
-            stdout,
-          );
+        const match = new RegExp(
+          String.raw`listening on (http:\/\/\S+) \(POST \/v1\/verify.*GET \/health.*POST \/get_reward.*POST ` +
+            String.raw`\/v1\/episodes.*WS \/openenv\/\{env\}\/ws.*\), library \S+`,
+        ).exec(stdout);
         if (match) resolve(match[1] as string);
       });
       child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));

@@ -20,53 +20,61 @@ const weak = [
 const saturated = [{ skill: 'arithmetic', passRate: 0.95, n: 300 }];
 
 describe('WeakSteering', () => {
-  it('wants ceil(share × target) admissions for the weak skills it can train, dealt round-robin, and names the rest', () => {
-    const steering = new WeakSteering({
-      weak,
-      saturated,
-      weakShare: 0.6,
-      target: 11,
-      canTrain: (s) => s !== 'probability',
-    });
-    expect(steering.weakWanted).toBe(7);
-    expect(Object.fromEntries(steering.wanted)).toEqual({ sorting: 4, 'graph-traversal': 3 });
-    expect(steering.report()).toMatchObject({
-      untrainable: [{ skill: 'probability', passRate: 0.2 }],
-      saturated: [{ skill: 'arithmetic' }],
-      weakAdmitted: 0,
-    });
-    expect(new WeakSteering({ weak, saturated, weakShare: 0, target: 10 }).active).toBe(false);
-    expect(new WeakSteering({ weak: [], saturated, weakShare: 0.6, target: 10 }).focus(6)).toBeUndefined();
-  });
+  it(
+    'wants ceil(share × target) admissions for the weak skills it can train, dealt ' +
+      'round-robin, and names the rest',
+    () => {
+      const steering = new WeakSteering({
+        weak,
+        saturated,
+        weakShare: 0.6,
+        target: 11,
+        canTrain: (s) => s !== 'probability',
+      });
+      expect(steering.weakWanted).toBe(7);
+      expect(Object.fromEntries(steering.wanted)).toEqual({ sorting: 4, 'graph-traversal': 3 });
+      expect(steering.report()).toMatchObject({
+        untrainable: [{ skill: 'probability', passRate: 0.2 }],
+        saturated: [{ skill: 'arithmetic' }],
+        weakAdmitted: 0,
+      });
+      expect(new WeakSteering({ weak, saturated, weakShare: 0, target: 10 }).active).toBe(false);
+      expect(new WeakSteering({ weak: [], saturated, weakShare: 0.6, target: 10 }).focus(6)).toBeUndefined();
+    },
+  );
 
-  it('asks each round for the weak share of its specs, all of them once the other admissions are taken, none once the share is met', () => {
-    const steering = new WeakSteering({ weak: weak.slice(0, 2), saturated, weakShare: 0.6, target: 5 });
-    expect(steering.focus(6)).toEqual({ skills: ['sorting', 'graph-traversal'], slots: 4 });
-    for (let i = 0; i < 2; i++) {
+  it(
+    'asks each round for the weak share of its specs, all of them once the other admissions are taken, ' +
+      'none once the share is met',
+    () => {
+      const steering = new WeakSteering({ weak: weak.slice(0, 2), saturated, weakShare: 0.6, target: 5 });
+      expect(steering.focus(6)).toEqual({ skills: ['sorting', 'graph-traversal'], slots: 4 });
+      for (let i = 0; i < 2; i++) {
+        expect(steering.start({ skills: ['strings'] })).toBe(true);
+        steering.finish({ skills: ['strings'] });
+        steering.admitted(['strings']);
+      }
+      // The two other admissions (5 - ceil(0.6 × 5)) are taken: a spec that trains no weak skill waits.
+      expect(steering.focus(6)).toMatchObject({ slots: 6 });
+      expect(steering.start({ skills: ['strings', 'encoding'] })).toBe(false);
+      expect(steering.start({ skills: ['sorting'] })).toBe(true);
+      steering.finish({ skills: ['sorting'] });
+      steering.admitted(['sorting', 'arithmetic']);
+      // The skill with the larger remaining deficit comes first; on a tie, the weaker one.
+      expect(steering.focus(6)?.skills).toEqual(['sorting', 'graph-traversal']);
+      steering.admitted(['sorting']);
+      expect(steering.focus(6)?.skills).toEqual(['graph-traversal', 'sorting']);
+      steering.admitted(['graph-traversal']);
+      expect(steering.focus(6)).toBeUndefined();
       expect(steering.start({ skills: ['strings'] })).toBe(true);
-      steering.finish({ skills: ['strings'] });
-      steering.admitted(['strings']);
-    }
-    // The two other admissions (5 - ceil(0.6 × 5)) are taken: a spec that trains no weak skill waits.
-    expect(steering.focus(6)).toMatchObject({ slots: 6 });
-    expect(steering.start({ skills: ['strings', 'encoding'] })).toBe(false);
-    expect(steering.start({ skills: ['sorting'] })).toBe(true);
-    steering.finish({ skills: ['sorting'] });
-    steering.admitted(['sorting', 'arithmetic']);
-    // The skill with the larger remaining deficit comes first; on a tie, the weaker one.
-    expect(steering.focus(6)?.skills).toEqual(['sorting', 'graph-traversal']);
-    steering.admitted(['sorting']);
-    expect(steering.focus(6)?.skills).toEqual(['graph-traversal', 'sorting']);
-    steering.admitted(['graph-traversal']);
-    expect(steering.focus(6)).toBeUndefined();
-    expect(steering.start({ skills: ['strings'] })).toBe(true);
-    expect(steering.report()).toMatchObject({
-      weakAdmitted: 3,
-      weakWanted: 3,
-      setAside: 1,
-      admittedPerSkill: { sorting: 2, strings: 2, 'graph-traversal': 1, arithmetic: 1 },
-    });
-  });
+      expect(steering.report()).toMatchObject({
+        weakAdmitted: 3,
+        weakWanted: 3,
+        setAside: 1,
+        admittedPerSkill: { sorting: 2, strings: 2, 'graph-traversal': 1, arithmetic: 1 },
+      });
+    },
+  );
 
   it('tells the LLM architect the quota and the saturated skills', () => {
     const stats = {
@@ -86,7 +94,8 @@ describe('WeakSteering', () => {
       focus: { skills: ['sorting', 'graph-traversal'], slots: 4 },
     }).text;
     expect(text).toContain(
-      "This round's quota: at least 4 of the 6 specs must each train one of these weak skills (deal them round-robin, in this order): sorting, graph-traversal.",
+      "This round's quota: at least 4 of the 6 specs must each train one of these weak skills (deal them " +
+        'round-robin, in this order): sorting, graph-traversal.',
     );
     expect(text).toContain('Saturated skills (the model already solves them; aim no spec at them): arithmetic (95%).');
     expect(renderArchitect({ stats, n: 6 }).text).toContain('(no quota for weak skills this round)');
@@ -100,7 +109,7 @@ describe('envforge run --feedback with the offline author', () => {
     await seededLibraryCopy('single', seeded); // validated once per test run (tests/helpers/seeded-library.ts)
   }, 600_000); // the first file to ask makes it; the others wait (minutes under load)
 
-  it('admits at least the weak share for the weak skills, says what it cannot train, and reports the frontier', async () => {
+  it('admits at least the weak share for weak skills, says what it cannot train, reports the frontier', async () => {
     const library = join(root, 'run');
     cpSync(seeded, library, { recursive: true });
     const feedback = join(root, 'evals.csv');

@@ -168,7 +168,8 @@ describe('trainer clients drive episodes as the trainers do, and every episode s
           add(identity, scenario, 'scenarios', make(references.get(key(identity)) as Call[]));
         }
       });
-      // Many unfinished rollouts at once, batch after batch: a slot left taken would refuse a later batch (serve holds 32).
+      // Many unfinished rollouts at once, batch after batch: a slot left taken would refuse a later batch (serve holds
+      // 32).
       for (let b = 0; b < BATCHES; b++) {
         for (let i = 0; i < BATCH; i++) {
           const identity = identities[(b * BATCH + i) % identities.length] as Identity;
@@ -243,7 +244,7 @@ describe('trainer clients drive episodes as the trainers do, and every episode s
     return r;
   }
 
-  it('the scenarios are not vacuous: finished rollouts score 1, unfinished and error-ended ones mostly do not', async () => {
+  it('the scenarios bite: finished rollouts score 1, unfinished, error-ended ones mostly do not', async () => {
     expect(played.size).toBe(cases.length);
     const scores = new Map<string, number[]>();
     for (const c of cases.filter((x) => x.client === 'openenv' && x.batch === 'scenarios'))
@@ -255,7 +256,8 @@ describe('trainer clients drive episodes as the trainers do, and every episode s
   });
 
   it.each(CLIENTS)(
-    '%s: each episode holds the forwarded calls, ends as replay ends ("truncated" when the client stopped it) and rewards the trainer with its score',
+    '%s: each episode holds the forwarded calls, ends as replay ends ("truncated" when the client stopped ' +
+      'it) and rewards the trainer with its score',
     async (client) => {
       for (const c of cases.filter((x) => x.client === client)) {
         const result = played.get(c.id) as Played;
@@ -271,7 +273,8 @@ describe('trainer clients drive episodes as the trainers do, and every episode s
           end: expected.end === 'no-action' ? 'truncated' : expected.end,
           score: expected.score,
         });
-        // The trainer's reward is the episode's score, except where the client never asks for it (a dropped TRL rollout; an OpenEnv client that just leaves).
+        // The trainer's reward is the episode's score, except where the client never asks for it (a dropped TRL
+        // rollout; an OpenEnv client that just leaves).
         const silent = c.ends === 'abandon' || (client === 'openenv' && c.ends === 'budget');
         expect(result.reward, what).toBe(silent ? null : expected.score);
       }

@@ -63,7 +63,10 @@ function withAttempt(fn: 'generate' | 'verify', code: string, guard = 'true'): s
   const head = `export function ${fn}(`;
   const at = HONEST.indexOf(head);
   const body = HONEST.indexOf('{', at) + 1;
-  return `${HONEST.slice(0, body)}\n  if (${guard}) { try { ${code}; } catch (refused) { /* behave as if nothing happened */ } }${HONEST.slice(body)}`;
+  return (
+    `${HONEST.slice(0, body)}\n  if (${guard}) { try { ${code}; } catch (refused) { /* behave as if nothing ` +
+    `happened */ } }${HONEST.slice(body)}`
+  );
 }
 
 const QUICK = { options: { seedsPerLevel: 4, minSamples: 0 } };
@@ -102,7 +105,7 @@ describe('tripwires in the sandbox', () => {
     });
   });
 
-  it('a trip in work left behind fails the calls of its crossing, though each of them had returned a result', async () => {
+  it('a trip in work left behind fails the calls of its crossing, though each had returned a result', async () => {
     const source = withAttempt(
       'generate',
       "Promise.resolve().then(() => { try { Function('x'); } catch (late) { /* caught */ } })",
@@ -128,7 +131,7 @@ describe('tripwires in the sandbox', () => {
     expect(load).toMatchObject({ ok: false, code: 'E_ESCAPE_ATTEMPT', message: expect.stringMatching(names) });
   });
 
-  it('import() and import.meta written in comments or strings are not reaches: the parse sees tokens, not text', async () => {
+  it('import() and import.meta written in comments or strings are not reaches: the parse reads tokens', async () => {
     const load = await pool.load(
       `// import('node:fs') and import.meta in a comment\nconst note = "import('x') import.meta";\n${HONEST}`,
     );
@@ -137,7 +140,8 @@ describe('tripwires in the sandbox', () => {
 });
 
 describe('the validator rejects every escape class with E_ESCAPE_ATTEMPT and admits the honest module', () => {
-  it('admits the honest module that uses classes, constructors, Reflect, Proxy, getters, generators, JSON and regular expressions', async () => {
+  it('admits the honest module that uses classes, constructors, Reflect, Proxy, getters, generators, JSON ' +
+    'and regular expressions', async () => {
     const report = await validateCandidate(HONEST, { pool, ...QUICK });
     expect(report.problems).toEqual([]);
     expect(report.verdict).toBe('admit');
@@ -158,7 +162,8 @@ describe('the validator rejects every escape class with E_ESCAPE_ATTEMPT and adm
     60_000,
   );
 
-  it('an attempt in verify that only very long responses reach (the hack probes), caught, still rejects the module', async () => {
+  it('an attempt in verify that only very long responses reach (the hack probes), caught, ' +
+    'still rejects the module', async () => {
     const report = await validateCandidate(
       withAttempt('verify', "Function('return globalThis')()", 'response.length > 5000'),
       { pool, ...QUICK },
@@ -171,7 +176,8 @@ describe('the validator rejects every escape class with E_ESCAPE_ATTEMPT and adm
 });
 
 describe('in production', () => {
-  it('an export quarantines a module that trips a wire on one instance in eight, and leaves it out; the tripwire is its own incident', async () => {
+  it('an export quarantines a module that trips a wire on one instance in eight, and leaves it out; the ' +
+    'tripwire is its own incident', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'envforge-trip-export-')), 'lib');
     const library = SqliteLibrary.open(dir, { create: true });
     try {

@@ -9,16 +9,19 @@ const step = (name: string, reads: string[], produces: string[] = []) => ({ name
 const names = (waves: Array<Array<{ name: string }>>) => waves.map((wave) => wave.map((s) => s.name));
 
 describe('the derived stage order', () => {
-  it('puts each step in the wave after the last producer of what it reads, keeping declaration order within a wave', () => {
-    const waves = orderWaves([
-      step('review', ['a', 'c']),
-      step('b', ['a'], ['b']),
-      step('first', [], ['a']),
-      step('c', ['b'], ['c']),
-      step('side', ['a']),
-    ]);
-    expect(names(waves)).toEqual([['first'], ['b', 'side'], ['c'], ['review']]);
-  });
+  it(
+    'puts each step in the wave after the last producer of what it reads, keeping ' + 'declaration order within a wave',
+    () => {
+      const waves = orderWaves([
+        step('review', ['a', 'c']),
+        step('b', ['a'], ['b']),
+        step('first', [], ['a']),
+        step('c', ['b'], ['c']),
+        step('side', ['a']),
+      ]);
+      expect(names(waves)).toEqual([['first'], ['b', 'side'], ['c'], ['review']]);
+    },
+  );
 
   it('refuses a step that reads a fact no step produces, naming both', () => {
     expect(() => orderWaves([step('static', [], ['meta']), step('difficulty', ['meta', 'baselines'])])).toThrow(
@@ -41,16 +44,20 @@ describe('the derived stage order', () => {
 });
 
 describe("each kind's plan", () => {
-  it('runs a single-turn candidate through static, execution, the sampling stages, the baselines, difficulty and review', () => {
-    expect(names(planFor(KINDS.single))).toEqual([
-      ['static'],
-      ['execution'],
-      ['determinism', 'solvability', 'hack', 'diversity', 'novelty'],
-      ['baselines'],
-      ['difficulty'],
-      ['review'],
-    ]);
-  });
+  it(
+    'runs a single-turn candidate through static, execution, the sampling stages, the ' +
+      'baselines, difficulty and review',
+    () => {
+      expect(names(planFor(KINDS.single))).toEqual([
+        ['static'],
+        ['execution'],
+        ['determinism', 'solvability', 'hack', 'diversity', 'novelty'],
+        ['baselines'],
+        ['difficulty'],
+        ['review'],
+      ]);
+    },
+  );
 
   it('gives episodic difficulty the hack stage’s random-policy floor and no text baselines', () => {
     expect(names(planFor(KINDS.episodic))).toEqual([

@@ -69,7 +69,8 @@ const outcomesOf = (r: BatchReport) => ({
 
 /**
  * A database of the single-turn seeds, made once for this file (tests work on copies): the run's seeded library
- * (`library init --kind single`, validated once per test run: tests/helpers/seeded-library.ts) copied by `library migrate`.
+ * (`library init --kind single`, validated once per test run: tests/helpers/seeded-library.ts) copied by `library
+ * migrate`.
  */
 let seededDatabase: Promise<string> | undefined;
 const seeded = () =>
@@ -131,7 +132,8 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
     await sql.connect();
     try {
       const { rows } = await sql.query(
-        "SELECT state, count(*)::int AS n, max(retry_count) AS retries FROM pgboss.job WHERE name = 'envforge-validate' GROUP BY state",
+        'SELECT state, count(*)::int AS n, max(retry_count) AS retries FROM pgboss.job WHERE name = ' +
+          "'envforge-validate' GROUP BY state",
       );
       expect(rows.map((r: { state: string }) => r.state)).toEqual(['completed']);
       expect(rows[0].n).toBe(report.funnel.validations);
@@ -151,7 +153,10 @@ describe.skipIf(server.skipped)('envforge run --workers remote with two envforge
     const result = await runEnvforge('run', '--database', url, '--workers', 'remote', '--wait-timeout', '7', ...RUN);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /waiting for workers: a job has waited \d+ s and no envforge worker has taken it; start one with: envforge worker --database /,
+      new RegExp(
+        String.raw`waiting for workers: a job has waited \d+ s and no envforge worker has taken it; start one ` +
+          'with: envforge worker --database ',
+      ),
     );
     expect(result.stderr).toMatch(
       /no envforge worker took a job within --wait-timeout 7 s; the batch is kept\. .*envforge run --resume batch-\S+/,

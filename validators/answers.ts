@@ -115,7 +115,10 @@ export function negations(content: string): string[] {
   return [...out];
 }
 
-/** Edits of the first and the last number, in exact integer arithmetic (a 40-digit answer is edited in its last digit too). */
+/**
+ * Edits of the first and the last number, in exact integer arithmetic (a 40-digit answer is edited in its last digit
+ * too).
+ */
 function numberEdits(content: string, edit: (n: bigint) => bigint[]): string[] {
   // Only the first and the last number are edited: a long list's other numbers are scanned, never kept.
   let first: RegExpExecArray | undefined;

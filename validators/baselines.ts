@@ -9,7 +9,10 @@ interface CheckMetrics {
   'other-answer'?: { meanByLevel?: Record<number, number> };
 }
 
-/** Fills ctx.baselines for every sampled level from the hack report's check metrics; nothing when the hack stage did not run. */
+/**
+ * Fills ctx.baselines for every sampled level from the hack report's check metrics; nothing when the hack stage did not
+ * run.
+ */
 export function deriveBaselines(ctx: StageContext, reports: ReadonlyMap<StageName, StageReport>): void {
   const checks = reports.get('hack')?.metrics.checks as CheckMetrics | undefined;
   if (!checks) return;

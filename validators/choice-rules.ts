@@ -24,7 +24,10 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 const mod = (v: number, k: number) => (Number.isInteger(v) ? ((v % k) + k) % k : Number.NaN);
 const digitsOf = (v: number) => (Number.isInteger(v) ? String(Math.abs(v)) : '');
 
-/** Features of a number that a policy can read at a glance, each with few values (judged by value and by the odd one out). */
+/**
+ * Features of a number that a policy can read at a glance, each with few values (judged by value and by the odd one
+ * out).
+ */
 const ARITHMETIC: Array<[string, (v: number) => number]> = [
   ['parity of its number', (v) => mod(v, 2)],
   ['residue of its number mod 3', (v) => mod(v, 3)],
@@ -157,7 +160,9 @@ function describe(rule: string): string {
   return `the option whose ${rest.slice(0, eq)} is ${rest.slice(eq + 1)}`;
 }
 
-/** The multiple-choice cases of a sample set (null entries where a prompt has no options or the reference names none). */
+/**
+ * The multiple-choice cases of a sample set (null entries where a prompt has no options or the reference names none).
+ */
 export function choiceCases(samples: readonly ReaderSample[]): Array<ChoiceCase | null> {
   return samples.map((s) => {
     const choices = parseChoices(s.instance.prompt);

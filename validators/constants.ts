@@ -9,7 +9,9 @@ import { normalizeAnswer, shapeOf } from './answers.js';
 /** Small numbers a policy may answer without reading, where the answers are numbers. */
 export const SMALL_CONSTANTS = ['0', '1', '-1', '2', '10', '100', '1e6'];
 
-/** Short forms of word answers a policy may fix on: each reference's first one and two letters in upper and lower case. */
+/**
+ * Short forms of word answers a policy may fix on: each reference's first one and two letters in upper and lower case.
+ */
 const SURFACE_FORMS = 4;
 
 /**
@@ -32,7 +34,10 @@ export function surfaceForms(contents: readonly string[]): string[] {
     .slice(0, SURFACE_FORMS);
 }
 
-/** At most `max` distinct contents: references by frequency, then accepted variants, then short forms of word answers, then small constants. */
+/**
+ * At most `max` distinct contents: references by frequency, then accepted variants, then short forms of word answers,
+ * then small constants.
+ */
 export function constantCandidates(
   fit: ReadonlyArray<{ reference: string }>,
   variants: readonly string[],

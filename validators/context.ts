@@ -13,7 +13,9 @@ import type { Fingerprint } from './novelty/fingerprint.js';
 
 /** The LLM review stage's seam: implemented by the agents (LLM issue); absent means skipped. */
 export interface Reviewer {
-  /** A sample's reference is the reference response, or an episodic reference's action log with the observations it got. */
+  /**
+   * A sample's reference is the reference response, or an episodic reference's action log with the observations it got.
+   */
   review(input: {
     source: string;
     meta: Meta;
@@ -39,7 +41,10 @@ export interface StageContext {
   /** Successful samples from the execution stage, ordered by level then seed. */
   episodes: Episode[];
   failures: EpisodeFailure[];
-  /** Per level: mean score of the most-common-answer and other-instance baselines (baselines.ts, from the hack stage's report). */
+  /**
+   * Per level: mean score of the most-common-answer and other-instance baselines (baselines.ts, from the hack stage's
+   * report).
+   */
   baselines: Map<number, { common: number; other: number }>;
   /** Episodic candidates: the reference rollouts (act) of the execution stage, ordered by level then seed. */
   rollouts?: Rollout[];
@@ -76,7 +81,9 @@ export function clip(text: string, max = 200): string {
   return text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text;
 }
 
-/** `items` grouped by `key`, each group in input order, groups in order of first appearance (linear: one push per item). */
+/**
+ * `items` grouped by `key`, each group in input order, groups in order of first appearance (linear: one push per item).
+ */
 export function groupBy<T, K>(items: Iterable<T>, key: (t: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
   for (const item of items) {

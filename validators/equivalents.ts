@@ -1,15 +1,21 @@
 // The reference answer rewritten as a model would write it, each form a correct answer: in the prompt's own
 // notation (its minus sign, its digit grouping, its quoting of the answer, its spacing of the list separator)
 // and in ordinary equivalent forms (padded inside the tag, on its own line in it, a list's comma or semicolon
-// with or without its space). A verifier must pay each as it pays the reference: one that rejects them trains a model away from
-// correct work. Forms are written only where they differ from the reference. Guest text: linear scans.
+// with or without its space). A verifier must pay each as it pays the reference: one that rejects them trains a model
+// away from correct work. Forms are written only where they differ from the reference. Guest text: linear scans.
 import { shapeOf } from './answers.js';
 
 const MINUS = '\u2212';
-/** Thousands grouped with a comma, a thin or no-break space, an apostrophe or an underscore (a plain space is too often a list). */
+/**
+ * Thousands grouped with a comma, a thin or no-break space, an apostrophe or an underscore (a plain space is too often
+ * a list).
+ */
 const GROUPED = /(?<![\d.,])\d{1,3}(?:([,\u202f\u00a0'_])\d{3})+(?![\d])/g;
 
-/** Whether the prompt writes a negative number with the Unicode minus sign (not a subtraction: nothing word-like before it). */
+/**
+ * Whether the prompt writes a negative number with the Unicode minus sign (not a subtraction: nothing word-like before
+ * it).
+ */
 function printsUnicodeMinus(prompt: string): boolean {
   for (let at = prompt.indexOf(MINUS); at >= 0 && at < 50_000; at = prompt.indexOf(MINUS, at + 1)) {
     const next = prompt.charCodeAt(at + 1);
@@ -19,7 +25,9 @@ function printsUnicodeMinus(prompt: string): boolean {
   return false;
 }
 
-/** The separator the prompt groups thousands with, where it does so consistently (no large number printed without it). */
+/**
+ * The separator the prompt groups thousands with, where it does so consistently (no large number printed without it).
+ */
 function groupingOf(prompt: string): string | null {
   const text = prompt.slice(0, 50_000);
   const seps = new Set<string>();
@@ -83,7 +91,10 @@ function joinsWith(prompt: string, items: string[], sep: string): boolean {
   return false;
 }
 
-/** Every correct rewriting of `content` this prompt makes expected, with how it was made; the ordinary forms (whitespace in the tag) only where asked. */
+/**
+ * Every correct rewriting of `content` this prompt makes expected, with how it was made; the ordinary forms (whitespace
+ * in the tag) only where asked.
+ */
 export function equivalentForms(prompt: string, content: string, ordinary = true): Array<[string, string]> {
   const text = content.trim();
   const shape = shapeOf(text);
@@ -98,8 +109,9 @@ export function equivalentForms(prompt: string, content: string, ordinary = true
     add(`the prompt's digit grouping (${JSON.stringify(sep)})`, group(text, sep));
   const quotes = shape.kind !== 'list' ? quotingOf(prompt, text) : null;
   if (quotes) add("the prompt's quoting", `${quotes[0]}${text}${quotes[1]}`);
-  // A list's separator spaced as the prompt spaces it, or as people do (a comma or semicolon with or without its space):
-  // another separator altogether is a format the prompt may state, and a strict verifier of it is within its rights.
+  // A list's separator spaced as the prompt spaces it, or as people do (a comma or semicolon with or without its
+  // space): another separator altogether is a format the prompt may state, and a strict verifier of it is within its
+  // rights.
   if (shape.kind === 'list' && (shape.separator === ', ' || shape.separator === '; ') && !shape.bracketed) {
     const mark = shape.separator.trim();
     const spaced = text.includes(`${mark} `);

@@ -45,7 +45,8 @@ export type ScoreGuesses = (asks: Array<{ episode: Episode; responses: string[] 
  * Only lists at or above the ceiling and below full marks (and hedges) are re-run: honest environments cost nothing.
  */
 export async function judgeListLift(outcomes: JudgedOutcome[], ceiling: number, score: ScoreGuesses): Promise<void> {
-  // A hedge (one wrong value with an interval) is judged against its value alone whatever it scores: a stated tolerance pays both.
+  // A hedge (one wrong value with an interval) is judged against its value alone whatever it scores: a stated tolerance
+  // pays both.
   const partial = outcomes.filter(
     (o) =>
       o.probe.family === 'enumeration' &&

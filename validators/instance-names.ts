@@ -5,7 +5,9 @@
 // as format-only answers at zero tolerance, except names that may be honest answers.
 import { normalizeAnswer, shapeOf, tokenize } from './answers.js';
 
-/** Own keys at every depth of `instance` (breadth first, bounded), with `length` first where a string or array exists. */
+/**
+ * Own keys at every depth of `instance` (breadth first, bounded), with `length` first where a string or array exists.
+ */
 export function instanceNames(instance: unknown, maxNodes = 5_000): string[] {
   const names = new Set<string>();
   const queue: unknown[] = [instance];
@@ -54,7 +56,10 @@ export function instanceNameAnswers(
     .map((name) => [`a name the instance holds ("${name.slice(0, 30)}")`, name]);
 }
 
-/** The tokens of the sample's answers: one set per `taken` (the hack stage passes the same set for every instance of a validation). */
+/**
+ * The tokens of the sample's answers: one set per `taken` (the hack stage passes the same set for every instance of a
+ * validation).
+ */
 const itemsOf = new WeakMap<Set<string>, Set<string>>();
 function takenItems(taken: Set<string>): Set<string> {
   let items = itemsOf.get(taken);

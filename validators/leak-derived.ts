@@ -46,7 +46,10 @@ const placesOf = (n: number) => PLACES_OF[Math.min(n, 2 * PLACES)] as number[];
 const placeName = (place: number) =>
   place < PLACES ? `the ${place + 1}. number` : `the ${place - PLACES + 1}. number from the end`;
 
-/** Rules, as small integers: an operation on one or two places. Unary: the number, ±1, ÷k, ×k; binary: a + b, a − b, b − a, their midpoint; a digit run or a number in words (arity 0, read from `list`). */
+/**
+ * Rules, as small integers: an operation on one or two places. Unary: the number, ±1, ÷k, ×k; binary: a + b, a − b, b −
+ * a, their midpoint; a digit run or a number in words (arity 0, read from `list`).
+ */
 type Op = {
   name: (a: string, b: string) => string;
   arity: 0 | 1 | 2;

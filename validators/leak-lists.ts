@@ -14,14 +14,20 @@ const MAX_ANSWER_TOKENS = 6;
 const MARKER = /^\s*(?:[-*\u2022+]|\d{1,3}[.)]|[A-Za-z][.)]|\(\w{1,3}\)|\|)\s*/;
 const lower = (text: string) => tokenize(text.slice(0, 2_000), 200).map((t) => t.toLowerCase());
 
-/** A part without its closing stops, trimmed (a scan from the end: a pattern anchored at the end rescans from every start). */
+/**
+ * A part without its closing stops, trimmed (a scan from the end: a pattern anchored at the end rescans from every
+ * start).
+ */
 function trimStops(part: string): string {
   let end = part.length;
   while (end > 0 && '.?!'.includes(part[end - 1] as string)) end--;
   return part.slice(0, end).trim();
 }
 
-/** The prompt's lists, in order, each a list of items as lowercase tokens: runs of two or more lines of one shape, and inline lists of three or more. */
+/**
+ * The prompt's lists, in order, each a list of items as lowercase tokens: runs of two or more lines of one shape, and
+ * inline lists of three or more.
+ */
 export function promptLists(prompt: string, max = 40): string[][][] {
   const lines = prompt.slice(0, 50_000).split('\n').slice(0, 2_000);
   const lists: Array<{ at: number; items: string[][] }> = [];
@@ -62,7 +68,10 @@ export function promptLists(prompt: string, max = 40): string[][][] {
     .slice(0, max);
 }
 
-/** A rule: the list (from the start or the end), the item's rank in it (from the start or the end), the token offset in the item. */
+/**
+ * A rule: the list (from the start or the end), the item's rank in it (from the start or the end), the token offset in
+ * the item.
+ */
 interface Rule {
   list: number;
   item: number;
@@ -81,7 +90,10 @@ function read(rule: Rule, lists: string[][][], m: number): string | undefined {
   return start < 0 || start + m > item.length ? undefined : item.slice(start, start + m).join(' ');
 }
 const name = (r: Rule) =>
-  `the ${r.item >= 0 ? `item ${r.item + 1}` : r.item === -1 ? 'last item' : `item ${-r.item} from the end`} of the prompt's ${r.list >= 0 ? `list ${r.list + 1}` : r.list === -1 ? 'last list' : `list ${-r.list} from the end`}, ${r.offset >= 0 ? `from its token ${r.offset + 1}` : `ending ${-r.offset - 1} tokens before its end`}`;
+  `the ${r.item >= 0 ? `item ${r.item + 1}` : r.item === -1 ? 'last item' : `item ${-r.item} from the end`} ` +
+  `of the prompt's ` +
+  `${r.list >= 0 ? `list ${r.list + 1}` : r.list === -1 ? 'last list' : `list ${-r.list} from the end`}, ` +
+  `${r.offset >= 0 ? `from its token ${r.offset + 1}` : `ending ${-r.offset - 1} tokens before its end`}`;
 
 /** Every rule that reads `answer` (its tokens) off these lists. */
 function hitsOf(lists: string[][][], answer: string[]): Rule[] {

@@ -15,8 +15,12 @@ const SCALE = new Map<string, number>([
   ['trillion', 1e12],
 ]);
 /** Phrases of a task that converts number words: "in digits", "as a numeral", "written in words", "spelled out". */
-const CONVERTS =
-  /\b(in|into|as|to|using) (digits|numerals?|figures|arabic numerals)\b|\bnumerals?\b|\b(written|spelled|spelt)( out)? (in|as) words\b|\bspel(led|t)[- ]out\b|\bnumber[- ]words?\b|\bin words\b|\bconvert\b/i;
+const CONVERTS = new RegExp(
+  String.raw`\b(in|into|as|to|using) (digits|numerals?|figures|arabic numerals)\b|\bnumerals?\b|\b(written|` +
+    String.raw`spelled|spelt)( out)? (in|as) words\b|\bspel(led|t)[- ]out\b|\bnumber[- ]words?\b|\bin words\b|` +
+    String.raw`\bconvert\b`,
+  'i',
+);
 
 /** Whether a prompt asks for number words to be converted (then its word spans are the question, not a leak). */
 export function asksToConvertWords(prompt: string): boolean {

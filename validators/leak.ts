@@ -119,7 +119,10 @@ function classOf(t: string): TokenClass {
   return letters === 0 && digits > 0 ? 'number' : 'mixed';
 }
 
-/** Per token of a prompt: its class, its rank among the tokens of that class, and where each distinct token first occurs. */
+/**
+ * Per token of a prompt: its class, its rank among the tokens of that class, and where each distinct token first
+ * occurs.
+ */
 interface TokenIndex {
   classes: TokenClass[];
   rank: number[];
@@ -149,7 +152,10 @@ function indexTokens(tokens: string[]): TokenIndex {
   return index;
 }
 
-/** A prompt read as tokens; the index the reading rules need is built when one first reads it (most prompts hold no answer, and then none does). */
+/**
+ * A prompt read as tokens; the index the reading rules need is built when one first reads it (most prompts hold no
+ * answer, and then none does).
+ */
 class Reading {
   readonly tokens: string[];
   #index: TokenIndex | undefined;
@@ -211,7 +217,10 @@ function describe(s: Selector, encoding: string): string {
   if (s.kind === 'after') return `${what} is the token after "${s.word.slice(0, 30)}"`;
   if (s.kind === 'before') return `${what} is the token before "${s.word.slice(0, 30)}"`;
   if (s.kind === 'anywhere') return `${what} appears in the prompt word for word`;
-  return `${what} is the ${ordinal(s.k)} ${s.cls ?? 'token'} ${s.kind === 'from start' ? 'from the start' : 'from the end'}`;
+  return (
+    `${what} is the ${ordinal(s.k)} ${s.cls ?? 'token'} ` +
+    `${s.kind === 'from start' ? 'from the start' : 'from the end'}`
+  );
 }
 
 /** The encodings of several tokens, as token sequences to search whole, by encoding name. */

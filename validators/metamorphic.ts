@@ -69,7 +69,10 @@ export function surfaceProbes(t: ProbeTarget, wrong: string, pair: string, count
   }));
 }
 
-/** Wrong guesses that differ from the truth in any case, spacing or numeric spelling (a lenient reader's equal is no guess). */
+/**
+ * Wrong guesses that differ from the truth in any case, spacing or numeric spelling (a lenient reader's equal is no
+ * guess).
+ */
 function distinctGuesses(content: string, candidates: string[], count: number): string[] {
   const key = (v: string) =>
     Number.isFinite(Number(v.trim())) && v.trim() !== '' ? String(Number(v.trim())) : normalizeAnswer(v).toLowerCase();

@@ -62,7 +62,10 @@ export type Step = StageStep | DeriveStep;
 /** Every stage's report but review's: the review runs last and only where every other verdict passed. */
 const VERDICTS = STAGES.filter((s) => s !== 'review');
 
-/** The single-turn plan, which every kind starts from. A stage's own report is a fact it produces (added by `withReports`). */
+/**
+ * The single-turn plan, which every kind starts from. A stage's own report is a fact it produces (added by
+ * `withReports`).
+ */
 const SHARED: readonly Step[] = [
   { name: 'static', run: staticStage, cost: 'gate', reads: [], produces: ['meta', 'kind', 'load'] },
   {
@@ -85,7 +88,10 @@ const SHARED: readonly Step[] = [
 /** A kind's changes to the shared plan by step name: another run or other facts, or null to leave the step out. */
 type Changes = Readonly<Record<string, Partial<Pick<StageStep, 'run' | 'reads' | 'produces'>> | null>>;
 
-/** Episodic candidates (contract v2) run rollouts: their stages read the reference rollouts, and the hack stage's random policy sets the difficulty curve's floor. */
+/**
+ * Episodic candidates (contract v2) run rollouts: their stages read the reference rollouts, and the hack stage's random
+ * policy sets the difficulty curve's floor.
+ */
 const EPISODIC: Changes = {
   execution: { run: episodicExecution, produces: ['episodes', 'failures', 'rollouts'] },
   determinism: { run: episodicDeterminism, reads: ['rollouts'] },

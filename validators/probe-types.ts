@@ -22,13 +22,24 @@ export interface Probe {
   pair?: string;
   /** The unstuffed response a `pair` is measured against. */
   base?: boolean;
-  /** The wrong guesses a list holds: where partial credit is paid, a list is judged by what it adds over the best of them alone. */
+  /**
+   * The wrong guesses a list holds: where partial credit is paid, a list is judged by what it adds over the best of
+   * them alone.
+   */
   alone?: string[];
-  /** The reference alone in this carrier: not judged, it says whether the verifier reads the carrier (metamorphic.ts). */
+  /**
+   * The reference alone in this carrier: not judged, it says whether the verifier reads the carrier (metamorphic.ts).
+   */
   calibrates?: string;
-  /** Guesses spread across carriers with the truth in this one: judged only where the verifier reads it (metamorphic.ts). */
+  /**
+   * Guesses spread across carriers with the truth in this one: judged only where the verifier reads it
+   * (metamorphic.ts).
+   */
   truthIn?: string;
-  /** A form of the reference that may be valid (another order, another rendering): accepted on its own instance, the guessing check tries it as a constant. */
+  /**
+   * A form of the reference that may be valid (another order, another rendering): accepted on its own instance, the
+   * guessing check tries it as a constant.
+   */
   variant?: boolean;
   /** What a random pick of the same kind wins by chance (1/K among K listed items): a guess is judged against it. */
   chance?: number;
@@ -50,7 +61,10 @@ export interface ProbeTarget {
   signMatters?: boolean;
   /** Some letter appears in both cases across the sample's references: case is information, so a case flip is wrong. */
   caseMatters?: boolean;
-  /** The prompt or the description states a numeric tolerance ("within 0.05"): small moves of a decimal are the task's own. */
+  /**
+   * The prompt or the description states a numeric tolerance ("within 0.05"): small moves of a decimal are the task's
+   * own.
+   */
   statedTolerance?: boolean;
   /** The acceptance regions the task states for a number ("within 0.1% of the exact balance is accepted"). */
   statedRegions?: readonly StatedRegion[];

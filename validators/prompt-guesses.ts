@@ -68,7 +68,10 @@ const guess = (form: string, response: string, chance = 0): Probe => ({
   ...(chance ? { chance } : {}),
 });
 
-/** The prompt strategies for one instance: list answers always, the items of the list at `listed` where given, the level's other answers where `others` is given. */
+/**
+ * The prompt strategies for one instance: list answers always, the items of the list at `listed` where given, the
+ * level's other answers where `others` is given.
+ */
 export function promptGuesses(e: Episode, listed: ListPlace | null, others?: string[]): Probe[] {
   const content = answerContent(e.reference);
   const shape = shapeOf(content);
@@ -103,7 +106,10 @@ export function promptGuesses(e: Episode, listed: ListPlace | null, others?: str
   return out;
 }
 
-/** The distinct answers of `peers` other than `e`'s own instance, most common first, at most 40: the level's union a policy could list. */
+/**
+ * The distinct answers of `peers` other than `e`'s own instance, most common first, at most 40: the level's union a
+ * policy could list.
+ */
 export function otherAnswers(e: Episode, peers: Episode[]): string[] {
   const counts = new Map<string, { text: string; n: number }>();
   for (const p of peers) {

@@ -60,7 +60,10 @@ export function promptLists(prompt: string): PromptList[] {
   return lists;
 }
 
-/** A run of three or more numbers on a line is a list: cleaned word by word, given up at the first that is not one (prose fails at once). */
+/**
+ * A run of three or more numbers on a line is a list: cleaned word by word, given up at the first that is not one
+ * (prose fails at once).
+ */
 function numberRun(words: string[], lists: PromptList[]): void {
   const items: string[] = [];
   for (const w of words) {
@@ -174,7 +177,10 @@ function itemKind(items: string[]): RegExp | null {
   return null;
 }
 
-/** A prompt's tokens, for the last few prompts: one instance's probes and guesses read them in turn (callers never change the array). */
+/**
+ * A prompt's tokens, for the last few prompts: one instance's probes and guesses read them in turn (callers never
+ * change the array).
+ */
 const tokensOf = recentMemo((prompt: string) => tokenize(prompt, 20_000), 8);
 
 /**

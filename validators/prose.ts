@@ -1,7 +1,7 @@
 // Model-shaped reasoning for the stuffing probes, drawn afresh for every validation from a seeded rng: no
 // fixed sentence a verifier could fingerprint (a verifier that pays any reasoned answer unless it carries the
-// validator's template is caught only so). The material is the prompt's own sentences, words and numbers, reshuffled and
-// recombined with varied connectives, at varied lengths; one form uses prompt material alone, which a
+// validator's template is caught only so). The material is the prompt's own sentences, words and numbers, reshuffled
+// and recombined with varied connectives, at varied lengths; one form uses prompt material alone, which a
 // verifier cannot tell from a model restating the task. The validation seed fixes every draw (replayable).
 import { deriveRngState } from '../sandbox/rng.js';
 import { loadPlainRuntime, type PlainRng } from '../sandbox/runtime.js';
@@ -21,7 +21,8 @@ export function proseRng(seed: number, ...labels: Array<string | number>): Plain
   );
 }
 
-// Connectives and clause shapes: combined at random with the prompt's words, so a phrase recurs in a fraction of probes only.
+// Connectives and clause shapes: combined at random with the prompt's words, so a phrase recurs in a fraction of probes
+// only.
 const LEADS = [
   '',
   '',
@@ -68,7 +69,9 @@ const CLAUSES: Array<(w: string, v: string, n: string) => string> = [
 ];
 const ENDS = ['.', '.', '.', '!', '.', '...'];
 const REASONING_BANDS = [1_500, 4_000, 12_000, 30_000];
-/** One formatter for every probe label: `n.toLocaleString('en')` builds a new one per call, the slowest step of a probe. */
+/**
+ * One formatter for every probe label: `n.toLocaleString('en')` builds a new one per call, the slowest step of a probe.
+ */
 const EN = new Intl.NumberFormat('en');
 /** A character count as a probe's form names it ("30,000"): what `n.toLocaleString('en')` writes. */
 export const characters = (n: number) => EN.format(n);
@@ -174,7 +177,10 @@ export function reasoning(
   const short = paragraph(rng, m, rng.int(4, 7));
   const long = working(rng, m, right, rng.int(2, 5));
   const names = rng.shuffle(m.words.map((w) => w.toLowerCase())).slice(0, 2);
-  const code = `\`\`\`${rng.pick(['python', 'js', ''])}\n${names[0] ?? 'values'} = [${rng.shuffle(m.numbers).slice(0, rng.int(2, 6)).join(', ')}]\nprint(${rng.pick(['sum', 'max', 'len', 'sorted'])}(${names[0] ?? 'values'}))\n\`\`\`\n${sentence(rng, m)}`;
+  const code =
+    `\`\`\`${rng.pick(['python', 'js', ''])}\n${names[0] ?? 'values'} = [` +
+    `${rng.shuffle(m.numbers).slice(0, rng.int(2, 6)).join(', ')}]\nprint(` +
+    `${rng.pick(['sum', 'max', 'len', 'sorted'])}(${names[0] ?? 'values'}))\n\`\`\`\n${sentence(rng, m)}`;
   const forms: Array<[string, string]> = [
     ['a short chain of thought before a wrong answer', `${short}\n${answerLike}`],
     ['code that computes, then a wrong answer', `${short}\n${code}\n${answerLike}`],

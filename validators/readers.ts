@@ -155,7 +155,8 @@ export function readerFindings(
       rules: j.rules.get(level) ?? [],
       examples: j.examples.get(level) ?? [],
     });
-    const policy = `a rule read off the prompt (${j.family}), fitted on half the instances and scored on the other half`;
+    const policy =
+      `a rule read off the prompt (${j.family}), fitted on half the instances and ` + `scored on the other half`;
     return [
       {
         rule: 'rate' as const,

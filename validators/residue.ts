@@ -72,7 +72,10 @@ export function residueProblems(source: string, texts: readonly SampledText[]): 
   return [
     {
       code: 'E_TEXT_RESIDUE',
-      message: `${hits.length} of ${texts.length} sampled texts the agent reads carry template or source residue: the ${first.where} of seed ${first.seed} level ${first.level} shows ${finding.kind} (${JSON.stringify(finding.fragment)}); build the text from values, not from code`,
+      message:
+        `${hits.length} of ${texts.length} sampled texts the agent reads carry template or source residue: the ` +
+        `${first.where} of seed ${first.seed} level ${first.level} shows ${finding.kind} (` +
+        `${JSON.stringify(finding.fragment)}); build the text from values, not from code`,
       evidence: hits.slice(0, 5).map((h) => ({
         seed: h.seed,
         level: h.level,

@@ -9,7 +9,10 @@ const OPERAND_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 const INSIDE_CHARS = new Set([...OPERAND_CHARS, ...'.+-*/×÷−·^%²³() \t']);
 const isOperand = (c: string | undefined) => c !== undefined && OPERAND_CHARS.includes(c);
 
-/** Maximal runs of expression characters, trimmed to start at an operand, a sign or a bracket and end at an operand, a bracket or a power (one linear scan). */
+/**
+ * Maximal runs of expression characters, trimmed to start at an operand, a sign or a bracket and end at an operand, a
+ * bracket or a power (one linear scan).
+ */
 function runs(chunk: string): string[] {
   const out: string[] = [];
   let from = -1;
@@ -124,7 +127,10 @@ export function numbersInOrder(prompt: string): string | null {
   return joined > 0 && parts.length >= 3 ? parts.join(' ') : null;
 }
 
-/** The restatements of a prompt, each with how it was made, at most `max` expressions (each in three spellings) and the numbers in order. */
+/**
+ * The restatements of a prompt, each with how it was made, at most `max` expressions (each in three spellings) and the
+ * numbers in order.
+ */
 export function restatements(prompt: string, max = 3): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const seen = new Set<string>();

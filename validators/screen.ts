@@ -15,7 +15,10 @@ export { DEFAULT_NOVELTY_OPTIONS, estimateSimilarity } from './novelty/minhash.j
 /** An instance as an author samples it: its prompt and its reference response. */
 export type ScreenSample = ReaderSample;
 
-/** What a learned reader wins on a sample, per level (null: every level pooled), as measured: an author screens with its own margins. */
+/**
+ * What a learned reader wins on a sample, per level (null: every level pooled), as measured: an author screens with its
+ * own margins.
+ */
 export interface ReaderRate {
   level: number | null;
   n: number;
@@ -51,8 +54,13 @@ function rates(judged: ReturnType<typeof judgeReaders>): ReaderRate[] {
   return out;
 }
 
-/** How well the answer can be read off the prompt in some encoding at a fixed place (the validator's encodings reader). */
+/**
+ * How well the answer can be read off the prompt in some encoding at a fixed place (the validator's encodings reader).
+ */
 export const leakRates = (samples: readonly ScreenSample[]): ReaderRate[] => rates(judgeReaders(samples, [ENCODINGS]));
 
-/** How well a multiple-choice rule (a position, a feature of the options) finds the right option; empty where the prompts are not multiple choice. */
+/**
+ * How well a multiple-choice rule (a position, a feature of the options) finds the right option; empty where the
+ * prompts are not multiple choice.
+ */
 export const choiceRates = (samples: readonly ScreenSample[]): ReaderRate[] => rates(judgeReaders(samples, [OPTIONS]));

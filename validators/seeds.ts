@@ -8,7 +8,9 @@ export function newValidationSeed(): number {
   return randomInt(0, 2 ** 48 - 1);
 }
 
-/** A batch's secret: with each candidate's source it fixes the candidate's validation seed (candidateValidationSeed). */
+/**
+ * A batch's secret: with each candidate's source it fixes the candidate's validation seed (candidateValidationSeed).
+ */
 export function newValidationKey(): string {
   return randomBytes(16).toString('hex');
 }

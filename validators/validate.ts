@@ -52,7 +52,9 @@ function overBudget(spentMs: number, budgetMs: number): Awaited<ReturnType<Stage
     problems: [
       {
         code: 'E_TOO_SLOW',
-        message: `validation has used ${Math.round(spentMs / 1000)} s of sandbox time, past the candidate budget of ${Math.round(budgetMs / 1000)} s; the remaining sandbox stages did not run`,
+        message:
+          `validation has used ${Math.round(spentMs / 1000)} s of sandbox time, past the candidate budget of ` +
+          `${Math.round(budgetMs / 1000)} s; the remaining sandbox stages did not run`,
         evidence: { spentMs: Math.round(spentMs), budgetMs },
       },
     ],
@@ -71,7 +73,9 @@ function noteTrips(stages: Map<StageName, StageReport>, stage: StageName, trips:
   if (!report) return;
   const problem = {
     code: 'E_ESCAPE_ATTEMPT' as const,
-    message: `the module reached for ${trips.join('; ')}: a capability outside the environment contract (the attempt counts even where the module caught the refusal)`,
+    message:
+      `the module reached for ${trips.join('; ')}: a capability outside the environment contract (the attempt ` +
+      `counts even where the module caught the refusal)`,
     evidence: { reached: [...trips] },
   };
   const { skipped: _ran, ...ran } = report;

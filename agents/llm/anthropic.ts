@@ -36,7 +36,10 @@ export function createAnthropicClient(options: AnthropicOptions): LlmClient {
 /** Anthropic takes at most four cache_control breakpoints in one request. */
 const MAX_CACHE_BREAKPOINTS = 4;
 
-/** Messages with their stable prefixes as text blocks marked cache_control (the last breakpoints when there are too many). */
+/**
+ * Messages with their stable prefixes as text blocks marked cache_control (the last breakpoints when there are too
+ * many).
+ */
 function withCacheControl(messages: readonly LlmMessage[]): MessageParam[] {
   const breaks = messages.map((m) =>
     [...new Set(m.cacheBreaks ?? [])].filter((at) => at > 0 && at <= m.content.length).sort((a, b) => a - b),

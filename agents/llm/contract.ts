@@ -23,7 +23,10 @@ export interface LlmRequest {
   maxTokens?: number;
   temperature?: number;
   stop?: string[];
-  /** Sampling seed: sent where the provider supports it and always part of the cache key, so k samples of one prompt are k entries. */
+  /**
+   * Sampling seed: sent where the provider supports it and always part of the cache key, so k samples of one prompt are
+   * k entries.
+   */
   seed?: number;
   signal?: AbortSignal;
   purpose?: LlmPurpose;
@@ -37,7 +40,10 @@ export interface LlmUsage {
   outputTokens: number;
   /** Of inputTokens, those read from the provider's prompt cache (billed at its cached price); absent when none. */
   cachedInputTokens?: number;
-  /** Of inputTokens, those written to the provider's prompt cache (Anthropic; billed at its write price); absent when none. */
+  /**
+   * Of inputTokens, those written to the provider's prompt cache (Anthropic; billed at its write price); absent when
+   * none.
+   */
   cacheWriteTokens?: number;
 }
 
@@ -78,7 +84,10 @@ export interface LlmStructuredResponse<T> extends LlmResponseMeta {
 export interface LlmClient {
   readonly provider: string;
   readonly model: string;
-  /** Plain text completion. Throws LlmError (errors.ts) after bounded retries; truncation is data (finishReason 'length'). */
+  /**
+   * Plain text completion. Throws LlmError (errors.ts) after bounded retries; truncation is data (finishReason
+   * 'length').
+   */
   complete(request: LlmRequest): Promise<LlmResponse>;
   /** Output checked against a zod schema: native JSON-schema / tool mode where possible, parse-and-re-ask otherwise. */
   structured<T>(request: LlmStructuredRequest<T>): Promise<LlmStructuredResponse<T>>;

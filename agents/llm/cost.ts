@@ -23,7 +23,10 @@ const anthropic = (inputPerMTok: number, outputPerMTok: number): ModelPrice => (
   cacheWritePerMTok: inputPerMTok * 1.25,
 });
 
-/** List prices when this table was written (OpenAI's cached input as listed per model); override per model from the config file's `prices`. */
+/**
+ * List prices when this table was written (OpenAI's cached input as listed per model); override per model from the
+ * config file's `prices`.
+ */
 export const DEFAULT_PRICES: PriceTable = {
   'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10, cachedInputPerMTok: 1.25 },
   'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0.075 },
@@ -83,10 +86,16 @@ export function addUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
   };
 }
 
-/** Why a dollar budget cannot hold for an unpriced model, and how to fix it (the config's `prices`, or --max-tokens). */
+/**
+ * Why a dollar budget cannot hold for an unpriced model, and how to fix it (the config's `prices`, or --max-tokens).
+ */
 export function unpricedBudgetMessage(model: string, maxUsd: number): string {
   const example = JSON.stringify({ prices: { [model]: { inputPerMTok: 0.5, outputPerMTok: 1.5 } } });
-  return `no price is known for the model "${model}", so the $${maxUsd} budget cannot be enforced: its calls would count as $0. Set its price in dollars per million tokens in envforge.config.json, e.g. ${example}, or bound the run with --max-tokens N instead`;
+  return (
+    `no price is known for the model "${model}", so the $${maxUsd} budget cannot be enforced: its calls would ` +
+    `count as $0. Set its price in dollars per million tokens in envforge.config.json, e.g. ${example}, or ` +
+    `bound the run with --max-tokens N instead`
+  );
 }
 
 export interface LedgerEntry {
@@ -104,7 +113,9 @@ export interface Totals {
   cachedCalls: number;
   inputTokens: number;
   outputTokens: number;
-  /** Of inputTokens, those the provider read from its prompt cache (snapshots written before they were counted lack it). */
+  /**
+   * Of inputTokens, those the provider read from its prompt cache (snapshots written before they were counted lack it).
+   */
   cachedInputTokens: number;
   /** Of inputTokens, those the provider wrote to its prompt cache. */
   cacheWriteTokens: number;
@@ -215,7 +226,9 @@ export class CostLedger {
       throw new LlmError('E_LLM_BUDGET', unpricedBudgetMessage(model, maxUsd));
   }
 
-  /** Holds worst-case spend for a call in flight; throws E_LLM_BUDGET if spent + in flight + this could pass a limit. */
+  /**
+   * Holds worst-case spend for a call in flight; throws E_LLM_BUDGET if spent + in flight + this could pass a limit.
+   */
   reserve(estimate: Estimate): Reservation {
     const { maxUsd, maxTokens } = this.budget;
     const tokens = this.total.inputTokens + this.total.outputTokens + this.inFlight.tokens + estimate.tokens;

@@ -19,7 +19,10 @@ export interface OpenAiOptions extends ClientOptions {
   apiKey?: string;
   /** e.g. http://127.0.0.1:8000/v1 for vLLM, http://127.0.0.1:11434/v1 for Ollama. */
   baseUrl?: string;
-  /** OpenAI's own API wants max_completion_tokens; most compatible servers only know max_tokens (the default with a baseUrl). */
+  /**
+   * OpenAI's own API wants max_completion_tokens; most compatible servers only know max_tokens (the default with a
+   * baseUrl).
+   */
   maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
   /**
    * Send prompt_cache_key (a hash of the first stable prefix), which routes prompts sharing it to the same
@@ -35,7 +38,10 @@ export function createOpenAiClient(options: OpenAiOptions): LlmClient {
   return createLlmClient(new OpenAiTransport(options), options);
 }
 
-/** The first stable prefix's hash: prompts that share the contract share a key (OpenAI caches prefixes by itself; the key routes them together). */
+/**
+ * The first stable prefix's hash: prompts that share the contract share a key (OpenAI caches prefixes by itself; the
+ * key routes them together).
+ */
 function cacheKeyOf(request: WireRequest): string | undefined {
   const message = request.messages.find((m) => m.cacheBreaks?.length);
   const end = message?.cacheBreaks?.[0];

@@ -71,8 +71,10 @@ export const NO_PROVIDER_MESSAGE = [
   'No LLM is configured. Configure one of:',
   '  --provider openai --model MODEL          (with OPENAI_API_KEY set)',
   '  --provider anthropic --model MODEL       (with ANTHROPIC_API_KEY set)',
-  '  --base-url http://127.0.0.1:8000/v1 --model MODEL   (any OpenAI-compatible server: vLLM, SGLang, Ollama, llama.cpp, LM Studio)',
-  'or the env vars ENVFORGE_PROVIDER / ENVFORGE_MODEL / ENVFORGE_BASE_URL, or envforge.config.json { "provider", "model", "baseUrl" }.',
+  '  --base-url http://127.0.0.1:8000/v1 --model MODEL   (any OpenAI-compatible server: vLLM, SGLang, ' +
+    'Ollama, llama.cpp, LM Studio)',
+  'or the env vars ENVFORGE_PROVIDER / ENVFORGE_MODEL / ENVFORGE_BASE_URL, or envforge.config.json { ' +
+    '"provider", "model", "baseUrl" }.',
 ].join('\n');
 
 export interface CreateOverrides extends Omit<ClientOptions, 'prices'> {
@@ -155,7 +157,8 @@ export function selectProvider(input: SelectInput = {}): Selection {
     // The offline author writes environments without a model; callers (envforge run) use it directly.
     if (provider === 'offline')
       throw new UsageError(
-        `the offline author is not an LLM client: it has no model to call (a solver or reviewer needs --provider openai|anthropic --model M, or --base-url URL)`,
+        `the offline author is not an LLM client: it has no model to call (a solver or reviewer needs ` +
+          `--provider openai|anthropic --model M, or --base-url URL)`,
       );
     const useModel = overrides.model ?? description.model;
     if (!useModel) throw new UsageError(`set --model (or ENVFORGE_MODEL) for the server at ${baseUrl}`);
@@ -201,7 +204,8 @@ function chooseProvider(
 ): { provider: ProviderName; source: SelectionSource } {
   for (const layer of layers) {
     if (layer.provider) return { provider: layer.provider, source: layer.source };
-    if (layer.baseUrl) return { provider: 'openai', source: layer.source }; // a bare base URL means an OpenAI-compatible server
+    // a bare base URL means an OpenAI-compatible server
+    if (layer.baseUrl) return { provider: 'openai', source: layer.source };
   }
   if (env['OPENAI_API_KEY']) return { provider: 'openai', source: 'env' };
   if (env['ANTHROPIC_API_KEY']) return { provider: 'anthropic', source: 'env' };

@@ -66,11 +66,15 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
   function why(skill: string, input: ArchitectInput): string {
     const weak = input.weakSkills?.find((w) => w.skill === skill);
     if (weak)
-      return `Aims at ${skill}, where the trainer is weak (pass rate ${weak.passRate.toFixed(2)} over ${weak.n} samples).`;
+      return (
+        `Aims at ${skill}, where the trainer is weak (pass rate ${weak.passRate.toFixed(2)} ` +
+        `over ${weak.n} samples).`
+      );
     const count = input.stats.bySkill[skill] ?? 0;
     return count === 0
       ? `Aims at ${skill}: no environment in the library trains it yet.`
-      : `Aims at ${skill}: only ${count} environment${count === 1 ? '' : 's'} in the library train${count === 1 ? 's' : ''} it.`;
+      : `Aims at ${skill}: only ${count} environment${count === 1 ? '' : 's'} in the library train` +
+          `${count === 1 ? 's' : ''} it.`;
   }
 
   /**
@@ -82,7 +86,8 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
     const wanted = requested.filter((s) => singleTrainable.has(s));
     if (wanted.length === 0) {
       throw new UsageError(
-        `the offline author cannot train any of the requested skills (${requested.join(', ')}); it covers: ${singleSkills().join(', ')} (single-turn)`,
+        `the offline author cannot train any of the requested skills (${requested.join(', ')}); it covers: ` +
+          `${singleSkills().join(', ')} (single-turn)`,
       );
     }
     const weak = (input.weakSkills ?? []).map((w) => w.skill).filter((s) => wanted.includes(s));
@@ -104,7 +109,8 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
   function targetFor(skill: string, used: Map<Family, number>, rng: ReturnType<typeof authorRng>): Target {
     const own = FAMILIES.find((f) => FAMILY_SKILL[f] === skill);
     const able = FAMILIES.filter((f) => f === own || shapesFor(f).some((shape) => shapeSkills(shape).has(skill)));
-    if (able.length === 0) throw new Error(`offline author: no family and shape train ${skill}`); // offlineSkills() only lists trainable skills
+    // offlineSkills() only lists trainable skills
+    if (able.length === 0) throw new Error(`offline author: no family and shape train ${skill}`);
     const least = Math.min(...able.map((f) => used.get(f) ?? 0));
     const ties = able.filter((f) => (used.get(f) ?? 0) === least);
     const family = own !== undefined && ties.includes(own) ? own : (rng.pick(ties) as Family);
@@ -260,7 +266,9 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
         if (!made)
           return {
             source: null,
-            problem: `no new program for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`,
+            problem:
+              `no new program for ${spec.name} passed the design checks (rejected for ` +
+              `${[...new Set(report.problems.map((p) => p.code))].join(', ')})`,
             ...trace(null),
           };
         return { source: made.source, ...trace(made.design) };
@@ -278,7 +286,9 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
         if (!made)
           return {
             source: null,
-            problem: `no new ${spec.offline.family} design for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`,
+            problem:
+              `no new ${spec.offline.family} design for ${spec.name} passed the design checks (rejected for ` +
+              `${[...new Set(report.problems.map((p) => p.code))].join(', ')})`,
             ...trace(null),
           };
         return {
@@ -305,7 +315,9 @@ export function createOfflineAuthor(options: OfflineAuthorOptions): Author {
       if (!made)
         return {
           source: null,
-          problem: `no new program for ${spec.name} passed the design checks (rejected for ${[...new Set(report.problems.map((p) => p.code))].join(', ')})`,
+          problem:
+            `no new program for ${spec.name} passed the design checks (rejected for ` +
+            `${[...new Set(report.problems.map((p) => p.code))].join(', ')})`,
           ...trace(null),
         };
       return { source: made.source, ...trace(made.design) };

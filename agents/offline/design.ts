@@ -2,7 +2,9 @@
 // alternatives multiple-choice families offer) and per-level knobs, plus the identity its module carries.
 import type { Step, Ty } from './dsl.js';
 
-/** The task families: trace a program's output, pick the input behind an output, find the missing step, plant an input. */
+/**
+ * The task families: trace a program's output, pick the input behind an output, find the missing step, plant an input.
+ */
 export const FAMILIES = ['trace', 'pick-input', 'missing-step', 'planted'] as const;
 export type Family = (typeof FAMILIES)[number];
 

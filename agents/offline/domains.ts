@@ -4,11 +4,18 @@
 import { jsOf, textOf, type Step, type Ty } from './dsl.js';
 
 export const INTRO: Record<Ty, string> = {
-  list: 'A program takes a list of integers and applies these instructions in order, each to the result of the previous one:',
-  int: 'A program takes a positive integer and applies these instructions in order, each to the result of the previous one:',
-  str: 'A program takes a word of lowercase letters and applies these instructions in order, each to the result of the previous one:',
+  list:
+    'A program takes a list of integers and applies these instructions in order, each to the ' +
+    'result of the previous one:',
+  int:
+    'A program takes a positive integer and applies these instructions in order, each to the ' +
+    'result of the previous one:',
+  str:
+    'A program takes a word of lowercase letters and applies these instructions in order, each to the ' +
+    'result of the previous one:',
   moves:
-    'A program takes a sequence of grid moves (each U, D, L or R) and applies these instructions in order, each to the result of the previous one:',
+    'A program takes a sequence of grid moves (each U, D, L or R) and applies these instructions in order, ' +
+    'each to the result of the previous one:',
 };
 
 export const SHOW_INPUT: Record<Ty, string> = {

@@ -24,7 +24,8 @@ export const LIST_OPS: readonly OpDef[] = [
     params: (d) => ({ m: d.int(5, 13) }),
     js: (p) => `(xs) => xs.map((x) => ((x % ${n(p, 'm')}) + ${n(p, 'm')}) % ${n(p, 'm')})`,
     text: (p) =>
-      `replace every number by its remainder modulo ${n(p, 'm')} (a value from 0 to ${n(p, 'm') - 1}, also for negative numbers)`,
+      `replace every number by its remainder modulo ${n(p, 'm')} (a value from 0 to ${n(p, 'm') - 1}, ` +
+      `also for negative numbers)`,
   },
   {
     id: 'list-distance',
@@ -112,7 +113,8 @@ export const LIST_OPS: readonly OpDef[] = [
     role: 'step',
     js: () => `(xs) => xs.slice(1).map((x, i) => x - xs[i])`,
     text: () =>
-      'replace the list by the differences of neighbours (each number minus the one before it); the list gets one shorter',
+      'replace the list by the differences of neighbours (each number minus the one before it); ' +
+      'the list gets one shorter',
   },
   {
     id: 'list-pair-sums',
@@ -133,7 +135,8 @@ export const LIST_OPS: readonly OpDef[] = [
     params: (d) => ({ k: d.int(1, 3) }),
     js: (p) => `(xs) => xs.map((_, i) => xs[(i + ${n(p, 'k')}) % xs.length])`,
     text: (p) =>
-      `rotate the list left by ${n(p, 'k')} (the first ${n(p, 'k')} number${n(p, 'k') === 1 ? '' : 's'} move to the end, wrapping around for short lists)`,
+      `rotate the list left by ${n(p, 'k')} (the first ${n(p, 'k')} number${n(p, 'k') === 1 ? '' : 's'} move ` +
+      `to the end, wrapping around for short lists)`,
   },
   {
     id: 'list-squash-repeats',
@@ -165,7 +168,8 @@ export const LIST_OPS: readonly OpDef[] = [
     },
     js: (p) => `(xs) => xs.map((x) => Math.min(Math.max(x, ${n(p, 'lo')}), ${n(p, 'hi')}))`,
     text: (p) =>
-      `raise every number below ${n(p, 'lo')} to ${n(p, 'lo')} and lower every number above ${n(p, 'hi')} to ${n(p, 'hi')}`,
+      `raise every number below ${n(p, 'lo')} to ${n(p, 'lo')} and lower every number above ` +
+      `${n(p, 'hi')} to ${n(p, 'hi')}`,
   },
   {
     id: 'list-swap-pairs',
@@ -183,9 +187,12 @@ export const LIST_OPS: readonly OpDef[] = [
     skills: ['graph-traversal', 'simulation'],
     role: 'step',
     js: () =>
-      `(xs) => { const out = []; let at = 0; for (let t = 0; t < xs.length; t++) { out.push(xs[at]); at = Math.abs(xs[at]) % xs.length; } return out; }`,
+      `(xs) => { const out = []; let at = 0; for (let t = 0; t < xs.length; t++) { out.push(xs[at]); at = ` +
+      `Math.abs(xs[at]) % xs.length; } return out; }`,
     text: () =>
-      'walk the list as a graph: start at position 1; write down the number v at the current position, then jump to position (|v| mod n) + 1, where n is the list length; stop after n numbers are written; the written numbers are the new list',
+      'walk the list as a graph: start at position 1; write down the number v at the current position, then ' +
+      'jump to position (|v| mod n) + 1, where n is the list length; stop after n numbers are written; the ' +
+      'written numbers are the new list',
   },
   {
     id: 'list-rank',

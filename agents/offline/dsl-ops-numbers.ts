@@ -60,7 +60,8 @@ export const NUMBER_OPS: readonly OpDef[] = [
     role: 'step',
     params: (d) => ({ c: d.pick([360, 420, 504, 720, 840, 1260]) }),
     js: (p) =>
-      `(x) => { let a = Math.abs(x); let b = ${n(p, 'c')}; while (b !== 0) { const r = a % b; a = b; b = r; } return a; }`,
+      `(x) => { let a = Math.abs(x); let b = ${n(p, 'c')}; while (b !== 0) { const r = a % b; a = ` +
+      `b; b = r; } return a; }`,
     text: (p) => `replace the number by its greatest common divisor with ${n(p, 'c')}`,
   },
   {
@@ -70,7 +71,8 @@ export const NUMBER_OPS: readonly OpDef[] = [
     skills: ['bit-manipulation'],
     role: 'both',
     js: () =>
-      `(x) => { let v = Math.abs(x); let ones = 0; while (v > 0) { ones += v % 2; v = Math.floor(v / 2); } return ones; }`,
+      `(x) => { let v = Math.abs(x); let ones = 0; while (v > 0) { ones += v % 2; v = ` +
+      `Math.floor(v / 2); } return ones; }`,
     text: () => 'replace the number by the count of 1 bits in its binary representation',
   },
   {

@@ -23,7 +23,8 @@ export const WORD_OPS: readonly OpDef[] = [
     params: (d) => ({ k: d.int(1, 3) }),
     js: (p) => `(w) => { const k = ${n(p, 'k')} % Math.max(1, w.length); return w.slice(k) + w.slice(0, k); }`,
     text: (p) =>
-      `move the first ${n(p, 'k')} letter${n(p, 'k') === 1 ? '' : 's'} to the end of the word (for a word of length L, move ${n(p, 'k')} mod L letters)`,
+      `move the first ${n(p, 'k')} letter${n(p, 'k') === 1 ? '' : 's'} to the end of the word (for a word of ` +
+      `length L, move ${n(p, 'k')} mod L letters)`,
   },
   {
     id: 'str-caesar',
@@ -94,7 +95,8 @@ export const WORD_OPS: readonly OpDef[] = [
     skills: ['strings'],
     role: 'step',
     js: () =>
-      `(w) => { const c = w.split(''); for (let i = 0; i + 1 < c.length; i += 2) { const t = c[i]; c[i] = c[i + 1]; c[i + 1] = t; } return c.join(''); }`,
+      `(w) => { const c = w.split(''); for (let i = 0; i + 1 < c.length; i += 2) { const t = c[i]; c[i] = ` +
+      `c[i + 1]; c[i + 1] = t; } return c.join(''); }`,
     text: () => 'swap the 1st and 2nd letter, the 3rd and 4th, and so on (a last unpaired letter stays)',
   },
   {
@@ -198,7 +200,8 @@ export const WORD_OPS: readonly OpDef[] = [
     params: (d) => ({ k: d.int(2, 4) }),
     js: (p) => `(m) => m.split('').filter((_, i) => (i + 1) % ${n(p, 'k')} !== 0).join('')`,
     text: (p) =>
-      `delete every ${n(p, 'k') === 2 ? 'second' : n(p, 'k') === 3 ? 'third' : 'fourth'} move (the moves at positions ${n(p, 'k')}, ${2 * n(p, 'k')}, ${3 * n(p, 'k')}, …)`,
+      `delete every ${n(p, 'k') === 2 ? 'second' : n(p, 'k') === 3 ? 'third' : 'fourth'} move (the moves at ` +
+      `positions ${n(p, 'k')}, ${2 * n(p, 'k')}, ${3 * n(p, 'k')}, …)`,
   },
   {
     id: 'moves-squash',
@@ -226,9 +229,11 @@ export const WORD_OPS: readonly OpDef[] = [
     skills: ['grids', 'coordinate-geometry'],
     role: 'final',
     js: () =>
-      `(m) => { let x = 0; let y = 0; for (const c of m) { if (c === 'U') y++; else if (c === 'D') y--; else if (c === 'R') x++; else x--; } return [x, y]; }`,
+      `(m) => { let x = 0; let y = 0; for (const c of m) { if (c === 'U') y++; else if (c === 'D') y--; else ` +
+      `if (c === 'R') x++; else x--; } return [x, y]; }`,
     text: () =>
-      'walk the moves on a grid from (0, 0), where U adds 1 to y, D subtracts 1 from y, R adds 1 to x and L subtracts 1 from x; output the final position as x, y',
+      'walk the moves on a grid from (0, 0), where U adds 1 to y, D subtracts 1 from y, R adds 1 to x and L ' +
+      'subtracts 1 from x; output the final position as x, y',
   },
   {
     id: 'moves-visited',
@@ -237,9 +242,12 @@ export const WORD_OPS: readonly OpDef[] = [
     skills: ['grids', 'hashing'],
     role: 'final',
     js: () =>
-      `(m) => { let x = 0; let y = 0; const seen = new Set(['0,0']); for (const c of m) { if (c === 'U') y++; else if (c === 'D') y--; else if (c === 'R') x++; else x--; seen.add(x + ',' + y); } return seen.size; }`,
+      `(m) => { let x = 0; let y = 0; const seen = new Set(['0,0']); for (const c of m) { if (c === 'U') ` +
+      `y++; else if (c === 'D') y--; else if (c === 'R') x++; else x--; seen.add(x + ',' + ` +
+      `y); } return seen.size; }`,
     text: () =>
-      'walk the moves on a grid from (0, 0) (U is up, D down, R right, L left) and output how many different cells are visited, the start included',
+      'walk the moves on a grid from (0, 0) (U is up, D down, R right, L left) and output how many different ' +
+      'cells are visited, the start included',
   },
   {
     id: 'moves-farthest',
@@ -248,9 +256,12 @@ export const WORD_OPS: readonly OpDef[] = [
     skills: ['grids', 'coordinate-geometry'],
     role: 'final',
     js: () =>
-      `(m) => { let x = 0; let y = 0; let far = 0; for (const c of m) { if (c === 'U') y++; else if (c === 'D') y--; else if (c === 'R') x++; else x--; far = Math.max(far, Math.abs(x) + Math.abs(y)); } return far; }`,
+      `(m) => { let x = 0; let y = 0; let far = 0; for (const c of m) { if (c === 'U') y++; else if (c === ` +
+      `'D') y--; else if (c === 'R') x++; else x--; far = Math.max(far, Math.abs(x) + ` +
+      `Math.abs(y)); } return far; }`,
     text: () =>
-      'walk the moves on a grid from (0, 0) (U is up, D down, R right, L left) and output the largest Manhattan distance |x| + |y| from the start reached at any point',
+      'walk the moves on a grid from (0, 0) (U is up, D down, R right, L left) and output the largest ' +
+      'Manhattan distance |x| + |y| from the start reached at any point',
   },
   {
     id: 'moves-output',

@@ -9,7 +9,9 @@ import { WORD_OPS } from './dsl-ops-words.js';
 
 export type { Draw, OpDef, Params, Step, Ty } from './dsl-base.js';
 
-/** Every operation of the DSL, in a fixed order. Ids are unique; params only produce literals the JS and text inline. */
+/**
+ * Every operation of the DSL, in a fixed order. Ids are unique; params only produce literals the JS and text inline.
+ */
 export const OPS: readonly OpDef[] = [...LIST_OPS, ...NUMBER_OPS, ...WORD_OPS];
 
 const BY_ID = new Map(OPS.map((op) => [op.id, op]));
@@ -51,7 +53,8 @@ export function typeOf(input: Ty, steps: readonly Step[]): Ty {
     for (const [key, value] of Object.entries(step.params)) {
       if (typeof value === 'number' ? !Number.isSafeInteger(value) : !/^[a-z]$/.test(value))
         throw new DslTypeError(
-          `step ${i + 1} (${op.id}): parameter ${key} must be a safe integer or one lowercase letter, got ${JSON.stringify(value)}`,
+          `step ${i + 1} (${op.id}): parameter ${key} must be a safe integer or one lowercase letter, got ` +
+            `${JSON.stringify(value)}`,
         );
     }
     ty = op.out;

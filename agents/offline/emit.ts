@@ -7,12 +7,14 @@ import { FAMILY_CODE } from './families.js';
 
 function common(design: Design, id: EmitIdentity, levels: number): string {
   const result = typeOf(design.domain, [...design.steps, design.finish]);
-  return `// ${id.title}. ${id.description}
+  return (
+    `// ${id.title}. ${id.description}
 // ${id.provenance}
 
 export const meta = ${JSON.stringify({ name: id.name, title: id.title, description: id.description, skills: id.skills, levels }, null, 2)};
 
-// The program: the first ${design.core} step${design.core === 1 ? ' is' : 's are'} at every level, the others join as the level grows.
+// The program: the first ${design.core} step${design.core === 1 ? ' is' : 's are'} at every level, the others ` +
+    `join as the level grows.
 const STEPS = [
 ${design.steps.map(stepEntry).join('\n')}
 ];
@@ -35,7 +37,8 @@ function execute(count, input, swap) {
 }
 
 function programLines(count, hidden) {
-  const lines = STEPS.slice(0, count).map((s, i) => \`\${i + 1}. \${i === hidden ? '??? (a missing instruction)' : s.text}\`);
+  const lines = STEPS.slice(0, count).map((s, i) => \`\${i + 1}. \${i === hidden ? '??? (a missing ` +
+    `instruction)' : s.text}\`);
   lines.push(\`\${count + 1}. \${FINISH.text}\`);
   return lines;
 }
@@ -51,10 +54,13 @@ function drawCase(rng, k, swap) {
   return { input, output };
 }
 
-`;
+`
+  );
 }
 
-/** The module source of a design. Throws DslTypeError when the program is ill-typed (the synthesiser never emits one). */
+/**
+ * The module source of a design. Throws DslTypeError when the program is ill-typed (the synthesiser never emits one).
+ */
 export function emitModule(design: Design, id: EmitIdentity): string {
   typeOf(design.domain, [...design.steps, design.finish]);
   const work = typeOf(design.domain, design.steps.slice(0, design.core));

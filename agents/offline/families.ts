@@ -16,7 +16,8 @@ function letterOf(text) {
 `;
 
 /** solve and verify of the multiple-choice families: the instance's letter is the one right answer. */
-const letterAnswer = (wrong: string) => `export function solve(instance) {
+const letterAnswer = (wrong: string) =>
+  `export function solve(instance) {
   return \`<answer>\${instance.answer}</answer>\`;
 }
 
@@ -25,12 +26,14 @@ export function verify(instance, response) {
   if (text === null) return { score: 0, feedback: 'no single <answer>…</answer> tag' };
   const letter = letterOf(text);
   if (letter === null) return { score: 0, feedback: 'the answer must be one option letter' };
-  return letter === instance.answer ? { score: 1, feedback: 'correct' } : { score: 0, feedback: \`option \${letter} ${wrong}\` };
+  return letter === instance.answer ? { score: 1, feedback: 'correct' } : { score: 0, feedback: \`option ` +
+  `\${letter} ${wrong}\` };
 }
 `;
 
 export const FAMILY_CODE: Record<Family, (design: Design) => string> = {
-  trace: (design) => `export function generate(rng, level) {
+  trace: (design) =>
+    `export function generate(rng, level) {
   const k = knobs(level);
   const { input, output } = drawCase(rng, k);
   const prompt = [
@@ -52,7 +55,8 @@ export function solve(instance) {
 export function verify(instance, response) {
   const text = kit.answer(response);
   if (text === null) return { score: 0, feedback: 'no single <answer>…</answer> tag' };
-  return matches(text, instance.output) ? { score: 1, feedback: 'correct' } : { score: 0, feedback: 'that is not what the program outputs' };
+  return matches(text, instance.output) ? { score: 1, feedback: 'correct' } : { score: 0, feedback: 'that is not ` +
+    `what the program outputs' };
 }
 `,
   'pick-input': (design) => `${LETTER_OPTIONS}
@@ -91,7 +95,8 @@ export function generate(rng, level) {
 }
 
 ${letterAnswer('gives a different output')}`,
-  'missing-step': (design) => `${LETTER_OPTIONS}
+  'missing-step': (design) =>
+    `${LETTER_OPTIONS}
 // Same-typed instructions that may fill the gap: the program's own steps and alternatives.
 const ALTERNATIVES = [
 ${design.alternatives.map(stepEntry).join('\n')}
@@ -104,7 +109,8 @@ export function generate(rng, level) {
   // The missing instruction is drawn from every candidate the prompt does not show, so no option can be
   // told apart by being in the program, by never being in one, or by being the usual one for this slot.
   const candidates = [];
-  for (const s of [...STEPS.slice(${design.core}), ...ALTERNATIVES]) if (!shown.has(s.text) && !candidates.some((c) => c.text === s.text)) candidates.push(s);
+  for (const s of [...STEPS.slice(${design.core}), ...ALTERNATIVES]) if (!shown.has(s.text) && !candidates.some((c) ` +
+    `=> c.text === s.text)) candidates.push(s);
   const truth = rng.pick(candidates);
   const swap = { at: hidden, step: truth };
   const examples = [];
@@ -114,7 +120,8 @@ export function generate(rng, level) {
   for (const s of rng.shuffle(candidates)) {
     if (wrong.length >= k.options - 1) break;
     if (s.text === truth.text) continue;
-    if (examples.some((ex) => show(execute(k.steps, ex.input, { at: hidden, step: s })) !== show(ex.output))) wrong.push(s);
+    if (examples.some((ex) => show(execute(k.steps, ex.input, { at: hidden, step: s })) !== ` +
+    `show(ex.output))) wrong.push(s);
   }
   const options = rng.shuffle([truth, ...wrong]);
   const answer = LETTERS[options.indexOf(truth)];
@@ -134,7 +141,8 @@ export function generate(rng, level) {
 }
 
 ${letterAnswer('contradicts an example')}`,
-  planted: (design) => `${PARSE_INPUT[design.domain]}
+  planted: (design) =>
+    `${PARSE_INPUT[design.domain]}
 
 export function generate(rng, level) {
   const k = knobs(level);
@@ -144,7 +152,8 @@ export function generate(rng, level) {
     ${JSON.stringify(INTRO[design.domain])},
     ...programLines(k.steps, -1),
     '',
-    \`Find an input that makes the program output exactly \${show(output)}. The input must be \${${RULES[design.domain]}}. Any input that works is accepted.\`,
+    \`Find an input that makes the program output exactly \${show(output)}. The input must be \${` +
+    `${RULES[design.domain]}}. Any input that works is accepted.\`,
     ${JSON.stringify(ANSWER_FORMAT[design.domain].replace('Write the numbers', 'Write the input numbers').replace('Give the word', 'Give the input word').replace('Give a single integer', 'Give the input as a single integer').replace('Give the moves', 'Give the input moves'))},
   ].join('\\n');
   return { prompt, level, planted: input, output };
@@ -160,7 +169,8 @@ export function verify(instance, response) {
   const k = knobs(instance.level);
   const input = parseInput(text, k);
   if (input === null) return { score: 0, feedback: \`the input must be \${${RULES[design.domain]}}\` };
-  return show(execute(k.steps, input)) === show(instance.output) ? { score: 1, feedback: 'correct' } : { score: 0, feedback: \`on that input the program outputs \${show(execute(k.steps, input))}\` };
+  return show(execute(k.steps, input)) === show(instance.output) ? { score: 1, feedback: 'correct' } : { score: 0, ` +
+    `feedback: \`on that input the program outputs \${show(execute(k.steps, input))}\` };
 }
 `,
 };

@@ -10,7 +10,10 @@ export const JUDGE_CHOICE_SEEDS = 120;
 /** A first screen on fewer seeds drops the clearly exploitable designs cheaply (and checks leaks). */
 export const JUDGE_SCREEN_SEEDS = 20;
 
-/** Stricter than the validator's limits (constant 0.2 above chance, leaks 0.5 / 0.8, informed rules 0.03 above 1/K plus noise); the screen only drops the blatant. */
+/**
+ * Stricter than the validator's limits (constant 0.2 above chance, leaks 0.5 / 0.8, informed rules 0.03 above 1/K plus
+ * noise); the screen only drops the blatant.
+ */
 const LIMITS = {
   screen: { topShare: 0.35, choiceEdge: 0.2 },
   full: { topShare: 0.12, choiceEdge: 0.05 },
@@ -29,7 +32,10 @@ export interface JudgedSample {
   score(response: string): number;
 }
 
-/** What the best constant of one half of a level (the validator's candidates: its answers, small constants) wins on the other half, scored by verify. */
+/**
+ * What the best constant of one half of a level (the validator's candidates: its answers, small constants) wins on the
+ * other half, scored by verify.
+ */
 function constantWins(at: JudgedSample[]): number {
   let won = 0;
   for (const h of [0, 1]) {
@@ -57,7 +63,8 @@ export function judgeSamples(samples: JudgedSample[], pass: keyof typeof LIMITS)
     if (choice) {
       if (choice.rate > choice.chance + limits.choiceEdge)
         reasons.push(
-          `level ${level}: "${choice.rules[0]}" guesses ${(100 * choice.rate).toFixed(0)}% right (chance ${(100 * choice.chance).toFixed(0)}%)`,
+          `level ${level}: "${choice.rules[0]}" guesses ${(100 * choice.rate).toFixed(0)}% right (chance ` +
+            `${(100 * choice.chance).toFixed(0)}%)`,
         );
       continue;
     }

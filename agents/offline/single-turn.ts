@@ -35,21 +35,28 @@ const FAMILY_TITLE: Record<Family, string> = {
 };
 const FAMILY_IDEA: Record<Family, string> = {
   trace:
-    'The prompt shows a program as numbered instructions and one input; the model must work out what the program outputs.',
+    'The prompt shows a program as numbered instructions and one input; the model must work out ' +
+    'what the program outputs.',
   'pick-input':
-    'The prompt shows a program, one output it produced and several candidate inputs; exactly one candidate produces that output and the model must pick it.',
+    'The prompt shows a program, one output it produced and several candidate inputs; exactly one candidate ' +
+    'produces that output and the model must pick it.',
   'missing-step':
-    'The prompt shows a program with one instruction hidden, input/output examples of the full program and candidate instructions; exactly one candidate fits every example.',
+    'The prompt shows a program with one instruction hidden, input/output examples of the full program and ' +
+    'candidate instructions; exactly one candidate fits every example.',
   planted:
-    'The prompt shows a program, a target output and rules for the input; the model must construct any valid input on which the program produces the target (a planted input guarantees one exists; the verifier runs the program on the answer).',
+    'The prompt shows a program, a target output and rules for the input; the model must construct any valid ' +
+    'input on which the program produces the target (a planted input guarantees one exists; the verifier ' +
+    'runs the program on the answer).',
 };
 const ANSWER_FORMAT: Record<Family, string> = {
   trace:
-    'The program output inside <answer>…</answer>: an integer, comma-separated integers, a word or a move string, depending on the program; exact match.',
+    'The program output inside <answer>…</answer>: an integer, comma-separated integers, a word or a move ' +
+    'string, depending on the program; exact match.',
   'pick-input': 'One option letter, e.g. <answer>C</answer>.',
   'missing-step': 'One option letter, e.g. <answer>B</answer>.',
   planted:
-    'The input inside <answer>…</answer> in the stated form; any input on which the program outputs the target scores 1.',
+    'The input inside <answer>…</answer> in the stated form; any input on which the program ' +
+    'outputs the target scores 1.',
 };
 
 const stepTag = (op: string) =>
@@ -68,7 +75,11 @@ export function identityOf(design: Design, seed: number, version: string, target
     .slice(0, 6);
   const noun = DOMAIN_NOUN[design.domain];
   const top = design.steps.length + 1;
-  const title = `${FAMILY_TITLE[design.family]} ${design.family === 'planted' ? `a ${noun} program produce a target` : `a ${noun} program`} (${design.steps[design.core] ? stepTag(design.steps[design.core]!.op).replace('-', ' ') : 'steps'}, up to ${top} instructions)`;
+  const title =
+    `${FAMILY_TITLE[design.family]} ` +
+    `${design.family === 'planted' ? `a ${noun} program produce a target` : `a ${noun} program`} (` +
+    `${design.steps[design.core] ? stepTag(design.steps[design.core]!.op).replace('-', ' ') : 'steps'}, up ` +
+    `to ${top} instructions)`;
   return {
     name:
       name ??

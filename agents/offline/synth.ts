@@ -99,7 +99,8 @@ export function drawDesign(rng: PlainRng, target: Target): Design {
   const convertHasSkill =
     shape.convert !== undefined && target.skill !== undefined && opById(shape.convert).skills.includes(target.skill);
   const finalSkilled = withSkill(finals);
-  // The target skill sits in the first endo step (present at every level) unless the conversion or the finish carries it.
+  // The target skill sits in the first endo step (present at every level) unless the conversion or the finish carries
+  // it.
   if (skilled.length > 0 && !convertHasSkill && (finalSkilled.length === 0 || rng.float() < 0.7))
     chosen.push(rng.pick(skilled));
   const rest = rng.shuffle(endoOps.filter((op) => !chosen.includes(op)));
@@ -141,7 +142,10 @@ export function drawDesign(rng: PlainRng, target: Target): Design {
   return design;
 }
 
-/** The skills an environment of this design trains: the family's, the target's (when an operation trains it), the domain's, then its operations' by use. */
+/**
+ * The skills an environment of this design trains: the family's, the target's (when an operation trains it), the
+ * domain's, then its operations' by use.
+ */
 export function designSkills(design: Design, target?: string): string[] {
   const counts = new Map<string, number>();
   for (const step of [...design.steps, design.finish])

@@ -72,7 +72,8 @@ function libraryPage() {
         field: 'name',
         minWidth: 200,
         formatter: (c) =>
-          `<a href="/envs/${encodeURIComponent(c.getValue())}">${esc(c.getValue())}</a><div class="sub">${esc(c.getData().title)}</div>`,
+          `<a href="/envs/${encodeURIComponent(c.getValue())}">${esc(c.getValue())}</a><div class="sub">` +
+          `${esc(c.getData().title)}</div>`,
       },
       { title: 'kind', field: 'kind', width: 105 },
       {
@@ -115,7 +116,8 @@ function libraryPage() {
         field: 'status',
         width: 90,
         formatter: (c) =>
-          `<span class="badge ${c.getValue() === 'retired' ? 'bad' : 'ok'}" title="${esc(c.getData().retiredReason ?? '')}">${esc(c.getValue())}</span>`,
+          `<span class="badge ${c.getValue() === 'retired' ? 'bad' : 'ok'}" title="` +
+          `${esc(c.getData().retiredReason ?? '')}">${esc(c.getValue())}</span>`,
       },
     ].map((column) => ({ headerWordWrap: true, ...column })),
   });
@@ -200,7 +202,8 @@ function frontierPage() {
             ? '#ea580c'
             : '#2563eb';
   const skills = [...d.skills].sort((a, b) => a.passRate - b.passRate);
-  document.getElementById('skills-chart').parentElement.style.height = `${Math.max(240, 20 * skills.length + 90)}px`; // a row per skill, every label shown
+  // a row per skill, every label shown
+  document.getElementById('skills-chart').parentElement.style.height = `${Math.max(240, 20 * skills.length + 90)}px`;
   chart('skills-chart', {
     type: 'bar',
     data: {

@@ -9,7 +9,10 @@ import { AGENT_LOOP_FILE, AGENT_NAME, verlAgentLoopYaml, verlEpisodicReadme } fr
 
 const IDENTITY_FIELDS = [pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level')];
 
-/** The columns verl's RLHFDataset reads; with episodic environments, agent_name picks envforge's agent loop for their rows. */
+/**
+ * The columns verl's RLHFDataset reads; with episodic environments, agent_name picks envforge's agent loop for their
+ * rows.
+ */
 function layoutOf(context: FormatContext): ParquetLayout {
   const episodic = new Set(episodicEnvs(context.envs).map((e) => e.name));
   return {
@@ -45,7 +48,8 @@ function layoutOf(context: FormatContext): ParquetLayout {
 export const verl: ExportFormat = {
   name: 'verl',
   description:
-    'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; episodic: envforge_verl.py and agent_loop.yaml',
+    'verl: <split>.parquet (data_source, prompt, ability, reward_model, extra_info) and compute_score.py; ' +
+    'episodic: envforge_verl.py and agent_loop.yaml',
   kinds: ['single', 'episodic', 'code'],
   async begin(context) {
     const parquet = new ParquetSplits(context.files, context.splits, layoutOf(context));

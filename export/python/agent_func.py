@@ -19,7 +19,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
+# the client beside this file, even with another export loaded
+client = __import__("envforge_client").client_for(__file__)
 
 try:
     from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
@@ -84,7 +85,14 @@ class AgentInstance(AgentInstanceBase):
         text = states.get("action_text", "")
         if self.single is not None:
             score = Reward((await client.in_thread(client.verify, [self.single], [text]))[0])
-            return {"rewards": score, "scores": score, "environment_feedback": "", "done": True, "sampling_params": states.get("sampling_params", None), "extra_logs": {"turns": Reward(1)}}
+            return {
+                "rewards": score,
+                "scores": score,
+                "environment_feedback": "",
+                "done": True,
+                "sampling_params": states.get("sampling_params", None),
+                "extra_logs": {"turns": Reward(1)},
+            }
         calls = parse_calls(text)
         observations = []
         if not calls:
@@ -92,7 +100,9 @@ class AgentInstance(AgentInstanceBase):
         for tool, args in calls:
             if self.episode.done:
                 break
-            observations.append("error: " + args if tool is None else await client.in_thread(self.episode.step, tool, args))
+            observations.append(
+                "error: " + args if tool is None else await client.in_thread(self.episode.step, tool, args)
+            )
         reward = Reward(self.episode.score if self.episode.done else 0.0)
         return {
             "rewards": reward,

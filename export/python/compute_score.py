@@ -12,7 +12,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
+# the client beside this file, even with another export loaded
+client = __import__("envforge_client").client_for(__file__)
 
 DATA_SOURCE_PREFIX = "envforge/"
 EPISODIC = frozenset(client.episodic_envs())
@@ -34,7 +35,9 @@ def _default_score(data_source, solution_str, ground_truth, extra_info=None, **k
         try:
             from verl.utils.reward_score import _default_compute_score as default_compute_score
         except ImportError as exc:
-            raise ValueError(f"data_source {data_source!r} is not an envforge row, and verl's default scorer cannot be imported") from exc
+            raise ValueError(
+                f"data_source {data_source!r} is not an envforge row, and verl's default scorer cannot be imported"
+            ) from exc
     return default_compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
 
 
@@ -45,8 +48,9 @@ def episode_score(data_source, extra_info):
     rewards = (extra_info or {}).get("tool_rewards")
     if not rewards:
         raise ValueError(
-            f"{data_source}: the row carries no tool rewards, so its episode score never reached compute_score. Play episodic rows with "
-            "envforge's agent loop (actor_rollout_ref.rollout.agent.agent_loop_config_path=agent_loop.yaml) and keep verl's reward loop "
+            f"{data_source}: the row carries no tool rewards, so its episode score never reached compute_score. "
+            "Play episodic rows with envforge's agent loop "
+            "(actor_rollout_ref.rollout.agent.agent_loop_config_path=agent_loop.yaml) and keep verl's reward loop "
             "(reward_model.use_reward_loop=True, the default): verl's legacy reward managers do not pass tool rewards."
         )
     return float(sum(rewards))

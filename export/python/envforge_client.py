@@ -51,7 +51,11 @@ def _load_config(path):
             config = json.load(handle)
     except (OSError, ValueError) as exc:
         raise ImportError(f"envforge_client needs the export's envforge.json beside it ({path}): {exc}") from exc
-    if not isinstance(config, dict) or not isinstance(config.get("envs"), dict) or not isinstance(config.get("service_url"), str):
+    if (
+        not isinstance(config, dict)
+        or not isinstance(config.get("envs"), dict)
+        or not isinstance(config.get("service_url"), str)
+    ):
         raise ImportError(f"{path} is not an envforge export config (service_url, envs)")
     return config
 
@@ -78,7 +82,8 @@ _log = logging.getLogger("envforge")
 
 
 class EnvforgeServiceError(RuntimeError):
-    """The reward service could not be reached or answered something unusable; status is the HTTP status of a refusal."""
+    """The reward service could not be reached or answered something unusable; status is the HTTP status of a
+    refusal."""
 
     def __init__(self, message, status=None):
         super().__init__(message)
@@ -90,7 +95,8 @@ class EnvforgeManifestError(EnvforgeServiceError):
 
 
 class EnvforgeItemError(EnvforgeServiceError):
-    """The service could not score an item: its identity is unknown there (or any item error, with ENVFORGE_STRICT=1)."""
+    """The service could not score an item: its identity is unknown there (or any item error, with
+    ENVFORGE_STRICT=1)."""
 
 
 def episodic_envs():
@@ -104,7 +110,8 @@ def _send(method, url, body, headers=None):
     kind = {} if data is None else {"content-type": "application/json"}
     secret = os.environ.get("ENVFORGE_TOKEN") or os.environ.get("ENVFORGE_OPERATOR_TOKEN")  # read per request
     token = {"authorization": "Bearer " + secret} if secret else {}
-    request = urllib.request.Request(url, data=data, method=method, headers={**kind, **token, "accept": "application/json", **(headers or {})})
+    sent = {**kind, **token, "accept": "application/json", **(headers or {})}
+    request = urllib.request.Request(url, data=data, method=method, headers=sent)
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             return response.status, response.headers, response.read().decode("utf-8", "replace")
@@ -113,7 +120,8 @@ def _send(method, url, body, headers=None):
 
 
 def request(method, path, body=None, on_status=None, headers=None):
-    """A JSON request with retries on connection errors, 408, 429 and 5xx; on_status(status, text) may answer a non-200 itself."""
+    """A JSON request with retries on connection errors, 408, 429 and 5xx; on_status(status, text) may answer a non-200
+    itself."""
     url = URL + path
     delay = BACKOFF
     error = None
@@ -141,7 +149,9 @@ def request(method, path, body=None, on_status=None, headers=None):
         if attempt < RETRIES:
             time.sleep(wait)
             delay = min(delay * 2, 8.0)
-    raise EnvforgeServiceError(f"the envforge reward service at {URL} failed {RETRIES + 1} times (set ENVFORGE_URL?): {error}")
+    raise EnvforgeServiceError(
+        f"the envforge reward service at {URL} failed {RETRIES + 1} times (set ENVFORGE_URL?): {error}"
+    )
 
 
 def check_manifest():
@@ -163,12 +173,16 @@ def check_manifest():
             if key not in served:
                 missing.append(f"{env['name']}@{env['version']} is not served")
             elif served[key] is not None and served[key] != env["hash"]:
-                other_code.append(f"{env['name']}@{env['version']} is served with other code (hash {str(served[key])[:12]}, the export's {env['hash'][:12]})")
+                other_code.append(
+                    f"{env['name']}@{env['version']} is served with other code "
+                    f"(hash {str(served[key])[:12]}, the export's {env['hash'][:12]})"
+                )
         problems = other_code + missing
         if problems:
             more = f" and {len(problems) - 5} more" if len(problems) > 5 else ""
             raise EnvforgeManifestError(
-                f"the reward service at {URL} does not serve the environments this export was made from: {'; '.join(problems[:5])}{more}. "
+                f"the reward service at {URL} does not serve the environments this export was made from: "
+                f"{'; '.join(problems[:5])}{more}. "
                 "Start envforge serve --library <the library the export came from> and point ENVFORGE_URL at it "
                 "(ENVFORGE_CHECK_MANIFEST=0 skips this check)."
             )
@@ -182,7 +196,8 @@ def bounds_of(schema):
     tool schema drops minimum/maxLength/items/additionalProperties, so the model still reads the limits)."""
     parts = []
     kind = schema.get("type")
-    low, high = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems")}.get(kind, ("minimum", "maximum"))
+    names = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems")}
+    low, high = names.get(kind, ("minimum", "maximum"))
     unit = {"string": " characters", "array": " items"}.get(kind, "")
     if low in schema and high in schema:
         parts.append(f"{schema[low]} to {schema[high]}{unit}")
@@ -210,7 +225,9 @@ def _value_words(schema):
 def _fields_words(schema):
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or [])
-    fields = "; ".join(f"{name}{'' if name in required else ' (optional)'}: {_value_words(p)}" for name, p in properties.items())
+    fields = "; ".join(
+        f"{name}{'' if name in required else ' (optional)'}: {_value_words(p)}" for name, p in properties.items()
+    )
     closed = " and no others" if schema.get("additionalProperties") is False else ""
     return f"an object with the fields {fields}{closed}" if fields else "an empty object"
 
@@ -233,9 +250,15 @@ def _item_error(error):
         _item_errors[code] = _item_errors.get(code, 0) + 1
         first = _item_errors[code] == 1
     if STRICT or code in IDENTITY_ERRORS:
-        raise EnvforgeItemError(f"{URL}/v1/verify could not score an item: {code}: {message} (a score of 0 would train on a broken reward)")
+        raise EnvforgeItemError(
+            f"{URL}/v1/verify could not score an item: {code}: {message} (a score of 0 would train on a broken reward)"
+        )
     if first:
-        _log.warning("envforge: an item scored 0 because of %s: %s (logged once per code; item_errors() counts them)", code, message)
+        _log.warning(
+            "envforge: an item scored 0 because of %s: %s (logged once per code; item_errors() counts them)",
+            code,
+            message,
+        )
 
 
 def ground_truth_text(value):
@@ -245,14 +268,18 @@ def ground_truth_text(value):
 def verify(ground_truths, responses):
     """Scores responses against envforge identities; one float in [0, 1] per item."""
     check_manifest()
-    items = [{"ground_truth": ground_truth_text(g), "response": r if isinstance(r, str) else str(r)} for g, r in zip(ground_truths, responses)]
+    items = [
+        {"ground_truth": ground_truth_text(g), "response": r if isinstance(r, str) else str(r)}
+        for g, r in zip(ground_truths, responses)
+    ]
     scores = []
     for start in range(0, len(items), BATCH):
         part = items[start:start + BATCH]
         answer = request("POST", "/v1/verify", {"items": part})
         results = answer.get("results") if isinstance(answer, dict) else None
         if not isinstance(results, list) or len(results) != len(part):
-            raise EnvforgeServiceError(f"/v1/verify answered {len(results) if isinstance(results, list) else 'no'} results for {len(part)} items")
+            answered = len(results) if isinstance(results, list) else "no"
+            raise EnvforgeServiceError(f"/v1/verify answered {answered} results for {len(part)} items")
         for result in results:
             if isinstance(result, dict) and result.get("error") is not None:
                 _item_error(result["error"])
@@ -268,7 +295,12 @@ def identity_of(value):
     if isinstance(value, (str, bytes)):
         value = json.loads(value)
     try:
-        return {"env": str(value["env"]), "version": int(value["version"]), "seed": int(value["seed"]), "level": int(value["level"])}
+        return {
+            "env": str(value["env"]),
+            "version": int(value["version"]),
+            "seed": int(value["seed"]),
+            "level": int(value["level"]),
+        }
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"not an envforge identity (env, version, seed, level): {value!r}") from exc
 
@@ -281,7 +313,8 @@ def _score_of(answer, what):
 
 
 def _refused_action(status, text):
-    """A step the service refuses for its size (413) is the policy's error, not the trainer's: it becomes the observation."""
+    """A step the service refuses for its size (413) is the policy's error, not the trainer's: it becomes the
+    observation."""
     if status != 413:
         return None
     try:
@@ -320,9 +353,11 @@ class Episode:
                 return EPISODE_OVER
             args = {} if args is None else args
             if not isinstance(tool, str) or not 0 < len(tool) <= 200 or not isinstance(args, dict):
-                # The service refuses such a call outright (400): the policy hears why, and the episode stays where it was.
+                # The service refuses such a call outright (400): the policy hears why, and the episode stays where it
+                # was.
                 return "error: a tool call needs the name of a tool and an object of arguments"
-            answer = request("POST", self._path + "/step", {"tool": tool, "args": args, "turn": self.turn + 1}, on_status=_refused_action)
+            body = {"tool": tool, "args": args, "turn": self.turn + 1}
+            answer = request("POST", self._path + "/step", body, on_status=_refused_action)
             if isinstance(answer, str):
                 return answer
             if not isinstance(answer, dict) or not isinstance(answer.get("turn"), int):

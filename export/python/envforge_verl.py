@@ -28,14 +28,17 @@ import threading
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
+# the client beside this file, even with another export loaded
+client = __import__("envforge_client").client_for(__file__)
 
 try:
     from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
     from verl.tools.base_tool import BaseTool
     from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 except ImportError as exc:
-    raise ImportError("envforge_verl.py runs inside verl: verl's agent loop and tool classes could not be imported") from exc
+    raise ImportError(
+        "envforge_verl.py runs inside verl: verl's agent loop and tool classes could not be imported"
+    ) from exc
 
 AGENT_NAME = "envforge_agent"
 
@@ -70,7 +73,15 @@ def verl_schema(tool):
         description += " (Takes only the parameters listed.)"
     return {
         "type": "function",
-        "function": {"name": tool["name"], "description": description, "parameters": {"type": "object", "properties": properties, "required": list(parameters.get("required") or [])}},
+        "function": {
+            "name": tool["name"],
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": list(parameters.get("required") or []),
+            },
+        },
     }
 
 
@@ -140,7 +151,8 @@ class EnvforgeTool(BaseTool):
 
 
 async def execute_call(instance_id, name, parameters):
-    """One tool call of a trajectory's episode: (response, reward, metrics); the reward is the score on the step that ends it."""
+    """One tool call of a trajectory's episode: (response, reward, metrics); the reward is the score on the step that
+    ends it."""
     episode = _episodes[instance_id]
     ended = episode.done
     observation = await client.in_thread(_loud, _step, episode, name, parameters)
@@ -166,7 +178,8 @@ class EnvforgeAgentLoop(ToolAgentLoop):
     """verl's tool agent loop, playing each trajectory as one envforge episode (see the module's docstring)."""
 
     async def run(self, sampling_params, **kwargs):
-        identity = client.identity_of((kwargs.get("reward_model") or {}).get("ground_truth") or kwargs.get("extra_info"))
+        ground_truth = (kwargs.get("reward_model") or {}).get("ground_truth")
+        identity = client.identity_of(ground_truth or kwargs.get("extra_info"))
         tools = tools_of(identity["env"])
         self.tools = {tool.name: tool for tool in tools}
         self.tool_schemas = [tool.tool_schema.model_dump(exclude_unset=True, exclude_none=True) for tool in tools]

@@ -20,14 +20,16 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
+# the client beside this file, even with another export loaded
+client = __import__("envforge_client").client_for(__file__)
 
 PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
 RESERVED = frozenset(["reset", "get_reward"])
 # The words transformers' docstring reader treats as structure (section heads, the choices suffix): a word joiner
 # before their colon keeps a description's text from being read as structure.
 _DOC_MARKERS = re.compile(r"(args|returns|raises|choices)(?=:)", re.IGNORECASE)
-# What str.strip() takes off: transformers strips every enum value it reads, so a value with such an end cannot be offered.
+# What str.strip() takes off: transformers strips every enum value it reads, so a value with such an end cannot be
+# offered.
 _EDGE_SPACE = re.compile(r"^\s|\s$")
 
 
@@ -55,7 +57,10 @@ class EnvforgeEnvironment:
             self._episode.finish()
         identity = client.identity_of(row.get("ground_truth") or row)
         if identity["env"] != self._env_name:
-            raise ValueError(f"a row of {identity['env']} reached the environment of {self._env_name}: route rows by their environment column")
+            raise ValueError(
+                f"a row of {identity['env']} reached the environment of {self._env_name}: "
+                "route rows by their environment column"
+            )
         self._episode = client.Episode(identity)
         return self._episode.prompt
 
@@ -78,20 +83,33 @@ def _parameters(tool):
         words = doc_text((prop.get("description") or name) + (" (" + "; ".join(bounds) + ")" if bounds else ""))
         if "enum" in prop:
             words += " (choices: " + choices_json(prop["enum"]) + ")"
-        params.append({"name": name, "type": PY_TYPES.get(prop.get("type"), str), "required": name in required, "doc": words})
+        kind = PY_TYPES.get(prop.get("type"), str)
+        params.append({"name": name, "type": kind, "required": name in required, "doc": words})
     return [p for p in params if p["required"]] + [p for p in params if not p["required"]]
 
 
 def refusal(tool):
     """Why a tool cannot be a method of a TRL environment class, or None when it can."""
     name = tool.get("name")
-    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_") or name in RESERVED:
-        return f"its tool {name!r} cannot be a method of a TRL environment class (a Python keyword or a name TRL reserves)"
+    if (
+        not isinstance(name, str)
+        or not name.isidentifier()
+        or keyword.iskeyword(name)
+        or name.startswith("_")
+        or name in RESERVED
+    ):
+        return (
+            f"its tool {name!r} cannot be a method of a TRL environment class "
+            "(a Python keyword or a name TRL reserves)"
+        )
     for pname, prop in ((tool.get("parameters") or {}).get("properties") or {}).items():
         if not pname.isidentifier() or keyword.iskeyword(pname) or pname == "self":
             return f"the parameter {pname!r} of its tool {name!r} cannot be a Python keyword argument"
         if any(isinstance(v, str) and _EDGE_SPACE.search(v) for v in prop.get("enum") or []):
-            return f"an enum value of the parameter {pname!r} of its tool {name!r} begins or ends with whitespace, which transformers' reader strips"
+            return (
+                f"an enum value of the parameter {pname!r} of its tool {name!r} begins or ends with whitespace, "
+                "which transformers' reader strips"
+            )
     return None
 
 
@@ -106,28 +124,54 @@ def _method(tool):
     method.__name__ = method.__qualname__ = name
     method.__signature__ = inspect.Signature(
         [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [inspect.Parameter(p["name"], inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=p["type"] if p["required"] else p["type"] | None, **({} if p["required"] else {"default": None})) for p in params],
+        + [
+            inspect.Parameter(
+                p["name"],
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                annotation=p["type"] if p["required"] else p["type"] | None,
+                **({} if p["required"] else {"default": None}),
+            )
+            for p in params
+        ],
         return_annotation=str,
     )
-    method.__annotations__ = {**{p["name"]: (p["type"] if p["required"] else p["type"] | None) for p in params}, "return": str}
+    annotations = {p["name"]: (p["type"] if p["required"] else p["type"] | None) for p in params}
+    method.__annotations__ = {**annotations, "return": str}
     args = "".join(f"\n    {p['name']}: {p['doc']}" for p in params)
-    method.__doc__ = doc_text(tool.get("description") or name) + (f"\n\nArgs:{args}" if args else "") + "\n\nReturns:\n    What the environment answers."
+    method.__doc__ = (
+        doc_text(tool.get("description") or name)
+        + (f"\n\nArgs:{args}" if args else "")
+        + "\n\nReturns:\n    What the environment answers."
+    )
     return method
 
 
 def _environment_class(env_name, spec):
     """The environment_factory class of one environment."""
     methods = {tool["name"]: _method(tool) for tool in spec["tools"]}
-    doc = f"An envforge environment on the envforge service: one episode per rollout, at most {int(spec['max_turns'])} tool calls."
-    return type(spec["class_name"], (EnvforgeEnvironment,), {"_env_name": env_name, "__doc__": doc, "__module__": __name__, **methods})
+    doc = (
+        "An envforge environment on the envforge service: one episode per rollout, "
+        f"at most {int(spec['max_turns'])} tool calls."
+    )
+    namespace = {"_env_name": env_name, "__doc__": doc, "__module__": __name__, **methods}
+    return type(spec["class_name"], (EnvforgeEnvironment,), namespace)
 
 
 def _classes():
     classes, names = {}, set()
     for env_name, spec in client.episodic_envs().items():
         class_name = spec.get("class_name")
-        if not isinstance(class_name, str) or not class_name.isidentifier() or keyword.iskeyword(class_name) or class_name in names or class_name in globals():
-            raise ImportError(f"envforge.json gives {env_name} the class name {class_name!r}, which is not a Python identifier or is taken")
+        if (
+            not isinstance(class_name, str)
+            or not class_name.isidentifier()
+            or keyword.iskeyword(class_name)
+            or class_name in names
+            or class_name in globals()
+        ):
+            raise ImportError(
+                f"envforge.json gives {env_name} the class name {class_name!r}, "
+                "which is not a Python identifier or is taken"
+            )
         problem = next((r for r in map(refusal, spec["tools"]) if r), None)
         if problem:
             raise ImportError(f"{env_name}: {problem}; the export should have left it out")

@@ -11,7 +11,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-client = __import__("envforge_client").client_for(__file__)  # the client beside this file, even with another export loaded
+# the client beside this file, even with another export loaded
+client = __import__("envforge_client").client_for(__file__)
 
 item_errors = client.item_errors
 

@@ -7,7 +7,8 @@ import { episodicEnvs } from '../python-files.js';
 
 /** How the policy calls a tool in text (OpenRLHF hands the model's raw text to the agent): Hermes-style tags. */
 const CALL_FORMAT =
-  'Call a tool as <tool_call>{"name": "<tool>", "arguments": {...}}</tool_call>; several calls in one turn are taken in order, and a turn without a tool call ends the episode.';
+  'Call a tool as <tool_call>{"name": "<tool>", "arguments": {...}}</tool_call>; several calls in one turn ' +
+  'are taken in order, and a turn without a tool call ends the episode.';
 
 /** An episodic row's input: reset's prompt, then the tools with their parameter schemas and the call format. */
 export function openrlhfInput(row: ExportRow, env: ShimEnv | undefined): string {

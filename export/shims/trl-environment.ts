@@ -11,9 +11,10 @@ const RESERVED = new Set(['reset', 'get_reward']);
 
 /** Python's keywords (3.12, soft keywords included): no method or parameter may take these names. */
 const KEYWORDS = new Set(
-  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type _'.split(
-    ' ',
-  ),
+  (
+    'False None True and as assert async await break class continue def del elif else except finally for from ' +
+    'global if import in is lambda nonlocal not or pass raise return try while with yield match case type _'
+  ).split(' '),
 );
 
 /** Whether a name can be a Python identifier that a shim defines (a method, a keyword argument). */
@@ -32,13 +33,20 @@ const EDGE_SPACE = /^[\s\x1c-\x1f\x85]|[\s\x1c-\x1f\x85]$/;
 export function trlRefuses(env: ShimEnv): string | undefined {
   for (const tool of env.episodic?.tools ?? []) {
     if (!isPyName(tool.name) || tool.name.startsWith('_') || RESERVED.has(tool.name))
-      return `its tool "${tool.name}" cannot be a method of a TRL environment class (a Python keyword or a name TRL reserves)`;
+      return (
+        `its tool "${tool.name}" cannot be a method of a TRL environment class (a Python keyword ` +
+        `or a name TRL reserves)`
+      );
     const bad = parametersOf(tool).find(([p]) => !isPyName(p) || p === 'self');
     if (bad) return `the parameter "${bad[0]}" of its tool "${tool.name}" cannot be a Python keyword argument`;
-    // transformers strips every enum value it reads from a docstring: the model would be offered a value the service refuses.
+    // transformers strips every enum value it reads from a docstring: the model would be offered a value the service
+    // refuses.
     const spaced = parametersOf(tool).find(([, p]) => p.enum?.some((v) => typeof v === 'string' && EDGE_SPACE.test(v)));
     if (spaced)
-      return `an enum value of the parameter "${spaced[0]}" of its tool "${tool.name}" begins or ends with whitespace, which transformers' docstring reader strips`;
+      return (
+        `an enum value of the parameter "${spaced[0]}" of its tool "${tool.name}" begins or ends with ` +
+        `whitespace, which transformers' docstring reader strips`
+      );
   }
   return undefined;
 }
@@ -48,10 +56,12 @@ export function trlEpisodicReadme(context: FormatContext): string {
   const envs = episodicEnvs(context.envs);
   if (envs.length === 0) return '';
   const first = context.splits[0] ?? 'train';
-  return `
+  return (
+    `
 ## Episodic environments (multi-turn tool use)
 
-Their rows are in \`<split>.episodic.jsonl\` / \`<split>.episodic.parquet\` (${envs.map((e) => markdownText(e.name)).join(', ')}), apart
+Their rows are in \`<split>.episodic.jsonl\` / \`<split>.episodic.parquet\` (` +
+    `${envs.map((e) => markdownText(e.name)).join(', ')}), apart
 from single-turn rows: every one of them names its environment (the \`environment\` column TRL routes by) and has a
 conversational \`prompt\` whose user message is empty. \`environment.py\` holds one class per environment, whose
 methods are its tools (needs transformers>=5.2):
@@ -70,5 +80,6 @@ message; an instance TRL reuses ends its previous episode first); \`get_reward()
 it running ("truncated": scored as its state stands) and returns its score, logged under the class's name
 (\`envforge_episode_reward\` is the same as a reward function). TRL answers a call to a tool the environment does not
 declare itself, so such calls never reach the episode. Train single-turn rows (\`reward.py\`) in a run of their own.
-`;
+`
+  );
 }

@@ -33,7 +33,8 @@ export class PostgresBatches implements BatchJournal {
     return this.s.write(`starting batch "${id}"`, async (q) => {
       const at = now();
       await q(
-        "INSERT INTO envforge.batches (id, status, options, created_at, updated_at) VALUES ($1, 'running', $2, $3, $3) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO envforge.batches (id, status, options, created_at, updated_at) VALUES ($1, 'running', " +
+          '$2, $3, $3) ON CONFLICT (id) DO NOTHING',
         [id, optionsJson, at],
       );
       const existing = (await q('SELECT * FROM envforge.batches WHERE id = $1 FOR UPDATE', [id])).rows[0] as BatchRow;
@@ -43,7 +44,8 @@ export class PostgresBatches implements BatchJournal {
         );
       if (existing.status === 'running') return toBatch(existing);
       const { rows } = await q(
-        "UPDATE envforge.batches SET status = 'running', finished_at = NULL, report = NULL, updated_at = $2 WHERE id = $1 RETURNING *",
+        "UPDATE envforge.batches SET status = 'running', finished_at = NULL, report = NULL, updated_at = $2 " +
+          'WHERE id = $1 RETURNING *',
         [id, at],
       );
       return toBatch(rows[0] as BatchRow);
@@ -80,7 +82,8 @@ export class PostgresBatches implements BatchJournal {
         }
         seq += 1;
         await q(
-          'INSERT INTO envforge.journal (batch_id, seq, kind, key, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          'INSERT INTO envforge.journal (batch_id, seq, kind, key, payload, created_at) VALUES ' +
+            '($1, $2, $3, $4, $5, $6)',
           [batchId, seq, row.kind, row.key, row.payload, at],
         );
         changed = true;
@@ -122,7 +125,8 @@ export class PostgresBatches implements BatchJournal {
       await lockBatch(q, batchId, true);
       const at = now();
       const { rows } = await q(
-        'UPDATE envforge.batches SET status = $1, report = $2, finished_at = $3, updated_at = $3 WHERE id = $4 RETURNING *',
+        'UPDATE envforge.batches SET status = $1, report = $2, finished_at = $3, updated_at = $3 ' +
+          'WHERE id = $4 RETURNING *',
         [status, json, at, batchId],
       );
       return toBatch(rows[0] as BatchRow);

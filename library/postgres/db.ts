@@ -69,7 +69,8 @@ export class PgDb {
     const e = error as Error & { code?: string };
     if (['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN', '3D000', '28P01', '28000'].includes(e.code ?? '')) {
       return new LibraryError(
-        `cannot reach the PostgreSQL library at ${this.where} (${e.code}): ${e.message}; check --database / ENVFORGE_DATABASE_URL`,
+        `cannot reach the PostgreSQL library at ${this.where} (${e.code}): ${e.message}; check --database ` +
+          `/ ENVFORGE_DATABASE_URL`,
         { cause: error },
       );
     }
@@ -89,7 +90,8 @@ export class PgDb {
     const current = await this.schemaVersion((text, values) => this.pool.query(text, values));
     if (current > PG_SCHEMA_VERSION)
       throw new LibraryError(
-        `the library at ${this.where} was written by a newer envforge (schema ${current}; this version knows up to ${PG_SCHEMA_VERSION}): upgrade envforge to use it`,
+        `the library at ${this.where} was written by a newer envforge (schema ${current}; this version knows ` +
+          `up to ${PG_SCHEMA_VERSION}): upgrade envforge to use it`,
       );
     if (current === PG_SCHEMA_VERSION) return;
     if (current === 0 && (!this.options.create || this.options.readonly))
@@ -104,7 +106,8 @@ export class PgDb {
       const now = await this.schemaVersion(q);
       if (now === 0)
         await q(
-          'CREATE SCHEMA IF NOT EXISTS envforge; CREATE TABLE IF NOT EXISTS envforge.schema_version (version integer NOT NULL)',
+          'CREATE SCHEMA IF NOT EXISTS envforge; CREATE TABLE IF NOT EXISTS envforge.schema_version ' +
+            '(version integer NOT NULL)',
         );
       for (const m of PG_MIGRATIONS.filter((m) => m.version > now)) await q(m.sql);
       await q('DELETE FROM envforge.schema_version');
@@ -115,7 +118,8 @@ export class PgDb {
   private async schemaVersion(q: Query): Promise<number> {
     // pg_tables, not to_regclass: a plain query sees what a concurrent migrator committed before our lock.
     const table = await q(
-      "SELECT count(*) > 0 AS present FROM pg_catalog.pg_tables WHERE schemaname = 'envforge' AND tablename = 'schema_version'",
+      "SELECT count(*) > 0 AS present FROM pg_catalog.pg_tables WHERE schemaname = 'envforge' AND " +
+        "tablename = 'schema_version'",
     );
     if (!table.rows[0]?.present) return 0;
     return Number((await q('SELECT max(version) AS v FROM envforge.schema_version')).rows[0]?.v ?? 0);

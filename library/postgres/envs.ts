@@ -39,7 +39,8 @@ export class PostgresEnvs implements EnvStore {
     // Same code again is a no-op, except that a missing or damaged module is restored.
     const storeModule = () =>
       q(
-        'INSERT INTO envforge.modules (hash, source) VALUES ($1, $2) ON CONFLICT (hash) DO UPDATE SET source = EXCLUDED.source WHERE envforge.modules.source <> EXCLUDED.source',
+        'INSERT INTO envforge.modules (hash, source) VALUES ($1, $2) ON CONFLICT (hash) DO UPDATE SET source ' +
+          '= EXCLUDED.source WHERE envforge.modules.source <> EXCLUDED.source',
         [hash, input.source],
       );
     if (existing) {
@@ -59,7 +60,8 @@ export class PostgresEnvs implements EnvStore {
     const at = now();
     const row = (
       await q(
-        `INSERT INTO envforge.envs (name, version, hash, meta, skills, levels, report, curve, fingerprint, lineage, author, validator_version, created_at, updated_at)
+        `INSERT INTO envforge.envs (name, version, hash, meta, skills, levels, report, curve, fingerprint, ` +
+          `lineage, author, validator_version, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) RETURNING *`,
         [
           meta.name,
@@ -117,7 +119,8 @@ export class PostgresEnvs implements EnvStore {
       | undefined;
     if (!row)
       throw new LibraryError(
-        `the module ${env.hash} is missing from the library at ${this.s.where}: the library is damaged (run envforge library stats to check it)`,
+        `the module ${env.hash} is missing from the library at ${this.s.where}: the library is damaged (run ` +
+          `envforge library stats to check it)`,
       );
     if (hashSource(row.source) !== env.hash)
       throw new LibraryError(`the module ${env.hash} does not match its hash: it was modified or corrupted`);
@@ -133,7 +136,8 @@ export class PostgresEnvs implements EnvStore {
       };
       if (!known.n) throw new LibraryError(`unknown environment "${name}"`);
       const { rows } = await q(
-        `UPDATE envforge.envs SET status = 'retired', retired_reason = $2, updated_at = $3 WHERE name = $1 AND status = 'active' AND ($4::int IS NULL OR version = $4) RETURNING *`,
+        `UPDATE envforge.envs SET status = 'retired', retired_reason = $2, updated_at = $3 WHERE name = $1 ` +
+          `AND status = 'active' AND ($4::int IS NULL OR version = $4) RETURNING *`,
         [name, reason, now(), version ?? null],
       );
       if (rows.length > 0) await PgDb.changed(q);
@@ -153,7 +157,8 @@ export class PostgresEnvs implements EnvStore {
   async integrityCheck(): Promise<IntegrityReport> {
     const problems: string[] = [];
     const { rows } = await this.s.query(
-      'SELECT e.name, e.version, e.hash, m.source FROM envforge.envs e LEFT JOIN envforge.modules m ON m.hash = e.hash ORDER BY e.seq',
+      'SELECT e.name, e.version, e.hash, m.source FROM envforge.envs e LEFT JOIN envforge.modules m ON ' +
+        'm.hash = e.hash ORDER BY e.seq',
     );
     for (const row of rows as Array<{ name: string; version: number; hash: string; source: string | null }>) {
       if (row.source === null) problems.push(`${row.name}@${row.version}: module missing (${moduleName(row.hash)})`);
@@ -171,7 +176,8 @@ export class PostgresEnvs implements EnvStore {
   /** Module rows no environment names (only ever written by hand: admission commits both or neither). */
   private async orphans(q: Query): Promise<string[]> {
     const { rows } = await q(
-      'SELECT m.hash FROM envforge.modules m WHERE NOT EXISTS (SELECT 1 FROM envforge.envs e WHERE e.hash = m.hash) ORDER BY m.hash',
+      'SELECT m.hash FROM envforge.modules m WHERE NOT EXISTS (SELECT 1 FROM envforge.envs e WHERE e.hash = ' +
+        'm.hash) ORDER BY m.hash',
     );
     return (rows as Array<{ hash: string }>).map((r) => r.hash);
   }

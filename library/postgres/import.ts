@@ -32,7 +32,8 @@ export async function importLibrary(from: Library, to: PostgresLibrary): Promise
   await to.db.write(`copying ${from.dir} into ${to.dir}`, async (q) => {
     const held = (
       await q(
-        'SELECT (SELECT count(*) FROM envforge.envs) + (SELECT count(*) FROM envforge.batches) + (SELECT count(*) FROM envforge.rejections) AS n',
+        'SELECT (SELECT count(*) FROM envforge.envs) + (SELECT count(*) FROM envforge.batches) + (SELECT ' +
+          'count(*) FROM envforge.rejections) AS n',
       )
     ).rows[0] as { n: string };
     if (Number(held.n) > 0)
@@ -43,7 +44,8 @@ export async function importLibrary(from: Library, to: PostgresLibrary): Promise
         data.sources[i],
       ]);
       await q(
-        `INSERT INTO envforge.envs (name, version, hash, meta, skills, levels, status, retired_reason, report, curve, fingerprint, lineage, author, validator_version, created_at, updated_at)
+        `INSERT INTO envforge.envs (name, version, hash, meta, skills, levels, status, retired_reason, ` +
+          `report, curve, fingerprint, lineage, author, validator_version, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
         [
           e.name,
@@ -67,7 +69,8 @@ export async function importLibrary(from: Library, to: PostgresLibrary): Promise
     }
     for (const r of data.rejections) {
       await q(
-        'INSERT INTO envforge.rejections (hash, name, codes, batch_id, report, lineage, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        'INSERT INTO envforge.rejections (hash, name, codes, batch_id, report, lineage, created_at) VALUES ' +
+          '($1, $2, $3, $4, $5, $6, $7)',
         [
           r.hash,
           r.name,
@@ -81,7 +84,8 @@ export async function importLibrary(from: Library, to: PostgresLibrary): Promise
     }
     for (const [i, b] of data.batches.entries()) {
       await q(
-        'INSERT INTO envforge.batches (id, status, options, report, ledger, created_at, updated_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        'INSERT INTO envforge.batches (id, status, options, report, ledger, created_at, updated_at, ' +
+          'finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
         [
           b.id,
           b.status,
@@ -95,13 +99,16 @@ export async function importLibrary(from: Library, to: PostgresLibrary): Promise
       );
       for (const j of data.journals[i] ?? [])
         await q(
-          'INSERT INTO envforge.journal (batch_id, seq, kind, key, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          'INSERT INTO envforge.journal (batch_id, seq, kind, key, payload, created_at) VALUES ' +
+            '($1, $2, $3, $4, $5, $6)',
           [j.batchId, j.seq, j.kind, j.key, toJson(j.payload, 'a journal entry'), j.createdAt],
         );
     }
     for (const x of data.incidents) {
       await q(
-        'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, origin, confirmed, created_at, resolved_at, resolution) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
+        'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, ' +
+          'origin, confirmed, created_at, resolved_at, resolution) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ' +
+          '$10, $11, $12, $13, $14)',
         [
           x.hash,
           x.name,

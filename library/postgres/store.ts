@@ -109,7 +109,8 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     const report = keptReport(input.report);
     const codes = JSON.stringify([...new Set(report.problems.map((p) => p.code))]);
     await q(
-      'INSERT INTO envforge.rejections (hash, name, codes, batch_id, report, lineage, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      'INSERT INTO envforge.rejections (hash, name, codes, batch_id, report, lineage, created_at) VALUES ' +
+        '($1, $2, $3, $4, $5, $6, $7)',
       [
         hashSource(input.source),
         report.name,
@@ -139,7 +140,9 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     const { message, response } = checkIncident(input);
     return this.db.write('recording an incident', async (q) => {
       const { rows } = await q(
-        'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, origin, confirmed, created_at, client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *',
+        'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, response, ' +
+          'origin, confirmed, created_at, client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ' +
+          '$11, $12, $13) RETURNING *',
         [
           input.hash,
           input.name,
@@ -166,7 +169,8 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
 
   async incidents(filter: { hash?: string; open?: boolean } = {}): Promise<IncidentRecord[]> {
     const { rows } = await this.db.query(
-      'SELECT * FROM envforge.incidents WHERE ($1::text IS NULL OR hash = $1) AND (NOT $2 OR resolved_at IS NULL) ORDER BY id',
+      'SELECT * FROM envforge.incidents WHERE ($1::text IS NULL OR hash = $1) AND (NOT $2 OR ' +
+        'resolved_at IS NULL) ORDER BY id',
       [filter.hash ?? null, filter.open === true],
     );
     return (rows as IncidentRow[]).map(toIncident);
@@ -194,14 +198,17 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
       for (const t of tallies) {
         const trusted = t.trusted === true;
         const { rows } = await q(
-          'SELECT n, passed, score_sum FROM envforge.trainer_scores WHERE name = $1 AND version = $2 AND level = $3 AND trusted = $4 FOR UPDATE',
+          'SELECT n, passed, score_sum FROM envforge.trainer_scores WHERE name = $1 AND version = $2 AND ' +
+            'level = $3 AND trusted = $4 FOR UPDATE',
           [t.name, t.version, t.level, trusted],
         );
         const row = rows[0] as { n: number; passed: number; score_sum: number } | undefined;
         const [n, passed, sum] = addCounts(row ? [row.n, row.passed, row.score_sum] : null, t);
         await q(
-          `INSERT INTO envforge.trainer_scores (name, version, level, n, passed, score_sum, updated_at, trusted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-           ON CONFLICT (name, version, level, trusted) DO UPDATE SET n = EXCLUDED.n, passed = EXCLUDED.passed, score_sum = EXCLUDED.score_sum, updated_at = EXCLUDED.updated_at`,
+          `INSERT INTO envforge.trainer_scores (name, version, level, n, passed, score_sum, updated_at, ` +
+            `trusted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+           ON CONFLICT (name, version, level, trusted) DO UPDATE SET n = EXCLUDED.n, passed = EXCLUDED.passed, ` +
+            `score_sum = EXCLUDED.score_sum, updated_at = EXCLUDED.updated_at`,
           [t.name, t.version, t.level, n, passed, sum, now(), trusted],
         );
       }

@@ -16,7 +16,9 @@ export function damageError(error: unknown, indexFile: string, dir: string): unk
   if (!DAMAGE_CODES.test(code)) return error;
   const said = ((error as { cause?: Error }).cause ?? (error as Error)).message;
   return new LibraryError(
-    `the library index ${indexFile} is damaged (${code}: ${said}). See what is damaged with \`envforge library check --library ${dir}\`, then restore the folder from a backup (the module files in envs/ are checked by their hashes)`,
+    `the library index ${indexFile} is damaged (${code}: ${said}). See what is damaged with \`envforge ` +
+      `library check --library ${dir}\`, then restore the folder from a backup (the module files in envs/ are ` +
+      `checked by their hashes)`,
     { cause: error },
   );
 }

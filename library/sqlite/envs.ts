@@ -58,7 +58,9 @@ export class SqliteEnvs implements EnvStore {
     }
   }
 
-  /** Writes the module file unless an intact one (matching its hash) is already there (the rename replaces whatever is). */
+  /**
+   * Writes the module file unless an intact one (matching its hash) is already there (the rename replaces whatever is).
+   */
   private ensureModuleFile(hash: string, source: string): void {
     if (!this.intact(hash)) writeFileAtomic(this.filePath(hash), source);
   }
@@ -93,8 +95,10 @@ export class SqliteEnvs implements EnvStore {
       const at = now();
       this.s.db
         .prepare(
-          `INSERT INTO envs (name, version, hash, meta, skills, levels, report, curve, fingerprint, lineage, author, validator_version, created_at, updated_at)
-           VALUES (@name, @version, @hash, @meta, @skills, @levels, @report, @curve, @fingerprint, @lineage, @author, @validatorVersion, @at, @at)`,
+          `INSERT INTO envs (name, version, hash, meta, skills, levels, report, curve, fingerprint, lineage, ` +
+            `author, validator_version, created_at, updated_at)
+           VALUES (@name, @version, @hash, @meta, @skills, @levels, @report, @curve, @fingerprint, @lineage, ` +
+            `@author, @validatorVersion, @at, @at)`,
         )
         .run({
           name: meta.name,
@@ -223,7 +227,8 @@ export class SqliteEnvs implements EnvStore {
     } catch (error) {
       // A page too damaged for SQLite to read: that is the finding, not a crash of the check.
       problems.push(
-        `${index}: unreadable (${(error as { code?: string }).code ?? 'error'}: ${(error as Error).message}); restore the folder from a backup`,
+        `${index}: unreadable (${(error as { code?: string }).code ?? 'error'}: ${(error as Error).message}` +
+          `); restore the folder from a backup`,
       );
     }
     for (const row of rows ?? []) {

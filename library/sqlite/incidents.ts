@@ -32,7 +32,8 @@ function toIncident(row: IncidentRow): IncidentRecord {
 
 /** Rows with the whole response: from incident_responses, or (rows before migration 4) the stored prefix. */
 const SELECT =
-  'SELECT incidents.*, coalesce(incident_responses.text, incidents.response) AS response FROM incidents LEFT JOIN incident_responses ON incident_responses.sha256 = incidents.response_sha256';
+  'SELECT incidents.*, coalesce(incident_responses.text, incidents.response) AS response FROM incidents LEFT ' +
+  'JOIN incident_responses ON incident_responses.sha256 = incidents.response_sha256';
 
 /** Inside the caller's write transaction. */
 export function insertIncident(db: Database.Database, input: IncidentInput, at: string): IncidentRecord {
@@ -44,7 +45,8 @@ export function insertIncident(db: Database.Database, input: IncidentInput, at: 
   }
   const info = db
     .prepare(
-      'INSERT INTO incidents (hash, name, version, seed, level, code, fn, message, response_sha256, origin, confirmed, created_at, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO incidents (hash, name, version, seed, level, code, fn, message, response_sha256, origin, ' +
+        'confirmed, created_at, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     )
     .run(
       input.hash,
@@ -66,7 +68,8 @@ export function insertIncident(db: Database.Database, input: IncidentInput, at: 
     .run(INCIDENT_RETENTION).changes;
   if (dropped > 0)
     db.prepare(
-      'DELETE FROM incident_responses WHERE sha256 NOT IN (SELECT response_sha256 FROM incidents WHERE response_sha256 IS NOT NULL)',
+      'DELETE FROM incident_responses WHERE sha256 NOT IN (SELECT response_sha256 FROM incidents WHERE ' +
+        'response_sha256 IS NOT NULL)',
     ).run();
   return toIncident(
     db

@@ -37,7 +37,8 @@ export class SqliteRejections implements RejectionLog {
     const rows = this.s.db
       .prepare<[{ batch: string | null; code: string | null; limit: number }], RejectionRow>(
         `SELECT hash, name, codes, report, lineage, created_at FROM rejections
-         WHERE (@batch IS NULL OR json_extract(lineage, '$.batchId') = @batch) AND (@code IS NULL OR EXISTS (SELECT 1 FROM json_each(codes) WHERE value = @code))
+         WHERE (@batch IS NULL OR json_extract(lineage, '$.batchId') = @batch) AND (@code IS NULL OR EXISTS (SELECT ` +
+          `1 FROM json_each(codes) WHERE value = @code))
          ORDER BY id DESC LIMIT @limit`,
       )
       .all({ batch: filter.batchId ?? null, code: filter.code ?? null, limit: filter.limit ?? 100 });

@@ -38,7 +38,8 @@ function splitTrusted(db: Database.Database): void {
     db.exec('ALTER TABLE trainer_scores RENAME TO trainer_scores_untrusted');
     db.exec(SCHEMA);
     db.exec(
-      'INSERT INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at, trusted) SELECT name, version, level, n, passed, score_sum, updated_at, 0 FROM trainer_scores_untrusted',
+      'INSERT INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at, trusted) SELECT ' +
+        'name, version, level, n, passed, score_sum, updated_at, 0 FROM trainer_scores_untrusted',
     );
     db.exec('DROP TABLE trainer_scores_untrusted');
   }).immediate();
@@ -84,7 +85,8 @@ export class SqliteScores {
       'SELECT * FROM trainer_scores WHERE name = ? AND version = ? AND level = ? AND trusted = ?',
     );
     const put = db.prepare(
-      'INSERT OR REPLACE INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at, trusted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO trainer_scores (name, version, level, n, passed, score_sum, updated_at, ' +
+        'trusted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     db.transaction(() => {
       for (const t of tallies) {
@@ -100,26 +102,29 @@ export class SqliteScores {
     const db = this.open(false);
     if (!db) return [];
     try {
-      return db
-        .prepare<[], ScoreRow>('SELECT * FROM trainer_scores ORDER BY name, version, level') // a file not yet split has no trusted column
-        .all()
-        .map((r) => ({
-          name: r.name,
-          version: r.version,
-          level: r.level,
-          n: r.n,
-          passed: r.passed,
-          scoreSum: r.score_sum,
-          trusted: r.trusted === 1,
-          updatedAt: r.updated_at,
-        }))
-        .sort((a, b) =>
-          a.name < b.name
-            ? -1
-            : a.name > b.name
-              ? 1
-              : a.version - b.version || a.level - b.level || Number(a.trusted) - Number(b.trusted),
-        );
+      return (
+        db
+          // a file not yet split has no trusted column
+          .prepare<[], ScoreRow>('SELECT * FROM trainer_scores ORDER BY name, version, level')
+          .all()
+          .map((r) => ({
+            name: r.name,
+            version: r.version,
+            level: r.level,
+            n: r.n,
+            passed: r.passed,
+            scoreSum: r.score_sum,
+            trusted: r.trusted === 1,
+            updatedAt: r.updated_at,
+          }))
+          .sort((a, b) =>
+            a.name < b.name
+              ? -1
+              : a.name > b.name
+                ? 1
+                : a.version - b.version || a.level - b.level || Number(a.trusted) - Number(b.trusted),
+          )
+      );
     } catch (error) {
       if ((error as Error).message.includes('no such table')) return []; // created by a writer that has not written yet
       throw new LibraryError(`reading the trainer scores failed: ${(error as Error).message}`, { cause: error });

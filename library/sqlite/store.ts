@@ -38,7 +38,8 @@ function describeOpenError(error: unknown, where: string): LibraryError {
     code.startsWith('SQLITE_CANTOPEN')
   ) {
     return new LibraryError(
-      `cannot open the library at ${where} (${code}): check that the path is a folder you may write to, or pass --library DIR`,
+      `cannot open the library at ${where} (${code}): check that the path is a folder you may write ` +
+        `to, or pass --library DIR`,
       { cause: error },
     );
   }
@@ -103,7 +104,8 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
       if (userVersion > SCHEMA_VERSION) {
         db.close();
         throw new LibraryError(
-          `the library at ${dir} was written by a newer envforge (schema ${userVersion}; this version knows up to ${SCHEMA_VERSION}): upgrade envforge to use it`,
+          `the library at ${dir} was written by a newer envforge (schema ${userVersion}; this version knows ` +
+            `up to ${SCHEMA_VERSION}): upgrade envforge to use it`,
         );
       }
       if (!opts.readonly) {

@@ -61,7 +61,8 @@ export function parseCsvRecords(text: string, file = '<csv>'): CsvRecord[] {
         const next = src[i];
         if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r') {
           throw new FeedbackError([
-            `${file} line ${line}: unexpected ${show(next)} after a closing quote (write a quote inside a quoted field as "")`,
+            `${file} line ${line}: unexpected ${show(next)} after a closing quote (write a quote ` +
+              `inside a quoted field as "")`,
           ]);
         }
         continue;

@@ -91,7 +91,10 @@ export function summariseFeedback(
 }
 
 export interface FrontierOptions {
-  /** At or below this pass rate a skill is unreachable: it needs easier entry levels, not more of the same. Default 0.02. */
+  /**
+   * At or below this pass rate a skill is unreachable: it needs easier entry levels, not more of the same. Default
+   * 0.02.
+   */
   low?: number;
   /** At or above this pass rate a skill is no longer weak. Default 0.5. */
   high?: number;

@@ -8,7 +8,9 @@ import { NAME_PATTERN } from '../../contract/schema.js';
 import { parseCsvRecords } from './csv.js';
 import { FeedbackError, show, stripBom } from './problems.js';
 
-/** One trainer evaluation: the pass rate over n attempts, of a skill, an environment (optionally one level), or both. */
+/**
+ * One trainer evaluation: the pass rate over n attempts, of a skill, an environment (optionally one level), or both.
+ */
 export interface FeedbackRow {
   skill?: string;
   env?: string;
@@ -120,7 +122,8 @@ function parseJsonl(text: string, problems: Problems): FeedbackRow[] {
     } catch (error) {
       problems.add(
         line,
-        `not valid JSON (${(error as Error).message}); expected one object per line like {"skill": "graphs", "pass_rate": 0.3, "n": 50}`,
+        `not valid JSON (${(error as Error).message}); expected one object per line like {"skill": "graphs", ` +
+          `"pass_rate": 0.3, "n": 50}`,
       );
       return;
     }
@@ -158,7 +161,8 @@ function parseCsv(text: string, file: string, problems: Problems): FeedbackRow[]
   if (missing.length > 0)
     problems.add(
       header.line,
-      `the header must name the columns pass_rate and n (missing: ${missing.join(', ')}); got ${show(header.cells.join(','))}`,
+      `the header must name the columns pass_rate and n (missing: ${missing.join(', ')}); got ` +
+        `${show(header.cells.join(','))}`,
     );
   if (!columns.has('skill') && !columns.has('env'))
     problems.add(header.line, 'the header must name a skill column, an env column, or both');
@@ -169,7 +173,8 @@ function parseCsv(text: string, file: string, problems: Problems): FeedbackRow[]
     if (record.cells.length !== names.length) {
       problems.add(
         record.line,
-        `${record.cells.length} field${record.cells.length === 1 ? '' : 's'}, but the header has ${names.length} (quote fields that contain commas)`,
+        `${record.cells.length} field${record.cells.length === 1 ? '' : 's'}, but the header has ` +
+          `${names.length} (quote fields that contain commas)`,
       );
       continue;
     }
@@ -213,7 +218,8 @@ export function feedbackFormat(path: string): FeedbackFormat {
   const format = FORMATS[extname(path).toLowerCase()];
   if (!format)
     throw new UsageError(
-      `feedback file ${path}: unsupported extension "${extname(path)}"; use .jsonl, .ndjson or .json (JSON Lines) or .csv`,
+      `feedback file ${path}: unsupported extension "${extname(path)}"; use .jsonl, .ndjson or ` +
+        `.json (JSON Lines) or .csv`,
     );
   return format;
 }

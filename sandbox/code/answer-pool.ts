@@ -28,7 +28,10 @@ export interface AnswerPoolOptions {
   workers: number;
   limits: AnswerLimits;
   workerHeapMb: number;
-  /** Answers one owner may have waiting or running at once; a run past it is refused (AnswerQueueFull), except an owner's only one. */
+  /**
+   * Answers one owner may have waiting or running at once; a run past it is refused (AnswerQueueFull), except an
+   * owner's only one.
+   */
   maxQueuedPerOwner: number;
   /**
    * Answers in one job at most: a worker turns to the next owner's job after as many (1: an owner waits for at
@@ -38,9 +41,15 @@ export interface AnswerPoolOptions {
 }
 
 export interface AnswerRunOptions {
-  /** Whose answers these are (the reward service: the client's key); each owner's jobs are served in turn. Unnamed: the host's own (validation), unbounded. */
+  /**
+   * Whose answers these are (the reward service: the client's key); each owner's jobs are served in turn. Unnamed: the
+   * host's own (validation), unbounded.
+   */
   owner?: string;
-  /** Aborting it drops the run's waiting jobs and kills the workers running its others; run() then rejects (AnswersCancelled). */
+  /**
+   * Aborting it drops the run's waiting jobs and kills the workers running its others; run() then rejects
+   * (AnswersCancelled).
+   */
   signal?: AbortSignal;
 }
 
@@ -49,7 +58,9 @@ const HOST = '\u0000host';
 
 /** The owner already has as many answers waiting as it may: retry when its earlier ones are scored. */
 export class AnswerQueueFull extends SandboxError {}
-/** The run's signal was aborted (its request's deadline passed, or its client went away) before its answers were scored. */
+/**
+ * The run's signal was aborted (its request's deadline passed, or its client went away) before its answers were scored.
+ */
 export class AnswersCancelled extends SandboxError {}
 
 interface Slot {
@@ -58,7 +69,9 @@ interface Slot {
   busy: boolean;
 }
 
-/** One call of run(): its owner, its isolate tenancy (no isolate holds two runs' programs), its jobs not yet settled. */
+/**
+ * One call of run(): its owner, its isolate tenancy (no isolate holds two runs' programs), its jobs not yet settled.
+ */
 interface Run {
   owner: string;
   tenant: number;
@@ -101,7 +114,9 @@ export class AnswerPool {
     return this.pending.get(owner) ?? 0;
   }
 
-  /** Every answer's result, in order. Answers go in contiguous jobs of at most answersPerJob, one per worker at least. */
+  /**
+   * Every answer's result, in order. Answers go in contiguous jobs of at most answersPerJob, one per worker at least.
+   */
   async run(
     answers: AnswerSpec[],
     limits: Partial<AnswerLimits> = {},
@@ -114,7 +129,9 @@ export class AnswerPool {
     const { maxQueuedPerOwner, answersPerJob, workers } = this.options;
     if (named !== undefined && waiting > 0 && waiting + answers.length > maxQueuedPerOwner) {
       throw new AnswerQueueFull(
-        `this client has ${waiting} code answers waiting or running, and may have at most ${maxQueuedPerOwner} (the answer pool's maxQueuedPerOwner): ${answers.length} more are refused; retry when its earlier requests are answered`,
+        `this client has ${waiting} code answers waiting or running, and may have at most ` +
+          `${maxQueuedPerOwner} (the answer pool's maxQueuedPerOwner): ${answers.length} more are refused; ` +
+          `retry when its earlier requests are answered`,
       );
     }
     this.pending.set(owner, waiting + answers.length);
@@ -145,7 +162,9 @@ export class AnswerPool {
     for (const job of [...run.jobs]) job.stop?.();
   }
 
-  /** One share as one job; when its worker died or was killed, each answer again alone (unless the run was cancelled). */
+  /**
+   * One share as one job; when its worker died or was killed, each answer again alone (unless the run was cancelled).
+   */
   private async runShare(run: Run, answers: AnswerSpec[], limits: AnswerLimits): Promise<AnswerResult[]> {
     if (answers.length === 0) return [];
     const results = await this.enqueue(run, answers, limits);
@@ -291,7 +310,10 @@ function busy(child: ChildProcess): void {
 
 const POOLS = new WeakMap<object, AnswerPool>();
 
-/** The answer pool that goes with an environment pool (made on first use, as many workers): scoring programs needs no new plumbing. */
+/**
+ * The answer pool that goes with an environment pool (made on first use, as many workers): scoring programs needs no
+ * new plumbing.
+ */
 export function answerPoolFor(owner: object, options?: Partial<AnswerPoolOptions>): AnswerPool {
   let pool = POOLS.get(owner);
   if (!pool) POOLS.set(owner, (pool = new AnswerPool(options)));

@@ -11,25 +11,30 @@ import { SES_SOURCE } from '../runtime.js';
  * global scope), and evaluates to { load, run, collect }, which the host keeps as References and nothing global
  * names. collect drops the last program and runs a full collection where V8's gc was exposed (answer workers).
  */
-const ANSWER_SETUP = `(function () {
+const ANSWER_SETUP =
+  `(function () {
   'use strict';
   delete globalThis.SharedArrayBuffer; delete globalThis.Atomics; delete globalThis.WebAssembly;
   delete globalThis.WeakRef; delete globalThis.FinalizationRegistry;
-  // V8's gc (answer workers run with --expose-gc) is not deletable; only this setup keeps it: a Compartment's global has none.
+  // V8's gc (answer workers run with --expose-gc) is not deletable; only this setup keeps it: a ` +
+  `Compartment's global has none.
   var gcNow = typeof globalThis.gc === 'function' ? globalThis.gc : null;
-  lockdown({ errorTaming: 'safe', overrideTaming: 'moderate', consoleTaming: 'unsafe', evalTaming: 'safe-eval', stackFiltering: 'concise', domainTaming: 'unsafe', reporting: 'none' });
+  lockdown({ errorTaming: 'safe', overrideTaming: 'moderate', consoleTaming: 'unsafe', evalTaming: 'safe-eval', ` +
+  `stackFiltering: 'concise', domainTaming: 'unsafe', reporting: 'none' });
   var Comp = Compartment, hard = harden, stringify = JSON.stringify, parse = JSON.parse, Str = String;
   var noop = function () {};
   var quiet = hard({ log: noop, info: noop, warn: noop, error: noop, debug: noop });
   var factory = null;
   function describe(e) {
-    try { return Str(e && typeof e === 'object' && typeof e.message === 'string' ? e.message : e).slice(0, 300); } catch (x) { return 'an undescribable value'; }
+    try { return Str(e && typeof e === 'object' && typeof e.message === 'string' ? e.message : e).slice(0, 300); } ` +
+  `catch (x) { return 'an undescribable value'; }
   }
   function load(text, entry) {
     factory = null;
     try {
       var c = new Comp({ console: quiet });
-      var made = c.evaluate('(function () {\\n' + text + '\\n;return typeof ' + entry + ' === "function" ? ' + entry + ' : undefined;\\n})');
+      var made = c.evaluate('(function () {\\n' + text + '\\n;return typeof ' + entry + ' === "function" ? ' + entry ` +
+  `+ ' : undefined;\\n})');
       hard(c.globalThis);
       if (typeof made() !== 'function') return 'E_NO_ENTRY:the program defines no function named ' + entry;
       factory = made;
@@ -41,9 +46,11 @@ const ANSWER_SETUP = `(function () {
   function run(inputText, maxChars) {
     try {
       var out = factory().apply(undefined, parse(inputText));
-      if (out !== null && typeof out === 'object' && typeof out.then === 'function') return 'eE_ASYNC:the function returned a Promise; it must return its value';
+      if (out !== null && typeof out === 'object' && typeof out.then === 'function') return 'eE_ASYNC:the function ` +
+  `returned a Promise; it must return its value';
       var text = stringify(out);
-      if (typeof text !== 'string') return 'eE_NOT_JSON:the function returned ' + (out === undefined ? 'undefined (no return value)' : typeof out);
+      if (typeof text !== 'string') return 'eE_NOT_JSON:the function returned ' + (out === undefined ? 'undefined ` +
+  `(no return value)' : typeof out);
       if (text.length > maxChars) return 'eE_TOO_LARGE:the output has ' + text.length + ' characters';
       return 'o' + text;
     } catch (e) {

@@ -21,7 +21,10 @@ let iso: (AnswerIsolate & { tenant: number; baseline: number; ordinal: number })
 let made = 0;
 /** The ordinal of the isolate the last answer ran in. */
 let ranIn = 0;
-/** A fresh isolate made while the worker was idle, for the next run's first answer (an isolate with SES costs 100-300 ms). */
+/**
+ * A fresh isolate made while the worker was idle, for the next run's first answer (an isolate with SES costs 100-300
+ * ms).
+ */
 let spare: { iso: AnswerIsolate; memoryMb: number; ordinal: number } | null = null;
 /** Whether the last answer's isolate was new for it (no other answer had run in it). */
 let fresh = false;
@@ -30,7 +33,9 @@ function send(message: AnswerWorkerMessage): void {
   process.send?.(message);
 }
 
-/** The isolate for the next answer of `tenant`: the current one if it is the tenant's and still usable, else a new one. */
+/**
+ * The isolate for the next answer of `tenant`: the current one if it is the tenant's and still usable, else a new one.
+ */
 function isolateFor(limits: AnswerLimits, tenant: number): AnswerIsolate {
   if (iso && (iso.host.isolate.isDisposed || iso.answers >= limits.answersPerIsolate || iso.tenant !== tenant))
     retire();
@@ -67,7 +72,9 @@ function checkHeap(limits: AnswerLimits): void {
   }
 }
 
-/** Makes the spare isolate, if there is none of this size (a failure to make one is left to the next answer to meet). */
+/**
+ * Makes the spare isolate, if there is none of this size (a failure to make one is left to the next answer to meet).
+ */
 function prepare(memoryMb: number): void {
   if (spare?.memoryMb === memoryMb) return;
   try {
@@ -138,7 +145,8 @@ function runAnswer(spec: AnswerSpec, limits: AnswerLimits, tenant: number): Answ
     }
     tests.push(code);
   }
-  if (timeouts > 0 || realm.host.isolate.isDisposed) retire(); // a program that ran out of time or memory leaves nothing for the next
+  // a program that ran out of time or memory leaves nothing for the next
+  if (timeouts > 0 || realm.host.isolate.isDisposed) retire();
   return { ran: true, tests, ...(message !== undefined ? { message } : {}), ms: performance.now() - ran };
 }
 
@@ -167,7 +175,9 @@ function guarded(spec: AnswerSpec, limits: AnswerLimits, tenant: number): Answer
     return {
       ran: true,
       tests: spec.tests.map(() => 'E_CRASHED'),
-      message: `the host could not score the program: ${error instanceof Error ? error.message.slice(0, 200) : 'an unknown failure'}`,
+      message:
+        `the host could not score the program: ` +
+        `${error instanceof Error ? error.message.slice(0, 200) : 'an unknown failure'}`,
       ms: 0,
     };
   }

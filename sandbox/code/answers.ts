@@ -30,7 +30,9 @@ export type TestCode =
   | 'E_CRASHED';
 
 export interface AnswerResult {
-  /** Whether the program could be run at all; when not, `code` says why (E_SYNTAX, E_IMPORT, E_NO_ENTRY, E_LANGUAGE…). */
+  /**
+   * Whether the program could be run at all; when not, `code` says why (E_SYNTAX, E_IMPORT, E_NO_ENTRY, E_LANGUAGE…).
+   */
   ran: boolean;
   code?: string;
   /** Per test, null for a pass or the code of its failure. */
@@ -40,7 +42,10 @@ export interface AnswerResult {
   ms: number;
   /** Which isolate ran it: the worker's process id and the isolate's ordinal there (for the tests of ownIsolate). */
   isolate?: string;
-  /** It failed E_MEMORY or E_TIMEOUT in an isolate that had run other answers, and this is its re-run alone in a fresh one. */
+  /**
+   * It failed E_MEMORY or E_TIMEOUT in an isolate that had run other answers, and this is its re-run alone in a fresh
+   * one.
+   */
   rerun?: boolean;
 }
 
@@ -54,13 +59,22 @@ export interface AnswerLimits {
   memoryMb: number;
   /** Longest output, as JSON text. */
   maxOutputChars: number;
-  /** Deepest nesting of an output the host parses and compares (deeper fails E_TOO_LARGE; an expected output nests at most 34 deep). */
+  /**
+   * Deepest nesting of an output the host parses and compares (deeper fails E_TOO_LARGE; an expected output nests at
+   * most 34 deep).
+   */
   maxOutputDepth: number;
   /** After this many tests of one answer time out, its remaining tests fail unrun. */
   maxTimeouts: number;
-  /** Answers one isolate runs before it is replaced (each in its own Compartment meanwhile; only one run's answers ever share one). */
+  /**
+   * Answers one isolate runs before it is replaced (each in its own Compartment meanwhile; only one run's answers ever
+   * share one).
+   */
   answersPerIsolate: number;
-  /** Heap an answer may leave in use above the isolate's fresh level before the isolate is retired (garbage not yet collected counts). */
+  /**
+   * Heap an answer may leave in use above the isolate's fresh level before the isolate is retired (garbage not yet
+   * collected counts).
+   */
   heapSlackMb: number;
 }
 

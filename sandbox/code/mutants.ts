@@ -52,7 +52,10 @@ function replacements(token: Token, text: string): string[] {
   return OPERATOR_TYPES.has(token.type) ? (SWAPS[text] ?? []) : [];
 }
 
-/** Every one-token mutant of the program, in source order, at most `max` of them spread evenly over it. Throws when it does not tokenize. */
+/**
+ * Every one-token mutant of the program, in source order, at most `max` of them spread evenly over it. Throws when it
+ * does not tokenize.
+ */
 export function mutantsOf(program: string, max: number): Mutant[] {
   const out: Mutant[] = [];
   for (const token of tokenizer(program, { ecmaVersion: 'latest', sourceType: 'script' })) {

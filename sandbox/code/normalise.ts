@@ -11,7 +11,10 @@ export type Normalised =
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
-/** Drops `export` / `export default` before declarations and whole `export { … }` lists (a module's exports read as plain bindings). */
+/**
+ * Drops `export` / `export default` before declarations and whole `export { … }` lists (a module's exports read as
+ * plain bindings).
+ */
 function dropExports(source: string, body: Node[]): string | { importing: string } {
   const edits: Array<{ start: number; end: number; text: string }> = [];
   for (const node of body) {
@@ -49,7 +52,8 @@ export function normaliseProgram(program: string, language: AnswerLanguage): Nor
       ok: false,
       code: 'E_LANGUAGE',
       message:
-        'Python answers are not run by this host (docs/environment-contract.md, contract v3): answer in JavaScript or TypeScript',
+        'Python answers are not run by this host (docs/environment-contract.md, contract v3): answer in ' +
+        'JavaScript or TypeScript',
     };
   let text = program;
   if (language === 'typescript') {
@@ -59,7 +63,9 @@ export function normaliseProgram(program: string, language: AnswerLanguage): Nor
       return {
         ok: false,
         code: 'E_SYNTAX',
-        message: `the TypeScript program does not parse (only erasable types are supported: no enums or namespaces): ${message(error)}`,
+        message:
+          `the TypeScript program does not parse (only erasable types are supported: no enums or ` +
+          `namespaces): ${message(error)}`,
       };
     }
   }

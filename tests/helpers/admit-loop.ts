@@ -1,5 +1,5 @@
-// A writer process for crash and concurrency tests: admits variant sources into a library (a SQLite folder or a PostgreSQL URL) in an
-// endless loop until it is killed. Run as
+// A writer process for crash and concurrency tests: admits variant sources into a library (a SQLite folder or a
+// PostgreSQL URL) in an endless loop until it is killed. Run as
 //   node --import tsx tests/helpers/admit-loop.ts DIR START_INDEX
 // Every admission that returned is reported on stdout as `<status> <name> <version> <hash>` (written
 // synchronously: a reported line is committed), and `ready` follows the first one.

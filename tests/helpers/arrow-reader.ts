@@ -78,5 +78,6 @@ export function readWithArrow(path: string): { schema: ArrowField; rows: Array<R
   return { schema, rows };
 }
 const describeField = (f: ArrowField): string =>
-  `${f.name}:${f.format}${f.nullable ? '?' : ''}${f.children.length ? `<${f.children.map(describeField).join(',')}>` : ''}`;
+  `${f.name}:${f.format}${f.nullable ? '?' : ''}` +
+  `${f.children.length ? `<${f.children.map(describeField).join(',')}>` : ''}`;
 export const describeColumns = (f: ArrowField) => f.children.map(describeField).join(',');

@@ -9,12 +9,18 @@ export interface EnvParts {
   prelude?: string;
 }
 
+const META = "{ name: 'test-env', title: 'Test', description: 'A test environment.', skills: ['testing'], levels: 3 }";
+const GENERATE =
+  "const a = rng.int(1, 1000 * level); return { prompt: 'What is ' + a + ' + 1? Answer as " +
+  "<answer>N</answer>.', answer: a + 1 };";
+
 export function envSource(parts: EnvParts = {}): string {
   return [
     parts.prelude ?? '',
-    `export const meta = ${parts.meta ?? "{ name: 'test-env', title: 'Test', description: 'A test environment.', skills: ['testing'], levels: 3 }"};`,
-    `export function generate(rng, level) { ${parts.generate ?? "const a = rng.int(1, 1000 * level); return { prompt: 'What is ' + a + ' + 1? Answer as <answer>N</answer>.', answer: a + 1 };"} }`,
+    `export const meta = ${parts.meta ?? META};`,
+    `export function generate(rng, level) { ${parts.generate ?? GENERATE} }`,
     `export function solve(instance) { ${parts.solve ?? "return '<answer>' + instance.answer + '</answer>';"} }`,
-    `export function verify(instance, response) { ${parts.verify ?? "return kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0;"} }`,
+    `export function verify(instance, response) { ` +
+      `${parts.verify ?? "return kit.int(kit.answer(response) ?? '') === instance.answer ? 1 : 0;"} }`,
   ].join('\n');
 }

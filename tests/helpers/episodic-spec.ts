@@ -40,7 +40,10 @@ export function episodicSpec(name: string, tools: readonly string[], over: Parti
 export const episodicReviewPasses = (): FakeReply =>
   reply.json({ checks: Object.fromEntries(EPISODIC_REVIEW_CHECKS.map((c) => [c, { ok: true, note: 'fine' }])) });
 
-/** A fixture whose score forgets the finished flag: the validator's `incomplete` probe (the reference minus its finishing call) is paid. */
+/**
+ * A fixture whose score forgets the finished flag: the validator's `incomplete` probe (the reference minus its
+ * finishing call) is paid.
+ */
 export function withoutFinishCheck(source: string, flagLine: RegExp): string {
   if (!flagLine.test(source)) throw new Error(`no line matching ${flagLine} to remove`);
   return source.replace(flagLine, '');

@@ -35,7 +35,10 @@ export const anthropicPromptText = (body: any): string =>
     '\n',
   );
 
-/** Cache reads and writes for one request: the longest marked prefix seen before is read, the marked prefixes after it are written. */
+/**
+ * Cache reads and writes for one request: the longest marked prefix seen before is read, the marked prefixes after it
+ * are written.
+ */
 function promptCache(body: any, seen: Set<string>): { read: number; written: number } {
   const segments: Block[] = [
     ...(body?.tools ? [{ text: JSON.stringify(body.tools) }] : []),

@@ -1,5 +1,5 @@
-// A batch-journal writer for crash tests: appends groups of journal entries to a library's batches (a SQLite folder or a PostgreSQL URL)
-// in an endless loop until it is killed. Run as
+// A batch-journal writer for crash tests: appends groups of journal entries to a library's batches (a SQLite folder or
+// a PostgreSQL URL) in an endless loop until it is killed. Run as
 //   node --import tsx tests/helpers/journal-loop.ts DIR START_INDEX
 // It resumes the shared batches (JOURNAL_SHARED_BATCHES) that earlier writers left running, first
 // replaying their last group (which must be a no-op), and runs batches of its own, finishing each after
@@ -80,7 +80,8 @@ async function main(dir: string, start: number): Promise<void> {
     });
     if (appended.map((e) => e.seq).join() !== entries.map((_, j) => lastSeq - size + 1 + j).join())
       throw new Error(
-        `group ${group} of ${batchId} got seqs ${appended.map((e) => e.seq).join()}, expected ${lastSeq - size + 1}..${lastSeq}`,
+        `group ${group} of ${batchId} got seqs ${appended.map((e) => e.seq).join()}, expected ` +
+          `${lastSeq - size + 1}..${lastSeq}`,
       );
     lastSeqs.set(batchId, lastSeq);
     // One write for the whole group (a pipe write this small is atomic), so a kill never reports half of it.

@@ -154,7 +154,7 @@ export async function killAfter<L extends { ready: Promise<unknown>; kill: Killa
   } finally {
     const exit = await loop.kill();
     if (exit.signal !== 'SIGKILL') {
-      // biome-ignore lint/correctness/noUnsafeFinally: a writer that died by itself is the failure to report, over a failed ready
+      // biome-ignore lint/correctness/noUnsafeFinally: a writer that died by itself is the failure to report
       throw new Error(`kill ${round}: the writer died by itself (${JSON.stringify(exit)})\n${loop.stderr()}`);
     }
   }

@@ -3,7 +3,10 @@
 import type { Choices } from '../../validators/prompt-lists.js';
 import { judgeReaders, type ReaderFamily, type ReaderSample } from '../../validators/readers.js';
 
-/** A family judged over every sample pooled: its rate and chance, and the rule fitted on the first half; null where the family does not apply. */
+/**
+ * A family judged over every sample pooled: its rate and chance, and the rule fitted on the first half; null where the
+ * family does not apply.
+ */
 export function pooled(
   samples: readonly ReaderSample[],
   family: ReaderFamily,
@@ -20,6 +23,8 @@ export function pooled(
 
 /** A multiple-choice prompt (the body, then one option a line) and its reference naming the right option. */
 export function choiceSample(choices: Choices, truth: number, seed: number, level = 1): ReaderSample {
-  const prompt = `${choices.body}\n${choices.labels.map((l, i) => `${l}) ${choices.texts[i]}`).join('\n')}\nAnswer with the letter.`;
+  const prompt =
+    `${choices.body}\n${choices.labels.map((l, i) => `${l}) ${choices.texts[i]}`).join('\n')}` +
+    `\nAnswer with the letter.`;
   return { seed, level, reference: `<answer>${choices.labels[truth]}</answer>`, instance: { prompt } };
 }

@@ -5,7 +5,10 @@ import { listSeeds } from '../../library/seeds.js';
 export interface SeedPatch {
   /** Code placed before the module (module-level state, tables). */
   prelude?: string;
-  /** Bodies of the replacements; they may call honestGenerate(rng, level), honestSolve(instance), honestVerify(instance, response). */
+  /**
+   * Bodies of the replacements; they may call honestGenerate(rng, level), honestSolve(instance), honestVerify(instance,
+   * response).
+   */
   generate?: string;
   solve?: string;
   verify?: string;

@@ -53,7 +53,10 @@ export async function seededLibraryCopy(kinds: SeededKinds, dest?: string): Prom
   return { ...shared, dir };
 }
 
-/** Each seed's outcome in the run's seeded library and, when admitted, the validation report the library keeps for its source. */
+/**
+ * Each seed's outcome in the run's seeded library and, when admitted, the validation report the library keeps for its
+ * source.
+ */
 export async function seedReports(
   kinds: SeededKinds,
 ): Promise<Map<string, { outcome: SeedOutcome; report?: ValidationReport; hash?: string }>> {

@@ -1,5 +1,6 @@
 // One JSON request to a service over a fresh connection from a chosen source address (127.0.0.x: all of them
-// are one client, "loopback", to the reward service; client tokens tell clients apart), with its status, parsed body and retry-after.
+// are one client, "loopback", to the reward service; client tokens tell clients apart), with its status, parsed body
+// and retry-after.
 import { request as httpRequest } from 'node:http';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

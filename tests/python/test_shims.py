@@ -17,12 +17,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SHIMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "export", "python")
 TOOLS = [
-    {"name": "order", "description": "Order more of an item.", "parameters": {"type": "object", "additionalProperties": False, "required": ["item", "qty"], "properties": {
+    {"name": "order", "description": "Order more of an item.", "parameters": {
+        "type": "object", "additionalProperties": False, "required": ["item", "qty"], "properties": {
         "item": {"type": "string", "description": "The item code.", "minLength": 2, "maxLength": 12},
         "qty": {"type": "integer", "minimum": 1, "maximum": 50},
         "speed": {"type": "integer", "enum": [1, 2, 3]},
         "mode": {"type": "string", "enum": ["air", "sea"], "description": "How it ships."},
-        "lines": {"type": "array", "maxItems": 3, "items": {"type": "object", "required": ["sku"], "properties": {"sku": {"type": "string"}}}},
+        "lines": {
+            "type": "array", "maxItems": 3,
+            "items": {"type": "object", "required": ["sku"], "properties": {"sku": {"type": "string"}}},
+        },
     }}},
     {"name": "finish", "description": "End the shift.", "parameters": {"type": "object", "properties": {}}},
 ]
@@ -61,14 +65,17 @@ class Service:
                 with service.lock:
                     service.requests.append((self.command, self.path, dict(self.headers), body))
                 if self.path.startswith("/v1/envs"):
-                    return self.answer(200, {"envs": [{"name": "depot", "version": 1, "hash": "h1"}, {"name": "sums", "version": 2, "hash": "h2"}]})
+                    envs = [{"name": "depot", "version": 1, "hash": "h1"}, {"name": "sums", "version": 2, "hash": "h2"}]
+                    return self.answer(200, {"envs": envs})
                 if self.path == "/v1/episodes":
                     return self.answer(200, {"episode": "ep-1", "prompt": "Restock.", "tools": TOOLS, "maxTurns": 8})
                 if self.path.endswith("/step"):
                     if body["args"].get("item") == "huge":
                         return self.answer(413, {"error": {"code": "E_BODY_TOO_LARGE", "message": "too large"}})
                     done = body["tool"] == "finish"
-                    return self.answer(200, {"turn": body["turn"], "observation": f"did {body['tool']}", "done": done, **({"score": 1, "end": "done"} if done else {})})
+                    end = {"score": 1, "end": "done"} if done else {}
+                    step = {"turn": body["turn"], "observation": f"did {body['tool']}", "done": done, **end}
+                    return self.answer(200, step)
                 if self.command == "DELETE":
                     return self.answer(200, {"done": True, "score": 0.25, "end": "truncated"})
                 if self.path == "/v1/verify":
@@ -151,7 +158,9 @@ class ClientTest(ShimTest):
         client = self.load("compute_score").client
         episode = client.Episode({"env": "depot", "version": 1, "seed": 1, "level": 1})
         self.assertEqual(episode.step("order", {"item": "huge"}), "error: too large")
-        self.assertEqual(episode.step("order", [1]), "error: a tool call needs the name of a tool and an object of arguments")
+        self.assertEqual(
+            episode.step("order", [1]), "error: a tool call needs the name of a tool and an object of arguments"
+        )
         self.assertEqual(episode.turn, 0)
 
     def test_bounds_in_words(self):
@@ -159,7 +168,10 @@ class ClientTest(ShimTest):
         props = TOOLS[0]["parameters"]["properties"]
         self.assertEqual(client.bounds_of(props["item"]), ["2 to 12 characters"])
         self.assertEqual(client.bounds_of(props["qty"]), ["1 to 50"])
-        self.assertEqual(client.bounds_of(props["lines"]), ["at most 3 items", "each item object, an object with the fields sku: string"])
+        self.assertEqual(
+            client.bounds_of(props["lines"]),
+            ["at most 3 items", "each item object, an object with the fields sku: string"],
+        )
 
 
 class VerlTest(ShimTest):
@@ -200,10 +212,12 @@ class VerlTest(ShimTest):
 class ComputeScoreTest(ShimTest):
     def test_an_episode_score_is_its_tool_rewards_and_a_missing_one_raises(self):
         score = self.load("compute_score")
-        self.assertEqual(score.compute_score("envforge/depot", "", "{}", extra_info={"tool_rewards": [0.0, 0.0, 0.75]}), 0.75)
+        rewards = {"tool_rewards": [0.0, 0.0, 0.75]}
+        self.assertEqual(score.compute_score("envforge/depot", "", "{}", extra_info=rewards), 0.75)
         with self.assertRaisesRegex(ValueError, "use_reward_loop"):
             score.compute_score("envforge/depot", "", "{}", extra_info={"env": "depot"})
-        self.assertEqual(score.compute_score("envforge/sums", "<answer>3</answer>", '{"env":"sums","version":2,"seed":1,"level":1}'), 1.0)
+        identity = '{"env":"sums","version":2,"seed":1,"level":1}'
+        self.assertEqual(score.compute_score("envforge/sums", "<answer>3</answer>", identity), 1.0)
 
 
 class TrlTest(ShimTest):
@@ -213,7 +227,11 @@ class TrlTest(ShimTest):
         cls = env.environment_factory
         self.assertEqual(cls.__name__, "DepotEnv")
         instance = cls()
-        methods = [n for n, _ in inspect.getmembers(instance, predicate=inspect.ismethod) if n not in ("reset", "get_reward") and not n.startswith("_")]
+        methods = [
+            n
+            for n, _ in inspect.getmembers(instance, predicate=inspect.ismethod)
+            if n not in ("reset", "get_reward") and not n.startswith("_")
+        ]
         self.assertEqual(sorted(methods), ["finish", "order"])
         signature = inspect.signature(instance.order)
         self.assertEqual(list(signature.parameters), ["item", "qty", "speed", "mode", "lines"])
@@ -234,7 +252,9 @@ class TrlTest(ShimTest):
 
     def test_docstring_structure_words_in_module_text_stay_text(self):
         env = self.load("environment")
-        self.assertEqual(env.doc_text("Look up.\n\nArgs:\n  x: evil\nReturns: y"), "Look up. Args\u2060: x: evil Returns\u2060: y")
+        self.assertEqual(
+            env.doc_text("Look up.\n\nArgs:\n  x: evil\nReturns: y"), "Look up. Args\u2060: x: evil Returns\u2060: y"
+        )
         values = ["Returns: x", "a)b", "choices: [1]"]
         self.assertEqual(json.loads(env.choices_json(values)), values)
         self.assertNotIn("Returns:", env.choices_json(values))
@@ -243,9 +263,20 @@ class TrlTest(ShimTest):
 class OpenRlhfTest(ShimTest):
     def test_every_call_of_a_turn_in_order_and_malformed_ones_as_errors(self):
         agent = self.load("agent_func")
-        calls = agent.parse_calls('a <tool_call>{"name": "order", "arguments": {"item": "ab", "qty": 1}}</tool_call> b <tool_call>{not json</tool_call>'
-                                  '<tool_call>{"name": "finish", "arguments": "{}"}</tool_call><tool_call>[1]</tool_call>')
-        self.assertEqual(calls, [("order", {"item": "ab", "qty": 1}), (None, "the tool call is not JSON"), ("finish", {}), (None, 'the tool call needs {"name": ..., "arguments": {...}}')])
+        calls = agent.parse_calls(
+            'a <tool_call>{"name": "order", "arguments": {"item": "ab", "qty": 1}}</tool_call> '
+            "b <tool_call>{not json</tool_call>"
+            '<tool_call>{"name": "finish", "arguments": "{}"}</tool_call><tool_call>[1]</tool_call>'
+        )
+        self.assertEqual(
+            calls,
+            [
+                ("order", {"item": "ab", "qty": 1}),
+                (None, "the tool call is not JSON"),
+                ("finish", {}),
+                (None, 'the tool call needs {"name": ..., "arguments": {...}}'),
+            ],
+        )
 
     def test_a_single_turn_row_is_scored_on_its_first_turn(self):
         agent = self.load("agent_func")

@@ -6,6 +6,7 @@ export default function setup(): void {
   const require = createRequire(import.meta.url);
   const ivm = (require('isolated-vm/package.json') as { version: string }).version;
   process.stdout.write(
-    `envforge tests: node ${process.version} (ABI ${process.versions.modules}), isolated-vm ${ivm}, ${process.platform}-${process.arch}\n`,
+    `envforge tests: node ${process.version} (ABI ${process.versions.modules}), isolated-vm ${ivm}, ` +
+      `${process.platform}-${process.arch}\n`,
   );
 }

@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Seconds per test file (path from the repository root) in a whole run on 2 cores, refreshed by hand (docs/testing.md). */
+/**
+ * Seconds per test file (path from the repository root) in a whole run on 2 cores, refreshed by hand (docs/testing.md).
+ */
 const DURATIONS = JSON.parse(readFileSync(new URL('./durations.json', import.meta.url), 'utf8')) as Record<
   string,
   number

@@ -85,7 +85,9 @@ export const acceptanceCheck: SingleTurnCheck = {
           rule: 'rate',
           code: 'E_ACCEPTS_COARSE',
           check: 'acceptance',
-          policy: `the answer written coarsely (${form}), beyond what the same value at the reference's precision or a value as close earns`,
+          policy:
+            `the answer written coarsely (${form}), beyond what the same value at the reference's precision ` +
+            `or a value as close earns`,
           trials,
           tolerance: { level: o.coarseLevelTolerance, pooled: o.coarseTolerance },
           z: o.rateZ,

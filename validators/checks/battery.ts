@@ -40,7 +40,9 @@ export interface ZeroFamily {
   ) => Promise<JudgedOutcome[]> | JudgedOutcome[];
 }
 
-/** A battery family judged at zero tolerance: every probe that holds no answer, or several, must stay under its ceiling. */
+/**
+ * A battery family judged at zero tolerance: every probe that holds no answer, or several, must stay under its ceiling.
+ */
 export function zeroFamilyCheck(spec: ZeroFamily): SingleTurnCheck {
   return {
     name: spec.name,
@@ -70,12 +72,18 @@ export interface RateFamily {
   code: ProblemCode;
   /** The check's requests (the battery's families, or responses of its own). */
   requests(ctx: SingleTurnContext): ProbeRequest[];
-  /** The judged groups of the outcomes that ran, each with the name its messages use (default: one group, the check's name). */
+  /**
+   * The judged groups of the outcomes that ran, each with the name its messages use (default: one group, the check's
+   * name).
+   */
   groups?(ran: JudgedOutcome[]): Array<[string, JudgedOutcome[]]>;
   limits(o: ValidatorOptions, judged: JudgedOutcome[]): RateLimits;
 }
 
-/** Responses that may be valid answers, judged by rate against chance (the response is the answer anyway), group by group. */
+/**
+ * Responses that may be valid answers, judged by rate against chance (the response is the answer anyway), group by
+ * group.
+ */
 export function rateFamilyCheck(spec: RateFamily): SingleTurnCheck {
   return {
     name: spec.name,

@@ -90,7 +90,9 @@ export const codeMutants: CodeCheck = {
             ceiling: 1 - options.minMutationScore,
             form: `the mutant ${worst.change}`,
             what: 'mutant',
-            reads: `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its reference solves, though others' tests kill it`,
+            reads:
+              `survives the hidden tests of ${(100 * worst.share).toFixed(0)}% of the instances its reference ` +
+              `solves, though others' tests kill it`,
             evidence: () => ({ mutant: worst.change, survivesOn: worst.where }),
           },
           {

@@ -15,6 +15,9 @@ import type { ZeroFinding } from './rules.js';
 import type { ProbeRequest, SingleTurnCheck, SingleTurnContext } from './single-turn.js';
 
 const OTHER = "another instance's reference with the same prompt";
+const SAME_PROMPT =
+  ' (two instances show the same prompt: either the verifier rejects a valid answer, or the answer is not ' +
+  'determined by what the policy sees)';
 
 /** Pairs of instances with the same prompt and different answers: each reference is sent to the other. */
 function crossings(episodes: Episode[]): ProbeRequest[] {
@@ -89,7 +92,9 @@ function findings(ctx: SingleTurnContext, outcomes: JudgedOutcome[]): ZeroFindin
         ceiling: ctx.stage.options.equivalentLossCeiling,
         form: o.probe.form,
         what: 'rewritten correct answer',
-        reads: `scores ${o.score} where the reference scores ${scoreOf(o.episode.referenceVerdict)}${o.probe.form === OTHER ? ' (two instances show the same prompt: either the verifier rejects a valid answer, or the answer is not determined by what the policy sees)' : ''}`,
+        reads:
+          `scores ${o.score} where the reference scores ${scoreOf(o.episode.referenceVerdict)}` +
+          `${o.probe.form === OTHER ? SAME_PROMPT : ''}`,
         evidence: () => ({
           ...evidenceOf(o),
           ...(o.probe.form === OTHER ? { prompt: o.episode.instance.prompt.slice(0, 200) } : {}),
@@ -104,7 +109,8 @@ export const completenessCheck: SingleTurnCheck = {
   codes: ['E_REJECTS_EQUIVALENT'],
   kinds: ['single'],
   plan(ctx) {
-    // The prompt's notation on every instance (it may matter on a few only: negative answers, large ones); whitespace in the tag on the probed ones.
+    // The prompt's notation on every instance (it may matter on a few only: negative answers, large ones); whitespace
+    // in the tag on the probed ones.
     const probed = new Set(ctx.targets().map((t) => t.episode));
     const forms = ctx.stage.episodes.flatMap((e) => {
       const probes = equivalentForms(e.instance.prompt, answerContent(e.reference), probed.has(e)).map(

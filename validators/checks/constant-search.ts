@@ -82,7 +82,10 @@ export interface Level {
   constant?: string;
   /** The fitted constant's mean score where it was judged (the difficulty curve's guessing baseline). */
   first: number;
-  /** The fitted constant's wins on the fitting half (its own instances count: an estimate biased upward) and their count. */
+  /**
+   * The fitted constant's wins on the fitting half (its own instances count: an estimate biased upward) and their
+   * count.
+   */
   fitWins?: { won: number; of: number };
 }
 

@@ -38,7 +38,10 @@ export interface CheckPlan<Req, Out> {
 export interface JudgeTools<Req, Out> {
   /** More sandbox work, for a check that adapts (more instances where a verdict is close, a follow-up probe). */
   run(requests: readonly Req[]): Promise<Out[]>;
-  /** Every outcome of the stage's batch, of every check, for checks that judge the whole sample (a credit floor, feedback). */
+  /**
+   * Every outcome of the stage's batch, of every check, for checks that judge the whole sample (a credit floor,
+   * feedback).
+   */
   all(): readonly Out[];
 }
 

@@ -44,7 +44,10 @@ export const creditFloorCheck: SingleTurnCheck = {
               rule: 'rate',
               code: 'E_ACCEPTS_NON_ANSWER',
               check: 'credit-floor',
-              policy: `any wrong answer (the worst-scoring wrong answer of each probed instance still scores ${example ? example.score.toFixed(2) : '…'} or more, ceiling ${ceiling}: credit that does not track correctness pays the format alone)`,
+              policy:
+                `any wrong answer (the worst-scoring wrong answer of each probed instance still scores ` +
+                `${example ? example.score.toFixed(2) : '…'} or more, ceiling ${ceiling}: credit that does not ` +
+                `track correctness pays the format alone)`,
               trials: floors.map((o) => ({ level: o.episode.level, win: o.score >= ceiling ? 1 : 0, chance: 0 })),
               tolerance: { pooled: ctx.stage.options.creditFloorShare - 1e-9 },
               z: 0,

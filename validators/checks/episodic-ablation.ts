@@ -16,7 +16,10 @@ export const adversaryProbeList = (ctx: EpisodicContext): Probe[] =>
 export const adversaryFamily = (ctx: EpisodicContext, family: Probe['family']): Probe[] =>
   adversaryProbeList(ctx).filter((p) => p.family === family);
 
-/** `${episode}|${tool}` for each tool whose ablation earns less than the episode's reference (`outcomes[i]` answers `ablations[i]`). */
+/**
+ * `${episode}|${tool}` for each tool whose ablation earns less than the episode's reference (`outcomes[i]` answers
+ * `ablations[i]`).
+ */
 export function decisiveTools(
   refs: readonly Rollout[],
   ablations: readonly Probe[],
@@ -32,7 +35,10 @@ export function decisiveTools(
 /** The episodes the ablation probed (the adversary episodes that end with a finishing call). */
 export const ablatedEpisodes = (ablations: readonly Probe[]): number[] => [...new Set(ablations.map((p) => p.of))];
 
-/** The reference of episode `i` replayed once per stage with its final state and each turn's changed paths (the rules and arguments checks read both). */
+/**
+ * The reference of episode `i` replayed once per stage with its final state and each turn's changed paths (the rules
+ * and arguments checks read both).
+ */
 export const referenceState = (ctx: EpisodicContext, i: number) =>
   ctx.shared(`reference-state:${i}`, () =>
     replayOf(ctx.refs[i] as Rollout, (ctx.refs[i] as Rollout).actions, { keepState: true, changes: true }),

@@ -155,8 +155,12 @@ export const episodicArguments: EpisodicCheck = {
             judged: hit ? 1 : 0,
             ceiling: 1,
             what: 'argument variant',
-            form: `${p.variant.tool}.${p.variant.arg} ${p.variant.kind} ${JSON.stringify(p.variant.value).slice(0, 40)} (seed ${ref.seed}, level ${ref.level})`,
-            reads: `scores ${scoreOf(r)} (the reference ${ref.score}${wrong !== null ? `, a wrong decision ${wrong}` : ''})`,
+            form:
+              `${p.variant.tool}.${p.variant.arg} ${p.variant.kind} ` +
+              `${JSON.stringify(p.variant.value).slice(0, 40)} (seed ${ref.seed}, level ${ref.level})`,
+            reads:
+              `scores ${scoreOf(r)} (the reference ${ref.score}` +
+              `${wrong !== null ? `, a wrong decision ${wrong}` : ''})`,
             evidence: () => ({
               tool: p.variant.tool,
               arg: p.variant.arg,

@@ -26,7 +26,9 @@ export function earnsReference(
   actions: unknown[],
   family: string,
 ): Finding {
-  const form = `${family}: ${actions.length} calls, ending ${JSON.stringify(actions.at(-1) ?? null).slice(0, 80)} (seed ${ref.seed}, level ${ref.level})`;
+  const form =
+    `${family}: ${actions.length} calls, ending ${JSON.stringify(actions.at(-1) ?? null).slice(0, 80)} (seed ` +
+    `${ref.seed}, level ${ref.level})`;
   return {
     rule: 'zero',
     code,
@@ -45,7 +47,10 @@ export function earnsReference(
   };
 }
 
-/** The cut logs of the adversary episodes; one call made k times only on the first adversary episode of each level (the cheapest family to leave to one). */
+/**
+ * The cut logs of the adversary episodes; one call made k times only on the first adversary episode of each level (the
+ * cheapest family to leave to one).
+ */
 export function cutProbes(ctx: EpisodicContext): Probe[] {
   const levels = new Map<number, number>();
   for (const i of ctx.adversaryEpisodes())

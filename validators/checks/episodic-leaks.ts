@@ -8,7 +8,10 @@ import { fixedProbes, probeEvidence, type ScoredProbe } from './episodic-baselin
 import { scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
-/** Whether an observation (of `r` itself, or of a probe with `sent` actions) shows a number the reference sends that neither the prompt nor the initial state holds. */
+/**
+ * Whether an observation (of `r` itself, or of a probe with `sent` actions) shows a number the reference sends that
+ * neither the prompt nor the initial state holds.
+ */
 export function observationLeaks(
   r: Rollout,
   observations: string[] | undefined,
@@ -62,7 +65,8 @@ export const episodicLeaks: EpisodicCheck = {
             code: 'E_ANSWER_LEAK',
             check: 'episodic-leaks',
             policy:
-              'replaying only the reference actions whose values the prompt spells out (against the same replay on another instance)',
+              'replaying only the reference actions whose values the prompt spells out (against the same ' +
+              'replay on another instance)',
             trials: own.map((s) => ({ level: s.probe.request.level, win: scoreOf(s.result) >= 0.5 ? 1 : 0, chance })),
             tolerance: { pooled: o.promptLeakMaxRate - 1e-9 },
             z: 0,
@@ -90,7 +94,8 @@ export const episodicLeaks: EpisodicCheck = {
           code: 'E_ANSWER_LEAK',
           check: 'episodic-leaks',
           policy:
-            'reading a computed value (not in the initial state or the prompt) off an observation before the reference submits it',
+            'reading a computed value (not in the initial state or the prompt) off an observation before ' +
+            'the reference submits it',
           trials: ctx.refs.map((r, i) => ({ level: r.level, win: leaks[i] ? 1 : 0, chance: 0 })),
           tolerance: { pooled: o.observationLeakMaxRate - 1e-9 },
           z: 0,

@@ -110,7 +110,8 @@ export const episodicOffPath: EpisodicCheck = {
             code: 'E_ANSWER_LEAK',
             check: 'episodic-off-path',
             policy:
-              "a call off the reference's path (a wrong value, or a tool the reference never calls) answered with the reference's computed value (or its difference to the value sent)",
+              "a call off the reference's path (a wrong value, or a tool the reference never calls) answered " +
+              "with the reference's computed value (or its difference to the value sent)",
             trials: leaked.map((x) => ({ level: x.episode.level, win: x.hit ? 1 : 0, chance: 0 })),
             tolerance: { pooled: rate },
             z: 0,
@@ -131,7 +132,8 @@ export const episodicOffPath: EpisodicCheck = {
             code: 'E_ANSWER_LEAK',
             check: 'episodic-off-path',
             policy:
-              'bisection on replies to a wrong value that say which side of the reference\'s value it lies ("too high" / "too low")',
+              "bisection on replies to a wrong value that say which side of the reference's value it lies " +
+              '("too high" / "too low")',
             trials: leaked.map((x) => ({
               level: x.episode.level,
               win: found.some((f) => f.ref === x.episode) ? 1 : 0,

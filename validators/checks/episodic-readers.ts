@@ -148,7 +148,8 @@ export const episodicReaders: EpisodicCheck = {
           metrics[`fields ${axis.tool}.${axis.arg}`] = t.rules;
           findings.push(
             ...rate(
-              `a field read next to the entity (${axis.tool}.${axis.arg}), fitted on half the episodes and scored on the other half`,
+              `a field read next to the entity (${axis.tool}.${axis.arg}), fitted on half the episodes and ` +
+                `scored on the other half`,
               t,
               () => ({ axis: `${axis.tool}.${axis.arg}`, rules: t.rules }),
             ),
@@ -161,13 +162,15 @@ export const episodicReaders: EpisodicCheck = {
           metrics[`picks ${slot}`] = t.rules;
           findings.push(
             ...rate(
-              `picking the entities of ${slot} by where and how the listings print them, fitted on half the episodes and scored on the other half`,
+              `picking the entities of ${slot} by where and how the listings print them, fitted on half the ` +
+                `episodes and scored on the other half`,
               t,
               () => ({ slot, rules: t.rules }),
             ),
           );
         }
-        // The prompt's digits, or its numbers' simple arithmetic, read as a value it does not spell out, per argument (judged as single-turn leaks).
+        // The prompt's digits, or its numbers' simple arithmetic, read as a value it does not spell out, per argument
+        // (judged as single-turn leaks).
         const leak = (
           policy: string,
           slot: string,
@@ -219,7 +222,8 @@ export const episodicReaders: EpisodicCheck = {
           metrics[`arithmetic ${slot}`] = j.rules.get(null);
           findings.push(
             ...leak(
-              `computing ${slot} from the prompt's numbers (${j.family}), fitted on half the episodes and scored on the other half`,
+              `computing ${slot} from the prompt's numbers (${j.family}), fitted on half the episodes and ` +
+                `scored on the other half`,
               slot,
               j,
               j.rules.get(null),
@@ -243,7 +247,8 @@ export const episodicReaders: EpisodicCheck = {
           metrics[`asks ${key}`] = t.marks;
           findings.push(
             ...rate(
-              `asking ${key} about every value and following the reply that marks the right one, fitted on half the episodes`,
+              `asking ${key} about every value and following the reply that marks the right one, ` +
+                `fitted on half the episodes`,
               t,
               () => ({ asks: key, marks: t.marks.map((m) => m.slice(0, 120)) }),
             ),

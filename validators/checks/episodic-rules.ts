@@ -16,7 +16,10 @@ import type { Finding } from './rules.js';
 interface Ablation {
   of: number;
   rule: StatedRule;
-  /** 'every call removed', 'one call removed', 'moved after what it must precede', or every call removed and the guarded calls reshaped. */
+  /**
+   * 'every call removed', 'one call removed', 'moved after what it must precede', or every call removed and the guarded
+   * calls reshaped.
+   */
   how: string;
   actions: Action[];
 }
@@ -164,7 +167,9 @@ export const episodicRules: EpisodicCheck = {
             judged: judged + 1e-6,
             ceiling: ref.score,
             what: 'stated-step ablation',
-            form: `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; the prompt: "${a.rule.sentence.slice(0, 160)}")`,
+            form:
+              `${a.rule.tool}: ${a.how} (seed ${ref.seed}, level ${ref.level}; the prompt: "` +
+              `${a.rule.sentence.slice(0, 160)}")`,
             evidence: () => ({
               step: a.rule.tool,
               ablation: a.how,

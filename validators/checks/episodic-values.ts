@@ -2,8 +2,8 @@
 // against each ablated reference episode at zero tolerance: stops without the finish, value transfers, a
 // categorical oracle, readers of unused tools copied into the decisions, ground truth written through free-text
 // arguments, retries steered by a read tool's reply, and retries with the entity put back by any tool between
-// them (adversaries-undo.ts); the readers read the error paths' replies too. Besides the stage's batch (ablations and the initial
-// states), two rounds: the fixed logs (with the replies the adaptive ones read), then the adaptive logs.
+// them (adversaries-undo.ts); the readers read the error paths' replies too. Besides the stage's batch (ablations and
+// the initial states), two rounds: the fixed logs (with the replies the adaptive ones read), then the adaptive logs.
 import type { ProblemCode } from '../../contract/codes.js';
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
@@ -55,7 +55,10 @@ const CODES: Record<Kind, [ProblemCode, string]> = {
   copy: ['E_ANSWER_LEAK', 'adversary log'],
   injection: ['E_WRITABLE_TRUTH', 'adversary log'],
 };
-/** Per reference episode at most this many axes, reader calls, injections and fixed logs; the value families on one episode a level. */
+/**
+ * Per reference episode at most this many axes, reader calls, injections and fixed logs; the value families on one
+ * episode a level.
+ */
 const BUDGET = { axes: 2, readers: 24, errorCalls: 6, injections: 4, logs: 32 };
 
 export const episodicValues: EpisodicCheck = {
@@ -123,7 +126,10 @@ function requestOf(refs: Rollout[], j: Job): RolloutRequest {
   };
 }
 
-/** The logs that need no reply: stop cuts and transfers of decisive tools, and per axis the value blankets, readers and injections. */
+/**
+ * The logs that need no reply: stop cuts and transfers of decisive tools, and per axis the value blankets, readers and
+ * injections.
+ */
 function fixedJobs(
   meta: EpisodicMeta,
   r: Rollout,
@@ -163,7 +169,8 @@ function fixedJobs(
     const value = axis.values[0] as Scalar;
     for (const actions of injectionLogs(meta, r, axis, decisions, keys, value).slice(0, BUDGET.injections))
       jobs.push({ of, kind: 'injection', axis, value, actions });
-    // Each read after every try; again with the entity put back after each read (a final decision) by each of two other tools that may undo it.
+    // Each read after every try; again with the entity put back after each read (a final decision) by each of two other
+    // tools that may undo it.
     const resets = resetsOf(meta, r, axis, decisions);
     for (const read of readsOf(meta, r, axis, decisions)) {
       for (const again of [undefined, ...resets.filter((x) => x.tool !== read.tool).slice(0, 2)])
@@ -197,7 +204,8 @@ function adaptiveJobs(
     const replies = blankets.map((b) => decisions.map((d) => (b?.ok ? b.observations?.[d.index] : undefined)));
     const choices = oracleChoices(axis, decisions, replies);
     // Judged only where the replies single out the reference's own decisions (a refusal singled out is no oracle).
-    // ... and where some decision needs a wrong try first: a log whose first tries are all right is the reference itself.
+    // ... and where some decision needs a wrong try first: a log whose first tries are all right is the reference
+    // itself.
     if (
       choices.every((c, k) => c !== null && c === decisions[k]?.value) &&
       choices.some((c) => axis.values.indexOf(c as Scalar) > 0)
@@ -255,7 +263,10 @@ function adaptiveJobs(
   return jobs;
 }
 
-/** Whether a log is judged: an injection only where the same value without the injection earns less (the write is what pays). */
+/**
+ * Whether a log is judged: an injection only where the same value without the injection earns less (the write is what
+ * pays).
+ */
 function gate(job: Job, all: Array<{ job: Job; result: RolloutResult | undefined }>, refs: Rollout[]): boolean {
   if (job.kind !== 'injection') return true;
   const plain = all.find(
@@ -265,7 +276,10 @@ function gate(job: Job, all: Array<{ job: Job; result: RolloutResult | undefined
   return plain !== undefined && scoreOf(plain.result) < (refs[job.of] as Rollout).score - 1e-9;
 }
 
-/** Whether each decision names exactly one entity beside its value (the shape `playable` asks for, before knowing where the policy learns the id). */
+/**
+ * Whether each decision names exactly one entity beside its value (the shape `playable` asks for, before knowing where
+ * the policy learns the id).
+ */
 function oneEntity(r: Rollout, axis: Axis, decisions: Decision[]): boolean {
   const acts = actionsOf(r);
   return (

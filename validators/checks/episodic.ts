@@ -14,7 +14,10 @@ export interface EpisodicContext extends CheckContext {
   /** The reference rollouts (act) of the execution stage, by level then seed; checks name them by index. */
   readonly refs: readonly Rollout[];
   readonly options: EpisodicOptions & { probedPerLevel: number };
-  /** The references the adversary checks play against: the first `adversaryPerLevel` of each level that end with a finishing call. */
+  /**
+   * The references the adversary checks play against: the first `adversaryPerLevel` of each level that end with a
+   * finishing call.
+   */
   adversaryEpisodes(): number[];
   /** One request object per key, so a request several checks plan runs once in the batch. */
   shared(key: string, make: () => RolloutRequest): RolloutRequest;
@@ -56,7 +59,9 @@ export function episodicContext(stage: StageContext, meta: EpisodicMeta, refs: r
   };
 }
 
-/** Runs every registered episodic check: one batch of their planned requests, then their judges (which may run more). */
+/**
+ * Runs every registered episodic check: one batch of their planned requests, then their judges (which may run more).
+ */
 export async function runEpisodicChecks(
   registry: readonly AnyCheck[],
   ctx: EpisodicContext,

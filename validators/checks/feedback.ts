@@ -9,14 +9,19 @@ import { outcomesOf } from './probe-findings.js';
 import type { Finding, Trial } from './rules.js';
 import type { SingleTurnCheck } from './single-turn.js';
 
-/** Whether `said` (feedback's tokens, lowercased) holds `answer` as a run of tokens that `response` does not (read only then: most feedback names nothing). */
+/**
+ * Whether `said` (feedback's tokens, lowercased) holds `answer` as a run of tokens that `response` does not (read only
+ * then: most feedback names nothing).
+ */
 function names(said: string[], answer: string[], response: () => string[]): boolean {
   return (
     answer.length > 0 && occurrences(said, answer, 1).length > 0 && occurrences(response(), answer, 1).length === 0
   );
 }
 
-/** Per wrong answer with feedback: whether the feedback names the right answer (win) and another instance's (chance). */
+/**
+ * Per wrong answer with feedback: whether the feedback names the right answer (win) and another instance's (chance).
+ */
 function namingTrials(
   outcomes: JudgedOutcome[],
   byLevel: Map<number, Episode[]>,
@@ -73,7 +78,9 @@ export const feedbackCheck: SingleTurnCheck = {
             code: 'E_FEEDBACK_LEAK',
             check: 'feedback',
             policy:
-              "asking for the answer: the feedback on a wrong answer names the right one (feedback reaches trainers, and a policy shown it learns to ask rather than to solve; chance: it names another instance's answer)",
+              'asking for the answer: the feedback on a wrong answer names the right one (feedback reaches ' +
+              'trainers, and a policy shown it learns to ask rather than to solve; chance: it names ' +
+              "another instance's answer)",
             trials,
             tolerance: { pooled: ctx.stage.options.feedbackLeakExcess },
             z: ctx.stage.options.rateZ,

@@ -21,7 +21,8 @@ import { best, contentOf, scoreConstants, searchConstants, type Level, type Run 
 /** The prompt strategies (prompt-guesses.ts) by form, and how the message names them. */
 const WHAT: Record<string, string> = {
   constant:
-    "one fixed answer (the best of the level's answers, their accepted variants, their short forms in either case and small constants, fitted on half the instances)",
+    "one fixed answer (the best of the level's answers, their accepted variants, their short forms in either " +
+    'case and small constants, fitted on half the instances)',
   'printed list': 'answering with the list the prompt prints (every option, or the input copied)',
   'input copied': "the answer's items copied in the order the prompt gives them",
   'every prompt token': "every token of the prompt of the answer's kind, listed",

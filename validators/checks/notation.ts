@@ -80,7 +80,9 @@ export const notationCheck: SingleTurnCheck = {
           rule: 'rate',
           code: 'E_ACCEPTS_COARSE',
           check: 'notation',
-          policy: `a wrong value written in another notation (${form}), beyond what the same value in plain digits earns`,
+          policy:
+            `a wrong value written in another notation (${form}), beyond what the same ` +
+            `value in plain digits earns`,
           trials,
           tolerance: { level: o.coarseLevelTolerance, pooled: o.coarseTolerance },
           z: o.rateZ,

@@ -14,7 +14,9 @@ import type { ProbeResult } from './single-turn.js';
 /** Every probe outcome of a check's results, in order. */
 export const outcomesOf = (results: readonly ProbeResult[]): JudgedOutcome[] => results.flatMap((r) => r.outcomes);
 
-/** Sets `excess` on each zero-tolerance outcome: a group fails only when all its members do; stuffing by what it adds. */
+/**
+ * Sets `excess` on each zero-tolerance outcome: a group fails only when all its members do; stuffing by what it adds.
+ */
 export function judgeExcess(outcomes: JudgedOutcome[]): void {
   const seen = new Map<Episode, { groups: Map<string, number>; bases: Map<string, number> }>();
   const of = (e: Episode) =>

@@ -109,7 +109,11 @@ function zeroProblem(code: ProblemCode, failing: ZeroFinding[]): Problem {
   const forms = [...new Set(failing.map((f) => f.form))];
   return {
     code,
-    message: `${failing.length} ${worst.what}${failing.length === 1 ? '' : 's'} reach the ceiling ${worst.ceiling} (inclusive; the reference scores 1). Worst: "${worst.form}" ${worst.reads ?? `scores ${round(worst.judged)}`}. Failing forms: ${forms.slice(0, 6).join('; ')}${forms.length > 6 ? '; …' : ''}`,
+    message:
+      `${failing.length} ${worst.what}${failing.length === 1 ? '' : 's'} reach the ceiling ${worst.ceiling} ` +
+      `(inclusive; the reference scores 1). Worst: "${worst.form}" ` +
+      `${worst.reads ?? `scores ${round(worst.judged)}`}. Failing forms: ${forms.slice(0, 6).join('; ')}` +
+      `${forms.length > 6 ? '; …' : ''}`,
     evidence: { check: worst.check, ...asObject(worst.evidence()) },
   };
 }
@@ -125,7 +129,11 @@ function rateProblem(code: ProblemCode, failing: Array<{ f: RateFinding; s: Scop
   const others = [...new Set(failing.filter((x) => x.f !== f).map((x) => x.f.policy))];
   return {
     code,
-    message: `${f.policy} wins ${pct(s.rate)} ${where} (${s.n} trials; at least ${pct(s.bound)} with confidence) while chance gives ${pct(s.chance)} (tolerance ${(100 * s.tolerance).toFixed(0)} points)${levels.length ? `; also at levels ${levels.join(', ')}` : ''}${others.length ? `; also: ${others.slice(0, 3).join('; ')}` : ''}`,
+    message:
+      `${f.policy} wins ${pct(s.rate)} ${where} (${s.n} trials; at least ${pct(s.bound)} with confidence) ` +
+      `while chance gives ${pct(s.chance)} (tolerance ${(100 * s.tolerance).toFixed(0)} points)` +
+      `${levels.length ? `; also at levels ${levels.join(', ')}` : ''}` +
+      `${others.length ? `; also: ${others.slice(0, 3).join('; ')}` : ''}`,
     // Every check whose finding failed under this code: the worst one speaks, the others are named.
     evidence: {
       check: f.check,
@@ -151,7 +159,10 @@ const asObject = (v: unknown): Record<string, unknown> =>
       ? {}
       : { detail: v };
 
-/** The problems the findings amount to: one per code (its worst failing finding is the evidence), in order of first appearance. */
+/**
+ * The problems the findings amount to: one per code (its worst failing finding is the evidence), in order of first
+ * appearance.
+ */
 export function judgeFindings(findings: readonly Finding[]): Problem[] {
   const zero = new Map<ProblemCode, ZeroFinding[]>();
   const rate = new Map<ProblemCode, Array<{ f: RateFinding; s: Scope }>>();

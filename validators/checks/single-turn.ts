@@ -32,7 +32,10 @@ export interface SingleTurnContext extends CheckContext {
   readonly byLevel: Map<number, Episode[]>;
   /** The instances that get the full battery (`probedPerLevel` a level), with what their probes need. */
   targets(): ProbeTarget[];
-  /** `count` more instances of a level, drawn after the sample's own from the validation seed; shared by every check that asks. */
+  /**
+   * `count` more instances of a level, drawn after the sample's own from the validation seed; shared by every check
+   * that asks.
+   */
   moreInstances(level: number, count: number): Promise<Episode[]>;
 }
 
@@ -75,7 +78,10 @@ export function singleTurnContext(
   }
 }
 
-/** The probed instances: the first `probedPerLevel` of each level, ranked, with the long junk bands spread over the levels. */
+/**
+ * The probed instances: the first `probedPerLevel` of each level, ranked, with the long junk bands spread over the
+ * levels.
+ */
 function probeTargets(ctx: StageContext, byLevel: Map<number, Episode[]>): ProbeTarget[] {
   const levels = [...byLevel.keys()];
   const longAt = new Map<number, number[]>();

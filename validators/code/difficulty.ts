@@ -31,13 +31,17 @@ export const codeDifficulty: Stage = async (ctx) => {
   if (growth < o.minTopLevelGrowth)
     problems.push({
       code: 'E_FLAT_DIFFICULTY',
-      message: `the hidden tests' arguments are ${growth.toFixed(2)}× as long at the top level as at level 1 (at least ${o.minTopLevelGrowth}× needed): harder levels must test bigger inputs`,
+      message:
+        `the hidden tests' arguments are ${growth.toFixed(2)}× as long at the top level as at level 1 (at ` +
+        `least ${o.minTopLevelGrowth}× needed): harder levels must test bigger inputs`,
       evidence,
     });
   else if (trend < o.minTrend)
     problems.push({
       code: 'E_NON_MONOTONIC',
-      message: `the hidden tests' argument size grows from level 1 to the top but does not rise with the level (rank correlation ${trend.toFixed(2)}, at least ${o.minTrend})`,
+      message:
+        `the hidden tests' argument size grows from level 1 to the top but does not rise with the level (rank ` +
+        `correlation ${trend.toFixed(2)}, at least ${o.minTrend})`,
       evidence,
     });
   return { ok: problems.length === 0, metrics: evidence, problems };

@@ -23,7 +23,8 @@ export function brokenPrograms(entry: string): Hostile[] {
     f('reads the clock and Math.random', 'return Date.now() % 7 + Math.floor(Math.random() * 3);'),
     f(
       'looks for the tests on its global',
-      "const g = (0, eval)('this');\nfor (const k of ['tests', 'expected', 'output', 'outputs', 'answers', 'instance', 'task']) if (g[k] !== undefined) return g[k];\nreturn undefined;",
+      "const g = (0, eval)('this');\nfor (const k of ['tests', 'expected', 'output', 'outputs', 'answers', " +
+        "'instance', 'task']) if (g[k] !== undefined) return g[k];\nreturn undefined;",
     ),
     f('reads files and the environment', "return require('fs').readFileSync('/proc/self/environ', 'utf8');"),
     { form: 'returns a Promise', program: `async function ${entry}(...args) {\nreturn 0;\n}` },
@@ -46,7 +47,10 @@ export function examplesTable(entry: string, examples: readonly CodeTest[]): Hos
   const table = JSON.stringify(examples.map((e) => [canonicalJson(e.input), e.output]));
   return {
     form: 'a table of the visible examples',
-    program: `const SEEN = new Map(JSON.parse(${JSON.stringify(table)}));\nfunction ${entry}(...args) {\nconst key = JSON.stringify(args);\nif (SEEN.has(key)) return SEEN.get(key);\nthrow new Error('not among the examples');\n}`,
+    program:
+      `const SEEN = new Map(JSON.parse(${JSON.stringify(table)}));\nfunction ${entry}(...args) {\nconst key = ` +
+      `JSON.stringify(args);\nif (SEEN.has(key)) return SEEN.get(key);\nthrow new Error('not ` +
+      `among the examples');\n}`,
   };
 }
 
@@ -55,7 +59,10 @@ export function constantPrograms(entry: string, values: ReadonlyArray<[string, u
   return values.map(([form, v]) => ({ form, program: `function ${entry}() {\nreturn JSON.parse(${literal(v)});\n}` }));
 }
 
-/** The usual outputs a non-solving program can return: the first example's, the most common hidden one elsewhere, and plain values. */
+/**
+ * The usual outputs a non-solving program can return: the first example's, the most common hidden one elsewhere, and
+ * plain values.
+ */
 export const PLAIN_CONSTANTS: ReadonlyArray<[string, unknown]> = [0, 1, -1, [], '', true, false, null, {}].map((v) => [
   `returns ${JSON.stringify(v)}`,
   v,
@@ -111,7 +118,9 @@ function perturbations(value: unknown): unknown[] {
   return [null];
 }
 
-/** A table of the hidden tests' inputs to wrong outputs that differ under the comparator (at most `maxChars` of table). */
+/**
+ * A table of the hidden tests' inputs to wrong outputs that differ under the comparator (at most `maxChars` of table).
+ */
 export function perturbedTable(
   entry: string,
   compare: Comparator,
@@ -133,6 +142,9 @@ export function perturbedTable(
   if (rows.length === 0) return null;
   return {
     form: `the hidden outputs each changed a little (variant ${pick})`,
-    program: `const WRONG = new Map(JSON.parse(${JSON.stringify(JSON.stringify(rows))}));\nfunction ${entry}(...args) {\nconst key = JSON.stringify(args);\nif (WRONG.has(key)) return WRONG.get(key);\nthrow new Error('unknown input');\n}`,
+    program:
+      `const WRONG = new Map(JSON.parse(${JSON.stringify(JSON.stringify(rows))}));\nfunction ${entry}(...args) ` +
+      `{\nconst key = JSON.stringify(args);\nif (WRONG.has(key)) return WRONG.get(key);\nthrow new ` +
+      `Error('unknown input');\n}`,
   };
 }

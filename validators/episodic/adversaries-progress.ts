@@ -14,10 +14,16 @@ export interface Read {
   tool: string;
   names: string[];
 }
-/** A sweep log: the decisions of `group` each tried over every value, `read` called after each try; `at[k][j]` is the index of the read after value j of decision k. */
+/**
+ * A sweep log: the decisions of `group` each tried over every value, `read` called after each try; `at[k][j]` is the
+ * index of the read after value j of decision k.
+ */
 export interface Sweep {
   read: Read;
-  /** The call made after each read but the last, to put the entity back before the next try (none: the tries follow each other). */
+  /**
+   * The call made after each read but the last, to put the entity back before the next try (none: the tries follow each
+   * other).
+   */
   reset?: Read;
   actions: Action[];
   at: Map<number, number[]>;
@@ -99,7 +105,10 @@ export function sweepLogs(
   return sweeps.slice(0, LIMIT.sweeps);
 }
 
-/** A reply with every value of the axis masked: what stays differs only where the reply reads more than the values' echo. */
+/**
+ * A reply with every value of the axis masked: what stays differs only where the reply reads more than the values'
+ * echo.
+ */
 const maskValues = (text: string, axis: Axis) =>
   axis.values.reduce<string>((t, v) => t.replace(new RegExp(escape(String(v)), 'gi'), '\u00a7'), text);
 
@@ -125,7 +134,10 @@ export function sweepChoices(
   });
 }
 
-/** The retrying policy: each decision tried over the values in order until its choice, the read after every try but the last value (nothing is left to compare), then the rest of the reference. */
+/**
+ * The retrying policy: each decision tried over the values in order until its choice, the read after every try but the
+ * last value (nothing is left to compare), then the rest of the reference.
+ */
 export function readBackLog(
   r: Rollout,
   axis: Axis,

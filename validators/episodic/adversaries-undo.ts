@@ -13,7 +13,10 @@ const requiredOf = (meta: EpisodicMeta, tool: string) =>
     []) as string[];
 const LIMIT = { resets: 3, errorCalls: 8 };
 
-/** A call a policy may make between two tries of one decision: the tool and the arguments it takes, by name, from the decision's call. */
+/**
+ * A call a policy may make between two tries of one decision: the tool and the arguments it takes, by name, from the
+ * decision's call.
+ */
 export interface Reset {
   tool: string;
   names: string[];
@@ -131,7 +134,10 @@ export function errorPathCalls(
 export const errorReadings = (meta: EpisodicMeta, r: Rollout, limit: number): Reading[] =>
   errorPathCalls(meta, r, { limit, valid: true }).map((call) => ({ call, about: { listing: true } }));
 
-/** An identifier the world issued (a digit, or two capitals: `TK4821`, `O-17`), not a value the task states ("omar", "12:00" aside). */
+/**
+ * An identifier the world issued (a digit, or two capitals: `TK4821`, `O-17`), not a value the task states ("omar",
+ * "12:00" aside).
+ */
 const issuedId = (v: string) =>
   v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.test(v) && /\d|[A-Z]{2}/.test(v) && !/^\d+(?:[.:]\d+)?$/.test(v);
 

@@ -23,7 +23,7 @@ export interface Axis {
   arg: string;
   values: Scalar[];
 }
-/** One call of an axis in a reference episode: its index in the body, the value the reference sent, the entity it names. */
+/** One call of an axis in a reference episode: its index in the body, the value the reference sent, its entity. */
 export interface Decision {
   index: number;
   value: Scalar;
@@ -117,9 +117,10 @@ export const mentions = (text: string, value: Scalar) => word(String(value)).tes
 export const maskReply = (text: string, v: Scalar) =>
   text.replace(new RegExp(escape(String(v)), 'gi'), '\u00a7').replace(/\d+(?:\.\d+)?/g, '#');
 
-/** The value whose reply (one per value, masked; null where missing) alone differs while every other value gets one same reply; null if none. */
+/** The value whose masked reply (null where missing) alone differs while the others get one same reply, or null. */
 export function singledOut(axis: Axis, masked: Array<string | null>): Scalar | null {
-  if (axis.values.length < 3 || masked.includes(null)) return null; // two replies that differ do not say which one means "accepted"
+  // two replies that differ do not say which one means "accepted"
+  if (axis.values.length < 3 || masked.includes(null)) return null;
   const counts = new Map<string, number>();
   for (const m of masked) counts.set(m as string, (counts.get(m as string) ?? 0) + 1);
   const odd = counts.size === 2 ? masked.findIndex((m) => counts.get(m as string) === 1) : -1;
@@ -144,7 +145,7 @@ export function oracleChoices(
   );
 }
 
-/** The oracle's log: each decision tried over the values in order until its choice (the wrong tries first), then the finish. */
+/** The oracle's log: each decision tried over the values in order until its choice (wrong tries first), then finish. */
 export function oracleLog(r: Rollout, axis: Axis, decisions: Decision[], choices: Scalar[]): Action[] {
   const byIndex = new Map(decisions.map((d, k) => [d.index, choices[k] as Scalar]));
   return actionsOf(r).flatMap((a, i) => {
@@ -155,7 +156,7 @@ export function oracleLog(r: Rollout, axis: Axis, decisions: Decision[], choices
   });
 }
 
-/** A reader call and what it is about: one decision's entity, one value sent as free text, or everything (a listing). */
+/** A reader call and what it is about: a decision's entity, a value sent as free text, or everything (a listing). */
 export interface Reading {
   call: Action;
   about: { decision: number } | { value: Scalar } | { listing: true };
@@ -207,7 +208,10 @@ export function readerCalls(
   return out.slice(0, limit);
 }
 
-/** The part of a sentence that belongs to one entity: from its id to the next other entity's id (a line that lists several: "A1 (billing), B2 (shipping)"). */
+/**
+ * The part of a sentence that belongs to one entity: from its id to the next other entity's id (a line that lists
+ * several: "A1 (billing), B2 (shipping)").
+ */
 function ownPart(sentence: string, ids: string[], everyId: string[]): string {
   const at = (id: string) => sentence.search(new RegExp(`(^|[^A-Za-z0-9_])${escape(id)}(?=$|[^A-Za-z0-9_])`, 'i'));
   const starts = everyId.map(at).filter((x) => x >= 0);
@@ -249,7 +253,10 @@ export function predictions(
   });
 }
 
-/** The copy policy: the readers, then the reference with each decision sent the value its reader predicts, then the finish. */
+/**
+ * The copy policy: the readers, then the reference with each decision sent the value its reader predicts, then the
+ * finish.
+ */
 export function copyLog(
   r: Rollout,
   axis: Axis,
@@ -269,7 +276,10 @@ export function copyLog(
     : [...readings.map((x) => x.call), ...body.filter((a, i) => byIndex.has(i) || i === body.length - 1)];
 }
 
-/** The state's key names whose values (somewhere in the initial state) are values the reference decides: its ground truth fields. */
+/**
+ * The state's key names whose values (somewhere in the initial state) are values the reference decides: its ground
+ * truth fields.
+ */
 export function truthKeys(state: unknown, decided: Set<string>): string[] {
   const keys = new Set<string>();
   const walk = (v: unknown, depth: number): void => {

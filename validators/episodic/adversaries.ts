@@ -145,7 +145,9 @@ export function blanketLogs(meta: EpisodicMeta, r: Rollout, tool: string, values
   return assignments.map((assign) => [...universe.map((e) => ({ tool, args: { ...assign, [entity]: e } })), finish]);
 }
 
-/** The reference's numeric value-setting arguments (not an enum, not retried by the reference itself), at most `limit`. */
+/**
+ * The reference's numeric value-setting arguments (not an enum, not retried by the reference itself), at most `limit`.
+ */
 export function targetsOf(meta: EpisodicMeta, r: Rollout, limit = 2): Target[] {
   const acts = actionsOf(r);
   const out: Target[] = [];
@@ -167,7 +169,10 @@ export function targetsOf(meta: EpisodicMeta, r: Rollout, limit = 2): Target[] {
   return out;
 }
 
-/** A value for a target, rounded to its type and kept in its schema's range; null when none differs from the reference's. */
+/**
+ * A value for a target, rounded to its type and kept in its schema's range; null when none differs from the
+ * reference's.
+ */
 export function fit(t: Target, v: number): number | null {
   let w = t.integer ? Math.round(v) : Math.round(v * 100) / 100;
   if (t.min !== undefined) w = Math.max(t.min, w);

@@ -10,9 +10,16 @@ import { tokensOf } from './probes.js';
 /** The arithmetic reader of episodic prompts: two-number relations count in a prompt of two numbers. */
 export const EPISODIC_ARITHMETIC = arithmeticReader(2);
 
-/** Words and signs by which a sentence asks for arithmetic of its numbers ("3400 - 1200": a minus with spaces, not an id's hyphen). */
-const ARITHMETIC_WORDS =
-  /\b(sum|total|add(s|ed|ing)?|plus|minus|subtract\w*|difference|product|multipl\w*|times|divide\w*|quotient|average|mean|combined|altogether|remainder|increase\w*|decrease\w*|double|triple|half)\b|\d\s*[+\u2212×÷*/=]\s*\d|\d\s+-\s+\d/i;
+/**
+ * Words and signs by which a sentence asks for arithmetic of its numbers ("3400 - 1200": a minus with spaces, not an
+ * id's hyphen).
+ */
+const ARITHMETIC_WORDS = new RegExp(
+  String.raw`\b(sum|total|add(s|ed|ing)?|plus|minus|subtract\w*|difference|product|multipl\w*|times|divide\w*|` +
+    String.raw`quotient|average|mean|combined|altogether|remainder|increase\w*|decrease\w*|double|triple|half)\b|` +
+    String.raw`\d\s*[+\u2212×÷*/=]\s*\d|\d\s+-\s+\d`,
+  'i',
+);
 
 /**
  * Whether the prompt asks for arithmetic of its own numbers: one sentence holds an arithmetic word or sign and two

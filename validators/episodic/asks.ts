@@ -8,14 +8,20 @@ import { actionsOf, propsOf, type Action } from './adversaries.js';
 import { escape, type Axis, type Decision } from './adversaries-values.js';
 import { twoFold } from './readers.js';
 
-/** A question a read tool allows about one decision: the tool, the entity's arguments, and the argument the value goes in. */
+/**
+ * A question a read tool allows about one decision: the tool, the entity's arguments, and the argument the value goes
+ * in.
+ */
 export interface Ask {
   tool: string;
   args: Record<string, unknown>;
   arg: string;
 }
 
-/** The asks about an axis's decisions: every tool but the decision's and the finish whose required arguments the decision's entity fills, with one argument that takes the axis's values. */
+/**
+ * The asks about an axis's decisions: every tool but the decision's and the finish whose required arguments the
+ * decision's entity fills, with one argument that takes the axis's values.
+ */
 export function asksOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: Decision[], finish: string): Ask[][] {
   const acts = actionsOf(r);
   return decisions.map((d) => {
@@ -48,13 +54,18 @@ export function asksOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: De
 export const askLog = (asks: Array<Ask | undefined>, axis: Axis): Action[] =>
   asks.flatMap((a) => (a ? axis.values.map((v) => ({ tool: a.tool, args: { ...a.args, [a.arg]: v } })) : []));
 
-/** A reply with the value asked about (as a whole word: "approve" is not masked in "Approved") and its numbers masked. */
+/**
+ * A reply with the value asked about (as a whole word: "approve" is not masked in "Approved") and its numbers masked.
+ */
 const maskAsked = (text: string, v: string) =>
   text
     .replace(new RegExp(`(?<![A-Za-z0-9_])${escape(v)}(?![A-Za-z0-9_])`, 'gi'), '\u00a7')
     .replace(/\d+(?:\.\d+)?/g, '#');
 
-/** One decision asked about: the reference's value, and each value's reply (masked: the value itself and numbers), null where missing. */
+/**
+ * One decision asked about: the reference's value, and each value's reply (masked: the value itself and numbers), null
+ * where missing.
+ */
 export interface AskSample {
   level: number;
   value: string;
@@ -86,7 +97,10 @@ export function askSamples(
   });
 }
 
-/** The reply that marks the right value, fitted on `fit`: the right value's reply and no other value's, in 90% of the decisions where it appears. */
+/**
+ * The reply that marks the right value, fitted on `fit`: the right value's reply and no other value's, in 90% of the
+ * decisions where it appears.
+ */
 function fitMark(samples: readonly AskSample[], fit: number[]): string | null {
   const good = new Map<string, number>();
   const seen = new Map<string, number>();

@@ -6,7 +6,10 @@ import { actionsOf, type Action } from './adversaries.js';
 import { openingSources } from './near-miss.js';
 import type { Replies } from './opening.js';
 
-/** Where a listing read again after a call about an entity is printed: its texts are the differential's, no other reader's. */
+/**
+ * Where a listing read again after a call about an entity is printed: its texts are the differential's, no other
+ * reader's.
+ */
 export const AFTER_A_CALL = 'read again after a call';
 
 const letters = (t: string) => t.toLowerCase().replace(/[^a-z]+/g, '');

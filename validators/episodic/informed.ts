@@ -39,7 +39,9 @@ function add(into: Copyable, text: string): void {
 /** Letter case, digits and punctuation of a value: "M994" and "M123" share a shape, "M994" and "billing" do not. */
 const shapeOf = (s: string): string => s.replace(/[A-Z]/g, 'A').replace(/[a-z]/g, 'a').replace(/[0-9]/g, '#');
 
-/** Whether a string was copied from `c` (as the random policy copies: a token or two, cut to the schema's maxLength). */
+/**
+ * Whether a string was copied from `c` (as the random policy copies: a token or two, cut to the schema's maxLength).
+ */
 const copiedFrom = (c: Copyable, v: string, maxLength: number | undefined): boolean =>
   c.strings.has(v) ||
   (maxLength !== undefined && v.length === maxLength && [...c.strings].some((w) => w.startsWith(v)));

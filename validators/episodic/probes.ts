@@ -19,7 +19,10 @@ const replay = (
 const isAction = (a: unknown): a is { tool: string; args?: Record<string, unknown> } =>
   a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string';
 
-/** Calls the host rejects, one of each kind: an undeclared tool, an undeclared argument, a __proto__ key, oversized arguments. */
+/**
+ * Calls the host rejects, one of each kind: an undeclared tool, an undeclared argument, a __proto__ key, oversized
+ * arguments.
+ */
 export function invalidActions(meta: EpisodicMeta): unknown[] {
   const tool = meta.tools[0]?.name ?? 'x';
   const bad: unknown[] = [
@@ -38,7 +41,10 @@ export function tokensOf(text: string): string[] {
     .map((t) => (t.startsWith('$') ? t.slice(1) : t));
 }
 
-/** The reference actions whose every argument the prompt spells out (enum and boolean arguments redrawn): a leak replays them. */
+/**
+ * The reference actions whose every argument the prompt spells out (enum and boolean arguments redrawn): a leak replays
+ * them.
+ */
 export function promptOnlyActions(meta: EpisodicMeta, reference: Rollout, seed: number): unknown[] {
   const known = new Set(tokensOf(reference.prompt ?? '').map((t) => t.toLowerCase()));
   const spelled = (v: unknown): boolean =>
@@ -81,7 +87,10 @@ function suggested(schema: Record<string, unknown>, texts: string[]): unknown[] 
   return [];
 }
 
-/** Calls of the tools the reference never uses, with the values their descriptions (and the prompt) suggest: a shortcut the author left in. */
+/**
+ * Calls of the tools the reference never uses, with the values their descriptions (and the prompt) suggest: a shortcut
+ * the author left in.
+ */
 export function shortcutCalls(meta: EpisodicMeta, used: ReadonlySet<string>, prompt: string): unknown[] {
   const calls: unknown[] = [];
   for (const tool of meta.tools.filter((t) => !used.has(t.name))) {
@@ -107,7 +116,10 @@ export function shortcutCalls(meta: EpisodicMeta, used: ReadonlySet<string>, pro
   return calls;
 }
 
-/** The reference's actions with every free number nudged: a module that refuses a wrong value must not print the right one. */
+/**
+ * The reference's actions with every free number nudged: a module that refuses a wrong value must not print the right
+ * one.
+ */
 export function perturbedActions(meta: EpisodicMeta, actions: unknown[]): unknown[] {
   return actions.filter(isAction).map((a) => {
     const props = (meta.tools.find((t) => t.name === a.tool)?.parameters.properties ?? {}) as Record<

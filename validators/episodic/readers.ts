@@ -27,7 +27,10 @@ const spanOf = (w: readonly string[], seq: readonly string[]): [number, number] 
 const argsName = (a: { args: Record<string, unknown> }, id: string) =>
   Object.values(a.args).some((v) => typeof v === 'string' && v.toLowerCase() === id);
 
-/** One decision of an axis and the fields of the lines that name its entity (in the prompt, and in observations before it). */
+/**
+ * One decision of an axis and the fields of the lines that name its entity (in the prompt, and in observations before
+ * it).
+ */
 export interface FieldSample {
   level: number;
   value: string;
@@ -95,7 +98,8 @@ export function fieldSamples(
             const x = w[k < 0 ? from + k : to + k];
             if (x !== undefined && !ids.has(x) && !idWords.has(x))
               fields.add(
-                `in ${source}, ${rules.has(x) ? `${STATED} ` : ''}the word ${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`,
+                `in ${source}, ${rules.has(x) ? `${STATED} ` : ''}the word ` +
+                  `${k > 0 ? `${k} after` : `${-k} before`} the id: ${x}`,
               );
           }
           w.forEach((x, i) => {
@@ -110,7 +114,10 @@ export function fieldSamples(
   });
 }
 
-/** Where a field's place says a word of the rules (the prompt's, the tools') stands: a map of those is a stated rule the text shows. */
+/**
+ * Where a field's place says a word of the rules (the prompt's, the tools') stands: a map of those is a stated rule the
+ * text shows.
+ */
 export const STATED = 'a word of the rules';
 /** The text a place reads ("in the prompt", "in list_tickets's reply"). */
 export const sourceOf = (place: string) => place.slice(0, place.indexOf(', '));
@@ -227,7 +234,9 @@ export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; 
   };
 }
 
-/** A value the reference sends that the prompt does not spell out, and the prompt's digit runs it might be read from. */
+/**
+ * A value the reference sends that the prompt does not spell out, and the prompt's digit runs it might be read from.
+ */
 export interface DigitSample {
   level: number;
   value: string;
@@ -275,7 +284,10 @@ const runAt = (rule: DigitRule, s: DigitSample): string | null => {
   return run === undefined ? null : rule.reversed ? [...run].reverse().join('') : run;
 };
 
-/** Two-fold trials of the digit reader: the place read on one half (reading at least half its values), read on the other. */
+/**
+ * Two-fold trials of the digit reader: the place read on one half (reading at least half its values), read on the
+ * other.
+ */
 export function digitTrials(samples: readonly DigitSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
   const fit = (members: number[]): DigitRule | null => {
     const hits = new Map<string, number>();
@@ -296,7 +308,8 @@ export function digitTrials(samples: readonly DigitSample[]): { level: Trial[]; 
     ...t,
     rules: t.rules.map(
       (r) =>
-        `the ${r.at >= 0 ? `${r.at + 1}th digit run` : `${-r.at}th digit run from the end`} of the prompt${r.reversed ? ', reversed' : ''}`,
+        `the ${r.at >= 0 ? `${r.at + 1}th digit run` : `${-r.at}th digit run from the end`} of the prompt` +
+        `${r.reversed ? ', reversed' : ''}`,
     ),
   };
 }

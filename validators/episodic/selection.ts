@@ -13,7 +13,10 @@ import { AFTER_A_CALL } from './differential.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z]+/g) ?? [];
 
-/** One episode's selection by one (tool, argument): the entities its texts name, those the reference chose, each one's fields. */
+/**
+ * One episode's selection by one (tool, argument): the entities its texts name, those the reference chose, each one's
+ * fields.
+ */
 export interface PickSample {
   level: number;
   value: string;
@@ -149,7 +152,10 @@ function fitMarks(samples: readonly PickSample[], fit: number[]): Marks | null {
 const picked = (m: Marks, s: PickSample) =>
   s.candidates.filter((c) => (s.fields.get(c) ?? []).some((f) => split(f)[0] === m.place && m.marks.has(split(f)[1])));
 
-/** A pick scored as a set: its overlap with the choice over the larger of the two, against a random pick of as many from the candidates. */
+/**
+ * A pick scored as a set: its overlap with the choice over the larger of the two, against a random pick of as many from
+ * the candidates.
+ */
 function judgePick(m: Marks, s: PickSample): { win: number; chance: number } {
   const p = picked(m, s);
   if (p.length === 0) return { win: 0, chance: 0 };

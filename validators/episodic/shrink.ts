@@ -8,7 +8,10 @@ import type { SandboxPool } from '../../sandbox/pool.js';
 import { runRollouts, type Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, propsOf, type Action } from './adversaries.js';
 
-/** Replay rounds an episode may take, and logs a round may try for it: where nothing can go, 2 rounds of 2 and 4 replays. */
+/**
+ * Replay rounds an episode may take, and logs a round may try for it: where nothing can go, 2 rounds of 2 and 4
+ * replays.
+ */
 const ROUNDS = 8;
 const WIDTH = 4;
 
@@ -28,7 +31,10 @@ interface Shrunk {
   log: Action[];
 }
 
-/** The calls' values besides free strings (entity ids): one value for all means the calls could all be the state's default. */
+/**
+ * The calls' values besides free strings (entity ids): one value for all means the calls could all be the state's
+ * default.
+ */
 function varied(meta: EpisodicMeta, calls: Action[]): boolean {
   const seen = new Map<string, Set<string>>();
   for (const a of calls) {
@@ -42,7 +48,10 @@ function varied(meta: EpisodicMeta, calls: Action[]): boolean {
   return [...seen.values()].some((s) => s.size > 1);
 }
 
-/** Delta-debugs the decision calls of the lowest and the top level's episodes; the problem when the paid part stays flat. */
+/**
+ * Delta-debugs the decision calls of the lowest and the top level's episodes; the problem when the paid part stays
+ * flat.
+ */
 export async function judgeShrink(
   refs: Rollout[],
   episodes: number[],
@@ -138,7 +147,8 @@ export async function judgeShrink(
     shrinkTopKept: Math.max(0, ...tops.map((s) => s.kept)),
     shrinkTopDecisions: Math.max(0, ...tops.map((s) => s.decisions)),
   };
-  // Flat: every top-level episode is paid for no more decisions than level 1 needs, at most half of its reference's, and more than one default left out.
+  // Flat: every top-level episode is paid for no more decisions than level 1 needs, at most half of its reference's,
+  // and more than one default left out.
   const flat =
     tops.length > 0 &&
     lows.length > 0 &&
@@ -149,7 +159,10 @@ export async function judgeShrink(
   return {
     metrics,
     flat: {
-      message: `the reference shrunk to ${s.kept} of its ${s.decisions} decision calls (the others left out, reads kept) still earns its score ${s.ref.score} at level ${top}, no more than level ${low} needs (${least}): the paid work does not grow with the level`,
+      message:
+        `the reference shrunk to ${s.kept} of its ${s.decisions} decision calls (the others left out, reads ` +
+        `kept) still earns its score ${s.ref.score} at level ${top}, no more than level ${low} needs (${least}` +
+        `): the paid work does not grow with the level`,
       evidence: {
         family: 'shrink',
         seed: s.ref.seed,

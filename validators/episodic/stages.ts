@@ -73,7 +73,10 @@ export const episodicExecution: Stage = async (ctx) => {
   };
 };
 
-/** Replays every reference log, and runs act again, in reverse order (other realms, other positions in them): the same states after every turn. */
+/**
+ * Replays every reference log, and runs act again, in reverse order (other realms, other positions in them): the same
+ * states after every turn.
+ */
 export const episodicDeterminism: Stage = async (ctx) => {
   const meta = metaOf(ctx);
   const refs = [...(ctx.rollouts ?? [])].reverse();
@@ -103,13 +106,17 @@ export const episodicDeterminism: Stage = async (ctx) => {
   if (changedFresh.length > 0)
     problems.push({
       code: 'E_NONDETERMINISTIC',
-      message: `${changedFresh.length} of ${refs.length} reference action logs give other prompts, states or scores when replayed in another order`,
+      message:
+        `${changedFresh.length} of ${refs.length} reference action logs give other prompts, states or scores ` +
+        `when replayed in another order`,
       evidence: evidence(changedFresh),
     });
   if (changedUsed.length > 0)
     problems.push({
       code: 'E_STATE_LEAK',
-      message: `${changedUsed.length} of ${refs.length} episodes play differently under act when run again in another order: state leaks through module globals`,
+      message:
+        `${changedUsed.length} of ${refs.length} episodes play differently under act when run again in another ` +
+        `order: state leaks through module globals`,
       evidence: evidence(changedUsed),
     });
   return { ok: problems.length === 0, metrics: { replayed: refs.length }, problems };
@@ -123,7 +130,9 @@ export const episodicSolvability: Stage = async (ctx) => {
   if (bad.length > 0) {
     problems.push({
       code: 'E_BAD_ACTION',
-      message: `the reference policy (act) sent actions the host's check rejects in ${bad.length} of ${refs.length} episodes`,
+      message:
+        `the reference policy (act) sent actions the host's check rejects in ${bad.length} of ` +
+        `${refs.length} episodes`,
       evidence: bad.slice(0, 3).map((r) => ({
         seed: r.seed,
         level: r.level,
@@ -138,7 +147,9 @@ export const episodicSolvability: Stage = async (ctx) => {
     const levels = [...new Set(unsolved.map((r) => r.level))].sort((a, b) => a - b);
     problems.push({
       code: 'E_UNSOLVED',
-      message: `following act() does not reach done with score 1 within maxTurns (${meta.maxTurns}) in ${unsolved.length} of ${refs.length} episodes (levels ${levels.join(', ')})`,
+      message:
+        `following act() does not reach done with score 1 within maxTurns (${meta.maxTurns}) in ` +
+        `${unsolved.length} of ${refs.length} episodes (levels ${levels.join(', ')})`,
       evidence: unsolved.slice(0, 3).map((r) => ({
         seed: r.seed,
         level: r.level,
@@ -174,7 +185,9 @@ export const episodicDiversity: Stage = async (ctx) => {
     ) {
       problems.push({
         code: 'E_SEED_IGNORED',
-        message: `level ${level}: ${prompts} distinct prompts and ${plans} distinct reference action logs over ${at.length} seeds`,
+        message:
+          `level ${level}: ${prompts} distinct prompts and ${plans} distinct reference action logs ` +
+          `over ${at.length} seeds`,
         evidence: { level, prompts, plans, samples: at.length },
       });
     }
@@ -182,7 +195,10 @@ export const episodicDiversity: Stage = async (ctx) => {
   return { ok: problems.length === 0, metrics: { perLevel }, problems: problems.slice(0, 3) };
 };
 
-/** Reference turns or state size grows from level 1 to the top, levels change the prompt, and random play does not get easier. */
+/**
+ * Reference turns or state size grows from level 1 to the top, levels change the prompt, and random play does not get
+ * easier.
+ */
 export const episodicDifficulty: Stage = async (ctx) => {
   const meta = metaOf(ctx);
   const refs = ctx.rollouts ?? [];
@@ -206,7 +222,10 @@ export const episodicDifficulty: Stage = async (ctx) => {
   ) {
     problems.push({
       code: 'E_LEVEL_IGNORED',
-      message: `the top level's reference takes ${top.turns.toFixed(1)} turns and ${Math.round(top.stateChars)} state characters against level 1's ${first.turns.toFixed(1)} and ${Math.round(first.stateChars)}: neither grows by ${growth}×`,
+      message:
+        `the top level's reference takes ${top.turns.toFixed(1)} turns and ${Math.round(top.stateChars)} state ` +
+        `characters against level 1's ${first.turns.toFixed(1)} and ${Math.round(first.stateChars)}: ` +
+        `neither grows by ${growth}×`,
       evidence: { first, top },
     });
   }
@@ -219,7 +238,9 @@ export const episodicDifficulty: Stage = async (ctx) => {
   ) {
     problems.push({
       code: 'E_LEVEL_IGNORED',
-      message: `the random policy scores more at the top level (${(top.random as number).toFixed(2)}) than at level 1 (${(first.random as number).toFixed(2)})`,
+      message:
+        `the random policy scores more at the top level (${(top.random as number).toFixed(2)}) than at level 1 ` +
+        `(${(first.random as number).toFixed(2)})`,
       evidence: { first, top },
     });
   }

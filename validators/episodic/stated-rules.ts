@@ -6,8 +6,12 @@
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
 
-const MODAL =
-  /\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only (?:after|once|if|when)|before|prior to|first|make sure|ensure|until|not allowed|may not|cannot|can't|do not|don't)\b/i;
+const MODAL = new RegExp(
+  String.raw`\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only (?:after|once|if|` +
+    "when)|before|prior to|first|make sure|ensure|until|not allowed|may not|cannot|can't|do not|" +
+    String.raw`don't)\b`,
+  'i',
+);
 const ORDER = /\b(before|prior to|then|first|after|until)\b/i;
 const EVERYTHING = /\b(anything else|any other|every other|all other|everything else)\b/i;
 

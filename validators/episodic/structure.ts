@@ -12,7 +12,10 @@ const idLike = (t: string) => /\d/.test(t) || (t === t.toUpperCase() && /[A-Z].*
 const TOKEN = /[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?/g;
 const caseOf = (w: string) =>
   /^[^a-z]*$/.test(w) ? 'A' : /^[^A-Z]*$/.test(w) ? 'a' : /^[A-Z][^A-Z]*$/.test(w) ? 'Aa' : 'aA';
-/** A cell's layout: each word by its letter case, each number as #, whitespace visible (␣, →), punctuation kept; the id as <id:case>. */
+/**
+ * A cell's layout: each word by its letter case, each number as #, whitespace visible (␣, →), punctuation kept; the id
+ * as <id:case>.
+ */
 const layoutOf = (cell: string, id: string) =>
   cell
     .replace(TOKEN, (w) =>
@@ -27,7 +30,10 @@ const layoutOf = (cell: string, id: string) =>
     .replace(/ /g, '\u2423')
     .replace(/\t/g, '\u2192');
 
-/** An entity's first mention in a text: its cell, the id as printed and where, its mentions, blank lines around its line. */
+/**
+ * An entity's first mention in a text: its cell, the id as printed and where, its mentions, blank lines around its
+ * line.
+ */
 interface Cell {
   cell: string;
   /** The id as the text prints it. */
@@ -37,7 +43,10 @@ interface Cell {
   count: number;
   blank: string;
 }
-/** One text parsed for the entities of some shapes: the entities in first-mention order, their cells, whether a visible column sorts them. */
+/**
+ * One text parsed for the entities of some shapes: the entities in first-mention order, their cells, whether a visible
+ * column sorts them.
+ */
 interface Parsed {
   order: string[];
   cells: Map<string, Cell>;
@@ -64,8 +73,8 @@ export function parse(text: string, shapes: ReadonlySet<string>): Parsed {
       const next = hits[k + 1];
       const from = prev ? (prev.index as number) + prev[0].length : 0;
       const blank =
-        `${n > 0 && lines[n - 1]?.trim() === '' ? 'before' : ''}${n < lines.length - 1 && lines[n + 1]?.trim() === '' ? 'after' : ''}` ||
-        'none';
+        `${n > 0 && lines[n - 1]?.trim() === '' ? 'before' : ''}` +
+          `${n < lines.length - 1 && lines[n + 1]?.trim() === '' ? 'after' : ''}` || 'none';
       cells.set(id, {
         cell: line.slice(from, next ? next.index : line.length),
         printed: m[0],

@@ -12,9 +12,13 @@ import { openingLog } from './opening.js';
 import type { SurfaceLog, Used } from './surface.js';
 
 const STOP = new Set(
-  'a an the and or nor but if then else of to in on at by for from with without into onto over under as is are was were be been being it its this that these those there here not no yes do does did done can cannot may might must should would will shall each every any all some one two per via than too very only also just so such who whom which what when where why how your you our we they them their his her he she i me my off out up down'.split(
-    ' ',
-  ),
+  (
+    'a an the and or nor but if then else of to in on at by for from with without into onto over under as is ' +
+    'are was were be been being it its this that these those there here not no yes do does did done can cannot ' +
+    'may might must should would will shall each every any all some one two per via than too very only also ' +
+    'just so such who whom which what when where why how your you our we they them their his her he she ' +
+    'i me my off out up down'
+  ).split(' '),
 );
 const WORD = /^[A-Za-z][\w-]{1,30}$/;
 /** An unknown value: what a world does with a word is compared with what it does with this. */

@@ -30,7 +30,10 @@ export function usedSurface(refs: readonly Rollout[]): Used {
 const idLike = (v: unknown): v is string =>
   typeof v === 'string' && v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.test(v) && /\d|[A-Z]{2}/.test(v);
 
-/** The entities of an episode for argument `arg`: the values the reference sends in an argument of that name, else every id-like string it sends. */
+/**
+ * The entities of an episode for argument `arg`: the values the reference sends in an argument of that name, else every
+ * id-like string it sends.
+ */
 function entitiesOf(r: Rollout, arg: string, cap: number): string[] {
   const acts = actionsOf(r);
   const named = acts.map((a) => a.args[arg]).filter(idLike);
@@ -38,7 +41,10 @@ function entitiesOf(r: Rollout, arg: string, cap: number): string[] {
   return [...new Set(named.length > 0 ? named : any)].slice(0, cap);
 }
 
-/** The values a policy may send in one argument: an enum's values, a boolean both ways, else what the references send in it. */
+/**
+ * The values a policy may send in one argument: an enum's values, a boolean both ways, else what the references send in
+ * it.
+ */
 function valuesOf(used: Used, tool: string, arg: string, schema: { type?: string; enum?: unknown[] }): unknown[] {
   if (Array.isArray(schema.enum)) return schema.enum.slice(0, 6);
   if (schema.type === 'boolean') return [true, false];

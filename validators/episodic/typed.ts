@@ -10,7 +10,11 @@ import { actionsOf, numbersOf, type Action } from './adversaries.js';
 const WORDS: Record<string, number> = { zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6 };
 const PLACES: Array<[RegExp, (m: RegExpMatchArray) => number]> = [
   [
-    /\b(\d|zero|one|two|three|four|five|six)[\s-]+(?:decimal(?:s| places?| digits?)?|digits? after the (?:decimal )?point|fractional digits?)\b/gi,
+    new RegExp(
+      String.raw`\b(\d|zero|one|two|three|four|five|six)[\s-]+(?:decimal(?:s| places?| digits?)?|digits? after ` +
+        String.raw`the (?:decimal )?point|fractional digits?)\b`,
+      'gi',
+    ),
     (m) => WORDS[(m[1] as string).toLowerCase()] ?? Number(m[1]),
   ],
   [/\bdollars and cents\b|\b(?:to the|nearest) cent\b|\bcents? precision\b/gi, () => 2],
@@ -21,7 +25,10 @@ const PLACES: Array<[RegExp, (m: RegExpMatchArray) => number]> = [
   [/\b(?:nearest|a) (?:whole number|integer)\b|\bwhole (?:dollars|units)\b/gi, () => 0],
 ];
 
-/** The fraction digits a text asks numbers in ("in dollars and cents", "to 3 decimal places"), the most any phrase allows; null when none. */
+/**
+ * The fraction digits a text asks numbers in ("in dollars and cents", "to 3 decimal places"), the most any phrase
+ * allows; null when none.
+ */
 export function statedPlaces(text: string): number | null {
   let most: number | null = null;
   for (const [re, places] of PLACES)
@@ -29,13 +36,18 @@ export function statedPlaces(text: string): number | null {
   return most;
 }
 
-/** A number as a model types it: an integer, or a value it was shown, as it is; else at the stated places, or at most 4. */
+/**
+ * A number as a model types it: an integer, or a value it was shown, as it is; else at the stated places, or at most 4.
+ */
 export function typedNumber(v: number, places: number | null, shown: ReadonlySet<number>): number {
   if (Number.isInteger(v) || shown.has(v)) return v;
   return Number(v.toFixed(places ?? 4));
 }
 
-/** The reference's actions as a model would type them; null when typing changes nothing (nothing to learn from a replay). */
+/**
+ * The reference's actions as a model would type them; null when typing changes nothing (nothing to learn from a
+ * replay).
+ */
 export function typedActions(meta: EpisodicMeta, r: Rollout): Action[] | null {
   const acts = actionsOf(r);
   if (acts.length !== r.actions.length) return null;
@@ -91,7 +103,8 @@ export function judgeTyped(
     typed: JSON.stringify(top.actions.slice(0, 4)).slice(0, 300),
   });
   const policy =
-    'the reference replayed with its numbers as a model types them (at the precision the prompt or the tool states, else at most 4 decimals) and its strings trimmed, losing its score,';
+    'the reference replayed with its numbers as a model types them (at the precision the prompt or the tool ' +
+    'states, else at most 4 decimals) and its strings trimmed, losing its score,';
   return {
     metrics,
     findings: [

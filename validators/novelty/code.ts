@@ -4,14 +4,20 @@
 import { minhash, resolveOptions, shingleHashes, type NoveltyOptions } from './minhash.js';
 import { GLOBAL_NAMES, KEYWORDS, MEMBER_NAMES, VALUE_KEYWORDS } from './code-names.js';
 
-/** Tokens per code shingle: 8 keeps copies with a few edited lines above 0.9 while common idioms shared by unrelated environments match less (seed-library background ~0.1 instead of ~0.17 at 6). */
+/**
+ * Tokens per code shingle: 8 keeps copies with a few edited lines above 0.9 while common idioms shared by unrelated
+ * environments match less (seed-library background ~0.1 instead of ~0.17 at 6).
+ */
 const CODE_SHINGLE = 8;
 
 const DECLARATIONS = new Set(['var', 'let', 'const']);
 const IDENT_RE = /[A-Za-z_$\u00c0-\uffff][\w$\u00c0-\uffff]*/y;
 const NUMBER_RE = /(?:0[xX][\da-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?)n?/y;
-const PUNCT_RE =
-  /(?:>>>=|\.\.\.|===|!==|\*\*=|<<=|>>=|>>>|\?\?=|&&=|\|\|=|=>|==|!=|<=|>=|&&|\|\||\?\?|\?\.|\+\+|--|\+=|-=|\*=|\/=|%=|&=|\|=|\^=|\*\*|<<|>>|[{}()[\];,<>+\-*/%&|^!~?:=.@#])/y;
+const PUNCT_RE = new RegExp(
+  String.raw`(?:>>>=|\.\.\.|===|!==|\*\*=|<<=|>>=|>>>|\?\?=|&&=|\|\|=|=>|==|!=|<=|>=|&&|\|\||\?\?|\?\.|\+\+|--|` +
+    String.raw`\+=|-=|\*=|\/=|%=|&=|\|=|\^=|\*\*|<<|>>|[{}()[\];,<>+\-*/%&|^!~?:=.@#])`,
+  'y',
+);
 
 function isSpace(c: number): boolean {
   return (

@@ -9,7 +9,9 @@ export interface Fingerprint {
   code: number[];
   /** MinHash signature of word shingles of generated prompts with numbers masked. */
   behaviour: number[];
-  /** Coarse answer-type signature, e.g. 'int', 'list:int', 'text', 'fraction', 'mixed' derived from reference answers. */
+  /**
+   * Coarse answer-type signature, e.g. 'int', 'list:int', 'text', 'fraction', 'mixed' derived from reference answers.
+   */
   answerType: string;
 }
 

@@ -95,7 +95,11 @@ export class NoveltyIndex {
     if (entry.behaviourKeys) this.erase(this.behaviourBuckets, entry.behaviourKeys, entry);
   }
 
-  /** Near-duplicates of fp: LSH candidates, then verified by estimated similarity; code matches when codeSimilarity >= codeThreshold; behaviour matches when behaviourSimilarity >= behaviourThreshold AND same answerType. Sorted by max similarity desc (then id). */
+  /**
+   * Near-duplicates of fp: LSH candidates, then verified by estimated similarity; code matches when codeSimilarity >=
+   * codeThreshold; behaviour matches when behaviourSimilarity >= behaviourThreshold AND same answerType. Sorted by max
+   * similarity desc (then id).
+   */
   query(fp: Fingerprint, limit: number = Infinity): NoveltyMatch[] {
     const code = this.signature(fp.code, 'code');
     const behaviour = this.signature(fp.behaviour, 'behaviour');

@@ -2,7 +2,9 @@
 // bands), and the hashes both fingerprints use. docs/novelty.md explains the scheme; changing MINHASH_SEED
 // or a hash invalidates every stored fingerprint.
 
-/** MinHash and LSH parameters; thresholds are estimated Jaccard similarities in (0, 1]; bands must divide permutations. */
+/**
+ * MinHash and LSH parameters; thresholds are estimated Jaccard similarities in (0, 1]; bands must divide permutations.
+ */
 export interface NoveltyOptions {
   codeThreshold: number;
   behaviourThreshold: number;
@@ -10,7 +12,9 @@ export interface NoveltyOptions {
   bands: number;
 }
 
-/** 128 permutations in 32 bands of 4 rows: P(candidate) = 1 - (1 - s^4)^32 is 0.99985 at s = 0.7 and > 0.9999999 at 0.8. */
+/**
+ * 128 permutations in 32 bands of 4 rows: P(candidate) = 1 - (1 - s^4)^32 is 0.99985 at s = 0.7 and > 0.9999999 at 0.8.
+ */
 export const DEFAULT_NOVELTY_OPTIONS: NoveltyOptions = Object.freeze({
   codeThreshold: 0.8,
   behaviourThreshold: 0.7,
@@ -145,7 +149,9 @@ export function minhash(
   return sig;
 }
 
-/** Fraction of equal slots: an unbiased estimate of the Jaccard similarity. 0 when either signature is of an empty set. */
+/**
+ * Fraction of equal slots: an unbiased estimate of the Jaccard similarity. 0 when either signature is of an empty set.
+ */
 export function estimateSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length)
     throw new RangeError(`novelty: signatures of different lengths (${a.length} vs ${b.length})`);

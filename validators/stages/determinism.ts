@@ -92,7 +92,9 @@ export const determinismStage: Stage = async (ctx) => {
     const e = nondeterministic[0] as Episode;
     problems.push({
       code: 'E_NONDETERMINISTIC',
-      message: `${nondeterministic.length} of ${n} (seed, level) pairs gave different results in two fresh runs of the same calls (first: seed ${e.seed}, level ${e.level})`,
+      message:
+        `${nondeterministic.length} of ${n} (seed, level) pairs gave different results in two fresh runs of ` +
+        `the same calls (first: seed ${e.seed}, level ${e.level})`,
       evidence: nondeterministic.slice(0, 3).map((p) => ({ seed: p.seed, level: p.level })),
     });
   }
@@ -118,7 +120,10 @@ export const determinismStage: Stage = async (ctx) => {
   if (leaks.length > 0) {
     problems.push({
       code: 'E_STATE_LEAK',
-      message: `${leaks.length} of ${n} (seed, level) pairs give different results depending on earlier calls (first: seed ${leaks[0]?.seed}, level ${leaks[0]?.level}, ${leaks[0]?.how}); keep module-level values constant`,
+      message:
+        `${leaks.length} of ${n} (seed, level) pairs give different results depending on earlier calls (first: ` +
+        `seed ${leaks[0]?.seed}, level ${leaks[0]?.level}, ${leaks[0]?.how}); keep ` +
+        `module-level values constant`,
       evidence: leaks.slice(0, 3),
     });
   }

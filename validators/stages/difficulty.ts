@@ -134,7 +134,8 @@ export const difficultyStage: Stage = async (ctx) => {
   const signals: Record<string, Signal> = {};
   for (const [name, s] of Object.entries(SIGNALS))
     signals[name] = signalOf(levels, byLevel, s.of, s.log ?? false, mean);
-  // Solve time: medians (load spikes move means), and counted only when it rises steadily and well above clock resolution.
+  // Solve time: medians (load spikes move means), and counted only when it rises steadily and well above clock
+  // resolution.
   const solve = signalOf(levels, byLevel, (e) => e.ms[1], false, median);
   const timingStable = solve.trend >= 0.9 && (solve.perLevel[solve.perLevel.length - 1] as number) >= 2;
   const judged = { ...signals, ...(timingStable ? { solveMs: solve } : {}), ...fewerGivens(signals) };
@@ -158,19 +159,26 @@ export const difficultyStage: Stage = async (ctx) => {
   if (unchanged) {
     problems.push({
       code: 'E_LEVEL_IGNORED',
-      message: `levels ${levels[0]} to ${levels[levels.length - 1]} look alike (${summary}): generate must use its level argument`,
+      message:
+        `levels ${levels[0]} to ${levels[levels.length - 1]} look alike (${summary}): generate ` +
+        `must use its level argument`,
       evidence,
     });
   } else if (growing.length === 0) {
     problems.push({
       code: 'E_FLAT_DIFFICULTY',
-      message: `no signal of the top level is ${o.minTopLevelGrowth}× level 1 or more (${summary}): it must be measurably bigger or harder`,
+      message:
+        `no signal of the top level is ${o.minTopLevelGrowth}× level 1 or more (${summary}): it must be ` +
+        `measurably bigger or harder`,
       evidence,
     });
   } else if (carrying.length === 0) {
     problems.push({
       code: 'E_NON_MONOTONIC',
-      message: `${growing.map(([k]) => k).join(', ')} grow${growing.length === 1 ? 's' : ''} from level 1 to the top but do${growing.length === 1 ? 'es' : ''} not rise with the level (rank correlation below ${o.minTrend}): ${summary}`,
+      message:
+        `${growing.map(([k]) => k).join(', ')} grow${growing.length === 1 ? 's' : ''} from level 1 to the top ` +
+        `but do${growing.length === 1 ? 'es' : ''} not rise with the level (rank correlation below ` +
+        `${o.minTrend}): ${summary}`,
       evidence,
     });
   }
@@ -191,7 +199,9 @@ export const difficultyStage: Stage = async (ctx) => {
     ) {
       problems.push({
         code: 'E_NON_MONOTONIC',
-        message: `the ${b} baseline scores ${last[b].toFixed(2)} at the top level but ${first[b].toFixed(2)} at level 1 (trend ${trend.toFixed(2)}): higher levels are easier to guess`,
+        message:
+          `the ${b} baseline scores ${last[b].toFixed(2)} at the top level but ${first[b].toFixed(2)} at level ` +
+          `1 (trend ${trend.toFixed(2)}): higher levels are easier to guess`,
         evidence: curve.map((l) => ({ level: l.level, [b]: l[b] })),
       });
     }

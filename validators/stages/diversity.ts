@@ -41,14 +41,18 @@ export const diversityStage: Stage = async (ctx) => {
     const worst = repetitive.reduce((a, b) => (b.promptCollision > a.promptCollision ? b : a));
     problems.push({
       code: 'E_SEED_IGNORED',
-      message: `two seeds give the same prompt ${(100 * worst.promptCollision).toFixed(0)}% of the time at level ${worst.level}${
-        repetitive.length > 1
-          ? ` (also levels ${repetitive
-              .filter((l) => l !== worst)
-              .map((l) => l.level)
-              .join(', ')})`
-          : ''
-      }, at most ${(100 * ctx.options.maxPromptCollision).toFixed(0)}% allowed (${(100 * distinctOverall).toFixed(0)}% of all sampled prompts are distinct); instances must depend on the seed through rng`,
+      message:
+        `two seeds give the same prompt ${(100 * worst.promptCollision).toFixed(0)}% of the time ` +
+        `at level ${worst.level}${
+          repetitive.length > 1
+            ? ` (also levels ${repetitive
+                .filter((l) => l !== worst)
+                .map((l) => l.level)
+                .join(', ')})`
+            : ''
+        }, at most ${(100 * ctx.options.maxPromptCollision).toFixed(0)}% allowed (` +
+        `${(100 * distinctOverall).toFixed(0)}` +
+        `% of all sampled prompts are distinct); instances must depend on the seed through rng`,
       evidence: {
         distinctOverall,
         levels: repetitive.map((l) => ({
@@ -67,7 +71,12 @@ export const diversityStage: Stage = async (ctx) => {
     const worst = degenerate.reduce((a, b) => (b.topAnswerShare > a.topAnswerShare ? b : a));
     problems.push({
       code: 'E_DEGENERATE_ANSWERS',
-      message: `at level ${worst.level}, ${(100 * worst.topAnswerShare).toFixed(0)}% of instances have the answer "${worst.topAnswer.slice(0, 60)}" (at most ${(100 * ctx.options.maxTopAnswerShare).toFixed(0)}% allowed, judged at ${(100 * lowerBound(worst.topAnswerShare, worst.samples, ctx.options.guessZ)).toFixed(0)}% with confidence)`,
+      message:
+        `at level ${worst.level}, ${(100 * worst.topAnswerShare).toFixed(0)}% of instances have the answer "` +
+        `${worst.topAnswer.slice(0, 60)}" (at most ${(100 * ctx.options.maxTopAnswerShare).toFixed(0)}% ` +
+        `allowed, judged at ` +
+        `${(100 * lowerBound(worst.topAnswerShare, worst.samples, ctx.options.guessZ)).toFixed(0)}% with ` +
+        `confidence)`,
       evidence: degenerate.map((l) => ({
         level: l.level,
         topAnswer: l.topAnswer.slice(0, 60),

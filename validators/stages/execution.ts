@@ -8,7 +8,10 @@ import { loneSurrogate } from '../answers.js';
 import { summarise, type Stage } from '../context.js';
 import { residueProblems } from '../residue.js';
 
-/** Episodes the speed bar charges on top of the samples: the shared lifetime validation once ran, kept so the bar does not move. */
+/**
+ * Episodes the speed bar charges on top of the samples: the shared lifetime validation once ran, kept so the bar does
+ * not move.
+ */
 const SPEED_BAR_EPISODES = 2_000;
 
 const median = (v: number[]) => {
@@ -65,7 +68,9 @@ export const executionStage: Stage = async (ctx) => {
     );
     problems.push({
       code,
-      message: `${fn} failed on ${count} of ${requests.length} sampled instances (levels ${levels.join(', ')}): ${first.message}`,
+      message:
+        `${fn} failed on ${count} of ${requests.length} sampled instances (levels ` +
+        `${levels.join(', ')}): ${first.message}`,
       evidence: examples.map((f) => ({ seed: f.seed, level: f.level, fn: f.fn, message: f.message })),
     });
   }
@@ -80,7 +85,10 @@ export const executionStage: Stage = async (ctx) => {
     const at = loneSurrogate(text);
     problems.push({
       code: 'E_MALFORMED_TEXT',
-      message: `${malformed.length} of ${ctx.episodes.length} instances have a ${what} that is not well-formed Unicode (a lone surrogate at character ${at}): UTF-8 consumers (tokenizers, parquet) fail on it or change it`,
+      message:
+        `${malformed.length} of ${ctx.episodes.length} instances have a ${what} that is not well-formed ` +
+        `Unicode (a lone surrogate at character ${at}): UTF-8 consumers (tokenizers, parquet) ` +
+        `fail on it or change it`,
       evidence: { seed: first.seed, level: first.level, what, around: text.slice(Math.max(0, at - 20), at + 20) },
     });
   }
@@ -100,11 +108,16 @@ export const executionStage: Stage = async (ctx) => {
     const loadMs = ctx.load?.ok ? (ctx.load.loadMs ?? 0) : 0;
     const why =
       3 * loadMs > perEpisode / 2
-        ? `; its top level alone takes ${loadMs.toFixed(0)} ms and runs on each of an episode's three calls (every call gets a fresh module instance, so nothing built at load is kept): build only what one instance needs, inside the functions`
+        ? `; its top level alone takes ${loadMs.toFixed(0)} ms and runs on each of an episode's three calls ` +
+          `(every call gets a fresh module instance, so nothing built at load is kept): build only what one ` +
+          `instance needs, inside the functions`
         : '. Make the reference solver and the generator faster';
     problems.push({
       code: 'E_TOO_SLOW',
-      message: `an episode (generate, solve, verify) takes ${perEpisode.toFixed(0)} ms at the median; validation runs about ${episodes} episodes, about ${Math.round(estimateMs / 1000)} s, over the candidate budget of ${Math.round(ctx.options.candidateBudgetMs / 1000)} s${why}`,
+      message:
+        `an episode (generate, solve, verify) takes ${perEpisode.toFixed(0)} ms at the median; validation runs ` +
+        `about ${episodes} episodes, about ${Math.round(estimateMs / 1000)} s, over the candidate budget of ` +
+        `${Math.round(ctx.options.candidateBudgetMs / 1000)} s${why}`,
       evidence: {
         medianEpisodeMs: Number(perEpisode.toFixed(2)),
         topLevelMs: Number(loadMs.toFixed(2)),

@@ -30,7 +30,10 @@ function crashProblems(all: readonly ProbeResult[]): Problem[] {
   return [
     {
       code: first.failure.code,
-      message: `verify failed on ${crashed.length} adversarial responses (first: ${first.probe.family} probe "${first.probe.form}" at level ${first.episode.level}): ${first.failure.message}. A verifier must return a score for any text`,
+      message:
+        `verify failed on ${crashed.length} adversarial responses (first: ${first.probe.family} probe "` +
+        `${first.probe.form}" at level ${first.episode.level}): ${first.failure.message}. A verifier must ` +
+        `return a score for any text`,
       evidence: crashed.slice(0, 3).map((x) => ({ ...evidenceOf(x), failure: x.failure })),
     },
   ];
@@ -65,7 +68,8 @@ export const hackStage: Stage = async (ctx) => {
     },
     all: () => results,
   });
-  // Judges run at once: one check's follow-up sandbox work overlaps another's host work (each judge's wall time is kept).
+  // Judges run at once: one check's follow-up sandbox work overlaps another's host work (each judge's wall time is
+  // kept).
   const judgeMs: Record<string, number> = {};
   const verdicts = await Promise.all(
     plans.map(async (p, i) => {

@@ -48,7 +48,9 @@ export function noveltyVerdict(index: NoveltyIndex, fingerprint: Fingerprint, na
     if (!hit) continue;
     problems.push({
       code: DUPLICATE_CODES[kind],
-      message: `near-duplicate of the admitted environment "${hit.name}" by ${kind} (code similarity ${hit.codeSimilarity.toFixed(2)}, behaviour similarity ${hit.behaviourSimilarity.toFixed(2)})`,
+      message:
+        `near-duplicate of the admitted environment "${hit.name}" by ${kind} (code similarity ` +
+        `${hit.codeSimilarity.toFixed(2)}, behaviour similarity ${hit.behaviourSimilarity.toFixed(2)})`,
       evidence: duplicates
         .filter((m) => m.kind === kind)
         .slice(0, 3)

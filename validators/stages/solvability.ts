@@ -9,7 +9,9 @@ export const solvabilityStage: Stage = async (ctx) => {
     const levels = [...new Set(unsolved.map((e) => e.level))].sort((a, b) => a - b);
     problems.push({
       code: 'E_UNSOLVED',
-      message: `verify gives the reference a score below 1 on ${unsolved.length} of ${ctx.episodes.length} instances (levels ${levels.join(', ')}); solve and verify disagree`,
+      message:
+        `verify gives the reference a score below 1 on ${unsolved.length} of ${ctx.episodes.length} instances ` +
+        `(levels ${levels.join(', ')}); solve and verify disagree`,
       evidence: unsolved.slice(0, 3).map((e) => ({
         seed: e.seed,
         level: e.level,

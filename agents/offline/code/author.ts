@@ -30,7 +30,9 @@ export function codeIdentity(design: Design, seed: number, version: string, name
   const hash = createHash('sha256')
     .update(`${seed}\u0000code\u0000${JSON.stringify(design)}`)
     .digest();
-  const entry = `${VERBS[(hash[0] as number) % VERBS.length]}${NOUNS[design.domain][(hash[1] as number) % NOUNS[design.domain].length]}`;
+  const entry =
+    `${VERBS[(hash[0] as number) % VERBS.length]}` +
+    `${NOUNS[design.domain][(hash[1] as number) % NOUNS[design.domain].length]}`;
   const first = textOf(design.steps[0] ?? design.finish);
   const skills = [...new Set(['code-writing', ...designSkills(design).filter((s) => s !== 'program-tracing')])].slice(
     0,
@@ -39,11 +41,11 @@ export function codeIdentity(design: Design, seed: number, version: string, name
   return {
     name: name ?? `write-${design.domain}-program-${hash.toString('hex').slice(0, 6)}`,
     title: `Write a ${design.domain === 'int' ? 'number' : design.domain} function: ${first}`.slice(0, 120),
-    description:
-      `Write a JavaScript function that ${[...design.steps, design.finish].map(textOf).join('; then ')}. Hidden tests decide the reward (all must pass); higher levels add instructions and test longer inputs.`.slice(
-        0,
-        2000,
-      ),
+    description: (
+      `Write a JavaScript function that ${[...design.steps, design.finish].map(textOf).join('; then ')}. ` +
+      `Hidden tests decide the reward (all must pass); higher levels add instructions ` +
+      `and test longer inputs.`
+    ).slice(0, 2000),
     skills,
     entry,
     provenance: `Written by the envforge offline author v${version} (seed ${seed}) from its program DSL (code family).`,
@@ -64,7 +66,9 @@ function describe(design: Design): CodeMade['check'] {
   return { ok: true, reasons: [], prompts, references: prompts };
 }
 
-/** Draws designs for a shape until one is accepted (novel against the author's earlier designs); null after `maxTries`. */
+/**
+ * Draws designs for a shape until one is accepted (novel against the author's earlier designs); null after `maxTries`.
+ */
 export async function synthesiseCode(
   rng: PlainRng,
   shape: Shape,
@@ -91,8 +95,12 @@ export function codeSpec(made: CodeMade, shape: Shape, version: string, why: str
     title: made.id.title,
     skills: made.id.skills,
     taskIdea: made.id.description.slice(0, 1500),
-    answerFormat: `A JavaScript function ${made.id.entry}(…) in one fenced code block (contract v3); hidden tests, all must pass.`,
-    difficultyScaling: `Levels 1–${made.design.levels.length}: ${(first?.steps ?? 0) + 1} to ${(last?.steps ?? 0) + 1} instructions; hidden inputs of size ${first?.size} to ${last?.size}.`,
+    answerFormat:
+      `A JavaScript function ${made.id.entry}(…) in one fenced code block (contract v3); ` +
+      `hidden tests, all must pass.`,
+    difficultyScaling:
+      `Levels 1–${made.design.levels.length}: ${(first?.steps ?? 0) + 1} to ${(last?.steps ?? 0) + 1} ` +
+      `instructions; hidden inputs of size ${first?.size} to ${last?.size}.`,
     whyNew: why.slice(0, 800),
     offline: { version, shape, code: made.design },
   };

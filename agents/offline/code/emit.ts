@@ -39,7 +39,8 @@ export function emitCodeModule(design: Design, id: CodeIdentity): string {
   const steps = design.steps
     .map((s) => `  { text: ${JSON.stringify(textOf(s))}, src: ${JSON.stringify(jsOf(s))}, run: ${jsOf(s)} },`)
     .join('\n');
-  return `// ${id.title}. ${id.description}
+  return (
+    `// ${id.title}. ${id.description}
 // ${id.provenance}
 
 export const meta = ${JSON.stringify(meta, null, 2)};
@@ -48,8 +49,10 @@ export const meta = ${JSON.stringify(meta, null, 2)};
 const STEPS = [
 ${steps}
 ];
-const FINISH = { text: ${JSON.stringify(textOf(design.finish))}, src: ${JSON.stringify(jsOf(design.finish))}, run: ${jsOf(design.finish)} };
-${design.domain === 'str' ? `const ALPHABET = ${JSON.stringify(design.alphabet.split(''))};\n` : ''}const LEVELS = ${JSON.stringify(design.levels)};
+const FINISH = { text: ${JSON.stringify(textOf(design.finish))}, src: ${JSON.stringify(jsOf(design.finish))}, run: ` +
+    `${jsOf(design.finish)} };
+${design.domain === 'str' ? `const ALPHABET = ${JSON.stringify(design.alphabet.split(''))};\n` : ''}const LEVELS = ` +
+    `${JSON.stringify(design.levels)};
 function knobs(level) {
   return LEVELS[Math.min(Math.max(level, 1), LEVELS.length) - 1];
 }
@@ -95,7 +98,9 @@ export function generate(rng, level) {
 
 export function solve(task) {
   const body = STEPS.slice(0, task.count).map((s) => \`  v = (\${s.src})(v);\`);
-  return [${JSON.stringify(`function ${id.entry}(${param.name}) {`)}, ${JSON.stringify(`  let v = ${param.name};`)}, ...body, \`  return (\${FINISH.src})(v);\`, '}'].join('\\n');
+  return [${JSON.stringify(`function ${id.entry}(${param.name}) {`)}, ${JSON.stringify(`  let v = ${param.name};`)}, ` +
+    `...body, \`  return (\${FINISH.src})(v);\`, '}'].join('\\n');
 }
-`;
+`
+  );
 }

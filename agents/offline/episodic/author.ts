@@ -48,7 +48,9 @@ export function episodicIdentity(
     title: words.title.slice(0, 120),
     description: `${words.idea} ${words.scaling}`.slice(0, 2000),
     skills: family.skills(design).slice(0, 5),
-    provenance: `Written by the envforge offline author v${version} (seed ${seed}) from its episodic building blocks (${design.family} family).`,
+    provenance:
+      `Written by the envforge offline author v${version} (seed ${seed}) from its episodic building blocks (` +
+      `${design.family} family).`,
   };
 }
 
@@ -86,7 +88,8 @@ export function episodicSpec(made: EpisodicMade, version: string, why: string): 
     skills: made.id.skills,
     taskIdea: words.idea.slice(0, 1500),
     answerFormat:
-      'Tool calls (contract v2): the episode ends at the finishing tool, and the score checks the final state, all or nothing.',
+      'Tool calls (contract v2): the episode ends at the finishing tool, and the score checks the ' +
+      'final state, all or nothing.',
     difficultyScaling: words.scaling.slice(0, 800),
     whyNew: why.slice(0, 800),
     offline: { version, family: made.design.family, episodic: made.design },

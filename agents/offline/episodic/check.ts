@@ -123,7 +123,8 @@ export function checkEpisodic(source: string): EpisodicCheck {
       for (const r of refs) {
         if (r.score !== 1 || !r.done || r.rejected > 0)
           reasons.push(
-            `level ${level}: the reference policy scores ${r.score} in ${r.turns} turns (${r.rejected} rejected actions)`,
+            `level ${level}: the reference policy scores ${r.score} in ${r.turns} turns (` +
+              `${r.rejected} rejected actions)`,
           );
         prompts.push(`${r.prompt}\n\nTools:\n${toolText}`);
         references.push(JSON.stringify(r.actions));

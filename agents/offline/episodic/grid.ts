@@ -12,13 +12,15 @@ const js = JSON.stringify;
 /** The world's layout code: `cells(w)` lists places, `next(w, at, move)` is where a move leads (or null). */
 function topologyCode(x: GridDesign): string {
   if (x.topology === 'grid') {
-    return `const DIRS = ${js(x.directions)};
+    return (
+      `const DIRS = ${js(x.directions)};
 const STEP = [[0, -1], [1, 0], [0, 1], [-1, 0]];
 const key = (c, r) => c + ',' + r;
 function layout(rng, k) {
   const places = [];
   const walls = [];
-  for (let r = 0; r < k.size; r++) for (let c = 0; c < k.size; c++) (rng.float() < 0.2 ? walls : places).push(key(c, r));
+  for (let r = 0; r < k.size; r++) for (let c = 0; c < k.size; c++) (rng.float() < 0.2 ? walls : ` +
+      `places).push(key(c, r));
   return { size: k.size, walls, places };
 }
 function next(w, at, dir) {
@@ -28,37 +30,49 @@ function next(w, at, dir) {
   return c + d[0] < 0 || r + d[1] < 0 || c + d[0] >= w.size || r + d[1] >= w.size || w.walls.includes(to) ? null : to;
 }
 const moves = (w, at) => DIRS.filter((d) => next(w, at, d) !== null).map((d) => [d, next(w, at, d)]);
-const placeText = (p) => '(' + p + ')';`;
+const placeText = (p) => '(' + p + ')';`
+    );
   }
-  return `const ROOMS = ${js(THEMES[x.theme]?.rooms)};
+  return (
+    `const ROOMS = ${js(THEMES[x.theme]?.rooms)};
 function layout(rng, k) {
   const places = rng.shuffle(ROOMS).slice(0, k.size);
   const links = [];
   // A random tree keeps every room reachable; a few extra corridors make loops.
   for (let i = 1; i < places.length; i++) links.push([places[i], places[rng.int(0, i - 1)]]);
-  for (let e = 0; e < Math.floor(k.size / 3); e++) { const a = rng.pick(places); const b = rng.pick(places); if (a !== b && !links.some((l) => l.includes(a) && l.includes(b))) links.push([a, b]); }
+  for (let e = 0; e < Math.floor(k.size / 3); e++) { const a = rng.pick(places); const b = rng.pick(places); if (a ` +
+    `!== b && !links.some((l) => l.includes(a) && l.includes(b))) links.push([a, b]); }
   return { walls: [], places, links };
 }
 const exits = (w, at) => w.links.filter((l) => l.includes(at)).map((l) => (l[0] === at ? l[1] : l[0])).sort();
-const next = (w, at, room) => (exits(w, at).includes(String(room).trim().toLowerCase()) ? String(room).trim().toLowerCase() : null);
+const next = (w, at, room) => (exits(w, at).includes(String(room).trim().toLowerCase()) ? ` +
+    `String(room).trim().toLowerCase() : null);
 const moves = (w, at) => exits(w, at).map((r) => [r, r]);
-const placeText = (p) => 'the ' + p;`;
+const placeText = (p) => 'the ' + p;`
+  );
 }
 
 /** The extra sensing tool's code (the look tool is always there). */
 const SENSE_CODE: Record<GridDesign['sense'], string> = {
   look: '',
-  scan: `// A line of sight: the places one way leads to, one after another, until it is blocked.
+  scan:
+    `// A line of sight: the places one way leads to, one after another, until it is blocked.
 function scan(s, move) {
   const seen = [];
-  for (let at = next(s.world, s.at, move); at !== null && !seen.includes(at) && seen.length < 12; at = next(s.world, at, move)) seen.push(at);
+  for (let at = next(s.world, s.at, move); at !== null && !seen.includes(at) && seen.length < 12; at = next(s.world, ` +
+    `at, move)) seen.push(at);
   if (!seen.length) return 'Nothing that way.';
-  return seen.map((p) => placeText(p) + ': ' + (s.world.items.filter((i) => i.at === p).map((i) => i.name).join(', ') || 'empty')).join('; ') + '.';
+  return seen.map((p) => placeText(p) + ': ' + (s.world.items.filter((i) => i.at === p).map((i) => i.name).join(', ` +
+    `') || 'empty')).join('; ') + '.';
 }`,
-  detector: `// The detector counts the moves of a safe shortest route to the nearest item still lying about that the task needs.
+  detector:
+    `// The detector counts the moves of a safe shortest route to the nearest item still lying ` +
+    `about that the task needs.
 function detect(s) {
-  const left = s.world.items.filter((i) => i.wanted && i.at !== 'carried' && i.at !== s.world.goalAt).map((i) => route(s.world, s.at, i.at).length);
-  return left.length ? 'The nearest item you need is ' + Math.min(...left) + ' moves away.' : 'The detector finds nothing more you need.';
+  const left = s.world.items.filter((i) => i.wanted && i.at !== 'carried' && i.at !== s.world.goalAt).map((i) => ` +
+    `route(s.world, s.at, i.at).length);
+  return left.length ? 'The nearest item you need is ' + Math.min(...left) + ' moves away.' : 'The detector finds ` +
+    `nothing more you need.';
 }`,
 };
 
@@ -88,7 +102,8 @@ export function gridCode(x: GridDesign): FamilyCode {
   blocks.push(
     tool(
       N.look as string,
-      `Describe the ${grid ? t.cell : 'room'} you are in: what lies here and where you can go${x.hazards ? ' (and any danger next door)' : ''}.`,
+      `Describe the ${grid ? t.cell : 'room'} you are in: what lies here and where you can go` +
+        `${x.hazards ? ' (and any danger next door)' : ''}.`,
       {},
       `(s) => describe(s)`,
     ),
@@ -127,7 +142,9 @@ export function gridCode(x: GridDesign): FamilyCode {
         N.drop as string,
         `Put down an item you carry where you are.`,
         { item: { type: 'string', minLength: 1, maxLength: 40 } },
-        `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === 'carried'); if (!it) return \`You do not carry "\${a.item}".\`; it.at = s.at; return \`You put down the \${it.name}.\`; }`,
+        `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === ` +
+          `'carried'); if (!it) return \`You do not carry "\${a.item}".\`; it.at = s.at; return \`You put ` +
+          `down the \${it.name}.\`; }`,
       ),
     );
   blocks.push(
@@ -138,7 +155,8 @@ export function gridCode(x: GridDesign): FamilyCode {
       `(s) => { s.done = true; return 'The run is over.'; }`,
     ),
   );
-  const world = `
+  const world =
+    `
 const THEME = ${js({ place: t.place, cell: grid ? t.cell : 'room', things: t.things })};
 const COLOURS = ${js(COLOURS)};
 ${topologyCode(x)}
@@ -150,7 +168,8 @@ function route(w, from, to) {
   while (queue.length) {
     const at = queue.shift();
     if (at === to) break;
-    for (const [move, p] of moves(w, at)) if (!(p in prev) && !w.hazards.includes(p)) { prev[p] = [at, move]; queue.push(p); }
+    for (const [move, p] of moves(w, at)) if (!(p in prev) && !w.hazards.includes(p)) { prev[p] = ` +
+    `[at, move]; queue.push(p); }
   }
   if (!(to in prev)) return null;
   const path = [];
@@ -184,7 +203,9 @@ function promptOf(w) {
     ${x.goal === 'deliver' ? `\`Task: find \${wanted.join(', ')} and put each of them down at \${placeText(w.goalAt)} with ${N.drop}. Pick up nothing else.\`` : `\`Task: collect \${wanted.join(', ')} with ${N.take}, then come back to \${placeText(w.start)}. Pick up nothing else.\``},
     ${x.goal === 'deliver' && x.capacity === 1 ? "'You can carry only one item at a time.'," : ''}
     ${x.hazards ? `\`Danger: some \${THEME.cell}s are unsafe; entering one ends the run at once, and it counts as a failure. ${N.look} warns of unsafe places next to you.\`,` : ''}
-    \`When you are done, call ${N.finish}${x.goal === 'collect' ? ` at \${placeText(w.start)}` : ''}: that ends the run, and only then is the task checked, all or nothing. The run also ends after \${meta.maxTurns} tool calls.\`,
+    \`When you are done, call ${N.finish}${x.goal === 'collect' ? ` at \${placeText(w.start)}` : ''}: that ends the ` +
+    `run, and only then is the task checked, all or nothing. The run also ends after ` +
+    `\${meta.maxTurns} tool calls.\`,
   ].join('\\n');
 }
 
@@ -200,19 +221,25 @@ function walk(s, move) {
 ${SENSE_CODE[x.sense]}
 function describe(s) {
   const here = s.world.items.filter((i) => i.at === s.at).map((i) => i.name);
-  const ways = moves(s.world, s.at).map(([move, p]) => move${x.hazards ? " + (s.world.hazards.includes(p) ? ' (unsafe)' : '')" : ''});
-  return \`You are at \${placeText(s.at)}. \${here.length ? 'Lying here: ' + here.join(', ') + '.' : 'Nothing lies here.'} Ways on: \${ways.join(', ') || 'none'}.\`;
+  const ways = moves(s.world, s.at).map(([move, p]) => move` +
+    `${x.hazards ? " + (s.world.hazards.includes(p) ? ' (unsafe)' : '')" : ''});
+  return \`You are at \${placeText(s.at)}. \${here.length ? 'Lying here: ' + here.join(', ') + '.' : 'Nothing lies ` +
+    `here.'} Ways on: \${ways.join(', ') || 'none'}.\`;
 }`;
-  const score = `
+  const score =
+    `
   const w = state.world;
   if (!state.done) return { score: 0, feedback: 'the run was never ended' };
   if (state.lost) return { score: 0, feedback: 'the run ended in danger' };
-  if (state.taken.some((n) => !w.items.find((i) => i.name === n).wanted)) return { score: 0, feedback: 'an item that was not asked for was picked up' };
+  if (state.taken.some((n) => !w.items.find((i) => i.name === n).wanted)) return { score: 0, feedback: 'an item that ` +
+    `was not asked for was picked up' };
   for (const it of w.items.filter((i) => i.wanted)) {
-    if (it.at !== ${x.goal === 'deliver' ? 'w.goalAt' : "'carried'"}) return { score: 0, feedback: \`the \${it.name} is not where the task wants it\` };
+    if (it.at !== ${x.goal === 'deliver' ? 'w.goalAt' : "'carried'"}) return { score: 0, feedback: \`the \${it.name} ` +
+    `is not where the task wants it\` };
   }
 ${x.goal === 'collect' ? "  if (state.at !== w.start) return { score: 0, feedback: 'the run did not end at the start' };\n" : ''}  return { score: 1, feedback: 'every item is where the task wants it' };`;
-  const act = `
+  const act =
+    `
   const w = state.world;
   for (const it of w.items.filter((i) => i.wanted)) {
 ${
@@ -225,9 +252,11 @@ ${
     : "    if (it.at === 'carried') continue;"
 }
     if (state.at === it.at) return { tool: ${js(N.take)}, args: { item: it.name } };
-    return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, it.at)[0] } };
+    return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, ` +
+    `state.at, it.at)[0] } };
   }
-  if (state.at !== w.goalAt) return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, w.goalAt)[0] } };
+  if (state.at !== w.goalAt) return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: ` +
+    `route(w, state.at, w.goalAt)[0] } };
   return { tool: ${js(N.finish)}, args: {} };`;
   return {
     maxTurns: 100,

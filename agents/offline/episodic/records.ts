@@ -81,25 +81,35 @@ export function recordsSkills(design: RecordsDesign): string[] {
 
 const RULE_TEXT: Record<Rule, (d: Domain, n: Record<string, string>, lookup: string) => string> = {
   'lookup-first': (d, _n, lookup) =>
-    `Look a ${d.noun} up with ${lookup} before you change it: a change to a ${d.noun} you have not looked up is refused and recorded as a policy violation, which fails the task.`,
+    `Look a ${d.noun} up with ${lookup} before you change it: a change to a ${d.noun} you have not looked up ` +
+    `is refused and recorded as a policy violation, which fails the task.`,
   locked: (d, n) =>
-    `A locked ${d.noun} must not be changed even when it matches: escalate it with ${n.escalate} instead (a change to it is refused and recorded as a violation). Escalate nothing else.`,
+    `A locked ${d.noun} must not be changed even when it matches: escalate it with ${n.escalate} instead (a ` +
+    `change to it is refused and recorded as a violation). Escalate nothing else.`,
   log: (d, n) =>
-    `After changing a ${d.noun}, record the reason with ${n.note} on it: one note on every ${d.noun} you changed and on no other.`,
+    `After changing a ${d.noun}, record the reason with ${n.note} on it: one note on every ${d.noun} you ` +
+    `changed and on no other.`,
   'confirm-count': (d, n) => `Pass ${n.finish} the number of ${d.plural} you changed.`,
 };
 
 /** Per goal: \`expected(r, g, records)\` (the value a record must end with, or null) and \`taskText(g)\`. */
 const GOAL_CODE: Record<RecordsDesign['goal'], (x: RecordsDesign, d: Domain) => string> = {
-  set: (_x, d) => `const expected = (r, g) => (wanted(r, g) ? g.value : null);
-const taskText = (g) => \`Task: set the ${label(d.target.field)} of every \${D.noun} \${goalText(g)} to "\${g.value}".\`;`,
-  map: (x, d) => `const expected = (r, g) => (wanted(r, g) ? g.map[r.${x.by}] : null);
-const taskText = (g) => \`Task: for every \${D.noun} \${goalText(g)}, set its ${label(d.target.field)} by its ${label(x.by)}: \${Object.entries(g.map).map(([v, t]) => \`\${v} -> "\${t}"\`).join(', ')}.\`;`,
-  rank: (x, d) => `function expected(r, g, records) {
+  set: (_x, d) =>
+    `const expected = (r, g) => (wanted(r, g) ? g.value : null);
+const taskText = (g) => \`Task: set the ${label(d.target.field)} of every \${D.noun} ` +
+    `\${goalText(g)} to "\${g.value}".\`;`,
+  map: (x, d) =>
+    `const expected = (r, g) => (wanted(r, g) ? g.map[r.${x.by}] : null);
+const taskText = (g) => \`Task: for every \${D.noun} \${goalText(g)}, set its ${label(d.target.field)} by its ` +
+    `${label(x.by)}: \${Object.entries(g.map).map(([v, t]) => \`\${v} -> "\${t}"\`).join(', ')}.\`;`,
+  rank: (x, d) =>
+    `function expected(r, g, records) {
   const ranked = records.filter((o) => wanted(o, g)).sort((a, b) => b.${x.by} - a.${x.by});
   return ranked.indexOf(r) >= 0 && ranked.indexOf(r) < g.top ? g.value : null;
 }
-const taskText = (g) => \`Task: among the \${D.plural} \${goalText(g)}, set the ${label(d.target.field)} of the \${g.top} with the highest ${label(x.by)} to "\${g.value}" (no two \${D.plural} share a ${label(x.by)}).\`;`,
+const taskText = (g) => \`Task: among the \${D.plural} \${goalText(g)}, set the ${label(d.target.field)} of the ` +
+    `\${g.top} with the highest ${label(x.by)} to "\${g.value}" (no two \${D.plural} ` +
+    `share a ${label(x.by)}).\`;`,
 };
 
 export function recordsCode(x: RecordsDesign): FamilyCode {
@@ -113,7 +123,8 @@ export function recordsCode(x: RecordsDesign): FamilyCode {
         N.escalate as string,
         `Escalate one ${d.noun} to a supervisor.`,
         { id: { type: 'string', minLength: 1, maxLength: 16 } },
-        `(s, a) => { const r = find(s, a.id); if (!r) return \`No ${d.noun} "\${a.id}".\`; mark(s, 'esc:' + r.id); return \`\${r.id} escalated.\`; }`,
+        `(s, a) => { const r = find(s, a.id); if (!r) return \`No ${d.noun} "\${a.id}".\`; mark(s, 'esc:' + ` +
+          `r.id); return \`\${r.id} escalated.\`; }`,
       ),
     );
   if (has('log'))
@@ -122,14 +133,16 @@ export function recordsCode(x: RecordsDesign): FamilyCode {
         N.note as string,
         `Add a note to one ${d.noun}.`,
         { id: { type: 'string', minLength: 1, maxLength: 16 }, text: { type: 'string', minLength: 1, maxLength: 200 } },
-        `(s, a) => { const r = find(s, a.id); if (!r) return \`No ${d.noun} "\${a.id}".\`; mark(s, 'note:' + r.id); return \`Note added to \${r.id}.\`; }`,
+        `(s, a) => { const r = find(s, a.id); if (!r) return \`No ${d.noun} "\${a.id}".\`; mark(s, 'note:' + ` +
+          `r.id); return \`Note added to \${r.id}.\`; }`,
       ),
     );
   const confirm = has('confirm-count');
   blocks.push(
     tool(
       N.finish as string,
-      `End the session; the ${d.plural} are then checked.${confirm ? ` Give the number of ${d.plural} you changed.` : ''}`,
+      `End the session; the ${d.plural} are then checked.` +
+        `${confirm ? ` Give the number of ${d.plural} you changed.` : ''}`,
       confirm ? { changed: { type: 'integer', minimum: 0, maximum: 99 } } : {},
       `(s, a) => { s.done = true;${confirm ? ' s.reported = a.changed;' : ''} return 'Session ended.'; }`,
     ),
@@ -137,10 +150,12 @@ export function recordsCode(x: RecordsDesign): FamilyCode {
   const preds = x.preds.map((p, i) => predicate(p.kind, p.field, i, d));
   const lookupTool = x.lookup === 'full' ? N.get : x.lookup === 'batch' ? N.batch : N.field;
   const rules = [
-    `Change nothing but the ${label(d.target.field)} of the ${d.plural} that match, and leave every other ${d.noun} as it is.`,
+    `Change nothing but the ${label(d.target.field)} of the ${d.plural} that match, and leave every ` +
+      `other ${d.noun} as it is.`,
     ...x.rules.map((r) => RULE_TEXT[r](d, N, lookupTool as string)),
   ];
-  const world = `
+  const world =
+    `
 const D = ${js({ noun: d.noun, plural: d.plural, prefix: d.prefix, place: d.place })};
 const C = ${js(d.cats)};
 const N = ${js(d.nums)};
@@ -187,13 +202,14 @@ function makeWorld(rng, k) {
   const order = rng.shuffle(records.map((_, i) => i));
   order.slice(0, k.targets).forEach((i) => fit(rng, records[i], goal));
   order.slice(k.targets, k.targets + 2).forEach((i) => miss(rng, records[i], goal));
-  order.slice(k.targets + 2, k.targets + 2 + k.locked).forEach((i) => { fit(rng, records[i], goal); records[i].locked = true; });${
-    x.goal === 'rank'
-      ? `
+  order.slice(k.targets + 2, k.targets + 2 + k.locked).forEach((i) => { fit(rng, records[i], goal); ` +
+    `records[i].locked = true; });${
+      x.goal === 'rank'
+        ? `
   // Distinct values of the ranked field, so the top matches are well defined.
   for (const r of records) while (records.some((o) => o !== r && o.${x.by} === r.${x.by})) r.${x.by} = rng.int(N.${x.by}.lo, N.${x.by}.hi);`
-      : ''
-  }
+        : ''
+    }
   return { records, goal };
 }
 
@@ -206,7 +222,8 @@ function promptOf(w) {
     'Policy:',
     ...RULES.map((r, i) => \`\${i + 1}. \${r}\`),
     '',
-    \`When you are done, call ${N.finish}: that ends the session, and only then is every \${D.noun} checked, all or nothing. The session also ends after \${meta.maxTurns} tool calls.\`,
+    \`When you are done, call ${N.finish}: that ends the session, and only then is every \${D.noun} checked, all or ` +
+    `nothing. The session also ends after \${meta.maxTurns} tool calls.\`,
   ].join('\\n');
 }
 
@@ -215,7 +232,8 @@ const mark = (s, key) => { if (!s.progress.includes(key)) s.progress.push(key); 
 const find = (s, id) => s.world.records.find((r) => r.id.toLowerCase() === String(id).trim().toLowerCase());
 const original = (r, f) => (f === TARGET.field ? TARGET.none : String(r[f]));
 const current = (s, r, f) => (s.changes[r.id] && f in s.changes[r.id] ? s.changes[r.id][f] : original(r, f));
-const show = (s, r) => \`\${r.id}: \${[...Object.keys(C), ...Object.keys(N), TARGET.field].map((f) => \`\${f} \${current(s, r, f)}\`).join(', ')}${has('locked') ? "${r.locked ? ', LOCKED' : ''}" : ''}.\`;
+const show = (s, r) => \`\${r.id}: \${[...Object.keys(C), ...Object.keys(N), TARGET.field].map((f) => \`\${f} ` +
+    `\${current(s, r, f)}\`).join(', ')}${has('locked') ? "${r.locked ? ', LOCKED' : ''}" : ''}.\`;
 
 function change(s, id, field, value) {
   const r = find(s, id);
@@ -223,7 +241,8 @@ function change(s, id, field, value) {
 ${has('lookup-first') ? "  if (!has(s, 'look:' + r.id)) { s.violations.push(r.id); return `Refused: ${r.id} was not looked up first. The policy violation is recorded.`; }\n" : ''}${has('locked') ? '  if (r.locked) { s.violations.push(r.id); return `Refused: ${r.id} is locked. The policy violation is recorded.`; }\n' : ''}  s.changes[r.id] = { ...(s.changes[r.id] || {}), [field]: value };
   return \`\${r.id}: \${field} set to \${value}.\`;
 }`;
-  const score = `
+  const score =
+    `
   const g = state.world.goal;
   if (!state.done) return { score: 0, feedback: 'the session was never ended' };
   if (state.violations.length > 0) return { score: 0, feedback: \`policy violated on \${state.violations[0]}\` };
@@ -232,7 +251,8 @@ ${has('lookup-first') ? "  if (!has(s, 'look:' + r.id)) { s.violations.push(r.id
     const e = expected(r, g, state.world.records);
     const want = e !== null${has('locked') ? ' && !r.locked' : ''} ? [[TARGET.field, e]] : [];
     const got = Object.entries(state.changes[r.id] || {}).filter(([f, v]) => v !== original(r, f)).sort();
-    if (JSON.stringify(got) !== JSON.stringify(want)) return { score: 0, feedback: \`\${r.id} is not as the task requires\` };
+    if (JSON.stringify(got) !== JSON.stringify(want)) return { score: 0, feedback: \`\${r.id} is not ` +
+    `as the task requires\` };
     if (got.length > 0) changed++;
 ${has('locked') ? "    if (has(state, 'esc:' + r.id) !== (e !== null && r.locked)) return { score: 0, feedback: `${r.id} is escalated wrongly` };\n" : ''}${has('log') ? "    if (has(state, 'note:' + r.id) !== got.length > 0) return { score: 0, feedback: `${r.id} has the wrong notes` };\n" : ''}  }
 ${confirm ? '  if (state.reported !== changed) return { score: 0, feedback: `reported ${state.reported} changes, made ${changed}` };\n' : ''}  return { score: 1, feedback: 'every record is as the task requires' };`;

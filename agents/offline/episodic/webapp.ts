@@ -136,7 +136,8 @@ const js = JSON.stringify;
 
 /** Each page kind: what it shows (`show`), its fields, what a click does, and the reference's next action on it. */
 const PAGE_CODE: Record<string, (x: WebappDesign, t: (typeof THEMES)[string]) => string> = {
-  login: () => `  login: {
+  login: () =>
+    `  login: {
     show: () => 'Sign in. Fields: username, password. Buttons: sign in.',
     fields: () => ['username', 'password'],
     click(s, label) {
@@ -144,36 +145,45 @@ const PAGE_CODE: Record<string, (x: WebappDesign, t: (typeof THEMES)[string]) =>
       if (s.form.username !== s.world.user || s.form.password !== s.world.pass) return 'Wrong username or password.';
       return advance(s);
     },
-    plan: (s) => (s.form.username !== s.world.user ? typing('username', s.world.user) : s.form.password !== s.world.pass ? typing('password', s.world.pass) : clicking('sign in')),
+    plan: (s) => (s.form.username !== s.world.user ? typing('username', s.world.user) : s.form.password !== ` +
+    `s.world.pass ? typing('password', s.world.pass) : clicking('sign in')),
   },`,
-  catalog: (x) => `  find: {
+  catalog: (x) =>
+    `  find: {
     show(s) {
       const pages = Math.ceil(s.world.items.length / ${x.levels[0]?.pageSize});
       const shown = s.world.items.slice(s.page * ${x.levels[0]?.pageSize}, (s.page + 1) * ${x.levels[0]?.pageSize});
-      return \`Catalogue, page \${s.page + 1} of \${pages}:\\n\${shown.map((i) => \`- \${i.name}: \${i.price} [button: open \${i.code}]\`).join('\\n')}\\nButtons: next page, previous page.\`;
+      return \`Catalogue, page \${s.page + 1} of \${pages}:\\n\${shown.map((i) => \`- \${i.name}: \${i.price} ` +
+    `[button: open \${i.code}]\`).join('\\n')}\\nButtons: next page, previous page.\`;
     },
     fields: () => [],
     click(s, label) {
       const pages = Math.ceil(s.world.items.length / ${x.levels[0]?.pageSize});
       if (label === 'next page') { s.page = Math.min(pages - 1, s.page + 1); return this.show(s); }
       if (label === 'previous page') { s.page = Math.max(0, s.page - 1); return this.show(s); }
-      const it = s.world.items.slice(s.page * ${x.levels[0]?.pageSize}, (s.page + 1) * ${x.levels[0]?.pageSize}).find((i) => label === 'open ' + i.code.toLowerCase());
+      const it = s.world.items.slice(s.page * ${x.levels[0]?.pageSize}, (s.page + 1) * ${x.levels[0]?.pageSize}` +
+    `).find((i) => label === 'open ' + i.code.toLowerCase());
       if (!it) return null;
       s.order.item = it.code;
       return advance(s);
     },
     plan(s) {
       const at = s.world.items.findIndex((i) => i.name === s.world.goal.item);
-      return Math.floor(at / ${x.levels[0]?.pageSize}) > s.page ? clicking('next page') : clicking('open ' + s.world.items[at].code.toLowerCase());
+      return Math.floor(at / ${x.levels[0]?.pageSize}) > s.page ? clicking('next page') : clicking('open ' + ` +
+    `s.world.items[at].code.toLowerCase());
     },
   },`,
-  search: () => `  find: {
-    show: (s) => \`Search. Field: query. Buttons: search\${s.results.length ? '.\\nResults:\\n' + s.results.map((c) => { const i = s.world.items.find((x) => x.code === c); return \`- \${i.name}: \${i.price} [button: open \${i.code}]\`; }).join('\\n') : ' (no results yet).'}\`,
+  search: () =>
+    `  find: {
+    show: (s) => \`Search. Field: query. Buttons: search\${s.results.length ? '.\\nResults:\\n' + s.results.map((c) ` +
+    `=> { const i = s.world.items.find((x) => x.code === c); return \`- \${i.name}: \${i.price} [button: open ` +
+    `\${i.code}]\`; }).join('\\n') : ' (no results yet).'}\`,
     fields: () => ['query'],
     click(s, label) {
       if (label === 'search') {
         const words = String(s.form.query || '').split(/\\s+/).filter(Boolean);
-        s.results = s.world.items.filter((i) => words.length && words.every((w) => i.name.includes(w))).slice(0, 6).map((i) => i.code);
+        s.results = s.world.items.filter((i) => words.length && words.every((w) => ` +
+    `i.name.includes(w))).slice(0, 6).map((i) => i.code);
         return this.show(s);
       }
       const code = s.results.find((c) => label === 'open ' + c.toLowerCase());
@@ -187,8 +197,10 @@ const PAGE_CODE: Record<string, (x: WebappDesign, t: (typeof THEMES)[string]) =>
       return s.form.query !== it.name ? typing('query', it.name) : clicking('search');
     },
   },`,
-  options: (_x, t) => `  options: {
-    show: (s) => \`Choose the ${t.option}: \${OPTIONS.join(', ')}\${s.form.choice ? ' (chosen: ' + s.form.choice + ')' : ''}. Buttons: \${OPTIONS.join(', ')}, continue.\`,
+  options: (_x, t) =>
+    `  options: {
+    show: (s) => \`Choose the ${t.option}: \${OPTIONS.join(', ')}\${s.form.choice ? ' (chosen: ' + s.form.choice + ` +
+    `')' : ''}. Buttons: \${OPTIONS.join(', ')}, continue.\`,
     fields: () => [],
     click(s, label) {
       if (OPTIONS.includes(label)) { s.form.choice = label; return this.show(s); }
@@ -199,7 +211,8 @@ const PAGE_CODE: Record<string, (x: WebappDesign, t: (typeof THEMES)[string]) =>
     },
     plan: (s) => (s.form.choice !== s.world.goal.option ? clicking(s.world.goal.option) : clicking('continue')),
   },`,
-  form: () => `  form: {
+  form: () =>
+    `  form: {
     show: (s) => \`Your details. Fields: \${s.world.fields.join(', ')}. Buttons: submit.\`,
     fields: (s) => s.world.fields,
     click(s, label) {
@@ -209,13 +222,17 @@ const PAGE_CODE: Record<string, (x: WebappDesign, t: (typeof THEMES)[string]) =>
       s.order.details = Object.fromEntries(s.world.fields.map((f) => [f, s.form[f]]));
       return advance(s);
     },
-    plan: (s) => { const f = s.world.fields.find((x) => s.form[x] !== s.world.goal.details[x]); return f ? typing(f, s.world.goal.details[f]) : clicking('submit'); },
+    plan: (s) => { const f = s.world.fields.find((x) => s.form[x] !== s.world.goal.details[x]); return f ? typing(f, ` +
+    `s.world.goal.details[f]) : clicking('submit'); },
   },`,
-  confirm: (_x, t) => `  confirm: {
-    show: (s) => \`Check your ${t.item}: \${JSON.stringify(s.order)}. To confirm, type the code \${s.world.code} into the field code. Buttons: ${t.commit}, start over.\`,
+  confirm: (_x, t) =>
+    `  confirm: {
+    show: (s) => \`Check your ${t.item}: \${JSON.stringify(s.order)}. To confirm, type the code \${s.world.code} ` +
+    `into the field code. Buttons: ${t.commit}, start over.\`,
     fields: () => ['code'],
     click(s, label) {
-      if (label === 'start over') { s.stage = 0; s.form = {}; s.order = {}; s.page = 0; s.results = []; return 'Back to the start.'; }
+      if (label === 'start over') { s.stage = 0; s.form = {}; s.order = {}; s.page = 0; s.results = []; ` +
+    `return 'Back to the start.'; }
       if (label !== ${js(t.commit)}) return null;
       if (s.form.code !== s.world.code) return 'The confirmation code does not match.';
       return advance(s);
@@ -228,7 +245,8 @@ export function webappCode(x: WebappDesign): FamilyCode {
   const t = THEMES[x.theme] as (typeof THEMES)[string];
   const N = x.names as Record<string, string>;
   const pages = x.stages.map((k) => PAGE_CODE[k === 'find' ? x.find : k]?.(x, t) ?? '').join('\n');
-  const world = `
+  const world =
+    `
 const SITE = ${js({ site: t.site, item: t.item })};
 const ADJECTIVES = ${js(t.adjectives)};
 const NOUNS = ${js(t.nouns)};
@@ -242,20 +260,27 @@ function makeWorld(rng, k) {
   const items = [];
   while (items.length < k.items) {
     const name = rng.pick(ADJECTIVES) + ' ' + rng.pick(NOUNS);
-    if (!items.some((i) => i.name === name)) items.push({ name, code: String.fromCharCode(65 + rng.int(0, 25)) + '-' + rng.int(1000, 9999), price: rng.int(5, 400) + ' dollars' });
+    if (!items.some((i) => i.name === name)) items.push({ name, code: String.fromCharCode(65 + rng.int(0, 25)) + '-' ` +
+    `+ rng.int(1000, 9999), price: rng.int(5, 400) + ' dollars' });
   }
   const fields = Object.keys(VALUES).slice(0, k.fields);
-  const goal = { item: rng.pick(items.slice(1)).name, option: rng.pick(OPTIONS), details: Object.fromEntries(fields.map((f) => [f, rng.pick(VALUES[f])])) };
-  return { items, fields, goal, user: 'user' + rng.int(100, 999), pass: rng.pick(NOUNS) + rng.int(10, 99), code: 'c' + rng.int(1000, 9999) };
+  const goal = { item: rng.pick(items.slice(1)).name, option: rng.pick(OPTIONS), details: ` +
+    `Object.fromEntries(fields.map((f) => [f, rng.pick(VALUES[f])])) };
+  return { items, fields, goal, user: 'user' + rng.int(100, 999), pass: rng.pick(NOUNS) + rng.int(10, 99), code: 'c' ` +
+    `+ rng.int(1000, 9999) };
 }
 
 function promptOf(w) {
   return [
     \`You use \${SITE.site} through a text browser. \${w.items.length} \${SITE.item}s are listed on it.\`,
     '',
-    \`Task: get the \${SITE.item} "\${w.goal.item}"${x.stages.includes('options') ? ` with ${t.option} "\${w.goal.option}"` : ''}, giving these details: \${Object.entries(w.goal.details).map(([f, v]) => f + ' = "' + v + '"').join(', ')}.\`,
+    \`Task: get the \${SITE.item} "\${w.goal.item}"` +
+    `${x.stages.includes('options') ? ` with ${t.option} "\${w.goal.option}"` : ''}, giving these details: ` +
+    `\${Object.entries(w.goal.details).map(([f, v]) => f + ' = "' + v + '"').join(', ')}.\`,
     ${x.stages.includes('login') ? '`Sign in first as ${w.user} with the password ${w.pass}.`,' : ''}
-    \`Read each page with ${N.read}, type into its fields with ${N.type} and press its buttons with ${N.click}. The task is done when the site commits it (${x.stages.includes('confirm') ? t.commit : 'submit'}), and only what it commits is checked, all or nothing. The session ends after \${meta.maxTurns} tool calls.\`,
+    \`Read each page with ${N.read}, type into its fields with ${N.type} and press its buttons with ${N.click}. The ` +
+    `task is done when the site commits it (${x.stages.includes('confirm') ? t.commit : 'submit'}), and only ` +
+    `what it commits is checked, all or nothing. The session ends after \${meta.maxTurns} tool calls.\`,
   ].join('\\n');
 }
 
@@ -275,7 +300,9 @@ function advance(s) {
       N.type as string,
       'Type text into a field of the current page (replacing what it held).',
       { field: { type: 'string', minLength: 1, maxLength: 30 }, text: { type: 'string', minLength: 1, maxLength: 60 } },
-      `(s, a) => { if (!page(s).fields(s).includes(a.field)) return \`This page has no field "\${a.field}".\`; s.form[a.field] = a.text.trim().toLowerCase(); return \`Typed into \${a.field}.\`; }`,
+      `(s, a) => { if (!page(s).fields(s).includes(a.field)) return \`This page has no field ` +
+        `"\${a.field}".\`; s.form[a.field] = a.text.trim().toLowerCase(); return ` +
+        `\`Typed into \${a.field}.\`; }`,
     ),
     tool(
       N.click as string,
@@ -284,11 +311,13 @@ function advance(s) {
       `(s, a) => page(s).click(s, a.label.trim().toLowerCase()) ?? \`This page has no button "\${a.label}".\``,
     ),
   ];
-  const score = `
+  const score =
+    `
   const w = state.world;
   if (!state.done || !state.committed) return { score: 0, feedback: 'nothing was committed' };
   const c = state.committed;
-  if (c.item !== w.items.find((i) => i.name === w.goal.item).code) return { score: 0, feedback: 'the wrong ' + SITE.item + ' was committed' };
+  if (c.item !== w.items.find((i) => i.name === w.goal.item).code) return { score: 0, feedback: 'the wrong ' + ` +
+    `SITE.item + ' was committed' };
 ${x.stages.includes('options') ? "  if (c.option !== w.goal.option) return { score: 0, feedback: 'the wrong option was committed' };\n" : ''}  if (w.fields.some((f) => c.details[f] !== w.goal.details[f])) return { score: 0, feedback: 'the details differ from the task' };
   return { score: 1, feedback: 'the site committed exactly what the task asks' };`;
   const act = `
