@@ -90,7 +90,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (args.includes('--json')) console.log(JSON.stringify(profile));
   else {
     console.log(
-      `${file} @${seed}: ${profile.verdict} in ${profile.ms} ms; CPU supervisor ${profile.supervisorCpuMs} ms, workers ${profile.workersCpuMs} ms`,
+      `${file} @${seed}: ${profile.verdict} in ${profile.ms} ms; CPU supervisor ${profile.supervisorCpuMs} ` +
+        `ms, workers ${profile.workersCpuMs} ms`,
     );
     console.log(`stages (ms): ${JSON.stringify(profile.stagesMs)}`);
     console.log('stage or check\tplanned\tplayed\tjobs (realms)\tturns reported\tjob wall ms');

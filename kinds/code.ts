@@ -184,7 +184,8 @@ export const code: EnvKind = {
         return failure(
           p.request,
           'E_TIMEOUT',
-          `the reference program ran past the answer's wall-clock budget (${ownResult.code === 'E_TIMEOUT' ? 'loading it' : 'a hidden test'})`,
+          `the reference program ran past the answer's wall-clock budget (` +
+            `${ownResult.code === 'E_TIMEOUT' ? 'loading it' : 'a hidden test'})`,
           'solve',
         );
       const [reference, ...verdicts] = own.map(verdict);

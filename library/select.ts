@@ -13,7 +13,8 @@ export type SelectableKind = KindName;
 export const recordKind = (record: Pick<EnvRecord, 'meta'>): SelectableKind => kindOf(record.meta).name;
 /** `--kind`'s help: what each selectable kind holds. */
 export const KIND_HELP =
-  'only environments of this kind: single (one prompt, one answer), episodic (multi-turn tool use) or code (the answer is a program run on hidden tests)';
+  'only environments of this kind: single (one prompt, one answer), episodic (multi-turn tool use) or code ' +
+  '(the answer is a program run on hidden tests)';
 
 export interface EnvRef {
   name: string;

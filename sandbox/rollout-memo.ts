@@ -48,7 +48,9 @@ export class RolloutMemo implements RolloutServer {
   /** The memo serves one module's rollouts only. */
   constructor(readonly source: string) {}
 
-  /** The requests' results in order: served where an equal episode was played (or is in flight), the rest run by `play`. */
+  /**
+   * The requests' results in order: served where an equal episode was played (or is in flight), the rest run by `play`.
+   */
   async serve(
     requests: readonly RolloutRequest[],
     play: (misses: RolloutRequest[]) => Promise<RolloutRun>,

@@ -69,7 +69,10 @@ export function rolloutShape(meta: EpisodicMeta): Pick<RolloutSpec, 'maxTurns' |
   return { maxTurns: meta.maxTurns, maxErrors: EPISODIC_LIMITS.maxErrors, tools: JSON.stringify(meta.tools) };
 }
 
-/** What serves one module's rollouts inside a scope (rollout-memo.ts: a validation's memo), playing the rest with `play`. */
+/**
+ * What serves one module's rollouts inside a scope (rollout-memo.ts: a validation's memo), playing the rest with
+ * `play`.
+ */
 export interface RolloutServer {
   readonly source: string;
   serve(
@@ -87,7 +90,10 @@ export function withRolloutServer<T>(server: RolloutServer, work: () => Promise<
 /** Observers of every job of rollouts as planned, before a memo serves any of them (bench/golden.ts records them). */
 export const plannedRolloutJobs = new Set<(calls: readonly Call[]) => void>();
 
-/** Rollouts in jobs of at most JOB_CALLS, each in a fresh realm; inside a validation's memo (rollout-memo.ts), an episode already played is served. */
+/**
+ * Rollouts in jobs of at most JOB_CALLS, each in a fresh realm; inside a validation's memo (rollout-memo.ts), an
+ * episode already played is served.
+ */
 export async function runRollouts(
   pool: SandboxPool,
   source: string,

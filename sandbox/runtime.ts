@@ -66,7 +66,10 @@ export interface EpisodicRuntime {
    */
   normaliseAction(tools: unknown, action: unknown): { problem: string | null; action: unknown };
   canonical(value: unknown): string;
-  /** canonical() of the value a JSON text holds (the text as JSON.stringify writes it), without canonical()'s walk where keys allow. */
+  /**
+   * canonical() of the value a JSON text holds (the text as JSON.stringify writes it), without canonical()'s walk where
+   * keys allow.
+   */
   canonicalText(text: string): string;
   /** Turn `turn`'s rng from the base the worker derives (rng.ts: deriveTurnRngState). */
   turnRng(base: readonly number[], turn: number): PlainRng;

@@ -176,7 +176,9 @@ const OWN = new URL('./fixtures/episodic-probing/', import.meta.url);
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
-/** A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults. */
+/**
+ * A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults.
+ */
 const codesOf = async (dir: URL, file: string, seed: number, options?: typeof EPISODIC_HACK_OPTIONS) => {
   const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), {
     pool,

@@ -203,7 +203,9 @@ const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
 const TRUST = new URL('./fixtures/redteam-trust/', import.meta.url);
 const HOLDOUT = new URL('./fixtures/episodic-structure/', import.meta.url);
 
-/** A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults. */
+/**
+ * A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults.
+ */
 async function verdict(dir: URL, file: string, seed: number, options?: typeof EPISODIC_HACK_OPTIONS) {
   const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), {
     pool,

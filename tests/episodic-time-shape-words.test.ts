@@ -77,17 +77,21 @@ describe('a log padded with neutral calls', () => {
     expect(log.slice(0, 3)).toEqual([A('route', { id: 'T1', queue: 'billing' }), A('list'), A('read', { id: 'T1' })]);
     expect(log.at(-1)).toEqual(A('close'));
   });
-  it('pads the empty plan (the finish alone) into a stall, and gives up where there is nothing to insert or no room', () => {
-    expect(padded([A('close')], [A('list')], 12)?.filter((a) => a.tool === 'list')).toHaveLength(10);
-    expect(padded([A('close')], [], 12)).toBeNull();
-    expect(
-      padded(
-        Array.from({ length: 11 }, () => A('close')),
-        [A('list')],
-        12,
-      ),
-    ).toBeNull();
-  });
+  it(
+    'pads the empty plan (the finish alone) into a stall, and gives up where there is ' +
+      'nothing to insert or no room',
+    () => {
+      expect(padded([A('close')], [A('list')], 12)?.filter((a) => a.tool === 'list')).toHaveLength(10);
+      expect(padded([A('close')], [], 12)).toBeNull();
+      expect(
+        padded(
+          Array.from({ length: 11 }, () => A('close')),
+          [A('list')],
+          12,
+        ),
+      ).toBeNull();
+    },
+  );
 });
 
 describe('the calls a rule guards, reshaped', () => {

@@ -167,7 +167,8 @@ describe('episodic exports: the generated Python shims against the live service'
     server = await startServer({ libraryDir: LIB, port: 0, pool, maxSessions: 64 });
     // The proxy in front of the service: every 40th step from the 3rd is taken but its answer is lost (503), every
     // 40th from the 23rd is refused before the service sees it (503), the 2nd episode creation is refused (429),
-    // the 3rd is made but its answer is lost (503); all with retry-after 0. The shims take turns per case, so each meets these faults.
+    // the 3rd is made but its answer is lost (503); all with retry-after 0. The shims take turns per case, so each
+    // meets these faults.
     proxy = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (c: Buffer) => chunks.push(c));
@@ -187,7 +188,8 @@ describe('episodic exports: the generated Python shims against the live service'
         }
         const method = request.method ?? 'GET';
         const key = request.headers['idempotency-key'];
-        // The client's own headers go through as sent (a body type on a bodiless DELETE included), so the service meets them.
+        // The client's own headers go through as sent (a body type on a bodiless DELETE included), so the service meets
+        // them.
         const type = request.headers['content-type'];
         const headers = {
           ...(typeof type === 'string' ? { 'content-type': type } : {}),
@@ -265,7 +267,8 @@ describe('episodic exports: the generated Python shims against the live service'
     const byName = new Map(seeds.map((s) => [s.name, s]));
     for (const c of cases) {
       const tools = (byName.get(c.env) as EpisodicSeed).meta.tools.map((t) => t.name);
-      // verl: the row names envforge's agent loop and carries its identity; no per-tool columns (the loop reads the tools from envforge.json).
+      // verl: the row names envforge's agent loop and carries its identity; no per-tool columns (the loop reads the
+      // tools from envforge.json).
       expect(c.verl).toMatchObject({
         agent_name: 'envforge_agent',
         data_source: `envforge/${c.env}`,
@@ -306,7 +309,8 @@ describe('episodic exports: the generated Python shims against the live service'
     expect(cases.filter((c) => c.actions.length >= 5).length).toBeGreaterThan(cases.length / 2);
   });
 
-  it("verl's agent loop, the TRL environment and the OpenRLHF agent score every episode as in-process replay, retried without a double step", {
+  it("verl's agent loop, the TRL environment and the OpenRLHF agent score every episode as in-process replay, " +
+    'retried without a double step', {
     timeout: 180_000,
   }, async () => {
     const clients = { verl: (c: Case) => c.verl, trl: (c: Case) => c.trl, openrlhf: (c: Case) => c.openrlhf };
@@ -376,34 +380,37 @@ describe('episodic exports: the generated Python shims against the live service'
     }
   });
 
-  it('the generated client ends an unfinished episode against the service itself, and it scores as replay scores', async () => {
-    const c = cases.find((x) => x.policy === 'act' && x.actions.length >= 2) as Case;
-    const taken = c.actions.slice(0, 1) as Array<{ tool: string; args?: Record<string, unknown> }>;
-    const script = [
-      'import json, os, sys',
-      'sys.path.insert(0, os.environ["TRL_DIR"])',
-      'import environment',
-      'row, action = json.loads(sys.argv[1]), json.loads(sys.argv[2])',
-      'env = environment.ENVIRONMENTS[row["environment"]]()',
-      'env.reset(**row)',
-      'getattr(env, action["tool"])(**action.get("args", {}))',
-      'print(json.dumps({"score": env.get_reward(), "turn": env._episode.turn}))',
-    ].join('\n');
-    const { stdout } = await promisify(execFile)(
-      PYTHON,
-      ['-c', script, JSON.stringify(c.trl), JSON.stringify(taken[0])],
-      { env: { ...process.env, TRL_DIR: dirs.trl, ENVFORGE_URL: server.url, ENVFORGE_RETRIES: '0' } },
-    );
-    const replay = (await (
-      await fetch(`${server.url}/v1/episodes/score`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ...c.identity, actions: taken }),
-      })
-    ).json()) as { score: number; turns: number };
-    expect(JSON.parse(stdout)).toEqual({ score: replay.score, turn: 1 });
-    expect(replay.turns).toBe(1);
-  });
+  it(
+    'the generated client ends an unfinished episode against the service itself, and it ' + 'scores as replay scores',
+    async () => {
+      const c = cases.find((x) => x.policy === 'act' && x.actions.length >= 2) as Case;
+      const taken = c.actions.slice(0, 1) as Array<{ tool: string; args?: Record<string, unknown> }>;
+      const script = [
+        'import json, os, sys',
+        'sys.path.insert(0, os.environ["TRL_DIR"])',
+        'import environment',
+        'row, action = json.loads(sys.argv[1]), json.loads(sys.argv[2])',
+        'env = environment.ENVIRONMENTS[row["environment"]]()',
+        'env.reset(**row)',
+        'getattr(env, action["tool"])(**action.get("args", {}))',
+        'print(json.dumps({"score": env.get_reward(), "turn": env._episode.turn}))',
+      ].join('\n');
+      const { stdout } = await promisify(execFile)(
+        PYTHON,
+        ['-c', script, JSON.stringify(c.trl), JSON.stringify(taken[0])],
+        { env: { ...process.env, TRL_DIR: dirs.trl, ENVFORGE_URL: server.url, ENVFORGE_RETRIES: '0' } },
+      );
+      const replay = (await (
+        await fetch(`${server.url}/v1/episodes/score`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...c.identity, actions: taken }),
+        })
+      ).json()) as { score: number; turns: number };
+      expect(JSON.parse(stdout)).toEqual({ score: replay.score, turn: 1 });
+      expect(replay.turns).toBe(1);
+    },
+  );
 
   it('TRL leaves out an environment whose tool cannot be a method of its class; verl still exports it', async () => {
     // library-loans with its finishing tool renamed get_reward, a name TRL reserves for the environment's reward.
@@ -463,26 +470,30 @@ describe('episodic exports: the generated Python shims against the live service'
     }
   });
 
-  it('TRL names what it cannot express: a keyword parameter; a non-string enum it can (and verl states it in words)', () => {
-    const env = (properties: Record<string, unknown>) => ({
-      name: 'x',
-      version: 1,
-      hash: 'h',
-      kind: 'episodic',
-      episodic: {
-        maxTurns: 5,
-        tools: [{ name: 'pick', description: 'Pick.', parameters: { type: 'object', properties } }],
-      },
-    });
-    expect(trlRefuses(env({ from: { type: 'string' } }))).toMatch(
-      /the parameter "from" of its tool "pick" cannot be a Python keyword argument/,
-    );
-    expect(trlRefuses(env({ n: { type: 'integer', enum: [1, 2] } }))).toBeUndefined();
-    expect(trlRefuses(env({ s: { type: 'string', enum: ['a', 'b\u2029'] } }))).toMatch(
-      /an enum value of the parameter "s" of its tool "pick" begins or ends with whitespace/,
-    );
-    expect(FORMATS.verl.refuses).toBeUndefined();
-  });
+  it(
+    'TRL names what it cannot express: a keyword parameter; a non-string enum it can (and ' +
+      'verl states it in words)',
+    () => {
+      const env = (properties: Record<string, unknown>) => ({
+        name: 'x',
+        version: 1,
+        hash: 'h',
+        kind: 'episodic',
+        episodic: {
+          maxTurns: 5,
+          tools: [{ name: 'pick', description: 'Pick.', parameters: { type: 'object', properties } }],
+        },
+      });
+      expect(trlRefuses(env({ from: { type: 'string' } }))).toMatch(
+        /the parameter "from" of its tool "pick" cannot be a Python keyword argument/,
+      );
+      expect(trlRefuses(env({ n: { type: 'integer', enum: [1, 2] } }))).toBeUndefined();
+      expect(trlRefuses(env({ s: { type: 'string', enum: ['a', 'b\u2029'] } }))).toMatch(
+        /an enum value of the parameter "s" of its tool "pick" begins or ends with whitespace/,
+      );
+      expect(FORMATS.verl.refuses).toBeUndefined();
+    },
+  );
 
   it('a service that is down stops each shim loudly (verl: past its tool loop, which catches every Exception)', async () => {
     const closed = createServer();

@@ -8,26 +8,33 @@ import { rolloutShape } from '../sandbox/rollouts.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import type { EpisodicMeta } from '../contract/episodic.js';
 
-const SOURCE = `
-export const meta = { name: 'counter-lock', title: 'Counter lock', description: 'Add, then submit.', skills: ['tool-use'],
+const SOURCE =
+  `
+export const meta = { name: 'counter-lock', title: 'Counter lock', description: 'Add, then ` +
+  `submit.', skills: ['tool-use'],
   levels: 2, kind: 'episodic', maxTurns: 8,
   tools: [
-    { name: 'add', description: 'Add an amount.', parameters: { type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['n'], additionalProperties: false } },
-    { name: 'submit', description: 'Submit and finish.', parameters: { type: 'object', properties: {}, additionalProperties: false } },
+    { name: 'add', description: 'Add an amount.', parameters: { type: 'object', properties: { n: { type: 'integer', ` +
+  `minimum: 1, maximum: 9 } }, required: ['n'], additionalProperties: false } },
+    { name: 'submit', description: 'Submit and finish.', parameters: { type: 'object', properties: {}, ` +
+  `additionalProperties: false } },
   ] };
 export function reset(rng, level) {
   globalThis.__prefixCalls.reset++;
-  return { state: { target: rng.int(5, 20) * level, total: 0, z: { rolls: [] }, done: false }, prompt: 'Reach the target, then submit.' };
+  return { state: { target: rng.int(5, 20) * level, total: 0, z: { rolls: [] }, done: false }, prompt: 'Reach the ` +
+  `target, then submit.' };
 }
 export function step(state, action, rng) {
   globalThis.__prefixCalls.step++;
   const s = { z: { rolls: [...state.z.rolls, rng.int(0, 99)] }, total: state.total, target: state.target, done: false };
-  if (action.tool === 'add') { s.total += action.args.n; return { state: s, observation: 'total ' + s.total, done: false }; }
+  if (action.tool === 'add') { s.total += action.args.n; return { state: s, observation: 'total ' + ` +
+  `s.total, done: false }; }
   s.done = true;
   return { state: s, observation: 'submitted', done: true };
 }
 export function score(state) { return state.done && state.total === state.target ? 1 : 0; }
-export function act(state) { return state.total < state.target ? { tool: 'add', args: { n: 1 } } : { tool: 'submit', args: {} }; }
+export function act(state) { return state.total < state.target ? { tool: 'add', args: { n: 1 } } : { ` +
+  `tool: 'submit', args: {} }; }
 `;
 
 const calls = (globalThis as { __prefixCalls?: { reset: number; step: number } }).__prefixCalls ?? {

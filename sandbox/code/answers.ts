@@ -49,7 +49,10 @@ export interface AnswerResult {
   rerun?: boolean;
 }
 
-/** Whether the clock stopped this answer (its load or a test ran past the wall-clock budget): a loaded machine can cause it alone. */
+/**
+ * Whether the clock stopped this answer (its load or a test ran past the wall-clock budget): a loaded machine can cause
+ * it alone.
+ */
 export const ranOutOfTime = (r: AnswerResult): boolean => r.code === 'E_TIMEOUT' || r.tests.includes('E_TIMEOUT');
 
 export interface AnswerLimits {

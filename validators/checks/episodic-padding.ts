@@ -112,7 +112,9 @@ export const episodicPadding: EpisodicCheck = {
             judged: score,
             ceiling: base + o.zeroToleranceCeiling,
             what: 'padded log',
-            form: `${l.family} padded to ${l.actions.length} calls with neutral calls (seed ${r.seed}, level ${r.level}): ${base.toFixed(2)} unpadded`,
+            form:
+              `${l.family} padded to ${l.actions.length} calls with neutral calls (seed ${r.seed}, level ` +
+              `${r.level}): ${base.toFixed(2)} unpadded`,
             reads: `scores ${score.toFixed(2)} against ${base.toFixed(2)} unpadded`,
             evidence: () => ({
               family: l.family,

@@ -55,13 +55,19 @@ const codeDeterminism: Stage = async (ctx) => {
   if (differing.length > 0)
     problems.push({
       code: 'E_NONDETERMINISTIC',
-      message: `${differing.length} of ${n} (seed, level) pairs gave different tasks, reference programs or scores in fresh runs, in another order, or against the execution stage (first: seed ${differing[0]?.seed}, level ${differing[0]?.level})`,
+      message:
+        `${differing.length} of ${n} (seed, level) pairs gave different tasks, reference programs or scores in ` +
+        `fresh runs, in another order, or against the execution stage (first: seed ${differing[0]?.seed}, ` +
+        `level ${differing[0]?.level})`,
       evidence: differing.slice(0, 3).map((e) => ({ seed: e.seed, level: e.level })),
     });
   return { ok: problems.length === 0, metrics: { checked: n, nondeterministic: differing.length }, problems };
 };
 
-/** Diversity as for v1, with the hidden tests' outputs standing for the answer (a reference program is the same text everywhere). */
+/**
+ * Diversity as for v1, with the hidden tests' outputs standing for the answer (a reference program is the same text
+ * everywhere).
+ */
 const codeDiversity: Stage = (ctx) =>
   diversityStage({
     ...ctx,
@@ -71,7 +77,9 @@ const codeDiversity: Stage = (ctx) =>
     })),
   });
 
-/** The registry's checks for the code kind: their requests in one merged run, their findings judged by the two rules. */
+/**
+ * The registry's checks for the code kind: their requests in one merged run, their findings judged by the two rules.
+ */
 const codeHack: Stage = async (ctx) => {
   const memos = new Map<string, unknown>();
   const cctx: CodeCheckContext = {

@@ -2,7 +2,8 @@
 // plans its rollouts against the reference episodes, the stage runs them in one batch (a shared request
 // once), each check judges its own outcomes (adaptive ones run more), and the two rules of checks/rules.ts
 // turn the findings into problems: zero tolerance, or a rate above chance with a confidence bound. Every
-// rollout of the stage goes through one memo (sandbox/rollout-memo.ts): an episode several checks replay is played once.
+// rollout of the stage goes through one memo (sandbox/rollout-memo.ts): an episode several checks replay is played
+// once.
 import type { EpisodeFailure } from '../../sandbox/episodes.js';
 import { RolloutMemo, withRolloutMemo } from '../../sandbox/rollout-memo.js';
 import type { RolloutResult } from '../../sandbox/rollouts.js';

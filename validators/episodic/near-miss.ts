@@ -70,7 +70,10 @@ export function nearMiss(id: string, kind: NearMissKind, maxLength?: number): st
 const idLike = (v: unknown): v is string =>
   typeof v === 'string' && v.length >= 2 && v.length <= 40 && !/\s/.test(v) && /[0-9A-Z]/.test(v);
 
-/** The reference's calls whose arguments are all ids (a read, a hold, a flag: never one carrying a decision's value), each once. */
+/**
+ * The reference's calls whose arguments are all ids (a read, a hold, a flag: never one carrying a decision's value),
+ * each once.
+ */
 export function idCalls(calls: readonly Action[]): Action[] {
   const seen = new Set<string>();
   return calls.filter((a) => {
@@ -148,7 +151,10 @@ export function screenCalls(calls: readonly Action[], maxLength: MaxLength): Scr
   return screen;
 }
 
-/** A reply with the value sent and every id the reference sends masked, and its numbers: what the world said, not to whom. */
+/**
+ * A reply with the value sent and every id the reference sends masked, and its numbers: what the world said, not to
+ * whom.
+ */
 const masked = (reply: string, sent: string[], real: readonly string[]) => {
   let out = reply;
   for (const v of [...sent, ...real].filter((x) => x.trim().length > 0).sort((a, b) => b.length - a.length))

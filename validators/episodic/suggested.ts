@@ -99,13 +99,13 @@ const tokensOf = (text: string): string[] =>
 const formsOf = (w: string): string[] => [...new Set([w.replace(/['.]$/, ''), w.replace(/[-_'.]/g, '')])];
 
 /**
- * The words `groups` of texts (one group an episode's: its prompt and replies; one the shared text) suggest for argument
- * `name` whose references send `values`, best first, at most `cap`: quoted words anywhere, then the argument's own
- * description's words, then the words within two of the argument's name ("the sorter queue is closed"), then of a
- * reference value (an enumeration), then every other word, then two adjacent words joined. Within each, the rarest first: in the fewest texts
- * for the episodes that show it (a notice or an error message each episode shows once before the words of every reply,
- * and before an entity's own text, shown in one episode of a few). The references' values, the names in `exclude`
- * (tools, arguments), the placeholder and id-like words are not suggested.
+ * The words `groups` of texts (one group an episode's: its prompt and replies; one the shared text) suggest for
+ * argument `name` whose references send `values`, best first, at most `cap`: quoted words anywhere, then the argument's
+ * own description's words, then the words within two of the argument's name ("the sorter queue is closed"), then of a
+ * reference value (an enumeration), then every other word, then two adjacent words joined. Within each, the rarest
+ * first: in the fewest texts for the episodes that show it (a notice or an error message each episode shows once before
+ * the words of every reply, and before an entity's own text, shown in one episode of a few). The references' values,
+ * the names in `exclude` (tools, arguments), the placeholder and id-like words are not suggested.
  */
 export function suggestedWords(
   name: string,
@@ -180,7 +180,10 @@ export function treatedApart(word: string, withWord: string | undefined, withPla
   );
 }
 
-/** The blanket of `word` in argument `a` on reference `r`: every entity, the tool's other arguments as the blanket sends them, then the finish. */
+/**
+ * The blanket of `word` in argument `a` on reference `r`: every entity, the tool's other arguments as the blanket sends
+ * them, then the finish.
+ */
 export function suggestedLog(
   meta: EpisodicMeta,
   r: Rollout,

@@ -55,7 +55,9 @@ function valuesOf(used: Used, tool: string, arg: string, schema: { type?: string
     .map((s) => JSON.parse(s) as unknown);
 }
 
-/** One tool of the unused surface on one episode: the entity argument, the entities, and the assignments of the others. */
+/**
+ * One tool of the unused surface on one episode: the entity argument, the entities, and the assignments of the others.
+ */
 export interface SurfacePlan {
   tool: string;
   entity: string;

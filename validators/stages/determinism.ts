@@ -33,7 +33,10 @@ export function timedOutRuns(pairs: Array<{ seed: number; level: number }>, n: n
   return [
     {
       code: 'E_TIMEOUT',
-      message: `${pairs.length} of ${n} (seed, level) pairs differed between runs only where a run ran past its wall-clock budget (first: seed ${pairs[0]?.seed}, level ${pairs[0]?.level}); on a loaded machine this can be the load`,
+      message:
+        `${pairs.length} of ${n} (seed, level) pairs differed between runs only where a run ran past its ` +
+        `wall-clock budget (first: seed ${pairs[0]?.seed}, level ${pairs[0]?.level}); on a loaded ` +
+        `machine this can be the load`,
       evidence: pairs.slice(0, 3).map((p) => ({ seed: p.seed, level: p.level })),
     },
   ];
