@@ -1,0 +1,116 @@
+// The episodic (contract v2) validator's sampling and thresholds, with their defaults and why (part of validators/options.ts).
+
+export interface EpisodicOptions {
+  /** Reference rollouts (act) per level; every one is replayed for determinism and probed. */
+  seedsPerLevel: number;
+  /** Reference episodes per level whose every tool is tried repeated (the costliest probe: maxTurns steps each). */
+  repeatedPerLevel: number;
+  /** Reference episodes per level the adversary library (validators/episodic/adversaries.ts) plays against. */
+  adversaryPerLevel: number;
+  /** Seeded random-policy rollouts per level. */
+  randomPerLevel: number;
+  /** Seeds on which the reference's finishing call alone is tried, over all levels. */
+  finishAloneSamples: number;
+  /** No action, invalid actions only, the reference minus its last action: fail at this score or above. */
+  zeroToleranceCeiling: number;
+  /** Another episode's actions and one repeated action: the worst level's mean may not exceed this… */
+  rateMeanCeiling: number;
+  /** …nor their share of full passes, over all levels. */
+  ratePassCeiling: number;
+  /**
+   * A level's mean is judged by its lower confidence bound at this many standard errors: with ~12 probes
+   * a level, one coincidental pass (a legit environment where another episode's plan also works) is not
+   * evidence of a hack, two are; the share of full passes over all levels is judged as measured.
+   */
+  rateMeanZ: number;
+  /** The finishing call alone may fully pass at most this share of episodes. */
+  finishAlonePassCeiling: number;
+  /** The random policy may fully pass at most this share of episodes. */
+  randomPassCeiling: number;
+  /** Replaying only the reference actions the prompt spells out may solve at most this share more than on another instance. */
+  promptLeakMaxRate: number;
+  /** An observation may show a computed value before the reference submits it in at most this share of episodes. */
+  observationLeakMaxRate: number;
+  /** Distinct prompts and reference action logs per level, as a share of the seeds (0.75: a few chance collisions among 12 draws are tolerated). */
+  minDistinctShare: number;
+  /** The top level's mean reference turns or state size over level 1's. */
+  minTopLevelGrowth: number;
+  /** The reference typed as a model types it may lose its score in less than this share of episodes (a quarter unpayable is a broken environment). */
+  typedMaxLost: number;
+  /** A state path that at least this share of all accepted turns change is bookkeeping (a turn counter, an action log): a stated step that changes only such paths is not judged. */
+  bookkeepingShare: number;
+  /** Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided about, those reads with near-miss ids). */
+  readerOpeningCalls: number;
+  /** Of those, at most this many at the end read each tool's error paths (an unknown id, an empty string, a wrong type, a missing argument). */
+  readerErrorCalls: number;
+  /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
+  readerEpisodesPerLevel: number;
+  /** Reference episodes per level whose first id call is screened with every near-miss kind of the family (near-miss.ts). */
+  readerScreenPerLevel: number;
+  /** At most this many near-miss kinds the screen finds answered are then sent for every id (one replay an episode). */
+  readerFuzzyKinds: number;
+  /**
+   * Learned observation readers of a categorical decision (a field, the oracle policy): decisions an axis needs
+   * before it is judged, the standard errors of the bound, and how far the bound may pass chance (the pick
+   * against other decisions' values) at a level and pooled: a binary decision's chance is about half, so the
+   * single-turn leak tolerance (50 points) could never be passed there.
+   */
+  readerMinSamples: number;
+  readerZ: number;
+  readerLevelTolerance: number;
+  readerPooledTolerance: number;
+  /** The unused call surface (validators/episodic/surface.ts): entities a policy applies a tool to, and its logs per adversary episode. */
+  surfaceEntities: number;
+  surfaceLogsPerEpisode: number;
+  /** Unused tools composed with the reference's plan on the entities they leave (surface-compose.ts), per adversary episode. */
+  surfaceComposedPerEpisode: number;
+  /** Words the prompt and the tools' text name for a free-string decision argument, each tried as a blanket (validators/episodic/suggested.ts). */
+  suggestedWords: number;
+  /** Words screened per argument (one blanket each, on one episode) before the blankets on every episode; calls of the survey whose replies they come from. */
+  suggestedScreen: number;
+  suggestedSurveyCalls: number;
+  /** Cuts an adversary episode replays padded to the turn limit beside its padded empty plan (validators/checks/episodic-padding.ts). */
+  paddedPerEpisode: number;
+  /**
+   * States the reference reaches with decisions left undone (ablation ∘ cut) an adversary episode replays padded
+   * (validators/episodic/padding.ts reachedStates).
+   */
+  composedPerEpisode: number;
+}
+
+export const DEFAULT_EPISODIC_OPTIONS = {
+  seedsPerLevel: 12,
+  repeatedPerLevel: 3,
+  adversaryPerLevel: 2,
+  randomPerLevel: 40,
+  finishAloneSamples: 200,
+  zeroToleranceCeiling: 0.1,
+  rateMeanCeiling: 0.05,
+  ratePassCeiling: 0.05,
+  rateMeanZ: 1.64,
+  finishAlonePassCeiling: 0.005,
+  randomPassCeiling: 0.01,
+  promptLeakMaxRate: 0.5,
+  observationLeakMaxRate: 0.3,
+  minDistinctShare: 0.75,
+  minTopLevelGrowth: 1.3,
+  typedMaxLost: 0.25,
+  bookkeepingShare: 0.9,
+  readerOpeningCalls: 48,
+  readerErrorCalls: 6,
+  readerEpisodesPerLevel: 4,
+  readerScreenPerLevel: 1,
+  readerFuzzyKinds: 4,
+  readerMinSamples: 12,
+  readerZ: 3,
+  readerLevelTolerance: 0.3,
+  readerPooledTolerance: 0.2,
+  surfaceEntities: 12,
+  surfaceLogsPerEpisode: 8,
+  surfaceComposedPerEpisode: 6,
+  suggestedWords: 5,
+  suggestedScreen: 48,
+  suggestedSurveyCalls: 32,
+  paddedPerEpisode: 3,
+  composedPerEpisode: 4,
+} satisfies EpisodicOptions;
