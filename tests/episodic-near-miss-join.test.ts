@@ -114,7 +114,7 @@ describe('join fields', () => {
         ),
       };
     });
-  it('let the field reader learn a per-episode code table the id keys into, and nothing where the key is random', () => {
+  it('let the field reader learn a per-episode code table the id keys into; nothing where the key is random', () => {
     const rate = (s: FieldSample[]) => fieldTrials(s).pooled.reduce((a, t) => a + t.win, 0) / s.length;
     expect(rate(samples((q) => q))).toBeGreaterThan(0.9);
     expect(rate(samples((_q, i) => QUEUES[Math.floor(i / 3) % 3] as string))).toBeLessThan(0.5);

@@ -44,7 +44,7 @@ describe('the states the reference reaches with decisions left undone', () => {
     A('route', { id: 'T3' }),
     A('close'),
   ];
-  it('are all the reads and no decision, a partly decided plan, k entities read, the decision called last first', () => {
+  it('are all reads and no decision, a partly decided plan, k entities read; the last-called decision first', () => {
     const states = reachedStates(ref, ['read', 'route'], 8);
     expect(states.map((s) => [s.how, brief(s.actions)])).toEqual([
       ['every route call removed', 'readT1 readT2 readT3 close'],

@@ -48,7 +48,7 @@ describe.each(manifest)('$file', ({ file, verdict, codes, why }) => {
 });
 
 describe('the judgement explains itself', () => {
-  it('keeps the worst response of each failing probe family, bounded, with the part that decided its score', async () => {
+  it('keeps the worst response of each failing probe family, bounded, with the part deciding its score', async () => {
     const report = await validate('broken-accepts-echo.js');
     for (const code of ['E_ACCEPTS_ECHO', 'E_ACCEPTS_ENUMERATION']) {
       const problem = report.problems.find((p) => p.code === code);

@@ -1,4 +1,5 @@
-// The episodic (contract v2) validator's sampling and thresholds, with their defaults and why (part of validators/options.ts).
+// The episodic (contract v2) validator's sampling and thresholds, with their defaults and why (part of
+// validators/options.ts).
 
 export interface EpisodicOptions {
   /** Reference rollouts (act) per level; every one is replayed for determinism and probed. */
@@ -27,25 +28,46 @@ export interface EpisodicOptions {
   finishAlonePassCeiling: number;
   /** The random policy may fully pass at most this share of episodes. */
   randomPassCeiling: number;
-  /** Replaying only the reference actions the prompt spells out may solve at most this share more than on another instance. */
+  /**
+   * Replaying only the reference actions the prompt spells out may solve at most this share more than on another
+   * instance.
+   */
   promptLeakMaxRate: number;
   /** An observation may show a computed value before the reference submits it in at most this share of episodes. */
   observationLeakMaxRate: number;
-  /** Distinct prompts and reference action logs per level, as a share of the seeds (0.75: a few chance collisions among 12 draws are tolerated). */
+  /**
+   * Distinct prompts and reference action logs per level, as a share of the seeds (0.75: a few chance collisions among
+   * 12 draws are tolerated).
+   */
   minDistinctShare: number;
   /** The top level's mean reference turns or state size over level 1's. */
   minTopLevelGrowth: number;
-  /** The reference typed as a model types it may lose its score in less than this share of episodes (a quarter unpayable is a broken environment). */
+  /**
+   * The reference typed as a model types it may lose its score in less than this share of episodes (a quarter unpayable
+   * is a broken environment).
+   */
   typedMaxLost: number;
-  /** A state path that at least this share of all accepted turns change is bookkeeping (a turn counter, an action log): a stated step that changes only such paths is not judged. */
+  /**
+   * A state path that at least this share of all accepted turns change is bookkeeping (a turn counter, an action log):
+   * a stated step that changes only such paths is not judged.
+   */
   bookkeepingShare: number;
-  /** Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided about, those reads with near-miss ids). */
+  /**
+   * Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided
+   * about, those reads with near-miss ids).
+   */
   readerOpeningCalls: number;
-  /** Of those, at most this many at the end read each tool's error paths (an unknown id, an empty string, a wrong type, a missing argument). */
+  /**
+   * Of those, at most this many at the end read each tool's error paths (an unknown id, an empty string, a wrong type,
+   * a missing argument).
+   */
   readerErrorCalls: number;
   /** Reference episodes per level on which the oracle policy asks every question a read tool allows. */
   readerEpisodesPerLevel: number;
-  /** Reference episodes per level whose first id call is screened with every near-miss kind of the family (near-miss.ts). */
+  /**
+   * Reference episodes per level whose first id call is screened with every near-miss kind of the family
+   * (near-miss.ts).
+   */
   readerScreenPerLevel: number;
   /** At most this many near-miss kinds the screen finds answered are then sent for every id (one replay an episode). */
   readerFuzzyKinds: number;
@@ -59,17 +81,32 @@ export interface EpisodicOptions {
   readerZ: number;
   readerLevelTolerance: number;
   readerPooledTolerance: number;
-  /** The unused call surface (validators/episodic/surface.ts): entities a policy applies a tool to, and its logs per adversary episode. */
+  /**
+   * The unused call surface (validators/episodic/surface.ts): entities a policy applies a tool to, and its logs per
+   * adversary episode.
+   */
   surfaceEntities: number;
   surfaceLogsPerEpisode: number;
-  /** Unused tools composed with the reference's plan on the entities they leave (surface-compose.ts), per adversary episode. */
+  /**
+   * Unused tools composed with the reference's plan on the entities they leave (surface-compose.ts), per adversary
+   * episode.
+   */
   surfaceComposedPerEpisode: number;
-  /** Words the prompt and the tools' text name for a free-string decision argument, each tried as a blanket (validators/episodic/suggested.ts). */
+  /**
+   * Words the prompt and the tools' text name for a free-string decision argument, each tried as a blanket
+   * (validators/episodic/suggested.ts).
+   */
   suggestedWords: number;
-  /** Words screened per argument (one blanket each, on one episode) before the blankets on every episode; calls of the survey whose replies they come from. */
+  /**
+   * Words screened per argument (one blanket each, on one episode) before the blankets on every episode; calls of the
+   * survey whose replies they come from.
+   */
   suggestedScreen: number;
   suggestedSurveyCalls: number;
-  /** Cuts an adversary episode replays padded to the turn limit beside its padded empty plan (validators/checks/episodic-padding.ts). */
+  /**
+   * Cuts an adversary episode replays padded to the turn limit beside its padded empty plan
+   * (validators/checks/episodic-padding.ts).
+   */
   paddedPerEpisode: number;
   /**
    * States the reference reaches with decisions left undone (ablation ∘ cut) an adversary episode replays padded

@@ -28,37 +28,67 @@ export interface ValidatorOptions {
   rateFamilyPassExcess: number;
   /** A perturbed scalar answer may keep partial credit (close is partly right): a looser mean limit. */
   perturbedMeanExcess: number;
-  /** …and at one level (with 10 probes or more), perturbed answers may pass this much more often than chance (a tolerance that opens at one level only). */
+  /**
+   * …and at one level (with 10 probes or more), perturbed answers may pass this much more often than chance (a
+   * tolerance that opens at one level only).
+   */
   perturbedLevelPassExcess: number;
-  /** Rate families (another instance's answer, perturbed answers, prompt tokens, feedback naming the answer) are judged at the lower bound of their rate, at this many standard errors. */
+  /**
+   * Rate families (another instance's answer, perturbed answers, prompt tokens, feedback naming the answer) are judged
+   * at the lower bound of their rate, at this many standard errors.
+   */
   rateZ: number;
-  /** A credit floor: the share of probed instances whose worst wrong answer still reaches the zero-tolerance ceiling may not reach this. */
+  /**
+   * A credit floor: the share of probed instances whose worst wrong answer still reaches the zero-tolerance ceiling may
+   * not reach this.
+   */
   creditFloorShare: number;
   /** Feedback on wrong answers may name the right answer this much more often than it names another instance's. */
   feedbackLeakExcess: number;
-  /** A learned reader (a rule "prompt features → answer" fitted on half the instances) may find the answer this much more often than chance on the other half, over all instances… */
+  /**
+   * A learned reader (a rule "prompt features → answer" fitted on half the instances) may find the answer this much
+   * more often than chance on the other half, over all instances…
+   */
   leakMaxRate: number;
   /** …and at any one level with at least `leakMinLevelSamples` instances… */
   leakLevelMaxRate: number;
   leakMinLevelSamples: number;
   /** …judged at the lower bound of its rate at this many standard errors (multiple-choice readers use `guessZ`). */
   readerZ: number;
-  /** A coarse rendering of the answer (fewer decimals, significant figures, scientific, 0, 1e6) may earn this much beyond its controls (the same value at the reference's precision, a value as close) over all levels… */
+  /**
+   * A coarse rendering of the answer (fewer decimals, significant figures, scientific, 0, 1e6) may earn this much
+   * beyond its controls (the same value at the reference's precision, a value as close) over all levels…
+   */
   coarseTolerance: number;
   /** …and at one level. */
   coarseLevelTolerance: number;
-  /** The question restated in the verifier's answer language (the prompt's expression transcribed, its numbers and operator words in order) may pass this much more often than chance (it is the answer) over all levels… */
+  /**
+   * The question restated in the verifier's answer language (the prompt's expression transcribed, its numbers and
+   * operator words in order) may pass this much more often than chance (it is the answer) over all levels…
+   */
   restatedTolerance: number;
   /** …and at one level. */
   restatedLevelTolerance: number;
-  /** A correct answer in another form (the prompt's notation, an ordinary equivalent, another instance's reference under the same prompt) may score at most this much below the reference. */
+  /**
+   * A correct answer in another form (the prompt's notation, an ordinary equivalent, another instance's reference under
+   * the same prompt) may score at most this much below the reference.
+   */
   equivalentLossCeiling: number;
-  /** At a level whose sample repeats a prompt, more instances are drawn, this many a round, to find pairs with the same prompt and different references… */
+  /**
+   * At a level whose sample repeats a prompt, more instances are drawn, this many a round, to find pairs with the same
+   * prompt and different references…
+   */
   equivalentSearchPerLevel: number;
-  /** …until one such pair is found, or this many repeated prompts all agree on their answer (the prompt decides it), or this many instances have been drawn. */
+  /**
+   * …until one such pair is found, or this many repeated prompts all agree on their answer (the prompt decides it), or
+   * this many instances have been drawn.
+   */
   equivalentSearchRepeats: number;
   equivalentSearchMaxPerLevel: number;
-  /** Candidates of the constant policy per level (references of the fitting half, their accepted variants, small constants). */
+  /**
+   * Candidates of the constant policy per level (references of the fitting half, their accepted variants, small
+   * constants).
+   */
   constantCandidates: number;
   /**
    * Fitting instances every constant candidate is scored on before only those that won there (and the two most
@@ -66,13 +96,19 @@ export interface ValidatorOptions {
    * a level was dropped one validation in six (broken-constant-level-one.js admitted at seed 8020); at 8, 0.8%.
    */
   constantScreen: number;
-  /** Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a level… */
+  /**
+   * Guessing without solving (a constant, every option, the input copied) may win this much above nominal chance at a
+   * level…
+   */
   guessTolerance: number;
   /** …a fixed answer among K ≤ 10 answer classes this much above 1/K (a majority class is a free reward)… */
   classGuessTolerance: number;
   /** …and a multiple-choice guess (a constant letter, an informed rule) this much above 1/K. */
   choiceGuessTolerance: number;
-  /** A guessing strategy fails when the lower confidence bound of its win rate, at this many standard errors, reaches nominal + tolerance. */
+  /**
+   * A guessing strategy fails when the lower confidence bound of its win rate, at this many standard errors, reaches
+   * nominal + tolerance.
+   */
   guessZ: number;
   /** Levels with fewer instances than this are not judged for guessing. */
   guessMinSamples: number;
@@ -89,7 +125,10 @@ export interface ValidatorOptions {
   candidateBudgetMs: number;
   /** Two seeds of a level may give the same prompt at most this often (an instance space of about 1/this or more). */
   maxPromptCollision: number;
-  /** No single answer may cover more than this share of a level's instances (judged at the lower confidence bound, `guessZ`). */
+  /**
+   * No single answer may cover more than this share of a level's instances (judged at the lower confidence bound,
+   * `guessZ`).
+   */
   maxTopAnswerShare: number;
   /** The top level must exceed level 1 by this factor on at least one size, magnitude or work signal… */
   minTopLevelGrowth: number;
@@ -114,9 +153,15 @@ export interface CodeOptions {
    * Mutants no instance kills may be equivalent programs and are not counted here…
    */
   minMutationScore: number;
-  /** …but at least this share of all the mutants must be killed somewhere: tests that tell almost nothing apart are weak. */
+  /**
+   * …but at least this share of all the mutants must be killed somewhere: tests that tell almost nothing apart are
+   * weak.
+   */
   minMutantsKilled: number;
-  /** A constant or input-echo program's mean score may exceed 0 by this much at a level (judged at the lower bound, guessZ)… */
+  /**
+   * A constant or input-echo program's mean score may exceed 0 by this much at a level (judged at the lower bound,
+   * guessZ)…
+   */
   guessLevelTolerance: number;
   /** …and over all levels pooled. */
   guessPooledTolerance: number;
