@@ -40,8 +40,7 @@ function decisionFor(r, window) {
 export function reset(rng, level) {
   const k = knobs(level);
   const window = rng.pick([14, 21, 30]);
-  const requests = Array.from({ length: k.requests }, (_, i) => ({
-    id: `R-${rng.int(1000, 9999)}${String.fromCharCode(65 + i)}`,
+  const drawn = Array.from({ length: k.requests }, () => ({
     item: rng.pick(ITEMS),
     days: rng.int(1, window + 15),
     opened: rng.int(0, 1) === 1,
@@ -49,16 +48,18 @@ export function reset(rng, level) {
     decision: null,
   }));
   // Every decision the policy can make occurs, so no rule can be skipped and no constant decision pays.
-  Object.assign(requests[0], { days: window + rng.int(1, 10) });
-  Object.assign(requests[1], { days: rng.int(1, window), opened: false, receipt: 'sale' });
-  Object.assign(requests[2], { days: rng.int(1, window), opened: true });
+  Object.assign(drawn[0], { days: window + rng.int(1, 10) });
+  Object.assign(drawn[1], { days: rng.int(1, window), opened: false, receipt: 'sale' });
+  Object.assign(drawn[2], { days: rng.int(1, window), opened: true });
+  // Ids are given after the shuffle: nothing in an id (its letter is its place in the listing) tells the decision.
+  const requests = rng.shuffle(drawn).map((r, i) => ({ id: `R-${rng.int(1000, 9999)}${String.fromCharCode(65 + i)}`, ...r }));
   const prompt = [
     `You staff the returns desk of ${rng.pick(['Harbour Home', 'Kettle & Co', 'Northside Goods'])} on ${rng.pick(['Monday', 'Tuesday', 'Thursday', 'Saturday'])} ${rng.int(1, 28)} ${rng.pick(['March', 'June', 'October'])}. Settle every open return request, then close the desk.`,
     `Policy: a request more than ${window} days after purchase is refused. Otherwise a gift receipt gets store credit, an opened item gets store credit, and an unopened item with a sale receipt gets a refund.`,
     'Look up each request before you settle it: a request settled without being looked up counts as settled wrongly.',
     `Close the desk with close_desk when every request is settled; the desk is checked then, all or nothing. The day also ends after ${meta.maxTurns} tool calls.`,
   ].join('\n');
-  return { state: { window, requests: rng.shuffle(requests), looked: [], closed: false }, prompt };
+  return { state: { window, requests, looked: [], closed: false }, prompt };
 }
 
 const find = (s, id) => s.requests.find((r) => r.id.toLowerCase() === id.trim().toLowerCase());
