@@ -25,7 +25,7 @@ import {
 } from './episode-session.js';
 import { ServeError } from './options.js';
 import type { Service } from './service.js';
-import { SessionSlots } from './session-slots.js';
+import { holdersBut, SessionSlots } from './session-slots.js';
 
 const canonical = loadPlainRuntime().episodic.canonical;
 /** The largest action the sandbox accepts (episodic-runtime.js serialises actions up to 64 KB). */
@@ -54,6 +54,8 @@ export class EpisodeSessions {
   private readonly loading = new Map<string, Promise<Session>>();
   /** Ended sessions, oldest first (an LRU of at most ENDED_KEPT); older ones are rebuilt from their journal. */
   private readonly ended = new Map<string, Session>();
+  /** Sessions being ended by their client: no slot held meanwhile (holdersBut), at most maxSessions of them. */
+  private readonly ending = new Set<string>();
   /** Slots shared fairly between clients (session-slots.ts): evicting a session sends it back to its journal. */
   readonly slots: SessionSlots;
   private readonly timer: NodeJS.Timeout;
@@ -67,7 +69,9 @@ export class EpisodeSessions {
     this.runner = new EpisodeRunner(service);
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
     this.quota = new JournalQuota(this.journal, options.maxEndedJournals);
-    this.slots = new SessionSlots(options.maxSessions, this.open, (id) => this.open.delete(id));
+    this.slots = new SessionSlots(options.maxSessions, holdersBut(this.open, this.ending), (id) =>
+      this.open.delete(id),
+    );
     this.timer = setInterval(() => this.sweep(), Math.min(30_000, Math.max(50, options.idleMs / 4)));
     this.timer.unref();
   }
@@ -322,11 +326,17 @@ export class EpisodeSessions {
   end(id: string, client: Client) {
     return this.serial(id, client, async (s) => {
       if (!s.over) {
-        const scored = await this.scoreNow(s, client);
-        await this.journaled(s, () =>
-          this.journal.end(id, scored.error ? { end: 'failed', code: scored.error.code } : { end: TRUNCATED }),
-        );
-        this.finish(s, scored.error ? scored : { ...scored, end: TRUNCATED });
+        const holds = this.ending.size < this.options.maxSessions && !this.ending.has(id);
+        if (holds) this.ending.add(id);
+        try {
+          const scored = await this.scoreNow(s, client);
+          await this.journaled(s, () =>
+            this.journal.end(id, scored.error ? { end: 'failed', code: scored.error.code } : { end: TRUNCATED }),
+          );
+          this.finish(s, scored.error ? scored : { ...scored, end: TRUNCATED });
+        } finally {
+          if (holds) this.ending.delete(id);
+        }
       }
       return { episode: s.id, turn: s.turns.length, done: true as const, ...outcomeView(s) };
     });

@@ -35,6 +35,26 @@ export const EPISODE_SLOTS: SlotKind = {
   hint: 'end some (DELETE /v1/episodes/{id}) or retry later',
 };
 
+/**
+ * The open sessions that hold a slot: all but those their client is ending (scored and journaled as they stand), so a
+ * trainer that closes a batch of rollouts and opens the next is not refused while the last are still being scored.
+ */
+export function holdersBut(
+  open: ReadonlyMap<string, SlotHolder>,
+  ending: ReadonlySet<string>,
+): { readonly size: number; values(): Iterable<SlotHolder> } {
+  return {
+    get size() {
+      let n = open.size;
+      for (const id of ending) if (open.has(id)) n--;
+      return n;
+    },
+    *values() {
+      for (const session of open.values()) if (!ending.has(session.id)) yield session;
+    },
+  };
+}
+
 export class SessionSlots {
   /** Slots reserved by requests still creating or restoring their session, by client key. */
   private readonly reserved = new Map<string, { client: Client; n: number }>();
