@@ -32,7 +32,8 @@ export async function sharedSeededLibrary(kinds: SeededKinds): Promise<SeededIni
       building,
       '--json',
     );
-    if (init.code !== 0) throw new Error(`library init failed (${init.code}): ${init.stderr}`);
+    if (init.code !== 0)
+      throw new Error(`library init failed (${init.code}): ${init.stderr}${init.stdout.slice(-4000)}`);
     try {
       renameSync(building, dir);
     } catch (error) {
