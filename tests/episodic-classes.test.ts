@@ -4,9 +4,8 @@
 // does the same task properly, is admitted at two others.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EPISODIC_HACK_OPTIONS, validationSeeds } from './helpers/validation-seeds.js';
+import { episodicHackOptions, validationSeeds } from './helpers/validation-seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { episodicBaselines } from '../validators/checks/episodic-baselines.js';
 import type { ValidatorOptions } from '../validators/options.js';
 import { validateCandidate } from '../validators/validate.js';
 
@@ -97,13 +96,9 @@ async function verdicts(
   );
 }
 
-/** A hack of a check other than the baselines: their random and finish-alone probes cut (validation-seeds.ts). */
-const hackOptions = (code: string) =>
-  (episodicBaselines.codes as readonly string[]).includes(code) ? undefined : EPISODIC_HACK_OPTIONS;
-
 describe.each(CLASSES)('%s', (_what, hack, honest, code) => {
   it(`${hack} is rejected with ${code} at two random validation seeds`, SLOW, async () => {
-    for (const v of await verdicts(hack, hackOptions(code))) expect(v.codes, v.text).toContain(code);
+    for (const v of await verdicts(hack, episodicHackOptions(code))) expect(v.codes, v.text).toContain(code);
   });
   it(`${honest} is admitted at two random validation seeds`, SLOW, async () => {
     for (const v of await verdicts(honest)) expect(v.codes, v.text).toEqual([]);
@@ -112,6 +107,6 @@ describe.each(CLASSES)('%s', (_what, hack, honest, code) => {
 
 describe.each(VARIANTS)('%s', (_what, hack, code) => {
   it(`${hack} is rejected with ${code} at two random validation seeds`, SLOW, async () => {
-    for (const v of await verdicts(hack, hackOptions(code))) expect(v.codes, v.text).toContain(code);
+    for (const v of await verdicts(hack, episodicHackOptions(code))) expect(v.codes, v.text).toContain(code);
   });
 });

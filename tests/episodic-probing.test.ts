@@ -7,11 +7,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import type { ValidatorOptions } from '../validators/options.js';
 import { readBackLog, sweepLogs } from '../validators/episodic/adversaries-progress.js';
 import { entitiesVisible, errorPathCalls, resetsOf, undoRetryLog } from '../validators/episodic/adversaries-undo.js';
 import { decisionsOf, predictions, type Axis } from '../validators/episodic/adversaries-values.js';
 import { validateCandidate } from '../validators/validate.js';
-import { EPISODIC_HACK_OPTIONS } from './helpers/validation-seeds.js';
+import { episodicHackOptions } from './helpers/validation-seeds.js';
 
 const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
   name,
@@ -179,7 +180,7 @@ const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
 /**
  * A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults.
  */
-const codesOf = async (dir: URL, file: string, seed: number, options?: typeof EPISODIC_HACK_OPTIONS) => {
+const codesOf = async (dir: URL, file: string, seed: number, options?: Partial<ValidatorOptions>) => {
   const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), {
     pool,
     validationSeed: seed,
@@ -197,7 +198,7 @@ describe.each([
   ['F12 another way (an empty id on a read tool the reference uses)', OWN, 'hack-empty-id-help.js', 'E_ANSWER_LEAK'],
 ] as const)('%s', (_, dir, file, code) => {
   it.each([11, 22, 33])(`${file} is rejected with ${code} at validation seed %i`, SLOW, async (seed) => {
-    expect(await codesOf(dir, file, seed, EPISODIC_HACK_OPTIONS)).toContain(code);
+    expect(await codesOf(dir, file, seed, episodicHackOptions(code))).toContain(code);
   });
 });
 

@@ -4,13 +4,14 @@
 // validated in the sandbox (hacks rejected at three recorded validation seeds, their honest twins admitted).
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EPISODIC_HACK_OPTIONS, validationSeeds } from './helpers/validation-seeds.js';
+import { episodicHackOptions, validationSeeds } from './helpers/validation-seeds.js';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { arithmeticSamples } from '../validators/episodic/arithmetic.js';
 import { pickSamples, pickTrials } from '../validators/episodic/selection.js';
 import { idFields, parse, shapeOf, structuralFields } from '../validators/episodic/structure.js';
+import type { ValidatorOptions } from '../validators/options.js';
 import { validateCandidate } from '../validators/validate.js';
 
 const shapes = new Set([shapeOf('SRV100')]);
@@ -206,7 +207,7 @@ const HOLDOUT = new URL('./fixtures/episodic-structure/', import.meta.url);
 /**
  * A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults.
  */
-async function verdict(dir: URL, file: string, seed: number, options?: typeof EPISODIC_HACK_OPTIONS) {
+async function verdict(dir: URL, file: string, seed: number, options?: Partial<ValidatorOptions>) {
   const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), {
     pool,
     validationSeed: seed,
@@ -229,7 +230,7 @@ describe.each([
 ])('%s (an observation predicts the decision by its structure)', (file, dir) => {
   it('is rejected by a learned observation reader at three recorded validation seeds', SLOW, async () => {
     for (const seed of validationSeeds([11, 22, 33])) {
-      const { problems, text } = await verdict(dir, file, seed, EPISODIC_HACK_OPTIONS);
+      const { problems, text } = await verdict(dir, file, seed, episodicHackOptions('E_ANSWER_LEAK'));
       expect(
         problems.some(
           (p) =>
@@ -258,7 +259,7 @@ describe('hold-out variants of the class', () => {
     '%s is rejected at a recorded validation seed',
     SLOW,
     async (file) => {
-      const { problems, text } = await verdict(HOLDOUT, file, 44, EPISODIC_HACK_OPTIONS);
+      const { problems, text } = await verdict(HOLDOUT, file, 44, episodicHackOptions('E_ANSWER_LEAK'));
       expect(
         problems.some((p) => p.code === 'E_ANSWER_LEAK'),
         text,
