@@ -1,0 +1,58 @@
+// The red-team corpora's manifests (tests/fixtures/redteam*/manifest.json: hacks and honest twins, each closed or
+// open) and the judgement their runners share: a module's codes at a validation seed, load codes aside.
+import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import { seedNoveltyIndex } from '../../library/novelty-index.js';
+import type { SandboxPool } from '../../sandbox/pool.js';
+import { validateCandidate } from '../../validators/validate.js';
+
+export interface RedteamEntry {
+  /** The module's path under tests/fixtures/ (its corpus folder first). */
+  file: string;
+  kind: 'single-turn' | 'episodic';
+  class: string;
+  expect: 'reject' | 'admit';
+  status: 'open' | 'closed';
+  note: string;
+  /** Validated against the shipped seeds' novelty index (a retold seed), as `envforge validate` does. */
+  novelty?: 'seeds';
+  /** The code a closed hack is rejected with. */
+  code?: string;
+}
+
+const FIXTURES = new URL('../fixtures/', import.meta.url);
+
+/** The entries of the corpora's manifests, each file named by its path under tests/fixtures/. */
+export function readRedteam(corpora: readonly string[]): RedteamEntry[] {
+  return corpora.flatMap((dir) =>
+    (JSON.parse(readFileSync(new URL(`${dir}/manifest.json`, FIXTURES), 'utf8')) as RedteamEntry[]).map((e) => ({
+      ...e,
+      file: `${dir}/${e.file}`,
+    })),
+  );
+}
+
+export const readFixture = (file: string): string => readFileSync(new URL(file, FIXTURES), 'utf8');
+
+/** Codes a loaded machine can cause on its own: they say nothing about a module. */
+const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
+
+/** The entry's codes at `seed` (load codes aside), and the line a failure prints: how to replay it. */
+export async function judge(
+  pool: SandboxPool,
+  entry: RedteamEntry,
+  seed: number,
+): Promise<{ codes: string[]; text: string }> {
+  const novelty = entry.novelty === 'seeds' ? { novelty: await seedNoveltyIndex(pool) } : {};
+  const report = await validateCandidate(readFixture(entry.file), { pool, validationSeed: seed, ...novelty });
+  const codes = report.problems.filter((p) => !LOAD.has(p.code)).map((p) => p.code);
+  return { codes, text: `${entry.file} --validation-seed ${seed}: ${codes.join(', ') || 'admitted'}` };
+}
+
+/** A closed entry is decided as its manifest says: admitted with no code, or rejected (with its code if it names one). */
+export async function expectDecided(pool: SandboxPool, entry: RedteamEntry, seed: number): Promise<void> {
+  const { codes, text } = await judge(pool, entry, seed);
+  if (entry.expect === 'admit') expect(codes, text).toEqual([]);
+  else expect(codes.length, text).toBeGreaterThan(0);
+  if (entry.code) expect(codes, text).toContain(entry.code);
+}
