@@ -49,7 +49,7 @@ export async function judge(
   return { codes, text: `${entry.file} --validation-seed ${seed}: ${codes.join(', ') || 'admitted'}` };
 }
 
-/** A closed entry is decided as its manifest says: admitted with no code, or rejected (with its code if it names one). */
+/** A closed entry is decided as its manifest says: admitted with no code, or rejected (with its code if named). */
 export async function expectDecided(pool: SandboxPool, entry: RedteamEntry, seed: number): Promise<void> {
   const { codes, text } = await judge(pool, entry, seed);
   if (entry.expect === 'admit') expect(codes, text).toEqual([]);
