@@ -33,6 +33,9 @@ const CAPPED =
 const MAX_LINES = 350;
 const DIRECTIVE = /^\s*(@ts-|biome-ignore|eslint|prettier-ignore|istanbul|c8 |v8 |#region|#endregion|\/ <|@vitest-)/;
 
+/** The spaces that start the line holding offset `pos` of `text`. */
+const indentAt = (text, pos) => /^ */.exec(text.slice(text.lastIndexOf('\n', pos - 1) + 1))[0];
+
 const width = (s) => {
   let n = 0;
   for (const _ of s) n++;
@@ -84,8 +87,7 @@ function isTestName(node) {
   const call = node.parent;
   if (!ts.isCallExpression(call) || call.arguments[0] !== node) return false;
   let callee = call.expression;
-  while (ts.isPropertyAccessExpression(callee) || ts.isCallExpression(callee))
-    callee = ts.isCallExpression(callee) ? callee.expression : callee.expression;
+  while (ts.isPropertyAccessExpression(callee) || ts.isCallExpression(callee)) callee = callee.expression;
   const fn = call.arguments[1];
   return /^(it|test|describe|bench|suite)$/.test(callee.getText()) && !!fn && ts.isFunctionLike(fn);
 }
@@ -158,9 +160,7 @@ function splitLiteral(node, text, lines) {
   const points = breakPoints(node, text);
   if (points.length === 0) return null;
   const start = node.getStart();
-  const lineOf = (pos) => text.lastIndexOf('\n', pos - 1) + 1;
-  const firstLine = lineOf(start);
-  const indent = /^ */.exec(text.slice(firstLine))[0].length;
+  const indent = indentAt(text, start).length;
   const piece = Math.max(40, WIDTH - indent - 12); // a continuation piece's text, once Biome indents it
   const cuts = [];
   for (const [ls, le] of lines) {
@@ -222,7 +222,7 @@ function splitRegex(node, text) {
   const slash = raw.lastIndexOf('/');
   const body = raw.slice(1, slash);
   const flags = raw.slice(slash + 1);
-  const indent = /^ */.exec(text.slice(text.lastIndexOf('\n', node.getStart() - 1) + 1))[0].length;
+  const indent = indentAt(text, node.getStart()).length;
   const room = Math.max(40, WIDTH - indent - 20);
   const points = [];
   for (let i = 1; i < body.length; i++) {
@@ -333,19 +333,9 @@ let REGEX = false;
 
 export function plan(fileName, text) {
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind(fileName));
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
+  const starts = sf.getLineStarts();
   const lineEnd = (l) => (l + 1 < starts.length ? starts[l + 1] - 1 : text.length);
-  const lineAt = (pos) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= pos) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const lineAt = (pos) => sf.getLineAndCharacterOfPosition(pos).line;
   const long = new Set();
   for (let l = 0; l < starts.length; l++) if (width(text.slice(starts[l], lineEnd(l))) > WIDTH) long.add(l);
   const edits = [];
@@ -367,6 +357,14 @@ export function plan(fileName, text) {
   const insideToken = (pos) =>
     literals.some((n) => n.getStart() < pos && pos < n.end) || comments.some((c) => c.pos < pos && pos < c.end);
   const handled = new Set();
+  /** Moves comment `c`, trailing code on the line that starts at `ls`, above that line; returns where the code ends. */
+  const moveAbove = (ls, c) => {
+    const before = text.slice(ls, c.pos);
+    const codeEnd = c.pos - /\s*$/.exec(before)[0].length;
+    edits.push({ start: ls, end: ls, text: `${/^ */.exec(before)[0]}${text.slice(c.pos, c.end)}\n` });
+    edits.push({ start: codeEnd, end: c.end, text: '' });
+    return codeEnd;
+  };
 
   // Comments on lines of their own: runs of `//` lines at one indentation, and block comments.
   const ownLine = (c) => /^\s*$/.test(text.slice(starts[lineAt(c.pos)], c.pos));
@@ -411,9 +409,7 @@ export function plan(fileName, text) {
         !insideToken(starts[first]) &&
         !DIRECTIVE.test(text.slice(c.pos + 2, c.end))
       ) {
-        const indent = /^ */.exec(before)[0];
-        edits.push({ start: starts[first], end: starts[first], text: `${indent}${text.slice(c.pos, c.end)}\n` });
-        edits.push({ start: c.pos - /\s*$/.exec(before)[0].length, end: c.end, text: '' });
+        moveAbove(starts[first], c);
       } else left.set(first, 'block comment inside a line of code');
       continue;
     }
@@ -463,11 +459,7 @@ export function plan(fileName, text) {
     let codeEnd = le;
     if (trailing) {
       if (!insideToken(ls) && !DIRECTIVE.test(text.slice(trailing.pos + 2, trailing.end))) {
-        const before = text.slice(ls, trailing.pos);
-        const indent = /^ */.exec(before)[0];
-        edits.push({ start: ls, end: ls, text: `${indent}${text.slice(trailing.pos, trailing.end)}\n` });
-        edits.push({ start: trailing.pos - /\s*$/.exec(before)[0].length, end: trailing.end, text: '' });
-        codeEnd = trailing.pos - /\s*$/.exec(before)[0].length;
+        codeEnd = moveAbove(ls, trailing);
         if (width(text.slice(ls, codeEnd)) <= WIDTH) continue;
       } else {
         left.set(l, 'trailing comment that cannot move (a directive, or the line starts inside a literal)');
@@ -693,11 +685,8 @@ function main(argv) {
   }
   const byWhy = new Map();
   for (const x of left) byWhy.set(x.why, [...(byWhy.get(x.why) ?? []), x.at]);
-  console.log(
-    `${dry ? 'would change' : 'changed'} ${dry ? todo.length : touched.size} files; ${left.length} ` +
-      `lines over ${WIDTH} ` +
-      `left:`,
-  );
+  const changedCount = dry ? `would change ${todo.length}` : `changed ${touched.size}`;
+  console.log(`${changedCount} files; ${left.length} lines over ${WIDTH} left:`);
   for (const [why, at] of [...byWhy].sort((a, b) => b[1].length - a[1].length)) {
     console.log(`  ${at.length} × ${why}`);
     if (flags.has('--list')) for (const a of at) console.log(`      ${a}`);
