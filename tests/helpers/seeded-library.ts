@@ -32,8 +32,10 @@ export async function sharedSeededLibrary(kinds: SeededKinds): Promise<SeededIni
       building,
       '--json',
     );
-    if (init.code !== 0)
-      throw new Error(`library init failed (${init.code}): ${init.stderr}${init.stdout.slice(-4000)}`);
+    if (init.code !== 0) {
+      const printed = `stderr: ${init.stderr || '(none)'}\nstdout (its end): ${init.stdout.slice(-4000)}`;
+      throw new Error(`library init failed (exit ${init.code}):\n${printed}`);
+    }
     try {
       renameSync(building, dir);
     } catch (error) {
