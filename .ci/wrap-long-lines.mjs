@@ -24,8 +24,7 @@ import ts from 'typescript';
 
 export const WIDTH = 120;
 export const DATA_FOLDERS = /^(tests\/fixtures|seeds|prompts|generated|node_modules|dist)\//;
-const SOURCE = /\.(ts|js|cjs|mjs)$/;
-const FORMATTED = /\.(ts|js|cjs)$/; // what biome.jsonc formats
+const SOURCE = /\.(ts|js|cjs|mjs)$/; // what biome.jsonc formats
 const MAX_PASSES = 8;
 /** The parts under tests/architecture.test.ts's cap on lines per file. */
 const CAPPED =
@@ -635,7 +634,7 @@ function main(argv) {
       todo = [...changed.keys()];
       break;
     }
-    const toFormat = [...changed.keys()].filter((f) => FORMATTED.test(f));
+    const toFormat = [...changed.keys()];
     try {
       if (toFormat.length)
         execFileSync('node_modules/.bin/biome', ['format', '--write', ...toFormat], { stdio: 'ignore' });
