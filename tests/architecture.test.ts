@@ -222,17 +222,14 @@ describe('the architecture', () => {
     expect(reach).toEqual([]);
   });
 
-  it(
-    'packages with a job of their own are imported only by the part that does that job ' + '(commander only in cli/)',
-    () => {
-      const bad = files.flatMap((file) =>
-        (parsed.get(file) as { packages: string[] }).packages
-          .filter((pkg) => PACKAGE_HOMES[pkg] && !PACKAGE_HOMES[pkg](file))
-          .map((pkg) => `${file} imports ${pkg}`),
-      );
-      expect(bad).toEqual([]);
-    },
-  );
+  it('packages with a job of their own are imported only by the part doing it (commander only in cli/)', () => {
+    const bad = files.flatMap((file) =>
+      (parsed.get(file) as { packages: string[] }).packages
+        .filter((pkg) => PACKAGE_HOMES[pkg] && !PACKAGE_HOMES[pkg](file))
+        .map((pkg) => `${file} imports ${pkg}`),
+    );
+    expect(bad).toEqual([]);
+  });
 
   it(`source files stay under ${MAX_LINES} lines (seeds and the guest runtime aside)`, () => {
     const big = files
@@ -414,15 +411,12 @@ describe('the kind plug', () => {
     ]);
   });
 
-  it(
-    'nothing outside kinds/ compares kind names: a kind says how it differs ' + '(kinds/contract.ts), the rest asks it',
-    () => {
-      const hits = files
-        .filter((f) => !f.startsWith('kinds/'))
-        .flatMap((f) => kindComparisons(f, texts.get(f) as string));
-      expect(hits).toEqual([]);
-    },
-  );
+  it('nothing outside kinds/ compares kind names: a kind says how it differs, the rest asks it', () => {
+    const hits = files
+      .filter((f) => !f.startsWith('kinds/'))
+      .flatMap((f) => kindComparisons(f, texts.get(f) as string));
+    expect(hits).toEqual([]);
+  });
 
   it(
     'finds a table keyed by kind names as an object, a type or a Record of names, and not a lone ' +

@@ -116,42 +116,39 @@ describe('a batch', () => {
     await library.close();
   });
 
-  it(
-    'asks the architect for the next round while this one validates, so the LLM slots ' + 'never drain between rounds',
-    async () => {
-      const library = await freshLibrary();
-      const { script } = batchScript(plan);
-      const ledger = new CostLedger();
-      const inner = new FakeLlm(script, { ledger });
-      // Ordering, not timing: the order in which architect calls reach the client and candidates finish validating.
-      const order: string[] = [];
-      const llm: LlmClient = {
-        provider: inner.provider,
-        model: inner.model,
-        complete: (request) => inner.complete(request),
-        structured: (request) => {
-          order.push('architect');
-          return inner.structured(request);
-        },
-      };
-      const report = await runBatch(
-        {
-          library,
-          pool,
-          llm,
-          ledger,
-          onEvent: (e) => void (e.type === 'candidate' && e.step === 'validated' && order.push('validated')),
-        },
-        options({ target: 10, maxCandidates: 8 }),
-      );
-      // The second round was asked for before the first round's last validation ended (not after the queue drained).
-      expect(order.indexOf('architect', 1)).toBeGreaterThan(0);
-      expect(order.indexOf('architect', 1)).toBeLessThan(order.lastIndexOf('validated'));
-      expect(report.funnel).toMatchObject({ specs: 4, admitted: 2, rejected: 1, unwritten: 1 });
-      expect(report.stopReason).toBe('specs-exhausted');
-      await library.close();
-    },
-  );
+  it('asks the architect for the next round while this one validates: LLM slots never drain', async () => {
+    const library = await freshLibrary();
+    const { script } = batchScript(plan);
+    const ledger = new CostLedger();
+    const inner = new FakeLlm(script, { ledger });
+    // Ordering, not timing: the order in which architect calls reach the client and candidates finish validating.
+    const order: string[] = [];
+    const llm: LlmClient = {
+      provider: inner.provider,
+      model: inner.model,
+      complete: (request) => inner.complete(request),
+      structured: (request) => {
+        order.push('architect');
+        return inner.structured(request);
+      },
+    };
+    const report = await runBatch(
+      {
+        library,
+        pool,
+        llm,
+        ledger,
+        onEvent: (e) => void (e.type === 'candidate' && e.step === 'validated' && order.push('validated')),
+      },
+      options({ target: 10, maxCandidates: 8 }),
+    );
+    // The second round was asked for before the first round's last validation ended (not after the queue drained).
+    expect(order.indexOf('architect', 1)).toBeGreaterThan(0);
+    expect(order.indexOf('architect', 1)).toBeLessThan(order.lastIndexOf('validated'));
+    expect(report.funnel).toMatchObject({ specs: 4, admitted: 2, rejected: 1, unwritten: 1 });
+    expect(report.stopReason).toBe('specs-exhausted');
+    await library.close();
+  });
 
   it('stops at the target and leaves the rest unstarted', async () => {
     const library = await freshLibrary();
@@ -166,51 +163,48 @@ describe('a batch', () => {
     await library.close();
   });
 
-  it(
-    'treats --target as a hard cap: candidates in flight when it is reached are ' + 'reported as extra, not admitted',
-    async () => {
-      const library = await freshLibrary();
-      const before = (await library.list()).length;
-      const written = (source: string): WrittenModule => ({
-        source,
+  it('treats --target as a hard cap: candidates in flight at it are reported as extra, not admitted', async () => {
+    const library = await freshLibrary();
+    const before = (await library.list()).length;
+    const written = (source: string): WrittenModule => ({
+      source,
+      promptHash: 'h',
+      costUsd: 0,
+      cached: false,
+      model: 'dsl',
+    });
+    const sources: Record<string, string> = {
+      'roman-total': fixture('good-roman-sum.js'),
+      'coin-ways': fixture('good-coin-change-ways.js'),
+      'gcd-sum': fixture('good-gcd-pair-sum.js'),
+    };
+    let proposals = 0;
+    const author: Author = {
+      identity: { provider: 'offline', version: 'test-1', seed: 1 },
+      lineageAuthor: () => 'offline',
+      propose: async () => ({
+        specs: proposals++ === 0 ? Object.keys(sources).map((n) => spec(n)) : [],
+        dropped: [],
         promptHash: 'h',
         costUsd: 0,
         cached: false,
         model: 'dsl',
-      });
-      const sources: Record<string, string> = {
-        'roman-total': fixture('good-roman-sum.js'),
-        'coin-ways': fixture('good-coin-change-ways.js'),
-        'gcd-sum': fixture('good-gcd-pair-sum.js'),
-      };
-      let proposals = 0;
-      const author: Author = {
-        identity: { provider: 'offline', version: 'test-1', seed: 1 },
-        lineageAuthor: () => 'offline',
-        propose: async () => ({
-          specs: proposals++ === 0 ? Object.keys(sources).map((n) => spec(n)) : [],
-          dropped: [],
-          promptHash: 'h',
-          costUsd: 0,
-          cached: false,
-          model: 'dsl',
-        }),
-        write: async (s) => written(sources[s.name] as string),
-        repair: async (s) => written(sources[s.name] as string),
-      };
-      const report = await runBatch(
-        { library, pool, author, ledger: new CostLedger() },
-        options({ target: 1, concurrency: 3 }),
-      );
-      expect(report.stopReason).toBe('target');
-      expect(report.funnel.admitted).toBe(1);
-      // all three were in flight at once; two validated after the one place was taken
-      expect(report.funnel.extra).toBe(2);
-      expect((await library.list()).length).toBe(before + 1);
-      expect(reportMarkdown(report)).toMatch(/\| extra: admissible after the target was reached, not admitted \| 2 \|/);
-      await library.close();
-    },
-  );
+      }),
+      write: async (s) => written(sources[s.name] as string),
+      repair: async (s) => written(sources[s.name] as string),
+    };
+    const report = await runBatch(
+      { library, pool, author, ledger: new CostLedger() },
+      options({ target: 1, concurrency: 3 }),
+    );
+    expect(report.stopReason).toBe('target');
+    expect(report.funnel.admitted).toBe(1);
+    // all three were in flight at once; two validated after the one place was taken
+    expect(report.funnel.extra).toBe(2);
+    expect((await library.list()).length).toBe(before + 1);
+    expect(reportMarkdown(report)).toMatch(/\| extra: admissible after the target was reached, not admitted \| 2 \|/);
+    await library.close();
+  });
 
   it('--kind mixed gives each kind half of the target, though the library holds only single-turn ones', async () => {
     const library = await freshLibrary();

@@ -169,25 +169,22 @@ describe('results are matched to calls by id, never by position', () => {
     expect(marks).toEqual([0, 'E_PROTOCOL', 'E_PROTOCOL', 3, 4, 'E_TIMEOUT']);
   });
 
-  it(
-    'converts each result for the call it names as it arrives, and a conversion that ' + 'throws fails only that call',
-    () => {
-      const calls: Call[] = Array.from({ length: 3 }, (_, i) => ({ op: 'episode', seed: 10 + i, level: 1 }));
-      const slots = new ResultSlots(calls, (result, call) => {
-        if (result.ok && (result.value as { mark: number }).mark === 1) throw new Error('unreadable');
-        return { seed: call.seed, outcome: result.ok ? (result.value as { mark: number }).mark : result.code };
-      });
-      slots.acceptChunk(
-        JSON.stringify([2, 1, 0].map((id) => ({ id, ok: true, ms: 0, value: { mark: id } }))),
-        DEFAULT_LIMITS,
-      );
-      expect(slots.results()).toEqual([
-        { seed: 10, outcome: 0 },
-        { seed: 11, outcome: 'E_PROTOCOL' },
-        { seed: 12, outcome: 2 },
-      ]);
-    },
-  );
+  it('converts each result for its call as it arrives; a conversion that throws fails only that call', () => {
+    const calls: Call[] = Array.from({ length: 3 }, (_, i) => ({ op: 'episode', seed: 10 + i, level: 1 }));
+    const slots = new ResultSlots(calls, (result, call) => {
+      if (result.ok && (result.value as { mark: number }).mark === 1) throw new Error('unreadable');
+      return { seed: call.seed, outcome: result.ok ? (result.value as { mark: number }).mark : result.code };
+    });
+    slots.acceptChunk(
+      JSON.stringify([2, 1, 0].map((id) => ({ id, ok: true, ms: 0, value: { mark: id } }))),
+      DEFAULT_LIMITS,
+    );
+    expect(slots.results()).toEqual([
+      { seed: 10, outcome: 0 },
+      { seed: 11, outcome: 'E_PROTOCOL' },
+      { seed: 12, outcome: 2 },
+    ]);
+  });
 
   it('survives a seeded fuzz of hostile values through generate, solve and verify (bounded time)', async () => {
     const rng = loadPlainRuntime().makeRng(12, 34, 56, 78);

@@ -65,31 +65,28 @@ describe('a work budget shared by the jobs of one caller', () => {
 });
 
 describe('memory is bounded at the process level', () => {
-  it(
-    'kills a worker whose resident memory passes the limit and reports E_MEMORY, inside ' + 'a generous isolate limit',
-    async () => {
-      const small = new SandboxPool({
-        workers: 1,
-        workerRssMb: 400,
-        limits: { memoryMb: 2_048, callTimeoutMs: 30_000 },
+  it('kills a worker whose resident memory passes the limit (E_MEMORY), inside a generous isolate limit', async () => {
+    const small = new SandboxPool({
+      workers: 1,
+      workerRssMb: 400,
+      limits: { memoryMb: 2_048, callTimeoutMs: 30_000 },
+    });
+    try {
+      const source = envSource({
+        generate:
+          'const keep = []; for (let i = 0; i < 64; i++) keep.push(new Float64Array(2 ** 20).fill(i)); ' +
+          "return { prompt: 'p' + keep.length };",
       });
-      try {
-        const source = envSource({
-          generate:
-            'const keep = []; for (let i = 0; i < 64; i++) keep.push(new Float64Array(2 ** 20).fill(i)); ' +
-            "return { prompt: 'p' + keep.length };",
-        });
-        const { results } = await small.run({ source, calls: [{ op: 'episode', seed: 1, level: 1 }] });
-        expect(results[0]).toMatchObject({
-          ok: false,
-          code: 'E_MEMORY',
-          message: expect.stringMatching(/MB of memory \(limit 400 MB\)/),
-        });
-      } finally {
-        await small.close();
-      }
-    },
-  );
+      const { results } = await small.run({ source, calls: [{ op: 'episode', seed: 1, level: 1 }] });
+      expect(results[0]).toMatchObject({
+        ok: false,
+        code: 'E_MEMORY',
+        message: expect.stringMatching(/MB of memory \(limit 400 MB\)/),
+      });
+    } finally {
+      await small.close();
+    }
+  });
 });
 
 describe('no orphans', () => {
@@ -225,21 +222,18 @@ describe('validation seeds', () => {
 });
 
 describe('reports always serialise', () => {
-  it(
-    'a module that pollutes Object.prototype.toJSON and nests meta 100,000 deep gets a ' + 'report, not a host crash',
-    async () => {
-      const source = [
-        'let deep = []; for (let i = 0; i < 100000; i++) deep = [deep];',
-        'try { Object.prototype.toJSON = function () { return deep; }; } catch (e) { /* frozen */ }',
-        "export const meta = { name: 'deep-meta', title: 'Deep', description: 'Deep meta.', skills: " +
-          "['testing'], levels: 3, extra: deep };",
-        "export function generate() { return { prompt: 'p' }; }",
-        "export function solve() { return '<answer>1</answer>'; }",
-        'export function verify() { return 1; }',
-      ].join('\n');
-      const report = await validateCandidate(source, { pool });
-      expect(report.verdict).toBe('reject');
-      expect(() => JSON.stringify(report)).not.toThrow();
-    },
-  );
+  it('a module polluting Object.prototype.toJSON with meta 100,000 deep gets a report, not a crash', async () => {
+    const source = [
+      'let deep = []; for (let i = 0; i < 100000; i++) deep = [deep];',
+      'try { Object.prototype.toJSON = function () { return deep; }; } catch (e) { /* frozen */ }',
+      "export const meta = { name: 'deep-meta', title: 'Deep', description: 'Deep meta.', skills: " +
+        "['testing'], levels: 3, extra: deep };",
+      "export function generate() { return { prompt: 'p' }; }",
+      "export function solve() { return '<answer>1</answer>'; }",
+      'export function verify() { return 1; }',
+    ].join('\n');
+    const report = await validateCandidate(source, { pool });
+    expect(report.verdict).toBe('reject');
+    expect(() => JSON.stringify(report)).not.toThrow();
+  });
 });

@@ -37,16 +37,13 @@ function level(make: (k: number) => Episode) {
 const o = DEFAULT_VALIDATOR_OPTIONS;
 
 describe('the search for a second valid answer', () => {
-  it(
-    'keeps drawing while repeated prompts all carry one answer, and stops once a pair ' + 'with two answers turns up',
-    async () => {
-      // Prompts repeat often (ten of them), but only the 101st draw answers p0 otherwise than the others did.
-      const { ctx, asked } = level((k) => episode(`p${k % 10}`, k === 100 ? 'other' : `a${k % 10}`, 100 + k));
-      const [found] = await searchPairs(ctx, [1]);
-      expect(asked).toEqual([o.equivalentSearchPerLevel, 2 * o.equivalentSearchPerLevel]);
-      expect(found?.some((e) => e.reference === '<answer>other</answer>')).toBe(true);
-    },
-  );
+  it('keeps drawing while repeated prompts carry one answer; stops once a pair with two turns up', async () => {
+    // Prompts repeat often (ten of them), but only the 101st draw answers p0 otherwise than the others did.
+    const { ctx, asked } = level((k) => episode(`p${k % 10}`, k === 100 ? 'other' : `a${k % 10}`, 100 + k));
+    const [found] = await searchPairs(ctx, [1]);
+    expect(asked).toEqual([o.equivalentSearchPerLevel, 2 * o.equivalentSearchPerLevel]);
+    expect(found?.some((e) => e.reference === '<answer>other</answer>')).toBe(true);
+  });
 
   it('stops where enough prompts repeated with one answer each: the prompt decides the answer', async () => {
     const { ctx, asked } = level((k) => episode(`p${k % 10}`, `a${k % 10}`, 100 + k));

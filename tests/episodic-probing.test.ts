@@ -75,21 +75,18 @@ describe('the undo-and-retry policy', () => {
       ]);
     },
   );
-  it(
-    'tries the values in order, puts the entity back after every wrong try, and keeps ' + 'the rest of the reference',
-    () => {
-      const log = undoRetryLog(REF, AXIS, DECISIONS, { tool: 'recall', names: ['id'] }, ['c', 'a']);
-      expect(log.map((a) => `${a.tool} ${String(a.args.queue ?? a.args.id ?? '')}`)).toEqual([
-        'route a',
-        'recall T12',
-        'route b',
-        'recall T12',
-        'route c',
-        'route a',
-        'close ',
-      ]);
-    },
-  );
+  it('tries the values in order, puts the entity back after each wrong try, keeps the rest of the reference', () => {
+    const log = undoRetryLog(REF, AXIS, DECISIONS, { tool: 'recall', names: ['id'] }, ['c', 'a']);
+    expect(log.map((a) => `${a.tool} ${String(a.args.queue ?? a.args.id ?? '')}`)).toEqual([
+      'route a',
+      'recall T12',
+      'route b',
+      'recall T12',
+      'route c',
+      'route a',
+      'close ',
+    ]);
+  });
   it(
     'sweeps a read after every try with the entity put back after each read but the last, ' +
       'and retries the same way',

@@ -110,23 +110,20 @@ const rate = (trials: Array<{ win: number; chance: number }>) =>
   trials.reduce((a, t) => a + t.win - t.chance, 0) / trials.length;
 
 describe('the selection reader', () => {
-  it(
-    'learns "the first two listed" where the listing is sorted by the hidden key, and ' + 'nothing from a sort by id',
-    () => {
-      const hidden = episodes((ids, hot) =>
-        [...hot, ...ids.filter((i) => !hot.includes(i))].map((i) => `${i} rack 1`).join('\n'),
-      );
-      expect(rate(hidden.pooled)).toBeGreaterThan(0.7);
-      expect(hidden.rules[0]).toMatch(/rank from the start/);
-      const sorted = episodes((ids) =>
-        [...ids]
-          .sort()
-          .map((i) => `${i} rack 1`)
-          .join('\n'),
-      );
-      expect(rate(sorted.pooled)).toBe(0);
-    },
-  );
+  it('learns "the first two listed" from a listing sorted by the hidden key, nothing from a sort by id', () => {
+    const hidden = episodes((ids, hot) =>
+      [...hot, ...ids.filter((i) => !hot.includes(i))].map((i) => `${i} rack 1`).join('\n'),
+    );
+    expect(rate(hidden.pooled)).toBeGreaterThan(0.7);
+    expect(hidden.rules[0]).toMatch(/rank from the start/);
+    const sorted = episodes((ids) =>
+      [...ids]
+        .sort()
+        .map((i) => `${i} rack 1`)
+        .join('\n'),
+    );
+    expect(rate(sorted.pooled)).toBe(0);
+  });
 
   it('learns a punctuation mark or a letter case that only the chosen lines carry', () => {
     expect(

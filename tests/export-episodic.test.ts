@@ -385,37 +385,34 @@ describe('episodic exports: the generated Python shims against the live service'
     }
   });
 
-  it(
-    'the generated client ends an unfinished episode against the service itself, and it ' + 'scores as replay scores',
-    async () => {
-      const c = cases.find((x) => x.policy === 'act' && x.actions.length >= 2) as Case;
-      const taken = c.actions.slice(0, 1) as Array<{ tool: string; args?: Record<string, unknown> }>;
-      const script = [
-        'import json, os, sys',
-        'sys.path.insert(0, os.environ["TRL_DIR"])',
-        'import environment',
-        'row, action = json.loads(sys.argv[1]), json.loads(sys.argv[2])',
-        'env = environment.ENVIRONMENTS[row["environment"]]()',
-        'env.reset(**row)',
-        'getattr(env, action["tool"])(**action.get("args", {}))',
-        'print(json.dumps({"score": env.get_reward(), "turn": env._episode.turn}))',
-      ].join('\n');
-      const { stdout } = await promisify(execFile)(
-        PYTHON,
-        ['-c', script, JSON.stringify(c.trl), JSON.stringify(taken[0])],
-        { env: { ...process.env, TRL_DIR: dirs.trl, ENVFORGE_URL: server.url, ENVFORGE_RETRIES: '0' } },
-      );
-      const replay = (await (
-        await fetch(`${server.url}/v1/episodes/score`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ ...c.identity, actions: taken }),
-        })
-      ).json()) as { score: number; turns: number };
-      expect(JSON.parse(stdout)).toEqual({ score: replay.score, turn: 1 });
-      expect(replay.turns).toBe(1);
-    },
-  );
+  it('the generated client ends an unfinished episode on the service; it scores as replay scores', async () => {
+    const c = cases.find((x) => x.policy === 'act' && x.actions.length >= 2) as Case;
+    const taken = c.actions.slice(0, 1) as Array<{ tool: string; args?: Record<string, unknown> }>;
+    const script = [
+      'import json, os, sys',
+      'sys.path.insert(0, os.environ["TRL_DIR"])',
+      'import environment',
+      'row, action = json.loads(sys.argv[1]), json.loads(sys.argv[2])',
+      'env = environment.ENVIRONMENTS[row["environment"]]()',
+      'env.reset(**row)',
+      'getattr(env, action["tool"])(**action.get("args", {}))',
+      'print(json.dumps({"score": env.get_reward(), "turn": env._episode.turn}))',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(
+      PYTHON,
+      ['-c', script, JSON.stringify(c.trl), JSON.stringify(taken[0])],
+      { env: { ...process.env, TRL_DIR: dirs.trl, ENVFORGE_URL: server.url, ENVFORGE_RETRIES: '0' } },
+    );
+    const replay = (await (
+      await fetch(`${server.url}/v1/episodes/score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...c.identity, actions: taken }),
+      })
+    ).json()) as { score: number; turns: number };
+    expect(JSON.parse(stdout)).toEqual({ score: replay.score, turn: 1 });
+    expect(replay.turns).toBe(1);
+  });
 
   it('TRL leaves out an environment whose tool cannot be a method of its class; verl still exports it', async () => {
     // library-loans with its finishing tool renamed get_reward, a name TRL reserves for the environment's reward.

@@ -351,49 +351,46 @@ describe.skipIf(!existsSync(SERVER))(
       },
     );
 
-    it(
-      'a service of another library makes the shims refuse to run, and an unknown ' + 'identity raises (no silent 0)',
-      async () => {
-        // Another library: the export's partial-credit-sum under the same name and version but other code, and none of
-        // the seeds.
-        const otherDir = join(tmp, 'other-library');
-        const other = SqliteLibrary.open(otherDir, { create: true });
-        const exported = (await library.get('partial-credit-sum')) as EnvRecord;
-        const source = (await library.source(exported)).replace('d === 2 ? 1 / 3 : 0', 'd === 2 ? 1 / 4 : 0');
-        await other.admit({
-          source,
-          report: { ...exported.report, hash: hashSource(source) },
-          lineage: { author: 'test' },
-        });
-        await other.close();
-        const { startServer } = (await import(pathToFileURL(SERVER).href)) as { startServer: StartServer };
-        const wrong = await startServer({ libraryDir: otherDir, port: 0, host: '127.0.0.1' });
-        try {
-          const out = await python('other', { ENVFORGE_URL: wrong.url, ENVFORGE_RETRIES: '0' });
-          for (const shim of ['verl', 'trl']) {
-            expect(out[shim]).toMatch(
-              new RegExp(
-                String.raw`^EnvforgeManifestError: the reward service at http:\/\/127\.0\.0\.1:\d+ does not ` +
-                  'serve the environments this export was made from: ',
-              ),
-            );
-            expect(out[shim]).toMatch(/dice-probability@1 is not served/);
-            expect(out[shim]).toMatch(/partial-credit-sum@1 is served with other code/);
-            expect(out[shim]).toMatch(/and \d+ more\. Start envforge serve --library/);
-          }
-          // Without the check, the first row of an environment the service lacks still raises instead of scoring 0.
-          const unchecked = await python('other', {
-            ENVFORGE_URL: wrong.url,
-            ENVFORGE_RETRIES: '0',
-            ENVFORGE_CHECK_MANIFEST: '0',
-          });
-          expect(unchecked.verl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV: unknown environment/);
-          expect(unchecked.trl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV/);
-        } finally {
-          await wrong.close();
+    it("another library's service makes the shims refuse; an unknown identity raises (no silent 0)", async () => {
+      // Another library: the export's partial-credit-sum under the same name and version but other code, and none of
+      // the seeds.
+      const otherDir = join(tmp, 'other-library');
+      const other = SqliteLibrary.open(otherDir, { create: true });
+      const exported = (await library.get('partial-credit-sum')) as EnvRecord;
+      const source = (await library.source(exported)).replace('d === 2 ? 1 / 3 : 0', 'd === 2 ? 1 / 4 : 0');
+      await other.admit({
+        source,
+        report: { ...exported.report, hash: hashSource(source) },
+        lineage: { author: 'test' },
+      });
+      await other.close();
+      const { startServer } = (await import(pathToFileURL(SERVER).href)) as { startServer: StartServer };
+      const wrong = await startServer({ libraryDir: otherDir, port: 0, host: '127.0.0.1' });
+      try {
+        const out = await python('other', { ENVFORGE_URL: wrong.url, ENVFORGE_RETRIES: '0' });
+        for (const shim of ['verl', 'trl']) {
+          expect(out[shim]).toMatch(
+            new RegExp(
+              String.raw`^EnvforgeManifestError: the reward service at http:\/\/127\.0\.0\.1:\d+ does not ` +
+                'serve the environments this export was made from: ',
+            ),
+          );
+          expect(out[shim]).toMatch(/dice-probability@1 is not served/);
+          expect(out[shim]).toMatch(/partial-credit-sum@1 is served with other code/);
+          expect(out[shim]).toMatch(/and \d+ more\. Start envforge serve --library/);
         }
-      },
-    );
+        // Without the check, the first row of an environment the service lacks still raises instead of scoring 0.
+        const unchecked = await python('other', {
+          ENVFORGE_URL: wrong.url,
+          ENVFORGE_RETRIES: '0',
+          ENVFORGE_CHECK_MANIFEST: '0',
+        });
+        expect(unchecked.verl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV: unknown environment/);
+        expect(unchecked.trl).toMatch(/^EnvforgeItemError: .*E_UNKNOWN_ENV/);
+      } finally {
+        await wrong.close();
+      }
+    });
 
     it('a service that stays down makes the shims raise (a silent 0 would train on a broken reward)', async () => {
       const closed = createServer();

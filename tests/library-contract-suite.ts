@@ -885,26 +885,23 @@ export function libraryContract(
         },
       );
 
-      it(
-        'with a novelty cursor, a near-duplicate of something admitted after it is ' + 'refused and nothing is written',
-        async () => {
-          const before = await lib.admissionCursor();
-          const first = await lib.admit({ ...printed(sampleMeta('twin-one')), noveltyCursor: before });
-          expect(first.status).toBe('admitted');
-          const twin = printed(sampleMeta('twin-two'));
-          const refused = await lib.admit({ ...twin, noveltyCursor: before });
-          expect(refused.status).toBe('duplicate');
-          expect(refused.env).toBeUndefined();
-          if (refused.status !== 'duplicate') return;
-          expect(refused.problems.map((p) => [p.code, p.stage])).toContainEqual(['E_DUPLICATE_CODE', 'novelty']);
-          expect(refused.problems[0]?.message).toContain('twin-one');
-          expect(await lib.get('twin-two')).toBeUndefined();
-          expect(await lib.admissionCursor()).toBe((await lib.admittedSince(before)).cursor);
-          expect((await lib.integrityCheck()).ok).toBe(true);
-          // A writer that had seen twin-one judged against it itself: only later admissions are re-checked.
-          expect((await lib.admit({ ...twin, noveltyCursor: await lib.admissionCursor() })).status).toBe('admitted');
-        },
-      );
+      it('with a novelty cursor, a near-duplicate of a later admission is refused, nothing written', async () => {
+        const before = await lib.admissionCursor();
+        const first = await lib.admit({ ...printed(sampleMeta('twin-one')), noveltyCursor: before });
+        expect(first.status).toBe('admitted');
+        const twin = printed(sampleMeta('twin-two'));
+        const refused = await lib.admit({ ...twin, noveltyCursor: before });
+        expect(refused.status).toBe('duplicate');
+        expect(refused.env).toBeUndefined();
+        if (refused.status !== 'duplicate') return;
+        expect(refused.problems.map((p) => [p.code, p.stage])).toContainEqual(['E_DUPLICATE_CODE', 'novelty']);
+        expect(refused.problems[0]?.message).toContain('twin-one');
+        expect(await lib.get('twin-two')).toBeUndefined();
+        expect(await lib.admissionCursor()).toBe((await lib.admittedSince(before)).cursor);
+        expect((await lib.integrityCheck()).ok).toBe(true);
+        // A writer that had seen twin-one judged against it itself: only later admissions are re-checked.
+        expect((await lib.admit({ ...twin, noveltyCursor: await lib.admissionCursor() })).status).toBe('admitted');
+      });
 
       it(
         'a new version of the same name, the same code again, and an admission without a ' +

@@ -323,34 +323,31 @@ describe('SqliteLibrary specifics', () => {
       await reader.close();
     });
 
-    it(
-      'a scores file from before trusted scores is split once: its rows stay as ' + 'untrusted, a reader sees them so',
-      async () => {
-        const { dir } = await seeded();
-        const old = new Database(join(dir, SCORES_FILE));
-        old.exec(
-          'CREATE TABLE trainer_scores (name TEXT NOT NULL, version INTEGER NOT NULL, level INTEGER NOT NULL, ' +
-            'n REAL NOT NULL, passed REAL NOT NULL, score_sum REAL NOT NULL, updated_at TEXT NOT NULL, PRIMARY ' +
-            'KEY (name, version, level))',
-        );
-        old
-          .prepare('INSERT INTO trainer_scores VALUES (?, ?, ?, ?, ?, ?, ?)')
-          .run('seeded-env', 1, 1, 10, 10, 10, 'then');
-        old.close();
-        const reader = SqliteLibrary.open(dir, { readonly: true });
-        expect((await reader.scoreTallies()).map((t) => [t.n, t.trusted])).toEqual([[10, false]]);
-        await reader.close();
-        const writer = SqliteLibrary.open(dir);
-        await writer.recordScores([
-          { name: 'seeded-env', version: 1, level: 1, n: 4, passed: 0, scoreSum: 0, trusted: true },
-        ]);
-        expect((await writer.scoreTallies()).map((t) => [t.n, t.passed, t.trusted])).toEqual([
-          [10, 10, false],
-          [4, 0, true],
-        ]);
-        await writer.close();
-      },
-    );
+    it('a scores file from before trusted scores is split once: its rows stay untrusted, and read so', async () => {
+      const { dir } = await seeded();
+      const old = new Database(join(dir, SCORES_FILE));
+      old.exec(
+        'CREATE TABLE trainer_scores (name TEXT NOT NULL, version INTEGER NOT NULL, level INTEGER NOT NULL, ' +
+          'n REAL NOT NULL, passed REAL NOT NULL, score_sum REAL NOT NULL, updated_at TEXT NOT NULL, PRIMARY ' +
+          'KEY (name, version, level))',
+      );
+      old
+        .prepare('INSERT INTO trainer_scores VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run('seeded-env', 1, 1, 10, 10, 10, 'then');
+      old.close();
+      const reader = SqliteLibrary.open(dir, { readonly: true });
+      expect((await reader.scoreTallies()).map((t) => [t.n, t.trusted])).toEqual([[10, false]]);
+      await reader.close();
+      const writer = SqliteLibrary.open(dir);
+      await writer.recordScores([
+        { name: 'seeded-env', version: 1, level: 1, n: 4, passed: 0, scoreSum: 0, trusted: true },
+      ]);
+      expect((await writer.scoreTallies()).map((t) => [t.n, t.passed, t.trusted])).toEqual([
+        [10, 10, false],
+        [4, 0, true],
+      ]);
+      await writer.close();
+    });
 
     it('an empty index file (zero bytes) is initialised as a library', async () => {
       const dir = newDir();

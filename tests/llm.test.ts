@@ -548,21 +548,18 @@ describe('structured output helpers', () => {
     expect(parseJsonText(text)).toEqual({ ok: true, value });
   });
 
-  it(
-    'judges every JSON value in prose against the schema, so a stray example before the ' + 'answer does not fail it',
-    async () => {
-      const llm = new FakeLlm([reply.text('Format: {"x": 1}. My answer:\n{"name": "ok", "n": 3}\nThanks!')], {
-        nativeStructured: false,
-      });
-      const out = await llm.structured({
-        messages: [{ role: 'user', content: 'q' }],
-        schema: z.object({ name: z.string(), n: z.number() }),
-        schemaName: 'thing',
-      });
-      expect(out.value).toEqual({ name: 'ok', n: 3 });
-      expect(llm.requests).toHaveLength(1);
-    },
-  );
+  it('judges every JSON value in prose against the schema: a stray example before the answer is fine', async () => {
+    const llm = new FakeLlm([reply.text('Format: {"x": 1}. My answer:\n{"name": "ok", "n": 3}\nThanks!')], {
+      nativeStructured: false,
+    });
+    const out = await llm.structured({
+      messages: [{ role: 'user', content: 'q' }],
+      schema: z.object({ name: z.string(), n: z.number() }),
+      schemaName: 'thing',
+    });
+    expect(out.value).toEqual({ name: 'ok', n: 3 });
+    expect(llm.requests).toHaveLength(1);
+  });
 
   it('marks a schema with optional fields as not strict-compatible', () => {
     expect(toOutputSchema(z.object({ a: z.string() })).strict).toBe(true);

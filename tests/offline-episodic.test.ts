@@ -100,26 +100,23 @@ describe('the offline author and the run kind', () => {
     }
   });
 
-  it(
-    'repairs an episodic spec with a new design of the same family, named after that ' + 'design (not the first one)',
-    async () => {
-      const author = createOfflineAuthor({ seed: 4 });
-      const [spec] = (await author.propose(input('episodic', 1))).specs;
-      const first = await author.write(spec!);
-      const repaired = await author.repair(
-        spec!,
-        first.source!,
-        { problems: [{ code: 'E_DUPLICATE_CODE' }] } as never,
-        1,
-      );
-      expect(repaired.source).not.toBe(first.source);
-      const name = /"name": "([^"]+)"/.exec(repaired.source!)?.[1];
-      expect(name).not.toBe(spec!.name);
-      // The name's first word (its domain) is the world the module's own text describes.
-      expect(repaired.source!.replace(/"name": "[^"]+"/, '').toLowerCase()).toContain((name as string).split('-')[0]);
-      expect(checkEpisodic(repaired.source!).ok).toBe(true);
-    },
-  );
+  it('repairs an episodic spec with a new design of its family, named after it (not the first)', async () => {
+    const author = createOfflineAuthor({ seed: 4 });
+    const [spec] = (await author.propose(input('episodic', 1))).specs;
+    const first = await author.write(spec!);
+    const repaired = await author.repair(
+      spec!,
+      first.source!,
+      { problems: [{ code: 'E_DUPLICATE_CODE' }] } as never,
+      1,
+    );
+    expect(repaired.source).not.toBe(first.source);
+    const name = /"name": "([^"]+)"/.exec(repaired.source!)?.[1];
+    expect(name).not.toBe(spec!.name);
+    // The name's first word (its domain) is the world the module's own text describes.
+    expect(repaired.source!.replace(/"name": "[^"]+"/, '').toLowerCase()).toContain((name as string).split('-')[0]);
+    expect(checkEpisodic(repaired.source!).ok).toBe(true);
+  });
 
   it('the design-time check refuses a module whose score pays for no work', async () => {
     const author = createOfflineAuthor({ seed: 4 });

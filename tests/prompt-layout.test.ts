@@ -238,20 +238,17 @@ describe('the architect', () => {
 });
 
 describe('examples', () => {
-  it(
-    'are chosen by family: a web flow for a web spec, a world for an exploration spec, ' + 'records for a policy desk',
-    () => {
-      const names = (skills: string[], tools = ['look', 'finish']) =>
-        defaultExamples(episodicSpec('spec-x', tools, { skills })).map((s) => s.name);
-      expect(names(['tool-use', 'web-navigation'])).toContain('rail-ticket-site');
-      expect(names(['tool-use', 'exploration'])).toEqual(['package-routing', 'parcel-depot-grid']);
-      // No skill says it, the tools do: click and view_page are a web site's.
-      expect(names(['tool-use'], ['view_page', 'click'])).toContain('rail-ticket-site');
-      const records = names(['tool-use', 'policy-following'], ['list_items', 'set_item', 'finish']);
-      expect(records).not.toContain('rail-ticket-site');
-      expect(records).not.toContain('parcel-depot-grid');
-    },
-  );
+  it('are chosen by family: a web flow for a web spec, a world for exploration, records for a desk', () => {
+    const names = (skills: string[], tools = ['look', 'finish']) =>
+      defaultExamples(episodicSpec('spec-x', tools, { skills })).map((s) => s.name);
+    expect(names(['tool-use', 'web-navigation'])).toContain('rail-ticket-site');
+    expect(names(['tool-use', 'exploration'])).toEqual(['package-routing', 'parcel-depot-grid']);
+    // No skill says it, the tools do: click and view_page are a web site's.
+    expect(names(['tool-use'], ['view_page', 'click'])).toContain('rail-ticket-site');
+    const records = names(['tool-use', 'policy-following'], ['list_items', 'set_item', 'finish']);
+    expect(records).not.toContain('rail-ticket-site');
+    expect(records).not.toContain('parcel-depot-grid');
+  });
 
   it("for a single-turn spec, prefer the spec's taxonomy area when no seed shares a skill", () => {
     // No seed trains shortest paths; topological-order is the seed of the graphs area.

@@ -351,20 +351,17 @@ describe('dedupeSpecs', () => {
     ]);
   });
 
-  it(
-    'among duplicates keeps the one adding the most uncovered skills, and is ' + 'order-independent in what it keeps',
-    () => {
-      const old = idea('old-skills', 'Report the length of the shortest path in a weighted graph.', ['graphs']);
-      const fresh = idea('new-skills', 'Report the length of the shortest path in a weighted graph.', [
-        'graphs',
-        'shortest-paths',
-      ]);
-      expect(dedupeSpecs([old, fresh], [], ['graphs']).kept).toEqual([fresh]);
-      expect(dedupeSpecs([fresh, old], [], ['graphs']).kept).toEqual([fresh]);
-      expect(dedupeSpecs([old, fresh], []).kept).toEqual([fresh]);
-      expect(dedupeSpecs([old, fresh], [], ['graphs', 'shortest-paths']).kept).toEqual([old]);
-    },
-  );
+  it('among duplicates keeps the one adding most uncovered skills, and is order-independent in it', () => {
+    const old = idea('old-skills', 'Report the length of the shortest path in a weighted graph.', ['graphs']);
+    const fresh = idea('new-skills', 'Report the length of the shortest path in a weighted graph.', [
+      'graphs',
+      'shortest-paths',
+    ]);
+    expect(dedupeSpecs([old, fresh], [], ['graphs']).kept).toEqual([fresh]);
+    expect(dedupeSpecs([fresh, old], [], ['graphs']).kept).toEqual([fresh]);
+    expect(dedupeSpecs([old, fresh], []).kept).toEqual([fresh]);
+    expect(dedupeSpecs([old, fresh], [], ['graphs', 'shortest-paths']).kept).toEqual([old]);
+  });
 
   it('is deterministic', () => {
     const specs = [spec(), spec({ name: 'x' }), idea('y', 'Something else entirely about strings.')];

@@ -21,20 +21,17 @@ describe('reasoning', () => {
     );
   });
 
-  it(
-    'writes the forms a rotation keeps exactly as they read in the full list (the draws ' + 'stop early, never change)',
-    () => {
-      for (let seed = 0; seed < 4; seed++) {
-        const full = reasoning(PROMPT, '<answer>9</answer>', '27', seed);
-        for (let index = 0; index < REASONING_FORMS.length; index++) {
-          expect(reasoning(PROMPT, '<answer>9</answer>', '27', seed, rotate(REASONING_FORMS, 2, index))).toEqual(
-            rotate(full, 2, index),
-          );
-        }
-        expect(reasoning(PROMPT, '<answer>9</answer>', '27', seed, [6, 0])).toEqual([full[6], full[0]]);
+  it('writes the forms a rotation keeps as they read in the full list (draws stop early, never change)', () => {
+    for (let seed = 0; seed < 4; seed++) {
+      const full = reasoning(PROMPT, '<answer>9</answer>', '27', seed);
+      for (let index = 0; index < REASONING_FORMS.length; index++) {
+        expect(reasoning(PROMPT, '<answer>9</answer>', '27', seed, rotate(REASONING_FORMS, 2, index))).toEqual(
+          rotate(full, 2, index),
+        );
       }
-    },
-  );
+      expect(reasoning(PROMPT, '<answer>9</answer>', '27', seed, [6, 0])).toEqual([full[6], full[0]]);
+    }
+  });
 
   it('has no sentence that most seeds share (nothing to fingerprint)', () => {
     const seen = new Map<string, number>();

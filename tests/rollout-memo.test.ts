@@ -98,22 +98,19 @@ describe('the rollout memo', () => {
     expect(runs.flatMap((r) => r.rollouts).every((r) => r.ok)).toBe(true);
   });
 
-  it(
-    'plays a failed episode again for every request, and serves nothing outside its ' + 'scope or for another module',
-    async () => {
-      const failing = stubPool((seed) => seed === 9);
-      await withRolloutMemo(new RolloutMemo('src'), async () => {
-        await runRollouts(failing.pool, 'src', meta, [replay(9)]);
-        const again = await runRollouts(failing.pool, 'src', meta, [replay(9)]);
-        expect(again.rollouts[0]?.ok).toBe(false);
-        await runRollouts(failing.pool, 'other', meta, [replay(1), replay(1)]);
-      });
-      expect(failing.played).toHaveLength(4);
-      const outside = stubPool();
-      await runRollouts(outside.pool, 'src', meta, [replay(1), replay(1)]);
-      expect(outside.played).toHaveLength(2);
-    },
-  );
+  it('plays a failed episode again per request; serves nothing outside its scope or for another module', async () => {
+    const failing = stubPool((seed) => seed === 9);
+    await withRolloutMemo(new RolloutMemo('src'), async () => {
+      await runRollouts(failing.pool, 'src', meta, [replay(9)]);
+      const again = await runRollouts(failing.pool, 'src', meta, [replay(9)]);
+      expect(again.rollouts[0]?.ok).toBe(false);
+      await runRollouts(failing.pool, 'other', meta, [replay(1), replay(1)]);
+    });
+    expect(failing.played).toHaveLength(4);
+    const outside = stubPool();
+    await runRollouts(outside.pool, 'src', meta, [replay(1), replay(1)]);
+    expect(outside.played).toHaveLength(2);
+  });
 
   it('shows every planned job to its observers, served or not', async () => {
     const { pool } = stubPool();

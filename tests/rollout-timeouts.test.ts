@@ -58,20 +58,17 @@ describe('runRollouts and wall-clock timeouts', () => {
     expect(runs.at(-1)?.map((c) => c.seed)).toEqual([7]);
   });
 
-  it(
-    'keeps what the second run says: a hang that repeats stays E_TIMEOUT, another ' + 'failure is reported as itself',
-    async () => {
-      const { pool } = stubPool(
-        (seed) => (seed === 3 || seed === 5 ? timeout : done(seed)),
-        (seed) => (seed === 3 ? timeout : thrown),
-      );
-      const { rollouts } = await runRollouts(pool, 'src', meta, requests(10));
-      expect(rollouts.filter((r) => !r.ok).map((r) => (r.ok ? '' : `${r.seed} ${r.code}`))).toEqual([
-        '3 E_TIMEOUT',
-        '5 E_THROWN',
-      ]);
-    },
-  );
+  it("keeps the second run's word: a repeated hang stays E_TIMEOUT, another failure is itself", async () => {
+    const { pool } = stubPool(
+      (seed) => (seed === 3 || seed === 5 ? timeout : done(seed)),
+      (seed) => (seed === 3 ? timeout : thrown),
+    );
+    const { rollouts } = await runRollouts(pool, 'src', meta, requests(10));
+    expect(rollouts.filter((r) => !r.ok).map((r) => (r.ok ? '' : `${r.seed} ${r.code}`))).toEqual([
+      '3 E_TIMEOUT',
+      '5 E_THROWN',
+    ]);
+  });
 
   it(`runs nothing again when more than ${CONFIRM_TIMEOUTS} rollouts time out: that is the module`, async () => {
     const { pool, runs } = stubPool((seed) => (seed <= CONFIRM_TIMEOUTS + 1 ? timeout : done(seed)), done);

@@ -79,39 +79,36 @@ afterAll(async () => {
 });
 
 describe('envforge serve: runtime defence', () => {
-  it(
-    'a module that hangs only at one seed costs one timed-out item, then is quarantined ' + 'while others keep scoring',
-    async () => {
-      const first = await post('/v1/verify', {
-        items: [
-          { env: 'wedge-product', seed: TRAP_SEED, level: TRAP_LEVEL, response: '<answer>1</answer>' },
-          { env: 'wedge-product', seed: 1, level: TRAP_LEVEL, response: '<answer>1</answer>' },
-          { env: 'calm-product', seed: 1, level: 1, response: '<answer>1</answer>' },
-        ],
-      });
-      expect(first.status).toBe(200);
-      expect(first.body.results[0]).toMatchObject({ score: 0, error: { code: 'E_TIMEOUT' } });
-      expect(first.body.results.slice(1)).toEqual([{ score: 0 }, { score: 0 }]);
+  it('a module hanging at one seed costs one timed-out item, is quarantined, others keep scoring', async () => {
+    const first = await post('/v1/verify', {
+      items: [
+        { env: 'wedge-product', seed: TRAP_SEED, level: TRAP_LEVEL, response: '<answer>1</answer>' },
+        { env: 'wedge-product', seed: 1, level: TRAP_LEVEL, response: '<answer>1</answer>' },
+        { env: 'calm-product', seed: 1, level: 1, response: '<answer>1</answer>' },
+      ],
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.results[0]).toMatchObject({ score: 0, error: { code: 'E_TIMEOUT' } });
+    expect(first.body.results.slice(1)).toEqual([{ score: 0 }, { score: 0 }]);
 
-      const after = await post('/v1/verify', {
-        items: [
-          { env: 'wedge-product', seed: 5, level: 2, response: 'x' },
-          { env: 'calm-product', seed: 2, level: 2, response: 'x' },
-        ],
-      });
-      expect(after.body.results[0]).toMatchObject({
-        score: 0,
-        error: { code: 'E_QUARANTINED', message: expect.stringMatching(/seed 9999, level 4.*revalidate/) },
-      });
-      expect(after.body.results[1]).toEqual({ score: 0 });
-      const sampled = await post('/v1/sample', { items: [{ env: 'wedge-product', seed: 3, level: 1 }] });
-      expect(sampled.body.items[0].error.code).toBe('E_QUARANTINED');
-      expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({
-        envs: 3,
-        quarantined: 1,
-      });
-    },
-  );
+    const after = await post('/v1/verify', {
+      items: [
+        { env: 'wedge-product', seed: 5, level: 2, response: 'x' },
+        { env: 'calm-product', seed: 2, level: 2, response: 'x' },
+      ],
+    });
+    expect(after.body.results[0]).toMatchObject({
+      score: 0,
+      error: { code: 'E_QUARANTINED', message: expect.stringMatching(/seed 9999, level 4.*revalidate/) },
+    });
+    expect(after.body.results[1]).toEqual({ score: 0 });
+    const sampled = await post('/v1/sample', { items: [{ env: 'wedge-product', seed: 3, level: 1 }] });
+    expect(sampled.body.items[0].error.code).toBe('E_QUARANTINED');
+    expect((await fetch(`${server.url}/health`).then((r) => r.json())) as unknown).toMatchObject({
+      envs: 3,
+      quarantined: 1,
+    });
+  });
 
   it('records the incident in the library; revalidation replays its seed and level, retires the module', async () => {
     const library = SqliteLibrary.open(dir);

@@ -16,23 +16,20 @@ describe('rng', () => {
     ]);
   });
 
-  it(
-    'derives its state from (name, seed, level) exactly as documented; these vectors ' + 'must never change silently',
-    () => {
-      expect(RNG_SCHEME).toBe('envforge-rng-v1');
-      expect(deriveRngState('interval-merge-count', 0, 1)).toEqual([3627612719, 2789631866, 926472046, 116831744]);
-      const rng = rt.makeRng(...deriveRngState('topological-order', 42, 7));
-      expect([
-        rng.int(1, 100),
-        rng.int(1, 100),
-        rng.int(-5, 5),
-        rng.float(),
-        rng.pick(['a', 'b', 'c']),
-        rng.shuffle([1, 2, 3, 4, 5]),
-        rng.int(0, 2 ** 40),
-      ]).toEqual([15, 45, 5, 0.5732390852840475, 'b', [5, 1, 4, 3, 2], 547137351533]);
-    },
-  );
+  it('derives its state from (name, seed, level) as documented; these vectors never change silently', () => {
+    expect(RNG_SCHEME).toBe('envforge-rng-v1');
+    expect(deriveRngState('interval-merge-count', 0, 1)).toEqual([3627612719, 2789631866, 926472046, 116831744]);
+    const rng = rt.makeRng(...deriveRngState('topological-order', 42, 7));
+    expect([
+      rng.int(1, 100),
+      rng.int(1, 100),
+      rng.int(-5, 5),
+      rng.float(),
+      rng.pick(['a', 'b', 'c']),
+      rng.shuffle([1, 2, 3, 4, 5]),
+      rng.int(0, 2 ** 40),
+    ]).toEqual([15, 45, 5, 0.5732390852840475, 'b', [5, 1, 4, 3, 2], 547137351533]);
+  });
 
   it('gives different streams for different names, seeds and levels', () => {
     const states = [

@@ -94,20 +94,17 @@ describe('determinism is built in', () => {
     expect(result).toMatchObject({ ok: true, value: { prompt: '0 0 1970 2' } });
   });
 
-  it(
-    'removes shared memory, WebAssembly and weak references: they read as absent, and ' + 'reading them trips a wire',
-    async () => {
-      for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'WeakRef', 'FinalizationRegistry']) {
-        const { code, message } = failureOf(
-          await generateWith(
-            `const absent = typeof ${name} === 'undefined'; if (!absent) throw new Error('present'); ` +
-              `return { prompt: 'p' };`,
-          ),
-        );
-        expect([code, message]).toEqual(['E_ESCAPE_ATTEMPT', expect.stringContaining(`a removed global (${name})`)]);
-      }
-    },
-  );
+  it('removes shared memory, WebAssembly and weak references: absent, and reading them trips a wire', async () => {
+    for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'WeakRef', 'FinalizationRegistry']) {
+      const { code, message } = failureOf(
+        await generateWith(
+          `const absent = typeof ${name} === 'undefined'; if (!absent) throw new Error('present'); ` +
+            `return { prompt: 'p' };`,
+        ),
+      );
+      expect([code, message]).toEqual(['E_ESCAPE_ATTEMPT', expect.stringContaining(`a removed global (${name})`)]);
+    }
+  });
 
   it('offers the frozen kit', async () => {
     const result = await generateWith(
@@ -284,20 +281,17 @@ describe('the supervisor stays bounded', () => {
 });
 
 describe('a job that cannot be serialised', () => {
-  it(
-    'fails with E_TOO_LARGE (a value 20,000 levels deep overflows the IPC serialiser) ' + 'and the pool keeps serving',
-    async () => {
-      const deep: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
-      const calls = [{ op: 'episode', seed: 1, level: 1, responses: [deep] }] as unknown as Call[];
-      const { results } = await pool.run({ source: envSource(), calls });
-      expect(results[0]).toMatchObject({
-        ok: false,
-        code: 'E_TOO_LARGE',
-        message: expect.stringMatching(/could not be sent to the sandbox/),
-      });
-      await expectServing();
-    },
-  );
+  it('fails with E_TOO_LARGE (a value 20,000 levels deep overflows IPC) and the pool keeps serving', async () => {
+    const deep: unknown = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    const calls = [{ op: 'episode', seed: 1, level: 1, responses: [deep] }] as unknown as Call[];
+    const { results } = await pool.run({ source: envSource(), calls });
+    expect(results[0]).toMatchObject({
+      ok: false,
+      code: 'E_TOO_LARGE',
+      message: expect.stringMatching(/could not be sent to the sandbox/),
+    });
+    await expectServing();
+  });
 });
 
 describe('plain JSON values pass the check untouched', () => {

@@ -48,17 +48,14 @@ afterAll(async () => {
 });
 
 describe('envforge serve on a code environment', () => {
-  it(
-    'samples the prompt the host composed, and reveals the hidden tests and the reference ' + 'program only when asked',
-    async () => {
-      const { status, body } = await post('/v1/sample', { items: [{ env: 'count-inversions', seed: 3, level: 2 }] });
-      expect(status).toBe(200);
-      const [item] = body.items;
-      expect(item.prompt).toContain('Write a JavaScript function `countInversions(nums)`');
-      expect(item.hidden).toBeUndefined();
-      expect(item.reference).toBeUndefined();
-    },
-  );
+  it("samples the host's prompt; reveals the hidden tests and reference program only when asked", async () => {
+    const { status, body } = await post('/v1/sample', { items: [{ env: 'count-inversions', seed: 3, level: 2 }] });
+    expect(status).toBe(200);
+    const [item] = body.items;
+    expect(item.prompt).toContain('Write a JavaScript function `countInversions(nums)`');
+    expect(item.hidden).toBeUndefined();
+    expect(item.reference).toBeUndefined();
+  });
 
   it(
     'scores JavaScript and TypeScript programs on the hidden tests; a wrong or missing program scores 0; ' +

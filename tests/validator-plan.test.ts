@@ -9,19 +9,16 @@ const step = (name: string, reads: string[], produces: string[] = []) => ({ name
 const names = (waves: Array<Array<{ name: string }>>) => waves.map((wave) => wave.map((s) => s.name));
 
 describe('the derived stage order', () => {
-  it(
-    'puts each step in the wave after the last producer of what it reads, keeping ' + 'declaration order within a wave',
-    () => {
-      const waves = orderWaves([
-        step('review', ['a', 'c']),
-        step('b', ['a'], ['b']),
-        step('first', [], ['a']),
-        step('c', ['b'], ['c']),
-        step('side', ['a']),
-      ]);
-      expect(names(waves)).toEqual([['first'], ['b', 'side'], ['c'], ['review']]);
-    },
-  );
+  it('puts each step in the wave after the last producer of its reads, in declaration order within one', () => {
+    const waves = orderWaves([
+      step('review', ['a', 'c']),
+      step('b', ['a'], ['b']),
+      step('first', [], ['a']),
+      step('c', ['b'], ['c']),
+      step('side', ['a']),
+    ]);
+    expect(names(waves)).toEqual([['first'], ['b', 'side'], ['c'], ['review']]);
+  });
 
   it('refuses a step that reads a fact no step produces, naming both', () => {
     expect(() => orderWaves([step('static', [], ['meta']), step('difficulty', ['meta', 'baselines'])])).toThrow(
