@@ -4,7 +4,8 @@
 //   - splits a plain string literal, or an untagged template literal, into a `+` concatenation of pieces broken after
 //     a space (never inside `${…}`); a literal whose value must stay one token is left and listed: tagged templates
 //     (String.raw), type positions, object keys, module specifiers, directives, `as const` values, case labels, enum
-//     values, RegExp sources, inline snapshots, and literals inside another template's `${…}` (kept on one line);
+//     values, RegExp sources, inline snapshots, literals inside another template's `${…}` (kept on one line), and
+//     test titles (say them in fewer words);
 //   - re-wraps `//` comment runs and `/* */` / `/** */` blocks to 120 columns, keeping list items, indented code
 //     samples, fenced blocks and tool directives (biome-ignore, @ts-…) as they are, and never joining a line that
 //     starts a new sentence onto one that ended a sentence; a comment trailing a long code line moves above it;
@@ -172,9 +173,9 @@ function splitLiteral(node, text, lines) {
     // A literal short enough for a line of its own splits once, where the line reaches the width, into two parts
     // of a few words each (or not at all).
     const short = ls <= start && width(text.slice(at, to)) <= piece;
-    // A test's title that fits a line is left: Biome keeps `it('…', () => {` on one line however long it is, and a
-    // split title would re-indent the whole test. Say it in fewer words.
-    if (short && isTestName(node)) continue;
+    // A test's title is left: a title in a `+` chain is one no grep finds, and Biome keeps `it('…', () => {` on one
+    // line however long it is (a split only serves to break the call and re-indent the test). Say it in fewer words.
+    if (isTestName(node)) continue;
     if (short) {
       // The code after it makes the line long (`it('…', async () => {`): once split, Biome breaks the call.
       const halves = points.filter(

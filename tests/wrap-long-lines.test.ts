@@ -36,6 +36,13 @@ describe('npm run wrap', () => {
     expect(rest.filter((l) => l.startsWith('//')).map((l) => l.length <= 120)).toEqual([true, true]);
   });
 
+  it('leaves a long test title whole and lists it: a title split into a + chain is one no grep finds', () => {
+    const title = `it('${WORDS}', () => {\n  expect(1).toBe(1);\n});\n`;
+    const { edits, left } = wrap.plan('x.test.ts', title);
+    expect(edits).toEqual([]);
+    expect(left.get(1)).toMatch(/test name/);
+  });
+
   it('keeps a wrapped file only when its syntax tree, literals folded, and its comment words are unchanged', () => {
     const out = apply(SOURCE, wrap.plan('x.ts', SOURCE).edits);
     expect(wrap.fingerprint('x.ts', out)).toEqual(wrap.fingerprint('x.ts', SOURCE));
