@@ -134,8 +134,23 @@ function callsOf(meta: EpisodicMeta, requests: readonly RolloutRequest[]): Call[
   }));
 }
 
-const episodeOrder = (a: RolloutRequest, b: RolloutRequest): number =>
-  a.level - b.level || a.seed - b.seed || Number(a.from !== undefined) - Number(b.from !== undefined);
+/**
+ * The requests' indices with the rollouts of one episode side by side, episodes in the order they first appear: the
+ * caller's order still decides each episode's place in its realm (the determinism stage's reversed runs meet other
+ * places), and logs sharing a prefix meet in one job's realm.
+ */
+function episodesTogether(requests: readonly RolloutRequest[]): number[] {
+  const first = new Map<string, number>();
+  const rank = requests.map((r, i) => {
+    const episode = `${r.level}:${r.seed}`;
+    if (!first.has(episode)) first.set(episode, i);
+    return first.get(episode) as number;
+  });
+  const fromLast = (i: number) => Number(requests[i]?.from !== undefined);
+  return requests
+    .map((_, i) => i)
+    .sort((a, b) => (rank[a] as number) - (rank[b] as number) || fromLast(a) - fromLast(b) || a - b);
+}
 
 async function playRollouts(
   pool: SandboxPool,
@@ -146,8 +161,7 @@ async function playRollouts(
 ): Promise<RolloutRun> {
   // The rollouts of one episode go out side by side, so that logs sharing a prefix meet in one job's realm,
   // which plays the shared turns once (episodic-runtime.js); results come back in the requests' order.
-  const order = requests.map((_, i) => i);
-  order.sort((a, b) => episodeOrder(requests[a] as RolloutRequest, requests[b] as RolloutRequest) || a - b);
+  const order = episodesTogether(requests);
   const calls = callsOf(
     meta,
     order.map((i) => requests[i] as RolloutRequest),
