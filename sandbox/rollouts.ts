@@ -75,9 +75,11 @@ export function rolloutShape(meta: EpisodicMeta): Pick<RolloutSpec, 'maxTurns' |
  */
 export interface RolloutServer {
   readonly source: string;
+  /** `setting`: what besides the request decides its result (the rollouts' shape and limits), as text. */
   serve(
     requests: readonly RolloutRequest[],
     play: (misses: RolloutRequest[]) => Promise<RolloutRun>,
+    setting: string,
   ): Promise<RolloutRun>;
 }
 const servers = new AsyncLocalStorage<RolloutServer>();
@@ -105,7 +107,11 @@ export async function runRollouts(
     for (const job of jobsOf(callsOf(meta, requests))) for (const observe of plannedRolloutJobs) observe(job);
   const memo = servers.getStore();
   if (memo?.source === source && requests.length > 0)
-    return memo.serve(requests, (misses) => playRollouts(pool, source, meta, misses, options));
+    return memo.serve(
+      requests,
+      (misses) => playRollouts(pool, source, meta, misses, options),
+      JSON.stringify([rolloutShape(meta), options.limits ?? null]),
+    );
   return playRollouts(pool, source, meta, requests, options);
 }
 

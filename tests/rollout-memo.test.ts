@@ -87,6 +87,19 @@ describe('the rollout memo', () => {
     expect(played).toHaveLength(6);
   });
 
+  it('serves no episode played under other limits or another shape of rollout', async () => {
+    const { pool, played } = stubPool();
+    const shorter = { ...meta, maxTurns: 2 } as EpisodicMeta;
+    await withRolloutMemo(new RolloutMemo('src'), async () => {
+      await runRollouts(pool, 'src', meta, [replay(1)], { limits: { callTimeoutMs: 5000 } });
+      await runRollouts(pool, 'src', meta, [replay(1)], { limits: { callTimeoutMs: 50 } });
+      await runRollouts(pool, 'src', meta, [replay(1)]);
+      await runRollouts(pool, 'src', shorter, [replay(1)]);
+      await runRollouts(pool, 'src', meta, [replay(1)], { limits: { callTimeoutMs: 50 } });
+    });
+    expect(played).toHaveLength(4);
+  });
+
   it('serves requests that arrive together, or while the first is in flight, from one play', async () => {
     const { pool, played } = stubPool();
     const runs = await withRolloutMemo(new RolloutMemo('src'), () =>
