@@ -168,10 +168,8 @@ async function playRollouts(
   // The rollouts of one episode go out side by side, so that logs sharing a prefix meet in one job's realm,
   // which plays the shared turns once (episodic-runtime.js); results come back in the requests' order.
   const order = episodesTogether(requests);
-  const calls = callsOf(
-    meta,
-    order.map((i) => requests[i] as RolloutRequest),
-  );
+  const inOrder = callsOf(meta, requests);
+  const calls = order.map((i) => inOrder[i] as Call);
   // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
   // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
   // whole lifetimes, so a module that changes behaviour after N episodes in a realm meets them. Small jobs
@@ -186,7 +184,7 @@ async function playRollouts(
   const results: CallResult[] = new Array(requests.length);
   runs.flatMap((run) => run.results).forEach((result, k) => (results[order[k] as number] = result));
   const rollouts = results.map((result, i) => toRollout(requests[i] as RolloutRequest, result));
-  await confirmTimeouts(pool, source, callsOf(meta, requests), requests, rollouts, options.limits);
+  await confirmTimeouts(pool, source, inOrder, requests, rollouts, options.limits);
   return { load: (runs[0] as (typeof runs)[number]).load, rollouts, wallMs: performance.now() - started };
 }
 
