@@ -197,6 +197,9 @@ export const PROBLEM_CODES = {
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 
+/** Codes a loaded machine can cause in an honest module: wall-clock deadlines and the per-candidate time budget. */
+export const LOAD_SENSITIVE: ReadonlySet<ProblemCode> = new Set(['E_TIMEOUT', 'E_TOO_SLOW']);
+
 /** Failures of a remote LLM service (the agents' client): data for the batch, never a candidate's problem. */
 export const LLM_CODES = {
   E_LLM_RATE_LIMIT: 'the provider answered 429 (rate limit or overload) on every attempt',

@@ -2,7 +2,7 @@
 // checked against its spec's kind, then admitted (a near-duplicate found at admission rejected) or its
 // rejection kept, in this process (`localSeam`) or by an `envforge worker` through the work queue (`queueSeam`).
 import type { EnvSpec } from '../agents/spec.js';
-import type { ProblemCode } from '../contract/codes.js';
+import { LOAD_SENSITIVE } from '../contract/codes.js';
 import type { AdmitInput, AdmitResult, Library } from '../library/contract.js';
 import { markDuplicate } from '../library/novelty-guard.js';
 import type { ValidationJob, ValidationOutcome } from '../library/postgres/queue.js';
@@ -12,9 +12,6 @@ import { rejectWrongKind } from './kind-check.js';
 
 /** Where a judged candidate goes: the library, or a queue job's transaction. */
 export type AdmissionStore = Pick<Library, 'admit' | 'recordRejection'>;
-
-/** Codes a loaded machine can cause in an honest module: wall-clock deadlines and the per-candidate time budget. */
-const LOAD_SENSITIVE: ReadonlySet<ProblemCode> = new Set(['E_TIMEOUT', 'E_TOO_SLOW']);
 
 /** Whether a rejection rests only on wall-clock limits (which a busy machine, not the module, may have hit). */
 const onlyLoadSensitive = (report: ValidationReport): boolean =>

@@ -17,9 +17,12 @@ type Outputs = number;
 
 const outputsOf = (r: RolloutRequest): Outputs =>
   OUTPUTS.reduce((bits, name, i) => (r[name] === true ? bits | (1 << i) : bits), 0);
-/** What decides the episode: a module's rollout is a function of these (determinism is its own stage's check). */
-const keyOf = (r: RolloutRequest): string =>
-  JSON.stringify([r.seed, r.level, r.policy, r.from ?? null, r.scoreAtEnd === true]);
+/**
+ * What decides the episode: a module's rollout is a function of these (determinism is its own stage's check), under
+ * the rollouts' shape and limits (`setting`: a looser limit's success does not answer a tighter one's request).
+ */
+const keyOf = (r: RolloutRequest, setting: string): string =>
+  JSON.stringify([r.seed, r.level, r.policy, r.from ?? null, r.scoreAtEnd === true, setting]);
 
 /** A result of a request with more outputs, as a fresh run of `request` returns it (the same fields, in order). */
 function trimmed(result: Rollout, request: RolloutRequest): Rollout {
@@ -49,11 +52,13 @@ export class RolloutMemo implements RolloutServer {
   constructor(readonly source: string) {}
 
   /**
-   * The requests' results in order: served where an equal episode was played (or is in flight), the rest run by `play`.
+   * The requests' results in order: served where an equal episode was played (or is in flight) in the same `setting`,
+   * the rest run by `play`.
    */
   async serve(
     requests: readonly RolloutRequest[],
     play: (misses: RolloutRequest[]) => Promise<RolloutRun>,
+    setting: string,
   ): Promise<RolloutRun> {
     const started = performance.now();
     const served = new Map<number, Promise<RolloutResult>>();
@@ -61,7 +66,7 @@ export class RolloutMemo implements RolloutServer {
     const settle: Array<(r: RolloutResult) => void> = [];
     const fail: Array<(e: unknown) => void> = [];
     requests.forEach((request, i) => {
-      const key = keyOf(request);
+      const key = keyOf(request, setting);
       const outputs = outputsOf(request);
       const list = this.entries.get(key) ?? [];
       const hit = list.find((e) => (e.outputs & outputs) === outputs);
@@ -91,7 +96,7 @@ export class RolloutMemo implements RolloutServer {
         this.counts.played += misses.length;
       } catch (error) {
         for (const reject of fail) reject(error);
-        for (const i of misses) this.entries.delete(keyOf(requests[i] as RolloutRequest));
+        for (const i of misses) this.entries.delete(keyOf(requests[i] as RolloutRequest, setting));
         throw error;
       }
     }

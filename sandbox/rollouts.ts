@@ -75,9 +75,11 @@ export function rolloutShape(meta: EpisodicMeta): Pick<RolloutSpec, 'maxTurns' |
  */
 export interface RolloutServer {
   readonly source: string;
+  /** `setting`: what besides the request decides its result (the rollouts' shape and limits), as text. */
   serve(
     requests: readonly RolloutRequest[],
     play: (misses: RolloutRequest[]) => Promise<RolloutRun>,
+    setting: string,
   ): Promise<RolloutRun>;
 }
 const servers = new AsyncLocalStorage<RolloutServer>();
@@ -105,7 +107,11 @@ export async function runRollouts(
     for (const job of jobsOf(callsOf(meta, requests))) for (const observe of plannedRolloutJobs) observe(job);
   const memo = servers.getStore();
   if (memo?.source === source && requests.length > 0)
-    return memo.serve(requests, (misses) => playRollouts(pool, source, meta, misses, options));
+    return memo.serve(
+      requests,
+      (misses) => playRollouts(pool, source, meta, misses, options),
+      JSON.stringify([rolloutShape(meta), options.limits ?? null]),
+    );
   return playRollouts(pool, source, meta, requests, options);
 }
 
@@ -134,8 +140,23 @@ function callsOf(meta: EpisodicMeta, requests: readonly RolloutRequest[]): Call[
   }));
 }
 
-const episodeOrder = (a: RolloutRequest, b: RolloutRequest): number =>
-  a.level - b.level || a.seed - b.seed || Number(a.from !== undefined) - Number(b.from !== undefined);
+/**
+ * The requests' indices with the rollouts of one episode side by side, episodes in the order they first appear: the
+ * caller's order still decides each episode's place in its realm (the determinism stage's reversed runs meet other
+ * places), and logs sharing a prefix meet in one job's realm.
+ */
+function episodesTogether(requests: readonly RolloutRequest[]): number[] {
+  const first = new Map<string, number>();
+  const rank = requests.map((r, i) => {
+    const episode = `${r.level}:${r.seed}`;
+    if (!first.has(episode)) first.set(episode, i);
+    return first.get(episode) as number;
+  });
+  const fromLast = (i: number) => Number(requests[i]?.from !== undefined);
+  return requests
+    .map((_, i) => i)
+    .sort((a, b) => (rank[a] as number) - (rank[b] as number) || fromLast(a) - fromLast(b) || a - b);
+}
 
 async function playRollouts(
   pool: SandboxPool,
@@ -146,12 +167,9 @@ async function playRollouts(
 ): Promise<RolloutRun> {
   // The rollouts of one episode go out side by side, so that logs sharing a prefix meet in one job's realm,
   // which plays the shared turns once (episodic-runtime.js); results come back in the requests' order.
-  const order = requests.map((_, i) => i);
-  order.sort((a, b) => episodeOrder(requests[a] as RolloutRequest, requests[b] as RolloutRequest) || a - b);
-  const calls = callsOf(
-    meta,
-    order.map((i) => requests[i] as RolloutRequest),
-  );
+  const order = episodesTogether(requests);
+  const inOrder = callsOf(meta, requests);
+  const calls = order.map((i) => inOrder[i] as Call);
   // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
   // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
   // whole lifetimes, so a module that changes behaviour after N episodes in a realm meets them. Small jobs
@@ -166,7 +184,7 @@ async function playRollouts(
   const results: CallResult[] = new Array(requests.length);
   runs.flatMap((run) => run.results).forEach((result, k) => (results[order[k] as number] = result));
   const rollouts = results.map((result, i) => toRollout(requests[i] as RolloutRequest, result));
-  await confirmTimeouts(pool, source, callsOf(meta, requests), requests, rollouts, options.limits);
+  await confirmTimeouts(pool, source, inOrder, requests, rollouts, options.limits);
   return { load: (runs[0] as (typeof runs)[number]).load, rollouts, wallMs: performance.now() - started };
 }
 

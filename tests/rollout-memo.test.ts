@@ -1,5 +1,6 @@
 // One validation's rollout memo (sandbox/rollout-memo.ts): inside its scope an episode already played is
 // served, trimmed to the outputs asked for; a failure is played again; outside the scope nothing is served.
+// And runRollouts' order: one episode's rollouts side by side, episodes in the caller's order.
 import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { SandboxPool } from '../sandbox/pool.js';
@@ -86,6 +87,19 @@ describe('the rollout memo', () => {
     expect(played).toHaveLength(6);
   });
 
+  it('serves no episode played under other limits or another shape of rollout', async () => {
+    const { pool, played } = stubPool();
+    const shorter = { ...meta, maxTurns: 2 } as EpisodicMeta;
+    await withRolloutMemo(new RolloutMemo('src'), async () => {
+      await runRollouts(pool, 'src', meta, [replay(1)], { limits: { callTimeoutMs: 5000 } });
+      await runRollouts(pool, 'src', meta, [replay(1)], { limits: { callTimeoutMs: 50 } });
+      await runRollouts(pool, 'src', meta, [replay(1)]);
+      await runRollouts(pool, 'src', shorter, [replay(1)]);
+      await runRollouts(pool, 'src', meta, [replay(1)], { limits: { callTimeoutMs: 50 } });
+    });
+    expect(played).toHaveLength(4);
+  });
+
   it('serves requests that arrive together, or while the first is in flight, from one play', async () => {
     const { pool, played } = stubPool();
     const runs = await withRolloutMemo(new RolloutMemo('src'), () =>
@@ -126,5 +140,28 @@ describe('the rollout memo', () => {
       plannedRolloutJobs.delete(observe);
     }
     expect(seen).toEqual([2, 2]);
+  });
+});
+
+describe('the order runRollouts plays in', () => {
+  const seeds = (played: Call[]) => played.map((c) => c.seed);
+
+  it('puts the rollouts of one episode side by side, episodes in the order they first appear', async () => {
+    const { pool, played } = stubPool();
+    const requests = [replay(3), replay(1), replay(2), replay(1, { hashes: true }), replay(3, { level: 2 })];
+    const run = await runRollouts(pool, 'src', meta, requests);
+    expect(seeds(played)).toEqual([3, 1, 1, 2, 3]);
+    expect(played.map((c) => c.level)).toEqual([1, 1, 1, 1, 2]);
+    expect(run.rollouts.map((r) => r.seed)).toEqual([3, 1, 2, 1, 3]);
+  });
+
+  it('plays a reversed list in reverse, so that every episode meets another place in its realm', async () => {
+    const forward = stubPool();
+    const backward = stubPool();
+    const requests = [5, 2, 9, 1, 7].map((seed) => replay(seed));
+    await runRollouts(forward.pool, 'src', meta, requests);
+    await runRollouts(backward.pool, 'src', meta, [...requests].reverse());
+    expect(seeds(backward.played)).toEqual(seeds(forward.played).reverse());
+    expect(seeds(forward.played)).toEqual([5, 2, 9, 1, 7]);
   });
 });

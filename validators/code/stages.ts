@@ -2,6 +2,7 @@
 // generate, solve and the scoring of programs in fresh isolates and another order; diversity reads the
 // hidden tests' outputs where a v1 module has its answer; the hack stage runs the registry's code checks;
 // difficulty reads the hidden tests' sizes (difficulty.ts).
+import { LOAD_SENSITIVE } from '../../contract/codes.js';
 import { scoreOf, type Episode, type EpisodeResult } from '../../sandbox/episodes.js';
 import type { CodeInstance } from '../../kinds/code.js';
 import { checksFor, type AnyCheck } from '../checks/contract.js';
@@ -47,8 +48,9 @@ const codeDeterminism: Stage = async (ctx) => {
   const a = first.episodes.map(signature);
   const b = back.map(signature);
   const differs = picked.map((e, i) => a[i] !== b[i] || core(e) !== core(first.episodes[i]));
-  // A run the clock stopped (the reference program's E_TIMEOUT: kinds/code.ts) is a timeout, not nondeterminism.
-  const clocked = (e: EpisodeResult | undefined) => e !== undefined && !e.ok && e.code === 'E_TIMEOUT';
+  // A run the clock stopped (the reference program's E_TIMEOUT: kinds/code.ts; the candidate's time budget) is a
+  // timeout, not nondeterminism.
+  const clocked = (e: EpisodeResult | undefined) => e !== undefined && !e.ok && LOAD_SENSITIVE.has(e.code);
   const timedOut = picked.filter((_, i) => differs[i] && (clocked(first.episodes[i]) || clocked(back[i])));
   const differing = picked.filter((e, i) => differs[i] && !timedOut.includes(e));
   const problems: Problem[] = timedOutRuns(timedOut, n);

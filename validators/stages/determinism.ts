@@ -2,6 +2,7 @@
 // isolates (else E_NONDETERMINISTIC), and also after other calls, in another order, or repeated (else
 // E_STATE_LEAK: state leaks between calls through the realm; every call gets a fresh module instance,
 // sandbox/realm.ts, so module globals start over, and this guards what a realm still shares).
+import { LOAD_SENSITIVE } from '../../contract/codes.js';
 import { scoreOf, toEpisode, type Episode, type EpisodeRequest, type EpisodeResult } from '../../sandbox/episodes.js';
 import type { Call, CallResult, EpisodeValue } from '../../sandbox/protocol.js';
 import { instanceDigest } from '../../sandbox/results.js';
@@ -17,12 +18,15 @@ function signature(result: CallResult | undefined): string {
   return JSON.stringify([instance, value.reference, verdicts]);
 }
 
-/** Whether the clock stopped a call or one of its verdicts (E_TIMEOUT): a loaded machine can cause that alone. */
+/**
+ * Whether the clock stopped a call or one of its verdicts (a LOAD_SENSITIVE code: a deadline, the candidate's time
+ * budget): a loaded machine can cause that alone.
+ */
 const clocked = (r: CallResult | undefined): boolean =>
   r !== undefined &&
   (!r.ok
-    ? r.code === 'E_TIMEOUT'
-    : ((r.value as EpisodeValue).verdicts ?? []).some((v) => v !== undefined && !v.ok && v.code === 'E_TIMEOUT'));
+    ? LOAD_SENSITIVE.has(r.code)
+    : ((r.value as EpisodeValue).verdicts ?? []).some((v) => v !== undefined && !v.ok && LOAD_SENSITIVE.has(v.code)));
 
 /**
  * Runs that differed only where one of them ran out of time are a timeout, not nondeterminism: E_TIMEOUT is a
