@@ -4,17 +4,16 @@
 // carry a stable code and name the caller's own field (labels), e.g. `--env` or `select.env`.
 import type { Code } from '../contract/codes.js';
 import { EnvforgeError } from '../contract/errors.js';
-import { KIND_NAMES, type KindName, kindOf } from '../kinds/registry.js';
+import { ALL_KINDS, KIND_NAMES, type KindName, kindOf } from '../kinds/registry.js';
 import type { EnvRecord } from './contract.js';
 
 /** The environment kinds a selection can ask for: every kind's canonical name (single, episodic, code). */
 export const SELECTABLE_KINDS = KIND_NAMES;
 export type SelectableKind = KindName;
 export const recordKind = (record: Pick<EnvRecord, 'meta'>): SelectableKind => kindOf(record.meta).name;
-/** `--kind`'s help: what each selectable kind holds. */
-export const KIND_HELP =
-  'only environments of this kind: single (one prompt, one answer), episodic (multi-turn tool use) or code ' +
-  '(the answer is a program run on hidden tests)';
+/** `--kind`'s help: every kind by its name, with the contract its plug states. */
+const kindsHelp = ALL_KINDS.map((k) => `${k.name} (${k.contract})`).join('; ');
+export const KIND_HELP = `only environments of this kind: ${kindsHelp}`;
 
 export interface EnvRef {
   name: string;
