@@ -326,7 +326,7 @@ export class EpisodeSessions {
   end(id: string, client: Client) {
     return this.serial(id, client, async (s) => {
       if (!s.over) {
-        const holds = this.ending.size < this.options.maxSessions && !this.ending.has(id);
+        const holds = this.ending.size < this.options.maxSessions; // (one end of a session at a time: serial)
         if (holds) this.ending.add(id);
         try {
           const scored = await this.scoreNow(s, client);
