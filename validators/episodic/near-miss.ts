@@ -179,13 +179,16 @@ export function responsiveKinds(screen: Screen, replies: readonly string[], real
   });
 }
 
+/** The string values a log `sent` (the reference's) sends, in any argument. */
+export const sentStrings = (sent: readonly Action[]): Set<string> =>
+  new Set(sent.flatMap((a) => Object.values(a.args).filter((v): v is string => typeof v === 'string')));
+
 /**
  * Where each reply of an opening `log` is printed, as a reader's place names it: the tool's reply, or its reply to
- * an id of a kind (a call whose string argument is no value the reference sends, `sent`, but a near miss of
- * one), so a near miss's reply is a place of its own.
+ * an id of a kind (a call whose string argument is no value the reference sends, `real`: `sentStrings`, but a near
+ * miss of one), so a near miss's reply is a place of its own.
  */
-export function openingSources(log: readonly Action[], sent: readonly Action[]): string[] {
-  const real = new Set(sent.flatMap((a) => Object.values(a.args).filter((v): v is string => typeof v === 'string')));
+export function openingSources(log: readonly Action[], real: ReadonlySet<string>): string[] {
   const misses = new Map<string, NearMissKind>();
   for (const v of real)
     for (const kind of NEAR_MISS_FAMILY) {
