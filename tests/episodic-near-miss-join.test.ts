@@ -3,7 +3,7 @@
 // keys (substrings, number, digit sum) found elsewhere are fields a reader fits, and a code table the prompt lists
 // beside them is read like a word next to the id.
 import { describe, expect, it } from 'vitest';
-import { nearMiss, responsiveKinds, screenCalls } from '../validators/episodic/near-miss.js';
+import { nearMiss, nearMissCalls, responsiveKinds, screenCalls } from '../validators/episodic/near-miss.js';
 import { idKeys, joinFields, wordsOf } from '../validators/episodic/join.js';
 import { fieldTrials, type FieldSample } from '../validators/episodic/readers.js';
 
@@ -46,6 +46,16 @@ describe('the near-miss family', () => {
     const sent = screen.log.map((a) => a.args.ticket_id);
     expect(new Set(sent).size).toBe(sent.length);
     expect(screen.log.every((a) => a.tool === 'read_ticket')).toBe(true);
+  });
+
+  it("screens only calls naming ids, never one carrying a decision's value in capitals or capitalised", () => {
+    const decided = [
+      { tool: 'route', args: { ticket_id: 'TK-4821', queue: 'Billing' } },
+      { tool: 'route', args: { ticket_id: 'TK-4821', queue: 'HIGH PRIORITY' } },
+      { tool: 'hold', args: { ticket_id: 'TK-4821', desk: 'LHR' } },
+    ];
+    expect(screenCalls(decided, noLimit).log.every((a) => a.tool === 'hold')).toBe(true);
+    expect(nearMissCalls(decided, noLimit).map((a) => a.tool)).toEqual(['hold', 'hold', 'hold', 'hold']);
   });
 
   it('keeps the kinds a world answers otherwise than an unknown id and than the id itself (a trimmed space)', () => {

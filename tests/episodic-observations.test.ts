@@ -2,7 +2,7 @@
 // near misses of an entity's id, the id's own characters, and what a listing shows changed around a call.
 import { describe, expect, it } from 'vitest';
 import { changes, differentialFields, readOpening } from '../validators/episodic/differential.js';
-import { nearMiss, nearMissCalls, openingSources } from '../validators/episodic/near-miss.js';
+import { nearMiss, nearMissCalls, openingSources, sentStrings } from '../validators/episodic/near-miss.js';
 import { idFields } from '../validators/episodic/structure.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 
@@ -52,7 +52,7 @@ describe('near misses of an id', () => {
       { tool: 'read_ticket', args: { ticket_id: 'tk1' } },
       { tool: 'read_ticket', args: { ticket_id: 'TK0' } },
     ];
-    expect(openingSources(log, sent)).toEqual([
+    expect(openingSources(log, sentStrings(sent))).toEqual([
       "read_ticket's reply",
       "read_ticket's reply to an id in another case",
       "read_ticket's reply",

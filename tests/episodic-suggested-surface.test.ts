@@ -5,8 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
+import { episodicSurface } from '../validators/checks/episodic-surface.js';
+import type { EpisodicContext } from '../validators/checks/episodic.js';
 import { composedLogs, restrictedPlan } from '../validators/episodic/surface-compose.js';
-import { usedSurface } from '../validators/episodic/surface.js';
+import { surfaceLogs, usedSurface } from '../validators/episodic/surface.js';
+import { DEFAULT_EPISODIC_OPTIONS } from '../validators/options-episodic.js';
 import {
   callWith,
   freeArgs,
@@ -165,5 +168,27 @@ describe('an unused tool composed with the plan on what it leaves', () => {
     expect(
       restrictedPlan(rollout([A('read', { id: ' t2 ' }), A('read', { id: 'T1' }), A('close')]), new Set(['t2'])),
     ).toEqual([A('read', { id: 'T1' }), A('close')]);
+  });
+});
+
+describe('the unused-surface check', () => {
+  it('plays once a composed log the surface already plays (the tool on every entity, the plan left the finish)', () => {
+    // An archive needs no value nobody sends: on every entity, then the calls that name none (the finish), it is the
+    // surface's own log; its control (the plan left) is the finish alone, the surface's control.
+    const meta = { ...META, tools: [...META.tools, tool('archive', { id: { type: 'string' } }, ['id'])] };
+    const memos = new Map<string, unknown>();
+    const ctx = {
+      meta,
+      refs: [REF],
+      options: { ...DEFAULT_EPISODIC_OPTIONS, probedPerLevel: 1 },
+      adversaryEpisodes: () => [0],
+      shared: (key: string, make: () => unknown) => memos.get(key) ?? (memos.set(key, make()), memos.get(key)),
+    } as unknown as EpisodicContext;
+    const archive = surfaceLogs(meta, REF, usedSurface([REF]), 12, 8).find((l) => l.policy.startsWith('archive'));
+    const archived = composedLogs(meta, REF, usedSurface([REF]), 12, 6).map((l) => JSON.stringify(l.actions));
+    expect(archived).toContain(JSON.stringify(archive?.actions));
+    const requests = (episodicSurface.plan(ctx)?.requests ?? []).map((q) => JSON.stringify(q));
+    expect(requests.filter((q) => q.includes('"archive"')).length).toBeGreaterThan(1);
+    expect(new Set(requests).size).toBe(requests.length);
   });
 });

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import { neutralCalls, padded } from '../validators/episodic/padding.js';
-import { reshapings, splitAmount } from '../validators/episodic/reshape.js';
+import { splitAmount } from '../validators/episodic/quantities.js';
+import { reshapings } from '../validators/episodic/reshape.js';
 
 const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
   name,

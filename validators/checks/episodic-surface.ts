@@ -70,21 +70,25 @@ export const episodicSurface: EpisodicCheck = {
     const o = ctx.options;
     const used = usedSurface(ctx.refs);
     // The unused surface alone (its control: the finish alone), and composed with the plan (its control: the plan).
+    // A composed log the surface already plays on that episode (the tool on every entity where every reference call
+    // names one, so the plan left is the finish) is played once.
     const logs = ctx.adversaryEpisodes().flatMap((of) => {
       const r = ctx.refs[of] as Rollout;
+      const alone = surfaceLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceLogsPerEpisode);
+      const played = new Set(alone.map((log) => JSON.stringify(log.actions)));
       return [
-        ...surfaceLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceLogsPerEpisode).map((log) => ({
-          of,
-          log,
-          control: finishAlone(ctx, of),
-        })),
-        ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedPerEpisode).map((log) => ({
-          of,
-          log,
-          control: ctx.shared(`surface-restricted:${of}:${JSON.stringify(log.control)}`, () =>
-            replayOf(r, log.control),
-          ),
-        })),
+        ...alone.map((log) => ({ of, log, control: finishAlone(ctx, of) })),
+        ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedPerEpisode)
+          .filter((log) => !played.has(JSON.stringify(log.actions)))
+          .map((log) => ({
+            of,
+            log,
+            // The plan left is the finish alone where every reference call names an entity the tool took.
+            control:
+              log.control.length === 1
+                ? finishAlone(ctx, of)
+                : ctx.shared(`surface-restricted:${of}:${JSON.stringify(log.control)}`, () => replayOf(r, log.control)),
+          })),
       ];
     });
     if (logs.length === 0) return null;

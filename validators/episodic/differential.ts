@@ -3,7 +3,7 @@
 // id is, so a world whose panel moves with the decision ("billing 2" to "billing 1" after a hold) is read.
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
-import { openingSources } from './near-miss.js';
+import { openingSources, sentStrings } from './near-miss.js';
 import type { Replies } from './opening.js';
 
 /**
@@ -87,10 +87,9 @@ export function differentialFields(
 
 /** An opening's replies as the readers take them: the tools, where each reply is printed, the differential fields. */
 export function readOpening(log: readonly Action[], observations: string[], ref: Rollout): Replies {
-  const sent = actionsOf(ref);
-  const real = new Set(sent.flatMap((a) => Object.values(a.args).filter((v): v is string => typeof v === 'string')));
+  const real = sentStrings(actionsOf(ref));
   let touched = false;
-  const sources = openingSources(log, sent).map((s, i) => {
+  const sources = openingSources(log, real).map((s, i) => {
     const a = log[i] as Action;
     if (Object.keys(a.args).length > 0) return ((touched = true), s);
     return touched ? `${a.tool}'s reply ${AFTER_A_CALL}` : s;

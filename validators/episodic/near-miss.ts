@@ -4,6 +4,7 @@
 // punctuation stripped, digits or letters only, leading zeros stripped) and under pairs of them. Each reply is an
 // observation a reader fits like any other, so a world that answers a near miss with the decision is read.
 import type { Action } from './adversaries.js';
+import { idValue } from './structure.js';
 import { caseFlipped, lookAlike } from './variants.js';
 
 /** The near-miss kinds sent for every id in the readers' opening (a short opening keeps the first kinds). */
@@ -66,10 +67,6 @@ export function nearMiss(id: string, kind: NearMissKind, maxLength?: number): st
   return out === id || out.trim().length === 0 || (maxLength !== undefined && out.length > maxLength) ? null : out;
 }
 
-/** An id a world issued: two to 40 characters, no space, a digit or a capital. */
-const idLike = (v: unknown): v is string =>
-  typeof v === 'string' && v.length >= 2 && v.length <= 40 && !/\s/.test(v) && /[0-9A-Z]/.test(v);
-
 /**
  * The reference's calls whose arguments are all ids (a read, a hold, a flag: never one carrying a decision's value),
  * each once.
@@ -78,7 +75,7 @@ export function idCalls(calls: readonly Action[]): Action[] {
   const seen = new Set<string>();
   return calls.filter((a) => {
     const key = a.tool + JSON.stringify(a.args);
-    const ok = Object.keys(a.args).length > 0 && Object.values(a.args).every(idLike) && !seen.has(key);
+    const ok = Object.keys(a.args).length > 0 && Object.values(a.args).every(idValue) && !seen.has(key);
     return ok && seen.add(key) !== undefined;
   });
 }
@@ -179,13 +176,16 @@ export function responsiveKinds(screen: Screen, replies: readonly string[], real
   });
 }
 
+/** The string values a log `sent` (the reference's) sends, in any argument. */
+export const sentStrings = (sent: readonly Action[]): Set<string> =>
+  new Set(sent.flatMap((a) => Object.values(a.args).filter((v): v is string => typeof v === 'string')));
+
 /**
  * Where each reply of an opening `log` is printed, as a reader's place names it: the tool's reply, or its reply to
- * an id of a kind (a call whose string argument is no value the reference sends, `sent`, but a near miss of
- * one), so a near miss's reply is a place of its own.
+ * an id of a kind (a call whose string argument is no value the reference sends, `real`: `sentStrings`, but a near
+ * miss of one), so a near miss's reply is a place of its own.
  */
-export function openingSources(log: readonly Action[], sent: readonly Action[]): string[] {
-  const real = new Set(sent.flatMap((a) => Object.values(a.args).filter((v): v is string => typeof v === 'string')));
+export function openingSources(log: readonly Action[], real: ReadonlySet<string>): string[] {
   const misses = new Map<string, NearMissKind>();
   for (const v of real)
     for (const kind of NEAR_MISS_FAMILY) {

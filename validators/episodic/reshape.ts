@@ -7,8 +7,6 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Action } from './adversaries.js';
 import { quantityOf, type QuantityKind } from './quantities.js';
 
-export { splitAmount } from './quantities.js';
-
 export interface Reshaped {
   how: string;
   actions: Action[];

@@ -9,6 +9,12 @@ export const shapeOf = (id: string): string => id.toLowerCase().replace(/[a-z]/g
 
 /** A token that can be an id: it holds a digit, or two capitals and no small letter ("SRV123", "LHR"; not "handle"). */
 const idLike = (t: string) => /\d/.test(t) || (t === t.toUpperCase() && /[A-Z].*[A-Z]/.test(t));
+/**
+ * A value a world issued as an id (a call's argument): 2 to 40 letters, digits and `_ . : -`, an id-like token's
+ * letters (a decision's value, "billing" or "High", is none).
+ */
+export const idValue = (v: unknown): v is string =>
+  typeof v === 'string' && v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.test(v) && idLike(v);
 const TOKEN = /[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?/g;
 const caseOf = (w: string) =>
   /^[^a-z]*$/.test(w) ? 'A' : /^[^A-Z]*$/.test(w) ? 'a' : /^[A-Z][^A-Z]*$/.test(w) ? 'Aa' : 'aA';

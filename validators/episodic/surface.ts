@@ -4,6 +4,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, argValues, finished, propsOf, type Action } from './adversaries.js';
+import { idValue } from './structure.js';
 
 /** One cheap policy of the unused surface on one episode: its name (the same across episodes) and its log. */
 export interface SurfaceLog {
@@ -27,17 +28,14 @@ export function usedSurface(refs: readonly Rollout[]): Used {
   };
 }
 
-const idLike = (v: unknown): v is string =>
-  typeof v === 'string' && v.length >= 2 && v.length <= 40 && /^[\w.:-]+$/.test(v) && /\d|[A-Z]{2}/.test(v);
-
 /**
  * The entities of an episode for argument `arg`: the values the reference sends in an argument of that name, else every
  * id-like string it sends.
  */
 function entitiesOf(r: Rollout, arg: string, cap: number): string[] {
   const acts = actionsOf(r);
-  const named = acts.map((a) => a.args[arg]).filter(idLike);
-  const any = acts.flatMap((a) => Object.values(a.args)).filter(idLike);
+  const named = acts.map((a) => a.args[arg]).filter(idValue);
+  const any = acts.flatMap((a) => Object.values(a.args)).filter(idValue);
   return [...new Set(named.length > 0 ? named : any)].slice(0, cap);
 }
 
