@@ -19,7 +19,7 @@
 // Usage: node .ci/wrap-long-lines.mjs [--list] [--dry-run] [--as-const] [--regex] [FILE...]
 //   (default: every tracked .ts/.js/.cjs/.mjs; --as-const and --regex are the opt-in help for the hand fixes)
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
@@ -608,8 +608,8 @@ export function fingerprint(fileName, text) {
 function main(argv) {
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   const named = argv.filter((a) => !a.startsWith('--'));
-  const tracked = execFileSync('git', ['ls-files'], { encoding: 'utf8' }).split('\n');
-  const files = (named.length ? named : tracked).filter(
+  const tracked = () => execFileSync('git', ['ls-files'], { encoding: 'utf8' }).split('\n');
+  const files = (named.length ? named : tracked()).filter(
     (f) => SOURCE.test(f) && !DATA_FOLDERS.test(f) && existsSync(f),
   );
   const dry = flags.has('--dry-run');
@@ -619,6 +619,13 @@ function main(argv) {
   const touched = new Set();
   const failed = [];
   const original = new Map(); // file -> text before this run
+  const times = new Map(); // file -> its times before this run
+  // A file put back as it was gets its times back too: a newer mtime alone makes npm's prepare rebuild dist/.
+  const restore = (f, text) => {
+    writeFileSync(f, text);
+    const t = times.get(f);
+    if (t && text === original.get(f)) utimesSync(f, t.atime, t.mtime);
+  };
   for (let pass = 1; pass <= MAX_PASSES && todo.length; pass++) {
     const changed = new Map(); // file -> text before this pass
     for (const f of todo) {
@@ -628,7 +635,10 @@ function main(argv) {
       const next = apply(text, edits);
       if (next === text) continue;
       changed.set(f, text);
-      if (!original.has(f)) original.set(f, text);
+      if (!original.has(f)) {
+        original.set(f, text);
+        times.set(f, statSync(f));
+      }
       if (!dry) writeFileSync(f, next);
     }
     if (dry) {
@@ -654,7 +664,7 @@ function main(argv) {
         why = String(err.message ?? err);
       }
       if (why) {
-        writeFileSync(f, before);
+        restore(f, before);
         changed.delete(f);
         failed.push(`${f}: ${why} (file restored)`);
       } else touched.add(f);
@@ -667,7 +677,7 @@ function main(argv) {
     const lines = (t) => t.split('\n').length - (t.endsWith('\n') ? 1 : 0);
     const after = readFileSync(f, 'utf8');
     if (CAPPED.test(f) && f !== 'sandbox/guest-runtime.js' && lines(after) > MAX_LINES && lines(before) <= MAX_LINES) {
-      writeFileSync(f, before);
+      restore(f, before);
       touched.delete(f);
       capped.push(`${f} (${lines(after)} lines wrapped)`);
     }

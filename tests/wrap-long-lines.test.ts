@@ -1,5 +1,9 @@
 // The line-width codemod (.ci/wrap-long-lines.mjs, `npm run wrap`): what it plans for a long line, and the check
 // that keeps a wrapped file only when its meaning is unchanged — a check that must also be able to refuse.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 interface Edit {
@@ -50,5 +54,26 @@ describe('npm run wrap', () => {
     expect(wrap.fingerprint('x.ts', out.replace('word3 ', 'word3  ')).tree).not.toBe(before.tree);
     expect(wrap.fingerprint('x.ts', out.replace("' + '", "' - '")).tree).not.toBe(before.tree);
     expect(wrap.fingerprint('x.ts', out.replace('// word', '// a word')).words).not.toBe(before.words);
+  });
+
+  it('puts a file it would take past the line cap back as it was, times too (a newer mtime makes prepare rebuild)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wrap-'));
+    try {
+      symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
+      mkdirSync(join(dir, 'pipeline'));
+      const file = join(dir, 'pipeline', 'full.ts');
+      const text = `${Array.from({ length: 346 }, (_, i) => `export const v${i} = ${i};`).join('\n')}\n${SOURCE}`;
+      writeFileSync(file, text);
+      const before = statSync(file).mtimeMs;
+      const out = execFileSync(process.execPath, [resolve('.ci/wrap-long-lines.mjs'), 'pipeline/full.ts'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
+      expect(out).toMatch(/line cap: pipeline\/full\.ts/);
+      expect(readFileSync(file, 'utf8')).toBe(text);
+      expect(statSync(file).mtimeMs).toBeLessThanOrEqual(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
