@@ -56,7 +56,7 @@ describe('npm run wrap', () => {
     expect(wrap.fingerprint('x.ts', out.replace('// word', '// a word')).words).not.toBe(before.words);
   });
 
-  it('puts a file it would take past the line cap back as it was, times too (a newer mtime makes prepare rebuild)', () => {
+  it('puts a file it would take past the line cap back as it was, times too (else prepare rebuilds dist/)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wrap-'));
     try {
       symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
