@@ -17,7 +17,7 @@ import { AUTHORS } from '../agents/authors.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch } from '../pipeline/batch.js';
 import { batchProgress } from './progress.js';
 import { MIXED_RULE } from '../pipeline/kind-share.js';
-import { reportMarkdown } from '../pipeline/report.js';
+import { reportMarkdown } from '../pipeline/report-markdown.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import type { Io } from './io.js';
 import type { ValidationJob } from '../library/postgres/queue.js';

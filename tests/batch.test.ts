@@ -13,7 +13,7 @@ import { SqliteLibrary } from '../library/sqlite/store.js';
 import type { WrittenModule } from '../agents/author.js';
 import type { Author } from '../agents/author.js';
 import { DEFAULT_BATCH_OPTIONS, runBatch, type BatchOptions } from '../pipeline/batch.js';
-import { reportMarkdown } from '../pipeline/report.js';
+import { reportMarkdown } from '../pipeline/report-markdown.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { alwaysOne, batchScript, fixture, spec, type ScriptPlan } from './helpers/batch-script.js';
 import { startFakeAnthropic } from './helpers/fake-anthropic.js';

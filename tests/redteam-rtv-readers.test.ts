@@ -5,7 +5,8 @@ import { CostLedger } from '../agents/llm/cost.js';
 import type { EnvSpec } from '../agents/spec.js';
 import { markdownLine, markdownText } from '../contract/text.js';
 import { nightMarkdown } from '../nightly/report.js';
-import { buildReport, reportMarkdown } from '../pipeline/report.js';
+import { buildReport } from '../pipeline/report.js';
+import { reportMarkdown } from '../pipeline/report-markdown.js';
 
 /**
  * What a CommonMark/GFM reader could read as markup in `markdown`: an unescaped ASCII punctuation mark other

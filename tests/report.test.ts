@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { CostLedger } from '../agents/llm/cost.js';
 import type { EnvSpec } from '../agents/spec.js';
-import { buildReport, frontierMarkdown, reportMarkdown, type CandidateOutcome } from '../pipeline/report.js';
+import { buildReport, type CandidateOutcome } from '../pipeline/report.js';
+import { frontierMarkdown, reportMarkdown } from '../pipeline/report-markdown.js';
 import type { FrontierReport } from '../pipeline/steering.js';
 
 const spec = (name: string): EnvSpec => ({
