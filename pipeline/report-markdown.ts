@@ -23,10 +23,12 @@ export function frontierMarkdown(frontier: FrontierReport): string {
     '| (none the author can train) | | | |';
   const others = [
     frontier.untrainable.length
-      ? `Weak skills this author cannot train (left out of the share): ${frontier.untrainable.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.`
+      ? `Weak skills this author cannot train (left out of the share): ` +
+        `${frontier.untrainable.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.`
       : '',
     frontier.saturated.length
-      ? `Saturated skills (not aimed at): ${frontier.saturated.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.`
+      ? `Saturated skills (not aimed at): ` +
+        `${frontier.saturated.map((w) => `${md(w.skill)} (${pct(w.passRate)})`).join(', ')}.`
       : '',
     frontier.setAside
       ? `${frontier.setAside} specs that train no weak skill were set aside once the other admissions were taken.`
@@ -36,13 +38,16 @@ export function frontierMarkdown(frontier: FrontierReport): string {
     Object.entries(frontier.admittedPerSkill)
       .map(([skill, n]) => `${md(skill)} ${n}`)
       .join(', ') || '(none)';
-  return `Weak share ${pct(frontier.weakShare)}: ${frontier.weakAdmitted} of the ${frontier.weakWanted} admissions wanted for weak skills train one.
+  return (
+    `Weak share ${pct(frontier.weakShare)}: ${frontier.weakAdmitted} of the ${frontier.weakWanted} admissions ` +
+    `wanted for weak skills train one.
 
 | weak skill | pass rate | wanted | admitted |
 |---|---|---|---|
 ${weak}
 
-${others.length ? `${others.join('\n')}\n\n` : ''}Admitted per skill: ${perSkill}.`;
+${others.length ? `${others.join('\n')}\n\n` : ''}Admitted per skill: ${perSkill}.`
+  );
 }
 
 /** Markdown lists show at most this many rejected validations; the JSON report has them all. */
@@ -53,9 +58,13 @@ function rejectionList(report: BatchReport): string {
   const lines = report.rejections.slice(0, MAX_LISTED_REJECTIONS).map((r) => {
     const codes = r.codes.map((c) => markdownLine(c, 80)).join(', ');
     const first = r.firstProblem
-      ? `${markdownLine(r.firstProblem.code, 80)} [${markdownLine(r.firstProblem.stage, 80)}] ${markdownLine(r.firstProblem.message)}`
+      ? `${markdownLine(r.firstProblem.code, 80)} [${markdownLine(r.firstProblem.stage, 80)}] ` +
+        `${markdownLine(r.firstProblem.message)}`
       : codes || '(no problem recorded)';
-    return `- ${markdownLine(r.spec, 120)}, attempt ${r.attempt}: ${first}${r.codes.length > 1 ? ` (${r.codes.length} codes: ${codes})` : ''}`;
+    return (
+      `- ${markdownLine(r.spec, 120)}, attempt ${r.attempt}: ${first}` +
+      `${r.codes.length > 1 ? ` (${r.codes.length} codes: ${codes})` : ''}`
+    );
   });
   if (report.rejections.length > MAX_LISTED_REJECTIONS)
     lines.push(`- … and ${report.rejections.length - MAX_LISTED_REJECTIONS} more (the JSON report lists them all)`);
@@ -65,7 +74,10 @@ function rejectionList(report: BatchReport): string {
 /** What the provider's prompt cache did with the input tokens. */
 function promptCache(cost: BatchReport['cost']): string {
   const share = cost.inputTokens > 0 ? ` (${((100 * cost.cachedInputTokens) / cost.inputTokens).toFixed(0)}%)` : '';
-  return `${cost.cachedInputTokens} read from the provider's prompt cache${share}${cost.cacheWriteTokens > 0 ? `, ${cost.cacheWriteTokens} written to it` : ''}`;
+  return (
+    `${cost.cachedInputTokens} read from the provider's prompt cache${share}` +
+    `${cost.cacheWriteTokens > 0 ? `, ${cost.cacheWriteTokens} written to it` : ''}`
+  );
 }
 
 /** Calls, tokens and dollars per agent (architect, generator, repair, reviewer, solver). */
@@ -74,7 +86,8 @@ function purposeTable(byPurpose: BatchReport['cost']['byPurpose']): string {
   if (rows.length === 0) return '';
   const lines = rows.map(
     ([purpose, t]) =>
-      `| ${md(purpose)} | ${t.calls} | ${t.inputTokens} | ${t.cachedInputTokens ?? 0} | ${t.outputTokens} | $${t.costUsd.toFixed(4)} |`,
+      `| ${md(purpose)} | ${t.calls} | ${t.inputTokens} | ${t.cachedInputTokens ?? 0} | ${t.outputTokens} | $` +
+      `${t.costUsd.toFixed(4)} |`,
   );
   return [
     '| agent | calls | input tokens | of them cached | output tokens | cost |',
@@ -91,9 +104,15 @@ export function reportMarkdown(report: BatchReport): string {
       .map(([k, v]) => `| ${markdownLine(k, 120)} | ${v} |`)
       .join('\n') || '| (none) | |';
   const usd = (n: number | null) => (n === null ? '-' : `$${n.toFixed(4)}`);
-  return `# envforge batch ${report.batchId}
+  const admitted =
+    report.admitted
+      .map((a) => `- ${md(a.name)}@${a.version} (${a.attempts} attempt${a.attempts === 1 ? '' : 's'})`)
+      .join('\n') || '(none)';
+  return (
+    `# envforge batch ${report.batchId}
 
-Stopped: **${markdownLine(report.stopReason, 200)}** after ${(report.wallMs / 1000).toFixed(1)} s.${report.author ? `\n\nAuthor: ${authorLine(report.author)}.` : ''}
+Stopped: **${markdownLine(report.stopReason, 200)}** after ${(report.wallMs / 1000).toFixed(1)} s.` +
+    `${report.author ? `\n\nAuthor: ${authorLine(report.author)}.` : ''}
 
 ${report.frontier ? `## Trainer feedback: the frontier\n\n${frontierMarkdown(report.frontier)}\n\n` : ''}## Funnel
 
@@ -136,16 +155,22 @@ ${rejectionList(report)}
 
 ## Repair
 
-${report.repair.candidatesRepaired} candidates needed repair; ${report.repair.admittedAfterRepair} were admitted after it${report.repair.successRate === null ? '' : ` (${(100 * report.repair.successRate).toFixed(0)}%)`}.
+${report.repair.candidatesRepaired} candidates needed repair; ${report.repair.admittedAfterRepair} were admitted ` +
+    `after it` +
+    `${report.repair.successRate === null ? '' : ` (${(100 * report.repair.successRate).toFixed(0)}%)`}.
 
 ## Cost
 
-${usd(report.cost.totalUsd)} in ${report.cost.calls} calls (${report.cost.cachedCalls} from the cache), ${report.cost.inputTokens} input tokens (${promptCache(report.cost)}) and ${report.cost.outputTokens} output tokens; per admitted environment ${usd(report.cost.perAdmittedUsd)} and ${report.cost.tokensPerAdmitted === null ? '-' : Math.round(report.cost.tokensPerAdmitted)} tokens.
+${usd(report.cost.totalUsd)} in ${report.cost.calls} calls (${report.cost.cachedCalls} from the cache), ` +
+    `${report.cost.inputTokens} input tokens (${promptCache(report.cost)}) and ${report.cost.outputTokens} ` +
+    `output tokens; per admitted environment ${usd(report.cost.perAdmittedUsd)} and ` +
+    `${report.cost.tokensPerAdmitted === null ? '-' : Math.round(report.cost.tokensPerAdmitted)} tokens.
 
 ${purposeTable(report.cost.byPurpose)}
 
 ## Admitted
 
-${report.admitted.map((a) => `- ${md(a.name)}@${a.version} (${a.attempts} attempt${a.attempts === 1 ? '' : 's'})`).join('\n') || '(none)'}
-`;
+${admitted}
+`
+  );
 }

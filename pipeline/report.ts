@@ -62,7 +62,10 @@ export interface BatchReport {
   /** Every rejected validation, by candidate then attempt, with its first problem. */
   rejections: RejectedValidation[];
   repair: { candidatesRepaired: number; admittedAfterRepair: number; successRate: number | null };
-  /** inputTokens counts every input token; cachedInputTokens and cacheWriteTokens are the parts the provider's prompt cache read and wrote. */
+  /**
+   * inputTokens counts every input token; cachedInputTokens and cacheWriteTokens are the parts the provider's prompt
+   * cache read and wrote.
+   */
   cost: {
     totalUsd: number;
     inputTokens: number;
