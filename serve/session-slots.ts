@@ -41,12 +41,12 @@ export const EPISODE_SLOTS: SlotKind = {
  */
 export function holdersBut(
   open: ReadonlyMap<string, SlotHolder>,
-  ending: ReadonlySet<string>,
+  ending: { has(id: string): boolean; keys(): Iterable<string> },
 ): { readonly size: number; values(): Iterable<SlotHolder> } {
   return {
     get size() {
       let n = open.size;
-      for (const id of ending) if (open.has(id)) n--;
+      for (const id of ending.keys()) if (open.has(id)) n--;
       return n;
     },
     *values() {
@@ -83,6 +83,22 @@ export class SessionSlots {
       const entry = this.reserved.get(client.key);
       if (entry && --entry.n === 0) this.reserved.delete(client.key);
     };
+  }
+
+  /**
+   * Whether `client` may end one more session without its slot (`ending`: the sessions ending so, by id): the allowance
+   * is `max` in all, shared fairly like the slots (the principals holding slots or ending sessions), so one client
+   * ending many slow sessions holds its share of it and no more; past it a session keeps its slot while it is scored.
+   */
+  mayEndFree(client: Client, ending: ReadonlyMap<string, Client>): boolean {
+    if (ending.size >= this.max) return false;
+    const principals = new Set([client.principal, ...this.count().byPrincipal.keys()]);
+    let mine = 0;
+    for (const c of ending.values()) {
+      principals.add(c.principal);
+      if (c.principal === client.principal) mine++;
+    }
+    return mine < Math.max(1, Math.floor(this.max / principals.size));
   }
 
   /** Sessions (and reservations) per client key, for the operator's view. */
