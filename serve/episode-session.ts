@@ -69,6 +69,8 @@ export function outcomeOf(r: Rollout): Outcome {
 export interface Resume {
   from?: { state: string; turn: number; errors: number };
   goesOn?: boolean;
+  /** The score of a session its client ends: by the scoring lane (scoring-lane.ts), never the module's slot. */
+  ending?: boolean;
 }
 
 /** Where a session's next rollout starts: the state the sandbox last wrote. */

@@ -270,6 +270,7 @@ export class EpisodeSessions {
     if (!s.now.unscored) return s.now;
     const r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [], {
       from: resumeFrom(s),
+      ending: true,
     });
     if (r.ok) return outcomeOf(r);
     void defendEpisode(this.service, {

@@ -27,10 +27,12 @@ describe('session slots while sessions end', () => {
     expect(() => slots.reserve(client)()).not.toThrow();
   });
 
-  it("share the ending allowance fairly: a hostile client ending many slow sessions holds its share of it, no more", () => {
+  it('share the ending allowance fairly: a hostile client ending many slow sessions holds its share of it, no more', () => {
     const [a, b] = [named('hostile'), named('trainer')];
     // B (the trainer) holds two sessions open; A has opened and is ending as many as it can.
-    const open = new Map([holder('b1', b), holder('b2', b), holder('a1', a), holder('a2', a), holder('a3', a)].map((h) => [h.id, h]));
+    const open = new Map(
+      [holder('b1', b), holder('b2', b), holder('a1', a), holder('a2', a), holder('a3', a)].map((h) => [h.id, h]),
+    );
     const ending = new Map<string, Client>();
     const slots = new SessionSlots(4, holdersBut(open, ending), () => {});
     const endFree = (id: string, who: Client) => slots.mayEndFree(who, ending) && !!ending.set(id, who);
