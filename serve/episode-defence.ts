@@ -2,7 +2,8 @@
 // timeout, a crash, an invalid value) is an incident, confirmed by replaying the action log alone in a
 // fresh realm, and recorded like /v1/verify's (defence.ts); the log is the response, as kinds/episodic.ts
 // reads one. A failure that only the client's log reaches (the reference rollout of the same episode runs)
-// is that log's incident (ACTION_LOG_FN), never alone the environment's quarantine.
+// is that log's incident (ACTION_LOG_FN), never alone the environment's quarantine. A re-run replays a whole
+// episode, so it has a call's budget for each turn it plays (replayBudgetMs), never one call's for them all.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
 import { ACTION_LOG_FN } from '../library/quarantine.js';
@@ -10,6 +11,7 @@ import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import type { CallResult, RolloutPolicy } from '../sandbox/protocol.js';
 import { incidentClient, type Client } from './clients.js';
 import { confirmAndRecord } from './defence.js';
+import { replayBudgetMs } from './episode-session.js';
 import type { Service } from './service.js';
 
 export interface EpisodeFailure {
@@ -51,7 +53,13 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
       source,
       calls: [call],
       fresh: true,
-      limits: { callTimeoutMs: service.options.callTimeoutMs },
+      limits: {
+        callTimeoutMs: replayBudgetMs(
+          service.options.callTimeoutMs,
+          policy.type === 'replay' ? policy.actions.length : f.meta.maxTurns,
+          f.meta.maxTurns,
+        ),
+      },
     });
     const result = toRollout({ seed: f.seed, level: f.level, policy }, run.results[0] as CallResult, false);
     return result.ok ? null : result.code;

@@ -10,7 +10,7 @@ import type { Client } from './clients.js';
 import { runAlone, SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
 import type { EpisodeRequest } from './episode-journal.js';
-import { outcomeOf, type Resume } from './episode-session.js';
+import { outcomeOf, replayBudgetMs, type Resume } from './episode-session.js';
 import { isUnrun } from './job-attribution.js';
 import { ServeError } from './options.js';
 import { ScoringLane } from './scoring-lane.js';
@@ -92,7 +92,7 @@ export class EpisodeRunner {
               this.service.pool,
               source,
               call,
-              this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1),
+              replayBudgetMs(this.service.options.callTimeoutMs, actions.length, meta.maxTurns),
             ),
           ]
         : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }], owner.key);

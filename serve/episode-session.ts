@@ -73,6 +73,14 @@ export interface Resume {
   ending?: boolean;
 }
 
+/**
+ * The budget of a rollout replayed alone (a resume, /score, a failure's re-run): callTimeoutMs for each turn it plays
+ * and one more, as each step had its own live; never one call's budget for a whole episode.
+ */
+export function replayBudgetMs(callTimeoutMs: number, turns: number, maxTurns: number): number {
+  return callTimeoutMs * (Math.min(turns, maxTurns) + 1);
+}
+
 /** Where a session's next rollout starts: the state the sandbox last wrote. */
 export function resumeFrom(s: Session): NonNullable<Resume['from']> {
   return { state: s.state, turn: s.turns.length, errors: s.errors };

@@ -13,16 +13,20 @@ import type { RunningServer } from '../serve/options.js';
 import { startServer } from '../serve/server.js';
 
 // score() is slow (seconds); reset and a `look` step are quick.
+const none = "parameters: { type: 'object', properties: {}, additionalProperties: false }";
 const source = `export const meta = { name: 'slow-score', title: 'Slow score', description: 'Look, then finish.',
   skills: ['tool-use'], levels: 3, kind: 'episodic', maxTurns: 6,
-  tools: [{ name: 'look', description: 'Look.', parameters: { type: 'object', properties: {}, additionalProperties: false } },
-    { name: 'finish', description: 'End.', parameters: { type: 'object', properties: {}, additionalProperties: false } }] };
+  tools: [{ name: 'look', description: 'Look.', ${none} }, { name: 'finish', description: 'End.', ${none} }] };
 export function reset(rng, level) { return { state: { finished: false }, prompt: 'Look, then finish.' }; }
 export function step(state, action) {
   if (action.tool === 'finish') return { state: { finished: true }, observation: 'Done.', done: true };
   return { state: { finished: false }, observation: 'Nothing here.', done: false };
 }
-export function score(state) { let acc = 0; for (let i = 0; i < 60000000; i++) acc = (acc * 31 + i) % 1000003; return state.finished ? 1 : 0; }
+export function score(state) {
+  let acc = 0;
+  for (let i = 0; i < 60000000; i++) acc = (acc * 31 + i) % 1000003;
+  return state.finished ? 1 : 0;
+}
 export function act(state) { return { tool: 'finish', args: {} }; }`;
 
 const dir = mkdtempSync(join(tmpdir(), 'envforge-ending-lane-'));

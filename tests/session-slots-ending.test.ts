@@ -27,7 +27,7 @@ describe('session slots while sessions end', () => {
     expect(() => slots.reserve(client)()).not.toThrow();
   });
 
-  it('share the ending allowance fairly: a hostile client ending many slow sessions holds its share of it, no more', () => {
+  it('share the ending allowance fairly: a client ending many slow sessions holds its share of it, no more', () => {
     const [a, b] = [named('hostile'), named('trainer')];
     // B (the trainer) holds two sessions open; A has opened and is ending as many as it can.
     const open = new Map(
