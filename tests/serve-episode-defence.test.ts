@@ -66,18 +66,18 @@ const shape = (meta: EpisodicMeta) => ({
   tools: JSON.stringify(meta.tools),
 });
 
-async function failedOnce(source: string): Promise<string | null> {
+/** Whether the environment is quarantined once the end of an episode after `played` turns timed out in score(). */
+async function failedOnce(source: string, played: number): Promise<string | null> {
   const meta = await metaOf(source);
   const hash = hashSource(source);
   sources.set(hash, source);
   const record = { hash, name: meta.name, version: 1 } as EnvRecord;
-  // Live, the end of an episode at turn 0 timed out in score() (a loaded host, or a score that hangs).
   await defendEpisode(service, {
     record,
     meta,
     seed: 1,
     level: 1,
-    actions: [],
+    actions: Array.from({ length: played }, () => ({ tool: 'tick', args: {} })),
     code: 'E_TIMEOUT',
     message: 'slow',
     fn: 'score',
@@ -87,12 +87,18 @@ async function failedOnce(source: string): Promise<string | null> {
 }
 
 describe("the re-run that confirms an episode's failure", () => {
-  it('gives the reference rollout a budget per turn: quick steps adding up past one call are no incident', async () => {
-    // Each call (a step, the score) takes ~1/10 of its budget; the 20 steps and the score together ~2 budgets.
-    expect(await failedOnce(env('adds-up', Math.round((perMs * CALL_MS) / 10)))).toBeNull();
+  // Each call (a step, the score) takes ~1/10 of its budget: 19 steps and the score together ~2 budgets.
+  const quick = () => env('adds-up', Math.round((perMs * CALL_MS) / 10));
+
+  it('gives the reference a budget per turn: quick steps adding up past one call are no incident', async () => {
+    expect(await failedOnce(quick(), 19)).toBeNull();
+  }, 60_000);
+
+  it('plays the reference only as far as the episode had gone: an episode ended at once is no incident', async () => {
+    expect(await failedOnce(quick().replace("name: 'adds-up'", "name: 'ended-at-once'"), 0)).toBeNull();
   }, 60_000);
 
   it('still confirms and quarantines a score that really hangs', async () => {
-    expect(await failedOnce(env('hangs', 1_000, true, 1))).toMatch(/quarantined: it failed with E_TIMEOUT/);
+    expect(await failedOnce(env('hangs', 1_000, true), 0)).toMatch(/quarantined: it failed with E_TIMEOUT/);
   }, 60_000);
 });
