@@ -2,8 +2,8 @@
 // timeout, a crash, an invalid value) is an incident, confirmed by replaying the action log alone in a
 // fresh realm, and recorded like /v1/verify's (defence.ts); the log is the response, as kinds/episodic.ts
 // reads one. A failure that only the client's log reaches (the reference rollout of the same episode runs)
-// is that log's incident (ACTION_LOG_FN), never alone the environment's quarantine. A re-run plays the turns the
-// failing episode reached, with a call's budget for each (replayBudgetMs), never one call's budget for them all.
+// is that log's incident (ACTION_LOG_FN), never alone the environment's quarantine. A re-run has the budgets the
+// failing episode had live (one per turn it reached, and the failing call's: replayBudgetMs), never one call's.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
 import { ACTION_LOG_FN } from '../library/quarantine.js';
@@ -40,25 +40,18 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     ...(f.actions.length > 0 ? { response: JSON.stringify(f.actions) } : {}),
     client: incidentClient(f.client),
   };
-  // The reference plays as many turns as the failing episode had reached (at least one), the log all of its own: each
-  // turn with a call's budget, as live.
-  const turns = Math.max(1, Math.min(f.actions.length, f.meta.maxTurns));
+  // The budgets the failing episode had live: a call's for each turn it reached and one for the failing call.
+  const budgetMs = replayBudgetMs(service.options.callTimeoutMs, f.actions.length + 1, f.meta.maxTurns + 1);
   const alone = async (policy: RolloutPolicy) => {
     const source = await service.source(f.record);
-    const played = policy.type === 'replay' ? policy.actions.length : turns;
     const call = {
       op: 'rollout' as const,
       seed: f.seed,
       level: f.level,
       keepInstance: false,
-      rollout: { ...rolloutShape(f.meta), ...(policy.type === 'replay' ? {} : { maxTurns: turns }), policy },
+      rollout: { ...rolloutShape(f.meta), policy },
     };
-    const run = await service.pool.run({
-      source,
-      calls: [call],
-      fresh: true,
-      limits: { callTimeoutMs: replayBudgetMs(service.options.callTimeoutMs, played, f.meta.maxTurns) },
-    });
+    const run = await service.pool.run({ source, calls: [call], fresh: true, limits: { callTimeoutMs: budgetMs } });
     const result = toRollout({ seed: f.seed, level: f.level, policy }, run.results[0] as CallResult, false);
     return result.ok ? null : result.code;
   };

@@ -1,7 +1,7 @@
-// An episode's failure is confirmed by re-running it alone, and that re-run replays a whole episode: it has a
-// call's budget for each turn it plays, as each step had live (serve/episode-defence.ts). Before, the reference
-// rollout of many quick-enough steps had one call's budget for them all and timed out, so a timeout a loaded
-// host caused was "confirmed" and quarantined the environment (rt-final H5); a score that really hangs still is.
+// An episode's failure is confirmed by re-running it alone, a whole episode in one call: it has the budgets the
+// failing episode had live, one per turn it reached and the failing call's (serve/episode-defence.ts). Before, the
+// reference rollout of many quick-enough steps had one call's budget for them all and timed out, so a timeout a
+// loaded host caused was "confirmed" and quarantined the environment (rt-final H5); a score that hangs still is.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,15 +87,11 @@ async function failedOnce(source: string, played: number): Promise<string | null
 }
 
 describe("the re-run that confirms an episode's failure", () => {
-  // Each call (a step, the score) takes ~1/10 of its budget: 19 steps and the score together ~2 budgets.
+  // Each call (a step, the score) takes ~1/10 of its budget: the 20 steps and the score together ~2 budgets.
   const quick = () => env('adds-up', Math.round((perMs * CALL_MS) / 10));
 
   it('gives the reference a budget per turn: quick steps adding up past one call are no incident', async () => {
     expect(await failedOnce(quick(), 19)).toBeNull();
-  }, 60_000);
-
-  it('plays the reference only as far as the episode had gone: an episode ended at once is no incident', async () => {
-    expect(await failedOnce(quick().replace("name: 'adds-up'", "name: 'ended-at-once'"), 0)).toBeNull();
   }, 60_000);
 
   it('still confirms and quarantines a score that really hangs', async () => {
