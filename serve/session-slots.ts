@@ -86,19 +86,28 @@ export class SessionSlots {
   }
 
   /**
-   * Whether `client` may end one more session without its slot (`ending`: the sessions ending so, by id): the allowance
-   * is `max` in all, shared fairly like the slots (the principals holding slots or ending sessions), so one client
-   * ending many slow sessions holds its share of it and no more; past it a session keeps its slot while it is scored.
+   * Whether `client` may end one more session without its slot (`ending`: the sessions ending so, by id): each client
+   * id may have its fair share of `max` ending so, shared like the slots (among the principals holding slots or ending
+   * sessions, then a principal's share among its ids), so one client ending many slow sessions holds its share and no
+   * more, and one that comes later still has its own; past it a session keeps its slot while it is scored. Shares
+   * shrink as clients come while sessions already ending stay so: a principal keeps under twice its share, and all
+   * clients together under twice `max`.
    */
   mayEndFree(client: Client, ending: ReadonlyMap<string, Client>): boolean {
-    if (ending.size >= this.max) return false;
-    const principals = new Set([client.principal, ...this.count().byPrincipal.keys()]);
-    let mine = 0;
+    if (ending.size >= 2 * this.max) return false;
+    const { byPrincipal, keysAt } = this.count();
+    const principals = new Set([client.principal, ...byPrincipal.keys()]);
+    const keys = new Set([client.key, ...(keysAt.get(client.principal) ?? [])]);
+    let [ours, mine] = [0, 0];
     for (const c of ending.values()) {
       principals.add(c.principal);
-      if (c.principal === client.principal) mine++;
+      if (c.principal !== client.principal) continue;
+      keys.add(c.key);
+      ours++;
+      if (c.key === client.key) mine++;
     }
-    return mine < Math.max(1, Math.floor(this.max / principals.size));
+    const share = Math.max(1, Math.floor(this.max / principals.size));
+    return ours < 2 * share && mine < Math.max(1, Math.floor(share / keys.size));
   }
 
   /** Sessions (and reservations) per client key, for the operator's view. */

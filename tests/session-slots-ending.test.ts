@@ -44,10 +44,33 @@ describe('session slots while sessions end', () => {
     expect(() => slots.reserve(b)).not.toThrow();
   });
 
-  it('never let the ending sessions of all clients together pass the limit', () => {
-    const ending = new Map(['x', 'y'].map((p) => [p, named(p)]));
+  it('keep a share for a client that comes after another took all of it, and stay within twice the limit', () => {
+    const ending = new Map<string, Client>();
     const slots = new SessionSlots(2, holdersBut(new Map(), ending), () => {});
-    expect(slots.mayEndFree(named('z'), ending)).toBe(false);
-    expect(slots.mayEndFree(named('x'), new Map([['x', named('x')]]))).toBe(true);
+    const endFree = (sid: string, who: Client) => slots.mayEndFree(who, ending) && !!ending.set(sid, who);
+    expect([endFree('x1', named('x')), endFree('x2', named('x'))]).toEqual([true, true]); // alone: all of it
+    expect([endFree('y1', named('y')), endFree('y2', named('y'))]).toEqual([true, false]); // its share: 2 / 2
+    expect(endFree('x3', named('x'))).toBe(false);
+    expect([endFree('z1', named('z')), endFree('w1', named('w'))]).toEqual([true, false]); // at twice the limit
+  });
+
+  it("share a client's allowance among its client ids, as its slots are", () => {
+    const id = (key: string) => ({ trusted: false, principal: 'loopback', key }) as Client;
+    const [a, b] = [id('loopback A'), id('loopback B')];
+    const open = new Map([holder('a1', a), holder('a2', a), holder('b1', b)].map((h) => [h.id, h]));
+    const ending = new Map<string, Client>();
+    const slots = new SessionSlots(2, holdersBut(open, ending), () => {});
+    const endFree = (sid: string, who: Client) => slots.mayEndFree(who, ending) && !!ending.set(sid, who);
+    expect([endFree('a1', a), endFree('a2', a)]).toEqual([true, false]); // A's share: 2 / 2 ids
+    expect(endFree('b1', b)).toBe(true);
+  });
+
+  it('keep a share for a client id that comes after another id of its client ended all of it', () => {
+    const id = (key: string) => ({ trusted: false, principal: 'loopback', key }) as Client;
+    const ending = new Map<string, Client>();
+    const slots = new SessionSlots(2, holdersBut(new Map(), ending), () => {});
+    const endFree = (sid: string, who: Client) => slots.mayEndFree(who, ending) && !!ending.set(sid, who);
+    expect([endFree('a1', id('A')), endFree('a2', id('A')), endFree('a3', id('A'))]).toEqual([true, true, false]);
+    expect([endFree('b1', id('B')), endFree('b2', id('B'))]).toEqual([true, false]);
   });
 });
