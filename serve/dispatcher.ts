@@ -1,7 +1,7 @@
 // Coalesces sandbox calls from concurrent requests: one job per module, the jobs of a worker's share of
 // the modules travelling together, at most two such groups per worker at once; what arrives meanwhile goes
-// into the next group. Each call carries its client: every job's results reach its calls through
-// job-attribution.ts, so no client's call keeps a failure another's caused.
+// into the next group, its clients' calls taken in turn. Each call carries its client: every job's results
+// reach its calls through job-attribution.ts, so no client's call keeps a failure another's caused.
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { attribute, type OwnedCall } from './job-attribution.js';
@@ -62,6 +62,38 @@ interface Slot {
   queues: Map<string, Queue>;
   modules: number;
   running: number;
+}
+
+/**
+ * A job's worth of a queue's calls (taken out of it), its clients in turn (each one's calls in their order): one
+ * client's backlog for a module delays another client's call by at most one job, never by the whole backlog.
+ */
+function takeInTurn(queue: Queue, charsBefore: number): PendingCall[] {
+  const byOwner = new Map<string, PendingCall[]>();
+  for (const call of queue.calls) {
+    const own = byOwner.get(call.owner);
+    if (own) own.push(call);
+    else byOwner.set(call.owner, [call]);
+  }
+  const taken = new Set<PendingCall>();
+  let chars = charsBefore;
+  for (let round = 0, more = true; more && taken.size < MAX_CALLS_PER_JOB; round++) {
+    more = false;
+    for (const calls of byOwner.values()) {
+      const next = calls[round];
+      if (!next || taken.size >= MAX_CALLS_PER_JOB) continue;
+      if (taken.size > 0 && chars + next.chars > MAX_JOB_CHARS) return settleTaken(queue, taken);
+      taken.add(next);
+      chars += next.chars;
+      more = true;
+    }
+  }
+  return settleTaken(queue, taken);
+}
+
+function settleTaken(queue: Queue, taken: Set<PendingCall>): PendingCall[] {
+  queue.calls = queue.calls.filter((c) => !taken.has(c));
+  return [...taken];
 }
 
 /** Modules whose slot is remembered (the oldest forgotten first; a forgotten one is pinned again when it returns). */
@@ -177,13 +209,8 @@ export class Dispatcher {
     let chars = 0;
     for (const [key, queue] of [...slot.queues]) {
       if (jobs.length > 0 && chars >= MAX_JOB_CHARS) break;
-      const batch: PendingCall[] = [];
-      while (queue.calls.length > 0 && batch.length < MAX_CALLS_PER_JOB) {
-        const next = queue.calls[0] as PendingCall;
-        if (batch.length > 0 && chars + next.chars > MAX_JOB_CHARS) break;
-        batch.push(queue.calls.shift() as PendingCall);
-        chars += next.chars;
-      }
+      const batch = takeInTurn(queue, chars);
+      for (const call of batch) chars += call.chars;
       jobs.push({ queue, batch });
       // Round robin between queues: one with more waiting goes to the back.
       slot.queues.delete(key);

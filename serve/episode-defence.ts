@@ -2,7 +2,8 @@
 // timeout, a crash, an invalid value) is an incident, confirmed by replaying the action log alone in a
 // fresh realm, and recorded like /v1/verify's (defence.ts); the log is the response, as kinds/episodic.ts
 // reads one. A failure that only the client's log reaches (the reference rollout of the same episode runs)
-// is that log's incident (ACTION_LOG_FN), never alone the environment's quarantine.
+// is that log's incident (ACTION_LOG_FN), never alone the environment's quarantine. A re-run has the budgets the
+// failing episode had live (one per turn it reached, and the failing call's: replayBudgetMs), never one call's.
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { EnvRecord } from '../library/contract.js';
 import { ACTION_LOG_FN } from '../library/quarantine.js';
@@ -10,6 +11,7 @@ import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import type { CallResult, RolloutPolicy } from '../sandbox/protocol.js';
 import { incidentClient, type Client } from './clients.js';
 import { confirmAndRecord } from './defence.js';
+import { replayBudgetMs } from './episode-session.js';
 import type { Service } from './service.js';
 
 export interface EpisodeFailure {
@@ -38,6 +40,8 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
     ...(f.actions.length > 0 ? { response: JSON.stringify(f.actions) } : {}),
     client: incidentClient(f.client),
   };
+  // The budgets the failing episode had live: a call's for each turn it reached and one for the failing call.
+  const budgetMs = replayBudgetMs(service.options.callTimeoutMs, f.actions.length + 1, f.meta.maxTurns + 1);
   const alone = async (policy: RolloutPolicy) => {
     const source = await service.source(f.record);
     const call = {
@@ -47,12 +51,7 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
       keepInstance: false,
       rollout: { ...rolloutShape(f.meta), policy },
     };
-    const run = await service.pool.run({
-      source,
-      calls: [call],
-      fresh: true,
-      limits: { callTimeoutMs: service.options.callTimeoutMs },
-    });
+    const run = await service.pool.run({ source, calls: [call], fresh: true, limits: { callTimeoutMs: budgetMs } });
     const result = toRollout({ seed: f.seed, level: f.level, policy }, run.results[0] as CallResult, false);
     return result.ok ? null : result.code;
   };

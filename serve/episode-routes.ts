@@ -3,7 +3,7 @@
 // idempotency rule of steps (`turn`).
 import type { FastifyInstance } from 'fastify';
 import { EPISODIC_LIMITS } from '../contract/episodic.js';
-import { requestClient } from './clients.js';
+import { requestClient, type Client } from './clients.js';
 import { MAX_ACTION_CHARS, type EpisodeSessions } from './episodes.js';
 import { checkCount, Identity, parse, ScoreBody, StepBody } from './schemas.js';
 import { ServeError } from './options.js';
@@ -39,9 +39,9 @@ export function idempotencyKey(header: string | string[] | undefined): string | 
   return header;
 }
 
-/** Runs `work` holding one unit of the service's queue (503 past maxQueue). */
-export async function admitted<T>(service: Service, work: () => Promise<T>): Promise<T> {
-  const release = service.acquire(1);
+/** Runs `work` holding one unit of the service's queue for `client` (503 past its share of a full queue). */
+export async function admitted<T>(service: Service, client: Client, work: () => Promise<T>): Promise<T> {
+  const release = service.acquire(1, client.principal);
   try {
     return await work();
   } finally {
@@ -60,7 +60,7 @@ export function registerEpisodeRoutes(
   app.post('/v1/episodes', async (request) => {
     const identity = parse(Identity, request.body);
     const key = idempotencyKey(request.headers['idempotency-key']);
-    return admitted(service, async () => {
+    return admitted(service, requestClient(request), async () => {
       const s = await sessions.create(identity, requestClient(request), key);
       return {
         episode: s.id,
@@ -84,20 +84,22 @@ export function registerEpisodeRoutes(
   app.post('/v1/episodes/score', { bodyLimit: scoreBodyLimit }, async (request) => {
     const body = parse(ScoreBody, request.body);
     checkCount('actions', body.actions.length, maxActions);
-    return admitted(service, () => sessions.score(body, body.actions, requestClient(request)));
+    return admitted(service, requestClient(request), () => sessions.score(body, body.actions, requestClient(request)));
   });
 
   app.post('/v1/episodes/:id/step', { bodyLimit: STEP_BODY_LIMIT }, async (request) => {
     const body = parse(StepBody, request.body);
     const action = actionOf(body);
-    return admitted(service, () => sessions.step(idOf(request.params), action, body.turn, requestClient(request)));
+    return admitted(service, requestClient(request), () =>
+      sessions.step(idOf(request.params), action, body.turn, requestClient(request)),
+    );
   });
 
   app.get('/v1/episodes/:id', async (request) =>
-    admitted(service, () => sessions.get(idOf(request.params), requestClient(request))),
+    admitted(service, requestClient(request), () => sessions.get(idOf(request.params), requestClient(request))),
   );
 
   app.delete('/v1/episodes/:id', async (request) =>
-    admitted(service, () => sessions.end(idOf(request.params), requestClient(request))),
+    admitted(service, requestClient(request), () => sessions.end(idOf(request.params), requestClient(request))),
   );
 }

@@ -10,16 +10,22 @@ import type { Client } from './clients.js';
 import { runAlone, SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
 import type { EpisodeRequest } from './episode-journal.js';
-import { outcomeOf, type Resume } from './episode-session.js';
+import { outcomeOf, replayBudgetMs, type Resume } from './episode-session.js';
 import { isUnrun } from './job-attribution.js';
 import { ServeError } from './options.js';
+import { ScoringLane } from './scoring-lane.js';
 import type { Service } from './service.js';
 
 export class EpisodeRunner {
   /** Parsed metas by module hash: checking a meta against contract v2 costs more than a step. */
   private readonly metas = new Map<string, EpisodicMeta | null>();
 
-  constructor(private readonly service: Service) {}
+  /** Scorings of sessions their clients end: a lane of their own, so they never delay others' opens and steps. */
+  readonly scoring: ScoringLane;
+
+  constructor(private readonly service: Service) {
+    this.scoring = new ScoringLane(service.pool, service.options.callTimeoutMs);
+  }
 
   /** The library record and meta of an episodic identity, or a 4xx naming what is wrong. */
   resolve(identity: EpisodeRequest): { record: EnvRecord; meta: EpisodicMeta } {
@@ -59,7 +65,7 @@ export class EpisodeRunner {
     seed: number,
     level: number,
     actions: unknown[],
-    { from, goesOn = false }: Resume = {},
+    { from, goesOn = false, ending = false }: Resume = {},
   ) {
     const source = await this.service.source(record);
     const call: Call = {
@@ -78,14 +84,15 @@ export class EpisodeRunner {
     };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
     // A replay (resume, /score) runs alone with callTimeoutMs per turn plus one: each step had its own budget live.
-    const [result] =
-      !from && actions.length > 0
+    const [result] = ending
+      ? [await this.scoring.run(owner.principal, source, call)]
+      : !from && actions.length > 0
         ? [
             await runAlone(
               this.service.pool,
               source,
               call,
-              this.service.options.callTimeoutMs * (Math.min(actions.length, meta.maxTurns) + 1),
+              replayBudgetMs(this.service.options.callTimeoutMs, actions.length, meta.maxTurns),
             ),
           ]
         : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }], owner.key);

@@ -69,6 +69,16 @@ export function outcomeOf(r: Rollout): Outcome {
 export interface Resume {
   from?: { state: string; turn: number; errors: number };
   goesOn?: boolean;
+  /** The score of a session its client ends: by the scoring lane (scoring-lane.ts), never the module's slot. */
+  ending?: boolean;
+}
+
+/**
+ * The budget of a rollout replayed alone (a resume, /score, a failure's re-run): callTimeoutMs for each turn it plays
+ * and one more, as each step had its own live; never one call's budget for a whole episode.
+ */
+export function replayBudgetMs(callTimeoutMs: number, turns: number, maxTurns: number): number {
+  return callTimeoutMs * (Math.min(turns, maxTurns) + 1);
 }
 
 /** Where a session's next rollout starts: the state the sandbox last wrote. */

@@ -54,8 +54,8 @@ export class EpisodeSessions {
   private readonly loading = new Map<string, Promise<Session>>();
   /** Ended sessions, oldest first (an LRU of at most ENDED_KEPT); older ones are rebuilt from their journal. */
   private readonly ended = new Map<string, Session>();
-  /** Sessions being ended by their client: no slot held meanwhile (holdersBut), at most maxSessions of them. */
-  private readonly ending = new Set<string>();
+  /** Sessions being ended by their client: no slot held meanwhile (holdersBut), a fair share each (mayEndFree). */
+  private readonly ending = new Map<string, Client>();
   /** Slots shared fairly between clients (session-slots.ts): evicting a session sends it back to its journal. */
   readonly slots: SessionSlots;
   private readonly timer: NodeJS.Timeout;
@@ -270,6 +270,7 @@ export class EpisodeSessions {
     if (!s.now.unscored) return s.now;
     const r = await this.runner.rollout(client, s.record, s.meta, s.identity.seed, s.identity.level, [], {
       from: resumeFrom(s),
+      ending: true,
     });
     if (r.ok) return outcomeOf(r);
     void defendEpisode(this.service, {
@@ -326,8 +327,8 @@ export class EpisodeSessions {
   end(id: string, client: Client) {
     return this.serial(id, client, async (s) => {
       if (!s.over) {
-        const holds = this.ending.size < this.options.maxSessions; // (one end of a session at a time: serial)
-        if (holds) this.ending.add(id);
+        const holds = this.slots.mayEndFree(s.client, this.ending); // (one end of a session at a time: serial)
+        if (holds) this.ending.set(id, s.client);
         try {
           const scored = await this.scoreNow(s, client);
           await this.journaled(s, () =>

@@ -134,7 +134,8 @@ export class OpenEnvSessions {
     return new OpenEnvSessions(this.sessions, client);
   }
 
-  private get who(): Client {
+  /** Who plays through this instance. */
+  get who(): Client {
     if (!this.client) throw new Error('OpenEnvSessions: play through as(client)');
     return this.client;
   }

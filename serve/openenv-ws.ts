@@ -85,7 +85,9 @@ export function serveConnection(
     }
     try {
       if (message.type === 'reset') {
-        const out = await admitted(service, () => sessions.reset(env, parse(ResetData, message.data ?? {}, ['data'])));
+        const out = await admitted(service, sessions.who, () =>
+          sessions.reset(env, parse(ResetData, message.data ?? {}, ['data'])),
+        );
         const next = (out.observation.metadata as { episode_id: string }).episode_id;
         // One open episode per connection: a reset abandons the one before it, which ends and frees its slot.
         if (episode !== next) await abandon(episode);
@@ -96,9 +98,10 @@ export function serveConnection(
       if (message.type === 'mcp')
         return send(
           'mcp',
-          await admitted(service, () => answerMcp(sessions, { env, connection: episode }, message.data)),
+          await admitted(service, sessions.who, () => answerMcp(sessions, { env, connection: episode }, message.data)),
         );
-      if (message.type === 'state') return send('state', await admitted(service, () => sessions.state(env, episode)));
+      if (message.type === 'state')
+        return send('state', await admitted(service, sessions.who, () => sessions.state(env, episode)));
       if (message.type !== 'step')
         return send('error', {
           message: `Unknown message type: ${message.type.slice(0, 40)}`,
@@ -107,7 +110,7 @@ export function serveConnection(
         });
       const action = parseAction(message.data);
       const turn = turnOf(message.data);
-      const out = await admitted(service, () => sessions.step(env, episode, action, turn));
+      const out = await admitted(service, sessions.who, () => sessions.step(env, episode, action, turn));
       if (action.type !== 'list_tools' && out.done) over = true;
       return send('observation', out);
     } catch (error) {

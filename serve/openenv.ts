@@ -67,7 +67,7 @@ export function registerOpenEnv(
   };
 
   app.post('/openenv/:env/reset', async (request) =>
-    admitted(service, () =>
+    admitted(service, requestClient(request), () =>
       sessions.as(requestClient(request)).reset(envOf(request.params), parse(ResetData, request.body ?? {})),
     ),
   );
@@ -76,14 +76,14 @@ export function registerOpenEnv(
     const env = envOf(request.params);
     const action = parseAction(body.action);
     const as = sessions.as(requestClient(request));
-    return admitted(service, () =>
+    return admitted(service, requestClient(request), () =>
       body.episode_id === undefined
         ? as.once(env, action, parse(ResetData, body))
         : as.step(env, body.episode_id, action, body.turn),
     );
   });
   app.get('/openenv/:env/state', async (request) =>
-    admitted(service, () =>
+    admitted(service, requestClient(request), () =>
       sessions
         .as(requestClient(request))
         .state(envOf(request.params), parse(StateQuery, request.query, ['query']).episode_id ?? null),
@@ -95,7 +95,7 @@ export function registerOpenEnv(
     openEnvSchema(envOf(request.params), sessions.tools(envOf(request.params))),
   );
   app.post('/openenv/:env/mcp', { bodyLimit: STEP_BODY_LIMIT }, async (request) =>
-    admitted(service, () =>
+    admitted(service, requestClient(request), () =>
       answerMcp(sessions.as(requestClient(request)), { env: envOf(request.params) }, request.body),
     ),
   );

@@ -110,7 +110,7 @@ export function registerRoutes(
       };
     });
     // Admission is held until the request's work has stopped, not only until it is answered (verify releases it).
-    const release = service.acquire(items.length);
+    const release = service.acquire(items.length, requestClient(request).principal);
     const results = await service.verify(items, requestClient(request), { signal: disconnected(reply), release });
     itemErrors?.record('/v1/verify', results, requestClient(request).principal);
     return { results };
@@ -131,7 +131,7 @@ export function registerRoutes(
       const prompt = body.prompts[i] as string;
       return { identity: parseIdentity(body.labels[i] as string, ['labels', i]), response: responseOf(query, prompt) };
     });
-    const release = service.acquire(items.length);
+    const release = service.acquire(items.length, requestClient(request).principal);
     const results = await service.verify(items, requestClient(request), { signal: disconnected(reply), release });
     itemErrors?.record('/get_reward', results, requestClient(request).principal);
     const scores = results.map((r) => r.score);
@@ -160,7 +160,7 @@ export function registerRoutes(
       seed = select.seed ?? randomInt(0, 2 ** 31);
       identities = selectIdentities(service, { ...select, seed });
     }
-    const release = service.acquire(identities.length);
+    const release = service.acquire(identities.length, requestClient(request).principal);
     try {
       const items = await sampleItems(service, identities, body.reveal ?? false, requestClient(request).key);
       return seed === undefined ? { items } : { seed, items };

@@ -19,6 +19,8 @@ export class Service {
   catalog: Catalog = new Catalog([]);
   private readonly sources = new Map<string, Promise<string>>();
   inflight = 0;
+  /** Items in flight per principal (serve/clients.ts): a full queue is shared fairly between them. */
+  private readonly inflightBy = new Map<string, number>();
   /** Where scored items are tallied for the learner's frontier (none: not recorded). */
   scores: ScoreBoard | null = null;
   /** The bearer tokens it knows: the operator's, and the client tokens the operator issued. */
@@ -34,21 +36,35 @@ export class Service {
     this.credentials = credentials(options.operatorToken, options.clientTokens);
   }
 
-  /** Admission control: reserves room for `units` items or throws a 503 (a request alone is always admitted). */
-  acquire(units: number): () => void {
+  /**
+   * Admission control: reserves room for `units` items of `principal`'s or throws a 503 (a request alone is always
+   * admitted). A full queue is shared fairly, as the session slots are: a principal within its share (maxQueue divided
+   * among the principals with items in flight) is still admitted, so one client filling the queue never shuts the
+   * others out; at most 2 × maxQueue items are in flight.
+   */
+  acquire(units: number, principal: string): () => void {
+    const mine = this.inflightBy.get(principal) ?? 0;
     if (this.inflight > 0 && this.inflight + units > this.options.maxQueue) {
-      throw new ServeError(
-        503,
-        'E_OVERLOADED',
-        `the service is at capacity (${this.inflight} items in flight, at most ${this.options.maxQueue}); retry later`,
-      );
+      const principals = this.inflightBy.size + (mine === 0 ? 1 : 0);
+      const share = Math.max(1, Math.floor(this.options.maxQueue / principals));
+      if (mine + units > share)
+        throw new ServeError(
+          503,
+          'E_OVERLOADED',
+          `the service is at capacity (${this.inflight} items in flight, at most ${this.options.maxQueue}; this ` +
+            `client ${mine}, its fair share ${share} while ${principals} share them); retry later`,
+        );
     }
     this.inflight += units;
+    this.inflightBy.set(principal, mine + units);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.inflight -= units;
+      const left = (this.inflightBy.get(principal) ?? units) - units;
+      if (left > 0) this.inflightBy.set(principal, left);
+      else this.inflightBy.delete(principal);
     };
   }
 

@@ -41,12 +41,12 @@ export const EPISODE_SLOTS: SlotKind = {
  */
 export function holdersBut(
   open: ReadonlyMap<string, SlotHolder>,
-  ending: ReadonlySet<string>,
+  ending: { has(id: string): boolean; keys(): Iterable<string> },
 ): { readonly size: number; values(): Iterable<SlotHolder> } {
   return {
     get size() {
       let n = open.size;
-      for (const id of ending) if (open.has(id)) n--;
+      for (const id of ending.keys()) if (open.has(id)) n--;
       return n;
     },
     *values() {
@@ -83,6 +83,31 @@ export class SessionSlots {
       const entry = this.reserved.get(client.key);
       if (entry && --entry.n === 0) this.reserved.delete(client.key);
     };
+  }
+
+  /**
+   * Whether `client` may end one more session without its slot (`ending`: the sessions ending so, by id): each client
+   * id may have its fair share of `max` ending so, shared like the slots (among the principals holding slots or ending
+   * sessions, then a principal's share among its ids), so one client ending many slow sessions holds its share and no
+   * more, and one that comes later still has its own; past it a session keeps its slot while it is scored. Shares
+   * shrink as clients come while sessions already ending stay so: a principal keeps under twice its share, and all
+   * clients together under twice `max`.
+   */
+  mayEndFree(client: Client, ending: ReadonlyMap<string, Client>): boolean {
+    if (ending.size >= 2 * this.max) return false;
+    const { byPrincipal, keysAt } = this.count();
+    const principals = new Set([client.principal, ...byPrincipal.keys()]);
+    const keys = new Set([client.key, ...(keysAt.get(client.principal) ?? [])]);
+    let [ours, mine] = [0, 0];
+    for (const c of ending.values()) {
+      principals.add(c.principal);
+      if (c.principal !== client.principal) continue;
+      keys.add(c.key);
+      ours++;
+      if (c.key === client.key) mine++;
+    }
+    const share = Math.max(1, Math.floor(this.max / principals.size));
+    return ours < 2 * share && mine < Math.max(1, Math.floor(share / keys.size));
   }
 
   /** Sessions (and reservations) per client key, for the operator's view. */

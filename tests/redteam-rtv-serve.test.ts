@@ -301,16 +301,17 @@ describe("rtv-2: one client's slow steps end another client's episode as failed 
         call: { op: 'episode' as const, seed, level: 1, responses: [], keepInstance: false },
         chars: 1,
       });
-      // Submitted in one loop turn, so they share one job: the attacker's four failures go first.
+      // Submitted in one loop turn, so they share one job, their clients' calls in turn (the dispatcher's takeInTurn):
+      // the attacker's third failure still stops the job before the victim's last call runs.
       const theirs = dispatcher.submit('h', 'src', [666, 666, 666, 666].map(call), 'token:attacker');
       const mine = dispatcher.submit('h', 'src', [1, 2, 3].map(call), 'token:victim');
       expect((await mine).map((r) => r.ok)).toEqual([true, true, true]);
       // The attacker's own calls keep their own failures, their own "not run" included (a job of theirs alone).
       expect((await theirs).every((r) => !r.ok && r.code === 'E_TIMEOUT')).toBe(true);
-      expect(jobs[0]).toEqual([666, 666, 666, 666, 1, 2, 3]);
-      // The unrun calls (the attacker's fourth and the victim's) go back into a shared job, the attacker's failures
-      // into a job of theirs alone: those travel together to the one worker, yet as jobs of their own.
-      expect(jobs.slice(1)).toEqual([[666, 1, 2, 3], [666, 666, 666], [666]]);
+      expect(jobs[0]).toEqual([666, 1, 666, 2, 666, 3, 666]);
+      // The unrun calls (the victim's last and the attacker's fourth) go back into a shared job, the attacker's
+      // failures into a job of theirs alone: those travel together to the one worker, yet as jobs of their own.
+      expect(jobs.slice(1)).toEqual([[3, 666], [666, 666, 666], [666]]);
     },
   );
 });
