@@ -1,6 +1,7 @@
 // Which decisions a padded state keeps, not how many (redteam-trust6 H2 and its hold-out): the shrink family's subsets
 // of a deciding tool's calls (a prefix, a suffix, one alone, one left out between kept ones), each with every read
-// kept, taken in turn across the adversary episodes under one cap. Pure log builders; verdicts in redteam-trust4.test.ts.
+// kept, taken in turn across the adversary episodes under one cap. Pure log builders; the verdicts are in
+// redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
 import { keptSubsets, reachedStates } from '../validators/episodic/padding.js';
 
@@ -13,7 +14,7 @@ const routed = (log: Array<{ tool: string; args: Record<string, unknown> }>) =>
   log.flatMap((a) => (a.tool === 'route' ? [a.args.id] : [])).join(' ');
 
 describe('the subsets of decisions a reached state keeps', () => {
-  it('hold none, all but the last, the last alone, a gap, the first, the median, all but the first, then halves and thirds', () => {
+  it('hold none, all but the last, the last alone, a gap, the first, the median, all but the first, then parts', () => {
     expect(keptSubsets(6)).toEqual([
       [],
       [0, 1, 2, 3, 4],
@@ -45,7 +46,7 @@ describe('the subsets of decisions a reached state keeps', () => {
 
 describe('the reached states of a plan that reads then decides each entity', () => {
   const all = reachedStates(plan(4), ['read', 'route'], 99);
-  it('keep every read beside the decisions of the subset, so a newer entity can be decided while older ones wait', () => {
+  it('keep every read beside the subset of decisions, so a newer entity can be decided while older ones wait', () => {
     const lastAlone = all.find((s) => s.how === 'only route calls 4 of 4 kept');
     expect(lastAlone?.actions.filter((a) => a.tool === 'read')).toHaveLength(4);
     expect(routed(lastAlone?.actions ?? [])).toBe('T4');
