@@ -109,8 +109,9 @@ export interface EpisodicOptions {
    */
   paddedPerEpisode: number;
   /**
-   * States the reference reaches with decisions left undone (ablation ∘ cut) an adversary episode replays padded
-   * (validators/episodic/padding.ts reachedStates).
+   * States the reference reaches with decisions left undone (ablation ∘ cut; a subset of them kept) an adversary
+   * episode replays padded: all the reads with no decision, then the rest of the family in turn across the episodes
+   * (validators/episodic/padding.ts reachedStates). Each is a replay to the turn limit.
    */
   composedPerEpisode: number;
 }

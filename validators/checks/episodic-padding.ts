@@ -1,7 +1,8 @@
 // Reads are score-neutral (redteam-trust4 F1, F2): the empty plan (the finishing call alone), the judged cuts of
 // the adversary library (a blanket, a prefix, a repeat: `paddedPerEpisode` an episode, in turn by family) and the
 // states the reference reaches with decisions left undone (tool ablation composed with cuts: all the reads and no
-// decision, a partly decided plan, k entities read: `composedPerEpisode`, redteam-trust5 G1) are replayed with
+// decision, a partly decided plan, k entities read, redteam-trust5 G1; which decisions, not how many — a suffix, one
+// alone, a gap, redteam-trust6 H2: `composedPerEpisode`, in turn across episodes) are replayed with
 // neutral calls inserted before the finish up to the turn limit (validators/episodic/padding.ts). A padded log
 // that earns more than the log itself is paid for time, not decisions: a fallback that acts after enough turns or
 // reads, a batch that sweeps what waits, a bounded history the violations scroll out of (zero tolerance).
@@ -76,7 +77,7 @@ export const episodicPadding: EpisodicCheck = {
             : [];
         });
         // At most `paddedPerEpisode` cuts an episode, taken in turn from each family (a blanket, a prefix, a repeat…).
-        for (const of of episodes) {
+        for (const [rank, of] of episodes.entries()) {
           const mine = candidates.filter((c) => c.p.of === of);
           const families = ORDER.map((f) => mine.filter((c) => c.p.family === f)).filter((f) => f.length > 0);
           const turns = Math.max(0, ...families.map((f) => f.length));
@@ -87,7 +88,9 @@ export const episodicPadding: EpisodicCheck = {
           // The states its calls reach with decisions left undone; a whole tool ablated was replayed unpadded already.
           const r = ctx.refs[of] as Rollout;
           const deciding = [...new Set(actionsOf(r).map((a) => a.tool))].filter((t) => decisive.has(`${of}|${t}`));
-          for (const s of reachedStates(actionsOf(r), deciding, o.composedPerEpisode)) {
+          // The subsets kept taken in turn across the episodes (two a level: each level sees a different part).
+          const turn = rank * Math.max(1, o.composedPerEpisode - 1);
+          for (const s of reachedStates(actionsOf(r), deciding, o.composedPerEpisode, turn)) {
             const k = ablations.findIndex((p) => p.of === of && p.needs?.[0] === s.tool);
             const whole = s.how === `every ${s.tool} call removed` && k >= 0;
             add(of, `reached state: ${s.how}`, whole ? scoreOf(outcomes[k]) : null, s.actions);

@@ -42,13 +42,56 @@ export interface Reached {
 }
 
 /**
- * The states the reference's calls reach with decisions left undone (ablation ∘ cut, redteam-trust5 G1), each a
- * log then the finish, for each deciding tool (`deciding`, the one called last first: the decision before the
- * reads it relies on): every call of the tool removed (all the reads, no decision), only its first `j` calls kept
- * (a partly decided plan), and the plan cut before its `k`-th call with every call of it removed (`k` entities
- * read, none decided); `j` and `k` the extremes first. At most `cap` distinct logs, none the finish alone.
+ * Which of a deciding tool's `m` calls a reached state keeps (redteam-trust6 H2: by which subset, not how many), the
+ * shrink family's index sets, the extremes first: none; all but the last; the last alone; all but the median (a gap
+ * between decided entities); the first, the median alone; all but the first; then each half, each third, and each
+ * third left out. Every one a proper subset, none repeated.
  */
-export function reachedStates(log: readonly Action[], deciding: readonly string[], cap: number): Reached[] {
+export function keptSubsets(m: number): number[][] {
+  const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+  const all = range(0, m);
+  const without = (drop: number[]) => all.filter((i) => !drop.includes(i));
+  const mid = Math.floor((m - 1) / 2);
+  const cut = (parts: number) =>
+    range(0, parts).map((p) => range(Math.round((p * m) / parts), Math.round(((p + 1) * m) / parts)));
+  const made = [
+    [],
+    without([m - 1]),
+    [m - 1],
+    without([mid]),
+    [0],
+    [mid],
+    without([0]),
+    ...cut(2),
+    ...cut(3),
+    ...cut(3).map(without),
+  ];
+  const out = new Map<string, number[]>();
+  for (const kept of made) if (kept.length < m && !out.has(kept.join())) out.set(kept.join(), kept);
+  return [...out.values()];
+}
+
+/** The calls `kept` (ascending indices) as 1-based runs: "1-2, 4". */
+function runs(kept: number[]): string {
+  const out: number[][] = [];
+  for (const i of kept) {
+    const run = out.at(-1);
+    if (run && run.at(-1) === i - 1) run.push(i);
+    else out.push([i]);
+  }
+  return out.map((r) => `${(r[0] as number) + 1}${r.length > 1 ? `-${(r.at(-1) as number) + 1}` : ''}`).join(', ');
+}
+
+/**
+ * The states the reference's calls reach with decisions left undone (ablation ∘ cut, redteam-trust5 G1; the subset
+ * kept, redteam-trust6 H2), each a log then the finish, for each deciding tool (`deciding`, the one called last
+ * first: the decision before the reads it relies on): every read kept with the calls of the tool that `keptSubsets`
+ * names (none, a prefix, a suffix, a window, one alone, one left out), and the plan cut before its `k`-th call with
+ * every call of it removed (`k` entities read, none decided). The first (every call of the last-called tool removed:
+ * all the reads, no decision) always; then `cap - 1` of the rest in turn from `from` (the check rotates it across
+ * adversary episodes, so the family is covered across them). At most `cap` distinct logs, none the finish alone.
+ */
+export function reachedStates(log: readonly Action[], deciding: readonly string[], cap: number, from = 0): Reached[] {
   const body = log.slice(0, -1);
   const finish = log.at(-1) as Action;
   const last = (t: string) => body.findLastIndex((a) => a.tool === t);
@@ -58,20 +101,28 @@ export function reachedStates(log: readonly Action[], deciding: readonly string[
     const m = at.length;
     if (m === 0) continue;
     const inner = [...new Set([m - 1, 1, Math.ceil(m / 2)])].filter((j) => j >= 1 && j < m);
-    const keep = (j: number, upTo: number) => body.filter((a, i) => i < upTo && (a.tool !== tool || at.indexOf(i) < j));
+    const keep = (kept: number[], upTo: number) =>
+      body.filter((a, i) => i < upTo && (a.tool !== tool || kept.includes(at.indexOf(i))));
+    const how = (kept: number[]) =>
+      kept.length === 0
+        ? `every ${tool} call removed`
+        : kept.every((k, i) => k === i)
+          ? `only the first ${kept.length} of ${m} ${tool} calls kept`
+          : `only ${tool} calls ${runs(kept)} of ${m} kept`;
     const made: Array<[string, Action[]]> = [
-      [`every ${tool} call removed`, keep(0, body.length)],
-      ...inner.flatMap(
-        (j): Array<[string, Action[]]> => [
-          [`only the first ${j} of ${m} ${tool} calls kept`, keep(j, body.length)],
-          [`cut before ${tool} call ${j + 1} of ${m}, every ${tool} call removed`, keep(0, at[j] as number)],
-        ],
-      ),
+      ...keptSubsets(m).map((kept): [string, Action[]] => [how(kept), keep(kept, body.length)]),
+      ...inner.map((j): [string, Action[]] => [
+        `cut before ${tool} call ${j + 1} of ${m}, every ${tool} call removed`,
+        keep([], at[j] as number),
+      ]),
     ];
     for (const [how, calls] of made) {
       const key = calls.map(keyOf).join('\n');
       if (calls.length > 0 && !out.has(key)) out.set(key, { how, tool, actions: [...calls, finish] });
     }
   }
-  return [...out.values()].slice(0, cap);
+  const [head, ...rest] = [...out.values()];
+  if (!head || cap < 1) return [];
+  const turn = rest.length > 0 ? from % rest.length : 0;
+  return [head, ...rest.slice(turn), ...rest.slice(0, turn)].slice(0, cap);
 }
