@@ -177,4 +177,20 @@ describe('every quantity of a call is a candidate, not the first of a kind (redt
     const logs = reshapings(META, log, 40, 8, 6).map((r) => JSON.stringify(r.actions));
     expect(new Set(logs).size).toBe(logs.length);
   });
+  it('tries first, under the cap, the quantities that vary across the calls (not a deposit every call quotes)', () => {
+    const log = [
+      A('pay', { invoice: 'I1', deposit: 50, price: 3000 }),
+      A('pay', { invoice: 'I2', deposit: 50, price: 1800 }),
+      A('submit'),
+    ];
+    const amounts = reshapings(META, log, 40, 8, 1).filter((r) => r.how.includes('amount'));
+    expect(amounts.map((r) => r.how)).toEqual([
+      'each amount split into 8 parts',
+      'each amount split into 8 parts, interleaved',
+    ]);
+    expect(amounts[0]?.actions.slice(0, 2)).toEqual([
+      A('pay', { invoice: 'I1', deposit: 50, price: 375 }),
+      A('pay', { invoice: 'I1', deposit: 50, price: 375 }),
+    ]);
+  });
 });

@@ -13,6 +13,8 @@ export type QuantityKind = 'amount' | 'interval' | 'list' | 'count';
 export interface Quantity {
   kind: QuantityKind;
   /** The arguments the quantity lives in (one, or an interval's two), the same for the same quantity of every call. */
+  args: readonly string[];
+  /** Those arguments' names joined: the candidate's name. */
   key: string;
   /** At most `k` calls (at least 2) covering the quantity; `closed`: an interval's end counted in it (a last seat). */
   parts(k: number, closed?: boolean): Action[] | null;
@@ -110,6 +112,7 @@ function intervalsOf(meta: EpisodicMeta, a: Action): Quantity[] {
     const span = (from: number, to: number) => withArgs(a, { [lo.n]: lo.p.write(from), [hi.n]: hi.p.write(to) });
     return {
       kind: 'interval' as const,
+      args: [x.n, y.n],
       key: `${x.n}–${y.n}`,
       rest: restOf(a, [lo.n, hi.n]),
       parts(k: number, closed = false) {
@@ -142,6 +145,7 @@ function amountsOf(meta: EpisodicMeta, a: Action): Quantity[] {
     return [
       {
         kind: 'amount',
+        args: [arg],
         key: arg,
         rest: restOf(a, [arg]),
         parts: (k) => splitAmount(v, k, integer, s.minimum)?.map((p) => withArgs(a, { [arg]: p })) ?? null,
@@ -159,6 +163,7 @@ function listsOf(a: Action): Quantity[] {
     return [
       {
         kind: 'list',
+        args: [arg],
         key: arg,
         rest: restOf(a, [arg]),
         parts(k) {
@@ -190,6 +195,7 @@ function countsOf(meta: EpisodicMeta, a: Action): Quantity[] {
     return [
       {
         kind: 'count',
+        args: [arg],
         key: arg,
         rest: restOf(a, [arg]) + v.replace(COUNT, '#'),
         parts: (k) => splitAmount(+m[0], k, true, 1)?.map(put) ?? null,

@@ -22,10 +22,10 @@ const KINDS: Array<[QuantityKind, string]> = [
 /**
  * The reshapings of `log` (its last call the finish) that fit in `maxTurns - 1` calls, for each kind of quantity
  * its calls cover and each candidate of that kind (the arguments it lives in: a stay beside a rate card's window, a
- * price beside a deposit; at most `candidates` a kind, in the order the calls hold them): every call's quantity cut
- * into as many parts as the room allows (at most `most`), the parts in turn and interleaved across calls (an interval
- * also cut with its end counted in it: seats 10 to 20, in turn), and calls differing only in the quantity merged.
- * Nothing where no call covers a quantity.
+ * price beside a deposit; at most `candidates` a kind, those whose values vary across the calls first): every call's
+ * quantity cut into as many parts as the room allows (at most `most`), the parts in turn and interleaved across calls
+ * (an interval also cut with its end counted in it: seats 10 to 20, in turn), and calls differing only in the
+ * quantity merged. Nothing where no call covers a quantity.
  */
 export function reshapings(
   meta: EpisodicMeta,
@@ -44,7 +44,17 @@ export function reshapings(
   };
   for (const [kind, name] of KINDS) {
     const all = body.map((a) => quantitiesOf(meta, a, kind));
-    const keys = [...new Set(all.flatMap((qs) => qs.map((q) => q.key)))].slice(0, candidates);
+    // A quantity every call quotes alike (a season's rate card, a vendor's deposit) is a constant of the episode, not
+    // what the calls cover: those that vary across the calls go first under the cap (stable: the calls' order kept).
+    const values = new Map<string, Set<string>>();
+    for (const [i, qs] of all.entries())
+      for (const q of qs) {
+        const seen = values.get(q.key) ?? values.set(q.key, new Set()).get(q.key);
+        seen?.add(JSON.stringify(q.args.map((arg) => (body[i] as Action).args[arg])));
+      }
+    const keys = [...values.keys()]
+      .sort((x, y) => Number((values.get(y)?.size ?? 0) > 1) - Number((values.get(x)?.size ?? 0) > 1))
+      .slice(0, candidates);
     for (const key of keys) {
       const quantities = all.map((qs) => qs.find((q) => q.key === key) ?? null);
       const named = keys.length > 1 ? `${name} (${key})` : name;
