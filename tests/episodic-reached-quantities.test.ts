@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import { reachedStates } from '../validators/episodic/padding.js';
-import { quantityOf } from '../validators/episodic/quantities.js';
+import { quantitiesOf, quantityOf } from '../validators/episodic/quantities.js';
 import { reshapings } from '../validators/episodic/reshape.js';
 
 const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
@@ -28,6 +28,14 @@ const META = {
     tool('room', { room: { type: 'string' }, start: { type: 'string' }, end: { type: 'string' } }),
     tool('ship', { order: { type: 'string' }, items: { type: 'array' } }),
     tool('dispense', { patient: { type: 'string' }, quantity: { type: 'string' } }),
+    tool('stay', {
+      guest: { type: 'string' },
+      rate_from: { type: 'string' },
+      rate_to: { type: 'string' },
+      check_in: { type: 'string' },
+      check_out: { type: 'string' },
+    }),
+    tool('pay', { invoice: { type: 'string' }, deposit: { type: 'integer' }, price: { type: 'integer' } }),
     tool('submit', {}),
   ],
 } as unknown as EpisodicMeta;
@@ -121,5 +129,70 @@ describe('the quantity a call covers, cut into adjacent parts', () => {
     ]);
     const merged = reshapings(META, log, 12).at(-1)?.actions;
     expect(merged).toEqual([A('book', { guest: 'G1', check_in: '2026-03-01', check_out: '2026-03-09' }), A('submit')]);
+  });
+});
+
+describe('every quantity of a call is a candidate, not the first of a kind (redteam-trust6 H6)', () => {
+  const stay = A('stay', {
+    guest: 'G1',
+    rate_from: '2026-01-01',
+    rate_to: '2026-12-31',
+    check_in: '2026-03-01',
+    check_out: '2026-03-11',
+  });
+  it('takes each ordered pair of points of one form, the pairs adjacent in the schema first', () => {
+    expect(quantitiesOf(META, stay, 'interval').map((q) => q.key)).toEqual([
+      'rate_from–rate_to',
+      'rate_to–check_in',
+      'check_in–check_out',
+      'rate_from–check_in',
+      'rate_to–check_out',
+      'rate_from–check_out',
+    ]);
+    const nights = quantityOf(META, stay, 'interval', 'check_in–check_out');
+    expect(nights?.parts(2)?.map((a) => [a.args.rate_from, a.args.check_in, a.args.check_out])).toEqual([
+      ['2026-01-01', '2026-03-01', '2026-03-06'],
+      ['2026-01-01', '2026-03-06', '2026-03-11'],
+    ]);
+  });
+  it('takes every amount: the price beside a deposit, the deposit kept in each part', () => {
+    const pay = A('pay', { invoice: 'I1', deposit: 50, price: 3000 });
+    expect(quantitiesOf(META, pay, 'amount').map((q) => q.key)).toEqual(['deposit', 'price']);
+    expect(
+      quantityOf(META, pay, 'amount', 'price')
+        ?.parts(3)
+        ?.map((a) => [a.args.deposit, a.args.price]),
+    ).toEqual([
+      [50, 1000],
+      [50, 1000],
+      [50, 1000],
+    ]);
+  });
+  it('reshapes a log by each candidate within the cap, naming it, and never plays one log twice', () => {
+    const log = [stay, A('submit')];
+    const hows = reshapings(META, log, 40, 8, 6).map((r) => r.how);
+    expect(hows).toContain('each interval (check_in–check_out) split into 8 parts');
+    expect(hows).toContain('each interval (rate_from–rate_to) split into 8 parts');
+    expect(reshapings(META, log, 40, 8, 1).map((r) => r.how)).not.toContain(
+      'each interval (check_in–check_out) split into 8 parts',
+    );
+    const logs = reshapings(META, log, 40, 8, 6).map((r) => JSON.stringify(r.actions));
+    expect(new Set(logs).size).toBe(logs.length);
+  });
+  it('tries first, under the cap, the quantities that vary across the calls (not a deposit every call quotes)', () => {
+    const log = [
+      A('pay', { invoice: 'I1', deposit: 50, price: 3000 }),
+      A('pay', { invoice: 'I2', deposit: 50, price: 1800 }),
+      A('submit'),
+    ];
+    const amounts = reshapings(META, log, 40, 8, 1).filter((r) => r.how.includes('amount'));
+    expect(amounts.map((r) => r.how)).toEqual([
+      'each amount split into 8 parts',
+      'each amount split into 8 parts, interleaved',
+    ]);
+    expect(amounts[0]?.actions.slice(0, 2)).toEqual([
+      A('pay', { invoice: 'I1', deposit: 50, price: 375 }),
+      A('pay', { invoice: 'I1', deposit: 50, price: 375 }),
+    ]);
   });
 });

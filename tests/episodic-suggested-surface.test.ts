@@ -171,6 +171,37 @@ describe('an unused tool composed with the plan on what it leaves', () => {
   });
 });
 
+describe('an unused optional argument of a used tool composed with the plan (redteam-trust6 H4)', () => {
+  // route is used (id, queue sent); its duplicate_of never is: the (tool, argument) pair is unused like a tool.
+  const meta = {
+    ...META,
+    tools: META.tools.map((t) =>
+      t.name === 'route'
+        ? tool(
+            'route',
+            { id: { type: 'string' }, queue: { type: 'string', maxLength: 12 }, duplicate_of: { type: 'string' } },
+            ['id', 'queue'],
+          )
+        : t,
+    ),
+  } as unknown as EpisodicMeta;
+  const logs = composedLogs(meta, REF, USED, 12, 6);
+  it('sets it to the entity kept on every other entity, then plays the reference on the entity kept', () => {
+    const dup = logs.find((l) => l.policy.startsWith('route ') && l.policy.includes('every entity but one'));
+    expect(dup?.policy).toContain('"duplicate_of":"(the entity kept)"');
+    expect(dup?.actions).toEqual([
+      A('route', { id: 'T2', queue: 'billing', duplicate_of: 'T1' }),
+      A('route', { id: 'T3', queue: 'billing', duplicate_of: 'T1' }),
+      A('read', { id: 'T1' }),
+      A('route', { id: 'T1', queue: 'billing' }),
+      A('close'),
+    ]);
+  });
+  it("takes the pairs' assignments in turn, so the unused tool keeps its place under the cap", () => {
+    expect(composedLogs(meta, REF, USED, 12, 2).map((l) => l.policy.split(' ')[0])).toEqual(['route', 'merge']);
+  });
+});
+
 describe('the unused-surface check', () => {
   it('plays once a composed log the surface already plays (the tool on every entity, the plan left the finish)', () => {
     // An archive needs no value nobody sends: on every entity, then the calls that name none (the finish), it is the

@@ -95,11 +95,14 @@ describe('an unused optional argument of a tool the reference calls', () => {
     expect(source).toContain('it.checked = true');
     const report = await validateCandidate(source, { pool, validationSeed: 22 });
     expect(report.problems.map((p) => p.code)).toContain('E_ACCEPTS_SHORTCUT');
-    // The surface search is what rejects it: without its logs, no shortcut is found.
+    // The surface search is what rejects it: without its logs (alone, or composed with the plan: the argument is an
+    // unused (tool, argument) pair there too), no shortcut is found.
     const blind = await validateCandidate(source, {
       pool,
       validationSeed: 22,
-      options: { episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, surfaceLogsPerEpisode: 0 } },
+      options: {
+        episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, surfaceLogsPerEpisode: 0, surfaceComposedPerEpisode: 0 },
+      },
     });
     expect(blind.problems.map((p) => p.code)).not.toContain('E_ACCEPTS_SHORTCUT');
   });

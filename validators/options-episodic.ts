@@ -53,6 +53,11 @@ export interface EpisodicOptions {
    */
   bookkeepingShare: number;
   /**
+   * Quantities of one kind a stated rule's reshaping tries (validators/episodic/reshape.ts: each interval, amount, list
+   * or count the guarded calls hold, in their order), each cut and merged.
+   */
+  reshapeCandidates: number;
+  /**
    * Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided
    * about, those reads with near-miss ids).
    */
@@ -88,8 +93,8 @@ export interface EpisodicOptions {
   surfaceEntities: number;
   surfaceLogsPerEpisode: number;
   /**
-   * Unused tools composed with the reference's plan on the entities they leave (surface-compose.ts), per adversary
-   * episode.
+   * Unused tools and unused optional arguments of used tools composed with the reference's plan on the entities they
+   * leave (surface-compose.ts), per adversary episode.
    */
   surfaceComposedPerEpisode: number;
   /**
@@ -134,6 +139,7 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   minTopLevelGrowth: 1.3,
   typedMaxLost: 0.25,
   bookkeepingShare: 0.9,
+  reshapeCandidates: 6,
   readerOpeningCalls: 48,
   readerErrorCalls: 6,
   readerEpisodesPerLevel: 4,

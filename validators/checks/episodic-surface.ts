@@ -1,7 +1,7 @@
 // The unused call surface searched as a whole: each cheap policy of validators/episodic/surface.ts (an unused
 // tool, or an unused optional argument, applied to every entity, then the finish) is played on the adversary
-// episodes beside the finishing call alone; so is each unused tool composed with the reference's plan on the
-// entities it leaves (surface-compose.ts), beside that plan alone. A policy wins an episode where it earns the
+// episodes beside the finishing call alone; so is each unused tool or argument composed with the reference's plan on
+// the entities it leaves (surface-compose.ts), beside that plan alone. A policy wins an episode where it earns the
 // reference's score and more than its control, and a policy that wins above chance (the rate rule) is a shortcut.
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { composedLogs } from '../episodic/surface-compose.js';

@@ -1,7 +1,9 @@
-// What a call covers, as a quantity that can be cut into adjacent parts (redteam-trust5 G2): an amount (its first
-// number), an interval (two ordered arguments of one kind: dates, times, date-times, numbers — check-in/check-out,
-// start/end, first/last seat), a list of items, and a count inside a string ("12 tablets"). A rule enforced on the
-// shape of one call is seen by the same quantity covered in parts (validators/episodic/reshape.ts).
+// What a call covers, as quantities that can be cut into adjacent parts (redteam-trust5 G2, redteam-trust6 H6): every
+// amount (a numeric argument), every interval (an ordered pair of arguments of one kind: dates, times, date-times,
+// numbers — check-in/check-out, a rate card's validity beside the stay, first/last seat), every list of items, and
+// every count inside a string ("12 tablets"). A call may hold several: each is a candidate, named by its arguments, and
+// the reshaping tries each (validators/episodic/reshape.ts), so a rule enforced on the shape of one call is seen by
+// whichever quantity the state aggregates, not the first of a type.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 
@@ -10,6 +12,10 @@ export type QuantityKind = 'amount' | 'interval' | 'list' | 'count';
 /** One call's quantity: the calls that cover it in `k` adjacent parts, and a key of the call without it (merging). */
 export interface Quantity {
   kind: QuantityKind;
+  /** The arguments the quantity lives in (one, or an interval's two), the same for the same quantity of every call. */
+  args: readonly string[];
+  /** Those arguments' names joined: the candidate's name. */
+  key: string;
   /** At most `k` calls (at least 2) covering the quantity; `closed`: an interval's end counted in it (a last seat). */
   parts(k: number, closed?: boolean): Action[] | null;
   /** The tool and every argument but the quantity's, so calls differing only in it compare equal. */
@@ -84,8 +90,11 @@ function pointOf(v: unknown, integer: boolean): Point | null {
 const stepOf = (lo: Point, hi: Point) =>
   lo.form === 'number' ? lo.unit : ([1440, 60, 30, 15, 5].find((g) => lo.at % g === 0 && hi.at % g === 0) ?? 1);
 
-/** The first two arguments, in the schema's order, that hold points of one form, ordered: an interval. */
-function intervalOf(meta: EpisodicMeta, a: Action): Quantity | null {
+/**
+ * Every interval of a call: each pair of arguments holding distinct points of one form, ordered; the pairs adjacent in
+ * the schema's order first (check_in beside check_out), then the wider ones.
+ */
+function intervalsOf(meta: EpisodicMeta, a: Action): Quantity[] {
   const props = propsOf(meta, a.tool);
   const names = [...new Set([...Object.keys(props), ...Object.keys(a.args)])].filter((n) => n in a.args);
   const points = names.flatMap((n) => {
@@ -93,16 +102,20 @@ function intervalOf(meta: EpisodicMeta, a: Action): Quantity | null {
     const p = s.enum ? null : pointOf(a.args[n], s.type === 'integer');
     return p && (p.form !== 'number' || s.type === 'number' || s.type === 'integer') ? [{ n, p }] : [];
   });
-  for (let i = 0; i + 1 < points.length; i++) {
-    const [x, y] = [points[i], points[i + 1]] as [(typeof points)[0], (typeof points)[0]];
-    if (x.p.form !== y.p.form || x.p.at === y.p.at) continue;
+  const pairs = points
+    .flatMap((x, i) => points.slice(i + 1).map((y, d) => ({ x, y, gap: d })))
+    .filter(({ x, y }) => x.p.form === y.p.form && x.p.at !== y.p.at)
+    .sort((u, v) => u.gap - v.gap);
+  return pairs.map(({ x, y }) => {
     const [lo, hi] = x.p.at < y.p.at ? [x, y] : [y, x];
     const g = stepOf(lo.p, hi.p);
     const span = (from: number, to: number) => withArgs(a, { [lo.n]: lo.p.write(from), [hi.n]: hi.p.write(to) });
     return {
-      kind: 'interval',
+      kind: 'interval' as const,
+      args: [x.n, y.n],
+      key: `${x.n}–${y.n}`,
       rest: restOf(a, [lo.n, hi.n]),
-      parts(k, closed = false) {
+      parts(k: number, closed = false) {
         // Half-open [lo, hi) in steps of g, or closed [lo, hi] (each part ends a step before the next begins).
         const units = Math.round((hi.p.at - lo.p.at) / g) + (closed ? 1 : 0);
         const n = Math.min(k, units);
@@ -112,80 +125,95 @@ function intervalOf(meta: EpisodicMeta, a: Action): Quantity | null {
           span(at(i), i === n - 1 ? hi.p.at : closed ? at(i + 1) - g : at(i + 1)),
         );
       },
-      merge(other) {
+      merge(other: Action) {
         const [o1, o2] = [pointOf(other.args[lo.n], false), pointOf(other.args[hi.n], false)];
         if (!o1 || !o2) return null;
         if (o1.at === hi.p.at || o1.at === hi.p.at + g) return span(lo.p.at, o2.at);
         return o2.at === lo.p.at || o2.at + g === lo.p.at ? span(o1.at, hi.p.at) : null;
       },
     };
-  }
-  return null;
+  });
 }
 
-/** The first numeric argument of a call (not an enum): the amount a rule may guard. */
-function amountOf(meta: EpisodicMeta, a: Action): Quantity | null {
+/** Every numeric argument of a call (not an enum): the amounts a rule may guard (a deposit beside the price). */
+function amountsOf(meta: EpisodicMeta, a: Action): Quantity[] {
   const props = propsOf(meta, a.tool);
-  for (const [arg, v] of Object.entries(a.args)) {
+  return Object.entries(a.args).flatMap(([arg, v]): Quantity[] => {
     const s = props[arg] ?? {};
-    if (typeof v !== 'number' || s.enum || (s.type !== 'number' && s.type !== 'integer')) continue;
+    if (typeof v !== 'number' || s.enum || (s.type !== 'number' && s.type !== 'integer')) return [];
     const integer = s.type === 'integer' || Number.isInteger(v);
-    return {
-      kind: 'amount',
-      rest: restOf(a, [arg]),
-      parts: (k) => splitAmount(v, k, integer, s.minimum)?.map((p) => withArgs(a, { [arg]: p })) ?? null,
-      merge: (o) =>
-        typeof o.args[arg] === 'number' ? withArgs(a, { [arg]: round2(v + (o.args[arg] as number)) }) : null,
-    };
-  }
-  return null;
+    return [
+      {
+        kind: 'amount',
+        args: [arg],
+        key: arg,
+        rest: restOf(a, [arg]),
+        parts: (k) => splitAmount(v, k, integer, s.minimum)?.map((p) => withArgs(a, { [arg]: p })) ?? null,
+        merge: (o) =>
+          typeof o.args[arg] === 'number' ? withArgs(a, { [arg]: round2(v + (o.args[arg] as number)) }) : null,
+      },
+    ];
+  });
 }
 
-/** The first array argument with two items or more: a list the call covers, cut into sub-lists. */
-function listOf(a: Action): Quantity | null {
-  const found = Object.entries(a.args).find(([, v]) => Array.isArray(v) && v.length >= 2);
-  if (!found) return null;
-  const [arg, items] = found as [string, unknown[]];
-  return {
-    kind: 'list',
-    rest: restOf(a, [arg]),
-    parts(k) {
-      const n = Math.min(k, items.length);
-      if (n < 2) return null;
-      const at = (i: number) => Math.floor((i * items.length) / n);
-      return Array.from({ length: n }, (_, i) => withArgs(a, { [arg]: items.slice(at(i), at(i + 1)) }));
-    },
-    merge: (o) =>
-      Array.isArray(o.args[arg]) ? withArgs(a, { [arg]: [...items, ...(o.args[arg] as unknown[])] }) : null,
-  };
+/** Every array argument with two items or more: a list the call covers, cut into sub-lists. */
+function listsOf(a: Action): Quantity[] {
+  return Object.entries(a.args).flatMap(([arg, items]): Quantity[] => {
+    if (!Array.isArray(items) || items.length < 2) return [];
+    return [
+      {
+        kind: 'list',
+        args: [arg],
+        key: arg,
+        rest: restOf(a, [arg]),
+        parts(k) {
+          const n = Math.min(k, items.length);
+          if (n < 2) return null;
+          const at = (i: number) => Math.floor((i * items.length) / n);
+          return Array.from({ length: n }, (_, i) => withArgs(a, { [arg]: items.slice(at(i), at(i + 1)) }));
+        },
+        merge: (o) =>
+          Array.isArray(o.args[arg]) ? withArgs(a, { [arg]: [...items, ...(o.args[arg] as unknown[])] }) : null,
+      },
+    ];
+  });
 }
 
 /** A whole number standing alone in a string ("12 tablets", "qty: 3"), not part of an id, a date or a code. */
 const COUNT = /(?<![\w.\-:/#])\d+(?![\w.\-:/])/g;
-/** The first string argument (not an enum) holding exactly one such number, at least 2: a count, cut like an amount. */
-function countOf(meta: EpisodicMeta, a: Action): Quantity | null {
+/** Every string argument (not an enum) holding exactly one such number, at least 2: a count, cut like an amount. */
+function countsOf(meta: EpisodicMeta, a: Action): Quantity[] {
   const props = propsOf(meta, a.tool);
-  for (const [arg, v] of Object.entries(a.args)) {
-    if (typeof v !== 'string' || props[arg]?.enum) continue;
+  return Object.entries(a.args).flatMap(([arg, v]): Quantity[] => {
+    if (typeof v !== 'string' || props[arg]?.enum) return [];
     const found = [...v.matchAll(COUNT)];
     const m = found[0];
-    if (found.length !== 1 || !m || +m[0] < 2) continue;
+    if (found.length !== 1 || !m || +m[0] < 2) return [];
     const put = (n: number) => withArgs(a, { [arg]: v.slice(0, m.index) + n + v.slice(m.index + m[0].length) });
     const countIn = (o: Action) =>
       typeof o.args[arg] === 'string' ? [...(o.args[arg] as string).matchAll(COUNT)] : [];
-    return {
-      kind: 'count',
-      rest: restOf(a, [arg]) + v.replace(COUNT, '#'),
-      parts: (k) => splitAmount(+m[0], k, true, 1)?.map(put) ?? null,
-      merge: (o) => (countIn(o).length === 1 ? put(+m[0] + +(countIn(o)[0] as RegExpMatchArray)[0]) : null),
-    };
-  }
-  return null;
+    return [
+      {
+        kind: 'count',
+        args: [arg],
+        key: arg,
+        rest: restOf(a, [arg]) + v.replace(COUNT, '#'),
+        parts: (k) => splitAmount(+m[0], k, true, 1)?.map(put) ?? null,
+        merge: (o) => (countIn(o).length === 1 ? put(+m[0] + +(countIn(o)[0] as RegExpMatchArray)[0]) : null),
+      },
+    ];
+  });
 }
 
-/** The quantity of `kind` a call covers, or null. */
-export function quantityOf(meta: EpisodicMeta, a: Action, kind: QuantityKind): Quantity | null {
-  if (kind === 'amount') return amountOf(meta, a);
-  if (kind === 'interval') return intervalOf(meta, a);
-  return kind === 'list' ? listOf(a) : countOf(meta, a);
+/** Every quantity of `kind` a call covers (its candidates, in the order above). */
+export function quantitiesOf(meta: EpisodicMeta, a: Action, kind: QuantityKind): Quantity[] {
+  if (kind === 'amount') return amountsOf(meta, a);
+  if (kind === 'interval') return intervalsOf(meta, a);
+  return kind === 'list' ? listsOf(a) : countsOf(meta, a);
+}
+
+/** The quantity of `kind` a call covers in the arguments `key` (the first candidate without one), or null. */
+export function quantityOf(meta: EpisodicMeta, a: Action, kind: QuantityKind, key?: string): Quantity | null {
+  const all = quantitiesOf(meta, a, kind);
+  return (key === undefined ? all[0] : all.find((q) => q.key === key)) ?? null;
 }

@@ -1,7 +1,8 @@
-// The unused surface composed with the reference's plan (redteam-trust4 F8): a tool the reference never calls
-// applied to every entity but one (a merge, an archive, a "not applicable" mark), then the reference's own calls
-// on the entity left, then the finish. The score must range over the entities `reset` created: where taking the
-// others off the desk lets the plan on one entity earn the reference's score, the unused tool shrank the count.
+// The unused surface composed with the reference's plan (redteam-trust4 F8, redteam-trust6 H4): each unused (tool,
+// argument) pair — a tool the reference never calls, or an optional argument of a called tool it never sends (a
+// merge, an archive, a "not applicable" mark, a `duplicate_of`) — applied to every entity but one, then the
+// reference's own calls on the entity left, then the finish. Where that earns the reference's score, the pair shrank
+// the count the score ranges over.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from './adversaries.js';
@@ -23,10 +24,12 @@ export function restrictedPlan(r: Rollout, gone: ReadonlySet<string>): Action[] 
 }
 
 /**
- * The composed logs of reference `r`: for each unused tool's assignment (surface.ts, a required free string nobody
- * sends filled with the entity kept), the tool applied to every entity but the first, then the reference's plan
- * restricted to the first; and applied to every entity, then the reference's calls that name none. Each with the
- * restricted plan alone as its control. At most `perEpisode` logs.
+ * The composed logs of reference `r`: for each assignment of the unused surface (surface.ts: an unused tool's, or a
+ * used tool's with one unused optional argument set; a free string nobody sends filled with the entity kept), the
+ * tool applied to every entity but the first, then the reference's plan restricted to the first; and applied to
+ * every entity, then the reference's calls that name none. Each with the restricted plan alone as its control. The
+ * logs taken in turn across the tools (the first of each, then the second…), so no tool's logs crowd out another's
+ * under the cap; at most `perEpisode` logs.
  */
 export function composedLogs(
   meta: EpisodicMeta,
@@ -35,26 +38,35 @@ export function composedLogs(
   entityCap: number,
   perEpisode: number,
 ): ComposedLog[] {
-  const out: ComposedLog[] = [];
-  for (const p of surfacePlans(meta, r, used, entityCap, true)) {
-    if (!p.unusedTool) continue;
-    const key = (e: string) => e.trim().toLowerCase();
-    for (const assign of p.assignments)
-      for (const [how, applied] of [
-        ['every entity but one', p.universe.slice(1)],
-        ['every entity', p.universe],
-      ] as const) {
-        if (applied.length === 0) continue;
-        const gone = new Set(applied.map(key));
-        const control = restrictedPlan(r, gone);
-        if (applied.length + control.length > meta.maxTurns) continue;
-        const named = { ...assign, ...Object.fromEntries(p.filled.map((a) => [a, '(the entity kept)'])) };
-        out.push({
-          policy: `${p.tool} ${JSON.stringify(named)} on ${how}, then the reference's plan on what is left`,
-          actions: [...applied.map((e) => ({ tool: p.tool, args: { ...assign, [p.entity]: e } })), ...control],
-          control,
-        });
-      }
-  }
-  return out.slice(0, perEpisode);
+  const key = (e: string) => e.trim().toLowerCase();
+  const byTool = surfacePlans(meta, r, used, entityCap, true).map((p) =>
+    p.assignments
+      .map((assign) => {
+        const out: ComposedLog[] = [];
+        for (const [how, applied] of [
+          ['every entity but one', p.universe.slice(1)],
+          ['every entity', p.universe],
+        ] as const) {
+          if (applied.length === 0) continue;
+          const gone = new Set(applied.map(key));
+          const control = restrictedPlan(r, gone);
+          if (applied.length + control.length > meta.maxTurns) continue;
+          const named = {
+            ...assign,
+            ...Object.fromEntries(p.filled.filter((a) => a in assign).map((a) => [a, '(the entity kept)'])),
+          };
+          out.push({
+            policy: `${p.tool} ${JSON.stringify(named)} on ${how}, then the reference's plan on what is left`,
+            actions: [...applied.map((e) => ({ tool: p.tool, args: { ...assign, [p.entity]: e } })), ...control],
+            control,
+          });
+        }
+        return out;
+      })
+      .flat(),
+  );
+  const rounds = Math.max(0, ...byTool.map((p) => p.length));
+  return Array.from({ length: rounds }, (_, i) => byTool.flatMap((p) => p[i] ?? []))
+    .flat()
+    .slice(0, perEpisode);
 }
