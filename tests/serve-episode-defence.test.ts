@@ -12,6 +12,7 @@ import { hashSource } from '../contract/hash.js';
 import type { EnvRecord } from '../library/contract.js';
 import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import { rolloutShape } from '../sandbox/rollouts.js';
 import { defendEpisode } from '../serve/episode-defence.js';
 import type { Client } from '../serve/clients.js';
 import type { Service } from '../serve/service.js';
@@ -48,7 +49,7 @@ beforeAll(async () => {
     source: async (r: EnvRecord) => sources.get(r.hash),
   } as never;
   const probe = env('probe', 2_000_000);
-  const rollout = { ...shape(await metaOf(probe)), policy: { type: 'act' } };
+  const rollout = { ...rolloutShape(await metaOf(probe)), policy: { type: 'act' } };
   const run = () =>
     pool.run({ source: probe, calls: [{ op: 'rollout', seed: 1, level: 1, keepInstance: false, rollout }] as never });
   await run(); // compiled and warm
@@ -60,11 +61,6 @@ afterAll(() => pool?.close());
 
 const sources = new Map<string, string>();
 const metaOf = async (source: string) => (await episodicMeta(pool, source)) as EpisodicMeta;
-const shape = (meta: EpisodicMeta) => ({
-  maxTurns: meta.maxTurns,
-  maxErrors: meta.maxErrors ?? 3,
-  tools: JSON.stringify(meta.tools),
-});
 
 /** Whether the environment is quarantined once the end of an episode after `played` turns timed out in score(). */
 async function failedOnce(source: string, played: number): Promise<string | null> {

@@ -40,30 +40,28 @@ export function composedLogs(
 ): ComposedLog[] {
   const key = (e: string) => e.trim().toLowerCase();
   const byTool = surfacePlans(meta, r, used, entityCap, true).map((p) =>
-    p.assignments
-      .map((assign) => {
-        const out: ComposedLog[] = [];
-        for (const [how, applied] of [
-          ['every entity but one', p.universe.slice(1)],
-          ['every entity', p.universe],
-        ] as const) {
-          if (applied.length === 0) continue;
-          const gone = new Set(applied.map(key));
-          const control = restrictedPlan(r, gone);
-          if (applied.length + control.length > meta.maxTurns) continue;
-          const named = {
-            ...assign,
-            ...Object.fromEntries(p.filled.filter((a) => a in assign).map((a) => [a, '(the entity kept)'])),
-          };
-          out.push({
-            policy: `${p.tool} ${JSON.stringify(named)} on ${how}, then the reference's plan on what is left`,
-            actions: [...applied.map((e) => ({ tool: p.tool, args: { ...assign, [p.entity]: e } })), ...control],
-            control,
-          });
-        }
-        return out;
-      })
-      .flat(),
+    p.assignments.flatMap((assign) => {
+      const out: ComposedLog[] = [];
+      for (const [how, applied] of [
+        ['every entity but one', p.universe.slice(1)],
+        ['every entity', p.universe],
+      ] as const) {
+        if (applied.length === 0) continue;
+        const gone = new Set(applied.map(key));
+        const control = restrictedPlan(r, gone);
+        if (applied.length + control.length > meta.maxTurns) continue;
+        const named = {
+          ...assign,
+          ...Object.fromEntries(p.filled.filter((a) => a in assign).map((a) => [a, '(the entity kept)'])),
+        };
+        out.push({
+          policy: `${p.tool} ${JSON.stringify(named)} on ${how}, then the reference's plan on what is left`,
+          actions: [...applied.map((e) => ({ tool: p.tool, args: { ...assign, [p.entity]: e } })), ...control],
+          control,
+        });
+      }
+      return out;
+    }),
   );
   const rounds = Math.max(0, ...byTool.map((p) => p.length));
   return Array.from({ length: rounds }, (_, i) => byTool.flatMap((p) => p[i] ?? []))
