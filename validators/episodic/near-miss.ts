@@ -164,7 +164,8 @@ export const listingsOf = (calls: readonly Action[]): Action[] =>
  * state, so a path is screened from each state a policy can choose): where `listed`, the reference's listings first
  * (none sent otherwise: the state before any listing), an unknown id of each call screened (at most `entities` of `calls` naming only ids), then every kind of
  * the family, the opening's own too (the opening sends them after the reads), each as the near miss of one of those
- * calls in turn (the first near miss of each is its entity's first touch), then each call as itself. The kinds start
+ * calls in turn (the first near miss of each is its entity's first touch) beside the same near miss of an unknown id,
+ * then each call as itself. The kinds start
  * at `offset` (another episode, other kinds first and other kinds left out); at most `limit` calls.
  */
 export function freshScreenCalls(
@@ -178,7 +179,8 @@ export function freshScreenCalls(
   if (reads.length === 0 || (opts.listed && listings.length === 0)) return screen;
   const start = opts.offset % NEAR_MISS_FAMILY.length;
   const kinds = [...NEAR_MISS_FAMILY.slice(start), ...NEAR_MISS_FAMILY.slice(0, start)];
-  const room = opts.limit - listings.length - 2 * reads.length;
+  // Each near miss beside the same edit of an unknown id (a reply about the id's form, not the entity, is no path).
+  const room = Math.floor((opts.limit - listings.length - 2 * reads.length) / 2);
   const sent = new Set(reads.map((a) => JSON.stringify(a)));
   const misses: Array<{ at: number; miss: Action; kind: string }> = [];
   kinds.forEach((kind, k) => {
@@ -198,21 +200,30 @@ export function freshScreenCalls(
   for (const a of listings) push(a, null, []);
   const control = screen.log.length;
   for (const a of reads) push(controlOf(a), null, []);
-  const exact = control + reads.length + misses.length;
-  for (const m of misses) push(m.miss, m.kind, [control + m.at, exact + m.at]);
+  const exact = control + reads.length + 2 * misses.length;
+  for (const m of misses) {
+    const other = missOf(controlOf(reads[m.at] as Action), m.kind, maxLength);
+    const at = screen.log.length;
+    push(other ?? controlOf(reads[m.at] as Action), null, []);
+    push(m.miss, m.kind, [control + m.at, at, exact + m.at]);
+  }
   for (const a of reads) push(a, null, []);
   return screen;
 }
 
 /**
  * A reply with the value sent and every id the reference sends masked, and its numbers: what the world said, not to
- * whom.
+ * whom. A value is masked trimmed where it stands as a word, and spaces are folded (a near miss "TK-4821 " takes no space
+ * of the reply, a near miss "s" no letter of "supplier").
  */
 const masked = (reply: string, sent: string[], real: readonly string[]) => {
   let out = reply;
-  for (const v of [...sent, ...real].filter((x) => x.trim().length > 0).sort((a, b) => b.length - a.length))
-    out = out.split(v).join('\u00a7');
-  return out.replace(/\d+/g, '#');
+  const values = [...new Set([...sent, ...real].map((x) => x.trim()).filter((x) => x.length > 0))];
+  for (const v of values.sort((a, b) => b.length - a.length)) {
+    const escaped = v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), '\u00a7');
+  }
+  return out.replace(/\d+/g, '#').replace(/\s+/g, ' ');
 };
 
 /**
