@@ -101,7 +101,7 @@ describe('the near-miss family', () => {
     expect(responsiveKinds(screen, world(screen.log), ['TK-4821', 'TK-1234'])).toEqual([]);
   });
 
-  it('plays each kind before the id is named too, its own kinds included, on ids in turn, each call then as itself', () => {
+  it('plays each kind before the id is named too, its own kinds included, each id then as itself', () => {
     const opts = { limit: 49, offset: 0, entities: 4, listed: true };
     const screen = freshScreenCalls(listed, noLimit, opts);
     expect(screen.log[0]).toEqual({ tool: 'list', args: {} });

@@ -162,10 +162,10 @@ export const listingsOf = (calls: readonly Action[]): Action[] =>
 /**
  * The screen of a world's fuzzy paths before the entity is touched (redteam-trust6 H3: a reply is a function of
  * state, so a path is screened from each state a policy can choose): where `listed`, the reference's listings first
- * (none sent otherwise: the state before any listing), an unknown id of each call screened (at most `entities` of `calls` naming only ids), then every kind of
- * the family, the opening's own too (the opening sends them after the reads), each as the near miss of one of those
- * calls in turn (the first near miss of each is its entity's first touch) beside the same near miss of an unknown id,
- * then each call as itself. The kinds start
+ * (none sent otherwise: the state before any listing), an unknown id of each call screened (at most `entities` of
+ * `calls` naming only ids), then every kind of the family, the opening's own too (the opening sends them after the
+ * reads), each as the near miss of one of those calls in turn (the first near miss of each is its entity's first touch)
+ * beside the same near miss of an unknown id, then each call as itself. The kinds start
  * at `offset` (another episode, other kinds first and other kinds left out); at most `limit` calls.
  */
 export function freshScreenCalls(
@@ -213,8 +213,8 @@ export function freshScreenCalls(
 
 /**
  * A reply with the value sent and every id the reference sends masked, and its numbers: what the world said, not to
- * whom. A value is masked trimmed where it stands as a word, and spaces are folded (a near miss "TK-4821 " takes no space
- * of the reply, a near miss "s" no letter of "supplier").
+ * whom. A value is masked trimmed where it stands as a word, and spaces are folded (a near miss "TK-4821 " takes no
+ * space of the reply, a near miss "s" no letter of "supplier").
  */
 const masked = (reply: string, sent: string[], real: readonly string[]) => {
   let out = reply;

@@ -33,7 +33,10 @@ export interface FreeArg {
   maxLength?: number;
 }
 
-/** An entity's argument, not a decision's: a value another tool also sends, or a new value in each call of every episode. */
+/**
+ * An entity's argument, not a decision's: a value another tool also sends, or a new value in each call of every
+ * episode.
+ */
 function entityArg(refs: readonly Rollout[], tool: string, arg: string): boolean {
   const per = refs.map((r) => {
     const acts = actionsOf(r);
@@ -126,8 +129,8 @@ const shapeOf = (w: string) => w.replace(/[A-Z]/g, 'A').replace(/[a-z]/g, 'a').r
 /**
  * The test of an id in this world, by what a word is in it, never by its letters (redteam-trust6 H1): a value the
  * references send in an entity's argument (`ids`, any episode); or a word only one episode's group of texts shows
- * (`groups`: the first the shared text, every episode shows it) whose shape is such a value's or a shape whose words are
- * new in each episode (two or more show the shape, none the same word). A shape of letters alone names no id (it is
+ * (`groups`: the first the shared text, every episode shows it) whose shape is such a value's or a shape whose words
+ * are new in each episode (two or more show the shape, none the same word). A shape of letters alone names no id (it is
  * only a length). A word two groups or the shared text show ("tier2", "v1", even "TK0000" where ids are "TK4821") is a
  * candidate like any other.
  */
