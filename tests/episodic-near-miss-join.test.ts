@@ -3,7 +3,13 @@
 // keys (substrings, number, digit sum) found elsewhere are fields a reader fits, and a code table the prompt lists
 // beside them is read like a word next to the id.
 import { describe, expect, it } from 'vitest';
-import { nearMiss, nearMissCalls, responsiveKinds, screenCalls } from '../validators/episodic/near-miss.js';
+import {
+  freshScreenCalls,
+  nearMiss,
+  nearMissCalls,
+  responsiveKinds,
+  screenCalls,
+} from '../validators/episodic/near-miss.js';
 import { idKeys, joinFields, wordsOf } from '../validators/episodic/join.js';
 import { fieldTrials, type FieldSample } from '../validators/episodic/readers.js';
 
@@ -74,7 +80,60 @@ describe('the near-miss family', () => {
       ),
     ).toEqual([]);
   });
+
+  // A world whose search takes an unhyphenated id for the id once the ticket was opened (or, with `listing`, only
+  // once listed), and before answers with its desk (redteam-trust6 H3).
+  const world = (log: readonly { tool: string; args: Record<string, unknown> }[], listing = false) => {
+    const opened = new Set<string>();
+    let listed = false;
+    return log.map((a) => {
+      if (a.tool === 'list') return ((listed = true), 'Open: TK-4821, TK-1234');
+      const v = String(a.args.ticket_id);
+      const id = /^TK\d+$/.test(v) ? `TK-${v.slice(2)}` : v;
+      if (v.trim() === id && ['TK-4821', 'TK-1234'].includes(id)) return (opened.add(id), `${id}: "My parcel."`);
+      if (opened.has(id)) return `${id}: "My parcel."`;
+      return id !== v && (listing ? !listed : true) ? `No ticket ${v}. ${id} waits at desk 2.` : `No ticket ${v}.`;
+    });
+  };
+  const listed = [{ tool: 'list', args: {} }, ...calls];
+  it('plays each kind once the entity was touched, where a path only before the read goes unseen', () => {
+    const screen = screenCalls(listed, noLimit);
+    expect(responsiveKinds(screen, world(screen.log), ['TK-4821', 'TK-1234'])).toEqual([]);
+  });
+
+  it('plays each kind before the id is named too, its own kinds included, each id then as itself', () => {
+    const opts = { limit: 49, offset: 0, entities: 4, listed: true };
+    const screen = freshScreenCalls(listed, noLimit, opts);
+    expect(screen.log[0]).toEqual({ tool: 'list', args: {} });
+    const ids = screen.log.map((a) => String(a.args.ticket_id));
+    // Every miss of an id comes before the id as itself, and both ids take misses.
+    for (const id of ['TK-4821', 'TK-1234'])
+      expect(ids.lastIndexOf(id)).toBeGreaterThan(
+        Math.max(...ids.flatMap((v, i) => (v !== id && nearMissOf(v, id) ? [i] : []))),
+      );
+    expect(screen.kinds).toContain('in another case');
+    expect(responsiveKinds(screen, world(screen.log), ['TK-4821', 'TK-1234'])).toContain('without its punctuation');
+    expect(freshScreenCalls(listed, noLimit, { ...opts, limit: 10 }).log.length).toBeLessThanOrEqual(10);
+    const turned = freshScreenCalls(listed, noLimit, { ...opts, offset: 1 });
+    expect(turned.kinds.find((k) => k !== null)).not.toBe(screen.kinds.find((k) => k !== null));
+  });
+
+  it('plays them before any listing as well: a path only the unlisted state reaches is seen', () => {
+    const opts = { limit: 49, offset: 0, entities: 4 };
+    const after = freshScreenCalls(listed, noLimit, { ...opts, listed: true });
+    expect(responsiveKinds(after, world(after.log, true), ['TK-4821', 'TK-1234'])).toEqual([]);
+    const before = freshScreenCalls(listed, noLimit, { ...opts, listed: false });
+    expect(before.log.some((a) => a.tool === 'list')).toBe(false);
+    expect(responsiveKinds(before, world(before.log, true), ['TK-4821', 'TK-1234'])).toContain(
+      'without its punctuation',
+    );
+    expect(freshScreenCalls(calls, noLimit, { ...opts, listed: true }).log).toEqual([]);
+  });
 });
+
+/** Whether `v` is a near miss of `id` (another string equal to it once case, spaces and punctuation are folded). */
+const nearMissOf = (v: string, id: string) =>
+  v !== id && v.toLowerCase().replace(/[^a-z0-9]/g, '') === id.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 describe('join fields', () => {
   it('key an id by its substrings, its number and its digit sum', () => {

@@ -13,6 +13,7 @@ import { DEFAULT_EPISODIC_OPTIONS } from '../validators/options-episodic.js';
 import {
   callWith,
   freeArgs,
+  idTest,
   PLACEHOLDER,
   suggestedLog,
   suggestedWords,
@@ -97,13 +98,29 @@ describe('the words any text the agent sees suggests for a free string', () => {
       [episode('my parcel is late'), episode('my invoice is wrong'), episode('the app crashes')],
       ['billing'],
       20,
+      [],
+      ['T1', 'T2'],
     );
     // The hyphen taken out too ("sort-er" is sent as "sorter"); never the placeholder or an id.
     for (const own of ['parcel', 'invoice', 'crashes'])
       expect(words.indexOf('sorter')).toBeLessThan(words.indexOf(own));
     expect(words.indexOf('sort-er')).toBeGreaterThanOrEqual(0);
     expect(words).not.toContain(PLACEHOLDER);
-    expect(words.some((w) => /\d/.test(w))).toBe(false);
+    expect(words.some((w) => /T[12]/.test(w))).toBe(false);
+  });
+  it('leave out ids by what they are in this world, never a word for holding a digit (redteam-trust6 H1)', () => {
+    const episode = (id: string) => [`Open: ${id}, TK-${id.slice(3, 5)}00. Notice: the triage2 queue is closed.`];
+    const groups = [['Route each ticket.'], episode('TK-4821'), episode('TK-1234'), episode('TK-5678')];
+    const words = suggestedWords('queue', '', groups, ['billing'], 50, [], ['TK-4821', 'TK-1234']);
+    // Sent ids, their forms and words of their shape one episode shows are ids; a word every episode shows is not.
+    expect(words).toContain('triage2');
+    for (const id of ['TK-4821', 'TK4821', 'TK-5678', 'TK5678', 'TK-4800']) expect(words).not.toContain(id);
+    const isId = idTest([['Queues: v1, v2, TK0000.'], ...groups.slice(1)], ['TK-4821']);
+    expect(['v1', 'tier2', 'TK0000'].map(isId)).toEqual([false, false, false]);
+    // A shape whose words are new in each episode is an id's, even where no reference sends one of it.
+    expect(idTest([[], ['Ref Q-17 ok'], ['Ref Q-42 ok'], ['Ref Q-93 ok']], [])('Q-42')).toBe(true);
+    expect(idTest([[], ['Ref Q-17 ok'], ['Ref Q-17 ok']], [])('Q-17')).toBe(false);
+    expect(idTest([['Ref Q-17 ok'], ['Ref Q-42 ok'], ['Ref Q-93 ok']], [])('Q-17')).toBe(false);
   });
   it('join two adjacent words last (a value split by a space) and respect the cap', () => {
     const words = suggestedWords('queue', '', [['the sort er desk']], [], 50);

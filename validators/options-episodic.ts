@@ -74,6 +74,11 @@ export interface EpisodicOptions {
    * (near-miss.ts).
    */
   readerScreenPerLevel: number;
+  /**
+   * Id calls of such an episode whose near misses the screen also sends before each is named (every kind, in turn
+   * over them; redteam-trust6 H3).
+   */
+  readerFreshScreenEntities: number;
   /** At most this many near-miss kinds the screen finds answered are then sent for every id (one replay an episode). */
   readerFuzzyKinds: number;
   /**
@@ -144,6 +149,7 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   readerErrorCalls: 6,
   readerEpisodesPerLevel: 4,
   readerScreenPerLevel: 1,
+  readerFreshScreenEntities: 4,
   readerFuzzyKinds: 4,
   readerMinSamples: 12,
   readerZ: 3,

@@ -6,7 +6,7 @@
 // chance (a rate with a confidence bound, per level and pooled, as the single-turn readers are judged).
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, propsOf, type Action } from '../episodic/adversaries.js';
-import { nearMissCalls, responsiveKinds, screenCalls } from '../episodic/near-miss.js';
+import { freshScreenCalls, nearMissCalls, responsiveKinds, screenCalls } from '../episodic/near-miss.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
 import { errorPathCalls } from '../episodic/adversaries-undo.js';
 import { askLog, askSamples, asksOf, askTrials, type Ask, type AskSample } from '../episodic/asks.js';
@@ -60,14 +60,27 @@ export const episodicReaders: EpisodicCheck = {
     // an unknown id and as a near miss of every kind of the family; the kinds answered otherwise than the
     // unknown id are sent for every id of every opened episode once the batch is back (one replay each).
     const maxLength = (tool: string, arg: string) => propsOf(ctx.meta, tool)[arg]?.maxLength;
+    // Each is played from both states a policy can choose (redteam-trust6 H3): once the entity was touched (its call
+    // as itself first), and before, with the listings sent first and without (near misses of ids not yet named, the
+    // kinds turned per episode).
     const screened = new Map<number, number>();
     const screens = opened.flatMap((i) => {
       const r = refs[i] as Rollout;
       const k = screened.get(r.level) ?? 0;
-      const screen = screenCalls(actionsOf(r).slice(0, -1), maxLength);
-      if (k >= ctx.options.readerScreenPerLevel || screen.log.length === 0) return [];
+      const calls = actionsOf(r).slice(0, -1);
+      const screen = screenCalls(calls, maxLength);
+      const fresh = [false, true].map((listed) =>
+        freshScreenCalls(calls, maxLength, {
+          limit: ctx.meta.maxTurns - 1,
+          offset: [...screened.values()].reduce((a, b) => a + b, 0),
+          entities: ctx.options.readerFreshScreenEntities,
+          listed,
+        }),
+      );
+      const all = [screen, ...fresh].filter((s) => s.log.length > 0);
+      if (k >= ctx.options.readerScreenPerLevel || all.length === 0) return [];
       screened.set(r.level, k + 1);
-      return [{ of: i, ...screen }];
+      return all.map((s) => ({ of: i, ...s }));
     });
     const requests: RolloutRequest[] = [
       ...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })),

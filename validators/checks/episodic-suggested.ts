@@ -4,7 +4,15 @@
 // and the words kept are played as blankets on every adversary episode, judged as the unused surface.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { axesOf } from '../episodic/adversaries-values.js';
-import { freeArgs, PLACEHOLDER, suggestedLog, suggestedWords, surveyLog, treatedApart } from '../episodic/suggested.js';
+import {
+  entityValues,
+  freeArgs,
+  PLACEHOLDER,
+  suggestedLog,
+  suggestedWords,
+  surveyLog,
+  treatedApart,
+} from '../episodic/suggested.js';
 import { usedSurface } from '../episodic/surface.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import { finishAlone, judgeSurface } from './episodic-surface.js';
@@ -32,6 +40,7 @@ export const episodicSuggested: EpisodicCheck = {
     );
     const controls = episodes.map((of) => finishAlone(ctx, of));
     const exclude = ctx.meta.tools.flatMap((t) => [t.name, ...Object.keys(t.parameters.properties ?? {})]);
+    const ids = entityValues(refs);
     return {
       requests: [...surveys, ...controls],
       async judge(outcomes, tools) {
@@ -48,7 +57,7 @@ export const episodicSuggested: EpisodicCheck = {
         // then each word's; a word is kept where its blanket earns more or leaves another state (the word aside).
         const screened: Array<{ arg: number; word: string; request: RolloutRequest }> = [];
         args.forEach((a, i) => {
-          const words = suggestedWords(a.arg, a.description, groups, a.sent, o.suggestedScreen, exclude).filter(
+          const words = suggestedWords(a.arg, a.description, groups, a.sent, o.suggestedScreen, exclude, ids).filter(
             (w) => a.maxLength === undefined || w.length <= a.maxLength,
           );
           const blanket = (of: number, word: string) =>

@@ -111,25 +111,32 @@ const unrelated = (v: string) =>
       return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
     });
 
-/** A screen: its calls, the kind of each (null for a control or the call as sent), and where its call's control is. */
+/** A screen: its calls, the kind of each (null for a control or a call as sent), the calls each reply is judged by. */
 export interface Screen {
   log: Action[];
   kinds: Array<string | null>;
-  control: number[];
+  /** Per call, the calls whose replies a reply equal to is no fuzzy path (the control, the id as itself). */
+  same: number[][];
 }
 
+/** The screen's control of id call `a`: an unknown id of its shape. */
+const controlOf = (a: Action): Action => ({
+  tool: a.tool,
+  args: Object.fromEntries(Object.entries(a.args).map(([n, v]) => [n, unrelated(v as string)])),
+});
+
 /**
- * The screen of a world's fuzzy paths: once per kind of the family beyond the opening's own, the first of `calls`
- * naming only ids that the kind changes, sent as that near miss; each call screened is first sent as an unknown
- * id of its shape (the control) and as itself.
+ * The screen of a world's fuzzy paths once the entity was touched: once per kind of the family beyond the opening's
+ * own, the first of `calls` naming only ids that the kind changes, sent as that near miss; each call screened is first
+ * sent as an unknown id of its shape (the control) and as itself.
  */
 export function screenCalls(calls: readonly Action[], maxLength: MaxLength): Screen {
   const reads = idCalls(calls);
-  const screen: Screen = { log: [], kinds: [], control: [] };
+  const screen: Screen = { log: [], kinds: [], same: [] };
   const controls = new Map<Action, number>();
   const seen = new Set(reads.flatMap((a) => NEAR_MISS_KINDS.map((k) => JSON.stringify(missOf(a, k, maxLength)))));
-  const push = (a: Action, kind: string | null, control: number) => {
-    screen.log.push(a), screen.kinds.push(kind), screen.control.push(control);
+  const push = (a: Action, kind: string | null, same: number[]) => {
+    screen.log.push(a), screen.kinds.push(kind), screen.same.push(same);
   };
   for (const kind of NEAR_MISS_FAMILY.filter((k) => !(NEAR_MISS_KINDS as readonly string[]).includes(k))) {
     // The kind's near miss of the first call it changes; a kind that sends what an earlier kind sent is none.
@@ -139,24 +146,84 @@ export function screenCalls(calls: readonly Action[], maxLength: MaxLength): Scr
     if (!a || !miss || seen.has(JSON.stringify(miss))) continue;
     seen.add(JSON.stringify(miss));
     if (!controls.has(a)) {
-      const args = Object.fromEntries(Object.entries(a.args).map(([n, v]) => [n, unrelated(v as string)]));
       controls.set(a, screen.log.length);
-      push({ tool: a.tool, args }, null, screen.log.length), push(a, null, screen.log.length - 1);
+      push(controlOf(a), null, []), push(a, null, []);
     }
-    push(miss, kind, controls.get(a) as number);
+    const c = controls.get(a) as number;
+    push(miss, kind, [c, c + 1]);
   }
+  return screen;
+}
+
+/** The reference's calls naming nothing (its listings), each tool once, at most three. */
+export const listingsOf = (calls: readonly Action[]): Action[] =>
+  [...new Map(calls.filter((a) => Object.keys(a.args).length === 0).map((a) => [a.tool, a])).values()].slice(0, 3);
+
+/**
+ * The screen of a world's fuzzy paths before the entity is touched (redteam-trust6 H3: a reply is a function of
+ * state, so a path is screened from each state a policy can choose): where `listed`, the reference's listings first
+ * (none sent otherwise: the state before any listing), an unknown id of each call screened (at most `entities` of
+ * `calls` naming only ids), then every kind of the family, the opening's own too (the opening sends them after the
+ * reads), each as the near miss of one of those calls in turn (the first near miss of each is its entity's first touch)
+ * beside the same near miss of an unknown id, then each call as itself. The kinds start
+ * at `offset` (another episode, other kinds first and other kinds left out); at most `limit` calls.
+ */
+export function freshScreenCalls(
+  calls: readonly Action[],
+  maxLength: MaxLength,
+  opts: { limit: number; offset: number; entities: number; listed: boolean },
+): Screen {
+  const reads = idCalls(calls).slice(0, opts.entities);
+  const listings = opts.listed ? listingsOf(calls) : [];
+  const screen: Screen = { log: [], kinds: [], same: [] };
+  if (reads.length === 0 || (opts.listed && listings.length === 0)) return screen;
+  const start = opts.offset % NEAR_MISS_FAMILY.length;
+  const kinds = [...NEAR_MISS_FAMILY.slice(start), ...NEAR_MISS_FAMILY.slice(0, start)];
+  // Each near miss beside the same edit of an unknown id (a reply about the id's form, not the entity, is no path).
+  const room = Math.floor((opts.limit - listings.length - 2 * reads.length) / 2);
+  const sent = new Set(reads.map((a) => JSON.stringify(a)));
+  const misses: Array<{ at: number; miss: Action; kind: string }> = [];
+  kinds.forEach((kind, k) => {
+    // The kind's near miss of the next call in turn that it changes, unless an earlier kind sent it.
+    for (let step = 0; step < reads.length && misses.length < room; step++) {
+      const at = (k + step) % reads.length;
+      const miss = missOf(reads[at] as Action, kind, maxLength);
+      if (!miss) continue;
+      if (!sent.has(JSON.stringify(miss))) sent.add(JSON.stringify(miss)), misses.push({ at, miss, kind });
+      return;
+    }
+  });
+  if (misses.length === 0) return screen;
+  const push = (a: Action, kind: string | null, same: number[]) => {
+    screen.log.push(a), screen.kinds.push(kind), screen.same.push(same);
+  };
+  for (const a of listings) push(a, null, []);
+  const control = screen.log.length;
+  for (const a of reads) push(controlOf(a), null, []);
+  const exact = control + reads.length + 2 * misses.length;
+  for (const m of misses) {
+    const other = missOf(controlOf(reads[m.at] as Action), m.kind, maxLength);
+    const at = screen.log.length;
+    push(other ?? controlOf(reads[m.at] as Action), null, []);
+    push(m.miss, m.kind, [control + m.at, at, exact + m.at]);
+  }
+  for (const a of reads) push(a, null, []);
   return screen;
 }
 
 /**
  * A reply with the value sent and every id the reference sends masked, and its numbers: what the world said, not to
- * whom.
+ * whom. A value is masked trimmed where it stands as a word, and spaces are folded (a near miss "TK-4821 " takes no
+ * space of the reply, a near miss "s" no letter of "supplier").
  */
 const masked = (reply: string, sent: string[], real: readonly string[]) => {
   let out = reply;
-  for (const v of [...sent, ...real].filter((x) => x.trim().length > 0).sort((a, b) => b.length - a.length))
-    out = out.split(v).join('\u00a7');
-  return out.replace(/\d+/g, '#');
+  const values = [...new Set([...sent, ...real].map((x) => x.trim()).filter((x) => x.length > 0))];
+  for (const v of values.sort((a, b) => b.length - a.length)) {
+    const escaped = v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), '\u00a7');
+  }
+  return out.replace(/\d+/g, '#').replace(/\s+/g, ' ');
 };
 
 /**
@@ -170,9 +237,11 @@ export function responsiveKinds(screen: Screen, replies: readonly string[], real
       ? null
       : masked(replies[i] as string, Object.values((screen.log[i] as Action).args).map(String), real);
   return screen.kinds.flatMap((kind, j) => {
-    const c = screen.control[j] as number;
     const reply = said(j);
-    return kind === null || reply === null || said(c) === null || [said(c), said(c + 1)].includes(reply) ? [] : [kind];
+    const same = (screen.same[j] ?? []).map(said);
+    return kind === null || reply === null || same.length === 0 || same.includes(null) || same.includes(reply)
+      ? []
+      : [kind];
   });
 }
 

@@ -33,19 +33,45 @@ export interface FreeArg {
   maxLength?: number;
 }
 
+/**
+ * An entity's argument, not a decision's: a value another tool also sends, or a new value in each call of every
+ * episode.
+ */
+function entityArg(refs: readonly Rollout[], tool: string, arg: string): boolean {
+  const per = refs.map((r) => {
+    const acts = actionsOf(r);
+    const own = acts.filter((a) => a.tool === tool && typeof a.args[arg] === 'string').map((a) => a.args[arg]);
+    const elsewhere = new Set(acts.filter((a) => a.tool !== tool).flatMap((a) => Object.values(a.args)));
+    return { shared: own.some((v) => elsewhere.has(v)), distinct: new Set(own).size === own.length, n: own.length };
+  });
+  const several = per.filter((p) => p.n >= 2);
+  return per.some((p) => p.shared) || (several.length > 0 && several.every((p) => p.distinct));
+}
+
+/** The strings the references send in an entity's argument (the ids of this world), each once. */
+export function entityValues(refs: readonly Rollout[]): string[] {
+  const keys = new Set(
+    refs.flatMap((r) => actionsOf(r).flatMap((a) => Object.keys(a.args).map((k) => `${a.tool}.${k}`))),
+  );
+  const entities = new Set(
+    [...keys].filter((k) => entityArg(refs, k.split('.')[0] as string, k.slice(k.indexOf('.') + 1))),
+  );
+  return [
+    ...new Set(
+      refs.flatMap((r) =>
+        actionsOf(r).flatMap((a) =>
+          Object.entries(a.args).flatMap(([k, v]) =>
+            typeof v === 'string' && entities.has(`${a.tool}.${k}`) ? [v] : [],
+          ),
+        ),
+      ),
+    ),
+  ];
+}
+
 export function freeArgs(meta: EpisodicMeta, refs: readonly Rollout[], used: Used): FreeArg[] {
   const finishing = new Set(refs.filter(finished).map((r) => actionsOf(r).at(-1)?.tool));
-  // An entity, not a decision: a value another tool also sends, or a new value in each call of every episode.
-  const entity = (tool: string, arg: string) => {
-    const per = refs.map((r) => {
-      const acts = actionsOf(r);
-      const own = acts.filter((a) => a.tool === tool && typeof a.args[arg] === 'string').map((a) => a.args[arg]);
-      const elsewhere = new Set(acts.filter((a) => a.tool !== tool).flatMap((a) => Object.values(a.args)));
-      return { shared: own.some((v) => elsewhere.has(v)), distinct: new Set(own).size === own.length, n: own.length };
-    });
-    const several = per.filter((p) => p.n >= 2);
-    return per.some((p) => p.shared) || (several.length > 0 && several.every((p) => p.distinct));
-  };
+  const entity = (tool: string, arg: string) => entityArg(refs, tool, arg);
   const out: FreeArg[] = [];
   for (const tool of meta.tools) {
     if (!used.tools.has(tool.name) || finishing.has(tool.name)) continue;
@@ -97,15 +123,46 @@ export function surveyLog(
 const tokensOf = (text: string): string[] =>
   (text.slice(0, 4_000).match(/[A-Za-z][\w'.-]*[\w]|[A-Za-z]/g) ?? []) as string[];
 const formsOf = (w: string): string[] => [...new Set([w.replace(/['.]$/, ''), w.replace(/[-_'.]/g, '')])];
+/** A word's shape: each capital `A`, each small letter `a`, each digit `9` ("TK-4821": "AA-9999"). */
+const shapeOf = (w: string) => w.replace(/[A-Z]/g, 'A').replace(/[a-z]/g, 'a').replace(/\d/g, '9');
 
 /**
- * The words `groups` of texts (one group an episode's: its prompt and replies; one the shared text) suggest for
+ * The test of an id in this world, by what a word is in it, never by its letters (redteam-trust6 H1): a value the
+ * references send in an entity's argument (`ids`, any episode); or a word only one episode's group of texts shows
+ * (`groups`: the first the shared text, every episode shows it) whose shape is such a value's or a shape whose words
+ * are new in each episode (two or more show the shape, none the same word). A shape of letters alone names no id (it is
+ * only a length). A word two groups or the shared text show ("tier2", "v1", even "TK0000" where ids are "TK4821") is a
+ * candidate like any other.
+ */
+export function idTest(groups: readonly (readonly string[])[], ids: readonly string[]): (w: string) => boolean {
+  const sent = new Set(ids.flatMap(formsOf).map((v) => v.toLowerCase()));
+  const telling = (shape: string) => /[^Aa]/.test(shape);
+  const shapes = new Set(ids.flatMap(formsOf).map(shapeOf).filter(telling));
+  const seen = new Map<string, Set<number>>();
+  groups.forEach((group, g) => {
+    for (const w of new Set(group.flatMap((t) => tokensOf(t).flatMap(formsOf))))
+      if (telling(shapeOf(w))) seen.set(w, (seen.get(w) ?? new Set()).add(g));
+  });
+  const byShape = new Map<string, Array<Set<number>>>();
+  for (const [w, at] of seen) byShape.set(shapeOf(w), [...(byShape.get(shapeOf(w)) ?? []), at]);
+  for (const [shape, ats] of byShape) {
+    const episodes = new Set(ats.flatMap((at) => [...at]));
+    if (episodes.size >= 2 && !episodes.has(0) && ats.every((at) => at.size === 1)) shapes.add(shape);
+  }
+  // A word two groups show is no id but where the references send it (a shape is a guess; recurrence is seen).
+  const recurs = (w: string) => (seen.get(w)?.size ?? 0) >= 2 || seen.get(w)?.has(0) === true;
+  return (w) => sent.has(w.toLowerCase()) || (shapes.has(shapeOf(w)) && !recurs(w));
+}
+
+/**
+ * The words `groups` of texts (the first the shared text, then one an episode: its prompt and replies) suggest for
  * argument `name` whose references send `values`, best first, at most `cap`: quoted words anywhere, then the argument's
  * own description's words, then the words within two of the argument's name ("the sorter queue is closed"), then of a
  * reference value (an enumeration), then every other word, then two adjacent words joined. Within each, the rarest
  * first: in the fewest texts for the episodes that show it (a notice or an error message each episode shows once before
  * the words of every reply, and before an entity's own text, shown in one episode of a few). The references' values,
- * the names in `exclude` (tools, arguments), the placeholder and id-like words are not suggested.
+ * the names in `exclude` (tools, arguments), the placeholder and the ids (`idTest` of `ids`, the values the references
+ * send in an entity's argument, and of `groups`, the first the shared text) are not suggested.
  */
 export function suggestedWords(
   name: string,
@@ -114,7 +171,9 @@ export function suggestedWords(
   values: readonly string[],
   cap: number,
   exclude: readonly string[] = [],
+  ids: readonly string[] = [],
 ): string[] {
+  const isId = idTest([[description, ...(groups[0] ?? [])], ...groups.slice(1)], ids);
   const named = new Set([name, `${name}s`].map((v) => v.toLowerCase()));
   const known = new Set([...values, ...exclude.flatMap(formsOf), ...named, PLACEHOLDER].map((v) => v.toLowerCase()));
   const all = [description, ...groups.flat()];
@@ -147,7 +206,7 @@ export function suggestedWords(
       );
     });
   // Last, two adjacent words joined (a value split by a space: "the sort er desk").
-  const plain = (w: string) => !STOP.has(w.toLowerCase()) && !known.has(w.toLowerCase());
+  const plain = (w: string) => !STOP.has(w.toLowerCase()) && !known.has(w.toLowerCase()) && !isId(w);
   const joined = all.flatMap((t) =>
     tokensOf(t).flatMap((w, i, ws) => (i > 0 && plain(w) && plain(ws[i - 1] as string) ? [`${ws[i - 1]}${w}`] : [])),
   );
@@ -157,7 +216,7 @@ export function suggestedWords(
   tiers.forEach((words, tier) => {
     for (const w of words.flatMap(formsOf)) {
       const k = w.toLowerCase();
-      if (!WORD.test(w) || STOP.has(k) || known.has(k) || out.has(k) || /\d/.test(w)) continue;
+      if (!WORD.test(w) || STOP.has(k) || known.has(k) || out.has(k) || isId(w)) continue;
       out.set(k, { word: w, tier, rare: rarity(k), at: out.size });
     }
   });
