@@ -122,6 +122,18 @@ describe('the words any text the agent sees suggests for a free string', () => {
     expect(idTest([[], ['Ref Q-17 ok'], ['Ref Q-17 ok']], [])('Q-17')).toBe(false);
     expect(idTest([['Ref Q-17 ok'], ['Ref Q-42 ok'], ['Ref Q-93 ok']], [])('Q-17')).toBe(false);
   });
+  it('leave no token out by its letters: a function word, a digit or sign first, one letter (redteam-trust7 I6)', () => {
+    const text = 'Notice: the "any" queue, the 2nd-line queue, queue Z and @night (old models) are closed.';
+    const words = suggestedWords('queue', '', [[text]], ['billing'], 50);
+    for (const w of ['any', '2nd-line', 'Z', '@night']) expect(words).toContain(w);
+    // A function word quoted ranks first; one beside the name ranks after its tier's other words, never dropped.
+    expect(words[0]).toBe('any');
+    expect(words.indexOf('2nd-line')).toBeLessThan(words.indexOf('the'));
+    expect(words.indexOf('the')).toBeGreaterThanOrEqual(0);
+    // Elsewhere a function word ranks after every other word, so the cap cuts it first.
+    const plain = suggestedWords('queue', 'or pick one', [['alpha beta']], ['billing'], 3);
+    expect(plain).toEqual(['pick', 'alpha', 'beta']);
+  });
   it('join two adjacent words last (a value split by a space) and respect the cap', () => {
     const words = suggestedWords('queue', '', [['the sort er desk']], [], 50);
     expect(words).toContain('sorter');

@@ -11,7 +11,8 @@ import { errorPathCalls } from './adversaries-undo.js';
 import { openingLog } from './opening.js';
 import type { SurfaceLog, Used } from './surface.js';
 
-const STOP = new Set(
+// Function words: never left out (a world may take "any" or "done" as a value), only ranked later (suggestedWords).
+const COMMON = new Set(
   (
     'a an the and or nor but if then else of to in on at by for from with without into onto over under as is ' +
     'are was were be been being it its this that these those there here not no yes do does did done can cannot ' +
@@ -20,7 +21,6 @@ const STOP = new Set(
     'i me my off out up down'
   ).split(' '),
 );
-const WORD = /^[A-Za-z][\w-]{1,30}$/;
 /** An unknown value: what a world does with a word is compared with what it does with this. */
 export const PLACEHOLDER = 'zqxwv';
 
@@ -119,10 +119,17 @@ export function surveyLog(
   return [...openingLog(meta, r, axes, room), ...errors, ...unknown];
 }
 
-/** Tokens of a text in order (letters first), and each with its inner punctuation removed ("sort-er": "sorter"). */
+/**
+ * Tokens of a text in order, as the text writes them (any character, a digit or sign first: "2nd-line", "@night", "Q"),
+ * split at spaces, quotes and brackets, the sentence's punctuation trimmed; and each form with its inner punctuation
+ * removed ("sort-er": "sorter").
+ */
 const tokensOf = (text: string): string[] =>
-  (text.slice(0, 4_000).match(/[A-Za-z][\w'.-]*[\w]|[A-Za-z]/g) ?? []) as string[];
-const formsOf = (w: string): string[] => [...new Set([w.replace(/['.]$/, ''), w.replace(/[-_'.]/g, '')])];
+  (text.slice(0, 4_000).match(/[^\s"'`,;()[\]{}<>\u201c\u201d\u2018\u2019]+/g) ?? [])
+    .map((w) => w.replace(/^[.:!?*]+|[.:!?*]+$/g, ''))
+    .filter((w) => w.length > 0);
+const formsOf = (w: string): string[] =>
+  [...new Set([w.replace(/['.]$/, ''), w.replace(/[-_'.]/g, '')])].filter(Boolean);
 /** A word's shape: each capital `A`, each small letter `a`, each digit `9` ("TK-4821": "AA-9999"). */
 const shapeOf = (w: string) => w.replace(/[A-Z]/g, 'A').replace(/[a-z]/g, 'a').replace(/\d/g, '9');
 
@@ -194,7 +201,7 @@ export function suggestedWords(
   }
   const rarity = (k: string) => (texts.get(k) ?? 0) / Math.max(1, shown.get(k) ?? 0) ** 2;
   const quoted = all.flatMap((t) =>
-    [...t.slice(0, 4_000).matchAll(/["'`\u201c\u2018]([A-Za-z][\w-]{1,30})["'`\u201d\u2019]/g)].map(
+    [...t.slice(0, 4_000).matchAll(/["'`\u201c\u2018]([^\s"'`\u201c\u201d\u2018\u2019]{1,32})["'`\u201d\u2019]/g)].map(
       (m) => m[1] as string,
     ),
   );
@@ -205,19 +212,31 @@ export function suggestedWords(
         near.has(w.toLowerCase()) ? [...words.slice(Math.max(0, i - 2), i), ...words.slice(i + 1, i + 3)] : [],
       );
     });
-  // Last, two adjacent words joined (a value split by a space: "the sort er desk").
-  const plain = (w: string) => !STOP.has(w.toLowerCase()) && !known.has(w.toLowerCase()) && !isId(w);
-  const joined = all.flatMap((t) =>
-    tokensOf(t).flatMap((w, i, ws) => (i > 0 && plain(w) && plain(ws[i - 1] as string) ? [`${ws[i - 1]}${w}`] : [])),
-  );
+  // Last, two adjacent words joined (a value split by a space: "the sort er desk"), a function word's joins the last.
+  const common = (w: string) => COMMON.has(w.toLowerCase().replace(/['.]$/, ''));
+  const plain = (w: string) => !known.has(w.toLowerCase()) && !isId(w);
+  const joins = (withCommon: boolean) =>
+    all.flatMap((t) =>
+      tokensOf(t).flatMap((w, i, ws) => {
+        const before = ws[i - 1] as string;
+        const fit = i > 0 && plain(w) && plain(before) && (common(w) || common(before)) === withCommon;
+        return fit ? [`${before}${w}`] : [];
+      }),
+    );
   const sent = new Set(values.map((v) => v.toLowerCase()));
-  const tiers = [quoted, tokensOf(description), beside(named), beside(sent), all.flatMap(tokensOf), joined];
+  const anywhere = all.flatMap(tokensOf);
+  const tiers = [quoted, tokensOf(description), beside(named), beside(sent), anywhere, joins(false), joins(true)];
+  // Every token is a candidate (no lexical filter, redteam-trust7 I6): a function word ranks after its tier's other
+  // words where quoted or beside the name or a value, else after every other word (before its joins); the cap bounds
+  // the cost.
   const out = new Map<string, { word: string; tier: number; rare: number; at: number }>();
   tiers.forEach((words, tier) => {
     for (const w of words.flatMap(formsOf)) {
       const k = w.toLowerCase();
-      if (!WORD.test(w) || STOP.has(k) || known.has(k) || out.has(k) || isId(w)) continue;
-      out.set(k, { word: w, tier, rare: rarity(k), at: out.size });
+      const rank = common(w) && tier < 6 ? ([0, 2, 3].includes(tier) ? tier + 0.5 : 5.5) : tier;
+      const had = out.get(k);
+      if (had) had.tier = Math.min(had.tier, rank);
+      else if (!known.has(k) && !isId(w)) out.set(k, { word: w, tier: rank, rare: rarity(k), at: out.size });
     }
   });
   return [...out.values()]
