@@ -78,7 +78,8 @@ describe('the words any text the agent sees suggests for a free string', () => {
       8,
     );
     expect(words.slice(0, 4)).toEqual(['triage', 'manual', 'closed', 'priority']);
-    expect(suggestedWords('queue', 'billing or shipping', [], ['billing', 'shipping'], 4)).toEqual([]);
+    // The values sent are never suggested; a function word is, last (redteam-trust7 I6: no lexical filter).
+    expect(suggestedWords('queue', 'billing or shipping', [], ['billing', 'shipping'], 4)).toEqual(['or']);
   });
   it("take the words beside the argument's own name in a reply the reference never sees", () => {
     expect(
