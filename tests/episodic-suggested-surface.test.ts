@@ -79,7 +79,8 @@ describe('the words any text the agent sees suggests for a free string', () => {
     );
     expect(words.slice(0, 4)).toEqual(['triage', 'manual', 'closed', 'priority']);
     // The values sent are never suggested; a function word is, last (redteam-trust7 I6: no lexical filter).
-    expect(suggestedWords('queue', 'billing or shipping', [], ['billing', 'shipping'], 4)).toEqual(['or']);
+    const sentOnly = suggestedWords('queue', 'billing or shipping', [], ['billing', 'shipping'], 4);
+    expect(sentOnly).toEqual(['or']);
   });
   it("take the words beside the argument's own name in a reply the reference never sees", () => {
     expect(
@@ -123,7 +124,7 @@ describe('the words any text the agent sees suggests for a free string', () => {
     expect(idTest([[], ['Ref Q-17 ok'], ['Ref Q-17 ok']], [])('Q-17')).toBe(false);
     expect(idTest([['Ref Q-17 ok'], ['Ref Q-42 ok'], ['Ref Q-93 ok']], [])('Q-17')).toBe(false);
   });
-  it('leave no token out by its letters: a function word, a digit or sign first, one letter (redteam-trust7 I6)', () => {
+  it('leave no token out by its letters: a function word, a digit or sign first, one letter (I6)', () => {
     const text = 'Notice: the "any" queue, the 2nd-line queue, queue Z and @night (old models) are closed.';
     const words = suggestedWords('queue', '', [[text]], ['billing'], 50);
     for (const w of ['any', '2nd-line', 'Z', '@night']) expect(words).toContain(w);
