@@ -253,6 +253,9 @@ export const SERVICE_CODES = {
   E_UNKNOWN: "a reward shim's name for an item error the service sent without a code",
   E_UNKNOWN_EPISODE: 'no such episode session: never issued, malformed, or expired from the episode journal (404)',
   E_EPISODE_OVER: 'a step sent to an episode that has already ended (409)',
+  E_EPISODE_EVICTED:
+    'a request to an episode evicted for a client below its fair share while a request of it ran; that one stands, ' +
+    'and sending this again resumes the episode from its journal (503 with retry-after)',
   E_TURN_CONFLICT: 'a step whose `turn` does not follow the episode, or repeats a turn with a different action (409)',
   E_IDEMPOTENCY_KEY_REUSED:
     'POST /v1/episodes with an Idempotency-Key that already created an episode of another identity (409)',

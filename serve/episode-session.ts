@@ -5,6 +5,7 @@ import type { EnvRecord } from '../library/contract.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import type { Client } from './clients.js';
 import type { EpisodeIdentity } from './episode-journal.js';
+import { ServeError } from './options.js';
 
 /** The end of an episode as the client sees it. */
 export interface Outcome {
@@ -35,8 +36,13 @@ export interface Session {
   over: boolean;
   lastUsed: number;
   queue: Promise<unknown>;
-  /** Requests queued or running on this session: it is never evicted while any is (a rebuild would fork it). */
+  /**
+   * Requests queued or running on this session. Evicted while busy (session-slots.ts), it leaves the table at once, its
+   * running request finishes and stands, and the requests after it are refused (evictedError) until none runs: a
+   * rebuild from the journal then resumes it, never beside the live one (a fork).
+   */
   busy: number;
+  evicted?: true;
   /** A one-step episode (no slot is held between requests, nothing resumes it): never journaled. */
   ephemeral?: true;
 }
@@ -100,4 +106,15 @@ export function outcomeView(s: Session): Omit<Outcome, 'end'> & { end: string } 
     end: s.now.end,
     ...(s.now.error ? { error: s.now.error } : {}),
   };
+}
+
+/** What a request to a session evicted while busy gets, until its running request ends (then it resumes). */
+export function evictedError(id: string): ServeError {
+  return new ServeError(
+    503,
+    'E_EPISODE_EVICTED',
+    `episode ${id.slice(0, 120)} was evicted for a client below its fair share of the open sessions while a request ` +
+      'of it ran (that request stands; its journal keeps every turn): send this request again to resume the ' +
+      'episode from its journal, in a slot of your fair share',
+  );
 }

@@ -14,6 +14,7 @@ import { KeyedCreates } from './episode-keys.js';
 import { JournalQuota } from './journal-quota.js';
 import { EpisodeJournal, journaled, TRUNCATED, type EpisodeRequest } from './episode-journal.js';
 import {
+  evictedError,
   outcomeOf,
   outcomeView,
   resumeFrom,
@@ -69,11 +70,19 @@ export class EpisodeSessions {
     this.runner = new EpisodeRunner(service);
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
     this.quota = new JournalQuota(this.journal, options.maxEndedJournals);
-    this.slots = new SessionSlots(options.maxSessions, holdersBut(this.open, this.ending), (id) =>
-      this.open.delete(id),
-    );
+    const holders = holdersBut(this.open, this.ending);
+    const draining = () => this.draining.size;
+    this.slots = new SessionSlots(options.maxSessions, holders, (id) => this.evict(id), undefined, draining);
     this.timer = setInterval(() => this.sweep(), Math.min(30_000, Math.max(50, options.idleMs / 4)));
     this.timer.unref();
+  }
+
+  /** Sessions evicted while busy, until their running request ends (Session.busy). */
+  private readonly draining = new Map<string, Session>();
+  private evict(id: string): void {
+    const s = this.open.get(id);
+    this.open.delete(id);
+    if (s && s.busy > 0) this.draining.set(id, Object.assign(s, { evicted: true as const }));
   }
 
   get size(): number {
@@ -141,6 +150,7 @@ export class EpisodeSessions {
    * none.
    */
   private async session(id: string, client: Client): Promise<Session> {
+    if (this.draining.has(id)) throw evictedError(id);
     const held = this.open.get(id) ?? this.ended.get(id);
     if (held) {
       held.lastUsed = Date.now();
@@ -159,9 +169,9 @@ export class EpisodeSessions {
     return this.session(id, client).then((s) => {
       s.busy++;
       const next = s.queue
-        .then(() => work(s))
+        .then(() => (s.evicted && !s.over ? Promise.reject(evictedError(id)) : work(s)))
         .finally(() => {
-          s.busy--;
+          if (--s.busy === 0 && this.draining.get(id) === s) this.draining.delete(id);
           s.lastUsed = Date.now();
         });
       s.queue = next.catch(() => {});
@@ -252,14 +262,8 @@ export class EpisodeSessions {
    * be written, the session's next step writes its turn again, and a later line for a turn replaces an earlier one.
    */
   private async retract(id: string, turn: number, line: Promise<void>): Promise<void> {
-    if (
-      !(await line.then(
-        () => true,
-        () => false,
-      ))
-    )
-      return; // not written (a torn line is never trusted)
-    await this.journal.retract(id, turn).catch(() => {});
+    const written = await line.then(() => true, () => false); // a torn line is never trusted
+    if (written) await this.journal.retract(id, turn).catch(() => {});
   }
 
   /**

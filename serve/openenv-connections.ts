@@ -1,5 +1,5 @@
 // The OpenEnv WebSocket connections a service holds: shared fairly between clients as session slots are
-// (session-slots.ts: a client below its share evicts the least recently used idle connection of the client
+// (session-slots.ts: a client below its share evicts the least recently used connection (idle first) of the client
 // furthest over its own, else 429), and closed after --session-idle without a message. A connection the server
 // closes (evicted, idle, shutting down) leaves its episode resumable; only a client's own close ends it.
 import { randomUUID } from 'node:crypto';

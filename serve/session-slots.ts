@@ -1,8 +1,8 @@
 // Slots (episode sessions, WebSocket connections) shared fairly between clients. While slots are free, anyone
 // takes one. When all are taken, a client below its fair share (the slots divided among the principals holding
 // some: client tokens or normalised addresses, serve/clients.ts; then a principal's share among its client ids)
-// takes the least recently used idle slot of the client furthest over its share, which is evicted; a client at
-// or over its share gets 429 naming the limit. So one client can never starve the others.
+// takes the least recently used slot of the client furthest over its share, idle or busy (nothing a client
+// does exempts its slots), which is evicted; a client at or over its share gets 429 naming the limit.
 import type { Client } from './clients.js';
 import { ServeError } from './options.js';
 
@@ -10,7 +10,7 @@ import { ServeError } from './options.js';
 export interface SlotHolder {
   id: string;
   client: Client;
-  /** Requests queued or running on it: a busy session is never evicted. */
+  /** Requests queued or running on it: a busy slot is evicted only when no idle one of its group is. */
   busy: number;
   lastUsed: number;
 }
@@ -66,6 +66,11 @@ export class SessionSlots {
     private readonly evict: (id: string) => void,
     /** What the slots hold, for the 429: its code, its name and what a client can do. */
     private readonly kind: SlotKind = EPISODE_SLOTS,
+    /**
+     * Busy slots already evicted and still finishing their request (held outside `open`): at most `max` of them, so
+     * the slots in use stay under twice `max`; past it only idle slots are evicted.
+     */
+    private readonly draining: () => number = () => 0,
   ) {}
 
   /** A slot for `client` (released by the function returned), or a 429 when it is at its share of a full service. */
@@ -128,7 +133,10 @@ export class SessionSlots {
     return counts;
   }
 
-  /** Evicts one idle session of the client furthest over its share, for `client` below its own; else 429. */
+  /**
+   * Evicts one session (idle first, else busy: see `draining`) of the client furthest over its share, for `client`
+   * below its own; else 429, its text from the numbers this decision used.
+   */
   private makeRoom(client: Client): void {
     const counts = this.count();
     const principals = new Set([...counts.byPrincipal.keys(), client.principal]).size;
@@ -137,41 +145,55 @@ export class SessionSlots {
     const keys = new Set([...(counts.keysAt.get(client.principal) ?? []), client.key]).size;
     const keyShare = Math.max(1, Math.floor(Math.min(this.max, Math.max(atPrincipal, principalShare)) / keys));
     const mine = counts.byKey.get(client.key) ?? 0;
+    const draining = this.draining();
+    const busyToo = draining < this.max;
     let victim: SlotHolder | null = null;
-    if (atPrincipal < principalShare)
-      victim = this.victim(counts.byPrincipal, principalShare, (s) => s.client.principal);
-    else if (mine < keyShare)
-      victim = this.victim(counts.byKey, keyShare, (s) =>
+    const below = atPrincipal < principalShare ? 'principal' : mine < keyShare ? 'key' : null;
+    if (below === 'principal')
+      victim = this.victim(counts.byPrincipal, principalShare, busyToo, (s) => s.client.principal);
+    else if (below === 'key')
+      victim = this.victim(counts.byKey, keyShare, busyToo, (s) =>
         s.client.principal === client.principal ? s.client.key : null,
       );
     if (victim) return this.evict(victim.id);
     const share =
-      keys > 1 && mine >= keyShare
+      below === 'key' || (below === null && keys > 1 && mine >= keyShare)
         ? `${keyShare} per client id while ${keys} ids share their client's`
         : `${principalShare} per client while ${principals} share the ${this.max}`;
+    const why =
+      below === null
+        ? `its fair share is ${share}`
+        : `below its fair share (${share}), but no slot over a share can be evicted now: ` +
+          (busyToo
+            ? 'those over theirs are still being opened'
+            : `${draining} evicted are still finishing their requests (at most ${this.max})`);
     throw new ServeError(
       429,
       this.kind.code,
       `the service holds its limit of ${this.max} ${this.kind.what}, and client ${client.key} holds ${mine} (` +
-        `${client.principal} ${atPrincipal}): its fair share is ${share}; ${this.kind.hint}`,
+        `${client.principal} ${atPrincipal}): ${why}; ${this.kind.hint}`,
     );
   }
 
   /**
-   * An idle session of a group (by `groupOf`; null: not a candidate) holding more than `share`: of the group
-   * holding the most, its least recently used session. Null when every such session is busy.
+   * A session of a group (by `groupOf`; null: not a candidate) holding more than `share`: of the group holding the
+   * most, an idle session before a busy one (`busyToo`: else none busy), the least recently used first.
    */
   private victim(
     counts: Map<string, number>,
     share: number,
+    busyToo: boolean,
     groupOf: (s: SlotHolder) => string | null,
   ): SlotHolder | null {
     let best: SlotHolder | null = null;
     let bestHeld = share;
+    // idle before busy, then least recently used
+    const before = (a: SlotHolder, b: SlotHolder) =>
+      (a.busy === 0) !== (b.busy === 0) ? a.busy === 0 : a.lastUsed < b.lastUsed;
     for (const s of this.open.values()) {
-      const group = s.busy === 0 ? groupOf(s) : null;
+      const group = s.busy === 0 || busyToo ? groupOf(s) : null;
       const held = group === null ? 0 : (counts.get(group) ?? 0);
-      if (held > bestHeld || (held === bestHeld && held > share && best !== null && s.lastUsed < best.lastUsed))
+      if (held > bestHeld || (held === bestHeld && held > share && best !== null && before(s, best)))
         [best, bestHeld] = [s, held];
     }
     return best;
