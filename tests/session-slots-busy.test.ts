@@ -58,8 +58,9 @@ function table() {
 
 const identity = (seed: number) => ({ env: 'slow', seed, level: 1 });
 const tick = { tool: 'tick', args: {} };
-const settle = async () => {
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+/** Waits (by turns of the event loop, not the clock) until `n` steps wait at the gate. */
+const until = async (gates: unknown[], n: number) => {
+  while (gates.length < n) await new Promise((resolve) => setImmediate(resolve));
 };
 
 describe('session slots held busy', () => {
@@ -70,8 +71,7 @@ describe('session slots held busy', () => {
     // A keeps a step running on each of its sessions and one more queued behind it.
     const running = [a1, a2].map((id) => sessions.step(id, tick, 1, A));
     const queued = [a1, a2].map((id) => sessions.step(id, tick, 2, A).catch((e: { code: string }) => e.code));
-    await settle();
-    expect(gates.length).toBe(2); // both steps are in flight
+    await until(gates, 2); // both steps are in flight
     const b = await sessions.create(identity(3), B); // B holds nothing: it gets a slot now
     expect(sessions.size).toBe(2);
     // A's least recently used session (a1) was evicted: a request to it now is answered so.
@@ -79,7 +79,7 @@ describe('session slots held busy', () => {
     release();
     // The running steps stand; the step queued behind the evicted one is refused, the other runs.
     expect((await Promise.all(running)).map((r) => r.turn)).toEqual([1, 1]);
-    await settle();
+    await until(gates, 1); // the step queued on a2 runs; the one on a1 does not
     release();
     expect(await Promise.all(queued)).toEqual(['E_EPISODE_EVICTED', expect.objectContaining({ turn: 2 })]);
     // A is at its share (a2) while B holds the other slot: its resume waits for a slot of its own.
@@ -88,7 +88,7 @@ describe('session slots held busy', () => {
     // Then a1 resumes from its journal, its running step included, and goes on at turn 2.
     replays.length = 0;
     const next = sessions.step(a1, tick, 2, A);
-    await settle();
+    await until(gates, 1);
     release();
     expect(await next).toMatchObject({ episode: a1, turn: 2 });
     expect(replays[0]).toEqual([tick]);
