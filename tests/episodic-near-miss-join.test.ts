@@ -7,6 +7,7 @@ import {
   freshScreenCalls,
   nearMiss,
   nearMissCalls,
+  repeatedScreen,
   responsiveKinds,
   screenCalls,
 } from '../validators/episodic/near-miss.js';
@@ -128,6 +129,38 @@ describe('the near-miss family', () => {
       'without its punctuation',
     );
     expect(freshScreenCalls(calls, noLimit, { ...opts, listed: true }).log).toEqual([]);
+  });
+
+  // A world whose search answers an unhyphenated id with its desk only when the same miss is asked again
+  // (redteam-trust7 I2).
+  const twice = (log: readonly { tool: string; args: Record<string, unknown> }[]) => {
+    const asked = new Map<string, number>();
+    return log.map((a) => {
+      const v = String(a.args.ticket_id);
+      if (['TK-4821', 'TK-1234'].includes(v)) return `${v}: "My parcel."`;
+      asked.set(v, (asked.get(v) ?? 0) + 1);
+      const hint = /^TK\d+$/.test(v) && (asked.get(v) as number) >= 2 ? ` TK-${v.slice(2)} waits at desk 2.` : '';
+      return `No ticket ${v}.${hint}`;
+    });
+  };
+  it('sees a path answered only at the second touch once every call of a screen is sent twice in a row', () => {
+    const opts = { limit: 49, offset: 0, entities: 4, listed: false };
+    for (const screen of [screenCalls(listed, noLimit), freshScreenCalls(listed, noLimit, opts)]) {
+      expect(responsiveKinds(screen, twice(screen.log), ['TK-4821', 'TK-1234'])).toEqual([]);
+      const again = repeatedScreen(screen, 2, 200);
+      expect(again.log.length).toBe(2 * screen.log.length);
+      expect(again.log[0]).toEqual(again.log[1]);
+      expect(responsiveKinds(again, twice(again.log), ['TK-4821', 'TK-1234'])).toContain('without its punctuation');
+      // A control answered as often as the miss: a world that adds the same line to every repeated miss is no path.
+      const blunt = again.log.map((a, i) => `No ticket ${a.args.ticket_id}.${i % 2 ? ' Asked again.' : ''}`);
+      expect(responsiveKinds(again, blunt, ['TK-4821', 'TK-1234'])).toEqual([]);
+    }
+    expect(repeatedScreen(screenCalls(listed, noLimit), 2, 7).log).toHaveLength(7);
+  });
+
+  it('sends the near misses of a kind answered when asked again that often for every id', () => {
+    const sent = nearMissCalls(calls, noLimit, ['without its punctuation'], 2).map((a) => a.args.ticket_id);
+    expect(sent).toEqual(['TK4821', 'TK4821', 'TK1234', 'TK1234']);
   });
 });
 

@@ -228,6 +228,19 @@ describe('an unused optional argument of a used tool composed with the plan (red
       A('close'),
     ]);
   });
+  it('sends each call of the pair twice in a row where asked (a flag, then the act: redteam-trust7 I3)', () => {
+    const twice = composedLogs(meta, REF, USED, 12, 6, 2);
+    const dup = twice.find((l) => l.policy.startsWith('route ') && l.policy.includes('every entity but one'));
+    expect(dup?.policy).toContain('2 times');
+    expect(dup?.actions.slice(0, 4)).toEqual([
+      A('route', { id: 'T2', queue: 'billing', duplicate_of: 'T1' }),
+      A('route', { id: 'T2', queue: 'billing', duplicate_of: 'T1' }),
+      A('route', { id: 'T3', queue: 'billing', duplicate_of: 'T1' }),
+      A('route', { id: 'T3', queue: 'billing', duplicate_of: 'T1' }),
+    ]);
+    expect(dup?.control).toEqual([A('read', { id: 'T1' }), A('route', { id: 'T1', queue: 'billing' }), A('close')]);
+    expect(composedLogs({ ...meta, maxTurns: 6 }, REF, USED, 12, 6, 2).some((l) => l.actions.length > 6)).toBe(false);
+  });
   it("takes the pairs' assignments in turn, so the unused tool keeps its place under the cap", () => {
     expect(composedLogs(meta, REF, USED, 12, 2).map((l) => l.policy.split(' ')[0])).toEqual(['route', 'merge']);
   });

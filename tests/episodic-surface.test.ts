@@ -101,7 +101,12 @@ describe('an unused optional argument of a tool the reference calls', () => {
       pool,
       validationSeed: 22,
       options: {
-        episodic: { ...DEFAULT_VALIDATOR_OPTIONS.episodic, surfaceLogsPerEpisode: 0, surfaceComposedPerEpisode: 0 },
+        episodic: {
+          ...DEFAULT_VALIDATOR_OPTIONS.episodic,
+          surfaceLogsPerEpisode: 0,
+          surfaceComposedPerEpisode: 0,
+          surfaceComposedTwicePerEpisode: 0,
+        },
       },
     });
     expect(blind.problems.map((p) => p.code)).not.toContain('E_ACCEPTS_SHORTCUT');

@@ -79,6 +79,11 @@ export interface EpisodicOptions {
    * over them; redteam-trust6 H3).
    */
   readerFreshScreenEntities: number;
+  /**
+   * Each screen is played again with every call sent this many times in a row (a near miss answered only when asked
+   * again, redteam-trust7 I2; 1: no repeated screen): one more replay per screen.
+   */
+  readerScreenTouches: number;
   /** At most this many near-miss kinds the screen finds answered are then sent for every id (one replay an episode). */
   readerFuzzyKinds: number;
   /**
@@ -102,6 +107,11 @@ export interface EpisodicOptions {
    * leave (surface-compose.ts), per adversary episode.
    */
   surfaceComposedPerEpisode: number;
+  /**
+   * Besides those, logs with each call of the unused pair sent twice in a row (redteam-trust7 I3: a flag, then the
+   * act), per adversary episode.
+   */
+  surfaceComposedTwicePerEpisode: number;
   /**
    * Words the prompt and the tools' text name for a free-string decision argument, each tried as a blanket
    * (validators/episodic/suggested.ts).
@@ -150,6 +160,7 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   readerEpisodesPerLevel: 4,
   readerScreenPerLevel: 1,
   readerFreshScreenEntities: 4,
+  readerScreenTouches: 2,
   readerFuzzyKinds: 4,
   readerMinSamples: 12,
   readerZ: 3,
@@ -158,6 +169,7 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   surfaceEntities: 12,
   surfaceLogsPerEpisode: 8,
   surfaceComposedPerEpisode: 6,
+  surfaceComposedTwicePerEpisode: 4,
   suggestedWords: 5,
   suggestedScreen: 48,
   suggestedSurveyCalls: 32,

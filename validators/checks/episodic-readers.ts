@@ -6,7 +6,13 @@
 // chance (a rate with a confidence bound, per level and pooled, as the single-turn readers are judged).
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, propsOf, type Action } from '../episodic/adversaries.js';
-import { freshScreenCalls, nearMissCalls, responsiveKinds, screenCalls } from '../episodic/near-miss.js';
+import {
+  freshScreenCalls,
+  nearMissCalls,
+  repeatedScreen,
+  responsiveKinds,
+  screenCalls,
+} from '../episodic/near-miss.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
 import { errorPathCalls } from '../episodic/adversaries-undo.js';
 import { askLog, askSamples, asksOf, askTrials, type Ask, type AskSample } from '../episodic/asks.js';
@@ -63,21 +69,33 @@ export const episodicReaders: EpisodicCheck = {
     // Each is played from both states a policy can choose (redteam-trust6 H3): once the entity was touched (its call
     // as itself first), and before, with the listings sent first and without (near misses of ids not yet named, the
     // kinds turned per episode).
+    // And each screen again with every call sent `readerScreenTouches` times in a row (redteam-trust7 I2: a probe's
+    // own history is state), the fresh one planned in the room that leaves.
     const screened = new Map<number, number>();
+    const touches = Math.max(1, ctx.options.readerScreenTouches);
     const screens = opened.flatMap((i) => {
       const r = refs[i] as Rollout;
       const k = screened.get(r.level) ?? 0;
       const calls = actionsOf(r).slice(0, -1);
-      const screen = screenCalls(calls, maxLength);
-      const fresh = [false, true].map((listed) =>
-        freshScreenCalls(calls, maxLength, {
-          limit: ctx.meta.maxTurns - 1,
-          offset: [...screened.values()].reduce((a, b) => a + b, 0),
-          entities: ctx.options.readerFreshScreenEntities,
-          listed,
-        }),
-      );
-      const all = [screen, ...fresh].filter((s) => s.log.length > 0);
+      const fresh = (limit: number) =>
+        [false, true].map((listed) =>
+          freshScreenCalls(calls, maxLength, {
+            limit,
+            offset: [...screened.values()].reduce((a, b) => a + b, 0),
+            entities: ctx.options.readerFreshScreenEntities,
+            listed,
+          }),
+        );
+      const limit = ctx.meta.maxTurns - 1;
+      const once = [screenCalls(calls, maxLength), ...fresh(limit)].map((s) => ({ ...s, times: 1 }));
+      const again =
+        touches < 2
+          ? []
+          : [screenCalls(calls, maxLength), ...fresh(Math.floor(limit / touches))].map((s) => ({
+              ...repeatedScreen(s, touches, limit),
+              times: touches,
+            }));
+      const all = [...once, ...again].filter((s) => s.log.length > 0);
       if (k >= ctx.options.readerScreenPerLevel || all.length === 0) return [];
       screened.set(r.level, k + 1);
       return all.map((s) => ({ of: i, ...s }));
@@ -117,21 +135,25 @@ export const episodicReaders: EpisodicCheck = {
       async judge(outcomes, tools) {
         const findings: Finding[] = [];
         const metrics: Record<string, unknown> = {};
-        const fuzzy = [
-          ...new Set(
-            screens.flatMap((s, k) => {
-              const r = outcomes[logs.length + opened.length + k];
-              const real = actionsOf(refs[s.of] as Rollout).flatMap((a) => Object.values(a.args).map(String));
-              return r?.ok ? responsiveKinds(s, r.observations ?? [], real) : [];
-            }),
-          ),
-        ].slice(0, ctx.options.readerFuzzyKinds);
+        // The kinds answered otherwise; those answered so only when asked again are sent for every id that often.
+        const answered = (times: number) =>
+          screens.flatMap((s, k) => {
+            const r = outcomes[logs.length + opened.length + k];
+            const real = actionsOf(refs[s.of] as Rollout).flatMap((a) => Object.values(a.args).map(String));
+            return s.times === times && r?.ok ? responsiveKinds(s, r.observations ?? [], real) : [];
+          });
+        const fuzzy = [...new Set(answered(1))].slice(0, ctx.options.readerFuzzyKinds);
+        const again = [...new Set(answered(touches))]
+          .filter((kind) => touches > 1 && !fuzzy.includes(kind))
+          .slice(0, ctx.options.readerFuzzyKinds - fuzzy.length);
         const limit = Math.min(ctx.options.readerOpeningCalls, ctx.meta.maxTurns - 1);
-        const misses = opened.map((i) =>
-          fuzzy.length === 0
-            ? []
-            : nearMissCalls(actionsOf(refs[i] as Rollout).slice(0, -1), maxLength, fuzzy).slice(0, limit),
-        );
+        const misses = opened.map((i) => {
+          const calls = actionsOf(refs[i] as Rollout).slice(0, -1);
+          return [
+            ...(fuzzy.length === 0 ? [] : nearMissCalls(calls, maxLength, fuzzy)),
+            ...(again.length === 0 ? [] : nearMissCalls(calls, maxLength, again, touches)),
+          ].slice(0, limit);
+        });
         const more = await tools.run(
           opened.flatMap((i, k) =>
             (misses[k] as Action[]).length === 0
@@ -139,7 +161,7 @@ export const episodicReaders: EpisodicCheck = {
               : [replayOf(refs[i] as Rollout, misses[k] as Action[], { observations: true })],
           ),
         );
-        metrics['fuzzy near misses'] = fuzzy;
+        metrics['fuzzy near misses'] = [...fuzzy, ...again.map((kind) => `${kind} (asked ${touches} times)`)];
         // Fields of the lines that name each decided entity, one map per axis.
         const opening: Array<Replies | undefined> = [];
         let sent = 0;

@@ -78,7 +78,10 @@ export const episodicSurface: EpisodicCheck = {
       const played = new Set(alone.map((log) => JSON.stringify(log.actions)));
       return [
         ...alone.map((log) => ({ of, log, control: finishAlone(ctx, of) })),
-        ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedPerEpisode)
+        ...[
+          ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedPerEpisode),
+          ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedTwicePerEpisode, 2),
+        ]
           .filter((log) => !played.has(JSON.stringify(log.actions)))
           .map((log) => ({
             of,

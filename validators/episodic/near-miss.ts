@@ -91,15 +91,21 @@ function missOf(a: Action, kind: NearMissKind, maxLength: MaxLength): Action | n
 
 /**
  * The near-miss calls of `calls` (the reference's): each call that names only ids sent with every id replaced by
- * its near miss, kind by kind (`kinds`: the opening's own by default), each call once.
+ * its near miss, kind by kind (`kinds`: the opening's own by default), each call `times` times in a row (once).
  */
 export function nearMissCalls(
   calls: readonly Action[],
   maxLength: MaxLength,
   kinds: readonly NearMissKind[] = NEAR_MISS_KINDS,
+  times = 1,
 ): Action[] {
   const reads = idCalls(calls);
-  return kinds.flatMap((kind) => reads.flatMap((a) => missOf(a, kind, maxLength) ?? []));
+  return kinds.flatMap((kind) =>
+    reads.flatMap((a) => {
+      const miss = missOf(a, kind, maxLength);
+      return miss ? Array.from({ length: times }, () => miss) : [];
+    }),
+  );
 }
 
 /** A control for the screen: an unknown id of the id's shape (each digit and letter rotated), no near miss of it. */
@@ -153,6 +159,24 @@ export function screenCalls(calls: readonly Action[], maxLength: MaxLength): Scr
     push(miss, kind, [c, c + 1]);
   }
   return screen;
+}
+
+/**
+ * A screen with every call sent `times` times in a row (redteam-trust7 I2: a probe's own history is state, so a world
+ * may answer a near miss only when it is asked again): the k-th send of each near miss judged against the k-th send of
+ * its controls, each answered as often; cut to `limit` calls (a cut near miss is not judged).
+ */
+export function repeatedScreen(screen: Screen, times: number, limit: number): Screen {
+  const n = Math.max(1, times);
+  const out: Screen = { log: [], kinds: [], same: [] };
+  screen.log.forEach((a, i) => {
+    for (let k = 0; k < n; k++) {
+      out.log.push(a), out.kinds.push(screen.kinds[i] ?? null);
+      out.same.push((screen.same[i] ?? []).map((j) => n * j + k));
+    }
+  });
+  const cut = Math.max(0, limit);
+  return { log: out.log.slice(0, cut), kinds: out.kinds.slice(0, cut), same: out.same.slice(0, cut) };
 }
 
 /** The reference's calls naming nothing (its listings), each tool once, at most three. */

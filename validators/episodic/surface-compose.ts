@@ -29,7 +29,8 @@ export function restrictedPlan(r: Rollout, gone: ReadonlySet<string>): Action[] 
  * tool applied to every entity but the first, then the reference's plan restricted to the first; and applied to
  * every entity, then the reference's calls that name none. Each with the restricted plan alone as its control. The
  * logs taken in turn across the tools (the first of each, then the second…), so no tool's logs crowd out another's
- * under the cap; at most `perEpisode` logs.
+ * under the cap; at most `perEpisode` logs. With `times` above 1, each call of the tool sent that many times in a row
+ * (redteam-trust7 I3: a call's own history is state — a flag the first call sets, the same call again acts on).
  */
 export function composedLogs(
   meta: EpisodicMeta,
@@ -37,6 +38,7 @@ export function composedLogs(
   used: Used,
   entityCap: number,
   perEpisode: number,
+  times = 1,
 ): ComposedLog[] {
   const key = (e: string) => e.trim().toLowerCase();
   const byTool = surfacePlans(meta, r, used, entityCap, true).map((p) =>
@@ -49,14 +51,21 @@ export function composedLogs(
         if (applied.length === 0) continue;
         const gone = new Set(applied.map(key));
         const control = restrictedPlan(r, gone);
-        if (applied.length + control.length > meta.maxTurns) continue;
+        if (times * applied.length + control.length > meta.maxTurns) continue;
         const named = {
           ...assign,
           ...Object.fromEntries(p.filled.filter((a) => a in assign).map((a) => [a, '(the entity kept)'])),
         };
         out.push({
-          policy: `${p.tool} ${JSON.stringify(named)} on ${how}, then the reference's plan on what is left`,
-          actions: [...applied.map((e) => ({ tool: p.tool, args: { ...assign, [p.entity]: e } })), ...control],
+          policy:
+            `${p.tool} ${JSON.stringify(named)} ${times > 1 ? `${times} times ` : ''}on ${how}, ` +
+            `then the reference's plan on what is left`,
+          actions: [
+            ...applied.flatMap((e) =>
+              Array.from({ length: times }, () => ({ tool: p.tool, args: { ...assign, [p.entity]: e } })),
+            ),
+            ...control,
+          ],
           control,
         });
       }
