@@ -262,8 +262,8 @@ export class EpisodeSessions {
    * be written, the session's next step writes its turn again, and a later line for a turn replaces an earlier one.
    */
   private async retract(id: string, turn: number, line: Promise<void>): Promise<void> {
-    const written = await line.then(() => true, () => false); // a torn line is never trusted
-    if (written) await this.journal.retract(id, turn).catch(() => {});
+    // a torn line is never trusted
+    if (await line.then(() => true).catch(() => false)) await this.journal.retract(id, turn).catch(() => {});
   }
 
   /**

@@ -100,7 +100,13 @@ describe('session slots held busy', () => {
     const open = new Map([held('busy-old', 1, 0), held('idle-new', 0, 5)].map((h) => [h.id, h]));
     const evicted: string[] = [];
     let draining = 0;
-    const slots = new SessionSlots(2, open, (id) => evicted.push(id), undefined, () => draining);
+    const slots = new SessionSlots(
+      2,
+      open,
+      (id) => evicted.push(id),
+      undefined,
+      () => draining,
+    );
     slots.reserve(B)();
     expect(evicted).toEqual(['idle-new']);
     open.delete('idle-new');
