@@ -621,10 +621,11 @@ function main(argv) {
   const original = new Map(); // file -> text before this run
   const times = new Map(); // file -> its times before this run
   // A file put back as it was gets its times back too: a newer mtime alone makes npm's prepare rebuild dist/.
+  // utimes takes seconds as a double (and Date's milliseconds can round up): a millisecond earlier, never later.
   const restore = (f, text) => {
     writeFileSync(f, text);
     const t = times.get(f);
-    if (t && text === original.get(f)) utimesSync(f, t.atime, t.mtime);
+    if (t && text === original.get(f)) utimesSync(f, t.atimeMs / 1000, (t.mtimeMs - 1) / 1000);
   };
   for (let pass = 1; pass <= MAX_PASSES && todo.length; pass++) {
     const changed = new Map(); // file -> text before this pass
