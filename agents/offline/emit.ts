@@ -5,21 +5,25 @@ import { opById, jsOf, textOf, typeOf } from './dsl.js';
 import { SHOW_INPUT, MAKE_INPUT, RESULT, stepEntry } from './domains.js';
 import { FAMILY_CODE } from './families.js';
 
+/** How the program's text shows the step a missing-step question hides (a JavaScript string literal). */
+const HIDDEN_STEP = "'??? (a missing instruction)'";
+
 function common(design: Design, id: EmitIdentity, levels: number): string {
   const result = typeOf(design.domain, [...design.steps, design.finish]);
-  return (
-    `// ${id.title}. ${id.description}
+  const meta = { name: id.name, title: id.title, description: id.description, skills: id.skills, levels };
+  const coreSteps = `${design.core} step${design.core === 1 ? ' is' : 's are'}`;
+  const alphabet = design.domain === 'str' ? `const ALPHABET = ${JSON.stringify(design.alphabet.split(''))};\n` : '';
+  return `// ${id.title}. ${id.description}
 // ${id.provenance}
 
-export const meta = ${JSON.stringify({ name: id.name, title: id.title, description: id.description, skills: id.skills, levels }, null, 2)};
+export const meta = ${JSON.stringify(meta, null, 2)};
 
-// The program: the first ${design.core} step${design.core === 1 ? ' is' : 's are'} at every level, the others ` +
-    `join as the level grows.
+// The program: the first ${coreSteps} at every level, the others join as the level grows.
 const STEPS = [
 ${design.steps.map(stepEntry).join('\n')}
 ];
 const FINISH = { text: ${JSON.stringify(textOf(design.finish))}, run: ${jsOf(design.finish)} };
-${design.domain === 'str' ? `const ALPHABET = ${JSON.stringify(design.alphabet.split(''))};\n` : ''}
+${alphabet}
 // Difficulty knobs for each level (1 = easy).
 const LEVELS = ${JSON.stringify(design.levels)};
 function knobs(level) {
@@ -37,8 +41,7 @@ function execute(count, input, swap) {
 }
 
 function programLines(count, hidden) {
-  const lines = STEPS.slice(0, count).map((s, i) => \`\${i + 1}. \${i === hidden ? '??? (a missing ` +
-    `instruction)' : s.text}\`);
+  const lines = STEPS.slice(0, count).map((s, i) => \`\${i + 1}. \${i === hidden ? ${HIDDEN_STEP} : s.text}\`);
   lines.push(\`\${count + 1}. \${FINISH.text}\`);
   return lines;
 }
@@ -54,8 +57,7 @@ function drawCase(rng, k, swap) {
   return { input, output };
 }
 
-`
-  );
+`;
 }
 
 /**
