@@ -2,7 +2,7 @@
 // instructions". The statement lists the level's instructions, the reference program inlines their
 // JavaScript, and the hidden tests are fresh inputs of the level's size (never the examples' inputs).
 import type { Design, EmitIdentity } from '../design.js';
-import { jsOf, textOf, typeOf, type Ty } from '../dsl.js';
+import { jsOf, textOf, typeOf, type Step, type Ty } from '../dsl.js';
 import { MAKE_INPUT, RESULT } from '../domains.js';
 
 /** The parameter a task's function takes, by input type, and how the statement introduces it. */
@@ -36,11 +36,16 @@ export function emitCodeModule(design: Design, id: CodeIdentity): string {
     compare: 'exact',
     scoring: 'all-pass',
   };
-  const steps = design.steps
-    .map((s) => `  { text: ${JSON.stringify(textOf(s))}, src: ${JSON.stringify(jsOf(s))}, run: ${jsOf(s)} },`)
-    .join('\n');
-  return (
-    `// ${id.title}. ${id.description}
+  const entry = (s: Step) => `{ text: ${JSON.stringify(textOf(s))}, src: ${JSON.stringify(jsOf(s))}, run: ${jsOf(s)} }`;
+  const steps = design.steps.map((s) => `  ${entry(s)},`).join('\n');
+  const alphabet = design.domain === 'str' ? `const ALPHABET = ${JSON.stringify(design.alphabet.split(''))};\n` : '';
+  const statementHead =
+    `Write a function that ${param.intro} and applies these instructions in order, ` +
+    'each to the result of the previous one, returning the result of the last:';
+  // The reference program's first two lines, as string literals.
+  const signature = JSON.stringify(`function ${id.entry}(${param.name}) {`);
+  const start = JSON.stringify(`  let v = ${param.name};`);
+  return `// ${id.title}. ${id.description}
 // ${id.provenance}
 
 export const meta = ${JSON.stringify(meta, null, 2)};
@@ -49,10 +54,8 @@ export const meta = ${JSON.stringify(meta, null, 2)};
 const STEPS = [
 ${steps}
 ];
-const FINISH = { text: ${JSON.stringify(textOf(design.finish))}, src: ${JSON.stringify(jsOf(design.finish))}, run: ` +
-    `${jsOf(design.finish)} };
-${design.domain === 'str' ? `const ALPHABET = ${JSON.stringify(design.alphabet.split(''))};\n` : ''}const LEVELS = ` +
-    `${JSON.stringify(design.levels)};
+const FINISH = ${entry(design.finish)};
+${alphabet}const LEVELS = ${JSON.stringify(design.levels)};
 function knobs(level) {
   return LEVELS[Math.min(Math.max(level, 1), LEVELS.length) - 1];
 }
@@ -92,15 +95,13 @@ export function generate(rng, level) {
   }
   const lines = STEPS.slice(0, count).map((s, i) => \`\${i + 1}. \${s.text}\`);
   lines.push(\`\${count + 1}. \${FINISH.text}\`);
-  const statement = ${JSON.stringify(`Write a function that ${param.intro} and applies these instructions in order, each to the result of the previous one, returning the result of the last:`)} + '\\n' + lines.join('\\n');
+  const statement = ${JSON.stringify(statementHead)} + '\\n' + lines.join('\\n');
   return { statement, examples, tests, count };
 }
 
 export function solve(task) {
   const body = STEPS.slice(0, task.count).map((s) => \`  v = (\${s.src})(v);\`);
-  return [${JSON.stringify(`function ${id.entry}(${param.name}) {`)}, ${JSON.stringify(`  let v = ${param.name};`)}, ` +
-    `...body, \`  return (\${FINISH.src})(v);\`, '}'].join('\\n');
+  return [${signature}, ${start}, ...body, \`  return (\${FINISH.src})(v);\`, '}'].join('\\n');
 }
-`
-  );
+`;
 }
