@@ -2,7 +2,7 @@
 // output, pick the input, find the missing step, or plant an input the verifier runs the program on.
 import type { Design, Family } from './design.js';
 import { INTRO, ANSWER_FORMAT, PARSE_INPUT, RULES, stepEntry } from './domains.js';
-import { typeOf } from './dsl.js';
+import { typeOf, type Ty } from './dsl.js';
 
 /** The option letters, how to answer with one, and the parser of a letter answer (multiple-choice families). */
 const LETTER_OPTIONS = `const LETTERS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
@@ -30,6 +30,14 @@ export function verify(instance, response) {
   `\${letter} ${wrong}\` };
 }
 `;
+
+/** How to answer with an input of the domain (the planted family asks for the input, not the output). */
+const inputFormat = (domain: Ty): string =>
+  ANSWER_FORMAT[domain]
+    .replace('Write the numbers', 'Write the input numbers')
+    .replace('Give the word', 'Give the input word')
+    .replace('Give a single integer', 'Give the input as a single integer')
+    .replace('Give the moves', 'Give the input moves');
 
 export const FAMILY_CODE: Record<Family, (design: Design) => string> = {
   trace: (design) =>
@@ -154,7 +162,7 @@ export function generate(rng, level) {
     '',
     \`Find an input that makes the program output exactly \${show(output)}. The input must be \${` +
     `${RULES[design.domain]}}. Any input that works is accepted.\`,
-    ${JSON.stringify(ANSWER_FORMAT[design.domain].replace('Write the numbers', 'Write the input numbers').replace('Give the word', 'Give the input word').replace('Give a single integer', 'Give the input as a single integer').replace('Give the moves', 'Give the input moves'))},
+    ${JSON.stringify(inputFormat(design.domain))},
   ].join('\\n');
   return { prompt, level, planted: input, output };
 }
