@@ -103,13 +103,17 @@ export function identityOf(design: Design, seed: number, version: string, target
 export function specOf(design: Design, id: EmitIdentity, target: Target, version: string, why: string): OfflineSpec {
   const first = design.levels[0]!;
   const last = design.levels[design.levels.length - 1]!;
+  const multipleChoice = design.family === 'pick-input' || design.family === 'missing-step';
+  const options = multipleChoice ? `; options grow from ${first.options} to ${last.options}` : '';
   return {
     name: id.name,
     title: id.title,
     skills: id.skills,
     taskIdea: id.description.slice(0, 1500),
     answerFormat: ANSWER_FORMAT[design.family],
-    difficultyScaling: `Levels 1–${design.levels.length}: the program grows from ${first.steps + 1} to ${last.steps + 1} instructions and the input from size ${first.size} to ${last.size}${design.family === 'pick-input' || design.family === 'missing-step' ? `; options grow from ${first.options} to ${last.options}` : ''}.`,
+    difficultyScaling:
+      `Levels 1–${design.levels.length}: the program grows from ${first.steps + 1} to ${last.steps + 1} ` +
+      `instructions and the input from size ${first.size} to ${last.size}${options}.`,
     whyNew: why,
     offline: { version, target, design },
   };
