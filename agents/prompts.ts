@@ -157,13 +157,15 @@ function describeKinds(input: ArchitectInput, taxonomy: SkillTaxonomy): string {
   const episodic = envs.filter((e) => kindNamed(e.kind).rollouts);
   const coveredByEpisodic = new Set(episodic.flatMap((e) => e.skills));
   const toolSkills = taxonomy[EPISODIC_AREA] ?? [];
-  const uncovered = toolSkills.filter((s) => !coveredByEpisodic.has(s));
+  const uncovered = toolSkills.filter((s) => !coveredByEpisodic.has(s)).join(', ') || '(none)';
   return [
     'Choose each spec\'s kind by coverage (kind "single" with episodic null, or kind "episodic" ' +
       'with its episodic part).',
     `- The library holds ${envs.length - episodic.length} single-turn and ${episodic.length} episodic ` +
       `environment${episodic.length === 1 ? '' : 's'}.`,
-    `- ${toolSkills.length > 0 ? `Skills of the ${EPISODIC_AREA} area with no episodic environment yet: ${uncovered.length > 0 ? uncovered.join(', ') : '(none)'}.` : 'The taxonomy has no tool-use area: aim episodic specs at skills that need several tool calls.'}`,
+    toolSkills.length > 0
+      ? `- Skills of the ${EPISODIC_AREA} area with no episodic environment yet: ${uncovered}.`
+      : '- The taxonomy has no tool-use area: aim episodic specs at skills that need several tool calls.',
     `- Make about ${episodicShare(input, input.n)} of the ${input.n} specs episodic and the rest ` +
       `single-turn, aiming each at the skills its kind trains least.`,
   ].join('\n');
