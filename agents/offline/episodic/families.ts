@@ -52,12 +52,20 @@ export const EPISODIC_FAMILY: Record<EpisodicFamily, FamilyEntry> = {
     words: (d) => {
       const x = d as GridDesign;
       const where = x.topology === 'grid' ? 'grid of cells with walls' : 'graph of named rooms';
+      const goal =
+        x.goal === 'collect'
+          ? 'pick up the named items and return to the start'
+          : 'carry the named items to a named place';
+      const hazards = x.hazards ? ' and without entering an unsafe place' : '';
       return {
         tag: `${x.theme}-${x.topology}-${x.goal}${x.hazards ? '-hazards' : ''}`,
         title:
           `${x.goal === 'collect' ? 'Collect the named items' : 'Carry the named items to a place'} in a ` +
           `partially observed ${x.theme} ${x.topology === 'grid' ? 'grid' : 'room graph'}`,
-        idea: `A hidden ${where} (${x.theme}) explored through move and look tools; the agent sees only its surroundings. The goal is to ${x.goal === 'collect' ? 'pick up the named items and return to the start' : 'carry the named items to a named place'} without picking up a decoy${x.hazards ? ' and without entering an unsafe place' : ''}; the score checks the items' places and the agent's in the final state.`,
+        idea:
+          `A hidden ${where} (${x.theme}) explored through move and look tools; the agent sees only its ` +
+          `surroundings. The goal is to ${goal} without picking up a decoy${hazards}; the score checks the ` +
+          `items' places and the agent's in the final state.`,
         scaling:
           `Levels 1–${x.levels.length}: the world grows from ${x.levels[0]?.size} to ${x.levels.at(-1)?.size} ` +
           `${x.topology === 'grid' ? 'cells a side' : 'rooms'} and the items from ${x.levels[0]?.items} to ` +
