@@ -311,15 +311,21 @@ function advance(s) {
       `(s, a) => page(s).click(s, a.label.trim().toLowerCase()) ?? \`This page has no button "\${a.label}".\``,
     ),
   ];
-  const score =
-    `
-  const w = state.world;
-  if (!state.done || !state.committed) return { score: 0, feedback: 'nothing was committed' };
-  const c = state.committed;
-  if (c.item !== w.items.find((i) => i.name === w.goal.item).code) return { score: 0, feedback: 'the wrong ' + ` +
-    `SITE.item + ' was committed' };
-${x.stages.includes('options') ? "  if (c.option !== w.goal.option) return { score: 0, feedback: 'the wrong option was committed' };\n" : ''}  if (w.fields.some((f) => c.details[f] !== w.goal.details[f])) return { score: 0, feedback: 'the details differ from the task' };
-  return { score: 1, feedback: 'the site committed exactly what the task asks' };`;
+  // score's body: each check a line of its own, the option's only when the site has an options page.
+  const score = [
+    '',
+    '  const w = state.world;',
+    "  if (!state.done || !state.committed) return { score: 0, feedback: 'nothing was committed' };",
+    '  const c = state.committed;',
+    '  if (c.item !== w.items.find((i) => i.name === w.goal.item).code) ' +
+      "return { score: 0, feedback: 'the wrong ' + SITE.item + ' was committed' };",
+    ...(x.stages.includes('options')
+      ? ["  if (c.option !== w.goal.option) return { score: 0, feedback: 'the wrong option was committed' };"]
+      : []),
+    '  if (w.fields.some((f) => c.details[f] !== w.goal.details[f])) ' +
+      "return { score: 0, feedback: 'the details differ from the task' };",
+    "  return { score: 1, feedback: 'the site committed exactly what the task asks' };",
+  ].join('\n');
   const act = `
   return page(state).plan(state);`;
   return {
