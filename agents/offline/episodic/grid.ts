@@ -80,6 +80,39 @@ export function gridCode(x: GridDesign): FamilyCode {
   const t = THEMES[x.theme] as (typeof THEMES)[string];
   const N = x.names as Record<string, string>;
   const grid = x.topology === 'grid';
+  const oneAtATime = x.goal === 'deliver' && x.capacity === 1;
+  // Generated fragments that depend on the design, named before the code that holds them.
+  const handsFull = oneAtATime
+    ? " if (s.world.items.some((i) => i.at === 'carried')) " +
+      "return 'Your hands are full: you can carry one item at a time.';"
+    : '';
+  const square = grid
+    ? ', a square of ${w.size} by ${w.size} ${THEME.cell}s numbered (column,row) from (0,0) at the top left'
+    : '';
+  const opening =
+    `\`You explore \${THEME.place}${square}. You start at \${placeText(w.start)} ` +
+    `and see only what ${N.look} shows you.\``;
+  const task =
+    x.goal === 'deliver'
+      ? `\`Task: find \${wanted.join(', ')} and put each of them down at \${placeText(w.goalAt)} with ${N.drop}. ` +
+        `Pick up nothing else.\``
+      : `\`Task: collect \${wanted.join(', ')} with ${N.take}, then come back to \${placeText(w.start)}. ` +
+        `Pick up nothing else.\``;
+  const danger = x.hazards
+    ? `\`Danger: some \${THEME.cell}s are unsafe; entering one ends the run at once, and it counts as a failure. ` +
+      `${N.look} warns of unsafe places next to you.\`,`
+    : '';
+  const finishAt = x.goal === 'collect' ? ` at \${placeText(w.start)}` : '';
+  const blocked = grid
+    ? "'A wall blocks the way.'"
+    : '`There is no way from the ${s.at} to "${String(move).slice(0, 30)}".`';
+  const endAtStart =
+    x.goal === 'collect'
+      ? "  if (state.at !== w.start) return { score: 0, feedback: 'the run did not end at the start' };\n"
+      : '';
+  /** What act returns to move one step along a safe shortest route towards `to` (a JavaScript expression). */
+  const goTowards = (to: string) =>
+    `{ tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, ${to})[0] } }`;
   const blocks: ToolBlock[] = [];
   if (grid)
     blocks.push(
@@ -133,7 +166,9 @@ export function gridCode(x: GridDesign): FamilyCode {
       N.take as string,
       `Pick up an item lying where you are.`,
       { item: { type: 'string', minLength: 1, maxLength: 40 } },
-      `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === s.at); if (!it) return \`There is no "\${a.item}" here.\`;${x.goal === 'deliver' && x.capacity === 1 ? " if (s.world.items.some((i) => i.at === 'carried')) return 'Your hands are full: you can carry one item at a time.';" : ''} it.at = 'carried'; s.taken.push(it.name); return \`You pick up the \${it.name}.\`; }`,
+      `(s, a) => { const it = s.world.items.find((i) => i.name === a.item.trim().toLowerCase() && i.at === s.at); ` +
+        `if (!it) return \`There is no "\${a.item}" here.\`;${handsFull} it.at = 'carried'; s.taken.push(it.name); ` +
+        `return \`You pick up the \${it.name}.\`; }`,
     ),
   );
   if (x.goal === 'deliver')
@@ -198,12 +233,12 @@ function makeWorld(rng, k) {
 function promptOf(w) {
   const wanted = w.items.filter((i) => i.wanted).map((i) => i.name);
   return [
-    \`You explore \${THEME.place}${grid ? ', a square of ${w.size} by ${w.size} ${THEME.cell}s numbered (column,row) from (0,0) at the top left' : ''}. You start at \${placeText(w.start)} and see only what ${N.look} shows you.\`,
+    ${opening},
     '',
-    ${x.goal === 'deliver' ? `\`Task: find \${wanted.join(', ')} and put each of them down at \${placeText(w.goalAt)} with ${N.drop}. Pick up nothing else.\`` : `\`Task: collect \${wanted.join(', ')} with ${N.take}, then come back to \${placeText(w.start)}. Pick up nothing else.\``},
-    ${x.goal === 'deliver' && x.capacity === 1 ? "'You can carry only one item at a time.'," : ''}
-    ${x.hazards ? `\`Danger: some \${THEME.cell}s are unsafe; entering one ends the run at once, and it counts as a failure. ${N.look} warns of unsafe places next to you.\`,` : ''}
-    \`When you are done, call ${N.finish}${x.goal === 'collect' ? ` at \${placeText(w.start)}` : ''}: that ends the ` +
+    ${task},
+    ${oneAtATime ? "'You can carry only one item at a time.'," : ''}
+    ${danger}
+    \`When you are done, call ${N.finish}${finishAt}: that ends the ` +
     `run, and only then is the task checked, all or nothing. The run also ends after ` +
     `\${meta.maxTurns} tool calls.\`,
   ].join('\\n');
@@ -211,7 +246,7 @@ function promptOf(w) {
 
 function walk(s, move) {
   const to = next(s.world, s.at, move);
-  if (to === null) return ${grid ? "'A wall blocks the way.'" : '`There is no way from the ${s.at} to "${String(move).slice(0, 30)}".`'};
+  if (to === null) return ${blocked};
   s.at = to;
   s.visited.push(to);
   if (s.world.hazards.includes(to)) { s.lost = true; s.done = true; return 'You step into danger: the run is over.'; }
@@ -237,9 +272,8 @@ function describe(s) {
     if (it.at !== ${x.goal === 'deliver' ? 'w.goalAt' : "'carried'"}) return { score: 0, feedback: \`the \${it.name} ` +
     `is not where the task wants it\` };
   }
-${x.goal === 'collect' ? "  if (state.at !== w.start) return { score: 0, feedback: 'the run did not end at the start' };\n" : ''}  return { score: 1, feedback: 'every item is where the task wants it' };`;
-  const act =
-    `
+${endAtStart}  return { score: 1, feedback: 'every item is where the task wants it' };`;
+  const act = `
   const w = state.world;
   for (const it of w.items.filter((i) => i.wanted)) {
 ${
@@ -247,16 +281,14 @@ ${
     ? `    if (it.at === w.goalAt) continue;
     if (it.at === 'carried') {
       if (state.at === w.goalAt) return { tool: ${js(N.drop)}, args: { item: it.name } };
-      ${x.capacity === 1 ? `return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, state.at, w.goalAt)[0] } };` : 'continue;'}
+      ${x.capacity === 1 ? `return ${goTowards('w.goalAt')};` : 'continue;'}
     }`
     : "    if (it.at === 'carried') continue;"
 }
     if (state.at === it.at) return { tool: ${js(N.take)}, args: { item: it.name } };
-    return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: route(w, ` +
-    `state.at, it.at)[0] } };
+    return ${goTowards('it.at')};
   }
-  if (state.at !== w.goalAt) return { tool: ${js(grid ? N.move : N.go)}, args: { ${grid ? 'direction' : 'room'}: ` +
-    `route(w, state.at, w.goalAt)[0] } };
+  if (state.at !== w.goalAt) return ${goTowards('w.goalAt')};
   return { tool: ${js(N.finish)}, args: {} };`;
   return {
     maxTurns: 100,
