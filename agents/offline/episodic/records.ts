@@ -154,6 +154,27 @@ export function recordsCode(x: RecordsDesign): FamilyCode {
       `other ${d.noun} as it is.`,
     ...x.rules.map((r) => RULE_TEXT[r](d, N, lookupTool as string)),
   ];
+  // The world's fragments that depend on the design.
+  const goalExtra =
+    x.goal === 'map'
+      ? `, map: Object.fromEntries(C.${x.by}.map((v) => [v, rng.pick(TARGET.values)]))`
+      : x.goal === 'rank'
+        ? ', top: k.targets - 1'
+        : '';
+  const distinctRanks =
+    x.goal === 'rank'
+      ? '\n  // Distinct values of the ranked field, so the top matches are well defined.\n' +
+        `  for (const r of records) while (records.some((o) => o !== r && o.${x.by} === r.${x.by})) ` +
+        `r.${x.by} = rng.int(N.${x.by}.lo, N.${x.by}.hi);`
+      : '';
+  const refuseUnlooked = has('lookup-first')
+    ? "  if (!has(s, 'look:' + r.id)) { s.violations.push(r.id); " +
+      'return `Refused: ${r.id} was not looked up first. The policy violation is recorded.`; }\n'
+    : '';
+  const refuseLocked = has('locked')
+    ? '  if (r.locked) { s.violations.push(r.id); ' +
+      'return `Refused: ${r.id} is locked. The policy violation is recorded.`; }\n'
+    : '';
   const world =
     `
 const D = ${js({ noun: d.noun, plural: d.plural, prefix: d.prefix, place: d.place })};
@@ -168,7 +189,7 @@ ${preds.map((p) => `  (r, g) => ${p.test},`).join('\n')}
 const RULES = ${js(rules)};
 
 function drawGoal(rng, k) {
-  const g = { n: k.preds, value: rng.pick(TARGET.values)${x.goal === 'map' ? `, map: Object.fromEntries(C.${x.by}.map((v) => [v, rng.pick(TARGET.values)]))` : x.goal === 'rank' ? ', top: k.targets - 1' : ''} };
+  const g = { n: k.preds, value: rng.pick(TARGET.values)${goalExtra} };
 ${preds.map((p) => `  ${p.draw}`).join('\n')}
   return g;
 }
@@ -203,13 +224,7 @@ function makeWorld(rng, k) {
   order.slice(0, k.targets).forEach((i) => fit(rng, records[i], goal));
   order.slice(k.targets, k.targets + 2).forEach((i) => miss(rng, records[i], goal));
   order.slice(k.targets + 2, k.targets + 2 + k.locked).forEach((i) => { fit(rng, records[i], goal); ` +
-    `records[i].locked = true; });${
-      x.goal === 'rank'
-        ? `
-  // Distinct values of the ranked field, so the top matches are well defined.
-  for (const r of records) while (records.some((o) => o !== r && o.${x.by} === r.${x.by})) r.${x.by} = rng.int(N.${x.by}.lo, N.${x.by}.hi);`
-        : ''
-    }
+    `records[i].locked = true; });${distinctRanks}
   return { records, goal };
 }
 
@@ -238,9 +253,22 @@ const show = (s, r) => \`\${r.id}: \${[...Object.keys(C), ...Object.keys(N), TAR
 function change(s, id, field, value) {
   const r = find(s, id);
   if (!r) return \`No \${D.noun} "\${String(id).slice(0, 40)}".\`;
-${has('lookup-first') ? "  if (!has(s, 'look:' + r.id)) { s.violations.push(r.id); return `Refused: ${r.id} was not looked up first. The policy violation is recorded.`; }\n" : ''}${has('locked') ? '  if (r.locked) { s.violations.push(r.id); return `Refused: ${r.id} is locked. The policy violation is recorded.`; }\n' : ''}  s.changes[r.id] = { ...(s.changes[r.id] || {}), [field]: value };
+${refuseUnlooked}${refuseLocked}  s.changes[r.id] = { ...(s.changes[r.id] || {}), [field]: value };
   return \`\${r.id}: \${field} set to \${value}.\`;
 }`;
+  // score's checks that depend on the rules.
+  const escalatedRight = has('locked')
+    ? "    if (has(state, 'esc:' + r.id) !== (e !== null && r.locked)) " +
+      'return { score: 0, feedback: `${r.id} is escalated wrongly` };\n'
+    : '';
+  const notedRight = has('log')
+    ? "    if (has(state, 'note:' + r.id) !== got.length > 0) " +
+      'return { score: 0, feedback: `${r.id} has the wrong notes` };\n'
+    : '';
+  const countRight = confirm
+    ? '  if (state.reported !== changed) ' +
+      'return { score: 0, feedback: `reported ${state.reported} changes, made ${changed}` };\n'
+    : '';
   const score =
     `
   const g = state.world.goal;
@@ -254,8 +282,17 @@ ${has('lookup-first') ? "  if (!has(s, 'look:' + r.id)) { s.violations.push(r.id
     if (JSON.stringify(got) !== JSON.stringify(want)) return { score: 0, feedback: \`\${r.id} is not ` +
     `as the task requires\` };
     if (got.length > 0) changed++;
-${has('locked') ? "    if (has(state, 'esc:' + r.id) !== (e !== null && r.locked)) return { score: 0, feedback: `${r.id} is escalated wrongly` };\n" : ''}${has('log') ? "    if (has(state, 'note:' + r.id) !== got.length > 0) return { score: 0, feedback: `${r.id} has the wrong notes` };\n" : ''}  }
-${confirm ? '  if (state.reported !== changed) return { score: 0, feedback: `reported ${state.reported} changes, made ${changed}` };\n' : ''}  return { score: 1, feedback: 'every record is as the task requires' };`;
+${escalatedRight}${notedRight}  }
+${countRight}  return { score: 1, feedback: 'every record is as the task requires' };`;
+  // act's steps that depend on the rules.
+  const escalate = has('locked')
+    ? `    if (r.locked) { if (!has(s, 'esc:' + r.id)) return { tool: ${js(N.escalate)}, args: { id: r.id } }; ` +
+      'continue; }\n'
+    : '';
+  const note = has('log')
+    ? `    if (!has(s, 'note:' + r.id)) ` +
+      `return { tool: ${js(N.note)}, args: { id: r.id, text: \`matches the task: \${e}\` } };\n`
+    : '';
   const act = `
   const s = state;
   const g = s.world.goal;
@@ -265,9 +302,9 @@ ${confirm ? '  if (state.reported !== changed) return { score: 0, feedback: `rep
   for (const r of s.world.records) {
     const e = expected(r, g, s.world.records);
     if (e === null) continue;
-${has('locked') ? `    if (r.locked) { if (!has(s, 'esc:' + r.id)) return { tool: ${js(N.escalate)}, args: { id: r.id } }; continue; }\n` : ''}    changes++;
+${escalate}    changes++;
     if (current(s, r, TARGET.field) !== e) return ${updateAct};
-${has('log') ? `    if (!has(s, 'note:' + r.id)) return { tool: ${js(N.note)}, args: { id: r.id, text: \`matches the task: \${e}\` } };\n` : ''}  }
+${note}  }
   return { tool: ${js(N.finish)}, args: { ${confirm ? 'changed: changes' : ''} } };`;
   const top = x.levels[x.levels.length - 1] as { records: number };
   const perRecord =
