@@ -3,17 +3,8 @@
 import { NoveltyIndex, type NoveltyMatch } from '../validators/novelty/lsh.js';
 import { estimateSimilarity, type NoveltyOptions } from '../validators/novelty/minhash.js';
 import { fingerprint, type Fingerprint } from '../validators/novelty/fingerprint.js';
-import {
-  copyOf,
-  freshEnv,
-  int,
-  prng,
-  prompts,
-  PROMPTS_PER_ENV,
-  SEED,
-  type Rand,
-  type SyntheticEnv,
-} from './novelty-corpus.js';
+import { copyOf, freshEnv, prompts, PROMPTS_PER_ENV, type SyntheticEnv } from './novelty-corpus.js';
+import { int, prng, SEED, type Rand } from './novelty-words.js';
 
 export type BenchResult = Record<string, { value: number; unit: string; [k: string]: unknown }>;
 
