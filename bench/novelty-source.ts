@@ -37,8 +37,13 @@ class SourceWriter {
   num(): string {
     return String(int(this.rand, 0, this.rand() < 0.7 ? 10 : 1000));
   }
+  /** A few words of the vocabulary. */
+  words(): string {
+    return Array.from({ length: int(this.rand, 1, 5) }, () => zipf(this.rand, VOCAB)).join(' ');
+  }
+  /** A few words as a string literal. */
   str(): string {
-    return `'${Array.from({ length: int(this.rand, 1, 5) }, () => zipf(this.rand, VOCAB)).join(' ')}'`;
+    return `'${this.words()}'`;
   }
 
   expr(depth: number): string {
@@ -96,8 +101,10 @@ class SourceWriter {
         return `${indent}if (${this.cond(1)}) return ${this.expr(1)};`;
       case 7:
         return `${indent}${this.id()}[${this.expr(1)}] = ${this.expr(2)};`;
-      case 8:
-        return `${indent}const ${this.id()} = \`${this.str().slice(1, -1)} \${${this.id()}} ${this.str().slice(1, -1)}\`;`;
+      case 8: {
+        const [name, before, used, after] = [this.id(), this.words(), this.id(), this.words()];
+        return `${indent}const ${name} = \`${before} \${${used}} ${after}\`;`;
+      }
       case 9:
       case 10: {
         const i = this.id();
@@ -110,8 +117,10 @@ class SourceWriter {
         return `${indent}if (${this.cond(2)}) {\n${inner()}\n${indent}} else {\n${inner()}\n${indent}}`;
       case 14:
         return `${indent}while (${this.cond(1)}) {\n${inner()}\n${indent}}`;
-      default:
-        return `${indent}// ${this.str().slice(1, -1)}\n${indent}const ${this.id()} = rng.pick([${this.str()}, ${this.str()}]);`;
+      default: {
+        const comment = `${indent}// ${this.words()}`;
+        return `${comment}\n${indent}const ${this.id()} = rng.pick([${this.str()}, ${this.str()}]);`;
+      }
     }
   }
 
@@ -128,14 +137,30 @@ class SourceWriter {
 export function syntheticSource(rand: Rand): string {
   const w = new SourceWriter(rand, int(rand, 8, 20));
   const helpers = Array.from({ length: int(rand, 1, 4) }, () => w.fn(w.id(), `${w.id()}, ${w.id()}`, int(rand, 2, 8)));
+  // The parts in the order of their draws (the corpus is a function of its seed).
+  const comment = `// ${w.words()}`;
+  const fields = ['name', 'title', 'description'].map((field) => `${field}: ${w.str()}`);
+  const meta = `export const meta = { ${fields.join(', ')}, skills: [${w.str()}], levels: ${int(rand, 3, 20)} };`;
+  const table = `const ${w.id().toUpperCase()} = [${w.str()}, ${w.str()}, ${w.str()}];`;
+  // generate ends by returning a prompt and an answer.
+  const generate = w.fn('generate', 'rng, level', int(rand, 3, 10));
+  const generateReturn = '\n  return { prompt: ' + w.str() + ' + ' + w.id() + ', answer: ' + w.expr(1) + ' };\n}';
+  const solve = ['export function solve(instance) {', "  return '<answer>' + instance.answer + '</answer>';", '}'];
+  const verify = [
+    'export function verify(instance, response) {',
+    '  const got = kit.answer(response);',
+    w.block(1, '  ', int(rand, 1, 4)),
+    '  return got === String(instance.answer) ? 1 : 0;',
+    '}',
+  ];
   return [
-    `// ${w.str().slice(1, -1)}`,
-    `export const meta = { name: ${w.str()}, title: ${w.str()}, description: ${w.str()}, skills: [${w.str()}], levels: ${int(rand, 3, 20)} };`,
-    `const ${w.id().toUpperCase()} = [${w.str()}, ${w.str()}, ${w.str()}];`,
+    comment,
+    meta,
+    table,
     ...helpers,
-    `export ${w.fn('generate', 'rng, level', int(rand, 3, 10)).replace(/\n {2}return [^\n]*\n\}$/, '\n  return { prompt: ' + w.str() + ' + ' + w.id() + ', answer: ' + w.expr(1) + ' };\n}')}`,
-    `export function solve(instance) {\n  return '<answer>' + instance.answer + '</answer>';\n}`,
-    `export function verify(instance, response) {\n  const got = kit.answer(response);\n${w.block(1, '  ', int(rand, 1, 4))}\n  return got === String(instance.answer) ? 1 : 0;\n}`,
+    `export ${generate.replace(/\n {2}return [^\n]*\n\}$/, generateReturn)}`,
+    solve.join('\n'),
+    verify.join('\n'),
   ].join('\n\n');
 }
 
