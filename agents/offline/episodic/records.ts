@@ -286,8 +286,8 @@ ${escalatedRight}${notedRight}  }
 ${countRight}  return { score: 1, feedback: 'every record is as the task requires' };`;
   // act's steps that depend on the rules.
   const escalate = has('locked')
-    ? `    if (r.locked) { if (!has(s, 'esc:' + r.id)) return { tool: ${js(N.escalate)}, args: { id: r.id } }; ` +
-      'continue; }\n'
+    ? '    if (r.locked) { ' +
+      `if (!has(s, 'esc:' + r.id)) return { tool: ${js(N.escalate)}, args: { id: r.id } }; continue; }\n`
     : '';
   const note = has('log')
     ? `    if (!has(s, 'note:' + r.id)) ` +
