@@ -10,6 +10,9 @@ import { predicate, tools } from './records-tools.js';
 export type { RecordsDesign } from './records-domains.js';
 
 const js = JSON.stringify;
+/** A line of generated code, `if (cond) then` at the indent, when `on`; nothing otherwise. */
+const guardLine = (on: boolean, indent: string, cond: string, then: string): string =>
+  on ? `${indent}if (${cond}) ${then}\n` : '';
 
 export function drawRecords(rng: PlainRng): RecordsDesign {
   const domain = rng.pick(Object.keys(DOMAINS));
@@ -167,14 +170,15 @@ export function recordsCode(x: RecordsDesign): FamilyCode {
         `  for (const r of records) while (records.some((o) => o !== r && o.${x.by} === r.${x.by})) ` +
         `r.${x.by} = rng.int(N.${x.by}.lo, N.${x.by}.hi);`
       : '';
-  const refuseUnlooked = has('lookup-first')
-    ? "  if (!has(s, 'look:' + r.id)) { s.violations.push(r.id); " +
-      'return `Refused: ${r.id} was not looked up first. The policy violation is recorded.`; }\n'
-    : '';
-  const refuseLocked = has('locked')
-    ? '  if (r.locked) { s.violations.push(r.id); ' +
-      'return `Refused: ${r.id} is locked. The policy violation is recorded.`; }\n'
-    : '';
+  const refusal = (why: string) =>
+    '{ s.violations.push(r.id); return `Refused: ${r.id} ' + why + '. The policy violation is recorded.`; }';
+  const refuseUnlooked = guardLine(
+    has('lookup-first'),
+    '  ',
+    "!has(s, 'look:' + r.id)",
+    refusal('was not looked up first'),
+  );
+  const refuseLocked = guardLine(has('locked'), '  ', 'r.locked', refusal('is locked'));
   const world =
     `
 const D = ${js({ noun: d.noun, plural: d.plural, prefix: d.prefix, place: d.place })};
@@ -257,18 +261,24 @@ ${refuseUnlooked}${refuseLocked}  s.changes[r.id] = { ...(s.changes[r.id] || {})
   return \`\${r.id}: \${field} set to \${value}.\`;
 }`;
   // score's checks that depend on the rules.
-  const escalatedRight = has('locked')
-    ? "    if (has(state, 'esc:' + r.id) !== (e !== null && r.locked)) " +
-      'return { score: 0, feedback: `${r.id} is escalated wrongly` };\n'
-    : '';
-  const notedRight = has('log')
-    ? "    if (has(state, 'note:' + r.id) !== got.length > 0) " +
-      'return { score: 0, feedback: `${r.id} has the wrong notes` };\n'
-    : '';
-  const countRight = confirm
-    ? '  if (state.reported !== changed) ' +
-      'return { score: 0, feedback: `reported ${state.reported} changes, made ${changed}` };\n'
-    : '';
+  const escalatedRight = guardLine(
+    has('locked'),
+    '    ',
+    "has(state, 'esc:' + r.id) !== (e !== null && r.locked)",
+    'return { score: 0, feedback: `${r.id} is escalated wrongly` };',
+  );
+  const notedRight = guardLine(
+    has('log'),
+    '    ',
+    "has(state, 'note:' + r.id) !== got.length > 0",
+    'return { score: 0, feedback: `${r.id} has the wrong notes` };',
+  );
+  const countRight = guardLine(
+    confirm,
+    '  ',
+    'state.reported !== changed',
+    'return { score: 0, feedback: `reported ${state.reported} changes, made ${changed}` };',
+  );
   const score =
     `
   const g = state.world.goal;
@@ -285,14 +295,18 @@ ${refuseUnlooked}${refuseLocked}  s.changes[r.id] = { ...(s.changes[r.id] || {})
 ${escalatedRight}${notedRight}  }
 ${countRight}  return { score: 1, feedback: 'every record is as the task requires' };`;
   // act's steps that depend on the rules.
-  const escalate = has('locked')
-    ? '    if (r.locked) { ' +
-      `if (!has(s, 'esc:' + r.id)) return { tool: ${js(N.escalate)}, args: { id: r.id } }; continue; }\n`
-    : '';
-  const note = has('log')
-    ? `    if (!has(s, 'note:' + r.id)) ` +
-      `return { tool: ${js(N.note)}, args: { id: r.id, text: \`matches the task: \${e}\` } };\n`
-    : '';
+  const escalate = guardLine(
+    has('locked'),
+    '    ',
+    'r.locked',
+    `{ if (!has(s, 'esc:' + r.id)) return { tool: ${js(N.escalate)}, args: { id: r.id } }; continue; }`,
+  );
+  const note = guardLine(
+    has('log'),
+    '    ',
+    "!has(s, 'note:' + r.id)",
+    `return { tool: ${js(N.note)}, args: { id: r.id, text: \`matches the task: \${e}\` } };`,
+  );
   const act = `
   const s = state;
   const g = s.world.goal;
