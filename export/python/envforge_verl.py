@@ -204,7 +204,8 @@ class EnvforgeAgentLoop(ToolAgentLoop):
             except (TypeError, ValueError):
                 return ToolResponse(text="error: the tool call's arguments are not JSON"), 0.0, {}
             response, reward, metrics = await execute_call(self._envforge_id, tool_call.name, args)
-        text = response.text or ""
+        # the observation as text in the grammar of the tokenizer that reads it next (T8-2)
+        text = client.tokenizer_text(response.text or "", getattr(self, "tokenizer", None))
         limit = self.max_tool_response_length
         if limit and len(text) > limit:
             # verl's own truncation of a long tool answer, by tool_response_truncate_side.
