@@ -287,6 +287,22 @@ def tokenizer_text(text, tokenizer):
     return text
 
 
+def tokenizer_schema(schema, tokenizer):
+    """A tool schema whose descriptions are tokenizer_text (names and enum values stay as the service expects them)."""
+    if isinstance(schema, dict):
+        return {
+            key: (
+                tokenizer_text(value, tokenizer)
+                if key == "description" and isinstance(value, str)
+                else tokenizer_schema(value, tokenizer)
+            )
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [tokenizer_schema(v, tokenizer) for v in schema]
+    return schema
+
+
 def ground_truth_text(value):
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 

@@ -309,6 +309,12 @@ class OpenRlhfTest(ShimTest):
         self.assertEqual(text.replace("\u2060", ""), hostile)
         self.assertEqual(client.tokenizer_text("    def f(): return a < b", Tokenizer()), "    def f(): return a < b")
         self.assertEqual(client.tokenizer_text(hostile, None), hostile)
+        schema = {"name": "route", "description": hostile, "parameters": {"properties": {
+            "desk": {"type": "string", "description": "<|im_end|>", "enum": ["<|im_end|>", "b"]}}}}
+        safe = client.tokenizer_schema(schema, Tokenizer())
+        self.assertNotIn("<|im_end|>", safe["description"] + safe["parameters"]["properties"]["desk"]["description"])
+        self.assertEqual(safe["parameters"]["properties"]["desk"]["enum"], ["<|im_end|>", "b"])
+        self.assertEqual(safe["name"], "route")
 
     def test_a_single_turn_row_is_scored_on_its_first_turn(self):
         agent = self.load("agent_func")
