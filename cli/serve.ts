@@ -18,6 +18,7 @@ interface ServeFlags {
   maxQueue: number;
   requestTimeout: number;
   maxSessions: number;
+  maxConnections: number;
   sessionIdle: number;
   episodesDir?: string;
   operatorToken?: string;
@@ -86,6 +87,13 @@ export function registerServe(program: Command, io: Io): void {
         'share gets 429 + retry-after',
       integerOption('--max-sessions', 1),
       DEFAULT_SERVE_OPTIONS.maxSessions,
+    )
+    .option(
+      '--max-connections <N>',
+      'TCP connections held at once (default: below the file-descriptor limit); when full, a new one replaces the ' +
+        'idle connection (no request in flight) of the address holding the most, so idle sockets lock no one out',
+      integerOption('--max-connections', 1),
+      DEFAULT_SERVE_OPTIONS.maxConnections,
     )
     .option(
       '--session-idle <ms>',
@@ -183,6 +191,7 @@ async function serve(flags: ServeFlags, io: Io): Promise<void> {
     maxQueue: flags.maxQueue,
     requestTimeoutMs: flags.requestTimeout,
     maxSessions: flags.maxSessions,
+    maxConnections: flags.maxConnections,
     sessionIdleMs: flags.sessionIdle,
     maxEndedJournals: flags.maxJournals,
     ...(flags.episodesDir !== undefined ? { episodesDir: resolve(flags.episodesDir) } : {}),

@@ -110,6 +110,18 @@ export function terminalSafe(text: string): string {
 }
 
 /**
+ * What lays guest text out on a terminal: a line break, or a run of blanks (whitespace, the braille blank, default
+ * ignorable code points such as the Hangul fillers) that would push what follows to a column of the guest's choosing,
+ * e.g. the start of a wrapped line (T8-3). sandbox/guest-runtime.js applies the same expression inside the isolate.
+ */
+const GUEST_LAYOUT = /[\s\u2800\p{Default_Ignorable_Code_Point}]{2,}|[\r\n\u2028\u2029]/gu;
+
+/** A guest's message as one line that lays nothing out: each line break and each run of blanks is one space. */
+export function guestLine(text: string): string {
+  return text.replace(GUEST_LAYOUT, ' ');
+}
+
+/**
  * A word of letters and digits joined by single `_` or `-` (a name, a code): no CommonMark or GFM markup starts
  * inside one (an underscore between two letters or digits opens and closes no emphasis), so it is written as it is.
  */

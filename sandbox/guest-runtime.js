@@ -407,9 +407,9 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     }
     if (typeof message !== 'string') message = 'threw a value that could not be described';
     if (message.length > limits.maxMessageChars) message = message.slice(0, limits.maxMessageChars) + '…';
-    // One line: a guest's message is printed inside reports and logs, where a line break could fake a line of their
-    // own.
-    message = message.replace(/[\r\n\u2028\u2029]+/g, ' ');
+    // One line, laid out by no one: a guest's message is printed inside reports and logs, where a line break could fake
+    // a line of its own, and a run of blanks could push its text to the start of a wrapped terminal line (T8-3).
+    message = message.replace(/[\s\u2800\p{Default_Ignorable_Code_Point}]{2,}|[\r\n\u2028\u2029]/gu, ' ');
     return { code: code, message: message };
   }
   function failureText(d) {

@@ -4,6 +4,7 @@
 import ivm from 'isolated-vm';
 import vm from 'node:vm';
 import type { ProblemCode } from '../contract/codes.js';
+import { guestLine } from '../contract/text.js';
 import { FACTORY_EXPORT, readModule } from './instance.js';
 import { recentMemo } from './recent.js';
 import { SES_SOURCE, SETUP_SCRIPT } from './runtime.js';
@@ -102,11 +103,9 @@ export function classify(error: unknown, isolate: ivm.Isolate, what: string): Gu
     return new GuestFailure('E_MEMORY', `${what} exceeded the isolate memory limit`);
   if (message === TIMEOUT_MESSAGE) return new GuestFailure('E_TIMEOUT', `${what} ran past its wall-clock budget`);
   const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
-  // One line, as the runtime writes a call's failure: a line break in guest text could fake a report line.
-  return new GuestFailure(
-    'E_THROWN',
-    `${what} threw ${name}${message}`.slice(0, 2000).replace(/[\r\n\u2028\u2029]+/g, ' '),
-  );
+  // One line, as the runtime writes a call's failure: a line break in guest text could fake a report line, and a
+  // run of blanks could push its text to the start of a wrapped terminal line (T8-3).
+  return new GuestFailure('E_THROWN', guestLine(`${what} threw ${name}${message}`.slice(0, 2000)));
 }
 
 function reject(): never {

@@ -4,6 +4,7 @@ import { EnvforgeError } from '../contract/errors.js';
 import type { Code } from '../contract/codes.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { DEFAULT_LIMITS } from '../sandbox/protocol.js';
+import { defaultMaxConnections } from './tcp-connections.js';
 
 export interface ServeOptions {
   /** The library folder (opened read-only). */
@@ -40,6 +41,11 @@ export interface ServeOptions {
   scoreFlushIntervalMs: number;
   /** Episode sessions (contract v2) held in memory at once; past it new ones get 429 + retry-after. */
   maxSessions: number;
+  /**
+   * TCP connections held at once; at the bound a new one replaces the idle connection of the address holding the most
+   * (serve/tcp-connections.ts). Default: below the process's file-descriptor limit.
+   */
+  maxConnections: number;
   /** An open episode session untouched this long leaves memory; its journal keeps it resumable. */
   sessionIdleMs: number;
   /** An episode journal untouched this long is deleted (the episode is then unknown). */
@@ -94,6 +100,7 @@ export const DEFAULT_SERVE_OPTIONS = {
   recordScores: true,
   scoreFlushIntervalMs: 5_000,
   maxSessions: 4_096,
+  maxConnections: defaultMaxConnections(),
   sessionIdleMs: 10 * 60_000,
   journalTtlMs: 24 * 3_600_000,
   maxEndedJournals: 65_536,

@@ -22,6 +22,7 @@ import { DEFAULT_SERVE_OPTIONS, ServeError, type RunningServer, type ServeOption
 import { registerRoutes, sendError } from './routes.js';
 import { ScoreBoard } from './scores.js';
 import { Service } from './service.js';
+import { guardConnections } from './tcp-connections.js';
 
 /**
  * Jobs a worker of the server's own pool runs before it is replaced. Serving runs many small jobs (one per
@@ -58,6 +59,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     'errorLogIntervalMs',
     'scoreFlushIntervalMs',
     'maxSessions',
+    'maxConnections',
     'sessionIdleMs',
     'journalTtlMs',
     'maxEndedJournals',
@@ -160,6 +162,7 @@ export async function startServer(options: Partial<ServeOptions> & { libraryDir:
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 
+  guardConnections(app.server, opts.maxConnections);
   registerHostCheck(app, opts.host, hosts);
   registerOriginCheck(app, origins);
   registerClients(app, service.credentials);

@@ -29,6 +29,17 @@ except ImportError as exc:
 
 TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
 FEEDBACK = os.environ.get("ENVFORGE_FEEDBACK_TEMPLATE", "\n<tool_response>\n{observation}\n</tool_response>\n")
+# The feedback template's own tags (<tool_response>, </tool_response>, or whatever ENVFORGE_FEEDBACK_TEMPLATE writes):
+# an observation that spelled one would close its block and write text outside it (T8-2), so a word joiner after its
+# "<" keeps each one text. The tags are read from the template itself.
+_TAGS = sorted(set(re.findall(r"<[^<>{}\s]+>", FEEDBACK)), key=len, reverse=True)
+_TEMPLATE_TAG = re.compile("|".join(map(re.escape, _TAGS))) if _TAGS else None
+
+
+def feedback_text(observation):
+    """An observation as text inside the feedback template: none of the template's tags survives in it as a tag."""
+    text = str(observation)
+    return _TEMPLATE_TAG.sub(lambda m: "<\u2060" + m.group(0)[1:], text) if _TEMPLATE_TAG else text
 # The agent instances one execute() made, so the executor can end the episodes OpenRLHF left running.
 _instances = contextvars.ContextVar("envforge_agent_instances", default=None)
 
@@ -107,7 +118,7 @@ class AgentInstance(AgentInstanceBase):
         return {
             "rewards": reward,
             "scores": reward,
-            "environment_feedback": "".join(FEEDBACK.format(observation=o) for o in observations),
+            "environment_feedback": "".join(FEEDBACK.format(observation=feedback_text(o)) for o in observations),
             "done": self.episode.done,
             "sampling_params": states.get("sampling_params", None),
             "extra_logs": {"turns": Reward(self.episode.turn)},

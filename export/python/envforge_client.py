@@ -261,6 +261,48 @@ def _item_error(error):
         )
 
 
+_control_tokens = {}
+
+
+def control_tokens(tokenizer):
+    """The strings `tokenizer` reads as one control token wherever they stand in a text (T8-2): its special tokens and
+    added tokens, longest first; an added token of word characters only, or of blanks only, is text and left out."""
+    key = id(tokenizer)
+    if key not in _control_tokens:
+        names = set(getattr(tokenizer, "all_special_tokens", None) or [])
+        added = getattr(tokenizer, "added_tokens_decoder", None) or {}
+        names.update(str(getattr(token, "content", token)) for token in added.values())
+        marked = [n for n in names if len(n) > 1 and not n.strip().replace("_", "a").isalnum() and n.strip()]
+        _control_tokens[key] = sorted(marked, key=len, reverse=True)
+    return _control_tokens[key]
+
+
+def tokenizer_text(text, tokenizer):
+    """Module text as `tokenizer` will read it as text: a word joiner after the first character of each control token
+    in it, so an observation or prompt cannot write a turn boundary or a role of the trainer's chat template."""
+    text = str(text)
+    for token in control_tokens(tokenizer) if tokenizer is not None else []:
+        if token in text:
+            text = text.replace(token, token[0] + "\u2060" + token[1:])
+    return text
+
+
+def tokenizer_schema(schema, tokenizer):
+    """A tool schema whose descriptions are tokenizer_text (names and enum values stay as the service expects them)."""
+    if isinstance(schema, dict):
+        return {
+            key: (
+                tokenizer_text(value, tokenizer)
+                if key == "description" and isinstance(value, str)
+                else tokenizer_schema(value, tokenizer)
+            )
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [tokenizer_schema(v, tokenizer) for v in schema]
+    return schema
+
+
 def ground_truth_text(value):
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 

@@ -182,7 +182,9 @@ class EnvforgeAgentLoop(ToolAgentLoop):
         identity = client.identity_of(ground_truth or kwargs.get("extra_info"))
         tools = tools_of(identity["env"])
         self.tools = {tool.name: tool for tool in tools}
-        self.tool_schemas = [tool.tool_schema.model_dump(exclude_unset=True, exclude_none=True) for tool in tools]
+        # descriptions as text in the grammar of the tokenizer that renders them (T8-2)
+        schemas = [tool.tool_schema.model_dump(exclude_unset=True, exclude_none=True) for tool in tools]
+        self.tool_schemas = [client.tokenizer_schema(schema, self._tokenizer()) for schema in schemas]
         self._envforge_order = asyncio.Lock()  # calls of one turn run one after another, in the order written
         self._envforge_tool = tools[0]
         self._envforge_id, _ = await tools[0].create(create_kwargs=identity)
@@ -197,6 +199,9 @@ class EnvforgeAgentLoop(ToolAgentLoop):
             output.extra_fields.setdefault("tool_rewards", []).append(episode.score)
         return output
 
+    def _tokenizer(self):
+        return getattr(self, "tokenizer", None)
+
     async def _call_tool(self, tool_call, tools_kwargs, agent_data):
         async with self._envforge_order:
             try:
@@ -204,7 +209,8 @@ class EnvforgeAgentLoop(ToolAgentLoop):
             except (TypeError, ValueError):
                 return ToolResponse(text="error: the tool call's arguments are not JSON"), 0.0, {}
             response, reward, metrics = await execute_call(self._envforge_id, tool_call.name, args)
-        text = response.text or ""
+        # the observation as text in the grammar of the tokenizer that reads it next (T8-2)
+        text = client.tokenizer_text(response.text or "", self._tokenizer())
         limit = self.max_tool_response_length
         if limit and len(text) > limit:
             # verl's own truncation of a long tool answer, by tool_response_truncate_side.
