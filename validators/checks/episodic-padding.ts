@@ -133,7 +133,8 @@ export const episodicPadding: EpisodicCheck = {
           });
           if (steps.length === 0) break;
           const before = logs.length;
-          for (const { of, state } of steps) add(of, `reached state (descent): ${state.how}`, null, state.actions, state);
+          for (const { of, state } of steps)
+            add(of, `reached state (descent): ${state.how}`, null, state.actions, state);
           await replay(logs.slice(before));
         }
         const findings: Finding[] = logs.map((l) => {

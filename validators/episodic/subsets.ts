@@ -17,7 +17,12 @@ function coin(key: string): () => boolean {
 }
 
 /** Up to `count` distinct subsets of `from`, each member kept with p = 1/2, none empty, none whole, none in `seen`. */
-export function drawnSubsets(from: readonly number[], key: string, count: number, seen = new Set<string>()): number[][] {
+export function drawnSubsets(
+  from: readonly number[],
+  key: string,
+  count: number,
+  seen = new Set<string>(),
+): number[][] {
   const flip = coin(key);
   const out = new Map<string, number[]>();
   for (let tries = 0; out.size < count && tries < 16 * Math.max(1, count); tries++) {
