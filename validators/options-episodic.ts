@@ -131,7 +131,7 @@ export interface EpisodicOptions {
   /**
    * States the reference reaches with decisions left undone (ablation ∘ cut; a subset of them kept) an adversary
    * episode replays padded: all the reads with no decision, then the rest of the family in turn across the episodes
-   * (validators/episodic/padding.ts reachedStates). Each is a replay to the turn limit.
+   * (validators/episodic/padding.ts reachedStates; 3: none and 2 of the family). Each is a replay to the turn limit.
    */
   composedPerEpisode: number;
   /**
