@@ -1,7 +1,7 @@
 // Which decisions a padded state keeps, not how many (redteam-trust6 H2 and its hold-out): the shrink family's subsets
-// of a deciding tool's calls (a prefix, a suffix, one alone, one left out between kept ones), each with every read
-// kept, taken in turn across the adversary episodes under one cap. Pure log builders; the verdicts are in
-// redteam-trust4.test.ts.
+// of a deciding tool's calls (periodic, a prefix, a suffix, one alone, one left out between kept ones), each with every
+// read kept, taken in turn across the adversary episodes under one cap, then subsets drawn (redteam-trust7 I1). Pure
+// log builders; the verdicts are in redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
 import { keptSubsets, reachedStates } from '../validators/episodic/padding.js';
 
@@ -14,9 +14,14 @@ const routed = (log: Array<{ tool: string; args: Record<string, unknown> }>) =>
   log.flatMap((a) => (a.tool === 'route' ? [a.args.id] : [])).join(' ');
 
 describe('the subsets of decisions a reached state keeps', () => {
-  it('hold none, all but the last, the last alone, a gap, the first, the median, all but the first, then parts', () => {
+  it('hold none, every other and every third, all but the last, the last alone, a gap, the first, the median…', () => {
     expect(keptSubsets(6)).toEqual([
       [],
+      [1, 3, 5],
+      [0, 2, 4],
+      [2, 5],
+      [0, 3],
+      [1, 4],
       [0, 1, 2, 3, 4],
       [5],
       [0, 1, 3, 4, 5],
@@ -40,7 +45,7 @@ describe('the subsets of decisions a reached state keeps', () => {
       for (const k of sets) expect(k.length < m && k.every((i) => i >= 0 && i < m), `m=${m}: ${k}`).toBe(true);
     }
     expect(keptSubsets(1)).toEqual([[]]);
-    expect(keptSubsets(2)).toEqual([[], [0], [1]]);
+    expect(keptSubsets(2)).toEqual([[], [1], [0]]);
   });
 });
 

@@ -56,15 +56,15 @@ describe('the states the reference reaches with decisions left undone', () => {
     const states = reachedStates(ref, ['read', 'route'], 10);
     expect(states.map((s) => [s.how, brief(s.actions)])).toEqual([
       ['every route call removed', 'readT1 readT2 readT3 close'],
-      ['only the first 2 of 3 route calls kept', 'readT1 routeT1 readT2 routeT2 readT3 close'],
-      ['only route calls 3 of 3 kept', 'readT1 readT2 readT3 routeT3 close'],
-      ['only route calls 1, 3 of 3 kept', 'readT1 routeT1 readT2 readT3 routeT3 close'],
-      ['only the first 1 of 3 route calls kept', 'readT1 routeT1 readT2 readT3 close'],
       ['only route calls 2 of 3 kept', 'readT1 readT2 routeT2 readT3 close'],
+      ['only route calls 1, 3 of 3 kept', 'readT1 routeT1 readT2 readT3 routeT3 close'],
+      ['only route calls 3 of 3 kept', 'readT1 readT2 readT3 routeT3 close'],
+      ['only the first 1 of 3 route calls kept', 'readT1 routeT1 readT2 readT3 close'],
+      ['only the first 2 of 3 route calls kept', 'readT1 routeT1 readT2 routeT2 readT3 close'],
       ['only route calls 2-3 of 3 kept', 'readT1 readT2 routeT2 readT3 routeT3 close'],
       ['cut before route call 2 of 3, every route call removed', 'readT1 readT2 close'],
       ['every read call removed', 'routeT1 routeT2 routeT3 close'],
-      ['only the first 2 of 3 read calls kept', 'readT1 routeT1 readT2 routeT2 routeT3 close'],
+      ['only read calls 2 of 3 kept', 'routeT1 readT2 routeT2 routeT3 close'],
     ]);
   });
   it('are capped, never repeat a log, and leave out the finish alone (the padded empty plan covers it)', () => {

@@ -131,9 +131,19 @@ export interface EpisodicOptions {
   /**
    * States the reference reaches with decisions left undone (ablation ∘ cut; a subset of them kept) an adversary
    * episode replays padded: all the reads with no decision, then the rest of the family in turn across the episodes
-   * (validators/episodic/padding.ts reachedStates). Each is a replay to the turn limit.
+   * (validators/episodic/padding.ts reachedStates; 3: none and 2 of the family). Each is a replay to the turn limit.
    */
   composedPerEpisode: number;
+  /**
+   * Besides those, subsets of the last-called deciding tool's calls drawn (each kept with p = 1/2, seeded by the
+   * validation and the episode: redteam-trust7 I1) an adversary episode replays padded.
+   */
+  composedDrawnPerEpisode: number;
+  /**
+   * Rounds of the descent from a kept subset whose padded and unpadded logs both earn the reference's score: a random
+   * half of it dropped, one replay an episode a round (none where no proper subset is paid).
+   */
+  paddingDescentRounds: number;
 }
 
 export const DEFAULT_EPISODIC_OPTIONS = {
@@ -174,5 +184,7 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   suggestedScreen: 48,
   suggestedSurveyCalls: 32,
   paddedPerEpisode: 3,
-  composedPerEpisode: 4,
+  composedPerEpisode: 3,
+  composedDrawnPerEpisode: 2,
+  paddingDescentRounds: 3,
 } satisfies EpisodicOptions;

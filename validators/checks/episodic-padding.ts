@@ -8,7 +8,8 @@
 // reads, a batch that sweeps what waits, a bounded history the violations scroll out of (zero tolerance).
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
-import { neutralCalls, padded, reachedStates } from '../episodic/padding.js';
+import { keptState, neutralCalls, padded, reachedStates, type Reached } from '../episodic/padding.js';
+import { descended } from '../episodic/subsets.js';
 import { adversaryFamily, decisiveTools } from './episodic-ablation.js';
 import { cutProbes, judgedCut } from './episodic-cuts.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
@@ -24,6 +25,10 @@ interface Padded {
   unpadded: number | null;
   log: Action[];
   actions: Action[];
+  /** The padded log's score, once replayed. */
+  score: number;
+  /** A reached state keeping a subset of a tool's calls: where the descent may go on from. */
+  reached?: Reached;
 }
 
 export const episodicPadding: EpisodicCheck = {
@@ -56,9 +61,9 @@ export const episodicPadding: EpisodicCheck = {
           ]),
         );
         const logs: Padded[] = [];
-        const add = (of: number, family: string, unpadded: number | null, log: Action[]) => {
+        const add = (of: number, family: string, unpadded: number | null, log: Action[], reached?: Reached) => {
           const actions = padded(log, neutral.get(of) ?? [], ctx.meta.maxTurns);
-          if (actions) logs.push({ of, family, unpadded, log, actions });
+          if (actions) logs.push({ of, family, unpadded, log, actions, score: 0, ...(reached ? { reached } : {}) });
         };
         episodes.forEach((of, k) =>
           add(of, 'the empty plan (a stall)', scoreOf(outcomes[ablations.length + cuts.length + k]), [
@@ -90,22 +95,51 @@ export const episodicPadding: EpisodicCheck = {
           const deciding = [...new Set(actionsOf(r).map((a) => a.tool))].filter((t) => decisive.has(`${of}|${t}`));
           // The subsets kept taken in turn across the episodes (two a level: each level sees a different part).
           const turn = rank * Math.max(1, o.composedPerEpisode - 1);
-          for (const s of reachedStates(actionsOf(r), deciding, o.composedPerEpisode, turn)) {
+          // Then subsets drawn (p = 1/2), seeded by the validation and the episode: the same verdict on a rerun.
+          const draws = { count: o.composedDrawnPerEpisode, key: `${ctx.stage.validationSeed}|${r.seed}|${r.level}` };
+          for (const s of reachedStates(actionsOf(r), deciding, o.composedPerEpisode, turn, draws)) {
             const k = ablations.findIndex((p) => p.of === of && p.needs?.[0] === s.tool);
             const whole = s.how === `every ${s.tool} call removed` && k >= 0;
-            add(of, `reached state: ${s.how}`, whole ? scoreOf(outcomes[k]) : null, s.actions);
+            add(of, `reached state: ${s.how}`, whole ? scoreOf(outcomes[k]) : null, s.actions, s);
           }
         }
-        const results = await tools.run(logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions)));
+        let open = 0;
         // A reached state is replayed unpadded only where its padded log earns enough to fail (scores lie in [0, 1]).
-        const open = logs.flatMap((l, k) =>
-          l.unpadded === null && scoreOf(results[k]) >= o.zeroToleranceCeiling ? [l] : [],
-        );
-        const unpadded = await tools.run(open.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.log)));
-        open.forEach((l, k) => (l.unpadded = scoreOf(unpadded[k])));
-        const findings: Finding[] = logs.map((l, k) => {
+        const replay = async (batch: Padded[]) => {
+          const results = await tools.run(batch.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions)));
+          batch.forEach((l, k) => (l.score = scoreOf(results[k])));
+          const todo = batch.filter((l) => l.unpadded === null && l.score >= o.zeroToleranceCeiling);
+          const unpadded = await tools.run(todo.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.log)));
+          todo.forEach((l, k) => (l.unpadded = scoreOf(unpadded[k])));
+          open += todo.length;
+        };
+        await replay(logs);
+        // The descent (delta debugging, halves drawn at random): where a kept subset padded still earns the
+        // reference's score and so does its log unpadded (no time paid yet), a random half of it is dropped, so a
+        // time path under a score that saturates is met too; one step an episode a round, none in most environments.
+        const descent = logs.length;
+        for (let round = 0; round < o.paddingDescentRounds; round++) {
+          const steps = episodes.flatMap((of) => {
+            const ref = (ctx.refs[of] as Rollout).score - 1e-6;
+            const mine = logs.filter((l) => l.of === of);
+            if (mine.some((l) => l.score >= (l.unpadded ?? 0) + o.zeroToleranceCeiling)) return [];
+            const paid = mine.filter((l) => l.reached?.kept && l.score >= ref && (l.unpadded ?? 0) >= ref);
+            const from = paid.sort((x, y) => (x.reached?.kept?.length ?? 0) - (y.reached?.kept?.length ?? 0))[0];
+            const s = from?.reached;
+            const seen = new Set(mine.flatMap((l) => (l.reached?.tool === s?.tool ? [String(l.reached?.kept)] : [])));
+            const key = `${ctx.stage.validationSeed}|${(ctx.refs[of] as Rollout).seed}|descent ${round}`;
+            const kept = s?.kept && descended(s.kept, key, seen);
+            return s && kept ? [{ of, state: keptState(actionsOf(ctx.refs[of] as Rollout), s.tool, kept) }] : [];
+          });
+          if (steps.length === 0) break;
+          const before = logs.length;
+          for (const { of, state } of steps)
+            add(of, `reached state (descent): ${state.how}`, null, state.actions, state);
+          await replay(logs.slice(before));
+        }
+        const findings: Finding[] = logs.map((l) => {
           const r = ctx.refs[l.of] as Rollout;
-          const score = scoreOf(results[k]);
+          const score = l.score;
           // Not replayed unpadded: its padded score is below the tolerance, which no score of [0, 1] can reach.
           const base = l.unpadded ?? 0;
           return {
@@ -136,7 +170,8 @@ export const episodicPadding: EpisodicCheck = {
           metrics: {
             padded: logs.length,
             reachedStates: logs.filter((l) => l.family.startsWith('reached state')).length,
-            unpaddedReplays: open.length,
+            unpaddedReplays: open,
+            descent: logs.length - descent,
             paidMore: findings.filter((f) => f.rule === 'zero' && f.judged >= f.ceiling).length,
           },
         };

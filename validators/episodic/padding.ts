@@ -4,6 +4,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, keyOf, type Action } from './adversaries.js';
+import { drawnSubsets, periodicSubsets } from './subsets.js';
 
 /**
  * The neutral calls of reference `r`: each no-argument tool other than the finishing one (a listing), then each
@@ -39,13 +40,17 @@ export interface Reached {
   how: string;
   tool: string;
   actions: Action[];
+  /** Which of the tool's `m` calls it keeps, every other call kept (absent for a cut). */
+  kept?: number[];
+  m?: number;
 }
 
 /**
  * Which of a deciding tool's `m` calls a reached state keeps (redteam-trust6 H2: by which subset, not how many), the
- * shrink family's index sets, the extremes first: none; all but the last; the last alone; all but the median (a gap
- * between decided entities); the first, the median alone; all but the first; then each half, each third, and each
- * third left out. Every one a proper subset, none repeated.
+ * shrink family's index sets, the extremes first: none; every other one and every third (periodic: the decided ones
+ * flank what waits, redteam-trust7 I1); all but the last; the last alone; all but the median (a gap between decided
+ * entities); the first, the median alone; all but the first; then each half, each third, and each third left out.
+ * Every one a proper subset, none repeated; seeded draws (subsets.ts) search the rest of the power set.
  */
 export function keptSubsets(m: number): number[][] {
   const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
@@ -56,6 +61,7 @@ export function keptSubsets(m: number): number[][] {
     range(0, parts).map((p) => range(Math.round((p * m) / parts), Math.round(((p + 1) * m) / parts)));
   const made = [
     [],
+    ...periodicSubsets(m),
     without([m - 1]),
     [m - 1],
     without([mid]),
@@ -83,46 +89,75 @@ function runs(kept: number[]): string {
 }
 
 /**
+ * Reference log `log` (its last call the finish) with only the calls `kept` (indices among its `tool` calls) of
+ * `tool` left, every other call kept, cut before call `upTo` of the body: a reached state, as a log then the finish.
+ */
+export function keptState(log: readonly Action[], tool: string, kept: readonly number[], upTo = Infinity): Reached {
+  const body = log.slice(0, -1);
+  const at = body.flatMap((a, i) => (a.tool === tool ? [i] : []));
+  const m = at.length;
+  const how =
+    kept.length === 0
+      ? `every ${tool} call removed`
+      : kept.every((k, i) => k === i)
+        ? `only the first ${kept.length} of ${m} ${tool} calls kept`
+        : `only ${tool} calls ${runs([...kept])} of ${m} kept`;
+  const calls = body.filter((a, i) => i < upTo && (a.tool !== tool || kept.includes(at.indexOf(i))));
+  return { how, tool, actions: [...calls, log.at(-1) as Action], kept: [...kept], m };
+}
+
+/** How many draws a reached state family adds for the last-called deciding tool, and the key that seeds them. */
+export interface Draws {
+  count: number;
+  key: string;
+}
+
+/**
  * The states the reference's calls reach with decisions left undone (ablation ∘ cut, redteam-trust5 G1; the subset
  * kept, redteam-trust6 H2), each a log then the finish, for each deciding tool (`deciding`, the one called last
  * first: the decision before the reads it relies on): every read kept with the calls of the tool that `keptSubsets`
- * names (none, a prefix, a suffix, a window, one alone, one left out), and the plan cut before its `k`-th call with
- * every call of it removed (`k` entities read, none decided). The first (every call of the last-called tool removed:
- * all the reads, no decision) always; then `cap - 1` of the rest in turn from `from` (the check rotates it across
- * adversary episodes, so the family is covered across them). At most `cap` distinct logs, none the finish alone.
+ * names (none, periodic, a prefix, a suffix, a window, one alone, one left out), and the plan cut before its `k`-th
+ * call with every call of it removed (`k` entities read, none decided). The first (every call of the last-called
+ * tool removed: all the reads, no decision) always; then `cap - 1` of the rest in turn from `from` (the check rotates
+ * it across adversary episodes, so the family is covered across them); then `draws.count` subsets of the last-called
+ * tool's calls drawn with p = 1/2 (redteam-trust7 I1), seeded by `draws.key`. Distinct logs, none the finish alone.
  */
-export function reachedStates(log: readonly Action[], deciding: readonly string[], cap: number, from = 0): Reached[] {
+export function reachedStates(
+  log: readonly Action[],
+  deciding: readonly string[],
+  cap: number,
+  from = 0,
+  draws: Draws = { count: 0, key: '' },
+): Reached[] {
   const body = log.slice(0, -1);
-  const finish = log.at(-1) as Action;
   const last = (t: string) => body.findLastIndex((a) => a.tool === t);
   const out = new Map<string, Reached>();
-  for (const tool of [...deciding].sort((x, y) => last(y) - last(x))) {
+  const keyOfState = (s: Reached) => s.actions.map(keyOf).join('\n');
+  const order = [...deciding].sort((x, y) => last(y) - last(x)).filter((t) => last(t) >= 0);
+  for (const tool of order) {
     const at = body.flatMap((a, i) => (a.tool === tool ? [i] : []));
     const m = at.length;
-    if (m === 0) continue;
     const inner = [...new Set([m - 1, 1, Math.ceil(m / 2)])].filter((j) => j >= 1 && j < m);
-    const keep = (kept: number[], upTo: number) =>
-      body.filter((a, i) => i < upTo && (a.tool !== tool || kept.includes(at.indexOf(i))));
-    const how = (kept: number[]) =>
-      kept.length === 0
-        ? `every ${tool} call removed`
-        : kept.every((k, i) => k === i)
-          ? `only the first ${kept.length} of ${m} ${tool} calls kept`
-          : `only ${tool} calls ${runs(kept)} of ${m} kept`;
-    const made: Array<[string, Action[]]> = [
-      ...keptSubsets(m).map((kept): [string, Action[]] => [how(kept), keep(kept, body.length)]),
-      ...inner.map((j): [string, Action[]] => [
-        `cut before ${tool} call ${j + 1} of ${m}, every ${tool} call removed`,
-        keep([], at[j] as number),
-      ]),
+    const made = [
+      ...keptSubsets(m).map((kept) => keptState(log, tool, kept)),
+      ...inner.map((j) => ({
+        how: `cut before ${tool} call ${j + 1} of ${m}, every ${tool} call removed`,
+        tool,
+        actions: keptState(log, tool, [], at[j] as number).actions,
+      })),
     ];
-    for (const [how, calls] of made) {
-      const key = calls.map(keyOf).join('\n');
-      if (calls.length > 0 && !out.has(key)) out.set(key, { how, tool, actions: [...calls, finish] });
-    }
+    for (const s of made) if (s.actions.length > 1 && !out.has(keyOfState(s))) out.set(keyOfState(s), s);
   }
   const [head, ...rest] = [...out.values()];
   if (!head || cap < 1) return [];
   const turn = rest.length > 0 ? from % rest.length : 0;
-  return [head, ...rest.slice(turn), ...rest.slice(0, turn)].slice(0, cap);
+  const chosen = [head, ...rest.slice(turn), ...rest.slice(0, turn)].slice(0, cap);
+  const tool = order[0] as string;
+  const calls = Array.from({ length: body.filter((a) => a.tool === tool).length }, (_, i) => i);
+  const seen = new Set(chosen.flatMap((s) => (s.tool === tool && s.kept ? [s.kept.join()] : [])));
+  const drawn = drawnSubsets(calls, draws.key, draws.count, seen).map((kept) => ({
+    ...keptState(log, tool, kept),
+    how: `drawn: only ${tool} calls ${runs(kept)} of ${calls.length} kept`,
+  }));
+  return [...chosen, ...drawn];
 }

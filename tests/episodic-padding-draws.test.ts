@@ -1,0 +1,91 @@
+// The kept subset of decisions searched, not only enumerated (redteam-trust7 I1): subsets drawn with p = 1/2 from a
+// seeded stream (the same validation seed, the same draws), the periodic subsets, a descent that drops a random half of
+// a paid kept set, and the reached states that carry them. Pure builders; the verdicts are in redteam-trust4.test.ts.
+import { describe, expect, it } from 'vitest';
+import { keptState, reachedStates } from '../validators/episodic/padding.js';
+import { descended, drawnSubsets, periodicSubsets } from '../validators/episodic/subsets.js';
+
+const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
+const plan = (n: number) => [
+  ...Array.from({ length: n }, (_, i) => [A('read', { id: `T${i + 1}` }), A('route', { id: `T${i + 1}` })]).flat(),
+  A('close'),
+];
+const range = (m: number) => Array.from({ length: m }, (_, i) => i);
+/** The I1 shape: two or more waiting calls, none beside another waiting one (each flanked by decided ones). */
+const flanked = (m: number, kept: number[]) => {
+  const waiting = range(m).filter((i) => !kept.includes(i));
+  return waiting.length >= 2 && waiting.every((i) => !waiting.includes(i + 1));
+};
+
+describe('subsets drawn with p = 1/2', () => {
+  it('are the same for the same key and differ for another', () => {
+    expect(drawnSubsets(range(8), 'seed 11|42', 4)).toEqual(drawnSubsets(range(8), 'seed 11|42', 4));
+    expect(drawnSubsets(range(8), 'seed 11|42', 4)).not.toEqual(drawnSubsets(range(8), 'seed 22|42', 4));
+  });
+  it('are distinct proper subsets, none empty, none already seen', () => {
+    const seen = new Set(['1,3,5,7', '0,2,4,6']);
+    for (let k = 0; k < 50; k++) {
+      const sets = drawnSubsets(range(8), `k${k}`, 3, seen);
+      expect(sets).toHaveLength(3);
+      expect(new Set(sets.map((s) => s.join())).size).toBe(3);
+      for (const s of sets) expect(s.length > 0 && s.length < 8 && !seen.has(s.join()), s.join()).toBe(true);
+    }
+    // Two calls have two proper subsets: a third is not invented.
+    expect(drawnSubsets(range(2), 'k', 5)).toHaveLength(2);
+    expect(drawnSubsets(range(1), 'k', 2)).toEqual([]);
+  });
+  it('keep each call about half the time, and meet the flanked shape with the odds of its share', () => {
+    const draws = range(400).flatMap((k) => drawnSubsets(range(8), `v${k}`, 1));
+    const share = draws.flat().length / (8 * draws.length);
+    expect(share).toBeGreaterThan(0.45);
+    expect(share).toBeLessThan(0.55);
+    // 46 of the 256 subsets of 8 calls leave two or more waiting calls each flanked by decided ones (~0.18).
+    const hits = draws.filter((s) => flanked(8, s)).length / draws.length;
+    expect(hits).toBeGreaterThan(0.12);
+    expect(hits).toBeLessThan(0.32);
+  });
+});
+
+describe('the periodic subsets and the descent', () => {
+  it('keep every other call and every third, whose waiting ones are flanked by decided ones', () => {
+    expect(periodicSubsets(7)).toEqual([
+      [1, 3, 5],
+      [0, 2, 4, 6],
+      [2, 5],
+      [0, 3, 6],
+      [1, 4],
+    ]);
+    expect(flanked(7, periodicSubsets(7)[0] as number[])).toBe(true);
+  });
+  it('drops a random half of a kept set: a proper, non-empty part of it, the same for the same key', () => {
+    const kept = [0, 2, 3, 5, 7];
+    const child = descended(kept, 'd1') ?? [];
+    expect(child.length > 0 && child.length < kept.length && child.every((i) => kept.includes(i))).toBe(true);
+    expect(descended(kept, 'd1')).toEqual(child);
+    expect(descended([4], 'd1')).toBeNull();
+    expect(descended([1, 2], 'd1', new Set(['1', '2']))).toBeNull();
+  });
+});
+
+describe('the reached states with draws', () => {
+  const log = plan(6);
+  it('keep every read and only the kept decisions of a tool', () => {
+    const s = keptState(log, 'route', [1, 3]);
+    expect(s.actions.filter((a) => a.tool === 'read')).toHaveLength(6);
+    expect(s.actions.flatMap((a) => (a.tool === 'route' ? [a.args.id] : []))).toEqual(['T2', 'T4']);
+    expect(s.actions.at(-1)?.tool).toBe('close');
+    expect([s.how, s.m]).toEqual(['only route calls 2, 4 of 6 kept', 6]);
+  });
+  it('add the drawn subsets of the last-called deciding tool after the family, none repeating a chosen one', () => {
+    const plain = reachedStates(log, ['read', 'route'], 3, 0);
+    const drawn = reachedStates(log, ['read', 'route'], 3, 0, { count: 2, key: 'seed 11|7' });
+    expect(drawn.slice(0, 3)).toEqual(plain);
+    expect(drawn.slice(3).map((s) => [s.tool, s.how.startsWith('drawn: only route calls')])).toEqual([
+      ['route', true],
+      ['route', true],
+    ]);
+    const keys = drawn.map((s) => s.actions.map((a) => JSON.stringify(a)).join());
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(reachedStates(log, ['read', 'route'], 3, 0, { count: 2, key: 'seed 11|7' })).toEqual(drawn);
+  });
+});
