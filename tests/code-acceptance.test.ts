@@ -50,7 +50,12 @@ describe('the acceptance region of a hidden test', () => {
   });
 
   it('nudges only the numbers at paths that are integers in every output of the instance', () => {
-    expect([...integerPaths([{ n: 3, r: 0.5 }, { n: 4, r: 2 }])]).toEqual(['/n']);
+    expect([
+      ...integerPaths([
+        { n: 3, r: 0.5 },
+        { n: 4, r: 2 },
+      ]),
+    ]).toEqual(['/n']);
     expect([...integerPaths([[1, 2], [3]])]).toEqual(['/*']);
     const floats = [t([1], 1_500_000.25), t([2], 2_000_000)];
     expect(paid('float', floats)['the expected output, every integer plus one']).toBeUndefined();
