@@ -43,7 +43,7 @@ describe('the acceptance region of a hidden test', () => {
     expect(found["another hidden test's expected output"]).toEqual([0, 1]);
   });
 
-  it('pays the off-by-one on integer counts above 1e6 under the relative float tolerance (C3), not on small ones', () => {
+  it('pays the off-by-one on integer counts above 1e6 under the relative float tolerance (C3), not on small', () => {
     const tests = [t([0, 9, 3], 3), t([1, 3e7, 7], 4285714), t([5, 4e9, 2], 1999999998)];
     expect(paid('float', tests)['the expected output, every integer plus one']).toEqual([1, 2]);
     expect(paid('exact', tests)).toEqual({});

@@ -125,7 +125,7 @@ export function multisetProbes(test: CodeTest): Array<{ name: string; output: un
   );
 }
 
-/** Whether the comparator pays `probe` for the test although it is not the expected output (as a program returns it). */
+/** Whether the comparator pays `probe` for the test although it is not the expected output (as a program would). */
 export function paysWrong(compare: Comparator, expected: unknown, probe: unknown): boolean {
   const text = canonicalJson(probe);
   if (text === canonicalJson(expected)) return false;
