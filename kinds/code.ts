@@ -57,8 +57,16 @@ export function scoreTests(meta: Pick<CodeMeta, 'scoring'>, result: AnswerResult
   const feedback = !result.ran
     ? `the program did not run (${result.code}): ${result.message ?? ''}`.slice(0, 500)
     : `passed ${passed} of ${n} hidden tests${first ? ` (first failure: ${first})` : ''}`;
-  return { ok: true, score, feedback };
+  return { ok: true, score, feedback, ...(ranOutOfTime(result) ? { clocked: true as const } : {}) };
 }
+
+/** Which wall-clock budget stopped a program (ranOutOfTime). */
+const clockStopped = (r: AnswerResult) =>
+  r.code === 'E_TIMEOUT'
+    ? "the answer's wall-clock budget (loading it)"
+    : r.tests.includes('E_TIMEOUT')
+      ? "the answer's wall-clock budget (a hidden test)"
+      : "the answer pool's watchdog (its worker wedged)";
 
 interface Pending {
   request: EpisodeRequest;
@@ -181,13 +189,7 @@ export const code: EnvKind = {
       // The clock stopping the reference program is a timeout (a load-sensitive code, re-validated before it
       // counts), not a reference that verify scores below 1 (E_UNSOLVED) or runs that differ (E_NONDETERMINISTIC).
       if (ownResult && ranOutOfTime(ownResult))
-        return failure(
-          p.request,
-          'E_TIMEOUT',
-          `the reference program ran past the answer's wall-clock budget (` +
-            `${ownResult.code === 'E_TIMEOUT' ? 'loading it' : 'a hidden test'})`,
-          'solve',
-        );
+        return failure(p.request, 'E_TIMEOUT', `the reference program ran past ${clockStopped(ownResult)}`, 'solve');
       const [reference, ...verdicts] = own.map(verdict);
       // The reference program's own run time stands for the verify step (the isolate's setup is envforge's).
       const answerMs = typeof own[0] === 'number' ? (results[own[0]]?.ms ?? 0) : 0;

@@ -31,8 +31,13 @@ export interface EpisodeRequest {
   responses?: string[];
 }
 
-/** A verdict, or the reason verify failed on that response. */
-export type ScoredVerdict = ({ ok: true } & Verdict) | { ok: false; code: ProblemCode; message: string };
+/**
+ * A verdict, or the reason verify failed on that response; `clocked` where the clock stopped the scored program (a
+ * cause a loaded machine can have alone: the code kind's answer pool).
+ */
+export type ScoredVerdict =
+  | ({ ok: true; clocked?: true } & Verdict)
+  | { ok: false; code: ProblemCode; message: string };
 
 export interface Episode {
   ok: true;

@@ -165,6 +165,15 @@ export interface CodeOptions {
   guessLevelTolerance: number;
   /** …and over all levels pooled. */
   guessPooledTolerance: number;
+  /** Instances per level whose every hidden test probes the comparator's acceptance region (host only). */
+  acceptancePerLevel: number;
+  /**
+   * The share of a level's hidden tests on which the comparator may pay a probe of the reference's own output
+   * (zeroed, nudged by one…) or a cheap multiset of the arguments (judged at the lower bound, guessZ)…
+   */
+  acceptanceLevelTolerance: number;
+  /** …and over all levels pooled. */
+  acceptancePooledTolerance: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -216,5 +225,8 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     minMutantsKilled: 0.5,
     guessLevelTolerance: 0.05,
     guessPooledTolerance: 0.02,
+    acceptancePerLevel: 40,
+    acceptanceLevelTolerance: 0.2,
+    acceptancePooledTolerance: 0.05,
   },
 } satisfies ValidatorOptions;

@@ -50,10 +50,11 @@ export interface AnswerResult {
 }
 
 /**
- * Whether the clock stopped this answer (its load or a test ran past the wall-clock budget): a loaded machine can cause
- * it alone.
+ * Whether the clock stopped this answer (its load or a test ran past the wall-clock budget, or the pool's watchdog
+ * killed its wedged worker: E_CRASHED): a loaded machine can cause it alone.
  */
-export const ranOutOfTime = (r: AnswerResult): boolean => r.code === 'E_TIMEOUT' || r.tests.includes('E_TIMEOUT');
+export const ranOutOfTime = (r: AnswerResult): boolean =>
+  r.code === 'E_TIMEOUT' || r.tests.includes('E_TIMEOUT') || r.tests.includes('E_CRASHED');
 
 export interface AnswerLimits {
   /** Wall-clock budget of one test. */

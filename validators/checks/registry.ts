@@ -3,6 +3,7 @@
 import { acceptanceCheck } from './acceptance.js';
 import { completenessCheck } from './completeness.js';
 import type { AnyCheck } from './contract.js';
+import { codeAcceptance } from './code-acceptance.js';
 import { codeMutants } from './code-mutants.js';
 import { codePrograms } from './code-programs.js';
 import { creditFloorCheck } from './credit-floor.js';
@@ -74,4 +75,5 @@ export const CHECKS: readonly AnyCheck[] = [
   // code
   codePrograms,
   codeMutants,
+  codeAcceptance,
 ];

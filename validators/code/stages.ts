@@ -48,9 +48,12 @@ const codeDeterminism: Stage = async (ctx) => {
   const a = first.episodes.map(signature);
   const b = back.map(signature);
   const differs = picked.map((e, i) => a[i] !== b[i] || core(e) !== core(first.episodes[i]));
-  // A run the clock stopped (the reference program's E_TIMEOUT: kinds/code.ts; the candidate's time budget) is a
-  // timeout, not nondeterminism.
-  const clocked = (e: EpisodeResult | undefined) => e !== undefined && !e.ok && LOAD_SENSITIVE.has(e.code);
+  // A run the clock stopped (the reference program's E_TIMEOUT: kinds/code.ts; the candidate's time budget; a program
+  // scored in it that ran out of time) is a timeout, not nondeterminism.
+  // Scores are compared only between runs where neither side's programs were stopped by the clock.
+  const clocked = (e: EpisodeResult | undefined) =>
+    e !== undefined &&
+    (e.ok ? [e.referenceVerdict, ...e.verdicts].some((v) => v.ok && v.clocked) : LOAD_SENSITIVE.has(e.code));
   const timedOut = picked.filter((_, i) => differs[i] && (clocked(first.episodes[i]) || clocked(back[i])));
   const differing = picked.filter((e, i) => differs[i] && !timedOut.includes(e));
   const problems: Problem[] = timedOutRuns(timedOut, n);
