@@ -84,7 +84,14 @@ function intervalOf(e: Ends): Quantity {
 }
 
 /** The call with the places of `keep` written as '#': what calls differing only in those values share. */
-const restAt = (a: Action, places: readonly Place[]) => restOf(written(a, places.map((p) => [p, '#'] as const)), []);
+const restAt = (a: Action, places: readonly Place[]) =>
+  restOf(
+    written(
+      a,
+      places.map((p) => [p, '#'] as const),
+    ),
+    [],
+  );
 
 /**
  * Every interval of a call: each pair of points of one form (whole arguments, or written inside one string:
@@ -106,7 +113,11 @@ function intervalsOf(meta: EpisodicMeta, a: Action): Quantity[] {
       hi: hi.p.at,
       g: stepOf(lo.p, hi.p),
       rest: restAt(a, [lo, hi]),
-      span: (from, to) => written(a, [[lo, lo.p.write(from)], [hi, hi.p.write(to)]]),
+      span: (from, to) =>
+        written(a, [
+          [lo, lo.p.write(from)],
+          [hi, hi.p.write(to)],
+        ]),
       endsOf(o) {
         const theirs = slotsOf(meta, o);
         const [o1, o2] = [lo, hi].map((s) => theirs.find((t) => t.key === s.key && t.p.form === s.p.form));
@@ -127,7 +138,11 @@ function intervalsOf(meta: EpisodicMeta, a: Action): Quantity[] {
       hi: x.p.at + len.len,
       g: len.step,
       rest: restAt(a, [x, len]),
-      span: (lo, hi) => written(a, [[x, x.p.write(lo)], [len, len.write(hi - lo)]]),
+      span: (lo, hi) =>
+        written(a, [
+          [x, x.p.write(lo)],
+          [len, len.write(hi - lo)],
+        ]),
       endsOf(o) {
         const v = o.args[x.arg];
         const start = slotsOf(meta, o).find((t) => t.key === x.key && t.p.form === x.p.form);
