@@ -27,6 +27,8 @@ const META = {
     tool('book', { guest: { type: 'string' }, stay: { type: 'string' } }),
     tool('check_in', { guest: { type: 'string' }, date: { type: 'string' } }),
     tool('check_out', { guest: { type: 'string' }, date: { type: 'string' } }),
+    tool('leave', { guest: { type: 'string' }, nights: { type: 'integer' } }),
+    tool('tip', { guest: { type: 'string' }, amount: { type: 'integer' } }),
     tool('hold', { account: { type: 'string' }, amount: { type: 'integer' } }),
     tool('capture', { account: { type: 'string' }, amount: { type: 'integer' } }),
     tool('mode', { guest: { type: 'string' }, date: { type: 'string', enum: ['2026-03-01', '2026-03-09'] } }),
@@ -106,6 +108,23 @@ describe('a quantity two calls share, cut into back-to-back pairs', () => {
     ];
     expect(sequenceReshapings(META, [...back, A('submit')], 40)).toEqual([]);
     expect(sequenceReshapings(META, [stay[0], stay[0], A('submit')] as typeof stay, 40)).toEqual([]);
+  });
+  it('moves the opening point on where the closing call holds a length from it (check_out {nights})', () => {
+    const log = [
+      A('check_in', { guest: 'G1', date: '2026-03-01' }),
+      A('leave', { guest: 'G1', nights: 11 }),
+      A('submit'),
+    ];
+    const [re] = sequenceReshapings(META, log, 6, 8, 2);
+    expect(re?.actions.map((a) => `${a.tool} ${a.args.date ?? a.args.nights ?? ''}`.trim())).toEqual([
+      'check_in 2026-03-01',
+      'leave 5',
+      'check_in 2026-03-06',
+      'leave 6',
+      'submit',
+    ]);
+    const counted = [A('check_in', { guest: 'G1', date: '2026-03-01' }), A('tip', { guest: 'G1', amount: 11 })];
+    expect(sequenceReshapings(META, [...counted, A('submit')], 40)).toEqual([]);
   });
   it('splits an amount held then captured into pairs that sum to it, within the turns left', () => {
     const log = [A('hold', { account: 'C1', amount: 900 }), A('capture', { account: 'C1', amount: 900 }), A('submit')];

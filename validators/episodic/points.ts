@@ -45,9 +45,11 @@ export function pointOf(v: unknown, integer: boolean): Point | null {
   return null;
 }
 
-/** The coarsest step both ends sit on (a whole hour before a quarter, a day of minutes before an hour). */
+/** The coarsest step both ends sit on: a day for dates; for minutes a whole day before an hour, an hour before a quarter. */
 export const stepOf = (lo: Point, hi: Point) =>
-  lo.form === 'number' ? lo.unit : ([1440, 60, 30, 15, 5].find((g) => lo.at % g === 0 && hi.at % g === 0) ?? 1);
+  lo.form === 'number' || lo.form === 'date'
+    ? lo.unit
+    : ([1440, 60, 30, 15, 5].find((g) => lo.at % g === 0 && hi.at % g === 0) ?? 1);
 
 /** Where a value sits: a whole argument (`from` -1), or the characters [from, to) of a string argument. */
 export interface Place {

@@ -1,7 +1,8 @@
 // A quantity spread over a sequence of calls (redteam-trust7 I4): a stay opened by check_in {date} and closed by
-// check_out {date}, a shift clocked in and out, an amount held then captured. Each pair of calls of two tools on one
-// entity (an argument's value the two share) whose points of one form grow from the first to the second (or whose
-// amounts are equal) covers the interval between them; the pair is reshaped as back-to-back pairs that cover it.
+// check_out {date} (or by check_out {nights}), a shift clocked in and out, an amount held then captured. Each pair of
+// calls of two tools on one entity (an argument's value the two share) whose points of one form grow from the first to
+// the second, whose second holds a length of time from the first's point, or whose amounts are equal, covers the
+// interval between them; the pair is reshaped as back-to-back pairs that cover it.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 import { type Place, slotsOf, stepOf, written } from './points.js';
@@ -17,18 +18,24 @@ interface End extends Place {
   write(at: number): string | number;
   integer: boolean;
   min: number;
+  /** For an amount, the minutes one of it lasts where its name or description says (nights, hours…), else 0. */
+  lasts: number;
 }
+const LASTS = /(?:^|[^a-z])(night|day|week|hour|hr|minute|min)s?(?:[^a-z]|$)/;
+const MINUTES: Record<string, number> = { n: 1440, d: 1440, w: 10_080, h: 60, m: 1 };
 
 function endsOf(meta: EpisodicMeta, a: Action): End[] {
   const props = propsOf(meta, a.tool);
   const points = slotsOf(meta, a)
     .filter((s) => s.p.form !== 'number')
-    .map((s): End => ({ ...s, form: s.p.form, at: s.p.at, write: s.p.write, integer: true, min: 0 }));
+    .map((s): End => ({ ...s, form: s.p.form, at: s.p.at, write: s.p.write, integer: true, min: 0, lasts: 0 }));
   const amounts = Object.entries(a.args).flatMap(([arg, v]): End[] => {
     const s = props[arg] ?? {};
     if (typeof v !== 'number' || s.enum || (s.type !== 'number' && s.type !== 'integer')) return [];
     const integer = s.type === 'integer' || Number.isInteger(v);
-    return [{ arg, from: -1, to: -1, key: arg, form: 'amount', at: v, write: (x) => x, integer, min: s.minimum ?? 0 }];
+    const unit = LASTS.exec(`${arg} ${s.description ?? ''}`.toLowerCase())?.[1]?.[0] ?? '';
+    const [min, lasts] = [s.minimum ?? 0, MINUTES[unit] ?? 0];
+    return [{ arg, from: -1, to: -1, key: arg, form: 'amount', at: v, write: (x) => x, integer, min, lasts }];
   });
   return [...points, ...amounts];
 }
@@ -71,7 +78,7 @@ export function sequenceReshapings(
         const b = body[j] as Action;
         if (!names[j]?.some((n) => names[i]?.includes(n))) continue;
         if (b.tool === a.tool) break;
-        const y = (ends[j] ?? []).find((e) => e.form === x.form && (x.form === 'amount' ? e.at === x.at : e.at > x.at));
+        const y = (ends[j] ?? []).find((e) => follows(x, e));
         if (!y) continue;
         const key = `${a.tool}.${x.key} → ${b.tool}.${y.key}`;
         const pairs = kinds.get(key) ?? kinds.set(key, []).get(key);
@@ -101,13 +108,25 @@ export function sequenceReshapings(
   });
 }
 
-/** The ends of each part: an interval [x, y) cut at its step, or an amount split (each pair's two ends equal). */
+/** One day of a date, one minute of a time: how many of a point's units one of a length lasts (0: not whole). */
+const stepIn = (x: End, y: End) => {
+  const step = x.form === 'date' ? y.lasts / 1440 : y.lasts;
+  return x.form !== 'amount' && y.form === 'amount' && Number.isInteger(step) && Number.isInteger(y.at) ? step : 0;
+};
+/** Whether `y` closes what `x` opens: a later point of its form, a length from it, or an equal amount. */
+const follows = (x: End, y: End) =>
+  x.form === 'amount' ? y.form === 'amount' && y.at === x.at : y.form === x.form ? y.at > x.at : stepIn(x, y) > 0;
+
+/** Each part's two values: an interval [x, y) cut at its step (y a point or a length), or an amount split. */
 function partsOf(x: End, y: End, k: number): Array<[number, number]> | null {
   if (x.form === 'amount') return splitAmount(x.at, k, x.integer, x.min)?.map((p) => [p, p]) ?? null;
-  const g = stepOf({ ...x, unit: 1 }, { ...y, unit: 1 });
-  const units = Math.round((y.at - x.at) / g);
+  // A length closing the pair (check_out {nights}): the opening's point moves on, each closing holds its part's length.
+  const length = stepIn(x, y);
+  const g = length || stepOf({ ...x, unit: 1 }, { ...y, unit: 1 });
+  const units = length ? y.at : Math.round((y.at - x.at) / g);
   const n = Math.min(k, units);
   if (n < 2) return null;
   const at = (r: number) => x.at + Math.floor((r * units) / n) * g;
-  return Array.from({ length: n }, (_, r) => [at(r), r === n - 1 ? y.at : at(r + 1)]);
+  const end = (r: number) => (r === n - 1 ? x.at + units * g : at(r + 1));
+  return Array.from({ length: n }, (_, r) => [at(r), length ? (end(r) - at(r)) / g : r === n - 1 ? y.at : end(r)]);
 }
