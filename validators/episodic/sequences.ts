@@ -33,7 +33,8 @@ function endsOf(meta: EpisodicMeta, a: Action): End[] {
     const s = props[arg] ?? {};
     if (typeof v !== 'number' || s.enum || (s.type !== 'number' && s.type !== 'integer')) return [];
     const integer = s.type === 'integer' || Number.isInteger(v);
-    const unit = LASTS.exec(`${arg} ${s.description ?? ''}`.toLowerCase())?.[1]?.[0] ?? '';
+    const said = (s as { description?: unknown }).description;
+    const unit = LASTS.exec(`${arg} ${typeof said === 'string' ? said : ''}`.toLowerCase())?.[1]?.[0] ?? '';
     const [min, lasts] = [s.minimum ?? 0, MINUTES[unit] ?? 0];
     return [{ arg, from: -1, to: -1, key: arg, form: 'amount', at: v, write: (x) => x, integer, min, lasts }];
   });
