@@ -45,7 +45,7 @@ export function pointOf(v: unknown, integer: boolean): Point | null {
   return null;
 }
 
-/** The coarsest step both ends sit on: a day for dates; for minutes a whole day before an hour, an hour before a quarter. */
+/** The coarsest step both ends sit on: a day for dates; in minutes a whole day, then an hour, then a quarter. */
 export const stepOf = (lo: Point, hi: Point) =>
   lo.form === 'number' || lo.form === 'date'
     ? lo.unit
