@@ -1,8 +1,7 @@
-// A quantity spread over a sequence of calls (redteam-trust7 I4): a stay opened by check_in {date} and closed by
-// check_out {date} (or by check_out {nights}), a shift clocked in and out, an amount held then captured. Each pair of
-// calls of two tools on one entity (an argument's value the two share) whose points of one form grow from the first to
-// the second, whose second holds a length of time from the first's point, or whose amounts are equal, covers the
-// interval between them; the pair is reshaped as back-to-back pairs that cover it.
+// A quantity spread over a sequence of calls (redteam-trust7 I4: a stay opened by check_in {date} and closed by
+// check_out {date} or {nights}, a shift clocked in and out, an amount held then captured) is cut where a call of one
+// tool and a later call of another on one entity (an argument value the two share) hold points of one form that grow,
+// a point and a length of time from it, or equal amounts: the pair reshaped into back-to-back pairs that cover it.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 import { type Place, slotsOf, stepOf, written } from './points.js';
