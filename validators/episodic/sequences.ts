@@ -6,7 +6,6 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 import { type Place, slotsOf, stepOf, written } from './points.js';
 import { splitAmount } from './quantities.js';
-import type { Reshaped } from './reshape.js';
 
 /** A value a call sits at: a point, or an amount (a numeric argument), with the key naming its place. */
 interface End extends Place {
@@ -45,6 +44,12 @@ const namesOf = (a: Action, ends: readonly End[]) =>
   Object.entries(a.args).flatMap(([k, v]) =>
     typeof v === 'string' && !ends.some((e) => e.arg === k) ? [`${k}=${v}`] : [],
   );
+
+/** A reshaped log and how it was made (as validators/episodic/reshape.ts names its reshapings). */
+interface Reshaped {
+  how: string;
+  actions: Action[];
+}
 
 interface Pair {
   i: number;
