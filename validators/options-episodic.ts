@@ -58,6 +58,11 @@ export interface EpisodicOptions {
    */
   reshapeCandidates: number;
   /**
+   * Kinds of call pairs sharing a quantity a stated rule's reshaping cuts (validators/episodic/sequences.ts: check_in …
+   * check_out, a hold then its capture; the most frequent first), one reshaped log each.
+   */
+  reshapeSequences: number;
+  /**
    * Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided
    * about, those reads with near-miss ids).
    */
@@ -165,6 +170,7 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   typedMaxLost: 0.25,
   bookkeepingShare: 0.9,
   reshapeCandidates: 6,
+  reshapeSequences: 2,
   readerOpeningCalls: 48,
   readerErrorCalls: 6,
   readerEpisodesPerLevel: 4,

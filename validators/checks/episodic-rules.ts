@@ -103,8 +103,9 @@ export const episodicRules: EpisodicCheck = {
     });
     // A rule matters for every plan that reaches the same final state: the step removed and the calls it guards
     // reshaped (an amount split into parts that sum to it, in turn or interleaved; calls merged).
+    const o = ctx.options;
     for (const a of ablations.filter((x) => x.how === 'every call removed')) {
-      for (const re of reshapings(ctx.meta, a.actions, ctx.meta.maxTurns, 8, ctx.options.reshapeCandidates))
+      for (const re of reshapings(ctx.meta, a.actions, ctx.meta.maxTurns, 8, o.reshapeCandidates, o.reshapeSequences))
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions });
     }
     // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,

@@ -6,6 +6,7 @@
 // whichever quantity the state aggregates, not the first of a type.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
+import { lengthsIn, type Place, slotsOf, stepOf, written } from './points.js';
 
 export type QuantityKind = 'amount' | 'interval' | 'list' | 'count';
 
@@ -46,93 +47,111 @@ const restOf = (a: Action, without: readonly string[]) =>
 const withArgs = (a: Action, args: Record<string, unknown>): Action => ({ tool: a.tool, args: { ...a.args, ...args } });
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
-/** A point of an interval: its value on a line (days, minutes, the number), its unit, and how to write one back. */
-interface Point {
-  at: number;
-  unit: number;
-  form: string;
-  write(at: number): string | number;
-}
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})([T ])(\d{2}):(\d{2})(:\d{2})?(Z?)$/;
-const TIME = /^(\d{1,2}):(\d{2})(:\d{2})?$/;
-const DAY = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString();
-
-function pointOf(v: unknown, integer: boolean): Point | null {
-  if (typeof v === 'number' && Number.isFinite(v))
-    return { at: v, unit: integer || Number.isInteger(v) ? 1 : 0.01, form: 'number', write: round2 };
-  if (typeof v !== 'string') return null;
-  let m = DATE.exec(v);
-  if (m) {
-    const at = Date.UTC(+(m[1] as string), +(m[2] as string) - 1, +(m[3] as string)) / DAY;
-    return Number.isFinite(at) ? { at, unit: 1, form: 'date', write: (d) => iso(d * DAY).slice(0, 10) } : null;
-  }
-  m = DATETIME.exec(v);
-  if (m) {
-    const [, y, mo, d, sep, h, mi, sec, z] = m as unknown as string[];
-    const at = Date.UTC(+(y as string), +(mo as string) - 1, +(d as string), +(h as string), +(mi as string)) / 60_000;
-    const write = (t: number) =>
-      `${iso(t * 60_000).slice(0, 10)}${sep}${iso(t * 60_000).slice(11, 16)}${sec ? ':00' : ''}${z}`;
-    return Number.isFinite(at) && !sec?.slice(1).match(/[1-9]/) ? { at, unit: 1, form: 'datetime', write } : null;
-  }
-  m = TIME.exec(v);
-  if (m && +(m[1] as string) < 24 && +(m[2] as string) < 60 && !m[3]?.slice(1).match(/[1-9]/)) {
-    const wide = (m[1] as string).length === 2;
-    const hours = (t: number) => String(Math.floor(t / 60)).padStart(wide ? 2 : 1, '0');
-    const write = (t: number) => `${hours(t)}:${String(t % 60).padStart(2, '0')}${m?.[3] ? ':00' : ''}`;
-    return { at: +(m[1] as string) * 60 + +(m[2] as string), unit: 1, form: 'time', write };
-  }
-  return null;
+/** An interval a call covers: its ends on a line, its step, the call with other ends, and another call's ends. */
+interface Ends {
+  key: string;
+  args: string[];
+  lo: number;
+  hi: number;
+  g: number;
+  rest: string;
+  span(from: number, to: number): Action;
+  endsOf(o: Action): readonly [number, number] | null;
 }
 
-/** The coarsest step both ends sit on (a whole hour before a quarter, a day of minutes before an hour). */
-const stepOf = (lo: Point, hi: Point) =>
-  lo.form === 'number' ? lo.unit : ([1440, 60, 30, 15, 5].find((g) => lo.at % g === 0 && hi.at % g === 0) ?? 1);
+function intervalOf(e: Ends): Quantity {
+  const { lo, hi, g, span } = e;
+  return {
+    kind: 'interval',
+    args: e.args,
+    key: e.key,
+    rest: e.rest,
+    parts(k: number, closed = false) {
+      // Half-open [lo, hi) in steps of g, or closed [lo, hi] (each part ends a step before the next begins).
+      const units = Math.round((hi - lo) / g) + (closed ? 1 : 0);
+      const n = Math.min(k, units);
+      if (n < 2) return null;
+      const at = (i: number) => lo + Math.floor((i * units) / n) * g;
+      return Array.from({ length: n }, (_, i) => span(at(i), i === n - 1 ? hi : closed ? at(i + 1) - g : at(i + 1)));
+    },
+    merge(other: Action) {
+      const o = e.endsOf(other);
+      if (!o) return null;
+      if (o[0] === hi || o[0] === hi + g) return span(lo, o[1]);
+      return o[1] === lo || o[1] + g === lo ? span(o[0], hi) : null;
+    },
+  };
+}
+
+/** The call with the places of `keep` written as '#': what calls differing only in those values share. */
+const restAt = (a: Action, places: readonly Place[]) =>
+  restOf(
+    written(
+      a,
+      places.map((p) => [p, '#'] as const),
+    ),
+    [],
+  );
 
 /**
- * Every interval of a call: each pair of arguments holding distinct points of one form, ordered; the pairs adjacent in
- * the schema's order first (check_in beside check_out), then the wider ones.
+ * Every interval of a call: each pair of points of one form (whole arguments, or written inside one string:
+ * "2026-03-01/2026-03-12"), ordered, the pairs adjacent in the schema's order first (check_in beside check_out); then
+ * each point written beside a length in one string ("2026-03-01/P11D", "11 nights from 2026-03-01").
  */
 function intervalsOf(meta: EpisodicMeta, a: Action): Quantity[] {
-  const props = propsOf(meta, a.tool);
-  const names = [...new Set([...Object.keys(props), ...Object.keys(a.args)])].filter((n) => n in a.args);
-  const points = names.flatMap((n) => {
-    const s = props[n] ?? {};
-    const p = s.enum ? null : pointOf(a.args[n], s.type === 'integer');
-    return p && (p.form !== 'number' || s.type === 'number' || s.type === 'integer') ? [{ n, p }] : [];
-  });
-  const pairs = points
-    .flatMap((x, i) => points.slice(i + 1).map((y, d) => ({ x, y, gap: d })))
+  const slots = slotsOf(meta, a);
+  const pairs = slots
+    .flatMap((x, i) => slots.slice(i + 1).map((y, d) => ({ x, y, gap: d })))
     .filter(({ x, y }) => x.p.form === y.p.form && x.p.at !== y.p.at)
     .sort((u, v) => u.gap - v.gap);
-  return pairs.map(({ x, y }) => {
+  const between = pairs.map(({ x, y }) => {
     const [lo, hi] = x.p.at < y.p.at ? [x, y] : [y, x];
-    const g = stepOf(lo.p, hi.p);
-    const span = (from: number, to: number) => withArgs(a, { [lo.n]: lo.p.write(from), [hi.n]: hi.p.write(to) });
-    return {
-      kind: 'interval' as const,
-      args: [x.n, y.n],
-      key: `${x.n}–${y.n}`,
-      rest: restOf(a, [lo.n, hi.n]),
-      parts(k: number, closed = false) {
-        // Half-open [lo, hi) in steps of g, or closed [lo, hi] (each part ends a step before the next begins).
-        const units = Math.round((hi.p.at - lo.p.at) / g) + (closed ? 1 : 0);
-        const n = Math.min(k, units);
-        if (n < 2) return null;
-        const at = (i: number) => lo.p.at + Math.floor((i * units) / n) * g;
-        return Array.from({ length: n }, (_, i) =>
-          span(at(i), i === n - 1 ? hi.p.at : closed ? at(i + 1) - g : at(i + 1)),
-        );
+    return intervalOf({
+      key: `${x.key}–${y.key}`,
+      args: [...new Set([x.arg, y.arg])],
+      lo: lo.p.at,
+      hi: hi.p.at,
+      g: stepOf(lo.p, hi.p),
+      rest: restAt(a, [lo, hi]),
+      span: (from, to) =>
+        written(a, [
+          [lo, lo.p.write(from)],
+          [hi, hi.p.write(to)],
+        ]),
+      endsOf(o) {
+        const theirs = slotsOf(meta, o);
+        const [o1, o2] = [lo, hi].map((s) => theirs.find((t) => t.key === s.key && t.p.form === s.p.form));
+        return o1 && o2 ? [o1.p.at, o2.p.at] : null;
       },
-      merge(other: Action) {
-        const [o1, o2] = [pointOf(other.args[lo.n], false), pointOf(other.args[hi.n], false)];
-        if (!o1 || !o2) return null;
-        if (o1.at === hi.p.at || o1.at === hi.p.at + g) return span(lo.p.at, o2.at);
-        return o2.at === lo.p.at || o2.at + g === lo.p.at ? span(o1.at, hi.p.at) : null;
-      },
-    };
+    });
   });
+  const lengths = slots.flatMap((x) => {
+    const v = a.args[x.arg];
+    if (x.from < 0 || typeof v !== 'string') return [];
+    return lengthsIn(x.arg, v, x.p.form).map((len, j) => ({ x, len, j }));
+  });
+  const from = lengths.map(({ x, len, j }) =>
+    intervalOf({
+      key: `${x.key}+${x.arg}[length ${j + 1}]`,
+      args: [x.arg],
+      lo: x.p.at,
+      hi: x.p.at + len.len,
+      g: len.step,
+      rest: restAt(a, [x, len]),
+      span: (lo, hi) =>
+        written(a, [
+          [x, x.p.write(lo)],
+          [len, len.write(hi - lo)],
+        ]),
+      endsOf(o) {
+        const v = o.args[x.arg];
+        const start = slotsOf(meta, o).find((t) => t.key === x.key && t.p.form === x.p.form);
+        const theirs = start && typeof v === 'string' ? lengthsIn(x.arg, v, x.p.form)[j] : undefined;
+        return start && theirs ? [start.p.at, start.p.at + theirs.len] : null;
+      },
+    }),
+  );
+  return [...between, ...from];
 }
 
 /** Every numeric argument of a call (not an enum): the amounts a rule may guard (a deposit beside the price). */

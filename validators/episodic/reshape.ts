@@ -6,6 +6,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Action } from './adversaries.js';
 import { quantitiesOf, quantityOf, type QuantityKind } from './quantities.js';
+import { sequenceReshapings } from './sequences.js';
 
 export interface Reshaped {
   how: string;
@@ -25,7 +26,8 @@ const KINDS: Array<[QuantityKind, string]> = [
  * price beside a deposit; at most `candidates` a kind, those whose values vary across the calls first): every call's
  * quantity cut into as many parts as the room allows (at most `most`), the parts in turn and interleaved across calls
  * (an interval also cut with its end counted in it: seats 10 to 20, in turn), and calls differing only in the
- * quantity merged. Nothing where no call covers a quantity.
+ * quantity merged; then each quantity a pair of calls shares, the pair cut (validators/episodic/sequences.ts). Nothing
+ * where no call covers a quantity.
  */
 export function reshapings(
   meta: EpisodicMeta,
@@ -33,6 +35,7 @@ export function reshapings(
   maxTurns: number,
   most = 8,
   candidates = 6,
+  sequences = 2,
 ): Reshaped[] {
   const body = log.slice(0, -1);
   const finish = log.at(-1) as Action;
@@ -87,5 +90,7 @@ export function reshapings(
         push(`calls differing only in their ${named} merged`, [...merged.values(), finish]);
     }
   }
+  // A quantity two calls share (check_in … check_out, a hold then its capture): the pair cut into back-to-back pairs.
+  for (const re of sequenceReshapings(meta, log, maxTurns, most, sequences)) push(re.how, re.actions);
   return out;
 }
