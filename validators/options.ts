@@ -165,6 +165,10 @@ export interface CodeOptions {
   guessLevelTolerance: number;
   /** …and over all levels pooled. */
   guessPooledTolerance: number;
+  /** The learned reader (checks/code-reader.ts, host work only): feature rules tried at most… */
+  readerMaxRules: number;
+  /** …and the fewest instances a level (or the pool) is judged on. */
+  readerMinTrials: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -216,5 +220,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     minMutantsKilled: 0.5,
     guessLevelTolerance: 0.05,
     guessPooledTolerance: 0.02,
+    readerMaxRules: 6000,
+    readerMinTrials: 10,
   },
 } satisfies ValidatorOptions;

@@ -5,6 +5,7 @@ import { completenessCheck } from './completeness.js';
 import type { AnyCheck } from './contract.js';
 import { codeMutants } from './code-mutants.js';
 import { codePrograms } from './code-programs.js';
+import { codeReader } from './code-reader.js';
 import { creditFloorCheck } from './credit-floor.js';
 import { echoCheck } from './echo.js';
 import { emptyCheck } from './empty.js';
@@ -74,4 +75,5 @@ export const CHECKS: readonly AnyCheck[] = [
   // code
   codePrograms,
   codeMutants,
+  codeReader,
 ];

@@ -1,0 +1,138 @@
+// Check (code kind): the learned reader for code. Per level, a rule "cheap features of the arguments → output"
+// (code/features.ts) is fitted on half of the instances' hidden tests with the declared comparator as the loss and
+// judged on the other half against chance (readers.ts: the single-turn reader's fit and judge); beside it, a table of
+// what the other half of the level's prompts showed (their examples) and, separately, of their hidden tests, which
+// throws on any other input. Host work only: it reads the tests the reference passed and runs nothing.
+import type { CodeMeta } from '../../contract/code.js';
+import { canonicalJson, outputsMatch } from '../../contract/compare.js';
+import type { CodeInstance } from '../../kinds/code.js';
+import type { Episode } from '../../sandbox/episodes.js';
+import type { CodeCheck } from '../code/check.js';
+import { featureRules, ruleScore, scoreOfPasses, testFeatures } from '../code/features.js';
+import { groupBy } from '../context.js';
+import { judgeReaders, readerFindings, type ReaderFamily, type ReaderSample } from '../readers.js';
+import type { RateFinding, Trial } from './rules.js';
+
+const task = (e: Pick<Episode, 'instance'>) => e.instance as CodeInstance;
+
+/** The reader family: every feature rule, scored on an instance's tests (and, for chance, on another's outputs). */
+export function argumentRules(meta: CodeMeta, maxRules: number): ReaderFamily {
+  return {
+    name: 'a rule of cheap features of the arguments',
+    code: 'E_ACCEPTS_GUESSING',
+    prepare(samples: readonly ReaderSample[]) {
+      const tasks = samples.map((s) => task(s as unknown as Episode));
+      const inputs = tasks.map((t) => t.tests.map((x) => testFeatures(meta.params, x.input)));
+      const names = [...new Set(inputs.flatMap((i) => i.flatMap((f) => [...f.keys()])))].sort();
+      if (names.length === 0) return null;
+      const rules = featureRules(names, maxRules);
+      const score = (r: number, i: number, j: number) =>
+        ruleScore(rules[r] as (typeof rules)[number], inputs[i] ?? [], tasks[j]?.tests ?? [], meta.compare, meta.scoring);
+      return {
+        *fit(i: number): Iterable<[string, number]> {
+          for (let r = 0; r < rules.length; r++) {
+            const c = score(r, i, i);
+            if (c > 0) yield [String(r), c];
+          }
+        },
+        // Chance: the rule's outputs on this instance's inputs against another instance's outputs.
+        credit: (rule: string, i: number, j: number) => score(Number(rule), i, j),
+        describe: (rule: string) => `output = ${rules[Number(rule)]?.describe}`,
+      };
+    },
+  };
+}
+
+export type Shown = 'examples' | 'tests';
+
+/**
+ * A table of what the other half of each level's instances showed (`shown`), judged on each instance's hidden tests:
+ * a program that computes nothing, so chance is 0.
+ */
+export function tableTrials(episodes: readonly Episode[], shown: Shown, meta: CodeMeta): Trial[] {
+  const trials: Trial[] = [];
+  for (const [level, at] of groupBy(episodes, (e) => e.level)) {
+    const tables = [0, 1].map((half) => {
+      const table = new Map<string, unknown>();
+      at.forEach((e, k) => {
+        if (k % 2 === half) for (const t of task(e)[shown]) table.set(canonicalJson(t.input), t.output);
+      });
+      return table;
+    });
+    at.forEach((e, k) => {
+      const table = tables[1 - (k % 2)] as Map<string, unknown>;
+      const { tests } = task(e);
+      const passed = tests.filter((t) => {
+        const key = canonicalJson(t.input);
+        return table.has(key) && outputsMatch(meta.compare, t.output, table.get(key));
+      }).length;
+      trials.push({ level, win: scoreOfPasses(meta.scoring, passed, tests.length), chance: 0 });
+    });
+  }
+  return trials;
+}
+
+const TABLES: ReadonlyArray<[Shown, string]> = [
+  ['examples', "a table of the examples the other half of the level's prompts show"],
+  ['tests', "a table of the hidden tests of the other half of the level's instances"],
+];
+
+const mean = (trials: readonly Trial[]) => trials.reduce((a, t) => a + t.win, 0) / Math.max(1, trials.length);
+
+export const codeReader: CodeCheck = {
+  name: 'code-reader',
+  codes: ['E_ACCEPTS_GUESSING', 'E_ACCEPTS_EXAMPLES'],
+  kinds: ['code'],
+  plan(ctx) {
+    const { stage } = ctx;
+    const meta = stage.meta as CodeMeta | undefined;
+    if (!meta) return null;
+    const options = stage.options.code;
+    const tolerance = { level: options.guessLevelTolerance, pooled: options.guessPooledTolerance };
+    return {
+      requests: [],
+      judge() {
+        const judged = judgeReaders(stage.episodes, [argumentRules(meta, options.readerMaxRules)]);
+        const findings: RateFinding[] = readerFindings(
+          judged,
+          () => tolerance,
+          stage.options.guessZ,
+          options.readerMinTrials,
+        ).map((f) => ({
+          ...f,
+          check: 'code-reader',
+          policy: "a program returning a rule of cheap features of its arguments, fitted on the other half of the level's tests",
+          evidence: (level) => {
+            const { family, rules } = f.evidence(level) as { family: string; rules: string[] };
+            return { family, rules };
+          },
+        }));
+        const tables = TABLES.map(([shown, policy]) => ({ shown, policy, trials: tableTrials(stage.episodes, shown, meta) }));
+        for (const t of tables)
+          findings.push({
+            rule: 'rate',
+            code: 'E_ACCEPTS_EXAMPLES',
+            check: 'code-reader',
+            policy: `${t.policy}, throwing on any other input,`,
+            trials: t.trials,
+            tolerance,
+            z: stage.options.guessZ,
+            minTrials: options.readerMinTrials,
+            evidence: (level) => ({ table: t.shown, level }),
+          });
+        const metrics = {
+          rules: Object.fromEntries(
+            judged.flatMap((j) => [...j.rules].map(([level, rules]) => [level ?? 'all', rules])),
+          ),
+          tables: Object.fromEntries(
+            tables.map((t) => [
+              t.shown,
+              Object.fromEntries([...groupBy(t.trials, (x) => x.level)].map(([l, v]) => [l, Number(mean(v).toFixed(3))])),
+            ]),
+          ),
+        };
+        return { findings, metrics };
+      },
+    };
+  },
+};
