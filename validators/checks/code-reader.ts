@@ -4,11 +4,11 @@
 // what the other half of the level's prompts showed (their examples) and, separately, of their hidden tests, which
 // throws on any other input. Host work only: it reads the tests the reference passed and runs nothing.
 import type { CodeMeta } from '../../contract/code.js';
-import { canonicalJson, outputsMatch } from '../../contract/compare.js';
+import { outputsMatch } from '../../contract/compare.js';
 import type { CodeInstance } from '../../kinds/code.js';
 import type { Episode } from '../../sandbox/episodes.js';
 import type { CodeCheck } from '../code/check.js';
-import { featureRules, ruleScore, scoreOfPasses, testFeatures } from '../code/features.js';
+import { featureRules, ruleScore, scoreOfPasses, tableKeys, testFeatures } from '../code/features.js';
 import { groupBy } from '../context.js';
 import { judgeReaders, readerFindings, type ReaderFamily, type ReaderSample } from '../readers.js';
 import type { RateFinding, Trial } from './rules.js';
@@ -46,16 +46,21 @@ export function argumentRules(meta: CodeMeta, maxRules: number): ReaderFamily {
 export type Shown = 'examples' | 'tests';
 
 /**
- * A table of what the other half of each level's instances showed (`shown`), judged on each instance's hidden tests:
- * a program that computes nothing, so chance is 0.
+ * A table of what the other half of each level's instances showed (`shown`), looked up by `key`, judged on each
+ * instance's hidden tests: a program that computes nothing, so chance is 0.
  */
-export function tableTrials(episodes: readonly Episode[], shown: Shown, meta: CodeMeta): Trial[] {
+export function tableTrials(
+  episodes: readonly Episode[],
+  shown: Shown,
+  key: (input: readonly unknown[]) => string,
+  meta: CodeMeta,
+): Trial[] {
   const trials: Trial[] = [];
   for (const [level, at] of groupBy(episodes, (e) => e.level)) {
     const tables = [0, 1].map((half) => {
       const table = new Map<string, unknown>();
       at.forEach((e, k) => {
-        if (k % 2 === half) for (const t of task(e)[shown]) table.set(canonicalJson(t.input), t.output);
+        if (k % 2 === half) for (const t of task(e)[shown]) table.set(key(t.input), t.output);
       });
       return table;
     });
@@ -63,8 +68,8 @@ export function tableTrials(episodes: readonly Episode[], shown: Shown, meta: Co
       const table = tables[1 - (k % 2)] as Map<string, unknown>;
       const { tests } = task(e);
       const passed = tests.filter((t) => {
-        const key = canonicalJson(t.input);
-        return table.has(key) && outputsMatch(meta.compare, t.output, table.get(key));
+        const seen = key(t.input);
+        return table.has(seen) && outputsMatch(meta.compare, t.output, table.get(seen));
       }).length;
       trials.push({ level, win: scoreOfPasses(meta.scoring, passed, tests.length), chance: 0 });
     });
@@ -72,7 +77,7 @@ export function tableTrials(episodes: readonly Episode[], shown: Shown, meta: Co
   return trials;
 }
 
-const TABLES: ReadonlyArray<[Shown, string]> = [
+const SHOWN: ReadonlyArray<[Shown, string]> = [
   ['examples', "a table of the examples the other half of the level's prompts show"],
   ['tests', "a table of the hidden tests of the other half of the level's instances"],
 ];
@@ -107,18 +112,24 @@ export const codeReader: CodeCheck = {
             return { family, rules };
           },
         }));
-        const tables = TABLES.map(([shown, policy]) => ({ shown, policy, trials: tableTrials(stage.episodes, shown, meta) }));
+        const tables = SHOWN.flatMap(([shown, policy]) =>
+          tableKeys(meta.params).map(([by, key]) => ({
+            name: `${shown} by ${by}`,
+            policy: `${policy}, looked up by ${by} and throwing on any other input,`,
+            trials: tableTrials(stage.episodes, shown, key, meta),
+          })),
+        );
         for (const t of tables)
           findings.push({
             rule: 'rate',
             code: 'E_ACCEPTS_EXAMPLES',
             check: 'code-reader',
-            policy: `${t.policy}, throwing on any other input,`,
+            policy: t.policy,
             trials: t.trials,
             tolerance,
             z: stage.options.guessZ,
             minTrials: options.readerMinTrials,
-            evidence: (level) => ({ table: t.shown, level }),
+            evidence: (level) => ({ table: t.name, level }),
           });
         const metrics = {
           rules: Object.fromEntries(
@@ -126,7 +137,7 @@ export const codeReader: CodeCheck = {
           ),
           tables: Object.fromEntries(
             tables.map((t) => [
-              t.shown,
+              t.name,
               Object.fromEntries([...groupBy(t.trials, (x) => x.level)].map(([l, v]) => [l, Number(mean(v).toFixed(3))])),
             ]),
           ),

@@ -1,7 +1,8 @@
-// Cheap features of a code test's arguments (lengths, extremes, end and middle items, sums, counts, distinct
-// counts, sortedness, the integer arguments themselves) and the rules built from them by small operations
-// (x(x-1)/2, a + b, max(a, b)…): programs a policy writes without solving the task. Data, not stages: a new
-// feature or operation is one line in a table below.
+// Cheap features of a code test's arguments (lengths, extremes, end and middle items, sums, counts, distinct counts,
+// sortedness, rises and falls, the item at a place an integer argument names, the integer arguments) and the rules
+// built from them by small operations (x(x-1)/2, a + b, max(a, b)…), and the keys a memorising program looks its
+// inputs up by: programs a policy writes without solving the task. Data, not stages: a new feature, operation or key
+// is one line in a table below.
 import { canonicalJson, outputsMatch, type Comparator } from '../../contract/compare.js';
 import type { CodeTest } from '../../contract/code.js';
 import type { Scoring } from '../../contract/code.js';
@@ -11,7 +12,7 @@ export type Features = Map<string, number>;
 
 const distinct = (v: readonly unknown[]) => new Set(v.map(canonicalJson)).size;
 const sorted = (v: readonly number[], up: boolean) => v.every((x, i) => i === 0 || (up ? v[i - 1]! <= x : v[i - 1]! >= x));
-const count = (v: readonly number[], p: (x: number) => boolean) => v.filter(p).length;
+const count = (v: readonly number[], p: (x: number, i: number) => boolean) => v.filter(p).length;
 /** An empty list's extremes read as 0: what a cheap program returns with `length ? … : 0`. */
 const item = (v: readonly number[], at: number) => (v.length ? (v[at] as number) : 0);
 
@@ -30,6 +31,15 @@ const NUMBER_LIST: ReadonlyArray<[string, (v: readonly number[]) => number]> = [
   ['negatives', (v) => count(v, (x) => x < 0)],
   ['positives', (v) => count(v, (x) => x > 0)],
   ['zeros', (v) => count(v, (x) => x === 0)],
+  ['rises', (v) => count(v.slice(1), (x, i) => x > (v[i] as number))],
+  ['falls', (v) => count(v.slice(1), (x, i) => x < (v[i] as number))],
+];
+
+/** What is read of a list of numbers at a place another (integer) argument names. */
+const INDEXED: ReadonlyArray<[string, (v: readonly number[], k: number) => number | undefined]> = [
+  ['[K]', (v, k) => v[k]],
+  ['[K-1]', (v, k) => v[k - 1]],
+  ['[length-K]', (v, k) => v[v.length - k]],
 ];
 
 /** What is read of any list (of strings, pairs, objects…), beside NUMBER_LIST over the numbers one level down. */
@@ -63,7 +73,18 @@ function argumentFeatures(name: string, value: unknown, out: Features): void {
 
 export function testFeatures(params: readonly string[], input: readonly unknown[]): Features {
   const out: Features = new Map();
-  input.forEach((v, i) => argumentFeatures(params[i] ?? `arg${i}`, v, out));
+  const name = (i: number) => params[i] ?? `arg${i}`;
+  input.forEach((v, i) => argumentFeatures(name(i), v, out));
+  input.forEach((list, i) => {
+    if (!Array.isArray(list) || !list.every((x) => typeof x === 'number')) return;
+    input.forEach((k, j) => {
+      if (!Number.isInteger(k)) return;
+      for (const [label, f] of INDEXED) {
+        const v = f(list, k as number);
+        if (v !== undefined && Number.isFinite(v)) out.set(`${name(i)}${label.replace('K', name(j))}`, v);
+      }
+    });
+  });
   return out;
 }
 
@@ -146,4 +167,16 @@ export function ruleScore(
     else if (scoring === 'all-pass') return 0;
   }
   return scoreOfPasses(scoring, passed, n);
+}
+
+const sortedItems = (v: unknown) =>
+  Array.isArray(v) ? v.map(canonicalJson).sort() : typeof v === 'string' ? [...v].sort().join('') : v;
+
+/** The keys a table of seen tests looks an input up by: the whole input, its lists as multisets, each argument alone. */
+export function tableKeys(params: readonly string[]): Array<[string, (input: readonly unknown[]) => string]> {
+  return [
+    ['the whole input', (input) => canonicalJson(input)],
+    ['the input with its lists sorted', (input) => canonicalJson(input.map(sortedItems))],
+    ...params.map((p, i): [string, (input: readonly unknown[]) => string] => [`${p} alone`, (input) => canonicalJson(input[i])]),
+  ];
 }
