@@ -3,7 +3,7 @@
 // judged on the other half against chance (readers.ts: the single-turn reader's fit and judge); beside it, a table of
 // what the other half of the level's prompts showed (their examples) and, separately, of their hidden tests, which
 // throws on any other input. Host work only: it reads the tests the reference passed and runs nothing.
-import type { CodeMeta } from '../../contract/code.js';
+import type { CodeMeta, CodeTest } from '../../contract/code.js';
 import { outputsMatch } from '../../contract/compare.js';
 import type { CodeInstance } from '../../kinds/code.js';
 import type { Episode } from '../../sandbox/episodes.js';
@@ -27,7 +27,13 @@ export function argumentRules(meta: CodeMeta, maxRules: number): ReaderFamily {
       if (names.length === 0) return null;
       const rules = featureRules(names, maxRules);
       const score = (r: number, i: number, j: number) =>
-        ruleScore(rules[r] as (typeof rules)[number], inputs[i] ?? [], tasks[j]?.tests ?? [], meta.compare, meta.scoring);
+        ruleScore(
+          rules[r] as (typeof rules)[number],
+          inputs[i] ?? [],
+          tasks[j]?.tests ?? [],
+          meta.compare,
+          meta.scoring,
+        );
       return {
         *fit(i: number): Iterable<[string, number]> {
           for (let r = 0; r < rules.length; r++) {
@@ -45,9 +51,28 @@ export function argumentRules(meta: CodeMeta, maxRules: number): ReaderFamily {
 
 export type Shown = 'examples' | 'tests';
 
+/** How many other instances of the level a table's answers are also scored against, for chance. */
+const PEERS = 3;
+
+/** What `answers` (one per test, undefined where the table throws) earn against `tests`' outputs, paired in order. */
+function tableScore(
+  meta: CodeMeta,
+  answers: ReadonlyArray<{ value: unknown } | undefined>,
+  tests: readonly CodeTest[],
+) {
+  const n = Math.min(answers.length, tests.length);
+  let passed = 0;
+  for (let k = 0; k < n; k++) {
+    const a = answers[k];
+    if (a && outputsMatch(meta.compare, (tests[k] as CodeTest).output, a.value)) passed++;
+  }
+  return scoreOfPasses(meta.scoring, passed, n);
+}
+
 /**
- * A table of what the other half of each level's instances showed (`shown`), looked up by `key`, judged on each
- * instance's hidden tests: a program that computes nothing, so chance is 0.
+ * A table of what the other half of each level's instances showed (`shown`), looked up by `key` and throwing on any
+ * other input, judged on each instance's hidden tests. Chance, as for a reader's rule: its answers against another
+ * instance's outputs (a test every instance holds, such as an empty list, is paid there too).
  */
 export function tableTrials(
   episodes: readonly Episode[],
@@ -66,12 +91,13 @@ export function tableTrials(
     });
     at.forEach((e, k) => {
       const table = tables[1 - (k % 2)] as Map<string, unknown>;
-      const { tests } = task(e);
-      const passed = tests.filter((t) => {
+      const answers = task(e).tests.map((t) => {
         const seen = key(t.input);
-        return table.has(seen) && outputsMatch(meta.compare, t.output, table.get(seen));
-      }).length;
-      trials.push({ level, win: scoreOfPasses(meta.scoring, passed, tests.length), chance: 0 });
+        return table.has(seen) ? { value: table.get(seen) } : undefined;
+      });
+      const peers = Array.from({ length: Math.min(PEERS, at.length - 1) }, (_, p) => at[(k + p + 1) % at.length]);
+      const chance = peers.reduce((a, o) => a + tableScore(meta, answers, task(o as Episode).tests), 0);
+      trials.push({ level, win: tableScore(meta, answers, task(e).tests), chance: chance / Math.max(1, peers.length) });
     });
   }
   return trials;
@@ -106,7 +132,9 @@ export const codeReader: CodeCheck = {
         ).map((f) => ({
           ...f,
           check: 'code-reader',
-          policy: "a program returning a rule of cheap features of its arguments, fitted on the other half of the level's tests",
+          policy:
+            'a program returning a rule of cheap features of its arguments, fitted on the other half of ' +
+            (f.tolerance.pooled === undefined ? "the level's tests" : "every level's tests"),
           evidence: (level) => {
             const { family, rules } = f.evidence(level) as { family: string; rules: string[] };
             return { family, rules };
@@ -138,7 +166,9 @@ export const codeReader: CodeCheck = {
           tables: Object.fromEntries(
             tables.map((t) => [
               t.name,
-              Object.fromEntries([...groupBy(t.trials, (x) => x.level)].map(([l, v]) => [l, Number(mean(v).toFixed(3))])),
+              Object.fromEntries(
+                [...groupBy(t.trials, (x) => x.level)].map(([l, v]) => [l, Number(mean(v).toFixed(3))]),
+              ),
             ]),
           ),
         };

@@ -11,7 +11,8 @@ import type { Scoring } from '../../contract/code.js';
 export type Features = Map<string, number>;
 
 const distinct = (v: readonly unknown[]) => new Set(v.map(canonicalJson)).size;
-const sorted = (v: readonly number[], up: boolean) => v.every((x, i) => i === 0 || (up ? v[i - 1]! <= x : v[i - 1]! >= x));
+const sorted = (v: readonly number[], up: boolean) =>
+  v.every((x, i) => i === 0 || (up ? v[i - 1]! <= x : v[i - 1]! >= x));
 const count = (v: readonly number[], p: (x: number, i: number) => boolean) => v.filter(p).length;
 /** An empty list's extremes read as 0: what a cheap program returns with `length ? … : 0`. */
 const item = (v: readonly number[], at: number) => (v.length ? (v[at] as number) : 0);
@@ -46,7 +47,10 @@ const INDEXED: ReadonlyArray<[string, (v: readonly number[], k: number) => numbe
 const ANY_LIST: ReadonlyArray<[string, (v: readonly unknown[]) => number]> = [
   ['length', (v) => v.length],
   ['distinct', distinct],
-  ['items length', (v) => v.reduce<number>((a, x) => a + (Array.isArray(x) || typeof x === 'string' ? x.length : 1), 0)],
+  [
+    'items length',
+    (v) => v.reduce<number>((a, x) => a + (Array.isArray(x) || typeof x === 'string' ? x.length : 1), 0),
+  ],
 ];
 
 const STRING: ReadonlyArray<[string, (s: string) => number]> = [
@@ -125,7 +129,10 @@ export function featureRules(names: readonly string[], max: number): FeatureRule
   const rules: FeatureRule[] = [];
   for (const [op, g] of UNARY)
     for (const n of names) {
-      rules.push({ describe: op.replaceAll('X', `[${n}]`), apply: (f) => (f.has(n) ? g(f.get(n) as number) : undefined) });
+      rules.push({
+        describe: op.replaceAll('X', `[${n}]`),
+        apply: (f) => (f.has(n) ? g(f.get(n) as number) : undefined),
+      });
     }
   for (const [op, g, symmetric] of BINARY)
     for (let i = 0; i < names.length; i++)
@@ -172,11 +179,14 @@ export function ruleScore(
 const sortedItems = (v: unknown) =>
   Array.isArray(v) ? v.map(canonicalJson).sort() : typeof v === 'string' ? [...v].sort().join('') : v;
 
-/** The keys a table of seen tests looks an input up by: the whole input, its lists as multisets, each argument alone. */
+/** The keys a table of seen tests looks inputs up by: the whole input, its lists as multisets, each argument. */
 export function tableKeys(params: readonly string[]): Array<[string, (input: readonly unknown[]) => string]> {
   return [
     ['the whole input', (input) => canonicalJson(input)],
     ['the input with its lists sorted', (input) => canonicalJson(input.map(sortedItems))],
-    ...params.map((p, i): [string, (input: readonly unknown[]) => string] => [`${p} alone`, (input) => canonicalJson(input[i])]),
+    ...params.map((p, i): [string, (input: readonly unknown[]) => string] => [
+      `${p} alone`,
+      (input) => canonicalJson(input[i]),
+    ]),
   ];
 }
