@@ -9,7 +9,7 @@ import { validateCandidate } from '../../validators/validate.js';
 export interface RedteamEntry {
   /** The module's path under tests/fixtures/ (its corpus folder first). */
   file: string;
-  kind: 'single-turn' | 'episodic';
+  kind: 'single-turn' | 'episodic' | 'code';
   class: string;
   expect: 'reject' | 'admit';
   status: 'open' | 'closed';

@@ -1,0 +1,50 @@
+// Red team rtcode on the code kind's validator (contract v3) and the hold-outs written after its fixes: the manifest
+// of tests/fixtures/redteam-code/ lists hacks and honest twins, each judged at the recorded validation seed. A closed
+// entry is decided right and must stay so; an open one is a finding of FINDINGS.md that the validator decides wrong
+// today: its test asserts the wrong verdict, so CI stays green while the hole exists and fails the day a fix closes it
+// (then mark the entry closed).
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectDecided, judge, readFixture, readRedteam } from './helpers/redteam-manifest.js';
+import { validationSeeds } from './helpers/validation-seeds.js';
+import { SandboxPool } from '../sandbox/pool.js';
+
+const MANIFEST = readRedteam(['redteam-code']);
+const pool = new SandboxPool({ workers: 2 });
+afterAll(() => pool.close());
+const SLOW = { timeout: 400_000 };
+
+describe("the code red team's manifest", () => {
+  it('names each module once, every one a file of the folder, with a known kind, verdict and status', () => {
+    const files = MANIFEST.map((e) => e.file);
+    expect(new Set(files).size).toBe(files.length);
+    for (const e of MANIFEST) {
+      expect(readFixture(e.file).length, e.file).toBeGreaterThan(0);
+      expect(e.kind).toBe('code');
+      expect(['reject', 'admit']).toContain(e.expect);
+      expect(['open', 'closed']).toContain(e.status);
+      expect(e.class.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe.each(MANIFEST.filter((e) => e.status === 'closed').map((e) => [e.file, e] as const))(
+  'closed: %s',
+  (_file, entry) => {
+    it(`is ${entry.expect === 'admit' ? 'admitted' : 'rejected'} at the recorded validation seeds`, SLOW, async () => {
+      for (const seed of validationSeeds([11])) await expectDecided(pool, entry, seed);
+    });
+  },
+);
+
+describe.each(MANIFEST.filter((e) => e.status === 'open').map((e) => [e.file, e] as const))(
+  'open: %s',
+  (_file, entry) => {
+    const wrong = entry.expect === 'reject' ? 'admitted' : 'rejected';
+    it(`is still ${wrong} at the recorded validation seed (fails once fixed: then mark it closed)`, SLOW, async () => {
+      const { codes, text: seen } = await judge(pool, entry, 11);
+      const text = `${seen}; if a fix decides it right, set its status to closed`;
+      if (entry.expect === 'reject') expect(codes, text).toEqual([]);
+      else expect(codes.length, text).toBeGreaterThan(0);
+    });
+  },
+);
