@@ -22,6 +22,9 @@ export function argumentRules(meta: CodeMeta, maxRules: number): ReaderFamily {
     code: 'E_ACCEPTS_GUESSING',
     prepare(samples: readonly ReaderSample[]) {
       const tasks = samples.map((s) => task(s as unknown as Episode));
+      // The rules return numbers and booleans: outputs of no such type (lists, strings…) are read by no rule.
+      const scalar = (v: unknown) => typeof v === 'number' || typeof v === 'boolean';
+      if (!tasks.some((t) => t.tests.some((x) => scalar(x.output)))) return null;
       const inputs = tasks.map((t) => t.tests.map((x) => testFeatures(meta.params, x.input)));
       const names = [...new Set(inputs.flatMap((i) => i.flatMap((f) => [...f.keys()])))].sort();
       if (names.length === 0) return null;
