@@ -11,7 +11,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 const MANIFEST = readRedteam(['redteam-code']);
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
-const SLOW = { timeout: 300_000 };
+const SLOW = { timeout: 400_000 };
 
 describe("the code red team's manifest (rtcode)", () => {
   it('names each module once, every one a code module of the folder with a known verdict and status', () => {

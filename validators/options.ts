@@ -174,6 +174,10 @@ export interface CodeOptions {
   acceptanceLevelTolerance: number;
   /** …and over all levels pooled. */
   acceptancePooledTolerance: number;
+  /** The learned reader (checks/code-reader.ts, host work only): feature rules tried at most… */
+  readerMaxRules: number;
+  /** …and the fewest instances a level (or the pool) is judged on. */
+  readerMinTrials: number;
 }
 
 export const DEFAULT_VALIDATOR_OPTIONS = {
@@ -228,5 +232,7 @@ export const DEFAULT_VALIDATOR_OPTIONS = {
     acceptancePerLevel: 40,
     acceptanceLevelTolerance: 0.2,
     acceptancePooledTolerance: 0.05,
+    readerMaxRules: 6000,
+    readerMinTrials: 10,
   },
 } satisfies ValidatorOptions;

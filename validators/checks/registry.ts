@@ -6,6 +6,7 @@ import type { AnyCheck } from './contract.js';
 import { codeAcceptance } from './code-acceptance.js';
 import { codeMutants } from './code-mutants.js';
 import { codePrograms } from './code-programs.js';
+import { codeReader } from './code-reader.js';
 import { creditFloorCheck } from './credit-floor.js';
 import { echoCheck } from './echo.js';
 import { emptyCheck } from './empty.js';
@@ -76,4 +77,5 @@ export const CHECKS: readonly AnyCheck[] = [
   codePrograms,
   codeMutants,
   codeAcceptance,
+  codeReader,
 ];
