@@ -69,12 +69,7 @@ interface Slot {
  * client's backlog for a module delays another client's call by at most one job, never by the whole backlog.
  */
 function takeInTurn(queue: Queue, charsBefore: number): PendingCall[] {
-  const byOwner = new Map<string, PendingCall[]>();
-  for (const call of queue.calls) {
-    const own = byOwner.get(call.owner);
-    if (own) own.push(call);
-    else byOwner.set(call.owner, [call]);
-  }
+  const byOwner = Map.groupBy(queue.calls, (call) => call.owner);
   const taken = new Set<PendingCall>();
   let chars = charsBefore;
   for (let round = 0, more = true; more && taken.size < MAX_CALLS_PER_JOB; round++) {

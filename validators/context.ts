@@ -80,17 +80,3 @@ export function mean(values: number[]): number {
 export function clip(text: string, max = 200): string {
   return text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text;
 }
-
-/**
- * `items` grouped by `key`, each group in input order, groups in order of first appearance (linear: one push per item).
- */
-export function groupBy<T, K>(items: Iterable<T>, key: (t: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
-}

@@ -7,7 +7,6 @@ import type { CodeInstance } from '../../kinds/code.js';
 import type { Episode } from '../../sandbox/episodes.js';
 import type { CodeCheck } from '../code/check.js';
 import { probeInstance, PROBE_CODES } from '../code/acceptance.js';
-import { groupBy } from '../context.js';
 import type { RateFinding } from './rules.js';
 
 export const codeAcceptance: CodeCheck = {
@@ -26,7 +25,7 @@ export const codeAcceptance: CodeCheck = {
         const firstPaid = new Map<string, object>();
         const paidTests: Record<string, number> = {};
         let instances = 0;
-        for (const [, at] of groupBy(stage.episodes, (e) => e.level))
+        for (const [, at] of Map.groupBy(stage.episodes, (e) => e.level))
           for (const episode of at.slice(0, options.acceptancePerLevel) as Episode[]) {
             const task = episode.instance as CodeInstance;
             instances++;

@@ -6,7 +6,6 @@
 import { mutantsOf, type Mutant } from '../../sandbox/code/mutants.js';
 import { extractProgram, fenceProgram } from '../../sandbox/code/program.js';
 import { scoreOf, type Episode } from '../../sandbox/episodes.js';
-import { groupBy } from '../context.js';
 import type { CodeCheck } from '../code/check.js';
 import type { Finding } from './rules.js';
 
@@ -33,10 +32,10 @@ export const codeMutants: CodeCheck = {
   plan(ctx) {
     const { stage } = ctx;
     const options = stage.options.code;
-    const sample = [...groupBy(stage.episodes, (e) => e.level).values()].flatMap((at) =>
+    const sample = [...Map.groupBy(stage.episodes, (e) => e.level).values()].flatMap((at) =>
       at.slice(0, options.mutantInstancesPerLevel),
     );
-    const groups: Group[] = [...groupBy(sample, (e) => e.reference).entries()]
+    const groups: Group[] = [...Map.groupBy(sample, (e) => e.reference).entries()]
       .map(([reference, episodes]) => ({ episodes, mutants: mutate(reference, options.maxMutants) }))
       .filter((g) => g.mutants.length > 0);
     if (groups.length === 0) return null;

@@ -7,7 +7,6 @@ import type { CodeInstance } from '../../kinds/code.js';
 import { fenceProgram } from '../../sandbox/code/program.js';
 import { scoreOf, type Episode } from '../../sandbox/episodes.js';
 import { canonicalJson } from '../../contract/compare.js';
-import { groupBy } from '../context.js';
 import type { CodeCheck } from '../code/check.js';
 import {
   brokenPrograms,
@@ -55,7 +54,7 @@ export const codePrograms: CodeCheck = {
     const options = stage.options.code;
     const probed: Array<{ episode: Episode; programs: Array<Hostile & { family: Family }> }> = [];
     let first = true;
-    for (const [, at] of groupBy(stage.episodes, (e) => e.level)) {
+    for (const [, at] of Map.groupBy(stage.episodes, (e) => e.level)) {
       at.slice(0, options.probedPerLevel).forEach((episode, i) => {
         const task = episode.instance as CodeInstance;
         // The other half of the level's instances tells the "most common output" policy what to return.

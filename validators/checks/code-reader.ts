@@ -9,7 +9,6 @@ import type { CodeInstance } from '../../kinds/code.js';
 import type { Episode } from '../../sandbox/episodes.js';
 import type { CodeCheck } from '../code/check.js';
 import { featureRules, ruleScore, scoreOfPasses, tableKeys, testFeatures } from '../code/features.js';
-import { groupBy } from '../context.js';
 import { judgeReaders, readerFindings, type ReaderFamily, type ReaderSample } from '../readers.js';
 import type { RateFinding, Trial } from './rules.js';
 
@@ -84,7 +83,7 @@ export function tableTrials(
   meta: CodeMeta,
 ): Trial[] {
   const trials: Trial[] = [];
-  for (const [level, at] of groupBy(episodes, (e) => e.level)) {
+  for (const [level, at] of Map.groupBy(episodes, (e) => e.level)) {
     const tables = [0, 1].map((half) => {
       const table = new Map<string, unknown>();
       at.forEach((e, k) => {
@@ -170,7 +169,7 @@ export const codeReader: CodeCheck = {
             tables.map((t) => [
               t.name,
               Object.fromEntries(
-                [...groupBy(t.trials, (x) => x.level)].map(([l, v]) => [l, Number(mean(v).toFixed(3))]),
+                [...Map.groupBy(t.trials, (x) => x.level)].map(([l, v]) => [l, Number(mean(v).toFixed(3))]),
               ),
             ]),
           ),

@@ -1,7 +1,7 @@
 // Another instance's reference, sent to every instance of the sample: it may be the right answer by chance
 // (identical answers), and beyond that chance it must not pass or score. Its mean per level is the
 // difficulty curve's "another instance's answer" baseline.
-import { groupBy, mean } from '../context.js';
+import { mean } from '../context.js';
 import { otherAnswerProbes } from '../probes.js';
 import { familiesOf, outcomesOf, rateFindings } from './probe-findings.js';
 import type { SingleTurnCheck } from './single-turn.js';
@@ -26,7 +26,7 @@ export const otherAnswerCheck: SingleTurnCheck = {
         const o = ctx.stage.options;
         const ran = outcomesOf(results).filter((x) => !x.failure);
         const byLevel = Object.fromEntries(
-          [...groupBy(ran, (x) => x.episode.level)].map(([level, list]) => [level, mean(list.map((x) => x.score))]),
+          [...Map.groupBy(ran, (x) => x.episode.level)].map(([level, list]) => [level, mean(list.map((x) => x.score))]),
         );
         return {
           findings: rateFindings('other-answer', 'E_ACCEPTS_OTHER_ANSWER', 'other-answer', ran, {

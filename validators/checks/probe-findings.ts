@@ -6,7 +6,7 @@ import type { ProblemCode } from '../../contract/codes.js';
 import type { Episode } from '../../sandbox/episodes.js';
 import { answerContent } from '../../sandbox/answer.js';
 import { excerpt } from '../answers.js';
-import { groupBy, mean } from '../context.js';
+import { mean } from '../context.js';
 import type { JudgedOutcome } from '../hack-checks.js';
 import type { RateFinding, Trial, ZeroFinding } from './rules.js';
 import type { ProbeResult } from './single-turn.js';
@@ -162,7 +162,7 @@ export function familyStats(list: JudgedOutcome[]): FamilyStats {
 export function familiesOf(outcomes: JudgedOutcome[]): Record<string, FamilyStats> {
   return Object.fromEntries(
     [
-      ...groupBy(
+      ...Map.groupBy(
         outcomes.filter((o) => !o.failure),
         (o) => o.probe.family,
       ),

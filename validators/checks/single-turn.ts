@@ -4,7 +4,7 @@
 // probed instances and the extra draws of a level between checks, each worked out once per stage.
 import type { Episode, EpisodeRequest, EpisodeRun } from '../../sandbox/episodes.js';
 import { answerContent } from '../../sandbox/answer.js';
-import { groupBy, type StageContext } from '../context.js';
+import { type StageContext } from '../context.js';
 import { shapeOf } from '../answers.js';
 import { sampleTraits, type JudgedOutcome } from '../hack-checks.js';
 import { statesTolerance, statedRegions } from '../probe-forms.js';
@@ -49,7 +49,7 @@ export function singleTurnContext(
   const memos = new Map<string, unknown>();
   const memo = <T>(key: string, make: () => T): T =>
     memos.has(key) ? (memos.get(key) as T) : (memos.set(key, make()), memos.get(key) as T);
-  const byLevel = new Map([...groupBy(stage.episodes, (e) => e.level)].sort((a, b) => a[0] - b[0]));
+  const byLevel = new Map([...Map.groupBy(stage.episodes, (e) => e.level)].sort((a, b) => a[0] - b[0]));
   const drawn = new Map<number, Promise<{ episodes: Episode[]; seeds: number }>>();
   return {
     stage,

@@ -3,13 +3,13 @@
 // test's arguments must grow from level 1 to the top by a factor and rise with the level by rank.
 import { canonicalJson } from '../../contract/compare.js';
 import type { CodeInstance } from '../../kinds/code.js';
-import { groupBy, mean, type Stage } from '../context.js';
+import { mean, type Stage } from '../context.js';
 import type { Problem } from '../report.js';
 import { spearman } from '../stats.js';
 
 export const codeDifficulty: Stage = async (ctx) => {
   const o = ctx.options;
-  const byLevel = [...groupBy(ctx.episodes, (e) => e.level)].sort((a, b) => a[0] - b[0]);
+  const byLevel = [...Map.groupBy(ctx.episodes, (e) => e.level)].sort((a, b) => a[0] - b[0]);
   const perLevel = byLevel.map(([level, at]) => ({
     level,
     testChars: mean(at.map((e) => mean((e.instance as CodeInstance).tests.map((t) => canonicalJson(t.input).length)))),

@@ -5,7 +5,7 @@
 // the level by rank correlation over every level; one signal that shrinks (a reference that gets shorter
 // as a base grows) or one noisy level does not reject a candidate whose other signals carry it.
 import { mostCommon, normalizeAnswer, tokenize } from '../answers.js';
-import { groupBy, mean, type Stage, type StageContext } from '../context.js';
+import { mean, type Stage, type StageContext } from '../context.js';
 import type { LevelStats, Problem } from '../report.js';
 import { rankShift, spearman } from '../stats.js';
 import type { Episode } from '../../sandbox/episodes.js';
@@ -128,7 +128,7 @@ export const difficultyStage: Stage = async (ctx) => {
   const curve = levelCurve(ctx);
   const problems: Problem[] = [];
   if (curve.length < 2) return { ok: true, metrics: { curve }, problems };
-  const byLevel = groupBy(ctx.episodes, (e) => e.level);
+  const byLevel = Map.groupBy(ctx.episodes, (e) => e.level);
   // Levels with too few instances (most failed to run) say nothing about a trend.
   const levels = [...byLevel.keys()].filter((l) => (byLevel.get(l) as Episode[]).length >= 3).sort((a, b) => a - b);
   const signals: Record<string, Signal> = {};
