@@ -338,7 +338,7 @@ describe('a batch', () => {
     for (const env of ours)
       expect(env.report.validationSeed).toBe(candidateValidationSeed(key, await library.source(env)));
     await library.close();
-  });
+  }, 240_000);
 });
 
 describe('a batch that regenerates code the library already holds', () => {

@@ -183,67 +183,62 @@ describe('envforge run with the offline author', () => {
     expect(report.cost.totalUsd).toBe(0);
   });
 
-  it(
-    'Ctrl-C mid-run (SIGINT to the process group, workers included) cancels: no E_CRASHED rejections, a resume ' +
-      'hint, and the batch resumes',
-    async () => {
-      const library = libraryCopy('interrupted');
-      const cwd = mkdtempSync(join(root, 'cwd-'));
-      // Single-turn only: this test is about cancelling and resuming, and episodic validations would triple its time.
-      const args = [
-        'run',
-        '--provider',
-        'offline',
-        '--kind',
-        'single',
-        '--seed',
-        '3',
-        '--target',
-        '6',
-        '--max-candidates',
-        '12',
-        '--library',
-        library,
-        '--json',
-      ];
-      const child = spawn(process.execPath, [MAIN, ...args], {
-        cwd,
-        env: cleanEnv(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      let stderr = '';
-      let validated = 0;
-      child.stderr.on('data', (d) => {
-        stderr += d;
-        // As a terminal does: the signal goes to every process of the group, the sandbox workers too.
-        if ((validated += (String(d).match(/"step":"validated"/g) ?? []).length) >= 2 && validated < 100) {
-          validated = 100;
-          process.kill(-(child.pid as number), 'SIGINT');
-        }
-      });
-      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-      expect(code, stderr).toBe(130);
-      expect(stderr).toMatch(
-        new RegExp(
-          String.raw`interrupted \(SIGINT\); the batch is kept\. Continue it with the same LLM settings and: ` +
-            String.raw`envforge run --resume batch-\S+ --library `,
-        ),
-      );
-      const check = SqliteLibrary.open(library, { readonly: true });
-      const [batch] = await check.listBatches();
-      expect(batch?.status).toBe('running');
-      expect((await check.rejections({ code: 'E_CRASHED' })).length).toBe(0);
-      const verdicts = (await check.journal(batch?.id as string, 'verdict')).map(
-        (e) => e.payload as { codes: string[] },
-      );
-      expect(verdicts.filter((v) => v.codes.includes('E_CRASHED'))).toEqual([]);
-      await check.close();
-      const resumed = await envforge([...args.slice(0, 1), '--resume', batch?.id as string, ...args.slice(1)], cwd);
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(JSON.parse(resumed.stdout)).toMatchObject({ batchId: batch?.id, stopReason: 'target' });
-    },
-  );
+  it('Ctrl-C mid-run (SIGINT to the process group, workers included) cancels: no E_CRASHED rejections, a resume ' +
+    'hint, and the batch resumes', async () => {
+    const library = libraryCopy('interrupted');
+    const cwd = mkdtempSync(join(root, 'cwd-'));
+    // Single-turn only: this test is about cancelling and resuming, and episodic validations would triple its time.
+    const args = [
+      'run',
+      '--provider',
+      'offline',
+      '--kind',
+      'single',
+      '--seed',
+      '3',
+      '--target',
+      '6',
+      '--max-candidates',
+      '12',
+      '--library',
+      library,
+      '--json',
+    ];
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      cwd,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stderr = '';
+    let validated = 0;
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      // As a terminal does: the signal goes to every process of the group, the sandbox workers too.
+      if ((validated += (String(d).match(/"step":"validated"/g) ?? []).length) >= 2 && validated < 100) {
+        validated = 100;
+        process.kill(-(child.pid as number), 'SIGINT');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(
+      new RegExp(
+        String.raw`interrupted \(SIGINT\); the batch is kept\. Continue it with the same LLM settings and: ` +
+          String.raw`envforge run --resume batch-\S+ --library `,
+      ),
+    );
+    const check = SqliteLibrary.open(library, { readonly: true });
+    const [batch] = await check.listBatches();
+    expect(batch?.status).toBe('running');
+    expect((await check.rejections({ code: 'E_CRASHED' })).length).toBe(0);
+    const verdicts = (await check.journal(batch?.id as string, 'verdict')).map((e) => e.payload as { codes: string[] });
+    expect(verdicts.filter((v) => v.codes.includes('E_CRASHED'))).toEqual([]);
+    await check.close();
+    const resumed = await envforge([...args.slice(0, 1), '--resume', batch?.id as string, ...args.slice(1)], cwd);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ batchId: batch?.id, stopReason: 'target' });
+  }, 240_000);
 
   it('--solver-model without an LLM exits 2: calibration needs an LLM solver', async () => {
     const cwd = mkdtempSync(join(root, 'cwd-'));
