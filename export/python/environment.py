@@ -62,7 +62,7 @@ class EnvforgeEnvironment:
                 "route rows by their environment column"
             )
         self._episode = client.Episode(identity)
-        return self._episode.prompt
+        return client.tokenizer_text(self._episode.prompt, client.trainer_tokenizer())
 
     def get_reward(self):
         """The episode's score in [0, 1]; an episode the model left running is ended and scored as it stands."""
@@ -71,11 +71,14 @@ class EnvforgeEnvironment:
     def _step(self, tool, args):
         if self._episode is None:
             raise RuntimeError("a tool was called before reset()")
-        return self._episode.step(tool, {k: v for k, v in args.items() if v is not None})
+        tokenizer = client.trainer_tokenizer()
+        args = client.service_args(client.tool_parameters(self._env_name, tool), args, tokenizer)
+        observation = self._episode.step(tool, {k: v for k, v in args.items() if v is not None})
+        return client.tokenizer_text(observation, tokenizer)
 
 
-def _parameters(tool):
-    schema = tool.get("parameters") or {}
+def _parameters(tool, tokenizer=None):
+    schema = client.tokenizer_schema(tool.get("parameters") or {}, tokenizer)
     required = set(schema.get("required") or [])
     params = []
     for name, prop in (schema.get("properties") or {}).items():
@@ -113,6 +116,16 @@ def refusal(tool):
     return None
 
 
+def _docstring(tool, tokenizer):
+    """A tool's docstring from its descriptions, in the grammar of the tokenizer that renders it (T8-2)."""
+    args = "".join(f"\n    {p['name']}: {p['doc']}" for p in _parameters(tool, tokenizer))
+    return (
+        doc_text(client.tokenizer_text(tool.get("description") or tool["name"], tokenizer))
+        + (f"\n\nArgs:{args}" if args else "")
+        + "\n\nReturns:\n    What the environment answers."
+    )
+
+
 def _method(tool):
     """A tool as a method: signature and annotations from its parameters, docstring from its descriptions."""
     params = _parameters(tool)
@@ -137,12 +150,7 @@ def _method(tool):
     )
     annotations = {p["name"]: (p["type"] if p["required"] else p["type"] | None) for p in params}
     method.__annotations__ = {**annotations, "return": str}
-    args = "".join(f"\n    {p['name']}: {p['doc']}" for p in params)
-    method.__doc__ = (
-        doc_text(tool.get("description") or name)
-        + (f"\n\nArgs:{args}" if args else "")
-        + "\n\nReturns:\n    What the environment answers."
-    )
+    method.__doc__ = _docstring(tool, client.trainer_tokenizer(warn=False))
     return method
 
 
@@ -181,6 +189,18 @@ def _classes():
 
 
 ENVIRONMENTS = _classes()
+
+
+def use_tokenizer(tokenizer):
+    """Names the trainer's tokenizer (GRPOTrainer's processing_class, or a model name or folder): prompts,
+    observations, tool descriptions and enum values are then text in its grammar (T8-2). Call it before making the
+    GRPOTrainer, which reads the tools' docstrings; ENVFORGE_TOKENIZER does the same at import."""
+    client.use_tokenizer(tokenizer)
+    for env_name, cls in ENVIRONMENTS.items():
+        for tool in client.episodic_envs()[env_name]["tools"]:
+            getattr(cls, tool["name"]).__doc__ = _docstring(tool, client.trainer_tokenizer())
+
+
 globals().update({cls.__name__: cls for cls in ENVIRONMENTS.values()})
 # One environment: its class; several: the name -> class mapping TRL routes by the rows' environment column.
 environment_factory = next(iter(ENVIRONMENTS.values())) if len(ENVIRONMENTS) == 1 else ENVIRONMENTS
