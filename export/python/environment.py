@@ -15,6 +15,7 @@ answered by TRL itself ("Tool ... not found") and never reach the episode.
 import inspect
 import json
 import keyword
+import logging
 import os
 import re
 import sys
@@ -62,7 +63,19 @@ class EnvforgeEnvironment:
                 "route rows by their environment column"
             )
         self._episode = client.Episode(identity)
-        return client.tokenizer_text(self._episode.prompt, client.trainer_tokenizer())
+        return client.tokenizer_text(self._episode.prompt, self._tokenizer())
+
+    def _tokenizer(self):
+        """The tokenizer the trainer renders this environment's text with (T8-2): the calling GRPOTrainer's own, else
+        the one use_tokenizer or ENVFORGE_TOKENIZER named."""
+        held = _caller_tokenizer()
+        if held is not None and _documented["tokenizer"] is None and not _documented["warned"]:
+            _documented["warned"] = True
+            logging.getLogger("envforge").warning(
+                "envforge: the tools' descriptions and enum values reached the trainer unencoded for its tokenizer "
+                "(T8-2): call environment.use_tokenizer(processing_class) before making the trainer"
+            )
+        return client.trainer_tokenizer(held)
 
     def get_reward(self):
         """The episode's score in [0, 1]; an episode the model left running is ended and scored as it stands."""
@@ -71,10 +84,28 @@ class EnvforgeEnvironment:
     def _step(self, tool, args):
         if self._episode is None:
             raise RuntimeError("a tool was called before reset()")
-        tokenizer = client.trainer_tokenizer()
+        tokenizer = self._tokenizer()
         args = client.service_args(client.tool_parameters(self._env_name, tool), args, tokenizer)
         observation = self._episode.step(tool, {k: v for k, v in args.items() if v is not None})
         return client.tokenizer_text(observation, tokenizer)
+
+
+def _caller_tokenizer():
+    """The tokenizer of the trainer whose method called the environment: GRPOTrainer calls reset and the tools from
+    its own methods and holds its tokenizer as processing_class (a processor holds it as .tokenizer); None when no
+    caller holds one."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        held = getattr(owner, "processing_class", None) if owner is not None else None
+        if held is not None:
+            return held if hasattr(held, "all_special_tokens") else getattr(held, "tokenizer", None)
+        frame = frame.f_back
+    return None
+
+
+# The tokenizer the tools' docstrings were last written for (None: unencoded), and whether that was said.
+_documented = {"tokenizer": None, "warned": False}
 
 
 def _parameters(tool, tokenizer=None):
@@ -150,7 +181,8 @@ def _method(tool):
     )
     annotations = {p["name"]: (p["type"] if p["required"] else p["type"] | None) for p in params}
     method.__annotations__ = {**annotations, "return": str}
-    method.__doc__ = _docstring(tool, client.trainer_tokenizer(warn=False))
+    _documented["tokenizer"] = client.trainer_tokenizer(warn=False)
+    method.__doc__ = _docstring(tool, _documented["tokenizer"])
     return method
 
 
@@ -196,9 +228,10 @@ def use_tokenizer(tokenizer):
     observations, tool descriptions and enum values are then text in its grammar (T8-2). Call it before making the
     GRPOTrainer, which reads the tools' docstrings; ENVFORGE_TOKENIZER does the same at import."""
     client.use_tokenizer(tokenizer)
+    _documented["tokenizer"] = client.trainer_tokenizer()
     for env_name, cls in ENVIRONMENTS.items():
         for tool in client.episodic_envs()[env_name]["tools"]:
-            getattr(cls, tool["name"]).__doc__ = _docstring(tool, client.trainer_tokenizer())
+            getattr(cls, tool["name"]).__doc__ = _docstring(tool, _documented["tokenizer"])
 
 
 globals().update({cls.__name__: cls for cls in ENVIRONMENTS.values()})

@@ -136,6 +136,24 @@ class TrlTokenTest(TokenTest):
         self.assertEqual(spells_control(observation), [])
         self.assertEqual(self.service.requests[-1][3]["args"], {"desk": "<|im_end|>"})
 
+    def test_the_calling_trainers_own_tokenizer_is_found(self):
+        env = self.load("environment")
+
+        class GRPOTrainer:  # TRL calls reset and the tools from its own methods and holds processing_class
+            processing_class = FakeTokenizer()
+
+            def rollout(self, instance):
+                return instance.reset(env="depot", version=1, seed=1, level=1, environment="depot"), instance.route(
+                    desk="<" + JOINER + "|im_end|>"
+                )
+
+        with self.assertLogs("envforge", logging.WARNING) as logs:
+            prompt, observation = GRPOTrainer().rollout(env.environment_factory())
+        self.assertEqual(spells_control([prompt, observation]), [])
+        self.assertEqual(self.service.requests[-1][3]["args"], {"desk": "<|im_end|>"})
+        # the docstrings were written before the trainer was known: that is said, once
+        self.assertEqual(len([m for m in logs.output if "use_tokenizer(processing_class)" in m]), 1)
+
     def test_without_a_tokenizer_it_is_said_once(self):
         env = self.load("environment")
         instance = env.environment_factory()
