@@ -11,6 +11,8 @@ too, so it counts toward its error limit. The step that ends the episode carries
 OpenRLHF stops a rollout whose token budget runs out without telling the agent: AgentExecutor then ends the episode
 ("truncated": scored as its state stands, its slot on the service freed) and adds its score to the rollout's reward.
 A single-turn row is scored on its first turn (POST /v1/verify), so one file can mix both kinds.
+Observations are text in the grammar of the tokenizer OpenRLHF hands the executor (T8-2); the rows' input is not
+(OpenRLHF's dataset code reads it: the README's safe-prompts pass).
 """
 import contextvars
 import json

@@ -11,6 +11,8 @@ message; an episode the instance still had running (TRL reuses instances across 
 get_reward() ends the episode if the model left it running ("truncated": scored as its state stands, its slot freed)
 and returns its score; TRL logs it under the class's name. Calls to tools the environment does not declare are
 answered by TRL itself ("Tool ... not found") and never reach the episode.
+The prompt, observations, descriptions and enum values are text in the trainer tokenizer's grammar (T8-2): the calling
+GRPOTrainer's processing_class, or the tokenizer use_tokenizer() or ENVFORGE_TOKENIZER names (needed for docstrings).
 """
 import inspect
 import json
