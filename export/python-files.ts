@@ -65,3 +65,29 @@ export function writePython(context: FormatContext, shims: readonly string[]): v
   for (const name of [CLIENT_FILE, ...shims]) context.files.text(name, readFileSync(`${PYTHON_DIR}${name}`, 'utf8'));
   context.files.text(CONFIG_FILE, shimConfig(context));
 }
+
+/**
+ * The README's part on the trainer tokenizer's control tokens in module text (T8-2): which shim encodes what with the
+ * trainer's tokenizer, and the one pass the dataset's prompts need where the trainer's own code loads them.
+ */
+export function controlTokensReadme(files: readonly string[], byShims: string): string {
+  const file = files[0] ?? 'train.jsonl';
+  const safe = file.replace(/(\.[a-z]+)$/, '.safe$1');
+  return `
+## The trainer's control tokens
+
+An environment's text may spell the control tokens of your model's tokenizer (\`<|im_end|>\`, \`<|im_start|>system\`,
+\`</tool_response>\`), which a fast tokenizer reads as turn boundaries wherever they stand. \`envforge_client.py\`
+writes module text in the tokenizer's grammar: a word joiner (U+2060) after the first character of every special or
+added token the tokenizer itself declares (\`tokenizer_text\`). ${byShims} The prompts in the data files are read by
+the trainer's own dataset code: pass them through once with the model's tokenizer (\`.parquet\` needs \`datasets\`),
+
+\`\`\`sh
+python3 envforge_client.py safe-prompts <model name or folder> ${file} ${safe}
+\`\`\`
+
+or where you load the rows: \`dataset = envforge_client.safe_prompts(dataset, tokenizer)\` (a \`datasets.Dataset\` or a
+list of rows; the \`prompt\` and \`input\` columns). Enum values the model is shown this way are mapped back to what the
+service expects (\`service_args\`).
+`;
+}

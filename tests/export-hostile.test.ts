@@ -139,6 +139,7 @@ async function checkReaders(
       'envforge_client.py',
       'envforge_client.py',
       'envforge_client.py',
+      'envforge_client.py',
       'envforge_verl.py',
       'environment.py',
       'reward.py',

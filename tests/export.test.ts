@@ -206,7 +206,15 @@ const FILES: Record<string, string[]> = {
     'README.md',
     'envforge-export.json',
   ],
-  openrlhf: ['train.jsonl', 'test.jsonl', 'reward.txt', 'README.md', 'envforge-export.json'],
+  openrlhf: [
+    'train.jsonl',
+    'test.jsonl',
+    'reward.txt',
+    'envforge_client.py',
+    'envforge.json',
+    'README.md',
+    'envforge-export.json',
+  ],
   trl: [
     'train.jsonl',
     'test.jsonl',
@@ -218,7 +226,7 @@ const FILES: Record<string, string[]> = {
     'README.md',
     'envforge-export.json',
   ],
-  jsonl: ['train.jsonl', 'test.jsonl', 'README.md', 'envforge-export.json'],
+  jsonl: ['train.jsonl', 'test.jsonl', 'envforge_client.py', 'envforge.json', 'README.md', 'envforge-export.json'],
 };
 
 // ---------------------------------------------------------------- the tests
@@ -580,7 +588,14 @@ describe('envforge export: splits and selection', () => {
       '--split',
       'train:1',
     );
-    expect(readdirSync(dir).sort()).toEqual(['README.md', 'envforge-export.json', 'reward.txt', 'train.jsonl']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'README.md',
+      'envforge-export.json',
+      'envforge.json',
+      'envforge_client.py',
+      'reward.txt',
+      'train.jsonl',
+    ]);
     expect(summary.rows).toEqual({ train: 4 });
   });
 

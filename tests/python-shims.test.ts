@@ -47,7 +47,8 @@ describe(`the exported Python shims under ${PYTHON}`, () => {
     const tests = await run(['-m', 'unittest', 'discover', '-s', 'tests/python', '-t', 'tests/python'], {
       PYTHONPATH: join(ROOT, 'tests/fixtures/trainer-stand-ins'),
     });
-    expect(tests.output).toMatch(/\nOK\n$/);
+    // A test that needs transformers is skipped where it is missing (CI's Debian python3), and says so on stderr.
+    expect(tests.output).toMatch(/\nOK( \(skipped=\d+\))?\n$/);
     expect(tests.code).toBe(0);
   });
 });

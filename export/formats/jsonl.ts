@@ -3,7 +3,7 @@
 import { JsonlSplits } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
 import { markdownText } from '../../contract/text.js';
-import { episodicEnvs } from '../python-files.js';
+import { controlTokensReadme, episodicEnvs, writePython } from '../python-files.js';
 
 export const jsonl: ExportFormat = {
   name: 'jsonl',
@@ -26,6 +26,7 @@ export const jsonl: ExportFormat = {
       },
       async end() {
         files.close();
+        writePython(context, []);
         context.files.text('README.md', readme(context));
       },
     };
@@ -58,5 +59,8 @@ schemas, maxTurns), \`POST /v1/episodes/{id}/step {tool, args, turn}\` takes one
 ends the episode carries its score (\`DELETE\` ends it early, "truncated", and scores it); \`POST /v1/episodes/score\`
 scores a whole action log at once.
 `
-}`;
+}${controlTokensReadme(
+  context.splits.map((s) => `${s}.jsonl`),
+  'Observations of episodes you play: `tokenizer_text(observation, tokenizer)`.',
+)}`;
 }

@@ -2,7 +2,7 @@
 // and reward.txt with the remote reward URL the trainer posts to (the service's /get_reward).
 import { JsonlSplits } from '../files.js';
 import type { ExportFormat, FormatContext } from '../contract.js';
-import { episodicEnvs, writePython } from '../python-files.js';
+import { controlTokensReadme, episodicEnvs, writePython } from '../python-files.js';
 import { openrlhfEpisodicReadme, openrlhfInput } from '../shims/openrlhf-agent.js';
 
 export const openrlhf: ExportFormat = {
@@ -20,7 +20,7 @@ export const openrlhf: ExportFormat = {
       async end() {
         jsonl.close();
         context.files.text('reward.txt', `${context.serviceUrl}/get_reward\n`);
-        if (episodicEnvs(context.envs).length > 0) writePython(context, ['agent_func.py']);
+        writePython(context, episodicEnvs(context.envs).length > 0 ? ['agent_func.py'] : []);
         context.files.text('README.md', readme(context));
       },
     };
@@ -54,6 +54,9 @@ python3 -m openrlhf.cli.train_ppo_ray \\
 The service answers \`{"query", "prompts", "labels"}\` with \`{"rewards", "scores", "extra_logs"}\`. It finds the
 response in \`query[i]\` after the end of \`prompts[i]\`, also when OpenRLHF cut the prompt's ` +
     `start to fit \`--max_len\`.
-${openrlhfEpisodicReadme(context)}`
+${openrlhfEpisodicReadme(context)}${controlTokensReadme(
+  files,
+  'Episodic rows: `agent_func.py` encodes every observation with the tokenizer OpenRLHF hands its executor.',
+)}`
   );
 }

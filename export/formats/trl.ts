@@ -4,7 +4,7 @@
 // names a missing environment (TRL refuses `environment: null`).
 import { JsonlSplits, ParquetSplits, pq, type ParquetLayout } from '../files.js';
 import type { ExportFormat, ExportRow, FormatContext } from '../contract.js';
-import { episodicEnvs, writePython } from '../python-files.js';
+import { controlTokensReadme, episodicEnvs, writePython } from '../python-files.js';
 import { trlEpisodicReadme, trlRefuses } from '../shims/trl-environment.js';
 
 const IDENTITY = [
@@ -127,6 +127,12 @@ It never scores a broken reward as 0 silently: on its first call it checks that 
 export's environments with the same code (ENVFORGE_CHECK_MANIFEST=0 skips the check), it raises on an item
 whose environment, version or level the service does not know, and it logs any other per-item error once per
 code and counts it (\`item_errors()\`; ENVFORGE_STRICT=1 raises on those too).
-${trlEpisodicReadme(context)}`
+${trlEpisodicReadme(context)}${controlTokensReadme(
+  context.splits.map((s) => `${s}.parquet`),
+  'Episodic rows: TRL does not hand the environment its tokenizer, so name it before making the trainer, ' +
+    '`environment.use_tokenizer(tokenizer)` (the `processing_class`) or ENVFORGE_TOKENIZER=<model name or folder>: ' +
+    "the prompt reset returns, every observation and the tools' descriptions and enum values are then encoded " +
+    '(without one, a warning says so once).',
+)}`
   );
 }

@@ -4,7 +4,7 @@
 import { ParquetSplits, pq, type ParquetLayout } from '../files.js';
 import type { ExportFormat, ExportRow, FormatContext } from '../contract.js';
 import { jsonText } from '../encode.js';
-import { episodicEnvs, writePython } from '../python-files.js';
+import { controlTokensReadme, episodicEnvs, writePython } from '../python-files.js';
 import { AGENT_LOOP_FILE, AGENT_NAME, verlAgentLoopYaml, verlEpisodicReadme } from '../shims/verl-agent.js';
 
 const IDENTITY_FIELDS = [pq.string('env'), pq.int64('version'), pq.int64('seed'), pq.int64('level')];
@@ -112,5 +112,9 @@ It never scores a broken reward as 0 silently: on its first call it checks that 
 export's environments with the same code (ENVFORGE_CHECK_MANIFEST=0 skips the check), it raises on an item
 whose environment, version or level the service does not know, and it logs any other per-item error once per
 code and counts it (\`item_errors()\`; ENVFORGE_STRICT=1 raises on those too).
-${verlEpisodicReadme(context, longest)}`;
+${verlEpisodicReadme(context, longest)}${controlTokensReadme(
+  files,
+  "Episodic rows: envforge's agent loop encodes the row's prompt, every observation and the tools' descriptions and " +
+    "enum values with verl's own tokenizer.",
+)}`;
 }

@@ -11,6 +11,8 @@ too, so it counts toward its error limit. The step that ends the episode carries
 OpenRLHF stops a rollout whose token budget runs out without telling the agent: AgentExecutor then ends the episode
 ("truncated": scored as its state stands, its slot on the service freed) and adds its score to the rollout's reward.
 A single-turn row is scored on its first turn (POST /v1/verify), so one file can mix both kinds.
+Observations are text in the grammar of the tokenizer OpenRLHF hands the executor (T8-2); the rows' input is not
+(OpenRLHF's dataset code reads it: the README's safe-prompts pass).
 """
 import contextvars
 import json
@@ -40,8 +42,12 @@ def feedback_text(observation):
     """An observation as text inside the feedback template: none of the template's tags survives in it as a tag."""
     text = str(observation)
     return _TEMPLATE_TAG.sub(lambda m: "<\u2060" + m.group(0)[1:], text) if _TEMPLATE_TAG else text
+
+
 # The agent instances one execute() made, so the executor can end the episodes OpenRLHF left running.
 _instances = contextvars.ContextVar("envforge_agent_instances", default=None)
+# The tokenizer OpenRLHF hands execute() (hf_tokenizer): the grammar observations are written in (T8-2).
+_tokenizer = contextvars.ContextVar("envforge_agent_tokenizer", default=None)
 
 
 class Reward(float):
@@ -105,20 +111,26 @@ class AgentInstance(AgentInstanceBase):
                 "extra_logs": {"turns": Reward(1)},
             }
         calls = parse_calls(text)
+        tokenizer = client.trainer_tokenizer(_tokenizer.get())
+        env = self.episode.identity["env"]
         observations = []
         if not calls:
             await client.in_thread(self.episode.finish)
         for tool, args in calls:
             if self.episode.done:
                 break
-            observations.append(
-                "error: " + args if tool is None else await client.in_thread(self.episode.step, tool, args)
-            )
+            if tool is None:
+                observations.append("error: " + args)
+                continue
+            args = client.service_args(client.tool_parameters(env, tool), args, tokenizer)
+            observations.append(await client.in_thread(self.episode.step, tool, args))
         reward = Reward(self.episode.score if self.episode.done else 0.0)
         return {
             "rewards": reward,
             "scores": reward,
-            "environment_feedback": "".join(FEEDBACK.format(observation=feedback_text(o)) for o in observations),
+            "environment_feedback": "".join(
+                FEEDBACK.format(observation=client.tokenizer_text(feedback_text(o), tokenizer)) for o in observations
+            ),
             "done": self.episode.done,
             "sampling_params": states.get("sampling_params", None),
             "extra_logs": {"turns": Reward(self.episode.turn)},
@@ -134,10 +146,12 @@ class AgentExecutor(MultiTurnAgentExecutor):
     async def execute(self, *args, **kwargs):
         live = []
         token = _instances.set(live)
+        held = _tokenizer.set(kwargs.get("hf_tokenizer", args[4] if len(args) > 4 else None))
         try:
             result = await super().execute(*args, **kwargs)
         finally:
             _instances.reset(token)
+            _tokenizer.reset(held)
             ended = [i.episode for i in live if i.episode is not None and not i.episode.done]
             for episode in ended:
                 await client.in_thread(episode.finish)

@@ -261,7 +261,11 @@ def _item_error(error):
         )
 
 
+# ---------------------------------------------------------------- the trainer tokenizer's grammar (T8-2)
+
 _control_tokens = {}
+_tokenizer = None
+_warned_no_tokenizer = False
 
 
 def control_tokens(tokenizer):
@@ -287,20 +291,152 @@ def tokenizer_text(text, tokenizer):
     return text
 
 
+def load_tokenizer(name):
+    """The trainer's tokenizer from a model name or folder, as the trainer loads it (transformers' AutoTokenizer)."""
+    try:
+        from transformers import AutoTokenizer
+    except ImportError as exc:
+        raise ImportError(f"envforge: loading the tokenizer {name!r} needs transformers") from exc
+    return AutoTokenizer.from_pretrained(name)
+
+
+def use_tokenizer(tokenizer):
+    """Names the trainer's tokenizer (an object, or a model name or folder) for shims that cannot reach it themselves
+    (TRL's environment classes); ENVFORGE_TOKENIZER names it too."""
+    global _tokenizer
+    _tokenizer = load_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
+
+
+def trainer_tokenizer(held=None, warn=True):
+    """The tokenizer module text is encoded for: the one the shim holds, else use_tokenizer's, else the one
+    ENVFORGE_TOKENIZER names. With none, module text reaches the trainer as it is, and (warn) that is said once,
+    loudly."""
+    global _warned_no_tokenizer
+    if held is not None:
+        return held
+    if _tokenizer is None and os.environ.get("ENVFORGE_TOKENIZER"):
+        use_tokenizer(os.environ["ENVFORGE_TOKENIZER"])
+    if _tokenizer is None and warn and not _warned_no_tokenizer:
+        _warned_no_tokenizer = True
+        _log.warning(
+            "envforge: no tokenizer is known, so environment text reaches the trainer unencoded and may spell its "
+            "chat template's control tokens (T8-2): set ENVFORGE_TOKENIZER to the model's name or folder, or call "
+            "use_tokenizer(<the trainer's tokenizer>)"
+        )
+    return _tokenizer
+
+
 def tokenizer_schema(schema, tokenizer):
-    """A tool schema whose descriptions are tokenizer_text (names and enum values stay as the service expects them)."""
+    """A tool schema whose descriptions and string enum values are tokenizer_text (names stay as the service knows
+    them; service_args maps enum values back)."""
     if isinstance(schema, dict):
-        return {
-            key: (
-                tokenizer_text(value, tokenizer)
-                if key == "description" and isinstance(value, str)
-                else tokenizer_schema(value, tokenizer)
-            )
-            for key, value in schema.items()
-        }
+        out = {}
+        for key, value in schema.items():
+            if key == "description" and isinstance(value, str):
+                out[key] = tokenizer_text(value, tokenizer)
+            elif key == "enum" and isinstance(value, list):
+                out[key] = [tokenizer_text(v, tokenizer) if isinstance(v, str) else v for v in value]
+            else:
+                out[key] = tokenizer_schema(value, tokenizer)
+        return out
     if isinstance(schema, list):
         return [tokenizer_schema(v, tokenizer) for v in schema]
     return schema
+
+
+def service_args(schema, args, tokenizer):
+    """Arguments as the service expects them: an enum value the model copied as tokenizer_schema showed it is mapped
+    back to the value itself (through nested objects and arrays too); everything else is left as written."""
+    if tokenizer is None or not isinstance(schema, dict):
+        return args
+    enum = schema.get("enum")
+    if isinstance(enum, list) and isinstance(args, str) and args not in enum:
+        return next((v for v in enum if isinstance(v, str) and tokenizer_text(v, tokenizer) == args), args)
+    if isinstance(args, dict) and isinstance(schema.get("properties"), dict):
+        props = schema["properties"]
+        return {k: service_args(props.get(k), v, tokenizer) for k, v in args.items()}
+    if isinstance(args, list) and isinstance(schema.get("items"), dict):
+        return [service_args(schema["items"], v, tokenizer) for v in args]
+    return args
+
+
+def tool_parameters(env, tool):
+    """The parameter schema of an environment's tool in this export, or None."""
+    found = [t for t in (ENVS.get(env) or {}).get("tools", []) if t.get("name") == tool]
+    return (found[0].get("parameters") or {}) if found else None
+
+
+def safe_prompt(prompt, tokenizer):
+    """A row's prompt as text in the tokenizer's grammar: a string, or chat messages whose contents are (roles are
+    the exporter's own and stay)."""
+    if isinstance(prompt, str):
+        return tokenizer_text(prompt, tokenizer)
+    if isinstance(prompt, dict):
+        return {k: v if k == "role" else safe_prompt(v, tokenizer) for k, v in prompt.items()}
+    if isinstance(prompt, (list, tuple)):
+        return [safe_prompt(m, tokenizer) for m in prompt]
+    return prompt
+
+
+PROMPT_COLUMNS = ("prompt", "input")
+
+
+def safe_prompts(dataset, tokenizer, columns=PROMPT_COLUMNS):
+    """The exported rows with their prompt columns (`prompt`, OpenRLHF's `input`) as safe_prompt: a datasets.Dataset
+    (mapped) or an iterable of row dicts (a new list). Run it where the trainer loads the dataset, with its
+    tokenizer (an object, or a model name or folder)."""
+    if isinstance(tokenizer, str):
+        tokenizer = load_tokenizer(tokenizer)
+
+    def row_of(row):
+        return {c: safe_prompt(row[c], tokenizer) for c in columns if c in row}
+
+    if hasattr(dataset, "map") and hasattr(dataset, "column_names"):
+        return dataset.map(row_of)
+    return [{**row, **row_of(row)} for row in dataset]
+
+
+def safe_prompts_file(source, target, tokenizer):
+    """An exported .jsonl or .parquet file rewritten with safe_prompts (parquet needs datasets); returns the rows."""
+    if source.endswith(".parquet"):
+        from datasets import load_dataset
+
+        dataset = safe_prompts(load_dataset("parquet", data_files=source, split="train"), tokenizer)
+        dataset.to_parquet(target)
+        return len(dataset)
+    with open(source, encoding="utf-8") as handle:
+        rows = safe_prompts([json.loads(line) for line in handle if line.strip()], tokenizer)
+    with open(target, "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return len(rows)
+
+
+# The names in an OpenEnv answer that identify rather than tell (the service's own values, or the module's names that
+# a call must send back as they are).
+_OPENENV_NAMES = frozenset(["name", "tool_name", "episode_id", "client_episode_id", "env", "end", "type", "code"])
+
+
+def openenv_observation(observation, tokenizer):
+    """An OpenEnv answer's observation (envforge serve's /openenv) in the tokenizer's grammar: every text in it is
+    tokenizer_text and every tool schema tokenizer_schema (names and identifiers stay; service_args maps enum values
+    of a call back)."""
+    if isinstance(observation, str):
+        return tokenizer_text(observation, tokenizer)
+    if isinstance(observation, list):
+        return [openenv_observation(v, tokenizer) for v in observation]
+    if not isinstance(observation, dict):
+        return observation
+    out = {}
+    for key, value in observation.items():
+        if key == "tools" and isinstance(value, list):
+            out[key] = [tokenizer_schema(t, tokenizer) for t in value]
+        elif key in ("input_schema", "inputSchema", "parameters"):
+            out[key] = tokenizer_schema(value, tokenizer)
+        elif key in _OPENENV_NAMES:
+            out[key] = value
+        else:
+            out[key] = openenv_observation(value, tokenizer)
+    return out
 
 
 def ground_truth_text(value):
@@ -425,3 +561,17 @@ class Episode:
 async def in_thread(fn, *args):
     """Blocking HTTP off the event loop, so a trainer's other rollouts run while one waits on the service."""
     return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+
+
+def main(argv):
+    """`python3 envforge_client.py safe-prompts TOKENIZER SOURCE TARGET`: an exported file with safe_prompts."""
+    if len(argv) != 4 or argv[0] != "safe-prompts":
+        print(main.__doc__.split("`")[1], file=sys.stderr)
+        return 2
+    rows = safe_prompts_file(argv[2], argv[3], argv[1])
+    print(f"{rows} rows: {argv[3]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -182,7 +182,10 @@ class EnvforgeAgentLoop(ToolAgentLoop):
         identity = client.identity_of(ground_truth or kwargs.get("extra_info"))
         tools = tools_of(identity["env"])
         self.tools = {tool.name: tool for tool in tools}
-        # descriptions as text in the grammar of the tokenizer that renders them (T8-2)
+        self._envforge_env = identity["env"]
+        # the prompt and the tools' descriptions and enum values as text in the grammar of the tokenizer that renders
+        # them (T8-2)
+        kwargs = {**kwargs, "raw_prompt": client.safe_prompt(list(kwargs.get("raw_prompt") or []), self._tokenizer())}
         schemas = [tool.tool_schema.model_dump(exclude_unset=True, exclude_none=True) for tool in tools]
         self.tool_schemas = [client.tokenizer_schema(schema, self._tokenizer()) for schema in schemas]
         self._envforge_order = asyncio.Lock()  # calls of one turn run one after another, in the order written
@@ -200,7 +203,7 @@ class EnvforgeAgentLoop(ToolAgentLoop):
         return output
 
     def _tokenizer(self):
-        return getattr(self, "tokenizer", None)
+        return client.trainer_tokenizer(getattr(self, "tokenizer", None))
 
     async def _call_tool(self, tool_call, tools_kwargs, agent_data):
         async with self._envforge_order:
@@ -208,6 +211,8 @@ class EnvforgeAgentLoop(ToolAgentLoop):
                 args = json.loads(tool_call.arguments)
             except (TypeError, ValueError):
                 return ToolResponse(text="error: the tool call's arguments are not JSON"), 0.0, {}
+            parameters = client.tool_parameters(self._envforge_env, tool_call.name)
+            args = client.service_args(parameters, args, self._tokenizer())
             response, reward, metrics = await execute_call(self._envforge_id, tool_call.name, args)
         # the observation as text in the grammar of the tokenizer that reads it next (T8-2)
         text = client.tokenizer_text(response.text or "", self._tokenizer())

@@ -11,10 +11,13 @@ message; an episode the instance still had running (TRL reuses instances across 
 get_reward() ends the episode if the model left it running ("truncated": scored as its state stands, its slot freed)
 and returns its score; TRL logs it under the class's name. Calls to tools the environment does not declare are
 answered by TRL itself ("Tool ... not found") and never reach the episode.
+The prompt, observations, descriptions and enum values are text in the trainer tokenizer's grammar (T8-2): the calling
+GRPOTrainer's processing_class, or the tokenizer use_tokenizer() or ENVFORGE_TOKENIZER names (needed for docstrings).
 """
 import inspect
 import json
 import keyword
+import logging
 import os
 import re
 import sys
@@ -62,7 +65,19 @@ class EnvforgeEnvironment:
                 "route rows by their environment column"
             )
         self._episode = client.Episode(identity)
-        return self._episode.prompt
+        return client.tokenizer_text(self._episode.prompt, self._tokenizer())
+
+    def _tokenizer(self):
+        """The tokenizer the trainer renders this environment's text with (T8-2): the calling GRPOTrainer's own, else
+        the one use_tokenizer or ENVFORGE_TOKENIZER named."""
+        held = _caller_tokenizer()
+        if held is not None and _documented["tokenizer"] is None and not _documented["warned"]:
+            _documented["warned"] = True
+            logging.getLogger("envforge").warning(
+                "envforge: the tools' descriptions and enum values reached the trainer unencoded for its tokenizer "
+                "(T8-2): call environment.use_tokenizer(processing_class) before making the trainer"
+            )
+        return client.trainer_tokenizer(held)
 
     def get_reward(self):
         """The episode's score in [0, 1]; an episode the model left running is ended and scored as it stands."""
@@ -71,11 +86,32 @@ class EnvforgeEnvironment:
     def _step(self, tool, args):
         if self._episode is None:
             raise RuntimeError("a tool was called before reset()")
-        return self._episode.step(tool, {k: v for k, v in args.items() if v is not None})
+        tokenizer = self._tokenizer()
+        args = client.service_args(client.tool_parameters(self._env_name, tool), args, tokenizer)
+        observation = self._episode.step(tool, {k: v for k, v in args.items() if v is not None})
+        return client.tokenizer_text(observation, tokenizer)
 
 
-def _parameters(tool):
-    schema = tool.get("parameters") or {}
+def _caller_tokenizer():
+    """The tokenizer of the trainer whose method called the environment: GRPOTrainer calls reset and the tools from
+    its own methods and holds its tokenizer as processing_class (a processor holds it as .tokenizer); None when no
+    caller holds one."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        held = getattr(owner, "processing_class", None) if owner is not None else None
+        if held is not None:
+            return held if hasattr(held, "all_special_tokens") else getattr(held, "tokenizer", None)
+        frame = frame.f_back
+    return None
+
+
+# The tokenizer the tools' docstrings were last written for (None: unencoded), and whether that was said.
+_documented = {"tokenizer": None, "warned": False}
+
+
+def _parameters(tool, tokenizer=None):
+    schema = client.tokenizer_schema(tool.get("parameters") or {}, tokenizer)
     required = set(schema.get("required") or [])
     params = []
     for name, prop in (schema.get("properties") or {}).items():
@@ -113,6 +149,16 @@ def refusal(tool):
     return None
 
 
+def _docstring(tool, tokenizer):
+    """A tool's docstring from its descriptions, in the grammar of the tokenizer that renders it (T8-2)."""
+    args = "".join(f"\n    {p['name']}: {p['doc']}" for p in _parameters(tool, tokenizer))
+    return (
+        doc_text(client.tokenizer_text(tool.get("description") or tool["name"], tokenizer))
+        + (f"\n\nArgs:{args}" if args else "")
+        + "\n\nReturns:\n    What the environment answers."
+    )
+
+
 def _method(tool):
     """A tool as a method: signature and annotations from its parameters, docstring from its descriptions."""
     params = _parameters(tool)
@@ -137,12 +183,8 @@ def _method(tool):
     )
     annotations = {p["name"]: (p["type"] if p["required"] else p["type"] | None) for p in params}
     method.__annotations__ = {**annotations, "return": str}
-    args = "".join(f"\n    {p['name']}: {p['doc']}" for p in params)
-    method.__doc__ = (
-        doc_text(tool.get("description") or name)
-        + (f"\n\nArgs:{args}" if args else "")
-        + "\n\nReturns:\n    What the environment answers."
-    )
+    _documented["tokenizer"] = client.trainer_tokenizer(warn=False)
+    method.__doc__ = _docstring(tool, _documented["tokenizer"])
     return method
 
 
@@ -181,6 +223,19 @@ def _classes():
 
 
 ENVIRONMENTS = _classes()
+
+
+def use_tokenizer(tokenizer):
+    """Names the trainer's tokenizer (GRPOTrainer's processing_class, or a model name or folder): prompts,
+    observations, tool descriptions and enum values are then text in its grammar (T8-2). Call it before making the
+    GRPOTrainer, which reads the tools' docstrings; ENVFORGE_TOKENIZER does the same at import."""
+    client.use_tokenizer(tokenizer)
+    _documented["tokenizer"] = client.trainer_tokenizer()
+    for env_name, cls in ENVIRONMENTS.items():
+        for tool in client.episodic_envs()[env_name]["tools"]:
+            getattr(cls, tool["name"]).__doc__ = _docstring(tool, _documented["tokenizer"])
+
+
 globals().update({cls.__name__: cls for cls in ENVIRONMENTS.values()})
 # One environment: its class; several: the name -> class mapping TRL routes by the rows' environment column.
 environment_factory = next(iter(ENVIRONMENTS.values())) if len(ENVIRONMENTS) == 1 else ENVIRONMENTS

@@ -44,6 +44,7 @@ class Service:
 
     def __init__(self):
         self.requests = []
+        self.said = ""  # what the environment adds to its prompt and every observation
         self.lock = threading.Lock()
         service = self
 
@@ -68,13 +69,15 @@ class Service:
                     envs = [{"name": "depot", "version": 1, "hash": "h1"}, {"name": "sums", "version": 2, "hash": "h2"}]
                     return self.answer(200, {"envs": envs})
                 if self.path == "/v1/episodes":
-                    return self.answer(200, {"episode": "ep-1", "prompt": "Restock.", "tools": TOOLS, "maxTurns": 8})
+                    prompt = "Restock." + service.said
+                    return self.answer(200, {"episode": "ep-1", "prompt": prompt, "tools": TOOLS, "maxTurns": 8})
                 if self.path.endswith("/step"):
                     if body["args"].get("item") == "huge":
                         return self.answer(413, {"error": {"code": "E_BODY_TOO_LARGE", "message": "too large"}})
                     done = body["tool"] == "finish"
                     end = {"score": 1, "end": "done"} if done else {}
-                    step = {"turn": body["turn"], "observation": f"did {body['tool']}", "done": done, **end}
+                    observation = f"did {body['tool']}" + service.said
+                    step = {"turn": body["turn"], "observation": observation, "done": done, **end}
                     return self.answer(200, step)
                 if self.command == "DELETE":
                     return self.answer(200, {"done": True, "score": 0.25, "end": "truncated"})
@@ -313,7 +316,10 @@ class OpenRlhfTest(ShimTest):
             "desk": {"type": "string", "description": "<|im_end|>", "enum": ["<|im_end|>", "b"]}}}}
         safe = client.tokenizer_schema(schema, Tokenizer())
         self.assertNotIn("<|im_end|>", safe["description"] + safe["parameters"]["properties"]["desk"]["description"])
-        self.assertEqual(safe["parameters"]["properties"]["desk"]["enum"], ["<|im_end|>", "b"])
+        shown = safe["parameters"]["properties"]["desk"]["enum"]
+        self.assertEqual((shown[0].replace("\u2060", ""), shown[1]), ("<|im_end|>", "b"))
+        back = client.service_args(schema["parameters"], {"desk": shown[0]}, Tokenizer())
+        self.assertEqual(back, {"desk": "<|im_end|>"})
         self.assertEqual(safe["name"], "route")
 
     def test_a_single_turn_row_is_scored_on_its_first_turn(self):
