@@ -24,7 +24,7 @@ export function episodicHackOptions(code: string): Partial<ValidatorOptions> | u
   return CUT_PROBE_CODES.has(code) ? undefined : HACK_OPTIONS;
 }
 
-/** What the cut probes decide: their two rate families' codes, and the difficulty stage's random play growing easier. */
+/** What the cut probes decide: their two rate families' codes, and the difficulty stage's random play gets easier. */
 const CUT_PROBE_CODES = new Set<string>(['E_ACCEPTS_RANDOM_POLICY', 'E_ACCEPTS_REPEATED_ACTION', 'E_LEVEL_IGNORED']);
 
 const HACK_OPTIONS = {
