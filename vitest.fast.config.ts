@@ -30,6 +30,7 @@ export default defineConfig({
       'tests/instance-names.test.ts',
       'tests/instance.test.ts',
       'tests/json-depth.test.ts',
+      'tests/judged-options.test.ts',
       'tests/judgement-principles.test.ts',
       'tests/leak-lists.test.ts',
       'tests/leak-words.test.ts',

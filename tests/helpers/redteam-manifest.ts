@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { seedNoveltyIndex } from '../../library/novelty-index.js';
 import type { SandboxPool } from '../../sandbox/pool.js';
+import type { ValidatorOptions } from '../../validators/options.js';
 import { validateCandidate } from '../../validators/validate.js';
+import { episodicHackOptions } from './validation-seeds.js';
 
 export interface RedteamEntry {
   /** The module's path under tests/fixtures/ (its corpus folder first). */
@@ -37,6 +39,16 @@ export const readFixture = (file: string): string => readFileSync(new URL(file, 
 /** Codes a loaded machine can cause on its own: they say nothing about a module. */
 const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
 
+/**
+ * The options an entry is judged at: a closed episodic hack whose manifest names its code at episodicHackOptions(code)
+ * (the baseline probes it is not judged by cut to a few; expectDecided asserts that code), every other entry (an
+ * honest twin, an open finding, a hack with no code named) at the defaults.
+ */
+export function judgedOptions(entry: RedteamEntry): Partial<ValidatorOptions> | undefined {
+  const hack = entry.kind === 'episodic' && entry.status === 'closed' && entry.expect === 'reject';
+  return hack && entry.code ? episodicHackOptions(entry.code) : undefined;
+}
+
 /** The entry's codes at `seed` (load codes aside), and the line a failure prints: how to replay it. */
 export async function judge(
   pool: SandboxPool,
@@ -44,7 +56,13 @@ export async function judge(
   seed: number,
 ): Promise<{ codes: string[]; text: string }> {
   const novelty = entry.novelty === 'seeds' ? { novelty: await seedNoveltyIndex(pool) } : {};
-  const report = await validateCandidate(readFixture(entry.file), { pool, validationSeed: seed, ...novelty });
+  const options = judgedOptions(entry);
+  const report = await validateCandidate(readFixture(entry.file), {
+    pool,
+    validationSeed: seed,
+    ...novelty,
+    ...(options ? { options } : {}),
+  });
   const codes = report.problems.filter((p) => !LOAD.has(p.code)).map((p) => p.code);
   return { codes, text: `${entry.file} --validation-seed ${seed}: ${codes.join(', ') || 'admitted'}` };
 }

@@ -1,0 +1,64 @@
+// The lighter options a test may judge an episodic hack at: they cut only the random-policy and finish-alone probes
+// (so every other check sees a validation at the defaults), and the red-team runners use them only for a closed hack
+// whose manifest names a code those probes do not give.
+import { describe, expect, it } from 'vitest';
+import { episodicBaselines } from '../validators/checks/episodic-baselines.js';
+import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
+import { judgedOptions, type RedteamEntry } from './helpers/redteam-manifest.js';
+import { episodicHackOptions } from './helpers/validation-seeds.js';
+
+const BASELINE_CODES = episodicBaselines.codes as readonly string[];
+
+describe('episodicHackOptions', () => {
+  it('differs from the defaults only in the random-policy and finish-alone probe counts, both cut', () => {
+    const options = episodicHackOptions('E_RULE_IGNORED');
+    const { episodic, ...rest } = options ?? {};
+    expect(rest).toEqual({});
+    const changed = Object.keys(DEFAULT_VALIDATOR_OPTIONS.episodic).filter(
+      (k) => episodic?.[k as keyof typeof episodic] !== DEFAULT_VALIDATOR_OPTIONS.episodic[k as keyof typeof episodic],
+    );
+    expect(changed.sort()).toEqual(['finishAloneSamples', 'randomPerLevel']);
+    expect(episodic?.randomPerLevel).toBeLessThan(DEFAULT_VALIDATOR_OPTIONS.episodic.randomPerLevel);
+    expect(episodic?.finishAloneSamples).toBeLessThan(DEFAULT_VALIDATOR_OPTIONS.episodic.finishAloneSamples);
+  });
+
+  it('keeps the defaults for the codes the cut probes give, and only those among the baselines', () => {
+    const cutBy = ['E_ACCEPTS_RANDOM_POLICY', 'E_ACCEPTS_REPEATED_ACTION', 'E_LEVEL_IGNORED'];
+    for (const code of cutBy) expect(episodicHackOptions(code), code).toBeUndefined();
+    const kept = BASELINE_CODES.filter((code) => !cutBy.includes(code));
+    expect(kept).toEqual(
+      expect.arrayContaining(['E_ACCEPTS_SHORTCUT', 'E_ACCEPTS_OTHER_EPISODE', 'E_ACCEPTS_NO_ACTION']),
+    );
+    for (const code of kept) expect(episodicHackOptions(code), code).toBeDefined();
+  });
+});
+
+describe('judgedOptions', () => {
+  const entry = (over: Partial<RedteamEntry>): RedteamEntry => ({
+    file: 'x/hack.js',
+    kind: 'episodic',
+    class: 'c',
+    expect: 'reject',
+    status: 'closed',
+    note: '',
+    code: 'E_RULE_IGNORED',
+    ...over,
+  });
+
+  it('lightens a closed episodic hack whose named code the baselines do not give', () => {
+    expect(judgedOptions(entry({}))).toEqual(episodicHackOptions('E_RULE_IGNORED'));
+    expect(judgedOptions(entry({ code: 'E_ACCEPTS_SHORTCUT' }))).toBeDefined();
+  });
+
+  it('keeps the defaults for a twin, an open finding, a hack with no code, a baseline code and other kinds', () => {
+    for (const over of [
+      { expect: 'admit' as const, code: undefined },
+      { status: 'open' as const },
+      { code: undefined },
+      { code: 'E_ACCEPTS_RANDOM_POLICY' },
+      { kind: 'single-turn' as const },
+      { kind: 'code' as const },
+    ])
+      expect(judgedOptions(entry(over)), JSON.stringify(over)).toBeUndefined();
+  });
+});
