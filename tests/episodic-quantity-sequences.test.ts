@@ -39,8 +39,10 @@ const META = {
     tool('clock_in', { worker: { type: 'string' }, at: { type: 'string' } }),
     tool('clock_out', { worker: { type: 'string' }, length: { type: 'integer' } }),
     tool('close_stay', { stay_id: { type: 'string' }, date: { type: 'string' } }),
+    tool('start', { car: { type: 'string' }, km: { type: 'integer' } }),
+    tool('drive', { car: { type: 'string' }, distance: { type: 'integer' } }),
     tool('enter', { guest: { type: 'string' } }),
-    tool('audit', {}),
+    tool('audit', { day: { type: 'integer' } }),
     tool('exit', { guest: { type: 'string' } }),
     tool('submit', {}),
   ],
@@ -193,6 +195,19 @@ describe('the pair found however it is written (redteam-trust9 R1-R4)', () => {
     ]);
     expect(sequenceReshapings(META, days, 6, { ...O, readings: 0 })).toEqual([]);
   });
+  it('reads a closing integer from a whole number as a plain count of its units, the opening moved on', () => {
+    const log = [A('start', { car: 'C1', km: 1200 }), A('drive', { car: 'C1', distance: 340 }), A('submit')];
+    const [re] = sequenceReshapings(META, log, 6, O);
+    expect(re?.how).toBe('each start.km → drive.distance (count) pair split into 2 back-to-back pairs');
+    expect(shown(re?.actions ?? [])).toEqual([
+      'start C1 1200',
+      'drive C1 170',
+      'start C1 1370',
+      'drive C1 170',
+      'submit',
+    ]);
+    expect(sequenceReshapings(META, log, 6, { ...O, readings: 0 })).toEqual([]);
+  });
 
   it('cuts a pair of points both ways: the next opening on the cut, and one step on (the end counted in)', () => {
     const log = [
@@ -246,25 +261,24 @@ describe('the pair found however it is written (redteam-trust9 R1-R4)', () => {
     expect(sequenceReshapings(META, [...dated, A('submit')], 8, O, ['on 2026-03-01', '', ''])).toEqual([]);
   });
 
-  it('cuts a run of one repeated call between an opening and a closing call by a closing and a re-opening', () => {
-    const audits = Array.from({ length: 6 }, () => A('audit'));
+  it('cuts a run of calls of one tool between an opening and a closing call by a closing and a re-opening', () => {
+    const audits = Array.from({ length: 6 }, (_, day) => A('audit', { day }));
     const log = [A('enter', { guest: 'G1' }), ...audits, A('exit', { guest: 'G1' }), A('submit')];
     const [re] = sequenceReshapings(META, log, 40, { ...O, most: 3 });
     expect(re?.how).toBe('each run of audit between enter and exit cut into 3 pieces by a closing and an opening call');
     expect(shown(re?.actions ?? [])).toEqual(
       [
         'enter G1',
-        'audit',
-        'audit',
+        'audit 0',
+        'audit 1',
         'exit G1',
         'enter G1',
-        'audit',
-        'audit',
+        'audit 2',
+        'audit 3',
         'exit G1',
         'enter G1',
-        'audit',
-        'audit',
-      ].concat(['exit G1', 'submit']),
+        'audit 4',
+      ].concat(['audit 5', 'exit G1', 'submit']),
     );
     expect(sequenceReshapings(META, log, 40, { ...O, runs: 0 })).toEqual([]);
     // A single call between, or a pair on two entities, is no run to cut.

@@ -64,13 +64,13 @@ export interface EpisodicOptions {
   reshapeSequences: number;
   /**
    * Units a closing integer that names none is read in as a length from the opening's point (redteam-trust9 R2: a day
-   * for a date; a minute, then an hour for a time), each a kind of pair of its own.
+   * for a date; a minute, then an hour for a time; a plain count from a whole number), each a kind of pair of its own.
    */
   reshapeReadings: number;
   /** Whether a pair of points is also cut with each part's end counted in it (R3: check_out {last_night}). */
   reshapeBothEnds: boolean;
   /**
-   * Kinds of runs of one repeated call between an opening and a closing call (R4: night_audit between check_in and
+   * Kinds of runs of calls of one tool between an opening and a closing call (R4: night_audit between check_in and
    * check_out) cut by a closing and a re-opening inside, one reshaped log each.
    */
   reshapeRuns: number;

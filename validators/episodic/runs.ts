@@ -1,7 +1,7 @@
 // A quantity that lives in no argument but in a count of turns (redteam-trust9 R4: a stay's nights are the
-// night_audit {} calls between check_in and check_out): where a run of one repeated call sits between an opening and a
+// night_audit {} calls between check_in and check_out): where a run of calls of one tool sits between an opening and a
 // closing call on one entity, a closing and a re-opening inserted inside the run cut it into back-to-back pieces.
-import { type Action, keyOf } from './adversaries.js';
+import type { Action } from './adversaries.js';
 
 /** Each call of a log's replacements, each tagged with the index of the call it came from. */
 export type Placed = Array<Array<[number, Action]>>;
@@ -13,13 +13,13 @@ interface Around {
   length: number;
 }
 
-/** The longest run (two calls or more) of one repeated call strictly between calls `i` and `j`, of neither's tool. */
+/** The longest run (two calls or more) of calls of one tool strictly between calls `i` and `j`, of neither's tool. */
 function runBetween(body: readonly Action[], i: number, j: number): { from: number; length: number } | null {
   let best: { from: number; length: number } | null = null;
   for (let s = i + 1; s < j; ) {
     const a = body[s] as Action;
     let e = s + 1;
-    while (e < j && keyOf(body[e] as Action) === keyOf(a)) e++;
+    while (e < j && (body[e] as Action).tool === a.tool) e++;
     const foreign = a.tool !== body[i]?.tool && a.tool !== body[j]?.tool;
     if (foreign && e - s >= 2 && e - s > (best?.length ?? 0)) best = { from: s, length: e - s };
     s = e;
@@ -28,7 +28,7 @@ function runBetween(body: readonly Action[], i: number, j: number): { from: numb
 }
 
 /**
- * For each kind of pair (an opening call, the nearest later call of another tool on its entity, the repeated call
+ * For each kind of pair (an opening call, the nearest later call of another tool on its entity, the tool of the run
  * between; at most `kinds`, the most frequent first), every such run cut into as many pieces as `room` spare calls
  * allow (at most `most`, at most the run's length): a closing and an opening call inserted at each cut.
  */

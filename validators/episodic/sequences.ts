@@ -19,11 +19,11 @@ export interface SequenceOptions {
   most: number;
   /** Kinds of pairs cut (the two tools and the ends' places), the most frequent first. */
   kinds: number;
-  /** Units a closing integer that names none is read in (first: a day for a date; a minute, an hour for a time). */
+  /** Units a unitless closing integer is read in (first: a day for a date; a minute, an hour for a time; a count). */
   readings: number;
   /** Whether a pair of points is also cut with its end counted in it (the next opening one step on). */
   bothEnds: boolean;
-  /** Kinds of runs of one repeated call between a pair cut by a closing and a re-opening inside. */
+  /** Kinds of runs of calls of one tool between a pair cut by a closing and a re-opening inside. */
   runs: number;
 }
 
@@ -38,6 +38,8 @@ interface End extends Place {
   min: number;
   /** For an amount, the minutes one of it lasts where its name or description says (nights, hours…), else 0. */
   lasts: number;
+  /** 1 where `lasts` is a unit tried for an integer that names none (a count: one of the opening number's units). */
+  guess?: number;
 }
 const LASTS = /(?:^|[^a-z])(night|day|week|hour|hr|minute|min)s?(?:[^a-z]|$)/;
 const MINUTES: Record<string, number> = { n: 1440, d: 1440, w: 10_080, h: 60, m: 1 };
@@ -96,7 +98,7 @@ interface Pair {
  * issued) that cut a quantity two calls share: for each kind of pair (at most `o.kinds`, the most frequent first),
  * every such pair cut into as many back-to-back pairs as `maxTurns - 1` calls allow (at most `o.most`): the opening
  * call, the calls between, the closing call at the first cut, then an opening and a closing call for each later
- * part (a pair of points also with its ends counted in its parts); then runs of a repeated call between such a pair.
+ * part (a pair of points also with its ends counted in its parts); then runs of calls of one tool between such a pair.
  */
 export function sequenceReshapings(
   meta: EpisodicMeta,
@@ -130,7 +132,9 @@ export function sequenceReshapings(
       }
     }
   }
-  const chosen = [...kinds].sort(([, p], [, q]) => q.length - p.length).slice(0, o.kinds);
+  // The most frequent kinds first, a unit read where none is named after one named.
+  const guessed = (pairs: Pair[]) => pairs[0]?.y.guess ?? 0;
+  const chosen = [...kinds].sort(([, p], [, q]) => q.length - p.length || guessed(p) - guessed(q)).slice(0, o.kinds);
   const cuts = chosen.flatMap(([key, pairs]) => {
     const k = Math.min(o.most, 1 + Math.floor((maxTurns - 1 - log.length) / (2 * pairs.length)));
     const points = pairs.every(({ x, y }) => x.form !== 'amount' && y.form === x.form);
@@ -174,7 +178,12 @@ function assembled(how: string, placed: Placed, log: readonly Action[], issues: 
 /** The closing end `y` as a length from `x`'s point: in its own unit, or where it names none, in each unit tried. */
 function readingsOf(x: End, y: End, readings: number): End[] {
   const whole = y.form === 'amount' && y.lasts === 0 && Number.isInteger(y.at) && y.at >= 1;
-  if (!whole || x.form === 'amount') return [y];
+  if (!whole) return [y];
+  // From a whole number (a meter, a counter): a plain count of its units, beside the equal amount it may also be.
+  if (x.form === 'amount')
+    return x.integer && y.at !== x.at && readings > 0
+      ? [y, { ...y, key: `${y.key} (count)`, lasts: 1, guess: 1 }]
+      : [y];
   const units: Array<[string, number]> =
     x.form === 'date'
       ? [['days', 1440]]
@@ -182,21 +191,23 @@ function readingsOf(x: End, y: End, readings: number): End[] {
           ['minutes', 1],
           ['hours', 60],
         ];
-  return units.slice(0, readings).map(([name, lasts]) => ({ ...y, key: `${y.key} (${name})`, lasts }));
+  return units.slice(0, readings).map(([name, lasts]) => ({ ...y, key: `${y.key} (${name})`, lasts, guess: 1 }));
 }
 
-/** One day of a date, one minute of a time: how many of a point's units one of a length lasts (0: not whole). */
+/** One day of a date, one minute of a time, one of a count: how many of a point's units one of a length lasts. */
 const stepIn = (x: End, y: End) => {
+  if (x.form === 'amount') return y.guess && y.lasts === 1 ? 1 : 0;
   const step = x.form === 'date' ? y.lasts / 1440 : y.lasts;
-  return x.form !== 'amount' && y.form === 'amount' && Number.isInteger(step) && Number.isInteger(y.at) ? step : 0;
+  return y.form === 'amount' && Number.isInteger(step) && Number.isInteger(y.at) ? step : 0;
 };
 /** Whether `y` closes what `x` opens: a later point of its form, a length from it, or an equal amount. */
 const follows = (x: End, y: End) =>
-  x.form === 'amount' ? y.form === 'amount' && y.at === x.at : y.form === x.form ? y.at > x.at : stepIn(x, y) > 0;
+  stepIn(x, y) > 0 ||
+  (x.form === 'amount' ? y.form === 'amount' && !y.guess && y.at === x.at : y.form === x.form && y.at > x.at);
 
 /** Each part's two values: [x, y) ([x, y] `closed`) cut at its step (y a point or a length), or an amount split. */
 function partsOf(x: End, y: End, k: number, closed: boolean): Array<[number, number]> | null {
-  if (x.form === 'amount') return splitAmount(x.at, k, x.integer, x.min)?.map((p) => [p, p]) ?? null;
+  if (x.form === 'amount' && !stepIn(x, y)) return splitAmount(x.at, k, x.integer, x.min)?.map((p) => [p, p]) ?? null;
   // A length closing the pair (check_out {nights}): the opening's point moves on, each closing holds its part's length.
   const length = stepIn(x, y);
   const g = length || stepOf({ ...x, unit: 1 }, { ...y, unit: 1 });
