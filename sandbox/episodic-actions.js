@@ -173,6 +173,27 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
     for (var i = 0; m !== null && i < m.length && i < 2000; i++) out[i] = m[i].charAt(0) === '$' ? m[i].slice(1) : m[i];
     return out;
   }
+  // A replayed action (policy.actions[i]) with each id it uses that the environment issued read from the observation
+  // that issued it in this episode (`heard`; protocol.ts Bind): a log replayed as a policy, not as literal strings.
+  function bound(policy, i, heard) {
+    var raw = policy.actions[i];
+    if (!policy.binds || raw === null || typeof raw !== 'object' || raw.args === null || typeof raw.args !== 'object')
+      return raw;
+    var args = null;
+    for (var k = 0; k < policy.binds.length; k++) {
+      var b = policy.binds[k];
+      if (b.at !== i || typeof heard[b.from] !== 'string') continue;
+      var found = heard[b.from].slice(0, 20000).match(new RegExp(b.shape, 'g'));
+      if (!found || found.length <= b.nth) continue;
+      if (args === null) {
+        args = {};
+        for (var names = ObjectKeys(raw.args), n = 0; n < names.length; n++) args[names[n]] = raw.args[names[n]];
+      }
+      if (typeof args[b.arg] === 'string') args[b.arg] = args[b.arg].split(b.value).join(found[b.nth]);
+    }
+    return args === null ? raw : { tool: raw.tool, args: args };
+  }
+
   // A seeded random policy of schema-valid calls whose strings and numbers come partly from what the agent saw.
   function randomPolicy(rng, tools, avoid, maxTurns) {
     var promptTokens = null;
@@ -252,6 +273,7 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
     canonicalText: canonicalText,
     randomPolicy: randomPolicy,
     tokensOf: tokensOf,
+    bound: bound,
     has: has,
     isObject: isObject,
   };

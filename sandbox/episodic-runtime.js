@@ -24,6 +24,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     normaliseAction = actions.normaliseAction,
     randomPolicy = actions.randomPolicy;
   var tokensOf = actions.tokensOf,
+    bound = actions.bound,
     has = actions.has,
     isObject = actions.isObject;
 
@@ -229,7 +230,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       else if (policy.type === 'replay')
         raw =
           turn - (call.from ? call.from.turn : 0) < policy.actions.length
-            ? policy.actions[turn - (call.from ? call.from.turn : 0)]
+            ? bound(policy, turn - (call.from ? call.from.turn : 0), observations)
             : null;
       else {
         episode.turn = turn;
@@ -284,7 +285,8 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
           changes: changes && problem === null ? changes[changes.length - 1] : undefined,
         });
       else if (node !== null) node = known;
-      if (call.observations) observations[observations.length] = observation;
+      // Kept too for a replay that binds the ids they issue (returned only where asked).
+      if (call.observations || policy.binds) observations[observations.length] = observation;
       if (hashes)
         hashes[hashes.length] =
           problem !== null ? hashes[hashes.length - 1] : node !== null ? hashOf(node) : digest(canonicalText(state));

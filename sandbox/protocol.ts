@@ -24,9 +24,23 @@ export interface Call {
  */
 export type RolloutPolicy =
   | { type: 'act' }
-  | { type: 'replay'; actions: unknown[] }
+  | { type: 'replay'; actions: unknown[]; binds?: Bind[] }
   | { type: 'repeat'; action: unknown }
   | { type: 'random'; seed: number; avoid?: string[] };
+
+/**
+ * A replayed log's use of an id the environment issued (validators/episodic/issued.ts): before action `at` is sent,
+ * `value` in its argument `arg` becomes the `nth` match of `shape` (a RegExp source) in the observation of action
+ * `from`, as a model reads the id a call was answered; left as written where that observation holds no such match.
+ */
+export interface Bind {
+  at: number;
+  arg: string;
+  value: string;
+  from: number;
+  shape: string;
+  nth: number;
+}
 
 /** One episodic rollout (sandbox/episodic-runtime.js); the worker adds the rng states. */
 export interface RolloutSpec {

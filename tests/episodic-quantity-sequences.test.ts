@@ -1,13 +1,15 @@
 // Where a quantity lives beyond one whole argument (redteam-trust7 I4, I5): points and lengths written inside a string
 // ("2026-03-01/2026-03-12", "2026-03-01/P11D", "11 nights from 2026-03-01"), and a quantity two calls share
-// (check_in … check_out, clock_in … clock_out, a hold and its capture), each cut into back-to-back parts in the call's
-// own notation. Pure log builders here; the fixtures' verdicts are in redteam-trust4.test.ts.
+// (check_in … check_out, clock_in … clock_out, a hold and its capture; redteam-trust9 R1-R4: linked by an id the
+// environment issued, closed by a unitless length or an end-inclusive point, or a count of turns between), each cut
+// into back-to-back parts in the call's own notation. Pure log builders here; the fixtures' verdicts are in
+// redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import { lengthsIn, slotsOf } from '../validators/episodic/points.js';
 import { quantitiesOf, quantityOf } from '../validators/episodic/quantities.js';
 import { reshapings } from '../validators/episodic/reshape.js';
-import { sequenceReshapings } from '../validators/episodic/sequences.js';
+import { type SequenceOptions, sequenceReshapings } from '../validators/episodic/sequences.js';
 
 const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
 const tool = (name: string, properties: Record<string, unknown>) => ({
@@ -32,10 +34,24 @@ const META = {
     tool('hold', { account: { type: 'string' }, amount: { type: 'integer' } }),
     tool('capture', { account: { type: 'string' }, amount: { type: 'integer' } }),
     tool('mode', { guest: { type: 'string' }, date: { type: 'string', enum: ['2026-03-01', '2026-03-09'] } }),
+    tool('depart', { guest: { type: 'string' }, length: { type: 'integer', minimum: 1 } }),
+    tool('last', { guest: { type: 'string' }, last_night: { type: 'string' } }),
+    tool('clock_in', { worker: { type: 'string' }, at: { type: 'string' } }),
+    tool('clock_out', { worker: { type: 'string' }, length: { type: 'integer' } }),
+    tool('close_stay', { stay_id: { type: 'string' }, date: { type: 'string' } }),
+    tool('start', { car: { type: 'string' }, km: { type: 'integer' } }),
+    tool('drive', { car: { type: 'string' }, distance: { type: 'integer' } }),
+    tool('enter', { guest: { type: 'string' } }),
+    tool('audit', { day: { type: 'integer' } }),
+    tool('exit', { guest: { type: 'string' } }),
     tool('submit', {}),
   ],
 } as unknown as EpisodicMeta;
 const stays = (log: Array<{ args: Record<string, unknown> }>) => log.map((a) => a.args.stay);
+/** The reshaping bounds the validator's defaults set (validators/options-episodic.ts), each narrowed per test. */
+const O: SequenceOptions = { most: 8, kinds: 2, readings: 2, bothEnds: true, runs: 1 };
+const shown = (log: Array<{ tool: string; args: Record<string, unknown> }>) =>
+  log.map((a) => [a.tool, ...Object.values(a.args)].join(' '));
 
 describe('points and lengths written inside a string', () => {
   it('finds every date, date-time and time standing alone, never the digits of an id or a longer number', () => {
@@ -80,7 +96,7 @@ describe('a quantity two calls share, cut into back-to-back pairs', () => {
     A('submit'),
   ];
   it('pairs an opening and a closing call on one entity and cuts the interval between them', () => {
-    const [re] = sequenceReshapings(META, stay, 14, 8, 2);
+    const [re] = sequenceReshapings(META, stay, 14, O);
     expect(re?.how).toBe('each check_in.date → check_out.date pair split into 3 back-to-back pairs');
     expect(re?.actions.map((a) => `${a.tool} ${a.args.guest ?? ''} ${a.args.date ?? ''}`.trim())).toEqual([
       'check_in G1 2026-03-01',
@@ -101,13 +117,13 @@ describe('a quantity two calls share, cut into back-to-back pairs', () => {
       A('check_in', { guest: 'G1', date: '2026-03-01' }),
       A('check_out', { guest: 'G2', date: '2026-03-09' }),
     ];
-    expect(sequenceReshapings(META, [...apart, A('submit')], 40)).toEqual([]);
+    expect(sequenceReshapings(META, [...apart, A('submit')], 40, O)).toEqual([]);
     const back = [
       A('check_in', { guest: 'G1', date: '2026-03-09' }),
       A('check_out', { guest: 'G1', date: '2026-03-01' }),
     ];
-    expect(sequenceReshapings(META, [...back, A('submit')], 40)).toEqual([]);
-    expect(sequenceReshapings(META, [stay[0], stay[0], A('submit')] as typeof stay, 40)).toEqual([]);
+    expect(sequenceReshapings(META, [...back, A('submit')], 40, O)).toEqual([]);
+    expect(sequenceReshapings(META, [stay[0], stay[0], A('submit')] as typeof stay, 40, O)).toEqual([]);
   });
   it('moves the opening point on where the closing call holds a length from it (check_out {nights})', () => {
     const log = [
@@ -115,7 +131,7 @@ describe('a quantity two calls share, cut into back-to-back pairs', () => {
       A('leave', { guest: 'G1', nights: 11 }),
       A('submit'),
     ];
-    const [re] = sequenceReshapings(META, log, 6, 8, 2);
+    const [re] = sequenceReshapings(META, log, 6, O);
     expect(re?.actions.map((a) => `${a.tool} ${a.args.date ?? a.args.nights ?? ''}`.trim())).toEqual([
       'check_in 2026-03-01',
       'leave 5',
@@ -123,12 +139,13 @@ describe('a quantity two calls share, cut into back-to-back pairs', () => {
       'leave 6',
       'submit',
     ]);
-    const counted = [A('check_in', { guest: 'G1', date: '2026-03-01' }), A('tip', { guest: 'G1', amount: 11 })];
-    expect(sequenceReshapings(META, [...counted, A('submit')], 40)).toEqual([]);
+    // An amount that is not whole is no length of days.
+    const counted = [A('check_in', { guest: 'G1', date: '2026-03-01' }), A('tip', { guest: 'G1', amount: 10.5 })];
+    expect(sequenceReshapings(META, [...counted, A('submit')], 40, O)).toEqual([]);
   });
   it('splits an amount held then captured into pairs that sum to it, within the turns left', () => {
     const log = [A('hold', { account: 'C1', amount: 900 }), A('capture', { account: 'C1', amount: 900 }), A('submit')];
-    const [re] = sequenceReshapings(META, log, 8, 8, 2);
+    const [re] = sequenceReshapings(META, log, 8, O);
     expect(re?.actions.map((a) => `${a.tool} ${a.args.amount ?? ''}`.trim())).toEqual([
       'hold 300',
       'capture 300',
@@ -138,12 +155,135 @@ describe('a quantity two calls share, cut into back-to-back pairs', () => {
       'capture 300',
       'submit',
     ]);
-    expect(sequenceReshapings(META, log, 4)).toEqual([]);
+    expect(sequenceReshapings(META, log, 4, O)).toEqual([]);
   });
   it('is tried by the stated-rule reshaping after the quantities of one call', () => {
-    expect(reshapings(META, stay, 40).map((r) => r.how)).toContain(
+    expect(reshapings(META, stay, 40, 8, 6, O).map((r) => r.how)).toContain(
       'each check_in.date → check_out.date pair split into 8 back-to-back pairs',
     );
-    expect(reshapings(META, stay, 40, 8, 6, 0).map((r) => r.how)).toEqual([]);
+    expect(reshapings(META, stay, 40, 8, 6, { ...O, kinds: 0, runs: 0 }).map((r) => r.how)).toEqual([]);
+  });
+});
+
+describe('the pair found however it is written (redteam-trust9 R1-R4)', () => {
+  it('reads a closing integer that names no unit as days from a date, minutes then hours from a time', () => {
+    const days = [
+      A('check_in', { guest: 'G1', date: '2026-03-01' }),
+      A('depart', { guest: 'G1', length: 11 }),
+      A('submit'),
+    ];
+    const [re] = sequenceReshapings(META, days, 6, O);
+    expect(re?.how).toBe('each check_in.date → depart.length (days) pair split into 2 back-to-back pairs');
+    expect(shown(re?.actions ?? [])).toEqual([
+      'check_in G1 2026-03-01',
+      'depart G1 5',
+      'check_in G1 2026-03-06',
+      'depart G1 6',
+      'submit',
+    ]);
+    const shift = [
+      A('clock_in', { worker: 'W1', at: '09:00' }),
+      A('clock_out', { worker: 'W1', length: 8 }),
+      A('submit'),
+    ];
+    expect(sequenceReshapings(META, shift, 6, O).map((r) => shown(r.actions).slice(1, 3))).toEqual([
+      ['clock_out W1 4', 'clock_in W1 09:04'],
+      ['clock_out W1 4', 'clock_in W1 13:00'],
+    ]);
+    expect(sequenceReshapings(META, shift, 6, { ...O, readings: 1 }).map((r) => r.how)).toEqual([
+      'each clock_in.at → clock_out.length (minutes) pair split into 2 back-to-back pairs',
+    ]);
+    expect(sequenceReshapings(META, days, 6, { ...O, readings: 0 })).toEqual([]);
+  });
+  it('reads a closing integer from a whole number as a plain count of its units, the opening moved on', () => {
+    const log = [A('start', { car: 'C1', km: 1200 }), A('drive', { car: 'C1', distance: 340 }), A('submit')];
+    const [re] = sequenceReshapings(META, log, 6, O);
+    expect(re?.how).toBe('each start.km → drive.distance (count) pair split into 2 back-to-back pairs');
+    expect(shown(re?.actions ?? [])).toEqual([
+      'start C1 1200',
+      'drive C1 170',
+      'start C1 1370',
+      'drive C1 170',
+      'submit',
+    ]);
+    expect(sequenceReshapings(META, log, 6, { ...O, readings: 0 })).toEqual([]);
+  });
+
+  it('cuts a pair of points both ways: the next opening on the cut, and one step on (the end counted in)', () => {
+    const log = [
+      A('check_in', { guest: 'G1', date: '2026-03-01' }),
+      A('last', { guest: 'G1', last_night: '2026-03-10' }),
+      A('submit'),
+    ];
+    const cuts = sequenceReshapings(META, log, 6, O);
+    expect(cuts.map((r) => [r.how.endsWith('its end counted in it'), shown(r.actions).slice(1, 3)])).toEqual([
+      [false, ['last G1 2026-03-05', 'check_in G1 2026-03-05']],
+      [true, ['last G1 2026-03-04', 'check_in G1 2026-03-05']],
+    ]);
+    expect(sequenceReshapings(META, log, 6, { ...O, bothEnds: false })).toHaveLength(1);
+  });
+
+  const issued = [
+    A('check_in', { guest: 'G1', date: '2026-03-01' }),
+    A('close_stay', { stay_id: 'ST-41', date: '2026-03-12' }),
+    A('submit'),
+  ];
+  const heard = ['G1 checked in on 2026-03-01: stay ST-41.', 'Stay ST-41 closed.', 'Submitted.'];
+  it('links a call to the call it answered an id (no value shared) and binds each use to the new answer', () => {
+    expect(sequenceReshapings(META, issued, 8, O)).toEqual([]);
+    const [re] = sequenceReshapings(META, issued, 8, { ...O, bothEnds: false }, heard);
+    expect(shown(re?.actions ?? [])).toEqual([
+      'check_in G1 2026-03-01',
+      'close_stay ST-41 2026-03-04',
+      'check_in G1 2026-03-04',
+      'close_stay ST-41 2026-03-08',
+      'check_in G1 2026-03-08',
+      'close_stay ST-41 2026-03-12',
+      'submit',
+    ]);
+    // Each closing reads the id from the observation of the opening just before it, as a model would.
+    expect(re?.binds?.map((b) => [b.at, b.from, b.arg, b.value, b.nth])).toEqual([
+      [1, 0, 'stay_id', 'ST-41', 0],
+      [3, 2, 'stay_id', 'ST-41', 0],
+      [5, 4, 'stay_id', 'ST-41', 0],
+    ]);
+    expect(new RegExp(re?.binds?.[0]?.shape ?? '$^', 'g').exec('checked in on 2026-03-04: stay ST-42.')?.[0]).toBe(
+      'ST-42',
+    );
+  });
+  it('takes no id for issued that a call sent before, or that is a date', () => {
+    const sent = [A('check_in', { guest: 'ST-41', date: '2026-03-01' }), ...issued.slice(1)];
+    expect(sequenceReshapings(META, sent, 8, O, heard)).toEqual([]);
+    const dated = [
+      A('check_in', { guest: 'G1', date: '2026-03-01' }),
+      A('close_stay', { stay_id: 'X', date: '2026-03-01' }),
+    ];
+    expect(sequenceReshapings(META, [...dated, A('submit')], 8, O, ['on 2026-03-01', '', ''])).toEqual([]);
+  });
+
+  it('cuts a run of calls of one tool between an opening and a closing call by a closing and a re-opening', () => {
+    const audits = Array.from({ length: 6 }, (_, day) => A('audit', { day }));
+    const log = [A('enter', { guest: 'G1' }), ...audits, A('exit', { guest: 'G1' }), A('submit')];
+    const [re] = sequenceReshapings(META, log, 40, { ...O, most: 3 });
+    expect(re?.how).toBe('each run of audit between enter and exit cut into 3 pieces by a closing and an opening call');
+    expect(shown(re?.actions ?? [])).toEqual(
+      [
+        'enter G1',
+        'audit 0',
+        'audit 1',
+        'exit G1',
+        'enter G1',
+        'audit 2',
+        'audit 3',
+        'exit G1',
+        'enter G1',
+        'audit 4',
+      ].concat(['audit 5', 'exit G1', 'submit']),
+    );
+    expect(sequenceReshapings(META, log, 40, { ...O, runs: 0 })).toEqual([]);
+    // A single call between, or a pair on two entities, is no run to cut.
+    expect(sequenceReshapings(META, [log[0], log[1], log[7], log[8]] as typeof log, 40, O)).toEqual([]);
+    const apart = [A('enter', { guest: 'G1' }), ...audits, A('exit', { guest: 'G2' }), A('submit')];
+    expect(sequenceReshapings(META, apart, 40, O)).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // A job's rollouts of fixed logs share the turns they have in common (episodic-runtime.js): a log that begins
-// like one already played in the same batch resumes after the common prefix, with the same results as alone.
+// like one already played in the same batch resumes after the common prefix, with the same results as alone; a log
+// replayed with binds sends the ids the environment issued in this episode, not those written in it.
 import { describe, expect, it } from 'vitest';
 import { prepareCalls } from '../sandbox/crossing.js';
 import { factorySource } from '../sandbox/instance.js';
@@ -124,5 +125,63 @@ describe('rollouts sharing a prefix in one batch', () => {
     batch(api, meta, [spec]);
     batch(api, meta, [spec]);
     expect({ reset: calls.reset - before.reset, step: calls.step - before.step }).toEqual({ reset: 2, step: 4 });
+  });
+});
+
+const TICKETS = `
+const object = (properties) => ({ type: 'object', properties, required: Object.keys(properties),
+  additionalProperties: false });
+export const meta = { name: 'ticket-ids', title: 'Tickets', description: 'Open and close tickets, then submit.',
+  skills: ['tool-use'], levels: 1, kind: 'episodic', maxTurns: 8,
+  tools: [
+    { name: 'open', description: 'Open a ticket.', parameters: object({}) },
+    { name: 'close', description: 'Close a ticket by id.', parameters: object({ id: { type: 'string' } }) },
+    { name: 'submit', description: 'Submit.', parameters: object({}) },
+  ] };
+export function reset() { return { state: { next: 101, open: [], closed: [], done: false }, prompt: 'Open two.' }; }
+export function step(state, action) {
+  const s = JSON.parse(JSON.stringify(state));
+  if (action.tool === 'open') {
+    const id = 'TK-' + s.next++;
+    s.open.push(id);
+    return { state: s, observation: 'opened ' + id + ' at desk 7', done: false };
+  }
+  if (action.tool === 'close') {
+    if (!s.open.includes(action.args.id)) return { state: s, observation: 'no ticket ' + action.args.id, done: false };
+    s.open = s.open.filter((x) => x !== action.args.id);
+    s.closed.push(action.args.id);
+    return { state: s, observation: 'closed', done: false };
+  }
+  s.done = true;
+  return { state: s, observation: 'submitted', done: true };
+}
+export function score(state) { return state.done && state.closed.length === 2 ? 1 : 0; }
+export function act() { return { tool: 'submit', args: {} }; }
+`;
+
+describe('a replayed log binding the ids the environment issued', () => {
+  const open = { tool: 'open', args: {} };
+  const close = { tool: 'close', args: { id: 'TK-101' } };
+  const bind = (at: number, from: number) => ({ at, arg: 'id', value: 'TK-101', from, shape: '[A-Z]+-\\d+', nth: 0 });
+
+  it('sends each bound use the id its issuing call was answered in this episode', async () => {
+    const { api, meta } = await runtimeFor(TICKETS);
+    const actions = [open, close, open, close, submit];
+    const [literal, bound] = batch(api, meta, [
+      { seed: 1, policy: { type: 'replay', actions } },
+      { seed: 1, policy: { type: 'replay', actions, binds: [bind(1, 0), bind(3, 2)] } },
+    ]) as unknown as Array<{ value: { verdict: number; actions: Array<{ args: { id?: string } }> } }>;
+    expect(literal?.value.verdict).toBe(0);
+    expect(bound?.value.verdict).toBe(1);
+    expect(bound?.value.actions.map((a) => a.args.id)).toEqual([undefined, 'TK-101', undefined, 'TK-102', undefined]);
+  });
+
+  it('leaves a use as written where the issuing observation holds no such id', async () => {
+    const { api, meta } = await runtimeFor(TICKETS);
+    const actions = [open, close, submit];
+    const [r] = batch(api, meta, [
+      { seed: 1, policy: { type: 'replay', actions, binds: [{ ...bind(1, 0), nth: 3 }] } },
+    ]) as unknown as Array<{ value: { actions: Array<{ args: { id?: string } }> } }>;
+    expect(r?.value.actions[1]?.args.id).toBe('TK-101');
   });
 });

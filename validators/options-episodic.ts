@@ -63,6 +63,18 @@ export interface EpisodicOptions {
    */
   reshapeSequences: number;
   /**
+   * Units a closing integer that names none is read in as a length from the opening's point (redteam-trust9 R2: a day
+   * for a date; a minute, then an hour for a time; a plain count from a whole number), each a kind of pair of its own.
+   */
+  reshapeReadings: number;
+  /** Whether a pair of points is also cut with each part's end counted in it (R3: check_out {last_night}). */
+  reshapeBothEnds: boolean;
+  /**
+   * Kinds of runs of calls of one tool between an opening and a closing call (R4: night_audit between check_in and
+   * check_out) cut by a closing and a re-opening inside, one reshaped log each.
+   */
+  reshapeRuns: number;
+  /**
    * Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided
    * about, those reads with near-miss ids).
    */
@@ -171,6 +183,9 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   bookkeepingShare: 0.9,
   reshapeCandidates: 6,
   reshapeSequences: 2,
+  reshapeReadings: 2,
+  reshapeBothEnds: true,
+  reshapeRuns: 1,
   readerOpeningCalls: 48,
   readerErrorCalls: 6,
   readerEpisodesPerLevel: 4,

@@ -6,8 +6,10 @@
 // state) pays a policy violation (zero tolerance). A step that changes nothing, or only bookkeeping every turn
 // changes, is not judged: a score of the final state cannot require it.
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
-import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
+import type { Bind } from '../../sandbox/protocol.js';
+import { actionsOf, asAction, finished, type Action } from '../episodic/adversaries.js';
 import { reshapings } from '../episodic/reshape.js';
+import { sequenceOptions } from '../episodic/sequences.js';
 import { bookkeeping, differingPaths, records, statedRules, type StatedRule } from '../episodic/stated-rules.js';
 import { referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
@@ -22,6 +24,8 @@ interface Ablation {
    */
   how: string;
   actions: Action[];
+  /** A reshaped log's uses of ids the environment issued (sandbox/protocol.ts Bind). */
+  binds?: Bind[];
 }
 
 /** The ablations of one stated rule on a reference episode (nothing where the reference does not take the step). */
@@ -104,9 +108,16 @@ export const episodicRules: EpisodicCheck = {
     // A rule matters for every plan that reaches the same final state: the step removed and the calls it guards
     // reshaped (an amount split into parts that sum to it, in turn or interleaved; calls merged).
     const o = ctx.options;
+    const sequences = sequenceOptions(o, 8);
     for (const a of ablations.filter((x) => x.how === 'every call removed')) {
-      for (const re of reshapings(ctx.meta, a.actions, ctx.meta.maxTurns, 8, o.reshapeCandidates, o.reshapeSequences))
-        ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions });
+      // What each kept call was answered in the reference: the ids the environment issued, bound when replayed.
+      const r = ctx.refs[a.of] as Rollout;
+      const heard = r.actions.flatMap((x, t) => {
+        const call = asAction(x);
+        return call && call.tool !== a.rule.tool ? [r.observations?.[t]] : [];
+      });
+      for (const re of reshapings(ctx.meta, a.actions, ctx.meta.maxTurns, 8, o.reshapeCandidates, sequences, heard))
+        ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions, binds: re.binds });
     }
     // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,
     // and where the reference ends (an order broken is judged on the final state too: an environment with chance
@@ -115,7 +126,12 @@ export const episodicRules: EpisodicCheck = {
     const episodes = [...new Set(ablations.map((a) => a.of))];
     const states = episodes.map((i) => referenceState(ctx, i));
     const requests: RolloutRequest[] = [
-      ...ablations.map((a) => replayOf(ctx.refs[a.of] as Rollout, a.actions, moved(a) ? { keepState: true } : {})),
+      ...ablations.map((a) =>
+        replayOf(ctx.refs[a.of] as Rollout, a.actions, {
+          ...(moved(a) ? { keepState: true } : {}),
+          ...(a.binds ? { policy: { type: 'replay' as const, actions: a.actions, binds: a.binds } } : {}),
+        }),
+      ),
       ...states,
     ];
     return {

@@ -41,7 +41,7 @@ export interface OffPath {
 }
 
 type Schema = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; maxLength?: number };
-const asAction = (a: unknown): Action | null =>
+export const asAction = (a: unknown): Action | null =>
   a !== null && typeof a === 'object' && typeof (a as { tool?: unknown }).tool === 'string'
     ? {
         tool: (a as Action).tool,

@@ -6,12 +6,10 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Action } from './adversaries.js';
 import { quantitiesOf, quantityOf, type QuantityKind } from './quantities.js';
-import { sequenceReshapings } from './sequences.js';
+import { DEFAULT_EPISODIC_OPTIONS } from '../options-episodic.js';
+import { type Reshaped, type SequenceOptions, sequenceOptions, sequenceReshapings } from './sequences.js';
 
-export interface Reshaped {
-  how: string;
-  actions: Action[];
-}
+export type { Reshaped };
 
 const KINDS: Array<[QuantityKind, string]> = [
   ['amount', 'amount'],
@@ -26,8 +24,8 @@ const KINDS: Array<[QuantityKind, string]> = [
  * price beside a deposit; at most `candidates` a kind, those whose values vary across the calls first): every call's
  * quantity cut into as many parts as the room allows (at most `most`), the parts in turn and interleaved across calls
  * (an interval also cut with its end counted in it: seats 10 to 20, in turn), and calls differing only in the
- * quantity merged; then each quantity a pair of calls shares, the pair cut (validators/episodic/sequences.ts). Nothing
- * where no call covers a quantity.
+ * quantity merged; then each quantity a pair of calls shares, the pair cut (validators/episodic/sequences.ts, by
+ * `sequences`; `observations` what each call was answered). Nothing where no call covers a quantity.
  */
 export function reshapings(
   meta: EpisodicMeta,
@@ -35,15 +33,16 @@ export function reshapings(
   maxTurns: number,
   most = 8,
   candidates = 6,
-  sequences = 2,
+  sequences: SequenceOptions = sequenceOptions(DEFAULT_EPISODIC_OPTIONS, most),
+  observations?: readonly (string | undefined)[],
 ): Reshaped[] {
   const body = log.slice(0, -1);
   const finish = log.at(-1) as Action;
   const out: Reshaped[] = [];
   const seen = new Set<string>();
-  const push = (how: string, actions: Action[]) => {
+  const push = (how: string, actions: Action[], binds?: Reshaped['binds']) => {
     const k = JSON.stringify(actions);
-    if (!seen.has(k)) out.push({ how, actions }), seen.add(k);
+    if (!seen.has(k)) out.push({ how, actions, ...(binds ? { binds } : {}) }), seen.add(k);
   };
   for (const [kind, name] of KINDS) {
     const all = body.map((a) => quantitiesOf(meta, a, kind));
@@ -91,6 +90,6 @@ export function reshapings(
     }
   }
   // A quantity two calls share (check_in … check_out, a hold then its capture): the pair cut into back-to-back pairs.
-  for (const re of sequenceReshapings(meta, log, maxTurns, most, sequences)) push(re.how, re.actions);
+  for (const re of sequenceReshapings(meta, log, maxTurns, sequences, observations)) push(re.how, re.actions, re.binds);
   return out;
 }
