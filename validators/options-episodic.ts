@@ -200,6 +200,6 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   paddedPerEpisode: 3,
   composedPerEpisode: 3,
   composedDrawnPerEpisode: 2,
-  composedPeriodicPerEpisode: 20,
+  composedPeriodicPerEpisode: 12,
   paddingDescentRounds: 3,
 } satisfies EpisodicOptions;
