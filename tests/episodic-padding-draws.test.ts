@@ -126,7 +126,7 @@ describe('the reached states with draws', () => {
     expect(new Set(keys).size).toBe(keys.length);
     expect(reachedStates(log, ['read', 'route'], 3, 0, { count: 2, key: 'seed 11|7' })).toEqual(drawn);
   });
-  it('add the periodic family of the last-called deciding tool before the draws: waiting triples at 14 decisions', () => {
+  it("add the last-called deciding tool's periodic family before the draws: waiting triples at 14 decisions", () => {
     const long = plan(14);
     const states = reachedStates(long, ['read', 'route'], 3, 0, {
       count: 2,
