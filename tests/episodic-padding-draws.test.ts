@@ -1,9 +1,11 @@
 // The kept subset of decisions searched, not only enumerated (redteam-trust7 I1): subsets drawn with p = 1/2 from a
-// seeded stream (the same validation seed, the same draws), the periodic subsets, a descent that drops a random half of
-// a paid kept set, and the reached states that carry them. Pure builders; the verdicts are in redteam-trust4.test.ts.
+// seeded stream (the same validation seed, the same draws), the periodic subsets and family (redteam-trust9 R5), a
+// descent that drops a random half of a paid kept set, and the reached states that carry them. Pure builders; the
+// verdicts are in redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
 import { keptState, reachedStates } from '../validators/episodic/padding.js';
-import { descended, drawnSubsets, periodicSubsets } from '../validators/episodic/subsets.js';
+import { descended, drawnSubsets, periodicFamily, periodicSubsets } from '../validators/episodic/subsets.js';
+import { DEFAULT_EPISODIC_OPTIONS } from '../validators/options-episodic.js';
 
 const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
 const plan = (n: number) => [
@@ -15,6 +17,19 @@ const range = (m: number) => Array.from({ length: m }, (_, i) => i);
 const flanked = (m: number, kept: number[]) => {
   const waiting = range(m).filter((i) => !kept.includes(i));
   return waiting.length >= 2 && waiting.every((i) => !waiting.includes(i + 1));
+};
+/** The lengths of the runs of waiting calls between the kept ones (and the ends). */
+const waitingRuns = (m: number, kept: number[]) =>
+  range(m)
+    .map((i) => (kept.includes(i) ? '|' : '.'))
+    .join('')
+    .split('|')
+    .filter((r) => r.length > 0)
+    .map((r) => r.length);
+/** The R5 shape: three or more runs of exactly `w` waiting calls, and no other waiting call. */
+const runsOf = (w: number) => (m: number, kept: number[]) => {
+  const runs = waitingRuns(m, kept);
+  return runs.length >= 3 && runs.every((r) => r === w);
 };
 
 describe('subsets drawn with p = 1/2', () => {
@@ -57,6 +72,29 @@ describe('the periodic subsets and the descent', () => {
     ]);
     expect(flanked(7, periodicSubsets(7)[0] as number[])).toBe(true);
   });
+  it('are a family: every k-th kept for each period up to m / 2 and each phase, the ragged ends decided or not', () => {
+    const family = periodicFamily(14);
+    for (const s of periodicSubsets(14)) expect(family).toContainEqual(s);
+    expect(family).toContainEqual([0, 4, 8, 12]);
+    expect(family).toContainEqual([3, 7, 11, 12, 13]);
+    expect(family).toContainEqual([0, 6, 12]);
+    expect(new Set(family.map((s) => s.join())).size).toBe(family.length);
+    for (const s of family) expect(s.length > 0 && s.length < 14, s.join()).toBe(true);
+    expect(periodicFamily(14, 7)).toEqual(family.slice(0, 7));
+  });
+  it('leave three or more runs of exactly w waiting calls wherever they fit (redteam-trust9 R5: triples)', () => {
+    for (const m of range(15).map((i) => i + 5))
+      for (const w of range(m).filter((w) => w >= 1 && 3 * w + 2 <= m))
+        expect(
+          periodicFamily(m).some((s) => runsOf(w)(m, s)),
+          `${m} calls, runs of ${w}`,
+        ).toBe(true);
+    // Under the default bound, at the hack's 12-17 decisions.
+    for (const m of range(6).map((i) => i + 12))
+      expect(periodicFamily(m, DEFAULT_EPISODIC_OPTIONS.composedPeriodicPerEpisode).some((s) => runsOf(3)(m, s))).toBe(
+        true,
+      );
+  });
   it('drops a random half of a kept set: a proper, non-empty part of it, the same for the same key', () => {
     const kept = [0, 2, 3, 5, 7];
     const child = descended(kept, 'd1') ?? [];
@@ -87,5 +125,32 @@ describe('the reached states with draws', () => {
     const keys = drawn.map((s) => s.actions.map((a) => JSON.stringify(a)).join());
     expect(new Set(keys).size).toBe(keys.length);
     expect(reachedStates(log, ['read', 'route'], 3, 0, { count: 2, key: 'seed 11|7' })).toEqual(drawn);
+  });
+  it("add the last-called deciding tool's periodic family before the draws: waiting triples at 14 decisions", () => {
+    const long = plan(14);
+    const states = reachedStates(long, ['read', 'route'], 3, 0, {
+      count: 2,
+      key: 'seed 11|7',
+      periodic: { count: 40, turn: 0, turns: 1 },
+    });
+    const periodic = states.filter((s) => s.how.startsWith('periodic: only route calls'));
+    expect(periodic.length).toBeGreaterThan(20);
+    expect(states.slice(3, 3 + periodic.length)).toEqual(periodic);
+    const routed = (s: (typeof states)[number]) => s.actions.flatMap((a) => (a.tool === 'route' ? [a.args.id] : []));
+    expect(periodic.map(routed)).toContainEqual(['T4', 'T8', 'T12', 'T13', 'T14']);
+    expect(periodic.some((s) => runsOf(3)(14, s.kept ?? []))).toBe(true);
+    for (const s of periodic) expect(s.actions.filter((a) => a.tool === 'read')).toHaveLength(14);
+    const keys = states.map((s) => s.actions.map((a) => JSON.stringify(a)).join());
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+  it('share the periodic family out: two episodes of as many decisions replay its members once between them', () => {
+    const long = plan(14);
+    const share = (turn: number) =>
+      reachedStates(long, ['read', 'route'], 1, 0, { count: 0, key: '', periodic: { count: 99, turn, turns: 2 } })
+        .slice(1)
+        .map((s) => s.kept?.join());
+    const [a, b] = [share(0), share(1)];
+    expect(a.filter((k) => b.includes(k))).toEqual([]);
+    expect(new Set([...a, ...b]).size).toBe(periodicFamily(14).length);
   });
 });

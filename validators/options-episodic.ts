@@ -157,8 +157,16 @@ export interface EpisodicOptions {
    */
   composedDrawnPerEpisode: number;
   /**
-   * Rounds of the descent from a kept subset whose padded and unpadded logs both earn the reference's score: a random
-   * half of it dropped, one replay an episode a round (none where no proper subset is paid).
+   * Before the draws, members of the last-called deciding tool's periodic family (every k-th call kept for each period
+   * up to half the calls and each phase, the ragged ends decided or not: redteam-trust9 R5) an adversary episode
+   * replays padded, the short periods first; the family is shared out among the episodes whose references call the
+   * tool as often (validators/episodic/subsets.ts periodicFamily).
+   */
+  composedPeriodicPerEpisode: number;
+  /**
+   * Rounds of the descent from the best-paying kept subset (padded and unpadded logs both earning the reference's
+   * score, else the highest padded score of at least `zeroToleranceCeiling`): a random half of it dropped, one replay
+   * an episode a round (none where no proper subset pays).
    */
   paddingDescentRounds: number;
 }
@@ -207,5 +215,6 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   paddedPerEpisode: 3,
   composedPerEpisode: 3,
   composedDrawnPerEpisode: 2,
+  composedPeriodicPerEpisode: 12,
   paddingDescentRounds: 3,
 } satisfies EpisodicOptions;

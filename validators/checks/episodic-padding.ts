@@ -8,7 +8,7 @@
 // reads, a batch that sweeps what waits, a bounded history the violations scroll out of (zero tolerance).
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
-import { keptState, neutralCalls, padded, reachedStates, type Reached } from '../episodic/padding.js';
+import { keptState, lastDeciding, neutralCalls, padded, reachedStates, type Reached } from '../episodic/padding.js';
 import { descended } from '../episodic/subsets.js';
 import { adversaryFamily, decisiveTools } from './episodic-ablation.js';
 import { cutProbes, judgedCut } from './episodic-cuts.js';
@@ -81,6 +81,13 @@ export const episodicPadding: EpisodicCheck = {
             ? [{ p, score, actions: policy.actions as Action[] }]
             : [];
         });
+        const decidingOf = (of: number) =>
+          [...new Set(actionsOf(ctx.refs[of] as Rollout).map((a) => a.tool))].filter((t) => decisive.has(`${of}|${t}`));
+        // The periodic family shared out among the episodes whose last-called deciding tool is called as often.
+        const family = episodes.map((of) => {
+          const last = lastDeciding(actionsOf(ctx.refs[of] as Rollout), decidingOf(of));
+          return last ? `${last.tool}|${last.m}` : '';
+        });
         // At most `paddedPerEpisode` cuts an episode, taken in turn from each family (a blanket, a prefix, a repeat…).
         for (const [rank, of] of episodes.entries()) {
           const mine = candidates.filter((c) => c.p.of === of);
@@ -92,11 +99,20 @@ export const episodicPadding: EpisodicCheck = {
           for (const { p, score, actions } of chosen) add(of, p.family, score, actions);
           // The states its calls reach with decisions left undone; a whole tool ablated was replayed unpadded already.
           const r = ctx.refs[of] as Rollout;
-          const deciding = [...new Set(actionsOf(r).map((a) => a.tool))].filter((t) => decisive.has(`${of}|${t}`));
+          const deciding = decidingOf(of);
           // The subsets kept taken in turn across the episodes (two a level: each level sees a different part).
           const turn = rank * Math.max(1, o.composedPerEpisode - 1);
-          // Then subsets drawn (p = 1/2), seeded by the validation and the episode: the same verdict on a rerun.
-          const draws = { count: o.composedDrawnPerEpisode, key: `${ctx.stage.validationSeed}|${r.seed}|${r.level}` };
+          // Then the periodic family (every k-th kept) and subsets drawn (p = 1/2), seeded by the validation and the
+          // episode: the same verdict on a rerun.
+          const draws = {
+            count: o.composedDrawnPerEpisode,
+            key: `${ctx.stage.validationSeed}|${r.seed}|${r.level}`,
+            periodic: {
+              count: o.composedPeriodicPerEpisode,
+              turn: family.slice(0, rank).filter((f) => f === family[rank]).length,
+              turns: family.filter((f) => f === family[rank]).length,
+            },
+          };
           for (const s of reachedStates(actionsOf(r), deciding, o.composedPerEpisode, turn, draws)) {
             const k = ablations.findIndex((p) => p.of === of && p.needs?.[0] === s.tool);
             const whole = s.how === `every ${s.tool} call removed` && k >= 0;
@@ -114,22 +130,29 @@ export const episodicPadding: EpisodicCheck = {
           open += todo.length;
         };
         await replay(logs);
-        // The descent (delta debugging, halves drawn at random): where a kept subset padded still earns the
-        // reference's score and so does its log unpadded (no time paid yet), a random half of it is dropped, so a
-        // time path under a score that saturates is met too; one step an episode a round, none in most environments.
+        // The descent (delta debugging, halves drawn at random) from the best-paying kept subset: where one padded
+        // still earns the reference's score and so does its log unpadded (no time paid yet), or else earns the most,
+        // a random half of it is dropped, so a time path under a score that saturates or grows by parts is met too;
+        // one step an episode a round, none where no kept subset earns anything.
         const descent = logs.length;
         for (let round = 0; round < o.paddingDescentRounds; round++) {
           const steps = episodes.flatMap((of) => {
             const ref = (ctx.refs[of] as Rollout).score - 1e-6;
             const mine = logs.filter((l) => l.of === of);
             if (mine.some((l) => l.score >= (l.unpadded ?? 0) + o.zeroToleranceCeiling)) return [];
-            const paid = mine.filter((l) => l.reached?.kept && l.score >= ref && (l.unpadded ?? 0) >= ref);
-            const from = paid.sort((x, y) => (x.reached?.kept?.length ?? 0) - (y.reached?.kept?.length ?? 0))[0];
-            const s = from?.reached;
-            const seen = new Set(mine.flatMap((l) => (l.reached?.tool === s?.tool ? [String(l.reached?.kept)] : [])));
+            const paid = (l: Padded) => l.score >= ref && (l.unpadded ?? 0) >= ref;
+            const size = (l: Padded) => l.reached?.kept?.length ?? 0;
+            // The best-paying first: paid alike padded and unpadded, then the higher padded score, the fewer kept.
+            const paying = mine
+              .filter((l) => l.reached?.kept && l.score >= o.zeroToleranceCeiling)
+              .sort((x, y) => Number(paid(y)) - Number(paid(x)) || y.score - x.score || size(x) - size(y));
             const key = `${ctx.stage.validationSeed}|${(ctx.refs[of] as Rollout).seed}|descent ${round}`;
-            const kept = s?.kept && descended(s.kept, key, seen);
-            return s && kept ? [{ of, state: keptState(actionsOf(ctx.refs[of] as Rollout), s.tool, kept) }] : [];
+            for (const { reached: s } of paying) {
+              const seen = new Set(mine.flatMap((l) => (l.reached?.tool === s?.tool ? [String(l.reached?.kept)] : [])));
+              const kept = s?.kept && descended(s.kept, key, seen);
+              if (s && kept) return [{ of, state: keptState(actionsOf(ctx.refs[of] as Rollout), s.tool, kept) }];
+            }
+            return [];
           });
           if (steps.length === 0) break;
           const before = logs.length;

@@ -236,19 +236,30 @@ export function freshScreenCalls(
 }
 
 /**
- * A reply with the value sent and every id the reference sends masked, and its numbers: what the world said, not to
- * whom. A value is masked trimmed where it stands as a word, and spaces are folded (a near miss "TK-4821 " takes no
- * space of the reply, a near miss "s" no letter of "supplier").
+ * A reply with the value sent and every id the reference sends (`real`) masked, and its numbers: what the world said,
+ * not to whom. A value is masked trimmed where it stands as a word, and spaces are folded (a near miss "TK-4821 " takes
+ * no space of the reply, a near miss "s" no letter of "supplier").
  */
-const masked = (reply: string, sent: string[], real: readonly string[]) => {
-  let out = reply;
-  const values = [...new Set([...sent, ...real].map((x) => x.trim()).filter((x) => x.length > 0))];
-  for (const v of values.sort((a, b) => b.length - a.length)) {
+function masker(real: readonly string[]): (reply: string, sent: string[]) => string {
+  // Each value's pattern compiled once per screen (a screen's replies share the reference's ids).
+  const patterns = new Map<string, RegExp>();
+  const pattern = (v: string) => {
+    const known = patterns.get(v);
+    if (known) return known;
     const escaped = v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), '\u00a7');
-  }
-  return out.replace(/\d+/g, '#').replace(/\s+/g, ' ');
-};
+    const made = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu');
+    patterns.set(v, made);
+    return made;
+  };
+  return (reply, sent) => {
+    let out = reply;
+    const values = [...new Set([...sent, ...real].map((x) => x.trim()).filter((x) => x.length > 0))];
+    // A value the reply does not hold as a substring cannot match: its pattern is not run.
+    for (const v of values.sort((a, b) => b.length - a.length))
+      if (out.includes(v)) out = out.replace(pattern(v), '\u00a7');
+    return out.replace(/\d+/g, '#').replace(/\s+/g, ' ');
+  };
+}
 
 /**
  * The kinds a screen shows the world answers otherwise than it answers an unknown id and the id itself (a fuzzy
@@ -256,10 +267,18 @@ const masked = (reply: string, sent: string[], real: readonly string[]) => {
  * opening's own reads do not), from the screen and its replies.
  */
 export function responsiveKinds(screen: Screen, replies: readonly string[], real: readonly string[]): string[] {
-  const said = (i: number) =>
-    replies[i] === undefined
-      ? null
-      : masked(replies[i] as string, Object.values((screen.log[i] as Action).args).map(String), real);
+  const masked = masker(real);
+  const memo = new Map<number, string | null>();
+  const said = (i: number) => {
+    if (!memo.has(i))
+      memo.set(
+        i,
+        replies[i] === undefined
+          ? null
+          : masked(replies[i] as string, Object.values((screen.log[i] as Action).args).map(String)),
+      );
+    return memo.get(i) as string | null;
+  };
   return screen.kinds.flatMap((kind, j) => {
     const reply = said(j);
     const same = (screen.same[j] ?? []).map(said);

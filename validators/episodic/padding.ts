@@ -4,7 +4,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, keyOf, type Action } from './adversaries.js';
-import { drawnSubsets, periodicSubsets } from './subsets.js';
+import { drawnSubsets, periodicFamily, periodicSubsets } from './subsets.js';
 
 /**
  * The neutral calls of reference `r`: each no-argument tool other than the finishing one (a listing), then each
@@ -106,10 +106,23 @@ export function keptState(log: readonly Action[], tool: string, kept: readonly n
   return { how, tool, actions: [...calls, log.at(-1) as Action], kept: [...kept], m };
 }
 
-/** How many draws a reached state family adds for the last-called deciding tool, and the key that seeds them. */
+/**
+ * What a reached state family adds for the last-called deciding tool: members of its periodic family (at most
+ * `periodic.count` of the members `turn`, `turn + turns`…: the check shares the family out among the adversary
+ * episodes whose references call that tool as often), then `count` drawn subsets, and the key that seeds the draws.
+ */
 export interface Draws {
   count: number;
   key: string;
+  periodic?: { count: number; turn: number; turns: number };
+}
+
+/** The deciding tool the reference's body calls last, and how often it calls it (null where it calls none). */
+export function lastDeciding(log: readonly Action[], deciding: readonly string[]): { tool: string; m: number } | null {
+  const body = log.slice(0, -1);
+  const last = (t: string) => body.findLastIndex((a) => a.tool === t);
+  const tool = [...deciding].sort((x, y) => last(y) - last(x)).find((t) => last(t) >= 0);
+  return tool === undefined ? null : { tool, m: body.filter((a) => a.tool === tool).length };
 }
 
 /**
@@ -119,8 +132,9 @@ export interface Draws {
  * names (none, periodic, a prefix, a suffix, a window, one alone, one left out), and the plan cut before its `k`-th
  * call with every call of it removed (`k` entities read, none decided). The first (every call of the last-called
  * tool removed: all the reads, no decision) always; then `cap - 1` of the rest in turn from `from` (the check rotates
- * it across adversary episodes, so the family is covered across them); then `draws.count` subsets of the last-called
- * tool's calls drawn with p = 1/2 (redteam-trust7 I1), seeded by `draws.key`. Distinct logs, none the finish alone.
+ * it across adversary episodes, so the family is covered across them); then, of the last-called tool's calls,
+ * `draws.periodic` members of the periodic family (every k-th kept, redteam-trust9 R5) and `draws.count` subsets
+ * drawn with p = 1/2 (redteam-trust7 I1), seeded by `draws.key`. Distinct logs, none the finish alone.
  */
 export function reachedStates(
   log: readonly Action[],
@@ -155,9 +169,15 @@ export function reachedStates(
   const tool = order[0] as string;
   const calls = Array.from({ length: body.filter((a) => a.tool === tool).length }, (_, i) => i);
   const seen = new Set(chosen.flatMap((s) => (s.tool === tool && s.kept ? [s.kept.join()] : [])));
+  const { count, turn: share, turns } = draws.periodic ?? { count: 0, turn: 0, turns: 1 };
+  const mine = periodicFamily(calls.length).filter((kept, j) => j % turns === share && !seen.has(kept.join()));
+  const periodic = mine.slice(0, count).map((kept) => {
+    seen.add(kept.join());
+    return { ...keptState(log, tool, kept), how: `periodic: only ${tool} calls ${runs(kept)} of ${calls.length} kept` };
+  });
   const drawn = drawnSubsets(calls, draws.key, draws.count, seen).map((kept) => ({
     ...keptState(log, tool, kept),
     how: `drawn: only ${tool} calls ${runs(kept)} of ${calls.length} kept`,
   }));
-  return [...chosen, ...drawn];
+  return [...chosen, ...periodic, ...drawn];
 }

@@ -74,6 +74,10 @@ export function fieldSamples(
     ];
     const seqs = [...ids].map(words);
     const lines: LineCache = new Map();
+    // Each text's lines as words, split once for all the decisions that see it.
+    const split = new Map<string, string[][]>();
+    const linesOf = (text: string) =>
+      split.get(text) ?? (split.set(text, text.split(/\n|;/).map(words)).get(text) as string[][]);
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity)
         .map((v) => v.toLowerCase())
@@ -90,8 +94,7 @@ export function fieldSamples(
       for (const [source, text] of seen) {
         if (source !== 'the prompt')
           for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
-        for (const line of text.split(/\n|;/)) {
-          const w = words(line);
+        for (const w of linesOf(text)) {
           const [from, to] = own.map((id) => spanOf(w, words(id))).find((s) => s !== null) ?? [-1, -1];
           if (from < 0) continue;
           for (const k of OFFSETS) {
@@ -135,11 +138,15 @@ export const split = (field: string): [string, string] => {
  * Null where no place has one, or where the rules' own words in the same text map as much: the text then
  * shows the decision by a stated rule, and a code or a layout beside them tells a policy nothing more.
  */
+/** A sample's fields as (place, word) pairs, split once per sample for every trial that reads it. */
+const splitFields = new WeakMap<FieldSample, Array<[string, string]>>();
+const pairsOf = (s: FieldSample) =>
+  splitFields.get(s) ?? (splitFields.set(s, [...s.fields].map(split)).get(s) as Array<[string, string]>);
+
 function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string; map: Map<string, string> } | null {
   const seen = new Map<string, Map<string, Map<string, number>>>();
   for (const i of fit) {
-    for (const f of (samples[i] as FieldSample).fields) {
-      const [place, word] = split(f);
+    for (const [place, word] of pairsOf(samples[i] as FieldSample)) {
       const byWord = seen.get(place) ?? new Map<string, Map<string, number>>();
       const counts = byWord.get(word) ?? new Map<string, number>();
       counts.set((samples[i] as FieldSample).value, (counts.get((samples[i] as FieldSample).value) ?? 0) + 1);
@@ -167,8 +174,7 @@ function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string
 
 /** The value a fitted map reads off a sample's fields, or null. */
 const readMap = (fitted: { place: string; map: Map<string, string> }, s: FieldSample) => {
-  for (const f of s.fields) {
-    const [place, word] = split(f);
+  for (const [place, word] of pairsOf(s)) {
     if (place === fitted.place && fitted.map.has(word)) return fitted.map.get(word) as string;
   }
   return null;
