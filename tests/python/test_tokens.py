@@ -154,7 +154,7 @@ class EnumTest(TokenTest):
 
 
 class ReaderDecidesTest(TokenTest):
-    """T10: the trainer's tokenizer decides what is a control token, read from it at the call, not a copy of its list."""
+    """T10: the trainer's tokenizer decides what is a control token, read from it at the call, not a copied list."""
 
     def test_what_the_normalizer_folds_or_deletes_is_still_broken(self):
         client = self.load("envforge_client")
