@@ -359,6 +359,30 @@ def _broken(text, tokenizer, mark):
     return None
 
 
+_SENTINEL = "envforgesentinel{}x"
+
+
+def template_markers(tokenizer):
+    """The turn syntax of the tokenizer's chat template that the tokenizer does not declare (T10-3: `[INST]`, Zephyr's
+    `<|user|>`): the template rendered with a sentinel content per role, and the fixed text around the sentinels in
+    pieces (split at blanks and at declared control tokens) that are not words; longest first."""
+    render = getattr(tokenizer, "apply_chat_template", None)
+    if not isinstance(getattr(tokenizer, "chat_template", None), str) or not callable(render):
+        return []
+    roles = ("system", "user", "assistant", "user", "assistant", "user")
+    rendered = []
+    for first in (0, 1):  # some templates refuse a system turn
+        messages = [{"role": r, "content": _SENTINEL.format(k)} for k, r in enumerate(roles) if k >= first]
+        try:
+            rendered.append(str(render(messages, tokenize=False, add_generation_prompt=True)))
+        except Exception:  # noqa: BLE001 - a template's own refusal (raise_exception) is any exception
+            continue
+    split = "|".join([re.escape(_SENTINEL.format(k)) for k in range(len(roles))] + [r"\s+"])
+    split += "".join("|" + re.escape(t) for t in control_tokens(tokenizer))
+    pieces = {p for text in rendered for p in re.split(split, text) if _is_marker(p)}
+    return sorted(pieces, key=len, reverse=True)
+
+
 def _marks(tokenizer):
     """The breaks this tokenizer keeps, in BREAKS' order: one its normalizer removes (as it says, or as its reading of
     a broken control token shows) is left out. One tokenizer's text is written with one mark, so it decodes."""
@@ -381,8 +405,12 @@ def tokenizer_text(text, tokenizer):
     text = str(text)
     if tokenizer is None:
         return text
+    markers = template_markers(tokenizer)
     for mark in _marks(tokenizer):
-        done = _broken(text.replace(mark, mark + mark), tokenizer, mark)
+        escaped = text.replace(mark, mark + mark)
+        for marker in markers:  # plain text to the tokenizer, turn syntax to the template (T10-3)
+            escaped = escaped.replace(marker, marker[0] + mark + marker[1:])
+        done = _broken(escaped, tokenizer, mark)
         if done is not None:
             return done
     return _dropped(text, tokenizer)
