@@ -78,12 +78,16 @@ export function controlTokensReadme(files: readonly string[], byShims: string): 
 
 An environment's text may spell the control tokens of your model's tokenizer (\`<|im_end|>\`, \`<|im_start|>system\`,
 \`</tool_response>\`), which a fast tokenizer reads as turn boundaries wherever they stand. \`envforge_client.py\`
-writes module text in the tokenizer's grammar: a word joiner (U+2060) after the first character of every special or
-added token the tokenizer itself declares (\`tokenizer_text\`). ${byShims} The prompts in the data files are read by
-the trainer's own dataset code: pass them through once with the model's tokenizer (\`.parquet\` needs \`datasets\`),
+writes module text in the tokenizer's grammar (\`tokenizer_text\`): it encodes the text with the tokenizer and breaks
+every special or added token it reads there with a word joiner (U+2060; a visible separator where the tokenizer's
+normalizer removes that), until the tokenizer reads none. ${byShims} The prompts in the data files are read by the
+trainer's own dataset code: pass them through once with the trainer's final tokenizer, the one it renders with
+(\`.parquet\` needs \`datasets\`). If your training script changes the tokenizer (TRL's \`clone_chat_template\`,
+\`add_tokens\`, \`add_special_tokens\`), save it after that (\`tokenizer.save_pretrained(folder)\`) and pass that
+folder, not the model's name:
 
 \`\`\`sh
-python3 envforge_client.py safe-prompts <model name or folder> ${file} ${safe}
+python3 envforge_client.py safe-prompts <folder of the trainer's final tokenizer> ${file} ${safe}
 \`\`\`
 
 or where you load the rows: \`dataset = envforge_client.safe_prompts(dataset, tokenizer)\` (a \`datasets.Dataset\` or a

@@ -14,11 +14,13 @@ with --client-token, so that trainers on one host are told apart) or else ENVFOR
 recorded as the operator's, which steer level "auto" and the nightly loop) is set.
 """
 import asyncio
+import contextlib
 import hashlib
 import importlib.util
 import json
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -261,34 +263,199 @@ def _item_error(error):
         )
 
 
-# ---------------------------------------------------------------- the trainer tokenizer's grammar (T8-2)
+# ---------------------------------------------------------------- the trainer tokenizer's grammar (T8-2, T10)
 
-_control_tokens = {}
 _tokenizer = None
 _warned_no_tokenizer = False
+JOINER = "\u2060"
+# Breaks tried in order where the tokenizer reads a control token: the word joiner (invisible, reversible: a joiner
+# already in module text is doubled), then visible separators for a normalizer that deletes it (T10-1).
+BREAKS = (JOINER, "\u00b7", " ")
+_PASSES = 8
+_CANNOT = (TypeError, KeyError, ValueError, AttributeError, NotImplementedError)
+
+
+def _is_marker(content):
+    """A token string that is not plain text: not only word characters, not only blanks, longer than one character."""
+    return len(content) > 1 and bool(content.strip()) and not content.strip().replace("_", "a").isalnum()
 
 
 def control_tokens(tokenizer):
-    """The strings `tokenizer` reads as one control token wherever they stand in a text (T8-2): its special tokens and
-    added tokens, longest first; an added token of word characters only, or of blanks only, is text and left out."""
-    key = id(tokenizer)
-    if key not in _control_tokens:
-        names = set(getattr(tokenizer, "all_special_tokens", None) or [])
-        added = getattr(tokenizer, "added_tokens_decoder", None) or {}
-        names.update(str(getattr(token, "content", token)) for token in added.values())
-        marked = [n for n in names if len(n) > 1 and not n.strip().replace("_", "a").isalnum() and n.strip()]
-        _control_tokens[key] = sorted(marked, key=len, reverse=True)
-    return _control_tokens[key]
+    """The strings `tokenizer` declares as control tokens, read from it now (no cache: a tokenizer gains tokens, e.g.
+    by TRL's clone_chat_template): its special tokens and added tokens that are not plain words or blanks, longest
+    first."""
+    names = set(getattr(tokenizer, "all_special_tokens", None) or [])
+    added = getattr(tokenizer, "added_tokens_decoder", None) or {}
+    names.update(str(getattr(token, "content", token)) for token in added.values())
+    return sorted((n for n in names if _is_marker(n)), key=len, reverse=True)
+
+
+def control_ids(tokenizer):
+    """The ids `tokenizer` reads as control tokens, read from it now: its special ids (not the unknown token's, which
+    unknown text encodes to) and added tokens that are special or not plain words or blanks."""
+    ids = set(getattr(tokenizer, "all_special_ids", None) or [])
+    for i, token in (getattr(tokenizer, "added_tokens_decoder", None) or {}).items():
+        if getattr(token, "special", False) or _is_marker(str(getattr(token, "content", token))):
+            ids.add(i)
+    ids.discard(getattr(tokenizer, "unk_token_id", None))
+    return ids
+
+
+def _reading(tokenizer, text, ids):
+    """(spans, found): the character spans of the control tokens `tokenizer` reads in `text` (None where it reports no
+    offsets: slow tokenizers), and whether it reads any (None where it cannot encode: then the caller searches)."""
+    try:
+        encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        spans = [tuple(span) for i, span in zip(encoded["input_ids"], encoded["offset_mapping"]) if i in ids]
+        return spans, bool(spans)
+    except _CANNOT:
+        pass
+    try:
+        return None, any(i in ids for i in tokenizer(text, add_special_tokens=False)["input_ids"])
+    except _CANNOT:
+        return None, None
+
+
+def _normalized(tokenizer, text):
+    """`text` after the tokenizer's normalizer, where it has one that can say (fast tokenizers), else `text`."""
+    normalizer = getattr(getattr(tokenizer, "backend_tokenizer", None), "normalizer", None)
+    return normalizer.normalize_str(text) if normalizer is not None else text
+
+
+def _break_at(text, spans, mark):
+    """`text` with `mark` after the first character of each span (replacing a one-character span, which has no
+    inside), right to left so earlier offsets stay."""
+    for start, end in sorted(set(spans), reverse=True):
+        if end - start >= 2:
+            text = text[: start + 1] + mark + text[start + 1 :]
+        elif end > start:
+            text = text[:start] + "\ufffd" + text[end:]
+    return text
+
+
+def _searched(text, tokenizer, mark):
+    """A tokenizer that cannot report offsets: each declared control token found in `text`, or in its normalized form
+    broken with `mark`."""
+    for token in control_tokens(tokenizer):
+        text = text.replace(token, token[0] + mark + token[1:])
+    return text
+
+
+def _broken(text, tokenizer, mark):
+    """`text` with every control token the tokenizer reads broken with `mark`, re-read until none or _PASSES; None
+    where `mark` does not do it (the normalizer removes it, or it forms another token)."""
+    ids = control_ids(tokenizer)
+    for _ in range(_PASSES):
+        spans, found = _reading(tokenizer, text, ids)
+        if spans is None:  # no offsets: the declared strings, then the tokenizer's own reading (or its normalizer's)
+            text = _searched(text, tokenizer, mark)
+            spans, found = _reading(tokenizer, text, ids)
+            if found is None:
+                found = any(token in _normalized(tokenizer, text) for token in control_tokens(tokenizer))
+            return None if found else text
+        if not spans:
+            return text
+        text = _break_at(text, spans, mark)
+    return None
+
+
+_SENTINEL = "envforgesentinel{}x"
+
+
+def template_markers(tokenizer):
+    """The turn syntax of the tokenizer's chat template that the tokenizer does not declare (T10-3: `[INST]`, Zephyr's
+    `<|user|>`): the template rendered with a sentinel content per role, and the fixed text around the sentinels in
+    pieces (split at blanks and at declared control tokens) that are not words; longest first."""
+    render = getattr(tokenizer, "apply_chat_template", None)
+    if not isinstance(getattr(tokenizer, "chat_template", None), str) or not callable(render):
+        return []
+    roles = ("system", "user", "assistant", "user", "assistant", "user")
+    rendered = []
+    for first in (0, 1):  # some templates refuse a system turn
+        messages = [{"role": r, "content": _SENTINEL.format(k)} for k, r in enumerate(roles) if k >= first]
+        try:
+            rendered.append(str(render(messages, tokenize=False, add_generation_prompt=True)))
+        except Exception:  # noqa: BLE001 - a template's own refusal (raise_exception) is any exception
+            continue
+    split = "|".join([re.escape(_SENTINEL.format(k)) for k in range(len(roles))] + [r"\s+"])
+    split += "".join("|" + re.escape(t) for t in control_tokens(tokenizer))
+    pieces = {p for text in rendered for p in re.split(split, text) if _is_marker(p)}
+    return sorted(pieces, key=len, reverse=True)
+
+
+def _marks(tokenizer):
+    """The breaks this tokenizer keeps, in BREAKS' order: one its normalizer removes (as it says, or as its reading of
+    a broken control token shows) is left out. One tokenizer's text is written with one mark, so it decodes."""
+    ids, tokens = control_ids(tokenizer), control_tokens(tokenizer)
+    kept = []
+    for mark in BREAKS:
+        if mark not in _normalized(tokenizer, "a" + mark + "b"):
+            continue
+        if tokens and _reading(tokenizer, tokens[-1][0] + mark + tokens[-1][1:], ids)[1]:
+            continue
+        kept.append(mark)
+    return kept or list(BREAKS)
 
 
 def tokenizer_text(text, tokenizer):
-    """Module text as `tokenizer` will read it as text: a word joiner after the first character of each control token
-    in it, so an observation or prompt cannot write a turn boundary or a role of the trainer's chat template."""
+    """Module text as `tokenizer` reads it as text, checked by the tokenizer itself (T8-2, T10-1): encoding the result
+    (add_special_tokens=False) yields no control id. Each control token it reads is broken where it stands (offsets)
+    by a word joiner, or, where the normalizer removes that, a visible separator; that mark already in the text is
+    doubled, so the encoding is injective and decode_text gives the text back."""
     text = str(text)
-    for token in control_tokens(tokenizer) if tokenizer is not None else []:
-        if token in text:
-            text = text.replace(token, token[0] + "\u2060" + token[1:])
-    return text
+    if tokenizer is None:
+        return text
+    markers = template_markers(tokenizer)
+    for mark in _marks(tokenizer):
+        escaped = text.replace(mark, mark + mark)
+        for marker in markers:  # plain text to the tokenizer, turn syntax to the template (T10-3)
+            escaped = escaped.replace(marker, marker[0] + mark + marker[1:])
+        done = _broken(escaped, tokenizer, mark)
+        if done is not None:
+            return done
+    return _dropped(text, tokenizer)
+
+
+def _dropped(text, tokenizer):
+    """The last resort where no break survives the tokenizer's normalizer: the text without what it reads as control
+    tokens (their characters, or their ids), or nothing."""
+    _log.warning("envforge: no break survives this tokenizer's normalizer, so control-token text was dropped (T10-1)")
+    ids = control_ids(tokenizer)
+    for _ in range(_PASSES):
+        spans, found = _reading(tokenizer, text, ids)
+        if not found:
+            return text if found is not None else _searched(text, tokenizer, " ")
+        if spans is None:
+            kept = tokenizer(text, add_special_tokens=False)["input_ids"]
+            text = tokenizer.decode([i for i in kept if i not in ids])
+        else:
+            text = "".join(c for k, c in enumerate(text) if not any(s <= k < e for s, e in spans))
+    return ""
+
+
+def decode_text(text, mark=JOINER):
+    """A string tokenizer_text wrote with `mark`, as the module wrote it: a lone mark is a break and goes, a doubled
+    one is the module's own."""
+    if not isinstance(text, str) or mark not in text:
+        return text
+    return re.sub(re.escape(mark) + "+", lambda m: mark * (len(m.group(0)) // 2), text)
+
+
+def module_text(text, tokenizer):
+    """A string the model copied from tokenizer_text's output, as the module wrote it (T10-4): decoded with the mark
+    tokenizer_text writes for this tokenizer."""
+    return decode_text(text, _marks(tokenizer)[0])
+
+
+@contextlib.contextmanager
+def text_exits(tokenizer):
+    """An exception leaving a shim toward the trainer carries tokenizer_text in its message too (T10-5): TRL writes
+    str(exception) into the tool message the model reads."""
+    try:
+        yield
+    except Exception as exc:
+        exc.args = tuple(tokenizer_text(a, tokenizer) if isinstance(a, str) else a for a in exc.args)
+        raise
 
 
 def load_tokenizer(name):
@@ -302,7 +469,8 @@ def load_tokenizer(name):
 
 def use_tokenizer(tokenizer):
     """Names the trainer's tokenizer (an object, or a model name or folder) for shims that cannot reach it themselves
-    (TRL's environment classes); ENVFORGE_TOKENIZER names it too."""
+    (TRL's environment classes); ENVFORGE_TOKENIZER names it too. A name loads the published tokenizer: where the
+    training script adds tokens (clone_chat_template, add_tokens), pass the object or the folder it was saved to."""
     global _tokenizer
     _tokenizer = load_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
 
@@ -345,18 +513,19 @@ def tokenizer_schema(schema, tokenizer):
 
 
 def service_args(schema, args, tokenizer):
-    """Arguments as the service expects them: an enum value the model copied as tokenizer_schema showed it is mapped
-    back to the value itself (through nested objects and arrays too); everything else is left as written."""
-    if tokenizer is None or not isinstance(schema, dict):
+    """Arguments as the service expects them (T10-4): every string the model copied from what tokenizer_text and
+    tokenizer_schema showed it, enum value or free text, is the module's text again (through nested objects and
+    arrays); everything else is left as written."""
+    if tokenizer is None:
         return args
-    enum = schema.get("enum")
-    if isinstance(enum, list) and isinstance(args, str) and args not in enum:
-        return next((v for v in enum if isinstance(v, str) and tokenizer_text(v, tokenizer) == args), args)
-    if isinstance(args, dict) and isinstance(schema.get("properties"), dict):
-        props = schema["properties"]
+    if isinstance(args, str):
+        return module_text(args, tokenizer)
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(args, dict):
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         return {k: service_args(props.get(k), v, tokenizer) for k, v in args.items()}
-    if isinstance(args, list) and isinstance(schema.get("items"), dict):
-        return [service_args(schema["items"], v, tokenizer) for v in args]
+    if isinstance(args, list):
+        return [service_args(schema.get("items"), v, tokenizer) for v in args]
     return args
 
 
@@ -564,9 +733,12 @@ async def in_thread(fn, *args):
 
 
 def main(argv):
-    """`python3 envforge_client.py safe-prompts TOKENIZER SOURCE TARGET`: an exported file with safe_prompts."""
+    """`python3 envforge_client.py safe-prompts TOKENIZER SOURCE TARGET`: an exported file with safe_prompts. TOKENIZER
+    is the folder of the trainer's final tokenizer, the one it renders with: where the training script changes it
+    (TRL's clone_chat_template, add_tokens, add_special_tokens), save it after that (save_pretrained) and pass that
+    folder; a model's name gives its published tokenizer, which may lack those tokens."""
     if len(argv) != 4 or argv[0] != "safe-prompts":
-        print(main.__doc__.split("`")[1], file=sys.stderr)
+        print(" ".join(main.__doc__.replace("`", "").split()), file=sys.stderr)
         return 2
     rows = safe_prompts_file(argv[2], argv[3], argv[1])
     print(f"{rows} rows: {argv[3]}")

@@ -58,14 +58,16 @@ class EnvforgeEnvironment:
         """Starts the episode of the row (its env, version, seed and level columns) and returns its prompt."""
         if self._episode is not None and not self._episode.done:
             self._episode.finish()
-        identity = client.identity_of(row.get("ground_truth") or row)
-        if identity["env"] != self._env_name:
-            raise ValueError(
-                f"a row of {identity['env']} reached the environment of {self._env_name}: "
-                "route rows by their environment column"
-            )
-        self._episode = client.Episode(identity)
-        return client.tokenizer_text(self._episode.prompt, self._tokenizer())
+        tokenizer = self._tokenizer()
+        with client.text_exits(tokenizer):
+            identity = client.identity_of(row.get("ground_truth") or row)
+            if identity["env"] != self._env_name:
+                raise ValueError(
+                    f"a row of {identity['env']} reached the environment of {self._env_name}: "
+                    "route rows by their environment column"
+                )
+            self._episode = client.Episode(identity)
+            return client.tokenizer_text(self._episode.prompt, tokenizer)
 
     def _tokenizer(self):
         """The tokenizer the trainer renders this environment's text with (T8-2): the calling GRPOTrainer's own, else
@@ -87,9 +89,10 @@ class EnvforgeEnvironment:
         if self._episode is None:
             raise RuntimeError("a tool was called before reset()")
         tokenizer = self._tokenizer()
-        args = client.service_args(client.tool_parameters(self._env_name, tool), args, tokenizer)
-        observation = self._episode.step(tool, {k: v for k, v in args.items() if v is not None})
-        return client.tokenizer_text(observation, tokenizer)
+        with client.text_exits(tokenizer):  # TRL writes a raised exception's text into the tool message
+            args = client.service_args(client.tool_parameters(self._env_name, tool), args, tokenizer)
+            observation = self._episode.step(tool, {k: v for k, v in args.items() if v is not None})
+            return client.tokenizer_text(observation, tokenizer)
 
 
 def _caller_tokenizer():
