@@ -367,8 +367,26 @@ def template_markers(tokenizer):
     `<|user|>`): the template rendered with a sentinel content per role, and the fixed text around the sentinels in
     pieces (split at blanks and at declared control tokens) that are not words; longest first."""
     render = getattr(tokenizer, "apply_chat_template", None)
-    if not isinstance(getattr(tokenizer, "chat_template", None), str) or not callable(render):
+    template = getattr(tokenizer, "chat_template", None)
+    if not isinstance(template, str) or not callable(render):
         return []
+    # Rendered once per template and token set (what the markers depend on), not once per observation: this runs on
+    # every tool call of every rollout; a tokenizer that gains tokens or a template gets a new key (T10-2).
+    tokens = control_tokens(tokenizer)
+    key = (template, tuple(tokens))
+    if key not in _TEMPLATE_MARKERS:
+        if len(_TEMPLATE_MARKERS) >= 64:
+            _TEMPLATE_MARKERS.clear()
+        _TEMPLATE_MARKERS[key] = _rendered_markers(render, tokens)
+    return _TEMPLATE_MARKERS[key]
+
+
+# Template markers by (chat template, control tokens): template_markers' memo.
+_TEMPLATE_MARKERS = {}
+
+
+def _rendered_markers(render, tokens):
+    """The non-word pieces around sentinel contents in the template rendered for each role, longest first."""
     roles = ("system", "user", "assistant", "user", "assistant", "user")
     rendered = []
     for first in (0, 1):  # some templates refuse a system turn
@@ -378,7 +396,7 @@ def template_markers(tokenizer):
         except Exception:  # noqa: BLE001 - a template's own refusal (raise_exception) is any exception
             continue
     split = "|".join([re.escape(_SENTINEL.format(k)) for k in range(len(roles))] + [r"\s+"])
-    split += "".join("|" + re.escape(t) for t in control_tokens(tokenizer))
+    split += "".join("|" + re.escape(t) for t in tokens)
     pieces = {p for text in rendered for p in re.split(split, text) if _is_marker(p)}
     return sorted(pieces, key=len, reverse=True)
 

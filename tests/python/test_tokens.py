@@ -201,6 +201,27 @@ class ReaderDecidesTest(TokenTest):
         self.assertEqual(client.service_args({"type": "string"}, safe, tok), hostile)
         self.assertEqual(client.tokenizer_text("Route [the] tickets.", tok), "Route [the] tickets.")
 
+    def test_the_template_is_read_once_and_read_again_when_it_changes(self):
+        client = self.load("envforge_client")
+        tok = FakeTokenizer()
+        renders = []
+
+        def render(template):
+            def apply(messages, tokenize=True, add_generation_prompt=False):
+                renders.append(template)
+                return "".join(f"{template} {m['content']} {template[::-1]}" for m in messages)
+            return apply
+
+        tok.chat_template, tok.apply_chat_template = "[T1]", render("[T1]")
+        for _ in range(3):
+            self.assertNotIn("[T1]", client.tokenizer_text("a [T1] b", tok))
+        self.assertEqual(set(renders), {"[T1]"})
+        first = len(renders)
+        self.assertLessEqual(first, 2)  # one rendering with a system turn, one without: not one per call
+        tok.chat_template, tok.apply_chat_template = "<<T2>>", render("<<T2>>")
+        self.assertNotIn("<<T2>>", client.tokenizer_text("a <<T2>> b", tok))
+        self.assertGreater(len(renders), first)
+
 
 class TrlTokenTest(TokenTest):
     def test_reset_observations_descriptions_and_enums_under_trl(self):
