@@ -2,9 +2,9 @@
 // deadline, a whole-job deadline and a resident-memory limit, and killed with SIGKILL when one is missed.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { SandboxError } from '../contract/errors.js';
 import type { WorkerMessage } from './protocol.js';
+import { workerScript } from './worker-script.js';
 
 export interface SupervisedWorkerOptions {
   maxCachedPerWorker: number;
@@ -15,9 +15,7 @@ export interface SupervisedWorkerOptions {
   execArgv: string[];
 }
 
-const WORKER_FILE = fileURLToPath(
-  new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url),
-);
+const WORKER = workerScript(import.meta.url, 'worker');
 
 /**
  * The host's environment with the ambient settings a guest can observe pinned: time zone and locale (ICU
@@ -94,9 +92,13 @@ export class SupervisedWorker<J = unknown> {
     onMessage: (m: WorkerMessage) => void,
     onExit: (code: number | null, signal: string | null) => void,
   ) {
-    const execArgv = ['--no-node-snapshot', `--max-old-space-size=${options.workerHeapMb}`, ...options.execArgv];
-    if (WORKER_FILE.endsWith('.ts')) execArgv.push('--import', 'tsx');
-    this.child = fork(WORKER_FILE, [], {
+    const execArgv = [
+      '--no-node-snapshot',
+      `--max-old-space-size=${options.workerHeapMb}`,
+      ...options.execArgv,
+      ...WORKER.execArgv,
+    ];
+    this.child = fork(WORKER.file, [], {
       execArgv,
       env: {
         ...workerEnvironment(),

@@ -4,10 +4,10 @@
 // its running ones. A worker killed past its job's deadline has that job's answers re-run one by one.
 import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { SandboxError } from '../../contract/errors.js';
 import { FairQueue } from '../fair-queue.js';
 import { workerEnvironment } from '../supervised-worker.js';
+import { workerScript } from '../worker-script.js';
 import {
   DEFAULT_ANSWER_LIMITS,
   type AnswerJobMessage,
@@ -17,9 +17,7 @@ import {
   type AnswerWorkerMessage,
 } from './answers.js';
 
-const WORKER_FILE = fileURLToPath(
-  new URL(import.meta.url.endsWith('.ts') ? './answer-worker.ts' : './answer-worker.js', import.meta.url),
-);
+const WORKER = workerScript(import.meta.url, 'answer-worker');
 /** Time a worker may take for envforge's own setup (a new isolate with SES) on top of its tests. */
 const SETUP_MS = 20_000;
 const GRACE_MS = 1_500;
@@ -209,13 +207,9 @@ export class AnswerPool {
     for (const s of this.slots) if (!s.busy) idle(s.child);
   }
   private spawn(): Slot {
-    const child = fork(WORKER_FILE, [], {
+    const child = fork(WORKER.file, [], {
       // --expose-gc: the worker collects an answer isolate's garbage before it judges what an answer left there.
-      execArgv: [
-        `--max-old-space-size=${this.options.workerHeapMb}`,
-        '--expose-gc',
-        ...(WORKER_FILE.endsWith('.ts') ? ['--import', 'tsx'] : []),
-      ],
+      execArgv: [`--max-old-space-size=${this.options.workerHeapMb}`, '--expose-gc', ...WORKER.execArgv],
       env: workerEnvironment(),
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
