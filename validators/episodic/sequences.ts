@@ -8,6 +8,7 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { DEFAULT_EPISODIC_OPTIONS, type EpisodicOptions } from '../options-episodic.js';
 import { propsOf, type Action } from './adversaries.js';
+import { dayFirstIn } from './dates.js';
 import { bindsOf, type Issue, issuesOf } from './issued.js';
 import { type Place, slotsOf, stepOf, written } from './points.js';
 import { splitAmount } from './quantities.js';
@@ -44,9 +45,9 @@ interface End extends Place {
 const LASTS = /(?:^|[^a-z])(night|day|week|hour|hr|minute|min)s?(?:[^a-z]|$)/;
 const MINUTES: Record<string, number> = { n: 1440, d: 1440, w: 10_080, h: 60, m: 1 };
 
-function endsOf(meta: EpisodicMeta, a: Action): End[] {
+function endsOf(meta: EpisodicMeta, a: Action, dayFirst: boolean): End[] {
   const props = propsOf(meta, a.tool);
-  const points = slotsOf(meta, a)
+  const points = slotsOf(meta, a, dayFirst)
     .filter((s) => s.p.form !== 'number')
     .map((s): End => ({ ...s, form: s.p.form, at: s.p.at, write: s.p.write, integer: true, min: 0, lasts: 0 }));
   const amounts = Object.entries(a.args).flatMap(([arg, v]): End[] => {
@@ -109,7 +110,9 @@ export function sequenceReshapings(
 ): Reshaped[] {
   const body = log.slice(0, -1);
   const issues = issuesOf(log, observations);
-  const ends = body.map((a) => endsOf(meta, a));
+  // Slash dates read in the order the log's own dates show (a first number over 12: the day first).
+  const dayFirst = dayFirstIn(body.flatMap((a) => Object.values(a.args).filter((v) => typeof v === 'string')));
+  const ends = body.map((a) => endsOf(meta, a, dayFirst));
   const names = body.map((a, i) => namesOf(a, ends[i] ?? []));
   // One entity: an argument value the two calls share, or an id the first call was answered and the second sends.
   const entity = (i: number, j: number) =>
