@@ -9,7 +9,7 @@ import type { Bind } from '../../sandbox/protocol.js';
 import { DEFAULT_EPISODIC_OPTIONS, type EpisodicOptions } from '../options-episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 import { dayFirstIn } from './dates.js';
-import { bindsOf, type Issue, issuesOf } from './issued.js';
+import { bindsOf, givenText, type Issue, issuesOf } from './issued.js';
 import { type Place, slotsOf, stepOf, written } from './points.js';
 import { splitAmount } from './quantities.js';
 import { type Placed, runCuts } from './runs.js';
@@ -96,10 +96,11 @@ interface Pair {
 
 /**
  * The reshapings of `log` (its last call the finish; `observations` what each call was answered, for the ids it
- * issued) that cut a quantity two calls share: for each kind of pair (at most `o.kinds`, the most frequent first),
- * every such pair cut into as many back-to-back pairs as `maxTurns - 1` calls allow (at most `o.most`): the opening
- * call, the calls between, the closing call at the first cut, then an opening and a closing call for each later
- * part (a pair of points also with its ends counted in its parts); then runs of calls of one tool between such a pair.
+ * issued; `prompt` what the episode was given, no id issued that it names) that cut a quantity two calls share: for
+ * each kind of pair (at most `o.kinds`, the most frequent first), every such pair cut into as many back-to-back
+ * pairs as `maxTurns - 1` calls allow (at most `o.most`): the opening call, the calls between, the closing call at the
+ * first cut, then an opening and a closing call for each later part (a pair of points also with its ends counted in
+ * its parts); then runs of calls of one tool between such a pair.
  */
 export function sequenceReshapings(
   meta: EpisodicMeta,
@@ -107,9 +108,10 @@ export function sequenceReshapings(
   maxTurns: number,
   o: SequenceOptions = sequenceOptions(DEFAULT_EPISODIC_OPTIONS, 8),
   observations?: readonly (string | undefined)[],
+  prompt?: string,
 ): Reshaped[] {
   const body = log.slice(0, -1);
-  const issues = issuesOf(log, observations);
+  const issues = issuesOf(log, observations, givenText(meta, prompt));
   // Slash dates read in the order the log's own dates show (a first number over 12: the day first).
   const dayFirst = dayFirstIn(body.flatMap((a) => Object.values(a.args).filter((v) => typeof v === 'string')));
   const ends = body.map((a) => endsOf(meta, a, dayFirst));
