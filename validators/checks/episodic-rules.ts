@@ -116,7 +116,17 @@ export const episodicRules: EpisodicCheck = {
         const call = asAction(x);
         return call && call.tool !== a.rule.tool ? [r.observations?.[t]] : [];
       });
-      for (const re of reshapings(ctx.meta, a.actions, ctx.meta.maxTurns, 8, o.reshapeCandidates, sequences, heard))
+      const given = r.prompt ?? '';
+      for (const re of reshapings(
+        ctx.meta,
+        a.actions,
+        ctx.meta.maxTurns,
+        8,
+        o.reshapeCandidates,
+        sequences,
+        heard,
+        given,
+      ))
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions, binds: re.binds });
     }
     // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,

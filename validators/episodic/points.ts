@@ -3,6 +3,7 @@
 // "2026-03-01/P11D", "11 nights from 2026-03-01"), each with how to write a new value back in the call's own notation.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
+import { INNER_WRITTEN, writtenDate } from './dates.js';
 
 /** A point of an interval: its value on a line (days, minutes, the number), its unit, and how to write one back. */
 export interface Point {
@@ -18,7 +19,11 @@ const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
-export function pointOf(v: unknown, integer: boolean): Point | null {
+/**
+ * `v` as a point: a number, an ISO date, date-time or time, or a date in another notation a reference writes
+ * (validators/episodic/dates.ts; `dayFirst`: the log's own slash dates put the day first), each written back alike.
+ */
+export function pointOf(v: unknown, integer: boolean, dayFirst = false): Point | null {
   if (typeof v === 'number' && Number.isFinite(v))
     return { at: v, unit: integer || Number.isInteger(v) ? 1 : 0.01, form: 'number', write: round2 };
   if (typeof v !== 'string') return null;
@@ -42,7 +47,8 @@ export function pointOf(v: unknown, integer: boolean): Point | null {
     const write = (t: number) => `${hours(t)}:${String(t % 60).padStart(2, '0')}${m?.[3] ? ':00' : ''}`;
     return { at: +(m[1] as string) * 60 + +(m[2] as string), unit: 1, form: 'time', write };
   }
-  return null;
+  const w = writtenDate(v.trim() === v ? v : '', dayFirst);
+  return w ? { ...w, unit: 1 } : null;
 }
 
 /** The coarsest step both ends sit on: a day for dates; in minutes a whole day, then an hour, then a quarter. */
@@ -64,28 +70,31 @@ export interface Slot extends Place {
 }
 
 /** A date, a date-time or a time written inside a string, standing alone (not part of a longer number or code). */
-const INNER = /(?<![\w.:])(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?|\d{1,2}:\d{2}(?::\d{2})?)(?![\w.:])/g;
+const ISO_INNER = /\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?|\d{1,2}:\d{2}(?::\d{2})?/.source;
+const INNER = new RegExp(`(?<![\\w.:])(?:${ISO_INNER}|${INNER_WRITTEN.source})(?![\\w.:])`, 'g');
 /** The points a string holds inside it, in order. */
-export function innerPoints(arg: string, v: string): Slot[] {
+export function innerPoints(arg: string, v: string, dayFirst = false): Slot[] {
   return [...v.slice(0, 400).matchAll(INNER)].flatMap((m, i) => {
-    const p = pointOf(m[0], false);
+    const p = pointOf(m[0], false, dayFirst);
     return p ? [{ arg, from: m.index, to: m.index + m[0].length, key: `${arg}[${i + 1}]`, p }] : [];
   });
 }
 
 /** Every point of a call: whole arguments in the schema's order, then those written inside a string argument. */
-export function slotsOf(meta: EpisodicMeta, a: Action): Slot[] {
+export function slotsOf(meta: EpisodicMeta, a: Action, dayFirst = false): Slot[] {
   const props = propsOf(meta, a.tool);
   const names = [...new Set([...Object.keys(props), ...Object.keys(a.args)])].filter((n) => n in a.args);
   const whole = names.flatMap((n): Slot[] => {
     const s = props[n] ?? {};
-    const p = s.enum ? null : pointOf(a.args[n], s.type === 'integer');
+    const p = s.enum ? null : pointOf(a.args[n], s.type === 'integer', dayFirst);
     const typed = p && (p.form !== 'number' || s.type === 'number' || s.type === 'integer');
     return typed ? [{ arg: n, from: -1, to: -1, key: n, p }] : [];
   });
   const inner = names.flatMap((n) => {
     const v = a.args[n];
-    return typeof v === 'string' && !props[n]?.enum && !whole.some((s) => s.arg === n) ? innerPoints(n, v) : [];
+    return typeof v === 'string' && !props[n]?.enum && !whole.some((s) => s.arg === n)
+      ? innerPoints(n, v, dayFirst)
+      : [];
   });
   return [...whole, ...inner];
 }

@@ -8,7 +8,8 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { DEFAULT_EPISODIC_OPTIONS, type EpisodicOptions } from '../options-episodic.js';
 import { propsOf, type Action } from './adversaries.js';
-import { bindsOf, type Issue, issuesOf } from './issued.js';
+import { dayFirstIn } from './dates.js';
+import { bindsOf, givenText, type Issue, issuesOf } from './issued.js';
 import { type Place, slotsOf, stepOf, written } from './points.js';
 import { splitAmount } from './quantities.js';
 import { type Placed, runCuts } from './runs.js';
@@ -44,9 +45,9 @@ interface End extends Place {
 const LASTS = /(?:^|[^a-z])(night|day|week|hour|hr|minute|min)s?(?:[^a-z]|$)/;
 const MINUTES: Record<string, number> = { n: 1440, d: 1440, w: 10_080, h: 60, m: 1 };
 
-function endsOf(meta: EpisodicMeta, a: Action): End[] {
+function endsOf(meta: EpisodicMeta, a: Action, dayFirst: boolean): End[] {
   const props = propsOf(meta, a.tool);
-  const points = slotsOf(meta, a)
+  const points = slotsOf(meta, a, dayFirst)
     .filter((s) => s.p.form !== 'number')
     .map((s): End => ({ ...s, form: s.p.form, at: s.p.at, write: s.p.write, integer: true, min: 0, lasts: 0 }));
   const amounts = Object.entries(a.args).flatMap(([arg, v]): End[] => {
@@ -95,10 +96,11 @@ interface Pair {
 
 /**
  * The reshapings of `log` (its last call the finish; `observations` what each call was answered, for the ids it
- * issued) that cut a quantity two calls share: for each kind of pair (at most `o.kinds`, the most frequent first),
- * every such pair cut into as many back-to-back pairs as `maxTurns - 1` calls allow (at most `o.most`): the opening
- * call, the calls between, the closing call at the first cut, then an opening and a closing call for each later
- * part (a pair of points also with its ends counted in its parts); then runs of calls of one tool between such a pair.
+ * issued; `prompt` what the episode was given, no id issued that it names) that cut a quantity two calls share: for
+ * each kind of pair (at most `o.kinds`, the most frequent first), every such pair cut into as many back-to-back
+ * pairs as `maxTurns - 1` calls allow (at most `o.most`): the opening call, the calls between, the closing call at the
+ * first cut, then an opening and a closing call for each later part (a pair of points also with its ends counted in
+ * its parts); then runs of calls of one tool between such a pair.
  */
 export function sequenceReshapings(
   meta: EpisodicMeta,
@@ -106,10 +108,13 @@ export function sequenceReshapings(
   maxTurns: number,
   o: SequenceOptions = sequenceOptions(DEFAULT_EPISODIC_OPTIONS, 8),
   observations?: readonly (string | undefined)[],
+  prompt?: string,
 ): Reshaped[] {
   const body = log.slice(0, -1);
-  const issues = issuesOf(log, observations);
-  const ends = body.map((a) => endsOf(meta, a));
+  const issues = issuesOf(log, observations, givenText(meta, prompt));
+  // Slash dates read in the order the log's own dates show (a first number over 12: the day first).
+  const dayFirst = dayFirstIn(body.flatMap((a) => Object.values(a.args).filter((v) => typeof v === 'string')));
+  const ends = body.map((a) => endsOf(meta, a, dayFirst));
   const names = body.map((a, i) => namesOf(a, ends[i] ?? []));
   // One entity: an argument value the two calls share, or an id the first call was answered and the second sends.
   const entity = (i: number, j: number) =>
