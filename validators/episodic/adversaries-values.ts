@@ -162,6 +162,19 @@ export interface Reading {
   about: { decision: number } | { value: Scalar } | { listing: true };
 }
 
+/** The arguments of a call of `tool` filled by name from `call` (all but `skip`), then `given`; null where a required one stays empty. */
+export function filledFrom(
+  meta: EpisodicMeta,
+  tool: string,
+  call: Action,
+  skip: readonly string[],
+  given: Record<string, unknown> = {},
+): Record<string, unknown> | null {
+  const byName = Object.keys(propsOf(meta, tool)).filter((n) => !skip.includes(n) && n in call.args);
+  const args = { ...Object.fromEntries(byName.map((n) => [n, call.args[n]])), ...given };
+  return [...requiredOf(meta, tool)].every((n) => n in args) ? args : null;
+}
+
 /**
  * Calls of the tools this reference never calls: one per decision, its arguments filled by name from the
  * decision's call (the entity), and one per axis value for each free-text argument (a search for "billing").
@@ -186,12 +199,8 @@ export function readerCalls(
       continue;
     }
     decisions.forEach((d, k) => {
-      const call = acts[d.index] as Action;
-      const args = Object.fromEntries(
-        names.filter((n) => n !== axis.arg && n in call.args).map((n) => [n, call.args[n]]),
-      );
-      if (Object.keys(args).length > 0 && [...required].every((n) => n in args))
-        out.push({ call: { tool: tool.name, args }, about: { decision: k } });
+      const args = filledFrom(meta, tool.name, acts[d.index] as Action, [axis.arg]);
+      if (args && Object.keys(args).length > 0) out.push({ call: { tool: tool.name, args }, about: { decision: k } });
     });
     for (const text of names.filter((n) => freeText(props[n]))) {
       const fixed = Object.fromEntries(
