@@ -27,7 +27,7 @@ const META = {
     tool('extend_stay', { guest_id: S, nights: N }),
     tool('add_nights', { booking: S, count: N }),
     tool('reserve_hold', { guest_id: S, nights: N }),
-    tool('set_floor', { room: S, floor: N }),
+    tool('set_floor', { room: S, wing: S, floor: N }),
     tool('mode', { guest_id: S, level: { type: 'integer', enum: [1, 2] } }),
     tool('submit', {}),
   ],
@@ -81,17 +81,25 @@ describe('a split sent through a tool the reference never calls', () => {
     expect(plan?.binds).toEqual([
       { at: 2, arg: 'booking', value: 'BK-4821', from: 1, shape: expect.any(String), nth: 0 },
     ]);
-    // Without the answer there is no id to send, and the partner cannot open before the call that issues it.
-    expect(menuSplits(META, LOG, 20, USED, O).some((p) => p.how.includes('add_nights'))).toBe(false);
+    // The partner cannot open before the call that issues its id; with no id answered, the entity the call names is
+    // sent under the partner's name for it, in either order.
     expect(menuSplits(META, LOG, 20, USED, O, heard).some((p) => p.how.includes('the first through add_nights'))).toBe(
       false,
     );
+    const named = menuSplits(META, LOG, 20, USED, O).filter(
+      (p) => p.how.includes('add_nights') && p.how.includes(' 2 '),
+    );
+    expect(named.map((p) => shown(p.actions).slice(1, 3))).toEqual([
+      ['book G1 2026-03-01 6', 'add_nights G1 5'],
+      ['add_nights G1 6', 'book G1 2026-03-01 5'],
+    ]);
+    expect(named.every((p) => p.binds === undefined)).toBe(true);
   });
 
-  it('never sends parts through a tool the reference calls, one on another entity, or an enum', () => {
+  it('never sends parts through a tool the reference calls, one whose entity cannot be named, or an enum', () => {
     const hows = menuSplits(META, LOG, 20, USED, O).map((p) => p.how);
     expect(hows.some((h) => /set_floor|mode|read_guest|through book/.test(h))).toBe(false);
-    expect(menuSplits(META, LOG, 20, new Set([...USED, 'extend_stay', 'reserve_hold']), O)).toEqual([]);
+    expect(menuSplits(META, LOG, 20, new Set([...USED, 'extend_stay', 'reserve_hold', 'add_nights']), O)).toEqual([]);
   });
 
   it('stays within the turn limit and the options', () => {
@@ -101,5 +109,8 @@ describe('a split sent through a tool the reference never calls', () => {
     expect(menuSplits(META, LOG, 4, USED, O)).toEqual([]);
     expect(menuSplits(META, LOG, 20, USED, { ...O, logs: 3 })).toHaveLength(3);
     expect(menuSplits(META, LOG, 20, USED, { ...O, tools: 1 }).every((p) => p.how.includes('extend_stay'))).toBe(true);
+    // Under the cap, the partners that name the entity by the call's own argument come first.
+    const two = menuSplits(META, LOG, 20, USED, { ...O, tools: 2 }).map((p) => p.how);
+    expect(two.some((h) => h.includes('reserve_hold')) && !two.some((h) => h.includes('add_nights'))).toBe(true);
   });
 });

@@ -39,7 +39,8 @@ interface Partner {
 
 /**
  * Each unused tool with an integer argument that names the entity of `sample` (a call of the amount's tool): a string
- * argument filled by name, or one required string it does not send, the id that call is answered (a booking).
+ * argument filled by name, or one required string it does not send: the id that call is answered (a booking), else the
+ * one entity the call names, under the partner's name for it.
  */
 function partnersOf(meta: EpisodicMeta, sample: Action, q: string, used: ReadonlySet<string>, o: MenuOptions) {
   const out: Partner[] = [];
@@ -59,7 +60,14 @@ function partnersOf(meta: EpisodicMeta, sample: Action, q: string, used: Readonl
       out.push({ tool: u.name, arg, min, needs, call });
     }
   }
-  return out.slice(0, o.tools);
+  // The partners that name the entity by the call's own argument first, then those that need it under another name.
+  return out.sort((x, y) => Number(x.needs !== null) - Number(y.needs !== null)).slice(0, o.tools);
+}
+
+/** The one string argument of a call that is not a date or time: the entity it names (none or several: null). */
+function entityOf(a: Action): string | null {
+  const names = Object.values(a.args).filter((v): v is string => typeof v === 'string' && !pointOf(v, false));
+  return names.length === 1 ? (names[0] as string) : null;
 }
 
 /** The id call `a` was answered that none of its arguments holds: the first token with a digit, not a date or time. */
@@ -131,10 +139,12 @@ export function menuSplits(
       const a = body[i] as Action;
       const parts = splitAmount(a.args[q] as number, k, true, min);
       const id = p.needs ? issuedIn(a, observations?.[i]) : null;
+      // No id answered: the entity the call names, sent under the partner's name for it.
+      const entity = p.needs && !id ? entityOf(a) : null;
       // A partner call that needs an id its amount's own call issues can only follow that call.
-      if (!parts || (p.needs && (!id || !first))) continue;
+      if (!parts || (p.needs && !id && !entity) || (id && !first)) continue;
       const own = (n: number): [number, Action] => [i, { tool: a.tool, args: { ...a.args, [q]: n } }];
-      const rest = (n: number) => p.call(a, n, id?.value ?? null);
+      const rest = (n: number) => p.call(a, n, id?.value ?? entity);
       const others = (first ? parts.slice(1) : parts.slice(0, -1)).map(rest);
       if (others.some((c) => c === null)) continue;
       const theirs = others.map((c): [number, Action] => [-1, c as Action]);
