@@ -4,17 +4,12 @@
 // and free-text arguments set to the state's own key names (ground truth written by the agent).
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
-import { actionsOf, type Action } from './adversaries.js';
+import { actionsOf, filledFrom, requiredOf, type Action } from './adversaries.js';
 
 type Schema = { type?: string; enum?: unknown[]; maxLength?: number };
 export type Scalar = string | number | boolean;
 const propsOf = (meta: EpisodicMeta, tool: string) =>
   (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
-const requiredOf = (meta: EpisodicMeta, tool: string) =>
-  new Set(
-    ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ??
-      []) as string[],
-  );
 const freeText = (s: Schema | undefined) => s !== undefined && s.type === 'string' && !s.enum;
 
 /** A categorical decision axis: a tool's argument and the values a policy can try for it (at least 2). */
@@ -160,19 +155,6 @@ export function oracleLog(r: Rollout, axis: Axis, decisions: Decision[], choices
 export interface Reading {
   call: Action;
   about: { decision: number } | { value: Scalar } | { listing: true };
-}
-
-/** The arguments of a call of `tool` filled by name from `call` (all but `skip`), then `given`; null where a required one stays empty. */
-export function filledFrom(
-  meta: EpisodicMeta,
-  tool: string,
-  call: Action,
-  skip: readonly string[],
-  given: Record<string, unknown> = {},
-): Record<string, unknown> | null {
-  const byName = Object.keys(propsOf(meta, tool)).filter((n) => !skip.includes(n) && n in call.args);
-  const args = { ...Object.fromEntries(byName.map((n) => [n, call.args[n]])), ...given };
-  return [...requiredOf(meta, tool)].every((n) => n in args) ? args : null;
 }
 
 /**

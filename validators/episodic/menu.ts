@@ -3,8 +3,7 @@
 // through a tool the reference never calls that names the same entity and holds an integer, in either order.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Bind } from '../../sandbox/protocol.js';
-import { propsOf, type Action } from './adversaries.js';
-import { filledFrom } from './adversaries-values.js';
+import { filledFrom, propsOf, type Action } from './adversaries.js';
 import { bindsOf, issuesOf, shapeOf } from './issued.js';
 import { pointOf } from './points.js';
 import { splitAmount } from './quantities.js';
@@ -114,7 +113,8 @@ export function menuSplits(
             const key = JSON.stringify(plan.placed);
             if (plan.split && !seen.has(key) && out.length < o.logs) {
               seen.add(key);
-              const how = `each ${tool}.${q} split into ${k} parts, ${first ? 'the rest' : 'the first'} through ${p.tool}.${p.arg}`;
+              const part = first ? 'the rest' : 'the first';
+              const how = `each ${tool}.${q} split into ${k} parts, ${part} through ${p.tool}.${p.arg}`;
               out.push(assembled(how, plan.placed, plan.issuers, log, issues));
             }
           }
