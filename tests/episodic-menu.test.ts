@@ -43,7 +43,7 @@ const shown = (log: Array<{ tool: string; args: Record<string, unknown> }>) =>
   log.map((a) => [a.tool, ...Object.values(a.args)].join(' '));
 
 describe('a split sent through a tool the reference never calls', () => {
-  it('books the first part and sends the rest through an unused tool on the same entity, in two and in more parts', () => {
+  it('books the first part, the rest through an unused tool on the same entity, in two and in more parts', () => {
     const plans = menuSplits(META, LOG, 20, USED, O).filter((p) => p.how.includes('extend_stay'));
     expect(plans.map((p) => shown(p.actions))).toContainEqual([
       'read_guest G1',
