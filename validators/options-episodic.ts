@@ -75,6 +75,13 @@ export interface EpisodicOptions {
    */
   reshapeRuns: number;
   /**
+   * A split is a plan over the whole tool menu (redteam-trust11 H4, validators/episodic/menu.ts): partner tools (tools
+   * the reference never calls that name the guarded call's entity, with an integer argument) an amount's parts are sent
+   * through, and the most such plans one ablated log gets.
+   */
+  reshapeMenuTools: number;
+  reshapeMenuLogs: number;
+  /**
    * Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided
    * about, those reads with near-miss ids).
    */
@@ -194,6 +201,8 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   reshapeReadings: 2,
   reshapeBothEnds: true,
   reshapeRuns: 1,
+  reshapeMenuTools: 2,
+  reshapeMenuLogs: 8,
   readerOpeningCalls: 48,
   readerErrorCalls: 6,
   readerEpisodesPerLevel: 4,

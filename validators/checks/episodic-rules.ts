@@ -8,6 +8,7 @@
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { actionsOf, asAction, finished, type Action } from '../episodic/adversaries.js';
+import { menuSplits } from '../episodic/menu.js';
 import { reshapings } from '../episodic/reshape.js';
 import { sequenceOptions } from '../episodic/sequences.js';
 import { bookkeeping, differingPaths, records, statedRules, type StatedRule } from '../episodic/stated-rules.js';
@@ -117,16 +118,13 @@ export const episodicRules: EpisodicCheck = {
         return call && call.tool !== a.rule.tool ? [r.observations?.[t]] : [];
       });
       const given = r.prompt ?? '';
-      for (const re of reshapings(
-        ctx.meta,
-        a.actions,
-        ctx.meta.maxTurns,
-        8,
-        o.reshapeCandidates,
-        sequences,
-        heard,
-        given,
-      ))
+      // The guarded amounts' parts sent through tools the reference never calls (a split is a plan over the menu).
+      const menu = { tools: o.reshapeMenuTools, logs: o.reshapeMenuLogs, most: 8 };
+      const used = new Set(actionsOf(r).map((x) => x.tool));
+      for (const re of [
+        ...reshapings(ctx.meta, a.actions, ctx.meta.maxTurns, 8, o.reshapeCandidates, sequences, heard, given),
+        ...menuSplits(ctx.meta, a.actions, ctx.meta.maxTurns, used, menu, heard),
+      ])
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions, binds: re.binds });
     }
     // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,
