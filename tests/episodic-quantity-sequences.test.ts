@@ -350,6 +350,22 @@ describe('the pair found however it is written (redteam-trust9 R1-R4)', () => {
       'exit G1',
       'enter G1',
     ]);
+    // A decoy of repeated reads: where the reference's digests say which calls changed its state, the block grows it.
+    const decoy = [
+      A('enter', { guest: 'G1' }),
+      ...Array.from({ length: 6 }, () => A('look', { guest: 'G2' })),
+      ...[0, 1, 2].flatMap(night),
+      A('exit', { guest: 'G1' }),
+      A('submit'),
+    ];
+    const changed = decoy.map((a) => a.tool !== 'look');
+    const how = (c?: boolean[]) => sequenceReshapings(META, decoy, 60, O, undefined, c).map((r) => r.how);
+    expect(how()).toEqual([
+      'each run of look between enter and exit cut into 8 pieces by a closing and an opening call',
+    ]);
+    expect(how(changed)).toEqual([
+      'each run of (audit + open) between enter and exit cut into 8 pieces by a closing and an opening call',
+    ]);
     const once = [A('enter', { guest: 'G1' }), A('audit', { day: 0 }), A('open'), A('sweep', { room: 1 })];
     expect(sequenceReshapings(META, [...once, A('exit', { guest: 'G1' }), A('submit')], 60, O)).toEqual([]);
   });

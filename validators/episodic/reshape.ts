@@ -25,7 +25,8 @@ const KINDS: Array<[QuantityKind, string]> = [
  * quantity cut into as many parts as the room allows (at most `most`), the parts in turn and interleaved across calls
  * (an interval also cut with its end counted in it: seats 10 to 20, in turn), and calls differing only in the
  * quantity merged; then each quantity a pair of calls shares, the pair cut (validators/episodic/sequences.ts, by
- * `sequences`; `observations` what each call was answered). Nothing where no call covers a quantity.
+ * `sequences`; `observations` what each call was answered, `changed` whether it changed the state). Nothing where no
+ * call covers a quantity.
  */
 export function reshapings(
   meta: EpisodicMeta,
@@ -35,6 +36,7 @@ export function reshapings(
   candidates = 6,
   sequences: SequenceOptions = sequenceOptions(DEFAULT_EPISODIC_OPTIONS, most),
   observations?: readonly (string | undefined)[],
+  changed?: readonly boolean[],
 ): Reshaped[] {
   const body = log.slice(0, -1);
   const finish = log.at(-1) as Action;
@@ -90,6 +92,7 @@ export function reshapings(
     }
   }
   // A quantity two calls share (check_in … check_out, a hold then its capture): the pair cut into back-to-back pairs.
-  for (const re of sequenceReshapings(meta, log, maxTurns, sequences, observations)) push(re.how, re.actions, re.binds);
+  for (const re of sequenceReshapings(meta, log, maxTurns, sequences, observations, changed))
+    push(re.how, re.actions, re.binds);
   return out;
 }

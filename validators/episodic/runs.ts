@@ -24,9 +24,15 @@ interface Around extends Block {
  * The block repeated most between calls `i` and `j` of `tools` (the calls' tool names; arguments may differ per
  * repetition): the shortest repeating segment strictly between them that repeats twice or more in a row and holds
  * neither call's tool, the one covering the most calls (then the shorter period, then the earlier), aligned on its
- * first repetition. Null where none repeats.
+ * first repetition; where `changed` says which calls changed the reference's state, one holding such a call (a decoy
+ * of repeated reads grows nothing). Null where none repeats.
  */
-export function blockBetween(tools: readonly string[], i: number, j: number): Block | null {
+export function blockBetween(
+  tools: readonly string[],
+  i: number,
+  j: number,
+  changed?: readonly boolean[],
+): Block | null {
   const own = new Set([tools[i], tools[j]]);
   let best: Block | null = null;
   for (let p = 1; i + 1 + 2 * p <= j; p++) {
@@ -36,7 +42,8 @@ export function blockBetween(tools: readonly string[], i: number, j: number): Bl
       while (e + p < j && tools[e] === tools[e + p]) e++;
       const count = Math.floor((e - s + p) / p);
       const foreign = tools.slice(s, s + p).every((t) => !own.has(t));
-      if (count >= 2 && foreign && count * p > (best ? best.count * best.period : 0))
+      const grows = !changed || changed.slice(s, s + count * p).some(Boolean);
+      if (count >= 2 && foreign && grows && count * p > (best ? best.count * best.period : 0))
         best = { from: s, period: p, count };
       s = Math.max(s + 1, e);
     }
@@ -48,7 +55,7 @@ export function blockBetween(tools: readonly string[], i: number, j: number): Bl
  * For each kind of pair (an opening call, the nearest later call of another tool on its entity with a repeated block
  * between, the block's tools; at most `kinds`, the most frequent first), every such block cut at its boundaries into
  * as many pieces as `room` spare calls allow (at most `most`, at most its repetitions): a closing and an opening call
- * inserted at each cut.
+ * inserted at each cut (`changed`: whether each call changed the reference's state, where known).
  */
 export function runCuts(
   body: readonly Action[],
@@ -56,6 +63,7 @@ export function runCuts(
   room: number,
   most: number,
   kinds: number,
+  changed?: readonly boolean[],
 ): Array<{ how: string; placed: Placed }> {
   const tools = body.map((a) => a.tool);
   const found = new Map<string, Around[]>();
@@ -64,7 +72,7 @@ export function runCuts(
       if (!entity(i, j)) continue;
       if (tools[j] === a.tool) break;
       // A call on the entity with no block before it (a read of the guest inside a night) is not the closing one.
-      const block = blockBetween(tools, i, j);
+      const block = blockBetween(tools, i, j, changed);
       if (!block) continue;
       const unit = tools.slice(block.from, block.from + block.period).join(' + ');
       const key = `${block.period > 1 ? `(${unit})` : unit} between ${a.tool} and ${tools[j]}`;
