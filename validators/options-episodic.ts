@@ -166,8 +166,8 @@ export interface EpisodicOptions {
   /**
    * Before the draws, members of the last-called deciding tool's periodic family (every k-th call kept for each period
    * up to half the calls and each phase, the ragged ends decided or not: redteam-trust9 R5) an adversary episode
-   * replays padded, the short periods first; the family is shared out among the episodes whose references call the
-   * tool as often (validators/episodic/subsets.ts periodicFamily).
+   * replays padded, every period first (more than this where the periods need more: redteam-trust11 H5); the family is
+   * shared out among the episodes whose references call the tool as often (validators/episodic/subsets.ts).
    */
   composedPeriodicPerEpisode: number;
   /**
