@@ -4,7 +4,13 @@
 // verdicts are in redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
 import { keptState, reachedStates } from '../validators/episodic/padding.js';
-import { descended, drawnSubsets, periodicFamily, periodicSubsets } from '../validators/episodic/subsets.js';
+import {
+  descended,
+  drawnSubsets,
+  periodicFamily,
+  periodicShare,
+  periodicSubsets,
+} from '../validators/episodic/subsets.js';
 import { DEFAULT_EPISODIC_OPTIONS } from '../validators/options-episodic.js';
 
 const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
@@ -94,6 +100,26 @@ describe('the periodic subsets and the descent', () => {
       expect(periodicFamily(m, DEFAULT_EPISODIC_OPTIONS.composedPeriodicPerEpisode).some((s) => runsOf(3)(m, s))).toBe(
         true,
       );
+  });
+  it('try every period at every number of calls within the cap, shared or not (redteam-trust11 H5: sextets)', () => {
+    const count = DEFAULT_EPISODIC_OPTIONS.composedPeriodicPerEpisode;
+    for (const m of range(38).map((i) => i + 3))
+      for (const turns of [1, 2, 3]) {
+        const tried = range(turns).flatMap((t) => periodicShare(m, count, t, turns));
+        expect(tried.length, `${m} calls`).toBeLessThanOrEqual(turns * Math.max(count, Math.ceil((m / 2 - 1) / turns)));
+        for (const k of range(Math.floor(m / 2) + 1).filter((k) => k >= 2))
+          expect(
+            tried.some((s) => waitingRuns(m, s).every((r) => r === k - 1)),
+            `${m} calls in ${turns} shares: every waiting run of ${k - 1}`,
+          ).toBe(true);
+      }
+    // The hack's 21-31 decisions, one episode alone: three runs of exactly six, nothing else waiting.
+    for (const m of range(11).map((i) => i + 21))
+      expect(periodicShare(m, count).some((s) => runsOf(6)(m, s))).toBe(true);
+    // A share skips what was tried already, and a zero count tries nothing.
+    const first = periodicShare(20, 3);
+    expect(periodicShare(20, 3, 0, 1, new Set([first[0]?.join() ?? '']))).not.toContainEqual(first[0]);
+    expect(periodicShare(20, 0)).toEqual([]);
   });
   it('drops a random half of a kept set: a proper, non-empty part of it, the same for the same key', () => {
     const kept = [0, 2, 3, 5, 7];

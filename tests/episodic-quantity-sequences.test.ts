@@ -44,6 +44,9 @@ const META = {
     tool('enter', { guest: { type: 'string' } }),
     tool('audit', { day: { type: 'integer' } }),
     tool('exit', { guest: { type: 'string' } }),
+    tool('open', {}),
+    tool('sweep', { room: { type: 'integer' } }),
+    tool('look', { guest: { type: 'string' } }),
     tool('submit', {}),
   ],
 } as unknown as EpisodicMeta;
@@ -285,5 +288,85 @@ describe('the pair found however it is written (redteam-trust9 R1-R4)', () => {
     expect(sequenceReshapings(META, [log[0], log[1], log[7], log[8]] as typeof log, 40, O)).toEqual([]);
     const apart = [A('enter', { guest: 'G1' }), ...audits, A('exit', { guest: 'G2' }), A('submit')];
     expect(sequenceReshapings(META, apart, 40, O)).toEqual([]);
+  });
+
+  // redteam-trust11 H1: the unit of a run is the plan's period, not one tool.
+  const nights = (n: number, night: (day: number) => Array<ReturnType<typeof A>>) => [
+    A('enter', { guest: 'G1' }),
+    ...Array.from({ length: n }, (_, day) => night(day)).flat(),
+    A('exit', { guest: 'G1' }),
+    A('submit'),
+  ];
+  it.each([
+    ['an audit then an open_day', (day: number) => [A('audit', { day }), A('open')], '(audit + open)'],
+    [
+      'three tools',
+      (day: number) => [A('audit', { day }), A('sweep', { room: day }), A('open')],
+      '(audit + sweep + open)',
+    ],
+    [
+      'a read of the guest inside',
+      (day: number) => [A('audit', { day }), A('look', { guest: 'G1' }), A('open')],
+      '(audit + look + open)',
+    ],
+  ])('cuts a repeated block of calls (%s) at its boundaries, arguments differing per night', (_, night, unit) => {
+    const log = nights(6, night);
+    const [re] = sequenceReshapings(META, log, 60, { ...O, most: 3 });
+    expect(re?.how).toBe(
+      `each run of ${unit} between enter and exit cut into 3 pieces by a closing and an opening call`,
+    );
+    const p = night(0).length;
+    const cut = ['exit G1', 'enter G1'];
+    const blocks = (from: number, to: number) => log.slice(1 + from * p, 1 + to * p);
+    expect(shown(re?.actions ?? [])).toEqual([
+      'enter G1',
+      ...shown(blocks(0, 2)),
+      ...cut,
+      ...shown(blocks(2, 4)),
+      ...cut,
+      ...shown(blocks(4, 6)),
+      'exit G1',
+      'submit',
+    ]);
+  });
+  it('finds the block after a prologue and before a ragged end, and none where nothing repeats', () => {
+    const night = (day: number) => [A('audit', { day }), A('open')];
+    const log = [
+      A('enter', { guest: 'G1' }),
+      A('look', { guest: 'G1' }),
+      ...[0, 1, 2, 3].flatMap(night),
+      A('audit', { day: 4 }),
+      A('exit', { guest: 'G1' }),
+      A('submit'),
+    ];
+    const [re] = sequenceReshapings(META, log, 60, { ...O, most: 2 });
+    expect(shown(re?.actions ?? []).slice(0, 8)).toEqual([
+      'enter G1',
+      'look G1',
+      'audit 0',
+      'open',
+      'audit 1',
+      'open',
+      'exit G1',
+      'enter G1',
+    ]);
+    // A decoy of repeated reads: where the reference's digests say which calls changed its state, the block grows it.
+    const decoy = [
+      A('enter', { guest: 'G1' }),
+      ...Array.from({ length: 6 }, () => A('look', { guest: 'G2' })),
+      ...[0, 1, 2].flatMap(night),
+      A('exit', { guest: 'G1' }),
+      A('submit'),
+    ];
+    const changed = decoy.map((a) => a.tool !== 'look');
+    const how = (c?: boolean[]) => sequenceReshapings(META, decoy, 60, O, undefined, c).map((r) => r.how);
+    expect(how()).toEqual([
+      'each run of look between enter and exit cut into 8 pieces by a closing and an opening call',
+    ]);
+    expect(how(changed)).toEqual([
+      'each run of (audit + open) between enter and exit cut into 8 pieces by a closing and an opening call',
+    ]);
+    const once = [A('enter', { guest: 'G1' }), A('audit', { day: 0 }), A('open'), A('sweep', { room: 1 })];
+    expect(sequenceReshapings(META, [...once, A('exit', { guest: 'G1' }), A('submit')], 60, O)).toEqual([]);
   });
 });

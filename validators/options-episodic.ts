@@ -75,6 +75,13 @@ export interface EpisodicOptions {
    */
   reshapeRuns: number;
   /**
+   * A split is a plan over the whole tool menu (redteam-trust11 H4, validators/episodic/menu.ts): partner tools (tools
+   * the reference never calls that name the guarded call's entity, with an integer argument) an amount's parts are sent
+   * through, and the most such plans one ablated log gets.
+   */
+  reshapeMenuTools: number;
+  reshapeMenuLogs: number;
+  /**
    * Calls of the opening a field reader plays on every reference episode (each listing, each read of an entity decided
    * about, those reads with near-miss ids).
    */
@@ -159,8 +166,8 @@ export interface EpisodicOptions {
   /**
    * Before the draws, members of the last-called deciding tool's periodic family (every k-th call kept for each period
    * up to half the calls and each phase, the ragged ends decided or not: redteam-trust9 R5) an adversary episode
-   * replays padded, the short periods first; the family is shared out among the episodes whose references call the
-   * tool as often (validators/episodic/subsets.ts periodicFamily).
+   * replays padded, every period first (more than this where the periods need more: redteam-trust11 H5); the family is
+   * shared out among the episodes whose references call the tool as often (validators/episodic/subsets.ts).
    */
   composedPeriodicPerEpisode: number;
   /**
@@ -194,6 +201,8 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   reshapeReadings: 2,
   reshapeBothEnds: true,
   reshapeRuns: 1,
+  reshapeMenuTools: 2,
+  reshapeMenuLogs: 8,
   readerOpeningCalls: 48,
   readerErrorCalls: 6,
   readerEpisodesPerLevel: 4,

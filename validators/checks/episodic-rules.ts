@@ -8,6 +8,7 @@
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { actionsOf, asAction, finished, type Action } from '../episodic/adversaries.js';
+import { menuSplits } from '../episodic/menu.js';
 import { reshapings } from '../episodic/reshape.js';
 import { sequenceOptions } from '../episodic/sequences.js';
 import { bookkeeping, differingPaths, records, statedRules, type StatedRule } from '../episodic/stated-rules.js';
@@ -112,21 +113,23 @@ export const episodicRules: EpisodicCheck = {
     for (const a of ablations.filter((x) => x.how === 'every call removed')) {
       // What each kept call was answered in the reference: the ids the environment issued, bound when replayed.
       const r = ctx.refs[a.of] as Rollout;
-      const heard = r.actions.flatMap((x, t) => {
+      const kept = r.actions.flatMap((x, t) => {
         const call = asAction(x);
-        return call && call.tool !== a.rule.tool ? [r.observations?.[t]] : [];
+        return call && call.tool !== a.rule.tool ? [t] : [];
       });
+      const heard = kept.map((t) => r.observations?.[t]);
+      // Whether each kept call changed the reference's state (its digests before and after): what a run must hold.
+      const hashes = r.hashes;
+      const changed = hashes ? kept.map((t) => hashes[t + 1] !== hashes[t]) : undefined;
+      const { maxTurns } = ctx.meta;
       const given = r.prompt ?? '';
-      for (const re of reshapings(
-        ctx.meta,
-        a.actions,
-        ctx.meta.maxTurns,
-        8,
-        o.reshapeCandidates,
-        sequences,
-        heard,
-        given,
-      ))
+      // The guarded amounts' parts sent through tools the reference never calls (a split is a plan over the menu).
+      const menu = { tools: o.reshapeMenuTools, logs: o.reshapeMenuLogs, most: 8 };
+      const used = new Set(actionsOf(r).map((x) => x.tool));
+      for (const re of [
+        ...reshapings(ctx.meta, a.actions, maxTurns, 8, o.reshapeCandidates, sequences, heard, given, changed),
+        ...menuSplits(ctx.meta, a.actions, maxTurns, used, menu, heard),
+      ])
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions, binds: re.binds });
     }
     // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,

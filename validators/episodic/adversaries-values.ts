@@ -4,17 +4,12 @@
 // and free-text arguments set to the state's own key names (ground truth written by the agent).
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
-import { actionsOf, type Action } from './adversaries.js';
+import { actionsOf, filledFrom, requiredOf, type Action } from './adversaries.js';
 
 type Schema = { type?: string; enum?: unknown[]; maxLength?: number };
 export type Scalar = string | number | boolean;
 const propsOf = (meta: EpisodicMeta, tool: string) =>
   (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
-const requiredOf = (meta: EpisodicMeta, tool: string) =>
-  new Set(
-    ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ??
-      []) as string[],
-  );
 const freeText = (s: Schema | undefined) => s !== undefined && s.type === 'string' && !s.enum;
 
 /** A categorical decision axis: a tool's argument and the values a policy can try for it (at least 2). */
@@ -186,12 +181,8 @@ export function readerCalls(
       continue;
     }
     decisions.forEach((d, k) => {
-      const call = acts[d.index] as Action;
-      const args = Object.fromEntries(
-        names.filter((n) => n !== axis.arg && n in call.args).map((n) => [n, call.args[n]]),
-      );
-      if (Object.keys(args).length > 0 && [...required].every((n) => n in args))
-        out.push({ call: { tool: tool.name, args }, about: { decision: k } });
+      const args = filledFrom(meta, tool.name, acts[d.index] as Action, [axis.arg]);
+      if (args && Object.keys(args).length > 0) out.push({ call: { tool: tool.name, args }, about: { decision: k } });
     });
     for (const text of names.filter((n) => freeText(props[n]))) {
       const fixed = Object.fromEntries(

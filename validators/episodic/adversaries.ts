@@ -53,6 +53,25 @@ export const keyOf = (a: Action): string =>
   a.tool + JSON.stringify(Object.entries(a.args).sort(([x], [y]) => (x < y ? -1 : 1)));
 export const propsOf = (meta: EpisodicMeta, tool: string) =>
   (meta.tools.find((t) => t.name === tool)?.parameters.properties ?? {}) as Record<string, Schema>;
+export const requiredOf = (meta: EpisodicMeta, tool: string) =>
+  new Set(
+    ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ??
+      []) as string[],
+  );
+
+/** `tool`'s arguments filled by name from `call` (but `skip`), then `given`; null where a required one is missing. */
+export function filledFrom(
+  meta: EpisodicMeta,
+  tool: string,
+  call: Action,
+  skip: readonly string[],
+  given: Record<string, unknown> = {},
+): Record<string, unknown> | null {
+  const byName = Object.keys(propsOf(meta, tool)).filter((n) => !skip.includes(n) && n in call.args);
+  const args = { ...Object.fromEntries(byName.map((n) => [n, call.args[n]])), ...given };
+  return [...requiredOf(meta, tool)].every((n) => n in args) ? args : null;
+}
+
 const replay = (r: Rollout, actions: unknown[], extra: Partial<RolloutRequest> = {}): RolloutRequest => ({
   seed: r.seed,
   level: r.level,

@@ -4,7 +4,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, keyOf, type Action } from './adversaries.js';
-import { drawnSubsets, periodicFamily, periodicSubsets } from './subsets.js';
+import { drawnSubsets, periodicShare, periodicSubsets } from './subsets.js';
 
 /**
  * The neutral calls of reference `r`: each no-argument tool other than the finishing one (a listing), then each
@@ -107,9 +107,10 @@ export function keptState(log: readonly Action[], tool: string, kept: readonly n
 }
 
 /**
- * What a reached state family adds for the last-called deciding tool: members of its periodic family (at most
- * `periodic.count` of the members `turn`, `turn + turns`…: the check shares the family out among the adversary
- * episodes whose references call that tool as often), then `count` drawn subsets, and the key that seeds the draws.
+ * What a reached state family adds for the last-called deciding tool: members of its periodic family (`periodic.count`
+ * of the members `turn`, `turn + turns`…, more where its share of every period needs more: the check shares the family
+ * out among the adversary episodes whose references call that tool as often), then `count` drawn subsets, and the key
+ * that seeds the draws.
  */
 export interface Draws {
   count: number;
@@ -170,8 +171,7 @@ export function reachedStates(
   const calls = Array.from({ length: body.filter((a) => a.tool === tool).length }, (_, i) => i);
   const seen = new Set(chosen.flatMap((s) => (s.tool === tool && s.kept ? [s.kept.join()] : [])));
   const { count, turn: share, turns } = draws.periodic ?? { count: 0, turn: 0, turns: 1 };
-  const mine = periodicFamily(calls.length).filter((kept, j) => j % turns === share && !seen.has(kept.join()));
-  const periodic = mine.slice(0, count).map((kept) => {
+  const periodic = periodicShare(calls.length, count, share, turns, seen).map((kept) => {
     seen.add(kept.join());
     return { ...keptState(log, tool, kept), how: `periodic: only ${tool} calls ${runs(kept)} of ${calls.length} kept` };
   });

@@ -25,8 +25,8 @@ const KINDS: Array<[QuantityKind, string]> = [
  * quantity cut into as many parts as the room allows (at most `most`), the parts in turn and interleaved across calls
  * (an interval also cut with its end counted in it: seats 10 to 20, in turn), and calls differing only in the
  * quantity merged; then each quantity a pair of calls shares, the pair cut (validators/episodic/sequences.ts, by
- * `sequences`; `observations` what each call was answered, `prompt` what the episode was given). Nothing where no
- * call covers a quantity.
+ * `sequences`; `observations` what each call was answered, `prompt` what the episode was given, `changed` whether
+ * it changed the state). Nothing where no call covers a quantity.
  */
 export function reshapings(
   meta: EpisodicMeta,
@@ -37,6 +37,7 @@ export function reshapings(
   sequences: SequenceOptions = sequenceOptions(DEFAULT_EPISODIC_OPTIONS, most),
   observations?: readonly (string | undefined)[],
   prompt?: string,
+  changed?: readonly boolean[],
 ): Reshaped[] {
   const body = log.slice(0, -1);
   const finish = log.at(-1) as Action;
@@ -92,7 +93,7 @@ export function reshapings(
     }
   }
   // A quantity two calls share (check_in … check_out, a hold then its capture): the pair cut into back-to-back pairs.
-  for (const re of sequenceReshapings(meta, log, maxTurns, sequences, observations, prompt))
+  for (const re of sequenceReshapings(meta, log, maxTurns, sequences, observations, prompt, changed))
     push(re.how, re.actions, re.binds);
   return out;
 }

@@ -3,7 +3,7 @@
 // tool and a later call of another on one entity (an argument value the two share, or an id the first was answered)
 // hold points of one form that grow, a point and a length of time from it, or equal amounts: the pair reshaped into
 // back-to-back pairs that cover it, the ends' convention searched (redteam-trust9 R1-R3); a count of turns between
-// them cut by a closing and a re-opening inside (validators/episodic/runs.ts, R4).
+// them cut by a closing and a re-opening inside (validators/episodic/runs.ts, R4; a repeated block of calls, H1).
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { DEFAULT_EPISODIC_OPTIONS, type EpisodicOptions } from '../options-episodic.js';
@@ -100,7 +100,8 @@ interface Pair {
  * each kind of pair (at most `o.kinds`, the most frequent first), every such pair cut into as many back-to-back
  * pairs as `maxTurns - 1` calls allow (at most `o.most`): the opening call, the calls between, the closing call at the
  * first cut, then an opening and a closing call for each later part (a pair of points also with its ends counted in
- * its parts); then runs of calls of one tool between such a pair.
+ * its parts); then a block of calls repeated between such a pair (runs.ts; `changed`: whether each call changed the
+ * reference's state, where known).
  */
 export function sequenceReshapings(
   meta: EpisodicMeta,
@@ -109,6 +110,7 @@ export function sequenceReshapings(
   o: SequenceOptions = sequenceOptions(DEFAULT_EPISODIC_OPTIONS, 8),
   observations?: readonly (string | undefined)[],
   prompt?: string,
+  changed?: readonly boolean[],
 ): Reshaped[] {
   const body = log.slice(0, -1);
   const issues = issuesOf(log, observations, givenText(meta, prompt));
@@ -148,7 +150,7 @@ export function sequenceReshapings(
       : [false, ...(points && o.bothEnds ? [true] : [])].flatMap((closed) => cutPairs(key, pairs, k, closed));
   });
   const room = maxTurns - 1 - log.length;
-  const runs = runCuts(body, entity, room, o.most, o.runs);
+  const runs = runCuts(body, entity, room, o.most, o.runs, changed);
   return [...cuts, ...runs].map(({ how, placed }) => assembled(how, placed, log, issues));
 
   /** Every pair of one kind cut into `k` back-to-back pairs (`closed`: each part's closing point counted in it). */

@@ -54,21 +54,45 @@ export function periodicSubsets(m: number): number[][] {
 
 /**
  * The periodic family (redteam-trust9 R5: periods are a family, as the windows were): for each period `k` from 2 to
- * `m / 2` (3 at least) and each phase, the `k`-th first, every `k`-th call kept, then the same with its ragged ends
- * decided too (a first or last run shorter than `k - 1` kept), so every waiting run holds exactly `k - 1` calls:
- * O(m²) proper subsets, none empty, at most `count`, the short periods first.
+ * `m / 2` (3 at least) and each phase, every `k`-th call kept, as it is and with its ragged ends decided too (a first
+ * or last run shorter than `k - 1` kept, so every waiting run holds exactly `k - 1` calls): O(m²) proper subsets, none
+ * empty, at most `count`. Breadth first over the periods (redteam-trust11 H5: a cap on a family ordered short periods
+ * first is a threshold an author sits past): every period from its `k`-th call with the ragged ends decided, then the
+ * same as they are, then each other phase in turn, every period again.
  */
 export function periodicFamily(m: number, count = Infinity): number[][] {
+  const periods = range(periodsOf(m)).map((i) => i + 2);
+  const member = (k: number, r: number, ragged: boolean) => {
+    const kept = everyKth(m, k, r);
+    const last = kept.at(-1) ?? m;
+    const short = (i: number) => (i < r && r < k - 1) || (i > last && m - 1 - last < k - 1);
+    return ragged ? range(m).filter((i) => kept.includes(i) || short(i)) : kept;
+  };
+  const phases = range(Math.max(0, ...periods) - 1).flatMap((r) =>
+    periods.filter((k) => r < k - 1).flatMap((k) => [member(k, r, false), member(k, r, true)]),
+  );
+  const made = [
+    ...periods.map((k) => member(k, k - 1, true)),
+    ...periods.map((k) => member(k, k - 1, false)),
+    ...phases,
+  ];
   const out = new Map<string, number[]>();
-  for (let k = 2; k <= Math.max(3, Math.floor(m / 2)); k++)
-    for (const r of [k - 1, ...range(k - 1)]) {
-      const kept = everyKth(m, k, r);
-      const last = kept.at(-1) ?? m;
-      const ragged = (i: number) => (i < r && r < k - 1) || (i > last && m - 1 - last < k - 1);
-      for (const s of [kept, range(m).filter((i) => kept.includes(i) || ragged(i))])
-        if (s.length > 0 && s.length < m && !out.has(s.join())) out.set(s.join(), s);
-    }
+  for (const s of made) if (s.length > 0 && s.length < m && !out.has(s.join())) out.set(s.join(), s);
   return [...out.values()].slice(0, Math.max(0, count));
+}
+
+/** How many periods the periodic family of `m` calls holds (2 to `m / 2`, 3 at least): its first round's members. */
+export const periodsOf = (m: number) => Math.max(3, Math.floor(m / 2)) - 1;
+
+/**
+ * The members of the periodic family of `m` calls one of `turns` episodes (its `turn`) replays, none in `seen`: every
+ * `turns`-th from its turn, at least `count`, and as many as its share of the first round holds, so every period is
+ * tried at every number of calls whatever the cap (the episodes that call the tool as often share the family out);
+ * none where `count` is 0.
+ */
+export function periodicShare(m: number, count: number, turn = 0, turns = 1, seen = new Set<string>()): number[][] {
+  const mine = periodicFamily(m).filter((kept, j) => j % turns === turn && !seen.has(kept.join()));
+  return count > 0 ? mine.slice(0, Math.max(count, Math.ceil(periodsOf(m) / turns))) : [];
 }
 
 /**
