@@ -140,8 +140,27 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   // resumes after it with the same states, observations and digests; held to PREFIX_CHARS of text per batch.
   var PREFIX_CHARS = 2000000;
   var prefixes = { roots: new Map(), chars: 0 };
+  // The steps this batch has played that drew nothing from their turn's rng, by state text then action text: such
+  // a step is a function of (state, action) alone (a fresh instance, no clock, no Math.random), so the same pair
+  // at any turn of any episode of the batch has the same outcome (a read repeated, a padded log's neutral calls
+  // once its state stops changing); held to STEP_CHARS of text per batch.
+  var STEP_CHARS = 2000000;
+  var steps = { byState: new Map(), chars: 0 };
   function beginBatch() {
     prefixes = { roots: new Map(), chars: 0 };
+    steps = { byState: new Map(), chars: 0 };
+  }
+  function stepMemo(state, actionText) {
+    var m = steps.byState.get(state);
+    return m === undefined ? undefined : m.get(actionText);
+  }
+  function rememberStep(before, actionText, value) {
+    var m = steps.byState.get(before),
+      size = (m === undefined ? before.length : 0) + actionText.length + value.state.length + value.observation.length;
+    if (steps.chars + size > STEP_CHARS) return;
+    steps.chars += size;
+    if (m === undefined) steps.byState.set(before, (m = new Map()));
+    m.set(actionText, value);
   }
   function prefixKey(call) {
     if (call.from || (call.policy.type !== 'replay' && call.policy.type !== 'repeat')) return null;
@@ -201,7 +220,8 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       changes = call.changes ? [] : null;
     var maxState = state.length,
       end = null,
-      episode = { prompt: prompt || '', turn: turn, lastTokens: [], seen: [] };
+      episode = { prompt: prompt || '', turn: turn, lastTokens: [], seen: [] },
+      lease = {};
     var next =
       policy.type === 'random'
         ? randomPolicy(
@@ -248,7 +268,9 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       turn++;
       actions[actions.length] = action;
       var observation,
-        before = state;
+        before = state,
+        same,
+        actionText;
       if (problem !== null) {
         errors++;
         rejected[rejected.length] = turn;
@@ -259,11 +281,16 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         state = known.state;
         if (changes) changes[changes.length] = known.changes || (known.changes = changedSince(before, state));
         if (known.done) end = 'done';
+      } else if ((same = stepMemo(state, (actionText = canonical(action)))) !== undefined) {
+        observation = same.observation;
+        state = same.state;
+        if (changes) changes[changes.length] = same.changes || (same.changes = changedSince(before, state));
+        if (same.done) end = 'done';
       } else {
         stage.name = 'step';
         t = d.now();
         var out = shaped(
-          d.callWithRng('step', [parse(state), parse(canonical(action)), null], 2, turnWords(call.t, turn)),
+          d.callWithRng('step', [parse(state), parse(actionText), null], 2, turnWords(call.t, turn), lease),
           'state, observation, done',
           'step',
         );
@@ -273,6 +300,13 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         if (changes) changes[changes.length] = changedSince(before, state);
         ms[1] += d.now() - t;
         if (out.done) end = 'done';
+        if (!lease.drew)
+          rememberStep(before, actionText, {
+            observation: observation,
+            state: state,
+            done: out.done,
+            changes: changes ? changes[changes.length - 1] : undefined,
+          });
       }
       if (state.length > maxState) maxState = state.length;
       if (node !== null && known === undefined)
