@@ -11,59 +11,21 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   var stringify = d.stringify,
     parse = d.parse,
     runtimeError = d.runtimeError;
-  var ObjectKeys = Object.keys,
-    ArrayIsArray = Array.isArray;
   var MAX_STATE_CHARS = 262144,
     MAX_TEXT_CHARS = 16000;
   // contract/text.ts PROSE_CONTROL (tests/contract-text.test.ts ties them): what a prompt or observation may not hold.
   var CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/;
-  // The action check, the canonical form and the random policy (episodic-actions.js).
+  // The action check, the canonical form, states' digests and changed paths, the random policy (episodic-actions.js).
   var actions = envforgeEpisodicActions(d);
   var canonical = actions.canonical,
     canonicalText = actions.canonicalText,
     normaliseAction = actions.normaliseAction,
     randomPolicy = actions.randomPolicy;
   var tokensOf = actions.tokensOf,
+    digest = actions.digest,
+    changedPaths = actions.changedPaths,
     bound = actions.bound,
-    has = actions.has,
     isObject = actions.isObject;
-
-  // cyrb53: a 53-bit digest of a state text, so a rollout reports its states by value without sending them.
-  function digest(text) {
-    var h1 = 0xdeadbeef,
-      h2 = 0x41c6ce57;
-    for (var i = 0; i < text.length; i++) {
-      var c = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
-    }
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36) + ':' + text.length;
-  }
-
-  // The places two states differ (paths of keys, array items as *, arrays of another length and depth 4 whole),
-  // at most 32: what one step changed, so the validator can tell a record a rule needs from bookkeeping.
-  function changedPaths(a, b, path, depth, out) {
-    if (a === b || out.length >= 32) return;
-    var ao = a !== null && typeof a === 'object',
-      bo = b !== null && typeof b === 'object';
-    if (!ao || !bo || ArrayIsArray(a) !== ArrayIsArray(b) || depth >= 4 || (ArrayIsArray(a) && a.length !== b.length)) {
-      if (!(ao && bo && canonical(a) === canonical(b)) && out.indexOf(path) < 0) out[out.length] = path;
-      return;
-    }
-    var i, ak, bk;
-    if (ArrayIsArray(a)) {
-      for (i = 0; i < a.length; i++) changedPaths(a[i], b[i], path + '.*', depth + 1, out);
-      return;
-    }
-    ak = ObjectKeys(a);
-    bk = ObjectKeys(b);
-    for (i = 0; i < ak.length; i++)
-      changedPaths(a[ak[i]], has(b, ak[i]) ? b[ak[i]] : undefined, path + '.' + ak[i], depth + 1, out);
-    for (i = 0; i < bk.length; i++)
-      if (!has(a, bk[i])) changedPaths(undefined, b[bk[i]], path + '.' + bk[i], depth + 1, out);
-  }
 
   // The rng of turn `turn` (from 1): the worker derives `base` from (name, seed, level) with SHA-256 (rng.ts),
   // and each word is mixed with the turn number by murmur3's finaliser, so turns get unrelated generators.
