@@ -201,7 +201,10 @@ export function step(state, action, rng) {
   globalThis.__prefixCalls.step++;
   const s = { ...state };
   if (action.tool === 'look') { s.seen = true; return { state: s, observation: 'hits ' + s.hits, done: false }; }
-  if (action.tool === 'roll') { if (rng.int(0, 9) === 0) s.hits++; return { state: s, observation: 'rolled', done: false }; }
+  if (action.tool === 'roll') {
+    if (rng.int(0, 9) === 0) s.hits++;
+    return { state: s, observation: 'rolled', done: false };
+  }
   s.done = true;
   return { state: s, observation: 'finished', done: true };
 }
