@@ -1,6 +1,6 @@
 // The action side of the episodic runtime (contract v2): the check of an action against its tool's parameter
-// schema (a schema interpreter), the canonical form every accepted call reaches step in, and the seeded random
-// policy of schema-valid calls.
+// schema (a schema interpreter), the canonical form every accepted call reaches step in, a state's digest and the
+// paths a step changed, and the seeded random policy of schema-valid calls.
 //
 // Evaluated as a plain script beside episodic-runtime.js, which calls `envforgeEpisodicActions(d)` with the
 // helpers guest-runtime.js captured before guest code ran; it touches no host objects.
@@ -80,6 +80,43 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
     if (v === null || typeof v !== 'object') return canonical(v);
     v = inOrder(v);
     return v === UNPLACEABLE ? canonical(parse(text)) : stringify(v);
+  }
+
+  // cyrb53: a 53-bit digest of a state text, so a rollout reports its states by value without sending them.
+  function digest(text) {
+    var h1 = 0xdeadbeef,
+      h2 = 0x41c6ce57;
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36) + ':' + text.length;
+  }
+
+  // The places two states differ (paths of keys, array items as *, arrays of another length and depth 4 whole),
+  // at most 32: what one step changed, so the validator can tell a record a rule needs from bookkeeping.
+  function changedPaths(a, b, path, depth, out) {
+    if (a === b || out.length >= 32) return;
+    var ao = a !== null && typeof a === 'object',
+      bo = b !== null && typeof b === 'object';
+    if (!ao || !bo || ArrayIsArray(a) !== ArrayIsArray(b) || depth >= 4 || (ArrayIsArray(a) && a.length !== b.length)) {
+      if (!(ao && bo && canonical(a) === canonical(b)) && out.indexOf(path) < 0) out[out.length] = path;
+      return;
+    }
+    var i, ak, bk;
+    if (ArrayIsArray(a)) {
+      for (i = 0; i < a.length; i++) changedPaths(a[i], b[i], path + '.*', depth + 1, out);
+      return;
+    }
+    ak = ObjectKeys(a);
+    bk = ObjectKeys(b);
+    for (i = 0; i < ak.length; i++)
+      changedPaths(a[ak[i]], has(b, ak[i]) ? b[ak[i]] : undefined, path + '.' + ak[i], depth + 1, out);
+    for (i = 0; i < bk.length; i++)
+      if (!has(a, bk[i])) changedPaths(undefined, b[bk[i]], path + '.' + bk[i], depth + 1, out);
   }
 
   // ---------------------------------------------------------------- the action check (a schema interpreter)
@@ -271,6 +308,8 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
     normaliseAction: normaliseAction,
     canonical: canonical,
     canonicalText: canonicalText,
+    digest: digest,
+    changedPaths: changedPaths,
     randomPolicy: randomPolicy,
     tokensOf: tokensOf,
     bound: bound,

@@ -11,59 +11,21 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   var stringify = d.stringify,
     parse = d.parse,
     runtimeError = d.runtimeError;
-  var ObjectKeys = Object.keys,
-    ArrayIsArray = Array.isArray;
   var MAX_STATE_CHARS = 262144,
     MAX_TEXT_CHARS = 16000;
   // contract/text.ts PROSE_CONTROL (tests/contract-text.test.ts ties them): what a prompt or observation may not hold.
   var CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/;
-  // The action check, the canonical form and the random policy (episodic-actions.js).
+  // The action check, the canonical form, states' digests and changed paths, the random policy (episodic-actions.js).
   var actions = envforgeEpisodicActions(d);
   var canonical = actions.canonical,
     canonicalText = actions.canonicalText,
     normaliseAction = actions.normaliseAction,
     randomPolicy = actions.randomPolicy;
   var tokensOf = actions.tokensOf,
+    digest = actions.digest,
+    changedPaths = actions.changedPaths,
     bound = actions.bound,
-    has = actions.has,
     isObject = actions.isObject;
-
-  // cyrb53: a 53-bit digest of a state text, so a rollout reports its states by value without sending them.
-  function digest(text) {
-    var h1 = 0xdeadbeef,
-      h2 = 0x41c6ce57;
-    for (var i = 0; i < text.length; i++) {
-      var c = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
-    }
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36) + ':' + text.length;
-  }
-
-  // The places two states differ (paths of keys, array items as *, arrays of another length and depth 4 whole),
-  // at most 32: what one step changed, so the validator can tell a record a rule needs from bookkeeping.
-  function changedPaths(a, b, path, depth, out) {
-    if (a === b || out.length >= 32) return;
-    var ao = a !== null && typeof a === 'object',
-      bo = b !== null && typeof b === 'object';
-    if (!ao || !bo || ArrayIsArray(a) !== ArrayIsArray(b) || depth >= 4 || (ArrayIsArray(a) && a.length !== b.length)) {
-      if (!(ao && bo && canonical(a) === canonical(b)) && out.indexOf(path) < 0) out[out.length] = path;
-      return;
-    }
-    var i, ak, bk;
-    if (ArrayIsArray(a)) {
-      for (i = 0; i < a.length; i++) changedPaths(a[i], b[i], path + '.*', depth + 1, out);
-      return;
-    }
-    ak = ObjectKeys(a);
-    bk = ObjectKeys(b);
-    for (i = 0; i < ak.length; i++)
-      changedPaths(a[ak[i]], has(b, ak[i]) ? b[ak[i]] : undefined, path + '.' + ak[i], depth + 1, out);
-    for (i = 0; i < bk.length; i++)
-      if (!has(a, bk[i])) changedPaths(undefined, b[bk[i]], path + '.' + bk[i], depth + 1, out);
-  }
 
   // The rng of turn `turn` (from 1): the worker derives `base` from (name, seed, level) with SHA-256 (rng.ts),
   // and each word is mixed with the turn number by murmur3's finaliser, so turns get unrelated generators.
@@ -140,8 +102,27 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   // resumes after it with the same states, observations and digests; held to PREFIX_CHARS of text per batch.
   var PREFIX_CHARS = 2000000;
   var prefixes = { roots: new Map(), chars: 0 };
+  // The steps this batch has played that drew nothing from their turn's rng, by state text then action text: such
+  // a step is a function of (state, action) alone (a fresh instance, no clock, no Math.random), so the same pair
+  // at any turn of any episode of the batch has the same outcome (a read repeated, a padded log's neutral calls
+  // once its state stops changing); held to STEP_CHARS of text per batch.
+  var STEP_CHARS = 2000000;
+  var steps = { byState: new Map(), chars: 0 };
   function beginBatch() {
     prefixes = { roots: new Map(), chars: 0 };
+    steps = { byState: new Map(), chars: 0 };
+  }
+  function stepMemo(state, actionText) {
+    var m = steps.byState.get(state);
+    return m === undefined ? undefined : m.get(actionText);
+  }
+  function rememberStep(before, actionText, value) {
+    var m = steps.byState.get(before),
+      size = (m === undefined ? before.length : 0) + actionText.length + value.state.length + value.observation.length;
+    if (steps.chars + size > STEP_CHARS) return;
+    steps.chars += size;
+    if (m === undefined) steps.byState.set(before, (m = new Map()));
+    m.set(actionText, value);
   }
   function prefixKey(call) {
     if (call.from || (call.policy.type !== 'replay' && call.policy.type !== 'repeat')) return null;
@@ -201,7 +182,8 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       changes = call.changes ? [] : null;
     var maxState = state.length,
       end = null,
-      episode = { prompt: prompt || '', turn: turn, lastTokens: [], seen: [] };
+      episode = { prompt: prompt || '', turn: turn, lastTokens: [], seen: [] },
+      lease = {};
     var next =
       policy.type === 'random'
         ? randomPolicy(
@@ -248,7 +230,9 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       turn++;
       actions[actions.length] = action;
       var observation,
-        before = state;
+        before = state,
+        same,
+        actionText;
       if (problem !== null) {
         errors++;
         rejected[rejected.length] = turn;
@@ -259,11 +243,16 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         state = known.state;
         if (changes) changes[changes.length] = known.changes || (known.changes = changedSince(before, state));
         if (known.done) end = 'done';
+      } else if ((same = stepMemo(state, (actionText = canonical(action)))) !== undefined) {
+        observation = same.observation;
+        state = same.state;
+        if (changes) changes[changes.length] = same.changes || (same.changes = changedSince(before, state));
+        if (same.done) end = 'done';
       } else {
         stage.name = 'step';
         t = d.now();
         var out = shaped(
-          d.callWithRng('step', [parse(state), parse(canonical(action)), null], 2, turnWords(call.t, turn)),
+          d.callWithRng('step', [parse(state), parse(actionText), null], 2, turnWords(call.t, turn), lease),
           'state, observation, done',
           'step',
         );
@@ -273,6 +262,13 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         if (changes) changes[changes.length] = changedSince(before, state);
         ms[1] += d.now() - t;
         if (out.done) end = 'done';
+        if (!lease.drew)
+          rememberStep(before, actionText, {
+            observation: observation,
+            state: state,
+            done: out.done,
+            changes: changes ? changes[changes.length - 1] : undefined,
+          });
       }
       if (state.length > maxState) maxState = state.length;
       if (node !== null && known === undefined)

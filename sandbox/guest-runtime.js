@@ -85,7 +85,8 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
   // ---------------------------------------------------------------- rng: xoshiro128** (Blackman & Vigna)
   // The host derives the 128-bit state from (env name, seed, level) with SHA-256; see docs/rng.md.
   // `lease` ({ live }) ends when the call the rng was given to returns: a draw after that is work left behind
-  // re-entering the runtime (a tripwire), not a draw of the call.
+  // re-entering the runtime (a tripwire), not a draw of the call. A draw marks the lease (`drew`): a call that drew
+  // nothing got nothing from its rng.
   function makeRng(a, b, c, d, lease) {
     a >>>= 0;
     b >>>= 0;
@@ -98,6 +99,7 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
           tripwires.record('the rng of a call that had returned (work left behind re-entering the runtime)');
         throw new ErrorCtor('this rng belongs to a call that has returned');
       }
+      if (lease !== undefined) lease.drew = true;
       var r = Math.imul(b, 5);
       r = Math.imul((r << 7) | (r >>> 25), 9) >>> 0;
       var t = b << 9;
@@ -441,9 +443,12 @@ var envforgeInstallRuntime = function envforgeInstallRuntime(global, options) {
     }
     return fn.apply(undefined, args);
   }
-  // A guest call whose first argument `rngAt` is an rng of state `s`, leased for the call only.
-  function callWithRng(name, args, rngAt, s) {
-    var lease = { live: true };
+  // A guest call whose argument `rngAt` is an rng of state `s`, leased for the call only; `lease`, where given,
+  // says afterwards whether the call drew from it (`drew`).
+  function callWithRng(name, args, rngAt, s, lease) {
+    if (lease === undefined) lease = {};
+    lease.live = true;
+    lease.drew = false;
     args[rngAt] = makeRng(s[0], s[1], s[2], s[3], lease);
     try {
       return callGuest(name, args);

@@ -6,6 +6,7 @@ import { prepareCalls } from '../sandbox/crossing.js';
 import { factorySource } from '../sandbox/instance.js';
 import { DEFAULT_LIMITS, type Call, type RolloutPolicy } from '../sandbox/protocol.js';
 import { rolloutShape } from '../sandbox/rollouts.js';
+import { deriveTurnRngState } from '../sandbox/rng.js';
 import { loadPlainRuntime } from '../sandbox/runtime.js';
 import type { EpisodicMeta } from '../contract/episodic.js';
 
@@ -183,5 +184,65 @@ describe('a replayed log binding the ids the environment issued', () => {
       { seed: 1, policy: { type: 'replay', actions, binds: [{ ...bind(1, 0), nth: 3 }] } },
     ]) as unknown as Array<{ value: { actions: Array<{ args: { id?: string } }> } }>;
     expect(r?.value.actions[1]?.args.id).toBe('TK-101');
+  });
+});
+
+const WATCH = `
+const object = (properties) => ({ type: 'object', properties, required: [], additionalProperties: false });
+export const meta = { name: 'watch-roll', title: 'Watch', description: 'Look, roll, then finish.',
+  skills: ['tool-use'], levels: 1, kind: 'episodic', maxTurns: 40,
+  tools: [
+    { name: 'look', description: 'Look.', parameters: object({}) },
+    { name: 'roll', description: 'Roll.', parameters: object({}) },
+    { name: 'finish', description: 'Finish.', parameters: object({}) },
+  ] };
+export function reset() { return { state: { hits: 0, seen: false, done: false }, prompt: 'Roll, then finish.' }; }
+export function step(state, action, rng) {
+  globalThis.__prefixCalls.step++;
+  const s = { ...state };
+  if (action.tool === 'look') { s.seen = true; return { state: s, observation: 'hits ' + s.hits, done: false }; }
+  if (action.tool === 'roll') {
+    if (rng.int(0, 9) === 0) s.hits++;
+    return { state: s, observation: 'rolled', done: false };
+  }
+  s.done = true;
+  return { state: s, observation: 'finished', done: true };
+}
+export function score(state) { return state.done ? Math.min(1, state.hits / 3) : 0; }
+export function act() { return { tool: 'finish', args: {} }; }
+`;
+
+describe('a step that draws nothing from its rng, played once a batch', () => {
+  const look = { tool: 'look', args: {} };
+  const roll = { tool: 'roll', args: {} };
+  const finish = { tool: 'finish', args: {} };
+  type Value = { verdict: number; observations: string[]; hashes: string[]; state: { hits: number } };
+  const every = { observations: true, hashes: true, keepState: true };
+
+  it('serves the same (state, action) again at any turn, with the same observation and state', async () => {
+    const { api, meta } = await runtimeFor(WATCH);
+    const before = calls.step;
+    const [padded, other] = batch(api, meta, [
+      { seed: 1, policy: { type: 'replay', actions: [...Array(30).fill(look), finish] }, flags: every },
+      { seed: 2, policy: { type: 'replay', actions: [finish, look] }, flags: every },
+    ]) as unknown as Array<{ value: Value }>;
+    // The first look changes the state (seen), the second meets a fixed point; every later look is served.
+    expect(calls.step - before).toBe(3 + 1);
+    expect(padded?.value.observations).toEqual([...Array(30).fill('hits 0'), 'finished']);
+    expect(new Set(padded?.value.hashes.slice(2, 31)).size).toBe(1);
+    expect(other?.value.observations).toEqual(['finished']);
+  });
+
+  it('plays a step that draws from its rng at every turn, with that turn’s rng', async () => {
+    const { api, meta } = await runtimeFor(WATCH);
+    const before = calls.step;
+    const [r] = batch(api, meta, [
+      { seed: 5, policy: { type: 'replay', actions: [...Array(30).fill(roll), finish] }, flags: every },
+    ]) as unknown as Array<{ value: Value }>;
+    expect(calls.step - before).toBe(31);
+    const base = deriveTurnRngState(meta.name, 5, 1);
+    const rng = loadPlainRuntime().episodic.turnRng;
+    const hits = Array.from({ length: 30 }, (_, i) => Number(rng(base, i + 1).int(0, 9) === 0)).reduce((a, b) => a + b);
+    expect(r?.value.state.hits).toBe(hits);
   });
 });

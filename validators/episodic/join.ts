@@ -49,24 +49,32 @@ interface Line {
   masked: Set<number>;
   byWord: Map<string, number[]>;
 }
+/** A text split into lines, and each word (outside a mention) with the lines that hold it, ascending. */
+interface Indexed {
+  lines: Line[];
+  linesWith: Map<string, number[]>;
+}
 /** A cache of texts split into lines for one episode's ids (a text is read once for all the decisions that see it). */
-export type LineCache = Map<string, Line[]>;
+export type LineCache = Map<string, Indexed>;
 
-function linesOf(text: string, ids: ReadonlyArray<readonly string[]>, cache: LineCache): Line[] {
+function indexOf(text: string, ids: ReadonlyArray<readonly string[]>, cache: LineCache): Indexed {
   const hit = cache.get(text);
   if (hit) return hit;
+  const linesWith = new Map<string, number[]>();
   const lines = text
     .slice(0, 20_000)
     .split(/\n|;/)
-    .map((line) => {
+    .map((line, l) => {
       const w = wordsOf(line);
       const masked = mentioned(w, ids);
       const byWord = new Map<string, number[]>();
-      w.forEach((x, i) => masked.has(i) || byWord.set(x, [...(byWord.get(x) ?? []), i]));
+      w.forEach((x, i) => masked.has(i) || (byWord.get(x) ?? (byWord.set(x, []).get(x) as number[])).push(i));
+      for (const x of byWord.keys()) (linesWith.get(x) ?? (linesWith.set(x, []).get(x) as number[])).push(l);
       return { w, masked, byWord };
     });
-  cache.set(text, lines);
-  return lines;
+  const indexed = { lines, linesWith };
+  cache.set(text, indexed);
+  return indexed;
 }
 
 /**
@@ -74,6 +82,7 @@ function linesOf(text: string, ids: ReadonlyArray<readonly string[]>, cache: Lin
  * inside a mention of an episode's id, `ids`), the words at two places either side ("in the prompt, the word 1
  * before the id's last 2: billing"). Where `stated` holds (the reference decides without reading the entity, so
  * the join may be the task), a word of the rules (`rules`) is marked with `mark`, as the field reader marks it.
+ * Only the lines that hold a key are read (the text's index), in the text's order.
  */
 export function joinFields(
   id: string,
@@ -85,8 +94,10 @@ export function joinFields(
 ): string[] {
   const keys = idKeys(id);
   const out = new Set<string>();
-  for (const [source, text] of texts)
-    for (const { w, masked, byWord } of linesOf(text, ids, cache))
+  for (const [source, text] of texts) {
+    const { lines, linesWith } = indexOf(text, ids, cache);
+    const holding = [...new Set(keys.flatMap(([, key]) => linesWith.get(key) ?? []))].sort((a, b) => a - b);
+    for (const { w, masked, byWord } of holding.map((l) => lines[l] as Line))
       for (const [name, key] of keys)
         for (const i of byWord.get(key) ?? [])
           for (const k of NEAR) {
@@ -95,5 +106,6 @@ export function joinFields(
             const mark = stated.applies && rules.has(x) ? `${stated.mark} ` : '';
             out.add(`in ${source}, ${mark}the word ${k > 0 ? `${k} after` : `${-k} before`} ${name}: ${x}`);
           }
+  }
   return [...out];
 }

@@ -235,28 +235,45 @@ export function freshScreenCalls(
   return screen;
 }
 
+/** Each value's pattern (a whole word of the reply), compiled once for every screen and validation; held to 4,096. */
+const PATTERNS = new Map<string, RegExp>();
+function pattern(v: string): RegExp {
+  const known = PATTERNS.get(v);
+  if (known) return known;
+  if (PATTERNS.size >= 4096) PATTERNS.clear();
+  const escaped = v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // Global: String.replace starts each use at 0 and leaves lastIndex at 0, so one object serves every reply.
+  const made = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu');
+  PATTERNS.set(v, made);
+  return made;
+}
+
+/** Distinct trimmed non-empty values, the longest first (stable: equal lengths keep their order). */
+const longestFirst = (values: readonly string[]): string[] =>
+  [...new Set(values.map((x) => x.trim()).filter((x) => x.length > 0))].sort((a, b) => b.length - a.length);
+
 /**
  * A reply with the value sent and every id the reference sends (`real`) masked, and its numbers: what the world said,
  * not to whom. A value is masked trimmed where it stands as a word, and spaces are folded (a near miss "TK-4821 " takes
  * no space of the reply, a near miss "s" no letter of "supplier").
  */
 function masker(real: readonly string[]): (reply: string, sent: string[]) => string {
-  // Each value's pattern compiled once per screen (a screen's replies share the reference's ids).
-  const patterns = new Map<string, RegExp>();
-  const pattern = (v: string) => {
-    const known = patterns.get(v);
-    if (known) return known;
-    const escaped = v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const made = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu');
-    patterns.set(v, made);
-    return made;
-  };
+  // The reference's ids sorted once per screen; a reply's own sent values merged in, before equal lengths of them.
+  const ids = longestFirst(real);
   return (reply, sent) => {
     let out = reply;
-    const values = [...new Set([...sent, ...real].map((x) => x.trim()).filter((x) => x.length > 0))];
+    const own = longestFirst(sent);
+    const mine = new Set(own);
+    const values: string[] = [];
+    let k = 0;
+    for (const v of ids) {
+      if (mine.has(v)) continue;
+      while (k < own.length && (own[k] as string).length >= v.length) values.push(own[k++] as string);
+      values.push(v);
+    }
+    values.push(...own.slice(k));
     // A value the reply does not hold as a substring cannot match: its pattern is not run.
-    for (const v of values.sort((a, b) => b.length - a.length))
-      if (out.includes(v)) out = out.replace(pattern(v), '\u00a7');
+    for (const v of values) if (out.includes(v)) out = out.replace(pattern(v), '\u00a7');
     return out.replace(/\d+/g, '#').replace(/\s+/g, ' ');
   };
 }

@@ -74,10 +74,24 @@ export function fieldSamples(
     ];
     const seqs = [...ids].map(words);
     const lines: LineCache = new Map();
-    // Each text's lines as words, split once for all the decisions that see it.
-    const split = new Map<string, string[][]>();
-    const linesOf = (text: string) =>
-      split.get(text) ?? (split.set(text, text.split(/\n|;/).map(words)).get(text) as string[][]);
+    // Each text's lines as words, split once for all the decisions that see it, with the lines each word stands in.
+    const split = new Map<string, { lines: string[][]; linesWith: Map<string, number[]> }>();
+    const indexOf = (text: string) => {
+      const known = split.get(text);
+      if (known) return known;
+      const lines = text.split(/\n|;/).map(words);
+      const linesWith = new Map<string, number[]>();
+      lines.forEach((w, l) => {
+        for (const x of new Set(w)) (linesWith.get(x) ?? (linesWith.set(x, []).get(x) as number[])).push(l);
+      });
+      return split.set(text, { lines, linesWith }).get(text) as { lines: string[][]; linesWith: Map<string, number[]> };
+    };
+    // The lines of a text where one of `own` may stand (its first word does), in the text's order.
+    const linesNaming = (text: string, own: readonly string[]) => {
+      const { lines, linesWith } = indexOf(text);
+      const at = new Set(own.flatMap((id) => linesWith.get(words(id)[0] ?? '') ?? []));
+      return [...at].sort((a, b) => a - b).map((l) => lines[l] as string[]);
+    };
     return decisions.flatMap((d) => {
       const own = Object.values(d.entity)
         .map((v) => v.toLowerCase())
@@ -94,7 +108,7 @@ export function fieldSamples(
       for (const [source, text] of seen) {
         if (source !== 'the prompt')
           for (const id of own) for (const f of structuralFields(source, parsed(text), id)) fields.add(f);
-        for (const w of linesOf(text)) {
+        for (const w of linesNaming(text, own)) {
           const [from, to] = own.map((id) => spanOf(w, words(id))).find((s) => s !== null) ?? [-1, -1];
           if (from < 0) continue;
           for (const k of OFFSETS) {
