@@ -359,7 +359,7 @@ describe('the pair found however it is written (redteam-trust9 R1-R4)', () => {
       A('submit'),
     ];
     const changed = decoy.map((a) => a.tool !== 'look');
-    const how = (c?: boolean[]) => sequenceReshapings(META, decoy, 60, O, undefined, c).map((r) => r.how);
+    const how = (c?: boolean[]) => sequenceReshapings(META, decoy, 60, O, undefined, undefined, c).map((r) => r.how);
     expect(how()).toEqual([
       'each run of look between enter and exit cut into 8 pieces by a closing and an opening call',
     ]);
