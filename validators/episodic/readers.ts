@@ -146,50 +146,118 @@ export const split = (field: string): [string, string] => {
 };
 
 /**
- * The best one-to-one map "a field's word → the decision" fitted on `fit`: per place, each word mapped to the
- * value it went with (at least 90% of the time), each value reached by one word only, the map reading at least
- * 80% of the half's decisions (a code field; a ticket's free text, whose words vary by template, is none).
- * Null where no place has one, or where the rules' own words in the same text map as much: the text then
- * shows the decision by a stated rule, and a code or a layout beside them tells a policy nothing more.
+ * The samples' fields numbered once for every fit of a trial (a field is a place and a word): each sample's fields as
+ * pair numbers, each pair's place number and word, and each sample's value as a number.
  */
-/** A sample's fields as (place, word) pairs, split once per sample for every trial that reads it. */
-const splitFields = new WeakMap<FieldSample, Array<[string, string]>>();
-const pairsOf = (s: FieldSample) =>
-  splitFields.get(s) ?? (splitFields.set(s, [...s.fields].map(split)).get(s) as Array<[string, string]>);
-
-function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string; map: Map<string, string> } | null {
-  const seen = new Map<string, Map<string, Map<string, number>>>();
-  for (const i of fit) {
-    for (const [place, word] of pairsOf(samples[i] as FieldSample)) {
-      const byWord = seen.get(place) ?? new Map<string, Map<string, number>>();
-      const counts = byWord.get(word) ?? new Map<string, number>();
-      counts.set((samples[i] as FieldSample).value, (counts.get((samples[i] as FieldSample).value) ?? 0) + 1);
-      seen.set(place, byWord.set(word, counts));
-    }
-  }
-  let best: { place: string; map: Map<string, string>; covered: number } | null = null;
-  const stated = new Map<string, number>();
-  for (const [place, byWord] of seen) {
-    const map = new Map<string, string>();
-    let covered = 0;
-    for (const [word, counts] of byWord) {
-      const total = [...counts.values()].reduce((a, b) => a + b, 0);
-      const [value, n] = [...counts].sort((a, b) => b[1] - a[1])[0] as [string, number];
-      if (total >= 2 && n >= 0.9 * total) map.set(word, value), (covered += n);
-    }
-    const perValue = new Map<string, number>();
-    for (const v of map.values()) perValue.set(v, (perValue.get(v) ?? 0) + 1);
-    if (!(map.size >= 2 && [...perValue.values()].every((n) => n === 1) && covered >= 0.8 * fit.length)) continue;
-    if (place.includes(STATED)) stated.set(sourceOf(place), Math.max(stated.get(sourceOf(place)) ?? 0, covered));
-    else if (!best || covered > best.covered) best = { place, map, covered };
-  }
-  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0) ? { place: best.place, map: best.map } : null;
+interface Numbered {
+  pairs: number[][];
+  placeOf: number[];
+  words: string[];
+  places: string[];
+  valueOf: number[];
+  values: string[];
 }
 
-/** The value a fitted map reads off a sample's fields, or null. */
-const readMap = (fitted: { place: string; map: Map<string, string> }, s: FieldSample) => {
-  for (const [place, word] of pairsOf(s)) {
-    if (place === fitted.place && fitted.map.has(word)) return fitted.map.get(word) as string;
+function numbered(samples: readonly FieldSample[]): Numbered {
+  const out: Numbered = { pairs: [], placeOf: [], words: [], places: [], valueOf: [], values: [] };
+  const pairIds = new Map<string, number>();
+  const placeIds = new Map<string, number>();
+  const valueIds = new Map<string, number>();
+  const idOf = (ids: Map<string, number>, names: string[], name: string) =>
+    ids.get(name) ?? (ids.set(name, names.length), names.push(name) - 1);
+  for (const s of samples) {
+    out.valueOf.push(idOf(valueIds, out.values, s.value));
+    const pairs: number[] = [];
+    for (const field of s.fields) {
+      let p = pairIds.get(field);
+      if (p === undefined) {
+        const [place, word] = split(field);
+        p = out.words.push(word) - 1;
+        pairIds.set(field, p);
+        out.placeOf.push(idOf(placeIds, out.places, place));
+      }
+      pairs.push(p);
+    }
+    out.pairs.push(pairs);
+  }
+  return out;
+}
+
+/** A fitted field map: its place (name and number) and each word's value. */
+interface FieldMap {
+  place: string;
+  at: number;
+  map: Map<string, string>;
+}
+
+/**
+ * The best one-to-one map "a field's word → the decision" fitted on `fit`: per place, each word mapped to the
+ * value it went with (at least 90% of the time; the value first seen with it on a tie), each value reached by one
+ * word only, the map reading at least 80% of the half's decisions (a code field; a ticket's free text, whose words
+ * vary by template, is none). Null where no place has one, or where the rules' own words in the same text map as
+ * much: the text then shows the decision by a stated rule, and a code or a layout beside them tells a policy nothing
+ * more. Places and words are tried in the order the half first shows them.
+ */
+function fitMap(x: Numbered, fit: readonly number[]): FieldMap | null {
+  // Each pair's counts as [value, count, value, count, ...], values in the order first seen with it.
+  const tally = new Map<number, number[]>();
+  for (const i of fit) {
+    const value = x.valueOf[i] as number;
+    for (const p of x.pairs[i] as number[]) {
+      const t = tally.get(p);
+      if (!t) {
+        tally.set(p, [value, 1]);
+        continue;
+      }
+      let k = 0;
+      while (k < t.length && t[k] !== value) k += 2;
+      if (k < t.length) t[k + 1] = (t[k + 1] as number) + 1;
+      else t.push(value, 1);
+    }
+  }
+  const byPlace = new Map<number, number[]>();
+  for (const p of tally.keys()) {
+    const at = x.placeOf[p] as number;
+    const pairs = byPlace.get(at);
+    if (pairs) pairs.push(p);
+    else byPlace.set(at, [p]);
+  }
+  let best: (FieldMap & { covered: number }) | null = null;
+  const stated = new Map<string, number>();
+  for (const [at, pairs] of byPlace) {
+    const map = new Map<string, string>();
+    const reached = new Set<number>();
+    let covered = 0;
+    for (const p of pairs) {
+      const t = tally.get(p) as number[];
+      let total = 0;
+      let value = -1;
+      let n = 0;
+      for (let k = 0; k < t.length; k += 2) {
+        const c = t[k + 1] as number;
+        total += c;
+        if (c > n) (n = c), (value = t[k] as number);
+      }
+      if (total < 2 || n < 0.9 * total) continue;
+      map.set(x.words[p] as string, x.values[value] as string);
+      reached.add(value);
+      covered += n;
+    }
+    if (!(map.size >= 2 && reached.size === map.size && covered >= 0.8 * fit.length)) continue;
+    const place = x.places[at] as string;
+    if (place.includes(STATED)) stated.set(sourceOf(place), Math.max(stated.get(sourceOf(place)) ?? 0, covered));
+    else if (!best || covered > best.covered) best = { place, at, map, covered };
+  }
+  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0)
+    ? { place: best.place, at: best.at, map: best.map }
+    : null;
+}
+
+/** The value a fitted map reads off sample `i`'s fields (the first of its place the map knows), or null. */
+const readMap = (x: Numbered, fitted: FieldMap, i: number) => {
+  for (const p of x.pairs[i] as number[]) {
+    const word = x.words[p] as string;
+    if (x.placeOf[p] === fitted.at && fitted.map.has(word)) return fitted.map.get(word) as string;
   }
   return null;
 };
@@ -241,7 +309,13 @@ export function twoFold<S extends { level: number; value: string }, R>(
 
 /** Two-fold trials of the field reader: a one-to-one map fitted on one half, read on the other. */
 export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
-  const t = twoFold(samples, (members) => fitMap(samples, members), readMap);
+  const x = numbered(samples);
+  const index = new Map(samples.map((s, i) => [s, i]));
+  const t = twoFold(
+    samples,
+    (members) => fitMap(x, members),
+    (f, s) => readMap(x, f, index.get(s) as number),
+  );
   return {
     ...t,
     rules: t.rules.map(
