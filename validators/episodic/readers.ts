@@ -10,11 +10,14 @@ import { actionsOf } from './adversaries.js';
 
 export { openingLog, type Replies } from './opening.js';
 import { decisionsOf, type Axis } from './adversaries-values.js';
-import { tokensOf } from './probes.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
 import type { Replies } from './opening.js';
 import { AFTER_A_CALL } from './differential.js';
 import { joinFields, type LineCache, wordsOf } from './join.js';
+import { twoFold } from './two-fold.js';
+
+export { twoFold } from './two-fold.js';
+export { digitSamples, digitTrials, type DigitSample } from './digit-readers.js';
 
 const words = wordsOf;
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
@@ -262,51 +265,6 @@ const readMap = (x: Numbered, fitted: FieldMap, i: number) => {
   return null;
 };
 
-/**
- * Two-fold trials of a learned reader, per level and pooled: a rule fitted on one half of the samples (`fit`,
- * null where none) reads each sample of the other (`read`: the value it picks, or null); chance is that pick
- * against up to three other samples' values at the level, as the single-turn readers judge (a decision that is
- * nearly always the same value is no secret, however it is read). A reader that picks among a sample's own
- * candidates (`judge`) scores its pick itself, against the chance of a random pick of the same size.
- */
-export function twoFold<S extends { level: number; value: string }, R>(
-  samples: readonly S[],
-  fit: (members: number[]) => R | null,
-  read: (rule: R, s: S) => string | null,
-  judge?: (rule: R, s: S) => { win: number; chance: number },
-): { level: Trial[]; pooled: Trial[]; rules: R[] } {
-  const levels = new Map<number, number[]>();
-  samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
-  const fold = (i: number) => (levels.get((samples[i] as S).level) as number[]).indexOf(i) % 2;
-  const trial = (rule: R | null, i: number): Trial => {
-    const s = samples[i] as S;
-    if (judge) return { level: s.level, ...(rule === null ? { win: 0, chance: 0 } : judge(rule, s)) };
-    const members = levels.get(s.level) as number[];
-    const pick = rule === null ? null : read(rule, s);
-    const at = members.indexOf(i);
-    const peers = [1, 2, 3]
-      .slice(0, Math.max(0, members.length - 1))
-      .map((k) => samples[members[(at + k) % members.length] as number] as S);
-    return {
-      level: s.level,
-      win: pick === s.value ? 1 : 0,
-      chance: pick === null || peers.length === 0 ? 0 : peers.filter((p) => p.value === pick).length / peers.length,
-    };
-  };
-  const level: Trial[] = [];
-  for (const members of levels.values()) {
-    const halves = [0, 1].map((h) => fit(members.filter((i) => fold(i) === h)));
-    for (const i of members) level.push(trial(halves[1 - fold(i)] ?? null, i));
-  }
-  const all = [...samples.keys()];
-  const pooled = [0, 1].map((h) => fit(all.filter((i) => fold(i) === h)));
-  return {
-    level,
-    pooled: all.map((i) => trial(pooled[1 - fold(i)] ?? null, i)),
-    rules: pooled.filter((r): r is R => r !== null),
-  };
-}
-
 /** Two-fold trials of the field reader: a one-to-one map fitted on one half, read on the other. */
 export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
   const x = numbered(samples);
@@ -324,86 +282,6 @@ export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; 
           .slice(0, 6)
           .map(([w, v]) => `${w} → ${v}`)
           .join(', ')}`,
-    ),
-  };
-}
-
-/**
- * A value the reference sends that the prompt does not spell out, and the prompt's digit runs it might be read from.
- */
-export interface DigitSample {
-  level: number;
-  value: string;
-  runs: string[];
-}
-
-/**
- * Per argument, the values the reference sends that no token of the prompt spells out and that hold three
- * digits or more (one a episode), each with the prompt's digit runs: runs inside other tokens ("TK-4719-B") and
- * single digits joined ("4-7-1-9"). Values an observation shows count too: a tool may hand out the secret
- * properly while the prompt gives it away.
- */
-export function digitSamples(refs: readonly Rollout[]): Map<string, DigitSample[]> {
-  const out = new Map<string, DigitSample[]>();
-  for (const r of refs) {
-    const prompt = (r.prompt ?? '').slice(0, 20_000);
-    const runs = [...prompt.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])|\d+/g)]
-      .map((m) => m[0].replace(/\D/g, ''))
-      .slice(0, 200);
-    const spelled = new Set(tokensOf(prompt).map((t) => t.toLowerCase()));
-    const done = new Set<string>();
-    for (const a of actionsOf(r)) {
-      for (const [arg, v] of Object.entries(a.args)) {
-        const value = typeof v === 'number' || typeof v === 'string' ? String(v) : null;
-        const slot = `${a.tool}.${arg}`;
-        if (
-          value === null ||
-          done.has(slot) ||
-          (value.match(/\d/g) ?? []).length < 3 ||
-          tokensOf(value).every((t) => spelled.has(t.toLowerCase()))
-        )
-          continue;
-        done.add(slot);
-        out.set(slot, [...(out.get(slot) ?? []), { level: r.level, value: value.replace(/\D/g, ''), runs }]);
-      }
-    }
-  }
-  return out;
-}
-
-/** A digit reader: the run at a place (from the start, or from the end when negative), as written or reversed. */
-type DigitRule = { at: number; reversed: boolean };
-const runAt = (rule: DigitRule, s: DigitSample): string | null => {
-  const run = rule.at >= 0 ? s.runs[rule.at] : s.runs[s.runs.length + rule.at];
-  return run === undefined ? null : rule.reversed ? [...run].reverse().join('') : run;
-};
-
-/**
- * Two-fold trials of the digit reader: the place read on one half (reading at least half its values), read on the
- * other.
- */
-export function digitTrials(samples: readonly DigitSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
-  const fit = (members: number[]): DigitRule | null => {
-    const hits = new Map<string, number>();
-    for (const i of members) {
-      const s = samples[i] as DigitSample;
-      s.runs.forEach((run, k) => {
-        for (const reversed of [false, true])
-          if ((reversed ? [...run].reverse().join('') : run) === s.value)
-            for (const at of [k, k - s.runs.length])
-              hits.set(JSON.stringify({ at, reversed }), (hits.get(JSON.stringify({ at, reversed })) ?? 0) + 1);
-      });
-    }
-    const [best, n] = [...hits].sort((x, y) => y[1] - x[1])[0] ?? [null, 0];
-    return best !== null && n >= 0.5 * members.length ? (JSON.parse(best) as DigitRule) : null;
-  };
-  const t = twoFold(samples, fit, runAt);
-  return {
-    ...t,
-    rules: t.rules.map(
-      (r) =>
-        `the ${r.at >= 0 ? `${r.at + 1}th digit run` : `${-r.at}th digit run from the end`} of the prompt` +
-        `${r.reversed ? ', reversed' : ''}`,
     ),
   };
 }
