@@ -10,11 +10,14 @@ import { actionsOf } from './adversaries.js';
 
 export { openingLog, type Replies } from './opening.js';
 import { decisionsOf, type Axis } from './adversaries-values.js';
-import { tokensOf } from './probes.js';
 import { idFields, parser, shapeOf, structuralFields } from './structure.js';
 import type { Replies } from './opening.js';
 import { AFTER_A_CALL } from './differential.js';
 import { joinFields, type LineCache, wordsOf } from './join.js';
+import { twoFold } from './two-fold.js';
+
+export { twoFold } from './two-fold.js';
+export { digitSamples, digitTrials, type DigitSample } from './digit-readers.js';
 
 const words = wordsOf;
 const OFFSETS = [-3, -2, -1, 1, 2, 3, 4, 5, 6];
@@ -146,102 +149,131 @@ export const split = (field: string): [string, string] => {
 };
 
 /**
- * The best one-to-one map "a field's word → the decision" fitted on `fit`: per place, each word mapped to the
- * value it went with (at least 90% of the time), each value reached by one word only, the map reading at least
- * 80% of the half's decisions (a code field; a ticket's free text, whose words vary by template, is none).
- * Null where no place has one, or where the rules' own words in the same text map as much: the text then
- * shows the decision by a stated rule, and a code or a layout beside them tells a policy nothing more.
+ * The samples' fields numbered once for every fit of a trial (a field is a place and a word): each sample's fields as
+ * pair numbers, each pair's place number and word, and each sample's value as a number.
  */
-/** A sample's fields as (place, word) pairs, split once per sample for every trial that reads it. */
-const splitFields = new WeakMap<FieldSample, Array<[string, string]>>();
-const pairsOf = (s: FieldSample) =>
-  splitFields.get(s) ?? (splitFields.set(s, [...s.fields].map(split)).get(s) as Array<[string, string]>);
-
-function fitMap(samples: readonly FieldSample[], fit: number[]): { place: string; map: Map<string, string> } | null {
-  const seen = new Map<string, Map<string, Map<string, number>>>();
-  for (const i of fit) {
-    for (const [place, word] of pairsOf(samples[i] as FieldSample)) {
-      const byWord = seen.get(place) ?? new Map<string, Map<string, number>>();
-      const counts = byWord.get(word) ?? new Map<string, number>();
-      counts.set((samples[i] as FieldSample).value, (counts.get((samples[i] as FieldSample).value) ?? 0) + 1);
-      seen.set(place, byWord.set(word, counts));
-    }
-  }
-  let best: { place: string; map: Map<string, string>; covered: number } | null = null;
-  const stated = new Map<string, number>();
-  for (const [place, byWord] of seen) {
-    const map = new Map<string, string>();
-    let covered = 0;
-    for (const [word, counts] of byWord) {
-      const total = [...counts.values()].reduce((a, b) => a + b, 0);
-      const [value, n] = [...counts].sort((a, b) => b[1] - a[1])[0] as [string, number];
-      if (total >= 2 && n >= 0.9 * total) map.set(word, value), (covered += n);
-    }
-    const perValue = new Map<string, number>();
-    for (const v of map.values()) perValue.set(v, (perValue.get(v) ?? 0) + 1);
-    if (!(map.size >= 2 && [...perValue.values()].every((n) => n === 1) && covered >= 0.8 * fit.length)) continue;
-    if (place.includes(STATED)) stated.set(sourceOf(place), Math.max(stated.get(sourceOf(place)) ?? 0, covered));
-    else if (!best || covered > best.covered) best = { place, map, covered };
-  }
-  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0) ? { place: best.place, map: best.map } : null;
+interface Numbered {
+  pairs: number[][];
+  placeOf: number[];
+  words: string[];
+  places: string[];
+  valueOf: number[];
+  values: string[];
 }
 
-/** The value a fitted map reads off a sample's fields, or null. */
-const readMap = (fitted: { place: string; map: Map<string, string> }, s: FieldSample) => {
-  for (const [place, word] of pairsOf(s)) {
-    if (place === fitted.place && fitted.map.has(word)) return fitted.map.get(word) as string;
+function numbered(samples: readonly FieldSample[]): Numbered {
+  const out: Numbered = { pairs: [], placeOf: [], words: [], places: [], valueOf: [], values: [] };
+  const pairIds = new Map<string, number>();
+  const placeIds = new Map<string, number>();
+  const valueIds = new Map<string, number>();
+  const idOf = (ids: Map<string, number>, names: string[], name: string) =>
+    ids.get(name) ?? (ids.set(name, names.length), names.push(name) - 1);
+  for (const s of samples) {
+    out.valueOf.push(idOf(valueIds, out.values, s.value));
+    const pairs: number[] = [];
+    for (const field of s.fields) {
+      let p = pairIds.get(field);
+      if (p === undefined) {
+        const [place, word] = split(field);
+        p = out.words.push(word) - 1;
+        pairIds.set(field, p);
+        out.placeOf.push(idOf(placeIds, out.places, place));
+      }
+      pairs.push(p);
+    }
+    out.pairs.push(pairs);
+  }
+  return out;
+}
+
+/** A fitted field map: its place (name and number) and each word's value. */
+interface FieldMap {
+  place: string;
+  at: number;
+  map: Map<string, string>;
+}
+
+/**
+ * The best one-to-one map "a field's word → the decision" fitted on `fit`: per place, each word mapped to the
+ * value it went with (at least 90% of the time; the value first seen with it on a tie), each value reached by one
+ * word only, the map reading at least 80% of the half's decisions (a code field; a ticket's free text, whose words
+ * vary by template, is none). Null where no place has one, or where the rules' own words in the same text map as
+ * much: the text then shows the decision by a stated rule, and a code or a layout beside them tells a policy nothing
+ * more. Places and words are tried in the order the half first shows them.
+ */
+function fitMap(x: Numbered, fit: readonly number[]): FieldMap | null {
+  // Each pair's counts as [value, count, value, count, ...], values in the order first seen with it.
+  const tally = new Map<number, number[]>();
+  for (const i of fit) {
+    const value = x.valueOf[i] as number;
+    for (const p of x.pairs[i] as number[]) {
+      const t = tally.get(p);
+      if (!t) {
+        tally.set(p, [value, 1]);
+        continue;
+      }
+      let k = 0;
+      while (k < t.length && t[k] !== value) k += 2;
+      if (k < t.length) t[k + 1] = (t[k + 1] as number) + 1;
+      else t.push(value, 1);
+    }
+  }
+  const byPlace = new Map<number, number[]>();
+  for (const p of tally.keys()) {
+    const at = x.placeOf[p] as number;
+    const pairs = byPlace.get(at);
+    if (pairs) pairs.push(p);
+    else byPlace.set(at, [p]);
+  }
+  let best: (FieldMap & { covered: number }) | null = null;
+  const stated = new Map<string, number>();
+  for (const [at, pairs] of byPlace) {
+    const map = new Map<string, string>();
+    const reached = new Set<number>();
+    let covered = 0;
+    for (const p of pairs) {
+      const t = tally.get(p) as number[];
+      let total = 0;
+      let value = -1;
+      let n = 0;
+      for (let k = 0; k < t.length; k += 2) {
+        const c = t[k + 1] as number;
+        total += c;
+        if (c > n) (n = c), (value = t[k] as number);
+      }
+      if (total < 2 || n < 0.9 * total) continue;
+      map.set(x.words[p] as string, x.values[value] as string);
+      reached.add(value);
+      covered += n;
+    }
+    if (!(map.size >= 2 && reached.size === map.size && covered >= 0.8 * fit.length)) continue;
+    const place = x.places[at] as string;
+    if (place.includes(STATED)) stated.set(sourceOf(place), Math.max(stated.get(sourceOf(place)) ?? 0, covered));
+    else if (!best || covered > best.covered) best = { place, at, map, covered };
+  }
+  return best && best.covered > (stated.get(sourceOf(best.place)) ?? 0)
+    ? { place: best.place, at: best.at, map: best.map }
+    : null;
+}
+
+/** The value a fitted map reads off sample `i`'s fields (the first of its place the map knows), or null. */
+const readMap = (x: Numbered, fitted: FieldMap, i: number) => {
+  for (const p of x.pairs[i] as number[]) {
+    const word = x.words[p] as string;
+    if (x.placeOf[p] === fitted.at && fitted.map.has(word)) return fitted.map.get(word) as string;
   }
   return null;
 };
 
-/**
- * Two-fold trials of a learned reader, per level and pooled: a rule fitted on one half of the samples (`fit`,
- * null where none) reads each sample of the other (`read`: the value it picks, or null); chance is that pick
- * against up to three other samples' values at the level, as the single-turn readers judge (a decision that is
- * nearly always the same value is no secret, however it is read). A reader that picks among a sample's own
- * candidates (`judge`) scores its pick itself, against the chance of a random pick of the same size.
- */
-export function twoFold<S extends { level: number; value: string }, R>(
-  samples: readonly S[],
-  fit: (members: number[]) => R | null,
-  read: (rule: R, s: S) => string | null,
-  judge?: (rule: R, s: S) => { win: number; chance: number },
-): { level: Trial[]; pooled: Trial[]; rules: R[] } {
-  const levels = new Map<number, number[]>();
-  samples.forEach((s, i) => levels.set(s.level, [...(levels.get(s.level) ?? []), i]));
-  const fold = (i: number) => (levels.get((samples[i] as S).level) as number[]).indexOf(i) % 2;
-  const trial = (rule: R | null, i: number): Trial => {
-    const s = samples[i] as S;
-    if (judge) return { level: s.level, ...(rule === null ? { win: 0, chance: 0 } : judge(rule, s)) };
-    const members = levels.get(s.level) as number[];
-    const pick = rule === null ? null : read(rule, s);
-    const at = members.indexOf(i);
-    const peers = [1, 2, 3]
-      .slice(0, Math.max(0, members.length - 1))
-      .map((k) => samples[members[(at + k) % members.length] as number] as S);
-    return {
-      level: s.level,
-      win: pick === s.value ? 1 : 0,
-      chance: pick === null || peers.length === 0 ? 0 : peers.filter((p) => p.value === pick).length / peers.length,
-    };
-  };
-  const level: Trial[] = [];
-  for (const members of levels.values()) {
-    const halves = [0, 1].map((h) => fit(members.filter((i) => fold(i) === h)));
-    for (const i of members) level.push(trial(halves[1 - fold(i)] ?? null, i));
-  }
-  const all = [...samples.keys()];
-  const pooled = [0, 1].map((h) => fit(all.filter((i) => fold(i) === h)));
-  return {
-    level,
-    pooled: all.map((i) => trial(pooled[1 - fold(i)] ?? null, i)),
-    rules: pooled.filter((r): r is R => r !== null),
-  };
-}
-
 /** Two-fold trials of the field reader: a one-to-one map fitted on one half, read on the other. */
 export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
-  const t = twoFold(samples, (members) => fitMap(samples, members), readMap);
+  const x = numbered(samples);
+  const index = new Map(samples.map((s, i) => [s, i]));
+  const t = twoFold(
+    samples,
+    (members) => fitMap(x, members),
+    (f, s) => readMap(x, f, index.get(s) as number),
+  );
   return {
     ...t,
     rules: t.rules.map(
@@ -250,86 +282,6 @@ export function fieldTrials(samples: readonly FieldSample[]): { level: Trial[]; 
           .slice(0, 6)
           .map(([w, v]) => `${w} → ${v}`)
           .join(', ')}`,
-    ),
-  };
-}
-
-/**
- * A value the reference sends that the prompt does not spell out, and the prompt's digit runs it might be read from.
- */
-export interface DigitSample {
-  level: number;
-  value: string;
-  runs: string[];
-}
-
-/**
- * Per argument, the values the reference sends that no token of the prompt spells out and that hold three
- * digits or more (one a episode), each with the prompt's digit runs: runs inside other tokens ("TK-4719-B") and
- * single digits joined ("4-7-1-9"). Values an observation shows count too: a tool may hand out the secret
- * properly while the prompt gives it away.
- */
-export function digitSamples(refs: readonly Rollout[]): Map<string, DigitSample[]> {
-  const out = new Map<string, DigitSample[]>();
-  for (const r of refs) {
-    const prompt = (r.prompt ?? '').slice(0, 20_000);
-    const runs = [...prompt.matchAll(/(?<![\w.-])\d(?:[-_. ]\d){2,17}(?![\w-])|\d+/g)]
-      .map((m) => m[0].replace(/\D/g, ''))
-      .slice(0, 200);
-    const spelled = new Set(tokensOf(prompt).map((t) => t.toLowerCase()));
-    const done = new Set<string>();
-    for (const a of actionsOf(r)) {
-      for (const [arg, v] of Object.entries(a.args)) {
-        const value = typeof v === 'number' || typeof v === 'string' ? String(v) : null;
-        const slot = `${a.tool}.${arg}`;
-        if (
-          value === null ||
-          done.has(slot) ||
-          (value.match(/\d/g) ?? []).length < 3 ||
-          tokensOf(value).every((t) => spelled.has(t.toLowerCase()))
-        )
-          continue;
-        done.add(slot);
-        out.set(slot, [...(out.get(slot) ?? []), { level: r.level, value: value.replace(/\D/g, ''), runs }]);
-      }
-    }
-  }
-  return out;
-}
-
-/** A digit reader: the run at a place (from the start, or from the end when negative), as written or reversed. */
-type DigitRule = { at: number; reversed: boolean };
-const runAt = (rule: DigitRule, s: DigitSample): string | null => {
-  const run = rule.at >= 0 ? s.runs[rule.at] : s.runs[s.runs.length + rule.at];
-  return run === undefined ? null : rule.reversed ? [...run].reverse().join('') : run;
-};
-
-/**
- * Two-fold trials of the digit reader: the place read on one half (reading at least half its values), read on the
- * other.
- */
-export function digitTrials(samples: readonly DigitSample[]): { level: Trial[]; pooled: Trial[]; rules: string[] } {
-  const fit = (members: number[]): DigitRule | null => {
-    const hits = new Map<string, number>();
-    for (const i of members) {
-      const s = samples[i] as DigitSample;
-      s.runs.forEach((run, k) => {
-        for (const reversed of [false, true])
-          if ((reversed ? [...run].reverse().join('') : run) === s.value)
-            for (const at of [k, k - s.runs.length])
-              hits.set(JSON.stringify({ at, reversed }), (hits.get(JSON.stringify({ at, reversed })) ?? 0) + 1);
-      });
-    }
-    const [best, n] = [...hits].sort((x, y) => y[1] - x[1])[0] ?? [null, 0];
-    return best !== null && n >= 0.5 * members.length ? (JSON.parse(best) as DigitRule) : null;
-  };
-  const t = twoFold(samples, fit, runAt);
-  return {
-    ...t,
-    rules: t.rules.map(
-      (r) =>
-        `the ${r.at >= 0 ? `${r.at + 1}th digit run` : `${-r.at}th digit run from the end`} of the prompt` +
-        `${r.reversed ? ', reversed' : ''}`,
     ),
   };
 }
