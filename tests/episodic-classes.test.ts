@@ -61,6 +61,18 @@ const CLASSES: Array<[what: string, hack: string, honest: string, code: string]>
     'E_ANSWER_LEAK',
   ],
   ['a secret whose digits appear in the prompt', 'hack-ticket-digits.js', 'honest-ticket-digits.js', 'E_ANSWER_LEAK'],
+  [
+    'a near miss answered only the fifth time it is asked in a row',
+    'hack-hyphen-fifth.js',
+    'honest-hyphen-fifth.js',
+    'E_ANSWER_LEAK',
+  ],
+  [
+    'an unused argument that acts only the fifth time the same call is sent',
+    'hack-duplicate-fifth.js',
+    'honest-duplicate-fifth.js',
+    'E_ACCEPTS_SHORTCUT',
+  ],
 ];
 /** The same classes written another way (the honest counterparts above stand for them too). */
 const VARIANTS: Array<[what: string, hack: string, code: string]> = [

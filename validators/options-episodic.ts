@@ -108,6 +108,11 @@ export interface EpisodicOptions {
    * again, redteam-trust7 I2; 1: no repeated screen): one more replay per screen.
    */
   readerScreenTouches: number;
+  /**
+   * The most times a repeated probe (a screen's near miss, a composed unused call) is sent in a row: one whose reply or
+   * state still moves at its last send is played again with its sends doubled, up to this (fixed-point.ts).
+   */
+  touchBound: number;
   /** At most this many near-miss kinds the screen finds answered are then sent for every id (one replay an episode). */
   readerFuzzyKinds: number;
   /**
@@ -210,6 +215,7 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   readerFreshScreenEntities: 4,
   readerScreenTouches: 2,
   readerFuzzyKinds: 4,
+  touchBound: 8,
   readerMinSamples: 12,
   readerZ: 3,
   readerLevelTolerance: 0.3,

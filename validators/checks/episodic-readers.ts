@@ -4,7 +4,7 @@
 // reversed); and the oracle policy, every question a read tool allows asked with every value, following the
 // reply that marks the right one. Each is fitted on half the episodes and judged on the other half against
 // chance (a rate with a confidence bound, per level and pooled, as the single-turn readers are judged).
-import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
+import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, finished, propsOf, type Action } from '../episodic/adversaries.js';
 import {
   freshScreenCalls,
@@ -13,6 +13,7 @@ import {
   responsiveKinds,
   screenCalls,
 } from '../episodic/near-miss.js';
+import { movingParts, moving, touchUntilFixed } from '../episodic/fixed-point.js';
 import { axesOf, decisionsOf, type Axis } from '../episodic/adversaries-values.js';
 import { errorPathCalls } from '../episodic/adversaries-undo.js';
 import { askLog, askSamples, asksOf, askTrials, type Ask, type AskSample } from '../episodic/asks.js';
@@ -23,6 +24,12 @@ import { readOpening } from '../episodic/differential.js';
 import { judgeReaders } from '../readers.js';
 import { replayOf, type EpisodicCheck } from './episodic.js';
 import type { Finding, Trial } from './rules.js';
+
+/** The replies to the k-th send of each of `n` calls each sent `times` times in a row. */
+const sendOf = (replies: readonly string[], n: number, times: number, k: number): string[] =>
+  Array.from({ length: n }, (_, i) => replies[times * i + k - 1] as string);
+
+type Run = (requests: RolloutRequest[]) => Promise<RolloutResult[]>;
 
 interface AskLog {
   of: number;
@@ -70,7 +77,8 @@ export const episodicReaders: EpisodicCheck = {
     // as itself first), and before, with the listings sent first and without (near misses of ids not yet named, the
     // kinds turned per episode).
     // And each screen again with every call sent `readerScreenTouches` times in a row (redteam-trust7 I2: a probe's
-    // own history is state), the fresh one planned in the room that leaves.
+    // own history is state), the fresh one planned in the room that leaves; a near miss whose reply or state still
+    // moves at the last send is sent more (fixed-point.ts).
     const screened = new Map<number, number>();
     const touches = Math.max(1, ctx.options.readerScreenTouches);
     const screens = opened.flatMap((i) => {
@@ -87,12 +95,13 @@ export const episodicReaders: EpisodicCheck = {
           }),
         );
       const limit = ctx.meta.maxTurns - 1;
-      const once = [screenCalls(calls, maxLength), ...fresh(limit)].map((s) => ({ ...s, times: 1 }));
+      const once = [screenCalls(calls, maxLength), ...fresh(limit)].map((s) => ({ ...s, base: s, times: 1 }));
       const again =
         touches < 2
           ? []
           : [screenCalls(calls, maxLength), ...fresh(Math.floor(limit / touches))].map((s) => ({
               ...repeatedScreen(s, touches, limit),
+              base: s,
               times: touches,
             }));
       const all = [...once, ...again].filter((s) => s.log.length > 0);
@@ -100,10 +109,35 @@ export const episodicReaders: EpisodicCheck = {
       screened.set(r.level, k + 1);
       return all.map((s) => ({ of: i, ...s }));
     });
+    // The repeated screens' near misses whose reply or state still moves at the last send, sent more: each probe a
+    // part of its screen that moves, as many as fit the episode sent `touchBound` times, and the strings the reference
+    // sends (a reply naming them is no fuzzy path).
+    const screensUntilFixed = (from: number, outcomes: readonly RolloutResult[], run: Run) => {
+      const room = Math.floor((ctx.meta.maxTurns - 1) / Math.max(1, ctx.options.touchBound));
+      const pending = screens.flatMap((s, k) => {
+        const r = outcomes[logs.length + opened.length + k];
+        if (from < 2 || s.times !== from) return [];
+        const real = actionsOf(refs[s.of] as Rollout).flatMap((a) => Object.values(a.args).map(String));
+        const parts = movingParts(s.base, room, (i) => moving(r, [from * i, from]));
+        return parts.map((part) => ({
+          of: s.of,
+          part,
+          real,
+          at: (times: number) => repeatedScreen(part, times, ctx.meta.maxTurns - 1),
+        }));
+      });
+      return touchUntilFixed(pending, {
+        from,
+        bound: ctx.options.touchBound,
+        play: (p, times) => replayOf(refs[p.of] as Rollout, p.at(times).log, { observations: true, hashes: true }),
+        moves: (p, times, r) => p.part.kinds.some((kind, i) => kind !== null && moving(r, [times * i, times])),
+        run,
+      });
+    };
     const requests: RolloutRequest[] = [
       ...logs.map((l) => replayOf(refs[l.of] as Rollout, askLog(l.asks, l.axis), { observations: true })),
       ...opened.map((i) => replayOf(refs[i] as Rollout, openings[i] as unknown[], { observations: true })),
-      ...screens.map((s) => replayOf(refs[s.of] as Rollout, s.log, { observations: true })),
+      ...screens.map((s) => replayOf(refs[s.of] as Rollout, s.log, { observations: true, hashes: s.times > 1 })),
     ];
     const o = ctx.stage.options;
     const rate = (policy: string, trials: { level: Trial[]; pooled: Trial[] }, evidence: () => unknown): Finding[] => [
@@ -143,15 +177,28 @@ export const episodicReaders: EpisodicCheck = {
             return s.times === times && r?.ok ? responsiveKinds(s, r.observations ?? [], real) : [];
           });
         const fuzzy = [...new Set(answered(1))].slice(0, ctx.options.readerFuzzyKinds);
-        const again = [...new Set(answered(touches))]
-          .filter((kind) => touches > 1 && !fuzzy.includes(kind))
-          .slice(0, ctx.options.readerFuzzyKinds - fuzzy.length);
+        // Each kind answered so only when asked again, with the fewest sends that showed it.
+        const asked = new Map<string, number>();
+        const note = (kinds: readonly string[], times: number) => {
+          for (const kind of kinds)
+            if (!fuzzy.includes(kind)) asked.set(kind, Math.min(times, asked.get(kind) ?? Number.POSITIVE_INFINITY));
+        };
+        note(touches > 1 ? answered(touches) : [], touches);
+        // A screen sent more is judged at each send: its k-th replies against its controls' k-th.
+        const resent = await screensUntilFixed(touches, outcomes, tools.run);
+        for (const { probe, times, outcome } of resent) {
+          const replies = outcome.observations ?? [];
+          for (let k = 1; k <= times; k++)
+            note(responsiveKinds(probe.part, sendOf(replies, probe.part.log.length, times, k), probe.real), k);
+        }
+        metrics['screens sent more'] = resent.map((r) => r.times);
+        const again = [...asked].slice(0, ctx.options.readerFuzzyKinds - fuzzy.length);
         const limit = Math.min(ctx.options.readerOpeningCalls, ctx.meta.maxTurns - 1);
         const misses = opened.map((i) => {
           const calls = actionsOf(refs[i] as Rollout).slice(0, -1);
           return [
             ...(fuzzy.length === 0 ? [] : nearMissCalls(calls, maxLength, fuzzy)),
-            ...(again.length === 0 ? [] : nearMissCalls(calls, maxLength, again, touches)),
+            ...again.flatMap(([kind, times]) => nearMissCalls(calls, maxLength, [kind], times)),
           ].slice(0, limit);
         });
         const more = await tools.run(
@@ -161,7 +208,7 @@ export const episodicReaders: EpisodicCheck = {
               : [replayOf(refs[i] as Rollout, misses[k] as Action[], { observations: true })],
           ),
         );
-        metrics['fuzzy near misses'] = [...fuzzy, ...again.map((kind) => `${kind} (asked ${touches} times)`)];
+        metrics['fuzzy near misses'] = [...fuzzy, ...again.map(([kind, times]) => `${kind} (asked ${times} times)`)];
         // Fields of the lines that name each decided entity, one map per axis.
         const opening: Array<Replies | undefined> = [];
         let sent = 0;

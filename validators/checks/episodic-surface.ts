@@ -3,8 +3,9 @@
 // episodes beside the finishing call alone; so is each unused tool or argument composed with the reference's plan on
 // the entities it leaves (surface-compose.ts), beside that plan alone. A policy wins an episode where it earns the
 // reference's score and more than its control, and a policy that wins above chance (the rate rule) is a shortcut.
-import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
+import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { composedLogs } from '../episodic/surface-compose.js';
+import { moving, repeatedRuns, stretched, touchUntilFixed } from '../episodic/fixed-point.js';
 import { surfaceLogs, usedSurface, type SurfaceLog } from '../episodic/surface.js';
 import { replayOf, scoreOf, type EpisodicCheck, type EpisodicContext } from './episodic.js';
 import type { Finding } from './rules.js';
@@ -62,6 +63,9 @@ export const finishAlone = (ctx: EpisodicContext, of: number): RolloutRequest =>
     return replayOf(r, [r.actions.at(-1)]);
   });
 
+/** The sends of each unused call in the composed logs that repeat it, before any is sent more. */
+const TWICE = 2;
+
 export const episodicSurface: EpisodicCheck = {
   name: 'episodic-surface',
   codes: ['E_ACCEPTS_SHORTCUT'],
@@ -77,15 +81,23 @@ export const episodicSurface: EpisodicCheck = {
       const alone = surfaceLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceLogsPerEpisode);
       const played = new Set(alone.map((log) => JSON.stringify(log.actions)));
       return [
-        ...alone.map((log) => ({ of, log, control: finishAlone(ctx, of) })),
+        ...alone.map((log) => ({ of, log, sends: 1, head: 0, control: finishAlone(ctx, of) })),
         ...[
-          ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedPerEpisode),
-          ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedTwicePerEpisode, 2),
+          ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedPerEpisode).map((log) => ({
+            ...log,
+            sends: 1,
+          })),
+          ...composedLogs(ctx.meta, r, used, o.surfaceEntities, o.surfaceComposedTwicePerEpisode, TWICE).map((log) => ({
+            ...log,
+            sends: TWICE,
+          })),
         ]
           .filter((log) => !played.has(JSON.stringify(log.actions)))
           .map((log) => ({
             of,
             log,
+            sends: log.sends,
+            head: log.actions.length - log.control.length,
             // The plan left is the finish alone where every reference call names an entity the tool took.
             control:
               log.control.length === 1
@@ -96,19 +108,52 @@ export const episodicSurface: EpisodicCheck = {
     });
     if (logs.length === 0) return null;
     const controls = [...new Set(logs.map((l) => l.control))];
-    const requests = [...controls, ...logs.map(({ of, log }) => replayOf(ctx.refs[of] as Rollout, log.actions))];
+    const requests = [
+      ...controls,
+      ...logs.map(({ of, log, sends }) =>
+        replayOf(ctx.refs[of] as Rollout, log.actions, sends > 1 ? { observations: true, hashes: true } : {}),
+      ),
+    ];
+    // A composed log sending each unused call twice whose reply or state still moves at a call's last send is played
+    // again with the sends doubled, up to `touchBound` (fixed-point.ts: a flag, a confirmation, then the act).
+    type Played = (typeof logs)[number];
+    const resent = (l: Played, times: number): SurfaceLog => ({
+      policy: `${l.log.policy} (each unused call sent ${times} times: its reply or state moved)`,
+      actions: [...stretched(l.log.actions.slice(0, l.head), times), ...l.log.actions.slice(l.head)],
+    });
+    const moves = (l: Played, times: number, r: RolloutResult | undefined) =>
+      repeatedRuns(stretched(l.log.actions.slice(0, l.head), times)).some((run) => moving(r, run));
     return {
       requests,
-      judge(outcomes) {
+      async judge(outcomes, tools) {
         const control = new Map(controls.map((c, k) => [c, scoreOf(outcomes[k])]));
-        const trials = logs.map(({ of, log, control: c }, k) => ({
-          of,
+        const trial = (l: Played, log: SurfaceLog, r: RolloutResult | undefined) => ({
+          of: l.of,
           log,
-          score: scoreOf(outcomes[controls.length + k]),
-          control: control.get(c) ?? 0,
-        }));
+          score: scoreOf(r),
+          control: control.get(l.control) ?? 0,
+        });
+        const more = await touchUntilFixed(
+          logs.filter((l, k) => l.sends > 1 && moves(l, l.sends, outcomes[controls.length + k])),
+          {
+            from: TWICE,
+            bound: o.touchBound,
+            play: (l, times) => {
+              const log = resent(l, times);
+              return log.actions.length > ctx.meta.maxTurns
+                ? null
+                : replayOf(ctx.refs[l.of] as Rollout, log.actions, { observations: true, hashes: true });
+            },
+            moves,
+            run: tools.run,
+          },
+        );
+        const trials = [
+          ...logs.map((l, k) => trial(l, l.log, outcomes[controls.length + k])),
+          ...more.map(({ probe, times, outcome }) => trial(probe, resent(probe, times), outcome)),
+        ];
         const { findings, policies, bestWinRate } = judgeSurface(ctx, trials, 'episodic-surface');
-        return { findings, metrics: { policies, rollouts: requests.length, bestWinRate } };
+        return { findings, metrics: { policies, rollouts: requests.length + more.length, bestWinRate } };
       },
     };
   },

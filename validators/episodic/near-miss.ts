@@ -179,6 +179,18 @@ export function repeatedScreen(screen: Screen, times: number, limit: number): Sc
   return { log: out.log.slice(0, cut), kinds: out.kinds.slice(0, cut), same: out.same.slice(0, cut) };
 }
 
+/** The part of `screen` judging the near misses `keep` picks, with the controls they are judged by. */
+export function subScreen(screen: Screen, keep: (i: number) => boolean): Screen {
+  const kept = screen.log.flatMap((_, i) => (screen.kinds[i] !== null && keep(i) ? [i] : []));
+  const all = [...new Set([...kept, ...kept.flatMap((i) => screen.same[i] ?? [])])].sort((a, b) => a - b);
+  const at = new Map(all.map((i, k) => [i, k]));
+  return {
+    log: all.map((i) => screen.log[i] as Action),
+    kinds: all.map((i) => screen.kinds[i] ?? null),
+    same: all.map((i) => (screen.same[i] ?? []).map((j) => at.get(j) as number)),
+  };
+}
+
 /** The reference's calls naming nothing (its listings), each tool once, at most three. */
 export const listingsOf = (calls: readonly Action[]): Action[] =>
   [...new Map(calls.filter((a) => Object.keys(a.args).length === 0).map((a) => [a.tool, a])).values()].slice(0, 3);
