@@ -94,9 +94,10 @@ function issuedIn(a: Action, observation: string | undefined): { value: string; 
 
 /**
  * The plans of `log` (its last call the finish; `used` the tools the reference calls, `observations` what each call
- * was answered, `guarded` the step whose calls were removed: never a partner, nor the finish) that cut each amount a tool's calls hold into parts and send the parts but one through a partner tool:
- * the call's own tool first (the partner then adds the rest) or last (the partner opens with the first parts), the
- * amount in two parts and in as many as the turns left allow (at most `o.most`).
+ * was answered, `guarded` the step whose calls were removed: never a partner, nor the finish) that cut each amount a
+ * tool's calls hold into parts and send the parts but one through a partner tool: the call's own tool first (the
+ * partner then adds the rest) or last (the partner opens with the first parts), the amount in two parts and in as many
+ * as the turns left allow (at most `o.most`).
  */
 export function menuSplits(
   meta: EpisodicMeta,
