@@ -96,10 +96,27 @@ describe('a split sent through a tool the reference never calls', () => {
     expect(named.every((p) => p.binds === undefined)).toBe(true);
   });
 
-  it('never sends parts through a tool the reference calls, one whose entity cannot be named, or an enum', () => {
-    const hows = menuSplits(META, LOG, 20, USED, O).map((p) => p.how);
-    expect(hows.some((h) => /set_floor|mode|read_guest|through book/.test(h))).toBe(false);
-    expect(menuSplits(META, LOG, 20, new Set([...USED, 'extend_stay', 'reserve_hold', 'add_nights']), O)).toEqual([]);
+  it('never sends parts through the own tool, the guarded step, the finish, an unnamed entity or an enum', () => {
+    const hows = menuSplits(META, LOG, 20, USED, O, undefined, 'reserve_hold').map((p) => p.how);
+    expect(hows.some((h) => /set_floor|mode|read_guest|submit|through book|reserve_hold/.test(h))).toBe(false);
+    expect(hows.some((h) => h.includes('extend_stay'))).toBe(true);
+  });
+
+  it('sends parts through a tool the reference calls too (rt12 W4), after the unused ones under the cap', () => {
+    const used = new Set([...USED, 'extend_stay']);
+    const log = [LOG[0], LOG[1], A('extend_stay', { guest_id: 'G1', nights: 2 }), LOG[2]] as typeof LOG;
+    const plan = menuSplits(META, log, 20, used, O).find((p) =>
+      p.how.includes('book.nights split into 2 parts, the rest through extend_stay'),
+    );
+    expect(plan && shown(plan.actions)).toEqual([
+      'read_guest G1',
+      'book G1 2026-03-01 6',
+      'extend_stay G1 5',
+      'extend_stay G1 2',
+      'submit',
+    ]);
+    const one = menuSplits(META, LOG, 20, used, { ...O, tools: 1 }).map((p) => p.how);
+    expect(one.length > 0 && one.every((h) => h.includes('reserve_hold'))).toBe(true);
   });
 
   it('stays within the turn limit and the options', () => {

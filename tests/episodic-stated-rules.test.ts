@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import { bookkeeping, differingPaths, mentionAt, records, statedRules } from '../validators/episodic/stated-rules.js';
-import { variantsOf } from '../validators/episodic/variants.js';
+import { retargetOf, variantsOf } from '../validators/episodic/variants.js';
 
 const TOOLS = [
   'verify_customer',
@@ -134,4 +134,29 @@ describe('metamorphic variants of an argument', () => {
       for (const v of variants) expect(v.actions[1]).toEqual(acts[1]);
     },
   );
+
+  it('retargets a call at another entity its episode names, one the tool is never sent first (rt12 W1)', () => {
+    const A = (tool: string, args: Record<string, unknown>) => ({ tool, args });
+    const log = [
+      A('read_guest', { guest_id: 'G1' }),
+      A('read_guest', { guest_id: 'G2' }),
+      A('read_guest', { guest_id: 'G3' }),
+      A('request_approval', { guest_id: 'G3', note: 'long stay' }),
+      A('request_approval', { guest_id: 'G1', note: 'long stay too' }),
+      A('book', { guest_id: 'G1', nights: 9 }),
+      A('close', {}),
+    ];
+    // G1 and G3 are approved already: the other entity is G2 (never approved), the rest of the plan kept.
+    expect(retargetOf(log, 3, 'guest_id')).toBe('G2');
+    expect(retargetOf(log, 3, 'guest_id', 1)).toBeNull();
+    // Free text no other tool sends names no entity; every entity sent already: another one all the same.
+    expect(retargetOf(log, 3, 'note')).toBeNull();
+    const all = [
+      A('read_guest', { guest_id: 'G1' }),
+      A('approve', { guest_id: 'G1' }),
+      A('approve', { guest_id: 'G2' }),
+    ];
+    expect(retargetOf(all, 1, 'guest_id')).toBe('G2');
+    expect(retargetOf([A('approve', { guest_id: 'G1' }), A('approve', { guest_id: 'G2' })], 0, 'guest_id')).toBeNull();
+  });
 });

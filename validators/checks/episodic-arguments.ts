@@ -3,7 +3,8 @@
 // padding, a look-alike, a placeholder, an array item repeated). A variant step stores differently that earns the
 // reference's score, or more than a wrong decision, is a finding (zero tolerance), judged by what is paid: a case
 // or spaces variant is an equivalent form where a wrong decision step stored as sent earns less and that wrong
-// decision in the variant's form earns no more (docs/validator.md, "Metamorphic arguments").
+// decision in the variant's form earns no more; a call retargeted at another entity of the episode that earns the
+// reference's score binds nothing to its entity (docs/validator.md, "Metamorphic arguments").
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, argValues, finished, propsOf, type Action } from '../episodic/adversaries.js';
 import { sameTransform, variantsOf, type Variant } from '../episodic/variants.js';
@@ -147,7 +148,10 @@ export const episodicArguments: EpisodicCheck = {
           const wrong = w >= 0 && differs(p.of, results[w]) ? scoreOf(results[w]) : null;
           const stored = differs(p.of, r);
           if (stored) varied++;
-          const hit = stored && !equivalent.has(k) && (paid(p.of, r) || (wrong !== null && scoreOf(r) > wrong + 1e-6));
+          // Another entity in the call's place (the rest of the plan kept) is judged by what is paid alone: a wrong
+          // value of the same tool may be an entity the step refuses outright.
+          const above = p.variant.kind !== 'retargeted' && wrong !== null && scoreOf(r) > wrong + 1e-6;
+          const hit = stored && !equivalent.has(k) && (paid(p.of, r) || above);
           findings.push({
             rule: 'zero',
             code: 'E_ARGUMENT_UNCHECKED',

@@ -123,12 +123,12 @@ export const episodicRules: EpisodicCheck = {
       const changed = hashes ? kept.map((t) => hashes[t + 1] !== hashes[t]) : undefined;
       const { maxTurns } = ctx.meta;
       const given = r.prompt ?? '';
-      // The guarded amounts' parts sent through tools the reference never calls (a split is a plan over the menu).
+      // The guarded amounts' parts sent through the menu's other tools (a split is a plan over the whole menu).
       const menu = { tools: o.reshapeMenuTools, logs: o.reshapeMenuLogs, most: 8 };
       const used = new Set(actionsOf(r).map((x) => x.tool));
       for (const re of [
         ...reshapings(ctx.meta, a.actions, maxTurns, 8, o.reshapeCandidates, sequences, heard, given, changed),
-        ...menuSplits(ctx.meta, a.actions, maxTurns, used, menu, heard),
+        ...menuSplits(ctx.meta, a.actions, maxTurns, used, menu, heard, a.rule.tool),
       ])
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions, binds: re.binds });
     }

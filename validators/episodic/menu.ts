@@ -1,6 +1,6 @@
 // A split is a plan over the whole tool menu (redteam-trust11 H4: book at most 7 nights, then extend_stay by the rest):
 // an amount the reference sends in one call is cut into parts, one part sent in the call's own tool and the others
-// through a tool the reference never calls that names the same entity and holds an integer, in either order.
+// through another tool of the menu (called by the reference or not) that names the same entity and holds an integer.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { filledFrom, propsOf, type Action } from './adversaries.js';
@@ -25,7 +25,7 @@ const integerArgs = (meta: EpisodicMeta, tool: string) =>
     !s.enum && (s.type === 'integer' || s.type === 'number') ? [{ arg, min: Math.max(1, s.minimum ?? 1) }] : [],
   );
 
-/** A partner of one amount: a tool the reference never calls, its integer argument, and how its calls are filled. */
+/** A partner of one amount: another tool of the menu, its integer argument, and how its calls are filled. */
 interface Partner {
   tool: string;
   arg: string;
@@ -37,13 +37,21 @@ interface Partner {
 }
 
 /**
- * Each unused tool with an integer argument that names the entity of `sample` (a call of the amount's tool): a string
- * argument filled by name, or one required string it does not send: the id that call is answered (a booking), else the
- * one entity the call names, under the partner's name for it.
+ * Each tool but the amount's own and those in `never` (the guarded step, the finish) with an integer argument that
+ * names the entity of `sample` (a call of the amount's tool): a string argument filled by name, or one required string
+ * it does not send: the id that call is answered (a booking), else the one entity the call names, under the partner's
+ * name for it. A tool the reference calls is a partner too (redteam-trust12 W4: it extends one short stay itself).
  */
-function partnersOf(meta: EpisodicMeta, sample: Action, q: string, used: ReadonlySet<string>, o: MenuOptions) {
+function partnersOf(
+  meta: EpisodicMeta,
+  sample: Action,
+  q: string,
+  used: ReadonlySet<string>,
+  never: ReadonlySet<string>,
+  o: MenuOptions,
+) {
   const out: Partner[] = [];
-  for (const u of meta.tools.filter((t) => !used.has(t.name))) {
+  for (const u of meta.tools.filter((t) => t.name !== sample.tool && !never.has(t.name))) {
     const props = propsOf(meta, u.name) as Record<string, { type?: string }>;
     const required = ((u.parameters as { required?: string[] }).required ?? []) as string[];
     const strings = Object.keys(props).filter((n) => props[n]?.type === 'string');
@@ -59,8 +67,10 @@ function partnersOf(meta: EpisodicMeta, sample: Action, q: string, used: Readonl
       out.push({ tool: u.name, arg, min, needs, call });
     }
   }
-  // The partners that name the entity by the call's own argument first, then those that need it under another name.
-  return out.sort((x, y) => Number(x.needs !== null) - Number(y.needs !== null)).slice(0, o.tools);
+  // The partners that name the entity by the call's own argument first, then those that need it under another name;
+  // within each, the tools the reference never calls first.
+  const rank = (p: Partner) => 2 * Number(p.needs !== null) + Number(used.has(p.tool));
+  return out.sort((x, y) => rank(x) - rank(y)).slice(0, o.tools);
 }
 
 /** The one string argument of a call that is not a date or time: the entity it names (none or several: null). */
@@ -84,9 +94,10 @@ function issuedIn(a: Action, observation: string | undefined): { value: string; 
 
 /**
  * The plans of `log` (its last call the finish; `used` the tools the reference calls, `observations` what each call
- * was answered) that cut each amount a tool's calls hold into parts and send the parts but one through a partner tool:
- * the call's own tool first (the partner then adds the rest) or last (the partner opens with the first parts), the
- * amount in two parts and in as many as the turns left allow (at most `o.most`).
+ * was answered, `guarded` the step whose calls were removed: never a partner, nor the finish) that cut each amount a
+ * tool's calls hold into parts and send the parts but one through a partner tool: the call's own tool first (the
+ * partner then adds the rest) or last (the partner opens with the first parts), the amount in two parts and in as many
+ * as the turns left allow (at most `o.most`).
  */
 export function menuSplits(
   meta: EpisodicMeta,
@@ -95,8 +106,10 @@ export function menuSplits(
   used: ReadonlySet<string>,
   o: MenuOptions,
   observations?: readonly (string | undefined)[],
+  guarded?: string,
 ): Reshaped[] {
   const body = log.slice(0, -1);
+  const never = new Set([log.at(-1)?.tool, guarded].filter((t): t is string => t !== undefined));
   const issues = issuesOf(log, observations);
   const out: Reshaped[] = [];
   const seen = new Set<string>();
@@ -106,7 +119,7 @@ export function menuSplits(
       if (at.length === 0) continue;
       const room = maxTurns - 1 - log.length;
       const most = Math.min(o.most, 1 + Math.floor(room / at.length));
-      for (const p of partnersOf(meta, body[at[0] as number] as Action, q, used, o))
+      for (const p of partnersOf(meta, body[at[0] as number] as Action, q, used, never, o))
         for (const first of [true, false])
           for (const k of [...new Set([2, most])].filter((n) => n >= 2 && n <= most)) {
             const plan = planned(body, at, q, Math.max(min, p.min), p, first, k);

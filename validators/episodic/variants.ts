@@ -1,8 +1,8 @@
 // Metamorphic variants of the reference's own arguments: a string in the other letter case, padded with
 // spaces, with one letter swapped for a Unicode look-alike, or (free text) replaced by a placeholder; an array
 // with one item repeated in another's place, one item dropped, or its items reversed (measured only: another
-// order may be valid); and, as the baseline they are judged against, a wrong decision (the value the same
-// argument takes in another call). Each fits its parameter's schema.
+// order may be valid); as the baseline they are judged against, a wrong decision (the value the same argument takes
+// in another call); and the call pointed at another entity of the episode. Each fits its parameter's schema.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 
@@ -14,7 +14,8 @@ export type VariantKind =
   | 'repeated-item'
   | 'dropped-item'
   | 'reordered-items'
-  | 'wrong';
+  | 'wrong'
+  | 'retargeted';
 /** One variant log: the reference with argument `arg` of call `index` replaced by `value`. */
 export interface Variant {
   index: number;
@@ -112,8 +113,26 @@ function arrayVariants(v: unknown[], s: Schema): Array<[VariantKind, unknown[]]>
 }
 
 /**
+ * Another entity of the episode for argument `arg` of call `index` (redteam-trust12 W1: an approval not bound to its
+ * guest): where the value also names an entity in a call of another tool (an id that binds the episode's calls), a
+ * value another call sends under the same name, one this tool is never sent first; else null.
+ */
+export function retargetOf(acts: readonly Action[], index: number, arg: string, maxLength?: number): string | null {
+  const call = acts[index] as Action;
+  const v = call.args[arg];
+  const named = (a: Action) => (typeof a.args[arg] === 'string' ? (a.args[arg] as string) : null);
+  if (!acts.some((a) => a.tool !== call.tool && named(a) === v)) return null;
+  const sent = new Set(acts.filter((a) => a.tool === call.tool).map(named));
+  const values = [...new Set(acts.map(named))].filter(
+    (w): w is string => w !== null && w !== v && (maxLength === undefined || w.length <= maxLength),
+  );
+  return values.find((w) => !sent.has(w)) ?? values[0] ?? null;
+}
+
+/**
  * The variants of one call's arguments (strings that are not enum members, arrays), each the reference with
- * that one value replaced, plus a wrong decision per string argument where `others` offers another value.
+ * that one value replaced, plus a wrong decision per string argument where `others` offers another value, and the
+ * call retargeted at another entity of the episode (`retargetOf`).
  */
 export function variantsOf(
   meta: EpisodicMeta,
@@ -141,6 +160,8 @@ export function variantsOf(
         (w) => typeof w === 'string' && w !== v && (s.maxLength === undefined || w.length <= s.maxLength),
       );
       if (wrong !== undefined) swap(arg, 'wrong', wrong);
+      const other = retargetOf(acts, index, arg, s.maxLength);
+      if (other !== null) swap(arg, 'retargeted', other);
     } else if (Array.isArray(v)) for (const [kind, w] of arrayVariants(v, s)) swap(arg, kind, w);
   }
   return out;
