@@ -2,31 +2,16 @@
 // first seen in, whatever its characters (ST-KQB, a word handle, a hash), unless the episode was given it or it is the
 // world's own word. Pure functions here; the fixtures' verdicts are in redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { EpisodicMeta } from '../contract/episodic.js';
 import { issuesOf } from '../validators/episodic/issued.js';
 import { type SequenceOptions, sequenceReshapings } from '../validators/episodic/sequences.js';
+import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
-const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
-const tool = (name: string, properties: Record<string, unknown>) => ({
-  name,
-  description: name,
-  parameters: { type: 'object', properties, additionalProperties: false },
-});
-const META = {
-  name: 'm',
-  title: 'm',
-  description: 'm',
-  skills: [],
-  levels: 1,
-  kind: 'episodic',
-  maxTurns: 40,
-  tools: [
-    tool('check_in', { guest: { type: 'string' }, date: { type: 'string' } }),
-    tool('check_out', { guest: { type: 'string' }, date: { type: 'string' } }),
-    tool('close_stay', { stay_id: { type: 'string' }, date: { type: 'string' } }),
-    tool('submit', {}),
-  ],
-} as unknown as EpisodicMeta;
+const META = metaWith([
+  tool('check_in', { guest: { type: 'string' }, date: { type: 'string' } }),
+  tool('check_out', { guest: { type: 'string' }, date: { type: 'string' } }),
+  tool('close_stay', { stay_id: { type: 'string' }, date: { type: 'string' } }),
+  tool('submit', {}),
+]);
 const O: SequenceOptions = { most: 8, kinds: 2, readings: 2, bothEnds: false, runs: 1 };
 
 describe('an id is issued by where it was first seen, not by its characters', () => {

@@ -5,51 +5,36 @@
 // into back-to-back parts in the call's own notation. Pure log builders here; the fixtures' verdicts are in
 // redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { EpisodicMeta } from '../contract/episodic.js';
 import { lengthsIn, slotsOf } from '../validators/episodic/points.js';
 import { quantitiesOf, quantityOf } from '../validators/episodic/quantities.js';
 import { reshapings } from '../validators/episodic/reshape.js';
 import { type SequenceOptions, sequenceReshapings } from '../validators/episodic/sequences.js';
+import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
-const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
-const tool = (name: string, properties: Record<string, unknown>) => ({
-  name,
-  description: name,
-  parameters: { type: 'object', properties, additionalProperties: false },
-});
-const META = {
-  name: 'm',
-  title: 'm',
-  description: 'm',
-  skills: [],
-  levels: 1,
-  kind: 'episodic',
-  maxTurns: 40,
-  tools: [
-    tool('book', { guest: { type: 'string' }, stay: { type: 'string' } }),
-    tool('check_in', { guest: { type: 'string' }, date: { type: 'string' } }),
-    tool('check_out', { guest: { type: 'string' }, date: { type: 'string' } }),
-    tool('leave', { guest: { type: 'string' }, nights: { type: 'integer' } }),
-    tool('tip', { guest: { type: 'string' }, amount: { type: 'integer' } }),
-    tool('hold', { account: { type: 'string' }, amount: { type: 'integer' } }),
-    tool('capture', { account: { type: 'string' }, amount: { type: 'integer' } }),
-    tool('mode', { guest: { type: 'string' }, date: { type: 'string', enum: ['2026-03-01', '2026-03-09'] } }),
-    tool('depart', { guest: { type: 'string' }, length: { type: 'integer', minimum: 1 } }),
-    tool('last', { guest: { type: 'string' }, last_night: { type: 'string' } }),
-    tool('clock_in', { worker: { type: 'string' }, at: { type: 'string' } }),
-    tool('clock_out', { worker: { type: 'string' }, length: { type: 'integer' } }),
-    tool('close_stay', { stay_id: { type: 'string' }, date: { type: 'string' } }),
-    tool('start', { car: { type: 'string' }, km: { type: 'integer' } }),
-    tool('drive', { car: { type: 'string' }, distance: { type: 'integer' } }),
-    tool('enter', { guest: { type: 'string' } }),
-    tool('audit', { day: { type: 'integer' } }),
-    tool('exit', { guest: { type: 'string' } }),
-    tool('open', {}),
-    tool('sweep', { room: { type: 'integer' } }),
-    tool('look', { guest: { type: 'string' } }),
-    tool('submit', {}),
-  ],
-} as unknown as EpisodicMeta;
+const META = metaWith([
+  tool('book', { guest: { type: 'string' }, stay: { type: 'string' } }),
+  tool('check_in', { guest: { type: 'string' }, date: { type: 'string' } }),
+  tool('check_out', { guest: { type: 'string' }, date: { type: 'string' } }),
+  tool('leave', { guest: { type: 'string' }, nights: { type: 'integer' } }),
+  tool('tip', { guest: { type: 'string' }, amount: { type: 'integer' } }),
+  tool('hold', { account: { type: 'string' }, amount: { type: 'integer' } }),
+  tool('capture', { account: { type: 'string' }, amount: { type: 'integer' } }),
+  tool('mode', { guest: { type: 'string' }, date: { type: 'string', enum: ['2026-03-01', '2026-03-09'] } }),
+  tool('depart', { guest: { type: 'string' }, length: { type: 'integer', minimum: 1 } }),
+  tool('last', { guest: { type: 'string' }, last_night: { type: 'string' } }),
+  tool('clock_in', { worker: { type: 'string' }, at: { type: 'string' } }),
+  tool('clock_out', { worker: { type: 'string' }, length: { type: 'integer' } }),
+  tool('close_stay', { stay_id: { type: 'string' }, date: { type: 'string' } }),
+  tool('start', { car: { type: 'string' }, km: { type: 'integer' } }),
+  tool('drive', { car: { type: 'string' }, distance: { type: 'integer' } }),
+  tool('enter', { guest: { type: 'string' } }),
+  tool('audit', { day: { type: 'integer' } }),
+  tool('exit', { guest: { type: 'string' } }),
+  tool('open', {}),
+  tool('sweep', { room: { type: 'integer' } }),
+  tool('look', { guest: { type: 'string' } }),
+  tool('submit', {}),
+]);
 const stays = (log: Array<{ args: Record<string, unknown> }>) => log.map((a) => a.args.stay);
 /** The reshaping bounds the validator's defaults set (validators/options-episodic.ts), each narrowed per test. */
 const O: SequenceOptions = { most: 8, kinds: 2, readings: 2, bothEnds: true, runs: 1 };

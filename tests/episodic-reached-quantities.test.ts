@@ -3,42 +3,27 @@
 // covers (an interval, a list, a count in a string) cut into adjacent parts. Pure log builders here; the fixtures'
 // verdicts are in redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { EpisodicMeta } from '../contract/episodic.js';
 import { reachedStates } from '../validators/episodic/padding.js';
 import { quantitiesOf, quantityOf } from '../validators/episodic/quantities.js';
 import { reshapings } from '../validators/episodic/reshape.js';
+import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
-const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
-const tool = (name: string, properties: Record<string, unknown>) => ({
-  name,
-  description: name,
-  parameters: { type: 'object', properties, additionalProperties: false },
-});
-const META = {
-  name: 'm',
-  title: 'm',
-  description: 'm',
-  skills: [],
-  levels: 1,
-  kind: 'episodic',
-  maxTurns: 40,
-  tools: [
-    tool('book', { guest: { type: 'string' }, check_in: { type: 'string' }, check_out: { type: 'string' } }),
-    tool('hold', { row: { type: 'string' }, first: { type: 'integer' }, last: { type: 'integer' } }),
-    tool('room', { room: { type: 'string' }, start: { type: 'string' }, end: { type: 'string' } }),
-    tool('ship', { order: { type: 'string' }, items: { type: 'array' } }),
-    tool('dispense', { patient: { type: 'string' }, quantity: { type: 'string' } }),
-    tool('stay', {
-      guest: { type: 'string' },
-      rate_from: { type: 'string' },
-      rate_to: { type: 'string' },
-      check_in: { type: 'string' },
-      check_out: { type: 'string' },
-    }),
-    tool('pay', { invoice: { type: 'string' }, deposit: { type: 'integer' }, price: { type: 'integer' } }),
-    tool('submit', {}),
-  ],
-} as unknown as EpisodicMeta;
+const META = metaWith([
+  tool('book', { guest: { type: 'string' }, check_in: { type: 'string' }, check_out: { type: 'string' } }),
+  tool('hold', { row: { type: 'string' }, first: { type: 'integer' }, last: { type: 'integer' } }),
+  tool('room', { room: { type: 'string' }, start: { type: 'string' }, end: { type: 'string' } }),
+  tool('ship', { order: { type: 'string' }, items: { type: 'array' } }),
+  tool('dispense', { patient: { type: 'string' }, quantity: { type: 'string' } }),
+  tool('stay', {
+    guest: { type: 'string' },
+    rate_from: { type: 'string' },
+    rate_to: { type: 'string' },
+    check_in: { type: 'string' },
+    check_out: { type: 'string' },
+  }),
+  tool('pay', { invoice: { type: 'string' }, deposit: { type: 'integer' }, price: { type: 'integer' } }),
+  tool('submit', {}),
+]);
 const brief = (log: Array<{ tool: string; args: Record<string, unknown> }>) =>
   log.map((a) => `${a.tool}${a.args.id ?? ''}`).join(' ');
 

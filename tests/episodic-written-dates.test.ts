@@ -2,32 +2,17 @@
 // "03/14/2026", "14.03.2026", "2026/03/14", an ISO week, "day 73", epoch seconds, each written back in its own form.
 // Pure functions here; the fixtures' verdicts are in redteam-trust4.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { EpisodicMeta } from '../contract/episodic.js';
 import { dayFirstIn } from '../validators/episodic/dates.js';
 import { innerPoints, pointOf } from '../validators/episodic/points.js';
 import { type SequenceOptions, sequenceReshapings } from '../validators/episodic/sequences.js';
+import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
-const A = (tool: string, args: Record<string, unknown> = {}) => ({ tool, args });
-const tool = (name: string, properties: Record<string, unknown>) => ({
-  name,
-  description: name,
-  parameters: { type: 'object', properties, additionalProperties: false },
-});
-const META = {
-  name: 'm',
-  title: 'm',
-  description: 'm',
-  skills: [],
-  levels: 1,
-  kind: 'episodic',
-  maxTurns: 40,
-  tools: [
-    tool('check_in', { guest: { type: 'string' }, date: { type: 'string' } }),
-    tool('check_out', { guest: { type: 'string' }, date: { type: 'string' } }),
-    tool('close_stay', { stay_id: { type: 'string' }, date: { type: 'string' } }),
-    tool('submit', {}),
-  ],
-} as unknown as EpisodicMeta;
+const META = metaWith([
+  tool('check_in', { guest: { type: 'string' }, date: { type: 'string' } }),
+  tool('check_out', { guest: { type: 'string' }, date: { type: 'string' } }),
+  tool('close_stay', { stay_id: { type: 'string' }, date: { type: 'string' } }),
+  tool('submit', {}),
+]);
 const O: SequenceOptions = { most: 8, kinds: 2, readings: 2, bothEnds: false, runs: 1 };
 const shown = (log: Array<{ tool: string; args: Record<string, unknown> }>) =>
   log.map((a) => [a.tool, ...Object.values(a.args)].join(' '));
