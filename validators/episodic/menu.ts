@@ -3,7 +3,7 @@
 // through another tool of the menu (called by the reference or not) that names the same entity and holds an integer.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Bind } from '../../sandbox/protocol.js';
-import { filledFrom, propsOf, type Action } from './adversaries.js';
+import { filledFrom, propsOf, requiredOf, type Action } from './adversaries.js';
 import { bindsOf, issuesOf, shapeOf } from './issued.js';
 import { pointOf } from './points.js';
 import { splitAmount } from './quantities.js';
@@ -53,9 +53,8 @@ function partnersOf(
   const out: Partner[] = [];
   for (const u of meta.tools.filter((t) => t.name !== sample.tool && !never.has(t.name))) {
     const props = propsOf(meta, u.name) as Record<string, { type?: string }>;
-    const required = ((u.parameters as { required?: string[] }).required ?? []) as string[];
     const strings = Object.keys(props).filter((n) => props[n]?.type === 'string');
-    const missing = required.filter((n) => strings.includes(n) && !(n in sample.args));
+    const missing = [...requiredOf(meta, u.name)].filter((n) => strings.includes(n) && !(n in sample.args));
     const needs = missing.length === 1 ? (missing[0] as string) : null;
     const named = strings.some((n) => typeof sample.args[n] === 'string');
     if (missing.length > 1 || (!named && !needs)) continue;
