@@ -117,12 +117,11 @@ export async function benchEpisodic(): Promise<BenchEntries> {
     // Validation latency over the episodic seeds and the good candidates of the episodic corpus, each
     // candidate validated by every build in turn (alternating which goes first).
     const corpus = join(PACKAGE_ROOT, 'tests', 'fixtures', 'episodic');
-    const candidates = [
-      ...files.map((s) => s.source),
-      ...readdirSync(corpus)
-        .filter((f) => f.startsWith('good-'))
-        .map((f) => readFileSync(join(corpus, f), 'utf8')),
-    ];
+    const good = readdirSync(corpus).filter((f) => f.startsWith('good-'));
+    const candidates = [...files.map((s) => s.source), ...good.map((f) => readFileSync(join(corpus, f), 'utf8'))];
+    const names = [...files.map((s) => s.file), ...good.map((f) => join(corpus, f))];
+    // Each rejection named with its build, validation seed and codes: a false rejection is replayable.
+    const rejections: string[] = [];
     const times = new Map<Build['name'], number[]>(list.map((b) => [b.name, []]));
     const rejected = new Map<Build['name'], number>(list.map((b) => [b.name, 0]));
     const loads: number[] = [];
@@ -130,7 +129,11 @@ export async function benchEpisodic(): Promise<BenchEntries> {
       loads.push(loadNow());
       for (const b of i % 2 === 0 ? list : [...list].reverse()) {
         const report = await b.validateCandidate(source, { pool: b.pool });
-        if (report.verdict !== 'admit') rejected.set(b.name, (rejected.get(b.name) ?? 0) + 1);
+        if (report.verdict !== 'admit') {
+          rejected.set(b.name, (rejected.get(b.name) ?? 0) + 1);
+          const codes = report.problems.map((p) => p.code).join(', ');
+          rejections.push(`${b.name}: ${names[i]} --validation-seed ${report.validationSeed}: ${codes}`);
+        }
         times.get(b.name)?.push(report.ms);
       }
     }
@@ -161,6 +164,7 @@ export async function benchEpisodic(): Promise<BenchEntries> {
         ratio: ratio(at(mine, 0.5), base && at(base, 0.5)),
         rejected: rejected.get('this'),
         baseRejected: rejected.get('base') ?? null,
+        rejections,
         msEach: times.get('this')?.map(Math.round),
         baseMsEach: times.get('base')?.map(Math.round) ?? null,
         target: '<= 1000 ms',
