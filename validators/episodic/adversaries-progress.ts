@@ -6,7 +6,7 @@
 // their replies give, the retrying log.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
-import { actionsOf, propsOf, type Action } from './adversaries.js';
+import { actionsOf, propsOf, requiredOf, type Action } from './adversaries.js';
 import { escape, singledOut, type Axis, type Decision, type Scalar } from './adversaries-values.js';
 
 /** A read tool a policy can call after each try: its name and the arguments it takes from the decision's call. */
@@ -30,9 +30,6 @@ export interface Sweep {
 }
 const LIMIT = { reads: 3, sweeps: 6 };
 
-const requiredOf = (meta: EpisodicMeta, tool: string) =>
-  ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ??
-    []) as string[];
 const readCall = (read: Read, decision: Action): Action => ({
   tool: read.tool,
   args: Object.fromEntries(read.names.map((n) => [n, decision.args[n]])),
@@ -52,7 +49,7 @@ export function readsOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: D
   for (const tool of meta.tools) {
     if (tool.name === axis.tool || tool.name === finish) continue;
     const names = Object.keys(propsOf(meta, tool.name)).filter((n) => n !== axis.arg && n in first.args);
-    if (requiredOf(meta, tool.name).every((n) => names.includes(n))) reads.push({ tool: tool.name, names });
+    if ([...requiredOf(meta, tool.name)].every((n) => names.includes(n))) reads.push({ tool: tool.name, names });
   }
   return reads.sort((a, b) => a.names.length - b.names.length).slice(0, LIMIT.reads);
 }

@@ -4,13 +4,10 @@
 // unknown id, an empty string, a wrong type, a missing argument). Pure builders: the checks play and judge them.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
-import { actionsOf, propsOf, type Action } from './adversaries.js';
+import { actionsOf, propsOf, requiredOf, type Action } from './adversaries.js';
 import { mentions, type Axis, type Decision, type Reading, type Scalar } from './adversaries-values.js';
 
 type Schema = { type?: string; enum?: unknown[]; minLength?: number; pattern?: string };
-const requiredOf = (meta: EpisodicMeta, tool: string) =>
-  ((meta.tools.find((t) => t.name === tool)?.parameters as { required?: string[] } | undefined)?.required ??
-    []) as string[];
 const LIMIT = { resets: 3, errorCalls: 8 };
 
 /**
@@ -39,7 +36,7 @@ export function resetsOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: 
     if (tool.name === axis.tool || tool.name === finish) continue;
     const props = Object.keys(propsOf(meta, tool.name));
     const names = props.filter((n) => n !== axis.arg && n in first.args);
-    if (!requiredOf(meta, tool.name).every((n) => names.includes(n)) || (props.length > 0 && names.length === 0))
+    if (![...requiredOf(meta, tool.name)].every((n) => names.includes(n)) || (props.length > 0 && names.length === 0))
       continue;
     out.push({ tool: tool.name, names, rank: (names.length > 0 ? 0 : 2) + (used.has(tool.name) ? 1 : 0) });
   }
@@ -103,7 +100,7 @@ export function errorPathCalls(
   for (const tool of meta.tools) {
     if (tool.name === finish) continue;
     const props = propsOf(meta, tool.name) as Record<string, Schema>;
-    const required = requiredOf(meta, tool.name);
+    const required = [...requiredOf(meta, tool.name)];
     const sample = acts.find((a) => a.tool === tool.name)?.args ?? {};
     const base = Object.fromEntries(
       required.flatMap((n) =>

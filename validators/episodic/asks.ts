@@ -4,7 +4,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Trial } from '../checks/rules.js';
-import { actionsOf, propsOf, type Action } from './adversaries.js';
+import { actionsOf, propsOf, requiredOf, type Action } from './adversaries.js';
 import { escape, type Axis, type Decision } from './adversaries-values.js';
 import { twoFold } from './readers.js';
 
@@ -29,7 +29,7 @@ export function asksOf(meta: EpisodicMeta, r: Rollout, axis: Axis, decisions: De
     return meta.tools.flatMap((tool) => {
       if (tool.name === axis.tool || tool.name === finish) return [];
       const props = propsOf(meta, tool.name);
-      const required = ((tool.parameters as { required?: string[] }).required ?? []) as string[];
+      const required = [...requiredOf(meta, tool.name)];
       const slot = Object.keys(props).find(
         (n) =>
           !(n in call.args && n !== axis.arg) &&

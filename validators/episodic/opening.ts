@@ -2,7 +2,7 @@
 // every entity decided about and near misses of their ids; its replies join the texts the readers fit.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
-import { actionsOf, propsOf, type Action } from './adversaries.js';
+import { actionsOf, propsOf, requiredOf, type Action } from './adversaries.js';
 import { decisionsOf, type Axis } from './adversaries-values.js';
 import { nearMissCalls } from './near-miss.js';
 
@@ -27,7 +27,7 @@ export function openingLog(meta: EpisodicMeta, r: Rollout, axes: readonly Axis[]
     for (const d of decisionsOf(r, axis)) {
       for (const tool of tools) {
         const names = Object.keys(propsOf(meta, tool.name));
-        const required = ((tool.parameters as { required?: string[] }).required ?? []) as string[];
+        const required = [...requiredOf(meta, tool.name)];
         const args = Object.fromEntries(names.filter((n) => n in d.entity).map((n) => [n, d.entity[n]]));
         const key = tool.name + JSON.stringify(args);
         if (names.length === 0 || Object.keys(args).length === 0 || !required.every((n) => n in args) || seen.has(key))
