@@ -12,6 +12,12 @@ import { SupervisedWorker } from './supervised-worker.js';
 import { TripLog } from './trips.js';
 import { deathCause, jobBudgetMs, workerLimits } from './job-limits.js';
 
+/**
+ * The least share of a finished job's wall time charged to its caller's budget: CPU time is the charge (a busy
+ * host stretches wall time, not work), but a job that idles costs its worker's time too.
+ */
+const IDLE_SHARE = 0.25;
+
 export interface Job {
   id: number;
   hash: string;
@@ -212,15 +218,15 @@ export abstract class PoolDispatch {
         return;
       }
       case 'done':
-        this.finish(worker, job);
+        this.finish(worker, job, message.cpuMs);
     }
   }
 
-  private finish(worker: Worker, job: Job): void {
+  private finish(worker: Worker, job: Job, cpuMs: number | undefined): void {
     worker.clearDeadlines();
     worker.job = null;
     worker.jobsRun++;
-    this.settle(job, 'E_PROTOCOL', 'the sandbox worker returned no result for this call');
+    this.settle(job, 'E_PROTOCOL', 'the sandbox worker returned no result for this call', cpuMs);
     const next = worker.next.shift();
     if (next) {
       worker.job = next; // sent with this one: the worker starts it now
@@ -255,10 +261,16 @@ export abstract class PoolDispatch {
     if (!this.closed) this.pump();
   }
 
-  /** Resolves a job, filling calls that got no result (and a missing load) with the given failure. */
-  protected settle(job: Job, code: ProblemCode, message: string): void {
-    if (job.started && job.limits.workBudget)
-      job.limits.workBudget.spentMs += performance.now() - job.started - job.setupMs;
+  /**
+   * Resolves a job, filling calls that got no result (and a missing load) with the given failure, and charges
+   * its caller's budget: the worker's CPU time where it finished (cpuMs), at least a quarter of its own wall
+   * time (IDLE_SHARE), else the wall time.
+   */
+  protected settle(job: Job, code: ProblemCode, message: string, cpuMs?: number): void {
+    if (job.started && job.limits.workBudget) {
+      const wallMs = performance.now() - job.started - job.setupMs;
+      job.limits.workBudget.spentMs += cpuMs === undefined ? wallMs : Math.max(cpuMs, wallMs * IDLE_SHARE);
+    }
     job.load ??= this.knownLoads.get(job.hash) ?? { ok: false, hash: job.hash, code, message };
     job.results.fillRest({ code, message, fn: job.load.ok ? 'call' : 'load' });
     job.resolve({

@@ -152,8 +152,10 @@ export interface SandboxLimits {
   jobTimeoutMs?: number;
   /**
    * Worker time shared by every job of one caller (the validator's candidate): each job may run only for
-   * what is left, is killed with E_TOO_SLOW past it, and a job that finds it spent does not start. Time
-   * queued behind other callers' jobs is not counted, so the budget does not shrink on a busy host. Host side only.
+   * what is left, is killed with E_TOO_SLOW past it, and a job that finds it spent does not start. A finished
+   * job is charged its worker's CPU time (or a quarter of its wall time, if more: a job that idles is not free),
+   * a killed one its wall time; time queued behind other callers' jobs is not counted: the budget does not
+   * shrink on a busy host. Host side only.
    */
   workBudget?: WorkBudget;
 }
@@ -261,7 +263,8 @@ export type WorkerMessage =
   | { type: 'charged'; id: number; call: number; verdicts: ChargedVerdict[] }
   /** The realm's tripwires fired (trips.ts): what the module reached for, kept by the supervisor per module. */
   | { type: 'tripped'; id: number; what: string[] }
-  | { type: 'done'; id: number }
+  /** The job ended; cpuMs: the worker process's CPU time in it, less the sandbox's own setups. */
+  | { type: 'done'; id: number; cpuMs?: number }
   /**
    * News that the worker is busy with the job (it re-arms the silence deadline), sent between long steps of
    * its own; with setupMs: envforge's setup (no guest code) starts and may take that long, and the job's

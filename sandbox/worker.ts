@@ -11,8 +11,19 @@ import { flush, send } from './worker-outbox.js';
 
 /** The job running now, which a setup of the sandbox's own is reported to. */
 let current: number | null = null;
+/**
+ * This process's CPU time in the job running now, less the sandbox's own setups (the same time the supervisor
+ * leaves out of the job's wall time): what the job costs its caller's budget whatever the host's load.
+ */
+const cpu = { start: process.cpuUsage(), setup: 0, setupStart: null as NodeJS.CpuUsage | null };
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 watchSetup((maxMs) => {
   if (current === null) return;
+  if (maxMs !== null) cpu.setupStart = process.cpuUsage();
+  else if (cpu.setupStart) [cpu.setup, cpu.setupStart] = [cpu.setup + cpuMs(cpu.setupStart), null];
   send(maxMs === null ? { type: 'progress', id: current } : { type: 'progress', id: current, setupMs: maxMs });
   flush();
 });
@@ -43,6 +54,7 @@ async function onJob(job: JobMessage): Promise<void> {
     }
   }
   current = received.id;
+  [cpu.start, cpu.setup, cpu.setupStart] = [process.cpuUsage(), 0, null];
   try {
     await runJob(
       {
@@ -64,7 +76,7 @@ async function onJob(job: JobMessage): Promise<void> {
     });
   }
   current = null;
-  send({ type: 'done', id: received.id });
+  send({ type: 'done', id: received.id, cpuMs: Math.max(0, cpuMs(cpu.start) - cpu.setup) });
 }
 
 // Jobs run one after another: a job now yields between crossings (letWritesOut), so one must not start meanwhile.

@@ -64,6 +64,36 @@ describe('a work budget shared by the jobs of one caller', () => {
   }, 60_000);
 });
 
+describe('the work budget charges work, not the host', () => {
+  it('charges a finished job its worker CPU time: a worker held off its core (SIGSTOP) is not charged the wait', async () => {
+    const one = new SandboxPool({ workers: 1 });
+    try {
+      const busy = envSource({
+        generate: "let x = 0; for (let i = 0; i < 2e7; i++) x += i; return { prompt: 'p' + x };",
+      });
+      await one.run({ source: busy, calls: [{ op: 'episode', seed: 0, level: 1 }] });
+      const [pid] = one.workerPids();
+      const calls: Call[] = Array.from({ length: 30 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
+      const workBudget = { totalMs: 120_000, spentMs: 0 };
+      const started = performance.now();
+      const run = one.run({ source: busy, calls, limits: { callTimeoutMs: 20_000, workBudget } });
+      // The host takes the worker's core away for 1.5 s mid-job, as a loaded machine's scheduler does.
+      await new Promise((r) => setTimeout(r, 100));
+      process.kill(pid as number, 'SIGSTOP');
+      await new Promise((r) => setTimeout(r, 1_500));
+      process.kill(pid as number, 'SIGCONT');
+      const { results } = await run;
+      const wallMs = performance.now() - started;
+      expect(results.every((r) => r.ok)).toBe(true);
+      expect(workBudget.spentMs).toBeGreaterThan(0);
+      // Charged at most its CPU or a quarter of its wall time: the 1.5 s it was stopped is not charged in full.
+      expect(workBudget.spentMs).toBeLessThan(wallMs - 1_000);
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+});
+
 describe('memory is bounded at the process level', () => {
   it('kills a worker whose resident memory passes the limit (E_MEMORY), inside a generous isolate limit', async () => {
     const small = new SandboxPool({
