@@ -10,6 +10,12 @@ import { cache, compile, dispose, entryFor, type Compiled } from './worker-cache
 import { readTrips, tripMessage, type Trips } from './trips.js';
 import { beginJobWrites, flush, forward, letWritesOut, readChunk, send, type Chunk } from './worker-outbox.js';
 
+/**
+ * How often a call the clock stopped runs again when its isolate worked under half its budget meanwhile: it waited
+ * for a core (a busy host), not on its own work. Calls are pure (a fresh instance each): a rerun is the same call.
+ */
+const STARVED_RERUNS = 2;
+
 export async function runJob(job: JobMessage, source: string): Promise<void> {
   beginJobWrites();
   const cachedBefore = cache.has(job.hash) && !job.fresh;
@@ -43,6 +49,7 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
   // find the culprit: those whose results were lost (the calls after them go back to full crossings), or after
   // an isolate died of memory, the rest of the crossing.
   let carefulUntil = 0;
+  const reruns = new Map<number, number>();
   const fail = (from: number, count: number, code: ProblemCode, message: string, fn = 'call') => {
     send({ type: 'failed', id: job.id, from, count, code, message, fn });
     failures += count;
@@ -94,10 +101,14 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
     const slice = prepared.slice(crossingStart, end);
     const maxChunk = maxChunkChars(slice, limits);
     let done = 0; // calls of this crossing whose results were forwarded
+    // This process's CPU time when the latest entry into the isolate began (isolated-vm's own cpuTime counts the
+    // wall time spent inside it, a stopped or starved thread's included).
+    let cpuAt = process.cpuUsage();
     try {
       const [batchText, ...copies] = crossingArgs(slice);
       compiled.realm.begin.applySync(undefined, [batchText, limitsText, ...copies], { timeout: limits.loadTimeoutMs });
       while (done < crossing) {
+        cpuAt = process.cpuUsage();
         const chunk = readChunk(
           compiled.realm.next.applySync(undefined, [limits.sliceMs], {
             timeout: limits.callTimeoutMs + limits.sliceMs,
@@ -115,6 +126,8 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
       position = end;
     } catch (error) {
       const failure = classify(error, isolate, 'the call');
+      const worked = process.cpuUsage(cpuAt);
+      const starved = failure.code === 'E_TIMEOUT' && (worked.user + worked.system) / 1000 < limits.callTimeoutMs / 2;
       lastCode = failure.code;
       if (failure.code === 'E_PROTOCOL') {
         fail(crossingStart + done, crossing - done, 'E_PROTOCOL', failure.message);
@@ -186,6 +199,13 @@ export async function runJob(job: JobMessage, source: string): Promise<void> {
           position += 1;
           continue;
         }
+      }
+      const rerun = reruns.get(inFlight) ?? 0;
+      if (starved && rerun < STARVED_RERUNS) {
+        reruns.set(inFlight, rerun + 1);
+        position = inFlight;
+        endRealm();
+        continue;
       }
       fail(inFlight, 1, failure.code, failure.message);
       position = inFlight + 1;

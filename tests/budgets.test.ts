@@ -94,6 +94,35 @@ describe('the work budget charges work, not the host', () => {
   }, 60_000);
 });
 
+describe('a call the clock stopped while it waited for a core', () => {
+  it('runs again rather than failing E_TIMEOUT when its isolate worked under half its budget', async () => {
+    const one = new SandboxPool({ workers: 1 });
+    try {
+      // A few milliseconds of work a call, far inside its 1 s budget on any host.
+      const busy = envSource({
+        generate: "let x = 0; for (let i = 0; i < 1e7; i++) x += i % 7; return { prompt: 'p' + x };",
+      });
+      await one.run({ source: busy, calls: [{ op: 'episode', seed: 0, level: 1 }] });
+      const [pid] = one.workerPids();
+      const calls: Call[] = Array.from({ length: 100 }, (_, i) => ({ op: 'episode', seed: i, level: 1 }));
+      const run = one.run({ source: busy, calls });
+      // The host takes the worker's core away for 2 s mid-call: the call's wall clock runs out, its work does not.
+      await new Promise((r) => setTimeout(r, 150));
+      process.kill(pid as number, 'SIGSTOP');
+      await new Promise((r) => setTimeout(r, 2_000));
+      process.kill(pid as number, 'SIGCONT');
+      const { results } = await run;
+      expect(results.filter((r) => !r.ok)).toEqual([]);
+      // A loop that works its whole budget still fails.
+      const loop = envSource({ generate: 'for (;;) {}' });
+      const stopped = await one.run({ source: loop, calls: calls.slice(0, 2) });
+      expect(stopped.results.every((r) => !r.ok && r.code === 'E_TIMEOUT')).toBe(true);
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+});
+
 describe('memory is bounded at the process level', () => {
   it('kills a worker whose resident memory passes the limit (E_MEMORY), inside a generous isolate limit', async () => {
     const small = new SandboxPool({
