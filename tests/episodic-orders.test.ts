@@ -34,7 +34,7 @@ const HEARD = [
   'Desk closed.',
 ];
 const OPEN = 'Open each ticket before routing it, and route it by what its text is about.';
-const URGENT = `${OPEN}\nRoute every urgent ticket before any ordinary ticket; read_ticket shows which tickets are urgent.`;
+const URGENT = `${OPEN}\nRoute every urgent ticket before any ordinary ticket; read_ticket shows which are urgent.`;
 const order = (actions: Array<{ tool: string; args: Record<string, unknown> }>) =>
   actions.map((a) => `${a.tool}${a.args.ticket_id ? ` ${a.args.ticket_id}` : ''}`).join(', ');
 
@@ -89,7 +89,7 @@ describe('order rules among one tool’s entities', () => {
     expect(orderRulesOf(alone, 'Handle the oldest requests first.', booked).map((r) => r.tool)).toEqual(['book']);
   });
 
-  it('permutes the tool’s calls with their reads: reversed, and the marked entities moved last (never the reference)', () => {
+  it('permutes the tool’s calls with their reads: reversed, the marked entities moved last (not the reference)', () => {
     const [rule] = orderRulesOf(DESK, URGENT, LOG, HEARD);
     const logs = permutationsOf(DESK, rule as NonNullable<typeof rule>, LOG, HEARD);
     expect(logs.map((p) => [p.how, order(p.actions)])).toEqual([

@@ -29,7 +29,7 @@ export interface OrderRule {
   tool: string;
   arg: string;
   sentence: string;
-  /** Words qualifying the entity's noun next to the order word that some of the entities' reads show, the others not. */
+  /** Words qualifying the entity's noun by the order word that some of the entities' reads show, the others not. */
   marks: string[];
   /** Whether the sentence ranks the entities ("oldest first", "in priority order", "urgent tickets first"). */
   ranked: boolean;
@@ -43,7 +43,7 @@ export interface Permuted {
   binds?: Bind[];
 }
 
-/** The argument naming `tool`'s entity in `body`: a string, not an enum, sent once per entity, on two entities or more. */
+/** The argument naming `tool`'s entity in `body`: a string, not an enum, sent once per entity, on two or more. */
 function entityArg(meta: EpisodicMeta, body: readonly Action[], tool: string): string | null {
   const calls = body.filter((a) => a.tool === tool);
   const props = propsOf(meta, tool);
