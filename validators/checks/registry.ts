@@ -17,6 +17,7 @@ import { episodicCuts } from './episodic-cuts.js';
 import { episodicPadding } from './episodic-padding.js';
 import { episodicLeaks } from './episodic-leaks.js';
 import { episodicOffPath } from './episodic-off-path.js';
+import { episodicOrders } from './episodic-orders.js';
 import { episodicReaders } from './episodic-readers.js';
 import { episodicRules } from './episodic-rules.js';
 import { episodicShrink } from './episodic-shrink.js';
@@ -69,6 +70,7 @@ export const CHECKS: readonly AnyCheck[] = [
   episodicValues,
   episodicTyped,
   episodicRules,
+  episodicOrders,
   episodicArguments,
   episodicSurface,
   episodicSuggested,

@@ -1,0 +1,121 @@
+// A stated order among one tool's entities (validators/episodic/orders.ts, redteam-trust12 W5): which sentences rank
+// or mark a tool's entities, and the reference's calls of that tool permuted with their reads. Pure functions here;
+// the fixtures' verdicts are in redteam-trust4.test.ts.
+import { describe, expect, it } from 'vitest';
+import { orderRulesOf, permutationsOf } from '../validators/episodic/orders.js';
+import { A, metaWith, tool } from './helpers/episodic-meta.js';
+
+const S = { type: 'string' };
+const DESK = metaWith([
+  tool('list_tickets', {}),
+  tool('read_ticket', { ticket_id: S }),
+  tool('route', { ticket_id: S, queue: { type: 'string', enum: ['billing', 'shipping'] } }),
+  tool('close_desk', {}),
+]);
+// Urgent TK1 read and routed first, then the ordinary TK2 and TK3, as the reference does.
+const LOG = [
+  A('list_tickets'),
+  A('read_ticket', { ticket_id: 'TK1' }),
+  A('route', { ticket_id: 'TK1', queue: 'billing' }),
+  A('read_ticket', { ticket_id: 'TK2' }),
+  A('route', { ticket_id: 'TK2', queue: 'shipping' }),
+  A('read_ticket', { ticket_id: 'TK3' }),
+  A('route', { ticket_id: 'TK3', queue: 'billing' }),
+  A('close_desk'),
+];
+const HEARD = [
+  'Open tickets: TK2, TK1, TK3.',
+  'TK1 (urgent): "I was charged twice."',
+  'TK1 routed to billing.',
+  'TK2 (ordinary): "My parcel has not arrived; I cannot open the tracking page."',
+  'TK2 routed to shipping.',
+  'TK3 (ordinary): "Refund the late fee."',
+  'TK3 routed to billing.',
+  'Desk closed.',
+];
+const OPEN = 'Open each ticket before routing it, and route it by what its text is about.';
+const URGENT = `${OPEN}\nRoute every urgent ticket before any ordinary ticket; read_ticket shows which are urgent.`;
+const order = (actions: Array<{ tool: string; args: Record<string, unknown> }>) =>
+  actions.map((a) => `${a.tool}${a.args.ticket_id ? ` ${a.args.ticket_id}` : ''}`).join(', ');
+
+describe('order rules among one tool’s entities', () => {
+  it('reads "urgent ticket before any ordinary ticket" as an order among the route calls, marked by the reads', () => {
+    const rules = orderRulesOf(DESK, URGENT, LOG, HEARD);
+    expect(rules.map((r) => [r.tool, r.arg, r.marks, r.ranked])).toEqual([
+      ['route', 'ticket_id', ['urgent', 'ordinary'], true],
+    ]);
+    expect(rules[0]?.sentence).toMatch(/^Route every urgent/);
+  });
+
+  it('reads no order among entities in an order between tools, nor in a word every read shows or none does', () => {
+    // "Open each ticket": the verb, not a qualifier of the noun (TK2's text says "open" too).
+    expect(orderRulesOf(DESK, OPEN, LOG, HEARD)).toEqual([]);
+    expect(orderRulesOf(DESK, 'Route every billing ticket before any other ticket.', LOG, HEARD)).toEqual([]);
+    expect(orderRulesOf(DESK, 'Route every VIP ticket before the others.', LOG, HEARD)).toEqual([]);
+  });
+
+  it('binds a ranking to the named tool nearest it, and a sentence naming none to the entity’s only tool', () => {
+    const ledger = metaWith([
+      tool('read_invoice', { invoice_id: S }),
+      tool('pay_invoice', { invoice_id: S, amount: { type: 'number' } }),
+      tool('close_books', {}),
+    ]);
+    const log = [
+      A('read_invoice', { invoice_id: 'I1' }),
+      A('read_invoice', { invoice_id: 'I2' }),
+      A('pay_invoice', { invoice_id: 'I2', amount: 5 }),
+      A('pay_invoice', { invoice_id: 'I1', amount: 7 }),
+      A('close_books'),
+    ];
+    const ranked = 'Pay the invoices in due-date order, the earliest first, as read_invoice shows the dates.';
+    expect(orderRulesOf(ledger, ranked, log).map((r) => r.tool)).toEqual(['pay_invoice']);
+    // The ranking in another clause than the tool named ("pay it" names no tool): nothing bound.
+    const clause = 'Read each invoice with read_invoice, pay it in due-date order (the earliest first), then close.';
+    expect(orderRulesOf(ledger, clause, log)).toEqual([]);
+    expect(orderRulesOf(ledger, 'Settle the oldest invoices first.', log).map((r) => r.tool)).toEqual([]);
+    const clinic = metaWith([
+      tool('book', { request_id: S, slot: S }),
+      tool('flag_request', { request_id: S }),
+      tool('publish', {}),
+    ]);
+    const booked = [
+      A('book', { request_id: 'R1', slot: 'x' }),
+      A('book', { request_id: 'R2', slot: 'y' }),
+      A('publish'),
+    ];
+    // Two tools handle a request (book or flag): the order of one of them is not the order of handling.
+    expect(orderRulesOf(clinic, 'Handle the oldest requests first.', booked)).toEqual([]);
+    const alone = metaWith([tool('book', { request_id: S, slot: S }), tool('publish', {})]);
+    expect(orderRulesOf(alone, 'Handle the oldest requests first.', booked).map((r) => r.tool)).toEqual(['book']);
+  });
+
+  it('permutes the tool’s calls with their reads: reversed, the marked entities moved last (not the reference)', () => {
+    const [rule] = orderRulesOf(DESK, URGENT, LOG, HEARD);
+    const logs = permutationsOf(DESK, rule as NonNullable<typeof rule>, LOG, HEARD);
+    expect(logs.map((p) => [p.how, order(p.actions)])).toEqual([
+      [
+        'route: its calls reversed across their entities',
+        'list_tickets, read_ticket TK3, route TK3, read_ticket TK2, route TK2, read_ticket TK1, route TK1, close_desk',
+      ],
+      [
+        'route: the urgent entities moved last',
+        'list_tickets, read_ticket TK2, route TK2, read_ticket TK3, route TK3, read_ticket TK1, route TK1, close_desk',
+      ],
+    ]);
+  });
+
+  it('keeps a read of several entities in place and moves only a call’s own reads with it', () => {
+    const log = [
+      A('read_ticket', { ticket_id: 'TK1' }),
+      A('read_ticket', { ticket_id: 'TK2' }),
+      A('route', { ticket_id: 'TK1', queue: 'billing' }),
+      A('route', { ticket_id: 'TK2', queue: 'shipping' }),
+      A('close_desk'),
+    ];
+    const [rule] = orderRulesOf(DESK, 'Route the oldest tickets first.', log);
+    const logs = permutationsOf(DESK, rule as NonNullable<typeof rule>, log);
+    expect(logs.map((p) => order(p.actions))).toEqual([
+      'read_ticket TK2, route TK2, read_ticket TK1, route TK1, close_desk',
+    ]);
+  });
+});
