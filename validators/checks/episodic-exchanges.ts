@@ -10,6 +10,7 @@ import { adversaryFamily, decisiveTools, referenceState } from './episodic-ablat
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
+type Planned = { of: number; x: Exchange };
 /** Decisive tools whose decisions are exchanged per episode. */
 const TOOLS = 2;
 
@@ -33,7 +34,7 @@ export const episodicExchanges: EpisodicCheck = {
       async judge(outcomes, tools) {
         const decisive = decisiveTools(ctx.refs, ablations, outcomes);
         const reference = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
-        const planned = episodes.flatMap((of) => {
+        const planned: Planned[] = episodes.flatMap((of) => {
           const r = ctx.refs[of] as Rollout;
           const used = [
             ...new Set(
@@ -55,18 +56,21 @@ export const episodicExchanges: EpisodicCheck = {
           r?.ok === true && reference.get(of)?.ok === true && r.stateText !== (reference.get(of) as Rollout).stateText;
         // Only what pays is questioned further: one call re-valued alone, and what the episode says of the entities.
         const suspects = planned.flatMap((p, k) => (differs(p.of, results[k]) && paid(p.of, results[k]) ? [k] : []));
-        const seen = [...new Set(suspects.map((k) => (planned[k] as { of: number }).of))];
+        const seen = [...new Set(suspects.map((k) => (planned[k] as Planned).of))];
+        const controls = suspects.flatMap((k) => (planned[k] as Planned).x.controls.map((actions) => ({ k, actions })));
         const followUps = await tools.run([
-          ...suspects.map((k) =>
-            replayOf(ctx.refs[(planned[k] as { of: number }).of] as Rollout, (planned[k] as { x: Exchange }).x.control),
-          ),
+          ...controls.map((c) => replayOf(ctx.refs[(planned[c.k] as Planned).of] as Rollout, c.actions)),
           ...seen.map((of) =>
             replayOf(ctx.refs[of] as Rollout, (ctx.refs[of] as Rollout).actions, { observations: true }),
           ),
         ]);
+        // The decision matters where some call re-valued alone earns less than the reference.
+        const matters = new Set(
+          controls.flatMap((c, j) => (paid((planned[c.k] as Planned).of, followUps[j]) ? [] : [c.k])),
+        );
         const observed = new Map(
           seen.map((of, j) => {
-            const o = followUps[suspects.length + j];
+            const o = followUps[controls.length + j];
             return [of, o?.ok === true ? (o.observations ?? []) : []];
           }),
         );
@@ -76,11 +80,11 @@ export const episodicExchanges: EpisodicCheck = {
           const ref = ctx.refs[p.of] as Rollout;
           const r = results[k];
           if (!differs(p.of, r)) return;
-          const s = suspects.indexOf(k);
-          // A duplicate decision that pays too: the argument does not decide alone. Entities described alike: free.
-          if (s >= 0 && (paid(p.of, followUps[s]) || interchangeable(ref, observed.get(p.of) ?? [], p.x)))
+          const suspect = suspects.includes(k);
+          // Every duplicate decision pays too: the argument does not decide alone. Entities described alike: free.
+          if (suspect && (!matters.has(k) || interchangeable(ref, observed.get(p.of) ?? [], p.x)))
             return void skipped++;
-          findings.push(findingOf(ref, p.x, r, s >= 0));
+          findings.push(findingOf(ref, p.x, r, suspect));
         });
         return { findings, metrics: { exchanges: planned.length, followUps: followUps.length, skipped } };
       },

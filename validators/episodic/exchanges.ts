@@ -1,6 +1,6 @@
 // Decisions exchanged between entities (redteam-trust12 W2, a score that pays the tally): the reference's plan with
 // two calls of one tool trading one decision argument's values (a transposition, the most frequent values first) and
-// with that argument shifted by one over all the tool's calls; each log with its control (one call re-valued alone)
+// with that argument shifted by one over all the tool's calls; each log with its controls (one call re-valued alone)
 // and the entities' view (what the prompt and the reads say after each entity's id) to tell interchangeable ones.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
@@ -14,8 +14,8 @@ export interface Exchange {
   /** [to, from] call indexes: call `to` receives the reference's value of call `from`. */
   moves: Array<[number, number]>;
   actions: Action[];
-  /** The control: only the first move made (one call re-valued alone, a duplicate decision). */
-  control: Action[];
+  /** The controls: each of the first two moves made alone (one call re-valued, a decision duplicated). */
+  controls: Action[][];
 }
 
 /** Per tool at most this many decision arguments, and per argument this many transpositions (the shift besides). */
@@ -56,7 +56,7 @@ export function exchangeLogs(meta: EpisodicMeta, r: Rollout, tool: string): Exch
   const push = (arg: string, kind: Exchange['kind'], moves: Array<[number, number]>) => {
     const actions = moved(acts, arg, moves);
     if (out.some((x) => text(x.actions) === text(actions))) return;
-    out.push({ tool, arg, kind, moves, actions, control: moved(acts, arg, moves.slice(0, 1)) });
+    out.push({ tool, arg, kind, moves, actions, controls: moves.slice(0, 2).map((m) => moved(acts, arg, [m])) });
   };
   const args = Object.keys(propsOf(meta, tool)).filter((arg) => !namesEntity(acts, tool, arg));
   let used = 0;
