@@ -81,6 +81,25 @@ describe('exchanged decisions', () => {
     expect(exchangeLogs(meta, rollout([...one, A('close')]), 'route')).toEqual([]);
   });
 
+  it('exchanges one of two ids where every argument names an entity (a ticket given to an agent)', () => {
+    const desk = metaWith([
+      tool('read_agent', { agent_id: { type: 'string' } }),
+      tool('read_ticket', { ticket_id: { type: 'string' } }),
+      tool('assign', { ticket_id: { type: 'string' }, agent_id: { type: 'string' } }),
+      tool('close', {}),
+    ]);
+    const agents = ['A1', 'A2', 'A1'];
+    const assigned = [
+      ...['A1', 'A2'].map((a) => A('read_agent', { agent_id: a })),
+      ...['T1', 'T2', 'T3'].map((t) => A('read_ticket', { ticket_id: t })),
+      ...['T1', 'T2', 'T3'].map((t, k) => A('assign', { ticket_id: t, agent_id: agents[k] })),
+      A('close'),
+    ];
+    const xs = exchangeLogs(desk, rollout(assigned), 'assign');
+    expect(xs.map((x) => `${x.arg} ${x.kind}`)).toEqual(['agent_id swap', 'agent_id shift']);
+    expect(xs[0]?.actions.slice(5, 8).map((a) => a.args.agent_id)).toEqual(['A2', 'A1', 'A1']);
+  });
+
   it('reads what the episode says after each entity id, whatever the layout', () => {
     const texts = ['Open: T1, T2, T3.', 'T1: "My parcel is late."', 'T2: "I was charged twice."'];
     expect(viewsOf(texts, ['T1'], ['T2'], ['T1', 'T2', 'T3'])).toEqual([

@@ -23,10 +23,7 @@ export const EXCHANGES = { args: 2, pairs: 2 };
 
 const text = (v: unknown): string => JSON.stringify(v);
 
-/**
- * The arguments of `tool` that name an entity: a string value some call of another tool sends too (an id that binds
- * the episode's calls), or, where none does, every argument but the decision itself.
- */
+/** Whether argument `arg` of `tool` names an entity: a string value some call of another tool sends too (an id). */
 function namesEntity(acts: readonly Action[], tool: string, arg: string): boolean {
   const elsewhere = new Set(
     acts.flatMap((a) => (a.tool === tool ? [] : Object.values(a.args).filter((v) => typeof v === 'string'))),
@@ -58,7 +55,11 @@ export function exchangeLogs(meta: EpisodicMeta, r: Rollout, tool: string): Exch
     if (out.some((x) => text(x.actions) === text(actions))) return;
     out.push({ tool, arg, kind, moves, actions, controls: moves.slice(0, 2).map((m) => moved(acts, arg, [m])) });
   };
-  const args = Object.keys(propsOf(meta, tool)).filter((arg) => !namesEntity(acts, tool, arg));
+  // The decisions: the arguments that name no entity; where every one names one (a ticket given to an agent), all but
+  // the first (exchanging one of two ids between two calls is exchanging the other).
+  const names = Object.keys(propsOf(meta, tool));
+  const free = names.filter((arg) => !namesEntity(acts, tool, arg));
+  const args = free.length > 0 ? free : names.slice(1);
   let used = 0;
   for (const arg of args) {
     if (used >= EXCHANGES.args) break;
