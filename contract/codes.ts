@@ -114,7 +114,8 @@ export const PROBLEM_CODES = {
     'its schema, description or the prompt suggest, then the finishing call',
   E_ACCEPTS_TRANSFER:
     "an episodic environment pays as much as the reference when one entity's amount is moved onto another's " +
-    '(the total kept): it checks an aggregate, not each entity',
+    "(the total kept), or two entities' decisions are exchanged (the tally kept): it checks an aggregate, not each " +
+    'entity',
   E_ACCEPTS_RETRIES:
     'an episodic environment pays as much as the reference for retrying each decision over every value until ' +
     'the reply changes (the reply is an oracle and retries cost nothing)',

@@ -14,6 +14,7 @@ import { enumerationCheck } from './enumeration.js';
 import { episodicArguments } from './episodic-arguments.js';
 import { episodicBaselines } from './episodic-baselines.js';
 import { episodicCuts } from './episodic-cuts.js';
+import { episodicExchanges } from './episodic-exchanges.js';
 import { episodicPadding } from './episodic-padding.js';
 import { episodicLeaks } from './episodic-leaks.js';
 import { episodicOffPath } from './episodic-off-path.js';
@@ -72,6 +73,7 @@ export const CHECKS: readonly AnyCheck[] = [
   episodicRules,
   episodicOrders,
   episodicArguments,
+  episodicExchanges,
   episodicSurface,
   episodicSuggested,
   episodicReaders,

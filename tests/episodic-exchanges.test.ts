@@ -1,0 +1,128 @@
+// Decisions exchanged between entities (validators/episodic/exchanges.ts, rt12 W2): which logs the probe plays, and
+// when two entities count as interchangeable.
+import { describe, expect, it } from 'vitest';
+import type { Rollout } from '../sandbox/rollouts.js';
+import { EXCHANGES, exchangeLogs, interchangeable, viewsOf } from '../validators/episodic/exchanges.js';
+import { A, metaWith, tool } from './helpers/episodic-meta.js';
+
+const meta = metaWith([
+  tool('list_tickets', {}),
+  tool('read_ticket', { ticket_id: { type: 'string' } }),
+  tool('route', {
+    ticket_id: { type: 'string' },
+    queue: { type: 'string', enum: ['billing', 'shipping', 'technical'] },
+    hours: { type: 'integer' },
+  }),
+  tool('close', {}),
+]);
+const rollout = (actions: ReturnType<typeof A>[], prompt = 'Route each ticket.') =>
+  ({ ok: true, seed: 1, level: 1, prompt, actions }) as unknown as Rollout;
+const ids = ['T1', 'T2', 'T3', 'T4'];
+const queues = ['billing', 'shipping', 'billing', 'technical'];
+const log = [
+  A('list_tickets'),
+  ...ids.map((t) => A('read_ticket', { ticket_id: t })),
+  ...ids.map((t, k) => A('route', { ticket_id: t, queue: queues[k], hours: 2 })),
+  A('close'),
+];
+const at = (t: string) => log.findIndex((a) => a.tool === 'route' && a.args.ticket_id === t);
+
+describe('exchanged decisions', () => {
+  it('swaps two calls holding different values, the most frequent first, then shifts the values over all calls', () => {
+    const xs = exchangeLogs(meta, rollout(log), 'route');
+    // The ticket ids name entities (read_ticket sends them); hours is the same on every call: only queue is exchanged.
+    expect(new Set(xs.map((x) => x.arg))).toEqual(new Set(['queue']));
+    const swaps = xs.filter((x) => x.kind === 'swap');
+    expect(swaps).toHaveLength(EXCHANGES.pairs);
+    expect(swaps[0]?.moves).toEqual([
+      [at('T1'), at('T2')],
+      [at('T2'), at('T1')],
+    ]);
+    expect(swaps[1]?.moves).toEqual([
+      [at('T1'), at('T4')],
+      [at('T4'), at('T1')],
+    ]);
+    const swapped = swaps[0]?.actions ?? [];
+    expect(swapped[at('T1')]?.args).toEqual({ ticket_id: 'T1', queue: 'shipping', hours: 2 });
+    expect(swapped[at('T2')]?.args).toEqual({ ticket_id: 'T2', queue: 'billing', hours: 2 });
+    // The rest of the plan kept; the tally of the values kept.
+    expect(swapped.filter((_, i) => i !== at('T1') && i !== at('T2'))).toEqual(
+      log.filter((_, i) => i !== at('T1') && i !== at('T2')),
+    );
+    // The controls: each move alone (one decision duplicated, the tally changed).
+    expect(swaps[0]?.controls.map((c) => c.map((a) => a.args.queue))).toEqual([
+      [
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        'shipping',
+        'shipping',
+        'billing',
+        'technical',
+        undefined,
+      ],
+      [undefined, undefined, undefined, undefined, undefined, 'billing', 'billing', 'billing', 'technical', undefined],
+    ]);
+    const shift = xs.find((x) => x.kind === 'shift');
+    expect(ids.map((t) => shift?.actions[at(t)]?.args.queue)).toEqual(['technical', 'billing', 'shipping', 'billing']);
+  });
+
+  it('exchanges numbers too, and nothing where the values agree or the calls name one entity', () => {
+    const hours = log.map((a, i) =>
+      a.tool === 'route' ? { ...a, args: { ...a.args, queue: 'billing', hours: i } } : a,
+    );
+    const xs = exchangeLogs(meta, rollout(hours), 'route');
+    expect(xs.map((x) => `${x.arg} ${x.kind}`)).toEqual(['hours swap', 'hours swap', 'hours shift']);
+    const same = log.map((a) => (a.tool === 'route' ? { ...a, args: { ...a.args, queue: 'billing' } } : a));
+    expect(exchangeLogs(meta, rollout(same), 'route')).toEqual([]);
+    const one = [A('route', { ticket_id: 'T1', queue: 'billing' }), A('route', { ticket_id: 'T1', queue: 'shipping' })];
+    expect(exchangeLogs(meta, rollout([...one, A('close')]), 'route')).toEqual([]);
+  });
+
+  it('exchanges one of two ids where every argument names an entity (a ticket given to an agent)', () => {
+    const desk = metaWith([
+      tool('read_agent', { agent_id: { type: 'string' } }),
+      tool('read_ticket', { ticket_id: { type: 'string' } }),
+      tool('assign', { ticket_id: { type: 'string' }, agent_id: { type: 'string' } }),
+      tool('close', {}),
+    ]);
+    const agents = ['A1', 'A2', 'A1'];
+    const assigned = [
+      ...['A1', 'A2'].map((a) => A('read_agent', { agent_id: a })),
+      ...['T1', 'T2', 'T3'].map((t) => A('read_ticket', { ticket_id: t })),
+      ...['T1', 'T2', 'T3'].map((t, k) => A('assign', { ticket_id: t, agent_id: agents[k] })),
+      A('close'),
+    ];
+    const xs = exchangeLogs(desk, rollout(assigned), 'assign');
+    expect(xs.map((x) => `${x.arg} ${x.kind}`)).toEqual(['agent_id swap', 'agent_id shift']);
+    expect(xs[0]?.actions.slice(5, 8).map((a) => a.args.agent_id)).toEqual(['A2', 'A1', 'A1']);
+  });
+
+  it('reads what the episode says after each entity id, whatever the layout', () => {
+    const texts = ['Open: T1, T2, T3.', 'T1: "My parcel is late."', 'T2: "I was charged twice."'];
+    expect(viewsOf(texts, ['T1'], ['T2'], ['T1', 'T2', 'T3'])).toEqual([
+      ['', 'My parcel is late'],
+      ['', 'I was charged twice'],
+    ]);
+    // One line naming every entity with its text still tells them apart.
+    const board = ['T1 (my parcel is late); T2 (I was charged twice); T3 (the app crashes)'];
+    const [p, q] = viewsOf(board, ['T1'], ['T2'], ['T1', 'T2', 'T3']);
+    expect(p).not.toEqual(q);
+  });
+
+  it('calls entities interchangeable only where the prompt and the other replies describe them alike', () => {
+    const xs = exchangeLogs(meta, rollout(log), 'route');
+    const replies = (texts: string[]) =>
+      log.map((a, i) => (a.tool === 'read_ticket' ? `${a.args.ticket_id}: ${texts[i - 1]}` : 'ok'));
+    const swap = xs[0] as (typeof xs)[number];
+    expect(interchangeable(rollout(log), replies(['late parcel', 'charged twice', 'refund', 'crash']), swap)).toBe(
+      false,
+    );
+    expect(interchangeable(rollout(log), replies(['a ticket', 'a ticket', 'x', 'y']), swap)).toBe(true);
+    // The replies of the exchanged tool itself (they echo the decision) are not read.
+    const echoed = log.map((a) => (a.tool === 'route' ? `${a.args.ticket_id} routed to ${a.args.queue}` : 'ok'));
+    expect(interchangeable(rollout(log), echoed, swap)).toBe(true);
+  });
+});

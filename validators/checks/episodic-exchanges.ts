@@ -1,0 +1,119 @@
+// Decisions exchanged between entities (validators/episodic/exchanges.ts), on the first adversary episode of each
+// level, for each tool that decides the score: a log that reaches another final state than the reference's and still
+// earns its score, where one call re-valued alone earns less (the decision matters) and the entities are not
+// described alike, pays the tally of the decisions rather than each entity's own (zero tolerance, E_ACCEPTS_TRANSFER;
+// docs/validator.md, "Exchanged decisions").
+import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
+import { actionsOf, finished } from '../episodic/adversaries.js';
+import { exchangeLogs, interchangeable, type Exchange } from '../episodic/exchanges.js';
+import { adversaryFamily, decisiveTools, referenceState } from './episodic-ablation.js';
+import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
+import type { Finding } from './rules.js';
+
+type Planned = { of: number; x: Exchange };
+/** Decisive tools whose decisions are exchanged per episode. */
+const TOOLS = 2;
+
+export const episodicExchanges: EpisodicCheck = {
+  name: 'episodic-exchanges',
+  codes: ['E_ACCEPTS_TRANSFER'],
+  kinds: ['episodic'],
+  plan(ctx) {
+    const ablations = adversaryFamily(ctx, 'tool-ablation');
+    const levels = new Set<number>();
+    const episodes = [...new Set(ablations.map((p) => p.of))].filter((i) => {
+      const r = ctx.refs[i] as Rollout;
+      const first = !levels.has(r.level) && finished(r) && r.score >= ctx.options.zeroToleranceCeiling;
+      if (first) levels.add(r.level);
+      return first;
+    });
+    if (episodes.length === 0) return null;
+    const states = episodes.map((i) => referenceState(ctx, i));
+    return {
+      requests: [...ablations.map((p) => p.request), ...states],
+      async judge(outcomes, tools) {
+        const decisive = decisiveTools(ctx.refs, ablations, outcomes);
+        const reference = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
+        const planned: Planned[] = episodes.flatMap((of) => {
+          const r = ctx.refs[of] as Rollout;
+          const used = [
+            ...new Set(
+              actionsOf(r)
+                .slice(0, -1)
+                .map((a) => a.tool),
+            ),
+          ];
+          return used
+            .filter((t) => decisive.has(`${of}|${t}`))
+            .slice(0, TOOLS)
+            .flatMap((tool) => exchangeLogs(ctx.meta, r, tool).map((x) => ({ of, x })));
+        });
+        const results = await tools.run(
+          planned.map((p) => replayOf(ctx.refs[p.of] as Rollout, p.x.actions, { keepState: true })),
+        );
+        const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
+        const differs = (of: number, r: RolloutResult | undefined) =>
+          r?.ok === true && reference.get(of)?.ok === true && r.stateText !== (reference.get(of) as Rollout).stateText;
+        // Only what pays is questioned further: one call re-valued alone, and what the episode says of the entities.
+        const suspects = planned.flatMap((p, k) => (differs(p.of, results[k]) && paid(p.of, results[k]) ? [k] : []));
+        const seen = [...new Set(suspects.map((k) => (planned[k] as Planned).of))];
+        const controls = suspects.flatMap((k) => (planned[k] as Planned).x.controls.map((actions) => ({ k, actions })));
+        const followUps = await tools.run([
+          ...controls.map((c) => replayOf(ctx.refs[(planned[c.k] as Planned).of] as Rollout, c.actions)),
+          ...seen.map((of) =>
+            replayOf(ctx.refs[of] as Rollout, (ctx.refs[of] as Rollout).actions, { observations: true }),
+          ),
+        ]);
+        // The decision matters where some call re-valued alone earns less than the reference.
+        const matters = new Set(
+          controls.flatMap((c, j) => (paid((planned[c.k] as Planned).of, followUps[j]) ? [] : [c.k])),
+        );
+        const observed = new Map(
+          seen.map((of, j) => {
+            const o = followUps[controls.length + j];
+            return [of, o?.ok === true ? (o.observations ?? []) : []];
+          }),
+        );
+        const findings: Finding[] = [];
+        let skipped = 0;
+        planned.forEach((p, k) => {
+          const ref = ctx.refs[p.of] as Rollout;
+          const r = results[k];
+          if (!differs(p.of, r)) return;
+          const suspect = suspects.includes(k);
+          // Every duplicate decision pays too: the argument does not decide alone. Entities described alike: free.
+          if (suspect && (!matters.has(k) || interchangeable(ref, observed.get(p.of) ?? [], p.x)))
+            return void skipped++;
+          findings.push(findingOf(ref, p.x, r, suspect));
+        });
+        return { findings, metrics: { exchanges: planned.length, followUps: followUps.length, skipped } };
+      },
+    };
+  },
+};
+
+/** The finding of one exchange log judged: a hit where it earns the reference's score. */
+function findingOf(ref: Rollout, x: Exchange, r: RolloutResult | undefined, hit: boolean): Finding {
+  const acts = actionsOf(ref);
+  const values = x.moves.map(([, from]) => JSON.stringify(acts[from]?.args[x.arg]));
+  return {
+    rule: 'zero',
+    code: 'E_ACCEPTS_TRANSFER',
+    check: 'episodic-exchanges',
+    judged: hit ? 1 : 0,
+    ceiling: 1,
+    what: 'exchange log',
+    form: `${x.tool}.${x.arg} ${x.kind} of ${x.moves.length} calls (seed ${ref.seed}, level ${ref.level})`,
+    reads: `scores ${scoreOf(r)} (the reference ${ref.score}), another final state`,
+    evidence: () => ({
+      tool: x.tool,
+      arg: x.arg,
+      exchange: x.kind,
+      calls: x.moves.map(([to]) => to + 1),
+      values: values.join(' ').slice(0, 120),
+      seed: ref.seed,
+      level: ref.level,
+      score: scoreOf(r),
+    }),
+  };
+}

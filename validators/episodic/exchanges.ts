@@ -1,0 +1,147 @@
+// Decisions exchanged between entities (redteam-trust12 W2, a score that pays the tally): the reference's plan with
+// two calls of one tool trading one decision argument's values (a transposition, the most frequent values first) and
+// with that argument shifted by one over all the tool's calls; each log with its controls (one call re-valued alone)
+// and the entities' view (what the prompt and the reads say after each entity's id) to tell interchangeable ones.
+import type { EpisodicMeta } from '../../contract/episodic.js';
+import type { Rollout } from '../../sandbox/rollouts.js';
+import { actionsOf, propsOf, type Action } from './adversaries.js';
+
+/** One exchange log: the reference with argument `arg` of each call `to` set to the value of call `from`. */
+export interface Exchange {
+  tool: string;
+  arg: string;
+  kind: 'swap' | 'shift';
+  /** [to, from] call indexes: call `to` receives the reference's value of call `from`. */
+  moves: Array<[number, number]>;
+  actions: Action[];
+  /** The controls: each of the first two moves made alone (one call re-valued, a decision duplicated). */
+  controls: Action[][];
+}
+
+/** Per tool at most this many decision arguments, and per argument this many transpositions (the shift besides). */
+export const EXCHANGES = { args: 2, pairs: 2 };
+
+const text = (v: unknown): string => JSON.stringify(v);
+
+/** Whether argument `arg` of `tool` names an entity: a string value some call of another tool sends too (an id). */
+function namesEntity(acts: readonly Action[], tool: string, arg: string): boolean {
+  const elsewhere = new Set(
+    acts.flatMap((a) => (a.tool === tool ? [] : Object.values(a.args).filter((v) => typeof v === 'string'))),
+  );
+  return acts.some((a) => a.tool === tool && typeof a.args[arg] === 'string' && elsewhere.has(a.args[arg]));
+}
+
+/** The reference's calls of `tool` (indexes into the whole log, the finish excluded) that send `arg`. */
+const callsOf = (acts: readonly Action[], tool: string, arg: string): number[] =>
+  acts.slice(0, -1).flatMap((a, i) => (a.tool === tool && a.args[arg] !== undefined ? [i] : []));
+
+/** The log with each move made. */
+function moved(acts: readonly Action[], arg: string, moves: ReadonlyArray<[number, number]>): Action[] {
+  const from = new Map(moves.map(([to, f]) => [to, (acts[f] as Action).args[arg]]));
+  return acts.map((a, i) => (from.has(i) ? { tool: a.tool, args: { ...a.args, [arg]: from.get(i) } } : a));
+}
+
+/**
+ * The exchange logs of `tool`'s decisions in reference `r`: for each argument (at most `EXCHANGES.args`) whose values
+ * differ across calls that name different entities, transpositions of two calls holding two different values (the
+ * most frequent values first) and, over three calls or more, the cyclic shift by one of all the calls' values. Equal
+ * values are never exchanged (a no-op), nor calls that differ in nothing else (the same entity).
+ */
+export function exchangeLogs(meta: EpisodicMeta, r: Rollout, tool: string): Exchange[] {
+  const acts = actionsOf(r);
+  const out: Exchange[] = [];
+  const push = (arg: string, kind: Exchange['kind'], moves: Array<[number, number]>) => {
+    const actions = moved(acts, arg, moves);
+    if (out.some((x) => text(x.actions) === text(actions))) return;
+    out.push({ tool, arg, kind, moves, actions, controls: moves.slice(0, 2).map((m) => moved(acts, arg, [m])) });
+  };
+  // The decisions: the arguments that name no entity; where every one names one (a ticket given to an agent), all but
+  // the first (exchanging one of two ids between two calls is exchanging the other).
+  const names = Object.keys(propsOf(meta, tool));
+  const free = names.filter((arg) => !namesEntity(acts, tool, arg));
+  const args = free.length > 0 ? free : names.slice(1);
+  let used = 0;
+  for (const arg of args) {
+    if (used >= EXCHANGES.args) break;
+    const calls = callsOf(acts, tool, arg);
+    const value = (i: number) => text((acts[i] as Action).args[arg]);
+    const rest = (i: number) => text({ ...(acts[i] as Action).args, [arg]: null });
+    if (new Set(calls.map(value)).size < 2 || new Set(calls.map(rest)).size < 2) continue;
+    used++;
+    // The values by how many calls hold them, the most frequent first (ties: first sent first).
+    const counts = new Map<string, number>();
+    for (const i of calls) counts.set(value(i), (counts.get(value(i)) ?? 0) + 1);
+    const values = [...counts.keys()].sort((a, b) => (counts.get(b) as number) - (counts.get(a) as number));
+    const pairs: Array<[string, string]> = [];
+    for (let x = 0; x < values.length; x++)
+      for (let y = x + 1; y < values.length; y++) pairs.push([values[x] as string, values[y] as string]);
+    for (const [va, vb] of pairs.slice(0, EXCHANGES.pairs)) {
+      const a = calls.find((i) => value(i) === va) as number;
+      const b = calls.find((i) => value(i) === vb && rest(i) !== rest(a));
+      if (b !== undefined)
+        push(arg, 'swap', [
+          [a, b],
+          [b, a],
+        ]);
+    }
+    // Each call takes its predecessor's value (the first the last's), the calls whose value stays put left out.
+    const shift = calls
+      .map((to, k): [number, number] => [to, calls[(k + calls.length - 1) % calls.length] as number])
+      .filter(([to, from]) => value(to) !== value(from));
+    if (calls.length >= 3 && shift.length > 0) push(arg, 'shift', shift);
+  }
+  return out;
+}
+
+/** The ids call `i` names besides `arg` (its other string values): how the replies and the prompt name its entity. */
+const idsOf = (acts: readonly Action[], i: number, arg: string): string[] =>
+  Object.entries((acts[i] as Action).args).flatMap(([k, v]) =>
+    k !== arg && typeof v === 'string' && v.trim().length >= 2 ? [v.trim()] : [],
+  );
+
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * What the episode says of each of two entities (`a` and `b`, each a list of ids): in the prompt and each reply but
+ * those of the exchanged tool, the text after each mention of the entity up to the next id of any entity of
+ * `ids` (or the line's end), trimmed of punctuation, every id masked; sorted.
+ */
+export function viewsOf(
+  texts: readonly string[],
+  a: string[],
+  b: string[],
+  ids: readonly string[],
+): [string[], string[]] {
+  const all = [...new Set(ids)].sort((x, y) => y.length - x.length);
+  if (all.length === 0) return [[], []];
+  const any = new RegExp(all.map(escaped).join('|'), 'g');
+  const views = (mine: string[]): string[] => {
+    const out: string[] = [];
+    for (const line of texts.flatMap((t) => t.split('\n'))) {
+      const hits = [...line.matchAll(any)];
+      hits.forEach((m, k) => {
+        if (!mine.includes(m[0])) return;
+        const end = hits[k + 1]?.index ?? line.length;
+        const after = line.slice((m.index as number) + m[0].length, end);
+        out.push(after.replace(any, '#').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+      });
+    }
+    return out.sort();
+  };
+  return [views(a), views(b)];
+}
+
+/**
+ * Whether every move of `x` trades the values of two entities the episode describes alike (the same words after each
+ * one's ids, in the prompt and the replies of other tools than the exchanged one): such entities are
+ * interchangeable, and their decisions may be exchanged freely.
+ */
+export function interchangeable(r: Rollout, observations: readonly string[], x: Exchange): boolean {
+  const acts = actionsOf(r);
+  const texts = [r.prompt ?? '', ...observations.filter((_, i) => acts[i]?.tool !== x.tool)];
+  const ids = callsOf(acts, x.tool, x.arg).flatMap((i) => idsOf(acts, i, x.arg));
+  return x.moves.every(([to, from]) => {
+    const [p, q] = viewsOf(texts, idsOf(acts, to, x.arg), idsOf(acts, from, x.arg), ids);
+    return text(p) === text(q);
+  });
+}
