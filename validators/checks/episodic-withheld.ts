@@ -102,9 +102,14 @@ export const episodicWithheld: EpisodicCheck = {
           ...(acts.get(i) as Action[]).slice(0, -1),
           ...(readPlans[k] ?? []).flatMap((p) => p.reads),
         ]);
-        const readOutcomes = await tools.run(
-          episodes.map((i, k) => replayOf(ctx.refs[i] as Rollout, readLogs[k] as Action[], { observations: true })),
+        // Only the episodes with a read to make: the others send nothing.
+        const reading = episodes.flatMap((i, k) => ((readPlans[k] ?? []).some((p) => p.reads.length > 0) ? [k] : []));
+        const readRuns = await tools.run(
+          reading.map((k) =>
+            replayOf(ctx.refs[episodes[k] as number] as Rollout, readLogs[k] as Action[], { observations: true }),
+          ),
         );
+        const readOutcomes = new Map(reading.map((k, j) => [k, readRuns[j]]));
         const replies = (k: number, key: string): string[] => {
           const plan = readPlans[k] ?? [];
           const at = plan.findIndex((p) => p.key === key);
@@ -113,7 +118,7 @@ export const episodicWithheld: EpisodicCheck = {
             (acts.get(episodes[k] as number) as Action[]).length -
             1 +
             plan.slice(0, at).reduce((n, p) => n + p.reads.length, 0);
-          const out = readOutcomes[k];
+          const out = readOutcomes.get(k);
           return out?.ok
             ? (plan[at]?.reads ?? []).map((_, j) => out.observations?.[from + j] ?? '')
             : (plan[at]?.reads ?? []).map(() => '');
@@ -175,7 +180,7 @@ export const episodicWithheld: EpisodicCheck = {
           findings,
           metrics: {
             added: logs.length,
-            rollouts: looks.length + readOutcomes.length + logs.length,
+            rollouts: looks.length + readRuns.length + logs.length,
             recorded: logs.filter((l, k) => recorded(l, results[k])).length,
           },
         };
