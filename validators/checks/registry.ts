@@ -26,6 +26,7 @@ import { episodicSuggested } from './episodic-suggested.js';
 import { episodicSurface } from './episodic-surface.js';
 import { episodicTyped } from './episodic-typed.js';
 import { episodicValues } from './episodic-values.js';
+import { episodicWithheld } from './episodic-withheld.js';
 import { feedbackCheck } from './feedback.js';
 import { formatOnlyCheck } from './format-only.js';
 import { grammarCheck } from './grammar.js';
@@ -74,6 +75,7 @@ export const CHECKS: readonly AnyCheck[] = [
   episodicOrders,
   episodicArguments,
   episodicExchanges,
+  episodicWithheld,
   episodicSurface,
   episodicSuggested,
   episodicReaders,

@@ -1,0 +1,70 @@
+// The withheld-decision family (rt12 W3): which argument names a decision's entity, which entities the episode shows
+// that the reference left alone, how an added call is filled from the entity's own reads, and which tools are gates.
+import { describe, expect, it } from 'vitest';
+import {
+  entitiesToTry,
+  entityArgOf,
+  filledCall,
+  isGate,
+  readsOf,
+  withheldEntities,
+} from '../validators/episodic/withheld.js';
+import { A, metaWith, tool } from './helpers/episodic-meta.js';
+
+const id = { type: 'string', maxLength: 12 };
+const meta = metaWith([
+  tool('list_guests', {}),
+  tool('read_guest', { guest_id: id }),
+  tool('book', { date: id, guest_id: id, nights: { type: 'integer', minimum: 1 } }),
+  tool('submit', {}),
+]);
+const listing = 'Guests: G101, G202, G303';
+const plan = [
+  A('book', { date: '2026-03-04', guest_id: 'G101', nights: 5 }),
+  A('book', { date: '2026-05-10', guest_id: 'G303', nights: 2 }),
+];
+
+describe('withheld decisions', () => {
+  it("names the entity by the argument a shown text holds, the one another tool's call sends first", () => {
+    // Both the date and the guest are shown (a read prints the dates): the guest is read by another call.
+    const shown = [listing, 'G101: check-in 2026-03-04', 'G303: check-in 2026-05-10'];
+    expect(entityArgOf(meta, plan, 'book', shown, [[A('read_guest', { guest_id: 'G101' }), ...plan]])).toBe('guest_id');
+    expect(entityArgOf(meta, plan, 'book', ['G101: check-in 2026-03-04, G303: 2026-05-10'], [plan])).toBe('date');
+    // Nothing shown: no entity (a value the agent made up names nothing the episode shows).
+    expect(entityArgOf(meta, plan, 'book', ['Welcome.'])).toBeNull();
+  });
+
+  it('finds the entities shown beside a sent one, of its shape, never sent themselves', () => {
+    expect(withheldEntities([listing], ['G101', 'G303'])).toEqual(['G202']);
+    // A text that names no sent entity is no listing of them; another shape is another kind of thing.
+    expect(withheldEntities(['Rooms: G404, R12', `${listing}, R77`], ['g101'])).toEqual(['G202', 'G303']);
+    expect(withheldEntities([listing], ['G101', 'G202', 'G303'])).toEqual([]);
+    expect(entitiesToTry(['Guests: G1, G2, G3, G4, G5, G6'], ['G1']).length).toBe(2);
+  });
+
+  it("fills the added call from the entity's own read, where the reference's value stands in its own", () => {
+    const mine = ['G101: check-in 2026-03-04, check-out 2026-03-09; total $42.50.'];
+    const theirs = ['G202: check-in 2026-07-01, check-out 2026-07-03; total $18.00.'];
+    const call = filledCall(meta, plan[0] as never, 'guest_id', 'G202', mine, theirs);
+    // The date is the first of its shape in both reads; 5 nights stand nowhere: the reference's value kept.
+    expect(call).toEqual(A('book', { date: '2026-07-01', guest_id: 'G202', nights: 5 }));
+    const refund = metaWith([tool('refund', { order_id: id, amount: { type: 'number' } })]);
+    expect(
+      filledCall(refund, A('refund', { order_id: 'G101', amount: 42.5 }), 'order_id', 'G202', mine, theirs),
+    ).toEqual(A('refund', { order_id: 'G202', amount: 18 }));
+    // No read of the entity: the reference's values.
+    expect(filledCall(meta, plan[0] as never, 'guest_id', 'G202', mine, []).args.date).toBe('2026-03-04');
+  });
+
+  it('reads an entity with each tool its argument alone fills, the decisive tools and the finish aside', () => {
+    expect(readsOf(meta, 'guest_id', 'G202', new Set(['book', 'submit']))).toEqual([
+      A('read_guest', { guest_id: 'G202' }),
+    ]);
+  });
+
+  it('takes a tool that another call on the same entity follows in some reference for a gate, not a decision', () => {
+    const approved = [A('request_approval', { guest_id: 'G1' }), A('book', { guest_id: 'G1' }), A('submit')];
+    expect(isGate([plan, approved], 'request_approval', 'guest_id')).toBe(true);
+    expect(isGate([plan, approved], 'book', 'guest_id')).toBe(false);
+  });
+});

@@ -1,0 +1,190 @@
+// Withheld decisions must matter (redteam-trust12 W3): on the first adversary episode of each level, for each
+// decisive tool (not a gate another call relies on) and a few entities the episode shows that the reference never
+// sends it for, the reference's plan plus that call (its arguments read from the entity's own reads:
+// validators/episodic/withheld.ts) before the finish. A call that step records beyond bookkeeping and that still
+// earns the reference's score pays a policy that ignored the decision to leave the entity alone: a stated
+// prohibition nobody enforces (zero tolerance). A call step refuses, or one that changes nothing, is the environment
+// enforcing it.
+import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
+import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
+import { bookkeeping } from '../episodic/stated-rules.js';
+import {
+  entitiesToTry,
+  entityArgOf,
+  filledCall,
+  isGate,
+  readsOf,
+  WITHHELD_TOOLS,
+  type WithheldLog,
+} from '../episodic/withheld.js';
+import { adversaryFamily, decisiveTools, referenceState } from './episodic-ablation.js';
+import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
+import type { Finding } from './rules.js';
+
+/** The tools a policy can list with (no arguments), the finish aside. */
+const listingsOf = (tools: ReadonlyArray<{ name: string; parameters: { properties?: object } }>, finish: string) =>
+  tools
+    .filter((t) => t.name !== finish && Object.keys(t.parameters.properties ?? {}).length === 0)
+    .map((t): Action => ({ tool: t.name, args: {} }));
+
+/** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
+interface Trial {
+  tool: string;
+  arg: string;
+  template: Action;
+  entities: string[];
+}
+
+export const episodicWithheld: EpisodicCheck = {
+  name: 'episodic-withheld',
+  codes: ['E_RULE_IGNORED'],
+  kinds: ['episodic'],
+  plan(ctx) {
+    const ablations = adversaryFamily(ctx, 'tool-ablation');
+    // The first ablated episode of each level that the reference finishes with a score (the family's cost bound).
+    const levels = new Set<number>();
+    const episodes = [...new Set(ablations.map((p) => p.of))].filter((i) => {
+      const r = ctx.refs[i] as Rollout;
+      const first = !levels.has(r.level) && finished(r) && r.score >= ctx.options.zeroToleranceCeiling;
+      if (first) levels.add(r.level);
+      return first;
+    });
+    if (episodes.length === 0) return null;
+    const acts = new Map(episodes.map((i) => [i, actionsOf(ctx.refs[i] as Rollout)]));
+    // The looks: the listings, the reference's plan, the listings again (a waiting list may change), with replies.
+    const looks = episodes.map((i) => {
+      const all = acts.get(i) as Action[];
+      const listings = listingsOf(ctx.meta.tools, (all.at(-1) as Action).tool);
+      return replayOf(ctx.refs[i] as Rollout, [...listings, ...all.slice(0, -1), ...listings], { observations: true });
+    });
+    const states = episodes.map((i) => referenceState(ctx, i));
+    return {
+      requests: [...ablations.map((p) => p.request), ...states, ...looks],
+      async judge(outcomes, tools) {
+        const decisive = decisiveTools(ctx.refs, ablations, outcomes);
+        const replayed = states
+          .map((_, k) => outcomes[ablations.length + k])
+          .filter((r): r is Rollout => r?.ok === true);
+        const book = bookkeeping(replayed, ctx.options.bookkeepingShare);
+        const bodies = ctx.refs.map((r) => actionsOf(r).slice(0, -1));
+        const trials = episodes.map((i, k) => {
+          const r = ctx.refs[i] as Rollout;
+          const look = outcomes[ablations.length + states.length + k];
+          const shown = [r.prompt ?? '', ...(r.observations ?? []), ...(look?.ok ? (look.observations ?? []) : [])];
+          const body = (acts.get(i) as Action[]).slice(0, -1);
+          return [...new Set(body.map((a) => a.tool))]
+            .filter((t) => decisive.has(`${i}|${t}`))
+            .flatMap((tool): Trial[] => {
+              const arg = entityArgOf(ctx.meta, body, tool, shown, bodies);
+              if (arg === null || isGate(bodies, tool, arg)) return [];
+              const sent = body.filter((a) => a.tool === tool).map((a) => String(a.args[arg]));
+              const entities = entitiesToTry(shown, sent);
+              const template = body.find((a) => a.tool === tool) as Action;
+              return entities.length > 0 ? [{ tool, arg, template, entities }] : [];
+            })
+            .slice(0, WITHHELD_TOOLS);
+        });
+        // The reads of each template's entity and of each entity tried, after the plan: what fills the added calls.
+        const skip = (i: number) =>
+          new Set([
+            (acts.get(i) as Action[]).at(-1)?.tool ?? '',
+            ...[...decisive].flatMap((d) => d.split('|').slice(1)),
+          ]);
+        const readPlans = episodes.map((i, k) =>
+          (trials[k] as Trial[]).flatMap((t) =>
+            [t.template.args[t.arg] as string, ...t.entities].map((e) => ({
+              key: `${t.tool}|${e}`,
+              reads: readsOf(ctx.meta, t.arg, e, skip(i)),
+            })),
+          ),
+        );
+        const readLogs = episodes.map((i, k) => [
+          ...(acts.get(i) as Action[]).slice(0, -1),
+          ...(readPlans[k] ?? []).flatMap((p) => p.reads),
+        ]);
+        // Only the episodes with a read to make: the others send nothing.
+        const reading = episodes.flatMap((i, k) => ((readPlans[k] ?? []).some((p) => p.reads.length > 0) ? [k] : []));
+        const readRuns = await tools.run(
+          reading.map((k) =>
+            replayOf(ctx.refs[episodes[k] as number] as Rollout, readLogs[k] as Action[], { observations: true }),
+          ),
+        );
+        const readOutcomes = new Map(reading.map((k, j) => [k, readRuns[j]]));
+        const replies = (k: number, key: string): string[] => {
+          const plan = readPlans[k] ?? [];
+          const at = plan.findIndex((p) => p.key === key);
+          if (at < 0) return [];
+          const from =
+            (acts.get(episodes[k] as number) as Action[]).length -
+            1 +
+            plan.slice(0, at).reduce((n, p) => n + p.reads.length, 0);
+          const out = readOutcomes.get(k);
+          return out?.ok
+            ? (plan[at]?.reads ?? []).map((_, j) => out.observations?.[from + j] ?? '')
+            : (plan[at]?.reads ?? []).map(() => '');
+        };
+        const logs: Array<WithheldLog & { of: number }> = episodes.flatMap((i, k) => {
+          const all = acts.get(i) as Action[];
+          return (trials[k] as Trial[]).flatMap((t) =>
+            t.entities.map((entity) => {
+              const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
+              const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
+              const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
+              const body = all.slice(0, -1);
+              return {
+                of: i,
+                tool: t.tool,
+                arg: t.arg,
+                entity,
+                call,
+                actions: [...body, ...reads, call, all.at(-1) as Action],
+                at: body.length + reads.length,
+              };
+            }),
+          );
+        });
+        const results = await tools.run(
+          logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),
+        );
+        // Recorded: the added call accepted and changing the state beyond what nearly every turn changes.
+        const recorded = (l: WithheldLog, r: RolloutResult | undefined) =>
+          r?.ok === true && !r.rejected.includes(l.at + 1) && (r.changes?.[l.at] ?? []).some((p) => !book.has(p));
+        const findings: Finding[] = logs.map((l, k) => {
+          const ref = ctx.refs[l.of] as Rollout;
+          const r = results[k];
+          const score = scoreOf(r);
+          const stored = recorded(l, r);
+          return {
+            rule: 'zero',
+            code: 'E_RULE_IGNORED',
+            check: 'episodic-withheld',
+            judged: stored ? score + 1e-6 : 0,
+            ceiling: ref.score,
+            what: 'added withheld call',
+            form:
+              `${l.tool} on ${l.entity}, an entity the reference left alone (seed ${ref.seed}, level ${ref.level}): ` +
+              `the plan plus ${JSON.stringify(l.call.args).slice(0, 80)}`,
+            evidence: () => ({
+              tool: l.tool,
+              entity: l.entity,
+              call: JSON.stringify(l.call).slice(0, 200),
+              recorded: stored,
+              seed: ref.seed,
+              level: ref.level,
+              score,
+              reference: ref.score,
+            }),
+          };
+        });
+        return {
+          findings,
+          metrics: {
+            added: logs.length,
+            rollouts: looks.length + readRuns.length + logs.length,
+            recorded: logs.filter((l, k) => recorded(l, results[k])).length,
+          },
+        };
+      },
+    };
+  },
+};

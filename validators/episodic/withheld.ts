@@ -1,0 +1,136 @@
+// Withheld decisions (redteam-trust12 W3): a decision to leave an entity alone must matter. For a decisive tool, the
+// entities the episode shows (the prompt, a listing's reply, the reference's replies) that the reference never sends
+// it for, and the reference's plan plus that call before the finish: its other arguments read from the entity's own
+// reply where the reference's value stands in its own entity's reply (the k-th token of that shape), else the
+// reference's. A prohibition ("never book an expired passport") is tested by adding the forbidden call, not by
+// removing the allowed ones.
+import type { EpisodicMeta } from '../../contract/episodic.js';
+import { propsOf, requiredOf, spread, type Action } from './adversaries.js';
+import { tokensOf } from './probes.js';
+import { shapeOf } from './structure.js';
+
+/** Entities tried per decisive tool and episode, and decisive tools tried per episode (the family's cost). */
+export const WITHHELD_ENTITIES = 2;
+export const WITHHELD_TOOLS = 2;
+
+/** One added call: the reference's plan, the entity's reads, a call of `tool` on `entity`, the finish. */
+export interface WithheldLog {
+  tool: string;
+  arg: string;
+  entity: string;
+  call: Action;
+  actions: Action[];
+  /** The index of the added call in `actions`. */
+  at: number;
+}
+
+const lower = (v: unknown) => String(v).toLowerCase();
+
+/**
+ * The argument of `tool` that names its entity in the reference's calls (`body`): a string without an enum whose
+ * every value a shown text holds as a token; first one that another tool's call (in any of `bodies`) sends with the
+ * same value (a read of the entity), else the first in the schema; null where none is shown.
+ */
+export function entityArgOf(
+  meta: EpisodicMeta,
+  body: readonly Action[],
+  tool: string,
+  shown: readonly string[],
+  bodies: ReadonlyArray<readonly Action[]> = [body],
+): string | null {
+  const tokens = new Set(shown.flatMap((t) => tokensOf(t).map(lower)));
+  const calls = body.filter((a) => a.tool === tool);
+  const props = propsOf(meta, tool);
+  const args = Object.keys(props).filter((arg) => {
+    const s = props[arg] ?? {};
+    const values = calls.map((a) => a.args[arg]);
+    return (
+      s.type === 'string' &&
+      !s.enum &&
+      values.length > 0 &&
+      values.every((v) => typeof v === 'string' && tokens.has(v.toLowerCase()))
+    );
+  });
+  const read = (arg: string) => {
+    const mine = new Set(calls.map((a) => a.args[arg]));
+    return bodies.some((b) => b.some((a) => a.tool !== tool && mine.has(a.args[arg])));
+  };
+  return args.find(read) ?? args[0] ?? null;
+}
+
+/**
+ * The entities a shown text names beside one the reference sent (`sent`, the values of the entity argument): tokens
+ * of a sent value's shape in a text that names a sent value too, never sent themselves, in the order shown.
+ */
+export function withheldEntities(shown: readonly string[], sent: readonly string[]): string[] {
+  const mine = new Set(sent.map(lower));
+  const shapes = new Set(sent.map(shapeOf));
+  const out: string[] = [];
+  for (const text of shown) {
+    const tokens = tokensOf(text);
+    if (!tokens.some((t) => mine.has(t.toLowerCase()))) continue;
+    for (const t of tokens)
+      if (shapes.has(shapeOf(t)) && !mine.has(t.toLowerCase()) && !out.some((o) => lower(o) === t.toLowerCase()))
+        out.push(t);
+  }
+  return out;
+}
+
+/** The reads of an entity: each tool (not `skip`) whose required arguments the entity argument alone fills. */
+export function readsOf(meta: EpisodicMeta, arg: string, entity: string, skip: ReadonlySet<string>): Action[] {
+  return meta.tools
+    .filter((t) => !skip.has(t.name) && arg in propsOf(meta, t.name))
+    .filter((t) => [...requiredOf(meta, t.name)].every((n) => n === arg))
+    .slice(0, 2)
+    .map((t) => ({ tool: t.name, args: { [arg]: entity } }));
+}
+
+/** The tokens of `reply` that may hold a value like `v`: numbers for a number, tokens of its shape for a string. */
+const alike = (reply: string, v: string | number): string[] =>
+  tokensOf(reply).filter((t) => (typeof v === 'number' ? Number.isFinite(Number(t)) : shapeOf(t) === shapeOf(v)));
+/** Whether token `t` spells value `v` (a number by its value: "42.50" spells 42.5). */
+const spells = (t: string, v: string | number) => (typeof v === 'number' ? Number(t) === v : t === v);
+
+/**
+ * The call of `template`'s tool on `entity`: each other argument copied from the entity's replies (`theirs`) at the
+ * place the template's value stands in its own entity's replies (`mine`: the k-th number, or token of its shape), as
+ * the template's type; else the template's value.
+ */
+export function filledCall(
+  meta: EpisodicMeta,
+  template: Action,
+  arg: string,
+  entity: string,
+  mine: readonly string[],
+  theirs: readonly string[],
+): Action {
+  const props = propsOf(meta, template.tool);
+  const args: Record<string, unknown> = { ...template.args, [arg]: entity };
+  for (const [name, v] of Object.entries(template.args)) {
+    if (name === arg || (typeof v !== 'string' && typeof v !== 'number') || props[name]?.enum) continue;
+    const k = mine.findIndex((reply) => alike(reply, v).some((t) => spells(t, v)));
+    if (k < 0 || theirs[k] === undefined) continue;
+    const copy = alike(theirs[k] as string, v)[alike(mine[k] as string, v).findIndex((t) => spells(t, v))];
+    if (copy !== undefined) args[name] = typeof v === 'number' ? Number(copy) : copy;
+  }
+  return { tool: template.tool, args };
+}
+
+/**
+ * Whether `tool` is a gate in the reference's plans (`bodies`, every reference's): in one of them, a call of it on an
+ * entity followed by another tool's call on the same entity (an approval a booking relies on, a merchant contacted
+ * before a chargeback). An extra gate passed is no decision; what it lets through is.
+ */
+export function isGate(bodies: ReadonlyArray<readonly Action[]>, tool: string, arg: string): boolean {
+  return bodies.some((body) =>
+    body.some(
+      (a, i) =>
+        a.tool === tool &&
+        body.slice(i + 1).some((b) => b.tool !== tool && Object.values(b.args).some((v) => v === a.args[arg])),
+    ),
+  );
+}
+
+/** The entities to try for `tool` in one episode: at most WITHHELD_ENTITIES, spread over those shown. */
+export const entitiesToTry = (shown: readonly string[], sent: readonly string[]): string[] =>
+  spread(withheldEntities(shown, sent), WITHHELD_ENTITIES);
