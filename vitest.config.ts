@@ -1,6 +1,5 @@
 // Test runner settings: tests live in tests/, sandbox tests spawn worker processes and need time.
 import { defineConfig } from 'vitest/config';
-import { FILES_AT_ONCE } from './tests/setup/parallelism.js';
 import { LongestFirstSequencer } from './tests/setup/sequencer.js';
 
 export default defineConfig({
@@ -13,8 +12,7 @@ export default defineConfig({
     pool: 'forks',
     // Two test files at a time, also on 2 cores: many files wait on child processes, servers and sockets,
     // and the timing-dependent tests keep margins for a loaded machine (the suite passed under load 10).
-    // A validating file's sandbox pool takes its share of the cores (tests/setup/parallelism.ts).
-    maxWorkers: FILES_AT_ONCE,
+    maxWorkers: 2,
     // The run's shared folder (tests/helpers/run-cache.ts: the seeded libraries, shared validation reports).
     globalSetup: ['tests/setup/runtime-banner.ts', 'tests/setup/run-cache.ts'],
     // Longest files first (tests/setup/durations.json), so the last file to start is a short one.

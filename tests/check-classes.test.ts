@@ -11,7 +11,6 @@ import { checksFor } from '../validators/checks/contract.js';
 import { CHECKS } from '../validators/checks/registry.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 interface Case {
   check: string;
@@ -193,7 +192,7 @@ const codes = (r: ValidationReport) =>
     .join('\n');
 
 beforeAll(() => {
-  pool = new SandboxPool({ workers: FILE_WORKERS });
+  pool = new SandboxPool({ workers: 2 });
 });
 afterAll(async () => {
   await pool?.close();

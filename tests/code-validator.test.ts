@@ -11,7 +11,6 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
 import { validateCandidate } from '../validators/validate.js';
 import { publishReport } from './helpers/run-cache.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const SEEDS_DIR = new URL('../seeds/code/', import.meta.url);
 const seed = (file: string) => readFileSync(new URL(file, SEEDS_DIR), 'utf8');
@@ -31,7 +30,7 @@ const SMALL = {
 
 let pool: SandboxPool;
 beforeAll(() => {
-  pool = new SandboxPool({ workers: FILE_WORKERS });
+  pool = new SandboxPool({ workers: 2 });
 });
 afterAll(() => pool.close());
 

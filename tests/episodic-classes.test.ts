@@ -8,10 +8,9 @@ import { episodicHackOptions, validationSeeds } from './helpers/validation-seeds
 import { SandboxPool } from '../sandbox/pool.js';
 import type { ValidatorOptions } from '../validators/options.js';
 import { validateCandidate } from '../validators/validate.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const DIR = new URL('./fixtures/episodic-classes/', import.meta.url);
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 /** Codes a loaded machine can cause on its own: they say nothing about a class. */
 const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);

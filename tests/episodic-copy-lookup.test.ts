@@ -7,9 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { judgedOnce, LOAD_CODES } from './helpers/run-cache.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { validationSeeds } from './helpers/validation-seeds.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 300_000 };
 const DIR = new URL('./fixtures/episodic-structure/', import.meta.url);

@@ -10,7 +10,6 @@ import type { Rollout } from '../sandbox/rollouts.js';
 import { blindLog } from '../validators/episodic/informed.js';
 import { validateCandidate } from '../validators/validate.js';
 import { validationSeeds } from './helpers/validation-seeds.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const meta = {
   name: 'locker',
@@ -141,7 +140,7 @@ describe('the blind log of a random rollout', () => {
   });
 });
 
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 300_000 };
 const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);

@@ -13,7 +13,6 @@ import { readBackLog, sweepLogs } from '../validators/episodic/adversaries-progr
 import { entitiesVisible, errorPathCalls, resetsOf, undoRetryLog } from '../validators/episodic/adversaries-undo.js';
 import { decisionsOf, predictions, type Axis } from '../validators/episodic/adversaries-values.js';
 import { episodicHackOptions } from './helpers/validation-seeds.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
   name,
@@ -172,7 +171,7 @@ describe('the error-path calls', () => {
 
 const RED = new URL('./fixtures/redteam-trust/', import.meta.url);
 const OWN = new URL('./fixtures/episodic-probing/', import.meta.url);
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 /**
  * A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults.

@@ -13,7 +13,6 @@ import { arithmeticSamples } from '../validators/episodic/arithmetic.js';
 import { pickSamples, pickTrials } from '../validators/episodic/selection.js';
 import { idFields, parse, shapeOf, structuralFields } from '../validators/episodic/structure.js';
 import type { ValidatorOptions } from '../validators/options.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const shapes = new Set([shapeOf('SRV100')]);
 const fieldsOf = (text: string, id: string) => structuralFields("list's reply", parse(text, shapes), id.toLowerCase());
@@ -195,7 +194,7 @@ describe('the arithmetic samples of episodic values', () => {
   });
 });
 
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 300_000 };
 const TRUST = new URL('./fixtures/redteam-trust/', import.meta.url);

@@ -9,7 +9,6 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { surfaceLogs, usedSurface } from '../validators/episodic/surface.js';
 import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
 import { validateCandidate } from '../validators/validate.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
   name,
@@ -87,7 +86,7 @@ const readsFirst = (file: string) =>
       'export function act(state) {\n  const unread = state.items.find((i) => !i.checked);\n  if (unread) ' +
         "return { tool: 'check_stock', args: { sku: unread.sku } };",
     );
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 
 describe('an unused optional argument of a tool the reference calls', () => {

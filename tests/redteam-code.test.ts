@@ -10,10 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectDecided, judge, readFixture, readRedteam } from './helpers/redteam-manifest.js';
 import { validationSeeds } from './helpers/validation-seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const MANIFEST = readRedteam(['redteam-code']);
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 400_000 };
 /** The modules are validated only on request (a slow tier): each is a whole code validation. */

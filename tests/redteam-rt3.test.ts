@@ -11,14 +11,13 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { playPolicy, type Action, type Policy } from './helpers/redteam-play.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const DIR = new URL('./fixtures/redteam/', import.meta.url);
 const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
 /** Fixed, so a verdict here replays with `envforge validate FILE --validation-seed 20261122`. */
 const VALIDATION_SEED = 20_261_122;
 
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const reports = new Map<string, Promise<ValidationReport>>();
 function validated(file: string): Promise<ValidationReport> {

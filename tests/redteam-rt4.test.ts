@@ -12,7 +12,6 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { playPolicy, type Action, type Policy } from './helpers/redteam-play.js';
 import type { ValidationReport } from '../validators/report.js';
 import { validateCandidate } from '../validators/validate.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const DIR = new URL('./fixtures/redteam/', import.meta.url);
 const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
@@ -20,7 +19,7 @@ const source = (file: string) => readFileSync(new URL(file, DIR), 'utf8');
 const VALIDATION_SEED = 20_261_122;
 const SLOW = { timeout: 240_000 };
 
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const reports = new Map<string, Promise<ValidationReport>>();
 /** The library `envforge validate` checks novelty against where none exists yet: the shipped seeds. */

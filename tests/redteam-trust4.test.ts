@@ -7,7 +7,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectDecided, judge, readFixture, readRedteam } from './helpers/redteam-manifest.js';
 import { validationSeeds } from './helpers/validation-seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { FILE_WORKERS } from './setup/parallelism.js';
 
 const MANIFEST = readRedteam([
   'redteam-trust4',
@@ -18,7 +17,7 @@ const MANIFEST = readRedteam([
   'redteam-trust11',
   'redteam-trust12',
 ]);
-const pool = new SandboxPool({ workers: FILE_WORKERS });
+const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 240_000 };
 

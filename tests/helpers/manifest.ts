@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { seedNoveltyIndex } from '../../library/novelty-index.js';
 import { SandboxPool } from '../../sandbox/pool.js';
 import type { NoveltyIndex } from '../../validators/novelty/lsh.js';
-import { FILE_WORKERS } from '../setup/parallelism.js';
 
 export interface Expectation {
   file: string;
@@ -22,7 +21,7 @@ export function corpusSetup(
   corpus: URL,
   hooks: { beforeAll: (fn: () => Promise<void>) => void; afterAll: (fn: () => Promise<void>) => void },
 ): { manifest: Expectation[]; pool: SandboxPool; novelty: () => NoveltyIndex } {
-  const pool = new SandboxPool({ workers: FILE_WORKERS });
+  const pool = new SandboxPool();
   let index: NoveltyIndex | undefined;
   hooks.beforeAll(async () => {
     index = await seedNoveltyIndex(pool);
