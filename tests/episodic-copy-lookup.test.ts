@@ -4,19 +4,18 @@
 // (the reference lists, then routes) is a lookup and is admitted.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { judgedOnce, LOAD_CODES } from './helpers/run-cache.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { validateCandidate } from '../validators/validate.js';
 import { validationSeeds } from './helpers/validation-seeds.js';
 
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 300_000 };
-const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
 const DIR = new URL('./fixtures/episodic-structure/', import.meta.url);
 
 async function verdict(file: string, seed: number) {
-  const report = await validateCandidate(readFileSync(new URL(file, DIR), 'utf8'), { pool, validationSeed: seed });
-  const problems = report.problems.filter((p) => !LOAD.has(p.code));
+  const report = await judgedOnce(readFileSync(new URL(file, DIR), 'utf8'), { pool, validationSeed: seed });
+  const problems = report.problems.filter((p) => !LOAD_CODES.has(p.code));
   return {
     problems,
     text:

@@ -4,6 +4,7 @@
 // one more of each class written another way are rejected; their honest twins are admitted.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { judgedOnce, LOAD_CODES } from './helpers/run-cache.js';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
 import { SandboxPool } from '../sandbox/pool.js';
@@ -11,7 +12,6 @@ import type { ValidatorOptions } from '../validators/options.js';
 import { readBackLog, sweepLogs } from '../validators/episodic/adversaries-progress.js';
 import { entitiesVisible, errorPathCalls, resetsOf, undoRetryLog } from '../validators/episodic/adversaries-undo.js';
 import { decisionsOf, predictions, type Axis } from '../validators/episodic/adversaries-values.js';
-import { validateCandidate } from '../validators/validate.js';
 import { episodicHackOptions } from './helpers/validation-seeds.js';
 
 const tool = (name: string, properties: Record<string, unknown>, required: string[] = []) => ({
@@ -173,17 +173,16 @@ const RED = new URL('./fixtures/redteam-trust/', import.meta.url);
 const OWN = new URL('./fixtures/episodic-probing/', import.meta.url);
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
-const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
 /**
  * A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults.
  */
 const codesOf = async (dir: URL, file: string, seed: number, options?: Partial<ValidatorOptions>) => {
-  const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), {
+  const report = await judgedOnce(readFileSync(new URL(file, dir), 'utf8'), {
     pool,
     validationSeed: seed,
     ...(options ? { options } : {}),
   });
-  return report.problems.filter((p) => !LOAD.has(p.code)).map((p) => p.code);
+  return report.problems.filter((p) => !LOAD_CODES.has(p.code)).map((p) => p.code);
 };
 const SLOW = { timeout: 240_000 };
 

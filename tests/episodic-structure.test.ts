@@ -4,6 +4,7 @@
 // validated in the sandbox (hacks rejected at three recorded validation seeds, their honest twins admitted).
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { judgedOnce, LOAD_CODES } from './helpers/run-cache.js';
 import { episodicHackOptions, validationSeeds } from './helpers/validation-seeds.js';
 import type { EpisodicMeta } from '../contract/episodic.js';
 import type { Rollout } from '../sandbox/rollouts.js';
@@ -12,7 +13,6 @@ import { arithmeticSamples } from '../validators/episodic/arithmetic.js';
 import { pickSamples, pickTrials } from '../validators/episodic/selection.js';
 import { idFields, parse, shapeOf, structuralFields } from '../validators/episodic/structure.js';
 import type { ValidatorOptions } from '../validators/options.js';
-import { validateCandidate } from '../validators/validate.js';
 
 const shapes = new Set([shapeOf('SRV100')]);
 const fieldsOf = (text: string, id: string) => structuralFields("list's reply", parse(text, shapes), id.toLowerCase());
@@ -197,7 +197,6 @@ describe('the arithmetic samples of episodic values', () => {
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 300_000 };
-const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
 const TRUST = new URL('./fixtures/redteam-trust/', import.meta.url);
 const HOLDOUT = new URL('./fixtures/episodic-structure/', import.meta.url);
 
@@ -205,12 +204,12 @@ const HOLDOUT = new URL('./fixtures/episodic-structure/', import.meta.url);
  * A hack is judged with the baselines' random and finish-alone probes cut (validation-seeds.ts); a twin at defaults.
  */
 async function verdict(dir: URL, file: string, seed: number, options?: Partial<ValidatorOptions>) {
-  const report = await validateCandidate(readFileSync(new URL(file, dir), 'utf8'), {
+  const report = await judgedOnce(readFileSync(new URL(file, dir), 'utf8'), {
     pool,
     validationSeed: seed,
     ...(options ? { options } : {}),
   });
-  const problems = report.problems.filter((p) => !LOAD.has(p.code));
+  const problems = report.problems.filter((p) => !LOAD_CODES.has(p.code));
   return {
     problems,
     text:

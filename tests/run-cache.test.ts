@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { once, runDir } from './helpers/run-cache.js';
+import { once, reportKey, runDir } from './helpers/run-cache.js';
 
 const key = (name: string) => `run-cache-test-${name}-${process.pid}`;
 
@@ -45,5 +45,25 @@ describe('once', () => {
     mkdirSync(lock);
     writeFileSync(join(lock, 'pid'), String(process.pid));
     await expect(once(key('d'), async () => 'never', 600)).rejects.toThrow(/waited 600 ms for run-cache-test-d/);
+  });
+});
+
+describe('reportKey', () => {
+  const episodic = { randomPerLevel: 4, finishAloneSamples: 16 } as never;
+  const pool = {} as never; // not part of the key
+  it('is one key for one validation, whatever order its options are written in', () => {
+    expect(reportKey('a', { pool, validationSeed: 11, options: { episodic, seedsPerLevel: 6 } })).toBe(
+      reportKey('a', { options: { seedsPerLevel: 6, episodic }, validationSeed: 11, pool }),
+    );
+  });
+  it('tells apart another source, validation seed or option', () => {
+    const keys = [
+      reportKey('a', { pool, validationSeed: 11 }),
+      reportKey('b', { pool, validationSeed: 11 }),
+      reportKey('a', { pool, validationSeed: 22 }),
+      reportKey('a', { pool, validationSeed: 11, options: { seedsPerLevel: 6 } }),
+      reportKey('a', { pool, validationSeed: 11, options: { seedsPerLevel: 7 } }),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });

@@ -6,6 +6,7 @@ import { seedNoveltyIndex } from '../../library/novelty-index.js';
 import type { SandboxPool } from '../../sandbox/pool.js';
 import type { ValidatorOptions } from '../../validators/options.js';
 import { validateCandidate } from '../../validators/validate.js';
+import { judgedOnce, LOAD_CODES } from './run-cache.js';
 import { episodicHackOptions } from './validation-seeds.js';
 
 export interface RedteamEntry {
@@ -36,9 +37,6 @@ export function readRedteam(corpora: readonly string[]): RedteamEntry[] {
 
 export const readFixture = (file: string): string => readFileSync(new URL(file, FIXTURES), 'utf8');
 
-/** Codes a loaded machine can cause on its own: they say nothing about a module. */
-const LOAD = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
-
 /**
  * The options an entry is judged at: a closed episodic hack whose manifest names its code at episodicHackOptions(code)
  * (the baseline probes it is not judged by cut to a few; expectDecided asserts that code), every other entry (an
@@ -55,15 +53,14 @@ export async function judge(
   entry: RedteamEntry,
   seed: number,
 ): Promise<{ codes: string[]; text: string }> {
-  const novelty = entry.novelty === 'seeds' ? { novelty: await seedNoveltyIndex(pool) } : {};
   const options = judgedOptions(entry);
-  const report = await validateCandidate(readFixture(entry.file), {
-    pool,
-    validationSeed: seed,
-    ...novelty,
-    ...(options ? { options } : {}),
-  });
-  const codes = report.problems.filter((p) => !LOAD.has(p.code)).map((p) => p.code);
+  const at = { pool, validationSeed: seed, ...(options ? { options } : {}) };
+  // Another file may judge the same module at the same seed and options (a class's own test): validated once a run.
+  const report =
+    entry.novelty === 'seeds'
+      ? await validateCandidate(readFixture(entry.file), { ...at, novelty: await seedNoveltyIndex(pool) })
+      : await judgedOnce(readFixture(entry.file), at);
+  const codes = report.problems.filter((p) => !LOAD_CODES.has(p.code)).map((p) => p.code);
   return { codes, text: `${entry.file} --validation-seed ${seed}: ${codes.join(', ') || 'admitted'}` };
 }
 

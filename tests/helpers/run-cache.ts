@@ -1,6 +1,6 @@
-// Work done once per test run and shared by the test files that need its result (a seeded library, a
-// validation report of a module that a test uses but does not test the validation of): a folder per run,
-// and `once`, which computes a JSON value under a key once, the other files' callers waiting for it.
+// Work done once per test run and shared by the test files that need its result (a seeded library, the validation
+// report of a module at a fixed validation seed and options): a folder per run, and `once`, which computes a JSON value
+// under a key once, the other files' callers waiting for it.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -124,12 +124,57 @@ export function publishReport(
   renameSync(`${file}.${process.pid}.tmp`, file);
 }
 
-function reportKey(source: string, options: ValidateOptions): string {
+/** Codes a loaded machine can cause on its own: a report with one may be the machine's, not the module's. */
+export const LOAD_CODES: ReadonlySet<string> = new Set(['E_TIMEOUT', 'E_TOO_SLOW', 'E_CRASHED', 'E_MEMORY']);
+
+/**
+ * The validator's report on `source` at a fixed validation seed and options, computed once per test run and read by
+ * every other test, in any file, that judges the same validation (tests of the validation included): a build gives
+ * one report for a module, seed and options (tests/golden-decisions.test.ts holds that byte for byte), so a test
+ * asserts on the same report whoever computed it. Every caller gets the report as `validate --json` prints it (a JSON
+ * copy). A report a load code stands in is returned to its caller only: the next caller validates again.
+ */
+export function judgedOnce(
+  source: string,
+  options: ValidateOptions & { validationSeed: number },
+): Promise<ValidationReport> {
+  const { pool, ...rest } = options;
+  return once(
+    reportKey(source, options),
+    async () => {
+      const { validateCandidate } = await import('../../validators/validate.js');
+      return JSON.parse(JSON.stringify(await validateCandidate(source, { pool, ...rest }))) as ValidationReport;
+    },
+    600_000,
+    (report) => !clocked(report),
+  );
+}
+
+/** Whether a load code stands anywhere in the report (a problem, a stage's metrics), as bench/golden.ts judges it. */
+function clocked(report: ValidationReport): boolean {
+  const text = JSON.stringify(report);
+  return [...LOAD_CODES].some((code) => text.includes(code));
+}
+
+/** The run folder's key of a validation: the source's hash and the options but the pool, in any key order. */
+export function reportKey(source: string, options: ValidateOptions): string {
   const { pool: _pool, novelty, reviewer, ...rest } = options;
   if (novelty || reviewer)
     throw new Error('a novelty index or a reviewer is not part of a report key: validate directly');
   return `report-${createHash('sha256')
-    .update(JSON.stringify([hashSource(source), rest]))
+    .update(JSON.stringify([hashSource(source), canonical(rest)]))
     .digest('hex')
     .slice(0, 24)}`;
+}
+
+/** The value with every object's keys sorted: options written in another order give the same key. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => [k, canonical(v)]),
+  );
 }
