@@ -65,7 +65,7 @@ describe('a work budget shared by the jobs of one caller', () => {
 });
 
 describe('the work budget charges work, not the host', () => {
-  it('charges a finished job its worker CPU time: a worker held off its core (SIGSTOP) is not charged the wait', async () => {
+  it('charges a finished job its worker CPU time: a worker held off its core (SIGSTOP) is not charged', async () => {
     const one = new SandboxPool({ workers: 1 });
     try {
       const busy = envSource({
