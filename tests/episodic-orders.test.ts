@@ -1,8 +1,12 @@
 // A stated order among one tool's entities (validators/episodic/orders.ts, redteam-trust12 W5): which sentences rank
-// or mark a tool's entities, and the reference's calls of that tool permuted with their reads. Pure functions here;
-// the fixtures' verdicts are in redteam-trust4.test.ts.
-import { describe, expect, it } from 'vitest';
+// or mark a tool's entities, and the reference's calls of that tool permuted with their reads; the check on (a hack
+// rejected) and off by default (the good fixture it once rejected admitted).
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxPool } from '../sandbox/pool.js';
 import { orderRulesOf, permutationsOf } from '../validators/episodic/orders.js';
+import { DEFAULT_EPISODIC_OPTIONS } from '../validators/options-episodic.js';
+import { validateCandidate } from '../validators/validate.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const S = { type: 'string' };
@@ -118,4 +122,29 @@ describe('order rules among one tool’s entities', () => {
       'read_ticket TK2, route TK2, read_ticket TK1, route TK1, close_desk',
     ]);
   });
+});
+
+describe('episodic-orders in a validation (off by default: orderProbes)', () => {
+  const pool = new SandboxPool({ workers: 2 });
+  afterAll(() => pool.close());
+  const fixture = (path: string) => readFileSync(new URL(`./fixtures/${path}`, import.meta.url), 'utf8');
+  const codes = (r: { problems: Array<{ code: string; evidence?: unknown }> }) =>
+    r.problems.filter((p) => JSON.stringify(p.evidence ?? null).includes('"episodic-orders"')).map((p) => p.code);
+
+  it('on, rejects a stated order nobody enforces (redteam-trust12 hack-urgent-first) at 11', async () => {
+    const report = await validateCandidate(fixture('redteam-trust12/hack-urgent-first.js'), {
+      pool,
+      validationSeed: 11,
+      options: { episodic: { ...DEFAULT_EPISODIC_OPTIONS, orderProbes: true } },
+    });
+    expect(codes(report)).toEqual(['E_RULE_IGNORED']);
+  }, 240_000);
+
+  it('off, admits a priority checked through the decisions at the seed the probe rejected it', async () => {
+    const report = await validateCandidate(fixture('episodic/good-course-enrollment.js'), {
+      pool,
+      validationSeed: 178382163472559,
+    });
+    expect(report.problems.map((p) => p.code)).toEqual([]);
+  }, 240_000);
 });

@@ -3,7 +3,9 @@
 // another order across their entities (each with its own reads before it). Where every such log, in every episode,
 // still earns the reference's score and ends in the reference's state, the order the rule states never mattered:
 // a policy that ignored it is paid (zero tolerance, E_RULE_IGNORED). One order that costs the score clears the rule:
-// an episode where the rule binds nothing (no urgent ticket) must not count against an honest world.
+// an episode where the rule binds nothing (no urgent ticket) must not count against an honest world. Off by default
+// (`orderProbes`): a reordered log that keeps the reference's decisions cannot tell a process order nobody enforces
+// from a priority that decides who gets a scarce seat and is checked through the decisions alone.
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import { actionsOf, finished } from '../episodic/adversaries.js';
 import { orderRulesOf, permutationsOf, type Permuted } from '../episodic/orders.js';
@@ -21,6 +23,7 @@ export const episodicOrders: EpisodicCheck = {
   codes: ['E_RULE_IGNORED'],
   kinds: ['episodic'],
   plan(ctx) {
+    if (!ctx.options.orderProbes) return null;
     const probes: Probe[] = ctx.adversaryEpisodes().flatMap((of) => {
       const r = ctx.refs[of] as Rollout;
       if (!finished(r) || r.score < ctx.options.zeroToleranceCeiling) return [];
