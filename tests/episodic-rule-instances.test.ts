@@ -34,10 +34,12 @@ const removed = (tools: string[]) => (a: { actions: { tool: string; args: Record
   tools.filter((g) => !a.actions.some((x) => x.tool === 'request_approval' && x.args.guest_id === g));
 
 describe('a step two rules share', () => {
-  it('is a step two rule sentences name, not one a single sentence names', () => {
+  it('is a step two rule sentences (or two conditions joined by "or") name, not one a single rule names', () => {
     // "booked" names book in both sentences too.
     expect([...sharedSteps(TWO, TOOLS)].sort()).toEqual(['book', 'request_approval']);
     expect(sharedSteps(ONE, TOOLS).size).toBe(0);
+    const either = 'A stay over 7 nights, or a guest under 18, needs the approval (request_approval) before booking.';
+    expect(sharedSteps(either, TOOLS).has('request_approval')).toBe(true);
     expect(sharedSteps(`${ONE}\nRead each guest (read_guest) and book them.`, TOOLS).size).toBe(0);
   });
 
