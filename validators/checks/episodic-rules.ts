@@ -10,6 +10,7 @@ import type { Bind } from '../../sandbox/protocol.js';
 import { actionsOf, asAction, finished, type Action } from '../episodic/adversaries.js';
 import { menuSplits } from '../episodic/menu.js';
 import { reshapings } from '../episodic/reshape.js';
+import { sharedSteps } from '../episodic/rule-instances.js';
 import { sequenceOptions } from '../episodic/sequences.js';
 import { bookkeeping, differingPaths, records, statedRules, type StatedRule } from '../episodic/stated-rules.js';
 import { referenceState } from './episodic-ablation.js';
@@ -27,10 +28,12 @@ interface Ablation {
   actions: Action[];
   /** A reshaped log's uses of ids the environment issued (sandbox/protocol.ts Bind). */
   binds?: Bind[];
+  /** The step is named by two or more rule sentences (validators/episodic/rule-instances.ts). */
+  shared?: boolean;
 }
 
 /** The ablations of one stated rule on a reference episode (nothing where the reference does not take the step). */
-export function ablationsOf(r: Rollout, of: number, rule: StatedRule): Ablation[] {
+export function ablationsOf(r: Rollout, of: number, rule: StatedRule, shared = false): Ablation[] {
   const acts = actionsOf(r);
   const body = acts.slice(0, -1);
   const finish = acts.at(-1) as Action;
@@ -50,9 +53,10 @@ export function ablationsOf(r: Rollout, of: number, rule: StatedRule): Ablation[
       !at.some((j) => j !== i && named(body[j] as Action))
     );
   });
+  // A step two rules share: each call is one rule's instance, so every call is removed alone (a few at most).
+  const alone = shared ? relied.slice(0, 6) : [relied[0] as number, relied.at(-1) as number];
   if (at.length >= 2 && relied.length > 0)
-    for (const i of new Set([relied[0] as number, relied.at(-1) as number]))
-      out.push({ of, rule, how: 'one call removed', actions: without([i]) });
+    for (const i of new Set(alone)) out.push({ of, rule, how: 'one call removed', actions: without([i]), shared });
   if (rule.before) {
     const before = rule.before;
     const entities = new Set<unknown>(
@@ -93,8 +97,10 @@ export const episodicRules: EpisodicCheck = {
       const candidates = names.filter((t) => t !== finish);
       // The prompt's and the description's rules, then each tool's description's rules about the other tools
       // (a tool's description describes the tool itself: "List the waitlist, first come first" states no rule).
+      const text = `${r.prompt ?? ''}\n${ctx.meta.description}`;
+      const shared = sharedSteps(text, candidates);
       const rules = [
-        ...statedRules(`${r.prompt ?? ''}\n${ctx.meta.description}`, candidates),
+        ...statedRules(text, candidates),
         ...ctx.meta.tools.flatMap((t) =>
           statedRules(
             t.description,
@@ -103,7 +109,7 @@ export const episodicRules: EpisodicCheck = {
         ),
       ];
       return [...new Map(rules.map((rule) => [rule.tool, rule] as const).reverse()).values()].flatMap((rule) =>
-        ablationsOf(r, i, rule),
+        ablationsOf(r, i, rule, shared.has(rule.tool)),
       );
     });
     // A rule matters for every plan that reaches the same final state: the step removed and the calls it guards
@@ -141,7 +147,7 @@ export const episodicRules: EpisodicCheck = {
     const requests: RolloutRequest[] = [
       ...ablations.map((a) =>
         replayOf(ctx.refs[a.of] as Rollout, a.actions, {
-          ...(moved(a) ? { keepState: true } : {}),
+          ...(moved(a) || a.shared ? { keepState: true } : {}),
           ...(a.binds ? { policy: { type: 'replay' as const, actions: a.actions, binds: a.binds } } : {}),
         }),
       ),
@@ -168,7 +174,9 @@ export const episodicRules: EpisodicCheck = {
         };
         const findings: Finding[] = [];
         // A removal of one call is judged only where every single removal of that step, in every episode, keeps the
-        // score (a look-up the reference makes before an action the rule does not cover, an escalation, may go).
+        // score (a look-up the reference makes before an action the rule does not cover, an escalation, may go); of a
+        // step two rules share, also a removal that keeps the score while it changes the final state beyond
+        // bookkeeping: the calls no removal alone needs answer a rule of their own, one nothing enforces.
         const singles = new Map<string, boolean>();
         ablations.forEach((a, k) => {
           if (a.how !== 'one call removed' || !recorded(a)) return;
@@ -184,7 +192,7 @@ export const episodicRules: EpisodicCheck = {
           const score = scoreOf(outcomes[k]);
           const judged =
             a.how === 'one call removed'
-              ? singles.get(a.rule.tool)
+              ? singles.get(a.rule.tool) || (a.shared && !sameEnd(a, k))
                 ? score
                 : 0
               : moved(a) && !sameEnd(a, k)
