@@ -1,4 +1,4 @@
-// The rule ablation composed with the plan's free choices (validators/episodic/free-choices.ts): re-spelled ids, switches.
+// The rule ablation composed with the plan's free choices (validators/episodic/free-choices.ts).
 import { describe, expect, it } from 'vitest';
 import { respelledAblations, switchedAblations, switchesOf } from '../validators/episodic/free-choices.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
