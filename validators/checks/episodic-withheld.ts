@@ -1,7 +1,8 @@
 // Withheld decisions must matter (redteam-trust12 W3): on the first adversary episode of each level, for each
 // decisive tool (not a gate another call relies on) and a few entities the episode shows that the reference never
 // sends it for, the reference's plan plus that call (its arguments read from the entity's own reads:
-// validators/episodic/withheld.ts) before the finish. A call that step records beyond bookkeeping and that still
+// validators/episodic/withheld.ts) before the finish, also on the cheap plan (no calls of the tools whose
+// ablation keeps the score, no reads). A call that step records beyond bookkeeping and that still
 // earns the reference's score pays a policy that ignored the decision to leave the entity alone: a stated
 // prohibition nobody enforces (zero tolerance). A call step refuses, or one that changes nothing, is the environment
 // enforcing it.
