@@ -8,6 +8,7 @@
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { actionsOf, asAction, finished, type Action } from '../episodic/adversaries.js';
+import { respelledAblations, switchedAblations, switchesOf } from '../episodic/free-choices.js';
 import { menuSplits } from '../episodic/menu.js';
 import { reshapings } from '../episodic/reshape.js';
 import { sharedSteps } from '../episodic/rule-instances.js';
@@ -137,6 +138,14 @@ export const episodicRules: EpisodicCheck = {
         ...menuSplits(ctx.meta, a.actions, maxTurns, used, menu, heard, a.rule.tool),
       ])
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions, binds: re.binds });
+      // The plan's free choices (redteam-trust13 X1, X4): a rule matters for every spelling of the guarded calls'
+      // ids the world accepts and after every switch the menu offers, not only for the reference's.
+      const removed = actionsOf(r).filter((x) => x.tool === a.rule.tool);
+      for (const re of [
+        ...respelledAblations(removed, a.actions),
+        ...switchedAblations(switchesOf(ctx.meta, used), a.actions),
+      ])
+        ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions });
     }
     // The references replayed with their states and each turn's changes: what a step records, what is bookkeeping,
     // and where the reference ends (an order broken is judged on the final state too: an environment with chance

@@ -1,7 +1,8 @@
 // Withheld decisions must matter (redteam-trust12 W3): on the first adversary episode of each level, for each
 // decisive tool (not a gate another call relies on) and a few entities the episode shows that the reference never
 // sends it for, the reference's plan plus that call (its arguments read from the entity's own reads:
-// validators/episodic/withheld.ts) before the finish. A call that step records beyond bookkeeping and that still
+// validators/episodic/withheld.ts) before the finish, also on the cheap plan (no calls of the tools whose
+// ablation keeps the score, no reads). A call that step records beyond bookkeeping and that still
 // earns the reference's score pays a policy that ignored the decision to leave the entity alone: a stated
 // prohibition nobody enforces (zero tolerance). A call step refuses, or one that changes nothing, is the environment
 // enforcing it.
@@ -62,6 +63,12 @@ export const episodicWithheld: EpisodicCheck = {
       requests: [...ablations.map((p) => p.request), ...states, ...looks],
       async judge(outcomes, tools) {
         const decisive = decisiveTools(ctx.refs, ablations, outcomes);
+        // The tools whose ablation keeps the score: the plan's free choices (reads a cheap policy skips).
+        const free = new Set(
+          ablations.flatMap((p, k) =>
+            scoreOf(outcomes[k]) >= (ctx.refs[p.of] as Rollout).score - 1e-9 ? [`${p.of}|${p.needs?.[0]}`] : [],
+          ),
+        );
         const replayed = states
           .map((_, k) => outcomes[ablations.length + k])
           .filter((r): r is Rollout => r?.ok === true);
@@ -123,15 +130,15 @@ export const episodicWithheld: EpisodicCheck = {
             ? (plan[at]?.reads ?? []).map((_, j) => out.observations?.[from + j] ?? '')
             : (plan[at]?.reads ?? []).map(() => '');
         };
-        const logs: Array<WithheldLog & { of: number }> = episodes.flatMap((i, k) => {
+        const logs: Array<WithheldLog & { of: number; cheap?: boolean }> = episodes.flatMap((i, k) => {
           const all = acts.get(i) as Action[];
           return (trials[k] as Trial[]).flatMap((t) =>
-            t.entities.map((entity) => {
+            t.entities.flatMap((entity) => {
               const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
               const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
               const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
               const body = all.slice(0, -1);
-              return {
+              const whole = {
                 of: i,
                 tool: t.tool,
                 arg: t.arg,
@@ -140,6 +147,11 @@ export const episodicWithheld: EpisodicCheck = {
                 actions: [...body, ...reads, call, all.at(-1) as Action],
                 at: body.length + reads.length,
               };
+              // The plan a cheap policy plays (redteam-trust13 X5): without the free tools' calls and the reads
+              // that filled the call, so a prohibition the world enforces only once the agent looked is found.
+              const bare = body.filter((a) => !free.has(`${i}|${a.tool}`));
+              const cheap = { ...whole, actions: [...bare, call, all.at(-1) as Action], at: bare.length, cheap: true };
+              return bare.length < body.length || reads.length > 0 ? [whole, cheap] : [whole];
             }),
           );
         });
@@ -163,7 +175,7 @@ export const episodicWithheld: EpisodicCheck = {
             what: 'added withheld call',
             form:
               `${l.tool} on ${l.entity}, an entity the reference left alone (seed ${ref.seed}, level ${ref.level}): ` +
-              `the plan plus ${JSON.stringify(l.call.args).slice(0, 80)}`,
+              `the plan${l.cheap ? ' without its free calls' : ''} plus ${JSON.stringify(l.call.args).slice(0, 80)}`,
             evidence: () => ({
               tool: l.tool,
               entity: l.entity,
