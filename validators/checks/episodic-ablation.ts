@@ -2,7 +2,7 @@
 // stage, so a log several checks plan runs once), tool ablation, which says which tools decide an episode's
 // score (the reference without every call of one tool earns less), and the reference replayed with its state.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
-import { adversaryProbes, argValues, type Probe } from '../episodic/adversaries.js';
+import { adversaryProbes, argValues, finished, type Probe } from '../episodic/adversaries.js';
 import { replayOf, scoreOf, type EpisodicContext } from './episodic.js';
 
 /** Every adversary probe of the stage's adversary episodes. */
@@ -34,6 +34,20 @@ export function decisiveTools(
 
 /** The episodes the ablation probed (the adversary episodes that end with a finishing call). */
 export const ablatedEpisodes = (ablations: readonly Probe[]): number[] => [...new Set(ablations.map((p) => p.of))];
+
+/**
+ * The first ablated episode of each level whose reference finishes at the zero-tolerance ceiling: the episodes the
+ * arguments, exchanges and withheld checks play their probes on (their cost bound).
+ */
+export function firstEpisodeOfEachLevel(ctx: EpisodicContext, ablations: readonly Probe[]): number[] {
+  const levels = new Set<number>();
+  return ablatedEpisodes(ablations).filter((i) => {
+    const r = ctx.refs[i] as Rollout;
+    const first = !levels.has(r.level) && finished(r) && r.score >= ctx.options.zeroToleranceCeiling;
+    if (first) levels.add(r.level);
+    return first;
+  });
+}
 
 /**
  * The reference of episode `i` replayed once per stage with its final state and each turn's changed paths (the rules

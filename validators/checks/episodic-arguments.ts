@@ -6,9 +6,9 @@
 // decision in the variant's form earns no more; a call retargeted at another entity of the episode that earns the
 // reference's score binds nothing to its entity (docs/validator.md, "Metamorphic arguments").
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
-import { actionsOf, argValues, finished, propsOf, type Action } from '../episodic/adversaries.js';
+import { actionsOf, argValues, propsOf, type Action } from '../episodic/adversaries.js';
 import { sameTransform, variantsOf, type Variant } from '../episodic/variants.js';
-import { adversaryFamily, decisiveTools, referenceState } from './episodic-ablation.js';
+import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
@@ -21,13 +21,7 @@ export const episodicArguments: EpisodicCheck = {
   kinds: ['episodic'],
   plan(ctx) {
     const ablations = adversaryFamily(ctx, 'tool-ablation');
-    const levels = new Set<number>();
-    const episodes = [...new Set(ablations.map((p) => p.of))].filter((i) => {
-      const r = ctx.refs[i] as Rollout;
-      const first = !levels.has(r.level) && finished(r) && r.score >= ctx.options.zeroToleranceCeiling;
-      if (first) levels.add(r.level);
-      return first;
-    });
+    const episodes = firstEpisodeOfEachLevel(ctx, ablations);
     if (episodes.length === 0) return null;
     const states = episodes.map((i) => referenceState(ctx, i));
     return {

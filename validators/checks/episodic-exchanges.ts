@@ -4,9 +4,9 @@
 // described alike, pays the tally of the decisions rather than each entity's own (zero tolerance, E_ACCEPTS_TRANSFER;
 // docs/validator.md, "Exchanged decisions").
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
-import { actionsOf, finished } from '../episodic/adversaries.js';
+import { actionsOf } from '../episodic/adversaries.js';
 import { exchangeLogs, interchangeable, type Exchange } from '../episodic/exchanges.js';
-import { adversaryFamily, decisiveTools, referenceState } from './episodic-ablation.js';
+import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
@@ -20,13 +20,7 @@ export const episodicExchanges: EpisodicCheck = {
   kinds: ['episodic'],
   plan(ctx) {
     const ablations = adversaryFamily(ctx, 'tool-ablation');
-    const levels = new Set<number>();
-    const episodes = [...new Set(ablations.map((p) => p.of))].filter((i) => {
-      const r = ctx.refs[i] as Rollout;
-      const first = !levels.has(r.level) && finished(r) && r.score >= ctx.options.zeroToleranceCeiling;
-      if (first) levels.add(r.level);
-      return first;
-    });
+    const episodes = firstEpisodeOfEachLevel(ctx, ablations);
     if (episodes.length === 0) return null;
     const states = episodes.map((i) => referenceState(ctx, i));
     return {

@@ -7,7 +7,7 @@
 // prohibition nobody enforces (zero tolerance). A call step refuses, or one that changes nothing, is the environment
 // enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
-import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
+import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import {
   entitiesToTry,
@@ -18,7 +18,7 @@ import {
   WITHHELD_TOOLS,
   type WithheldLog,
 } from '../episodic/withheld.js';
-import { adversaryFamily, decisiveTools, referenceState } from './episodic-ablation.js';
+import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
@@ -42,14 +42,7 @@ export const episodicWithheld: EpisodicCheck = {
   kinds: ['episodic'],
   plan(ctx) {
     const ablations = adversaryFamily(ctx, 'tool-ablation');
-    // The first ablated episode of each level that the reference finishes with a score (the family's cost bound).
-    const levels = new Set<number>();
-    const episodes = [...new Set(ablations.map((p) => p.of))].filter((i) => {
-      const r = ctx.refs[i] as Rollout;
-      const first = !levels.has(r.level) && finished(r) && r.score >= ctx.options.zeroToleranceCeiling;
-      if (first) levels.add(r.level);
-      return first;
-    });
+    const episodes = firstEpisodeOfEachLevel(ctx, ablations);
     if (episodes.length === 0) return null;
     const acts = new Map(episodes.map((i) => [i, actionsOf(ctx.refs[i] as Rollout)]));
     // The looks: the listings, the reference's plan, the listings again (a waiting list may change), with replies.
