@@ -2,7 +2,7 @@
 // sent in the other spellings a world may accept (case, surrounding spaces), and each state-changing switch the menu
 // offers and the reference never plays (a tool that takes no argument) played first.
 import type { EpisodicMeta } from '../../contract/episodic.js';
-import type { Action } from './adversaries.js';
+import { requiredOf, type Action } from './adversaries.js';
 
 /**
  * The ablated log with each kept call's arguments that name an entity the removed step named re-spelled, one log a
@@ -39,7 +39,7 @@ export function respelledAblations(removed: Action[], ablated: Action[]): Array<
 /** The menu's tools a call needs no argument for that the reference never plays (its finish aside): the switches. */
 export function switchesOf(meta: EpisodicMeta, used: ReadonlySet<string>): string[] {
   return meta.tools
-    .filter((t) => !used.has(t.name) && ((t.parameters as { required?: unknown[] }).required ?? []).length === 0)
+    .filter((t) => !used.has(t.name) && requiredOf(meta, t.name).size === 0)
     .map((t) => t.name);
 }
 
