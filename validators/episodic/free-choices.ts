@@ -38,9 +38,7 @@ export function respelledAblations(removed: Action[], ablated: Action[]): Array<
 
 /** The menu's tools a call needs no argument for that the reference never plays (its finish aside): the switches. */
 export function switchesOf(meta: EpisodicMeta, used: ReadonlySet<string>): string[] {
-  return meta.tools
-    .filter((t) => !used.has(t.name) && requiredOf(meta, t.name).size === 0)
-    .map((t) => t.name);
+  return meta.tools.filter((t) => !used.has(t.name) && requiredOf(meta, t.name).size === 0).map((t) => t.name);
 }
 
 /** The ablated log with each switch played first, one log a switch. */
