@@ -96,16 +96,25 @@ export function validatedOnce(
   source: string,
   options: ValidateOptions & { validationSeed: number },
 ): Promise<ValidationReport> {
-  const { pool, ...rest } = options;
   // Only an admission is kept: a rejection may be the machine's (a pool closed under it, a timeout under load).
+  return reportOnce(source, options, (report) => report.verdict === 'admit');
+}
+
+/** The report of validatedOnce and judgedOnce, as `validate --json` prints it (a JSON copy), kept where `keep` says. */
+function reportOnce(
+  source: string,
+  options: ValidateOptions & { validationSeed: number },
+  keep: (report: ValidationReport) => boolean,
+): Promise<ValidationReport> {
+  const { pool, ...rest } = options;
   return once(
     reportKey(source, options),
     async () => {
       const { validateCandidate } = await import('../../validators/validate.js');
-      return validateCandidate(source, { pool, ...rest });
+      return JSON.parse(JSON.stringify(await validateCandidate(source, { pool, ...rest }))) as ValidationReport;
     },
     600_000,
-    (report) => report.verdict === 'admit',
+    keep,
   );
 }
 
@@ -138,16 +147,7 @@ export function judgedOnce(
   source: string,
   options: ValidateOptions & { validationSeed: number },
 ): Promise<ValidationReport> {
-  const { pool, ...rest } = options;
-  return once(
-    reportKey(source, options),
-    async () => {
-      const { validateCandidate } = await import('../../validators/validate.js');
-      return JSON.parse(JSON.stringify(await validateCandidate(source, { pool, ...rest }))) as ValidationReport;
-    },
-    600_000,
-    (report) => !clocked(report),
-  );
+  return reportOnce(source, options, (report) => !clocked(report));
 }
 
 /** Whether a load code stands anywhere in the report (a problem, a stage's metrics), as bench/golden.ts judges it. */
