@@ -7,7 +7,9 @@ import {
   filledCall,
   isGate,
   readsOf,
+  reliesOnItself,
   withheldEntities,
+  withoutFirstCall,
 } from '../validators/episodic/withheld.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
@@ -66,5 +68,22 @@ describe('withheld decisions', () => {
     const approved = [A('request_approval', { guest_id: 'G1' }), A('book', { guest_id: 'G1' }), A('submit')];
     expect(isGate([plan, approved], 'request_approval', 'guest_id')).toBe(true);
     expect(isGate([plan, approved], 'book', 'guest_id')).toBe(false);
+  });
+
+  it('takes a tool whose later calls fail once its first call is gone for a route (a walk), not a decision', () => {
+    const walk = [A('go_to', { room: 'hall' }), A('take', { item: 'vase' }), A('go_to', { room: 'crypt' })];
+    expect(withoutFirstCall(walk, 'go_to')).toEqual([walk[1], walk[2]]);
+    expect(withoutFirstCall(walk, 'take')).toBeNull();
+    const reference = { turns: 3, rejected: [], changes: [['$.at'], ['$.items.*.at'], ['$.at']] };
+    // Without the first step the crypt is no longer next door: the last call changes nothing.
+    expect(reliesOnItself(walk, 'go_to', reference, { turns: 2, rejected: [], changes: [[], []] })).toBe(true);
+    expect(reliesOnItself(walk, 'go_to', reference, { turns: 2, rejected: [2], changes: [[], ['$.at']] })).toBe(true);
+    expect(reliesOnItself(walk, 'go_to', reference, { turns: 1, rejected: [], changes: [[]] })).toBe(true);
+    // Two refunds: the second holds without the first.
+    const refunds = [A('refund', { order: 'O1' }), A('refund', { order: 'O2' })];
+    const paid = { turns: 2, rejected: [], changes: [['$.orders.*.refunded'], ['$.orders.*.refunded']] };
+    expect(
+      reliesOnItself(refunds, 'refund', paid, { turns: 1, rejected: [], changes: [['$.orders.*.refunded']] }),
+    ).toBe(false);
   });
 });

@@ -100,6 +100,16 @@ describe('the offline author and the run kind', () => {
     }
   });
 
+  it('admits a grid world whose walk leaves rooms unvisited: a room not walked to is no withheld decision', async () => {
+    // Rejected E_RULE_IGNORED at validation seeds 1, 2, 3, 5, 6 before routes were told from decisions (CI, session 10).
+    const author = createOfflineAuthor({ seed: 11 });
+    const { specs } = await author.propose(input('episodic', 3));
+    const grid = specs.find((s) => isOfflineEpisodicSpec(s) && s.offline.family === 'grid');
+    const { source } = await author.write(grid!);
+    const report = await validateCandidate(source as string, { pool, validationSeed: 1 });
+    expect(report.problems.map((p) => p.code)).toEqual([]);
+  });
+
   it('repairs an episodic spec with a new design of its family, named after it (not the first)', async () => {
     const author = createOfflineAuthor({ seed: 4 });
     const [spec] = (await author.propose(input('episodic', 1))).specs;

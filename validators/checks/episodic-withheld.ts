@@ -15,7 +15,9 @@ import {
   filledCall,
   isGate,
   readsOf,
+  reliesOnItself,
   WITHHELD_TOOLS,
+  withoutFirstCall,
   type WithheldLog,
 } from '../episodic/withheld.js';
 import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
@@ -104,10 +106,27 @@ export const episodicWithheld: EpisodicCheck = {
         ]);
         // Only the episodes with a read to make: the others send nothing.
         const reading = episodes.flatMap((i, k) => ((readPlans[k] ?? []).some((p) => p.reads.length > 0) ? [k] : []));
-        const readRuns = await tools.run(
-          reading.map((k) =>
+        // Each trial's plan without the tool's first call: a tool whose later calls then fail is a route.
+        const routeProbes = episodes.flatMap((i, k) =>
+          (trials[k] as Trial[]).flatMap((t) => {
+            const log = withoutFirstCall((acts.get(i) as Action[]).slice(0, -1), t.tool);
+            return log ? [{ k, tool: t.tool, request: replayOf(ctx.refs[i] as Rollout, log, { changes: true }) }] : [];
+          }),
+        );
+        const runs = await tools.run([
+          ...reading.map((k) =>
             replayOf(ctx.refs[episodes[k] as number] as Rollout, readLogs[k] as Action[], { observations: true }),
           ),
+          ...routeProbes.map((p) => p.request),
+        ]);
+        const readRuns = runs.slice(0, reading.length);
+        const routes = new Set(
+          routeProbes.flatMap((p, j) => {
+            const reference = outcomes[ablations.length + p.k];
+            const without = runs[reading.length + j];
+            const body = (acts.get(episodes[p.k] as number) as Action[]).slice(0, -1);
+            return reference?.ok && without?.ok && reliesOnItself(body, p.tool, reference, without) ? [p.tool] : [];
+          }),
         );
         const readOutcomes = new Map(reading.map((k, j) => [k, readRuns[j]]));
         const replies = (k: number, key: string): string[] => {
@@ -125,28 +144,35 @@ export const episodicWithheld: EpisodicCheck = {
         };
         const logs: Array<WithheldLog & { of: number; cheap?: boolean }> = episodes.flatMap((i, k) => {
           const all = acts.get(i) as Action[];
-          return (trials[k] as Trial[]).flatMap((t) =>
-            t.entities.flatMap((entity) => {
-              const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
-              const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
-              const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
-              const body = all.slice(0, -1);
-              const whole = {
-                of: i,
-                tool: t.tool,
-                arg: t.arg,
-                entity,
-                call,
-                actions: [...body, ...reads, call, all.at(-1) as Action],
-                at: body.length + reads.length,
-              };
-              // The plan a cheap policy plays (redteam-trust13 X5): without the free tools' calls and the reads
-              // that filled the call, so a prohibition the world enforces only once the agent looked is found.
-              const bare = body.filter((a) => !free.has(`${i}|${a.tool}`));
-              const cheap = { ...whole, actions: [...bare, call, all.at(-1) as Action], at: bare.length, cheap: true };
-              return bare.length < body.length || reads.length > 0 ? [whole, cheap] : [whole];
-            }),
-          );
+          return (trials[k] as Trial[])
+            .filter((t) => !routes.has(t.tool))
+            .flatMap((t) =>
+              t.entities.flatMap((entity) => {
+                const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
+                const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
+                const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
+                const body = all.slice(0, -1);
+                const whole = {
+                  of: i,
+                  tool: t.tool,
+                  arg: t.arg,
+                  entity,
+                  call,
+                  actions: [...body, ...reads, call, all.at(-1) as Action],
+                  at: body.length + reads.length,
+                };
+                // The plan a cheap policy plays (redteam-trust13 X5): without the free tools' calls and the reads
+                // that filled the call, so a prohibition the world enforces only once the agent looked is found.
+                const bare = body.filter((a) => !free.has(`${i}|${a.tool}`));
+                const cheap = {
+                  ...whole,
+                  actions: [...bare, call, all.at(-1) as Action],
+                  at: bare.length,
+                  cheap: true,
+                };
+                return bare.length < body.length || reads.length > 0 ? [whole, cheap] : [whole];
+              }),
+            );
         });
         const results = await tools.run(
           logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),
@@ -185,7 +211,8 @@ export const episodicWithheld: EpisodicCheck = {
           findings,
           metrics: {
             added: logs.length,
-            rollouts: looks.length + readRuns.length + logs.length,
+            rollouts: looks.length + runs.length + logs.length,
+            routes: routes.size,
             recorded: logs.filter((l, k) => recorded(l, results[k])).length,
           },
         };

@@ -134,3 +134,33 @@ export function isGate(bodies: ReadonlyArray<readonly Action[]>, tool: string, a
 /** The entities to try for `tool` in one episode: at most WITHHELD_ENTITIES, spread over those shown. */
 export const entitiesToTry = (shown: readonly string[], sent: readonly string[]): string[] =>
   spread(withheldEntities(shown, sent), WITHHELD_ENTITIES);
+
+/**
+ * The plan `body` with its first call of `tool` removed, where a later call of it remains: the probe of a route
+ * (`reliesOnItself`). Null where the tool is called once.
+ */
+export function withoutFirstCall(body: readonly Action[], tool: string): Action[] | null {
+  const first = body.findIndex((a) => a.tool === tool);
+  return body.some((a, j) => j > first && a.tool === tool) ? body.filter((_, j) => j !== first) : null;
+}
+
+/** What a replay says of its turns: the turns (from 1) refused, and per turn the paths changed. */
+interface TurnsRun {
+  turns: number;
+  rejected: readonly number[];
+  changes?: readonly (readonly string[])[];
+}
+
+/**
+ * Whether `tool` is a route in plan `body`: with its first call removed (`without`, the replay of
+ * `withoutFirstCall`), a later call of it that changed the state in the reference (`reference`) is refused, changes
+ * nothing, or is never played. Each step of a walk starts where the last one ended, so the rooms a walk never entered
+ * are places not passed, not decisions left unmade: no withheld probe for it. A decision per entity (a refund, a
+ * booking) holds without the one made before it.
+ */
+export function reliesOnItself(body: readonly Action[], tool: string, reference: TurnsRun, without: TurnsRun): boolean {
+  const first = body.findIndex((a) => a.tool === tool);
+  const changed = (r: TurnsRun, j: number) =>
+    j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
+  return body.some((a, j) => j > first && a.tool === tool && changed(reference, j) && !changed(without, j - 1));
+}
