@@ -51,6 +51,7 @@ export default defineConfig({
       'tests/run-cache.test.ts',
       'tests/shards.test.ts',
       'tests/transcripts.test.ts',
+      'tests/validation-seed-env.test.ts',
       'tests/wrap-long-lines.test.ts',
     ],
   },

@@ -100,8 +100,9 @@ describe('the offline author and the run kind', () => {
     }
   });
 
-  it('admits a grid world whose walk leaves rooms unvisited: a room not walked to is no withheld decision', async () => {
-    // Rejected E_RULE_IGNORED at validation seeds 1, 2, 3, 5, 6 before routes were told from decisions (CI, session 10).
+  it('admits a grid world: a room its walk never entered is no withheld decision', async () => {
+    // Rejected E_RULE_IGNORED at validation seeds 1, 2, 3, 5, 6 before routes were told from decisions (CI, session
+    // 10).
     const author = createOfflineAuthor({ seed: 11 });
     const { specs } = await author.propose(input('episodic', 3));
     const grid = specs.find((s) => isOfflineEpisodicSpec(s) && s.offline.family === 'grid');
