@@ -19,10 +19,11 @@ const outputsOf = (r: RolloutRequest): Outputs =>
   OUTPUTS.reduce((bits, name, i) => (r[name] === true ? bits | (1 << i) : bits), 0);
 /**
  * What decides the episode: a module's rollout is a function of these (determinism is its own stage's check), under
- * the rollouts' shape and limits (`setting`: a looser limit's success does not answer a tighter one's request).
+ * the rollouts' shape and limits (the `setting` its entries are kept under: a looser limit's success does not answer
+ * a tighter one's request).
  */
-const keyOf = (r: RolloutRequest, setting: string): string =>
-  JSON.stringify([r.seed, r.level, r.policy, r.from ?? null, r.scoreAtEnd === true, setting]);
+const keyOf = (r: RolloutRequest): string =>
+  JSON.stringify([r.seed, r.level, r.policy, r.from ?? null, r.scoreAtEnd === true]);
 
 /** A result of a request with more outputs, as a fresh run of `request` returns it (the same fields, in order). */
 function trimmed(result: Rollout, request: RolloutRequest): Rollout {
@@ -43,7 +44,8 @@ interface Entry {
 }
 
 export class RolloutMemo implements RolloutServer {
-  private readonly entries = new Map<string, Entry[]>();
+  /** By setting, then by request key: the setting (the tools' JSON among it) is not written into every key. */
+  private readonly settings = new Map<string, Map<string, Entry[]>>();
   private load: LoadInfo | null = null;
   /** Requests seen, served from the memo, and played in the sandbox. */
   readonly counts = { requests: 0, served: 0, played: 0 };
@@ -63,12 +65,15 @@ export class RolloutMemo implements RolloutServer {
     const started = performance.now();
     const served = new Map<number, Promise<RolloutResult>>();
     const misses: number[] = [];
+    const entries = this.settings.get(setting) ?? new Map<string, Entry[]>();
+    this.settings.set(setting, entries);
+    const keys = requests.map((r) => keyOf(r));
     const settle: Array<(r: RolloutResult) => void> = [];
     const fail: Array<(e: unknown) => void> = [];
     requests.forEach((request, i) => {
-      const key = keyOf(request, setting);
+      const key = keys[i] as string;
       const outputs = outputsOf(request);
-      const list = this.entries.get(key) ?? [];
+      const list = entries.get(key) ?? [];
       const hit = list.find((e) => (e.outputs & outputs) === outputs);
       if (hit) {
         served.set(i, hit.result);
@@ -80,7 +85,7 @@ export class RolloutMemo implements RolloutServer {
       });
       result.catch(() => undefined);
       list.push({ outputs, result });
-      this.entries.set(key, list);
+      entries.set(key, list);
       misses.push(i);
     });
     this.counts.requests += requests.length;
@@ -96,7 +101,7 @@ export class RolloutMemo implements RolloutServer {
         this.counts.played += misses.length;
       } catch (error) {
         for (const reject of fail) reject(error);
-        for (const i of misses) this.entries.delete(keyOf(requests[i] as RolloutRequest, setting));
+        for (const i of misses) entries.delete(keys[i] as string);
         throw error;
       }
     }
