@@ -84,6 +84,8 @@ export const episodicReaders: EpisodicCheck = {
     const screens = opened.flatMap((i) => {
       const r = refs[i] as Rollout;
       const k = screened.get(r.level) ?? 0;
+      // A level whose episodes to screen are chosen has no more: its screens are not built.
+      if (k >= ctx.options.readerScreenPerLevel) return [];
       const calls = actionsOf(r).slice(0, -1);
       const fresh = (limit: number) =>
         [false, true].map((listed) =>
@@ -105,7 +107,7 @@ export const episodicReaders: EpisodicCheck = {
               times: touches,
             }));
       const all = [...once, ...again].filter((s) => s.log.length > 0);
-      if (k >= ctx.options.readerScreenPerLevel || all.length === 0) return [];
+      if (all.length === 0) return [];
       screened.set(r.level, k + 1);
       return all.map((s) => ({ of: i, ...s }));
     });
