@@ -161,6 +161,8 @@ describe('the reference program in the answer pool', () => {
       }
       expect(isolates[0]).not.toBe(isolates[3]);
       expect(isolates[1]).toBe(isolates[2]); // policies still share one, as before: only the reference is set apart
+      // The policies' isolate waits aside while a reference runs in its own, and serves the policies after it.
+      expect(isolates[4]).toBe(isolates[2]);
     } finally {
       await pool.close();
     }

@@ -159,16 +159,18 @@ const resourceFailure = (r: AnswerResult) =>
  * that reproduces there is the program's.
  */
 function guarded(spec: AnswerSpec, limits: AnswerLimits, tenant: number): AnswerResult {
+  // An own isolate is made for this answer alone and retired after it; the policies' isolate waits aside meanwhile
+  // (no program of this answer runs in it) and serves the policies' answers after it, as it served those before.
+  const aside = spec.ownIsolate ? iso : null;
+  if (spec.ownIsolate) iso = null;
   try {
-    if (spec.ownIsolate) retire(); // made for this answer alone, and retired after it
     let result = runAnswer(spec, limits, tenant);
     if (!fresh && resourceFailure(result)) {
       retire();
       result = { ...runAnswer(spec, limits, tenant), rerun: true };
     }
     const isolate = `${process.pid}:${ranIn}`;
-    if (spec.ownIsolate) retire();
-    else checkHeap(limits);
+    if (!spec.ownIsolate) checkHeap(limits);
     return { ...result, isolate };
   } catch (error) {
     retire();
@@ -180,6 +182,11 @@ function guarded(spec: AnswerSpec, limits: AnswerLimits, tenant: number): Answer
         `${error instanceof Error ? error.message.slice(0, 200) : 'an unknown failure'}`,
       ms: 0,
     };
+  } finally {
+    if (spec.ownIsolate) {
+      retire();
+      iso = aside;
+    }
   }
 }
 
