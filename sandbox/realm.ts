@@ -25,6 +25,8 @@ export interface Host {
   ses: ivm.Script;
   /** Realms created in it so far. */
   realms: number;
+  /** Whether SES was compiled from the code cache (sesCodeCache), not from its source alone. */
+  cached: boolean;
 }
 
 /** The trampoline's functions in one fresh context, as References. */
@@ -129,7 +131,8 @@ export function newHost(memoryMb: number): Host {
     const ses = duringSetup(SETUP_TIMEOUT_MS, () =>
       isolate.compileScriptSync(SES_SOURCE, { filename: SES_FILENAME, ...(cachedData ? { cachedData } : {}) }),
     );
-    return { isolate, ses, realms: 0 };
+    const rejected = (ses as { cachedDataRejected?: boolean }).cachedDataRejected === true;
+    return { isolate, ses, realms: 0, cached: cachedData !== undefined && !rejected };
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
     throw new GuestFailure(

@@ -4,7 +4,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { SandboxError } from '../contract/errors.js';
 import type { WorkerMessage } from './protocol.js';
-import { workerScript } from './worker-script.js';
+import { ISOLATE_HOST_FLAGS, workerScript } from './worker-script.js';
 
 export interface SupervisedWorkerOptions {
   maxCachedPerWorker: number;
@@ -93,7 +93,7 @@ export class SupervisedWorker<J = unknown> {
     onExit: (code: number | null, signal: string | null) => void,
   ) {
     const execArgv = [
-      '--no-node-snapshot',
+      ...ISOLATE_HOST_FLAGS,
       `--max-old-space-size=${options.workerHeapMb}`,
       ...options.execArgv,
       ...WORKER.execArgv,

@@ -7,6 +7,13 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * How Node starts a process that hosts isolates (sandbox and answer workers): without Node's startup snapshot, which
+ * isolated-vm asks for, and only with which V8 accepts realm.ts's SES code cache (with the snapshot it is rejected,
+ * and every new isolate compiles SES's functions again: about 25 ms of CPU each).
+ */
+export const ISOLATE_HOST_FLAGS: readonly string[] = ['--no-node-snapshot'];
+
 /** The script `name` (no extension) beside the module at `moduleUrl`, and the flags Node needs to run it. */
 export function workerScript(moduleUrl: string, name: string): { file: string; execArgv: string[] } {
   const file = fileURLToPath(new URL(`./${name}.js`, moduleUrl));

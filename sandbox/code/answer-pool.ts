@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { SandboxError } from '../../contract/errors.js';
 import { FairQueue } from '../fair-queue.js';
 import { workerEnvironment } from '../supervised-worker.js';
-import { workerScript } from '../worker-script.js';
+import { ISOLATE_HOST_FLAGS, workerScript } from '../worker-script.js';
 import {
   DEFAULT_ANSWER_LIMITS,
   type AnswerJobMessage,
@@ -209,7 +209,12 @@ export class AnswerPool {
   private spawn(): Slot {
     const child = fork(WORKER.file, [], {
       // --expose-gc: the worker collects an answer isolate's garbage before it judges what an answer left there.
-      execArgv: [`--max-old-space-size=${this.options.workerHeapMb}`, '--expose-gc', ...WORKER.execArgv],
+      execArgv: [
+        ...ISOLATE_HOST_FLAGS,
+        `--max-old-space-size=${this.options.workerHeapMb}`,
+        '--expose-gc',
+        ...WORKER.execArgv,
+      ],
       env: workerEnvironment(),
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
