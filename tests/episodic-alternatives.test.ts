@@ -10,6 +10,8 @@ import {
   compatible,
   refilledCall,
   replaced,
+  segmentOf,
+  shownOf,
   swappedCalls,
 } from '../validators/episodic/alternatives.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
@@ -72,9 +74,22 @@ describe('claims', () => {
     expect(claimsOf(meta, body.slice(0, 2), 'refund')).toEqual([]);
   });
 
-  it('names the entity by the argument a read takes alone (not a skipped tool)', () => {
+  it('names the entity by the argument a read takes alone, else by the first string another in each call', () => {
     expect(claimEntityArg(meta, body, 'refund', new Set(['refund']))).toBe('order_id');
-    expect(claimEntityArg(meta, body, 'refund', new Set(['read_order']))).toBeNull();
+    expect(claimEntityArg(meta, body, 'refund', new Set(['read_order']))).toBe('order_id');
+    const same = [
+      A('refund', { order_id: 'OR1', amount: 9, opened: true }),
+      A('refund', { order_id: 'OR1', amount: 9 }),
+    ];
+    expect(claimEntityArg(meta, same, 'refund', new Set())).toBeNull();
+  });
+
+  it('cuts a shared text to what it says of each entity, in the same order for every entity', () => {
+    const listing = 'Orders: OR1 $100 opened; OR22 $80 unopened; OR3 $60 opened.';
+    expect(segmentOf(listing, 'OR1')).toBe('OR1 $100 opened; ');
+    expect(segmentOf(listing, 'or3')).toBe('OR3 $60 opened.');
+    expect(segmentOf(listing, 'OR9')).toBe('');
+    expect(shownOf(['OR1: read'], [listing, 'Welcome.'], 'OR1')).toEqual(['OR1: read', 'OR1 $100 opened; ', '']);
   });
 
   it('changes one call a value to each other value sent, and refills it from the reads as the template read its own', () => {
@@ -92,6 +107,12 @@ describe('claims', () => {
       A('refund', { order_id: 'OR1', amount: 100, opened: false }),
     );
     expect(replaced(body, 1, A('x'))).toEqual([body[0], A('x'), body[2]]);
+    // No read: the listing's part for each entity refills the call all the same.
+    const listing = 'Orders: OR1 $100 opened; OR2 $50 unopened.';
+    const shown = (e: string) => shownOf([], [listing], e);
+    expect(toFull && refilledCall(meta, toFull, shown('OR2'), shown('OR1'))).toEqual(
+      A('refund', { order_id: 'OR1', amount: 100, opened: false }),
+    );
   });
 
   it("composes a rule's ablation with every call sending one value of the claim, the finish kept", () => {

@@ -1,6 +1,6 @@
 // Decisions outside the reference's vocabulary (validators/episodic/alternatives.ts), on the first adversary episode
 // of each level: a decisive call sent through another decisive tool that takes its arguments (X2), and a call's claim
-// about its entity changed with its other values refilled from the entity's reads (X3). A log that earns the
+// about its entity changed with its other values refilled from what the episode shows of the entity (X3). A log that earns the
 // reference's score and ends in another state beyond bookkeeping, where the call removed (the swap) or the claim
 // changed alone (the claim) earns less, pays the effect and not the decision: the score checks the amount, or the
 // agent's story, never which tool or what the world says (zero tolerance, E_ARGUMENT_UNCHECKED).
@@ -11,14 +11,22 @@ import {
   claimEntityArg,
   refilledCall,
   replaced,
+  shownOf,
   swappedCalls,
   type ClaimChange,
 } from '../episodic/alternatives.js';
 import { bookkeeping, differingPaths } from '../episodic/stated-rules.js';
 import { readsOf } from '../episodic/withheld.js';
 import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
-import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
+import { replayOf, scoreOf, type EpisodicCheck, type EpisodicContext } from './episodic.js';
 import type { Finding } from './rules.js';
+
+/** The menu's no-argument tools but `skip` (the finish): the listings whose lines say something of each entity. */
+const listingsOf = (meta: EpisodicContext['meta'], skip: ReadonlySet<string>): Action[] =>
+  meta.tools
+    .filter((t) => !skip.has(t.name) && Object.keys(t.parameters.properties ?? {}).length === 0)
+    .slice(0, 2)
+    .map((t) => ({ tool: t.name, args: {} }));
 
 /** One log judged: the plan otherwise, and the control that must earn less for the log to be a finding. */
 interface Trial {
@@ -65,7 +73,8 @@ export const episodicAlternatives: EpisodicCheck = {
             control: p.acts.filter((_, i) => i !== s.index),
           })),
         );
-        // The reads of each claim's entities after the plan, one replay an episode: what refills the changed calls.
+        // The reads of each claim's entities and the listings after the plan, one replay an episode: what refills
+        // the changed calls.
         const reading = plans.filter((p) => p.claims.length > 0);
         const readsFor = (p: (typeof plans)[number]) => {
           const entities = [...new Set(p.claims.flatMap((c) => [c.templateEntity, c.entity]))];
@@ -73,9 +82,10 @@ export const episodicAlternatives: EpisodicCheck = {
             (p.claims.find((c) => c.entity === e || c.templateEntity === e) as ClaimChange).entityArg;
           return entities.map((e) => ({ e, reads: readsOf(ctx.meta, arg(e), e, p.skip) }));
         };
+        const listings = (p: (typeof plans)[number]) => listingsOf(ctx.meta, p.skip);
         const readRuns = await tools.run(
           reading.map((p) =>
-            replayOf(ctx.refs[p.of] as Rollout, [...p.body, ...readsFor(p).flatMap((r) => r.reads)], {
+            replayOf(ctx.refs[p.of] as Rollout, [...p.body, ...readsFor(p).flatMap((r) => r.reads), ...listings(p)], {
               observations: true,
             }),
           ),
@@ -83,10 +93,17 @@ export const episodicAlternatives: EpisodicCheck = {
         const claims: Trial[] = reading.flatMap((p, j) => {
           const run = readRuns[j];
           const plan = readsFor(p);
+          const seen = run?.ok ? (run.observations ?? []) : [];
+          const after = p.body.length + plan.reduce((n, r) => n + r.reads.length, 0);
+          const shared = [ctx.refs[p.of]?.prompt ?? '', ...listings(p).map((_, k) => seen[after + k] ?? '')];
           const replies = (e: string): string[] => {
             const at = plan.findIndex((r) => r.e === e);
             const from = p.body.length + plan.slice(0, at).reduce((n, r) => n + r.reads.length, 0);
-            return (plan[at]?.reads ?? []).map((_, k) => (run?.ok ? (run.observations?.[from + k] ?? '') : ''));
+            return shownOf(
+              (plan[at]?.reads ?? []).map((_, k) => seen[from + k] ?? ''),
+              shared,
+              e,
+            );
           };
           return p.claims.flatMap((c) => {
             const call = refilledCall(ctx.meta, c, replies(c.templateEntity), replies(c.entity));

@@ -1,9 +1,11 @@
 // The decisions a call makes outside the reference's vocabulary (redteam-trust13 X2, X3): which tool carries it (two
 // tools that take the same required arguments, a call sent through the other) and what it claims about its entity (a
 // boolean or enum argument the reference sends with different values), the claim changed alone and changed with the
-// call's other values refilled from the entity's own reads as a call that claims it has them.
+// call's other values refilled from what the episode shows of the entity (its reads, its part of a listing) as a call
+// that makes that claim has them.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { filledFrom, propsOf, requiredOf, spread, type Action } from './adversaries.js';
+import { shapeOf } from './structure.js';
 import { filledCall, readsOf } from './withheld.js';
 
 /** Calls of a tool sent through another tool (and the claims tried) per tool and episode: the family's cost. */
@@ -80,8 +82,8 @@ export function claimedAblations(meta: EpisodicMeta, ablated: Action[]): Array<{
 }
 
 /**
- * The argument of `tool` that names its entity: a string without an enum, another value in each call, that a read
- * takes alone (a tool, not `skip`, whose only required argument it is); null where none.
+ * The argument of `tool` that names its entity: a string without an enum, another value in each call; the first that a
+ * read takes alone (a tool, not `skip`, whose only required argument it is), else the first; null where none.
  */
 export function claimEntityArg(
   meta: EpisodicMeta,
@@ -98,8 +100,32 @@ export function claimEntityArg(
       calls.every((a) => typeof a.args[arg] === 'string') &&
       new Set(calls.map((a) => a.args[arg])).size === calls.length,
   );
-  return args.find((arg) => readsOf(meta, arg, 'x', skip).length > 0) ?? null;
+  return args.find((arg) => readsOf(meta, arg, 'x', skip).length > 0) ?? args[0] ?? null;
 }
+
+/** A token's shape with its runs of digits as one (OR7 and OR22 are ids of one kind). */
+const kindOf = (t: string) => shapeOf(t).replace(/9+/g, '9');
+const TOKEN = /[A-Za-z0-9$][A-Za-z0-9_-]*(?:\.[0-9]+)?/g;
+/**
+ * What a text shared by every entity (a listing, the prompt) says of `entity`: from its token to the next token of its
+ * kind ("OR1: $120, opened; OR2: ..." gives "OR1: $120, opened; "), '' where the text does not name it.
+ */
+export function segmentOf(text: string, entity: string): string {
+  const tokens = [...text.slice(0, 20_000).matchAll(TOKEN)];
+  const at = tokens.findIndex((m) => m[0].toLowerCase() === entity.toLowerCase());
+  if (at < 0) return '';
+  const next = tokens.slice(at + 1).find((m) => kindOf(m[0]) === kindOf(entity));
+  return text.slice((tokens[at] as RegExpMatchArray).index, next?.index ?? text.length);
+}
+
+/**
+ * What the episode shows of `entity`, one text a source, in the same order for every entity: its own reads' replies,
+ * then what each shared text says of it.
+ */
+export const shownOf = (reads: readonly string[], shared: readonly string[], entity: string): string[] => [
+  ...reads,
+  ...shared.map((t) => segmentOf(t, entity)),
+];
 
 /** One claim changed on one call: the call with the claim alone changed, and refilled from its entity's reads. */
 export interface ClaimChange {
