@@ -92,7 +92,7 @@ describe('claims', () => {
     expect(shownOf(['OR1: read'], [listing, 'Welcome.'], 'OR1')).toEqual(['OR1: read', 'OR1 $100 opened; ', '']);
   });
 
-  it('changes one call a value to each other value sent, and refills it from the reads as the template read its own', () => {
+  it('changes one call to each other value sent, refilled from its reads as the template read its own', () => {
     const changes = claimChanges(meta, body, 'refund', 'order_id');
     expect(changes.map((c) => [c.index, c.entity, c.templateEntity])).toEqual([
       [2, 'OR2', 'OR1'],

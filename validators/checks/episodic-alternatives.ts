@@ -1,9 +1,9 @@
 // Decisions outside the reference's vocabulary (validators/episodic/alternatives.ts), on the first adversary episode
 // of each level: a decisive call sent through another decisive tool that takes its arguments (X2), and a call's claim
-// about its entity changed with its other values refilled from what the episode shows of the entity (X3). A log that earns the
-// reference's score and ends in another state beyond bookkeeping, where the call removed (the swap) or the claim
-// changed alone (the claim) earns less, pays the effect and not the decision: the score checks the amount, or the
-// agent's story, never which tool or what the world says (zero tolerance, E_ARGUMENT_UNCHECKED).
+// about its entity changed with its other values refilled from what the episode shows of the entity (X3). A log that
+// earns the reference's score and ends in another state beyond bookkeeping, where the call removed (the swap) or the
+// claim changed alone (the claim) earns less, pays the effect and not the decision: the score checks the amount, or
+// the agent's story, never which tool or what the world says (zero tolerance, E_ARGUMENT_UNCHECKED).
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import {
@@ -138,7 +138,8 @@ export const episodicAlternatives: EpisodicCheck = {
         const findings: Finding[] = trials.map((t, k) => {
           const ref = ctx.refs[t.of] as Rollout;
           const r = results[k];
-          const hit = paid(t.of, r) && elsewhere(t.of, r) && !paid(t.of, results[trials.length + k]);
+          const control = results[trials.length + k];
+          const hit = paid(t.of, r) && elsewhere(t.of, r) && !paid(t.of, control);
           return {
             rule: 'zero',
             code: 'E_ARGUMENT_UNCHECKED',
@@ -147,14 +148,14 @@ export const episodicAlternatives: EpisodicCheck = {
             ceiling: 1,
             what: 'alternative decision',
             form: `${t.how} (seed ${ref.seed}, level ${ref.level}): ${JSON.stringify(t.call).slice(0, 120)}`,
-            reads: `scores ${scoreOf(r)} (the reference ${ref.score}), the control ${scoreOf(results[trials.length + k])}`,
+            reads: `scores ${scoreOf(r)} (the reference ${ref.score}), its control ${scoreOf(control)}`,
             evidence: () => ({
               how: t.how,
               call: JSON.stringify(t.call).slice(0, 200),
               seed: ref.seed,
               level: ref.level,
               score: scoreOf(r),
-              control: scoreOf(results[trials.length + k]),
+              control: scoreOf(control),
             }),
           };
         });

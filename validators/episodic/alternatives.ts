@@ -167,7 +167,7 @@ export function claimChanges(meta: EpisodicMeta, body: readonly Action[], tool: 
   );
 }
 
-/** The changed call refilled: the template's call on the changed call's entity, its values read where it read its own. */
+/** The changed call refilled: the template's call on the changed call's entity, its values read as it read its own. */
 export const refilledCall = (meta: EpisodicMeta, c: ClaimChange, mine: readonly string[], theirs: readonly string[]) =>
   filledCall(meta, c.template, c.entityArg, c.entity, mine, theirs);
 
