@@ -8,6 +8,7 @@
 import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { actionsOf, asAction, finished, type Action } from '../episodic/adversaries.js';
+import { claimedAblations } from '../episodic/alternatives.js';
 import { respelledAblations, switchedAblations, switchesOf } from '../episodic/free-choices.js';
 import { menuSplits } from '../episodic/menu.js';
 import { reshapings } from '../episodic/reshape.js';
@@ -138,12 +139,13 @@ export const episodicRules: EpisodicCheck = {
         ...menuSplits(ctx.meta, a.actions, maxTurns, used, menu, heard, a.rule.tool),
       ])
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions, binds: re.binds });
-      // The plan's free choices (redteam-trust13 X1, X4): a rule matters for every spelling of the guarded calls'
-      // ids the world accepts and after every switch the menu offers, not only for the reference's.
+      // The plan's free choices (redteam-trust13 X1, X4, X3b): a rule matters for every spelling of the guarded
+      // calls' ids the world accepts, after every switch the menu offers and whatever the guarded calls claim.
       const removed = actionsOf(r).filter((x) => x.tool === a.rule.tool);
       for (const re of [
         ...respelledAblations(removed, a.actions),
         ...switchedAblations(switchesOf(ctx.meta, used), a.actions),
+        ...claimedAblations(ctx.meta, a.actions),
       ])
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions });
     }

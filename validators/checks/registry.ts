@@ -11,6 +11,7 @@ import { creditFloorCheck } from './credit-floor.js';
 import { echoCheck } from './echo.js';
 import { emptyCheck } from './empty.js';
 import { enumerationCheck } from './enumeration.js';
+import { episodicAlternatives } from './episodic-alternatives.js';
 import { episodicArguments } from './episodic-arguments.js';
 import { episodicBaselines } from './episodic-baselines.js';
 import { episodicCuts } from './episodic-cuts.js';
@@ -75,6 +76,7 @@ export const CHECKS: readonly AnyCheck[] = [
   episodicOrders,
   episodicArguments,
   episodicExchanges,
+  episodicAlternatives,
   episodicWithheld,
   episodicSurface,
   episodicSuggested,
