@@ -66,6 +66,26 @@ function residentMb(pid: number): number | null {
   }
 }
 
+/** CPU time (user + system) a process has used in ms, from /proc (Linux, 100 ticks a second); null where unread. */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A silence deadline passed while the worker used under this share of it in CPU: the host kept it off its core
+ * (a loaded machine), so it is waited for again, at most STARVED_WAITS times (a wedged worker is still killed).
+ */
+const STARVED_SHARE = 0.5;
+const STARVED_WAITS = 2;
+
 export class SupervisedWorker<J = unknown> {
   readonly child: ChildProcess;
   /** The job it is running, if any (the pool's own type). */
@@ -151,19 +171,22 @@ export class SupervisedWorker<J = unknown> {
 
   /**
    * (Re)starts the silence deadline: a worker that sends nothing for `ms` is killed (`setup`: during envforge's own
-   * setup).
+   * setup), unless it used little CPU meanwhile (`waits`: how often it was waited for so far).
    */
-  armSilence(ms: number, setup = false): void {
+  armSilence(ms: number, setup = false, waits = 0): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
     const armed = ++this.silenceArmings;
-    this.silenceTimer = setTimeout(
-      () =>
-        this.afterPendingMessages(
-          () => armed === this.silenceArmings,
-          setup ? { kind: 'silence', ms, setup } : { kind: 'silence', ms },
-        ),
-      ms,
-    );
+    const cpuAt = cpuMs(this.child.pid);
+    this.silenceTimer = setTimeout(() => {
+      if (armed !== this.silenceArmings) return;
+      const used = cpuAt === null ? null : (cpuMs(this.child.pid) ?? Number.POSITIVE_INFINITY) - cpuAt;
+      if (used !== null && used < ms * STARVED_SHARE && waits < STARVED_WAITS && !this.exited)
+        return this.armSilence(ms, setup, waits + 1);
+      this.afterPendingMessages(
+        () => armed === this.silenceArmings,
+        setup ? { kind: 'silence', ms, setup } : { kind: 'silence', ms },
+      );
+    }, ms);
   }
 
   /**
