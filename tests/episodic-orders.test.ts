@@ -193,6 +193,7 @@ describe('episodic-orders in a validation', () => {
   it.each([
     ['episodic/good-course-enrollment.js', 178382163472559],
     ['episodic-orders/good-food-bank.js', 11],
+    ['episodic-orders/good-course-flags.js', 11],
   ])(
     'admits a priority over a scarce stock, checked through the decisions (%s at %d)',
     async (path, seed) => {

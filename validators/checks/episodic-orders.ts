@@ -65,8 +65,15 @@ export const episodicOrders: EpisodicCheck = {
         };
         const ignored = new Map<string, boolean>();
         probes.forEach((p, k) => ignored.set(p.rule.tool, (ignored.get(p.rule.tool) ?? true) && paid(p, k)));
+        // One sentence states one order: where the world enforces it through one tool it binds (an order that costs
+        // the score, a contest), the others it binds are cleared with it (the transcripts read by class year).
+        const enforced = new Set(
+          probes
+            .filter((p, k) => scoreOf(outcomes[k]) < (ctx.refs[p.of] as Rollout).score - 1e-6)
+            .map((p) => said(p.rule)),
+        );
         // Only a rule every order pays is asked whether its entities contest something (a second, bounded batch).
-        const suspects = probes.filter((p) => ignored.get(p.rule.tool));
+        const suspects = probes.filter((p) => ignored.get(p.rule.tool) && !enforced.has(said(p.rule)));
         const contests = contestsFor(ctx, suspects);
         const played = await run(
           contests.flatMap(({ contest, of }) =>
@@ -79,10 +86,11 @@ export const episodicOrders: EpisodicCheck = {
           const [base, ...flipped] = played.slice(next, (next += 1 + contest.flipped.length));
           const heard = (r: RolloutResult | undefined) => (r?.ok ? (r.observations ?? []) : []);
           if (base?.ok && flipped.some((f) => f?.ok && contested(contest, heard(base), heard(f)))) {
-            ignored.set(contest.base.rule.tool, false);
+            enforced.add(said(contest.base.rule));
             found++;
           }
         }
+        for (const p of probes) if (enforced.has(said(p.rule))) ignored.set(p.rule.tool, false);
         const findings: Finding[] = probes.map((p, k) => {
           const ref = ctx.refs[p.of] as Rollout;
           const score = ignored.get(p.rule.tool) ? scoreOf(outcomes[k]) : 0;
@@ -120,6 +128,9 @@ export const episodicOrders: EpisodicCheck = {
     };
   },
 };
+
+/** A rule's sentence as said in any episode (its numbers masked: "Desk 123"). */
+const said = (rule: OrderRule) => rule.sentence.replace(/\d+/g, '#');
 
 const play = (p: Permuted): Partial<RolloutRequest> => ({
   observations: true,
