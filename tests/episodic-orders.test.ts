@@ -1,11 +1,11 @@
 // A stated order among one tool's entities (validators/episodic/orders.ts, redteam-trust12 W5): which sentences rank
-// or mark a tool's entities, and the reference's calls of that tool permuted with their reads; the check on (a hack
-// rejected) and off by default (the good fixture it once rejected admitted).
+// or mark a tool's entities, the reference's calls of that tool permuted with their reads, whether the entities
+// contest something the world holds (order-contests.ts); a hack rejected, priorities over a scarce stock admitted.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../sandbox/pool.js';
+import { contested, contestsOf } from '../validators/episodic/order-contests.js';
 import { orderRulesOf, permutationsOf } from '../validators/episodic/orders.js';
-import { DEFAULT_EPISODIC_OPTIONS } from '../validators/options-episodic.js';
 import { validateCandidate } from '../validators/validate.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
@@ -124,27 +124,87 @@ describe('order rules among one tool’s entities', () => {
   });
 });
 
-describe('episodic-orders in a validation (off by default: orderProbes)', () => {
+describe('contests among the ordered entities', () => {
+  const [rule] = orderRulesOf(DESK, URGENT, LOG, HEARD);
+  const contests = contestsOf(DESK, rule as NonNullable<typeof rule>, LOG, HEARD, undefined, 4);
+
+  it('moves the entities handled last first, each re-decided with the other values of its decision', () => {
+    expect(contests.map((c) => [c.entity, c.at, order(c.base.actions)])).toEqual([
+      [
+        'TK3',
+        2,
+        'list_tickets, read_ticket TK3, route TK3, read_ticket TK1, route TK1, read_ticket TK2, route TK2, close_desk',
+      ],
+      [
+        'TK2',
+        2,
+        'list_tickets, read_ticket TK2, route TK2, read_ticket TK1, route TK1, read_ticket TK3, route TK3, close_desk',
+      ],
+    ]);
+    expect(contests.map((c) => c.flipped.map((f) => f.actions[c.at]?.args))).toEqual([
+      [{ ticket_id: 'TK3', queue: 'shipping' }],
+      [{ ticket_id: 'TK2', queue: 'billing' }],
+    ]);
+  });
+
+  it('re-decides a number with the most another entity was given', () => {
+    const bank = metaWith([tool('give', { family_id: S, parcels: { type: 'integer' } }), tool('close_day', {})]);
+    const log = [
+      A('give', { family_id: 'F1', parcels: 3 }),
+      A('give', { family_id: 'F2', parcels: 1 }),
+      A('close_day'),
+    ];
+    const [given] = orderRulesOf(bank, 'Call give in need order, the neediest first.', log);
+    const [c] = contestsOf(bank, given as NonNullable<typeof given>, log, [], undefined, 4);
+    expect(c?.flipped.map((f) => order(f.actions) + JSON.stringify(f.actions[0]?.args))).toEqual([
+      'give, give, close_day{"family_id":"F2","parcels":3}',
+    ]);
+  });
+
+  it('finds a contest where another entity’s call is refused, not where counts or the moved one’s lines move', () => {
+    const c = contests[0] as NonNullable<(typeof contests)[0]>;
+    const base = ['', '', 'TK3 routed to billing.', '', 'TK1 routed to billing (2 in billing).', '', 'TK2 routed.', ''];
+    const refused = base.with(4, 'Refused: billing is full.');
+    const counted = base.with(4, 'TK1 routed to billing (1 in billing).');
+    const ownLine = base.with(6, 'TK2 routed.\nTK3 moved to shipping.');
+    expect([refused, counted, ownLine].map((heard) => contested(c, base, heard))).toEqual([true, false, false]);
+    // The moved entity's own reply is no other entity's answer.
+    expect(contested(c, base, base.with(2, 'Refused: billing is full.'))).toBe(false);
+  });
+});
+
+describe('episodic-orders in a validation', () => {
   const pool = new SandboxPool({ workers: 2 });
   afterAll(() => pool.close());
   const fixture = (path: string) => readFileSync(new URL(`./fixtures/${path}`, import.meta.url), 'utf8');
   const codes = (r: { problems: Array<{ code: string; evidence?: unknown }> }) =>
     r.problems.filter((p) => JSON.stringify(p.evidence ?? null).includes('"episodic-orders"')).map((p) => p.code);
 
-  it('on, rejects a stated order nobody enforces (redteam-trust12 hack-urgent-first) at 11', async () => {
+  it('rejects a stated order nobody enforces (redteam-trust12 hack-urgent-first) at 11', async () => {
     const report = await validateCandidate(fixture('redteam-trust12/hack-urgent-first.js'), {
       pool,
       validationSeed: 11,
-      options: { episodic: { ...DEFAULT_EPISODIC_OPTIONS, orderProbes: true } },
     });
     expect(codes(report)).toEqual(['E_RULE_IGNORED']);
   }, 240_000);
 
-  it('off, admits a priority checked through the decisions at the seed the probe rejected it', async () => {
-    const report = await validateCandidate(fixture('episodic/good-course-enrollment.js'), {
-      pool,
-      validationSeed: 178382163472559,
-    });
-    expect(report.problems.map((p) => p.code)).toEqual([]);
-  }, 240_000);
+  // Every reordered log of these keeps the reference's decisions and state (session 10 rejected both): the seats and
+  // the parcels a low-priority entity takes first are refused to another.
+  it.each([
+    ['episodic/good-course-enrollment.js', 178382163472559],
+    ['episodic-orders/good-food-bank.js', 11],
+    ['episodic-orders/good-course-flags.js', 11],
+  ])(
+    'admits a priority over a scarce stock, checked through the decisions (%s at %d)',
+    async (path, seed) => {
+      const report = await validateCandidate(fixture(path), { pool, validationSeed: seed });
+      expect(report.problems.map((p) => p.code)).toEqual([]);
+      const checks = report.stages.find((s) => s.stage === 'hack')?.metrics.checks as Record<
+        string,
+        { contested: number }
+      >;
+      expect(checks['episodic-orders']?.contested).toBeGreaterThan(0);
+    },
+    240_000,
+  );
 });

@@ -113,12 +113,13 @@ export interface EpisodicOptions {
    * state still moves at its last send is played again with its sends doubled, up to this (fixed-point.ts).
    */
   touchBound: number;
-  /**
-   * Whether episodic-orders plays a stated order among one tool's entities in another order (off: it false-rejects a
-   * world whose order rule decides who gets a scarce seat, then checks only the decisions: good-course-enrollment at
-   * validation seed 178382163472559, where every reordered log keeps the reference's decisions and state).
-   */
+  /** Whether episodic-orders plays a stated order among one tool's entities in another order. */
   orderProbes: boolean;
+  /**
+   * At most this many entities of a rule every order pays are each moved first and re-decided (two replays and more
+   * an entity), to ask whether they contest something the world holds (good-course-enrollment's scarce seats).
+   */
+  orderContests: number;
   /** At most this many near-miss kinds the screen finds answered are then sent for every id (one replay an episode). */
   readerFuzzyKinds: number;
   /**
@@ -222,7 +223,8 @@ export const DEFAULT_EPISODIC_OPTIONS = {
   readerScreenTouches: 2,
   readerFuzzyKinds: 4,
   touchBound: 8,
-  orderProbes: false,
+  orderProbes: true,
+  orderContests: 12,
   readerMinSamples: 12,
   readerZ: 3,
   readerLevelTolerance: 0.3,

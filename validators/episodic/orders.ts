@@ -144,18 +144,21 @@ export function orderRulesOf(
 }
 
 /**
- * `log` (its last call the finish) with `rule.tool`'s calls permuted across their entities: each call moved with the
- * calls since the tool's previous call that name its entity and no other of them (its reads), the rest in place;
- * reversed, and for each mark the entities whose reads show it moved last, then first. Orders equal to the
- * reference's are left out; `observations` bind the ids the environment issued (validators/episodic/issued.ts).
+ * `log` (its last call the finish) with `rule.tool`'s calls put in `order` (the k-th call of the tool in the new log
+ * is the reference's call `order[k]`): each call moved with the calls since the tool's previous call that name its
+ * entity and no other of them (its reads), the rest in place; `observations` bind the ids the environment issued
+ * (validators/episodic/issued.ts). Null where the order is the reference's.
  */
-export function permutationsOf(
+export function reorderedLog(
   meta: EpisodicMeta,
   rule: OrderRule,
   log: readonly Action[],
-  observations: readonly (string | undefined)[] = [],
-  prompt?: string,
-): Permuted[] {
+  observations: readonly (string | undefined)[],
+  prompt: string | undefined,
+  how: string,
+  order: readonly number[],
+): Permuted | null {
+  if (order.every((k, r) => k === r)) return null;
   const body = log.slice(0, -1);
   const at = body.flatMap((a, i) => (a.tool === rule.tool ? [i] : []));
   const ids = at.map((i) => (body[i] as Action).args[rule.arg] as string);
@@ -168,32 +171,46 @@ export function permutationsOf(
     return [...own, p];
   });
   const moved = new Set(blocks.flat());
-  const play = (how: string, order: number[]): Permuted[] => {
-    if (order.every((k, r) => k === r)) return [];
-    const origins = body.flatMap((_, i) => {
-      const slot = at.indexOf(i);
-      return slot >= 0 ? (blocks[order[slot] as number] as number[]) : moved.has(i) ? [] : [i];
-    });
-    origins.push(log.length - 1);
-    const binds = bindsOf(origins, issuesOf(log, observations, givenText(meta, prompt)));
-    const actions = origins.map((i) => log[i] as Action);
-    return [{ rule, how, actions, ...(binds.length > 0 ? { binds } : {}) }];
-  };
+  const origins = body.flatMap((_, i) => {
+    const slot = at.indexOf(i);
+    return slot >= 0 ? (blocks[order[slot] as number] as number[]) : moved.has(i) ? [] : [i];
+  });
+  origins.push(log.length - 1);
+  const binds = bindsOf(origins, issuesOf(log, observations, givenText(meta, prompt)));
+  const actions = origins.map((i) => log[i] as Action);
+  return { rule, how, actions, ...(binds.length > 0 ? { binds } : {}) };
+}
+
+/**
+ * `log` with `rule.tool`'s calls permuted across their entities (reorderedLog): reversed, and for each mark the
+ * entities whose reads show it moved last, then first. Orders equal to the reference's, or to one before, are left
+ * out.
+ */
+export function permutationsOf(
+  meta: EpisodicMeta,
+  rule: OrderRule,
+  log: readonly Action[],
+  observations: readonly (string | undefined)[] = [],
+  prompt?: string,
+): Permuted[] {
+  const body = log.slice(0, -1);
+  const at = body.flatMap((a, i) => (a.tool === rule.tool ? [i] : []));
+  const ids = at.map((i) => (body[i] as Action).args[rule.arg] as string);
   const seen = new Set<string>();
-  const once = (p: Permuted[]) =>
-    p.filter((x) => !seen.has(JSON.stringify(x.actions)) && seen.add(JSON.stringify(x.actions)));
-  const out = once(
-    play(
-      `${rule.tool}: its calls reversed across their entities`,
-      at.map((_, k) => at.length - 1 - k),
-    ),
+  const play = (how: string, order: number[]): Permuted[] => {
+    const p = reorderedLog(meta, rule, log, observations, prompt, how, order);
+    return p && !seen.has(JSON.stringify(order)) && seen.add(JSON.stringify(order)) ? [p] : [];
+  };
+  const out = play(
+    `${rule.tool}: its calls reversed across their entities`,
+    at.map((_, k) => at.length - 1 - k),
   );
   for (const mark of rule.marks) {
     const has = ids.map((id) => readsOf(body, rule.tool, observations, id).has(mark));
     const by = (first: boolean) => [...at.keys()].sort((x, y) => Number(has[x] === first) - Number(has[y] === first));
     out.push(
-      ...once(play(`${rule.tool}: the ${mark} entities moved last`, by(true))),
-      ...once(play(`${rule.tool}: the ${mark} entities moved first`, by(false))),
+      ...play(`${rule.tool}: the ${mark} entities moved last`, by(true)),
+      ...play(`${rule.tool}: the ${mark} entities moved first`, by(false)),
     );
   }
   return out;
