@@ -8,6 +8,7 @@
 // enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
+import { onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import {
   entitiesToTry,
@@ -177,14 +178,34 @@ export const episodicWithheld: EpisodicCheck = {
         const results = await tools.run(
           logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),
         );
-        // Recorded: the added call accepted and changing the state beyond what nearly every turn changes.
-        const recorded = (l: WithheldLog, r: RolloutResult | undefined) =>
-          r?.ok === true && !r.rejected.includes(l.at + 1) && (r.changes?.[l.at] ?? []).some((p) => !book.has(p));
+        // Recorded: the added call accepted and changing the state beyond what any call changes (a path nearly every
+        // turn changes counts only where the final state differs from a refused call's there: redteam-trust14 Y1).
+        const accepted = (l: WithheldLog, r: RolloutResult | undefined): r is Rollout =>
+          r?.ok === true && !r.rejected.includes(l.at + 1);
+        // Where its changes are all bookkeeping paths and the score is kept, what a refused call there writes decides.
+        const hidden = logs.flatMap((l, k) => {
+          const r = results[k];
+          return accepted(l, r) &&
+            onlyBookkeeping(r.changes?.[l.at], book) &&
+            r.score >= (ctx.refs[l.of] as Rollout).score - 1e-9
+            ? [k]
+            : [];
+        });
+        const beyond = await recordedBeyondNeutral(
+          hidden.map((k) => {
+            const l = logs[k] as (typeof logs)[number];
+            return { ref: ctx.refs[l.of] as Rollout, actions: l.actions, at: l.at };
+          }),
+          tools.run,
+        );
+        const byValue = new Set(hidden.filter((_, j) => beyond[j]));
+        const recorded = (l: WithheldLog, r: RolloutResult | undefined, k: number) =>
+          accepted(l, r) && ((r.changes?.[l.at] ?? []).some((p) => !book.has(p)) || byValue.has(k));
         const findings: Finding[] = logs.map((l, k) => {
           const ref = ctx.refs[l.of] as Rollout;
           const r = results[k];
           const score = scoreOf(r);
-          const stored = recorded(l, r);
+          const stored = recorded(l, r, k);
           return {
             rule: 'zero',
             code: 'E_RULE_IGNORED',
@@ -211,9 +232,9 @@ export const episodicWithheld: EpisodicCheck = {
           findings,
           metrics: {
             added: logs.length,
-            rollouts: looks.length + runs.length + logs.length,
+            rollouts: looks.length + runs.length + logs.length + 2 * hidden.length,
             routes: routes.size,
-            recorded: logs.filter((l, k) => recorded(l, results[k])).length,
+            recorded: logs.filter((l, k) => recorded(l, results[k], k)).length,
           },
         };
       },
