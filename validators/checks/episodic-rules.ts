@@ -11,6 +11,7 @@ import { actionsOf, asAction, finished, type Action } from '../episodic/adversar
 import { claimedAblations } from '../episodic/alternatives.js';
 import { respelledAblations, switchedAblations, switchesOf } from '../episodic/free-choices.js';
 import { menuSplits } from '../episodic/menu.js';
+import { onlyBookkeeping, recordedBeyondNeutral, type NeutralProbe } from '../episodic/neutral.js';
 import { reshapings } from '../episodic/reshape.js';
 import { sharedSteps } from '../episodic/rule-instances.js';
 import { sequenceOptions } from '../episodic/sequences.js';
@@ -166,21 +167,55 @@ export const episodicRules: EpisodicCheck = {
     ];
     return {
       requests,
-      judge(outcomes) {
+      async judge(outcomes, tools) {
         const finalOf = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
         const replayed = [...finalOf.values()].filter((r): r is Rollout => r?.ok === true);
         const book = bookkeeping(replayed, ctx.options.bookkeepingShare);
+        // A step whose changes, or a removal whose differences, are all bookkeeping paths is judged by value against
+        // the reference with that call made neutral (a refused call's log entry: redteam-trust14 Y1b).
+        const neutral = (of: number, at: number): NeutralProbe => {
+          const ref = ctx.refs[of] as Rollout;
+          return { ref, actions: actionsOf(ref), at };
+        };
+        const stepProbes = episodes.flatMap((i) => {
+          const r = finalOf.get(i);
+          if (r?.ok !== true) return [];
+          const acts = actionsOf(r);
+          return [...new Set(ablations.filter((a) => a.of === i).map((a) => a.rule.tool))].flatMap((tool) => {
+            const at = acts.findIndex((x, j) => x.tool === tool && onlyBookkeeping(r.changes?.[j], book));
+            return at >= 0 && !records(r, tool, book) ? [{ key: `${i}|${tool}`, probe: neutral(i, at) }] : [];
+          });
+        });
+        const removed = (a: Ablation) => {
+          const body = actionsOf(ctx.refs[a.of] as Rollout);
+          return body.findIndex((x, j) => JSON.stringify(x) !== JSON.stringify(a.actions[j]));
+        };
+        const endProbes = ablations.flatMap((a, k) => {
+          const [mine, theirs] = [outcomes[k], finalOf.get(a.of)];
+          if (!a.shared || a.how !== 'one call removed' || mine?.ok !== true || theirs?.ok !== true) return [];
+          if (mine.score < (ctx.refs[a.of] as Rollout).score - 1e-6) return [];
+          return onlyBookkeeping(differingPaths(mine.state, theirs.state), book)
+            ? [{ k, probe: neutral(a.of, removed(a)) }]
+            : [];
+        });
+        const beyond = await recordedBeyondNeutral(
+          [...stepProbes, ...endProbes].map((p) => p.probe),
+          tools.run,
+        );
+        const stepsByValue = new Set(stepProbes.filter((_, j) => beyond[j]).map((p) => p.key));
+        const endsByValue = new Set(endProbes.filter((_, j) => beyond[stepProbes.length + j]).map((p) => p.k));
         // A step that changes nothing, or only bookkeeping, cannot be required by a score of the final state.
         const recorded = (a: Ablation) => {
           const r = finalOf.get(a.of);
-          return r?.ok === true && records(r, a.rule.tool, book);
+          return r?.ok === true && (records(r, a.rule.tool, book) || stepsByValue.has(`${a.of}|${a.rule.tool}`));
         };
         const sameEnd = (a: Ablation, k: number) => {
           const [mine, theirs] = [outcomes[k], finalOf.get(a.of)];
           return (
             mine?.ok === true &&
             theirs?.ok === true &&
-            differingPaths(mine.state, theirs.state).every((p) => book.has(p))
+            differingPaths(mine.state, theirs.state).every((p) => book.has(p)) &&
+            !endsByValue.has(k)
           );
         };
         const findings: Finding[] = [];
