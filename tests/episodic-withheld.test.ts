@@ -6,6 +6,7 @@ import {
   entityArgOf,
   filledCall,
   isGate,
+  placeOnRoute,
   readsOf,
   reliesOnItself,
   withheldEntities,
@@ -85,5 +86,20 @@ describe('withheld decisions', () => {
     expect(
       reliesOnItself(refunds, 'refund', paid, { turns: 1, rejected: [], changes: [['$.orders.*.refunded']] }),
     ).toBe(false);
+  });
+
+  it("places a route's added call where the reference decided about the entity; none for a place never named", () => {
+    // A queue (redteam-trust14 Y8): the expired guest's booking goes where the reference turned the guest away.
+    const queue = [
+      A('book', { guest_id: 'G101' }),
+      A('turn_away', { guest_id: 'g202' }),
+      A('book', { guest_id: 'G303' }),
+    ];
+    expect(placeOnRoute(queue, 'G202')).toBe(1);
+    expect(placeOnRoute([A('read_guest', { guest_id: 'G202' }), ...queue], 'G202')).toBe(0);
+    // A walk: a room it never entered is named by no call.
+    const walk = [A('go_to', { room: 'hall' }), A('take', { item: 'vase' }), A('go_to', { room: 'crypt' })];
+    expect(placeOnRoute(walk, 'crypt')).toBe(2);
+    expect(placeOnRoute(walk, 'attic')).toBe(-1);
   });
 });

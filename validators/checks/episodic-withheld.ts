@@ -1,11 +1,11 @@
 // Withheld decisions must matter (redteam-trust12 W3): on the first adversary episode of each level, for each
 // decisive tool (not a gate another call relies on) and a few entities the episode shows that the reference never
 // sends it for, the reference's plan plus that call (its arguments read from the entity's own reads:
-// validators/episodic/withheld.ts) before the finish, also on the cheap plan (no calls of the tools whose
-// ablation keeps the score, no reads). A call that step records beyond bookkeeping and that still
-// earns the reference's score pays a policy that ignored the decision to leave the entity alone: a stated
-// prohibition nobody enforces (zero tolerance). A call step refuses, or one that changes nothing, is the environment
-// enforcing it.
+// validators/episodic/withheld.ts) before the finish (a route's right before the reference's first call on the
+// entity: redteam-trust14 Y8), also on the cheap plan (no calls of the tools whose ablation keeps the score, no
+// reads). A call that step records beyond bookkeeping and that still earns the reference's score pays a policy that
+// ignored the decision to leave the entity alone: a stated prohibition nobody enforces (zero tolerance). A call step
+// refuses, or one that changes nothing, is the environment enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
@@ -14,6 +14,7 @@ import {
   entityArgOf,
   filledCall,
   isGate,
+  placeOnRoute,
   readsOf,
   reliesOnItself,
   WITHHELD_TOOLS,
@@ -144,35 +145,39 @@ export const episodicWithheld: EpisodicCheck = {
         };
         const logs: Array<WithheldLog & { of: number; cheap?: boolean }> = episodes.flatMap((i, k) => {
           const all = acts.get(i) as Action[];
-          return (trials[k] as Trial[])
-            .filter((t) => !routes.has(t.tool))
-            .flatMap((t) =>
-              t.entities.flatMap((entity) => {
-                const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
-                const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
-                const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
-                const body = all.slice(0, -1);
-                const whole = {
-                  of: i,
-                  tool: t.tool,
-                  arg: t.arg,
-                  entity,
-                  call,
-                  actions: [...body, ...reads, call, all.at(-1) as Action],
-                  at: body.length + reads.length,
-                };
-                // The plan a cheap policy plays (redteam-trust13 X5): without the free tools' calls and the reads
-                // that filled the call, so a prohibition the world enforces only once the agent looked is found.
-                const bare = body.filter((a) => !free.has(`${i}|${a.tool}`));
-                const cheap = {
-                  ...whole,
-                  actions: [...bare, call, all.at(-1) as Action],
-                  at: bare.length,
-                  cheap: true,
-                };
-                return bare.length < body.length || reads.length > 0 ? [whole, cheap] : [whole];
-              }),
-            );
+          return (trials[k] as Trial[]).flatMap((t) =>
+            t.entities.flatMap((entity) => {
+              const body = all.slice(0, -1);
+              // A decision goes before the finish; a route's, where the reference decided about the entity.
+              const place = routes.has(t.tool) ? placeOnRoute(body, entity) : body.length;
+              if (place < 0) return [];
+              const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
+              const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
+              const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
+              const finish = all.at(-1) as Action;
+              const whole = {
+                of: i,
+                tool: t.tool,
+                arg: t.arg,
+                entity,
+                call,
+                actions: [...body.slice(0, place), ...reads, call, ...body.slice(place), finish],
+                at: place + reads.length,
+              };
+              // The plan a cheap policy plays (redteam-trust13 X5): without the free tools' calls and the reads
+              // that filled the call, so a prohibition the world enforces only once the agent looked is found.
+              const kept = (a: Action) => !free.has(`${i}|${a.tool}`);
+              const bare = body.filter(kept);
+              const at = body.slice(0, place).filter(kept).length;
+              const cheap = {
+                ...whole,
+                actions: [...bare.slice(0, at), call, ...bare.slice(at), finish],
+                at,
+                cheap: true,
+              };
+              return bare.length < body.length || reads.length > 0 ? [whole, cheap] : [whole];
+            }),
+          );
         });
         const results = await tools.run(
           logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),

@@ -154,13 +154,25 @@ interface TurnsRun {
 /**
  * Whether `tool` is a route in plan `body`: with its first call removed (`without`, the replay of
  * `withoutFirstCall`), a later call of it that changed the state in the reference (`reference`) is refused, changes
- * nothing, or is never played. Each step of a walk starts where the last one ended, so the rooms a walk never entered
- * are places not passed, not decisions left unmade: no withheld probe for it. A decision per entity (a refund, a
- * booking) holds without the one made before it.
+ * nothing, or is never played. Each step of a walk starts where the last one ended, so a route's added call cannot
+ * go just anywhere: `placeOnRoute` says where it goes. A decision per entity (a refund, a booking) holds without the
+ * one made before it.
  */
 export function reliesOnItself(body: readonly Action[], tool: string, reference: TurnsRun, without: TurnsRun): boolean {
   const first = body.findIndex((a) => a.tool === tool);
   const changed = (r: TurnsRun, j: number) =>
     j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
   return body.some((a, j) => j > first && a.tool === tool && changed(reference, j) && !changed(without, j - 1));
+}
+
+/**
+ * Where a route's added call on `entity` goes in plan `body` (redteam-trust14 Y8: a queue is a route too): right
+ * before the reference's first call that names the entity, where the reference decided about it (its read, its
+ * turn-away); -1 where no call names it (a room the walk never entered is a place not passed, not a decision).
+ */
+export function placeOnRoute(body: readonly Action[], entity: string): number {
+  const e = lower(entity);
+  return body.findIndex((a) =>
+    Object.values(a.args).some((v) => typeof v === 'string' && tokensOf(v).some((t) => lower(t) === e)),
+  );
 }
