@@ -2,6 +2,7 @@
 // that the reference left alone, how an added call is filled from the entity's own reads, and which tools are gates.
 import { describe, expect, it } from 'vitest';
 import {
+  afterLead,
   entitiesToTry,
   entityArgOf,
   filledCall,
@@ -101,5 +102,10 @@ describe('withheld decisions', () => {
     const walk = [A('go_to', { room: 'hall' }), A('take', { item: 'vase' }), A('go_to', { room: 'crypt' })];
     expect(placeOnRoute(walk, 'crypt')).toBe(2);
     expect(placeOnRoute(walk, 'attic')).toBe(-1);
+  });
+
+  it('reads a route probe after the listings put ahead of it as the plan alone', () => {
+    const run = { turns: 3, rejected: [1, 3], changes: [[], ['$.used'], []] };
+    expect(afterLead(run, 1)).toEqual({ turns: 2, rejected: [2], changes: [['$.used'], []] });
   });
 });

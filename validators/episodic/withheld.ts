@@ -86,10 +86,10 @@ export function readsOf(meta: EpisodicMeta, arg: string, entity: string, skip: R
 }
 
 /** The tokens of `reply` that may hold a value like `v`: numbers for a number, tokens of its shape for a string. */
-const alike = (reply: string, v: string | number): string[] =>
+export const alike = (reply: string, v: string | number): string[] =>
   tokensOf(reply).filter((t) => (typeof v === 'number' ? Number.isFinite(Number(t)) : shapeOf(t) === shapeOf(v)));
 /** Whether token `t` spells value `v` (a number by its value: "42.50" spells 42.5). */
-const spells = (t: string, v: string | number) => (typeof v === 'number' ? Number(t) === v : t === v);
+export const spells = (t: string, v: string | number) => (typeof v === 'number' ? Number(t) === v : t === v);
 
 /**
  * The call of `template`'s tool on `entity`: each other argument copied from the entity's replies (`theirs`) at the
@@ -145,7 +145,7 @@ export function withoutFirstCall(body: readonly Action[], tool: string): Action[
 }
 
 /** What a replay says of its turns: the turns (from 1) refused, and per turn the paths changed. */
-interface TurnsRun {
+export interface TurnsRun {
   turns: number;
   rejected: readonly number[];
   changes?: readonly (readonly string[])[];
@@ -176,3 +176,10 @@ export function placeOnRoute(body: readonly Action[], entity: string): number {
     Object.values(a.args).some((v) => typeof v === 'string' && tokensOf(v).some((t) => lower(t) === e)),
   );
 }
+
+/** What `run` says of its turns after its first `n` (calls put ahead of a plan: the listings). */
+export const afterLead = (run: TurnsRun, n: number): TurnsRun => ({
+  turns: run.turns - n,
+  rejected: run.rejected.filter((t) => t > n).map((t) => t - n),
+  ...(run.changes ? { changes: run.changes.slice(n) } : {}),
+});
