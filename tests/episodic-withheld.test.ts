@@ -2,10 +2,12 @@
 // that the reference left alone, how an added call is filled from the entity's own reads, and which tools are gates.
 import { describe, expect, it } from 'vitest';
 import {
+  afterLead,
   entitiesToTry,
   entityArgOf,
   filledCall,
   isGate,
+  placeOnRoute,
   readsOf,
   reliesOnItself,
   withheldEntities,
@@ -85,5 +87,25 @@ describe('withheld decisions', () => {
     expect(
       reliesOnItself(refunds, 'refund', paid, { turns: 1, rejected: [], changes: [['$.orders.*.refunded']] }),
     ).toBe(false);
+  });
+
+  it("places a route's added call where the reference decided about the entity; none for a place never named", () => {
+    // A queue (redteam-trust14 Y8): the expired guest's booking goes where the reference turned the guest away.
+    const queue = [
+      A('book', { guest_id: 'G101' }),
+      A('turn_away', { guest_id: 'g202' }),
+      A('book', { guest_id: 'G303' }),
+    ];
+    expect(placeOnRoute(queue, 'G202')).toBe(1);
+    expect(placeOnRoute([A('read_guest', { guest_id: 'G202' }), ...queue], 'G202')).toBe(0);
+    // A walk: a room it never entered is named by no call.
+    const walk = [A('go_to', { room: 'hall' }), A('take', { item: 'vase' }), A('go_to', { room: 'crypt' })];
+    expect(placeOnRoute(walk, 'crypt')).toBe(2);
+    expect(placeOnRoute(walk, 'attic')).toBe(-1);
+  });
+
+  it('reads a route probe after the listings put ahead of it as the plan alone', () => {
+    const run = { turns: 3, rejected: [1, 3], changes: [[], ['$.used'], []] };
+    expect(afterLead(run, 1)).toEqual({ turns: 2, rejected: [2], changes: [['$.used'], []] });
   });
 });

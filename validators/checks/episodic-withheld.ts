@@ -1,20 +1,23 @@
 // Withheld decisions must matter (redteam-trust12 W3): on the first adversary episode of each level, for each
 // decisive tool (not a gate another call relies on) and a few entities the episode shows that the reference never
 // sends it for, the reference's plan plus that call (its arguments read from the entity's own reads:
-// validators/episodic/withheld.ts) before the finish, also on the cheap plan (no calls of the tools whose
-// ablation keeps the score, no reads). A call that step records beyond bookkeeping and that still
-// earns the reference's score pays a policy that ignored the decision to leave the entity alone: a stated
-// prohibition nobody enforces (zero tolerance). A call step refuses, or one that changes nothing, is the environment
-// enforcing it.
+// validators/episodic/withheld.ts) before the finish (a route's right before the reference's first call on the
+// entity: redteam-trust14 Y8), also on the cheap plan (no calls of the tools whose ablation keeps the score, no
+// reads). A call that step records beyond bookkeeping and that still earns the reference's score pays a policy that
+// ignored the decision to leave the entity alone: a stated prohibition nobody enforces (zero tolerance). A call step
+// refuses, or one that changes nothing, is the environment enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
+import { refilled, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import {
   entitiesToTry,
   entityArgOf,
   filledCall,
   isGate,
+  afterLead,
+  placeOnRoute,
   readsOf,
   reliesOnItself,
   WITHHELD_TOOLS,
@@ -107,26 +110,45 @@ export const episodicWithheld: EpisodicCheck = {
         ]);
         // Only the episodes with a read to make: the others send nothing.
         const reading = episodes.flatMap((i, k) => ((readPlans[k] ?? []).some((p) => p.reads.length > 0) ? [k] : []));
-        // Each trial's plan without the tool's first call: a tool whose later calls then fail is a route.
+        // Each trial's plan without the tool's first call: a tool whose later calls then fail is a route. Where the
+        // calls quote a value each reply restates (a ticket: redteam-trust14 Y3), the plan is cut after the next call,
+        // filled from the reply before it (a replay of the log up to it), so a spent ticket makes no route.
         const routeProbes = episodes.flatMap((i, k) =>
           (trials[k] as Trial[]).flatMap((t) => {
-            const log = withoutFirstCall((acts.get(i) as Action[]).slice(0, -1), t.tool);
-            return log ? [{ k, tool: t.tool, request: replayOf(ctx.refs[i] as Rollout, log, { changes: true }) }] : [];
+            const ref = ctx.refs[i] as Rollout;
+            const body = (acts.get(i) as Action[]).slice(0, -1);
+            const log = withoutFirstCall(body, t.tool);
+            if (!log) return [];
+            const restated = restatedArgs(body, ref.observations ?? [], t.tool, t.arg);
+            const next = restated.length > 0 ? log.findIndex((a) => a.tool === t.tool) : -1;
+            // A call first in the plan follows no reply: the listings before it show the current value.
+            const lead = next === 0 ? listingsOf(ctx.meta.tools, (acts.get(i) as Action[]).at(-1)?.tool ?? '') : [];
+            const cut = next < 0 ? log : [...lead, ...log.slice(0, next + 1)];
+            return [{ k, tool: t.tool, ref, restated, at: next < 0 ? -1 : next + lead.length, log: cut, body, lead }];
           }),
         );
+        const prefixed = routeProbes.filter((p) => p.at > 0);
         const runs = await tools.run([
           ...reading.map((k) =>
             replayOf(ctx.refs[episodes[k] as number] as Rollout, readLogs[k] as Action[], { observations: true }),
           ),
-          ...routeProbes.map((p) => p.request),
+          ...prefixed.map((p) => replayOf(p.ref, p.log.slice(0, p.at), { observations: true })),
         ]);
         const readRuns = runs.slice(0, reading.length);
+        for (const p of routeProbes.filter((q) => q.at >= 0)) {
+          const prefix = runs[reading.length + prefixed.indexOf(p)];
+          const latest = p.at === 0 ? (p.ref.prompt ?? '') : prefix?.ok ? prefix.observations?.[p.at - 1] : undefined;
+          if (latest !== undefined) p.log[p.at] = refilled(p.log[p.at] as Action, p.restated, latest);
+        }
+        const withouts = await tools.run(routeProbes.map((p) => replayOf(p.ref, p.log, { changes: true })));
         const routes = new Set(
           routeProbes.flatMap((p, j) => {
             const reference = outcomes[ablations.length + p.k];
-            const without = runs[reading.length + j];
-            const body = (acts.get(episodes[p.k] as number) as Action[]).slice(0, -1);
-            return reference?.ok && without?.ok && reliesOnItself(body, p.tool, reference, without) ? [p.tool] : [];
+            const without = withouts[j];
+            // A cut plan is judged up to its next call (its index in the plan: one past, the first call removed).
+            const body = p.at < 0 ? p.body : p.body.slice(0, p.at - p.lead.length + 2);
+            const ok = reference?.ok && without?.ok;
+            return ok && reliesOnItself(body, p.tool, reference, afterLead(without, p.lead.length)) ? [p.tool] : [];
           }),
         );
         const readOutcomes = new Map(reading.map((k, j) => [k, readRuns[j]]));
@@ -145,35 +167,60 @@ export const episodicWithheld: EpisodicCheck = {
         };
         const logs: Array<WithheldLog & { of: number; cheap?: boolean }> = episodes.flatMap((i, k) => {
           const all = acts.get(i) as Action[];
-          return (trials[k] as Trial[])
-            .filter((t) => !routes.has(t.tool))
-            .flatMap((t) =>
-              t.entities.flatMap((entity) => {
-                const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
-                const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
-                const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
-                const body = all.slice(0, -1);
-                const whole = {
-                  of: i,
-                  tool: t.tool,
-                  arg: t.arg,
-                  entity,
-                  call,
-                  actions: [...body, ...reads, call, all.at(-1) as Action],
-                  at: body.length + reads.length,
-                };
-                // The plan a cheap policy plays (redteam-trust13 X5): without the free tools' calls and the reads
-                // that filled the call, so a prohibition the world enforces only once the agent looked is found.
-                const bare = body.filter((a) => !free.has(`${i}|${a.tool}`));
-                const cheap = {
-                  ...whole,
-                  actions: [...bare, call, all.at(-1) as Action],
-                  at: bare.length,
-                  cheap: true,
-                };
-                return bare.length < body.length || reads.length > 0 ? [whole, cheap] : [whole];
-              }),
-            );
+          return (trials[k] as Trial[]).flatMap((t) =>
+            t.entities.flatMap((entity) => {
+              const body = all.slice(0, -1);
+              // A decision goes before the finish; a route's, where the reference decided about the entity.
+              const place = routes.has(t.tool) ? placeOnRoute(body, entity) : body.length;
+              if (place < 0) return [];
+              const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
+              const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
+              const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
+              const finish = all.at(-1) as Action;
+              const whole = {
+                of: i,
+                tool: t.tool,
+                arg: t.arg,
+                entity,
+                call,
+                actions: [...body.slice(0, place), ...reads, call, ...body.slice(place), finish],
+                at: place + reads.length,
+              };
+              // The plan a cheap policy plays (redteam-trust13 X5): without the free tools' calls and the reads
+              // that filled the call, so a prohibition the world enforces only once the agent looked is found.
+              const kept = (a: Action) => !free.has(`${i}|${a.tool}`);
+              const bare = body.filter(kept);
+              const at = body.slice(0, place).filter(kept).length;
+              const cheap = {
+                ...whole,
+                actions: [...bare.slice(0, at), call, ...bare.slice(at), finish],
+                at,
+                cheap: true,
+              };
+              return bare.length < body.length || reads.length > 0 ? [whole, cheap] : [whole];
+            }),
+          );
+        });
+        // A ticket or version each reply restates (redteam-trust14 Y3): re-read from the reply just before the added
+        // call (a replay of the log up to it), not copied from the template, spent by then.
+        const restated = (l: (typeof logs)[number]): Restated[] => {
+          const ref = ctx.refs[l.of] as Rollout;
+          const body = (acts.get(l.of) as Action[]).slice(0, -1);
+          return restatedArgs(body, ref.observations ?? [], l.tool, l.arg);
+        };
+        const refill = logs.flatMap((l) => {
+          const r = restated(l);
+          return r.length > 0 ? [{ l, r }] : [];
+        });
+        const prefixes = await tools.run(
+          refill.map(({ l }) => replayOf(ctx.refs[l.of] as Rollout, l.actions.slice(0, l.at), { observations: true })),
+        );
+        refill.forEach(({ l, r }, j) => {
+          const p = prefixes[j];
+          const latest = l.at === 0 ? (ctx.refs[l.of]?.prompt ?? '') : p?.ok ? p.observations?.[l.at - 1] : undefined;
+          if (latest === undefined || latest === null) return;
+          l.call = refilled(l.call, r, latest);
+          l.actions[l.at] = l.call;
         });
         const results = await tools.run(
           logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),
@@ -232,7 +279,7 @@ export const episodicWithheld: EpisodicCheck = {
           findings,
           metrics: {
             added: logs.length,
-            rollouts: looks.length + runs.length + logs.length + 2 * hidden.length,
+            rollouts: looks.length + runs.length + withouts.length + prefixes.length + logs.length + 2 * hidden.length,
             routes: routes.size,
             recorded: logs.filter((l, k) => recorded(l, results[k], k)).length,
           },

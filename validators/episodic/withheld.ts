@@ -86,10 +86,10 @@ export function readsOf(meta: EpisodicMeta, arg: string, entity: string, skip: R
 }
 
 /** The tokens of `reply` that may hold a value like `v`: numbers for a number, tokens of its shape for a string. */
-const alike = (reply: string, v: string | number): string[] =>
+export const alike = (reply: string, v: string | number): string[] =>
   tokensOf(reply).filter((t) => (typeof v === 'number' ? Number.isFinite(Number(t)) : shapeOf(t) === shapeOf(v)));
 /** Whether token `t` spells value `v` (a number by its value: "42.50" spells 42.5). */
-const spells = (t: string, v: string | number) => (typeof v === 'number' ? Number(t) === v : t === v);
+export const spells = (t: string, v: string | number) => (typeof v === 'number' ? Number(t) === v : t === v);
 
 /**
  * The call of `template`'s tool on `entity`: each other argument copied from the entity's replies (`theirs`) at the
@@ -145,7 +145,7 @@ export function withoutFirstCall(body: readonly Action[], tool: string): Action[
 }
 
 /** What a replay says of its turns: the turns (from 1) refused, and per turn the paths changed. */
-interface TurnsRun {
+export interface TurnsRun {
   turns: number;
   rejected: readonly number[];
   changes?: readonly (readonly string[])[];
@@ -154,9 +154,9 @@ interface TurnsRun {
 /**
  * Whether `tool` is a route in plan `body`: with its first call removed (`without`, the replay of
  * `withoutFirstCall`), a later call of it that changed the state in the reference (`reference`) is refused, changes
- * nothing, or is never played. Each step of a walk starts where the last one ended, so the rooms a walk never entered
- * are places not passed, not decisions left unmade: no withheld probe for it. A decision per entity (a refund, a
- * booking) holds without the one made before it.
+ * nothing, or is never played. Each step of a walk starts where the last one ended, so a route's added call cannot
+ * go just anywhere: `placeOnRoute` says where it goes. A decision per entity (a refund, a booking) holds without the
+ * one made before it.
  */
 export function reliesOnItself(body: readonly Action[], tool: string, reference: TurnsRun, without: TurnsRun): boolean {
   const first = body.findIndex((a) => a.tool === tool);
@@ -164,3 +164,22 @@ export function reliesOnItself(body: readonly Action[], tool: string, reference:
     j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
   return body.some((a, j) => j > first && a.tool === tool && changed(reference, j) && !changed(without, j - 1));
 }
+
+/**
+ * Where a route's added call on `entity` goes in plan `body` (redteam-trust14 Y8: a queue is a route too): right
+ * before the reference's first call that names the entity, where the reference decided about it (its read, its
+ * turn-away); -1 where no call names it (a room the walk never entered is a place not passed, not a decision).
+ */
+export function placeOnRoute(body: readonly Action[], entity: string): number {
+  const e = lower(entity);
+  return body.findIndex((a) =>
+    Object.values(a.args).some((v) => typeof v === 'string' && tokensOf(v).some((t) => lower(t) === e)),
+  );
+}
+
+/** What `run` says of its turns after its first `n` (calls put ahead of a plan: the listings). */
+export const afterLead = (run: TurnsRun, n: number): TurnsRun => ({
+  turns: run.turns - n,
+  rejected: run.rejected.filter((t) => t > n).map((t) => t - n),
+  ...(run.changes ? { changes: run.changes.slice(n) } : {}),
+});
