@@ -1,8 +1,9 @@
 // What the adversary checks share: the adversary library's logs for each adversary episode (made once per
 // stage, so a log several checks plan runs once), tool ablation, which says which tools decide an episode's
 // score (the reference without every call of one tool earns less), and the reference replayed with its state.
-import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
+import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { adversaryProbes, argValues, finished, type Probe } from '../episodic/adversaries.js';
+import type { CheckPlan, CheckVerdict, JudgeTools } from './contract.js';
 import { replayOf, scoreOf, type EpisodicContext } from './episodic.js';
 
 /** Every adversary probe of the stage's adversary episodes. */
@@ -57,3 +58,40 @@ export const referenceState = (ctx: EpisodicContext, i: number) =>
   ctx.shared(`reference-state:${i}`, () =>
     replayOf(ctx.refs[i] as Rollout, (ctx.refs[i] as Rollout).actions, { keepState: true, changes: true }),
   );
+
+/** What a check played on the first episode of each level sees once the ablations and reference states are back. */
+export interface FirstEpisodes {
+  ablations: Probe[];
+  /** The first ablated episode of each level (firstEpisodeOfEachLevel). */
+  episodes: number[];
+  /** `${episode}|${tool}` for each tool that decides the episode's score (decisiveTools). */
+  decisive: Set<string>;
+  /** Each episode's reference replayed with its final state and changed paths (referenceState). */
+  reference: Map<number, RolloutResult | undefined>;
+}
+
+/**
+ * The plan of a check that probes the first episode of each level (arguments, exchanges, alternatives): the tool
+ * ablations and the reference states requested, then `judge` given what they show; null where no episode is probed.
+ */
+export function onFirstEpisodes(
+  ctx: EpisodicContext,
+  judge: (seen: FirstEpisodes, tools: JudgeTools<RolloutRequest, RolloutResult>) => Promise<CheckVerdict>,
+): CheckPlan<RolloutRequest, RolloutResult> | null {
+  const ablations = adversaryFamily(ctx, 'tool-ablation');
+  const episodes = firstEpisodeOfEachLevel(ctx, ablations);
+  if (episodes.length === 0) return null;
+  return {
+    requests: [...ablations.map((p) => p.request), ...episodes.map((i) => referenceState(ctx, i))],
+    judge: (outcomes, tools) =>
+      judge(
+        {
+          ablations,
+          episodes,
+          decisive: decisiveTools(ctx.refs, ablations, outcomes),
+          reference: new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]])),
+        },
+        tools,
+      ),
+  };
+}

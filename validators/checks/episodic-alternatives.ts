@@ -17,7 +17,7 @@ import {
 } from '../episodic/alternatives.js';
 import { bookkeeping, differingPaths } from '../episodic/stated-rules.js';
 import { readsOf } from '../episodic/withheld.js';
-import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
+import { onFirstEpisodes } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck, type EpisodicContext } from './episodic.js';
 import type { Finding } from './rules.js';
 
@@ -42,128 +42,117 @@ export const episodicAlternatives: EpisodicCheck = {
   codes: ['E_ARGUMENT_UNCHECKED'],
   kinds: ['episodic'],
   plan(ctx) {
-    const ablations = adversaryFamily(ctx, 'tool-ablation');
-    const episodes = firstEpisodeOfEachLevel(ctx, ablations);
-    if (episodes.length === 0) return null;
-    const states = episodes.map((i) => referenceState(ctx, i));
-    return {
-      requests: [...ablations.map((p) => p.request), ...states],
-      async judge(outcomes, tools) {
-        const decisive = decisiveTools(ctx.refs, ablations, outcomes);
-        const reference = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
-        const replayed = [...reference.values()].filter((r): r is Rollout => r?.ok === true);
-        const book = bookkeeping(replayed, ctx.options.bookkeepingShare);
-        const plans = episodes.map((of) => {
-          const acts = actionsOf(ctx.refs[of] as Rollout);
-          const body = acts.slice(0, -1);
-          const used = [...new Set(body.map((a) => a.tool))].filter((t) => decisive.has(`${of}|${t}`));
-          const skip = new Set([(acts.at(-1) as Action).tool, ...used]);
-          const claims = used.flatMap((tool) => {
-            const arg = claimEntityArg(ctx.meta, body, tool, skip);
-            return arg === null ? [] : claimChanges(ctx.meta, body, tool, arg);
-          });
-          return { of, acts, body, used, skip, claims };
+    return onFirstEpisodes(ctx, async ({ episodes, decisive, reference }, tools) => {
+      const replayed = [...reference.values()].filter((r): r is Rollout => r?.ok === true);
+      const book = bookkeeping(replayed, ctx.options.bookkeepingShare);
+      const plans = episodes.map((of) => {
+        const acts = actionsOf(ctx.refs[of] as Rollout);
+        const body = acts.slice(0, -1);
+        const used = [...new Set(body.map((a) => a.tool))].filter((t) => decisive.has(`${of}|${t}`));
+        const skip = new Set([(acts.at(-1) as Action).tool, ...used]);
+        const claims = used.flatMap((tool) => {
+          const arg = claimEntityArg(ctx.meta, body, tool, skip);
+          return arg === null ? [] : claimChanges(ctx.meta, body, tool, arg);
         });
-        const swaps: Trial[] = plans.flatMap((p) =>
-          swappedCalls(ctx.meta, p.body, p.used).map((s) => ({
-            of: p.of,
-            how: s.how,
-            call: s.call,
-            actions: replaced(p.acts, s.index, s.call),
-            control: p.acts.filter((_, i) => i !== s.index),
-          })),
-        );
-        // The reads of each claim's entities and the listings after the plan, one replay an episode: what refills
-        // the changed calls.
-        const reading = plans.filter((p) => p.claims.length > 0);
-        const readsFor = (p: (typeof plans)[number]) => {
-          const entities = [...new Set(p.claims.flatMap((c) => [c.templateEntity, c.entity]))];
-          const arg = (e: string) =>
-            (p.claims.find((c) => c.entity === e || c.templateEntity === e) as ClaimChange).entityArg;
-          return entities.map((e) => ({ e, reads: readsOf(ctx.meta, arg(e), e, p.skip) }));
-        };
-        const listings = (p: (typeof plans)[number]) => listingsOf(ctx.meta, p.skip);
-        const readRuns = await tools.run(
-          reading.map((p) =>
-            replayOf(ctx.refs[p.of] as Rollout, [...p.body, ...readsFor(p).flatMap((r) => r.reads), ...listings(p)], {
-              observations: true,
-            }),
-          ),
-        );
-        const claims: Trial[] = reading.flatMap((p, j) => {
-          const run = readRuns[j];
-          const plan = readsFor(p);
-          const seen = run?.ok ? (run.observations ?? []) : [];
-          const after = p.body.length + plan.reduce((n, r) => n + r.reads.length, 0);
-          const shared = [ctx.refs[p.of]?.prompt ?? '', ...listings(p).map((_, k) => seen[after + k] ?? '')];
-          const replies = (e: string): string[] => {
-            const at = plan.findIndex((r) => r.e === e);
-            const from = p.body.length + plan.slice(0, at).reduce((n, r) => n + r.reads.length, 0);
-            return shownOf(
-              (plan[at]?.reads ?? []).map((_, k) => seen[from + k] ?? ''),
-              shared,
-              e,
-            );
-          };
-          return p.claims.flatMap((c) => {
-            const call = refilledCall(ctx.meta, c, replies(c.templateEntity), replies(c.entity));
-            // Nothing refilled: the claim changed alone, the control itself.
-            if (JSON.stringify(call.args) === JSON.stringify(c.alone.args)) return [];
-            const how = `${c.tool}.${c.arg} claimed ${JSON.stringify(c.alone.args[c.arg])} on ${c.entity}`;
-            return [
-              {
-                of: p.of,
-                how,
-                call,
-                actions: replaced(p.acts, c.index, call),
-                control: replaced(p.acts, c.index, c.alone),
-              },
-            ];
-          });
-        });
-        const trials = [...swaps, ...claims];
-        const results = await tools.run([
-          ...trials.map((t) => replayOf(ctx.refs[t.of] as Rollout, t.actions, { keepState: true })),
-          ...trials.map((t) => replayOf(ctx.refs[t.of] as Rollout, t.control)),
-        ]);
-        const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
-        const elsewhere = (of: number, r: RolloutResult | undefined) => {
-          const theirs = reference.get(of);
-          return (
-            r?.ok === true &&
-            theirs?.ok === true &&
-            differingPaths(r.state, theirs.state).some((path) => !book.has(path))
+        return { of, acts, body, used, skip, claims };
+      });
+      const swaps: Trial[] = plans.flatMap((p) =>
+        swappedCalls(ctx.meta, p.body, p.used).map((s) => ({
+          of: p.of,
+          how: s.how,
+          call: s.call,
+          actions: replaced(p.acts, s.index, s.call),
+          control: p.acts.filter((_, i) => i !== s.index),
+        })),
+      );
+      // The reads of each claim's entities and the listings after the plan, one replay an episode: what refills
+      // the changed calls.
+      const reading = plans.filter((p) => p.claims.length > 0);
+      const readsFor = (p: (typeof plans)[number]) => {
+        const entities = [...new Set(p.claims.flatMap((c) => [c.templateEntity, c.entity]))];
+        const arg = (e: string) =>
+          (p.claims.find((c) => c.entity === e || c.templateEntity === e) as ClaimChange).entityArg;
+        return entities.map((e) => ({ e, reads: readsOf(ctx.meta, arg(e), e, p.skip) }));
+      };
+      const listings = (p: (typeof plans)[number]) => listingsOf(ctx.meta, p.skip);
+      const readRuns = await tools.run(
+        reading.map((p) =>
+          replayOf(ctx.refs[p.of] as Rollout, [...p.body, ...readsFor(p).flatMap((r) => r.reads), ...listings(p)], {
+            observations: true,
+          }),
+        ),
+      );
+      const claims: Trial[] = reading.flatMap((p, j) => {
+        const run = readRuns[j];
+        const plan = readsFor(p);
+        const seen = run?.ok ? (run.observations ?? []) : [];
+        const after = p.body.length + plan.reduce((n, r) => n + r.reads.length, 0);
+        const shared = [ctx.refs[p.of]?.prompt ?? '', ...listings(p).map((_, k) => seen[after + k] ?? '')];
+        const replies = (e: string): string[] => {
+          const at = plan.findIndex((r) => r.e === e);
+          const from = p.body.length + plan.slice(0, at).reduce((n, r) => n + r.reads.length, 0);
+          return shownOf(
+            (plan[at]?.reads ?? []).map((_, k) => seen[from + k] ?? ''),
+            shared,
+            e,
           );
         };
-        const findings: Finding[] = trials.map((t, k) => {
-          const ref = ctx.refs[t.of] as Rollout;
-          const r = results[k];
-          const control = results[trials.length + k];
-          const hit = paid(t.of, r) && elsewhere(t.of, r) && !paid(t.of, control);
-          return {
-            rule: 'zero',
-            code: 'E_ARGUMENT_UNCHECKED',
-            check: 'episodic-alternatives',
-            judged: hit ? 1 : 0,
-            ceiling: 1,
-            what: 'alternative decision',
-            form: `${t.how} (seed ${ref.seed}, level ${ref.level}): ${JSON.stringify(t.call).slice(0, 120)}`,
-            reads: `scores ${scoreOf(r)} (the reference ${ref.score}), its control ${scoreOf(control)}`,
-            evidence: () => ({
-              how: t.how,
-              call: JSON.stringify(t.call).slice(0, 200),
-              seed: ref.seed,
-              level: ref.level,
-              score: scoreOf(r),
-              control: scoreOf(control),
-            }),
-          };
+        return p.claims.flatMap((c) => {
+          const call = refilledCall(ctx.meta, c, replies(c.templateEntity), replies(c.entity));
+          // Nothing refilled: the claim changed alone, the control itself.
+          if (JSON.stringify(call.args) === JSON.stringify(c.alone.args)) return [];
+          const how = `${c.tool}.${c.arg} claimed ${JSON.stringify(c.alone.args[c.arg])} on ${c.entity}`;
+          return [
+            {
+              of: p.of,
+              how,
+              call,
+              actions: replaced(p.acts, c.index, call),
+              control: replaced(p.acts, c.index, c.alone),
+            },
+          ];
         });
+      });
+      const trials = [...swaps, ...claims];
+      const results = await tools.run([
+        ...trials.map((t) => replayOf(ctx.refs[t.of] as Rollout, t.actions, { keepState: true })),
+        ...trials.map((t) => replayOf(ctx.refs[t.of] as Rollout, t.control)),
+      ]);
+      const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
+      const elsewhere = (of: number, r: RolloutResult | undefined) => {
+        const theirs = reference.get(of);
+        return (
+          r?.ok === true && theirs?.ok === true && differingPaths(r.state, theirs.state).some((path) => !book.has(path))
+        );
+      };
+      const findings: Finding[] = trials.map((t, k) => {
+        const ref = ctx.refs[t.of] as Rollout;
+        const r = results[k];
+        const control = results[trials.length + k];
+        const hit = paid(t.of, r) && elsewhere(t.of, r) && !paid(t.of, control);
         return {
-          findings,
-          metrics: { swaps: swaps.length, claims: claims.length, rollouts: readRuns.length + 2 * trials.length },
+          rule: 'zero',
+          code: 'E_ARGUMENT_UNCHECKED',
+          check: 'episodic-alternatives',
+          judged: hit ? 1 : 0,
+          ceiling: 1,
+          what: 'alternative decision',
+          form: `${t.how} (seed ${ref.seed}, level ${ref.level}): ${JSON.stringify(t.call).slice(0, 120)}`,
+          reads: `scores ${scoreOf(r)} (the reference ${ref.score}), its control ${scoreOf(control)}`,
+          evidence: () => ({
+            how: t.how,
+            call: JSON.stringify(t.call).slice(0, 200),
+            seed: ref.seed,
+            level: ref.level,
+            score: scoreOf(r),
+            control: scoreOf(control),
+          }),
         };
-      },
-    };
+      });
+      return {
+        findings,
+        metrics: { swaps: swaps.length, claims: claims.length, rollouts: readRuns.length + 2 * trials.length },
+      };
+    });
   },
 };

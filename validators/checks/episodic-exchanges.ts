@@ -6,7 +6,7 @@
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf } from '../episodic/adversaries.js';
 import { exchangeLogs, interchangeable, type Exchange } from '../episodic/exchanges.js';
-import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
+import { onFirstEpisodes } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
 
@@ -19,70 +19,60 @@ export const episodicExchanges: EpisodicCheck = {
   codes: ['E_ACCEPTS_TRANSFER'],
   kinds: ['episodic'],
   plan(ctx) {
-    const ablations = adversaryFamily(ctx, 'tool-ablation');
-    const episodes = firstEpisodeOfEachLevel(ctx, ablations);
-    if (episodes.length === 0) return null;
-    const states = episodes.map((i) => referenceState(ctx, i));
-    return {
-      requests: [...ablations.map((p) => p.request), ...states],
-      async judge(outcomes, tools) {
-        const decisive = decisiveTools(ctx.refs, ablations, outcomes);
-        const reference = new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]]));
-        const planned: Planned[] = episodes.flatMap((of) => {
-          const r = ctx.refs[of] as Rollout;
-          const used = [
-            ...new Set(
-              actionsOf(r)
-                .slice(0, -1)
-                .map((a) => a.tool),
-            ),
-          ];
-          return used
-            .filter((t) => decisive.has(`${of}|${t}`))
-            .slice(0, TOOLS)
-            .flatMap((tool) => exchangeLogs(ctx.meta, r, tool).map((x) => ({ of, x })));
-        });
-        const results = await tools.run(
-          planned.map((p) => replayOf(ctx.refs[p.of] as Rollout, p.x.actions, { keepState: true })),
-        );
-        const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
-        const differs = (of: number, r: RolloutResult | undefined) =>
-          r?.ok === true && reference.get(of)?.ok === true && r.stateText !== (reference.get(of) as Rollout).stateText;
-        // Only what pays is questioned further: one call re-valued alone, and what the episode says of the entities.
-        const suspects = planned.flatMap((p, k) => (differs(p.of, results[k]) && paid(p.of, results[k]) ? [k] : []));
-        const seen = [...new Set(suspects.map((k) => (planned[k] as Planned).of))];
-        const controls = suspects.flatMap((k) => (planned[k] as Planned).x.controls.map((actions) => ({ k, actions })));
-        const followUps = await tools.run([
-          ...controls.map((c) => replayOf(ctx.refs[(planned[c.k] as Planned).of] as Rollout, c.actions)),
-          ...seen.map((of) =>
-            replayOf(ctx.refs[of] as Rollout, (ctx.refs[of] as Rollout).actions, { observations: true }),
+    return onFirstEpisodes(ctx, async ({ episodes, decisive, reference }, tools) => {
+      const planned: Planned[] = episodes.flatMap((of) => {
+        const r = ctx.refs[of] as Rollout;
+        const used = [
+          ...new Set(
+            actionsOf(r)
+              .slice(0, -1)
+              .map((a) => a.tool),
           ),
-        ]);
-        // The decision matters where some call re-valued alone earns less than the reference.
-        const matters = new Set(
-          controls.flatMap((c, j) => (paid((planned[c.k] as Planned).of, followUps[j]) ? [] : [c.k])),
-        );
-        const observed = new Map(
-          seen.map((of, j) => {
-            const o = followUps[controls.length + j];
-            return [of, o?.ok === true ? (o.observations ?? []) : []];
-          }),
-        );
-        const findings: Finding[] = [];
-        let skipped = 0;
-        planned.forEach((p, k) => {
-          const ref = ctx.refs[p.of] as Rollout;
-          const r = results[k];
-          if (!differs(p.of, r)) return;
-          const suspect = suspects.includes(k);
-          // Every duplicate decision pays too: the argument does not decide alone. Entities described alike: free.
-          if (suspect && (!matters.has(k) || interchangeable(ref, observed.get(p.of) ?? [], p.x)))
-            return void skipped++;
-          findings.push(findingOf(ref, p.x, r, suspect));
-        });
-        return { findings, metrics: { exchanges: planned.length, followUps: followUps.length, skipped } };
-      },
-    };
+        ];
+        return used
+          .filter((t) => decisive.has(`${of}|${t}`))
+          .slice(0, TOOLS)
+          .flatMap((tool) => exchangeLogs(ctx.meta, r, tool).map((x) => ({ of, x })));
+      });
+      const results = await tools.run(
+        planned.map((p) => replayOf(ctx.refs[p.of] as Rollout, p.x.actions, { keepState: true })),
+      );
+      const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
+      const differs = (of: number, r: RolloutResult | undefined) =>
+        r?.ok === true && reference.get(of)?.ok === true && r.stateText !== (reference.get(of) as Rollout).stateText;
+      // Only what pays is questioned further: one call re-valued alone, and what the episode says of the entities.
+      const suspects = planned.flatMap((p, k) => (differs(p.of, results[k]) && paid(p.of, results[k]) ? [k] : []));
+      const seen = [...new Set(suspects.map((k) => (planned[k] as Planned).of))];
+      const controls = suspects.flatMap((k) => (planned[k] as Planned).x.controls.map((actions) => ({ k, actions })));
+      const followUps = await tools.run([
+        ...controls.map((c) => replayOf(ctx.refs[(planned[c.k] as Planned).of] as Rollout, c.actions)),
+        ...seen.map((of) =>
+          replayOf(ctx.refs[of] as Rollout, (ctx.refs[of] as Rollout).actions, { observations: true }),
+        ),
+      ]);
+      // The decision matters where some call re-valued alone earns less than the reference.
+      const matters = new Set(
+        controls.flatMap((c, j) => (paid((planned[c.k] as Planned).of, followUps[j]) ? [] : [c.k])),
+      );
+      const observed = new Map(
+        seen.map((of, j) => {
+          const o = followUps[controls.length + j];
+          return [of, o?.ok === true ? (o.observations ?? []) : []];
+        }),
+      );
+      const findings: Finding[] = [];
+      let skipped = 0;
+      planned.forEach((p, k) => {
+        const ref = ctx.refs[p.of] as Rollout;
+        const r = results[k];
+        if (!differs(p.of, r)) return;
+        const suspect = suspects.includes(k);
+        // Every duplicate decision pays too: the argument does not decide alone. Entities described alike: free.
+        if (suspect && (!matters.has(k) || interchangeable(ref, observed.get(p.of) ?? [], p.x))) return void skipped++;
+        findings.push(findingOf(ref, p.x, r, suspect));
+      });
+      return { findings, metrics: { exchanges: planned.length, followUps: followUps.length, skipped } };
+    });
   },
 };
 
