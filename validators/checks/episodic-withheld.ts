@@ -9,7 +9,7 @@
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
-import { refilled, restatedArgs, type Restated } from '../episodic/restated.js';
+import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import {
   entitiesToTry,
@@ -137,7 +137,7 @@ export const episodicWithheld: EpisodicCheck = {
         const readRuns = runs.slice(0, reading.length);
         for (const p of routeProbes.filter((q) => q.at >= 0)) {
           const prefix = runs[reading.length + prefixed.indexOf(p)];
-          const latest = p.at === 0 ? (p.ref.prompt ?? '') : prefix?.ok ? prefix.observations?.[p.at - 1] : undefined;
+          const latest = replyBefore(p.ref, prefix, p.at);
           if (latest !== undefined) p.log[p.at] = refilled(p.log[p.at] as Action, p.restated, latest);
         }
         const withouts = await tools.run(routeProbes.map((p) => replayOf(p.ref, p.log, { changes: true })));
@@ -217,8 +217,8 @@ export const episodicWithheld: EpisodicCheck = {
         );
         refill.forEach(({ l, r }, j) => {
           const p = prefixes[j];
-          const latest = l.at === 0 ? (ctx.refs[l.of]?.prompt ?? '') : p?.ok ? p.observations?.[l.at - 1] : undefined;
-          if (latest === undefined || latest === null) return;
+          const latest = replyBefore(ctx.refs[l.of] as Rollout, p, l.at);
+          if (latest === undefined) return;
           l.call = refilled(l.call, r, latest);
           l.actions[l.at] = l.call;
         });

@@ -1,5 +1,6 @@
 // Values a reply restates (redteam-trust14 Y3): a ticket, a version or a cursor that each reply shows and each call
 // quotes is filled from the reply just before the call, never copied from the reference's template (spent by then).
+import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
 import { alike, spells } from './withheld.js';
 
@@ -46,3 +47,10 @@ export function refilled(call: Action, restated: readonly Restated[], latest: st
   }
   return { tool: call.tool, args };
 }
+
+/**
+ * The reply just before turn `at` of a log, from a replay of the log up to it (`prefix`): the prompt before the first
+ * call; undefined where the replay failed.
+ */
+export const replyBefore = (ref: Rollout, prefix: RolloutResult | undefined, at: number): string | undefined =>
+  at === 0 ? (ref.prompt ?? '') : prefix?.ok ? (prefix.observations?.[at - 1] ?? undefined) : undefined;
