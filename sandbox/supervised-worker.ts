@@ -85,6 +85,11 @@ function cpuMs(pid: number | undefined): number | null {
  */
 const STARVED_SHARE = 0.5;
 const STARVED_WAITS = 2;
+/**
+ * How old a CPU reading may be when a deadline is armed (every message arms it): /proc is read at most this often
+ * per worker on the message path; an older start only counts more CPU against the wait, never less.
+ */
+const CPU_SAMPLE_MS = 100;
 
 export class SupervisedWorker<J = unknown> {
   readonly child: ChildProcess;
@@ -102,6 +107,8 @@ export class SupervisedWorker<J = unknown> {
   private jobTimer: NodeJS.Timeout | null = null;
   /** Bumped at every arming and clearing, so a deadline that fired late knows whether it still stands. */
   private silenceArmings = 0;
+  /** The latest CPU reading at an arming (armSilence), and when it was taken. */
+  private cpuSample: { at: number; ms: number | null } | null = null;
   private jobArmings = 0;
   /** The whole-job deadline: when it falls, and what is left of it while a setup pauses it. */
   private jobDeadline: { at: number; reason: KillReason; left: number | null } | null = null;
@@ -176,7 +183,10 @@ export class SupervisedWorker<J = unknown> {
   armSilence(ms: number, setup = false, waits = 0): void {
     if (this.silenceTimer) clearTimeout(this.silenceTimer);
     const armed = ++this.silenceArmings;
-    const cpuAt = cpuMs(this.child.pid);
+    const now = performance.now();
+    if (!this.cpuSample || now - this.cpuSample.at > CPU_SAMPLE_MS)
+      this.cpuSample = { at: now, ms: cpuMs(this.child.pid) };
+    const cpuAt = this.cpuSample.ms;
     this.silenceTimer = setTimeout(() => {
       if (armed !== this.silenceArmings) return;
       const used = cpuAt === null ? null : (cpuMs(this.child.pid) ?? Number.POSITIVE_INFINITY) - cpuAt;
