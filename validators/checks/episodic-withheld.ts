@@ -226,10 +226,11 @@ export const episodicWithheld: EpisodicCheck = {
           logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),
         );
         // Recorded: the added call accepted and changing the state beyond what any call changes (a path nearly every
-        // turn changes counts only where the final state differs from a refused call's there: redteam-trust14 Y1).
+        // turn changes counts only where the world remembers the call: redteam-trust14 Y1, redteam-trust15 Z1-Z3).
         const accepted = (l: WithheldLog, r: RolloutResult | undefined): r is Rollout =>
           r?.ok === true && !r.rejected.includes(l.at + 1);
-        // Where its changes are all bookkeeping paths and the score is kept, what a refused call there writes decides.
+        // Where its changes are all bookkeeping paths and the score is kept, whether the world remembers it decides
+        // (the call repeated, the rest of the log answered otherwise than after a neutral call: redteam-trust15 Z1-Z3).
         const hidden = logs.flatMap((l, k) => {
           const r = results[k];
           return accepted(l, r) &&
@@ -241,7 +242,7 @@ export const episodicWithheld: EpisodicCheck = {
         const beyond = await recordedBeyondNeutral(
           hidden.map((k) => {
             const l = logs[k] as (typeof logs)[number];
-            return { ref: ctx.refs[l.of] as Rollout, actions: l.actions, at: l.at };
+            return { ref: ctx.refs[l.of] as Rollout, actions: l.actions, at: l.at, added: true };
           }),
           tools.run,
         );
@@ -279,7 +280,7 @@ export const episodicWithheld: EpisodicCheck = {
           findings,
           metrics: {
             added: logs.length,
-            rollouts: looks.length + runs.length + withouts.length + prefixes.length + logs.length + 2 * hidden.length,
+            rollouts: looks.length + runs.length + withouts.length + prefixes.length + logs.length + 4 * hidden.length,
             routes: routes.size,
             recorded: logs.filter((l, k) => recorded(l, results[k], k)).length,
           },

@@ -1,7 +1,10 @@
 // What a call records beyond bookkeeping, judged against a neutral call (redteam-trust14 Y1): bookkeeping is what
 // any call changes (a turn counter, an audit line, a refused attempt logged), so a call records a decision where the
 // final state differs, by value (inside arrays that grow too), from the same log with that call replaced by one the
-// world refuses: the same tool with every string argument an id nothing has.
+// world refuses: the same tool with every string argument an id nothing has. A call the reference never made (an
+// added forbidden call) may itself be refused, and a refusal may write its cause: it is recorded only where the world
+// remembers it (redteam-trust15 Z1-Z3): the call repeated, or the rest of the log, is answered otherwise than after
+// the neutral call, or the score moves.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
 
@@ -14,19 +17,19 @@ export function neutralOf(call: Action): Action {
   return { tool: call.tool, args };
 }
 
+const escaped = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
- * A state as a text where the call's own string arguments, the neutral id and free text (a string with a space: a
- * reply, a reason) read alike: what a refused call's log entry and an accepted one's share is then equal.
+ * A state as a text where the call's own argument values and the neutral id read alike wherever they stand, inside a
+ * longer string too ("G123 booked" and "ZZ-00000 booked"); nothing else is masked, so a line of words that records a
+ * booking still differs from a refusal's line (redteam-trust15 Z1).
  */
 export function maskedState(state: unknown, call: Action): string {
-  const tokens = new Set(
-    [NO_SUCH, ...Object.values(call.args).filter((v): v is string => typeof v === 'string')].map((t) =>
-      t.trim().toLowerCase(),
-    ),
-  );
-  return JSON.stringify(state ?? null, (_, v: unknown) =>
-    typeof v === 'string' && (tokens.has(v.trim().toLowerCase()) || /\s/.test(v.trim())) ? '·' : v,
-  );
+  const tokens = [NO_SUCH, ...Object.values(call.args).flatMap((v) => (typeof v === 'string' ? [v.trim()] : []))]
+    .filter((t) => t.length > 0)
+    .sort((a, b) => b.length - a.length);
+  const mask = new RegExp(tokens.map(escaped).join('|'), 'gi');
+  return JSON.stringify(state ?? null, (_, v: unknown) => (typeof v === 'string' ? v.replace(mask, '·') : v));
 }
 
 /** One question: does `actions[at]` record anything a refused call at the same point does not? */
@@ -34,39 +37,68 @@ export interface NeutralProbe {
   ref: Rollout;
   actions: readonly Action[];
   at: number;
+  /** A call the reference never made: the world may refuse it and log why, so only what the world remembers counts. */
+  added?: boolean;
 }
 
-/** The two replays that answer a probe: the log as it is and with the call made neutral, each with its final state. */
+/**
+ * The replays that answer a probe: the log as it is and with the call made neutral, each with its final state and
+ * replies; for an added call also the call repeated right after itself and right after the neutral call.
+ */
 export function neutralRequests(p: NeutralProbe): RolloutRequest[] {
   const replay = (actions: readonly Action[]): RolloutRequest => ({
     seed: p.ref.seed,
     level: p.ref.level,
     policy: { type: 'replay', actions: [...actions] },
     keepState: true,
+    observations: true,
   });
-  const neutral = p.actions.map((a, i) => (i === p.at ? neutralOf(a) : a));
-  return [replay(p.actions), replay(neutral)];
+  const call = p.actions[p.at] as Action;
+  const [before, after] = [p.actions.slice(0, p.at), p.actions.slice(p.at + 1)];
+  const logs = [
+    [...before, call, ...after],
+    [...before, neutralOf(call), ...after],
+  ];
+  if (p.added) logs.push([...before, call, call, ...after], [...before, neutralOf(call), call, ...after]);
+  return logs.map(replay);
 }
 
-/** Whether the log's final state differs by value from the neutral log's: the call recorded a decision. */
-export function recordsBeyondNeutral(
-  p: NeutralProbe,
-  asIs: RolloutResult | undefined,
-  neutral: RolloutResult | undefined,
-) {
+/** Whether two replays of logs alike up to turn `from` (from 0) part there: a reply from it on, or the score. */
+export function answeredOtherwise(a: RolloutResult | undefined, b: RolloutResult | undefined, from: number) {
+  if (a?.ok !== true || b?.ok !== true) return false;
+  const [x, y] = [a.observations ?? [], b.observations ?? []];
+  return Math.abs(a.score - b.score) > 1e-9 || JSON.stringify(x.slice(from)) !== JSON.stringify(y.slice(from));
+}
+
+/**
+ * Whether the call recorded a decision: a call of the reference where the log's final state differs by value from
+ * the neutral log's; an added call where the world remembers it: the rest of the log or the call repeated is answered
+ * otherwise after it than after the neutral call, or the score moves (its log entry, a cause of refusal included, is
+ * what it writes, not what the world acts on: redteam-trust15 Z3; and a neutral call the world accepts, Z2, still
+ * leaves the repeated call on the real entity its answer).
+ */
+export function recordsBeyondNeutral(p: NeutralProbe, ...replays: (RolloutResult | undefined)[]) {
+  const [asIs, neutral, repeated, afterNeutral] = replays;
   if (asIs?.ok !== true || neutral?.ok !== true) return false;
+  if (p.added) return answeredOtherwise(asIs, neutral, p.at + 1) || answeredOtherwise(repeated, afterNeutral, p.at + 1);
   const call = p.actions[p.at] as Action;
   return maskedState(asIs.state, call) !== maskedState(neutral.state, call);
 }
 
-/** Runs the probes (two replays each) and answers each: does its call record a decision beyond bookkeeping? */
+/** Runs the probes (two replays each, four for an added call) and answers each: does its call record a decision? */
 export async function recordedBeyondNeutral(
   probes: readonly NeutralProbe[],
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
 ): Promise<boolean[]> {
   if (probes.length === 0) return [];
-  const out = await run(probes.flatMap(neutralRequests));
-  return probes.map((p, k) => recordsBeyondNeutral(p, out[2 * k], out[2 * k + 1]));
+  const requests = probes.map(neutralRequests);
+  const out = await run(requests.flat());
+  let next = 0;
+  return probes.map((p, k) => {
+    const mine = out.slice(next, next + (requests[k] as RolloutRequest[]).length);
+    next += mine.length;
+    return recordsBeyondNeutral(p, ...mine);
+  });
 }
 
 /** An accepted call whose changes are all bookkeeping paths: the candidates a neutral call must still judge. */
