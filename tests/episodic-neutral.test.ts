@@ -7,6 +7,7 @@ import {
   neutralOf,
   neutralRequests,
   onlyBookkeeping,
+  repeatRequests,
   recordedBeyondNeutral,
   recordsBeyondNeutral,
 } from '../validators/episodic/neutral.js';
@@ -66,16 +67,21 @@ const replies = (observations: string[], state: unknown = { events: observations
 const added = { ...probe, added: true };
 
 describe('an added call judged by what the world remembers (redteam-trust15 Z1-Z3)', () => {
-  it('asks for the call repeated right after itself and right after the neutral call', () => {
-    const logs = neutralRequests(added).map((r) => (r.policy as { actions: unknown[] }).actions);
+  it('asks for the call repeated right after itself and right after the neutral call, as sent after each reply', () => {
+    const logs = (rs: RolloutRequest[]) => rs.map((r) => (r.policy as { actions: unknown[] }).actions);
     const [list, n] = [probe.actions[0], neutralOf(book)];
-    expect(logs).toEqual([
+    expect(logs(neutralRequests(added))).toEqual([
       [list, book],
       [list, n],
+    ]);
+    expect(logs(repeatRequests(added))).toEqual([
       [list, book, book],
       [list, n, book],
     ]);
-    expect(neutralRequests(probe)).toHaveLength(2);
+    const ticket = (call: Action, reply: string) => ({ ...call, args: { ...call.args, ticket: reply } });
+    const spelled = { ...added, respell: ticket };
+    const after = logs(repeatRequests(spelled, replies(['listed', 'T2']), replies(['listed', 'T9'])));
+    expect(after.map((l) => (l[2] as Action).args.ticket)).toEqual(['T2', 'T9']);
   });
 
   it('finds a booking the repeated call is refused for, whatever its log entry looks like', () => {
@@ -136,6 +142,6 @@ describe('an added call judged by what the world remembers (redteam-trust15 Z1-Z
     };
     const refused = { ...added, actions: [probe.actions[0] as Action, { tool: 'book', args: { guest_id: 'G999' } }] };
     expect(await recordedBeyondNeutral([probe, refused, added], run)).toEqual([true, false, true]);
-    expect(seen).toEqual([10]);
+    expect(seen).toEqual([6, 4]);
   });
 });

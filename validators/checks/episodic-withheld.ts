@@ -239,12 +239,19 @@ export const episodicWithheld: EpisodicCheck = {
             ? [k]
             : [];
         });
+        const spent = new Map(refill.map(({ l, r }) => [l, r]));
+        let neutrals = 0;
         const beyond = await recordedBeyondNeutral(
           hidden.map((k) => {
             const l = logs[k] as (typeof logs)[number];
-            return { ref: ctx.refs[l.of] as Rollout, actions: l.actions, at: l.at, added: true };
+            const r = spent.get(l);
+            const respell = r && ((call: Action, reply: string) => refilled(call, r, reply));
+            return { ref: ctx.refs[l.of] as Rollout, actions: l.actions, at: l.at, added: true, ...(r && { respell }) };
           }),
-          tools.run,
+          (requests) => {
+            neutrals += requests.length;
+            return tools.run(requests);
+          },
         );
         const byValue = new Set(hidden.filter((_, j) => beyond[j]));
         const recorded = (l: WithheldLog, r: RolloutResult | undefined, k: number) =>
@@ -280,7 +287,7 @@ export const episodicWithheld: EpisodicCheck = {
           findings,
           metrics: {
             added: logs.length,
-            rollouts: looks.length + runs.length + withouts.length + prefixes.length + logs.length + 4 * hidden.length,
+            rollouts: looks.length + runs.length + withouts.length + prefixes.length + logs.length + neutrals,
             routes: routes.size,
             recorded: logs.filter((l, k) => recorded(l, results[k], k)).length,
           },

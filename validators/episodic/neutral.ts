@@ -39,28 +39,39 @@ export interface NeutralProbe {
   at: number;
   /** A call the reference never made: the world may refuse it and log why, so only what the world remembers counts. */
   added?: boolean;
+  /** The call as sent right after a reply (a ticket each reply restates: restated.ts); as it is where absent. */
+  respell?: (call: Action, reply: string) => Action;
+}
+
+const replayOf = (p: NeutralProbe, actions: readonly Action[]): RolloutRequest => ({
+  seed: p.ref.seed,
+  level: p.ref.level,
+  policy: { type: 'replay', actions: [...actions] },
+  keepState: true,
+  observations: true,
+});
+
+/** The two replays that answer a probe: the log as it is and with the call made neutral, with states and replies. */
+export function neutralRequests(p: NeutralProbe): RolloutRequest[] {
+  return [p.actions, p.actions.map((a, i) => (i === p.at ? neutralOf(a) : a))].map((actions) => replayOf(p, actions));
 }
 
 /**
- * The replays that answer a probe: the log as it is and with the call made neutral, each with its final state and
- * replies; for an added call also the call repeated right after itself and right after the neutral call.
+ * The two replays that ask an added call's world whether it remembers the call: the call repeated right after itself
+ * and right after the neutral call, each time as sent after the reply before it (`asIs`, `neutral`: the replays of
+ * `neutralRequests`).
  */
-export function neutralRequests(p: NeutralProbe): RolloutRequest[] {
-  const replay = (actions: readonly Action[]): RolloutRequest => ({
-    seed: p.ref.seed,
-    level: p.ref.level,
-    policy: { type: 'replay', actions: [...actions] },
-    keepState: true,
-    observations: true,
-  });
+export function repeatRequests(p: NeutralProbe, asIs?: RolloutResult, neutral?: RolloutResult): RolloutRequest[] {
   const call = p.actions[p.at] as Action;
   const [before, after] = [p.actions.slice(0, p.at), p.actions.slice(p.at + 1)];
-  const logs = [
-    [...before, call, ...after],
-    [...before, neutralOf(call), ...after],
-  ];
-  if (p.added) logs.push([...before, call, call, ...after], [...before, neutralOf(call), call, ...after]);
-  return logs.map(replay);
+  const again = (r?: RolloutResult) => {
+    const reply = r?.ok === true ? r.observations?.[p.at] : undefined;
+    return p.respell && reply !== undefined ? p.respell(call, reply) : call;
+  };
+  return [
+    [...before, call, again(asIs), ...after],
+    [...before, neutralOf(call), again(neutral), ...after],
+  ].map((actions) => replayOf(p, actions));
 }
 
 /** Whether two replays of logs alike up to turn `from` (from 0) part there: a reply from it on, or the score. */
@@ -85,20 +96,27 @@ export function recordsBeyondNeutral(p: NeutralProbe, ...replays: (RolloutResult
   return maskedState(asIs.state, call) !== maskedState(neutral.state, call);
 }
 
-/** Runs the probes (two replays each, four for an added call) and answers each: does its call record a decision? */
+/**
+ * Runs the probes and answers each: does its call record a decision? Two replays each, and for an added call the rest
+ * of its log does not already tell apart, two more: the repeats.
+ */
 export async function recordedBeyondNeutral(
   probes: readonly NeutralProbe[],
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
 ): Promise<boolean[]> {
   if (probes.length === 0) return [];
-  const requests = probes.map(neutralRequests);
-  const out = await run(requests.flat());
-  let next = 0;
-  return probes.map((p, k) => {
-    const mine = out.slice(next, next + (requests[k] as RolloutRequest[]).length);
-    next += mine.length;
-    return recordsBeyondNeutral(p, ...mine);
+  const first = await run(probes.flatMap(neutralRequests));
+  const pair = (k: number) => [first[2 * k], first[2 * k + 1]] as const;
+  const asked = probes.flatMap((p, k) => {
+    const [asIs, neutral] = pair(k);
+    return p.added && asIs?.ok === true && neutral?.ok === true && !answeredOtherwise(asIs, neutral, p.at + 1)
+      ? [k]
+      : [];
   });
+  const repeats =
+    asked.length > 0 ? await run(asked.flatMap((k) => repeatRequests(probes[k] as NeutralProbe, ...pair(k)))) : [];
+  const again = new Map(asked.map((k, j) => [k, [repeats[2 * j], repeats[2 * j + 1]]]));
+  return probes.map((p, k) => recordsBeyondNeutral(p, ...pair(k), ...(again.get(k) ?? [])));
 }
 
 /** An accepted call whose changes are all bookkeeping paths: the candidates a neutral call must still judge. */
