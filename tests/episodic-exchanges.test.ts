@@ -2,7 +2,7 @@
 // when two entities count as interchangeable.
 import { describe, expect, it } from 'vitest';
 import type { Rollout } from '../sandbox/rollouts.js';
-import { EXCHANGES, exchangeLogs, interchangeable, viewsOf } from '../validators/episodic/exchanges.js';
+import { EXCHANGES, exchangeLogs, interchangeable } from '../validators/episodic/exchanges.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const meta = metaWith([
@@ -100,18 +100,6 @@ describe('exchanged decisions', () => {
     expect(xs[0]?.actions.slice(5, 8).map((a) => a.args.agent_id)).toEqual(['A2', 'A1', 'A1']);
   });
 
-  it('reads what the episode says after each entity id, whatever the layout', () => {
-    const texts = ['Open: T1, T2, T3.', 'T1: "My parcel is late."', 'T2: "I was charged twice."'];
-    expect(viewsOf(texts, ['T1'], ['T2'], ['T1', 'T2', 'T3'])).toEqual([
-      ['', 'My parcel is late'],
-      ['', 'I was charged twice'],
-    ]);
-    // One line naming every entity with its text still tells them apart.
-    const board = ['T1 (my parcel is late); T2 (I was charged twice); T3 (the app crashes)'];
-    const [p, q] = viewsOf(board, ['T1'], ['T2'], ['T1', 'T2', 'T3']);
-    expect(p).not.toEqual(q);
-  });
-
   it('calls entities interchangeable only where the prompt and the other replies describe them alike', () => {
     const xs = exchangeLogs(meta, rollout(log), 'route');
     const replies = (texts: string[]) =>
@@ -121,6 +109,11 @@ describe('exchanged decisions', () => {
       false,
     );
     expect(interchangeable(rollout(log), replies(['a ticket', 'a ticket', 'x', 'y']), swap)).toBe(true);
+    // The text before each id belongs to it (rt14 Y5): a reply that quotes the ticket first tells them apart.
+    const quoted = log.map((a, i) =>
+      a.tool === 'read_ticket' ? `"${['late', 'charged', 'x', 'y'][i - 1]}" (${a.args.ticket_id})` : 'ok',
+    );
+    expect(interchangeable(rollout(log), quoted, swap)).toBe(false);
     // The replies of the exchanged tool itself (they echo the decision) are not read.
     const echoed = log.map((a) => (a.tool === 'route' ? `${a.args.ticket_id} routed to ${a.args.queue}` : 'ok'));
     expect(interchangeable(rollout(log), echoed, swap)).toBe(true);

@@ -1,10 +1,11 @@
 // Decisions exchanged between entities (redteam-trust12 W2, a score that pays the tally): the reference's plan with
 // two calls of one tool trading one decision argument's values (a transposition, the most frequent values first) and
 // with that argument shifted by one over all the tool's calls; each log with its controls (one call re-valued alone)
-// and the entities' view (what the prompt and the reads say after each entity's id) to tell interchangeable ones.
+// and what the episode says of each entity (described.ts) to tell interchangeable ones.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
+import { saidAbout } from './described.js';
 
 /** One exchange log: the reference with argument `arg` of each call `to` set to the value of call `from`. */
 export interface Exchange {
@@ -99,49 +100,18 @@ const idsOf = (acts: readonly Action[], i: number, arg: string): string[] =>
     k !== arg && typeof v === 'string' && v.trim().length >= 2 ? [v.trim()] : [],
   );
 
-const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
- * What the episode says of each of two entities (`a` and `b`, each a list of ids): in the prompt and each reply but
- * those of the exchanged tool, the text after each mention of the entity up to the next id of any entity of
- * `ids` (or the line's end), trimmed of punctuation, every id masked; sorted.
- */
-export function viewsOf(
-  texts: readonly string[],
-  a: string[],
-  b: string[],
-  ids: readonly string[],
-): [string[], string[]] {
-  const all = [...new Set(ids)].sort((x, y) => y.length - x.length);
-  if (all.length === 0) return [[], []];
-  const any = new RegExp(all.map(escaped).join('|'), 'g');
-  const views = (mine: string[]): string[] => {
-    const out: string[] = [];
-    for (const line of texts.flatMap((t) => t.split('\n'))) {
-      const hits = [...line.matchAll(any)];
-      hits.forEach((m, k) => {
-        if (!mine.includes(m[0])) return;
-        const end = hits[k + 1]?.index ?? line.length;
-        const after = line.slice((m.index as number) + m[0].length, end);
-        out.push(after.replace(any, '#').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
-      });
-    }
-    return out.sort();
-  };
-  return [views(a), views(b)];
-}
-
-/**
- * Whether every move of `x` trades the values of two entities the episode describes alike (the same words after each
- * one's ids, in the prompt and the replies of other tools than the exchanged one): such entities are
- * interchangeable, and their decisions may be exchanged freely.
+ * Whether every move of `x` trades the values of two entities the episode says the same of (the whole replies of the
+ * calls made for each, the rows of the prompt and the other replies naming each, ids masked; the replies of the
+ * exchanged tool left out, they echo the decision): such entities are interchangeable, their decisions free to trade.
  */
 export function interchangeable(r: Rollout, observations: readonly string[], x: Exchange): boolean {
   const acts = actionsOf(r);
-  const texts = [r.prompt ?? '', ...observations.filter((_, i) => acts[i]?.tool !== x.tool)];
-  const ids = callsOf(acts, x.tool, x.arg).flatMap((i) => idsOf(acts, i, x.arg));
-  return x.moves.every(([to, from]) => {
-    const [p, q] = viewsOf(texts, idsOf(acts, to, x.arg), idsOf(acts, from, x.arg), ids);
-    return text(p) === text(q);
+  const calls = acts.flatMap((a, i) => {
+    const reply = observations[i];
+    return a.tool === x.tool || reply === undefined ? [] : [{ tool: a.tool, args: a.args, reply }];
   });
+  const ids = callsOf(acts, x.tool, x.arg).flatMap((i) => idsOf(acts, i, x.arg));
+  const said = (i: number) => text(saidAbout(r.prompt ?? '', calls, idsOf(acts, i, x.arg), ids));
+  return x.moves.every(([to, from]) => said(to) === said(from));
 }
