@@ -100,6 +100,31 @@ describe('exchanged decisions', () => {
     expect(xs[0]?.actions.slice(5, 8).map((a) => a.args.agent_id)).toEqual(['A2', 'A1', 'A1']);
   });
 
+  it('exchanges every argument that varies, not the first ones the schema lists (rt14 Y6)', () => {
+    const desk = metaWith([
+      tool('read_ticket', { ticket_id: { type: 'string' } }),
+      tool('route', {
+        ticket_id: { type: 'string' },
+        account: { type: 'integer' },
+        received: { type: 'string' },
+        note: { type: 'string' },
+        queue: { type: 'string', enum: ['billing', 'shipping', 'technical'] },
+      }),
+      tool('close', {}),
+    ]);
+    const routed = [
+      ...ids.map((t) => A('read_ticket', { ticket_id: t })),
+      ...ids.map((t, k) =>
+        A('route', { ticket_id: t, account: 10000 + k, received: `0${k}:00`, note: 'as read', queue: queues[k] }),
+      ),
+      A('close'),
+    ];
+    const xs = exchangeLogs(desk, rollout(routed), 'route');
+    // The note is the same on every call: nothing to exchange; the queue, last in the schema, is exchanged.
+    expect([...new Set(xs.map((x) => x.arg))]).toEqual(['account', 'received', 'queue']);
+    expect(xs.filter((x) => x.arg === 'queue').map((x) => x.kind)).toEqual(['swap', 'swap', 'shift']);
+  });
+
   it('calls entities interchangeable only where the prompt and the other replies describe them alike', () => {
     const xs = exchangeLogs(meta, rollout(log), 'route');
     const replies = (texts: string[]) =>

@@ -19,8 +19,8 @@ export interface Exchange {
   controls: Action[][];
 }
 
-/** Per tool at most this many decision arguments, and per argument this many transpositions (the shift besides). */
-export const EXCHANGES = { args: 2, pairs: 2 };
+/** Per argument this many transpositions (the shift besides); every argument that varies is exchanged (rt14 Y6). */
+export const EXCHANGES = { pairs: 2 };
 
 const text = (v: unknown): string => JSON.stringify(v);
 
@@ -43,10 +43,11 @@ function moved(acts: readonly Action[], arg: string, moves: ReadonlyArray<[numbe
 }
 
 /**
- * The exchange logs of `tool`'s decisions in reference `r`: for each argument (at most `EXCHANGES.args`) whose values
- * differ across calls that name different entities, transpositions of two calls holding two different values (the
- * most frequent values first) and, over three calls or more, the cyclic shift by one of all the calls' values. Equal
- * values are never exchanged (a no-op), nor calls that differ in nothing else (the same entity).
+ * The exchange logs of `tool`'s decisions in reference `r`: for every argument whose values differ across calls that
+ * name different entities (the schema's order does not tell which decides the score, rt14 Y6), transpositions of two
+ * calls holding two different values (the most frequent values first) and, over three calls or more, the cyclic shift
+ * by one of all the calls' values. Equal values are never exchanged (a no-op), nor calls that differ in nothing else
+ * (the same entity).
  */
 export function exchangeLogs(meta: EpisodicMeta, r: Rollout, tool: string): Exchange[] {
   const acts = actionsOf(r);
@@ -61,14 +62,11 @@ export function exchangeLogs(meta: EpisodicMeta, r: Rollout, tool: string): Exch
   const names = Object.keys(propsOf(meta, tool));
   const free = names.filter((arg) => !namesEntity(acts, tool, arg));
   const args = free.length > 0 ? free : names.slice(1);
-  let used = 0;
   for (const arg of args) {
-    if (used >= EXCHANGES.args) break;
     const calls = callsOf(acts, tool, arg);
     const value = (i: number) => text((acts[i] as Action).args[arg]);
     const rest = (i: number) => text({ ...(acts[i] as Action).args, [arg]: null });
     if (new Set(calls.map(value)).size < 2 || new Set(calls.map(rest)).size < 2) continue;
-    used++;
     // The values by how many calls hold them, the most frequent first (ties: first sent first).
     const counts = new Map<string, number>();
     for (const i of calls) counts.set(value(i), (counts.get(value(i)) ?? 0) + 1);
