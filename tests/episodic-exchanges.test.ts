@@ -2,7 +2,7 @@
 // when two entities count as interchangeable.
 import { describe, expect, it } from 'vitest';
 import type { Rollout } from '../sandbox/rollouts.js';
-import { EXCHANGES, exchangeLogs, interchangeable } from '../validators/episodic/exchanges.js';
+import { EXCHANGES, type Exchange, exchangeLogs, interchangeable, surveyOf } from '../validators/episodic/exchanges.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const meta = metaWith([
@@ -142,5 +142,15 @@ describe('exchanged decisions', () => {
     // The replies of the exchanged tool itself (they echo the decision) are not read.
     const echoed = log.map((a) => (a.tool === 'route' ? `${a.args.ticket_id} routed to ${a.args.queue}` : 'ok'));
     expect(interchangeable(rollout(log), echoed, swap)).toBe(true);
+  });
+
+  it('reads what any agent can look at too: the tools without arguments, played from the start (rt14 Y5)', () => {
+    expect(surveyOf(meta, rollout(log))).toEqual([A('list_tickets')]);
+    const swap = exchangeLogs(meta, rollout(log), 'route')[0] as Exchange;
+    const silent = log.map(() => 'ok');
+    // The reference never lists; the listing gives each ticket's text before its id.
+    const listing = { ...A('list_tickets'), reply: '"late" (T1); "charged twice" (T2); "refund" (T3); "crash" (T4)' };
+    expect(interchangeable(rollout(log), silent, swap)).toBe(true);
+    expect(interchangeable(rollout(log), silent, swap, [listing])).toBe(false);
   });
 });

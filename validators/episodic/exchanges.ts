@@ -5,7 +5,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
-import { saidAbout } from './described.js';
+import { saidAbout, type Said } from './described.js';
 
 /** One exchange log: the reference with argument `arg` of each call `to` set to the value of call `from`. */
 export interface Exchange {
@@ -92,6 +92,15 @@ export function exchangeLogs(meta: EpisodicMeta, r: Rollout, tool: string): Exch
   return out;
 }
 
+/**
+ * What any agent can look at in reference `r`'s episode, listed or not by the reference (rt14 Y5: a listing the
+ * reference never plays): each tool without arguments once, from the start, but the reference's finishing tool.
+ */
+export const surveyOf = (meta: EpisodicMeta, r: Rollout): Action[] =>
+  meta.tools
+    .filter((t) => t.name !== actionsOf(r).at(-1)?.tool && Object.keys(t.parameters.properties ?? {}).length === 0)
+    .map((t) => ({ tool: t.name, args: {} }));
+
 /** The ids call `i` names besides `arg` (its other string values): how the replies and the prompt name its entity. */
 const idsOf = (acts: readonly Action[], i: number, arg: string): string[] =>
   Object.entries((acts[i] as Action).args).flatMap(([k, v]) =>
@@ -101,14 +110,21 @@ const idsOf = (acts: readonly Action[], i: number, arg: string): string[] =>
 /**
  * Whether every move of `x` trades the values of two entities the episode says the same of (the whole replies of the
  * calls made for each, the rows of the prompt and the other replies naming each, ids masked; the replies of the
- * exchanged tool left out, they echo the decision): such entities are interchangeable, their decisions free to trade.
+ * exchanged tool left out, they echo the decision; the replies of `survey`, what any agent can look at, besides):
+ * such entities are interchangeable, their decisions free to trade.
  */
-export function interchangeable(r: Rollout, observations: readonly string[], x: Exchange): boolean {
+export function interchangeable(
+  r: Rollout,
+  observations: readonly string[],
+  x: Exchange,
+  survey: readonly Said[] = [],
+): boolean {
   const acts = actionsOf(r);
   const calls = acts.flatMap((a, i) => {
     const reply = observations[i];
     return a.tool === x.tool || reply === undefined ? [] : [{ tool: a.tool, args: a.args, reply }];
   });
+  calls.push(...survey);
   const ids = callsOf(acts, x.tool, x.arg).flatMap((i) => idsOf(acts, i, x.arg));
   const said = (i: number) => text(saidAbout(r.prompt ?? '', calls, idsOf(acts, i, x.arg), ids));
   return x.moves.every(([to, from]) => said(to) === said(from));
