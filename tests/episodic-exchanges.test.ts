@@ -2,7 +2,7 @@
 // when two entities count as interchangeable.
 import { describe, expect, it } from 'vitest';
 import type { Rollout } from '../sandbox/rollouts.js';
-import { EXCHANGES, exchangeLogs, interchangeable, viewsOf } from '../validators/episodic/exchanges.js';
+import { EXCHANGES, type Exchange, exchangeLogs, interchangeable, surveyOf } from '../validators/episodic/exchanges.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const meta = metaWith([
@@ -100,16 +100,29 @@ describe('exchanged decisions', () => {
     expect(xs[0]?.actions.slice(5, 8).map((a) => a.args.agent_id)).toEqual(['A2', 'A1', 'A1']);
   });
 
-  it('reads what the episode says after each entity id, whatever the layout', () => {
-    const texts = ['Open: T1, T2, T3.', 'T1: "My parcel is late."', 'T2: "I was charged twice."'];
-    expect(viewsOf(texts, ['T1'], ['T2'], ['T1', 'T2', 'T3'])).toEqual([
-      ['', 'My parcel is late'],
-      ['', 'I was charged twice'],
+  it('exchanges every argument that varies, not the first ones the schema lists (rt14 Y6)', () => {
+    const desk = metaWith([
+      tool('read_ticket', { ticket_id: { type: 'string' } }),
+      tool('route', {
+        ticket_id: { type: 'string' },
+        account: { type: 'integer' },
+        received: { type: 'string' },
+        note: { type: 'string' },
+        queue: { type: 'string', enum: ['billing', 'shipping', 'technical'] },
+      }),
+      tool('close', {}),
     ]);
-    // One line naming every entity with its text still tells them apart.
-    const board = ['T1 (my parcel is late); T2 (I was charged twice); T3 (the app crashes)'];
-    const [p, q] = viewsOf(board, ['T1'], ['T2'], ['T1', 'T2', 'T3']);
-    expect(p).not.toEqual(q);
+    const routed = [
+      ...ids.map((t) => A('read_ticket', { ticket_id: t })),
+      ...ids.map((t, k) =>
+        A('route', { ticket_id: t, account: 10000 + k, received: `0${k}:00`, note: 'as read', queue: queues[k] }),
+      ),
+      A('close'),
+    ];
+    const xs = exchangeLogs(desk, rollout(routed), 'route');
+    // The note is the same on every call: nothing to exchange; the queue, last in the schema, is exchanged.
+    expect([...new Set(xs.map((x) => x.arg))]).toEqual(['account', 'received', 'queue']);
+    expect(xs.filter((x) => x.arg === 'queue').map((x) => x.kind)).toEqual(['swap', 'swap', 'shift']);
   });
 
   it('calls entities interchangeable only where the prompt and the other replies describe them alike', () => {
@@ -121,8 +134,23 @@ describe('exchanged decisions', () => {
       false,
     );
     expect(interchangeable(rollout(log), replies(['a ticket', 'a ticket', 'x', 'y']), swap)).toBe(true);
+    // The text before each id belongs to it (rt14 Y5): a reply that quotes the ticket first tells them apart.
+    const quoted = log.map((a, i) =>
+      a.tool === 'read_ticket' ? `"${['late', 'charged', 'x', 'y'][i - 1]}" (${a.args.ticket_id})` : 'ok',
+    );
+    expect(interchangeable(rollout(log), quoted, swap)).toBe(false);
     // The replies of the exchanged tool itself (they echo the decision) are not read.
     const echoed = log.map((a) => (a.tool === 'route' ? `${a.args.ticket_id} routed to ${a.args.queue}` : 'ok'));
     expect(interchangeable(rollout(log), echoed, swap)).toBe(true);
+  });
+
+  it('reads what any agent can look at too: the tools without arguments, played from the start (rt14 Y5)', () => {
+    expect(surveyOf(meta, rollout(log))).toEqual([A('list_tickets')]);
+    const swap = exchangeLogs(meta, rollout(log), 'route')[0] as Exchange;
+    const silent = log.map(() => 'ok');
+    // The reference never lists; the listing gives each ticket's text before its id.
+    const listing = { ...A('list_tickets'), reply: '"late" (T1); "charged twice" (T2); "refund" (T3); "crash" (T4)' };
+    expect(interchangeable(rollout(log), silent, swap)).toBe(true);
+    expect(interchangeable(rollout(log), silent, swap, [listing])).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
 // docs/validator.md, "Exchanged decisions").
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf } from '../episodic/adversaries.js';
-import { exchangeLogs, interchangeable, type Exchange } from '../episodic/exchanges.js';
+import { exchangeLogs, interchangeable, surveyOf, type Exchange } from '../episodic/exchanges.js';
 import { onFirstEpisodes } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
@@ -44,11 +44,16 @@ export const episodicExchanges: EpisodicCheck = {
       const suspects = planned.flatMap((p, k) => (differs(p.of, results[k]) && paid(p.of, results[k]) ? [k] : []));
       const seen = [...new Set(suspects.map((k) => (planned[k] as Planned).of))];
       const controls = suspects.flatMap((k) => (planned[k] as Planned).x.controls.map((actions) => ({ k, actions })));
+      const surveys = seen.flatMap((of) => {
+        const actions = surveyOf(ctx.meta, ctx.refs[of] as Rollout);
+        return actions.length > 0 ? [{ of, actions }] : [];
+      });
       const followUps = await tools.run([
         ...controls.map((c) => replayOf(ctx.refs[(planned[c.k] as Planned).of] as Rollout, c.actions)),
         ...seen.map((of) =>
           replayOf(ctx.refs[of] as Rollout, (ctx.refs[of] as Rollout).actions, { observations: true }),
         ),
+        ...surveys.map((v) => replayOf(ctx.refs[v.of] as Rollout, v.actions, { observations: true })),
       ]);
       // The decision matters where some call re-valued alone earns less than the reference.
       const matters = new Set(
@@ -60,6 +65,13 @@ export const episodicExchanges: EpisodicCheck = {
           return [of, o?.ok === true ? (o.observations ?? []) : []];
         }),
       );
+      const surveyed = new Map(
+        surveys.map((v, j) => {
+          const o = followUps[controls.length + seen.length + j];
+          const replies = o?.ok === true ? (o.observations ?? []) : [];
+          return [v.of, v.actions.flatMap((a, i) => (replies[i] === undefined ? [] : [{ ...a, reply: replies[i] }]))];
+        }),
+      );
       const findings: Finding[] = [];
       let skipped = 0;
       planned.forEach((p, k) => {
@@ -68,7 +80,8 @@ export const episodicExchanges: EpisodicCheck = {
         if (!differs(p.of, r)) return;
         const suspect = suspects.includes(k);
         // Every duplicate decision pays too: the argument does not decide alone. Entities described alike: free.
-        if (suspect && (!matters.has(k) || interchangeable(ref, observed.get(p.of) ?? [], p.x))) return void skipped++;
+        if (suspect && (!matters.has(k) || interchangeable(ref, observed.get(p.of) ?? [], p.x, surveyed.get(p.of))))
+          return void skipped++;
         findings.push(findingOf(ref, p.x, r, suspect));
       });
       return { findings, metrics: { exchanges: planned.length, followUps: followUps.length, skipped } };

@@ -1,10 +1,11 @@
 // Decisions exchanged between entities (redteam-trust12 W2, a score that pays the tally): the reference's plan with
 // two calls of one tool trading one decision argument's values (a transposition, the most frequent values first) and
 // with that argument shifted by one over all the tool's calls; each log with its controls (one call re-valued alone)
-// and the entities' view (what the prompt and the reads say after each entity's id) to tell interchangeable ones.
+// and what the episode says of each entity (described.ts) to tell interchangeable ones.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
+import { saidAbout, type Said } from './described.js';
 
 /** One exchange log: the reference with argument `arg` of each call `to` set to the value of call `from`. */
 export interface Exchange {
@@ -18,8 +19,8 @@ export interface Exchange {
   controls: Action[][];
 }
 
-/** Per tool at most this many decision arguments, and per argument this many transpositions (the shift besides). */
-export const EXCHANGES = { args: 2, pairs: 2 };
+/** Per argument this many transpositions (the shift besides); every argument that varies is exchanged (rt14 Y6). */
+export const EXCHANGES = { pairs: 2 };
 
 const text = (v: unknown): string => JSON.stringify(v);
 
@@ -42,10 +43,11 @@ function moved(acts: readonly Action[], arg: string, moves: ReadonlyArray<[numbe
 }
 
 /**
- * The exchange logs of `tool`'s decisions in reference `r`: for each argument (at most `EXCHANGES.args`) whose values
- * differ across calls that name different entities, transpositions of two calls holding two different values (the
- * most frequent values first) and, over three calls or more, the cyclic shift by one of all the calls' values. Equal
- * values are never exchanged (a no-op), nor calls that differ in nothing else (the same entity).
+ * The exchange logs of `tool`'s decisions in reference `r`: for every argument whose values differ across calls that
+ * name different entities (the schema's order does not tell which decides the score, rt14 Y6), transpositions of two
+ * calls holding two different values (the most frequent values first) and, over three calls or more, the cyclic shift
+ * by one of all the calls' values. Equal values are never exchanged (a no-op), nor calls that differ in nothing else
+ * (the same entity).
  */
 export function exchangeLogs(meta: EpisodicMeta, r: Rollout, tool: string): Exchange[] {
   const acts = actionsOf(r);
@@ -60,14 +62,11 @@ export function exchangeLogs(meta: EpisodicMeta, r: Rollout, tool: string): Exch
   const names = Object.keys(propsOf(meta, tool));
   const free = names.filter((arg) => !namesEntity(acts, tool, arg));
   const args = free.length > 0 ? free : names.slice(1);
-  let used = 0;
   for (const arg of args) {
-    if (used >= EXCHANGES.args) break;
     const calls = callsOf(acts, tool, arg);
     const value = (i: number) => text((acts[i] as Action).args[arg]);
     const rest = (i: number) => text({ ...(acts[i] as Action).args, [arg]: null });
     if (new Set(calls.map(value)).size < 2 || new Set(calls.map(rest)).size < 2) continue;
-    used++;
     // The values by how many calls hold them, the most frequent first (ties: first sent first).
     const counts = new Map<string, number>();
     for (const i of calls) counts.set(value(i), (counts.get(value(i)) ?? 0) + 1);
@@ -93,55 +92,40 @@ export function exchangeLogs(meta: EpisodicMeta, r: Rollout, tool: string): Exch
   return out;
 }
 
+/**
+ * What any agent can look at in reference `r`'s episode, listed or not by the reference (rt14 Y5: a listing the
+ * reference never plays): each tool without arguments once, from the start, but the reference's finishing tool.
+ */
+export const surveyOf = (meta: EpisodicMeta, r: Rollout): Action[] =>
+  meta.tools
+    .filter((t) => t.name !== actionsOf(r).at(-1)?.tool && Object.keys(t.parameters.properties ?? {}).length === 0)
+    .map((t) => ({ tool: t.name, args: {} }));
+
 /** The ids call `i` names besides `arg` (its other string values): how the replies and the prompt name its entity. */
 const idsOf = (acts: readonly Action[], i: number, arg: string): string[] =>
   Object.entries((acts[i] as Action).args).flatMap(([k, v]) =>
     k !== arg && typeof v === 'string' && v.trim().length >= 2 ? [v.trim()] : [],
   );
 
-const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
- * What the episode says of each of two entities (`a` and `b`, each a list of ids): in the prompt and each reply but
- * those of the exchanged tool, the text after each mention of the entity up to the next id of any entity of
- * `ids` (or the line's end), trimmed of punctuation, every id masked; sorted.
+ * Whether every move of `x` trades the values of two entities the episode says the same of (the whole replies of the
+ * calls made for each, the rows of the prompt and the other replies naming each, ids masked; the replies of the
+ * exchanged tool left out, they echo the decision; the replies of `survey`, what any agent can look at, besides):
+ * such entities are interchangeable, their decisions free to trade.
  */
-export function viewsOf(
-  texts: readonly string[],
-  a: string[],
-  b: string[],
-  ids: readonly string[],
-): [string[], string[]] {
-  const all = [...new Set(ids)].sort((x, y) => y.length - x.length);
-  if (all.length === 0) return [[], []];
-  const any = new RegExp(all.map(escaped).join('|'), 'g');
-  const views = (mine: string[]): string[] => {
-    const out: string[] = [];
-    for (const line of texts.flatMap((t) => t.split('\n'))) {
-      const hits = [...line.matchAll(any)];
-      hits.forEach((m, k) => {
-        if (!mine.includes(m[0])) return;
-        const end = hits[k + 1]?.index ?? line.length;
-        const after = line.slice((m.index as number) + m[0].length, end);
-        out.push(after.replace(any, '#').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
-      });
-    }
-    return out.sort();
-  };
-  return [views(a), views(b)];
-}
-
-/**
- * Whether every move of `x` trades the values of two entities the episode describes alike (the same words after each
- * one's ids, in the prompt and the replies of other tools than the exchanged one): such entities are
- * interchangeable, and their decisions may be exchanged freely.
- */
-export function interchangeable(r: Rollout, observations: readonly string[], x: Exchange): boolean {
+export function interchangeable(
+  r: Rollout,
+  observations: readonly string[],
+  x: Exchange,
+  survey: readonly Said[] = [],
+): boolean {
   const acts = actionsOf(r);
-  const texts = [r.prompt ?? '', ...observations.filter((_, i) => acts[i]?.tool !== x.tool)];
-  const ids = callsOf(acts, x.tool, x.arg).flatMap((i) => idsOf(acts, i, x.arg));
-  return x.moves.every(([to, from]) => {
-    const [p, q] = viewsOf(texts, idsOf(acts, to, x.arg), idsOf(acts, from, x.arg), ids);
-    return text(p) === text(q);
+  const calls = acts.flatMap((a, i) => {
+    const reply = observations[i];
+    return a.tool === x.tool || reply === undefined ? [] : [{ tool: a.tool, args: a.args, reply }];
   });
+  calls.push(...survey);
+  const ids = callsOf(acts, x.tool, x.arg).flatMap((i) => idsOf(acts, i, x.arg));
+  const said = (i: number) => text(saidAbout(r.prompt ?? '', calls, idsOf(acts, i, x.arg), ids));
+  return x.moves.every(([to, from]) => said(to) === said(from));
 }
