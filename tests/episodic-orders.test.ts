@@ -167,10 +167,8 @@ describe('contests among the ordered entities', () => {
     ...extra,
   });
   const REF = { TK1: 'billing', TK2: 'shipping', TK3: 'billing' };
-  const written = new Set(['$.tickets.*.routed']);
-  const judge = { reference: 1, written, book: new Set<string>() };
 
-  it('finds a contest where another entity’s record ends otherwise, not in a status line nor the moved one', () => {
+  it('finds a contest where another entity’s decision is recorded otherwise, not in a status line nor the moved one', () => {
     const c = contests[0] as NonNullable<(typeof contests)[0]>;
     const base = { state: desk(REF, { board: 'Queues in use: billing, shipping.' }), score: 1 };
     const play = (state: unknown) => ({ state, score: 0 });
@@ -180,11 +178,11 @@ describe('contests among the ordered entities', () => {
     const board = play(
       desk({ ...REF, TK3: 'shipping' }, { board: 'Queues in use: shipping. Next: TK1.', last: 'TK1' }),
     );
-    const unwritten = play({
-      ...desk({ ...REF, TK3: 'shipping' }),
-      tickets: desk(REF).tickets.map((t) => ({ ...t, seen: 1 })),
+    // A status copied into another entity's record: no value its own call sent.
+    const noted = play({
+      tickets: desk({ ...REF, TK3: 'shipping' }).tickets.map((t) => ({ ...t, note: 'Queues in use: shipping.' })),
     });
-    expect([refused, moved, board, unwritten].map((f) => contested(c, base, [f], [null], judge))).toEqual([
+    expect([refused, moved, board, noted].map((f) => contested(c, base, [f], [null], 1))).toEqual([
       true,
       false,
       false,
@@ -192,10 +190,9 @@ describe('contests among the ordered entities', () => {
     ]);
     // A decision kept under the entity's id as a key: a refused call records nothing there.
     const keyed = (d: Record<string, string>) => ({ state: { decided: d }, score: 1 });
-    const byKey = { ...judge, written: new Set(['$.decided.TK1', '$.decided.TK2', '$.decided.TK3']) };
     const kept = keyed({ TK3: 'shipping', TK1: 'billing', TK2: 'shipping' });
-    expect(contested(c, keyed(REF), [kept], [null], byKey)).toBe(false);
-    expect(contested(c, keyed(REF), [keyed({ TK3: 'shipping', TK1: 'billing' })], [null], byKey)).toBe(true);
+    expect(contested(c, keyed(REF), [kept], [null], 1)).toBe(false);
+    expect(contested(c, keyed(REF), [keyed({ TK3: 'shipping', TK1: 'billing' })], [null], 1)).toBe(true);
   });
 
   it('plays an exchange only between entities described alike, and finds a contest where it costs the score', () => {
@@ -229,9 +226,9 @@ describe('contests among the ordered entities', () => {
     const x = c as NonNullable<typeof c>;
     const paid = { state: {}, score: 1 };
     const lost = { state: {}, score: 0 };
-    expect([paid, lost].map((e) => contested(x, paid, [lost], [e], judge))).toEqual([false, true]);
+    expect([paid, lost].map((e) => contested(x, paid, [lost], [e], 1))).toEqual([false, true]);
     // Where the move alone already costs the score, the exchange tells nothing.
-    expect(contested(x, lost, [lost], [lost], judge)).toBe(false);
+    expect(contested(x, lost, [lost], [lost], 1)).toBe(false);
   });
 
   it('tells entities apart by their own words, numbers and marks masked, and by decisions read off them', () => {
@@ -257,20 +254,23 @@ describe('episodic-orders in a validation', () => {
   const codes = (r: { problems: Array<{ code: string; evidence?: unknown }> }) =>
     r.problems.filter((p) => JSON.stringify(p.evidence ?? null).includes('"episodic-orders"')).map((p) => p.code);
 
-  it('rejects a stated order nobody enforces (redteam-trust12 hack-urgent-first) at 11', async () => {
-    const report = await validateCandidate(fixture('redteam-trust12/hack-urgent-first.js'), {
-      pool,
-      validationSeed: 11,
-    });
-    expect(codes(report)).toEqual(['E_RULE_IGNORED']);
-  }, 240_000);
+  // hack-queue-mates: a reply naming other entities by id that changes with the moved one's decision is no contest.
+  it.each(['redteam-trust12/hack-urgent-first.js', 'episodic-orders/hack-queue-mates.js'])(
+    'rejects a stated order nobody enforces (%s) at 11',
+    async (path) => {
+      const report = await validateCandidate(fixture(path), { pool, validationSeed: 11 });
+      expect(codes(report)).toEqual(['E_RULE_IGNORED']);
+    },
+    240_000,
+  );
 
   // Every reordered log of these keeps the reference's decisions and state (session 10 rejected both): the seats and
-  // the parcels a low-priority entity takes first are refused to another.
+  // the parcels a low-priority entity takes first are refused to another, or silently not given (good-silent-stock).
   it.each([
     ['episodic/good-course-enrollment.js', 178382163472559],
     ['episodic-orders/good-food-bank.js', 11],
     ['episodic-orders/good-course-flags.js', 11],
+    ['episodic-orders/good-silent-stock.js', 11],
   ])(
     'admits a priority over a scarce stock, checked through the decisions (%s at %d)',
     async (path, seed) => {

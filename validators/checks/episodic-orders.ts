@@ -3,11 +3,11 @@
 // another order across their entities (each with its own reads before it). Where every such log, in every episode,
 // still earns the reference's score and ends in the reference's state, the order the rule states never mattered:
 // a policy that ignored it is paid (zero tolerance, E_RULE_IGNORED), unless the entities contest something the world
-// holds (validators/episodic/order-contests.ts: a seat one takes is refused to another), where the order decides
+// holds (validators/episodic/order-contests.ts: a seat one takes is not another's), where the order decides
 // the decisions. One order that costs the score, or one contest, clears the rule: an episode where the rule binds
 // nothing (no urgent ticket, no full course) must not count against an honest world.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
-import { actionsOf, finished, type Action } from '../episodic/adversaries.js';
+import { actionsOf, finished } from '../episodic/adversaries.js';
 import { contested, contestsOf, type Contest, type Played } from '../episodic/order-contests.js';
 import { orderRulesOf, permutationsOf, type OrderRule, type Permuted } from '../episodic/orders.js';
 import { bookkeeping, differingPaths, records } from '../episodic/stated-rules.js';
@@ -90,8 +90,7 @@ export const episodicOrders: EpisodicCheck = {
           const base = take();
           const flipped = contest.flipped.map(take);
           const exchanged = contest.exchanged.map((e) => (e ? take() : null));
-          const judge = { reference: ref.score, written: writtenBy(ref, contest.base.rule.tool), book };
-          if (base && contested(contest, base, flipped, exchanged, judge)) {
+          if (base && contested(contest, base, flipped, exchanged, ref.score)) {
             enforced.add(said(contest.base.rule));
             found++;
           }
@@ -145,12 +144,6 @@ const play = (p: Permuted): Partial<RolloutRequest> => ({
 
 /** A contest's replay as judged: its final state and score (null where it failed). */
 const outcome = (r: RolloutResult | undefined): Played | null => (r?.ok ? { state: r.state, score: r.score } : null);
-
-/** The state paths the reference's calls of `tool` wrote (null where the rollout carries no changes). */
-function writtenBy(r: Rollout, tool: string): Set<string> | null {
-  if (!r.changes) return null;
-  return new Set(r.changes.flatMap((paths, i) => ((r.actions[i] as Action | null)?.tool === tool ? paths : [])));
-}
 
 /**
  * The contests of the rules every order pays, `orderContests` entities a rule in all, taken in turn from its

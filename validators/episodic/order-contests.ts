@@ -8,7 +8,6 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
 import { viewsOf } from './exchanges.js';
 import { reorderedLog, type OrderRule, type Permuted } from './orders.js';
-import { differingPaths } from './stated-rules.js';
 
 /** One entity's call of the ordered tool moved first (`base`, the reference's decision) and re-decided (`flipped`). */
 export interface Contest {
@@ -162,29 +161,39 @@ export function recordsOf(
   return out;
 }
 
+/** A record's leaves, path → value (array items by index: the same record read in two states). */
+function leavesOf(v: unknown, path: string, out = new Map<string, string>()): Map<string, string> {
+  if (v !== null && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) leavesOf(x, `${path}.${k}`, out);
+  } else out.set(path, text(typeof v === 'string' ? v.trim().toLowerCase() : v));
+  return out;
+}
+
 /**
- * Whether re-deciding the moved entity changed another entity's record in the final state, at a path the tool's
- * calls write (`written`, null where unknown) and outside bookkeeping (`book`): `base` and `flipped` are the
- * contest's two logs played.
+ * Whether re-deciding the moved entity changed another entity's decision as the final state records it: a field of
+ * its record that holds a value its own call sent (a queue, "enroll", 3 parcels) in one of the contest's two logs and
+ * not in the other (a refused call records nothing). A note or a status copied into its record is no decision.
  */
-export function othersDecided(
-  contest: Contest,
-  base: Played,
-  flipped: Played,
-  written: ReadonlySet<string> | null,
-  book: ReadonlySet<string>,
-): boolean {
+export function othersDecided(contest: Contest, base: Played, flipped: Played): boolean {
   const ids = new Set(contest.ids);
   const [x, y] = [recordsOf(base.state, ids), recordsOf(flipped.state, ids)];
   const moved = contest.entity.trim().toUpperCase();
-  const writes = (p: string) => written === null || [...written].some((w) => w === p || w.startsWith(`${p}.`));
+  const calls = contest.base.actions.filter((a) => a.tool === contest.base.rule.tool);
   return contest.ids.some((id) => {
     if (id === moved) return false;
-    const [mine, theirs] = [x.get(id) ?? new Map(), y.get(id) ?? new Map()];
-    const paths = [...new Set([...mine.keys(), ...theirs.keys()])].flatMap((p) =>
-      differingPaths(mine.get(p), theirs.get(p), p),
+    const call = calls.find((a) => String(a.args[contest.base.rule.arg]).trim().toUpperCase() === id);
+    const sent = new Set(
+      Object.entries(call?.args ?? {}).flatMap(([k, v]) =>
+        k === contest.base.rule.arg ? [] : [text(typeof v === 'string' ? v.trim().toLowerCase() : v)],
+      ),
     );
-    return paths.some((p) => !book.has(p) && writes(p));
+    const [mine, theirs] = [x.get(id) ?? new Map(), y.get(id) ?? new Map()];
+    const [a, b] = [new Map<string, string>(), new Map<string, string>()];
+    for (const [p, v] of mine) leavesOf(v, p, a);
+    for (const [p, v] of theirs) leavesOf(v, p, b);
+    return [...new Set([...a.keys(), ...b.keys()])].some(
+      (p) => a.get(p) !== b.get(p) && (sent.has(a.get(p) as string) || sent.has(b.get(p) as string)),
+    );
   });
 }
 
@@ -198,11 +207,11 @@ export function contested(
   base: Played,
   flipped: ReadonlyArray<Played | null>,
   exchanged: ReadonlyArray<Played | null>,
-  judge: { reference: number; written: ReadonlySet<string> | null; book: ReadonlySet<string> },
+  reference: number,
 ): boolean {
-  const paid = (p: Played | null | undefined) => p !== null && p !== undefined && p.score >= judge.reference - 1e-6;
+  const paid = (p: Played | null | undefined) => p !== null && p !== undefined && p.score >= reference - 1e-6;
   return (
-    flipped.some((f) => f !== null && othersDecided(contest, base, f, judge.written, judge.book)) ||
+    flipped.some((f) => f !== null && othersDecided(contest, base, f)) ||
     (paid(base) && exchanged.some((e) => e !== null && !paid(e)))
   );
 }
