@@ -168,7 +168,7 @@ describe('contests among the ordered entities', () => {
   });
   const REF = { TK1: 'billing', TK2: 'shipping', TK3: 'billing' };
 
-  it('finds a contest where another entity’s decision is recorded otherwise, not in a status line nor the moved one', () => {
+  it('finds a contest where another entity’s decision is recorded otherwise, not in a status nor the moved one', () => {
     const c = contests[0] as NonNullable<(typeof contests)[0]>;
     const base = { state: desk(REF, { board: 'Queues in use: billing, shipping.' }), score: 1 };
     const play = (state: unknown) => ({ state, score: 0 });
