@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../sandbox/pool.js';
-import { contested, contestsOf } from '../validators/episodic/order-contests.js';
+import { contested, contestsOf, describedAlike } from '../validators/episodic/order-contests.js';
 import { orderRulesOf, permutationsOf } from '../validators/episodic/orders.js';
 import { validateCandidate } from '../validators/validate.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
@@ -161,15 +161,89 @@ describe('contests among the ordered entities', () => {
     ]);
   });
 
-  it('finds a contest where another entity’s call is refused, not where counts or the moved one’s lines move', () => {
+  // The desk's final states: the moved TK3 routed first, the others as the reference routed them.
+  const desk = (routed: Record<string, string | null>, extra: Record<string, unknown> = {}) => ({
+    tickets: Object.entries(routed).map(([id, queue]) => ({ id, opened: true, routed: queue })),
+    ...extra,
+  });
+  const REF = { TK1: 'billing', TK2: 'shipping', TK3: 'billing' };
+
+  it('finds a contest where another entity’s decision is recorded otherwise, not in a status nor the moved one', () => {
     const c = contests[0] as NonNullable<(typeof contests)[0]>;
-    const base = ['', '', 'TK3 routed to billing.', '', 'TK1 routed to billing (2 in billing).', '', 'TK2 routed.', ''];
-    const refused = base.with(4, 'Refused: billing is full.');
-    const counted = base.with(4, 'TK1 routed to billing (1 in billing).');
-    const ownLine = base.with(6, 'TK2 routed.\nTK3 moved to shipping.');
-    expect([refused, counted, ownLine].map((heard) => contested(c, base, heard))).toEqual([true, false, false]);
-    // The moved entity's own reply is no other entity's answer.
-    expect(contested(c, base, base.with(2, 'Refused: billing is full.'))).toBe(false);
+    const base = { state: desk(REF, { board: 'Queues in use: billing, shipping.' }), score: 1 };
+    const play = (state: unknown) => ({ state, score: 0 });
+    const refused = play(desk({ ...REF, TK3: 'shipping', TK2: null }));
+    const moved = play(desk({ ...REF, TK3: 'shipping' }));
+    // A line naming another entity by id, in the state's root or in the board: no entity's record.
+    const board = play(
+      desk({ ...REF, TK3: 'shipping' }, { board: 'Queues in use: shipping. Next: TK1.', last: 'TK1' }),
+    );
+    // A status copied into another entity's record: no value its own call sent.
+    const noted = play({
+      tickets: desk({ ...REF, TK3: 'shipping' }).tickets.map((t) => ({ ...t, note: 'Queues in use: shipping.' })),
+    });
+    expect([refused, moved, board, noted].map((f) => contested(c, base, [f], [null], 1))).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
+    // A decision kept under the entity's id as a key: a refused call records nothing there.
+    const keyed = (d: Record<string, string>) => ({ state: { decided: d }, score: 1 });
+    const kept = keyed({ TK3: 'shipping', TK1: 'billing', TK2: 'shipping' });
+    expect(contested(c, keyed(REF), [kept], [null], 1)).toBe(false);
+    expect(contested(c, keyed(REF), [keyed({ TK3: 'shipping', TK1: 'billing' })], [null], 1)).toBe(true);
+  });
+
+  it('plays an exchange only between entities described alike, and finds a contest where it costs the score', () => {
+    // The desk's tickets say different things: no exchange to play.
+    expect(contests.flatMap((c) => c.exchanged)).toEqual([null, null]);
+    const desk3 = metaWith([
+      tool('list_requests', {}),
+      tool('decide', { request_id: S, decision: { type: 'string', enum: ['enroll', 'waitlist'] } }),
+      tool('finalize', {}),
+    ]);
+    const log = [
+      A('list_requests'),
+      A('decide', { request_id: 'Q101', decision: 'enroll' }),
+      A('decide', { request_id: 'Q105', decision: 'waitlist' }),
+      A('finalize'),
+    ];
+    const heard = [
+      'Q101 student S120004 PHYS310\nQ105 student S733110 PHYS310',
+      'Q101: enrolled.',
+      'Q105: waitlisted.',
+      '',
+    ];
+    const [rule] = orderRulesOf(desk3, 'Process requests by student class year, highest year first.', log, heard);
+    const [c] = contestsOf(desk3, rule as NonNullable<typeof rule>, log, heard, undefined, 4);
+    expect(c?.exchanged.map((e) => e?.actions.slice(1, 3).map((a) => a.args))).toEqual([
+      [
+        { request_id: 'Q105', decision: 'enroll' },
+        { request_id: 'Q101', decision: 'waitlist' },
+      ],
+    ]);
+    const x = c as NonNullable<typeof c>;
+    const paid = { state: {}, score: 1 };
+    const lost = { state: {}, score: 0 };
+    expect([paid, lost].map((e) => contested(x, paid, [lost], [e], 1))).toEqual([false, true]);
+    // Where the move alone already costs the score, the exchange tells nothing.
+    expect(contested(x, lost, [lost], [lost], 1)).toBe(false);
+  });
+
+  it('tells entities apart by their own words, numbers and marks masked, and by decisions read off them', () => {
+    const texts = [
+      'I1: Acme, 12.00 USD, due 2026-03-01.\nI2: Acme, 7.50 USD, due 2026-02-01.',
+      'TK1 (urgent): "Refund me."',
+    ];
+    const ids = ['I1', 'I2', 'TK1', 'TK2'];
+    const r = { ...(rule as NonNullable<typeof rule>) };
+    // Alike but for numbers; the amounts each shows are what each is paid: read off their own words.
+    expect(describedAlike(texts, r, ids, ['I1', 12], ['I2', 7.5])).toBe(false);
+    expect(describedAlike(texts, r, ids, ['I1', 'paid'], ['I2', 'held'])).toBe(true);
+    const marked = [...texts, 'TK2 (ordinary): "Refund me."'];
+    expect(describedAlike(marked, r, ids, ['TK1', 'billing'], ['TK2', 'shipping'])).toBe(true);
+    expect(describedAlike([...marked, 'TK2: "and the fee"'], r, ids, ['TK1', 'x'], ['TK2', 'y'])).toBe(false);
   });
 });
 
@@ -180,20 +254,23 @@ describe('episodic-orders in a validation', () => {
   const codes = (r: { problems: Array<{ code: string; evidence?: unknown }> }) =>
     r.problems.filter((p) => JSON.stringify(p.evidence ?? null).includes('"episodic-orders"')).map((p) => p.code);
 
-  it('rejects a stated order nobody enforces (redteam-trust12 hack-urgent-first) at 11', async () => {
-    const report = await validateCandidate(fixture('redteam-trust12/hack-urgent-first.js'), {
-      pool,
-      validationSeed: 11,
-    });
-    expect(codes(report)).toEqual(['E_RULE_IGNORED']);
-  }, 240_000);
+  // hack-queue-mates: a reply naming other entities by id that changes with the moved one's decision is no contest.
+  it.each(['redteam-trust12/hack-urgent-first.js', 'episodic-orders/hack-queue-mates.js'])(
+    'rejects a stated order nobody enforces (%s) at 11',
+    async (path) => {
+      const report = await validateCandidate(fixture(path), { pool, validationSeed: 11 });
+      expect(codes(report)).toEqual(['E_RULE_IGNORED']);
+    },
+    240_000,
+  );
 
   // Every reordered log of these keeps the reference's decisions and state (session 10 rejected both): the seats and
-  // the parcels a low-priority entity takes first are refused to another.
+  // the parcels a low-priority entity takes first are refused to another, or silently not given (good-silent-stock).
   it.each([
     ['episodic/good-course-enrollment.js', 178382163472559],
     ['episodic-orders/good-food-bank.js', 11],
     ['episodic-orders/good-course-flags.js', 11],
+    ['episodic-orders/good-silent-stock.js', 11],
   ])(
     'admits a priority over a scarce stock, checked through the decisions (%s at %d)',
     async (path, seed) => {

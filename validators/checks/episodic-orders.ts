@@ -3,12 +3,12 @@
 // another order across their entities (each with its own reads before it). Where every such log, in every episode,
 // still earns the reference's score and ends in the reference's state, the order the rule states never mattered:
 // a policy that ignored it is paid (zero tolerance, E_RULE_IGNORED), unless the entities contest something the world
-// holds (validators/episodic/order-contests.ts: a seat one takes is refused to another), where the order decides
+// holds (validators/episodic/order-contests.ts: a seat one takes is not another's), where the order decides
 // the decisions. One order that costs the score, or one contest, clears the rule: an episode where the rule binds
 // nothing (no urgent ticket, no full course) must not count against an honest world.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, finished } from '../episodic/adversaries.js';
-import { contested, contestsOf, type Contest } from '../episodic/order-contests.js';
+import { contested, contestsOf, type Contest, type Played } from '../episodic/order-contests.js';
 import { orderRulesOf, permutationsOf, type OrderRule, type Permuted } from '../episodic/orders.js';
 import { bookkeeping, differingPaths, records } from '../episodic/stated-rules.js';
 import { referenceState } from './episodic-ablation.js';
@@ -77,15 +77,20 @@ export const episodicOrders: EpisodicCheck = {
         const contests = contestsFor(ctx, suspects);
         const played = await run(
           contests.flatMap(({ contest, of }) =>
-            [contest.base, ...contest.flipped].map((p) => replayOf(ctx.refs[of] as Rollout, p.actions, play(p))),
+            [contest.base, ...contest.flipped, ...contest.exchanged.flatMap((e) => (e ? [e] : []))].map((p) =>
+              replayOf(ctx.refs[of] as Rollout, p.actions, play(p)),
+            ),
           ),
         );
         let next = 0;
         let found = 0;
-        for (const { contest } of contests) {
-          const [base, ...flipped] = played.slice(next, (next += 1 + contest.flipped.length));
-          const heard = (r: RolloutResult | undefined) => (r?.ok ? (r.observations ?? []) : []);
-          if (base?.ok && flipped.some((f) => f?.ok && contested(contest, heard(base), heard(f)))) {
+        for (const { contest, of } of contests) {
+          const ref = ctx.refs[of] as Rollout;
+          const take = () => outcome(played[next++]);
+          const base = take();
+          const flipped = contest.flipped.map(take);
+          const exchanged = contest.exchanged.map((e) => (e ? take() : null));
+          if (base && contested(contest, base, flipped, exchanged, ref.score)) {
             enforced.add(said(contest.base.rule));
             found++;
           }
@@ -133,9 +138,12 @@ export const episodicOrders: EpisodicCheck = {
 const said = (rule: OrderRule) => rule.sentence.replace(/\d+/g, '#');
 
 const play = (p: Permuted): Partial<RolloutRequest> => ({
-  observations: true,
+  keepState: true,
   ...(p.binds ? { policy: { type: 'replay' as const, actions: p.actions, binds: p.binds } } : {}),
 });
+
+/** A contest's replay as judged: its final state and score (null where it failed). */
+const outcome = (r: RolloutResult | undefined): Played | null => (r?.ok ? { state: r.state, score: r.score } : null);
 
 /**
  * The contests of the rules every order pays, `orderContests` entities a rule in all, taken in turn from its
