@@ -6,7 +6,6 @@
 // otherwise. A reply's words are no decision (a status line naming other entities moves with any call).
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
-import { viewsOf } from './exchanges.js';
 import { reorderedLog, type OrderRule, type Permuted } from './orders.js';
 
 /** One entity's call of the ordered tool moved first (`base`, the reference's decision) and re-decided (`flipped`). */
@@ -42,6 +41,30 @@ function redecided(meta: EpisodicMeta, rule: OrderRule, call: Action, calls: rea
 
 const text = (v: unknown) => JSON.stringify(v);
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The words after each mention of an id of `a` and of `b` up to the next id, in every line of `texts` (other ids
+ * masked `#`, edge punctuation trimmed), each sorted: what the episode writes about each one.
+ */
+function viewsOf(texts: readonly string[], a: string[], b: string[], ids: readonly string[]): [string[], string[]] {
+  const all = [...new Set(ids)].sort((x, y) => y.length - x.length);
+  if (all.length === 0) return [[], []];
+  const any = new RegExp(all.map(escaped).join('|'), 'g');
+  const views = (mine: string[]): string[] => {
+    const out: string[] = [];
+    for (const line of texts.flatMap((t) => t.split('\n'))) {
+      const hits = [...line.matchAll(any)];
+      hits.forEach((m, k) => {
+        if (!mine.includes(m[0])) return;
+        const end = hits[k + 1]?.index ?? line.length;
+        const after = line.slice((m.index as number) + m[0].length, end);
+        out.push(after.replace(any, '#').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+      });
+    }
+    return out.sort();
+  };
+  return [views(a), views(b)];
+}
 
 /**
  * Whether the episode describes entities `a` and `b` alike (the words after their ids in the prompt and the other
