@@ -1,12 +1,11 @@
 // The withheld-decision family (rt12 W3): which argument names a decision's entity, which entities the episode shows
-// that the reference left alone, how an added call is filled from the entity's own reads, and which tools are gates.
+// that the reference left alone, how an added call is filled from the entity's own reads, and which tools are routes.
 import { describe, expect, it } from 'vitest';
 import {
   afterLead,
   entitiesToTry,
   entityArgOf,
   filledCall,
-  isGate,
   placeOnRoute,
   readsOf,
   reliesOnItself,
@@ -64,12 +63,6 @@ describe('withheld decisions', () => {
     expect(readsOf(meta, 'guest_id', 'G202', new Set(['book', 'submit']))).toEqual([
       A('read_guest', { guest_id: 'G202' }),
     ]);
-  });
-
-  it('takes a tool that another call on the same entity follows in some reference for a gate, not a decision', () => {
-    const approved = [A('request_approval', { guest_id: 'G1' }), A('book', { guest_id: 'G1' }), A('submit')];
-    expect(isGate([plan, approved], 'request_approval', 'guest_id')).toBe(true);
-    expect(isGate([plan, approved], 'book', 'guest_id')).toBe(false);
   });
 
   it('takes a tool whose later calls fail once its first call is gone for a route (a walk), not a decision', () => {

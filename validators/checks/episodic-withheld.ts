@@ -1,6 +1,6 @@
-// Withheld decisions must matter (redteam-trust12 W3): on the first adversary episode of each level, for each
-// decisive tool (not a gate another call relies on) and a few entities the episode shows that the reference never
-// sends it for, the reference's plan plus that call (its arguments read from the entity's own reads:
+// Withheld decisions must matter (redteam-trust12 W3): on the first adversary episode of each level, for each tool
+// that decides by effect (a gate with the call it lets through) and a few entities of any shape the episode shows that
+// the reference never sends it for (withheld-trials.ts), the reference's plan plus that call (filled from its reads:
 // validators/episodic/withheld.ts) before the finish (a route's right before the reference's first call on the
 // entity: redteam-trust14 Y8), also on the cheap plan (no calls of the tools whose ablation keeps the score, no
 // reads). A call that step records beyond bookkeeping and that still earns the reference's score pays a policy that
@@ -12,35 +12,25 @@ import { onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import {
-  entitiesToTry,
-  entityArgOf,
   filledCall,
-  isGate,
   afterLead,
+  judgedAt,
   placeOnRoute,
   readsOf,
   reliesOnItself,
-  WITHHELD_TOOLS,
   withoutFirstCall,
   type WithheldLog,
 } from '../episodic/withheld.js';
 import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
+import { withheldTrials, type Trial } from './withheld-trials.js';
 
 /** The tools a policy can list with (no arguments), the finish aside. */
 const listingsOf = (tools: ReadonlyArray<{ name: string; parameters: { properties?: object } }>, finish: string) =>
   tools
     .filter((t) => t.name !== finish && Object.keys(t.parameters.properties ?? {}).length === 0)
     .map((t): Action => ({ tool: t.name, args: {} }));
-
-/** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
-interface Trial {
-  tool: string;
-  arg: string;
-  template: Action;
-  entities: string[];
-}
 
 export const episodicWithheld: EpisodicCheck = {
   name: 'episodic-withheld',
@@ -73,29 +63,38 @@ export const episodicWithheld: EpisodicCheck = {
           .filter((r): r is Rollout => r?.ok === true);
         const book = bookkeeping(replayed, ctx.options.bookkeepingShare);
         const bodies = ctx.refs.map((r) => actionsOf(r).slice(0, -1));
-        const trials = episodes.map((i, k) => {
-          const r = ctx.refs[i] as Rollout;
-          const look = outcomes[ablations.length + states.length + k];
-          const shown = [r.prompt ?? '', ...(r.observations ?? []), ...(look?.ok ? (look.observations ?? []) : [])];
-          const body = (acts.get(i) as Action[]).slice(0, -1);
-          return [...new Set(body.map((a) => a.tool))]
-            .filter((t) => decisive.has(`${i}|${t}`))
-            .flatMap((tool): Trial[] => {
-              const arg = entityArgOf(ctx.meta, body, tool, shown, bodies);
-              if (arg === null || isGate(bodies, tool, arg)) return [];
-              const sent = body.filter((a) => a.tool === tool).map((a) => String(a.args[arg]));
-              const entities = entitiesToTry(shown, sent);
-              const template = body.find((a) => a.tool === tool) as Action;
-              return entities.length > 0 ? [{ tool, arg, template, entities }] : [];
-            })
-            .slice(0, WITHHELD_TOOLS);
-        });
-        // The reads of each template's entity and of each entity tried, after the plan: what fills the added calls.
         const skip = (i: number) =>
           new Set([
             (acts.get(i) as Action[]).at(-1)?.tool ?? '',
             ...[...decisive].flatMap((d) => d.split('|').slice(1)),
           ]);
+        // The trials, chosen by effect: decisive tools by their calls neutralized (a gate probed with the call it
+        // lets through: redteam-trust14 Y2), entities of every shape the world answers as one (Y4).
+        const chosen = await withheldTrials(
+          ctx,
+          episodes.map((i, k) => {
+            const r = ctx.refs[i] as Rollout;
+            const look = outcomes[ablations.length + states.length + k];
+            const shown = [r.prompt ?? '', ...(r.observations ?? []), ...(look?.ok ? (look.observations ?? []) : [])];
+            const all = acts.get(i) as Action[];
+            const body = all.slice(0, -1);
+            const reference = outcomes[ablations.length + k];
+            const decisiveHere = (t: string) => decisive.has(`${i}|${t}`);
+            return {
+              ref: r,
+              body,
+              finish: all.at(-1) as Action,
+              shown,
+              reference,
+              decisive: decisiveHere,
+              skip: skip(i),
+            };
+          }),
+          bodies,
+          tools.run,
+        );
+        const trials = chosen.trials;
+        // The reads of each template's entity and of each entity tried, after the plan: what fills the added calls.
         const readPlans = episodes.map((i, k) =>
           (trials[k] as Trial[]).flatMap((t) =>
             [t.template.args[t.arg] as string, ...t.entities].map((e) => ({
@@ -177,14 +176,18 @@ export const episodicWithheld: EpisodicCheck = {
               const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
               const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
               const finish = all.at(-1) as Action;
+              // A gate's added call goes with the call it lets through, filled the same way (redteam-trust14 Y2).
+              const theirs = replies(k, `${t.tool}|${entity}`);
+              const follow = t.follow ? [filledCall(ctx.meta, t.follow.call, t.follow.arg, entity, mine, theirs)] : [];
               const whole = {
                 of: i,
                 tool: t.tool,
                 arg: t.arg,
                 entity,
                 call,
-                actions: [...body.slice(0, place), ...reads, call, ...body.slice(place), finish],
+                actions: [...body.slice(0, place), ...reads, call, ...follow, ...body.slice(place), finish],
                 at: place + reads.length,
+                ...(t.follow && follow[0] ? { follow: { call: follow[0], arg: t.follow.arg } } : {}),
               };
               // The plan a cheap policy plays (redteam-trust13 X5): without the free tools' calls and the reads
               // that filled the call, so a prohibition the world enforces only once the agent looked is found.
@@ -193,7 +196,7 @@ export const episodicWithheld: EpisodicCheck = {
               const at = body.slice(0, place).filter(kept).length;
               const cheap = {
                 ...whole,
-                actions: [...bare.slice(0, at), call, ...bare.slice(at), finish],
+                actions: [...bare.slice(0, at), call, ...follow, ...bare.slice(at), finish],
                 at,
                 cheap: true,
               };
@@ -202,51 +205,59 @@ export const episodicWithheld: EpisodicCheck = {
           );
         });
         // A ticket or version each reply restates (redteam-trust14 Y3): re-read from the reply just before the added
-        // call (a replay of the log up to it), not copied from the template, spent by then.
-        const restated = (l: (typeof logs)[number]): Restated[] => {
-          const ref = ctx.refs[l.of] as Rollout;
-          const body = (acts.get(l.of) as Action[]).slice(0, -1);
-          return restatedArgs(body, ref.observations ?? [], l.tool, l.arg);
-        };
-        const refill = logs.flatMap((l) => {
-          const r = restated(l);
-          return r.length > 0 ? [{ l, r }] : [];
-        });
-        const prefixes = await tools.run(
-          refill.map(({ l }) => replayOf(ctx.refs[l.of] as Rollout, l.actions.slice(0, l.at), { observations: true })),
-        );
-        refill.forEach(({ l, r }, j) => {
-          const p = prefixes[j];
-          const latest = replyBefore(ctx.refs[l.of] as Rollout, p, l.at);
-          if (latest === undefined) return;
-          l.call = refilled(l.call, r, latest);
-          l.actions[l.at] = l.call;
-        });
+        // call and a gate's follow-up (a replay of the log up to it), not copied from the template, spent by then.
+        const prefixes: RolloutResult[] = [];
+        // The restated values of each log's judged call (the added call, or a gate's follow-up), for its repeats.
+        const spent = new Map<WithheldLog, Restated[]>();
+        for (const step of [0, 1]) {
+          const refill = logs.flatMap((l) => {
+            const c = step === 0 ? { call: l.call, arg: l.arg } : l.follow;
+            const ref = ctx.refs[l.of] as Rollout;
+            const body = (acts.get(l.of) as Action[]).slice(0, -1);
+            const r: Restated[] = c ? restatedArgs(body, ref.observations ?? [], c.call.tool, c.arg) : [];
+            return c && r.length > 0 ? [{ l, c, r, at: l.at + step }] : [];
+          });
+          if (refill.length === 0) continue;
+          for (const { l, r } of refill) if (judgedAt(l) === l.at + step) spent.set(l, r);
+          const run = await tools.run(
+            refill.map(({ l, at }) =>
+              replayOf(ctx.refs[l.of] as Rollout, l.actions.slice(0, at), { observations: true }),
+            ),
+          );
+          prefixes.push(...run);
+          refill.forEach(({ l, c, r, at }, j) => {
+            const latest = replyBefore(ctx.refs[l.of] as Rollout, run[j], at);
+            if (latest === undefined) return;
+            c.call = refilled(c.call, r, latest);
+            l.actions[at] = c.call;
+            if (step === 0) l.call = c.call;
+          });
+        }
         const results = await tools.run(
           logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),
         );
         // Recorded: the added call accepted and changing the state beyond what any call changes (a path nearly every
         // turn changes counts only where the world remembers the call: redteam-trust14 Y1, redteam-trust15 Z1-Z3).
         const accepted = (l: WithheldLog, r: RolloutResult | undefined): r is Rollout =>
-          r?.ok === true && !r.rejected.includes(l.at + 1);
+          r?.ok === true && !r.rejected.includes(judgedAt(l) + 1);
         // Where its changes are all bookkeeping paths and the score is kept, whether the world remembers it decides
         // (the call repeated, the rest of the log answered otherwise than after a neutral call: redteam-trust15 Z1-Z3).
         const hidden = logs.flatMap((l, k) => {
           const r = results[k];
           return accepted(l, r) &&
-            onlyBookkeeping(r.changes?.[l.at], book) &&
+            onlyBookkeeping(r.changes?.[judgedAt(l)], book) &&
             r.score >= (ctx.refs[l.of] as Rollout).score - 1e-9
             ? [k]
             : [];
         });
-        const spent = new Map(refill.map(({ l, r }) => [l, r]));
         let neutrals = 0;
         const beyond = await recordedBeyondNeutral(
           hidden.map((k) => {
             const l = logs[k] as (typeof logs)[number];
             const r = spent.get(l);
             const respell = r && ((call: Action, reply: string) => refilled(call, r, reply));
-            return { ref: ctx.refs[l.of] as Rollout, actions: l.actions, at: l.at, added: true, ...(r && { respell }) };
+            const ref = ctx.refs[l.of] as Rollout;
+            return { ref, actions: l.actions, at: judgedAt(l), added: true, ...(r && { respell }) };
           }),
           (requests) => {
             neutrals += requests.length;
@@ -255,7 +266,7 @@ export const episodicWithheld: EpisodicCheck = {
         );
         const byValue = new Set(hidden.filter((_, j) => beyond[j]));
         const recorded = (l: WithheldLog, r: RolloutResult | undefined, k: number) =>
-          accepted(l, r) && ((r.changes?.[l.at] ?? []).some((p) => !book.has(p)) || byValue.has(k));
+          accepted(l, r) && ((r.changes?.[judgedAt(l)] ?? []).some((p) => !book.has(p)) || byValue.has(k));
         const findings: Finding[] = logs.map((l, k) => {
           const ref = ctx.refs[l.of] as Rollout;
           const r = results[k];
@@ -270,11 +281,13 @@ export const episodicWithheld: EpisodicCheck = {
             what: 'added withheld call',
             form:
               `${l.tool} on ${l.entity}, an entity the reference left alone (seed ${ref.seed}, level ${ref.level}): ` +
-              `the plan${l.cheap ? ' without its free calls' : ''} plus ${JSON.stringify(l.call.args).slice(0, 80)}`,
+              `the plan${l.cheap ? ' without its free calls' : ''} plus ${JSON.stringify(l.call.args).slice(0, 80)}` +
+              (l.follow ? `, then ${l.follow.call.tool} (the call it lets through)` : ''),
             evidence: () => ({
               tool: l.tool,
               entity: l.entity,
               call: JSON.stringify(l.call).slice(0, 200),
+              ...(l.follow ? { follow: JSON.stringify(l.follow.call).slice(0, 200) } : {}),
               recorded: stored,
               seed: ref.seed,
               level: ref.level,
@@ -287,7 +300,9 @@ export const episodicWithheld: EpisodicCheck = {
           findings,
           metrics: {
             added: logs.length,
-            rollouts: looks.length + runs.length + withouts.length + prefixes.length + logs.length + neutrals,
+            rollouts:
+              looks.length + chosen.rollouts + runs.length + withouts.length + prefixes.length + logs.length + neutrals,
+            gates: chosen.gates,
             routes: routes.size,
             recorded: logs.filter((l, k) => recorded(l, results[k], k)).length,
           },

@@ -22,7 +22,12 @@ export interface WithheldLog {
   actions: Action[];
   /** The index of the added call in `actions`. */
   at: number;
+  /** A gate's: the later call it lets through, right after it, judged in its place (redteam-trust14 Y2). */
+  follow?: { call: Action; arg: string };
 }
+
+/** The index of the call a withheld log is judged on: the follow-up a gate lets through, else the added call. */
+export const judgedAt = (l: WithheldLog): number => (l.follow ? l.at + 1 : l.at);
 
 const lower = (v: unknown) => String(v).toLowerCase();
 
@@ -114,21 +119,6 @@ export function filledCall(
     if (copy !== undefined) args[name] = typeof v === 'number' ? Number(copy) : copy;
   }
   return { tool: template.tool, args };
-}
-
-/**
- * Whether `tool` is a gate in the reference's plans (`bodies`, every reference's): in one of them, a call of it on an
- * entity followed by another tool's call on the same entity (an approval a booking relies on, a merchant contacted
- * before a chargeback). An extra gate passed is no decision; what it lets through is.
- */
-export function isGate(bodies: ReadonlyArray<readonly Action[]>, tool: string, arg: string): boolean {
-  return bodies.some((body) =>
-    body.some(
-      (a, i) =>
-        a.tool === tool &&
-        body.slice(i + 1).some((b) => b.tool !== tool && Object.values(b.args).some((v) => v === a.args[arg])),
-    ),
-  );
 }
 
 /** The entities to try for `tool` in one episode: at most WITHHELD_ENTITIES, spread over those shown. */

@@ -1,0 +1,47 @@
+// Entities of every shape (redteam-trust14 Y4): shown tokens of other shapes grouped, screened by the world's answer,
+// and the budget spread over the shapes.
+import { describe, expect, it } from 'vitest';
+import { answeredTokens, fitsArg, otherShapes, screenOf, spreadOverShapes } from '../validators/episodic/entities.js';
+import { A, metaWith, tool } from './helpers/episodic-meta.js';
+
+const meta = metaWith([
+  tool('read_order', { order_id: { type: 'string', maxLength: 12 } }),
+  tool('refund', { order_id: { type: 'string', maxLength: 12 }, amount: { type: 'number' } }),
+]);
+const listing = 'Returns: O-1234 ($50), GC-482913 ($25), O-5678 ($99), GC:7781 ($100).';
+
+describe('entities of every shape', () => {
+  it('groups the shown tokens of other shapes by shape, texts naming a sent id first, never a sent one', () => {
+    const groups = otherShapes(['Desk K7.', listing], ['O-1234'], fitsArg(meta, 'refund', 'order_id'));
+    // The listing first: prices, the gift cards (an id with another separator too), then the prompt's desk.
+    expect(groups.flat()).toContain('GC-482913');
+    expect(groups.flat()).toContain('GC:7781');
+    expect(groups.flat()).not.toContain('O-5678');
+    expect(groups.findIndex((g) => g.includes('GC-482913'))).toBeLessThan(groups.findIndex((g) => g.includes('K7')));
+    // Too long for the argument: never a candidate.
+    expect(otherShapes(['O-1 and LONG-ID-0123456789'], ['O-1'], fitsArg(meta, 'refund', 'order_id'))).toEqual([]);
+  });
+
+  it('keeps the tokens the world answers otherwise than an id nobody has', () => {
+    const screen = screenOf(meta, A('read_order', { order_id: 'x' }), 'order_id', [['50', '25'], ['GC-482913']]);
+    expect(screen.calls.map((c) => c.args.order_id)).toEqual(['ZZ-00000', '50', 'GC-482913']);
+    const replies = ['No order ZZ-00000.', 'No order 50.', 'GC-482913: a gift card, price $25.'];
+    expect([...answeredTokens(screen, replies)]).toEqual(['GC-482913']);
+    // A call the host refused (undefined) answers nothing.
+    expect([...answeredTokens(screen, [replies[0], undefined, undefined])]).toEqual([]);
+  });
+
+  it('spreads the budget over the shapes, one a shape before a second of any', () => {
+    expect(
+      spreadOverShapes(
+        [
+          ['O-1', 'O-2', 'O-3'],
+          ['GC-1', 'GC-2'],
+        ],
+        2,
+      ),
+    ).toEqual(['O-1', 'GC-1']);
+    expect(spreadOverShapes([['O-1', 'O-2', 'O-3'], ['GC-1']], 4)).toEqual(['O-1', 'O-2', 'O-3', 'GC-1']);
+    expect(spreadOverShapes([['O-1', 'O-2', 'O-3', 'O-4']], 2)).toEqual(['O-1', 'O-4']);
+  });
+});

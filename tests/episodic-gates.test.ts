@@ -1,0 +1,57 @@
+// Steps and gates by effect (redteam-trust14 Y2): which later call a step lets through, whether it needs the step,
+// and the entities the reference decided without it.
+import { describe, expect, it } from 'vitest';
+import { decidedWithout, followersOf, neutralized, nobodyFor, stepOf, tookOut } from '../validators/episodic/gates.js';
+import { A, metaWith, tool } from './helpers/episodic-meta.js';
+
+const plan = [
+  A('read_guest', { guest_id: 'G1' }),
+  A('book', { guest_id: 'G1', nights: 2 }),
+  A('confirm', { guest_id: 'G1' }),
+  A('read_booking', { guest_id: 'G1' }),
+];
+// The reference: the read and the read-back change nothing, the booking and its confirmation do.
+const reference = { turns: 4, rejected: [], changes: [[], ['$.guests.0.nights'], ['$.guests.0.confirmed'], []] };
+
+describe('steps and gates by effect', () => {
+  it('lists the later calls of other tools on the same entity', () => {
+    expect(followersOf(plan, 'book', 'guest_id')).toEqual([
+      [1, 2, 'guest_id'],
+      [1, 3, 'guest_id'],
+    ]);
+  });
+
+  it('takes a booking a confirmation needs for a gate, judged on the confirmation', () => {
+    // Booking neutralized: the confirmation is refused (changes nothing).
+    const without = { turns: 4, rejected: [], changes: [[], [], [], []] };
+    expect(stepOf(plan, 'book', 'guest_id', reference, without)).toMatchObject({
+      follow: plan[2],
+      followArg: 'guest_id',
+      needed: true,
+    });
+  });
+
+  it('takes a follow-up that holds without the call for a step not needed, and a read after it for no step', () => {
+    const confirmed = { turns: 4, rejected: [], changes: [[], [], ['$.guests.0.confirmed'], []] };
+    expect(stepOf(plan, 'book', 'guest_id', reference, confirmed)?.needed).toBe(false);
+    // Only a read follows: a decision of its own.
+    const readBack = [plan[1], plan[3]] as typeof plan;
+    const run = { turns: 2, rejected: [], changes: [['$.guests.0.nights'], []] };
+    expect(stepOf(readBack, 'book', 'guest_id', run, undefined)).toBeNull();
+  });
+
+  it('leaves out the entities the reference decided without the step (an approval a short stay never needed)', () => {
+    const approvals = [A('approve', { guest_id: 'G1' }), A('book', { guest_id: 'G1' }), A('book', { guest_id: 'g2' })];
+    expect(decidedWithout(approvals, new Set(['book']), ['G2', 'G3'])).toEqual(['G2']);
+  });
+
+  it('neutralizes a tool with an id nobody has that fits its argument; every such call refused', () => {
+    const meta = metaWith([tool('book', { guest_id: { type: 'string', minLength: 1, maxLength: 5 } })]);
+    expect(nobodyFor(meta, 'book', 'guest_id')).toBe('ZZ-00');
+    const out = neutralized(plan, 'book', 'guest_id', 'ZZ-00');
+    expect(out[1]).toEqual(A('book', { guest_id: 'ZZ-00', nights: 2 }));
+    expect(out[2]).toEqual(plan[2]);
+    expect(tookOut(plan, 'book', { turns: 4, rejected: [], changes: [[], [], [], []] })).toBe(true);
+    expect(tookOut(plan, 'book', reference)).toBe(false);
+  });
+});

@@ -1,0 +1,135 @@
+// What episodic-withheld tries on one episode, chosen by effect (redteam-trust14 Y2, Y4): each decisive tool's calls
+// neutralized (a tool whose loss was only the turns' draws decides nothing; a tool a later call then fails without is
+// a gate, probed with that call), and the shown tokens of other shapes screened by the world (an entity of any shape).
+import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
+import type { Action } from '../episodic/adversaries.js';
+import {
+  answeredTokens,
+  fitsArg,
+  otherShapes,
+  screenOf,
+  spreadOverShapes,
+  WITHHELD_SHAPES,
+} from '../episodic/entities.js';
+import { decidedWithout, nobodyFor, neutralized, stepOf, tookOut } from '../episodic/gates.js';
+import { entityArgOf, readsOf, WITHHELD_ENTITIES, WITHHELD_TOOLS, withheldEntities } from '../episodic/withheld.js';
+import { replayOf, scoreOf, type EpisodicContext } from './episodic.js';
+
+/** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
+export interface Trial {
+  tool: string;
+  arg: string;
+  template: Action;
+  entities: string[];
+  /** A gate's: the later call it lets through (the added call's follow-up) and its argument naming the entity. */
+  follow?: { call: Action; arg: string };
+}
+
+/** One episode as the trials see it: its reference, plan (finish aside), texts shown, reference replay, reads' skip. */
+export interface Seen {
+  ref: Rollout;
+  body: Action[];
+  finish: Action;
+  shown: string[];
+  reference: RolloutResult | undefined;
+  decisive: (tool: string) => boolean;
+  skip: ReadonlySet<string>;
+}
+
+interface Candidate {
+  tool: string;
+  arg: string;
+  same: string[];
+  others: string[][];
+  nobody: string;
+}
+
+/** Each episode's trials (at most WITHHELD_TOOLS), with the rollouts spent choosing them. */
+export async function withheldTrials(
+  ctx: EpisodicContext,
+  seen: readonly Seen[],
+  bodies: ReadonlyArray<readonly Action[]>,
+  run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
+): Promise<{ trials: Trial[][]; rollouts: number; gates: number }> {
+  const cands = seen.map((s) =>
+    [...new Set(s.body.map((a) => a.tool))].filter(s.decisive).flatMap((tool): Candidate[] => {
+      const arg = entityArgOf(ctx.meta, s.body, tool, s.shown, bodies);
+      if (arg === null) return [];
+      const sent = s.body.filter((a) => a.tool === tool).map((a) => String(a.args[arg]));
+      const others = otherShapes(s.shown, sent, fitsArg(ctx.meta, tool, arg));
+      const same = withheldEntities(s.shown, sent);
+      const nobody = nobodyFor(ctx.meta, tool, arg);
+      return same.length + others.length > 0 ? [{ tool, arg, same, others, nobody }] : [];
+    }),
+  );
+  // One screening log an episode: the plan, then each tool's questions (a read of the token, else its own call).
+  const screens = seen.map((s, k) => {
+    let room = ctx.meta.maxTurns - s.body.length;
+    return (cands[k] as Candidate[]).flatMap((c) => {
+      const ask = readsOf(ctx.meta, c.arg, c.nobody, s.skip)[0] ?? (s.body.find((a) => a.tool === c.tool) as Action);
+      const screen = screenOf(ctx.meta, ask, c.arg, c.others);
+      if (c.others.length === 0 || screen.calls.length > room) return [];
+      room -= screen.calls.length;
+      return [{ c, screen }];
+    });
+  });
+  const screening = seen.flatMap((s, k) => ((screens[k] ?? []).length > 0 ? [k] : []));
+  const neutral = seen.flatMap((s, k) =>
+    (cands[k] as Candidate[]).map((c) =>
+      replayOf(s.ref, [...neutralized(s.body, c.tool, c.arg, c.nobody), s.finish], { changes: true }),
+    ),
+  );
+  const out = await run([
+    ...neutral,
+    ...screening.map((k) => {
+      const s = seen[k] as Seen;
+      return replayOf(s.ref, [...s.body, ...(screens[k] ?? []).flatMap((x) => x.screen.calls)], { observations: true });
+    }),
+  ]);
+  let n = 0;
+  let gates = 0;
+  const trials = seen.map((s, k) => {
+    const r = out[neutral.length + screening.indexOf(k)];
+    let at = s.body.length;
+    const answered = new Map(
+      (screens[k] ?? []).map(({ c, screen }) => {
+        const replies = screen.calls.map((_, m) => {
+          const j = at + m;
+          return r?.ok && j < r.turns && !r.rejected.includes(j + 1) ? r.observations?.[j] : undefined;
+        });
+        at += screen.calls.length;
+        return [c.tool, answeredTokens(screen, replies)] as const;
+      }),
+    );
+    return (cands[k] as Candidate[])
+      .flatMap((c): Trial[] => {
+        const without = out[n++];
+        const body = s.body;
+        const tookAway = without?.ok === true && tookOut(body, c.tool, without);
+        // Decisive by what it does: with its calls refused at the same turns the plan earns less.
+        if (tookAway && scoreOf(without) >= s.ref.score - 1e-9) return [];
+        // A step before another decision on the same entity: probed with the call it lets through, never on an
+        // entity the reference made that decision on without it (an approval a short stay never needed).
+        const step = s.reference?.ok ? stepOf(body, c.tool, c.arg, s.reference, tookAway ? without : undefined) : null;
+        const skip = new Set(step ? decidedWithout(body, step.tools, [...c.same, ...c.others.flat()]) : []);
+        const kept = c.others.filter((g) => answered.get(c.tool)?.has(g[0] as string));
+        const groups = [c.same, ...kept].map((g) => g.filter((e) => !skip.has(e))).filter((g) => g.length > 0);
+        const budget = groups.length > 1 ? Math.min(WITHHELD_SHAPES, Math.max(WITHHELD_ENTITIES, groups.length)) : 2;
+        const entities = spreadOverShapes(groups, budget);
+        if (entities.length === 0) return [];
+        if (step?.needed) gates++;
+        const template = step?.gate ?? (body.find((a) => a.tool === c.tool) as Action);
+        return [
+          {
+            tool: c.tool,
+            arg: c.arg,
+            template,
+            entities,
+            ...(step ? { follow: { call: step.follow, arg: step.followArg } } : {}),
+          },
+        ];
+      })
+      .slice(0, WITHHELD_TOOLS);
+  });
+  return { trials, rollouts: out.length, gates };
+}

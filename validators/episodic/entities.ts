@@ -1,0 +1,98 @@
+// Entities of every shape (redteam-trust14 Y4): an entity is what the world accepts as the tool's entity argument, not
+// what looks like the ids the reference sent. Shown tokens of each other shape are screened once a shape (a read of
+// the first, after the plan: answered otherwise than an id nobody has, so the world knows it), and the entities tried
+// are spread over the shapes, one a shape before a second of any.
+import type { EpisodicMeta } from '../../contract/episodic.js';
+import { propsOf, spread, type Action } from './adversaries.js';
+import { nobodyFor } from './gates.js';
+import { tokensOf } from './probes.js';
+import { idValue, shapeOf } from './structure.js';
+
+/** Shapes screened per entity argument and episode, and entities tried per tool where shapes differ (the cost). */
+export const SCREENED_SHAPES = 8;
+export const WITHHELD_SHAPES = 4;
+
+const lower = (v: string) => v.toLowerCase();
+/** Id-like tokens of a text, with the separators an id may hold inside (`GC:4829`, `S/12`) as well as without. */
+const idTokensOf = (text: string): string[] => [
+  ...tokensOf(text),
+  ...(text.slice(0, 20_000).match(/[A-Za-z0-9](?:[\w.:/#-]*[A-Za-z0-9])?/g) ?? []).slice(0, 4_000),
+];
+
+/**
+ * The tokens of shapes no sent value has, that the shown texts hold and that fit the argument (`fits`), grouped by
+ * shape: texts that name a sent value first, then the others, each in the order shown.
+ */
+export function otherShapes(shown: readonly string[], sent: readonly string[], fits: (t: string) => boolean) {
+  const mine = new Set(sent.map(lower));
+  const shapes = new Set(sent.map(shapeOf));
+  const names = (text: string) => tokensOf(text).some((t) => mine.has(lower(t)));
+  const groups = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const text of [...shown.filter(names), ...shown.filter((t) => !names(t))])
+    for (const t of idTokensOf(text)) {
+      const s = shapeOf(t);
+      if (shapes.has(s) || seen.has(lower(t)) || mine.has(lower(t)) || !idValue(t.replace(/[/#]/g, '-')) || !fits(t))
+        continue;
+      seen.add(lower(t));
+      groups.set(s, [...(groups.get(s) ?? []), t]);
+    }
+  return [...groups.values()];
+}
+
+/** Whether a string fits the length the entity argument `arg` of `tool` allows. */
+export const fitsArg = (meta: EpisodicMeta, tool: string, arg: string) => (t: string) => {
+  const s = propsOf(meta, tool)[arg] as { minLength?: number; maxLength?: number } | undefined;
+  return t.length >= (s?.minLength ?? 0) && t.length <= (s?.maxLength ?? Number.POSITIVE_INFINITY);
+};
+
+/** One screening: the calls that ask the world about an id nobody has and about the first token of each shape. */
+export interface Screen {
+  nobody: string;
+  tokens: string[];
+  calls: Action[];
+}
+
+/**
+ * The screening of `groups` (at most SCREENED_SHAPES shapes) by `ask`, a call of one tool whose entity argument `arg`
+ * names the token (a read of it where the world has one, else the decision's own call).
+ */
+export function screenOf(meta: EpisodicMeta, ask: Action, arg: string, groups: readonly string[][]): Screen {
+  const nobody = nobodyFor(meta, ask.tool, arg);
+  const tokens = groups.slice(0, SCREENED_SHAPES).map((g) => g[0] as string);
+  const call = (t: string): Action => ({ tool: ask.tool, args: { ...ask.args, [arg]: t } });
+  return { nobody, tokens, calls: [call(nobody), ...tokens.map(call)] };
+}
+
+const masked = (reply: string, token: string) =>
+  reply.replace(new RegExp(token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '\u00b7').trim();
+
+/**
+ * The tokens of a screening the world answers as entities: `replies` answer `screen.calls` in order (undefined for a
+ * call not played or refused by the host); a token whose reply, its own spelling masked, differs from the reply to
+ * the id nobody has.
+ */
+export function answeredTokens(screen: Screen, replies: ReadonlyArray<string | undefined>): Set<string> {
+  const none = replies[0];
+  if (none === undefined) return new Set();
+  const base = masked(none, screen.nobody);
+  return new Set(
+    screen.tokens.filter((t, k) => {
+      const r = replies[k + 1];
+      return r !== undefined && masked(r, t) !== base;
+    }),
+  );
+}
+
+/**
+ * At most `n` entities from groups of one shape each (the sent shape's first), one a group before a second of any, each
+ * group's share spread over it (first and last kept).
+ */
+export function spreadOverShapes(groups: readonly string[][], n: number): string[] {
+  const share = groups.map(() => 0);
+  for (let k = 0, left = n; left > 0 && groups.some((g, j) => (share[j] as number) < g.length); k++) {
+    const j = k % groups.length;
+    if ((share[j] as number) < (groups[j] as string[]).length) (share[j] = (share[j] as number) + 1), left--;
+  }
+  return groups.flatMap((g, j) => (share[j] === 1 ? g.slice(0, 1) : spread([...g], share[j] as number)));
+}

@@ -1,0 +1,93 @@
+// Gates and decisions by effect (redteam-trust14 Y2): the plan with a tool's calls made to name no entity (refused,
+// every turn kept, so the turns' draws stay the same) says whether the tool decides the score by what it does, and
+// whether it is a gate: a later call of another tool on the same entity that changed the state is then refused or
+// ineffective (an approval a booking needs, a booking a confirmation needs). A later call that merely names the
+// entity (a receipt, a read after the write) makes no gate. A gate's added call is probed with what it lets through.
+import type { EpisodicMeta } from '../../contract/episodic.js';
+import { propsOf, type Action } from './adversaries.js';
+import { NO_SUCH } from './neutral.js';
+import type { TurnsRun } from './withheld.js';
+
+/** A step in a plan: its call (the added call's template) and the later call it lets through. */
+export interface Step {
+  gate: Action;
+  follow: Action;
+  /** The argument of `follow` that names the step's entity. */
+  followArg: string;
+  /** Whether `follow` needs the step (a gate: refused or ineffective without it). */
+  needed: boolean;
+  /** The tools whose calls follow the step on its entities and change the state. */
+  tools: ReadonlySet<string>;
+}
+
+/** The id no world has, fitted to the length `arg` of `tool` allows (so the host does not reject the call). */
+export function nobodyFor(meta: EpisodicMeta, tool: string, arg: string): string {
+  const s = propsOf(meta, tool)[arg] as { minLength?: number; maxLength?: number } | undefined;
+  return NO_SUCH.slice(0, s?.maxLength ?? NO_SUCH.length).padEnd(s?.minLength ?? 0, '0');
+}
+
+/** Plan `body` with every call of `tool` naming `nobody` as its entity (`arg`): the tool's effect taken out. */
+export const neutralized = (body: readonly Action[], tool: string, arg: string, nobody: string): Action[] =>
+  body.map((a) => (a.tool === tool ? { tool, args: { ...a.args, [arg]: nobody } } : a));
+
+/** Whether turn `j` (from 0) of a run was played, not refused, and changed the state. */
+const changed = (r: TurnsRun, j: number) =>
+  j >= 0 && j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
+
+/** Whether the neutralized calls of `tool` in a run of `neutralized(body, …)` all changed nothing (were refused). */
+export const tookOut = (body: readonly Action[], tool: string, run: TurnsRun): boolean =>
+  body.every((a, j) => a.tool !== tool || !changed(run, j));
+
+/**
+ * The calls of other tools that follow a call of `tool` on the same entity (its `arg`) in plan `body`: the candidates a
+ * gate may let through, as [the gate call's index, the later call's index, the later call's argument naming it].
+ */
+export function followersOf(body: readonly Action[], tool: string, arg: string): Array<[number, number, string]> {
+  return body.flatMap((a, i) => {
+    const e = a.args[arg];
+    if (a.tool !== tool || typeof e !== 'string') return [];
+    return body.flatMap((b, j): Array<[number, number, string]> => {
+      if (j <= i || b.tool === tool) return [];
+      const name = Object.keys(b.args).find((k) => b.args[k] === e);
+      return name === undefined ? [] : [[i, j, name]];
+    });
+  });
+}
+
+/**
+ * The step `tool` is in plan `body` (a call a later decision on the same entity follows: an approval, a booking then
+ * confirmed): the later calls of other tools on a call's entity that changed the state in the reference (`reference`,
+ * a replay of the plan); a follow-up that merely names the entity and changes nothing (a read after the write) makes
+ * no step. The call it lets through is the first that, with the tool's calls neutralized (`without`, the same turns),
+ * is refused or changes nothing (a gate), else the first. Null where none follows (a decision of its own).
+ */
+export function stepOf(
+  body: readonly Action[],
+  tool: string,
+  arg: string,
+  reference: TurnsRun,
+  without: TurnsRun | undefined,
+): Step | null {
+  const after = followersOf(body, tool, arg).filter(([, j]) => changed(reference, j));
+  const [i, j, followArg] = after.find(([, j]) => without !== undefined && !changed(without, j)) ?? after[0] ?? [];
+  if (i === undefined || j === undefined || followArg === undefined) return null;
+  const gate = without !== undefined && !changed(without, j);
+  return {
+    gate: body[i] as Action,
+    follow: body[j] as Action,
+    followArg,
+    needed: gate,
+    tools: new Set(after.map(([, k]) => (body[k] as Action).tool)),
+  };
+}
+
+/**
+ * The entities a step is no decision for: those a call of a tool it comes before (`tools`) names in plan `body` (the
+ * reference made that decision on the entity without the step: an approval a short stay never needed).
+ */
+export const decidedWithout = (body: readonly Action[], tools: ReadonlySet<string>, entities: readonly string[]) => {
+  const named = new Set(
+    body.flatMap((a) => (tools.has(a.tool) ? Object.values(a.args).map((v) => String(v).toLowerCase()) : [])),
+  );
+  return entities.filter((e) => named.has(e.toLowerCase()));
+};
