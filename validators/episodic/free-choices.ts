@@ -51,7 +51,7 @@ export function switchedAblations(switches: string[], ablated: Action[]): Array<
   return switches.map((tool) => ({ how: `${tool} played first`, actions: [{ tool, args: {} }, ...ablated] }));
 }
 
-/** Whether a call names no entity: none of its arguments is a free string (an id, a name); an enum or a flag is none. */
+/** Whether a call names no entity: none of its arguments is a free string (an id, a name); an enum, a flag is none. */
 export const namesNoEntity = (meta: EpisodicMeta, a: Action): boolean =>
   Object.entries(a.args).every(([k, v]) => typeof v !== 'string' || propsOf(meta, a.tool)[k]?.enum !== undefined);
 
