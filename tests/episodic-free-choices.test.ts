@@ -77,16 +77,18 @@ describe('playedSwitches and movedAblations (redteam-trust14 Y7)', () => {
     expect(namesNoEntity(meta, A('book', { guest_id: 'G1', nights: 3 }))).toBe(false);
   });
 
-  it("takes the reference's own state-changing calls that name no entity, distinct, the latest first", () => {
+  it("takes the reference's own state-changing calls naming no entity, a tool each first, latest first", () => {
     const body = [A('list'), A('set_desk', { mode: 'late' }), A('book', { guest_id: 'G1', nights: 3 }), A('close')];
     expect(playedSwitches(meta, body, [false, true, true, true])).toEqual([
       A('close'),
       A('set_desk', { mode: 'late' }),
     ]);
-    expect(playedSwitches(meta, [...body, A('close')])).toEqual([
+    const pages = [1, 2, 3, 4].map((page) => A('list', { page }));
+    expect(playedSwitches(meta, [...body, ...pages])).toEqual([
+      A('list', { page: 4 }),
       A('close'),
       A('set_desk', { mode: 'late' }),
-      A('list'),
+      A('list', { page: 3 }),
     ]);
   });
 

@@ -6,8 +6,8 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { keyOf, propsOf, requiredOf, type Action } from './adversaries.js';
 
-/** The reference's own switches moved per ablation (the latest first: a phase change comes late). */
-export const MOVED_SWITCHES = 3;
+/** The reference's own switches moved per ablation (a phase change comes late: the latest first, a tool each first). */
+export const MOVED_SWITCHES = 4;
 
 /**
  * The ablated log with each kept call's arguments that name an entity the removed step named re-spelled, one log a
@@ -57,14 +57,19 @@ export const namesNoEntity = (meta: EpisodicMeta, a: Action): boolean =>
 
 /**
  * The reference's calls (`body`, its finish aside) that name no entity and changed its state (`changed`, per call;
- * every call where unknown), distinct, the latest first, at most MOVED_SWITCHES: the switches it plays itself.
+ * every call where unknown), distinct, at most MOVED_SWITCHES: each tool's latest call, the latest first, then the
+ * others (so calls of one tool played after a switch, a page listed thrice, cannot crowd it out).
  */
 export function playedSwitches(meta: EpisodicMeta, body: readonly Action[], changed?: readonly boolean[]): Action[] {
+  const latest = body
+    .map((a, i) => ({ a, i }))
+    .filter(({ a, i }) => (changed?.[i] ?? true) && namesNoEntity(meta, a))
+    .reverse()
+    .map(({ a }) => a);
+  const tools = new Set<string>();
+  const first = latest.filter((a) => !tools.has(a.tool) && tools.add(a.tool));
   const out = new Map<string, Action>();
-  for (let i = body.length - 1; i >= 0 && out.size < MOVED_SWITCHES; i--) {
-    const a = body[i] as Action;
-    if ((changed?.[i] ?? true) && namesNoEntity(meta, a) && !out.has(keyOf(a))) out.set(keyOf(a), a);
-  }
+  for (const a of [...first, ...latest]) if (out.size < MOVED_SWITCHES && !out.has(keyOf(a))) out.set(keyOf(a), a);
   return [...out.values()];
 }
 
