@@ -1,6 +1,13 @@
 // The rule ablation composed with the plan's free choices (validators/episodic/free-choices.ts).
 import { describe, expect, it } from 'vitest';
-import { respelledAblations, switchedAblations, switchesOf } from '../validators/episodic/free-choices.js';
+import {
+  movedAblations,
+  namesNoEntity,
+  playedSwitches,
+  respelledAblations,
+  switchedAblations,
+  switchesOf,
+} from '../validators/episodic/free-choices.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 describe('respelledAblations', () => {
@@ -52,5 +59,44 @@ describe('switchesOf and switchedAblations', () => {
   it('plays each switch first, before the ablated plan', () => {
     const plan = [A('book', { guest_id: 'G1' }), A('submit')];
     expect(switchedAblations(['waive'], plan)).toEqual([{ how: 'waive played first', actions: [A('waive'), ...plan] }]);
+  });
+});
+
+describe('playedSwitches and movedAblations (redteam-trust14 Y7)', () => {
+  const meta = metaWith([
+    tool('list', {}),
+    tool('book', { guest_id: { type: 'string' }, nights: { type: 'integer' } }),
+    tool('set_desk', { mode: { type: 'string', enum: ['day', 'late'] } }),
+    tool('close', {}),
+    tool('submit', {}),
+  ]);
+
+  it('a call names no entity where no argument is a free string', () => {
+    expect(namesNoEntity(meta, A('close'))).toBe(true);
+    expect(namesNoEntity(meta, A('set_desk', { mode: 'late' }))).toBe(true);
+    expect(namesNoEntity(meta, A('book', { guest_id: 'G1', nights: 3 }))).toBe(false);
+  });
+
+  it("takes the reference's own state-changing calls naming no entity, a tool each first, latest first", () => {
+    const body = [A('list'), A('set_desk', { mode: 'late' }), A('book', { guest_id: 'G1', nights: 3 }), A('close')];
+    expect(playedSwitches(meta, body, [false, true, true, true])).toEqual([
+      A('close'),
+      A('set_desk', { mode: 'late' }),
+    ]);
+    const pages = [1, 2, 3, 4].map((page) => A('list', { page }));
+    expect(playedSwitches(meta, [...body, ...pages])).toEqual([
+      A('list', { page: 4 }),
+      A('close'),
+      A('set_desk', { mode: 'late' }),
+      A('list', { page: 3 }),
+    ]);
+  });
+
+  it('moves each switch to the front of the ablated plan, none where it is first, absent or the finish', () => {
+    const plan = [A('book', { guest_id: 'G1', nights: 9 }), A('close'), A('submit')];
+    expect(movedAblations([A('close')], plan)).toEqual([
+      { how: 'close moved first', actions: [A('close'), A('book', { guest_id: 'G1', nights: 9 }), A('submit')] },
+    ]);
+    expect(movedAblations([A('book', { guest_id: 'G1', nights: 9 }), A('submit'), A('list')], plan)).toEqual([]);
   });
 });

@@ -9,7 +9,13 @@ import type { Rollout, RolloutRequest } from '../../sandbox/rollouts.js';
 import type { Bind } from '../../sandbox/protocol.js';
 import { actionsOf, asAction, finished, type Action } from '../episodic/adversaries.js';
 import { claimedAblations } from '../episodic/alternatives.js';
-import { respelledAblations, switchedAblations, switchesOf } from '../episodic/free-choices.js';
+import {
+  movedAblations,
+  playedSwitches,
+  respelledAblations,
+  switchedAblations,
+  switchesOf,
+} from '../episodic/free-choices.js';
 import { menuSplits } from '../episodic/menu.js';
 import { onlyBookkeeping, recordedBeyondNeutral, type NeutralProbe } from '../episodic/neutral.js';
 import { reshapings } from '../episodic/reshape.js';
@@ -143,9 +149,13 @@ export const episodicRules: EpisodicCheck = {
       // The plan's free choices (redteam-trust13 X1, X4, X3b): a rule matters for every spelling of the guarded
       // calls' ids the world accepts, after every switch the menu offers and whatever the guarded calls claim.
       const removed = actionsOf(r).filter((x) => x.tool === a.rule.tool);
+      // The reference's own switches (its finish aside), moved to the front (redteam-trust14 Y7).
+      const body = kept.slice(0, -1).map((t) => asAction(r.actions[t]) as Action);
+      const own = playedSwitches(ctx.meta, body, changed?.slice(0, -1));
       for (const re of [
         ...respelledAblations(removed, a.actions),
         ...switchedAblations(switchesOf(ctx.meta, used), a.actions),
+        ...movedAblations(own, a.actions),
         ...claimedAblations(ctx.meta, a.actions),
       ])
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions });

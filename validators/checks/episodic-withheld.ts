@@ -2,12 +2,13 @@
 // that decides by effect (a gate with the call it lets through) and a few entities of any shape the episode shows that
 // the reference never sends it for (withheld-trials.ts), the reference's plan plus that call (filled from its reads:
 // validators/episodic/withheld.ts) before the finish (a route's right before the reference's first call on the
-// entity: redteam-trust14 Y8), also on the cheap plan (no calls of the tools whose ablation keeps the score, no
-// reads). A call that step records beyond bookkeeping and that still earns the reference's score pays a policy that
-// ignored the decision to leave the entity alone: a stated prohibition nobody enforces (zero tolerance). A call step
-// refuses, or one that changes nothing, is the environment enforcing it.
+// entity: redteam-trust14 Y8), also on the cheap plans (validators/episodic/cheap-plan.ts). A call that step records
+// beyond bookkeeping and that still earns the reference's score pays a policy that ignored the decision to leave the
+// entity alone: a stated prohibition nobody enforces (zero tolerance). A call step refuses, or one that changes
+// nothing, is the environment enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
+import { cheapPlans } from '../episodic/cheap-plan.js';
 import { onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
@@ -164,7 +165,7 @@ export const episodicWithheld: EpisodicCheck = {
             ? (plan[at]?.reads ?? []).map((_, j) => out.observations?.[from + j] ?? '')
             : (plan[at]?.reads ?? []).map(() => '');
         };
-        const logs: Array<WithheldLog & { of: number; cheap?: boolean }> = episodes.flatMap((i, k) => {
+        const logs: Array<WithheldLog & { of: number; cheap?: string }> = episodes.flatMap((i, k) => {
           const all = acts.get(i) as Action[];
           return (trials[k] as Trial[]).flatMap((t) =>
             t.entities.flatMap((entity) => {
@@ -189,18 +190,17 @@ export const episodicWithheld: EpisodicCheck = {
                 at: place + reads.length,
                 ...(t.follow && follow[0] ? { follow: { call: follow[0], arg: t.follow.arg } } : {}),
               };
-              // The plan a cheap policy plays (redteam-trust13 X5): without the free tools' calls and the reads
-              // that filled the call, so a prohibition the world enforces only once the agent looked is found.
-              const kept = (a: Action) => !free.has(`${i}|${a.tool}`);
-              const bare = body.filter(kept);
-              const at = body.slice(0, place).filter(kept).length;
-              const cheap = {
+              // The plans a cheap policy plays (redteam-trust13 X5, redteam-trust14 X5b): without the free tools'
+              // calls and the reads that filled the call, then without the entity's own calls too, so a prohibition
+              // the world enforces only once the agent looked is found.
+              const skipped = (a: Action) => free.has(`${i}|${a.tool}`);
+              const cheap = cheapPlans(body, place, entity, skipped, reads.length > 0).map(({ plan, at, how }) => ({
                 ...whole,
-                actions: [...bare.slice(0, at), call, ...follow, ...bare.slice(at), finish],
+                actions: [...plan.slice(0, at), call, ...follow, ...plan.slice(at), finish],
                 at,
-                cheap: true,
-              };
-              return bare.length < body.length || reads.length > 0 ? [whole, cheap] : [whole];
+                cheap: how,
+              }));
+              return [whole, ...cheap];
             }),
           );
         });
@@ -281,7 +281,7 @@ export const episodicWithheld: EpisodicCheck = {
             what: 'added withheld call',
             form:
               `${l.tool} on ${l.entity}, an entity the reference left alone (seed ${ref.seed}, level ${ref.level}): ` +
-              `the plan${l.cheap ? ' without its free calls' : ''} plus ${JSON.stringify(l.call.args).slice(0, 80)}` +
+              `the plan${l.cheap ? ` ${l.cheap}` : ''} plus ${JSON.stringify(l.call.args).slice(0, 80)}` +
               (l.follow ? `, then ${l.follow.call.tool} (the call it lets through)` : ''),
             evidence: () => ({
               tool: l.tool,

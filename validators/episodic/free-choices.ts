@@ -1,8 +1,13 @@
-// A rule's ablation composed with the plan's free choices (redteam-trust13 X1, X4): the guarded calls' entity ids
-// sent in the other spellings a world may accept (case, surrounding spaces), and each state-changing switch the menu
-// offers and the reference never plays (a tool that takes no argument) played first.
+// A rule's ablation composed with the plan's free choices (redteam-trust13 X1, X4, redteam-trust14 Y7): the guarded
+// calls' entity ids sent in the other spellings a world may accept (case, surrounding spaces), each state-changing
+// switch the menu offers and the reference never plays (a tool that takes no argument) played first, and each of the
+// reference's own state-changing calls that names no entity (a phase change: close the register, end the shift) moved
+// to the front: a switch is any call a policy may make earlier than the reference did.
 import type { EpisodicMeta } from '../../contract/episodic.js';
-import { requiredOf, type Action } from './adversaries.js';
+import { keyOf, propsOf, requiredOf, type Action } from './adversaries.js';
+
+/** The reference's own switches moved per ablation (a phase change comes late: the latest first, a tool each first). */
+export const MOVED_SWITCHES = 4;
 
 /**
  * The ablated log with each kept call's arguments that name an entity the removed step named re-spelled, one log a
@@ -44,4 +49,40 @@ export function switchesOf(meta: EpisodicMeta, used: ReadonlySet<string>): strin
 /** The ablated log with each switch played first, one log a switch. */
 export function switchedAblations(switches: string[], ablated: Action[]): Array<{ how: string; actions: Action[] }> {
   return switches.map((tool) => ({ how: `${tool} played first`, actions: [{ tool, args: {} }, ...ablated] }));
+}
+
+/** Whether a call names no entity: none of its arguments is a free string (an id, a name); an enum, a flag is none. */
+export const namesNoEntity = (meta: EpisodicMeta, a: Action): boolean =>
+  Object.entries(a.args).every(([k, v]) => typeof v !== 'string' || propsOf(meta, a.tool)[k]?.enum !== undefined);
+
+/**
+ * The reference's calls (`body`, its finish aside) that name no entity and changed its state (`changed`, per call;
+ * every call where unknown), distinct, at most MOVED_SWITCHES: each tool's latest call, the latest first, then the
+ * others (so calls of one tool played after a switch, a page listed thrice, cannot crowd it out).
+ */
+export function playedSwitches(meta: EpisodicMeta, body: readonly Action[], changed?: readonly boolean[]): Action[] {
+  const latest = body
+    .map((a, i) => ({ a, i }))
+    .filter(({ a, i }) => (changed?.[i] ?? true) && namesNoEntity(meta, a))
+    .reverse()
+    .map(({ a }) => a);
+  const tools = new Set<string>();
+  const first = latest.filter((a) => !tools.has(a.tool) && tools.add(a.tool));
+  const out = new Map<string, Action>();
+  for (const a of [...first, ...latest]) if (out.size < MOVED_SWITCHES && !out.has(keyOf(a))) out.set(keyOf(a), a);
+  return [...out.values()];
+}
+
+/**
+ * The ablated log with each switch's first call moved to the front, one log a switch (none where the ablation
+ * dropped it, or where it is first already). A finish moved there ends the episode early: a low score, no finding.
+ */
+export function movedAblations(switches: Action[], ablated: Action[]): Array<{ how: string; actions: Action[] }> {
+  const last = ablated.length - 1;
+  return switches.flatMap((s) => {
+    const at = ablated.findIndex((a, i) => i < last && keyOf(a) === keyOf(s));
+    if (at <= 0) return [];
+    const actions = [ablated[at] as Action, ...ablated.filter((_, i) => i !== at)];
+    return [{ how: `${s.tool} moved first`, actions }];
+  });
 }

@@ -6,6 +6,7 @@
 // removing the allowed ones.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, requiredOf, spread, type Action } from './adversaries.js';
+import { namesEntity } from './cheap-plan.js';
 import { tokensOf } from './probes.js';
 import { shapeOf } from './structure.js';
 
@@ -161,10 +162,7 @@ export function reliesOnItself(body: readonly Action[], tool: string, reference:
  * turn-away); -1 where no call names it (a room the walk never entered is a place not passed, not a decision).
  */
 export function placeOnRoute(body: readonly Action[], entity: string): number {
-  const e = lower(entity);
-  return body.findIndex((a) =>
-    Object.values(a.args).some((v) => typeof v === 'string' && tokensOf(v).some((t) => lower(t) === e)),
-  );
+  return body.findIndex((a) => namesEntity(a, entity));
 }
 
 /** What `run` says of its turns after its first `n` (calls put ahead of a plan: the listings). */
