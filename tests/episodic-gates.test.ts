@@ -1,6 +1,9 @@
 // Steps and gates by effect (redteam-trust14 Y2): which later call a step lets through, whether it needs the step,
 // and the entities the reference decided without it.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { SandboxPool } from '../sandbox/pool.js';
+import { validateCandidate } from '../validators/validate.js';
 import { decidedWithout, followersOf, neutralized, nobodyFor, stepOf, tookOut } from '../validators/episodic/gates.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
@@ -54,4 +57,19 @@ describe('steps and gates by effect', () => {
     expect(tookOut(plan, 'book', { turns: 4, rejected: [], changes: [[], [], [], []] })).toBe(true);
     expect(tookOut(plan, 'book', reference)).toBe(false);
   });
+});
+
+describe('a step in one episode is no decision in another', () => {
+  it('admits bank-dispute where one episode drew no merchant refusal (contacts without a chargeback after them)', async () => {
+    // At this validation seed, seed 0 level 6 drew every merchant accepting: its plan has contacts and no
+    // chargeback, and contacting the merchant of an undisputed charge was probed as a withheld decision.
+    const pool = new SandboxPool({ workers: 1 });
+    try {
+      const source = readFileSync(new URL('../seeds/episodic/bank-dispute.js', import.meta.url), 'utf8');
+      const report = await validateCandidate(source, { pool, validationSeed: 85619526883989 });
+      expect(report.problems.map((p) => p.code)).toEqual([]);
+    } finally {
+      await pool.close();
+    }
+  }, 240_000);
 });

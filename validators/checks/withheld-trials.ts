@@ -86,6 +86,18 @@ export async function withheldTrials(
       return replayOf(s.ref, [...s.body, ...(screens[k] ?? []).flatMap((x) => x.screen.calls)], { observations: true });
     }),
   ]);
+  // A tool that is a step in some episode's plan is probed as one there; an episode whose plan has no follow-up for it
+  // (the draws: every merchant accepted, so no chargeback followed a contact) does not probe it as a decision.
+  const stepSomewhere = new Set<string>();
+  let m = 0;
+  seen.forEach((s, k) => {
+    for (const c of cands[k] as Candidate[]) {
+      const without = out[m++];
+      const tookAway = without?.ok === true && tookOut(s.body, c.tool, without);
+      if (s.reference?.ok && stepOf(s.body, c.tool, c.arg, s.reference, tookAway ? without : undefined))
+        stepSomewhere.add(c.tool);
+    }
+  });
   let n = 0;
   let gates = 0;
   const trials = seen.map((s, k) => {
@@ -111,6 +123,7 @@ export async function withheldTrials(
         // A step before another decision on the same entity: probed with the call it lets through, never on an
         // entity the reference made that decision on without it (an approval a short stay never needed).
         const step = s.reference?.ok ? stepOf(body, c.tool, c.arg, s.reference, tookAway ? without : undefined) : null;
+        if (step === null && stepSomewhere.has(c.tool)) return [];
         const skip = new Set(step ? decidedWithout(body, step.tools, [...c.same, ...c.others.flat()]) : []);
         const kept = c.others.filter((g) => answered.get(c.tool)?.has(g[0] as string));
         const groups = [c.same, ...kept].map((g) => g.filter((e) => !skip.has(e))).filter((g) => g.length > 0);
