@@ -11,7 +11,7 @@ import {
   spreadOverShapes,
   WITHHELD_SHAPES,
 } from '../episodic/entities.js';
-import { decidedWithout, nobodyFor, neutralized, stepOf, tookOut } from '../episodic/gates.js';
+import { decidedWithout, followersOf, nobodyFor, neutralized, stepOf, tookOut } from '../episodic/gates.js';
 import { entityArgOf, readsOf, WITHHELD_ENTITIES, WITHHELD_TOOLS, withheldEntities } from '../episodic/withheld.js';
 import { replayOf, scoreOf, type EpisodicContext } from './episodic.js';
 
@@ -88,7 +88,15 @@ export async function withheldTrials(
   ]);
   // A tool that is a step in some episode's plan is probed as one there; an episode whose plan has no follow-up for it
   // (the draws: every merchant accepted, so no chargeback followed a contact) does not probe it as a decision.
-  const stepSomewhere = new Set<string>();
+  // Any reference's plan counts (the probed episodes may all lack the follow-up): a call of another tool on the
+  // same entity after it. An episode whose own plan has the follow-up still probes the tool as a step.
+  const stepSomewhere = new Set<string>(
+    seen.flatMap((_, k) =>
+      (cands[k] as Candidate[]).flatMap((c) =>
+        ctx.refs.some((r) => followersOf(r.actions as Action[], c.tool, c.arg).length > 0) ? [c.tool] : [],
+      ),
+    ),
+  );
   let m = 0;
   seen.forEach((s, k) => {
     for (const c of cands[k] as Candidate[]) {
