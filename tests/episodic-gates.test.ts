@@ -60,7 +60,7 @@ describe('steps and gates by effect', () => {
 });
 
 describe('a step in one episode is no decision in another', () => {
-  it('admits bank-dispute where one episode drew no merchant refusal (contacts without a chargeback after them)', async () => {
+  it('admits bank-dispute where an episode drew no merchant refusal (no chargeback after a contact)', async () => {
     // At this validation seed, seed 0 level 6 drew every merchant accepting: its plan has contacts and no
     // chargeback, and contacting the merchant of an undisputed charge was probed as a withheld decision.
     const pool = new SandboxPool({ workers: 1 });
