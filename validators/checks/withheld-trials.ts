@@ -86,10 +86,9 @@ export async function withheldTrials(
       return replayOf(s.ref, [...s.body, ...(screens[k] ?? []).flatMap((x) => x.screen.calls)], { observations: true });
     }),
   ]);
-  // A tool that is a step in some episode's plan is probed as one there; an episode whose plan has no follow-up for it
-  // (the draws: every merchant accepted, so no chargeback followed a contact) does not probe it as a decision.
-  // Any reference's plan counts (the probed episodes may all lack the follow-up): a call of another tool on the
-  // same entity after it. An episode whose own plan has the follow-up still probes the tool as a step.
+  // A tool that some reference's plan follows with another tool's call on the same entity is a step: probed as one
+  // where the episode's own plan has the follow-up, and not as a decision where it has none (the draws: every merchant
+  // accepted, so no chargeback followed a contact; the probed episodes may all lack it).
   const stepSomewhere = new Set<string>(
     seen.flatMap((_, k) =>
       (cands[k] as Candidate[]).flatMap((c) =>
@@ -97,15 +96,6 @@ export async function withheldTrials(
       ),
     ),
   );
-  let m = 0;
-  seen.forEach((s, k) => {
-    for (const c of cands[k] as Candidate[]) {
-      const without = out[m++];
-      const tookAway = without?.ok === true && tookOut(s.body, c.tool, without);
-      if (s.reference?.ok && stepOf(s.body, c.tool, c.arg, s.reference, tookAway ? without : undefined))
-        stepSomewhere.add(c.tool);
-    }
-  });
   let n = 0;
   let gates = 0;
   const trials = seen.map((s, k) => {
