@@ -83,6 +83,14 @@ describe('every episodic seed is admitted', () => {
     expect(
       (hack?.metrics.checks as Record<string, { worstProbe?: unknown }>)['episodic-baselines']?.worstProbe,
     ).toEqual(expect.any(String));
+    // The stage's profile: every check's rollouts, and the memo's counts adding up to the requests it saw.
+    const profile = hack?.metrics.profile as {
+      cost: Record<string, { planned: number; judged: number; turns: number }>;
+      memo: { requests: number; served: number; played: number };
+    };
+    expect(profile.cost['episodic-baselines']?.planned).toBeGreaterThan(0);
+    expect(profile.cost['episodic-withheld']?.turns).toBeGreaterThan(0);
+    expect(profile.memo.served + profile.memo.played).toBe(profile.memo.requests);
   });
 });
 

@@ -66,7 +66,12 @@ export async function runEpisodicChecks(
   registry: readonly AnyCheck[],
   ctx: EpisodicContext,
   onBatch?: (outcomes: readonly RolloutResult[]) => void,
-): Promise<{ findings: Finding[]; metrics: Record<string, unknown>; wallMs: number }> {
+): Promise<{
+  findings: Finding[];
+  metrics: Record<string, unknown>;
+  cost: Record<string, { planned: number; judged: number; turns: number }>;
+  wallMs: number;
+}> {
   const stage = ctx.stage;
   const run = async (requests: readonly RolloutRequest[]): Promise<RolloutResult[]> =>
     requests.length === 0
@@ -93,19 +98,34 @@ export async function runEpisodicChecks(
   const outcomes = await run([...unique.keys()]);
   const wallMs = performance.now() - started;
   onBatch?.(outcomes);
+  // The profile: each check's planned rollouts (a request several plan is counted for each), those its judge ran,
+  // and their turns.
+  const judged = plans.map(() => 0);
+  const turnsOf = (rs: readonly RolloutResult[]) => rs.reduce((n, r) => n + (r.ok ? r.turns : 0), 0);
+  const turns = indices.map((is) => turnsOf(is.map((i) => outcomes[i] as RolloutResult)));
   const verdicts = await Promise.all(
     plans.map(({ plan }, k) =>
       plan.judge(
         (indices[k] as number[]).map((i) => outcomes[i] as RolloutResult),
-        { run, all: () => outcomes },
+        {
+          run: async (requests) => {
+            judged[k] = (judged[k] ?? 0) + requests.length;
+            const results = await run(requests);
+            turns[k] = (turns[k] ?? 0) + turnsOf(results);
+            return results;
+          },
+          all: () => outcomes,
+        },
       ),
     ),
   );
   const metrics: Record<string, unknown> = {};
-  plans.forEach(({ check }, k) => {
+  const cost: Record<string, { planned: number; judged: number; turns: number }> = {};
+  plans.forEach(({ check, plan }, k) => {
     if (verdicts[k]?.metrics) metrics[check.name] = verdicts[k]?.metrics;
+    cost[check.name] = { planned: plan.requests.length, judged: judged[k] ?? 0, turns: turns[k] ?? 0 };
   });
-  return { findings: verdicts.flatMap((v) => v.findings), metrics, wallMs };
+  return { findings: verdicts.flatMap((v) => v.findings), metrics, cost, wallMs };
 }
 
 export { judgeFindings };

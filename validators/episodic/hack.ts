@@ -17,7 +17,8 @@ export const episodicHack: Stage = async (ctx) => {
   const checks = episodicContext(ctx, meta, ctx.rollouts ?? []);
   let failed: EpisodeFailure[] = [];
   let requests = 0;
-  const { findings, metrics, wallMs } = await withRolloutMemo(new RolloutMemo(ctx.source), () =>
+  const memo = new RolloutMemo(ctx.source);
+  const { findings, metrics, cost, wallMs } = await withRolloutMemo(memo, () =>
     runEpisodicChecks(CHECKS, checks, (outcomes: readonly RolloutResult[]) => {
       requests = outcomes.length;
       failed = outcomes.filter((r): r is EpisodeFailure => !r.ok);
@@ -25,5 +26,11 @@ export const episodicHack: Stage = async (ctx) => {
   );
   // A probe the sandbox could not run is the module's failure (a crash, a hang, a throw under another policy).
   const problems = [...failureProblems(failed, requests), ...judgeFindings(findings)];
-  return { ok: problems.length === 0, metrics: { requests, checks: metrics, wallMs: Math.round(wallMs) }, problems };
+  // The profile (issue 34): rollouts each check planned and ran in its judge, and how many the memo served.
+  const profile = { cost, memo: { ...memo.counts } };
+  return {
+    ok: problems.length === 0,
+    metrics: { requests, checks: metrics, profile, wallMs: Math.round(wallMs) },
+    problems,
+  };
 };
