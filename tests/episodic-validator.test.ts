@@ -57,11 +57,19 @@ describe('one coincidence is not a hack', () => {
     });
     const baselines = (
       report.stages.find((s) => s.stage === 'hack')?.metrics as {
-        checks: Record<string, { families: Record<string, { mean: number; pass: number }> }>;
+        checks: Record<
+          string,
+          { families: Record<string, { mean: number; pass: number; probes: number; turns: number }> }
+        >;
       }
     ).checks['episodic-baselines'];
     const other = baselines?.families['other-episode'];
     expect(other?.mean).toBeGreaterThan(0.05);
+    // The profile: each family's probes and their turns (all of them, where a family is judged by its best).
+    expect(other?.probes).toBeGreaterThanOrEqual(12);
+    expect(baselines?.families['repeated-action']?.turns).toBeGreaterThan(
+      baselines?.families['repeated-action']?.probes ?? 0,
+    );
     expect(report.verdict, report.problems.map((p) => `${p.code} ${p.message}`).join('\n')).toBe('admit');
   });
 });

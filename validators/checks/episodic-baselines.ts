@@ -122,10 +122,13 @@ export const episodicBaselines: EpisodicCheck = {
               mean(list.filter((s) => s.probe.request.level === l).map((s) => scoreOf(s.result))),
             ),
           );
-        const stats = (list: ScoredProbe[]) => ({
+        // `all`: the family's every probe (the repeat and shortcut families are judged by each episode's best).
+        const stats = (list: ScoredProbe[], all = list) => ({
           mean: worstLevel(list),
           pass: list.length ? list.filter((s) => scoreOf(s.result) >= 1).length / list.length : 0,
           max: Math.max(0, ...list.map((s) => scoreOf(s.result))),
+          probes: all.length,
+          turns: all.reduce((n, s) => n + (s.result.ok ? s.result.turns : 0), 0),
         });
         for (const [f, code] of Object.entries(ZERO) as Array<[EpisodicProbeFamily, ProblemCode]>) {
           families[f] = stats(family(f));
@@ -144,14 +147,17 @@ export const episodicBaselines: EpisodicCheck = {
         for (const [f, code] of Object.entries(RATE) as Array<[EpisodicProbeFamily, ProblemCode]>) {
           const list = f === 'repeated-action' || f === 'shortcut' ? bestPerEpisode(family(f)) : family(f);
           if (list.length === 0) continue;
-          families[f] = stats(list);
+          families[f] = stats(list, family(f));
           let rates = rateFindings(f, code, list, (s) => scoreOf(s.result), o);
           // The random policy copies what it saw, so now and then it plays the task's own path (read the right
           // record, act on it): what it wins is judged without the world's information (docs/validator.md).
           if (f === 'random-policy' && rates.some((x) => judgeRate(x).failing.length > 0)) {
             const blind = await blindScores(ctx.meta, list, tools.run);
             const win = (s: ScoredProbe) => Math.min(scoreOf(s.result), blind.get(s) ?? scoreOf(s.result));
-            families[f] = { ...stats(list), informed: list.filter((s) => scoreOf(s.result) >= 1 && win(s) < 1).length };
+            families[f] = {
+              ...stats(list, family(f)),
+              informed: list.filter((s) => scoreOf(s.result) >= 1 && win(s) < 1).length,
+            };
             rates = rateFindings(f, code, list, win, o);
           }
           findings.push(...rates);
