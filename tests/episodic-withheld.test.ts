@@ -6,7 +6,10 @@ import {
   entitiesToTry,
   entityArgOf,
   filledCall,
-  placeOnRoute,
+  placesOnRoute,
+  plansAt,
+  ROUTE_PLACES,
+  takesTurnOf,
   readsOf,
   reliesOnItself,
   withheldEntities,
@@ -82,19 +85,35 @@ describe('withheld decisions', () => {
     ).toBe(false);
   });
 
-  it("places a route's added call where the reference decided about the entity; none for a place never named", () => {
-    // A queue (redteam-trust14 Y8): the expired guest's booking goes where the reference turned the guest away.
+  it("tries a route's added call before each deciding call, those naming the entity first, argument-free ones too", () => {
+    // A queue (redteam-trust14 Y8): the expired guest's booking is tried first where the reference turned it away.
     const queue = [
+      A('read_guest', { guest_id: 'G202' }),
       A('book', { guest_id: 'G101' }),
       A('turn_away', { guest_id: 'g202' }),
       A('book', { guest_id: 'G303' }),
     ];
-    expect(placeOnRoute(queue, 'G202')).toBe(1);
-    expect(placeOnRoute([A('read_guest', { guest_id: 'G202' }), ...queue], 'G202')).toBe(0);
-    // A walk: a room it never entered is named by no call.
-    const walk = [A('go_to', { room: 'hall' }), A('take', { item: 'vase' }), A('go_to', { room: 'crypt' })];
-    expect(placeOnRoute(walk, 'crypt')).toBe(2);
-    expect(placeOnRoute(walk, 'attic')).toBe(-1);
+    const decides = (j: number) => queue[j]?.tool !== 'read_guest';
+    // A read names the entity early (redteam-trust15 Z7): it is no deciding call, so no place.
+    expect(placesOnRoute(queue, 'G202', decides)).toEqual([2, 1, 3]);
+    // A turn-away that names nobody (Z6) is a place like any deciding call; plan order where none names the entity.
+    const headless = [A('book', { guest_id: 'G101' }), A('turn_away', {}), A('book', { guest_id: 'G303' })];
+    expect(placesOnRoute(headless, 'G202', () => true)).toEqual([0, 1, 2]);
+    // Bounded: at most ROUTE_PLACES places.
+    const long = Array.from({ length: 20 }, () => A('next', {}));
+    expect(placesOnRoute(long, 'G202', () => true)).toHaveLength(ROUTE_PLACES);
+    expect(placesOnRoute(headless, 'G202', () => false)).toEqual([]);
+  });
+
+  it("lets a route's added call take the turn of a call on its entity or naming nobody, never of another's", () => {
+    const headless = [A('book', { guest_id: 'G101' }), A('turn_away', {}), A('book', { guest_id: 'G303' })];
+    expect(plansAt(headless, 1, 'G202', true)).toEqual([headless, [headless[0], headless[2]]]);
+    expect(plansAt(headless, 0, 'G202', true)).toEqual([headless]);
+    expect(plansAt([A('turn_away', { guest_id: 'g202' })], 0, 'G202', true)).toHaveLength(2);
+    // A decision that is no route goes before the finish, the plan kept.
+    expect(plansAt(headless, 3, 'G202', false)).toEqual([headless]);
+    expect(takesTurnOf(A('turn_away', { count: 1 }), 'G202')).toBe(true);
+    expect(takesTurnOf(A('go_to', { room: 'hall' }), 'attic')).toBe(false);
   });
 
   it('reads a route probe after the listings put ahead of it as the plan alone', () => {

@@ -16,7 +16,8 @@ import {
   filledCall,
   afterLead,
   judgedAt,
-  placeOnRoute,
+  plansAt,
+  sameLog,
   readsOf,
   reliesOnItself,
   withoutFirstCall,
@@ -25,6 +26,7 @@ import {
 import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
+import { placeRouteCalls } from './withheld-routes.js';
 import { withheldTrials, type Trial } from './withheld-trials.js';
 
 /** The tools a policy can list with (no arguments), the finish aside. */
@@ -165,45 +167,72 @@ export const episodicWithheld: EpisodicCheck = {
             ? (plan[at]?.reads ?? []).map((_, j) => out.observations?.[from + j] ?? '')
             : (plan[at]?.reads ?? []).map(() => '');
         };
-        const logs: Array<WithheldLog & { of: number; cheap?: string }> = episodes.flatMap((i, k) => {
-          const all = acts.get(i) as Action[];
-          return (trials[k] as Trial[]).flatMap((t) =>
-            t.entities.flatMap((entity) => {
-              const body = all.slice(0, -1);
-              // A decision goes before the finish; a route's, where the reference decided about the entity.
-              const place = routes.has(t.tool) ? placeOnRoute(body, entity) : body.length;
-              if (place < 0) return [];
-              const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
-              const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
-              const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, replies(k, `${t.tool}|${entity}`));
-              const finish = all.at(-1) as Action;
-              // A gate's added call goes with the call it lets through, filled the same way (redteam-trust14 Y2).
-              const theirs = replies(k, `${t.tool}|${entity}`);
-              const follow = t.follow ? [filledCall(ctx.meta, t.follow.call, t.follow.arg, entity, mine, theirs)] : [];
-              const whole = {
-                of: i,
-                tool: t.tool,
-                arg: t.arg,
-                entity,
-                call,
-                actions: [...body.slice(0, place), ...reads, call, ...follow, ...body.slice(place), finish],
-                at: place + reads.length,
-                ...(t.follow && follow[0] ? { follow: { call: follow[0], arg: t.follow.arg } } : {}),
-              };
-              // The plans a cheap policy plays (redteam-trust13 X5, redteam-trust14 X5b): without the free tools'
-              // calls and the reads that filled the call, then without the entity's own calls too, so a prohibition
-              // the world enforces only once the agent looked is found.
-              const skipped = (a: Action) => free.has(`${i}|${a.tool}`);
-              const cheap = cheapPlans(body, place, entity, skipped, reads.length > 0).map(({ plan, at, how }) => ({
-                ...whole,
-                actions: [...plan.slice(0, at), call, ...follow, ...plan.slice(at), finish],
-                at,
-                cheap: how,
-              }));
-              return [whole, ...cheap];
-            }),
-          );
-        });
+        // The added call on an entity, filled from its reads (and a gate's follow-up, filled the same way: Y2).
+        const callOf = (k: number, t: Trial, entity: string) => {
+          const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
+          const theirs = replies(k, `${t.tool}|${entity}`);
+          const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, theirs);
+          return {
+            call,
+            follow: t.follow ? [filledCall(ctx.meta, t.follow.call, t.follow.arg, entity, mine, theirs)] : [],
+          };
+        };
+        // A route's added call goes where the world accepts it, tried before the reference's deciding calls in turn.
+        const routeAsks = episodes.flatMap((i, k) =>
+          (trials[k] as Trial[]).flatMap((t) =>
+            (routes.has(t.tool) ? t.entities : []).map((entity) => ({
+              key: `${k}|${t.tool}|${entity}`,
+              ref: ctx.refs[i] as Rollout,
+              body: (acts.get(i) as Action[]).slice(0, -1),
+              reference: outcomes[ablations.length + k],
+              decisive: (d: string) => decisive.has(`${i}|${d}`),
+              ...{ call: callOf(k, t, entity).call, arg: t.arg, entity },
+            })),
+          ),
+        );
+        const placed = await placeRouteCalls(routeAsks, book, tools.run);
+        const routePlace = new Map(routeAsks.map((a, j) => [a.key, placed.places[j] ?? -1]));
+        const logs: Array<WithheldLog & { of: number; cheap?: string }> = episodes
+          .flatMap((i, k) => {
+            const all = acts.get(i) as Action[];
+            return (trials[k] as Trial[]).flatMap((t) =>
+              t.entities.flatMap((entity) => {
+                const body = all.slice(0, -1);
+                // A decision goes before the finish; a route's, where the world accepts it (withheld-routes.ts).
+                const route = routes.has(t.tool);
+                const place = route ? (routePlace.get(`${k}|${t.tool}|${entity}`) ?? -1) : body.length;
+                if (place < 0) return [];
+                const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
+                const { call, follow } = callOf(k, t, entity);
+                const finish = all.at(-1) as Action;
+                const skipped = (a: Action) => free.has(`${i}|${a.tool}`);
+                // On a route, the call also takes the turn of the reference's call there where that names nobody else.
+                return plansAt(body, place, entity, route).flatMap((plan) => {
+                  const whole = {
+                    of: i,
+                    tool: t.tool,
+                    arg: t.arg,
+                    entity,
+                    call,
+                    actions: [...plan.slice(0, place), ...reads, call, ...follow, ...plan.slice(place), finish],
+                    at: place + reads.length,
+                    ...(t.follow && follow[0] ? { follow: { call: follow[0], arg: t.follow.arg } } : {}),
+                  };
+                  // The plans a cheap policy plays (redteam-trust13 X5, redteam-trust14 X5b): without the free tools'
+                  // calls and the reads that filled the call, then without the entity's own calls too, so a
+                  // prohibition the world enforces only once the agent looked is found.
+                  const cheap = cheapPlans(plan, place, entity, skipped, reads.length > 0).map((c) => ({
+                    ...whole,
+                    actions: [...c.plan.slice(0, c.at), call, ...follow, ...c.plan.slice(c.at), finish],
+                    at: c.at,
+                    cheap: c.how,
+                  }));
+                  return [whole, ...cheap];
+                });
+              }),
+            );
+          })
+          .filter((l, j, all) => all.findIndex((m) => m.of === l.of && sameLog(m.actions, l.actions)) === j);
         // A ticket or version each reply restates (redteam-trust14 Y3): re-read from the reply just before the added
         // call and a gate's follow-up (a replay of the log up to it), not copied from the template, spent by then.
         const prefixes: RolloutResult[] = [];
@@ -301,7 +330,14 @@ export const episodicWithheld: EpisodicCheck = {
           metrics: {
             added: logs.length,
             rollouts:
-              looks.length + chosen.rollouts + runs.length + withouts.length + prefixes.length + logs.length + neutrals,
+              looks.length +
+              chosen.rollouts +
+              runs.length +
+              withouts.length +
+              placed.rollouts +
+              prefixes.length +
+              logs.length +
+              neutrals,
             gates: chosen.gates,
             routes: routes.size,
             recorded: logs.filter((l, k) => recorded(l, results[k], k)).length,

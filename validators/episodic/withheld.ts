@@ -142,28 +142,58 @@ export interface TurnsRun {
   changes?: readonly (readonly string[])[];
 }
 
+/** Whether turn `j` (from 0) of a run was played, not refused, and changed the state. */
+export const changedAt = (r: TurnsRun, j: number): boolean =>
+  j >= 0 && j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
+
 /**
  * Whether `tool` is a route in plan `body`: with its first call removed (`without`, the replay of
  * `withoutFirstCall`), a later call of it that changed the state in the reference (`reference`) is refused, changes
  * nothing, or is never played. Each step of a walk starts where the last one ended, so a route's added call cannot
- * go just anywhere: `placeOnRoute` says where it goes. A decision per entity (a refund, a booking) holds without the
+ * go just anywhere: `placesOnRoute` says where it is tried. A decision per entity (a refund, a booking) holds without the
  * one made before it.
  */
 export function reliesOnItself(body: readonly Action[], tool: string, reference: TurnsRun, without: TurnsRun): boolean {
   const first = body.findIndex((a) => a.tool === tool);
-  const changed = (r: TurnsRun, j: number) =>
-    j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
-  return body.some((a, j) => j > first && a.tool === tool && changed(reference, j) && !changed(without, j - 1));
+  return body.some((a, j) => j > first && a.tool === tool && changedAt(reference, j) && !changedAt(without, j - 1));
+}
+
+/** Places tried per route's added call: the reference's turns it may go right before (redteam-trust15 Z6, Z7). */
+export const ROUTE_PLACES = 6;
+
+/**
+ * The places a route's added call on `entity` is tried at in plan `body` (redteam-trust14 Y8, redteam-trust15 Z6, Z7):
+ * right before each of the reference's calls that decide (`decides`: a decisive tool's call that changed the state),
+ * argument-free ones included (a turn-away of whoever is at the head), those naming the entity first (where the
+ * reference decided about it), then the others in plan order; at most ROUTE_PLACES. Which one is the call's place
+ * the world says (the first that accepts it: `withheld-routes.ts`), never the reference's text: a read names an entity
+ * long before the walk reaches it, and a call that names nobody may be its decision.
+ */
+export function placesOnRoute(body: readonly Action[], entity: string, decides: (j: number) => boolean): number[] {
+  const at = body.flatMap((_, j) => (decides(j) ? [j] : []));
+  const naming = at.filter((j) => namesEntity(body[j] as Action, entity));
+  return [...naming, ...at.filter((j) => !naming.includes(j))].slice(0, ROUTE_PLACES);
 }
 
 /**
- * Where a route's added call on `entity` goes in plan `body` (redteam-trust14 Y8: a queue is a route too): right
- * before the reference's first call that names the entity, where the reference decided about it (its read, its
- * turn-away); -1 where no call names it (a room the walk never entered is a place not passed, not a decision).
+ * Whether a route's added call on `entity` may also stand in for the reference's call `at` its place (its turn taken,
+ * the reference's decision there replaced): a call on the same entity, or one that names nobody (a turn-away of the
+ * head, a `next`), so the walk after it does not spend a turn the added call already took.
  */
-export function placeOnRoute(body: readonly Action[], entity: string): number {
-  return body.findIndex((a) => namesEntity(a, entity));
-}
+export const takesTurnOf = (at: Action, entity: string): boolean =>
+  namesEntity(at, entity) || Object.values(at.args).every((v) => typeof v !== 'string');
+
+/**
+ * The plans an added call on `entity` goes into at `place` of `body`: the plan, and on a route (`route`) where the
+ * call takes the turn of the reference's call there (`takesTurnOf`), the plan without that call too.
+ */
+export const plansAt = (body: readonly Action[], place: number, entity: string, route: boolean): Action[][] =>
+  route && place < body.length && takesTurnOf(body[place] as Action, entity)
+    ? [[...body], body.filter((_, j) => j !== place)]
+    : [[...body]];
+
+/** Whether two logs make the same calls (a plan without a call and a cheap plan may meet: played once). */
+export const sameLog = (a: readonly Action[], b: readonly Action[]): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** What `run` says of its turns after its first `n` (calls put ahead of a plan: the listings). */
 export const afterLead = (run: TurnsRun, n: number): TurnsRun => ({
