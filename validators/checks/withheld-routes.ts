@@ -2,13 +2,13 @@
 // first of the places tried (`placesOnRoute`) where the world accepts a call on that entity at all, judged by effect:
 // not refused, and changing a path beyond bookkeeping or, where it changes only bookkeeping, remembered (neutral.ts).
 // A refusal at one place is enforcement only where no other place accepts the call; a room no place reaches is no
-// decision. Cost: one replay of the plan up to each place tried (at most ROUTE_PLACES an entity), plus the neutral
-// replays of a call that changed only bookkeeping.
+// decision. Cost: one replay of the plan up to each place tried, in turn until one accepts (at most ROUTE_PLACES an
+// entity), plus the neutral replays of a call that changed only bookkeeping.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
 import { onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs } from '../episodic/restated.js';
-import { changedAt, placesOnRoute } from '../episodic/withheld.js';
+import { changedAt, placesOnRoute, ROUTE_PLACES } from '../episodic/withheld.js';
 import { replayOf } from './episodic.js';
 
 /** One route's added call to place: its episode's reference, plan (finish aside) and its replay, the call. */
@@ -24,13 +24,24 @@ export interface RouteAsk {
   entity: string;
 }
 
-/** Each ask's place in its plan (-1 where no place tried accepts the call), with the rollouts spent. */
+/** One place tried: the ask's index, the place, the plan up to it and the call. */
+interface Try {
+  k: number;
+  at: number;
+  ref: Rollout;
+  actions: Action[];
+}
+
+/**
+ * Each ask's place in its plan (-1 where no place tried accepts the call), with the rollouts spent: the places are
+ * tried in turn, one round a place, each ask until one accepts (the first place is the usual answer: one replay).
+ */
 export async function placeRouteCalls(
   asks: readonly RouteAsk[],
   book: ReadonlySet<string>,
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
 ): Promise<{ places: number[]; rollouts: number }> {
-  const tries = asks.flatMap((a, k) => {
+  const tries = asks.map((a, k): Try[] => {
     const reference = a.reference?.ok ? a.reference : undefined;
     const decides = (j: number) =>
       reference !== undefined && a.decisive((a.body[j] as Action).tool) && changedAt(reference, j);
@@ -41,28 +52,45 @@ export async function placeRouteCalls(
       return { k, at, ref: a.ref, actions: [...a.body.slice(0, at), call] };
     });
   });
-  if (tries.length === 0) return { places: asks.map(() => -1), rollouts: 0 };
-  const runs = await run(tries.map((t) => replayOf(t.ref, t.actions, { changes: true })));
-  const played = (j: number) => {
-    const r = runs[j];
-    return r?.ok === true && changedAt(r, (tries[j] as (typeof tries)[number]).at) ? r : undefined;
+  const places = asks.map(() => -1);
+  let rollouts = 0;
+  const counted = (requests: RolloutRequest[]) => {
+    rollouts += requests.length;
+    return run(requests);
   };
-  // Changes all bookkeeping (a refusal an event log keeps too): accepted only where the world remembers the call.
-  const hidden = tries.flatMap((t, j) => (onlyBookkeeping(played(j)?.changes?.[t.at], book) ? [j] : []));
-  let neutrals = 0;
+  for (let n = 0; n < ROUTE_PLACES; n++) {
+    const round = tries.flatMap((t, k) => {
+      const next = t[n];
+      return places[k] === -1 && next ? [next] : [];
+    });
+    if (round.length === 0) break;
+    const accepted = await acceptedAt(round, book, counted);
+    round.forEach((t, j) => {
+      if (accepted[j]) places[t.k] = t.at;
+    });
+  }
+  return { places, rollouts };
+}
+
+/**
+ * Whether the world accepts each try's call, by effect: played, not refused, changing the state; where it changes
+ * only bookkeeping (a refusal an event log keeps too), where the world remembers it (neutral.ts).
+ */
+async function acceptedAt(
+  round: readonly Try[],
+  book: ReadonlySet<string>,
+  run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
+): Promise<boolean[]> {
+  const runs = await run(round.map((t) => replayOf(t.ref, t.actions, { changes: true })));
+  const played = round.map((t, j) => {
+    const r = runs[j];
+    return r?.ok === true && changedAt(r, t.at) ? r : undefined;
+  });
+  const hidden = round.flatMap((t, j) => (onlyBookkeeping(played[j]?.changes?.[t.at], book) ? [j] : []));
   const remembered = await recordedBeyondNeutral(
-    hidden.map((j) => {
-      const t = tries[j] as (typeof tries)[number];
-      return { ref: t.ref, actions: t.actions, at: t.at, added: true };
-    }),
-    (requests) => {
-      neutrals += requests.length;
-      return run(requests);
-    },
+    hidden.map((j) => ({ ...(round[j] as Try), added: true })),
+    run,
   );
   const forgotten = new Set(hidden.filter((_, h) => !remembered[h]));
-  const places = asks.map(
-    (_, k) => tries.find((t, j) => t.k === k && played(j) !== undefined && !forgotten.has(j))?.at ?? -1,
-  );
-  return { places, rollouts: runs.length + neutrals };
+  return round.map((_, j) => played[j] !== undefined && !forgotten.has(j));
 }
