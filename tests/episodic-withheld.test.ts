@@ -85,7 +85,7 @@ describe('withheld decisions', () => {
     ).toBe(false);
   });
 
-  it("tries a route's added call before each deciding call, those naming the entity first, argument-free ones too", () => {
+  it("tries a route's added call before each deciding call, those naming the entity first, argument-free too", () => {
     // A queue (redteam-trust14 Y8): the expired guest's booking is tried first where the reference turned it away.
     const queue = [
       A('read_guest', { guest_id: 'G202' }),

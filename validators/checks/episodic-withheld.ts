@@ -1,11 +1,11 @@
 // Withheld decisions must matter (redteam-trust12 W3): on the first adversary episode of each level, for each tool
 // that decides by effect (a gate with the call it lets through) and a few entities of any shape the episode shows that
 // the reference never sends it for (withheld-trials.ts), the reference's plan plus that call (filled from its reads:
-// validators/episodic/withheld.ts) before the finish (a route's right before the reference's first call on the
-// entity: redteam-trust14 Y8), also on the cheap plans (validators/episodic/cheap-plan.ts). A call that step records
-// beyond bookkeeping and that still earns the reference's score pays a policy that ignored the decision to leave the
-// entity alone: a stated prohibition nobody enforces (zero tolerance). A call step refuses, or one that changes
-// nothing, is the environment enforcing it.
+// validators/episodic/withheld.ts) before the finish (a route's where the world accepts it: withheld-routes.ts;
+// redteam-trust14 Y8, redteam-trust15 Z6, Z7), also on the cheap plans (validators/episodic/cheap-plan.ts). A call
+// that step records beyond bookkeeping and that still earns the reference's score pays a policy that ignored the
+// decision to leave the entity alone: a stated prohibition nobody enforces (zero tolerance). A call step refuses, or
+// one that changes nothing, is the environment enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { cheapPlans } from '../episodic/cheap-plan.js';

@@ -150,8 +150,8 @@ export const changedAt = (r: TurnsRun, j: number): boolean =>
  * Whether `tool` is a route in plan `body`: with its first call removed (`without`, the replay of
  * `withoutFirstCall`), a later call of it that changed the state in the reference (`reference`) is refused, changes
  * nothing, or is never played. Each step of a walk starts where the last one ended, so a route's added call cannot
- * go just anywhere: `placesOnRoute` says where it is tried. A decision per entity (a refund, a booking) holds without the
- * one made before it.
+ * go just anywhere: `placesOnRoute` says where it is tried. A decision per entity (a refund, a booking) holds without
+ * the one made before it.
  */
 export function reliesOnItself(body: readonly Action[], tool: string, reference: TurnsRun, without: TurnsRun): boolean {
   const first = body.findIndex((a) => a.tool === tool);
