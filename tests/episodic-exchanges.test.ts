@@ -154,3 +154,56 @@ describe('exchanged decisions', () => {
     expect(interchangeable(rollout(log), silent, swap, [listing])).toBe(false);
   });
 });
+
+describe('entities offered the same options (seeds/episodic/library-loans)', () => {
+  const desk = metaWith([
+    tool('get_copy', { barcode: { type: 'string' } }),
+    tool('get_holds', { isbn: { type: 'string' } }),
+    tool('check_in', { barcode: { type: 'string' }, destination: { type: 'string' }, hold_card: { type: 'string' } }),
+    tool('close', {}),
+  ]);
+  const copies = ['31111', '32222'];
+  const cards = ['P100', 'P200'];
+  const loans = [
+    ...copies.map((b) => A('get_copy', { barcode: b })),
+    A('get_holds', { isbn: '978-4346' }),
+    ...copies.map((b, k) => A('check_in', { barcode: b, destination: 'hold_shelf', hold_card: cards[k] })),
+    A('close'),
+  ];
+  const copy = [
+    'borrowed by card P555, due 1 Dec, condition good',
+    'borrowed by card P777, due 14 Oct, condition good',
+  ];
+  const replies = (holds: string, said = copy) => [
+    ...copies.map((b, k) => `${b}: "The Hollow Year" (ISBN 978-4346), ${said[k]}.`),
+    holds,
+    'ok',
+    'ok',
+    'Desk closed.',
+  ];
+  const swap = exchangeLogs(desk, rollout(loans), 'check_in').find((x) => x.arg === 'hold_card') as Exchange;
+  const queue = 'Holds on ISBN 978-4346, oldest first: 1. card P100 (active); 2. card P200 (active).';
+
+  it('trades the hold cards of two copies of one title, both listed alike by its hold queue', () => {
+    expect(swap.moves).toHaveLength(2);
+    // The copies are described apart (their borrowers and due dates), yet the title's queue holds both cards.
+    expect(interchangeable(rollout(loans), replies(queue), swap)).toBe(true);
+  });
+
+  it('binds the values where the queue tells them apart, where an entity says its own, or where no fact is shared', () => {
+    // Handed out against the listed order (the copy checked in first took the second hold): not first come, first served.
+    const reversed = 'Holds on ISBN 978-4346, oldest first: 1. card P200 (active); 2. card P100 (active).';
+    expect(interchangeable(rollout(loans), replies(reversed), swap)).toBe(false);
+    const told = 'Holds on ISBN 978-4346: P100 wants large print; P200 wants any copy.';
+    expect(interchangeable(rollout(loans), replies(told), swap)).toBe(false);
+    const own = [copy[0] as string, `${copy[1]}, reserved for P200`];
+    expect(interchangeable(rollout(loans), replies(queue, own), swap)).toBe(false);
+    // A listing of both values asked for no fact both copies show (another title's ISBN): no shared options.
+    const other = loans.map((a) => (a.tool === 'get_holds' ? A('get_holds', { isbn: '978-9999' }) : a));
+    expect(interchangeable(rollout(other), replies(queue.replace('978-4346', '978-9999')), swap)).toBe(false);
+    // A categorical decision the prompt's enum gives (rt12 W2): no read lists it for a shared fact.
+    const tickets = exchangeLogs(meta, rollout(log), 'route')[0] as Exchange;
+    const texts = log.map((a, i) => (a.tool === 'read_ticket' ? `${a.args.ticket_id}: text ${i}` : 'ok'));
+    expect(interchangeable(rollout(log), texts, tickets)).toBe(false);
+  });
+});

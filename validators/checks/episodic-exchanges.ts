@@ -1,8 +1,8 @@
 // Decisions exchanged between entities (validators/episodic/exchanges.ts), on the first adversary episode of each
 // level, for each tool that decides the score: a log that reaches another final state than the reference's and still
-// earns its score, where one call re-valued alone earns less (the decision matters) and the entities are not
-// described alike, pays the tally of the decisions rather than each entity's own (zero tolerance, E_ACCEPTS_TRANSFER;
-// docs/validator.md, "Exchanged decisions").
+// earns its score, where one call re-valued alone earns less (the decision matters) and the entities are neither
+// described alike nor offered the same options, pays the tally of the decisions rather than each entity's own (zero
+// tolerance, E_ACCEPTS_TRANSFER; docs/validator.md, "Exchanged decisions").
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf } from '../episodic/adversaries.js';
 import { exchangeLogs, interchangeable, surveyOf, type Exchange } from '../episodic/exchanges.js';
@@ -79,7 +79,7 @@ export const episodicExchanges: EpisodicCheck = {
         const r = results[k];
         if (!differs(p.of, r)) return;
         const suspect = suspects.includes(k);
-        // Every duplicate decision pays too: the argument does not decide alone. Entities described alike: free.
+        // Every duplicate decision pays too: the argument does not decide alone. Entities alike or pooled: free.
         if (suspect && (!matters.has(k) || interchangeable(ref, observed.get(p.of) ?? [], p.x, surveyed.get(p.of))))
           return void skipped++;
         findings.push(findingOf(ref, p.x, r, suspect));

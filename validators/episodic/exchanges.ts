@@ -6,6 +6,7 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
 import { saidAbout, type Said } from './described.js';
+import { sharedOptions, spelled } from './pooled.js';
 
 /** One exchange log: the reference with argument `arg` of each call `to` set to the value of call `from`. */
 export interface Exchange {
@@ -110,8 +111,9 @@ const idsOf = (acts: readonly Action[], i: number, arg: string): string[] =>
 /**
  * Whether every move of `x` trades the values of two entities the episode says the same of (the whole replies of the
  * calls made for each, the rows of the prompt and the other replies naming each, ids masked; the replies of the
- * exchanged tool left out, they echo the decision; the replies of `survey`, what any agent can look at, besides):
- * such entities are interchangeable, their decisions free to trade.
+ * exchanged tool left out, they echo the decision; the replies of `survey`, what any agent can look at, besides), or
+ * offers the same options (pooled.ts: two copies of one title, its hold queue): such entities are interchangeable,
+ * their decisions free to trade.
  */
 export function interchangeable(
   r: Rollout,
@@ -127,5 +129,13 @@ export function interchangeable(
   calls.push(...survey);
   const ids = callsOf(acts, x.tool, x.arg).flatMap((i) => idsOf(acts, i, x.arg));
   const said = (i: number) => text(saidAbout(r.prompt ?? '', calls, idsOf(acts, i, x.arg), ids));
-  return x.moves.every(([to, from]) => said(to) === said(from));
+  // Call i's entity: the ids it sends and call j does not (a destination both send names neither), its decision.
+  const decided = (i: number, j: number) => ({
+    ids: idsOf(acts, i, x.arg).filter((id) => !idsOf(acts, j, x.arg).includes(id)),
+    value: spelled((acts[i] as Action).args[x.arg]) ?? '',
+    at: i,
+  });
+  return x.moves.every(
+    ([to, from]) => said(to) === said(from) || sharedOptions(calls, decided(to, from), decided(from, to)),
+  );
 }
