@@ -201,6 +201,16 @@ describe('entities offered the same options (seeds/episodic/library-loans)', () 
     // A listing of both values asked for no fact both copies show (another title's ISBN): no shared options.
     const other = loans.map((a) => (a.tool === 'get_holds' ? A('get_holds', { isbn: '978-9999' }) : a));
     expect(interchangeable(rollout(other), replies(queue.replace('978-4346', '978-9999')), swap)).toBe(false);
+    // A third copy of the title given the first card again: a tally, no slots (one copy fills one hold).
+    const third = [
+      ...loans.slice(0, -1),
+      A('get_copy', { barcode: '33333' }),
+      A('check_in', { barcode: '33333', destination: 'hold_shelf', hold_card: 'P100' }),
+      A('close'),
+    ];
+    const thirdSays = [...replies(queue).slice(0, -1), `33333: "The Hollow Year" (ISBN 978-4346), due 2 Oct.`, 'ok'];
+    const tally = exchangeLogs(desk, rollout(third), 'check_in').find((x) => x.kind === 'swap') as Exchange;
+    expect(interchangeable(rollout(third), [...thirdSays, 'Desk closed.'], tally)).toBe(false);
     // A categorical decision the prompt's enum gives (rt12 W2): no read lists it for a shared fact.
     const tickets = exchangeLogs(meta, rollout(log), 'route')[0] as Exchange;
     const texts = log.map((a, i) => (a.tool === 'read_ticket' ? `${a.args.ticket_id}: text ${i}` : 'ok'));

@@ -135,7 +135,9 @@ export function interchangeable(
     value: spelled((acts[i] as Action).args[x.arg]) ?? '',
     at: i,
   });
-  return x.moves.every(
-    ([to, from]) => said(to) === said(from) || sharedOptions(calls, decided(to, from), decided(from, to)),
-  );
+  return x.moves.every(([to, from]) => {
+    if (said(to) === said(from)) return true;
+    const all = callsOf(acts, x.tool, x.arg).map((i) => decided(i, i === to ? from : to));
+    return sharedOptions(calls, decided(to, from), decided(from, to), all);
+  });
 }

@@ -35,10 +35,11 @@ export interface Decided {
  * reference's other calls with their replies) names neither entity, sends a value both entities' own replies show
  * (their shared fact: a title's ISBN), and answers both values, in rows alike but for the values and their numbers (a
  * hold queue's ranks), listed in the order the reference handed them out (the entity decided first took the value
- * listed first: first come, first served); and no reply of a call naming either entity shows either value (a value said
- * of an entity is its own, not the group's).
+ * listed first: first come, first served), each taken once among the tool's decisions `all` for entities showing that
+ * fact (one copy fills one hold: a tally hands one value to many); and no reply of a call naming either entity shows
+ * either value (a value said of an entity is its own, not the group's).
  */
-export function sharedOptions(calls: readonly Said[], a: Decided, b: Decided): boolean {
+export function sharedOptions(calls: readonly Said[], a: Decided, b: Decided, all: readonly Decided[]): boolean {
   const [va, vb] = [a.value, b.value];
   if (a.ids.length === 0 || b.ids.length === 0 || va.length === 0 || vb.length === 0 || va === vb) return false;
   const names = (c: Said, ids: readonly string[]) =>
@@ -48,11 +49,16 @@ export function sharedOptions(calls: readonly Said[], a: Decided, b: Decided): b
   if (ofA.length === 0 || ofB.length === 0) return false;
   if ([...ofA, ...ofB].some((reply) => shows(reply, va) || shows(reply, vb))) return false;
   const shared = (s: string) => s.length >= 2 && ofA.some((t) => shows(t, s)) && ofB.some((t) => shows(t, s));
+  // The group's options are slots: the decisions of the entities that show the fact send each value once.
+  const slots = (s: string) => {
+    const taken = all.filter((d) => own(d.ids).some((t) => shows(t, s))).map((d) => d.value.toLowerCase());
+    return new Set(taken).size === taken.length;
+  };
   return calls.some((c) => {
     if (names(c, a.ids) || names(c, b.ids) || !shows(c.reply, va) || !shows(c.reply, vb)) return false;
     if ([...a.ids, ...b.ids].some((id) => shows(c.reply, id))) return false;
     if (c.reply.search(token(va)) < c.reply.search(token(vb)) !== a.at < b.at) return false;
-    if (!Object.values(c.args).some((v) => shared(spelled(v) ?? ''))) return false;
+    if (!Object.values(c.args).some((v) => shared(spelled(v) ?? '') && slots(spelled(v) ?? ''))) return false;
     const [ra, rb] = [rowsOf(c.reply, va, [va, vb]), rowsOf(c.reply, vb, [va, vb])];
     return ra !== null && rb !== null && JSON.stringify(ra) === JSON.stringify(rb);
   });
