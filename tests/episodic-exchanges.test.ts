@@ -190,8 +190,8 @@ describe('entities offered the same options (seeds/episodic/library-loans)', () 
     expect(interchangeable(rollout(loans), replies(queue), swap)).toBe(true);
   });
 
-  it('binds the values where the queue tells them apart, where an entity says its own, or where no fact is shared', () => {
-    // Handed out against the listed order (the copy checked in first took the second hold): not first come, first served.
+  it('binds values told apart, said of an entity, handed out of order, given twice or shared by nothing', () => {
+    // Handed out against the listed order (the copy checked in first took the second hold): not first come first.
     const reversed = 'Holds on ISBN 978-4346, oldest first: 1. card P200 (active); 2. card P100 (active).';
     expect(interchangeable(rollout(loans), replies(reversed), swap)).toBe(false);
     const told = 'Holds on ISBN 978-4346: P100 wants large print; P200 wants any copy.';
