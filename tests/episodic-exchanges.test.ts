@@ -201,6 +201,8 @@ describe('entities offered the same options (seeds/episodic/library-loans)', () 
     // A listing of both values asked for no fact both copies show (another title's ISBN): no shared options.
     const other = loans.map((a) => (a.tool === 'get_holds' ? A('get_holds', { isbn: '978-9999' }) : a));
     expect(interchangeable(rollout(other), replies(queue.replace('978-4346', '978-9999')), swap)).toBe(false);
+    // The prompt reserves one copy for one card: that value is the copy's own.
+    expect(interchangeable(rollout(loans, 'Copy 32222 is reserved for P200.'), replies(queue), swap)).toBe(false);
     // A third copy of the title given the first card again: a tally, no slots (one copy fills one hold).
     const third = [
       ...loans.slice(0, -1),

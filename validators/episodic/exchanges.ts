@@ -138,6 +138,6 @@ export function interchangeable(
   return x.moves.every(([to, from]) => {
     if (said(to) === said(from)) return true;
     const all = callsOf(acts, x.tool, x.arg).map((i) => decided(i, i === to ? from : to));
-    return sharedOptions(calls, decided(to, from), decided(from, to), all);
+    return sharedOptions(r.prompt ?? '', calls, decided(to, from), decided(from, to), all);
   });
 }

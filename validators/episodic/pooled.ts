@@ -36,10 +36,17 @@ export interface Decided {
  * (their shared fact: a title's ISBN), and answers both values, in rows alike but for the values and their numbers (a
  * hold queue's ranks), listed in the order the reference handed them out (the entity decided first took the value
  * listed first: first come, first served), each taken once among the tool's decisions `all` for entities showing that
- * fact (one copy fills one hold: a tally hands one value to many); and no reply of a call naming either entity shows
- * either value (a value said of an entity is its own, not the group's).
+ * fact (one copy fills one hold: a tally hands one value to many); and no reply of a call naming either entity, nor
+ * a line of the prompt or a reply naming one, shows either value (a value said of an entity is its own, not the
+ * group's).
  */
-export function sharedOptions(calls: readonly Said[], a: Decided, b: Decided, all: readonly Decided[]): boolean {
+export function sharedOptions(
+  prompt: string,
+  calls: readonly Said[],
+  a: Decided,
+  b: Decided,
+  all: readonly Decided[],
+): boolean {
   const [va, vb] = [a.value, b.value];
   if (a.ids.length === 0 || b.ids.length === 0 || va.length === 0 || vb.length === 0 || va === vb) return false;
   const names = (c: Said, ids: readonly string[]) =>
@@ -48,6 +55,11 @@ export function sharedOptions(calls: readonly Said[], a: Decided, b: Decided, al
   const [ofA, ofB] = [own(a.ids), own(b.ids)];
   if (ofA.length === 0 || ofB.length === 0) return false;
   if ([...ofA, ...ofB].some((reply) => shows(reply, va) || shows(reply, vb))) return false;
+  // Nor a line of the prompt or of any reply that names an entity beside a value ("31111 is reserved for P100").
+  const lines = [prompt, ...calls.map((c) => c.reply)].flatMap((t) => t.split('\n'));
+  const beside = (ids: readonly string[]) => (l: string) =>
+    ids.some((id) => shows(l, id)) && (shows(l, va) || shows(l, vb));
+  if (lines.some(beside(a.ids)) || lines.some(beside(b.ids))) return false;
   const shared = (s: string) => s.length >= 2 && ofA.some((t) => shows(t, s)) && ofB.some((t) => shows(t, s));
   // The group's options are slots: the decisions of the entities that show the fact send each value once.
   const slots = (s: string) => {
