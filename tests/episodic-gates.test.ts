@@ -1,10 +1,18 @@
 // Steps and gates by effect (redteam-trust14 Y2): which later call a step lets through, whether it needs the step,
-// and the entities the reference decided without it.
+// and the entities the reference decided without it (by effect).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';
-import { decidedWithout, followersOf, neutralized, nobodyFor, stepOf, tookOut } from '../validators/episodic/gates.js';
+import {
+  decidedWithout,
+  followersOf,
+  followOf,
+  neutralized,
+  nobodyFor,
+  stepOf,
+  tookOut,
+} from '../validators/episodic/gates.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const plan = [
@@ -43,9 +51,59 @@ describe('steps and gates by effect', () => {
     expect(stepOf(readBack, 'book', 'guest_id', run, undefined)).toBeNull();
   });
 
-  it('leaves out the entities the reference decided without the step (an approval a short stay never needed)', () => {
+  it('leaves out the entities the reference decided without the step, by effect (a short stay booked alike)', () => {
     const approvals = [A('approve', { guest_id: 'G1' }), A('book', { guest_id: 'G1' }), A('book', { guest_id: 'g2' })];
-    expect(decidedWithout(approvals, new Set(['book']), ['G2', 'G3'])).toEqual(['G2']);
+    const run = { turns: 3, rejected: [], changes: [['$.approved'], ['$.stays.G1'], ['$.stays.g2']] };
+    const replies = ['G1 approved.', 'G1: 12 nights booked.', 'g2: 3 nights booked.'];
+    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['book']) };
+    expect(decidedWithout(approvals, step, run, replies, ['G2', 'G3'])).toEqual(['G2']);
+  });
+
+  it('tries an entity the follow-up served otherwise without the step (redteam-trust16 Q2: a notice of regret)', () => {
+    const notices = [
+      A('book', { guest_id: 'G1' }),
+      A('notify', { guest_id: 'G1' }),
+      A('notify', { guest_id: 'G2' }),
+      A('notify', { guest_id: 'G3' }),
+    ];
+    const run = { turns: 4, rejected: [], changes: [['$.bookings.G1'], ['$.notices.G1'], ['$.notices.G2'], []] };
+    const replies = ['G1: 5 nights booked.', 'G1 notified of 5 nights.', "G2 sent the desk's regret.", 'G3 notified.'];
+    const step = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']) };
+    // G2's notice changed the same path as G1's but said otherwise; G3's changed nothing: both tried.
+    expect(decidedWithout(notices, step, run, replies, ['G2', 'G3'])).toEqual([]);
+    const alike = [...replies.slice(0, 2), 'G2 notified of 3 nights.', 'G3 notified.'];
+    expect(decidedWithout(notices, step, run, alike, ['G2', 'G3'])).toEqual(['G2']);
+  });
+
+  it('reads an id a reply issued and a later call quotes as an id, not as words (a stay number in letters)', () => {
+    const stays = [
+      A('approve', { guest_id: 'G1' }),
+      A('check_in', { guest_id: 'G1' }),
+      A('check_in', { guest_id: 'G2' }),
+      A('check_out', { stay_id: 'ST-ABC' }),
+      A('check_out', { stay_id: 'ST-ABD' }),
+    ];
+    const changes = [['$.guests.*.approved'], ['$.stays', '$.next'], ['$.stays', '$.next'], ['$.stays'], ['$.stays']];
+    const run = { turns: 5, rejected: [], changes };
+    const replies = [
+      'G1 approved.',
+      'G1 checked in: stay ST-ABC.',
+      'G2 checked in: stay ST-ABD.',
+      'Closed.',
+      'Closed.',
+    ];
+    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['check_in']) };
+    expect(decidedWithout(stays, step, run, replies, ['G2'])).toEqual(['G2']);
+    const words = [...replies.slice(0, 2), 'G2 checked in: stay waitlisted.', ...replies.slice(3)];
+    expect(decidedWithout(stays, step, run, words, ['G2'])).toEqual([]);
+  });
+
+  it("sends a gate's added call with the call it lets through, any other step's alone (redteam-trust16 Q9)", () => {
+    const without = { turns: 4, rejected: [], changes: [[], [], [], []] };
+    expect(followOf(stepOf(plan, 'book', 'guest_id', reference, without))).toEqual({ call: plan[2], arg: 'guest_id' });
+    const confirmed = { turns: 4, rejected: [], changes: [[], [], ['$.guests.0.confirmed'], []] };
+    expect(followOf(stepOf(plan, 'book', 'guest_id', reference, confirmed))).toBeUndefined();
+    expect(followOf(null)).toBeUndefined();
   });
 
   it('neutralizes a tool with an id nobody has that fits its argument; every such call refused', () => {

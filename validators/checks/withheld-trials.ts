@@ -11,7 +11,7 @@ import {
   spreadOverShapes,
   WITHHELD_SHAPES,
 } from '../episodic/entities.js';
-import { decidedWithout, followersOf, nobodyFor, neutralized, stepOf, tookOut } from '../episodic/gates.js';
+import { decidedWithout, followersOf, followOf, nobodyFor, neutralized, stepOf, tookOut } from '../episodic/gates.js';
 import { entityArgOf, readsOf, WITHHELD_ENTITIES, WITHHELD_TOOLS, withheldEntities } from '../episodic/withheld.js';
 import { replayOf, scoreOf, type EpisodicContext } from './episodic.js';
 
@@ -118,11 +118,15 @@ export async function withheldTrials(
         const tookAway = without?.ok === true && tookOut(body, c.tool, without);
         // Decisive by what it does: with its calls refused at the same turns the plan earns less.
         if (tookAway && scoreOf(without) >= s.ref.score - 1e-9) return [];
-        // A step before another decision on the same entity: probed with the call it lets through, never on an
-        // entity the reference made that decision on without it (an approval a short stay never needed).
-        const step = s.reference?.ok ? stepOf(body, c.tool, c.arg, s.reference, tookAway ? without : undefined) : null;
+        // A step before another decision on the same entity: a gate probed with the call it lets through, any other
+        // step alone (redteam-trust16 Q9), never on an entity the reference made that decision on without it, by
+        // effect (an approval a short stay never needed: redteam-trust16 Q2).
+        const ref = s.reference?.ok ? s.reference : undefined;
+        const step = ref ? stepOf(body, c.tool, c.arg, ref, tookAway ? without : undefined) : null;
         if (step === null && stepSomewhere.has(c.tool)) return [];
-        const skip = new Set(step ? decidedWithout(body, step.tools, [...c.same, ...c.others.flat()]) : []);
+        const withheld = [...c.same, ...c.others.flat()];
+        const by = step && { tools: step.tools, tool: c.tool, arg: c.arg };
+        const skip = new Set(by && ref ? decidedWithout(body, by, ref, s.ref.observations ?? [], withheld) : []);
         const kept = c.others.filter((g) => answered.get(c.tool)?.has(g[0] as string));
         const groups = [c.same, ...kept].map((g) => g.filter((e) => !skip.has(e))).filter((g) => g.length > 0);
         const budget = groups.length > 1 ? Math.min(WITHHELD_SHAPES, Math.max(WITHHELD_ENTITIES, groups.length)) : 2;
@@ -130,13 +134,14 @@ export async function withheldTrials(
         if (entities.length === 0) return [];
         if (step?.needed) gates++;
         const template = step?.gate ?? (body.find((a) => a.tool === c.tool) as Action);
+        const follow = followOf(step);
         return [
           {
             tool: c.tool,
             arg: c.arg,
             template,
             entities,
-            ...(step ? { follow: { call: step.follow, arg: step.followArg } } : {}),
+            ...(follow ? { follow } : {}),
           },
         ];
       })

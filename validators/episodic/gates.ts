@@ -2,9 +2,11 @@
 // every turn kept, so the turns' draws stay the same) says whether the tool decides the score by what it does, and
 // whether it is a gate: a later call of another tool on the same entity that changed the state is then refused or
 // ineffective (an approval a booking needs, a booking a confirmation needs). A later call that merely names the
-// entity (a receipt, a read after the write) makes no gate. A gate's added call is probed with what it lets through.
+// entity (a receipt, a read after the write) makes no gate. A gate's added call is probed with what it lets through;
+// any other step's alone (redteam-trust16 Q9: a follow-up refused or costing the score says nothing about the step).
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
+import { escape } from './adversaries-values.js';
 import { NO_SUCH } from './neutral.js';
 import type { TurnsRun } from './withheld.js';
 
@@ -82,12 +84,52 @@ export function stepOf(
 }
 
 /**
- * The entities a step is no decision for: those a call of a tool it comes before (`tools`) names in plan `body` (the
- * reference made that decision on the entity without the step: an approval a short stay never needed).
+ * What a step's added call goes in with (redteam-trust16 Q9): a gate's follow-up, the call it lets through; any other
+ * step's added call goes alone, since its follow-up, refused or costing the score on the entity, is not the step's.
  */
-export const decidedWithout = (body: readonly Action[], tools: ReadonlySet<string>, entities: readonly string[]) => {
-  const named = new Set(
-    body.flatMap((a) => (tools.has(a.tool) ? Object.values(a.args).map((v) => String(v).toLowerCase()) : [])),
+export const followOf = (step: Step | null): { call: Action; arg: string } | undefined =>
+  step?.needed ? { call: step.follow, arg: step.followArg } : undefined;
+
+/**
+ * A call's trace as text: its reply and the paths it changed, with every value the plan sends (the entities, the ids a
+ * reply issued and a later call quotes, the dates) and every number masked, so only the world's own words stay.
+ */
+const traceOf = (sent: RegExp, reply: string | undefined, paths: readonly string[] | undefined) =>
+  `${reply ?? ''}\n${(paths ?? []).join(' ')}`.replace(sent, '·').replace(/\d+/g, '#');
+
+/** A pattern of the string values the calls of `body` send, each a whole word. */
+function sentValues(body: readonly Action[]): RegExp {
+  const values = [...new Set(body.flatMap((a) => Object.values(a.args)).filter((v) => typeof v === 'string'))]
+    .map((v) => v.trim())
+    .filter((v) => v.length > 1)
+    .sort((a, b) => b.length - a.length);
+  const words = values.length > 0 ? values.map(escape).join('|') : '(?!)';
+  return new RegExp(`(?<![A-Za-z0-9_])(?:${words})(?![A-Za-z0-9_])`, 'gi');
+}
+
+/**
+ * The entities a step is no decision for (redteam-trust16 Q2): those on which a call of a tool it comes before
+ * (`step.tools`) did in the reference (`reference`, `replies`) what that tool does after the step, without it (an
+ * approval a short stay never needed: booked alike). Judged by effect, the trace masked, never by the tool's name: a
+ * follow-up that served the entity otherwise (a notice of regret where others got their booking's) leaves it tried.
+ */
+export function decidedWithout(
+  body: readonly Action[],
+  step: Pick<Step, 'tools'> & { tool: string; arg: string },
+  reference: TurnsRun,
+  replies: readonly string[],
+  entities: readonly string[],
+): string[] {
+  const sent = sentValues(body);
+  const trace = (j: number) => traceOf(sent, replies[j], reference.changes?.[j]);
+  const asAfter = new Set(
+    followersOf(body, step.tool, step.arg)
+      .filter(([, j]) => changed(reference, j))
+      .map(([, j]) => trace(j)),
   );
-  return entities.filter((e) => named.has(e.toLowerCase()));
-};
+  const names = (a: Action, e: string) =>
+    Object.values(a.args).some((v) => String(v).toLowerCase() === e.toLowerCase());
+  return entities.filter((e) =>
+    body.some((a, j) => step.tools.has(a.tool) && names(a, e) && changed(reference, j) && asAfter.has(trace(j))),
+  );
+}
