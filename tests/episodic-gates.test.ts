@@ -4,7 +4,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';
-import { decidedWithout, followersOf, neutralized, nobodyFor, stepOf, tookOut } from '../validators/episodic/gates.js';
+import {
+  decidedWithout,
+  decidesByEffect,
+  followersOf,
+  neutralized,
+  nobodyFor,
+  stepOf,
+  tookOut,
+} from '../validators/episodic/gates.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const plan = [
@@ -56,6 +64,16 @@ describe('steps and gates by effect', () => {
     expect(out[2]).toEqual(plan[2]);
     expect(tookOut(plan, 'book', { turns: 4, rejected: [], changes: [[], [], [], []] })).toBe(true);
     expect(tookOut(plan, 'book', reference)).toBe(false);
+  });
+
+  it('judges a tool decisive by its neutralized run only where every neutralized call changed nothing', () => {
+    const run = (score: number, changes: string[][]) => ({ ...reference, ok: true, score, changes }) as never;
+    const none = [[], [], ['$.guests.0.confirmed'], []];
+    expect(decidesByEffect(plan, 'book', 1, run(0, none))).toBe(true);
+    expect(decidesByEffect(plan, 'book', 1, run(1, none))).toBe(false);
+    // A neutralized call the world still took says nothing, nor does a failed run.
+    expect(decidesByEffect(plan, 'book', 1, run(1, reference.changes))).toBeUndefined();
+    expect(decidesByEffect(plan, 'book', 1, undefined)).toBeUndefined();
   });
 });
 

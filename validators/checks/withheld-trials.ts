@@ -11,9 +11,17 @@ import {
   spreadOverShapes,
   WITHHELD_SHAPES,
 } from '../episodic/entities.js';
-import { decidedWithout, followersOf, nobodyFor, neutralized, stepOf, tookOut } from '../episodic/gates.js';
+import {
+  decidedWithout,
+  decidesByEffect,
+  followersOf,
+  nobodyFor,
+  neutralized,
+  stepOf,
+  tookOut,
+} from '../episodic/gates.js';
 import { entityArgOf, readsOf, WITHHELD_ENTITIES, WITHHELD_TOOLS, withheldEntities } from '../episodic/withheld.js';
-import { replayOf, scoreOf, type EpisodicContext } from './episodic.js';
+import { replayOf, type EpisodicContext } from './episodic.js';
 
 /** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
 export interface Trial {
@@ -117,7 +125,7 @@ export async function withheldTrials(
         const body = s.body;
         const tookAway = without?.ok === true && tookOut(body, c.tool, without);
         // Decisive by what it does: with its calls refused at the same turns the plan earns less.
-        if (tookAway && scoreOf(without) >= s.ref.score - 1e-9) return [];
+        if (decidesByEffect(body, c.tool, s.ref.score, without) === false) return [];
         // A step before another decision on the same entity: probed with the call it lets through, never on an
         // entity the reference made that decision on without it (an approval a short stay never needed).
         const step = s.reference?.ok ? stepOf(body, c.tool, c.arg, s.reference, tookAway ? without : undefined) : null;

@@ -4,6 +4,7 @@
 // ineffective (an approval a booking needs, a booking a confirmation needs). A later call that merely names the
 // entity (a receipt, a read after the write) makes no gate. A gate's added call is probed with what it lets through.
 import type { EpisodicMeta } from '../../contract/episodic.js';
+import type { RolloutResult } from '../../sandbox/rollouts.js';
 import { propsOf, type Action } from './adversaries.js';
 import { NO_SUCH } from './neutral.js';
 import type { TurnsRun } from './withheld.js';
@@ -37,6 +38,21 @@ const changed = (r: TurnsRun, j: number) =>
 /** Whether the neutralized calls of `tool` in a run of `neutralized(body, …)` all changed nothing (were refused). */
 export const tookOut = (body: readonly Action[], tool: string, run: TurnsRun): boolean =>
   body.every((a, j) => a.tool !== tool || !changed(run, j));
+
+/**
+ * Whether `tool` decides the score by its own effect: the plan with its calls neutralized at their turns (`without`,
+ * a replay of `neutralized(body, …)` then the finish, with its changes) earns less than `score`. Undefined where the
+ * replay did not take the calls' effect out (one still changed the state): it says nothing then.
+ */
+export function decidesByEffect(
+  body: readonly Action[],
+  tool: string,
+  score: number,
+  without: RolloutResult | undefined,
+): boolean | undefined {
+  if (without?.ok !== true || !tookOut(body, tool, without)) return undefined;
+  return without.score < score - 1e-9;
+}
 
 /**
  * The calls of other tools that follow a call of `tool` on the same entity (its `arg`) in plan `body`: the candidates a
