@@ -1,6 +1,7 @@
 // What the adversary checks share: the adversary library's logs for each adversary episode (made once per
 // stage, so a log several checks plan runs once), tool ablation, which says which tools decide an episode's
-// score (the reference without every call of one tool earns less), and the reference replayed with its state.
+// score (the reference without every call of one tool earns less; on the first episode of each level, their
+// effect: episodic-effects.ts), and the reference replayed with its state.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { adversaryProbes, argValues, finished, type Probe } from '../episodic/adversaries.js';
 import type { CheckPlan, CheckVerdict, JudgeTools } from './contract.js';

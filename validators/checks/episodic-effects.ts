@@ -4,7 +4,7 @@
 // draw chance (bank-dispute: the merchants' replies); its verdict stands only where no such replay took the effect out.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
-import { decidesByEffect, neutralized, nobodyFor } from '../episodic/gates.js';
+import { callsOf, decidesByEffect, neutralized, nobodyFor } from '../episodic/gates.js';
 import { entityArgOf } from '../episodic/withheld.js';
 import { replayOf, type EpisodicContext } from './episodic.js';
 
@@ -16,16 +16,21 @@ export interface NeutralProbe {
   request: RolloutRequest;
 }
 
+/** The argument that names the entity of `tool`'s calls in episode `of`'s plan (entityArgOf); null where none. */
+export function entityArgIn(ctx: EpisodicContext, of: number, tool: string): string | null {
+  const bodies = ctx.memo('reference-bodies', () => ctx.refs.map((r) => actionsOf(r).slice(0, -1)));
+  const r = ctx.refs[of] as Rollout;
+  return entityArgOf(ctx.meta, bodies[of] as Action[], tool, [r.prompt ?? '', ...(r.observations ?? [])], bodies);
+}
+
 /** For each episode, each tool of its plan (the finish aside) that names an entity: its calls neutralized. */
 export function neutralProbes(ctx: EpisodicContext, episodes: readonly number[]): NeutralProbe[] {
-  const bodies = ctx.memo('reference-bodies', () => ctx.refs.map((r) => actionsOf(r).slice(0, -1)));
   return episodes.flatMap((of) => {
     const r = ctx.refs[of] as Rollout;
     const acts = actionsOf(r);
     const body = acts.slice(0, -1);
-    const shown = [r.prompt ?? '', ...(r.observations ?? [])];
     return [...new Set(body.map((a) => a.tool))].flatMap((tool) => {
-      const arg = entityArgOf(ctx.meta, body, tool, shown, bodies);
+      const arg = entityArgIn(ctx, of, tool);
       if (arg === null) return [];
       const request = ctx.shared(`neutralized:${of}:${tool}:${arg}`, () =>
         replayOf(r, [...neutralized(body, tool, arg, nobodyFor(ctx.meta, tool, arg)), acts.at(-1)], { changes: true }),
@@ -47,7 +52,7 @@ export function decisiveByEffect(
 ): Set<string> {
   const decisive = new Set(byAblation);
   probes.forEach((p, k) => {
-    const verdict = decidesByEffect(p.body, p.tool, (refs[p.of] as Rollout).score, neutral[k]);
+    const verdict = decidesByEffect(callsOf(p.body, p.tool), (refs[p.of] as Rollout).score, neutral[k]);
     if (verdict === true) decisive.add(`${p.of}|${p.tool}`);
     if (verdict === false) decisive.delete(`${p.of}|${p.tool}`);
   });

@@ -12,6 +12,7 @@ import {
   WITHHELD_SHAPES,
 } from '../episodic/entities.js';
 import {
+  callsOf,
   decidedWithout,
   decidesByEffect,
   followersOf,
@@ -125,7 +126,7 @@ export async function withheldTrials(
         const body = s.body;
         const tookAway = without?.ok === true && tookOut(body, c.tool, without);
         // Decisive by what it does: with its calls refused at the same turns the plan earns less.
-        if (decidesByEffect(body, c.tool, s.ref.score, without) === false) return [];
+        if (decidesByEffect(callsOf(body, c.tool), s.ref.score, without) === false) return [];
         // A step before another decision on the same entity: probed with the call it lets through, never on an
         // entity the reference made that decision on without it (an approval a short stay never needed).
         const step = s.reference?.ok ? stepOf(body, c.tool, c.arg, s.reference, tookAway ? without : undefined) : null;

@@ -39,18 +39,25 @@ const changed = (r: TurnsRun, j: number) =>
 export const tookOut = (body: readonly Action[], tool: string, run: TurnsRun): boolean =>
   body.every((a, j) => a.tool !== tool || !changed(run, j));
 
+/** Plan `body` with call `index` alone naming `nobody` as its entity (`arg`): that call's effect taken out. */
+export const neutralizedAt = (body: readonly Action[], index: number, arg: string, nobody: string): Action[] =>
+  body.map((a, i) => (i === index ? { tool: a.tool, args: { ...a.args, [arg]: nobody } } : a));
+
+/** The indices of the calls of `tool` in plan `body`. */
+export const callsOf = (body: readonly Action[], tool: string): number[] =>
+  body.flatMap((a, j) => (a.tool === tool ? [j] : []));
+
 /**
- * Whether `tool` decides the score by its own effect: the plan with its calls neutralized at their turns (`without`,
- * a replay of `neutralized(body, …)` then the finish, with its changes) earns less than `score`. Undefined where the
- * replay did not take the calls' effect out (one still changed the state): it says nothing then.
+ * Whether the calls at `calls` decide the score by their own effect: the plan with them neutralized at their turns
+ * (`without`, a replay of `neutralized` or `neutralizedAt`, with its changes) earns less than `score`. Undefined where
+ * the replay did not take their effect out (one still changed the state): it says nothing then.
  */
 export function decidesByEffect(
-  body: readonly Action[],
-  tool: string,
+  calls: readonly number[],
   score: number,
   without: RolloutResult | undefined,
 ): boolean | undefined {
-  if (without?.ok !== true || !tookOut(body, tool, without)) return undefined;
+  if (without?.ok !== true || calls.some((j) => changed(without, j))) return undefined;
   return without.score < score - 1e-9;
 }
 
