@@ -5,10 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { SandboxPool } from '../sandbox/pool.js';
 import { validateCandidate } from '../validators/validate.js';
 import {
+  callsOf,
   decidedWithout,
+  decidesByEffect,
   followersOf,
   followOf,
   neutralized,
+  neutralizedAt,
   nobodyFor,
   stepOf,
   tookOut,
@@ -23,6 +26,8 @@ const plan = [
 ];
 // The reference: the read and the read-back change nothing, the booking and its confirmation do.
 const reference = { turns: 4, rejected: [], changes: [[], ['$.guests.0.nights'], ['$.guests.0.confirmed'], []] };
+// The reference with the booking taken out: only the confirmation changes the state.
+const none = [[], [], ['$.guests.0.confirmed'], []];
 
 describe('steps and gates by effect', () => {
   it('lists the later calls of other tools on the same entity', () => {
@@ -114,6 +119,27 @@ describe('steps and gates by effect', () => {
     expect(out[2]).toEqual(plan[2]);
     expect(tookOut(plan, 'book', { turns: 4, rejected: [], changes: [[], [], [], []] })).toBe(true);
     expect(tookOut(plan, 'book', reference)).toBe(false);
+  });
+
+  it('judges a tool decisive by its neutralized run only where every neutralized call changed nothing', () => {
+    const run = (score: number, changes: string[][]) => ({ ...reference, ok: true, score, changes }) as never;
+    expect(decidesByEffect(callsOf(plan, 'book'), 1, run(0, none))).toBe(true);
+    expect(decidesByEffect(callsOf(plan, 'book'), 1, run(1, none))).toBe(false);
+    // A neutralized call the world still took says nothing, nor does a failed run.
+    expect(decidesByEffect(callsOf(plan, 'book'), 1, run(1, reference.changes))).toBeUndefined();
+    expect(decidesByEffect(callsOf(plan, 'book'), 1, undefined)).toBeUndefined();
+  });
+
+  it('takes one call out at its turn, the others kept (a swap control: no later turn moves)', () => {
+    const out = neutralizedAt(plan, 2, 'guest_id', 'ZZ-00');
+    expect(out).toHaveLength(plan.length);
+    expect(out[2]).toEqual(A('confirm', { guest_id: 'ZZ-00' }));
+    expect(out.filter((a, i) => a !== plan[i])).toHaveLength(1);
+    const unconfirmed = [[], ['$.guests.0.nights'], [], []];
+    expect(decidesByEffect([2], 1, { ...reference, ok: true, score: 0, changes: unconfirmed } as never)).toBe(true);
+    expect(decidesByEffect([2], 1, { ...reference, ok: true, score: 0, changes: reference.changes } as never)).toBe(
+      undefined,
+    );
   });
 });
 

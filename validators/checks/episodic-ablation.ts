@@ -1,9 +1,11 @@
 // What the adversary checks share: the adversary library's logs for each adversary episode (made once per
 // stage, so a log several checks plan runs once), tool ablation, which says which tools decide an episode's
-// score (the reference without every call of one tool earns less), and the reference replayed with its state.
+// score (the reference without every call of one tool earns less; on the first episode of each level, their
+// effect: episodic-effects.ts), and the reference replayed with its state.
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { adversaryProbes, argValues, finished, type Probe } from '../episodic/adversaries.js';
 import type { CheckPlan, CheckVerdict, JudgeTools } from './contract.js';
+import { decisiveByEffect, neutralProbes } from './episodic-effects.js';
 import { replayOf, scoreOf, type EpisodicContext } from './episodic.js';
 
 /** Every adversary probe of the stage's adversary episodes. */
@@ -64,7 +66,7 @@ export interface FirstEpisodes {
   ablations: Probe[];
   /** The first ablated episode of each level (firstEpisodeOfEachLevel). */
   episodes: number[];
-  /** `${episode}|${tool}` for each tool that decides the episode's score (decisiveTools). */
+  /** `${episode}|${tool}` for each tool that decides the episode's score by its effect (decisiveByEffect). */
   decisive: Set<string>;
   /** Each episode's reference replayed with its final state and changed paths (referenceState). */
   reference: Map<number, RolloutResult | undefined>;
@@ -72,7 +74,8 @@ export interface FirstEpisodes {
 
 /**
  * The plan of a check that probes the first episode of each level (arguments, exchanges, alternatives): the tool
- * ablations and the reference states requested, then `judge` given what they show; null where no episode is probed.
+ * ablations, each tool's calls neutralized and the reference states requested, then `judge` given what they show;
+ * null where no episode is probed.
  */
 export function onFirstEpisodes(
   ctx: EpisodicContext,
@@ -81,15 +84,26 @@ export function onFirstEpisodes(
   const ablations = adversaryFamily(ctx, 'tool-ablation');
   const episodes = firstEpisodeOfEachLevel(ctx, ablations);
   if (episodes.length === 0) return null;
+  const neutral = neutralProbes(ctx, episodes);
+  const [a, n] = [ablations.length, neutral.length];
   return {
-    requests: [...ablations.map((p) => p.request), ...episodes.map((i) => referenceState(ctx, i))],
+    requests: [
+      ...ablations.map((p) => p.request),
+      ...neutral.map((p) => p.request),
+      ...episodes.map((i) => referenceState(ctx, i)),
+    ],
     judge: (outcomes, tools) =>
       judge(
         {
           ablations,
           episodes,
-          decisive: decisiveTools(ctx.refs, ablations, outcomes),
-          reference: new Map(episodes.map((i, k) => [i, outcomes[ablations.length + k]])),
+          decisive: decisiveByEffect(
+            ctx.refs,
+            decisiveTools(ctx.refs, ablations, outcomes),
+            neutral,
+            outcomes.slice(a, a + n),
+          ),
+          reference: new Map(episodes.map((i, k) => [i, outcomes[a + n + k]])),
         },
         tools,
       ),

@@ -1,9 +1,9 @@
 // Decisions outside the reference's vocabulary (validators/episodic/alternatives.ts), on the first adversary episode
 // of each level: a decisive call sent through another decisive tool that takes its arguments (X2), and a call's claim
 // about its entity changed with its other values refilled from what the episode shows of the entity (X3). A log that
-// earns the reference's score and ends in another state beyond bookkeeping, where the call removed (the swap) or the
-// claim changed alone (the claim) earns less, pays the effect and not the decision: the score checks the amount, or
-// the agent's story, never which tool or what the world says (zero tolerance, E_ARGUMENT_UNCHECKED).
+// earns the reference's score and ends in another state beyond bookkeeping, where the call taken out at its turn (the
+// swap) or the claim changed alone (the claim) earns less, pays the effect and not the decision: the score checks the
+// amount, or the agent's story, never which tool or what the world says (zero tolerance, E_ARGUMENT_UNCHECKED).
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import {
@@ -15,9 +15,11 @@ import {
   swappedCalls,
   type ClaimChange,
 } from '../episodic/alternatives.js';
+import { decidesByEffect, neutralizedAt, nobodyFor } from '../episodic/gates.js';
 import { bookkeeping, differingPaths } from '../episodic/stated-rules.js';
 import { readsOf } from '../episodic/withheld.js';
 import { onFirstEpisodes } from './episodic-ablation.js';
+import { entityArgIn } from './episodic-effects.js';
 import { replayOf, scoreOf, type EpisodicCheck, type EpisodicContext } from './episodic.js';
 import type { Finding } from './rules.js';
 
@@ -35,6 +37,8 @@ interface Trial {
   call: Action;
   actions: Action[];
   control: Action[];
+  /** A swap's: the swapped call neutralized at its turn (gates.ts), the control where it takes the call out. */
+  neutral?: { index: number; actions: Action[] };
 }
 
 export const episodicAlternatives: EpisodicCheck = {
@@ -56,14 +60,21 @@ export const episodicAlternatives: EpisodicCheck = {
         });
         return { of, acts, body, used, skip, claims };
       });
+      // A swap's control: the call taken out at its turn (the later turns draw what they drew), else removed.
       const swaps: Trial[] = plans.flatMap((p) =>
-        swappedCalls(ctx.meta, p.body, p.used).map((s) => ({
-          of: p.of,
-          how: s.how,
-          call: s.call,
-          actions: replaced(p.acts, s.index, s.call),
-          control: p.acts.filter((_, i) => i !== s.index),
-        })),
+        swappedCalls(ctx.meta, p.body, p.used).map((s) => {
+          const tool = (p.acts[s.index] as Action).tool;
+          const arg = entityArgIn(ctx, p.of, tool);
+          const actions = arg === null ? null : neutralizedAt(p.acts, s.index, arg, nobodyFor(ctx.meta, tool, arg));
+          return {
+            of: p.of,
+            how: s.how,
+            call: s.call,
+            actions: replaced(p.acts, s.index, s.call),
+            control: p.acts.filter((_, i) => i !== s.index),
+            ...(actions ? { neutral: { index: s.index, actions } } : {}),
+          };
+        }),
       );
       // The reads of each claim's entities and the listings after the plan, one replay an episode: what refills
       // the changed calls.
@@ -114,11 +125,21 @@ export const episodicAlternatives: EpisodicCheck = {
         });
       });
       const trials = [...swaps, ...claims];
+      const neutral = trials.flatMap((t) => (t.neutral ? [t] : []));
       const results = await tools.run([
         ...trials.map((t) => replayOf(ctx.refs[t.of] as Rollout, t.actions, { keepState: true })),
         ...trials.map((t) => replayOf(ctx.refs[t.of] as Rollout, t.control)),
+        ...neutral.map((t) => replayOf(ctx.refs[t.of] as Rollout, t.neutral?.actions ?? [], { changes: true })),
       ]);
       const paid = (of: number, r: RolloutResult | undefined) => scoreOf(r) >= (ctx.refs[of] as Rollout).score - 1e-6;
+      // The call matters where its control earns less: by its effect where the neutralized call was taken out.
+      const matters = (t: Trial, control: RolloutResult | undefined) => {
+        const n = neutral.indexOf(t);
+        const ref = (ctx.refs[t.of] as Rollout).score;
+        const effect =
+          n < 0 ? undefined : decidesByEffect([t.neutral?.index ?? -1], ref, results[2 * trials.length + n]);
+        return effect ?? !paid(t.of, control);
+      };
       const elsewhere = (of: number, r: RolloutResult | undefined) => {
         const theirs = reference.get(of);
         return (
@@ -129,7 +150,7 @@ export const episodicAlternatives: EpisodicCheck = {
         const ref = ctx.refs[t.of] as Rollout;
         const r = results[k];
         const control = results[trials.length + k];
-        const hit = paid(t.of, r) && elsewhere(t.of, r) && !paid(t.of, control);
+        const hit = paid(t.of, r) && elsewhere(t.of, r) && matters(t, control);
         return {
           rule: 'zero',
           code: 'E_ARGUMENT_UNCHECKED',
@@ -151,7 +172,11 @@ export const episodicAlternatives: EpisodicCheck = {
       });
       return {
         findings,
-        metrics: { swaps: swaps.length, claims: claims.length, rollouts: readRuns.length + 2 * trials.length },
+        metrics: {
+          swaps: swaps.length,
+          claims: claims.length,
+          rollouts: readRuns.length + 2 * trials.length + neutral.length,
+        },
       };
     });
   },

@@ -11,9 +11,19 @@ import {
   spreadOverShapes,
   WITHHELD_SHAPES,
 } from '../episodic/entities.js';
-import { decidedWithout, followersOf, followOf, nobodyFor, neutralized, stepOf, tookOut } from '../episodic/gates.js';
+import {
+  callsOf,
+  decidedWithout,
+  decidesByEffect,
+  followersOf,
+  followOf,
+  nobodyFor,
+  neutralized,
+  stepOf,
+  tookOut,
+} from '../episodic/gates.js';
 import { entityArgOf, readsOf, WITHHELD_ENTITIES, WITHHELD_TOOLS, withheldEntities } from '../episodic/withheld.js';
-import { replayOf, scoreOf, type EpisodicContext } from './episodic.js';
+import { replayOf, type EpisodicContext } from './episodic.js';
 
 /** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
 export interface Trial {
@@ -117,7 +127,7 @@ export async function withheldTrials(
         const body = s.body;
         const tookAway = without?.ok === true && tookOut(body, c.tool, without);
         // Decisive by what it does: with its calls refused at the same turns the plan earns less.
-        if (tookAway && scoreOf(without) >= s.ref.score - 1e-9) return [];
+        if (decidesByEffect(callsOf(body, c.tool), s.ref.score, without) === false) return [];
         // A step before another decision on the same entity: a gate probed with the call it lets through, any other
         // step alone (redteam-trust16 Q9), never on an entity the reference made that decision on without it, by
         // effect (an approval a short stay never needed: redteam-trust16 Q2).

@@ -5,6 +5,7 @@
 // entity (a receipt, a read after the write) makes no gate. A gate's added call is probed with what it lets through;
 // any other step's alone (redteam-trust16 Q9: a follow-up refused or costing the score says nothing about the step).
 import type { EpisodicMeta } from '../../contract/episodic.js';
+import type { RolloutResult } from '../../sandbox/rollouts.js';
 import { propsOf, type Action } from './adversaries.js';
 import { escape } from './adversaries-values.js';
 import { NO_SUCH } from './neutral.js';
@@ -39,6 +40,28 @@ const changed = (r: TurnsRun, j: number) =>
 /** Whether the neutralized calls of `tool` in a run of `neutralized(body, …)` all changed nothing (were refused). */
 export const tookOut = (body: readonly Action[], tool: string, run: TurnsRun): boolean =>
   body.every((a, j) => a.tool !== tool || !changed(run, j));
+
+/** Plan `body` with call `index` alone naming `nobody` as its entity (`arg`): that call's effect taken out. */
+export const neutralizedAt = (body: readonly Action[], index: number, arg: string, nobody: string): Action[] =>
+  body.map((a, i) => (i === index ? { tool: a.tool, args: { ...a.args, [arg]: nobody } } : a));
+
+/** The indices of the calls of `tool` in plan `body`. */
+export const callsOf = (body: readonly Action[], tool: string): number[] =>
+  body.flatMap((a, j) => (a.tool === tool ? [j] : []));
+
+/**
+ * Whether the calls at `calls` decide the score by their own effect: the plan with them neutralized at their turns
+ * (`without`, a replay of `neutralized` or `neutralizedAt`, with its changes) earns less than `score`. Undefined where
+ * the replay did not take their effect out (one still changed the state): it says nothing then.
+ */
+export function decidesByEffect(
+  calls: readonly number[],
+  score: number,
+  without: RolloutResult | undefined,
+): boolean | undefined {
+  if (without?.ok !== true || calls.some((j) => changed(without, j))) return undefined;
+  return without.score < score - 1e-9;
+}
 
 /**
  * The calls of other tools that follow a call of `tool` on the same entity (its `arg`) in plan `body`: the candidates a
