@@ -34,6 +34,10 @@ describe('claims known by their values', () => {
     const body = [refund('OR1', 90, 'opened'), refund('OR2', 50, 'unopened')];
     expect(claimsOf(meta, body, 'refund')).toEqual([]);
     expect(claimsOf(meta, body, 'refund', PROMPT)).toEqual(['condition']);
+    // Names the prompt lists, one a call, are the calls' entities, not a claim.
+    const named = [A('route', { order_id: 'Alice', queue: 'x' }), A('route', { order_id: 'Bob', queue: 'y' })];
+    expect(claimsOf(meta, named, 'route', 'Guests: Alice, Bob.')).toEqual(['order_id']);
+    expect(claimsOf(meta, named, 'route', 'Guests: Alice, Bob.', 'order_id')).toEqual([]);
   });
 
   it('completes a claim sent with one value by the values the prompt writes after its name', () => {

@@ -138,7 +138,7 @@ export function claimChanges(
   entityArg: string,
   prompt = '',
 ) {
-  return claimsOf(meta, body, tool, prompt).flatMap((arg) =>
+  return claimsOf(meta, body, tool, prompt, entityArg).flatMap((arg) =>
     claimValues(meta, body, tool, arg, prompt).flatMap((v): ClaimChange[] => {
       // A call claims v where every value it sends at the claim's place is v.
       const same = (a: Action) => {

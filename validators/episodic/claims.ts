@@ -57,7 +57,7 @@ function schemaAt(meta: EpisodicMeta, tool: string, path: string): { type?: stri
   return s as { type?: string; enum?: unknown[] };
 }
 
-/** A code: a word or a few (letters only, never an id's digits), or a small whole number (0/1, 1 to 3). */
+/** A code: one to three words of letters (never an id's digits), or a whole number from -9 to 9 (0/1, a grade). */
 const isCode = (v: unknown): boolean =>
   typeof v === 'number'
     ? Number.isInteger(v) && Math.abs(v) <= 9
@@ -79,7 +79,7 @@ export function namedValues(prompt: string, name: string): string[] {
 const wordOf = (text: string, word: string) =>
   new RegExp(`(?<![\\p{L}\\p{N}_])${escaped(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
 
-/** The values the plan's calls of `tool` send at `path`, in the order first sent, then those the prompt names. */
+/** The values the plan's calls of `tool` send at `path` (every item's), in the order first sent. */
 function sentValues(body: readonly Action[], tool: string, path: string): unknown[] {
   const seen = new Map<string, unknown>();
   for (const a of body) if (a.tool === tool) for (const v of valuesAt(a.args, path)) seen.set(JSON.stringify(v), v);
@@ -105,9 +105,9 @@ function claimedByValues(body: readonly Action[], tool: string, path: string, pr
 
 /**
  * The claims of `tool` in a plan (CLAIMS at most): its boolean and enum arguments the plan's calls send with two or more
- * values, then the paths whose values are a claim's (`claimedByValues`).
+ * values, then the paths whose values are a claim's (`claimedByValues`); never `entityArg`, the call's entity.
  */
-export function claimsOf(meta: EpisodicMeta, body: readonly Action[], tool: string, prompt = ''): string[] {
+export function claimsOf(meta: EpisodicMeta, body: readonly Action[], tool: string, prompt = '', entityArg = '') {
   const calls = body.filter((a) => a.tool === tool);
   const paths = [
     ...new Set([...Object.keys(propsOf(meta, tool)), ...calls.flatMap((a) => leavesOf(a.args, '', DEPTH))]),
@@ -123,7 +123,9 @@ export function claimsOf(meta: EpisodicMeta, body: readonly Action[], tool: stri
   return [
     ...paths.filter((p) => typed(p) && varied(p)),
     ...paths.filter((p) => !typed(p) && claimedByValues(body, tool, p, prompt)),
-  ].slice(0, CLAIMS);
+  ]
+    .filter((p) => p !== entityArg)
+    .slice(0, CLAIMS);
 }
 
 /**
