@@ -6,7 +6,6 @@ import {
   claimChanges,
   claimedAblations,
   claimEntityArg,
-  claimsOf,
   compatible,
   refilledCall,
   replaced,
@@ -14,6 +13,7 @@ import {
   shownOf,
   swappedCalls,
 } from '../validators/episodic/alternatives.js';
+import { claimsOf } from '../validators/episodic/claims.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const id = { type: 'string', maxLength: 12 };

@@ -56,7 +56,7 @@ export const episodicAlternatives: EpisodicCheck = {
         const skip = new Set([(acts.at(-1) as Action).tool, ...used]);
         const claims = used.flatMap((tool) => {
           const arg = claimEntityArg(ctx.meta, body, tool, skip);
-          return arg === null ? [] : claimChanges(ctx.meta, body, tool, arg);
+          return arg === null ? [] : claimChanges(ctx.meta, body, tool, arg, ctx.refs[of]?.prompt ?? '');
         });
         return { of, acts, body, used, skip, claims };
       });
@@ -112,7 +112,7 @@ export const episodicAlternatives: EpisodicCheck = {
           const call = refilledCall(ctx.meta, c, replies(c.templateEntity), replies(c.entity));
           // Nothing refilled: the claim changed alone, the control itself.
           if (JSON.stringify(call.args) === JSON.stringify(c.alone.args)) return [];
-          const how = `${c.tool}.${c.arg} claimed ${JSON.stringify(c.alone.args[c.arg])} on ${c.entity}`;
+          const how = `${c.tool}.${c.arg} claimed ${JSON.stringify(c.value)} on ${c.entity}`;
           return [
             {
               of: p.of,

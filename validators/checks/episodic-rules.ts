@@ -156,7 +156,7 @@ export const episodicRules: EpisodicCheck = {
         ...respelledAblations(removed, a.actions),
         ...switchedAblations(switchesOf(ctx.meta, used), a.actions),
         ...movedAblations(own, a.actions),
-        ...claimedAblations(ctx.meta, a.actions),
+        ...claimedAblations(ctx.meta, a.actions, given),
       ])
         ablations.push({ ...a, how: `every call removed, ${re.how}`, actions: re.actions });
     }

@@ -1,18 +1,16 @@
 // The decisions a call makes outside the reference's vocabulary (redteam-trust13 X2, X3): which tool carries it (two
 // tools that take the same required arguments, a call sent through the other) and what it claims about its entity (a
-// boolean or enum argument the reference sends with different values), the claim changed alone and changed with the
+// boolean or enum argument, or a code known by its values: claims.ts), the claim changed alone and changed with the
 // call's other values refilled from what the episode shows of the entity (its reads, its part of a listing) as a call
 // that makes that claim has them.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { filledFrom, propsOf, requiredOf, spread, type Action } from './adversaries.js';
+import { claimsOf, claimValues, setAt, valuesAt } from './claims.js';
 import { shapeOf } from './structure.js';
 import { filledCall, readsOf } from './withheld.js';
 
 /** Calls of a tool sent through another tool (and the claims tried) per tool and episode: the family's cost. */
 export const ALTERNATIVE_CALLS = 2;
-/** Claim arguments tried per tool, and values tried per claim. */
-const CLAIMS = 2;
-const VALUES = 3;
 
 /** One call of the plan sent otherwise: its index, what was sent instead, and how. */
 export interface Alternative {
@@ -47,35 +45,22 @@ export function swappedCalls(meta: EpisodicMeta, body: readonly Action[], tools:
   );
 }
 
-/** The claims of `tool` in a plan: its boolean and enum arguments the plan's calls send with two or more values. */
-export function claimsOf(meta: EpisodicMeta, body: readonly Action[], tool: string): string[] {
-  const props = propsOf(meta, tool);
-  const calls = body.filter((a) => a.tool === tool);
-  return Object.keys(props)
-    .filter((arg) => props[arg]?.type === 'boolean' || Array.isArray(props[arg]?.enum))
-    .filter((arg) => new Set(calls.map((a) => JSON.stringify(a.args[arg]))).size >= 2)
-    .slice(0, CLAIMS);
-}
-
-/** The values the plan's calls of `tool` send for `arg`, in the order first sent (VALUES at most). */
-const valuesOf = (body: readonly Action[], tool: string, arg: string): unknown[] => {
-  const seen = new Map<string, unknown>();
-  for (const a of body) if (a.tool === tool && arg in a.args) seen.set(JSON.stringify(a.args[arg]), a.args[arg]);
-  return [...seen.values()].slice(0, VALUES);
-};
-
 /**
  * The plan with every call of a tool that has a claim sending one value of it (one log a tool, claim and value): a
  * rule's ablation composed with the claims the guarded calls make (X3b: "book every stay stated short").
  */
-export function claimedAblations(meta: EpisodicMeta, ablated: Action[]): Array<{ how: string; actions: Action[] }> {
+export function claimedAblations(
+  meta: EpisodicMeta,
+  ablated: Action[],
+  prompt = '',
+): Array<{ how: string; actions: Action[] }> {
   const body = ablated.slice(0, -1);
   const finish = ablated.at(-1) as Action;
   return [...new Set(body.map((a) => a.tool))].flatMap((tool) =>
-    claimsOf(meta, body, tool).flatMap((arg) =>
-      valuesOf(body, tool, arg).map((v) => ({
+    claimsOf(meta, body, tool, prompt).flatMap((arg) =>
+      claimValues(meta, body, tool, arg, prompt).map((v) => ({
         how: `every ${tool}.${arg} sent ${JSON.stringify(v)}`,
-        actions: [...body.map((a) => (a.tool === tool ? { tool, args: { ...a.args, [arg]: v } } : a)), finish],
+        actions: [...body.map((a) => (a.tool === tool ? { tool, args: setAt(a.args, arg, v) } : a)), finish],
       })),
     ),
   );
@@ -130,7 +115,9 @@ export const shownOf = (reads: readonly string[], shared: readonly string[], ent
 /** One claim changed on one call: the call with the claim alone changed, and refilled from its entity's reads. */
 export interface ClaimChange {
   tool: string;
+  /** The claim's place in the call (`valuesAt`) and the value it is changed to. */
   arg: string;
+  value: unknown;
   /** The entity argument, the changed call's entity and the template's (a call that claims the value). */
   entityArg: string;
   entity: string;
@@ -144,22 +131,35 @@ export interface ClaimChange {
  * For each claim of `tool` and each value the plan sends for it, the plan's first call that claims another value,
  * changed to claim it; the template is the plan's first call that claims it.
  */
-export function claimChanges(meta: EpisodicMeta, body: readonly Action[], tool: string, entityArg: string) {
-  return claimsOf(meta, body, tool).flatMap((arg) =>
-    valuesOf(body, tool, arg).flatMap((v): ClaimChange[] => {
-      const same = (a: Action) => JSON.stringify(a.args[arg]) === JSON.stringify(v);
-      const template = body.find((a) => a.tool === tool && same(a)) as Action;
+export function claimChanges(
+  meta: EpisodicMeta,
+  body: readonly Action[],
+  tool: string,
+  entityArg: string,
+  prompt = '',
+) {
+  return claimsOf(meta, body, tool, prompt, entityArg).flatMap((arg) =>
+    claimValues(meta, body, tool, arg, prompt).flatMap((v): ClaimChange[] => {
+      // A call claims v where every value it sends at the claim's place is v.
+      const same = (a: Action) => {
+        const at = valuesAt(a.args, arg);
+        return at.length > 0 && at.every((x) => JSON.stringify(x) === JSON.stringify(v));
+      };
+      const template = body.find((a) => a.tool === tool && same(a));
       const others = body.flatMap((a, i) => (a.tool === tool && !same(a) ? [i] : []));
+      // A value only the prompt names has no call to copy: no change (the rules' ablations still send it).
+      if (template === undefined) return [];
       return others.slice(0, 1).map((index) => {
         const call = body[index] as Action;
         return {
           tool,
           arg,
+          value: v,
           entityArg,
           entity: String(call.args[entityArg]),
           templateEntity: String(template.args[entityArg]),
           index,
-          alone: { tool, args: { ...call.args, [arg]: v } },
+          alone: { tool, args: setAt(call.args, arg, v) },
           template,
         };
       });
@@ -167,9 +167,14 @@ export function claimChanges(meta: EpisodicMeta, body: readonly Action[], tool: 
   );
 }
 
-/** The changed call refilled: the template's call on the changed call's entity, its values read as it read its own. */
-export const refilledCall = (meta: EpisodicMeta, c: ClaimChange, mine: readonly string[], theirs: readonly string[]) =>
-  filledCall(meta, c.template, c.entityArg, c.entity, mine, theirs);
+/**
+ * The changed call refilled: the template's call on the changed call's entity, its values read as it read its own,
+ * the claim kept as changed (a claim in words would be read back from the entity's reads).
+ */
+export function refilledCall(meta: EpisodicMeta, c: ClaimChange, mine: readonly string[], theirs: readonly string[]) {
+  const call = filledCall(meta, c.template, c.entityArg, c.entity, mine, theirs);
+  return { tool: call.tool, args: setAt(call.args, c.arg, c.value) };
+}
 
 /** The plan with call `index` replaced. */
 export const replaced = (actions: readonly Action[], index: number, call: Action): Action[] =>
