@@ -104,8 +104,8 @@ function claimedByValues(body: readonly Action[], tool: string, path: string, pr
 }
 
 /**
- * The claims of `tool` in a plan (CLAIMS at most): its boolean and enum arguments the plan's calls send with two or more
- * values, then the paths whose values are a claim's (`claimedByValues`); never `entityArg`, the call's entity.
+ * The claims of `tool` in a plan (CLAIMS at most): its boolean and enum arguments the plan's calls send with two or
+ * more values, then the paths whose values are a claim's (`claimedByValues`); never `entityArg`, the call's entity.
  */
 export function claimsOf(meta: EpisodicMeta, body: readonly Action[], tool: string, prompt = '', entityArg = '') {
   const calls = body.filter((a) => a.tool === tool);
