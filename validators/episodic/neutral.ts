@@ -1,12 +1,8 @@
-// What a call records beyond bookkeeping, judged against a neutral call (redteam-trust14 Y1): bookkeeping is what
-// any call changes (a turn counter, an audit line, a refused attempt logged), so a call of the reference records a
-// decision where the final state differs, by value (inside arrays that grow too), from the same log with that call
-// replaced by one the world refuses: the same tool with every string argument an id nothing has. The neutral call is
-// trusted only where it is shown refused, its own trace unlike the call's (redteam-trust16 Q4); where the world takes
-// it too, only the call's own values are masked. A call the reference never made (an added forbidden call) may itself
-// be refused and write its cause: it is accepted or refused by its own trace (traces.ts), beside the reference's
-// accepted calls of the tool and the neutral call's refusal, never by the world's later answers, which may count or
-// summarise refusals (redteam-trust15 Z1-Z3, redteam-trust16 Q1, Q6).
+// What a call records beyond bookkeeping (redteam-trust14 Y1): a call of the reference records a decision where the
+// final state differs, by value, from the same log with the call replaced by one the world refuses (every string
+// argument an id nothing has), trusted only where shown refused, its own trace unlike the call's (redteam-trust16 Q4);
+// a call the reference never made is accepted or refused by its own trace (traces.ts) beside the reference's accepted
+// calls of the tool and the neutral call's refusal, never by the world's later answers (redteam-trust16 Q1, Q6).
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
 import { LIKE, likeness, traceOf } from './traces.js';
