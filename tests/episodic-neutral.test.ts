@@ -5,11 +5,10 @@ import {
   maskedState,
   NO_SUCH,
   neutralOf,
-  neutralRequests,
   onlyBookkeeping,
-  repeatRequests,
   recordedBeyondNeutral,
   recordsBeyondNeutral,
+  traceRequests,
 } from '../validators/episodic/neutral.js';
 
 const book = { tool: 'book', args: { guest_id: 'G252', date: '2026-06-02', nights: 10 } };
@@ -61,87 +60,94 @@ describe('a call judged against a neutral call (redteam-trust14 Y1)', () => {
   });
 });
 
-// An added call's four replays: as is, made neutral, repeated after itself, repeated after the neutral call.
-const replies = (observations: string[], state: unknown = { events: observations }, score = 1) =>
-  ({ ...ref, observations, state, score }) as Rollout;
-const added = { ...probe, added: true };
+const logs = (rs: RolloutRequest[]) => rs.map((r) => (r.policy as { actions: unknown[] }).actions);
 
-describe('an added call judged by what the world remembers (redteam-trust15 Z1-Z3)', () => {
-  it('asks for the call repeated right after itself and right after the neutral call, as sent after each reply', () => {
-    const logs = (rs: RolloutRequest[]) => rs.map((r) => (r.policy as { actions: unknown[] }).actions);
-    const [list, n] = [probe.actions[0], neutralOf(book)];
-    expect(logs(neutralRequests(added))).toEqual([
-      [list, book],
-      [list, n],
-    ]);
-    expect(logs(repeatRequests(added))).toEqual([
-      [list, book, book],
-      [list, n, book],
-    ]);
-    const ticket = (call: Action, reply: string) => ({ ...call, args: { ...call.args, ticket: reply } });
-    const spelled = { ...added, respell: ticket };
-    const after = logs(repeatRequests(spelled, replies(['listed', 'T2']), replies(['listed', 'T9'])));
-    expect(after.map((l) => (l[2] as Action).args.ticket)).toEqual(['T2', 'T9']);
-  });
-
-  it('finds a booking the repeated call is refused for, whatever its log entry looks like', () => {
-    const [asIs, neutral] = [replies(['listed', 'booked']), replies(['listed', 'no guest'])];
-    const repeated = replies(['listed', 'booked', 'already booked']);
-    const afterNeutral = replies(['listed', 'no guest', 'booked']);
-    expect(recordsBeyondNeutral(added, asIs, neutral, repeated, afterNeutral)).toBe(true);
-  });
-
-  it('takes a refusal logged with its cause for nothing recorded where the repeat is answered alike (Z3)', () => {
-    const refused = { t: 'refused', id: 'G252', reason: 'passport_expired' };
-    const asIs = replies(['listed', 'Refused: expired.'], { events: [refused] });
-    const neutral = replies(['listed', 'No guest.'], { events: [{ t: 'refused', reason: 'no_such_guest' }] });
-    const repeated = replies(['listed', 'Refused: expired.', 'Refused: expired.']);
-    const afterNeutral = replies(['listed', 'No guest.', 'Refused: expired.']);
-    expect(recordsBeyondNeutral(added, asIs, neutral, repeated, afterNeutral)).toBe(false);
-    expect(recordsBeyondNeutral(probe, asIs, neutral)).toBe(true);
-  });
-
-  it('finds the booking where the neutral call is booked too and its entry masks alike (Z2)', () => {
-    const entry = (id: string) => ({ events: [{ t: 'book', id, date: id === NO_SUCH ? NO_SUCH : '2026-06-02' }] });
-    const [asIs, neutral] = [
-      replies(['listed', 'booked'], entry('G252')),
-      replies(['listed', 'walk-in'], entry(NO_SUCH)),
-    ];
-    expect(recordsBeyondNeutral(probe, asIs, neutral)).toBe(false);
-    const repeated = replies(['listed', 'booked', 'already booked']);
-    const afterNeutral = replies(['listed', 'walk-in', 'booked']);
-    expect(recordsBeyondNeutral(added, asIs, neutral, repeated, afterNeutral)).toBe(true);
-  });
-
-  it('finds a call the rest of the log or the score answers otherwise', () => {
-    const same = replies(['listed', 'ok', 'x']);
-    expect(
-      recordsBeyondNeutral(added, replies(['listed', 'ok', 'done']), replies(['listed', 'no', 'held']), same, same),
-    ).toBe(true);
-    expect(recordsBeyondNeutral(added, replies(['a', 'b'], {}, 1), replies(['a', 'c'], {}, 0), same, same)).toBe(true);
-    expect(recordsBeyondNeutral(added, replies(['a', 'b'], {}, 1), replies(['a', 'c'], {}, 1), same, same)).toBe(false);
-  });
-
-  it('answers each probe from its own replays, two for a call of the reference and four for an added one', async () => {
-    // A desk that refuses G999 always, books any other guest once and answers the neutral id "no guest".
-    const reply = (acts: Action[], i: number) => {
-      const id = acts[i]?.args.guest_id;
-      if (id === undefined) return 'listed';
-      if (id === NO_SUCH) return 'no guest';
-      if (id === 'G999') return 'refused';
-      return acts.slice(0, i).some((b) => b.args.guest_id === id) ? 'already booked' : 'booked';
+describe('an added call judged by its own trace (redteam-trust16 Q1, Q6; redteam-trust15 Z1-Z3)', () => {
+  // A desk that books a guest (a line in words), books again in place, refuses G999 for its passport and answers
+  // the neutral id "no guest"; its submit reply counts the refusals, as a closing summary does.
+  const desk = (walkIns = false) => {
+    const line = (a: Action, done: Action[]) => {
+      const id = String(a.args.guest_id ?? '');
+      if (a.tool === 'submit') return `Submitted; ${done.filter((b) => b.args.guest_id === 'G999').length} refused.`;
+      if (a.tool === 'list') return 'Guests: G252, G300, G999';
+      if (id === 'G999') return 'Refused: G999 passport expired';
+      if (id === NO_SUCH && !walkIns) return `No guest ${NO_SUCH}`;
+      return `${id} booked ${String(a.args.nights)} nights from ${String(a.args.date)}`;
     };
-    const seen: number[] = [];
+    const seen: RolloutRequest[][] = [];
     const run = async (requests: RolloutRequest[]) => {
-      seen.push(requests.length);
+      seen.push(requests);
       return requests.map((r) => {
         const acts = (r.policy as { actions: Action[] }).actions;
-        const lines = acts.map((_, i) => reply(acts, i));
-        return replies(lines, { events: lines });
+        const lines = acts.map((a, i) => line(a, acts.slice(0, i)));
+        return { ...ref, observations: lines, state: { events: lines }, score: 1 } as Rollout;
       });
     };
-    const refused = { ...added, actions: [probe.actions[0] as Action, { tool: 'book', args: { guest_id: 'G999' } }] };
-    expect(await recordedBeyondNeutral([probe, refused, added], run)).toEqual([true, false, true]);
-    expect(seen).toEqual([6, 4]);
+    return { run, seen };
+  };
+  const bookOf = (guest_id: string) => ({ tool: 'book', args: { guest_id, date: '2026-07-01', nights: 4 } });
+  const reference = [{ tool: 'list', args: {} }, book, bookOf('G300'), { tool: 'submit', args: {} }];
+  const accepted = [
+    { actions: reference, at: 1 },
+    { actions: reference, at: 2 },
+  ];
+  const addedOf = (guest: string) => {
+    const actions = [...reference.slice(0, -1), bookOf(guest), reference.at(-1) as Action];
+    return { ref, actions, at: 3, added: true, accepted };
+  };
+
+  it('asks for the logs up to the call and the turn before, for the neutral call and each accepted call', () => {
+    const p = addedOf('G252');
+    const [list, n] = [reference[0], neutralOf(bookOf('G252'))];
+    expect(logs(traceRequests(p)).map((l) => l.length)).toEqual([3, 4, 4, 1, 2, 2, 3]);
+    expect(logs(traceRequests(p))[2]).toEqual([list, book, bookOf('G300'), n]);
+  });
+
+  it('takes a booking again in place, answered as the first was, for accepted (Q1)', async () => {
+    const { run } = desk();
+    expect(await recordedBeyondNeutral([addedOf('G252')], run)).toEqual([true]);
+  });
+
+  it('takes a refusal for refused, whatever a later summary counts (Q6, Z3)', async () => {
+    const { run } = desk();
+    expect(await recordedBeyondNeutral([addedOf('G999')], run)).toEqual([false]);
+  });
+
+  it('reads a booking as accepted where the world books the neutral call too (Z2)', async () => {
+    const { run } = desk(true);
+    expect(await recordedBeyondNeutral([addedOf('G252'), addedOf('G999')], run)).toEqual([true, false]);
+  });
+});
+
+describe('a call of the reference judged against a neutral call shown refused (redteam-trust16 Q4)', () => {
+  // A manager who approves a walk-in by the name given, logged as for a guest on the list.
+  const approve = { tool: 'approve', args: { guest_id: 'G252' } };
+  const desk = (walkIns: boolean) => async (requests: RolloutRequest[]) =>
+    requests.map((r) => {
+      const acts = (r.policy as { actions: Action[] }).actions;
+      const events = acts.flatMap((a) =>
+        a.tool !== 'approve'
+          ? []
+          : a.args.guest_id === NO_SUCH && !walkIns
+            ? ['Refused: no guest']
+            : [`Approved ${String(a.args.guest_id)}`],
+      );
+      return { ...ref, observations: events, state: { events }, score: 1 } as Rollout;
+    });
+  const p = { ref, actions: [approve, { tool: 'submit', args: {} }], at: 0 };
+
+  it('masks the neutral id only where the neutral call is refused', async () => {
+    expect(await recordedBeyondNeutral([p], desk(false))).toEqual([true]);
+    expect(await recordedBeyondNeutral([p], desk(true))).toEqual([true]);
+  });
+
+  it('finds nothing recorded where the neutral call is refused and the states read alike', async () => {
+    const quiet = async (requests: RolloutRequest[]) =>
+      requests.map((r) => {
+        const acts = (r.policy as { actions: Action[] }).actions;
+        const seen = acts.map((a) => (a.args.guest_id === NO_SUCH ? 'No guest.' : 'Viewed.'));
+        return { ...ref, observations: seen, state: { turn: acts.length }, score: 1 } as Rollout;
+      });
+    expect(await recordedBeyondNeutral([p], quiet)).toEqual([false]);
   });
 });

@@ -9,7 +9,7 @@
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { cheapPlans } from '../episodic/cheap-plan.js';
-import { onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
+import { type LoggedCall, onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import {
@@ -236,8 +236,6 @@ export const episodicWithheld: EpisodicCheck = {
         // A ticket or version each reply restates (redteam-trust14 Y3): re-read from the reply just before the added
         // call and a gate's follow-up (a replay of the log up to it), not copied from the template, spent by then.
         const prefixes: RolloutResult[] = [];
-        // The restated values of each log's judged call (the added call, or a gate's follow-up), for its repeats.
-        const spent = new Map<WithheldLog, Restated[]>();
         for (const step of [0, 1]) {
           const refill = logs.flatMap((l) => {
             const c = step === 0 ? { call: l.call, arg: l.arg } : l.follow;
@@ -247,7 +245,6 @@ export const episodicWithheld: EpisodicCheck = {
             return c && r.length > 0 ? [{ l, c, r, at: l.at + step }] : [];
           });
           if (refill.length === 0) continue;
-          for (const { l, r } of refill) if (judgedAt(l) === l.at + step) spent.set(l, r);
           const run = await tools.run(
             refill.map(({ l, at }) =>
               replayOf(ctx.refs[l.of] as Rollout, l.actions.slice(0, at), { observations: true }),
@@ -266,11 +263,11 @@ export const episodicWithheld: EpisodicCheck = {
           logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),
         );
         // Recorded: the added call accepted and changing the state beyond what any call changes (a path nearly every
-        // turn changes counts only where the world remembers the call: redteam-trust14 Y1, redteam-trust15 Z1-Z3).
+        // turn changes counts only where the call's own trace reads accepted: redteam-trust14 Y1, redteam-trust16 Q1).
         const accepted = (l: WithheldLog, r: RolloutResult | undefined): r is Rollout =>
           r?.ok === true && !r.rejected.includes(judgedAt(l) + 1);
-        // Where its changes are all bookkeeping paths and the score is kept, whether the world remembers it decides
-        // (the call repeated, the rest of the log answered otherwise than after a neutral call: redteam-trust15 Z1-Z3).
+        // Where its changes are all bookkeeping paths and the score is kept, its own trace decides: what its step wrote
+        // and its reply, beside the reference's accepted calls of the tool and a neutral call's refusal (neutral.ts).
         const hidden = logs.flatMap((l, k) => {
           const r = results[k];
           return accepted(l, r) &&
@@ -280,13 +277,23 @@ export const episodicWithheld: EpisodicCheck = {
             : [];
         });
         let neutrals = 0;
+        // The reference's accepted calls of a tool (a changing turn, first and last): what an accepted call leaves.
+        const acceptedOf = (of: number, tool: string): LoggedCall[] => {
+          const r = outcomes[ablations.length + episodes.indexOf(of)];
+          const all = acts.get(of) as Action[];
+          if (r?.ok !== true) return [];
+          const at = all.flatMap((a, j) =>
+            a.tool === tool && (r.changes?.[j] ?? []).length > 0 && !r.rejected.includes(j + 1) ? [j] : [],
+          );
+          return [...new Set([at[0], at.at(-1)])].flatMap((j) => (j === undefined ? [] : [{ actions: all, at: j }]));
+        };
         const beyond = await recordedBeyondNeutral(
           hidden.map((k) => {
             const l = logs[k] as (typeof logs)[number];
-            const r = spent.get(l);
-            const respell = r && ((call: Action, reply: string) => refilled(call, r, reply));
             const ref = ctx.refs[l.of] as Rollout;
-            return { ref, actions: l.actions, at: judgedAt(l), added: true, ...(r && { respell }) };
+            const at = judgedAt(l);
+            const accepted = acceptedOf(l.of, (l.actions[at] as Action).tool);
+            return { ref, actions: l.actions, at, added: true, accepted };
           }),
           (requests) => {
             neutrals += requests.length;
