@@ -152,8 +152,9 @@ export async function withheldTrials(
       const template = step?.gate ?? (body.find((a) => a.tool === c.tool) as Action);
       return [{ c, needed: step?.needed === true, follow: followOf(step), groups, budget, template }];
     });
-    // A cap on the tools tried cuts them by the seed and the episode, never by the plan's order (redteam-trust16 Q8).
-    return rotatedTools(all, WITHHELD_TOOLS, salt(k), k);
+    // A cap on the tools tried cuts them by the seed and the episode, never by the plan's order (redteam-trust16 Q8):
+    // one rotation a validation, the episodes one apart, so the tools each cuts differ.
+    return rotatedTools(all, WITHHELD_TOOLS, String(ctx.stage.validationSeed), k);
   });
   // Where the entities outnumber the budget, each is screened by the call itself (one replay adding them one after
   // another): the ones the world refuses go last, so decoys it refuses spend no try (redteam-trust16 Q7).
