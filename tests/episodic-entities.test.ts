@@ -1,7 +1,7 @@
 // Entities of every shape (redteam-trust14 Y4): shown tokens of other shapes grouped, screened by the world's answer,
-// and the budget spread over the shapes.
+// several tokens a shape (redteam-trust16 Q3).
 import { describe, expect, it } from 'vitest';
-import { answeredTokens, fitsArg, otherShapes, screenOf, spreadOverShapes } from '../validators/episodic/entities.js';
+import { answeredTokens, fitsArg, keptTokens, otherShapes, screenOf } from '../validators/episodic/entities.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const meta = metaWith([
@@ -24,24 +24,27 @@ describe('entities of every shape', () => {
 
   it('keeps the tokens the world answers otherwise than an id nobody has', () => {
     const screen = screenOf(meta, A('read_order', { order_id: 'x' }), 'order_id', [['50', '25'], ['GC-482913']]);
-    expect(screen.calls.map((c) => c.args.order_id)).toEqual(['ZZ-00000', '50', 'GC-482913']);
-    const replies = ['No order ZZ-00000.', 'No order 50.', 'GC-482913: a gift card, price $25.'];
+    expect(screen.calls.map((c) => c.args.order_id)).toEqual(['ZZ-00000', '50', 'GC-482913', '25']);
+    const replies = ['No order ZZ-00000.', 'No order 50.', 'GC-482913: a gift card, price $25.', 'No order 25.'];
     expect([...answeredTokens(screen, replies)]).toEqual(['GC-482913']);
     // A call the host refused (undefined) answers nothing.
-    expect([...answeredTokens(screen, [replies[0], undefined, undefined])]).toEqual([]);
+    expect([...answeredTokens(screen, [replies[0], undefined, undefined, undefined])]).toEqual([]);
   });
 
-  it('spreads the budget over the shapes, one a shape before a second of any', () => {
-    expect(
-      spreadOverShapes(
-        [
-          ['O-1', 'O-2', 'O-3'],
-          ['GC-1', 'GC-2'],
-        ],
-        2,
-      ),
-    ).toEqual(['O-1', 'GC-1']);
-    expect(spreadOverShapes([['O-1', 'O-2', 'O-3'], ['GC-1']], 4)).toEqual(['O-1', 'O-2', 'O-3', 'GC-1']);
-    expect(spreadOverShapes([['O-1', 'O-2', 'O-3', 'O-4']], 2)).toEqual(['O-1', 'O-4']);
+  it('screens several tokens a shape and drops a token the world does not answer, never its shape (rt16 Q3)', () => {
+    // A batch number of the gift cards' shape shown first: the shape's last token is asked about too.
+    const groups = [['RB-204711', 'GC-482913', 'GC-771234', 'GC-112233'], ['K7']];
+    const screen = screenOf(meta, A('read_order', { order_id: 'x' }), 'order_id', groups);
+    expect(screen.tokens).toEqual(['RB-204711', 'K7', 'GC-112233', 'GC-771234']);
+    const replies = ['No order ZZ-00000.', 'No order RB-204711.', 'No order K7.', 'GC-112233: a gift card.', 'x'];
+    const answered = answeredTokens(screen, replies);
+    expect([...answered].sort()).toEqual(['GC-112233', 'GC-771234']);
+    // The batch number goes, its shape stays (with the token not asked about); K7, asked and unanswered, goes.
+    expect(keptTokens(groups, screen, answered)).toEqual([['GC-482913', 'GC-771234', 'GC-112233']]);
+    // Within the room: every shape's first before any shape's second.
+    expect(screenOf(meta, A('read_order', { order_id: 'x' }), 'order_id', groups, 3).tokens).toEqual([
+      'RB-204711',
+      'K7',
+    ]);
   });
 });

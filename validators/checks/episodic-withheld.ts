@@ -95,6 +95,7 @@ export const episodicWithheld: EpisodicCheck = {
           }),
           bodies,
           tools.run,
+          book,
         );
         const trials = chosen.trials;
         // The reads of each template's entity and of each entity tried, after the plan: what fills the added calls.

@@ -1,16 +1,10 @@
 // What episodic-withheld tries on one episode, chosen by effect (redteam-trust14 Y2, Y4): each decisive tool's calls
 // neutralized (a tool whose loss was only the turns' draws decides nothing; a tool a later call then fails without is
-// a gate, probed with that call), and the shown tokens of other shapes screened by the world (an entity of any shape).
+// a gate, probed with that call), and the shown tokens of other shapes screened by the world (an entity of any shape);
+// the caps choose by the world's answers and the seed, never by position (withheld-choice.ts).
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
-import {
-  answeredTokens,
-  fitsArg,
-  otherShapes,
-  screenOf,
-  spreadOverShapes,
-  WITHHELD_SHAPES,
-} from '../episodic/entities.js';
+import { answeredTokens, fitsArg, keptTokens, otherShapes, screenOf, WITHHELD_SHAPES } from '../episodic/entities.js';
 import {
   callsOf,
   decidedWithout,
@@ -23,6 +17,13 @@ import {
   tookOut,
 } from '../episodic/gates.js';
 import { entityArgOf, readsOf, WITHHELD_ENTITIES, WITHHELD_TOOLS, withheldEntities } from '../episodic/withheld.js';
+import {
+  chooseEntities,
+  rotatedTools,
+  screenedEntities,
+  screeningCalls,
+  screenRanks,
+} from '../episodic/withheld-choice.js';
 import { replayOf, type EpisodicContext } from './episodic.js';
 
 /** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
@@ -46,6 +47,17 @@ export interface Seen {
   skip: ReadonlySet<string>;
 }
 
+/** A decisive tool of one episode before its entities are chosen: the groups of entities and the budget. */
+interface Pending {
+  c: Candidate;
+  /** Whether it is a gate, and the call it lets through (its follow-up). */
+  needed: boolean;
+  follow: ReturnType<typeof followOf>;
+  groups: string[][];
+  budget: number;
+  template: Action;
+}
+
 interface Candidate {
   tool: string;
   arg: string;
@@ -60,6 +72,7 @@ export async function withheldTrials(
   seen: readonly Seen[],
   bodies: ReadonlyArray<readonly Action[]>,
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
+  book: ReadonlySet<string> = new Set(),
 ): Promise<{ trials: Trial[][]; rollouts: number; gates: number }> {
   const cands = seen.map((s) =>
     [...new Set(s.body.map((a) => a.tool))].filter(s.decisive).flatMap((tool): Candidate[] => {
@@ -77,8 +90,8 @@ export async function withheldTrials(
     let room = ctx.meta.maxTurns - s.body.length;
     return (cands[k] as Candidate[]).flatMap((c) => {
       const ask = readsOf(ctx.meta, c.arg, c.nobody, s.skip)[0] ?? (s.body.find((a) => a.tool === c.tool) as Action);
-      const screen = screenOf(ctx.meta, ask, c.arg, c.others);
-      if (c.others.length === 0 || screen.calls.length > room) return [];
+      const screen = screenOf(ctx.meta, ask, c.arg, c.others, room);
+      if (screen.tokens.length === 0 || screen.calls.length > room) return [];
       room -= screen.calls.length;
       return [{ c, screen }];
     });
@@ -108,7 +121,8 @@ export async function withheldTrials(
   );
   let n = 0;
   let gates = 0;
-  const trials = seen.map((s, k) => {
+  const salt = (k: number) => `${ctx.stage.validationSeed}|${seen[k]?.ref.seed}|${seen[k]?.ref.level}`;
+  const pending = seen.map((s, k) => {
     const r = out[neutral.length + screening.indexOf(k)];
     let at = s.body.length;
     const answered = new Map(
@@ -118,44 +132,74 @@ export async function withheldTrials(
           return r?.ok && j < r.turns && !r.rejected.includes(j + 1) ? r.observations?.[j] : undefined;
         });
         at += screen.calls.length;
-        return [c.tool, answeredTokens(screen, replies)] as const;
+        const heard = answeredTokens(screen, replies);
+        return [c.tool, { heard, kept: keptTokens(c.others, screen, heard) }] as const;
       }),
     );
-    return (cands[k] as Candidate[])
-      .flatMap((c): Trial[] => {
-        const without = out[n++];
-        const body = s.body;
-        const tookAway = without?.ok === true && tookOut(body, c.tool, without);
-        // Decisive by what it does: with its calls refused at the same turns the plan earns less.
-        if (decidesByEffect(callsOf(body, c.tool), s.ref.score, without) === false) return [];
-        // A step before another decision on the same entity: a gate probed with the call it lets through, any other
-        // step alone (redteam-trust16 Q9), never on an entity the reference made that decision on without it, by
-        // effect (an approval a short stay never needed: redteam-trust16 Q2).
-        const ref = s.reference?.ok ? s.reference : undefined;
-        const step = ref ? stepOf(body, c.tool, c.arg, ref, tookAway ? without : undefined) : null;
-        if (step === null && stepSomewhere.has(c.tool)) return [];
-        const withheld = [...c.same, ...c.others.flat()];
-        const by = step && { tools: step.tools, tool: c.tool, arg: c.arg };
-        const skip = new Set(by && ref ? decidedWithout(body, by, ref, s.ref.observations ?? [], withheld) : []);
-        const kept = c.others.filter((g) => answered.get(c.tool)?.has(g[0] as string));
-        const groups = [c.same, ...kept].map((g) => g.filter((e) => !skip.has(e))).filter((g) => g.length > 0);
-        const budget = groups.length > 1 ? Math.min(WITHHELD_SHAPES, Math.max(WITHHELD_ENTITIES, groups.length)) : 2;
-        const entities = spreadOverShapes(groups, budget);
-        if (entities.length === 0) return [];
-        if (step?.needed) gates++;
-        const template = step?.gate ?? (body.find((a) => a.tool === c.tool) as Action);
-        const follow = followOf(step);
-        return [
-          {
-            tool: c.tool,
-            arg: c.arg,
-            template,
-            entities,
-            ...(follow ? { follow } : {}),
-          },
-        ];
-      })
-      .slice(0, WITHHELD_TOOLS);
+    const all = (cands[k] as Candidate[]).flatMap((c): Pending[] => {
+      const without = out[n++];
+      const body = s.body;
+      const tookAway = without?.ok === true && tookOut(body, c.tool, without);
+      // Decisive by what it does: with its calls refused at the same turns the plan earns less.
+      if (decidesByEffect(callsOf(body, c.tool), s.ref.score, without) === false) return [];
+      // A step before another decision on the same entity: a gate probed with the call it lets through, any other
+      // step alone (redteam-trust16 Q9), never on an entity the reference made that decision on without it, by
+      // effect (an approval a short stay never needed: redteam-trust16 Q2).
+      const ref = s.reference?.ok ? s.reference : undefined;
+      const step = ref ? stepOf(body, c.tool, c.arg, ref, tookAway ? without : undefined) : null;
+      if (step === null && stepSomewhere.has(c.tool)) return [];
+      const withheld = [...c.same, ...c.others.flat()];
+      const by = step && { tools: step.tools, tool: c.tool, arg: c.arg };
+      const skip = new Set(by && ref ? decidedWithout(body, by, ref, s.ref.observations ?? [], withheld) : []);
+      const heard = answered.get(c.tool);
+      const kept = heard?.kept ?? [];
+      const groups = [c.same, ...kept].map((g) => g.filter((e) => !skip.has(e))).filter((g) => g.length > 0);
+      // The budget counts the shapes the world answered for (a shape kept only for its tokens not asked about
+      // adds none).
+      const shapes = groups.filter((g) => g.some((e) => c.same.includes(e) || heard?.heard.has(e))).length;
+      const budget = shapes > 1 ? Math.min(WITHHELD_SHAPES, Math.max(WITHHELD_ENTITIES, shapes)) : 2;
+      if (groups.length === 0) return [];
+      const template = step?.gate ?? (body.find((a) => a.tool === c.tool) as Action);
+      return [{ c, needed: step?.needed === true, follow: followOf(step), groups, budget, template }];
+    });
+    // A cap on the tools tried cuts them by the seed and the episode, never by the plan's order (redteam-trust16 Q8):
+    // one rotation a validation, the episodes one apart, so the tools each cuts differ.
+    return rotatedTools(all, WITHHELD_TOOLS, String(ctx.stage.validationSeed), k);
   });
-  return { trials, rollouts: out.length, gates };
+  // Where the entities outnumber the budget, each is screened by the call itself (one replay adding them one after
+  // another): the ones the world refuses go last, so decoys it refuses spend no try (redteam-trust16 Q7).
+  const screened = pending.flatMap((ps, k) =>
+    ps.flatMap((p) => {
+      if (p.groups.flat().length <= p.budget) return [];
+      const s = seen[k] as Seen;
+      const entities = screenedEntities(p.groups, ctx.meta.maxTurns - s.body.length - 1, salt(k));
+      return entities.length > 0 ? [{ p, k, entities }] : [];
+    }),
+  );
+  const calls = await run(
+    screened.map(({ p, k, entities }) => {
+      const s = seen[k] as Seen;
+      return replayOf(s.ref, [...s.body, ...screeningCalls(p.template, p.c.arg, entities)], { changes: true });
+    }),
+  );
+  const ranks = new Map(
+    screened.map(({ p, k, entities }, j) => [p, screenRanks(entities, calls[j], (seen[k] as Seen).body.length, book)]),
+  );
+  const trials = pending.map((ps, k) =>
+    ps.flatMap(({ c, needed, follow, groups, budget, template }, j): Trial[] => {
+      const entities = chooseEntities(groups, budget, ranks.get(ps[j] as Pending) ?? new Map(), salt(k));
+      if (entities.length === 0) return [];
+      if (needed) gates++;
+      return [
+        {
+          tool: c.tool,
+          arg: c.arg,
+          template,
+          entities,
+          ...(follow ? { follow } : {}),
+        },
+      ];
+    }),
+  );
+  return { trials, rollouts: out.length + calls.length, gates };
 }

@@ -1,15 +1,16 @@
 // Entities of every shape (redteam-trust14 Y4): an entity is what the world accepts as the tool's entity argument, not
-// what looks like the ids the reference sent. Shown tokens of each other shape are screened once a shape (a read of
-// the first, after the plan: answered otherwise than an id nobody has, so the world knows it), and the entities tried
-// are spread over the shapes, one a shape before a second of any.
+// what looks like the ids the reference sent. Shown tokens of each other shape are screened several a shape (a read of
+// each, after the plan: answered otherwise than an id nobody has, so the world knows it; redteam-trust16 Q3: a token
+// unanswered is dropped, never its shape); which of them are tried, withheld-choice.ts decides.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, spread, type Action } from './adversaries.js';
 import { nobodyFor } from './gates.js';
 import { tokensOf } from './probes.js';
 import { idValue, shapeOf } from './structure.js';
 
-/** Shapes screened per entity argument and episode, and entities tried per tool where shapes differ (the cost). */
+/** Shapes screened per entity argument and episode, tokens screened a shape, entities tried where shapes differ. */
 export const SCREENED_SHAPES = 8;
+export const SCREENED_PER_SHAPE = 3;
 export const WITHHELD_SHAPES = 4;
 
 const lower = (v: string) => v.toLowerCase();
@@ -46,7 +47,7 @@ export const fitsArg = (meta: EpisodicMeta, tool: string, arg: string) => (t: st
   return t.length >= (s?.minLength ?? 0) && t.length <= (s?.maxLength ?? Number.POSITIVE_INFINITY);
 };
 
-/** One screening: the calls that ask the world about an id nobody has and about the first token of each shape. */
+/** One screening: the calls that ask the world about an id nobody has and about a few tokens of each shape. */
 export interface Screen {
   nobody: string;
   tokens: string[];
@@ -55,17 +56,41 @@ export interface Screen {
 
 /**
  * The screening of `groups` (at most SCREENED_SHAPES shapes) by `ask`, a call of one tool whose entity argument `arg`
- * names the token (a read of it where the world has one, else the decision's own call).
+ * names the token (a read of it where the world has one, else the decision's own call): up to SCREENED_PER_SHAPE
+ * tokens a shape spread over it (the first, the last, then between), every shape's first before any shape's second,
+ * `room` calls at most.
  */
-export function screenOf(meta: EpisodicMeta, ask: Action, arg: string, groups: readonly string[][]): Screen {
+export function screenOf(
+  meta: EpisodicMeta,
+  ask: Action,
+  arg: string,
+  groups: readonly string[][],
+  room = Number.POSITIVE_INFINITY,
+): Screen {
   const nobody = nobodyFor(meta, ask.tool, arg);
-  const tokens = groups.slice(0, SCREENED_SHAPES).map((g) => g[0] as string);
+  const picks = groups.slice(0, SCREENED_SHAPES).map((g) => {
+    const s = spread([...g], SCREENED_PER_SHAPE);
+    return s.length > 2 ? [s[0], s.at(-1), ...s.slice(1, -1)] : s;
+  });
+  const tokens: string[] = [];
+  for (let k = 0; k < SCREENED_PER_SHAPE; k++)
+    for (const p of picks) if (k < p.length && tokens.length < room - 1) tokens.push(p[k] as string);
   const call = (t: string): Action => ({ tool: ask.tool, args: { ...ask.args, [arg]: t } });
   return { nobody, tokens, calls: [call(nobody), ...tokens.map(call)] };
 }
 
 const masked = (reply: string, token: string) =>
   reply.replace(new RegExp(token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '\u00b7').trim();
+
+/**
+ * The screened groups without the tokens the screening asked about and the world did not answer (`answered`): a
+ * token, never a shape, is dropped (a group none of whose tokens was asked about is not screened, and goes).
+ */
+export const keptTokens = (groups: readonly string[][], screen: Screen, answered: ReadonlySet<string>): string[][] =>
+  groups
+    .filter((g) => g.some((t) => screen.tokens.includes(t)))
+    .map((g) => g.filter((t) => answered.has(t) || !screen.tokens.includes(t)))
+    .filter((g) => g.length > 0);
 
 /**
  * The tokens of a screening the world answers as entities: `replies` answer `screen.calls` in order (undefined for a
@@ -82,17 +107,4 @@ export function answeredTokens(screen: Screen, replies: ReadonlyArray<string | u
       return r !== undefined && masked(r, t) !== base;
     }),
   );
-}
-
-/**
- * At most `n` entities from groups of one shape each (the sent shape's first), one a group before a second of any, each
- * group's share spread over it (first and last kept).
- */
-export function spreadOverShapes(groups: readonly string[][], n: number): string[] {
-  const share = groups.map(() => 0);
-  for (let k = 0, left = n; left > 0 && groups.some((g, j) => (share[j] as number) < g.length); k++) {
-    const j = k % groups.length;
-    if ((share[j] as number) < (groups[j] as string[]).length) (share[j] = (share[j] as number) + 1), left--;
-  }
-  return groups.flatMap((g, j) => (share[j] === 1 ? g.slice(0, 1) : spread([...g], share[j] as number)));
 }
