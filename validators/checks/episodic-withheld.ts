@@ -9,7 +9,7 @@
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { cheapPlans } from '../episodic/cheap-plan.js';
-import { type LoggedCall, onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
+import { acceptedCalls, onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import {
@@ -279,21 +279,13 @@ export const episodicWithheld: EpisodicCheck = {
         });
         let neutrals = 0;
         // The reference's accepted calls of a tool (a changing turn, first and last): what an accepted call leaves.
-        const acceptedOf = (of: number, tool: string): LoggedCall[] => {
-          const r = outcomes[ablations.length + episodes.indexOf(of)];
-          const all = acts.get(of) as Action[];
-          if (r?.ok !== true) return [];
-          const at = all.flatMap((a, j) =>
-            a.tool === tool && (r.changes?.[j] ?? []).length > 0 && !r.rejected.includes(j + 1) ? [j] : [],
-          );
-          return [...new Set([at[0], at.at(-1)])].flatMap((j) => (j === undefined ? [] : [{ actions: all, at: j }]));
-        };
         const beyond = await recordedBeyondNeutral(
           hidden.map((k) => {
             const l = logs[k] as (typeof logs)[number];
             const ref = ctx.refs[l.of] as Rollout;
             const at = judgedAt(l);
-            const accepted = acceptedOf(l.of, (l.actions[at] as Action).tool);
+            const r = outcomes[ablations.length + episodes.indexOf(l.of)];
+            const accepted = acceptedCalls(acts.get(l.of) as Action[], r, (l.actions[at] as Action).tool);
             return { ref, actions: l.actions, at, added: true, accepted };
           }),
           (requests) => {
