@@ -124,10 +124,12 @@ const traceOf = (sent: RegExp, reply: string | undefined, paths: readonly string
 function sentValues(body: readonly Action[]): RegExp {
   const values = [...new Set(body.flatMap((a) => Object.values(a.args)).filter((v) => typeof v === 'string'))]
     .map((v) => v.trim())
-    .filter((v) => v.length > 1)
+    .filter((v) => v.length > 0)
     .sort((a, b) => b.length - a.length);
   const words = values.length > 0 ? values.map(escape).join('|') : '(?!)';
-  return new RegExp(`(?<![A-Za-z0-9_])(?:${words})(?![A-Za-z0-9_])`, 'gi');
+  // A value is masked beside digits too: a row letter sent alone is written into a seat ("Held B30-B34": each group's
+  // row told its follow-ups apart, redteam-trust5 honest-seat-blocks); the same mask on both traces keeps it fair.
+  return new RegExp(`(?<![A-Za-z_])(?:${words})(?![A-Za-z_])`, 'gi');
 }
 
 /**
