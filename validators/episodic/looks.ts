@@ -1,7 +1,7 @@
 // The looks (redteam-trust16 Q5): every call a policy can make without naming an entity, so what it can see: a tool
-// whose required arguments are none (its optional ones left out, then each given the values its schema allows one at a
-// time), and a tool whose required arguments take only such values (an enum's values, a boolean, small integers 1..3 for
-// a page or a number), each value tried once beside the others' first, within a budget.
+// whose required arguments are none (its optional ones left out, then each given the values its schema allows one at
+// a time), and a tool whose required arguments take only such values (an enum's values, a boolean, small integers
+// 1..3 for a page or a number), each value tried once beside the others' first, within a budget.
 import type { Action } from './adversaries.js';
 
 /** At most this many looks a pass (the calls beyond it are dropped, the tools' order kept). */
