@@ -9,6 +9,7 @@
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { cheapPlans } from '../episodic/cheap-plan.js';
+import { listingsOf, looksOf } from '../episodic/looks.js';
 import { acceptedCalls, onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
@@ -29,12 +30,6 @@ import type { Finding } from './rules.js';
 import { placeRouteCalls } from './withheld-routes.js';
 import { withheldTrials, type Trial } from './withheld-trials.js';
 
-/** The tools a policy can list with (no arguments), the finish aside. */
-const listingsOf = (tools: ReadonlyArray<{ name: string; parameters: { properties?: object } }>, finish: string) =>
-  tools
-    .filter((t) => t.name !== finish && Object.keys(t.parameters.properties ?? {}).length === 0)
-    .map((t): Action => ({ tool: t.name, args: {} }));
-
 export const episodicWithheld: EpisodicCheck = {
   name: 'episodic-withheld',
   codes: ['E_RULE_IGNORED'],
@@ -44,10 +39,11 @@ export const episodicWithheld: EpisodicCheck = {
     const episodes = firstEpisodeOfEachLevel(ctx, ablations);
     if (episodes.length === 0) return null;
     const acts = new Map(episodes.map((i) => [i, actionsOf(ctx.refs[i] as Rollout)]));
-    // The looks: the listings, the reference's plan, the listings again (a waiting list may change), with replies.
+    // The looks (every call naming no entity: looks.ts), the reference's plan, the looks again (a waiting list may
+    // change), with replies.
     const looks = episodes.map((i) => {
       const all = acts.get(i) as Action[];
-      const listings = listingsOf(ctx.meta.tools, (all.at(-1) as Action).tool);
+      const listings = looksOf(ctx.meta.tools, (all.at(-1) as Action).tool);
       return replayOf(ctx.refs[i] as Rollout, [...listings, ...all.slice(0, -1), ...listings], { observations: true });
     });
     const states = episodes.map((i) => referenceState(ctx, i));
