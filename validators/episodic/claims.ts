@@ -4,6 +4,7 @@
 // each a word of the prompt), the set completed by the values the prompt writes after the argument's name.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, type Action } from './adversaries.js';
+import { escape } from './adversaries-values.js';
 
 /** Claims tried per tool, and values tried per claim. */
 const CLAIMS = 2;
@@ -64,10 +65,9 @@ const isCode = (v: unknown): boolean =>
     : typeof v === 'string' && /^\p{L}[\p{L}_-]*(?: [\p{L}_-]+){0,2}$/u.test(v) && v.length <= 24;
 
 const lastName = (path: string) => path.split('.').at(-1) as string;
-const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The words the prompt writes as values of an argument named `name` ("condition: opened", "condition 'unopened'"). */
 export function namedValues(prompt: string, name: string): string[] {
-  const words = `${escaped(name)}|${escaped(name.replace(/_/g, ' '))}`;
+  const words = `${escape(name)}|${escape(name.replace(/_/g, ' '))}`;
   const re = new RegExp(
     `\\b(?:${words})\\b(?:\\s*[:=]\\s*|\\s+(?:to|is|as)\\s+|\\s+(?=["'\`]))["'\`]?(\\p{L}[\\p{L}_-]*)`,
     'giu',
@@ -77,7 +77,7 @@ export function namedValues(prompt: string, name: string): string[] {
 
 /** Whether `word` stands alone in `text` (case aside). */
 const wordOf = (text: string, word: string) =>
-  new RegExp(`(?<![\\p{L}\\p{N}_])${escaped(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
+  new RegExp(`(?<![\\p{L}\\p{N}_])${escape(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
 
 /** The values the plan's calls of `tool` send at `path` (every item's), in the order first sent. */
 function sentValues(body: readonly Action[], tool: string, path: string): unknown[] {

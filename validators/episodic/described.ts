@@ -9,7 +9,8 @@ export interface Said {
 }
 
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const wordsOf = (s: string): string => (s.match(/[\p{L}\p{N}@#]+/gu) ?? []).join(' ').toLowerCase();
+/** The words of `s` (letters, digits and the masks @ #), lower-cased, one space apart. */
+export const wordsOf = (s: string): string => (s.match(/[\p{L}\p{N}@#]+/gu) ?? []).join(' ').toLowerCase();
 /** Row separators, the strongest first: a line naming several entities is cut into rows at one held by every gap. */
 const SEPARATORS = [';', '|', ',', '.'];
 const CONNECTORS = new Set(['', 'and', 'or']);

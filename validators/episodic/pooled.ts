@@ -1,13 +1,12 @@
 // Options a group shares (seeds/episodic/library-loans: two copies of one title, its hold queue): two entities whose
 // decision values the world lists together, alike, in the reply to a read asked for a fact both entities show, says
 // of neither entity, and the reference hands out in the listed order, hold those values as the group's to trade.
-import type { Said } from './described.js';
+import { type Said, wordsOf } from './described.js';
+import { escape } from './adversaries-values.js';
 
-const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Whether `text` shows `v` as a whole token (not inside a longer id or number). */
-const token = (v: string) => new RegExp(`(^|[^\\p{L}\\p{N}])${escaped(v)}($|[^\\p{L}\\p{N}])`, 'iu');
+const token = (v: string) => new RegExp(`(^|[^\\p{L}\\p{N}])${escape(v)}($|[^\\p{L}\\p{N}])`, 'iu');
 const shows = (text: string, v: string): boolean => token(v).test(text);
-const wordsOf = (s: string): string => (s.match(/[\p{L}\p{N}@#]+/gu) ?? []).join(' ').toLowerCase();
 /** A value as the replies spell it: a string trimmed, a number as written; anything else has no spelling. */
 export const spelled = (v: unknown): string | null =>
   typeof v === 'string' ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : null;
@@ -19,7 +18,7 @@ export const spelled = (v: unknown): string | null =>
 function rowsOf(reply: string, v: string, values: readonly string[]): string[] | null {
   const rows = reply.split(/[;,|:\n]/).filter((row) => shows(row, v));
   if (rows.some((row) => values.some((w) => w !== v && shows(row, w)))) return null;
-  const mask = (row: string) => values.reduce((t, w) => t.replace(new RegExp(escaped(w), 'gi'), ' @ '), row);
+  const mask = (row: string) => values.reduce((t, w) => t.replace(new RegExp(escape(w), 'gi'), ' @ '), row);
   return rows.map((row) => wordsOf(mask(row).replace(/\p{N}+/gu, ' # '))).sort();
 }
 

@@ -2,18 +2,17 @@
 // values, the neutral id, numbers), as a set of features, so a call is read as accepted or refused by its trace beside
 // the traces of calls known accepted (the reference's) and known refused, never by the world's later answers.
 import type { Action } from './adversaries.js';
+import { escape } from './adversaries-values.js';
 
 /** How alike two traces must be (the share of features they hold in common) to read as the same kind of call. */
 export const LIKE = 0.5;
-
-const escaped = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A text with the call's own string values and `extra` tokens read as one mark, and every number as another. */
 export function maskText(text: string, call: Action, extra: readonly string[]): string {
   const tokens = [...extra, ...Object.values(call.args).flatMap((v) => (typeof v === 'string' ? [v.trim()] : []))]
     .filter((t) => t.length > 0)
     .sort((a, b) => b.length - a.length);
-  const masked = tokens.length > 0 ? text.replace(new RegExp(tokens.map(escaped).join('|'), 'gi'), '·') : text;
+  const masked = tokens.length > 0 ? text.replace(new RegExp(tokens.map(escape).join('|'), 'gi'), '·') : text;
   return masked.replace(/\d+/g, '#');
 }
 
