@@ -5,6 +5,7 @@
 // calls of the tool and the neutral call's refusal, never by the world's later answers (redteam-trust16 Q1, Q6).
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
+import { maskValues, sentOf, sentPattern } from './sent-mask.js';
 import { LIKE, likeness, traceOf } from './traces.js';
 
 /** The id a neutral call names: one no world draws, so the call is refused (and logged as refusals are). */
@@ -16,23 +17,14 @@ export function neutralOf(call: Action): Action {
   return { tool: call.tool, args };
 }
 
-const escaped = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
- * A state as a text where the call's own argument values and the neutral id read alike wherever they stand, inside a
- * longer string too ("G123 booked" and "ZZ-00000 booked"); nothing else is masked, so a line of words that records a
- * booking still differs from a refusal's line (redteam-trust15 Z1). With `own`, the neutral id is left as it is.
+ * A state as a text where the call's own argument values and the neutral id read alike wherever they stand as words,
+ * inside a longer string too ("G123 booked" and "ZZ-00000 booked"); nothing else is masked, so a line of words that
+ * records a booking still differs from a refusal's line (redteam-trust15 Z1). With `own`, the neutral id is left as it is.
  */
 export function maskedState(state: unknown, call: Action, own = false): string {
-  const tokens = [
-    ...(own ? [] : [NO_SUCH]),
-    ...Object.values(call.args).flatMap((v) => (typeof v === 'string' ? [v.trim()] : [])),
-  ]
-    .filter((t) => t.length > 0)
-    .sort((a, b) => b.length - a.length);
-  if (tokens.length === 0) return JSON.stringify(state ?? null);
-  const mask = new RegExp(tokens.map(escaped).join('|'), 'gi');
-  return JSON.stringify(state ?? null, (_, v: unknown) => (typeof v === 'string' ? v.replace(mask, '·') : v));
+  const sent = sentPattern([...(own ? [] : [NO_SUCH]), ...sentOf(call.args)]);
+  return JSON.stringify(state ?? null, (_, v: unknown) => (typeof v === 'string' ? maskValues(v, sent) : v));
 }
 
 /** A call of a log, by its index. */
