@@ -64,6 +64,10 @@ export function traceOf(
   return new Set([...features, ...words('reply', reply ?? '')]);
 }
 
+/** The part of a trace its reply gives (`reply`) or the part the state gives: the two are read apart. */
+export const partOf = (trace: ReadonlySet<string>, reply: boolean): Set<string> =>
+  new Set([...trace].filter((f) => f.startsWith('reply:') === reply));
+
 /** The share of two traces' features they hold in common (1 for two empty traces). */
 export function likeness(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   const common = [...a].filter((f) => b.has(f)).length;
