@@ -20,7 +20,7 @@ export function neutralOf(call: Action): Action {
 /**
  * A state as a text where the call's own argument values and the neutral id read alike wherever they stand as words,
  * inside a longer string too ("G123 booked" and "ZZ-00000 booked"); nothing else is masked, so a line of words that
- * records a booking still differs from a refusal's line (redteam-trust15 Z1). With `own`, the neutral id is left as it is.
+ * records a booking still differs from a refusal's line (redteam-trust15 Z1). With `own`, the neutral id stays as is.
  */
 export function maskedState(state: unknown, call: Action, own = false): string {
   const sent = sentPattern([...(own ? [] : [NO_SUCH]), ...sentOf(call.args)]);
