@@ -96,6 +96,12 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
     return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36) + ':' + text.length;
   }
 
+  // The paths one step changed, from the state texts before and after it.
+  function changedSince(before, after) {
+    var changed = [];
+    changedPaths(parse(before), parse(after), '$', 0, changed);
+    return changed;
+  }
   // The places two states differ (paths of keys, array items as *, arrays of another length and depth 4 whole),
   // at most 32: what one step changed, so the validator can tell a record a rule needs from bookkeeping.
   function changedPaths(a, b, path, depth, out) {
@@ -310,6 +316,7 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
     canonicalText: canonicalText,
     digest: digest,
     changedPaths: changedPaths,
+    changedSince: changedSince,
     randomPolicy: randomPolicy,
     tokensOf: tokensOf,
     bound: bound,

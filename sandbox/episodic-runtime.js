@@ -23,7 +23,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     randomPolicy = actions.randomPolicy;
   var tokensOf = actions.tokensOf,
     digest = actions.digest,
-    changedPaths = actions.changedPaths,
+    changedSince = actions.changedSince,
     bound = actions.bound,
     isObject = actions.isObject;
 
@@ -326,12 +326,6 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       stringify(ms) +
       '}'
     );
-  }
-
-  function changedSince(before, after) {
-    var changed = [];
-    changedPaths(parse(before), parse(after), '$', 0, changed);
-    return changed;
   }
 
   return {
