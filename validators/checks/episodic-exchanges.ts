@@ -102,8 +102,7 @@ export const episodicExchanges: EpisodicCheck = {
           return void skipped++;
         findings.push(findingOf(ref, p.x, r, suspect));
       });
-      const metrics = { exchanges: planned.length, followUps: followUps.length, skipped, pooled: pooled.length };
-      return { findings, metrics };
+      return { findings, metrics: { exchanges: planned.length, followUps: followUps.length, skipped } };
     });
   },
 };
