@@ -2,7 +2,14 @@
 // when two entities count as interchangeable.
 import { describe, expect, it } from 'vitest';
 import type { Rollout } from '../sandbox/rollouts.js';
-import { EXCHANGES, type Exchange, exchangeLogs, interchangeable, surveyOf } from '../validators/episodic/exchanges.js';
+import {
+  EXCHANGES,
+  type Exchange,
+  exchangeLogs,
+  interchangeable,
+  pooledPairs,
+  surveyOf,
+} from '../validators/episodic/exchanges.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const meta = metaWith([
@@ -188,6 +195,38 @@ describe('entities offered the same options (seeds/episodic/library-loans)', () 
     expect(swap.moves).toHaveLength(2);
     // The copies are described apart (their borrowers and due dates), yet the title's queue holds both cards.
     expect(interchangeable(rollout(loans), replies(queue), swap)).toBe(true);
+    // Pooled by the listing only: the pair goes on to the replay by effect (pool-effect.ts), the copy checked in first
+    // as `a`; entities described alike need none.
+    const [pair, ...more] = pooledPairs(rollout(loans), replies(queue), swap) ?? [];
+    expect(more).toEqual([]);
+    expect([pair?.[0].ids, pair?.[0].value, pair?.[1].ids, pair?.[1].value]).toEqual([
+      ['31111'],
+      'P100',
+      ['32222'],
+      'P200',
+    ]);
+    expect(pooledPairs(rollout(loans), replies(queue, [copy[0] as string, copy[0] as string]), swap)).toEqual([]);
+  });
+
+  it("pairs a shift's moved call with a moved call that held the value it receives (one patron, two titles)", () => {
+    // Another title's copy, checked in first, for P200 too: the shift moves P200 to 31111 and P100 to 32222 only.
+    const other = [
+      A('get_copy', { barcode: '30000' }),
+      A('get_holds', { isbn: '978-1111' }),
+      A('check_in', { barcode: '30000', destination: 'hold_shelf', hold_card: 'P200' }),
+    ];
+    const three = [...other.slice(0, 2), ...loans.slice(0, 3), other[2], ...loans.slice(3)] as typeof loans;
+    const says = [
+      '30000: "Ironwood" (ISBN 978-1111), borrowed by card P999, due 3 Nov, condition good.',
+      'Holds on ISBN 978-1111, oldest first: 1. card P200 (active).',
+      ...replies(queue).slice(0, 3),
+      'ok',
+      ...replies(queue).slice(3),
+    ];
+    const shift = exchangeLogs(desk, rollout(three), 'check_in').find((x) => x.kind === 'shift') as Exchange;
+    expect(shift.moves).toHaveLength(2);
+    const pairs = pooledPairs(rollout(three), says, shift);
+    expect(pairs?.map(([a, b]) => [a.ids, b.ids])).toEqual([[['31111'], ['32222']]]);
   });
 
   it('binds values told apart, said of an entity, handed out of order, given twice or shared by nothing', () => {

@@ -1,6 +1,6 @@
-// Red teams rt28, rt28b, rt-final, rt6, rt9, rt11 to rt17 and fixtrace's on the episodic trust checks (issue 28): the
-// manifests of tests/fixtures/redteam-trust4/ to redteam-trust7/, redteam-trust9/, redteam-trust11/ to 17/ and
-// redteam-trust17-trace/ list hacks and honest twins; each entry is judged at the recorded validation seeds. A closed
+// Red teams rt28, rt28b, rt-final, rt6, rt9, rt11 to rt17 and rt17's fixers on the episodic trust checks (issue 28):
+// the manifests of tests/fixtures/redteam-trust4/ to redteam-trust7/, redteam-trust9/, redteam-trust11/ to 17/ and
+// redteam-trust17-*/ list hacks and honest twins; each entry is judged at the recorded validation seeds. A closed
 // entry is decided right and must stay so; an open one is a finding of FINDINGS.md that the validator decides wrong
 // today: its test asserts the wrong verdict, so CI stays green while the hole exists and fails the day a fix closes it
 // (then mark it closed).
@@ -23,12 +23,13 @@ const MANIFEST = readRedteam([
   'redteam-trust16',
   'redteam-trust17',
   'redteam-trust17-trace',
+  'redteam-trust17-pool',
 ]);
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 240_000 };
 
-describe("the red teams' manifests (rt28, rt28b, rt-final, rt6, rt9, rt11 to rt17, rt17-trace)", () => {
+describe("the red teams' manifests (rt28, rt28b, rt-final, rt6, rt9, rt11 to rt17, rt17's fixers)", () => {
   it('names each module once, every one a file of the folder, with a known kind, verdict and status', () => {
     const files = MANIFEST.map((e) => e.file);
     expect(new Set(files).size).toBe(files.length);

@@ -1,11 +1,13 @@
 // Decisions exchanged between entities (validators/episodic/exchanges.ts), on the first adversary episode of each
 // level, for each tool that decides the score: a log that reaches another final state than the reference's and still
 // earns its score, where one call re-valued alone earns less (the decision matters) and the entities are neither
-// described alike nor offered the same options, pays the tally of the decisions rather than each entity's own (zero
-// tolerance, E_ACCEPTS_TRANSFER; docs/validator.md, "Exchanged decisions").
-import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
+// described alike nor offered the same options handed out by turn, pays the tally of the decisions rather than each
+// entity's own (zero tolerance, E_ACCEPTS_TRANSFER; docs/validator.md, "Exchanged decisions").
+import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf } from '../episodic/adversaries.js';
-import { exchangeLogs, interchangeable, surveyOf, type Exchange } from '../episodic/exchanges.js';
+import { exchangeLogs, pooledPairs, surveyOf, type Exchange, type Pooled } from '../episodic/exchanges.js';
+import { handedByTurn, swapPlaces } from '../episodic/pool-effect.js';
+import type { JudgeTools } from './contract.js';
 import { onFirstEpisodes } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
@@ -72,6 +74,21 @@ export const episodicExchanges: EpisodicCheck = {
           return [v.of, v.actions.flatMap((a, i) => (replies[i] === undefined ? [] : [{ ...a, reply: replies[i] }]))];
         }),
       );
+      // Entities described alike trade freely; entities offered the same options, where the reference hands them out by
+      // turn (pool-effect.ts).
+      const pairs = new Map(
+        suspects.flatMap((k) => {
+          const p = planned[k] as Planned;
+          const ref = ctx.refs[p.of] as Rollout;
+          return matters.has(k)
+            ? [[k, pooledPairs(ref, observed.get(p.of) ?? [], p.x, surveyed.get(p.of))] as const]
+            : [];
+        }),
+      );
+      const pooled = [...pairs].flatMap(([k, ps]) =>
+        ps !== null && ps.length > 0 ? [{ ...(planned[k] as Planned), k, ps }] : [],
+      );
+      const byTurn = await handedOutByTurn(ctx.refs, tools, pooled);
       const findings: Finding[] = [];
       let skipped = 0;
       planned.forEach((p, k) => {
@@ -80,7 +97,8 @@ export const episodicExchanges: EpisodicCheck = {
         if (!differs(p.of, r)) return;
         const suspect = suspects.includes(k);
         // Every duplicate decision pays too: the argument does not decide alone. Entities alike or pooled: free.
-        if (suspect && (!matters.has(k) || interchangeable(ref, observed.get(p.of) ?? [], p.x, surveyed.get(p.of))))
+        const ps = pairs.get(k);
+        if (suspect && (!matters.has(k) || (ps !== undefined && ps !== null && (ps.length === 0 || byTurn.has(k)))))
           return void skipped++;
         findings.push(findingOf(ref, p.x, r, suspect));
       });
@@ -88,6 +106,40 @@ export const episodicExchanges: EpisodicCheck = {
     });
   },
 };
+
+/**
+ * The exchanges (`k`) whose pooled pairs the reference hands out by turn: per episode its reset state (a replay of no
+ * action), then per pair the reference played from that state with the two entities' places swapped (pool-effect.ts).
+ */
+async function handedOutByTurn(
+  refs: readonly Rollout[],
+  tools: JudgeTools<RolloutRequest, RolloutResult>,
+  pooled: ReadonlyArray<Planned & { k: number; ps: Pooled[] }>,
+): Promise<Set<number>> {
+  if (pooled.length === 0) return new Set();
+  const episodes = [...new Set(pooled.map((p) => p.of))];
+  const starts = await tools.run(episodes.map((of) => replayOf(refs[of] as Rollout, [], { keepState: true })));
+  const start = new Map(episodes.map((of, j) => [of, starts[j]]));
+  const trials = pooled.flatMap((p) =>
+    p.ps.map(([a, b]) => {
+      const s = start.get(p.of);
+      return { p, a, b, state: s?.ok === true && s.state !== undefined ? swapPlaces(s.state, a.ids, b.ids) : null };
+    }),
+  );
+  const played = trials.filter((t) => t.state !== null);
+  const runs = await tools.run(
+    played.map((t) => {
+      const r = refs[t.p.of] as Rollout;
+      const from = { state: JSON.stringify(t.state), turn: 0, errors: 0 };
+      return { seed: r.seed, level: r.level, policy: { type: 'act' as const }, from };
+    }),
+  );
+  const follows = (t: (typeof trials)[number]) => {
+    const r = runs[played.indexOf(t)];
+    return r?.ok === true && handedByTurn(actionsOf(r), t.p.x.tool, t.p.x.arg, t.a, t.b);
+  };
+  return new Set(pooled.flatMap((p) => (trials.filter((t) => t.p === p).every(follows) ? [p.k] : [])));
+}
 
 /** The finding of one exchange log judged: a hit where it earns the reference's score. */
 function findingOf(ref: Rollout, x: Exchange, r: RolloutResult | undefined, hit: boolean): Finding {

@@ -6,7 +6,7 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout } from '../../sandbox/rollouts.js';
 import { actionsOf, propsOf, type Action } from './adversaries.js';
 import { saidAbout, type Said } from './described.js';
-import { sharedOptions, spelled } from './pooled.js';
+import { type Decided, sharedOptions, spelled } from './pooled.js';
 
 /** One exchange log: the reference with argument `arg` of each call `to` set to the value of call `from`. */
 export interface Exchange {
@@ -108,19 +108,23 @@ const idsOf = (acts: readonly Action[], i: number, arg: string): string[] =>
     k !== arg && typeof v === 'string' && v.trim().length >= 2 ? [v.trim()] : [],
   );
 
+/** Two entities an exchange trades values between, each with its reference decision (`a` decided first). */
+export type Pooled = [a: Decided, b: Decided];
+
 /**
- * Whether every move of `x` trades the values of two entities the episode says the same of (the whole replies of the
- * calls made for each, the rows of the prompt and the other replies naming each, ids masked; the replies of the
- * exchanged tool left out, they echo the decision; the replies of `survey`, what any agent can look at, besides), or
- * offers the same options (pooled.ts: two copies of one title, its hold queue): such entities are interchangeable,
- * their decisions free to trade.
+ * What the episode says of the entities each move of `x` trades values between: null where some move trades between
+ * entities told apart (the whole replies of the calls made for each, the rows of the prompt and the other replies
+ * naming each, ids masked; the replies of the exchanged tool left out, they echo the decision; the replies of
+ * `survey`, what any agent can look at, besides) and not offered the same options either (pooled.ts: two copies of one
+ * title, its hold queue); else the pairs only offered the same options (none where every pair is described alike),
+ * which trade freely only where the reference hands those values out by turn (pool-effect.ts, judged by a replay).
  */
-export function interchangeable(
+export function pooledPairs(
   r: Rollout,
   observations: readonly string[],
   x: Exchange,
   survey: readonly Said[] = [],
-): boolean {
+): Pooled[] | null {
   const acts = actionsOf(r);
   const calls = acts.flatMap((a, i) => {
     const reply = observations[i];
@@ -130,14 +134,24 @@ export function interchangeable(
   const ids = callsOf(acts, x.tool, x.arg).flatMap((i) => idsOf(acts, i, x.arg));
   const said = (i: number) => text(saidAbout(r.prompt ?? '', calls, idsOf(acts, i, x.arg), ids));
   // Call i's entity: the ids it sends and call j does not (a destination both send names neither), its decision.
-  const decided = (i: number, j: number) => ({
+  const decided = (i: number, j: number): Decided => ({
     ids: idsOf(acts, i, x.arg).filter((id) => !idsOf(acts, j, x.arg).includes(id)),
     value: spelled((acts[i] as Action).args[x.arg]) ?? '',
     at: i,
   });
-  return x.moves.every(([to, from]) => {
-    if (said(to) === said(from)) return true;
-    const all = callsOf(acts, x.tool, x.arg).map((i) => decided(i, i === to ? from : to));
-    return sharedOptions(r.prompt ?? '', calls, decided(to, from), decided(from, to), all);
-  });
+  const value = (i: number) => text((acts[i] as Action).args[x.arg]);
+  const pairs: Pooled[] = [];
+  for (const [to, from] of x.moves) {
+    // The call `to` trades with: a moved call that held the value it receives (a shift's source may keep its value).
+    const other = x.moves.find(([t]) => t !== to && value(t) === value(from))?.[0] ?? from;
+    if (said(to) === said(other)) continue;
+    const [a, b] = to < other ? [to, other] : [other, to];
+    const all = callsOf(acts, x.tool, x.arg).map((i) => decided(i, i === a ? b : a));
+    if (!sharedOptions(r.prompt ?? '', calls, decided(a, b), decided(b, a), all)) return null;
+    if (!pairs.some(([p, q]) => p.at === a && q.at === b)) pairs.push([decided(a, b), decided(b, a)]);
+  }
+  return pairs;
 }
+
+/** Whether every move of `x` trades values of entities described alike or offered the same options (pooledPairs). */
+export const interchangeable = (...args: Parameters<typeof pooledPairs>): boolean => pooledPairs(...args) !== null;

@@ -1,6 +1,7 @@
 // Options a group shares (seeds/episodic/library-loans: two copies of one title, its hold queue): two entities whose
 // decision values the world lists together, alike, in the reply to a read asked for a fact both entities show, says
-// of neither entity, and the reference hands out in the listed order, hold those values as the group's to trade.
+// of neither entity, and the reference hands out in the listed order, may hold those values as the group's to trade
+// (the form alone: a precondition; pool-effect.ts judges by a replay whether they are).
 import { type Said, wordsOf } from './described.js';
 import { escape } from './adversaries-values.js';
 
