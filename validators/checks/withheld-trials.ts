@@ -141,8 +141,8 @@ export async function withheldTrials(
   const pending = seen.map((s, k) => {
     // A token is heard where any witness answers it as an entity.
     const heardBy = [0, 1].map((w) => {
-      const log = out[neutral.length + screening.findIndex((x) => x.k === k && x.w === w)];
-      const heard = heardIn(log, s.body.length, logOf(k, w));
+      const at = screening.findIndex((x) => x.k === k && x.w === w);
+      const heard = heardIn(at < 0 ? undefined : out[neutral.length + at], s.body.length, logOf(k, w));
       return new Map(logOf(k, w).map((screen, m) => [screen, heard[m] as Set<string>]));
     });
     const answered = new Map(
