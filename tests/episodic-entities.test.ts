@@ -1,7 +1,14 @@
 // Entities of every shape (redteam-trust14 Y4): shown tokens of other shapes grouped, screened by the world's answer,
 // several tokens a shape (redteam-trust16 Q3).
 import { describe, expect, it } from 'vitest';
-import { answeredTokens, fitsArg, keptTokens, otherShapes, screenOf } from '../validators/episodic/entities.js';
+import {
+  answeredTokens,
+  fitsArg,
+  heardIn,
+  keptTokens,
+  otherShapes,
+  screenOf,
+} from '../validators/episodic/entities.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const meta = metaWith([
@@ -46,5 +53,34 @@ describe('entities of every shape', () => {
       'RB-204711',
       'K7',
     ]);
+  });
+
+  it("hears a token the decision's own call takes where a read disowns it, by words or by effect (rt17 R5)", () => {
+    const groups = [['GC-482913', 'GC-771234']];
+    const read = screenOf(meta, A('read_order', { order_id: 'x' }), 'order_id', groups);
+    const own = screenOf(meta, A('refund', { order_id: 'x', amount: 50 }), 'order_id', groups);
+    expect(own.tokens).toEqual(read.tokens);
+    // The merchandise lookup knows no gift card; the refund takes one in words, the other only in the state.
+    const plan = ['O-1234: $50 refunded.'];
+    const reads = {
+      ok: true,
+      turns: 4,
+      observations: [...plan, 'No order ZZ-00000.', 'No order GC-482913.', 'No order GC-771234.'],
+    };
+    const refunds = {
+      ok: true,
+      turns: 4,
+      rejected: [],
+      observations: [...plan, 'No order ZZ-00000.', 'GC-482913: $50 refunded.', 'No order GC-771234.'],
+      changes: [['$.orders.*.refunded'], [], ['$.orders.*.refunded'], ['$.orders.*.refunded']],
+    };
+    expect([...(heardIn(reads, 1, [read])[0] as Set<string>)]).toEqual([]);
+    expect([...(heardIn(refunds, 1, [own])[0] as Set<string>)]).toEqual(['GC-482913', 'GC-771234']);
+    // A path every call writes (a log) tells nothing; a failed or short replay hears nothing.
+    const logged = { ...refunds, changes: [['$.log'], ['$.log'], ['$.log'], ['$.log']] };
+    expect([...(heardIn(logged, 1, [own])[0] as Set<string>)]).toEqual(['GC-482913']);
+    expect(heardIn({ ok: false }, 1, [own])[0]?.size).toBe(0);
+    expect([...(heardIn({ ...refunds, turns: 3 }, 1, [own])[0] as Set<string>)]).toEqual(['GC-482913']);
+    expect([...answeredTokens(own, ['No order ZZ-00000.', 'No order GC-482913.', 'No order GC-771234.'])]).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { cheapPlans } from '../episodic/cheap-plan.js';
-import { listingsOf, looksOf } from '../episodic/looks.js';
+import { listingsOf, LOOKS_BUDGET, looksOf } from '../episodic/looks.js';
 import { acceptedCalls, onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
@@ -39,12 +39,14 @@ export const episodicWithheld: EpisodicCheck = {
     const episodes = firstEpisodeOfEachLevel(ctx, ablations);
     if (episodes.length === 0) return null;
     const acts = new Map(episodes.map((i) => [i, actionsOf(ctx.refs[i] as Rollout)]));
-    // The looks (every call naming no entity: looks.ts), the reference's plan, the looks again (a waiting list may
-    // change), with replies.
+    // The looks (every call naming no entity: looks.ts; free strings from the texts shown: rt17 R6), the reference's
+    // plan, the looks again (a waiting list may change), with replies.
     const looks = episodes.map((i) => {
       const all = acts.get(i) as Action[];
-      const listings = looksOf(ctx.meta.tools, (all.at(-1) as Action).tool);
-      return replayOf(ctx.refs[i] as Rollout, [...listings, ...all.slice(0, -1), ...listings], { observations: true });
+      const r = ctx.refs[i] as Rollout;
+      const shown = { texts: [r.prompt ?? '', ...(r.observations ?? [])], called: new Set(all.map((a) => a.tool)) };
+      const listings = looksOf(ctx.meta.tools, (all.at(-1) as Action).tool, LOOKS_BUDGET, shown);
+      return replayOf(r, [...listings, ...all.slice(0, -1), ...listings], { observations: true });
     });
     const states = episodes.map((i) => referenceState(ctx, i));
     return {

@@ -4,7 +4,15 @@
 // the caps choose by the world's answers and the seed, never by position (withheld-choice.ts).
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from '../episodic/adversaries.js';
-import { answeredTokens, fitsArg, keptTokens, otherShapes, screenOf, WITHHELD_SHAPES } from '../episodic/entities.js';
+import {
+  fitsArg,
+  heardIn,
+  keptTokens,
+  otherShapes,
+  type Screen,
+  screenOf,
+  WITHHELD_SHAPES,
+} from '../episodic/entities.js';
 import {
   callsOf,
   decidedWithout,
@@ -85,18 +93,25 @@ export async function withheldTrials(
       return same.length + others.length > 0 ? [{ tool, arg, same, others, nobody }] : [];
     }),
   );
-  // One screening log an episode: the plan, then each tool's questions (a read of the token, else its own call).
+  // A screening log an episode and witness: the plan, then each tool's questions, the same tokens asked by a read
+  // of the token (where the world has one) and by the decision's own call (redteam-trust17 R5: a read that does not
+  // know a token is no witness that the decision does not take it).
   const screens = seen.map((s, k) => {
     let room = ctx.meta.maxTurns - s.body.length;
     return (cands[k] as Candidate[]).flatMap((c) => {
-      const ask = readsOf(ctx.meta, c.arg, c.nobody, s.skip)[0] ?? (s.body.find((a) => a.tool === c.tool) as Action);
-      const screen = screenOf(ctx.meta, ask, c.arg, c.others, room);
+      const own = s.body.find((a) => a.tool === c.tool) as Action;
+      const asks = [...readsOf(ctx.meta, c.arg, c.nobody, s.skip).slice(0, 1), own];
+      const witnesses = asks.map((ask) => screenOf(ctx.meta, ask, c.arg, c.others, room));
+      const screen = witnesses[0] as Screen;
       if (screen.tokens.length === 0 || screen.calls.length > room) return [];
       room -= screen.calls.length;
-      return [{ c, screen }];
+      return [{ c, witnesses }];
     });
   });
-  const screening = seen.flatMap((s, k) => ((screens[k] ?? []).length > 0 ? [k] : []));
+  const screening = seen.flatMap((_, k) =>
+    [0, 1].flatMap((w) => ((screens[k] ?? []).some((x) => x.witnesses[w]) ? [{ k, w }] : [])),
+  );
+  const logOf = (k: number, w: number) => (screens[k] ?? []).flatMap((x) => x.witnesses[w] ?? []);
   const neutral = seen.flatMap((s, k) =>
     (cands[k] as Candidate[]).map((c) =>
       replayOf(s.ref, [...neutralized(s.body, c.tool, c.arg, c.nobody), s.finish], { changes: true }),
@@ -104,9 +119,10 @@ export async function withheldTrials(
   );
   const out = await run([
     ...neutral,
-    ...screening.map((k) => {
+    ...screening.map(({ k, w }) => {
       const s = seen[k] as Seen;
-      return replayOf(s.ref, [...s.body, ...(screens[k] ?? []).flatMap((x) => x.screen.calls)], { observations: true });
+      const calls = logOf(k, w).flatMap((x) => x.calls);
+      return replayOf(s.ref, [...s.body, ...calls], { observations: true, changes: true });
     }),
   ]);
   // A tool that some reference's plan follows with another tool's call on the same entity is a step: probed as one
@@ -123,17 +139,16 @@ export async function withheldTrials(
   let gates = 0;
   const salt = (k: number) => `${ctx.stage.validationSeed}|${seen[k]?.ref.seed}|${seen[k]?.ref.level}`;
   const pending = seen.map((s, k) => {
-    const r = out[neutral.length + screening.indexOf(k)];
-    let at = s.body.length;
+    // A token is heard where any witness answers it as an entity.
+    const heardBy = [0, 1].map((w) => {
+      const at = screening.findIndex((x) => x.k === k && x.w === w);
+      const heard = heardIn(at < 0 ? undefined : out[neutral.length + at], s.body.length, logOf(k, w));
+      return new Map(logOf(k, w).map((screen, m) => [screen, heard[m] as Set<string>]));
+    });
     const answered = new Map(
-      (screens[k] ?? []).map(({ c, screen }) => {
-        const replies = screen.calls.map((_, m) => {
-          const j = at + m;
-          return r?.ok && j < r.turns && !r.rejected.includes(j + 1) ? r.observations?.[j] : undefined;
-        });
-        at += screen.calls.length;
-        const heard = answeredTokens(screen, replies);
-        return [c.tool, { heard, kept: keptTokens(c.others, screen, heard) }] as const;
+      (screens[k] ?? []).map(({ c, witnesses }) => {
+        const heard = new Set(witnesses.flatMap((screen, w) => [...(heardBy[w]?.get(screen) ?? [])]));
+        return [c.tool, { heard, kept: keptTokens(c.others, witnesses[0] as Screen, heard) }] as const;
       }),
     );
     const all = (cands[k] as Candidate[]).flatMap((c): Pending[] => {

@@ -1,7 +1,9 @@
 // Entities of every shape (redteam-trust14 Y4): an entity is what the world accepts as the tool's entity argument, not
-// what looks like the ids the reference sent. Shown tokens of each other shape are screened several a shape (a read of
-// each, after the plan: answered otherwise than an id nobody has, so the world knows it; redteam-trust16 Q3: a token
-// unanswered is dropped, never its shape); which of them are tried, withheld-choice.ts decides.
+// what looks like the ids the reference sent. Shown tokens of each other shape are screened several a shape, after the
+// plan, by the decision's own call and by a read where the world has one: a token any of them answers otherwise than
+// an id nobody has, in words or in the paths it changes, is one the world knows (redteam-trust17 R5: a read may not
+// know what the decision takes); a token none answers is dropped, never its shape (redteam-trust16 Q3); which of them
+// are tried, withheld-choice.ts decides.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, spread, type Action } from './adversaries.js';
 import { nobodyFor } from './gates.js';
@@ -92,19 +94,62 @@ export const keptTokens = (groups: readonly string[][], screen: Screen, answered
     .map((g) => g.filter((t) => answered.has(t) || !screen.tokens.includes(t)))
     .filter((g) => g.length > 0);
 
+/** The paths a call changed, its token masked, in one text (sorted): what it did to the state. */
+const did = (paths: readonly string[] | undefined, token: string) =>
+  paths === undefined
+    ? undefined
+    : paths
+        .map((p) => masked(p, token))
+        .sort()
+        .join('\n');
+
 /**
- * The tokens of a screening the world answers as entities: `replies` answer `screen.calls` in order (undefined for a
- * call not played or refused by the host); a token whose reply, its own spelling masked, differs from the reply to
- * the id nobody has.
+ * The tokens of a screening the world answers as entities: `replies` (and `changes`, the paths each call changed)
+ * answer `screen.calls` in order (undefined for a call not played or refused by the host); a token whose reply, its own
+ * spelling masked, differs from the reply to the id nobody has, or whose call changed other paths than that one's.
  */
-export function answeredTokens(screen: Screen, replies: ReadonlyArray<string | undefined>): Set<string> {
+export function answeredTokens(
+  screen: Screen,
+  replies: ReadonlyArray<string | undefined>,
+  changes: ReadonlyArray<readonly string[] | undefined> = [],
+): Set<string> {
   const none = replies[0];
   if (none === undefined) return new Set();
   const base = masked(none, screen.nobody);
+  const baseDid = did(changes[0], screen.nobody);
   return new Set(
     screen.tokens.filter((t, k) => {
       const r = replies[k + 1];
-      return r !== undefined && masked(r, t) !== base;
+      const d = did(changes[k + 1], t);
+      return r !== undefined && (masked(r, t) !== base || (d !== undefined && baseDid !== undefined && d !== baseDid));
     }),
   );
+}
+
+/** A screening log's replay as the screening reads it (a failed one: `ok` false). */
+export interface ScreenLog {
+  ok: boolean;
+  turns?: number;
+  rejected?: readonly number[];
+  observations?: readonly string[];
+  changes?: readonly (readonly string[])[];
+}
+
+/**
+ * The tokens each of `screens` heard (answeredTokens), where `log` replays their calls one after another after
+ * `from` turns (the plan).
+ */
+export function heardIn(log: ScreenLog | undefined, from: number, screens: readonly Screen[]): Set<string>[] {
+  const run = log?.ok ? log : undefined;
+  const played = (j: number) => run !== undefined && j < (run.turns ?? 0) && !run.rejected?.includes(j + 1);
+  let at = from;
+  return screens.map((screen) => {
+    const turns = screen.calls.map((_, m) => at + m);
+    at += screen.calls.length;
+    return answeredTokens(
+      screen,
+      turns.map((j) => (played(j) ? run?.observations?.[j] : undefined)),
+      turns.map((j) => (played(j) ? run?.changes?.[j] : undefined)),
+    );
+  });
 }
