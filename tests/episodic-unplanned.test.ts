@@ -26,6 +26,7 @@ const meta = {
     tool('hold_room', { guest_id: id }),
     tool('add_note', { guest_id: id, text: { type: 'string' } }),
     tool('set_floor', { id, floor: { type: 'integer', minimum: 1, maximum: 9 } }),
+    tool('rate', { guest_id: id, tags: { type: 'array' } }),
     tool('book', { guest_id: id, date: { type: 'string' }, nights: { type: 'integer' } }),
     tool('submit', {}),
   ],
@@ -48,15 +49,16 @@ const decides = (t: string) => t === 'book';
 
 describe('unplanned tools', () => {
   it('are the tools no call of the plan makes that take an entity, the finish aside', () => {
-    expect(unplannedTools(meta, body, 'submit', 'guest_id')).toEqual(['hold_room', 'add_note', 'set_floor']);
+    expect(unplannedTools(meta, body, 'submit', 'guest_id')).toEqual(['hold_room', 'add_note', 'set_floor', 'rate']);
   });
 
-  it('are called with the plan values of the same name, else the schema first choice, else not at all', () => {
+  it('are called with the plan values of the same name, else the schema first choice, else free text', () => {
     expect(unplannedCall(meta, 'set_floor', 'id', 'G300', body)).toEqual({
       tool: 'set_floor',
       args: { id: 'G300', floor: 1 },
     });
-    expect(unplannedCall(meta, 'add_note', 'guest_id', 'G300', body)).toBeNull();
+    expect(unplannedCall(meta, 'add_note', 'guest_id', 'G300', body)?.args).toEqual({ guest_id: 'G300', text: 'text' });
+    expect(unplannedCall(meta, 'rate', 'guest_id', 'G300', body)).toBeNull();
   });
 
   it('are probed on the withheld entities, templated on a sent one', () => {
@@ -65,7 +67,7 @@ describe('unplanned tools', () => {
     const hold = us.find((u) => u.tool === 'hold_room');
     expect(hold?.template).toEqual({ tool: 'hold_room', args: { guest_id: 'G100' } });
     expect(hold?.probe.map((a) => a.args.guest_id)).toEqual(['G300', 'G400']);
-    expect(us.some((u) => u.tool === 'add_note')).toBe(false);
+    expect(us.some((u) => u.tool === 'rate')).toBe(false);
   });
 });
 

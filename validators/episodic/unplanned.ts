@@ -26,7 +26,8 @@ export const unplannedTools = (meta: EpisodicMeta, body: readonly Action[], fini
 
 /**
  * The call of unplanned `tool` on `entity` (its argument `arg`): each other required argument as the plan's calls send
- * an argument of that name, else the first value its schema allows; null where one is neither.
+ * an argument of that name, else the first value its schema allows, else (free text: a note, a reason) its own name;
+ * null where one is none of these (a number of any size).
  */
 export function unplannedCall(
   meta: EpisodicMeta,
@@ -40,7 +41,7 @@ export function unplannedCall(
   for (const name of requiredOf(meta, tool)) {
     if (name === arg) continue;
     const sent = body.find((a) => name in a.args)?.args[name];
-    const value = sent ?? choicesOf(props[name] ?? {})?.[0];
+    const value = sent ?? choicesOf(props[name] ?? {})?.[0] ?? (props[name]?.type === 'string' ? name : undefined);
     if (value === undefined) return null;
     args[name] = value;
   }
