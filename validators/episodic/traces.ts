@@ -58,9 +58,11 @@ export function traceOf(
       .split(/\s+/)
       .filter((w) => w.length > 0)
       .map((w) => `${where}:${w}`);
-  const features = stepDelta(before, after).flatMap(([path, v]) =>
-    typeof v === 'string' ? words(path, v) : [`${path}=${maskText(JSON.stringify(v) ?? '', call, extra)}`],
-  );
+  // A path keyed by the call's own value reads as any entity's ($.bookings.·.from).
+  const features = stepDelta(before, after).flatMap(([key, v]) => {
+    const path = maskText(key, call, extra);
+    return typeof v === 'string' ? words(path, v) : [`${path}=${maskText(JSON.stringify(v) ?? '', call, extra)}`];
+  });
   return new Set([...features, ...words('reply', reply ?? '')]);
 }
 
