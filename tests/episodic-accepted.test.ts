@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Rollout, RolloutRequest } from '../sandbox/rollouts.js';
 import type { Action } from '../validators/episodic/adversaries.js';
-import {
-  acceptedAdded,
-  answeredOtherwise,
-  answerRequests,
-  tracedAccepted,
-  type AddedCall,
-} from '../validators/episodic/accepted.js';
-import { neutralOf } from '../validators/episodic/neutral.js';
+import { acceptedAdded, answeredOtherwise, answerRequests, type AddedCall } from '../validators/episodic/accepted.js';
+import { acceptedByTrace, neutralOf } from '../validators/episodic/neutral.js';
 import { likeness, traceOf } from '../validators/episodic/traces.js';
 
 const ref = { ok: true, seed: 1, level: 1 } as Rollout;
@@ -72,7 +66,7 @@ describe('an added call accepted by what the world then does with its entity (re
     expect(logs[1]).toEqual([...reference.slice(0, -1), neutralOf(bookOf('G999')), bookOf('G999'), read('G999')]);
   });
 
-  it("takes the entity answered 'already booked' after the call and booked after the neutral one for accepted", async () => {
+  it("takes the entity answered 'already booked' after the call, booked after the neutral one, for accepted", async () => {
     const p = addedOf('G999');
     const [asIs, neutral] = await desk({ warn: true })(answerRequests(p));
     expect(answeredOtherwise(p, asIs, neutral)).toBe(true);
@@ -99,21 +93,21 @@ describe('a trace as the second witness', () => {
   const refusal = f('r:no', 'r:guest', 'r:·');
 
   it('reads a trace like an accepted call’s, and more like it than the refusal, as accepted', () => {
-    expect(tracedAccepted(booking, refusal, [booking])).toBe(true);
+    expect(acceptedByTrace(booking, refusal, [booking])).toBe(true);
   });
 
   it('reads a trace like neither as saying nothing of acceptance', () => {
     const audited = f('e:·', 'e:refused', 'r:refused:', 'r:passport', 'r:expired');
-    expect(tracedAccepted(audited, refusal, [booking])).toBe(false);
+    expect(acceptedByTrace(audited, refusal, [booking])).toBe(false);
   });
 
   it('with no accepted call to read it beside, reads a trace unlike the refusal as accepted', () => {
-    expect(tracedAccepted(booking, refusal, [])).toBe(true);
-    expect(tracedAccepted(refusal, refusal, [])).toBe(false);
+    expect(acceptedByTrace(booking, refusal, [])).toBe(true);
+    expect(acceptedByTrace(refusal, refusal, [])).toBe(false);
   });
 
   it('where the neutral call is taken too (a walk-in), reads a trace like an accepted call’s as accepted', () => {
-    expect(tracedAccepted(booking, booking, [booking])).toBe(true);
+    expect(acceptedByTrace(booking, booking, [booking])).toBe(true);
   });
 });
 

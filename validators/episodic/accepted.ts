@@ -1,11 +1,11 @@
 // When the world accepted a call the reference never made (redteam-trust17 R2, R3): by what it then does with the
 // entity (the call repeated and the entity's reads, answered otherwise right after the call than right after the
-// neutral call), with the call's own trace as a second witness read accepted only where it is like an accepted call's;
+// neutral call), with the call's own trace (neutral.ts acceptedByTrace: like an accepted call's) as a second witness;
 // refused only where both say so, whatever paths the call changed or a later summary counts (redteam-trust16 Q6).
 import type { RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
-import { NO_SUCH, neutralOf, type NeutralProbe, shownRefused, traceRequests, tracesOf } from './neutral.js';
-import { LIKE, likeness, maskText } from './traces.js';
+import { acceptedByTrace, NO_SUCH, neutralOf, type NeutralProbe, traceRequests, tracesOf } from './neutral.js';
+import { maskText } from './traces.js';
 
 /** An added call to judge, with the reads of its entity (what the world then shows of it). */
 export interface AddedCall extends NeutralProbe {
@@ -38,19 +38,6 @@ export function answeredOtherwise(p: AddedCall, asIs?: RolloutResult, neutral?: 
   return answers(asIs).some((a, j) => a !== answers(neutral)[j]);
 }
 
-type Trace = ReadonlySet<string>;
-
-/**
- * Whether a call's trace reads accepted: like an accepted call's (as alike as two calls of one kind) and more like it
- * than the neutral call's refusal where that is shown refused; with no accepted call to read it beside, unlike the
- * refusal. A trace like neither says nothing (words alone are the world's to choose: redteam-trust17 R2).
- */
-export function tracedAccepted(call: Trace, neutral: Trace, accepted: readonly Trace[]): boolean {
-  if (accepted.length === 0) return likeness(call, neutral) < LIKE;
-  const like = Math.max(...accepted.map((a) => likeness(call, a)));
-  return like >= LIKE && (!shownRefused(neutral, accepted) || like > likeness(call, neutral));
-}
-
 /**
  * Runs the witnesses and answers, for each added call, whether the world accepted it: the entity's later answers
  * first (two replays), then, where those read alike, the call's trace (traces.ts: three replays and two an accepted
@@ -72,7 +59,7 @@ export async function acceptedAdded(
     const n = (requests[j] as RolloutRequest[]).length;
     const t = tracesOf({ ...(calls[k] as AddedCall), added: true }, out.slice(from, from + n));
     from += n;
-    traced.set(k, t.call !== undefined && t.neutral !== undefined && tracedAccepted(t.call, t.neutral, t.accepted));
+    traced.set(k, t.call !== undefined && t.neutral !== undefined && acceptedByTrace(t.call, t.neutral, t.accepted));
   });
   return calls.map((_, k) => remembered[k] === true || traced.get(k) === true);
 }
