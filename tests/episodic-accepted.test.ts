@@ -66,7 +66,7 @@ describe('an added call accepted by what the world then does with its entity (re
     expect(logs[1]).toEqual([...reference.slice(0, -1), neutralOf(bookOf('G999')), bookOf('G999'), read('G999')]);
   });
 
-  it("takes the entity answered 'already booked' after the call, booked after the neutral one, for accepted", async () => {
+  it("takes the entity answered 'already booked' after the call, booked after the neutral one", async () => {
     const p = addedOf('G999');
     const [asIs, neutral] = await desk({ warn: true })(answerRequests(p));
     expect(answeredOtherwise(p, asIs, neutral)).toBe(true);

@@ -119,7 +119,8 @@ function readBy(call: Trace, neutral: Trace, accepted: readonly Trace[]): boolea
  * neutral call's refusal: by what its step wrote where the state tells the two apart (the world's record: a reply in
  * the refusal's words does not undo a booking written as the accepted ones are, redteam-trust17-trace), else by its
  * reply; where neither part tells, the whole trace: like an accepted call's and more like it than the refusal (or,
- * where the world takes the neutral call too, like the accepted ones at all). With no accepted call, unlike the refusal.
+ * where the world takes the neutral call too, like the accepted ones at all). With no accepted call, unlike the
+ * refusal.
  */
 export function acceptedByTrace(call: Trace, neutral: Trace, accepted: readonly Trace[]): boolean {
   if (accepted.length === 0) return likeness(call, neutral) < LIKE;
