@@ -1,6 +1,7 @@
 // The action side of the episodic runtime (contract v2): the check of an action against its tool's parameter
 // schema (a schema interpreter), the canonical form every accepted call reaches step in, a state's digest and the
-// paths a step changed, and the seeded random policy of schema-valid calls.
+// paths a step changed, the turns of an action repeated at a fixed point, and the seeded random policy of
+// schema-valid calls.
 //
 // Evaluated as a plain script beside episodic-runtime.js, which calls `envforgeEpisodicActions(d)` with the
 // helpers guest-runtime.js captured before guest code ran; it touches no host objects.
@@ -96,6 +97,23 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
     return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36) + ':' + text.length;
   }
 
+  // The paths one step changed, from the state texts before and after it.
+  function changedSince(before, after) {
+    var changed = [];
+    changedPaths(parse(before), parse(after), '$', 0, changed);
+    return changed;
+  }
+  // The turns after `turn` up to the call's maxTurns of an action repeated at a fixed point, written as playing them
+  // writes them (the same action, observation, changes and state digest at every turn); returns the turn it ends at.
+  function fixedPoint(turn, call, action, observation, actions, observations, changes, hashes) {
+    for (var k = turn; k < call.maxTurns; k++) {
+      actions[actions.length] = action;
+      if (call.observations) observations[observations.length] = observation;
+      if (changes) changes[changes.length] = changes[changes.length - 1];
+      if (hashes) hashes[hashes.length] = hashes[hashes.length - 1];
+    }
+    return call.maxTurns;
+  }
   // The places two states differ (paths of keys, array items as *, arrays of another length and depth 4 whole),
   // at most 32: what one step changed, so the validator can tell a record a rule needs from bookkeeping.
   function changedPaths(a, b, path, depth, out) {
@@ -310,6 +328,8 @@ var envforgeEpisodicActions = function envforgeEpisodicActions(d) {
     canonicalText: canonicalText,
     digest: digest,
     changedPaths: changedPaths,
+    changedSince: changedSince,
+    fixedPoint: fixedPoint,
     randomPolicy: randomPolicy,
     tokensOf: tokensOf,
     bound: bound,

@@ -23,7 +23,8 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
     randomPolicy = actions.randomPolicy;
   var tokensOf = actions.tokensOf,
     digest = actions.digest,
-    changedPaths = actions.changedPaths,
+    changedSince = actions.changedSince,
+    fixedPoint = actions.fixedPoint,
     bound = actions.bound,
     isObject = actions.isObject;
 
@@ -232,7 +233,8 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       var observation,
         before = state,
         same,
-        actionText;
+        actionText,
+        drawless = false;
       if (problem !== null) {
         errors++;
         rejected[rejected.length] = turn;
@@ -244,6 +246,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         if (changes) changes[changes.length] = known.changes || (known.changes = changedSince(before, state));
         if (known.done) end = 'done';
       } else if ((same = stepMemo(state, (actionText = canonical(action)))) !== undefined) {
+        drawless = true;
         observation = same.observation;
         state = same.state;
         if (changes) changes[changes.length] = same.changes || (same.changes = changedSince(before, state));
@@ -262,7 +265,7 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         if (changes) changes[changes.length] = changedSince(before, state);
         ms[1] += d.now() - t;
         if (out.done) end = 'done';
-        if (!lease.drew)
+        if ((drawless = !lease.drew))
           rememberStep(before, actionText, {
             observation: observation,
             state: state,
@@ -286,6 +289,10 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       if (hashes)
         hashes[hashes.length] =
           problem !== null ? hashes[hashes.length - 1] : node !== null ? hashOf(node) : digest(canonicalText(state));
+      // A repeated action at a fixed point: its step left the state as it was and drew nothing from its rng, so every
+      // later turn is this one again (the same state and action, no draw): the rest is written, not played.
+      if (policy.type === 'repeat' && drawless && end === null && state === before && errors < maxErrors)
+        turn = fixedPoint(turn, call, action, observation, actions, observations, changes, hashes);
       if (next) {
         episode.lastTokens = tokensOf(observation);
         episode.seen = episode.seen.concat(episode.lastTokens).slice(-2000);
@@ -326,12 +333,6 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
       stringify(ms) +
       '}'
     );
-  }
-
-  function changedSince(before, after) {
-    var changed = [];
-    changedPaths(parse(before), parse(after), '$', 0, changed);
-    return changed;
   }
 
   return {

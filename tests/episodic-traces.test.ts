@@ -19,6 +19,8 @@ describe("a call's own trace (redteam-trust16 Q1, Q6)", () => {
     expect(maskText('G252 booked 10 nights from 2026-06-02; ZZ-00000 none', book, ['ZZ-00000'])).toBe(
       '· booked # nights from ·; · none',
     );
+    const ok = { tool: 'book', args: { guest_id: 'ok' } };
+    expect(maskText('OK: booked', ok, [])).toBe('·: booked');
   });
 
   it('reads two bookings of different guests alike and a refusal with its cause unlike them', () => {

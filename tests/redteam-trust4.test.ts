@@ -1,9 +1,9 @@
-// Red teams rt28, rt28b, rt-final, rt6, rt9, rt11 to rt16 and rt17 on the episodic trust checks (issue 28): the
-// manifests of tests/fixtures/redteam-trust4/ to redteam-trust7/, redteam-trust9/ and redteam-trust11/ to 17/ list
-// hacks and honest twins; each entry is judged at the recorded validation seeds. A closed entry is decided
-// right and must stay so; an open one is a finding of FINDINGS.md that the validator decides wrong today: its test
-// asserts the wrong verdict, so CI stays green while the hole exists and fails the day a fix closes it (then mark it
-// closed).
+// Red teams rt28, rt28b, rt-final, rt6, rt9, rt11 to rt17 and fixtrace's on the episodic trust checks (issue 28): the
+// manifests of tests/fixtures/redteam-trust4/ to redteam-trust7/, redteam-trust9/, redteam-trust11/ to 17/ and
+// redteam-trust17-trace/ list hacks and honest twins; each entry is judged at the recorded validation seeds. A closed
+// entry is decided right and must stay so; an open one is a finding of FINDINGS.md that the validator decides wrong
+// today: its test asserts the wrong verdict, so CI stays green while the hole exists and fails the day a fix closes it
+// (then mark it closed).
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectDecided, judge, readFixture, readRedteam } from './helpers/redteam-manifest.js';
 import { validationSeeds } from './helpers/validation-seeds.js';
@@ -22,12 +22,13 @@ const MANIFEST = readRedteam([
   'redteam-trust15',
   'redteam-trust16',
   'redteam-trust17',
+  'redteam-trust17-trace',
 ]);
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 240_000 };
 
-describe("the red teams' manifests (rt28, rt28b, rt-final, rt6, rt9, rt11, rt12, rt13, rt14, rt15, rt16, rt17)", () => {
+describe("the red teams' manifests (rt28, rt28b, rt-final, rt6, rt9, rt11 to rt17, rt17-trace)", () => {
   it('names each module once, every one a file of the folder, with a known kind, verdict and status', () => {
     const files = MANIFEST.map((e) => e.file);
     expect(new Set(files).size).toBe(files.length);

@@ -1,6 +1,7 @@
 // A job's rollouts of fixed logs share the turns they have in common (episodic-runtime.js): a log that begins
 // like one already played in the same batch resumes after the common prefix, with the same results as alone; a log
-// replayed with binds sends the ids the environment issued in this episode, not those written in it.
+// replayed with binds sends the ids the environment issued in this episode, not those written in it; an action
+// repeated past a fixed point comes back as playing every turn would write it.
 import { describe, expect, it } from 'vitest';
 import { prepareCalls } from '../sandbox/crossing.js';
 import { factorySource } from '../sandbox/instance.js';
@@ -244,5 +245,37 @@ describe('a step that draws nothing from its rng, played once a batch', () => {
     const rng = loadPlainRuntime().episodic.turnRng;
     const hits = Array.from({ length: 30 }, (_, i) => Number(rng(base, i + 1).int(0, 9) === 0)).reduce((a, b) => a + b);
     expect(r?.value.state.hits).toBe(hits);
+  });
+});
+
+describe('an action repeated until maxTurns', () => {
+  const look = { tool: 'look', args: {} };
+  const every = { observations: true, hashes: true, keepState: true, changes: true };
+  // look changes the state once (seen), then meets a fixed point; roll draws at every turn; the unknown tool is
+  // refused at every turn (the episode ends at maxErrors); a counter's add changes the state at every turn.
+  it.each([
+    ['a step that reaches a fixed point', WATCH, look],
+    ['a step that draws from its rng', WATCH, { tool: 'roll', args: {} }],
+    ['a refused action', WATCH, { tool: 'nope', args: {} }],
+    ['a step that changes the state at every turn', SOURCE, add(1)],
+  ])('comes back as the same action replayed maxTurns times: %s', async (_, source, action) => {
+    const { api, meta } = await runtimeFor(source);
+    const replayed = Array(meta.maxTurns).fill(action);
+    const [repeated] = batch(api, meta, [{ seed: 4, policy: { type: 'repeat', action }, flags: every }]);
+    const [replay] = batch(api, meta, [{ seed: 4, policy: { type: 'replay', actions: replayed }, flags: every }]);
+    expect(repeated).toEqual(replay);
+  });
+
+  it('writes the turns after a fixed point without playing them, as playing them writes them', async () => {
+    const { api, meta } = await runtimeFor(WATCH);
+    const before = calls.step;
+    const [r] = batch(api, meta, [{ seed: 4, policy: { type: 'repeat', action: look }, flags: every }]) as unknown as [
+      { value: { turns: number; end: string; observations: string[]; hashes: string[]; changes: string[][] } },
+    ];
+    expect(calls.step - before).toBe(2);
+    expect(r.value).toMatchObject({ turns: meta.maxTurns, end: 'turns' });
+    expect(r.value.observations).toEqual(Array(meta.maxTurns).fill('hits 0'));
+    expect(new Set(r.value.hashes.slice(1)).size).toBe(1);
+    expect(r.value.changes.slice(1)).toEqual(Array(meta.maxTurns - 1).fill([]));
   });
 });

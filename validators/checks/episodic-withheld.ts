@@ -3,14 +3,15 @@
 // the reference never sends it for (withheld-trials.ts), the reference's plan plus that call (filled from its reads:
 // validators/episodic/withheld.ts) before the finish (a route's where the world accepts it: withheld-routes.ts;
 // redteam-trust14 Y8, redteam-trust15 Z6, Z7), also on the cheap plans (validators/episodic/cheap-plan.ts). A call
-// that step records beyond bookkeeping and that still earns the reference's score pays a policy that ignored the
-// decision to leave the entity alone: a stated prohibition nobody enforces (zero tolerance). A call step refuses, or
-// one that changes nothing, is the environment enforcing it.
+// the world accepts (validators/episodic/accepted.ts) and that still earns the reference's score pays a policy that
+// ignored the decision to leave the entity alone: a stated prohibition nobody enforces (zero tolerance). A call step
+// refuses, or one that changes nothing, is the environment enforcing it.
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { cheapPlans } from '../episodic/cheap-plan.js';
 import { listingsOf, looksOf } from '../episodic/looks.js';
-import { acceptedCalls, onlyBookkeeping, recordedBeyondNeutral } from '../episodic/neutral.js';
+import { acceptedAdded } from '../episodic/accepted.js';
+import { acceptedCalls } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import {
@@ -261,30 +262,30 @@ export const episodicWithheld: EpisodicCheck = {
         const results = await tools.run(
           logs.map((l) => replayOf(ctx.refs[l.of] as Rollout, l.actions, { changes: true })),
         );
-        // Recorded: the added call accepted and changing the state beyond what any call changes (a path nearly every
-        // turn changes counts only where the call's own trace reads accepted: redteam-trust14 Y1, redteam-trust16 Q1).
+        // Recorded: the added call accepted by the host and changing the state, where the score is kept, as the world
+        // then treats the entity or, where that reads as after a refusal, its own trace (accepted.ts: redteam-trust17
+        // R2, R3): a changed path alone is no acceptance, the world may keep a refusal too (an audit, a reason code).
         const accepted = (l: WithheldLog, r: RolloutResult | undefined): r is Rollout =>
           r?.ok === true && !r.rejected.includes(judgedAt(l) + 1);
-        // Where its changes are all bookkeeping paths and the score is kept, its own trace decides: what its step wrote
-        // and its reply, beside the reference's accepted calls of the tool and a neutral call's refusal (neutral.ts).
         const hidden = logs.flatMap((l, k) => {
           const r = results[k];
           return accepted(l, r) &&
-            onlyBookkeeping(r.changes?.[judgedAt(l)], book) &&
+            (r.changes?.[judgedAt(l)] ?? []).length > 0 &&
             r.score >= (ctx.refs[l.of] as Rollout).score - 1e-9
             ? [k]
             : [];
         });
         let neutrals = 0;
         // The reference's accepted calls of a tool (a changing turn, first and last): what an accepted call leaves.
-        const beyond = await recordedBeyondNeutral(
+        const beyond = await acceptedAdded(
           hidden.map((k) => {
             const l = logs[k] as (typeof logs)[number];
             const ref = ctx.refs[l.of] as Rollout;
             const at = judgedAt(l);
             const r = outcomes[ablations.length + episodes.indexOf(l.of)];
             const accepted = acceptedCalls(acts.get(l.of) as Action[], r, (l.actions[at] as Action).tool);
-            return { ref, actions: l.actions, at, added: true, accepted };
+            const reads = readsOf(ctx.meta, l.arg, l.entity, skip(l.of));
+            return { ref, actions: l.actions, at, added: true, accepted, reads };
           }),
           (requests) => {
             neutrals += requests.length;
@@ -292,8 +293,7 @@ export const episodicWithheld: EpisodicCheck = {
           },
         );
         const byValue = new Set(hidden.filter((_, j) => beyond[j]));
-        const recorded = (l: WithheldLog, r: RolloutResult | undefined, k: number) =>
-          accepted(l, r) && ((r.changes?.[judgedAt(l)] ?? []).some((p) => !book.has(p)) || byValue.has(k));
+        const recorded = (l: WithheldLog, r: RolloutResult | undefined, k: number) => accepted(l, r) && byValue.has(k);
         const findings: Finding[] = logs.map((l, k) => {
           const ref = ctx.refs[l.of] as Rollout;
           const r = results[k];

@@ -7,8 +7,8 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { RolloutResult } from '../../sandbox/rollouts.js';
 import { propsOf, type Action } from './adversaries.js';
-import { escape } from './adversaries-values.js';
 import { NO_SUCH } from './neutral.js';
+import { maskSent, sentOf, sentPattern } from './sent-mask.js';
 import type { TurnsRun } from './withheld.js';
 
 /** A step in a plan: its call (the added call's template) and the later call it lets through. */
@@ -118,19 +118,7 @@ export const followOf = (step: Step | null): { call: Action; arg: string } | und
  * reply issued and a later call quotes, the dates) and every number masked, so only the world's own words stay.
  */
 const traceOf = (sent: RegExp, reply: string | undefined, paths: readonly string[] | undefined) =>
-  `${reply ?? ''}\n${(paths ?? []).join(' ')}`.replace(sent, '·').replace(/\d+/g, '#');
-
-/** A pattern of the string values the calls of `body` send, each a whole word. */
-function sentValues(body: readonly Action[]): RegExp {
-  const values = [...new Set(body.flatMap((a) => Object.values(a.args)).filter((v) => typeof v === 'string'))]
-    .map((v) => v.trim())
-    .filter((v) => v.length > 0)
-    .sort((a, b) => b.length - a.length);
-  const words = values.length > 0 ? values.map(escape).join('|') : '(?!)';
-  // A value is masked beside digits too: a row letter sent alone is written into a seat ("Held B30-B34": each group's
-  // row told its follow-ups apart, redteam-trust5 honest-seat-blocks); the same mask on both traces keeps it fair.
-  return new RegExp(`(?<![A-Za-z_])(?:${words})(?![A-Za-z_])`, 'gi');
-}
+  maskSent(`${reply ?? ''}\n${(paths ?? []).join(' ')}`, sent);
 
 /**
  * The entities a step is no decision for (redteam-trust16 Q2): those on which a call of a tool it comes before
@@ -145,7 +133,8 @@ export function decidedWithout(
   replies: readonly string[],
   entities: readonly string[],
 ): string[] {
-  const sent = sentValues(body);
+  // The same mask on both traces keeps it fair: every value the plan sends, whichever call sent it.
+  const sent = sentPattern(body.flatMap((a) => sentOf(a.args)));
   const trace = (j: number) => traceOf(sent, replies[j], reference.changes?.[j]);
   const asAfter = new Set(
     followersOf(body, step.tool, step.arg)

@@ -5,7 +5,8 @@
 // calls of the tool and the neutral call's refusal, never by the world's later answers (redteam-trust16 Q1, Q6).
 import type { Rollout, RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
-import { LIKE, likeness, traceOf } from './traces.js';
+import { maskValues, sentOf, sentPattern } from './sent-mask.js';
+import { LIKE, likeness, partOf, traceOf } from './traces.js';
 
 /** The id a neutral call names: one no world draws, so the call is refused (and logged as refusals are). */
 export const NO_SUCH = 'ZZ-00000';
@@ -16,23 +17,14 @@ export function neutralOf(call: Action): Action {
   return { tool: call.tool, args };
 }
 
-const escaped = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
- * A state as a text where the call's own argument values and the neutral id read alike wherever they stand, inside a
- * longer string too ("G123 booked" and "ZZ-00000 booked"); nothing else is masked, so a line of words that records a
- * booking still differs from a refusal's line (redteam-trust15 Z1). With `own`, the neutral id is left as it is.
+ * A state as a text where the call's own argument values and the neutral id read alike wherever they stand as words,
+ * inside a longer string too ("G123 booked" and "ZZ-00000 booked"); nothing else is masked, so a line of words that
+ * records a booking still differs from a refusal's line (redteam-trust15 Z1). With `own`, the neutral id stays as is.
  */
 export function maskedState(state: unknown, call: Action, own = false): string {
-  const tokens = [
-    ...(own ? [] : [NO_SUCH]),
-    ...Object.values(call.args).flatMap((v) => (typeof v === 'string' ? [v.trim()] : [])),
-  ]
-    .filter((t) => t.length > 0)
-    .sort((a, b) => b.length - a.length);
-  if (tokens.length === 0) return JSON.stringify(state ?? null);
-  const mask = new RegExp(tokens.map(escaped).join('|'), 'gi');
-  return JSON.stringify(state ?? null, (_, v: unknown) => (typeof v === 'string' ? v.replace(mask, '·') : v));
+  const sent = sentPattern([...(own ? [] : [NO_SUCH]), ...sentOf(call.args)]);
+  return JSON.stringify(state ?? null, (_, v: unknown) => (typeof v === 'string' ? maskValues(v, sent) : v));
 }
 
 /** A call of a log, by its index. */
@@ -110,14 +102,38 @@ export const shownRefused = (neutral: Trace, accepted: readonly Trace[]) =>
   accepted.every((a) => likeness(neutral, a) < LIKE);
 
 /**
- * Whether an added call was accepted, by its own trace: more like the reference's accepted calls of its tool than like
- * the neutral call's refusal (or, where the world takes the neutral call too, like the accepted ones at all); with no
- * accepted call to read it beside, unlike the refusal.
+ * How one part of the traces (the state's or the reply's) reads an added call: accepted where it is like an accepted
+ * call's (as two calls of one kind: an audited refusal shares a few leaves with a booking, redteam-trust17 R3) and more
+ * like it than the neutral call's refusal, refused where less like it than the refusal; undefined where that part
+ * cannot tell (the refusal's part like an accepted call's, or the call's part like neither).
+ */
+function readBy(call: Trace, neutral: Trace, accepted: readonly Trace[]): boolean | undefined {
+  if (!shownRefused(neutral, accepted)) return undefined;
+  const like = Math.max(...accepted.map((a) => likeness(call, a)));
+  const unlike = likeness(call, neutral);
+  return like < unlike ? false : like > unlike && like >= LIKE ? true : undefined;
+}
+
+/**
+ * Whether an added call was accepted, by its own trace beside the reference's accepted calls of its tool and the
+ * neutral call's refusal: by what its step wrote where the state tells the two apart (the world's record: a reply in
+ * the refusal's words does not undo a booking written as the accepted ones are, redteam-trust17-trace), else by its
+ * reply; where neither part tells, the whole trace: like an accepted call's and more like it than the refusal (or,
+ * where the world takes the neutral call too, like the accepted ones at all). With no accepted call, unlike the
+ * refusal.
  */
 export function acceptedByTrace(call: Trace, neutral: Trace, accepted: readonly Trace[]): boolean {
   if (accepted.length === 0) return likeness(call, neutral) < LIKE;
+  for (const reply of [false, true]) {
+    const read = readBy(
+      partOf(call, reply),
+      partOf(neutral, reply),
+      accepted.map((a) => partOf(a, reply)),
+    );
+    if (read !== undefined) return read;
+  }
   const like = Math.max(...accepted.map((a) => likeness(call, a)));
-  return shownRefused(neutral, accepted) ? like > likeness(call, neutral) : like >= LIKE;
+  return like >= LIKE && (!shownRefused(neutral, accepted) || like > likeness(call, neutral));
 }
 
 /**

@@ -1,20 +1,15 @@
 // A call's own trace (redteam-trust16 Q1, Q4, Q6): what its step added to the state and its reply, masked (its own
-// values, the neutral id, numbers), as a set of features, so a call is read as accepted or refused by its trace beside
-// the traces of calls known accepted (the reference's) and known refused, never by the world's later answers.
+// values, the neutral id, numbers: sent-mask.ts), as a set of features, so a call is read as accepted or refused by
+// its trace beside the traces of calls known accepted (the reference's) and known refused, never by later answers.
 import type { Action } from './adversaries.js';
-import { escape } from './adversaries-values.js';
+import { maskSent, sentOf, sentPattern } from './sent-mask.js';
 
 /** How alike two traces must be (the share of features they hold in common) to read as the same kind of call. */
 export const LIKE = 0.5;
 
 /** A text with the call's own string values and `extra` tokens read as one mark, and every number as another. */
-export function maskText(text: string, call: Action, extra: readonly string[]): string {
-  const tokens = [...extra, ...Object.values(call.args).flatMap((v) => (typeof v === 'string' ? [v.trim()] : []))]
-    .filter((t) => t.length > 0)
-    .sort((a, b) => b.length - a.length);
-  const masked = tokens.length > 0 ? text.replace(new RegExp(tokens.map(escape).join('|'), 'gi'), '·') : text;
-  return masked.replace(/\d+/g, '#');
-}
+export const maskText = (text: string, call: Action, extra: readonly string[]): string =>
+  maskSent(text, sentPattern([...extra, ...sentOf(call.args)]));
 
 const plain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -63,11 +58,17 @@ export function traceOf(
       .split(/\s+/)
       .filter((w) => w.length > 0)
       .map((w) => `${where}:${w}`);
-  const features = stepDelta(before, after).flatMap(([path, v]) =>
-    typeof v === 'string' ? words(path, v) : [`${path}=${maskText(JSON.stringify(v) ?? '', call, extra)}`],
-  );
+  // A path keyed by the call's own value reads as any entity's ($.bookings.·.from).
+  const features = stepDelta(before, after).flatMap(([key, v]) => {
+    const path = maskText(key, call, extra);
+    return typeof v === 'string' ? words(path, v) : [`${path}=${maskText(JSON.stringify(v) ?? '', call, extra)}`];
+  });
   return new Set([...features, ...words('reply', reply ?? '')]);
 }
+
+/** The part of a trace its reply gives (`reply`) or the part the state gives: the two are read apart. */
+export const partOf = (trace: ReadonlySet<string>, reply: boolean): Set<string> =>
+  new Set([...trace].filter((f) => f.startsWith('reply:') === reply));
 
 /** The share of two traces' features they hold in common (1 for two empty traces). */
 export function likeness(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
