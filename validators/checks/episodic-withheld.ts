@@ -97,12 +97,14 @@ export const episodicWithheld: EpisodicCheck = {
           book,
         );
         const trials = chosen.trials;
+        // A read never makes a decision tried here (a hold in no plan: redteam-trust17 R7).
+        const readSkip = (i: number, k: number) => new Set([...skip(i), ...(trials[k] ?? []).map((t) => t.tool)]);
         // The reads of each template's entity and of each entity tried, after the plan: what fills the added calls.
         const readPlans = episodes.map((i, k) =>
           (trials[k] as Trial[]).flatMap((t) =>
             [t.template.args[t.arg] as string, ...t.entities].map((e) => ({
               key: `${t.tool}|${e}`,
-              reads: readsOf(ctx.meta, t.arg, e, skip(i)),
+              reads: readsOf(ctx.meta, t.arg, e, readSkip(i, k)),
             })),
           ),
         );
@@ -202,7 +204,7 @@ export const episodicWithheld: EpisodicCheck = {
                 const route = routes.has(t.tool);
                 const place = route ? (routePlace.get(`${k}|${t.tool}|${entity}`) ?? -1) : body.length;
                 if (place < 0) return [];
-                const reads = readsOf(ctx.meta, t.arg, entity, skip(i));
+                const reads = readsOf(ctx.meta, t.arg, entity, readSkip(i, k));
                 const { call, follow } = callOf(k, t, entity);
                 const finish = all.at(-1) as Action;
                 const skipped = (a: Action) => free.has(`${i}|${a.tool}`);

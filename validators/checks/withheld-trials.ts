@@ -32,6 +32,7 @@ import {
   screeningCalls,
   screenRanks,
 } from '../episodic/withheld-choice.js';
+import { decidesUnplanned, decisionPaths, unplannedOf } from '../episodic/unplanned.js';
 import { replayOf, type EpisodicContext } from './episodic.js';
 
 /** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
@@ -74,6 +75,12 @@ interface Candidate {
   nobody: string;
 }
 
+/** Entities tried for one tool: more where the world answered for several shapes (`heard`: the tokens it answered). */
+const budgetOf = (groups: readonly string[][], same: readonly string[], heard?: ReadonlySet<string>): number => {
+  const shapes = groups.filter((g) => g.some((e) => same.includes(e) || heard?.has(e))).length;
+  return shapes > 1 ? Math.min(WITHHELD_SHAPES, Math.max(WITHHELD_ENTITIES, shapes)) : 2;
+};
+
 /** Each episode's trials (at most WITHHELD_TOOLS), with the rollouts spent choosing them. */
 export async function withheldTrials(
   ctx: EpisodicContext,
@@ -112,6 +119,10 @@ export async function withheldTrials(
     [0, 1].flatMap((w) => ((screens[k] ?? []).some((x) => x.witnesses[w]) ? [{ k, w }] : [])),
   );
   const logOf = (k: number, w: number) => (screens[k] ?? []).flatMap((x) => x.witnesses[w] ?? []);
+  // The tools in no plan, each probed on a withheld entity: tried where its call decides (redteam-trust17 R7).
+  const unplanned = seen.map((s, k) =>
+    unplannedOf(ctx.meta, s.body, s.finish.tool, cands[k] as Candidate[], `${ctx.stage.validationSeed}|${k}`),
+  );
   const neutral = seen.flatMap((s, k) =>
     (cands[k] as Candidate[]).map((c) =>
       replayOf(s.ref, [...neutralized(s.body, c.tool, c.arg, c.nobody), s.finish], { changes: true }),
@@ -124,7 +135,11 @@ export async function withheldTrials(
       const calls = logOf(k, w).flatMap((x) => x.calls);
       return replayOf(s.ref, [...s.body, ...calls], { observations: true, changes: true });
     }),
+    ...unplanned.flatMap((us, k) =>
+      us.map((u) => replayOf((seen[k] as Seen).ref, [...(seen[k] as Seen).body, ...u.probe], { changes: true })),
+    ),
   ]);
+  const probed = neutral.length + screening.length;
   // A tool that some reference's plan follows with another tool's call on the same entity is a step: probed as one
   // where the episode's own plan has the follow-up, and not as a decision where it has none (the draws: every merchant
   // accepted, so no chargeback followed a contact; the probed episodes may all lack it).
@@ -171,15 +186,25 @@ export async function withheldTrials(
       const groups = [c.same, ...kept].map((g) => g.filter((e) => !skip.has(e))).filter((g) => g.length > 0);
       // The budget counts the shapes the world answered for (a shape kept only for its tokens not asked about
       // adds none).
-      const shapes = groups.filter((g) => g.some((e) => c.same.includes(e) || heard?.heard.has(e))).length;
-      const budget = shapes > 1 ? Math.min(WITHHELD_SHAPES, Math.max(WITHHELD_ENTITIES, shapes)) : 2;
+      const budget = budgetOf(groups, c.same, heard?.heard);
       if (groups.length === 0) return [];
       const template = step?.gate ?? (body.find((a) => a.tool === c.tool) as Action);
       return [{ c, needed: step?.needed === true, follow: followOf(step), groups, budget, template }];
     });
     // A cap on the tools tried cuts them by the seed and the episode, never by the plan's order (redteam-trust16 Q8):
     // one rotation a validation, the episodes one apart, so the tools each cuts differ.
-    return rotatedTools(all, WITHHELD_TOOLS, String(ctx.stage.validationSeed), k);
+    // The tools in no plan whose probe shows a decision, on the decisive tool's entities (redteam-trust17 R7).
+    const decided = decisionPaths(s.body, s.reference?.ok ? s.reference : undefined, s.decisive, book);
+    const from = probed + unplanned.slice(0, k).reduce((m, us) => m + us.length, 0);
+    const more = (unplanned[k] ?? []).flatMap((u, j): Pending[] => {
+      if (!decidesUnplanned(u.probe, out[from + j], s.body.length, decided, book, s.ref.prompt ?? '')) return [];
+      const heard = answered.get(u.c.tool);
+      const groups = [u.c.same, ...(heard?.kept ?? [])].filter((g) => g.length > 0);
+      const budget = budgetOf(groups, u.c.same, heard?.heard);
+      const c = { ...u.c, tool: u.tool, arg: u.arg };
+      return groups.length > 0 ? [{ c, needed: false, follow: undefined, groups, budget, template: u.template }] : [];
+    });
+    return rotatedTools([...all, ...more], WITHHELD_TOOLS, String(ctx.stage.validationSeed), k);
   });
   // Where the entities outnumber the budget, each is screened by the call itself (one replay adding them one after
   // another): the ones the world refuses go last, so decoys it refuses spend no try (redteam-trust16 Q7).
