@@ -125,14 +125,17 @@ const traceOf = (sent: RegExp, reply: string | undefined, paths: readonly string
  * (`step.tools`) did in the reference (`reference`, `replies`) what that tool does after the step, without it (an
  * approval a short stay never needed: booked alike). Judged by effect, the trace masked, never by the tool's name: a
  * follow-up that served the entity otherwise (a notice of regret where others got their booking's) leaves it tried.
+ * Only a gate's follow-up can show it (redteam-trust17 R1): one that does not need the step reads alike with or without
+ * it on every entity (a notice worded the same for all), which says nothing of the step, so such a step skips nobody.
  */
 export function decidedWithout(
   body: readonly Action[],
-  step: Pick<Step, 'tools'> & { tool: string; arg: string },
+  step: Pick<Step, 'tools' | 'needed'> & { tool: string; arg: string },
   reference: TurnsRun,
   replies: readonly string[],
   entities: readonly string[],
 ): string[] {
+  if (!step.needed) return [];
   // The same mask on both traces keeps it fair: every value the plan sends, whichever call sent it.
   const sent = sentPattern(body.flatMap((a) => sentOf(a.args)));
   const trace = (j: number) => traceOf(sent, replies[j], reference.changes?.[j]);
