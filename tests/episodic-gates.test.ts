@@ -49,18 +49,30 @@ describe('steps and gates by effect', () => {
 
   it('takes a follow-up that holds without the call for a step not needed, and a read after it for no step', () => {
     const confirmed = { turns: 4, rejected: [], changes: [[], [], ['$.guests.0.confirmed'], []] };
-    expect(stepOf(plan, 'book', 'guest_id', reference, confirmed)?.needed).toBe(false);
+    expect(stepOf(plan, 'book', 'guest_id', reference, confirmed)).toMatchObject({ needed: false, gates: false });
     // Only a read follows: a decision of its own.
     const readBack = [plan[1], plan[3]] as typeof plan;
     const run = { turns: 2, rejected: [], changes: [['$.guests.0.nights'], []] };
     expect(stepOf(readBack, 'book', 'guest_id', run, undefined)).toBeNull();
   });
 
+  it('takes a step for a gate where a later call reached through it fails without it (a check-out by stay id)', () => {
+    const stays = [
+      A('approve', { guest_id: 'G1' }),
+      A('check_in', { guest_id: 'G1' }),
+      A('check_out', { stay_id: 'ST-A' }),
+    ];
+    const run = { turns: 3, rejected: [], changes: [['$.approved'], ['$.stays'], ['$.nights']] };
+    // Approval neutralized: the check-in holds, the long stay's check-out is refused.
+    const without = { turns: 3, rejected: [], changes: [[], ['$.stays'], []] };
+    expect(stepOf(stays, 'approve', 'guest_id', run, without)).toMatchObject({ needed: false, gates: true });
+  });
+
   it('leaves out the entities the reference decided without the step, by effect (a short stay booked alike)', () => {
     const approvals = [A('approve', { guest_id: 'G1' }), A('book', { guest_id: 'G1' }), A('book', { guest_id: 'g2' })];
     const run = { turns: 3, rejected: [], changes: [['$.approved'], ['$.stays.G1'], ['$.stays.g2']] };
     const replies = ['G1 approved.', 'G1: 12 nights booked.', 'g2: 3 nights booked.'];
-    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['book']), needed: true };
+    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['book']), gates: true };
     expect(decidedWithout(approvals, step, run, replies, ['G2', 'G3'])).toEqual(['G2']);
   });
 
@@ -74,7 +86,7 @@ describe('steps and gates by effect', () => {
     const run = { turns: 4, rejected: [], changes: [['$.bookings.G1'], ['$.notices.G1'], ['$.notices.G2'], []] };
     const replies = ['G1: 5 nights booked.', 'G1 notified of 5 nights.', "G2 sent the desk's regret.", 'G3 notified.'];
     // Read as a gate (a notice only a booking lets through).
-    const step = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']), needed: true };
+    const step = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']), gates: true };
     // G2's notice changed the same path as G1's but said otherwise; G3's changed nothing: both tried.
     expect(decidedWithout(notices, step, run, replies, ['G2', 'G3'])).toEqual([]);
     const alike = [...replies.slice(0, 2), 'G2 notified of 3 nights.', 'G3 notified.'];
@@ -85,10 +97,10 @@ describe('steps and gates by effect', () => {
     const notices = [A('book', { guest_id: 'G1' }), A('notify', { guest_id: 'G1' }), A('notify', { guest_id: 'G2' })];
     const run = { turns: 3, rejected: [], changes: [['$.bookings.G1'], ['$.notices.G1'], ['$.notices.G2']] };
     const replies = ['G1: 5 nights booked.', 'Notice sent to G1.', 'Notice sent to G2.'];
-    const gate = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']), needed: true };
+    const gate = { tool: 'book', arg: 'guest_id', tools: new Set(['notify']), gates: true };
     expect(decidedWithout(notices, gate, run, replies, ['G2'])).toEqual(['G2']);
-    // The notice needs no booking: alike with or without it, it says nothing of the booking, so G2 is tried.
-    expect(decidedWithout(notices, { ...gate, needed: false }, run, replies, ['G2'])).toEqual([]);
+    // Nothing needs the booking: the notice, alike with or without it, says nothing of it, so G2 is tried.
+    expect(decidedWithout(notices, { ...gate, gates: false }, run, replies, ['G2'])).toEqual([]);
   });
 
   it('reads an id a reply issued and a later call quotes as an id, not as words (a stay number in letters)', () => {
@@ -108,7 +120,7 @@ describe('steps and gates by effect', () => {
       'Closed.',
       'Closed.',
     ];
-    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['check_in']), needed: true };
+    const step = { tool: 'approve', arg: 'guest_id', tools: new Set(['check_in']), gates: true };
     expect(decidedWithout(stays, step, run, replies, ['G2'])).toEqual(['G2']);
     const words = [...replies.slice(0, 2), 'G2 checked in: stay waitlisted.', ...replies.slice(3)];
     expect(decidedWithout(stays, step, run, words, ['G2'])).toEqual([]);
@@ -126,7 +138,7 @@ describe('steps and gates by effect', () => {
       changes: [['$.groups.0.approved'], ['$.held', '$.groups.0.seats'], ['$.held', '$.groups.1.seats']],
     };
     const replies = ['The house manager approved GR1.', 'Held A1-A12 for GR1.', 'Held B30-B34 for GR2.'];
-    const step = { tool: 'request_approval', arg: 'group_id', tools: new Set(['hold_seats']), needed: true };
+    const step = { tool: 'request_approval', arg: 'group_id', tools: new Set(['hold_seats']), gates: true };
     // redteam-trust5 honest-seat-blocks: the small group held without approval, alike but for its row.
     expect(decidedWithout(seats, step, run, replies, ['GR2'])).toEqual(['GR2']);
   });

@@ -149,7 +149,7 @@ export async function withheldTrials(
       const step = ref ? stepOf(body, c.tool, c.arg, ref, tookAway ? without : undefined) : null;
       if (step === null && stepSomewhere.has(c.tool)) return [];
       const withheld = [...c.same, ...c.others.flat()];
-      const by = step && { tools: step.tools, needed: step.needed, tool: c.tool, arg: c.arg };
+      const by = step && { tools: step.tools, gates: step.gates, tool: c.tool, arg: c.arg };
       const skip = new Set(by && ref ? decidedWithout(body, by, ref, s.ref.observations ?? [], withheld) : []);
       const heard = answered.get(c.tool);
       const kept = heard?.kept ?? [];

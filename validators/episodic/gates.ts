@@ -19,6 +19,12 @@ export interface Step {
   followArg: string;
   /** Whether `follow` needs the step (a gate: refused or ineffective without it). */
   needed: boolean;
+  /**
+   * Whether the step lets anything through: some later call of another tool that changed the state in the reference is
+   * refused or ineffective without it, on its entity or one reached through it (a check-out by the stay id a check-in
+   * answered; redteam-trust11 honest-letter-stay-id).
+   */
+  gates: boolean;
   /** The tools whose calls follow the step on its entities and change the state. */
   tools: ReadonlySet<string>;
 }
@@ -97,11 +103,16 @@ export function stepOf(
   const [i, j, followArg] = after.find(([, j]) => without !== undefined && !changed(without, j)) ?? after[0] ?? [];
   if (i === undefined || j === undefined || followArg === undefined) return null;
   const gate = without !== undefined && !changed(without, j);
+  const first = body.findIndex((a) => a.tool === tool);
+  const lets = body.some(
+    (b, k) => k > first && b.tool !== tool && changed(reference, k) && !changed(without ?? reference, k),
+  );
   return {
     gate: body[i] as Action,
     follow: body[j] as Action,
     followArg,
     needed: gate,
+    gates: gate || lets,
     tools: new Set(after.map(([, k]) => (body[k] as Action).tool)),
   };
 }
@@ -125,17 +136,17 @@ const traceOf = (sent: RegExp, reply: string | undefined, paths: readonly string
  * (`step.tools`) did in the reference (`reference`, `replies`) what that tool does after the step, without it (an
  * approval a short stay never needed: booked alike). Judged by effect, the trace masked, never by the tool's name: a
  * follow-up that served the entity otherwise (a notice of regret where others got their booking's) leaves it tried.
- * Only a gate's follow-up can show it (redteam-trust17 R1): one that does not need the step reads alike with or without
- * it on every entity (a notice worded the same for all), which says nothing of the step, so such a step skips nobody.
+ * Only a gate can show it (redteam-trust17 R1): where nothing later needs the step, a follow-up reads alike with or
+ * without it on every entity (a notice worded the same for all), which says nothing of the step, so it skips nobody.
  */
 export function decidedWithout(
   body: readonly Action[],
-  step: Pick<Step, 'tools' | 'needed'> & { tool: string; arg: string },
+  step: Pick<Step, 'tools' | 'gates'> & { tool: string; arg: string },
   reference: TurnsRun,
   replies: readonly string[],
   entities: readonly string[],
 ): string[] {
-  if (!step.needed) return [];
+  if (!step.gates) return [];
   // The same mask on both traces keeps it fair: every value the plan sends, whichever call sent it.
   const sent = sentPattern(body.flatMap((a) => sentOf(a.args)));
   const trace = (j: number) => traceOf(sent, replies[j], reference.changes?.[j]);
