@@ -10,6 +10,7 @@ import {
   decidesByEffect,
   followersOf,
   followOf,
+  letsThrough,
   neutralized,
   neutralizedAt,
   nobodyFor,
@@ -49,7 +50,7 @@ describe('steps and gates by effect', () => {
 
   it('takes a follow-up that holds without the call for a step not needed, and a read after it for no step', () => {
     const confirmed = { turns: 4, rejected: [], changes: [[], [], ['$.guests.0.confirmed'], []] };
-    expect(stepOf(plan, 'book', 'guest_id', reference, confirmed)).toMatchObject({ needed: false, gates: false });
+    expect(stepOf(plan, 'book', 'guest_id', reference, confirmed)?.needed).toBe(false);
     // Only a read follows: a decision of its own.
     const readBack = [plan[1], plan[3]] as typeof plan;
     const run = { turns: 2, rejected: [], changes: [['$.guests.0.nights'], []] };
@@ -65,7 +66,13 @@ describe('steps and gates by effect', () => {
     const run = { turns: 3, rejected: [], changes: [['$.approved'], ['$.stays'], ['$.nights']] };
     // Approval neutralized: the check-in holds, the long stay's check-out is refused.
     const without = { turns: 3, rejected: [], changes: [[], ['$.stays'], []] };
-    expect(stepOf(stays, 'approve', 'guest_id', run, without)).toMatchObject({ needed: false, gates: true });
+    expect(stepOf(stays, 'approve', 'guest_id', run, without)?.needed).toBe(false);
+    expect(letsThrough(stays, 'approve', run, without, new Set())).toBe(true);
+    // A log every call appends to is bookkeeping: the refused check-out still wrote it (redteam-trust14 approval-log).
+    const logged = { turns: 3, rejected: [], changes: [['$.log'], ['$.stays', '$.log'], ['$.log']] };
+    expect(tookOut(stays, 'approve', logged, new Set(['$.log']))).toBe(true);
+    expect(letsThrough(stays, 'approve', run, logged, new Set(['$.log']))).toBe(true);
+    expect(letsThrough(stays, 'approve', run, { ...run }, new Set())).toBe(false);
   });
 
   it('leaves out the entities the reference decided without the step, by effect (a short stay booked alike)', () => {

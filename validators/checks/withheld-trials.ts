@@ -8,6 +8,7 @@ import { answeredTokens, fitsArg, keptTokens, otherShapes, screenOf, WITHHELD_SH
 import {
   callsOf,
   decidedWithout,
+  letsThrough,
   decidesByEffect,
   followersOf,
   followOf,
@@ -149,7 +150,14 @@ export async function withheldTrials(
       const step = ref ? stepOf(body, c.tool, c.arg, ref, tookAway ? without : undefined) : null;
       if (step === null && stepSomewhere.has(c.tool)) return [];
       const withheld = [...c.same, ...c.others.flat()];
-      const by = step && { tools: step.tools, gates: step.gates, tool: c.tool, arg: c.arg };
+      // Only a step something later needs can show an entity decided without it (redteam-trust17 R1).
+      const gates =
+        step?.needed === true ||
+        (ref !== undefined &&
+          without?.ok === true &&
+          tookOut(body, c.tool, without, book) &&
+          letsThrough(body, c.tool, ref, without, book));
+      const by = step && { tools: step.tools, gates, tool: c.tool, arg: c.arg };
       const skip = new Set(by && ref ? decidedWithout(body, by, ref, s.ref.observations ?? [], withheld) : []);
       const heard = answered.get(c.tool);
       const kept = heard?.kept ?? [];

@@ -19,12 +19,6 @@ export interface Step {
   followArg: string;
   /** Whether `follow` needs the step (a gate: refused or ineffective without it). */
   needed: boolean;
-  /**
-   * Whether the step lets anything through: some later call of another tool that changed the state in the reference is
-   * refused or ineffective without it, on its entity or one reached through it (a check-out by the stay id a check-in
-   * answered; redteam-trust11 honest-letter-stay-id).
-   */
-  gates: boolean;
   /** The tools whose calls follow the step on its entities and change the state. */
   tools: ReadonlySet<string>;
 }
@@ -43,9 +37,35 @@ export const neutralized = (body: readonly Action[], tool: string, arg: string, 
 const changed = (r: TurnsRun, j: number) =>
   j >= 0 && j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
 
-/** Whether the neutralized calls of `tool` in a run of `neutralized(body, …)` all changed nothing (were refused). */
-export const tookOut = (body: readonly Action[], tool: string, run: TurnsRun): boolean =>
-  body.every((a, j) => a.tool !== tool || !changed(run, j));
+/** Whether turn `j` of a run was played, not refused, and changed a path beyond bookkeeping (`book`). */
+const changedBeyond = (r: TurnsRun, j: number, book: ReadonlySet<string>) =>
+  changed(r, j) && (r.changes?.[j] ?? []).some((p) => !book.has(p));
+
+/**
+ * Whether the neutralized calls of `tool` in a run of `neutralized(body, …)` all changed nothing (were refused), or
+ * nothing beyond the bookkeeping paths `book` (a log every call appends to).
+ */
+export const tookOut = (body: readonly Action[], tool: string, run: TurnsRun, book?: ReadonlySet<string>): boolean =>
+  body.every((a, j) => a.tool !== tool || !(book ? changedBeyond(run, j, book) : changed(run, j)));
+
+/**
+ * Whether `tool` lets anything through in plan `body`: a later call of another tool that changed the state beyond
+ * bookkeeping (`book`) in the reference is refused or changes only bookkeeping with the tool's calls neutralized
+ * (`without`), on the step's entity or one reached through it (a check-out by the stay id a check-in answered:
+ * redteam-trust11 honest-letter-stay-id). Only such a step can show an entity decided without it (redteam-trust17 R1).
+ */
+export function letsThrough(
+  body: readonly Action[],
+  tool: string,
+  reference: TurnsRun,
+  without: TurnsRun,
+  book: ReadonlySet<string>,
+): boolean {
+  const first = body.findIndex((a) => a.tool === tool);
+  return body.some(
+    (b, k) => k > first && b.tool !== tool && changedBeyond(reference, k, book) && !changedBeyond(without, k, book),
+  );
+}
 
 /** Plan `body` with call `index` alone naming `nobody` as its entity (`arg`): that call's effect taken out. */
 export const neutralizedAt = (body: readonly Action[], index: number, arg: string, nobody: string): Action[] =>
@@ -103,16 +123,11 @@ export function stepOf(
   const [i, j, followArg] = after.find(([, j]) => without !== undefined && !changed(without, j)) ?? after[0] ?? [];
   if (i === undefined || j === undefined || followArg === undefined) return null;
   const gate = without !== undefined && !changed(without, j);
-  const first = body.findIndex((a) => a.tool === tool);
-  const lets = body.some(
-    (b, k) => k > first && b.tool !== tool && changed(reference, k) && !changed(without ?? reference, k),
-  );
   return {
     gate: body[i] as Action,
     follow: body[j] as Action,
     followArg,
     needed: gate,
-    gates: gate || lets,
     tools: new Set(after.map(([, k]) => (body[k] as Action).tool)),
   };
 }
@@ -141,7 +156,7 @@ const traceOf = (sent: RegExp, reply: string | undefined, paths: readonly string
  */
 export function decidedWithout(
   body: readonly Action[],
-  step: Pick<Step, 'tools' | 'gates'> & { tool: string; arg: string },
+  step: Pick<Step, 'tools'> & { tool: string; arg: string; gates: boolean },
   reference: TurnsRun,
   replies: readonly string[],
   entities: readonly string[],
