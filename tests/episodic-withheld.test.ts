@@ -52,8 +52,9 @@ describe('withheld decisions', () => {
     const mine = ['G101: check-in 2026-03-04, check-out 2026-03-09; total $42.50.'];
     const theirs = ['G202: check-in 2026-07-01, check-out 2026-07-03; total $18.00.'];
     const call = filledCall(meta, plan[0] as never, 'guest_id', 'G202', mine, theirs);
-    // The date is the first of its shape in both reads; 5 nights stand nowhere: the reference's value kept.
-    expect(call).toEqual(A('book', { date: '2026-07-01', guest_id: 'G202', nights: 5 }));
+    // The date is the first of its shape in both reads; the 5 nights stand nowhere but run between its two dates, so
+    // the entity's nights are the days between its own (redteam-trust17 R4).
+    expect(call).toEqual(A('book', { date: '2026-07-01', guest_id: 'G202', nights: 2 }));
     const refund = metaWith([tool('refund', { order_id: id, amount: { type: 'number' } })]);
     expect(
       filledCall(refund, A('refund', { order_id: 'G101', amount: 42.5 }), 'order_id', 'G202', mine, theirs),

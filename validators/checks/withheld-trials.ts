@@ -16,6 +16,7 @@ import {
 import {
   callsOf,
   decidedWithout,
+  letsThrough,
   decidesByEffect,
   followersOf,
   followOf,
@@ -173,13 +174,20 @@ export async function withheldTrials(
       // Decisive by what it does: with its calls refused at the same turns the plan earns less.
       if (decidesByEffect(callsOf(body, c.tool), s.ref.score, without) === false) return [];
       // A step before another decision on the same entity: a gate probed with the call it lets through, any other
-      // step alone (redteam-trust16 Q9), never on an entity the reference made that decision on without it, by
-      // effect (an approval a short stay never needed: redteam-trust16 Q2).
+      // step alone (redteam-trust16 Q9); a gate never on an entity the reference made that decision on without it,
+      // by effect (an approval a short stay never needed: redteam-trust16 Q2, a gate's only: redteam-trust17 R1).
       const ref = s.reference?.ok ? s.reference : undefined;
       const step = ref ? stepOf(body, c.tool, c.arg, ref, tookAway ? without : undefined) : null;
       if (step === null && stepSomewhere.has(c.tool)) return [];
       const withheld = [...c.same, ...c.others.flat()];
-      const by = step && { tools: step.tools, tool: c.tool, arg: c.arg };
+      // Only a step something later needs can show an entity decided without it (redteam-trust17 R1).
+      const gates =
+        step?.needed === true ||
+        (ref !== undefined &&
+          without?.ok === true &&
+          tookOut(body, c.tool, without, book) &&
+          letsThrough(body, c.tool, ref, without, book));
+      const by = step && { tools: step.tools, gates, tool: c.tool, arg: c.arg };
       const skip = new Set(by && ref ? decidedWithout(body, by, ref, s.ref.observations ?? [], withheld) : []);
       const heard = answered.get(c.tool);
       const kept = heard?.kept ?? [];

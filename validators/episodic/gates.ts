@@ -37,9 +37,35 @@ export const neutralized = (body: readonly Action[], tool: string, arg: string, 
 const changed = (r: TurnsRun, j: number) =>
   j >= 0 && j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
 
-/** Whether the neutralized calls of `tool` in a run of `neutralized(body, …)` all changed nothing (were refused). */
-export const tookOut = (body: readonly Action[], tool: string, run: TurnsRun): boolean =>
-  body.every((a, j) => a.tool !== tool || !changed(run, j));
+/** Whether turn `j` of a run was played, not refused, and changed a path beyond bookkeeping (`book`). */
+const changedBeyond = (r: TurnsRun, j: number, book: ReadonlySet<string>) =>
+  changed(r, j) && (r.changes?.[j] ?? []).some((p) => !book.has(p));
+
+/**
+ * Whether the neutralized calls of `tool` in a run of `neutralized(body, …)` all changed nothing (were refused), or
+ * nothing beyond the bookkeeping paths `book` (a log every call appends to).
+ */
+export const tookOut = (body: readonly Action[], tool: string, run: TurnsRun, book?: ReadonlySet<string>): boolean =>
+  body.every((a, j) => a.tool !== tool || !(book ? changedBeyond(run, j, book) : changed(run, j)));
+
+/**
+ * Whether `tool` lets anything through in plan `body`: a later call of another tool that changed the state beyond
+ * bookkeeping (`book`) in the reference is refused or changes only bookkeeping with the tool's calls neutralized
+ * (`without`), on the step's entity or one reached through it (a check-out by the stay id a check-in answered:
+ * redteam-trust11 honest-letter-stay-id). Only such a step can show an entity decided without it (redteam-trust17 R1).
+ */
+export function letsThrough(
+  body: readonly Action[],
+  tool: string,
+  reference: TurnsRun,
+  without: TurnsRun,
+  book: ReadonlySet<string>,
+): boolean {
+  const first = body.findIndex((a) => a.tool === tool);
+  return body.some(
+    (b, k) => k > first && b.tool !== tool && changedBeyond(reference, k, book) && !changedBeyond(without, k, book),
+  );
+}
 
 /** Plan `body` with call `index` alone naming `nobody` as its entity (`arg`): that call's effect taken out. */
 export const neutralizedAt = (body: readonly Action[], index: number, arg: string, nobody: string): Action[] =>
@@ -125,14 +151,17 @@ const traceOf = (sent: RegExp, reply: string | undefined, paths: readonly string
  * (`step.tools`) did in the reference (`reference`, `replies`) what that tool does after the step, without it (an
  * approval a short stay never needed: booked alike). Judged by effect, the trace masked, never by the tool's name: a
  * follow-up that served the entity otherwise (a notice of regret where others got their booking's) leaves it tried.
+ * Only a gate can show it (redteam-trust17 R1): where nothing later needs the step, a follow-up reads alike with or
+ * without it on every entity (a notice worded the same for all), which says nothing of the step, so it skips nobody.
  */
 export function decidedWithout(
   body: readonly Action[],
-  step: Pick<Step, 'tools'> & { tool: string; arg: string },
+  step: Pick<Step, 'tools'> & { tool: string; arg: string; gates: boolean },
   reference: TurnsRun,
   replies: readonly string[],
   entities: readonly string[],
 ): string[] {
+  if (!step.gates) return [];
   // The same mask on both traces keeps it fair: every value the plan sends, whichever call sent it.
   const sent = sentPattern(body.flatMap((a) => sentOf(a.args)));
   const trace = (j: number) => traceOf(sent, replies[j], reference.changes?.[j]);

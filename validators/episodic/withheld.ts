@@ -1,12 +1,13 @@
 // Withheld decisions (redteam-trust12 W3): a decision to leave an entity alone must matter. For a decisive tool, the
 // entities the episode shows (the prompt, a listing's reply, the reference's replies) that the reference never sends
 // it for, and the reference's plan plus that call before the finish: its other arguments read from the entity's own
-// reply where the reference's value stands in its own entity's reply (the k-th token of that shape), else the
-// reference's. A prohibition ("never book an expired passport") is tested by adding the forbidden call, not by
-// removing the allowed ones.
+// reply where the reference's value stands in its own entity's reply (the k-th token of that shape), or computed from
+// it as the reference's from its own (derived.ts), else the reference's. A prohibition ("never book an expired
+// passport") is tested by adding the forbidden call, not by removing the allowed ones.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, requiredOf, spread, type Action } from './adversaries.js';
 import { namesEntity } from './cheap-plan.js';
+import { derivedArgs } from './derived.js';
 import { tokensOf } from './probes.js';
 import { shapeOf } from './structure.js';
 
@@ -100,7 +101,8 @@ export const spells = (t: string, v: string | number) => (typeof v === 'number' 
 /**
  * The call of `template`'s tool on `entity`: each other argument copied from the entity's replies (`theirs`) at the
  * place the template's value stands in its own entity's replies (`mine`: the k-th number, or token of its shape), as
- * the template's type; else the template's value.
+ * the template's type; else a number computed from them as the template's from its own (`derived.ts`: the nights from
+ * two dates, a total from the nights at a rate); else the template's value.
  */
 export function filledCall(
   meta: EpisodicMeta,
@@ -112,13 +114,18 @@ export function filledCall(
 ): Action {
   const props = propsOf(meta, template.tool);
   const args: Record<string, unknown> = { ...template.args, [arg]: entity };
+  const open = new Set<string>();
   for (const [name, v] of Object.entries(template.args)) {
     if (name === arg || (typeof v !== 'string' && typeof v !== 'number') || props[name]?.enum) continue;
+    open.add(name);
     const k = mine.findIndex((reply) => alike(reply, v).some((t) => spells(t, v)));
     if (k < 0 || theirs[k] === undefined) continue;
     const copy = alike(theirs[k] as string, v)[alike(mine[k] as string, v).findIndex((t) => spells(t, v))];
     if (copy !== undefined) args[name] = typeof v === 'number' ? Number(copy) : copy;
+    if (copy !== undefined) open.delete(name);
   }
+  // A number the entity's replies do not spell may be computed from them (redteam-trust17 R4: nights from two dates).
+  if (theirs.length > 0) derivedArgs(template.args, args, open, mine, theirs, (n) => props[n]?.type === 'integer');
   return { tool: template.tool, args };
 }
 
