@@ -73,6 +73,9 @@ describe('steps and gates by effect', () => {
     expect(tookOut(stays, 'approve', logged, new Set(['$.log']))).toBe(true);
     expect(letsThrough(stays, 'approve', run, logged, new Set(['$.log']))).toBe(true);
     expect(letsThrough(stays, 'approve', run, { ...run }, new Set())).toBe(false);
+    // A later call accepted without the step but writing more (a violation counted: redteam-trust4 split-refund).
+    const counted = { turns: 3, rejected: [], changes: [[], ['$.stays', '$.violations'], ['$.checkedOut']] };
+    expect(letsThrough(stays, 'approve', run, counted, new Set())).toBe(true);
   });
 
   it('leaves out the entities the reference decided without the step, by effect (a short stay booked alike)', () => {

@@ -48,11 +48,17 @@ const changedBeyond = (r: TurnsRun, j: number, book: ReadonlySet<string>) =>
 export const tookOut = (body: readonly Action[], tool: string, run: TurnsRun, book?: ReadonlySet<string>): boolean =>
   body.every((a, j) => a.tool !== tool || !(book ? changedBeyond(run, j, book) : changed(run, j)));
 
+/** The paths turn `j` of a run changed beyond bookkeeping (`book`), sorted; none where it was refused. */
+const pathsBeyond = (r: TurnsRun, j: number, book: ReadonlySet<string>): string =>
+  changed(r, j) ? [...new Set((r.changes?.[j] ?? []).filter((p) => !book.has(p)))].sort().join('\n') : '';
+
 /**
  * Whether `tool` lets anything through in plan `body`: a later call of another tool that changed the state beyond
- * bookkeeping (`book`) in the reference is refused or changes only bookkeeping with the tool's calls neutralized
- * (`without`), on the step's entity or one reached through it (a check-out by the stay id a check-in answered:
- * redteam-trust11 honest-letter-stay-id). Only such a step can show an entity decided without it (redteam-trust17 R1).
+ * bookkeeping (`book`) in the reference does otherwise with the tool's calls neutralized (`without`): it is refused,
+ * changes only bookkeeping, or changes other paths (a refund paid without the approval also counts a violation:
+ * redteam-trust4 honest-split-refund), on the step's entity or one reached through it (a check-out by the stay id a
+ * check-in answered: redteam-trust11 honest-letter-stay-id). Only such a step can show an entity decided without it
+ * (redteam-trust17 R1: a notice that writes the same record with or without the booking is let through by nothing).
  */
 export function letsThrough(
   body: readonly Action[],
@@ -63,7 +69,11 @@ export function letsThrough(
 ): boolean {
   const first = body.findIndex((a) => a.tool === tool);
   return body.some(
-    (b, k) => k > first && b.tool !== tool && changedBeyond(reference, k, book) && !changedBeyond(without, k, book),
+    (b, k) =>
+      k > first &&
+      b.tool !== tool &&
+      changedBeyond(reference, k, book) &&
+      pathsBeyond(without, k, book) !== pathsBeyond(reference, k, book),
   );
 }
 
