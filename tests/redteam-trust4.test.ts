@@ -24,6 +24,7 @@ const MANIFEST = readRedteam([
   'redteam-trust17',
   'redteam-trust17-trace',
   'redteam-trust17-pool',
+  'redteam-trust18',
 ]);
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
