@@ -33,7 +33,7 @@ import {
   screeningCalls,
   screenRanks,
 } from '../episodic/withheld-choice.js';
-import { decidesUnplanned, decisionPaths, unplannedOf } from '../episodic/unplanned.js';
+import { decidesUnplanned, unplannedOf } from '../episodic/unplanned.js';
 import { replayOf, type EpisodicContext } from './episodic.js';
 
 /** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
@@ -202,10 +202,9 @@ export async function withheldTrials(
     // A cap on the tools tried cuts them by the seed and the episode, never by the plan's order (redteam-trust16 Q8):
     // one rotation a validation, the episodes one apart, so the tools each cuts differ.
     // The tools in no plan whose probe shows a decision, on the decisive tool's entities (redteam-trust17 R7).
-    const decided = decisionPaths(s.body, s.reference?.ok ? s.reference : undefined, s.decisive, book);
     const from = probed + unplanned.slice(0, k).reduce((m, us) => m + us.length, 0);
     const more = (unplanned[k] ?? []).flatMap((u, j): Pending[] => {
-      if (!decidesUnplanned(u.probe, out[from + j], s.body.length, decided, book, s.ref.prompt ?? '')) return [];
+      if (!decidesUnplanned(u.probe, out[from + j], s.body.length, book, s.ref.prompt ?? '')) return [];
       const heard = answered.get(u.c.tool);
       const groups = [u.c.same, ...(heard?.kept ?? [])].filter((g) => g.length > 0);
       const budget = budgetOf(groups, u.c.same, heard?.heard);

@@ -1,6 +1,6 @@
 // A decision in no plan (redteam-trust17 R7): a tool the reference never calls is still a decision a policy can make
-// on an entity where its call changes what the reference's decisions change (a hold that a booking also takes) or a
-// rule of the prompt names it; a note, a cancel of nothing or a read's counter changes nothing a decision changes.
+// on an entity where a rule of the prompt names it and its call changes the state; sharing a path with a decision is
+// no rule (redteam-trust18 R2: a waitlist writes the status a booking writes, and waitlisting breaks no rule).
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import { propsOf, requiredOf, type Action } from './adversaries.js';
 import { choicesOf } from './looks.js';
@@ -88,17 +88,6 @@ export function unplannedOf<C extends Withheld>(
   return seededOrder([...out.values()], (u) => u.tool, salt).slice(0, UNPLANNED_TOOLS);
 }
 
-/** A changed path with every segment that spells one of `names` (a call's string arguments) masked. */
-export const maskedPath = (path: string, names: readonly string[]): string => {
-  const lower = new Set(names.map((n) => n.toLowerCase()));
-  return path
-    .split('.')
-    .map((s) => (lower.has(s.toLowerCase()) ? '<entity>' : s))
-    .join('.');
-};
-
-const stringArgs = (a: Action) => Object.values(a.args).filter((v): v is string => typeof v === 'string');
-
 /** What a replay says of the reference's turns: per turn the paths changed, and the turns (from 1) refused. */
 interface Changes {
   changes?: readonly (readonly string[])[];
@@ -106,44 +95,20 @@ interface Changes {
 }
 
 /**
- * The paths (masked by each call's string arguments) the reference's calls of a deciding tool (`decides`) change,
- * bookkeeping (`book`) and whatever its other calls (reads, a view counter) change aside: what only a decision writes.
- */
-export function decisionPaths(
-  body: readonly Action[],
-  reference: Changes | undefined,
-  decides: (tool: string) => boolean,
-  book: ReadonlySet<string>,
-): Set<string> {
-  const of = (j: number) =>
-    reference?.rejected?.includes(j + 1)
-      ? []
-      : (reference?.changes?.[j] ?? [])
-          .filter((p) => !book.has(p))
-          .map((p) => maskedPath(p, stringArgs(body[j] as Action)));
-  const mine = new Set(body.flatMap((a, j) => (decides(a.tool) ? of(j) : [])));
-  for (const p of body.flatMap((a, j) => (decides(a.tool) ? [] : of(j)))) mine.delete(p);
-  return mine;
-}
-
-/**
- * Whether an unplanned tool decides: one of its `probe` calls, played from turn `from` of `run`, is accepted and
- * changes a path a decision writes (`decided`), or changes the state beyond bookkeeping where a rule of `prompt` (a
- * modal sentence) names the tool.
+ * Whether an unplanned tool decides: a rule of `prompt` (a modal sentence) names the tool and one of its `probe` calls,
+ * played from turn `from` of `run`, is accepted and changes the state beyond bookkeeping (`book`).
  */
 export function decidesUnplanned(
   probe: readonly Action[],
   run: (Changes & { ok: boolean; turns?: number }) | undefined,
   from: number,
-  decided: ReadonlySet<string>,
   book: ReadonlySet<string>,
   prompt: string,
 ): boolean {
-  const named = probe[0] !== undefined && statedRules(prompt, [probe[0].tool]).length > 0;
-  return probe.some((call, m) => {
+  if (probe[0] === undefined || statedRules(prompt, [probe[0].tool]).length === 0) return false;
+  return probe.some((_, m) => {
     const at = from + m;
     if (!run?.ok || at >= (run.turns ?? 0) || run.rejected?.includes(at + 1)) return false;
-    const paths = (run.changes?.[at] ?? []).filter((p) => !book.has(p));
-    return paths.some((p) => decided.has(maskedPath(p, stringArgs(call)))) || (named && paths.length > 0);
+    return (run.changes?.[at] ?? []).some((p) => !book.has(p));
   });
 }
