@@ -53,9 +53,12 @@ describe('unplanned tools', () => {
     expect(unplannedCall(meta, 'rate', 'guest_id', 'G300', body)).toBeNull();
   });
 
-  it('are probed on the withheld entities, templated on a sent one', () => {
+  it('are probed on the withheld entities, templated on a sent one, where a rule names them', () => {
     const cands = [{ tool: 'book', arg: 'guest_id', same: ['G300', 'G400'], others: [] }];
-    const us = unplannedOf(meta, body, 'submit', cands, 's');
+    // Only a tool a rule names can decide, so no other is played (redteam-trust18 R2).
+    expect(unplannedOf(meta, body, 'submit', cands, 's', 'Book every guest.')).toEqual([]);
+    const rules = 'Never hold a room for an expired guest. Never rate a guest.';
+    const us = unplannedOf(meta, body, 'submit', cands, 's', rules);
     const hold = us.find((u) => u.tool === 'hold_room');
     expect(hold?.template).toEqual({ tool: 'hold_room', args: { guest_id: 'G100' } });
     expect(hold?.probe.map((a) => a.args.guest_id)).toEqual(['G300', 'G400']);

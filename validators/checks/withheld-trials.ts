@@ -122,7 +122,14 @@ export async function withheldTrials(
   const logOf = (k: number, w: number) => (screens[k] ?? []).flatMap((x) => x.witnesses[w] ?? []);
   // The tools in no plan, each probed on a withheld entity: tried where its call decides (redteam-trust17 R7).
   const unplanned = seen.map((s, k) =>
-    unplannedOf(ctx.meta, s.body, s.finish.tool, cands[k] as Candidate[], `${ctx.stage.validationSeed}|${k}`),
+    unplannedOf(
+      ctx.meta,
+      s.body,
+      s.finish.tool,
+      cands[k] as Candidate[],
+      `${ctx.stage.validationSeed}|${k}`,
+      s.ref.prompt ?? '',
+    ),
   );
   const neutral = seen.flatMap((s, k) =>
     (cands[k] as Candidate[]).map((c) =>

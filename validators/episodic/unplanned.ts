@@ -67,17 +67,22 @@ export interface Unplanned<C extends Withheld> {
   probe: Action[];
 }
 
-/** The unplanned tools of one episode (at most UNPLANNED_TOOLS, drawn from `salt`), each with its probe calls. */
+/**
+ * The unplanned tools of one episode that a rule of `prompt` names (only those can decide: `decidesUnplanned`), at most
+ * UNPLANNED_TOOLS drawn from `salt`, each with its probe calls.
+ */
 export function unplannedOf<C extends Withheld>(
   meta: EpisodicMeta,
   body: readonly Action[],
   finish: string,
   cands: readonly C[],
   salt: string,
+  prompt: string,
 ): Unplanned<C>[] {
   const out = new Map<string, Unplanned<C>>();
+  const named = (tool: string) => statedRules(prompt, [tool]).length > 0;
   for (const c of cands)
-    for (const tool of unplannedTools(meta, body, finish, c.arg)) {
+    for (const tool of unplannedTools(meta, body, finish, c.arg).filter(named)) {
       const arg = unplannedArgOf(meta, tool, c.arg) as string;
       const sent = body.find((a) => a.tool === c.tool)?.args[c.arg];
       const template = typeof sent === 'string' ? unplannedCall(meta, tool, arg, sent, body) : null;
