@@ -67,6 +67,23 @@ describe('stated rules', () => {
     expect(rule('Before you patch_server, always drain_server.', 'drain_server')?.before).toEqual(['patch_server']);
   });
 
+  it('reads a permission as no rule on the tool it allows, whatever order word it holds (redteam-trust18 R5)', () => {
+    const tools = [...TOOLS, 'waitlist'];
+    const of = (text: string) => statedRules(text, tools).map((r) => r.tool);
+    expect(of('A guest whose passport has expired may go on the waitlist until they renew it.')).toEqual([]);
+    expect(of('You can book a guest before the check-in date.')).toEqual([]);
+    expect(of('You may waitlist a guest, but never book one whose passport has expired.')).toEqual(['book']);
+    // A binding clause that names no tool binds the permission's tool; a negated permission is a prohibition.
+    expect(of('Customers can be refunded with issue_refund, but only after approval.')).toEqual(['issue_refund']);
+    expect(of('A guest whose passport has expired may not go on the waitlist until they renew it.')).toEqual([
+      'waitlist',
+    ]);
+    expect(of('You may book a guest only after verify_customer has checked them.')).toEqual([
+      'verify_customer',
+      'book',
+    ]);
+  });
+
   it('states nothing in a sentence without a modal or order word', () => {
     expect(statedRules('get_transaction shows whether a charge is still pending.', TOOLS)).toEqual([]);
   });

@@ -3,6 +3,8 @@
 // (its name, or its words in order: request_approval as "request … approval"); an order rule names the step
 // that comes first and what it comes before (other tools it names, or "anything else"). And what a call
 // records: the state paths it changes beyond bookkeeping that (nearly) every turn changes (a turn counter, a log).
+// A permission governs nothing: a tool named only in a clause that allows it ("may go on the waitlist until they
+// renew it") is not a rule on that tool, whatever order word the clause holds (redteam-trust18 R5).
 import type { Rollout } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
 
@@ -12,6 +14,39 @@ const MODAL = new RegExp(
     String.raw`don't)\b`,
   'i',
 );
+/** Words that allow a call, and words that bind one (a prohibition or an obligation), within one clause. */
+const PERMIT = new RegExp(
+  String.raw`\b(may|can|could|(?:is|are) (?:allowed|permitted|free|welcome) to|it is (?:fine|ok|okay) to|` +
+    String.raw`optional(?:ly)?|if (?:you|they) (?:like|wish|want))\b`,
+  'i',
+);
+const BINDING = new RegExp(
+  String.raw`\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only|make sure|ensure|` +
+    String.raw`shall|should|do not|don't|does not|doesn't|may not|might not|can ?not|can't|could not|couldn't|` +
+    String.raw`not (?:be )?(?:allowed|permitted)|no)\b`,
+  'i',
+);
+/** Where a sentence's clauses meet: punctuation and the words that join two statements. */
+const CLAUSE = /[,;:()\u2014]|\s(?:but|while|whereas|although|though|unless|otherwise)\s/gi;
+
+/**
+ * Whether `sentence` only allows the call of the tool it names at `at`: that tool's clause holds a word that allows
+ * and none that binds, and no clause naming no tool (`mentions`: where the sentence names tools) binds ("can be
+ * refunded, but only after approval" binds the refund; "may waitlist, but never book" binds only the booking).
+ */
+export function permits(sentence: string, at: number, mentions: readonly number[] = [at]): boolean {
+  const cuts = [0];
+  for (const m of sentence.matchAll(CLAUSE)) cuts.push(m.index, m.index + m[0].length);
+  cuts.push(sentence.length);
+  const clauses: [number, number][] = [];
+  for (let i = 0; i < cuts.length; i += 2) clauses.push([cuts[i] as number, cuts[i + 1] as number]);
+  const own = clauses.find(([from, to]) => at >= from && at < to);
+  if (!own) return false;
+  const text = ([from, to]: [number, number]) => sentence.slice(from, to);
+  if (!PERMIT.test(text(own)) || BINDING.test(text(own))) return false;
+  return !clauses.some(([from, to]) => BINDING.test(text([from, to])) && !mentions.some((i) => i >= from && i < to));
+}
+
 const ORDER = /\b(before|prior to|then|first|after|until)\b/i;
 const EVERYTHING = /\b(anything else|any other|every other|all other|everything else)\b/i;
 
@@ -60,7 +95,9 @@ export function statedRules(text: string, tools: readonly string[]): StatedRule[
   const out = new Map<string, StatedRule>();
   for (const sentence of sentencesOf(text)) {
     if (!MODAL.test(sentence)) continue;
-    const at = new Map(tools.map((t) => [t, mentionAt(sentence, t)] as const).filter(([, i]) => i >= 0));
+    const named = tools.map((t) => [t, mentionAt(sentence, t)] as const).filter(([, i]) => i >= 0);
+    const mentions = named.map(([, i]) => i);
+    const at = new Map(named.filter(([, i]) => !permits(sentence, i, mentions)));
     for (const [tool, i] of at) {
       if (out.has(tool)) continue;
       out.set(tool, {
