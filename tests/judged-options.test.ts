@@ -3,6 +3,7 @@
 // whose manifest names a code those probes do not give.
 import { describe, expect, it } from 'vitest';
 import { episodicBaselines } from '../validators/checks/episodic-baselines.js';
+import { CHECKS } from '../validators/checks/registry.js';
 import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
 import { judgedOptions, type RedteamEntry } from './helpers/redteam-manifest.js';
 import { episodicHackOptions } from './helpers/validation-seeds.js';
@@ -10,14 +11,18 @@ import { episodicHackOptions } from './helpers/validation-seeds.js';
 const BASELINE_CODES = episodicBaselines.codes as readonly string[];
 
 describe('episodicHackOptions', () => {
-  it('differs from the defaults only in the random-policy and finish-alone probe counts, both cut', () => {
+  it('differs from the defaults only in the checks run and the random-policy and finish-alone probe counts', () => {
     const options = episodicHackOptions('E_RULE_IGNORED');
     const { episodic, ...rest } = options ?? {};
     expect(rest).toEqual({});
     const changed = Object.keys(DEFAULT_VALIDATOR_OPTIONS.episodic).filter(
       (k) => episodic?.[k as keyof typeof episodic] !== DEFAULT_VALIDATOR_OPTIONS.episodic[k as keyof typeof episodic],
     );
-    expect(changed.sort()).toEqual(['finishAloneSamples', 'randomPerLevel']);
+    expect(changed.sort()).toEqual(['checks', 'finishAloneSamples', 'randomPerLevel']);
+    // The checks that can give the code run, with the baselines the difficulty stage reads; no other.
+    const giving = CHECKS.filter((c) => c.kinds.includes('episodic') && c.codes.includes('E_RULE_IGNORED'));
+    expect(giving.length).toBeGreaterThan(0);
+    expect([...(episodic?.checks ?? [])].sort()).toEqual([episodicBaselines.name, ...giving.map((c) => c.name)].sort());
     expect(episodic?.randomPerLevel).toBeLessThan(DEFAULT_VALIDATOR_OPTIONS.episodic.randomPerLevel);
     expect(episodic?.finishAloneSamples).toBeLessThan(DEFAULT_VALIDATOR_OPTIONS.episodic.finishAloneSamples);
   });

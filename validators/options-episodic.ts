@@ -2,6 +2,11 @@
 // validators/options.ts).
 
 export interface EpisodicOptions {
+  /**
+   * The hack stage's checks by name (validators/checks/registry.ts), or null for every registered one. A test that
+   * a hack is rejected with a code may run only the checks that can give it (tests/helpers/validation-seeds.ts).
+   */
+  checks: readonly string[] | null;
   /** Reference rollouts (act) per level; every one is replayed for determinism and probed. */
   seedsPerLevel: number;
   /** Reference episodes per level whose every tool is tried repeated (the costliest probe: maxTurns steps each). */
@@ -191,6 +196,7 @@ export interface EpisodicOptions {
 }
 
 export const DEFAULT_EPISODIC_OPTIONS = {
+  checks: null,
   seedsPerLevel: 12,
   repeatedPerLevel: 3,
   adversaryPerLevel: 2,

@@ -85,7 +85,9 @@ export async function runEpisodicChecks(
             stage.options.limits ? { limits: stage.options.limits } : {},
           )
         ).rollouts;
-  const plans = checksFor<EpisodicCheck>(registry, 'episodic').flatMap((check) => {
+  const only = stage.options.episodic.checks;
+  const chosen = checksFor<EpisodicCheck>(registry, 'episodic').filter((c) => !only || only.includes(c.name));
+  const plans = chosen.flatMap((check) => {
     const plan = check.plan(ctx);
     return plan ? [{ check, plan }] : [];
   });
