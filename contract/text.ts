@@ -10,7 +10,8 @@ export const PROSE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u2
 export const LINE_CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/;
 
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NOT_ASCII = /[^\u0000-\u007f]/;
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** A character as people name it: U+001B. */
 export function codePoint(char: string): string {
@@ -31,10 +32,18 @@ export function textProblem(text: string, what: string, prose: boolean): { code:
         `(no escape sequences, bidi overrides or U+FFFE/U+FFFF)`,
     };
   }
+  if (!NOT_ASCII.test(text)) return null;
   if (LONE_SURROGATE.test(text))
     return {
       code: 'E_MALFORMED_TEXT',
       message: `${what} is not well-formed Unicode (a lone surrogate): UTF-8 consumers fail on it or change it`,
+    };
+  if (text.normalize('NFC') !== text)
+    return {
+      code: 'E_MALFORMED_TEXT',
+      message:
+        `${what} is not in Unicode normal form C: a trainer's tokenizer normalizes it (NFC), so the model reads ` +
+        'other characters than the module wrote and cannot copy them back',
     };
   return null;
 }

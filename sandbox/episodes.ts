@@ -11,7 +11,7 @@ import {
   type Instance,
   type Verdict,
 } from '../contract/schema.js';
-import { PROSE_CONTROL, textProblem } from '../contract/text.js';
+import { textProblem } from '../contract/text.js';
 import type { SandboxPool } from './pool.js';
 import {
   guestCode,
@@ -134,18 +134,17 @@ export function toEpisode(request: EpisodeRequest, result: CallResult): EpisodeR
       };
     instance = parsed.data;
   }
-  // A prompt holds no control character (contract/text.ts; lone surrogates are the validator's E_MALFORMED_TEXT).
-  if (PROSE_CONTROL.test(instance.prompt)) {
-    const problem = textProblem(instance.prompt, 'prompt', true) as { message: string };
+  // A prompt keeps the text contract on every call (contract/text.ts): no control character, well-formed, NFC.
+  const problem = textProblem(instance.prompt, 'prompt', true);
+  if (problem)
     return {
       ok: false,
       seed,
       level,
-      code: 'E_CONTROL_CHARS',
+      code: problem.code,
       message: `generate returned a prompt that ${problem.message.replace(/^prompt /, '')}`,
       fn: 'generate',
     };
-  }
   const reference = value.reference;
   if (!isReference(reference)) {
     const parsed = ReferenceSchema.safeParse(reference);

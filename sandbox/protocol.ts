@@ -77,6 +77,7 @@ export const GUEST_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   'E_STATE_TOO_LARGE',
   'E_ESCAPE_ATTEMPT',
   'E_CONTROL_CHARS',
+  'E_MALFORMED_TEXT',
 ]);
 export const GUEST_FNS: ReadonlySet<string> = new Set(['generate', 'solve', 'verify', 'reset', 'step', 'score', 'act']);
 

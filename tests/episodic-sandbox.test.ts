@@ -294,6 +294,28 @@ describe('rollouts in the sandbox', () => {
     },
   );
 
+  it('an observation or prompt is checked on every call: a lone surrogate or a text NFC changes fails the step', async () => {
+    // redteam-v19 V19-1 (a status line cut through an emoji) and V19-3 (an id a tokenizer's NFC normalizer folds).
+    const cut = lockSource({
+      step: "if (action.tool === 'submit') return { state, observation: 'done \\u{1F4E6}'.slice(0, 6), done: true };",
+    });
+    const kelvin = lockSource({ reset: "if (level === 2) return { state: { code: '1' }, prompt: 'Lock \\u212A1' };" });
+    const [a] = (await roll(cut, [{ seed: 1, level: 1, policy: { type: 'act' } }])) as unknown as Array<{
+      ok: boolean;
+      code?: string;
+      message?: string;
+    }>;
+    expect([a?.ok, a?.code]).toEqual([false, 'E_MALFORMED_TEXT']);
+    expect(a?.message).toMatch(/lone surrogate/);
+    const [b] = (await roll(kelvin, [{ seed: 1, level: 2, policy: { type: 'act' } }])) as unknown as Array<{
+      ok: boolean;
+      code?: string;
+      message?: string;
+    }>;
+    expect([b?.ok, b?.code]).toEqual([false, 'E_MALFORMED_TEXT']);
+    expect(b?.message).toMatch(/normal form C/);
+  });
+
   it('the module keeps nothing between calls: each step sees a fresh copy of the state', async () => {
     const source = lockSource({ top: 'let last = null;', step: 'if (last) last.code = "mutated"; last = state;' });
     const [r] = (await roll(source, [{ seed: 3, level: 3, policy: { type: 'act' } }])) as Rollout[];
