@@ -1,0 +1,90 @@
+// Red team v19 (Trust V, session 15): each open finding of tests/fixtures/redteam-v19/FINDINGS.md asserted still
+// there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest entry
+// to "closed" and turn the assertion into the fix's own).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admitEpisodic } from '../bench/episodic-library.js';
+import { SqliteLibrary } from '../library/sqlite/store.js';
+import { SandboxPool } from '../sandbox/pool.js';
+import { startServer } from '../serve/server.js';
+import { PYTHON } from './helpers/python.js';
+import { send } from './helpers/send-from.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v19');
+const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
+const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; status: string }>;
+const open = (id: string) => manifest.some((e) => e.id === id && e.status === 'open');
+
+const root = mkdtempSync(join(tmpdir(), 'envforge-v19-'));
+let pool: SandboxPool;
+beforeAll(() => {
+  pool = new SandboxPool({ workers: 1 });
+});
+afterAll(async () => {
+  await pool?.close();
+});
+
+/** Runs a Python snippet on stdin text; its stdout, trimmed. */
+function python(code: string, input: string): string {
+  const run = spawnSync(PYTHON, ['-c', code], { input, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`python failed: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+describe.runIf(open('V19-1'))('V19-1: a lone surrogate in an episodic observation reaches the trainer', () => {
+  it('V19-1: the service answers a step whose observation is not well-formed Unicode, and UTF-8 readers fail', async () => {
+    const libraryDir = mkdtempSync(join(root, 'lib-'));
+    const library = SqliteLibrary.open(libraryDir, { create: true });
+    await admitEpisodic(library, pool, [{ name: 'parcel-hops', source: fixture('split-emoji.js') }]);
+    await library.close();
+    const server = await startServer({ libraryDir, port: 0, pool });
+    try {
+      const created = await send(server.url, 'POST', '/v1/episodes', { env: 'parcel-hops', seed: 5, level: 1 });
+      expect(created.status).toBe(200);
+      const id = created.body.episode as string;
+      const step = await send(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'close_manifest', args: {} });
+      // The hole: a 200 whose observation holds a lone high surrogate (the emoji cut in half), where a control
+      // character in the same place is refused at every step (E_CONTROL_CHARS).
+      expect(step.status).toBe(200);
+      const observation = step.body.observation as string;
+      expect(observation.isWellFormed()).toBe(false);
+      // The trainer's side: the JSON text the service sends, read by Python's json (as envforge_client does), gives a
+      // str that neither UTF-8 nor a Rust tokenizer nor pyarrow accepts.
+      const read = python(
+        [
+          'import json, sys',
+          'text = json.loads(sys.stdin.read())["observation"]',
+          'try:',
+          '    text.encode("utf-8"); print("encoded")',
+          'except UnicodeEncodeError as e:',
+          '    print(e.reason)',
+        ].join('\n'),
+        JSON.stringify(step.body),
+      );
+      expect(read).toBe('surrogates not allowed');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe.runIf(open('V19-2'))('V19-2: journals of episodes left open are bounded by nothing', () => {
+  it('V19-2: one client within its share leaves more open journals than the slots and the ended quota together', () => {
+    // The script runs the service from dist/ (npm run build): 4 slots, 8 ended journals kept, 100 ms idle.
+    const run = spawnSync(process.execPath, [join(FIXTURES, 'evicted-journals.mjs'), '4'], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const r = JSON.parse(run.stdout.trim().split('\n').at(-1) as string);
+    // The hole: 16 creates, none refused, 16 journals on disk (open and resumable) past 4 + 8.
+    expect(r).toEqual({
+      creates: 16,
+      statuses: { 200: 16 },
+      maxSessions: 4,
+      maxEndedJournals: 8,
+      journals: 16,
+      resumed: 200,
+    });
+  }, 60_000);
+});
