@@ -2,7 +2,7 @@
 // there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest entry
 // to "closed" and turn the assertion into the fix's own).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,9 +27,9 @@ afterAll(async () => {
   await pool?.close();
 });
 
-/** Runs a Python snippet on stdin text; its stdout, trimmed. */
-function python(code: string, input: string): string {
-  const run = spawnSync(PYTHON, ['-c', code], { input, encoding: 'utf8' });
+/** Runs a Python snippet on stdin text (with `interpreter`, PYTHON by default); its stdout, trimmed. */
+function python(code: string, input: string, interpreter = PYTHON): string {
+  const run = spawnSync(interpreter, ['-c', code], { input, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`python failed: ${run.stderr}`);
   return run.stdout.trim();
 }
@@ -86,5 +86,78 @@ describe.runIf(open('V19-2'))('V19-2: journals of episodes left open are bounded
       journals: 16,
       resumed: 200,
     });
+  }, 60_000);
+});
+
+/** A python3 that imports transformers (PYTHON, else the one on PATH), or null: the tokenizer half is skipped. */
+const TRANSFORMERS_PYTHON =
+  [PYTHON, 'python3'].find((p) => spawnSync(p, ['-c', 'import transformers'], { stdio: 'ignore' }).status === 0) ??
+  null;
+
+/** A Qwen2 tokenizer (transformers' own class: NFC normalizer, byte-level BPE) over the 256 byte symbols, no merges. */
+const QWEN2_BYTES = [
+  'from transformers.models.qwen2.tokenization_qwen2 import Qwen2Tokenizer',
+  'from transformers.convert_slow_tokenizer import bytes_to_unicode',
+  'symbols = sorted(bytes_to_unicode().values())',
+  'tok = Qwen2Tokenizer(vocab={"<|endoftext|>": 0, **{s: i + 1 for i, s in enumerate(symbols)}}, merges=[])',
+].join('\n');
+
+describe.runIf(open('V19-3'))("V19-3: an id the trainer tokenizer's normalizer folds cannot be copied back", () => {
+  it('V19-3: the reference scores 1, the same actions as a Qwen2 model can write them score 0', async () => {
+    const libraryDir = mkdtempSync(join(root, 'lib-'));
+    const library = SqliteLibrary.open(libraryDir, { create: true });
+    await admitEpisodic(library, pool, [{ name: 'kelvin-parcels', source: fixture('kelvin-ids.js') }]);
+    await library.close();
+    const operatorToken = 'v19-operator-token-0123456789abcdef';
+    const server = await startServer({ libraryDir, port: 0, pool, operatorToken });
+    try {
+      const identity = { env: 'kelvin-parcels', seed: 5, level: 2 };
+      const sampled = await send(
+        server.url,
+        'POST',
+        '/v1/sample',
+        { items: [identity], reveal: true },
+        { headers: { authorization: `Bearer ${operatorToken}` } },
+      );
+      const turns = sampled.body.items[0].referenceTurns as Array<{ action: unknown; observation: string }>;
+      const manifest = turns.find((t) => t.observation.startsWith('Manifest:'))?.observation as string;
+      // What the model reads of the manifest: the observation through envforge_client.tokenizer_text and Qwen2's
+      // tokenizer (encode, decode), and what module_text makes of the id it copies back.
+      const shim = mkdtempSync(join(root, 'shim-'));
+      copyFileSync(
+        join(import.meta.dirname, '..', 'export', 'python', 'envforge_client.py'),
+        join(shim, 'envforge_client.py'),
+      );
+      writeFileSync(join(shim, 'envforge.json'), JSON.stringify({ service_url: server.url, envs: {} }));
+      if (TRANSFORMERS_PYTHON === null)
+        process.stderr.write('V19-3: transformers is not installed: tokenizer half skipped\n');
+      else {
+        const seen = JSON.parse(
+          python(
+            [
+              'import json, sys',
+              `sys.path.insert(0, ${JSON.stringify(shim)})`,
+              'import envforge_client as client',
+              QWEN2_BYTES,
+              'text = sys.stdin.read()',
+              'shown = tok.decode(tok(client.tokenizer_text(text, tok), add_special_tokens=False)["input_ids"])',
+              'print(json.dumps({"shown": shown, "copied": client.module_text(shown, tok)}))',
+            ].join('\n'),
+            manifest,
+            TRANSFORMERS_PYTHON,
+          ),
+        );
+        expect(seen.shown).toBe(manifest.normalize('NFC'));
+        expect(seen.copied).not.toBe(manifest);
+      }
+      const actions = turns.map((t) => t.action);
+      const asWritten = JSON.parse(JSON.stringify(actions).normalize('NFC'));
+      const score = async (log: unknown[]) =>
+        (await send(server.url, 'POST', '/v1/episodes/score', { ...identity, actions: log })).body.score;
+      // The hole: the validator's reference (exact ids) scores 1; the same plan with the ids as the model saw them: 0.
+      expect([await score(actions), await score(asWritten)]).toEqual([1, 0]);
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 });
