@@ -171,7 +171,7 @@ describe.runIf(open('V19-4'))("V19-4: replays run outside the dispatcher's per-c
     await library.close();
     const tokens = { attacker: 'v19-attacker-token-0123456789abcdef', victim: 'v19-victim-token-0123456789abcdef0' };
     const as = (name: keyof typeof tokens) => ({ headers: { authorization: `Bearer ${tokens[name]}` } });
-    // One worker (the test's pool), 300 ms a call: a replay of 4 actions may run (4 + 1) × 300 ms.
+    // One worker (the test's pool), 300 ms a call: a replay of 3 actions may run (3 + 1) × 300 ms.
     const server = await startServer({ libraryDir, port: 0, pool, callTimeoutMs: 300, clientTokens: tokens });
     try {
       const victim = (
@@ -179,14 +179,14 @@ describe.runIf(open('V19-4'))("V19-4: replays run outside the dispatcher's per-c
       ).body.episode as string;
       const done: string[] = [];
       // The attacker: two replays whose first action never finishes (exponential backtracking), one admission unit
-      // each, each holding the worker for its whole budget (1.5 s) and the worker's restart after the kill.
+      // each, each holding the worker for its whole budget (1.2 s) and the worker's restart after the kill.
       const redos = { tool: 'rename', args: { name: `${'a'.repeat(28)}!` } };
       const replays = [2, 3].map((seed) =>
         send(
           server.url,
           'POST',
           '/v1/episodes/score',
-          { env: 'name-check', seed, level: 1, actions: Array.from({ length: 4 }, () => redos) },
+          { env: 'name-check', seed, level: 1, actions: Array.from({ length: 3 }, () => redos) },
           as('attacker'),
         ).then((r) => {
           done.push(`replay ${r.status}`);
