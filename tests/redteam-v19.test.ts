@@ -7,9 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admitEpisodic } from '../bench/episodic-library.js';
+import { printReport } from '../cli/validate.js';
 import { SqliteLibrary } from '../library/sqlite/store.js';
 import { SandboxPool } from '../sandbox/pool.js';
 import { startServer } from '../serve/server.js';
+import { sentencesOf } from '../validators/episodic/stated-rules.js';
+import type { ValidationReport } from '../validators/report.js';
 import { PYTHON } from './helpers/python.js';
 import { send } from './helpers/send-from.js';
 
@@ -214,3 +217,29 @@ describe.runIf(open('V19-4'))("V19-4: replays run outside the dispatcher's per-c
     }
   }, 60_000);
 });
+
+describe.runIf(open('V19-5'))(
+  'V19-5: module text quoted in a problem message lays out the terminal (T8-3 hold-out)',
+  () => {
+    it("V19-5: a rule sentence's blank run reaches validate's human output as it is", () => {
+      // The end-to-end run is wrap-rule-sentence.sh (a validation, ~15 s): these are its two links, cheap.
+      const fake = '\u2713 dice-probability@1  admitted';
+      const rule = `Route every urgent ticket before any ordinary ticket${' '.repeat(77)}${fake}`;
+      // 1. The validator reads the rule's sentence with its blank run kept (and quotes 160 characters of it).
+      const sentence = sentencesOf(`${rule}; read_ticket shows which tickets are urgent.`)[0] as string;
+      expect(sentence.slice(0, 160)).toBe(`${rule};`);
+      // 2. validate's human output prints a problem's message as it is: the run still decides where a terminal wraps.
+      const lines: string[] = [];
+      const report = {
+        verdict: 'reject',
+        name: 'desk-routing-urgent-any-order',
+        stages: [],
+        problems: [{ code: 'E_RULE_IGNORED', stage: 'hack', message: `Worst: "route: (the prompt: "${sentence}")"` }],
+        curve: [],
+        ms: 1,
+      } as unknown as ValidationReport;
+      printReport('x.js', report, { out: (line) => lines.push(line), err: () => {} }, 'would be admitted');
+      expect(lines.some((line) => line.includes(`${' '.repeat(77)}${fake}`))).toBe(true);
+    });
+  },
+);
