@@ -1,7 +1,7 @@
 // Red team v19 (Trust V, session 15): each open finding of tests/fixtures/redteam-v19/FINDINGS.md asserted still
 // there, so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest entry
 // to "closed" and turn the assertion into the fix's own).
-import { spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,12 +74,22 @@ describe.runIf(open('V19-1'))('V19-1: a lone surrogate in an episodic observatio
   }, 60_000);
 });
 
+/**
+ * V19-2's script, started at load so that it runs beside the other tests (its own process, pool and service from
+ * dist/, npm run build: 4 slots, 8 ended journals kept, 100 ms idle): its stdout.
+ */
+const leftOpen: Promise<string> = open('V19-2')
+  ? new Promise((resolve, reject) =>
+      execFile(process.execPath, [join(FIXTURES, 'evicted-journals.mjs'), '4'], (error, stdout, stderr) =>
+        error ? reject(new Error(`evicted-journals.mjs failed: ${stderr}`)) : resolve(stdout),
+      ),
+    )
+  : Promise.resolve('');
+leftOpen.catch(() => {}); // awaited (and reported) by the V19-2 test
+
 describe.runIf(open('V19-2'))('V19-2: journals of episodes left open are bounded by nothing', () => {
-  it('V19-2: one client within its share leaves more open journals than the slots and the ended quota together', () => {
-    // The script runs the service from dist/ (npm run build): 4 slots, 8 ended journals kept, 100 ms idle.
-    const run = spawnSync(process.execPath, [join(FIXTURES, 'evicted-journals.mjs'), '4'], { encoding: 'utf8' });
-    expect(run.status, run.stderr).toBe(0);
-    const r = JSON.parse(run.stdout.trim().split('\n').at(-1) as string);
+  it('V19-2: one client within its share leaves more open journals than the slots and the ended quota together', async () => {
+    const r = JSON.parse((await leftOpen).trim().split('\n').at(-1) as string);
     // The hole: 16 creates, none refused, 16 journals on disk (open and resumable) past 4 + 8.
     expect(r).toEqual({
       creates: 16,
@@ -92,11 +102,6 @@ describe.runIf(open('V19-2'))('V19-2: journals of episodes left open are bounded
   }, 60_000);
 });
 
-/** A python3 that imports transformers (PYTHON, else the one on PATH), or null: the tokenizer half is skipped. */
-const TRANSFORMERS_PYTHON =
-  [PYTHON, 'python3'].find((p) => spawnSync(p, ['-c', 'import transformers'], { stdio: 'ignore' }).status === 0) ??
-  null;
-
 /** A Qwen2 tokenizer (transformers' own class: NFC normalizer, byte-level BPE) over the 256 byte symbols, no merges. */
 const QWEN2_BYTES = [
   'from transformers.models.qwen2.tokenization_qwen2 import Qwen2Tokenizer',
@@ -104,6 +109,45 @@ const QWEN2_BYTES = [
   'symbols = sorted(bytes_to_unicode().values())',
   'tok = Qwen2Tokenizer(vocab={"<|endoftext|>": 0, **{s: i + 1 for i, s in enumerate(symbols)}}, merges=[])',
 ].join('\n');
+
+/**
+ * What a Qwen2 model reads of a text (envforge_client.tokenizer_text, then the tokenizer's encode and decode) and what
+ * envforge_client.module_text makes of its copy; the interpreter starts at load (transformers takes seconds to import)
+ * and reads the text when the test has it. null where no python3 imports transformers.
+ */
+const qwenReads = ((): ((text: string) => Promise<{ shown: string; copied: string } | null>) | undefined => {
+  if (!open('V19-3')) return undefined;
+  const shim = mkdtempSync(join(root, 'shim-'));
+  copyFileSync(
+    join(import.meta.dirname, '..', 'export', 'python', 'envforge_client.py'),
+    join(shim, 'envforge_client.py'),
+  );
+  writeFileSync(join(shim, 'envforge.json'), JSON.stringify({ service_url: 'http://127.0.0.1:9', envs: {} }));
+  const code = [
+    'import json, sys',
+    `sys.path.insert(0, ${JSON.stringify(shim)})`,
+    'import envforge_client as client',
+    QWEN2_BYTES,
+    'text = sys.stdin.read()',
+    'shown = tok.decode(tok(client.tokenizer_text(text, tok), add_special_tokens=False)["input_ids"])',
+    'print(json.dumps({"shown": shown, "copied": client.module_text(shown, tok)}))',
+  ].join('\n');
+  let out = '';
+  let err = '';
+  // PYTHON, else the python3 on PATH: the first that imports transformers runs the code; none prints null.
+  const first =
+    'for p in "$PY" python3; do "$p" -c "import transformers" 2>/dev/null && exec "$p" -c "$CODE"; done; echo null';
+  const child = spawn('bash', ['-c', first], { env: { ...process.env, PY: PYTHON, CODE: code } });
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return async (text) => {
+    child.stdin.end(text);
+    const status = await closed;
+    if (status !== 0) throw new Error(`python failed: ${err}`);
+    return JSON.parse(out.trim());
+  };
+})();
 
 describe.runIf(open('V19-3'))("V19-3: an id the trainer tokenizer's normalizer folds cannot be copied back", () => {
   it('V19-3: the reference scores 1, the same actions as a Qwen2 model can write them score 0', async () => {
@@ -126,30 +170,9 @@ describe.runIf(open('V19-3'))("V19-3: an id the trainer tokenizer's normalizer f
       const manifest = turns.find((t) => t.observation.startsWith('Manifest:'))?.observation as string;
       // What the model reads of the manifest: the observation through envforge_client.tokenizer_text and Qwen2's
       // tokenizer (encode, decode), and what module_text makes of the id it copies back.
-      const shim = mkdtempSync(join(root, 'shim-'));
-      copyFileSync(
-        join(import.meta.dirname, '..', 'export', 'python', 'envforge_client.py'),
-        join(shim, 'envforge_client.py'),
-      );
-      writeFileSync(join(shim, 'envforge.json'), JSON.stringify({ service_url: server.url, envs: {} }));
-      if (TRANSFORMERS_PYTHON === null)
-        process.stderr.write('V19-3: transformers is not installed: tokenizer half skipped\n');
+      const seen = await qwenReads?.(manifest);
+      if (!seen) process.stderr.write('V19-3: transformers is not installed: tokenizer half skipped\n');
       else {
-        const seen = JSON.parse(
-          python(
-            [
-              'import json, sys',
-              `sys.path.insert(0, ${JSON.stringify(shim)})`,
-              'import envforge_client as client',
-              QWEN2_BYTES,
-              'text = sys.stdin.read()',
-              'shown = tok.decode(tok(client.tokenizer_text(text, tok), add_special_tokens=False)["input_ids"])',
-              'print(json.dumps({"shown": shown, "copied": client.module_text(shown, tok)}))',
-            ].join('\n'),
-            manifest,
-            TRANSFORMERS_PYTHON,
-          ),
-        );
         expect(seen.shown).toBe(manifest.normalize('NFC'));
         expect(seen.copied).not.toBe(manifest);
       }
