@@ -38,7 +38,7 @@ function python(code: string, input: string, interpreter = PYTHON): string {
 }
 
 describe.runIf(open('V19-1'))('V19-1: a lone surrogate in an episodic observation reaches the trainer', () => {
-  it('V19-1: the service answers a step whose observation is not well-formed Unicode, and UTF-8 readers fail', async () => {
+  it('V19-1: the service answers a step whose observation is not well-formed Unicode; UTF-8 readers fail', async () => {
     const libraryDir = mkdtempSync(join(root, 'lib-'));
     const library = SqliteLibrary.open(libraryDir, { create: true });
     await admitEpisodic(library, pool, [{ name: 'parcel-hops', source: fixture('split-emoji.js') }]);
@@ -88,7 +88,7 @@ const leftOpen: Promise<string> = open('V19-2')
 leftOpen.catch(() => {}); // awaited (and reported) by the V19-2 test
 
 describe.runIf(open('V19-2'))('V19-2: journals of episodes left open are bounded by nothing', () => {
-  it('V19-2: one client within its share leaves more open journals than the slots and the ended quota together', async () => {
+  it('V19-2: one client within its share leaves more open journals than the slots and ended quota', async () => {
     const r = JSON.parse((await leftOpen).trim().split('\n').at(-1) as string);
     // The hole: 16 creates, none refused, 16 journals on disk (open and resumable) past 4 + 8.
     expect(r).toEqual({
