@@ -7,6 +7,7 @@ import type { RejectionRecord } from '../library/contract.js';
 import { openLibrary, resolveLibraryDir } from '../library/open.js';
 import type { Io } from './io.js';
 import { DATABASE_HELP, integerOption } from './options.js';
+import { guestLine } from '../contract/text.js';
 
 interface RejectionsOptions {
   library?: string;
@@ -78,7 +79,7 @@ async function list(options: RejectionsOptions, io: Io): Promise<void> {
         continue;
       }
       const first = r.firstProblem
-        ? `${r.firstProblem.code} [${r.firstProblem.stage}] ${r.firstProblem.message}`
+        ? `${r.firstProblem.code} [${r.firstProblem.stage}] ${guestLine(r.firstProblem.message)}`
         : '(no problem recorded)';
       io.out(`${r.createdAt}  ${r.lineage.batchId ?? r.lineage.author}  ${candidateOf(r)}`);
       const also = r.codes.length > 1 ? `  (also ${r.codes.filter((c) => c !== r.firstProblem?.code).join(', ')})` : '';

@@ -14,6 +14,7 @@ import { validateCandidate } from '../validators/validate.js';
 import type { Io } from './io.js';
 import { DATABASE_HELP, integerOption } from './options.js';
 import { readEnvFile } from './resolve.js';
+import { guestLine } from '../contract/text.js';
 
 interface ValidateCliOptions {
   library?: string;
@@ -152,7 +153,7 @@ export function printReport(file: string, report: ValidationReport, io: Io, admi
     `  ${report.stages.map((s) => `${mark(s.ok, s.skipped)} ${s.stage}`).join('  ')}` +
       `${report.stages.some((s) => s.skipped) ? '   (· not run)' : ''}`,
   );
-  for (const p of report.problems.slice(0, 6)) io.out(`  ${p.code} [${p.stage}] ${p.message}`);
+  for (const p of report.problems.slice(0, 6)) io.out(`  ${p.code} [${p.stage}] ${guestLine(p.message)}`);
   if (report.problems.length > 6) io.out(`  … and ${report.problems.length - 6} more problems (use --json for all)`);
   if (report.curve.length > 0) {
     io.out('  level  prompt  instance  solve ms  distinct answers  baseline common/other');

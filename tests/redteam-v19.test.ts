@@ -13,6 +13,7 @@ import { SandboxPool } from '../sandbox/pool.js';
 import { startServer } from '../serve/server.js';
 import { sentencesOf } from '../validators/episodic/stated-rules.js';
 import type { ValidationReport } from '../validators/report.js';
+import { validateCandidate } from '../validators/validate.js';
 import { PYTHON } from './helpers/python.js';
 import { send } from './helpers/send-from.js';
 
@@ -36,6 +37,44 @@ function python(code: string, input: string, interpreter = PYTHON): string {
   if (run.status !== 0) throw new Error(`python failed: ${run.stderr}`);
   return run.stdout.trim();
 }
+
+describe.runIf(!open('V19-1'))('V19-1 closed: text leaving the sandbox is well-formed on every call', () => {
+  it('V19-1: the served step whose observation would hold a lone surrogate fails E_MALFORMED_TEXT, never sends it', async () => {
+    const libraryDir = mkdtempSync(join(root, 'lib-'));
+    const library = SqliteLibrary.open(libraryDir, { create: true });
+    await admitEpisodic(library, pool, [{ name: 'parcel-hops', source: fixture('split-emoji.js') }]);
+    await library.close();
+    const server = await startServer({ libraryDir, port: 0, pool });
+    try {
+      const created = await send(server.url, 'POST', '/v1/episodes', { env: 'parcel-hops', seed: 5, level: 1 });
+      expect(created.status).toBe(200);
+      const id = created.body.episode as string;
+      const step = await send(server.url, 'POST', `/v1/episodes/${id}/step`, { tool: 'close_manifest', args: {} });
+      const text = JSON.stringify(step.body);
+      expect(text, text).toContain('E_MALFORMED_TEXT');
+      expect(text).not.toMatch(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])/i);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe.runIf(!open('V19-1') || !open('V19-3'))('V19-1, V19-3 closed: the validator refuses such text', () => {
+  it.each([
+    ['V19-1', 'split-emoji.js', /lone surrogate/],
+    ['V19-3', 'kelvin-ids.js', /normal form C/],
+  ])(
+    '%s: %s is rejected E_MALFORMED_TEXT at execution',
+    async (id, file, why) => {
+      if (open(id)) return;
+      const report = await validateCandidate(fixture(file), { pool, validationSeed: 11 });
+      const found = report.problems.find((p) => p.code === 'E_MALFORMED_TEXT');
+      expect(found?.stage, JSON.stringify(report.problems.map((p) => p.code))).toBe('execution');
+      expect(found?.message).toMatch(why);
+    },
+    120_000,
+  );
+});
 
 describe.runIf(open('V19-1'))('V19-1: a lone surrogate in an episodic observation reaches the trainer', () => {
   it('V19-1: the service answers a step whose observation is not well-formed Unicode; UTF-8 readers fail', async () => {
@@ -239,6 +278,26 @@ describe.runIf(open('V19-4'))("V19-4: replays run outside the dispatcher's per-c
       await server.close();
     }
   }, 60_000);
+});
+
+describe.runIf(!open('V19-5'))('V19-5 closed: a problem message is one line that lays nothing out', () => {
+  it("V19-5: a rule sentence's blank run is one space in the report and in validate's human output", () => {
+    const fake = '\u2713 dice-probability@1  admitted';
+    const rule = `Route every urgent ticket before any ordinary ticket${' '.repeat(77)}${fake}`;
+    const sentence = sentencesOf(`${rule}; read_ticket shows which tickets are urgent.`)[0] as string;
+    const lines: string[] = [];
+    const report = {
+      verdict: 'reject',
+      name: 'desk-routing-urgent-any-order',
+      stages: [],
+      problems: [{ code: 'E_RULE_IGNORED', stage: 'hack', message: `Worst: "route: (the prompt: "${sentence}")"` }],
+      curve: [],
+      ms: 1,
+    } as unknown as ValidationReport;
+    printReport('x.js', report, { out: (line) => lines.push(line), err: () => {} }, 'would be admitted');
+    expect(lines.some((line) => line.includes(`ticket ${fake.replace('  ', ' ')}`))).toBe(true);
+    expect(lines.some((line) => /\s{2,}\u2713/.test(line))).toBe(false);
+  });
 });
 
 describe.runIf(open('V19-5'))(

@@ -4,6 +4,7 @@
 // skips the review. A broken or hostile candidate is a report, never a throw.
 import type { WorkBudget } from '../sandbox/protocol.js';
 import { hashSource } from '../contract/hash.js';
+import { guestLine } from '../contract/text.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { VERSION } from '../contract/version.js';
 import { KINDS } from '../kinds/registry.js';
@@ -150,7 +151,13 @@ export async function validateCandidate(source: string, opts: ValidateOptions): 
       }
     }
   }
-  const ordered = STAGES.map((name) => stages.get(name) as StageReport);
+  // A problem's message is one line that lays nothing out (V19-5): it quotes module text (a rule sentence, a reply),
+  // and every reader of the report (a terminal, the library, the dashboard) takes it as a line.
+  const ordered = STAGES.map((name) => stages.get(name) as StageReport).map((s) =>
+    s.problems.some((p) => guestLine(p.message) !== p.message)
+      ? { ...s, problems: s.problems.map((p) => ({ ...p, message: guestLine(p.message) })) }
+      : s,
+  );
   const problems = ordered.flatMap((s) => s.problems.map((p) => ({ ...p, stage: s.stage })));
   const verdict = ordered.every((s) => s.ok) && problems.length === 0 ? 'admit' : 'reject';
   // Stages put guest-derived values (meta, evidence) in the report: bounded in depth, it always serialises.
