@@ -562,11 +562,13 @@ describe('red team, class 1: host harm', () => {
 // finding of its FINDINGS.md that the validator decides wrong today: asserted wrong at seed 11, so CI stays green
 // while the hole exists and fails the day a fix closes it (then mark it closed, judged at 11, 22 and 33).
 describe('red team rtS: tests/fixtures/redteam-st19/', () => {
-  const entries = readRedteam(['redteam-st19']);
-  it('names each module once, every one a single-turn module of the folder with a known verdict and status', () => {
-    expect(new Set(entries.map((e) => e.file)).size).toBe(entries.length);
-    for (const e of entries) {
-      expect(e.kind, e.file).toBe('single-turn');
+  const all = readRedteam(['redteam-st19']);
+  // Its code entries are judged by tests/redteam-code.test.ts (a code validation is a slow tier).
+  const entries = all.filter((e) => e.kind === 'single-turn');
+  it('names each module once, every one a single-turn or code module of the folder with a known verdict and status', () => {
+    expect(new Set(all.map((e) => e.file)).size).toBe(all.length);
+    for (const e of all) {
+      expect(['single-turn', 'code'], e.file).toContain(e.kind);
       expect(['reject', 'admit']).toContain(e.expect);
       expect(['open', 'closed']).toContain(e.status);
       expect(e.class.length).toBeGreaterThan(0);
