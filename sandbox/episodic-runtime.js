@@ -11,16 +11,11 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
   var stringify = d.stringify,
     parse = d.parse,
     runtimeError = d.runtimeError;
-  var MAX_STATE_CHARS = 262144,
-    MAX_TEXT_CHARS = 16000;
-  // contract/text.ts PROSE_CONTROL (tests/contract-text.test.ts ties them): what a prompt or observation may not hold.
-  var CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufffe\uffff]/;
-  // contract/text.ts LONE_SURROGATE and its normal form: text a trainer's UTF-8 readers and tokenizers take as it is.
-  var LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-  var NOT_ASCII = /[^\u0000-\u007f]/;
-  var normalize = String.prototype.normalize;
+  var MAX_STATE_CHARS = 262144;
   // The action check, the canonical form, states' digests and changed paths, the random policy (episodic-actions.js).
   var actions = envforgeEpisodicActions(d);
+  // The text contract every prompt and observation keeps on every call (episodic-text.js).
+  var text = envforgeEpisodicText(d);
   var canonical = actions.canonical,
     canonicalText = actions.canonicalText,
     normaliseAction = actions.normaliseAction,
@@ -73,44 +68,6 @@ var envforgeEpisodicRuntime = function envforgeEpisodicRuntime(d) {
         what + ' serialises to ' + text.length + ' characters of canonical JSON, over the limit of ' + MAX_STATE_CHARS,
       );
     return text;
-  }
-  function text(value, what) {
-    if (typeof value !== 'string') throw runtimeError('E_INSTANCE', what + ' must be a string');
-    if (value.length > MAX_TEXT_CHARS)
-      throw runtimeError(
-        'E_TOO_LARGE',
-        what + ' has ' + value.length + ' characters, over the limit of ' + MAX_TEXT_CHARS,
-      );
-    var bad = CONTROL.exec(value);
-    if (bad !== null)
-      throw runtimeError(
-        'E_CONTROL_CHARS',
-        what +
-          ' holds the control character U+' +
-          ('000' + bad[0].charCodeAt(0).toString(16).toUpperCase()).slice(-4) +
-          ' at character ' +
-          bad.index +
-          ': tab and newline are the only controls prose may hold',
-      );
-    if (NOT_ASCII.test(value)) {
-      var lone = LONE_SURROGATE.exec(value);
-      if (lone !== null)
-        throw runtimeError(
-          'E_MALFORMED_TEXT',
-          what +
-            ' is not well-formed Unicode (a lone surrogate at character ' +
-            lone.index +
-            '): UTF-8 readers (tokenizers, Python, parquet) fail on it',
-        );
-      if (normalize.call(value, 'NFC') !== value)
-        throw runtimeError(
-          'E_MALFORMED_TEXT',
-          what +
-            ' is not in Unicode normal form C: a trainer\'s tokenizer normalizes it, so the model reads other ' +
-            'characters than the environment wrote and cannot copy them back (write the text NFC-normalized)',
-        );
-    }
-    return value;
   }
   function shaped(value, fields, fn) {
     if (value !== null && typeof value === 'object' && typeof value.then === 'function')

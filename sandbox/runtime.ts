@@ -4,7 +4,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-const RUNTIME_SOURCE = ['guest-runtime.js', 'episodic-actions.js', 'episodic-runtime.js', 'tripwires.js']
+const RUNTIME_SOURCE = [
+  'guest-runtime.js',
+  'episodic-actions.js',
+  'episodic-text.js',
+  'episodic-runtime.js',
+  'tripwires.js',
+]
   .map((file) => readFileSync(new URL(`./${file}`, import.meta.url), 'utf8'))
   .join('\n');
 

@@ -294,7 +294,7 @@ describe('rollouts in the sandbox', () => {
     },
   );
 
-  it('an observation or prompt is checked on every call: a lone surrogate or a text NFC changes fails the step', async () => {
+  it('a prompt or observation with a lone surrogate or not in NFC fails its step, on every call', async () => {
     // redteam-v19 V19-1 (a status line cut through an emoji) and V19-3 (an id a tokenizer's NFC normalizer folds).
     const cut = lockSource({
       step: "if (action.tool === 'submit') return { state, observation: 'done \\u{1F4E6}'.slice(0, 6), done: true };",
