@@ -20,7 +20,7 @@ export const PROBLEM_CODES = {
   E_TOO_LARGE: 'a returned value or the source is larger or deeper than the limits allow',
   E_MALFORMED_TEXT:
     'a prompt, observation, reference, feedback or meta text is not well-formed Unicode (a lone surrogate) or not in ' +
-    'normal form C, which breaks UTF-8 consumers downstream or is changed by the trainer tokenizer\'s normalizer',
+    "normal form C, which breaks UTF-8 consumers downstream or is changed by the trainer tokenizer's normalizer",
   E_CONTROL_CHARS:
     "a module's text (meta.title, a description, a tool's or parameter's description, an enum value, a " +
     'prompt, an observation) holds a control character: C0 controls other than tab and newline (none at all ' +

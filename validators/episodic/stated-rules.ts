@@ -22,7 +22,7 @@ const PERMIT = new RegExp(
 );
 const BINDING = new RegExp(
   String.raw`\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only|make sure|ensure|` +
-    String.raw`shall|should|do not|don't|does not|doesn't|may not|might not|can ?not|can't|could not|couldn't|` +
+    "shall|should|do not|don't|does not|doesn't|may not|might not|can ?not|can't|could not|couldn't|" +
     String.raw`not (?:be )?(?:allowed|permitted)|no)\b`,
   'i',
 );
