@@ -13,10 +13,13 @@ import {
   letsThrough,
   neutralized,
   neutralizedAt,
+  neutralizedOn,
   nobodyFor,
   stepOf,
+  throughEntity,
   tookOut,
 } from '../validators/episodic/gates.js';
+import { callsOn } from '../validators/episodic/entity-calls.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
 
 const plan = [
@@ -64,18 +67,102 @@ describe('steps and gates by effect', () => {
       A('check_out', { stay_id: 'ST-A' }),
     ];
     const run = { turns: 3, rejected: [], changes: [['$.approved'], ['$.stays'], ['$.nights']] };
-    // Approval neutralized: the check-in holds, the long stay's check-out is refused.
+    const replies = ['G1 approved.', 'G1 checked in: stay ST-A.', 'Stay ST-A closed.'];
+    const through = throughEntity(stays, 'approve', 'guest_id', run, replies, 'Book the guests.', new Set());
+    expect(through).toEqual({ entity: 'G1', on: [0, 1, 2], issuers: new Map([[2, 1]]) });
+    const t = through as NonNullable<typeof through>;
+    // Approval neutralized on G1: the check-in holds, the long stay's check-out is refused.
     const without = { turns: 3, rejected: [], changes: [[], ['$.stays'], []] };
     expect(stepOf(stays, 'approve', 'guest_id', run, without)?.needed).toBe(false);
-    expect(letsThrough(stays, 'approve', run, without, new Set())).toBe(true);
+    // The check-out is let through, and the check-in that issued its stay id.
+    expect(letsThrough(stays, 'approve', 'guest_id', t, run, without, new Set())).toEqual(
+      new Set(['check_in', 'check_out']),
+    );
     // A log every call appends to is bookkeeping: the refused check-out still wrote it (redteam-trust14 approval-log).
     const logged = { turns: 3, rejected: [], changes: [['$.log'], ['$.stays', '$.log'], ['$.log']] };
     expect(tookOut(stays, 'approve', logged, new Set(['$.log']))).toBe(true);
-    expect(letsThrough(stays, 'approve', run, logged, new Set(['$.log']))).toBe(true);
-    expect(letsThrough(stays, 'approve', run, { ...run }, new Set())).toBe(false);
+    expect(letsThrough(stays, 'approve', 'guest_id', t, run, logged, new Set(['$.log'])).size).toBe(2);
+    expect(letsThrough(stays, 'approve', 'guest_id', t, run, { ...run }, new Set()).size).toBe(0);
     // A later call accepted without the step but writing more (a violation counted: redteam-trust4 split-refund).
     const counted = { turns: 3, rejected: [], changes: [[], ['$.stays', '$.violations'], ['$.checkedOut']] };
-    expect(letsThrough(stays, 'approve', run, counted, new Set())).toBe(true);
+    expect(letsThrough(stays, 'approve', 'guest_id', t, run, counted, new Set())).toEqual(
+      new Set(['check_in', 'check_out']),
+    );
+    // The step still taken on the entity says nothing.
+    const kept = { ...without, changes: run.changes };
+    expect(letsThrough(stays, 'approve', 'guest_id', t, run, kept, new Set()).size).toBe(0);
+  });
+
+  it('reads a call on an entity by its id or an id a call on it issued, not a value a read or prompt showed', () => {
+    const plan = [
+      A('read_guest', { guest_id: 'G1' }),
+      A('check_in', { guest_id: 'G1', date: '2026-03-01' }),
+      A('tally', { date: '2026-03-01' }),
+      A('check_in', { guest_id: 'G2', date: '2026-03-02' }),
+      A('check_out', { stay_id: 'ST-B' }),
+      A('report', { desk: 'D7' }),
+      A('check_out', { stay_id: 'st-a' }),
+    ];
+    const changes = [[], ['$.stays'], ['$.tally'], ['$.stays'], ['$.stays'], ['$.report'], ['$.stays']];
+    const run = { turns: 7, rejected: [], changes };
+    const replies = [
+      'G1: check-in 2026-03-01.',
+      'G1 checked in on 2026-03-01: stay ST-A.',
+      'Tallied.',
+      'G2 checked in: stay ST-B, desk D7.',
+      'Closed.',
+      'Report filed for D7.',
+      'Closed.',
+    ];
+    // The date a read showed first is no stay id; D7 is the prompt's; ST-B is G2's.
+    expect(callsOn(plan, 'G1', run, replies, 'Desk D7: check the guests in.')).toEqual({
+      on: [0, 1, 6],
+      issuers: new Map([[6, 1]]),
+    });
+    expect(callsOn(plan, 'G2', run, replies, 'Desk D7: check the guests in.').on).toEqual([3, 4]);
+    // An id shown by a reply that changed nothing was issued by nobody.
+    const refused = { ...run, changes: [[], [], ['$.tally'], [], ['$.stays'], ['$.report'], ['$.stays']] };
+    expect(callsOn(plan, 'G1', refused, replies, '').on).toEqual([0, 1]);
+  });
+
+  it('lets nothing through for a later call needing the step somewhere, not on the entity (redteam-trust18 R3)', () => {
+    const plan = [
+      A('book', { guest_id: 'G1' }),
+      A('notify', { guest_id: 'G1' }),
+      A('book', { guest_id: 'G2' }),
+      A('notify', { guest_id: 'G2' }),
+      A('close_day', {}),
+    ];
+    const changes = [['$.bookings.G1'], ['$.notices.G1'], ['$.bookings.G2'], ['$.notices.G2'], ['$.tally']];
+    const run = { turns: 5, rejected: [], changes };
+    const replies = ['G1 booked.', 'Notice sent to G1.', 'G2 booked.', 'Notice sent to G2.', 'Day closed.'];
+    const through = throughEntity(plan, 'book', 'guest_id', run, replies, '', new Set());
+    expect(through).toEqual({ entity: 'G1', on: [0, 1], issuers: new Map() });
+    const t = through as NonNullable<typeof through>;
+    // Every booking taken out: the tally writes nothing, but the close of the day is on no guest.
+    const none = { turns: 5, rejected: [], changes: [[], ['$.notices.G1'], [], ['$.notices.G2'], []] };
+    expect(letsThrough(plan, 'book', 'guest_id', t, run, none, new Set()).size).toBe(0);
+    // A notice refused only where nothing is booked that day (a counter): G1's alone taken out, it still goes.
+    const onG1 = {
+      turns: 5,
+      rejected: [],
+      changes: [[], ['$.notices.G1'], ['$.bookings.G2'], ['$.notices.G2'], ['$.tally']],
+    };
+    expect(letsThrough(plan, 'book', 'guest_id', t, run, onG1, new Set()).size).toBe(0);
+    // A notice that needs the guest's own booking is let through on it.
+    const gated = { ...onG1, changes: [[], [], ['$.bookings.G2'], ['$.notices.G2'], ['$.tally']] };
+    expect(letsThrough(plan, 'book', 'guest_id', t, run, gated, new Set())).toEqual(new Set(['notify']));
+    // A tally of the guest's own nights needs the booking: it alone is let through, never the notice worded alike.
+    const tallied = [...plan.slice(0, 2), A('tally', { guest_id: 'G1' }), ...plan.slice(2)];
+    const runT = { turns: 6, rejected: [], changes: [...changes.slice(0, 2), ['$.tally'], ...changes.slice(2)] };
+    const repliesT = [...replies.slice(0, 2), 'Tallied.', ...replies.slice(2)];
+    const tT = throughEntity(tallied, 'book', 'guest_id', runT, repliesT, '', new Set()) as NonNullable<typeof through>;
+    const onG1T = { ...runT, changes: [[], ['$.notices.G1'], [], ...changes.slice(2)] };
+    expect(letsThrough(tallied, 'book', 'guest_id', tT, runT, onG1T, new Set())).toEqual(new Set(['tally']));
+    expect(neutralizedOn(plan, 'book', 'guest_id', 'G1', 'ZZ')).toEqual([
+      A('book', { guest_id: 'ZZ' }),
+      ...plan.slice(1),
+    ]);
   });
 
   it('leaves out the entities the reference decided without the step, by effect (a short stay booked alike)', () => {

@@ -22,7 +22,9 @@ import {
   followOf,
   nobodyFor,
   neutralized,
+  neutralizedOn,
   stepOf,
+  throughEntity,
   tookOut,
 } from '../episodic/gates.js';
 import { entityArgOf, readsOf, WITHHELD_ENTITIES, WITHHELD_TOOLS, withheldEntities } from '../episodic/withheld.js';
@@ -136,6 +138,21 @@ export async function withheldTrials(
       replayOf(s.ref, [...neutralized(s.body, c.tool, c.arg, c.nobody), s.finish], { changes: true }),
     ),
   );
+  // Per decisive tool, the entity a later call on it may need the step on, replayed with the step on it alone taken
+  // out (redteam-trust18 R3: a tally of the day needs the bookings somewhere, never on the entity).
+  const through = seen.map((s, k) =>
+    (cands[k] as Candidate[]).map((c) =>
+      s.reference?.ok
+        ? throughEntity(s.body, c.tool, c.arg, s.reference, s.ref.observations ?? [], s.ref.prompt ?? '', book)
+        : null,
+    ),
+  );
+  const onEntity = seen.flatMap((s, k) =>
+    (cands[k] as Candidate[]).flatMap((c, m) => {
+      const t = through[k]?.[m];
+      return t ? [{ k, m, plan: [...neutralizedOn(s.body, c.tool, c.arg, t.entity, c.nobody), s.finish] }] : [];
+    }),
+  );
   const out = await run([
     ...neutral,
     ...screening.map(({ k, w }) => {
@@ -146,7 +163,14 @@ export async function withheldTrials(
     ...unplanned.flatMap((us, k) =>
       us.map((u) => replayOf((seen[k] as Seen).ref, [...(seen[k] as Seen).body, ...u.probe], { changes: true })),
     ),
+    ...onEntity.map(({ k, plan }) => replayOf((seen[k] as Seen).ref, plan, { changes: true })),
   ]);
+  const firstOn = out.length - onEntity.length;
+  const withoutOn = (k: number, m: number) => {
+    const at = onEntity.findIndex((x) => x.k === k && x.m === m);
+    const r = at < 0 ? undefined : out[firstOn + at];
+    return r?.ok === true ? r : undefined;
+  };
   const probed = neutral.length + screening.length;
   // A tool that some reference's plan follows with another tool's call on the same entity is a step: probed as one
   // where the episode's own plan has the follow-up, and not as a decision where it has none (the draws: every merchant
@@ -174,7 +198,7 @@ export async function withheldTrials(
         return [c.tool, { heard, kept: keptTokens(c.others, witnesses[0] as Screen, heard) }] as const;
       }),
     );
-    const all = (cands[k] as Candidate[]).flatMap((c): Pending[] => {
+    const all = (cands[k] as Candidate[]).flatMap((c, m): Pending[] => {
       const without = out[n++];
       const body = s.body;
       const tookAway = without?.ok === true && tookOut(body, c.tool, without);
@@ -187,14 +211,14 @@ export async function withheldTrials(
       const step = ref ? stepOf(body, c.tool, c.arg, ref, tookAway ? without : undefined) : null;
       if (step === null && stepSomewhere.has(c.tool)) return [];
       const withheld = [...c.same, ...c.others.flat()];
-      // Only a step something later needs can show an entity decided without it (redteam-trust17 R1).
-      const gates =
-        step?.needed === true ||
-        (ref !== undefined &&
-          without?.ok === true &&
-          tookOut(body, c.tool, without, book) &&
-          letsThrough(body, c.tool, ref, without, book));
-      const by = step && { tools: step.tools, gates, tool: c.tool, arg: c.arg };
+      // Only a step a later call on its entity needs there can show an entity decided without it (redteam-trust17
+      // R1, redteam-trust18 R3).
+      const t = through[k]?.[m];
+      const on = withoutOn(k, m);
+      // The entity is judged only by the tools the step lets through (a booking's notice alike for all says nothing).
+      const passed = ref && t && on ? letsThrough(body, c.tool, c.arg, t, ref, on, book) : new Set<string>();
+      const tools = new Set([...(step?.tools ?? [])].filter((x) => passed.has(x)));
+      const by = step && { tools, gates: tools.size > 0, tool: c.tool, arg: c.arg };
       const skip = new Set(by && ref ? decidedWithout(body, by, ref, s.ref.observations ?? [], withheld) : []);
       const heard = answered.get(c.tool);
       const kept = heard?.kept ?? [];
