@@ -84,7 +84,7 @@ const budgetOf = (groups: readonly string[][], same: readonly string[], heard?: 
   return shapes > 1 ? Math.min(WITHHELD_SHAPES, Math.max(WITHHELD_ENTITIES, shapes)) : 2;
 };
 
-/** A screening call of `ask`'s tool on a token, filled from the texts shown as checked on the plan's calls (fillings.ts). */
+/** A screening call of `ask`'s tool on a token, filled from the texts shown as checked on the plan (fillings.ts). */
 const fillOn = (meta: EpisodicMeta, s: Seen, ask: Action, arg: string) => (t: string) =>
   checkedCall(meta, ask, arg, t, s.body, { reads: () => [], shown: s.shown }).call;
 

@@ -45,7 +45,7 @@ const near = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Mat
 export const relationOf = (v: number, values: ReadonlyMap<string, number>, date = false): Relation | null =>
   relationsOf(v, values, date, ['-', '+', '*'], 1)[0] ?? null;
 
-/** Every relation (at most `cap`) by which `v` follows from `values` with the operations `ops`, in relationOf's order. */
+/** Every relation (at most `cap`) by which `v` follows from `values` by the operations `ops`, as relationOf orders. */
 export function relationsOf(
   v: number,
   values: ReadonlyMap<string, number>,

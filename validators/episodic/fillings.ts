@@ -1,7 +1,7 @@
 // Fillings checked on an allowed entity (redteam-trust18 R1, R6): an added call's argument is filled by a source (the
 // k-th value of a read's reply or of a shown text's row of the entity, a relation of two shown values, the template's
 // value) that gives the reference's own value on another entity it decided (a control), so a refusal is the rule's
-// only where the same filling is right where the world allows it; where no source is confirmed, the call is unconfirmed.
+// only where the same filling is right where the world allows it; where no source is confirmed, it is unconfirmed.
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { propsOf, type Action } from './adversaries.js';
@@ -176,7 +176,7 @@ export function checkedCall(
   return { call: { tool: template.tool, args }, unconfirmed };
 }
 
-/** The added call on `entity` and a gate's follow-up, each filled by checkedCall; whether an argument is unconfirmed. */
+/** The added call on `entity` and a gate's follow-up, each filled by checkedCall; whether one is unconfirmed. */
 export function checkedCalls(
   meta: EpisodicMeta,
   trial: Filled,
