@@ -14,8 +14,8 @@ import { acceptedAdded } from '../episodic/accepted.js';
 import { acceptedCalls } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
+import { checkedCalls, readEntities, textsShown } from '../episodic/fillings.js';
 import {
-  filledCall,
   afterLead,
   judgedAt,
   plansAt,
@@ -65,6 +65,9 @@ export const episodicWithheld: EpisodicCheck = {
           .filter((r): r is Rollout => r?.ok === true);
         const book = bookkeeping(replayed, ctx.options.bookkeepingShare);
         const bodies = ctx.refs.map((r) => actionsOf(r).slice(0, -1));
+        const shown = episodes.map((i, k) =>
+          textsShown(ctx.refs[i] as Rollout, outcomes[ablations.length + states.length + k]),
+        );
         const skip = (i: number) =>
           new Set([
             (acts.get(i) as Action[]).at(-1)?.tool ?? '',
@@ -76,8 +79,6 @@ export const episodicWithheld: EpisodicCheck = {
           ctx,
           episodes.map((i, k) => {
             const r = ctx.refs[i] as Rollout;
-            const look = outcomes[ablations.length + states.length + k];
-            const shown = [r.prompt ?? '', ...(r.observations ?? []), ...(look?.ok ? (look.observations ?? []) : [])];
             const all = acts.get(i) as Action[];
             const body = all.slice(0, -1);
             const reference = outcomes[ablations.length + k];
@@ -86,7 +87,7 @@ export const episodicWithheld: EpisodicCheck = {
               ref: r,
               body,
               finish: all.at(-1) as Action,
-              shown,
+              shown: shown[k] as string[],
               reference,
               decisive: decisiveHere,
               skip: skip(i),
@@ -102,7 +103,7 @@ export const episodicWithheld: EpisodicCheck = {
         // The reads of each template's entity and of each entity tried, after the plan: what fills the added calls.
         const readPlans = episodes.map((i, k) =>
           (trials[k] as Trial[]).flatMap((t) =>
-            [t.template.args[t.arg] as string, ...t.entities].map((e) => ({
+            readEntities(acts.get(i) as Action[], t, t.entities).map((e) => ({
               key: `${t.tool}|${e}`,
               reads: readsOf(ctx.meta, t.arg, e, readSkip(i, k)),
             })),
@@ -169,15 +170,11 @@ export const episodicWithheld: EpisodicCheck = {
             ? (plan[at]?.reads ?? []).map((_, j) => out.observations?.[from + j] ?? '')
             : (plan[at]?.reads ?? []).map(() => '');
         };
-        // The added call on an entity, filled from its reads (and a gate's follow-up, filled the same way: Y2).
+        // The added call on an entity, filled from what shows it (its reads, its rows of the texts shown) by sources a
+        // control confirms on the reference's own calls (fillings.ts: redteam-trust18 R1, R6), and a gate's follow-up.
         const callOf = (k: number, t: Trial, entity: string) => {
-          const mine = replies(k, `${t.tool}|${t.template.args[t.arg] as string}`);
-          const theirs = replies(k, `${t.tool}|${entity}`);
-          const call = filledCall(ctx.meta, t.template, t.arg, entity, mine, theirs);
-          return {
-            call,
-            follow: t.follow ? [filledCall(ctx.meta, t.follow.call, t.follow.arg, entity, mine, theirs)] : [],
-          };
+          const seen = { reads: (e: string) => replies(k, `${t.tool}|${e}`), shown: shown[k] ?? [] };
+          return checkedCalls(ctx.meta, t, entity, bodies[episodes[k] as number] ?? [], seen);
         };
         // A route's added call goes where the world accepts it, tried before the reference's deciding calls in turn.
         const routeAsks = episodes.flatMap((i, k) =>
@@ -194,6 +191,7 @@ export const episodicWithheld: EpisodicCheck = {
         );
         const placed = await placeRouteCalls(routeAsks, book, tools.run);
         const routePlace = new Map(routeAsks.map((a, j) => [a.key, placed.places[j] ?? -1]));
+        const unsure = new Set<string>();
         const logs: Array<WithheldLog & { of: number; cheap?: string }> = episodes
           .flatMap((i, k) => {
             const all = acts.get(i) as Action[];
@@ -205,7 +203,8 @@ export const episodicWithheld: EpisodicCheck = {
                 const place = route ? (routePlace.get(`${k}|${t.tool}|${entity}`) ?? -1) : body.length;
                 if (place < 0) return [];
                 const reads = readsOf(ctx.meta, t.arg, entity, readSkip(i, k));
-                const { call, follow } = callOf(k, t, entity);
+                const { call, follow, unconfirmed } = callOf(k, t, entity);
+                if (unconfirmed) unsure.add(`${k}|${t.tool}|${entity}`);
                 const finish = all.at(-1) as Action;
                 const skipped = (a: Action) => free.has(`${i}|${a.tool}`);
                 // On a route, the call also takes the turn of the reference's call there where that names nobody else.
@@ -340,6 +339,8 @@ export const episodicWithheld: EpisodicCheck = {
               neutrals,
             gates: chosen.gates,
             routes: routes.size,
+            // The calls no control confirmed: their refusals are no evidence the rule is enforced (undecided).
+            unconfirmed: unsure.size,
             recorded: logs.filter((l, k) => recorded(l, results[k], k)).length,
           },
         };

@@ -36,6 +36,8 @@ import {
   screenRanks,
 } from '../episodic/withheld-choice.js';
 import { decidesUnplanned, unplannedOf } from '../episodic/unplanned.js';
+import { checkedCall } from '../episodic/fillings.js';
+import type { EpisodicMeta } from '../../contract/episodic.js';
 import { replayOf, type EpisodicContext } from './episodic.js';
 
 /** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
@@ -84,6 +86,10 @@ const budgetOf = (groups: readonly string[][], same: readonly string[], heard?: 
   return shapes > 1 ? Math.min(WITHHELD_SHAPES, Math.max(WITHHELD_ENTITIES, shapes)) : 2;
 };
 
+/** A screening call of `ask`'s tool on a token, filled from the texts shown as checked on the plan (fillings.ts). */
+const fillOn = (meta: EpisodicMeta, s: Seen, ask: Action, arg: string) => (t: string) =>
+  checkedCall(meta, ask, arg, t, s.body, { reads: () => [], shown: s.shown }).call;
+
 /** Each episode's trials (at most WITHHELD_TOOLS), with the rollouts spent choosing them. */
 export async function withheldTrials(
   ctx: EpisodicContext,
@@ -111,7 +117,9 @@ export async function withheldTrials(
     return (cands[k] as Candidate[]).flatMap((c) => {
       const own = s.body.find((a) => a.tool === c.tool) as Action;
       const asks = [...readsOf(ctx.meta, c.arg, c.nobody, s.skip).slice(0, 1), own];
-      const witnesses = asks.map((ask) => screenOf(ctx.meta, ask, c.arg, c.others, room));
+      const witnesses = asks.map((ask) =>
+        screenOf(ctx.meta, ask, c.arg, c.others, room, fillOn(ctx.meta, s, ask, c.arg)),
+      );
       const screen = witnesses[0] as Screen;
       if (screen.tokens.length === 0 || screen.calls.length > room) return [];
       room -= screen.calls.length;
@@ -257,7 +265,8 @@ export async function withheldTrials(
   const calls = await run(
     screened.map(({ p, k, entities }) => {
       const s = seen[k] as Seen;
-      return replayOf(s.ref, [...s.body, ...screeningCalls(p.template, p.c.arg, entities)], { changes: true });
+      const calls = screeningCalls(p.template, p.c.arg, entities, fillOn(ctx.meta, s, p.template, p.c.arg));
+      return replayOf(s.ref, [...s.body, ...calls], { changes: true });
     }),
   );
   const ranks = new Map(

@@ -27,12 +27,14 @@ export function shownValues(replies: readonly string[]): Map<string, number> {
 
 /** A relation of two values: which ones (by place, or `a:<name>` for another argument) and how. */
 export interface Relation {
-  op: '-' | '+' | '*';
+  /** `/` a quotient, `%` a percentage (x·y/100): tried only where asked (fillings.ts: each checked on a control). */
+  op: '-' | '+' | '*' | '/' | '%';
   a: string;
   b: string;
 }
 
-const apply = (op: Relation['op'], x: number, y: number) => (op === '-' ? x - y : op === '+' ? x + y : x * y);
+const apply = (op: Relation['op'], x: number, y: number) =>
+  op === '-' ? x - y : op === '+' ? x + y : op === '*' ? x * y : op === '/' ? x / y : (x * y) / 100;
 const near = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
 
 /**
@@ -40,7 +42,17 @@ const near = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Mat
  * difference, sum or product of two numbers or arguments; a date by a date plus or minus a number. Differences first,
  * dates before numbers before arguments; null where none holds.
  */
-export function relationOf(v: number, values: ReadonlyMap<string, number>, date = false): Relation | null {
+export const relationOf = (v: number, values: ReadonlyMap<string, number>, date = false): Relation | null =>
+  relationsOf(v, values, date, ['-', '+', '*'], 1)[0] ?? null;
+
+/** Every relation (at most `cap`) by which `v` follows from `values` by the operations `ops`, as relationOf orders. */
+export function relationsOf(
+  v: number,
+  values: ReadonlyMap<string, number>,
+  date: boolean,
+  ops: readonly Relation['op'][],
+  cap: number,
+): Relation[] {
   const keys = [...values.keys()];
   const rank = (k: string) => (k.startsWith('d') ? 0 : k.startsWith('n') ? 1 : 2);
   const pairs = keys
@@ -48,13 +60,16 @@ export function relationOf(v: number, values: ReadonlyMap<string, number>, date 
     .sort(([a, b], [c, d]) => rank(a) + rank(b) - rank(c) - rank(d));
   const fits = (op: Relation['op'], a: string, b: string) => {
     const [x, y] = [a.startsWith('d'), b.startsWith('d')];
-    if (date) return x && !y && op !== '*';
-    return x || y ? x && y && op === '-' : op === '-' || a < b;
+    if (date) return x && !y && (op === '-' || op === '+');
+    // A commutative operation once per pair; a quotient either way.
+    return x || y ? x && y && op === '-' : op === '-' || op === '/' || a < b;
   };
-  for (const op of ['-', '+', '*'] as const)
+  const out: Relation[] = [];
+  for (const op of ops)
     for (const [a, b] of pairs)
-      if (fits(op, a, b) && near(apply(op, values.get(a) as number, values.get(b) as number), v)) return { op, a, b };
-  return null;
+      if (out.length < cap && fits(op, a, b) && near(apply(op, values.get(a) as number, values.get(b) as number), v))
+        out.push({ op, a, b });
+  return out;
 }
 
 /** The value `relation` gives on `values`, or undefined where one of its places is missing. */

@@ -60,7 +60,7 @@ export interface Screen {
  * The screening of `groups` (at most SCREENED_SHAPES shapes) by `ask`, a call of one tool whose entity argument `arg`
  * names the token (a read of it where the world has one, else the decision's own call): up to SCREENED_PER_SHAPE
  * tokens a shape spread over it (the first, the last, then between), every shape's first before any shape's second,
- * `room` calls at most.
+ * `room` calls at most; each call as `call` fills it (the template's other arguments, or fillings.ts's).
  */
 export function screenOf(
   meta: EpisodicMeta,
@@ -68,6 +68,7 @@ export function screenOf(
   arg: string,
   groups: readonly string[][],
   room = Number.POSITIVE_INFINITY,
+  call: (t: string) => Action = (t) => ({ tool: ask.tool, args: { ...ask.args, [arg]: t } }),
 ): Screen {
   const nobody = nobodyFor(meta, ask.tool, arg);
   const picks = groups.slice(0, SCREENED_SHAPES).map((g) => {
@@ -77,7 +78,6 @@ export function screenOf(
   const tokens: string[] = [];
   for (let k = 0; k < SCREENED_PER_SHAPE; k++)
     for (const p of picks) if (k < p.length && tokens.length < room - 1) tokens.push(p[k] as string);
-  const call = (t: string): Action => ({ tool: ask.tool, args: { ...ask.args, [arg]: t } });
   return { nobody, tokens, calls: [call(nobody), ...tokens.map(call)] };
 }
 

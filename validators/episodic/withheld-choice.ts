@@ -41,8 +41,12 @@ export const screenedEntities = (groups: readonly string[][], room: number, salt
   interleaved(groups, salt).slice(0, Math.max(0, Math.min(room, SCREENED_ENTITIES)));
 
 /** The screening calls: `template` with its entity argument `arg` set to each entity, one after another. */
-export const screeningCalls = (template: Action, arg: string, entities: readonly string[]): Action[] =>
-  entities.map((e) => ({ tool: template.tool, args: { ...template.args, [arg]: e } }));
+export const screeningCalls = (
+  template: Action,
+  arg: string,
+  entities: readonly string[],
+  call: (e: string) => Action = (e) => ({ tool: template.tool, args: { ...template.args, [arg]: e } }),
+): Action[] => entities.map(call);
 
 /** What a screening replay says of its turns (from the plan's end). */
 export interface ScreenRun {
