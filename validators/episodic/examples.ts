@@ -42,8 +42,8 @@ const fromTheEnds = (at: readonly number[]): number[] =>
 /** The changing calls grouped by kind (the reply masked, the paths changed), each kind and its calls from the ends. */
 export function kindsOf(ask: ExampleAsk): number[][] {
   const r = ask.replay as Rollout;
-  const key = (j: number) =>
-    `${maskText(ask.ref.observations?.[j] ?? '', ask.actions[j] as Action, [NO_SUCH])}|${[...(r.changes?.[j] ?? [])].sort().join(',')}`;
+  const reply = (j: number) => maskText(ask.ref.observations?.[j] ?? '', ask.actions[j] as Action, [NO_SUCH]);
+  const key = (j: number) => `${reply(j)}|${[...(r.changes?.[j] ?? [])].sort().join(',')}`;
   const kinds = new Map<string, number[]>();
   for (const j of fromTheEnds(changingCalls(ask.actions, ask.replay, ask.tool)))
     kinds.set(key(j), [...(kinds.get(key(j)) ?? []), j]);
@@ -56,7 +56,7 @@ const probeOf = (ask: ExampleAsk, kind: readonly number[]): AddedCall => {
   return { ref: ask.ref, actions: ask.actions, at, reads: ask.readsOf(ask.actions[at] as Action) };
 };
 
-/** Whether the world took a call by effect: the reference with it made neutral scores less, or its entity is answered otherwise. */
+/** Whether the world took a call by effect: the log with it neutral scores less, or its entity is answered otherwise. */
 const takenByEffect = (p: AddedCall, [neutral, asIs, after]: readonly (RolloutResult | undefined)[]) =>
   (neutral?.ok === true && neutral.score < p.ref.score - 1e-9) || answeredOtherwise(p, asIs, after);
 
