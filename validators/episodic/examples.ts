@@ -56,7 +56,7 @@ const probeOf = (ask: ExampleAsk, kind: readonly number[]): AddedCall => {
   return { ref: ask.ref, actions: ask.actions, at, reads: ask.readsOf(ask.actions[at] as Action) };
 };
 
-/** Whether the world took a call by effect: the log with it neutral scores less, or its entity is answered otherwise. */
+/** Whether the world took a call by effect: the log with it neutral scores less, or its entity answered otherwise. */
 const takenByEffect = (p: AddedCall, [neutral, asIs, after]: readonly (RolloutResult | undefined)[]) =>
   (neutral?.ok === true && neutral.score < p.ref.score - 1e-9) || answeredOtherwise(p, asIs, after);
 
