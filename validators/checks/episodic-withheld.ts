@@ -10,8 +10,6 @@ import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { cheapPlans } from '../episodic/cheap-plan.js';
 import { listingsOf, LOOKS_BUDGET, looksOf } from '../episodic/looks.js';
-import { acceptedAdded } from '../episodic/accepted.js';
-import { acceptedCalls } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import { checkedCalls, readEntities, textsShown } from '../episodic/fillings.js';
@@ -28,6 +26,7 @@ import {
 import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
 import type { Finding } from './rules.js';
+import { acceptedHidden } from './withheld-accepted.js';
 import { placeRouteCalls } from './withheld-routes.js';
 import { withheldTrials, type Trial } from './withheld-trials.js';
 
@@ -277,16 +276,14 @@ export const episodicWithheld: EpisodicCheck = {
             : [];
         });
         let neutrals = 0;
-        // The reference's accepted calls of a tool (a changing turn, first and last): what an accepted call leaves.
-        const beyond = await acceptedAdded(
+        // Read beside the reference's calls of its tool the world took by effect (withheld-accepted.ts).
+        const beyond = await acceptedHidden(
+          ctx.meta,
           hidden.map((k) => {
             const l = logs[k] as (typeof logs)[number];
-            const ref = ctx.refs[l.of] as Rollout;
-            const at = judgedAt(l);
-            const r = outcomes[ablations.length + episodes.indexOf(l.of)];
-            const accepted = acceptedCalls(acts.get(l.of) as Action[], r, (l.actions[at] as Action).tool);
-            const reads = readsOf(ctx.meta, l.arg, l.entity, skip(l.of));
-            return { ref, actions: l.actions, at, added: true, accepted, reads };
+            const replay = outcomes[ablations.length + episodes.indexOf(l.of)];
+            const reference = acts.get(l.of) as Action[];
+            return { ref: ctx.refs[l.of] as Rollout, log: l, reference, replay, skip: skip(l.of) };
           }),
           (requests) => {
             neutrals += requests.length;

@@ -33,18 +33,6 @@ export interface LoggedCall {
   at: number;
 }
 
-/**
- * The calls of `tool` in log `actions` played as `r` that the world accepted (its step changed the state, the host did
- * not refuse it), the first and the last: what an accepted call of the tool leaves.
- */
-export function acceptedCalls(actions: readonly Action[], r: RolloutResult | undefined, tool: string): LoggedCall[] {
-  if (r?.ok !== true) return [];
-  const at = actions.flatMap((a, j) =>
-    a.tool === tool && (r.changes?.[j] ?? []).length > 0 && !r.rejected.includes(j + 1) ? [j] : [],
-  );
-  return [...new Set([at[0], at.at(-1)])].flatMap((j) => (j === undefined ? [] : [{ actions, at: j }]));
-}
-
 /** One question: does `actions[at]` record anything a refused call at the same point does not? */
 export interface NeutralProbe extends LoggedCall {
   ref: Rollout;
