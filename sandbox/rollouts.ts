@@ -93,7 +93,7 @@ export function withRolloutServer<T>(server: RolloutServer, work: () => Promise<
 export const plannedRolloutJobs = new Set<(calls: readonly Call[]) => void>();
 
 /**
- * Rollouts in jobs of at most JOB_CALLS, each in a fresh realm; inside a validation's memo (rollout-memo.ts), an
+ * Rollouts in jobs of at most JOB_CALLS, each in a realm that runs at most JOB_CALLS; inside a validation's memo (rollout-memo.ts), an
  * episode already played is served.
  */
 export async function runRollouts(
@@ -115,7 +115,7 @@ export async function runRollouts(
   return playRollouts(pool, source, meta, requests, options);
 }
 
-/** Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them: the calls cut into jobs. */
+/** Every job of rollouts holds at most JOB_CALLS of them: the calls cut into jobs. */
 const jobsOf = (calls: Call[]): Call[][] =>
   Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) =>
     calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS),
@@ -170,16 +170,16 @@ async function playRollouts(
   const order = episodesTogether(requests);
   const inOrder = callsOf(meta, requests);
   const calls = order.map((i) => inOrder[i] as Call);
-  // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
-  // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
-  // whole lifetimes, so a module that changes behaviour after N episodes in a realm meets them. Small jobs
-  // also keep job messages small; the pool spreads them over its workers.
+  // Every job of rollouts holds at most JOB_CALLS of them and runs in a realm that runs at most JOB_CALLS, for every
+  // caller (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
+  // whole lifetimes, so a module that changes behaviour after N episodes in a realm meets them. A smaller job may
+  // run in a realm earlier rollout jobs left room in (`lifetime`: concurrent checks' small runs share realms, each
+  // built once). Small jobs also keep job messages small; the pool spreads them over its workers.
   const started = performance.now();
   const jobs = jobsOf(calls);
+  const limits = options.limits ? { limits: options.limits } : {};
   const runs = await Promise.all(
-    jobs.map((part) =>
-      pool.run({ source, calls: part, ...(options.limits ? { limits: options.limits } : {}), fresh: true }),
-    ),
+    jobs.map((part) => pool.run({ source, calls: part, ...limits, fresh: true, lifetime: JOB_CALLS })),
   );
   const results: CallResult[] = new Array(requests.length);
   runs.flatMap((run) => run.results).forEach((result, k) => (results[order[k] as number] = result));
