@@ -21,7 +21,7 @@ async function run(request: Omit<RunRequest, 'source'>): Promise<{ prompts: stri
 }
 
 describe('realm packing', () => {
-  it('runs fresh jobs of one lifetime in one realm until the next would pass it, with the results of new realms', async () => {
+  it('runs fresh jobs of one lifetime in one realm until one would pass it, as new realms would', async () => {
     const first = await run({ calls: calls([1, 2, 3]), fresh: true, lifetime: 8 });
     const second = await run({ calls: calls([4, 5, 6]), fresh: true, lifetime: 8 });
     const third = await run({ calls: calls([7, 8, 9]), fresh: true, lifetime: 8 });
