@@ -25,6 +25,7 @@ export interface Job {
   calls: Call[];
   limits: SandboxLimits;
   fresh: boolean;
+  lifetime?: number;
   load?: LoadInfo;
   results: ResultSlots<unknown>;
   packed?: PackedCalls | null; // set by callsForPipe
@@ -59,6 +60,8 @@ export abstract class PoolDispatch {
   private startFailures = 0;
   private rssTimer: NodeJS.Timeout | null = null;
   readonly trips = new TripLog(); // modules that tripped a wire (tripwires.js) in any job of this pool
+  /** Setups of envforge's own code the workers began (a new isolate's SES, a new realm): what realm packing saves. */
+  setups = 0;
 
   constructor(options: SandboxPoolOptions) {
     this.options = options;
@@ -134,6 +137,7 @@ export abstract class PoolDispatch {
       ...callsForPipe(job),
       limits: workerLimits(job.limits),
       fresh: job.fresh,
+      ...(job.lifetime !== undefined ? { lifetime: job.lifetime } : {}),
       ...(cached ? {} : { source: job.source }),
     };
   }
@@ -187,8 +191,10 @@ export abstract class PoolDispatch {
     const job = worker.job;
     if (message.type === 'ready' || !job || message.id !== job.id) return;
     job.setupMs += worker.endSetup();
-    if (message.type === 'progress' && message.setupMs !== undefined)
+    if (message.type === 'progress' && message.setupMs !== undefined) {
+      this.setups++;
       return worker.beginSetup(message.setupMs + this.options.graceMs);
+    }
     worker.armSilence(this.silenceBudget(job));
     switch (message.type) {
       case 'need-source':

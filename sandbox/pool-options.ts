@@ -50,6 +50,11 @@ export interface RunRequest {
   /** Start from a new isolate (module top level evaluated again) instead of a cached one. */
   fresh?: boolean;
   /**
+   * With `fresh`: a realm that ran only such jobs, at most `lifetime` calls in all with this one's, may run it instead
+   * of a new realm (small jobs share realms; no realm runs more than `lifetime` calls).
+   */
+  lifetime?: number;
+  /**
    * Split the calls across the workers that hold the module or stand idle (shards.ts: a busy one would load it for its
    * share).
    */

@@ -136,6 +136,7 @@ export class SandboxPool extends PoolDispatch {
       calls,
       limits,
       fresh: request.fresh ?? false,
+      ...(request.lifetime !== undefined ? { lifetime: request.lifetime } : {}),
       results: new ResultSlots(calls, convert),
       started: 0,
       setupMs: 0,

@@ -247,6 +247,8 @@ export interface JobMessage {
   tools?: string;
   limits: SandboxLimits;
   fresh: boolean;
+  /** With `fresh`: the most calls its realm may run, this job's and earlier such jobs' (RunRequest.lifetime). */
+  lifetime?: number;
 }
 /** Jobs sent to one worker in one message, run there in this order (pool.runTogether). */
 export interface JobsMessage {

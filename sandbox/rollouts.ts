@@ -10,8 +10,14 @@ import { loadPlainRuntime } from './runtime.js';
 import type { Call, CallResult, LoadInfo, RolloutPolicy, RolloutSpec, SandboxLimits } from './protocol.js';
 
 const episodicRuntime = loadPlainRuntime().episodic;
-/** The most rollouts one realm serves (one job). */
+/** The most rollouts one job holds (job messages stay small, the pool spreads jobs over its workers). */
 export const JOB_CALLS = 100;
+/**
+ * The most rollouts one realm runs, jobs packed into it one after another: a realm costs 30-35 ms of setup (SES's
+ * lockdown), and keeps nothing of a rollout (a fresh module instance per call: docs/sandbox.md), so its lifetime
+ * bounds only how long one context lives.
+ */
+export const REALM_CALLS = 400;
 
 export interface RolloutRequest {
   seed: number;
@@ -93,8 +99,8 @@ export function withRolloutServer<T>(server: RolloutServer, work: () => Promise<
 export const plannedRolloutJobs = new Set<(calls: readonly Call[]) => void>();
 
 /**
- * Rollouts in jobs of at most JOB_CALLS, each in a fresh realm; inside a validation's memo (rollout-memo.ts), an
- * episode already played is served.
+ * Rollouts in jobs of at most JOB_CALLS, in realms that run at most REALM_CALLS; inside a validation's memo
+ * (rollout-memo.ts), an episode already played is served.
  */
 export async function runRollouts(
   pool: SandboxPool,
@@ -115,7 +121,7 @@ export async function runRollouts(
   return playRollouts(pool, source, meta, requests, options);
 }
 
-/** Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them: the calls cut into jobs. */
+/** Every job of rollouts holds at most JOB_CALLS of them: the calls cut into jobs. */
 const jobsOf = (calls: Call[]): Call[][] =>
   Array.from({ length: Math.max(1, Math.ceil(calls.length / JOB_CALLS)) }, (_, i) =>
     calls.slice(i * JOB_CALLS, (i + 1) * JOB_CALLS),
@@ -170,16 +176,17 @@ async function playRollouts(
   const order = episodesTogether(requests);
   const inOrder = callsOf(meta, requests);
   const calls = order.map((i) => inOrder[i] as Call);
-  // Every job of rollouts gets a fresh realm and holds at most JOB_CALLS of them, for every caller
-  // (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
-  // whole lifetimes, so a module that changes behaviour after N episodes in a realm meets them. Small jobs
-  // also keep job messages small; the pool spreads them over its workers.
+  // Every job of rollouts holds at most JOB_CALLS of them and runs in a realm that runs at most REALM_CALLS, for every
+  // caller (validator, play, sample): a realm's lifetime is the same everywhere, and the validator's probes fill
+  // whole lifetimes (a module that changed behaviour after N episodes in a realm would meet them; a fresh module
+  // instance per call leaves it nothing to count with). A job runs in a realm earlier rollout jobs left room in
+  // (`lifetime`: the checks' runs share realms, each built once). Small jobs keep job messages small; the pool
+  // spreads them over its workers.
   const started = performance.now();
   const jobs = jobsOf(calls);
+  const limits = options.limits ? { limits: options.limits } : {};
   const runs = await Promise.all(
-    jobs.map((part) =>
-      pool.run({ source, calls: part, ...(options.limits ? { limits: options.limits } : {}), fresh: true }),
-    ),
+    jobs.map((part) => pool.run({ source, calls: part, ...limits, fresh: true, lifetime: REALM_CALLS })),
   );
   const results: CallResult[] = new Array(requests.length);
   runs.flatMap((run) => run.results).forEach((result, k) => (results[order[k] as number] = result));

@@ -27,6 +27,10 @@ export interface CacheEntry {
   /** The isolate its realms live in, one after another, until it has hosted MAX_REALMS_PER_ISOLATE. */
   host: Host | null;
   compiled: Compiled | null;
+  /** The lifetime every job its realm ran asked for (JobMessage.lifetime), null once another job ran in it. */
+  lifetime: number | null;
+  /** Calls its realm was given, every job's (a realm remade within a job still counts them all). */
+  served: number;
 }
 
 /** Bounds what realms released into one isolate can leave behind (garbage, fragmentation) before it is replaced. */
@@ -146,15 +150,35 @@ export function compile(
   }
 }
 
+/**
+ * Whether a fresh job with a lifetime may run in the entry's realm instead of a new one: a realm that ran only jobs
+ * of the same lifetime, with room left for this job's calls. Safe because a realm keeps nothing of a job: every guest
+ * call gets a fresh module instance, the global object and intrinsics are frozen, the runtime starts every batch over
+ * (begin) and the worker reads the tripwires' log after every crossing (docs/sandbox.md).
+ */
+function packs(entry: CacheEntry, job: JobMessage): boolean {
+  return (
+    job.fresh &&
+    job.lifetime !== undefined &&
+    entry.lifetime === job.lifetime &&
+    entry.compiled !== null &&
+    !entry.compiled.realm.isolate.isDisposed &&
+    entry.served + job.calls.length <= job.lifetime
+  );
+}
+
 export function entryFor(job: JobMessage, source: string): CacheEntry {
   const key = job.hash;
   let entry = cache.get(key);
-  if (entry && job.fresh) retire(entry); // a fresh realm: module state starts over
+  const packed = entry !== undefined && packs(entry, job);
+  if (entry && job.fresh && !packed) retire(entry); // a fresh realm: module state starts over
   // A load that failed stays failed (it is not retried per job); a realm is made again only when asked for.
-  if (!entry || job.fresh) {
+  if (!entry || (job.fresh && !packed)) {
     const { host, compiled, load, name } = compile(job.hash, source, job.limits, entry?.host ?? null);
-    entry = { source, load, name, host, compiled };
+    entry = { source, load, name, host, compiled, lifetime: job.lifetime ?? null, served: 0 };
   }
+  entry.served += job.calls.length;
+  if (entry.lifetime !== (job.lifetime ?? null)) entry.lifetime = null;
   // LRU: the most recently used entry is last.
   cache.delete(key);
   cache.set(key, entry);

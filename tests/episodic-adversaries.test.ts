@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseEpisodicMeta } from '../contract/episodic.js';
 import { SandboxPool } from '../sandbox/pool.js';
-import { JOB_CALLS, runRollouts, type Rollout } from '../sandbox/rollouts.js';
+import { REALM_CALLS, runRollouts, type Rollout } from '../sandbox/rollouts.js';
 import { validateCandidate } from '../validators/validate.js';
 
 const GOOD = readFileSync(new URL('./fixtures/episodic/good-expense-audit.js', import.meta.url), 'utf8');
@@ -105,7 +105,7 @@ describe('red-team episodic modules', () => {
     const load = await pool.load(source);
     const meta = parseEpisodicMeta(load.ok ? load.meta : null);
     if (!meta) throw new Error('the patched module lost its meta');
-    const requests = Array.from({ length: JOB_CALLS }, (_, i) => ({
+    const requests = Array.from({ length: REALM_CALLS }, (_, i) => ({
       seed: i,
       level: 1,
       policy: { type: 'replay' as const, actions: [] },
