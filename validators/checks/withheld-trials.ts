@@ -34,6 +34,7 @@ import {
   screenRanks,
 } from '../episodic/withheld-choice.js';
 import { decidesUnplanned, unplannedOf } from '../episodic/unplanned.js';
+import { type EntitySource, entityTexts } from '../episodic/unseen.js';
 import { replayOf, type EpisodicContext } from './episodic.js';
 
 /** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
@@ -55,6 +56,8 @@ export interface Seen {
   reference: RolloutResult | undefined;
   decisive: (tool: string) => boolean;
   skip: ReadonlySet<string>;
+  /** The texts before the plan and the state: where entities the reference names unseen are found (unseen.ts). */
+  source?: EntitySource;
 }
 
 /** A decisive tool of one episode before its entities are chosen: the groups of entities and the budget. */
@@ -92,11 +95,14 @@ export async function withheldTrials(
 ): Promise<{ trials: Trial[][]; rollouts: number; gates: number }> {
   const cands = seen.map((s) =>
     [...new Set(s.body.map((a) => a.tool))].filter(s.decisive).flatMap((tool): Candidate[] => {
-      const arg = entityArgOf(ctx.meta, s.body, tool, s.shown, bodies);
+      // An argument only the state holds is one the reference names unseen (redteam-trust18 R4).
+      const stated = s.source ? [...s.shown, s.source.state] : s.shown;
+      const arg = entityArgOf(ctx.meta, s.body, tool, s.shown, bodies) ?? entityArgOf(ctx.meta, s.body, tool, stated);
       if (arg === null) return [];
       const sent = s.body.filter((a) => a.tool === tool).map((a) => String(a.args[arg]));
-      const others = otherShapes(s.shown, sent, fitsArg(ctx.meta, tool, arg));
-      const same = withheldEntities(s.shown, sent);
+      const texts = entityTexts(s.shown, s.source, { body: s.body, replies: s.ref.observations ?? [], tool, arg });
+      const others = otherShapes(texts, sent, fitsArg(ctx.meta, tool, arg));
+      const same = withheldEntities(texts, sent);
       const nobody = nobodyFor(ctx.meta, tool, arg);
       return same.length + others.length > 0 ? [{ tool, arg, same, others, nobody }] : [];
     }),
