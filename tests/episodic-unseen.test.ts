@@ -1,6 +1,6 @@
 // Entities no text showed (redteam-trust18 R4): the state is where they are found when the reference names one unseen.
 import { describe, expect, it } from 'vitest';
-import { entityTexts, namedUnseen } from '../validators/episodic/unseen.js';
+import { entitiesFrom, namedUnseen } from '../validators/episodic/unseen.js';
 import { withheldEntities } from '../validators/episodic/withheld.js';
 
 const prompt = 'Returns desk 412, today 2026-03-15: 3 orders came back yesterday. Refund each one its price.';
@@ -33,22 +33,40 @@ describe('namedUnseen', () => {
   });
 });
 
-describe('entityTexts', () => {
-  const call = { body, replies, tool: 'refund', arg: 'order_id' };
+describe('entitiesFrom', () => {
+  const calls = { body, replies, tool: 'refund' };
+  // The entity argument as withheld.ts finds it: one whose every value the texts hold.
+  const argOf = (plan: typeof body) => (texts: readonly string[]) =>
+    plan.every((a) => texts.some((t) => t.includes(a.args.order_id))) ? 'order_id' : null;
 
   it("adds the state's text where the plan names an entity unseen, so its other entities are tried", () => {
     const shown = [prompt, ...replies];
-    const texts = entityTexts(shown, { opening: [prompt], state }, call);
-    expect(texts).toEqual([...shown, state]);
-    expect(withheldEntities(texts, ['O-1234', 'O-5678'])).toEqual(['O-9012']);
+    const from = entitiesFrom(shown, { opening: [prompt], state }, calls, argOf(body));
+    expect(from).toEqual({ arg: 'order_id', texts: [...shown, state] });
+    expect(withheldEntities(from?.texts ?? [], ['O-1234', 'O-5678'])).toEqual(['O-9012']);
     // The shown texts alone hold no other order: the gift card is never tried.
     expect(withheldEntities(shown, ['O-1234', 'O-5678'])).toEqual([]);
   });
 
+  it('finds an argument only the state holds where replies never repeat the ids', () => {
+    const silent = ['Refunded $10.', 'Refunded $10.'];
+    const quiet = { ...calls, replies: silent };
+    expect(entitiesFrom([prompt, ...silent], { opening: [prompt], state }, quiet, argOf(body))?.arg).toBe('order_id');
+    expect(entitiesFrom([prompt, ...silent], undefined, quiet, argOf(body))).toBeNull();
+  });
+
   it('keeps the shown texts where every id was shown first, or no state came back', () => {
     const listed = 'Returns on 2026-03-14: O-1234, O-5678.';
-    expect(entityTexts([prompt], { opening: [prompt, listed], state }, call)).toEqual([prompt]);
-    expect(entityTexts([prompt], { opening: [prompt], state: '' }, call)).toEqual([prompt]);
-    expect(entityTexts([prompt], undefined, call)).toEqual([prompt]);
+    const shown = [prompt, listed, ...replies];
+    const seen = { arg: 'order_id', texts: shown };
+    expect(entitiesFrom(shown, { opening: [prompt, listed], state }, calls, argOf(body))).toEqual(seen);
+    expect(entitiesFrom(shown, { opening: [prompt], state: '' }, calls, argOf(body))).toEqual(seen);
+  });
+
+  it('takes no argument only the state holds whose values are no ids (a word stored, never shown)', () => {
+    const plan = [refund('billing')];
+    const stored = JSON.stringify({ queue: 'billing', other: 'O-1' });
+    const from = entitiesFrom([prompt], { opening: [prompt], state: stored }, { ...calls, body: plan }, argOf(plan));
+    expect(from).toBeNull();
   });
 });

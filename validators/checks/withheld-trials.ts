@@ -34,7 +34,7 @@ import {
   screenRanks,
 } from '../episodic/withheld-choice.js';
 import { decidesUnplanned, unplannedOf } from '../episodic/unplanned.js';
-import { type EntitySource, entityTexts } from '../episodic/unseen.js';
+import { type EntitySource, entitiesFrom } from '../episodic/unseen.js';
 import { replayOf, type EpisodicContext } from './episodic.js';
 
 /** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
@@ -95,12 +95,12 @@ export async function withheldTrials(
 ): Promise<{ trials: Trial[][]; rollouts: number; gates: number }> {
   const cands = seen.map((s) =>
     [...new Set(s.body.map((a) => a.tool))].filter(s.decisive).flatMap((tool): Candidate[] => {
-      // An argument only the state holds is one the reference names unseen (redteam-trust18 R4).
-      const stated = s.source ? [...s.shown, s.source.state] : s.shown;
-      const arg = entityArgOf(ctx.meta, s.body, tool, s.shown, bodies) ?? entityArgOf(ctx.meta, s.body, tool, stated);
-      if (arg === null) return [];
+      // Entities the reference names unseen are found in the world's state too (redteam-trust18 R4).
+      const calls = { body: s.body, replies: s.ref.observations ?? [], tool };
+      const from = entitiesFrom(s.shown, s.source, calls, (t) => entityArgOf(ctx.meta, s.body, tool, t, bodies));
+      if (from === null) return [];
+      const { arg, texts } = from;
       const sent = s.body.filter((a) => a.tool === tool).map((a) => String(a.args[arg]));
-      const texts = entityTexts(s.shown, s.source, { body: s.body, replies: s.ref.observations ?? [], tool, arg });
       const others = otherShapes(texts, sent, fitsArg(ctx.meta, tool, arg));
       const same = withheldEntities(texts, sent);
       const nobody = nobodyFor(ctx.meta, tool, arg);

@@ -36,16 +36,29 @@ export function namedUnseen(
   });
 }
 
+/** One tool's calls as unseen.ts reads them: the plan, the reference's replies (one a turn), the tool. */
+export interface PlanCalls {
+  body: readonly Action[];
+  replies: readonly string[];
+  tool: string;
+}
+
 /**
- * The texts the entities of `tool`'s argument `arg` are found in: `shown`, and the state's text too where the plan
- * names one of them unseen (namedUnseen).
+ * The entity argument of a tool (`argOf`, asked of the texts) and the texts its entities are found in: `shown`, and
+ * the state's text too where the plan names one of them unseen (namedUnseen); an argument only the state holds counts
+ * only where it names one unseen. Null where there is none.
  */
-export function entityTexts(
+export function entitiesFrom(
   shown: readonly string[],
   source: EntitySource | undefined,
-  call: { body: readonly Action[]; replies: readonly string[]; tool: string; arg: string },
-): readonly string[] {
-  if (!source || source.state.length === 0) return shown;
-  const unseen = namedUnseen(call.body, call.replies, source.opening, call.tool, call.arg);
-  return unseen ? [...shown, source.state] : shown;
+  calls: PlanCalls,
+  argOf: (texts: readonly string[]) => string | null,
+): { arg: string; texts: readonly string[] } | null {
+  const seen = argOf(shown);
+  const state = source && source.state.length > 0 ? source : undefined;
+  const arg = seen ?? (state ? argOf([...shown, state.state]) : null);
+  if (arg === null) return null;
+  const unseen = state !== undefined && namedUnseen(calls.body, calls.replies, state.opening, calls.tool, arg);
+  if (!unseen) return seen === null ? null : { arg, texts: shown };
+  return { arg, texts: [...shown, state.state] };
 }
