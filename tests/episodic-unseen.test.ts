@@ -1,6 +1,7 @@
 // Entities no text showed (redteam-trust18 R4): the state is where they are found when the reference names one unseen.
 import { describe, expect, it } from 'vitest';
 import { entitiesFrom, namedUnseen } from '../validators/episodic/unseen.js';
+import { openingOf } from '../validators/episodic/looks.js';
 import { withheldEntities } from '../validators/episodic/withheld.js';
 
 const prompt = 'Returns desk 412, today 2026-03-15: 3 orders came back yesterday. Refund each one its price.';
@@ -68,5 +69,16 @@ describe('entitiesFrom', () => {
     const stored = JSON.stringify({ queue: 'billing', other: 'O-1' });
     const from = entitiesFrom([prompt], { opening: [prompt], state: stored }, { ...calls, body: plan }, argOf(plan));
     expect(from).toBeNull();
+  });
+});
+
+describe('openingOf', () => {
+  it("gives the prompt and the replies of the looks played before the plan, not the plan's nor the looks' after it", () => {
+    const look = { tool: 'list_returns', args: { date: '2026-03-15' } };
+    const played = { seed: 1, level: 1, policy: { type: 'replay' as const, actions: [look, ...body, look] } };
+    const observations = ['No returns on 2026-03-15.', ...replies, 'No returns on 2026-03-15.'];
+    const answered = { ok: true, observations } as unknown as Parameters<typeof openingOf>[3];
+    expect(openingOf(prompt, played, body.length, answered)).toEqual([prompt, 'No returns on 2026-03-15.']);
+    expect(openingOf(prompt, played, body.length, undefined)).toEqual([prompt]);
   });
 });

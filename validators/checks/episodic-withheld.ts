@@ -9,7 +9,7 @@
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { cheapPlans } from '../episodic/cheap-plan.js';
-import { listingsOf, LOOKS_BUDGET, looksOf } from '../episodic/looks.js';
+import { listingsOf, LOOKS_BUDGET, looksOf, openingOf } from '../episodic/looks.js';
 import { acceptedAdded } from '../episodic/accepted.js';
 import { acceptedCalls } from '../episodic/neutral.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
@@ -42,17 +42,12 @@ export const episodicWithheld: EpisodicCheck = {
     const acts = new Map(episodes.map((i) => [i, actionsOf(ctx.refs[i] as Rollout)]));
     // The looks (every call naming no entity: looks.ts; free strings from the texts shown: rt17 R6), the reference's
     // plan, the looks again (a waiting list may change), with replies.
-    const lookCalls = episodes.map((i) => {
+    const looks = episodes.map((i) => {
       const all = acts.get(i) as Action[];
       const r = ctx.refs[i] as Rollout;
       const shown = { texts: [r.prompt ?? '', ...(r.observations ?? [])], called: new Set(all.map((a) => a.tool)) };
-      return looksOf(ctx.meta.tools, (all.at(-1) as Action).tool, LOOKS_BUDGET, shown);
-    });
-    const looks = episodes.map((i, k) => {
-      const listings = lookCalls[k] as Action[];
-      return replayOf(ctx.refs[i] as Rollout, [...listings, ...(acts.get(i) as Action[]).slice(0, -1), ...listings], {
-        observations: true,
-      });
+      const listings = looksOf(ctx.meta.tools, (all.at(-1) as Action).tool, LOOKS_BUDGET, shown);
+      return replayOf(r, [...listings, ...all.slice(0, -1), ...listings], { observations: true });
     });
     const states = episodes.map((i) => referenceState(ctx, i));
     return {
@@ -87,8 +82,6 @@ export const episodicWithheld: EpisodicCheck = {
             const body = all.slice(0, -1);
             const reference = outcomes[ablations.length + k];
             const decisiveHere = (t: string) => decisive.has(`${i}|${t}`);
-            // The prompt and the looks before the plan, and the state: where an entity named unseen comes from (R4).
-            const before = look?.ok ? (look.observations ?? []).slice(0, (lookCalls[k] as Action[]).length) : [];
             return {
               ref: r,
               body,
@@ -97,7 +90,7 @@ export const episodicWithheld: EpisodicCheck = {
               reference,
               decisive: decisiveHere,
               skip: skip(i),
-              source: { opening: [r.prompt ?? '', ...before], state: reference?.ok ? (reference.stateText ?? '') : '' },
+              opening: openingOf(r.prompt ?? '', looks[k], body.length, look),
             };
           }),
           bodies,

@@ -56,8 +56,8 @@ export interface Seen {
   reference: RolloutResult | undefined;
   decisive: (tool: string) => boolean;
   skip: ReadonlySet<string>;
-  /** The texts before the plan and the state: where entities the reference names unseen are found (unseen.ts). */
-  source?: EntitySource;
+  /** The prompt and the looks' replies before the plan: an entity no text showed first is found in the state. */
+  opening?: readonly string[];
 }
 
 /** A decisive tool of one episode before its entities are chosen: the groups of entities and the budget. */
@@ -79,6 +79,10 @@ interface Candidate {
   nobody: string;
 }
 
+/** Where an episode's entities come from: the texts before its plan, and the state after it (the reference's). */
+const sourceOf = (s: Seen): EntitySource | undefined =>
+  s.opening && { opening: s.opening, state: s.reference?.ok ? (s.reference.stateText ?? '') : '' };
+
 /** Entities tried for one tool: more where the world answered for several shapes (`heard`: the tokens it answered). */
 const budgetOf = (groups: readonly string[][], same: readonly string[], heard?: ReadonlySet<string>): number => {
   const shapes = groups.filter((g) => g.some((e) => same.includes(e) || heard?.has(e))).length;
@@ -97,7 +101,7 @@ export async function withheldTrials(
     [...new Set(s.body.map((a) => a.tool))].filter(s.decisive).flatMap((tool): Candidate[] => {
       // Entities the reference names unseen are found in the world's state too (redteam-trust18 R4).
       const calls = { body: s.body, replies: s.ref.observations ?? [], tool };
-      const from = entitiesFrom(s.shown, s.source, calls, (t) => entityArgOf(ctx.meta, s.body, tool, t, bodies));
+      const from = entitiesFrom(s.shown, sourceOf(s), calls, (t) => entityArgOf(ctx.meta, s.body, tool, t, bodies));
       if (from === null) return [];
       const { arg, texts } = from;
       const sent = s.body.filter((a) => a.tool === tool).map((a) => String(a.args[arg]));
