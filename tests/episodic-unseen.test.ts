@@ -73,7 +73,7 @@ describe('entitiesFrom', () => {
 });
 
 describe('openingOf', () => {
-  it("gives the prompt and the replies of the looks played before the plan, not the plan's nor the looks' after it", () => {
+  it('gives the prompt and the replies of the looks played before the plan, never the later ones', () => {
     const look = { tool: 'list_returns', args: { date: '2026-03-15' } };
     const played = { seed: 1, level: 1, policy: { type: 'replay' as const, actions: [look, ...body, look] } };
     const observations = ['No returns on 2026-03-15.', ...replies, 'No returns on 2026-03-15.'];
