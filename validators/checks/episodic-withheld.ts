@@ -9,7 +9,7 @@
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { actionsOf, type Action } from '../episodic/adversaries.js';
 import { cheapPlans } from '../episodic/cheap-plan.js';
-import { listingsOf, LOOKS_BUDGET, looksOf } from '../episodic/looks.js';
+import { listingsOf, LOOKS_BUDGET, looksOf, openingOf } from '../episodic/looks.js';
 import { refilled, replyBefore, restatedArgs, type Restated } from '../episodic/restated.js';
 import { bookkeeping } from '../episodic/stated-rules.js';
 import { checkedCalls, readEntities, textsShown } from '../episodic/fillings.js';
@@ -90,6 +90,7 @@ export const episodicWithheld: EpisodicCheck = {
               reference,
               decisive: decisiveHere,
               skip: skip(i),
+              opening: openingOf(r.prompt ?? '', looks[k], body.length, outcomes[ablations.length + states.length + k]),
             };
           }),
           bodies,

@@ -38,6 +38,7 @@ import {
 import { decidesUnplanned, unplannedOf } from '../episodic/unplanned.js';
 import { checkedCall } from '../episodic/fillings.js';
 import type { EpisodicMeta } from '../../contract/episodic.js';
+import { type EntitySource, entitiesFrom } from '../episodic/unseen.js';
 import { replayOf, type EpisodicContext } from './episodic.js';
 
 /** What one episode tries: per decisive tool, its entity argument, the template call and the entities withheld. */
@@ -59,6 +60,8 @@ export interface Seen {
   reference: RolloutResult | undefined;
   decisive: (tool: string) => boolean;
   skip: ReadonlySet<string>;
+  /** The prompt and the looks' replies before the plan: an entity no text showed first is found in the state. */
+  opening?: readonly string[];
 }
 
 /** A decisive tool of one episode before its entities are chosen: the groups of entities and the budget. */
@@ -80,6 +83,10 @@ interface Candidate {
   nobody: string;
 }
 
+/** Where an episode's entities come from: the texts before its plan, and the state after it (the reference's). */
+const sourceOf = (s: Seen): EntitySource | undefined =>
+  s.opening && { opening: s.opening, state: s.reference?.ok ? (s.reference.stateText ?? '') : '' };
+
 /** Entities tried for one tool: more where the world answered for several shapes (`heard`: the tokens it answered). */
 const budgetOf = (groups: readonly string[][], same: readonly string[], heard?: ReadonlySet<string>): number => {
   const shapes = groups.filter((g) => g.some((e) => same.includes(e) || heard?.has(e))).length;
@@ -100,11 +107,14 @@ export async function withheldTrials(
 ): Promise<{ trials: Trial[][]; rollouts: number; gates: number }> {
   const cands = seen.map((s) =>
     [...new Set(s.body.map((a) => a.tool))].filter(s.decisive).flatMap((tool): Candidate[] => {
-      const arg = entityArgOf(ctx.meta, s.body, tool, s.shown, bodies);
-      if (arg === null) return [];
+      // Entities the reference names unseen are found in the world's state too (redteam-trust18 R4).
+      const calls = { body: s.body, replies: s.ref.observations ?? [], tool };
+      const from = entitiesFrom(s.shown, sourceOf(s), calls, (t) => entityArgOf(ctx.meta, s.body, tool, t, bodies));
+      if (from === null) return [];
+      const { arg, texts } = from;
       const sent = s.body.filter((a) => a.tool === tool).map((a) => String(a.args[arg]));
-      const others = otherShapes(s.shown, sent, fitsArg(ctx.meta, tool, arg));
-      const same = withheldEntities(s.shown, sent);
+      const others = otherShapes(texts, sent, fitsArg(ctx.meta, tool, arg));
+      const same = withheldEntities(texts, sent);
       const nobody = nobodyFor(ctx.meta, tool, arg);
       return same.length + others.length > 0 ? [{ tool, arg, same, others, nobody }] : [];
     }),

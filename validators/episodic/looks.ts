@@ -3,6 +3,7 @@
 // a time), and a tool whose required arguments take only such values (an enum's values, a boolean, small integers
 // 1..3 for a page or a number) or values the episode shows that fit them (a date, the desk the prompt names:
 // look-values.ts, redteam-trust17 R6), each value tried once beside the others' first, within a budget.
+import type { RolloutRequest, RolloutResult } from '../../sandbox/rollouts.js';
 import type { Action } from './adversaries.js';
 import { shownValues, type StringSchema } from './look-values.js';
 
@@ -95,3 +96,13 @@ export const listingsOf = (tools: readonly ToolSchema[], finish: string): Action
   tools
     .filter((t) => t.name !== finish && Object.keys(t.parameters.properties ?? {}).length === 0)
     .map((t): Action => ({ tool: t.name, args: {} }));
+
+/**
+ * The texts shown before a plan of `body` calls (redteam-trust18 R4): the prompt and the replies to the looks that
+ * `played` (the looks, the plan, the looks again) made before it, as `look` answered them.
+ */
+export function openingOf(prompt: string, played: RolloutRequest | undefined, body: number, look?: RolloutResult) {
+  const p = played?.policy;
+  const before = p?.type === 'replay' ? (p.actions.length - body) / 2 : 0;
+  return [prompt, ...(look?.ok ? (look.observations ?? []).slice(0, before) : [])];
+}
