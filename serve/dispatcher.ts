@@ -1,10 +1,12 @@
 // Coalesces sandbox calls from concurrent requests: one job per module, the jobs of a worker's share of
 // the modules travelling together, at most two such groups per worker at once; what arrives meanwhile goes
 // into the next group, its clients' calls taken in turn. Each call carries its client: every job's results
-// reach its calls through job-attribution.ts, so no client's call keeps a failure another's caused.
+// reach its calls through job-attribution.ts, so no client's call keeps a failure another's caused. Every job, the
+// groups and the jobs of one client's alone (replays, re-runs), waits for its turn in the one SandboxGate.
 import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
 import { attribute, type OwnedCall } from './job-attribution.js';
+import { SandboxGate, SHARED_OWNER } from './sandbox-gate.js';
 
 /** Calls and response characters in one sandbox job. */
 const MAX_CALLS_PER_JOB = 256;
@@ -27,20 +29,6 @@ const noResult: CallResult = {
   fn: 'call',
   ms: 0,
 };
-
-/** One call in a job of its own with its own per-call budget (a long replay), outside the batches. */
-export async function runAlone(
-  pool: SandboxPool,
-  source: string,
-  call: Call,
-  callTimeoutMs: number,
-): Promise<CallResult> {
-  try {
-    return (await pool.run({ source, calls: [call], limits: { callTimeoutMs } })).results[0] ?? noResult;
-  } catch (error) {
-    return sandboxFailure(error);
-  }
-}
 
 interface PendingCall extends OwnedCall {
   call: Call;
@@ -106,6 +94,8 @@ export class Dispatcher {
   private readonly pinned = new Map<string, Slot>();
   private readonly perSlot: number;
   private scheduled = false;
+  /** The one fair scheduler every job of the service's waits in (sandbox-gate.ts). */
+  readonly gate: SandboxGate;
 
   constructor(
     private readonly pool: SandboxPool,
@@ -116,6 +106,22 @@ export class Dispatcher {
     const count = Math.max(1, Math.min(pool.options.workers, maxRunning));
     this.slots = Array.from({ length: count }, () => ({ queues: new Map(), modules: 0, running: 0 }));
     this.perSlot = Math.max(1, Math.floor(maxRunning / count));
+    this.gate = new SandboxGate(Math.max(1, pool.options.workers));
+  }
+
+  /**
+   * One call of `owner`'s (a client's key) in a job of its own with its own budget (a replay, a re-run alone), outside
+   * the batches but in its client's turn, charged `cost` (the call budgets it may hold a worker for).
+   */
+  async runAlone(owner: string, source: string, call: Call, callTimeoutMs: number, cost = 1): Promise<CallResult> {
+    try {
+      return await this.gate.run(owner, cost, async () => {
+        const run = await this.pool.run({ source, calls: [call], limits: { callTimeoutMs } });
+        return run.results[0] ?? noResult;
+      });
+    } catch (error) {
+      return sandboxFailure(error);
+    }
   }
 
   /**
@@ -213,13 +219,25 @@ export class Dispatcher {
     }
     slot.running++;
     let left = jobs.length;
-    const runs = this.pool.runTogether(
-      jobs.map((j) => ({
-        source: j.queue.source,
-        calls: j.batch.map((p) => p.call),
-        limits: { callTimeoutMs: this.callTimeoutMs },
-      })),
-    );
+    void this.gate.run(SHARED_OWNER, 1, () => {
+      const runs = this.pool.runTogether(
+        jobs.map((j) => ({
+          source: j.queue.source,
+          calls: j.batch.map((p) => p.call),
+          limits: { callTimeoutMs: this.callTimeoutMs },
+        })),
+      );
+      this.settleGroup(slot, jobs, runs, () => --left);
+      return Promise.allSettled(runs);
+    });
+  }
+
+  private settleGroup(
+    slot: Slot,
+    jobs: Array<{ queue: Queue; batch: PendingCall[] }>,
+    runs: Array<Promise<{ results: CallResult[] }>>,
+    done: () => number,
+  ): void {
     runs.forEach((run, k) => {
       const { queue, batch } = jobs[k] as { queue: Queue; batch: PendingCall[] };
       run
@@ -233,7 +251,7 @@ export class Dispatcher {
           (error: unknown) => batch.forEach((p) => p.resolve(sandboxFailure(error))),
         )
         .finally(() => {
-          if (--left > 0) return;
+          if (done() > 0) return;
           slot.running--;
           this.pump();
         });

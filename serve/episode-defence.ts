@@ -51,7 +51,10 @@ export function defendEpisode(service: Service, f: EpisodeFailure): Promise<void
       keepInstance: false,
       rollout: { ...rolloutShape(f.meta), policy },
     };
-    const run = await service.pool.run({ source, calls: [call], fresh: true, limits: { callTimeoutMs: budgetMs } });
+    // In the client's turn, charged to it: a failure's re-runs are its replay's cost again (sandbox-gate.ts).
+    const run = await service.dispatcher.gate.run(f.client.principal, f.actions.length + 2, () =>
+      service.pool.run({ source, calls: [call], fresh: true, limits: { callTimeoutMs: budgetMs } }),
+    );
     const result = toRollout({ seed: f.seed, level: f.level, policy }, run.results[0] as CallResult, false);
     return result.ok ? null : result.code;
   };

@@ -7,7 +7,7 @@ import type { Call } from '../sandbox/protocol.js';
 import { rolloutShape, toRollout } from '../sandbox/rollouts.js';
 import { admitAction } from './action-limits.js';
 import type { Client } from './clients.js';
-import { runAlone, SANDBOX_FN } from './dispatcher.js';
+import { SANDBOX_FN } from './dispatcher.js';
 import { defendEpisode } from './episode-defence.js';
 import type { EpisodeRequest } from './episode-journal.js';
 import { outcomeOf, replayBudgetMs, type Resume } from './episode-session.js';
@@ -24,7 +24,7 @@ export class EpisodeRunner {
   readonly scoring: ScoringLane;
 
   constructor(private readonly service: Service) {
-    this.scoring = new ScoringLane(service.pool, service.options.callTimeoutMs);
+    this.scoring = new ScoringLane(service.dispatcher, service.options.callTimeoutMs, service.pool.options.workers);
   }
 
   /** The library record and meta of an episodic identity, or a 4xx naming what is wrong. */
@@ -83,18 +83,10 @@ export class EpisodeRunner {
       },
     };
     const chars = (from?.state.length ?? 0) + JSON.stringify(actions).length;
-    // A replay (resume, /score) runs alone with callTimeoutMs per turn plus one: each step had its own budget live.
     const [result] = ending
       ? [await this.scoring.run(owner.principal, source, call)]
       : !from && actions.length > 0
-        ? [
-            await runAlone(
-              this.service.pool,
-              source,
-              call,
-              replayBudgetMs(this.service.options.callTimeoutMs, actions.length, meta.maxTurns),
-            ),
-          ]
+        ? [await this.replay(owner, source, call, actions.length, meta.maxTurns)]
         : await this.service.dispatcher.submit(record.hash, source, [{ call, chars }], owner.key);
     if (!result || (!result.ok && result.fn === SANDBOX_FN))
       throw new ServeError(503, 'E_SANDBOX', result && !result.ok ? result.message : 'the sandbox returned no result');
@@ -106,6 +98,23 @@ export class EpisodeRunner {
       ); // never an episode's end
     // The state goes on as the sandbox wrote it (key order kept, as a replay keeps it), so no canonical text.
     return toRollout({ seed, level, policy: { type: 'replay', actions }, scoreAtEnd: goesOn }, result, false);
+  }
+
+  /**
+   * A replay from reset (a resume, /score) alone with callTimeoutMs per turn plus one (each step had its own budget
+   * live), in its client's turn and charged to it by its cost: that many budgets in the sandbox gate, and one
+   * admission unit per action besides its request's own (a 503 past the client's share), so a long replay costs
+   * its client what its steps would have.
+   */
+  private async replay(owner: Client, source: string, call: Call, turns: number, maxTurns: number) {
+    const release = this.service.acquire(turns, owner.principal, 1);
+    try {
+      const budgetMs = replayBudgetMs(this.service.options.callTimeoutMs, turns, maxTurns);
+      const cost = Math.min(turns, maxTurns) + 1;
+      return await this.service.dispatcher.runAlone(owner.principal, source, call, budgetMs, cost);
+    } finally {
+      release();
+    }
   }
 
   /** Stateless scoring: an action log replayed from reset, as the validator's rollouts replay it. */

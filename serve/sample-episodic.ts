@@ -20,6 +20,7 @@ export async function sampleEpisodic(
   entries: EpisodicEntry[],
   reveal: boolean,
   out: SampledItem[],
+  owner: string,
 ): Promise<void> {
   const record = (entries[0] as EpisodicEntry).record;
   const meta = parseEpisodicMeta(record.meta);
@@ -47,9 +48,10 @@ export async function sampleEpisodic(
     policy: reveal ? { type: 'act' as const } : { type: 'replay' as const, actions: [] },
     observations: reveal,
   }));
-  const { rollouts } = await runRollouts(service.pool, source, meta, requests, {
-    limits: { callTimeoutMs: service.options.callTimeoutMs },
-  });
+  // In the client's turn, charged a budget per rollout (sandbox-gate.ts).
+  const { rollouts } = await service.dispatcher.gate.run(owner, requests.length, () =>
+    runRollouts(service.pool, source, meta, requests, { limits: { callTimeoutMs: service.options.callTimeoutMs } }),
+  );
   entries.forEach(({ index }, k) => {
     const id = ids[k]!;
     const r = rollouts[k];

@@ -70,7 +70,7 @@ export async function sampleItems(
   });
   let sandboxDown: string | null = null;
   const work = Promise.all([
-    ...[...episodic.values()].map((entries) => sampleEpisodic(service, entries, reveal, out)),
+    ...[...episodic.values()].map((entries) => sampleEpisodic(service, entries, reveal, out, owner)),
     ...[...byModule.values()].map(async (indices) => {
       const record = resolved[indices[0] as number]!.record;
       const source = await service.source(record);
@@ -84,6 +84,7 @@ export async function sampleItems(
           indices.map((i) => ({ i, identity: resolved[i]!.identity })),
           reveal,
           out,
+          owner,
         );
         return;
       }
@@ -156,7 +157,7 @@ export async function sampleItems(
       },
     };
   });
-  const defending = confirmAndRecord(service.defence, misbehaved, (m) => service.rerunAlone(m));
+  const defending = confirmAndRecord(service.defence, misbehaved, (m) => service.rerunAlone(m, owner));
   if (inTime) await defending;
   return items;
 }
@@ -173,12 +174,16 @@ async function sampleInHost(
   wanted: Array<{ i: number; identity: InstanceIdentity }>,
   reveal: boolean,
   out: SampledItem[],
+  owner: string,
 ): Promise<void> {
-  const run = await kind.runEpisodes(
-    service.pool,
-    source,
-    wanted.map(({ identity }) => ({ seed: identity.seed, level: identity.level })),
-    { limits: { callTimeoutMs: service.options.callTimeoutMs } },
+  // In the client's turn, charged a budget per instance (sandbox-gate.ts).
+  const run = await service.dispatcher.gate.run(owner, wanted.length, () =>
+    kind.runEpisodes(
+      service.pool,
+      source,
+      wanted.map(({ identity }) => ({ seed: identity.seed, level: identity.level })),
+      { limits: { callTimeoutMs: service.options.callTimeoutMs } },
+    ),
   );
   wanted.forEach(({ i, identity }, k) => {
     const id = { env: record.name, version: record.version, seed: identity.seed, level: identity.level };

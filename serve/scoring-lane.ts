@@ -2,9 +2,8 @@
 // dispatcher's module slots, clients served in turn (sandbox/fair-queue.ts), at most workers − 1 at once, so one
 // client's slow scorings never hold the module slots or every worker that other clients' opens and steps need.
 import { FairQueue } from '../sandbox/fair-queue.js';
-import type { SandboxPool } from '../sandbox/pool.js';
 import type { Call, CallResult } from '../sandbox/protocol.js';
-import { runAlone } from './dispatcher.js';
+import type { Dispatcher } from './dispatcher.js';
 
 export class ScoringLane {
   private readonly waiting = new FairQueue<() => void>();
@@ -13,10 +12,11 @@ export class ScoringLane {
   readonly concurrency: number;
 
   constructor(
-    private readonly pool: SandboxPool,
+    private readonly dispatcher: Dispatcher,
     private readonly callTimeoutMs: number,
+    workers: number,
   ) {
-    this.concurrency = Math.max(1, pool.options.workers - 1);
+    this.concurrency = Math.max(1, workers - 1);
   }
 
   /** Scorings waiting for their turn (not yet in the pool). */
@@ -25,11 +25,12 @@ export class ScoringLane {
   }
 
   /** Runs `call` for `owner` (a principal: serve/clients.ts) when its turn comes, in a job of its own. */
-  run(owner: string, source: string, call: Call): Promise<CallResult> {
+  run(owner: string, source: string, call: Call, cost = 1): Promise<CallResult> {
     return new Promise((resolve) => {
       this.waiting.push(owner, () => {
         this.running++;
-        void runAlone(this.pool, source, call, this.callTimeoutMs)
+        void this.dispatcher
+          .runAlone(owner, source, call, this.callTimeoutMs, cost)
           .then(resolve)
           .finally(() => {
             this.running--;

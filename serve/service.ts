@@ -40,11 +40,12 @@ export class Service {
    * Admission control: reserves room for `units` items of `principal`'s or throws a 503 (a request alone is always
    * admitted). A full queue is shared fairly, as the session slots are: a principal within its share (maxQueue divided
    * among the principals with items in flight) is still admitted, so one client filling the queue never shuts the
-   * others out; at most 2 × maxQueue items are in flight.
+   * others out; at most 2 × maxQueue items are in flight. `held`: units the caller's request already holds (more
+   * asked for in its course, as a replay asks one per action): a request alone is still always admitted.
    */
-  acquire(units: number, principal: string): () => void {
+  acquire(units: number, principal: string, held = 0): () => void {
     const mine = this.inflightBy.get(principal) ?? 0;
-    if (this.inflight > 0 && this.inflight + units > this.options.maxQueue) {
+    if (this.inflight > held && this.inflight + units > this.options.maxQueue) {
       const principals = this.inflightBy.size + (mine === 0 ? 1 : 0);
       const share = Math.max(1, Math.floor(this.options.maxQueue / principals));
       if (mine + units > share)
@@ -107,17 +108,19 @@ export class Service {
   /**
    * The failing call again, in a fresh realm: the instance without any response (its reference: no client input),
    * then with the client's response alone. Either failing with the incident's code confirms it, as the
-   * environment's own or as the response's.
+   * environment's own or as the response's. Each in `owner`'s turn (a client's), charged to it (sandbox-gate.ts).
    */
-  async rerunAlone(m: Misbehaviour): Promise<Rerun> {
+  async rerunAlone(m: Misbehaviour, owner: string): Promise<Rerun> {
     const source = await this.source(m.record);
     const alone = (responses: string[]) =>
-      this.pool.run({
-        source,
-        calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }],
-        fresh: true,
-        limits: { callTimeoutMs: this.options.callTimeoutMs },
-      });
+      this.dispatcher.gate.run(owner, 1, () =>
+        this.pool.run({
+          source,
+          calls: [{ op: 'episode', seed: m.seed, level: m.level, responses, keepInstance: false }],
+          fresh: true,
+          limits: { callTimeoutMs: this.options.callTimeoutMs },
+        }),
+      );
     const reference = failureCode((await alone([])).results[0] as CallResult, 0);
     if (reference !== null || m.response === undefined) return { reference, input: reference };
     return { reference, input: failureCode((await alone([m.response])).results[0] as CallResult, 1) };

@@ -13,7 +13,7 @@ import { LONG_BANDS } from '../validators/probes.js';
 import type { Catalog } from './catalog.js';
 import { incidentClient, type Client } from './clients.js';
 import { confirmAndRecord, failure, verdictsOf, withinDeadline, type Rerun, type VerifyResult } from './defence.js';
-import { runAlone, SANDBOX_FN, type Dispatcher } from './dispatcher.js';
+import { SANDBOX_FN, type Dispatcher } from './dispatcher.js';
 import { isUnrun } from './job-attribution.js';
 import { ServeError, type ServeOptions } from './options.js';
 import type { InstanceIdentity } from './schemas.js';
@@ -29,7 +29,7 @@ export interface Scoring {
   readonly scores: ScoreBoard | null;
   source(record: EnvRecord): Promise<string>;
   recordScore(record: Pick<EnvRecord, 'name' | 'version'>, level: number, score: number, client: Client): void;
-  rerunAlone(m: Misbehaviour): Promise<Rerun>;
+  rerunAlone(m: Misbehaviour, owner: string): Promise<Rerun>;
 }
 
 /** Responses scored in one episode call (they share one generate); more are split into further episodes. */
@@ -189,7 +189,7 @@ export async function verifyItems(
           if (!result.ok && isSuspect(result, group.responses.length)) suspects.push({ group, source });
         });
       }),
-    ).then(() => retrySuspects(service, suspects, settle));
+    ).then(() => retrySuspects(service, suspects, settle, client));
     const inTime = await withinDeadline(work, service.options.requestTimeoutMs);
     if (sandboxDown !== null) throw new ServeError(503, 'E_SANDBOX', sandboxDown);
     const out = Array.from(
@@ -205,7 +205,7 @@ export async function verifyItems(
         return r !== undefined && 'error' in r && r.error.code === m.code;
       })
       .map(([, m]) => m);
-    const defending = confirmAndRecord(service.defence, incidents, (m) => service.rerunAlone(m));
+    const defending = confirmAndRecord(service.defence, incidents, (m) => service.rerunAlone(m, client.principal));
     if (service.scores) tally(service, items, recordOf, out, client);
     if (inTime) await defending;
     return out;
@@ -283,17 +283,20 @@ async function retrySuspects(
   service: Scoring,
   suspects: Suspect[],
   settle: (group: EpisodeGroup, result: CallResult) => void,
+  client: Client,
 ): Promise<void> {
   let budgets = MAX_RERUN_BUDGETS_PER_REQUEST;
   const shaped = suspects.filter(({ group }) => (budgets -= group.responses.length + 1) >= 0);
   const again: Suspect[] = [];
   await Promise.all(
     shaped.map(async (s) => {
-      const result = await runAlone(
-        service.pool,
+      const budgets = s.group.responses.length + 1;
+      const result = await service.dispatcher.runAlone(
+        client.principal,
         s.source,
         episodeCall(s.group),
-        service.options.callTimeoutMs * (s.group.responses.length + 1),
+        service.options.callTimeoutMs * budgets,
+        budgets,
       );
       if (!result.ok && result.fn === SANDBOX_FN) return; // keep the first failure
       settle(s.group, result);
@@ -308,7 +311,8 @@ async function retrySuspects(
   );
   await Promise.all(
     alone.slice(0, MAX_RETRIES_PER_REQUEST).map(async (s) => {
-      const result = await runAlone(service.pool, s.source, episodeCall(s.group), service.options.callTimeoutMs);
+      const call = episodeCall(s.group);
+      const result = await service.dispatcher.runAlone(client.principal, s.source, call, service.options.callTimeoutMs);
       if (result.ok || result.fn !== SANDBOX_FN) settle(s.group, result);
     }),
   );

@@ -227,58 +227,62 @@ describe.runIf(open('V19-3'))("V19-3: an id the trainer tokenizer's normalizer f
   }, 60_000);
 });
 
-describe.runIf(open('V19-4'))("V19-4: replays run outside the dispatcher's per-client shares", () => {
-  it("V19-4: a client's /v1/episodes/score replays hold the sandbox ahead of another client's step", async () => {
-    const libraryDir = mkdtempSync(join(root, 'lib-'));
-    const library = SqliteLibrary.open(libraryDir, { create: true });
-    const nameCheck = readFileSync(join(FIXTURES, '..', 'redteam-rtv', 'name-check.js'), 'utf8');
-    await admitEpisodic(library, pool, [{ name: 'name-check', source: nameCheck }]);
-    await library.close();
-    const tokens = { attacker: 'v19-attacker-token-0123456789abcdef', victim: 'v19-victim-token-0123456789abcdef0' };
-    const as = (name: keyof typeof tokens) => ({ headers: { authorization: `Bearer ${tokens[name]}` } });
-    // One worker (the test's pool), 300 ms a call: a replay of 3 actions may run (3 + 1) × 300 ms.
-    const server = await startServer({ libraryDir, port: 0, pool, callTimeoutMs: 300, clientTokens: tokens });
-    try {
-      const victim = (
-        await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 1, level: 1 }, as('victim'))
-      ).body.episode as string;
-      const done: string[] = [];
-      // The attacker: two replays whose first action never finishes (exponential backtracking), one admission unit
-      // each, each holding the worker for its whole budget (1.2 s) and the worker's restart after the kill.
-      const redos = { tool: 'rename', args: { name: `${'a'.repeat(28)}!` } };
-      const replays = [2, 3].map((seed) =>
-        send(
+describe.runIf(!open('V19-4'))(
+  "V19-4 closed: every sandbox job waits in its client's turn, charged by its cost",
+  () => {
+    it("V19-4: another client's step goes before a client's second /v1/episodes/score replay (sandbox-gate.ts)", async () => {
+      const libraryDir = mkdtempSync(join(root, 'lib-'));
+      const library = SqliteLibrary.open(libraryDir, { create: true });
+      const nameCheck = readFileSync(join(FIXTURES, '..', 'redteam-rtv', 'name-check.js'), 'utf8');
+      await admitEpisodic(library, pool, [{ name: 'name-check', source: nameCheck }]);
+      await library.close();
+      const tokens = { attacker: 'v19-attacker-token-0123456789abcdef', victim: 'v19-victim-token-0123456789abcdef0' };
+      const as = (name: keyof typeof tokens) => ({ headers: { authorization: `Bearer ${tokens[name]}` } });
+      // One worker (the test's pool), 300 ms a call: a replay of 3 actions may run (3 + 1) × 300 ms.
+      const server = await startServer({ libraryDir, port: 0, pool, callTimeoutMs: 300, clientTokens: tokens });
+      try {
+        const victim = (
+          await send(server.url, 'POST', '/v1/episodes', { env: 'name-check', seed: 1, level: 1 }, as('victim'))
+        ).body.episode as string;
+        const done: string[] = [];
+        // The attacker: two replays whose first action never finishes (exponential backtracking), each holding the
+        // worker for its whole budget (1.2 s) and the worker's restart after the kill.
+        const redos = { tool: 'rename', args: { name: `${'a'.repeat(28)}!` } };
+        const replays = [2, 3].map((seed) =>
+          send(
+            server.url,
+            'POST',
+            '/v1/episodes/score',
+            { env: 'name-check', seed, level: 1, actions: Array.from({ length: 3 }, () => redos) },
+            as('attacker'),
+          ).then((r) => {
+            done.push(`replay ${r.status}`);
+            return r;
+          }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const step = send(
           server.url,
           'POST',
-          '/v1/episodes/score',
-          { env: 'name-check', seed, level: 1, actions: Array.from({ length: 3 }, () => redos) },
-          as('attacker'),
+          `/v1/episodes/${victim}/step`,
+          { tool: 'rename', args: { name: 'alpha report' }, turn: 1 },
+          as('victim'),
         ).then((r) => {
-          done.push(`replay ${r.status}`);
+          done.push(`step ${r.status}`);
           return r;
-        }),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const step = send(
-        server.url,
-        'POST',
-        `/v1/episodes/${victim}/step`,
-        { tool: 'rename', args: { name: 'alpha report' }, turn: 1 },
-        as('victim'),
-      ).then((r) => {
-        done.push(`step ${r.status}`);
-        return r;
-      });
-      await Promise.all([...replays, step]);
-      // The hole: the victim's one ordinary step, a fair share's first call, is answered after every replay of the
-      // attacker (they queue first-come in the pool, around the dispatcher's per-client queues).
-      expect(done.at(-1)).toBe('step 200');
-      expect(done.filter((d) => d.startsWith('replay'))).toHaveLength(2);
-    } finally {
-      await server.close();
-    }
-  }, 60_000);
-});
+        });
+        await Promise.all([...replays, step]);
+        // The fix: the replays wait in the one fair scheduler, charged (3 + 1) budgets each: the victim's step, a fair
+        // share's first call, goes before the attacker's second replay (the first one already held the worker).
+        expect(done).toHaveLength(3);
+        expect(done.at(-1)).toMatch(/^replay /);
+        expect(done).toContain('step 200');
+      } finally {
+        await server.close();
+      }
+    }, 60_000);
+  },
+);
 
 describe.runIf(!open('V19-5'))('V19-5 closed: a problem message is one line that lays nothing out', () => {
   it("V19-5: a rule sentence's blank run is one space in the report and in validate's human output", () => {
