@@ -128,7 +128,7 @@ export function registerServe(program: Command, io: Io): void {
     )
     .option(
       '--max-journals <N>',
-      "ended episodes' journals kept on disk, shared fairly between clients (the client keeping " +
+      "episodes' journals kept on disk (open or ended), shared fairly between clients (the client keeping " +
         'the most loses its oldest)',
       integerOption('--max-journals', 1),
       DEFAULT_SERVE_OPTIONS.maxEndedJournals,

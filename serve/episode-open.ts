@@ -28,6 +28,8 @@ export interface Opening {
   place(session: Session): void;
   /** How long journals are kept after their last use, for the 404's message. */
   ttlMs(): number;
+  /** Charges the journal just written for `id` to its client (journal-quota.ts), whatever its episode's state. */
+  charge(client: Client, id: string): void;
 }
 
 /** A new episode's session, held open; `ephemeral`: never journaled. A 422 when the environment cannot start it. */
@@ -67,7 +69,10 @@ export async function createSession(
           `${r.fn} failed: ${r.message}`,
       );
     const id = newEpisodeId(full);
-    if (!ephemeral) await journaled(at.journal().create(id, { ...full, hash: record.hash }));
+    if (!ephemeral) {
+      await journaled(at.journal().create(id, { ...full, hash: record.hash }));
+      at.charge(client, id);
+    }
     const session: Session = {
       id,
       client,

@@ -42,7 +42,10 @@ export interface EpisodeOptions {
   /** A journal untouched this long is deleted: its episode is then unknown. */
   journalTtlMs: number;
   journalDir: string;
-  /** Ended episodes' journals kept, shared fairly between clients (journal-quota.ts). */
+  /**
+   * Journals kept on disk, open and ended episodes' alike, shared fairly between clients (journal-quota.ts); the name
+   * is the option's (--max-journals) from when only ended ones counted.
+   */
   maxEndedJournals: number;
 }
 
@@ -69,7 +72,11 @@ export class EpisodeSessions {
   ) {
     this.runner = new EpisodeRunner(service);
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
-    this.quota = new JournalQuota(this.journal, options.maxEndedJournals);
+    // A journal the quota deletes takes its session out of memory too: its id is then unknown (404).
+    this.quota = new JournalQuota(this.journal, options.maxEndedJournals, (id) => {
+      this.evict(id);
+      this.ended.delete(id);
+    });
     const holders = holdersBut(this.open, this.ending);
     const draining = () => this.draining.size;
     this.slots = new SessionSlots(options.maxSessions, holders, (id) => this.evict(id), undefined, draining);
@@ -143,6 +150,7 @@ export class EpisodeSessions {
     reserve: (client) => this.slots.reserve(client),
     place: (session) => (session.over ? this.remember(session) : this.open.set(session.id, session)),
     ttlMs: () => this.options.journalTtlMs,
+    charge: (client, id) => this.quota.wrote(client, id),
   };
 
   /**
@@ -292,7 +300,6 @@ export class EpisodeSessions {
 
   private finish(s: Session, outcome: Outcome): void {
     Object.assign(s, { now: outcome, over: true });
-    if (!s.ephemeral) this.quota.endedBy(s.client, s.id);
     if (!outcome.error && outcome.end !== 'failed')
       // a learner's score (an environment's failure is not)
       this.service.recordScore(s.record, s.identity.level, outcome.score, s.client);

@@ -51,7 +51,7 @@ export interface ServeOptions {
   /** An episode journal untouched this long is deleted (the episode is then unknown). */
   journalTtlMs: number;
   /**
-   * Ended episodes' journals kept (to read an outcome again), shared fairly between clients: past it the client
+   * Journals kept on disk (open and ended episodes' alike), shared fairly between clients: past it the client
    * keeping the most loses its oldest (serve/journal-quota.ts). One-step episodes are never journaled.
    */
   maxEndedJournals: number;
