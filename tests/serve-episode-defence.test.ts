@@ -12,6 +12,7 @@ import { hashSource } from '../contract/hash.js';
 import type { EnvRecord } from '../library/contract.js';
 import { IncidentLog } from '../library/quarantine.js';
 import { SandboxPool } from '../sandbox/pool.js';
+import { Dispatcher } from '../serve/dispatcher.js';
 import { rolloutShape } from '../sandbox/rollouts.js';
 import { defendEpisode } from '../serve/episode-defence.js';
 import type { Client } from '../serve/clients.js';
@@ -45,6 +46,7 @@ beforeAll(async () => {
   service = {
     defence,
     pool,
+    dispatcher: new Dispatcher(pool, CALL_MS, 2), // its gate: the re-runs wait in the client's turn
     options: { callTimeoutMs: CALL_MS },
     source: async (r: EnvRecord) => sources.get(r.hash),
   } as never;
