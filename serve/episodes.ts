@@ -42,10 +42,7 @@ export interface EpisodeOptions {
   /** A journal untouched this long is deleted: its episode is then unknown. */
   journalTtlMs: number;
   journalDir: string;
-  /**
-   * Journals kept on disk, open and ended episodes' alike, shared fairly between clients (journal-quota.ts); the name
-   * is the option's (--max-journals) from when only ended ones counted.
-   */
+  /** Journals kept on disk (open and ended episodes' alike), shared fairly between clients (journal-quota.ts). */
   maxEndedJournals: number;
 }
 
@@ -72,11 +69,7 @@ export class EpisodeSessions {
   ) {
     this.runner = new EpisodeRunner(service);
     this.journal = new EpisodeJournal(options.journalDir, options.journalTtlMs);
-    // A journal the quota deletes takes its session out of memory too: its id is then unknown (404).
-    this.quota = new JournalQuota(this.journal, options.maxEndedJournals, (id) => {
-      this.evict(id);
-      this.ended.delete(id);
-    });
+    this.quota = new JournalQuota(this.journal, options.maxEndedJournals, (id) => this.evict(id));
     const holders = holdersBut(this.open, this.ending);
     const draining = () => this.draining.size;
     this.slots = new SessionSlots(options.maxSessions, holders, (id) => this.evict(id), undefined, draining);
@@ -84,11 +77,12 @@ export class EpisodeSessions {
     this.timer.unref();
   }
 
-  /** Sessions evicted while busy, until their running request ends (Session.busy). */
+  /** Sessions evicted (by the slots, or the journal quota: journal-quota.ts) while busy, until their request ends. */
   private readonly draining = new Map<string, Session>();
   private evict(id: string): void {
     const s = this.open.get(id);
     this.open.delete(id);
+    this.ended.delete(id);
     if (s && s.busy > 0) this.draining.set(id, Object.assign(s, { evicted: true as const }));
   }
 

@@ -33,7 +33,7 @@ export class JournalQuota {
     if (this.keys.size > 2 * this.max) this.keys.delete(this.keys.keys().next().value as string);
   }
 
-  /** Counts `client`'s newly written journal `id`; past the bound, deletes the oldest of the client holding the most. */
+  /** Counts `client`'s new journal `id`; past the bound, deletes the oldest of the client holding the most. */
   wrote(client: Client, id: string, now = Date.now()): void {
     const mine = this.kept.get(client.principal) ?? [];
     // Journals past their TTL are the sweep's: no longer counted.

@@ -244,7 +244,7 @@ describe.runIf(open('V19-3'))("V19-3: an id the trainer tokenizer's normalizer f
 describe.runIf(!open('V19-4'))(
   "V19-4 closed: every sandbox job waits in its client's turn, charged by its cost",
   () => {
-    it("V19-4: another client's step goes before a client's second /v1/episodes/score replay (sandbox-gate.ts)", async () => {
+    it("V19-4: another client's step goes before a client's second /v1/episodes/score replay", async () => {
       const libraryDir = mkdtempSync(join(root, 'lib-'));
       const library = SqliteLibrary.open(libraryDir, { create: true });
       const nameCheck = readFileSync(join(FIXTURES, '..', 'redteam-rtv', 'name-check.js'), 'utf8');

@@ -31,7 +31,7 @@ describe('SandboxGate', () => {
     await Promise.all(runs);
   });
 
-  it('charges by cost: a client of one-budget jobs gets as many turns as the costly client spends budgets', async () => {
+  it('charges by cost: a client of one-budget jobs gets a turn per budget the costly client spends', async () => {
     const gate = new SandboxGate(1);
     const log: string[] = [];
     const jobs = [
