@@ -68,6 +68,8 @@ export interface ProbeTarget {
   statedTolerance?: boolean;
   /** The acceptance regions the task states for a number ("within 0.1% of the exact balance is accepted"). */
   statedRegions?: readonly StatedRegion[];
+  /** The task states that several answers are right ("any one of them is accepted"): a near value may be one. */
+  statedSeveral?: boolean;
   /** Answers some instance of the sample has (lower case): a non-answer form that is one of them is no probe. */
   taken?: Set<string>;
   /** The validation seed: probe text drawn at random (prose) is drawn from it, so a verdict replays. */

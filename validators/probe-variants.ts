@@ -6,6 +6,7 @@ import type { Family, Probe, ProbeTarget } from './probe-types.js';
 import { caseFlips, joinItems, negations, normalizeAnswer, perturbNumbers, shapeOf, type Shape } from './answers.js';
 import { tokenGuesses } from './prompt-lists.js';
 import { promptTokens, statedControl } from './probe-forms.js';
+import { innerMoves, placeMoves, roundedMoves, withinReferences } from './value-moves.js';
 
 export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Probe[] {
   const ref = t.episode.reference;
@@ -14,7 +15,9 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
   const rate = (family: Family, form: string, variant: string) =>
     probes.push({ family, form, response: withContent(ref, variant), coincident: normalizeAnswer(variant) === right });
   // A near value inside the region the task states is right by the task's terms: probed beyond that region instead.
-  for (const [form, v] of numberVariants(content, shape, t.statedTolerance === true)) {
+  for (const [form, v] of numberVariants(content, shape, t.statedTolerance === true, t.index)) {
+    // Where the task states several answers are right, a move within the level's references may be one of them.
+    if (t.statedSeveral && withinReferences(v, t.peers)) continue;
     const beyond = statedControl(t.statedRegions, content, v);
     rate('perturbed', beyond === null ? form : 'a number twice the stated tolerance away', beyond ?? v);
   }
@@ -48,7 +51,7 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
       'one item swapped for another instance’s',
       joinItems(
         shape,
-        items.map((x, i) => (i === items.length >> 1 ? foreign : x)),
+        items.map((x, i) => (i === t.index % items.length ? foreign : x)),
       ),
     );
   // A list that leaves items out is a different answer: a verifier that checks only what is listed pays it.
@@ -98,16 +101,30 @@ export function variantProbes(t: ProbeTarget, content: string, shape: Shape): Pr
 }
 
 /**
- * A number ±1 (the first and the last); a decimal is moved by three units of its last place instead of one
+ * A number ±1 (the first, the last and an inner one, rotating), an integer moved at its higher places; a decimal
+ * is moved by three units of its last place instead of one
  * (a verifier within one unit is rounding as the task says; none where the task states a tolerance), and by
  * one in its integer part.
  */
-function numberVariants(content: string, shape: Shape, statedTolerance: boolean): Array<[string, string]> {
+function numberVariants(
+  content: string,
+  shape: Shape,
+  statedTolerance: boolean,
+  index: number,
+): Array<[string, string]> {
   const t = content.trim();
   const decimal = shape.kind === 'number' && /^[+-]?\d*\.\d+$/.test(t);
   const far: Array<[string, string]> =
     shape.kind === 'integer' || decimal ? [['a number far off', String(Number(t) * 1000 + 7)]] : [];
-  if (!decimal) return [...perturbNumbers(content).map((v): [string, string] => ['a number ±1', v]), ...far];
+  const inner = innerMoves(content, index);
+  if (!decimal)
+    return [
+      ...perturbNumbers(content).map((v): [string, string] => ['a number ±1', v]),
+      ...inner,
+      ...placeMoves(content, index),
+      ...roundedMoves(content),
+      ...far,
+    ];
   const places = t.length - t.indexOf('.') - 1;
   const value = Number(t);
   const unit = 10 ** -places;
@@ -119,6 +136,7 @@ function numberVariants(content: string, shape: Shape, statedTolerance: boolean)
     ...small,
     ['a decimal ±1', (value + 1).toFixed(places)],
     ['a decimal ±1', (value - 1).toFixed(places)],
+    ...inner,
     ...far,
   ];
 }

@@ -83,6 +83,9 @@ export function coarseRenderings(content: string): Rendering[] {
     // A move within two units of the last place is rounding, which a verifier may allow.
     if (!Number.isFinite(v) || Math.abs(v - truth) < 2 * unit - 1e-12 || seen.has(coarse)) continue;
     seen.add(coarse);
+    // A coarse value that is itself a plain value at the reference's precision (145 → 150) is a value move, not a
+    // notation (no control tells it apart): the perturbed family judges it by rate (value-moves.ts).
+    if (coarse === fine(v)) continue;
     const mirror = fine(truth + 0.9 * (truth - v));
     const controls = [fine(v), mirror].filter((c, i, all) => c !== coarse && c !== fine(truth) && all.indexOf(c) === i);
     out.push({ form, coarse, controls });

@@ -1,16 +1,31 @@
 // Answers near the reference (a number ±1 in exact arithmetic, a decimal moved by more than rounding, a
 // number far off, negated or case-flipped where the sample shows those carry information, a list item
-// swapped or left out, a word cut short): a valid answer only by chance, judged by rate over all levels and
-// at each level (a tolerance that opens at one level only). Reordered lists are measured only.
+// swapped or left out, a word cut short; every place covered over the sample: each inner number of a composite,
+// each digit place of an integer): a valid answer only by chance, judged by rate over all levels and at each
+// level (a tolerance that opens at one level only). Reordered lists are measured only.
 import { shapeOf } from '../answers.js';
 import { answerContent } from '../../sandbox/answer.js';
 import { batteryRequests, rateFamilyCheck } from './battery.js';
+
+/** Forms that move what other moves leave alone: an inner number, a higher digit place, the low digits rounded. */
+const COVERING = [
+  'an inner number ±1',
+  'a number moved at one of its higher places',
+  'an integer rounded to fewer significant figures',
+];
 
 export const perturbedCheck = rateFamilyCheck({
   name: 'perturbed',
   code: 'E_ACCEPTS_PERTURBED',
   requests: (ctx) => batteryRequests(ctx, ['perturbed', 'reordered']),
-  groups: (ran) => [['perturbed', ran.filter((x) => x.probe.family === 'perturbed')]],
+  // The moves that cover the answer's places are judged on their own too: a place never read is diluted in the pool.
+  groups: (ran) => {
+    const perturbed = ran.filter((x) => x.probe.family === 'perturbed');
+    return [
+      ['perturbed', perturbed],
+      ...COVERING.map((form): [string, typeof ran] => [form, perturbed.filter((x) => x.probe.form === form)]),
+    ];
+  },
   // Close answers keep partial credit in a fair verifier; for lists (partial credit per item) only full passes count.
   limits: (o, judged) => ({
     pass: { pooled: o.rateFamilyPassExcess, level: o.perturbedLevelPassExcess },

@@ -8,6 +8,7 @@ import { type StageContext } from '../context.js';
 import { shapeOf } from '../answers.js';
 import { sampleTraits, type JudgedOutcome } from '../hack-checks.js';
 import { statesTolerance, statedRegions } from '../probe-forms.js';
+import { statesSeveralAnswers } from '../value-moves.js';
 import type { Probe, ProbeTarget } from '../probe-types.js';
 import { LONG_BANDS } from '../probes.js';
 import { isArrangement } from '../prompt-lists.js';
@@ -105,6 +106,7 @@ function probeTargets(ctx: StageContext, byLevel: Map<number, Episode[]>): Probe
         ceiling: ctx.options.zeroToleranceCeiling,
         statedTolerance,
         statedRegions: statedRegions(stated),
+        statedSeveral: statesSeveralAnswers(stated),
         seed: ctx.validationSeed,
         ...traits,
       });
