@@ -57,6 +57,10 @@ describe('unplanned tools', () => {
     const cands = [{ tool: 'book', arg: 'guest_id', same: ['G300', 'G400'], others: [] }];
     // Only a tool a rule names can decide, so no other is played (redteam-trust18 R2).
     expect(unplannedOf(meta, body, 'submit', cands, 's', 'Book every guest.')).toEqual([]);
+    // A permission names the tool but governs nothing (redteam-trust18 R5).
+    expect(unplannedOf(meta, body, 'submit', cands, 's', 'An expired guest may hold a room until they renew.')).toEqual(
+      [],
+    );
     const rules = 'Never hold a room for an expired guest. Never rate a guest.';
     const us = unplannedOf(meta, body, 'submit', cands, 's', rules);
     const hold = us.find((u) => u.tool === 'hold_room');
@@ -75,21 +79,18 @@ describe('an unplanned tool decides', () => {
   });
   const hold: Action[] = [{ tool: 'hold_room', args: { guest_id: 'G300' } }];
 
-  const rule = 'Never hold a room for a guest whose passport has expired.';
-
-  it('a hold in no plan that takes what a booking takes decides only where a rule names it', () => {
-    expect(decidesUnplanned(hold, run(['$.holds.G300']), 4, new Set(), rule)).toBe(true);
-    // Sharing a path with a decision is no rule (redteam-trust18 R2: a waitlist writes the booking's status).
-    expect(decidesUnplanned(hold, run(['$.holds.G300']), 4, new Set(), '')).toBe(false);
+  it('a hold in no plan that a rule names decides where its call is accepted and changes the state', () => {
+    // That a rule names it is unplannedOf's test (above): a tool no rule names is never probed.
+    expect(decidesUnplanned(hold, run(['$.holds.G300']), 4, new Set())).toBe(true);
   });
 
   it('a call refused, changing nothing, or changing only bookkeeping, is none', () => {
-    expect(decidesUnplanned(hold, run(['$.holds.G300'], [5]), 4, new Set(), rule)).toBe(false);
-    expect(decidesUnplanned(hold, run([]), 4, new Set(), rule)).toBe(false);
-    expect(decidesUnplanned(hold, run(['$.log']), 4, new Set(['$.log']), rule)).toBe(false);
+    expect(decidesUnplanned(hold, run(['$.holds.G300'], [5]), 4, new Set())).toBe(false);
+    expect(decidesUnplanned(hold, run([]), 4, new Set())).toBe(false);
+    expect(decidesUnplanned(hold, run(['$.log']), 4, new Set(['$.log']))).toBe(false);
   });
 
-  it('a call a rule of the prompt names decides wherever it changes the state', () => {
-    expect(decidesUnplanned(hold, run(['$.notes.G300']), 4, new Set(), rule)).toBe(true);
+  it('a call decides wherever it changes the state, not only on a path a decision writes', () => {
+    expect(decidesUnplanned(hold, run(['$.notes.G300']), 4, new Set())).toBe(true);
   });
 });

@@ -253,7 +253,7 @@ export async function withheldTrials(
     // The tools in no plan whose probe shows a decision, on the decisive tool's entities (redteam-trust17 R7).
     const from = probed + unplanned.slice(0, k).reduce((m, us) => m + us.length, 0);
     const more = (unplanned[k] ?? []).flatMap((u, j): Pending[] => {
-      if (!decidesUnplanned(u.probe, out[from + j], s.body.length, book, s.ref.prompt ?? '')) return [];
+      if (!decidesUnplanned(u.probe, out[from + j], s.body.length, book)) return [];
       const heard = answered.get(u.c.tool);
       const groups = [u.c.same, ...(heard?.kept ?? [])].filter((g) => g.length > 0);
       const budget = budgetOf(groups, u.c.same, heard?.heard);

@@ -100,7 +100,7 @@ interface Changes {
 }
 
 /**
- * Whether an unplanned tool decides: a rule of `prompt` (a modal sentence) names the tool and one of its `probe` calls,
+ * Whether an unplanned tool decides: one of its `probe` calls (a tool a rule names: `unplannedOf` offers no other),
  * played from turn `from` of `run`, is accepted and changes the state beyond bookkeeping (`book`).
  */
 export function decidesUnplanned(
@@ -108,9 +108,7 @@ export function decidesUnplanned(
   run: (Changes & { ok: boolean; turns?: number }) | undefined,
   from: number,
   book: ReadonlySet<string>,
-  prompt: string,
 ): boolean {
-  if (probe[0] === undefined || statedRules(prompt, [probe[0].tool]).length === 0) return false;
   return probe.some((_, m) => {
     const at = from + m;
     if (!run?.ok || at >= (run.turns ?? 0) || run.rejected?.includes(at + 1)) return false;
