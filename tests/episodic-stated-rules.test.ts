@@ -73,6 +73,12 @@ describe('stated rules', () => {
     expect(of('A guest whose passport has expired may go on the waitlist until they renew it.')).toEqual([]);
     expect(of('You can book a guest before the check-in date.')).toEqual([]);
     expect(of('You may waitlist a guest, but never book one whose passport has expired.')).toEqual(['book']);
+    // The same permission written other ways: "feel free", "you're allowed to", an obligation lifted.
+    expect(of('Feel free to waitlist a guest whose passport has expired until they renew it.')).toEqual([]);
+    expect(of("You're allowed to waitlist an expired guest until they renew.")).toEqual([]);
+    expect(of("You don't have to waitlist an expired guest before they renew.")).toEqual([]);
+    expect(of('There is no need to waitlist an expired guest before they renew.')).toEqual([]);
+    expect(of('A guest is not required to waitlist before booking.')).toEqual([]);
     // A binding clause that names no tool binds the permission's tool; a negated permission is a prohibition.
     expect(of('Customers can be refunded with issue_refund, but only after approval.')).toEqual(['issue_refund']);
     expect(of('A guest whose passport has expired may not go on the waitlist until they renew it.')).toEqual([

@@ -14,11 +14,19 @@ const MODAL = new RegExp(
     String.raw`don't)\b`,
   'i',
 );
-/** Words that allow a call, and words that bind one (a prohibition or an obligation), within one clause. */
+/**
+ * Words that allow a call, words that lift an obligation ("need not", "you don't have to": a permission not to), and
+ * words that bind one (a prohibition or an obligation), within one clause.
+ */
 const PERMIT = new RegExp(
-  String.raw`\b(may|can|could|(?:is|are) (?:allowed|permitted|free|welcome) to|it is (?:fine|ok|okay) to|` +
-    String.raw`optional(?:ly)?|if (?:you|they) (?:like|wish|want))\b`,
+  String.raw`\b(may|can|could|(?:allowed|permitted|free|welcome) to|feel free|it is (?:fine|ok|okay) to|up to you|` +
+    String.raw`at (?:your|their) discretion|optional(?:ly)?|if (?:you|they) (?:like|wish|want))\b`,
   'i',
+);
+const OPTIONAL = new RegExp(
+  String.raw`\b(?:(?:do|does|did)(?:n't| not) (?:have|need) to|need not|needn't|(?:there is )?no need to|` +
+    String.raw`(?:is|are) not (?:required|mandatory|necessary|obliged))\b`,
+  'gi',
 );
 const BINDING = new RegExp(
   String.raw`\b(must|always|never|required?|requires|mandatory|needs? to|have to|has to|only|make sure|ensure|` +
@@ -42,7 +50,8 @@ export function permits(sentence: string, at: number, mentions: readonly number[
   for (let i = 0; i < cuts.length; i += 2) clauses.push([cuts[i] as number, cuts[i + 1] as number]);
   const own = clauses.find(([from, to]) => at >= from && at < to);
   if (!own) return false;
-  const text = ([from, to]: [number, number]) => sentence.slice(from, to);
+  // An obligation lifted is a permission, and its words ("don't have to") bind nothing.
+  const text = ([from, to]: [number, number]) => sentence.slice(from, to).replace(OPTIONAL, ' may ');
   if (!PERMIT.test(text(own)) || BINDING.test(text(own))) return false;
   return !clauses.some(([from, to]) => BINDING.test(text([from, to])) && !mentions.some((i) => i >= from && i < to));
 }
