@@ -3,6 +3,7 @@
 // whose manifest names a code those probes do not give.
 import { describe, expect, it } from 'vitest';
 import { episodicBaselines } from '../validators/checks/episodic-baselines.js';
+import { runEpisodicChecks } from '../validators/checks/episodic.js';
 import { CHECKS } from '../validators/checks/registry.js';
 import { DEFAULT_VALIDATOR_OPTIONS } from '../validators/options.js';
 import { judgedOptions, type RedteamEntry } from './helpers/redteam-manifest.js';
@@ -35,6 +36,13 @@ describe('episodicHackOptions', () => {
       expect.arrayContaining(['E_ACCEPTS_SHORTCUT', 'E_ACCEPTS_OTHER_EPISODE', 'E_ACCEPTS_NO_ACTION']),
     );
     for (const code of kept) expect(episodicHackOptions(code), code).toBeDefined();
+  });
+});
+
+describe('options.episodic.checks', () => {
+  it('refuses a name no episodic check has, rather than judging nothing', async () => {
+    const ctx = { stage: { options: { ...DEFAULT_VALIDATOR_OPTIONS, episodic: { checks: ['no-such-check'] } } } };
+    await expect(runEpisodicChecks(CHECKS, ctx as never)).rejects.toThrow(/names no episodic check: no-such-check/);
   });
 });
 

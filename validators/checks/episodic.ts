@@ -86,7 +86,11 @@ export async function runEpisodicChecks(
           )
         ).rollouts;
   const only = stage.options.episodic.checks;
-  const chosen = checksFor<EpisodicCheck>(registry, 'episodic').filter((c) => !only || only.includes(c.name));
+  const all = checksFor<EpisodicCheck>(registry, 'episodic');
+  // A name no episodic check has would silently judge nothing: an error, not a pass.
+  const unknown = (only ?? []).filter((n) => !all.some((c) => c.name === n));
+  if (unknown.length > 0) throw new Error(`options.episodic.checks names no episodic check: ${unknown.join(', ')}`);
+  const chosen = all.filter((c) => !only || only.includes(c.name));
   const plans = chosen.flatMap((check) => {
     const plan = check.plan(ctx);
     return plan ? [{ check, plan }] : [];
