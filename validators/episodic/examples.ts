@@ -60,22 +60,50 @@ const probeOf = (ask: ExampleAsk, kind: readonly number[]): AddedCall => {
 const takenByEffect = (p: AddedCall, [neutral, asIs, after]: readonly (RolloutResult | undefined)[]) =>
   (neutral?.ok === true && neutral.score < p.ref.score - 1e-9) || answeredOtherwise(p, asIs, after);
 
+/** One kind's call tried, with the outcomes of its requests. */
+interface Played {
+  probe: AddedCall;
+  out: RolloutResult[];
+}
+
+/**
+ * For each ask with two kinds or more, each kind's call (`probeOf`) played by `requestsOf` (a fixed number of requests
+ * a call), every ask's in one run; an ask with fewer kinds plays nothing.
+ */
+async function playKinds(
+  asks: readonly ExampleAsk[],
+  kinds: readonly (readonly (readonly number[])[])[],
+  requestsOf: (p: AddedCall) => RolloutRequest[],
+  run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
+): Promise<Played[][]> {
+  const probes = asks.map((a, i) => ((kinds[i] ?? []).length > 1 ? (kinds[i] ?? []).map((k) => probeOf(a, k)) : []));
+  const requests = probes.map((ps) => ps.map(requestsOf));
+  const all = requests.flat(2);
+  const out = all.length > 0 ? await run(all) : [];
+  let from = 0;
+  return probes.map((ps, i) =>
+    ps.map((probe, k) => {
+      const n = (requests[i]?.[k] ?? []).length;
+      from += n;
+      return { probe, out: out.slice(from - n, from) };
+    }),
+  );
+}
+
 /** Of some kinds (at least two), those whose call lies on the other side of the neutral call's refusal, if any. */
 async function apartFromNeutral(
   asks: readonly ExampleAsk[],
   kinds: readonly (readonly number[][])[],
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
 ): Promise<number[][][]> {
-  const sided = asks.flatMap((a, i) => ((kinds[i] ?? []).length > 1 ? (kinds[i] ?? []).map((k) => probeOf(a, k)) : []));
-  const out = sided.length > 0 ? await run(sided.flatMap((p) => traceRequests(p))) : [];
-  let from = 0;
-  return kinds.map((mine) => {
+  const played = await playKinds(asks, kinds, (p) => traceRequests(p), run);
+  return kinds.map((mine, i) => {
     if (mine.length < 2) return [...mine];
     const apart = mine.filter((_, k) => {
-      const t = tracesOf(sided[from + k] as AddedCall, out.slice(3 * (from + k), 3 * (from + k) + 3));
+      const { probe, out } = played[i]?.[k] as Played;
+      const t = tracesOf(probe, out);
       return t.call !== undefined && t.neutral !== undefined && shownRefused(t.neutral, [t.call]);
     });
-    from += mine.length;
     return apart.length > 0 ? apart : [...mine];
   });
 }
@@ -91,20 +119,20 @@ async function examplesOf(
   run: (requests: RolloutRequest[]) => Promise<RolloutResult[]>,
 ): Promise<LoggedCall[][]> {
   const kinds = asks.map((a) => kindsOf(a).slice(0, EXAMPLE_KINDS));
-  const tried = asks.flatMap((a, i) => ((kinds[i] ?? []).length > 1 ? (kinds[i] ?? []).map((k) => probeOf(a, k)) : []));
-  const out =
-    tried.length > 0
-      ? await run(tried.flatMap((p) => [neutralRequests(p)[1] as RolloutRequest, ...answerRequests(p)]))
-      : [];
-  let from = 0;
-  const admitted = kinds.map((mine) => {
-    if (mine.length < 2) return [];
-    const shown = mine.filter((_, k) =>
-      takenByEffect(tried[from + k] as AddedCall, out.slice(3 * (from + k), 3 * (from + k) + 3)),
-    );
-    from += mine.length;
-    return shown;
-  });
+  const played = await playKinds(
+    asks,
+    kinds,
+    (p) => [neutralRequests(p)[1] as RolloutRequest, ...answerRequests(p)],
+    run,
+  );
+  const admitted = kinds.map((mine, i) =>
+    mine.length < 2
+      ? []
+      : mine.filter((_, k) => {
+          const { probe, out } = played[i]?.[k] as Played;
+          return takenByEffect(probe, out);
+        }),
+  );
   const kept = await apartFromNeutral(asks, admitted, run);
   return asks.map((a, i) => {
     const chosen = (kept[i] ?? []).length > 0 ? (kept[i] ?? []).flat() : changingCalls(a.actions, a.replay, a.tool);
