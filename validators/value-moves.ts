@@ -5,6 +5,12 @@
 import type { Episode } from '../sandbox/episodes.js';
 import { answerContent } from '../sandbox/answer.js';
 
+/** The forms of the moves that cover an answer's places (checks/perturbed.ts judges each on its own too). */
+export const PLACE_MOVE = 'a number moved at one of its higher places';
+export const ROUNDED_MOVE = 'an integer rounded to fewer significant figures';
+export const INNER_MOVE = 'an inner number ±1';
+export const COVERING_MOVES: readonly string[] = [INNER_MOVE, PLACE_MOVE, ROUNDED_MOVE];
+
 /** Places a double still tells apart: a move below them is the host's rounding, which an honest verifier may do. */
 const DOUBLE_BITS = 50;
 
@@ -23,7 +29,7 @@ export function placeMoves(content: string, index: number): Array<[string, strin
   const chosen = [...new Set([places[(2 * index) % places.length], places[(2 * index + 1) % places.length]])];
   return chosen.map((k, j): [string, string] => {
     const step = 10n ** BigInt(k as number);
-    return ['a number moved at one of its higher places', String(j % 2 === 0 ? value + step : value - step)];
+    return [PLACE_MOVE, String(j % 2 === 0 ? value + step : value - step)];
   });
 }
 
@@ -41,7 +47,7 @@ export function roundedMoves(content: string): Array<[string, string]> {
     const rounded = Math.round(value / scale) * scale;
     if (Math.abs(rounded - value) >= 2) out.add(String(rounded));
   }
-  return [...out].map((v): [string, string] => ['an integer rounded to fewer significant figures', v]);
+  return [...out].map((v): [string, string] => [ROUNDED_MOVE, v]);
 }
 
 /** Plain numerals of a text, with where they stand (an integer or a decimal, signed). */
@@ -63,7 +69,7 @@ export function innerMoves(content: string, index: number): Array<[string, strin
     const moved = String(BigInt(whole) + d);
     const sign = whole.startsWith('-') && moved === '0' ? '-' : '';
     const text = fraction === undefined ? moved : `${sign}${moved}.${fraction}`;
-    return ['an inner number ±1', content.slice(0, m.index) + text + content.slice((m.index as number) + m[0].length)];
+    return [INNER_MOVE, content.slice(0, m.index) + text + content.slice((m.index as number) + m[0].length)];
   });
 }
 

@@ -5,14 +5,8 @@
 // level (a tolerance that opens at one level only). Reordered lists are measured only.
 import { shapeOf } from '../answers.js';
 import { answerContent } from '../../sandbox/answer.js';
+import { COVERING_MOVES } from '../value-moves.js';
 import { batteryRequests, rateFamilyCheck } from './battery.js';
-
-/** Forms that move what other moves leave alone: an inner number, a higher digit place, the low digits rounded. */
-const COVERING = [
-  'an inner number ±1',
-  'a number moved at one of its higher places',
-  'an integer rounded to fewer significant figures',
-];
 
 export const perturbedCheck = rateFamilyCheck({
   name: 'perturbed',
@@ -23,7 +17,7 @@ export const perturbedCheck = rateFamilyCheck({
     const perturbed = ran.filter((x) => x.probe.family === 'perturbed');
     return [
       ['perturbed', perturbed],
-      ...COVERING.map((form): [string, typeof ran] => [form, perturbed.filter((x) => x.probe.form === form)]),
+      ...COVERING_MOVES.map((form): [string, typeof ran] => [form, perturbed.filter((x) => x.probe.form === form)]),
     ];
   },
   // Close answers keep partial credit in a fair verifier; for lists (partial credit per item) only full passes count.
