@@ -4,6 +4,7 @@
 import { INNER_WRITTEN, writtenDate } from './dates.js';
 import { tokensOf } from './probes.js';
 import { idValue } from './structure.js';
+import { escape } from './adversaries-values.js';
 
 /** Shown values tried an argument at most (the looks' budget bounds them all). */
 export const SHOWN_VALUES = 4;
@@ -22,7 +23,6 @@ const DATE_WORDS = /date|day|yyyy/i;
 /** Words of a name too generic to find the value written after them. */
 const GENERIC = new Set(['id', 'ids', 'the', 'and', 'for', 'name', 'value', 'text', 'query']);
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const patternOf = (p: string | undefined): RegExp | null => {
   if (p === undefined) return null;
   try {

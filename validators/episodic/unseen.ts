@@ -4,6 +4,7 @@
 // entity there proves nothing: the ids the world's own state holds are the texts shown instead.
 import type { Action } from './adversaries.js';
 import { idValue } from './structure.js';
+import { escape } from './adversaries-values.js';
 
 /** Where a world's entities come from as far as the validator sees it: the texts before the plan and the state. */
 export interface EntitySource {
@@ -13,7 +14,6 @@ export interface EntitySource {
   state: string;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Whether `text` writes `value` as a whole token (no letter or digit either side), in any letter case. */
 const holds = (text: string, value: string) =>
   new RegExp(`(?:^|[^A-Za-z0-9])${escape(value)}(?![A-Za-z0-9])`, 'i').test(text.slice(0, 20_000));
