@@ -9,7 +9,7 @@ const shows = (text: string | undefined, value: string): boolean =>
   text !== undefined && new RegExp(sentPattern([value]).source, 'i').test(text);
 
 /** Whether turn `j` of a run was played, not refused, and changed the state. */
-const changedAt = (r: TurnsRun, j: number): boolean =>
+export const changedAt = (r: TurnsRun, j: number): boolean =>
   j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
 
 /** The calls of a plan on one entity, and for each reached by an id a call on it issued, that call. */

@@ -7,7 +7,7 @@
 import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { RolloutResult } from '../../sandbox/rollouts.js';
 import { propsOf, type Action } from './adversaries.js';
-import { callsOn, type OnEntity } from './entity-calls.js';
+import { callsOn, changedAt, type OnEntity } from './entity-calls.js';
 import { NO_SUCH } from './neutral.js';
 import { maskSent, sentOf, sentPattern } from './sent-mask.js';
 import type { TurnsRun } from './withheld.js';
@@ -30,13 +30,16 @@ export function nobodyFor(meta: EpisodicMeta, tool: string, arg: string): string
   return NO_SUCH.slice(0, s?.maxLength ?? NO_SUCH.length).padEnd(s?.minLength ?? 0, '0');
 }
 
+/** Plan `body` with the calls `pick` chooses naming `nobody` as their entity (`arg`): their effect taken out. */
+const neutralWhere = (body: readonly Action[], arg: string, nobody: string, pick: (a: Action, j: number) => boolean) =>
+  body.map((a, j) => (pick(a, j) ? { tool: a.tool, args: { ...a.args, [arg]: nobody } } : a));
+
 /** Plan `body` with every call of `tool` naming `nobody` as its entity (`arg`): the tool's effect taken out. */
 export const neutralized = (body: readonly Action[], tool: string, arg: string, nobody: string): Action[] =>
-  body.map((a) => (a.tool === tool ? { tool, args: { ...a.args, [arg]: nobody } } : a));
+  neutralWhere(body, arg, nobody, (a) => a.tool === tool);
 
-/** Whether turn `j` (from 0) of a run was played, not refused, and changed the state. */
-const changed = (r: TurnsRun, j: number) =>
-  j >= 0 && j < r.turns && !r.rejected.includes(j + 1) && (r.changes?.[j]?.length ?? 0) > 0;
+/** Whether turn `j` (from 0) of a run was played, not refused, and changed the state (entity-calls.ts changedAt). */
+const changed = (r: TurnsRun, j: number) => j >= 0 && changedAt(r, j);
 
 /** Whether turn `j` of a run was played, not refused, and changed a path beyond bookkeeping (`book`). */
 const changedBeyond = (r: TurnsRun, j: number, book: ReadonlySet<string>) =>
@@ -60,8 +63,7 @@ export const neutralizedOn = (
   arg: string,
   e: string,
   nobody: string,
-): Action[] =>
-  body.map((a) => (a.tool === tool && a.args[arg] === e ? { tool, args: { ...a.args, [arg]: nobody } } : a));
+): Action[] => neutralWhere(body, arg, nobody, (a) => a.tool === tool && a.args[arg] === e);
 
 /** An entity a step may let a later call through on, and the plan's calls on it (`callsOn`). */
 export interface Through extends OnEntity {
@@ -135,7 +137,7 @@ export function letsThrough(
 
 /** Plan `body` with call `index` alone naming `nobody` as its entity (`arg`): that call's effect taken out. */
 export const neutralizedAt = (body: readonly Action[], index: number, arg: string, nobody: string): Action[] =>
-  body.map((a, i) => (i === index ? { tool: a.tool, args: { ...a.args, [arg]: nobody } } : a));
+  neutralWhere(body, arg, nobody, (_, j) => j === index);
 
 /** The indices of the calls of `tool` in plan `body`. */
 export const callsOf = (body: readonly Action[], tool: string): number[] =>
