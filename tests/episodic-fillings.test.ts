@@ -1,7 +1,7 @@
 // Fillings checked on an allowed entity (redteam-trust18 R1, R6): an added call's argument comes from a source that
 // gives the reference's own value on another entity it decided, read from every text that shows the entity.
 import { describe, expect, it } from 'vitest';
-import { relationsOf } from '../validators/episodic/derived.js';
+import { ROUNDINGS, relationsOf } from '../validators/episodic/derived.js';
 import { checkedCall, controlsOf, readEntities, rowOf } from '../validators/episodic/fillings.js';
 import { shapeOf } from '../validators/episodic/structure.js';
 import { A, metaWith, tool } from './helpers/episodic-meta.js';
@@ -51,6 +51,34 @@ describe('fillings checked on an allowed entity', () => {
     const filled = checkedCall(desk, booked[0] as never, 'guest_id', 'G303', booked, { reads, shown: [] });
     expect(filled.call.args).toEqual({ guest_id: 'G303', date: '2026-05-20', nights: 7 });
     expect(filled.unconfirmed).toEqual([]);
+  });
+
+  it('fills a rounded quotient the control confirms (the whole nights a prepaid amount covers)', () => {
+    const rough: Record<string, string> = {
+      G101: 'G101: check-in 2026-03-01; prepaid $800 at $150 a night.',
+      G202: 'G202: check-in 2026-04-10; prepaid $380 at $120 a night.',
+      G303: 'G303: check-in 2026-05-20; prepaid $1450 at $200 a night.',
+    };
+    const seen = { reads: (e: string) => [rough[e] ?? ''], shown: [] };
+    expect(checkedCall(desk, booked[0] as never, 'guest_id', 'G303', booked, seen).call.args.nights).toBe(7);
+    expect(
+      relationsOf(
+        5,
+        new Map([
+          ['n0.0', 800],
+          ['n0.1', 150],
+        ]),
+        false,
+        ['/'],
+        4,
+        ROUNDINGS,
+      )[0],
+    ).toEqual({
+      op: '/',
+      a: 'n0.0',
+      b: 'n0.1',
+      round: { digits: 0, how: 'round' },
+    });
   });
 
   it("fills from the entity's listing row where its own read shows nothing", () => {

@@ -31,7 +31,22 @@ export interface Relation {
   op: '-' | '+' | '*' | '/' | '%';
   a: string;
   b: string;
+  /** A rounding of the result: to whole units or cents, half up, down or up (fillings.ts only). */
+  round?: Rounding;
 }
+
+/** How a computed value is rounded: its decimals and the direction. */
+export interface Rounding {
+  digits: 0 | 2;
+  how: 'round' | 'floor' | 'ceil';
+}
+
+/** The roundings a computed argument is tried with, after the exact value (each a candidate a control must confirm). */
+export const ROUNDINGS: readonly Rounding[] = (['round', 'floor', 'ceil'] as const).flatMap((how) =>
+  ([0, 2] as const).map((digits) => ({ digits, how })),
+);
+const rounded = (x: number, r: Rounding | undefined) =>
+  r === undefined ? x : Math[r.how](Math.round(x * 10 ** r.digits * 1e6) / 1e6) / 10 ** r.digits;
 
 const apply = (op: Relation['op'], x: number, y: number) =>
   op === '-' ? x - y : op === '+' ? x + y : op === '*' ? x * y : op === '/' ? x / y : (x * y) / 100;
@@ -52,6 +67,7 @@ export function relationsOf(
   date: boolean,
   ops: readonly Relation['op'][],
   cap: number,
+  roundings: readonly Rounding[] = [],
 ): Relation[] {
   const keys = [...values.keys()];
   const rank = (k: string) => (k.startsWith('d') ? 0 : k.startsWith('n') ? 1 : 2);
@@ -65,10 +81,15 @@ export function relationsOf(
     return x || y ? x && y && op === '-' : op === '-' || op === '/' || a < b;
   };
   const out: Relation[] = [];
-  for (const op of ops)
-    for (const [a, b] of pairs)
-      if (out.length < cap && fits(op, a, b) && near(apply(op, values.get(a) as number, values.get(b) as number), v))
-        out.push({ op, a, b });
+  // The exact value first, then each rounding of a number (never of a date).
+  for (const round of [undefined, ...(date ? [] : roundings)])
+    for (const op of ops)
+      for (const [a, b] of pairs) {
+        const x = apply(op, values.get(a) as number, values.get(b) as number);
+        const fresh = round === undefined || !near(x, v);
+        if (out.length < cap && fits(op, a, b) && fresh && near(rounded(x, round), v))
+          out.push(round ? { op, a, b, round } : { op, a, b });
+      }
   return out;
 }
 
@@ -76,7 +97,7 @@ export function relationsOf(
 export function valueOf(relation: Relation, values: ReadonlyMap<string, number>): number | undefined {
   const x = values.get(relation.a);
   const y = values.get(relation.b);
-  return x === undefined || y === undefined ? undefined : apply(relation.op, x, y);
+  return x === undefined || y === undefined ? undefined : rounded(apply(relation.op, x, y), relation.round);
 }
 
 /**

@@ -6,14 +6,14 @@ import type { EpisodicMeta } from '../../contract/episodic.js';
 import type { Rollout, RolloutResult } from '../../sandbox/rollouts.js';
 import { propsOf, type Action } from './adversaries.js';
 import { writtenDate } from './dates.js';
-import { relationsOf, shownValues, valueOf, type Relation } from './derived.js';
+import { ROUNDINGS, relationsOf, shownValues, valueOf, type Relation } from './derived.js';
 import { tokensOf } from './probes.js';
 import { shapeOf } from './structure.js';
 import { alike, filledCall, spells } from './withheld.js';
 
 /** The operations a computed argument is tried as (a quotient, a percentage beside relationOf's), and how many. */
 const OPS: readonly Relation['op'][] = ['-', '+', '*', '/', '%'];
-const RELATIONS = 6;
+const RELATIONS = 12;
 /** Controls per call: the reference's other calls of the tool. */
 export const CONTROLS = 2;
 
@@ -105,7 +105,7 @@ export function sourcesOf(
     return values;
   };
   const target = date?.form === 'date' ? date.at : (v as number);
-  const relations = relationsOf(target, valuesOf(mine, template.args), date !== null, OPS, RELATIONS);
+  const relations = relationsOf(target, valuesOf(mine, template.args), date !== null, OPS, RELATIONS, ROUNDINGS);
   const derived = relations.map(
     (relation): Source =>
       (texts, args) => {
