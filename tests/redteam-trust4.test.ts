@@ -1,9 +1,9 @@
-// Red teams rt28, rt28b, rt-final, rt6, rt9, rt11 to rt17 and rt17's fixers on the episodic trust checks (issue 28):
-// the manifests of tests/fixtures/redteam-trust4/ to redteam-trust7/, redteam-trust9/, redteam-trust11/ to 17/ and
-// redteam-trust17-*/ list hacks and honest twins; each entry is judged at the recorded validation seeds. A closed
-// entry is decided right and must stay so; an open one is a finding of FINDINGS.md that the validator decides wrong
-// today: its test asserts the wrong verdict, so CI stays green while the hole exists and fails the day a fix closes it
-// (then mark it closed).
+// Red teams rt28, rt28b, rt-final, rt6, rt9, rt11 to rt18, rt20 and rt17's fixers on the episodic trust checks
+// (issue 28): the manifests of tests/fixtures/redteam-trust4/ to redteam-trust7/, redteam-trust9/, redteam-trust11/ to
+// 18/, redteam-trust20/ and redteam-trust17-*/ list hacks and honest twins; each entry is judged at the recorded
+// validation seeds. A closed entry is decided right and must stay so; an open one is a finding of FINDINGS.md that the
+// validator decides wrong today: its test asserts the wrong verdict, so CI stays green while the hole exists and fails
+// the day a fix closes it (then mark it closed).
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectDecided, judge, readFixture, readRedteam } from './helpers/redteam-manifest.js';
 import { validationSeeds } from './helpers/validation-seeds.js';
@@ -25,6 +25,7 @@ const MANIFEST = readRedteam([
   'redteam-trust17-trace',
   'redteam-trust17-pool',
   'redteam-trust18',
+  'redteam-trust20',
 ]);
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
