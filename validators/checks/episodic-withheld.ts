@@ -25,8 +25,7 @@ import {
 } from '../episodic/withheld.js';
 import { adversaryFamily, decisiveTools, firstEpisodeOfEachLevel, referenceState } from './episodic-ablation.js';
 import { replayOf, scoreOf, type EpisodicCheck } from './episodic.js';
-import type { Finding } from './rules.js';
-import { acceptedHidden } from './withheld-accepted.js';
+import { acceptedHidden, addedCallFinding } from './withheld-accepted.js';
 import { placeRouteCalls } from './withheld-routes.js';
 import { withheldTrials, type Trial } from './withheld-trials.js';
 
@@ -293,35 +292,9 @@ export const episodicWithheld: EpisodicCheck = {
         );
         const byValue = new Set(hidden.filter((_, j) => beyond[j]));
         const recorded = (l: WithheldLog, r: RolloutResult | undefined, k: number) => accepted(l, r) && byValue.has(k);
-        const findings: Finding[] = logs.map((l, k) => {
-          const ref = ctx.refs[l.of] as Rollout;
-          const r = results[k];
-          const score = scoreOf(r);
-          const stored = recorded(l, r, k);
-          return {
-            rule: 'zero',
-            code: 'E_RULE_IGNORED',
-            check: 'episodic-withheld',
-            judged: stored ? score + 1e-6 : 0,
-            ceiling: ref.score,
-            what: 'added withheld call',
-            form:
-              `${l.tool} on ${l.entity}, an entity the reference left alone (seed ${ref.seed}, level ${ref.level}): ` +
-              `the plan${l.cheap ? ` ${l.cheap}` : ''} plus ${JSON.stringify(l.call.args).slice(0, 80)}` +
-              (l.follow ? `, then ${l.follow.call.tool} (the call it lets through)` : ''),
-            evidence: () => ({
-              tool: l.tool,
-              entity: l.entity,
-              call: JSON.stringify(l.call).slice(0, 200),
-              ...(l.follow ? { follow: JSON.stringify(l.follow.call).slice(0, 200) } : {}),
-              recorded: stored,
-              seed: ref.seed,
-              level: ref.level,
-              score,
-              reference: ref.score,
-            }),
-          };
-        });
+        const findings = logs.map((l, k) =>
+          addedCallFinding(l, ctx.refs[l.of] as Rollout, scoreOf(results[k]), recorded(l, results[k], k)),
+        );
         return {
           findings,
           metrics: {
