@@ -1,0 +1,35 @@
+// Red team v20 (Trust V, session 16): each open finding of tests/fixtures/redteam-v20/FINDINGS.md asserted still there,
+// so the suite stays green while it is open and fails the day a fix closes it (then flip its manifest entry to "closed"
+// and turn the assertion into the fix's own). The scripts run from dist/: npm run build first.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v20');
+const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
+const manifest = JSON.parse(fixture('manifest.json')) as Array<{ id: string; status: string }>;
+const open = (id: string) => manifest.some((e) => e.id === id && e.status === 'open');
+
+/** A fixture script's last stdout line, parsed (each prints one JSON line). */
+const runScript = (name: string, args: string[], timeout: number): Promise<Record<string, unknown>> =>
+  new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(FIXTURES, name), ...args], { timeout }, (error, stdout, stderr) =>
+      error
+        ? reject(new Error(`${name} failed: ${stderr.slice(-2000)}`))
+        : resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string)),
+    ),
+  );
+
+describe.runIf(open('V20-1'))('V20-1 open: unfinished request bodies take the memory of every client', () => {
+  it("V20-1: one client's unfinished 32 MB bodies kill a service with a 1 GB data limit; 4 do not", async () => {
+    const control = await runScript('held-bodies.mjs', ['4', '768', '1024'], 120_000);
+    expect(control.serverExit, JSON.stringify(control)).toBeNull();
+    expect(control.honestDuring).toBe(200);
+    const attack = await runScript('held-bodies.mjs', ['20', '768', '1024'], 120_000);
+    expect(attack.honestBefore, JSON.stringify(attack)).toBe(200);
+    // Still open: the service died of the bytes one client had not finished sending.
+    expect(attack.serverExit).not.toBeNull();
+    expect(attack.honestDuring).toBe('server exited');
+  }, 240_000);
+});
