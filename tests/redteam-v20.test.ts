@@ -33,3 +33,15 @@ describe.runIf(open('V20-1'))('V20-1 open: unfinished request bodies take the me
     expect(attack.honestDuring).toBe('server exited');
   }, 240_000);
 });
+
+describe.runIf(open('V20-2'))('V20-2 open: a step waits for every call of the shared job it is packed into', () => {
+  it("V20-2: one client's 64 valid steps are all answered before another client's one cheap step", async () => {
+    const r = await runScript('shared-job-wait.mjs', ['64', '22'], 240_000);
+    // No call of the attacker's fails: this is not rtv-2 (failures) but the job's length.
+    expect(r.attackerStatuses, JSON.stringify(r)).toEqual({ 200: 64 });
+    expect((r.victimUnderAttack as { status: number }).status).toBe(200);
+    // Still open: the victim's step is answered only when the job of the attacker's calls ends (a fair share would
+    // answer it after at most a call or two of the attacker's).
+    expect(r.attackerBeforeVictim).toBeGreaterThanOrEqual(60);
+  }, 300_000);
+});
