@@ -58,3 +58,16 @@ describe.runIf(open('V20-3'))(
     }, 180_000);
   },
 );
+
+describe.runIf(open('V20-4'))("V20-4 open: a client's own incidents push a quarantine's evidence out", () => {
+  it('V20-4: 10,000 client-input incidents on one environment un-quarantine another (tripwire evidence gone)', async () => {
+    const r = await runScript('evidence-flood.mjs', ['2', '10000'], 400_000);
+    expect(r.tripCheckBefore, JSON.stringify(r)).toBe('409 E_QUARANTINED');
+    // The client's requests make incidents of its own through the service (what the flood is made of).
+    expect(r.incidentsFromClientRequests).toBe(2);
+    expect(r.realShape).toEqual({ code: 'E_TIMEOUT', fn: 'step(action log)', confirmed: true, hasClient: true });
+    // Still open: the tripwire's evidence left the library's window and the environment is served again.
+    expect(r.tripEvidenceLeft).toBe(0);
+    expect(r.tripCheckAfter).toBe(200);
+  }, 420_000);
+});
