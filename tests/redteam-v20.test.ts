@@ -5,6 +5,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { IncidentRecord } from '../library/contract.js';
+import { IncidentLog } from '../library/quarantine.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'redteam-v20');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
@@ -70,4 +72,25 @@ describe.runIf(open('V20-4'))("V20-4 open: a client's own incidents push a quara
     expect(r.tripEvidenceLeft).toBe(0);
     expect(r.tripCheckAfter).toBe(200);
   }, 420_000);
+});
+
+describe.runIf(open('V20-5'))("V20-5 open: each item's quarantine check scans every open incident", () => {
+  it("V20-5: one item's check reads all 1,000 client incidents of its environment (none of which quarantine)", () => {
+    const hash = 'a'.repeat(64);
+    let reads = 0;
+    const rows = Array.from({ length: 1_000 }, (_, i) => {
+      const row = { hash, name: 'last-number', version: 1, seed: i, level: 1, fn: 'verify(response)', message: 'm' };
+      Object.assign(row, { origin: 'serve', confirmed: true, client: 'c0', id: i + 1, createdAt: '', resolved: null });
+      // Every read of an incident's code is counted: quarantineReason reads each incident's at least once.
+      Object.defineProperty(row, 'code', { enumerable: true, get: () => (reads++, 'E_TIMEOUT') });
+      return row as unknown as IncidentRecord;
+    });
+    const log = new IncidentLog(join(FIXTURES, 'no-library'), 'serve', true, () => {});
+    log.refresh(rows);
+    expect(log.quarantined(hash)).toBeNull(); // one client's incidents: not quarantined, as designed
+    reads = 0;
+    log.quarantined(hash);
+    // Still open: the check an item pays is linear in its environment's incidents (a fix keeps the verdict, O(1)).
+    expect(reads).toBeGreaterThanOrEqual(1_000);
+  });
 });
