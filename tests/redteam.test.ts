@@ -567,7 +567,7 @@ function singleTurnCorpus(title: string, dir: string) {
     const all = readRedteam([dir]);
     // Its code entries are judged by tests/redteam-code.test.ts (a code validation is a slow tier).
     const entries = all.filter((e) => e.kind === 'single-turn');
-    it('names each module once, each a single-turn or code module of the folder, with a known verdict and status', () => {
+    it('names each module once, a single-turn or code module of the folder, with a known verdict and status', () => {
       expect(new Set(all.map((e) => e.file)).size).toBe(all.length);
       for (const e of all) {
         expect(['single-turn', 'code'], e.file).toContain(e.kind);
