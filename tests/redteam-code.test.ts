@@ -11,9 +11,12 @@ import { expectDecided, judge, readFixture, readRedteam } from './helpers/redtea
 import { validationSeeds } from './helpers/validation-seeds.js';
 import { SandboxPool } from '../sandbox/pool.js';
 
-// With the code entries of red team rtS (tests/fixtures/redteam-st19/; tests/redteam.test.ts judges its single-turn
-// ones).
-const MANIFEST = [...readRedteam(['redteam-code']), ...readRedteam(['redteam-st19']).filter((e) => e.kind === 'code')];
+// With the code entries of red teams rtS and rts20 (tests/fixtures/redteam-st19/ and redteam-st20/;
+// tests/redteam.test.ts judges their single-turn ones).
+const MANIFEST = [
+  ...readRedteam(['redteam-code']),
+  ...readRedteam(['redteam-st19', 'redteam-st20']).filter((e) => e.kind === 'code'),
+];
 const pool = new SandboxPool({ workers: 2 });
 afterAll(() => pool.close());
 const SLOW = { timeout: 400_000 };

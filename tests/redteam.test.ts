@@ -558,31 +558,36 @@ describe('red team, class 1: host harm', () => {
   }, 120_000);
 });
 
-// Red team rtS (session 15) on the single-turn verifiers: tests/fixtures/redteam-st19/'s manifest. An open entry is a
-// finding of its FINDINGS.md that the validator decides wrong today: asserted wrong at seed 11, so CI stays green
-// while the hole exists and fails the day a fix closes it (then mark it closed, judged at 11, 22 and 33).
-describe('red team rtS: tests/fixtures/redteam-st19/', () => {
-  const all = readRedteam(['redteam-st19']);
-  // Its code entries are judged by tests/redteam-code.test.ts (a code validation is a slow tier).
-  const entries = all.filter((e) => e.kind === 'single-turn');
-  it('names each module once, each a single-turn or code module of the folder, with a known verdict and status', () => {
-    expect(new Set(all.map((e) => e.file)).size).toBe(all.length);
-    for (const e of all) {
-      expect(['single-turn', 'code'], e.file).toContain(e.kind);
-      expect(['reject', 'admit']).toContain(e.expect);
-      expect(['open', 'closed']).toContain(e.status);
-      expect(e.class.length).toBeGreaterThan(0);
-    }
+// Red team rtS (session 15) and rts20 (session 16) on the single-turn verifiers: tests/fixtures/redteam-st19/'s and
+// redteam-st20/'s manifests. An open entry is a finding of its FINDINGS.md that the validator decides wrong today:
+// asserted wrong at seed 11, so CI stays green while the hole exists and fails the day a fix closes it (then mark it
+// closed, judged at 11, 22 and 33).
+function singleTurnCorpus(title: string, dir: string) {
+  describe(title, () => {
+    const all = readRedteam([dir]);
+    // Its code entries are judged by tests/redteam-code.test.ts (a code validation is a slow tier).
+    const entries = all.filter((e) => e.kind === 'single-turn');
+    it('names each module once, a single-turn or code module of the folder, with a known verdict and status', () => {
+      expect(new Set(all.map((e) => e.file)).size).toBe(all.length);
+      for (const e of all) {
+        expect(['single-turn', 'code'], e.file).toContain(e.kind);
+        expect(['reject', 'admit']).toContain(e.expect);
+        expect(['open', 'closed']).toContain(e.status);
+        expect(e.class.length).toBeGreaterThan(0);
+      }
+    });
+    it.each(entries.map((e) => [e.file, e] as const))(
+      '%s is decided as its status says at seed 11',
+      async (_f, e) => {
+        const { codes, text } = await judge(pool, e, 11);
+        const rejected = codes.length > 0;
+        const right = rejected === (e.expect === 'reject');
+        expect(right, `${text}; an open entry is decided wrong, a closed one right`).toBe(e.status === 'closed');
+        if (e.status === 'closed' && e.code) expect(codes, text).toContain(e.code);
+      },
+      240_000,
+    );
   });
-  it.each(entries.map((e) => [e.file, e] as const))(
-    '%s is decided as its status says at seed 11',
-    async (_f, e) => {
-      const { codes, text } = await judge(pool, e, 11);
-      const rejected = codes.length > 0;
-      const right = rejected === (e.expect === 'reject');
-      expect(right, `${text}; an open entry is decided wrong, a closed one right`).toBe(e.status === 'closed');
-      if (e.status === 'closed' && e.code) expect(codes, text).toContain(e.code);
-    },
-    240_000,
-  );
-});
+}
+singleTurnCorpus('red team rtS: tests/fixtures/redteam-st19/', 'redteam-st19');
+singleTurnCorpus('red team rts20: tests/fixtures/redteam-st20/', 'redteam-st20');
