@@ -131,6 +131,7 @@ export function fitRestatement(train: Array<{ mentions: Mention[]; target: numbe
         train.map((x) => ({ sums: sumsOf(termsOf(x.mentions, keyed, products)), target: x.target })),
       );
       if (!best || fit > best.fit) best = { keyed, products, coefficients, fit };
+      if (fit === 1) return best;
     }
   }
   return best;
@@ -178,7 +179,11 @@ export function learnedRestatements(
       const mentions = target === null ? null : mentionsOf(e.instance.prompt);
       if (mentions && target !== null) halves[i % 2]?.push({ mentions, target });
     });
-  const policies = halves.map((train) => (train.length >= 4 ? fitRestatement(train) : null));
+  // The second half is fitted only where the first yields a policy (most tasks' answers are no such composition).
+  const fitted = (train: Array<{ mentions: Mention[]; target: number }> = []) =>
+    train.length >= 4 ? fitRestatement(train) : null;
+  const first = fitted(halves[0]);
+  const policies = [first, first && first.fit >= MIN_FIT ? fitted(halves[1]) : null];
   const out = new Map<Episode, { policy: string; text: string }>();
   for (const e of probed) {
     const half = halfOf.get(e);

@@ -16,7 +16,7 @@ export interface SignFit {
 }
 
 /** Keys beyond this many (the most frequent kept) are left at zero by the linear proposal. */
-const MAX_SOLVED = 240;
+const MAX_SOLVED = 120;
 const SWEEPS = 8;
 
 export const exactly = (residual: number, target: number) => Math.abs(residual) <= 1e-9 * Math.max(1, Math.abs(target));
@@ -68,22 +68,19 @@ function proposal(instances: readonly KeyedSums[], columns: Map<string, Map<numb
     .sort((a, b) => (columns.get(b) as Map<number, number>).size - (columns.get(a) as Map<number, number>).size)
     .slice(0, MAX_SOLVED);
   const scale = keys.map((k) => Math.hypot(...(columns.get(k) as Map<number, number>).values()) || 1);
-  const cols = keys.map((k, i) =>
-    [...(columns.get(k) as Map<number, number>)].map(([j, v]) => [j, v / (scale[i] as number)] as const),
-  );
-  const gram = keys.map(() => new Array<number>(keys.length).fill(0));
-  const rhs = keys.map(
-    (_, a) => cols[a]?.reduce((s, [j, v]) => s + v * (instances[j] as KeyedSums).target, 0) as number,
-  );
-  for (let a = 0; a < keys.length; a++) {
-    const byRow = new Map(cols[a]);
-    for (let b = a; b < keys.length; b++) {
-      let s = 0;
-      for (const [j, v] of cols[b] as ReadonlyArray<readonly [number, number]>) s += (byRow.get(j) ?? 0) * v;
-      (gram[a] as number[])[b] = s;
-      (gram[b] as number[])[a] = s;
+  // Row by row: each instance adds the products of its own keys' scaled sums (its few keys, not every pair of keys).
+  const index = new Map(keys.map((k, i) => [k, i]));
+  const gram = keys.map((_, a) => new Array<number>(keys.length).fill(0).map((v, b) => (a === b ? 1e-9 : v)));
+  const rhs = new Array<number>(keys.length).fill(0);
+  for (const { sums, target } of instances) {
+    const row = [...sums].flatMap(([k, v]) => {
+      const i = index.get(k);
+      return i === undefined ? [] : [[i, v / (scale[i] as number)] as const];
+    });
+    for (const [a, va] of row) {
+      rhs[a] = (rhs[a] as number) + va * target;
+      for (const [b, vb] of row) (gram[a] as number[])[b] = ((gram[a] as number[])[b] as number) + va * vb;
     }
-    (gram[a] as number[])[a] = ((gram[a] as number[])[a] as number) + 1e-9;
   }
   const x = solve(gram, rhs);
   return new Map(
