@@ -65,6 +65,17 @@ const columns: Make = (r) => {
   return { prompt: prompt.join('\n'), answer: start + rows.reduce((s, [, v]) => s + v, 0) };
 };
 
+/** Signs by a section heading: the numbers listed under "Money in:" and "Money out:". */
+const sections: Make = (r) => {
+  const ins = Array.from({ length: r.int(1, 4) }, () => r.int(1, 99));
+  const outs = Array.from({ length: r.int(1, 4) }, () => r.int(1, 99));
+  const start = r.int(100, 500);
+  const prompt = [`Cash at the start: ${start}.`, '', 'Money in:', ...ins.map((v) => `- ${v}`), '', 'Money out:'];
+  prompt.push(...outs.map((v) => `- ${v}`), '', 'How much cash is left?');
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return { prompt: prompt.join('\n'), answer: start + sum(ins) - sum(outs) };
+};
+
 /** Products by "each": boxes of a count each, plus loose items. */
 const each: Make = (r) => {
   const boxes = r.int(2, 9);
@@ -101,7 +112,7 @@ function heldOut(make: Make): number {
 }
 
 describe('learned restatements', () => {
-  it('keys each number by the words beside it on its line and its table column', () => {
+  it('keys each number by the words beside it on its line, its table column or its section', () => {
     const m = mentionsOf('| # | kind | amount |\n|---|---|---|\n| 2 | withdrawal | 35 |\nOpens at -5.') as Mention[];
     expect(m.map((x) => [x.value, x.text])).toEqual([
       [2, '2'],
@@ -109,13 +120,16 @@ describe('learned restatements', () => {
       [-5, '5'],
     ]);
     expect(m[1]?.keys).toEqual(['withdrawal', '$', 'withdrawal', '$', 'withdrawal _ $', '| amount']);
-    expect(m[2]?.keys[0]).toBe('at');
+    expect(m[2]?.keys).toEqual(['at', '$', 'opens at', '$', 'at _ $', ': at']);
+    const listed = mentionsOf('Money out:\n- 7\n- 9\n\nTotal 3') as Mention[];
+    expect(listed.map((x) => x.keys[5])).toEqual(['money out: ^', 'money out: ^', ': total']);
     expect(mentionsOf('No numbers here.')).toBeNull();
   });
 
   it.each([
     ['a ledger whose operators are verbs and kinds', ledger],
     ['signs carried by column headings', columns],
+    ['signs carried by section headings', sections],
     ['products carried by "each"', each],
   ])('restates %s on prompts it was not fitted on', (_name, make) => {
     expect(heldOut(make)).toBe(1);

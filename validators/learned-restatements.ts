@@ -7,14 +7,15 @@ import { answerContent } from '../sandbox/answer.js';
 import type { Episode } from '../sandbox/episodes.js';
 import { fitSigns } from './sign-fit.js';
 
-/** How a number's context is keyed: the word(s) beside it on its line, or its table column's heading. */
+/** How a number's context is keyed: the word(s) beside it on its line, or the heading above it (its table column's,
+ * or its section's with the word before). */
 const KEYS = [
   'the word before',
   'the word after',
   'the two words before',
   'the two words after',
   'the words around',
-  'the column heading',
+  'the heading above',
 ] as const;
 /** Mentions beyond this are not restated (a prompt of many numbers is restated by its first ones only). */
 const MAX_NUMBERS = 80;
@@ -53,8 +54,12 @@ export function mentionsOf(prompt: string): Mention[] | null {
   const out: Mention[] = [];
   const lines = prompt.slice(0, 20_000).split('\n');
   let heading: string[] | null = null;
+  // A section: the lines after a heading line ("Withdrawals:", no number), up to a blank line.
+  let section = '';
   for (let l = 0; l < lines.length; l++) {
     const line = lines[l] as string;
+    if (!/\S/.test(line)) section = '';
+    else if (!/\d/.test(line) && /:\s*$/.test(line)) section = words(line).slice(-3).join(' ');
     if (!line.includes('|')) heading = null;
     else if (isRule(lines[l + 1] ?? '')) heading = line.split('|');
     const tokens = [...line.matchAll(/(?<![\w.])-?\d+(?:\.\d+)?|\d+(?:\.\d+)?|[A-Za-z]+/g)].slice(0, 400);
@@ -84,7 +89,7 @@ export function mentionsOf(prompt: string): Mention[] | null {
           before.slice(-2).join(' ') || '^',
           after.slice(0, 2).join(' ') || '$',
           `${prev} _ ${next}`,
-          column === null ? prev : `| ${column}`,
+          column === null ? `${section}: ${prev}` : `| ${column}`,
         ],
       });
     });
