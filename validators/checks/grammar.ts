@@ -1,8 +1,8 @@
 // The verifier's grammar probed with the question itself: where a verifier accepts more than a bare value (it
 // evaluates an expression, a formula, a program), the prompt's own expressions transcribed into its answer
 // language, the prompt's numbers joined by its operator words in order, and its numbers signed by the words beside
-// them (a map learned on the other half of the sample) must not pay: an answer that restates the question has
-// solved nothing. Judged by rate against chance (the restatement is the answer).
+// them or the heading above (a map learned on the other half of the sample) must not pay: an answer that restates
+// the question has solved nothing. Judged by rate against chance (the restatement is the answer).
 import { answerContent, withContent } from '../../sandbox/answer.js';
 import { normalizeAnswer } from '../answers.js';
 import { learnedRestatements } from '../learned-restatements.js';
@@ -10,8 +10,9 @@ import type { Probe } from '../probe-types.js';
 import { restatements } from '../restatements.js';
 import { rateFamilyCheck } from './battery.js';
 
-/** One form for the learned restatements, whichever words each half's map reads. */
-const LEARNED = "the prompt's numbers, each signed by a word beside it (a map learned on the other half)";
+/** One form for the learned restatements, whichever key each half's map reads. */
+const LEARNED =
+  "the prompt's numbers, each signed by the words beside it or the heading above (a map learned on the other half)";
 
 const key = (v: string) => normalizeAnswer(v).replace(/\s+/g, '').toLowerCase();
 
