@@ -88,7 +88,7 @@ describe('structural moves of the arguments', () => {
     expect(judge(meta, sample(3, 20, draw(false))).problems).toEqual([]);
   });
 
-  it('rejects a string built from a list whose hidden lists arrive sorted ("the words sorted, joined by spaces")', () => {
+  it('rejects a string built from a list whose hidden lists arrive sorted ("the words sorted and joined")', () => {
     const draw = (pre: boolean) => (r: Rng) => {
       const t = (words: string[]): CodeTest => ({ input: [words], output: [...words].sort().join(' ') });
       const words = () => Array.from({ length: r.int(3, 7) }, () => word(r));

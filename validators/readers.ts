@@ -19,7 +19,7 @@ export interface PreparedFamily {
   credit(rule: string, i: number, j: number): number;
   /** Fixed chance on sample `i` (1/K options); absent: chance is the rule read against other instances' answers. */
   nominal?(i: number): number;
-  /** What `rule` earns on sample `i` that is no sign of a shortcut (a code move on its own examples): chance's floor. */
+  /** What `rule` earns on sample `i` that is no sign of a shortcut (a code move on its examples): chance's floor. */
   floor?(rule: string, i: number): number;
   describe(rule: string): string;
 }

@@ -2,7 +2,8 @@
 // (code/features.ts; for a list or string output, a structural move of the arguments: code/moves.ts) is fitted on
 // half of the instances' hidden tests with the declared comparator as the loss and judged on the other half against
 // chance (readers.ts: the single-turn reader's fit and judge); beside it, a table of what the other half of the
-// level's prompts showed (their examples) and, separately, of their hidden tests, which throws on any other input. Host work only: it reads the tests the reference passed and runs nothing.
+// level's prompts showed (their examples) and, separately, of their hidden tests, which throws on any other input.
+// Host work only: it reads the tests the reference passed and runs nothing.
 import type { CodeMeta, CodeTest } from '../../contract/code.js';
 import { outputsMatch } from '../../contract/compare.js';
 import type { CodeInstance } from '../../kinds/code.js';
@@ -145,7 +146,8 @@ export const codeReader: CodeCheck = {
           ...f,
           check: 'code-reader',
           policy:
-            'a program returning a rule of cheap features or structural moves of its arguments, fitted on the other half of ' +
+            'a program returning a rule of cheap features or structural moves of its arguments, fitted on the ' +
+            'other half of ' +
             (f.tolerance.pooled === undefined ? "the level's tests" : "every level's tests"),
           evidence: (level) => {
             const { family, rules } = f.evidence(level) as { family: string; rules: string[] };
