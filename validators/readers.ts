@@ -19,6 +19,8 @@ export interface PreparedFamily {
   credit(rule: string, i: number, j: number): number;
   /** Fixed chance on sample `i` (1/K options); absent: chance is the rule read against other instances' answers. */
   nominal?(i: number): number;
+  /** What `rule` earns on sample `i` that is no sign of a shortcut (a code move on its examples): chance's floor. */
+  floor?(rule: string, i: number): number;
   describe(rule: string): string;
 }
 
@@ -95,11 +97,12 @@ export function judgeReaders(samples: readonly ReaderSample[], families: readonl
         { length: Math.min(PEERS, members.length - 1) },
         (_, k) => members[(at + k + 1) % members.length] as number,
       );
-      const chance = prepared.nominal
+      const read = prepared.nominal
         ? prepared.nominal(i)
         : others.length
           ? others.reduce((a, o) => a + prepared.credit(rule, i, o), 0) / others.length
           : 0;
+      const chance = Math.max(read, prepared.floor?.(rule, i) ?? 0);
       const shown = judged.examples.get(key) ?? [];
       if (win > 0 && shown.length < 2)
         judged.examples.set(key, [
