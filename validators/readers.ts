@@ -7,6 +7,7 @@ import type { ProblemCode } from '../contract/codes.js';
 import type { Episode } from '../sandbox/episodes.js';
 import { answerContent } from '../sandbox/answer.js';
 import type { RateFinding, Trial } from './checks/rules.js';
+import { fitGatedRule, type GateOptions, promptGates } from './reader-gates.js';
 
 /** What a reader reads of an instance: its prompt and its reference (seed and level for evidence). */
 export type ReaderSample = Pick<Episode, 'seed' | 'level' | 'reference'> & { instance: { prompt: string } };
@@ -39,7 +40,13 @@ export interface ReaderJudgement {
   pooled: Trial[];
   /** The rules fitted, per level (null: over all levels), one per half. */
   rules: Map<number | null, string[]>;
-  examples: Map<number | null, Array<{ seed: number; level: number; answer: string }>>;
+  /** Per level (null: over all levels) or per gate (its description). */
+  examples: Map<number | string | null, Array<{ seed: number; level: number; answer: string }>>;
+  /**
+   * Where gates are asked for: per gate fitted on either half (reader-gates.ts), the samples of that gate in the
+   * other half judged with the gated rule.
+   */
+  gated: Array<{ gate: string; rules: string[]; trials: Trial[] }>;
 }
 
 const PEERS = 3;
@@ -54,11 +61,21 @@ function fitRule(family: PreparedFamily, members: number[]): string | null {
   return best;
 }
 
+/** The peers of member `at` of `members` whose answers chance is read against: the ones after it in turn. */
+const peersOf = (members: readonly number[], at: number) =>
+  Array.from({ length: Math.min(PEERS, members.length - 1) }, (_, k) => members[(at + k + 1) % members.length] as number);
+
 /**
  * Each family fitted and judged two-fold: per level (rules fitted on the level's even instances judge its
- * odd ones, and the other way round) and pooled (rules fitted on every level's even instances…).
+ * odd ones, and the other way round), pooled (rules fitted on every level's even instances…) and, where `gates`
+ * are asked for, gated (a gate and a rule fitted together on every level's even instances judge the odd ones the
+ * gate holds…).
  */
-export function judgeReaders(samples: readonly ReaderSample[], families: readonly ReaderFamily[]): ReaderJudgement[] {
+export function judgeReaders(
+  samples: readonly ReaderSample[],
+  families: readonly ReaderFamily[],
+  gates?: GateOptions,
+): ReaderJudgement[] {
   const levels = new Map<number, number[]>();
   samples.forEach((s, i) => {
     const members = levels.get(s.level);
@@ -85,16 +102,12 @@ export function judgeReaders(samples: readonly ReaderSample[], families: readonl
       pooled: [],
       rules: new Map(),
       examples: new Map(),
+      gated: [],
     };
-    const trial = (rule: string | null, i: number, members: number[], key: number | null): Trial => {
+    const trial = (rule: string | null, i: number, others: number[], key: number | string | null): Trial => {
       const level = (samples[i] as ReaderSample).level;
       if (rule === null) return { level, win: 0, chance: prepared.nominal?.(i) ?? 0 };
       const win = prepared.credit(rule, i, i);
-      const at = position.get(i) as number;
-      const others = Array.from(
-        { length: Math.min(PEERS, members.length - 1) },
-        (_, k) => members[(at + k + 1) % members.length] as number,
-      );
       const chance = prepared.nominal
         ? prepared.nominal(i)
         : others.length
@@ -120,7 +133,14 @@ export function judgeReaders(samples: readonly ReaderSample[], families: readonl
         rules.map((r) => (r === null ? 'none' : prepared.describe(r))),
       );
       for (const i of members)
-        judged.level.push(trial(rules[1 - (fold.get(i) as number)] as string | null, i, members, level));
+        judged.level.push(
+          trial(
+            rules[1 - (fold.get(i) as number)] as string | null,
+            i,
+            peersOf(members, position.get(i) as number),
+            level,
+          ),
+        );
     }
     const all = [...levels.values()];
     const pooledRules = [0, 1].map((h) =>
@@ -135,10 +155,48 @@ export function judgeReaders(samples: readonly ReaderSample[], families: readonl
     );
     for (const members of all)
       for (const i of members)
-        judged.pooled.push(trial(pooledRules[1 - (fold.get(i) as number)] as string | null, i, members, null));
+        judged.pooled.push(
+          trial(
+            pooledRules[1 - (fold.get(i) as number)] as string | null,
+            i,
+            peersOf(members, position.get(i) as number),
+            null,
+          ),
+        );
+    if (gates) judged.gated = judgeGated(samples, gates, fold, prepared, trial);
     out.push(judged);
   }
   return out;
+}
+
+/**
+ * The gated judgement: the gate and rule fitted on one half judge the other half's samples that gate holds (chance:
+ * the rule against the answers of other samples it holds), per gate.
+ */
+function judgeGated(
+  samples: readonly ReaderSample[],
+  options: GateOptions,
+  fold: Map<number, number>,
+  family: PreparedFamily,
+  trial: (rule: string, i: number, others: number[], key: string) => Trial,
+): ReaderJudgement['gated'] {
+  const gates = promptGates(
+    samples.map((s) => s.instance.prompt),
+    options.minShare,
+  );
+  const halves = [0, 1].map((h) => samples.map((_, i) => i).filter((i) => fold.get(i) === h));
+  const minMembers = Math.ceil((options.minShare * samples.length) / 2);
+  const byGate = new Map<string, ReaderJudgement['gated'][number]>();
+  halves.forEach((half, h) => {
+    const fitted = fitGatedRule(gates, half, family.fit, minMembers, options.z);
+    if (!fitted) return;
+    const judged = fitted.gate.members.filter((i) => fold.get(i) === 1 - h);
+    const entry = byGate.get(fitted.gate.describe) ?? { gate: fitted.gate.describe, rules: [], trials: [] };
+    byGate.set(entry.gate, entry);
+    entry.rules.push(family.describe(fitted.rule));
+    entry.trials.push(...judged.map((i, at) => trial(fitted.rule, i, peersOf(judged, at), entry.gate)));
+  });
+  return [...byGate.values()];
 }
 
 /** The rate findings of the judgements: per level and pooled, each with its own tolerance. */
@@ -180,6 +238,18 @@ export function readerFindings(
         minTrials,
         evidence,
       },
+      // A gate is a scope a policy can tell apart like a level: judged with the level's tolerance.
+      ...j.gated.map((g) => ({
+        rule: 'rate' as const,
+        code: j.code,
+        check: 'readers',
+        policy: `a rule read off the prompt (${j.family}) on ${g.gate}, fitted with that gate on half the instances and scored on the other half`,
+        trials: g.trials,
+        tolerance: { pooled: t.level },
+        z,
+        minTrials,
+        evidence: () => ({ family: j.family, gate: g.gate, rules: g.rules, examples: j.examples.get(g.gate) ?? [] }),
+      })),
     ];
   });
 }
