@@ -31,6 +31,8 @@ export function lineLayout(line: string): string {
     .trim();
 }
 
+const cut = (text: string) => (text.length > 60 ? `${text.slice(0, 59)}…` : text);
+
 /** The binary features of a prompt a policy can read without solving anything, each with its description. */
 function promptFeatures(prompt: string): Map<string, string> {
   const text = prompt.slice(0, MAX_TEXT);
@@ -40,10 +42,10 @@ function promptFeatures(prompt: string): Map<string, string> {
   };
   const lines = text.split('\n');
   add(`n:${lines.length}`, `a line count of ${lines.length}`);
-  for (const m of text.toLowerCase().matchAll(/\p{L}{2,24}/gu)) add(`w:${m[0]}`, `the word ${JSON.stringify(m[0])}`);
+  for (const m of text.toLowerCase().matchAll(/\p{L}{1,24}/gu)) add(`w:${m[0]}`, `the word ${JSON.stringify(m[0])}`);
   for (const line of lines) {
     const layout = lineLayout(line);
-    if (layout) add(`l:${layout}`, `a line laid out ${JSON.stringify(layout)}`);
+    if (layout) add(`l:${layout}`, `a line laid out ${JSON.stringify(cut(layout))}`);
   }
   return out;
 }
@@ -72,9 +74,11 @@ export function promptGates(prompts: readonly string[], minShare: number): Gate[
     seen.add(id);
     gates.push({ describe, members });
   };
-  // Presence first: a set of prompts is named by a feature they show where one does.
-  for (const { describe, members } of holders.values()) offer(`the prompts with ${describe}`, members);
-  for (const { describe, members } of holders.values()) {
+  // A feature held by too few or too many prompts makes no gate either way; presence first, so a set of prompts is
+  // named by a feature they show where one does.
+  const fit = [...holders.values()].filter((h) => h.members.length >= low && n - h.members.length >= low);
+  for (const { describe, members } of fit) offer(`the prompts with ${describe}`, members);
+  for (const { describe, members } of fit) {
     const has = new Set(members);
     offer(
       `the prompts without ${describe}`,

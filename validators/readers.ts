@@ -7,7 +7,7 @@ import type { ProblemCode } from '../contract/codes.js';
 import type { Episode } from '../sandbox/episodes.js';
 import { answerContent } from '../sandbox/answer.js';
 import type { RateFinding, Trial } from './checks/rules.js';
-import { fitGatedRule, type GateOptions, promptGates } from './reader-gates.js';
+import { fitGatedRule, type Gate, type GateOptions, promptGates } from './reader-gates.js';
 
 /** What a reader reads of an instance: its prompt and its reference (seed and level for evidence). */
 export type ReaderSample = Pick<Episode, 'seed' | 'level' | 'reference'> & { instance: { prompt: string } };
@@ -63,7 +63,10 @@ function fitRule(family: PreparedFamily, members: number[]): string | null {
 
 /** The peers of member `at` of `members` whose answers chance is read against: the ones after it in turn. */
 const peersOf = (members: readonly number[], at: number) =>
-  Array.from({ length: Math.min(PEERS, members.length - 1) }, (_, k) => members[(at + k + 1) % members.length] as number);
+  Array.from(
+    { length: Math.min(PEERS, members.length - 1) },
+    (_, k) => members[(at + k + 1) % members.length] as number,
+  );
 
 /**
  * Each family fitted and judged two-fold: per level (rules fitted on the level's even instances judge its
@@ -85,6 +88,13 @@ export function judgeReaders(
   const fold = new Map<number, number>();
   const position = new Map<number, number>();
   for (const members of levels.values()) members.forEach((i, k) => (fold.set(i, k % 2), position.set(i, k)));
+  const gated = gates && {
+    ...gates,
+    gates: promptGates(
+      samples.map((s) => s.instance.prompt),
+      gates.minShare,
+    ),
+  };
   const out: ReaderJudgement[] = [];
   for (const family of families) {
     const raw = family.prepare(samples);
@@ -163,7 +173,7 @@ export function judgeReaders(
             null,
           ),
         );
-    if (gates) judged.gated = judgeGated(samples, gates, fold, prepared, trial);
+    if (gated) judged.gated = judgeGated(samples, gated, fold, prepared, trial);
     out.push(judged);
   }
   return out;
@@ -175,15 +185,12 @@ export function judgeReaders(
  */
 function judgeGated(
   samples: readonly ReaderSample[],
-  options: GateOptions,
+  options: GateOptions & { gates: readonly Gate[] },
   fold: Map<number, number>,
   family: PreparedFamily,
   trial: (rule: string, i: number, others: number[], key: string) => Trial,
 ): ReaderJudgement['gated'] {
-  const gates = promptGates(
-    samples.map((s) => s.instance.prompt),
-    options.minShare,
-  );
+  const { gates } = options;
   const halves = [0, 1].map((h) => samples.map((_, i) => i).filter((i) => fold.get(i) === h));
   const minMembers = Math.ceil((options.minShare * samples.length) / 2);
   const byGate = new Map<string, ReaderJudgement['gated'][number]>();
@@ -199,14 +206,27 @@ function judgeGated(
   return [...byGate.values()];
 }
 
-/** The rate findings of the judgements: per level and pooled, each with its own tolerance. */
+/**
+ * The rate findings of the judgements: per level and pooled, each with its own tolerance, then the gated ones (after
+ * every family's own, so a gate's finding never displaces them in a report).
+ */
 export function readerFindings(
   judged: readonly ReaderJudgement[],
   tolerance: (family: string) => { level: number; pooled: number },
   z: number,
   minTrials: number,
 ): RateFinding[] {
-  return judged.flatMap((j) => {
+  const finding = (j: ReaderJudgement, trials: Trial[], scope: RateFinding['tolerance'], policy: string) => ({
+    rule: 'rate' as const,
+    code: j.code,
+    check: 'readers',
+    policy,
+    trials,
+    tolerance: scope,
+    z,
+    minTrials,
+  });
+  const own = judged.flatMap((j): RateFinding[] => {
     const t = tolerance(j.family);
     const evidence = (level: number | null) => ({
       family: j.family,
@@ -214,42 +234,26 @@ export function readerFindings(
       examples: j.examples.get(level) ?? [],
     });
     const policy =
-      `a rule read off the prompt (${j.family}), fitted on half the instances and ` + `scored on the other half`;
+      `a rule read off the prompt (${j.family}), fitted on half the instances and ` + 'scored on the other half';
     return [
-      {
-        rule: 'rate' as const,
-        code: j.code,
-        check: 'readers',
-        policy,
-        trials: j.level,
-        tolerance: { level: t.level },
-        z,
-        minTrials,
-        evidence,
-      },
-      {
-        rule: 'rate' as const,
-        code: j.code,
-        check: 'readers',
-        policy,
-        trials: j.pooled,
-        tolerance: { pooled: t.pooled },
-        z,
-        minTrials,
-        evidence,
-      },
-      // A gate is a scope a policy can tell apart like a level: judged with the level's tolerance.
-      ...j.gated.map((g) => ({
-        rule: 'rate' as const,
-        code: j.code,
-        check: 'readers',
-        policy: `a rule read off the prompt (${j.family}) on ${g.gate}, fitted with that gate on half the instances and scored on the other half`,
-        trials: g.trials,
-        tolerance: { pooled: t.level },
-        z,
-        minTrials,
-        evidence: () => ({ family: j.family, gate: g.gate, rules: g.rules, examples: j.examples.get(g.gate) ?? [] }),
-      })),
+      { ...finding(j, j.level, { level: t.level }, policy), evidence },
+      { ...finding(j, j.pooled, { pooled: t.pooled }, policy), evidence },
     ];
   });
+  // A gate is a scope a policy can tell apart like a level: judged with the level's tolerance.
+  const gated = judged.flatMap((j) =>
+    j.gated.map(
+      (g): RateFinding => ({
+        ...finding(
+          j,
+          g.trials,
+          { pooled: tolerance(j.family).level },
+          `a rule read off the prompt (${j.family}) on ${g.gate}, fitted with that gate on half the instances and ` +
+            'scored on the other half',
+        ),
+        evidence: () => ({ family: j.family, gate: g.gate, rules: g.rules, examples: j.examples.get(g.gate) ?? [] }),
+      }),
+    ),
+  );
+  return [...own, ...gated];
 }
