@@ -108,6 +108,25 @@ describe('gated readers', () => {
     expect(failing(samples).gated.join('; ')).toContain('"ledger"');
   });
 
+  it('reject the leak keyed on a layout alone (a third of the tables carry an unheaded balance column)', () => {
+    const tables = (wide: (i: number) => boolean) =>
+      Array.from({ length: 240 }, (_, i): ReaderSample => {
+        const opening = 50 + draw(i, 3, 200);
+        let balance = opening;
+        const rows = Array.from({ length: 3 + (i % 8) }, (_, k) => {
+          const e = (draw(i, 10 + k, 4) ? 1 : -1) * (1 + draw(i, 30 + k, 90));
+          balance += e;
+          return `| ${k + 1} | ${e > 0 ? 'deposit' : 'withdrawal'} | ${Math.abs(e)} |${wide(i) ? ` ${balance} |` : ''}`;
+        });
+        const prompt = [`The account opens at ${opening}:`, ...rows, 'The closing balance?'].join('\n');
+        return { seed: i, level: 1 + (i % 8), reference: `<answer>${balance}</answer>`, instance: { prompt } };
+      });
+    const leak = failing(tables((i) => draw(i, 0, 3) === 0));
+    expect(leak.ungated).toEqual([]);
+    expect(leak.gated.join('; ')).toContain('the prompts with a line laid out "| # | a | # | # |"');
+    expect(failing(tables(() => false)).gated).toEqual([]);
+  });
+
   it('admit the twin (no shape prints the balance) and a sample whose numbers are all noise', () => {
     expect(failing(balanceSamples(() => false))).toEqual({ gated: [], ungated: [] });
     const noise = Array.from({ length: 240 }, (_, i): ReaderSample => {
