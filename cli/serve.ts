@@ -106,7 +106,7 @@ export function registerServe(program: Command, io: Io): void {
     )
     .option(
       '--client-body-budget <bytes>',
-      "bytes of request bodies one client may hold at once (default: a quarter of --body-budget); past it 503",
+      'bytes of request bodies one client may hold at once (default: a quarter of --body-budget); past it 503',
       integerOption('--client-body-budget', 1),
     )
     .option(

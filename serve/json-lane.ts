@@ -40,6 +40,9 @@ const SJP = (() => {
 /** A parse's outcome: the value, or invalid (not JSON, or a forbidden key). */
 export type Parsed = { value?: unknown; invalid?: boolean };
 
+/** Clients whose last turn is remembered (the least recent are forgotten: they go first again, as new ones do). */
+const MAX_REMEMBERED = 10_000;
+
 interface Job {
   id: number;
   resolve(answer: Parsed): void;
@@ -56,8 +59,11 @@ export interface LaneBody {
 }
 
 export class JsonLane {
-  /** Each client's parses waiting, in the order clients are served (a served client goes to the back). */
+  /** Each client's parses waiting. */
   private readonly waiting = new Map<string, Job[]>();
+  /** When each client was last served (a turn number), the least recent first. */
+  private readonly served = new Map<string, number>();
+  private turn = 0;
   private worker: Worker | null = null;
   /** Bumped when a thread dies: a body whose chunks went to a dead thread fails. */
   private generation = 0;
@@ -105,12 +111,17 @@ export class JsonLane {
 
   private next(): void {
     if (this.running || this.closed) return;
-    const first = this.waiting.entries().next();
-    if (first.done) return;
-    const [principal, queue] = first.value;
+    // The waiting client served longest ago (or never) goes first.
+    let principal: string | null = null;
+    for (const p of this.waiting.keys())
+      if (principal === null || (this.served.get(p) ?? 0) < (this.served.get(principal) ?? 0)) principal = p;
+    if (principal === null) return;
+    const queue = this.waiting.get(principal) as Job[];
     const job = queue.shift() as Job;
-    this.waiting.delete(principal);
-    if (queue.length > 0) this.waiting.set(principal, queue); // to the back: the next client goes first
+    if (queue.length === 0) this.waiting.delete(principal);
+    this.served.delete(principal);
+    this.served.set(principal, ++this.turn);
+    if (this.served.size > MAX_REMEMBERED) this.served.delete(this.served.keys().next().value as string);
     this.running = job;
     this.thread().postMessage({ id: job.id, parse: true });
   }
@@ -118,7 +129,11 @@ export class JsonLane {
   private thread(): Worker {
     if (this.worker) return this.worker;
     // The thread runs a few lines: a small code range, which also fits a process under a data limit (ulimit -d).
-    const worker = new Worker(PARSER, { eval: true, workerData: { sjp: SJP }, resourceLimits: { codeRangeSizeMb: 16 } });
+    const worker = new Worker(PARSER, {
+      eval: true,
+      workerData: { sjp: SJP },
+      resourceLimits: { codeRangeSizeMb: 16 },
+    });
     worker.unref(); // an idle parser keeps nothing alive; the server's close ends it
     worker.on('message', (answer: Parsed & { id: number }) => {
       const job = this.running;
@@ -147,4 +162,8 @@ export class JsonLane {
 
 const closing = () => new ServeError(503, 'E_CLOSING', 'the service is shutting down');
 const restarted = () =>
-  new ServeError(503, 'E_OVERLOADED', "the body parser failed on another body while this one waited; retry (it's safe)");
+  new ServeError(
+    503,
+    'E_OVERLOADED',
+    "the body parser failed on another body while this one waited; retry (it's safe)",
+  );

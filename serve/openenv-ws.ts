@@ -30,7 +30,11 @@ const TRY_AGAIN_LATER = 1013;
 
 /** A message's size in bytes, as ws delivers it (one Buffer, fragments, or an ArrayBuffer). */
 const byteLength = (data: RawData) =>
-  Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data instanceof ArrayBuffer ? data.byteLength : data.length;
+  Array.isArray(data)
+    ? data.reduce((n, b) => n + b.length, 0)
+    : data instanceof ArrayBuffer
+      ? data.byteLength
+      : data.length;
 
 /** The optional `turn` of a WebSocket step's data (the idempotency key, as an HTTP step's `turn`). */
 function turnOf(data: unknown): number | undefined {
