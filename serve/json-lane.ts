@@ -142,7 +142,7 @@ export class JsonLane {
       job.resolve(answer);
       this.next();
     });
-    // A parse that kills its thread (out of memory on a body's nesting) fails the bodies it held; a new thread serves on.
+    // A parse that kills its thread (out of memory) fails the bodies it held; a new thread serves on.
     const failed = () => {
       if (this.worker !== worker) return;
       this.worker = null;

@@ -30,7 +30,7 @@ const runScript = (name: string, args: string[], timeout: number): Promise<Recor
   );
 
 describe.runIf(closed('V20-1'))("V20-1 closed: a client's unfinished bodies are charged to its share", () => {
-  it("V20-1: 20 unfinished 32 MB bodies of one client: all but its share's refused 503 unread, the service lives", async () => {
+  it('V20-1: of 20 unfinished 32 MB bodies, all past the share are refused unread; it lives', async () => {
     // The same attack as when open (a 768 MB heap, a 1 GB data limit): then the service died after 12 bodies.
     const r = await runScript('held-bodies.mjs', ['20', '768', '1024'], 120_000);
     expect(r.serverExit, JSON.stringify(r)).toBeNull();
@@ -57,7 +57,7 @@ describe.runIf(open('V20-2'))('V20-2 open: a step waits for every call of the sh
 });
 
 describe.runIf(closed('V20-3'))('V20-3 closed: large bodies are gathered and parsed off the event loop', () => {
-  it('V20-3: a 2 MB verify body (4,000 items) is answered as before, with no large concat, decode or parse on the loop', async () => {
+  it('V20-3: a 2 MB body (4,000 items) is answered, never concatenated or parsed on the loop', async () => {
     const libraryDir = mkdtempSync(join(tmpdir(), 'v20-3-'));
     await SqliteLibrary.open(libraryDir, { create: true }).close();
     const server = await startServer({ libraryDir, port: 0 });
