@@ -76,7 +76,8 @@ export abstract class PoolDispatch {
 
   /**
    * Calls the onEnd of the jobs settled since the last call (pump's first and last act: every settling of a job is
-   * followed by a pump once the pool's state is whole), so the jobs those callers then give the pool meet a free worker.
+   * followed by a pump once the pool's state is whole), so the jobs their callers then give the pool meet a free
+   * worker.
    */
   protected endedJobs(): void {
     if (this.ended.length === 0) return;

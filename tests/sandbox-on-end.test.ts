@@ -25,7 +25,7 @@ const request = (onEnd?: () => void): RunRequest => ({
 });
 
 describe("a pool job's onEnd", () => {
-  it("is called once, before the job's callers hear of it, and a job given there is on the worker by then", async () => {
+  it("is called once, before the job's callers hear of it; a job given there is on the worker by then", async () => {
     const log: string[] = [];
     let next: Promise<unknown> | undefined;
     const first = pool
@@ -41,7 +41,7 @@ describe("a pool job's onEnd", () => {
     expect(log).toEqual(['end', 'then true busy true', 'next end']);
   });
 
-  it('hands a job given in it to a fresh worker where the one that ran the job is retired (maxJobsPerWorker)', async () => {
+  it('gives a job handed in to a fresh worker where the one that ran the job retires (maxJobsPerWorker)', async () => {
     const retiring = new WatchedPool({ ...options, maxJobsPerWorker: 1 });
     try {
       let next: Promise<{ results: Array<{ ok: boolean }> }> | undefined;
@@ -52,7 +52,7 @@ describe("a pool job's onEnd", () => {
     }
   });
 
-  it('is called for each job travelling together, and for a job settled before it started (its budget spent)', async () => {
+  it('is called for each job travelling together, and for a job settled before it started (budget spent)', async () => {
     const ended: string[] = [];
     const runs = pool.runTogether(['a', 'b', 'c'].map((name) => request(() => ended.push(name))));
     await Promise.all(runs);

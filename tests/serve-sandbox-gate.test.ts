@@ -53,7 +53,7 @@ describe('SandboxGate', () => {
     expect(log.indexOf('h2')).toBeLessThan(log.indexOf('l6'));
   });
 
-  it("frees a job's place when it says it is done (the pool freed its worker), once, before its promise settles", async () => {
+  it("frees a job's place when it says it is done (its worker is free), once, before its promise settles", async () => {
     const gate = new SandboxGate(1);
     const log: string[] = [];
     const [a, b, c] = [held(log, 'a'), held(log, 'b'), held(log, 'c')];
