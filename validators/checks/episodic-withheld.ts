@@ -18,6 +18,8 @@ import { searchLogs } from '../episodic/arg-search.js';
 import {
   afterLead,
   judgedAt,
+  knownAt,
+  withCallsAt,
   plansAt,
   sameLog,
   readsOf,
@@ -221,7 +223,7 @@ export const episodicWithheld: EpisodicCheck = {
                       arg: t.arg,
                       entity,
                       call,
-                      actions: [...plan.slice(0, place), ...reads, call, ...follow, ...plan.slice(place), finish],
+                      actions: withCallsAt(plan, place, [...reads, call, ...follow], finish),
                       at: place + reads.length,
                       ...(call === first ? { open } : {}),
                       ...(t.follow && follow[0] ? { follow: { call: follow[0], arg: t.follow.arg } } : {}),
@@ -231,11 +233,18 @@ export const episodicWithheld: EpisodicCheck = {
                     // prohibition the world enforces only once the agent looked is found.
                     const cheap = cheapPlans(plan, place, entity, skipped, reads.length > 0).map((c) => ({
                       ...whole,
-                      actions: [...c.plan.slice(0, c.at), call, ...follow, ...c.plan.slice(c.at), finish],
+                      actions: withCallsAt(c.plan, c.at, [call, ...follow], finish),
                       at: c.at,
                       cheap: c.how,
                     }));
-                    return [whole, ...cheap];
+                    // The call where the entity is first known too (redteam-trust20 T7): a refusal the allowed calls
+                    // bring about later is no evidence for the rule.
+                    const early = route ? place : knownAt(ctx.refs[i] as Rollout, entity);
+                    const known = { actions: withCallsAt(plan, early, [...reads, call, ...follow], finish) };
+                    const how = 'with the call where the entity is first known';
+                    const atKnown =
+                      early < place ? [{ ...whole, ...known, at: early + reads.length, cheap: how }] : [];
+                    return [whole, ...atKnown, ...cheap];
                   }),
                 );
               }),
