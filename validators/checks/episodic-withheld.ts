@@ -242,8 +242,7 @@ export const episodicWithheld: EpisodicCheck = {
                     const early = route ? place : knownAt(ctx.refs[i] as Rollout, entity);
                     const known = { actions: withCallsAt(plan, early, [...reads, call, ...follow], finish) };
                     const how = 'with the call where the entity is first known';
-                    const atKnown =
-                      early < place ? [{ ...whole, ...known, at: early + reads.length, cheap: how }] : [];
+                    const atKnown = early < place ? [{ ...whole, ...known, at: early + reads.length, cheap: how }] : [];
                     return [whole, ...atKnown, ...cheap];
                   }),
                 );
