@@ -221,14 +221,31 @@ export interface RejectionLog {
   rejections(filter?: RejectionFilter): Promise<RejectionRecord[]>;
 }
 
-/** What admitted environments did wrong in production: the evidence for quarantine. */
+/**
+ * A quarantine as the library keeps it: a state of the environment version, set by recordIncident when the open
+ * incidents meet the policy (library/quarantine-policy.ts), with the reason naming the evidence, and lifted only by
+ * resolveIncidents (revalidation, the operator), whatever later incidents or retention do.
+ */
+export interface QuarantineRecord {
+  hash: string;
+  reason: string;
+  createdAt: string;
+}
+
+/** What admitted environments did wrong in production: the evidence for quarantine, and the quarantines it set. */
 export interface IncidentStore {
-  /** Records a production incident (bounded retention: the newest 10,000 are kept). */
+  /**
+   * Records a production incident, and the quarantine it completes. Retention is per environment version and client:
+   * only incidents a client's input alone reached are dropped, the oldest of that client's on that version beyond
+   * `incidentRetention`, its first confirmed one per code kept; nothing of a quarantined version is dropped.
+   */
   recordIncident(input: IncidentInput): Promise<IncidentRecord>;
   /** Incidents, oldest first: of one environment version (by hash) when given, only unresolved ones when open. */
   incidents(filter?: { hash?: string; open?: boolean }): Promise<IncidentRecord[]>;
-  /** Marks every open incident of the hash resolved with the given reason; returns how many. */
+  /** Marks every open incident of the hash resolved with the given reason and lifts its quarantine; returns how many. */
   resolveIncidents(hash: string, resolution: string): Promise<number>;
+  /** The quarantines in force, oldest first. */
+  quarantines(): Promise<QuarantineRecord[]>;
 }
 
 /**

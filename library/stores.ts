@@ -13,6 +13,8 @@ export interface LibraryOpenOptions {
   readonly: boolean;
   /** Rejected candidates' reports kept at most. */
   rejectionRetention: number;
+  /** Incidents a client's input alone reached kept at most per environment version and client (the newest). */
+  incidentRetention: number;
 }
 
 export interface LibraryStore {

@@ -115,6 +115,15 @@ export const PG_MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       ALTER TABLE envforge.trainer_scores ADD PRIMARY KEY (name, version, level, trusted);
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- Quarantine as a state of the environment version (set by its evidence, lifted by resolving its incidents),
+      -- and the index retention per environment version and client needs.
+      CREATE TABLE envforge.quarantines (hash text PRIMARY KEY, reason text NOT NULL, created_at text NOT NULL);
+      CREATE INDEX incidents_client ON envforge.incidents (hash, client, id);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;

@@ -1,9 +1,11 @@
-// The SQLite store of production incidents (migrations 3, 4, 5): insert with bounded retention, list, resolve;
-// responses are kept whole, once per SHA-256, while an incident refers to them.
+// The SQLite store of production incidents and the quarantines they set (migrations 3 to 6): insert (deciding the
+// quarantine, keeping to the retention per environment and client), list, resolve (lifting it); responses are kept
+// whole, once per SHA-256, while an incident refers to them.
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { LibraryError, type IncidentInput, type IncidentRecord } from '../contract.js';
-import { checkIncident, INCIDENT_RETENTION } from '../store-kit.js';
+import { LibraryError, type IncidentInput, type IncidentRecord, type QuarantineRecord } from '../contract.js';
+import { CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES, quarantineReason, type Evidence } from '../quarantine-policy.js';
+import { checkIncident, expendable } from '../store-kit.js';
 
 /** A row as SQLite returns it: the input's fields, with SQL's null, 0/1 and snake_case where they differ. */
 type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed' | 'client'> & {
@@ -35,8 +37,45 @@ const SELECT =
   'SELECT incidents.*, coalesce(incident_responses.text, incidents.response) AS response FROM incidents LEFT ' +
   'JOIN incident_responses ON incident_responses.sha256 = incidents.response_sha256';
 
-/** Inside the caller's write transaction. */
-export function insertIncident(db: Database.Database, input: IncidentInput, at: string): IncidentRecord {
+/**
+ * Quarantines the hash when its open incidents now meet the policy (inside the caller's write transaction); whether it
+ * is quarantined. The scan runs only until it is: a quarantined version is no longer called.
+ */
+function quarantine(db: Database.Database, hash: string, at: string): boolean {
+  if (db.prepare('SELECT 1 FROM quarantines WHERE hash = ?').get(hash)) return true;
+  const open = db
+    .prepare<[string], Omit<Evidence, 'confirmed'> & { confirmed: number }>(
+      'SELECT code, fn, seed, level, confirmed, origin, client FROM incidents WHERE hash = ? AND resolved_at IS NULL ' +
+        'ORDER BY id',
+    )
+    .all(hash);
+  const reason = quarantineReason(open.map((i) => ({ ...i, confirmed: i.confirmed === 1 })));
+  if (reason) db.prepare('INSERT INTO quarantines (hash, reason, created_at) VALUES (?, ?, ?)').run(hash, reason, at);
+  return reason !== null;
+}
+
+const list = (xs: readonly string[]) => xs.map(() => '?').join(', ');
+/** The incidents of one environment version and client that retention may drop (see store-kit's expendable). */
+const GROUP = `hash = ? AND client IS ? AND fn IN (${list(CLIENT_INPUT_FNS)}) AND code NOT IN (${list(NEVER_THE_CLIENTS_CODES)})`;
+
+/** Drops the client's oldest expendable incidents of the version beyond the newest `keep`, its first confirmed per code kept. */
+function dropExpendable(db: Database.Database, input: IncidentInput, keep: number): number {
+  const group = [input.hash, input.client ?? null, ...CLIENT_INPUT_FNS, ...NEVER_THE_CLIENTS_CODES];
+  return db
+    .prepare(
+      `DELETE FROM incidents WHERE ${GROUP} AND id < (SELECT id FROM incidents WHERE ${GROUP} ORDER BY id DESC ` +
+        `LIMIT 1 OFFSET ?) AND id NOT IN (SELECT min(id) FROM incidents WHERE ${GROUP} AND confirmed = 1 GROUP BY code)`,
+    )
+    .run(...group, ...group, keep - 1, ...group).changes;
+}
+
+/** Inside the caller's write transaction; `retention` is the store's incidentRetention. */
+export function insertIncident(
+  db: Database.Database,
+  input: IncidentInput,
+  at: string,
+  retention: number,
+): IncidentRecord {
   const { message, response } = checkIncident(input);
   let sha: string | null = null;
   if (response !== null) {
@@ -63,10 +102,8 @@ export function insertIncident(db: Database.Database, input: IncidentInput, at: 
       at,
       input.client ?? null,
     );
-  const dropped = db
-    .prepare('DELETE FROM incidents WHERE id <= (SELECT max(id) FROM incidents) - ?')
-    .run(INCIDENT_RETENTION).changes;
-  if (dropped > 0)
+  const quarantined = quarantine(db, input.hash, at);
+  if (!quarantined && expendable(input) && dropExpendable(db, input, retention) > 0)
     db.prepare(
       'DELETE FROM incident_responses WHERE sha256 NOT IN (SELECT response_sha256 FROM incidents WHERE ' +
         'response_sha256 IS NOT NULL)',
@@ -93,10 +130,20 @@ export function listIncidents(db: Database.Database, filter: { hash?: string; op
     .map(toIncident);
 }
 
-/** Inside the caller's write transaction. */
+/** Inside the caller's write transaction: the open incidents resolved, the quarantine lifted. */
 export function resolveOpenIncidents(db: Database.Database, hash: string, resolution: string, at: string): number {
   if (!resolution.trim()) throw new LibraryError('resolving incidents needs a reason');
+  db.prepare('DELETE FROM quarantines WHERE hash = ?').run(hash);
   return db
     .prepare('UPDATE incidents SET resolved_at = ?, resolution = ? WHERE hash = ? AND resolved_at IS NULL')
     .run(at, resolution, hash).changes;
+}
+
+export function listQuarantines(db: Database.Database): QuarantineRecord[] {
+  return db
+    .prepare<[], { hash: string; reason: string; created_at: string }>(
+      'SELECT hash, reason, created_at FROM quarantines ORDER BY created_at, hash',
+    )
+    .all()
+    .map((q) => ({ hash: q.hash, reason: q.reason, createdAt: q.created_at }));
 }

@@ -11,6 +11,7 @@ import {
   type IncidentInput,
   type IncidentRecord,
   type Library,
+  type QuarantineRecord,
   type Lineage,
   type RejectionFilter,
   type RejectionRecord,
@@ -21,7 +22,7 @@ import { ComposedLibrary } from '../composed.js';
 import { SqliteBatches } from './batches.js';
 import { DEFAULT_SQLITE_OPTIONS, ENVS_DIR, INDEX_FILE, now, SqliteDb, type SqliteLibraryOptions } from './db.js';
 import { SqliteEnvs } from './envs.js';
-import { insertIncident, listIncidents, resolveOpenIncidents } from './incidents.js';
+import { insertIncident, listIncidents, listQuarantines, resolveOpenIncidents } from './incidents.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { SqliteRejections } from './rejections.js';
 import { SqliteScores } from './scores.js';
@@ -154,13 +155,17 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
   }
 
   async recordIncident(input: IncidentInput): Promise<IncidentRecord> {
-    return this.s.write('recording an incident', () => insertIncident(this.s.db, input, now()));
+    const retention = this.s.options.incidentRetention;
+    return this.s.write('recording an incident', () => insertIncident(this.s.db, input, now(), retention));
   }
   async incidents(filter: { hash?: string; open?: boolean } = {}): Promise<IncidentRecord[]> {
     return listIncidents(this.s.db, filter);
   }
   async resolveIncidents(hash: string, resolution: string): Promise<number> {
     return this.s.write('resolving incidents', () => resolveOpenIncidents(this.s.db, hash, resolution, now()));
+  }
+  async quarantines(): Promise<QuarantineRecord[]> {
+    return listQuarantines(this.s.db);
   }
 
   async recordScores(tallies: ScoreInput[]): Promise<void> {
