@@ -232,6 +232,13 @@ export interface QuarantineRecord {
   createdAt: string;
 }
 
+export interface IncidentFilter {
+  hash?: string;
+  open?: boolean;
+  /** false: without their responses (a reader that needs only the evidence, such as the reward service's reload). */
+  responses?: boolean;
+}
+
 /** What admitted environments did wrong in production: the evidence for quarantine, and the quarantines it set. */
 export interface IncidentStore {
   /**
@@ -241,7 +248,7 @@ export interface IncidentStore {
    */
   recordIncident(input: IncidentInput): Promise<IncidentRecord>;
   /** Incidents, oldest first: of one environment version (by hash) when given, only unresolved ones when open. */
-  incidents(filter?: { hash?: string; open?: boolean }): Promise<IncidentRecord[]>;
+  incidents(filter?: IncidentFilter): Promise<IncidentRecord[]>;
   /** Marks every open incident of the hash resolved with the given reason and lifts its quarantine; returns how many. */
   resolveIncidents(hash: string, resolution: string): Promise<number>;
   /** The quarantines in force, oldest first. */

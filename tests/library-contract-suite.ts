@@ -386,6 +386,12 @@ export function libraryContract(
         await lib.recordIncident(incident(a, { code: 'E_THROWN', response: long }));
         expect((await lib.incidents()).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_SCORE', 'E_THROWN']);
         expect((await lib.incidents({ hash: a })).every((i) => i.response === long)).toBe(true);
+        // A reader of the evidence alone (the reward service's reload) reads no response.
+        const bare = await lib.incidents({ hash: a, responses: false });
+        expect(bare.map((i) => [i.code, 'response' in i])).toEqual([
+          ['E_TIMEOUT', false],
+          ['E_THROWN', false],
+        ]);
         expect((await lib.incidents({ hash: a })).map((i) => i.code)).toEqual(['E_TIMEOUT', 'E_THROWN']);
         expect(await lib.resolveIncidents(a, 'retired by revalidation')).toBe(2);
         expect(await lib.resolveIncidents(a, 'again')).toBe(0);

@@ -1,6 +1,12 @@
 // The PostgreSQL store of production incidents and the quarantines they set: insert (deciding the quarantine under a
 // per-version lock, keeping to the retention per environment and client), list, resolve (lifting it).
-import { LibraryError, type IncidentInput, type IncidentRecord, type QuarantineRecord } from '../contract.js';
+import {
+  LibraryError,
+  type IncidentFilter,
+  type IncidentInput,
+  type IncidentRecord,
+  type QuarantineRecord,
+} from '../contract.js';
 import { CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES, quarantineReason, type Evidence } from '../quarantine-policy.js';
 import { checkIncident, expendable, now } from '../store-kit.js';
 import { LOCKS, PgDb, type Query } from './db.js';
@@ -88,13 +94,10 @@ export async function insertIncident(q: Query, input: IncidentInput, retention: 
   return toIncident(rows[0] as IncidentRow);
 }
 
-export async function listIncidents(
-  query: Query,
-  filter: { hash?: string; open?: boolean } = {},
-): Promise<IncidentRecord[]> {
+export async function listIncidents(query: Query, filter: IncidentFilter = {}): Promise<IncidentRecord[]> {
   const { rows } = await query(
-    'SELECT * FROM envforge.incidents WHERE ($1::text IS NULL OR hash = $1) AND (NOT $2 OR ' +
-      'resolved_at IS NULL) ORDER BY id',
+    `SELECT *${filter.responses === false ? ', NULL AS response' : ''} FROM envforge.incidents WHERE ($1::text IS ` +
+      'NULL OR hash = $1) AND (NOT $2 OR resolved_at IS NULL) ORDER BY id',
     [filter.hash ?? null, filter.open === true],
   );
   return (rows as IncidentRow[]).map(toIncident);

@@ -5,6 +5,7 @@ import { hashSource } from '../../contract/hash.js';
 import { boundDepth } from '../../validators/bounded.js';
 import type { ValidationReport } from '../../validators/report.js';
 import type {
+  IncidentFilter,
   IncidentInput,
   IncidentRecord,
   Library,
@@ -124,7 +125,7 @@ export class PostgresLibrary extends ComposedLibrary implements Library {
     return this.db.write('recording an incident', (q) => insertIncident(q, input, retention));
   }
 
-  async incidents(filter: { hash?: string; open?: boolean } = {}): Promise<IncidentRecord[]> {
+  async incidents(filter: IncidentFilter = {}): Promise<IncidentRecord[]> {
     return listIncidents((text, values) => this.db.query(text, values), filter);
   }
 

@@ -3,7 +3,13 @@
 // whole, once per SHA-256, while an incident refers to them.
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { LibraryError, type IncidentInput, type IncidentRecord, type QuarantineRecord } from '../contract.js';
+import {
+  LibraryError,
+  type IncidentFilter,
+  type IncidentInput,
+  type IncidentRecord,
+  type QuarantineRecord,
+} from '../contract.js';
 import { CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES, quarantineReason, type Evidence } from '../quarantine-policy.js';
 import { checkIncident, expendable } from '../store-kit.js';
 
@@ -115,7 +121,7 @@ export function insertIncident(
   );
 }
 
-export function listIncidents(db: Database.Database, filter: { hash?: string; open?: boolean } = {}): IncidentRecord[] {
+export function listIncidents(db: Database.Database, filter: IncidentFilter = {}): IncidentRecord[] {
   const where: string[] = [];
   const params: string[] = [];
   if (filter.hash !== undefined) {
@@ -123,7 +129,8 @@ export function listIncidents(db: Database.Database, filter: { hash?: string; op
     params.push(filter.hash);
   }
   if (filter.open) where.push('resolved_at IS NULL');
-  const sql = `${SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY incidents.id`;
+  const select = filter.responses === false ? 'SELECT *, NULL AS response FROM incidents' : SELECT;
+  const sql = `${select}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY incidents.id`;
   return db
     .prepare<string[], IncidentRow>(sql)
     .all(...params)

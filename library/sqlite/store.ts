@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { ValidationReport } from '../../validators/report.js';
 import {
   LibraryError,
+  type IncidentFilter,
   type IncidentInput,
   type IncidentRecord,
   type Library,
@@ -158,7 +159,7 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
     const retention = this.s.options.incidentRetention;
     return this.s.write('recording an incident', () => insertIncident(this.s.db, input, now(), retention));
   }
-  async incidents(filter: { hash?: string; open?: boolean } = {}): Promise<IncidentRecord[]> {
+  async incidents(filter: IncidentFilter = {}): Promise<IncidentRecord[]> {
     return listIncidents(this.s.db, filter);
   }
   async resolveIncidents(hash: string, resolution: string): Promise<number> {
