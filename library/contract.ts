@@ -221,39 +221,26 @@ export interface RejectionLog {
   rejections(filter?: RejectionFilter): Promise<RejectionRecord[]>;
 }
 
-/**
- * A quarantine as the library keeps it: a state of the environment version, set by recordIncident when the open
- * incidents meet the policy (library/quarantine-policy.ts), with the reason naming the evidence, and lifted only by
- * resolveIncidents (revalidation, the operator), whatever later incidents or retention do.
- */
+/** A quarantine: a state of the version, set by the incident that meets the policy, lifted only by resolveIncidents. */
 export interface QuarantineRecord {
   hash: string;
+  /** Names the evidence that decided it. */
   reason: string;
   createdAt: string;
 }
 
-export interface IncidentFilter {
-  hash?: string;
-  open?: boolean;
-  /** false: without their responses (a reader that needs only the evidence, such as the reward service's reload). */
-  responses?: boolean;
-}
-
 /** What admitted environments did wrong in production: the evidence for quarantine, and the quarantines it set. */
 export interface IncidentStore {
-  /**
-   * Records a production incident, and the quarantine it completes. Retention is per environment version and client:
-   * only incidents a client's input alone reached are dropped, the oldest of that client's on that version beyond
-   * `incidentRetention`, its first confirmed one per code kept; nothing of a quarantined version is dropped.
-   */
+  /** Records an incident and the quarantine it completes; retention: incidentRetention (library/stores.ts). */
   recordIncident(input: IncidentInput): Promise<IncidentRecord>;
-  /** Incidents, oldest first: of one environment version (by hash) when given, only unresolved ones when open. */
+  /** Incidents, oldest first: of one version (by hash), only unresolved ones (open), without responses (false). */
   incidents(filter?: IncidentFilter): Promise<IncidentRecord[]>;
-  /** Marks every open incident of the hash resolved with the given reason and lifts its quarantine; returns how many. */
+  /** Resolves every open incident of the hash with the reason, lifting its quarantine; returns how many. */
   resolveIncidents(hash: string, resolution: string): Promise<number>;
   /** The quarantines in force, oldest first. */
   quarantines(): Promise<QuarantineRecord[]>;
 }
+export type IncidentFilter = { hash?: string; open?: boolean; responses?: boolean };
 
 /**
  * Batch bookkeeping: a journal that makes a killed `envforge run` resumable. For an unknown batch id,

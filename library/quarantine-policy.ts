@@ -116,3 +116,15 @@ export function quarantineReason(evidence: Evidence[]): string | null {
   for (const i of evidence) tally.add(i);
   return tally.reason();
 }
+
+/**
+ * The quarantines a version's open incidents decide, by hash (a library upgraded to stored quarantines backfills them).
+ */
+export function quarantinesOf(open: Array<Evidence & { hash: string }>): Array<{ hash: string; reason: string }> {
+  const tallies = new Map<string, EvidenceTally>();
+  for (const i of open) tallies.set(i.hash, (tallies.get(i.hash) ?? new EvidenceTally()).add(i));
+  return [...tallies].flatMap(([hash, tally]) => {
+    const reason = tally.reason();
+    return reason ? [{ hash, reason }] : [];
+  });
+}

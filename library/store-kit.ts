@@ -43,6 +43,17 @@ export function expendable(i: Pick<IncidentInput, 'fn' | 'code'>): boolean {
 }
 
 /**
+ * Whether a new incident can change its version's verdict, so that the store reads the version's open incidents again
+ * (the verdict is decided when its evidence changes, and only then): yes for a tripwire or the environment's own
+ * failure; never for a client's unconfirmed input failure, which counts for nothing; for a client's confirmed one,
+ * only as its first open vote on that code ('vote': the store looks for an earlier one first).
+ */
+export function mayDecide(i: IncidentInput): 'yes' | 'no' | 'vote' {
+  if (!expendable(i)) return 'yes';
+  return i.confirmed && i.client ? 'vote' : 'no';
+}
+
+/**
  * Checks an incident and bounds its message (the response is kept whole: revalidation replays it exactly); a
  * LibraryError says what is missing.
  */

@@ -413,11 +413,12 @@ export function libraryContract(
         await expect(lib.recordIncident(incident(c, { client: 'two words' }))).rejects.toThrow(/client/);
       });
 
-      it('keep a quarantine as a state: set by the incident that meets the policy, lifted only by resolving', async () => {
+      it('keep a quarantine as a state: set by the incident that meets the policy, lifted by resolving', async () => {
         const t = hashSource('tripped');
         const c = hashSource('clients');
         await lib.recordIncident(incident(c, { fn: 'verify(response)', client: 'c1', confirmed: true }));
         await lib.recordIncident(incident(c, { fn: 'verify(response)', client: 'c2', confirmed: true }));
+        await lib.recordIncident(incident(c, { fn: 'step(action log)', client: 'c2', confirmed: true })); // again
         expect(await lib.quarantines()).toEqual([]); // two clients' own failures: no verdict yet
         await lib.recordIncident(incident(t, { code: 'E_ESCAPE_ATTEMPT', fn: 'step', confirmed: true, seed: 7 }));
         await lib.recordIncident(incident(c, { fn: 'verify(response)', client: 'c3', confirmed: true }));
@@ -432,7 +433,7 @@ export function libraryContract(
         expect((await lib.quarantines()).map((q) => q.hash)).toEqual([c]);
       });
 
-      it("retention drops only a client's own input failures on one version, never anyone else's evidence", async () => {
+      it("retention drops only a client's own input failures on a version, never others' evidence", async () => {
         const small = (await fresh({ incidentRetention: 3 })).library;
         const x = hashSource('x');
         const t = hashSource('t');

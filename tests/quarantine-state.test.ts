@@ -1,15 +1,19 @@
 // Quarantine as a state (V20-4, V20-5): IncidentLog's verdicts are decided when evidence changes and read in one
 // lookup; the library's stored quarantine holds whatever becomes of the incidents behind it, until resolved; a
-// library quarantined by its incidents before the quarantines table (schema 5) keeps the quarantine when it upgrades.
+// library quarantined by its incidents before the quarantines table (schema 5) stores the quarantine as it upgrades.
 import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { EnvRecord, IncidentInput, IncidentRecord } from '../library/contract.js';
 import { ACTION_LOG_FN, IncidentLog, type Misbehaviour } from '../library/quarantine.js';
 import { APPLICATION_ID, MIGRATIONS } from '../library/sqlite/migrations.js';
 import { INDEX_FILE, SqliteLibrary } from '../library/sqlite/store.js';
+import { PG_MIGRATIONS } from '../library/postgres/migrations.js';
+import { PostgresLibrary } from '../library/postgres/store.js';
+import { postgresForTests } from './helpers/postgres.js';
 
 const hash = 'b'.repeat(64);
 const record = { hash, name: 'flooded', version: 1 } as EnvRecord;
@@ -57,7 +61,7 @@ describe('IncidentLog keeps verdicts, not evidence lists', () => {
     expect(log.quarantined(hash)).toBeNull();
   });
 
-  it('a verdict this process reaches stays until the library shows it; its memory-only evidence stays too', async () => {
+  it('a verdict this process reaches stays until the library shows it; memory-only evidence too', async () => {
     const log = new IncidentLog(join(tmpdir(), 'no-library-here'), 'serve', true, quiet);
     await log.record(misbehaviour({ client: 'c1' }), true);
     await log.record(misbehaviour({ client: 'c2' }), true);
@@ -72,7 +76,7 @@ describe('IncidentLog keeps verdicts, not evidence lists', () => {
 });
 
 describe('a library quarantined by its incidents at schema 5', () => {
-  it('upgrades with the quarantine kept, and its next incident stores the verdict', async () => {
+  it('upgrades with the quarantine stored from its open incidents', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'envforge-q5-'));
     mkdirSync(join(dir, 'envs'));
     const db = new Database(join(dir, INDEX_FILE));
@@ -86,13 +90,49 @@ describe('a library quarantined by its incidents at schema 5', () => {
     db.close();
     const library = SqliteLibrary.open(dir);
     try {
-      expect(await library.quarantines()).toEqual([]);
+      // Opened for writing, it upgrades and stores the quarantine its open incidents decide.
+      const held = await library.quarantines();
+      expect(held.map((q) => [q.hash, q.reason])).toEqual([[hash, expect.stringMatching(/E_ESCAPE_ATTEMPT in step/)]]);
       const log = new IncidentLog(dir, 'serve', true, quiet);
-      log.refresh(await library.incidents({ open: true }), await library.quarantines());
-      expect(log.quarantined(hash)).toMatch(/E_ESCAPE_ATTEMPT in step at seed 7/);
-      await library.recordIncident(input({ code: 'E_THROWN', fn: ACTION_LOG_FN, client: 'c1', confirmed: false }));
-      expect((await library.quarantines()).map((q) => q.reason)).toEqual([log.quarantined(hash)]);
+      log.refresh(await library.incidents({ open: true, responses: false }), held);
+      expect(log.quarantined(hash)).toBe(held[0]?.reason);
+      // A flood of one client's input failures on it afterwards changes nothing.
+      for (let seed = 0; seed < 20; seed++)
+        await library.recordIncident(
+          input({ code: 'E_THROWN', fn: ACTION_LOG_FN, client: 'c1', confirmed: false, seed }),
+        );
+      expect(await library.quarantines()).toEqual(held);
       await log.close();
+    } finally {
+      await library.close();
+    }
+  });
+});
+
+const server = postgresForTests();
+afterAll(() => server.stop());
+
+describe.skipIf(server.skipped)('a PostgreSQL library quarantined by its incidents at schema 3', () => {
+  it('upgrades with the quarantine stored from its open incidents', async () => {
+    const url = await (await server.ready()).createDatabase();
+    const sql = new pg.Client({ connectionString: url });
+    await sql.connect();
+    try {
+      await sql.query('CREATE SCHEMA envforge; CREATE TABLE envforge.schema_version (version integer NOT NULL)');
+      for (const m of PG_MIGRATIONS.filter((m) => m.version <= 3)) await sql.query(m.sql);
+      await sql.query('INSERT INTO envforge.schema_version VALUES (3)');
+      await sql.query(
+        'INSERT INTO envforge.incidents (hash, name, version, seed, level, code, fn, message, origin, confirmed, ' +
+          "created_at) VALUES ($1, 'flooded', 1, 7, 1, 'E_ESCAPE_ATTEMPT', 'step', 'eval', 'serve', true, 'then')",
+        [hash],
+      );
+    } finally {
+      await sql.end();
+    }
+    const library = PostgresLibrary.open(url);
+    try {
+      const held = await library.quarantines();
+      expect(held.map((q) => [q.hash, q.reason])).toEqual([[hash, expect.stringMatching(/E_ESCAPE_ATTEMPT in step/)]]);
     } finally {
       await library.close();
     }

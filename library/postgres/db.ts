@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { LibraryError } from '../contract.js';
 import { INCIDENT_RETENTION } from '../store-kit.js';
-import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.js';
+import { backfillQuarantines, PG_MIGRATIONS, PG_QUARANTINES_SCHEMA, PG_SCHEMA_VERSION } from './migrations.js';
 
 export interface PostgresLibraryOptions {
   /** Create the library's tables when missing (otherwise a missing library is an error). */
@@ -114,6 +114,7 @@ export class PgDb {
             '(version integer NOT NULL)',
         );
       for (const m of PG_MIGRATIONS.filter((m) => m.version > now)) await q(m.sql);
+      if (now > 0 && now < PG_QUARANTINES_SCHEMA) await backfillQuarantines(q);
       await q('DELETE FROM envforge.schema_version');
       await q('INSERT INTO envforge.schema_version VALUES ($1)', [PG_SCHEMA_VERSION]);
     });

@@ -8,7 +8,7 @@ import {
   type QuarantineRecord,
 } from '../contract.js';
 import { CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES, quarantineReason, type Evidence } from '../quarantine-policy.js';
-import { checkIncident, expendable, now } from '../store-kit.js';
+import { checkIncident, expendable, mayDecide, now } from '../store-kit.js';
 import { LOCKS, PgDb, type Query } from './db.js';
 
 type IncidentRow = Omit<IncidentRecord, 'response' | 'createdAt' | 'resolvedAt' | 'seed' | 'client'> & {
@@ -31,9 +31,23 @@ function toIncident(row: IncidentRow): IncidentRecord {
   };
 }
 
-/** Quarantines the hash when its open incidents now meet the policy (inside the write, under its lock); whether it is. */
-async function quarantine(q: Query, hash: string, at: string): Promise<boolean> {
+/** The incidents of one environment version and client that retention may drop ($1 hash, $2 client). */
+const GROUP = 'hash = $1 AND client IS NOT DISTINCT FROM $2 AND fn = ANY($3::text[]) AND NOT (code = ANY($4::text[]))';
+const groupOf = (input: IncidentInput) => [input.hash, input.client ?? null, CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES];
+
+/**
+ * Quarantines the version when its open incidents now meet the policy (inside the write, under its lock); whether it
+ * is quarantined. They are read only when the new one may decide (mayDecide) and until it is quarantined.
+ */
+async function quarantine(q: Query, input: IncidentInput, id: number, at: string): Promise<boolean> {
+  const { hash } = input;
   if ((await q('SELECT 1 FROM envforge.quarantines WHERE hash = $1', [hash])).rowCount) return true;
+  const decides = mayDecide(input);
+  if (decides === 'no') return false;
+  const voted =
+    `SELECT 1 FROM envforge.incidents WHERE ${GROUP} AND confirmed AND code = $5 AND ` +
+    `resolved_at IS NULL AND id < $6`;
+  if (decides === 'vote' && (await q(voted, [...groupOf(input), input.code, id])).rowCount) return false;
   const { rows } = await q(
     'SELECT code, fn, seed, level, confirmed, origin, client FROM envforge.incidents WHERE hash = $1 AND ' +
       'resolved_at IS NULL ORDER BY id',
@@ -50,16 +64,16 @@ async function quarantine(q: Query, hash: string, at: string): Promise<boolean> 
   return reason !== null;
 }
 
-/** The incidents of one environment version and client that retention may drop ($1 hash, $2 client). */
-const GROUP = 'hash = $1 AND client IS NOT DISTINCT FROM $2 AND fn = ANY($3::text[]) AND NOT (code = ANY($4::text[]))';
-
-/** Drops the client's oldest expendable incidents of the version beyond the newest `keep`, its first confirmed per code kept. */
+/**
+ * Drops the client's oldest expendable incidents of the version beyond the newest `keep`, its first open vote per code
+ * kept.
+ */
 async function dropExpendable(q: Query, input: IncidentInput, keep: number): Promise<void> {
   await q(
     `DELETE FROM envforge.incidents WHERE ${GROUP} AND id < (SELECT id FROM envforge.incidents WHERE ${GROUP} ` +
       `ORDER BY id DESC LIMIT 1 OFFSET $5) AND id NOT IN (SELECT min(id) FROM envforge.incidents WHERE ${GROUP} ` +
-      'AND confirmed GROUP BY code)',
-    [input.hash, input.client ?? null, CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES, keep - 1],
+      'AND confirmed AND resolved_at IS NULL GROUP BY code)',
+    [...groupOf(input), keep - 1],
   );
 }
 
@@ -89,7 +103,8 @@ export async function insertIncident(q: Query, input: IncidentInput, retention: 
       input.client ?? null,
     ],
   );
-  if (!(await quarantine(q, input.hash, at)) && expendable(input)) await dropExpendable(q, input, retention);
+  const id = (rows[0] as IncidentRow).id;
+  if (!(await quarantine(q, input, id, at)) && expendable(input)) await dropExpendable(q, input, retention);
   await PgDb.changed(q);
   return toIncident(rows[0] as IncidentRow);
 }

@@ -10,8 +10,14 @@ import {
   type IncidentRecord,
   type QuarantineRecord,
 } from '../contract.js';
-import { CLIENT_INPUT_FNS, NEVER_THE_CLIENTS_CODES, quarantineReason, type Evidence } from '../quarantine-policy.js';
-import { checkIncident, expendable } from '../store-kit.js';
+import {
+  CLIENT_INPUT_FNS,
+  NEVER_THE_CLIENTS_CODES,
+  quarantineReason,
+  quarantinesOf,
+  type Evidence,
+} from '../quarantine-policy.js';
+import { checkIncident, expendable, mayDecide } from '../store-kit.js';
 
 /** A row as SQLite returns it: the input's fields, with SQL's null, 0/1 and snake_case where they differ. */
 type IncidentRow = Omit<IncidentInput, 'response' | 'confirmed' | 'client'> & {
@@ -43,12 +49,30 @@ const SELECT =
   'SELECT incidents.*, coalesce(incident_responses.text, incidents.response) AS response FROM incidents LEFT ' +
   'JOIN incident_responses ON incident_responses.sha256 = incidents.response_sha256';
 
+const list = (xs: readonly string[]) => xs.map(() => '?').join(', ');
+/** The incidents of one environment version and client that retention may drop (see store-kit's expendable). */
+const GROUP =
+  `hash = ? AND client IS ? AND fn IN (${list(CLIENT_INPUT_FNS)}) AND code NOT IN (` +
+  `${list(NEVER_THE_CLIENTS_CODES)})`;
+const groupOf = (input: IncidentInput) => [
+  input.hash,
+  input.client ?? null,
+  ...CLIENT_INPUT_FNS,
+  ...NEVER_THE_CLIENTS_CODES,
+];
+
 /**
- * Quarantines the hash when its open incidents now meet the policy (inside the caller's write transaction); whether it
- * is quarantined. The scan runs only until it is: a quarantined version is no longer called.
+ * Quarantines the version when its open incidents now meet the policy (inside the caller's write transaction); whether
+ * it is quarantined. They are read only when the new one may decide (mayDecide) and until it is quarantined.
  */
-function quarantine(db: Database.Database, hash: string, at: string): boolean {
+function quarantine(db: Database.Database, input: IncidentInput, id: number | bigint, at: string): boolean {
+  const { hash } = input;
   if (db.prepare('SELECT 1 FROM quarantines WHERE hash = ?').get(hash)) return true;
+  const decides = mayDecide(input);
+  if (decides === 'no') return false;
+  const voted =
+    `SELECT 1 FROM incidents WHERE ${GROUP} AND confirmed = 1 AND code = ? AND ` + `resolved_at IS NULL AND id < ?`;
+  if (decides === 'vote' && db.prepare(voted).get(...groupOf(input), input.code, id)) return false;
   const open = db
     .prepare<[string], Omit<Evidence, 'confirmed'> & { confirmed: number }>(
       'SELECT code, fn, seed, level, confirmed, origin, client FROM incidents WHERE hash = ? AND resolved_at IS NULL ' +
@@ -60,17 +84,17 @@ function quarantine(db: Database.Database, hash: string, at: string): boolean {
   return reason !== null;
 }
 
-const list = (xs: readonly string[]) => xs.map(() => '?').join(', ');
-/** The incidents of one environment version and client that retention may drop (see store-kit's expendable). */
-const GROUP = `hash = ? AND client IS ? AND fn IN (${list(CLIENT_INPUT_FNS)}) AND code NOT IN (${list(NEVER_THE_CLIENTS_CODES)})`;
-
-/** Drops the client's oldest expendable incidents of the version beyond the newest `keep`, its first confirmed per code kept. */
+/**
+ * Drops the client's oldest expendable incidents of the version beyond the newest `keep`, its first open vote per code
+ * kept.
+ */
 function dropExpendable(db: Database.Database, input: IncidentInput, keep: number): number {
-  const group = [input.hash, input.client ?? null, ...CLIENT_INPUT_FNS, ...NEVER_THE_CLIENTS_CODES];
+  const group = groupOf(input);
   return db
     .prepare(
       `DELETE FROM incidents WHERE ${GROUP} AND id < (SELECT id FROM incidents WHERE ${GROUP} ORDER BY id DESC ` +
-        `LIMIT 1 OFFSET ?) AND id NOT IN (SELECT min(id) FROM incidents WHERE ${GROUP} AND confirmed = 1 GROUP BY code)`,
+        `LIMIT 1 OFFSET ?) AND id NOT IN (SELECT min(id) FROM incidents WHERE ${GROUP} AND confirmed = 1 AND ` +
+        'resolved_at IS NULL GROUP BY code)',
     )
     .run(...group, ...group, keep - 1, ...group).changes;
 }
@@ -108,7 +132,7 @@ export function insertIncident(
       at,
       input.client ?? null,
     );
-  const quarantined = quarantine(db, input.hash, at);
+  const quarantined = quarantine(db, input, info.lastInsertRowid, at);
   if (!quarantined && expendable(input) && dropExpendable(db, input, retention) > 0)
     db.prepare(
       'DELETE FROM incident_responses WHERE sha256 NOT IN (SELECT response_sha256 FROM incidents WHERE ' +
@@ -153,4 +177,20 @@ export function listQuarantines(db: Database.Database): QuarantineRecord[] {
     )
     .all()
     .map((q) => ({ hash: q.hash, reason: q.reason, createdAt: q.created_at }));
+}
+
+/** The schema that stores quarantines (migration 6). */
+export const QUARANTINES_SCHEMA = 6;
+
+/** Inside the migration to QUARANTINES_SCHEMA: the quarantines the open incidents decided, stored. */
+export function backfillQuarantines(db: Database.Database, at: string): void {
+  const open = db
+    .prepare<[], Omit<Evidence, 'confirmed'> & { hash: string; confirmed: number }>(
+      'SELECT hash, code, fn, seed, level, confirmed, origin, client FROM incidents WHERE ' +
+        'resolved_at IS NULL ORDER BY id',
+    )
+    .all()
+    .map((i) => ({ ...i, confirmed: i.confirmed === 1 }));
+  const insert = db.prepare('INSERT INTO quarantines (hash, reason, created_at) VALUES (?, ?, ?)');
+  for (const q of quarantinesOf(open)) insert.run(q.hash, q.reason, at);
 }

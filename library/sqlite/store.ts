@@ -23,7 +23,14 @@ import { ComposedLibrary } from '../composed.js';
 import { SqliteBatches } from './batches.js';
 import { DEFAULT_SQLITE_OPTIONS, ENVS_DIR, INDEX_FILE, now, SqliteDb, type SqliteLibraryOptions } from './db.js';
 import { SqliteEnvs } from './envs.js';
-import { insertIncident, listIncidents, listQuarantines, resolveOpenIncidents } from './incidents.js';
+import {
+  backfillQuarantines,
+  insertIncident,
+  listIncidents,
+  listQuarantines,
+  QUARANTINES_SCHEMA,
+  resolveOpenIncidents,
+} from './incidents.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { SqliteRejections } from './rejections.js';
 import { SqliteScores } from './scores.js';
@@ -136,6 +143,7 @@ export class SqliteLibrary extends ComposedLibrary implements Library {
       const current = db.pragma('user_version', { simple: true }) as number;
       const pending = MIGRATIONS.filter((m) => m.version > current);
       for (const m of pending) db.exec(m.sql);
+      if (current > 0 && current < QUARANTINES_SCHEMA) backfillQuarantines(db, now());
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
